@@ -1,0 +1,472 @@
+/**
+ * The one place that reads the process environment.
+ *
+ * Every variable is declared once in {@link VARIABLES} with its schema, default (or `required`), a one-line
+ * description and whether it is sensitive. `.env.example` is generated from the same table
+ * (`npm run env:example`) and a unit test keeps the two in step.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import { z } from 'zod';
+
+/** How one environment variable is declared. */
+export interface VariableSpec {
+  /** Validates and converts the raw string (after the default is applied). */
+  schema: z.ZodType;
+  /** Raw default used when the variable is unset or empty; omitted means optional-without-default. */
+  default?: string;
+  /** Startup fails when a required variable is missing. */
+  required?: boolean;
+  /** One line for `.env.example` and the README. */
+  description: string;
+  /** Never logged or printed; shown as `***` by {@link redactConfig}. */
+  sensitive: boolean;
+  /** Other names accepted for the same variable (first wins after the canonical name). */
+  aliases?: string[];
+  /** Which role needs it: `core` for everything, otherwise the role that checks it at start. */
+  group: 'core' | 'llm' | 'search' | 'knowledge' | 'agent' | 'mail' | 'pipeline' | 'dashboard' | 'scheduler';
+}
+
+const str = z.string();
+const optionalStr = z.string().optional();
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+const url = z.url();
+const optionalUrl = z.url().optional();
+const csvList = z
+  .string()
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
+/** A five- or six-field cron expression, or empty to disable the schedule. */
+const cron = z.string().refine((v) => v === '' || /^(\S+\s+){4,5}\S+$/.test(v.trim()), 'must be a cron expression or empty');
+
+/** Every variable the product reads. Order is the order of `.env.example`. */
+export const VARIABLES = {
+  LOG_LEVEL: {
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    default: 'info',
+    description: 'pino log level: fatal, error, warn, info, debug, trace or silent',
+    sensitive: false,
+    group: 'core',
+  },
+  DATA_DIR: {
+    schema: str,
+    default: './.data',
+    description: 'Directory for the embedded search indexes, the embedding cache and stored raw mail',
+    sensitive: false,
+    group: 'core',
+  },
+  REDIS_URL: {
+    schema: url,
+    default: 'redis://127.0.0.1:6379',
+    description: 'Redis for the queues and tickets (redis://[:password@]host:port[/db]); may carry a password',
+    sensitive: true,
+    group: 'core',
+  },
+  QUEUE_PREFIX: {
+    schema: z.string().regex(/^[A-Za-z0-9_-]+$/),
+    default: 'helpdesk',
+    description: 'Prefix of every Redis key the product writes (queues and tickets)',
+    sensitive: false,
+    group: 'core',
+  },
+
+  OPENAI_API_KEY: {
+    schema: str,
+    default: 'not-needed',
+    description: 'API key for OpenAI; any placeholder works for servers that ignore it (Ollama, vLLM)',
+    sensitive: true,
+    group: 'llm',
+  },
+  OPENAI_BASE_URL: {
+    schema: optionalUrl,
+    description: 'OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama (alias OPENAI_API_BASE); empty for OpenAI',
+    sensitive: false,
+    aliases: ['OPENAI_API_BASE'],
+    group: 'llm',
+  },
+  OPENAI_MODEL: {
+    schema: str.min(1),
+    default: 'gpt-4o',
+    description: 'Chat model for planning, tool selection, reflection and answers',
+    sensitive: false,
+    group: 'llm',
+  },
+  LLM_TIMEOUT_MS: {
+    schema: int(1000),
+    default: '60000',
+    description: 'Timeout of one LLM or embeddings request in milliseconds',
+    sensitive: false,
+    group: 'llm',
+  },
+  LLM_MAX_RETRIES: {
+    schema: int(0, 10),
+    default: '2',
+    description: 'Retries of one LLM request on 408/429/5xx/connection errors (the openai SDK backs off exponentially)',
+    sensitive: false,
+    group: 'llm',
+  },
+  EMBEDDINGS_PROVIDER: {
+    schema: z.enum(['openai', 'local']),
+    default: 'openai',
+    description: 'openai: EMBEDDING_MODEL on the OpenAI-compatible server; local: hashed character n-gram vectors, no network',
+    sensitive: false,
+    group: 'llm',
+  },
+  EMBEDDING_MODEL: {
+    schema: str.min(1),
+    default: 'text-embedding-3-small',
+    description: 'Embedding model used when EMBEDDINGS_PROVIDER=openai',
+    sensitive: false,
+    group: 'llm',
+  },
+  EMBEDDING_DIMENSIONS: {
+    schema: int(8, 8192),
+    default: '1536',
+    description: 'Vector size of the local embedder (the openai provider uses what the model returns)',
+    sensitive: false,
+    group: 'llm',
+  },
+  EMBEDDING_BATCH_SIZE: {
+    schema: int(1, 2048),
+    default: '100',
+    description: 'Texts per embeddings request while reindexing',
+    sensitive: false,
+    group: 'llm',
+  },
+
+  MEILI_HOST: {
+    schema: optionalUrl,
+    description: 'Meilisearch for manual search, e.g. http://localhost:7700; empty uses the embedded engine under DATA_DIR',
+    sensitive: false,
+    group: 'search',
+  },
+  MEILI_API_KEY: {
+    schema: optionalStr,
+    description: 'Meilisearch master or admin key',
+    sensitive: true,
+    group: 'search',
+  },
+  MEILI_INDEX: {
+    schema: z.string().regex(/^[A-Za-z0-9_-]+$/),
+    default: 'xyz_manual',
+    description: 'Meilisearch index name that searches use (reindexing swaps a new index into it)',
+    sensitive: false,
+    group: 'search',
+  },
+  QDRANT_URL: {
+    schema: optionalUrl,
+    description: 'Qdrant for Q&A search, e.g. http://localhost:6333; empty uses the embedded vector index under DATA_DIR',
+    sensitive: false,
+    group: 'search',
+  },
+  QDRANT_API_KEY: {
+    schema: optionalStr,
+    description: 'Qdrant API key',
+    sensitive: true,
+    group: 'search',
+  },
+  QDRANT_COLLECTION: {
+    schema: z.string().regex(/^[A-Za-z0-9_-]+$/),
+    default: 'xyz_qa',
+    description: 'Qdrant alias that searches use (reindexing points it at a new collection)',
+    sensitive: false,
+    group: 'search',
+  },
+
+  MANUALS_DIR: {
+    schema: str,
+    default: 'data/manuals',
+    description: 'Product manual files to index (.md, .txt, .html, .pdf)',
+    sensitive: false,
+    group: 'knowledge',
+  },
+  QA_DIR: {
+    schema: str,
+    default: 'data/qa',
+    description: 'Past questions and answers as CSV files (header row; question, answer)',
+    sensitive: false,
+    group: 'knowledge',
+  },
+  CHUNK_SIZE: {
+    schema: int(50, 10000),
+    default: '300',
+    description: 'Manual chunk size in characters',
+    sensitive: false,
+    group: 'knowledge',
+  },
+  CHUNK_OVERLAP: {
+    schema: int(0, 5000),
+    default: '20',
+    description: 'Characters shared by neighbouring manual chunks',
+    sensitive: false,
+    group: 'knowledge',
+  },
+
+  PRODUCT_NAME: {
+    schema: str.min(1),
+    default: 'XYZ',
+    description: 'Product name used in the prompts',
+    sensitive: false,
+    group: 'agent',
+  },
+  MAX_QUESTION_CHARS: {
+    schema: int(1),
+    default: '1000',
+    description: 'Longer questions are cut to this many characters, with a warning',
+    sensitive: false,
+    group: 'agent',
+  },
+  MAX_SUBTASKS: {
+    schema: int(1, 20),
+    default: '5',
+    description: 'At most this many planned subtasks run; the rest of a plan is dropped with a warning',
+    sensitive: false,
+    group: 'agent',
+  },
+  AGENT_RECURSION_LIMIT: {
+    schema: int(10, 1000),
+    default: '50',
+    description: 'LangGraph recursion limit of one agent run',
+    sensitive: false,
+    group: 'agent',
+  },
+  PROMPTS_FILE: {
+    schema: optionalStr,
+    description: 'JSON file overriding any of the agent prompts by name (see src/agent/prompts.ts)',
+    sensitive: false,
+    group: 'agent',
+  },
+
+  IMAP_HOST: {
+    schema: optionalStr,
+    description: 'IMAP server of the support mailbox (required by the poller)',
+    sensitive: false,
+    group: 'mail',
+  },
+  IMAP_PORT: { schema: int(1, 65535), default: '993', description: 'IMAP port', sensitive: false, group: 'mail' },
+  IMAP_SECURE: { schema: bool, default: 'true', description: 'IMAP over TLS (false for plain or STARTTLS)', sensitive: false, group: 'mail' },
+  IMAP_USER: { schema: optionalStr, description: 'IMAP login', sensitive: false, group: 'mail' },
+  IMAP_PASSWORD: { schema: optionalStr, description: 'IMAP password', sensitive: true, group: 'mail' },
+  IMAP_MAILBOX: { schema: str.min(1), default: 'INBOX', description: 'Mailbox to watch', sensitive: false, group: 'mail' },
+  IMAP_POLL_INTERVAL_MS: {
+    schema: int(1000),
+    default: '60000',
+    description: 'Safety poll interval besides IDLE, in milliseconds',
+    sensitive: false,
+    group: 'mail',
+  },
+  IMAP_PROCESSED_MAILBOX: {
+    schema: optionalStr,
+    description: 'Move queued mail to this mailbox instead of only marking it \\Seen',
+    sensitive: false,
+    group: 'mail',
+  },
+  MAX_EMAIL_BYTES: {
+    schema: int(1024),
+    default: String(10 * 1024 * 1024),
+    description: 'Larger mail is not downloaded; it becomes a parked ticket',
+    sensitive: false,
+    group: 'mail',
+  },
+  SMTP_HOST: { schema: optionalStr, description: 'SMTP server for replies (required by the sender)', sensitive: false, group: 'mail' },
+  SMTP_PORT: { schema: int(1, 65535), default: '587', description: 'SMTP port', sensitive: false, group: 'mail' },
+  SMTP_SECURE: { schema: bool, default: 'false', description: 'SMTP over TLS from the start (465); false uses STARTTLS when offered', sensitive: false, group: 'mail' },
+  SMTP_USER: { schema: optionalStr, description: 'SMTP login (empty: no authentication)', sensitive: false, group: 'mail' },
+  SMTP_PASSWORD: { schema: optionalStr, description: 'SMTP password', sensitive: true, group: 'mail' },
+  MAIL_FROM: {
+    schema: optionalStr,
+    description: 'From address of replies, e.g. "XYZ Support <support@example.com>" (required by the sender)',
+    sensitive: false,
+    group: 'mail',
+  },
+  SUPPORT_ADDRESSES: {
+    schema: csvList,
+    default: '',
+    description: 'Comma-separated aliases of the support mailbox; mail from them is never answered',
+    sensitive: false,
+    group: 'mail',
+  },
+
+  REVIEW_MODE: {
+    schema: z.enum(['always', 'auto', 'never']),
+    default: 'auto',
+    description: 'always: every draft waits for a person; auto: only fully answered drafts are sent; never: send all that can be answered',
+    sensitive: false,
+    group: 'pipeline',
+  },
+  AGENT_CONCURRENCY: { schema: int(1, 256), default: '4', description: 'Tickets one agent worker runs at once', sensitive: false, group: 'pipeline' },
+  AGENT_ATTEMPTS: {
+    schema: int(1, 20),
+    default: '3',
+    description: 'Attempts of a ticket on temporary failures before it is parked for a person',
+    sensitive: false,
+    group: 'pipeline',
+  },
+  SENDER_ATTEMPTS: {
+    schema: int(1, 50),
+    default: '8',
+    description: 'Attempts of a reply on temporary SMTP failures (4xx, connection) before it is parked',
+    sensitive: false,
+    group: 'pipeline',
+  },
+  AUTO_REPLY_LIMIT_PER_HOUR: {
+    schema: int(0),
+    default: '5',
+    description: 'Automatic replies per sender per hour; further mail from that sender is parked',
+    sensitive: false,
+    group: 'pipeline',
+  },
+
+  DASHBOARD_PORT: { schema: int(1, 65535), default: '3000', description: 'Port of the dashboard and review page', sensitive: false, group: 'dashboard' },
+  DASHBOARD_USER: { schema: str.min(1), default: 'admin', description: 'HTTP Basic user of the dashboard', sensitive: false, group: 'dashboard' },
+  DASHBOARD_PASSWORD: {
+    schema: optionalStr,
+    description: 'HTTP Basic password of the dashboard; without it the dashboard refuses to start unless DASHBOARD_AUTH=off',
+    sensitive: true,
+    group: 'dashboard',
+  },
+  DASHBOARD_AUTH: {
+    schema: z.enum(['on', 'off']),
+    default: 'on',
+    description: 'off disables authentication and binds the dashboard to loopback only',
+    sensitive: false,
+    group: 'dashboard',
+  },
+
+  REINDEX_MANUAL_CRON: {
+    schema: cron,
+    default: '0 3 * * *',
+    description: 'Cron schedule of the manual reindex (empty disables)',
+    sensitive: false,
+    group: 'scheduler',
+  },
+  REINDEX_QA_CRON: {
+    schema: cron,
+    default: '30 3 * * *',
+    description: 'Cron schedule of the Q&A reindex (empty disables)',
+    sensitive: false,
+    group: 'scheduler',
+  },
+} satisfies Record<string, VariableSpec>;
+
+type Vars = typeof VARIABLES;
+/** The validated configuration, keyed by variable name. */
+export type Config = {
+  [K in keyof Vars]: Vars[K] extends { default: string }
+    ? z.output<Vars[K]['schema']>
+    : Vars[K] extends { required: true }
+      ? z.output<Vars[K]['schema']>
+      : z.output<Vars[K]['schema']> | undefined;
+};
+export type VariableName = keyof Vars;
+
+/** Thrown when the environment does not validate; `problems` names every bad variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads `.env` from `dir` (if present); the caller's environment wins over it. */
+export function readEnvFile(dir = process.cwd()): Record<string, string> {
+  const file = path.join(dir, '.env');
+  return existsSync(file) ? parseDotenv(readFileSync(file)) : {};
+}
+
+/**
+ * Validates an environment into a {@link Config}. Empty strings count as unset. Collects every problem before
+ * throwing one {@link ConfigError}.
+ */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const out: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [name, spec] of Object.entries(VARIABLES) as [string, VariableSpec][]) {
+    const names = [name, ...(spec.aliases ?? [])];
+    const rawGiven = names.map((n) => env[n]).find((v) => v !== undefined && v.trim() !== '');
+    const raw = rawGiven?.trim() ?? spec.default;
+    if (raw === undefined) {
+      if (spec.required) problems.push(`${name}: required (${spec.description})`);
+      out[name] = undefined;
+      continue;
+    }
+    const parsed = spec.schema.safeParse(raw);
+    if (parsed.success) out[name] = parsed.data;
+    else {
+      const shown = spec.sensitive ? '***' : JSON.stringify(raw);
+      problems.push(`${name}=${shown}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+    }
+  }
+  if (out.CHUNK_OVERLAP !== undefined && out.CHUNK_SIZE !== undefined && (out.CHUNK_OVERLAP as number) >= (out.CHUNK_SIZE as number)) {
+    problems.push('CHUNK_OVERLAP: must be smaller than CHUNK_SIZE');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return out as Config;
+}
+
+/** Process environment over `.env` in the working directory. */
+export function loadConfig(env: Record<string, string | undefined> = process.env, dir = process.cwd()): Config {
+  return parseConfig({ ...readEnvFile(dir), ...env });
+}
+
+/**
+ * Fails with one message naming every missing variable a role needs (e.g. the poller needs IMAP_HOST).
+ */
+export function requireVariables(config: Config, names: VariableName[], role: string): void {
+  const missing = names.filter((n) => config[n] === undefined || config[n] === '');
+  if (missing.length > 0) {
+    throw new ConfigError(missing.map((n) => `${n}: required by the ${role} (${VARIABLES[n].description})`));
+  }
+}
+
+/** The configuration with sensitive values masked, for logs and `--print-config`. */
+export function redactConfig(config: Config): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(config).map(([k, v]) => [k, (VARIABLES as Record<string, VariableSpec>)[k]?.sensitive && v ? '***' : v]),
+  );
+}
+
+/** `.env.example` text generated from {@link VARIABLES}. */
+export function renderEnvExample(): string {
+  const lines = [
+    '# helpdesk-worker configuration. Generated from src/config.ts by `npm run env:example`; do not edit by hand.',
+    '# Copy to .env and fill in. The process environment overrides .env. Lines starting with # are off.',
+    '',
+  ];
+  let group = '';
+  for (const [name, spec] of Object.entries(VARIABLES) as [string, VariableSpec][]) {
+    if (spec.group !== group) {
+      group = spec.group;
+      lines.push(`## ${group}`);
+    }
+    const flags = [spec.required ? 'required' : spec.default !== undefined ? `default ${JSON.stringify(spec.default)}` : 'optional'];
+    if (spec.sensitive) flags.push('sensitive');
+    lines.push(`# ${spec.description} (${flags.join(', ')})`);
+    lines.push(spec.default !== undefined || spec.required ? `${name}=${spec.default ?? ''}` : `# ${name}=`);
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Loads configuration for a command-line entry point, or prints the one-message error and exits with status 2.
+ */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Contracts of the two knowledge-base searches. Each has an embedded implementation (no server, files under
+ * DATA_DIR) and a server implementation (Meilisearch / Qdrant), chosen in `src/search/factory.ts`.
+ */
+
+/** What a search tool hands the agent: at most a few of these per call (the design's SearchOutput). */
+export interface SearchOutput {
+  /** The manual file name, or the Q&A source as `file.csv#row` so an operator can find the pair. */
+  fileName: string;
+  content: string;
+}
+
+/** A search result with its rank score (higher is better; scales differ between engines). */
+export interface SearchHit extends SearchOutput {
+  score: number;
+}
+
+/** One piece of the manual as indexed. */
+export interface ManualChunk {
+  /** Stable id: `${fileName}#${ordinal}`. */
+  id: string;
+  fileName: string;
+  /** Section heading path the chunk sits under, e.g. `セキュリティ > 二段階認証`; empty when none. */
+  heading: string;
+  content: string;
+}
+
+/** One past question and answer as indexed. */
+export interface QaPair {
+  /** Stable id: `${fileName}#${row}` where row is the 1-based data row (header excluded). */
+  id: string;
+  fileName: string;
+  row: number;
+  question: string;
+  answer: string;
+}
+
+/** Progress callback of long operations: `done` of `total` units of `stage`. */
+export type ProgressFn = (progress: { stage: string; done: number; total: number }) => void | Promise<void>;
+
+/** Full-text search over the product manual (`search_xyz_manual`). */
+export interface ManualSearch {
+  /** Backend name for logs and readiness checks, e.g. `embedded` or `meilisearch`. */
+  readonly kind: string;
+  search(keywords: string, k?: number): Promise<SearchHit[]>;
+  /**
+   * Replaces the whole index with `chunks`, built beside the live one and switched in atomically: searches during
+   * the rebuild answer from the old index. Running it twice with the same input gives the same index.
+   */
+  replaceAll(chunks: ManualChunk[], onProgress?: ProgressFn): Promise<void>;
+  /** Number of chunks in the live index (0 when there is none yet). */
+  count(): Promise<number>;
+  /** Throws when the backend cannot answer (readiness checks). */
+  ping(): Promise<void>;
+  close?(): Promise<void>;
+}
+
+/** Similarity search over past questions and answers (`search_xyz_qa`). */
+export interface QaSearch {
+  readonly kind: string;
+  search(query: string, k?: number): Promise<SearchHit[]>;
+  /** As {@link ManualSearch.replaceAll}; embeds the pairs (through the embedding cache) before switching. */
+  replaceAll(pairs: QaPair[], onProgress?: ProgressFn): Promise<void>;
+  count(): Promise<number>;
+  ping(): Promise<void>;
+  close?(): Promise<void>;
+}
+
+/** Turns texts into vectors. Implementations: OpenAI-compatible embeddings API, or the local hashed n-gram embedder. */
+export interface Embedder {
+  /** Identifies the vector space (model and dimensions); part of the cache key. */
+  readonly id: string;
+  embed(texts: string[]): Promise<Float32Array[]>;
+}
+
+/** The text of a Q&A pair as the agent sees it and as it is embedded. */
+export function formatQaPair(pair: Pick<QaPair, 'question' | 'answer'>): string {
+  return `Q: ${pair.question}\nA: ${pair.answer}`;
+}
+
+/** Most results a search tool returns to the agent (the design's MAX_SEARCH_RESULTS). */
+export const MAX_SEARCH_RESULTS = 3;

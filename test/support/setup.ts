@@ -1,0 +1,4 @@
+import { configureLogging } from '../../src/logger.js';
+
+// Tests assert on behaviour, not log lines; HELPDESK_TEST_LOGS=1 is not read here on purpose (config.ts owns env).
+configureLogging('silent');
