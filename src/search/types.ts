@@ -12,6 +12,10 @@ export interface SearchOutput {
 
 /** A search result with its rank score (higher is better; scales differ between engines). */
 export interface SearchHit extends SearchOutput {
+  /** The chunk's or pair's stable id ({@link ManualChunk.id} / {@link QaPair.id}). */
+  id: string;
+  /** Manual hits: the section heading path of the chunk. */
+  heading?: string;
   score: number;
 }
 
