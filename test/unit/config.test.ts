@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseConfig, redactConfig, renderEnvExample, requireVariables, VARIABLES } from '../../src/config.js';
+
+describe('config', () => {
+  it('applies the documented defaults', () => {
+    const c = parseConfig({});
+    expect(c.REDIS_URL).toBe('redis://127.0.0.1:6379');
+    expect(c.OPENAI_MODEL).toBe('gpt-4o');
+    expect(c.EMBEDDING_MODEL).toBe('text-embedding-3-small');
+    expect(c.EMBEDDINGS_PROVIDER).toBe('openai');
+    expect(c.DATA_DIR).toBe('./.data');
+    expect(c.MANUALS_DIR).toBe('data/manuals');
+    expect(c.QA_DIR).toBe('data/qa');
+    expect(c.PRODUCT_NAME).toBe('XYZ');
+    expect(c.MAX_QUESTION_CHARS).toBe(1000);
+    expect(c.MAX_SUBTASKS).toBe(5);
+    expect(c.MAX_EMAIL_BYTES).toBe(10 * 1024 * 1024);
+    expect(c.REVIEW_MODE).toBe('auto');
+    expect(c.AGENT_CONCURRENCY).toBe(4);
+    expect(c.MEILI_HOST).toBeUndefined();
+  });
+
+  it('accepts OPENAI_API_BASE as an alias of OPENAI_BASE_URL, the canonical name winning', () => {
+    expect(parseConfig({ OPENAI_API_BASE: 'http://127.0.0.1:11434/v1' }).OPENAI_BASE_URL).toBe('http://127.0.0.1:11434/v1');
+    expect(
+      parseConfig({ OPENAI_API_BASE: 'http://a.example/v1', OPENAI_BASE_URL: 'http://b.example/v1' }).OPENAI_BASE_URL,
+    ).toBe('http://b.example/v1');
+  });
+
+  it('converts numbers, booleans and lists', () => {
+    const c = parseConfig({ IMAP_SECURE: 'false', IMAP_PORT: '1143', SUPPORT_ADDRESSES: 'a@x.example, b@x.example,' });
+    expect(c.IMAP_SECURE).toBe(false);
+    expect(c.IMAP_PORT).toBe(1143);
+    expect(c.SUPPORT_ADDRESSES).toEqual(['a@x.example', 'b@x.example']);
+  });
+
+  it('names every bad variable in one error and hides sensitive values', () => {
+    let error: unknown;
+    try {
+      parseConfig({ REDIS_URL: 'not a url:secret', LOG_LEVEL: 'loud', AGENT_CONCURRENCY: '0', CHUNK_SIZE: '100', CHUNK_OVERLAP: '200' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    for (const name of ['REDIS_URL', 'LOG_LEVEL', 'AGENT_CONCURRENCY', 'CHUNK_OVERLAP']) expect(message).toContain(name);
+    expect(message).not.toContain('secret');
+    expect((error as ConfigError).problems).toHaveLength(4);
+  });
+
+  it('lets the process environment override .env', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const dir = mkdtempSync(path.join(tmpdir(), 'cfg-'));
+    writeFileSync(path.join(dir, '.env'), 'PRODUCT_NAME=FromFile\nOPENAI_MODEL=file-model\n');
+    const c = loadConfig({ OPENAI_MODEL: 'env-model' }, dir);
+    expect(c.PRODUCT_NAME).toBe('FromFile');
+    expect(c.OPENAI_MODEL).toBe('env-model');
+  });
+
+  it('reports every variable a role needs', () => {
+    const c = parseConfig({});
+    expect(() => requireVariables(c, ['IMAP_HOST', 'IMAP_USER'], 'IMAP poller')).toThrow(/IMAP_HOST[\s\S]*IMAP_USER/);
+  });
+
+  it('masks sensitive values', () => {
+    const c = parseConfig({ OPENAI_API_KEY: 'sk-secret', DASHBOARD_PASSWORD: 'pw' });
+    const shown = JSON.stringify(redactConfig(c));
+    expect(shown).not.toContain('sk-secret');
+    expect(shown).not.toContain('"pw"');
+  });
+
+  it('declares a description and sensitivity for every variable, and .env.example lists them all', () => {
+    const example = readFileSync('.env.example', 'utf8');
+    expect(example).toBe(renderEnvExample());
+    for (const [name, spec] of Object.entries(VARIABLES)) {
+      expect(spec.description.length, name).toBeGreaterThan(10);
+      expect(typeof spec.sensitive, name).toBe('boolean');
+      expect(example).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
+    }
+  });
+});
