@@ -1,0 +1,86 @@
+/**
+ * Builds the reply mail for a ticket: recipients, a non-stacking `Re:` subject, RFC 5322 threading headers, a UTF-8
+ * text body with the original quoted below the answer, and RFC 3834 `Auto-Submitted` when no person approved it.
+ */
+import { randomUUID } from 'node:crypto';
+
+/** What the reply needs to know about the customer's mail. */
+export interface OriginalMail {
+  messageId?: string;
+  subject: string;
+  /** The original's own References header, oldest first. */
+  references: string[];
+  from: string;
+  replyTo?: string;
+  /** When the customer sent it, for the attribution line of the quote. */
+  date?: string;
+  /** The customer's text as received (quoted below the answer). */
+  text: string;
+}
+
+/** A reply ready for nodemailer's `sendMail`. */
+export interface ReplyMail {
+  from: string;
+  to: string;
+  subject: string;
+  messageId: string;
+  inReplyTo?: string;
+  references?: string[];
+  text: string;
+  headers: Record<string, string>;
+}
+
+/** Inputs of {@link composeReply}. */
+export interface ComposeReplyInput {
+  original: OriginalMail;
+  answer: string;
+  /** Our From header (MAIL_FROM). */
+  from: string;
+  /** Our Message-ID, generated and stored before sending so a retry reuses it. */
+  messageId: string;
+  /** True when the reply goes out without a person's approval. */
+  automatic: boolean;
+}
+
+// Reply and forward prefixes of common clients and languages; only reply prefixes are collapsed.
+const REPLY_PREFIX = /^\s*((re|aw|sv|vs|antw|réf|rif|odp|返信|回复|答复)\s*(\[\d+\]|\(\d+\))?\s*[:：]\s*)+/i;
+
+/** `Re: <subject>` without stacking `Re:` (or `RE[2]:`, `AW:`, `返信:`) prefixes. */
+export function replySubject(subject: string): string {
+  const base = subject.replace(REPLY_PREFIX, '').trim();
+  return base ? `Re: ${base}` : 'Re:';
+}
+
+/** A new RFC 5322 Message-ID in our domain (taken from the From address). */
+export function newMessageId(fromAddress: string): string {
+  const domain = /@([^>\s]+)/.exec(fromAddress)?.[1] ?? 'helpdesk-worker.invalid';
+  return `<${randomUUID()}@${domain}>`;
+}
+
+/** The original text with every line prefixed by `> `, under an attribution line. */
+export function quoteOriginal(original: Pick<OriginalMail, 'from' | 'date' | 'text'>): string {
+  const attribution = original.date ? `On ${original.date}, ${original.from} wrote:` : `${original.from} wrote:`;
+  const lines = original.text.replace(/\r\n?/g, '\n').trimEnd().split('\n');
+  return [attribution, ...lines.map((l) => (l ? `> ${l}` : '>'))].join('\n');
+}
+
+/** Builds the reply; pure, so the sender can rebuild the identical mail on a retry. */
+export function composeReply(input: ComposeReplyInput): ReplyMail {
+  const { original } = input;
+  const references = original.messageId ? [...original.references, original.messageId] : original.references;
+  const headers: Record<string, string> = {};
+  if (input.automatic) {
+    // RFC 3834 §3.1.7: tells other responders not to answer us, which stops mail loops between auto-responders.
+    headers['Auto-Submitted'] = 'auto-replied';
+  }
+  return {
+    from: input.from,
+    to: original.replyTo ?? original.from,
+    subject: replySubject(original.subject),
+    messageId: input.messageId,
+    inReplyTo: original.messageId,
+    references: references.length > 0 ? references : undefined,
+    text: `${input.answer.trimEnd()}\n\n${quoteOriginal(original)}\n`,
+    headers,
+  };
+}

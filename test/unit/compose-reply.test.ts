@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { composeReply, newMessageId, quoteOriginal, replySubject } from '../../src/mail/compose-reply.js';
+
+describe('replySubject', () => {
+  it.each([
+    ['二段階認証について', 'Re: 二段階認証について'],
+    ['Re: 二段階認証について', 'Re: 二段階認証について'],
+    ['RE: Re: re:Backup', 'Re: Backup'],
+    ['Re[2]: Backup', 'Re: Backup'],
+    ['AW: Frage', 'Re: Frage'],
+    ['返信: 質問', 'Re: 質問'],
+    ['Re：全角コロン', 'Re: 全角コロン'],
+    ['Fwd: forwarded stays', 'Re: Fwd: forwarded stays'],
+    ['Regarding renewal', 'Re: Regarding renewal'],
+    ['', 'Re:'],
+  ])('%j → %j', (subject, expected) => {
+    expect(replySubject(subject)).toBe(expected);
+  });
+});
+
+describe('composeReply', () => {
+  const original = {
+    messageId: '<q1@customer.example>',
+    subject: 'Re: 二段階認証',
+    references: ['<a@customer.example>', '<b@support.example>'],
+    from: 'Taro <taro@customer.example>',
+    date: 'Mon, 2 Nov 2026 10:00:00 +0900',
+    text: '認証アプリの設定方法を教えてください。\n\nよろしくお願いします。',
+  };
+
+  it('threads the reply under the original and quotes it below the answer', () => {
+    const mail = composeReply({ original, answer: '設定手順は次のとおりです。', from: 'Support <support@support.example>', messageId: '<r1@support.example>', automatic: true });
+    expect(mail.to).toBe('Taro <taro@customer.example>');
+    expect(mail.subject).toBe('Re: 二段階認証');
+    expect(mail.inReplyTo).toBe('<q1@customer.example>');
+    expect(mail.references).toEqual(['<a@customer.example>', '<b@support.example>', '<q1@customer.example>']);
+    expect(mail.text.startsWith('設定手順は次のとおりです。\n\n')).toBe(true);
+    expect(mail.text).toContain('> 認証アプリの設定方法を教えてください。\n>\n> よろしくお願いします。');
+    expect(mail.headers['Auto-Submitted']).toBe('auto-replied');
+  });
+
+  it('answers Reply-To when present and omits Auto-Submitted for an approved reply', () => {
+    const mail = composeReply({ original: { ...original, replyTo: 'desk@customer.example' }, answer: 'x', from: 'support@support.example', messageId: '<r2@support.example>', automatic: false });
+    expect(mail.to).toBe('desk@customer.example');
+    expect(mail.headers).not.toHaveProperty('Auto-Submitted');
+  });
+
+  it('copes with an original that had no Message-ID', () => {
+    const mail = composeReply({ original: { ...original, messageId: undefined, references: [] }, answer: 'x', from: 'support@support.example', messageId: '<r3@support.example>', automatic: true });
+    expect(mail.inReplyTo).toBeUndefined();
+    expect(mail.references).toBeUndefined();
+  });
+});
+
+describe('helpers', () => {
+  it('makes Message-IDs in our domain', () => {
+    expect(newMessageId('Support <support@support.example>')).toMatch(/^<[0-9a-f-]{36}@support\.example>$/);
+    expect(newMessageId('nobody')).toMatch(/@helpdesk-worker\.invalid>$/);
+  });
+
+  it('quotes CRLF text line by line', () => {
+    expect(quoteOriginal({ from: 'a@b.example', text: 'one\r\ntwo\r\n' })).toBe('a@b.example wrote:\n> one\n> two');
+  });
+});
