@@ -456,6 +456,16 @@ export function renderEnvExample(): string {
   return lines.join('\n');
 }
 
+/** The README's configuration table (between `<!-- config:start -->` and `<!-- config:end -->`), from {@link VARIABLES}. */
+export function renderConfigTable(): string {
+  const rows = (Object.entries(VARIABLES) as [string, VariableSpec][]).map(([name, spec]) => {
+    const names = [name, ...(spec.aliases ?? [])].map((n) => `\`${n}\``).join(' / ');
+    const def = spec.required ? 'required' : spec.default !== undefined ? (spec.default === '' ? '(empty)' : `\`${spec.default}\``) : '—';
+    return `| ${names} | ${def} | ${spec.sensitive ? 'yes' : ''} | ${spec.description.replaceAll('|', '\\|')} |`;
+  });
+  return ['| variable | default | secret | meaning |', '| --- | --- | --- | --- |', ...rows].join('\n');
+}
+
 /**
  * Loads configuration for a command-line entry point, or prints the one-message error and exits with status 2.
  */

@@ -1,6 +1,17 @@
-/** `npm run env:example`: writes `.env.example` from the variable table in src/config.ts. */
-import { writeFileSync } from 'node:fs';
-import { renderEnvExample } from '../config.js';
+/**
+ * `npm run env:example`: regenerates `.env.example` and the README's configuration table from the variable table in
+ * src/config.ts, so neither can drift from the code (a unit test compares them).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { renderConfigTable, renderEnvExample } from '../config.js';
+
+const START = '<!-- config:start -->';
+const END = '<!-- config:end -->';
 
 writeFileSync('.env.example', renderEnvExample());
-process.stdout.write('wrote .env.example\n');
+const readme = readFileSync('README.md', 'utf8');
+const from = readme.indexOf(START);
+const to = readme.indexOf(END);
+if (from < 0 || to < from) throw new Error(`README.md lacks the ${START} … ${END} markers`);
+writeFileSync('README.md', `${readme.slice(0, from + START.length)}\n${renderConfigTable()}\n${readme.slice(to)}`);
+process.stdout.write('wrote .env.example and the README configuration table\n');

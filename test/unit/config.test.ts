@@ -82,3 +82,10 @@ describe('config', () => {
     }
   });
 });
+
+describe('README configuration table', () => {
+  it('is the one generated from src/config.ts', async () => {
+    const { renderConfigTable } = await import('../../src/config.js');
+    expect(readFileSync('README.md', 'utf8')).toContain(`<!-- config:start -->\n${renderConfigTable()}\n<!-- config:end -->`);
+  });
+});
