@@ -134,7 +134,7 @@ export class MeilisearchManualSearch implements ManualSearch {
   }
 
   async replaceAll(chunks: ManualChunk[], onProgress?: ProgressFn): Promise<void> {
-    const build = `${this.#index}_build_${Date.now()}`;
+    const build = `${this.#index}_build_${buildStamp()}`;
     const documents = chunks.map(toDocument);
     assertUniqueIds(documents);
     const started = Date.now();
@@ -238,6 +238,14 @@ export class MeilisearchManualSearch implements ManualSearch {
   #wrap(error: unknown, what: string): Error {
     return describeMeiliError(this.#host, what, error);
   }
+}
+
+let lastStamp = 0;
+
+/** `Date.now()`, but strictly increasing within the process so two quick rebuilds never pick the same name. */
+function buildStamp(): number {
+  lastStamp = Math.max(Date.now(), lastStamp + 1);
+  return lastStamp;
 }
 
 function toDocument(chunk: ManualChunk): MeiliManualDocument {

@@ -1,0 +1,406 @@
+/**
+ * MeilisearchManualSearch against a recording HTTP server that plays a small Meilisearch: the real `meilisearch`
+ * client talks real HTTP, and the tests assert on the requests it made as well as on the results.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MeilisearchManualSearch, toMeiliDocumentId } from '../../src/search/meilisearch-manual.js';
+import type { ManualChunk } from '../../src/search/types.js';
+import { startRecordingServer, type RecordedRequest, type RecordingHttpServer, type RouteResponse } from '../support/recording-http-server.js';
+
+const API_KEY = 'meili-test-key';
+const INDEX = 'xyz_manual';
+
+type Doc = Record<string, unknown>;
+
+interface FakeIndex {
+  uid: string;
+  primaryKey: string | null;
+  settings: Record<string, unknown>;
+  docs: Map<string, Doc>;
+}
+
+interface FakeTask {
+  uid: number;
+  indexUid: string | null;
+  type: string;
+  status: 'succeeded' | 'failed';
+  error: { message: string; code: string; type: string; link: string } | null;
+  /** Polls answered so far; the first poll says "processing" so the client has to poll again. */
+  polls: number;
+}
+
+type TaskError = { message: string; code: string };
+
+/**
+ * Just enough Meilisearch: tasks take effect when enqueued (the first poll still reports them as processing),
+ * search is a substring match scored by matched terms with a bonus for heading matches.
+ */
+class FakeMeilisearch {
+  readonly indexes = new Map<string, FakeIndex>();
+  readonly tasks = new Map<number, FakeTask>();
+  /** Lets a test fail a task: return an error to fail it. */
+  failTask: (type: string, request: RecordedRequest) => TaskError | undefined = () => undefined;
+  #nextTask = 0;
+
+  install(server: RecordingHttpServer): void {
+    server
+      .on('GET', '/health', () => ({ body: { status: 'available' } }))
+      .on('GET', '/tasks/:uid', (req) => {
+        const task = this.tasks.get(Number(req.params.uid));
+        if (!task) return notFound('task_not_found', `Task \`${req.params.uid}\` not found.`);
+        task.polls += 1;
+        const status = task.polls === 1 ? 'processing' : task.status;
+        return {
+          body: {
+            uid: task.uid,
+            batchUid: task.uid,
+            indexUid: task.indexUid,
+            status,
+            type: task.type,
+            canceledBy: null,
+            details: {},
+            error: status === 'failed' ? task.error : null,
+            duration: status === 'processing' ? null : 'PT0.001S',
+            enqueuedAt: new Date().toISOString(),
+            startedAt: new Date().toISOString(),
+            finishedAt: status === 'processing' ? null : new Date().toISOString(),
+          },
+        };
+      })
+      .on('POST', '/indexes', (req) => {
+        const { uid, primaryKey } = req.body as { uid: string; primaryKey?: string };
+        return this.#enqueue(req, 'indexCreation', uid, () => {
+          if (this.indexes.has(uid)) return { message: `Index \`${uid}\` already exists.`, code: 'index_already_exists' };
+          this.indexes.set(uid, { uid, primaryKey: primaryKey ?? null, settings: {}, docs: new Map() });
+          return undefined;
+        });
+      })
+      .on('DELETE', '/indexes/:uid', (req) =>
+        this.#enqueue(req, 'indexDeletion', req.params.uid!, () => {
+          if (!this.indexes.delete(req.params.uid!)) return indexNotFound(req.params.uid!);
+          return undefined;
+        }),
+      )
+      .on('PATCH', '/indexes/:uid/settings', (req) =>
+        this.#enqueue(req, 'settingsUpdate', req.params.uid!, () => {
+          const index = this.#getOrCreate(req.params.uid!);
+          Object.assign(index.settings, req.body);
+          return undefined;
+        }),
+      )
+      .on('POST', '/indexes/:uid/documents', (req) =>
+        this.#enqueue(req, 'documentAdditionOrUpdate', req.params.uid!, () => {
+          const index = this.#getOrCreate(req.params.uid!);
+          index.primaryKey ??= req.query.primaryKey ?? 'id';
+          for (const doc of req.body as Doc[]) {
+            const id = doc[index.primaryKey];
+            if (typeof id !== 'string' || !/^[A-Za-z0-9_-]+$/.test(id)) {
+              return { message: `Document identifier \`${String(id)}\` is invalid.`, code: 'invalid_document_id' };
+            }
+            index.docs.set(id, doc);
+          }
+          return undefined;
+        }),
+      )
+      .on('POST', '/swap-indexes', (req) =>
+        this.#enqueue(req, 'indexSwap', null, () => {
+          const swaps = req.body as { indexes: [string, string] }[];
+          for (const { indexes } of swaps) {
+            for (const uid of indexes) if (!this.indexes.has(uid)) return indexNotFound(uid);
+          }
+          for (const { indexes: [a, b] } of swaps) {
+            const left = this.indexes.get(a)!;
+            const right = this.indexes.get(b)!;
+            this.indexes.set(a, { ...right, uid: a });
+            this.indexes.set(b, { ...left, uid: b });
+          }
+          return undefined;
+        }),
+      )
+      .on('GET', '/indexes/:uid/stats', (req) => {
+        const index = this.indexes.get(req.params.uid!);
+        if (!index) return notFoundResponse(indexNotFound(req.params.uid!));
+        return { body: { numberOfDocuments: index.docs.size, isIndexing: false, fieldDistribution: {} } };
+      })
+      .on('POST', '/indexes/:uid/search', (req) => {
+        const index = this.indexes.get(req.params.uid!);
+        if (!index) return notFoundResponse(indexNotFound(req.params.uid!));
+        return { body: search(index, req.body as SearchBody) };
+      });
+  }
+
+  /** Live documents of an index by chunk id, for assertions. */
+  chunkIds(uid: string): string[] {
+    return [...(this.indexes.get(uid)?.docs.values() ?? [])].map((doc) => String(doc.chunkId)).sort();
+  }
+
+  #getOrCreate(uid: string): FakeIndex {
+    let index = this.indexes.get(uid);
+    if (!index) {
+      index = { uid, primaryKey: null, settings: {}, docs: new Map() };
+      this.indexes.set(uid, index);
+    }
+    return index;
+  }
+
+  #enqueue(req: RecordedRequest, type: string, indexUid: string | null, apply: () => TaskError | undefined): RouteResponse {
+    const uid = this.#nextTask++;
+    const error = this.failTask(type, req) ?? apply();
+    this.tasks.set(uid, {
+      uid,
+      indexUid,
+      type,
+      status: error ? 'failed' : 'succeeded',
+      error: error ? { ...error, type: 'invalid_request', link: `https://docs.meilisearch.com/errors#${error.code}` } : null,
+      polls: 0,
+    });
+    return { status: 202, body: { taskUid: uid, indexUid, status: 'enqueued', type, enqueuedAt: new Date().toISOString() } };
+  }
+}
+
+interface SearchBody {
+  q: string;
+  limit?: number;
+  showRankingScore?: boolean;
+  attributesToRetrieve?: string[];
+}
+
+function search(index: FakeIndex, body: SearchBody): unknown {
+  const terms = body.q.split(/\s+/).filter(Boolean);
+  const scored = [...index.docs.values()]
+    .map((doc) => {
+      const heading = String(doc.heading ?? '');
+      const text = `${heading}\n${String(doc.content ?? '')}\n${String(doc.fileName ?? '')}`;
+      const matched = terms.filter((term) => text.includes(term)).length;
+      const inHeading = terms.filter((term) => heading.includes(term)).length;
+      return { doc, score: terms.length ? (matched + inHeading * 0.5) / (terms.length * 1.5) : 1, matched };
+    })
+    .filter((entry) => entry.matched > 0)
+    .sort((a, b) => b.score - a.score);
+  const hits = scored.slice(0, body.limit ?? 20).map(({ doc, score }) => {
+    const hit: Doc = body.attributesToRetrieve
+      ? Object.fromEntries(body.attributesToRetrieve.filter((key) => key in doc).map((key) => [key, doc[key]]))
+      : { ...doc };
+    if (body.showRankingScore) hit._rankingScore = score;
+    return hit;
+  });
+  return { hits, query: body.q, processingTimeMs: 0, limit: body.limit ?? 20, offset: 0, estimatedTotalHits: scored.length };
+}
+
+function indexNotFound(uid: string): TaskError {
+  return { message: `Index \`${uid}\` not found.`, code: 'index_not_found' };
+}
+
+function notFoundResponse(error: TaskError): RouteResponse {
+  return { status: 404, body: { ...error, type: 'invalid_request', link: `https://docs.meilisearch.com/errors#${error.code}` } };
+}
+
+function notFound(code: string, message: string): RouteResponse {
+  return notFoundResponse({ code, message });
+}
+
+const CHUNKS: ManualChunk[] = [
+  {
+    id: 'xyz-guide.pdf#0',
+    fileName: 'xyz-guide.pdf',
+    heading: 'セキュリティ > 二段階認証',
+    content: '二段階認証を有効にするには、設定画面の「セキュリティ」から認証アプリを登録します。',
+  },
+  {
+    id: 'xyz-guide.pdf#1',
+    fileName: 'xyz-guide.pdf',
+    heading: 'トラブルシューティング > エラーコード',
+    content: 'E-1001 はライセンスの有効期限切れを示します。',
+  },
+  { id: '操作ガイド.pdf#0', fileName: '操作ガイド.pdf', heading: '', content: '請求書はクレジットカードまたは銀行振込でお支払いいただけます。' },
+];
+
+describe('MeilisearchManualSearch over HTTP', () => {
+  let server: RecordingHttpServer;
+  let meili: FakeMeilisearch;
+  let manual: MeilisearchManualSearch;
+
+  beforeEach(async () => {
+    server = await startRecordingServer();
+    meili = new FakeMeilisearch();
+    meili.install(server);
+    manual = new MeilisearchManualSearch({ host: server.url, apiKey: API_KEY, index: INDEX, batchSize: 2, taskPollIntervalMs: 1 });
+  });
+
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('builds a Japanese-configured index beside the live one, swaps it in and deletes the old one', async () => {
+    const progress: { stage: string; done: number; total: number }[] = [];
+    await manual.replaceAll(CHUNKS, (p) => {
+      progress.push(p);
+    });
+
+    const creations = server.find('POST', '/indexes').map((req) => req.body as { uid: string; primaryKey: string });
+    const build = creations[0]!.uid;
+    expect(build).toMatch(new RegExp(`^${INDEX}_build_\\d+$`));
+    expect(creations).toEqual([
+      { uid: build, primaryKey: 'id' },
+      // The live index did not exist yet, and a swap needs both.
+      { uid: INDEX, primaryKey: 'id' },
+    ]);
+
+    const settings = server.find('PATCH', `/indexes/${build}/settings`);
+    expect(settings).toHaveLength(1);
+    expect(settings[0]!.body).toEqual({
+      searchableAttributes: ['heading', 'content', 'fileName'],
+      displayedAttributes: ['id', 'chunkId', 'fileName', 'heading', 'content'],
+      localizedAttributes: [{ attributePatterns: ['heading', 'content'], locales: ['jpn'] }],
+    });
+
+    const additions = server.find('POST', `/indexes/${build}/documents`);
+    expect(additions.map((req) => (req.body as Doc[]).length)).toEqual([2, 1]);
+    const docs = additions.flatMap((req) => req.body as Doc[]);
+    expect(docs).toEqual(
+      CHUNKS.map((chunk) => ({
+        id: toMeiliDocumentId(chunk.id),
+        chunkId: chunk.id,
+        fileName: chunk.fileName,
+        heading: chunk.heading,
+        content: chunk.content,
+      })),
+    );
+    for (const doc of docs) expect(doc.id).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(additions[0]!.query.primaryKey).toBe('id');
+
+    const swaps = server.find('POST', '/swap-indexes');
+    expect(swaps).toHaveLength(1);
+    expect(swaps[0]!.body).toEqual([{ indexes: [INDEX, build] }]);
+
+    const deletions = server.find('DELETE', /^\/indexes\//);
+    expect(deletions.map((req) => req.path)).toEqual([`/indexes/${build}`]);
+    expect(server.requests.indexOf(deletions[0]!)).toBeGreaterThan(server.requests.indexOf(swaps[0]!));
+
+    // Every task was awaited, and polled more than once (the fake answers "processing" first).
+    for (const task of meili.tasks.values()) expect(task.polls).toBeGreaterThanOrEqual(2);
+
+    expect(meili.chunkIds(INDEX)).toEqual(CHUNKS.map((chunk) => chunk.id).sort());
+    expect(meili.indexes.has(build)).toBe(false);
+    expect(meili.indexes.get(INDEX)!.settings.localizedAttributes).toEqual([{ attributePatterns: ['heading', 'content'], locales: ['jpn'] }]);
+    expect(progress).toEqual([
+      { stage: 'index', done: 0, total: 3 },
+      { stage: 'index', done: 2, total: 3 },
+      { stage: 'index', done: 3, total: 3 },
+    ]);
+    expect(await manual.count()).toBe(3);
+  });
+
+  it('sends the API key as a bearer token on every request', async () => {
+    await manual.replaceAll(CHUNKS);
+    await manual.search('二段階認証');
+    await manual.count();
+    await manual.ping();
+
+    expect(server.requests.length).toBeGreaterThan(10);
+    for (const req of server.requests) expect(req.headers.authorization).toBe(`Bearer ${API_KEY}`);
+    expect(server.unmatched()).toEqual([]);
+  });
+
+  it('searches the live index with Japanese locale and maps hits', async () => {
+    await manual.replaceAll(CHUNKS);
+    server.clear();
+
+    const hits = await manual.search('二段階認証');
+    const [request] = server.find('POST', `/indexes/${INDEX}/search`);
+    expect(request!.body).toEqual({
+      q: '二段階認証',
+      limit: 3,
+      showRankingScore: true,
+      attributesToRetrieve: ['chunkId', 'fileName', 'heading', 'content'],
+      locales: ['jpn'],
+    });
+    expect(hits).toHaveLength(1);
+    expect(hits[0]).toEqual({
+      id: 'xyz-guide.pdf#0',
+      fileName: 'xyz-guide.pdf',
+      heading: 'セキュリティ > 二段階認証',
+      content: `【セキュリティ > 二段階認証】\n${CHUNKS[0]!.content}`,
+      score: expect.any(Number),
+    });
+    expect(hits[0]!.score).toBeGreaterThan(0);
+
+    expect((await manual.search('E-1001'))[0]!.id).toBe('xyz-guide.pdf#1');
+
+    // A chunk without heading gets its content unprefixed and no heading field.
+    const [billing] = await manual.search('銀行振込', 1);
+    expect(billing).toEqual({ id: '操作ガイド.pdf#0', fileName: '操作ガイド.pdf', content: CHUNKS[2]!.content, score: expect.any(Number) });
+    expect(server.find('POST', `/indexes/${INDEX}/search`).at(-1)!.body).toMatchObject({ limit: 1 });
+  });
+
+  it('reindexing twice gives the same live index, tolerating the existing live index', async () => {
+    await manual.replaceAll(CHUNKS);
+    const first = [...meili.indexes.get(INDEX)!.docs.entries()];
+    server.clear();
+
+    await manual.replaceAll(CHUNKS);
+    expect([...meili.indexes.get(INDEX)!.docs.entries()]).toEqual(first);
+    expect([...meili.indexes.keys()]).toEqual([INDEX]);
+    // The live index existed: its creation task failed with index_already_exists, which is expected.
+    const liveCreation = [...meili.tasks.values()].filter((task) => task.type === 'indexCreation' && task.indexUid === INDEX);
+    expect(liveCreation.at(-1)!.error?.code).toBe('index_already_exists');
+    expect(await manual.count()).toBe(3);
+  });
+
+  it('answers searches from the old index while a new one is being built', async () => {
+    await manual.replaceAll(CHUNKS.slice(0, 1));
+    const during: string[][] = [];
+    const changed: ManualChunk[] = [
+      { id: 'new.pdf#0', fileName: 'new.pdf', heading: '新機能', content: '二段階認証はSMSにも対応しました。' },
+      { id: 'new.pdf#1', fileName: 'new.pdf', heading: '', content: 'その他の変更点。' },
+      { id: 'new.pdf#2', fileName: 'new.pdf', heading: '', content: 'さらに別の変更点。' },
+    ];
+
+    await manual.replaceAll(changed, async ({ done }) => {
+      if (done > 0) during.push((await manual.search('二段階認証')).map((hit) => hit.id));
+    });
+
+    expect(during).toEqual([['xyz-guide.pdf#0'], ['xyz-guide.pdf#0']]);
+    expect((await manual.search('二段階認証')).map((hit) => hit.id)).toEqual(['new.pdf#0']);
+  });
+
+  it('fails loudly when a task fails, leaving the live index untouched and dropping the build', async () => {
+    await manual.replaceAll(CHUNKS);
+    server.clear();
+    meili.failTask = (type) => (type === 'documentAdditionOrUpdate' ? { message: 'The disk is full.', code: 'no_space_left_on_device' } : undefined);
+
+    const failure = manual.replaceAll([{ id: 'a#0', fileName: 'a', heading: '', content: 'x' }]);
+    await expect(failure).rejects.toThrow(`Meilisearch at ${server.url}`);
+    await expect(failure).rejects.toThrow(/add documents 1-1 to "xyz_manual_build_\d+" failed in task \d+: The disk is full\. \(no_space_left_on_device\)/);
+
+    expect(server.find('POST', '/swap-indexes')).toEqual([]);
+    const build = (server.find('POST', '/indexes')[0]!.body as { uid: string }).uid;
+    expect(server.find('DELETE', `/indexes/${build}`)).toHaveLength(1);
+    expect([...meili.indexes.keys()]).toEqual([INDEX]);
+    expect(meili.chunkIds(INDEX)).toEqual(CHUNKS.map((chunk) => chunk.id).sort());
+  });
+
+  it('treats a missing index as empty and rejects duplicate chunk ids', async () => {
+    expect(await manual.count()).toBe(0);
+    expect(await manual.search('認証')).toEqual([]);
+    expect(await manual.search('   ')).toEqual([]);
+    await expect(manual.replaceAll([CHUNKS[0]!, CHUNKS[0]!])).rejects.toThrow('duplicate manual chunk id "xyz-guide.pdf#0"');
+    expect(server.find('POST', '/indexes')).toEqual([]);
+  });
+
+  it('names the host when the server refuses or cannot be reached', async () => {
+    server.on('GET', '/indexes/:uid/stats', () => ({
+      status: 403,
+      body: { message: 'The provided API key is invalid.', code: 'invalid_api_key', type: 'auth', link: '' },
+    }));
+    await expect(manual.count()).rejects.toThrow(
+      `Meilisearch at ${server.url}: read stats of index "${INDEX}" was refused with HTTP 403: The provided API key is invalid. (invalid_api_key) — check MEILI_API_KEY`,
+    );
+
+    await manual.ping();
+    const url = server.url;
+    await server.close();
+    await expect(manual.ping()).rejects.toThrow(`Meilisearch at ${url} is unreachable (health check)`);
+    server = await startRecordingServer();
+  });
+});

@@ -1,0 +1,304 @@
+/**
+ * QdrantQaSearch against a recording HTTP server that plays a small Qdrant: the real `@qdrant/js-client-rest`
+ * client talks real HTTP, and the tests assert on the requests it made as well as on the results.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { QdrantQaSearch, toQdrantPointId } from '../../src/search/qdrant-qa.js';
+import { formatQaPair, type Embedder, type QaPair } from '../../src/search/types.js';
+import { startRecordingServer, type RecordingHttpServer, type RouteResponse } from '../support/recording-http-server.js';
+
+const API_KEY = 'qdrant-test-key';
+const ALIAS = 'xyz_qa';
+
+/** Fixed 4-dimensional vectors: one axis per topic keyword, plus a constant so no vector is zero. */
+class KeywordEmbedder implements Embedder {
+  readonly id = 'test-keywords-4';
+  readonly calls: string[][] = [];
+  static readonly AXES = ['二段階認証', 'パスワード', '請求', 'E-1001'];
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    this.calls.push(texts);
+    return texts.map((text) => Float32Array.from(KeywordEmbedder.AXES.map((axis) => (text.includes(axis) ? 1 : 0.1))));
+  }
+}
+
+interface Point {
+  id: string | number;
+  vector: number[];
+  payload: Record<string, unknown>;
+}
+
+interface Collection {
+  config: unknown;
+  points: Map<string | number, Point>;
+}
+
+function ok(result: unknown): RouteResponse {
+  return { body: { result, status: 'ok', time: 0.001 } };
+}
+
+function qdrantError(status: number, error: string): RouteResponse {
+  return { status, body: { status: { error }, time: 0 } };
+}
+
+/** Just enough Qdrant: collections, upsert, cosine query, count, and atomic alias changes. */
+class FakeQdrant {
+  readonly collections = new Map<string, Collection>();
+  readonly aliases = new Map<string, string>();
+
+  install(server: RecordingHttpServer): void {
+    server
+      .on('GET', '/', () => ({ body: { title: 'qdrant - vector search engine', version: '1.15.0' } }))
+      .on('GET', '/collections', () => ok({ collections: [...this.collections.keys()].map((name) => ({ name })) }))
+      .on('GET', '/aliases', () =>
+        ok({ aliases: [...this.aliases].map(([alias_name, collection_name]) => ({ alias_name, collection_name })) }),
+      )
+      .on('PUT', '/collections/:name', (req) => {
+        const name = req.params.name!;
+        if (this.collections.has(name) || this.aliases.has(name)) return qdrantError(400, `Wrong input: Collection \`${name}\` already exists!`);
+        this.collections.set(name, { config: req.body, points: new Map() });
+        return ok(true);
+      })
+      .on('DELETE', '/collections/:name', (req) => ok(this.collections.delete(req.params.name!)))
+      .on('PUT', '/collections/:name/points', (req) => {
+        const collection = this.collections.get(req.params.name!);
+        if (!collection) return qdrantError(404, `Not found: Collection \`${req.params.name}\` doesn't exist!`);
+        for (const point of (req.body as { points: Point[] }).points) collection.points.set(point.id, point);
+        return ok({ operation_id: 1, status: req.query.wait === 'true' ? 'completed' : 'acknowledged' });
+      })
+      .on('POST', '/collections/aliases', (req) => {
+        const next = new Map(this.aliases);
+        for (const action of (req.body as { actions: Record<string, Record<string, string>>[] }).actions) {
+          if (action.delete_alias) {
+            if (!next.delete(action.delete_alias.alias_name!)) return qdrantError(404, `Not found: Alias ${action.delete_alias.alias_name} does not exists!`);
+          } else if (action.create_alias) {
+            const { alias_name, collection_name } = action.create_alias as { alias_name: string; collection_name: string };
+            if (next.has(alias_name) || this.collections.has(alias_name)) return qdrantError(400, `Wrong input: Alias ${alias_name} already exists!`);
+            if (!this.collections.has(collection_name)) return qdrantError(404, `Not found: Collection \`${collection_name}\` doesn't exist!`);
+            next.set(alias_name, collection_name);
+          }
+        }
+        this.aliases.clear();
+        for (const [alias, target] of next) this.aliases.set(alias, target);
+        return ok(true);
+      })
+      .on('POST', '/collections/:name/points/query', (req) => {
+        const collection = this.#resolve(req.params.name!);
+        if (!collection) return qdrantError(404, `Not found: Collection \`${req.params.name}\` doesn't exist!`);
+        const { query, limit = 10, with_payload } = req.body as { query: number[]; limit?: number; with_payload?: boolean };
+        const points = [...collection.points.values()]
+          .map((point) => ({ id: point.id, version: 0, score: cosine(query, point.vector), ...(with_payload ? { payload: point.payload } : {}) }))
+          .sort((a, b) => b.score - a.score)
+          .slice(0, limit);
+        return ok({ points });
+      })
+      .on('POST', '/collections/:name/points/count', (req) => {
+        const collection = this.#resolve(req.params.name!);
+        if (!collection) return qdrantError(404, `Not found: Collection \`${req.params.name}\` doesn't exist!`);
+        return ok({ count: collection.points.size });
+      });
+  }
+
+  #resolve(name: string): Collection | undefined {
+    return this.collections.get(this.aliases.get(name) ?? name);
+  }
+}
+
+function cosine(a: number[], b: number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  a.forEach((value, i) => {
+    dot += value * b[i]!;
+    na += value * value;
+    nb += b[i]! * b[i]!;
+  });
+  return dot / Math.sqrt(na * nb);
+}
+
+const PAIRS: QaPair[] = [
+  { id: 'qa.csv#1', fileName: 'qa.csv', row: 1, question: 'パスワードを忘れました', answer: 'ログイン画面の「パスワードを忘れた」から再設定できます。' },
+  { id: 'qa.csv#2', fileName: 'qa.csv', row: 2, question: '二段階認証を設定したい', answer: '設定 > セキュリティ > 二段階認証 から認証アプリを登録してください。' },
+  { id: 'qa.csv#3', fileName: 'qa.csv', row: 3, question: '請求書の送付先を変えたい', answer: '管理画面の請求情報から変更できます。' },
+];
+
+describe('QdrantQaSearch over HTTP', () => {
+  let server: RecordingHttpServer;
+  let qdrant: FakeQdrant;
+  let embedder: KeywordEmbedder;
+  let qa: QdrantQaSearch;
+
+  beforeEach(async () => {
+    // The client warns that an API key travels over plain http; true, and irrelevant on loopback.
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    server = await startRecordingServer();
+    qdrant = new FakeQdrant();
+    qdrant.install(server);
+    embedder = new KeywordEmbedder();
+    qa = new QdrantQaSearch({ url: server.url, apiKey: API_KEY, collection: ALIAS, embedder, embedBatchSize: 2, upsertBatchSize: 2 });
+  });
+
+  afterEach(async () => {
+    await server.close();
+    vi.restoreAllMocks();
+  });
+
+  it('embeds, fills a new Cosine collection, points the alias at it', async () => {
+    const progress: { stage: string; done: number; total: number }[] = [];
+    await qa.replaceAll(PAIRS, (p) => {
+      progress.push(p);
+    });
+
+    expect(embedder.calls).toEqual([[formatQaPair(PAIRS[0]!), formatQaPair(PAIRS[1]!)], [formatQaPair(PAIRS[2]!)]]);
+
+    const creations = server.find('PUT', /^\/collections\/[^/]+$/);
+    expect(creations).toHaveLength(1);
+    const build = creations[0]!.path.slice('/collections/'.length);
+    expect(build).toMatch(new RegExp(`^${ALIAS}_\\d+$`));
+    expect(creations[0]!.body).toEqual({ vectors: { size: 4, distance: 'Cosine' } });
+
+    const upserts = server.find('PUT', `/collections/${build}/points`);
+    expect(upserts).toHaveLength(2);
+    for (const upsert of upserts) expect(upsert.query.wait).toBe('true');
+    const points = upserts.flatMap((upsert) => (upsert.body as { points: Point[] }).points);
+    expect(points.map((point) => point.id)).toEqual(PAIRS.map((pair) => toQdrantPointId(pair.id)));
+    for (const point of points) expect(point.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(points[1]).toEqual({
+      id: toQdrantPointId('qa.csv#2'),
+      vector: [1, 0.1, 0.1, 0.1].map((value) => Math.fround(value)),
+      payload: { pairId: 'qa.csv#2', question: PAIRS[1]!.question, answer: PAIRS[1]!.answer, fileName: 'qa.csv', row: 2 },
+    });
+
+    const aliasChanges = server.find('POST', '/collections/aliases');
+    expect(aliasChanges).toHaveLength(1);
+    // First reindex: nothing to delete.
+    expect(aliasChanges[0]!.body).toEqual({ actions: [{ create_alias: { collection_name: build, alias_name: ALIAS } }] });
+    expect(server.find('DELETE', /^\/collections\//)).toEqual([]);
+
+    expect(qdrant.aliases.get(ALIAS)).toBe(build);
+    expect(progress).toEqual([
+      { stage: 'embed', done: 0, total: 3 },
+      { stage: 'embed', done: 2, total: 3 },
+      { stage: 'embed', done: 3, total: 3 },
+      { stage: 'upload', done: 0, total: 3 },
+      { stage: 'upload', done: 2, total: 3 },
+      { stage: 'upload', done: 3, total: 3 },
+    ]);
+    expect(await qa.count()).toBe(3);
+    expect(server.find('POST', `/collections/${ALIAS}/points/count`)[0]!.body).toEqual({ exact: true });
+  });
+
+  it('switches the alias in one request (delete + create) and deletes the previous collection', async () => {
+    await qa.replaceAll(PAIRS);
+    const first = qdrant.aliases.get(ALIAS)!;
+    const firstPoints = [...qdrant.collections.get(first)!.points.entries()];
+    server.clear();
+
+    await qa.replaceAll(PAIRS);
+    const second = qdrant.aliases.get(ALIAS)!;
+    expect(second).not.toBe(first);
+
+    const aliasChanges = server.find('POST', '/collections/aliases');
+    expect(aliasChanges).toHaveLength(1);
+    expect(aliasChanges[0]!.body).toEqual({
+      actions: [{ delete_alias: { alias_name: ALIAS } }, { create_alias: { collection_name: second, alias_name: ALIAS } }],
+    });
+    const deletions = server.find('DELETE', /^\/collections\//);
+    expect(deletions.map((req) => req.path)).toEqual([`/collections/${first}`]);
+    expect(server.requests.indexOf(deletions[0]!)).toBeGreaterThan(server.requests.indexOf(aliasChanges[0]!));
+
+    // Same input, same points: the rebuild is idempotent.
+    expect([...qdrant.collections.get(second)!.points.entries()]).toEqual(firstPoints);
+    expect([...qdrant.collections.keys()]).toEqual([second]);
+  });
+
+  it('sends the API key header on every request', async () => {
+    await qa.replaceAll(PAIRS);
+    await qa.search('二段階認証');
+    await qa.count();
+    await qa.ping();
+
+    expect(server.requests.length).toBeGreaterThan(5);
+    for (const req of server.requests) expect(req.headers['api-key']).toBe(API_KEY);
+    expect(server.unmatched()).toEqual([]);
+  });
+
+  it('queries the alias with the embedded query and maps the hits', async () => {
+    await qa.replaceAll(PAIRS);
+    server.clear();
+    embedder.calls.length = 0;
+
+    const hits = await qa.search('二段階認証のやり方を教えて');
+    expect(embedder.calls).toEqual([['二段階認証のやり方を教えて']]);
+    const [request] = server.find('POST', `/collections/${ALIAS}/points/query`);
+    expect(request!.body).toEqual({ query: [1, 0.1, 0.1, 0.1].map((value) => Math.fround(value)), limit: 3, with_payload: true });
+
+    expect(hits).toHaveLength(3);
+    expect(hits[0]).toEqual({ id: 'qa.csv#2', fileName: 'qa.csv#2', content: formatQaPair(PAIRS[1]!), score: expect.any(Number) });
+    expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+
+    const [billing] = await qa.search('請求について', 1);
+    expect(billing!.id).toBe('qa.csv#3');
+    expect(server.find('POST', `/collections/${ALIAS}/points/query`).at(-1)!.body).toMatchObject({ limit: 1 });
+  });
+
+  it('answers searches from the old collection while a new one is being built', async () => {
+    await qa.replaceAll(PAIRS.slice(0, 2));
+    const during: string[][] = [];
+    const changed: QaPair[] = [
+      { id: 'new.csv#1', fileName: 'new.csv', row: 1, question: '二段階認証が使えない', answer: 'SMS 認証もお試しください。' },
+      { id: 'new.csv#2', fileName: 'new.csv', row: 2, question: 'パスワードの条件', answer: '12 文字以上です。' },
+      { id: 'new.csv#3', fileName: 'new.csv', row: 3, question: '請求の締め日', answer: '月末です。' },
+    ];
+
+    await qa.replaceAll(changed, async ({ stage, done }) => {
+      if (stage === 'upload' && done > 0) during.push((await qa.search('二段階認証', 1)).map((hit) => hit.id));
+    });
+
+    expect(during).toEqual([['qa.csv#2'], ['qa.csv#2']]);
+    expect((await qa.search('二段階認証', 1)).map((hit) => hit.id)).toEqual(['new.csv#1']);
+  });
+
+  it('treats a missing alias as an empty index', async () => {
+    expect(await qa.count()).toBe(0);
+    expect(await qa.search('二段階認証')).toEqual([]);
+  });
+
+  it('refuses, before embedding anything, when a real collection carries the alias name', async () => {
+    qdrant.collections.set(ALIAS, { config: {}, points: new Map() });
+    await expect(qa.replaceAll(PAIRS)).rejects.toThrow(`Qdrant at ${server.url}: "${ALIAS}" is a collection`);
+    expect(embedder.calls).toEqual([]);
+  });
+
+  it('drops the half-built collection and keeps the alias when an upsert fails', async () => {
+    await qa.replaceAll(PAIRS);
+    const live = qdrant.aliases.get(ALIAS)!;
+    server.on('PUT', /^\/collections\/[^/]+\/points$/, () => qdrantError(400, 'Wrong input: Vector dimension error: expected dim: 4, got 3'));
+    server.clear();
+
+    const failure = qa.replaceAll(PAIRS);
+    await expect(failure).rejects.toThrow(
+      new RegExp(`^Qdrant at ${server.url}: upsert points 1-2 into "${ALIAS}_\\d+" was refused with HTTP 400: Wrong input: Vector dimension error`),
+    );
+    const build = server.find('PUT', /^\/collections\/[^/]+$/)[0]!.path.slice('/collections/'.length);
+    expect(server.find('DELETE', `/collections/${build}`)).toHaveLength(1);
+    expect(server.find('POST', '/collections/aliases')).toEqual([]);
+    expect(qdrant.aliases.get(ALIAS)).toBe(live);
+    expect([...qdrant.collections.keys()]).toEqual([live]);
+  });
+
+  it('creates an empty collection of the right size for no pairs', async () => {
+    await qa.replaceAll([]);
+    const [creation] = server.find('PUT', /^\/collections\/[^/]+$/);
+    expect(creation!.body).toEqual({ vectors: { size: 4, distance: 'Cosine' } });
+    expect(await qa.count()).toBe(0);
+  });
+
+  it('names the URL when the server cannot be reached', async () => {
+    await qa.ping();
+    const url = server.url;
+    await server.close();
+    await expect(qa.ping()).rejects.toThrow(`Qdrant at ${url} is unreachable (version check)`);
+    server = await startRecordingServer();
+  });
+});
