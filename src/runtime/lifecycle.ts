@@ -1,0 +1,76 @@
+/**
+ * Process lifecycle shared by every role: start the roles, and on SIGTERM/SIGINT stop them in reverse order (each
+ * stop lets active jobs finish) and exit 0 within the shutdown deadline. Entry files in `workers/` are only this wiring.
+ */
+import type { Logger } from '../logger.js';
+
+/** A running role (poller, agent worker, sender, dashboard…). */
+export interface RoleHandle {
+  readonly name: string;
+  /** Stops taking new work, waits for work in progress, closes connections. Must be idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Options of {@link runRoles}. */
+export interface RunRolesOptions {
+  logger: Logger;
+  /** Docker stops a container 10 s after SIGTERM by default and Kubernetes 30 s; stay under the latter. */
+  shutdownTimeoutMs?: number;
+  /** Injected for tests; defaults to `process.exit`. */
+  exit?: (code: number) => void;
+  signals?: NodeJS.Signals[];
+}
+
+/**
+ * Starts each role in order; if one fails to start, the ones already running are stopped and the error is rethrown.
+ * Returns a `shutdown` function that the installed signal handlers also call.
+ */
+export async function runRoles(
+  starters: Array<() => Promise<RoleHandle>>,
+  options: RunRolesOptions,
+): Promise<{ roles: RoleHandle[]; shutdown: (reason: string) => Promise<void> }> {
+  const { logger, shutdownTimeoutMs = 25_000, exit = (code) => process.exit(code), signals = ['SIGTERM', 'SIGINT'] } = options;
+  const roles: RoleHandle[] = [];
+  let stopping: Promise<void> | undefined;
+
+  const stopAll = async (): Promise<void> => {
+    for (const role of [...roles].reverse()) {
+      try {
+        await role.stop();
+        logger.info({ role: role.name }, 'stopped');
+      } catch (err) {
+        logger.error({ role: role.name, err }, 'error while stopping');
+      }
+    }
+  };
+
+  const shutdown = (reason: string): Promise<void> => {
+    stopping ??= (async () => {
+      logger.info({ reason }, 'shutting down: finishing work in progress');
+      const deadline = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), shutdownTimeoutMs).unref());
+      const outcome = await Promise.race([stopAll().then(() => 'done' as const), deadline]);
+      if (outcome === 'timeout') {
+        // Unfinished jobs are not lost: BullMQ hands a job whose lock lapses to another worker.
+        logger.warn({ shutdownTimeoutMs }, 'shutdown deadline passed; exiting with work still in progress');
+        exit(1);
+      } else {
+        exit(0);
+      }
+    })();
+    return stopping;
+  };
+
+  for (const signal of signals) process.once(signal, () => void shutdown(signal));
+
+  for (const start of starters) {
+    try {
+      const role = await start();
+      roles.push(role);
+      logger.info({ role: role.name }, 'started');
+    } catch (err) {
+      await stopAll();
+      throw err;
+    }
+  }
+  return { roles, shutdown };
+}
