@@ -232,7 +232,8 @@ export const VARIABLES = {
     group: 'agent',
   },
   AGENT_RECURSION_LIMIT: {
-    schema: int(10, 1000),
+    // One subtask needs 13 steps to use all three tries; lower limits would fail runs that are going fine.
+    schema: int(13, 1000),
     default: '50',
     description: 'LangGraph recursion limit of one agent run',
     sensitive: false,

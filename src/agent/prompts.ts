@@ -6,6 +6,7 @@
  * through user messages, inside tagged blocks built by {@link renderUserPrompt}, and every system prompt tells the
  * model that text inside those blocks is data, not instructions. System prompts may therefore use `{product}` only.
  */
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 
@@ -219,15 +220,16 @@ export function resolvePrompts(overrides: Partial<PromptSet> = {}): PromptSet {
 }
 
 /**
- * Reads prompt overrides from a JSON file (PROMPTS_FILE): an object whose keys are {@link PromptSet} names.
- * Unknown keys, non-string values and unsafe placeholders fail with one {@link PromptConfigError} naming the file.
+ * Validates the text of a prompts file: a JSON object whose keys are {@link PromptSet} names. Unknown keys,
+ * non-string or empty values and unsafe or missing placeholders fail with one {@link PromptConfigError} naming
+ * `source`.
  */
-export async function loadPromptOverrides(file: string): Promise<Partial<PromptSet>> {
+export function parsePromptOverrides(json: string, source = 'prompts file'): Partial<PromptSet> {
   let raw: unknown;
   try {
-    raw = JSON.parse(await readFile(file, 'utf8'));
+    raw = JSON.parse(json);
   } catch (err) {
-    throw new PromptConfigError(`Cannot read prompts file ${file}`, [(err as Error).message]);
+    throw new PromptConfigError(`Invalid prompts file ${source}`, [`not valid JSON: ${(err as Error).message}`]);
   }
   const parsed = promptOverridesSchema.safeParse(raw);
   if (!parsed.success) {
@@ -238,12 +240,34 @@ export async function loadPromptOverrides(file: string): Promise<Partial<PromptS
       const where = issue.path.length > 0 ? issue.path.join('.') : '(root)';
       return `${where}: ${issue.message}`;
     });
-    throw new PromptConfigError(`Invalid prompts file ${file}`, problems);
+    throw new PromptConfigError(`Invalid prompts file ${source}`, problems);
   }
   const overrides = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as Partial<PromptSet>;
   const problems = checkOverrides(overrides);
-  if (problems.length > 0) throw new PromptConfigError(`Invalid prompts file ${file}`, problems);
+  if (problems.length > 0) throw new PromptConfigError(`Invalid prompts file ${source}`, problems);
   return overrides;
+}
+
+/** Reads and validates prompt overrides from a JSON file (PROMPTS_FILE); see {@link parsePromptOverrides}. */
+export async function loadPromptOverrides(file: string): Promise<Partial<PromptSet>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new PromptConfigError(`Cannot read prompts file ${file}`, [(err as Error).message]);
+  }
+  return parsePromptOverrides(text, file);
+}
+
+/** As {@link loadPromptOverrides}, synchronously, for wiring at start-up. */
+export function loadPromptOverridesSync(file: string): Partial<PromptSet> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new PromptConfigError(`Cannot read prompts file ${file}`, [(err as Error).message]);
+  }
+  return parsePromptOverrides(text, file);
 }
 
 /**

@@ -1,0 +1,665 @@
+/**
+ * The help-desk agent, after the design's HelpDeskAgent: a LangGraph main graph (create_plan → one
+ * execute_subtasks per subtask through `Send` → create_answer) and a subgraph per subtask (select_tools →
+ * execute_tools → create_subtask_answer → reflect_subtask, looping until the reflection passes or
+ * {@link MAX_CHALLENGE_COUNT} tries are spent).
+ *
+ * Differences from the design, on purpose: a retry really drops the earlier tool traffic (the design's filter kept
+ * it); invalid tool calls from the model are answered instead of crashing the run; the question and plan are guarded
+ * (empty, too long, too many or duplicate subtasks); every LLM call is recorded with its tokens; and customer text
+ * reaches the model only inside delimited blocks of user messages (see `prompts.ts`).
+ */
+import { Annotation, END, Send, START, StateGraph } from '@langchain/langgraph';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import { ToolInputParsingException, type StructuredToolInterface } from '@langchain/core/tools';
+import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
+import type OpenAI from 'openai';
+import { zodResponseFormat } from 'openai/helpers/zod';
+import type {
+  ChatCompletionMessageParam,
+  ChatCompletionMessageToolCall,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
+import type { CompletionUsage } from 'openai/resources/completions';
+import { createLogger, type Logger } from '../logger.js';
+import type { SearchOutput } from '../search/types.js';
+import { type PromptSet, renderSystemPrompt, renderUserPrompt, resolvePrompts } from './prompts.js';
+import { TOOL_SOURCE_KIND } from './tools.js';
+import {
+  type AgentResult,
+  type AnswerSource,
+  type LlmCallRecord,
+  type LlmUsage,
+  MAX_CHALLENGE_COUNT,
+  type ReflectionResult,
+  type Subtask,
+  type ToolResult,
+  addUsage,
+  planSchema,
+  reflectionResultSchema,
+} from './types.js';
+
+const append = <T>(a: T[], b: T[]): T[] => [...a, ...b];
+
+const AgentStateAnnotation = Annotation.Root({
+  question: Annotation<string>,
+  /** Earlier exchange of the mail thread; empty when none. */
+  conversation: Annotation<string>,
+  plan: Annotation<string[]>,
+  /** Planned subtasks beyond maxSubtasks, which were not run. */
+  droppedSubtasks: Annotation<string[]>,
+  currentStep: Annotation<number>,
+  subtaskResults: Annotation<Subtask[]>({ reducer: append, default: () => [] }),
+  llmCalls: Annotation<LlmCallRecord[]>({ reducer: append, default: () => [] }),
+  lastAnswer: Annotation<string>,
+});
+
+/** State of the main graph (plan → subtasks → answer). */
+export type AgentState = typeof AgentStateAnnotation.State;
+
+const AgentSubGraphStateAnnotation = Annotation.Root({
+  question: Annotation<string>,
+  plan: Annotation<string[]>,
+  subtask: Annotation<string>,
+  isCompleted: Annotation<boolean>,
+  // Each node hands back the whole conversation it built, so the last write is the truth.
+  messages: Annotation<ChatCompletionMessageParam[]>({ reducer: (_old, next) => next, default: () => [] }),
+  challengeCount: Annotation<number>,
+  toolResults: Annotation<ToolResult[][]>({ reducer: append, default: () => [] }),
+  reflectionResults: Annotation<ReflectionResult[]>({ reducer: append, default: () => [] }),
+  subtaskAnswer: Annotation<string>,
+  usedFallback: Annotation<boolean>,
+  llmCalls: Annotation<LlmCallRecord[]>({ reducer: append, default: () => [] }),
+});
+
+/** State of one subtask's subgraph (tools → answer → reflection loop). */
+export type AgentSubGraphState = typeof AgentSubGraphStateAnnotation.State;
+
+/** Thrown by {@link HelpDeskAgent.runAgent} for an empty or whitespace-only question. */
+export class EmptyQuestionError extends Error {
+  constructor() {
+    super('The question is empty (or only whitespace); there is nothing for the agent to answer.');
+    this.name = 'EmptyQuestionError';
+  }
+}
+
+/** The answer a subtask gets when it ran out of tries (the design's wording). */
+export const fallbackSubtaskAnswer = (subtask: string): string => `${subtask}の回答が見つかりませんでした。`;
+
+/**
+ * Smallest recursion limit that lets a subtask use all its tries: the subgraph takes four steps per try, plus one.
+ * A lower AGENT_RECURSION_LIMIT makes a subtask that needs its last try fail with a GraphRecursionError.
+ */
+export const MIN_RECURSION_LIMIT = 4 * MAX_CHALLENGE_COUNT + 1;
+
+/** Options of {@link HelpDeskAgent}. */
+export interface HelpDeskAgentOptions {
+  /** OpenAI SDK client; it carries the timeout and the retries with backoff. */
+  client: OpenAI;
+  model: string;
+  /** The search tools the model may call (see `createSearchTools`). */
+  tools: StructuredToolInterface[];
+  /** Overrides of the built-in prompts. */
+  prompts?: Partial<PromptSet>;
+  /** Product name filled into `{product}`. */
+  productName: string;
+  /** Longer questions are cut to this many characters. */
+  maxQuestionChars: number;
+  /** At most this many planned subtasks run. */
+  maxSubtasks: number;
+  /** LangGraph recursion limit of one run. */
+  recursionLimit: number;
+  logger?: Logger;
+}
+
+/** Options of one {@link HelpDeskAgent.runAgent} call. */
+export interface RunAgentOptions {
+  /** The earlier exchange of the mail thread, given to the planner and the final answer as context. */
+  conversation?: string;
+  /** Aborts the run (LLM requests, tool calls and the graph). */
+  signal?: AbortSignal;
+}
+
+/** A state object for the main graph, for running its nodes one by one. */
+export function initialAgentState(question: string, conversation = ''): AgentState {
+  return {
+    question,
+    conversation,
+    plan: [],
+    droppedSubtasks: [],
+    currentStep: 0,
+    subtaskResults: [],
+    llmCalls: [],
+    lastAnswer: '',
+  };
+}
+
+/** A state object for a subtask's subgraph, for running its nodes one by one. */
+export function initialSubGraphState(question: string, plan: string[], subtask: string): AgentSubGraphState {
+  return {
+    question,
+    plan,
+    subtask,
+    isCompleted: false,
+    messages: [],
+    challengeCount: 0,
+    toolResults: [],
+    reflectionResults: [],
+    subtaskAnswer: '',
+    usedFallback: false,
+    llmCalls: [],
+  };
+}
+
+/** Sums recorded calls into a usage. */
+export function usageOf(calls: LlmCallRecord[]): LlmUsage {
+  return addUsage(
+    ...calls.map((c) => ({
+      calls: 1,
+      promptTokens: c.promptTokens,
+      completionTokens: c.completionTokens,
+      totalTokens: c.promptTokens + c.completionTokens,
+    })),
+  );
+}
+
+// Subtasks that differ only in spacing, width or case would search the same thing twice.
+const subtaskKey = (s: string): string => s.normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase();
+
+const hasToolCalls = (m: ChatCompletionMessageParam): boolean => m.role === 'assistant' && 'tool_calls' in m && m.tool_calls !== undefined;
+
+/**
+ * The help-desk agent. Each node method takes a state and returns the update it makes, so it can be run alone
+ * (as in the design's step-by-step section) or inside the graph from {@link HelpDeskAgent.createGraph}.
+ */
+export class HelpDeskAgent {
+  private readonly client: OpenAI;
+  private readonly model: string;
+  private readonly tools: StructuredToolInterface[];
+  private readonly toolMap: Map<string, StructuredToolInterface>;
+  private readonly openaiTools: ChatCompletionTool[];
+  /** The prompts in use (built-ins with the overrides applied). */
+  readonly prompts: PromptSet;
+  private readonly productName: string;
+  private readonly maxQuestionChars: number;
+  private readonly maxSubtasks: number;
+  private readonly recursionLimit: number;
+  private readonly logger: Logger;
+  private graph?: ReturnType<HelpDeskAgent['createGraph']>;
+  private subgraph?: ReturnType<HelpDeskAgent['createSubgraph']>;
+
+  constructor(options: HelpDeskAgentOptions) {
+    this.client = options.client;
+    this.model = options.model;
+    this.tools = options.tools;
+    this.toolMap = new Map(options.tools.map((t) => [t.name, t]));
+    this.openaiTools = options.tools.map((t) => convertToOpenAITool(t) as ChatCompletionTool);
+    this.prompts = resolvePrompts(options.prompts ?? {});
+    this.productName = options.productName;
+    this.maxQuestionChars = options.maxQuestionChars;
+    this.maxSubtasks = options.maxSubtasks;
+    this.recursionLimit = options.recursionLimit;
+    this.logger = options.logger ?? createLogger('agent');
+    if (this.recursionLimit < MIN_RECURSION_LIMIT) {
+      this.logger.warn(
+        { recursionLimit: this.recursionLimit, needed: MIN_RECURSION_LIMIT },
+        'recursion limit too low for a subtask to use all its tries; such runs will fail',
+      );
+    }
+  }
+
+  /** Names of the tools the model is offered. */
+  get toolNames(): string[] {
+    return this.tools.map((t) => t.name);
+  }
+
+  /**
+   * Answers one customer question: plans, runs the subtasks in parallel and writes the final answer.
+   * Throws {@link EmptyQuestionError} for an empty question; a question longer than maxQuestionChars is cut.
+   */
+  async runAgent(question: string, options: RunAgentOptions = {}): Promise<AgentResult> {
+    const started = performance.now();
+    const normalized = question.replace(/\r\n?/g, '\n').trim();
+    if (normalized === '') throw new EmptyQuestionError();
+
+    // Cut by code points so that a surrogate pair is never split in half.
+    const chars = Array.from(normalized);
+    const truncated = chars.length > this.maxQuestionChars;
+    const used = truncated ? chars.slice(0, this.maxQuestionChars).join('') : normalized;
+    if (truncated) {
+      this.logger.warn({ length: chars.length, maxQuestionChars: this.maxQuestionChars }, 'question too long; truncated');
+    }
+
+    this.graph ??= this.createGraph();
+    const final = await this.graph.invoke(
+      { question: used, conversation: options.conversation ?? '', currentStep: 0 },
+      { recursionLimit: this.recursionLimit, signal: options.signal },
+    );
+
+    const subtasks = this.inPlanOrder(final.plan, final.subtaskResults);
+    const result: AgentResult = {
+      question: used,
+      plan: { subtasks: final.plan },
+      subtasks,
+      answer: final.lastAnswer,
+      sources: sourcesOf(subtasks),
+      usage: usageOf(final.llmCalls),
+      llmCalls: final.llmCalls,
+      truncated,
+      droppedSubtasks: final.droppedSubtasks,
+      durationMs: Math.round(performance.now() - started),
+    };
+    this.logger.info(
+      {
+        subtasks: subtasks.length,
+        completed: subtasks.filter((s) => s.isCompleted).length,
+        fallbacks: subtasks.filter((s) => s.usedFallback).length,
+        droppedSubtasks: result.droppedSubtasks.length,
+        truncated,
+        sources: result.sources.length,
+        llmCalls: result.usage.calls,
+        totalTokens: result.usage.totalTokens,
+        durationMs: result.durationMs,
+      },
+      'agent run finished',
+    );
+    return result;
+  }
+
+  /** Builds the main graph: create_plan → execute_subtasks (one per subtask, in parallel) → create_answer. */
+  createGraph() {
+    return new StateGraph(AgentStateAnnotation)
+      .addNode('create_plan', (state, config) => this.createPlan(state, config))
+      .addNode('execute_subtasks', (state, config) => this.executeSubgraph(state, config))
+      .addNode('create_answer', (state, config) => this.createAnswer(state, config))
+      .addEdge(START, 'create_plan')
+      .addConditionalEdges('create_plan', (state) => this.fanOutSubtasks(state))
+      .addEdge('execute_subtasks', 'create_answer')
+      .addEdge('create_answer', END)
+      .compile();
+  }
+
+  /** Builds the subgraph of one subtask: select_tools → execute_tools → create_subtask_answer → reflect_subtask ↺. */
+  createSubgraph() {
+    return new StateGraph(AgentSubGraphStateAnnotation)
+      .addNode('select_tools', (state, config) => this.selectTools(state, config))
+      .addNode('execute_tools', (state, config) => this.executeTools(state, config))
+      .addNode('create_subtask_answer', (state, config) => this.createSubtaskAnswer(state, config))
+      .addNode('reflect_subtask', (state, config) => this.reflectSubtask(state, config))
+      .addEdge(START, 'select_tools')
+      .addEdge('select_tools', 'execute_tools')
+      .addEdge('execute_tools', 'create_subtask_answer')
+      .addEdge('create_subtask_answer', 'reflect_subtask')
+      .addConditionalEdges('reflect_subtask', (state) => this.nextAfterReflection(state), {
+        continue: 'select_tools',
+        end: END,
+      })
+      .compile();
+  }
+
+  /**
+   * Node create_plan: asks the model for the subtasks (structured output), then removes blanks and duplicates, falls
+   * back to the question itself when nothing is left, and keeps at most maxSubtasks.
+   */
+  async createPlan(
+    state: AgentState,
+    config?: RunnableConfig,
+  ): Promise<{ plan: string[]; droppedSubtasks: string[]; llmCalls: LlmCallRecord[] }> {
+    const messages: ChatCompletionMessageParam[] = [
+      { role: 'system', content: renderSystemPrompt(this.prompts.plannerSystemPrompt, this.productName) },
+      {
+        role: 'user',
+        content: renderUserPrompt(this.prompts.plannerUserPrompt, this.productName, {
+          question: state.question,
+          conversation: state.conversation,
+        }),
+      },
+    ];
+    const [response, call] = await this.timed('create_plan', undefined, () =>
+      this.client.chat.completions.parse(
+        {
+          model: this.model,
+          messages,
+          response_format: zodResponseFormat(planSchema, 'plan'),
+          temperature: 0,
+          seed: 0,
+        },
+        { signal: config?.signal },
+      ),
+    );
+    const proposed = response.choices[0]?.message.parsed?.subtasks ?? [];
+
+    const seen = new Set<string>();
+    const unique: string[] = [];
+    for (const raw of proposed) {
+      const subtask = raw.trim();
+      const key = subtaskKey(subtask);
+      if (key === '' || seen.has(key)) continue;
+      seen.add(key);
+      unique.push(subtask);
+    }
+    if (unique.length < proposed.length) {
+      this.logger.debug({ proposed: proposed.length, kept: unique.length }, 'removed blank or duplicate subtasks');
+    }
+    if (unique.length === 0) {
+      this.logger.warn('planner returned no subtasks; using the question as the only subtask');
+      unique.push(state.question);
+    }
+    const plan = unique.slice(0, this.maxSubtasks);
+    const droppedSubtasks = unique.slice(this.maxSubtasks);
+    if (droppedSubtasks.length > 0) {
+      this.logger.warn(
+        { planned: unique.length, maxSubtasks: this.maxSubtasks, dropped: droppedSubtasks.length },
+        'plan has more subtasks than MAX_SUBTASKS; dropping the rest',
+      );
+    }
+    this.logger.debug({ step: 'create_plan', subtasks: plan.length, durationMs: call.durationMs }, 'plan created');
+    return { plan, droppedSubtasks, llmCalls: [call] };
+  }
+
+  /**
+   * Node select_tools: lets the model pick tools for the subtask. A retry continues the earlier conversation
+   * without its tool traffic (tool messages and the assistant messages that asked for them), which keeps tokens down
+   * and leaves no orphaned tool calls, then adds the retry prompt. A reply without tool calls is kept as text.
+   */
+  async selectTools(
+    state: AgentSubGraphState,
+    config?: RunnableConfig,
+  ): Promise<{ messages: ChatCompletionMessageParam[]; llmCalls: LlmCallRecord[] }> {
+    let messages: ChatCompletionMessageParam[];
+    if (state.challengeCount === 0) {
+      messages = [
+        { role: 'system', content: renderSystemPrompt(this.prompts.subtaskSystemPrompt, this.productName) },
+        {
+          role: 'user',
+          content: renderUserPrompt(this.prompts.subtaskToolSelectionUserPrompt, this.productName, {
+            question: state.question,
+            plan: state.plan,
+            subtask: state.subtask,
+          }),
+        },
+      ];
+    } else {
+      messages = state.messages.filter((m) => m.role !== 'tool' && !hasToolCalls(m));
+      messages.push({
+        role: 'user',
+        content: renderUserPrompt(this.prompts.subtaskRetryAnswerUserPrompt, this.productName, { subtask: state.subtask }),
+      });
+    }
+
+    const [response, call] = await this.timed('select_tools', state.subtask, () =>
+      this.client.chat.completions.create(
+        { model: this.model, messages, tools: this.openaiTools, temperature: 0, seed: 0 },
+        { signal: config?.signal },
+      ),
+    );
+    const message = response.choices[0]?.message;
+    const toolCalls = message?.tool_calls ?? [];
+    if (toolCalls.length === 0) {
+      this.logger.debug({ step: 'select_tools', try: state.challengeCount + 1 }, 'model answered without calling a tool');
+      messages.push({ role: 'assistant', content: message?.content ?? '' });
+    } else {
+      this.logger.debug(
+        { step: 'select_tools', try: state.challengeCount + 1, tools: toolCalls.map(toolCallName) },
+        'tools selected',
+      );
+      messages.push({ role: 'assistant', content: message?.content ?? null, tool_calls: toolCalls });
+    }
+    return { messages, llmCalls: [call] };
+  }
+
+  /**
+   * Node execute_tools: runs the tool calls of the last assistant message and appends one tool message per call.
+   * A call of an unknown tool or with unusable arguments gets an empty result and a tool message saying so, rather
+   * than failing the run. Without tool calls this try records no results.
+   */
+  async executeTools(
+    state: AgentSubGraphState,
+    config?: RunnableConfig,
+  ): Promise<{ messages: ChatCompletionMessageParam[]; toolResults: ToolResult[][] }> {
+    const messages = [...state.messages];
+    const last = messages.at(-1);
+    const toolCalls: ChatCompletionMessageToolCall[] =
+      last?.role === 'assistant' && 'tool_calls' in last && last.tool_calls ? last.tool_calls : [];
+    if (toolCalls.length === 0) {
+      this.logger.debug({ step: 'execute_tools' }, 'no tool calls to run');
+      return { messages, toolResults: [[]] };
+    }
+
+    const outcomes = await Promise.all(toolCalls.map((tc) => this.runToolCall(tc, config?.signal)));
+    for (const [i, outcome] of outcomes.entries()) {
+      messages.push({ role: 'tool', tool_call_id: toolCalls[i]!.id, content: outcome.message });
+    }
+    const results = outcomes.map((o) => o.result);
+    this.logger.debug(
+      { step: 'execute_tools', calls: results.map((r) => ({ tool: r.toolName, hits: r.results.length })) },
+      'tools executed',
+    );
+    return { messages, toolResults: [results] };
+  }
+
+  /** Node create_subtask_answer: the model puts what the tools returned into words for the final writer. */
+  async createSubtaskAnswer(
+    state: AgentSubGraphState,
+    config?: RunnableConfig,
+  ): Promise<{ messages: ChatCompletionMessageParam[]; subtaskAnswer: string; llmCalls: LlmCallRecord[] }> {
+    const messages = [...state.messages];
+    const [response, call] = await this.timed('create_subtask_answer', state.subtask, () =>
+      this.client.chat.completions.create(
+        { model: this.model, messages, temperature: 0, seed: 0 },
+        { signal: config?.signal },
+      ),
+    );
+    const subtaskAnswer = response.choices[0]?.message.content ?? '';
+    messages.push({ role: 'assistant', content: subtaskAnswer });
+    this.logger.debug({ step: 'create_subtask_answer', chars: subtaskAnswer.length }, 'subtask answered');
+    return { messages, subtaskAnswer, llmCalls: [call] };
+  }
+
+  /**
+   * Node reflect_subtask: the model judges its subtask answer (structured output). After the last failed try the
+   * answer becomes the "not found" fallback.
+   */
+  async reflectSubtask(
+    state: AgentSubGraphState,
+    config?: RunnableConfig,
+  ): Promise<{
+    messages: ChatCompletionMessageParam[];
+    reflectionResults: ReflectionResult[];
+    challengeCount: number;
+    isCompleted: boolean;
+    usedFallback: boolean;
+    subtaskAnswer?: string;
+    llmCalls: LlmCallRecord[];
+  }> {
+    const messages = [...state.messages];
+    messages.push({
+      role: 'user',
+      content: renderUserPrompt(this.prompts.subtaskReflectionUserPrompt, this.productName, { subtask: state.subtask }),
+    });
+    const [response, call] = await this.timed('reflect_subtask', state.subtask, () =>
+      this.client.chat.completions.parse(
+        {
+          model: this.model,
+          messages,
+          response_format: zodResponseFormat(reflectionResultSchema, 'reflection_result'),
+          temperature: 0,
+          seed: 0,
+        },
+        { signal: config?.signal },
+      ),
+    );
+    // A refusal carries no parsed result; treating it as a failed try keeps the loop bounded.
+    const reflection: ReflectionResult = response.choices[0]?.message.parsed ?? { advice: '', isCompleted: false };
+    messages.push({ role: 'assistant', content: JSON.stringify(reflection) });
+
+    const challengeCount = state.challengeCount + 1;
+    const usedFallback = !reflection.isCompleted && challengeCount >= MAX_CHALLENGE_COUNT;
+    this.logger.debug(
+      { step: 'reflect_subtask', try: challengeCount, isCompleted: reflection.isCompleted, usedFallback },
+      'subtask reflected',
+    );
+    return {
+      messages,
+      reflectionResults: [reflection],
+      challengeCount,
+      isCompleted: reflection.isCompleted,
+      usedFallback,
+      ...(usedFallback ? { subtaskAnswer: fallbackSubtaskAnswer(state.subtask) } : {}),
+      llmCalls: [call],
+    };
+  }
+
+  /** Node create_answer: writes the customer-facing answer from the subtask answers. */
+  async createAnswer(state: AgentState, config?: RunnableConfig): Promise<{ lastAnswer: string; llmCalls: LlmCallRecord[] }> {
+    const subtaskResults = this.inPlanOrder(state.plan, state.subtaskResults).map((s) => ({
+      subtask: s.taskName,
+      answer: s.subtaskAnswer,
+    }));
+    const messages: ChatCompletionMessageParam[] = [
+      { role: 'system', content: renderSystemPrompt(this.prompts.createLastAnswerSystemPrompt, this.productName) },
+      {
+        role: 'user',
+        content: renderUserPrompt(this.prompts.createLastAnswerUserPrompt, this.productName, {
+          question: state.question,
+          conversation: state.conversation,
+          subtaskResults,
+        }),
+      },
+    ];
+    const [response, call] = await this.timed('create_answer', undefined, () =>
+      this.client.chat.completions.create(
+        { model: this.model, messages, temperature: 0, seed: 0 },
+        { signal: config?.signal },
+      ),
+    );
+    const lastAnswer = response.choices[0]?.message.content ?? '';
+    this.logger.debug({ step: 'create_answer', chars: lastAnswer.length, durationMs: call.durationMs }, 'final answer created');
+    return { lastAnswer, llmCalls: [call] };
+  }
+
+  /** Node execute_subtasks: runs the subgraph for the subtask at `currentStep` and reports it as a {@link Subtask}. */
+  private async executeSubgraph(
+    state: AgentState,
+    config?: RunnableConfig,
+  ): Promise<{ subtaskResults: Subtask[]; llmCalls: LlmCallRecord[] }> {
+    this.subgraph ??= this.createSubgraph();
+    const subtask = state.plan[state.currentStep] ?? '';
+    // Passing the node's config nests the run: it shares the abort signal and the recursion limit.
+    const result = await this.subgraph.invoke(initialSubGraphState(state.question, state.plan, subtask), config);
+    const subtaskResult: Subtask = {
+      taskName: result.subtask,
+      toolResults: result.toolResults,
+      reflectionResults: result.reflectionResults,
+      isCompleted: result.isCompleted,
+      subtaskAnswer: result.subtaskAnswer,
+      challengeCount: result.challengeCount,
+      usedFallback: result.usedFallback,
+      usage: usageOf(result.llmCalls),
+    };
+    return { subtaskResults: [subtaskResult], llmCalls: result.llmCalls };
+  }
+
+  private fanOutSubtasks(state: AgentState): Send[] {
+    return state.plan.map(
+      (_, idx) =>
+        new Send('execute_subtasks', {
+          question: state.question,
+          conversation: state.conversation,
+          plan: state.plan,
+          currentStep: idx,
+        }),
+    );
+  }
+
+  private nextAfterReflection(state: AgentSubGraphState): 'continue' | 'end' {
+    return state.isCompleted || state.challengeCount >= MAX_CHALLENGE_COUNT ? 'end' : 'continue';
+  }
+
+  // Parallel subtasks finish in any order; the answer and the result follow the plan.
+  private inPlanOrder(plan: string[], subtasks: Subtask[]): Subtask[] {
+    const rank = (s: Subtask) => {
+      const i = plan.indexOf(s.taskName);
+      return i === -1 ? plan.length : i;
+    };
+    return [...subtasks].sort((a, b) => rank(a) - rank(b));
+  }
+
+  private async runToolCall(
+    toolCall: ChatCompletionMessageToolCall,
+    signal: AbortSignal | undefined,
+  ): Promise<{ result: ToolResult; message: string }> {
+    const invalid = (toolName: string, args: string, reason: string) => {
+      this.logger.warn({ tool: toolName, reason }, 'invalid tool call from the model');
+      return {
+        result: { toolName, args, results: [] },
+        message: `無効なツール呼び出しのため実行しませんでした（${reason}）。使えるツール: ${this.toolNames.join(', ')}`,
+      };
+    };
+    if (toolCall.type !== 'function') {
+      return invalid(toolCall.custom.name, toolCall.custom.input, 'function 形式ではない呼び出し');
+    }
+    const { name, arguments: args } = toolCall.function;
+    const tool = this.toolMap.get(name);
+    if (!tool) return invalid(name, args, `存在しないツール「${name}」`);
+    let input: unknown;
+    try {
+      input = JSON.parse(args);
+    } catch {
+      return invalid(name, args, '引数が JSON として読めない');
+    }
+    let output: unknown;
+    try {
+      output = await tool.invoke(input, { signal });
+    } catch (err) {
+      // Only the model's mistake is answered here; a failing search backend must fail the run so it can be retried.
+      if (err instanceof ToolInputParsingException) return invalid(name, args, '引数がツールの入力形式に合わない');
+      throw err;
+    }
+    const results = Array.isArray(output) ? (output as SearchOutput[]) : [];
+    return { result: { toolName: name, args, results }, message: JSON.stringify(results) };
+  }
+
+  private async timed<R extends { usage?: CompletionUsage | null }>(
+    step: LlmCallRecord['step'],
+    subtask: string | undefined,
+    run: () => Promise<R>,
+  ): Promise<[R, LlmCallRecord]> {
+    const started = performance.now();
+    const response = await run();
+    const record: LlmCallRecord = {
+      step,
+      ...(subtask !== undefined ? { subtask } : {}),
+      model: this.model,
+      durationMs: Math.round(performance.now() - started),
+      promptTokens: response.usage?.prompt_tokens ?? 0,
+      completionTokens: response.usage?.completion_tokens ?? 0,
+    };
+    return [response, record];
+  }
+}
+
+const toolCallName = (tc: ChatCompletionMessageToolCall): string => (tc.type === 'function' ? tc.function.name : tc.custom.name);
+
+/** Distinct sources behind the completed subtasks' tool results, in first-seen order. */
+export function sourcesOf(subtasks: Subtask[]): AnswerSource[] {
+  const seen = new Set<string>();
+  const sources: AnswerSource[] = [];
+  for (const subtask of subtasks) {
+    // A subtask that ran out of tries answers "not found"; its search hits did not inform the answer.
+    if (!subtask.isCompleted) continue;
+    for (const attempt of subtask.toolResults) {
+      for (const call of attempt) {
+        const kind = TOOL_SOURCE_KIND[call.toolName];
+        if (!kind) continue;
+        for (const r of call.results) {
+          const key = `${kind}\u0000${r.fileName}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          sources.push({ kind, fileName: r.fileName });
+        }
+      }
+    }
+  }
+  return sources;
+}

@@ -1,0 +1,42 @@
+/** Public API of the help-desk agent. */
+export {
+  EmptyQuestionError,
+  HelpDeskAgent,
+  MIN_RECURSION_LIMIT,
+  fallbackSubtaskAnswer,
+  initialAgentState,
+  initialSubGraphState,
+  sourcesOf,
+  usageOf,
+  type AgentState,
+  type AgentSubGraphState,
+  type HelpDeskAgentOptions,
+  type RunAgentOptions,
+} from './agent.js';
+export { createHelpDeskAgent } from './create-agent.js';
+export {
+  BLOCK_TAGS,
+  PROMPT_NAMES,
+  PromptConfigError,
+  defaultPrompts,
+  delimit,
+  fillPlaceholders,
+  loadPromptOverrides,
+  loadPromptOverridesSync,
+  parsePromptOverrides,
+  promptOverridesSchema,
+  renderSystemPrompt,
+  renderUserPrompt,
+  resolvePrompts,
+  type PromptSet,
+  type UserPromptValues,
+} from './prompts.js';
+export {
+  MANUAL_TOOL_NAME,
+  QA_TOOL_NAME,
+  TOOL_SOURCE_KIND,
+  createManualSearchTool,
+  createQaSearchTool,
+  createSearchTools,
+} from './tools.js';
+export * from './types.js';

@@ -1,0 +1,59 @@
+/**
+ * The agent's two read-only search tools, as LangChain tools so that their schemas reach the model through
+ * `convertToOpenAITool`. The names keep the design's `xyz` whatever PRODUCT_NAME is: prompts, logs and stored
+ * results refer to the tools by these names.
+ */
+import { tool, type StructuredToolInterface } from '@langchain/core/tools';
+import { z } from 'zod';
+import { MAX_SEARCH_RESULTS, type ManualSearch, type QaSearch, type SearchHit, type SearchOutput } from '../search/types.js';
+
+/** Name of the manual full-text search tool. */
+export const MANUAL_TOOL_NAME = 'search_xyz_manual';
+/** Name of the past Q&A similarity search tool. */
+export const QA_TOOL_NAME = 'search_xyz_qa';
+
+/** Which kind of source a tool's results are, for {@link AnswerSource}. */
+export const TOOL_SOURCE_KIND: Record<string, 'manual' | 'qa'> = {
+  [MANUAL_TOOL_NAME]: 'manual',
+  [QA_TOOL_NAME]: 'qa',
+};
+
+const manualSchema = z.object({
+  keywords: z.string().describe('全文検索に使うキーワード。複数あるときは空白で区切る'),
+});
+
+const qaSchema = z.object({
+  query: z.string().describe('過去の質問と似た意味の文を探すための検索文'),
+});
+
+// The model only needs the text and where it came from; ids and scores would cost tokens and mean nothing to it.
+const toOutputs = (hits: SearchHit[]): SearchOutput[] =>
+  hits.slice(0, MAX_SEARCH_RESULTS).map((h) => ({ fileName: h.fileName, content: h.content }));
+
+/** Builds the manual search tool over `manual`. */
+export function createManualSearchTool(manual: ManualSearch, productName = 'XYZ'): StructuredToolInterface {
+  return tool(async ({ keywords }): Promise<SearchOutput[]> => toOutputs(await manual.search(keywords, MAX_SEARCH_RESULTS)), {
+    name: MANUAL_TOOL_NAME,
+    description:
+      `${productName}のマニュアルをキーワードで全文検索するツール。` +
+      'エラーコードや画面名・機能名などの固有名詞が問い合わせに含まれるときは、その語句でこのツールを使う。',
+    schema: manualSchema,
+  });
+}
+
+/** Builds the past Q&A search tool over `qa`. */
+export function createQaSearchTool(qa: QaSearch, productName = 'XYZ'): StructuredToolInterface {
+  return tool(async ({ query }): Promise<SearchOutput[]> => toOutputs(await qa.search(query, MAX_SEARCH_RESULTS)), {
+    name: QA_TOOL_NAME,
+    description: `${productName}について過去に寄せられた質問と回答の組から、意味の近いものを探すツール。`,
+    schema: qaSchema,
+  });
+}
+
+/** Both tools, manual first (the design's order). */
+export function createSearchTools(
+  search: { manual: ManualSearch; qa: QaSearch },
+  productName = 'XYZ',
+): StructuredToolInterface[] {
+  return [createManualSearchTool(search.manual, productName), createQaSearchTool(search.qa, productName)];
+}

@@ -1,0 +1,67 @@
+/** The two search tools: names, schemas as the model sees them, and what they return. */
+import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
+import { describe, expect, it } from 'vitest';
+import { MANUAL_TOOL_NAME, QA_TOOL_NAME, createSearchTools } from '../../src/agent/tools.js';
+import { MAX_SEARCH_RESULTS, type ManualSearch, type QaSearch, type SearchHit } from '../../src/search/types.js';
+
+const hits = (n: number, prefix: string): SearchHit[] =>
+  Array.from({ length: n }, (_, i) => ({ id: `${prefix}#${i}`, fileName: `${prefix}.md`, heading: '見出し', content: `内容${i}`, score: n - i }));
+
+function fakes(n = 5) {
+  const calls: { kind: string; text: string; k: number | undefined }[] = [];
+  const manual: ManualSearch = {
+    kind: 'fake',
+    search: async (text, k) => (calls.push({ kind: 'manual', text, k }), hits(n, 'manual')),
+    replaceAll: async () => {},
+    count: async () => n,
+    ping: async () => {},
+  };
+  const qa: QaSearch = {
+    kind: 'fake',
+    search: async (text, k) => (calls.push({ kind: 'qa', text, k }), hits(n, 'qa')),
+    replaceAll: async () => {},
+    count: async () => n,
+    ping: async () => {},
+  };
+  return { manual, qa, calls };
+}
+
+describe('search tools', () => {
+  it('keeps the design’s names whatever the product is called, and describes their use', () => {
+    const [manual, qa] = createSearchTools(fakes(), 'Acme');
+    expect(manual!.name).toBe(MANUAL_TOOL_NAME);
+    expect(manual!.name).toBe('search_xyz_manual');
+    expect(qa!.name).toBe(QA_TOOL_NAME);
+    expect(qa!.name).toBe('search_xyz_qa');
+    expect(manual!.description).toContain('Acme');
+    expect(manual!.description).toMatch(/エラーコード/);
+    expect(manual!.description).toMatch(/固有名詞/);
+    expect(qa!.description).toMatch(/過去/);
+  });
+
+  it('offers the model the schemas {keywords} and {query}', () => {
+    const [manual, qa] = createSearchTools(fakes()).map((t) => convertToOpenAITool(t));
+    expect(manual!.function.parameters).toMatchObject({ type: 'object', properties: { keywords: { type: 'string' } }, required: ['keywords'] });
+    expect(qa!.function.parameters).toMatchObject({ type: 'object', properties: { query: { type: 'string' } }, required: ['query'] });
+  });
+
+  it('returns at most MAX_SEARCH_RESULTS {fileName, content} and passes the text through', async () => {
+    const search = fakes(5);
+    const [manual, qa] = createSearchTools(search);
+    const m = (await manual!.invoke({ keywords: '二段階認証 設定' })) as unknown[];
+    const q = (await qa!.invoke({ query: 'ログインできない' })) as unknown[];
+    expect(m).toHaveLength(MAX_SEARCH_RESULTS);
+    expect(m[0]).toEqual({ fileName: 'manual.md', content: '内容0' });
+    expect(q).toHaveLength(MAX_SEARCH_RESULTS);
+    expect(q[2]).toEqual({ fileName: 'qa.md', content: '内容2' });
+    expect(search.calls).toEqual([
+      { kind: 'manual', text: '二段階認証 設定', k: MAX_SEARCH_RESULTS },
+      { kind: 'qa', text: 'ログインできない', k: MAX_SEARCH_RESULTS },
+    ]);
+  });
+
+  it('returns an empty list when nothing matches', async () => {
+    const [manual] = createSearchTools(fakes(0));
+    expect(await manual!.invoke({ keywords: 'なし' })).toEqual([]);
+  });
+});
