@@ -1,0 +1,132 @@
+/**
+ * Mail address helpers: pulling the addr-spec out of header values and comparing addresses the way the reply
+ * decision needs (case-insensitive, display names ignored, `+tag` ignored only when matching our own addresses).
+ */
+import addressparser from 'nodemailer/lib/addressparser';
+
+/** One mailbox of an address header. */
+export interface MailAddress {
+  /** The addr-spec as written by the sender (`local@domain`), trimmed, case kept. */
+  address: string;
+  /** The display name, '' when there is none. Encoded-words are left to the caller. */
+  name: string;
+}
+
+/**
+ * A header value without its RFC 5322 comments (nested, with `\)` escapes), e.g. `auto-generated (failure)` →
+ * `auto-generated `. Quoted strings are respected, so `"a (b)" <x@y>` keeps its display name.
+ */
+export function stripComments(value: string): string {
+  let out = '';
+  let depth = 0;
+  let quoted = false;
+  for (let i = 0; i < value.length; i++) {
+    const ch = value[i] ?? '';
+    if (ch === '\\') {
+      if (depth === 0) out += ch + (value[i + 1] ?? '');
+      i++;
+    } else if (depth === 0 && ch === '"') {
+      quoted = !quoted;
+      out += ch;
+    } else if (!quoted && ch === '(') {
+      depth++;
+    } else if (!quoted && ch === ')' && depth > 0) {
+      depth--;
+    } else if (depth === 0) {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+// Characters that cannot appear unquoted in an addr-spec; a parser result containing one is debris of broken syntax.
+const LOCAL_PART = /^[^\s@<>()[\]\\,;:"]+$/;
+const DOMAIN = /^(?:[^\s@<>()[\]\\,;:".]+(?:\.[^\s@<>()[\]\\,;:".]+)*|\[[^[\]\\\s]+\])$/;
+
+/**
+ * True when `address` is a plain `local@domain` that a reply can be sent to. Dotless domains are accepted (RFC-valid,
+ * and rejecting them would silently drop a customer on an internal host); quoted local parts are not.
+ */
+export function isUsableAddress(address: string): boolean {
+  const at = address.lastIndexOf('@');
+  if (at <= 0 || at === address.length - 1) return false;
+  const local = address.slice(0, at);
+  const domain = address.slice(at + 1);
+  return LOCAL_PART.test(local) && !local.startsWith('.') && !local.endsWith('.') && DOMAIN.test(domain);
+}
+
+/**
+ * Every mailbox in an address header value (`To`, `Cc`, `From`…), groups flattened, comments understood, entries
+ * without an address (a bare phrase, `undisclosed-recipients:;`) dropped. Unusable addresses are kept: callers
+ * decide with {@link isUsableAddress}.
+ */
+export function parseAddressList(value: string | undefined | null): MailAddress[] {
+  if (typeof value !== 'string' || value.trim() === '') return [];
+  let parsed: Array<{ address: string; name: string }>;
+  try {
+    parsed = addressparser(value.replace(/\r?\n[ \t]*/g, ' '), { flatten: true });
+  } catch {
+    // addressparser is total in practice; a throw would mean a header we cannot read at all.
+    return [];
+  }
+  return parsed
+    .map((a) => ({ address: (a.address ?? '').trim(), name: (a.name ?? '').trim() }))
+    .filter((a) => a.address !== '');
+}
+
+/**
+ * The addr-spec of the first usable mailbox in a header value, as written: `"Support" <Support@Example.com>` →
+ * `Support@Example.com`. Undefined when the value holds no usable address.
+ */
+export function extractAddress(value: string | undefined | null): string | undefined {
+  return parseAddressList(value).find((entry) => isUsableAddress(entry.address))?.address;
+}
+
+/**
+ * The normalised address of a header value or bare address: display name stripped, trimmed, lower-cased
+ * (`"Support" <Support@Example.com>` → `support@example.com`); undefined when no usable address is in it.
+ * Lower-casing the local part is technically lossy (RFC 5321 lets it be case-sensitive) but no real mailbox relies
+ * on that, and comparisons must not depend on how a client chose to spell it.
+ */
+export function normaliseAddress(value: string | undefined | null): string | undefined {
+  return extractAddress(value)?.toLowerCase();
+}
+
+/** The local part (before the last `@`) of an address, lower-cased; the whole value when it has no `@`. */
+export function localPart(address: string): string {
+  const at = address.lastIndexOf('@');
+  return (at < 0 ? address : address.slice(0, at)).trim().toLowerCase();
+}
+
+/**
+ * The form used to compare an address with our own: normalised and with a `+tag` sub-address removed, so that
+ * `Support+Ticket-42@Example.com` matches `support@example.com`. Only for that comparison: replies still go to the
+ * address exactly as the sender wrote it.
+ */
+export function comparableAddress(value: string): string | undefined {
+  const address = normaliseAddress(value);
+  if (!address) return undefined;
+  const at = address.lastIndexOf('@');
+  const local = address.slice(0, at);
+  const plus = local.indexOf('+');
+  // A local part that *starts* with '+' has no base address to fold into, so it stays as is.
+  return plus > 0 ? `${local.slice(0, plus)}${address.slice(at)}` : address;
+}
+
+/**
+ * A matcher for "is this one of our addresses?" over MAIL_FROM and SUPPORT_ADDRESSES style values (bare addresses or
+ * `Name <addr>`); entries without a usable address are ignored.
+ */
+export function ownAddressMatcher(ourAddresses: readonly string[]): (address: string | undefined) => boolean {
+  const ours = new Set(ourAddresses.map(comparableAddress).filter((a): a is string => a !== undefined));
+  return (address) => {
+    if (!address) return false;
+    const comparable = comparableAddress(address);
+    return comparable !== undefined && ours.has(comparable);
+  };
+}
+
+/** True when `address` is one of `ourAddresses` (case, display name and `+tag` ignored). */
+export function isOwnAddress(address: string | undefined, ourAddresses: readonly string[]): boolean {
+  return ownAddressMatcher(ourAddresses)(address);
+}

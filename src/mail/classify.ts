@@ -1,0 +1,166 @@
+/**
+ * Should this inbound mail get an answer? A pure decision over the parsed headers that keeps the worker out of
+ * conversations with machines: auto-responders, bounces, mailing lists, itself. Rate limiting and the "is there a
+ * question at all" check need state or come later in the pipeline and are not decided here.
+ */
+import { localPart, normaliseAddress, ownAddressMatcher, parseAddressList, stripComments } from './addresses.js';
+import type { InboundMail } from './parse.js';
+
+/** Why a mail is not answered. */
+export type IgnoreReason = 'auto-reply' | 'bounce' | 'list' | 'loop' | 'own-address' | 'no-reply-sender' | 'no-sender';
+
+/** The outcome of {@link decideReply}; `detail` names the header or address that decided, for logs and the dashboard. */
+export type ReplyDecision = { answer: true } | { answer: false; reason: IgnoreReason; detail: string };
+
+/** What {@link decideReply} needs besides the mail. */
+export interface ReplyContext {
+  /** Our own addresses: MAIL_FROM and SUPPORT_ADDRESSES (bare or `Name <addr>`). */
+  ourAddresses: readonly string[];
+  /** A token our outgoing mail carries in X-Loop (besides our addresses); an inbound X-Loop containing it is a loop. */
+  loopMarker?: string | undefined;
+}
+
+/** The subset of {@link InboundMail} the decision reads. */
+export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'contentType'>;
+
+/** First token of a header value: comments removed, parameters after `;` dropped, lower-case. */
+function keyword(value: string): string {
+  return (stripComments(value).split(';')[0] ?? '').trim().toLowerCase();
+}
+
+function values(mail: ClassifiableMail, name: string): string[] {
+  return mail.headers[name] ?? [];
+}
+
+// Values by which a sender says "this is NOT automatic" in the non-standard X-Autoreply / X-Autorespond headers.
+const NEGATIVE = new Set(['', 'no', 'false', '0', 'off']);
+
+function autoReplyDetail(mail: ClassifiableMail): string | undefined {
+  for (const value of values(mail, 'auto-submitted')) {
+    const kw = keyword(value);
+    // RFC 3834 §5: any value other than "no" means automatic; an empty header says nothing either way.
+    if (kw !== '' && kw !== 'no') return `Auto-Submitted: ${value}`;
+  }
+  for (const name of ['x-autoreply', 'x-autorespond']) {
+    for (const value of values(mail, name)) {
+      if (!NEGATIVE.has(keyword(value))) return `${name === 'x-autoreply' ? 'X-Autoreply' : 'X-Autorespond'}: ${value}`;
+    }
+  }
+  for (const value of values(mail, 'x-auto-response-suppress')) {
+    const tokens = stripComments(value)
+      .split(/[\s,;]+/)
+      .map((t) => t.toLowerCase());
+    // Exchange marks its own out-of-office and rule-generated mail this way; DR/NDR/RN alone are ordinary senders
+    // asking not to get receipts.
+    if (tokens.some((t) => t === 'oof' || t === 'autoreply' || t === 'all')) return `X-Auto-Response-Suppress: ${value}`;
+  }
+  const rulesLoop = values(mail, 'x-ms-exchange-inbox-rules-loop')[0];
+  if (rulesLoop !== undefined) return `X-MS-Exchange-Inbox-Rules-Loop: ${rulesLoop}`;
+  for (const value of values(mail, 'x-ms-exchange-generated-message-source')) {
+    // "Mailbox Rules Agent" is Exchange answering for the mailbox (out-of-office, inbox rules); other agents
+    // (transport rules adding disclaimers) touch human mail and are no reason to stay silent.
+    if (/mailbox rules agent/i.test(value)) return `X-MS-Exchange-Generated-Message-Source: ${value}`;
+  }
+  return undefined;
+}
+
+// Local parts of delivery-system senders (RFC 5321 §4.5.1 postmaster, sendmail/Postfix MAILER-DAEMON).
+const BOUNCE_SENDERS = new Set(['mailer-daemon', 'postmaster']);
+// Machine-generated reports of any report-type (delivery status, read receipts, feedback loops).
+const REPORT_TYPES = new Set(['multipart/report', 'message/delivery-status', 'message/disposition-notification', 'message/feedback-report']);
+
+function bounceDetail(mail: ClassifiableMail): string | undefined {
+  if (REPORT_TYPES.has(mail.contentType)) return `Content-Type: ${mail.contentType}`;
+  // The topmost Return-Path is the one the final MTA wrote; an empty reverse-path is how MTAs send bounces.
+  const returnPath = values(mail, 'return-path')[0];
+  if (returnPath !== undefined && stripComments(returnPath).replace(/\s+/g, '') === '<>') return 'Return-Path: <>';
+  const failed = values(mail, 'x-failed-recipients')[0];
+  if (failed !== undefined) return `X-Failed-Recipients: ${failed}`;
+  if (mail.from && BOUNCE_SENDERS.has(localPart(mail.from.address))) return `From: ${mail.from.address}`;
+  const sender = normaliseAddress(values(mail, 'sender')[0]);
+  if (sender && BOUNCE_SENDERS.has(localPart(sender))) return `Sender: ${sender}`;
+  return undefined;
+}
+
+const BULK_PRECEDENCE = new Set(['bulk', 'list', 'junk']);
+
+function listDetail(mail: ClassifiableMail): string | undefined {
+  const listId = values(mail, 'list-id').find((v) => v.trim() !== '');
+  if (listId !== undefined) return `List-Id: ${listId}`;
+  const unsubscribe = values(mail, 'list-unsubscribe').find((v) => v.trim() !== '');
+  if (unsubscribe !== undefined) return `List-Unsubscribe: ${unsubscribe}`;
+  for (const value of values(mail, 'precedence')) {
+    if (BULK_PRECEDENCE.has(keyword(value))) return `Precedence: ${value}`;
+  }
+  return undefined;
+}
+
+function loopDetail(mail: ClassifiableMail, isOurs: (address: string | undefined) => boolean, marker: string | undefined): string | undefined {
+  const needle = marker?.trim().toLowerCase();
+  for (const value of values(mail, 'x-loop')) {
+    if (needle && value.toLowerCase().includes(needle)) return `X-Loop: ${value}`;
+    // X-Loop usually holds a bare address, but some MTAs write `Name <addr>` or a list of them.
+    if (parseAddressList(value).some((entry) => isOurs(entry.address))) return `X-Loop: ${value}`;
+  }
+  return undefined;
+}
+
+// noreply / no-reply / no_reply / donotreply / do-not-reply / dont-reply as a whole local part or one segment of
+// it (gmail-noreply, noreply-12345), and bounce(s)/mailer as the leading segment (VERP: bounces+abc, bounce-123-x).
+const NO_REPLY_LOCAL_PART =
+  /(?:^|[-_.+])(?:no[-_.]?reply|do[-_.]?not[-_.]?reply|dont[-_.]?reply)(?:$|[-_.+])|^(?:bounces?|mailer)(?:$|[-_.+])/;
+
+/** True when the local part of `address` marks a mailbox nobody reads (noreply@, do-not-reply@, bounces@, mailer@…). */
+export function isNoReplyAddress(address: string): boolean {
+  return NO_REPLY_LOCAL_PART.test(localPart(address));
+}
+
+/**
+ * Decides whether a mail gets an answer. Pure: same mail and context, same decision.
+ *
+ * Rules, first match wins; the order puts the most specific evidence first so `reason` says what really happened:
+ * 1. `loop` — X-Loop contains one of our addresses or `loopMarker`: our own mail came back.
+ * 2. `own-address` — From, or the reply target (Reply-To), is one of our addresses (case and `+tag` ignored):
+ *    answering would mail ourselves.
+ * 3. `bounce` — multipart/report (any report-type) or another report type at top level, `Return-Path: <>`,
+ *    X-Failed-Recipients, or a MAILER-DAEMON / postmaster From or Sender. Before `auto-reply` because delivery
+ *    reports also carry `Auto-Submitted`, and "bounce" is the more useful answer.
+ * 4. `auto-reply` — Auto-Submitted other than `no` (RFC 3834), X-Autoreply, X-Autorespond, X-Auto-Response-Suppress
+ *    with OOF/AutoReply/All, X-MS-Exchange-Inbox-Rules-Loop, Exchange "Mailbox Rules Agent" messages.
+ * 5. `list` — List-Id, List-Unsubscribe, Precedence bulk/list/junk.
+ * 6. `no-sender` — neither Reply-To nor From holds a usable address.
+ * 7. `no-reply-sender` — the address a reply would go to (Reply-To, else From) is a noreply-style mailbox. Reply-To
+ *    wins so web forms that send from noreply@ with the customer in Reply-To are still answered.
+ * Otherwise the mail is answered.
+ */
+export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDecision {
+  const isOurs = ownAddressMatcher(ctx.ourAddresses);
+  const ignore = (reason: IgnoreReason, detail: string): ReplyDecision => ({ answer: false, reason, detail });
+
+  const loop = loopDetail(mail, isOurs, ctx.loopMarker);
+  if (loop) return ignore('loop', loop);
+  if (isOurs(mail.from?.address)) return ignore('own-address', `From: ${mail.from?.address}`);
+  if (isOurs(mail.replyTo?.address)) return ignore('own-address', `Reply-To: ${mail.replyTo?.address}`);
+
+  const bounce = bounceDetail(mail);
+  if (bounce) return ignore('bounce', bounce);
+  const auto = autoReplyDetail(mail);
+  if (auto) return ignore('auto-reply', auto);
+  const list = listDetail(mail);
+  if (list) return ignore('list', list);
+
+  const target = mail.replyTo ?? mail.from;
+  if (!target) return ignore('no-sender', 'no usable From or Reply-To address');
+  if (isNoReplyAddress(target.address)) {
+    return ignore('no-reply-sender', `${mail.replyTo ? 'Reply-To' : 'From'}: ${target.address}`);
+  }
+  return { answer: true };
+}
+
+/**
+ * True when the mail carries something to answer: its question (body, or subject as fallback) has at least one
+ * letter or digit. Kept apart from {@link decideReply} because the pipeline checks it after rate limiting.
+ */
+export function hasQuestion(mail: Pick<InboundMail, 'question'>): boolean {
+  return /[\p{L}\p{N}]/u.test(mail.question);
+}

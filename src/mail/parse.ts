@@ -1,0 +1,663 @@
+/**
+ * Turns one raw inbound mail (the bytes IMAP hands us) into the {@link InboundMail} the rest of the pipeline works
+ * with: decoded headers, addresses, the full text and the customer's own question with quoted history and signatures
+ * removed. Broken input degrades to "what could be read" plus warnings; only input with no header at all throws.
+ */
+import EmailReplyParser from 'email-reply-parser';
+import { convert, type HtmlToTextOptions } from 'html-to-text';
+import iconv from 'iconv-lite';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { createLogger } from '../logger.js';
+import { isUsableAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
+import { normaliseMessageId, parseMessageIdList } from './message-id.js';
+
+export type { MailAddress } from './addresses.js';
+
+const log = createLogger('mail');
+
+/** Metadata of one attachment; the content itself is not kept. */
+export interface AttachmentInfo {
+  /** The file name the sender gave (decoded), or undefined for an unnamed part. */
+  filename: string | undefined;
+  /** MIME type of the part, lower-case, e.g. `application/pdf`. */
+  contentType: string;
+  /** Decoded size in bytes. */
+  size: number;
+}
+
+/** A parsed inbound mail. */
+export interface InboundMail {
+  /** Normalised Message-ID in `<left@right>` form, or undefined when the mail has none. */
+  messageId: string | undefined;
+  /** First usable mailbox of the From header, or undefined when there is none. */
+  from: MailAddress | undefined;
+  /** First usable mailbox of the Reply-To header, or undefined; replies go here when present. */
+  replyTo: MailAddress | undefined;
+  /** All mailboxes of the To header(s), groups flattened. */
+  to: MailAddress[];
+  /** All mailboxes of the Cc header(s), groups flattened. */
+  cc: MailAddress[];
+  /** Decoded subject, trimmed; '' when the mail has none. */
+  subject: string;
+  /** The Date header, or undefined when missing or unparseable. */
+  date: Date | undefined;
+  /** First well-formed msg-id of In-Reply-To, normalised; undefined when none. */
+  inReplyTo: string | undefined;
+  /** Well-formed msg-ids of References, normalised, oldest first, malformed ones dropped. */
+  references: string[];
+  /**
+   * Raw (unfolded, trimmed) values of the top-level headers the reply decision reads ({@link CLASSIFIER_HEADERS}),
+   * keyed by lower-case name, one array entry per occurrence in header order. Absent headers have no key.
+   */
+  headers: Record<string, string[]>;
+  /** Top-level MIME type, lower-case, e.g. `text/plain`, `multipart/report` (`text/plain` when undeclared). */
+  contentType: string;
+  /** The full plain text: the text/plain part(s), or the HTML converted to text when there is no plain part. */
+  text: string;
+  /**
+   * The customer's own words: {@link text} without quoted history and signatures, or the subject when that leaves
+   * nothing; trimmed, '' when neither has content.
+   */
+  question: string;
+  /** Attachments (and inline parts such as images) by name, type and size; not processed further. */
+  attachments: AttachmentInfo[];
+  /** Non-fatal problems met while parsing (truncation, malformed MIME, unparseable dates…); [] when none. */
+  parseWarnings: string[];
+  /** Charset trouble (unknown labels, undecodable bytes, replacement characters); absent when there was none. */
+  charsetProblems?: string[];
+}
+
+/** Options of {@link parseInboundMail}. */
+export interface ParseOptions {
+  /** Bytes beyond this are not parsed (a warning says so). Default {@link DEFAULT_MAX_BYTES}. */
+  maxBytes?: number;
+}
+
+/** Thrown only for input that is not a mail at all (empty, or no header field). */
+export class MailParseError extends Error {
+  override readonly name = 'MailParseError';
+}
+
+/** Default cap on the bytes parsed per mail: above common provider limits (25 MB) plus transfer-encoding overhead. */
+export const DEFAULT_MAX_BYTES = 40 * 1024 * 1024;
+
+/** Headers copied into {@link InboundMail.headers}; what the reply decision needs, nothing that bloats a queue job. */
+export const CLASSIFIER_HEADERS: readonly string[] = [
+  'auto-submitted',
+  'x-autoreply',
+  'x-autorespond',
+  'x-auto-response-suppress',
+  'precedence',
+  'list-id',
+  'list-unsubscribe',
+  'list-post',
+  'x-loop',
+  'return-path',
+  'sender',
+  'content-type',
+  'x-failed-recipients',
+  'x-ms-exchange-inbox-rules-loop',
+  'x-ms-exchange-generated-message-source',
+  'feedback-id',
+];
+
+// HTML larger than this is cut before conversion: html-to-text is linear but slow, and the question sits at the top.
+const MAX_HTML_CHARS = 2_000_000;
+// Only the start of the text is searched for the question; a customer's own words never run this long.
+const MAX_QUESTION_SOURCE_CHARS = 16_000;
+// email-reply-parser runs patterns with unbounded `[\s\S]+` spans over the whole text (its Danish "skrev" header
+// goes cubic: 4,000 hostile characters cost ~0.5 s, 8,000 ~3 s). Longer texts get only our own, linear rules.
+const MAX_REPLY_PARSER_CHARS = 4_000;
+
+const HTML_TO_TEXT: HtmlToTextOptions = {
+  wordwrap: false,
+  selectors: [
+    // Link targets are not visible words and may be tracking or hostile URLs; the link text stays.
+    { selector: 'a', options: { ignoreHref: true } },
+    { selector: 'img', format: 'skip' },
+    { selector: 'head', format: 'skip' },
+    { selector: 'script', format: 'skip' },
+    { selector: 'style', format: 'skip' },
+    { selector: 'template', format: 'skip' },
+    { selector: 'iframe', format: 'skip' },
+    { selector: 'object', format: 'skip' },
+    { selector: 'svg', format: 'skip' },
+    ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
+    { selector: 'table', options: { uppercaseHeaderCells: false } },
+  ],
+};
+
+/** Collects warnings and charset problems without duplicates. */
+class Notes {
+  readonly warnings: string[] = [];
+  readonly charset: string[] = [];
+  warn(message: string): void {
+    if (!this.warnings.includes(message)) this.warnings.push(message);
+  }
+  charsetProblem(message: string): void {
+    if (!this.charset.includes(message)) this.charset.push(message);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Charset decoding for the header values we decode ourselves (addresses, 8-bit subjects).
+
+function isJisLabel(label: string): boolean {
+  return /^(?:jis|iso-?2022-?jp|csiso2022jp)/i.test(label);
+}
+
+/** True when mailparser (iconv-lite, or its ISO-2022-JP special case) can decode `label`. */
+export function isSupportedCharset(label: string): boolean {
+  return isJisLabel(label) || iconv.encodingExists(label);
+}
+
+/** Decodes bytes in `label`, or undefined when neither iconv-lite nor the platform knows the charset. */
+function decodeBytes(bytes: Buffer, label: string): string | undefined {
+  const charset = label.trim();
+  if (isJisLabel(charset)) return new TextDecoder('iso-2022-jp').decode(bytes);
+  if (iconv.encodingExists(charset)) return iconv.decode(bytes, charset);
+  try {
+    return new TextDecoder(charset).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+function isValidUtf8(bytes: Buffer): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Decodes a raw header value. Bytes are UTF-8 when valid (RFC 6532); raw ISO-2022-JP (ESC sequences, sent unencoded by
+ * old Japanese clients) is decoded as such; other 8-bit bytes fall back to the mail's declared charset, else
+ * windows-1252, which never fails and is the usual culprit.
+ */
+function decodeRawHeader(bytes: Buffer, fallbackCharset: string | undefined, what: string, notes: Notes): string {
+  return decodeWords(decodeRawBytes(bytes, fallbackCharset, what, notes), what, notes);
+}
+
+/** {@link decodeRawHeader} without the RFC 2047 step, for values that must be tokenised before words are decoded. */
+function decodeRawBytes(bytes: Buffer, fallbackCharset: string | undefined, what: string, notes: Notes): string {
+  let text: string;
+  if (bytes.includes(0x1b)) {
+    text = new TextDecoder('iso-2022-jp').decode(bytes);
+  } else if (!bytes.some((b) => b >= 0x80) || isValidUtf8(bytes)) {
+    text = bytes.toString('utf8');
+  } else {
+    const charset = fallbackCharset ?? 'windows-1252';
+    text = decodeBytes(bytes, charset) ?? iconv.decode(bytes, 'windows-1252');
+    notes.charsetProblem(`${what}: raw 8-bit bytes that are not UTF-8, decoded as ${charset}`);
+  }
+  return text;
+}
+
+const ENCODED_WORD = /=\?([^?\s*]+)(?:\*[^?\s]*)?\?([bBqQ])\?([^?\s]*)\?=/g;
+
+function encodedWordBytes(encoding: string, payload: string): Buffer {
+  if (encoding.toUpperCase() === 'B') return Buffer.from(payload, 'base64');
+  const q = payload.replace(/_/g, ' ');
+  const bytes: number[] = [];
+  for (let i = 0; i < q.length; i++) {
+    const hex = q.slice(i + 1, i + 3);
+    if (q[i] === '=' && /^[0-9a-fA-F]{2}$/.test(hex)) {
+      bytes.push(parseInt(hex, 16));
+      i += 2;
+    } else {
+      bytes.push(q.charCodeAt(i) & 0xff);
+    }
+  }
+  return Buffer.from(bytes);
+}
+
+/**
+ * RFC 2047 decoding. Adjacent encoded-words in one charset are joined before decoding, because senders split
+ * multi-byte characters (and ISO-2022-JP shift states) across words; whitespace between encoded-words is dropped.
+ */
+export function decodeEncodedWords(value: string): string {
+  return decodeWords(value, 'header', new Notes());
+}
+
+function decodeWords(value: string, what: string, notes: Notes): string {
+  const matches = [...value.matchAll(ENCODED_WORD)];
+  if (matches.length === 0) return value;
+  let out = '';
+  let cursor = 0;
+  let pending: { charset: string; bytes: Buffer[]; raw: string } | undefined;
+  const flush = (): void => {
+    if (!pending) return;
+    const decoded = decodeBytes(Buffer.concat(pending.bytes), pending.charset);
+    if (decoded === undefined) {
+      notes.charsetProblem(`${what}: unknown charset "${pending.charset}" in an encoded-word`);
+      out += pending.raw;
+    } else {
+      out += decoded;
+    }
+    pending = undefined;
+  };
+  for (const m of matches) {
+    const [word, charset = '', encoding = 'B', payload = ''] = m;
+    const index = m.index;
+    const gap = value.slice(cursor, index);
+    if (!(pending && /^[ \t\r\n]*$/.test(gap))) {
+      flush();
+      out += gap;
+    }
+    const bytes = encodedWordBytes(encoding, payload);
+    if (pending && pending.charset.toLowerCase() === charset.toLowerCase()) {
+      pending.bytes.push(bytes);
+      pending.raw += word;
+    } else {
+      flush();
+      pending = { charset, bytes: [bytes], raw: word };
+    }
+    cursor = index + word.length;
+  }
+  flush();
+  return out + value.slice(cursor);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Raw header access.
+
+interface RawHeader {
+  /** Lower-case, trimmed field name. */
+  key: string;
+  /** Unfolded value bytes (binary string from mailparser turned back into bytes). */
+  bytes: Buffer;
+}
+
+const FIELD_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
+
+function rawHeaders(mail: ParsedMail): RawHeader[] {
+  const out: RawHeader[] = [];
+  for (const { line } of mail.headerLines ?? []) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    // Trimmed because obsolete syntax allows `From  :` (RFC 5322 §4.5), which mailparser files under "from  ".
+    const key = line.slice(0, colon).trim().toLowerCase();
+    if (!FIELD_NAME.test(key)) continue;
+    const value = line.slice(colon + 1).replace(/\r?\n(?=[ \t])/g, '').trim();
+    // mailparser keeps header lines as binary strings: one char per byte.
+    out.push({ key, bytes: Buffer.from(value, 'latin1') });
+  }
+  return out;
+}
+
+function rawText(bytes: Buffer): string {
+  return isValidUtf8(bytes) ? bytes.toString('utf8') : bytes.toString('latin1');
+}
+
+function firstRaw(headers: RawHeader[], key: string): RawHeader | undefined {
+  return headers.find((h) => h.key === key);
+}
+
+/** Charset labels declared in Content-Type fields and encoded-words anywhere in the raw mail. */
+function declaredCharsets(raw: Buffer): string[] {
+  const text = raw.toString('latin1');
+  const labels = new Set<string>();
+  for (const m of text.matchAll(/^content-type:[^\n]*(?:\n[ \t][^\n]*)*/gim)) {
+    const param = /charset\s*=\s*(?:"([^"]*)"|([^\s;"]+))/i.exec(m[0]);
+    const label = (param?.[1] ?? param?.[2] ?? '').trim();
+    if (label) labels.add(label.toLowerCase());
+  }
+  for (const m of text.matchAll(/=\?([^?\s*]+)(?:\*[^?\s]*)?\?[bBqQ]\?/g)) {
+    if (m[1]) labels.add(m[1].toLowerCase());
+  }
+  return [...labels];
+}
+
+function mailboxes(headers: RawHeader[], key: string, fallbackCharset: string | undefined, notes: Notes): MailAddress[] {
+  const out: MailAddress[] = [];
+  for (const header of headers.filter((h) => h.key === key)) {
+    // Encoded-words are decoded per display name after tokenising: a decoded name may contain `,` or `<`.
+    const value = decodeRawBytes(header.bytes, fallbackCharset, key, notes);
+    for (const entry of parseAddressList(value)) {
+      out.push({ address: entry.address, name: decodeWords(entry.name, key, notes).trim() });
+    }
+  }
+  return out;
+}
+
+/**
+ * The Date header as a Date, or undefined. Parsed here because mailparser substitutes the current time for a date it
+ * cannot read, which would silently misdate the ticket. Comments and the obsolete whitespace around `:` are removed
+ * first (`09(comment):   55  :  06` → `09:55:06`).
+ */
+function parseDate(value: string): Date | undefined {
+  const cleaned = stripComments(value).replace(/\s*:\s*/g, ':').replace(/\s+/g, ' ').trim();
+  if (cleaned === '') return undefined;
+  const date = new Date(cleaned);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+function firstUsable(list: MailAddress[]): MailAddress | undefined {
+  return list.find((entry) => isUsableAddress(entry.address));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Question extraction.
+
+// Attribution lines that introduce quoted history, English and Japanese client styles.
+const QUOTE_HEADER_PATTERNS: RegExp[] = [
+  /^\s*On\s.{1,300}\swrote\s*:\s*$/i, // Gmail, Apple Mail, Thunderbird (en)
+  /^.{1,300}\s(?:wrote|writes)\s*:\s*$/i, // "Name <addr> wrote:" (our own replies, Thunderbird without date)
+  /^.{0,300}書きました\s*[:：]\s*$/, // Thunderbird ja: "2024/01/15 10:00 に 山田 さんは書きました:"
+  /^.{0,300}(?:のメール|のメッセージ)\s*[:：]\s*$/, // Apple Mail / iOS ja: "2024/01/15 10:00、山田 <a@b>のメール:"
+  /^\s*\d{4}年\s*\d{1,2}月\s*\d{1,2}日.{0,300}[:：]\s*$/, // Gmail ja: "2024年1月15日(月) 10:00 山田 <a@b>:"
+];
+// "-----Original Message-----" separators (Outlook en/ja, forwarded messages of Gmail, Thunderbird, Apple Mail).
+const ORIGINAL_MESSAGE =
+  /^\s*[-－―‐_=＝]{2,}\s*(?:original message|元のメッセージ|オリジナル\s*メッセージ|転送(?:された)?メッセージ|forwarded message|message d'origine|ursprüngliche nachricht)\s*[-－―‐_=＝]{2,}\s*$/i;
+const BEGIN_FORWARDED = /^\s*(?:begin forwarded message|転送されたメッセージ)\s*[:：]\s*$/i;
+// Outlook-style header blocks: a From line soon followed by Sent/Date/To/Subject lines.
+const BLOCK_FROM = /^\s*\*?\s*(?:from|差出人|送信者|送信元|von|de)\s*\*?\s*[:：]/i;
+const BLOCK_NEXT = /^\s*\*?\s*(?:sent|date|to|cc|subject|送信日時|送信日|日付|日時|宛先|件名|gesendet|an|betreff|envoyé|objet|à)\s*\*?\s*[:：]/i;
+const QUOTED_LINE = /^\s*[>＞]/;
+const SEPARATOR_LINE = /^\s*[-_=*＊━─―－~〜#+・=＝]{3,}\s*$/;
+const MOBILE_SIGNATURE = /^\s*(?:(?:iPhone|iPad|Android(?:\s*端末)?|スマートフォン|スマホ|携帯(?:電話)?|Outlook)\s*から送信|Sent from my .{1,40}|Get Outlook for .{1,40})\s*$/i;
+const CONTACT_MARKER =
+  /@|https?:\/\/|www\.|\b(?:tel|fax|phone|mobile|mail)\b|電話|携帯|株式会社|有限会社|合同会社|\b(?:inc|ltd|llc|gmbh|corp)\b|〒|\d{2,4}-\d{2,4}-\d{3,4}/i;
+// Longest signature block (non-empty lines after its separator) we are willing to remove.
+const MAX_SIGNATURE_LINES = 8;
+const REPLY_OR_FORWARD_PREFIX = /^\s*(?:(?:re|fwd?|aw|wg|sv|vs|antw|tr|réf|rif|odp|返信|転送|回复|答复|转发)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]\s*)+/i;
+
+function isQuoteHeader(line: string, next: string | undefined): boolean {
+  if (QUOTE_HEADER_PATTERNS.some((re) => re.test(line))) return true;
+  // Clients wrap long attributions ("On …, Name <\naddr> wrote:"); try the line joined with the next one.
+  if (next !== undefined && /^\s*(?:On\s|\d{4}[年/-])/i.test(line)) {
+    const joined = `${line.trimEnd()} ${next.trim()}`;
+    return QUOTE_HEADER_PATTERNS.some((re) => re.test(joined));
+  }
+  return false;
+}
+
+function isHeaderBlockStart(lines: string[], index: number): boolean {
+  if (!BLOCK_FROM.test(lines[index] ?? '')) return false;
+  let seen = 0;
+  for (let j = index + 1; j < lines.length && seen < 4; j++) {
+    const line = lines[j] ?? '';
+    if (line.trim() === '') continue;
+    seen++;
+    if (BLOCK_NEXT.test(line)) return true;
+  }
+  return false;
+}
+
+/** Index of the first line of quoted history (attribution, separator or header block), or -1. */
+function quotedHistoryStart(lines: string[]): number {
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    if (line.trim() === '') continue;
+    if (ORIGINAL_MESSAGE.test(line) || BEGIN_FORWARDED.test(line) || isHeaderBlockStart(lines, i)) return i;
+    if (isQuoteHeader(line, lines[i + 1])) {
+      const next = lines.slice(i + 1).find((l) => l.trim() !== '');
+      // Attribution followed by `>` lines: bottom-posted answers below the quote must survive, so only the
+      // attribution goes here and the quoted lines are dropped later. Otherwise everything below is history.
+      if (next !== undefined && QUOTED_LINE.test(next)) {
+        lines[i] = '';
+        continue;
+      }
+      return i;
+    }
+  }
+  return -1;
+}
+
+/** Removes a trailing separator-delimited block that looks like contact details (Japanese-style signatures). */
+function stripSignatureBlock(lines: string[]): string[] {
+  for (let i = 1; i < lines.length; i++) {
+    if (!SEPARATOR_LINE.test(lines[i] ?? '')) continue;
+    if (!lines.slice(0, i).some((l) => l.trim() !== '' && !SEPARATOR_LINE.test(l))) continue;
+    const tail = lines.slice(i + 1).filter((l) => l.trim() !== '' && !SEPARATOR_LINE.test(l));
+    if (tail.length <= MAX_SIGNATURE_LINES && (tail.length === 0 || tail.some((l) => CONTACT_MARKER.test(l)))) {
+      return lines.slice(0, i);
+    }
+  }
+  return lines;
+}
+
+/** Cuts at the last `-- ` delimiter (RFC 3676 §4.3) that has content above it and a short block below. */
+function stripDelimitedSignature(lines: string[]): string[] {
+  for (let i = lines.length - 1; i > 0; i--) {
+    if (!/^--\s?$/.test(lines[i] ?? '')) continue;
+    const below = lines.slice(i + 1).filter((l) => l.trim() !== '').length;
+    if (below <= MAX_SIGNATURE_LINES + 4 && lines.slice(0, i).some((l) => l.trim() !== '')) return lines.slice(0, i);
+  }
+  return lines;
+}
+
+function stripMobileSignature(lines: string[]): string[] {
+  const contentIndexes = lines.flatMap((l, i) => (l.trim() === '' ? [] : [i]));
+  // Only near the end: "Sent from my iPhone" mid-text is more likely part of what the customer says.
+  for (const i of contentIndexes.slice(-3)) {
+    if (MOBILE_SIGNATURE.test(lines[i] ?? '')) return lines.slice(0, i);
+  }
+  return lines;
+}
+
+/** The subject without `Re:`/`Fwd:`/`返信:`… prefixes, for use as the question of a body-less mail. */
+export function subjectAsQuestion(subject: string): string {
+  return subject.replace(REPLY_OR_FORWARD_PREFIX, '').trim();
+}
+
+/**
+ * The customer's own words in `text`: quoted history (`>` lines, "On … wrote:", Japanese attributions, Outlook
+ * "-----Original Message-----" / `差出人:` header blocks, forwarded messages) and signatures (`-- `, "Sent from my…",
+ * closing blocks email-reply-parser knows, separator-delimited contact blocks) removed. Falls back to the subject
+ * (without reply prefixes) when nothing is left; '' when neither has content.
+ */
+export function extractQuestion(text: string, subject = ''): string {
+  let source = text.replace(/\r\n?/g, '\n');
+  if (source.length > MAX_QUESTION_SOURCE_CHARS) {
+    const cut = source.lastIndexOf('\n', MAX_QUESTION_SOURCE_CHARS);
+    source = source.slice(0, cut > 0 ? cut : MAX_QUESTION_SOURCE_CHARS);
+  }
+  let lines = source.split('\n');
+  const historyStart = quotedHistoryStart(lines);
+  if (historyStart >= 0) lines = lines.slice(0, historyStart);
+  lines = lines.filter((l) => !QUOTED_LINE.test(l));
+
+  let visible = lines.join('\n');
+  if (visible.trim() !== '' && visible.length <= MAX_REPLY_PARSER_CHARS) visible = new EmailReplyParser().parseReply(visible);
+
+  lines = stripMobileSignature(stripSignatureBlock(stripDelimitedSignature(visible.split('\n'))));
+  const question = lines
+    .map((l) => l.trimEnd())
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+  return /[\p{L}\p{N}]/u.test(question) ? question : subjectAsQuestion(subject);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Parsing.
+
+/** mailparser's text of text/plain parts (HTML conversion is ours, see {@link HTML_TO_TEXT}). */
+function bodyText(mail: ParsedMail, notes: Notes): string {
+  const plain = (mail.text ?? '').replace(/\r\n?/g, '\n');
+  if (plain.trim() !== '') return plain;
+  if (typeof mail.html !== 'string' || mail.html.trim() === '') return plain;
+  let html = mail.html;
+  if (html.length > MAX_HTML_CHARS) {
+    html = html.slice(0, MAX_HTML_CHARS);
+    notes.warn(`HTML body longer than ${MAX_HTML_CHARS} characters; only the start was converted to text`);
+  }
+  try {
+    return convert(html, HTML_TO_TEXT);
+  } catch (err) {
+    notes.warn(`HTML body could not be converted to text: ${(err as Error).message}`);
+    return '';
+  }
+}
+
+const PARSER_OPTIONS = {
+  // We convert HTML ourselves; mailparser's own conversion also rejects the whole mail when the HTML is large.
+  skipHtmlToText: true,
+  skipImageLinks: true,
+  skipTextToHtml: true,
+  skipTextLinks: true,
+  keepCidLinks: true,
+} as const;
+
+function headerEnd(raw: Buffer): number {
+  const crlf = raw.indexOf('\r\n\r\n');
+  const lf = raw.indexOf('\n\n');
+  const ends = [crlf >= 0 ? crlf + 4 : -1, lf >= 0 ? lf + 2 : -1].filter((n) => n >= 0);
+  return ends.length > 0 ? Math.min(...ends) : raw.length;
+}
+
+/**
+ * Second attempt when mailparser rejects the mail: headers alone (they drive the reply decision), and the body as
+ * undecoded text so a person can still read it.
+ */
+async function parseHeadersOnly(raw: Buffer, notes: Notes): Promise<ParsedMail> {
+  const end = headerEnd(raw);
+  const head = raw.subarray(0, end);
+  const mail = await simpleParser(Buffer.concat([head, Buffer.from('\r\n\r\n')]), PARSER_OPTIONS);
+  const body = raw.subarray(end);
+  const bodyString = isValidUtf8(body) ? body.toString('utf8') : body.toString('latin1');
+  const contentType = mail.headers.get('content-type');
+  const type = typeof contentType === 'object' && contentType !== null && 'value' in contentType ? String(contentType.value) : '';
+  if (/^text\/html/i.test(type)) mail.html = bodyString;
+  else mail.text = bodyString;
+  mail.attachments = [];
+  notes.warn('body parsed as undecoded text after the MIME parser failed');
+  return mail;
+}
+
+function contentTypeOf(mail: ParsedMail): string {
+  const header = mail.headers.get('content-type');
+  const value = typeof header === 'object' && header !== null && 'value' in header ? String(header.value) : '';
+  const type = value.trim().toLowerCase();
+  return /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type) ? type : 'text/plain';
+}
+
+function charsetOfContentType(mail: ParsedMail): string | undefined {
+  const header = mail.headers.get('content-type');
+  if (typeof header !== 'object' || header === null || !('params' in header)) return undefined;
+  const label = header.params?.['charset'];
+  return typeof label === 'string' && label.trim() !== '' ? label.trim() : undefined;
+}
+
+/**
+ * Parses one raw mail. Never throws for broken MIME, bad charsets or malformed headers: what could be read is
+ * returned and the problems are listed in `parseWarnings` / `charsetProblems`.
+ *
+ * @throws {MailParseError} when the input is empty or has no header field at all (not a mail).
+ */
+export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Promise<InboundMail> {
+  if (!Buffer.isBuffer(raw)) throw new MailParseError('expected the raw mail as a Buffer');
+  if (raw.every((b) => b <= 0x20)) {
+    throw new MailParseError('empty input: no header fields and no body');
+  }
+  const notes = new Notes();
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+  let input = raw;
+  if (raw.length > maxBytes) {
+    input = raw.subarray(0, maxBytes);
+    notes.warn(`mail of ${raw.length} bytes truncated to the first ${maxBytes} bytes`);
+  }
+
+  // `From  :` (obsolete whitespace before the colon) as the first line reads as an mbox "From " separator to
+  // mailparser, which then drops the sender; spell it `From:` for the parser (the key still uses the raw bytes).
+  const obsoleteFrom = /^From[ \t]+:/.exec(input.toString('latin1', 0, 64));
+  if (obsoleteFrom) input = Buffer.concat([Buffer.from('From:'), input.subarray(obsoleteFrom[0].length)]);
+
+  let parsed: ParsedMail;
+  try {
+    parsed = await simpleParser(input, PARSER_OPTIONS);
+  } catch (err) {
+    notes.warn(`MIME parser failed: ${(err as Error).message}`);
+    log.warn({ err }, 'MIME parser failed; falling back to headers and undecoded body');
+    try {
+      parsed = await parseHeadersOnly(input, notes);
+    } catch (second) {
+      throw new MailParseError(`unreadable mail: ${(second as Error).message}`);
+    }
+  }
+
+  const headers = rawHeaders(parsed);
+  if (headers.length === 0) throw new MailParseError('no RFC 5322 header fields found: the input is not a mail');
+
+  const declared = declaredCharsets(input);
+  for (const label of declared) {
+    if (!isSupportedCharset(label)) notes.charsetProblem(`unknown charset "${label}"; its text was read as UTF-8`);
+  }
+  const topCharset = charsetOfContentType(parsed);
+  const fallbackCharset = [topCharset, ...declared].find(
+    (label): label is string => label !== undefined && isSupportedCharset(label) && !/^(?:us-?ascii|utf-?8)$/i.test(label),
+  );
+
+  const rawSubject = firstRaw(headers, 'subject');
+  let subject: string;
+  if (rawSubject && (rawSubject.bytes.includes(0x1b) || (rawSubject.bytes.some((b) => b >= 0x80) && !isValidUtf8(rawSubject.bytes)))) {
+    subject = decodeRawHeader(rawSubject.bytes, fallbackCharset, 'subject', notes);
+  } else {
+    subject = typeof parsed.subject === 'string' ? parsed.subject : rawSubject ? decodeRawHeader(rawSubject.bytes, fallbackCharset, 'subject', notes) : '';
+  }
+  subject = subject.replace(/[\r\n]+/g, ' ').trim();
+
+  const fromList = mailboxes(headers, 'from', fallbackCharset, notes);
+  const replyToList = mailboxes(headers, 'reply-to', fallbackCharset, notes);
+  const to = mailboxes(headers, 'to', fallbackCharset, notes);
+  const cc = mailboxes(headers, 'cc', fallbackCharset, notes);
+
+  const messageIdHeader = firstRaw(headers, 'message-id');
+  const messageId = messageIdHeader ? normaliseMessageId(rawText(messageIdHeader.bytes)) : undefined;
+  const inReplyToHeader = firstRaw(headers, 'in-reply-to');
+  const inReplyTo = inReplyToHeader ? parseMessageIdList(rawText(inReplyToHeader.bytes))[0] : undefined;
+  const references = parseMessageIdList(
+    headers
+      .filter((h) => h.key === 'references')
+      .map((h) => rawText(h.bytes))
+      .join(' '),
+  );
+
+  const dateHeader = firstRaw(headers, 'date');
+  const date = dateHeader ? parseDate(rawText(dateHeader.bytes)) : undefined;
+  if (dateHeader && !date) notes.warn('unparseable Date header');
+
+  const classifierHeaders: Record<string, string[]> = {};
+  for (const header of headers) {
+    if (!CLASSIFIER_HEADERS.includes(header.key)) continue;
+    (classifierHeaders[header.key] ??= []).push(rawText(header.bytes));
+  }
+
+  const text = bodyText(parsed, notes);
+  if (text.includes('\uFFFD')) notes.charsetProblem('body text contains replacement characters (undecodable bytes)');
+  if (subject.includes('\uFFFD')) notes.charsetProblem('subject contains replacement characters (undecodable bytes)');
+
+  const attachments: AttachmentInfo[] = (parsed.attachments ?? []).map((a) => ({
+    filename: a.filename || undefined,
+    contentType: (a.contentType || 'application/octet-stream').toLowerCase(),
+    size: typeof a.size === 'number' ? a.size : (a.content?.length ?? 0),
+  }));
+
+  const mail: InboundMail = {
+    messageId,
+    from: firstUsable(fromList),
+    replyTo: firstUsable(replyToList),
+    to,
+    cc,
+    subject,
+    date,
+    inReplyTo,
+    references,
+    headers: classifierHeaders,
+    contentType: contentTypeOf(parsed),
+    text,
+    question: extractQuestion(text, subject),
+    attachments,
+    parseWarnings: notes.warnings,
+  };
+  if (notes.charset.length > 0) mail.charsetProblems = notes.charset;
+  if (notes.warnings.length > 0 || notes.charset.length > 0) {
+    log.debug({ messageId, warnings: notes.warnings, charsetProblems: notes.charset }, 'mail parsed with problems');
+  }
+  return mail;
+}

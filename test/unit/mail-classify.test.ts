@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { comparableAddress, extractAddress, isOwnAddress, isUsableAddress, normaliseAddress, parseAddressList } from '../../src/mail/addresses.js';
+import { decideReply, hasQuestion, isNoReplyAddress, type IgnoreReason } from '../../src/mail/classify.js';
+import { parseInboundMail, type InboundMail } from '../../src/mail/parse.js';
+
+const ctx = { ourAddresses: ['Helpdesk <support@support.example>', 'help@support.example'], loopMarker: 'helpdesk-worker' };
+
+/** A human customer mail; rows override headers or addresses. */
+function mailWith(overrides: Partial<InboundMail> = {}): InboundMail {
+  return {
+    messageId: '<m1@customer.example>',
+    from: { address: 'taro@customer.example', name: 'Taro' },
+    replyTo: undefined,
+    to: [{ address: 'support@support.example', name: '' }],
+    cc: [],
+    subject: 'Question',
+    date: undefined,
+    inReplyTo: undefined,
+    references: [],
+    headers: {},
+    contentType: 'text/plain',
+    text: 'How do I reset my password?',
+    question: 'How do I reset my password?',
+    attachments: [],
+    parseWarnings: [],
+    ...overrides,
+  };
+}
+
+const from = (address: string): Partial<InboundMail> => ({ from: { address, name: '' } });
+
+describe('decideReply', () => {
+  const rows: Array<[string, Partial<InboundMail>, IgnoreReason | 'answer']> = [
+    ['normal human mail', {}, 'answer'],
+    ['Auto-Submitted: no', { headers: { 'auto-submitted': ['no'] } }, 'answer'],
+    ['Auto-Submitted: No (with a comment) and whitespace', { headers: { 'auto-submitted': ['  No (sent by a person) '] } }, 'answer'],
+    ['empty Auto-Submitted', { headers: { 'auto-submitted': [''] } }, 'answer'],
+    ['Auto-Submitted: auto-replied', { headers: { 'auto-submitted': ['auto-replied'] } }, 'auto-reply'],
+    ['Auto-Submitted: auto-generated (comment)', { headers: { 'auto-submitted': ['auto-generated (warning-timeout)'] } }, 'auto-reply'],
+    ['Auto-Submitted: auto-notified with parameters', { headers: { 'auto-submitted': ['Auto-Notified; owner-email="a@b.example"'] } }, 'auto-reply'],
+    ['X-Autoreply: yes', { headers: { 'x-autoreply': ['yes'] } }, 'auto-reply'],
+    ['X-Autorespond', { headers: { 'x-autorespond': ['Vacation'] } }, 'auto-reply'],
+    ['X-Autoreply: no', { headers: { 'x-autoreply': ['no'] } }, 'answer'],
+    ['X-Auto-Response-Suppress: OOF, DR', { headers: { 'x-auto-response-suppress': ['OOF, DR'] } }, 'auto-reply'],
+    ['X-Auto-Response-Suppress: All', { headers: { 'x-auto-response-suppress': ['All'] } }, 'auto-reply'],
+    ['X-Auto-Response-Suppress: AutoReply', { headers: { 'x-auto-response-suppress': ['autoreply'] } }, 'auto-reply'],
+    ['X-Auto-Response-Suppress: DR, RN only', { headers: { 'x-auto-response-suppress': ['DR, RN, NRN'] } }, 'answer'],
+    ['X-MS-Exchange-Inbox-Rules-Loop', { headers: { 'x-ms-exchange-inbox-rules-loop': ['taro@customer.example'] } }, 'auto-reply'],
+    ['Exchange Mailbox Rules Agent', { headers: { 'x-ms-exchange-generated-message-source': ['Mailbox Rules Agent'] } }, 'auto-reply'],
+    ['Exchange transport rule agent', { headers: { 'x-ms-exchange-generated-message-source': ['Transport Rule Agent'] } }, 'answer'],
+    ['multipart/report', { contentType: 'multipart/report' }, 'bounce'],
+    ['disposition notification (read receipt)', { contentType: 'message/disposition-notification' }, 'bounce'],
+    ['Return-Path: <>', { headers: { 'return-path': ['<>'] } }, 'bounce'],
+    ['Return-Path: < > with spaces', { headers: { 'return-path': ['< >'] } }, 'bounce'],
+    ['only the topmost Return-Path counts', { headers: { 'return-path': ['<taro@customer.example>', '<>'] } }, 'answer'],
+    ['From MAILER-DAEMON@…', from('MAILER-DAEMON@mx.customer.example'), 'bounce'],
+    ['From postmaster@…', from('Postmaster@customer.example'), 'bounce'],
+    ['X-Failed-Recipients', { headers: { 'x-failed-recipients': ['x@y.example'] } }, 'bounce'],
+    ['bounce wins over Auto-Submitted', { contentType: 'multipart/report', headers: { 'auto-submitted': ['auto-replied'] } }, 'bounce'],
+    ['Precedence: bulk', { headers: { precedence: ['bulk'] } }, 'list'],
+    ['Precedence: junk', { headers: { precedence: ['Junk'] } }, 'list'],
+    ['Precedence: list', { headers: { precedence: ['list'] } }, 'list'],
+    ['Precedence: first-class', { headers: { precedence: ['first-class'] } }, 'answer'],
+    ['List-Id', { headers: { 'list-id': ['Users <users.lists.example>'] } }, 'list'],
+    ['List-Unsubscribe', { headers: { 'list-unsubscribe': ['<mailto:unsub@lists.example>'] } }, 'list'],
+    ['X-Loop with our address', { headers: { 'x-loop': ['support@support.example'] } }, 'loop'],
+    ['X-Loop with our address as Name <addr>, other case', { headers: { 'x-loop': ['Helpdesk <HELP@Support.Example>'] } }, 'loop'],
+    ['X-Loop with our loop marker', { headers: { 'x-loop': ['helpdesk-worker'] } }, 'loop'],
+    ['X-Loop of somebody else', { headers: { 'x-loop': ['lists@other.example'] } }, 'answer'],
+    ['From our address', from('support@support.example'), 'own-address'],
+    ['From our alias in different case', from('Help@Support.EXAMPLE'), 'own-address'],
+    ['From our address with a +tag', from('support+ticket-42@support.example'), 'own-address'],
+    ['Reply-To our address', { replyTo: { address: 'support@support.example', name: '' } }, 'own-address'],
+    ['From no-reply@…', from('no-reply@shop.example'), 'no-reply-sender'],
+    ['From noreply@…', from('noreply@shop.example'), 'no-reply-sender'],
+    ['From no_reply@…', from('no_reply@shop.example'), 'no-reply-sender'],
+    ['From donotreply@…', from('DoNotReply@shop.example'), 'no-reply-sender'],
+    ['From do-not-reply@…', from('do-not-reply@shop.example'), 'no-reply-sender'],
+    ['From do_not_reply@…', from('do_not_reply@shop.example'), 'no-reply-sender'],
+    ['From gmail-noreply@…', from('gmail-noreply@google.example'), 'no-reply-sender'],
+    ['From bounces+verp@…', from('bounces+abc=x.example@mail.example'), 'no-reply-sender'],
+    ['From bounce-123@…', from('bounce-123@mail.example'), 'no-reply-sender'],
+    ['From mailer@…', from('mailer@shop.example'), 'no-reply-sender'],
+    ['noreply From but a human Reply-To (web form)', { ...from('noreply@forms.example'), replyTo: { address: 'taro@customer.example', name: '' } }, 'answer'],
+    ['human From but noreply Reply-To', { replyTo: { address: 'no-reply@customer.example', name: '' } }, 'no-reply-sender'],
+    ['local parts that merely contain the words', from('noreplyinc.sales@shop.example'), 'answer'],
+    ['no From and no Reply-To', { from: undefined }, 'no-sender'],
+  ];
+
+  it.each(rows)('%s → %s', (_name, overrides, expected) => {
+    const decision = decideReply(mailWith(overrides), ctx);
+    if (expected === 'answer') {
+      expect(decision).toEqual({ answer: true });
+    } else {
+      expect(decision).toMatchObject({ answer: false, reason: expected });
+      expect(decision.answer === false && decision.detail.length > 0).toBe(true);
+    }
+  });
+
+  it('decides on parsed headers end to end', async () => {
+    const raw = Buffer.from(
+      'From: Customer <taro@customer.example>\r\nTo: support@support.example\r\nSubject: Out of office\r\nAuto-Submitted:  NO  (human)\r\n\r\nAm I answered?\r\n',
+    );
+    expect(decideReply(await parseInboundMail(raw), ctx)).toEqual({ answer: true });
+    const oof = Buffer.from('From: taro@customer.example\r\nAuto-Submitted: auto-replied\r\nSubject: OOF\r\n\r\nAway\r\n');
+    expect(decideReply(await parseInboundMail(oof), ctx)).toEqual({ answer: false, reason: 'auto-reply', detail: 'Auto-Submitted: auto-replied' });
+  });
+
+  it('hasQuestion needs a letter or digit in the question', () => {
+    expect(hasQuestion({ question: '請求書について' })).toBe(true);
+    expect(hasQuestion({ question: '' })).toBe(false);
+    expect(hasQuestion({ question: ' ?! … ' })).toBe(false);
+  });
+});
+
+describe('addresses', () => {
+  it.each([
+    ['"Support" <Support@Example.com>', 'Support@Example.com', 'support@example.com'],
+    ['  plain@Example.com ', 'plain@Example.com', 'plain@example.com'],
+    ['Pete(A wonderful \\) chap) <pete(his account)@silly.test(his host)>', 'pete@silly.test', 'pete@silly.test'],
+    ['undisclosed-recipients:;', undefined, undefined],
+    ['just a name', undefined, undefined],
+    ['', undefined, undefined],
+  ])('%j → %j / %j', (value, extracted, normalised) => {
+    expect(extractAddress(value)).toBe(extracted);
+    expect(normaliseAddress(value)).toBe(normalised);
+  });
+
+  it('strips +tags only for the comparison with our own addresses', () => {
+    expect(comparableAddress('Support+Ticket-1@Example.com')).toBe('support@example.com');
+    expect(normaliseAddress('Support+Ticket-1@Example.com')).toBe('support+ticket-1@example.com');
+    expect(isOwnAddress('SUPPORT+x@support.example', ['Helpdesk <support@support.example>'])).toBe(true);
+    expect(isOwnAddress('support@support.example.evil', ['support@support.example'])).toBe(false);
+    expect(isOwnAddress(undefined, ['support@support.example'])).toBe(false);
+  });
+
+  it('parses lists with groups and rejects broken addresses', () => {
+    expect(parseAddressList('Team: a@x.example, "B, Bee" <b@x.example>;, c@x.example')).toEqual([
+      { address: 'a@x.example', name: '' },
+      { address: 'b@x.example', name: 'B, Bee' },
+      { address: 'c@x.example', name: '' },
+    ]);
+    expect(isUsableAddress('account)@silly.test(his')).toBe(false);
+    expect(isUsableAddress('jdöe@mächine.example')).toBe(true);
+    expect(isUsableAddress('a@[10.0.0.1]')).toBe(true);
+    expect(isNoReplyAddress('Reply@x.example')).toBe(false);
+  });
+});

@@ -1,0 +1,280 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import iconv from 'iconv-lite';
+import { describe, expect, it } from 'vitest';
+import { MailParseError, decodeEncodedWords, extractQuestion, parseInboundMail } from '../../src/mail/parse.js';
+import { isValidMessageId, messageKey, normaliseMessageId, parseMessageIdList } from '../../src/mail/message-id.js';
+
+const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/mail');
+const fixture = (name: string): Buffer => readFileSync(path.join(fixtures, name));
+
+/**
+ * ISO-2022-JP encoder for the test mails (iconv-lite decodes but cannot encode it): Shift_JIS bytes from iconv-lite,
+ * mapped to JIS X 0208 row/cell codes, wrapped in the ESC shift sequences.
+ */
+function iso2022jp(text: string): Buffer {
+  const out: number[] = [];
+  let kanji = false;
+  for (const ch of text) {
+    const code = ch.codePointAt(0) ?? 0;
+    if (code < 0x80) {
+      if (kanji) out.push(0x1b, 0x28, 0x42);
+      kanji = false;
+      out.push(code);
+      continue;
+    }
+    if (!kanji) out.push(0x1b, 0x24, 0x42);
+    kanji = true;
+    const [s1 = 0, s2raw = 0] = iconv.encode(ch, 'shift_jis');
+    let j1 = (s1 <= 0x9f ? s1 - 0x71 : s1 - 0xb1) * 2 + 1;
+    const s2 = s2raw > 0x7f ? s2raw - 1 : s2raw;
+    let j2: number;
+    if (s2 >= 0x9e) {
+      j2 = s2 - 0x7d;
+      j1 += 1;
+    } else {
+      j2 = s2 - 0x1f;
+    }
+    out.push(j1, j2);
+  }
+  if (kanji) out.push(0x1b, 0x28, 0x42);
+  return Buffer.from(out);
+}
+
+function mail(headers: string, body: Buffer | string): Buffer {
+  return Buffer.concat([Buffer.from(headers.trim().replace(/\n/g, '\r\n') + '\r\n\r\n'), Buffer.isBuffer(body) ? body : Buffer.from(body)]);
+}
+
+describe('parseInboundMail: charsets', () => {
+  it('encoder sanity: the test ISO-2022-JP bytes decode back', () => {
+    expect(new TextDecoder('iso-2022-jp').decode(iso2022jp('二段階認証の設定 OK'))).toBe('二段階認証の設定 OK');
+  });
+
+  it('decodes an ISO-2022-JP body and encoded-word subject', async () => {
+    const subject = `=?ISO-2022-JP?B?${iso2022jp('パスワード再設定について').toString('base64')}?=`;
+    const raw = mail(
+      `From: =?ISO-2022-JP?B?${iso2022jp('山田太郎').toString('base64')}?= <taro@customer.example>
+To: support@support.example
+Subject: ${subject}
+Message-ID: <jis-1@customer.example>
+MIME-Version: 1.0
+Content-Type: text/plain; charset=ISO-2022-JP
+Content-Transfer-Encoding: 7bit`,
+      iso2022jp('パスワードを忘れました。\r\n再設定の方法を教えてください。\r\n'),
+    );
+    const parsed = await parseInboundMail(raw);
+    expect(parsed.subject).toBe('パスワード再設定について');
+    expect(parsed.from).toEqual({ address: 'taro@customer.example', name: '山田太郎' });
+    expect(parsed.text).toContain('再設定の方法を教えてください。');
+    expect(parsed.question).toBe('パスワードを忘れました。\n再設定の方法を教えてください。');
+    expect(parsed.charsetProblems).toBeUndefined();
+  });
+
+  it('decodes a raw (unencoded) ISO-2022-JP subject as old Japanese clients send it', async () => {
+    const raw = Buffer.concat([
+      Buffer.from('From: taro@customer.example\r\nSubject: '),
+      iso2022jp('請求書の件'),
+      Buffer.from('\r\nContent-Type: text/plain; charset=ISO-2022-JP\r\n\r\n'),
+      iso2022jp('本文です。'),
+    ]);
+    const parsed = await parseInboundMail(raw);
+    expect(parsed.subject).toBe('請求書の件');
+    expect(parsed.text.trim()).toBe('本文です。');
+  });
+
+  it('decodes a Shift_JIS body', async () => {
+    const raw = mail(
+      `From: hanako@customer.example
+Subject: =?Shift_JIS?B?${iconv.encode('ログインできません', 'shift_jis').toString('base64')}?=
+Content-Type: text/plain; charset=Shift_JIS
+Content-Transfer-Encoding: 8bit`,
+      iconv.encode('昨日からログインできません。\r\n対処法を教えてください。\r\n', 'shift_jis'),
+    );
+    const parsed = await parseInboundMail(raw);
+    expect(parsed.subject).toBe('ログインできません');
+    expect(parsed.question).toBe('昨日からログインできません。\n対処法を教えてください。');
+  });
+
+  it('decodes EUC-JP and records unknown charsets instead of failing', async () => {
+    const euc = await parseInboundMail(
+      mail('From: a@customer.example\nSubject: x\nContent-Type: text/plain; charset=EUC-JP\nContent-Transfer-Encoding: 8bit', iconv.encode('請求書を再発行できますか？', 'euc-jp')),
+    );
+    expect(euc.question).toBe('請求書を再発行できますか？');
+
+    const broken = await parseInboundMail(fixture('broken-mime.eml'));
+    expect(broken.question).toBe('Is the API rate limit per user or per key?');
+    expect(broken.charsetProblems).toEqual(['unknown charset "x-no-such-charset"; its text was read as UTF-8']);
+    expect(broken.parseWarnings).toContain('unparseable Date header');
+    expect(broken.date).toBeUndefined();
+  });
+
+  it('joins adjacent encoded-words before decoding, so characters split across words survive', () => {
+    const bytes = Buffer.from('山田太郎', 'utf8');
+    const split = `=?UTF-8?B?${bytes.subarray(0, 4).toString('base64')}?=\r\n =?utf-8?B?${bytes.subarray(4).toString('base64')}?=`;
+    expect(decodeEncodedWords(`${split} <taro@x.example>`)).toBe('山田太郎 <taro@x.example>');
+    expect(decodeEncodedWords('=?ISO-8859-1?Q?Caf=E9_au_lait?= and =?x-none?B?QUJD?=')).toBe('Café au lait and =?x-none?B?QUJD?=');
+  });
+
+  it('falls back to the declared charset (else windows-1252) for raw 8-bit non-UTF-8 subjects', async () => {
+    const raw = Buffer.concat([Buffer.from('From: a@customer.example\r\nSubject: Forma'), Buffer.from([0xe7, 0xe3]), Buffer.from('o\r\n\r\nbody\r\n')]);
+    const parsed = await parseInboundMail(raw);
+    expect(parsed.subject).toBe('Formação');
+    expect(parsed.charsetProblems).toEqual(['subject: raw 8-bit bytes that are not UTF-8, decoded as windows-1252']);
+  });
+});
+
+describe('parseInboundMail: HTML', () => {
+  it('keeps visible words only: no script/style/title content, no link targets, no attributes', async () => {
+    const parsed = await parseInboundMail(fixture('html-only.eml'));
+    expect(parsed.contentType).toBe('text/html');
+    expect(parsed.text).toBe('Hello, I cannot log in since yesterday. See my account page.\n\nWhat should I do?');
+    for (const banned of ['alert', 'script', 'onerror', 'document', 'injected', 'color', 'Secret title', 'tracker.example', 'tracking pixel', '<']) {
+      expect(parsed.text).not.toContain(banned);
+    }
+    expect(parsed.question).toBe(parsed.text);
+  });
+
+  it('turns HTML blockquotes into quoted lines that the question drops', async () => {
+    const raw = mail(
+      'From: a@customer.example\nSubject: Re: x\nContent-Type: text/html; charset=utf-8',
+      '<div>Does the Pro plan include SSO?</div><div class="gmail_quote">On Mon, Nov 2, 2026 at 10:00 AM Support &lt;support@support.example&gt; wrote:<blockquote>Old answer</blockquote></div>',
+    );
+    const parsed = await parseInboundMail(raw);
+    expect(parsed.text).toContain('> Old answer');
+    expect(parsed.question).toBe('Does the Pro plan include SSO?');
+  });
+});
+
+describe('parseInboundMail: question', () => {
+  it.each([
+    ['reply-gmail-en.eml', 'Thanks, that worked. One more question: how do I export my invoices as CSV?'],
+    ['reply-outlook-en.eml', 'Can I change the billing address on an invoice that was already issued?\n\nAnne Miller'],
+    ['reply-gmail-ja.eml', 'ご回答ありがとうございます。\n機種変更した場合、認証アプリの再設定はどうすればよいですか？\n\nよろしくお願いいたします。'],
+    ['reply-outlook-ja.eml', 'お世話になっております。\n請求書の宛名を変更することはできますか？'],
+    ['reply-thunderbird-ja.eml', 'バックアップの保存期間は何日ですか？'],
+    ['empty-body.eml', 'How do I change my plan?'],
+    ['no-body-no-subject.eml', ''],
+  ])('%s', async (name, question) => {
+    expect((await parseInboundMail(fixture(name))).question).toBe(question);
+  });
+
+  it.each([
+    ['bottom-posted answer below the quote survives', 'On Mon, Nov 2, 2026, Support wrote:\n> old text\n\nMy answer is below.', 'My answer is below.'],
+    ['wrapped Gmail attribution', 'New question?\n\nOn Mon, Nov 2, 2026 at 10:00 AM Support <\nsupport@support.example> wrote:\nold', 'New question?'],
+    ['full-width quote marks', '了解しました。追加で質問です。\n＞ 以前の回答\n＞ 二行目', '了解しました。追加で質問です。'],
+    ['Apple Mail ja attribution', '領収書は発行できますか？\n\n2026/11/02 10:00、サポート <s@support.example>のメール:\n\n旧本文', '領収書は発行できますか？'],
+    ['iPhone signature', '請求書を再送してください。\n\niPhoneから送信', '請求書を再送してください。'],
+    ['Sent from my iPhone', 'Please resend the invoice.\n\nSent from my iPhone', 'Please resend the invoice.'],
+    ['`-- ` signature', 'Why was I charged twice?\n\n-- \nJane Doe\nACME', 'Why was I charged twice?'],
+    ['separator line not followed by contact details is kept', 'Steps:\n-----\nopen the app\nclick export', 'Steps:\n-----\nopen the app\nclick export'],
+    ['forwarded message', 'See the error below.\n\n---------- Forwarded message ---------\nFrom: System <noreply@x.example>\nDate: today\n\nError 500', 'See the error below.'],
+    ['reply prefix stripped from a subject fallback', '\n\n> only a quote\n', 'Backup'],
+  ])('%s', (_name, text, expected) => {
+    expect(extractQuestion(text, 'Re: Backup')).toBe(expected);
+  });
+
+  it('stays fast on hostile text built to trigger backtracking in the reply patterns', () => {
+    for (const unit of ['abc. x skrev\n', '在 x\n', 'Op x\n', 'On a b c\n', `On ${'a '.repeat(5000)}\n`]) {
+      const started = Date.now();
+      extractQuestion(`Real question?\n${unit.repeat(Math.ceil(40_000 / unit.length))}`);
+      expect(Date.now() - started, JSON.stringify(unit.slice(0, 12))).toBeLessThan(2_000);
+    }
+  });
+
+  it('strips a long mail\'s `-- ` signature without email-reply-parser', () => {
+    const long = `${'This is a long description of the problem. '.repeat(120)}\n\n-- \nJane Doe\nACME Inc.`;
+    expect(extractQuestion(long)).toBe('This is a long description of the problem. '.repeat(120).trim());
+  });
+});
+
+describe('parseInboundMail: structure', () => {
+  it('lists attachments by name, type and size without processing them', async () => {
+    const parsed = await parseInboundMail(fixture('attachments.eml'));
+    expect(parsed.attachments).toEqual([
+      { filename: 'screenshot.png', contentType: 'image/png', size: 70 },
+      { filename: 'エラー.log', contentType: 'text/plain', size: 38 },
+    ]);
+    expect(parsed.question).toBe('The export fails with the error in the attached screenshot and log.');
+  });
+
+  it('parses threading headers and the classifier header map', async () => {
+    const parsed = await parseInboundMail(fixture('reply-gmail-en.eml'));
+    expect(parsed.messageId).toBe('<gmail-en-2@customer.example>');
+    expect(parsed.inReplyTo).toBe('<r1@support.example>');
+    expect(parsed.references).toEqual(['<q1@customer.example>', '<r1@support.example>']);
+    expect(parsed.to).toEqual([{ address: 'support@support.example', name: 'Support' }]);
+    expect(parsed.date?.toISOString()).toBe('2026-11-03T09:00:00.000Z');
+    expect(parsed.headers).toEqual({ 'content-type': ['text/plain; charset=UTF-8'] });
+
+    const withHeaders = await parseInboundMail(
+      mail('From: a@customer.example\nX-Loop: one@x.example\nX-Loop: two@x.example\nAuto-Submitted: auto-replied\n  (folded comment)\nReceived: from x', 'hi'),
+    );
+    expect(withHeaders.headers).toEqual({ 'x-loop': ['one@x.example', 'two@x.example'], 'auto-submitted': ['auto-replied  (folded comment)'] });
+    expect(withHeaders.contentType).toBe('text/plain');
+  });
+
+  it('parses a huge mail (8 MB attachment, 1 MB text) and truncates beyond maxBytes with a warning', async () => {
+    const text = 'How do I import a large CSV file?\r\n' + 'data line for the import\r\n'.repeat(40_000);
+    const attachment = Buffer.alloc(8 * 1024 * 1024, 7).toString('base64').replace(/.{76}/g, '$&\r\n');
+    const raw = mail(
+      'From: a@customer.example\nSubject: big\nMessage-ID: <big@customer.example>\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="b"',
+      `--b\r\nContent-Type: text/plain\r\n\r\n${text}\r\n--b\r\nContent-Type: application/octet-stream; name="big.bin"\r\nContent-Transfer-Encoding: base64\r\n\r\n${attachment}\r\n--b--\r\n`,
+    );
+    const started = Date.now();
+    const parsed = await parseInboundMail(raw);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(parsed.attachments).toEqual([{ filename: 'big.bin', contentType: 'application/octet-stream', size: 8 * 1024 * 1024 }]);
+    expect(parsed.question.startsWith('How do I import a large CSV file?')).toBe(true);
+    expect(parsed.parseWarnings).toEqual([]);
+
+    const cut = await parseInboundMail(raw, { maxBytes: 100_000 });
+    expect(cut.messageId).toBe('<big@customer.example>');
+    expect(cut.parseWarnings).toEqual([`mail of ${raw.length} bytes truncated to the first 100000 bytes`]);
+  });
+
+  it('throws MailParseError only for input that is not a mail', async () => {
+    await expect(parseInboundMail(Buffer.alloc(0))).rejects.toBeInstanceOf(MailParseError);
+    await expect(parseInboundMail(Buffer.from('\r\n \r\n'))).rejects.toThrow(/empty input/);
+    await expect(parseInboundMail(Buffer.from([0, 1, 2, 3, 0xff, 0xfe, 0x89, 0x50]))).rejects.toThrow(/no RFC 5322 header fields/);
+    await expect(parseInboundMail(Buffer.from('From: a@customer.example\r\n'))).resolves.toMatchObject({ from: { address: 'a@customer.example' }, text: '' });
+  });
+});
+
+describe('message ids and keys', () => {
+  it('keys a mail without Message-ID by its raw bytes', async () => {
+    const raw = fixture('no-message-id.eml');
+    const parsed = await parseInboundMail(raw);
+    expect(parsed.messageId).toBeUndefined();
+    const key = messageKey(parsed, raw);
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    expect(messageKey(await parseInboundMail(Buffer.from(raw)), raw)).toBe(key);
+    const other = Buffer.concat([raw, Buffer.from('more\r\n')]);
+    expect(messageKey(await parseInboundMail(other), other)).not.toBe(key);
+  });
+
+  it('gives the same key to the same Message-ID however the delivery differs', async () => {
+    const a = mail('From: a@customer.example\nMessage-ID: <same@customer.example>\nReceived: by mx1', 'one');
+    const b = mail('From: a@customer.example\nMessage-Id:   <same@customer.example> (resent)\nReceived: by mx2', 'two');
+    const keyA = messageKey(await parseInboundMail(a), a);
+    expect(messageKey(await parseInboundMail(b), b)).toBe(keyA);
+  });
+
+  it.each([
+    ['<abc@example.com>', '<abc@example.com>'],
+    ['  <abc@example.com> (comment)', '<abc@example.com>'],
+    ['abc@example.com', '<abc@example.com>'],
+    ['<1234   @   local(blah)  .machine .example>', '<1234@local.machine.example>'],
+    ['<>', undefined],
+    ['', undefined],
+    [undefined, undefined],
+  ])('normaliseMessageId(%j) → %j', (value, expected) => {
+    expect(normaliseMessageId(value)).toBe(expected);
+  });
+
+  it('drops malformed ids from References', () => {
+    expect(parseMessageIdList('<a@x.example> <no-at> <b@@x> <c@x@y> <a@x.example>\r\n <d@[10.0.0.1]> <>')).toEqual(['<a@x.example>', '<d@[10.0.0.1]>']);
+    expect(isValidMessageId('<p05100307b863befdfb67@[207.202.136.216]>')).toBe(true);
+    expect(isValidMessageId('<11107978796724623>')).toBe(false);
+  });
+});
