@@ -9,8 +9,14 @@ export type { Logger };
 
 let root: Logger | undefined;
 
-/** Sets the root logger's level (called once the configuration is loaded). */
-export function configureLogging(level: string): Logger {
+/** Where log lines go: stdout for services (what container runtimes collect), stderr for command-line tools. */
+export interface LoggingOptions {
+  stream?: 'stdout' | 'stderr';
+}
+
+/** Sets the root logger's level and stream (called once the configuration is loaded). */
+export function configureLogging(level: string, options: LoggingOptions = {}): Logger {
+  const destination = pino.destination({ fd: options.stream === 'stderr' ? 2 : 1, sync: true });
   root = pino({
     level,
     base: { pid: process.pid },
@@ -18,7 +24,7 @@ export function configureLogging(level: string): Logger {
       paths: ['*.password', '*.apiKey', '*.api_key', '*.authorization', 'headers.authorization', 'config.*_PASSWORD', 'config.*_API_KEY'],
       censor: '***',
     },
-  });
+  }, destination);
   return root;
 }
 

@@ -20,8 +20,8 @@ export interface SourceFile {
 
 /**
  * Lists the regular files of `dir` whose extension is in `extensions`, sorted by name (code-point order, so ids
- * and chunk order do not depend on the file system or locale). Other entries are skipped with a debug log.
- * Subdirectories are not descended into.
+ * and chunk order do not depend on the file system or locale). Other entries, dotfiles (editor and office lock
+ * files such as `.~lock.qa.csv#`) and subdirectories are skipped with a debug log.
  *
  * @throws KnowledgeError when `dir` does not exist or is not a directory — a missing directory must never look
  *   like an empty knowledge base.

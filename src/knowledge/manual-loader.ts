@@ -141,6 +141,9 @@ export function htmlSections(html: string): ManualSection[] {
       // Link targets and image sources are noise to a keyword search and to the agent reading the chunk.
       { selector: 'a', options: { ignoreHref: true } },
       { selector: 'img', format: 'skip' },
+      // Without this, table cells run together ("項目値"); dataTable lays them out in columns.
+      { selector: 'table', format: 'dataTable' },
+      { selector: 'ul', options: { itemPrefix: '・' } },
     ],
   });
   const sections: ManualSection[] = [];
@@ -174,8 +177,9 @@ export function htmlSections(html: string): ManualSection[] {
  */
 export async function pdfText(data: Uint8Array, file: string): Promise<string> {
   try {
-    // pdf.js takes ownership of (detaches) the buffer it is given; a copy keeps the caller's bytes usable.
-    const pdf = await getDocumentProxy(new Uint8Array(data));
+    // pdf.js takes ownership of (detaches) the buffer it is given; a copy keeps the caller's bytes usable. Verbosity 0
+    // stops its console warnings ("Indexing all PDF objects"), which would otherwise land on a CLI's stdout.
+    const pdf = await getDocumentProxy(new Uint8Array(data), { verbosity: 0 });
     try {
       const { text } = await extractText(pdf, { mergePages: false });
       return text.map((page) => normalizeNewlines(page).trim()).filter(Boolean).join('\n\n');
@@ -231,7 +235,7 @@ export async function chunkSections(
 /**
  * Reads and chunks every manual file in `dir` (non-recursive, sorted by name).
  *
- * @param onProgress called with stage `read manual` after each file.
+ * @param onProgress called with stage `read` after each file.
  * @throws KnowledgeError when the directory is missing or a file cannot be read (the message names the file).
  */
 export async function loadManualChunks(
@@ -242,7 +246,7 @@ export async function loadManualChunks(
   const splitter = createManualSplitter(options);
   const files = await listSourceFiles(dir, MANUAL_EXTENSIONS, 'manuals', logger);
   const chunks: ManualChunk[] = [];
-  await onProgress?.({ stage: 'read manual', done: 0, total: files.length });
+  await onProgress?.({ stage: 'read', done: 0, total: files.length });
   for (const [i, file] of files.entries()) {
     let sections: ManualSection[];
     try {
@@ -254,7 +258,7 @@ export async function loadManualChunks(
     const fileChunks = await chunkSections(file.fileName, sections, splitter);
     logger?.debug({ file: file.path, sections: sections.length, chunks: fileChunks.length }, `read ${file.fileName}`);
     chunks.push(...fileChunks);
-    await onProgress?.({ stage: 'read manual', done: i + 1, total: files.length });
+    await onProgress?.({ stage: 'read', done: i + 1, total: files.length });
   }
   return { files: files.map((f) => f.fileName), chunks };
 }

@@ -1,0 +1,72 @@
+/**
+ * Reindex job of the past questions and answers: read every Q&A CSV, then swap the pairs into the Q&A search in one
+ * step (the backend embeds them, reusing cached vectors of unchanged pairs). A plain handler of (data, context), so
+ * the CLI calls it directly and a BullMQ worker can call it with `job.data` and `job.updateProgress`.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import type { Config } from '../src/config.js';
+import { EmptySourceError, parseJobData } from '../src/knowledge/errors.js';
+import { loadQaPairs } from '../src/knowledge/qa-loader.js';
+import { createLogger, type Logger } from '../src/logger.js';
+import type { ProgressFn, QaSearch } from '../src/search/types.js';
+
+/** Job payload; every field is optional and falls back to configuration. */
+export const reindexQaJobDataSchema = z
+  .object({
+    /** Q&A directory instead of QA_DIR. */
+    dir: z.string().min(1).optional(),
+  })
+  .default({});
+export type ReindexQaJobData = z.input<typeof reindexQaJobDataSchema>;
+
+/** What a Q&A reindex did. */
+export interface ReindexQaResult {
+  /** CSV files read. */
+  files: number;
+  /** Pairs now in the index. */
+  pairs: number;
+  /** Rows left out because the question or answer was empty (each was logged with file and row). */
+  skipped: number;
+  /** Wall time of the whole job. */
+  seconds: number;
+}
+
+/** What the job runs against. */
+export interface ReindexQaContext {
+  config: Config;
+  qa: QaSearch;
+  /** Stages: `read` (files), then whatever the search backend reports while embedding and building. */
+  onProgress?: ProgressFn;
+  logger?: Logger;
+}
+
+/**
+ * Rebuilds the Q&A index from the Q&A directory.
+ *
+ * @throws TypeError on invalid data, KnowledgeError when a CSV is malformed (nothing is replaced),
+ *   {@link EmptySourceError} when the directory yields no pairs while the live index has some.
+ */
+export async function reindexQa(data: ReindexQaJobData | undefined, ctx: ReindexQaContext): Promise<ReindexQaResult> {
+  const started = performance.now();
+  const logger = ctx.logger ?? createLogger('reindex-qa');
+  const input = parseJobData(reindexQaJobDataSchema, data, 'reindex-qa');
+  const dir = path.resolve(input.dir ?? ctx.config.QA_DIR);
+
+  logger.info({ dir, backend: ctx.qa.kind }, 'reindexing Q&A');
+  const { files, pairs, skipped } = await loadQaPairs(dir, { logger, onProgress: ctx.onProgress });
+  if (pairs.length === 0) {
+    const live = await ctx.qa.count();
+    if (live > 0) {
+      throw new EmptySourceError(
+        `no Q&A pairs found in ${dir} (${files.length} CSV files); refusing to replace the live Q&A index of ${live} pairs`,
+      );
+    }
+    logger.warn({ dir }, 'no Q&A pairs found; the Q&A index stays empty');
+  }
+  await ctx.qa.replaceAll(pairs, ctx.onProgress);
+
+  const seconds = (performance.now() - started) / 1000;
+  logger.info({ files: files.length, pairs: pairs.length, skipped: skipped.length, seconds }, 'Q&A reindexed');
+  return { files: files.length, pairs: pairs.length, skipped: skipped.length, seconds };
+}

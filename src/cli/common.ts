@@ -1,0 +1,138 @@
+/**
+ * What the command-line tools share: stdout reserved for results, logs on stderr, one clear line per failure, and
+ * checks that an index exists before searching it.
+ */
+import { APIConnectionError, APIError } from 'openai';
+import { loadConfigOrExit, type Config } from '../config.js';
+import { EmptySourceError, KnowledgeError } from '../knowledge/errors.js';
+import { configureLogging, createLogger, type Logger } from '../logger.js';
+import type { ManualSearch, QaSearch } from '../search/types.js';
+
+/** A failure whose message is already the one line to show (no stack, no prefix beyond the tool name). */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/** The running tool: its configuration, its logger and the one way to print results. */
+export interface CliContext {
+  config: Config;
+  logger: Logger;
+  /** Writes result text to stdout (nothing else reaches stdout). */
+  print(text: string): void;
+}
+
+let resultWrite: ((text: string) => boolean) | undefined;
+
+/**
+ * Keeps stdout for results only. Our logs already go to stderr; this also catches libraries that print on stdout
+ * (pdf.js, client warnings) by forwarding `process.stdout.write` to stderr, while results go out through the
+ * original method kept here — so `--json` output stays parseable whatever a dependency prints.
+ */
+function reserveStdoutForResults(): (text: string) => boolean {
+  if (resultWrite) return resultWrite;
+  const stdout = process.stdout;
+  const original = stdout.write.bind(stdout) as (text: string) => boolean;
+  stdout.write = ((...args: Parameters<typeof process.stderr.write>) => process.stderr.write(...args)) as typeof stdout.write;
+  // `npm run search -- … | head` closes the pipe early; that is the reader's choice, not a failure worth a stack.
+  stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+  resultWrite = original;
+  return original;
+}
+
+/**
+ * Starts a command: loads configuration (exit 2 with the list of problems when invalid) and configures logging to
+ * stderr at LOG_LEVEL.
+ */
+export function startCli(name: string): CliContext {
+  const write = reserveStdoutForResults();
+  const config = loadConfigOrExit();
+  configureLogging(config.LOG_LEVEL, { stream: 'stderr' });
+  return { config, logger: createLogger(`cli:${name}`), print: (text) => void write(text.endsWith('\n') ? text : `${text}\n`) };
+}
+
+/** The OpenAI-compatible server the process talks to, as shown to an operator. */
+export function llmServerUrl(config: Pick<Config, 'OPENAI_BASE_URL'>): string {
+  return config.OPENAI_BASE_URL ?? 'https://api.openai.com/v1';
+}
+
+/** Walks an error and its `cause` chain (bounded, in case of a cycle). */
+function* causes(err: unknown): Generator<unknown> {
+  let current = err;
+  for (let depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
+    yield current;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+}
+
+/**
+ * The one line to show for a failure. Errors of our own carry their message; LLM errors say which server, since
+ * "Connection error." alone does not tell an operator that OPENAI_BASE_URL points at a stopped Ollama.
+ */
+export function describeError(err: unknown, config?: Pick<Config, 'OPENAI_BASE_URL'>): string {
+  for (const e of causes(err)) {
+    if (e instanceof APIConnectionError) {
+      const url = config ? llmServerUrl(config) : 'the configured URL';
+      const detail = e.cause instanceof Error && e.cause.message !== e.message ? ` (${e.cause.message})` : '';
+      return `cannot reach the LLM server at ${url}: ${e.message}${detail}`;
+    }
+    if (e instanceof APIError && e.status !== undefined) {
+      const url = config ? llmServerUrl(config) : 'the configured URL';
+      return `the LLM server at ${url} answered ${e.status}: ${e.message}`;
+    }
+  }
+  if (err instanceof CliError || err instanceof KnowledgeError || err instanceof EmptySourceError) return err.message;
+  const first = err instanceof Error ? err.message || err.name : String(err);
+  return first.split('\n')[0] ?? first;
+}
+
+/**
+ * Runs a command: {@link startCli}, then `body`. On failure prints `name: <one line>` to stderr, logs the details at
+ * debug and sets a non-zero exit code. The process then ends by itself once handles close, so output still
+ * buffered is never cut off.
+ */
+export async function runCommand(name: string, body: (ctx: CliContext) => Promise<void>): Promise<void> {
+  const ctx = startCli(name);
+  try {
+    await body(ctx);
+  } catch (err) {
+    process.stderr.write(`${name}: ${describeError(err, ctx.config)}\n`);
+    ctx.logger.debug({ err }, 'command failed');
+    process.exitCode = err instanceof CliError ? err.exitCode : 1;
+  }
+}
+
+/** Message of a missing index, pointing at the command that builds it. */
+export function noIndexMessage(what: 'manual' | 'Q&A'): string {
+  return `no ${what} index yet: run npm run reindex`;
+}
+
+/** Fails with {@link noIndexMessage} when the search has nothing indexed. */
+export async function requireIndex(search: ManualSearch | QaSearch, what: 'manual' | 'Q&A'): Promise<void> {
+  if ((await search.count()) === 0) throw new CliError(noIndexMessage(what));
+}
+
+/** Closes search backends, ignoring close errors (the command's own outcome is what matters). */
+export async function closeAll(...items: ({ close?(): Promise<void> } | undefined)[]): Promise<void> {
+  await Promise.all(items.map(async (item) => item?.close?.().catch(() => undefined)));
+}
+
+/** Reads all of stdin as UTF-8 text. */
+export async function readStdin(): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of process.stdin) parts.push(typeof part === 'string' ? Buffer.from(part) : (part as Buffer));
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/** `1 file` / `2 files`. */
+export function plural(n: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : pluralForm}`;
+}

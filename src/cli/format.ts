@@ -1,0 +1,63 @@
+/**
+ * Text the command-line tools print as results (and read as batch input), kept apart from the entry files so it can be tested without
+ * running a command.
+ */
+import type { ReindexManualResult } from '../../jobs/reindex-manual.js';
+import type { ReindexQaResult } from '../../jobs/reindex-qa.js';
+import type { SearchHit } from '../search/types.js';
+import { plural } from './common.js';
+
+/** What one `reindex` run did; the part not asked for is absent. */
+export interface ReindexSummary {
+  manual?: ReindexManualResult;
+  qa?: ReindexQaResult;
+  seconds: number;
+}
+
+/** The summary line, e.g. `reindexed: 1 manual file, 142 chunks, 48 Q&A pairs in 2.3 s`. */
+export function formatReindexSummary(summary: ReindexSummary): string {
+  const parts: string[] = [];
+  if (summary.manual) parts.push(plural(summary.manual.files, 'manual file'), plural(summary.manual.chunks, 'chunk'));
+  if (summary.qa) {
+    parts.push(plural(summary.qa.pairs, 'Q&A pair'));
+    if (summary.qa.skipped > 0) parts.push(`${plural(summary.qa.skipped, 'row')} skipped`);
+  }
+  return `reindexed: ${parts.join(', ')} in ${summary.seconds.toFixed(1)} s`;
+}
+
+/** A search hit as `search --json` prints it. */
+export interface JsonHit {
+  fileName: string;
+  content: string;
+  score: number;
+}
+
+/** The fields of a hit that `search --json` promises, in a fixed order. */
+export function toJsonHit(hit: SearchHit): JsonHit {
+  return { fileName: hit.fileName, content: hit.content, score: hit.score };
+}
+
+/**
+ * Human-readable hits: rank, id and score on one line, then the content indented. The heading path is shown only
+ * when the content does not already carry it (the embedded engine stores it as the chunk's first line).
+ */
+export function formatHits(hits: readonly SearchHit[]): string {
+  if (hits.length === 0) return '(no results)';
+  return hits
+    .map((hit, i) => {
+      const heading = hit.heading && !hit.content.includes(hit.heading) ? `\n   [${hit.heading}]` : '';
+      const body = hit.content.replace(/\n/g, '\n   ');
+      return `${i + 1}. ${hit.id}  (score ${hit.score.toFixed(3)})${heading}\n   ${body}`;
+    })
+    .join('\n\n');
+}
+
+/**
+ * Queries of a batch file: one per line. The final line break does not add a query; other blank lines stay as
+ * queries with no results, so output line i always belongs to input line i.
+ */
+export function batchQueries(text: string): string[] {
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines;
+}

@@ -1,0 +1,74 @@
+import { APIConnectionError, APIError } from 'openai';
+import { describe, expect, it } from 'vitest';
+import { describeError, plural } from '../../src/cli/common.js';
+import { batchQueries, formatHits, formatReindexSummary, toJsonHit } from '../../src/cli/format.js';
+import { KnowledgeError } from '../../src/knowledge/errors.js';
+
+describe('formatReindexSummary', () => {
+  it.each([
+    {
+      summary: { manual: { files: 1, chunks: 142, seconds: 1 }, qa: { files: 1, pairs: 48, skipped: 0, seconds: 1 }, seconds: 2.34 },
+      line: 'reindexed: 1 manual file, 142 chunks, 48 Q&A pairs in 2.3 s',
+    },
+    { summary: { manual: { files: 2, chunks: 1, seconds: 0.1 }, seconds: 0.06 }, line: 'reindexed: 2 manual files, 1 chunk in 0.1 s' },
+    {
+      summary: { qa: { files: 3, pairs: 1, skipped: 2, seconds: 5 }, seconds: 5 },
+      line: 'reindexed: 1 Q&A pair, 2 rows skipped in 5.0 s',
+    },
+  ])('$line', ({ summary, line }) => {
+    expect(formatReindexSummary(summary)).toBe(line);
+  });
+
+  it('plural', () => {
+    expect([plural(0, 'chunk'), plural(1, 'chunk'), plural(2, 'chunk')]).toEqual(['0 chunks', '1 chunk', '2 chunks']);
+  });
+});
+
+describe('search output', () => {
+  const hit = { id: 'm.md#3', fileName: 'm.md', heading: '章 > 節', content: '一行目\n二行目', score: 1.23456 };
+
+  it('JSON hits carry exactly fileName, content and score', () => {
+    expect(JSON.stringify(toJsonHit(hit))).toBe('{"fileName":"m.md","content":"一行目\\n二行目","score":1.23456}');
+  });
+
+  it('readable hits', () => {
+    expect(formatHits([hit])).toBe('1. m.md#3  (score 1.235)\n   [章 > 節]\n   一行目\n   二行目');
+    expect(formatHits([{ ...hit, content: '【章 > 節】\n本文' }])).toBe('1. m.md#3  (score 1.235)\n   【章 > 節】\n   本文');
+    expect(formatHits([])).toBe('(no results)');
+  });
+
+  it.each([
+    { text: 'a\nb\n', queries: ['a', 'b'] },
+    { text: 'a\r\n\r\nb', queries: ['a', '', 'b'] },
+    { text: '', queries: [] },
+    { text: '\n', queries: [''] },
+  ])('batch queries of $text', ({ text, queries }) => {
+    expect(batchQueries(text)).toEqual(queries);
+  });
+});
+
+describe('describeError', () => {
+  const config = { OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' };
+
+  it('names the LLM server on connection errors, also when wrapped', () => {
+    const connection = new APIConnectionError({ message: 'Connection error.', cause: new Error('connect ECONNREFUSED 127.0.0.1:11434') });
+    expect(describeError(connection, config)).toBe(
+      'cannot reach the LLM server at http://127.0.0.1:11434/v1: Connection error. (connect ECONNREFUSED 127.0.0.1:11434)',
+    );
+    expect(describeError(new Error('graph failed', { cause: connection }), config)).toMatch(/^cannot reach the LLM server at http:\/\/127\.0\.0\.1:11434\/v1: /);
+    expect(describeError(connection, { OPENAI_BASE_URL: undefined })).toMatch(/^cannot reach the LLM server at https:\/\/api\.openai\.com\/v1: /);
+  });
+
+  it('names the LLM server on HTTP errors', () => {
+    const error = APIError.generate(404, { error: { message: 'model "x" not found' } }, undefined, new Headers());
+    expect(describeError(error, config)).toBe('the LLM server at http://127.0.0.1:11434/v1 answered 404: 404 model "x" not found');
+  });
+
+  it('keeps our own messages and the first line of others', () => {
+    expect(describeError(new KnowledgeError('/x/qa.csv:3: malformed CSV: Quote Not Closed', '/x/qa.csv', 3))).toBe(
+      '/x/qa.csv:3: malformed CSV: Quote Not Closed',
+    );
+    expect(describeError(new Error('first\nsecond'))).toBe('first');
+    expect(describeError('plain')).toBe('plain');
+  });
+});

@@ -1,0 +1,178 @@
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  chunkSections,
+  createManualSplitter,
+  htmlSections,
+  loadManualChunks,
+  markdownSections,
+} from '../../src/knowledge/manual-loader.js';
+
+describe('markdownSections', () => {
+  it.each([
+    {
+      name: 'heading paths from #, ## and ###',
+      md: '# 第1章 はじめに\n概要。\n## 1.1 ログイン\nログイン手順。\n### 二段階認証\n認証アプリ。\n## 1.2 ログアウト\nログアウト手順。\n# 第2章 管理\n管理の説明。',
+      sections: [
+        ['第1章 はじめに', '概要。'],
+        ['第1章 はじめに > 1.1 ログイン', 'ログイン手順。'],
+        ['第1章 はじめに > 1.1 ログイン > 二段階認証', '認証アプリ。'],
+        ['第1章 はじめに > 1.2 ログアウト', 'ログアウト手順。'],
+        ['第2章 管理', '管理の説明。'],
+      ],
+    },
+    { name: 'text before the first heading', md: '前書き。\n\n# 章\n本文。', sections: [['', '前書き。'], ['章', '本文。']] },
+    { name: 'empty sections are dropped', md: '# 章\n\n## 節\n本文。', sections: [['章 > 節', '本文。']] },
+    { name: 'closing hashes are not part of the heading', md: '## 節 ##\n本文。', sections: [['節', '本文。']] },
+    { name: 'a skipped level', md: '# 章\n### 項\n本文。\n## 節\n別。', sections: [['章 > 項', '本文。'], ['章 > 節', '別。']] },
+    { name: '#### stays in the text', md: '# 章\n#### 注意\n本文。', sections: [['章', '#### 注意\n本文。']] },
+    { name: 'no space after # is not a heading', md: '#タグ\n本文。', sections: [['', '#タグ\n本文。']] },
+    {
+      name: 'fenced code is never a heading',
+      md: '# 章\n```sh\n# コメント\n```\n本文。',
+      sections: [['章', '```sh\n# コメント\n```\n本文。']],
+    },
+    { name: 'CRLF', md: '# 章\r\n本文。\r\n', sections: [['章', '本文。']] },
+  ])('$name', ({ md, sections }) => {
+    expect(markdownSections(md).map((s) => [s.heading, s.text])).toEqual(sections);
+  });
+});
+
+describe('htmlSections', () => {
+  it('splits by h1–h3 and keeps only body text', () => {
+    const html = `<!doctype html><html><head><title>タイトル</title><style>p { color: red }</style></head>
+      <body>
+        <p>前書き</p>
+        <h1>第1章 <em>セキュリティ</em></h1>
+        <p>概要。<a href="https://example.com/x">詳細</a></p>
+        <h2>二段階認証</h2>
+        <ul><li>認証アプリ</li><li>SMS</li></ul>
+        <h3>バックアップコード</h3>
+        <table><tr><th>項目</th><th>値</th></tr><tr><td>桁数</td><td>8</td></tr></table>
+        <h4>補足</h4><p>補足の本文</p>
+        <script>alert(1)</script>
+      </body></html>`;
+    const sections = htmlSections(html);
+    expect(sections.map((s) => s.heading)).toEqual([
+      '',
+      '第1章 セキュリティ',
+      '第1章 セキュリティ > 二段階認証',
+      '第1章 セキュリティ > 二段階認証 > バックアップコード',
+    ]);
+    expect(sections[0]?.text).toBe('前書き');
+    expect(sections[1]?.text).toBe('概要。詳細');
+    expect(sections[2]?.text).toBe('・認証アプリ\n・SMS');
+    const last = sections[3]?.text ?? '';
+    expect(last).toMatch(/項目\s+値\n桁数\s+8/);
+    expect(last).toContain('補足の本文');
+    expect(sections.map((s) => s.text).join('\n')).not.toMatch(/タイトル|color|alert|https:/);
+  });
+});
+
+describe('chunking', () => {
+  const sentence = (i: number) => `これは${i}番目の文で、手順の説明が続きます。`;
+  const longText = Array.from({ length: 40 }, (_, i) => sentence(i)).join('');
+
+  it('keeps chunks within the size, ends them at sentence marks and overlaps neighbours', async () => {
+    const chunks = await chunkSections('m.md', [{ heading: 'h', text: longText }], createManualSplitter({ chunkSize: 100, chunkOverlap: 30 }));
+    expect(chunks.length).toBeGreaterThan(5);
+    for (const c of chunks) {
+      expect(c.content.length).toBeLessThanOrEqual(100);
+      expect(c.content.startsWith('。') || c.content.startsWith('、')).toBe(false);
+    }
+    for (const [i, c] of chunks.slice(0, -1).entries()) {
+      expect(c.content.endsWith('。') || c.content.endsWith('、')).toBe(true);
+      const next = chunks[i + 1]?.content ?? '';
+      // The next chunk starts with the tail of this one (at most chunkOverlap characters of it).
+      const shared = [...Array(31).keys()].reverse().find((n) => n > 0 && c.content.endsWith(next.slice(0, n)));
+      expect(shared, `chunk ${i + 1} and ${i + 2} share no overlap`).toBeGreaterThan(0);
+    }
+    // Nothing lost: every sentence is somewhere.
+    for (let i = 0; i < 40; i++) expect(chunks.some((c) => c.content.includes(sentence(i)))).toBe(true);
+  });
+
+  it('without overlap the chunks concatenate back to the text', async () => {
+    const chunks = await chunkSections('m.md', [{ heading: '', text: longText }], createManualSplitter({ chunkSize: 80, chunkOverlap: 0 }));
+    expect(chunks.map((c) => c.content).join('')).toBe(longText);
+  });
+
+  it('numbers chunks per file from 1 across sections, deterministically', async () => {
+    const sections = [
+      { heading: 'A', text: longText },
+      { heading: 'B', text: '短い本文。' },
+    ];
+    const splitter = createManualSplitter({ chunkSize: 120, chunkOverlap: 10 });
+    const first = await chunkSections('m.md', sections, splitter);
+    const second = await chunkSections('m.md', sections, createManualSplitter({ chunkSize: 120, chunkOverlap: 10 }));
+    expect(second).toEqual(first);
+    expect(first.map((c) => c.id)).toEqual(first.map((_, i) => `m.md#${i + 1}`));
+    expect(first.at(-1)).toEqual({ id: `m.md#${first.length}`, fileName: 'm.md', heading: 'B', content: '短い本文。' });
+  });
+
+  it('cuts an unbroken run by code point, never inside a surrogate pair', async () => {
+    const text = '🙂'.repeat(30);
+    const chunks = await chunkSections('e.txt', [{ heading: '', text }], createManualSplitter({ chunkSize: 20, chunkOverlap: 0 }));
+    expect(chunks.map((c) => c.content).join('')).toBe(text);
+    for (const c of chunks) expect(c.content).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+  });
+
+  it('rejects an overlap not smaller than the size', () => {
+    expect(() => createManualSplitter({ chunkSize: 50, chunkOverlap: 50 })).toThrow(/chunk overlap/);
+  });
+});
+
+describe('loadManualChunks', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'manual-loader-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reads .md, .txt and .html in name order, skipping other files and directories', async () => {
+    await writeFile(path.join(dir, 'b-guide.md'), '# 章\n本文B。');
+    await writeFile(path.join(dir, 'a-notes.txt'), '\uFEFFテキストの本文。\r\n二行目。');
+    await writeFile(path.join(dir, 'c-page.html'), '<h2>節</h2><p>本文C。</p>');
+    await writeFile(path.join(dir, 'image.png'), 'png');
+    await writeFile(path.join(dir, '.hidden.md'), '# 隠し\n本文');
+    await mkdir(path.join(dir, 'sub.md'));
+    const progress: string[] = [];
+    const { files, chunks } = await loadManualChunks(dir, { onProgress: (p) => void progress.push(`${p.stage} ${p.done}/${p.total}`) });
+    expect(files).toEqual(['a-notes.txt', 'b-guide.md', 'c-page.html']);
+    expect(chunks).toEqual([
+      { id: 'a-notes.txt#1', fileName: 'a-notes.txt', heading: '', content: 'テキストの本文。\n二行目。' },
+      { id: 'b-guide.md#1', fileName: 'b-guide.md', heading: '章', content: '本文B。' },
+      { id: 'c-page.html#1', fileName: 'c-page.html', heading: '節', content: '本文C。' },
+    ]);
+    expect(progress).toEqual(['read 0/3', 'read 1/3', 'read 2/3', 'read 3/3']);
+  });
+
+  it('uses the given chunk size and overlap', async () => {
+    await writeFile(path.join(dir, 'm.md'), `# 章\n${'あいうえお。'.repeat(100)}`);
+    const small = await loadManualChunks(dir, { chunkSize: 60, chunkOverlap: 0 });
+    const large = await loadManualChunks(dir, { chunkSize: 300, chunkOverlap: 0 });
+    expect(small.chunks).toHaveLength(10);
+    expect(large.chunks).toHaveLength(2);
+  });
+
+  it('the sample manual gives heading paths and chunks within CHUNK_SIZE', async () => {
+    const { files, chunks } = await loadManualChunks(path.resolve('data/manuals'), { chunkSize: 300, chunkOverlap: 20 });
+    expect(files).toContain('xyz-manual.md');
+    expect(chunks.length).toBeGreaterThan(10);
+    for (const c of chunks) expect(c.content.length).toBeLessThanOrEqual(300);
+    expect(chunks.some((c) => c.heading.includes(' > ') && c.heading.includes('二段階認証'))).toBe(true);
+    expect(chunks.some((c) => c.content.includes('認証アプリ'))).toBe(true);
+  });
+
+  it('a missing directory is an error naming it', async () => {
+    await expect(loadManualChunks(path.join(dir, 'missing'))).rejects.toThrow(/manuals directory does not exist: .*missing/);
+  });
+
+  it('a file given as the directory is an error', async () => {
+    await writeFile(path.join(dir, 'file.md'), '# x');
+    await expect(loadManualChunks(path.join(dir, 'file.md'))).rejects.toThrow(/not a directory/);
+  });
+});
