@@ -24,6 +24,8 @@ export interface VariableSpec {
   sensitive: boolean;
   /** Other names accepted for the same variable (first wins after the canonical name). */
   aliases?: string[];
+  /** Set but empty means the empty value (e.g. a disabled schedule), not "use the default". */
+  emptyIsValue?: boolean;
   /** Which role needs it: `core` for everything, otherwise the role that checks it at start. */
   group: 'core' | 'llm' | 'search' | 'knowledge' | 'agent' | 'mail' | 'pipeline' | 'dashboard' | 'scheduler';
 }
@@ -344,6 +346,7 @@ export const VARIABLES = {
 
   REINDEX_MANUAL_CRON: {
     schema: cron,
+    emptyIsValue: true,
     default: '0 3 * * *',
     description: 'Cron schedule of the manual reindex (empty disables)',
     sensitive: false,
@@ -351,6 +354,7 @@ export const VARIABLES = {
   },
   REINDEX_QA_CRON: {
     schema: cron,
+    emptyIsValue: true,
     default: '30 3 * * *',
     description: 'Cron schedule of the Q&A reindex (empty disables)',
     sensitive: false,
@@ -392,7 +396,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const problems: string[] = [];
   for (const [name, spec] of Object.entries(VARIABLES) as [string, VariableSpec][]) {
     const names = [name, ...(spec.aliases ?? [])];
-    const rawGiven = names.map((n) => env[n]).find((v) => v !== undefined && v.trim() !== '');
+    const given = names.map((n) => env[n]).filter((v): v is string => v !== undefined);
+    const rawGiven = given.find((v) => v.trim() !== '') ?? (spec.emptyIsValue && given.length > 0 ? '' : undefined);
     const raw = rawGiven?.trim() ?? spec.default;
     if (raw === undefined) {
       if (spec.required) problems.push(`${name}: required (${spec.description})`);

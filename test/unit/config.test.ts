@@ -89,3 +89,11 @@ describe('README configuration table', () => {
     expect(readFileSync('README.md', 'utf8')).toContain(`<!-- config:start -->\n${renderConfigTable()}\n<!-- config:end -->`);
   });
 });
+
+describe('schedules', () => {
+  it('treats an empty cron variable as "disabled", an unset one as the default', () => {
+    expect(parseConfig({ REINDEX_MANUAL_CRON: '' }).REINDEX_MANUAL_CRON).toBe('');
+    expect(parseConfig({}).REINDEX_MANUAL_CRON).toBe('0 3 * * *');
+    expect(() => parseConfig({ REINDEX_QA_CRON: 'nightly' })).toThrow(/REINDEX_QA_CRON/);
+  });
+});

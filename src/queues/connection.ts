@@ -1,0 +1,227 @@
+/**
+ * Redis connections as BullMQ's production guide asks for them.
+ *
+ * Workers must ride out Redis restarts: `maxRetriesPerRequest: null` keeps their (blocking) commands waiting for
+ * the reconnect instead of failing, and the retry strategy reconnects forever with a capped backoff.
+ *
+ * Producers (the poller, the dashboard, the CLI) must not hang while Redis is down: with the offline queue off
+ * and one retry per request, `queue.add` fails fast and the caller decides (the poller leaves the mail unseen and
+ * tries again on the next poll, so nothing is lost).
+ */
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from '../logger.js';
+
+/** Longest pause between reconnection attempts. */
+export const MAX_RECONNECT_DELAY_MS = 20_000;
+
+/** Connection options shared by both kinds. */
+export interface ConnectionOptions {
+  /** Logs reconnection attempts; silent when absent. */
+  logger?: Logger;
+  /** CLIENT SETNAME, visible in `CLIENT LIST` (e.g. `helpdesk:agent-worker`). */
+  name?: string;
+}
+
+/**
+ * Delay before reconnection attempt `times` (1-based): 500 ms doubling up to {@link MAX_RECONNECT_DELAY_MS}.
+ * Never gives up: a worker without Redis has nothing else to do, and giving up would need a restart to recover.
+ */
+export function reconnectDelay(times: number): number {
+  return Math.min(500 * 2 ** Math.max(0, times - 1), MAX_RECONNECT_DELAY_MS);
+}
+
+/**
+ * The URL for log lines with the password (and a username that might be a token) masked:
+ * `redis://:secret@host:6379/0` → `redis://***@host:6379/0`.
+ */
+export function describeRedis(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return '(invalid Redis URL)';
+  }
+  let auth = '';
+  if (parsed.password) auth = parsed.username ? `${decodeURIComponent(parsed.username)}:***@` : '***@';
+  else if (parsed.username) auth = '***@';
+  const port = parsed.port ? `:${parsed.port}` : '';
+  const db = parsed.pathname && parsed.pathname !== '/' ? parsed.pathname : '';
+  return `${parsed.protocol}//${auth}${parsed.hostname}${port}${db}`;
+}
+
+function baseOptions(url: string, options: ConnectionOptions): RedisOptions {
+  const where = describeRedis(url);
+  const logger = options.logger;
+  return {
+    ...(options.name ? { connectionName: options.name } : {}),
+    retryStrategy(times: number) {
+      const delay = reconnectDelay(times);
+      logger?.warn({ redis: where, attempt: times, delayMs: delay }, `Redis unreachable at ${where}, retrying in ${delay} ms`);
+      return delay;
+    },
+    // A failover turns the old primary into a read-only replica; reconnecting reaches the new primary.
+    reconnectOnError: (err) => err.message.startsWith('READONLY'),
+  };
+}
+
+function attachListeners(redis: Redis, url: string, options: ConnectionOptions): Redis {
+  const where = describeRedis(url);
+  // Without a listener ioredis prints every connection error to stderr; the retry strategy already logs those.
+  redis.on('error', (err: Error) => options.logger?.debug({ redis: where, err: err.message }, 'Redis connection error'));
+  redis.on('ready', () => options.logger?.debug({ redis: where }, 'Redis connection ready'));
+  return redis;
+}
+
+/** A connection for BullMQ workers (and queue events): waits through outages instead of failing commands. */
+export function createWorkerConnection(url: string, options: ConnectionOptions = {}): Redis {
+  const redis = new Redis(url, {
+    ...baseOptions(url, options),
+    maxRetriesPerRequest: null,
+    enableReadyCheck: true,
+  });
+  return attachListeners(redis, url, options);
+}
+
+/**
+ * A connection for producers and the ticket store: commands fail fast while Redis is unreachable instead of
+ * queueing in memory (where they would be lost with the process).
+ */
+export function createProducerConnection(url: string, options: ConnectionOptions = {}): Redis {
+  const redis = new Redis(url, {
+    ...baseOptions(url, options),
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    enableReadyCheck: true,
+    connectTimeout: 5_000,
+  });
+  return attachListeners(redis, url, options);
+}
+
+/**
+ * Reads `maxmemory-policy` and warns unless it is `noeviction`, the only policy under which Redis never deletes
+ * queue or ticket keys to make room. Falls back to INFO when CONFIG is disabled (common on managed Redis);
+ * returns the policy, or `undefined` (with a warning) when neither is readable.
+ */
+export async function checkEvictionPolicy(redis: Redis, logger: Logger): Promise<string | undefined> {
+  let policy: string | undefined;
+  try {
+    const reply = (await redis.call('CONFIG', 'GET', 'maxmemory-policy')) as string[];
+    policy = reply[1];
+  } catch {
+    try {
+      const info = await redis.info('memory');
+      policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
+    } catch {
+      policy = undefined;
+    }
+  }
+  if (policy === undefined) {
+    logger.warn('Could not read the Redis maxmemory-policy; make sure it is noeviction, or queued jobs and tickets may be evicted');
+  } else if (policy !== 'noeviction') {
+    logger.warn(
+      { maxmemoryPolicy: policy },
+      `Redis maxmemory-policy is ${policy}; it must be noeviction, or Redis may evict queued jobs and tickets under memory pressure`,
+    );
+  }
+  return policy;
+}
+
+/**
+ * Thrown by producers when Redis cannot be reached, naming the (masked) server, for the caller's log line and
+ * HTTP 503. The original error is the `cause`.
+ */
+export class RedisUnavailableError extends Error {
+  constructor(
+    readonly where: string,
+    cause: unknown,
+  ) {
+    super(`Redis unavailable at ${where}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'RedisUnavailableError';
+  }
+}
+
+/** {@link describeRedis} of a client, from its options (password masked). */
+export function describeConnection(redis: Redis): string {
+  const o = redis.options;
+  const auth = o.password ? (o.username ? `${o.username}:***@` : '***@') : '';
+  const scheme = o.tls ? 'rediss' : 'redis';
+  return `${scheme}://${auth}${o.host ?? '127.0.0.1'}:${o.port ?? 6379}${o.db ? `/${o.db}` : ''}`;
+}
+
+/**
+ * Resolves once the client is ready, or rejects with {@link RedisUnavailableError} after `timeoutMs`.
+ *
+ * Producers must be ready before BullMQ queues are created on them: with the offline queue off, a Queue created
+ * on a connection that is still connecting fails its initial commands and stays broken, while one created on a
+ * ready connection fails fast during an outage and recovers on reconnect.
+ */
+export async function waitForReady(redis: Redis, timeoutMs = 5_000): Promise<Redis> {
+  if (redis.status === 'ready') return redis;
+  if (redis.status === 'wait') void redis.connect().catch(() => undefined);
+  await new Promise<void>((resolve, reject) => {
+    let lastError: unknown;
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      redis.off('error', onError);
+      redis.off('end', onEnd);
+    };
+    const onReady = (): void => {
+      cleanup();
+      resolve();
+    };
+    const onError = (err: unknown): void => {
+      lastError = err;
+    };
+    const onEnd = (): void => {
+      cleanup();
+      reject(new RedisUnavailableError(describeConnection(redis), lastError ?? new Error('connection closed')));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new RedisUnavailableError(describeConnection(redis), lastError ?? new Error(`not ready within ${timeoutMs} ms`)));
+    }, timeoutMs);
+    redis.on('ready', onReady);
+    redis.on('error', onError);
+    redis.on('end', onEnd);
+  });
+  return redis;
+}
+
+/**
+ * A ready producer connection ({@link createProducerConnection} + {@link waitForReady}); when Redis is not
+ * reachable within `timeoutMs` the client is closed and {@link RedisUnavailableError} thrown, so a CLI or the
+ * dashboard reports the outage at once.
+ */
+export async function connectProducer(url: string, options: ConnectionOptions & { timeoutMs?: number } = {}): Promise<Redis> {
+  const redis = createProducerConnection(url, options);
+  try {
+    return await waitForReady(redis, options.timeoutMs);
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
+}
+
+/** True when an error comes from the connection (down, closed, offline queue off) rather than from a command. */
+export function isConnectionError(err: unknown): boolean {
+  if (err instanceof RedisUnavailableError) return true;
+  if (!(err instanceof Error)) return false;
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code)) return true;
+  return /enableOfflineQueue|Connection is closed|Stream isn't writeable|Reached the max retries per request/i.test(err.message);
+}
+
+/**
+ * Runs a producer command on `redis` (e.g. `queue.add`), turning connection failures into
+ * {@link RedisUnavailableError}; other errors pass through unchanged.
+ */
+export async function produce<T>(redis: Redis, action: () => Promise<T>): Promise<T> {
+  try {
+    return await action();
+  } catch (err) {
+    if (err instanceof RedisUnavailableError) throw err;
+    if (isConnectionError(err)) throw new RedisUnavailableError(describeConnection(redis), err);
+    throw err;
+  }
+}

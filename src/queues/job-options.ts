@@ -1,0 +1,206 @@
+/**
+ * Every per-job option in one place: ids, attempts, backoff and retention. Producers build jobs only through the
+ * functions here, so a retry policy is never decided at a call site.
+ *
+ * Deterministic job ids are the queue's half of "nothing answered twice": BullMQ ignores an `add` whose id
+ * already exists (waiting, active, delayed, completed or failed and not yet removed), so the poller re-seeing a
+ * mail, or a recovery sweep re-enqueueing a ticket stuck without a job, cannot create a second job. The ticket
+ * store's transitions are the other half (a job whose ticket already moved on does nothing).
+ *
+ * Ids use `-` as separator: BullMQ rejects custom ids containing `:` (they would read as its own key separator;
+ * only its legacy three-part repeat ids are allowed) and ids that parse as integers.
+ */
+import type { JobSchedulerTemplateOptions, JobsOptions } from 'bullmq';
+import type { Config } from '../config.js';
+import { TICKET_ID_PATTERN } from '../tickets/ticket.js';
+import type { JobName } from './names.js';
+import type { AnswerTicketData, ReindexData, SendReplyData } from './payloads.js';
+
+const HOUR_S = 60 * 60;
+const DAY_S = 24 * HOUR_S;
+
+/** Backoff and retention knobs; tests shorten the delays, production uses {@link DEFAULT_TUNING}. */
+export interface JobTuning {
+  /** First retry delay of `answer-ticket` (doubles per attempt). */
+  answerBackoffMs: number;
+  /** First retry delay of `send-reply`; SMTP 4xx (greylisting, quota) wants minutes rather than seconds. */
+  sendBackoffMs: number;
+  /** First retry delay of reindex jobs. */
+  reindexBackoffMs: number;
+  /** Share of the delay randomised, so retries after a shared outage do not arrive in lockstep. */
+  jitter: number;
+}
+
+/** Production tuning. With SENDER_ATTEMPTS=8 a reply is retried for about 2 hours before it is parked. */
+export const DEFAULT_TUNING: JobTuning = {
+  answerBackoffMs: 15_000,
+  sendBackoffMs: 60_000,
+  reindexBackoffMs: 60_000,
+  jitter: 0.2,
+};
+
+/** Attempts of a reindex job; a failed reindex leaves the previous index serving, so few retries suffice. */
+export const REINDEX_ATTEMPTS = 3;
+
+/**
+ * Completed jobs are kept a week: long enough for the dashboard and for the deterministic ids to absorb late
+ * duplicates, bounded by count so a busy mailbox cannot grow Redis without limit.
+ */
+export const KEEP_COMPLETED = { age: 7 * DAY_S, count: 10_000 } as const;
+/** Failed jobs are kept a month for inspection (the ticket records the outcome, the job the stack trace). */
+export const KEEP_FAILED = { age: 30 * DAY_S, count: 50_000 } as const;
+
+/** Defaults for every queue, so a job added without these helpers still has bounded retention. */
+export const QUEUE_DEFAULT_JOB_OPTIONS: JobsOptions = {
+  attempts: 1,
+  removeOnComplete: KEEP_COMPLETED,
+  removeOnFail: KEEP_FAILED,
+  keepLogs: 100,
+  stackTraceLimit: 20,
+};
+
+/** A job ready for `queue.add(job.name, job.data, job.opts)`. */
+export interface JobSpec<N extends JobName, D> {
+  /** Job name. */
+  name: N;
+  /** Job data (validated again by the worker). */
+  data: D;
+  /** Every per-job option. */
+  opts: JobsOptions;
+}
+
+function checkTicketId(ticketId: string): void {
+  if (!TICKET_ID_PATTERN.test(ticketId)) throw new TypeError(`Not a ticket id: ${ticketId}`);
+}
+
+function checkGeneration(generation: number): void {
+  if (!Number.isInteger(generation) || generation < 1) throw new TypeError(`Job generation must be a positive integer, got ${generation}`);
+}
+
+/**
+ * Job id of the `answer-ticket` job of a ticket in a given generation (`jobGeneration(ticket)`, the number of
+ * state changes when the job is enqueued): the same for every enqueue of that round, new after an operator retry.
+ */
+export function answerJobId(ticketId: string, generation: number): string {
+  checkTicketId(ticketId);
+  checkGeneration(generation);
+  return `answer-${ticketId}-g${generation}`;
+}
+
+/** Job id of the `send-reply` job of a ticket in a given generation; see {@link answerJobId}. */
+export function sendJobId(ticketId: string, generation: number): string {
+  checkTicketId(ticketId);
+  checkGeneration(generation);
+  return `send-${ticketId}-g${generation}`;
+}
+
+/** Options of an `answer-ticket` job: AGENT_ATTEMPTS with exponential backoff. */
+export function answerTicketOptions(
+  config: Pick<Config, 'AGENT_ATTEMPTS'>,
+  ticketId: string,
+  generation: number,
+  tuning: JobTuning = DEFAULT_TUNING,
+): JobsOptions {
+  return {
+    ...QUEUE_DEFAULT_JOB_OPTIONS,
+    jobId: answerJobId(ticketId, generation),
+    attempts: config.AGENT_ATTEMPTS,
+    backoff: { type: 'exponential', delay: tuning.answerBackoffMs, jitter: tuning.jitter },
+  };
+}
+
+/** Options of a `send-reply` job: SENDER_ATTEMPTS with exponential backoff. */
+export function sendReplyOptions(
+  config: Pick<Config, 'SENDER_ATTEMPTS'>,
+  ticketId: string,
+  generation: number,
+  tuning: JobTuning = DEFAULT_TUNING,
+): JobsOptions {
+  return {
+    ...QUEUE_DEFAULT_JOB_OPTIONS,
+    jobId: sendJobId(ticketId, generation),
+    attempts: config.SENDER_ATTEMPTS,
+    backoff: { type: 'exponential', delay: tuning.sendBackoffMs, jitter: tuning.jitter },
+  };
+}
+
+/**
+ * Options of a manually triggered reindex. Deduplicated per job name: a request while one is waiting is dropped,
+ * a request while one runs is kept as a single follow-up (`keepLastIfActive`), since files may have changed after
+ * the running one read them.
+ */
+export function reindexOptions(name: 'reindex-manual' | 'reindex-qa', tuning: JobTuning = DEFAULT_TUNING): JobsOptions {
+  return {
+    ...QUEUE_DEFAULT_JOB_OPTIONS,
+    attempts: REINDEX_ATTEMPTS,
+    backoff: { type: 'exponential', delay: tuning.reindexBackoffMs, jitter: tuning.jitter },
+    deduplication: { id: name, keepLastIfActive: true },
+  };
+}
+
+/** Template options of the cron job schedulers of the reindex jobs (`queue.upsertJobScheduler`). */
+export function reindexSchedulerTemplateOptions(tuning: JobTuning = DEFAULT_TUNING): JobSchedulerTemplateOptions {
+  return {
+    ...QUEUE_DEFAULT_JOB_OPTIONS,
+    attempts: REINDEX_ATTEMPTS,
+    backoff: { type: 'exponential', delay: tuning.reindexBackoffMs, jitter: tuning.jitter },
+  };
+}
+
+/** An `answer-ticket` job for `queues.tickets.add(job.name, job.data, job.opts)`. */
+export function answerTicketJob(
+  config: Pick<Config, 'AGENT_ATTEMPTS'>,
+  ticketId: string,
+  generation: number,
+  tuning?: JobTuning,
+): JobSpec<'answer-ticket', AnswerTicketData> {
+  return { name: 'answer-ticket', data: { ticketId }, opts: answerTicketOptions(config, ticketId, generation, tuning) };
+}
+
+/** A `send-reply` job for `queues.outbound.add(job.name, job.data, job.opts)`. */
+export function sendReplyJob(
+  config: Pick<Config, 'SENDER_ATTEMPTS'>,
+  ticketId: string,
+  generation: number,
+  tuning?: JobTuning,
+): JobSpec<'send-reply', SendReplyData> {
+  return { name: 'send-reply', data: { ticketId }, opts: sendReplyOptions(config, ticketId, generation, tuning) };
+}
+
+/** A manually triggered reindex job for `queues.maintenance.add(job.name, job.data, job.opts)`. */
+export function reindexJob(
+  name: 'reindex-manual' | 'reindex-qa',
+  data: ReindexData,
+  tuning?: JobTuning,
+): JobSpec<'reindex-manual' | 'reindex-qa', ReindexData> {
+  return { name, data, opts: reindexOptions(name, tuning) };
+}
+
+/** One cron job scheduler of the maintenance queue. */
+export interface SchedulerSpec {
+  /** Scheduler id (`upsertJobScheduler`'s first argument); one per job name, so upserts replace it. */
+  id: 'reindex-manual' | 'reindex-qa';
+  /** Cron pattern; empty when the schedule is disabled (the scheduler should then be removed). */
+  pattern: string;
+  /** False when the configured cron is empty: call `removeJobScheduler(id)` instead of upserting. */
+  enabled: boolean;
+  /** The job template for `upsertJobScheduler(id, { pattern }, template)`. */
+  template: { name: 'reindex-manual' | 'reindex-qa'; data: ReindexData; opts: JobSchedulerTemplateOptions };
+}
+
+/** The reindex schedules from REINDEX_MANUAL_CRON and REINDEX_QA_CRON. */
+export function reindexSchedulers(
+  config: Pick<Config, 'REINDEX_MANUAL_CRON' | 'REINDEX_QA_CRON'>,
+  tuning: JobTuning = DEFAULT_TUNING,
+): SchedulerSpec[] {
+  const specs: [SchedulerSpec['id'], string][] = [
+    ['reindex-manual', config.REINDEX_MANUAL_CRON.trim()],
+    ['reindex-qa', config.REINDEX_QA_CRON.trim()],
+  ];
+  return specs.map(([id, pattern]) => ({
+    id,
+    pattern,
+    enabled: pattern !== '',
+    template: { name: id, data: { trigger: 'schedule' }, opts: reindexSchedulerTemplateOptions(tuning) },
+  }));
+}

@@ -1,0 +1,56 @@
+/**
+ * The data of every job, as zod schemas. Jobs carry ids, not content: the ticket store is the truth, so a job
+ * retried hours later acts on the ticket as it is then, and no mail text sits in the queue.
+ *
+ * Unknown extra fields are stripped rather than rejected, so a worker of the previous release keeps processing
+ * jobs a newer producer enqueued during a rolling deploy instead of failing them for good.
+ */
+import { UnrecoverableError } from 'bullmq';
+import { z } from 'zod';
+import { TICKET_ID_PATTERN } from '../tickets/ticket.js';
+import { isJobName, type JobName } from './names.js';
+
+const ticketId = z.string().regex(TICKET_ID_PATTERN, 'must be a ticket id (sha256 hex)');
+
+/** `answer-ticket`: run the agent on a ticket. */
+export const answerTicketSchema = z.object({ ticketId });
+/** `send-reply`: send a ticket's drafted or approved reply. */
+export const sendReplySchema = z.object({ ticketId });
+/** `reindex-manual` / `reindex-qa`: rebuild an index, optionally from another directory than the configured one. */
+export const reindexSchema = z.object({
+  dir: z.string().min(1).optional(),
+  trigger: z.enum(['schedule', 'manual', 'cli']),
+});
+
+/** The schema of each job name. */
+export const PAYLOAD_SCHEMAS = {
+  'answer-ticket': answerTicketSchema,
+  'send-reply': sendReplySchema,
+  'reindex-manual': reindexSchema,
+  'reindex-qa': reindexSchema,
+} as const satisfies Record<JobName, z.ZodType>;
+
+/** The data type of each job name. */
+export type JobPayloads = { [N in JobName]: z.output<(typeof PAYLOAD_SCHEMAS)[N]> };
+/** Data of an `answer-ticket` job. */
+export type AnswerTicketData = JobPayloads['answer-ticket'];
+/** Data of a `send-reply` job. */
+export type SendReplyData = JobPayloads['send-reply'];
+/** Data of a reindex job. */
+export type ReindexData = JobPayloads['reindex-manual'];
+
+/**
+ * Validates a job's data. Bad data (or an unknown job name) can never succeed on a retry, so it throws BullMQ's
+ * `UnrecoverableError`, which fails the job at once and keeps it in the failed set for inspection.
+ */
+export function parseJobData<N extends JobName>(name: N, data: unknown): JobPayloads[N];
+export function parseJobData(name: string, data: unknown): JobPayloads[JobName];
+export function parseJobData(name: string, data: unknown): JobPayloads[JobName] {
+  if (!isJobName(name)) throw new UnrecoverableError(`Unknown job name '${name}'`);
+  const parsed = PAYLOAD_SCHEMAS[name].safeParse(data);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(data)'}: ${i.message}`).join('; ');
+    throw new UnrecoverableError(`Invalid data for job '${name}': ${issues}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,37 @@
+/**
+ * A Lua script run by SHA with a fallback to the source, without `defineCommand`: the ticket store shares its
+ * ioredis client with BullMQ, and adding custom commands to a shared client would be a side effect on it.
+ */
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/** A Lua script with a fixed number of keys. */
+export class LuaScript {
+  /** SHA-1 of the source, as Redis' script cache names it. */
+  readonly sha: string;
+
+  constructor(
+    readonly source: string,
+    readonly numberOfKeys: number,
+  ) {
+    this.sha = createHash('sha1').update(source).digest('hex');
+  }
+
+  /**
+   * Runs the script. EVALSHA first because the cache normally has it; EVAL on NOSCRIPT (after a restart or
+   * SCRIPT FLUSH), which also loads it into the cache again.
+   */
+  async run(redis: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    if (keys.length !== this.numberOfKeys) {
+      throw new TypeError(`Lua script expects ${this.numberOfKeys} keys, got ${keys.length}`);
+    }
+    try {
+      return await redis.evalsha(this.sha, this.numberOfKeys, ...keys, ...args);
+    } catch (err) {
+      if (err instanceof Error && err.message.startsWith('NOSCRIPT')) {
+        return redis.eval(this.source, this.numberOfKeys, ...keys, ...args);
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,458 @@
+/**
+ * Tickets in Redis, with the indexes the pipeline and the dashboard need and nothing that scans.
+ *
+ * Storage choice: one hash per ticket holding the whole ticket as one JSON value (`doc`) next to two small fields
+ * the Lua scripts compare without parsing JSON (`state`, `v`). JSON keeps nested data (history, agent result)
+ * intact; Redis' cjson would turn empty arrays into objects and round numbers, so the scripts never decode it.
+ *
+ * Concurrency: every write is a compare-and-set on `v` done by a Lua script that also moves the ticket between the
+ * per-state sorted sets, so the document and its indexes change together or not at all. A transition that loses a
+ * race to another transition fails with {@link TicketConflictError} instead of overwriting; a race with a mere
+ * field update (which cannot change the state) is retried on the fresh document.
+ *
+ * Key layout (P = the prefix given to the store, normally QUEUE_PREFIX; BullMQ's keys are `P:<queue>:…` and no
+ * queue is named `store`, so the two cannot collide):
+ *
+ * | key                         | type       | content                                                        |
+ * |-----------------------------|------------|----------------------------------------------------------------|
+ * | `P:store:ticket:<id>`       | hash       | `doc` (ticket JSON), `state`, `v` (version)                    |
+ * | `P:store:all`               | sorted set | every ticket id, score = createdAt (ms)                        |
+ * | `P:store:state:<state>`     | sorted set | ids of tickets in that state, score = createdAt (ms)           |
+ * | `P:store:msgid`             | hash       | normalised Message-ID → ticket id (inbound and our replies)    |
+ * | `P:store:conv:<rootId>`     | sorted set | ids of the tickets of one conversation, score = createdAt (ms) |
+ *
+ * Costs: get/create/transition/update are O(1) keys plus O(log N) sorted-set updates; `list` is
+ * O(log N + offset + limit); nothing uses SCAN or KEYS.
+ *
+ * Cluster: the scripts touch several keys, so on Redis Cluster the prefix must be a hash tag (`{helpdesk}`),
+ * as BullMQ also requires for its queues.
+ */
+import type { Redis } from 'ioredis';
+import { LuaScript } from './lua.js';
+import {
+  INITIAL_STATES,
+  IllegalTransitionError,
+  PATCHABLE_FIELDS,
+  TICKET_ID_PATTERN,
+  TICKET_STATES,
+  canTransition,
+  isTicketState,
+  normalizeMessageId,
+  ticketIdFor,
+  type HistoryEntry,
+  type Ticket,
+  type TicketPatch,
+  type TicketState,
+} from './ticket.js';
+
+/** Thrown when a ticket does not exist. */
+export class TicketNotFoundError extends Error {
+  constructor(readonly ticketId: string) {
+    super(`Ticket ${ticketId} not found`);
+    this.name = 'TicketNotFoundError';
+  }
+}
+
+/**
+ * Thrown when a ticket is not in the state the caller expected: another worker or a person moved it first (the
+ * reply was already claimed, the draft was already approved). The ticket is unchanged by the failed call.
+ */
+export class TicketConflictError extends Error {
+  constructor(
+    readonly ticketId: string,
+    readonly expected: readonly TicketState[],
+    readonly actual: TicketState | undefined,
+    readonly concurrent: boolean,
+  ) {
+    super(
+      `Ticket ${ticketId} is in state ${actual ?? '(deleted)'}, expected ${expected.join(' or ')}` +
+        (concurrent ? ' (changed concurrently by another writer; nothing was overwritten)' : ''),
+    );
+    this.name = 'TicketConflictError';
+  }
+}
+
+/** A request to change a ticket's state. */
+export interface TransitionRequest {
+  /** States the caller expects the ticket to be in; anything else is a {@link TicketConflictError}. */
+  from?: readonly TicketState[];
+  /** The new state; must be allowed by the transition table from the current state. */
+  to: TicketState;
+  /** Who makes the change, recorded in the history. */
+  actor: string;
+  /** Why, recorded in the history. */
+  note?: string;
+  /** Field changes stored in the same atomic write as the state change. */
+  patch?: TicketPatch;
+}
+
+/** Options of {@link TicketStore.update}. */
+export interface UpdateOptions {
+  /**
+   * Refuse the update unless the ticket is in one of these states, checked in the same atomic write: e.g. a
+   * person's edit of a draft must not land after the sender claimed the old one.
+   */
+  ifState?: readonly TicketState[];
+}
+
+/** Options of {@link TicketStore.list}. */
+export interface ListOptions {
+  /** Only tickets in this state; all tickets when absent. */
+  state?: TicketState;
+  /** Page size (1–500). */
+  limit: number;
+  /** Tickets to skip, newest first. */
+  offset?: number;
+}
+
+/** A page of tickets, newest first. */
+export interface TicketPage {
+  /** Number of tickets matching the filter (for paging). */
+  total: number;
+  /** The page, newest first. */
+  tickets: Ticket[];
+}
+
+/** One earlier mail of a conversation, as context for the agent. */
+export interface ConversationEntry {
+  /** The earlier ticket. */
+  ticketId: string;
+  /** When it was received (ISO 8601). */
+  createdAt: string;
+  /** Its sender address. */
+  from: string;
+  /** Its subject. */
+  subject: string;
+  /** What the customer asked. */
+  question: string;
+  /** Its current state. */
+  state: TicketState;
+  /** The reply we sent; absent when none was sent. */
+  reply?: string;
+  /** When the reply was accepted by the SMTP server. */
+  repliedAt?: string;
+}
+
+/** Options of {@link TicketStore}. */
+export interface TicketStoreOptions {
+  /** Key prefix, normally QUEUE_PREFIX; see the key layout above. */
+  prefix: string;
+  /** Clock for timestamps; tests pass a fixed one. */
+  now?: () => Date;
+}
+
+// How often a write that raced only with field updates is retried before giving up.
+const MAX_CAS_RETRIES = 16;
+const MAX_PAGE = 500;
+
+const CREATE = new LuaScript(
+  `
+local existing = redis.call('HGET', KEYS[1], 'doc')
+if existing then return {0, existing} end
+redis.call('HSET', KEYS[1], 'doc', ARGV[1], 'state', ARGV[2], 'v', ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5])
+redis.call('ZADD', KEYS[5], ARGV[4], ARGV[5])
+redis.call('HSETNX', KEYS[4], ARGV[6], ARGV[5])
+return {1, ARGV[1]}
+`,
+  5,
+);
+
+// Compare-and-set on the version; moves the id between state sets when the state changes.
+// Returns 1 on success, 0 when the version moved on, -1 when the ticket is gone.
+const CAS = new LuaScript(
+  `
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v then return -1 end
+if v ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'doc', ARGV[2], 'state', ARGV[3], 'v', ARGV[4])
+if KEYS[2] ~= KEYS[3] then
+  redis.call('ZREM', KEYS[2], ARGV[5])
+  redis.call('ZADD', KEYS[3], ARGV[6], ARGV[5])
+end
+return 1
+`,
+  3,
+);
+
+/** Tickets in Redis; see the module comment for the key layout and the concurrency rules. */
+export class TicketStore {
+  readonly prefix: string;
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly redis: Redis,
+    options: TicketStoreOptions,
+  ) {
+    if (!options.prefix) throw new TypeError('TicketStore: prefix is required');
+    this.prefix = options.prefix;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** The Redis keys of this store, for operators and tests. */
+  keys() {
+    const base = `${this.prefix}:store`;
+    return {
+      ticket: (id: string) => `${base}:ticket:${id}`,
+      all: `${base}:all`,
+      state: (state: TicketState) => `${base}:state:${state}`,
+      msgid: `${base}:msgid`,
+      conversation: (rootId: string) => `${base}:conv:${rootId}`,
+    };
+  }
+
+  /**
+   * Stores the ticket unless one with the same id exists. The same mail seen twice yields one ticket: the second
+   * call returns the stored ticket with `created: false` and changes nothing. Also links the mail's Message-ID in
+   * the thread index and adds the ticket to its conversation.
+   */
+  async createIfAbsent(ticket: Ticket): Promise<{ created: boolean; ticket: Ticket }> {
+    validateNewTicket(ticket);
+    const k = this.keys();
+    const doc = JSON.stringify(ticket);
+    const result = (await CREATE.run(
+      this.redis,
+      [k.ticket(ticket.id), k.all, k.state(ticket.state), k.msgid, k.conversation(ticket.conversationId)],
+      [doc, ticket.state, String(ticket.version), scoreOf(ticket), ticket.id, ticket.messageId],
+    )) as [number, string];
+    return { created: result[0] === 1, ticket: JSON.parse(result[1]) as Ticket };
+  }
+
+  /** The ticket, or `undefined`. */
+  async get(id: string): Promise<Ticket | undefined> {
+    const doc = await this.redis.hget(this.keys().ticket(id), 'doc');
+    return doc === null ? undefined : (JSON.parse(doc) as Ticket);
+  }
+
+  /** The ticket, or {@link TicketNotFoundError}. */
+  async require(id: string): Promise<Ticket> {
+    const ticket = await this.get(id);
+    if (!ticket) throw new TicketNotFoundError(id);
+    return ticket;
+  }
+
+  /** The ticket of an inbound mail by its Message-ID (with or without angle brackets). */
+  async findByMessageId(messageId: string): Promise<Ticket | undefined> {
+    const normalized = normalizeMessageId(messageId);
+    return normalized ? this.get(ticketIdFor(normalized)) : undefined;
+  }
+
+  /**
+   * Changes the state atomically and appends a history entry, together with `patch`.
+   *
+   * @throws {@link TicketNotFoundError} when the ticket does not exist.
+   * @throws {@link TicketConflictError} when it is not in one of `from`, or another transition won a race.
+   * @throws {@link IllegalTransitionError} when the table forbids the change.
+   * In every error case the ticket is unchanged.
+   */
+  async transition(id: string, request: TransitionRequest): Promise<Ticket> {
+    if (!isTicketState(request.to)) throw new TypeError(`Unknown ticket state: ${String(request.to)}`);
+    if (!request.actor) throw new TypeError('transition: actor is required');
+    checkPatch(request.patch);
+    for (let attempt = 0; attempt < MAX_CAS_RETRIES; attempt++) {
+      const current = await this.require(id);
+      if (request.from && !request.from.includes(current.state)) {
+        throw new TicketConflictError(id, request.from, current.state, false);
+      }
+      if (!canTransition(current.state, request.to)) throw new IllegalTransitionError(id, current.state, request.to);
+      const at = this.now().toISOString();
+      const entry: HistoryEntry = { at, from: current.state, to: request.to, actor: request.actor };
+      if (request.note) entry.note = request.note;
+      const next = applyPatch(current, request.patch);
+      next.state = request.to;
+      next.updatedAt = at;
+      next.history = [...current.history, entry];
+      next.version = current.version + 1;
+      const outcome = await this.compareAndSet(current, next);
+      if (outcome === 'ok') return next;
+      if (outcome === 'missing') throw new TicketNotFoundError(id);
+      const latest = await this.get(id);
+      if (!latest) throw new TicketNotFoundError(id);
+      // Only a field update (same state, same history) may be retried: a transition in between means the caller
+      // decided on a state that no longer holds.
+      if (latest.state !== current.state || latest.history.length !== current.history.length) {
+        throw new TicketConflictError(id, request.from ?? [current.state], latest.state, true);
+      }
+    }
+    throw new TicketConflictError(id, request.from ?? [], undefined, true);
+  }
+
+  /**
+   * Changes non-state fields (draft, agent result, outbound record, reason). The state and the history cannot be
+   * changed here. Concurrent updates of other fields are merged, not lost: the patch is re-applied on the latest
+   * version when the write races.
+   */
+  async update(id: string, patch: TicketPatch, options: UpdateOptions = {}): Promise<Ticket> {
+    checkPatch(patch);
+    for (let attempt = 0; attempt < MAX_CAS_RETRIES; attempt++) {
+      const current = await this.require(id);
+      if (options.ifState && !options.ifState.includes(current.state)) {
+        throw new TicketConflictError(id, options.ifState, current.state, attempt > 0);
+      }
+      const next = applyPatch(current, patch);
+      next.updatedAt = this.now().toISOString();
+      next.version = current.version + 1;
+      const outcome = await this.compareAndSet(current, next);
+      if (outcome === 'ok') return next;
+      if (outcome === 'missing') throw new TicketNotFoundError(id);
+    }
+    throw new TicketConflictError(id, options.ifState ?? [], undefined, true);
+  }
+
+  /** A page of tickets, newest (by creation) first, from the all-tickets or a per-state sorted set. */
+  async list(options: ListOptions): Promise<TicketPage> {
+    const limit = Math.trunc(options.limit);
+    const offset = Math.trunc(options.offset ?? 0);
+    if (!(limit >= 1 && limit <= MAX_PAGE)) throw new RangeError(`list: limit must be 1–${MAX_PAGE}`);
+    if (!(offset >= 0)) throw new RangeError('list: offset must be ≥ 0');
+    if (options.state !== undefined && !isTicketState(options.state)) throw new TypeError(`Unknown ticket state: ${String(options.state)}`);
+    const k = this.keys();
+    const key = options.state ? k.state(options.state) : k.all;
+    const [[cardErr, total], [rangeErr, ids]] = (await this.redis
+      .multi()
+      .zcard(key)
+      .zrevrange(key, offset, offset + limit - 1)
+      .exec()) as [[Error | null, number], [Error | null, string[]]];
+    if (cardErr) throw cardErr;
+    if (rangeErr) throw rangeErr;
+    return { total, tickets: await this.getMany(ids) };
+  }
+
+  /** Number of tickets per state. */
+  async countByState(): Promise<Record<TicketState, number>> {
+    const k = this.keys();
+    const pipeline = this.redis.pipeline();
+    for (const state of TICKET_STATES) pipeline.zcard(k.state(state));
+    const results = (await pipeline.exec()) ?? [];
+    const counts = {} as Record<TicketState, number>;
+    TICKET_STATES.forEach((state, i) => {
+      const [err, n] = results[i] ?? [new Error('missing pipeline result'), 0];
+      if (err) throw err;
+      counts[state] = Number(n);
+    });
+    return counts;
+  }
+
+  /**
+   * Records that `messageId` belongs to `ticketId` in the thread index: inbound mail is linked on creation, and
+   * the sender links our reply's Message-ID so a follow-up naming only our reply still finds the conversation.
+   * A Message-ID stays with the first ticket it was linked to; returns `false` when it belongs to another ticket.
+   */
+  async linkMessageId(messageId: string, ticketId: string): Promise<boolean> {
+    const normalized = normalizeMessageId(messageId);
+    if (!normalized) throw new TypeError('linkMessageId: messageId is empty');
+    const key = this.keys().msgid;
+    if ((await this.redis.hsetnx(key, normalized, ticketId)) === 1) return true;
+    return (await this.redis.hget(key, normalized)) === ticketId;
+  }
+
+  /**
+   * The conversation (root ticket id) a mail belongs to, from the Message-IDs it names as parents. Pass them most
+   * specific first (see `threadRefs`); the first one found in the thread index decides.
+   */
+  async findConversation(refs: readonly string[]): Promise<string | undefined> {
+    const normalized = [...new Set(refs.map(normalizeMessageId).filter(Boolean))];
+    if (normalized.length === 0) return undefined;
+    const hits = await this.redis.hmget(this.keys().msgid, ...normalized);
+    const ticketId = hits.find((h): h is string => typeof h === 'string');
+    if (!ticketId) return undefined;
+    const ticket = await this.get(ticketId);
+    return ticket?.conversationId ?? ticketId;
+  }
+
+  /**
+   * The earlier tickets of the ticket's conversation, oldest first, each with the question and the reply we sent
+   * (if any): context for the agent. At most `limit` of the most recent ones.
+   */
+  async conversationHistory(ticketId: string, options: { limit?: number } = {}): Promise<ConversationEntry[]> {
+    const limit = Math.max(1, Math.trunc(options.limit ?? 20));
+    const ticket = await this.require(ticketId);
+    const score = scoreOf(ticket);
+    // One extra in case the ticket itself is in the range (equal scores).
+    const ids = (
+      await this.redis.zrevrangebyscore(this.keys().conversation(ticket.conversationId), score, '-inf', 'LIMIT', 0, limit + 1)
+    ).filter((id) => id !== ticketId);
+    const earlier = (await this.getMany(ids.slice(0, limit))).reverse();
+    return earlier.map((t) => {
+      const entry: ConversationEntry = {
+        ticketId: t.id,
+        createdAt: t.createdAt,
+        from: t.from,
+        subject: t.subject,
+        question: t.question,
+        state: t.state,
+      };
+      if (t.state === 'sent' && t.draft !== undefined) {
+        entry.reply = t.draft;
+        if (t.outbound?.sentAt) entry.repliedAt = t.outbound.sentAt;
+      }
+      return entry;
+    });
+  }
+
+  private async getMany(ids: readonly string[]): Promise<Ticket[]> {
+    if (ids.length === 0) return [];
+    const k = this.keys();
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hget(k.ticket(id), 'doc');
+    const results = (await pipeline.exec()) ?? [];
+    const tickets: Ticket[] = [];
+    for (const [err, doc] of results) {
+      if (err) throw err;
+      if (typeof doc === 'string') tickets.push(JSON.parse(doc) as Ticket);
+    }
+    return tickets;
+  }
+
+  private async compareAndSet(current: Ticket, next: Ticket): Promise<'ok' | 'conflict' | 'missing'> {
+    const k = this.keys();
+    const result = await CAS.run(
+      this.redis,
+      [k.ticket(current.id), k.state(current.state), k.state(next.state)],
+      [String(current.version), JSON.stringify(next), next.state, String(next.version), current.id, scoreOf(current)],
+    );
+    return result === 1 ? 'ok' : result === 0 ? 'conflict' : 'missing';
+  }
+}
+
+function scoreOf(ticket: Pick<Ticket, 'createdAt'>): string {
+  const ms = Date.parse(ticket.createdAt);
+  if (Number.isNaN(ms)) throw new TypeError(`Ticket createdAt is not a date: ${ticket.createdAt}`);
+  return String(ms);
+}
+
+function checkPatch(patch: TicketPatch | undefined): void {
+  if (!patch) return;
+  const bad = Object.keys(patch).filter((key) => !(PATCHABLE_FIELDS as readonly string[]).includes(key));
+  if (bad.length > 0) {
+    throw new TypeError(`Ticket fields ${bad.join(', ')} cannot be patched (patchable: ${PATCHABLE_FIELDS.join(', ')})`);
+  }
+}
+
+function applyPatch(ticket: Ticket, patch: TicketPatch | undefined): Ticket {
+  const next: Ticket = structuredClone(ticket);
+  if (!patch) return next;
+  const target = next as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    if (value === null) {
+      // attachments is not optional; removing it means "none".
+      if (key === 'attachments') target[key] = [];
+      else delete target[key];
+    } else target[key] = structuredClone(value);
+  }
+  return next;
+}
+
+function validateNewTicket(ticket: Ticket): void {
+  const problems: string[] = [];
+  if (!TICKET_ID_PATTERN.test(ticket.id)) problems.push('id is not a sha256 hex digest');
+  if (ticket.id !== ticketIdFor(ticket.messageId)) problems.push('id is not the sha256 of the messageId (use newTicket)');
+  if (!TICKET_ID_PATTERN.test(ticket.conversationId)) problems.push('conversationId is not a ticket id');
+  if (!(INITIAL_STATES as readonly string[]).includes(ticket.state)) problems.push(`state ${ticket.state} is not an initial state`);
+  if (!Array.isArray(ticket.history) || ticket.history.length === 0) problems.push('history is empty');
+  if (Number.isNaN(Date.parse(ticket.createdAt))) problems.push('createdAt is not a date');
+  if (!Number.isInteger(ticket.version) || ticket.version < 1) problems.push('version must be a positive integer');
+  if (problems.length > 0) throw new TypeError(`Invalid new ticket ${ticket.id}: ${problems.join('; ')}`);
+}

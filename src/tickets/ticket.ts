@@ -1,0 +1,314 @@
+/**
+ * The ticket: one inbound support mail and everything that happened to it, plus the one table of state
+ * transitions every component must go through (see {@link TRANSITIONS}).
+ *
+ * A ticket is keyed by the sha256 of its normalised Message-ID, so the same mail seen twice (an IMAP re-poll, a
+ * poller crash between queueing and flagging) always maps to the same ticket and is answered at most once.
+ */
+import { createHash } from 'node:crypto';
+import type { AgentResult } from '../agent/types.js';
+
+/** Every state a ticket can be in; the order is the natural order of the happy paths. */
+export const TICKET_STATES = [
+  'received',
+  'processing',
+  'drafted',
+  'sending',
+  'sent',
+  'parked',
+  'approved',
+  'rejected',
+  'ignored',
+  'failed',
+] as const;
+
+/** One state of a ticket; see {@link TRANSITIONS} for how states connect. */
+export type TicketState = (typeof TICKET_STATES)[number];
+
+/**
+ * States a ticket may be created in. Most mail starts as `received`; the poller creates `parked` tickets for mail
+ * it cannot hand to the agent (too large, unparseable) and `ignored` ones for mail that must never be answered
+ * (auto-replies, our own addresses), so that even those leave a record and the same mail is not re-examined.
+ */
+export const INITIAL_STATES = ['received', 'parked', 'ignored'] as const satisfies readonly TicketState[];
+/** A state a ticket may be created in. */
+export type InitialState = (typeof INITIAL_STATES)[number];
+
+/**
+ * The allowed transitions, as the single source of truth. Anything not listed is an
+ * {@link IllegalTransitionError}. The reason for every edge:
+ *
+ * - `received`
+ *   - → `processing`: an agent worker picked the ticket up.
+ *   - → `ignored`: a check before the agent decided no reply is due (auto-submitted mail, mail from our own
+ *     addresses, a mail loop).
+ *   - → `parked`: a check before the agent decided a person must look (auto-reply limit of the sender reached,
+ *     nothing answerable in the mail).
+ *   - → `failed`: the ticket cannot be processed at all (its stored raw mail is gone, the payload is corrupt).
+ * - `processing`
+ *   - → `drafted`: the agent produced a reply that may go out without review.
+ *   - → `parked`: the draft needs a person (review mode, incomplete answer, rate limit), or the temporary
+ *     failures used up AGENT_ATTEMPTS: the mail is handed to a person rather than lost.
+ *   - → `failed`: a permanent error (bad data, a bug) that retrying cannot fix.
+ *   - → `processing`: re-entry. A worker crashed or stalled mid-run and BullMQ handed the job to another
+ *     attempt; the new attempt records itself so the history shows the run happened twice.
+ * - `drafted`
+ *   - → `sending`: the sender claimed the draft; this claim is what makes a reply go out at most once.
+ *   - → `parked`: the draft could not be queued automatically after all (the sender's limit was reached
+ *     between drafting and queueing) and waits for a person.
+ * - `parked`
+ *   - → `approved`: a person accepted (and possibly edited) the draft.
+ *   - → `rejected`: a person decided no reply goes out (or answered by hand elsewhere).
+ *   - → `processing`: a person asked the agent to try again (e.g. after the manuals were updated).
+ * - `approved`
+ *   - → `sending`: the sender claimed the approved reply; same at-most-once claim as from `drafted`.
+ * - `sending`
+ *   - → `sent`: the SMTP server accepted the reply.
+ *   - → `parked`: a permanent SMTP rejection (5xx), SENDER_ATTEMPTS used up, or a crash after which it is
+ *     unknown whether the server accepted the reply: a person confirms instead of risking a second copy.
+ * - `failed`
+ *   - → `parked`: a failed ticket is handed to a person to answer by hand, so no mail is silently dropped.
+ *   - → `processing`: a person retries after the cause was fixed (e.g. a deploy fixing a parser bug).
+ * - `ignored`
+ *   - → `parked`: a person reopens mail the automatic checks ignored by mistake.
+ * - `sent`, `rejected`: final. A follow-up mail is a new ticket in the same conversation.
+ */
+export const TRANSITIONS = {
+  received: ['processing', 'ignored', 'parked', 'failed'],
+  processing: ['drafted', 'parked', 'failed', 'processing'],
+  drafted: ['sending', 'parked'],
+  parked: ['approved', 'rejected', 'processing'],
+  approved: ['sending'],
+  sending: ['sent', 'parked'],
+  sent: [],
+  rejected: [],
+  ignored: ['parked'],
+  failed: ['parked', 'processing'],
+} as const satisfies Record<TicketState, readonly TicketState[]>;
+
+/** States no transition leaves. */
+export const FINAL_STATES: readonly TicketState[] = TICKET_STATES.filter((s) => TRANSITIONS[s].length === 0);
+
+/** True when the table allows `from → to`. */
+export function canTransition(from: TicketState, to: TicketState): boolean {
+  return (TRANSITIONS[from] as readonly TicketState[]).includes(to);
+}
+
+/** True for a string naming a {@link TicketState}. */
+export function isTicketState(value: unknown): value is TicketState {
+  return typeof value === 'string' && (TICKET_STATES as readonly string[]).includes(value);
+}
+
+/** Thrown when a transition is not in {@link TRANSITIONS}; the ticket is left unchanged. */
+export class IllegalTransitionError extends Error {
+  constructor(
+    readonly ticketId: string,
+    readonly from: TicketState,
+    readonly to: TicketState,
+  ) {
+    super(`Illegal ticket transition ${from} → ${to} for ticket ${ticketId} (allowed from ${from}: ${TRANSITIONS[from].join(', ') || 'none'})`);
+    this.name = 'IllegalTransitionError';
+  }
+}
+
+/** A short summary of one attachment; the content stays in the raw message. */
+export interface AttachmentSummary {
+  /** File name as given by the sender, if any. */
+  filename?: string;
+  /** MIME type, e.g. `application/pdf`. */
+  contentType: string;
+  /** Size in bytes. */
+  size: number;
+}
+
+/** What happened to the reply on its way out. */
+export interface OutboundInfo {
+  /**
+   * Message-ID of our reply, assigned before the first SMTP attempt so every retry reuses it and the thread index
+   * can find follow-ups that reply to it.
+   */
+  messageId: string;
+  /** When the SMTP server accepted the reply (ISO 8601); absent until then. */
+  sentAt?: string;
+  /** The SMTP server's response line to the accepted (or last rejected) attempt, for audits. */
+  smtpResponse?: string;
+  /** The person who approved the reply; absent for automatic replies. */
+  approvedBy?: string;
+  /** True when the reply went out without a person (sent with `Auto-Submitted: auto-replied`). */
+  autoSubmitted: boolean;
+}
+
+/** One entry of a ticket's append-only history: a state change, who made it, and why. */
+export interface HistoryEntry {
+  /** When the change was stored (ISO 8601). */
+  at: string;
+  /** The previous state; `null` for the entry that created the ticket. */
+  from: TicketState | null;
+  /** The new state. */
+  to: TicketState;
+  /** Who made the change: a component (`poller`, `agent-worker`, `sender`) or `operator:<name>`. */
+  actor: string;
+  /** Free text: the reason, the error, the attempt number. */
+  note?: string;
+}
+
+/** One support mail and what happened to it. */
+export interface Ticket {
+  /** The message key: sha256 (hex) of the normalised Message-ID; see {@link ticketIdFor}. */
+  id: string;
+  /** The Message-ID of the inbound mail, normalised to `<left@right>` (see {@link normalizeMessageId}). */
+  messageId: string;
+  /** Sender address (From), lower-cased; the auto-reply limit counts per this address. */
+  from: string;
+  /** Display name of the sender, if the From header had one. */
+  fromName?: string;
+  /** Address replies go to: Reply-To when present, otherwise From. */
+  replyTo: string;
+  /** Subject of the inbound mail as received. */
+  subject: string;
+  /** The References header of the inbound mail (normalised Message-IDs, oldest first). */
+  references: string[];
+  /** The In-Reply-To header of the inbound mail (normalised), if any. */
+  inReplyTo?: string;
+  /** The question given to the agent: the new text of the mail without quoted history or signature. */
+  question: string;
+  /** Id of the first ticket of the mail thread; equal to {@link Ticket.id} for a new conversation. */
+  conversationId: string;
+  /** Current state; changed only through `TicketStore.transition`. */
+  state: TicketState;
+  /** Why the ticket was parked, ignored, rejected or failed; cleared by patching `null`. */
+  reason?: string;
+  /** When the ticket was created (ISO 8601). */
+  createdAt: string;
+  /** When the ticket last changed (ISO 8601). */
+  updatedAt: string;
+  /** Attachments of the inbound mail (names, types, sizes only). */
+  attachments: AttachmentSummary[];
+  /** Where the raw message is stored (e.g. a path under DATA_DIR); absent when it was not downloaded. */
+  rawRef?: string;
+  /** The agent's full result (plan, subtasks, sources, usage); absent until the agent ran. */
+  agent?: AgentResult;
+  /** The reply text to send: the agent's answer, or a person's edit of it. */
+  draft?: string;
+  /** Our reply's Message-ID and delivery record; absent until a reply is prepared for sending. */
+  outbound?: OutboundInfo;
+  /** Every state change, oldest first; entries are only ever appended. */
+  history: HistoryEntry[];
+  /** Optimistic-concurrency counter, incremented by every stored change; managed by the store. */
+  version: number;
+}
+
+/** Fields a caller may change without a state change (and alongside one). `null` removes the field. */
+export const PATCHABLE_FIELDS = ['reason', 'draft', 'agent', 'outbound', 'rawRef', 'attachments'] as const;
+/** A field of {@link PATCHABLE_FIELDS}. */
+export type PatchableField = (typeof PATCHABLE_FIELDS)[number];
+/** A change of non-state fields; a `null` value removes an optional field. */
+export type TicketPatch = { [K in PatchableField]?: Ticket[K] | null };
+
+/**
+ * A Message-ID as stored and indexed: the canonical `<left@right>` spelling of src/mail/message-id.ts, so `<a@b>`
+ * from one header and a bare `a@b` from another (or from a client that drops the brackets) name the same mail.
+ * Returns '' for an empty id.
+ */
+export function normalizeMessageId(messageId: string): string {
+  const inner = messageId.trim().replace(/^<+/, '').replace(/>+$/, '').trim();
+  return inner ? `<${inner}>` : '';
+}
+
+/**
+ * The ticket id of a mail: sha256 (hex) of its normalised Message-ID. For mail with a Message-ID this equals the
+ * mail module's `messageKey`, so the same mail has one key everywhere.
+ */
+export function ticketIdFor(messageId: string): string {
+  return createHash('sha256').update(normalizeMessageId(messageId)).digest('hex');
+}
+
+/** Matches a ticket id (lower-case sha256 hex). */
+export const TICKET_ID_PATTERN = /^[0-9a-f]{64}$/;
+
+/** What the poller knows about a mail when it creates the ticket. */
+export interface NewTicketInput {
+  /** The mail's Message-ID (any spelling; normalised), or a synthetic one for mail without. */
+  messageId: string;
+  /** Sender address (lower-cased on the ticket). */
+  from: string;
+  /** Sender display name. */
+  fromName?: string;
+  /** Reply-To address; defaults to `from`. */
+  replyTo?: string;
+  /** Subject as received. */
+  subject: string;
+  /** References header, oldest first. */
+  references?: string[];
+  /** In-Reply-To header. */
+  inReplyTo?: string;
+  /** The customer's question (new text of the mail). */
+  question: string;
+  /** Root ticket of the thread, from `TicketStore.findConversation`; defaults to the new ticket itself. */
+  conversationId?: string;
+  /** Defaults to `received`. */
+  state?: InitialState;
+  /** Why the ticket starts parked or ignored. */
+  reason?: string;
+  /** Attachment summaries. */
+  attachments?: AttachmentSummary[];
+  /** Where the raw message is stored. */
+  rawRef?: string;
+  /** Who creates the ticket, for the first history entry. */
+  actor: string;
+  /** Note of the first history entry. */
+  note?: string;
+}
+
+/** Builds a new ticket (not yet stored) with its first history entry. */
+export function newTicket(input: NewTicketInput, now: Date = new Date()): Ticket {
+  const messageId = normalizeMessageId(input.messageId);
+  if (!messageId) throw new TypeError('newTicket: messageId is empty');
+  const id = ticketIdFor(messageId);
+  const at = now.toISOString();
+  const state = input.state ?? 'received';
+  const from = input.from.trim().toLowerCase();
+  const ticket: Ticket = {
+    id,
+    messageId,
+    from,
+    replyTo: (input.replyTo ?? from).trim(),
+    subject: input.subject,
+    references: (input.references ?? []).map(normalizeMessageId).filter(Boolean),
+    question: input.question,
+    conversationId: input.conversationId ?? id,
+    state,
+    createdAt: at,
+    updatedAt: at,
+    attachments: input.attachments ?? [],
+    history: [{ at, from: null, to: state, actor: input.actor, ...(input.note ? { note: input.note } : {}) }],
+    version: 1,
+  };
+  if (input.fromName) ticket.fromName = input.fromName;
+  if (input.inReplyTo && normalizeMessageId(input.inReplyTo)) ticket.inReplyTo = normalizeMessageId(input.inReplyTo);
+  if (input.reason) ticket.reason = input.reason;
+  if (input.rawRef) ticket.rawRef = input.rawRef;
+  return ticket;
+}
+
+/**
+ * Message-IDs a mail names as its parents, most specific first: In-Reply-To, then References newest first.
+ * This is the order {@link Ticket}-thread lookups should try.
+ */
+export function threadRefs(mail: { inReplyTo?: string; references?: readonly string[] }): string[] {
+  const refs = [mail.inReplyTo, ...[...(mail.references ?? [])].reverse()]
+    .filter((r): r is string => typeof r === 'string')
+    .map(normalizeMessageId)
+    .filter(Boolean);
+  return [...new Set(refs)];
+}
+
+/**
+ * The generation of a ticket for job ids: the number of state changes so far. A job enqueued for one state of the
+ * ticket gets the same id however often it is enqueued (BullMQ ignores the duplicates), and a job enqueued after a
+ * later change (an operator's retry, a resend after a person confirmed a crashed send) gets a new id, so BullMQ does
+ * not mistake it for the finished job of an earlier round.
+ */
+export function jobGeneration(ticket: Pick<Ticket, 'history'>): number {
+  return ticket.history.length;
+}

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { pino, type Logger } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  RedisUnavailableError,
+  checkEvictionPolicy,
+  connectProducer,
+  createWorkerConnection,
+  produce,
+} from '../../src/queues/connection.js';
+import { closeAll, createQueueWorker, createQueues, type Closable } from '../../src/queues/registry.js';
+import { freePort } from '../support/ports.js';
+import { startRedis, type RedisServer } from '../support/redis-server.js';
+
+const TICKET = 'd'.repeat(64);
+
+interface LogLine {
+  level: number;
+  msg: string;
+  [key: string]: unknown;
+}
+
+/** A pino logger whose JSON lines land in `lines`. */
+function captureLogger(): { logger: Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line) as LogLine);
+      cb();
+    },
+  });
+  return { logger: pino({ level: 'debug' }, stream), lines };
+}
+
+const WARN = 40;
+let servers: RedisServer[] = [];
+let closables: Closable[] = [];
+
+afterEach(async () => {
+  await closeAll(...closables.reverse()).catch(() => undefined);
+  closables = [];
+  await Promise.all(servers.map((s) => s.stop()));
+  servers = [];
+});
+
+async function redisServer(options: Parameters<typeof startRedis>[0] = {}): Promise<RedisServer> {
+  const server = await startRedis(options);
+  servers.push(server);
+  return server;
+}
+
+function keep<T extends Closable>(item: T): T {
+  closables.push(item);
+  return item;
+}
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('checkEvictionPolicy', () => {
+  it('warns when Redis may evict keys', async () => {
+    const server = await redisServer({ maxmemoryPolicy: 'allkeys-lru' });
+    const redis = keep(await connectProducer(server.url));
+    const { logger, lines } = captureLogger();
+    expect(await checkEvictionPolicy(redis, logger)).toBe('allkeys-lru');
+    const warning = lines.find((l) => l.level === WARN);
+    expect(warning?.msg).toMatch(/maxmemory-policy is allkeys-lru; it must be noeviction/);
+    expect(warning?.maxmemoryPolicy).toBe('allkeys-lru');
+  });
+
+  it('is quiet with noeviction', async () => {
+    const server = await redisServer();
+    const redis = keep(await connectProducer(server.url));
+    const { logger, lines } = captureLogger();
+    expect(await checkEvictionPolicy(redis, logger)).toBe('noeviction');
+    expect(lines.filter((l) => l.level >= WARN)).toEqual([]);
+  });
+
+  it('falls back to INFO when CONFIG is disabled', async () => {
+    const server = await redisServer({ maxmemoryPolicy: 'volatile-lru', extraArgs: ['--rename-command', 'CONFIG', '""'] });
+    const redis = keep(await connectProducer(server.url));
+    await expect(redis.call('CONFIG', 'GET', 'maxmemory-policy')).rejects.toThrow(/unknown command/i);
+    const { logger, lines } = captureLogger();
+    expect(await checkEvictionPolicy(redis, logger)).toBe('volatile-lru');
+    expect(lines.some((l) => l.level === WARN && /volatile-lru/.test(l.msg))).toBe(true);
+  });
+});
+
+describe('producer connection', () => {
+  it('fails fast with a clear, password-free error when Redis is down at startup', async () => {
+    const port = await freePort();
+    const started = Date.now();
+    const error = await connectProducer(`redis://:s3cret@127.0.0.1:${port}`, { timeoutMs: 1_000 }).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(error).toBeInstanceOf(RedisUnavailableError);
+    expect((error as Error).message).toContain(`Redis unavailable at redis://***@127.0.0.1:${port}`);
+    expect((error as Error).message).toMatch(/ECONNREFUSED/);
+    expect((error as Error).message).not.toContain('s3cret');
+  });
+
+  it('fails an add fast while Redis is down and recovers when it is back', async () => {
+    const server = await redisServer();
+    const producer = keep(await connectProducer(server.url));
+    const prefix = `test-${randomUUID()}`;
+    const queues = createQueues(producer, prefix);
+    closables.splice(closables.indexOf(producer), 0, queues);
+    await queues.tickets.add('answer-ticket', { ticketId: TICKET }, { jobId: 'before' });
+
+    await server.kill();
+    const started = Date.now();
+    const error = await produce(producer, () => queues.tickets.add('answer-ticket', { ticketId: TICKET }, { jobId: 'during' })).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(error).toBeInstanceOf(RedisUnavailableError);
+    expect((error as Error).message).toContain(`Redis unavailable at redis://127.0.0.1:${server.port}`);
+
+    await server.start();
+    await until(() => producer.status === 'ready');
+    await produce(producer, () => queues.tickets.add('answer-ticket', { ticketId: TICKET }, { jobId: 'after' }));
+    // AOF kept the job added before the crash.
+    expect((await queues.tickets.getJobs(['waiting'])).map((j) => j.id).sort()).toEqual(['after', 'before']);
+  });
+
+  it('refuses to create queues on a fail-fast connection that is not ready', async () => {
+    const server = await redisServer();
+    const producer = keep(await connectProducer(server.url));
+    await server.kill();
+    await until(() => producer.status !== 'ready');
+    expect(() => createQueues(producer, 'test-unready')).toThrow(/waitForReady/);
+  });
+});
+
+describe('worker connection', () => {
+  it('rides out a Redis restart: logs the masked retry and processes jobs afterwards', async () => {
+    const server = await redisServer();
+    const { logger, lines } = captureLogger();
+    const connection: Redis = keep(createWorkerConnection(server.url, { logger, name: 'test-worker' }));
+    const prefix = `test-${randomUUID()}`;
+    const processed: string[] = [];
+    const worker = createQueueWorker({
+      queueName: 'outbound',
+      connection,
+      prefix,
+      logger,
+      handlers: {
+        'send-reply': async (job: Job) => {
+          processed.push(job.id as string);
+        },
+      },
+    });
+    closables.unshift(worker);
+    const producer = keep(await connectProducer(server.url));
+    const queues = createQueues(producer, prefix);
+    closables.splice(closables.indexOf(producer), 0, queues);
+
+    await queues.outbound.add('send-reply', { ticketId: TICKET }, { jobId: 'one' });
+    await until(() => processed.includes('one'));
+
+    await server.kill();
+    await until(() => lines.some((l) => /Redis unreachable at redis:\/\/127\.0\.0\.1:\d+, retrying in \d+ ms/.test(l.msg)));
+    await server.start();
+    await until(() => producer.status === 'ready');
+    await queues.outbound.add('send-reply', { ticketId: TICKET }, { jobId: 'two' });
+    await until(() => processed.includes('two'), 25_000);
+    expect(worker.isRunning()).toBe(true);
+  });
+});
