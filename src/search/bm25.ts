@@ -163,9 +163,10 @@ export class Bm25Index {
       for (let p = start; p < end; p++) {
         const d = docs[p]!;
         const tf = tfs[p]!;
-        if (acc[d] === 0) touched[nTouched++] = d;
-        // A tiny epsilon keeps a zero-idf term from leaving the doc "untouched" yet accumulated.
-        acc[d] += (w * tf) / (tf + docNorm[d]!) + 1e-12;
+        const prev = acc[d]!;
+        if (prev === 0) touched[nTouched++] = d;
+        // The epsilon keeps a document that only matched near-zero-idf terms from reading as untouched.
+        acc[d] = prev + (w * tf) / (tf + docNorm[d]!) + 1e-12;
       }
     }
     const results = topK(acc, touched, nTouched, k, filter);
@@ -198,7 +199,7 @@ export class Bm25Index {
 
   /** Reads {@link serialize}'s output. The typed arrays view `bytes` directly when it is 4-byte aligned. */
   static deserialize(bytes: Uint8Array): Bm25Index {
-    const src = bytes.byteOffset % 8 === 0 ? bytes : bytes.slice();
+    const src = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
     const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
     if (src.byteLength < 40 || view.getUint32(0, true) !== MAGIC) throw new Error('not a BM25 index');
     const version = view.getUint32(4, true);

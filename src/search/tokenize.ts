@@ -15,10 +15,6 @@ const LONG_VOWEL_VARIANTS =
   /(?<=[\p{Script=Katakana}\p{Script=Hiragana}ー])(?:[‐‑‒–—―−～〜]|-(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]))/gu;
 /** A katakana word long enough that a trailing ー is an optional spelling variant (サーバー/サーバ, JIS Z 8301). */
 const KATAKANA_TRAILING_LONG_VOWEL = /([\p{Script=Katakana}ー]{3,})ー(?![\p{Script=Katakana}ー])/gu;
-/** Word-ish runs of non-CJK letters and digits, with inner connectors that keep codes together (`e-1001`, `v2.3`). */
-const WORD_RUN = /[\p{L}\p{N}]+(?:[-_.\/:+#@][\p{L}\p{N}]+)*/uy;
-const CONNECTOR = /[-_.\/:+#@]/u;
-
 /**
  * Normalises text for indexing and querying alike: NFKC (full-width ASCII and half-width katakana fold to their
  * usual forms, so `Ｅ－１００１` becomes `E-1001`), lower case, dash variants after kana become ー, and the optional
@@ -32,28 +28,56 @@ export function normalizeText(text: string): string {
     .replace(KATAKANA_TRAILING_LONG_VOWEL, '$1');
 }
 
-/** True for characters that are segmented by bigrams: Han, hiragana, katakana, the long-vowel and iteration marks. */
-export function isCjkChar(ch: string): boolean {
-  return /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー々〆ヵヶ]/u.test(ch);
+/** True for code points segmented by bigrams: Han, hiragana, katakana, the long-vowel and iteration marks. */
+export function isCjkCodePoint(cp: number): boolean {
+  return (
+    // Hiragana and katakana (incl. ー), except the double hyphen ゠ and the middle dot ・, which separate words.
+    (cp >= 0x3040 && cp <= 0x30ff && cp !== 0x30a0 && cp !== 0x30fb) ||
+    (cp >= 0x4e00 && cp <= 0x9fff) || // CJK unified ideographs
+    (cp >= 0x3400 && cp <= 0x4dbf) || // extension A
+    cp === 0x3005 || // 々
+    cp === 0x3006 || // 〆
+    (cp >= 0x31f0 && cp <= 0x31ff) || // katakana phonetic extensions
+    (cp >= 0xf900 && cp <= 0xfaff) || // compatibility ideographs
+    (cp >= 0x20000 && cp <= 0x3ffff) // extensions B and later
+  );
 }
 
 /** True for Han characters (kanji), which carry meaning on their own and can back off to unigrams. */
-export function isKanji(ch: string): boolean {
-  return /[\p{Script=Han}々]/u.test(ch);
+export function isKanjiCodePoint(cp: number): boolean {
+  return (cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0x3400 && cp <= 0x4dbf) || cp === 0x3005 || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0x20000 && cp <= 0x3ffff);
+}
+
+/** True for one-character strings that {@link isCjkCodePoint} accepts. */
+export function isCjkChar(ch: string): boolean {
+  return isCjkCodePoint(ch.codePointAt(0) ?? 0);
+}
+
+const NON_ASCII_WORD = /[\p{L}\p{N}]/u;
+
+/** Letters and digits outside CJK: ASCII fast path, Unicode properties for the rest (accented Latin, Hangul...). */
+function isWordCodePoint(cp: number): boolean {
+  if (cp < 0x80) return (cp >= 0x61 && cp <= 0x7a) || (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a);
+  return !isCjkCodePoint(cp) && NON_ASCII_WORD.test(String.fromCodePoint(cp));
+}
+
+/** Characters that join word parts into one code (`e-1001`, `v2.3`, `api_key`, `a/b`, `issue#12`, `user@host`). */
+function isConnector(cp: number): boolean {
+  return cp === 0x2d || cp === 0x5f || cp === 0x2e || cp === 0x2f || cp === 0x3a || cp === 0x2b || cp === 0x23 || cp === 0x40;
 }
 
 /** Options of {@link tokenize}. */
 export interface TokenizeOptions {
   /**
    * Also emit every kanji of a CJK run as a unigram prefixed with `\u0001` (so it never collides with a real
-   * one-character token). Used as a low-weight backoff for queries whose bigrams do not occur verbatim.
+   * one-character token and can be weighted on its own). They match paraphrases that share a kanji but no bigram.
    */
   kanjiUnigrams?: boolean;
   /** Skip {@link normalizeText} because the caller already normalised the text. */
   normalized?: boolean;
 }
 
-/** Prefix of kanji backoff unigrams; see {@link TokenizeOptions.kanjiUnigrams}. */
+/** Prefix of kanji unigram terms; see {@link TokenizeOptions.kanjiUnigrams}. */
 export const UNIGRAM_PREFIX = '\u0001';
 
 /**
@@ -66,66 +90,52 @@ export const UNIGRAM_PREFIX = '\u0001';
  */
 export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
   const s = options.normalized ? text : normalizeText(text);
+  // Code points and their UTF-16 offsets, so tokens are cheap slices of `s` even with astral characters.
+  const cps: number[] = [];
+  const offs: number[] = [];
+  for (let i = 0; i < s.length; ) {
+    const cp = s.codePointAt(i)!;
+    cps.push(cp);
+    offs.push(i);
+    i += cp > 0xffff ? 2 : 1;
+  }
+  offs.push(s.length);
   const out: string[] = [];
-  const chars = Array.from(s);
+  const unigrams = options.kanjiUnigrams === true;
   let i = 0;
-  while (i < chars.length) {
-    const ch = chars[i]!;
-    if (isCjkChar(ch)) {
-      let j = i;
-      while (j < chars.length && isCjkChar(chars[j]!)) j++;
-      emitCjkRun(chars, i, j, out, options.kanjiUnigrams === true);
-      i = j;
-      continue;
-    }
-    if (/[\p{L}\p{N}]/u.test(ch)) {
-      // Re-run the sticky regex on the string from this character's UTF-16 offset.
-      const offset = utf16Offset(chars, i);
-      WORD_RUN.lastIndex = offset;
-      const m = WORD_RUN.exec(s);
-      const word = m ? m[0] : ch;
-      // A word run stops at the first CJK character; \p{L} would otherwise swallow kana and kanji.
-      const wordChars = Array.from(word);
-      let len = 0;
-      while (len < wordChars.length && !isCjkChar(wordChars[len]!)) len++;
-      let clean = wordChars.slice(0, len).join('');
-      // Trailing connector left when the run was cut at a CJK character (`e-` of `e-エラー`).
-      while (clean.length > 0 && CONNECTOR.test(clean[clean.length - 1]!)) clean = clean.slice(0, -1);
-      if (clean.length === 0) {
-        i++;
-        continue;
+  const n = cps.length;
+  while (i < n) {
+    const cp = cps[i]!;
+    if (isCjkCodePoint(cp)) {
+      let j = i + 1;
+      while (j < n && isCjkCodePoint(cps[j]!)) j++;
+      if (j - i === 1) out.push(s.slice(offs[i]!, offs[j]!));
+      else for (let k = i; k + 1 < j; k++) out.push(s.slice(offs[k]!, offs[k + 2]!));
+      if (unigrams) {
+        for (let k = i; k < j; k++) if (isKanjiCodePoint(cps[k]!)) out.push(UNIGRAM_PREFIX + s.slice(offs[k]!, offs[k + 1]!));
       }
-      emitWord(clean, out);
-      i += Array.from(clean).length;
-      continue;
-    }
-    i++;
+      i = j;
+    } else if (isWordCodePoint(cp)) {
+      // A run of word characters, continuing over a connector only when a word character follows it.
+      let j = i + 1;
+      let hasConnector = false;
+      while (j < n) {
+        if (isWordCodePoint(cps[j]!)) j++;
+        else if (isConnector(cps[j]!) && j + 1 < n && isWordCodePoint(cps[j + 1]!)) {
+          hasConnector = true;
+          j += 2;
+        } else break;
+      }
+      const word = s.slice(offs[i]!, offs[j]!);
+      out.push(word);
+      if (hasConnector) for (const part of word.split(CONNECTORS)) if (part.length > 0) out.push(part);
+      i = j;
+    } else i++;
   }
   return out;
 }
 
-function utf16Offset(chars: string[], index: number): number {
-  let n = 0;
-  for (let k = 0; k < index; k++) n += chars[k]!.length;
-  return n;
-}
-
-function emitWord(word: string, out: string[]): void {
-  out.push(word);
-  if (!CONNECTOR.test(word)) return;
-  for (const part of word.split(/[-_.\/:+#@]+/u)) if (part.length > 0 && part !== word) out.push(part);
-}
-
-function emitCjkRun(chars: string[], start: number, end: number, out: string[], kanjiUnigrams: boolean): void {
-  if (end - start === 1) {
-    out.push(chars[start]!);
-    return;
-  }
-  for (let k = start; k + 1 < end; k++) out.push(chars[k]! + chars[k + 1]!);
-  if (kanjiUnigrams) {
-    for (let k = start; k < end; k++) if (isKanji(chars[k]!)) out.push(UNIGRAM_PREFIX + chars[k]!);
-  }
-}
+const CONNECTORS = /[-_.\/:+#@]+/u;
 
 /**
  * Character n-grams (default trigrams) of the normalised text with whitespace removed, for the hashed embedder:
@@ -149,5 +159,34 @@ export function charNgrams(text: string, n = 3, options: { normalized?: boolean 
 /** Term frequencies of a token list (insertion order follows first occurrence, which keeps indexes deterministic). */
 export function termFrequencies(tokens: string[], weight = 1, into: Map<string, number> = new Map()): Map<string, number> {
   for (const t of tokens) into.set(t, (into.get(t) ?? 0) + weight);
+  return into;
+}
+
+/** Weights of {@link weightedTerms}. */
+export interface TermWeights {
+  /** Weight of each word and bigram occurrence. */
+  weight: number;
+  /** Weight of each kanji unigram occurrence (0: none are produced). */
+  unigramWeight?: number;
+  /**
+   * Multiplier for bigrams made only of hiragana (particles, okurigana, polite endings: `ので`, `ます`). They carry
+   * little topic, and in a natural-language question they are most of the bigrams.
+   */
+  hiraganaBigramFactor?: number;
+}
+
+const HIRAGANA_ONLY = /^[\u3040-\u309f]+$/;
+
+/** Adds the weighted terms of `text` into `into` (term → summed weight) and returns it. */
+export function weightedTerms(text: string, weights: TermWeights, into: Map<string, number> = new Map()): Map<string, number> {
+  const unigramWeight = weights.unigramWeight ?? 0;
+  const hiraganaFactor = weights.hiraganaBigramFactor ?? 1;
+  for (const t of tokenize(text, { kanjiUnigrams: unigramWeight > 0 })) {
+    let w: number;
+    if (t.startsWith(UNIGRAM_PREFIX)) w = unigramWeight;
+    else if (hiraganaFactor !== 1 && HIRAGANA_ONLY.test(t)) w = weights.weight * hiraganaFactor;
+    else w = weights.weight;
+    if (w > 0) into.set(t, (into.get(t) ?? 0) + w);
+  }
   return into;
 }

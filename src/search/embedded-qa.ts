@@ -1,0 +1,221 @@
+/**
+ * Embedded similarity search over past questions and answers: normalised Float32 vectors scanned brute force, plus a
+ * BM25 index over the same pairs, fused with reciprocal rank fusion. Vectors catch paraphrases (with a real
+ * embedding model); BM25 catches exact product terms and error codes that embeddings blur. Everything lives in one
+ * file under `dir`, switched atomically on reindex and reloaded by other processes on their next search.
+ */
+import path from 'node:path';
+import { createLogger } from '../logger.js';
+import { Bm25Builder, Bm25Index, type Bm25Params } from './bm25.js';
+import { weightedTerms } from './tokenize.js';
+import { bytesOf, decodeContainer, encodeContainer, float32View, LiveIndexFile, normalizeInPlace, topKByDot } from './vector-store.js';
+import { formatQaPair, MAX_SEARCH_RESULTS, type Embedder, type ProgressFn, type QaPair, type QaSearch, type SearchHit } from './types.js';
+
+/** Name of the index file inside the directory. */
+export const QA_INDEX_FILE = 'qa.idx';
+
+/** Ranking settings; stored in the index so searches use what it was built with. */
+export interface QaRankingOptions {
+  bm25: Bm25Params;
+  /** Multiplier on question-term frequencies (answer terms count 1). */
+  questionWeight: number;
+  /** Weight of kanji unigram backoff terms on both sides (0 disables them). */
+  unigramWeight: number;
+  /** Query-side multiplier of hiragana-only bigrams (particles and endings of a natural sentence). */
+  queryHiraganaFactor: number;
+  /** The k of reciprocal rank fusion: larger flattens the advantage of the very top ranks. */
+  rrfK: number;
+  /** Candidates taken from each ranking before fusion. */
+  depth: number;
+}
+
+/** Defaults chosen on the retrieval evaluation (src/search/evaluate.ts). */
+export const DEFAULT_QA_RANKING: QaRankingOptions = {
+  bm25: { k1: 1.2, b: 0.75 },
+  // Weighting questions over answers did not help on the evaluation: answers restate the question's terms.
+  questionWeight: 1,
+  unigramWeight: 0.6,
+  queryHiraganaFactor: 1,
+  rrfK: 60,
+  depth: 50,
+};
+
+interface QaMeta {
+  format: 'helpdesk-qa-index';
+  version: 1;
+  embedderId: string;
+  dims: number;
+  ranking: QaRankingOptions;
+  pairs: QaPair[];
+}
+
+interface LoadedQa {
+  pairs: QaPair[];
+  embedderId: string;
+  dims: number;
+  vectors: Float32Array;
+  bm25: Bm25Index;
+  ranking: QaRankingOptions;
+}
+
+/** Texts per embed call during a rebuild: progress granularity, and how much is cached if a rebuild dies midway. */
+const EMBED_CHUNK = 256;
+const YIELD_EVERY = 250;
+
+/** An embedder that can embed without persisting (the {@link CachedEmbedder} query path). */
+interface TransientEmbedder extends Embedder {
+  embedTransient(texts: string[]): Promise<Float32Array[]>;
+}
+
+/** Embedded {@link QaSearch}: vectors + BM25 fused by RRF, one atomically replaced file under `dir`. */
+export class EmbeddedQaSearch implements QaSearch {
+  readonly kind = 'embedded';
+  private readonly embedder: Embedder;
+  private readonly live: LiveIndexFile<LoadedQa>;
+  private readonly ranking: QaRankingOptions;
+  private readonly log = createLogger('search', { index: 'qa' });
+  private warnedMismatch = '';
+
+  /**
+   * @param dir directory of the index (created on first reindex).
+   * @param embedder embeds pairs on reindex and queries on search; must be the vector space the index was built in.
+   * @param ranking overrides of {@link DEFAULT_QA_RANKING}, for evaluation.
+   * @param checkIntervalMs minimum time between checks for a newer index file (default: every search).
+   */
+  constructor({ dir, embedder, ranking, checkIntervalMs }: { dir: string; embedder: Embedder; ranking?: Partial<QaRankingOptions>; checkIntervalMs?: number }) {
+    this.embedder = embedder;
+    this.ranking = { ...DEFAULT_QA_RANKING, ...ranking };
+    this.live = new LiveIndexFile({ file: path.join(dir, QA_INDEX_FILE), decode: decodeQa, log: this.log, checkIntervalMs });
+  }
+
+  /** Up to `k` pairs, fused from the vector and BM25 rankings. Empty or blank queries give no hits. */
+  async search(query: string, k: number = MAX_SEARCH_RESULTS): Promise<SearchHit[]> {
+    if (query.trim() === '' || k <= 0) return [];
+    const index = await this.live.current();
+    if (!index || index.pairs.length === 0) return [];
+    const { ranking } = index;
+    const depth = Math.max(ranking.depth, k);
+    const fused = new Map<number, number>();
+    const add = (doc: number, rank: number) => fused.set(doc, (fused.get(doc) ?? 0) + 1 / (ranking.rrfK + rank + 1));
+
+    const lexical = index.bm25.search(qaQueryTerms(query, ranking), depth);
+    lexical.forEach((r, rank) => add(r.doc, rank));
+
+    if (this.embedder.id === index.embedderId && index.dims > 0) {
+      const qv = await this.embedQuery(query);
+      if (qv === undefined) {
+        // Logged in embedQuery; the lexical ranking alone still answers.
+      } else if (qv.length === index.dims) {
+        const q = normalizedCopy(qv);
+        topKByDot(index.vectors, index.dims, q, depth).forEach((m, rank) => add(m.index, rank));
+      } else this.warnMismatch(`dims ${qv.length} != ${index.dims}`);
+    } else if (index.dims > 0) {
+      this.warnMismatch(`embedder ${this.embedder.id} != index ${index.embedderId}`);
+    }
+
+    return [...fused]
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, k)
+      .map(([doc, score]) => {
+        const pair = index.pairs[doc]!;
+        return { id: pair.id, fileName: `${pair.fileName}#${pair.row}`, content: formatQaPair(pair), score };
+      });
+  }
+
+  /** Embeds every pair (through the embedder's cache), builds vectors + BM25, and renames the new file into place. */
+  async replaceAll(pairs: QaPair[], onProgress?: ProgressFn): Promise<void> {
+    const started = performance.now();
+    const ranking = this.ranking;
+    const total = pairs.length;
+    const texts = pairs.map((p) => formatQaPair(p));
+    const vectors: Float32Array[] = [];
+    for (let start = 0; start < total; start += EMBED_CHUNK) {
+      vectors.push(...(await this.embedder.embed(texts.slice(start, start + EMBED_CHUNK))));
+      await onProgress?.({ stage: 'embed', done: Math.min(total, start + EMBED_CHUNK), total });
+      // A local embedder resolves without ever leaving the microtask queue; let searches in this process run.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    const dims = vectors[0]?.length ?? 0;
+    const matrix = new Float32Array(total * dims);
+    vectors.forEach((v, i) => {
+      if (v.length !== dims) throw new Error(`embedder ${this.embedder.id} returned ${v.length} dimensions for pair ${pairs[i]!.id}, expected ${dims}`);
+      const row = matrix.subarray(i * dims, (i + 1) * dims);
+      row.set(v);
+      normalizeInPlace(row);
+    });
+
+    const builder = new Bm25Builder(ranking.bm25);
+    for (let i = 0; i < total; i++) {
+      builder.add(pairTerms(pairs[i]!, ranking));
+      if ((i + 1) % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    const bm25 = builder.build();
+    const stored = pairs.map(({ id, fileName, row, question, answer }) => ({ id, fileName, row, question, answer }));
+    const meta: QaMeta = { format: 'helpdesk-qa-index', version: 1, embedderId: this.embedder.id, dims, ranking, pairs: stored };
+    const bytes = encodeContainer(meta, [bytesOf(matrix), bm25.serialize()]);
+    await onProgress?.({ stage: 'index', done: total, total });
+    await this.live.replace(bytes, { pairs: stored, embedderId: this.embedder.id, dims, vectors: matrix, bm25, ranking });
+    this.log.info({ pairs: total, dims, bytes: bytes.byteLength, ms: Math.round(performance.now() - started) }, 'qa index replaced');
+  }
+
+  /** Pairs in the live index; 0 when none has been built. */
+  async count(): Promise<number> {
+    return (await this.live.current())?.pairs.length ?? 0;
+  }
+
+  /** Throws when the index file exists but cannot be read; a missing index is not an error. */
+  async ping(): Promise<void> {
+    await this.live.check();
+  }
+
+  /** Nothing to release: the index is plain memory. Present for symmetry with the server backends. */
+  async close(): Promise<void> {}
+
+  /**
+   * The query vector, or undefined when the embedder fails (server down, timeout after the SDK's retries): a
+   * BM25-only answer is worth more to the agent than a failed tool call.
+   */
+  private async embedQuery(query: string): Promise<Float32Array | undefined> {
+    const e = this.embedder as Partial<TransientEmbedder>;
+    try {
+      const [v] = typeof e.embedTransient === 'function' ? await e.embedTransient.call(this.embedder, [query]) : await this.embedder.embed([query]);
+      return v;
+    } catch (err) {
+      this.log.error({ err: err instanceof Error ? err.message : String(err), embedder: this.embedder.id }, 'query embedding failed; ranking by BM25 only');
+      return undefined;
+    }
+  }
+
+  private warnMismatch(reason: string): void {
+    if (this.warnedMismatch === reason) return;
+    this.warnedMismatch = reason;
+    this.log.warn({ reason }, 'qa index was built with another embedder; ranking by BM25 only until a reindex');
+  }
+}
+
+function decodeQa(bytes: Uint8Array): LoadedQa {
+  const { meta, sections } = decodeContainer<QaMeta>(bytes);
+  if (meta.format !== 'helpdesk-qa-index' || meta.version !== 1) throw new Error('not a Q&A index (format/version)');
+  const [vecBytes, bm25Bytes] = sections;
+  if (!vecBytes || !bm25Bytes) throw new Error('Q&A index is missing a section');
+  const vectors = float32View(vecBytes);
+  if (vectors.length !== meta.pairs.length * meta.dims) throw new Error('Q&A index: vector section does not match the pair count');
+  const bm25 = Bm25Index.deserialize(bm25Bytes);
+  if (bm25.docCount !== meta.pairs.length) throw new Error('Q&A index: BM25 section does not match the pair count');
+  return { pairs: meta.pairs, embedderId: meta.embedderId, dims: meta.dims, vectors, bm25, ranking: meta.ranking };
+}
+
+/** Lexical terms of a pair: question terms weighted up, answer terms at 1, kanji unigrams as weak backoff. */
+export function pairTerms(pair: Pick<QaPair, 'question' | 'answer'>, ranking: QaRankingOptions): Map<string, number> {
+  const tf = weightedTerms(pair.question, { weight: ranking.questionWeight, unigramWeight: ranking.unigramWeight * ranking.questionWeight });
+  return weightedTerms(pair.answer, { weight: 1, unigramWeight: ranking.unigramWeight }, tf);
+}
+
+/** Query terms for the BM25 side. */
+export function qaQueryTerms(query: string, ranking: QaRankingOptions): Map<string, number> {
+  return weightedTerms(query, { weight: 1, unigramWeight: ranking.unigramWeight, hiraganaBigramFactor: ranking.queryHiraganaFactor });
+}
+
+function normalizedCopy(v: Float32Array): Float32Array {
+  return normalizeInPlace(Float32Array.from(v));
+}

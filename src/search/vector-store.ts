@@ -1,0 +1,341 @@
+/**
+ * Storage primitives shared by the embedded manual and Q&A indexes:
+ *
+ * - a single-file container (JSON metadata + 4-byte-aligned binary sections), so one `rename` switches everything
+ *   a reader needs at once (two files could be seen half-switched by a reader in another process);
+ * - {@link LiveIndexFile}: atomic replacement (temp file in the same directory, fsync, rename) and cheap
+ *   cross-process reload (a `stat` per check, reload only when inode/size/mtime/ctime changed);
+ * - the brute-force cosine scan over a packed Float32 matrix of normalised vectors.
+ */
+import { randomUUID } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../logger.js';
+
+const CONTAINER_MAGIC = 0x31584448; // "HDX1" little-endian
+
+/** A decoded container: its metadata and its binary sections (views into the file's bytes). */
+export interface Container<M> {
+  meta: M;
+  sections: Uint8Array[];
+}
+
+/** Packs metadata and sections. Deterministic: the same input gives the same bytes. */
+export function encodeContainer(meta: unknown, sections: readonly Uint8Array[]): Uint8Array {
+  const metaBytes = new TextEncoder().encode(JSON.stringify(meta));
+  const head = new Uint32Array(3 + sections.length);
+  head[0] = CONTAINER_MAGIC;
+  head[1] = metaBytes.length;
+  head[2] = sections.length;
+  sections.forEach((s, i) => (head[3 + i] = s.length));
+  let size = head.byteLength + align8(metaBytes.length);
+  for (const s of sections) size += align8(s.length);
+  const out = new Uint8Array(align8(size));
+  out.set(new Uint8Array(head.buffer), 0);
+  let pos = align8(head.byteLength);
+  out.set(metaBytes, pos);
+  pos += align8(metaBytes.length);
+  for (const s of sections) {
+    out.set(s, pos);
+    pos += align8(s.length);
+  }
+  return out;
+}
+
+/** Unpacks {@link encodeContainer}'s output; throws on anything truncated or foreign. */
+export function decodeContainer<M>(bytes: Uint8Array): Container<M> {
+  // Sections are read as Float32/Uint32 views, which need 4-byte alignment of the underlying buffer offset.
+  const src = bytes.byteOffset % 8 === 0 ? bytes : bytes.slice();
+  const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
+  if (src.byteLength < 12 || view.getUint32(0, true) !== CONTAINER_MAGIC) throw new Error('not a helpdesk index file');
+  const metaLen = view.getUint32(4, true);
+  const nSections = view.getUint32(8, true);
+  const headLen = 12 + 4 * nSections;
+  if (src.byteLength < headLen) throw new Error('truncated index file');
+  const lengths: number[] = [];
+  for (let i = 0; i < nSections; i++) lengths.push(view.getUint32(12 + 4 * i, true));
+  let pos = align8(headLen);
+  if (src.byteLength < pos + metaLen) throw new Error('truncated index file');
+  const meta = JSON.parse(new TextDecoder().decode(src.subarray(pos, pos + metaLen))) as M;
+  pos += align8(metaLen);
+  const sections: Uint8Array[] = [];
+  for (const len of lengths) {
+    if (src.byteLength < pos + len) throw new Error('truncated index file');
+    sections.push(src.subarray(pos, pos + len));
+    pos += align8(len);
+  }
+  return { meta, sections };
+}
+
+/** Float32 view of a section (copies only when the bytes are not 4-byte aligned). */
+export function float32View(bytes: Uint8Array): Float32Array {
+  const src = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
+  return new Float32Array(src.buffer, src.byteOffset, Math.floor(src.byteLength / 4));
+}
+
+/** Byte view of a typed array, for writing it as a section. */
+export function bytesOf(a: ArrayBufferView): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+function align8(n: number): number {
+  return Math.ceil(n / 8) * 8;
+}
+
+/** Options of {@link LiveIndexFile}. */
+export interface LiveIndexFileOptions<T> {
+  /** The live file; its directory is created on first write. */
+  file: string;
+  /** Turns the file's bytes into the in-memory index; throws on corrupt input. */
+  decode: (bytes: Uint8Array) => T;
+  log: Logger;
+  /**
+   * Minimum milliseconds between two `stat` checks for a newer file. 0 checks on every access; a `stat` costs
+   * tens of microseconds, well inside a search's budget, and makes another process's reindex visible at once.
+   */
+  checkIntervalMs?: number;
+}
+
+/**
+ * One index file that other processes may replace at any time. Readers always get a complete index: the old one
+ * until the new file has been renamed into place and read, then the new one.
+ */
+export class LiveIndexFile<T> {
+  private value: T | undefined;
+  /** Identity (inode, size, mtime, ctime) of the file `value` came from; `absent` when there is no file. */
+  private identity: string | undefined;
+  private failed: { identity: string; error: Error } | undefined;
+  private lastCheck = 0;
+  private inflight: Promise<void> | undefined;
+  private writeChain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: LiveIndexFileOptions<T>) {}
+
+  /** The file this instance serves. */
+  get file(): string {
+    return this.options.file;
+  }
+
+  /**
+   * The current index, or undefined when no file exists. Reloads first when the file changed since the last load.
+   * A file that fails to decode keeps serving the previously loaded index (logged); with none, it throws.
+   */
+  async current(): Promise<T | undefined> {
+    await this.refresh();
+    if (this.failed && this.failed.identity === this.identity && this.value === undefined) throw this.failed.error;
+    return this.value;
+  }
+
+  /** Throws when the live file exists but cannot be decoded (readiness checks). An absent file is fine. */
+  async check(): Promise<void> {
+    this.lastCheck = 0;
+    await this.refresh();
+    if (this.failed && this.failed.identity === this.identity) throw this.failed.error;
+  }
+
+  /**
+   * Writes `bytes` beside the live file and renames it into place, then serves `value` (which the caller built
+   * from the same data, so there is no need to read it back). Writes from one instance are serialised.
+   */
+  replace(bytes: Uint8Array, value: T): Promise<void> {
+    const run = this.writeChain.then(() => this.writeNow(bytes, value));
+    this.writeChain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writeNow(bytes: Uint8Array, value: T): Promise<void> {
+    const { file } = this.options;
+    const dir = path.dirname(file);
+    await fs.mkdir(dir, { recursive: true });
+    const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomUUID()}.tmp`);
+    let ino: bigint;
+    try {
+      const handle = await fs.open(tmp, 'w');
+      try {
+        await handle.writeFile(bytes);
+        // The data must be on disk before the rename makes it the live index, or a crash could leave an empty file.
+        await handle.datasync();
+        ino = (await handle.stat({ bigint: true })).ino;
+      } finally {
+        await handle.close();
+      }
+      await fs.rename(tmp, file);
+    } catch (err) {
+      await fs.rm(tmp, { force: true }).catch(() => undefined);
+      throw err;
+    }
+    await syncDir(dir);
+    this.value = value;
+    this.failed = undefined;
+    const st = await fs.stat(file, { bigint: true }).catch(() => undefined);
+    // If another writer renamed its file in since ours, leave the identity unknown so the next access loads theirs.
+    this.identity = st && st.ino === ino ? identityOf(st) : undefined;
+    this.lastCheck = Date.now();
+  }
+
+  private async refresh(): Promise<void> {
+    const interval = this.options.checkIntervalMs ?? 0;
+    if (this.identity !== undefined && interval > 0 && Date.now() - this.lastCheck < interval) return;
+    // Concurrent searches share one stat (and one reload), so a burst of queries does not read the file N times.
+    this.inflight ??= this.refreshNow().finally(() => (this.inflight = undefined));
+    await this.inflight;
+  }
+
+  private async refreshNow(): Promise<void> {
+    this.lastCheck = Date.now();
+    const id = await statIdentity(this.options.file);
+    if (id === this.identity) return;
+    if (id === 'absent') {
+      this.value = undefined;
+      this.identity = id;
+      return;
+    }
+    if (this.failed?.identity === id) return;
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(this.options.file, 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        this.value = undefined;
+        this.identity = 'absent';
+        return;
+      }
+      throw err;
+    }
+    try {
+      // Identity and bytes come from the same open file, so a rename racing this read cannot mix them up.
+      const st = await handle.stat({ bigint: true });
+      const loadedId = identityOf(st);
+      const bytes = await handle.readFile();
+      try {
+        const started = performance.now();
+        this.value = this.options.decode(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+        this.identity = loadedId;
+        this.failed = undefined;
+        this.options.log.info({ file: this.options.file, bytes: bytes.byteLength, ms: Math.round(performance.now() - started) }, 'index loaded');
+      } catch (err) {
+        const error = err instanceof Error ? err : new Error(String(err));
+        this.failed = { identity: loadedId, error };
+        this.identity = loadedId;
+        this.options.log.error({ file: this.options.file, err: error.message }, 'index file unreadable; serving the previous index if any');
+      }
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+async function statIdentity(file: string): Promise<string> {
+  try {
+    return identityOf(await fs.stat(file, { bigint: true }));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'absent';
+    throw err;
+  }
+}
+
+function identityOf(st: { ino: bigint; size: bigint; mtimeNs: bigint; ctimeNs: bigint }): string {
+  return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+async function syncDir(dir: string): Promise<void> {
+  // Makes the rename itself durable; not every platform allows fsync on a directory, and it is only durability.
+  try {
+    const h = await fs.open(dir, 'r');
+    try {
+      await h.sync();
+    } finally {
+      await h.close();
+    }
+  } catch {
+    /* best effort */
+  }
+}
+
+/** One scored row of a vector scan. */
+export interface VectorMatch {
+  index: number;
+  score: number;
+}
+
+/**
+ * Brute-force top-k by dot product over the rows of `matrix` (`dims` floats each). With normalised vectors the dot
+ * product is the cosine similarity. Four rows are scored per pass over the query so each query element is loaded
+ * once for four multiply-adds, with four independent accumulators V8 keeps in registers; no allocation per row.
+ */
+export function topKByDot(matrix: Float32Array, dims: number, query: Float32Array, k: number): VectorMatch[] {
+  const count = dims > 0 ? Math.floor(matrix.length / dims) : 0;
+  if (k <= 0 || count === 0) return [];
+  const best = new TopK(Math.min(k, count));
+  let row = 0;
+  for (; row + 4 <= count; row += 4) {
+    const b0 = row * dims;
+    const b1 = b0 + dims;
+    const b2 = b1 + dims;
+    const b3 = b2 + dims;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    for (let j = 0; j < dims; j++) {
+      const x = query[j]!;
+      s0 += matrix[b0 + j]! * x;
+      s1 += matrix[b1 + j]! * x;
+      s2 += matrix[b2 + j]! * x;
+      s3 += matrix[b3 + j]! * x;
+    }
+    best.offer(row, s0);
+    best.offer(row + 1, s1);
+    best.offer(row + 2, s2);
+    best.offer(row + 3, s3);
+  }
+  for (; row < count; row++) {
+    const b = row * dims;
+    let s = 0;
+    for (let j = 0; j < dims; j++) s += matrix[b + j]! * query[j]!;
+    best.offer(row, s);
+  }
+  return best.results();
+}
+
+/** The k highest scores seen, kept sorted; ties keep the earlier row. k is tens at most, so insertion is cheapest. */
+class TopK {
+  private readonly idx: Int32Array;
+  private readonly score: Float64Array;
+  private filled = 0;
+
+  constructor(private readonly k: number) {
+    this.idx = new Int32Array(k);
+    this.score = new Float64Array(k);
+  }
+
+  offer(index: number, s: number): void {
+    const k = this.k;
+    if (this.filled === k && s <= this.score[k - 1]!) return;
+    let pos = this.filled < k ? this.filled++ : k - 1;
+    while (pos > 0 && this.score[pos - 1]! < s) {
+      this.score[pos] = this.score[pos - 1]!;
+      this.idx[pos] = this.idx[pos - 1]!;
+      pos--;
+    }
+    this.score[pos] = s;
+    this.idx[pos] = index;
+  }
+
+  results(): VectorMatch[] {
+    const out: VectorMatch[] = [];
+    for (let i = 0; i < this.filled; i++) out.push({ index: this.idx[i]!, score: this.score[i]! });
+    return out;
+  }
+}
+
+/** Scales `v` in place to unit length (zero vectors stay zero) and returns it. */
+export function normalizeInPlace(v: Float32Array): Float32Array {
+  let sum = 0;
+  for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
+  if (sum > 0) {
+    const inv = 1 / Math.sqrt(sum);
+    for (let i = 0; i < v.length; i++) v[i] = v[i]! * inv;
+  }
+  return v;
+}
