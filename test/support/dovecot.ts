@@ -1,0 +1,383 @@
+/**
+ * A throwaway Dovecot IMAP server (plain IMAP on a free loopback port, one
+ * passwd-file user, maildir in a temp dir) for integration tests of the
+ * mailbox poller.
+ *
+ * Dovecot runs as root in the foreground with a generated config, so nothing
+ * under /etc/dovecot or /var/run is read or written and parallel test
+ * workers each get their own instance.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chown, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LOOPBACK, createTempDir, freePort, pollUntil, probeTcp, spawnServer, type ServerProcess } from './ports.js';
+
+/** Options for {@link startDovecot}. */
+export interface DovecotOptions {
+  /** IMAP login of the single mailbox user; default `support@helpdesk.test`. */
+  user?: string;
+  /** Its password (stored in PLAIN); default `test-password`. */
+  password?: string;
+  /** Extra mailboxes to create (and subscribe) before the handle is returned, e.g. `['Processed']`. */
+  mailboxes?: readonly string[];
+  /** Budget for each start; default 15 s. */
+  startTimeoutMs?: number;
+}
+
+/** Result of {@link DovecotServer.deliver}. */
+export interface DeliveredMessage {
+  /** UID the message got in the target mailbox. */
+  uid: number;
+  /** UIDVALIDITY of that mailbox, to pair with `uid` as a stable message key. */
+  uidValidity: number;
+}
+
+/** Handle to a running test Dovecot. */
+export interface DovecotServer {
+  readonly host: typeof LOOPBACK;
+  /** IMAP port (plain text, no TLS); fixed across restarts. */
+  readonly port: number;
+  readonly user: string;
+  readonly password: string;
+  /** Generated `dovecot.conf`, for `doveadm -c` or for reading in a failing test. */
+  readonly configPath: string;
+  /** Temp dir holding config, logs and mail; removed by {@link DovecotServer.stop}. */
+  readonly dir: string;
+  /** Dovecot's log file (all levels). */
+  readonly logPath: string;
+  /** Whether the Dovecot master process is currently alive. */
+  readonly running: boolean;
+  /**
+   * Delivers a raw RFC 5322 message like an MTA would (`doveadm save`), so it
+   * arrives unseen and with `\Recent`. Use CRLF line endings if the test
+   * compares RFC822.SIZE or the fetched source byte for byte.
+   *
+   * Deliveries through one handle are serialised so the returned UID is
+   * exact; it throws if something else adds to the same mailbox concurrently.
+   */
+  deliver(rawEml: Buffer | string, mailbox?: string): Promise<DeliveredMessage>;
+  /** Creates and subscribes a mailbox (`doveadm mailbox create -s`). */
+  createMailbox(name: string): Promise<void>;
+  /** Runs `doveadm -c CONF ...args` and resolves with its stdout; rejects with stderr on failure. */
+  doveadm(args: readonly string[], stdin?: Buffer | string): Promise<string>;
+  /** Contents of the Dovecot log, for assertions or failure diagnostics. */
+  readLog(): Promise<string>;
+  /** Graceful stop and start on the same port, keeping all mail and UIDVALIDITY. */
+  restart(): Promise<void>;
+  /** Final teardown: stops Dovecot and deletes the temp dir. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const DEFAULT_USER = 'support@helpdesk.test';
+const DEFAULT_PASSWORD = 'test-password';
+const DEFAULT_START_TIMEOUT_MS = 15_000;
+const BIND_ATTEMPTS = 5;
+/**
+ * Dovecot's master sometimes lingers for seconds after SIGTERM although all
+ * its helpers are gone; mail is already on disk by then (maildir files and
+ * indexes are written before a command's OK), so a short grace before SIGKILL
+ * loses nothing and keeps restarts fast.
+ */
+const SHUTDOWN_GRACE_MS = 1_000;
+const DOVECOT = '/usr/sbin/dovecot';
+const DOVEADM = '/usr/bin/doveadm';
+
+interface SystemAccount {
+  uid: number;
+  gid: number;
+}
+
+/**
+ * Starts Dovecot and resolves once its IMAP port sends this instance's
+ * greeting. Requires root (Dovecot must setuid to `dovecot`/`dovenull`).
+ *
+ * @example
+ * ```ts
+ * const imap = await startDovecot({ mailboxes: ['Processed'] });
+ * afterAll(() => imap.stop());
+ * await imap.deliver(eml);
+ * const client = new ImapFlow({ host: imap.host, port: imap.port, secure: false,
+ *   auth: { user: imap.user, pass: imap.password }, logger: false });
+ * ```
+ */
+export async function startDovecot(options: DovecotOptions = {}): Promise<DovecotServer> {
+  if (process.getuid?.() !== 0) {
+    throw new Error('startDovecot() needs root: Dovecot has to switch to the dovecot/dovenull users');
+  }
+  const user = options.user ?? DEFAULT_USER;
+  const password = options.password ?? DEFAULT_PASSWORD;
+  // Both end up in a colon-separated passwd-file and in config lines.
+  for (const [name, value] of [['user', user], ['password', password]] as const) {
+    if (value === '' || /[:\r\n\s]/.test(value)) throw new Error(`Dovecot test ${name} must be non-empty without ':' or whitespace`);
+  }
+  const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+  const account = await lookupAccount('dovecot');
+
+  const tmp = await createTempDir('helpdesk-dovecot');
+  const dir = tmp.path;
+  const configPath = join(dir, 'dovecot.conf');
+  const logPath = join(dir, 'dovecot.log');
+  // A per-instance greeting lets the readiness probe tell our Dovecot from
+  // another worker's server that grabbed the same port first.
+  const greeting = `helpdesk-test-${randomBytes(6).toString('hex')}`;
+
+  let proc: ServerProcess | undefined;
+  let stopped = false;
+  let port = 0;
+
+  const runDoveadm = (args: readonly string[], stdin?: Buffer | string): Promise<string> =>
+    execCapture(DOVEADM, ['-c', configPath, ...args], stdin);
+
+  const launch = async (): Promise<ServerProcess> => {
+    const child = spawnServer(DOVECOT, ['-F', '-c', configPath], { cwd: dir });
+    try {
+      await pollUntil(
+        () =>
+          probeTcp({
+            port,
+            evaluate: (received) => {
+              const end = received.indexOf('\r\n');
+              if (end < 0) return 'incomplete';
+              const line = received.slice(0, end);
+              return line.startsWith('* OK') && line.includes(greeting) ? 'ready' : 'not-ready';
+            },
+          }),
+        {
+          timeoutMs: startTimeoutMs,
+          what: `Dovecot IMAP on ${LOOPBACK}:${port}`,
+          abortIf: () => {
+            const exit = child.exitStatus();
+            return exit && new Error(`dovecot exited during start-up (code ${exit.code}, signal ${exit.signal}):\n${child.output()}`);
+          },
+        },
+      );
+      return child;
+    } catch (err) {
+      await child.terminate('SIGTERM', SHUTDOWN_GRACE_MS);
+      const log = await readFile(logPath, 'utf8').catch(() => '');
+      throw new Error(`${String(err instanceof Error ? err.message : err)}\n--- ${logPath} ---\n${log.slice(-4_000)}`, { cause: err });
+    }
+  };
+
+  try {
+    await mkdir(join(dir, 'run'), { mode: 0o755 });
+    await mkdir(join(dir, 'state'), { mode: 0o700 });
+    for (const owned of ['mail', 'home']) {
+      await mkdir(join(dir, owned), { mode: 0o700 });
+      await chown(join(dir, owned), account.uid, account.gid);
+    }
+    // The auth process reads it after dropping to the dovecot user.
+    await writeFile(
+      join(dir, 'users'),
+      `${user}:{PLAIN}${password}:${account.uid}:${account.gid}::${join(dir, 'home', user)}::\n`,
+      { mode: 0o644 },
+    );
+    for (let attempt = 1; ; attempt += 1) {
+      port = await freePort();
+      await writeFile(configPath, renderConfig({ dir, port, account, greeting }), { mode: 0o644 });
+      try {
+        proc = await launch();
+        break;
+      } catch (err) {
+        // freePort() can race with another worker; only then is a new port worth a try.
+        if (attempt >= BIND_ATTEMPTS || !String(err instanceof Error ? err.message : err).includes('Address already in use')) throw err;
+      }
+    }
+    for (const mailbox of options.mailboxes ?? []) {
+      await runDoveadm(['mailbox', 'create', '-s', '-u', user, mailbox]);
+    }
+  } catch (err) {
+    await proc?.terminate('SIGTERM', SHUTDOWN_GRACE_MS);
+    await tmp.remove();
+    throw err;
+  }
+
+  const assertUsable = (): void => {
+    if (stopped) throw new Error('this Dovecot test server has been stopped for good; start a new one');
+  };
+
+  const uidStatus = async (mailbox: string): Promise<{ uidNext: number; uidValidity: number }> => {
+    const out = await runDoveadm(['mailbox', 'status', '-u', user, 'uidnext uidvalidity', mailbox]);
+    const uidNext = Number(/uidnext=(\d+)/.exec(out)?.[1]);
+    const uidValidity = Number(/uidvalidity=(\d+)/.exec(out)?.[1]);
+    if (!Number.isInteger(uidNext) || !Number.isInteger(uidValidity)) {
+      throw new Error(`unexpected doveadm mailbox status output: ${out}`);
+    }
+    return { uidNext, uidValidity };
+  };
+
+  let deliveries: Promise<unknown> = Promise.resolve();
+
+  const server: DovecotServer = {
+    host: LOOPBACK,
+    port,
+    user,
+    password,
+    configPath,
+    dir,
+    logPath,
+    get running(): boolean {
+      return proc !== undefined && proc.exitStatus() === undefined;
+    },
+    deliver(rawEml: Buffer | string, mailbox = 'INBOX'): Promise<DeliveredMessage> {
+      assertUsable();
+      const run = async (): Promise<DeliveredMessage> => {
+        const before = await uidStatus(mailbox);
+        await runDoveadm(['save', '-u', user, '-m', mailbox], rawEml);
+        const after = await uidStatus(mailbox);
+        if (after.uidValidity !== before.uidValidity || after.uidNext !== before.uidNext + 1) {
+          throw new Error(
+            `cannot tell the delivered UID in ${mailbox}: UIDNEXT went ${before.uidNext} -> ${after.uidNext} ` +
+              `(UIDVALIDITY ${before.uidValidity} -> ${after.uidValidity}); something else wrote to it concurrently`,
+          );
+        }
+        return { uid: before.uidNext, uidValidity: after.uidValidity };
+      };
+      const result = deliveries.then(run, run);
+      deliveries = result.catch(() => undefined);
+      return result;
+    },
+    async createMailbox(name: string): Promise<void> {
+      assertUsable();
+      await runDoveadm(['mailbox', 'create', '-s', '-u', user, name]);
+    },
+    doveadm(args: readonly string[], stdin?: Buffer | string): Promise<string> {
+      assertUsable();
+      return runDoveadm(args, stdin);
+    },
+    readLog: () => readFile(logPath, 'utf8').catch(() => ''),
+    async restart(): Promise<void> {
+      assertUsable();
+      await proc?.terminate('SIGTERM', SHUTDOWN_GRACE_MS);
+      proc = await launch();
+    },
+    async stop(): Promise<void> {
+      if (stopped) return;
+      stopped = true;
+      try {
+        await proc?.terminate('SIGTERM', SHUTDOWN_GRACE_MS);
+      } finally {
+        await tmp.remove();
+      }
+    },
+  };
+  return server;
+}
+
+/** The whole generated config; every path lives in the instance's temp dir. */
+function renderConfig(params: { dir: string; port: number; account: SystemAccount; greeting: string }): string {
+  const { dir, port, account, greeting } = params;
+  const q = (path: string): string => `"${path}"`;
+  return `# Generated by test/support/dovecot.ts for one test run; deleted with it.
+base_dir = ${q(join(dir, 'run'))}
+state_dir = ${q(join(dir, 'state'))}
+log_path = ${q(join(dir, 'dovecot.log'))}
+info_log_path = ${q(join(dir, 'dovecot.log'))}
+debug_log_path = ${q(join(dir, 'dovecot.log'))}
+
+protocols = imap
+listen = ${LOOPBACK}
+ssl = no
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+auth_verbose = yes
+# Tests of bad credentials should fail at once, not after the 2 s anti-brute-force delay.
+auth_failure_delay = 0
+login_greeting = ${greeting}
+verbose_proctitle = yes
+
+default_login_user = dovenull
+default_internal_user = dovecot
+# Only the dovecot account may own mail here, never root or a real user.
+first_valid_uid = ${account.uid}
+last_valid_uid = ${account.uid}
+first_valid_gid = ${account.gid}
+last_valid_gid = ${account.gid}
+
+mail_location = maildir:${join(dir, 'mail')}/%u
+# Test mail only has to survive process restarts, which the page cache covers.
+mail_fsync = never
+# Fallback for IDLE when inotify is unavailable; the 30 s default would stall IDLE tests.
+mailbox_idle_check_interval = 1 secs
+
+namespace inbox {
+  inbox = yes
+  separator = /
+  mailbox Drafts {
+    special_use = \\Drafts
+  }
+  mailbox Sent {
+    special_use = \\Sent
+  }
+  mailbox Junk {
+    special_use = \\Junk
+  }
+  mailbox Trash {
+    special_use = \\Trash
+  }
+}
+
+passdb {
+  driver = passwd-file
+  args = scheme=PLAIN username_format=%u ${join(dir, 'users')}
+}
+userdb {
+  driver = passwd-file
+  args = username_format=%u ${join(dir, 'users')}
+}
+
+# No per-IP auth penalty: one test's deliberate bad login must not slow the
+# next test's good login from the same 127.0.0.1 by 2-15 s.
+service anvil {
+  unix_listener anvil-auth-penalty {
+    mode = 0
+  }
+}
+
+service imap-login {
+  inet_listener imap {
+    address = ${LOOPBACK}
+    port = ${port}
+  }
+  inet_listener imaps {
+    port = 0
+  }
+}
+`;
+}
+
+/** Resolves a system account's uid and primary gid via NSS (`getent passwd`). */
+async function lookupAccount(name: string): Promise<SystemAccount> {
+  const line = (await execCapture('getent', ['passwd', name])).trim();
+  const fields = line.split(':');
+  const uid = Number(fields[2]);
+  const gid = Number(fields[3]);
+  if (!Number.isInteger(uid) || !Number.isInteger(gid)) {
+    throw new Error(`no usable '${name}' system account (is dovecot-imapd installed?): ${line}`);
+  }
+  return { uid, gid };
+}
+
+/** Runs a short command, feeding `stdin`, and resolves with stdout; rejects with stderr on a non-zero exit. */
+function execCapture(command: string, args: readonly string[], stdin?: Buffer | string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      if (code === 0) {
+        resolve(Buffer.concat(stdout).toString('utf8'));
+        return;
+      }
+      const detail = Buffer.concat(stderr).toString('utf8').trim();
+      reject(new Error(`${command} ${args.join(' ')} failed (code ${code}, signal ${signal}): ${detail}`));
+    });
+    // EPIPE when the command exits without reading stdin; its exit status tells the real story.
+    child.stdin.once('error', () => undefined);
+    child.stdin.end(stdin);
+  });
+}
