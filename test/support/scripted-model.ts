@@ -108,12 +108,16 @@ export function classify(request: ChatRequest): ScriptedCall {
   };
 }
 
-/** One subtask per numbered topic (`1. …`, `２．…`), else the question's first line. */
+/**
+ * One subtask per numbered topic (`1. …`, `２．…`, also several on one line as a one-line CLI question has them),
+ * each cut at its first sentence end; else the question's first line.
+ */
 export function planFromQuestion(question: string): string[] {
   const topics: string[] = [];
-  for (const line of question.normalize('NFKC').split('\n')) {
-    const m = /^\s*\d+\s*[.)、]\s*(.+?)\s*$/.exec(line);
-    if (m?.[1]) topics.push(`${m[1].replace(/について$/, '')}について調べる`);
+  const numbered = /(?:^|\s)\d+\s*[.)、]\s*(.+?)(?=\s\d+\s*[.)、]|$)/gm;
+  for (const m of question.normalize('NFKC').matchAll(numbered)) {
+    const topic = m[1]?.trim().split(/\s/)[0]?.trim();
+    if (topic) topics.push(`${topic.replace(/について$/, '')}について調べる`);
   }
   if (topics.length > 0) return topics;
   const first = question.split('\n').map((l) => l.trim()).find(Boolean) ?? question;
