@@ -1,0 +1,96 @@
+/**
+ * The JSON API: list and read tickets, approve or reject a parked one. Input is validated with zod and every refusal
+ * is a 4xx with `{ "error": message }`.
+ */
+import { z } from 'zod';
+import { TICKET_ID_PATTERN, TICKET_STATES, type Ticket } from '../tickets/ticket.js';
+import type { TicketStore } from '../tickets/ticket-store.js';
+import { ANONYMOUS_OPERATOR } from './auth.js';
+import { HttpError, parseInput, type Handler, type HandlerResult } from './http.js';
+import { MAX_REASON_CHARS, MAX_REPLY_CHARS, approveTicket, rejectTicket, type ReviewDeps, type ReviewRefusal } from './review-actions.js';
+
+/** A ticket in lists: enough to pick one, without the agent's full result. */
+export interface TicketSummary {
+  id: string;
+  state: Ticket['state'];
+  from: string;
+  fromName?: string;
+  subject: string;
+  reason?: string;
+  createdAt: string;
+  updatedAt: string;
+  hasDraft: boolean;
+}
+
+/** The list form of a ticket. */
+export function summarize(t: Ticket): TicketSummary {
+  return {
+    id: t.id,
+    state: t.state,
+    from: t.from,
+    ...(t.fromName ? { fromName: t.fromName } : {}),
+    subject: t.subject,
+    ...(t.reason ? { reason: t.reason } : {}),
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+    hasDraft: Boolean(t.draft?.trim()),
+  };
+}
+
+const listQuerySchema = z
+  .object({
+    state: z.enum(TICKET_STATES, { error: `must be one of ${TICKET_STATES.join(', ')}` }).optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+    offset: z.coerce.number().int().min(0).default(0),
+  })
+  .strict();
+
+const approveBodySchema = z.object({ reply: z.string().max(MAX_REPLY_CHARS).optional() }).strict();
+const rejectBodySchema = z.object({ reason: z.string().trim().min(1, 'required').max(MAX_REASON_CHARS) }).strict();
+
+function ticketIdParam(params: Record<string, string>): string {
+  const id = params.id ?? '';
+  if (!TICKET_ID_PATTERN.test(id)) throw new HttpError(400, 'Not a ticket id (64 lower-case hex characters)');
+  return id;
+}
+
+function refusal(r: ReviewRefusal): HandlerResult {
+  const status = r.outcome === 'not-found' ? 404 : r.outcome === 'conflict' ? 409 : 400;
+  return { status, json: { error: r.message, ...(r.outcome === 'conflict' && r.state ? { state: r.state } : {}) } };
+}
+
+/** The API's handlers. */
+export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps }): Record<'list' | 'get' | 'approve' | 'reject', Handler> {
+  return {
+    async list({ query }) {
+      const q = parseInput(listQuerySchema, query, 'query');
+      const page = await deps.store.list({ limit: q.limit, offset: q.offset, ...(q.state ? { state: q.state } : {}) });
+      return { status: 200, json: page.tickets.map(summarize), headers: { 'X-Total-Count': String(page.total) } };
+    },
+
+    async get({ params }) {
+      const ticket = await deps.store.get(ticketIdParam(params));
+      if (!ticket) throw new HttpError(404, `Ticket ${params.id} not found`);
+      return { status: 200, json: ticket };
+    },
+
+    async approve({ params, body, user }) {
+      const ticketId = ticketIdParam(params);
+      const input = parseInput(approveBodySchema, body ?? {}, 'body');
+      const outcome = await approveTicket(deps.review, { ticketId, operator: user ?? ANONYMOUS_OPERATOR, reply: input.reply });
+      if (outcome.outcome !== 'approved') return refusal(outcome);
+      return {
+        status: 202,
+        json: { ticketId, state: outcome.ticket.state, jobId: outcome.jobId, alreadyApproved: outcome.alreadyApproved },
+      };
+    },
+
+    async reject({ params, body, user }) {
+      const ticketId = ticketIdParam(params);
+      const input = parseInput(rejectBodySchema, body ?? {}, 'body');
+      const outcome = await rejectTicket(deps.review, { ticketId, operator: user ?? ANONYMOUS_OPERATOR, reason: input.reason });
+      if (outcome.outcome !== 'rejected') return refusal(outcome);
+      return { status: 200, json: { ticketId, state: outcome.ticket.state, reason: outcome.ticket.reason } };
+    },
+  };
+}

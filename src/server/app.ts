@@ -1,0 +1,221 @@
+/**
+ * The dashboard as an express app: the review page, the JSON API, Bull Board, health and metrics, behind HTTP Basic
+ * authentication (except `/healthz` and `/readyz`). Built from its dependencies so tests run it on port 0 against a
+ * real Redis; `startDashboardRole` (`dashboard-role.ts`) builds the dependencies from the configuration.
+ *
+ * Routes:
+ *
+ * | method | path                          | what                                                        | auth |
+ * |--------|-------------------------------|-------------------------------------------------------------|------|
+ * | GET    | `/healthz`                    | the process answers                                         | no   |
+ * | GET    | `/readyz`                     | Redis, IMAP poller, search backends (503 when not ready)    | no   |
+ * | GET    | `/`                           | parked tickets (`?page=`), flash after actions (`?done=`)   | yes  |
+ * | GET    | `/tickets/:id`                | one ticket: mail, editable draft, plan, subtasks, sources   | yes  |
+ * | POST   | `/tickets/:id/approve`        | form: `reply`, `_csrf` → 303                                 | yes  |
+ * | POST   | `/tickets/:id/reject`         | form: `reason`, `_csrf` → 303                                | yes  |
+ * | POST   | `/reindex`                    | form: `_csrf` → queues reindex-manual and reindex-qa, 303    | yes  |
+ * | GET    | `/api/tickets`                | `?state=&limit=&offset=` → summaries, `X-Total-Count`        | yes  |
+ * | GET    | `/api/tickets/:id`            | the full ticket                                             | yes  |
+ * | POST   | `/api/tickets/:id/approve`    | JSON `{ "reply"?: string }` → 202                            | yes  |
+ * | POST   | `/api/tickets/:id/reject`     | JSON `{ "reason": string }` → 200                            | yes  |
+ * | GET    | `/metrics`                    | Prometheus text format                                      | yes  |
+ * | *      | `/admin/queues`               | Bull Board over tickets, outbound, maintenance              | yes  |
+ * | GET    | `/assets/review.css`          | the review page's stylesheet                                | yes  |
+ */
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+import { createLogger, type Logger } from '../logger.js';
+import type { JobTuning } from '../queues/job-options.js';
+import { ALL_QUEUE_NAMES } from '../queues/names.js';
+import type { Queues } from '../queues/registry.js';
+import type { TicketStore } from '../tickets/ticket-store.js';
+import { apiHandlers } from './api.js';
+import { ANONYMOUS_OPERATOR, CsrfTokens, basicAuthMiddleware, loopbackHostGuard, resolveAuth } from './auth.js';
+import { checkReadiness, type ReadinessDeps } from './health.js';
+import { errorMiddleware, jsonError, route, send, userOf, type ErrorRenderer } from './http.js';
+import { createMetricsRegistry } from './metrics.js';
+import { htmlErrorRenderer, reviewPageHandlers } from './review-page.js';
+import type { ReviewDeps } from './review-actions.js';
+import { BULL_BOARD_CSP, REVIEW_CSP, sameOriginGuard, securityHeaders } from './security.js';
+import { REVIEW_CSS, STYLESHEET_PATH } from './styles.js';
+import { renderMessagePage } from './views.js';
+
+/** Where Bull Board is mounted. */
+export const BULL_BOARD_PATH = '/admin/queues';
+
+/** The configuration the dashboard reads. */
+export type DashboardConfig = Pick<
+  Config,
+  'DASHBOARD_AUTH' | 'DASHBOARD_USER' | 'DASHBOARD_PASSWORD' | 'QUEUE_PREFIX' | 'SENDER_ATTEMPTS' | 'IMAP_POLL_INTERVAL_MS'
+>;
+
+/** Everything the dashboard works with. */
+export interface DashboardDeps {
+  config: DashboardConfig;
+  /** A ready producer connection (fail-fast), shared by the store and the queues. */
+  redis: Redis;
+  store: TicketStore;
+  queues: Queues;
+  /** Search backends for `/readyz`; those checks are reported as skipped without them. */
+  search?: ReadinessDeps['search'];
+  /** When the IMAP poller last completed a poll; the `/readyz` poller check is skipped without it. */
+  lastPollAt?: () => Promise<Date | undefined>;
+  /** Oldest acceptable last poll; default 3 × IMAP_POLL_INTERVAL_MS (three missed safety polls). */
+  pollMaxAgeMs?: number;
+  /** Secret of the CSRF tokens; random per process by default. */
+  csrfSecret?: Buffer;
+  /** Backoff of the jobs the dashboard adds; tests shorten it. */
+  tuning?: JobTuning;
+  logger?: Logger;
+  now?: () => Date;
+}
+
+/** Largest accepted request body: a reply edit is text, far below this. */
+const BODY_LIMIT = '512kb';
+
+function textError(status: number, message: string) {
+  return { status, text: `${message}\n`, contentType: 'text/plain; charset=utf-8' };
+}
+
+/**
+ * 415 unless a request with a body declares `type`. Requests without a body pass (e.g. an approve without edits);
+ * `Content-Length: 0` counts as none, as HTTP clients send it for a bodiless POST.
+ */
+function requireBodyType(type: string, renderError: ErrorRenderer) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const empty = req.headers['content-length'] === '0' && req.headers['transfer-encoding'] === undefined;
+    if (req.method === 'GET' || req.method === 'HEAD' || empty || req.is(type) !== false) {
+      next();
+      return;
+    }
+    send(res, renderError(415, `Unsupported Content-Type: this route accepts ${type} bodies only`));
+  };
+}
+
+/**
+ * Builds the dashboard app. Throws a `ConfigError` when authentication is on without DASHBOARD_PASSWORD, so the app
+ * can never be built open by accident.
+ */
+export function createDashboardApp(deps: DashboardDeps): Express {
+  const auth = resolveAuth(deps.config);
+  const logger = deps.logger ?? createLogger('dashboard');
+  const now = deps.now ?? (() => new Date());
+  const csrf = new CsrfTokens(deps.csrfSecret);
+  const review: ReviewDeps = {
+    store: deps.store,
+    outbound: deps.queues.outbound,
+    redis: deps.redis,
+    config: deps.config,
+    ...(deps.tuning ? { tuning: deps.tuning } : {}),
+  };
+  const api = apiHandlers({ store: deps.store, review });
+  const pages = reviewPageHandlers({
+    store: deps.store,
+    redis: deps.redis,
+    prefix: deps.config.QUEUE_PREFIX,
+    review,
+    maintenance: deps.queues.maintenance,
+    csrf,
+    now,
+    logger,
+  });
+  const metrics = createMetricsRegistry({ store: deps.store, queues: deps.queues, redis: deps.redis, prefix: deps.config.QUEUE_PREFIX });
+  const readiness: ReadinessDeps = {
+    redis: deps.redis,
+    lastPollAt: deps.lastPollAt,
+    pollMaxAgeMs: deps.pollMaxAgeMs ?? 3 * deps.config.IMAP_POLL_INTERVAL_MS,
+    search: deps.search,
+    now,
+  };
+  const htmlError = htmlErrorRenderer();
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(securityHeaders(REVIEW_CSP));
+  app.use(loopbackHostGuard(auth));
+
+  // Probes of orchestrators carry no credentials; neither answer reveals more than dependency health.
+  app.get('/healthz', route(() => ({ status: 200, json: { status: 'ok' } }), jsonError, logger));
+  app.get(
+    '/readyz',
+    route(
+      async () => {
+        const result = await checkReadiness(readiness);
+        return { status: result.ready ? 200 : 503, json: { status: result.ready ? 'ready' : 'not ready', checks: result.checks } };
+      },
+      jsonError,
+      logger,
+    ),
+  );
+
+  app.use(basicAuthMiddleware(auth));
+  app.use(sameOriginGuard);
+
+  app.get(STYLESHEET_PATH, (_req, res) => {
+    res.set('Cache-Control', 'private, max-age=300').type('text/css; charset=utf-8').send(REVIEW_CSS);
+  });
+
+  app.get(
+    '/metrics',
+    route(
+      async () => ({ status: 200, text: await metrics.metrics(), contentType: metrics.contentType }),
+      (status, message) => textError(status === 500 ? 503 : status, status === 500 ? 'Metrics are unavailable; see the dashboard log' : message),
+      logger,
+    ),
+  );
+
+  const board = new ExpressAdapter();
+  board.setBasePath(BULL_BOARD_PATH);
+  createBullBoard({
+    queues: ALL_QUEUE_NAMES.map((name) => new BullMQAdapter(deps.queues[name])),
+    // @bull-board/express 9.10.1 brings its own copy of @bull-board/api 9.10.1 beside our 9.10.2, and TypeScript
+    // tells the two copies' classes apart by their private fields; at run time the adapter contract is the same.
+    serverAdapter: board as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'],
+    options: { uiConfig: { boardTitle: 'helpdesk-worker', miscLinks: [{ text: 'Review', url: '/' }] } },
+  });
+  app.use(BULL_BOARD_PATH, securityHeaders(BULL_BOARD_CSP), board.getRouter() as express.Router);
+
+  const apiRouter = express.Router();
+  apiRouter.use(requireBodyType('application/json', jsonError));
+  apiRouter.use(express.json({ limit: BODY_LIMIT, type: 'application/json' }));
+  apiRouter.get('/tickets', route(api.list, jsonError, logger));
+  apiRouter.get('/tickets/:id', route(api.get, jsonError, logger));
+  apiRouter.post('/tickets/:id/approve', route(api.approve, jsonError, logger));
+  apiRouter.post('/tickets/:id/reject', route(api.reject, jsonError, logger));
+  apiRouter.use((_req, res) => send(res, jsonError(404, 'No such API route')));
+  apiRouter.use(errorMiddleware(jsonError, logger));
+  app.use('/api', apiRouter);
+
+  const form = [
+    requireBodyType('application/x-www-form-urlencoded', htmlError),
+    express.urlencoded({ extended: false, limit: BODY_LIMIT }),
+    (req: Request, res: Response, next: NextFunction) => {
+      const token: unknown = (req.body as Record<string, unknown> | undefined)?._csrf;
+      if (csrf.verify(userOf(res) ?? ANONYMOUS_OPERATOR, token)) {
+        next();
+        return;
+      }
+      send(res, {
+        status: 403,
+        html: renderMessagePage({
+          status: 403,
+          message: 'This form did not come from a page of this dashboard, or the page is out of date (the dashboard restarted). Reload the page and try again.',
+          user: userOf(res),
+        }),
+      });
+    },
+  ];
+  app.get('/', route(pages.list, htmlError, logger));
+  app.get('/tickets/:id', route(pages.detail, htmlError, logger));
+  app.post('/tickets/:id/approve', ...form, route(pages.approve, htmlError, logger));
+  app.post('/tickets/:id/reject', ...form, route(pages.reject, htmlError, logger));
+  app.post('/reindex', ...form, route(pages.reindex, htmlError, logger));
+
+  app.use((_req, res) => send(res, htmlError(404, 'No such page')));
+  app.use(errorMiddleware(htmlError, logger));
+  return app;
+}

@@ -1,0 +1,138 @@
+/**
+ * Who may use the dashboard: HTTP Basic authentication against DASHBOARD_USER / DASHBOARD_PASSWORD, and CSRF tokens
+ * for the review page's forms.
+ *
+ * Why CSRF tokens although every request is authenticated: browsers attach cached Basic credentials to any request
+ * to the dashboard's origin, including a form another site submits. The JSON API is not exposed to that, because it
+ * accepts only `application/json` bodies, which a cross-site form cannot send and a cross-site `fetch` can only send
+ * after a CORS preflight that the dashboard never answers positively.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import { ConfigError, type Config } from '../config.js';
+
+/** How the dashboard authenticates, resolved from the configuration by {@link resolveAuth}. */
+export type DashboardAuth =
+  | { mode: 'basic'; user: string; password: string }
+  /** No authentication; the server then listens on loopback only. */
+  | { mode: 'off' };
+
+/**
+ * The authentication settings, or a {@link ConfigError} naming the variables when a password is missing while
+ * authentication is on: a dashboard that can approve replies must never run open by accident.
+ */
+export function resolveAuth(config: Pick<Config, 'DASHBOARD_AUTH' | 'DASHBOARD_USER' | 'DASHBOARD_PASSWORD'>): DashboardAuth {
+  if (config.DASHBOARD_AUTH === 'off') return { mode: 'off' };
+  if (!config.DASHBOARD_PASSWORD) {
+    throw new ConfigError([
+      'DASHBOARD_PASSWORD: required by the dashboard (HTTP Basic password for DASHBOARD_USER); ' +
+        'set it, or set DASHBOARD_AUTH=off to run without authentication on 127.0.0.1 only',
+    ]);
+  }
+  return { mode: 'basic', user: config.DASHBOARD_USER, password: config.DASHBOARD_PASSWORD };
+}
+
+/** The realm browsers show in their login prompt. */
+export const AUTH_REALM = 'helpdesk-worker dashboard';
+
+/** User and password of an `Authorization: Basic …` header, or `undefined` when absent or malformed. */
+export function parseBasicAuth(header: string | undefined): { user: string; password: string } | undefined {
+  if (!header) return undefined;
+  const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
+  if (!match?.[1]) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/**
+ * Compares two secrets in constant time. Both sides are hashed first, so the comparison neither fails early on a
+ * length mismatch nor reveals the expected length.
+ */
+export function secretsEqual(given: string, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** True when the credentials match; both fields are always compared, so timing does not tell which one was wrong. */
+export function credentialsMatch(given: { user: string; password: string }, expected: { user: string; password: string }): boolean {
+  const userOk = secretsEqual(given.user, expected.user);
+  const passwordOk = secretsEqual(given.password, expected.password);
+  return userOk && passwordOk;
+}
+
+/** The user recorded as the actor of operator actions when authentication is off. */
+export const ANONYMOUS_OPERATOR = 'local';
+
+/**
+ * Express middleware enforcing {@link DashboardAuth}: 401 with a `WWW-Authenticate` challenge unless the request
+ * carries the right credentials. Sets `res.locals.user` (the Basic user, or {@link ANONYMOUS_OPERATOR} when off).
+ */
+export function basicAuthMiddleware(auth: DashboardAuth) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (auth.mode === 'off') {
+      res.locals.user = ANONYMOUS_OPERATOR;
+      next();
+      return;
+    }
+    const given = parseBasicAuth(req.headers.authorization);
+    if (given && credentialsMatch(given, auth)) {
+      res.locals.user = given.user;
+      next();
+      return;
+    }
+    res
+      .status(401)
+      .set('WWW-Authenticate', `Basic realm="${AUTH_REALM}", charset="UTF-8"`)
+      .type('text/plain; charset=utf-8')
+      .send('Authentication required\n');
+  };
+}
+
+/**
+ * CSRF tokens for the review forms: HMAC-SHA256 of the authenticated user under a per-process secret. A page served
+ * to that user carries the token; another site cannot read the page (same-origin policy), so it cannot forge a
+ * form post. Tokens change on restart, which only means a form left open across a restart must be reloaded.
+ */
+export class CsrfTokens {
+  private readonly secret: Buffer;
+
+  /** `secret` defaults to 32 random bytes; pass one to share tokens between dashboard replicas. */
+  constructor(secret: Buffer = randomBytes(32)) {
+    if (secret.length < 16) throw new RangeError('CsrfTokens: the secret must have at least 16 bytes');
+    this.secret = secret;
+  }
+
+  /** The token of a user (base64url). */
+  tokenFor(user: string): string {
+    return createHmac('sha256', this.secret).update(`csrf\0${user}`, 'utf8').digest('base64url');
+  }
+
+  /** True when `token` is the user's token; compared in constant time. */
+  verify(user: string, token: unknown): boolean {
+    if (typeof token !== 'string' || token.length === 0 || token.length > 200) return false;
+    return secretsEqual(token, this.tokenFor(user));
+  }
+}
+
+/** Hosts a dashboard without authentication answers to: loopback names only (see {@link loopbackHostGuard}). */
+const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
+
+/**
+ * With authentication off the server listens on loopback, but a web page could still reach it through DNS
+ * rebinding (its own host name resolving to 127.0.0.1, making the dashboard "same-origin" to it). Such requests carry
+ * the attacker's host name in `Host`, so anything but a loopback name is refused.
+ */
+export function loopbackHostGuard(auth: DashboardAuth) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (auth.mode === 'basic' || LOOPBACK_HOST.test(req.headers.host ?? '')) {
+      next();
+      return;
+    }
+    res.status(421).type('text/plain; charset=utf-8').send('Without authentication the dashboard answers only to 127.0.0.1 or localhost\n');
+  };
+}

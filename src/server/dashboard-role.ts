@@ -1,0 +1,115 @@
+/**
+ * The dashboard as a role for `runRoles`: checks the authentication settings first (no password and
+ * DASHBOARD_AUTH≠off → `ConfigError` naming both variables), waits for Redis, and serves {@link createDashboardApp}
+ * on DASHBOARD_PORT — on all interfaces with authentication, on 127.0.0.1 only without.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../config.js';
+import { createLogger, type Logger } from '../logger.js';
+import { readLastSuccessfulPollAt } from '../mail/imap-supervisor.js';
+import type { RoleHandle } from '../runtime/lifecycle.js';
+import { Services } from '../runtime/services.js';
+import { createDashboardApp, type DashboardDeps } from './app.js';
+import { resolveAuth } from './auth.js';
+
+/** Options of {@link startDashboardRole}. */
+export interface DashboardRoleOptions {
+  /** Shared services of the process (`npm start`); without them the role builds and closes its own. */
+  services?: Services;
+  logger?: Logger;
+  /** Overrides how `/readyz` learns the poller's last poll (default: the poller's Redis state of the configured mailbox). */
+  lastPollAt?: () => Promise<Date | undefined>;
+  /** Passed to {@link createDashboardApp}. */
+  pollMaxAgeMs?: number;
+}
+
+/** The running dashboard. */
+export interface DashboardRole extends RoleHandle {
+  /** Where it listens. */
+  readonly address: AddressInfo;
+  /** `http://host:port` of {@link address}. */
+  readonly url: string;
+}
+
+/** Open connections get this long to finish their request on shutdown before they are cut. */
+const CLOSE_GRACE_MS = 5_000;
+
+function listen(server: Server, port: number, host: string | undefined): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException): void => {
+      const where = `${host ?? '*'}:${port}`;
+      reject(
+        new Error(
+          err.code === 'EADDRINUSE'
+            ? `the dashboard cannot listen on ${where}: the port is in use (set DASHBOARD_PORT)`
+            : `the dashboard cannot listen on ${where}: ${err.message}`,
+          { cause: err },
+        ),
+      );
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+/** Starts the dashboard role; see the module comment. */
+export async function startDashboardRole(config: Config, options: DashboardRoleOptions = {}): Promise<DashboardRole> {
+  // Before any connection: a misconfigured dashboard must fail at once with the variables to set.
+  const auth = resolveAuth(config);
+  const logger = options.logger ?? createLogger('dashboard');
+  const ownServices = options.services === undefined;
+  const services = options.services ?? new Services(config, { logger: createLogger('services'), processName: 'dashboard' });
+
+  let server: Server | undefined;
+  try {
+    const [redis, store, queues] = [await services.producer(), await services.store(), await services.queues()];
+    const lastPollAt =
+      options.lastPollAt ?? (config.IMAP_HOST && config.IMAP_USER ? () => readLastSuccessfulPollAt(redis, config) : undefined);
+    const deps: DashboardDeps = {
+      config,
+      redis,
+      store,
+      queues,
+      search: services.search(),
+      tuning: services.tuning,
+      logger,
+      ...(lastPollAt ? { lastPollAt } : {}),
+      ...(options.pollMaxAgeMs !== undefined ? { pollMaxAgeMs: options.pollMaxAgeMs } : {}),
+    };
+    const app = createDashboardApp(deps);
+    server = createServer(app);
+    // Without authentication only this machine may connect (see DASHBOARD_AUTH).
+    const host = auth.mode === 'off' ? '127.0.0.1' : undefined;
+    const address = await listen(server, config.DASHBOARD_PORT, host);
+    const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const url = `http://${shownHost}:${address.port}`;
+    if (auth.mode === 'off') logger.warn({ url }, 'Dashboard authentication is OFF (DASHBOARD_AUTH=off); listening on 127.0.0.1 only');
+    logger.info({ url, user: auth.mode === 'basic' ? auth.user : undefined }, `Dashboard listening on ${url}`);
+
+    const running = server;
+    let stopping: Promise<void> | undefined;
+    return {
+      name: 'dashboard',
+      address,
+      url,
+      stop: () =>
+        (stopping ??= (async () => {
+          const closed = new Promise<void>((resolve) => running.close(() => resolve()));
+          running.closeIdleConnections();
+          const cut = setTimeout(() => running.closeAllConnections(), CLOSE_GRACE_MS);
+          cut.unref();
+          await closed;
+          clearTimeout(cut);
+          if (ownServices) await services.close();
+        })()),
+    };
+  } catch (err) {
+    server?.close();
+    if (ownServices) await services.close();
+    throw err;
+  }
+}

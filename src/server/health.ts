@@ -1,0 +1,131 @@
+/**
+ * Liveness and readiness. `/healthz` says only that the process answers (a restart is the cure when it does not);
+ * `/readyz` says whether the deployment can do its work: Redis reachable, the IMAP poller polling, the search
+ * backends answering. Each check has a deadline, so a hung dependency makes the answer "not ready", never a hang.
+ */
+import type { Redis } from 'ioredis';
+import { describeConnection } from '../queues/connection.js';
+import type { ManualSearch, QaSearch } from '../search/types.js';
+
+/** Outcome of one check. `skipped` checks do not affect readiness. */
+export type CheckStatus = 'ok' | 'fail' | 'skipped';
+
+/** One readiness check as reported. */
+export interface CheckResult {
+  status: CheckStatus;
+  /** What was found, for the operator reading the JSON. */
+  detail: string;
+  durationMs: number;
+}
+
+/** The `/readyz` answer. */
+export interface Readiness {
+  ready: boolean;
+  checks: Record<'redis' | 'imapPoller' | 'manualSearch' | 'qaSearch', CheckResult>;
+}
+
+/** What the readiness checks look at. */
+export interface ReadinessDeps {
+  redis: Redis;
+  /**
+   * When the IMAP poller last completed a poll (from Redis); `undefined` skips the check, for a dashboard that does
+   * not know the mailbox (IMAP_HOST / IMAP_USER unset in its environment).
+   */
+  lastPollAt?: (() => Promise<Date | undefined>) | undefined;
+  /** Oldest acceptable last poll, in ms (normally 3 × IMAP_POLL_INTERVAL_MS). */
+  pollMaxAgeMs: number;
+  /** The search backends to ping; `undefined` skips those checks. */
+  search?: { manual: Pick<ManualSearch, 'ping' | 'kind'>; qa: Pick<QaSearch, 'ping' | 'kind'> } | undefined;
+  /** Deadline of each check. */
+  timeoutMs?: number;
+  now?: () => Date;
+}
+
+/** Default deadline of one check: well below the usual 5–10 s probe timeouts of orchestrators. */
+export const CHECK_TIMEOUT_MS = 2_000;
+
+class CheckTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`no answer within ${ms} ms`);
+    this.name = 'CheckTimeoutError';
+  }
+}
+
+async function withDeadline<T>(work: () => Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CheckTimeoutError(ms)), ms);
+  });
+  try {
+    return await Promise.race([work(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function runCheck(work: () => Promise<{ status: CheckStatus; detail: string }>, timeoutMs: number): Promise<CheckResult> {
+  const started = performance.now();
+  try {
+    const outcome = await withDeadline(work, timeoutMs);
+    return { ...outcome, durationMs: Math.round(performance.now() - started) };
+  } catch (err) {
+    return { status: 'fail', detail: err instanceof Error ? err.message : String(err), durationMs: Math.round(performance.now() - started) };
+  }
+}
+
+/** "42 s", "5 min", "2 h 10 min": an age or duration for people. */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 48) return min % 60 === 0 ? `${h} h` : `${h} h ${min % 60} min`;
+  const d = Math.floor(h / 24);
+  return h % 24 === 0 ? `${d} d` : `${d} d ${h % 24} h`;
+}
+
+/** Runs every check in parallel; ready when none failed. */
+export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
+  const timeoutMs = deps.timeoutMs ?? CHECK_TIMEOUT_MS;
+  const now = deps.now ?? (() => new Date());
+  const where = describeConnection(deps.redis);
+
+  const redis = runCheck(async () => {
+    try {
+      await deps.redis.ping();
+    } catch (err) {
+      throw new Error(`Redis unreachable at ${where}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return { status: 'ok', detail: `Redis at ${where} answers` };
+  }, timeoutMs);
+
+  const lastPollAt = deps.lastPollAt;
+  const imapPoller = lastPollAt
+    ? runCheck(async () => {
+        const at = await lastPollAt();
+        if (!at) return { status: 'fail', detail: 'the IMAP poller has not completed a poll yet' };
+        const age = now().getTime() - at.getTime();
+        const ago = `last successful poll ${formatDuration(age)} ago (${at.toISOString()})`;
+        return age <= deps.pollMaxAgeMs
+          ? { status: 'ok', detail: ago }
+          : { status: 'fail', detail: `${ago}, longer than the allowed ${formatDuration(deps.pollMaxAgeMs)}` };
+      }, timeoutMs)
+    : Promise.resolve<CheckResult>({
+        status: 'skipped',
+        detail: 'IMAP_HOST or IMAP_USER is not set for the dashboard, so it cannot find the poller’s state',
+        durationMs: 0,
+      });
+
+  const ping = (backend: { ping(): Promise<void>; kind: string } | undefined, what: string): Promise<CheckResult> =>
+    backend
+      ? runCheck(async () => {
+          await backend.ping();
+          return { status: 'ok', detail: `${what} (${backend.kind}) answers` };
+        }, timeoutMs)
+      : Promise.resolve<CheckResult>({ status: 'skipped', detail: `no ${what} backend configured for the dashboard`, durationMs: 0 });
+
+  const [r, p, m, q] = await Promise.all([redis, imapPoller, ping(deps.search?.manual, 'manual search'), ping(deps.search?.qa, 'Q&A search')]);
+  const checks = { redis: r, imapPoller: p, manualSearch: m, qaSearch: q };
+  return { ready: Object.values(checks).every((c) => c.status !== 'fail'), checks };
+}

@@ -1,0 +1,167 @@
+/**
+ * What a person can decide about a parked ticket: approve its reply (possibly edited) for sending, or reject it.
+ * Shared by the dashboard (JSON API and review page) and meant for the `review` CLI, so both record the same
+ * history and enqueue the same job.
+ *
+ * The functions return an outcome instead of throwing for the expected refusals (unknown ticket, wrong state, bad
+ * input), so each caller words them its own way (HTTP status, CLI exit code). Redis being unreachable still throws
+ * (`RedisUnavailableError`): that is not a decision about the ticket.
+ */
+import type { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+import { produce } from '../queues/connection.js';
+import { sendReplyJob, type JobTuning } from '../queues/job-options.js';
+import type { Queues } from '../queues/registry.js';
+import { IllegalTransitionError, TICKET_ID_PATTERN, jobGeneration, type Ticket, type TicketPatch, type TicketState } from '../tickets/ticket.js';
+import { TicketConflictError, TicketNotFoundError, type TicketStore } from '../tickets/ticket-store.js';
+
+/** Longest reply an operator may store; far beyond any real mail, small enough to keep one ticket document bounded. */
+export const MAX_REPLY_CHARS = 100_000;
+/** Longest rejection reason. */
+export const MAX_REASON_CHARS = 2_000;
+
+/** What the review actions need. */
+export interface ReviewDeps {
+  store: TicketStore;
+  /** The `outbound` queue (only `add` is used). */
+  outbound: Pick<Queues['outbound'], 'add'>;
+  /** The producer connection of the queue, so an outage surfaces as `RedisUnavailableError`. */
+  redis: Redis;
+  config: Pick<Config, 'SENDER_ATTEMPTS'>;
+  /** Backoff of the send job; tests shorten it. */
+  tuning?: JobTuning;
+}
+
+/** An expected refusal: the caller reports `message` and does nothing else. */
+export type ReviewRefusal =
+  | { outcome: 'not-found'; message: string }
+  | { outcome: 'conflict'; message: string; state: TicketState | undefined }
+  | { outcome: 'invalid'; message: string };
+
+/** Result of {@link approveTicket}. */
+export type ApproveOutcome =
+  | {
+      outcome: 'approved';
+      ticket: Ticket;
+      /** Id of the `send-reply` job on `outbound`. */
+      jobId: string;
+      /**
+       * True when the ticket was approved before and its job was only added again (a retry after Redis failed
+       * between the approval and the job, or a double click); the deterministic job id keeps it to one job.
+       */
+      alreadyApproved: boolean;
+    }
+  | ReviewRefusal;
+
+/** Result of {@link rejectTicket}. */
+export type RejectOutcome = { outcome: 'rejected'; ticket: Ticket } | ReviewRefusal;
+
+/** The history actor of a person: `operator:<name>`. */
+export function operatorActor(operator: string): string {
+  return `operator:${operator}`;
+}
+
+/** Line endings of browser form posts (CRLF) become LF, as in the rest of the ticket's text. */
+function normalizeText(text: string): string {
+  return text.replace(/\r\n?/g, '\n');
+}
+
+function refusalOf(err: unknown, action: string): ReviewRefusal | undefined {
+  if (err instanceof TicketNotFoundError) return { outcome: 'not-found', message: err.message };
+  if (err instanceof TicketConflictError) {
+    return { outcome: 'conflict', message: `Cannot ${action}: ${err.message}`, state: err.actual };
+  }
+  if (err instanceof IllegalTransitionError) return { outcome: 'conflict', message: `Cannot ${action}: ${err.message}`, state: err.from };
+  return undefined;
+}
+
+function checkId(ticketId: string): ReviewRefusal | undefined {
+  return TICKET_ID_PATTERN.test(ticketId) ? undefined : { outcome: 'invalid', message: `Not a ticket id: ${ticketId.slice(0, 80)}` };
+}
+
+async function queueSend(deps: ReviewDeps, ticket: Ticket): Promise<string> {
+  const job = sendReplyJob(deps.config, ticket.id, jobGeneration(ticket), deps.tuning);
+  await produce(deps.redis, () => deps.outbound.add(job.name, job.data, job.opts));
+  return String(job.opts.jobId);
+}
+
+/**
+ * Approves a parked ticket's reply: stores `reply` as the draft when given, moves the ticket `parked → approved`
+ * (actor `operator:<operator>`) and adds its `send-reply` job. Approving an already approved (not yet claimed)
+ * ticket again only re-adds the same job, so a retry after a failure in between is safe.
+ */
+export async function approveTicket(
+  deps: ReviewDeps,
+  request: { ticketId: string; operator: string; reply?: string | undefined },
+): Promise<ApproveOutcome> {
+  const badId = checkId(request.ticketId);
+  if (badId) return badId;
+  const reply = request.reply === undefined ? undefined : normalizeText(request.reply);
+  if (reply !== undefined && reply.trim() === '') return { outcome: 'invalid', message: 'The reply is empty' };
+  if (reply !== undefined && reply.length > MAX_REPLY_CHARS) {
+    return { outcome: 'invalid', message: `The reply is longer than ${MAX_REPLY_CHARS} characters` };
+  }
+  const ticket = await deps.store.get(request.ticketId);
+  if (!ticket) return { outcome: 'not-found', message: `Ticket ${request.ticketId} not found` };
+
+  if (ticket.state === 'approved') {
+    if (reply !== undefined && reply !== ticket.draft) {
+      return { outcome: 'conflict', message: 'The ticket is already approved; its reply can no longer be edited', state: ticket.state };
+    }
+    return { outcome: 'approved', ticket, jobId: await queueSend(deps, ticket), alreadyApproved: true };
+  }
+  if (ticket.state !== 'parked') {
+    return { outcome: 'conflict', message: `The ticket is ${ticket.state}; only parked tickets can be approved`, state: ticket.state };
+  }
+  const text = reply ?? ticket.draft;
+  if (!text?.trim()) return { outcome: 'invalid', message: 'The ticket has no draft; write the reply to send' };
+
+  const patch: TicketPatch = { reason: null };
+  if (reply !== undefined) patch.draft = reply;
+  // OutboundInfo needs our Message-ID, which the sender assigns; a ticket parked after a send attempt has one.
+  if (ticket.outbound) patch.outbound = { ...ticket.outbound, approvedBy: request.operator };
+  let approved: Ticket;
+  try {
+    approved = await deps.store.transition(ticket.id, {
+      from: ['parked'],
+      to: 'approved',
+      actor: operatorActor(request.operator),
+      note: reply !== undefined && reply !== ticket.draft ? 'approved with an edited reply' : 'approved',
+      patch,
+    });
+  } catch (err) {
+    const refusal = refusalOf(err, 'approve');
+    if (refusal) return refusal;
+    throw err;
+  }
+  return { outcome: 'approved', ticket: approved, jobId: await queueSend(deps, approved), alreadyApproved: false };
+}
+
+/**
+ * Rejects a parked ticket: no reply goes out (`parked → rejected`, actor `operator:<operator>`); `reason` is stored
+ * as the ticket's reason and in the history.
+ */
+export async function rejectTicket(
+  deps: Pick<ReviewDeps, 'store'>,
+  request: { ticketId: string; operator: string; reason: string },
+): Promise<RejectOutcome> {
+  const badId = checkId(request.ticketId);
+  if (badId) return badId;
+  const reason = normalizeText(request.reason).trim();
+  if (reason === '') return { outcome: 'invalid', message: 'A reason is required to reject a ticket' };
+  if (reason.length > MAX_REASON_CHARS) return { outcome: 'invalid', message: `The reason is longer than ${MAX_REASON_CHARS} characters` };
+  try {
+    const ticket = await deps.store.transition(request.ticketId, {
+      from: ['parked'],
+      to: 'rejected',
+      actor: operatorActor(request.operator),
+      note: reason,
+      patch: { reason },
+    });
+    return { outcome: 'rejected', ticket };
+  } catch (err) {
+    const refusal = refusalOf(err, 'reject');
+    if (refusal) return refusal;
+    throw err;
+  }
+}

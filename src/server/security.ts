@@ -1,0 +1,79 @@
+/**
+ * Response headers and request guards that apply to every dashboard route.
+ *
+ * The review page shows mail written by strangers, so its Content-Security-Policy allows nothing but the page's own
+ * stylesheet: no script at all, no images, no frames, forms only to the dashboard itself. Escaping (see `html.ts`)
+ * is the first line of defence; the policy is the second, should an escape ever be missed.
+ */
+import type { NextFunction, Request, Response } from 'express';
+
+/** The policy of the review page, the API and everything else the dashboard itself renders. */
+export const REVIEW_CSP = "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/**
+ * Bull Board's UI is a React app: its scripts are served from its own static route, and it uses inline style
+ * attributes and Google Fonts. It shows only job ids and queue state, never mail content (jobs carry ticket ids).
+ */
+export const BULL_BOARD_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline' https://fonts.googleapis.com",
+  "font-src 'self' https://fonts.gstatic.com data:",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'self'",
+].join('; ');
+
+/** Sets the security headers; `csp` is the policy of the routes behind it. */
+export function securityHeaders(csp: string) {
+  return (_req: Request, res: Response, next: NextFunction): void => {
+    res.set({
+      'Content-Security-Policy': csp,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      // For browsers that predate frame-ancestors.
+      'X-Frame-Options': 'DENY',
+      // Pages show personal data; no shared cache may keep them.
+      'Cache-Control': 'no-store',
+    });
+    next();
+  };
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Refuses state-changing requests a browser marks as coming from another site. Defence in depth for routes without a
+ * CSRF token of their own (Bull Board's actions); clients other than browsers send neither header and pass.
+ *
+ * `Sec-Fetch-Site` decides when present (all current browsers send it). Otherwise a foreign `Origin` refuses; an
+ * `Origin: null` does not, because browsers send exactly that for our own form posts under `Referrer-Policy:
+ * no-referrer`.
+ */
+export function sameOriginGuard(req: Request, res: Response, next: NextFunction): void {
+  if (SAFE_METHODS.has(req.method)) {
+    next();
+    return;
+  }
+  const site = req.headers['sec-fetch-site'];
+  const origin = req.headers.origin;
+  let crossSite: boolean;
+  if (typeof site === 'string') crossSite = site !== 'same-origin' && site !== 'none';
+  else if (typeof origin === 'string' && origin !== 'null') crossSite = hostOf(origin) !== req.headers.host;
+  else crossSite = false;
+  if (!crossSite) {
+    next();
+    return;
+  }
+  res.status(403).type('text/plain; charset=utf-8').send('Cross-site requests are not accepted\n');
+}
+
+function hostOf(origin: string): string | undefined {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The review page's stylesheet. Served from its own route (`/assets/review.css`) because the page's CSP allows
+ * styles from the dashboard's origin only, never inline.
+ */
+
+/** Path of the stylesheet. */
+export const STYLESHEET_PATH = '/assets/review.css';
+
+/** The stylesheet. System fonts first, with Japanese fallbacks: most mail and drafts are Japanese. */
+export const REVIEW_CSS = `
+:root {
+  --ink: #1d2430; --muted: #5d6878; --line: #dde2ea; --bg: #f5f7fa; --card: #fff;
+  --accent: #2457c5; --ok: #1f7a4a; --ok-bg: #e6f4ec; --warn: #8a5a00; --warn-bg: #fff4dc;
+  --bad: #b3261e; --bad-bg: #fdecea;
+}
+* { box-sizing: border-box; }
+html { background: var(--bg); color: var(--ink); }
+body {
+  margin: 0; font: 15px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, "Hiragino Sans", "Noto Sans CJK JP",
+    "IPAPGothic", "Yu Gothic", sans-serif;
+}
+a { color: var(--accent); text-decoration: none; }
+a:hover { text-decoration: underline; }
+header.top {
+  background: #1d2430; color: #fff; padding: 0 24px; display: flex; align-items: center; gap: 24px; height: 52px;
+}
+header.top .brand { font-weight: 600; letter-spacing: .02em; }
+header.top nav { display: flex; gap: 18px; }
+header.top nav a { color: #c9d3e3; }
+header.top nav a.current { color: #fff; font-weight: 600; }
+header.top .who { margin-left: auto; color: #9aa6b8; font-size: 13px; }
+main { max-width: 1120px; margin: 0 auto; padding: 24px; }
+h1 { font-size: 22px; margin: 0 0 4px; overflow-wrap: anywhere; }
+h2 { font-size: 16px; margin: 0 0 12px; color: var(--ink); }
+h3 { font-size: 15px; margin: 0 0 6px; overflow-wrap: anywhere; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 18px 20px; margin-bottom: 18px; }
+.muted { color: var(--muted); }
+.small { font-size: 13px; }
+.flash { border-radius: 8px; padding: 12px 16px; margin-bottom: 18px; border: 1px solid; }
+.flash.ok { background: var(--ok-bg); border-color: #b7dfc7; color: var(--ok); }
+.flash.bad { background: var(--bad-bg); border-color: #f3c1bc; color: var(--bad); }
+.toolbar { display: flex; align-items: center; gap: 16px; flex-wrap: wrap; margin-bottom: 18px; }
+.chips { display: flex; gap: 8px; flex-wrap: wrap; }
+.chip { background: var(--card); border: 1px solid var(--line); border-radius: 999px; padding: 2px 10px; font-size: 13px; color: var(--muted); }
+.chip b { color: var(--ink); }
+.toolbar form { margin-left: auto; }
+table { width: 100%; border-collapse: collapse; }
+th, td { text-align: left; padding: 9px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { font-size: 12px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); font-weight: 600; }
+td.subject { overflow-wrap: anywhere; }
+td.age, td.nowrap { white-space: nowrap; }
+tr:last-child td { border-bottom: 0; }
+.empty { padding: 24px; text-align: center; color: var(--muted); }
+.meta { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 12px 0 0; font-size: 14px; }
+.meta dt { color: var(--muted); }
+.meta dd { margin: 0; overflow-wrap: anywhere; }
+.badge { display: inline-block; border-radius: 4px; padding: 0 7px; font-size: 12px; font-weight: 600; line-height: 20px; }
+.badge.parked, .badge.partial { background: var(--warn-bg); color: var(--warn); }
+.badge.done, .badge.approved, .badge.sent { background: var(--ok-bg); color: var(--ok); }
+.badge.rejected, .badge.failed, .badge.fallback { background: var(--bad-bg); color: var(--bad); }
+.badge.other { background: #eef1f5; color: var(--muted); }
+pre.text {
+  white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; font: 14px/1.6 ui-monospace, "SFMono-Regular", Menlo,
+    Consolas, "IPAGothic", monospace; background: #fafbfc; border: 1px solid var(--line); border-radius: 6px;
+  padding: 12px 14px; max-height: 420px; overflow: auto;
+}
+.columns { display: grid; grid-template-columns: 1fr 1fr; gap: 18px; }
+@media (max-width: 900px) { .columns { grid-template-columns: 1fr; } }
+textarea, input[type=text] {
+  width: 100%; font: inherit; color: inherit; border: 1px solid #c4ccd8; border-radius: 6px; padding: 10px 12px; background: #fff;
+}
+textarea { resize: vertical; line-height: 1.6; }
+textarea:focus, input[type=text]:focus { outline: 2px solid #9db6ea; border-color: var(--accent); }
+.actions { display: flex; gap: 12px; align-items: center; margin-top: 12px; flex-wrap: wrap; }
+button {
+  font: inherit; font-weight: 600; border-radius: 6px; padding: 8px 16px; cursor: pointer; border: 1px solid transparent;
+}
+button.primary { background: var(--accent); color: #fff; }
+button.primary:hover { background: #1c469f; }
+button.danger { background: #fff; color: var(--bad); border-color: #e3a49f; }
+button.danger:hover { background: var(--bad-bg); }
+button.secondary { background: #fff; color: var(--ink); border-color: #c4ccd8; }
+form.reject { display: flex; gap: 10px; align-items: flex-start; margin-top: 14px; padding-top: 14px; border-top: 1px dashed var(--line); }
+form.reject input { flex: 1; }
+ol.plan { margin: 0; padding-left: 22px; }
+ol.plan li { margin: 2px 0; }
+.subtask { border: 1px solid var(--line); border-radius: 6px; padding: 12px 14px; margin-top: 12px; }
+.subtask header { display: flex; gap: 10px; align-items: baseline; justify-content: space-between; }
+.subtask .answer { margin: 8px 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+.subtask ul { margin: 4px 0 0; padding-left: 20px; font-size: 13px; color: var(--muted); }
+.subtask ul li { overflow-wrap: anywhere; }
+ul.sources { margin: 0; padding-left: 20px; }
+code { font: 13px ui-monospace, Menlo, Consolas, monospace; background: #eef1f5; border-radius: 3px; padding: 0 4px; overflow-wrap: anywhere; }
+.pager { display: flex; gap: 16px; justify-content: flex-end; margin-top: 12px; font-size: 14px; }
+`;

@@ -1,0 +1,260 @@
+/**
+ * The review page's HTML, as pure functions from data to {@link SafeHtml}. Everything is built with the escaping
+ * `html` template; nothing here emits script, inline styles or event handlers (the CSP would refuse them anyway).
+ */
+import type { Subtask } from '../agent/types.js';
+import type { Ticket, TicketState } from '../tickets/ticket.js';
+import { formatDuration } from './health.js';
+import { html, type SafeHtml } from './html.js';
+import { STYLESHEET_PATH } from './styles.js';
+
+/** Where the page is, for the navigation. */
+type Section = 'review' | 'none';
+
+/** The page frame: head, navigation bar and `body`. */
+export function layout(options: { title: string; user: string | undefined; section?: Section; body: SafeHtml }): SafeHtml {
+  const current = (s: Section) => (options.section === s ? 'current' : undefined);
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${options.title} · helpdesk-worker</title>
+<link rel="stylesheet" href="${STYLESHEET_PATH}">
+</head>
+<body>
+<header class="top">
+  <span class="brand">helpdesk-worker</span>
+  <nav>
+    <a href="/" class="${current('review')}">Review</a>
+    <a href="/admin/queues">Queues</a>
+    <a href="/metrics">Metrics</a>
+    <a href="/readyz">Readiness</a>
+  </nav>
+  ${options.user ? html`<span class="who">signed in as ${options.user}</span>` : null}
+</header>
+<main>
+${options.body}
+</main>
+</body>
+</html>
+`;
+}
+
+/** A banner telling what an action did (`ok`) or why it was refused (`bad`). */
+export interface Flash {
+  kind: 'ok' | 'bad';
+  message: string;
+}
+
+function flashBanner(flash: Flash | undefined): SafeHtml | null {
+  return flash ? html`<div class="flash ${flash.kind}" role="status">${flash.message}</div>` : null;
+}
+
+/** Hidden CSRF field of every form. */
+function csrfField(token: string): SafeHtml {
+  return html`<input type="hidden" name="_csrf" value="${token}">`;
+}
+
+function badgeClass(state: TicketState): string {
+  if (state === 'parked') return 'parked';
+  if (state === 'approved' || state === 'sent') return state;
+  if (state === 'rejected' || state === 'failed') return state;
+  return 'other';
+}
+
+function sender(ticket: Pick<Ticket, 'from' | 'fromName'>): string {
+  return ticket.fromName ? `${ticket.fromName} <${ticket.from}>` : ticket.from;
+}
+
+/** Data of the list page. */
+export interface TicketListView {
+  tickets: Ticket[];
+  total: number;
+  page: number;
+  pageSize: number;
+  counts: Record<TicketState, number>;
+  now: Date;
+  csrfToken: string;
+  user: string | undefined;
+  flash?: Flash | undefined;
+}
+
+/** The start page: parked tickets, newest first, with state counts and the reindex button. */
+export function renderTicketList(view: TicketListView): SafeHtml {
+  const chips = (Object.entries(view.counts) as [TicketState, number][])
+    .filter(([, n]) => n > 0)
+    .map(([state, n]) => html`<span class="chip">${state} <b>${n}</b></span>`);
+  const rows = view.tickets.map(
+    (t) => html`<tr>
+      <td class="age" title="${t.createdAt}">${formatDuration(view.now.getTime() - Date.parse(t.createdAt))}</td>
+      <td class="nowrap">${sender(t)}</td>
+      <td class="subject"><a href="/tickets/${t.id}">${t.subject || '(no subject)'}</a></td>
+      <td>${t.reason ?? ''}</td>
+    </tr>`,
+  );
+  const pages = Math.max(1, Math.ceil(view.total / view.pageSize));
+  const body = html`
+${flashBanner(view.flash)}
+<div class="toolbar">
+  <div class="chips">${chips.length > 0 ? chips : html`<span class="chip">no tickets yet</span>`}</div>
+  <form method="post" action="/reindex">
+    ${csrfField(view.csrfToken)}
+    <button type="submit" class="secondary">Reindex now</button>
+  </form>
+</div>
+<section class="card">
+  <h2>Waiting for review <span class="muted">(${view.total})</span></h2>
+  ${
+    rows.length > 0
+      ? html`<table>
+    <thead><tr><th>Age</th><th>From</th><th>Subject</th><th>Why parked</th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table>`
+      : html`<p class="empty">Nothing waits for a person.</p>`
+  }
+  ${
+    pages > 1
+      ? html`<div class="pager">
+    ${view.page > 1 ? html`<a href="/?page=${view.page - 1}">← newer</a>` : null}
+    <span class="muted">page ${view.page} of ${pages}</span>
+    ${view.page < pages ? html`<a href="/?page=${view.page + 1}">older →</a>` : null}
+  </div>`
+      : null
+  }
+</section>`;
+  return layout({ title: 'Review', user: view.user, section: 'review', body });
+}
+
+/** Data of the detail page. */
+export interface TicketDetailView {
+  ticket: Ticket;
+  /** The mail's full text (from the stored raw mail), or `undefined` when it is not available. */
+  mailText: string | undefined;
+  /** Why {@link mailText} is missing, when it is. */
+  mailTextNote?: string | undefined;
+  now: Date;
+  csrfToken: string;
+  user: string | undefined;
+  flash?: Flash | undefined;
+}
+
+function subtaskStatus(s: Subtask): SafeHtml {
+  if (s.usedFallback) return html`<span class="badge fallback">not found</span>`;
+  if (s.isCompleted) return html`<span class="badge done">answered</span>`;
+  return html`<span class="badge partial">incomplete</span>`;
+}
+
+function renderSubtask(s: Subtask, index: number): SafeHtml {
+  const tools = s.toolResults.flatMap((attempt, tryIndex) =>
+    attempt.map(
+      (call) =>
+        html`<li>try ${tryIndex + 1}: <code>${call.toolName}</code> ${call.args} → ${
+          call.results.length > 0 ? call.results.map((r) => r.fileName).join(', ') : 'no results'
+        }</li>`,
+    ),
+  );
+  const advice = s.reflectionResults.map(
+    (r, i) => html`<li>try ${i + 1} ${r.isCompleted ? '(sufficient)' : '(insufficient)'}: ${r.advice}</li>`,
+  );
+  return html`<div class="subtask">
+  <header><h3>${index + 1}. ${s.taskName}</h3>${subtaskStatus(s)}</header>
+  <div class="answer">${s.subtaskAnswer}</div>
+  ${tools.length > 0 ? html`<div class="small muted">Searches</div><ul>${tools}</ul>` : null}
+  ${advice.length > 0 ? html`<div class="small muted">Reflection advice</div><ul>${advice}</ul>` : null}
+</div>`;
+}
+
+function renderAgent(ticket: Ticket): SafeHtml {
+  const agent = ticket.agent;
+  if (!agent) return html`<section class="card"><h2>Agent</h2><p class="muted">The agent has not run on this ticket.</p></section>`;
+  const sources = agent.sources.map((s) => html`<li><span class="muted">${s.kind === 'qa' ? 'Q&A' : 'manual'}</span> ${s.fileName}</li>`);
+  return html`<section class="card">
+  <h2>Plan</h2>
+  ${agent.plan.subtasks.length > 0 ? html`<ol class="plan">${agent.plan.subtasks.map((t) => html`<li>${t}</li>`)}</ol>` : html`<p class="muted">No subtasks were planned.</p>`}
+  ${agent.droppedSubtasks.length > 0 ? html`<p class="small muted">Dropped (over MAX_SUBTASKS): ${agent.droppedSubtasks.join(' / ')}</p>` : null}
+  ${agent.subtasks.map((s, i) => renderSubtask(s, i))}
+</section>
+<section class="card">
+  <h2>Sources used</h2>
+  ${sources.length > 0 ? html`<ul class="sources">${sources}</ul>` : html`<p class="muted">No sources.</p>`}
+  <p class="small muted">${agent.usage.calls} LLM calls · ${agent.usage.promptTokens} prompt + ${agent.usage.completionTokens} completion tokens · ${formatDuration(agent.durationMs)}${agent.truncated ? ' · question was truncated' : ''}</p>
+</section>`;
+}
+
+/** Tall enough to show the whole draft without scrolling, within reason (the operator reads it before approving). */
+function draftRows(draft: string | undefined): number {
+  const lines = (draft ?? '').split('\n').reduce((n, line) => n + Math.max(1, Math.ceil(line.length / 45)), 0);
+  return Math.min(Math.max(lines + 1, 10), 36);
+}
+
+function renderDecision(ticket: Ticket, csrfToken: string): SafeHtml {
+  if (ticket.state !== 'parked') {
+    return html`<section class="card">
+  <h2>Reply</h2>
+  <p class="muted">This ticket is <span class="badge ${badgeClass(ticket.state)}">${ticket.state}</span>; only parked tickets can be approved or rejected.</p>
+  ${ticket.draft ? html`<pre class="text">${ticket.draft}</pre>` : null}
+</section>`;
+  }
+  return html`<section class="card">
+  <h2>Draft reply</h2>
+  <form method="post" action="/tickets/${ticket.id}/approve">
+    ${csrfField(csrfToken)}
+    <label for="reply" class="small muted">Edit the reply if needed; it is sent exactly as written here.</label>
+    <textarea id="reply" name="reply" rows="${draftRows(ticket.draft)}" required>${ticket.draft ?? ''}</textarea>
+    <div class="actions">
+      <button type="submit" class="primary">Approve and send</button>
+    </div>
+  </form>
+  <form method="post" action="/tickets/${ticket.id}/reject" class="reject">
+    ${csrfField(csrfToken)}
+    <input type="text" name="reason" required maxlength="2000" placeholder="Reason, e.g. answered by phone" aria-label="Reason for rejecting">
+    <button type="submit" class="danger">Reject</button>
+  </form>
+</section>`;
+}
+
+/** The detail page of one ticket: the mail, the draft with approve/reject, and the agent's work. */
+export function renderTicketDetail(view: TicketDetailView): SafeHtml {
+  const t = view.ticket;
+  const history = t.history.map(
+    (h) => html`<tr><td class="nowrap small">${h.at}</td><td class="nowrap">${h.from ?? '—'} → ${h.to}</td><td class="nowrap">${h.actor}</td><td>${h.note ?? ''}</td></tr>`,
+  );
+  const attachments = t.attachments.map((a) => html`<li>${a.filename ?? '(unnamed)'} <span class="muted">${a.contentType}, ${a.size} bytes</span></li>`);
+  const body = html`
+${flashBanner(view.flash)}
+<p class="small"><a href="/">← all parked tickets</a></p>
+<section class="card">
+  <h1>${t.subject || '(no subject)'}</h1>
+  <span class="badge ${badgeClass(t.state)}">${t.state}</span>
+  <dl class="meta">
+    <dt>From</dt><dd>${sender(t)}</dd>
+    ${t.replyTo !== t.from ? html`<dt>Reply-To</dt><dd>${t.replyTo}</dd>` : null}
+    <dt>Received</dt><dd>${t.createdAt} <span class="muted">(${formatDuration(view.now.getTime() - Date.parse(t.createdAt))} ago)</span></dd>
+    ${t.reason ? html`<dt>Why parked</dt><dd>${t.reason}</dd>` : null}
+    <dt>Message-ID</dt><dd><code>${t.messageId}</code></dd>
+    ${attachments.length > 0 ? html`<dt>Attachments</dt><dd><ul class="sources">${attachments}</ul></dd>` : null}
+  </dl>
+</section>
+<div class="columns">
+  <section class="card">
+    <h2>Original mail</h2>
+    ${view.mailTextNote ? html`<p class="small muted">${view.mailTextNote}</p>` : null}
+    <pre class="text">${view.mailText ?? t.question}</pre>
+  </section>
+  ${renderDecision(t, view.csrfToken)}
+</div>
+${renderAgent(t)}
+<section class="card">
+  <h2>History</h2>
+  <table><thead><tr><th>When</th><th>Change</th><th>By</th><th>Note</th></tr></thead><tbody>${history}</tbody></table>
+</section>`;
+  return layout({ title: t.subject || 'Ticket', user: view.user, body });
+}
+
+/** A page saying something went wrong (or was refused), with a way back. */
+export function renderMessagePage(options: { status: number; message: string; user: string | undefined; back?: string }): SafeHtml {
+  const body = html`<div class="flash bad" role="alert">${options.message}</div>
+<p><a href="${options.back ?? '/'}">← back</a></p>`;
+  return layout({ title: `Error ${options.status}`, user: options.user, body });
+}
