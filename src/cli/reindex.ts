@@ -2,42 +2,138 @@
  * `npm run reindex [-- --manual-only | --qa-only] [--json]`: rebuilds the manual and Q&A indexes from MANUALS_DIR
  * and QA_DIR with the same jobs the scheduler runs, then prints one summary line (or, with --json, one JSON object)
  * on stdout. Progress goes to stderr.
+ *
+ * `--queue` hands the rebuild to the maintenance workers instead (the scheduler role): it adds `reindex-manual`
+ * and/or `reindex-qa` to the `maintenance` queue and prints the job ids; `--wait` then waits for the jobs and prints
+ * the same summary. Use it where the indexes live with the workers (another machine's DATA_DIR, a deployment whose
+ * knowledge files are mounted into the scheduler) and so that the rebuild never overlaps a scheduled one.
  */
+import { QueueEvents, type Job } from 'bullmq';
 import { Command, Option } from 'commander';
-import { reindexManual } from '../../jobs/reindex-manual.js';
-import { reindexQa } from '../../jobs/reindex-qa.js';
+import { reindexManual, type ReindexManualResult } from '../../jobs/reindex-manual.js';
+import { reindexQa, type ReindexQaResult } from '../../jobs/reindex-qa.js';
+import type { Config } from '../config.js';
+import { connectProducer, createWorkerConnection, produce } from '../queues/connection.js';
+import { reindexJob } from '../queues/job-options.js';
+import { QUEUE_NAMES } from '../queues/names.js';
+import { closeAll as closeQueues, createQueues } from '../queues/registry.js';
 import { createSearchBackends } from '../search/factory.js';
-import { closeAll, runCommand } from './common.js';
+import { CliError, closeAll, runCommand, type CliContext } from './common.js';
 import { formatReindexSummary, type ReindexSummary } from './format.js';
 import { createProgressReporter } from './progress.js';
+
+interface ReindexOptions {
+  manualOnly?: boolean;
+  qaOnly?: boolean;
+  json?: boolean;
+  queue?: boolean;
+  wait?: boolean;
+}
+
+/** One job added by `--queue`. */
+interface QueuedJob {
+  name: 'reindex-manual' | 'reindex-qa';
+  jobId: string;
+}
 
 const program = new Command('reindex')
   .description('Rebuild the manual and Q&A search indexes from MANUALS_DIR and QA_DIR')
   .addOption(new Option('--manual-only', 'only the manual').conflicts('qaOnly'))
   .addOption(new Option('--qa-only', 'only the Q&A pairs').conflicts('manualOnly'))
   .option('--json', 'print the result as one JSON object')
+  .option('--queue', 'queue the rebuild for the maintenance workers (npm run scheduler) instead of running it here')
+  .addOption(new Option('--wait', 'with --queue: wait for the queued jobs and print their summary'))
   .showHelpAfterError()
-  .action(async (opts: { manualOnly?: boolean; qaOnly?: boolean; json?: boolean }) => {
-    await runCommand('reindex', async ({ config, logger, print }) => {
-      const started = performance.now();
-      const backends = createSearchBackends(config);
-      const progress = createProgressReporter(logger);
-      const summary: ReindexSummary = { seconds: 0 };
-      try {
-        // Manual first: it needs no LLM server, so a missing embeddings server still leaves the manual searchable.
-        if (!opts.qaOnly) {
-          summary.manual = await reindexManual({}, { config, manual: backends.manual, onProgress: progress.track('manual'), logger });
-        }
-        if (!opts.manualOnly) {
-          summary.qa = await reindexQa({}, { config, qa: backends.qa, onProgress: progress.track('Q&A'), logger });
-        }
-      } finally {
-        progress.stop();
-        await closeAll(backends.manual, backends.qa);
-      }
-      summary.seconds = (performance.now() - started) / 1000;
-      print(opts.json ? JSON.stringify(summary) : formatReindexSummary(summary));
-    });
+  .action(async (opts: ReindexOptions) => {
+    if (opts.wait && !opts.queue) program.error('error: --wait needs --queue');
+    await runCommand('reindex', (ctx) => (opts.queue ? queueReindex(ctx, opts) : reindexHere(ctx, opts)));
   });
+
+/** The job names a run asks for, manual first (it needs no LLM server, so it is useful even when that is down). */
+function requestedJobs(opts: ReindexOptions): QueuedJob['name'][] {
+  return [...(opts.qaOnly ? [] : (['reindex-manual'] as const)), ...(opts.manualOnly ? [] : (['reindex-qa'] as const))];
+}
+
+async function reindexHere({ config, logger, print }: CliContext, opts: ReindexOptions): Promise<void> {
+  const started = performance.now();
+  const backends = createSearchBackends(config);
+  const progress = createProgressReporter(logger);
+  const summary: ReindexSummary = { seconds: 0 };
+  try {
+    for (const name of requestedJobs(opts)) {
+      if (name === 'reindex-manual') {
+        summary.manual = await reindexManual({}, { config, manual: backends.manual, onProgress: progress.track('manual'), logger });
+      } else {
+        summary.qa = await reindexQa({}, { config, qa: backends.qa, onProgress: progress.track('Q&A'), logger });
+      }
+    }
+  } finally {
+    progress.stop();
+    await closeAll(backends.manual, backends.qa);
+  }
+  summary.seconds = (performance.now() - started) / 1000;
+  print(opts.json ? JSON.stringify(summary) : formatReindexSummary(summary));
+}
+
+async function queueReindex({ config, print }: CliContext, opts: ReindexOptions): Promise<void> {
+  const started = performance.now();
+  // Fails within seconds with RedisUnavailableError ("Redis unavailable at redis://host:port: …"), one line.
+  const redis = await connectProducer(config.REDIS_URL, { name: `${config.QUEUE_PREFIX}:cli-reindex` });
+  const queues = createQueues(redis, config.QUEUE_PREFIX);
+  // Listening starts before the jobs are added, so a job that finishes at once still reports its outcome.
+  const events = opts.wait ? await listenForOutcomes(config) : undefined;
+  try {
+    const added: Job[] = [];
+    for (const name of requestedJobs(opts)) {
+      const job = reindexJob(name, { trigger: 'cli' });
+      added.push(await produce(redis, () => queues.maintenance.add(job.name, job.data, job.opts)));
+    }
+    const queued: QueuedJob[] = added.map((job) => ({ name: job.name as QueuedJob['name'], jobId: String(job.id) }));
+    if (!events) {
+      print(opts.json ? JSON.stringify({ queued }) : queued.map((q) => `queued ${q.name} as job ${q.jobId}`).join('\n'));
+      return;
+    }
+    if (!opts.json) print(queued.map((q) => `queued ${q.name} as job ${q.jobId}; waiting for it to finish`).join('\n'));
+    const summary = await waitForJobs(added, events);
+    summary.seconds = (performance.now() - started) / 1000;
+    print(opts.json ? JSON.stringify({ queued, ...summary }) : formatReindexSummary(summary));
+  } finally {
+    await closeQueues(...(events ? [events.queueEvents, events.connection] : []), queues, redis).catch(() => undefined);
+  }
+}
+
+/** A running QueueEvents listener and its own connection (it blocks on XREAD, so it cannot share the producer's). */
+interface OutcomeListener {
+  queueEvents: QueueEvents;
+  connection: ReturnType<typeof createWorkerConnection>;
+}
+
+async function listenForOutcomes(config: Config): Promise<OutcomeListener> {
+  const connection = createWorkerConnection(config.REDIS_URL, { name: `${config.QUEUE_PREFIX}:cli-reindex:events` });
+  const queueEvents = new QueueEvents(QUEUE_NAMES.maintenance, { connection, prefix: config.QUEUE_PREFIX });
+  // The connection reconnects by itself and its retry strategy reports outages; an unhandled 'error' would crash.
+  queueEvents.on('error', () => undefined);
+  await queueEvents.waitUntilReady();
+  return { queueEvents, connection };
+}
+
+/**
+ * Waits for each job to complete (through its retries) and collects the summaries. A job that fails for good ends the
+ * command with its reason; the other jobs keep running in the workers.
+ */
+async function waitForJobs(jobs: Job[], { queueEvents }: OutcomeListener): Promise<ReindexSummary> {
+  const summary: ReindexSummary = { seconds: 0 };
+  for (const job of jobs) {
+    let result: unknown;
+    try {
+      result = await job.waitUntilFinished(queueEvents);
+    } catch (err) {
+      throw new CliError(`${job.name} job ${job.id} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (job.name === 'reindex-manual') summary.manual = result as ReindexManualResult;
+    else summary.qa = result as ReindexQaResult;
+  }
+  return summary;
+}
 
 await program.parseAsync();

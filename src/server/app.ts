@@ -172,9 +172,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   board.setBasePath(BULL_BOARD_PATH);
   createBullBoard({
     queues: ALL_QUEUE_NAMES.map((name) => new BullMQAdapter(deps.queues[name])),
-    // @bull-board/express 9.10.1 brings its own copy of @bull-board/api 9.10.1 beside our 9.10.2, and TypeScript
-    // tells the two copies' classes apart by their private fields; at run time the adapter contract is the same.
-    serverAdapter: board as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'],
+    serverAdapter: board,
     options: { uiConfig: { boardTitle: 'helpdesk-worker', miscLinks: [{ text: 'Review', url: '/' }] } },
   });
   app.use(BULL_BOARD_PATH, securityHeaders(BULL_BOARD_CSP), board.getRouter() as express.Router);
