@@ -62,8 +62,12 @@ export type InitialState = (typeof INITIAL_STATES)[number];
  *   - → `processing`: a person asked the agent to try again (e.g. after the manuals were updated).
  * - `approved`
  *   - → `sending`: the sender claimed the approved reply; same at-most-once claim as from `drafted`.
+ *   - → `parked`: the send job of an approved reply failed for good before the claim; a person looks again.
  * - `sending`
  *   - → `sent`: the SMTP server accepted the reply.
+ *   - → `drafted` / `approved`: the SMTP server did NOT accept it (4xx, connection refused before DATA), so the
+ *     claim is handed back and the retry claims it again; without this the retry could not tell "not sent" from
+ *     "crashed after acceptance" and would park a reply that simply has to be sent later.
  *   - → `parked`: a permanent SMTP rejection (5xx), SENDER_ATTEMPTS used up, or a crash after which it is
  *     unknown whether the server accepted the reply: a person confirms instead of risking a second copy.
  * - `failed`
@@ -78,8 +82,8 @@ export const TRANSITIONS = {
   processing: ['drafted', 'parked', 'failed', 'processing'],
   drafted: ['sending', 'parked'],
   parked: ['approved', 'rejected', 'processing'],
-  approved: ['sending'],
-  sending: ['sent', 'parked'],
+  approved: ['sending', 'parked'],
+  sending: ['sent', 'parked', 'drafted', 'approved'],
   sent: [],
   rejected: [],
   ignored: ['parked'],

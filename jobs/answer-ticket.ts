@@ -1,0 +1,350 @@
+/**
+ * `answer-ticket` (queue `tickets`): decides whether a received mail gets an answer, runs the help-desk agent on
+ * it, and either queues the reply for sending or parks the draft for a person.
+ *
+ * Idempotent by the ticket's state: a duplicate or re-delivered job whose ticket already moved past `processing`
+ * changes nothing, so a mail is answered at most once however often its job runs. A job that finds its ticket
+ * `drafted` only makes sure the `send-reply` job exists (same deterministic id, so BullMQ keeps one), which heals a
+ * crash between drafting and queueing.
+ *
+ * Error policy (see DEVELOPERS.md): anything that may pass — the LLM answering 429/5xx or timing out, a search
+ * backend or Redis being briefly unreachable — is rethrown as is, so BullMQ retries with exponential backoff up to
+ * AGENT_ATTEMPTS. What can never pass — the ticket or its stored mail missing or unreadable, an empty question, the
+ * LLM refusing the request itself (4xx) — becomes `UnrecoverableError`. On the last failure the ticket is parked
+ * with the error for a person before the error is rethrown, so no mail is silently dropped.
+ *
+ * The mail is untrusted: it reaches the agent only as the question and the earlier conversation, which the agent
+ * puts into delimited user content; nothing of it is ever used as an instruction or a configuration value.
+ */
+import { UnrecoverableError } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { APIError } from 'openai';
+import { EmptyQuestionError } from '../src/agent/agent.js';
+import { PromptConfigError } from '../src/agent/prompts.js';
+import type { AgentResult, Subtask } from '../src/agent/types.js';
+import type { Config } from '../src/config.js';
+import { createLogger, type Logger } from '../src/logger.js';
+import { decideReply, hasQuestion } from '../src/mail/classify.js';
+import { MailParseError, parseInboundMail } from '../src/mail/parse.js';
+import { loadRaw } from '../src/mail/raw-store.js';
+import { produce } from '../src/queues/connection.js';
+import { sendReplyJob, type JobTuning } from '../src/queues/job-options.js';
+import type { AnswerTicketData } from '../src/queues/payloads.js';
+import type { Queues } from '../src/queues/registry.js';
+import { autoReplyAllowed, recordAutoReply } from '../src/tickets/rate-limit.js';
+import { IllegalTransitionError, jobGeneration, threadRefs, type Ticket, type TicketState } from '../src/tickets/ticket.js';
+import { TicketConflictError, TicketNotFoundError, type ConversationEntry, type TicketStore } from '../src/tickets/ticket-store.js';
+
+export type { AnswerTicketData };
+
+/** Actor name of the history entries this job writes. */
+export const AGENT_WORKER_ACTOR = 'agent-worker';
+
+/** States in which the agent has nothing (more) to do for a ticket. */
+export const PAST_PROCESSING: readonly TicketState[] = ['drafted', 'sending', 'sent', 'parked', 'approved', 'rejected', 'ignored', 'failed'];
+
+/** Earlier tickets of a thread given to the agent as context; older ones are left out. */
+export const CONVERSATION_LIMIT = 10;
+
+/** What the handler runs against; built once per process by `src/runtime/services.ts`. */
+export interface AnswerTicketDeps {
+  config: Pick<Config, 'REVIEW_MODE' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX'>;
+  store: TicketStore;
+  /** A producer connection (fail-fast), for the raw mail and the per-sender auto-reply window. */
+  redis: Redis;
+  /** Where `send-reply` jobs go. */
+  outbound: Queues['outbound'];
+  /** The help-desk agent (only `runAgent` is used). */
+  agent: { runAgent(question: string, options?: { conversation?: string; signal?: AbortSignal }): Promise<AgentResult> };
+  /** Backoff of the `send-reply` jobs this handler queues; tests shorten it. */
+  tuning?: JobTuning;
+  logger?: Logger;
+}
+
+/** The attempt being run, from the BullMQ job. */
+export interface AttemptInfo {
+  /** Attempts that already failed (BullMQ's `job.attemptsMade`). */
+  attemptsMade: number;
+  /** Attempts allowed (`job.opts.attempts`). */
+  attempts: number;
+  signal?: AbortSignal;
+}
+
+/** What one run did, returned as the job's result (visible in the dashboard and `job.returnvalue`). */
+export type AnswerOutcome =
+  | { outcome: 'queued-for-sending'; ticketId: string }
+  | { outcome: 'parked'; ticketId: string; reason: string }
+  | { outcome: 'ignored'; ticketId: string; reason: string }
+  | { outcome: 'skipped'; ticketId: string; state: TicketState };
+
+/** Runs the `answer-ticket` job for `data.ticketId`; see the module comment. */
+export async function answerTicket(data: AnswerTicketData, deps: AnswerTicketDeps, attempt: AttemptInfo): Promise<AnswerOutcome> {
+  const log = (deps.logger ?? createLogger('answer-ticket')).child({ ticketId: data.ticketId, attempt: attempt.attemptsMade + 1 });
+  try {
+    return await answer(data.ticketId, deps, attempt, log);
+  } catch (err) {
+    const failure = toJobError(err);
+    if (failure instanceof UnrecoverableError || attempt.attemptsMade + 1 >= attempt.attempts) {
+      const reason =
+        failure instanceof UnrecoverableError
+          ? `agent failed permanently: ${failure.message}`
+          : `agent failed ${attempt.attempts} time(s); last error: ${failure.message}`;
+      await parkAfterFailure(deps.store, data.ticketId, reason, log);
+    }
+    throw failure;
+  }
+}
+
+/**
+ * Parks a ticket the agent gave up on, if it is still the agent's (received or processing): the job failed for
+ * good, and a person must answer it. Used by the handler and by the worker's `failed` listener (for failures the
+ * handler never saw, such as a job that stalled too often). A failure to park is logged, not thrown: the caller is
+ * already reporting the original error.
+ */
+export async function parkAfterFailure(store: TicketStore, ticketId: string, reason: string, log: Logger): Promise<void> {
+  try {
+    const ticket = await store.get(ticketId);
+    if (!ticket || (ticket.state !== 'received' && ticket.state !== 'processing')) return;
+    await store.transition(ticketId, {
+      from: [ticket.state],
+      to: 'parked',
+      actor: AGENT_WORKER_ACTOR,
+      note: reason,
+      patch: { reason },
+    });
+    log.warn({ reason }, 'Ticket parked for a person after the agent failed');
+  } catch (err) {
+    log.error({ err, reason }, 'Could not park the ticket after the agent failed; it stays where it is');
+  }
+}
+
+async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: AttemptInfo, log: Logger): Promise<AnswerOutcome> {
+  const { store, config } = deps;
+  let ticket = await produce(deps.redis, () => store.get(ticketId));
+  if (!ticket) throw new UnrecoverableError(`ticket ${ticketId} does not exist`);
+
+  if (ticket.state === 'drafted') {
+    await queueSend(ticket, deps);
+    return { outcome: 'queued-for-sending', ticketId };
+  }
+  if (PAST_PROCESSING.includes(ticket.state)) {
+    log.info({ state: ticket.state }, 'Ticket already handled; nothing to do');
+    return { outcome: 'skipped', ticketId, state: ticket.state };
+  }
+
+  if (ticket.state === 'received') {
+    const early = await checkBeforeAgent(ticket, deps);
+    if (early) {
+      try {
+        await store.transition(ticketId, { from: ['received'], to: early.to, actor: AGENT_WORKER_ACTOR, note: early.reason, patch: { reason: early.reason } });
+      } catch (err) {
+        if (err instanceof TicketConflictError) return skippedAfterRace(err, ticketId, log);
+        throw err;
+      }
+      log.info({ state: early.to, reason: early.reason }, early.to === 'ignored' ? 'Mail ignored' : 'Ticket parked before the agent');
+      return early.to === 'ignored' ? { outcome: 'ignored', ticketId, reason: early.reason } : { outcome: 'parked', ticketId, reason: early.reason };
+    }
+  }
+
+  // `processing` again means an earlier attempt crashed, stalled or failed temporarily after the checks passed;
+  // the table's processing → processing edge records that this run is another try.
+  const note = ticket.state === 'processing' ? `resumed (attempt ${attempt.attemptsMade + 1})` : `attempt ${attempt.attemptsMade + 1}`;
+  try {
+    ticket = await store.transition(ticketId, { from: [ticket.state], to: 'processing', actor: AGENT_WORKER_ACTOR, note });
+  } catch (err) {
+    if (err instanceof TicketConflictError) return skippedAfterRace(err, ticketId, log);
+    throw err;
+  }
+
+  const conversation = formatConversation(await conversationOf(ticket, deps));
+  const result = await deps.agent.runAgent(ticket.question, {
+    ...(conversation ? { conversation } : {}),
+    ...(attempt.signal ? { signal: attempt.signal } : {}),
+  });
+  const draft = result.answer.trim();
+  const verdict = reviewVerdict(config.REVIEW_MODE, result);
+  if (!draft || !verdict.send) {
+    const reason = !draft ? 'the agent produced an empty answer' : verdict.reason;
+    await store.transition(ticketId, {
+      from: ['processing'],
+      to: 'parked',
+      actor: AGENT_WORKER_ACTOR,
+      note: reason,
+      patch: { agent: result, draft: result.answer, reason },
+    });
+    log.info({ reason }, 'Draft parked for review');
+    return { outcome: 'parked', ticketId, reason };
+  }
+
+  // The binding rate-limit check: counted atomically when the reply is queued, so two tickets of one sender
+  // cannot both take the last slot of the hour.
+  const recorded = await produce(deps.redis, () =>
+    recordAutoReply(deps.redis, config.QUEUE_PREFIX, ticket.from, ticketId, { limitPerHour: config.AUTO_REPLY_LIMIT_PER_HOUR }),
+  );
+  if (!recorded.recorded) {
+    const reason = rateLimitReason(ticket.from, recorded.count, config.AUTO_REPLY_LIMIT_PER_HOUR);
+    await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: reason, patch: { agent: result, draft, reason } });
+    log.info({ reason }, 'Draft parked: auto-reply limit reached');
+    return { outcome: 'parked', ticketId, reason };
+  }
+
+  const drafted = await store.transition(ticketId, {
+    from: ['processing'],
+    to: 'drafted',
+    actor: AGENT_WORKER_ACTOR,
+    note: verdict.reason,
+    patch: { agent: result, draft, reason: null },
+  });
+  await queueSend(drafted, deps);
+  log.info({ subtasks: result.subtasks.length }, 'Reply drafted and queued for sending');
+  return { outcome: 'queued-for-sending', ticketId };
+}
+
+/**
+ * The checks that need no agent, in the order of the brief: mail that must not be answered is `ignored`; mail with
+ * nothing to answer, or from a sender over the hourly auto-reply limit, is `parked` (kept for a person, not
+ * dropped). Returns undefined when the agent should run.
+ */
+async function checkBeforeAgent(ticket: Ticket, deps: AnswerTicketDeps): Promise<{ to: 'ignored' | 'parked'; reason: string } | undefined> {
+  const { config } = deps;
+  const raw = await produce(deps.redis, () => loadRaw(deps.redis, config.QUEUE_PREFIX, ticket.id));
+  if (!raw) throw new UnrecoverableError(`the stored raw mail of ticket ${ticket.id} is missing (rawRef ${ticket.rawRef ?? 'unset'})`);
+  const mail = await parseInboundMail(raw, { maxBytes: config.MAX_EMAIL_BYTES });
+
+  const ourAddresses = [...(config.MAIL_FROM ? [config.MAIL_FROM] : []), ...config.SUPPORT_ADDRESSES];
+  const decision = decideReply(mail, { ourAddresses });
+  if (!decision.answer) return { to: 'ignored', reason: `${decision.reason}: ${decision.detail}` };
+
+  if (!hasQuestion(ticket)) return { to: 'parked', reason: 'no question: empty subject and body' };
+
+  // Nothing goes out automatically in `always` mode, so the sender's auto-reply budget is not touched there.
+  if (config.REVIEW_MODE !== 'always') {
+    const check = await produce(deps.redis, () =>
+      autoReplyAllowed(deps.redis, config.QUEUE_PREFIX, ticket.from, config.AUTO_REPLY_LIMIT_PER_HOUR),
+    );
+    if (!check.allowed) return { to: 'parked', reason: rateLimitReason(ticket.from, check.count, config.AUTO_REPLY_LIMIT_PER_HOUR) };
+  }
+  return undefined;
+}
+
+function rateLimitReason(sender: string, count: number, limit: number): string {
+  return `auto-reply limit reached: ${count} automatic replies to ${sender} in the last hour (AUTO_REPLY_LIMIT_PER_HOUR=${limit})`;
+}
+
+/** Whether a draft may go out without a person, and why (for the ticket's reason and history). */
+export interface ReviewVerdict {
+  send: boolean;
+  reason: string;
+}
+
+/** Subtasks the agent could not answer: not completed, or answered with the "not found" fallback. */
+export function unansweredSubtasks(result: Pick<AgentResult, 'subtasks'>): Subtask[] {
+  return result.subtasks.filter((s) => !s.isCompleted || s.usedFallback);
+}
+
+/**
+ * REVIEW_MODE applied to an agent result:
+ * - `always`: every draft waits for a person;
+ * - `auto`: sent only when every subtask completed without the fallback, else parked naming the unanswered ones;
+ * - `never`: sent unless nothing could be answered at all (every subtask fell back, or there was no plan).
+ */
+export function reviewVerdict(mode: Config['REVIEW_MODE'], result: Pick<AgentResult, 'subtasks'>): ReviewVerdict {
+  const unanswered = unansweredSubtasks(result);
+  const names = (list: Subtask[]) => list.map((s) => `「${s.taskName}」`).join(', ');
+  if (mode === 'always') return { send: false, reason: 'review mode always' };
+  if (result.subtasks.length === 0) return { send: false, reason: 'the agent planned no subtasks; nothing was researched' };
+  if (mode === 'auto') {
+    return unanswered.length === 0
+      ? { send: true, reason: 'all subtasks answered' }
+      : { send: false, reason: `not fully answered (review mode auto): unanswered subtasks ${names(unanswered)}` };
+  }
+  const fallbacks = result.subtasks.filter((s) => s.usedFallback);
+  return fallbacks.length === result.subtasks.length
+    ? { send: false, reason: `nothing could be answered: every subtask fell back (${names(fallbacks)})` }
+    : { send: true, reason: unanswered.length === 0 ? 'all subtasks answered' : `sent with unanswered subtasks ${names(unanswered)} (review mode never)` };
+}
+
+/** Adds the `send-reply` job of a drafted ticket; its id is fixed by the ticket's generation, so re-adding is a no-op. */
+async function queueSend(ticket: Ticket, deps: AnswerTicketDeps): Promise<void> {
+  const job = sendReplyJob(deps.config, ticket.id, jobGeneration(ticket), deps.tuning);
+  await produce(deps.redis, () => deps.outbound.add(job.name, job.data, job.opts));
+}
+
+/**
+ * The earlier tickets of the ticket's thread. The poller links a follow-up to its conversation when it creates the
+ * ticket; for a ticket created before its parent was known (both in one poll), the thread index is asked again
+ * here over In-Reply-To and References.
+ */
+async function conversationOf(ticket: Ticket, deps: AnswerTicketDeps): Promise<ConversationEntry[]> {
+  const { store } = deps;
+  if (ticket.conversationId !== ticket.id) return store.conversationHistory(ticket.id, { limit: CONVERSATION_LIMIT });
+  const refs = threadRefs(ticket);
+  if (refs.length === 0) return [];
+  const root = await store.findConversation(refs);
+  if (!root || root === ticket.id) return [];
+  // The ticket is not in the root's conversation set; read that set up to this ticket's creation.
+  const key = store.keys().conversation(root);
+  const ids = await deps.redis.zrevrangebyscore(key, Date.parse(ticket.createdAt), '-inf', 'LIMIT', 0, CONVERSATION_LIMIT);
+  const tickets = (await Promise.all(ids.filter((id) => id !== ticket.id).map((id) => store.get(id)))).filter((t): t is Ticket => !!t);
+  return tickets.reverse().map((t) => ({
+    ticketId: t.id,
+    createdAt: t.createdAt,
+    from: t.from,
+    subject: t.subject,
+    question: t.question,
+    state: t.state,
+    ...(t.state === 'sent' && t.draft !== undefined ? { reply: t.draft } : {}),
+    ...(t.outbound?.sentAt ? { repliedAt: t.outbound.sentAt } : {}),
+  }));
+}
+
+/** The thread as plain text for the agent's `<earlier_conversation>` block, oldest first; '' for none. */
+export function formatConversation(entries: readonly ConversationEntry[]): string {
+  return entries
+    .map((e) => {
+      const parts = [`[${e.createdAt}] Customer <${e.from}> — Subject: ${e.subject}\n${e.question.trim()}`];
+      if (e.reply) parts.push(`[${e.repliedAt ?? 'sent'}] Our reply:\n${e.reply.trim()}`);
+      return parts.join('\n\n');
+    })
+    .join('\n\n---\n\n');
+}
+
+function skippedAfterRace(err: TicketConflictError, ticketId: string, log: Logger): AnswerOutcome {
+  // Another worker or a person moved the ticket between our read and our write; theirs is the newer decision.
+  log.info({ state: err.actual }, 'Ticket changed concurrently; leaving it to the other writer');
+  return { outcome: 'skipped', ticketId, state: err.actual ?? 'received' };
+}
+
+/**
+ * The error to hand BullMQ: `UnrecoverableError` for failures no retry can fix, the original error otherwise
+ * (transient by default, so an unknown failure is retried rather than given up on at once).
+ */
+export function toJobError(err: unknown): Error {
+  if (err instanceof UnrecoverableError) return err;
+  const error = err instanceof Error ? err : new Error(String(err));
+  if (isPermanent(error)) {
+    const permanent = new UnrecoverableError(error.message);
+    permanent.cause = error;
+    return permanent;
+  }
+  return error;
+}
+
+function isPermanent(err: Error): boolean {
+  if (
+    err instanceof EmptyQuestionError ||
+    err instanceof MailParseError ||
+    err instanceof TicketNotFoundError ||
+    err instanceof IllegalTransitionError ||
+    err instanceof PromptConfigError ||
+    err.name === 'GraphRecursionError'
+  ) {
+    return true;
+  }
+  // The LLM server refused the request itself (bad request, auth, unknown model): the same request fails again.
+  // 408 (timeout), 409 (conflict) and 429 (rate limit) are the server asking us to come back later.
+  if (err instanceof APIError && typeof err.status === 'number') {
+    return err.status >= 400 && err.status < 500 && ![408, 409, 429].includes(err.status);
+  }
+  return false;
+}

@@ -1,0 +1,205 @@
+/**
+ * `send-reply` (queue `outbound`): mails a ticket's drafted or approved reply, exactly once.
+ *
+ * How "exactly once" is kept:
+ * 1. Our Message-ID is generated, stored on the ticket (`outbound.messageId`) and linked in the thread index
+ *    before anything is sent, so every retry sends the same Message-ID and a follow-up naming our reply finds its
+ *    conversation even if the process dies right after the server accepted the mail.
+ * 2. The ticket moves to `sending` (a compare-and-set claim) before the SMTP transaction. A job that finds its ticket
+ *    already `sending` cannot know whether the server accepted the mail before the process died, so it parks the
+ *    ticket for a person to confirm instead of risking a second copy.
+ * 3. When the server did not accept the mail (SMTP 4xx, connection failure) the ticket goes back to where it was
+ *    (`drafted` or `approved`) and the job throws, so BullMQ retries with backoff up to SENDER_ATTEMPTS. When the
+ *    server refused it for good (5xx) the ticket is parked with the server's words and the job fails without retry.
+ * 4. On acceptance the ticket becomes `sent` with the server's response.
+ */
+import { UnrecoverableError } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Config } from '../src/config.js';
+import { isSyntheticMessageId } from '../src/mail/ingest.js';
+import { createLogger, type Logger } from '../src/logger.js';
+import { composeReply, newMessageId, type OriginalMail } from '../src/mail/compose-reply.js';
+import { SmtpSendError, classifySmtpError, type SmtpTransport } from '../src/mail/smtp-transport.js';
+import { produce } from '../src/queues/connection.js';
+import type { SendReplyData } from '../src/queues/payloads.js';
+import { normalizeMessageId, type OutboundInfo, type Ticket } from '../src/tickets/ticket.js';
+import { TicketConflictError, type TicketStore } from '../src/tickets/ticket-store.js';
+
+export type { SendReplyData };
+
+/** Actor name of the history entries this job writes. */
+export const SENDER_ACTOR = 'sender';
+
+/** Reason of a ticket found in `sending` by a new attempt. */
+export const MAYBE_SENT_REASON =
+  'may already have been sent: a send attempt was interrupted after the reply was handed to the SMTP server; check the recipient or the server log before approving it again';
+
+/** What the handler runs against. */
+export interface SendReplyDeps {
+  config: Pick<Config, 'MAIL_FROM'>;
+  store: TicketStore;
+  /** Producer connection of the store, so Redis outages surface as `RedisUnavailableError`. */
+  redis: Redis;
+  smtp: Pick<SmtpTransport, 'send'>;
+  logger?: Logger;
+}
+
+/** The attempt being run, from the BullMQ job. */
+export interface SendAttemptInfo {
+  attemptsMade: number;
+  attempts: number;
+}
+
+/** What one run did, returned as the job's result. */
+export type SendOutcome =
+  | { outcome: 'sent'; ticketId: string; messageId: string; response: string }
+  | { outcome: 'parked'; ticketId: string; reason: string }
+  | { outcome: 'skipped'; ticketId: string; state: Ticket['state'] };
+
+/** Runs the `send-reply` job for `data.ticketId`; see the module comment. */
+export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attempt: SendAttemptInfo): Promise<SendOutcome> {
+  const { store } = deps;
+  const log = (deps.logger ?? createLogger('send-reply')).child({ ticketId: data.ticketId, attempt: attempt.attemptsMade + 1 });
+  if (!deps.config.MAIL_FROM) throw new UnrecoverableError('MAIL_FROM is not set; the sender cannot send replies');
+  const ticket = await produce(deps.redis, () => store.get(data.ticketId));
+  if (!ticket) throw new UnrecoverableError(`ticket ${data.ticketId} does not exist`);
+
+  if (ticket.state === 'sending') {
+    await park(store, ticket.id, 'sending', MAYBE_SENT_REASON, log);
+    return { outcome: 'parked', ticketId: ticket.id, reason: MAYBE_SENT_REASON };
+  }
+  if (ticket.state !== 'drafted' && ticket.state !== 'approved') {
+    // Sent already, or a person took the ticket over: this job (a duplicate or an old round) has nothing to do.
+    log.info({ state: ticket.state }, 'Ticket is not waiting to be sent; nothing to do');
+    return { outcome: 'skipped', ticketId: ticket.id, state: ticket.state };
+  }
+  const from = ticket.state;
+  if (!ticket.draft?.trim()) {
+    const reason = 'nothing to send: the ticket has no draft';
+    await park(store, ticket.id, from, reason, log);
+    throw new UnrecoverableError(reason);
+  }
+
+  // 1. Our Message-ID, stored and linked before the mail can leave.
+  const automatic = from === 'drafted';
+  const outbound: OutboundInfo = {
+    ...ticket.outbound,
+    messageId: ticket.outbound?.messageId ?? newMessageId(deps.config.MAIL_FROM),
+    autoSubmitted: automatic,
+  };
+  if (automatic) delete outbound.approvedBy;
+  await store.update(ticket.id, { outbound }, { ifState: [from] });
+  await store.linkMessageId(outbound.messageId, ticket.id);
+
+  // 2. The claim.
+  let claimed: Ticket;
+  try {
+    claimed = await store.transition(ticket.id, { from: [from], to: 'sending', actor: SENDER_ACTOR, note: `attempt ${attempt.attemptsMade + 1}` });
+  } catch (err) {
+    if (err instanceof TicketConflictError) {
+      log.info({ state: err.actual }, 'Ticket changed concurrently; leaving it to the other writer');
+      return { outcome: 'skipped', ticketId: ticket.id, state: err.actual ?? from };
+    }
+    throw err;
+  }
+
+  const mail = composeReply({
+    original: originalOf(claimed),
+    answer: claimed.draft ?? '',
+    from: deps.config.MAIL_FROM,
+    messageId: outbound.messageId,
+    automatic,
+  });
+
+  let response: string;
+  try {
+    response = (await deps.smtp.send(mail)).response;
+  } catch (err) {
+    const failure = err instanceof SmtpSendError ? err : classifySmtpError(err);
+    return handleSmtpFailure(failure, claimed, from, outbound, deps, attempt, log);
+  }
+
+  // 4. Accepted. If this write fails the next attempt finds `sending` and parks: never a second copy.
+  await store.transition(ticket.id, {
+    from: ['sending'],
+    to: 'sent',
+    actor: SENDER_ACTOR,
+    note: response,
+    patch: { outbound: { ...outbound, sentAt: new Date().toISOString(), smtpResponse: response }, reason: null },
+  });
+  log.info({ messageId: outbound.messageId, response, automatic }, 'Reply sent');
+  return { outcome: 'sent', ticketId: ticket.id, messageId: outbound.messageId, response };
+}
+
+async function handleSmtpFailure(
+  failure: SmtpSendError,
+  ticket: Ticket,
+  from: 'drafted' | 'approved',
+  outbound: OutboundInfo,
+  deps: SendReplyDeps,
+  attempt: SendAttemptInfo,
+  log: Logger,
+): Promise<never> {
+  const { store } = deps;
+  const lastAttempt = attempt.attemptsMade + 1 >= attempt.attempts;
+  const withResponse: OutboundInfo = { ...outbound, ...(failure.response ? { smtpResponse: failure.response } : {}) };
+  if (failure.kind === 'permanent' || lastAttempt) {
+    const reason =
+      failure.kind === 'permanent'
+        ? `SMTP server rejected the reply: ${failure.message}`
+        : `reply not accepted after ${attempt.attempts} attempt(s); last error: ${failure.message}`;
+    await store.transition(ticket.id, { from: ['sending'], to: 'parked', actor: SENDER_ACTOR, note: reason, patch: { reason, outbound: withResponse } });
+    log.warn({ reason }, 'Reply parked for a person');
+    if (failure.kind === 'permanent') {
+      const permanent = new UnrecoverableError(reason);
+      permanent.cause = failure;
+      throw permanent;
+    }
+    throw failure;
+  }
+  // 3. Not accepted: back to the state it came from, so the next attempt can claim it again.
+  await store.transition(ticket.id, {
+    from: ['sending'],
+    to: from,
+    actor: SENDER_ACTOR,
+    note: `not accepted, will retry: ${failure.message}`,
+    patch: { outbound: withResponse },
+  });
+  log.warn({ err: failure.message }, 'Reply not accepted; BullMQ retries it with backoff');
+  throw failure;
+}
+
+/**
+ * Parks a ticket the sender gave up on, if it is still the sender's (drafted, approved or sending): used by the
+ * handler and by the worker's `failed` listener for failures the handler never saw (a job that stalled too often).
+ */
+export async function parkUnsent(store: TicketStore, ticketId: string, reason: string, log: Logger): Promise<void> {
+  try {
+    const ticket = await store.get(ticketId);
+    if (!ticket || !['drafted', 'approved', 'sending'].includes(ticket.state)) return;
+    // A ticket left in `sending` may have gone out; say so rather than the generic reason.
+    const why = ticket.state === 'sending' ? `${MAYBE_SENT_REASON} (${reason})` : reason;
+    await park(store, ticketId, ticket.state, why, log);
+  } catch (err) {
+    log.error({ err, reason }, 'Could not park the ticket after the sender failed; it stays where it is');
+  }
+}
+
+async function park(store: TicketStore, ticketId: string, from: Ticket['state'], reason: string, log: Logger): Promise<void> {
+  await store.transition(ticketId, { from: [from], to: 'parked', actor: SENDER_ACTOR, note: reason, patch: { reason } });
+  log.warn({ reason }, 'Reply parked for a person');
+}
+
+/** What {@link composeReply} needs of the customer's mail, from the ticket. */
+function originalOf(ticket: Ticket): OriginalMail {
+  // A made-up Message-ID (mail that had none) names no real mail, so it must not appear in our threading headers.
+  const real = !isSyntheticMessageId(ticket.messageId);
+  return {
+    ...(real ? { messageId: normalizeMessageId(ticket.messageId) } : {}),
+    subject: ticket.subject,
+    references: ticket.references.map(normalizeMessageId).filter(Boolean),
+    from: ticket.fromName ? `${ticket.fromName} <${ticket.from}>` : ticket.from,
+    replyTo: ticket.replyTo,
+    text: ticket.question,
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * The SMTP side of the sender: one pooled nodemailer transport built from the SMTP_* variables, a readiness check,
+ * and the classification of SMTP failures into "the server refused this mail for good" and "try again later".
+ *
+ * Exactly-once is decided by the sender job and the ticket's `sending` claim, not here. Two transport settings keep
+ * nodemailer from second-guessing that: the pool never requeues a message on its own (`maxRequeues: 0`), because a
+ * connection that closes after DATA may have delivered the mail already, and retries are left to BullMQ's backoff.
+ */
+import nodemailer from 'nodemailer';
+import type { Config } from '../config.js';
+import type { ReplyMail } from './compose-reply.js';
+
+/** Where the transport connects, for log lines: host, port, TLS and the user (never the password). */
+export function describeSmtp(config: Pick<Config, 'SMTP_HOST' | 'SMTP_PORT' | 'SMTP_SECURE' | 'SMTP_USER'>): string {
+  const scheme = config.SMTP_SECURE ? 'smtps' : 'smtp';
+  const user = config.SMTP_USER ? `${config.SMTP_USER}:***@` : '';
+  return `${scheme}://${user}${config.SMTP_HOST ?? '(SMTP_HOST unset)'}:${config.SMTP_PORT}`;
+}
+
+/** What the SMTP server said when it accepted a reply. */
+export interface SmtpAcceptance {
+  /** The server's final response line, e.g. `250 2.0.0 OK: queued as 4F2A`. */
+  response: string;
+  /** Recipients the server accepted. */
+  accepted: string[];
+}
+
+/** How an SMTP failure should be handled. */
+export type SmtpFailureKind = 'permanent' | 'temporary';
+
+/** An SMTP failure with its classification and the server's words, for the ticket and the log. */
+export class SmtpSendError extends Error {
+  constructor(
+    message: string,
+    /** `permanent`: the server refused the mail for good (5xx); `temporary`: not accepted, may work later. */
+    readonly kind: SmtpFailureKind,
+    /** The SMTP reply code, when the server answered; absent for connection failures. */
+    readonly responseCode: number | undefined,
+    /** The server's response text, when it answered. */
+    readonly response: string | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'SmtpSendError';
+  }
+}
+
+interface NodemailerLikeError extends Error {
+  code?: string;
+  responseCode?: number;
+  response?: string;
+  command?: string;
+}
+
+/**
+ * Classifies a nodemailer error. RFC 5321: 5yz is a permanent rejection, 4yz transient. 503 (bad sequence of
+ * commands) is about the session, not the message, so it is retried on a new connection. Errors without a reply
+ * code (refused connection, timeout, TLS) mean the mail was not accepted and are retried. Authentication failures
+ * (535) are treated as temporary: they are a configuration problem of ours that an admin fixes, and parking every
+ * reply of the meantime would bury the operator in tickets that only need resending.
+ */
+export function classifySmtpError(err: unknown): SmtpSendError {
+  if (err instanceof SmtpSendError) return err;
+  const e = (err instanceof Error ? err : new Error(String(err))) as NodemailerLikeError;
+  const code = typeof e.responseCode === 'number' ? e.responseCode : undefined;
+  const response = typeof e.response === 'string' ? e.response.trim() : undefined;
+  const permanent = code !== undefined && code >= 500 && code < 600 && code !== 503 && e.code !== 'EAUTH';
+  const what = response ?? e.message;
+  const message = code !== undefined ? `SMTP server answered ${what.startsWith(String(code)) ? what : `${code} ${what}`}` : `SMTP failure: ${e.message}`;
+  return new SmtpSendError(message, permanent ? 'permanent' : 'temporary', code, response, { cause: err });
+}
+
+/** The sender's view of SMTP. */
+export interface SmtpTransport {
+  /** Masked description of the server, for log lines. */
+  readonly where: string;
+  /** Sends one reply; resolves when the server accepted it, rejects with {@link SmtpSendError}. */
+  send(mail: ReplyMail): Promise<SmtpAcceptance>;
+  /** Connects and authenticates without sending (readiness); rejects with {@link SmtpSendError}. */
+  verify(): Promise<void>;
+  /** Closes pooled connections. */
+  close(): void;
+}
+
+/** Options of {@link createSmtpTransport}. */
+export interface SmtpTransportOptions {
+  /** Connections kept open to the server. */
+  maxConnections?: number;
+  /** Connect/greeting timeout in milliseconds. */
+  connectionTimeoutMs?: number;
+  /** Socket inactivity timeout in milliseconds. */
+  socketTimeoutMs?: number;
+}
+
+/**
+ * A pooled SMTP transport from SMTP_HOST, SMTP_PORT, SMTP_SECURE, SMTP_USER and SMTP_PASSWORD. STARTTLS is used when
+ * the server offers it (SMTP_SECURE=false); authentication only when SMTP_USER is set.
+ */
+export function createSmtpTransport(
+  config: Pick<Config, 'SMTP_HOST' | 'SMTP_PORT' | 'SMTP_SECURE' | 'SMTP_USER' | 'SMTP_PASSWORD'>,
+  options: SmtpTransportOptions = {},
+): SmtpTransport {
+  if (!config.SMTP_HOST) throw new TypeError('createSmtpTransport: SMTP_HOST is not set');
+  const transporter = nodemailer.createTransport({
+    pool: true,
+    host: config.SMTP_HOST,
+    port: config.SMTP_PORT,
+    secure: config.SMTP_SECURE,
+    ...(config.SMTP_USER ? { auth: { user: config.SMTP_USER, pass: config.SMTP_PASSWORD ?? '' } } : {}),
+    maxConnections: options.maxConnections ?? 2,
+    // See the module comment: a requeue after a dropped connection could deliver the mail twice.
+    maxRequeues: 0,
+    connectionTimeout: options.connectionTimeoutMs ?? 30_000,
+    greetingTimeout: options.connectionTimeoutMs ?? 30_000,
+    socketTimeout: options.socketTimeoutMs ?? 120_000,
+    logger: false,
+  });
+  return {
+    where: describeSmtp(config),
+    async send(mail: ReplyMail): Promise<SmtpAcceptance> {
+      try {
+        const info = await transporter.sendMail({
+          from: mail.from,
+          to: mail.to,
+          subject: mail.subject,
+          messageId: mail.messageId,
+          ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo } : {}),
+          ...(mail.references ? { references: mail.references } : {}),
+          text: mail.text,
+          headers: mail.headers,
+          // UTF-8 throughout: Japanese replies must stay readable in every client.
+          textEncoding: 'base64',
+        });
+        return { response: String(info.response ?? ''), accepted: (info.accepted ?? []).map(String) };
+      } catch (err) {
+        throw classifySmtpError(err);
+      }
+    },
+    async verify(): Promise<void> {
+      try {
+        await transporter.verify();
+      } catch (err) {
+        throw classifySmtpError(err);
+      }
+    },
+    close(): void {
+      transporter.close();
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * The agent-worker role: a BullMQ worker on `tickets` running `answer-ticket`, AGENT_CONCURRENCY tickets at once.
+ *
+ * Reindexing (the `maintenance` queue) is not run here but by its own role (`src/queues/maintenance.ts`,
+ * `npm run scheduler`), which `npm start` includes: a rebuild then never competes with tickets for this worker's
+ * event loop, and the one-at-a-time rule for rebuilds lives in one place. Agent workers pick up a new index through
+ * the search backends' atomic switch.
+ */
+import type { Worker } from 'bullmq';
+import { answerTicket, parkAfterFailure } from '../../jobs/answer-ticket.js';
+import { createLogger } from '../logger.js';
+import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
+import type { RoleHandle } from './lifecycle.js';
+import type { Services } from './services.js';
+import { AGENT_WORKER_TIMINGS, bullmqTimings, type WorkerTimings } from './worker-timings.js';
+
+/** Options of {@link startAgentWorker}; everything else comes from the configuration. */
+export interface AgentWorkerOptions {
+  /** Overrides AGENT_CONCURRENCY. */
+  concurrency?: number;
+  /** Overrides of {@link AGENT_WORKER_TIMINGS} (tests lower them). */
+  timings?: Partial<WorkerTimings>;
+}
+
+/**
+ * Starts the agent-worker role. Waits for Redis (logging while it is unreachable); the returned handle's `stop`
+ * lets running jobs finish (`worker.close()`), after which the process may close the shared services.
+ */
+export async function startAgentWorker(services: Services, options: AgentWorkerOptions = {}): Promise<RoleHandle> {
+  const { config } = services;
+  const logger = createLogger('agent-worker');
+  const timings = { ...AGENT_WORKER_TIMINGS, ...options.timings };
+  const [redis, store, queues] = [await services.producer(), await services.store(), await services.queues()];
+  const agent = services.agent();
+  const deps = { config, store, redis, outbound: queues.outbound, agent, tuning: services.tuning, logger };
+
+  const ticketHandlers: HandlerMap<'tickets'> = {
+    'answer-ticket': (job, data, context) =>
+      answerTicket(data, deps, {
+        attemptsMade: job.attemptsMade,
+        attempts: job.opts.attempts ?? 1,
+        ...(context.signal ? { signal: context.signal } : {}),
+      }),
+  };
+  const workers: Worker[] = [];
+  workers.push(
+    createQueueWorker({
+      queueName: 'tickets',
+      handlers: ticketHandlers,
+      connection: services.workerConnection(),
+      prefix: config.QUEUE_PREFIX,
+      concurrency: options.concurrency ?? config.AGENT_CONCURRENCY,
+      logger,
+      // The handler parks on the failures it sees; this catches the ones it cannot (a job that stalled too often).
+      onFailed: async (job, error, { final }) => {
+        if (!final || !job) return;
+        const ticketId = (job.data as { ticketId?: unknown }).ticketId;
+        if (typeof ticketId === 'string') await parkAfterFailure(store, ticketId, `agent job failed for good: ${error.message}`, logger);
+      },
+      workerOptions: bullmqTimings(timings),
+    }),
+  );
+
+  logger.info(
+    { concurrency: options.concurrency ?? config.AGENT_CONCURRENCY, reviewMode: config.REVIEW_MODE, ...timings },
+    'Agent worker waiting for tickets',
+  );
+  let stopping: Promise<void> | undefined;
+  return {
+    name: 'agent-worker',
+    stop: () => (stopping ??= Promise.all(workers.map((w) => w.close())).then(() => undefined)),
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * The body of every process entry file in `workers/`: load the configuration (one message naming every bad
+ * variable, exit 2), set up logging, build the shared {@link Services}, start the roles with `runRoles` and stop
+ * them on SIGTERM/SIGINT — roles first (each lets its active jobs finish), the shared connections last.
+ */
+import { ConfigError, loadConfigOrExit, type Config } from '../config.js';
+import { configureLogging, createLogger } from '../logger.js';
+import { runRoles, type RoleHandle } from './lifecycle.js';
+import { Services, type ServicesOptions } from './services.js';
+
+/** Builds the role starters of a process from its services. */
+export type RoleStarters = (services: Services, config: Config) => Array<() => Promise<RoleHandle>>;
+
+/**
+ * Runs a process made of roles. A role that cannot start (missing SMTP_HOST, a broken PROMPTS_FILE) ends the
+ * process with one line on stderr and exit code 2 for configuration problems, 1 otherwise.
+ */
+export async function runProcess(name: string, roles: RoleStarters, options: Pick<ServicesOptions, 'tuning'> = {}): Promise<void> {
+  const config = loadConfigOrExit();
+  configureLogging(config.LOG_LEVEL);
+  const logger = createLogger(name);
+  const services = new Services(config, { ...options, logger: createLogger('services'), processName: name });
+  const servicesRole = async (): Promise<RoleHandle> => ({ name: 'connections', stop: () => services.close() });
+  try {
+    await runRoles([servicesRole, ...roles(services, config)], { logger });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`${name}: ${message}\n`);
+    logger.debug({ err }, 'start failed');
+    process.exit(err instanceof ConfigError ? 2 : 1);
+  }
+}

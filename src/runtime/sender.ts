@@ -1,0 +1,82 @@
+/**
+ * The sender role: a BullMQ worker on `outbound` running `send-reply`.
+ *
+ * The worker starts only once the SMTP server answered a verify (connect, greeting, STARTTLS, AUTH): while it does
+ * not, replies stay queued instead of using up their SENDER_ATTEMPTS, and one line per try says which server is
+ * unreachable and why. Concurrency equals the transport's pool size, so jobs never queue inside nodemailer.
+ */
+import type { Worker } from 'bullmq';
+import { parkUnsent, sendReply } from '../../jobs/send-reply.js';
+import { requireVariables } from '../config.js';
+import { createLogger } from '../logger.js';
+import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
+import type { RoleHandle } from './lifecycle.js';
+import { retryUntilReady } from './readiness.js';
+import type { Services } from './services.js';
+import { SENDER_TIMINGS, bullmqTimings, type WorkerTimings } from './worker-timings.js';
+
+/** Replies sent in parallel by one sender process (= SMTP connections in the pool). */
+export const SENDER_CONCURRENCY = 2;
+
+/** Options of {@link startSender}. */
+export interface SenderOptions {
+  /** Overrides of {@link SENDER_TIMINGS} (tests lower them). */
+  timings?: Partial<WorkerTimings>;
+  /** First pause between SMTP readiness checks (doubles up to a minute). */
+  readinessRetryMs?: number;
+}
+
+/**
+ * Starts the sender role. Fails at once (a `ConfigError`) when SMTP_HOST or MAIL_FROM is missing; waits for Redis;
+ * starts the worker in the background once SMTP is reachable. `stop` ends the wait or lets sends in flight finish.
+ */
+export async function startSender(services: Services, options: SenderOptions = {}): Promise<RoleHandle> {
+  const { config } = services;
+  requireVariables(config, ['SMTP_HOST', 'MAIL_FROM'], 'sender');
+  const logger = createLogger('sender');
+  const timings = { ...SENDER_TIMINGS, ...options.timings };
+  const [redis, store] = [await services.producer(), await services.store()];
+  const smtp = services.smtp();
+  const deps = { config, store, redis, smtp, logger };
+  const handlers: HandlerMap<'outbound'> = {
+    'send-reply': (job, data) => sendReply(data, deps, { attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1 }),
+  };
+
+  const abort = new AbortController();
+  let worker: Worker | undefined;
+  const started = (async () => {
+    const ready = await retryUntilReady(() => smtp.verify(), {
+      what: `SMTP server ${smtp.where}`,
+      logger,
+      signal: abort.signal,
+      ...(options.readinessRetryMs !== undefined ? { firstDelayMs: options.readinessRetryMs } : {}),
+    });
+    if (!ready) return;
+    worker = createQueueWorker({
+      queueName: 'outbound',
+      handlers,
+      connection: services.workerConnection(),
+      prefix: config.QUEUE_PREFIX,
+      concurrency: SENDER_CONCURRENCY,
+      logger,
+      onFailed: async (job, error, { final }) => {
+        if (!final || !job) return;
+        const ticketId = (job.data as { ticketId?: unknown }).ticketId;
+        if (typeof ticketId === 'string') await parkUnsent(store, ticketId, `send job failed for good: ${error.message}`, logger);
+      },
+      workerOptions: bullmqTimings(timings),
+    });
+    logger.info({ smtp: smtp.where, ...timings }, 'Sender waiting for replies');
+  })().catch((err: unknown) => logger.error({ err }, 'Sender worker could not start'));
+
+  let stopping: Promise<void> | undefined;
+  return {
+    name: 'sender',
+    stop: () =>
+      (stopping ??= (async () => {
+        abort.abort();
+        await started;
+        await worker?.close();
+      })()),
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * The agent worker and the sender against real Redis and a real SMTP receiver, with tickets ingested as the poller
+ * would (no IMAP): the happy path, review modes, the pre-agent checks, retries and parking on failure.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { httpError } from '../support/openai-server.js';
+import { scriptedModel } from '../support/scripted-model.js';
+import {
+  buildMail,
+  customerMessageId,
+  ingest,
+  pipelineEnv,
+  removePrefix,
+  startPipelineServers,
+  startRoles,
+  waitFor,
+  waitForState,
+  type PipelineServers,
+  type RunningRoles,
+} from '../support/pipeline.js';
+
+let servers: PipelineServers;
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  servers = await startPipelineServers();
+});
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+  servers.smtp.clear();
+  servers.smtp.respondWith(undefined);
+  servers.llm.setHandler(scriptedModel());
+  servers.llm.reset();
+});
+afterAll(async () => {
+  await servers?.stop();
+});
+
+async function run(overrides: Record<string, string> = {}, options: Parameters<typeof startRoles>[1] = {}): Promise<RunningRoles> {
+  const config = parseConfig(pipelineEnv(servers, overrides));
+  const running = await startRoles(config, options);
+  cleanups.push(async () => {
+    await running.stop();
+    await removePrefix(servers.redis.url, config.QUEUE_PREFIX);
+  });
+  return running;
+}
+
+const QUESTION = '二段階認証を認証アプリで設定する手順を教えてください。';
+
+describe('agent worker and sender', () => {
+  it('answers a mail once, threaded, with Auto-Submitted', async () => {
+    const running = await run();
+    const messageId = customerMessageId();
+    const { ticketId } = await ingest(running, buildMail({ messageId, from: 'Taro <taro@customer.example>', subject: '二段階認証について', body: QUESTION }));
+    const ticket = await waitForState(running.store, ticketId, ['sent', 'parked', 'failed', 'ignored']);
+    expect(ticket.state, ticket.reason).toBe('sent');
+    const [reply] = await servers.smtp.waitFor(1);
+    expect(reply!.envelope.to).toEqual(['taro@customer.example']);
+    expect(reply!.subject).toBe('Re: 二段階認証について');
+    expect(reply!.parsed.inReplyTo).toBe(messageId);
+    expect(reply!.headers.get('auto-submitted')).toBe('auto-replied');
+    expect(reply!.parsed.messageId).toBe(ticket.outbound?.messageId);
+    expect(reply!.text).toContain('お問い合わせいただきありがとうございます');
+  });
+
+  it.each([
+    ['always', {}, 'review mode always'],
+    ['auto', { forceIncomplete: (): boolean => true }, 'not fully answered (review mode auto): unanswered subtasks'],
+    ['never', { forceIncomplete: (): boolean => true }, 'nothing could be answered: every subtask fell back'],
+  ] as const)('REVIEW_MODE=%s parks the draft when it must', async (mode, model, reason) => {
+    servers.llm.setHandler(scriptedModel(model));
+    const running = await run({ REVIEW_MODE: mode });
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'hanako@customer.example', subject: '質問', body: QUESTION }));
+    const ticket = await waitForState(running.store, ticketId, ['parked', 'sent', 'failed']);
+    expect(ticket.state).toBe('parked');
+    expect(ticket.reason).toContain(reason);
+    expect(ticket.draft).toBeTruthy();
+    expect(ticket.agent?.subtasks.length).toBeGreaterThan(0);
+    if (mode !== 'always') expect(ticket.agent?.subtasks[0]?.reflectionResults).toHaveLength(3);
+    expect(servers.smtp.attempts).toHaveLength(0);
+  });
+
+  it('parks mail without a question, and mail over the per-sender hourly limit', async () => {
+    const running = await run({ AUTO_REPLY_LIMIT_PER_HOUR: '1' });
+    const empty = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'a@customer.example', subject: '', body: '' }));
+    expect((await waitForState(running.store, empty.ticketId, ['parked', 'sent'])).reason).toBe('no question: empty subject and body');
+
+    const first = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'b@customer.example', subject: '質問1', body: QUESTION }));
+    expect((await waitForState(running.store, first.ticketId, ['parked', 'sent'])).state).toBe('sent');
+    const second = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'B@customer.example', subject: '質問2', body: QUESTION }));
+    const parked = await waitForState(running.store, second.ticketId, ['parked', 'sent']);
+    expect(parked.state).toBe('parked');
+    expect(parked.reason).toMatch(/^auto-reply limit reached: 1 automatic replies to b@customer.example/);
+    expect(servers.smtp.messages).toHaveLength(1);
+  });
+
+  it('retries temporary LLM failures and answers once', async () => {
+    let plans = 0;
+    servers.llm.setHandler(scriptedModel({ override: (call) => (call.kind === 'plan' && ++plans <= 2 ? httpError(503) : undefined) }));
+    const running = await run();
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'c@customer.example', subject: '質問', body: QUESTION }));
+    const ticket = await waitForState(running.store, ticketId, ['sent', 'parked']);
+    expect(ticket.state).toBe('sent');
+    expect(plans).toBe(3);
+    // Attempt 1 claimed the ticket; attempts 2 and 3 re-entered it.
+    expect(ticket.history.filter((h) => h.to === 'processing').map((h) => h.from)).toEqual(['received', 'processing', 'processing']);
+    expect(servers.smtp.messages).toHaveLength(1);
+  });
+
+  it('parks the ticket with the error when the attempts are used up, or at once for a permanent error', async () => {
+    servers.llm.setHandler(scriptedModel({ override: (call) => (call.kind === 'plan' ? httpError(500, { message: 'model overloaded' }) : undefined) }));
+    const running = await run({ AGENT_ATTEMPTS: '2' });
+    const temporary = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'd@customer.example', subject: '質問', body: QUESTION }));
+    const exhausted = await waitForState(running.store, temporary.ticketId, ['parked', 'sent']);
+    expect(exhausted.reason).toMatch(/^agent failed 2 time\(s\); last error: .*model overloaded/);
+
+    servers.llm.reset();
+    servers.llm.setHandler(scriptedModel({ override: (call) => (call.kind === 'plan' ? httpError(400, { message: 'unknown model' }) : undefined) }));
+    const permanent = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'e@customer.example', subject: '質問', body: QUESTION }));
+    const parked = await waitForState(running.store, permanent.ticketId, ['parked', 'sent']);
+    expect(parked.reason).toMatch(/^agent failed permanently: .*unknown model/);
+    expect(servers.llm.chatRequests()).toHaveLength(1);
+    expect(servers.smtp.attempts).toHaveLength(0);
+  });
+
+  it('does nothing for a duplicate job of a ticket already answered', async () => {
+    const running = await run();
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'f@customer.example', subject: '質問', body: QUESTION }));
+    await waitForState(running.store, ticketId, ['sent']);
+    const requests = servers.llm.chatRequests().length;
+    const queues = await running.services.queues();
+    const job = await queues.tickets.add('answer-ticket', { ticketId }, { jobId: `answer-${ticketId}-dup` });
+    await waitFor(async () => (await job.isCompleted()) && true, 'the duplicate job to complete');
+    expect((await queues.tickets.getJob(job.id!))?.returnvalue).toMatchObject({ outcome: 'skipped', state: 'sent' });
+    expect(servers.llm.chatRequests()).toHaveLength(requests);
+    expect(servers.smtp.messages).toHaveLength(1);
+  });
+});

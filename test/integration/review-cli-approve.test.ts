@@ -1,0 +1,108 @@
+/**
+ * `npm run review` as an operator uses it, spawned as a child process against real Redis: a draft parked in
+ * `auto` mode is listed, shown, approved with an edited reply file and arrives without Auto-Submitted; rejecting,
+ * unknown ids and forbidden transitions give one clear line.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { scriptedModel } from '../support/scripted-model.js';
+import {
+  buildMail,
+  customerMessageId,
+  ingest,
+  pipelineEnv,
+  removePrefix,
+  runNpm,
+  startPipelineServers,
+  startRoles,
+  waitForState,
+  type PipelineServers,
+  type RunningRoles,
+} from '../support/pipeline.js';
+
+let servers: PipelineServers;
+let running: RunningRoles;
+let env: Record<string, string>;
+let dir: string;
+
+beforeAll(async () => {
+  servers = await startPipelineServers();
+  // Every subtask fails its self-check three times: the draft is incomplete and `auto` mode parks it.
+  servers.llm.setHandler(scriptedModel({ forceIncomplete: () => true }));
+  env = pipelineEnv(servers, { REVIEW_MODE: 'auto' });
+  running = await startRoles(parseConfig(env));
+  dir = await mkdtemp(path.join(tmpdir(), 'review-cli-'));
+});
+afterAll(async () => {
+  await running?.stop();
+  if (servers) await removePrefix(servers.redis.url, env.QUEUE_PREFIX!);
+  await servers?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const review = (...args: string[]) => runNpm(['run', 'review', '--', ...args], env);
+
+describe('npm run review', () => {
+  it('lists, shows and approves a parked draft with an edited reply, which goes out without Auto-Submitted', async () => {
+    const messageId = customerMessageId('review');
+    const { ticketId } = await ingest(running, buildMail({ messageId, from: 'Kana <kana@customer.example>', subject: 'ライセンスについて', body: 'ライセンスの更新方法を教えてください。' }));
+    const parked = await waitForState(running.store, ticketId, ['parked', 'sent']);
+    expect(parked.state).toBe('parked');
+    expect(parked.reason).toMatch(/^not fully answered \(review mode auto\): unanswered subtasks 「.+」/);
+
+    // Three read-only commands at once: each is a separate process, and they must not disturb each other.
+    const [list, table, show] = await Promise.all([review('list', '--state', 'parked', '--json'), review('list'), review('show', ticketId)]);
+    expect(list.code, list.stderr).toBe(0);
+    const rows = JSON.parse(list.stdout) as Array<Record<string, unknown>>;
+    expect(rows).toContainEqual(
+      expect.objectContaining({ id: ticketId, messageId, from: 'kana@customer.example', subject: 'ライセンスについて', state: 'parked', reason: parked.reason }),
+    );
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(new RegExp(`${ticketId.slice(0, 12)}\\s+parked`));
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain('ライセンスの更新方法を教えてください。');
+    expect(show.stdout).toContain('NOT FOUND (fallback)');
+    expect(show.stdout).toContain('Reflection 3: not enough');
+    expect(show.stdout).toContain('── History');
+
+    const replyFile = path.join(dir, 'reply.txt');
+    const edited = 'カナ様\n\nライセンスの更新は「管理」→「契約」から行えます。\n\nXYZ サポート';
+    await writeFile(replyFile, edited, 'utf8');
+    const approve = await review('approve', ticketId, '--reply-file', replyFile, '--by', 'suzuki');
+    expect(approve.code, approve.stderr).toBe(0);
+    expect(approve.stdout).toContain(`approved ${ticketId}`);
+
+    const sent = await waitForState(running.store, ticketId, ['sent', 'parked']);
+    expect(sent.state, sent.reason).toBe('sent');
+    expect(sent.outbound).toMatchObject({ approvedBy: 'suzuki', autoSubmitted: false });
+    expect(sent.history.find((h) => h.to === 'approved')?.actor).toBe('operator:suzuki');
+    const [mail] = await servers.smtp.waitFor(1);
+    expect(mail!.parsed.inReplyTo).toBe(messageId);
+    expect(mail!.text).toContain('ライセンスの更新は「管理」→「契約」から行えます。');
+    expect(mail!.headers.has('auto-submitted')).toBe(false);
+
+    // Approving again is a forbidden transition: one line, no second mail.
+    const again = await review('approve', ticketId);
+    expect(again.code).toBe(1);
+    expect(again.stderr.trim()).toBe(`review: cannot approve ticket ${ticketId}: it is sent, and only parked tickets can be approved`);
+    expect(servers.smtp.messages).toHaveLength(1);
+    // Each command is a fresh Node process under tsx; on a loaded CI machine that is seconds apiece.
+  }, 90_000);
+
+  it('rejects a parked ticket, and names an unknown ticket in one line', async () => {
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId('rej'), from: 'spam@customer.example', subject: '宣伝', body: '新商品のご案内です。' }));
+    await waitForState(running.store, ticketId, ['parked']);
+    const reject = await review('reject', ticketId, '--reason', 'advertising');
+    expect(reject.code, reject.stderr).toBe(0);
+    const rejected = await running.store.require(ticketId);
+    expect(rejected).toMatchObject({ state: 'rejected', reason: 'advertising' });
+
+    const unknown = await review('show', 'f'.repeat(64));
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr.trim()).toBe(`review: no ticket ${'f'.repeat(64)} (give the 64-character ticket id or the mail's Message-ID)`);
+  }, 60_000);
+});

@@ -1,0 +1,112 @@
+/**
+ * The sender against the real SMTP receiver: a temporary rejection is retried and the reply arrives once; a
+ * permanent rejection parks the ticket with the server's words; a ticket found in `sending` (a crash between the
+ * server's acceptance and our write) is parked for a person instead of being sent again.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { sendReplyJob } from '../../src/queues/job-options.js';
+import { startSender } from '../../src/runtime/sender.js';
+import { jobGeneration } from '../../src/tickets/ticket.js';
+import { replySequence } from '../support/smtp-receiver.js';
+import {
+  FAST_TUNING,
+  buildMail,
+  customerMessageId,
+  ingest,
+  pipelineEnv,
+  removePrefix,
+  startPipelineServers,
+  startRoles,
+  waitForState,
+  type PipelineServers,
+  type RunningRoles,
+} from '../support/pipeline.js';
+
+let servers: PipelineServers;
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  servers = await startPipelineServers();
+});
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+  servers.smtp.clear();
+  servers.smtp.respondWith(undefined);
+});
+afterAll(async () => {
+  await servers?.stop();
+});
+
+async function run(overrides: Record<string, string> = {}, options: Parameters<typeof startRoles>[1] = {}): Promise<RunningRoles> {
+  const config = parseConfig(pipelineEnv(servers, overrides));
+  const running = await startRoles(config, options);
+  cleanups.push(async () => {
+    await running.stop();
+    await removePrefix(servers.redis.url, config.QUEUE_PREFIX);
+  });
+  return running;
+}
+
+function mail(tag: string): Buffer {
+  return buildMail({ messageId: customerMessageId(tag), from: `${tag}@customer.example`, subject: 'パスワードについて', body: 'パスワードの条件を教えてください。' });
+}
+
+describe('sender', () => {
+  it('retries after 451 and delivers exactly one reply', async () => {
+    servers.smtp.respondWith(replySequence({ code: 451, message: '4.7.1 Greylisted, try again later' }));
+    const running = await run();
+    const { ticketId } = await ingest(running, mail('grey'));
+    const ticket = await waitForState(running.store, ticketId, ['sent', 'parked']);
+    expect(ticket.state, ticket.reason).toBe('sent');
+    expect(servers.smtp.attempts.map((a) => a.reply.code)).toEqual([451, 250]);
+    expect(servers.smtp.messages).toHaveLength(1);
+    // Both attempts carried the same Message-ID, stored before the first one.
+    const ids = servers.smtp.attempts.map((a) => /^Message-ID:\s*(\S+)/im.exec(a.raw.toString('utf8'))?.[1]);
+    expect(ids).toEqual([ticket.outbound?.messageId, ticket.outbound?.messageId]);
+    expect(ticket.outbound?.smtpResponse).toMatch(/^250/);
+    expect(ticket.history.map((h) => h.to)).toEqual(['received', 'processing', 'drafted', 'sending', 'drafted', 'sending', 'sent']);
+  });
+
+  it('parks the ticket with the server message on 550, without retrying', async () => {
+    servers.smtp.respondWith(() => ({ code: 550, message: '5.1.1 Mailbox does not exist' }));
+    const running = await run();
+    const { ticketId } = await ingest(running, mail('gone'));
+    const ticket = await waitForState(running.store, ticketId, ['sent', 'parked']);
+    await waitForState(running.store, ticketId, ['parked']);
+    expect(ticket.state).toBe('parked');
+    expect(ticket.reason).toContain('550');
+    expect(ticket.reason).toContain('Mailbox does not exist');
+    expect(servers.smtp.attempts).toHaveLength(1);
+    expect(servers.smtp.messages).toHaveLength(0);
+  });
+
+  it('parks the reply after SENDER_ATTEMPTS temporary failures', async () => {
+    servers.smtp.respondWith(() => ({ code: 421, message: '4.3.2 System not accepting messages' }));
+    const running = await run({ SENDER_ATTEMPTS: '2' });
+    const { ticketId } = await ingest(running, mail('busy'));
+    await waitForState(running.store, ticketId, ['parked'], 10_000);
+    const ticket = await running.store.require(ticketId);
+    expect(ticket.reason).toMatch(/^reply not accepted after 2 attempt\(s\); last error: .*421/);
+    expect(servers.smtp.attempts).toHaveLength(2);
+  });
+
+  it('parks a ticket found in sending ("may already have been sent") instead of sending again', async () => {
+    const running = await run({}, { sender: false });
+    const { ticketId } = await ingest(running, mail('crash'));
+    const drafted = await waitForState(running.store, ticketId, ['drafted']);
+    // The state a sender leaves behind when it dies between the server's 250 and writing `sent`.
+    const sending = await running.store.transition(ticketId, { from: ['drafted'], to: 'sending', actor: 'sender', note: 'attempt 1' });
+    expect(jobGeneration(sending)).toBeGreaterThan(jobGeneration(drafted));
+
+    const queues = await running.services.queues();
+    const retry = sendReplyJob(running.services.config, ticketId, jobGeneration(sending), FAST_TUNING);
+    await queues.outbound.add(retry.name, retry.data, retry.opts);
+    const sender = await startSender(running.services, { readinessRetryMs: 200 });
+    cleanups.push(() => sender.stop());
+    const parked = await waitForState(running.store, ticketId, ['parked', 'sent']);
+    expect(parked.state).toBe('parked');
+    expect(parked.reason).toMatch(/^may already have been sent/);
+    expect(servers.smtp.attempts).toHaveLength(0);
+  });
+});
