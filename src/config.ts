@@ -61,7 +61,7 @@ export const VARIABLES = {
   DATA_DIR: {
     schema: str,
     default: './.data',
-    description: 'Directory for the embedded search indexes, the embedding cache and stored raw mail',
+    description: 'Directory for the embedded search indexes and the embedding cache',
     sensitive: false,
     group: 'core',
   },

@@ -1,0 +1,661 @@
+/**
+ * The IMAP side of the poller: one owner of the connection to the support mailbox, which notices new mail (IDLE
+ * plus a safety poll), hands each mail to {@link ingestMessage}, and marks it done only once its job is in Redis.
+ *
+ * Reconnection: imapflow does not reconnect by itself, and a closed ImapFlow cannot be reused, so on `close` the
+ * supervisor builds a new client after a capped exponential backoff and logs one line per attempt naming the server.
+ *
+ * Sync algorithm (per mailbox, state in Redis under {@link mailboxStateKey}):
+ * - Normal run: fetch uid, size and envelope of `lastUid+1:*` and drop uids ≤ lastUid (IMAP answers `n:*` with the
+ *   highest message even when its uid is below n). Every new message is taken, read or not, in uid order: a person
+ *   opening a mail in their client before the poller got to it must not stop it from being answered.
+ * - First run (no state) and UIDVALIDITY change (the server renumbered the mailbox, so stored uids mean nothing):
+ *   only UNSEEN messages up to the current highest uid are taken, so years of read mail are not answered on the first
+ *   start. A message the previous numbering already handled is \Seen (or moved away) and skipped; one that was
+ *   ticketed but not yet marked gets the same ticket id from its Message-ID, so ticket dedupe and the deterministic
+ *   job id keep it to one ticket and one job. The state is written only when the whole resync finished: an
+ *   interrupted resync is simply run again, rather than leaving a lastUid below read mail that would then be taken.
+ * - A message larger than MAX_EMAIL_BYTES is not downloaded; it becomes a parked ticket from its envelope.
+ * - A message is marked \Seen (and moved to IMAP_PROCESSED_MAILBOX when set) and lastUid advanced only after its
+ *   ticket and job are safely in Redis. When Redis fails the sync stops there: nothing further is marked, lastUid
+ *   stays, and the next trigger (IDLE, the safety poll, Redis becoming ready again) retries, so nothing is lost and
+ *   the dedupe above keeps it from being answered twice.
+ * - A message that fails to ingest for another reason (Redis answering with an error, a bug) is retried on the next
+ *   syncs and parked from its envelope after a few failures, so one bad message neither blocks the mailbox nor is lost.
+ * - A refused IMAP command (e.g. the mailbox was deleted and recreated under the session) ends the session; the new
+ *   session re-selects the mailbox and sees the new UIDVALIDITY.
+ *
+ * Syncs are serialised and coalesced: a trigger during a sync causes exactly one more sync after it.
+ *
+ * Key layout (P = QUEUE_PREFIX; no queue is named `imap`):
+ *
+ * | key                              | type | fields                                                            |
+ * |----------------------------------|------|-------------------------------------------------------------------|
+ * | `P:imap:<user>@<host>/<mailbox>` | hash | `uidValidity`, `lastUid`, `lastSuccessfulPollAt` (epoch ms)       |
+ */
+import { ImapFlow, type FetchMessageObject } from 'imapflow';
+import type { Redis } from 'ioredis';
+import { requireVariables, type Config, type VariableName } from '../config.js';
+import { createLogger, type Logger } from '../logger.js';
+import {
+  checkEvictionPolicy,
+  connectProducer,
+  describeConnection,
+  describeRedis,
+  isConnectionError,
+  produce,
+  reconnectDelay,
+  RedisUnavailableError,
+} from '../queues/connection.js';
+import type { JobTuning } from '../queues/job-options.js';
+import { closeAll, createQueues, type Queues } from '../queues/registry.js';
+import type { RoleHandle } from '../runtime/lifecycle.js';
+import { TicketStore } from '../tickets/ticket-store.js';
+import { ingestMessage, parkFromEnvelope, parkOversizeMessage, type IngestDeps, type IngestResult } from './ingest.js';
+
+/** Variables the poller cannot run without; pass to `requireVariables`. */
+export const POLLER_VARIABLES: VariableName[] = ['IMAP_HOST', 'IMAP_USER', 'IMAP_PASSWORD'];
+
+/** The configuration the supervisor reads. */
+export type PollerConfig = Pick<
+  Config,
+  | 'IMAP_HOST'
+  | 'IMAP_PORT'
+  | 'IMAP_SECURE'
+  | 'IMAP_USER'
+  | 'IMAP_PASSWORD'
+  | 'IMAP_MAILBOX'
+  | 'IMAP_POLL_INTERVAL_MS'
+  | 'IMAP_PROCESSED_MAILBOX'
+  | 'MAX_EMAIL_BYTES'
+  | 'AGENT_ATTEMPTS'
+  | 'QUEUE_PREFIX'
+>;
+
+/** Reconnection backoff of the IMAP connection. */
+export interface ReconnectPolicy {
+  /** Delay after the first failure; doubles per further failure. */
+  initialDelayMs: number;
+  /** Cap of the delay. */
+  maxDelayMs: number;
+  /** A connection that stayed up this long counts as good: the next failure starts again at the initial delay. */
+  stableAfterMs: number;
+}
+
+/** Production backoff: 1 s doubling to 60 s, reset after a minute of good connection. */
+export const DEFAULT_RECONNECT: ReconnectPolicy = { initialDelayMs: 1_000, maxDelayMs: 60_000, stableAfterMs: 60_000 };
+
+/**
+ * Idle time before imapflow starts IDLE after our last command. Short, because new mail is only pushed while IDLE
+ * runs; a sync's commands follow each other without pauses, so they are not interrupted by it.
+ */
+const AUTO_IDLE_DELAY_MS = 1_000;
+/** A message that fails to ingest for a reason other than Redis being down is parked after this many tries. */
+const MAX_INGEST_FAILURES = 3;
+
+/** Options of {@link MailboxSupervisor}. */
+export interface MailboxSupervisorOptions {
+  config: PollerConfig;
+  /** Producer connection (fail-fast), shared with the queue and the store. */
+  redis: Redis;
+  store: TicketStore;
+  ticketsQueue: Queues['tickets'];
+  logger?: Logger;
+  reconnect?: Partial<ReconnectPolicy>;
+  /** Job backoff tuning, for tests. */
+  tuning?: JobTuning;
+}
+
+/** What one sync did. */
+export interface SyncReport {
+  /** `incremental` from lastUid, `resync` over UNSEEN mail, `skipped` when not connected or stopping. */
+  mode: 'incremental' | 'resync' | 'skipped';
+  /** Messages considered. */
+  considered: number;
+  queued: number;
+  parked: number;
+  duplicates: number;
+  /** Messages that disappeared (expunged elsewhere) between listing and download. */
+  gone: number;
+  /** Why the sync stopped early; absent when it completed. */
+  error?: string;
+}
+
+/** Identifies the watched mailbox. */
+export interface MailboxIdentity {
+  user: string;
+  host: string;
+  mailbox: string;
+}
+
+/** The Redis hash holding `uidValidity`, `lastUid` and `lastSuccessfulPollAt` of one mailbox. */
+export function mailboxStateKey(prefix: string, id: MailboxIdentity): string {
+  return `${prefix}:imap:${id.user}@${id.host}/${id.mailbox}`;
+}
+
+/** Stored sync state of a mailbox. */
+export interface MailboxState {
+  uidValidity?: string;
+  lastUid?: number;
+  lastSuccessfulPollAt?: Date;
+}
+
+/** Reads the stored sync state of a mailbox (empty object when the poller never ran against it). */
+export async function readMailboxState(redis: Redis, key: string): Promise<MailboxState> {
+  const hash = await redis.hgetall(key);
+  const state: MailboxState = {};
+  if (hash.uidValidity) state.uidValidity = hash.uidValidity;
+  if (hash.lastUid !== undefined && /^\d+$/.test(hash.lastUid)) state.lastUid = Number(hash.lastUid);
+  if (hash.lastSuccessfulPollAt !== undefined && /^\d+$/.test(hash.lastSuccessfulPollAt)) {
+    state.lastSuccessfulPollAt = new Date(Number(hash.lastSuccessfulPollAt));
+  }
+  return state;
+}
+
+/**
+ * When the poller last completed a sync of the configured mailbox, or `undefined` when it never did; for health
+ * checks (`/readyz`) on any process sharing the Redis.
+ */
+export async function readLastSuccessfulPollAt(
+  redis: Redis,
+  config: Pick<Config, 'QUEUE_PREFIX' | 'IMAP_USER' | 'IMAP_HOST' | 'IMAP_MAILBOX'>,
+): Promise<Date | undefined> {
+  if (!config.IMAP_USER || !config.IMAP_HOST) return undefined;
+  const key = mailboxStateKey(config.QUEUE_PREFIX, { user: config.IMAP_USER, host: config.IMAP_HOST, mailbox: config.IMAP_MAILBOX });
+  const at = await redis.hget(key, 'lastSuccessfulPollAt');
+  return at !== null && /^\d+$/.test(at) ? new Date(Number(at)) : undefined;
+}
+
+/** Thrown inside a sync when the IMAP connection cannot carry on (closed, mailbox deselected, a command refused). */
+class ImapStepError extends Error {
+  override readonly name = 'ImapStepError';
+}
+
+/** A sync stopped because Redis could not be written; nothing after it was marked. */
+class RedisStepError extends Error {
+  override readonly name = 'RedisStepError';
+}
+
+const METADATA = { uid: true, size: true, envelope: true } as const;
+
+/** How far a connection attempt got: decides what its failure is called in the log. */
+type ConnectPhase = 'connect' | 'open' | 'selected';
+
+/** The one owner of the IMAP connection to the support mailbox; see the module comment. */
+export class MailboxSupervisor {
+  private readonly config: PollerConfig;
+  private readonly log: Logger;
+  private readonly deps: IngestDeps;
+  private readonly policy: ReconnectPolicy;
+  private readonly where: string;
+  private readonly stateKey: string;
+  private readonly redis: Redis;
+
+  private client: ImapFlow | undefined;
+  private selected = false;
+  private running: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private wakeSleeper: (() => void) | undefined;
+  private syncLoop: Promise<SyncReport> | undefined;
+  private syncPending = false;
+  private redisDown = false;
+  private readonly ingestFailures = new Map<string, number>();
+  private readonly onRedisReady = (): void => {
+    void this.trigger('redis-ready');
+  };
+
+  constructor(options: MailboxSupervisorOptions) {
+    const { config } = options;
+    if (!config.IMAP_HOST || !config.IMAP_USER || config.IMAP_PASSWORD === undefined) {
+      throw new TypeError('MailboxSupervisor: IMAP_HOST, IMAP_USER and IMAP_PASSWORD are required');
+    }
+    this.config = config;
+    this.redis = options.redis;
+    this.where = `${config.IMAP_HOST}:${config.IMAP_PORT}`;
+    this.log = (options.logger ?? createLogger('imap')).child({ imap: this.where, mailbox: config.IMAP_MAILBOX });
+    this.policy = { ...DEFAULT_RECONNECT, ...options.reconnect };
+    this.stateKey = mailboxStateKey(config.QUEUE_PREFIX, { user: config.IMAP_USER, host: config.IMAP_HOST, mailbox: config.IMAP_MAILBOX });
+    this.deps = {
+      redis: options.redis,
+      store: options.store,
+      ticketsQueue: options.ticketsQueue,
+      prefix: config.QUEUE_PREFIX,
+      config,
+      logger: this.log,
+      ...(options.tuning ? { tuning: options.tuning } : {}),
+    };
+  }
+
+  /** True while a client is logged in with the mailbox selected. */
+  get connected(): boolean {
+    return this.selected && this.client?.usable === true;
+  }
+
+  /** The Redis hash of this mailbox's sync state. */
+  get stateRedisKey(): string {
+    return this.stateKey;
+  }
+
+  /** Starts connecting (in the background, retrying forever) and the safety poll. Idempotent. */
+  start(): void {
+    if (this.running || this.stopping) return;
+    this.running = this.connectionLoop();
+    this.pollTimer = setInterval(() => void this.trigger('poll'), this.config.IMAP_POLL_INTERVAL_MS);
+    this.redis.on('ready', this.onRedisReady);
+  }
+
+  /**
+   * Runs a sync now (or, when one is running, exactly one more after it) and resolves with the report of the last
+   * sync. Never rejects: problems are in `report.error`.
+   */
+  syncNow(): Promise<SyncReport> {
+    return this.trigger('manual');
+  }
+
+  /** Stops polling, lets a running sync finish its current message, leaves IDLE and logs out. Idempotent. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      if (this.pollTimer) clearInterval(this.pollTimer);
+      this.redis.off('ready', this.onRedisReady);
+      this.wakeSleeper?.();
+      await this.syncLoop?.catch(() => undefined);
+      const client = this.client;
+      if (client && client.usable) {
+        // LOGOUT ends IDLE first (imapflow sends DONE); close() covers a server that does not answer.
+        await client.logout().catch(() => client.close());
+      } else {
+        client?.close();
+      }
+      await this.running;
+      this.log.info('IMAP poller stopped');
+    })();
+    return this.stopping;
+  }
+
+  private trigger(reason: string): Promise<SyncReport> {
+    if (this.syncLoop) {
+      this.syncPending = true;
+      return this.syncLoop;
+    }
+    const loop = (async (): Promise<SyncReport> => {
+      let report: SyncReport;
+      do {
+        this.syncPending = false;
+        report = await this.syncOnce(reason);
+      } while (this.syncPending && !this.stopping);
+      return report;
+    })();
+    this.syncLoop = loop;
+    // No await between the loop's last check of syncPending and this reset, so no trigger can fall in between.
+    void loop.finally(() => {
+      if (this.syncLoop === loop) this.syncLoop = undefined;
+    });
+    return loop;
+  }
+
+  private createClient(): ImapFlow {
+    const c = this.config;
+    return new ImapFlow({
+      host: c.IMAP_HOST as string,
+      port: c.IMAP_PORT,
+      secure: c.IMAP_SECURE,
+      auth: { user: c.IMAP_USER as string, pass: c.IMAP_PASSWORD as string },
+      // Our own log lines name the server once per event; imapflow's per-command logging would drown them.
+      logger: false,
+      autoIdleDelay: AUTO_IDLE_DELAY_MS,
+      connectionTimeout: 30_000,
+      greetingTimeout: 16_000,
+    });
+  }
+
+  private async connectionLoop(): Promise<void> {
+    let failures = 0;
+    while (!this.stopping) {
+      const client = this.createClient();
+      this.client = client;
+      let lastError: Error | undefined;
+      const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
+      // Without a listener an 'error' event would crash the process; the close that follows is what we act on.
+      client.on('error', (err: Error) => {
+        lastError = err;
+      });
+      client.on('exists', (event: { count: number; prevCount: number }) => {
+        if (event.count > event.prevCount) void this.trigger('idle');
+      });
+      let connectedAt: number | undefined;
+      let phase: ConnectPhase = 'connect';
+      try {
+        await client.connect();
+        phase = 'open';
+        const processed = this.config.IMAP_PROCESSED_MAILBOX;
+        if (processed) await client.mailboxCreate(processed);
+        await client.mailboxOpen(this.config.IMAP_MAILBOX);
+        phase = 'selected';
+        connectedAt = Date.now();
+        this.selected = true;
+        this.log.info(`IMAP connected to ${this.where}, watching ${this.config.IMAP_MAILBOX}`);
+        void this.trigger('connect');
+        await closed;
+      } catch (err) {
+        lastError = err instanceof Error ? err : new Error(String(err));
+        client.close();
+      } finally {
+        this.selected = false;
+      }
+      if (this.stopping) break;
+
+      if (connectedAt !== undefined && Date.now() - connectedAt >= this.policy.stableAfterMs) failures = 0;
+      failures += 1;
+      const delay = Math.min(this.policy.initialDelayMs * 2 ** (failures - 1), this.policy.maxDelayMs);
+      this.log.warn({ attempt: failures, delayMs: delay }, `${this.describeFailure(phase, lastError, client)}; retrying in ${formatDelay(delay)}`);
+      await this.sleep(delay);
+    }
+    this.client = undefined;
+  }
+
+  /** One line saying what failed where, without a stack trace: the operator's cue to check the server or the config. */
+  private describeFailure(phase: ConnectPhase, err: Error | undefined, client: ImapFlow): string {
+    const e = err as (Error & { code?: string; authenticationFailed?: boolean; responseText?: string }) | undefined;
+    if (e?.authenticationFailed) return `IMAP login as ${this.config.IMAP_USER} to ${this.where} failed (wrong IMAP_USER or IMAP_PASSWORD?)`;
+    const text = e ? (e.responseText ?? e.message) : client.byeReason ? `server said BYE: ${client.byeReason}` : 'connection closed';
+    const why = e?.code && !text.includes(e.code) ? `${e.code}: ${text}` : text;
+    if (phase === 'connect') return `IMAP server ${this.where} unreachable (${why})`;
+    if (phase === 'open') return `IMAP mailbox ${this.config.IMAP_MAILBOX} on ${this.where} cannot be opened (${why})`;
+    return `IMAP connection to ${this.where} lost (${why})`;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done(): void {
+        clearTimeout(timer);
+        self.wakeSleeper = undefined;
+        resolve();
+      }
+      this.wakeSleeper = done;
+    });
+  }
+
+  private selectedClient(): ImapFlow {
+    const client = this.client;
+    if (!client || !this.selected || !client.usable || !client.mailbox || client.mailbox.path !== this.config.IMAP_MAILBOX) {
+      throw new ImapStepError('IMAP connection is not ready');
+    }
+    return client;
+  }
+
+  private async syncOnce(reason: string): Promise<SyncReport> {
+    const report: SyncReport = { mode: 'skipped', considered: 0, queued: 0, parked: 0, duplicates: 0, gone: 0 };
+    if (this.stopping || !this.connected) return report;
+    try {
+      await this.sync(report);
+      await produce(this.redis, () => this.redis.hset(this.stateKey, 'lastSuccessfulPollAt', String(Date.now())));
+      if (this.redisDown) this.log.info(`Redis reachable again at ${describeConnection(this.redis)}; mail is being queued`);
+      this.redisDown = false;
+      const busy = report.considered > 0;
+      this.log[busy ? 'info' : 'debug']({ reason, ...report }, busy ? 'Mailbox synced' : 'Mailbox checked; no new mail');
+    } catch (err) {
+      report.error = err instanceof Error ? err.message : String(err);
+      if (err instanceof RedisStepError || isConnectionError(err)) {
+        // One warning per outage; the retries until Redis is back stay at debug.
+        this.log[this.redisDown ? 'debug' : 'warn'](
+          { reason },
+          `Redis unavailable at ${describeConnection(this.redis)}; new mail stays unseen in ${this.config.IMAP_MAILBOX} and is retried when Redis is back`,
+        );
+        this.redisDown = true;
+      } else if (err instanceof ImapStepError || !this.connected) {
+        // A refused command can leave the session in an unknown state (e.g. the mailbox was deleted under it); a
+        // fresh session re-selects the mailbox and re-reads UIDVALIDITY.
+        const client = this.client;
+        if (client?.usable) {
+          this.log.warn({ reason }, `IMAP command failed on ${this.where} (${report.error}); opening a new session`);
+          client.close();
+        } else {
+          this.log.debug({ reason, err: report.error }, 'Sync interrupted by the IMAP connection; it resumes after reconnecting');
+        }
+      } else {
+        this.log.error({ reason, err }, 'Sync failed; it is retried on the next trigger');
+      }
+    }
+    return report;
+  }
+
+  private async sync(report: SyncReport): Promise<void> {
+    const client = this.selectedClient();
+    // The message count and UIDVALIDITY imapflow holds are only as fresh as the last server response; a NOOP
+    // collects what the server has to report (new mail delivered while no command ran) before we rely on them.
+    await imap(() => client.noop());
+    const box = this.selectedClient().mailbox;
+    if (!box) throw new ImapStepError('no mailbox selected');
+    const uidValidity = String(box.uidValidity);
+    const state = await produce(this.redis, () => readMailboxState(this.redis, this.stateKey));
+    const resync = state.uidValidity !== uidValidity || state.lastUid === undefined;
+
+    if (!resync) {
+      report.mode = 'incremental';
+      const lastUid = state.lastUid ?? 0;
+      // The count is fresh after the NOOP; an empty mailbox is not asked for `n:*`, which some servers refuse.
+      const messages = box.exists > 0 ? await imap(() => client.fetchAll(`${lastUid + 1}:*`, METADATA, { uid: true })) : [];
+      this.selectedClient();
+      const fresh = messages.filter((m) => m.uid > lastUid).sort((a, b) => a.uid - b.uid);
+      report.considered = fresh.length;
+      for (const message of fresh) {
+        if (this.stopping) return;
+        await this.processMessage(message, uidValidity, report);
+        await produce(this.redis, () => this.redis.hset(this.stateKey, 'uidValidity', uidValidity, 'lastUid', String(message.uid)));
+      }
+      return;
+    }
+
+    report.mode = 'resync';
+    this.log.info(
+      { storedUidValidity: state.uidValidity ?? null, uidValidity },
+      state.uidValidity === undefined
+        ? 'No sync state for this mailbox yet: taking its UNSEEN mail'
+        : 'UIDVALIDITY changed: resynchronising over UNSEEN mail (tickets dedupe what was already queued)',
+    );
+    const last = await imap(() => client.fetchOne('*', { uid: true }));
+    const ceiling = last ? last.uid : 0;
+    let unseen: number[] = [];
+    if (ceiling > 0) {
+      const found = await imap(() => client.search({ seen: false }, { uid: true }));
+      if (!Array.isArray(found)) throw new ImapStepError('SEARCH UNSEEN failed');
+      unseen = found.filter((uid) => uid <= ceiling);
+    }
+    const messages = unseen.length > 0 ? await imap(() => client.fetchAll(unseen, METADATA, { uid: true })) : [];
+    this.selectedClient();
+    const wanted = messages.filter((m) => m.uid <= ceiling).sort((a, b) => a.uid - b.uid);
+    report.considered = wanted.length;
+    for (const message of wanted) {
+      if (this.stopping) return;
+      await this.processMessage(message, uidValidity, report);
+    }
+    await produce(this.redis, () => this.redis.hset(this.stateKey, 'uidValidity', uidValidity, 'lastUid', String(ceiling)));
+  }
+
+  /** Ingests (or parks) one message and marks it done; throws to stop the sync with the message left unmarked. */
+  private async processMessage(message: FetchMessageObject, uidValidity: string, report: SyncReport): Promise<void> {
+    const size = message.size ?? 0;
+    const envelope = message.envelope ?? {};
+    let result: IngestResult | 'gone';
+    if (size > this.config.MAX_EMAIL_BYTES) {
+      result = await this.redisStep(() => parkOversizeMessage(envelope, size, this.deps));
+    } else {
+      const client = this.selectedClient();
+      const full = await imap(() => client.fetchOne(String(message.uid), { source: true }, { uid: true }));
+      // imapflow answers "nothing" both for an expunged message and for a lost connection; only the first is final.
+      this.selectedClient();
+      if (!full || !full.source) {
+        result = 'gone';
+      } else {
+        const source = full.source;
+        result = await this.ingestWithRetries(message, size, uidValidity, () => ingestMessage(source, this.deps));
+      }
+    }
+    if (result === 'gone') {
+      report.gone += 1;
+      this.log.info({ uid: message.uid }, 'Message disappeared from the mailbox before it was downloaded; skipped');
+      return;
+    }
+    if (result.outcome === 'queued') report.queued += 1;
+    else if (result.outcome === 'parked') report.parked += 1;
+    else report.duplicates += 1;
+    await this.markProcessed(message.uid);
+  }
+
+  /**
+   * Runs an ingest; Redis outages stop the sync. Any other error (a bug, a mail that breaks a library) is retried on
+   * later syncs and, after {@link MAX_INGEST_FAILURES}, the message is parked from its envelope so it neither blocks
+   * the mailbox forever nor disappears.
+   */
+  private async ingestWithRetries(
+    message: FetchMessageObject,
+    size: number,
+    uidValidity: string,
+    ingest: () => Promise<IngestResult>,
+  ): Promise<IngestResult> {
+    const key = `${uidValidity}:${message.uid}`;
+    try {
+      const result = await ingest();
+      this.ingestFailures.delete(key);
+      return result;
+    } catch (err) {
+      if (isConnectionError(err)) throw new RedisStepError(err instanceof Error ? err.message : String(err), { cause: err });
+      const failures = (this.ingestFailures.get(key) ?? 0) + 1;
+      this.ingestFailures.set(key, failures);
+      const detail = err instanceof Error ? err.message : String(err);
+      if (failures < MAX_INGEST_FAILURES) {
+        this.log.error({ uid: message.uid, failures, err }, 'Could not ingest a message; it is retried on the next sync');
+        throw err;
+      }
+      this.ingestFailures.delete(key);
+      this.log.error({ uid: message.uid, failures, err }, 'Message failed to ingest repeatedly; parking it for a person');
+      return this.redisStep(() =>
+        parkFromEnvelope(message.envelope ?? {}, size, `could not be queued after ${failures} attempts: ${detail}`, this.deps, {
+          parkReceived: true,
+        }),
+      );
+    }
+  }
+
+  private async redisStep<T>(step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (err) {
+      if (isConnectionError(err)) throw new RedisStepError(err instanceof Error ? err.message : String(err), { cause: err });
+      throw err;
+    }
+  }
+
+  private async markProcessed(uid: number): Promise<void> {
+    const client = this.selectedClient();
+    if (!(await imap(() => client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true })))) {
+      throw new ImapStepError(`could not flag UID ${uid} \\Seen`);
+    }
+    const processed = this.config.IMAP_PROCESSED_MAILBOX;
+    if (processed && !(await imap(() => client.messageMove(String(uid), processed, { uid: true })))) {
+      throw new ImapStepError(`could not move UID ${uid} to ${processed}`);
+    }
+  }
+}
+
+/** Runs an IMAP command, turning its failure into an {@link ImapStepError} (the session is then replaced). */
+async function imap<T>(command: () => Promise<T>): Promise<T> {
+  try {
+    return await command();
+  } catch (err) {
+    throw new ImapStepError(err instanceof Error ? err.message : String(err), { cause: err });
+  }
+}
+
+function formatDelay(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
+}
+
+/** Options of {@link startPollerRole}. */
+export interface PollerRoleOptions {
+  logger?: Logger;
+  reconnect?: Partial<ReconnectPolicy>;
+  tuning?: JobTuning;
+  /** Called once the supervisor runs (Redis reached); for tests and for `npm start` to log readiness. */
+  onStarted?: (supervisor: MailboxSupervisor) => void;
+}
+
+/**
+ * The poller as a role for `runRoles`: returns at once; in the background it connects to Redis (one clear warning
+ * naming the masked URL while it is unreachable, then retrying with backoff instead of crashing), warns about an
+ * unsafe eviction policy, and starts a {@link MailboxSupervisor}. `stop()` ends whichever stage it is in.
+ *
+ * @throws `ConfigError` when IMAP_HOST, IMAP_USER or IMAP_PASSWORD is missing.
+ */
+export async function startPollerRole(config: Config, options: PollerRoleOptions = {}): Promise<RoleHandle> {
+  requireVariables(config, POLLER_VARIABLES, 'IMAP poller');
+  const log = options.logger ?? createLogger('imap-poller');
+  const where = describeRedis(config.REDIS_URL);
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  let redis: Redis | undefined;
+  let queues: Queues | undefined;
+  let supervisor: MailboxSupervisor | undefined;
+
+  const boot = (async () => {
+    for (let attempt = 1; !stopped; attempt += 1) {
+      try {
+        redis = await connectProducer(config.REDIS_URL, { name: `${config.QUEUE_PREFIX}:imap-poller`, timeoutMs: 5_000 });
+        break;
+      } catch (err) {
+        const delay = reconnectDelay(attempt);
+        const cause = err instanceof RedisUnavailableError && err.cause instanceof Error ? err.cause : err;
+        const detail = cause instanceof Error ? cause.message : String(cause);
+        // One warning; the retries until Redis answers stay at debug so a long outage does not flood the log.
+        if (attempt === 1) log.warn(`Redis unreachable at ${where} (${detail}); the IMAP poller keeps retrying until it answers`);
+        else log.debug({ attempt, delayMs: delay }, `Redis still unreachable at ${where} (${detail})`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delay);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    }
+    if (stopped || !redis) return;
+    log.info(`Redis connected at ${where}`);
+    await checkEvictionPolicy(redis, log);
+    queues = createQueues(redis, config.QUEUE_PREFIX);
+    for (const queue of [queues.tickets, queues.outbound, queues.maintenance]) {
+      // BullMQ re-emits connection errors on each queue and prints them with a stack trace when nobody listens;
+      // the supervisor already reports an outage once.
+      queue.on('error', (err: Error) => log.debug({ err: err.message }, 'Queue connection error'));
+    }
+    supervisor = new MailboxSupervisor({
+      config,
+      redis,
+      store: new TicketStore(redis, { prefix: config.QUEUE_PREFIX }),
+      ticketsQueue: queues.tickets,
+      logger: log,
+      ...(options.reconnect ? { reconnect: options.reconnect } : {}),
+      ...(options.tuning ? { tuning: options.tuning } : {}),
+    });
+    supervisor.start();
+    options.onStarted?.(supervisor);
+  })().catch((err: unknown) => log.error({ err }, 'IMAP poller failed to start'));
+
+  let stopping: Promise<void> | undefined;
+  return {
+    name: 'imap-poller',
+    stop(): Promise<void> {
+      stopping ??= (async () => {
+        stopped = true;
+        wake?.();
+        await boot;
+        await supervisor?.stop();
+        const open = [queues, redis].filter((x): x is NonNullable<typeof x> => x !== undefined);
+        await closeAll(...open);
+      })();
+      return stopping;
+    },
+  };
+}

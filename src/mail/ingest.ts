@@ -1,0 +1,299 @@
+/**
+ * Turns one inbound mail into a stored ticket and, when it can be answered, an `answer-ticket` job: the poller's
+ * half of "nothing lost, nothing answered twice".
+ *
+ * Order of writes, each of which is idempotent so that a crash or a Redis outage at any point is repaired by simply
+ * ingesting the same mail again (the poller does that, since it marks a mail `\Seen` only after this returns):
+ *
+ * 1. the raw bytes ({@link saveRaw}), so no ticket or job ever names a mail whose bytes are missing;
+ * 2. the ticket (`TicketStore.createIfAbsent`), keyed by the mail's Message-ID, so a second copy finds the first;
+ * 3. the job, whose id is derived from the ticket id and generation, so BullMQ ignores a second add.
+ *
+ * Whether a mail deserves an answer (auto-replies, lists, our own mail) is not decided here: the agent worker does
+ * that with the configuration it owns, and every mail, answered or not, gets a ticket as its record.
+ */
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+import { createLogger, type Logger } from '../logger.js';
+import { answerTicketJob, type JobTuning } from '../queues/job-options.js';
+import { produce } from '../queues/connection.js';
+import type { Queues } from '../queues/registry.js';
+import { jobGeneration, newTicket, threadRefs, ticketIdFor, type NewTicketInput, type Ticket, type TicketState } from '../tickets/ticket.js';
+import type { TicketStore } from '../tickets/ticket-store.js';
+import { messageKey, normaliseMessageId } from './message-id.js';
+import { MailParseError, parseInboundMail, type InboundMail } from './parse.js';
+import { deleteRaw, rawRefFor, saveRaw } from './raw-store.js';
+
+/** Actor of the history entries the poller writes. */
+export const POLLER_ACTOR = 'poller';
+
+/**
+ * Domain of the Message-IDs made up for mail that has none. `.invalid` (RFC 2606) can never be a real domain, so
+ * such an id is recognisable ({@link isSyntheticMessageId}) and never collides with a customer's.
+ */
+export const SYNTHETIC_MESSAGE_ID_DOMAIN = 'no-message-id.invalid';
+
+/** What {@link ingestMessage} and the park functions need. */
+export interface IngestDeps {
+  /** A producer connection (`connectProducer`): fails fast while Redis is down instead of queueing in memory. */
+  redis: Redis;
+  /** The ticket store on the same Redis and prefix. */
+  store: TicketStore;
+  /** The `tickets` queue (from `createQueues`) that `answer-ticket` jobs go to. */
+  ticketsQueue: Queues['tickets'];
+  /** QUEUE_PREFIX; the raw mail is stored under it. */
+  prefix: string;
+  config: Pick<Config, 'AGENT_ATTEMPTS' | 'MAX_EMAIL_BYTES'>;
+  /** Job backoff tuning; tests shorten it. */
+  tuning?: JobTuning;
+  logger?: Logger;
+}
+
+/**
+ * What happened to one mail:
+ * - `queued`: a new ticket in `received` and its `answer-ticket` job;
+ * - `parked`: a new ticket in `parked` (unreadable or oversize mail) for a person, no job;
+ * - `duplicate`: the mail already had a ticket; nothing new was created (its job is re-added only while the ticket
+ *   is still `received`, which BullMQ ignores when the job exists, so a crash between ticket and job heals).
+ */
+export type IngestOutcome = 'queued' | 'parked' | 'duplicate';
+
+/** Result of {@link ingestMessage} and the park functions. */
+export interface IngestResult {
+  ticketId: string;
+  outcome: IngestOutcome;
+  /** State of the ticket after the call (the existing ticket's state for a duplicate). */
+  state: TicketState;
+}
+
+/**
+ * The IMAP envelope fields a parked ticket is built from when the mail itself is not downloaded. Structurally
+ * satisfied by imapflow's `MessageEnvelopeObject`.
+ */
+export interface EnvelopeInfo {
+  messageId?: string | undefined;
+  subject?: string | undefined;
+  inReplyTo?: string | undefined;
+  date?: Date | string | undefined;
+  from?: Array<{ name?: string | undefined; address?: string | undefined }> | undefined;
+  replyTo?: Array<{ name?: string | undefined; address?: string | undefined }> | undefined;
+}
+
+/** A made-up `<key@no-message-id.invalid>` Message-ID for mail without one. */
+export function syntheticMessageId(key: string): string {
+  return `<${key}@${SYNTHETIC_MESSAGE_ID_DOMAIN}>`;
+}
+
+/**
+ * True for an id made by {@link syntheticMessageId}. A reply to such a ticket must not name it in In-Reply-To or
+ * References: no mail out there carries it.
+ */
+export function isSyntheticMessageId(messageId: string): boolean {
+  return messageId.trim().replace(/>+$/, '').toLowerCase().endsWith(`@${SYNTHETIC_MESSAGE_ID_DOMAIN}`);
+}
+
+/**
+ * The Message-ID a ticket is keyed by: the mail's own, or, for mail without one, a synthetic id from
+ * {@link messageKey} (the sha256 of the raw bytes), so the same bytes fetched twice still make one ticket.
+ */
+export function ticketMessageId(mail: Pick<InboundMail, 'messageId'> | undefined, raw: Buffer): string {
+  if (mail?.messageId) return mail.messageId;
+  return syntheticMessageId(messageKey({ messageId: undefined }, raw));
+}
+
+/** `1536` → `1.5 KB`, `12_900_000` → `12.3 MB`: sizes for reasons a person reads. */
+export function formatBytes(bytes: number): string {
+  const units: [number, string][] = [
+    [1024 ** 3, 'GB'],
+    [1024 ** 2, 'MB'],
+    [1024, 'KB'],
+  ];
+  for (const [unit, name] of units) {
+    if (bytes >= unit) return `${(bytes / unit).toFixed(1).replace(/\.0$/, '')} ${name}`;
+  }
+  return `${bytes} bytes`;
+}
+
+/** The reason of a parked oversize ticket, e.g. `message is 12.3 MB, over MAX_EMAIL_BYTES (10 MB); not downloaded`. */
+export function oversizeReason(size: number, maxBytes: number): string {
+  return `message is ${formatBytes(size)}, over MAX_EMAIL_BYTES (${formatBytes(maxBytes)}); not downloaded`;
+}
+
+/**
+ * The new-ticket input for a parsed mail (state `received`), or for raw bytes that did not parse as a mail
+ * (`parseError` given: state `parked` with the reason, so a person sees it instead of it vanishing).
+ */
+export function ticketInputForMail(
+  mail: InboundMail | undefined,
+  raw: Buffer,
+  extra: { rawRef: string; conversationId?: string | undefined; parseError?: string | undefined },
+): NewTicketInput {
+  const input: NewTicketInput = {
+    messageId: ticketMessageId(mail, raw),
+    from: mail?.from?.address ?? '',
+    subject: mail?.subject ?? '',
+    references: mail?.references ?? [],
+    question: mail?.question ?? '',
+    attachments: (mail?.attachments ?? []).map((a) => ({
+      ...(a.filename ? { filename: a.filename } : {}),
+      contentType: a.contentType,
+      size: a.size,
+    })),
+    rawRef: extra.rawRef,
+    actor: POLLER_ACTOR,
+  };
+  if (mail?.from?.name) input.fromName = mail.from.name;
+  if (mail?.replyTo?.address) input.replyTo = mail.replyTo.address;
+  if (mail?.inReplyTo) input.inReplyTo = mail.inReplyTo;
+  if (extra.conversationId) input.conversationId = extra.conversationId;
+  if (extra.parseError !== undefined) {
+    input.state = 'parked';
+    input.reason = `unreadable mail: ${extra.parseError}`;
+    input.note = input.reason;
+  } else if (mail && (mail.parseWarnings.length > 0 || mail.charsetProblems)) {
+    // The agent still gets the mail; the warnings tell a person later why the text may look odd.
+    input.note = [...mail.parseWarnings, ...(mail.charsetProblems ?? [])].join('; ');
+  }
+  return input;
+}
+
+/**
+ * The new-ticket input for a mail known only by its IMAP envelope (not downloaded), parked with `reason`. Mail
+ * without a Message-ID gets a synthetic one from the envelope and size, which stay the same when the mail is seen
+ * again.
+ */
+export function ticketInputForEnvelope(
+  envelope: EnvelopeInfo,
+  size: number,
+  reason: string,
+  conversationId?: string,
+): NewTicketInput {
+  const from = envelope.from?.find((a) => a.address)?.address ?? '';
+  const fromName = envelope.from?.find((a) => a.address)?.name;
+  const replyTo = envelope.replyTo?.find((a) => a.address)?.address;
+  const date = envelope.date instanceof Date ? envelope.date.toISOString() : (envelope.date ?? '');
+  const messageId =
+    normaliseMessageId(envelope.messageId) ??
+    syntheticMessageId(
+      createHash('sha256')
+        .update(JSON.stringify(['envelope', from, envelope.subject ?? '', date, size]))
+        .digest('hex'),
+    );
+  const inReplyTo = normaliseMessageId(envelope.inReplyTo);
+  const input: NewTicketInput = {
+    messageId,
+    from,
+    subject: envelope.subject ?? '',
+    question: '',
+    state: 'parked',
+    reason,
+    note: reason,
+    actor: POLLER_ACTOR,
+  };
+  if (fromName) input.fromName = fromName;
+  if (replyTo) input.replyTo = replyTo;
+  if (inReplyTo) input.inReplyTo = inReplyTo;
+  if (conversationId) input.conversationId = conversationId;
+  return input;
+}
+
+/**
+ * Ingests one downloaded mail: parse, store the raw bytes, create the ticket, add its `answer-ticket` job.
+ *
+ * Unreadable input (a `MailParseError`) still becomes a ticket, parked with the reason. A mail whose ticket exists
+ * creates nothing new. Throws (typically `RedisUnavailableError`) when Redis fails; everything written so far is
+ * idempotent, so the caller leaves the mail unseen and simply calls again later.
+ */
+export async function ingestMessage(raw: Buffer, deps: IngestDeps): Promise<IngestResult> {
+  const log = deps.logger ?? createLogger('ingest');
+  let mail: InboundMail | undefined;
+  let parseError: string | undefined;
+  try {
+    mail = await parseInboundMail(raw, { maxBytes: deps.config.MAX_EMAIL_BYTES });
+  } catch (err) {
+    if (!(err instanceof MailParseError)) throw err;
+    parseError = err.message;
+  }
+
+  const ticketId = ticketIdFor(ticketMessageId(mail, raw));
+  const existing = await produce(deps.redis, () => deps.store.get(ticketId));
+  if (existing) return duplicate(existing, deps, log);
+
+  const wroteRaw = await produce(deps.redis, () => saveRaw(deps.redis, deps.prefix, ticketId, raw));
+  const conversationId = mail ? await produce(deps.redis, () => deps.store.findConversation(threadRefs(mail))) : undefined;
+  const ticket = newTicket(ticketInputForMail(mail, raw, { rawRef: rawRefFor(deps.prefix, ticketId), conversationId, parseError }));
+  const created = await produce(deps.redis, () => deps.store.createIfAbsent(ticket));
+  if (!created.created) {
+    // Another ingest of the same mail won between our check and our create; its ticket keeps its own raw copy.
+    if (wroteRaw) await produce(deps.redis, () => deleteRaw(deps.redis, deps.prefix, ticketId));
+    return duplicate(created.ticket, deps, log);
+  }
+  if (ticket.state === 'parked') {
+    log.warn({ ticketId, reason: ticket.reason }, 'Unreadable mail parked for a person');
+    return { ticketId, outcome: 'parked', state: 'parked' };
+  }
+  await addAnswerJob(ticket, deps);
+  log.info({ ticketId, messageId: ticket.messageId }, 'Mail queued for an answer');
+  return { ticketId, outcome: 'queued', state: ticket.state };
+}
+
+/**
+ * Records a mail that is not downloaded because it is larger than MAX_EMAIL_BYTES: a ticket created directly in
+ * `parked`, built from the IMAP envelope, with a reason naming both sizes. No raw copy, no job.
+ */
+export async function parkOversizeMessage(envelope: EnvelopeInfo, size: number, deps: IngestDeps): Promise<IngestResult> {
+  return parkFromEnvelope(envelope, size, oversizeReason(size, deps.config.MAX_EMAIL_BYTES), deps);
+}
+
+/** Options of {@link parkFromEnvelope}. */
+export interface ParkOptions {
+  /**
+   * Also park an existing ticket that is still `received`. For mail that failed to ingest repeatedly: its ticket may
+   * exist without a job (the failure came after the ticket was stored), and must not stay `received` forever once
+   * the mail is marked done.
+   */
+  parkReceived?: boolean;
+}
+
+/**
+ * Records a mail known only by its envelope as a parked ticket with `reason` (oversize mail; mail that repeatedly
+ * failed to ingest). A mail that already has a ticket is left as it is, unless {@link ParkOptions.parkReceived}.
+ */
+export async function parkFromEnvelope(
+  envelope: EnvelopeInfo,
+  size: number,
+  reason: string,
+  deps: IngestDeps,
+  options: ParkOptions = {},
+): Promise<IngestResult> {
+  const log = deps.logger ?? createLogger('ingest');
+  const refs = threadRefs({ ...(envelope.inReplyTo ? { inReplyTo: envelope.inReplyTo } : {}) });
+  const conversationId = refs.length > 0 ? await produce(deps.redis, () => deps.store.findConversation(refs)) : undefined;
+  const ticket = newTicket(ticketInputForEnvelope(envelope, size, reason, conversationId));
+  const created = await produce(deps.redis, () => deps.store.createIfAbsent(ticket));
+  if (!created.created) {
+    if (options.parkReceived && created.ticket.state === 'received') {
+      const parked = await produce(deps.redis, () =>
+        deps.store.transition(ticket.id, { from: ['received'], to: 'parked', actor: POLLER_ACTOR, note: reason, patch: { reason } }),
+      );
+      log.warn({ ticketId: ticket.id, reason }, 'Mail parked for a person');
+      return { ticketId: ticket.id, outcome: 'parked', state: parked.state };
+    }
+    return { ticketId: ticket.id, outcome: 'duplicate', state: created.ticket.state };
+  }
+  log.warn({ ticketId: ticket.id, reason }, 'Mail parked for a person without downloading it');
+  return { ticketId: ticket.id, outcome: 'parked', state: 'parked' };
+}
+
+async function duplicate(ticket: Ticket, deps: IngestDeps, log: Logger): Promise<IngestResult> {
+  // Still `received`: the earlier ingest may have stopped before its job was added. Same id, so BullMQ keeps one job.
+  if (ticket.state === 'received') await addAnswerJob(ticket, deps);
+  log.info({ ticketId: ticket.id, state: ticket.state }, 'Mail already has a ticket; nothing new created');
+  return { ticketId: ticket.id, outcome: 'duplicate', state: ticket.state };
+}
+
+async function addAnswerJob(ticket: Ticket, deps: IngestDeps): Promise<void> {
+  const job = answerTicketJob(deps.config, ticket.id, jobGeneration(ticket), deps.tuning);
+  await produce(deps.redis, () => deps.ticketsQueue.add(job.name, job.data, job.opts));
+}

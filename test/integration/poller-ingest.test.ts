@@ -1,0 +1,193 @@
+/**
+ * ingestMessage and the park functions against a real redis-server: one ticket and one job per mail however often
+ * it is ingested, the raw bytes stored before the job, and a clear failure (nothing half-done that a retry cannot
+ * finish) while Redis is down.
+ */
+import { randomUUID } from 'node:crypto';
+import type { JobType } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { ingestMessage, parkOversizeMessage, type IngestDeps } from '../../src/mail/ingest.js';
+import { deleteRaw, loadRaw, rawKey } from '../../src/mail/raw-store.js';
+import { connectProducer, RedisUnavailableError, waitForReady } from '../../src/queues/connection.js';
+import { answerJobId } from '../../src/queues/job-options.js';
+import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
+import { TicketStore } from '../../src/tickets/ticket-store.js';
+import { ticketIdFor } from '../../src/tickets/ticket.js';
+import { startRedis, type RedisServer } from '../support/redis-server.js';
+
+const ALL_JOB_STATES: JobType[] = ['waiting', 'active', 'completed', 'failed', 'delayed', 'prioritized', 'waiting-children'];
+
+let server: RedisServer;
+let redis: Redis;
+const opened: Queues[] = [];
+const prefixes: string[] = [];
+
+beforeAll(async () => {
+  server = await startRedis();
+  redis = await connectProducer(server.url);
+});
+
+afterEach(async () => {
+  await closeAll(...opened.splice(0));
+  if (redis.status !== 'ready') await waitForReady(redis, 20_000);
+  for (const prefix of prefixes.splice(0)) {
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+  }
+});
+
+afterAll(async () => {
+  await closeAll(redis);
+  await server?.stop();
+});
+
+function harness(env: Record<string, string> = {}): IngestDeps & { queues: Queues } {
+  const prefix = `test-${randomUUID()}`;
+  prefixes.push(prefix);
+  const config = parseConfig({ QUEUE_PREFIX: prefix, ...env });
+  const queues = createQueues(redis, prefix);
+  for (const q of [queues.tickets, queues.outbound, queues.maintenance]) q.on('error', () => undefined);
+  opened.push(queues);
+  return { redis, store: new TicketStore(redis, { prefix }), ticketsQueue: queues.tickets, prefix, config, queues };
+}
+
+function mail(id: string | undefined, body = 'How do I reset my password?'): Buffer {
+  return Buffer.from(
+    [
+      'From: Customer <customer@example.com>',
+      'To: support@support.example',
+      'Subject: Password',
+      ...(id ? [`Message-ID: ${id}`] : []),
+      'Content-Type: text/plain; charset=UTF-8',
+      '',
+      body,
+      '',
+    ].join('\r\n'),
+  );
+}
+
+async function jobsOf(deps: { queues: Queues }) {
+  return deps.queues.tickets.getJobs(ALL_JOB_STATES);
+}
+
+describe('ingestMessage', () => {
+  it('stores the raw mail, a received ticket and one answer-ticket job with the deterministic id', async () => {
+    const deps = harness();
+    const raw = mail('<q1@example.com>');
+    const result = await ingestMessage(raw, deps);
+    const ticketId = ticketIdFor('<q1@example.com>');
+    expect(result).toEqual({ ticketId, outcome: 'queued', state: 'received' });
+
+    const ticket = await deps.store.require(ticketId);
+    expect(ticket).toMatchObject({ state: 'received', from: 'customer@example.com', subject: 'Password', question: 'How do I reset my password?' });
+    expect(ticket.rawRef).toBe(`redis:${rawKey(deps.prefix, ticketId)}`);
+    expect((await loadRaw(redis, deps.prefix, ticketId))?.equals(raw)).toBe(true);
+
+    const jobs = await jobsOf(deps);
+    expect(jobs.map((j) => [j.id, j.name, j.data])).toEqual([[answerJobId(ticketId, 1), 'answer-ticket', { ticketId }]]);
+  });
+
+  it('makes one ticket and one job of the same mail ingested twice', async () => {
+    const deps = harness();
+    const first = await ingestMessage(mail('<twice@example.com>'), deps);
+    // A second delivery of the same Message-ID, with other bytes (another Received: line, say).
+    const second = await ingestMessage(mail('<twice@example.com>', 'How do I reset my password? (resent)'), deps);
+    expect(second).toEqual({ ticketId: first.ticketId, outcome: 'duplicate', state: 'received' });
+    expect((await deps.store.list({ limit: 10 })).total).toBe(1);
+    expect(await jobsOf(deps)).toHaveLength(1);
+    // The first copy stays the ticket's raw mail.
+    expect((await loadRaw(redis, deps.prefix, first.ticketId))?.toString()).not.toContain('(resent)');
+  });
+
+  it('keys mail without a Message-ID by its bytes', async () => {
+    const deps = harness();
+    const a = await ingestMessage(mail(undefined), deps);
+    const again = await ingestMessage(mail(undefined), deps);
+    const other = await ingestMessage(mail(undefined, 'Another question'), deps);
+    expect(again).toMatchObject({ ticketId: a.ticketId, outcome: 'duplicate' });
+    expect(other.ticketId).not.toBe(a.ticketId);
+    expect((await deps.store.require(a.ticketId)).messageId).toMatch(/@no-message-id\.invalid>$/);
+    expect(await jobsOf(deps)).toHaveLength(2);
+  });
+
+  it('parks input that is not a mail, keeping its bytes, without a job', async () => {
+    const deps = harness();
+    const raw = Buffer.from('\r\n \r\n');
+    const result = await ingestMessage(raw, deps);
+    expect(result.outcome).toBe('parked');
+    const ticket = await deps.store.require(result.ticketId);
+    expect(ticket.state).toBe('parked');
+    expect(ticket.reason).toMatch(/^unreadable mail: empty input/);
+    expect((await loadRaw(redis, deps.prefix, result.ticketId))?.equals(raw)).toBe(true);
+    expect(await jobsOf(deps)).toHaveLength(0);
+    expect((await ingestMessage(raw, deps)).outcome).toBe('duplicate');
+  });
+
+  it('re-adds the job of a ticket still received (a crash between ticket and job), never of one that moved on', async () => {
+    const deps = harness();
+    const { ticketId } = await ingestMessage(mail('<crash@example.com>'), deps);
+    await (await deps.queues.tickets.getJob(answerJobId(ticketId, 1)))?.remove();
+    expect(await jobsOf(deps)).toHaveLength(0);
+
+    expect((await ingestMessage(mail('<crash@example.com>'), deps)).outcome).toBe('duplicate');
+    expect((await jobsOf(deps)).map((j) => j.id)).toEqual([answerJobId(ticketId, 1)]);
+
+    await deps.store.transition(ticketId, { to: 'processing', actor: 'test' });
+    await (await deps.queues.tickets.getJob(answerJobId(ticketId, 1)))?.remove();
+    await deleteRaw(redis, deps.prefix, ticketId);
+    expect(await ingestMessage(mail('<crash@example.com>'), deps)).toEqual({ ticketId, outcome: 'duplicate', state: 'processing' });
+    expect(await jobsOf(deps)).toHaveLength(0);
+    // A late duplicate does not bring back raw bytes its ticket's owner already deleted.
+    expect(await loadRaw(redis, deps.prefix, ticketId)).toBeUndefined();
+  });
+
+  it('links a follow-up to the conversation of the mail it answers', async () => {
+    const deps = harness();
+    const root = await ingestMessage(mail('<root@example.com>'), deps);
+    const followUp = Buffer.from(
+      ['From: customer@example.com', 'Subject: Re: Password', 'Message-ID: <f@example.com>', 'In-Reply-To: <root@example.com>', '', 'Still broken.', ''].join(
+        '\r\n',
+      ),
+    );
+    const result = await ingestMessage(followUp, deps);
+    expect((await deps.store.require(result.ticketId)).conversationId).toBe(root.ticketId);
+  });
+});
+
+describe('parkOversizeMessage', () => {
+  it('creates a parked ticket from the envelope with the sizes in the reason, no raw copy and no job', async () => {
+    const deps = harness({ MAX_EMAIL_BYTES: String(10 * 1024 * 1024) });
+    const envelope = { messageId: '<huge@example.com>', subject: '添付ファイル', from: [{ name: '山田', address: 'yamada@example.com' }] };
+    const result = await parkOversizeMessage(envelope, 12_900_000, deps);
+    expect(result).toEqual({ ticketId: ticketIdFor('<huge@example.com>'), outcome: 'parked', state: 'parked' });
+    const ticket = await deps.store.require(result.ticketId);
+    expect(ticket).toMatchObject({
+      state: 'parked',
+      reason: 'message is 12.3 MB, over MAX_EMAIL_BYTES (10 MB); not downloaded',
+      from: 'yamada@example.com',
+      subject: '添付ファイル',
+    });
+    expect(ticket.rawRef).toBeUndefined();
+    expect(await loadRaw(redis, deps.prefix, result.ticketId)).toBeUndefined();
+    expect(await jobsOf(deps)).toHaveLength(0);
+    expect((await parkOversizeMessage(envelope, 12_900_000, deps)).outcome).toBe('duplicate');
+  });
+});
+
+describe('while Redis is down', () => {
+  it('fails with RedisUnavailableError and leaves nothing a later ingest cannot complete', async () => {
+    const deps = harness();
+    await server.kill();
+    try {
+      await expect(ingestMessage(mail('<down@example.com>'), deps)).rejects.toBeInstanceOf(RedisUnavailableError);
+    } finally {
+      await server.start();
+    }
+    await waitForReady(redis, 20_000);
+    const result = await ingestMessage(mail('<down@example.com>'), deps);
+    expect(result.outcome).toBe('queued');
+    expect(await jobsOf(deps)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,439 @@
+/**
+ * The IMAP poller end to end against a real Dovecot and a real redis-server: mail delivered to the mailbox becomes
+ * exactly one ticket and one `answer-ticket` job, and is marked (or moved) only after that, through IDLE, outages
+ * of either server and a renumbered mailbox.
+ *
+ * Each test watches its own mailbox and writes under its own QUEUE_PREFIX, so tests share the two servers.
+ */
+import { randomUUID } from 'node:crypto';
+import type { JobType } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { MailboxSupervisor, readLastSuccessfulPollAt, readMailboxState } from '../../src/mail/imap-supervisor.js';
+import { loadRaw } from '../../src/mail/raw-store.js';
+import { connectProducer, waitForReady } from '../../src/queues/connection.js';
+import { answerJobId } from '../../src/queues/job-options.js';
+import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
+import { TicketStore } from '../../src/tickets/ticket-store.js';
+import { ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
+import { startDovecot, type DovecotServer } from '../support/dovecot.js';
+import { pollUntil } from '../support/ports.js';
+import { startRedis, type RedisServer } from '../support/redis-server.js';
+
+const ALL_JOB_STATES: JobType[] = ['waiting', 'active', 'completed', 'failed', 'delayed', 'prioritized', 'waiting-children'];
+/** Long enough that only IDLE (or an explicit trigger) can explain a sync within a test. */
+const NO_SAFETY_POLL = String(60 * 60 * 1000);
+
+let redisServer: RedisServer;
+let imap: DovecotServer;
+let redis: Redis;
+const cleanups: Array<() => Promise<unknown>> = [];
+const prefixes: string[] = [];
+
+beforeAll(async () => {
+  [redisServer, imap] = await Promise.all([startRedis(), startDovecot()]);
+  redis = await connectProducer(redisServer.url);
+});
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  if (!redisServer.running) await redisServer.start();
+  if (redis.status !== 'ready') await waitForReady(redis, 20_000);
+  for (const prefix of prefixes.splice(0)) {
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+  }
+});
+
+afterAll(async () => {
+  if (redis) await closeAll(redis);
+  await Promise.all([redisServer?.stop(), imap?.stop()]);
+});
+
+interface Harness {
+  mailbox: string;
+  prefix: string;
+  store: TicketStore;
+  queues: Queues;
+  config: ReturnType<typeof parseConfig>;
+  supervisor: MailboxSupervisor;
+  /** A further supervisor on the same mailbox and prefix (a restarted poller). */
+  another(): MailboxSupervisor;
+}
+
+/** A fresh mailbox and prefix and a supervisor watching them (not started). */
+async function harness(env: Record<string, string> = {}): Promise<Harness> {
+  const mailbox = `t-${randomUUID().slice(0, 8)}`;
+  await imap.createMailbox(mailbox);
+  const prefix = `test-${randomUUID()}`;
+  prefixes.push(prefix);
+  const config = parseConfig({
+    IMAP_HOST: imap.host,
+    IMAP_PORT: String(imap.port),
+    IMAP_SECURE: 'false',
+    IMAP_USER: imap.user,
+    IMAP_PASSWORD: imap.password,
+    IMAP_MAILBOX: mailbox,
+    IMAP_POLL_INTERVAL_MS: NO_SAFETY_POLL,
+    QUEUE_PREFIX: prefix,
+    ...env,
+  });
+  const queues = createQueues(redis, prefix);
+  // While Redis is down BullMQ re-emits connection errors on the queues; unheard, it prints them.
+  for (const q of [queues.tickets, queues.outbound, queues.maintenance]) q.on('error', () => undefined);
+  cleanups.push(() => closeAll(queues));
+  const store = new TicketStore(redis, { prefix });
+  const make = (): MailboxSupervisor => {
+    const supervisor = new MailboxSupervisor({
+      config,
+      redis,
+      store,
+      ticketsQueue: queues.tickets,
+      reconnect: { initialDelayMs: 100, maxDelayMs: 1_000 },
+    });
+    cleanups.push(() => supervisor.stop());
+    return supervisor;
+  };
+  return { mailbox, prefix, store, queues, config, supervisor: make(), another: make };
+}
+
+async function waitFor(condition: () => Promise<boolean> | boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  await pollUntil(async () => condition(), { timeoutMs, intervalMs: 50, what });
+}
+
+/** Starts the supervisor and waits for its first complete sync. */
+async function started(h: Harness, supervisor = h.supervisor): Promise<MailboxSupervisor> {
+  supervisor.start();
+  await waitFor(async () => (await readMailboxState(redis, supervisor.stateRedisKey)).lastSuccessfulPollAt !== undefined, 'the first sync');
+  return supervisor;
+}
+
+async function tickets(h: Harness): Promise<Ticket[]> {
+  return (await h.store.list({ limit: 100 })).tickets;
+}
+
+async function jobs(h: Harness) {
+  return h.queues.tickets.getJobs(ALL_JOB_STATES);
+}
+
+/** Flags by UID, read with doveadm so the check does not go through the code under test. */
+async function flagsByUid(mailbox: string): Promise<Map<number, string[]>> {
+  const out = await imap.doveadm(['fetch', '-u', imap.user, 'uid flags', 'mailbox', mailbox]);
+  const flags = new Map<number, string[]>();
+  for (const block of out.split('\f')) {
+    const uid = /^uid: (\d+)$/m.exec(block)?.[1];
+    if (uid === undefined) continue;
+    flags.set(Number(uid), (/^flags: ?(.*)$/m.exec(block)?.[1] ?? '').split(/\s+/).filter(Boolean));
+  }
+  return flags;
+}
+
+async function seen(mailbox: string, uid: number): Promise<boolean> {
+  return (await flagsByUid(mailbox)).get(uid)?.includes('\\Seen') ?? false;
+}
+
+async function markSeen(mailbox: string, uid: number): Promise<void> {
+  await imap.doveadm(['flags', 'add', '-u', imap.user, '\\Seen', 'mailbox', mailbox, 'uid', String(uid)]);
+}
+
+async function messageCount(mailbox: string): Promise<number> {
+  const out = await imap.doveadm(['mailbox', 'status', '-u', imap.user, 'messages', mailbox]);
+  return Number(/messages=(\d+)/.exec(out)?.[1]);
+}
+
+async function uidValidityOf(mailbox: string): Promise<string> {
+  const out = await imap.doveadm(['mailbox', 'status', '-u', imap.user, 'uidvalidity', mailbox]);
+  return /uidvalidity=(\d+)/.exec(out)?.[1] ?? '';
+}
+
+function plainMail(messageId: string, subject = 'Question', body = 'How do I export my data?'): Buffer {
+  return Buffer.from(
+    [
+      'From: Customer <customer@example.com>',
+      'To: support@support.example',
+      `Subject: ${subject}`,
+      `Message-ID: ${messageId}`,
+      'Date: Mon, 2 Mar 2026 10:00:00 +0900',
+      'Content-Type: text/plain; charset=UTF-8',
+      '',
+      body,
+      '',
+    ].join('\r\n'),
+  );
+}
+
+// ISO-2022-JP encoding built from the platform's decoder, so the test mail is real JIS bytes as old Japanese
+// clients send them, without a hand-written byte table.
+let jisTable: Map<string, [number, number]> | undefined;
+function encodeIso2022jp(text: string): Buffer {
+  if (!jisTable) {
+    jisTable = new Map();
+    const decoder = new TextDecoder('iso-2022-jp');
+    for (let a = 0x21; a <= 0x7e; a++) {
+      for (let b = 0x21; b <= 0x7e; b++) {
+        const ch = decoder.decode(Uint8Array.from([0x1b, 0x24, 0x42, a, b, 0x1b, 0x28, 0x42]));
+        if (ch.length === 1 && ch !== '\uFFFD' && !jisTable.has(ch)) jisTable.set(ch, [a, b]);
+      }
+    }
+  }
+  const out: number[] = [];
+  let kanji = false;
+  for (const ch of text) {
+    const code = ch.codePointAt(0) ?? 0;
+    if (code < 0x80) {
+      if (kanji) out.push(0x1b, 0x28, 0x42);
+      kanji = false;
+      out.push(code);
+      continue;
+    }
+    const pair = jisTable.get(ch);
+    if (!pair) throw new Error(`no JIS X 0208 code for ${ch}`);
+    if (!kanji) out.push(0x1b, 0x24, 0x42);
+    kanji = true;
+    out.push(...pair);
+  }
+  if (kanji) out.push(0x1b, 0x28, 0x42);
+  return Buffer.from(out);
+}
+
+function japaneseMail(messageId: string): Buffer {
+  const word = (text: string): string => `=?ISO-2022-JP?B?${encodeIso2022jp(text).toString('base64')}?=`;
+  const head = [
+    `From: ${word('山田太郎')} <taro@customer.example>`,
+    'To: support@support.example',
+    `Subject: ${word('パスワードの再設定について')}`,
+    `Message-ID: ${messageId}`,
+    'Date: Tue, 3 Mar 2026 09:00:00 +0900',
+    'MIME-Version: 1.0',
+    'Content-Type: text/plain; charset=ISO-2022-JP',
+    'Content-Transfer-Encoding: 7bit',
+    '',
+    '',
+  ].join('\r\n');
+  const body = encodeIso2022jp('パスワードを忘れてしまいました。\r\n再設定の方法を教えてください。\r\n');
+  return Buffer.concat([Buffer.from(head), body]);
+}
+
+describe('MailboxSupervisor', () => {
+  it('queues a Japanese ISO-2022-JP mail as one ticket and one job, then flags it \\Seen', async () => {
+    const h = await harness();
+    const raw = japaneseMail('<jis-1@customer.example>');
+    const { uid } = await imap.deliver(raw, h.mailbox);
+    await started(h);
+
+    const ticketId = ticketIdFor('<jis-1@customer.example>');
+    const ticket = await h.store.require(ticketId);
+    expect(ticket).toMatchObject({
+      state: 'received',
+      from: 'taro@customer.example',
+      fromName: '山田太郎',
+      subject: 'パスワードの再設定について',
+    });
+    expect(ticket.question).toContain('再設定の方法を教えてください。');
+    expect((await loadRaw(redis, h.prefix, ticketId))?.equals(raw)).toBe(true);
+    expect((await jobs(h)).map((j) => [j.id, j.name, j.data])).toEqual([[answerJobId(ticketId, 1), 'answer-ticket', { ticketId }]]);
+    expect(await seen(h.mailbox, uid)).toBe(true);
+
+    const state = await readMailboxState(redis, h.supervisor.stateRedisKey);
+    expect(state).toMatchObject({ uidValidity: await uidValidityOf(h.mailbox), lastUid: uid });
+    expect(await readLastSuccessfulPollAt(redis, h.config)).toEqual(state.lastSuccessfulPollAt);
+  });
+
+  it('makes one ticket and one job of the same Message-ID delivered twice', async () => {
+    const h = await harness();
+    const first = await imap.deliver(plainMail('<same@example.com>'), h.mailbox);
+    const supervisor = await started(h);
+    const second = await imap.deliver(plainMail('<same@example.com>', 'Question (sent again)'), h.mailbox);
+    // IDLE may already be syncing; syncNow then waits for it plus exactly one more sync.
+    expect((await supervisor.syncNow()).error).toBeUndefined();
+
+    expect(await tickets(h)).toHaveLength(1);
+    expect(await jobs(h)).toHaveLength(1);
+    expect(await seen(h.mailbox, first.uid)).toBe(true);
+    expect(await seen(h.mailbox, second.uid)).toBe(true);
+  });
+
+  it('takes only UNSEEN mail on its first run, but every new mail afterwards', async () => {
+    const h = await harness();
+    const old = await imap.deliver(plainMail('<old@example.com>'), h.mailbox);
+    await markSeen(h.mailbox, old.uid);
+    await imap.deliver(plainMail('<unread@example.com>'), h.mailbox);
+    const supervisor = await started(h);
+    expect((await tickets(h)).map((t) => t.messageId)).toEqual(['<unread@example.com>']);
+
+    // Someone read it in their mail client before the poller got to it: still a customer waiting for an answer.
+    const readEarly = await imap.deliver(plainMail('<read-early@example.com>'), h.mailbox);
+    await markSeen(h.mailbox, readEarly.uid);
+    expect((await supervisor.syncNow()).error).toBeUndefined();
+    expect((await tickets(h)).map((t) => t.messageId).sort()).toEqual(['<read-early@example.com>', '<unread@example.com>']);
+  });
+
+  it('moves queued mail to IMAP_PROCESSED_MAILBOX, creating it when missing', async () => {
+    const processed = `done-${randomUUID().slice(0, 8)}`;
+    const h = await harness({ IMAP_PROCESSED_MAILBOX: processed });
+    await imap.deliver(plainMail('<move-1@example.com>'), h.mailbox);
+    const supervisor = await started(h);
+    await imap.deliver(plainMail('<move-2@example.com>'), h.mailbox);
+    expect((await supervisor.syncNow()).error).toBeUndefined();
+
+    expect(await tickets(h)).toHaveLength(2);
+    expect(await jobs(h)).toHaveLength(2);
+    expect(await messageCount(h.mailbox)).toBe(0);
+    expect(await messageCount(processed)).toBe(2);
+    expect([...(await flagsByUid(processed)).values()].every((f) => f.includes('\\Seen'))).toBe(true);
+  });
+
+  it('parks mail over MAX_EMAIL_BYTES from its envelope, without downloading it or queueing a job', async () => {
+    const h = await harness({ MAX_EMAIL_BYTES: '2048' });
+    const big = await imap.deliver(plainMail('<big@example.com>', '大きな添付', 'x'.repeat(5_000)), h.mailbox);
+    await imap.deliver(plainMail('<small@example.com>'), h.mailbox);
+    await started(h);
+
+    const parked = await h.store.require(ticketIdFor('<big@example.com>'));
+    expect(parked).toMatchObject({ state: 'parked', from: 'customer@example.com', subject: '大きな添付' });
+    expect(parked.reason).toMatch(/^message is 5(\.\d)? KB, over MAX_EMAIL_BYTES \(2 KB\); not downloaded$/);
+    // Not downloaded: no raw copy was stored, and the ticket does not point at one.
+    expect(parked.rawRef).toBeUndefined();
+    expect(await loadRaw(redis, h.prefix, parked.id)).toBeUndefined();
+    expect((await jobs(h)).map((j) => j.data.ticketId)).toEqual([ticketIdFor('<small@example.com>')]);
+    expect(await seen(h.mailbox, big.uid)).toBe(true);
+  });
+
+  it('picks up new mail through IDLE while connected', async () => {
+    const h = await harness();
+    await started(h);
+    await imap.deliver(plainMail('<idle@example.com>'), h.mailbox);
+    // The safety poll is an hour away, so only the server's IDLE push can explain the ticket.
+    await waitFor(async () => (await jobs(h)).length === 1, 'the mail to be queued through IDLE', 10_000);
+    expect((await tickets(h)).map((t) => t.messageId)).toEqual(['<idle@example.com>']);
+  });
+
+  it('leaves mail unseen while Redis is down and queues it exactly once when Redis is back', async () => {
+    const h = await harness();
+    const supervisor = await started(h);
+    await redisServer.kill();
+    const { uid } = await imap.deliver(plainMail('<outage@example.com>'), h.mailbox);
+
+    const report = await supervisor.syncNow();
+    expect(report.error).toMatch(/Redis|Connection|closed|offline/i);
+    expect(report.queued).toBe(0);
+    expect(await seen(h.mailbox, uid)).toBe(false);
+
+    await redisServer.start();
+    // Redis coming back is itself a trigger; no poll or new mail is needed.
+    await waitFor(() => seen(h.mailbox, uid), 'the mail to be queued after Redis came back', 20_000);
+    expect(await jobs(h)).toHaveLength(1);
+    expect(await tickets(h)).toHaveLength(1);
+    const after = await supervisor.syncNow();
+    expect(after.error).toBeUndefined();
+    expect(after.considered).toBe(0);
+    expect(await jobs(h)).toHaveLength(1);
+  });
+
+  it('reconnects after Dovecot restarts and picks up mail delivered after the restart', async () => {
+    const h = await harness();
+    const supervisor = await started(h);
+    await imap.restart();
+    await imap.deliver(plainMail('<after-restart@example.com>'), h.mailbox);
+    await waitFor(async () => (await jobs(h)).length === 1, 'the mail delivered after the restart to be queued', 20_000);
+    expect(supervisor.connected).toBe(true);
+    expect((await tickets(h)).map((t) => t.messageId)).toEqual(['<after-restart@example.com>']);
+  });
+
+  it('resynchronises after UIDVALIDITY changes without a second job for mail already ticketed', async () => {
+    const h = await harness();
+    await imap.deliver(plainMail('<before@example.com>'), h.mailbox);
+    const supervisor = await started(h);
+    expect(await jobs(h)).toHaveLength(1);
+    const before = await readMailboxState(redis, supervisor.stateRedisKey);
+
+    // The server renumbers the mailbox under the connected poller: it is replaced by one with a new UIDVALIDITY in
+    // which the mail already ticketed is back, unseen, with a new UID, next to a read mail and a new one. The
+    // replacement is filled under another name first, so the poller never sees it half-filled (mail arriving after
+    // a resync is new mail and taken even when read, which is not what this test is about).
+    const replacement = `${h.mailbox}-new`;
+    await imap.createMailbox(replacement);
+    await imap.deliver(plainMail('<before@example.com>'), replacement);
+    const read = await imap.deliver(plainMail('<read@example.com>'), replacement);
+    await markSeen(replacement, read.uid);
+    await imap.deliver(plainMail('<new@example.com>'), replacement);
+    await imap.doveadm(['mailbox', 'delete', '-u', imap.user, h.mailbox]);
+    await imap.doveadm(['mailbox', 'rename', '-u', imap.user, replacement, h.mailbox]);
+    const uidValidity = await uidValidityOf(h.mailbox);
+    expect(uidValidity).not.toBe(before.uidValidity);
+
+    // The next sync (the safety poll in production) finds the session broken or the numbering changed.
+    await waitFor(
+      async () => {
+        await supervisor.syncNow();
+        return (await readMailboxState(redis, supervisor.stateRedisKey)).uidValidity === uidValidity;
+      },
+      'the resync under the new UIDVALIDITY',
+      20_000,
+    );
+    expect((await tickets(h)).map((t) => t.messageId).sort()).toEqual(['<before@example.com>', '<new@example.com>']);
+    expect(await jobs(h)).toHaveLength(2);
+    expect([...(await flagsByUid(h.mailbox)).values()].every((f) => f.includes('\\Seen'))).toBe(true);
+  });
+
+  it('resynchronises when the stored UIDVALIDITY no longer matches, answering nothing twice', async () => {
+    const h = await harness();
+    await imap.deliver(plainMail('<kept@example.com>'), h.mailbox);
+    const supervisor = await started(h);
+    await redis.hset(supervisor.stateRedisKey, 'uidValidity', '1');
+    // Unseen again, as if the flag had been lost with the renumbering: the ticket dedupes it.
+    await imap.doveadm(['flags', 'remove', '-u', imap.user, '\\Seen', 'mailbox', h.mailbox, 'uid', '1']);
+    await imap.deliver(plainMail('<fresh@example.com>'), h.mailbox);
+
+    expect((await supervisor.syncNow()).error).toBeUndefined();
+    // Only a resync looks below the stored lastUid: the old mail was considered again (and flagged), not re-queued.
+    expect(await seen(h.mailbox, 1)).toBe(true);
+    expect(await jobs(h)).toHaveLength(2);
+    expect(await tickets(h)).toHaveLength(2);
+    expect(await readMailboxState(redis, supervisor.stateRedisKey)).toMatchObject({ uidValidity: await uidValidityOf(h.mailbox), lastUid: 2 });
+  });
+
+  it('parks a mail that keeps failing to queue (Redis answering with an error), so it neither blocks nor vanishes', async () => {
+    const h = await harness();
+    const supervisor = await started(h);
+    const meta = `${h.prefix}:tickets:meta`;
+    await waitFor(async () => (await redis.exists(meta)) === 1, 'the queue to write its meta key');
+    // A key of the wrong type makes BullMQ's add script fail with WRONGTYPE: Redis is up but refuses the job.
+    await redis.del(meta);
+    await redis.set(meta, 'not-a-hash');
+    const { uid } = await imap.deliver(plainMail('<poison@example.com>'), h.mailbox);
+    const ticketId = ticketIdFor('<poison@example.com>');
+    await waitFor(
+      async () => {
+        await supervisor.syncNow();
+        return (await h.store.get(ticketId))?.state === 'parked';
+      },
+      'the failing mail to be parked',
+      20_000,
+    );
+    expect((await h.store.require(ticketId)).reason).toMatch(/^could not be queued after 3 attempts: .*WRONGTYPE/);
+    expect(await seen(h.mailbox, uid)).toBe(true);
+
+    await redis.del(meta);
+    expect(await jobs(h)).toHaveLength(0);
+    await imap.deliver(plainMail('<after-poison@example.com>'), h.mailbox);
+    await supervisor.syncNow();
+    expect((await jobs(h)).map((j) => j.data.ticketId)).toEqual([ticketIdFor('<after-poison@example.com>')]);
+  });
+
+  it('is stopped idempotently and a restarted poller continues where it left off', async () => {
+    const h = await harness();
+    await imap.deliver(plainMail('<one@example.com>'), h.mailbox);
+    const supervisor = await started(h);
+    await Promise.all([supervisor.stop(), supervisor.stop()]);
+    expect(supervisor.connected).toBe(false);
+    expect(await supervisor.syncNow()).toMatchObject({ mode: 'skipped' });
+
+    await imap.deliver(plainMail('<two@example.com>'), h.mailbox);
+    const next = h.another();
+    next.start();
+    await waitFor(async () => (await jobs(h)).length === 2, 'the restarted poller to queue the new mail');
+    expect((await tickets(h)).map((t) => t.messageId).sort()).toEqual(['<one@example.com>', '<two@example.com>']);
+  });
+});
