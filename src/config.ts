@@ -328,7 +328,7 @@ export const VARIABLES = {
     group: 'pipeline',
   },
 
-  DASHBOARD_PORT: { schema: int(1, 65535), default: '3000', description: 'Port of the dashboard and review page', sensitive: false, group: 'dashboard' },
+  DASHBOARD_PORT: { schema: int(0, 65535), default: '3000', description: 'Port of the dashboard and review page (0: any free port)', sensitive: false, group: 'dashboard' },
   DASHBOARD_USER: { schema: str.min(1), default: 'admin', description: 'HTTP Basic user of the dashboard', sensitive: false, group: 'dashboard' },
   DASHBOARD_PASSWORD: {
     schema: optionalStr,

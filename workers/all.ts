@@ -1,10 +1,11 @@
 /**
- * `npm start`: the whole pipeline in one process — IMAP poller, agent worker, sender and the maintenance role
- * (scheduled and requested reindexing) — for a single machine or `docker compose up`. Wiring and shutdown only.
+ * `npm start`: the whole product in one process — IMAP poller, agent worker, sender, the maintenance role
+ * (scheduled and requested reindexing) and the dashboard — for a single machine. Wiring and shutdown only.
  * On SIGTERM/SIGINT the roles stop in reverse start order: polling first, then the workers let their active jobs
  * finish, then the shared connections close.
  *
- * Run it as `node --import tsx workers/all.ts` in containers: npm does not relay SIGTERM to its script.
+ * The npm script `exec`s it (`exec node --import tsx workers/all.ts`) because npm 11 signals only the shell it
+ * spawned; without `exec` SIGTERM would orphan this process instead of stopping it.
  */
 import { createLogger } from '../src/logger.js';
 import { startPollerRole } from '../src/mail/imap-supervisor.js';
@@ -12,10 +13,12 @@ import { startMaintenanceRole } from '../src/queues/maintenance.js';
 import { startAgentWorker } from '../src/runtime/agent-worker.js';
 import { runProcess } from '../src/runtime/main.js';
 import { startSender } from '../src/runtime/sender.js';
+import { startDashboardRole } from '../src/server/dashboard-role.js';
 
 await runProcess('helpdesk', (services, config) => [
   () => startSender(services),
-  () => startMaintenanceRole(config, { connection: services.workerConnection(), search: services.search(), logger: createLogger('maintenance') }),
+  () => startMaintenanceRole(config, { connection: services.workerConnection(), search: services.search(), tuning: services.tuning, logger: createLogger('maintenance') }),
   () => startAgentWorker(services),
   () => startPollerRole(config, { logger: createLogger('imap-poller') }),
+  () => startDashboardRole(config, { services, logger: createLogger('dashboard') }),
 ]);

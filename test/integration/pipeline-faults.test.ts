@@ -14,6 +14,7 @@ import {
   ingest,
   pipelineEnv,
   removePrefix,
+  spawnChild,
   spawnTsx,
   startPipelineServers,
   startRoles,
@@ -120,15 +121,14 @@ describe('faults', () => {
     for (const id of ids) expect(repliesTo(id)).toHaveLength(1);
   }, 60_000);
 
-  // `npm start` runs `tsx workers/all.ts`. The signal goes to that process, as Docker and Kubernetes deliver it to
-  // the container's command: npm itself does not relay SIGTERM to its script (it exits 143 at once), so the image
-  // runs the node command directly.
+  // The signal goes to npm itself, as an operator's Ctrl-C or `kill` would. npm 11 signals only its direct child, so
+  // the script `exec`s node: without that, npm would exit 143 at once and leave the roles running orphaned.
   it('SIGTERM to the npm start process lets the running ticket finish and exits 0 within 30 s', async () => {
     const env = pipelineEnv(servers, { LOG_LEVEL: 'info' });
     const config = parseConfig(env);
     cleanups.push(() => removePrefix(servers.redis.url, config.QUEUE_PREFIX));
     servers.llm.setHandler(scriptedModel({ delayMs: 400 }));
-    const app = track(spawnTsx('workers/all.ts', [], env));
+    const app = track(spawnChild('npm', ['start'], env));
     await app.waitForOutput(/Sender waiting for replies/);
     await app.waitForOutput(/Agent worker waiting for tickets/);
 

@@ -143,6 +143,9 @@ export function pipelineEnv(servers: PipelineServers, overrides: Record<string, 
     AGENT_CONCURRENCY: '2',
     // The scheduled reindex must not fire during a test.
     REINDEX_MANUAL_CRON: '',
+    // `npm start` includes the dashboard: loopback without a password, on a port the OS picks.
+    DASHBOARD_AUTH: 'off',
+    DASHBOARD_PORT: '0',
     REINDEX_QA_CRON: '',
     ...(servers.imap
       ? {

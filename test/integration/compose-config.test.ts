@@ -1,0 +1,262 @@
+/**
+ * The Docker deployment as files: `docker-compose.yml` validated and resolved by Compose itself (with the sample
+ * `.env` of `infra/compose.env.example`), the sample `.env` read by the product's own configuration, and the image's
+ * entry point mapping every role that Compose starts to an entry file that exists.
+ *
+ * There is no Docker engine in CI, so nothing is built or started here; Compose's `config` is the real parser and
+ * validator of the file. Without a Compose binary on PATH the Compose checks are skipped with the reason printed.
+ */
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig, readEnvFile, requireVariables, VARIABLES } from '../../src/config.js';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '../..');
+/** The roles built from infra/Dockerfile, as Compose services. */
+const ROLES = ['poller', 'agent-worker', 'sender', 'scheduler', 'dashboard', 'reindex'];
+/** The secrets the sample leaves empty and docker-compose.yml requires. */
+const SECRETS = { MEILI_MASTER_KEY: 'meili-master-key-0123456789', QDRANT_API_KEY: 'qdrant-api-key', DASHBOARD_PASSWORD: 'dashboard-secret' };
+/** Variables of the sample `.env` that Compose (not the product) reads. */
+const COMPOSE_ONLY = ['COMPOSE_PROFILES', 'MEILI_MASTER_KEY', 'TZ'];
+
+interface ComposeService {
+  image?: string;
+  build?: { context: string; dockerfile: string };
+  command?: string[];
+  container_name?: string;
+  environment?: Record<string, string | null>;
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] };
+  ports?: (string | { target: number; published?: string | number; host_ip?: string })[];
+  profiles?: string[];
+  restart?: string;
+  volumes?: (string | { source?: string; target: string })[];
+}
+
+/** How to run Compose here: the v2 plugin, a v2 binary, or the Python v1 (whose `config` prints YAML only). */
+interface ComposeCommand {
+  argv: string[];
+  json: 'native' | 'python-yaml';
+}
+
+function findCompose(): ComposeCommand | undefined {
+  if (spawnSync('docker', ['compose', 'version'], { stdio: 'ignore' }).status === 0) return { argv: ['docker', 'compose'], json: 'native' };
+  const legacy = spawnSync('docker-compose', ['version', '--short'], { encoding: 'utf8' });
+  if (legacy.status !== 0) return undefined;
+  return { argv: ['docker-compose'], json: legacy.stdout.trim().startsWith('1.') ? 'python-yaml' : 'native' };
+}
+
+const compose = findCompose();
+if (!compose) {
+  process.stderr.write('compose-config: no docker-compose or `docker compose` on PATH; the Compose checks are skipped\n');
+}
+
+let dir: string;
+let sampleEnv: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'compose-config-'));
+  // A copy, so a developer's own .env beside the real file never takes part.
+  await copyFile(path.join(ROOT, 'docker-compose.yml'), path.join(dir, 'docker-compose.yml'));
+  sampleEnv = await readFile(path.join(ROOT, 'infra/compose.env.example'), 'utf8');
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The sample `.env` with the secrets filled in, minus `omit`. */
+function filledEnv(omit: string[] = []): string {
+  return sampleEnv
+    .split('\n')
+    .map((line) => {
+      const name = /^([A-Z_]+)=/.exec(line)?.[1];
+      if (name && omit.includes(name)) return `# ${line}`;
+      return name && name in SECRETS && line === `${name}=` ? `${name}=${SECRETS[name as keyof typeof SECRETS]}` : line;
+    })
+    .join('\n');
+}
+
+async function composeRun(args: string[], env: string): Promise<{ stdout: string; stderr: string }> {
+  await writeFile(path.join(dir, '.env'), env);
+  const [cmd, ...pre] = compose!.argv;
+  // Only PATH and HOME: variables of the test's own environment must not fill in the file's ${…}.
+  return run(cmd!, [...pre, '-f', path.join(dir, 'docker-compose.yml'), '--project-directory', dir, ...args], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', HOME: dir },
+  });
+}
+
+/** The resolved model, as Compose prints it with every profile enabled. */
+async function resolvedServices(): Promise<Record<string, ComposeService>> {
+  const profiles = ['--profile', 'testmail', '--profile', 'tools'];
+  if (compose!.json === 'native') {
+    const { stdout } = await composeRun([...profiles, 'config', '--format', 'json'], filledEnv());
+    return (JSON.parse(stdout) as { services: Record<string, ComposeService> }).services;
+  }
+  const { stdout } = await composeRun([...profiles, 'config'], filledEnv());
+  // Compose v1 ships with Python and PyYAML, which read its YAML back exactly.
+  const converted = spawnSync('python3', ['-c', 'import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)'], {
+    input: stdout,
+    encoding: 'utf8',
+  });
+  if (converted.status !== 0) throw new Error(`could not read docker-compose config output: ${converted.stderr}`);
+  return (JSON.parse(converted.stdout) as { services: Record<string, ComposeService> }).services;
+}
+
+describe.skipIf(!compose)('docker-compose.yml, as Compose resolves it', () => {
+  let services: Record<string, ComposeService>;
+
+  beforeAll(async () => {
+    services = await resolvedServices();
+  });
+
+  it('is valid with the sample .env', async () => {
+    await expect(composeRun(['config', '-q'], filledEnv())).resolves.toBeDefined();
+  });
+
+  it.each(Object.keys(SECRETS))('refuses to run without %s, naming it', async (secret) => {
+    const error = await composeRun(['config', '-q'], filledEnv([secret])).then(
+      () => undefined,
+      (err: { stderr?: string }) => err,
+    );
+    expect(error?.stderr).toContain(`set ${secret} in .env`);
+  });
+
+  it('has the infrastructure, the test mail server and every role', () => {
+    expect(Object.keys(services).sort()).toEqual(['redis', 'meilisearch', 'qdrant', 'mail', ...ROLES].sort());
+  });
+
+  it('builds every role from one image of infra/Dockerfile, the role being the command', () => {
+    const builds = ROLES.map((role) => ({ image: services[role]!.image, build: services[role]!.build }));
+    expect(new Set(builds.map((b) => JSON.stringify(b))).size).toBe(1);
+    expect(builds[0]!.build?.dockerfile).toBe('infra/Dockerfile');
+    expect(path.resolve(builds[0]!.build!.context)).toBe(path.resolve(dir));
+    for (const role of ROLES.filter((r) => r !== 'reindex')) expect(services[role]!.command).toEqual([role]);
+    expect(services.reindex!.command).toEqual(['reindex', '--queue', '--wait']);
+  });
+
+  it('lets agent workers scale: no container_name on any role', () => {
+    for (const role of ROLES) expect(services[role]!.container_name).toBeUndefined();
+  });
+
+  it('runs Redis with an append-only file and noeviction, on a volume, with a health check', () => {
+    const redis = services.redis!;
+    const command = (redis.command ?? []).join(' ');
+    expect(command).toContain('--appendonly yes');
+    expect(command).toContain('--maxmemory-policy noeviction');
+    expect(redis.volumes?.map(volumeTarget)).toContain('/data');
+    expect(redis.healthcheck?.test.join(' ')).toContain('redis-cli ping');
+  });
+
+  it('keeps Meilisearch and Qdrant on volumes, keyed by the .env secrets, with health checks', () => {
+    expect(services.meilisearch!.environment?.MEILI_MASTER_KEY).toBe(SECRETS.MEILI_MASTER_KEY);
+    expect(services.qdrant!.environment?.QDRANT__SERVICE__API_KEY).toBe(SECRETS.QDRANT_API_KEY);
+    for (const name of ['meilisearch', 'qdrant']) {
+      expect(services[name]!.volumes?.length).toBeGreaterThan(0);
+      expect(services[name]!.healthcheck?.test.length).toBeGreaterThan(1);
+    }
+  });
+
+  it('points every role at the Compose services and starts it once Redis is healthy', () => {
+    for (const role of ROLES) {
+      const service = services[role]!;
+      expect(service.environment).toMatchObject({
+        REDIS_URL: 'redis://redis:6379',
+        MEILI_HOST: 'http://meilisearch:7700',
+        MEILI_API_KEY: SECRETS.MEILI_MASTER_KEY,
+        QDRANT_URL: 'http://qdrant:6333',
+        QDRANT_API_KEY: SECRETS.QDRANT_API_KEY,
+        DATA_DIR: '/data',
+      });
+      expect(service.depends_on?.redis).toEqual(expect.objectContaining({ condition: 'service_healthy' }));
+      for (const dependency of Object.keys(service.depends_on ?? {})) expect(services).toHaveProperty(dependency);
+      if (role !== 'reindex') expect(service.restart).toBe('unless-stopped');
+    }
+    // Every dependency waited on as healthy has a health check to become healthy with.
+    for (const service of Object.values(services)) {
+      for (const [name, { condition }] of Object.entries(service.depends_on ?? {})) {
+        if (condition === 'service_healthy') expect(services[name]!.healthcheck).toBeDefined();
+      }
+    }
+    // The roles that read the knowledge base see the checkout's data/ where MANUALS_DIR and QA_DIR point.
+    for (const role of ['scheduler', 'agent-worker']) expect(services[role]!.volumes?.map(volumeTarget)).toContain('/app/data');
+  });
+
+  it('publishes the dashboard on port 3000 with authentication and a /healthz health check', () => {
+    const dashboard = services.dashboard!;
+    expect(dashboard.environment).toMatchObject({ DASHBOARD_PORT: '3000', DASHBOARD_AUTH: 'on', DASHBOARD_PASSWORD: SECRETS.DASHBOARD_PASSWORD });
+    expect(JSON.stringify(dashboard.ports)).toContain('3000');
+    expect(dashboard.healthcheck?.test.join(' ')).toContain('http://127.0.0.1:3000/healthz');
+    for (const role of ROLES.filter((r) => r !== 'dashboard')) expect(services[role]!.healthcheck).toBeUndefined();
+  });
+
+  it('keeps the one-shot reindex and the test mail server out of a plain `up`', () => {
+    expect(services.reindex!.profiles).toEqual(['tools']);
+    expect(services.reindex!.restart).toBe('no');
+    expect(services.mail!.profiles).toEqual(['testmail']);
+  });
+});
+
+describe('infra/compose.env.example', () => {
+  it('holds only product variables (and the few Compose reads) and is a valid configuration for every role', async () => {
+    const sampleDir = await mkdtemp(path.join(dir, 'sample-'));
+    await writeFile(path.join(sampleDir, '.env'), filledEnv());
+    // Read as the product reads a .env file.
+    const env = readEnvFile(sampleDir);
+    for (const name of Object.keys(env)) {
+      if (!COMPOSE_ONLY.includes(name)) expect(Object.keys(VARIABLES)).toContain(name);
+    }
+    // What a role container sees: the sample, overridden by the addresses docker-compose.yml sets.
+    const config = parseConfig({
+      ...env,
+      REDIS_URL: 'redis://redis:6379',
+      MEILI_HOST: 'http://meilisearch:7700',
+      MEILI_API_KEY: env.MEILI_MASTER_KEY,
+      QDRANT_URL: 'http://qdrant:6333',
+      DATA_DIR: '/data',
+    });
+    expect(() => requireVariables(config, ['IMAP_HOST', 'IMAP_USER', 'IMAP_PASSWORD'], 'IMAP poller')).not.toThrow();
+    expect(() => requireVariables(config, ['SMTP_HOST', 'MAIL_FROM', 'DASHBOARD_PASSWORD'], 'sender and dashboard')).not.toThrow();
+    expect(config).toMatchObject({ IMAP_HOST: 'mail', IMAP_PORT: 3143, IMAP_SECURE: false, SMTP_HOST: 'mail', SMTP_PORT: 3025 });
+    expect(config.REINDEX_MANUAL_CRON).toBe('0 3 * * *');
+  });
+});
+
+describe('the image entry point', () => {
+  const entrypoint = path.join(ROOT, 'infra/entrypoint.sh');
+
+  it.each(ROLES.filter((r) => r !== 'reindex'))('maps role %s to an entry file that exists', async (role) => {
+    const text = await readFile(entrypoint, 'utf8');
+    const line = text.split('\n').find((l) => new RegExp(`^\\s*(${role}|[a-z-]+ \\| ${role})(\\s*\\|[^)]*)?\\)`).test(l));
+    const file = /run (\S+\.ts)/.exec(line ?? '')?.[1];
+    expect(file, `no case for ${role} in infra/entrypoint.sh`).toBeDefined();
+    expect(existsSync(path.join(ROOT, file!)), `${file} does not exist`).toBe(true);
+  });
+
+  it('runs the commands through their CLI files, prints usage and refuses an unknown role', () => {
+    for (const cli of ['reindex', 'review', 'ask', 'search']) expect(existsSync(path.join(ROOT, `src/cli/${cli}.ts`))).toBe(true);
+    const help = spawnSync('sh', [entrypoint, 'help'], { cwd: ROOT, encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    for (const role of ROLES) expect(help.stdout).toContain(role);
+    const unknown = spawnSync('sh', [entrypoint, 'no-such-role'], { cwd: ROOT, encoding: 'utf8' });
+    expect(unknown.status).toBe(64);
+    expect(unknown.stderr).toContain("unknown role 'no-such-role'");
+  });
+
+  it('is copied by infra/Dockerfile together with every source the image needs', async () => {
+    const dockerfile = await readFile(path.join(ROOT, 'infra/Dockerfile'), 'utf8');
+    const sources = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1]!.trim().split(/\s+/));
+    expect(sources).toEqual(expect.arrayContaining(['src', 'jobs', 'workers', 'infra/entrypoint.sh', 'package-lock.json']));
+    for (const source of sources) expect(existsSync(path.join(ROOT, source)), `${source} does not exist`).toBe(true);
+  });
+});
+
+function volumeTarget(volume: string | { target: string }): string {
+  return typeof volume === 'string' ? volume.split(':')[1]! : volume.target;
+}
