@@ -21,10 +21,10 @@ import type { Redis } from 'ioredis';
 import { APIError } from 'openai';
 import { EmptyQuestionError } from '../src/agent/agent.js';
 import { PromptConfigError } from '../src/agent/prompts.js';
-import type { AgentResult, Subtask } from '../src/agent/types.js';
+import type { AgentResult, LlmUsage, Subtask } from '../src/agent/types.js';
 import type { Config } from '../src/config.js';
 import { createLogger, type Logger } from '../src/logger.js';
-import { decideReply, hasQuestion } from '../src/mail/classify.js';
+import { decideReply, hasQuestion, type IgnoreReason } from '../src/mail/classify.js';
 import { MailParseError, parseInboundMail } from '../src/mail/parse.js';
 import { loadRaw } from '../src/mail/raw-store.js';
 import { produce } from '../src/queues/connection.js';
@@ -71,11 +71,15 @@ export interface AttemptInfo {
 }
 
 /** What one run did, returned as the job's result (visible in the dashboard and `job.returnvalue`). */
-export type AnswerOutcome =
+export type AnswerOutcome = (
   | { outcome: 'queued-for-sending'; ticketId: string }
   | { outcome: 'parked'; ticketId: string; reason: string }
-  | { outcome: 'ignored'; ticketId: string; reason: string }
-  | { outcome: 'skipped'; ticketId: string; state: TicketState };
+  | { outcome: 'ignored'; ticketId: string; reason: string; ignoreReason: IgnoreReason }
+  | { outcome: 'skipped'; ticketId: string; state: TicketState }
+) & {
+  /** Present when the agent ran in this attempt: what the metrics record (duration, LLM calls and tokens). */
+  agentRun?: { durationMs: number; usage: LlmUsage };
+};
 
 /** Runs the `answer-ticket` job for `data.ticketId`; see the module comment. */
 export async function answerTicket(data: AnswerTicketData, deps: AnswerTicketDeps, attempt: AttemptInfo): Promise<AnswerOutcome> {
@@ -142,7 +146,9 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
         throw err;
       }
       log.info({ state: early.to, reason: early.reason }, early.to === 'ignored' ? 'Mail ignored' : 'Ticket parked before the agent');
-      return early.to === 'ignored' ? { outcome: 'ignored', ticketId, reason: early.reason } : { outcome: 'parked', ticketId, reason: early.reason };
+      return early.to === 'ignored' && early.ignoreReason
+        ? { outcome: 'ignored', ticketId, reason: early.reason, ignoreReason: early.ignoreReason }
+        : { outcome: 'parked', ticketId, reason: early.reason };
     }
   }
 
@@ -161,6 +167,7 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
     ...(conversation ? { conversation } : {}),
     ...(attempt.signal ? { signal: attempt.signal } : {}),
   });
+  const agentRun = { durationMs: result.durationMs, usage: result.usage };
   const draft = result.answer.trim();
   const verdict = reviewVerdict(config.REVIEW_MODE, result);
   if (!draft || !verdict.send) {
@@ -173,7 +180,7 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
       patch: { agent: result, draft: result.answer, reason },
     });
     log.info({ reason }, 'Draft parked for review');
-    return { outcome: 'parked', ticketId, reason };
+    return { outcome: 'parked', ticketId, reason, agentRun };
   }
 
   // The binding rate-limit check: counted atomically when the reply is queued, so two tickets of one sender
@@ -185,7 +192,7 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
     const reason = rateLimitReason(ticket.from, recorded.count, config.AUTO_REPLY_LIMIT_PER_HOUR);
     await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: reason, patch: { agent: result, draft, reason } });
     log.info({ reason }, 'Draft parked: auto-reply limit reached');
-    return { outcome: 'parked', ticketId, reason };
+    return { outcome: 'parked', ticketId, reason, agentRun };
   }
 
   const drafted = await store.transition(ticketId, {
@@ -197,7 +204,7 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
   });
   await queueSend(drafted, deps);
   log.info({ subtasks: result.subtasks.length }, 'Reply drafted and queued for sending');
-  return { outcome: 'queued-for-sending', ticketId };
+  return { outcome: 'queued-for-sending', ticketId, agentRun };
 }
 
 /**
@@ -205,7 +212,10 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
  * nothing to answer, or from a sender over the hourly auto-reply limit, is `parked` (kept for a person, not
  * dropped). Returns undefined when the agent should run.
  */
-async function checkBeforeAgent(ticket: Ticket, deps: AnswerTicketDeps): Promise<{ to: 'ignored' | 'parked'; reason: string } | undefined> {
+async function checkBeforeAgent(
+  ticket: Ticket,
+  deps: AnswerTicketDeps,
+): Promise<{ to: 'ignored' | 'parked'; reason: string; ignoreReason?: IgnoreReason } | undefined> {
   const { config } = deps;
   const raw = await produce(deps.redis, () => loadRaw(deps.redis, config.QUEUE_PREFIX, ticket.id));
   if (!raw) throw new UnrecoverableError(`the stored raw mail of ticket ${ticket.id} is missing (rawRef ${ticket.rawRef ?? 'unset'})`);
@@ -213,7 +223,7 @@ async function checkBeforeAgent(ticket: Ticket, deps: AnswerTicketDeps): Promise
 
   const ourAddresses = [...(config.MAIL_FROM ? [config.MAIL_FROM] : []), ...config.SUPPORT_ADDRESSES];
   const decision = decideReply(mail, { ourAddresses });
-  if (!decision.answer) return { to: 'ignored', reason: `${decision.reason}: ${decision.detail}` };
+  if (!decision.answer) return { to: 'ignored', reason: `${decision.reason}: ${decision.detail}`, ignoreReason: decision.reason };
 
   if (!hasQuestion(ticket)) return { to: 'parked', reason: 'no question: empty subject and body' };
 

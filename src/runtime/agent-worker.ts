@@ -7,7 +7,8 @@
  * the search backends' atomic switch.
  */
 import type { Worker } from 'bullmq';
-import { answerTicket, parkAfterFailure } from '../../jobs/answer-ticket.js';
+import { answerTicket, parkAfterFailure, type AnswerOutcome } from '../../jobs/answer-ticket.js';
+import { recordAgentRun, recordIgnored } from '../server/metrics.js';
 import { createLogger } from '../logger.js';
 import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
 import type { RoleHandle } from './lifecycle.js';
@@ -56,6 +57,12 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
         if (!final || !job) return;
         const ticketId = (job.data as { ticketId?: unknown }).ticketId;
         if (typeof ticketId === 'string') await parkAfterFailure(store, ticketId, `agent job failed for good: ${error.message}`, logger);
+      },
+      // Metrics hang off the lifecycle event, not the handler: a failing counter never fails a ticket.
+      onCompleted: async (_job, result) => {
+        const outcome = result as AnswerOutcome | undefined;
+        if (outcome?.agentRun) await recordAgentRun(redis, config.QUEUE_PREFIX, outcome.agentRun);
+        if (outcome?.outcome === 'ignored') await recordIgnored(redis, config.QUEUE_PREFIX, outcome.ignoreReason);
       },
       workerOptions: bullmqTimings(timings),
     }),

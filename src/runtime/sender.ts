@@ -6,10 +6,11 @@
  * unreachable and why. Concurrency equals the transport's pool size, so jobs never queue inside nodemailer.
  */
 import type { Worker } from 'bullmq';
-import { parkUnsent, sendReply } from '../../jobs/send-reply.js';
+import { parkUnsent, sendReply, type SendOutcome } from '../../jobs/send-reply.js';
 import { requireVariables } from '../config.js';
 import { createLogger } from '../logger.js';
 import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
+import { recordReplySent } from '../server/metrics.js';
 import type { RoleHandle } from './lifecycle.js';
 import { retryUntilReady } from './readiness.js';
 import type { Services } from './services.js';
@@ -63,6 +64,9 @@ export async function startSender(services: Services, options: SenderOptions = {
         if (!final || !job) return;
         const ticketId = (job.data as { ticketId?: unknown }).ticketId;
         if (typeof ticketId === 'string') await parkUnsent(store, ticketId, `send job failed for good: ${error.message}`, logger);
+      },
+      onCompleted: async (_job, result) => {
+        if ((result as SendOutcome | undefined)?.outcome === 'sent') await recordReplySent(redis, config.QUEUE_PREFIX);
       },
       workerOptions: bullmqTimings(timings),
     });

@@ -146,4 +146,22 @@ describe('IMAP → agent → SMTP', () => {
     expect(page.tickets.filter((t) => t.messageId === `${messageId}`)).toHaveLength(1);
     expect(repliesTo(messageId)).toHaveLength(1);
   });
+  // Runs after the tests above: by then replies were sent and machine mail was ignored.
+  it('records what the dashboard metrics show: agent runs, LLM usage, replies sent, mail ignored by reason', async () => {
+    const { Redis } = await import('ioredis');
+    const { metricsKeys } = await import('../../src/server/metrics.js');
+    const redis = new Redis(servers.redis.url);
+    try {
+      const keys = metricsKeys(prefix);
+      await waitFor(async () => Number(await redis.hget(keys.counters, 'replies_sent')) >= 3, 'replies to be counted', 20_000);
+      const counters = await redis.hgetall(keys.counters);
+      expect(Number(counters.llm_calls)).toBeGreaterThan(0);
+      expect(Number(counters.llm_prompt_tokens)).toBeGreaterThan(0);
+      expect(Number(await redis.hget(keys.agentRun, 'count'))).toBeGreaterThanOrEqual(3);
+      const ignored = await redis.hgetall(keys.ignored);
+      for (const [, , reason] of ignoredCases) expect(Number(ignored[reason]), reason).toBeGreaterThan(0);
+    } finally {
+      redis.disconnect();
+    }
+  });
 });
