@@ -344,6 +344,37 @@ export const VARIABLES = {
     group: 'dashboard',
   },
 
+  LANGSMITH_TRACING: {
+    schema: bool,
+    default: 'false',
+    description: 'Trace every LLM call to LangSmith (the standard LangChain variable; off by default)',
+    sensitive: false,
+    aliases: ['LANGCHAIN_TRACING_V2'],
+    group: 'llm',
+  },
+  LANGSMITH_API_KEY: {
+    schema: optionalStr,
+    description: 'LangSmith API key, when LANGSMITH_TRACING is on',
+    sensitive: true,
+    aliases: ['LANGCHAIN_API_KEY'],
+    group: 'llm',
+  },
+  LANGSMITH_ENDPOINT: {
+    schema: optionalUrl,
+    description: 'LangSmith API URL (empty: the LangSmith cloud)',
+    sensitive: false,
+    aliases: ['LANGCHAIN_ENDPOINT'],
+    group: 'llm',
+  },
+  LANGSMITH_PROJECT: {
+    schema: str.min(1),
+    default: 'helpdesk-worker',
+    description: 'LangSmith project the traces go to',
+    sensitive: false,
+    aliases: ['LANGCHAIN_PROJECT'],
+    group: 'llm',
+  },
+
   REINDEX_MANUAL_CRON: {
     schema: cron,
     emptyIsValue: true,

@@ -2,18 +2,39 @@
  * The one OpenAI SDK client of a process, for chat and embeddings alike. It talks to OpenAI or to any
  * OpenAI-compatible server (Ollama, vLLM, the tests' scripted server) through OPENAI_BASE_URL, with the SDK's own
  * timeout and exponential-backoff retries on 408/409/429/5xx and connection errors.
+ *
+ * With LANGSMITH_TRACING on, the client is wrapped by LangSmith's `wrapOpenAI`, so every LLM call (its messages,
+ * answer, tokens and latency) is traced to LANGSMITH_PROJECT. The LangSmith client is given the configuration
+ * explicitly rather than reading the environment, so `.env` settings apply too.
  */
+import { Client as LangSmithClient } from 'langsmith';
+import { wrapOpenAI } from 'langsmith/wrappers/openai';
 import OpenAI from 'openai';
 import type { Config } from './config.js';
 
-/** Builds the client from configuration. */
-export function createOpenAIClient(
-  config: Pick<Config, 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'LLM_TIMEOUT_MS' | 'LLM_MAX_RETRIES'>,
-): OpenAI {
-  return new OpenAI({
+type ClientConfig = Pick<Config, 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'LLM_TIMEOUT_MS' | 'LLM_MAX_RETRIES'> &
+  Partial<Pick<Config, 'LANGSMITH_TRACING' | 'LANGSMITH_API_KEY' | 'LANGSMITH_ENDPOINT' | 'LANGSMITH_PROJECT'>>;
+
+/** Builds the client from configuration; `tracer` replaces the LangSmith client built from it (tests flush theirs). */
+export function createOpenAIClient(config: ClientConfig, tracer?: LangSmithClient): OpenAI {
+  const client = new OpenAI({
     apiKey: config.OPENAI_API_KEY,
     baseURL: config.OPENAI_BASE_URL,
     timeout: config.LLM_TIMEOUT_MS,
     maxRetries: config.LLM_MAX_RETRIES,
+  });
+  if (!config.LANGSMITH_TRACING) return client;
+  return wrapOpenAI(client, {
+    client: tracer ?? createLangSmithClient(config),
+    project_name: config.LANGSMITH_PROJECT ?? 'helpdesk-worker',
+    tracingEnabled: true,
+  });
+}
+
+/** The LangSmith client tracing goes through (exported so tests and shutdown can flush it). */
+export function createLangSmithClient(config: Pick<ClientConfig, 'LANGSMITH_API_KEY' | 'LANGSMITH_ENDPOINT'>): LangSmithClient {
+  return new LangSmithClient({
+    ...(config.LANGSMITH_ENDPOINT ? { apiUrl: config.LANGSMITH_ENDPOINT } : {}),
+    ...(config.LANGSMITH_API_KEY ? { apiKey: config.LANGSMITH_API_KEY } : {}),
   });
 }
