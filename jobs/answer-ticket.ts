@@ -68,6 +68,8 @@ export interface AttemptInfo {
   /** Attempts allowed (`job.opts.attempts`). */
   attempts: number;
   signal?: AbortSignal;
+  /** BullMQ job id, carried on every log line with the ticket id. */
+  jobId?: string;
 }
 
 /** What one run did, returned as the job's result (visible in the dashboard and `job.returnvalue`). */
@@ -83,7 +85,7 @@ export type AnswerOutcome = (
 
 /** Runs the `answer-ticket` job for `data.ticketId`; see the module comment. */
 export async function answerTicket(data: AnswerTicketData, deps: AnswerTicketDeps, attempt: AttemptInfo): Promise<AnswerOutcome> {
-  const log = (deps.logger ?? createLogger('answer-ticket')).child({ ticketId: data.ticketId, attempt: attempt.attemptsMade + 1 });
+  const log = (deps.logger ?? createLogger('answer-ticket')).child({ ticketId: data.ticketId, jobId: attempt.jobId, attempt: attempt.attemptsMade + 1 });
   try {
     return await answer(data.ticketId, deps, attempt, log);
   } catch (err) {
@@ -145,7 +147,9 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
         if (err instanceof TicketConflictError) return skippedAfterRace(err, ticketId, log);
         throw err;
       }
-      log.info({ state: early.to, reason: early.reason }, early.to === 'ignored' ? 'Mail ignored' : 'Ticket parked before the agent');
+      // Reasons may name the sender; addresses stay out of info-level logs, so info gets the reason's kind only.
+      log.info({ state: early.to, reason: early.ignoreReason ?? early.reason.split(':')[0] }, early.to === 'ignored' ? 'Mail ignored' : 'Ticket parked before the agent');
+      log.debug({ reason: early.reason }, 'Reason in full');
       return early.to === 'ignored' && early.ignoreReason
         ? { outcome: 'ignored', ticketId, reason: early.reason, ignoreReason: early.ignoreReason }
         : { outcome: 'parked', ticketId, reason: early.reason };
@@ -191,7 +195,7 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
   if (!recorded.recorded) {
     const reason = rateLimitReason(ticket.from, recorded.count, config.AUTO_REPLY_LIMIT_PER_HOUR);
     await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: reason, patch: { agent: result, draft, reason } });
-    log.info({ reason }, 'Draft parked: auto-reply limit reached');
+    log.info({ count: recorded.count }, 'Draft parked: auto-reply limit reached');
     return { outcome: 'parked', ticketId, reason, agentRun };
   }
 

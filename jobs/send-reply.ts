@@ -48,6 +48,8 @@ export interface SendReplyDeps {
 export interface SendAttemptInfo {
   attemptsMade: number;
   attempts: number;
+  /** BullMQ job id, carried on every log line with the ticket id. */
+  jobId?: string;
 }
 
 /** What one run did, returned as the job's result. */
@@ -59,7 +61,7 @@ export type SendOutcome =
 /** Runs the `send-reply` job for `data.ticketId`; see the module comment. */
 export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attempt: SendAttemptInfo): Promise<SendOutcome> {
   const { store } = deps;
-  const log = (deps.logger ?? createLogger('send-reply')).child({ ticketId: data.ticketId, attempt: attempt.attemptsMade + 1 });
+  const log = (deps.logger ?? createLogger('send-reply')).child({ ticketId: data.ticketId, jobId: attempt.jobId, attempt: attempt.attemptsMade + 1 });
   if (!deps.config.MAIL_FROM) throw new UnrecoverableError('MAIL_FROM is not set; the sender cannot send replies');
   const ticket = await produce(deps.redis, () => store.get(data.ticketId));
   if (!ticket) throw new UnrecoverableError(`ticket ${data.ticketId} does not exist`);

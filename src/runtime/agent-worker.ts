@@ -40,6 +40,7 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
       answerTicket(data, deps, {
         attemptsMade: job.attemptsMade,
         attempts: job.opts.attempts ?? 1,
+        ...(job.id ? { jobId: job.id } : {}),
         ...(context.signal ? { signal: context.signal } : {}),
       }),
   };

@@ -40,7 +40,7 @@ export async function startSender(services: Services, options: SenderOptions = {
   const smtp = services.smtp();
   const deps = { config, store, redis, smtp, logger };
   const handlers: HandlerMap<'outbound'> = {
-    'send-reply': (job, data) => sendReply(data, deps, { attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1 }),
+    'send-reply': (job, data) => sendReply(data, deps, { attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1, ...(job.id ? { jobId: job.id } : {}) }),
   };
 
   const abort = new AbortController();
