@@ -24,6 +24,7 @@ import { produce } from '../src/queues/connection.js';
 import type { SendReplyData } from '../src/queues/payloads.js';
 import { normalizeMessageId, type OutboundInfo, type Ticket } from '../src/tickets/ticket.js';
 import { TicketConflictError, type TicketStore } from '../src/tickets/ticket-store.js';
+import { approverOf } from '../src/tickets/review.js';
 
 export type { SendReplyData };
 
@@ -89,7 +90,9 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
     messageId: ticket.outbound?.messageId ?? newMessageId(deps.config.MAIL_FROM),
     autoSubmitted: automatic,
   };
-  if (automatic) delete outbound.approvedBy;
+  const approvedBy = automatic ? undefined : approverOf(ticket);
+  if (approvedBy) outbound.approvedBy = approvedBy;
+  else delete outbound.approvedBy;
   await store.update(ticket.id, { outbound }, { ifState: [from] });
   await store.linkMessageId(outbound.messageId, ticket.id);
 

@@ -15,13 +15,11 @@ import { readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { Command, Option } from 'commander';
 import type { Redis } from 'ioredis';
-import { requireVariables } from '../config.js';
-import { newMessageId } from '../mail/compose-reply.js';
 import { connectProducer, produce } from '../queues/connection.js';
-import { sendReplyJob } from '../queues/job-options.js';
 import { closeAll as closeQueues, createQueues } from '../queues/registry.js';
-import { IllegalTransitionError, TICKET_STATES, isTicketState, jobGeneration, normalizeMessageId, type Ticket, type TicketState } from '../tickets/ticket.js';
-import { TicketConflictError, TicketStore } from '../tickets/ticket-store.js';
+import { TICKET_STATES, isTicketState, normalizeMessageId, type Ticket, type TicketState } from '../tickets/ticket.js';
+import { TicketStore } from '../tickets/ticket-store.js';
+import { approveTicket, rejectTicket } from '../tickets/review.js';
 import { CliError, runCommand, type CliContext } from './common.js';
 
 /** The fields `list --json` prints for each ticket. */
@@ -129,20 +127,6 @@ async function findTicket(store: TicketStore, redis: Redis, ref: string): Promis
   return ticket;
 }
 
-function explainTransitionError(err: unknown, action: string): never {
-  if (err instanceof IllegalTransitionError) {
-    throw new CliError(`cannot ${action} ticket ${err.ticketId}: it is ${err.from}, and only parked tickets can be ${action === 'approve' ? 'approved' : 'rejected'}`);
-  }
-  if (err instanceof TicketConflictError) {
-    const done = action === 'approve' ? 'approved' : 'rejected';
-    throw new CliError(
-      err.concurrent
-        ? `cannot ${action} ticket ${err.ticketId}: it changed meanwhile and is now ${err.actual ?? 'gone'}; look again with show`
-        : `cannot ${action} ticket ${err.ticketId}: it is ${err.actual ?? 'gone'}, and only parked tickets can be ${done}`,
-    );
-  }
-  throw err;
-}
 
 const program = new Command('review').description('Review, approve and reject tickets').showHelpAfterError();
 
@@ -186,40 +170,18 @@ program
   .option('--by <name>', 'who approves (default: the OS user)')
   .action(async (id: string, opts: { replyFile?: string; by?: string }) => {
     await runCommand('review', async (ctx) => {
-      requireVariables(ctx.config, ['MAIL_FROM'], 'review approve command');
-      const edited = opts.replyFile === undefined ? undefined : await readReplyFile(opts.replyFile);
+      const reply = opts.replyFile === undefined ? undefined : await readReplyFile(opts.replyFile);
       const by = operatorName(opts.by);
       await withStore(ctx, async ({ store, redis }) => {
         const ticket = await findTicket(store, redis, id);
-        const draft = edited ?? ticket.draft;
-        if (!draft?.trim()) throw new CliError(`ticket ${ticket.id} has no draft to approve; write the reply to a file and pass --reply-file`);
-        let approved: Ticket;
-        try {
-          approved = await produce(redis, () =>
-            store.transition(ticket.id, {
-              from: ['parked'],
-              to: 'approved',
-              actor: `operator:${by}`,
-              note: edited !== undefined ? 'approved with an edited reply' : 'approved as drafted',
-              patch: {
-                draft,
-                reason: null,
-                // A reply that may already have gone out keeps its Message-ID, so a second copy threads as the same mail.
-                outbound: { messageId: ticket.outbound?.messageId ?? newMessageId(ctx.config.MAIL_FROM ?? ''), approvedBy: by, autoSubmitted: false },
-              },
-            }),
-          );
-        } catch (err) {
-          explainTransitionError(err, 'approve');
-        }
         const queues = createQueues(redis, ctx.config.QUEUE_PREFIX);
         try {
-          const job = sendReplyJob(ctx.config, approved.id, jobGeneration(approved));
-          await produce(redis, () => queues.outbound.add(job.name, job.data, job.opts));
+          const result = await approveTicket({ store, redis, outbound: queues.outbound, config: ctx.config }, { ticketId: ticket.id, operator: by, reply });
+          if (result.outcome !== 'approved') throw new CliError(`cannot approve ticket ${ticket.id}: ${result.message}`);
+          ctx.print(`approved ${ticket.id} (by ${by}); the reply is queued for sending`);
         } finally {
           await closeQueues(queues);
         }
-        ctx.print(`approved ${approved.id} (by ${by}); the reply is queued for sending`);
       });
     });
   });
@@ -236,13 +198,8 @@ program
       const reason = opts.reason?.trim() || 'rejected by an operator';
       await withStore(ctx, async ({ store, redis }) => {
         const ticket = await findTicket(store, redis, id);
-        try {
-          await produce(redis, () =>
-            store.transition(ticket.id, { from: ['parked'], to: 'rejected', actor: `operator:${by}`, note: reason, patch: { reason } }),
-          );
-        } catch (err) {
-          explainTransitionError(err, 'reject');
-        }
+        const result = await rejectTicket({ store }, { ticketId: ticket.id, operator: by, reason });
+        if (result.outcome !== 'rejected') throw new CliError(`cannot reject ticket ${ticket.id}: ${result.message}`);
         ctx.print(`rejected ${ticket.id} (by ${by}): ${reason}`);
       });
     });

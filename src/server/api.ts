@@ -7,7 +7,7 @@ import { TICKET_ID_PATTERN, TICKET_STATES, type Ticket } from '../tickets/ticket
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { ANONYMOUS_OPERATOR } from './auth.js';
 import { HttpError, parseInput, type Handler, type HandlerResult } from './http.js';
-import { MAX_REASON_CHARS, MAX_REPLY_CHARS, approveTicket, rejectTicket, type ReviewDeps, type ReviewRefusal } from './review-actions.js';
+import { MAX_REASON_CHARS, MAX_REPLY_CHARS, approveTicket, rejectTicket, type ReviewDeps, type ReviewRefusal } from '../tickets/review.js';
 
 /** A ticket in lists: enough to pick one, without the agent's full result. */
 export interface TicketSummary {

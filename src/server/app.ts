@@ -39,7 +39,7 @@ import { checkReadiness, type ReadinessDeps } from './health.js';
 import { errorMiddleware, jsonError, route, send, userOf, type ErrorRenderer } from './http.js';
 import { createMetricsRegistry } from './metrics.js';
 import { htmlErrorRenderer, reviewPageHandlers } from './review-page.js';
-import type { ReviewDeps } from './review-actions.js';
+import type { ReviewDeps } from '../tickets/review.js';
 import { BULL_BOARD_CSP, REVIEW_CSP, sameOriginGuard, securityHeaders } from './security.js';
 import { REVIEW_CSS, STYLESHEET_PATH } from './styles.js';
 import { renderMessagePage } from './views.js';

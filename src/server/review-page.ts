@@ -13,7 +13,7 @@ import type { TicketStore } from '../tickets/ticket-store.js';
 import { ANONYMOUS_OPERATOR, type CsrfTokens } from './auth.js';
 import { HttpError, type ErrorRenderer, type Handler, type HandlerResult } from './http.js';
 import { requestReindex } from './reindex-action.js';
-import { approveTicket, rejectTicket, type ReviewDeps, type ReviewRefusal } from './review-actions.js';
+import { approveTicket, rejectTicket, type ReviewDeps, type ReviewRefusal } from '../tickets/review.js';
 import { renderMessagePage, renderTicketDetail, renderTicketList, type Flash } from './views.js';
 
 /** Parked tickets per page of the list. */

@@ -87,7 +87,7 @@ describe('npm run review', () => {
     // Approving again is a forbidden transition: one line, no second mail.
     const again = await review('approve', ticketId);
     expect(again.code).toBe(1);
-    expect(again.stderr.trim()).toBe(`review: cannot approve ticket ${ticketId}: it is sent, and only parked tickets can be approved`);
+    expect(again.stderr.trim()).toBe(`review: cannot approve ticket ${ticketId}: The ticket is sent; only parked tickets can be approved`);
     expect(servers.smtp.messages).toHaveLength(1);
     // Each command is a fresh Node process under tsx; on a loaded CI machine that is seconds apiece.
   }, 90_000);

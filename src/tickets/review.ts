@@ -1,7 +1,7 @@
 /**
  * What a person can decide about a parked ticket: approve its reply (possibly edited) for sending, or reject it.
- * Shared by the dashboard (JSON API and review page) and meant for the `review` CLI, so both record the same
- * history and enqueue the same job.
+ * Shared by the dashboard (JSON API and review page) and the `review` CLI, so both record the same history and
+ * enqueue the same job.
  *
  * The functions return an outcome instead of throwing for the expected refusals (unknown ticket, wrong state, bad
  * input), so each caller words them its own way (HTTP status, CLI exit code). Redis being unreachable still throws
@@ -12,8 +12,8 @@ import type { Config } from '../config.js';
 import { produce } from '../queues/connection.js';
 import { sendReplyJob, type JobTuning } from '../queues/job-options.js';
 import type { Queues } from '../queues/registry.js';
-import { IllegalTransitionError, TICKET_ID_PATTERN, jobGeneration, type Ticket, type TicketPatch, type TicketState } from '../tickets/ticket.js';
-import { TicketConflictError, TicketNotFoundError, type TicketStore } from '../tickets/ticket-store.js';
+import { IllegalTransitionError, TICKET_ID_PATTERN, jobGeneration, type Ticket, type TicketPatch, type TicketState } from './ticket.js';
+import { TicketConflictError, TicketNotFoundError, type TicketStore } from './ticket-store.js';
 
 /** Longest reply an operator may store; far beyond any real mail, small enough to keep one ticket document bounded. */
 export const MAX_REPLY_CHARS = 100_000;
@@ -58,7 +58,15 @@ export type RejectOutcome = { outcome: 'rejected'; ticket: Ticket } | ReviewRefu
 
 /** The history actor of a person: `operator:<name>`. */
 export function operatorActor(operator: string): string {
-  return `operator:${operator}`;
+  return `${OPERATOR_PREFIX}${operator}`;
+}
+
+const OPERATOR_PREFIX = 'operator:';
+
+/** The operator of the latest approval in a ticket's history, if a person approved it. */
+export function approverOf(ticket: Pick<Ticket, 'history'>): string | undefined {
+  const entry = [...ticket.history].reverse().find((h) => h.to === 'approved');
+  return entry?.actor.startsWith(OPERATOR_PREFIX) ? entry.actor.slice(OPERATOR_PREFIX.length) : undefined;
 }
 
 /** Line endings of browser form posts (CRLF) become LF, as in the rest of the ticket's text. */
@@ -118,8 +126,7 @@ export async function approveTicket(
 
   const patch: TicketPatch = { reason: null };
   if (reply !== undefined) patch.draft = reply;
-  // OutboundInfo needs our Message-ID, which the sender assigns; a ticket parked after a send attempt has one.
-  if (ticket.outbound) patch.outbound = { ...ticket.outbound, approvedBy: request.operator };
+  // Who approved is the history entry's actor; the sender copies it into `outbound.approvedBy` when it sends.
   let approved: Ticket;
   try {
     approved = await deps.store.transition(ticket.id, {
