@@ -488,6 +488,7 @@ export function renderEnvExample(): string {
     if (spec.sensitive) flags.push('sensitive');
     lines.push(`# ${spec.description} (${flags.join(', ')})`);
     lines.push(spec.default !== undefined || spec.required ? `${name}=${spec.default ?? ''}` : `# ${name}=`);
+    for (const alias of spec.aliases ?? []) lines.push(`# ${alias}=   (older name of ${name}, also accepted)`);
     lines.push('');
   }
   return lines.join('\n');
