@@ -1,14 +1,27 @@
 /**
- * Embedded similarity search over past questions and answers: normalised Float32 vectors scanned brute force, plus a
- * BM25 index over the same pairs, fused with reciprocal rank fusion. Vectors catch paraphrases (with a real
- * embedding model); BM25 catches exact product terms and error codes that embeddings blur. Everything lives in one
- * file under `dir`, switched atomically on reindex and reloaded by other processes on their next search.
+ * Embedded similarity search over past questions and answers: normalised vectors (an int8 copy scanned with SIMD, the
+ * best candidates re-scored with the Float32 rows — see {@link VectorIndex}), plus a BM25 index over the same pairs,
+ * fused with reciprocal rank fusion. Vectors catch paraphrases (with a real embedding model); BM25 catches exact
+ * product terms and error codes that embeddings blur. Everything lives in one file under `dir`, switched atomically
+ * on reindex and reloaded by other processes on their next search.
  */
 import path from 'node:path';
-import { createLogger } from '../logger.js';
+import { createLogger, type Logger } from '../logger.js';
 import { Bm25Builder, Bm25Index, type Bm25Params } from './bm25.js';
 import { weightedTerms } from './tokenize.js';
-import { bytesOf, decodeContainer, encodeContainer, float32View, LiveIndexFile, normalizeInPlace, topKByDot } from './vector-store.js';
+import {
+  allocateScanBytes,
+  bytesOf,
+  decodeContainer,
+  encodeContainer,
+  float32View,
+  LiveIndexFile,
+  normalizeInPlace,
+  quantizedStride,
+  type QuantizedRows,
+  quantizeRows,
+  VectorIndex,
+} from './vector-store.js';
 import { formatQaPair, MAX_SEARCH_RESULTS, type Embedder, type ProgressFn, type QaPair, type QaSearch, type SearchHit } from './types.js';
 
 /** Name of the index file inside the directory. */
@@ -40,9 +53,16 @@ export const DEFAULT_QA_RANKING: QaRankingOptions = {
   depth: 50,
 };
 
+/**
+ * File format version. 2 added the int8 rows (section 2, rows × {@link quantizedStride} bytes, zero-padded) and their
+ * Float32 scales (section 3) after version 1's Float32 rows and BM25 (sections 0 and 1, unchanged); version 1 files
+ * still load, quantised while loading. Any other version fails `ping()` with a message asking for a reindex.
+ */
+const QA_FORMAT_VERSION = 2;
+
 interface QaMeta {
   format: 'helpdesk-qa-index';
-  version: 1;
+  version: 1 | 2;
   embedderId: string;
   dims: number;
   ranking: QaRankingOptions;
@@ -53,7 +73,7 @@ interface LoadedQa {
   pairs: QaPair[];
   embedderId: string;
   dims: number;
-  vectors: Float32Array;
+  vectors: VectorIndex;
   bm25: Bm25Index;
   ranking: QaRankingOptions;
 }
@@ -85,7 +105,8 @@ export class EmbeddedQaSearch implements QaSearch {
   constructor({ dir, embedder, ranking, checkIntervalMs }: { dir: string; embedder: Embedder; ranking?: Partial<QaRankingOptions>; checkIntervalMs?: number }) {
     this.embedder = embedder;
     this.ranking = { ...DEFAULT_QA_RANKING, ...ranking };
-    this.live = new LiveIndexFile({ file: path.join(dir, QA_INDEX_FILE), decode: decodeQa, log: this.log, checkIntervalMs });
+    // Read straight into the SIMD scan's memory, so the int8 rows are scanned where they were read.
+    this.live = new LiveIndexFile({ file: path.join(dir, QA_INDEX_FILE), decode: (b) => decodeQa(b, this.log), log: this.log, checkIntervalMs, allocate: allocateScanBytes });
   }
 
   /** Up to `k` pairs, fused from the vector and BM25 rankings. Empty or blank queries give no hits. */
@@ -107,7 +128,7 @@ export class EmbeddedQaSearch implements QaSearch {
         // Logged in embedQuery; the lexical ranking alone still answers.
       } else if (qv.length === index.dims) {
         const q = normalizedCopy(qv);
-        topKByDot(index.vectors, index.dims, q, depth).forEach((m, rank) => add(m.index, rank));
+        index.vectors.topK(q, depth).forEach((m, rank) => add(m.index, rank));
       } else this.warnMismatch(`dims ${qv.length} != ${index.dims}`);
     } else if (index.dims > 0) {
       this.warnMismatch(`embedder ${this.embedder.id} != index ${index.embedderId}`);
@@ -151,10 +172,12 @@ export class EmbeddedQaSearch implements QaSearch {
     }
     const bm25 = builder.build();
     const stored = pairs.map(({ id, fileName, row, question, answer }) => ({ id, fileName, row, question, answer }));
-    const meta: QaMeta = { format: 'helpdesk-qa-index', version: 1, embedderId: this.embedder.id, dims, ranking, pairs: stored };
-    const bytes = encodeContainer(meta, [bytesOf(matrix), bm25.serialize()]);
+    const quantized = quantizeRows(matrix, dims);
+    const meta: QaMeta = { format: 'helpdesk-qa-index', version: QA_FORMAT_VERSION, embedderId: this.embedder.id, dims, ranking, pairs: stored };
+    const bytes = encodeContainer(meta, [bytesOf(matrix), bm25.serialize(), bytesOf(quantized.codes), bytesOf(quantized.scales)]);
     await onProgress?.({ stage: 'index', done: total, total });
-    await this.live.replace(bytes, { pairs: stored, embedderId: this.embedder.id, dims, vectors: matrix, bm25, ranking });
+    const index = new VectorIndex(matrix, dims, quantized);
+    await this.live.replace(bytes, { pairs: stored, embedderId: this.embedder.id, dims, vectors: index, bm25, ranking });
     this.log.info({ pairs: total, dims, bytes: bytes.byteLength, ms: Math.round(performance.now() - started) }, 'qa index replaced');
   }
 
@@ -193,15 +216,33 @@ export class EmbeddedQaSearch implements QaSearch {
   }
 }
 
-function decodeQa(bytes: Uint8Array): LoadedQa {
+function decodeQa(bytes: Uint8Array, log: Logger): LoadedQa {
   const { meta, sections } = decodeContainer<QaMeta>(bytes);
-  if (meta.format !== 'helpdesk-qa-index' || meta.version !== 1) throw new Error('not a Q&A index (format/version)');
-  const [vecBytes, bm25Bytes] = sections;
+  if (meta.format !== 'helpdesk-qa-index') throw new Error('not a Q&A index (format)');
+  if (meta.version !== 1 && meta.version !== QA_FORMAT_VERSION) {
+    throw new Error(`Q&A index format version ${String(meta.version)} is not supported (this build reads 1 and ${QA_FORMAT_VERSION}); run a Q&A reindex`);
+  }
+  const [vecBytes, bm25Bytes, codeBytes, scaleBytes] = sections;
   if (!vecBytes || !bm25Bytes) throw new Error('Q&A index is missing a section');
-  const vectors = float32View(vecBytes);
-  if (vectors.length !== meta.pairs.length * meta.dims) throw new Error('Q&A index: vector section does not match the pair count');
+  const rows = meta.pairs.length;
+  const floats = float32View(vecBytes);
+  if (floats.length !== rows * meta.dims) throw new Error('Q&A index: vector section does not match the pair count');
   const bm25 = Bm25Index.deserialize(bm25Bytes);
-  if (bm25.docCount !== meta.pairs.length) throw new Error('Q&A index: BM25 section does not match the pair count');
+  if (bm25.docCount !== rows) throw new Error('Q&A index: BM25 section does not match the pair count');
+  let quantized: QuantizedRows;
+  if (meta.version === 1) {
+    // Written before the int8 rows existed: quantise now (deterministic, so the same as a reindex would store).
+    quantized = quantizeRows(floats, meta.dims);
+    log.info({ pairs: rows, dims: meta.dims }, 'qa index is format version 1; quantised while loading (a reindex stores the int8 rows)');
+  } else {
+    if (!codeBytes || !scaleBytes) throw new Error('Q&A index is missing a section');
+    const stride = quantizedStride(meta.dims);
+    const codes = new Int8Array(codeBytes.buffer, codeBytes.byteOffset, codeBytes.byteLength);
+    const scales = float32View(scaleBytes);
+    if (codes.length !== rows * stride || scales.length !== rows) throw new Error('Q&A index: int8 section does not match the pair count');
+    quantized = { codes, scales, stride };
+  }
+  const vectors = new VectorIndex(floats, meta.dims, quantized);
   return { pairs: meta.pairs, embedderId: meta.embedderId, dims: meta.dims, vectors, bm25, ranking: meta.ranking };
 }
 

@@ -1,10 +1,11 @@
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EmbeddedQaSearch, QA_INDEX_FILE } from '../../src/search/embedded-qa.js';
 import { CachedEmbedder, HashedNgramEmbedder } from '../../src/search/embeddings.js';
 import { formatQaPair, type Embedder, type QaPair } from '../../src/search/types.js';
+import { decodeContainer, encodeContainer } from '../../src/search/vector-store.js';
 
 const pair = (row: number, question: string, answer: string, fileName = 'xyz-qa.csv'): QaPair => ({
   id: `${fileName}#${row}`,
@@ -126,6 +127,32 @@ describe('EmbeddedQaSearch: storage', () => {
   it('ping throws when the index file is unreadable', async () => {
     await writeFile(path.join(dir, QA_INDEX_FILE), Buffer.alloc(64, 7));
     await expect(new EmbeddedQaSearch({ dir, embedder }).ping()).rejects.toThrow();
+  });
+
+  it('writes format version 2 (Float32 rows, BM25, int8 rows, row scales); a version 1 file still loads and ranks the same', async () => {
+    const s = await built();
+    const file = path.join(dir, 'qa', QA_INDEX_FILE);
+    const { meta, sections } = decodeContainer<{ version: number; dims: number }>(await readFile(file));
+    expect(meta.version).toBe(2);
+    expect(sections.map((x) => x.byteLength)).toEqual([PAIRS.length * 512 * 4, sections[1]!.byteLength, PAIRS.length * 512, PAIRS.length * 4]);
+    const queries = ['認証', 'パスワードがわからなくなってしまいました', 'e-4010', '請求書をダウンロードしたい'];
+    const v2 = await Promise.all(queries.map((q) => s.search(q, 5)));
+
+    const v1Dir = path.join(dir, 'v1');
+    await mkdir(v1Dir);
+    await writeFile(path.join(v1Dir, QA_INDEX_FILE), encodeContainer({ ...meta, version: 1 }, sections.slice(0, 2)));
+    const old = new EmbeddedQaSearch({ dir: v1Dir, embedder });
+    await old.ping();
+    expect(await old.count()).toBe(PAIRS.length);
+    expect(await Promise.all(queries.map((q) => old.search(q, 5)))).toEqual(v2);
+  });
+
+  it('ping names a format version this build cannot read and asks for a reindex', async () => {
+    await built();
+    const file = path.join(dir, 'qa', QA_INDEX_FILE);
+    const { meta, sections } = decodeContainer<{ version: number }>(await readFile(file));
+    await writeFile(file, encodeContainer({ ...meta, version: 3 }, sections));
+    await expect(new EmbeddedQaSearch({ dir: path.join(dir, 'qa'), embedder }).ping()).rejects.toThrow(/version 3 .*reindex/);
   });
 
   it('replaceAll twice with the same input writes byte-identical files', async () => {

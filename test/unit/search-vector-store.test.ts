@@ -89,6 +89,24 @@ describe('LiveIndexFile', () => {
     await expect(fresh.current()).rejects.toThrow(/bad file/);
   });
 
+  it('reads the whole file into the buffer `allocate` returns', async () => {
+    const file = path.join(dir, 'x.idx');
+    const text = `ok:${'x'.repeat(200_000)}`;
+    await writeFile(file, text);
+    const buffers: Uint8Array[] = [];
+    const allocate = (n: number) => {
+      const backing = new Uint8Array(n + 64);
+      buffers.push(backing);
+      return backing.subarray(64);
+    };
+    let seen: Uint8Array | undefined;
+    const reader = new LiveIndexFile({ file, log, allocate, decode: (b) => ((seen = b), decode(b)) });
+    expect(await reader.current()).toBe(text.slice(3));
+    expect(buffers).toHaveLength(1);
+    expect(seen!.buffer).toBe(buffers[0]!.buffer);
+    expect(seen!.byteOffset).toBe(64);
+  });
+
   it('with checkIntervalMs, does not look at the file again within the interval', async () => {
     const file = path.join(dir, 'x.idx');
     await writeFile(file, 'ok:first');
