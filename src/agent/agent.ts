@@ -24,7 +24,7 @@ import type { CompletionUsage } from 'openai/resources/completions';
 import { createLogger, type Logger } from '../logger.js';
 import type { SearchOutput } from '../search/types.js';
 import { type PromptSet, renderSystemPrompt, renderUserPrompt, resolvePrompts } from './prompts.js';
-import { TOOL_SOURCE_KIND } from './tools.js';
+import { type DirectSearch, TOOL_SOURCE_KIND, directSearchOf } from './tools.js';
 import {
   type AgentResult,
   type AnswerSource,
@@ -166,6 +166,10 @@ export function usageOf(calls: LlmCallRecord[]): LlmUsage {
 // Subtasks that differ only in spacing, width or case would search the same thing twice.
 const subtaskKey = (s: string): string => s.normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase();
 
+// Built once: these never change, and converting a zod schema to JSON schema on every LLM call is not free.
+const PLAN_FORMAT = zodResponseFormat(planSchema, 'plan');
+const REFLECTION_FORMAT = zodResponseFormat(reflectionResultSchema, 'reflection_result');
+
 const hasToolCalls = (m: ChatCompletionMessageParam): boolean => m.role === 'assistant' && 'tool_calls' in m && m.tool_calls !== undefined;
 
 /**
@@ -176,8 +180,10 @@ export class HelpDeskAgent {
   private readonly client: OpenAI;
   private readonly model: string;
   private readonly tools: StructuredToolInterface[];
-  private readonly toolMap: Map<string, StructuredToolInterface>;
+  private readonly toolMap: Map<string, { tool: StructuredToolInterface; direct: DirectSearch | undefined }>;
   private readonly openaiTools: ChatCompletionTool[];
+  /** The system prompts with `{product}` filled in: constant per agent, so rendered once. */
+  private readonly systemPrompts: { planner: string; subtask: string; createLastAnswer: string };
   /** The prompts in use (built-ins with the overrides applied). */
   readonly prompts: PromptSet;
   private readonly productName: string;
@@ -192,10 +198,15 @@ export class HelpDeskAgent {
     this.client = options.client;
     this.model = options.model;
     this.tools = options.tools;
-    this.toolMap = new Map(options.tools.map((t) => [t.name, t]));
+    this.toolMap = new Map(options.tools.map((t) => [t.name, { tool: t, direct: directSearchOf(t) }]));
     this.openaiTools = options.tools.map((t) => convertToOpenAITool(t) as ChatCompletionTool);
     this.prompts = resolvePrompts(options.prompts ?? {});
     this.productName = options.productName;
+    this.systemPrompts = {
+      planner: renderSystemPrompt(this.prompts.plannerSystemPrompt, this.productName),
+      subtask: renderSystemPrompt(this.prompts.subtaskSystemPrompt, this.productName),
+      createLastAnswer: renderSystemPrompt(this.prompts.createLastAnswerSystemPrompt, this.productName),
+    };
     this.maxQuestionChars = options.maxQuestionChars;
     this.maxSubtasks = options.maxSubtasks;
     this.recursionLimit = options.recursionLimit;
@@ -306,7 +317,7 @@ export class HelpDeskAgent {
     config?: RunnableConfig,
   ): Promise<{ plan: string[]; droppedSubtasks: string[]; llmCalls: LlmCallRecord[] }> {
     const messages: ChatCompletionMessageParam[] = [
-      { role: 'system', content: renderSystemPrompt(this.prompts.plannerSystemPrompt, this.productName) },
+      { role: 'system', content: this.systemPrompts.planner },
       {
         role: 'user',
         content: renderUserPrompt(this.prompts.plannerUserPrompt, this.productName, {
@@ -320,7 +331,7 @@ export class HelpDeskAgent {
         {
           model: this.model,
           messages,
-          response_format: zodResponseFormat(planSchema, 'plan'),
+          response_format: PLAN_FORMAT,
           temperature: 0,
           seed: 0,
         },
@@ -369,7 +380,7 @@ export class HelpDeskAgent {
     let messages: ChatCompletionMessageParam[];
     if (state.challengeCount === 0) {
       messages = [
-        { role: 'system', content: renderSystemPrompt(this.prompts.subtaskSystemPrompt, this.productName) },
+        { role: 'system', content: this.systemPrompts.subtask },
         {
           role: 'user',
           content: renderUserPrompt(this.prompts.subtaskToolSelectionUserPrompt, this.productName, {
@@ -482,7 +493,7 @@ export class HelpDeskAgent {
         {
           model: this.model,
           messages,
-          response_format: zodResponseFormat(reflectionResultSchema, 'reflection_result'),
+          response_format: REFLECTION_FORMAT,
           temperature: 0,
           seed: 0,
         },
@@ -517,7 +528,7 @@ export class HelpDeskAgent {
       answer: s.subtaskAnswer,
     }));
     const messages: ChatCompletionMessageParam[] = [
-      { role: 'system', content: renderSystemPrompt(this.prompts.createLastAnswerSystemPrompt, this.productName) },
+      { role: 'system', content: this.systemPrompts.createLastAnswer },
       {
         role: 'user',
         content: renderUserPrompt(this.prompts.createLastAnswerUserPrompt, this.productName, {
@@ -600,8 +611,8 @@ export class HelpDeskAgent {
       return invalid(toolCall.custom.name, toolCall.custom.input, 'function 形式ではない呼び出し');
     }
     const { name, arguments: args } = toolCall.function;
-    const tool = this.toolMap.get(name);
-    if (!tool) return invalid(name, args, `存在しないツール「${name}」`);
+    const entry = this.toolMap.get(name);
+    if (!entry) return invalid(name, args, `存在しないツール「${name}」`);
     let input: unknown;
     try {
       input = JSON.parse(args);
@@ -609,12 +620,20 @@ export class HelpDeskAgent {
       return invalid(name, args, '引数が JSON として読めない');
     }
     let output: unknown;
-    try {
-      output = await tool.invoke(input, { signal });
-    } catch (err) {
-      // Only the model's mistake is answered here; a failing search backend must fail the run so it can be retried.
-      if (err instanceof ToolInputParsingException) return invalid(name, args, '引数がツールの入力形式に合わない');
-      throw err;
+    if (entry.direct) {
+      signal?.throwIfAborted();
+      const searching = entry.direct.run(input);
+      if (!searching) return invalid(name, args, '引数がツールの入力形式に合わない');
+      // A failing search backend fails the run, so that it can be retried.
+      output = await searching;
+    } else {
+      try {
+        output = await entry.tool.invoke(input, { signal });
+      } catch (err) {
+        // Only the model's mistake is answered here; a failing search backend must fail the run so it can be retried.
+        if (err instanceof ToolInputParsingException) return invalid(name, args, '引数がツールの入力形式に合わない');
+        throw err;
+      }
     }
     const results = Array.isArray(output) ? (output as SearchOutput[]) : [];
     return { result: { toolName: name, args, results }, message: JSON.stringify(results) };

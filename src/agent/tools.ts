@@ -2,6 +2,9 @@
  * The agent's two read-only search tools, as LangChain tools so that their schemas reach the model through
  * `convertToOpenAITool`. The names keep the design's `xyz` whatever PRODUCT_NAME is: prompts, logs and stored
  * results refer to the tools by these names.
+ *
+ * The agent runs these two tools without `tool.invoke` (see {@link directSearchOf}): LangChain's tool machinery
+ * (callback manager, run tree, signal race) costs more per call than the search of a small index.
  */
 import { tool, type StructuredToolInterface } from '@langchain/core/tools';
 import { z } from 'zod';
@@ -30,24 +33,59 @@ const qaSchema = z.object({
 const toOutputs = (hits: SearchHit[]): SearchOutput[] =>
   hits.slice(0, MAX_SEARCH_RESULTS).map((h) => ({ fileName: h.fileName, content: h.content }));
 
+/**
+ * What a search tool does, without LangChain's tool machinery: `run` validates the model's arguments like
+ * `tool.invoke` does (unknown keys dropped) and searches. It returns undefined for arguments the schema rejects.
+ */
+export interface DirectSearch {
+  run(input: unknown): Promise<SearchOutput[]> | undefined;
+}
+
+const directSearches = new WeakMap<StructuredToolInterface, DirectSearch>();
+
+/** The direct form of a tool built by this module; undefined for any other tool (which then runs via `invoke`). */
+export function directSearchOf(searchTool: StructuredToolInterface): DirectSearch | undefined {
+  return directSearches.get(searchTool);
+}
+
+function withDirectSearch<S extends z.ZodType>(
+  searchTool: StructuredToolInterface,
+  schema: S,
+  search: (input: z.infer<S>) => Promise<SearchOutput[]>,
+): StructuredToolInterface {
+  directSearches.set(searchTool, {
+    run: (input) => {
+      const parsed = schema.safeParse(input);
+      return parsed.success ? search(parsed.data) : undefined;
+    },
+  });
+  return searchTool;
+}
+
 /** Builds the manual search tool over `manual`. */
 export function createManualSearchTool(manual: ManualSearch, productName = 'XYZ'): StructuredToolInterface {
-  return tool(async ({ keywords }): Promise<SearchOutput[]> => toOutputs(await manual.search(keywords, MAX_SEARCH_RESULTS)), {
+  const search = async ({ keywords }: z.infer<typeof manualSchema>): Promise<SearchOutput[]> =>
+    toOutputs(await manual.search(keywords, MAX_SEARCH_RESULTS));
+  const searchTool = tool(search, {
     name: MANUAL_TOOL_NAME,
     description:
       `${productName}のマニュアルをキーワードで全文検索するツール。` +
       'エラーコードや画面名・機能名などの固有名詞が問い合わせに含まれるときは、その語句でこのツールを使う。',
     schema: manualSchema,
   });
+  return withDirectSearch(searchTool, manualSchema, search);
 }
 
 /** Builds the past Q&A search tool over `qa`. */
 export function createQaSearchTool(qa: QaSearch, productName = 'XYZ'): StructuredToolInterface {
-  return tool(async ({ query }): Promise<SearchOutput[]> => toOutputs(await qa.search(query, MAX_SEARCH_RESULTS)), {
+  const search = async ({ query }: z.infer<typeof qaSchema>): Promise<SearchOutput[]> =>
+    toOutputs(await qa.search(query, MAX_SEARCH_RESULTS));
+  const searchTool = tool(search, {
     name: QA_TOOL_NAME,
     description: `${productName}について過去に寄せられた質問と回答の組から、意味の近いものを探すツール。`,
     schema: qaSchema,
   });
+  return withDirectSearch(searchTool, qaSchema, search);
 }
 
 /** Both tools, manual first (the design's order). */

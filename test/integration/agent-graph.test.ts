@@ -2,7 +2,9 @@
  * The whole agent graph over HTTP: the design's two-topic question, parallel fan-out, guards, usage and sources,
  * the final answer's language, the earlier conversation, and a prompt-injection mail.
  */
+import { tool } from '@langchain/core/tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import OpenAI from 'openai';
 import { pino } from 'pino';
 import {
@@ -162,6 +164,28 @@ describe('runAgent', () => {
     const finalUser = messageText(server.chatRequests().at(-1)!.body.messages[1]!);
     const results = JSON.parse(extractBlock(finalUser, BLOCK_TAGS.subtaskResults)!) as { subtask: string }[];
     expect(results.map((r) => r.subtask)).toEqual(result.plan.subtasks);
+  });
+
+  it('runs a LangChain tool not built by createSearchTools through its invoke, schema checks included', async () => {
+    const received: unknown[] = [];
+    const manual = tool(
+      async (input) => {
+        received.push(input);
+        return [{ fileName: 'other.md', content: '別のツールの結果' }];
+      },
+      { name: 'search_xyz_manual', description: '別の実装', schema: z.object({ keywords: z.string() }) },
+    );
+    const { agent } = makeAgent(
+      { toolCalls: (call) => (call.attempt === 1 ? [{ name: 'search_xyz_manual', arguments: { wrong: 1 } }] : [{ name: 'search_xyz_manual', arguments: { keywords: '二段階認証' } }]) },
+      { tools: [manual] },
+    );
+    const result = await agent.runAgent('二段階認証の設定方法を教えてください。');
+    expect(received).toEqual([{ keywords: '二段階認証' }]);
+    expect(result.subtasks[0]!.toolResults).toEqual([
+      [{ toolName: 'search_xyz_manual', args: '{"wrong":1}', results: [] }],
+      [{ toolName: 'search_xyz_manual', args: '{"keywords":"二段階認証"}', results: [{ fileName: 'other.md', content: '別のツールの結果' }] }],
+    ]);
+    expect(result.sources).toEqual([{ kind: 'manual', fileName: 'other.md' }]);
   });
 });
 

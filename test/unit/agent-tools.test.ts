@@ -1,7 +1,9 @@
 /** The two search tools: names, schemas as the model sees them, and what they return. */
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { describe, expect, it } from 'vitest';
-import { MANUAL_TOOL_NAME, QA_TOOL_NAME, createSearchTools } from '../../src/agent/tools.js';
+import { tool } from '@langchain/core/tools';
+import { z } from 'zod';
+import { MANUAL_TOOL_NAME, QA_TOOL_NAME, createSearchTools, directSearchOf } from '../../src/agent/tools.js';
 import { MAX_SEARCH_RESULTS, type ManualSearch, type QaSearch, type SearchHit } from '../../src/search/types.js';
 
 const hits = (n: number, prefix: string): SearchHit[] =>
@@ -63,5 +65,22 @@ describe('search tools', () => {
   it('returns an empty list when nothing matches', async () => {
     const [manual] = createSearchTools(fakes(0));
     expect(await manual!.invoke({ keywords: 'なし' })).toEqual([]);
+  });
+
+  it('has a direct form that validates like invoke and returns the same', async () => {
+    const search = fakes(5);
+    const [manual, qa] = createSearchTools(search);
+    const direct = directSearchOf(manual!)!;
+    // Unknown keys are dropped, as the tool's schema does.
+    expect(await direct.run({ keywords: '二段階認証', extra: 1 })).toEqual(await manual!.invoke({ keywords: '二段階認証' }));
+    expect(direct.run({ wrong: 1 })).toBeUndefined();
+    expect(direct.run({ keywords: 42 })).toBeUndefined();
+    expect(directSearchOf(qa!)!.run({ keywords: 'x' })).toBeUndefined();
+    expect(await directSearchOf(qa!)!.run({ query: 'ログインできない' })).toHaveLength(MAX_SEARCH_RESULTS);
+  });
+
+  it('has no direct form for a tool built elsewhere', () => {
+    const other = tool(async () => [], { name: 'other', description: 'd', schema: z.object({ q: z.string() }) });
+    expect(directSearchOf(other)).toBeUndefined();
   });
 });
