@@ -7,7 +7,9 @@
  * The npm script `exec`s it (`exec node --import tsx workers/all.ts`) because npm 11 signals only the shell it
  * spawned; without `exec` SIGTERM would orphan this process instead of stopping it.
  */
+import { ConfigError } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
+import { optionalRole } from '../src/runtime/lifecycle.js';
 import { startPollerRole } from '../src/mail/imap-supervisor.js';
 import { startMaintenanceRole } from '../src/queues/maintenance.js';
 import { startAgentWorker } from '../src/runtime/agent-worker.js';
@@ -20,5 +22,10 @@ await runProcess('helpdesk', (services, config) => [
   () => startMaintenanceRole(config, { connection: services.workerConnection(), search: services.search(), tuning: services.tuning, logger: createLogger('maintenance') }),
   () => startAgentWorker(services),
   () => startPollerRole(config, { logger: createLogger('imap-poller') }),
-  () => startDashboardRole(config, { services, logger: createLogger('dashboard') }),
+  // Without DASHBOARD_PASSWORD (and without DASHBOARD_AUTH=off) the dashboard refuses to start; the mail pipeline
+  // must not stop answering customers because of that, so here the refusal is one error line, not an exit.
+  optionalRole('dashboard', () => startDashboardRole(config, { services, logger: createLogger('dashboard') }), {
+    logger: createLogger('helpdesk'),
+    isRefusal: (err) => err instanceof ConfigError,
+  }),
 ]);

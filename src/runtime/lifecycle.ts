@@ -74,3 +74,24 @@ export async function runRoles(
   }
   return { roles, shutdown };
 }
+
+/**
+ * A role that may refuse to start without stopping the process, for `npm start` where several roles share one
+ * process: when `start` fails with an error `isRefusal` accepts (e.g. the dashboard's missing password), the refusal
+ * is logged as one error line and the other roles keep working; any other error still fails the start.
+ */
+export function optionalRole(
+  name: string,
+  start: () => Promise<RoleHandle>,
+  options: { logger: Logger; isRefusal: (err: unknown) => boolean },
+): () => Promise<RoleHandle> {
+  return async () => {
+    try {
+      return await start();
+    } catch (err) {
+      if (!options.isRefusal(err)) throw err;
+      options.logger.error({ role: name }, `${name} not started: ${err instanceof Error ? err.message : String(err)}`);
+      return { name: `${name} (not started)`, stop: async () => {} };
+    }
+  };
+}

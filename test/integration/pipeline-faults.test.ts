@@ -124,11 +124,13 @@ describe('faults', () => {
   // The signal goes to npm itself, as an operator's Ctrl-C or `kill` would. npm 11 signals only its direct child, so
   // the script `exec`s node: without that, npm would exit 143 at once and leave the roles running orphaned.
   it('SIGTERM to the npm start process lets the running ticket finish and exits 0 within 30 s', async () => {
-    const env = pipelineEnv(servers, { LOG_LEVEL: 'info' });
+    // No dashboard password: the dashboard refuses to start, and the mail pipeline goes on without it.
+    const env = pipelineEnv(servers, { LOG_LEVEL: 'info', DASHBOARD_AUTH: 'on' });
     const config = parseConfig(env);
     cleanups.push(() => removePrefix(servers.redis.url, config.QUEUE_PREFIX));
     servers.llm.setHandler(scriptedModel({ delayMs: 400 }));
     const app = track(spawnChild('npm', ['start'], env));
+    await app.waitForOutput(/dashboard not started: [^"]*DASHBOARD_PASSWORD/);
     await app.waitForOutput(/Sender waiting for replies/);
     await app.waitForOutput(/Agent worker waiting for tickets/);
 
