@@ -20,6 +20,7 @@ import { ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
 import { startDovecot, type DovecotServer } from '../support/dovecot.js';
 import { pollUntil } from '../support/ports.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { encodeIso2022Jp } from '../support/iso-2022-jp.js';
 
 const ALL_JOB_STATES: JobType[] = ['waiting', 'active', 'completed', 'failed', 'delayed', 'prioritized', 'waiting-children'];
 /** Long enough that only IDLE (or an explicit trigger) can explain a sync within a test. */
@@ -163,42 +164,8 @@ function plainMail(messageId: string, subject = 'Question', body = 'How do I exp
   );
 }
 
-// ISO-2022-JP encoding built from the platform's decoder, so the test mail is real JIS bytes as old Japanese
-// clients send them, without a hand-written byte table.
-let jisTable: Map<string, [number, number]> | undefined;
-function encodeIso2022jp(text: string): Buffer {
-  if (!jisTable) {
-    jisTable = new Map();
-    const decoder = new TextDecoder('iso-2022-jp');
-    for (let a = 0x21; a <= 0x7e; a++) {
-      for (let b = 0x21; b <= 0x7e; b++) {
-        const ch = decoder.decode(Uint8Array.from([0x1b, 0x24, 0x42, a, b, 0x1b, 0x28, 0x42]));
-        if (ch.length === 1 && ch !== '\uFFFD' && !jisTable.has(ch)) jisTable.set(ch, [a, b]);
-      }
-    }
-  }
-  const out: number[] = [];
-  let kanji = false;
-  for (const ch of text) {
-    const code = ch.codePointAt(0) ?? 0;
-    if (code < 0x80) {
-      if (kanji) out.push(0x1b, 0x28, 0x42);
-      kanji = false;
-      out.push(code);
-      continue;
-    }
-    const pair = jisTable.get(ch);
-    if (!pair) throw new Error(`no JIS X 0208 code for ${ch}`);
-    if (!kanji) out.push(0x1b, 0x24, 0x42);
-    kanji = true;
-    out.push(...pair);
-  }
-  if (kanji) out.push(0x1b, 0x28, 0x42);
-  return Buffer.from(out);
-}
-
 function japaneseMail(messageId: string): Buffer {
-  const word = (text: string): string => `=?ISO-2022-JP?B?${encodeIso2022jp(text).toString('base64')}?=`;
+  const word = (text: string): string => `=?ISO-2022-JP?B?${encodeIso2022Jp(text).toString('base64')}?=`;
   const head = [
     `From: ${word('山田太郎')} <taro@customer.example>`,
     'To: support@support.example',
@@ -211,7 +178,7 @@ function japaneseMail(messageId: string): Buffer {
     '',
     '',
   ].join('\r\n');
-  const body = encodeIso2022jp('パスワードを忘れてしまいました。\r\n再設定の方法を教えてください。\r\n');
+  const body = encodeIso2022Jp('パスワードを忘れてしまいました。\r\n再設定の方法を教えてください。\r\n');
   return Buffer.concat([Buffer.from(head), body]);
 }
 

@@ -5,42 +5,11 @@ import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { MailParseError, decodeEncodedWords, extractQuestion, parseInboundMail } from '../../src/mail/parse.js';
 import { isValidMessageId, messageKey, normaliseMessageId, parseMessageIdList } from '../../src/mail/message-id.js';
+import { encodeIso2022Jp } from '../support/iso-2022-jp.js';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/mail');
 const fixture = (name: string): Buffer => readFileSync(path.join(fixtures, name));
 
-/**
- * ISO-2022-JP encoder for the test mails (iconv-lite decodes but cannot encode it): Shift_JIS bytes from iconv-lite,
- * mapped to JIS X 0208 row/cell codes, wrapped in the ESC shift sequences.
- */
-function iso2022jp(text: string): Buffer {
-  const out: number[] = [];
-  let kanji = false;
-  for (const ch of text) {
-    const code = ch.codePointAt(0) ?? 0;
-    if (code < 0x80) {
-      if (kanji) out.push(0x1b, 0x28, 0x42);
-      kanji = false;
-      out.push(code);
-      continue;
-    }
-    if (!kanji) out.push(0x1b, 0x24, 0x42);
-    kanji = true;
-    const [s1 = 0, s2raw = 0] = iconv.encode(ch, 'shift_jis');
-    let j1 = (s1 <= 0x9f ? s1 - 0x71 : s1 - 0xb1) * 2 + 1;
-    const s2 = s2raw > 0x7f ? s2raw - 1 : s2raw;
-    let j2: number;
-    if (s2 >= 0x9e) {
-      j2 = s2 - 0x7d;
-      j1 += 1;
-    } else {
-      j2 = s2 - 0x1f;
-    }
-    out.push(j1, j2);
-  }
-  if (kanji) out.push(0x1b, 0x28, 0x42);
-  return Buffer.from(out);
-}
 
 function mail(headers: string, body: Buffer | string): Buffer {
   return Buffer.concat([Buffer.from(headers.trim().replace(/\n/g, '\r\n') + '\r\n\r\n'), Buffer.isBuffer(body) ? body : Buffer.from(body)]);
@@ -48,20 +17,20 @@ function mail(headers: string, body: Buffer | string): Buffer {
 
 describe('parseInboundMail: charsets', () => {
   it('encoder sanity: the test ISO-2022-JP bytes decode back', () => {
-    expect(new TextDecoder('iso-2022-jp').decode(iso2022jp('二段階認証の設定 OK'))).toBe('二段階認証の設定 OK');
+    expect(new TextDecoder('iso-2022-jp').decode(encodeIso2022Jp('二段階認証の設定 OK'))).toBe('二段階認証の設定 OK');
   });
 
   it('decodes an ISO-2022-JP body and encoded-word subject', async () => {
-    const subject = `=?ISO-2022-JP?B?${iso2022jp('パスワード再設定について').toString('base64')}?=`;
+    const subject = `=?ISO-2022-JP?B?${encodeIso2022Jp('パスワード再設定について').toString('base64')}?=`;
     const raw = mail(
-      `From: =?ISO-2022-JP?B?${iso2022jp('山田太郎').toString('base64')}?= <taro@customer.example>
+      `From: =?ISO-2022-JP?B?${encodeIso2022Jp('山田太郎').toString('base64')}?= <taro@customer.example>
 To: support@support.example
 Subject: ${subject}
 Message-ID: <jis-1@customer.example>
 MIME-Version: 1.0
 Content-Type: text/plain; charset=ISO-2022-JP
 Content-Transfer-Encoding: 7bit`,
-      iso2022jp('パスワードを忘れました。\r\n再設定の方法を教えてください。\r\n'),
+      encodeIso2022Jp('パスワードを忘れました。\r\n再設定の方法を教えてください。\r\n'),
     );
     const parsed = await parseInboundMail(raw);
     expect(parsed.subject).toBe('パスワード再設定について');
@@ -74,9 +43,9 @@ Content-Transfer-Encoding: 7bit`,
   it('decodes a raw (unencoded) ISO-2022-JP subject as old Japanese clients send it', async () => {
     const raw = Buffer.concat([
       Buffer.from('From: taro@customer.example\r\nSubject: '),
-      iso2022jp('請求書の件'),
+      encodeIso2022Jp('請求書の件'),
       Buffer.from('\r\nContent-Type: text/plain; charset=ISO-2022-JP\r\n\r\n'),
-      iso2022jp('本文です。'),
+      encodeIso2022Jp('本文です。'),
     ]);
     const parsed = await parseInboundMail(raw);
     expect(parsed.subject).toBe('請求書の件');
