@@ -297,19 +297,7 @@ async function conversationOf(ticket: Ticket, deps: AnswerTicketDeps): Promise<C
   const root = await store.findConversation(refs);
   if (!root || root === ticket.id) return [];
   // The ticket is not in the root's conversation set; read that set up to this ticket's creation.
-  const key = store.keys().conversation(root);
-  const ids = await deps.redis.zrevrangebyscore(key, Date.parse(ticket.createdAt), '-inf', 'LIMIT', 0, CONVERSATION_LIMIT);
-  const tickets = (await Promise.all(ids.filter((id) => id !== ticket.id).map((id) => store.get(id)))).filter((t): t is Ticket => !!t);
-  return tickets.reverse().map((t) => ({
-    ticketId: t.id,
-    createdAt: t.createdAt,
-    from: t.from,
-    subject: t.subject,
-    question: t.question,
-    state: t.state,
-    ...(t.state === 'sent' && t.draft !== undefined ? { reply: t.draft } : {}),
-    ...(t.outbound?.sentAt ? { repliedAt: t.outbound.sentAt } : {}),
-  }));
+  return store.conversationHistory(ticket.id, { limit: CONVERSATION_LIMIT, conversationId: root });
 }
 
 /** The thread as plain text for the agent's `<earlier_conversation>` block, oldest first; '' for none. */

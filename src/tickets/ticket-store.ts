@@ -363,16 +363,18 @@ export class TicketStore {
 
   /**
    * The earlier tickets of the ticket's conversation, oldest first, each with the question and the reply we sent
-   * (if any): context for the agent. At most `limit` of the most recent ones.
+   * (if any): context for the agent. At most `limit` of the most recent ones. `conversationId` reads another
+   * conversation up to the ticket's creation — a ticket created before its thread was known is not in that set.
    */
-  async conversationHistory(ticketId: string, options: { limit?: number } = {}): Promise<ConversationEntry[]> {
+  async conversationHistory(ticketId: string, options: { limit?: number; conversationId?: string } = {}): Promise<ConversationEntry[]> {
     const limit = Math.max(1, Math.trunc(options.limit ?? 20));
     const ticket = await this.require(ticketId);
     const score = scoreOf(ticket);
+    const conversation = options.conversationId ?? ticket.conversationId;
     // One extra in case the ticket itself is in the range (equal scores).
-    const ids = (
-      await this.redis.zrevrangebyscore(this.keys().conversation(ticket.conversationId), score, '-inf', 'LIMIT', 0, limit + 1)
-    ).filter((id) => id !== ticketId);
+    const ids = (await this.redis.zrevrangebyscore(this.keys().conversation(conversation), score, '-inf', 'LIMIT', 0, limit + 1)).filter(
+      (id) => id !== ticketId,
+    );
     const earlier = (await this.getMany(ids.slice(0, limit))).reverse();
     return earlier.map((t) => {
       const entry: ConversationEntry = {

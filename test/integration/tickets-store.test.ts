@@ -284,6 +284,12 @@ describe('threads', () => {
     expect((await store.conversationHistory(second.id)).map((h) => h.ticketId)).toEqual([first.id]);
     expect(await store.conversationHistory(first.id)).toEqual([]);
     expect((await store.conversationHistory(third.id, { limit: 1 })).map((h) => h.ticketId)).toEqual([second.id]);
+
+    // A ticket created before its thread was known reads the thread it turned out to belong to, up to its creation.
+    const late = (await store.createIfAbsent(mail('t4', {}, new Date(t0 + 1_800_000)))).ticket;
+    expect(late.conversationId).toBe(late.id);
+    expect(await store.conversationHistory(late.id)).toEqual([]);
+    expect((await store.conversationHistory(late.id, { conversationId: first.id })).map((h) => h.ticketId)).toEqual([first.id]);
   });
 
   it('keeps a Message-ID with the first ticket it was linked to', async () => {
