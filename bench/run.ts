@@ -8,6 +8,7 @@
  *   npm run bench -- --prices FILE     price table (USD per million tokens) for the cost figure
  *   npm run bench -- --cpu-prof DIR    run the worker processes under `node --cpu-prof`, profiles into DIR
  *   npm run bench -- --keep            keep the scratch directory
+ *   npm run bench -- --phases e2e --cpu-only   only the first two-topic CPU batch (a quick loop while profiling)
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -41,6 +42,7 @@ const { values } = parseArgs({
     prices: { type: 'string' },
     'cpu-prof': { type: 'string' },
     keep: { type: 'boolean', default: false },
+    'cpu-only': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
   strict: true,
@@ -73,6 +75,7 @@ const ctx: BenchContext = {
   figures: new FigureSink(!quick),
   prices,
   cpuProfDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined,
+  cpuOnly: values['cpu-only'] ?? false,
   log: (message) => process.stderr.write(`[bench ${stamp()}] ${message}\n`),
   memo: new Map(),
 };

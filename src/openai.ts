@@ -6,11 +6,19 @@
  * With LANGSMITH_TRACING on, the client is wrapped by LangSmith's `wrapOpenAI`, so every LLM call (its messages,
  * answer, tokens and latency) is traced to LANGSMITH_PROJECT. The LangSmith client is given the configuration
  * explicitly rather than reading the environment, so `.env` settings apply too.
+ *
+ * The wrapper is loaded only when tracing is on: importing it installs a process-wide AsyncLocalStorage, which
+ * costs every promise of the process on Node 20 and makes LangGraph build a run tree per step (see
+ * `src/agent/langgraph.ts`). `require` of an ES module (Node ≥ 20.19) keeps this function synchronous and gives the
+ * same module instance an `import` would.
  */
+import { createRequire } from 'node:module';
 import { Client as LangSmithClient } from 'langsmith';
-import { wrapOpenAI } from 'langsmith/wrappers/openai';
+import type { wrapOpenAI as WrapOpenAI } from 'langsmith/wrappers/openai';
 import OpenAI from 'openai';
 import type { Config } from './config.js';
+
+const requireModule = createRequire(import.meta.url);
 
 type ClientConfig = Pick<Config, 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'LLM_TIMEOUT_MS' | 'LLM_MAX_RETRIES'> &
   Partial<Pick<Config, 'LANGSMITH_TRACING' | 'LANGSMITH_API_KEY' | 'LANGSMITH_ENDPOINT' | 'LANGSMITH_PROJECT'>>;
@@ -24,6 +32,7 @@ export function createOpenAIClient(config: ClientConfig, tracer?: LangSmithClien
     maxRetries: config.LLM_MAX_RETRIES,
   });
   if (!config.LANGSMITH_TRACING) return client;
+  const { wrapOpenAI } = requireModule('langsmith/wrappers/openai.mjs') as { wrapOpenAI: typeof WrapOpenAI };
   return wrapOpenAI(client, {
     client: tracer ?? createLangSmithClient(config),
     project_name: config.LANGSMITH_PROJECT ?? 'helpdesk-worker',

@@ -2,12 +2,12 @@
  * Child process for the overhead baselines of phase 4, measured by the parent from /proc like the workers:
  * - `bullmq`: a bare BullMQ Worker with a no-op processor on its own queue (what any queue consumer costs per job);
  * - `langgraph`: bare LangGraph runs of the agent's graph shape (plan → two subtasks in parallel through `Send`, each
- *   a four-node subgraph → answer) with no-op nodes (what the graph machinery itself costs per run).
+ *   a four-node subgraph → answer) with no-op nodes (what the graph machinery itself costs per run); with `product`
+ *   LangGraph as the product runs it (src/agent/langgraph.ts), with `default` the package's main entry as is.
  *
  * Protocol over IPC: the child warms up, sends `{ type: 'ready' }`; on `{ type: 'go', runs }` (langgraph) it runs and
  * answers `{ type: 'done' }`. The bullmq child just consumes whatever the parent queues.
  */
-import { Annotation, END, Send, START, StateGraph } from '@langchain/langgraph';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -25,7 +25,9 @@ if (kind === 'bullmq') {
   process.send?.({ type: 'ready' });
   process.on('SIGTERM', () => void worker.close().then(() => connection.quit()).finally(() => process.exit(0)));
 } else if (kind === 'langgraph') {
-  const graph = bareAgentGraph();
+  const flavor = process.argv[3] ?? 'product';
+  const lg = flavor === 'default' ? await import('@langchain/langgraph') : await import('../../src/agent/langgraph.js');
+  const graph = bareAgentGraph(lg);
   const run = () => graph.invoke({ question: 'q', currentStep: 0 }, { recursionLimit: 50 });
   for (let i = 0; i < 50; i++) await run();
   process.on('message', (message: { type: string; runs?: number }) => {
@@ -42,7 +44,7 @@ if (kind === 'bullmq') {
 }
 
 /** The agent's graph shape (see src/agent/agent.ts) with nodes that only return their state updates. */
-function bareAgentGraph() {
+function bareAgentGraph({ Annotation, END, Send, START, StateGraph }: Pick<typeof import('@langchain/langgraph'), 'Annotation' | 'END' | 'Send' | 'START' | 'StateGraph'>) {
   const append = <T>(a: T[], b: T[]): T[] => [...a, ...b];
   const Main = Annotation.Root({
     question: Annotation<string>,

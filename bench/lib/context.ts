@@ -86,6 +86,8 @@ export interface BenchContext {
   prices: Record<string, ModelPrice>;
   /** Directory for `--cpu-prof` profiles of the worker processes, when asked for. */
   cpuProfDir: string | undefined;
+  /** `--cpu-only`: the end-to-end phase runs only the first two-topic CPU batch (a short loop while profiling). */
+  cpuOnly: boolean;
   log(message: string): void;
   /** Values one phase computes for another (e.g. the indexes built by the reindex phase). */
   memo: Map<string, Promise<unknown>>;

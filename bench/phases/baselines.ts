@@ -13,7 +13,10 @@ import { cpuMs, startChild, type Child } from '../lib/proc.js';
 /** CPU milliseconds per unit of the two baselines. */
 export interface Baselines {
   bullmqJobMs: number;
+  /** LangGraph as the product runs it (src/agent/langgraph.ts). */
   langgraphRunMs: number;
+  /** LangGraph's main entry as is, for comparison. */
+  langgraphDefaultRunMs: number;
 }
 
 export function baselines(ctx: BenchContext): Promise<Baselines> {
@@ -36,14 +39,26 @@ export async function baselinesPhase(ctx: BenchContext): Promise<void> {
     name: 'bare LangGraph run (agent shape)',
     value: b.langgraphRunMs,
     unit: 'ms',
-    note: `${ctx.sizes.baselineGraphRuns} runs: plan → 2 × Send(4-node subgraph) → answer, no-op nodes`,
+    note: `${ctx.sizes.baselineGraphRuns} runs: plan → 2 × Send(4-node subgraph) → answer, no-op nodes; as the product runs it`,
+  });
+  ctx.figures.add({
+    id: 'baseline.langgraph.default.cpuPerRun',
+    phase: '4',
+    name: 'bare LangGraph run, package defaults',
+    value: b.langgraphDefaultRunMs,
+    unit: 'ms',
+    note: 'same graph from @langchain/langgraph as is (AsyncLocalStorage, a run tree per step)',
   });
 }
 
 async function measureBaselines(ctx: BenchContext): Promise<Baselines> {
   const redis = await startRedis();
   try {
-    return { bullmqJobMs: await bullmqNoop(ctx, redis.url), langgraphRunMs: await bareLangGraph(ctx) };
+    return {
+      bullmqJobMs: await bullmqNoop(ctx, redis.url),
+      langgraphRunMs: await bareLangGraph(ctx, 'product'),
+      langgraphDefaultRunMs: await bareLangGraph(ctx, 'default'),
+    };
   } finally {
     await redis.stop();
   }
@@ -99,13 +114,13 @@ async function bullmqNoop(ctx: BenchContext, redisUrl: string): Promise<number> 
   }
 }
 
-async function bareLangGraph(ctx: BenchContext): Promise<number> {
+async function bareLangGraph(ctx: BenchContext, flavor: 'product' | 'default'): Promise<number> {
   const child = startChild({
-    name: 'langgraph-bare',
+    name: `langgraph-bare-${flavor}`,
     script: 'bench/lib/baseline-child.ts',
-    args: ['langgraph'],
+    args: ['langgraph', flavor],
     env: {},
-    logFile: path.join(ctx.tmp, 'baseline-langgraph.log'),
+    logFile: path.join(ctx.tmp, `baseline-langgraph-${flavor}.log`),
     ipc: true,
   });
   try {

@@ -230,6 +230,10 @@ export async function e2ePhase(ctx: BenchContext): Promise<void> {
     const have = await client.zcard(store.keys().all);
     if (have < sizes.accumulateFirst) await runBatch('accumulate', 0, firstConcurrency, mixed(sizes.accumulateFirst - have));
     const cpuFirst = await runBatch('cpu-first', 0, firstConcurrency, twoTopicMails(sizes.cpuBatch));
+    if (ctx.cpuOnly) {
+      report(ctx, results, cpuFirst, undefined);
+      return;
+    }
     for (const c of byConcurrency) {
       for (const r of runs.filter((x) => x.concurrency === c)) await runBatch(`e2e ${r.latencyMs}ms c${c}`, r.latencyMs, c, mixed(r.mails));
     }
@@ -277,7 +281,7 @@ async function cpuSnapshot(pids: { poller: number; agent: number; sender: number
   return { poller, agent, sender, redis: (field('used_cpu_user') + field('used_cpu_sys')) * 1000 };
 }
 
-function report(ctx: BenchContext, results: BatchResult[], cpuFirst: BatchResult, cpuSecond: BatchResult): void {
+function report(ctx: BenchContext, results: BatchResult[], cpuFirst: BatchResult, cpuSecond: BatchResult | undefined): void {
   const judge = !ctx.quick;
   const add = (f: Omit<Figure, 'pass'>) => ctx.figures.add(f);
   const zero = judge ? { target: { op: '==' as const, limit: 0 } } : {};
@@ -324,10 +328,8 @@ function report(ctx: BenchContext, results: BatchResult[], cpuFirst: BatchResult
       });
     }
   }
-  for (const [r, when] of [
-    [cpuFirst, 'first'],
-    [cpuSecond, 'second'],
-  ] as const) {
+  const cpuBatches = cpuSecond ? ([[cpuFirst, 'first'], [cpuSecond, 'second']] as const) : ([[cpuFirst, 'first']] as const);
+  for (const [r, when] of cpuBatches) {
     add({
       id: `cpu.twoTopic.${when}`,
       phase: when === 'first' ? '4' : '5',
@@ -340,6 +342,10 @@ function report(ctx: BenchContext, results: BatchResult[], cpuFirst: BatchResult
     add({ id: `cpu.twoTopic.${when}.redis`, phase: '5', name: `redis-server CPU/ticket, ${r.ticketsBefore} tickets`, value: r.cpuPerTicket.redis, unit: 'ms', note: 'INFO cpu, same batch' });
     add({ id: `cpu.twoTopic.${when}.lost`, phase: '1', name: `lost + duplicated replies, CPU batch (${when})`, value: r.lost + r.duplicated + r.unexpected, unit: '', ...zero });
   }
+  for (const r of results.filter((x) => x.label === 'accumulate')) {
+    add({ id: `accumulate.${r.ticketsBefore}.lost`, phase: '1', name: `lost + duplicated replies, ${r.mails} accumulating mails`, value: r.lost + r.duplicated + r.unexpected, unit: '', ...zero });
+  }
+  if (!cpuSecond) return;
   add({
     id: 'cpu.twoTopic.growth',
     phase: '5',
@@ -357,9 +363,6 @@ function report(ctx: BenchContext, results: BatchResult[], cpuFirst: BatchResult
     unit: '×',
     note: 'catches a Lua script or command that scans all tickets',
   });
-  for (const r of results.filter((x) => x.label === 'accumulate')) {
-    add({ id: `accumulate.${r.ticketsBefore}.lost`, phase: '1', name: `lost + duplicated replies, ${r.mails} accumulating mails`, value: r.lost + r.duplicated + r.unexpected, unit: '', ...zero });
-  }
 }
 
 function roleNote(r: BatchResult): string {

@@ -9,7 +9,7 @@
  * (empty, too long, too many or duplicate subtasks); every LLM call is recorded with its tokens; and customer text
  * reaches the model only inside delimited blocks of user messages (see `prompts.ts`).
  */
-import { Annotation, END, Send, START, StateGraph } from '@langchain/langgraph';
+import { Annotation, END, Send, START, StateGraph } from './langgraph.js';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { ToolInputParsingException, type StructuredToolInterface } from '@langchain/core/tools';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
