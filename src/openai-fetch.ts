@@ -1,0 +1,103 @@
+/**
+ * The `fetch` the OpenAI client sends its requests with: Node's `http`/`https` over keep-alive agents, the response
+ * read whole and handed back as a standard `Response`.
+ *
+ * Why not the global fetch: on Node 20 its WHATWG-stream machinery costs about 1.2 ms of CPU per chat completion, this
+ * about 0.7 ms (measured with the SDK against a loopback server), and an agent worker makes eight calls per two-topic
+ * ticket. Chat completions and embeddings are JSON in, JSON out and never streamed by this product, so nothing of
+ * fetch's streaming is lost. What this does not handle itself (a body that is not text or bytes, a non-HTTP URL, a
+ * redirect) goes to the global fetch, so the SDK always gets fetch's behaviour.
+ *
+ * The SDK keeps its own timeout and retries: it aborts the signal at `LLM_TIMEOUT_MS`, which destroys the request
+ * with an `AbortError`, and retries connection errors and 408/409/429/5xx.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+
+/** Statuses whose response has no body (the `Response` constructor refuses one). */
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** Options of {@link createKeepAliveFetch}. */
+export interface KeepAliveFetchOptions {
+  /** Sockets per host and protocol (default 256: an agent worker's concurrency times its parallel subtasks). */
+  maxSockets?: number;
+  /** The fetch used for what this one does not handle (default the global fetch). */
+  fallback?: typeof fetch;
+}
+
+/** A fetch-compatible function over keep-alive `http`/`https` agents; see the module comment. */
+export function createKeepAliveFetch(options: KeepAliveFetchOptions = {}): typeof fetch {
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 256 };
+  const agents = { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) };
+  const fallback = options.fallback ?? globalThis.fetch;
+
+  const keepAliveFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const url = typeof input === 'string' ? new URL(input) : input instanceof URL ? input : undefined;
+    const body = init.body;
+    const plainBody = body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array;
+    if (!url || !(url.protocol in agents) || !plainBody) return fallback(input, init);
+    const response = await send(url, init, agents[url.protocol as keyof typeof agents], body as string | Uint8Array | null | undefined);
+    if (REDIRECT_STATUSES.has(response.status) && init.redirect !== 'manual') return fallback(input, init);
+    return response;
+  };
+  return keepAliveFetch as typeof fetch;
+}
+
+function send(url: URL, init: RequestInit, agent: http.Agent, body: string | Uint8Array | null | undefined): Promise<Response> {
+  const request = url.protocol === 'https:' ? https.request : http.request;
+  return new Promise<Response>((resolve, reject) => {
+    const req = request(
+      url,
+      { method: init.method ?? 'GET', headers: headerRecord(init.headers), agent, ...(init.signal ? { signal: init.signal } : {}) },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          try {
+            const status = res.statusCode ?? 0;
+            const headers = new Headers();
+            for (const [name, value] of Object.entries(res.headers)) {
+              if (value === undefined) continue;
+              for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+            }
+            const raw = Buffer.concat(chunks);
+            const decoded = decode(raw, headers.get('content-encoding'));
+            if (decoded !== raw) {
+              headers.delete('content-encoding');
+              headers.set('content-length', String(decoded.length));
+            }
+            resolve(new Response(NULL_BODY_STATUSES.has(status) ? null : decoded, { status, statusText: res.statusMessage ?? '', headers }));
+          } catch (err) {
+            reject(err);
+          }
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body ?? undefined);
+  });
+}
+
+/** fetch's `HeadersInit` as the plain record `http.request` takes. */
+function headerRecord(init: RequestInit['headers']): Record<string, string> {
+  if (!init) return {};
+  return Object.fromEntries(new Headers(init as ConstructorParameters<typeof Headers>[0]));
+}
+
+/** Undoes a content encoding, as fetch does; the request never asks for one, but a proxy may still send it. */
+function decode(raw: Buffer, encoding: string | null): Buffer {
+  switch (encoding?.trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return gunzipSync(raw);
+    case 'deflate':
+      return inflateSync(raw);
+    case 'br':
+      return brotliDecompressSync(raw);
+    default:
+      return raw;
+  }
+}
