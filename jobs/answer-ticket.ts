@@ -109,7 +109,7 @@ export async function answerTicket(data: AnswerTicketData, deps: AnswerTicketDep
  */
 export async function parkAfterFailure(store: TicketStore, ticketId: string, reason: string, log: Logger): Promise<void> {
   try {
-    const ticket = await store.get(ticketId);
+    const ticket = await store.get(ticketId, { agentResult: false });
     if (!ticket || (ticket.state !== 'received' && ticket.state !== 'processing')) return;
     await store.transition(ticketId, {
       from: [ticket.state],
@@ -126,7 +126,7 @@ export async function parkAfterFailure(store: TicketStore, ticketId: string, rea
 
 async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: AttemptInfo, log: Logger): Promise<AnswerOutcome> {
   const { store, config } = deps;
-  let ticket = await produce(deps.redis, () => store.get(ticketId));
+  let ticket = await produce(deps.redis, () => store.get(ticketId, { agentResult: false }));
   if (!ticket) throw new UnrecoverableError(`ticket ${ticketId} does not exist`);
 
   if (ticket.state === 'drafted') {

@@ -64,7 +64,7 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
   const { store } = deps;
   const log = (deps.logger ?? createLogger('send-reply')).child({ ticketId: data.ticketId, jobId: attempt.jobId, attempt: attempt.attemptsMade + 1 });
   if (!deps.config.MAIL_FROM) throw new UnrecoverableError('MAIL_FROM is not set; the sender cannot send replies');
-  const ticket = await produce(deps.redis, () => store.get(data.ticketId));
+  const ticket = await produce(deps.redis, () => store.get(data.ticketId, { agentResult: false }));
   if (!ticket) throw new UnrecoverableError(`ticket ${data.ticketId} does not exist`);
 
   if (ticket.state === 'sending') {
@@ -180,7 +180,7 @@ async function handleSmtpFailure(
  */
 export async function parkUnsent(store: TicketStore, ticketId: string, reason: string, log: Logger): Promise<void> {
   try {
-    const ticket = await store.get(ticketId);
+    const ticket = await store.get(ticketId, { agentResult: false });
     if (!ticket || !['drafted', 'approved', 'sending'].includes(ticket.state)) return;
     // A ticket left in `sending` may have gone out; say so rather than the generic reason.
     const why = ticket.state === 'sending' ? `${MAYBE_SENT_REASON} (${reason})` : reason;

@@ -217,7 +217,7 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps): Promise<Inge
   }
 
   const ticketId = ticketIdFor(ticketMessageId(mail, raw));
-  const existing = await produce(deps.redis, () => deps.store.get(ticketId));
+  const existing = await produce(deps.redis, () => deps.store.get(ticketId, { agentResult: false }));
   if (existing) return duplicate(existing, deps, log);
 
   const wroteRaw = await produce(deps.redis, () => saveRaw(deps.redis, deps.prefix, ticketId, raw));

@@ -1,9 +1,13 @@
 /**
  * Tickets in Redis, with the indexes the pipeline and the dashboard need and nothing that scans.
  *
- * Storage choice: one hash per ticket holding the whole ticket as one JSON value (`doc`) next to two small fields
- * the Lua scripts compare without parsing JSON (`state`, `v`). JSON keeps nested data (history, agent result)
- * intact; Redis' cjson would turn empty arrays into objects and round numbers, so the scripts never decode it.
+ * Storage choice: one hash per ticket holding the ticket as one JSON value (`doc`) next to two small fields the Lua
+ * scripts compare without parsing JSON (`state`, `v`). JSON keeps nested data (history, agent result) intact;
+ * Redis' cjson would turn empty arrays into objects and round numbers, so the scripts never decode it.
+ * The agent result (plan, subtasks with every search hit, LLM calls: tens of kilobytes, four fifths of a ticket)
+ * is written once and read only by people, so it lives in its own field (`agent`): state changes read and rewrite
+ * only `doc`. {@link TicketStore.get} puts the two together again. A ticket written before the split keeps its
+ * result inside `doc` until its next write moves it out.
  *
  * Concurrency: every write is a compare-and-set on `v` done by a Lua script that also moves the ticket between the
  * per-state sorted sets, so the document and its indexes change together or not at all. A transition that loses a
@@ -15,7 +19,7 @@
  *
  * | key                         | type       | content                                                        |
  * |-----------------------------|------------|----------------------------------------------------------------|
- * | `P:store:ticket:<id>`       | hash       | `doc` (ticket JSON), `state`, `v` (version)                    |
+ * | `P:store:ticket:<id>`       | hash       | `doc` (ticket JSON), `agent` (result JSON), `state`, `v`       |
  * | `P:store:all`               | sorted set | every ticket id, score = createdAt (ms)                        |
  * | `P:store:state:<state>`     | sorted set | ids of tickets in that state, score = createdAt (ms)           |
  * | `P:store:msgid`             | hash       | normalised Message-ID → ticket id (inbound and our replies)    |
@@ -148,18 +152,20 @@ const MAX_PAGE = 500;
 const CREATE = new LuaScript(
   `
 local existing = redis.call('HGET', KEYS[1], 'doc')
-if existing then return {0, existing} end
+if existing then return {0, existing, redis.call('HGET', KEYS[1], 'agent')} end
 redis.call('HSET', KEYS[1], 'doc', ARGV[1], 'state', ARGV[2], 'v', ARGV[3])
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'agent', ARGV[7]) end
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5])
 redis.call('ZADD', KEYS[5], ARGV[4], ARGV[5])
 redis.call('HSETNX', KEYS[4], ARGV[6], ARGV[5])
-return {1, ARGV[1]}
+return {1, ARGV[1], ARGV[7]}
 `,
   5,
 );
 
-// Compare-and-set on the version; moves the id between state sets when the state changes.
+// Compare-and-set on the version; moves the id between state sets when the state changes. ARGV[7] says what
+// happens to the agent result: 'keep' it, 'set' it to ARGV[8], or 'del' it.
 // Returns 1 on success, 0 when the version moved on, -1 when the ticket is gone.
 const CAS = new LuaScript(
   `
@@ -167,6 +173,8 @@ local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return -1 end
 if v ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'doc', ARGV[2], 'state', ARGV[3], 'v', ARGV[4])
+if ARGV[7] == 'set' then redis.call('HSET', KEYS[1], 'agent', ARGV[8])
+elseif ARGV[7] == 'del' then redis.call('HDEL', KEYS[1], 'agent') end
 if KEYS[2] ~= KEYS[3] then
   redis.call('ZREM', KEYS[2], ARGV[5])
   redis.call('ZADD', KEYS[3], ARGV[6], ARGV[5])
@@ -210,24 +218,32 @@ export class TicketStore {
   async createIfAbsent(ticket: Ticket): Promise<{ created: boolean; ticket: Ticket }> {
     validateNewTicket(ticket);
     const k = this.keys();
-    const doc = JSON.stringify(ticket);
+    const { doc, agent } = splitTicket(ticket);
     const result = (await CREATE.run(
       this.redis,
       [k.ticket(ticket.id), k.all, k.state(ticket.state), k.msgid, k.conversation(ticket.conversationId)],
-      [doc, ticket.state, String(ticket.version), scoreOf(ticket), ticket.id, ticket.messageId],
-    )) as [number, string];
-    return { created: result[0] === 1, ticket: JSON.parse(result[1]) as Ticket };
+      [doc, ticket.state, String(ticket.version), scoreOf(ticket), ticket.id, ticket.messageId, agent ?? ''],
+    )) as [number, string, string | null];
+    return { created: result[0] === 1, ticket: joinTicket(result[1], result[2] || null) };
   }
 
-  /** The ticket, or `undefined`. */
-  async get(id: string): Promise<Ticket | undefined> {
-    const doc = await this.redis.hget(this.keys().ticket(id), 'doc');
-    return doc === null ? undefined : (JSON.parse(doc) as Ticket);
+  /**
+   * The ticket, or `undefined`. `agentResult: false` leaves out the agent result (the largest part, which the
+   * pipeline's own steps never read).
+   */
+  async get(id: string, options: ReadOptions = {}): Promise<Ticket | undefined> {
+    const key = this.keys().ticket(id);
+    if (options.agentResult === false) {
+      const doc = await this.redis.hget(key, 'doc');
+      return doc === null ? undefined : readDoc(doc);
+    }
+    const [doc, agent] = await this.redis.hmget(key, 'doc', 'agent');
+    return doc == null ? undefined : joinTicket(doc, agent ?? null);
   }
 
   /** The ticket, or {@link TicketNotFoundError}. */
-  async require(id: string): Promise<Ticket> {
-    const ticket = await this.get(id);
+  async require(id: string, options: ReadOptions = {}): Promise<Ticket> {
+    const ticket = await this.get(id, options);
     if (!ticket) throw new TicketNotFoundError(id);
     return ticket;
   }
@@ -245,13 +261,14 @@ export class TicketStore {
    * @throws {@link TicketConflictError} when it is not in one of `from`, or another transition won a race.
    * @throws {@link IllegalTransitionError} when the table forbids the change.
    * In every error case the ticket is unchanged.
+   * @returns the ticket as written; it carries the agent result only when `patch` set it (see {@link get}).
    */
   async transition(id: string, request: TransitionRequest): Promise<Ticket> {
     if (!isTicketState(request.to)) throw new TypeError(`Unknown ticket state: ${String(request.to)}`);
     if (!request.actor) throw new TypeError('transition: actor is required');
     checkPatch(request.patch);
     for (let attempt = 0; attempt < MAX_CAS_RETRIES; attempt++) {
-      const current = await this.require(id);
+      const current = await this.require(id, WITHOUT_AGENT);
       if (request.from && !request.from.includes(current.state)) {
         throw new TicketConflictError(id, request.from, current.state, false);
       }
@@ -264,10 +281,10 @@ export class TicketStore {
       next.updatedAt = at;
       next.history = [...current.history, entry];
       next.version = current.version + 1;
-      const outcome = await this.compareAndSet(current, next);
+      const outcome = await this.compareAndSet(current, next, request.patch?.agent);
       if (outcome === 'ok') return next;
       if (outcome === 'missing') throw new TicketNotFoundError(id);
-      const latest = await this.get(id);
+      const latest = await this.get(id, WITHOUT_AGENT);
       if (!latest) throw new TicketNotFoundError(id);
       // Only a field update (same state, same history) may be retried: a transition in between means the caller
       // decided on a state that no longer holds.
@@ -281,19 +298,19 @@ export class TicketStore {
   /**
    * Changes non-state fields (draft, agent result, outbound record, reason). The state and the history cannot be
    * changed here. Concurrent updates of other fields are merged, not lost: the patch is re-applied on the latest
-   * version when the write races.
+   * version when the write races. Returns the ticket as written, with the agent result only when `patch` set it.
    */
   async update(id: string, patch: TicketPatch, options: UpdateOptions = {}): Promise<Ticket> {
     checkPatch(patch);
     for (let attempt = 0; attempt < MAX_CAS_RETRIES; attempt++) {
-      const current = await this.require(id);
+      const current = await this.require(id, WITHOUT_AGENT);
       if (options.ifState && !options.ifState.includes(current.state)) {
         throw new TicketConflictError(id, options.ifState, current.state, attempt > 0);
       }
       const next = applyPatch(current, patch);
       next.updatedAt = this.now().toISOString();
       next.version = current.version + 1;
-      const outcome = await this.compareAndSet(current, next);
+      const outcome = await this.compareAndSet(current, next, patch.agent);
       if (outcome === 'ok') return next;
       if (outcome === 'missing') throw new TicketNotFoundError(id);
     }
@@ -357,7 +374,7 @@ export class TicketStore {
     const hits = await this.redis.hmget(this.keys().msgid, ...normalized);
     const ticketId = hits.find((h): h is string => typeof h === 'string');
     if (!ticketId) return undefined;
-    const ticket = await this.get(ticketId);
+    const ticket = await this.get(ticketId, WITHOUT_AGENT);
     return ticket?.conversationId ?? ticketId;
   }
 
@@ -368,14 +385,14 @@ export class TicketStore {
    */
   async conversationHistory(ticketId: string, options: { limit?: number; conversationId?: string } = {}): Promise<ConversationEntry[]> {
     const limit = Math.max(1, Math.trunc(options.limit ?? 20));
-    const ticket = await this.require(ticketId);
+    const ticket = await this.require(ticketId, WITHOUT_AGENT);
     const score = scoreOf(ticket);
     const conversation = options.conversationId ?? ticket.conversationId;
     // One extra in case the ticket itself is in the range (equal scores).
     const ids = (await this.redis.zrevrangebyscore(this.keys().conversation(conversation), score, '-inf', 'LIMIT', 0, limit + 1)).filter(
       (id) => id !== ticketId,
     );
-    const earlier = (await this.getMany(ids.slice(0, limit))).reverse();
+    const earlier = (await this.getMany(ids.slice(0, limit), WITHOUT_AGENT)).reverse();
     return earlier.map((t) => {
       const entry: ConversationEntry = {
         ticketId: t.id,
@@ -393,29 +410,64 @@ export class TicketStore {
     });
   }
 
-  private async getMany(ids: readonly string[]): Promise<Ticket[]> {
+  private async getMany(ids: readonly string[], options: ReadOptions = {}): Promise<Ticket[]> {
     if (ids.length === 0) return [];
     const k = this.keys();
     const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hget(k.ticket(id), 'doc');
+    const withAgent = options.agentResult !== false;
+    for (const id of ids) {
+      if (withAgent) pipeline.hmget(k.ticket(id), 'doc', 'agent');
+      else pipeline.hget(k.ticket(id), 'doc');
+    }
     const results = (await pipeline.exec()) ?? [];
     const tickets: Ticket[] = [];
-    for (const [err, doc] of results) {
+    for (const [err, value] of results) {
       if (err) throw err;
-      if (typeof doc === 'string') tickets.push(JSON.parse(doc) as Ticket);
+      const [doc, agent] = withAgent ? (value as [string | null, string | null]) : [value as string | null, null];
+      if (typeof doc === 'string') tickets.push(withAgent ? joinTicket(doc, agent) : readDoc(doc));
     }
     return tickets;
   }
 
-  private async compareAndSet(current: Ticket, next: Ticket): Promise<'ok' | 'conflict' | 'missing'> {
+  /**
+   * Writes `next` if the ticket is still at `current`'s version. `current` was read without the agent result, so
+   * `next` holds one only when the patch set it (or the ticket predates the split): then it is written too.
+   */
+  private async compareAndSet(current: Ticket, next: Ticket, agentPatch: TicketPatch['agent']): Promise<'ok' | 'conflict' | 'missing'> {
     const k = this.keys();
+    const { doc, agent } = splitTicket(next);
+    const agentMode = agentPatch === null ? 'del' : agent !== undefined ? 'set' : 'keep';
     const result = await CAS.run(
       this.redis,
       [k.ticket(current.id), k.state(current.state), k.state(next.state)],
-      [String(current.version), JSON.stringify(next), next.state, String(next.version), current.id, scoreOf(current)],
+      [String(current.version), doc, next.state, String(next.version), current.id, scoreOf(current), agentMode, agent ?? ''],
     );
     return result === 1 ? 'ok' : result === 0 ? 'conflict' : 'missing';
   }
+}
+
+/** Options of the reads of {@link TicketStore}. */
+export interface ReadOptions {
+  /** Include the agent result (default true). */
+  agentResult?: boolean;
+}
+
+const WITHOUT_AGENT: ReadOptions = { agentResult: false };
+
+/** The stored form of a ticket: `doc` without the agent result, which goes to its own field. */
+function splitTicket(ticket: Ticket): { doc: string; agent: string | undefined } {
+  const { agent, ...rest } = ticket;
+  return { doc: JSON.stringify(rest), agent: agent === undefined ? undefined : JSON.stringify(agent) };
+}
+
+function readDoc(doc: string): Ticket {
+  return JSON.parse(doc) as Ticket;
+}
+
+function joinTicket(doc: string, agent: string | null): Ticket {
+  const ticket = readDoc(doc);
+  if (agent) ticket.agent = JSON.parse(agent) as Ticket['agent'];
+  return ticket;
 }
 
 function scoreOf(ticket: Pick<Ticket, 'createdAt'>): string {
@@ -432,8 +484,13 @@ function checkPatch(patch: TicketPatch | undefined): void {
   }
 }
 
+/**
+ * The ticket with the patch applied. A shallow copy is enough: `ticket` was parsed from Redis for this write alone,
+ * the history is replaced rather than appended to, and whatever the result shares with the caller's patch is
+ * serialised before the caller can change it.
+ */
 function applyPatch(ticket: Ticket, patch: TicketPatch | undefined): Ticket {
-  const next: Ticket = structuredClone(ticket);
+  const next: Ticket = { ...ticket };
   if (!patch) return next;
   const target = next as unknown as Record<string, unknown>;
   for (const [key, value] of Object.entries(patch)) {
@@ -442,7 +499,7 @@ function applyPatch(ticket: Ticket, patch: TicketPatch | undefined): Ticket {
       // attachments is not optional; removing it means "none".
       if (key === 'attachments') target[key] = [];
       else delete target[key];
-    } else target[key] = structuredClone(value);
+    } else target[key] = value;
   }
   return next;
 }

@@ -212,6 +212,53 @@ describe('update', () => {
   });
 });
 
+describe('agent result', () => {
+  /** Enough of an AgentResult for storage: the store never looks inside it. */
+  const result = (answer: string) => ({ question: 'q', plan: { subtasks: ['a'] }, subtasks: [], answer, sources: [], llmCalls: [] }) as unknown as NonNullable<Ticket['agent']>;
+
+  it('lives in its own field: state changes neither read nor rewrite it, get puts it back', async () => {
+    const { store, prefix } = freshStore();
+    const { ticket } = await store.createIfAbsent(mail(70));
+    await store.transition(ticket.id, { to: 'processing', actor: 'worker' });
+    const drafted = await store.transition(ticket.id, { to: 'drafted', actor: 'worker', patch: { agent: result('A'), draft: 'A' } });
+    expect(drafted.agent?.answer).toBe('A');
+    const key = `${prefix}:store:ticket:${ticket.id}`;
+    expect(JSON.parse((await redis.hget(key, 'doc'))!)).not.toHaveProperty('agent');
+    expect(JSON.parse((await redis.hget(key, 'agent'))!).answer).toBe('A');
+
+    const sending = await store.transition(ticket.id, { to: 'sending', actor: 'sender' });
+    expect(sending).not.toHaveProperty('agent');
+    await store.update(ticket.id, { outbound: { messageId: '<r70@support.example>' } as NonNullable<Ticket['outbound']> });
+    expect((await store.get(ticket.id))?.agent?.answer).toBe('A');
+    expect(await store.get(ticket.id, { agentResult: false })).not.toHaveProperty('agent');
+    expect((await store.list({ limit: 10 })).tickets[0]?.agent?.answer).toBe('A');
+  });
+
+  it('is replaced by a new result and removed by null', async () => {
+    const { store } = freshStore();
+    const { ticket } = await store.createIfAbsent(mail(71));
+    await store.transition(ticket.id, { to: 'processing', actor: 'worker' });
+    await store.transition(ticket.id, { to: 'parked', actor: 'worker', patch: { agent: result('first') } });
+    await store.transition(ticket.id, { to: 'processing', actor: 'operator:ann' });
+    await store.update(ticket.id, { agent: result('second') });
+    expect((await store.get(ticket.id))?.agent?.answer).toBe('second');
+    await store.update(ticket.id, { agent: null });
+    expect(await store.get(ticket.id)).not.toHaveProperty('agent');
+  });
+
+  it('moves out of a ticket stored before the split on its next write, and is read from either place meanwhile', async () => {
+    const { store, prefix } = freshStore();
+    const { ticket } = await store.createIfAbsent(mail(72));
+    const key = `${prefix}:store:ticket:${ticket.id}`;
+    // The earlier layout: the whole ticket, agent result included, in `doc`.
+    await redis.hset(key, 'doc', JSON.stringify({ ...ticket, agent: result('old') }));
+    expect((await store.get(ticket.id))?.agent?.answer).toBe('old');
+    await store.transition(ticket.id, { to: 'processing', actor: 'worker' });
+    expect(JSON.parse((await redis.hget(key, 'doc'))!)).not.toHaveProperty('agent');
+    expect((await store.get(ticket.id))?.agent?.answer).toBe('old');
+  });
+});
+
 describe('list and counts', () => {
   it('pages per state and overall, newest first', async () => {
     const { store } = freshStore();
