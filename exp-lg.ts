@@ -1,10 +1,5 @@
-import { Annotation, END, Send, START, StateGraph } from '@langchain/langgraph';
-import { AsyncLocalStorageProviderSingleton } from '@langchain/core/singletons';
+import { Annotation, END, Send, START, StateGraph } from './src/agent/langgraph.js';
 import type { RunnableConfig } from '@langchain/core/runnables';
-const KEY = Symbol.for('lc:child_config'); const CV = Symbol.for('lc:context_variables');
-const p = AsyncLocalStorageProviderSingleton as any;
-if ('nonals' === 'alslight') p.runWithConfig = (c: unknown, cb: () => unknown) => { const s = p.getInstance(); const prev = s.getStore(); const store: any = { extra: { [KEY]: c } }; if (prev?.[CV] !== undefined) store[CV] = prev[CV]; return s.run(store, cb); };
-else { delete (globalThis as any)[Symbol.for('ls:tracing_async_local_storage')]; p.runWithConfig = (c: unknown, cb: () => unknown) => cb(); }
 function bareAgentGraph() {
   const append = <T>(a: T[], b: T[]): T[] => [...a, ...b];
   const Main = Annotation.Root({
@@ -39,7 +34,7 @@ function bareAgentGraph() {
   return new StateGraph(Main)
     .addNode('create_plan', () => ({ plan: ['subtask 1', 'subtask 2'], llmCalls: ['create_plan'] }))
     .addNode('execute_subtasks', async (s, config?: RunnableConfig) => {
-      const r = await subgraph.invoke({ question: s.question, subtask: s.plan[s.currentStep] ?? '', challengeCount: 0, isCompleted: false }, config);
+      const r = await subgraph.invoke({ question: s.question, subtask: s.plan[s.currentStep] ?? '', challengeCount: 0, isCompleted: false }, 'fresh' === 'fresh' ? { signal: config?.signal, recursionLimit: 50 } : config);
       return { subtaskResults: [r.subtaskAnswer], llmCalls: r.llmCalls };
     })
     .addNode('create_answer', () => ({ lastAnswer: 'answer', llmCalls: ['create_answer'] }))
@@ -51,8 +46,8 @@ function bareAgentGraph() {
 }
 const graph = bareAgentGraph();
 const run = () => graph.invoke({ question: 'q', currentStep: 0 }, { recursionLimit: 50 });
-for (let i = 0; i < 100; i++) await run();
-const c0 = process.cpuUsage(); const t0 = performance.now();
-for (let i = 0; i < 1000; i++) await run();
+for (let i = 0; i < 200; i++) await run();
+const c0 = process.cpuUsage();
+for (let i = 0; i < 1500; i++) await run();
 const c = process.cpuUsage(c0);
-console.log('nonals', ((c.user + c.system) / 1000 / 1000).toFixed(2), 'ms cpu/run', ((performance.now()-t0)/1000).toFixed(2), 'ms wall');
+console.log('fresh', ((c.user + c.system) / 1000 / 1500).toFixed(2), 'ms cpu/run');

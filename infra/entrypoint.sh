@@ -5,15 +5,22 @@
 #   docker run IMAGE reindex [--queue [--wait]] [--manual-only | --qa-only] [--json]
 #   docker run IMAGE review … | ask "…" | search manual|qa "…"
 #
-# Each role runs the same TypeScript entry file as `npm run <role>`, with `node --import tsx` (no build step, so
-# the image runs exactly the sources that were tested). `exec` replaces this shell with node, so the SIGTERM of
+# Each long-running role runs the JavaScript that `npm run build` made of its entry file in the image (dist/), as
+# `npm run <role>` does: no tsx loader thread, about 50 MB less memory per process. The one-shot commands run their
+# TypeScript through tsx, as `npm run <command>` does. `exec` replaces this shell with node, so the SIGTERM of
 # `docker stop` reaches the role's own shutdown handler, which lets running jobs finish before the process exits.
 set -eu
 
-run() {
+role_() {
   entry=$1
   shift
-  exec node --import tsx "$entry" "$@"
+  exec node "dist/workers/$entry.js" "$@"
+}
+
+command_() {
+  entry=$1
+  shift
+  exec node --import tsx "src/cli/$entry.ts" "$@"
 }
 
 usage() {
@@ -42,13 +49,13 @@ role=${1:-help}
 [ "$#" -gt 0 ] && shift
 
 case "$role" in
-  agent-worker) run workers/agent-worker.ts "$@" ;;
-  poller | imap-poller) run workers/imap-poller.ts "$@" ;;
-  sender) run workers/sender.ts "$@" ;;
-  scheduler) run workers/scheduler.ts "$@" ;;
-  dashboard) run workers/dashboard.ts "$@" ;;
-  all) run workers/all.ts "$@" ;;
-  reindex | review | ask | search) run "src/cli/$role.ts" "$@" ;;
+  agent-worker) role_ agent-worker "$@" ;;
+  poller | imap-poller) role_ imap-poller "$@" ;;
+  sender) role_ sender "$@" ;;
+  scheduler) role_ scheduler "$@" ;;
+  dashboard) role_ dashboard "$@" ;;
+  all) role_ all "$@" ;;
+  reindex | review | ask | search) command_ "$role" "$@" ;;
   help | -h | --help)
     usage
     ;;

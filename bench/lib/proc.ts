@@ -3,7 +3,7 @@
  * from /proc/<pid>/stat) and peak resident memory (VmHWM from /proc/<pid>/status). Reading /proc needs nothing from
  * the product: the workers run exactly as `npm start` would run them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -46,7 +46,10 @@ export interface Child {
 /** Options of {@link startChild}. */
 export interface ChildOptions {
   name: string;
-  /** Script relative to the repository, run with `node [nodeArgs] --import tsx`. */
+  /**
+   * Script relative to the repository: TypeScript runs with `node [nodeArgs] --import tsx`, JavaScript (the roles
+   * built into `dist/` by {@link buildRoles}) with plain `node [nodeArgs]`, as `npm run <role>` runs it.
+   */
   script: string;
   args?: string[];
   env: Record<string, string>;
@@ -63,10 +66,17 @@ process.once('exit', () => {
   for (const c of running) c.kill('SIGKILL');
 });
 
-/** Starts a TypeScript entry of the repository under tsx (the pid is node's own, so /proc figures are the worker's). */
+/** Builds the roles into `dist/` as `npm run build` does (the npm role scripts build before they start). */
+export function buildRoles(): void {
+  const result = spawnSync(process.execPath, [path.join(REPO_ROOT, 'infra/build.mjs')], { cwd: REPO_ROOT, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`npm run build failed:\n${result.stderr}`);
+}
+
+/** Starts an entry of the repository (the pid is node's own, so /proc figures are the worker's); see `script`. */
 export function startChild(options: ChildOptions): Child & { process: ChildProcess } {
   const fd = openSync(options.logFile, 'a');
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', path.join(REPO_ROOT, options.script), ...(options.args ?? [])], {
+  const loader = options.script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, path.join(REPO_ROOT, options.script), ...(options.args ?? [])], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...options.env },
     stdio: options.ipc ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd],

@@ -22,7 +22,7 @@ import { startRedis } from '../../test/support/redis-server.js';
 import { startSmtpReceiver } from '../../test/support/smtp-receiver.js';
 import type { BenchContext } from '../lib/context.js';
 import { mixedMailFactory, openAppender, twoTopicMails, type Appender, type BenchMail } from '../lib/mail.js';
-import { cpuMs, memoryMb, startChild, type Child } from '../lib/proc.js';
+import { buildRoles, cpuMs, memoryMb, startChild, type Child } from '../lib/proc.js';
 import { sampleKnowledge, sampleKnowledgeEnv } from '../lib/sample-kb.js';
 import { mean, median, quantile } from '../lib/stats.js';
 import type { Figure } from '../lib/report.js';
@@ -121,9 +121,10 @@ export async function e2ePhase(ctx: BenchContext): Promise<void> {
       REINDEX_MANUAL_CRON: '',
       REINDEX_QA_CRON: '',
     };
-    ctx.log('starting the IMAP poller and the sender (workers/imap-poller.ts, workers/sender.ts)');
-    const poller = startChild({ name: 'imap-poller', script: 'workers/imap-poller.ts', env, logFile: logFile('imap-poller'), nodeArgs: nodeArgs('imap-poller') });
-    const sender = startChild({ name: 'sender', script: 'workers/sender.ts', env, logFile: logFile('sender'), nodeArgs: nodeArgs('sender') });
+    ctx.log('building the roles (npm run build) and starting the IMAP poller and the sender from dist/, as npm run <role> does');
+    buildRoles();
+    const poller = startChild({ name: 'imap-poller', script: 'dist/workers/imap-poller.js', env, logFile: logFile('imap-poller'), nodeArgs: nodeArgs('imap-poller') });
+    const sender = startChild({ name: 'sender', script: 'dist/workers/sender.js', env, logFile: logFile('sender'), nodeArgs: nodeArgs('sender') });
     children.push(poller, sender);
     await Promise.all([poller.waitForLog(/IMAP connected/), sender.waitForLog(/Sender waiting for replies/)]);
     appender = await openAppender(imap);
@@ -198,8 +199,8 @@ export async function e2ePhase(ctx: BenchContext): Promise<void> {
       if (agent) await agent.stop();
       agentStarts += 1;
       const name = `agent-worker-c${concurrency}-${agentStarts}`;
-      ctx.log(`starting workers/agent-worker.ts with AGENT_CONCURRENCY=${concurrency}`);
-      agent = startChild({ name, script: 'workers/agent-worker.ts', env: { ...env, AGENT_CONCURRENCY: String(concurrency) }, logFile: logFile(name), nodeArgs: nodeArgs(name) });
+      ctx.log(`starting dist/workers/agent-worker.js with AGENT_CONCURRENCY=${concurrency}`);
+      agent = startChild({ name, script: 'dist/workers/agent-worker.js', env: { ...env, AGENT_CONCURRENCY: String(concurrency) }, logFile: logFile(name), nodeArgs: nodeArgs(name) });
       children.push(agent);
       agentConcurrency = concurrency;
       await agent.waitForLog(/Agent worker waiting for tickets/);
@@ -215,7 +216,7 @@ export async function e2ePhase(ctx: BenchContext): Promise<void> {
       ctx.log(`${label}: ${mails.length} mails, LLM ${latency} ms, concurrency ${concurrency}`);
       const r = await batch(label, mails);
       ctx.log(
-        `${label}: ${r.received}/${r.mails} replies in ${r.wallSeconds.toFixed(1)} s (${r.throughput.toFixed(2)}/s), p50 ${quantile(r.latencies, 0.5).toFixed(2)} s, workers ${r.cpuPerTicket.workers.toFixed(1)} ms CPU/ticket, ${r.ticketsBefore} tickets before`,
+        `${label}: ${r.received}/${r.mails} replies in ${r.wallSeconds.toFixed(1)} s (${r.throughput.toFixed(2)}/s), p50 ${quantile(r.latencies, 0.5).toFixed(2)} s, workers ${r.cpuPerTicket.workers.toFixed(1)} ms CPU/ticket (${roleNote(r)}), agent peak RSS ${r.agentPeakRssMb.toFixed(0)} MB, ${r.ticketsBefore} tickets before`,
       );
       results.push(r);
       return r;

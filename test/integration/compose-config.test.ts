@@ -231,12 +231,14 @@ describe('infra/compose.env.example', () => {
 describe('the image entry point', () => {
   const entrypoint = path.join(ROOT, 'infra/entrypoint.sh');
 
-  it.each(ROLES.filter((r) => r !== 'reindex'))('maps role %s to an entry file that exists', async (role) => {
+  it.each(ROLES.filter((r) => r !== 'reindex'))('maps role %s to the built form of an entry file that exists', async (role) => {
     const text = await readFile(entrypoint, 'utf8');
     const line = text.split('\n').find((l) => new RegExp(`^\\s*(${role}|[a-z-]+ \\| ${role})(\\s*\\|[^)]*)?\\)`).test(l));
-    const file = /run (\S+\.ts)/.exec(line ?? '')?.[1];
-    expect(file, `no case for ${role} in infra/entrypoint.sh`).toBeDefined();
-    expect(existsSync(path.join(ROOT, file!)), `${file} does not exist`).toBe(true);
+    const entry = /role_ (\S+)/.exec(line ?? '')?.[1];
+    expect(entry, `no case for ${role} in infra/entrypoint.sh`).toBeDefined();
+    // The image runs dist/workers/<entry>.js, which `npm run build` makes of workers/<entry>.ts.
+    expect(existsSync(path.join(ROOT, `workers/${entry}.ts`)), `workers/${entry}.ts does not exist`).toBe(true);
+    expect(text).toContain('exec node "dist/workers/$entry.js"');
   });
 
   it('runs the commands through their CLI files, prints usage and refuses an unknown role', () => {
@@ -252,8 +254,11 @@ describe('the image entry point', () => {
   it('is copied by infra/Dockerfile together with every source the image needs', async () => {
     const dockerfile = await readFile(path.join(ROOT, 'infra/Dockerfile'), 'utf8');
     const sources = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1]!.trim().split(/\s+/));
-    expect(sources).toEqual(expect.arrayContaining(['src', 'jobs', 'workers', 'infra/entrypoint.sh', 'package-lock.json']));
+    expect(sources).toEqual(expect.arrayContaining(['src', 'jobs', 'workers', 'infra/build.mjs', 'infra/entrypoint.sh', 'package-lock.json']));
     for (const source of sources) expect(existsSync(path.join(ROOT, source)), `${source} does not exist`).toBe(true);
+    // The roles run from dist/, built in the image exactly as `npm run build` builds it.
+    expect(dockerfile).toMatch(/^RUN node infra\/build\.mjs$/m);
+    expect(dockerfile).toMatch(/^COPY --from=build \/app\/dist \.\/dist$/m);
   });
 });
 
