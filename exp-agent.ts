@@ -10,7 +10,7 @@ const dataDir = await sampleKnowledge(ctx);
 const config = parseConfig({ ...sampleKnowledgeEnv(dataDir), LOG_LEVEL: 'warn', OPENAI_BASE_URL: 'http://127.0.0.1:18998/v1', OPENAI_API_KEY: 'x' });
 const agent = createHelpDeskAgent(config, createSearchBackends(config));
 const batch = async (n: number, c: number) => { for (let i = 0; i < n; i += c) await Promise.all(Array.from({ length: c }, () => agent.runAgent(TWO_TOPIC_QUESTION))); };
-for (let r = 0; r < 10; r++) {
+for (let r = 0; r < Number(process.argv[3] ?? 10); r++) {
   const c0 = process.cpuUsage();
   await batch(320, 32);
   const c = process.cpuUsage(c0);

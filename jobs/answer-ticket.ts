@@ -142,7 +142,7 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
     const early = await checkBeforeAgent(ticket, deps);
     if (early) {
       try {
-        await store.transition(ticketId, { from: ['received'], to: early.to, actor: AGENT_WORKER_ACTOR, note: early.reason, patch: { reason: early.reason } });
+        await store.transition(ticketId, { from: ['received'], to: early.to, actor: AGENT_WORKER_ACTOR, note: early.reason, patch: { reason: early.reason }, current: ticket });
       } catch (err) {
         if (err instanceof TicketConflictError) return skippedAfterRace(err, ticketId, log);
         throw err;
@@ -160,7 +160,7 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
   // the table's processing → processing edge records that this run is another try.
   const note = ticket.state === 'processing' ? `resumed (attempt ${attempt.attemptsMade + 1})` : `attempt ${attempt.attemptsMade + 1}`;
   try {
-    ticket = await store.transition(ticketId, { from: [ticket.state], to: 'processing', actor: AGENT_WORKER_ACTOR, note });
+    ticket = await store.transition(ticketId, { from: [ticket.state], to: 'processing', actor: AGENT_WORKER_ACTOR, note, current: ticket });
   } catch (err) {
     if (err instanceof TicketConflictError) return skippedAfterRace(err, ticketId, log);
     throw err;
@@ -182,6 +182,7 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
       actor: AGENT_WORKER_ACTOR,
       note: reason,
       patch: { agent: result, draft: result.answer, reason },
+      current: ticket,
     });
     log.info({ reason }, 'Draft parked for review');
     return { outcome: 'parked', ticketId, reason, agentRun };
@@ -194,7 +195,7 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
   );
   if (!recorded.recorded) {
     const reason = rateLimitReason(ticket.from, recorded.count, config.AUTO_REPLY_LIMIT_PER_HOUR);
-    await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: reason, patch: { agent: result, draft, reason } });
+    await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: reason, patch: { agent: result, draft, reason }, current: ticket });
     log.info({ count: recorded.count }, 'Draft parked: auto-reply limit reached');
     return { outcome: 'parked', ticketId, reason, agentRun };
   }
@@ -205,6 +206,7 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
     actor: AGENT_WORKER_ACTOR,
     note: verdict.reason,
     patch: { agent: result, draft, reason: null },
+    current: ticket,
   });
   await queueSend(drafted, deps);
   log.info({ subtasks: result.subtasks.length }, 'Reply drafted and queued for sending');

@@ -2,9 +2,9 @@
  * `send-reply` (queue `outbound`): mails a ticket's drafted or approved reply, exactly once.
  *
  * How "exactly once" is kept:
- * 1. Our Message-ID is generated, stored on the ticket (`outbound.messageId`) and linked in the thread index
- *    before anything is sent, so every retry sends the same Message-ID and a follow-up naming our reply finds its
- *    conversation even if the process dies right after the server accepted the mail.
+ * 1. Our Message-ID is generated, stored on the ticket (`outbound.messageId`) in the same atomic write as the claim
+ *    below, and linked in the thread index before anything is sent, so every retry sends the same Message-ID and a
+ *    follow-up naming our reply finds its conversation even if the process dies right after the server accepted it.
  * 2. The ticket moves to `sending` (a compare-and-set claim) before the SMTP transaction. A job that finds its ticket
  *    already `sending` cannot know whether the server accepted the mail before the process died, so it parks the
  *    ticket for a person to confirm instead of risking a second copy.
@@ -83,7 +83,7 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
     throw new UnrecoverableError(reason);
   }
 
-  // 1. Our Message-ID, stored and linked before the mail can leave.
+  // 1. Our Message-ID, stored with the claim and linked before the mail can leave.
   const automatic = from === 'drafted';
   const outbound: OutboundInfo = {
     ...ticket.outbound,
@@ -93,13 +93,17 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
   const approvedBy = automatic ? undefined : approverOf(ticket);
   if (approvedBy) outbound.approvedBy = approvedBy;
   else delete outbound.approvedBy;
-  await store.update(ticket.id, { outbound }, { ifState: [from] });
-  await store.linkMessageId(outbound.messageId, ticket.id);
-
-  // 2. The claim.
+  // 2. The claim, in the same atomic write.
   let claimed: Ticket;
   try {
-    claimed = await store.transition(ticket.id, { from: [from], to: 'sending', actor: SENDER_ACTOR, note: `attempt ${attempt.attemptsMade + 1}` });
+    claimed = await store.transition(ticket.id, {
+      from: [from],
+      to: 'sending',
+      actor: SENDER_ACTOR,
+      note: `attempt ${attempt.attemptsMade + 1}`,
+      patch: { outbound },
+      current: ticket,
+    });
   } catch (err) {
     if (err instanceof TicketConflictError) {
       log.info({ state: err.actual }, 'Ticket changed concurrently; leaving it to the other writer');
@@ -107,6 +111,7 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
     }
     throw err;
   }
+  await store.linkMessageId(outbound.messageId, ticket.id);
 
   const mail = composeReply({
     original: originalOf(claimed),
@@ -126,6 +131,7 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
 
   // 4. Accepted. If this write fails the next attempt finds `sending` and parks: never a second copy.
   await store.transition(ticket.id, {
+    current: claimed,
     from: ['sending'],
     to: 'sent',
     actor: SENDER_ACTOR,

@@ -212,6 +212,36 @@ describe('update', () => {
   });
 });
 
+describe('writes from the caller\'s copy (current)', () => {
+  it('writes on a fresh copy without reading it again, and decides again on the stored ticket when the copy is stale', async () => {
+    const { store } = freshStore();
+    const { ticket } = await store.createIfAbsent(mail(80));
+    const processing = await store.transition(ticket.id, { to: 'processing', actor: 'worker', current: ticket });
+    expect(processing).toMatchObject({ state: 'processing', version: 2 });
+
+    // A person's field update lands in between: the worker's copy is stale, the write still succeeds on top of it.
+    await store.update(ticket.id, { reason: 'looked at by ann' });
+    const drafted = await store.transition(ticket.id, { from: ['processing'], to: 'drafted', actor: 'worker', patch: { draft: 'D' }, current: processing });
+    expect(drafted).toMatchObject({ state: 'drafted', version: 4, reason: 'looked at by ann', draft: 'D' });
+    expect((await store.require(ticket.id)).history.map((h) => h.to)).toEqual(['received', 'processing', 'drafted']);
+  });
+
+  it('refuses on the stored state, not on a stale copy: a ticket moved on is a conflict, a stale from-state is not', async () => {
+    const { store } = freshStore();
+    const { ticket } = await store.createIfAbsent(mail(81));
+    const processing = await store.transition(ticket.id, { to: 'processing', actor: 'worker' });
+    // The stale copy says `received`; the stored ticket is `processing`, which is what `from` asks for.
+    const parked = await store.transition(ticket.id, { from: ['processing'], to: 'parked', actor: 'worker', current: ticket });
+    expect(parked.state).toBe('parked');
+    // The copy says `processing`, but the ticket was parked since: a conflict, and nothing changes.
+    await expect(store.transition(ticket.id, { from: ['processing'], to: 'drafted', actor: 'worker', current: processing })).rejects.toBeInstanceOf(
+      TicketConflictError,
+    );
+    await expect(store.update(ticket.id, { draft: 'x' }, { ifState: ['processing'], current: processing })).rejects.toBeInstanceOf(TicketConflictError);
+    expect(await store.require(ticket.id)).toMatchObject({ state: 'parked', version: 3 });
+  });
+});
+
 describe('agent result', () => {
   /** Enough of an AgentResult for storage: the store never looks inside it. */
   const result = (answer: string) => ({ question: 'q', plan: { subtasks: ['a'] }, subtasks: [], answer, sources: [], llmCalls: [] }) as unknown as NonNullable<Ticket['agent']>;
