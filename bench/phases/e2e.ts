@@ -74,8 +74,8 @@ export async function e2ePhase(ctx: BenchContext): Promise<void> {
   });
   const children: ChildWithProcess[] = [];
   const logFile = (name: string) => path.join(ctx.tmp, `${name}.log`);
-  // One directory per process: under tsx the loader-hooks thread writes a profile too, and a fixed file name would let
-  // it overwrite the main thread's. Node's default names carry the thread id (the main thread's profile is the big one).
+  // One directory per process, with Node's default file names (they carry the thread id): a process with more than
+  // one thread writes one profile per thread, and the main thread's is the big one.
   const nodeArgs = (name: string) => (ctx.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ctx.cpuProfDir, name)}`] : []);
   const client = new Redis(redis.url, { maxRetriesPerRequest: 3 });
   const store = new TicketStore(client, { prefix: PREFIX });
@@ -194,8 +194,8 @@ export async function e2ePhase(ctx: BenchContext): Promise<void> {
     const seen = new Set<string>();
 
     /** The agent worker at `concurrency`, restarted gracefully when it changes, warmed up with three mails. */
-    const useAgent = async (concurrency: number) => {
-      if (agent && agentConcurrency === concurrency) return;
+    const useAgent = async (concurrency: number, fresh = false) => {
+      if (agent && agentConcurrency === concurrency && !fresh) return;
       if (agent) await agent.stop();
       agentStarts += 1;
       const name = `agent-worker-c${concurrency}-${agentStarts}`;
@@ -240,6 +240,10 @@ export async function e2ePhase(ctx: BenchContext): Promise<void> {
     }
     const now = await client.zcard(store.keys().all);
     if (now < sizes.accumulateSecond) await runBatch('accumulate', 0, firstConcurrency, mixed(sizes.accumulateSecond - now));
+    // The agent worker of the second batch must be as warm as the first one's (a fresh process that has answered
+    // accumulateFirst mails), or the growth figure would compare JIT warm-up rather than the cost of stored tickets.
+    await useAgent(firstConcurrency, true);
+    await runBatch('accumulate', 0, firstConcurrency, mixed(Math.max(0, sizes.accumulateFirst - (ctx.quick ? 1 : 3))));
     const cpuSecond = await runBatch('cpu-second', 0, firstConcurrency, twoTopicMails(sizes.cpuBatch));
 
     report(ctx, results, cpuFirst, cpuSecond);
