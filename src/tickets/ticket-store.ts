@@ -167,7 +167,7 @@ redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5])
 redis.call('ZADD', KEYS[5], ARGV[4], ARGV[5])
 redis.call('HSETNX', KEYS[4], ARGV[6], ARGV[5])
-return {1, ARGV[1], ARGV[7]}
+return {1}
 `,
   5,
 );
@@ -231,8 +231,10 @@ export class TicketStore {
       this.redis,
       [k.ticket(ticket.id), k.all, k.state(ticket.state), k.msgid, k.conversation(ticket.conversationId)],
       [doc, ticket.state, String(ticket.version), scoreOf(ticket), ticket.id, ticket.messageId, agent ?? ''],
-    )) as [number, string, string | null];
-    return { created: result[0] === 1, ticket: joinTicket(result[1], result[2] || null) };
+    )) as [1] | [0, string, string | null];
+    // Created: what is stored is the caller's ticket, so it is not sent back and parsed again.
+    if (result[0] === 1) return { created: true, ticket };
+    return { created: false, ticket: joinTicket(result[1], result[2] || null) };
   }
 
   /**
