@@ -24,7 +24,7 @@ import { PromptConfigError } from '../src/agent/prompts.js';
 import type { AgentResult, LlmUsage, Subtask } from '../src/agent/types.js';
 import type { Config } from '../src/config.js';
 import { createLogger, type Logger } from '../src/logger.js';
-import { decideReply, hasQuestion, type IgnoreReason } from '../src/mail/classify.js';
+import { decideReply, hasQuestion, type IgnoreReason, type ReplySignals } from '../src/mail/classify.js';
 import { MailParseError, parseInboundMail } from '../src/mail/parse.js';
 import { loadRaw } from '../src/mail/raw-store.js';
 import { produce } from '../src/queues/connection.js';
@@ -223,12 +223,9 @@ async function checkBeforeAgent(
   deps: AnswerTicketDeps,
 ): Promise<{ to: 'ignored' | 'parked'; reason: string; ignoreReason?: IgnoreReason } | undefined> {
   const { config } = deps;
-  const raw = await produce(deps.redis, () => loadRaw(deps.redis, config.QUEUE_PREFIX, ticket.id));
-  if (!raw) throw new UnrecoverableError(`the stored raw mail of ticket ${ticket.id} is missing (rawRef ${ticket.rawRef ?? 'unset'})`);
-  const mail = await parseInboundMail(raw, { maxBytes: config.MAX_EMAIL_BYTES });
-
+  const signals = ticket.replySignals ?? (await replySignalsFromRaw(ticket, deps));
   const ourAddresses = [...(config.MAIL_FROM ? [config.MAIL_FROM] : []), ...config.SUPPORT_ADDRESSES];
-  const decision = decideReply(mail, { ourAddresses });
+  const decision = decideReply(signals, { ourAddresses });
   if (!decision.answer) return { to: 'ignored', reason: `${decision.reason}: ${decision.detail}`, ignoreReason: decision.reason };
 
   if (!hasQuestion(ticket)) return { to: 'parked', reason: 'no question: empty subject and body' };
@@ -241,6 +238,13 @@ async function checkBeforeAgent(
     if (!check.allowed) return { to: 'parked', reason: rateLimitReason(ticket.from, check.count, config.AUTO_REPLY_LIMIT_PER_HOUR) };
   }
   return undefined;
+}
+
+/** For a ticket without recorded {@link Ticket.replySignals}: the stored raw mail, parsed again. */
+async function replySignalsFromRaw(ticket: Ticket, deps: AnswerTicketDeps): Promise<ReplySignals> {
+  const raw = await produce(deps.redis, () => loadRaw(deps.redis, deps.config.QUEUE_PREFIX, ticket.id));
+  if (!raw) throw new UnrecoverableError(`the stored raw mail of ticket ${ticket.id} is missing (rawRef ${ticket.rawRef ?? 'unset'})`);
+  return parseInboundMail(raw, { maxBytes: deps.config.MAX_EMAIL_BYTES });
 }
 
 function rateLimitReason(sender: string, count: number, limit: number): string {

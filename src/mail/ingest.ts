@@ -10,7 +10,8 @@
  * 3. the job, whose id is derived from the ticket id and generation, so BullMQ ignores a second add.
  *
  * Whether a mail deserves an answer (auto-replies, lists, our own mail) is not decided here: the agent worker does
- * that with the configuration it owns, and every mail, answered or not, gets a ticket as its record.
+ * that with the configuration it owns, and every mail, answered or not, gets a ticket as its record. The ticket
+ * carries what that decision reads (`replySignals`), so the agent worker need not parse the mail again.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -22,6 +23,7 @@ import type { Queues } from '../queues/registry.js';
 import { jobGeneration, newTicket, threadRefs, ticketIdFor, type NewTicketInput, type Ticket, type TicketState } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { messageKey, normaliseMessageId } from './message-id.js';
+import { replySignalsOf } from './classify.js';
 import { MailParseError, parseInboundMail, type InboundMail } from './parse.js';
 import { deleteRaw, rawRefFor, saveRaw } from './raw-store.js';
 
@@ -145,6 +147,8 @@ export function ticketInputForMail(
   };
   if (mail?.from?.name) input.fromName = mail.from.name;
   if (mail?.replyTo?.address) input.replyTo = mail.replyTo.address;
+  const replySignals = mail && extra.parseError === undefined ? replySignalsOf(mail) : undefined;
+  if (replySignals) input.replySignals = replySignals;
   if (mail?.inReplyTo) input.inReplyTo = mail.inReplyTo;
   if (extra.conversationId) input.conversationId = extra.conversationId;
   if (extra.parseError !== undefined) {

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { AgentResult } from '../agent/types.js';
+import type { ReplySignals } from '../mail/classify.js';
 
 /** Every state a ticket can be in; the order is the natural order of the happy paths. */
 export const TICKET_STATES = [
@@ -190,6 +191,12 @@ export interface Ticket {
   attachments: AttachmentSummary[];
   /** Where the raw message is stored (e.g. a path under DATA_DIR); absent when it was not downloaded. */
   rawRef?: string;
+  /**
+   * The headers and addresses the reply decision reads, recorded at ingest; absent for tickets made from an
+   * envelope, for very large ones, and for tickets stored before this field existed (the agent then parses the
+   * raw mail).
+   */
+  replySignals?: ReplySignals;
   /** The agent's full result (plan, subtasks, sources, usage); absent until the agent ran. */
   agent?: AgentResult;
   /** The reply text to send: the agent's answer, or a person's edit of it. */
@@ -258,6 +265,8 @@ export interface NewTicketInput {
   attachments?: AttachmentSummary[];
   /** Where the raw message is stored. */
   rawRef?: string;
+  /** What the reply decision reads of the mail ({@link Ticket.replySignals}). */
+  replySignals?: ReplySignals;
   /** Who creates the ticket, for the first history entry. */
   actor: string;
   /** Note of the first history entry. */
@@ -292,6 +301,7 @@ export function newTicket(input: NewTicketInput, now: Date = new Date()): Ticket
   if (input.inReplyTo && normalizeMessageId(input.inReplyTo)) ticket.inReplyTo = normalizeMessageId(input.inReplyTo);
   if (input.reason) ticket.reason = input.reason;
   if (input.rawRef) ticket.rawRef = input.rawRef;
+  if (input.replySignals) ticket.replySignals = input.replySignals;
   return ticket;
 }
 

@@ -2,8 +2,11 @@
  * The agent worker and the sender against real Redis and a real SMTP receiver, with tickets ingested as the poller
  * would (no IMAP): the happy path, review modes, the pre-agent checks, retries and parking on failure.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
+import { deleteRaw } from '../../src/mail/raw-store.js';
+import type { Ticket } from '../../src/tickets/ticket.js';
 import { httpError } from '../support/openai-server.js';
 import { scriptedModel } from '../support/scripted-model.js';
 import {
@@ -94,6 +97,28 @@ describe('agent worker and sender', () => {
     expect(parked.state).toBe('parked');
     expect(parked.reason).toMatch(/^auto-reply limit reached: 1 automatic replies to b@customer.example/);
     expect(servers.smtp.messages).toHaveLength(1);
+  });
+
+  it('decides from the reply signals the ticket recorded at ingest, or from the raw mail for a ticket without them', async () => {
+    const prefix = { QUEUE_PREFIX: `t${randomUUID().replaceAll('-', '').slice(0, 16)}` };
+    const ingesting = await run(prefix, { agent: false, sender: false });
+    const redis = await ingesting.services.producer();
+    const auto = await ingest(ingesting, buildMail({ messageId: customerMessageId(), from: 'c@customer.example', subject: '不在', body: QUESTION, headers: { 'Auto-Submitted': 'auto-replied' } }));
+    const plain = await ingest(ingesting, buildMail({ messageId: customerMessageId(), from: 'd@customer.example', subject: '質問', body: QUESTION }));
+    const stored = await ingesting.store.get(auto.ticketId);
+    expect(stored?.replySignals?.headers['auto-submitted']).toEqual(['auto-replied']);
+    expect(stored?.replySignals?.from).toEqual({ address: 'c@customer.example', name: '' });
+    // The first is decided without its raw mail; the second looks like a ticket stored before signals existed.
+    await deleteRaw(redis, prefix.QUEUE_PREFIX, auto.ticketId);
+    const key = ingesting.store.keys().ticket(plain.ticketId);
+    const { replySignals: _dropped, ...withoutSignals } = JSON.parse((await redis.hget(key, 'doc'))!) as Ticket;
+    await redis.hset(key, 'doc', JSON.stringify(withoutSignals));
+
+    const answering = await run(prefix);
+    const ignored = await waitForState(answering.store, auto.ticketId, ['ignored', 'parked', 'sent', 'failed']);
+    expect(ignored.state).toBe('ignored');
+    expect(ignored.reason).toBe('auto-reply: Auto-Submitted: auto-replied');
+    expect((await waitForState(answering.store, plain.ticketId, ['sent', 'parked', 'failed'])).state).toBe('sent');
   });
 
   it('retries temporary LLM failures and answers once', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { comparableAddress, extractAddress, isOwnAddress, isUsableAddress, normaliseAddress, parseAddressList } from '../../src/mail/addresses.js';
-import { decideReply, hasQuestion, isNoReplyAddress, type IgnoreReason } from '../../src/mail/classify.js';
+import { decideReply, hasQuestion, isNoReplyAddress, MAX_REPLY_SIGNALS_CHARS, replySignalsOf, type IgnoreReason } from '../../src/mail/classify.js';
 import { parseInboundMail, type InboundMail } from '../../src/mail/parse.js';
 
 const ctx = { ourAddresses: ['Helpdesk <support@support.example>', 'help@support.example'], loopMarker: 'helpdesk-worker' };
@@ -104,6 +104,14 @@ describe('decideReply', () => {
     expect(decideReply(await parseInboundMail(raw), ctx)).toEqual({ answer: true });
     const oof = Buffer.from('From: taro@customer.example\r\nAuto-Submitted: auto-replied\r\nSubject: OOF\r\n\r\nAway\r\n');
     expect(decideReply(await parseInboundMail(oof), ctx)).toEqual({ answer: false, reason: 'auto-reply', detail: 'Auto-Submitted: auto-replied' });
+  });
+
+  it('replySignalsOf keeps exactly what the decision reads, and nothing when that is too large for a ticket', () => {
+    const mail = mailWith({ headers: { 'list-id': ['<news.customer.example>'] }, replyTo: { address: 'r@customer.example', name: '' } });
+    expect(replySignalsOf(mail)).toEqual({ from: mail.from, replyTo: mail.replyTo, headers: mail.headers, contentType: 'text/plain' });
+    const flood = mailWith({ headers: { 'x-loop': Array.from({ length: 2_000 }, (_, i) => `loop-${i}@relay.example`) } });
+    expect(JSON.stringify(flood.headers).length).toBeGreaterThan(MAX_REPLY_SIGNALS_CHARS);
+    expect(replySignalsOf(flood)).toBeUndefined();
   });
 
   it('hasQuestion needs a letter or digit in the question', () => {

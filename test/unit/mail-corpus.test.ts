@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decideReply, type ReplyDecision } from '../../src/mail/classify.js';
+import { decideReply, replySignalsOf, type ReplyDecision } from '../../src/mail/classify.js';
 import { MailParseError, parseInboundMail, type InboundMail } from '../../src/mail/parse.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -85,6 +85,15 @@ describe('mikel-mail corpus', () => {
     if (expected) expect(decision).toMatchObject({ answer: false, reason: expected });
     else expect(decision).toEqual({ answer: true });
     expect(typeof row.mail?.question).toBe('string');
+  });
+
+  it.each(files.filter((f) => !UNREADABLE.includes(f)))('%s: the reply signals a ticket stores decide as the parsed mail does', async (file) => {
+    const { mail, decision } = await run(file);
+    const signals = replySignalsOf(mail!);
+    expect(signals).toBeDefined();
+    // What the agent worker reads back from Redis: the ticket's JSON.
+    const stored = JSON.parse(JSON.stringify(signals)) as NonNullable<typeof signals>;
+    expect(decideReply(stored, ctx)).toEqual(decision);
   });
 
   it('never answers a delivery report', async () => {
