@@ -16,6 +16,8 @@
  *   job id keep it to one ticket and one job. The state is written only when the whole resync finished: an
  *   interrupted resync is simply run again, rather than leaving a lastUid below read mail that would then be taken.
  * - A message larger than MAX_EMAIL_BYTES is not downloaded; it becomes a parked ticket from its envelope.
+ * - New messages are downloaded in batches ({@link downloadBatches}: one FETCH for up to 50 messages or 16 MB) and
+ *   marked in one STORE per batch, so a busy mailbox costs two IMAP round trips per batch rather than per message.
  * - A message is marked \Seen (and moved to IMAP_PROCESSED_MAILBOX when set) and lastUid advanced only after its
  *   ticket and job are safely in Redis. When Redis fails the sync stops there: nothing further is marked, lastUid
  *   stays, and the next trigger (IDLE, the safety poll, Redis becoming ready again) retries, so nothing is lost and
@@ -177,6 +179,35 @@ class RedisStepError extends Error {
 }
 
 const METADATA = { uid: true, size: true, envelope: true } as const;
+
+/** Most messages downloaded by one FETCH. */
+export const DOWNLOAD_BATCH_MESSAGES = 50;
+/** Most bytes (by the sizes the server reported) downloaded by one FETCH; a larger single message goes alone. */
+export const DOWNLOAD_BATCH_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Splits messages (in uid order) into the batches the poller downloads with one FETCH and marks with one STORE:
+ * two IMAP round trips per batch instead of per message, with the mail held in memory bounded by
+ * {@link DOWNLOAD_BATCH_BYTES} (or one message of at most MAX_EMAIL_BYTES). Messages over `maxEmailBytes` are not
+ * downloaded and count nothing.
+ */
+export function downloadBatches<M extends { size?: number }>(messages: readonly M[], maxEmailBytes: number): M[][] {
+  const batches: M[][] = [];
+  let current: M[] = [];
+  let bytes = 0;
+  for (const message of messages) {
+    const size = (message.size ?? 0) <= maxEmailBytes ? (message.size ?? 0) : 0;
+    if (current.length > 0 && (current.length >= DOWNLOAD_BATCH_MESSAGES || bytes + size > DOWNLOAD_BATCH_BYTES)) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(message);
+    bytes += size;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
 
 /** How far a connection attempt got: decides what its failure is called in the log. */
 type ConnectPhase = 'connect' | 'open' | 'selected';
@@ -441,10 +472,13 @@ export class MailboxSupervisor {
       this.selectedClient();
       const fresh = messages.filter((m) => m.uid > lastUid).sort((a, b) => a.uid - b.uid);
       report.considered = fresh.length;
-      for (const message of fresh) {
+      for (const batch of downloadBatches(fresh, this.config.MAX_EMAIL_BYTES)) {
         if (this.stopping) return;
-        await this.processMessage(message, uidValidity, report);
-        await produce(this.redis, () => this.redis.hset(this.stateKey, 'uidValidity', uidValidity, 'lastUid', String(message.uid)));
+        const last = await this.processBatch(batch, uidValidity, report);
+        if (last !== undefined) {
+          await produce(this.redis, () => this.redis.hset(this.stateKey, 'uidValidity', uidValidity, 'lastUid', String(last)));
+        }
+        if (last !== batch.at(-1)?.uid) return;
       }
       return;
     }
@@ -468,41 +502,72 @@ export class MailboxSupervisor {
     this.selectedClient();
     const wanted = messages.filter((m) => m.uid <= ceiling).sort((a, b) => a.uid - b.uid);
     report.considered = wanted.length;
-    for (const message of wanted) {
+    for (const batch of downloadBatches(wanted, this.config.MAX_EMAIL_BYTES)) {
       if (this.stopping) return;
-      await this.processMessage(message, uidValidity, report);
+      if ((await this.processBatch(batch, uidValidity, report)) !== batch.at(-1)?.uid) return;
     }
     await produce(this.redis, () => this.redis.hset(this.stateKey, 'uidValidity', uidValidity, 'lastUid', String(ceiling)));
   }
 
-  /** Ingests (or parks) one message and marks it done; throws to stop the sync with the message left unmarked. */
-  private async processMessage(message: FetchMessageObject, uidValidity: string, report: SyncReport): Promise<void> {
+  /**
+   * Downloads the sources of a batch in one FETCH, ingests (or parks) its messages in uid order, and marks the
+   * handled ones done in one STORE (and one MOVE). Returns the uid up to which every message of the batch was
+   * handled (undefined for none): less than the batch's last uid when the poller is stopping. An error stops the
+   * batch; the messages handled before it are still marked done (a failure to mark them only means they are
+   * ingested again later, which dedupes) and the error is rethrown.
+   */
+  private async processBatch(batch: FetchMessageObject[], uidValidity: string, report: SyncReport): Promise<number | undefined> {
+    const sources = await this.downloadSources(batch);
+    const done: number[] = [];
+    let handledUpTo: number | undefined;
+    try {
+      for (const message of batch) {
+        if (this.stopping) break;
+        if (await this.processMessage(message, sources.get(message.uid), uidValidity, report)) done.push(message.uid);
+        handledUpTo = message.uid;
+      }
+    } catch (err) {
+      await this.markProcessed(done).catch((markErr: unknown) =>
+        this.log.debug({ err: markErr, uids: done.length }, 'Could not mark the messages ingested before the failure; they are ingested again (deduplicated) later'),
+      );
+      throw err;
+    }
+    await this.markProcessed(done);
+    return handledUpTo;
+  }
+
+  /** Sources of the batch's messages that are not too large to download, by uid; an expunged message is missing. */
+  private async downloadSources(batch: FetchMessageObject[]): Promise<Map<number, Buffer>> {
+    const wanted = batch.filter((m) => (m.size ?? 0) <= this.config.MAX_EMAIL_BYTES).map((m) => m.uid);
+    if (wanted.length === 0) return new Map();
+    const client = this.selectedClient();
+    const fetched = await imap(() => client.fetchAll(wanted, { uid: true, source: true }, { uid: true }));
+    // imapflow answers "nothing" both for an expunged message and for a lost connection; only the first is final.
+    this.selectedClient();
+    return new Map(fetched.filter((m) => m.source).map((m) => [m.uid, m.source!]));
+  }
+
+  /**
+   * Ingests (or parks) one message; returns true when it is to be marked done, false when it vanished before it
+   * was downloaded. Throws to stop the sync with the message left unmarked.
+   */
+  private async processMessage(message: FetchMessageObject, source: Buffer | undefined, uidValidity: string, report: SyncReport): Promise<boolean> {
     const size = message.size ?? 0;
     const envelope = message.envelope ?? {};
-    let result: IngestResult | 'gone';
+    let result: IngestResult;
     if (size > this.config.MAX_EMAIL_BYTES) {
       result = await this.redisStep(() => parkOversizeMessage(envelope, size, this.deps));
-    } else {
-      const client = this.selectedClient();
-      const full = await imap(() => client.fetchOne(String(message.uid), { source: true }, { uid: true }));
-      // imapflow answers "nothing" both for an expunged message and for a lost connection; only the first is final.
-      this.selectedClient();
-      if (!full || !full.source) {
-        result = 'gone';
-      } else {
-        const source = full.source;
-        result = await this.ingestWithRetries(message, size, uidValidity, () => ingestMessage(source, this.deps));
-      }
-    }
-    if (result === 'gone') {
+    } else if (!source) {
       report.gone += 1;
       this.log.info({ uid: message.uid }, 'Message disappeared from the mailbox before it was downloaded; skipped');
-      return;
+      return false;
+    } else {
+      result = await this.ingestWithRetries(message, size, uidValidity, () => ingestMessage(source, this.deps));
     }
     if (result.outcome === 'queued') report.queued += 1;
     else if (result.outcome === 'parked') report.parked += 1;
     else report.duplicates += 1;
-    await this.markProcessed(message.uid);
+    return true;
   }
 
   /**
@@ -549,14 +614,17 @@ export class MailboxSupervisor {
     }
   }
 
-  private async markProcessed(uid: number): Promise<void> {
+  /** Marks messages done: \\Seen, and moved to IMAP_PROCESSED_MAILBOX when set; one command each for all of them. */
+  private async markProcessed(uids: number[]): Promise<void> {
+    if (uids.length === 0) return;
     const client = this.selectedClient();
-    if (!(await imap(() => client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true })))) {
-      throw new ImapStepError(`could not flag UID ${uid} \\Seen`);
+    const set = uids.join(',');
+    if (!(await imap(() => client.messageFlagsAdd(set, ['\\Seen'], { uid: true })))) {
+      throw new ImapStepError(`could not flag UID ${set} \\Seen`);
     }
     const processed = this.config.IMAP_PROCESSED_MAILBOX;
-    if (processed && !(await imap(() => client.messageMove(String(uid), processed, { uid: true })))) {
-      throw new ImapStepError(`could not move UID ${uid} to ${processed}`);
+    if (processed && !(await imap(() => client.messageMove(set, processed, { uid: true })))) {
+      throw new ImapStepError(`could not move UID ${set} to ${processed}`);
     }
   }
 }

@@ -183,6 +183,25 @@ function japaneseMail(messageId: string): Buffer {
 }
 
 describe('MailboxSupervisor', () => {
+  it('takes a backlog in batches: every message ticketed once and flagged \\Seen, the oversize one parked, lastUid at the end', async () => {
+    const h = await harness({ MAX_EMAIL_BYTES: '4096' });
+    const total = 110; // more than two download batches
+    const uids: number[] = [];
+    for (let i = 0; i < total; i++) {
+      const raw = i === 57 ? plainMail(`<big@customer.example>`, 'Big', 'x'.repeat(8_000)) : plainMail(`<backlog-${i % 100}@customer.example>`, `Q ${i}`);
+      uids.push((await imap.deliver(raw, h.mailbox)).uid);
+    }
+    await started(h);
+
+    const flags = await flagsByUid(h.mailbox);
+    expect(uids.filter((uid) => !flags.get(uid)?.includes('\\Seen'))).toEqual([]);
+    // 99 distinct Message-IDs among the ordinary mails (ten are second copies; backlog-57 was never sent) plus the oversize one.
+    expect(await redis.zcard(h.store.keys().all)).toBe(100);
+    expect((await h.store.require(ticketIdFor('<big@customer.example>'))).state).toBe('parked');
+    expect(await jobs(h)).toHaveLength(99);
+    expect((await readMailboxState(redis, h.supervisor.stateRedisKey)).lastUid).toBe(Math.max(...uids));
+  });
+
   it('queues a Japanese ISO-2022-JP mail as one ticket and one job, then flags it \\Seen', async () => {
     const h = await harness();
     const raw = japaneseMail('<jis-1@customer.example>');
