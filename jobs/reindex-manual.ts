@@ -28,6 +28,10 @@ export type ReindexManualJobData = z.input<typeof reindexManualJobDataSchema>;
 export interface ReindexManualResult {
   /** Manual files read. */
   files: number;
+  /** Files read per folder of the manual directory (`.` for the top), for the summary. */
+  folders?: Record<string, number>;
+  /** Folders (`.` for the top) that hold no readable manual file; each was logged as a warning. */
+  emptyFolders?: string[];
   /** Chunks now in the index. */
   chunks: number;
   /** Wall time of the whole job. */
@@ -61,7 +65,7 @@ export async function reindexManual(data: ReindexManualJobData | undefined, ctx:
   }
 
   logger.info({ dir, chunkSize, chunkOverlap, backend: ctx.manual.kind }, 'reindexing manual');
-  const { files, chunks } = await loadManualChunks(dir, { chunkSize, chunkOverlap, logger, onProgress: ctx.onProgress });
+  const { files, chunks, perFolder, emptyFolders } = await loadManualChunks(dir, { chunkSize, chunkOverlap, logger, onProgress: ctx.onProgress });
   if (chunks.length === 0) {
     const live = await ctx.manual.count();
     if (live > 0) {
@@ -74,6 +78,6 @@ export async function reindexManual(data: ReindexManualJobData | undefined, ctx:
   await ctx.manual.replaceAll(chunks, ctx.onProgress);
 
   const seconds = (performance.now() - started) / 1000;
-  logger.info({ files: files.length, chunks: chunks.length, seconds }, 'manual reindexed');
-  return { files: files.length, chunks: chunks.length, seconds };
+  logger.info({ files: files.length, chunks: chunks.length, folders: perFolder, seconds }, 'manual reindexed');
+  return { files: files.length, chunks: chunks.length, folders: perFolder, emptyFolders, seconds };
 }

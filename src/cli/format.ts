@@ -14,7 +14,10 @@ export interface ReindexSummary {
   seconds: number;
 }
 
-/** The summary line, e.g. `reindexed: 1 manual file, 142 chunks, 48 Q&A pairs in 2.3 s`. */
+/**
+ * The summary, e.g. `reindexed: 12 manual files, 142 chunks, 48 Q&A pairs in 2.3 s`, then, when the manual has
+ * subfolders, one line of files per folder, and a warning line per folder without any readable file.
+ */
 export function formatReindexSummary(summary: ReindexSummary): string {
   const parts: string[] = [];
   if (summary.manual) parts.push(plural(summary.manual.files, 'manual file'), plural(summary.manual.chunks, 'chunk'));
@@ -22,7 +25,15 @@ export function formatReindexSummary(summary: ReindexSummary): string {
     parts.push(plural(summary.qa.pairs, 'Q&A pair'));
     if (summary.qa.skipped > 0) parts.push(`${plural(summary.qa.skipped, 'row')} skipped`);
   }
-  return `reindexed: ${parts.join(', ')} in ${summary.seconds.toFixed(1)} s`;
+  const lines = [`reindexed: ${parts.join(', ')} in ${summary.seconds.toFixed(1)} s`];
+  const folders = Object.entries(summary.manual?.folders ?? {});
+  if (folders.length > 1 || (folders.length === 1 && folders[0]?.[0] !== '.')) {
+    lines.push(`  manual files per folder: ${folders.map(([folder, n]) => `${folder === '.' ? '(top)' : `${folder}/`} ${n}`).join(', ')}`);
+  }
+  for (const folder of summary.manual?.emptyFolders ?? []) {
+    lines.push(`  warning: no readable manual file in ${folder === '.' ? 'the manual directory' : `${folder}/`}`);
+  }
+  return lines.join('\n');
 }
 
 /** A search hit as `search --json` prints it. */

@@ -13,6 +13,7 @@ import { Command, Option } from 'commander';
 import { reindexManual, type ReindexManualResult } from '../../jobs/reindex-manual.js';
 import { reindexQa, type ReindexQaResult } from '../../jobs/reindex-qa.js';
 import type { Config } from '../config.js';
+import { MANUAL_EXTENSIONS } from '../knowledge/manual-loader.js';
 import { connectProducer, createWorkerConnection, produce } from '../queues/connection.js';
 import { reindexJob } from '../queues/job-options.js';
 import { QUEUE_NAMES } from '../queues/names.js';
@@ -73,6 +74,17 @@ async function reindexHere({ config, logger, print }: CliContext, opts: ReindexO
   }
   summary.seconds = (performance.now() - started) / 1000;
   print(opts.json ? JSON.stringify(summary) : formatReindexSummary(summary));
+  failWhenNothingFound(summary, config);
+}
+
+/**
+ * A manual directory with no readable file at all is almost always a wrong MANUALS_DIR or an unsupported layout:
+ * the command says so and exits 1 (after the rest of the work), so a script or an operator cannot miss it.
+ */
+function failWhenNothingFound(summary: ReindexSummary, config: Config): void {
+  if (summary.manual && summary.manual.files === 0) {
+    throw new CliError(`no readable manual file found in ${config.MANUALS_DIR} or its subfolders (${MANUAL_EXTENSIONS.join(', ')})`);
+  }
 }
 
 async function queueReindex({ config, print }: CliContext, opts: ReindexOptions): Promise<void> {
@@ -97,6 +109,7 @@ async function queueReindex({ config, print }: CliContext, opts: ReindexOptions)
     const summary = await waitForJobs(added, events);
     summary.seconds = (performance.now() - started) / 1000;
     print(opts.json ? JSON.stringify({ queued, ...summary }) : formatReindexSummary(summary));
+    failWhenNothingFound(summary, config);
   } finally {
     await closeQueues(...(events ? [events.queueEvents, events.connection] : []), queues, redis).catch(() => undefined);
   }

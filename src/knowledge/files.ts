@@ -3,14 +3,17 @@
  * decoding text files the way operators actually save them (UTF-8 with or without BOM, Windows line ends, or
  * Shift_JIS from older Japanese Excel).
  */
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../logger.js';
 import { KnowledgeError } from './errors.js';
 
 /** One source file found in a knowledge directory. */
 export interface SourceFile {
-  /** Base name; part of chunk and pair ids, so it must be stable across runs. */
+  /**
+   * Path relative to the listed directory with `/` separators (`guide/login.md`, or just `faq.csv` at the top);
+   * part of chunk and pair ids and shown as the source, so it must be stable across runs and machines.
+   */
   fileName: string;
   /** Absolute path. */
   path: string;
@@ -18,10 +21,33 @@ export interface SourceFile {
   ext: string;
 }
 
+/** Options of {@link listSourceFiles}. */
+export interface ListOptions {
+  /**
+   * Descend into subfolders (documentation sites keep their pages in folder trees). Dot-folders are skipped. A
+   * symbolic link to a folder outside the tree is followed once (not from inside a followed link, and one target
+   * only once); a link back into the tree is skipped, since that folder is read under its own path. So no loop and
+   * no file read twice.
+   */
+  recursive?: boolean;
+}
+
+/** What {@link listSourceFiles} found, for summaries and warnings. */
+export interface SourceListing {
+  files: SourceFile[];
+  /** Readable files per folder (`.` for the top), only folders that hold at least one. */
+  perFolder: Record<string, number>;
+  /** Folders (relative, `.` for the top) whose whole subtree holds no readable file. */
+  emptyFolders: string[];
+}
+
+const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /**
- * Lists the regular files of `dir` whose extension is in `extensions`, sorted by name (code-point order, so ids
- * and chunk order do not depend on the file system or locale). Other entries, dotfiles (editor and office lock
- * files such as `.~lock.qa.csv#`) and subdirectories are skipped with a debug log.
+ * Lists the regular files of `dir` whose extension is in `extensions`, sorted by relative path in code-point order
+ * (so ids and chunk order do not depend on the file system or locale). Other entries and dotfiles (editor and
+ * office lock files such as `.~lock.qa.csv#`) are skipped with a debug log; subfolders are listed only with
+ * `recursive`.
  *
  * @throws KnowledgeError when `dir` does not exist or is not a directory — a missing directory must never look
  *   like an empty knowledge base.
@@ -31,35 +57,101 @@ export async function listSourceFiles(
   extensions: readonly string[],
   what: string,
   logger?: Logger,
+  options: ListOptions = {},
 ): Promise<SourceFile[]> {
+  return (await listSources(dir, extensions, what, logger, options)).files;
+}
+
+/** {@link listSourceFiles} with the per-folder counts and the folders that hold nothing readable. */
+export async function listSources(
+  dir: string,
+  extensions: readonly string[],
+  what: string,
+  logger?: Logger,
+  options: ListOptions = {},
+): Promise<SourceListing> {
   const abs = path.resolve(dir);
-  let names: string[];
   try {
     const info = await stat(abs);
     if (!info.isDirectory()) throw new KnowledgeError(`${what} directory is not a directory: ${abs}`, abs);
-    names = await readdir(abs);
+    await readdir(abs);
   } catch (err) {
     if (err instanceof KnowledgeError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     const reason = code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? String(err)})`;
     throw new KnowledgeError(`${what} directory ${reason}: ${abs}`, abs, undefined, { cause: err });
   }
-  names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const files: SourceFile[] = [];
-  for (const fileName of names) {
-    const filePath = path.join(abs, fileName);
-    const ext = path.extname(fileName).toLowerCase();
-    if (fileName.startsWith('.') || !extensions.includes(ext)) {
-      logger?.debug({ file: filePath }, `skipping ${fileName}: not one of ${extensions.join(', ')}`);
-      continue;
+  const listing: SourceListing = { files: [], perFolder: {}, emptyFolders: [] };
+  const rootReal = await realpath(abs);
+  const followed = new Set<string>();
+  await walk(abs, '', false);
+  listing.files.sort((a, b) => byCodePoint(a.fileName, b.fileName));
+  return listing;
+
+  /** Lists one folder; returns how many readable files its subtree holds. */
+  async function walk(folder: string, rel: string, insideLink: boolean): Promise<number> {
+    const names = (await readdir(folder)).sort(byCodePoint);
+    let found = 0;
+    for (const name of names) {
+      const filePath = path.join(folder, name);
+      const relName = rel ? `${rel}/${name}` : name;
+      if (name.startsWith('.')) {
+        logger?.debug({ file: filePath }, `skipping ${relName}: hidden`);
+        continue;
+      }
+      const entry = await lstat(filePath);
+      let info = entry;
+      if (entry.isSymbolicLink()) {
+        try {
+          info = await stat(filePath);
+        } catch {
+          logger?.warn({ file: filePath }, `skipping ${relName}: broken symbolic link`);
+          continue;
+        }
+      }
+      if (info.isDirectory()) {
+        if (!options.recursive) {
+          logger?.debug({ file: filePath }, `skipping ${relName}: a folder`);
+          continue;
+        }
+        if (entry.isSymbolicLink()) {
+          const real = await realpath(filePath);
+          if (insideLink) {
+            logger?.warn({ file: filePath }, `skipping ${relName}: a link inside a linked folder is not followed`);
+            continue;
+          }
+          if (real === rootReal || real.startsWith(rootReal + path.sep)) {
+            logger?.warn({ file: filePath }, `skipping ${relName}: links into the folder being read (read under its own path)`);
+            continue;
+          }
+          if (followed.has(real)) {
+            logger?.warn({ file: filePath }, `skipping ${relName}: that folder was already read through another link`);
+            continue;
+          }
+          followed.add(real);
+        }
+        const inner = await walk(filePath, relName, insideLink || entry.isSymbolicLink());
+        if (inner === 0) listing.emptyFolders.push(relName);
+        found += inner;
+        continue;
+      }
+      const ext = path.extname(name).toLowerCase();
+      if (!extensions.includes(ext)) {
+        logger?.debug({ file: filePath }, `skipping ${relName}: not one of ${extensions.join(', ')}`);
+        continue;
+      }
+      if (!info.isFile()) {
+        logger?.debug({ file: filePath }, `skipping ${relName}: not a regular file`);
+        continue;
+      }
+      listing.files.push({ fileName: relName, path: filePath, ext });
+      const key = rel || '.';
+      listing.perFolder[key] = (listing.perFolder[key] ?? 0) + 1;
+      found++;
     }
-    if (!(await stat(filePath)).isFile()) {
-      logger?.debug({ file: filePath }, `skipping ${fileName}: not a regular file`);
-      continue;
-    }
-    files.push({ fileName, path: filePath, ext });
+    if (rel === '' && found === 0) listing.emptyFolders.unshift('.');
+    return found;
   }
-  return files;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });

@@ -10,7 +10,7 @@ import { extractText, getDocumentProxy } from 'unpdf';
 import type { Logger } from '../logger.js';
 import type { ManualChunk, ProgressFn } from '../search/types.js';
 import { errorMessage, KnowledgeError } from './errors.js';
-import { decodeText, listSourceFiles, normalizeNewlines, type SourceFile } from './files.js';
+import { decodeText, listSources, normalizeNewlines, type SourceFile } from './files.js';
 
 /** File types the manual loader reads; anything else in the directory is skipped. */
 export const MANUAL_EXTENSIONS = ['.md', '.markdown', '.txt', '.html', '.htm', '.pdf'] as const;
@@ -43,9 +43,13 @@ export interface ChunkOptions {
 
 /** What {@link loadManualChunks} read. */
 export interface ManualLoadResult {
-  /** Base names of the files that were read, in index order. */
+  /** Paths (relative to the manual directory, `/`-separated) of the files that were read, in index order. */
   files: string[];
   chunks: ManualChunk[];
+  /** Files read per folder (`.` for the top). */
+  perFolder: Record<string, number>;
+  /** Folders (`.` for the top) whose whole subtree holds no readable manual file. */
+  emptyFolders: string[];
 }
 
 /**
@@ -70,6 +74,131 @@ export function createManualSplitter(options: ChunkOptions = {}): RecursiveChara
     throw new RangeError(`chunk overlap must be an integer from 0 to chunk size - 1 (${chunkSize - 1}), got ${chunkOverlap}`);
   }
   return new TrailingSeparatorSplitter({ chunkSize, chunkOverlap, separators: [...JAPANESE_SEPARATORS], keepSeparator: true });
+}
+
+const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
+// Tags of HTML written inside documentation-site Markdown; a placeholder such as `<id>` in running text is kept.
+const HTML_TAG =
+  /<\/?(?:a|abbr|b|br|center|code|details|div|em|figcaption|figure|font|h[1-6]|hr|i|iframe|img|kbd|li|mark|ol|p|picture|pre|s|small|source|span|strong|sub|summary|sup|table|tbody|td|tfoot|th|thead|tr|u|ul|video|Badge)\b[^>]*>/gi;
+
+/** One line of Markdown prose (not code) without image tags, link targets and HTML tags; code spans are kept whole. */
+function cleanMarkdownLine(line: string): string {
+  return line
+    .split(/(`+[^`]*`+)/)
+    .map((part, i) =>
+      i % 2 === 1
+        ? part
+        : part
+            .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
+            .replace(/!\[[^\]]*\]\[[^\]]*\]/g, '')
+            .replace(/\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
+            .replace(/\[([^\]]+)\]\[[^\]]*\]/g, '$1')
+            .replace(/<img\b[^>]*>/gi, '')
+            .replace(HTML_TAG, ''),
+    )
+    .join('');
+}
+
+/**
+ * Turns documentation-site Markdown (VitePress, VuePress, Docusaurus, MkDocs) into the text a reader sees, so that
+ * markup never becomes search words: YAML front matter goes (its `title` heads the page when it has no `#` heading),
+ * container fences (`::: tip`, `:::warning`, `:::`) go but a custom container title stays, HTML comments, image
+ * tags, link reference definitions and link targets go, link texts and headings stay. Code blocks are left as they
+ * are, since a command or an error message in them is worth finding.
+ */
+export function cleanMarkdown(markdown: string): string {
+  let text = normalizeNewlines(markdown).replace(/^\uFEFF/, '');
+  let title: string | undefined;
+  const frontMatter = /^---[ \t]*\n([\s\S]*?)\n(?:---|\.\.\.)[ \t]*(?:\n|$)/.exec(text);
+  if (frontMatter) {
+    const titleLine = /^title:[ \t]*(.+?)[ \t]*$/m.exec(frontMatter[1] ?? '');
+    title = titleLine?.[1]?.replace(/^(['"])(.*)\1$/, '$2').trim() || undefined;
+    text = text.slice(frontMatter[0].length);
+  }
+  const out: string[] = [];
+  let fence: string | undefined;
+  let inComment = false;
+  let hasH1 = false;
+  for (const raw of text.split('\n')) {
+    const fenceMatch = inComment ? null : FENCE.exec(raw);
+    if (fenceMatch?.[1]) {
+      const marker = fenceMatch[1];
+      if (fence === undefined) fence = marker;
+      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
+      out.push(raw);
+      continue;
+    }
+    if (fence !== undefined) {
+      out.push(raw);
+      continue;
+    }
+    // HTML comments, possibly over several lines.
+    let line = '';
+    let rest = raw;
+    while (rest) {
+      if (inComment) {
+        const end = rest.indexOf('-->');
+        if (end < 0) break;
+        inComment = false;
+        rest = rest.slice(end + 3);
+      } else {
+        const start = rest.indexOf('<!--');
+        if (start < 0) {
+          line += rest;
+          break;
+        }
+        line += rest.slice(0, start);
+        inComment = true;
+        rest = rest.slice(start + 4);
+      }
+    }
+    if (line.trim() === '' && raw.trim() !== '') continue;
+    const container = /^\s{0,3}:{3,}\s*(?:[\w-]+)?\s*(.*)$/.exec(line);
+    if (container) {
+      if (container[1]) out.push(cleanMarkdownLine(container[1]));
+      continue;
+    }
+    if (/^\s{0,3}\[[^\]]+\]:\s*\S/.test(line)) continue;
+    if (/^\s{0,3}#[ \t]/.test(line)) hasH1 = true;
+    out.push(cleanMarkdownLine(line));
+  }
+  const body = out.join('\n');
+  return title && !hasH1 ? `# ${title}\n\n${body}` : body;
+}
+
+const SENTENCE_END = /[。．.!！?？:：」』）)]$/;
+const LIST_START = /^(?:[・•●○■□◆◇▶►\-–*]|\d+[.)．）]|[（(]\d+[)）]|第.+[章節条])/;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303F\uFF00-\uFFEF]/u;
+
+/**
+ * Joins the line breaks a PDF page puts inside sentences: a line that fills most of the page's width and does not
+ * end a sentence continues on the next line, unless that one starts a list item or a numbered heading. Japanese
+ * lines join without a space, others with one. Short lines (headings, list items, the end of a paragraph) keep
+ * their breaks.
+ */
+export function joinWrappedLines(page: string): string {
+  const lines = normalizeNewlines(page).split('\n').map((l) => l.trimEnd());
+  const width = Math.max(0, ...lines.map((l) => Array.from(l.trim()).length));
+  if (width < 20) return lines.join('\n');
+  const out: string[] = [];
+  for (const line of lines) {
+    const prev = out[out.length - 1];
+    const next = line.trim();
+    const wraps =
+      prev !== undefined &&
+      prev.trim() !== '' &&
+      next !== '' &&
+      Array.from(prev.trim()).length >= 0.75 * width &&
+      !SENTENCE_END.test(prev) &&
+      !LIST_START.test(next);
+    if (wraps) {
+      const joiner = CJK.test(prev.slice(-1)) || CJK.test(next[0] ?? '') ? '' : ' ';
+      out[out.length - 1] = prev + joiner + next;
+    } else {
+      out.push(line);
+    }
+  }
+  return out.join('\n');
 }
 
 /**
@@ -182,7 +311,7 @@ export async function pdfText(data: Uint8Array, file: string): Promise<string> {
     const pdf = await getDocumentProxy(new Uint8Array(data), { verbosity: 0 });
     try {
       const { text } = await extractText(pdf, { mergePages: false });
-      return text.map((page) => normalizeNewlines(page).trim()).filter(Boolean).join('\n\n');
+      return text.map((page) => joinWrappedLines(page).trim()).filter(Boolean).join('\n\n');
     } finally {
       await pdf.destroy();
     }
@@ -202,7 +331,7 @@ export async function readManualSections(file: SourceFile, logger?: Logger): Pro
     }
     case '.md':
     case '.markdown':
-      return markdownSections(decodeText(data, file.path, logger));
+      return markdownSections(cleanMarkdown(decodeText(data, file.path, logger)));
     case '.html':
     case '.htm':
       return htmlSections(decodeText(data, file.path, logger));
@@ -233,7 +362,8 @@ export async function chunkSections(
 }
 
 /**
- * Reads and chunks every manual file in `dir` (non-recursive, sorted by name).
+ * Reads and chunks every manual file in `dir` and its subfolders (sorted by relative path; see
+ * {@link listSources} for dotfiles and links). A folder with no readable file is reported with a warning.
  *
  * @param onProgress called with stage `read` after each file.
  * @throws KnowledgeError when the directory is missing or a file cannot be read (the message names the file).
@@ -244,7 +374,12 @@ export async function loadManualChunks(
 ): Promise<ManualLoadResult> {
   const { logger, onProgress } = options;
   const splitter = createManualSplitter(options);
-  const files = await listSourceFiles(dir, MANUAL_EXTENSIONS, 'manuals', logger);
+  const listing = await listSources(dir, MANUAL_EXTENSIONS, 'manuals', logger, { recursive: true });
+  const files = listing.files;
+  for (const folder of listing.emptyFolders) {
+    const where = folder === '.' ? dir : `${folder}/ in ${dir}`;
+    logger?.warn({ dir, folder }, `no readable manual file (${MANUAL_EXTENSIONS.join(', ')}) in ${where}`);
+  }
   const chunks: ManualChunk[] = [];
   await onProgress?.({ stage: 'read', done: 0, total: files.length });
   for (const [i, file] of files.entries()) {
@@ -260,5 +395,5 @@ export async function loadManualChunks(
     chunks.push(...fileChunks);
     await onProgress?.({ stage: 'read', done: i + 1, total: files.length });
   }
-  return { files: files.map((f) => f.fileName), chunks };
+  return { files: files.map((f) => f.fileName), chunks, perFolder: listing.perFolder, emptyFolders: listing.emptyFolders };
 }

@@ -15,6 +15,21 @@ describe('formatReindexSummary', () => {
       summary: { qa: { files: 3, pairs: 1, skipped: 2, seconds: 5 }, seconds: 5 },
       line: 'reindexed: 1 Q&A pair, 2 rows skipped in 5.0 s',
     },
+    {
+      summary: { manual: { files: 2, chunks: 4, folders: { '.': 2 }, emptyFolders: [], seconds: 1 }, seconds: 1 },
+      line: 'reindexed: 2 manual files, 4 chunks in 1.0 s',
+    },
+    {
+      summary: {
+        manual: { files: 3, chunks: 9, folders: { '.': 1, guide: 2 }, emptyFolders: ['drafts'], seconds: 1 },
+        seconds: 1,
+      },
+      line: 'reindexed: 3 manual files, 9 chunks in 1.0 s\n  manual files per folder: (top) 1, guide/ 2\n  warning: no readable manual file in drafts/',
+    },
+    {
+      summary: { manual: { files: 0, chunks: 0, folders: {}, emptyFolders: ['.'], seconds: 1 }, seconds: 1 },
+      line: 'reindexed: 0 manual files, 0 chunks in 1.0 s\n  warning: no readable manual file in the manual directory',
+    },
   ])('$line', ({ summary, line }) => {
     expect(formatReindexSummary(summary)).toBe(line);
   });

@@ -1,14 +1,55 @@
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   chunkSections,
+  cleanMarkdown,
   createManualSplitter,
   htmlSections,
+  joinWrappedLines,
   loadManualChunks,
   markdownSections,
 } from '../../src/knowledge/manual-loader.js';
+import type { Logger } from '../../src/logger.js';
+
+describe('cleanMarkdown', () => {
+  it.each([
+    {
+      name: 'front matter goes; its title heads a page without # heading',
+      md: '---\ntitle: "ログイン"\ndescription: 説明文\nsidebar_position: 2\n---\n## 手順\n本文。',
+      text: '# ログイン\n\n## 手順\n本文。',
+    },
+    { name: 'front matter title does not replace a # heading', md: '---\ntitle: x\n---\n# 本当の見出し\n本文。', text: '# 本当の見出し\n本文。' },
+    { name: 'container fences go, a custom title stays', md: '::: tip\n注意して。\n:::\n:::warning 重要\n消えます。\n:::', text: '注意して。\n重要\n消えます。' },
+    { name: 'html comments, also over lines', md: '前<!-- 非表示 -->後\n<!--\n長い\nコメント\n-->\n本文。', text: '前後\n本文。' },
+    { name: 'images go', md: '画面 ![スクリーンショット](./img/login.png) と <img src="a.png" alt="x"> です。', text: '画面  と  です。' },
+    { name: 'link texts stay, targets go', md: '[設定画面](/guide/settings.md#top) と [参照][ref] を見る。\n[ref]: https://example.com/x', text: '設定画面 と 参照 を見る。' },
+    { name: 'html tags go, placeholders stay', md: '<div class="x"><b>太字</b><br/>コマンド show <id></div>', text: '太字コマンド show <id>' },
+    { name: 'code is kept as it is', md: '`[a](b)` と\n```\n<!-- keep -->\n::: tip\n```', text: '`[a](b)` と\n```\n<!-- keep -->\n::: tip\n```' },
+  ])('$name', ({ md, text }) => {
+    expect(cleanMarkdown(md)).toBe(text);
+  });
+
+  it('a section of documentation-site Markdown indexes no markup words', () => {
+    const sections = markdownSections(cleanMarkdown('---\ntitle: 二段階認証\n---\n::: tip\n[認証アプリ](https://x.example/app)を使う。![図](a.png)\n:::'));
+    expect(sections).toEqual([{ heading: '二段階認証', text: '認証アプリを使う。' }]);
+  });
+});
+
+describe('joinWrappedLines', () => {
+  const full = 'あ'.repeat(30);
+  it.each([
+    { name: 'a Japanese sentence wrapped by the page joins without a space', page: `${full}\nいうえお。`, text: `${full}いうえお。` },
+    { name: 'a sentence end keeps its break', page: `${'あ'.repeat(29)}。\n次の段落。`, text: `${'あ'.repeat(29)}。\n次の段落。` },
+    { name: 'a short line (heading) keeps its break', page: `第1章 はじめに\n${full}。`, text: `第1章 はじめに\n${full}。` },
+    { name: 'a list item keeps its break', page: `${full}\n・項目`, text: `${full}\n・項目` },
+    { name: 'Latin text joins with a space', page: 'The backup notification is sent to the\naddress of the owner.', text: 'The backup notification is sent to the address of the owner.' },
+    { name: 'a narrow page is left alone', page: 'あい\nうえ', text: 'あい\nうえ' },
+  ])('$name', ({ page, text }) => {
+    expect(joinWrappedLines(page)).toBe(text);
+  });
+});
 
 describe('markdownSections', () => {
   it.each([
@@ -132,7 +173,7 @@ describe('loadManualChunks', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('reads .md, .txt and .html in name order, skipping other files and directories', async () => {
+  it('reads .md, .txt and .html in name order, skipping other files and dotfiles', async () => {
     await writeFile(path.join(dir, 'b-guide.md'), '# 章\n本文B。');
     await writeFile(path.join(dir, 'a-notes.txt'), '\uFEFFテキストの本文。\r\n二行目。');
     await writeFile(path.join(dir, 'c-page.html'), '<h2>節</h2><p>本文C。</p>');
@@ -148,6 +189,47 @@ describe('loadManualChunks', () => {
       { id: 'c-page.html#1', fileName: 'c-page.html', heading: '節', content: '本文C。' },
     ]);
     expect(progress).toEqual(['read 0/3', 'read 1/3', 'read 2/3', 'read 3/3']);
+  });
+
+  it('reads a folder tree: relative-path sources, no clash between two index.md, dot-folders skipped, links followed once', async () => {
+    const outside = await mkdtemp(path.join(tmpdir(), 'manual-outside-'));
+    try {
+      await mkdir(path.join(dir, 'guide', 'admin'), { recursive: true });
+      await mkdir(path.join(dir, '.vitepress'));
+      await mkdir(path.join(dir, 'drafts'));
+      await writeFile(path.join(dir, 'index.md'), '# トップ\nトップの本文。');
+      await writeFile(path.join(dir, 'guide', 'index.md'), '# ガイド\nガイドの本文。');
+      await writeFile(path.join(dir, 'guide', 'admin', 'users.md'), '# 利用者\n利用者の本文。');
+      await writeFile(path.join(dir, '.vitepress', 'config.md'), '# 設定\n隠し。');
+      await writeFile(path.join(dir, 'drafts', 'notes.png'), 'png');
+      await writeFile(path.join(outside, 'shared.md'), '# 共有\n共有の本文。');
+      await symlink(outside, path.join(dir, 'linked'));
+      await symlink(outside, path.join(dir, 'linked-again'));
+      await symlink(dir, path.join(dir, 'guide', 'loop'));
+      await symlink(dir, path.join(outside, 'back'));
+      const warnings: string[] = [];
+      const logger = { warn: (_: unknown, msg: string) => void warnings.push(msg), debug: () => undefined, info: () => undefined } as unknown as Logger;
+
+      const result = await loadManualChunks(dir, { logger });
+
+      expect(result.files).toEqual(['guide/admin/users.md', 'guide/index.md', 'index.md', 'linked/shared.md']);
+      expect(result.chunks.map((c) => c.id)).toEqual(['guide/admin/users.md#1', 'guide/index.md#1', 'index.md#1', 'linked/shared.md#1']);
+      expect(result.chunks.find((c) => c.id === 'guide/index.md#1')?.content).toBe('ガイドの本文。');
+      expect(result.perFolder).toEqual({ '.': 1, guide: 1, 'guide/admin': 1, linked: 1 });
+      expect(result.emptyFolders).toEqual(['drafts']);
+      expect(warnings.some((w) => w.includes('drafts/'))).toBe(true);
+      expect(warnings.some((w) => w.includes('loop'))).toBe(true);
+      expect(warnings.some((w) => w.includes('linked-again'))).toBe(true);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('a directory with no readable file is reported as empty', async () => {
+    await writeFile(path.join(dir, 'image.png'), 'png');
+    const result = await loadManualChunks(dir);
+    expect(result.files).toEqual([]);
+    expect(result.emptyFolders).toEqual(['.']);
   });
 
   it('uses the given chunk size and overlap', async () => {
