@@ -197,6 +197,25 @@ export const VARIABLES = {
     sensitive: false,
     group: 'knowledge',
   },
+  QA_FUSION_WEIGHTS: {
+    schema: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined || v.trim() === '') return undefined;
+        const m = /^\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*$/.exec(v);
+        const weights = m ? { lexical: Number(m[1]), vector: Number(m[2]) } : undefined;
+        if (!weights || weights.lexical + weights.vector === 0) {
+          ctx.addIssue({ code: 'custom', message: 'must be two non-negative numbers "lexical,vector", not both 0 (e.g. 1,0.25)' });
+          return z.NEVER;
+        }
+        return weights;
+      }),
+    description:
+      'Embedded Q&A search: weights of the BM25 and vector rankings in the fusion, "lexical,vector"; empty: 1,0 with the local embedder (its vectors are lexical and only blur BM25), 0.25,1 with a semantic model',
+    sensitive: false,
+    group: 'search',
+  },
   CHUNK_SIZE: {
     schema: int(50, 10000),
     default: '300',

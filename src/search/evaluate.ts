@@ -261,6 +261,7 @@ export async function main(argv: string[] = process.argv.slice(2), out: (s: stri
     const i = argv.indexOf(name);
     return i >= 0 && argv[i + 1] ? argv[i + 1]! : fallback;
   };
+  if (argv[0] === 'manual' || argv[0] === 'qa') return datasetMain(argv, out);
   const input = await loadEvaluationInput({
     manual: arg('--manual', 'data/manuals/xyz-manual.md'),
     manualEval: arg('--manual-eval', 'test/fixtures/eval/manual.json'),
@@ -277,6 +278,51 @@ export async function main(argv: string[] = process.argv.slice(2), out: (s: stri
   const comparisons = [report.manual.keyword, report.manual.natural, ...(report.qa ? [report.qa] : [])];
   const worse = comparisons.some((c) => c.ours.hitAt3 < c.baseline.hitAt3 || c.ours.mrrAt10 < c.baseline.mrrAt10);
   return worse ? 1 : 0;
+}
+
+const DATASET_USAGE = `usage:
+  npm run eval                                                   the repository's sets (embedded engine vs baseline)
+  npm run eval -- manual --dir DIR --queries TSV [--limit N] [--json FILE]
+      TSV columns: query, relevant_file (path relative to DIR), optional paragraph_index or relevant_section
+  npm run eval -- qa --csv FILE|DIR --queries TSV [--limit N] [--json FILE]
+      TSV columns: query, relevant_rows (1-based data rows, space-separated)
+The configured backend is measured (Meilisearch / Qdrant when MEILI_HOST / QDRANT_URL are set, under an "_eval"
+index name) beside a character-bigram BM25 baseline on the same chunks or pairs.`;
+
+/** `npm run eval -- manual|qa …`: see {@link DATASET_USAGE}. Exit 0, or 2 on bad arguments. */
+async function datasetMain(argv: string[], out: (s: string) => void): Promise<number> {
+  const { parseArgs } = await import('node:util');
+  const { loadConfig } = await import('../config.js');
+  const { evaluateManualDataset, evaluateQaDataset, formatDatasetResults } = await import('./evaluate-dataset.js');
+  let values: { dir?: string; csv?: string; queries?: string; limit?: string; json?: string };
+  try {
+    ({ values } = parseArgs({
+      args: argv.slice(1),
+      options: { dir: { type: 'string' }, csv: { type: 'string' }, queries: { type: 'string' }, limit: { type: 'string' }, json: { type: 'string' } },
+      strict: true,
+    }));
+  } catch (err) {
+    out(`${err instanceof Error ? err.message : String(err)}\n${DATASET_USAGE}`);
+    return 2;
+  }
+  const source = argv[0] === 'manual' ? values.dir : values.csv;
+  const limit = values.limit === undefined ? undefined : Number(values.limit);
+  if (!source || !values.queries || (limit !== undefined && !(Number.isInteger(limit) && limit > 0))) {
+    out(DATASET_USAGE);
+    return 2;
+  }
+  const config = loadConfig();
+  const queriesTsv = await readFile(values.queries, 'utf8');
+  const results =
+    argv[0] === 'manual'
+      ? await evaluateManualDataset(config, { dir: source, queriesTsv, ...(limit ? { limit } : {}) })
+      : await evaluateQaDataset(config, { csv: source, queriesTsv, ...(limit ? { limit } : {}) });
+  out(formatDatasetResults(results));
+  if (values.json) {
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(values.json, `${JSON.stringify({ source, queries: values.queries, results }, null, 2)}\n`);
+  }
+  return 0;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

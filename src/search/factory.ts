@@ -26,6 +26,6 @@ export function createSearchBackends(config: Config): SearchBackends {
     : new EmbeddedManualSearch({ dir: path.resolve(config.DATA_DIR, 'manual-index') });
   const qa: QaSearch = config.QDRANT_URL
     ? new QdrantQaSearch({ url: config.QDRANT_URL, apiKey: config.QDRANT_API_KEY, collection: config.QDRANT_COLLECTION, embedder })
-    : new EmbeddedQaSearch({ dir: path.resolve(config.DATA_DIR, 'qa-index'), embedder });
+    : new EmbeddedQaSearch({ dir: path.resolve(config.DATA_DIR, 'qa-index'), embedder, ...(config.QA_FUSION_WEIGHTS ? { fusion: config.QA_FUSION_WEIGHTS } : {}) });
   return { manual, qa, embedder };
 }

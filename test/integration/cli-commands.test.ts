@@ -147,6 +147,7 @@ describe('reindex, search, ask', SLOW, () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(stderrLines(result)).toEqual([
+      expect.stringMatching(/"level":40,.*no readable manual file .* in .*empty-manuals"/),
       expect.stringMatching(/^reindex: no manual chunks found in .*empty-manuals \(0 readable files\); refusing to replace the live manual index of \d+ chunks$/),
     ]);
     const search = await run('search', ['manual', '二段階認証', '--json']);

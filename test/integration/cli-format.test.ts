@@ -1,7 +1,7 @@
 import { APIConnectionError, APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { describeError, plural } from '../../src/cli/common.js';
-import { batchQueries, formatHits, formatReindexSummary, toJsonHit } from '../../src/cli/format.js';
+import { batchQueries, formatHits, formatReindexSummary, toJsonHit, type ReindexSummary } from '../../src/cli/format.js';
 import { KnowledgeError } from '../../src/knowledge/errors.js';
 
 describe('formatReindexSummary', () => {
@@ -31,7 +31,7 @@ describe('formatReindexSummary', () => {
       line: 'reindexed: 0 manual files, 0 chunks in 1.0 s\n  warning: no readable manual file in the manual directory',
     },
   ])('$line', ({ summary, line }) => {
-    expect(formatReindexSummary(summary)).toBe(line);
+    expect(formatReindexSummary(summary as ReindexSummary)).toBe(line);
   });
 
   it('plural', () => {

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EmbeddedQaSearch, QA_INDEX_FILE } from '../../src/search/embedded-qa.js';
+import { EmbeddedQaSearch, fusionWeightsFor, QA_INDEX_FILE } from '../../src/search/embedded-qa.js';
 import { CachedEmbedder, HashedNgramEmbedder } from '../../src/search/embeddings.js';
 import { formatQaPair, type Embedder, type QaPair } from '../../src/search/types.js';
 import { decodeContainer, encodeContainer } from '../../src/search/vector-store.js';
@@ -48,8 +48,11 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function built(pairs = PAIRS, e: Embedder = embedder): Promise<EmbeddedQaSearch> {
-  const s = new EmbeddedQaSearch({ dir: path.join(dir, 'qa'), embedder: e });
+/** Both rankings fused with equal weights, so these tests exercise the vector side as a semantic embedder would. */
+const BOTH = { lexical: 1, vector: 1 };
+
+async function built(pairs = PAIRS, e: Embedder = embedder, fusion = BOTH): Promise<EmbeddedQaSearch> {
+  const s = new EmbeddedQaSearch({ dir: path.join(dir, 'qa'), embedder: e, fusion });
   await s.replaceAll(pairs);
   return s;
 }
@@ -116,6 +119,29 @@ describe('EmbeddedQaSearch: queries', () => {
   });
 });
 
+describe('EmbeddedQaSearch: fusion weights', () => {
+  it('defaults: BM25 alone with the local hashed embedder, vectors leading with a semantic model', () => {
+    expect(fusionWeightsFor(embedder.id)).toEqual({ lexical: 1, vector: 0 });
+    expect(fusionWeightsFor('openai:text-embedding-3-small:1536')).toEqual({ lexical: 0.25, vector: 1 });
+  });
+
+  it('a zero vector weight spends no query embedding and ranks by BM25 alone', async () => {
+    const counting = new Counting(embedder);
+    await built(PAIRS, counting);
+    const before = counting.texts;
+    const lexicalOnly = new EmbeddedQaSearch({ dir: path.join(dir, 'qa'), embedder: counting, fusion: { lexical: 1, vector: 0 } });
+    const hits = await lexicalOnly.search('設定', 10);
+    expect(counting.texts).toBe(before);
+    expect(hits).toHaveLength(3);
+  });
+
+  it('a zero lexical weight ranks by the vectors alone', async () => {
+    await built();
+    const vectorOnly = new EmbeddedQaSearch({ dir: path.join(dir, 'qa'), embedder, fusion: { lexical: 0, vector: 1 } });
+    expect(await vectorOnly.search('設定', 5)).toHaveLength(5);
+  });
+});
+
 describe('EmbeddedQaSearch: storage', () => {
   it('without an index: count 0, ping fine, searches empty', async () => {
     const s = new EmbeddedQaSearch({ dir, embedder });
@@ -141,7 +167,7 @@ describe('EmbeddedQaSearch: storage', () => {
     const v1Dir = path.join(dir, 'v1');
     await mkdir(v1Dir);
     await writeFile(path.join(v1Dir, QA_INDEX_FILE), encodeContainer({ ...meta, version: 1 }, sections.slice(0, 2)));
-    const old = new EmbeddedQaSearch({ dir: v1Dir, embedder });
+    const old = new EmbeddedQaSearch({ dir: v1Dir, embedder, fusion: BOTH });
     await old.ping();
     expect(await old.count()).toBe(PAIRS.length);
     expect(await Promise.all(queries.map((q) => old.search(q, 5)))).toEqual(v2);
