@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { HashedNgramEmbedder } from '../../src/search/embeddings.js';
 import { EmbeddedManualSearch, MANUAL_INDEX_FILE } from '../../src/search/embedded-manual.js';
-import { EmbeddedQaSearch, QA_INDEX_FILE } from '../../src/search/embedded-qa.js';
+import { EmbeddedQaSearch, QA_INDEX_FILE, SEMANTIC_EMBEDDER_FUSION } from '../../src/search/embedded-qa.js';
 import { normalizeText } from '../../src/search/tokenize.js';
 import type { ManualChunk, QaPair } from '../../src/search/types.js';
 import { decodeContainer, float32View } from '../../src/search/vector-store.js';
@@ -38,7 +38,8 @@ export async function searchPhase(ctx: BenchContext): Promise<void> {
   // and a brute-force cosine scan over the same vectors.
   const qaDir = path.join(kb.dataDir, 'qa-index');
   const embedder = new HashedNgramEmbedder({ dimensions: kb.config.EMBEDDING_DIMENSIONS });
-  const qa = new EmbeddedQaSearch({ dir: qaDir, embedder });
+  // The vectors stand in for a semantic model's (1,536 dimensions), so the search runs both rankings as it then would.
+  const qa = new EmbeddedQaSearch({ dir: qaDir, embedder, fusion: SEMANTIC_EMBEDDER_FUSION });
   const container = decodeContainer<{ pairs: QaPair[]; dims: number }>(await readFile(path.join(qaDir, QA_INDEX_FILE)));
   const vectors = float32View(container.sections[0]!);
   const dims = container.meta.dims;
