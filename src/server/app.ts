@@ -40,7 +40,7 @@ import { errorMiddleware, jsonError, route, send, userOf, type ErrorRenderer } f
 import { createMetricsRegistry } from './metrics.js';
 import { htmlErrorRenderer, reviewPageHandlers } from './review-page.js';
 import type { ReviewDeps } from '../tickets/review.js';
-import { BULL_BOARD_CSP, REVIEW_CSP, sameOriginGuard, securityHeaders } from './security.js';
+import { apiRequestGuard, BULL_BOARD_CSP, REVIEW_CSP, sameOriginGuard, securityHeaders } from './security.js';
 import { REVIEW_CSS, STYLESHEET_PATH } from './styles.js';
 import { renderMessagePage } from './views.js';
 
@@ -178,6 +178,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   app.use(BULL_BOARD_PATH, securityHeaders(BULL_BOARD_CSP), board.getRouter() as express.Router);
 
   const apiRouter = express.Router();
+  apiRouter.use(apiRequestGuard);
   apiRouter.use(requireBodyType('application/json', jsonError));
   apiRouter.use(express.json({ limit: BODY_LIMIT, type: 'application/json' }));
   apiRouter.get('/tickets', route(api.list, jsonError, logger));

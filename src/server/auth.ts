@@ -3,9 +3,10 @@
  * for the review page's forms.
  *
  * Why CSRF tokens although every request is authenticated: browsers attach cached Basic credentials to any request
- * to the dashboard's origin, including a form another site submits. The JSON API is not exposed to that, because it
- * accepts only `application/json` bodies, which a cross-site form cannot send and a cross-site `fetch` can only send
- * after a CORS preflight that the dashboard never answers positively.
+ * to the dashboard's origin, including a form another site submits. The JSON API is not exposed to that, because its
+ * state-changing calls need `Content-Type: application/json` or an `X-Requested-With` header even without a body,
+ * which a cross-site form cannot send and a cross-site `fetch` can only send after a CORS preflight that the dashboard
+ * never answers positively, and it refuses `Origin: null` (see `apiRequestGuard` in security.ts).
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';

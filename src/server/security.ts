@@ -77,3 +77,29 @@ function hostOf(origin: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * Guards the JSON API's state-changing calls against cross-site requests that carry the browser's cached Basic
+ * credentials. A cross-site page can send a POST without a preflight only with a "simple" Content-Type (a form's
+ * `application/x-www-form-urlencoded`, `multipart/form-data`, `text/plain`) and without custom headers, and over plain
+ * HTTP to a non-loopback host the browser may add neither `Sec-Fetch-Site` nor a real `Origin`. So every such call
+ * must declare `Content-Type: application/json` (an empty body is fine) or carry an `X-Requested-With` header, both of
+ * which force a preflight the dashboard never grants; and `Origin: null` (sandboxed frames, data: pages, redirects)
+ * counts as cross-site here, since the API has no same-origin caller that sends it.
+ */
+export function apiRequestGuard(req: Request, res: Response, next: NextFunction): void {
+  if (SAFE_METHODS.has(req.method)) {
+    next();
+    return;
+  }
+  if (req.headers.origin === 'null') {
+    res.status(403).json({ error: 'Cross-site requests are not accepted (Origin: null)' });
+    return;
+  }
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json' || req.headers['x-requested-with'] !== undefined) {
+    next();
+    return;
+  }
+  res.status(415).json({ error: 'State-changing API calls need Content-Type: application/json (an empty body or {} is fine) or an X-Requested-With header' });
+}

@@ -296,6 +296,35 @@ describe('authentication', () => {
   });
 });
 
+describe('JSON API: cross-site requests', () => {
+  // A cross-site page can POST a bodiless form (Content-Type: application/x-www-form-urlencoded, or text/plain) with
+  // the browser's cached Basic credentials and, over plain HTTP to a non-loopback host, with neither Sec-Fetch-Site
+  // nor a real Origin: only `Origin: null`. Such a request must never change a ticket.
+  it.each([
+    { name: 'an empty form post with Origin: null', headers: { origin: 'null' }, contentType: 'application/x-www-form-urlencoded', status: 403 },
+    { name: 'an empty form post without Origin', headers: {}, contentType: 'application/x-www-form-urlencoded', status: 415 },
+    { name: 'an empty text/plain post', headers: {}, contentType: 'text/plain', status: 415 },
+    { name: 'a post without any Content-Type', headers: {}, contentType: undefined, status: 415 },
+    { name: 'a JSON post with Origin: null', headers: { origin: 'null' }, contentType: 'application/json', status: 403 },
+  ])('refuses $name ($status) and leaves the ticket parked', async ({ headers, contentType, status }) => {
+    const d = await startDashboard();
+    const t = await parkedTicket(d);
+    const res = await call(d, `/api/tickets/${t.id}/approve`, { method: 'POST', headers: headers as Record<string, string>, ...(contentType ? { contentType } : {}) });
+    expect(res.status).toBe(status);
+    expect((await d.store.require(t.id)).state).toBe('parked');
+  });
+
+  it.each([
+    { name: 'Content-Type: application/json with an empty body', headers: {}, contentType: 'application/json' },
+    { name: 'an X-Requested-With header (which a cross-site page cannot send without a preflight)', headers: { 'x-requested-with': 'cli' }, contentType: undefined },
+  ])('accepts $name', async ({ headers, contentType }) => {
+    const d = await startDashboard();
+    const t = await parkedTicket(d);
+    const res = await call(d, `/api/tickets/${t.id}/approve`, { method: 'POST', headers: headers as Record<string, string>, ...(contentType ? { contentType } : {}) });
+    expect(res.status).toBe(202);
+  });
+});
+
 describe('JSON API', () => {
   it('lists tickets filtered by a validated state, newest first, with the total', async () => {
     const d = await startDashboard();
@@ -340,7 +369,7 @@ describe('JSON API', () => {
   it('approves a parked ticket: 202, state approved by the operator, one send-reply job with its deterministic id', async () => {
     const d = await startDashboard();
     const t = await parkedTicket(d);
-    const res = await call(d, `/api/tickets/${t.id}/approve`, { method: 'POST' });
+    const res = await call(d, `/api/tickets/${t.id}/approve`, { method: 'POST', contentType: 'application/json' });
     expect(res.status).toBe(202);
     const approved = await d.store.require(t.id);
     expect(approved.state).toBe('approved');
