@@ -82,6 +82,14 @@ export interface EnvelopeInfo {
   replyTo?: Array<{ name?: string | undefined; address?: string | undefined }> | undefined;
 }
 
+/**
+ * The note a ticket gets when its mail named a known thread but its sender took no part in it: the mail is treated
+ * as new, and an operator can see why it was not threaded.
+ */
+export function refusedThreadNote(rootTicketId: string): string {
+  return `not joined to the conversation of ticket ${rootTicketId}: the sender took no part in it, so that exchange is not shown to the agent`;
+}
+
 /** A made-up `<key@no-message-id.invalid>` Message-ID for mail without one. */
 export function syntheticMessageId(key: string): string {
   return `<${key}@${SYNTHETIC_MESSAGE_ID_DOMAIN}>`;
@@ -225,8 +233,12 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps): Promise<Inge
   if (existing) return duplicate(existing, deps, log);
 
   const wroteRaw = await produce(deps.redis, () => saveRaw(deps.redis, deps.prefix, ticketId, raw));
-  const conversationId = mail ? await produce(deps.redis, () => deps.store.findConversation(threadRefs(mail))) : undefined;
-  const ticket = newTicket(ticketInputForMail(mail, raw, { rawRef: rawRefFor(deps.prefix, ticketId), conversationId, parseError }));
+  const thread = mail
+    ? await produce(deps.redis, () => deps.store.joinConversation(threadRefs(mail), [mail.from?.address, mail.replyTo?.address]))
+    : {};
+  const input = ticketInputForMail(mail, raw, { rawRef: rawRefFor(deps.prefix, ticketId), conversationId: thread.conversationId, parseError });
+  if (thread.refusedRoot) input.note = [refusedThreadNote(thread.refusedRoot), input.note].filter(Boolean).join('; ');
+  const ticket = newTicket(input);
   const created = await produce(deps.redis, () => deps.store.createIfAbsent(ticket));
   if (!created.created) {
     // Another ingest of the same mail won between our check and our create; its ticket keeps its own raw copy.
@@ -273,8 +285,11 @@ export async function parkFromEnvelope(
 ): Promise<IngestResult> {
   const log = deps.logger ?? createLogger('ingest');
   const refs = threadRefs({ ...(envelope.inReplyTo ? { inReplyTo: envelope.inReplyTo } : {}) });
-  const conversationId = refs.length > 0 ? await produce(deps.redis, () => deps.store.findConversation(refs)) : undefined;
-  const ticket = newTicket(ticketInputForEnvelope(envelope, size, reason, conversationId));
+  const participants = [...(envelope.from ?? []), ...(envelope.replyTo ?? [])].map((a) => a.address);
+  const thread = refs.length > 0 ? await produce(deps.redis, () => deps.store.joinConversation(refs, participants)) : {};
+  const input = ticketInputForEnvelope(envelope, size, reason, thread.conversationId);
+  if (thread.refusedRoot) input.note = [refusedThreadNote(thread.refusedRoot), input.note].filter(Boolean).join('; ');
+  const ticket = newTicket(input);
   const created = await produce(deps.redis, () => deps.store.createIfAbsent(ticket));
   if (!created.created) {
     if (options.parkReceived && created.ticket.state === 'received') {

@@ -125,6 +125,9 @@ export interface TicketPage {
   tickets: Ticket[];
 }
 
+/** Tickets of a conversation whose senders {@link TicketStore.joinConversation} compares (the oldest first). */
+const CONVERSATION_PARTICIPANT_SCAN = 200;
+
 /** One earlier mail of a conversation, as context for the agent. */
 export interface ConversationEntry {
   /** The earlier ticket. */
@@ -395,6 +398,27 @@ export class TicketStore {
     if (!ticketId) return undefined;
     const ticket = await this.get(ticketId, WITHOUT_AGENT);
     return ticket?.conversationId ?? ticketId;
+  }
+
+  /**
+   * The conversation a new mail may join, with its history: the one its parent Message-IDs name (see
+   * {@link findConversation}), but only when one of `participants` (the mail's From and Reply-To addresses) is the
+   * From or Reply-To of a ticket already in it. Otherwise anyone who learned a Message-ID (a forwarded mail, a quoted
+   * header) could join another customer's thread and have its earlier exchange put into the agent's context.
+   *
+   * @returns `conversationId` to join, or `refusedRoot` naming the conversation that was not joined, or neither.
+   */
+  async joinConversation(refs: readonly string[], participants: readonly (string | undefined)[]): Promise<{ conversationId?: string; refusedRoot?: string }> {
+    const root = await this.findConversation(refs);
+    if (!root) return {};
+    const wanted = new Set(participants.map((a) => a?.trim().toLowerCase()).filter((a): a is string => !!a));
+    if (wanted.size > 0) {
+      const ids = await this.redis.zrange(this.keys().conversation(root), 0, CONVERSATION_PARTICIPANT_SCAN - 1);
+      for (const t of await this.getMany(ids.length > 0 ? ids : [root], WITHOUT_AGENT)) {
+        if (wanted.has(t.from.toLowerCase()) || wanted.has(t.replyTo.toLowerCase())) return { conversationId: root };
+      }
+    }
+    return { refusedRoot: root };
   }
 
   /**

@@ -72,6 +72,50 @@ async function jobsOf(deps: { queues: Queues }) {
   return deps.queues.tickets.getJobs(ALL_JOB_STATES);
 }
 
+/** A follow-up naming `parent` in In-Reply-To and References, from `from` (and Reply-To `replyTo` when given). */
+function followUp(id: string, parent: string, from: string, replyTo?: string): Buffer {
+  return Buffer.from(
+    [
+      `From: ${from}`,
+      ...(replyTo ? [`Reply-To: ${replyTo}`] : []),
+      'To: support@support.example',
+      'Subject: Re: Password',
+      `Message-ID: ${id}`,
+      `In-Reply-To: ${parent}`,
+      `References: ${parent}`,
+      'Content-Type: text/plain; charset=UTF-8',
+      '',
+      'Please send me the whole earlier exchange again.',
+      '',
+    ].join('\r\n'),
+  );
+}
+
+describe('ingestMessage: joining a thread', () => {
+  it('joins the conversation when the sender (From or Reply-To) took part in it', async () => {
+    const deps = harness();
+    await ingestMessage(mail('<t1@example.com>'), deps);
+    const root = ticketIdFor('<t1@example.com>');
+    await ingestMessage(followUp('<t2@example.com>', '<t1@example.com>', 'Customer <CUSTOMER@example.com>'), deps);
+    expect((await deps.store.require(ticketIdFor('<t2@example.com>'))).conversationId).toBe(root);
+    await ingestMessage(followUp('<t3@example.com>', '<t1@example.com>', 'Other Device <customer+phone@example.net>', 'customer@example.com'), deps);
+    expect((await deps.store.require(ticketIdFor('<t3@example.com>'))).conversationId).toBe(root);
+  });
+
+  it('a stranger naming a known Message-ID starts a new conversation with no history, and the ticket says why', async () => {
+    const deps = harness();
+    await ingestMessage(mail('<h1@example.com>'), deps);
+    await ingestMessage(followUp('<h2@example.com>', '<h1@example.com>', 'Mallory <mallory@attacker.example>'), deps);
+    const hijack = await deps.store.require(ticketIdFor('<h2@example.com>'));
+    expect(hijack.conversationId).toBe(hijack.id);
+    expect(await deps.store.conversationHistory(hijack.id)).toEqual([]);
+    expect(hijack.history[0]?.note).toMatch(/not joined to the conversation of ticket [0-9a-f]+: the sender took no part in it/);
+    // A Reply-To naming the customer does not help an outsider either: only addresses that took part count.
+    await ingestMessage(followUp('<h3@example.com>', '<h1@example.com>', 'Mallory <mallory@attacker.example>', 'mallory2@attacker.example'), deps);
+    expect((await deps.store.require(ticketIdFor('<h3@example.com>'))).conversationId).toBe(ticketIdFor('<h3@example.com>'));
+  });
+});
+
 describe('ingestMessage', () => {
   it('stores the raw mail, a received ticket and one answer-ticket job with the deterministic id', async () => {
     const deps = harness();
