@@ -16,6 +16,7 @@
  * The mail is untrusted: it reaches the agent only as the question and the earlier conversation, which the agent
  * puts into delimited user content; nothing of it is ever used as an instruction or a configuration value.
  */
+import { domainToASCII } from 'node:url';
 import { UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { APIError } from 'openai';
@@ -31,7 +32,7 @@ import { produce } from '../src/queues/connection.js';
 import { sendReplyJob, type JobTuning } from '../src/queues/job-options.js';
 import type { AnswerTicketData } from '../src/queues/payloads.js';
 import type { Queues } from '../src/queues/registry.js';
-import { autoReplyAllowed, recordAutoReply } from '../src/tickets/rate-limit.js';
+import { autoReplyBudget, recordAutoReplyBudget, type AutoReplyBudget, type AutoReplyLimits, type AutoReplyParties } from '../src/tickets/rate-limit.js';
 import { IllegalTransitionError, jobGeneration, threadRefs, type Ticket, type TicketState } from '../src/tickets/ticket.js';
 import { TicketConflictError, TicketNotFoundError, type ConversationEntry, type TicketStore } from '../src/tickets/ticket-store.js';
 
@@ -48,7 +49,7 @@ export const CONVERSATION_LIMIT = 10;
 
 /** What the handler runs against; built once per process by `src/runtime/services.ts`. */
 export interface AnswerTicketDeps {
-  config: Pick<Config, 'REVIEW_MODE' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX'>;
+  config: Pick<Config, 'REVIEW_MODE' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR' | 'TRUSTED_REPLY_TO_DOMAINS' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX'>;
   store: TicketStore;
   /** A producer connection (fail-fast), for the raw mail and the per-sender auto-reply window. */
   redis: Redis;
@@ -188,15 +189,21 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
     return { outcome: 'parked', ticketId, reason, agentRun };
   }
 
-  // The binding rate-limit check: counted atomically when the reply is queued, so two tickets of one sender
-  // cannot both take the last slot of the hour.
-  const recorded = await produce(deps.redis, () =>
-    recordAutoReply(deps.redis, config.QUEUE_PREFIX, ticket.from, ticketId, { limitPerHour: config.AUTO_REPLY_LIMIT_PER_HOUR }),
-  );
-  if (!recorded.recorded) {
-    const reason = rateLimitReason(ticket.from, recorded.count, config.AUTO_REPLY_LIMIT_PER_HOUR);
+  // A Reply-To on another domain than From can aim our reply at a third party (a relay): a person decides.
+  const foreignReplyTo = foreignReplyToReason(ticket, config.TRUSTED_REPLY_TO_DOMAINS);
+  if (foreignReplyTo) {
+    await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: foreignReplyTo, patch: { agent: result, draft, reason: foreignReplyTo }, current: ticket });
+    log.info('Draft parked: Reply-To on another domain');
+    return { outcome: 'parked', ticketId, reason: foreignReplyTo, agentRun };
+  }
+
+  // The binding rate-limit check: counted atomically when the reply is queued, so two tickets of one sender (or
+  // to one recipient) cannot both take the last slot of the hour.
+  const recorded = await produce(deps.redis, () => recordAutoReplyBudget(deps.redis, config.QUEUE_PREFIX, partiesOf(ticket), ticketId, limitsOf(config)));
+  if (!recorded.allowed) {
+    const reason = rateLimitReason(ticket, recorded, config);
     await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: reason, patch: { agent: result, draft, reason }, current: ticket });
-    log.info({ count: recorded.count }, 'Draft parked: auto-reply limit reached');
+    log.info({ count: recorded.count, window: recorded.refusedBy }, 'Draft parked: auto-reply limit reached');
     return { outcome: 'parked', ticketId, reason, agentRun };
   }
 
@@ -232,10 +239,8 @@ async function checkBeforeAgent(
 
   // Nothing goes out automatically in `always` mode, so the sender's auto-reply budget is not touched there.
   if (config.REVIEW_MODE !== 'always') {
-    const check = await produce(deps.redis, () =>
-      autoReplyAllowed(deps.redis, config.QUEUE_PREFIX, ticket.from, config.AUTO_REPLY_LIMIT_PER_HOUR),
-    );
-    if (!check.allowed) return { to: 'parked', reason: rateLimitReason(ticket.from, check.count, config.AUTO_REPLY_LIMIT_PER_HOUR) };
+    const check = await produce(deps.redis, () => autoReplyBudget(deps.redis, config.QUEUE_PREFIX, partiesOf(ticket), limitsOf(config)));
+    if (!check.allowed) return { to: 'parked', reason: rateLimitReason(ticket, check, config) };
   }
   return undefined;
 }
@@ -247,8 +252,46 @@ async function replySignalsFromRaw(ticket: Ticket, deps: AnswerTicketDeps): Prom
   return parseInboundMail(raw, { maxBytes: deps.config.MAX_EMAIL_BYTES });
 }
 
-function rateLimitReason(sender: string, count: number, limit: number): string {
-  return `auto-reply limit reached: ${count} automatic replies to ${sender} in the last hour (AUTO_REPLY_LIMIT_PER_HOUR=${limit})`;
+/** Who an automatic reply concerns: the sender, and the address the sender will mail (Reply-To, else From). */
+function partiesOf(ticket: Ticket): AutoReplyParties {
+  return { sender: ticket.from, recipient: ticket.replyTo || ticket.from };
+}
+
+function limitsOf(config: Pick<Config, 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR'>): AutoReplyLimits {
+  return { perAddress: config.AUTO_REPLY_LIMIT_PER_HOUR, total: config.AUTO_REPLY_LIMIT_TOTAL_PER_HOUR };
+}
+
+function rateLimitReason(ticket: Ticket, budget: AutoReplyBudget, config: Pick<Config, 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR'>): string {
+  if (budget.refusedBy === 'total') {
+    return `auto-reply limit reached: ${budget.count} automatic replies in the last hour (AUTO_REPLY_LIMIT_TOTAL_PER_HOUR=${config.AUTO_REPLY_LIMIT_TOTAL_PER_HOUR})`;
+  }
+  const address = budget.refusedBy === 'recipient' ? partiesOf(ticket).recipient : ticket.from;
+  return `auto-reply limit reached: ${budget.count} automatic replies to ${address} in the last hour (AUTO_REPLY_LIMIT_PER_HOUR=${config.AUTO_REPLY_LIMIT_PER_HOUR})`;
+}
+
+/** The domain of an address, lower case and IDN-normalised ('' when it has none). */
+function domainOf(address: string): string {
+  const at = address.lastIndexOf('@');
+  if (at < 0) return '';
+  const domain = address.slice(at + 1).trim().toLowerCase().replace(/\.$/, '');
+  return domainToASCII(domain) || domain;
+}
+
+/**
+ * Why an automatic reply must not go to the ticket's Reply-To: it names another domain than From and that domain is
+ * not trusted (`TRUSTED_REPLY_TO_DOMAINS`, a listed domain or a subdomain of one). Undefined when it may.
+ */
+export function foreignReplyToReason(ticket: Pick<Ticket, 'from' | 'replyTo'>, trusted: readonly string[]): string | undefined {
+  if (!ticket.replyTo || ticket.replyTo.toLowerCase() === ticket.from.toLowerCase()) return undefined;
+  const replyDomain = domainOf(ticket.replyTo);
+  const fromDomain = domainOf(ticket.from);
+  if (replyDomain === fromDomain) return undefined;
+  const isTrusted = trusted.some((d) => {
+    const t = domainOf(`@${d}`);
+    return t !== '' && (replyDomain === t || replyDomain.endsWith(`.${t}`));
+  });
+  if (isTrusted) return undefined;
+  return `Reply-To domain ${replyDomain} differs from the sender's domain ${fromDomain} (not in TRUSTED_REPLY_TO_DOMAINS)`;
 }
 
 /** Whether a draft may go out without a person, and why (for the ticket's reason and history). */

@@ -342,7 +342,23 @@ export const VARIABLES = {
   AUTO_REPLY_LIMIT_PER_HOUR: {
     schema: int(0),
     default: '5',
-    description: 'Automatic replies per sender per hour; further mail from that sender is parked',
+    description: 'Automatic replies per sender (From) and, separately, per recipient (Reply-To) per hour; further mail is parked',
+    sensitive: false,
+    group: 'pipeline',
+  },
+  AUTO_REPLY_LIMIT_TOTAL_PER_HOUR: {
+    schema: int(0),
+    default: '200',
+    description: 'Automatic replies per hour in all; over it every draft is parked for a person (a flood of forged senders costs at most this)',
+    sensitive: false,
+    group: 'pipeline',
+  },
+  TRUSTED_REPLY_TO_DOMAINS: {
+    schema: csvList,
+    default: '',
+    emptyIsValue: true,
+    description:
+      'Domains (and their subdomains) a Reply-To may name when it differs from the From domain; otherwise such a draft is parked, not sent automatically',
     sensitive: false,
     group: 'pipeline',
   },

@@ -1,6 +1,8 @@
 /**
- * Automatic replies per sender per hour, so that a mail loop or a chatty sender cannot make the worker send an
- * unbounded number of replies. When the limit is reached, further mail from that sender is parked for a person.
+ * Automatic replies per hour, so that a mail loop, a chatty sender or someone using us as a relay cannot make the
+ * worker send an unbounded number of replies: per sender (From), per recipient (the Reply-To the reply goes to, so
+ * made-up senders with one victim's Reply-To share one budget), and in all. When a limit is reached, further mail is
+ * parked for a person.
  *
  * Choice: a sliding window over a sorted set per sender (member = ticket id, score = time of queueing in ms)
  * rather than a fixed hourly counter. A fixed window lets twice the limit through around the top of the hour; the
@@ -49,26 +51,125 @@ export function autoReplyKey(prefix: string, senderAddress: string): string {
   return `${prefix}:ratelimit:auto-reply:${digest}`;
 }
 
-// KEYS[1] window; ARGV: now, window ms, limit (-1 = none), member.
-// Trims expired entries, then adds the member unless the limit is reached (a member already present is kept,
-// since that reply was counted before). Returns {recorded 0/1, count}.
-const RECORD = new LuaScript(
-  `
+// KEYS: one or more windows; ARGV: now, window ms, member, then one limit per key (-1 = none).
+// Trims expired entries; refuses (recording nothing) when a window that does not hold the member yet is full, else
+// adds the member to every window (a member already present is kept, since that reply was counted before).
+// Returns {recorded 0/1, 1-based index of the refusing window or 0, count of that window or of the first}.
+const RECORD_SOURCE = `
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
-local limit = tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-if redis.call('ZSCORE', KEYS[1], ARGV[4]) then
-  return {1, redis.call('ZCARD', KEYS[1])}
+local member = ARGV[3]
+local counts = {}
+for i, key in ipairs(KEYS) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  local limit = tonumber(ARGV[3 + i])
+  counts[i] = redis.call('ZCARD', key)
+  if not redis.call('ZSCORE', key, member) and limit >= 0 and counts[i] >= limit then
+    return {0, i, counts[i]}
+  end
 end
-local count = redis.call('ZCARD', KEYS[1])
-if limit >= 0 and count >= limit then return {0, count} end
-redis.call('ZADD', KEYS[1], now, ARGV[4])
-redis.call('PEXPIRE', KEYS[1], window)
-return {1, count + 1}
-`,
-  1,
-);
+for i, key in ipairs(KEYS) do
+  if not redis.call('ZSCORE', key, member) then
+    redis.call('ZADD', key, now, member)
+    counts[i] = counts[i] + 1
+  end
+  redis.call('PEXPIRE', key, window)
+end
+return {1, 0, counts[1]}
+`;
+const RECORD = new LuaScript(RECORD_SOURCE, 1);
+const RECORD_BUDGET = new LuaScript(RECORD_SOURCE, 3);
+
+/** The Redis key of the window of automatic replies sent to one recipient address. */
+export function autoReplyRecipientKey(prefix: string, recipientAddress: string): string {
+  const digest = createHash('sha256').update(recipientAddress.trim().toLowerCase()).digest('hex');
+  return `${prefix}:ratelimit:auto-reply-to:${digest}`;
+}
+
+/** The Redis key of the window of all automatic replies. */
+export function autoReplyTotalKey(prefix: string): string {
+  return `${prefix}:ratelimit:auto-reply-total`;
+}
+
+/** Who an automatic reply concerns: the mail's sender (From) and the address the reply goes to (Reply-To or From). */
+export interface AutoReplyParties {
+  sender: string;
+  recipient: string;
+}
+
+/** Hourly limits of automatic replies; a negative limit means none. */
+export interface AutoReplyLimits {
+  /** Per sender (From) and, separately, per recipient: a forged From cannot spread replies over made-up senders. */
+  perAddress: number;
+  /** All automatic replies together: what a flood of mail with many different addresses can cost at most. */
+  total: number;
+}
+
+/** Which window refused a reply. */
+export type AutoReplyWindow = 'sender' | 'recipient' | 'total';
+
+/** Result of {@link autoReplyBudget} and {@link recordAutoReplyBudget}. */
+export interface AutoReplyBudget {
+  /** True when one more reply fits (check), or the reply is now or already counted (record). */
+  allowed: boolean;
+  /** The window that refused, when not allowed. */
+  refusedBy?: AutoReplyWindow;
+  /** Replies in the refusing window in the last hour (or in the sender's, when allowed). */
+  count: number;
+}
+
+const WINDOWS: readonly AutoReplyWindow[] = ['sender', 'recipient', 'total'];
+
+function budgetKeys(prefix: string, parties: AutoReplyParties): string[] {
+  return [autoReplyKey(prefix, parties.sender), autoReplyRecipientKey(prefix, parties.recipient), autoReplyTotalKey(prefix)];
+}
+
+/** Whether one more automatic reply fits the sender's, the recipient's and the overall hourly window (read only). */
+export async function autoReplyBudget(
+  redis: Redis,
+  prefix: string,
+  parties: AutoReplyParties,
+  limits: AutoReplyLimits,
+  now: number = Date.now(),
+): Promise<AutoReplyBudget> {
+  const keys = budgetKeys(prefix, parties);
+  const pipeline = redis.pipeline();
+  for (const key of keys) pipeline.zcount(key, `(${now - AUTO_REPLY_WINDOW_MS}`, '+inf');
+  const counts = ((await pipeline.exec()) ?? []).map(([err, n]) => {
+    if (err) throw err;
+    return Number(n);
+  });
+  const limitOf = [limits.perAddress, limits.perAddress, limits.total];
+  for (const [i, window] of WINDOWS.entries()) {
+    const limit = limitOf[i]!;
+    if (limit >= 0 && counts[i]! >= limit) return { allowed: false, refusedBy: window, count: counts[i]! };
+  }
+  return { allowed: true, count: counts[0] ?? 0 };
+}
+
+/**
+ * Counts an automatic reply for ticket `ticketId` in the sender's, the recipient's and the overall window, atomically
+ * and only while all three have room; call it when the reply is queued for sending. Recording the same ticket twice
+ * counts once.
+ */
+export async function recordAutoReplyBudget(
+  redis: Redis,
+  prefix: string,
+  parties: AutoReplyParties,
+  ticketId: string,
+  limits: AutoReplyLimits,
+  now: number = Date.now(),
+): Promise<AutoReplyBudget> {
+  const [recorded, refused, count] = (await RECORD_BUDGET.run(redis, budgetKeys(prefix, parties), [
+    now,
+    AUTO_REPLY_WINDOW_MS,
+    ticketId,
+    limits.perAddress,
+    limits.perAddress,
+    limits.total,
+  ])) as [number, number, number];
+  return recorded === 1 ? { allowed: true, count } : { allowed: false, refusedBy: WINDOWS[refused - 1]!, count };
+}
 
 /**
  * Whether one more automatic reply to `senderAddress` stays within `limitPerHour` (read only).
@@ -99,10 +200,10 @@ export async function recordAutoReply(
 ): Promise<AutoReplyRecord> {
   const now = options.now ?? Date.now();
   const limit = options.limitPerHour ?? -1;
-  const [recorded, count] = (await RECORD.run(
-    redis,
-    [autoReplyKey(prefix, senderAddress)],
-    [now, AUTO_REPLY_WINDOW_MS, limit, ticketId],
-  )) as [number, number];
+  const [recorded, , count] = (await RECORD.run(redis, [autoReplyKey(prefix, senderAddress)], [now, AUTO_REPLY_WINDOW_MS, ticketId, limit])) as [
+    number,
+    number,
+    number,
+  ];
   return { recorded: recorded === 1, count };
 }

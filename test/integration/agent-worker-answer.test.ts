@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { deleteRaw } from '../../src/mail/raw-store.js';
+import { approveTicket } from '../../src/tickets/review.js';
 import type { Ticket } from '../../src/tickets/ticket.js';
 import { httpError } from '../support/openai-server.js';
 import { scriptedModel } from '../support/scripted-model.js';
@@ -97,6 +98,68 @@ describe('agent worker and sender', () => {
     expect(parked.state).toBe('parked');
     expect(parked.reason).toMatch(/^auto-reply limit reached: 1 automatic replies to b@customer.example/);
     expect(servers.smtp.messages).toHaveLength(1);
+  });
+
+  it('relay: replies to one Reply-To address from many made-up senders stop at the per-recipient limit', async () => {
+    const running = await run({ AUTO_REPLY_LIMIT_PER_HOUR: '2' });
+    const tickets: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const mail = buildMail({
+        messageId: customerMessageId(),
+        from: `sender${i}@victim.example`,
+        subject: `質問${i}`,
+        body: QUESTION,
+        headers: { 'Reply-To': 'Victim <victim@victim.example>' },
+      });
+      tickets.push((await ingest(running, mail)).ticketId);
+      await waitForState(running.store, tickets[i]!, ['parked', 'sent']);
+    }
+    const states = await Promise.all(tickets.map((id) => running.store.require(id)));
+    expect(states.map((t) => t.state)).toEqual(['sent', 'sent', 'parked', 'parked']);
+    expect(states[2]!.reason).toMatch(/^auto-reply limit reached: 2 automatic replies to victim@victim.example in the last hour/);
+    expect(servers.smtp.messages).toHaveLength(2);
+  });
+
+  it('relay: an overall hourly cap on automatic replies (AUTO_REPLY_LIMIT_TOTAL_PER_HOUR)', async () => {
+    const running = await run({ AUTO_REPLY_LIMIT_TOTAL_PER_HOUR: '2' });
+    const tickets: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      tickets.push((await ingest(running, buildMail({ messageId: customerMessageId(), from: `c${i}@customer${i}.example`, subject: `質問${i}`, body: QUESTION }))).ticketId);
+      await waitForState(running.store, tickets[i]!, ['parked', 'sent']);
+    }
+    const last = await running.store.require(tickets[2]!);
+    expect(last.state).toBe('parked');
+    expect(last.reason).toMatch(/^auto-reply limit reached: 2 automatic replies in the last hour \(AUTO_REPLY_LIMIT_TOTAL_PER_HOUR=2\)/);
+    expect(servers.smtp.messages).toHaveLength(2);
+  });
+
+  it('relay: a Reply-To on another domain than From is parked with its draft; a trusted domain, or an operator, sends', async () => {
+    const running = await run({ TRUSTED_REPLY_TO_DOMAINS: 'helpdesk-partner.example' });
+    const foreign = await ingest(
+      running,
+      buildMail({ messageId: customerMessageId(), from: 'someone@customer.example', subject: '質問', body: QUESTION, headers: { 'Reply-To': 'victim@elsewhere.example' } }),
+    );
+    const parked = await waitForState(running.store, foreign.ticketId, ['parked', 'sent']);
+    expect(parked.state).toBe('parked');
+    expect(parked.reason).toBe('Reply-To domain elsewhere.example differs from the sender\'s domain customer.example (not in TRUSTED_REPLY_TO_DOMAINS)');
+    expect(parked.draft).toBeTruthy();
+    expect(servers.smtp.attempts).toHaveLength(0);
+
+    const trusted = await ingest(
+      running,
+      buildMail({ messageId: customerMessageId(), from: 'someone@customer.example', subject: '質問2', body: QUESTION, headers: { 'Reply-To': 'desk@helpdesk-partner.example' } }),
+    );
+    expect((await waitForState(running.store, trusted.ticketId, ['parked', 'sent'])).state).toBe('sent');
+
+    const queues = await running.services.queues();
+    const approval = await approveTicket(
+      { store: running.store, redis: await running.services.producer(), outbound: queues.outbound, config: running.services.config, tuning: running.services.tuning },
+      { ticketId: foreign.ticketId, operator: 'test' },
+    );
+    expect(approval.outcome).toBe('approved');
+    expect((await waitForState(running.store, foreign.ticketId, ['sent', 'parked'])).state).toBe('sent');
+    const toVictim = servers.smtp.messages.filter((m) => m.envelope.to.includes('victim@elsewhere.example'));
+    expect(toVictim).toHaveLength(1);
   });
 
   it('decides from the reply signals the ticket recorded at ingest, or from the raw mail for a ticket without them', async () => {
