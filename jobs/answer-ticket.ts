@@ -49,7 +49,7 @@ export const CONVERSATION_LIMIT = 10;
 
 /** What the handler runs against; built once per process by `src/runtime/services.ts`. */
 export interface AnswerTicketDeps {
-  config: Pick<Config, 'REVIEW_MODE' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR' | 'TRUSTED_REPLY_TO_DOMAINS' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX'>;
+  config: Pick<Config, 'REVIEW_MODE' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR' | 'TRUSTED_REPLY_TO_DOMAINS' | 'SPAM_ACTION' | 'SPAM_HEADER' | 'SPAM_HEADER_VALUE' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX'>;
   store: TicketStore;
   /** A producer connection (fail-fast), for the raw mail and the per-sender auto-reply window. */
   redis: Redis;
@@ -232,7 +232,10 @@ async function checkBeforeAgent(
   const { config } = deps;
   const signals = ticket.replySignals ?? (await replySignalsFromRaw(ticket, deps));
   const ourAddresses = [...(config.MAIL_FROM ? [config.MAIL_FROM] : []), ...config.SUPPORT_ADDRESSES];
-  const decision = decideReply(signals, { ourAddresses });
+  const spamHeader = config.SPAM_HEADER ? { name: config.SPAM_HEADER, value: config.SPAM_HEADER_VALUE } : undefined;
+  const decision = decideReply(signals, { ourAddresses, spamHeader });
+  // SPAM_ACTION=park: a person looks at what the filter flagged (no draft is made for it), nothing is sent.
+  if (!decision.answer && decision.reason === 'spam' && config.SPAM_ACTION === 'park') return { to: 'parked', reason: `spam: ${decision.detail}` };
   if (!decision.answer) return { to: 'ignored', reason: `${decision.reason}: ${decision.detail}`, ignoreReason: decision.reason };
 
   if (!hasQuestion(ticket)) return { to: 'parked', reason: 'no question: empty subject and body' };
@@ -249,7 +252,7 @@ async function checkBeforeAgent(
 async function replySignalsFromRaw(ticket: Ticket, deps: AnswerTicketDeps): Promise<ReplySignals> {
   const raw = await produce(deps.redis, () => loadRaw(deps.redis, deps.config.QUEUE_PREFIX, ticket.id));
   if (!raw) throw new UnrecoverableError(`the stored raw mail of ticket ${ticket.id} is missing (rawRef ${ticket.rawRef ?? 'unset'})`);
-  return parseInboundMail(raw, { maxBytes: deps.config.MAX_EMAIL_BYTES });
+  return parseInboundMail(raw, { maxBytes: deps.config.MAX_EMAIL_BYTES, extraHeaders: deps.config.SPAM_HEADER ? [deps.config.SPAM_HEADER] : [] });
 }
 
 /** Who an automatic reply concerns: the sender, and the address the sender will mail (Reply-To, else From). */

@@ -346,6 +346,25 @@ export const VARIABLES = {
     sensitive: false,
     group: 'pipeline',
   },
+  SPAM_ACTION: {
+    schema: z.enum(['ignore', 'park']),
+    default: 'ignore',
+    description: 'Mail the upstream spam filter flagged (X-Spam-Flag, X-Spam-Status, X-Spam, SPAM_HEADER): ignore (reason spam) or park for a person; never answered automatically',
+    sensitive: false,
+    group: 'pipeline',
+  },
+  SPAM_HEADER: {
+    schema: optionalStr,
+    description: 'Another filter\'s verdict header that marks spam (e.g. X-Rspamd-Action); empty: only the common ones',
+    sensitive: false,
+    group: 'pipeline',
+  },
+  SPAM_HEADER_VALUE: {
+    schema: optionalStr,
+    description: 'With SPAM_HEADER: the mail is spam when that header\'s value contains this text (case ignored); empty: when the header is present',
+    sensitive: false,
+    group: 'pipeline',
+  },
   AUTO_REPLY_LIMIT_TOTAL_PER_HOUR: {
     schema: int(0),
     default: '200',

@@ -7,7 +7,7 @@ import { localPart, normaliseAddress, ownAddressMatcher, parseAddressList, strip
 import type { InboundMail } from './parse.js';
 
 /** Why a mail is not answered. */
-export type IgnoreReason = 'auto-reply' | 'bounce' | 'list' | 'loop' | 'own-address' | 'no-reply-sender' | 'no-sender';
+export type IgnoreReason = 'auto-reply' | 'bounce' | 'list' | 'loop' | 'own-address' | 'spam' | 'no-reply-sender' | 'no-sender';
 
 /** The outcome of {@link decideReply}; `detail` names the header or address that decided, for logs and the dashboard. */
 export type ReplyDecision = { answer: true } | { answer: false; reason: IgnoreReason; detail: string };
@@ -18,6 +18,11 @@ export interface ReplyContext {
   ourAddresses: readonly string[];
   /** A token our outgoing mail carries in X-Loop (besides our addresses); an inbound X-Loop containing it is a loop. */
   loopMarker?: string | undefined;
+  /**
+   * A spam filter's verdict header besides the common ones (SPAM_HEADER / SPAM_HEADER_VALUE): the mail is spam when
+   * the header is present and, with a `value`, its value contains it (case ignored).
+   */
+  spamHeader?: { name: string; value?: string | undefined } | undefined;
 }
 
 /** The subset of {@link InboundMail} the decision reads. */
@@ -121,10 +126,29 @@ function loopDetail(mail: ClassifiableMail, isOurs: (address: string | undefined
   return undefined;
 }
 
+/**
+ * The upstream filter's spam verdict, from the headers SpamAssassin, Rspamd and most appliances add: `X-Spam-Flag:
+ * YES`, `X-Spam-Status: Yes, …`, `X-Spam: yes|true|spam`, and the configured header. An automatic reply to spam is
+ * backscatter to a forged address, which gets our domain blocklisted.
+ */
+function spamDetail(mail: ClassifiableMail, configured: ReplyContext['spamHeader']): string | undefined {
+  for (const value of values(mail, 'x-spam-flag')) if (keyword(value) === 'yes') return `X-Spam-Flag: ${value}`;
+  for (const value of values(mail, 'x-spam-status')) if (/^\s*yes\b/i.test(value)) return `X-Spam-Status: ${value}`;
+  for (const value of values(mail, 'x-spam')) if (['yes', 'true', 'spam', '1'].includes(keyword(value))) return `X-Spam: ${value}`;
+  if (configured?.name) {
+    const wanted = configured.value?.toLowerCase();
+    for (const value of values(mail, configured.name.toLowerCase())) {
+      if (!wanted || value.toLowerCase().includes(wanted)) return `${configured.name}: ${value}`;
+    }
+  }
+  return undefined;
+}
+
 // noreply / no-reply / no_reply / donotreply / do-not-reply / dont-reply as a whole local part or one segment of
-// it (gmail-noreply, noreply-12345), and bounce(s)/mailer as the leading segment (VERP: bounces+abc, bounce-123-x).
+// it (gmail-noreply, noreply-12345), digits allowed right after the keyword (noreply2, noreply0015), and
+// bounce(s)/mailer as the leading segment (VERP: bounces+abc, bounce-123-x).
 const NO_REPLY_LOCAL_PART =
-  /(?:^|[-_.+])(?:no[-_.]?reply|do[-_.]?not[-_.]?reply|dont[-_.]?reply)(?:$|[-_.+])|^(?:bounces?|mailer)(?:$|[-_.+])/;
+  /(?:^|[-_.+])(?:no[-_.]?reply|do[-_.]?not[-_.]?reply|dont[-_.]?reply)\d*(?:$|[-_.+])|^(?:bounces?|mailer)(?:$|[-_.+])/;
 
 /** True when the local part of `address` marks a mailbox nobody reads (noreply@, do-not-reply@, bounces@, mailer@…). */
 export function isNoReplyAddress(address: string): boolean {
@@ -144,6 +168,7 @@ export function isNoReplyAddress(address: string): boolean {
  * 4. `auto-reply` — Auto-Submitted other than `no` (RFC 3834), X-Autoreply, X-Autorespond, X-Auto-Response-Suppress
  *    with OOF/AutoReply/All, X-MS-Exchange-Inbox-Rules-Loop, Exchange "Mailbox Rules Agent" messages.
  * 5. `list` — List-Id, List-Unsubscribe, Precedence bulk/list/junk.
+ * 5a. `spam` — the upstream filter's verdict (X-Spam-Flag, X-Spam-Status, X-Spam, the configured header).
  * 6. `no-sender` — neither Reply-To nor From holds a usable address.
  * 7. `no-reply-sender` — the address a reply would go to (Reply-To, else From) is a noreply-style mailbox. Reply-To
  *    wins so web forms that send from noreply@ with the customer in Reply-To are still answered.
@@ -164,6 +189,8 @@ export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDec
   if (auto) return ignore('auto-reply', auto);
   const list = listDetail(mail);
   if (list) return ignore('list', list);
+  const spam = spamDetail(mail, ctx.spamHeader);
+  if (spam) return ignore('spam', spam);
 
   const target = mail.replyTo ?? mail.from;
   if (!target) return ignore('no-sender', 'no usable From or Reply-To address');

@@ -62,6 +62,7 @@ export const POLLER_VARIABLES: VariableName[] = ['IMAP_HOST', 'IMAP_USER', 'IMAP
 export type PollerConfig = Pick<
   Config,
   | 'IMAP_HOST'
+  | 'SPAM_HEADER'
   | 'IMAP_PORT'
   | 'IMAP_SECURE'
   | 'IMAP_USER'

@@ -46,7 +46,7 @@ export interface IngestDeps {
   ticketsQueue: Queues['tickets'];
   /** QUEUE_PREFIX; the raw mail is stored under it. */
   prefix: string;
-  config: Pick<Config, 'AGENT_ATTEMPTS' | 'MAX_EMAIL_BYTES'>;
+  config: Pick<Config, 'AGENT_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'SPAM_HEADER'>;
   /** Job backoff tuning; tests shorten it. */
   tuning?: JobTuning;
   logger?: Logger;
@@ -222,7 +222,7 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps): Promise<Inge
   let mail: InboundMail | undefined;
   let parseError: string | undefined;
   try {
-    mail = await parseInboundMail(raw, { maxBytes: deps.config.MAX_EMAIL_BYTES });
+    mail = await parseInboundMail(raw, { maxBytes: deps.config.MAX_EMAIL_BYTES, extraHeaders: deps.config.SPAM_HEADER ? [deps.config.SPAM_HEADER] : [] });
   } catch (err) {
     if (!(err instanceof MailParseError)) throw err;
     parseError = err.message;

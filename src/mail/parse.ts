@@ -71,6 +71,8 @@ export interface InboundMail {
 export interface ParseOptions {
   /** Bytes beyond this are not parsed (a warning says so). Default {@link DEFAULT_MAX_BYTES}. */
   maxBytes?: number;
+  /** Header names to keep in {@link InboundMail.headers} besides {@link CLASSIFIER_HEADERS} (e.g. SPAM_HEADER). */
+  extraHeaders?: readonly string[];
 }
 
 /** Thrown only for input that is not a mail at all (empty, or no header field). */
@@ -623,8 +625,10 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
   if (dateHeader && !date) notes.warn('unparseable Date header');
 
   const classifierHeaders: Record<string, string[]> = {};
+  const extra = (opts.extraHeaders ?? []).map((h) => h.trim().toLowerCase());
   for (const header of headers) {
-    if (!CLASSIFIER_HEADERS.includes(header.key)) continue;
+    // Spam filters' verdicts come under many names (X-Spam-Flag, X-Spam-Status, X-Spamd-Result…): keep them all.
+    if (!CLASSIFIER_HEADERS.includes(header.key) && !header.key.includes('spam') && !extra.includes(header.key)) continue;
     (classifierHeaders[header.key] ??= []).push(rawText(header.bytes));
   }
 

@@ -42,6 +42,7 @@ export const IGNORE_REASONS = [
   'list',
   'loop',
   'own-address',
+  'spam',
   'no-reply-sender',
   'no-sender',
 ] as const satisfies readonly IgnoreReason[];

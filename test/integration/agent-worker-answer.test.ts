@@ -162,6 +162,33 @@ describe('agent worker and sender', () => {
     expect(toVictim).toHaveLength(1);
   });
 
+  it.each([
+    { action: 'ignore', state: 'ignored', reason: /^spam: X-Spam-Flag: YES$/ },
+    { action: 'park', state: 'parked', reason: /^spam: X-Spam-Flag: YES$/ },
+  ])('mail the spam filter flagged is never answered (SPAM_ACTION=$action → $state)', async ({ action, state, reason }) => {
+    const running = await run({ SPAM_ACTION: action });
+    const { ticketId } = await ingest(
+      running,
+      buildMail({ messageId: customerMessageId(), from: 'winner@lottery.example', subject: '当選のお知らせ', body: QUESTION, headers: { 'X-Spam-Flag': 'YES', 'X-Spam-Status': 'Yes, score=12.3' } }),
+    );
+    const ticket = await waitForState(running.store, ticketId, ['ignored', 'parked', 'sent']);
+    expect(ticket.state).toBe(state);
+    expect(ticket.reason).toMatch(reason);
+    expect(servers.llm.chatRequests()).toHaveLength(0);
+    expect(servers.smtp.attempts).toHaveLength(0);
+  });
+
+  it('a configured filter header (SPAM_HEADER, SPAM_HEADER_VALUE) marks spam too', async () => {
+    const running = await run({ SPAM_HEADER: 'X-Rspamd-Action', SPAM_HEADER_VALUE: 'reject' });
+    const { ticketId } = await ingest(
+      running,
+      buildMail({ messageId: customerMessageId(), from: 'bulk@offers.example', subject: 'offer', body: QUESTION, headers: { 'X-Rspamd-Action': 'reject' } }),
+    );
+    const ticket = await waitForState(running.store, ticketId, ['ignored', 'parked', 'sent']);
+    expect(ticket.state).toBe('ignored');
+    expect(ticket.reason).toBe('spam: X-Rspamd-Action: reject');
+  });
+
   it('decides from the reply signals the ticket recorded at ingest, or from the raw mail for a ticket without them', async () => {
     const prefix = { QUEUE_PREFIX: `t${randomUUID().replaceAll('-', '').slice(0, 16)}` };
     const ingesting = await run(prefix, { agent: false, sender: false });

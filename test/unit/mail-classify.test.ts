@@ -85,6 +85,17 @@ describe('decideReply', () => {
     ['human From but noreply Reply-To', { replyTo: { address: 'no-reply@customer.example', name: '' } }, 'no-reply-sender'],
     ['local parts that merely contain the words', from('noreplyinc.sales@shop.example'), 'answer'],
     ['no From and no Reply-To', { from: undefined }, 'no-sender'],
+    ['From noreply2@…', from('noreply2@shop.example'), 'no-reply-sender'],
+    ['From noreply0015@…', from('noreply0015@shop.example'), 'no-reply-sender'],
+    ['From donotreply@…', from('donotreply@shop.example'), 'no-reply-sender'],
+    ['From do-not-reply-7@…', from('do-not-reply-7@shop.example'), 'no-reply-sender'],
+    ['X-Spam-Flag: YES', { headers: { 'x-spam-flag': ['YES'] } }, 'spam'],
+    ['X-Spam-Flag: NO', { headers: { 'x-spam-flag': ['NO'] } }, 'answer'],
+    ['X-Spam-Status: Yes, score=7.1 required=5.0', { headers: { 'x-spam-status': ['Yes, score=7.1 required=5.0 tests=BAYES_99'] } }, 'spam'],
+    ['X-Spam-Status: No, score=0.2', { headers: { 'x-spam-status': ['No, score=0.2 required=5.0'] } }, 'answer'],
+    ['X-Spam: yes', { headers: { 'x-spam': ['Yes'] } }, 'spam'],
+    ['X-Spam: no', { headers: { 'x-spam': ['no'] } }, 'answer'],
+    ['a spam verdict wins over a noreply sender', { ...from('noreply@spam.example'), headers: { 'x-spam-flag': ['YES'] } }, 'spam'],
   ];
 
   it.each(rows)('%s → %s', (_name, overrides, expected) => {
@@ -95,6 +106,21 @@ describe('decideReply', () => {
       expect(decision).toMatchObject({ answer: false, reason: expected });
       expect(decision.answer === false && decision.detail.length > 0).toBe(true);
     }
+  });
+
+  it.each([
+    { name: 'the configured header with the configured value', headers: { 'x-rspamd-action': ['reject'] }, expected: 'spam' },
+    { name: 'the configured header, value in another case', headers: { 'x-rspamd-action': ['REJECT (score 15)'] }, expected: 'spam' },
+    { name: 'the configured header with another value', headers: { 'x-rspamd-action': ['no action'] }, expected: 'answer' },
+  ])('a configured spam header: $name', ({ headers, expected }) => {
+    const decision = decideReply(mailWith({ headers }), { ...ctx, spamHeader: { name: 'X-Rspamd-Action', value: 'reject' } });
+    expect(decision.answer ? 'answer' : decision.reason).toBe(expected);
+  });
+
+  it('keeps spam verdict headers, including a configured one, among the recorded signals', async () => {
+    const raw = Buffer.from('From: a@x.example\r\nX-Spam-Flag: YES\r\nX-Spam-Status: Yes, score=9\r\nX-Rspamd-Action: reject\r\nSubject: s\r\n\r\nbody\r\n');
+    const mail = await parseInboundMail(raw, { extraHeaders: ['X-Rspamd-Action'] });
+    expect(mail.headers).toMatchObject({ 'x-spam-flag': ['YES'], 'x-spam-status': ['Yes, score=9'], 'x-rspamd-action': ['reject'] });
   });
 
   it('decides on parsed headers end to end', async () => {

@@ -29,6 +29,7 @@ const NOT_ANSWERED: Record<string, string> = {
   'error_emails/bad_date_header.eml': 'list', // Precedence: junk
   'error_emails/bad_encoded_subject.eml': 'no-sender', // no From at all
   'error_emails/empty_in_reply_to.eml': 'list', // List-Id
+  'error_emails/empty_group_lists.eml': 'spam', // X-Spam-Status: Yes
   'error_emails/encoding_madness.eml': 'no-reply-sender', // no-reply@crm…
   'mime_emails/raw_email_with_mimepart_without_content_type.eml': 'bounce', // a DSN outside the report folder
   'multipart_report_emails/multi_address_bounce1.eml': 'bounce',
@@ -36,6 +37,7 @@ const NOT_ANSWERED: Record<string, string> = {
   'multipart_report_emails/multipart_report_multiple_status.eml': 'bounce',
   'multipart_report_emails/report_422.eml': 'bounce',
   'multipart_report_emails/report_530.eml': 'bounce',
+  'plain_emails/raw_email_bad_time.eml': 'spam', // X-Spam-Status: Yes
   'plain_emails/raw_email_trailing_dot.eml': 'no-reply-sender', // noreply@rubyforge.org
 };
 
