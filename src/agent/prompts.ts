@@ -289,7 +289,9 @@ export const BLOCK_TAGS = {
   subtaskResults: 'subtask_results',
 } as const;
 
-const BLOCK_TAG_PATTERN = new RegExp(`<\\s*/?\\s*(?:${Object.values(BLOCK_TAGS).join('|')})\\b[^>]*>`, 'gi');
+// A tag of ours is defused from its `<`, whether or not a `>` follows: a model reads `</customer_question` at the end
+// of a line as the block's end just as well. The `>` of a complete tag is defused too, for readability.
+const BLOCK_TAG_PATTERN = new RegExp(`<\\s*/?\\s*(?:${Object.values(BLOCK_TAGS).join('|')})\\b[^<>\\n]*>?`, 'gi');
 
 /**
  * Wraps untrusted text in a tagged block. Tags of our blocks inside the text are defused (angle brackets made
