@@ -64,10 +64,35 @@ export function quoteOriginal(original: Pick<OriginalMail, 'from' | 'date' | 'te
   return [attribution, ...lines.map((l) => (l ? `> ${l}` : '>'))].join('\n');
 }
 
+/** A Message-ID as RFC 5322 writes it: `<local@domain>`, no spaces, brackets or control characters inside. */
+const MESSAGE_ID = /^<[^<>@\s]+@[^<>@\s]+>$/;
+/** About what `References` may take: RFC 5322 §3.6.4 lets a client trim the middle of a long chain. */
+const MAX_REFERENCES_CHARS = 2048;
+
+/**
+ * The `References` of a reply: the original's References, then its Message-ID (RFC 5322 §3.6.4). Ids that are not
+ * `<local@domain>` are dropped; a chain longer than about 2 KB keeps its first id (the thread's root) and as many of
+ * the last as fit, as mail clients trim it, so a hostile mail with thousands of ids cannot make our reply huge.
+ */
+export function replyReferences(references: readonly string[], messageId: string | undefined): string[] {
+  const valid = [...references, ...(messageId ? [messageId] : [])].map((r) => r.trim()).filter((r) => MESSAGE_ID.test(r));
+  const length = (ids: readonly string[]) => ids.reduce((n, r) => n + r.length + 1, 0);
+  if (valid.length <= 1 || length(valid) <= MAX_REFERENCES_CHARS) return valid;
+  const [first, ...rest] = valid;
+  const tail: string[] = [];
+  let size = first!.length + 1;
+  for (let i = rest.length - 1; i >= 0; i--) {
+    size += rest[i]!.length + 1;
+    if (size > MAX_REFERENCES_CHARS) break;
+    tail.unshift(rest[i]!);
+  }
+  return [first!, ...tail];
+}
+
 /** Builds the reply; pure, so the sender can rebuild the identical mail on a retry. */
 export function composeReply(input: ComposeReplyInput): ReplyMail {
   const { original } = input;
-  const references = original.messageId ? [...original.references, original.messageId] : original.references;
+  const references = replyReferences(original.references, original.messageId);
   const headers: Record<string, string> = {};
   if (input.automatic) {
     // RFC 3834 §3.1.7: tells other responders not to answer us, which stops mail loops between auto-responders.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composeReply, newMessageId, quoteOriginal, replySubject } from '../../src/mail/compose-reply.js';
+import { composeReply, newMessageId, quoteOriginal, replyReferences, replySubject } from '../../src/mail/compose-reply.js';
 
 describe('replySubject', () => {
   it.each([
@@ -60,5 +60,36 @@ describe('helpers', () => {
 
   it('quotes CRLF text line by line', () => {
     expect(quoteOriginal({ from: 'a@b.example', text: 'one\r\ntwo\r\n' })).toBe('a@b.example wrote:\n> one\n> two');
+  });
+});
+
+describe('replyReferences', () => {
+  const id = (n: number) => `<id${n}.${'x'.repeat(20)}@mail.customer.example>`;
+
+  it('keeps a normal chain whole, with the original last', () => {
+    expect(replyReferences([id(1), id(2)], id(3))).toEqual([id(1), id(2), id(3)]);
+  });
+
+  it('drops ids that are not <local@domain>', () => {
+    expect(replyReferences(['<ok@x.example>', 'garbage', '<no-at-sign>', '<a@b>\r\nBcc: x@y', '<a b@c>'], '<orig@x.example>')).toEqual([
+      '<ok@x.example>',
+      '<orig@x.example>',
+    ]);
+  });
+
+  it('a huge chain keeps the first and the last ids, under about 2 KB', () => {
+    const many = Array.from({ length: 20_000 }, (_, i) => id(i));
+    const refs = replyReferences(many, id(99_999));
+    expect(refs[0]).toBe(id(0));
+    expect(refs.at(-1)).toBe(id(99_999));
+    expect(refs.at(-2)).toBe(id(19_999));
+    expect(refs.join(' ').length).toBeLessThanOrEqual(2048);
+    expect(refs.length).toBeGreaterThan(5);
+  });
+
+  it('composeReply uses it', () => {
+    const original = { from: 'a@x.example', subject: 's', text: 't', messageId: id(2), references: Array.from({ length: 5000 }, (_, i) => id(i)) };
+    const reply = composeReply({ from: 'support@s.example', messageId: '<r@s.example>', answer: 'a', original, automatic: true });
+    expect(reply.references!.join(' ').length).toBeLessThanOrEqual(2048);
   });
 });
