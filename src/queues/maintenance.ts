@@ -95,11 +95,6 @@ async function failFastOnBadInput<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The options the reindex handlers take from a job's data: only the directory, when one was given. */
-function sourceOf(data: ReindexData): { dir?: string } {
-  return data.dir ? { dir: data.dir } : {};
-}
-
 /**
  * The handlers of the `maintenance` queue: each runs the reindex job of its kind against `search`, reporting
  * progress on the job, and returns the job's summary.
@@ -108,13 +103,13 @@ export function createMaintenanceHandlers(config: Config, search: Pick<SearchBac
   return {
     'reindex-manual': (job, data) =>
       failFastOnBadInput(() => {
-        logger.info({ jobId: job.id, trigger: data.trigger, dir: data.dir }, 'manual reindex started');
-        return reindexManual(sourceOf(data), { config, manual: search.manual, onProgress: jobProgress(job), logger });
+        logger.info({ jobId: job.id, trigger: data.trigger }, 'manual reindex started');
+        return reindexManual({}, { config, manual: search.manual, onProgress: jobProgress(job), logger });
       }),
     'reindex-qa': (job, data) =>
       failFastOnBadInput(() => {
-        logger.info({ jobId: job.id, trigger: data.trigger, dir: data.dir }, 'Q&A reindex started');
-        return reindexQa(sourceOf(data), { config, qa: search.qa, onProgress: jobProgress(job), logger });
+        logger.info({ jobId: job.id, trigger: data.trigger }, 'Q&A reindex started');
+        return reindexQa({}, { config, qa: search.qa, onProgress: jobProgress(job), logger });
       }),
   };
 }

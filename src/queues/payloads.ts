@@ -16,9 +16,13 @@ const ticketId = z.string().regex(TICKET_ID_PATTERN, 'must be a ticket id (sha25
 export const answerTicketSchema = z.object({ ticketId });
 /** `send-reply`: send a ticket's drafted or approved reply. */
 export const sendReplySchema = z.object({ ticketId });
-/** `reindex-manual` / `reindex-qa`: rebuild an index, optionally from another directory than the configured one. */
+/**
+ * `reindex-manual` / `reindex-qa`: rebuild an index from the configured directory (MANUALS_DIR / QA_DIR). Job data
+ * never names a directory: anyone who can add a job (Bull Board, Redis) could otherwise index any folder the worker
+ * can read into the live knowledge base, and the next draft would quote it. A `dir` field is stripped like any other
+ * unknown one.
+ */
 export const reindexSchema = z.object({
-  dir: z.string().min(1).optional(),
   trigger: z.enum(['schedule', 'manual', 'cli']),
 });
 

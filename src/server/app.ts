@@ -171,7 +171,9 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   const board = new ExpressAdapter();
   board.setBasePath(BULL_BOARD_PATH);
   createBullBoard({
-    queues: ALL_QUEUE_NAMES.map((name) => new BullMQAdapter(deps.queues[name])),
+    // Read-only: the board shows queues and jobs; no one adds, cleans, empties, pauses or obliterates through it. An
+    // added job would run with data of the caller's choosing (a reindex of any directory the worker can read).
+    queues: ALL_QUEUE_NAMES.map((name) => new BullMQAdapter(deps.queues[name], { readOnlyMode: true })),
     serverAdapter: board,
     options: { uiConfig: { boardTitle: 'helpdesk-worker', miscLinks: [{ text: 'Review', url: '/' }] } },
   });

@@ -5,7 +5,7 @@
  * processes would be) taking jobs from the queue.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue, QueueEvents, type Job } from 'bullmq';
@@ -188,7 +188,10 @@ describe('reindex jobs run by the maintenance role', () => {
   });
 
   it('reports progress, returns the summary and swaps the index while searches keep answering', async () => {
-    const config = await freshConfig({ REINDEX_MANUAL_CRON: '', REINDEX_QA_CRON: '' });
+    // The role reads MANUALS_DIR at each job (job data never names a directory): the sample first, then a larger one.
+    const manualDir = await mkdtemp(path.join(root, 'manual-'));
+    await cp(path.join(ROOT, 'data/manuals'), manualDir, { recursive: true });
+    const config = await freshConfig({ REINDEX_MANUAL_CRON: '', REINDEX_QA_CRON: '', MANUALS_DIR: manualDir });
     const queue = maintenanceQueue(config);
     const events = await queueEvents(config);
     await startRole(config);
@@ -205,7 +208,9 @@ describe('reindex jobs run by the maintenance role', () => {
 
     const progress: ReindexProgress[] = [];
     events.on('progress', ({ data }) => void progress.push(data as ReindexProgress));
-    const job = await addReindex(queue, 'reindex-manual', { dir: largeManualDir, trigger: 'manual' });
+    await rm(manualDir, { recursive: true, force: true });
+    await cp(largeManualDir, manualDir, { recursive: true });
+    const job = await addReindex(queue, 'reindex-manual', { trigger: 'manual' });
     let finished = false;
     const outcome = job.waitUntilFinished(events).finally(() => (finished = true));
 
@@ -271,15 +276,17 @@ describe('reindex jobs run by the maintenance role', () => {
   });
 
   it('a source that cannot be indexed fails the job at once and leaves the live index serving', async () => {
-    const config = await freshConfig({ REINDEX_MANUAL_CRON: '', REINDEX_QA_CRON: '' });
+    const manualDir = await mkdtemp(path.join(root, 'manual-'));
+    await cp(path.join(ROOT, 'data/manuals'), manualDir, { recursive: true });
+    const config = await freshConfig({ REINDEX_MANUAL_CRON: '', REINDEX_QA_CRON: '', MANUALS_DIR: manualDir });
     const queue = maintenanceQueue(config);
     const events = await queueEvents(config);
     await startRole(config);
     const initial = await addReindex(queue, 'reindex-manual', { trigger: 'manual' });
     const { chunks } = (await initial.waitUntilFinished(events)) as { chunks: number };
 
-    const emptyDir = await mkdtemp(path.join(root, 'empty-'));
-    const job = await addReindex(queue, 'reindex-manual', { dir: emptyDir, trigger: 'manual' });
+    for (const file of await readdir(manualDir)) await rm(path.join(manualDir, file), { recursive: true });
+    const job = await addReindex(queue, 'reindex-manual', { trigger: 'manual' });
     await expect(job.waitUntilFinished(events)).rejects.toThrow(/refusing to replace the live manual index/);
     const failed = await queue.getJob(String(job.id));
     // Unrecoverable: one attempt, not the three a temporary failure gets.
@@ -289,8 +296,20 @@ describe('reindex jobs run by the maintenance role', () => {
     expect(await searcher.manual.count()).toBe(chunks);
   });
 
-  it('two reindex jobs added together never run at the same time, even with two roles taking jobs', async () => {
+  it('a job whose data names a directory (Bull Board, a hand-made job) reindexes the configured one', async () => {
     const config = await freshConfig({ REINDEX_MANUAL_CRON: '', REINDEX_QA_CRON: '' });
+    const queue = maintenanceQueue(config);
+    const events = await queueEvents(config);
+    await startRole(config);
+    const job = await queue.add('reindex-manual', { dir: largeManualDir, trigger: 'manual' });
+    const result = (await job.waitUntilFinished(events)) as { files: number };
+    expect(result.files).toBe(1);
+    searcher = createSearchBackends(config);
+    expect(await searcher.manual.search(NEW_TERM)).toEqual([]);
+  });
+
+  it('two reindex jobs added together never run at the same time, even with two roles taking jobs', async () => {
+    const config = await freshConfig({ REINDEX_MANUAL_CRON: '', REINDEX_QA_CRON: '', MANUALS_DIR: largeManualDir });
     const queue = maintenanceQueue(config);
     const events = await queueEvents(config);
     const roles = [await startRole(config), await startRole(config)];
@@ -307,7 +326,7 @@ describe('reindex jobs run by the maintenance role', () => {
     });
 
     const jobs = await Promise.all([
-      addReindex(queue, 'reindex-manual', { dir: largeManualDir, trigger: 'manual' }),
+      addReindex(queue, 'reindex-manual', { trigger: 'manual' }),
       addReindex(queue, 'reindex-qa', { trigger: 'manual' }),
     ]);
     await Promise.all(jobs.map((job) => job.waitUntilFinished(events)));

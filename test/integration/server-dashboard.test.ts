@@ -704,6 +704,19 @@ describe('Bull Board', () => {
     const body = (await api.json()) as { queues: Array<{ name: string }> };
     expect(body.queues.map((q) => q.name).sort()).toEqual(['maintenance', 'outbound', 'tickets']);
   });
+
+  it.each([
+    ['add a job', 'POST', '/admin/queues/api/queues/maintenance/add', { name: 'reindex-manual', data: { dir: '/etc' } }],
+    ['empty a queue', 'PUT', '/admin/queues/api/queues/tickets/empty', {}],
+    ['clean a queue', 'PUT', '/admin/queues/api/queues/tickets/clean/completed', {}],
+    ['obliterate a queue', 'PUT', '/admin/queues/api/queues/outbound/obliterate', {}],
+    ['pause a queue', 'PUT', '/admin/queues/api/queues/outbound/pause', {}],
+  ])('is read-only: it refuses to %s', async (_name, method, pathname, json) => {
+    const d = await startDashboard();
+    const res = await call(d, pathname, { method, json });
+    expect(res.status).toBe(405);
+    expect(await d.queues.maintenance.getJobCounts('waiting', 'delayed', 'active', 'prioritized')).toEqual({ waiting: 0, delayed: 0, active: 0, prioritized: 0 });
+  });
 });
 
 describe('metrics', () => {
