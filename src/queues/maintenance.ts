@@ -33,7 +33,6 @@ import type { ProgressFn } from '../search/types.js';
 import { checkEvictionPolicy, createWorkerConnection, describeRedis } from './connection.js';
 import { DEFAULT_TUNING, QUEUE_DEFAULT_JOB_OPTIONS, reindexJob, type JobTuning } from './job-options.js';
 import { QUEUE_NAMES } from './names.js';
-import type { ReindexData } from './payloads.js';
 import { createQueueWorker, type HandlerMap } from './registry.js';
 import { registerReindexSchedulers, type RegisteredScheduler } from './schedulers.js';
 
