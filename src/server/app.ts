@@ -8,7 +8,7 @@
  * | method | path                          | what                                                        | auth |
  * |--------|-------------------------------|-------------------------------------------------------------|------|
  * | GET    | `/healthz`                    | the process answers                                         | no   |
- * | GET    | `/readyz`                     | Redis, IMAP poller, search backends (503 when not ready)    | no   |
+ * | GET    | `/readyz`                     | Redis, IMAP poller, search backends (503 when not ready); details with the login | no   |
  * | GET    | `/`                           | parked tickets (`?page=`), flash after actions (`?done=`)   | yes  |
  * | GET    | `/tickets/:id`                | one ticket: mail, editable draft, plan, subtasks, sources   | yes  |
  * | POST   | `/tickets/:id/approve`        | form: `reply`, `_csrf` → 303                                 | yes  |
@@ -34,7 +34,7 @@ import { ALL_QUEUE_NAMES } from '../queues/names.js';
 import type { Queues } from '../queues/registry.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { apiHandlers } from './api.js';
-import { ANONYMOUS_OPERATOR, CsrfTokens, basicAuthMiddleware, loopbackHostGuard, resolveAuth } from './auth.js';
+import { ANONYMOUS_OPERATOR, CsrfTokens, basicAuthMiddleware, loopbackHostGuard, optionalBasicAuth, resolveAuth } from './auth.js';
 import { checkReadiness, type ReadinessDeps } from './health.js';
 import { errorMiddleware, jsonError, route, send, userOf, type ErrorRenderer } from './http.js';
 import { createMetricsRegistry } from './metrics.js';
@@ -138,14 +138,17 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   app.use(securityHeaders(REVIEW_CSP));
   app.use(loopbackHostGuard(auth));
 
-  // Probes of orchestrators carry no credentials; neither answer reveals more than dependency health.
+  // Probes of orchestrators carry no credentials: they get status codes and ok/fail per check. The details name
+  // hosts, ports, users and error messages, so only a logged-in operator sees them.
   app.get('/healthz', route(() => ({ status: 200, json: { status: 'ok' } }), jsonError, logger));
   app.get(
     '/readyz',
+    optionalBasicAuth(auth),
     route(
-      async () => {
+      async ({ user }) => {
         const result = await checkReadiness(readiness);
-        return { status: result.ready ? 200 : 503, json: { status: result.ready ? 'ready' : 'not ready', checks: result.checks } };
+        const checks = user !== undefined ? result.checks : Object.fromEntries(Object.entries(result.checks).map(([name, c]) => [name, c.status]));
+        return { status: result.ready ? 200 : 503, json: { status: result.ready ? 'ready' : 'not ready', checks } };
       },
       jsonError,
       logger,

@@ -95,6 +95,21 @@ export function basicAuthMiddleware(auth: DashboardAuth) {
 }
 
 /**
+ * Like {@link basicAuthMiddleware} but never refuses: sets `res.locals.user` when the request carries the right
+ * credentials (or authentication is off), for open routes that tell a logged-in operator more (`/readyz`).
+ */
+export function optionalBasicAuth(auth: DashboardAuth) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (auth.mode === 'off') res.locals.user = ANONYMOUS_OPERATOR;
+    else {
+      const given = parseBasicAuth(req.headers.authorization);
+      if (given && credentialsMatch(given, auth)) res.locals.user = given.user;
+    }
+    next();
+  };
+}
+
+/**
  * CSRF tokens for the review forms: HMAC-SHA256 of the authenticated user under a per-process secret. A page served
  * to that user carries the token; another site cannot read the page (same-origin policy), so it cannot forge a
  * form post. Tokens change on restart, which only means a form left open across a restart must be reloaded.
