@@ -97,6 +97,22 @@ function requireBodyType(type: string, renderError: ErrorRenderer) {
 }
 
 /**
+ * Bull Board's page links Google Fonts, which would make every operator's browser tell Google when they look at
+ * the queues (and fail on machines without internet). The page is rendered from the board's template; this drops
+ * that link from the HTML, and the CSP allows no other host, so the UI falls back to local fonts.
+ */
+function withoutExternalFonts(_req: Request, res: Response, next: NextFunction): void {
+  const render = res.render.bind(res) as (view: string, options: object, callback: (err: Error | null, html: string) => void) => void;
+  res.render = ((view: string, options?: object) => {
+    render(view, options ?? {}, (err, html) => {
+      if (err) next(err);
+      else res.send(html.replace(/<link[^>]+fonts\.(?:googleapis|gstatic)\.com[^>]*>/g, ''));
+    });
+  }) as Response['render'];
+  next();
+}
+
+/**
  * Builds the dashboard app. Throws a `ConfigError` when authentication is on without DASHBOARD_PASSWORD, so the app
  * can never be built open by accident.
  */
@@ -180,7 +196,9 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     serverAdapter: board,
     options: { uiConfig: { boardTitle: 'helpdesk-worker', miscLinks: [{ text: 'Review', url: '/' }] } },
   });
-  app.use(BULL_BOARD_PATH, securityHeaders(BULL_BOARD_CSP), board.getRouter() as express.Router);
+  // The board is an Express app of its own: it would announce itself in X-Powered-By.
+  (board.getRouter() as express.Application).disable('x-powered-by');
+  app.use(BULL_BOARD_PATH, securityHeaders(BULL_BOARD_CSP), withoutExternalFonts, board.getRouter() as express.Router);
 
   const apiRouter = express.Router();
   apiRouter.use(apiRequestGuard);

@@ -12,13 +12,14 @@ export const REVIEW_CSP = "default-src 'none'; style-src 'self'; form-action 'se
 
 /**
  * Bull Board's UI is a React app: its scripts are served from its own static route, and it uses inline style
- * attributes and Google Fonts. It shows only job ids and queue state, never mail content (jobs carry ticket ids).
+ * attributes. No other host: its Google Fonts link is removed (see `withoutExternalFonts` in app.ts). It shows only
+ * job ids and queue state, never mail content (jobs carry ticket ids).
  */
 export const BULL_BOARD_CSP = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self' 'unsafe-inline' https://fonts.googleapis.com",
-  "font-src 'self' https://fonts.gstatic.com data:",
+  "style-src 'self' 'unsafe-inline'",
+  "font-src 'self' data:",
   "img-src 'self' data:",
   "connect-src 'self'",
   "form-action 'self'",

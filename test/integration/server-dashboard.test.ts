@@ -705,6 +705,18 @@ describe('Bull Board', () => {
     expect(body.queues.map((q) => q.name).sort()).toEqual(['maintenance', 'outbound', 'tickets']);
   });
 
+  it('sends no X-Powered-By and makes the operator\'s browser fetch nothing from other hosts (no Google Fonts)', async () => {
+    const d = await startDashboard();
+    for (const pathname of ['/admin/queues', '/admin/queues/api/queues']) {
+      const res = await call(d, pathname);
+      expect(res.headers.get('x-powered-by'), pathname).toBeNull();
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp, pathname).not.toMatch(/https?:/);
+      const body = await res.text();
+      expect(body, pathname).not.toMatch(/fonts\.(googleapis|gstatic)\.com/);
+    }
+  });
+
   it.each([
     ['add a job', 'POST', '/admin/queues/api/queues/maintenance/add', { name: 'reindex-manual', data: { dir: '/etc' } }],
     ['empty a queue', 'PUT', '/admin/queues/api/queues/tickets/empty', {}],
