@@ -303,6 +303,13 @@ export const VARIABLES = {
   SMTP_SECURE: { schema: bool, default: 'false', description: 'SMTP over TLS from the start (465); false uses STARTTLS when offered', sensitive: false, group: 'mail' },
   SMTP_USER: { schema: optionalStr, description: 'SMTP login (empty: no authentication)', sensitive: false, group: 'mail' },
   SMTP_PASSWORD: { schema: optionalStr, description: 'SMTP password for sending replies', sensitive: true, group: 'mail' },
+  SMTP_ALLOW_PLAIN_AUTH: {
+    schema: bool,
+    default: 'false',
+    description: 'With SMTP_USER and SMTP_SECURE=false, authenticate even when the server offers no STARTTLS (only for a trusted local relay); false: refuse',
+    sensitive: false,
+    group: 'mail',
+  },
   MAIL_FROM: {
     schema: optionalStr,
     description: 'From address of replies, e.g. "XYZ Support <support@example.com>" (required by the sender)',

@@ -66,7 +66,10 @@ export function classifySmtpError(err: unknown): SmtpSendError {
   const response = typeof e.response === 'string' ? e.response.trim() : undefined;
   const permanent = code !== undefined && code >= 500 && code < 600 && code !== 503 && e.code !== 'EAUTH';
   const what = response ?? e.message;
-  const message = code !== undefined ? `SMTP server answered ${what.startsWith(String(code)) ? what : `${code} ${what}`}` : `SMTP failure: ${e.message}`;
+  let message = code !== undefined ? `SMTP server answered ${what.startsWith(String(code)) ? what : `${code} ${what}`}` : `SMTP failure: ${e.message}`;
+  if (e.code === 'ETLS' || e.command === 'STARTTLS') {
+    message = `the SMTP server did not start TLS (STARTTLS), so the login was not sent in clear; use SMTP_SECURE=true, or SMTP_ALLOW_PLAIN_AUTH=true for a trusted local relay (${message})`;
+  }
   return new SmtpSendError(message, permanent ? 'permanent' : 'temporary', code, response, { cause: err });
 }
 
@@ -94,10 +97,12 @@ export interface SmtpTransportOptions {
 
 /**
  * A pooled SMTP transport from SMTP_HOST, SMTP_PORT, SMTP_SECURE, SMTP_USER and SMTP_PASSWORD. STARTTLS is used when
- * the server offers it (SMTP_SECURE=false); authentication only when SMTP_USER is set.
+ * the server offers it (SMTP_SECURE=false); authentication only when SMTP_USER is set. With credentials and no TLS
+ * from the start, STARTTLS is required (nodemailer's `requireTLS`): someone on the path who strips the STARTTLS
+ * offer would otherwise read the password. SMTP_ALLOW_PLAIN_AUTH=true lifts that for a trusted local relay.
  */
 export function createSmtpTransport(
-  config: Pick<Config, 'SMTP_HOST' | 'SMTP_PORT' | 'SMTP_SECURE' | 'SMTP_USER' | 'SMTP_PASSWORD'>,
+  config: Pick<Config, 'SMTP_HOST' | 'SMTP_PORT' | 'SMTP_SECURE' | 'SMTP_USER' | 'SMTP_PASSWORD'> & Partial<Pick<Config, 'SMTP_ALLOW_PLAIN_AUTH'>>,
   options: SmtpTransportOptions = {},
 ): SmtpTransport {
   if (!config.SMTP_HOST) throw new TypeError('createSmtpTransport: SMTP_HOST is not set');
@@ -107,6 +112,7 @@ export function createSmtpTransport(
     port: config.SMTP_PORT,
     secure: config.SMTP_SECURE,
     ...(config.SMTP_USER ? { auth: { user: config.SMTP_USER, pass: config.SMTP_PASSWORD ?? '' } } : {}),
+    ...(config.SMTP_USER && !config.SMTP_SECURE && !config.SMTP_ALLOW_PLAIN_AUTH ? { requireTLS: true } : {}),
     maxConnections: options.maxConnections ?? 2,
     // See the module comment: a requeue after a dropped connection could deliver the mail twice.
     maxRequeues: 0,
