@@ -34,7 +34,7 @@ import { ALL_QUEUE_NAMES } from '../queues/names.js';
 import type { Queues } from '../queues/registry.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { apiHandlers } from './api.js';
-import { ANONYMOUS_OPERATOR, CsrfTokens, basicAuthMiddleware, loopbackHostGuard, optionalBasicAuth, resolveAuth } from './auth.js';
+import { ANONYMOUS_OPERATOR, CsrfTokens, LoginThrottle, basicAuthMiddleware, loopbackHostGuard, optionalBasicAuth, resolveAuth } from './auth.js';
 import { checkReadiness, type ReadinessDeps } from './health.js';
 import { errorMiddleware, jsonError, route, send, userOf, type ErrorRenderer } from './http.js';
 import { createMetricsRegistry } from './metrics.js';
@@ -56,6 +56,8 @@ export type DashboardConfig = Pick<
 /** Everything the dashboard works with. */
 export interface DashboardDeps {
   config: DashboardConfig;
+  /** Failed-login throttle of this app (default: a new one with the standard limit). */
+  loginThrottle?: LoginThrottle;
   /** A ready producer connection (fail-fast), shared by the store and the queues. */
   redis: Redis;
   store: TicketStore;
@@ -96,6 +98,9 @@ function requireBodyType(type: string, renderError: ErrorRenderer) {
   };
 }
 
+/** Below this, {@link createDashboardApp} warns that DASHBOARD_PASSWORD is weak. */
+export const MIN_PASSWORD_LENGTH = 12;
+
 /**
  * Bull Board's page links Google Fonts, which would make every operator's browser tell Google when they look at
  * the queues (and fail on machines without internet). The page is rendered from the board's template; this drops
@@ -119,6 +124,9 @@ function withoutExternalFonts(_req: Request, res: Response, next: NextFunction):
 export function createDashboardApp(deps: DashboardDeps): Express {
   const auth = resolveAuth(deps.config);
   const logger = deps.logger ?? createLogger('dashboard');
+  if (auth.mode === 'basic' && Array.from(auth.password).length < MIN_PASSWORD_LENGTH) {
+    logger.warn(`DASHBOARD_PASSWORD has fewer than ${MIN_PASSWORD_LENGTH} characters: anyone who reaches the dashboard can approve replies; use a longer one`);
+  }
   const now = deps.now ?? (() => new Date());
   const csrf = new CsrfTokens(deps.csrfSecret);
   const review: ReviewDeps = {
@@ -171,7 +179,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     ),
   );
 
-  app.use(basicAuthMiddleware(auth));
+  app.use(basicAuthMiddleware(auth, { logger, ...(deps.loginThrottle ? { throttle: deps.loginThrottle } : {}) }));
   app.use(sameOriginGuard);
 
   app.get(STYLESHEET_PATH, (_req, res) => {

@@ -11,6 +11,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { ConfigError, type Config } from '../config.js';
+import type { Logger } from '../logger.js';
 
 /** How the dashboard authenticates, resolved from the configuration by {@link resolveAuth}. */
 export type DashboardAuth =
@@ -69,22 +70,84 @@ export function credentialsMatch(given: { user: string; password: string }, expe
 /** The user recorded as the actor of operator actions when authentication is off. */
 export const ANONYMOUS_OPERATOR = 'local';
 
+/** Failed logins a client address may make within {@link LOGIN_THROTTLE_WINDOW_MS} before it must wait. */
+export const LOGIN_FAILURES_ALLOWED = 10;
+/** The window of {@link LOGIN_FAILURES_ALLOWED}. */
+export const LOGIN_THROTTLE_WINDOW_MS = 15 * 60_000;
+/** Client addresses tracked at most; the oldest is forgotten first, so a flood of addresses cannot exhaust memory. */
+const MAX_TRACKED_CLIENTS = 10_000;
+
+/**
+ * Failed dashboard logins per client address, in this process: after {@link LOGIN_FAILURES_ALLOWED} failures within
+ * {@link LOGIN_THROTTLE_WINDOW_MS} the address waits until the oldest failure leaves the window, so a password cannot
+ * be guessed at network speed. A successful login clears the address's record.
+ */
+export class LoginThrottle {
+  private readonly failures = new Map<string, number[]>();
+  private readonly allowed: number;
+
+  /** `allowed` defaults to {@link LOGIN_FAILURES_ALLOWED}. */
+  constructor(options: { allowed?: number } = {}) {
+    this.allowed = options.allowed ?? LOGIN_FAILURES_ALLOWED;
+  }
+
+  /** Seconds the client must wait, or undefined when it may try. */
+  retryAfterSeconds(client: string, now = Date.now()): number | undefined {
+    const recent = this.recent(client, now);
+    if (recent.length < this.allowed) return undefined;
+    return Math.max(1, Math.ceil((recent[0]! + LOGIN_THROTTLE_WINDOW_MS - now) / 1000));
+  }
+
+  /** Records a failed login of `client`. */
+  fail(client: string, now = Date.now()): void {
+    const recent = this.recent(client, now);
+    recent.push(now);
+    this.failures.delete(client);
+    this.failures.set(client, recent.slice(-this.allowed));
+    if (this.failures.size > MAX_TRACKED_CLIENTS) this.failures.delete(this.failures.keys().next().value as string);
+  }
+
+  /** Forgets the failures of `client` after a successful login. */
+  succeed(client: string): void {
+    this.failures.delete(client);
+  }
+
+  private recent(client: string, now: number): number[] {
+    return (this.failures.get(client) ?? []).filter((at) => at > now - LOGIN_THROTTLE_WINDOW_MS);
+  }
+}
+
 /**
  * Express middleware enforcing {@link DashboardAuth}: 401 with a `WWW-Authenticate` challenge unless the request
- * carries the right credentials. Sets `res.locals.user` (the Basic user, or {@link ANONYMOUS_OPERATOR} when off).
+ * carries the right credentials, 429 with `Retry-After` while the client address is throttled for failed logins
+ * ({@link LoginThrottle}). Each failure is logged at warn with the user name and client address, never the password.
+ * Sets `res.locals.user` (the Basic user, or {@link ANONYMOUS_OPERATOR} when off).
  */
-export function basicAuthMiddleware(auth: DashboardAuth) {
+export function basicAuthMiddleware(auth: DashboardAuth, options: { logger?: Logger; throttle?: LoginThrottle } = {}) {
+  const throttle = options.throttle ?? new LoginThrottle();
   return (req: Request, res: Response, next: NextFunction): void => {
     if (auth.mode === 'off') {
       res.locals.user = ANONYMOUS_OPERATOR;
       next();
       return;
     }
+    const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const wait = throttle.retryAfterSeconds(client);
+    if (wait !== undefined) {
+      res.status(429).set('Retry-After', String(wait)).type('text/plain; charset=utf-8').send('Too many failed logins; try again later\n');
+      return;
+    }
     const given = parseBasicAuth(req.headers.authorization);
     if (given && credentialsMatch(given, auth)) {
+      throttle.succeed(client);
       res.locals.user = given.user;
       next();
       return;
+    }
+    // A request without credentials is a browser asking for the login dialog, not a failed attempt.
+    if (given) {
+      throttle.fail(client);
+      options.logger?.warn({ client, user: given.user.slice(0, 100), path: req.path }, 'dashboard login failed');
     }
     res
       .status(401)

@@ -4,6 +4,8 @@
  * headers, Bull Board, metrics and readiness. Tickets are created with the TicketStore directly, each test under
  * a fresh QUEUE_PREFIX.
  */
+import { pino } from 'pino';
+import { LOGIN_FAILURES_ALLOWED, LoginThrottle } from '../../src/server/auth.js';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, request } from 'node:http';
@@ -222,7 +224,8 @@ async function outboundJobIds(d: Dashboard): Promise<string[]> {
 
 describe('authentication', () => {
   it('answers 401 with a Basic challenge on every protected route without, or with wrong, credentials', async () => {
-    const d = await startDashboard();
+    // Many wrong logins from one address: the throttle (tested below) would step in before the last route.
+    const d = await startDashboard({}, { loginThrottle: new LoginThrottle({ allowed: 1000 }) });
     const t = await parkedTicket(d);
     const routes: Array<[string, string, CallOptions]> = [
       ['GET', '/', {}],
@@ -263,6 +266,40 @@ describe('authentication', () => {
     expect((await call(d, `/api/tickets/${t.id}/approve`, { json: {} })).status).toBe(202);
     const other = await parkedTicket(d);
     expect((await call(d, `/api/tickets/${other.id}/reject`, { json: { reason: 'answered by phone' } })).status).toBe(200);
+  });
+
+  it('throttles failed logins per client address (429 with Retry-After) and logs each failure without the password', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    const d = await startDashboard({}, { logger });
+    const wrong = basic(USER, 'guess-1234567');
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) expect((await call(d, '/api/tickets', { auth: wrong })).status).toBe(401);
+    const throttled = await call(d, '/api/tickets', { auth: wrong });
+    expect(throttled.status).toBe(429);
+    expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+    // While throttled even the right password waits: guessing must not go on in the background.
+    expect((await call(d, '/api/tickets')).status).toBe(429);
+    expect(lines.filter((l) => l.includes('dashboard login failed')).length).toBeGreaterThanOrEqual(LOGIN_FAILURES_ALLOWED);
+    expect(lines.join('\n')).not.toContain('guess-1234567');
+    expect(lines.some((l) => l.includes('"user":"admin"'))).toBe(true);
+  });
+
+  it.each([
+    ['short', 'sandbox', true],
+    ['long enough', 'correct horse battery staple', false],
+  ])('warns at start when DASHBOARD_PASSWORD is %s', async (_name, password, warns) => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    await startDashboard({ DASHBOARD_PASSWORD: password }, { logger });
+    expect(lines.some((l) => l.includes('DASHBOARD_PASSWORD has fewer than 12 characters'))).toBe(warns);
+    expect(lines.join('')).not.toContain(password);
+  });
+
+  it('a successful login before the limit clears the client\'s failures', async () => {
+    const d = await startDashboard();
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED - 1; i++) await call(d, '/api/tickets', { auth: basic(USER, 'wrong') });
+    expect((await call(d, '/api/tickets')).status).toBe(200);
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED - 1; i++) expect((await call(d, '/api/tickets', { auth: basic(USER, 'wrong') })).status).toBe(401);
   });
 
   it('leaves /healthz and /readyz open for probes', async () => {
