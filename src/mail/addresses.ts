@@ -2,6 +2,7 @@
  * Mail address helpers: pulling the addr-spec out of header values and comparing addresses the way the reply
  * decision needs (case-insensitive, display names ignored, `+tag` ignored only when matching our own addresses).
  */
+import { domainToASCII } from 'node:url';
 import addressparser from 'nodemailer/lib/addressparser';
 
 /** One mailbox of an address header. */
@@ -41,18 +42,23 @@ export function stripComments(value: string): string {
 
 // Characters that cannot appear unquoted in an addr-spec; a parser result containing one is debris of broken syntax.
 const LOCAL_PART = /^[^\s@<>()[\]\\,;:"]+$/;
-const DOMAIN = /^(?:[^\s@<>()[\]\\,;:".]+(?:\.[^\s@<>()[\]\\,;:".]+)*|\[[^[\]\\\s]+\])$/;
+// No domain literals (`support@[127.0.0.1]`): a reply to one bypasses DNS and any check made on domain names.
+const DOMAIN = /^[^\s@<>()[\]\\,;:".]+(?:\.[^\s@<>()[\]\\,;:".]+)*\.?$/;
+// Source routes inside the local part (`support%ours.example@relay`, `host!user`): a relay would forward to the
+// embedded address, so a reply could reach an address no check saw.
+const ROUTED_LOCAL_PART = /[%!]/;
 
 /**
  * True when `address` is a plain `local@domain` that a reply can be sent to. Dotless domains are accepted (RFC-valid,
- * and rejecting them would silently drop a customer on an internal host); quoted local parts are not.
+ * and rejecting them would silently drop a customer on an internal host); quoted local parts, domain literals and
+ * percent-hack or bang routes in the local part are not.
  */
 export function isUsableAddress(address: string): boolean {
   const at = address.lastIndexOf('@');
   if (at <= 0 || at === address.length - 1) return false;
   const local = address.slice(0, at);
   const domain = address.slice(at + 1);
-  return LOCAL_PART.test(local) && !local.startsWith('.') && !local.endsWith('.') && DOMAIN.test(domain);
+  return LOCAL_PART.test(local) && !ROUTED_LOCAL_PART.test(local) && !local.startsWith('.') && !local.endsWith('.') && DOMAIN.test(domain);
 }
 
 /**
@@ -99,14 +105,20 @@ export function localPart(address: string): string {
 }
 
 /**
- * The form used to compare an address with our own: normalised and with a `+tag` sub-address removed, so that
- * `Support+Ticket-42@Example.com` matches `support@example.com`. Only for that comparison: replies still go to the
+ * The form used to compare an address with our own: NFKC-normalised (full-width letters fold), lower-cased, the
+ * domain in its IDN ASCII form, and with a `+tag` sub-address removed, so that `Support+Ticket-42@Example.com` and
+ * `ｓｕｐｐｏｒｔ@ｅｘａｍｐｌｅ.com` match `support@example.com`. Only for that comparison: replies still go to the
  * address exactly as the sender wrote it.
  */
 export function comparableAddress(value: string): string | undefined {
-  const address = normaliseAddress(value);
-  if (!address) return undefined;
-  const at = address.lastIndexOf('@');
+  const normalised = normaliseAddress(value.normalize('NFKC'))?.normalize('NFKC').toLowerCase();
+  if (!normalised) return undefined;
+  const at = normalised.lastIndexOf('@');
+  // IDN domains compare in their ASCII (punycode) form, so bücher.example and xn--bcher-kva.example are one; a
+  // trailing root dot changes nothing.
+  const rawDomain = normalised.slice(at + 1).replace(/\.$/, '');
+  const domain = domainToASCII(rawDomain) || rawDomain;
+  const address = `${normalised.slice(0, at)}@${domain}`;
   const local = address.slice(0, at);
   const plus = local.indexOf('+');
   // A local part that *starts* with '+' has no base address to fold into, so it stays as is.

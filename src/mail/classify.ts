@@ -3,7 +3,7 @@
  * conversations with machines: auto-responders, bounces, mailing lists, itself. Rate limiting and the "is there a
  * question at all" check need state or come later in the pipeline and are not decided here.
  */
-import { localPart, normaliseAddress, ownAddressMatcher, parseAddressList, stripComments } from './addresses.js';
+import { isUsableAddress, localPart, normaliseAddress, ownAddressMatcher, parseAddressList, stripComments } from './addresses.js';
 import type { InboundMail } from './parse.js';
 
 /** Why a mail is not answered. */
@@ -194,6 +194,9 @@ export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDec
 
   const target = mail.replyTo ?? mail.from;
   if (!target) return ignore('no-sender', 'no usable From or Reply-To address');
+  if (!isUsableAddress(target.address)) {
+    return ignore('no-sender', `${mail.replyTo ? 'Reply-To' : 'From'} is not an address a reply may go to (route or domain literal): ${target.address}`);
+  }
   if (isNoReplyAddress(target.address)) {
     return ignore('no-reply-sender', `${mail.replyTo ? 'Reply-To' : 'From'}: ${target.address}`);
   }

@@ -3,6 +3,7 @@
  * text body with the original quoted below the answer, and RFC 3834 `Auto-Submitted` when no person approved it.
  */
 import { randomUUID } from 'node:crypto';
+import { normaliseAddress } from './addresses.js';
 
 /** What the reply needs to know about the customer's mail. */
 export interface OriginalMail {
@@ -94,6 +95,10 @@ export function composeReply(input: ComposeReplyInput): ReplyMail {
   const { original } = input;
   const references = replyReferences(original.references, original.messageId);
   const headers: Record<string, string> = {};
+  // Our address in X-Loop: if this reply ever comes back (a forwarding rule, an auto-responder quoting headers), the
+  // reply decision sees it as a loop and stays silent.
+  const ours = normaliseAddress(input.from);
+  if (ours) headers['X-Loop'] = ours;
   if (input.automatic) {
     // RFC 3834 §3.1.7: tells other responders not to answer us, which stops mail loops between auto-responders.
     headers['Auto-Submitted'] = 'auto-replied';

@@ -39,6 +39,19 @@ describe('composeReply', () => {
     expect(mail.headers['Auto-Submitted']).toBe('auto-replied');
   });
 
+  it('marks every reply with X-Loop naming our address, so our own mail coming back is recognised as a loop', async () => {
+    const auto = composeReply({ original, answer: 'x', from: 'Support <Support@Support.example>', messageId: '<r3@support.example>', automatic: true });
+    const approved = composeReply({ original, answer: 'x', from: 'support@support.example', messageId: '<r4@support.example>', automatic: false });
+    expect(auto.headers['X-Loop']).toBe('support@support.example');
+    expect(approved.headers['X-Loop']).toBe('support@support.example');
+    const { decideReply } = await import('../../src/mail/classify.js');
+    const echoed = decideReply(
+      { from: { address: 'robot@elsewhere.example', name: '' }, replyTo: undefined, headers: { 'x-loop': [auto.headers['X-Loop']!] }, contentType: 'text/plain' },
+      { ourAddresses: ['Support <support@support.example>'] },
+    );
+    expect(echoed).toMatchObject({ answer: false, reason: 'loop' });
+  });
+
   it('answers Reply-To when present and omits Auto-Submitted for an approved reply', () => {
     const mail = composeReply({ original: { ...original, replyTo: 'desk@customer.example' }, answer: 'x', from: 'support@support.example', messageId: '<r2@support.example>', automatic: false });
     expect(mail.to).toBe('desk@customer.example');

@@ -85,6 +85,10 @@ describe('decideReply', () => {
     ['human From but noreply Reply-To', { replyTo: { address: 'no-reply@customer.example', name: '' } }, 'no-reply-sender'],
     ['local parts that merely contain the words', from('noreplyinc.sales@shop.example'), 'answer'],
     ['no From and no Reply-To', { from: undefined }, 'no-sender'],
+    ['From our address, full-width letters (NFKC folds them)', from('ｓｕｐｐｏｒｔ@ｓｕｐｐｏｒｔ.ｅｘａｍｐｌｅ'), 'own-address'],
+    ['From our address with a trailing dot on the domain', from('support@support.example.'), 'own-address'],
+    ['Reply-To a percent-hack route through us', { replyTo: { address: 'support%support.example@relay.example', name: '' } }, 'no-sender'],
+    ['Reply-To a domain literal', { replyTo: { address: 'support@[127.0.0.1]', name: '' } }, 'no-sender'],
     ['From noreply2@…', from('noreply2@shop.example'), 'no-reply-sender'],
     ['From noreply0015@…', from('noreply0015@shop.example'), 'no-reply-sender'],
     ['From donotreply@…', from('donotreply@shop.example'), 'no-reply-sender'],
@@ -106,6 +110,12 @@ describe('decideReply', () => {
       expect(decision).toMatchObject({ answer: false, reason: expected });
       expect(decision.answer === false && decision.detail.length > 0).toBe(true);
     }
+  });
+
+  it('compares IDN domains in their ASCII form', () => {
+    const idnCtx = { ourAddresses: ['support@bücher.example'] };
+    expect(decideReply(mailWith(from('support@xn--bcher-kva.example')), idnCtx)).toMatchObject({ answer: false, reason: 'own-address' });
+    expect(decideReply(mailWith(from('SUPPORT@BÜCHER.example')), idnCtx)).toMatchObject({ answer: false, reason: 'own-address' });
   });
 
   it.each([
@@ -176,7 +186,10 @@ describe('addresses', () => {
     ]);
     expect(isUsableAddress('account)@silly.test(his')).toBe(false);
     expect(isUsableAddress('jdöe@mächine.example')).toBe(true);
-    expect(isUsableAddress('a@[10.0.0.1]')).toBe(true);
+    // Domain literals and routed local parts are refused: a reply to them bypasses every check made on addresses.
+    expect(isUsableAddress('a@[10.0.0.1]')).toBe(false);
+    expect(isUsableAddress('a%b.example@relay.example')).toBe(false);
+    expect(isUsableAddress('relay!user@x.example')).toBe(false);
     expect(isNoReplyAddress('Reply@x.example')).toBe(false);
   });
 });
