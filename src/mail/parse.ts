@@ -176,8 +176,7 @@ function isValidUtf8(bytes: Buffer): boolean {
 
 /**
  * Decodes a raw header value. Bytes are UTF-8 when valid (RFC 6532); raw ISO-2022-JP (ESC sequences, sent unencoded by
- * old Japanese clients) is decoded as such; other 8-bit bytes fall back to the mail's declared charset, else
- * windows-1252, which never fails and is the usual culprit.
+ * old Japanese clients) is decoded as such; other 8-bit bytes are decoded by validity, see {@link guessLegacyCharset}.
  */
 function decodeRawHeader(bytes: Buffer, fallbackCharset: string | undefined, what: string, notes: Notes): string {
   return decodeWords(decodeRawBytes(bytes, fallbackCharset, what, notes), what, notes);
@@ -191,11 +190,70 @@ function decodeRawBytes(bytes: Buffer, fallbackCharset: string | undefined, what
   } else if (!bytes.some((b) => b >= 0x80) || isValidUtf8(bytes)) {
     text = bytes.toString('utf8');
   } else {
-    const charset = fallbackCharset ?? 'windows-1252';
-    text = decodeBytes(bytes, charset) ?? iconv.decode(bytes, 'windows-1252');
-    notes.charsetProblem(`${what}: raw 8-bit bytes that are not UTF-8, decoded as ${charset}`);
+    const guess = guessLegacyCharset(bytes, fallbackCharset);
+    text = guess.text;
+    notes.charsetProblem(`${what}: raw 8-bit bytes that are not UTF-8, decoded as ${guess.charset}`);
   }
   return text;
+}
+
+// Charsets of raw 8-bit header bytes after the mail's declared one, Japanese first (this is a Japanese help desk).
+const JAPANESE_CHARSETS = ['shift_jis', 'euc-jp'] as const;
+const CHINESE_CHARSETS = ['gb18030', 'big5'] as const;
+const KANA = /[\u3041-\u3096\u30a1-\u30fa]/u;
+
+/**
+ * True for Latin text with a few accented letters (`Forma\xe7\xe3o`): every run of 8-bit bytes is at most two long
+ * and sits between ASCII letters. CJK text has longer runs, or runs next to spaces and punctuation.
+ */
+function looksLikeAccentedLatin(bytes: Buffer): boolean {
+  const isLetter = (b: number | undefined) => b !== undefined && ((b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a));
+  for (let i = 0; i < bytes.length; ) {
+    if (bytes[i]! < 0x80) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < bytes.length && bytes[j]! >= 0x80) j++;
+    if (j - i > 2 || !isLetter(bytes[i - 1]) || !(j === bytes.length || isLetter(bytes[j]))) return false;
+    i = j;
+  }
+  return true;
+}
+
+/** Bytes decoded strictly in `charset`, or undefined when they are not valid in it. */
+function strictDecode(bytes: Buffer, charset: string): string | undefined {
+  try {
+    return new TextDecoder(charset, { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Raw 8-bit header bytes that are not UTF-8, decoded by what they are valid in: the charset the message declares
+ * (unless it is a 7-bit one such as ISO-2022-JP, in which 8-bit bytes cannot be), then Shift_JIS and EUC-JP, then
+ * GB18030 and Big5. GB2312 text is mostly valid EUC-JP too, so a Japanese reading without a single kana gives way to
+ * a valid Chinese one. Windows-1252 (which never fails) is the last resort.
+ */
+function guessLegacyCharset(bytes: Buffer, declared: string | undefined): { text: string; charset: string } {
+  const sevenBit = !declared || isJisLabel(declared) || /^(?:us-)?ascii$/i.test(declared.trim());
+  if (!sevenBit) {
+    const text = strictDecode(bytes, declared!.trim());
+    if (text !== undefined) return { text, charset: declared!.trim() };
+  }
+  if (looksLikeAccentedLatin(bytes)) return { text: iconv.decode(bytes, 'windows-1252'), charset: 'windows-1252' };
+  const japanese = JAPANESE_CHARSETS.map((charset) => ({ charset, text: strictDecode(bytes, charset) })).filter(
+    (c): c is { charset: (typeof JAPANESE_CHARSETS)[number]; text: string } => c.text !== undefined,
+  );
+  const withKana = japanese.find((c) => KANA.test(c.text));
+  if (withKana) return withKana;
+  for (const charset of CHINESE_CHARSETS) {
+    const text = strictDecode(bytes, charset);
+    if (text !== undefined) return { text, charset };
+  }
+  if (japanese[0]) return japanese[0];
+  return { text: iconv.decode(bytes, 'windows-1252'), charset: 'windows-1252' };
 }
 
 const ENCODED_WORD = /=\?([^?\s*]+)(?:\*[^?\s]*)?\?([bBqQ])\?([^?\s]*)\?=/g;

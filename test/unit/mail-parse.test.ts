@@ -93,6 +93,50 @@ Content-Transfer-Encoding: 8bit`,
   });
 });
 
+describe('parseInboundMail: raw 8-bit header bytes in legacy charsets', () => {
+  /** A mail whose Subject is written as raw bytes of `subjectCharset`, and whose body declares `bodyCharset`. */
+  function mail(subject: string, subjectCharset: string, bodyCharset: string, body: Buffer): Buffer {
+    return Buffer.concat([
+      Buffer.from('From: a@customer.example\r\nSubject: ', 'latin1'),
+      iconv.encode(subject, subjectCharset),
+      Buffer.from(`\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=${bodyCharset}\r\n\r\n`, 'latin1'),
+      body,
+      Buffer.from('\r\n', 'latin1'),
+    ]);
+  }
+
+  it.each([
+    {
+      name: 'a Shift_JIS subject while the body declares ISO-2022-JP',
+      raw: () => mail('請求書の再発行について', 'shift_jis', 'ISO-2022-JP', encodeIso2022Jp('再発行をお願いします。')),
+      subject: '請求書の再発行について',
+    },
+    {
+      name: 'an EUC-JP subject with a UTF-8 body',
+      raw: () => mail('ログインできません', 'euc-jp', 'utf-8', Buffer.from('本文です。')),
+      subject: 'ログインできません',
+    },
+    {
+      name: 'a GB2312 subject with a GB2312 body',
+      raw: () => mail('发票问题', 'gb2312', 'gb2312', iconv.encode('请帮忙。', 'gb2312')),
+      subject: '发票问题',
+    },
+    {
+      name: 'a GB2312 subject with nothing declared for it',
+      raw: () => mail('无法登录系统', 'gb2312', 'us-ascii', Buffer.from('hello')),
+      subject: '无法登录系统',
+    },
+    {
+      name: 'a Big5 subject with a Big5 body',
+      raw: () => mail('帳號無法登入', 'big5', 'big5', iconv.encode('請協助。', 'big5')),
+      subject: '帳號無法登入',
+    },
+  ])('$name', async ({ raw, subject }) => {
+    const parsed = await parseInboundMail(raw());
+    expect(parsed.subject).toBe(subject);
+  });
+});
+
 describe('parseInboundMail: HTML', () => {
   it('keeps visible words only: no script/style/title content, no link targets, no attributes', async () => {
     const parsed = await parseInboundMail(fixture('html-only.eml'));
