@@ -105,6 +105,36 @@ export const CLASSIFIER_HEADERS: readonly string[] = [
 
 // HTML larger than this is cut before conversion: html-to-text is linear but slow, and the question sits at the top.
 const MAX_HTML_CHARS = 2_000_000;
+// Real mail nests a few dozen elements deep; thousands of nested <div>s overflow html-to-text's recursion or make
+// it run for tens of seconds on one thread (stalling every role of the process). Tags deeper than this are dropped.
+const MAX_HTML_DEPTH = 200;
+// Elements without a closing tag: they never deepen the tree.
+const VOID_ELEMENTS = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr', 'param', 'keygen']);
+
+/**
+ * HTML with every tag below `maxDepth` levels of nesting removed (the text between them stays), in one linear pass
+ * over the tags. Unbalanced markup only shifts where the cut happens; the text is never lost.
+ */
+export function limitHtmlNesting(html: string, maxDepth: number): { html: string; dropped: number } {
+  let depth = 0;
+  let dropped = 0;
+  const out = html.replace(/<(\/?)([a-zA-Z][\w:-]*)\b[^>]*?(\/?)>/g, (tag, closing: string, name: string, selfClosing: string) => {
+    const lower = name.toLowerCase();
+    if (VOID_ELEMENTS.has(lower) || selfClosing) return depth >= maxDepth ? ((dropped += 1), ' ') : tag;
+    if (closing) {
+      const keep = depth <= maxDepth;
+      depth = Math.max(0, depth - 1);
+      if (keep) return tag;
+      dropped += 1;
+      return ' ';
+    }
+    depth += 1;
+    if (depth <= maxDepth) return tag;
+    dropped += 1;
+    return ' ';
+  });
+  return { html: out, dropped };
+}
 // Only the start of the text is searched for the question; a customer's own words never run this long.
 const MAX_QUESTION_SOURCE_CHARS = 16_000;
 // email-reply-parser runs patterns with unbounded `[\s\S]+` spans over the whole text (its Danish "skrev" header
@@ -547,8 +577,12 @@ function bodyText(mail: ParsedMail, notes: Notes): string {
     html = html.slice(0, MAX_HTML_CHARS);
     notes.warn(`HTML body longer than ${MAX_HTML_CHARS} characters; only the start was converted to text`);
   }
+  const bounded = limitHtmlNesting(html, MAX_HTML_DEPTH);
+  if (bounded.dropped > 0) {
+    notes.warn(`HTML body nested deeper than ${MAX_HTML_DEPTH} elements; ${bounded.dropped} deeper tags were ignored when converting it to text`);
+  }
   try {
-    return convert(html, HTML_TO_TEXT);
+    return convert(bounded.html, HTML_TO_TEXT);
   } catch (err) {
     notes.warn(`HTML body could not be converted to text: ${(err as Error).message}`);
     return '';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { MailParseError, decodeEncodedWords, extractQuestion, parseInboundMail } from '../../src/mail/parse.js';
+import { MailParseError, decodeEncodedWords, extractQuestion, limitHtmlNesting, parseInboundMail } from '../../src/mail/parse.js';
 import { isValidMessageId, messageKey, normaliseMessageId, parseMessageIdList } from '../../src/mail/message-id.js';
 import { encodeIso2022Jp } from '../support/iso-2022-jp.js';
 
@@ -138,6 +138,23 @@ describe('parseInboundMail: raw 8-bit header bytes in legacy charsets', () => {
 });
 
 describe('parseInboundMail: HTML', () => {
+  it('an HTML-only mail of tens of thousands of nested elements still yields its text, with a note', async () => {
+    const depth = 50_000;
+    const html = `${'<div>'.repeat(depth)}<p>請求書の再発行をお願いします。</p>${'</div>'.repeat(depth)}`;
+    const raw = Buffer.from(`From: a@x.example\r\nSubject: s\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n${html}\r\n`);
+    const mail = await parseInboundMail(raw);
+    expect(mail.question).toBe('請求書の再発行をお願いします。');
+    expect(mail.parseWarnings.join('\n')).toMatch(/nested deeper than 200 elements/);
+  });
+
+  it.each([
+    { name: 'shallow markup is untouched', html: '<div><p>a<br>b</p></div>', depth: 5, out: '<div><p>a<br>b</p></div>', dropped: 0 },
+    { name: 'tags below the limit become spaces', html: '<div><div><div>x</div></div></div>', depth: 2, out: '<div><div> x </div></div>', dropped: 2 },
+    { name: 'void and self-closing tags do not deepen', html: '<div><img src="a"><br/><span>x</span></div>', depth: 2, out: '<div><img src="a"><br/><span>x</span></div>', dropped: 0 },
+  ])('limitHtmlNesting: $name', ({ html, depth, out, dropped }) => {
+    expect(limitHtmlNesting(html, depth)).toEqual({ html: out, dropped });
+  });
+
   it('keeps visible words only: no script/style/title content, no link targets, no attributes', async () => {
     const parsed = await parseInboundMail(fixture('html-only.eml'));
     expect(parsed.contentType).toBe('text/html');
