@@ -145,6 +145,7 @@ export function ticketInputForMail(
     subject: mail?.subject ?? '',
     references: mail?.references ?? [],
     question: mail?.question ?? '',
+    ...(mail ? { mailText: mail.text } : {}),
     attachments: (mail?.attachments ?? []).map((a) => ({
       ...(a.filename ? { filename: a.filename } : {}),
       contentType: a.contentType,

@@ -63,9 +63,11 @@ async function flashFor(done: (typeof DONE_VALUES)[number] | undefined, ticketId
   }
 }
 
-/** The mail's full text from the raw store, or why it is not shown. */
+/** The mail's full text (stored on the ticket at ingest, else from the raw store), or why it is not shown. */
 async function mailTextOf(ticket: Ticket, deps: ReviewPageDeps): Promise<{ text?: string; note?: string }> {
   const fallback = 'showing the question extracted from it';
+  // The text made at ingest: a page view parses nothing. Older tickets fall back to the raw mail below.
+  if (ticket.mailText !== undefined) return ticket.mailText.trim() ? { text: ticket.mailText } : { note: `The mail has no text part; ${fallback}.` };
   if (!ticket.rawRef?.startsWith(RAW_REF_SCHEME)) return { note: `The mail was not downloaded; ${fallback}.` };
   const raw = await loadRaw(deps.redis, deps.prefix, ticket.id);
   if (!raw) return { note: `The raw mail is no longer stored; ${fallback}.` };

@@ -177,6 +177,11 @@ export interface Ticket {
   inReplyTo?: string;
   /** The question given to the agent: the new text of the mail without quoted history or signature. */
   question: string;
+  /**
+   * The mail's whole text (HTML turned into text, quotes kept), made once at ingest for the review page, so a page
+   * view never parses the raw mail again; at most {@link MAX_MAIL_TEXT_CHARS}. Absent on tickets stored before it.
+   */
+  mailText?: string;
   /** Id of the first ticket of the mail thread; equal to {@link Ticket.id} for a new conversation. */
   conversationId: string;
   /** Current state; changed only through `TicketStore.transition`. */
@@ -255,6 +260,8 @@ export interface NewTicketInput {
   inReplyTo?: string;
   /** The customer's question (new text of the mail). */
   question: string;
+  /** The mail's whole text for the review page; cut to {@link MAX_MAIL_TEXT_CHARS}. */
+  mailText?: string;
   /** Root ticket of the thread, from `TicketStore.findConversation`; defaults to the new ticket itself. */
   conversationId?: string;
   /** Defaults to `received`. */
@@ -301,9 +308,16 @@ export function newTicket(input: NewTicketInput, now: Date = new Date()): Ticket
   if (input.inReplyTo && normalizeMessageId(input.inReplyTo)) ticket.inReplyTo = normalizeMessageId(input.inReplyTo);
   if (input.reason) ticket.reason = input.reason;
   if (input.rawRef) ticket.rawRef = input.rawRef;
+  if (input.mailText !== undefined) {
+    ticket.mailText =
+      input.mailText.length > MAX_MAIL_TEXT_CHARS ? `${input.mailText.slice(0, MAX_MAIL_TEXT_CHARS)}\n[… cut at ${MAX_MAIL_TEXT_CHARS} characters]` : input.mailText;
+  }
   if (input.replySignals) ticket.replySignals = input.replySignals;
   return ticket;
 }
+
+/** Characters of a mail's text kept on its ticket for the review page (the raw mail stays in Redis and IMAP); small, since every state change rewrites the ticket document. */
+export const MAX_MAIL_TEXT_CHARS = 20_000;
 
 /**
  * Message-IDs a mail names as its parents, most specific first: In-Reply-To, then References newest first.

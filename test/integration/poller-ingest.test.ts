@@ -102,6 +102,14 @@ describe('ingestMessage: joining a thread', () => {
     expect((await deps.store.require(ticketIdFor('<t3@example.com>'))).conversationId).toBe(root);
   });
 
+  it('stores the mail text on the ticket once, for the review page', async () => {
+    const deps = harness();
+    await ingestMessage(mail('<text1@example.com>', 'How do I reset my password?\n\n> quoted earlier mail'), deps);
+    const ticket = await deps.store.require(ticketIdFor('<text1@example.com>'));
+    expect(ticket.mailText).toContain('> quoted earlier mail');
+    expect(ticket.question).toBe('How do I reset my password?');
+  });
+
   it('a stranger naming a known Message-ID starts a new conversation with no history, and the ticket says why', async () => {
     const deps = harness();
     await ingestMessage(mail('<h1@example.com>'), deps);

@@ -180,6 +180,8 @@ interface ParkedSpec {
   agent?: AgentResult | null;
   /** Store the raw mail (default true). */
   raw?: boolean;
+  /** The mail text the poller stores on the ticket (absent: a ticket from before it did). */
+  mailText?: string;
 }
 
 /** A ticket parked by the agent worker with a draft, as the pipeline leaves it. */
@@ -193,7 +195,16 @@ async function parkedTicket(d: Dashboard, spec: ParkedSpec = {}): Promise<Ticket
   const withRaw = spec.raw !== false;
   if (withRaw) await saveRaw(redis, d.prefix, id, buildMail({ messageId, from: `${fromName} <${address}>`, subject, body }));
   await d.store.createIfAbsent(
-    newTicket({ messageId, from: address, fromName, subject, question: body, actor: 'poller', ...(withRaw ? { rawRef: rawRefFor(d.prefix, id) } : {}) }),
+    newTicket({
+      messageId,
+      from: address,
+      fromName,
+      subject,
+      question: body,
+      actor: 'poller',
+      ...(withRaw ? { rawRef: rawRefFor(d.prefix, id) } : {}),
+      ...(spec.mailText !== undefined ? { mailText: spec.mailText } : {}),
+    }),
   );
   await d.store.transition(id, { to: 'processing', actor: 'agent-worker' });
   const reason = spec.reason ?? 'review mode always: every draft waits for a person';
@@ -561,6 +572,13 @@ describe('review page', () => {
     expect(page).toContain(`action="/tickets/${t.id}/reject"`);
     expect(page).not.toContain('<script');
     expect(page).not.toContain(' style=');
+
+    // The text the poller stored on the ticket is shown without the raw mail (a page view never parses it again).
+    const stored = await parkedTicket(d, { raw: false, mailText: 'ご担当者様\n\n請求書の宛名を変更できますか。\n\n> 以前の引用' });
+    const storedPage = await (await call(d, `/tickets/${stored.id}`)).text();
+    expect(storedPage).toContain('請求書の宛名を変更できますか。');
+    expect(storedPage).toContain('以前の引用');
+    expect(storedPage).not.toContain('The mail was not downloaded');
 
     const noRaw = await parkedTicket(d, { raw: false, agent: null });
     const fallback = await (await call(d, `/tickets/${noRaw.id}`)).text();
