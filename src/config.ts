@@ -473,9 +473,15 @@ export class ConfigError extends Error {
   }
 }
 
-/** Reads `.env` from `dir` (if present); the caller's environment wins over it. */
-export function readEnvFile(dir = process.cwd()): Record<string, string> {
-  const file = path.join(dir, '.env');
+/**
+ * Reads `.env` from `dir` (if present); the caller's environment wins over it. `HELPDESK_ENV_FILE` names another
+ * file instead, or `none` for no file at all: the test suite sets `none`, so a developer's own `.env` (a dashboard
+ * password, a real model's key) never changes what a test sees.
+ */
+export function readEnvFile(dir = process.cwd(), env: Record<string, string | undefined> = process.env): Record<string, string> {
+  const choice = env.HELPDESK_ENV_FILE?.trim();
+  if (choice === 'none') return {};
+  const file = choice ? path.resolve(dir, choice) : path.join(dir, '.env');
   return existsSync(file) ? parseDotenv(readFileSync(file)) : {};
 }
 
@@ -512,7 +518,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 
 /** Process environment over `.env` in the working directory. */
 export function loadConfig(env: Record<string, string | undefined> = process.env, dir = process.cwd()): Config {
-  return parseConfig({ ...readEnvFile(dir), ...env });
+  return parseConfig({ ...readEnvFile(dir, env), ...env });
 }
 
 /**

@@ -1,6 +1,29 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseConfig, redactConfig, renderEnvExample, requireVariables, VARIABLES } from '../../src/config.js';
+import { ConfigError, loadConfig, parseConfig, readEnvFile, redactConfig, renderEnvExample, requireVariables, VARIABLES } from '../../src/config.js';
+
+describe('the .env file', () => {
+  it('is read from the directory, from HELPDESK_ENV_FILE, or not at all with HELPDESK_ENV_FILE=none', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'env-file-'));
+    try {
+      writeFileSync(path.join(dir, '.env'), 'DASHBOARD_PASSWORD=from-dotenv\n');
+      writeFileSync(path.join(dir, 'other.env'), 'DASHBOARD_PASSWORD=from-other\n');
+      expect(readEnvFile(dir, {})).toEqual({ DASHBOARD_PASSWORD: 'from-dotenv' });
+      expect(readEnvFile(dir, { HELPDESK_ENV_FILE: 'other.env' })).toEqual({ DASHBOARD_PASSWORD: 'from-other' });
+      expect(readEnvFile(dir, { HELPDESK_ENV_FILE: 'none' })).toEqual({});
+      expect(loadConfig({ HELPDESK_ENV_FILE: 'none' }, dir).DASHBOARD_PASSWORD).toBeUndefined();
+      expect(loadConfig({}, dir).DASHBOARD_PASSWORD).toBe('from-dotenv');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is ignored by the test suite and every process it spawns', () => {
+    expect(process.env.HELPDESK_ENV_FILE).toBe('none');
+  });
+});
 
 describe('config', () => {
   it('applies the documented defaults', () => {
