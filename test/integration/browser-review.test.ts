@@ -1,8 +1,9 @@
 /**
  * The review page in a real browser (Debian's chromium through playwright-core) against the dashboard role, a real
  * redis-server, the real sender role and the SMTP receiver: an operator logs in, edits a parked draft and approves
- * it, and the edited text is what arrives by SMTP. Hostile mail is shown as text and runs nothing. Also writes the
- * screenshot `docs/screenshots/review-detail.png`.
+ * it, and the edited text is what arrives by SMTP. Hostile mail is shown as text and runs nothing. Also takes a
+ * screenshot of the page: into a temporary folder, or over `docs/screenshots/review-detail.png` (the README's) with
+ * UPDATE_SCREENSHOTS=1, so `npm test` never rewrites a tracked file.
  *
  * Skipped (with the reason printed) only when /usr/bin/chromium is absent; CI installs it.
  */
@@ -36,7 +37,10 @@ if (!HAVE_CHROMIUM) {
 
 const USER = 'admin';
 const PASSWORD = 'browser-test-password';
-const SCREENSHOT = path.join(REPO_ROOT, 'docs/screenshots/review-detail.png');
+const SCREENSHOT =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? path.join(REPO_ROOT, 'docs/screenshots/review-detail.png')
+    : path.join(tmpdir(), `helpdesk-screenshots-${process.pid}`, 'review-detail.png');
 
 let redisServer: RedisServer;
 let smtp: SmtpReceiver;
