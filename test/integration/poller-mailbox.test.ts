@@ -186,11 +186,11 @@ describe('MailboxSupervisor', () => {
   it('takes a backlog in batches: every message ticketed once and flagged \\Seen, the oversize one parked, lastUid at the end', async () => {
     const h = await harness({ MAX_EMAIL_BYTES: '4096' });
     const total = 110; // more than two download batches
-    const uids: number[] = [];
-    for (let i = 0; i < total; i++) {
-      const raw = i === 57 ? plainMail(`<big@customer.example>`, 'Big', 'x'.repeat(8_000)) : plainMail(`<backlog-${i % 100}@customer.example>`, `Q ${i}`);
-      uids.push((await imap.deliver(raw, h.mailbox)).uid);
-    }
+    const raws = Array.from({ length: total }, (_, i) =>
+      i === 57 ? plainMail(`<big@customer.example>`, 'Big', 'x'.repeat(8_000)) : plainMail(`<backlog-${i % 100}@customer.example>`, `Q ${i}`),
+    );
+    // One IMAP session for the whole backlog: a doveadm run per mail took 17 s here on a busy 2-core machine.
+    const uids = (await imap.deliverMany(raws, h.mailbox)).map((d) => d.uid);
     await started(h);
 
     const flags = await flagsByUid(h.mailbox);
