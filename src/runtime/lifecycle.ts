@@ -19,6 +19,11 @@ export interface RunRolesOptions {
   /** Injected for tests; defaults to `process.exit`. */
   exit?: (code: number) => void;
   signals?: NodeJS.Signals[];
+  /**
+   * Signals closer together than this count as one (a terminal's Ctrl-C reaches node from the terminal and again from
+   * npm; systemd signals the whole group). Default 1 s.
+   */
+  repeatWindowMs?: number;
 }
 
 /**
@@ -60,7 +65,24 @@ export async function runRoles(
     return stopping;
   };
 
-  for (const signal of signals) process.once(signal, () => void shutdown(signal));
+  // Every signal is handled (never `once`): with no handler left, the next SIGINT would kill the process mid-shutdown
+  // (exit 130, roles not stopped). A second separate signal is noted; a third forces the exit.
+  const repeatWindowMs = options.repeatWindowMs ?? 1_000;
+  let presses = 0;
+  let lastPress = -Infinity;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    const now = performance.now();
+    if (now - lastPress < repeatWindowMs) return;
+    lastPress = now;
+    presses += 1;
+    if (presses === 1) void shutdown(signal);
+    else if (presses === 2) logger.warn({ signal }, 'already shutting down, finishing work in progress; send the signal once more to exit at once');
+    else {
+      logger.warn({ signal }, 'forced exit: work in progress is left to BullMQ to hand to another worker');
+      exit(130);
+    }
+  };
+  for (const signal of signals) process.on(signal, onSignal);
 
   for (const start of starters) {
     try {

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { optionalRole, runRoles, type RoleHandle } from '../../src/runtime/lifecycle.js';
 import { createLogger } from '../../src/logger.js';
@@ -54,4 +56,77 @@ describe('runRoles', () => {
     ).rejects.toThrow('boom');
     expect(stopped).toEqual(['a']);
   });
+
+  it('a second signal during shutdown does not cut it short (a terminal and npm both send SIGINT); a third forces exit', async () => {
+    let release!: () => void;
+    const slowStop = new Promise<void>((resolve) => (release = resolve));
+    const exits: number[] = [];
+    await runRoles([async () => ({ name: 'busy', stop: () => slowStop })], {
+      logger: createLogger('test'),
+      exit: (c) => void exits.push(c),
+      signals: ['SIGUSR2'],
+      repeatWindowMs: 20,
+    });
+    try {
+      process.emit('SIGUSR2');
+      process.emit('SIGUSR2'); // the same Ctrl-C, delivered twice
+      await new Promise((r) => setTimeout(r, 40));
+      process.emit('SIGUSR2'); // a second press: still waiting for the work in progress
+      await new Promise((r) => setTimeout(r, 10));
+      expect(exits).toEqual([]);
+      release();
+      await new Promise((r) => setTimeout(r, 10));
+      expect(exits).toEqual([0]);
+    } finally {
+      process.removeAllListeners('SIGUSR2');
+    }
+  });
+
+  it('a third separate signal forces the exit, saying so', async () => {
+    const exits: number[] = [];
+    await runRoles([async () => ({ name: 'stuck', stop: () => new Promise<void>(() => {}) })], {
+      logger: createLogger('test'),
+      exit: (c) => void exits.push(c),
+      signals: ['SIGUSR2'],
+      repeatWindowMs: 5,
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        process.emit('SIGUSR2');
+        await new Promise((r) => setTimeout(r, 15));
+      }
+      expect(exits).toEqual([130]);
+    } finally {
+      process.removeAllListeners('SIGUSR2');
+    }
+  });
+
+  it('a process group signalled twice during shutdown, as by Ctrl-C under npm, still stops its roles and exits 0', async () => {
+    // A real process and real signals: an in-process emit cannot show what the default action of a second SIGINT does.
+    const script = `
+      import { runRoles } from ${JSON.stringify(path.resolve('src/runtime/lifecycle.ts'))};
+      import { createLogger } from ${JSON.stringify(path.resolve('src/logger.ts'))};
+      await runRoles([async () => ({ name: 'busy', stop: async () => { await new Promise((r) => setTimeout(r, 400)); console.log('role stopped'); } })], { logger: createLogger('test') });
+      console.log('ready');
+      setInterval(() => {}, 1000);
+    `;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`child not ready: ${out}`)), 20_000);
+        child.stdout.on('data', () => out.includes('ready') && (clearTimeout(timer), resolve()));
+      });
+      // To the whole process group, twice, as a terminal and npm both deliver Ctrl-C.
+      process.kill(-child.pid!, 'SIGINT');
+      await new Promise((r) => setTimeout(r, 100));
+      process.kill(-child.pid!, 'SIGINT');
+      expect(await exited).toEqual({ code: 0, signal: null });
+      expect(out).toContain('role stopped');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+    }
+  }, 30_000);
 });
