@@ -389,6 +389,13 @@ export const VARIABLES = {
     group: 'pipeline',
   },
 
+  DASHBOARD_HOST: {
+    schema: str.min(1),
+    default: '127.0.0.1',
+    description: 'Address the dashboard listens on: loopback by default (put a TLS reverse proxy in front); 0.0.0.0 or :: for every interface (a container); DASHBOARD_AUTH=off always means 127.0.0.1',
+    sensitive: false,
+    group: 'dashboard',
+  },
   DASHBOARD_PORT: { schema: int(0, 65535), default: '3000', description: 'Port of the dashboard and review page (0: any free port)', sensitive: false, group: 'dashboard' },
   DASHBOARD_USER: { schema: str.min(1), default: 'admin', description: 'HTTP Basic user of the dashboard', sensitive: false, group: 'dashboard' },
   DASHBOARD_PASSWORD: {

@@ -1,7 +1,8 @@
 /**
  * The dashboard as a role for `runRoles`: checks the authentication settings first (no password and
  * DASHBOARD_AUTH≠off → `ConfigError` naming both variables), waits for Redis, and serves {@link createDashboardApp}
- * on DASHBOARD_PORT — on all interfaces with authentication, on 127.0.0.1 only without.
+ * on DASHBOARD_HOST:DASHBOARD_PORT — 127.0.0.1 unless DASHBOARD_HOST names another address, and 127.0.0.1 only
+ * without authentication.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -82,8 +83,8 @@ export async function startDashboardRole(config: Config, options: DashboardRoleO
     };
     const app = createDashboardApp(deps);
     server = createServer(app);
-    // Without authentication only this machine may connect (see DASHBOARD_AUTH).
-    const host = auth.mode === 'off' ? '127.0.0.1' : undefined;
+    // Loopback unless DASHBOARD_HOST says otherwise; without authentication only this machine, whatever it says.
+    const host = auth.mode === 'off' ? '127.0.0.1' : config.DASHBOARD_HOST;
     const address = await listen(server, config.DASHBOARD_PORT, host);
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${shownHost}:${address.port}`;

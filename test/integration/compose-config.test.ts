@@ -190,7 +190,7 @@ describe.skipIf(!compose)('docker-compose.yml, as Compose resolves it', () => {
 
   it('publishes the dashboard on port 3000 with authentication and a /healthz health check', () => {
     const dashboard = services.dashboard!;
-    expect(dashboard.environment).toMatchObject({ DASHBOARD_PORT: '3000', DASHBOARD_AUTH: 'on', DASHBOARD_PASSWORD: SECRETS.DASHBOARD_PASSWORD });
+    expect(dashboard.environment).toMatchObject({ DASHBOARD_HOST: '0.0.0.0', DASHBOARD_PORT: '3000', DASHBOARD_AUTH: 'on', DASHBOARD_PASSWORD: SECRETS.DASHBOARD_PASSWORD });
     expect(JSON.stringify(dashboard.ports)).toContain('3000');
     expect(dashboard.healthcheck?.test.join(' ')).toContain('http://127.0.0.1:3000/healthz');
     for (const role of ROLES.filter((r) => r !== 'dashboard')) expect(services[role]!.healthcheck).toBeUndefined();
@@ -208,7 +208,7 @@ describe('infra/compose.env.example', () => {
     const sampleDir = await mkdtemp(path.join(dir, 'sample-'));
     await writeFile(path.join(sampleDir, '.env'), filledEnv());
     // Read as the product reads a .env file.
-    const env = readEnvFile(sampleDir);
+    const env = readEnvFile(sampleDir, {});
     for (const name of Object.keys(env)) {
       if (!COMPOSE_ONLY.includes(name)) expect(Object.keys(VARIABLES)).toContain(name);
     }

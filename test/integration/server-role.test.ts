@@ -81,11 +81,18 @@ describe('startDashboardRole', () => {
     expect(await res.text()).toContain('Waiting for review');
   });
 
-  it('with a password listens on every interface, requires credentials, and stops cleanly', async () => {
-    const vars = await env();
+  it('listens on 127.0.0.1 unless DASHBOARD_HOST says otherwise, even with a password', async () => {
+    const role = await start(await env());
+    expect(role.address.address).toBe('127.0.0.1');
+    expect(role.url).toBe(`http://127.0.0.1:${role.address.port}`);
+    await role.stop();
+  });
+
+  it('with DASHBOARD_HOST=0.0.0.0 and a password listens on every interface, requires credentials, and stops cleanly', async () => {
+    const vars: Record<string, string> = { ...(await env()), DASHBOARD_HOST: '0.0.0.0' };
     const role = await start(vars);
     expect(role.address.port).toBe(Number(vars.DASHBOARD_PORT));
-    expect(['::', '0.0.0.0']).toContain(role.address.address);
+    expect(role.address.address).toBe('0.0.0.0');
     const url = `http://127.0.0.1:${role.address.port}`;
     expect((await fetch(`${url}/`)).status).toBe(401);
     expect((await fetch(`${url}/`, { headers: auth })).status).toBe(200);
