@@ -62,7 +62,7 @@ describe('npm run review', () => {
     }
     // --json is data for programs: it keeps the text as it is (JSON escapes the controls).
     expect((JSON.parse(json.stdout) as { subject: string }).subject).toContain('\u001b');
-  });
+  }, 60_000);
 
 
   it('lists, shows and approves a parked draft with an edited reply, which goes out without Auto-Submitted', async () => {
