@@ -12,11 +12,11 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ImapFlow } from 'imapflow';
-import { startDovecot } from '../test/support/dovecot.js';
-import { startOpenAIServer } from '../test/support/openai-server.js';
-import { startRedis } from '../test/support/redis-server.js';
-import { scriptedModel } from '../test/support/scripted-model.js';
-import { startSmtpReceiver } from '../test/support/smtp-receiver.js';
+import { startDovecot } from '../src/dev/dovecot.js';
+import { startOpenAIServer } from '../src/dev/openai-server.js';
+import { startRedis } from '../src/dev/redis-server.js';
+import { scriptedModel } from '../src/dev/scripted-model.js';
+import { startSmtpReceiver } from '../src/dev/smtp-receiver.js';
 
 const STATE_FILE = path.resolve('.data/sandbox/sandbox.json');
 const OUTBOX = path.resolve('.data/sandbox/outbox');

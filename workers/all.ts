@@ -4,18 +4,18 @@
  * On SIGTERM/SIGINT the roles stop in reverse start order: polling first, then the workers let their active jobs
  * finish, then the shared connections close.
  *
- * The npm script `exec`s it (`exec node --import tsx workers/all.ts`) because npm 11 signals only the shell it
+ * The npm script `exec`s it (`node infra/build.mjs && exec node dist/workers/all.js`) because npm 11 signals only the shell it
  * spawned; without `exec` SIGTERM would orphan this process instead of stopping it.
  */
 import { ConfigError } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { optionalRole } from '../src/runtime/lifecycle.js';
-import { startPollerRole } from '../src/mail/imap-supervisor.js';
-import { startMaintenanceRole } from '../src/queues/maintenance.js';
+import { startPollerRole } from '../src/runtime/poller.js';
+import { startMaintenanceRole } from '../src/runtime/maintenance.js';
 import { startAgentWorker } from '../src/runtime/agent-worker.js';
 import { runProcess } from '../src/runtime/main.js';
 import { startSender } from '../src/runtime/sender.js';
-import { startDashboardRole } from '../src/server/dashboard-role.js';
+import { startDashboardRole } from '../src/runtime/dashboard.js';
 
 await runProcess('helpdesk', (services, config) => [
   () => startSender(services),

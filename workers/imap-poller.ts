@@ -1,10 +1,10 @@
 /**
  * The IMAP poller process (`npm run poller`): watches the support mailbox and queues each mail for the agent
- * workers. Wiring only; the behaviour lives in `src/mail/imap-supervisor.ts`.
+ * workers. Wiring only; the behaviour lives in `src/runtime/poller.ts`.
  */
 import { ConfigError, loadConfigOrExit, requireVariables } from '../src/config.js';
 import { configureLogging } from '../src/logger.js';
-import { POLLER_VARIABLES, startPollerRole } from '../src/mail/imap-supervisor.js';
+import { POLLER_VARIABLES, startPollerRole } from '../src/runtime/poller.js';
 import { runRoles } from '../src/runtime/lifecycle.js';
 
 const config = loadConfigOrExit();

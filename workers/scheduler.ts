@@ -1,10 +1,10 @@
 /**
  * Process entry of the scheduler (`npm run scheduler`): runs the reindex jobs of the `maintenance` queue and keeps
- * their cron schedules in Redis. Wiring and shutdown only; see `src/queues/maintenance.ts`.
+ * their cron schedules in Redis. Wiring and shutdown only; see `src/runtime/maintenance.ts`.
  */
 import { ConfigError, loadConfigOrExit } from '../src/config.js';
 import { configureLogging } from '../src/logger.js';
-import { startMaintenanceRole } from '../src/queues/maintenance.js';
+import { startMaintenanceRole } from '../src/runtime/maintenance.js';
 import { runRoles } from '../src/runtime/lifecycle.js';
 
 const config = loadConfigOrExit();

@@ -6,8 +6,8 @@
  * - `{ type: 'latency', ms }` sets the delay of every following chat call;
  * - `{ type: 'stats' }` answers `{ type: 'stats', chat, inFlightMax }`.
  */
-import { startOpenAIServer } from '../../test/support/openai-server.js';
-import { scriptedModel } from '../../test/support/scripted-model.js';
+import { startOpenAIServer } from '../../src/dev/openai-server.js';
+import { scriptedModel } from '../../src/dev/scripted-model.js';
 
 let latencyMs = Number(process.env.BENCH_LLM_LATENCY_MS ?? 0);
 let chat = 0;

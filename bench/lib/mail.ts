@@ -6,9 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ImapFlow } from 'imapflow';
-import { TWO_TOPIC_QUESTION } from '../../test/support/scripted-model.js';
+import { TWO_TOPIC_QUESTION } from '../../src/dev/scripted-model.js';
 import { buildMail } from '../../test/support/pipeline.js';
-import type { DovecotServer } from '../../test/support/dovecot.js';
+import type { DovecotServer } from '../../src/dev/dovecot.js';
 import { manualMaterial, samplePairs } from './corpus.js';
 import { pick, prng } from './stats.js';
 

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { startRedis } from '../../test/support/redis-server.js';
+import { startRedis } from '../../src/dev/redis-server.js';
 import { type BenchContext, memo } from '../lib/context.js';
 import { cpuMs, startChild, type Child } from '../lib/proc.js';
 

@@ -12,8 +12,8 @@
 import { createHelpDeskAgent } from '../../src/agent/create-agent.js';
 import { parseConfig } from '../../src/config.js';
 import { createSearchBackends } from '../../src/search/factory.js';
-import { estimateTokens, startOpenAIServer, type ChatRequest, type ScriptedResponse } from '../../test/support/openai-server.js';
-import { TWO_TOPIC_QUESTION, scriptedModel } from '../../test/support/scripted-model.js';
+import { estimateTokens, startOpenAIServer, type ChatRequest, type ScriptedResponse } from '../../src/dev/openai-server.js';
+import { TWO_TOPIC_QUESTION, scriptedModel } from '../../src/dev/scripted-model.js';
 import type { BenchContext } from '../lib/context.js';
 import { sampleKnowledge, sampleKnowledgeEnv } from '../lib/sample-kb.js';
 

@@ -1,7 +1,7 @@
 /**
  * The agent-worker role: a BullMQ worker on `tickets` running `answer-ticket`, AGENT_CONCURRENCY tickets at once.
  *
- * Reindexing (the `maintenance` queue) is not run here but by its own role (`src/queues/maintenance.ts`,
+ * Reindexing (the `maintenance` queue) is not run here but by its own role (`src/runtime/maintenance.ts`,
  * `npm run scheduler`), which `npm start` includes: a rebuild then never competes with tickets for this worker's
  * event loop, and the one-at-a-time rule for rebuilds lives in one place. Agent workers pick up a new index through
  * the search backends' atomic switch.

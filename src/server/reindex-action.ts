@@ -1,6 +1,6 @@
 /**
  * The dashboard's "Reindex now": queues a rebuild of the manual and of the Q&A index on `maintenance`, where the
- * scheduler role runs them (`src/queues/maintenance.ts`). BullMQ's deduplication (see `reindexOptions`) keeps one waiting job per kind, so pressing
+ * scheduler role runs them (`src/runtime/maintenance.ts`). BullMQ's deduplication (see `reindexOptions`) keeps one waiting job per kind, so pressing
  * the button repeatedly does not stack rebuilds.
  */
 import type { Redis } from 'ioredis';

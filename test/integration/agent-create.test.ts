@@ -5,8 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PromptConfigError, createHelpDeskAgent } from '../../src/agent/index.js';
 import { parseConfig } from '../../src/config.js';
-import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.js';
-import { classify, fixtureSearch, messageText, scriptedModel } from '../support/scripted-model.js';
+import { startOpenAIServer, type OpenAIServer } from '../../src/dev/openai-server.js';
+import { classify, fixtureSearch, messageText, scriptedModel } from '../../src/dev/scripted-model.js';
 
 let server: OpenAIServer;
 const dir = mkdtempSync(path.join(tmpdir(), 'agent-create-'));

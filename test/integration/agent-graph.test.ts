@@ -15,7 +15,7 @@ import {
   createSearchTools,
   type HelpDeskAgentOptions,
 } from '../../src/agent/index.js';
-import { startOpenAIServer, type ChatRequest, type OpenAIServer } from '../support/openai-server.js';
+import { startOpenAIServer, type ChatRequest, type OpenAIServer } from '../../src/dev/openai-server.js';
 import {
   TWO_TOPIC_QUESTION,
   classify,
@@ -24,7 +24,7 @@ import {
   messageText,
   scriptedModel,
   type ScriptedModelOptions,
-} from '../support/scripted-model.js';
+} from '../../src/dev/scripted-model.js';
 
 let server: OpenAIServer;
 

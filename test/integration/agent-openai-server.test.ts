@@ -12,7 +12,7 @@ import {
   textResponse,
   toolCallsResponse,
   type OpenAIServer,
-} from '../support/openai-server.js';
+} from '../../src/dev/openai-server.js';
 
 let server: OpenAIServer;
 let client: OpenAI;

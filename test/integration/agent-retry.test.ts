@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { HelpDeskAgent, MAX_CHALLENGE_COUNT, createSearchTools, defaultPrompts } from '../../src/agent/index.js';
 import { createOpenAIClient } from '../../src/openai.js';
-import { httpError, startOpenAIServer, type OpenAIServer } from '../support/openai-server.js';
-import { classify, fixtureSearch, messageText, scriptedModel, type ScriptedModelOptions } from '../support/scripted-model.js';
+import { httpError, startOpenAIServer, type OpenAIServer } from '../../src/dev/openai-server.js';
+import { classify, fixtureSearch, messageText, scriptedModel, type ScriptedModelOptions } from '../../src/dev/scripted-model.js';
 
 let server: OpenAIServer;
 

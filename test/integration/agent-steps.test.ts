@@ -10,8 +10,8 @@ import {
   initialSubGraphState,
   type AgentSubGraphState,
 } from '../../src/agent/index.js';
-import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.js';
-import { TWO_TOPIC_QUESTION, classify, fixtureSearch, scriptedModel } from '../support/scripted-model.js';
+import { startOpenAIServer, type OpenAIServer } from '../../src/dev/openai-server.js';
+import { TWO_TOPIC_QUESTION, classify, fixtureSearch, scriptedModel } from '../../src/dev/scripted-model.js';
 
 let server: OpenAIServer;
 let agent: HelpDeskAgent;

@@ -8,8 +8,8 @@ import { parseConfig } from '../../src/config.js';
 import { deleteRaw } from '../../src/mail/raw-store.js';
 import { approveTicket } from '../../src/tickets/review.js';
 import type { Ticket } from '../../src/tickets/ticket.js';
-import { httpError } from '../support/openai-server.js';
-import { scriptedModel } from '../support/scripted-model.js';
+import { httpError } from '../../src/dev/openai-server.js';
+import { scriptedModel } from '../../src/dev/scripted-model.js';
 import {
   buildMail,
   customerMessageId,

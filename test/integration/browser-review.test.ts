@@ -21,13 +21,13 @@ import { sendJobId } from '../../src/queues/job-options.js';
 import type { RoleHandle } from '../../src/runtime/lifecycle.js';
 import { startSender } from '../../src/runtime/sender.js';
 import { Services } from '../../src/runtime/services.js';
-import { startDashboardRole, type DashboardRole } from '../../src/server/dashboard-role.js';
+import { startDashboardRole, type DashboardRole } from '../../src/runtime/dashboard.js';
 import { newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
 import type { TicketStore } from '../../src/tickets/ticket-store.js';
 import { FAST_TIMINGS, FAST_TUNING, MAIL_FROM, REPO_ROOT, buildMail, removePrefix, waitForState } from '../support/pipeline.js';
-import { freePort } from '../support/ports.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
-import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp-receiver.js';
+import { freePort } from '../../src/dev/ports.js';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
+import { startSmtpReceiver, type SmtpReceiver } from '../../src/dev/smtp-receiver.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentResult } from '../../src/agent/types.js';
-import { startOpenAIServer, type OpenAIServer } from '../support/openai-server.js';
-import { TWO_TOPIC_QUESTION, scriptedModel } from '../support/scripted-model.js';
+import { startOpenAIServer, type OpenAIServer } from '../../src/dev/openai-server.js';
+import { TWO_TOPIC_QUESTION, scriptedModel } from '../../src/dev/scripted-model.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 

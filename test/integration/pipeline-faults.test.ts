@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { startAgentWorker } from '../../src/runtime/agent-worker.js';
 import { ticketIdFor } from '../../src/tickets/ticket.js';
-import { scriptedModel } from '../support/scripted-model.js';
+import { scriptedModel } from '../../src/dev/scripted-model.js';
 import {
   FAST_TIMINGS,
   buildMail,

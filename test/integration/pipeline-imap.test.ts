@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { ticketIdFor } from '../../src/tickets/ticket.js';
-import { extractBlock, messageText } from '../support/scripted-model.js';
-import type { ReceivedMessage } from '../support/smtp-receiver.js';
+import { extractBlock, messageText } from '../../src/dev/scripted-model.js';
+import type { ReceivedMessage } from '../../src/dev/smtp-receiver.js';
 import {
   MAIL_FROM,
   SUPPORT_ALIAS,

@@ -15,7 +15,7 @@ import { answerJobId } from '../../src/queues/job-options.js';
 import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
 import { ticketIdFor } from '../../src/tickets/ticket.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 
 const ALL_JOB_STATES: JobType[] = ['waiting', 'active', 'completed', 'failed', 'delayed', 'prioritized', 'waiting-children'];
 

@@ -12,8 +12,8 @@ import {
   produce,
 } from '../../src/queues/connection.js';
 import { closeAll, createQueueWorker, createQueues, type Closable } from '../../src/queues/registry.js';
-import { freePort } from '../support/ports.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { freePort } from '../../src/dev/ports.js';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 
 const TICKET = 'd'.repeat(64);
 

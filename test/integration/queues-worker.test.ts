@@ -7,7 +7,7 @@ import { parseConfig } from '../../src/config.js';
 import { createWorkerConnection } from '../../src/queues/connection.js';
 import { DEFAULT_TUNING, answerTicketJob, reindexJob } from '../../src/queues/job-options.js';
 import { HandlerRegistrationError, closeAll, createQueueWorker, createQueues, type FailureInfo, type Queues } from '../../src/queues/registry.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 
 const logger = pino({ level: 'silent' });
 const TICKET = 'c'.repeat(64);

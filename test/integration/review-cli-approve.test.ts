@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
-import { scriptedModel } from '../support/scripted-model.js';
+import { scriptedModel } from '../../src/dev/scripted-model.js';
 import {
   buildMail,
   customerMessageId,

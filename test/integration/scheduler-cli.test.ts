@@ -13,9 +13,9 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { createWorkerConnection } from '../../src/queues/connection.js';
-import { startMaintenanceRole } from '../../src/queues/maintenance.js';
+import { startMaintenanceRole } from '../../src/runtime/maintenance.js';
 import { closeAll } from '../../src/queues/registry.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 

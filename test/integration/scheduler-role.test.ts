@@ -20,12 +20,12 @@ import {
   type MaintenanceRole,
   type MaintenanceRoleOverrides,
   type ReindexProgress,
-} from '../../src/queues/maintenance.js';
+} from '../../src/runtime/maintenance.js';
 import type { ReindexData } from '../../src/queues/payloads.js';
 import { closeAll } from '../../src/queues/registry.js';
 import { registerReindexSchedulers } from '../../src/queues/schedulers.js';
 import { createSearchBackends, type SearchBackends } from '../../src/search/factory.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SAMPLE_MANUAL = path.join(ROOT, 'data/manuals/xyz-manual.md');

@@ -8,7 +8,7 @@ import { parseConfig } from '../../src/config.js';
 import { sendReplyJob } from '../../src/queues/job-options.js';
 import { startSender } from '../../src/runtime/sender.js';
 import { jobGeneration } from '../../src/tickets/ticket.js';
-import { replySequence } from '../support/smtp-receiver.js';
+import { replySequence } from '../../src/dev/smtp-receiver.js';
 import {
   FAST_TUNING,
   buildMail,

@@ -16,7 +16,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentResult } from '../../src/agent/types.js';
 import { parseConfig, type Config } from '../../src/config.js';
-import { mailboxStateKey, readLastSuccessfulPollAt } from '../../src/mail/imap-supervisor.js';
+import { mailboxStateKey, readLastSuccessfulPollAt } from '../../src/runtime/poller.js';
 import { rawRefFor, saveRaw } from '../../src/mail/raw-store.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { sendJobId } from '../../src/queues/job-options.js';
@@ -27,8 +27,8 @@ import { METRIC_NAMES, recordAgentRun, recordIgnored, recordReplySent } from '..
 import { jobGeneration, newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
 import { buildMail, removePrefix } from '../support/pipeline.js';
-import { freePort } from '../support/ports.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { freePort } from '../../src/dev/ports.js';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 
 const USER = 'admin';
 const PASSWORD = 'correct horse battery staple';

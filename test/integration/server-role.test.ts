@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config.js';
-import { startDashboardRole, type DashboardRole } from '../../src/server/dashboard-role.js';
+import { startDashboardRole, type DashboardRole } from '../../src/runtime/dashboard.js';
 import { removePrefix, spawnTsx } from '../support/pipeline.js';
-import { freePort } from '../support/ports.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { freePort } from '../../src/dev/ports.js';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 
 const PASSWORD = 'role-test-password';
 let redisServer: RedisServer;

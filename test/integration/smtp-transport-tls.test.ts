@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { createSmtpTransport } from '../../src/mail/smtp-transport.js';
-import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp-receiver.js';
+import { startSmtpReceiver, type SmtpReceiver } from '../../src/dev/smtp-receiver.js';
 
 let smtp: SmtpReceiver;
 

@@ -9,10 +9,10 @@ import { Redis } from 'ioredis';
 import { simpleParser } from 'mailparser';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDovecot, type DovecotServer } from '../support/dovecot.js';
-import { freePort } from '../support/ports.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
-import { replySequence, startSmtpReceiver, type SmtpReceiver } from '../support/smtp-receiver.js';
+import { startDovecot, type DovecotServer } from '../../src/dev/dovecot.js';
+import { freePort } from '../../src/dev/ports.js';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
+import { replySequence, startSmtpReceiver, type SmtpReceiver } from '../../src/dev/smtp-receiver.js';
 
 /** Opens an ioredis client that fails fast instead of queueing forever, and closes it after `use`. */
 async function withRedis<T>(url: string, use: (client: Redis) => Promise<T>): Promise<T> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AUTO_REPLY_WINDOW_MS, autoReplyAllowed, autoReplyKey, recordAutoReply } from '../../src/tickets/rate-limit.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 
 let server: RedisServer;
 let redis: Redis;

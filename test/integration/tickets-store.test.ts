@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TicketConflictError, TicketNotFoundError, TicketStore } from '../../src/tickets/ticket-store.js';
 import { IllegalTransitionError, newTicket, threadRefs, type Ticket, type TicketState } from '../../src/tickets/ticket.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 
 let server: RedisServer;
 let redis: Redis;

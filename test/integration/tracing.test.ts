@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { createLangSmithClient, createOpenAIClient } from '../../src/openai.js';
-import { startOpenAIServer, textResponse, type OpenAIServer } from '../support/openai-server.js';
+import { startOpenAIServer, textResponse, type OpenAIServer } from '../../src/dev/openai-server.js';
 import { startRecordingServer, type RecordingHttpServer } from '../support/recording-http-server.js';
 
 let llm: OpenAIServer;

@@ -18,7 +18,7 @@ import { Redis } from 'ioredis';
 import { reindexManual } from '../../jobs/reindex-manual.js';
 import { reindexQa } from '../../jobs/reindex-qa.js';
 import { parseConfig, type Config } from '../../src/config.js';
-import { startPollerRole } from '../../src/mail/imap-supervisor.js';
+import { startPollerRole } from '../../src/runtime/poller.js';
 import { ingestMessage, type IngestResult } from '../../src/mail/ingest.js';
 import type { JobTuning } from '../../src/queues/job-options.js';
 import { createSearchBackends } from '../../src/search/factory.js';
@@ -30,11 +30,11 @@ import type { WorkerTimings } from '../../src/runtime/worker-timings.js';
 import type { Ticket, TicketState } from '../../src/tickets/ticket.js';
 import type { TicketStore } from '../../src/tickets/ticket-store.js';
 import { encodeIso2022Jp } from './iso-2022-jp.js';
-import { startDovecot, type DovecotServer } from './dovecot.js';
-import { startOpenAIServer, type OpenAIServer } from './openai-server.js';
-import { startRedis, type RedisServer } from './redis-server.js';
-import { scriptedModel } from './scripted-model.js';
-import { startSmtpReceiver, type SmtpReceiver } from './smtp-receiver.js';
+import { startDovecot, type DovecotServer } from '../../src/dev/dovecot.js';
+import { startOpenAIServer, type OpenAIServer } from '../../src/dev/openai-server.js';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
+import { scriptedModel } from '../../src/dev/scripted-model.js';
+import { startSmtpReceiver, type SmtpReceiver } from '../../src/dev/smtp-receiver.js';
 
 /** Repository root (tests run from it; child processes are started in it). */
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DOWNLOAD_BATCH_BYTES, DOWNLOAD_BATCH_MESSAGES, downloadBatches } from '../../src/mail/imap-supervisor.js';
+import { DOWNLOAD_BATCH_BYTES, DOWNLOAD_BATCH_MESSAGES, downloadBatches } from '../../src/runtime/poller.js';
 
 const MAX = 40 * 1024 * 1024;
 const sizes = (batches: Array<Array<{ size?: number }>>) => batches.map((b) => b.map((m) => m.size));

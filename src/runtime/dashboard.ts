@@ -8,11 +8,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config.js';
 import { createLogger, type Logger } from '../logger.js';
-import { readLastSuccessfulPollAt } from '../mail/imap-supervisor.js';
-import type { RoleHandle } from '../runtime/lifecycle.js';
-import { Services } from '../runtime/services.js';
-import { createDashboardApp, type DashboardDeps } from './app.js';
-import { resolveAuth } from './auth.js';
+import { readLastSuccessfulPollAt } from './poller.js';
+import type { RoleHandle } from './lifecycle.js';
+import { Services } from './services.js';
+import { createDashboardApp, type DashboardDeps } from '../server/app.js';
+import { resolveAuth } from '../server/auth.js';
 
 /** Options of {@link startDashboardRole}. */
 export interface DashboardRoleOptions {

@@ -51,9 +51,9 @@ import {
 } from '../queues/connection.js';
 import type { JobTuning } from '../queues/job-options.js';
 import { closeAll, createQueues, type Queues } from '../queues/registry.js';
-import type { RoleHandle } from '../runtime/lifecycle.js';
+import type { RoleHandle } from './lifecycle.js';
 import { TicketStore } from '../tickets/ticket-store.js';
-import { ingestMessage, parkFromEnvelope, parkOversizeMessage, type IngestDeps, type IngestResult } from './ingest.js';
+import { ingestMessage, parkFromEnvelope, parkOversizeMessage, type IngestDeps, type IngestResult } from '../mail/ingest.js';
 
 /** Variables the poller cannot run without; pass to `requireVariables`. */
 export const POLLER_VARIABLES: VariableName[] = ['IMAP_HOST', 'IMAP_USER', 'IMAP_PASSWORD'];

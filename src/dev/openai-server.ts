@@ -7,7 +7,7 @@
  * is recorded with its body and the time it was in flight, so tests can assert on what the agent sent and on
  * concurrency without relying on wall-clock durations.
  *
- * Run it alone with `npx tsx test/support/openai-server.ts [port]`: it answers with the scripted model.
+ * Run it alone with `npx tsx src/dev/openai-server.ts [port]`: it answers with the scripted model.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';

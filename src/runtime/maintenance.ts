@@ -27,14 +27,14 @@ import { reindexQa } from '../../jobs/reindex-qa.js';
 import type { Config } from '../config.js';
 import { EmptySourceError, KnowledgeError } from '../knowledge/errors.js';
 import { createLogger, type Logger } from '../logger.js';
-import type { RoleHandle } from '../runtime/lifecycle.js';
+import type { RoleHandle } from './lifecycle.js';
 import { createSearchBackends, type SearchBackends } from '../search/factory.js';
 import type { ProgressFn } from '../search/types.js';
-import { checkEvictionPolicy, createWorkerConnection, describeRedis } from './connection.js';
-import { DEFAULT_TUNING, QUEUE_DEFAULT_JOB_OPTIONS, reindexJob, type JobTuning } from './job-options.js';
-import { QUEUE_NAMES } from './names.js';
-import { createQueueWorker, type HandlerMap } from './registry.js';
-import { registerReindexSchedulers, type RegisteredScheduler } from './schedulers.js';
+import { checkEvictionPolicy, createWorkerConnection, describeRedis } from '../queues/connection.js';
+import { DEFAULT_TUNING, QUEUE_DEFAULT_JOB_OPTIONS, reindexJob, type JobTuning } from '../queues/job-options.js';
+import { QUEUE_NAMES } from '../queues/names.js';
+import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
+import { registerReindexSchedulers, type RegisteredScheduler } from '../queues/schedulers.js';
 
 /** Maintenance jobs that may run at the same time across every worker of the queue. */
 export const MAINTENANCE_GLOBAL_CONCURRENCY = 1;

@@ -12,8 +12,8 @@
  * Also here: small in-memory {@link ManualSearch} / {@link QaSearch} implementations over a few Japanese chunks, the
  * knowledge the scripted model is meant to find.
  */
-import type { ManualChunk, ManualSearch, QaPair, QaSearch, SearchHit } from '../../src/search/types.js';
-import { formatQaPair } from '../../src/search/types.js';
+import type { ManualChunk, ManualSearch, QaPair, QaSearch, SearchHit } from '../search/types.js';
+import { formatQaPair } from '../search/types.js';
 import {
   type ChatMessage,
   type ChatRequest,
