@@ -2,17 +2,20 @@
  * `npm run sandbox`: real local servers to try the whole pipeline on one machine without Docker — a redis-server,
  * a Dovecot IMAP server with the support mailbox, an SMTP server that catches every reply (printed here and saved
  * as .eml under `.data/sandbox/outbox/`), and optionally (`--llm`) the scripted OpenAI-compatible server the tests
- * use, for a machine without a model. It writes the matching settings to `.env` (keeping a backup) so `npm start`
- * in another terminal uses them. Needs `redis-server` and `dovecot-imapd` (Debian packages) and root for Dovecot.
+ * use, for a machine without a model. It lends `.env` its settings (the user's file waits in `.env.before-sandbox`
+ * and comes back on exit) so `npm start` in another terminal uses them. Needs `redis-server` and `dovecot-imapd`
+ * (Debian packages) and root for Dovecot. `npm run demo` does all of this, and the rest, in one terminal.
  *
  * `npm run sandbox -- send "<question>" [--from ADDRESS] [--subject TEXT]` delivers a customer mail into the
  * sandbox mailbox of a running sandbox.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
 import { ImapFlow } from 'imapflow';
 import { startDovecot } from '../src/dev/dovecot.js';
+import { lendEnvFile, nextFileNumber, readLiveRunState, stopOnSignals, type LocalRunState } from '../src/dev/local-run.js';
+import { customerMail } from '../src/dev/customer-mail.js';
 import { startOpenAIServer } from '../src/dev/openai-server.js';
 import { startRedis } from '../src/dev/redis-server.js';
 import { scriptedModel } from '../src/dev/scripted-model.js';
@@ -20,17 +23,25 @@ import { startSmtpReceiver } from '../src/dev/smtp-receiver.js';
 
 const STATE_FILE = path.resolve('.data/sandbox/sandbox.json');
 const OUTBOX = path.resolve('.data/sandbox/outbox');
+const DEMO_STATE_FILE = path.resolve('.data/demo/demo.json');
+const ENV_HEADER = '# written by npm run sandbox (your own .env is in .env.before-sandbox until it stops)';
 
-interface SandboxState {
-  imap: { host: string; port: number; user: string; password: string };
-}
+const USAGE = `usage:
+  npm run sandbox [-- --llm]          start Redis, Dovecot and an SMTP catcher (--llm: and the scripted model)
+  npm run sandbox -- send "<question>" [--from ADDRESS] [--subject TEXT]
+                                      mail a question to the running sandbox's support mailbox
+`;
 
-async function serve(withLlm: boolean): Promise<void> {
+class UsageError extends Error {}
+
+async function serve(withLlm: boolean): Promise<number> {
+  const running = readLiveRunState(STATE_FILE);
+  if (running) throw new Error(`a sandbox is already running (pid ${running.pid}); stop it first, or use: npm run sandbox -- send "…"`);
   mkdirSync(OUTBOX, { recursive: true });
   const redis = await startRedis();
   const imap = await startDovecot({ user: 'support@helpdesk.test', password: 'support' });
   const smtp = await startSmtpReceiver();
-  const llm = withLlm ? await startOpenAIServer({ handler: scriptedModel() }) : undefined;
+  const llm = withLlm ? await startOpenAIServer({ handler: scriptedModel({ judgeRelevance: true }) }) : undefined;
 
   const env: Record<string, string> = {
     REDIS_URL: redis.url,
@@ -47,28 +58,23 @@ async function serve(withLlm: boolean): Promise<void> {
     DASHBOARD_PASSWORD: 'sandbox',
     ...(llm ? { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: 'sandbox', EMBEDDINGS_PROVIDER: 'local' } : {}),
   };
-  if (existsSync('.env')) copyFileSync('.env', '.env.before-sandbox');
-  const kept = existsSync('.env')
-    ? readFileSync('.env', 'utf8')
-        .split('\n')
-        .filter((line) => !Object.keys(env).some((k) => line.startsWith(`${k}=`)))
-    : [];
-  writeFileSync('.env', [...kept.filter(Boolean), '# written by npm run sandbox', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ''].join('\n'));
-  writeFileSync(STATE_FILE, JSON.stringify({ imap: { host: imap.host, port: imap.port, user: imap.user, password: imap.password } } satisfies SandboxState));
+  const lent = lendEnvFile('.env', '.env.before-sandbox', env, ENV_HEADER);
+  writeFileSync(STATE_FILE, JSON.stringify({ pid: process.pid, imap: { host: imap.host, port: imap.port, user: imap.user, password: imap.password } } satisfies LocalRunState));
 
-  let received = 0;
+  let number = nextFileNumber(readdirSync(OUTBOX));
+  let printed = 0;
   const timer = setInterval(() => {
-    for (const message of smtp.messages.slice(received)) {
-      received++;
-      const file = path.join(OUTBOX, `${String(received).padStart(4, '0')}.eml`);
+    for (const message of smtp.messages.slice(printed)) {
+      printed++;
+      const file = path.join(OUTBOX, `${String(number++).padStart(4, '0')}.eml`);
       writeFileSync(file, message.raw);
-      process.stdout.write(`\n── reply ${received} to ${message.envelope.to.join(', ')}: ${message.subject ?? ''} (${file})\n${message.text ?? ''}\n`);
+      process.stdout.write(`\n── reply to ${message.envelope.to.join(', ')}: ${message.subject ?? ''} (${file})\n${message.text ?? ''}\n`);
     }
   }, 500);
 
   process.stdout.write(
     [
-      'sandbox running (Ctrl-C stops it; .env now points at it, the previous one is in .env.before-sandbox):',
+      'sandbox running (Ctrl-C stops it; .env now points at it, your own is in .env.before-sandbox until then):',
       ...Object.entries(env).map(([k, v]) => `  ${k}=${v}`),
       '',
       'in another terminal:  npm run reindex && npm start',
@@ -77,53 +83,58 @@ async function serve(withLlm: boolean): Promise<void> {
     ].join('\n'),
   );
 
-  const stop = async (): Promise<void> => {
-    clearInterval(timer);
-    await Promise.allSettled([smtp.stop(), imap.stop(), redis.stop(), llm?.close()]);
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  return await new Promise<number>((resolve) => {
+    stopOnSignals(async () => {
+      clearInterval(timer);
+      await Promise.allSettled([smtp.stop(), imap.stop(), redis.stop(), llm?.close()]);
+      lent.restore();
+      rmSync(STATE_FILE, { force: true });
+      resolve(0);
+      return 0;
+    }, (line) => process.stdout.write(`${line}\n`));
+  });
 }
 
-async function send(args: string[]): Promise<void> {
-  if (!existsSync(STATE_FILE)) throw new Error('no sandbox is running: start one with npm run sandbox');
-  const state = JSON.parse(readFileSync(STATE_FILE, 'utf8')) as SandboxState;
-  const option = (name: string, fallback: string): string => {
-    const at = args.indexOf(name);
-    if (at < 0) return fallback;
-    const [value] = args.splice(at, 2).slice(1);
-    return value ?? fallback;
-  };
-  const from = option('--from', 'customer@example.com');
-  const subject = option('--subject', 'お問い合わせ');
-  const question = args.join(' ').trim();
-  if (!question) throw new Error('usage: npm run sandbox -- send "<question>" [--from ADDRESS] [--subject TEXT]');
-  const raw = [
-    `From: ${from}`,
-    `To: ${state.imap.user}`,
-    `Subject: =?UTF-8?B?${Buffer.from(subject).toString('base64')}?=`,
-    `Message-ID: <${randomUUID()}@sandbox.example>`,
-    `Date: ${new Date().toUTCString()}`,
-    'MIME-Version: 1.0',
-    'Content-Type: text/plain; charset=UTF-8',
-    'Content-Transfer-Encoding: base64',
-    '',
-    Buffer.from(question).toString('base64'),
-    '',
-  ].join('\r\n');
+async function send(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { from: { type: 'string', default: 'customer@example.com' }, subject: { type: 'string', default: 'お問い合わせ' } },
+  });
+  const question = positionals.join(' ').trim();
+  if (!question) throw new UsageError('send needs the question');
+  // `npm run demo` runs the same servers; its mailbox takes mail the same way.
+  const state = readLiveRunState(STATE_FILE) ?? readLiveRunState(DEMO_STATE_FILE);
+  if (!state) throw new Error('no sandbox is running: start one with npm run sandbox (or npm run demo)');
+  const raw = customerMail({ from: values.from, to: state.imap.user, subject: values.subject, text: question });
   const client = new ImapFlow({ host: state.imap.host, port: state.imap.port, secure: false, auth: { user: state.imap.user, pass: state.imap.password }, logger: false });
   await client.connect();
   await client.append('INBOX', raw);
   await client.logout();
-  process.stdout.write(`delivered a mail from ${from} to ${state.imap.user}\n`);
+  process.stdout.write(`delivered a mail from ${values.from} to ${state.imap.user}\n`);
+  return 0;
 }
 
-const [command, ...rest] = process.argv.slice(2);
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === 'send') return await send(rest);
+  if (command === undefined || command.startsWith('-')) {
+    const { values } = parseArgs({ args: argv, options: { llm: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } } });
+    if (values.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    return await serve(values.llm);
+  }
+  throw new UsageError(`unknown command: ${command}`);
+}
+
 try {
-  if (command === 'send') await send(rest);
-  else await serve(process.argv.includes('--llm'));
+  process.exitCode = await main(process.argv.slice(2));
 } catch (err) {
-  process.stderr.write(`sandbox: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
+  const message = err instanceof Error ? err.message : String(err);
+  // parseArgs reports unknown options and missing values with a TypeError of code ERR_PARSE_ARGS_*.
+  const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+  process.stderr.write(`sandbox: ${message}\n${usage ? USAGE : ''}`);
+  process.exitCode = usage ? 2 : 1;
 }

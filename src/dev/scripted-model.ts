@@ -58,6 +58,12 @@ export interface ScriptedModelOptions {
   forceIncomplete?: (call: ScriptedCall) => boolean;
   /** Replaces the reply to a call (e.g. an HTTP error); return undefined to answer normally. */
   override?: (call: ScriptedCall) => ScriptedResponse | undefined;
+  /**
+   * Judge results as a careful model would: only hits that contain one of the subtask's keywords count, so a question
+   * the knowledge base does not cover ends with the fallback (and is parked) instead of being answered from whatever
+   * the search returned. Off by default: the tests script relevance themselves. The demo and the sandbox turn it on.
+   */
+  judgeRelevance?: boolean;
 }
 
 /** Text of a message whether its content is a string or parts. */
@@ -134,6 +140,13 @@ export function keywordsOf(subtask: string): string {
     .join(' ');
 }
 
+/** With {@link ScriptedModelOptions.judgeRelevance}, the hits that mention one of the subtask's keywords. */
+function relevantHits<T extends { content: string }>(hits: T[], subtask: string | undefined, options: ScriptedModelOptions): T[] {
+  if (!options.judgeRelevance || !subtask) return hits;
+  const keywords = keywordsOf(subtask).split(' ').filter(Boolean);
+  return hits.filter((h) => keywords.some((k) => h.content.includes(k)));
+}
+
 /** Tool messages of the current try: those after the last user message before `end`. */
 function currentToolHits(messages: ChatMessage[], end: number): { fileName: string; content: string }[] {
   let start = end - 1;
@@ -183,13 +196,13 @@ function answer(call: ScriptedCall, options: ScriptedModelOptions): ScriptedResp
       return toolCallsResponse(calls);
     }
     case 'subtask_answer': {
-      const hits = currentToolHits(messages, messages.length);
+      const hits = relevantHits(currentToolHits(messages, messages.length), subtask, options);
       if (hits.length === 0) return textResponse(`「${subtask}」について、情報が見つかりませんでした。`);
       return textResponse(`「${subtask}」の調査結果: ${hits.map((h) => h.content).join(' / ')}`);
     }
     case 'reflection': {
       // The last message is the reflection request; this try's tool messages come before the one before it.
-      const hits = currentToolHits(messages, messages.length - 1);
+      const hits = relevantHits(currentToolHits(messages, messages.length - 1), subtask, options);
       const completed = hits.length > 0 && !options.forceIncomplete?.(call);
       return jsonResponse({
         advice: completed ? 'サブタスクに答えられています。' : `別の語句で検索し直してください（${call.attempt}回目の助言）。`,

@@ -1,0 +1,95 @@
+/**
+ * Lending the checkout's `.env` to a local stand-in (the sandbox, the demo) and giving it back. While one runs, `.env`
+ * points at its servers so `npm start`, `npm run review` and friends in other terminals use them; when it stops, the
+ * user's own `.env` (or its absence) is restored.
+ *
+ * The backup is written once: when a previous run died without restoring (SIGKILL, power loss), its backup is still
+ * the user's file, so a new run keeps it instead of saving the stand-in's settings over it.
+ */
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+
+/** Content of a backup that stands for "there was no `.env`". */
+const NO_ENV_FILE = '# there was no .env before the local servers started; restoring removes .env\n';
+
+/** A lent `.env`. */
+export interface LentEnvFile {
+  /** Where the user's file is kept meanwhile. */
+  readonly backupPath: string;
+  /** Puts the user's `.env` back (or removes ours when there was none). Idempotent. */
+  restore(): void;
+}
+
+/**
+ * Writes `settings` into `envPath` on top of the user's own lines (a line setting one of the same variables is
+ * dropped; earlier lines written by a stand-in and their header too) and keeps the user's file in `backupPath`.
+ */
+export function lendEnvFile(envPath: string, backupPath: string, settings: Record<string, string>, header: string): LentEnvFile {
+  if (!existsSync(backupPath)) writeFileSync(backupPath, existsSync(envPath) ? readFileSync(envPath) : NO_ENV_FILE);
+  const original = readFileSync(backupPath, 'utf8');
+  const own = original === NO_ENV_FILE ? [] : original.split('\n');
+  const kept = own.filter((line) => line.trim() !== '' && line !== header && !Object.keys(settings).some((k) => line.startsWith(`${k}=`)));
+  writeFileSync(envPath, [...kept, header, ...Object.entries(settings).map(([k, v]) => `${k}=${v}`), ''].join('\n'));
+  let restored = false;
+  return {
+    backupPath,
+    restore() {
+      if (restored || !existsSync(backupPath)) return;
+      restored = true;
+      if (readFileSync(backupPath, 'utf8') === NO_ENV_FILE) {
+        rmSync(envPath, { force: true });
+        rmSync(backupPath, { force: true });
+      } else {
+        renameSync(backupPath, envPath);
+      }
+    },
+  };
+}
+
+/** What a running stand-in records for the commands of other terminals (`sandbox send`). */
+export interface LocalRunState {
+  pid: number;
+  imap: { host: string; port: number; user: string; password: string };
+}
+
+/** The state of a stand-in whose process is still alive, else undefined (a stale file from a killed run). */
+export function readLiveRunState(statePath: string): LocalRunState | undefined {
+  if (!existsSync(statePath)) return undefined;
+  try {
+    const state = JSON.parse(readFileSync(statePath, 'utf8')) as LocalRunState;
+    process.kill(state.pid, 0);
+    return state;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs `stop` on the first SIGINT/SIGTERM and exits with its code. A terminal's Ctrl-C reaches node twice (from the
+ * terminal and from npm), so signals within a second of each other count as one; a third separate one exits at once.
+ */
+export function stopOnSignals(stop: () => Promise<number>, say: (line: string) => void): void {
+  let presses = 0;
+  let last = -Infinity;
+  const onSignal = (): void => {
+    const now = performance.now();
+    if (now - last < 1_000) return;
+    last = now;
+    presses += 1;
+    if (presses === 1) {
+      say('stopping…');
+      void stop().then(
+        (code) => process.exit(code),
+        () => process.exit(1),
+      );
+    } else if (presses === 2) say('still stopping; press Ctrl-C once more to exit at once');
+    else process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
+
+/** The next free number of a folder of `0001.eml`-style files, so a new run does not overwrite an earlier one's. */
+export function nextFileNumber(names: readonly string[]): number {
+  const numbers = names.map((n) => /^(\d+)\.eml$/.exec(n)?.[1]).filter((n): n is string => n !== undefined).map(Number);
+  return numbers.length === 0 ? 1 : Math.max(...numbers) + 1;
+}

@@ -1,0 +1,72 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { lendEnvFile, nextFileNumber, readLiveRunState } from '../../src/dev/local-run.js';
+
+const HEADER = '# written by a stand-in';
+
+describe('lendEnvFile', () => {
+  let dir: string;
+  let env: string;
+  let backup: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'lend-env-'));
+    env = path.join(dir, '.env');
+    backup = path.join(dir, '.env.before');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps the user lines it does not override and gives the file back byte for byte', () => {
+    const own = '# mine\nLOG_LEVEL=debug\nREDIS_URL=redis://prod:6379\n';
+    writeFileSync(env, own);
+    const lent = lendEnvFile(env, backup, { REDIS_URL: 'redis://127.0.0.1:1234' }, HEADER);
+    expect(readFileSync(env, 'utf8')).toBe(`# mine\nLOG_LEVEL=debug\n${HEADER}\nREDIS_URL=redis://127.0.0.1:1234\n`);
+    lent.restore();
+    lent.restore();
+    expect(readFileSync(env, 'utf8')).toBe(own);
+    expect(existsSync(backup)).toBe(false);
+  });
+
+  it('after a run that died without restoring, a second start keeps the first backup and adds the header once', () => {
+    const own = 'LOG_LEVEL=debug\n';
+    writeFileSync(env, own);
+    lendEnvFile(env, backup, { REDIS_URL: 'redis://127.0.0.1:1' }, HEADER); // killed: never restored
+    const second = lendEnvFile(env, backup, { REDIS_URL: 'redis://127.0.0.1:2' }, HEADER);
+    expect(readFileSync(backup, 'utf8')).toBe(own);
+    const lines = readFileSync(env, 'utf8').split('\n');
+    expect(lines.filter((l) => l === HEADER)).toHaveLength(1);
+    expect(lines.filter((l) => l.startsWith('REDIS_URL='))).toEqual(['REDIS_URL=redis://127.0.0.1:2']);
+    second.restore();
+    expect(readFileSync(env, 'utf8')).toBe(own);
+  });
+
+  it('removes its .env when the user had none', () => {
+    const lent = lendEnvFile(env, backup, { A: '1' }, HEADER);
+    expect(readFileSync(env, 'utf8')).toContain('A=1');
+    lent.restore();
+    expect(existsSync(env)).toBe(false);
+    expect(existsSync(backup)).toBe(false);
+  });
+});
+
+describe('readLiveRunState', () => {
+  it('ignores a state file whose process is gone', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'run-state-'));
+    const file = path.join(dir, 'state.json');
+    const imap = { host: '127.0.0.1', port: 1, user: 'u', password: 'p' };
+    writeFileSync(file, JSON.stringify({ pid: process.pid, imap }));
+    expect(readLiveRunState(file)?.pid).toBe(process.pid);
+    writeFileSync(file, JSON.stringify({ pid: 2 ** 22 + 12345, imap }));
+    expect(readLiveRunState(file)).toBeUndefined();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('nextFileNumber', () => {
+  it.each([
+    [[], 1],
+    [['0001.eml', '0002.eml', 'notes.txt'], 3],
+    [['0009.eml', '0003.eml'], 10],
+  ])('%j → %i', (names, expected) => expect(nextFileNumber(names)).toBe(expected));
+});
