@@ -492,40 +492,82 @@ export function readEnvFile(dir = process.cwd(), env: Record<string, string | un
   return existsSync(file) ? parseDotenv(readFileSync(file)) : {};
 }
 
+/** Groups of variables (see {@link VariableSpec.group}). */
+export type VariableGroup = VariableSpec['group'];
+
+/** Options of {@link parseConfig}. */
+export interface ParseConfigOptions {
+  /**
+   * The groups the command uses. A bad value elsewhere does not stop it (`IMAP_PORT=abc` must not stop
+   * `npm run search`): such a variable falls back to its default. Default: every group.
+   */
+  groups?: readonly VariableGroup[];
+}
+
 /**
  * Validates an environment into a {@link Config}. Empty strings count as unset. Collects every problem before
- * throwing one {@link ConfigError}.
+ * throwing one {@link ConfigError}, each in our words with the value shown (secrets masked: only the password of a
+ * URL, so a typo in the host stays visible).
  */
-export function parseConfig(env: Record<string, string | undefined>): Config {
+export function parseConfig(env: Record<string, string | undefined>, options: ParseConfigOptions = {}): Config {
   const out: Record<string, unknown> = {};
   const problems: string[] = [];
+  const checked = (spec: VariableSpec): boolean => !options.groups || spec.group === 'core' || options.groups.includes(spec.group);
   for (const [name, spec] of Object.entries(VARIABLES) as [string, VariableSpec][]) {
     const names = [name, ...(spec.aliases ?? [])];
     const given = names.map((n) => env[n]).filter((v): v is string => v !== undefined);
     const rawGiven = given.find((v) => v.trim() !== '') ?? (spec.emptyIsValue && given.length > 0 ? '' : undefined);
     const raw = rawGiven?.trim() ?? spec.default;
     if (raw === undefined) {
-      if (spec.required) problems.push(`${name}: required (${spec.description})`);
+      if (spec.required && checked(spec)) problems.push(`${name} is required: ${spec.description}`);
       out[name] = undefined;
       continue;
     }
     const parsed = spec.schema.safeParse(raw);
     if (parsed.success) out[name] = parsed.data;
-    else {
-      const shown = spec.sensitive ? '***' : JSON.stringify(raw);
-      problems.push(`${name}=${shown}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
-    }
+    else if (checked(spec)) problems.push(`${name}=${shownValue(raw, spec)} ${parsed.error.issues.map(describeIssue).join('; ')}`);
+    else out[name] = spec.default === undefined ? undefined : spec.schema.parse(spec.default);
   }
   if (out.CHUNK_OVERLAP !== undefined && out.CHUNK_SIZE !== undefined && (out.CHUNK_OVERLAP as number) >= (out.CHUNK_SIZE as number)) {
-    problems.push('CHUNK_OVERLAP: must be smaller than CHUNK_SIZE');
+    problems.push('CHUNK_OVERLAP must be smaller than CHUNK_SIZE');
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return out as Config;
 }
 
+/** A value as an error message may show it: secrets masked, but a URL keeps everything except its password. */
+export function shownValue(raw: string, spec: Pick<VariableSpec, 'sensitive'>): string {
+  if (!spec.sensitive) return JSON.stringify(raw);
+  const url = /^([a-z][a-z0-9+.-]*:\/\/)(?:([^@/]*)@)?/i.exec(raw);
+  if (!url) return '***';
+  if (url[2] === undefined) return JSON.stringify(raw);
+  const colon = url[2].indexOf(':');
+  const userinfo = colon >= 0 ? `${url[2].slice(0, colon)}:***` : '***';
+  return JSON.stringify(`${url[1]}${userinfo}@${raw.slice(url[0].length)}`);
+}
+
+/** One validation problem in our words rather than the schema library's. */
+function describeIssue(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.expected === 'number' ? 'is not a number' : `is not a ${issue.expected}`;
+    case 'too_small':
+      return issue.origin === 'string' ? `is too short (at least ${String(issue.minimum)} characters)` : `is too small: the least allowed is ${String(issue.minimum)}`;
+    case 'too_big':
+      return issue.origin === 'string' ? `is too long (at most ${String(issue.maximum)} characters)` : `is too large: the most allowed is ${String(issue.maximum)}`;
+    case 'invalid_value':
+      return `is not one of ${issue.values.map((v) => String(v)).join(', ')}`;
+    case 'invalid_format':
+      return issue.format === 'url' ? 'is not a URL (scheme://host[:port]…)' : `is not a valid ${issue.format}`;
+    default:
+      // Our own refinements (cron, lists…) carry their message.
+      return issue.message.startsWith('must') || issue.message.startsWith('is') ? issue.message : `is invalid: ${issue.message}`;
+  }
+}
+
 /** Process environment over `.env` in the working directory. */
-export function loadConfig(env: Record<string, string | undefined> = process.env, dir = process.cwd()): Config {
-  return parseConfig({ ...readEnvFile(dir, env), ...env });
+export function loadConfig(env: Record<string, string | undefined> = process.env, dir = process.cwd(), options: ParseConfigOptions = {}): Config {
+  return parseConfig({ ...readEnvFile(dir, env), ...env }, options);
 }
 
 /**
@@ -534,7 +576,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 export function requireVariables(config: Config, names: VariableName[], role: string): void {
   const missing = names.filter((n) => config[n] === undefined || config[n] === '');
   if (missing.length > 0) {
-    throw new ConfigError(missing.map((n) => `${n}: required by the ${role} (${VARIABLES[n].description})`));
+    throw new ConfigError(missing.map((n) => `${n} is required by the ${role}: ${VARIABLES[n].description}`));
   }
 }
 
@@ -581,9 +623,9 @@ export function renderConfigTable(): string {
 /**
  * Loads configuration for a command-line entry point, or prints the one-message error and exits with status 2.
  */
-export function loadConfigOrExit(): Config {
+export function loadConfigOrExit(options: ParseConfigOptions = {}): Config {
   try {
-    return loadConfig();
+    return loadConfig(process.env, process.cwd(), options);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);

@@ -11,8 +11,9 @@ const program = new Command('ask')
   .description('Answer one question with the help-desk agent')
   .argument('[question...]', 'the question (read from stdin when omitted)')
   .option('--json', 'print the whole agent result as one JSON object')
+  .option('--verbose', 'also print info log lines (at LOG_LEVEL) on stderr')
   .showHelpAfterError()
-  .action(async (words: string[], opts: { json?: boolean }) => {
+  .action(async (words: string[], opts: { json?: boolean; verbose?: boolean }) => {
     await runCommand('ask', async ({ config, logger, print }) => {
       let question = words.join(' ');
       if (!question.trim() && !process.stdin.isTTY) question = await readStdin();
@@ -32,7 +33,7 @@ const program = new Command('ask')
       } finally {
         await closeAll(backends.manual, backends.qa);
       }
-    });
+    }, { groups: ['search', 'knowledge', 'llm', 'agent'], quiet: true, verbose: opts.verbose ?? false });
   });
 
 await program.parseAsync();

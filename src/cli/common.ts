@@ -3,7 +3,7 @@
  * checks that an index exists before searching it.
  */
 import { APIConnectionError, APIError } from 'openai';
-import { loadConfigOrExit, type Config } from '../config.js';
+import { loadConfigOrExit, type Config, type VariableGroup } from '../config.js';
 import { EmptySourceError, KnowledgeError } from '../knowledge/errors.js';
 import { configureLogging, createLogger, type Logger } from '../logger.js';
 import type { ManualSearch, QaSearch } from '../search/types.js';
@@ -48,14 +48,34 @@ function reserveStdoutForResults(): (text: string) => boolean {
   return original;
 }
 
+/** What a command needs from the configuration and how much it logs. */
+export interface CommandOptions {
+  /** The variable groups it uses; a bad value in another group does not stop it. Default: all. */
+  groups?: readonly VariableGroup[];
+  /**
+   * Logs below `warn` stay out of the way (a person reads the answer, a progress bar redraws its line) unless
+   * `verbose` asks for them at LOG_LEVEL.
+   */
+  quiet?: boolean;
+  verbose?: boolean;
+}
+
+const LEVEL_ORDER = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+/** The log level a command uses: LOG_LEVEL, raised to `warn` when quiet and not verbose. */
+export function commandLogLevel(configured: string, options: Pick<CommandOptions, 'quiet' | 'verbose'>): string {
+  if (!options.quiet || options.verbose) return configured;
+  return LEVEL_ORDER.indexOf(configured) >= LEVEL_ORDER.indexOf('warn') ? configured : 'warn';
+}
+
 /**
  * Starts a command: loads configuration (exit 2 with the list of problems when invalid) and configures logging to
- * stderr at LOG_LEVEL.
+ * stderr at LOG_LEVEL (see {@link CommandOptions.quiet}).
  */
-export function startCli(name: string): CliContext {
+export function startCli(name: string, options: CommandOptions = {}): CliContext {
   const write = reserveStdoutForResults();
-  const config = loadConfigOrExit();
-  configureLogging(config.LOG_LEVEL, { stream: 'stderr' });
+  const config = loadConfigOrExit(options.groups ? { groups: options.groups } : {});
+  configureLogging(commandLogLevel(config.LOG_LEVEL, options), { stream: 'stderr' });
   return { config, logger: createLogger(`cli:${name}`), print: (text) => void write(text.endsWith('\n') ? text : `${text}\n`) };
 }
 
@@ -99,8 +119,8 @@ export function describeError(err: unknown, config?: Pick<Config, 'OPENAI_BASE_U
  * debug and sets a non-zero exit code. The process then ends by itself once handles close, so output still
  * buffered is never cut off.
  */
-export async function runCommand(name: string, body: (ctx: CliContext) => Promise<void>): Promise<void> {
-  const ctx = startCli(name);
+export async function runCommand(name: string, body: (ctx: CliContext) => Promise<void>, options: CommandOptions = {}): Promise<void> {
+  const ctx = startCli(name, options);
   try {
     await body(ctx);
   } catch (err) {

@@ -29,6 +29,7 @@ interface ReindexOptions {
   json?: boolean;
   queue?: boolean;
   wait?: boolean;
+  verbose?: boolean;
 }
 
 /** One job added by `--queue`. */
@@ -44,10 +45,16 @@ const program = new Command('reindex')
   .option('--json', 'print the result as one JSON object')
   .option('--queue', 'queue the rebuild for the maintenance workers (npm run scheduler) instead of running it here')
   .addOption(new Option('--wait', 'with --queue: wait for the queued jobs and print their summary'))
+  .option('--verbose', 'info log lines on stderr even while a progress bar is drawn')
   .showHelpAfterError()
   .action(async (opts: ReindexOptions) => {
     if (opts.wait && !opts.queue) program.error('error: --wait needs --queue');
-    await runCommand('reindex', (ctx) => (opts.queue ? queueReindex(ctx, opts) : reindexHere(ctx, opts)));
+    // A progress bar redraws its line on a terminal: info log lines would tear it, so they wait for --verbose.
+    await runCommand('reindex', (ctx) => (opts.queue ? queueReindex(ctx, opts) : reindexHere(ctx, opts)), {
+      groups: ['search', 'knowledge', 'llm', 'scheduler', 'pipeline'],
+      quiet: process.stderr.isTTY === true,
+      verbose: opts.verbose ?? false,
+    });
   });
 
 /** The job names a run asks for, manual first (it needs no LLM server, so it is useful even when that is down). */

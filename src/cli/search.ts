@@ -18,6 +18,7 @@ function positiveInt(value: string): number {
 
 interface SearchOptions {
   k: number;
+  verbose?: boolean;
   json?: boolean;
   batch?: string;
 }
@@ -29,6 +30,7 @@ const program = new Command('search')
   .option('--k <n>', 'number of results', positiveInt, 3)
   .option('--json', 'print a JSON array of {fileName, content, score} per query')
   .option('--batch <file>', 'read one query per line from FILE (- for stdin)')
+  .option('--verbose', 'also print info log lines (at LOG_LEVEL) on stderr')
   .showHelpAfterError()
   .action(async (index: 'manual' | 'qa', words: string[], opts: SearchOptions) => {
     await runCommand('search', async ({ config, print }) => {
@@ -57,7 +59,7 @@ const program = new Command('search')
       } finally {
         await closeAll(backends.manual, backends.qa);
       }
-    });
+    }, { groups: ['search', 'knowledge', 'llm'], quiet: true, verbose: opts.verbose ?? false });
   });
 
 await program.parseAsync();

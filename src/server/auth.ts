@@ -27,7 +27,7 @@ export function resolveAuth(config: Pick<Config, 'DASHBOARD_AUTH' | 'DASHBOARD_U
   if (config.DASHBOARD_AUTH === 'off') return { mode: 'off' };
   if (!config.DASHBOARD_PASSWORD) {
     throw new ConfigError([
-      'DASHBOARD_PASSWORD: required by the dashboard (HTTP Basic password for DASHBOARD_USER); ' +
+      'DASHBOARD_PASSWORD is required by the dashboard (HTTP Basic password for DASHBOARD_USER); ' +
         'set it, or set DASHBOARD_AUTH=off to run without authentication on 127.0.0.1 only',
     ]);
   }

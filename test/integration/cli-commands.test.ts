@@ -245,6 +245,27 @@ describe('reindex, search, ask', SLOW, () => {
     expect(stderrLines(empty)).toEqual(['ask: missing question: npm run ask -- "<question>"']);
   });
 
+  it('ask and search print no info log lines at LOG_LEVEL=info unless --verbose; a bad variable they do not use does not stop them', async () => {
+    const env = { LOG_LEVEL: 'info', IMAP_PORT: 'abc', DASHBOARD_PORT: 'x' };
+    const [ask, askVerbose, search, searchVerbose] = await Promise.all([
+      run('ask', [TWO_TOPIC_QUESTION], env),
+      run('ask', ['--verbose', TWO_TOPIC_QUESTION], env),
+      run('search', ['manual', '二段階認証'], env),
+      run('search', ['--verbose', 'manual', '二段階認証'], env),
+    ]);
+    for (const quiet of [ask, search]) {
+      expect(quiet.code).toBe(0);
+      expect(quiet.stderr).toBe('');
+    }
+    for (const verbose of [askVerbose, searchVerbose]) {
+      expect(verbose.code).toBe(0);
+      expect(verbose.stderr).toMatch(/"level":30/);
+    }
+    expect(search.stdout).toBe(searchVerbose.stdout);
+    // reindex uses neither IMAP nor the dashboard either; the pipeline roles still refuse such values.
+    expect((await run('reindex', ['--manual-only'], env)).code).toBe(0);
+  });
+
   it('ask names the LLM server when it cannot be reached', async () => {
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
     const result = await run('ask', ['--json', TWO_TOPIC_QUESTION], { OPENAI_BASE_URL: url });

@@ -67,7 +67,7 @@ describe('startDashboardRole', () => {
       (err: unknown) => err,
     );
     expect(failure).toBeInstanceOf(ConfigError);
-    expect((failure as Error).message).toMatch(/DASHBOARD_PASSWORD: required by the dashboard/);
+    expect((failure as Error).message).toMatch(/DASHBOARD_PASSWORD is required by the dashboard/);
     expect((failure as Error).message).toMatch(/DASHBOARD_AUTH=off/);
     await expect(fetch(`http://127.0.0.1:${vars.DASHBOARD_PORT}/healthz`)).rejects.toThrow();
   });
@@ -117,7 +117,7 @@ describe('workers/dashboard.ts', () => {
     const child = spawnTsx('workers/dashboard.ts', [], await env({ DASHBOARD_PASSWORD: '' }));
     const exit = await child.exited;
     expect(exit.code).toBe(2);
-    expect(child.output()).toMatch(/DASHBOARD_PASSWORD: required by the dashboard.*DASHBOARD_AUTH=off/);
+    expect(child.output()).toMatch(/DASHBOARD_PASSWORD is required by the dashboard.*DASHBOARD_AUTH=off/);
     expect(child.output()).not.toMatch(/\n\s+at /); // no stack trace
   });
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseConfig, readEnvFile, redactConfig, renderEnvExample, requireVariables, VARIABLES } from '../../src/config.js';
+import { ConfigError, loadConfig, parseConfig, readEnvFile, redactConfig, renderEnvExample, requireVariables, shownValue, VARIABLES } from '../../src/config.js';
 
 describe('the .env file', () => {
   it('is read from the directory, from HELPDESK_ENV_FILE, or not at all with HELPDESK_ENV_FILE=none', () => {
@@ -70,6 +70,35 @@ describe('config', () => {
     for (const name of ['REDIS_URL', 'LOG_LEVEL', 'AGENT_CONCURRENCY', 'CHUNK_OVERLAP']) expect(message).toContain(name);
     expect(message).not.toContain('secret');
     expect((error as ConfigError).problems).toHaveLength(4);
+  });
+
+  it.each([
+    ['redis://:hunter2@redis host:6379', '"redis://:***@redis host:6379"'],
+    ['redis://default:hunter2@bad host:6379/0', '"redis://default:***@bad host:6379/0"'],
+    ['redis://hunter2@bad host', '"redis://***@bad host"'],
+    ['no-scheme-hunter2', '***'],
+  ])('shows a bad secret URL %j with only its password masked', (raw, shown) => {
+    expect(() => parseConfig({ REDIS_URL: raw })).toThrow(`REDIS_URL=${shown} is not a URL`);
+    expect(shownValue(raw, { sensitive: true })).toBe(shown);
+  });
+
+  it.each([
+    [{ IMAP_PORT: 'abc' }, 'IMAP_PORT="abc" is not a number'],
+    [{ AGENT_CONCURRENCY: '0' }, 'AGENT_CONCURRENCY="0" is too small: the least allowed is 1'],
+    [{ REVIEW_MODE: 'sometimes' }, 'REVIEW_MODE="sometimes" is not one of always, auto, never'],
+    [{ OPENAI_BASE_URL: 'http//x' }, 'OPENAI_BASE_URL="http//x" is not a URL'],
+  ])('says what is wrong in our words: %j', (env, message) => {
+    expect(() => parseConfig(env)).toThrow(message);
+  });
+
+  it('validates only the groups a command uses; a bad value elsewhere falls back to its default', () => {
+    const env = { IMAP_PORT: 'abc', DASHBOARD_PORT: 'x', CHUNK_SIZE: '400' };
+    expect(() => parseConfig(env)).toThrow(/IMAP_PORT[\s\S]*DASHBOARD_PORT/);
+    const c = parseConfig(env, { groups: ['search', 'knowledge', 'llm'] });
+    expect(c.IMAP_PORT).toBe(993);
+    expect(c.CHUNK_SIZE).toBe(400);
+    // Core variables (Redis) and the command's own groups are still checked.
+    expect(() => parseConfig({ ...env, CHUNK_SIZE: 'big', REDIS_URL: 'x' }, { groups: ['search', 'knowledge', 'llm'] })).toThrow(/REDIS_URL[\s\S]*CHUNK_SIZE/);
   });
 
   it('lets the process environment override .env', async () => {
