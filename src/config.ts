@@ -238,6 +238,13 @@ export const VARIABLES = {
     sensitive: false,
     group: 'agent',
   },
+  KNOWLEDGE_LANGUAGE: {
+    schema: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a language code such as ja or en'),
+    default: 'ja',
+    description: 'Language of the manual and Q&A (a code such as ja or en): the agent searches in it whatever the mail\'s language; replies stay in the customer\'s language',
+    sensitive: false,
+    group: 'agent',
+  },
   MAX_QUESTION_CHARS: {
     schema: int(1),
     default: '1000',

@@ -103,6 +103,8 @@ export interface HelpDeskAgentOptions {
   prompts?: Partial<PromptSet>;
   /** Product name filled into `{product}`. */
   productName: string;
+  /** Language code of the knowledge base (KNOWLEDGE_LANGUAGE): searches are made in it. Default `ja`. */
+  knowledgeLanguage?: string;
   /** Longer questions are cut to this many characters. */
   maxQuestionChars: number;
   /** At most this many planned subtasks run. */
@@ -203,9 +205,9 @@ export class HelpDeskAgent {
     this.prompts = resolvePrompts(options.prompts ?? {});
     this.productName = options.productName;
     this.systemPrompts = {
-      planner: renderSystemPrompt(this.prompts.plannerSystemPrompt, this.productName),
-      subtask: renderSystemPrompt(this.prompts.subtaskSystemPrompt, this.productName),
-      createLastAnswer: renderSystemPrompt(this.prompts.createLastAnswerSystemPrompt, this.productName),
+      planner: renderSystemPrompt(this.prompts.plannerSystemPrompt, this.productName, options.knowledgeLanguage),
+      subtask: renderSystemPrompt(this.prompts.subtaskSystemPrompt, this.productName, options.knowledgeLanguage),
+      createLastAnswer: renderSystemPrompt(this.prompts.createLastAnswerSystemPrompt, this.productName, options.knowledgeLanguage),
     };
     this.maxQuestionChars = options.maxQuestionChars;
     this.maxSubtasks = options.maxSubtasks;

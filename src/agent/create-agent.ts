@@ -27,6 +27,7 @@ export function createHelpDeskAgent(
     tools: createSearchTools(search, config.PRODUCT_NAME),
     prompts: config.PROMPTS_FILE ? loadPromptOverridesSync(config.PROMPTS_FILE) : {},
     productName: config.PRODUCT_NAME,
+    knowledgeLanguage: config.KNOWLEDGE_LANGUAGE,
     maxQuestionChars: config.MAX_QUESTION_CHARS,
     maxSubtasks: config.MAX_SUBTASKS,
     recursionLimit: config.AGENT_RECURSION_LIMIT,

@@ -16,7 +16,7 @@ export type PromptSet = {
   plannerSystemPrompt: string;
   /** Planner request. Placeholders: `{question}` (required), `{conversation}`, `{product}`. */
   plannerUserPrompt: string;
-  /** Subtask worker role and its three steps. Placeholders: `{product}`. */
+  /** Subtask worker role and its three steps. Placeholders: `{product}`, `{knowledge_language}`, `{knowledge_language_en}`. */
   subtaskSystemPrompt: string;
   /** First try of a subtask: steps 1 and 2. Placeholders: `{subtask}` (required), `{question}`, `{plan}`, `{product}`. */
   subtaskToolSelectionUserPrompt: string;
@@ -92,6 +92,8 @@ const SUBTASK_SYSTEM_PROMPT = `あなたは{product}のサポート窓口で、�
 
 1. ツールの選択と実行
 サブタスクに答えるのにふさわしいツールを選び、呼び出してください。
+マニュアルと過去の問い合わせは{knowledge_language}で書かれています。お客様がどの言語で書いていても、検索語は{knowledge_language}にしてください（別の言語の問い合わせなら、検索語を{knowledge_language}に訳してから検索します）。
+(Search in {knowledge_language_en}, the language of the knowledge base, whatever the language of the customer's mail.)
 やり直しのときは、直前の振り返りで示された助言に沿って、ツールや検索語を変えてください。
 
 2. サブタスクの回答
@@ -302,9 +304,26 @@ export function delimit(tag: string, text: string): string {
   return `<${tag}>\n${safe}\n</${tag}>`;
 }
 
-/** Renders a system prompt: only `{product}` is filled, so no customer text can reach it. */
-export function renderSystemPrompt(template: string, productName: string): string {
-  return fillPlaceholders(template, { product: productName });
+/**
+ * Renders a system prompt: only trusted values are filled — `{product}` and the knowledge base's language, by its
+ * name in Japanese (`{knowledge_language}`) and in English (`{knowledge_language_en}`) — so no customer text can
+ * reach it.
+ */
+export function renderSystemPrompt(template: string, productName: string, knowledgeLanguage = 'ja'): string {
+  return fillPlaceholders(template, {
+    product: productName,
+    knowledge_language: languageName(knowledgeLanguage, 'ja'),
+    knowledge_language_en: languageName(knowledgeLanguage, 'en'),
+  });
+}
+
+/** The name of a language code in `displayLanguage` (`ja` → 日本語 / Japanese); the code itself when unknown. */
+export function languageName(code: string, displayLanguage: string): string {
+  try {
+    return new Intl.DisplayNames([displayLanguage], { type: 'language' }).of(code) ?? code;
+  } catch {
+    return code;
+  }
 }
 
 /** Values of a user prompt, raw (the renderer delimits them). */

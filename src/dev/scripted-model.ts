@@ -140,6 +140,30 @@ export function keywordsOf(subtask: string): string {
     .join(' ');
 }
 
+/** The knowledge base's language as the system prompt states it ("Search in Japanese, …"), if it does. */
+function knowledgeLanguageOf(messages: ChatMessage[]): string | undefined {
+  const system = messages.find((m) => m.role === 'system');
+  return system ? /Search in ([A-Za-z]+), the language of the knowledge base/.exec(messageText(system))?.[1] : undefined;
+}
+
+/** The sample domain's terms, English → Japanese: the scripted model's whole command of translation. */
+const GLOSSARY: ReadonlyArray<[RegExp, string]> = [
+  [/two[- ]factor|2fa|two[- ]step/i, '二段階認証'],
+  [/authenticator app|authentication app/i, '認証アプリ'],
+  [/backup/i, 'バックアップ'],
+  [/notification|notify|alert/i, '通知'],
+  [/password/i, 'パスワード'],
+  [/log ?in|sign ?in/i, 'ログイン'],
+  [/invoice|billing/i, '請求書'],
+];
+
+/** A subtask put into the knowledge base's language (only Japanese is known, through {@link GLOSSARY}). */
+function inKnowledgeLanguage(subtask: string, language: string | undefined): string {
+  if (language !== 'Japanese' || hasJapanese(subtask)) return subtask;
+  const terms = GLOSSARY.filter(([english]) => english.test(subtask)).map(([, japanese]) => japanese);
+  return terms.length > 0 ? terms.join(' ') : subtask;
+}
+
 /** With {@link ScriptedModelOptions.judgeRelevance}, the hits that mention one of the subtask's keywords. */
 function relevantHits<T extends { content: string }>(hits: T[], subtask: string | undefined, options: ScriptedModelOptions): T[] {
   if (!options.judgeRelevance || !subtask) return hits;
@@ -189,10 +213,12 @@ function answer(call: ScriptedCall, options: ScriptedModelOptions): ScriptedResp
       if (options.toolCalls) return toolCallsResponse(options.toolCalls(call));
       const calls: ScriptedToolCall[] = [];
       const which = options.tools ?? 'manual';
+      // As a model following the system prompt: search in the knowledge base's language, whatever the mail's.
+      const searchText = inKnowledgeLanguage(subtask, knowledgeLanguageOf(messages));
       if (which !== 'qa') {
-        calls.push({ name: 'search_xyz_manual', arguments: { keywords: (options.keywords ?? ((s) => keywordsOf(s)))(subtask, call.attempt) } });
+        calls.push({ name: 'search_xyz_manual', arguments: { keywords: (options.keywords ?? ((s) => keywordsOf(s)))(searchText, call.attempt) } });
       }
-      if (which !== 'manual') calls.push({ name: 'search_xyz_qa', arguments: { query: subtask } });
+      if (which !== 'manual') calls.push({ name: 'search_xyz_qa', arguments: { query: searchText } });
       return toolCallsResponse(calls);
     }
     case 'subtask_answer': {

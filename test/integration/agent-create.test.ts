@@ -53,6 +53,22 @@ describe('createHelpDeskAgent', () => {
     expect(search.manual.queries.length).toBeGreaterThan(0);
   });
 
+  it.each([
+    ['ja', /^[^A-Za-z]*[\u3040-\u30ff\u3400-\u9fff]/, 'Japanese'],
+    ['en', /two-factor/i, 'English'],
+  ])('KNOWLEDGE_LANGUAGE=%s: an English mail is searched in that language and answered in English', async (language, searched, named) => {
+    const config = parseConfig({ OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test', LLM_MAX_RETRIES: '0', KNOWLEDGE_LANGUAGE: language });
+    const search = fixtureSearch();
+    const agent = createHelpDeskAgent(config, search);
+    server.reset();
+    const result = await agent.runAgent('How do I set up two-factor authentication with an authenticator app?');
+    const select = server.chatRequests().find((r) => classify(r).kind === 'select_tools')!;
+    expect(messageText(select.body.messages[0]!)).toContain(`Search in ${named}, the language of the knowledge base`);
+    expect(search.manual.queries.length).toBeGreaterThan(0);
+    for (const query of search.manual.queries) expect(query).toMatch(searched);
+    expect(result.answer).toMatch(/^Thank you for contacting us/);
+  });
+
   it('uses the overridden retry prompt on a retry', async () => {
     const promptsFile = path.join(dir, 'retry.json');
     writeFileSync(promptsFile, JSON.stringify({ subtaskRetryAnswerUserPrompt: '{product}: 別の方法で調べ直してください。' }));
