@@ -41,7 +41,7 @@ afterAll(async () => {
 
 function track(child: ChildRole): ChildRole {
   cleanups.push(async () => {
-    child.kill('SIGKILL');
+    child.killAll();
     await child.exited;
   });
   return child;

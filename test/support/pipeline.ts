@@ -334,11 +334,21 @@ export interface ChildRole {
   /** Resolves with the exit code and signal. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   kill(signal: NodeJS.Signals): void;
+  /** SIGKILLs the child and everything it started (its own process group: `npm start`'s node outlives npm). */
+  killAll(): void;
 }
 
 /** Starts `command args` in the repository with `env` over the current environment. */
 export function spawnChild(command: string, args: readonly string[], env: Record<string, string>): ChildRole {
-  const child: ChildProcess = spawn(command, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so a failing test can kill what it started down to the grandchildren.
+  const child: ChildProcess = spawn(command, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const killAll = (): void => {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
+  };
   let output = '';
   const listeners = new Set<() => void>();
   const collect = (chunk: Buffer): void => {
@@ -351,7 +361,7 @@ export function spawnChild(command: string, args: readonly string[], env: Record
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   // A test that fails half-way must not leave a worker running against the next test's servers.
-  const onExit = (): void => void child.kill('SIGKILL');
+  const onExit = (): void => killAll();
   process.once('exit', onExit);
   void exited.then(() => process.off('exit', onExit));
   return {
@@ -359,6 +369,7 @@ export function spawnChild(command: string, args: readonly string[], env: Record
     output: () => output,
     exited,
     kill: (signal) => void child.kill(signal),
+    killAll,
     waitForOutput(pattern, timeoutMs = 60_000) {
       return new Promise<void>((resolve, reject) => {
         const check = (): void => {
