@@ -1,5 +1,5 @@
 /**
- * Embedded similarity search over past questions and answers: normalised vectors (an int8 copy scanned with SIMD, the
+ * Embedded similarity search over past questions and answers: normalised vectors (an int8 copy scanned by usearch, the
  * best candidates re-scored with the Float32 rows — see {@link VectorIndex}), plus a BM25 index over the same pairs,
  * fused with weighted reciprocal rank fusion ({@link fusionWeightsFor}). Vectors catch paraphrases (with a real
  * embedding model); BM25 catches exact product terms and error codes that embeddings blur. Everything lives in one file under `dir`, switched atomically
@@ -10,7 +10,6 @@ import { createLogger, type Logger } from '../logger.js';
 import { Bm25Builder, Bm25Index, type Bm25Params } from './bm25.js';
 import { weightedTerms } from './tokenize.js';
 import {
-  allocateScanBytes,
   bytesOf,
   decodeContainer,
   encodeContainer,
@@ -123,8 +122,7 @@ export class EmbeddedQaSearch implements QaSearch {
     this.embedder = embedder;
     this.ranking = { ...DEFAULT_QA_RANKING, ...ranking };
     this.fusion = fusion ?? fusionWeightsFor(embedder.id);
-    // Read straight into the SIMD scan's memory, so the int8 rows are scanned where they were read.
-    this.live = new LiveIndexFile({ file: path.join(dir, QA_INDEX_FILE), decode: (b) => decodeQa(b, this.log), log: this.log, checkIntervalMs, allocate: allocateScanBytes });
+    this.live = new LiveIndexFile({ file: path.join(dir, QA_INDEX_FILE), decode: (b) => decodeQa(b, this.log), log: this.log, checkIntervalMs });
   }
 
   /** Up to `k` pairs, fused from the vector and BM25 rankings. Empty or blank queries give no hits. */

@@ -6,11 +6,12 @@
  * - {@link LiveIndexFile}: atomic replacement (temp file in the same directory, fsync, rename) and cheap
  *   cross-process reload (a `stat` per check, reload only when inode/size/mtime/ctime changed);
  * - the brute-force cosine scan over a packed Float32 matrix of normalised vectors ({@link topKByDot}), and the
- *   faster {@link VectorIndex}: an int8 copy of the rows scanned with WebAssembly SIMD, its best candidates re-scored
- *   exactly against the Float32 rows.
+ *   faster {@link VectorIndex}: an int8 copy of the rows scanned by usearch's native exact search, its best
+ *   candidates re-scored exactly against the Float32 rows.
  */
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Logger } from '../logger.js';
 
@@ -96,11 +97,6 @@ export interface LiveIndexFileOptions<T> {
    * tens of microseconds, well inside a search's budget, and makes another process's reindex visible at once.
    */
   checkIntervalMs?: number;
-  /**
-   * Where a file of `byteLength` bytes is read into before `decode` (default: a fresh `Uint8Array`). The Q&A index
-   * reads straight into the memory of its SIMD scan ({@link allocateScanBytes}), so the int8 rows need no copy.
-   */
-  allocate?: (byteLength: number) => Uint8Array;
 }
 
 /**
@@ -213,7 +209,7 @@ export class LiveIndexFile<T> {
       // Identity and bytes come from the same open file, so a rename racing this read cannot mix them up.
       const st = await handle.stat({ bigint: true });
       const loadedId = identityOf(st);
-      const bytes = await readWhole(handle, Number(st.size), this.options.allocate);
+      const bytes = await readWhole(handle, Number(st.size));
       try {
         const started = performance.now();
         this.value = this.options.decode(bytes);
@@ -232,9 +228,9 @@ export class LiveIndexFile<T> {
   }
 }
 
-/** The whole open file, read into `allocate`'s buffer. Writers never change a file in place, so its size holds. */
-async function readWhole(handle: fs.FileHandle, size: number, allocate: (n: number) => Uint8Array = (n) => new Uint8Array(n)): Promise<Uint8Array> {
-  const bytes = allocate(size);
+/** The whole open file. Writers never change a file in place, so its size holds. */
+async function readWhole(handle: fs.FileHandle, size: number): Promise<Uint8Array> {
+  const bytes = new Uint8Array(size);
   let done = 0;
   while (done < size) {
     const { bytesRead } = await handle.read(bytes, done, size - done, done);
@@ -352,7 +348,8 @@ class TopK {
  * Int8 copy of a matrix of rows, one scale per row: `row[j] ≈ codes[j] * scale`, with the row's largest magnitude
  * mapped to ±127. Per row rather than one global scale: normalised 1,536-dimension embeddings have components around
  * ±0.1, so a global 1/127 step would use a handful of the 255 levels; a per-row step uses all of them, for one float
- * per row. Rows are padded with zeros to `stride` (a multiple of 16) so the SIMD scan never straddles two rows.
+ * per row. Rows are padded with zeros to `stride` (a multiple of 16, the width of a SIMD register: the padding adds
+ * nothing to a dot product or a norm, and keeps rows aligned in the index file).
  */
 export interface QuantizedRows {
   codes: Int8Array;
@@ -360,7 +357,7 @@ export interface QuantizedRows {
   stride: number;
 }
 
-/** Bytes of one SIMD vector: rows are padded to a multiple of it. */
+/** Bytes of one SIMD register: rows are padded to a multiple of it. */
 const LANE_BYTES = 16;
 
 /** Row stride of the int8 codes for `dims` dimensions. */
@@ -387,133 +384,23 @@ export function quantizeRows(matrix: Float32Array, dims: number): QuantizedRows 
   return { codes, scales, stride };
 }
 
-/*
- * The SIMD kernel, 243 bytes of WebAssembly built below from named opcodes. In text form:
- *
- *   (func (export "scan") (param $rows i32) (param $stride i32) (param $codes i32) (param $query i32) (param $out i32)
- *     for row in 0..$rows:                                   ;; $p = $codes + row * $stride
- *       $acc = i32x4 0
- *       for j in 0..$stride step 16:
- *         $v = v128.load($p + j)                             ;; 16 int8 codes
- *         $acc += i32x4.dot_i16x8_s(i16x8.extend_low_i8x16_s($v), v128.load($query + 2j))
- *               + i32x4.dot_i16x8_s(i16x8.extend_high_i8x16_s($v), v128.load($query + 2j + 16))
- *       i32.store($out + 4 row, sum of the four lanes of $acc))
- *
- * Memory is imported: the first SCRATCH_BYTES hold the int16 query and one block of int32 row sums, the index file
- * follows. Sums are exact: the query's int16 range is chosen so no int32 can overflow (see queryRange).
- */
-const SCRATCH_BYTES = 65_536;
-const QUERY_OFFSET = 0;
-const OUT_OFFSET = 32_768;
-/** Dimensions the scratch query area holds (int16 each); wider indexes use the JavaScript kernel. */
-const MAX_SIMD_STRIDE = (OUT_OFFSET - QUERY_OFFSET) / 2;
-/** Rows scored per kernel call (int32 sums in the scratch area). */
-const BLOCK_ROWS = (SCRATCH_BYTES - OUT_OFFSET) / 4;
-
-function buildKernel(): Uint8Array {
-  const leb = (n: number): number[] => {
-    const out: number[] = [];
-    do {
-      let b = n & 0x7f;
-      n >>>= 7;
-      if (n !== 0) b |= 0x80;
-      out.push(b);
-    } while (n !== 0);
-    return out;
-  };
-  const name = (s: string) => [...leb(s.length), ...new TextEncoder().encode(s)];
-  const section = (id: number, body: number[]) => [id, ...leb(body.length), ...body];
-  const vec = (items: number[][]) => [...leb(items.length), ...items.flat()];
-  const [I32, V128] = [0x7f, 0x7b];
-  const get = (i: number) => [0x20, i];
-  const set = (i: number) => [0x21, i];
-  const tee = (i: number) => [0x22, i];
-  const i32 = (n: number) => [0x41, n]; // small non-negative constants only (< 64: one signed LEB byte)
-  const [add, shl, geU] = [[0x6a], [0x74], [0x4f]];
-  const simd = (op: number) => [0xfd, ...leb(op)];
-  const load = [...simd(0x00), 0, 0];
-  const [extendLow, extendHigh, dot, addLanes] = [simd(0x87), simd(0x88), simd(0xba), simd(0xae)];
-  const lane = (i: number) => [...simd(0x1b), i];
-  const zeros = [...simd(0x0c), ...new Array<number>(16).fill(0)];
-  const [block, loop, end, brIf, br] = [[0x02, 0x40], [0x03, 0x40], [0x0b], [0x0d], [0x0c]];
-  // params 0 rows, 1 stride, 2 codes, 3 query, 4 out; locals 5 row, 6 j, 7 p, 8 acc, 9 v
-  const [rows, stride, codes, query, out, row, j, p, acc, v] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
-  const queryAt = (extra: number) => [...get(query), ...get(j), ...i32(1), ...shl, ...add, ...(extra ? [...i32(extra), ...add] : []), ...load];
-  const body = [
-    ...[2, 3, I32, 2, V128], // two local declarations: 3 × i32, 2 × v128
-    ...i32(0), ...set(row), ...get(codes), ...set(p),
-    ...block, ...loop,
-    ...get(row), ...get(rows), ...geU, ...brIf, 1,
-    ...zeros, ...set(acc), ...i32(0), ...set(j),
-    ...block, ...loop,
-    ...get(j), ...get(stride), ...geU, ...brIf, 1,
-    ...get(acc),
-    ...get(p), ...get(j), ...add, ...load, ...tee(v), ...extendLow, ...queryAt(0), ...dot,
-    ...get(v), ...extendHigh, ...queryAt(16), ...dot,
-    ...addLanes, ...addLanes, ...set(acc),
-    ...get(j), ...i32(16), ...add, ...set(j),
-    ...br, 0, ...end, ...end,
-    ...get(out), ...get(row), ...i32(2), ...shl, ...add,
-    ...get(acc), ...lane(0), ...get(acc), ...lane(1), ...add, ...get(acc), ...lane(2), ...add, ...get(acc), ...lane(3), ...add,
-    ...[0x36, 2, 0], // i32.store align=4 offset=0
-    ...get(p), ...get(stride), ...add, ...set(p),
-    ...get(row), ...i32(1), ...add, ...set(row),
-    ...br, 0, ...end, ...end,
-    ...end,
-  ];
-  return new Uint8Array([
-    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), 0]])),
-    ...section(2, vec([[...name('env'), ...name('memory'), 0x02, 0x00, 1]])),
-    ...section(3, vec([[0]])),
-    ...section(7, vec([[...name('scan'), 0x00, 0]])),
-    ...section(10, vec([[...leb(body.length), ...body]])),
-  ]);
-}
-
-/** The part of the WebAssembly JS API used here (the project's `lib` has no DOM types, which is where it lives). */
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-}
-interface WasmApi {
-  validate(bytes: Uint8Array): boolean;
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-  Memory: new (descriptor: { initial: number; maximum?: number }) => WasmMemory;
-}
-const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-
-const KERNEL_BYTES = buildKernel();
-/** Undefined where WebAssembly SIMD is unavailable; the JavaScript kernel gives the same sums there. */
-const KERNEL: object | undefined = wasm?.validate(KERNEL_BYTES) ? new wasm.Module(KERNEL_BYTES) : undefined;
-
-type ScanFn = (rows: number, stride: number, codes: number, query: number, out: number) => void;
-
-/** Memories made by {@link allocateScanBytes}, by their buffer, with the kernel instantiated on each. */
-const arenas = new WeakMap<ArrayBufferLike, { memory: WasmMemory; scan: ScanFn }>();
-
-function newArena(dataBytes: number): { memory: WasmMemory; scan: ScanFn } | undefined {
-  if (!KERNEL || !wasm) return undefined;
-  const pages = Math.ceil((SCRATCH_BYTES + dataBytes) / 65_536);
-  let memory: WasmMemory;
-  try {
-    memory = new wasm.Memory({ initial: pages, maximum: pages });
-  } catch {
-    return undefined; // beyond WebAssembly's 4 GiB; the JavaScript kernel scans ordinary memory
-  }
-  const scan = new wasm.Instance(KERNEL, { env: { memory } }).exports.scan as ScanFn;
-  const arena = { memory, scan };
-  arenas.set(memory.buffer, arena);
-  return arena;
-}
-
 /**
- * `byteLength` bytes inside a fresh WebAssembly memory, after the kernel's scratch area: read an index file into
- * them and a {@link VectorIndex} over its int8 section scans in place. Plain memory where SIMD is unavailable.
+ * usearch's exact search (SIMD kernels in a native module shipped prebuilt for Linux, macOS and Windows on x64 and
+ * arm64) scores the int8 rows. Loaded lazily and optionally: where its binary cannot load (another libc, another
+ * architecture) the JavaScript kernel below gives the same candidates, only slower.
  */
-export function allocateScanBytes(byteLength: number): Uint8Array {
-  const arena = newArena(byteLength);
-  return arena ? new Uint8Array(arena.memory.buffer, SCRATCH_BYTES, byteLength) : new Uint8Array(byteLength);
+type ExactSearch = (dataset: Int8Array, queries: Int8Array, dimensions: number, count: number, metric: 'cos', threads: number) => { keys: BigUint64Array };
+let exactSearchFn: ExactSearch | null | undefined;
+
+function nativeExactSearch(): ExactSearch | undefined {
+  if (exactSearchFn === undefined) {
+    try {
+      exactSearchFn = (createRequire(import.meta.url)('usearch') as { exactSearch: ExactSearch }).exactSearch;
+    } catch {
+      exactSearchFn = null;
+    }
+  }
+  return exactSearchFn ?? undefined;
 }
 
 /**
@@ -526,13 +413,13 @@ function queryRange(stride: number): number {
 
 /** Options of {@link VectorIndex}. */
 export interface VectorIndexOptions {
-  /** Use the WebAssembly SIMD kernel when available (default true); false forces the JavaScript kernel (tests). */
-  simd?: boolean;
+  /** Use usearch's native kernel when it loads (default true); false forces the JavaScript kernel (tests). */
+  native?: boolean;
 }
 
 /**
  * Top-k by dot product over normalised rows, in two steps: every row's int8 copy is scored against an int16 copy of
- * the query (WebAssembly SIMD, or a four-rows-per-pass integer loop), a bounded heap keeps the best candidates, and
+ * the query (usearch's native exact search, or a four-rows-per-pass integer loop), the best candidates are kept, and
  * only those are re-scored with the Float32 rows. The result is {@link topKByDot}'s — same rows, same scores, same
  * order — whenever the true top k are among the candidates; quantisation error is about 1e-3 of a score, so
  * {@link candidateCount} keeps a wide margin.
@@ -541,14 +428,11 @@ export class VectorIndex {
   /** Rows in the index. */
   readonly count: number;
   private readonly codes: Int8Array;
-  private readonly scan: ScanFn | undefined;
-  private readonly arena: WasmMemory | undefined;
-  private readonly codesOffset: number;
+  private readonly exactSearch: ExactSearch | undefined;
 
   /**
    * @param vectors the normalised Float32 rows, `dims` each (exact re-scoring).
-   * @param quantized their {@link quantizeRows} copy; scanned in place when it lies in {@link allocateScanBytes}
-   *   memory, otherwise copied into a new WebAssembly memory once.
+   * @param quantized their {@link quantizeRows} copy.
    */
   constructor(
     readonly vectors: Float32Array,
@@ -561,26 +445,15 @@ export class VectorIndex {
     if (stride !== quantizedStride(dims) || codes.length !== this.count * stride || scales.length !== this.count) {
       throw new Error(`quantised rows do not match ${this.count} rows × ${dims} dims`);
     }
-    let arena = options.simd === false || stride > MAX_SIMD_STRIDE ? undefined : arenas.get(codes.buffer);
-    let codesOffset = codes.byteOffset;
-    let inArena = codes;
-    if (!arena && options.simd !== false && stride <= MAX_SIMD_STRIDE && codes.length > 0) {
-      arena = newArena(codes.length);
-      if (arena) {
-        codesOffset = SCRATCH_BYTES;
-        inArena = new Int8Array(arena.memory.buffer, codesOffset, codes.length);
-        inArena.set(codes);
-      }
-    }
-    this.codes = inArena;
-    this.scan = arena?.scan;
-    this.arena = arena?.memory;
-    this.codesOffset = codesOffset;
+    this.exactSearch = options.native === false ? undefined : nativeExactSearch();
+    // usearch 2.26's binding reads a typed array from the start of its ArrayBuffer, ignoring the view's byteOffset
+    // (tested): rows decoded from an index file are views into it, so they are copied once to a buffer of their own.
+    this.codes = this.exactSearch && codes.byteOffset !== 0 ? codes.slice() : codes;
   }
 
   /** Which kernel scans the int8 rows (logs and tests). */
-  get kernel(): 'simd' | 'js' {
-    return this.scan ? 'simd' : 'js';
+  get kernel(): 'usearch' | 'js' {
+    return this.exactSearch ? 'usearch' : 'js';
   }
 
   /**
@@ -604,32 +477,28 @@ export class VectorIndex {
     return best.results();
   }
 
-  /** Rows of the `n` best approximate scores (int8 row · int16 query × row scale), unordered. */
+  /**
+   * Rows of the `n` best approximate scores, unordered. usearch ranks the int8 rows by their cosine with an int8 copy
+   * of the query: a row's codes are the row scaled by one factor, so their cosine is the row's own up to rounding. The
+   * JavaScript kernel computes int8 row · int16 query × row scale, the same ranking up to rounding.
+   */
   private candidates(query: Float32Array, n: number): Int32Array {
     const { stride, scales } = this.quantized;
     let max = 0;
     for (let j = 0; j < query.length; j++) max = Math.max(max, Math.abs(query[j]!));
+    if (max === 0) return Int32Array.from({ length: n }, (_, r) => r);
+    if (this.exactSearch) {
+      const q = new Int8Array(stride);
+      for (let j = 0; j < query.length; j++) q[j] = Math.round((query[j]! * 127) / max);
+      // One thread: the caller is a worker handling one ticket among several; a thread pool per query costs more.
+      const { keys } = this.exactSearch(this.codes, q, stride, n, 'cos', 1);
+      return Int32Array.from(keys, (key) => Number(key));
+    }
     const heap = new CandidateHeap(n);
-    if (max === 0) {
-      for (let r = 0; r < n; r++) heap.offer(r, 0);
-      return heap.rows();
-    }
     const factor = queryRange(stride) / max;
-    if (this.scan && this.arena) {
-      const q = new Int16Array(this.arena.buffer, QUERY_OFFSET, stride);
-      q.fill(0);
-      for (let j = 0; j < query.length; j++) q[j] = Math.round(query[j]! * factor);
-      const sums = new Int32Array(this.arena.buffer, OUT_OFFSET, BLOCK_ROWS);
-      for (let start = 0; start < this.count; start += BLOCK_ROWS) {
-        const rows = Math.min(BLOCK_ROWS, this.count - start);
-        this.scan(rows, stride, this.codesOffset + start * stride, QUERY_OFFSET, OUT_OFFSET);
-        for (let i = 0; i < rows; i++) heap.offer(start + i, sums[i]! * scales[start + i]!);
-      }
-    } else {
-      const q = new Int32Array(stride);
-      for (let j = 0; j < query.length; j++) q[j] = Math.round(query[j]! * factor);
-      scanRowsJs(this.codes, stride, this.count, q, (row, sum) => heap.offer(row, sum * scales[row]!));
-    }
+    const q = new Int32Array(stride);
+    for (let j = 0; j < query.length; j++) q[j] = Math.round(query[j]! * factor);
+    scanRowsJs(this.codes, stride, this.count, q, (row, sum) => heap.offer(row, sum * scales[row]!));
     return heap.rows();
   }
 }
