@@ -9,12 +9,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
+import { closeAll as closeQueues, createQueues } from '../../src/queues/registry.js';
+import { startMaintenanceRole } from '../../src/runtime/maintenance.js';
+import { createSearchBackends } from '../../src/search/factory.js';
+import { createMetricsRegistry } from '../../src/server/metrics.js';
 import { loadRaw, rawKey, saveRaw } from '../../src/mail/raw-store.js';
 import { archiveDir, findArchived, listArchiveFiles, readArchive, writeJournal, type ArchiveRecord } from '../../src/tickets/archive.js';
 import { RetentionBusyError, retentionLockKey, runRetention, type RetentionDeps } from '../../src/tickets/retention.js';
 import { newTicket, type Ticket, type TicketState } from '../../src/tickets/ticket.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
+import { REPO_ROOT, waitFor } from '../support/pipeline.js';
 
 let server: RedisServer;
 let redis: Redis;
@@ -45,26 +51,27 @@ const NOW = new Date('2026-06-01T04:15:00Z');
 const DAY = 24 * 60 * 60 * 1000;
 const POLICY = { rawMailDays: 30, ticketDays: 365 };
 
-/** A store with a fresh prefix and archive directory; `clock` decides the time of each write. */
-async function fresh() {
+/** A store with a fresh prefix and DATA_DIR; tickets are made as of `NOW` (or `now`). */
+async function fresh(now = NOW) {
   const prefix = `ret-${randomUUID()}`;
   prefixes.push(prefix);
-  let at = NOW;
+  let at = now;
+  const dataDir = await mkdtemp(path.join(root, 'data-'));
   const store = new TicketStore(redis, { prefix, now: () => at });
-  const deps: RetentionDeps = { redis, store, prefix, archiveDir: archiveDir(await mkdtemp(path.join(root, 'data-'))), now: () => NOW };
+  const deps: RetentionDeps = { redis, store, prefix, archiveDir: archiveDir(dataDir), now: () => now };
   /** A ticket created `ageDays` ago, moved through `states` at that time, with a raw mail. */
   const ticket = async (n: string, ageDays: number, states: TicketState[], extra: Partial<Parameters<typeof newTicket>[0]> = {}): Promise<Ticket> => {
-    at = new Date(NOW.getTime() - ageDays * DAY);
+    at = new Date(now.getTime() - ageDays * DAY);
     const created = newTicket({ messageId: `<${n}@customer.example>`, from: `${n}@customer.example`, subject: `Q ${n}`, question: `How ${n}?`, actor: 'poller', ...extra }, at);
     await saveRaw(redis, prefix, created.id, Buffer.from(`Message-ID: <${n}@customer.example>\r\n\r\nraw ${n}\r\n`));
     await store.createIfAbsent(created);
     let t = created;
     for (const to of states) t = await store.transition(t.id, { to, actor: 'test', ...(to === 'sending' ? { patch: { draft: `Answer ${n}`, outbound: { messageId: `<reply-${n}@helpdesk.test>`, autoSubmitted: true } } } : {}) });
     if (t.outbound) await store.linkMessageId(t.outbound.messageId, t.id);
-    at = NOW;
+    at = now;
     return t;
   };
-  return { prefix, store, deps, ticket };
+  return { prefix, store, deps, ticket, dataDir };
 }
 
 const SENT: TicketState[] = ['processing', 'drafted', 'sending', 'sent'];
@@ -159,4 +166,55 @@ describe('runRetention', () => {
     await expect(runRetention(deps, POLICY)).rejects.toBeInstanceOf(RetentionBusyError);
     expect(await deps.store.get(old.id)).toBeDefined();
   }, 30_000);
+});
+
+describe('the retention job of the maintenance role', () => {
+  it('is scheduled from RETENTION_CRON, runs on the maintenance queue and shows in /metrics', async () => {
+    const { prefix, store, deps, ticket, dataDir } = await fresh(new Date());
+    const old = await ticket('role-old', 400, SENT);
+    const monthOld = await ticket('role-month', 40, SENT);
+    const config = parseConfig({
+      REDIS_URL: server.url,
+      QUEUE_PREFIX: prefix,
+      DATA_DIR: dataDir,
+      MANUALS_DIR: path.join(REPO_ROOT, 'data/manuals'),
+      QA_DIR: path.join(REPO_ROOT, 'data/qa'),
+      EMBEDDINGS_PROVIDER: 'local',
+      EMBEDDING_DIMENSIONS: '256',
+      LOG_LEVEL: 'silent',
+      REINDEX_MANUAL_CRON: '',
+      REINDEX_QA_CRON: '',
+      RETENTION_CRON: '15 4 * * *',
+    });
+    const search = createSearchBackends(config);
+    const role = await startMaintenanceRole(config, { search, buildEmptyIndexes: false });
+    const queues = createQueues(redis, prefix);
+    try {
+      expect(role.retentionSchedule?.pattern).toBe('15 4 * * *');
+      expect((await queues.maintenance.getJobScheduler('retention'))?.pattern).toBe('15 4 * * *');
+
+      const job = await queues.maintenance.add('retention', { trigger: 'schedule' });
+      const state = await waitFor(async () => {
+        const s = await queues.maintenance.getJobState(job.id!);
+        return s === 'completed' || s === 'failed' ? s : undefined;
+      }, 'the retention job', 30_000);
+      const done = await queues.maintenance.getJob(job.id!);
+      expect(state, done?.failedReason).toBe('completed');
+      expect(done?.returnvalue).toMatchObject({ ticketsArchived: 1, rawMailsDropped: 1 });
+      expect(await store.get(old.id)).toBeUndefined();
+      expect((await findArchived(deps.archiveDir, old.id))?.ticket.id).toBe(old.id);
+      expect(await loadRaw(redis, prefix, monthOld.id)).toBeUndefined();
+
+      const metrics = await createMetricsRegistry({ store, queues, redis, prefix }).metrics();
+      expect(metrics).toMatch(/^helpdesk_tickets_archived_total 1$/m);
+      expect(metrics).toMatch(/^helpdesk_raw_mails_dropped_total 1$/m);
+      expect(metrics).toMatch(/^helpdesk_tickets_stored 1$/m);
+      expect(Number(/^helpdesk_redis_used_memory_bytes (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+    } finally {
+      await role.stop();
+      await queues.maintenance.obliterate({ force: true });
+      await closeQueues(queues);
+      await Promise.all([search.manual.close?.(), search.qa.close?.()]);
+    }
+  }, 60_000);
 });
