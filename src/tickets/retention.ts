@@ -385,3 +385,12 @@ export async function forgetCustomer(deps: RetentionDeps, value: string, options
     await lock.release();
   }
 }
+
+/**
+ * The command that erases a customer, as the dashboard shows it, quoted for a POSIX shell: addresses may hold
+ * characters a shell would act on (`'`, `$`, `&`), and a pasted command must erase that address and do nothing else.
+ */
+export function forgetCommand(address: string): string {
+  const quoted = /^[A-Za-z0-9@._+=-]+$/.test(address) ? address : `'${address.replaceAll("'", `'\\''`)}'`;
+  return `npm run review -- forget ${quoted}`;
+}
