@@ -19,7 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { comparableAddress } from '../mail/addresses.js';
+import { comparableAddress, normaliseAddress } from '../mail/addresses.js';
 import { rawKey } from '../mail/raw-store.js';
 import { LuaScript } from './lua.js';
 import { autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey } from './rate-limit.js';
@@ -342,7 +342,8 @@ export async function forgetCustomer(deps: RetentionDeps, value: string, options
       rateLimitKeys: [],
       removed: options.confirm,
     };
-    const addresses = new Set([address, value.trim().toLowerCase(), ...tickets.flatMap((t) => [t.from, t.replyTo])]);
+    // Rate-limit windows are keyed by the address as written (lower-cased), so every spelling seen gets its window checked.
+    const addresses = new Set([address, normaliseAddress(value) ?? address, ...tickets.flatMap((t) => [t.from, t.replyTo])]);
     const drop = (record: ArchiveRecord | undefined, line: string) =>
       record ? isCustomersTicket(record.ticket, address) : line.toLowerCase().includes(address);
     for (const file of await listArchiveFiles(deps.archiveDir)) {
