@@ -466,6 +466,28 @@ export const VARIABLES = {
     sensitive: false,
     group: 'scheduler',
   },
+  RETENTION_CRON: {
+    schema: cron,
+    emptyIsValue: true,
+    default: '15 4 * * *',
+    description: 'Cron schedule of the retention job that drops old raw mail and archives old final tickets (empty disables)',
+    sensitive: false,
+    group: 'scheduler',
+  },
+  RAW_MAIL_RETENTION_DAYS: {
+    schema: int(1, 36_500),
+    default: '30',
+    description: 'Days the raw mail of a final (sent or rejected) ticket stays in Redis; the mail itself stays in the IMAP mailbox',
+    sensitive: false,
+    group: 'scheduler',
+  },
+  TICKET_RETENTION_DAYS: {
+    schema: int(1, 36_500),
+    default: '365',
+    description: 'Days a final ticket stays in Redis before it is moved to DATA_DIR/archive/YYYY-MM.jsonl.gz',
+    sensitive: false,
+    group: 'scheduler',
+  },
 } satisfies Record<string, VariableSpec>;
 
 type Vars = typeof VARIABLES;

@@ -7,6 +7,11 @@
  * - `approve <id> [--reply-file F] [--by NAME]`: a parked draft (optionally replaced by the text of F) is approved
  *   and queued for sending, without `Auto-Submitted` since a person vouched for it.
  * - `reject <id> [--reason TEXT]`: a parked ticket gets no reply.
+ * - `archive show <id> [--json]`: a ticket the retention job moved to DATA_DIR/archive.
+ * - `retention`: one retention run now (what the daily `retention` job does).
+ * - `forget <address> [--yes]`: erase a customer (tickets, raw mail, conversation entries, archive lines, rate-limit
+ *   windows). Without `--yes` it only lists what would go and exits with code 3 (0 when nothing is stored), so a
+ *   script that forgot `--yes` cannot mistake the listing for an erasure.
  *
  * A ticket is named by its id or by the Message-ID of its mail. Results go to stdout, logs and errors to stderr;
  * an unknown ticket or a transition the ticket table forbids ends with one line and exit code 1.
@@ -17,7 +22,10 @@ import { Command, Option } from 'commander';
 import type { Redis } from 'ioredis';
 import { connectProducer, produce } from '../queues/connection.js';
 import { closeAll as closeQueues, createQueues } from '../queues/registry.js';
-import { TICKET_STATES, isTicketState, normalizeMessageId, type Ticket, type TicketState } from '../tickets/ticket.js';
+import { retention } from '../../jobs/retention.js';
+import { archiveDir, findArchived } from '../tickets/archive.js';
+import { forgetCustomer, type ForgetReport } from '../tickets/retention.js';
+import { TICKET_STATES, isTicketState, normalizeMessageId, ticketIdFor, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { TicketStore } from '../tickets/ticket-store.js';
 import { approveTicket, rejectTicket } from '../tickets/review.js';
 import { CliError, runCommand, type CliContext } from './common.js';
@@ -202,6 +210,86 @@ program
         const result = await rejectTicket({ store }, { ticketId: ticket.id, operator: by, reason });
         if (result.outcome !== 'rejected') throw new CliError(`cannot reject ticket ${ticket.id}: ${result.message}`);
         ctx.print(`rejected ${ticket.id} (by ${by}): ${reason}`);
+      });
+    });
+  });
+
+const archive = program.command('archive').description('Tickets the retention job moved out of Redis (DATA_DIR/archive)');
+
+archive
+  .command('show')
+  .description('Show an archived ticket')
+  .argument('<id>', 'ticket id or Message-ID')
+  .option('--json', 'print the archive line (archivedAt and the whole ticket) as JSON')
+  .action(async (ref: string, opts: { json?: boolean }) => {
+    await runCommand('review', async (ctx) => {
+      const key = ref.trim();
+      const id = /^[0-9a-f]{64}$/.test(key) ? key : ticketIdFor(key);
+      const dir = archiveDir(ctx.config.DATA_DIR);
+      const found = await findArchived(dir, id);
+      if (!found) throw new CliError(`no archived ticket ${key} in ${dir} (give the 64-character ticket id or the mail's Message-ID)`);
+      ctx.print(
+        opts.json
+          ? JSON.stringify({ archivedAt: found.archivedAt, ticket: found.ticket })
+          : terminalSafe(`Archived ${found.archivedAt} in ${found.file}\n\n${formatTicket(found.ticket)}`),
+      );
+    });
+  });
+
+program
+  .command('retention')
+  .description('Archive old final tickets and drop old raw mail now (what the daily retention job does)')
+  .action(async () => {
+    await runCommand('review', async (ctx) => {
+      await withStore(ctx, async ({ redis }) => {
+        const result = await produce(redis, () => retention(undefined, { config: ctx.config, redis, logger: ctx.logger }));
+        ctx.print(
+          `archived ${result.ticketsArchived} tickets${result.archiveFiles.length > 0 ? ` to ${result.archiveFiles.join(', ')}` : ''}; ` +
+            `dropped ${result.rawMailsDropped} raw mails` +
+            (result.recovered > 0 ? `; completed an interrupted archive append of ${result.recovered} tickets` : ''),
+        );
+      });
+    });
+  });
+
+/** The human output of `forget`: what was (or would be) removed. */
+export function formatForgetReport(report: ForgetReport): string {
+  const verb = report.removed ? 'removed' : 'would remove';
+  const out = [`Customer ${report.address} (case, IDN spelling and +tag ignored; sender or Reply-To)`];
+  out.push(`${verb} ${report.tickets.length} tickets from Redis${report.tickets.length > 0 ? ':' : ''}`);
+  for (const t of report.tickets) {
+    out.push(`  ${t.id}  ${t.state.padEnd(10)} ${t.createdAt.slice(0, 10)}  ${cut(t.from, 32)}  ${cut(t.subject, 40)}${t.rawMail ? '  (+ raw mail)' : ''}`);
+  }
+  const rawMails = report.tickets.filter((t) => t.rawMail).length;
+  out.push(`${verb} ${rawMails} raw mails and the tickets' conversation entries and Message-ID links`);
+  const lines = report.archiveLines.reduce((n, f) => n + f.tickets.length, 0);
+  out.push(`${verb} ${lines} archive lines${lines > 0 ? ':' : ''}`);
+  for (const f of report.archiveLines) out.push(`  ${f.file}: ${f.tickets.join(', ')}`);
+  out.push(`${verb} ${report.threadLinks} further Message-ID links and ${report.rateLimitKeys.length} rate-limit windows`);
+  return out.join('\n');
+}
+
+program
+  .command('forget')
+  .description("Erase a customer: every ticket, raw mail, conversation entry and archive line of the address, and its rate-limit windows")
+  .argument('<address>', "the customer's mail address")
+  .option('--yes', 'remove for real; without it, only list what would be removed (exit code 3)')
+  .option('--json', 'print the report as JSON')
+  .action(async (address: string, opts: { yes?: boolean; json?: boolean }) => {
+    await runCommand('review', async (ctx) => {
+      await withStore(ctx, async ({ store, redis }) => {
+        let report: ForgetReport;
+        try {
+          report = await produce(redis, () =>
+            forgetCustomer({ redis, store, prefix: ctx.config.QUEUE_PREFIX, archiveDir: archiveDir(ctx.config.DATA_DIR) }, address, { confirm: opts.yes === true }),
+          );
+        } catch (err) {
+          if (err instanceof TypeError) throw new CliError(err.message, 2);
+          throw err;
+        }
+        ctx.print(opts.json ? JSON.stringify(report) : terminalSafe(formatForgetReport(report)));
+        const found = report.tickets.length + report.archiveLines.length + report.threadLinks + report.rateLimitKeys.length;
+        if (!report.removed && found > 0) throw new CliError('nothing was removed: run again with --yes to remove it', 3);
       });
     });
   });

@@ -14,7 +14,7 @@ import type { JobSchedulerTemplateOptions, JobsOptions } from 'bullmq';
 import type { Config } from '../config.js';
 import { TICKET_ID_PATTERN } from '../tickets/ticket.js';
 import type { JobName } from './names.js';
-import type { AnswerTicketData, ReindexData, SendReplyData } from './payloads.js';
+import type { AnswerTicketData, ReindexData, RetentionData, SendReplyData } from './payloads.js';
 
 const HOUR_S = 60 * 60;
 const DAY_S = 24 * HOUR_S;
@@ -203,4 +203,38 @@ export function reindexSchedulers(
     enabled: pattern !== '',
     template: { name: id, data: { trigger: 'schedule' }, opts: reindexSchedulerTemplateOptions(tuning) },
   }));
+}
+
+/**
+ * Attempts of a retention run. A run that fails (Redis or the disk briefly unavailable, or an erasure holding the
+ * lock) is retried a few times; tomorrow's run catches up on whatever is still left, since every run is idempotent.
+ */
+export const RETENTION_ATTEMPTS = 3;
+
+/** Template options of the cron job scheduler of the retention job. */
+export function retentionSchedulerTemplateOptions(tuning: JobTuning = DEFAULT_TUNING): JobSchedulerTemplateOptions {
+  return {
+    ...QUEUE_DEFAULT_JOB_OPTIONS,
+    attempts: RETENTION_ATTEMPTS,
+    backoff: { type: 'exponential', delay: tuning.reindexBackoffMs, jitter: tuning.jitter },
+  };
+}
+
+/** The cron job scheduler of the retention job, from RETENTION_CRON. */
+export interface RetentionSchedulerSpec {
+  id: 'retention';
+  pattern: string;
+  enabled: boolean;
+  template: { name: 'retention'; data: RetentionData; opts: JobSchedulerTemplateOptions };
+}
+
+/** The retention schedule from RETENTION_CRON (disabled when empty). */
+export function retentionScheduler(config: Pick<Config, 'RETENTION_CRON'>, tuning: JobTuning = DEFAULT_TUNING): RetentionSchedulerSpec {
+  const pattern = config.RETENTION_CRON.trim();
+  return {
+    id: 'retention',
+    pattern,
+    enabled: pattern !== '',
+    template: { name: 'retention', data: { trigger: 'schedule' }, opts: retentionSchedulerTemplateOptions(tuning) },
+  };
 }

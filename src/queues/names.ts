@@ -12,7 +12,7 @@ export const QUEUE_NAMES = {
   tickets: 'tickets',
   /** Replies waiting for SMTP. */
   outbound: 'outbound',
-  /** Reindexing of the manual and the Q&A (scheduled and manual). */
+  /** Reindexing of the manual and the Q&A (scheduled and manual), and the daily retention run. */
   maintenance: 'maintenance',
 } as const;
 
@@ -23,7 +23,7 @@ export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
 export const JOB_NAMES = {
   tickets: ['answer-ticket'],
   outbound: ['send-reply'],
-  maintenance: ['reindex-manual', 'reindex-qa'],
+  maintenance: ['reindex-manual', 'reindex-qa', 'retention'],
 } as const satisfies Record<QueueName, readonly string[]>;
 
 /** The job names of queue `Q`. */

@@ -26,12 +26,21 @@ export const reindexSchema = z.object({
   trigger: z.enum(['schedule', 'manual', 'cli']),
 });
 
+/**
+ * `retention`: archive old final tickets and drop old raw mail (`src/tickets/retention.ts`); the periods come from
+ * configuration. Only the schedule queues it; `npm run review -- retention` runs the same code in the terminal.
+ */
+export const retentionSchema = z.object({
+  trigger: z.enum(['schedule']),
+});
+
 /** The schema of each job name. */
 export const PAYLOAD_SCHEMAS = {
   'answer-ticket': answerTicketSchema,
   'send-reply': sendReplySchema,
   'reindex-manual': reindexSchema,
   'reindex-qa': reindexSchema,
+  retention: retentionSchema,
 } as const satisfies Record<JobName, z.ZodType>;
 
 /** The data type of each job name. */
@@ -42,6 +51,8 @@ export type AnswerTicketData = JobPayloads['answer-ticket'];
 export type SendReplyData = JobPayloads['send-reply'];
 /** Data of a reindex job. */
 export type ReindexData = JobPayloads['reindex-manual'];
+/** Data of a `retention` job. */
+export type RetentionData = JobPayloads['retention'];
 
 /**
  * Validates a job's data. Bad data (or an unknown job name) can never succeed on a retry, so it throws BullMQ's

@@ -10,7 +10,7 @@
 import type { Queue } from 'bullmq';
 import { ConfigError, type Config } from '../config.js';
 import { isConnectionError } from './connection.js';
-import { DEFAULT_TUNING, reindexSchedulers, type JobTuning, type SchedulerSpec } from './job-options.js';
+import { DEFAULT_TUNING, reindexSchedulers, retentionScheduler, type JobTuning, type SchedulerSpec } from './job-options.js';
 
 /** A reindex schedule as it stands in Redis after {@link registerReindexSchedulers}. */
 export interface RegisteredScheduler {
@@ -70,4 +70,30 @@ export async function registerReindexSchedulers(
     registered.push({ id: spec.id, pattern: stored?.pattern ?? spec.pattern, ...(stored?.next !== undefined ? { next: stored.next } : {}) });
   }
   return { registered, disabled };
+}
+
+/**
+ * Makes the retention job scheduler in Redis match RETENTION_CRON, like {@link registerReindexSchedulers}: upserted
+ * when set, removed when empty. Returns the schedule now registered, or `undefined` when disabled.
+ *
+ * @throws ConfigError naming RETENTION_CRON when BullMQ's cron parser rejects the pattern.
+ */
+export async function registerRetentionScheduler(
+  queue: SchedulerQueue,
+  config: Pick<Config, 'RETENTION_CRON'>,
+  tuning: JobTuning = DEFAULT_TUNING,
+): Promise<{ id: 'retention'; pattern: string; next?: number } | undefined> {
+  const spec = retentionScheduler(config, tuning);
+  if (!spec.enabled) {
+    await queue.removeJobScheduler(spec.id);
+    return undefined;
+  }
+  try {
+    await queue.upsertJobScheduler(spec.id, { pattern: spec.pattern }, spec.template);
+  } catch (err) {
+    if (isConnectionError(err)) throw err;
+    throw new ConfigError([`RETENTION_CRON=${JSON.stringify(spec.pattern)}: ${err instanceof Error ? err.message : String(err)}`]);
+  }
+  const stored = await queue.getJobScheduler(spec.id);
+  return { id: spec.id, pattern: stored?.pattern ?? spec.pattern, ...(stored?.next !== undefined ? { next: stored.next } : {}) };
 }

@@ -1,6 +1,8 @@
 /**
- * The maintenance role (`npm run scheduler`): a BullMQ worker on `maintenance` that runs the `reindex-manual` and
- * `reindex-qa` jobs, and keeps the cron schedules of REINDEX_MANUAL_CRON / REINDEX_QA_CRON in Redis.
+ * The maintenance role (`npm run scheduler`): a BullMQ worker on `maintenance` that runs the `reindex-manual`,
+ * `reindex-qa` and `retention` jobs, and keeps the cron schedules of REINDEX_MANUAL_CRON / REINDEX_QA_CRON /
+ * RETENTION_CRON in Redis. The retention job writes the archive under this role's DATA_DIR (see
+ * `src/tickets/retention.ts`), so every process of this role must share that directory (Compose: the `app-data` volume).
  *
  * Two reindexes never run at once, on one machine or across many:
  * - the worker takes one job at a time (concurrency 1), and
@@ -24,6 +26,7 @@ import { Queue, UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { reindexManual } from '../../jobs/reindex-manual.js';
 import { reindexQa } from '../../jobs/reindex-qa.js';
+import { retention } from '../../jobs/retention.js';
 import type { Config } from '../config.js';
 import { EmptySourceError, KnowledgeError } from '../knowledge/errors.js';
 import { createLogger, type Logger } from '../logger.js';
@@ -34,7 +37,7 @@ import { checkEvictionPolicy, createWorkerConnection, describeRedis } from '../q
 import { DEFAULT_TUNING, QUEUE_DEFAULT_JOB_OPTIONS, reindexJob, type JobTuning } from '../queues/job-options.js';
 import { QUEUE_NAMES } from '../queues/names.js';
 import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
-import { registerReindexSchedulers, type RegisteredScheduler } from '../queues/schedulers.js';
+import { registerReindexSchedulers, registerRetentionScheduler, type RegisteredScheduler } from '../queues/schedulers.js';
 
 /** Maintenance jobs that may run at the same time across every worker of the queue. */
 export const MAINTENANCE_GLOBAL_CONCURRENCY = 1;
@@ -95,11 +98,17 @@ async function failFastOnBadInput<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /**
- * The handlers of the `maintenance` queue: each runs the reindex job of its kind against `search`, reporting
- * progress on the job, and returns the job's summary.
+ * The handlers of the `maintenance` queue: each reindex job runs against `search`, reporting progress on the job;
+ * the retention job runs against `redis` and DATA_DIR. Each returns the job's summary.
  */
-export function createMaintenanceHandlers(config: Config, search: Pick<SearchBackends, 'manual' | 'qa'>, logger: Logger): HandlerMap<'maintenance'> {
+export function createMaintenanceHandlers(
+  config: Config,
+  search: Pick<SearchBackends, 'manual' | 'qa'>,
+  logger: Logger,
+  redis: Redis,
+): HandlerMap<'maintenance'> {
   return {
+    retention: (_job, data) => retention(data, { config, redis, logger }),
     'reindex-manual': (job, data) =>
       failFastOnBadInput(() => {
         logger.info({ jobId: job.id, trigger: data.trigger }, 'manual reindex started');
@@ -165,6 +174,8 @@ export interface MaintenanceRoleOverrides {
 export interface MaintenanceRole extends RoleHandle {
   /** The reindex schedules registered at start. */
   readonly schedulers: RegisteredScheduler[];
+  /** The retention schedule registered at start; `undefined` when RETENTION_CRON is empty. */
+  readonly retentionSchedule: { id: 'retention'; pattern: string; next?: number } | undefined;
   /** The reindex jobs queued at start because their index was empty. */
   readonly firstBuilds: ('reindex-manual' | 'reindex-qa')[];
   /** The BullMQ worker, for listeners (metrics, tests). */
@@ -205,7 +216,7 @@ export async function startMaintenanceRole(config: Config, overrides: Maintenanc
     await queue.setGlobalConcurrency(MAINTENANCE_GLOBAL_CONCURRENCY);
     worker = createQueueWorker({
       queueName: 'maintenance',
-      handlers: createMaintenanceHandlers(config, search, logger),
+      handlers: createMaintenanceHandlers(config, search, logger, connection),
       connection,
       prefix: config.QUEUE_PREFIX,
       concurrency: 1,
@@ -215,9 +226,17 @@ export async function startMaintenanceRole(config: Config, overrides: Maintenanc
     });
     const tuning = overrides.tuning ?? DEFAULT_TUNING;
     const { registered, disabled } = await registerReindexSchedulers(queue, config, tuning);
+    const retentionSchedule = await registerRetentionScheduler(queue, config, tuning);
     const firstBuilds = (overrides.buildEmptyIndexes ?? true) ? await queueFirstIndexes(queue, search, logger, tuning) : [];
     logger.info(
-      { redis: describeRedis(config.REDIS_URL), schedules: registered, disabledSchedules: disabled, manual: search.manual.kind, qa: search.qa.kind },
+      {
+        redis: describeRedis(config.REDIS_URL),
+        schedules: registered,
+        disabledSchedules: disabled,
+        retention: retentionSchedule ?? 'disabled',
+        manual: search.manual.kind,
+        qa: search.qa.kind,
+      },
       'maintenance worker waiting for reindex jobs',
     );
 
@@ -226,6 +245,7 @@ export async function startMaintenanceRole(config: Config, overrides: Maintenanc
     return {
       name: 'maintenance',
       schedulers: registered,
+      retentionSchedule,
       firstBuilds,
       worker: started,
       stop: () => (stopping ??= release()),

@@ -13,7 +13,8 @@
  *
  * | key                   | type | fields                                                                        |
  * |-----------------------|------|-------------------------------------------------------------------------------|
- * | `P:metrics:counters`  | hash | `llm_calls`, `llm_prompt_tokens`, `llm_completion_tokens`, `replies_sent`     |
+ * | `P:metrics:counters`  | hash | `llm_calls`, `llm_prompt_tokens`, `llm_completion_tokens`, `replies_sent`,    |
+ * |                       |      | `tickets_archived`, `raw_mails_dropped` (retention job)                       |
  * | `P:metrics:ignored`   | hash | one field per ignore reason (`auto-reply`, `bounce`, …) → mails ignored        |
  * | `P:metrics:agent_run` | hash | `count`, `sum_ms` (total duration in ms), and `le:<seconds>` / `le:+Inf`: runs |
  * |                       |      | whose duration fell in that bucket (not cumulative; summed up at scrape time)  |
@@ -62,6 +63,10 @@ export const METRIC_NAMES = {
   llmTokens: 'helpdesk_llm_tokens_total',
   repliesSent: 'helpdesk_replies_sent_total',
   mailsIgnored: 'helpdesk_mails_ignored_total',
+  ticketsStored: 'helpdesk_tickets_stored',
+  redisMemory: 'helpdesk_redis_used_memory_bytes',
+  ticketsArchived: 'helpdesk_tickets_archived_total',
+  rawMailsDropped: 'helpdesk_raw_mails_dropped_total',
 } as const;
 
 /** The Redis keys of the recorded counters; see the module comment. */
@@ -118,6 +123,17 @@ export async function recordAgentRun(
 /** Records one reply accepted by the SMTP server. Called by the sender. */
 export async function recordReplySent(redis: Redis, prefix: string): Promise<void> {
   await redis.hincrby(metricsKeys(prefix).counters, 'replies_sent', 1);
+}
+
+/** Records what a retention run removed from Redis. Called by the retention job. */
+export async function recordRetention(redis: Redis, prefix: string, run: { ticketsArchived: number; rawMailsDropped: number }): Promise<void> {
+  const k = metricsKeys(prefix);
+  await execAll(
+    redis
+      .multi()
+      .hincrby(k.counters, 'tickets_archived', nonNegativeInt(run.ticketsArchived, 'ticketsArchived'))
+      .hincrby(k.counters, 'raw_mails_dropped', nonNegativeInt(run.rawMailsDropped, 'rawMailsDropped')),
+  );
 }
 
 /** Records one inbound mail that gets no answer, by reason. Called by the poller. */
@@ -204,7 +220,7 @@ class RedisBackedHistogram extends Histogram<string> {
 
 /** What the metrics are read from. */
 export interface MetricsSources {
-  store: Pick<TicketStore, 'countByState'>;
+  store: Pick<TicketStore, 'countByState' | 'keys'>;
   queues: Queues;
   /** Connection for reading the recorded counters. */
   redis: Redis;
@@ -297,5 +313,45 @@ export function createMetricsRegistry(sources: MetricsSources): Registry {
     },
   });
 
+  new Gauge({
+    name: METRIC_NAMES.ticketsStored,
+    help: 'Tickets held in Redis (all states); final tickets leave for the archive after TICKET_RETENTION_DAYS',
+    registers,
+    async collect() {
+      this.set(await sources.redis.zcard(sources.store.keys().all));
+    },
+  });
+
+  new Gauge({
+    name: METRIC_NAMES.redisMemory,
+    help: 'Memory Redis uses (INFO memory used_memory), for every key it holds, not only ours',
+    registers,
+    async collect() {
+      this.set(usedMemory(await sources.redis.info('memory')));
+    },
+  });
+
+  for (const [name, field, help] of [
+    [METRIC_NAMES.ticketsArchived, 'tickets_archived', 'Final tickets moved from Redis to the archive by the retention job'],
+    [METRIC_NAMES.rawMailsDropped, 'raw_mails_dropped', 'Raw mails of final tickets deleted from Redis by the retention job'],
+  ] as const) {
+    new Counter({
+      name,
+      help,
+      registers,
+      async collect() {
+        const n = toCount((await sources.redis.hget(keys.counters, field)) ?? undefined);
+        this.reset();
+        this.inc(n);
+      },
+    });
+  }
+
   return registry;
+}
+
+/** `used_memory` from the text of `INFO memory`; 0 when absent. */
+export function usedMemory(info: string): number {
+  const match = /^used_memory:(\d+)\s*$/m.exec(info);
+  return match ? Number(match[1]) : 0;
 }

@@ -3,6 +3,7 @@
  * `html` template; nothing here emits script, inline styles or event handlers (the CSP would refuse them anyway).
  */
 import type { Subtask } from '../agent/types.js';
+import { forgetCommand } from '../tickets/retention.js';
 import type { Ticket, TicketState } from '../tickets/ticket.js';
 import { formatDuration } from './health.js';
 import { html, type SafeHtml } from './html.js';
@@ -214,6 +215,20 @@ function renderDecision(ticket: Ticket, csrfToken: string): SafeHtml {
 </section>`;
 }
 
+/**
+ * How to erase this customer. A command rather than a button: erasure cannot be undone, also rewrites the archive
+ * under the maintenance role's DATA_DIR, and lists what it would remove before it is run with `--yes`.
+ */
+function renderCustomerData(ticket: Ticket): SafeHtml {
+  const addresses = [...new Set([ticket.from, ticket.replyTo].filter((a) => a !== ''))];
+  return html`<section class="card">
+  <h2>Customer data</h2>
+  <p class="small muted">To erase everything stored about this customer on request (tickets, raw mail, conversation entries, archive lines and rate-limit windows), run where DATA_DIR is mounted:</p>
+  ${addresses.map((a) => html`<pre class="text"><code>${forgetCommand(a)}</code></pre>`)}
+  <p class="small muted">Without <code>--yes</code> it only lists what it would remove; add <code>--yes</code> to remove it.</p>
+</section>`;
+}
+
 /** The detail page of one ticket: the mail, the draft with approve/reject, and the agent's work. */
 export function renderTicketDetail(view: TicketDetailView): SafeHtml {
   const t = view.ticket;
@@ -248,7 +263,8 @@ ${renderAgent(t)}
 <section class="card">
   <h2>History</h2>
   <table><thead><tr><th>When</th><th>Change</th><th>By</th><th>Note</th></tr></thead><tbody>${history}</tbody></table>
-</section>`;
+</section>
+${renderCustomerData(t)}`;
   return layout({ title: t.subject || 'Ticket', user: view.user, body });
 }
 

@@ -25,6 +25,8 @@
  * | `P:store:msgid`             | hash       | normalised Message-ID → ticket id (inbound and our replies)    |
  * | `P:store:conv:<rootId>`     | sorted set | ids of the tickets of one conversation, score = createdAt (ms) |
  *
+ * {@link TicketStore.remove} takes a ticket out of all of them at once (retention, erasure on request).
+ *
  * Costs: get/create/transition/update are O(1) keys plus O(log N) sorted-set updates; `list` is
  * O(log N + offset + limit); nothing uses SCAN or KEYS.
  *
@@ -193,6 +195,26 @@ end
 return 1
 `,
   3,
+);
+
+// Deletes a ticket and its index entries if it is still in state ARGV[2]; also deletes KEYS[6] (its raw mail).
+// Message-ID links (ARGV[3..]) are removed only where they still point at this ticket.
+// Returns 1 when deleted, 0 when the state moved on, -1 when the ticket was already gone (indexes cleaned anyway).
+const REMOVE = new LuaScript(
+  `
+local state = redis.call('HGET', KEYS[1], 'state')
+if state and state ~= ARGV[2] then return 0 end
+redis.call('DEL', KEYS[1], KEYS[6])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
+for i = 3, #ARGV do
+  if redis.call('HGET', KEYS[5], ARGV[i]) == ARGV[1] then redis.call('HDEL', KEYS[5], ARGV[i]) end
+end
+if state then return 1 end
+return -1
+`,
+  6,
 );
 
 /** Tickets in Redis; see the module comment for the key layout and the concurrency rules. */
@@ -453,7 +475,38 @@ export class TicketStore {
     });
   }
 
-  private async getMany(ids: readonly string[], options: ReadOptions = {}): Promise<Ticket[]> {
+  /**
+   * Deletes the ticket as read in `ticket` from every key of the store, together with `rawKey` (its raw mail), in one
+   * atomic script, but only while it is still in `ticket.state`: a ticket that moved on meanwhile is left alone
+   * (`'moved'`) so the caller can decide again on what is stored. The thread index keeps Message-IDs that another
+   * ticket owns. Idempotent: a ticket already gone is `'missing'`.
+   */
+  async remove(ticket: Pick<Ticket, 'id' | 'state' | 'conversationId' | 'messageId' | 'outbound'>, rawKey: string): Promise<'removed' | 'moved' | 'missing'> {
+    const k = this.keys();
+    const messageIds = [ticket.messageId, ticket.outbound?.messageId].map((m) => (m ? normalizeMessageId(m) : '')).filter(Boolean);
+    const result = await REMOVE.run(
+      this.redis,
+      [k.ticket(ticket.id), k.all, k.state(ticket.state), k.conversation(ticket.conversationId), k.msgid, rawKey],
+      [ticket.id, ticket.state, ...messageIds],
+    );
+    return result === 1 ? 'removed' : result === 0 ? 'moved' : 'missing';
+  }
+
+  /**
+   * Ids of the tickets in `state` created at or before `createdBefore` (epoch ms), oldest first, a page of at most
+   * `limit` from `offset`: one ZRANGEBYSCORE on the state's index.
+   */
+  async idsCreatedBefore(state: TicketState, createdBefore: number, limit: number, offset = 0): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys().state(state), '-inf', createdBefore, 'LIMIT', offset, limit);
+  }
+
+  /** Ids of every ticket, oldest first, a page of at most `limit` from `offset` (an O(N) walk is the caller's choice). */
+  async allIds(limit: number, offset = 0): Promise<string[]> {
+    return this.redis.zrange(this.keys().all, offset, offset + limit - 1);
+  }
+
+  /** The tickets of `ids` that exist, in the order of `ids`, in one round trip. */
+  async getMany(ids: readonly string[], options: ReadOptions = {}): Promise<Ticket[]> {
     if (ids.length === 0) return [];
     const k = this.keys();
     const pipeline = this.redis.pipeline();

@@ -79,6 +79,7 @@ describe('named worker', () => {
             calls.push(`${job.name}:${data.trigger}:${JSON.stringify(data)}`);
             return { pairs: 3 };
           },
+          retention: async () => ({ ticketsArchived: 0 }),
         },
       }),
     );
@@ -111,7 +112,7 @@ describe('named worker', () => {
         connection,
         prefix,
         logger,
-        handlers: { 'reindex-manual': async () => 'ok', 'reindex-qa': async () => 'ok' },
+        handlers: { 'reindex-manual': async () => 'ok', 'reindex-qa': async () => 'ok', retention: async () => 'ok' },
         onFailed: (job, _err, info) => void failures.push([job?.name, info]),
       }),
     );

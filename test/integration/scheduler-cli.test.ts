@@ -65,6 +65,7 @@ async function freshEnv(): Promise<Record<string, string>> {
     LOG_LEVEL: 'silent',
     REINDEX_MANUAL_CRON: '',
     REINDEX_QA_CRON: '',
+    RETENTION_CRON: '',
   };
 }
 

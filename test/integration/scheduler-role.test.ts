@@ -78,6 +78,8 @@ async function freshConfig(env: Record<string, string> = {}): Promise<Config> {
     EMBEDDINGS_PROVIDER: 'local',
     EMBEDDING_DIMENSIONS: '256',
     LOG_LEVEL: 'silent',
+    // Its own tests (test/integration/retention.test.ts) cover the retention schedule; here it would be one more job.
+    RETENTION_CRON: '',
     ...env,
   });
 }
@@ -353,5 +355,6 @@ function configEnv(config: Config): Record<string, string> {
     EMBEDDINGS_PROVIDER: config.EMBEDDINGS_PROVIDER,
     EMBEDDING_DIMENSIONS: String(config.EMBEDDING_DIMENSIONS),
     LOG_LEVEL: config.LOG_LEVEL,
+    RETENTION_CRON: config.RETENTION_CRON,
   };
 }

@@ -148,6 +148,7 @@ export function pipelineEnv(servers: PipelineServers, overrides: Record<string, 
     DASHBOARD_AUTH: 'off',
     DASHBOARD_PORT: '0',
     REINDEX_QA_CRON: '',
+    RETENTION_CRON: '',
     ...(servers.imap
       ? {
           IMAP_HOST: servers.imap.host,

@@ -8,7 +8,7 @@ const TICKET = 'a'.repeat(64);
 describe('queue and job names', () => {
   it('has the three queues with their jobs', () => {
     expect(QUEUE_NAMES).toEqual({ tickets: 'tickets', outbound: 'outbound', maintenance: 'maintenance' });
-    expect(JOB_NAMES).toEqual({ tickets: ['answer-ticket'], outbound: ['send-reply'], maintenance: ['reindex-manual', 'reindex-qa'] });
+    expect(JOB_NAMES).toEqual({ tickets: ['answer-ticket'], outbound: ['send-reply'], maintenance: ['reindex-manual', 'reindex-qa', 'retention'] });
   });
 
   it('uses names BullMQ accepts and that cannot collide with the store or rate-limit keys', () => {

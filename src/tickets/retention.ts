@@ -1,0 +1,397 @@
+/**
+ * What Redis keeps and for how long, and erasing a customer on request.
+ *
+ * Retention (the scheduled `retention` job): a final ticket (`sent`, `rejected`: no transition leaves them) whose last
+ * change is older than RAW_MAIL_RETENTION_DAYS loses its raw mail (the mail itself stays in the IMAP mailbox); one
+ * older than TICKET_RETENTION_DAYS is written to the archive (`src/tickets/archive.ts`) and then removed from Redis
+ * with its raw mail and its index entries. Age counts from the last change (`updatedAt`), so a ticket parked for a
+ * month and answered today keeps its mail for the whole period after the answer. Candidates come from the final
+ * states' indexes by creation time (which is never later than the last change), so nothing scans the key space.
+ *
+ * Erasure ({@link forgetCustomer}): every ticket whose sender (From) or reply address (Reply-To) is the customer's,
+ * compared as {@link comparableAddress} does (case, IDN spelling and `+tag` folded), in any state; their raw mail,
+ * conversation entries and thread-index links; their lines in every archive file; and the automatic-reply rate-limit
+ * windows of those addresses. It walks every ticket: a rare operator command, not a hot path.
+ *
+ * One at a time: both hold a lock in Redis (`P:retention:lock`) while they run, so an erasure can never rewrite an
+ * archive file while the retention job appends to it, nor miss a ticket the job is moving from Redis to the archive.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { Redis } from 'ioredis';
+import { comparableAddress, normaliseAddress } from '../mail/addresses.js';
+import { rawKey } from '../mail/raw-store.js';
+import { LuaScript } from './lua.js';
+import { autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey } from './rate-limit.js';
+import {
+  archiveFileFor,
+  clearJournal,
+  commitJournal,
+  listArchiveFiles,
+  readArchive,
+  readJournal,
+  rewriteArchive,
+  writeJournal,
+  type ArchiveRecord,
+} from './archive.js';
+import { FINAL_STATES, type Ticket, type TicketState } from './ticket.js';
+import type { TicketStore } from './ticket-store.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Tickets read and archived per step; bounds memory (full tickets are tens of kilobytes) and the lock's renewals. */
+const ARCHIVE_BATCH = 100;
+/** Ids per ZRANGE / EXISTS round trip. */
+const ID_PAGE = 500;
+/** How long the lock lives without renewal; every batch renews it, so only a dead holder lets it run out. */
+export const RETENTION_LOCK_TTL_MS = 5 * 60 * 1000;
+
+/** What Redis and the archive are reached through. */
+export interface RetentionDeps {
+  redis: Redis;
+  store: TicketStore;
+  /** QUEUE_PREFIX (raw mail and rate-limit keys live beside the store's). */
+  prefix: string;
+  /** The archive directory (`archiveDir(DATA_DIR)`). */
+  archiveDir: string;
+  /** Clock; tests pass a fixed one. */
+  now?: () => Date;
+}
+
+/** How long data is kept, in days (RAW_MAIL_RETENTION_DAYS, TICKET_RETENTION_DAYS). */
+export interface RetentionPolicy {
+  rawMailDays: number;
+  ticketDays: number;
+}
+
+/** What one retention run did. */
+export interface RetentionResult {
+  /** Raw mails deleted from final tickets that stay in Redis. */
+  rawMailsDropped: number;
+  /** Tickets written to the archive and removed from Redis (raw mail included). */
+  ticketsArchived: number;
+  /** Archive files appended to. */
+  archiveFiles: string[];
+  /** Tickets of an append a crash had interrupted, completed at the start of this run. */
+  recovered: number;
+}
+
+/** Thrown when the lock is held by another run (or an erasure) for longer than the caller wanted to wait. */
+export class RetentionBusyError extends Error {
+  constructor(what: string) {
+    super(`${what}: another retention run or erasure holds the lock; try again in a minute`);
+    this.name = 'RetentionBusyError';
+  }
+}
+
+/** The Redis key of the lock that serialises retention runs and erasures. */
+export function retentionLockKey(prefix: string): string {
+  return `${prefix}:retention:lock`;
+}
+
+const RENEW = new LuaScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`, 1);
+const RELEASE = new LuaScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`, 1);
+
+/** A held lock: renew it between steps, release it at the end. */
+interface Lock {
+  renew(): Promise<void>;
+  release(): Promise<void>;
+}
+
+async function acquireLock(redis: Redis, prefix: string, what: string, waitMs: number): Promise<Lock> {
+  const key = retentionLockKey(prefix);
+  const token = randomBytes(12).toString('hex');
+  const deadline = Date.now() + waitMs;
+  while ((await redis.set(key, token, 'PX', RETENTION_LOCK_TTL_MS, 'NX')) !== 'OK') {
+    if (Date.now() >= deadline) throw new RetentionBusyError(what);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return {
+    async renew() {
+      // Lost means another holder may be writing now; stopping is the only safe move.
+      if ((await RENEW.run(redis, [key], [token, RETENTION_LOCK_TTL_MS])) !== 1) throw new RetentionBusyError(`${what} lost its lock`);
+    },
+    async release() {
+      await RELEASE.run(redis, [key], [token]);
+    },
+  };
+}
+
+/** The moment before which a last change makes data old enough to go, for `days` of retention. */
+export function retentionCutoff(now: Date, days: number): number {
+  if (!Number.isInteger(days) || days < 1) throw new RangeError(`retention days must be a whole number ≥ 1, got ${days}`);
+  return now.getTime() - days * DAY_MS;
+}
+
+/** True when a final ticket's last change is at or before `cutoff` (epoch ms). */
+export function isExpired(ticket: Pick<Ticket, 'state' | 'updatedAt' | 'createdAt'>, cutoff: number): boolean {
+  if (!FINAL_STATES.includes(ticket.state)) return false;
+  const changed = Date.parse(ticket.updatedAt || ticket.createdAt);
+  return !Number.isNaN(changed) && changed <= cutoff;
+}
+
+/** Every id in `state` created at or before `cutoff`, oldest first. */
+async function candidateIds(store: TicketStore, state: TicketState, cutoff: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let offset = 0; ; offset += ID_PAGE) {
+    const page = await store.idsCreatedBefore(state, cutoff, ID_PAGE, offset);
+    ids.push(...page);
+    if (page.length < ID_PAGE) return ids;
+  }
+}
+
+/**
+ * Completes an archive append a crash interrupted (see `archive.ts`): the member is put in place again and its
+ * tickets are removed from Redis. Returns the number of tickets of that append, 0 when none was pending.
+ */
+async function recoverPendingAppend(deps: RetentionDeps): Promise<number> {
+  const journal = await readJournal(deps.archiveDir);
+  if (!journal) return 0;
+  await commitJournal(deps.archiveDir, journal);
+  for (const ticket of await deps.store.getMany(journal.ids, { agentResult: false })) {
+    // Only final tickets were journalled; a ticket in any other state is not the one that was archived.
+    if (FINAL_STATES.includes(ticket.state)) await deps.store.remove(ticket, rawKey(deps.prefix, ticket.id));
+  }
+  await clearJournal(deps.archiveDir);
+  return journal.ids.length;
+}
+
+async function archiveExpiredTickets(deps: RetentionDeps, cutoff: number, now: Date, lock: Lock, result: RetentionResult): Promise<void> {
+  const files = new Set<string>();
+  for (const state of FINAL_STATES) {
+    const ids = await candidateIds(deps.store, state, cutoff);
+    for (let i = 0; i < ids.length; i += ARCHIVE_BATCH) {
+      const tickets = (await deps.store.getMany(ids.slice(i, i + ARCHIVE_BATCH))).filter((t) => isExpired(t, cutoff));
+      const byFile = new Map<string, ArchiveRecord[]>();
+      for (const ticket of tickets) {
+        const file = archiveFileFor(ticket);
+        byFile.set(file, [...(byFile.get(file) ?? []), { archivedAt: now.toISOString(), ticket }]);
+      }
+      for (const [file, records] of byFile) {
+        // Order matters for crash safety: journal, append + fsync, delete from Redis, clear the journal.
+        const journal = await writeJournal(deps.archiveDir, file, records);
+        await commitJournal(deps.archiveDir, journal);
+        await Promise.all(records.map(({ ticket }) => deps.store.remove(ticket, rawKey(deps.prefix, ticket.id))));
+        await clearJournal(deps.archiveDir);
+        result.ticketsArchived += records.length;
+        files.add(file);
+      }
+      await lock.renew();
+    }
+  }
+  result.archiveFiles = [...files].sort();
+}
+
+async function dropExpiredRawMail(deps: RetentionDeps, cutoff: number, lock: Lock, result: RetentionResult): Promise<void> {
+  for (const state of FINAL_STATES) {
+    const ids = await candidateIds(deps.store, state, cutoff);
+    for (let i = 0; i < ids.length; i += ID_PAGE) {
+      const page = ids.slice(i, i + ID_PAGE);
+      const exists = deps.redis.pipeline();
+      for (const id of page) exists.exists(rawKey(deps.prefix, id));
+      const held = ((await exists.exec()) ?? []).flatMap(([err, n], j) => {
+        if (err) throw err;
+        return n === 1 ? [page[j]!] : [];
+      });
+      // Only tickets that still hold a raw mail are read: after the first run that is about one day's worth.
+      const expired = (await deps.store.getMany(held, { agentResult: false })).filter((t) => isExpired(t, cutoff));
+      if (expired.length > 0) result.rawMailsDropped += await deps.redis.del(...expired.map((t) => rawKey(deps.prefix, t.id)));
+      await lock.renew();
+    }
+  }
+}
+
+/**
+ * One retention run: completes an interrupted archive append, archives (and removes from Redis) the final tickets
+ * older than `policy.ticketDays`, then drops the raw mail of final tickets older than `policy.rawMailDays`.
+ * Idempotent: a second run right after the first finds nothing to do.
+ *
+ * @throws {@link RetentionBusyError} when another run or an erasure holds the lock (the job is retried later).
+ */
+export async function runRetention(deps: RetentionDeps, policy: RetentionPolicy): Promise<RetentionResult> {
+  const now = deps.now?.() ?? new Date();
+  const ticketCutoff = retentionCutoff(now, policy.ticketDays);
+  const rawCutoff = retentionCutoff(now, policy.rawMailDays);
+  const lock = await acquireLock(deps.redis, deps.prefix, 'retention', 0);
+  try {
+    const result: RetentionResult = { rawMailsDropped: 0, ticketsArchived: 0, archiveFiles: [], recovered: await recoverPendingAppend(deps) };
+    await archiveExpiredTickets(deps, ticketCutoff, now, lock, result);
+    await dropExpiredRawMail(deps, rawCutoff, lock, result);
+    return result;
+  } finally {
+    await lock.release();
+  }
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+// Erasure on request.
+
+/** The comparable form of the customer address to erase, or `undefined` when `value` holds no address. */
+export function customerAddress(value: string): string | undefined {
+  const address = comparableAddress(value);
+  return address && address.includes('@') ? address : undefined;
+}
+
+/** True when the ticket's sender or reply address is `address` (a {@link customerAddress}). */
+export function isCustomersTicket(ticket: Pick<Ticket, 'from' | 'replyTo'>, address: string): boolean {
+  return [ticket.from, ticket.replyTo].some((a) => typeof a === 'string' && a !== '' && comparableAddress(a) === address);
+}
+
+/** One ticket an erasure covers. */
+export interface ForgottenTicket {
+  id: string;
+  state: TicketState;
+  from: string;
+  replyTo: string;
+  subject: string;
+  createdAt: string;
+  /** True when it had a raw mail in Redis. */
+  rawMail: boolean;
+}
+
+/** What {@link forgetCustomer} removed (or, for a dry run, would remove). */
+export interface ForgetReport {
+  /** The address compared (see {@link customerAddress}). */
+  address: string;
+  /** Tickets in Redis. */
+  tickets: ForgottenTicket[];
+  /** Lines per archive file. */
+  archiveLines: { file: string; tickets: string[] }[];
+  /** Thread-index links (Message-ID → ticket) besides the tickets' own. */
+  threadLinks: number;
+  /** Rate-limit windows of the customer's addresses. */
+  rateLimitKeys: string[];
+  /** False for a dry run: nothing was changed. */
+  removed: boolean;
+}
+
+async function findCustomersTickets(deps: RetentionDeps, address: string): Promise<Ticket[]> {
+  const found: Ticket[] = [];
+  for (let offset = 0; ; offset += ID_PAGE) {
+    const ids = await deps.store.allIds(ID_PAGE, offset);
+    for (const ticket of await deps.store.getMany(ids, { agentResult: false })) if (isCustomersTicket(ticket, address)) found.push(ticket);
+    if (ids.length < ID_PAGE) return found;
+  }
+}
+
+async function existingKeys(redis: Redis, keys: readonly string[]): Promise<boolean[]> {
+  if (keys.length === 0) return [];
+  const pipeline = redis.pipeline();
+  for (const key of keys) pipeline.exists(key);
+  return ((await pipeline.exec()) ?? []).map(([err, n]) => {
+    if (err) throw err;
+    return n === 1;
+  });
+}
+
+/** Every Message-ID link in the thread index that points at one of `ids` (HSCAN: erasures are rare). */
+async function threadLinksTo(deps: RetentionDeps, ids: ReadonlySet<string>): Promise<string[]> {
+  const fields: string[] = [];
+  if (ids.size === 0) return fields;
+  let cursor = '0';
+  do {
+    const [next, flat] = await deps.redis.hscan(deps.store.keys().msgid, cursor, 'COUNT', 1000);
+    for (let i = 0; i + 1 < flat.length; i += 2) if (ids.has(flat[i + 1]!)) fields.push(flat[i]!);
+    cursor = next;
+  } while (cursor !== '0');
+  return fields;
+}
+
+function rateLimitKeysOf(prefix: string, addresses: Iterable<string>): string[] {
+  const keys = new Set<string>();
+  for (const a of addresses) {
+    if (!a) continue;
+    keys.add(autoReplyKey(prefix, a));
+    keys.add(autoReplyRecipientKey(prefix, a));
+  }
+  return [...keys];
+}
+
+function summary(ticket: Ticket, rawMail: boolean): ForgottenTicket {
+  return { id: ticket.id, state: ticket.state, from: ticket.from, replyTo: ticket.replyTo, subject: ticket.subject, createdAt: ticket.createdAt, rawMail };
+}
+
+/** Options of {@link forgetCustomer}. */
+export interface ForgetOptions {
+  /** Remove for real; without it nothing changes and the report says what would go. */
+  confirm: boolean;
+  /** How long to wait for a running retention job (ms); default one minute. */
+  lockWaitMs?: number;
+}
+
+/**
+ * Erases a customer: see the module comment for what is covered. With `confirm: false` it only reports. The lock is
+ * held for the whole erasure, so the retention job cannot archive a ticket of this customer in between.
+ *
+ * @param value the customer's address (`a@b` or `Name <a@b>`).
+ * @throws TypeError when `value` holds no address; {@link RetentionBusyError} when the lock stays taken.
+ */
+export async function forgetCustomer(deps: RetentionDeps, value: string, options: ForgetOptions): Promise<ForgetReport> {
+  const address = customerAddress(value);
+  if (!address) throw new TypeError(`not a mail address: ${JSON.stringify(value)}`);
+  const lock = await acquireLock(deps.redis, deps.prefix, 'forget', options.lockWaitMs ?? 60_000);
+  try {
+    // An interrupted append may hold this customer's tickets half in Redis, half in the archive: finish it first.
+    if (options.confirm) await recoverPendingAppend(deps);
+    const tickets = await findCustomersTickets(deps, address);
+    const raw = await existingKeys(deps.redis, tickets.map((t) => rawKey(deps.prefix, t.id)));
+    const report: ForgetReport = {
+      address,
+      tickets: tickets.map((t, i) => summary(t, raw[i] ?? false)),
+      archiveLines: [],
+      threadLinks: 0,
+      rateLimitKeys: [],
+      removed: options.confirm,
+    };
+    // Rate-limit windows are keyed by the address as written (lower-cased), so every spelling seen gets its window checked.
+    const addresses = new Set([address, normaliseAddress(value) ?? address, ...tickets.flatMap((t) => [t.from, t.replyTo])]);
+    const drop = (record: ArchiveRecord | undefined, line: string) =>
+      record ? isCustomersTicket(record.ticket, address) : line.toLowerCase().includes(address);
+    for (const file of await listArchiveFiles(deps.archiveDir)) {
+      const full = path.join(deps.archiveDir, file);
+      let matched: ArchiveRecord[] = [];
+      if (options.confirm) matched = await rewriteArchive(deps.archiveDir, file, drop);
+      else await readArchive(full, (record, line) => void (drop(record, line) && matched.push(record)));
+      for (const { ticket } of matched) addresses.add(ticket.from).add(ticket.replyTo);
+      if (matched.length > 0) report.archiveLines.push({ file, tickets: matched.map((r) => r.ticket.id) });
+      await lock.renew();
+    }
+    const limitKeys = rateLimitKeysOf(deps.prefix, addresses);
+    const existing = await existingKeys(deps.redis, limitKeys);
+    report.rateLimitKeys = limitKeys.filter((_, i) => existing[i]);
+    const ids = new Set([...tickets.map((t) => t.id), ...report.archiveLines.flatMap((l) => l.tickets)]);
+    const ownLinks = new Set(tickets.flatMap((t) => [t.messageId, t.outbound?.messageId]));
+    const links = await threadLinksTo(deps, ids);
+    report.threadLinks = links.filter((l) => !ownLinks.has(l)).length;
+    if (!options.confirm) return report;
+
+    for (const ticket of tickets) {
+      let current: Ticket | undefined = ticket;
+      // A ticket that changed state between the read and the delete is read again; it is this customer's either way.
+      for (let attempt = 0; current; attempt++) {
+        if ((await deps.store.remove(current, rawKey(deps.prefix, current.id))) !== 'moved') break;
+        if (attempt >= 16) throw new Error(`ticket ${current.id} keeps changing state; stop the workers and run forget again`);
+        current = await deps.store.get(current.id, { agentResult: false });
+      }
+    }
+    const cleanup = deps.redis.multi();
+    if (links.length > 0) cleanup.hdel(deps.store.keys().msgid, ...links);
+    if (report.rateLimitKeys.length > 0) cleanup.del(...report.rateLimitKeys);
+    // The overall window counts replies by ticket id; the ids go too, though the window forgets them within the hour.
+    if (ids.size > 0) cleanup.zrem(autoReplyTotalKey(deps.prefix), ...ids);
+    const results = (await cleanup.exec()) ?? [];
+    const failed = results.find(([err]) => err);
+    if (failed?.[0]) throw failed[0];
+    return report;
+  } finally {
+    await lock.release();
+  }
+}
+
+/**
+ * The command that erases a customer, as the dashboard shows it, quoted for a POSIX shell: addresses may hold
+ * characters a shell would act on (`'`, `$`, `&`), and a pasted command must erase that address and do nothing else.
+ */
+export function forgetCommand(address: string): string {
+  const quoted = /^[A-Za-z0-9@._+=-]+$/.test(address) ? address : `'${address.replaceAll("'", `'\\''`)}'`;
+  return `npm run review -- forget ${quoted}`;
+}

@@ -1,0 +1,161 @@
+/**
+ * `npm run review -- forget` and `archive show`, spawned as an operator runs them, against a real redis-server and a
+ * temporary DATA_DIR: the customer's tickets (as sender or Reply-To, any spelling of the address), raw mail,
+ * conversation entries, thread links, archive lines and rate-limit windows go; nobody else's data does; without
+ * `--yes` nothing changes.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
+import { rawKey, saveRaw } from '../../src/mail/raw-store.js';
+import { archiveDir, findArchived } from '../../src/tickets/archive.js';
+import { autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey, recordAutoReplyBudget } from '../../src/tickets/rate-limit.js';
+import { runRetention } from '../../src/tickets/retention.js';
+import { newTicket, type Ticket, type TicketState } from '../../src/tickets/ticket.js';
+import { TicketStore } from '../../src/tickets/ticket-store.js';
+import { runNpm } from '../support/pipeline.js';
+
+let server: RedisServer;
+let redis: Redis;
+let root: string;
+let env: Record<string, string>;
+let prefix: string;
+let store: TicketStore;
+let dir: string;
+
+const DAY = 24 * 60 * 60 * 1000;
+let clock = new Date();
+
+beforeAll(async () => {
+  server = await startRedis();
+  redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+  root = await mkdtemp(path.join(tmpdir(), 'review-forget-'));
+  prefix = `forget-${randomUUID()}`;
+  env = { REDIS_URL: server.url, QUEUE_PREFIX: prefix, DATA_DIR: root, LOG_LEVEL: 'silent' };
+  store = new TicketStore(redis, { prefix, now: () => clock });
+  dir = archiveDir(root);
+});
+
+afterAll(async () => {
+  if (redis) {
+    // Test-only cleanup by pattern; the product never scans.
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  }
+  await server?.stop();
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+const review = (...args: string[]) => runNpm(['run', 'review', '--', ...args], env, 60_000);
+
+/** A stored ticket created `ageDays` ago and moved through `states`, with a raw mail. */
+async function ticket(tag: string, from: string, states: TicketState[], options: { ageDays?: number; replyTo?: string; conversationId?: string } = {}): Promise<Ticket> {
+  clock = new Date(Date.now() - (options.ageDays ?? 1) * DAY);
+  const messageId = `<${tag}-${randomUUID()}@customer.example>`;
+  const created = newTicket(
+    {
+      messageId,
+      from,
+      ...(options.replyTo ? { replyTo: options.replyTo } : {}),
+      ...(options.conversationId ? { conversationId: options.conversationId } : {}),
+      subject: `Question ${tag}`,
+      question: `How does ${tag} work?`,
+      actor: 'poller',
+    },
+    clock,
+  );
+  await saveRaw(redis, prefix, created.id, Buffer.from(`Message-ID: ${messageId}\r\n\r\n${tag}\r\n`));
+  await store.createIfAbsent(created);
+  let t = created;
+  for (const to of states) {
+    const patch = to === 'sending' ? { draft: `Answer ${tag}`, outbound: { messageId: `<reply-${tag}@helpdesk.test>`, autoSubmitted: true } } : undefined;
+    t = await store.transition(t.id, { to, actor: 'test', ...(patch ? { patch } : {}) });
+  }
+  if (t.outbound) await store.linkMessageId(t.outbound.messageId, t.id);
+  clock = new Date();
+  return t;
+}
+
+const SENT: TicketState[] = ['processing', 'drafted', 'sending', 'sent'];
+
+describe('npm run review -- forget', () => {
+  it('lists without --yes, erases every trace of the address with it, and leaves other customers alone', async () => {
+    // Alice: an answered mail and a follow-up in its conversation, one written from a +tag address in capitals,
+    // one sent by a colleague with Reply-To her, and one old enough to be archived.
+    const answered = await ticket('alice-1', 'alice@customer.example', SENT);
+    const followUp = await ticket('alice-2', 'Alice+Billing@CUSTOMER.example', ['parked'], { conversationId: answered.id });
+    const viaColleague = await ticket('alice-3', 'carol@customer.example', ['parked'], { replyTo: 'alice@customer.example' });
+    const archivedAlice = await ticket('alice-old', 'alice@customer.example', SENT, { ageDays: 400 });
+    // Bob: one in Redis and one archived in the same month file as Alice's.
+    const bob = await ticket('bob-1', 'bob@customer.example', SENT);
+    const archivedBob = await ticket('bob-old', 'bob@customer.example', ['parked', 'rejected'], { ageDays: 400 });
+    expect(await runRetention({ redis, store, prefix, archiveDir: dir }, { rawMailDays: 30, ticketDays: 365 })).toMatchObject({ ticketsArchived: 2 });
+    await store.linkMessageId('<forwarded-copy@customer.example>', answered.id);
+    for (const [t, sender] of [[answered, 'alice@customer.example'], [bob, 'bob@customer.example']] as const) {
+      await recordAutoReplyBudget(redis, prefix, { sender, recipient: sender }, t.id, { perAddress: 10, total: 100 });
+    }
+    const aliceTickets = [answered, followUp, viaColleague];
+
+    const dry = await review('forget', 'Alice <ALICE@customer.example>');
+    expect(dry.code, dry.stderr).toBe(3);
+    expect(dry.stderr).toContain('nothing was removed: run again with --yes');
+    expect(dry.stdout).toContain('would remove 3 tickets from Redis');
+    for (const t of aliceTickets) expect(dry.stdout).toContain(t.id);
+    expect(dry.stdout).toContain(archivedAlice.id);
+    expect(dry.stdout).not.toContain(bob.id);
+    for (const t of aliceTickets) expect(await store.get(t.id)).toBeDefined();
+    expect(await findArchived(dir, archivedAlice.id)).toBeDefined();
+
+    const run = await review('forget', 'alice@customer.example', '--yes', '--json');
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as { removed: boolean; tickets: { id: string }[]; archiveLines: { tickets: string[] }[]; threadLinks: number };
+    expect(report.removed).toBe(true);
+    expect(report.tickets.map((t) => t.id).sort()).toEqual(aliceTickets.map((t) => t.id).sort());
+    expect(report.archiveLines.flatMap((l) => l.tickets)).toEqual([archivedAlice.id]);
+    expect(report.threadLinks).toBe(1);
+
+    const k = store.keys();
+    for (const t of aliceTickets) {
+      expect(await redis.exists(k.ticket(t.id), rawKey(prefix, t.id))).toBe(0);
+      expect(await redis.zscore(k.all, t.id)).toBeNull();
+      expect(await redis.zscore(k.state(t.state), t.id)).toBeNull();
+    }
+    expect(await redis.exists(k.conversation(answered.id))).toBe(0);
+    const links = await redis.hgetall(k.msgid);
+    expect(Object.values(links).filter((id) => aliceTickets.some((t) => t.id === id))).toEqual([]);
+    expect(await redis.exists(autoReplyKey(prefix, 'alice@customer.example'), autoReplyRecipientKey(prefix, 'alice@customer.example'))).toBe(0);
+    expect(await redis.zscore(autoReplyTotalKey(prefix), answered.id)).toBeNull();
+    expect(await findArchived(dir, archivedAlice.id)).toBeUndefined();
+
+    // Bob keeps everything: his ticket, raw mail, links, rate-limit window and archive line.
+    expect((await store.require(bob.id)).state).toBe('sent');
+    expect(await redis.exists(rawKey(prefix, bob.id))).toBe(1);
+    expect(links[bob.messageId]).toBe(bob.id);
+    expect(await redis.exists(autoReplyKey(prefix, 'bob@customer.example'))).toBe(1);
+    expect(await redis.zscore(autoReplyTotalKey(prefix), bob.id)).not.toBeNull();
+    const shown = await review('archive', 'show', archivedBob.id);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`Ticket ${archivedBob.id}`);
+    expect(shown.stdout).toContain('State:      rejected');
+    expect(shown.stdout).toMatch(/^Archived \S+ in \d{4}-\d{2}\.jsonl\.gz$/m);
+
+    // Nothing is left to find: a second listing exits 0.
+    const after = await review('forget', 'alice@customer.example');
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stdout).toContain('would remove 0 tickets from Redis');
+    const gone = await review('archive', 'show', archivedAlice.id);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain(`no archived ticket ${archivedAlice.id}`);
+  }, 180_000);
+
+  it('refuses something that is not an address', async () => {
+    const bad = await review('forget', 'not an address', '--yes');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe('review: not a mail address: "not an address"');
+  }, 60_000);
+});
