@@ -1,11 +1,12 @@
 /**
  * What Redis keeps and for how long, and erasing a customer on request.
  *
- * Retention (the scheduled `retention` job): a final ticket (`sent`, `rejected`: no transition leaves them) whose last
+ * Retention (the scheduled `retention` job): a settled ticket ({@link SETTLED_STATES}: `sent`, `rejected`, and
+ * `ignored` — auto-replies, bounces, lists and spam, most of a mailbox's traffic — that nobody took up) whose last
  * change is older than RAW_MAIL_RETENTION_DAYS loses its raw mail (the mail itself stays in the IMAP mailbox); one
  * older than TICKET_RETENTION_DAYS is written to the archive (`src/tickets/archive.ts`) and then removed from Redis
  * with its raw mail and its index entries. Age counts from the last change (`updatedAt`), so a ticket parked for a
- * month and answered today keeps its mail for the whole period after the answer. Candidates come from the final
+ * month and answered today keeps its mail for the whole period after the answer. Candidates come from the settled
  * states' indexes by creation time (which is never later than the last change), so nothing scans the key space.
  *
  * Erasure ({@link forgetCustomer}): every ticket whose sender (From) or reply address (Reply-To) is the customer's,
@@ -122,9 +123,16 @@ export function retentionCutoff(now: Date, days: number): number {
   return now.getTime() - days * DAY_MS;
 }
 
-/** True when a final ticket's last change is at or before `cutoff` (epoch ms). */
+/**
+ * States retention may clear: the final ones, and `ignored`. An ignored mail can still be taken up by a person
+ * (`ignored → parked`), but one nobody took up within the retention period is as settled as a sent one; keeping it
+ * would keep most of the mail (auto-replies, bounces, lists, spam) forever.
+ */
+export const SETTLED_STATES: readonly TicketState[] = [...FINAL_STATES, 'ignored'];
+
+/** True when a settled ticket's last change is at or before `cutoff` (epoch ms). */
 export function isExpired(ticket: Pick<Ticket, 'state' | 'updatedAt' | 'createdAt'>, cutoff: number): boolean {
-  if (!FINAL_STATES.includes(ticket.state)) return false;
+  if (!SETTLED_STATES.includes(ticket.state)) return false;
   const changed = Date.parse(ticket.updatedAt || ticket.createdAt);
   return !Number.isNaN(changed) && changed <= cutoff;
 }
@@ -149,7 +157,7 @@ async function recoverPendingAppend(deps: RetentionDeps): Promise<number> {
   await commitJournal(deps.archiveDir, journal);
   for (const ticket of await deps.store.getMany(journal.ids, { agentResult: false })) {
     // Only final tickets were journalled; a ticket in any other state is not the one that was archived.
-    if (FINAL_STATES.includes(ticket.state)) await deps.store.remove(ticket, rawKey(deps.prefix, ticket.id));
+    if (SETTLED_STATES.includes(ticket.state)) await deps.store.remove(ticket, rawKey(deps.prefix, ticket.id));
   }
   await clearJournal(deps.archiveDir);
   return journal.ids.length;
@@ -157,7 +165,7 @@ async function recoverPendingAppend(deps: RetentionDeps): Promise<number> {
 
 async function archiveExpiredTickets(deps: RetentionDeps, cutoff: number, now: Date, lock: Lock, result: RetentionResult): Promise<void> {
   const files = new Set<string>();
-  for (const state of FINAL_STATES) {
+  for (const state of SETTLED_STATES) {
     const ids = await candidateIds(deps.store, state, cutoff);
     for (let i = 0; i < ids.length; i += ARCHIVE_BATCH) {
       const tickets = (await deps.store.getMany(ids.slice(i, i + ARCHIVE_BATCH))).filter((t) => isExpired(t, cutoff));
@@ -182,7 +190,7 @@ async function archiveExpiredTickets(deps: RetentionDeps, cutoff: number, now: D
 }
 
 async function dropExpiredRawMail(deps: RetentionDeps, cutoff: number, lock: Lock, result: RetentionResult): Promise<void> {
-  for (const state of FINAL_STATES) {
+  for (const state of SETTLED_STATES) {
     const ids = await candidateIds(deps.store, state, cutoff);
     for (let i = 0; i < ids.length; i += ID_PAGE) {
       const page = ids.slice(i, i + ID_PAGE);

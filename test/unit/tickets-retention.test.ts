@@ -57,13 +57,15 @@ describe('customer matching', () => {
 });
 
 describe('expiry', () => {
-  it('counts from the last change and only for final states', () => {
+  it('counts from the last change and only for settled states (final, or ignored and never taken up)', () => {
     const cutoff = retentionCutoff(NOW, 30);
     const at = (days: number) => new Date(NOW.getTime() - days * DAY).toISOString();
     expect(isExpired({ state: 'sent', createdAt: at(100), updatedAt: at(31) }, cutoff)).toBe(true);
     expect(isExpired({ state: 'rejected', createdAt: at(100), updatedAt: at(30) }, cutoff)).toBe(true);
     expect(isExpired({ state: 'sent', createdAt: at(100), updatedAt: at(29) }, cutoff)).toBe(false);
-    for (const state of ['parked', 'failed', 'ignored', 'received'] as const) expect(isExpired({ state, createdAt: at(900), updatedAt: at(900) }, cutoff)).toBe(false);
+    expect(isExpired({ state: 'ignored', createdAt: at(40), updatedAt: at(40) }, cutoff)).toBe(true);
+    expect(isExpired({ state: 'ignored', createdAt: at(10), updatedAt: at(10) }, cutoff)).toBe(false);
+    for (const state of ['parked', 'failed', 'drafted', 'received'] as const) expect(isExpired({ state, createdAt: at(900), updatedAt: at(900) }, cutoff)).toBe(false);
   });
 
   it('refuses a period that is not a whole number of days ≥ 1', () => {
