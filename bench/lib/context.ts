@@ -74,6 +74,8 @@ export const QUICK_SIZES: Sizes = {
 export interface ModelPrice {
   inputPerMTok: number;
   outputPerMTok: number;
+  /** Input tokens served from the provider's prompt cache. */
+  cachedInputPerMTok?: number;
 }
 
 /** Shared by all phases of a run. */

@@ -648,6 +648,7 @@ export class HelpDeskAgent {
   ): Promise<[R, LlmCallRecord]> {
     const started = performance.now();
     const response = await run();
+    const cached = response.usage?.prompt_tokens_details?.cached_tokens;
     const record: LlmCallRecord = {
       step,
       ...(subtask !== undefined ? { subtask } : {}),
@@ -655,6 +656,7 @@ export class HelpDeskAgent {
       durationMs: Math.round(performance.now() - started),
       promptTokens: response.usage?.prompt_tokens ?? 0,
       completionTokens: response.usage?.completion_tokens ?? 0,
+      ...(typeof cached === 'number' ? { cachedPromptTokens: cached } : {}),
     };
     return [response, record];
   }

@@ -48,6 +48,11 @@ export interface LlmCallRecord {
   durationMs: number;
   promptTokens: number;
   completionTokens: number;
+  /**
+   * Prompt tokens the server served from its prompt cache (`usage.prompt_tokens_details.cached_tokens`), when it
+   * reports them (OpenAI does; the scripted server and many local servers do not).
+   */
+  cachedPromptTokens?: number;
 }
 
 /** The outcome of one subtask's loop. `toolResults[i]` holds the calls of try i. */

@@ -63,6 +63,8 @@ export interface ScriptedToolCall {
 export interface ScriptedUsage {
   prompt_tokens: number;
   completion_tokens: number;
+  /** As OpenAI reports prompt-cache hits. */
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
 /** What a handler answers a chat completion request with. */

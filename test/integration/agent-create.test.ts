@@ -69,6 +69,24 @@ describe('createHelpDeskAgent', () => {
     expect(result.answer).toMatch(/^Thank you for contacting us/);
   });
 
+  it('records the prompt tokens a server served from its cache, when it reports them', async () => {
+    const config = parseConfig({ OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test', LLM_MAX_RETRIES: '0' });
+    const scripted = scriptedModel();
+    server.setHandler((request) => {
+      const reply = scripted(request);
+      const kind = classify(request).kind;
+      return reply.type === 'chat' && kind !== 'final_answer' ? { ...reply, usage: { prompt_tokens: 2048, completion_tokens: 10, prompt_tokens_details: { cached_tokens: 1024 } } } : reply;
+    });
+    try {
+      const result = await createHelpDeskAgent(config, fixtureSearch()).runAgent('二段階認証の設定方法を教えてください。');
+      const plan = result.llmCalls.find((c) => c.step === 'create_plan')!;
+      expect(plan.cachedPromptTokens).toBe(1024);
+      expect(result.llmCalls.find((c) => c.step === 'create_answer')!.cachedPromptTokens).toBeUndefined();
+    } finally {
+      server.setHandler(scriptedModel());
+    }
+  });
+
   it('uses the overridden retry prompt on a retry', async () => {
     const promptsFile = path.join(dir, 'retry.json');
     writeFileSync(promptsFile, JSON.stringify({ subtaskRetryAnswerUserPrompt: '{product}: 別の方法で調べ直してください。' }));
