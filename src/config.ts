@@ -152,7 +152,7 @@ export const VARIABLES = {
   },
   MEILI_API_KEY: {
     schema: optionalStr,
-    description: 'Meilisearch master or admin key',
+    description: 'Meilisearch key: an admin key or one with the actions README lists on MEILI_INDEX* (builds are MEILI_INDEX_build_*); not the master key',
     sensitive: true,
     group: 'search',
   },
@@ -165,7 +165,7 @@ export const VARIABLES = {
   },
   QDRANT_URL: {
     schema: optionalUrl,
-    description: 'Qdrant for Q&A search, e.g. http://localhost:6333; empty uses the embedded vector index under DATA_DIR',
+    description: 'Qdrant for Q&A search, e.g. http://localhost:6333 or https://proxy/qdrant (port by scheme when absent, path kept); empty uses the embedded vector index under DATA_DIR',
     sensitive: false,
     group: 'search',
   },

@@ -7,6 +7,7 @@ import {
   Meilisearch,
   MeilisearchApiError,
   MeilisearchRequestError,
+  MeilisearchRequestTimeOutError,
   MeilisearchTaskTimeOutError,
   type EnqueuedTask,
   type IndexSwap,
@@ -14,6 +15,7 @@ import {
   type Task,
 } from 'meilisearch';
 import { createLogger } from '../logger.js';
+import { fitQueryWords } from './query-words.js';
 import type { ManualChunk, ManualSearch, ProgressFn, SearchHit } from './types.js';
 
 /** How the manual is stored in Meilisearch: one document per chunk. */
@@ -53,13 +55,17 @@ const RETRIEVED_ATTRIBUTES = ['chunkId', 'fileName', 'heading', 'content'];
 
 /**
  * The index settings every build gets. The manual is Japanese: without `localizedAttributes` Meilisearch guesses the
- * language per field, and short kanji-only text is easily detected as Chinese, which segments words differently.
+ * language per field, and short kanji-only text — a heading, a file name such as 操作手順.pdf — is easily detected
+ * as Chinese, which segments words differently. Every searchable attribute is therefore listed.
  */
 export const MANUAL_INDEX_SETTINGS: Settings = {
   searchableAttributes: SEARCHABLE_ATTRIBUTES,
   displayedAttributes: DISPLAYED_ATTRIBUTES,
-  localizedAttributes: [{ attributePatterns: ['heading', 'content'], locales: ['jpn'] }],
+  localizedAttributes: [{ attributePatterns: SEARCHABLE_ATTRIBUTES, locales: ['jpn'] }],
 };
+
+/** A build index this old is a leftover of a crashed reindex, not one in progress. */
+export const STALE_BUILD_AGE_MS = 60 * 60_000;
 
 /** Search-time locale; must agree with the indexing locale above or the query is segmented differently. */
 const SEARCH_LOCALES = ['jpn'];
@@ -106,7 +112,8 @@ export class MeilisearchManualSearch implements ManualSearch {
     // An empty query is a placeholder search in Meilisearch (arbitrary documents); it finds nothing relevant.
     if (!query) return [];
     try {
-      const response = await this.#client.index<MeiliManualDocument>(this.#index).search(query, {
+      // Meilisearch reads only the first ten words of a query; a long sentence is cut down to its content words.
+      const response = await this.#client.index<MeiliManualDocument>(this.#index).search(fitQueryWords(query), {
         limit: Math.max(1, Math.floor(k)),
         showRankingScore: true,
         attributesToRetrieve: RETRIEVED_ATTRIBUTES,
@@ -139,6 +146,7 @@ export class MeilisearchManualSearch implements ManualSearch {
     assertUniqueIds(documents);
     const started = Date.now();
     this.#log.info({ index: this.#index, build, chunks: documents.length }, 'building manual index');
+    await this.#dropStaleBuilds();
 
     try {
       await this.#run(this.#client.createIndex(build, { primaryKey: 'id' }), `create index "${build}"`);
@@ -184,22 +192,60 @@ export class MeilisearchManualSearch implements ManualSearch {
     }
   }
 
+  /**
+   * Reads the live index: unlike `GET /health`, which Meilisearch answers without a key, this fails with a wrong
+   * key or one that may not read the index. A missing index is fine (nothing indexed yet).
+   */
   async ping(): Promise<void> {
     try {
-      const health = await this.#client.health();
-      if (health.status !== 'available') throw new Error(`status is "${String(health.status)}"`);
+      await this.#client.getRawIndex(this.#index);
     } catch (error) {
-      throw this.#wrap(error, 'health check');
+      if (isIndexNotFound(error)) return;
+      throw this.#wrap(error, `read index "${this.#index}"`);
     }
   }
 
-  /** Swapping needs both indexes to exist; on the very first reindex the live one does not. */
+  /**
+   * Swapping needs both indexes to exist; on the very first reindex the live one does not. Asked first, so a
+   * routine reindex does not leave a failed `indexCreation` task in the task list each time; a creation racing
+   * another process's still counts "already exists" as success.
+   */
   async #ensureLiveIndex(): Promise<void> {
+    try {
+      await this.#client.getRawIndex(this.#index);
+      return;
+    } catch (error) {
+      if (!isIndexNotFound(error)) throw this.#wrap(error, `read index "${this.#index}"`);
+    }
     const task = await this.#enqueue(this.#client.createIndex(this.#index, { primaryKey: 'id' }), `create index "${this.#index}"`);
     const done = await this.#waitFor(task, `create index "${this.#index}"`);
-    // Creating unconditionally and accepting "already exists" avoids a check-then-create race.
     if (done.status === 'failed' && done.error?.code !== 'index_already_exists') {
       throw taskFailure(this.#host, `create index "${this.#index}"`, done);
+    }
+  }
+
+  /**
+   * Deletes build indexes of this index older than an hour: leftovers of a reindex that crashed between create and
+   * swap. Searches only ever use the live uid, and the age spares a build another process is filling right now.
+   */
+  async #dropStaleBuilds(): Promise<void> {
+    let uids: string[];
+    try {
+      const { results } = await this.#client.getRawIndexes({ limit: 1000 });
+      uids = results.map((entry) => entry.uid);
+    } catch (error) {
+      throw this.#wrap(error, 'list indexes');
+    }
+    const pattern = new RegExp(`^${escapeRegExp(this.#index)}_build_(\\d{13,})$`);
+    for (const uid of uids) {
+      const stamp = pattern.exec(uid)?.[1];
+      if (!stamp || Date.now() - Number(stamp) < STALE_BUILD_AGE_MS) continue;
+      try {
+        await this.#run(this.#client.deleteIndex(uid), `delete stale build "${uid}"`);
+        this.#log.info({ index: uid }, 'deleted a manual index left over by an unfinished reindex');
+      } catch (error) {
+        this.#log.warn({ err: error, index: uid }, 'could not delete a stale manual build index');
+      }
     }
   }
 
@@ -267,6 +313,10 @@ function assertUniqueIds(documents: MeiliManualDocument[]): void {
   }
 }
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 function isIndexNotFound(error: unknown): boolean {
   return error instanceof MeilisearchApiError && error.cause?.code === 'index_not_found';
 }
@@ -284,6 +334,17 @@ function describeMeiliError(host: string, what: string, error: unknown): Error {
     return new Error(`Meilisearch at ${host}: ${what} was refused with HTTP ${error.response.status}: ${error.message}${code}${auth}`, {
       cause: error,
     });
+  }
+  if (error instanceof MeilisearchRequestError && error.cause instanceof MeilisearchRequestTimeOutError) {
+    return new Error(`Meilisearch at ${host}: ${what} timed out after ${error.cause.cause.timeout} ms`, { cause: error });
+  }
+  if (error instanceof SyntaxError) {
+    // The client parses every body as JSON before it looks at the status, so an HTML page from a proxy in front
+    // (413 for a too large batch, 502 while Meilisearch is down) surfaces as a parse error of that page.
+    return new Error(
+      `Meilisearch at ${host}: ${what} got a response that is not Meilisearch's JSON (an error page from a proxy in between?): ${error.message}`,
+      { cause: error },
+    );
   }
   if (error instanceof MeilisearchRequestError) {
     const cause = error.cause instanceof Error ? describeCause(error.cause) : String(error.cause);

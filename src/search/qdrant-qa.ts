@@ -3,8 +3,13 @@
  * collection and repoints the alias in one atomic request, so searches never see a half-built collection.
  */
 import { createHash } from 'node:crypto';
-import { QdrantClient, QdrantClientTimeoutError, QdrantClientUnexpectedResponseError } from '@qdrant/js-client-rest';
-import { createLogger } from '../logger.js';
+import {
+  QdrantClient,
+  QdrantClientResourceExhaustedError,
+  QdrantClientTimeoutError,
+  QdrantClientUnexpectedResponseError,
+} from '@qdrant/js-client-rest';
+import { createLogger, type Logger } from '../logger.js';
 import { formatQaPair, type Embedder, type ProgressFn, type QaPair, type QaSearch, type SearchHit } from './types.js';
 
 /** Payload stored with each point: everything needed to rebuild the hit without another lookup. */
@@ -18,7 +23,7 @@ export type QdrantQaPayload = {
 
 /** Options of {@link QdrantQaSearch}. */
 export interface QdrantQaSearchOptions {
-  /** Base URL, e.g. `http://localhost:6333`. */
+  /** Base URL, e.g. `http://localhost:6333`, `https://qdrant.example.com` (port 443) or `https://proxy/qdrant`. */
   url: string;
   /** Sent as the `api-key` header. */
   apiKey?: string | undefined;
@@ -31,6 +36,41 @@ export interface QdrantQaSearchOptions {
   upsertBatchSize?: number;
   /** Timeout of each HTTP request in ms (default 60 s). */
   requestTimeoutMs?: number;
+}
+
+/** Where the client connects: what {@link qdrantConnection} reads from a `QDRANT_URL`. */
+export interface QdrantConnection {
+  host: string;
+  port: number;
+  https: boolean;
+  /** Path under which a proxy serves Qdrant, e.g. `/qdrant`; empty for none. */
+  prefix: string;
+}
+
+/**
+ * Reads `QDRANT_URL` the way a browser would. The client's own `url` option falls back to port 6333 when the URL
+ * names none (so `https://qdrant.example.com` would reach port 6333, not 443) and ignores a path (so a proxy's
+ * `https://proxy/qdrant` would reach the proxy's root); passing host, port, scheme and prefix avoids both.
+ */
+export function qdrantConnection(url: string): QdrantConnection {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`QDRANT_URL "${url}" is not a URL (expected e.g. http://localhost:6333)`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new Error(`QDRANT_URL "${url}" must start with http:// or https://`);
+  }
+  const https = parsed.protocol === 'https:';
+  const prefix = parsed.pathname.replace(/\/+$/, '');
+  return {
+    // An IPv6 literal keeps its brackets, which the client's `${host}:${port}` needs.
+    host: parsed.hostname,
+    port: parsed.port ? Number(parsed.port) : https ? 443 : 80,
+    https,
+    prefix,
+  };
 }
 
 /** Namespace of the point ids, so ids derived from the same pair id differ from other applications' v5 UUIDs. */
@@ -59,6 +99,8 @@ export class QdrantQaSearch implements QaSearch {
   readonly #embedBatchSize: number;
   readonly #upsertBatchSize: number;
   readonly #log = createLogger('search', { backend: 'qdrant' });
+  /** Last verdict of the embedder check, see {@link QdrantQaSearch.#builtBySameEmbedder}. */
+  #checked: { at: number; ok: true } | { at: number; ok: false; error: EmbedderMismatchError } | undefined;
 
   constructor(options: QdrantQaSearchOptions) {
     this.#url = options.url;
@@ -66,10 +108,15 @@ export class QdrantQaSearch implements QaSearch {
     this.#embedder = options.embedder;
     this.#embedBatchSize = Math.max(1, options.embedBatchSize ?? 64);
     this.#upsertBatchSize = Math.max(1, options.upsertBatchSize ?? 256);
+    const connection = qdrantConnection(options.url);
+    // An empty key from the environment means "no key"; the client would otherwise send an empty header.
+    const apiKey = options.apiKey || undefined;
+    if (apiKey && !connection.https) warnKeyOverHttpOnce(this.#log, options.url);
     this.#client = new QdrantClient({
-      url: options.url,
-      // An empty key from the environment means "no key"; the client would otherwise send an empty header.
-      apiKey: options.apiKey || undefined,
+      ...connection,
+      // Sent as a plain header rather than `apiKey`, whose plain-http warning goes to the console on every
+      // construction; warnKeyOverHttpOnce says it once, through the logger.
+      ...(apiKey ? { headers: { 'api-key': apiKey } } : {}),
       timeout: options.requestTimeoutMs ?? 60_000,
       // The built-in check fires a request from the constructor and reports through console.warn; ping() is the
       // place where the server is contacted.
@@ -83,6 +130,7 @@ export class QdrantQaSearch implements QaSearch {
     const [vector] = await this.#embedder.embed([text]);
     if (!vector) throw new Error(`embedder ${this.#embedder.id} returned no vector for the query`);
     try {
+      if (!(await this.#builtBySameEmbedder(vector.length))) return [];
       const response = await this.#client.query(this.#alias, {
         query: Array.from(vector),
         limit: Math.max(1, Math.floor(k)),
@@ -104,10 +152,7 @@ export class QdrantQaSearch implements QaSearch {
         ];
       });
     } catch (error) {
-      if (isNotFound(error)) {
-        this.#log.warn({ collection: this.#alias }, 'Q&A collection does not exist yet; run a reindex');
-        return [];
-      }
+      if (error instanceof EmbedderMismatchError) throw error;
       throw this.#wrap(error, `query "${this.#alias}"`);
     }
   }
@@ -117,6 +162,7 @@ export class QdrantQaSearch implements QaSearch {
     const started = Date.now();
     // Checked before embedding, which is the slow (and possibly paid) part.
     const previous = await this.#aliasTarget();
+    await this.#dropStaleBuilds(previous);
 
     const vectors = await this.#embedAll(pairs, onProgress);
     const dims = await this.#dimensions(vectors);
@@ -127,6 +173,9 @@ export class QdrantQaSearch implements QaSearch {
       await this.#call(`create collection "${build}"`, () =>
         this.#client.createCollection(build, { vectors: { size: dims, distance: 'Cosine' } }),
       );
+      // createCollection of client 1.18 drops `metadata`, so it is set in a second request.
+      const metadata: CollectionEmbedderRecord = { embedder: this.#embedder.id, dims };
+      await this.#call(`record the embedder of "${build}"`, () => this.#client.updateCollection(build, { metadata: { ...metadata } }));
       await onProgress?.({ stage: 'upload', done: 0, total: pairs.length });
       for (let start = 0; start < pairs.length; start += this.#upsertBatchSize) {
         const batch = pairs.slice(start, start + this.#upsertBatchSize);
@@ -140,17 +189,12 @@ export class QdrantQaSearch implements QaSearch {
         );
         await onProgress?.({ stage: 'upload', done: start + batch.length, total: pairs.length });
       }
-
-      // One request, so there is no moment where the alias points nowhere.
-      const actions = [
-        ...(previous ? [{ delete_alias: { alias_name: this.#alias } }] : []),
-        { create_alias: { collection_name: build, alias_name: this.#alias } },
-      ];
-      await this.#call(`point alias "${this.#alias}" at "${build}"`, () => this.#client.updateCollectionAliases({ actions }));
     } catch (error) {
       await this.#dropQuietly(build);
       throw error;
     }
+    await this.#pointAliasAt(build, previous);
+    this.#checked = { at: Date.now(), ok: true };
 
     if (previous && previous !== build) {
       // The new collection is already live: a failed cleanup costs disk, not correctness.
@@ -168,13 +212,115 @@ export class QdrantQaSearch implements QaSearch {
       const result = await this.#client.count(this.#alias, { exact: true });
       return result.count;
     } catch (error) {
-      if (isNotFound(error)) return 0;
+      if (isCollectionMissing(error)) return 0;
       throw this.#wrap(error, `count points in "${this.#alias}"`);
     }
   }
 
+  /** Lists the collections: unlike `GET /` or `/healthz`, Qdrant answers it only with a valid key. */
   async ping(): Promise<void> {
-    await this.#call('version check', () => this.#client.versionInfo());
+    await this.#call('list collections', () => this.#client.getCollections());
+  }
+
+  /**
+   * Moves the alias from `previous` to `build` in one request, so there is no moment where it points nowhere. When
+   * the request fails the switch may still have happened (a time-out after the server applied it, a proxy error on
+   * the way back): the aliases are read again, and `build` is dropped only when the alias does not point at it —
+   * deleting a collection deletes the aliases that point to it, which would leave searches with nothing.
+   */
+  async #pointAliasAt(build: string, previous: string | undefined): Promise<void> {
+    const actions = [
+      ...(previous ? [{ delete_alias: { alias_name: this.#alias } }] : []),
+      { create_alias: { collection_name: build, alias_name: this.#alias } },
+    ];
+    try {
+      await this.#call(`point alias "${this.#alias}" at "${build}"`, () => this.#client.updateCollectionAliases({ actions }));
+      return;
+    } catch (error) {
+      let target: string | undefined;
+      try {
+        const { aliases } = await this.#client.getAliases();
+        target = aliases.find((alias) => alias.alias_name === this.#alias)?.collection_name;
+      } catch (readError) {
+        // Unknown outcome: keep the build (it may be live); the next reindex removes it once it is stale and unused.
+        this.#log.warn({ err: readError, build }, 'alias switch failed and the aliases cannot be read; keeping the new collection');
+        throw error;
+      }
+      if (target !== build) {
+        await this.#dropQuietly(build);
+        throw error;
+      }
+      this.#log.warn({ err: error, alias: this.#alias, collection: build }, 'the alias switch reported an error but was applied');
+    }
+  }
+
+  /**
+   * Whether the live collection was built by this process's embedder. Another model's vectors of the same size give
+   * meaningless neighbours, and another size fails every query, so a mismatch refuses searches until a reindex.
+   * The verdict is kept for a minute: another process may repoint the alias at any time, but not every query needs
+   * to ask.
+   */
+  async #builtBySameEmbedder(queryDims: number): Promise<boolean> {
+    const now = Date.now();
+    if (this.#checked && now - this.#checked.at < EMBEDDER_CHECK_TTL_MS) {
+      if (!this.#checked.ok) throw this.#checked.error;
+      return true;
+    }
+    let info;
+    try {
+      info = await this.#client.getCollection(this.#alias);
+    } catch (error) {
+      if (isCollectionMissing(error)) {
+        this.#log.warn({ collection: this.#alias }, 'Q&A collection does not exist yet; run a reindex');
+        return false;
+      }
+      throw error;
+    }
+    const vectors = info.config.params.vectors as { size?: number } | undefined;
+    const size = typeof vectors?.size === 'number' ? vectors.size : undefined;
+    const record = readEmbedderRecord(info.config.metadata);
+    let problem: string | undefined;
+    if (record && record.embedder !== this.#embedder.id) {
+      problem = `was built with embedder ${record.embedder} (${record.dims} dimensions), but this process embeds with ${this.#embedder.id} (${queryDims})`;
+    } else if (size !== undefined && size !== queryDims) {
+      problem = `holds ${size}-dimensional vectors, but embedder ${this.#embedder.id} gives ${queryDims}`;
+    } else if (!record) {
+      this.#log.warn({ collection: this.#alias }, 'Q&A collection does not record its embedder (built by an older version); reindex to record it');
+    }
+    if (problem) {
+      const error = new EmbedderMismatchError(
+        `Qdrant at ${this.#url}: Q&A collection "${this.#alias}" ${problem}; run a reindex (or restore EMBEDDINGS_PROVIDER / EMBEDDING_MODEL)`,
+      );
+      this.#checked = { at: now, ok: false, error };
+      throw error;
+    }
+    this.#checked = { at: now, ok: true };
+    return true;
+  }
+
+  /**
+   * Deletes collections named like this alias's builds that are older than an hour and that no alias points at:
+   * leftovers of a reindex that crashed between create and switch. The age spares a build another process is
+   * filling right now.
+   */
+  async #dropStaleBuilds(live: string | undefined): Promise<void> {
+    const [{ aliases }, { collections }] = await Promise.all([
+      this.#call('list aliases', () => this.#client.getAliases()),
+      this.#call('list collections', () => this.#client.getCollections()),
+    ]);
+    const used = new Set(aliases.map((alias) => alias.collection_name));
+    if (live) used.add(live);
+    const pattern = new RegExp(`^${escapeRegExp(this.#alias)}_(\\d{13,})$`);
+    for (const { name } of collections) {
+      const stamp = pattern.exec(name)?.[1];
+      if (!stamp || used.has(name) || Date.now() - Number(stamp) < STALE_BUILD_AGE_MS) continue;
+      try {
+        await this.#call(`delete stale build "${name}"`, () => this.#client.deleteCollection(name));
+        this.#log.info({ collection: name }, 'deleted a Q&A collection left over by an unfinished reindex');
+      } catch (error) {
+        this.#log.warn({ err: error, collection: name }, 'could not delete a stale Q&A build collection');
+      }
+    }
   }
 
   /**
@@ -241,6 +387,44 @@ export class QdrantQaSearch implements QaSearch {
   }
 }
 
+/** How long a verdict of the embedder check stands before the collection is asked again. */
+const EMBEDDER_CHECK_TTL_MS = 60_000;
+/** A build collection this old that no alias uses is a leftover, not a reindex in progress. */
+export const STALE_BUILD_AGE_MS = 60 * 60_000;
+
+/** What a Q&A collection records about the vectors in it (collection `metadata`). */
+export interface CollectionEmbedderRecord {
+  /** {@link Embedder.id} of the embedder that built the collection. */
+  embedder: string;
+  dims: number;
+}
+
+/** The live collection was built by another embedder than the one this process queries with. */
+export class EmbedderMismatchError extends Error {
+  override readonly name = 'EmbedderMismatchError';
+}
+
+function readEmbedderRecord(metadata: unknown): CollectionEmbedderRecord | undefined {
+  if (!metadata || typeof metadata !== 'object') return undefined;
+  const { embedder, dims } = metadata as Record<string, unknown>;
+  if (typeof embedder !== 'string') return undefined;
+  const size = typeof dims === 'bigint' ? Number(dims) : dims;
+  return { embedder, dims: typeof size === 'number' ? size : 0 };
+}
+
+let warnedKeyOverHttp = false;
+
+/** The key travels in clear text over http: worth saying, once per process rather than once per client. */
+function warnKeyOverHttpOnce(log: Logger, url: string): void {
+  if (warnedKeyOverHttp) return;
+  warnedKeyOverHttp = true;
+  log.warn({ url }, 'QDRANT_API_KEY is sent over plain http; use https unless Qdrant is on a private network');
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 let lastStamp = 0;
 
 /** `Date.now()`, but strictly increasing within the process so two quick rebuilds never pick the same name. */
@@ -278,19 +462,23 @@ function assertUniqueIds(pairs: QaPair[]): void {
 interface HttpError extends Error {
   status: number;
   data?: unknown;
+  headers?: Headers;
 }
 
 function isHttpError(error: unknown): error is HttpError {
   return error instanceof Error && typeof (error as Partial<HttpError>).status === 'number';
 }
 
-function isNotFound(error: unknown): boolean {
-  return isHttpError(error) && error.status === 404;
+/**
+ * Qdrant's own answer for a collection or alias that does not exist yet. Any other 404 (a proxy, a wrong path in
+ * QDRANT_URL) is an error, not an empty index.
+ */
+function isCollectionMissing(error: unknown): boolean {
+  return isHttpError(error) && error.status === 404 && /^Not found: Collection\b/.test(serverReason(error.data) ?? '');
 }
 
-/** Qdrant puts the reason in `{ status: { error } }`. */
+/** Qdrant puts the reason in `{ status: { error } }`; undefined for any other body. */
 function serverReason(data: unknown): string | undefined {
-  if (typeof data === 'string') return data || undefined;
   if (data && typeof data === 'object' && 'status' in data) {
     const status = (data as { status: unknown }).status;
     if (status && typeof status === 'object' && 'error' in status) return String((status as { error: unknown }).error);
@@ -298,12 +486,37 @@ function serverReason(data: unknown): string | undefined {
   return undefined;
 }
 
+/** The readable text of a response body, without markup, short enough for one log line. */
+function bodySnippet(data: unknown): string {
+  const text = typeof data === 'string' ? data : JSON.stringify(data ?? '');
+  return text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 120);
+}
+
+/** A body that is not Qdrant's JSON (a proxy's HTML error page, a plain-text refusal), shortened for a log line. */
+function foreignBody(error: HttpError): string {
+  const type = error.headers?.get?.('content-type') ?? 'unknown type';
+  const snippet = bodySnippet(error.data);
+  return `a response that is not Qdrant's (${type})${snippet ? `: ${snippet}` : ''}`;
+}
+
 /** Turns client errors into messages that say which server and which step, keeping the original as `cause`. */
 function describeQdrantError(url: string, what: string, error: unknown): Error {
+  if (error instanceof QdrantClientResourceExhaustedError) {
+    return new Error(`Qdrant at ${url}: ${what} was rate-limited (HTTP 429); retry after ${error.retry_after} s`, { cause: error });
+  }
   if (isHttpError(error)) {
-    const reason = serverReason(error.data) ?? error.message;
+    const reason = serverReason(error.data);
     const auth = error.status === 401 || error.status === 403 ? ' — check QDRANT_API_KEY' : '';
-    return new Error(`Qdrant at ${url}: ${what} was refused with HTTP ${error.status}: ${reason}${auth}`, { cause: error });
+    if (error.status === 429) {
+      return new Error(`Qdrant at ${url}: ${what} was rate-limited (HTTP 429): ${reason ?? error.message}`, { cause: error });
+    }
+    // Qdrant itself refuses a key in plain text; other statuses without its JSON come from something in between.
+    if (reason === undefined && !auth) {
+      return new Error(`Qdrant at ${url}: ${what} got HTTP ${error.status} with ${foreignBody(error)}`, { cause: error });
+    }
+    return new Error(`Qdrant at ${url}: ${what} was refused with HTTP ${error.status}: ${reason ?? bodySnippet(error.data)}${auth}`, {
+      cause: error,
+    });
   }
   if (error instanceof QdrantClientTimeoutError) {
     return new Error(`Qdrant at ${url}: ${what} timed out`, { cause: error });

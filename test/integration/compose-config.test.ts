@@ -20,9 +20,15 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 /** The roles built from infra/Dockerfile, as Compose services. */
 const ROLES = ['poller', 'agent-worker', 'sender', 'scheduler', 'dashboard', 'reindex'];
 /** The secrets the sample leaves empty and docker-compose.yml requires. */
-const SECRETS = { MEILI_MASTER_KEY: 'meili-master-key-0123456789', QDRANT_API_KEY: 'qdrant-api-key', DASHBOARD_PASSWORD: 'dashboard-secret' };
+const SECRETS = {
+  MEILI_MASTER_KEY: 'meili-master-key-0123456789',
+  MEILI_API_KEY_UID: '0b1e5c3a-2f4d-4c6b-9a8e-7d6f5e4c3b2a',
+  MEILI_API_KEY: 'meili-product-key',
+  QDRANT_API_KEY: 'qdrant-api-key',
+  DASHBOARD_PASSWORD: 'dashboard-secret',
+};
 /** Variables of the sample `.env` that Compose (not the product) reads. */
-const COMPOSE_ONLY = ['COMPOSE_PROFILES', 'MEILI_MASTER_KEY', 'TZ'];
+const COMPOSE_ONLY = ['COMPOSE_PROFILES', 'MEILI_MASTER_KEY', 'MEILI_API_KEY_UID', 'TZ'];
 
 interface ComposeService {
   image?: string;
@@ -129,7 +135,7 @@ describe.skipIf(!compose)('docker-compose.yml, as Compose resolves it', () => {
   });
 
   it('has the infrastructure, the test mail server and every role', () => {
-    expect(Object.keys(services).sort()).toEqual(['redis', 'meilisearch', 'qdrant', 'mail', ...ROLES].sort());
+    expect(Object.keys(services).sort()).toEqual(['redis', 'meilisearch', 'meili-key', 'qdrant', 'mail', ...ROLES].sort());
   });
 
   it('builds every role from one image of infra/Dockerfile, the role being the command', () => {
@@ -163,13 +169,32 @@ describe.skipIf(!compose)('docker-compose.yml, as Compose resolves it', () => {
     }
   });
 
+  it('gives the product its own Meilisearch key, never the master key', () => {
+    const keyService = services['meili-key']!;
+    expect(keyService.environment).toMatchObject({ MEILI_MASTER_KEY: SECRETS.MEILI_MASTER_KEY, MEILI_API_KEY_UID: SECRETS.MEILI_API_KEY_UID });
+    expect(keyService.depends_on?.meilisearch).toEqual(expect.objectContaining({ condition: 'service_healthy' }));
+    // Compose v1's `config` keeps the `$$` escapes that v2 resolves.
+    const script = keyService.command!.join('\n').replaceAll('$$', '$');
+    expect(script).toContain('"indexes":["\'"$MEILI_INDEX"\'*"]');
+    for (const action of ['search', 'documents.add', 'indexes.create', 'indexes.get', 'indexes.delete', 'indexes.swap', 'settings.update', 'stats.get', 'tasks.get']) {
+      expect(script).toContain(`"${action}"`);
+    }
+    for (const [name, service] of Object.entries(services)) {
+      if (name === 'meilisearch' || name === 'meili-key') continue;
+      expect(JSON.stringify(service.environment ?? {})).not.toContain(SECRETS.MEILI_MASTER_KEY);
+    }
+    for (const role of ['agent-worker', 'scheduler', 'dashboard', 'reindex']) {
+      expect(services[role]!.depends_on?.['meili-key']).toEqual(expect.objectContaining({ condition: 'service_completed_successfully' }));
+    }
+  });
+
   it('points every role at the Compose services and starts it once Redis is healthy', () => {
     for (const role of ROLES) {
       const service = services[role]!;
       expect(service.environment).toMatchObject({
         REDIS_URL: 'redis://redis:6379',
         MEILI_HOST: 'http://meilisearch:7700',
-        MEILI_API_KEY: SECRETS.MEILI_MASTER_KEY,
+        MEILI_API_KEY: SECRETS.MEILI_API_KEY,
         QDRANT_URL: 'http://qdrant:6333',
         QDRANT_API_KEY: SECRETS.QDRANT_API_KEY,
         DATA_DIR: '/data',
@@ -217,7 +242,7 @@ describe('infra/compose.env.example', () => {
       ...env,
       REDIS_URL: 'redis://redis:6379',
       MEILI_HOST: 'http://meilisearch:7700',
-      MEILI_API_KEY: env.MEILI_MASTER_KEY,
+      MEILI_API_KEY: env.MEILI_API_KEY,
       QDRANT_URL: 'http://qdrant:6333',
       DATA_DIR: '/data',
     });

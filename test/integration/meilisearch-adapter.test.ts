@@ -23,17 +23,25 @@ interface FakeTask {
   uid: number;
   indexUid: string | null;
   type: string;
-  status: 'succeeded' | 'failed';
+  status: 'enqueued' | 'succeeded' | 'failed';
   error: { message: string; code: string; type: string; link: string } | null;
   /** Polls answered so far; the first poll says "processing" so the client has to poll again. */
   polls: number;
+  /** The change the task makes, run when the task is processed (not when it is enqueued). */
+  apply: () => TaskError | undefined;
 }
 
 type TaskError = { message: string; code: string };
 
+/** Meilisearch reads this many words of a query and ignores the rest (a documented limit). */
+const QUERY_WORD_LIMIT = 10;
+const segmenter = new Intl.Segmenter('ja', { granularity: 'word' });
+
 /**
- * Just enough Meilisearch: tasks take effect when enqueued (the first poll still reports them as processing),
- * search is a substring match scored by matched terms with a bonus for heading matches.
+ * Just enough Meilisearch, as the server behaves: every route but `/health` needs the key; tasks are processed
+ * asynchronously, in order, only when time passes (here: when the client polls; the first poll of a task says
+ * "processing"); search reads the first ten words of the query and scores a substring match of each, with a bonus
+ * for heading matches.
  */
 class FakeMeilisearch {
   readonly indexes = new Map<string, FakeIndex>();
@@ -43,90 +51,112 @@ class FakeMeilisearch {
   #nextTask = 0;
 
   install(server: RecordingHttpServer): void {
-    server
-      .on('GET', '/health', () => ({ body: { status: 'available' } }))
-      .on('GET', '/tasks/:uid', (req) => {
-        const task = this.tasks.get(Number(req.params.uid));
-        if (!task) return notFound('task_not_found', `Task \`${req.params.uid}\` not found.`);
-        task.polls += 1;
-        const status = task.polls === 1 ? 'processing' : task.status;
-        return {
-          body: {
-            uid: task.uid,
-            batchUid: task.uid,
-            indexUid: task.indexUid,
-            status,
-            type: task.type,
-            canceledBy: null,
-            details: {},
-            error: status === 'failed' ? task.error : null,
-            duration: status === 'processing' ? null : 'PT0.001S',
-            enqueuedAt: new Date().toISOString(),
-            startedAt: new Date().toISOString(),
-            finishedAt: status === 'processing' ? null : new Date().toISOString(),
-          },
-        };
-      })
-      .on('POST', '/indexes', (req) => {
-        const { uid, primaryKey } = req.body as { uid: string; primaryKey?: string };
-        return this.#enqueue(req, 'indexCreation', uid, () => {
-          if (this.indexes.has(uid)) return { message: `Index \`${uid}\` already exists.`, code: 'index_already_exists' };
-          this.indexes.set(uid, { uid, primaryKey: primaryKey ?? null, settings: {}, docs: new Map() });
-          return undefined;
-        });
-      })
-      .on('DELETE', '/indexes/:uid', (req) =>
-        this.#enqueue(req, 'indexDeletion', req.params.uid!, () => {
-          if (!this.indexes.delete(req.params.uid!)) return indexNotFound(req.params.uid!);
-          return undefined;
-        }),
-      )
-      .on('PATCH', '/indexes/:uid/settings', (req) =>
-        this.#enqueue(req, 'settingsUpdate', req.params.uid!, () => {
-          const index = this.#getOrCreate(req.params.uid!);
-          Object.assign(index.settings, req.body);
-          return undefined;
-        }),
-      )
-      .on('POST', '/indexes/:uid/documents', (req) =>
-        this.#enqueue(req, 'documentAdditionOrUpdate', req.params.uid!, () => {
-          const index = this.#getOrCreate(req.params.uid!);
-          index.primaryKey ??= req.query.primaryKey ?? 'id';
-          for (const doc of req.body as Doc[]) {
-            const id = doc[index.primaryKey];
-            if (typeof id !== 'string' || !/^[A-Za-z0-9_-]+$/.test(id)) {
-              return { message: `Document identifier \`${String(id)}\` is invalid.`, code: 'invalid_document_id' };
-            }
-            index.docs.set(id, doc);
-          }
-          return undefined;
-        }),
-      )
-      .on('POST', '/swap-indexes', (req) =>
-        this.#enqueue(req, 'indexSwap', null, () => {
-          const swaps = req.body as { indexes: [string, string] }[];
-          for (const { indexes } of swaps) {
-            for (const uid of indexes) if (!this.indexes.has(uid)) return indexNotFound(uid);
-          }
-          for (const { indexes: [a, b] } of swaps) {
-            const left = this.indexes.get(a)!;
-            const right = this.indexes.get(b)!;
-            this.indexes.set(a, { ...right, uid: a });
-            this.indexes.set(b, { ...left, uid: b });
-          }
-          return undefined;
-        }),
-      )
-      .on('GET', '/indexes/:uid/stats', (req) => {
-        const index = this.indexes.get(req.params.uid!);
-        if (!index) return notFoundResponse(indexNotFound(req.params.uid!));
-        return { body: { numberOfDocuments: index.docs.size, isIndexing: false, fieldDistribution: {} } };
-      })
-      .on('POST', '/indexes/:uid/search', (req) => {
-        const index = this.indexes.get(req.params.uid!);
-        if (!index) return notFoundResponse(indexNotFound(req.params.uid!));
-        return { body: search(index, req.body as SearchBody) };
+    const route = (method: string, path: string, handler: (req: RecordedRequest) => RouteResponse) =>
+      server.on(method, path, (req) => authorize(req) ?? handler(req));
+    server.on('GET', '/health', () => ({ body: { status: 'available' } }));
+    route('GET', '/tasks/:uid', (req) => {
+      const task = this.tasks.get(Number(req.params.uid));
+      if (!task) return notFound('task_not_found', `Task \`${req.params.uid}\` not found.`);
+      task.polls += 1;
+      this.#process(task.polls === 1 ? task.uid - 1 : task.uid);
+      const status = task.polls === 1 ? 'processing' : task.status;
+      return {
+        body: {
+          uid: task.uid,
+          batchUid: task.uid,
+          indexUid: task.indexUid,
+          status,
+          type: task.type,
+          canceledBy: null,
+          details: {},
+          error: status === 'failed' ? task.error : null,
+          duration: status === 'processing' ? null : 'PT0.001S',
+          enqueuedAt: new Date().toISOString(),
+          startedAt: new Date().toISOString(),
+          finishedAt: status === 'processing' ? null : new Date().toISOString(),
+        },
+      };
+    });
+    route('POST', '/indexes', (req) => {
+      const { uid, primaryKey } = req.body as { uid: string; primaryKey?: string };
+      return this.#enqueue(req, 'indexCreation', uid, () => {
+        if (this.indexes.has(uid)) return { message: `Index \`${uid}\` already exists.`, code: 'index_already_exists' };
+        this.indexes.set(uid, { uid, primaryKey: primaryKey ?? null, settings: {}, docs: new Map() });
+        return undefined;
       });
+    });
+    route('DELETE', '/indexes/:uid', (req) =>
+      this.#enqueue(req, 'indexDeletion', req.params.uid!, () => {
+        if (!this.indexes.delete(req.params.uid!)) return indexNotFound(req.params.uid!);
+        return undefined;
+      }),
+    );
+    route('PATCH', '/indexes/:uid/settings', (req) =>
+      this.#enqueue(req, 'settingsUpdate', req.params.uid!, () => {
+        const index = this.#getOrCreate(req.params.uid!);
+        Object.assign(index.settings, req.body);
+        return undefined;
+      }),
+    );
+    route('POST', '/indexes/:uid/documents', (req) =>
+      this.#enqueue(req, 'documentAdditionOrUpdate', req.params.uid!, () => {
+        const index = this.#getOrCreate(req.params.uid!);
+        index.primaryKey ??= req.query.primaryKey ?? 'id';
+        for (const doc of req.body as Doc[]) {
+          const id = doc[index.primaryKey];
+          if (typeof id !== 'string' || !/^[A-Za-z0-9_-]+$/.test(id)) {
+            return { message: `Document identifier \`${String(id)}\` is invalid.`, code: 'invalid_document_id' };
+          }
+          index.docs.set(id, doc);
+        }
+        return undefined;
+      }),
+    );
+    route('POST', '/swap-indexes', (req) =>
+      this.#enqueue(req, 'indexSwap', null, () => {
+        const swaps = req.body as { indexes: [string, string] }[];
+        for (const { indexes } of swaps) {
+          for (const uid of indexes) if (!this.indexes.has(uid)) return indexNotFound(uid);
+        }
+        for (const { indexes: [a, b] } of swaps) {
+          const left = this.indexes.get(a)!;
+          const right = this.indexes.get(b)!;
+          this.indexes.set(a, { ...right, uid: a });
+          this.indexes.set(b, { ...left, uid: b });
+        }
+        return undefined;
+      }),
+    );
+    route('GET', '/indexes', () => {
+      const results = [...this.indexes.values()].map(({ uid, primaryKey }) => ({ uid, primaryKey, createdAt: '', updatedAt: '' }));
+      return { body: { results, offset: 0, limit: 1000, total: results.length } };
+    });
+    route('GET', '/indexes/:uid', (req) => {
+      const index = this.indexes.get(req.params.uid!);
+      if (!index) return notFoundResponse(indexNotFound(req.params.uid!));
+      return { body: { uid: index.uid, primaryKey: index.primaryKey, createdAt: '', updatedAt: '' } };
+    });
+    route('GET', '/indexes/:uid/stats', (req) => {
+      const index = this.indexes.get(req.params.uid!);
+      if (!index) return notFoundResponse(indexNotFound(req.params.uid!));
+      return { body: { numberOfDocuments: index.docs.size, isIndexing: false, fieldDistribution: {} } };
+    });
+    route('POST', '/indexes/:uid/search', (req) => {
+      const index = this.indexes.get(req.params.uid!);
+      if (!index) return notFoundResponse(indexNotFound(req.params.uid!));
+      return { body: search(index, req.body as SearchBody) };
+    });
+  }
+
+  /** Processes the enqueued tasks up to `upTo`, in order, as the server's scheduler would. */
+  #process(upTo: number): void {
+    for (const task of this.tasks.values()) {
+      if (task.uid > upTo) break;
+      if (task.status !== 'enqueued') continue;
+      const error = task.apply();
+      task.status = error ? 'failed' : 'succeeded';
+      task.error = error ? { ...error, type: 'invalid_request', link: `https://docs.meilisearch.com/errors#${error.code}` } : null;
+    }
   }
 
   /** Live documents of an index by chunk id, for assertions. */
@@ -145,15 +175,8 @@ class FakeMeilisearch {
 
   #enqueue(req: RecordedRequest, type: string, indexUid: string | null, apply: () => TaskError | undefined): RouteResponse {
     const uid = this.#nextTask++;
-    const error = this.failTask(type, req) ?? apply();
-    this.tasks.set(uid, {
-      uid,
-      indexUid,
-      type,
-      status: error ? 'failed' : 'succeeded',
-      error: error ? { ...error, type: 'invalid_request', link: `https://docs.meilisearch.com/errors#${error.code}` } : null,
-      polls: 0,
-    });
+    const failure = this.failTask(type, req);
+    this.tasks.set(uid, { uid, indexUid, type, status: 'enqueued', error: null, polls: 0, apply: failure ? () => failure : apply });
     return { status: 202, body: { taskUid: uid, indexUid, status: 'enqueued', type, enqueuedAt: new Date().toISOString() } };
   }
 }
@@ -165,8 +188,21 @@ interface SearchBody {
   attributesToRetrieve?: string[];
 }
 
+/** Meilisearch refuses a missing key with 401 and a wrong one with 403, both as JSON errors. */
+function authorize(req: RecordedRequest): RouteResponse | undefined {
+  const header = req.headers.authorization;
+  if (header === `Bearer ${API_KEY}`) return undefined;
+  if (header === undefined) {
+    return { status: 401, body: { message: 'The Authorization header is missing.', code: 'missing_authorization_header', type: 'auth', link: '' } };
+  }
+  return { status: 403, body: { message: 'The provided API key is invalid.', code: 'invalid_api_key', type: 'auth', link: '' } };
+}
+
 function search(index: FakeIndex, body: SearchBody): unknown {
-  const terms = body.q.split(/\s+/).filter(Boolean);
+  const terms = [...segmenter.segment(body.q.normalize('NFKC'))]
+    .filter((segment) => segment.isWordLike)
+    .map((segment) => segment.segment)
+    .slice(0, QUERY_WORD_LIMIT);
   const scored = [...index.docs.values()]
     .map((doc) => {
       const heading = String(doc.heading ?? '');
@@ -251,7 +287,7 @@ describe('MeilisearchManualSearch over HTTP', () => {
     expect(settings[0]!.body).toEqual({
       searchableAttributes: ['heading', 'content', 'fileName'],
       displayedAttributes: ['id', 'chunkId', 'fileName', 'heading', 'content'],
-      localizedAttributes: [{ attributePatterns: ['heading', 'content'], locales: ['jpn'] }],
+      localizedAttributes: [{ attributePatterns: ['heading', 'content', 'fileName'], locales: ['jpn'] }],
     });
 
     const additions = server.find('POST', `/indexes/${build}/documents`);
@@ -282,7 +318,7 @@ describe('MeilisearchManualSearch over HTTP', () => {
 
     expect(meili.chunkIds(INDEX)).toEqual(CHUNKS.map((chunk) => chunk.id).sort());
     expect(meili.indexes.has(build)).toBe(false);
-    expect(meili.indexes.get(INDEX)!.settings.localizedAttributes).toEqual([{ attributePatterns: ['heading', 'content'], locales: ['jpn'] }]);
+    expect(meili.indexes.get(INDEX)!.settings.localizedAttributes).toEqual([{ attributePatterns: ['heading', 'content', 'fileName'], locales: ['jpn'] }]);
     expect(progress).toEqual([
       { stage: 'index', done: 0, total: 3 },
       { stage: 'index', done: 2, total: 3 },
@@ -341,9 +377,9 @@ describe('MeilisearchManualSearch over HTTP', () => {
     await manual.replaceAll(CHUNKS);
     expect([...meili.indexes.get(INDEX)!.docs.entries()]).toEqual(first);
     expect([...meili.indexes.keys()]).toEqual([INDEX]);
-    // The live index existed: its creation task failed with index_already_exists, which is expected.
-    const liveCreation = [...meili.tasks.values()].filter((task) => task.type === 'indexCreation' && task.indexUid === INDEX);
-    expect(liveCreation.at(-1)!.error?.code).toBe('index_already_exists');
+    // The live index existed, so no creation of it was tried: no failed task in the task list on every reindex.
+    expect(server.find('POST', '/indexes').map((req) => (req.body as { uid: string }).uid)).toEqual([expect.stringMatching(/_build_\d+$/)]);
+    expect([...meili.tasks.values()].filter((task) => task.status === 'failed')).toEqual([]);
     expect(await manual.count()).toBe(3);
   });
 
@@ -400,7 +436,59 @@ describe('MeilisearchManualSearch over HTTP', () => {
     await manual.ping();
     const url = server.url;
     await server.close();
-    await expect(manual.ping()).rejects.toThrow(`Meilisearch at ${url} is unreachable (health check)`);
+    await expect(manual.ping()).rejects.toThrow(`Meilisearch at ${url} is unreachable (read index "${INDEX}")`);
     server = await startRecordingServer();
+  });
+
+  it('fails ping with a wrong key, which GET /health would not notice', async () => {
+    await manual.ping();
+    const wrong = new MeilisearchManualSearch({ host: server.url, apiKey: 'not-the-key', index: INDEX });
+    await expect(wrong.ping()).rejects.toThrow(
+      `Meilisearch at ${server.url}: read index "${INDEX}" was refused with HTTP 403: The provided API key is invalid. (invalid_api_key) — check MEILI_API_KEY`,
+    );
+  });
+
+  it('sends a long sentence as its content words, since Meilisearch reads only the first ten', async () => {
+    await manual.replaceAll(CHUNKS);
+    server.clear();
+    const sentence = '先月から何度もログインしようとしているのですが、うまくいかないので、銀行振込について教えてください';
+
+    const hits = await manual.search(sentence);
+    expect(hits[0]?.id).toBe('操作ガイド.pdf#0');
+    const { q } = server.find('POST', `/indexes/${INDEX}/search`)[0]!.body as { q: string };
+    expect(q).toBe('先月 度 ログイン 銀行 振込');
+
+    // Keywords within the limit go as they are.
+    await manual.search('二段階認証 エラー');
+    expect((server.find('POST', `/indexes/${INDEX}/search`)[1]!.body as { q: string }).q).toBe('二段階認証 エラー');
+  });
+
+  it('removes build indexes left over by a crashed reindex, sparing recent ones', async () => {
+    await manual.replaceAll(CHUNKS);
+    const old = Date.now() - 2 * 60 * 60_000;
+    const leftover = `${INDEX}_build_${old}`;
+    const recent = `${INDEX}_build_${Date.now() - 60_000}`;
+    const foreign = `other_build_${old}`;
+    for (const uid of [leftover, recent, foreign]) meili.indexes.set(uid, { uid, primaryKey: 'id', settings: {}, docs: new Map() });
+
+    await manual.replaceAll(CHUNKS);
+    expect(new Set(meili.indexes.keys())).toEqual(new Set([INDEX, recent, foreign]));
+    expect(meili.chunkIds(INDEX)).toEqual(CHUNKS.map((chunk) => chunk.id).sort());
+  });
+
+  it('reports time-outs and error pages from a proxy as such', async () => {
+    await manual.replaceAll(CHUNKS);
+    server.on('POST', '/indexes/:uid/documents', () => ({
+      status: 413,
+      body: '<html><head><title>413 Request Entity Too Large</title></head><body><center><h1>413 Request Entity Too Large</h1></center></body></html>',
+      headers: { 'content-type': 'text/html' },
+    }));
+    await expect(manual.replaceAll(CHUNKS)).rejects.toThrow(
+      new RegExp(`^Meilisearch at ${server.url}: add documents 1-2 to "${INDEX}_build_\\d+" got a response that is not Meilisearch's JSON`),
+    );
+
+    const impatient = new MeilisearchManualSearch({ host: server.url, apiKey: API_KEY, index: INDEX, requestTimeoutMs: 200 });
+    server.on('POST', '/indexes/:uid/search', () => new Promise<RouteResponse>(() => undefined));
+    await expect(impatient.search('二段階認証')).rejects.toThrow(`Meilisearch at ${server.url}: search in index "${INDEX}" timed out after 200 ms`);
   });
 });

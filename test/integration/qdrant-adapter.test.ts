@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { QdrantQaSearch, toQdrantPointId } from '../../src/search/qdrant-qa.js';
 import { formatQaPair, type Embedder, type QaPair } from '../../src/search/types.js';
-import { startRecordingServer, type RecordingHttpServer, type RouteResponse } from '../support/recording-http-server.js';
+import { startRecordingServer, type RecordedRequest, type RecordingHttpServer, type RouteResponse } from '../support/recording-http-server.js';
 
 const API_KEY = 'qdrant-test-key';
 const ALIAS = 'xyz_qa';
@@ -22,6 +22,18 @@ class KeywordEmbedder implements Embedder {
   }
 }
 
+/** Another vector space: constant vectors of a chosen size under another id. */
+class OtherEmbedder implements Embedder {
+  readonly id: string;
+  constructor(readonly dims: number) {
+    this.id = `other-${dims}`;
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    return texts.map((text) => Float32Array.from({ length: this.dims }, (_, i) => (text.length % (i + 2)) + 1));
+  }
+}
+
 interface Point {
   id: string | number;
   vector: number[];
@@ -29,7 +41,8 @@ interface Point {
 }
 
 interface Collection {
-  config: unknown;
+  config: { vectors: { size: number; distance: string } };
+  metadata: Record<string, unknown>;
   points: Map<string | number, Point>;
 }
 
@@ -41,67 +54,127 @@ function qdrantError(status: number, error: string): RouteResponse {
   return { status, body: { status: { error }, time: 0 } };
 }
 
-/** Just enough Qdrant: collections, upsert, cosine query, count, and atomic alias changes. */
+function missingCollection(name: string): RouteResponse {
+  return qdrantError(404, `Not found: Collection \`${name}\` doesn't exist!`);
+}
+
+/** Routes Qdrant serves without a key (its auth middleware skips them); every other route needs it. */
+const KEY_FREE = new Set(['/', '/healthz', '/livez', '/readyz']);
+
+/**
+ * Just enough Qdrant, as the server behaves: key-free routes, collections (409 when one exists), collection metadata,
+ * upsert and cosine query with vector size checks, count, atomic alias changes, and aliases that disappear with
+ * the collection they point to.
+ */
 class FakeQdrant {
   readonly collections = new Map<string, Collection>();
   readonly aliases = new Map<string, string>();
 
-  install(server: RecordingHttpServer): void {
-    server
-      .on('GET', '/', () => ({ body: { title: 'qdrant - vector search engine', version: '1.15.0' } }))
-      .on('GET', '/collections', () => ok({ collections: [...this.collections.keys()].map((name) => ({ name })) }))
-      .on('GET', '/aliases', () =>
-        ok({ aliases: [...this.aliases].map(([alias_name, collection_name]) => ({ alias_name, collection_name })) }),
-      )
-      .on('PUT', '/collections/:name', (req) => {
-        const name = req.params.name!;
-        if (this.collections.has(name) || this.aliases.has(name)) return qdrantError(400, `Wrong input: Collection \`${name}\` already exists!`);
-        this.collections.set(name, { config: req.body, points: new Map() });
-        return ok(true);
-      })
-      .on('DELETE', '/collections/:name', (req) => ok(this.collections.delete(req.params.name!)))
-      .on('PUT', '/collections/:name/points', (req) => {
-        const collection = this.collections.get(req.params.name!);
-        if (!collection) return qdrantError(404, `Not found: Collection \`${req.params.name}\` doesn't exist!`);
-        for (const point of (req.body as { points: Point[] }).points) collection.points.set(point.id, point);
-        return ok({ operation_id: 1, status: req.query.wait === 'true' ? 'completed' : 'acknowledged' });
-      })
-      .on('POST', '/collections/aliases', (req) => {
-        const next = new Map(this.aliases);
-        for (const action of (req.body as { actions: Record<string, Record<string, string>>[] }).actions) {
-          if (action.delete_alias) {
-            if (!next.delete(action.delete_alias.alias_name!)) return qdrantError(404, `Not found: Alias ${action.delete_alias.alias_name} does not exists!`);
-          } else if (action.create_alias) {
-            const { alias_name, collection_name } = action.create_alias as { alias_name: string; collection_name: string };
-            if (next.has(alias_name) || this.collections.has(alias_name)) return qdrantError(400, `Wrong input: Alias ${alias_name} already exists!`);
-            if (!this.collections.has(collection_name)) return qdrantError(404, `Not found: Collection \`${collection_name}\` doesn't exist!`);
-            next.set(alias_name, collection_name);
-          }
-        }
-        this.aliases.clear();
-        for (const [alias, target] of next) this.aliases.set(alias, target);
-        return ok(true);
-      })
-      .on('POST', '/collections/:name/points/query', (req) => {
-        const collection = this.#resolve(req.params.name!);
-        if (!collection) return qdrantError(404, `Not found: Collection \`${req.params.name}\` doesn't exist!`);
-        const { query, limit = 10, with_payload } = req.body as { query: number[]; limit?: number; with_payload?: boolean };
-        const points = [...collection.points.values()]
-          .map((point) => ({ id: point.id, version: 0, score: cosine(query, point.vector), ...(with_payload ? { payload: point.payload } : {}) }))
-          .sort((a, b) => b.score - a.score)
-          .slice(0, limit);
-        return ok({ points });
-      })
-      .on('POST', '/collections/:name/points/count', (req) => {
-        const collection = this.#resolve(req.params.name!);
-        if (!collection) return qdrantError(404, `Not found: Collection \`${req.params.name}\` doesn't exist!`);
-        return ok({ count: collection.points.size });
+  /** `prefix` plays a reverse proxy that serves Qdrant under a path. */
+  install(server: RecordingHttpServer, prefix = ''): void {
+    const route = (method: string, path: string, handler: (req: RecordedRequest) => RouteResponse) =>
+      server.on(method, `${prefix}${path}`, (req) => this.#authorize(req, prefix) ?? handler(req));
+    route('GET', '/', () => ({ body: { title: 'qdrant - vector search engine', version: '1.18.2' } }));
+    route('GET', '/healthz', () => ({ body: 'healthz check passed', headers: { 'content-type': 'text/plain' } }));
+    route('GET', '/collections', () => ok({ collections: [...this.collections.keys()].map((name) => ({ name })) }));
+    route('GET', '/aliases', () => ok({ aliases: [...this.aliases].map(([alias_name, collection_name]) => ({ alias_name, collection_name })) }));
+    route('GET', '/collections/:name', (req) => {
+      const collection = this.#resolve(req.params.name!);
+      if (!collection) return missingCollection(req.params.name!);
+      return ok({
+        status: 'green',
+        points_count: collection.points.size,
+        config: { params: { vectors: collection.config.vectors }, metadata: collection.metadata },
       });
+    });
+    route('PUT', '/collections/:name', (req) => {
+      const name = req.params.name!;
+      if (this.collections.has(name) || this.aliases.has(name)) return qdrantError(409, `Wrong input: Collection \`${name}\` already exists!`);
+      const body = req.body as { vectors: Collection['config']['vectors']; metadata?: Record<string, unknown> };
+      this.collections.set(name, { config: { vectors: body.vectors }, metadata: body.metadata ?? {}, points: new Map() });
+      return ok(true);
+    });
+    route('PATCH', '/collections/:name', (req) => {
+      const collection = this.#resolve(req.params.name!);
+      if (!collection) return missingCollection(req.params.name!);
+      const { metadata } = req.body as { metadata?: Record<string, unknown> };
+      if (metadata) Object.assign(collection.metadata, metadata);
+      return ok(true);
+    });
+    route('DELETE', '/collections/:name', (req) => {
+      const name = req.params.name!;
+      // Deleting a collection deletes the aliases that point to it.
+      for (const [alias, target] of this.aliases) if (target === name) this.aliases.delete(alias);
+      return ok(this.collections.delete(name));
+    });
+    route('PUT', '/collections/:name/points', (req) => {
+      const collection = this.collections.get(req.params.name!);
+      if (!collection) return missingCollection(req.params.name!);
+      const points = (req.body as { points: Point[] }).points;
+      for (const point of points) {
+        if (point.vector.length !== collection.config.vectors.size) return dimensionError(collection, point.vector.length);
+      }
+      for (const point of points) collection.points.set(point.id, point);
+      return ok({ operation_id: 1, status: req.query.wait === 'true' ? 'completed' : 'acknowledged' });
+    });
+    route('POST', '/collections/aliases', (req) => this.applyAliasActions(req.body as { actions: AliasAction[] }));
+    route('POST', '/collections/:name/points/query', (req) => {
+      const collection = this.#resolve(req.params.name!);
+      if (!collection) return missingCollection(req.params.name!);
+      const { query, limit = 10, with_payload } = req.body as { query: number[]; limit?: number; with_payload?: boolean };
+      if (query.length !== collection.config.vectors.size) return dimensionError(collection, query.length);
+      const points = [...collection.points.values()]
+        .map((point) => ({ id: point.id, version: 0, score: cosine(query, point.vector), ...(with_payload ? { payload: point.payload } : {}) }))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, limit);
+      return ok({ points });
+    });
+    route('POST', '/collections/:name/points/count', (req) => {
+      const collection = this.#resolve(req.params.name!);
+      if (!collection) return missingCollection(req.params.name!);
+      return ok({ count: collection.points.size });
+    });
+  }
+
+  /** `POST /collections/aliases`: all actions or none. */
+  applyAliasActions({ actions }: { actions: AliasAction[] }): RouteResponse {
+    const next = new Map(this.aliases);
+    for (const action of actions) {
+      if (action.delete_alias) {
+        if (!next.delete(action.delete_alias.alias_name)) return qdrantError(404, `Not found: Alias ${action.delete_alias.alias_name} does not exists!`);
+      } else if (action.create_alias) {
+        const { alias_name, collection_name } = action.create_alias;
+        if (next.has(alias_name) || this.collections.has(alias_name)) return qdrantError(409, `Wrong input: Alias ${alias_name} already exists!`);
+        if (!this.collections.has(collection_name)) return missingCollection(collection_name);
+        next.set(alias_name, collection_name);
+      }
+    }
+    this.aliases.clear();
+    for (const [alias, target] of next) this.aliases.set(alias, target);
+    return ok(true);
+  }
+
+  /** Qdrant refuses a missing or wrong key with 401 and a plain-text body, before any routing. */
+  #authorize(req: RecordedRequest, prefix: string): RouteResponse | undefined {
+    if (KEY_FREE.has(req.path.slice(prefix.length) || '/')) return undefined;
+    const key = req.headers['api-key'];
+    if (key === API_KEY) return undefined;
+    const body = key === undefined ? 'Must provide an API key or an Authorization bearer token' : 'Invalid API key or JWT';
+    return { status: 401, body, headers: { 'content-type': 'text/plain' } };
   }
 
   #resolve(name: string): Collection | undefined {
     return this.collections.get(this.aliases.get(name) ?? name);
   }
+}
+
+interface AliasAction {
+  delete_alias?: { alias_name: string };
+  create_alias?: { alias_name: string; collection_name: string };
+}
+
+function dimensionError(collection: Collection, got: number): RouteResponse {
+  return qdrantError(400, `Wrong input: Vector dimension error: expected dim: ${collection.config.vectors.size}, got ${got}`);
 }
 
 function cosine(a: number[], b: number[]): number {
@@ -128,9 +201,11 @@ describe('QdrantQaSearch over HTTP', () => {
   let embedder: KeywordEmbedder;
   let qa: QdrantQaSearch;
 
+  let consoleWarn: ReturnType<typeof vi.spyOn>;
+
   beforeEach(async () => {
-    // The client warns that an API key travels over plain http; true, and irrelevant on loopback.
-    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    // The client's own plain-http key warning would land on the console of every process; the adapter logs it once.
+    consoleWarn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     server = await startRecordingServer();
     qdrant = new FakeQdrant();
     qdrant.install(server);
@@ -140,6 +215,7 @@ describe('QdrantQaSearch over HTTP', () => {
 
   afterEach(async () => {
     await server.close();
+    expect(consoleWarn).not.toHaveBeenCalled();
     vi.restoreAllMocks();
   });
 
@@ -156,6 +232,8 @@ describe('QdrantQaSearch over HTTP', () => {
     const build = creations[0]!.path.slice('/collections/'.length);
     expect(build).toMatch(new RegExp(`^${ALIAS}_\\d+$`));
     expect(creations[0]!.body).toEqual({ vectors: { size: 4, distance: 'Cosine' } });
+    // The collection records which embedder built it.
+    expect(server.find('PATCH', `/collections/${build}`).map((req) => req.body)).toEqual([{ metadata: { embedder: 'test-keywords-4', dims: 4 } }]);
 
     const upserts = server.find('PUT', `/collections/${build}/points`);
     expect(upserts).toHaveLength(2);
@@ -265,7 +343,7 @@ describe('QdrantQaSearch over HTTP', () => {
   });
 
   it('refuses, before embedding anything, when a real collection carries the alias name', async () => {
-    qdrant.collections.set(ALIAS, { config: {}, points: new Map() });
+    qdrant.collections.set(ALIAS, { config: { vectors: { size: 4, distance: 'Cosine' } }, metadata: {}, points: new Map() });
     await expect(qa.replaceAll(PAIRS)).rejects.toThrow(`Qdrant at ${server.url}: "${ALIAS}" is a collection`);
     expect(embedder.calls).toEqual([]);
   });
@@ -298,7 +376,115 @@ describe('QdrantQaSearch over HTTP', () => {
     await qa.ping();
     const url = server.url;
     await server.close();
-    await expect(qa.ping()).rejects.toThrow(`Qdrant at ${url} is unreachable (version check)`);
+    await expect(qa.ping()).rejects.toThrow(`Qdrant at ${url} is unreachable (list collections)`);
     server = await startRecordingServer();
+  });
+
+  it('keeps the new collection when the alias switch reports an error after the server applied it', async () => {
+    await qa.replaceAll(PAIRS);
+    const first = qdrant.aliases.get(ALIAS)!;
+    // The switch happens, but the answer is lost: a proxy time-out, a dropped connection.
+    server.on('POST', '/collections/aliases', (req) => {
+      qdrant.applyAliasActions(req.body as { actions: AliasAction[] });
+      return { status: 502, body: '<html><body><h1>502 Bad Gateway</h1></body></html>', headers: { 'content-type': 'text/html' } };
+    });
+    server.clear();
+
+    await qa.replaceAll(PAIRS);
+    const second = qdrant.aliases.get(ALIAS)!;
+    expect(second).not.toBe(first);
+    expect([...qdrant.collections.keys()]).toEqual([second]);
+    expect((await qa.search('二段階認証', 1)).map((hit) => hit.id)).toEqual(['qa.csv#2']);
+  });
+
+  it('drops the new collection and keeps the alias when the alias switch was not applied', async () => {
+    await qa.replaceAll(PAIRS);
+    const first = qdrant.aliases.get(ALIAS)!;
+    server.on('POST', '/collections/aliases', () => qdrantError(500, 'Service internal error: switch failed'));
+    server.clear();
+
+    await expect(qa.replaceAll(PAIRS)).rejects.toThrow(`point alias "${ALIAS}" at`);
+    expect(qdrant.aliases.get(ALIAS)).toBe(first);
+    expect([...qdrant.collections.keys()]).toEqual([first]);
+    expect((await qa.search('二段階認証', 1)).map((hit) => hit.id)).toEqual(['qa.csv#2']);
+  });
+
+  it('fails ping with a wrong key, which the key-free routes would not notice', async () => {
+    await qa.ping();
+    const wrong = new QdrantQaSearch({ url: server.url, apiKey: 'not-the-key', collection: ALIAS, embedder });
+    await expect(wrong.ping()).rejects.toThrow(
+      `Qdrant at ${server.url}: list collections was refused with HTTP 401: Invalid API key or JWT — check QDRANT_API_KEY`,
+    );
+  });
+
+  it('reaches a Qdrant served under a path, as behind a reverse proxy', async () => {
+    const proxied = new FakeQdrant();
+    proxied.install(server, '/qdrant');
+    const behindProxy = new QdrantQaSearch({ url: `${server.url}/qdrant/`, apiKey: API_KEY, collection: ALIAS, embedder });
+    await behindProxy.replaceAll(PAIRS);
+    expect((await behindProxy.search('請求', 1)).map((hit) => hit.id)).toEqual(['qa.csv#3']);
+    await behindProxy.ping();
+    expect(server.unmatched()).toEqual([]);
+    expect(server.requests.every((req) => req.path.startsWith('/qdrant/'))).toBe(true);
+    expect(qdrant.collections.size).toBe(0);
+  });
+
+  it('refuses searches when the collection was built by another embedder', async () => {
+    await qa.replaceAll(PAIRS);
+    const sameSize = new QdrantQaSearch({ url: server.url, apiKey: API_KEY, collection: ALIAS, embedder: new OtherEmbedder(4) });
+    await expect(sameSize.search('二段階認証')).rejects.toThrow(
+      `Q&A collection "${ALIAS}" was built with embedder test-keywords-4 (4 dimensions), but this process embeds with other-4 (4); run a reindex`,
+    );
+    const otherSize = new QdrantQaSearch({ url: server.url, apiKey: API_KEY, collection: ALIAS, embedder: new OtherEmbedder(6) });
+    await expect(otherSize.search('二段階認証')).rejects.toThrow('embedder test-keywords-4 (4 dimensions), but this process embeds with other-6 (6)');
+
+    // A collection from before the record: the vector size still decides.
+    delete qdrant.collections.get(qdrant.aliases.get(ALIAS)!)!.metadata.embedder;
+    const unrecorded = new QdrantQaSearch({ url: server.url, apiKey: API_KEY, collection: ALIAS, embedder: new OtherEmbedder(6) });
+    await expect(unrecorded.search('二段階認証')).rejects.toThrow(`Q&A collection "${ALIAS}" holds 4-dimensional vectors, but embedder other-6 gives 6`);
+    expect((await qa.search('二段階認証', 1)).map((hit) => hit.id)).toEqual(['qa.csv#2']);
+
+    // A reindex with the new embedder makes it usable.
+    await otherSize.replaceAll(PAIRS);
+    expect(await otherSize.search('二段階認証')).toHaveLength(3);
+  });
+
+  it("treats only Qdrant's own \"Not found: Collection\" as an empty index", async () => {
+    expect(await qa.count()).toBe(0);
+    server.on('POST', /\/points\/count$/, () => ({ status: 404, body: '<html><body>404 Not Found</body></html>', headers: { 'content-type': 'text/html' } }));
+    server.on('GET', /^\/collections\/[^/]+$/, () => ({ status: 404, body: '<html><body>404 Not Found</body></html>', headers: { 'content-type': 'text/html' } }));
+    await expect(qa.count()).rejects.toThrow(`Qdrant at ${server.url}: count points in "${ALIAS}" got HTTP 404 with a response that is not Qdrant's (text/html): 404 Not Found`);
+    await expect(qa.search('二段階認証')).rejects.toThrow(`query "${ALIAS}" got HTTP 404`);
+  });
+
+  it('reports rate limits and time-outs as such', async () => {
+    await qa.replaceAll(PAIRS);
+    server.on('POST', /\/points\/count$/, () => ({ ...qdrantError(429, 'Rate limiting exceeded: Read rate limit exceeded'), headers: { 'retry-after': '7' } }));
+    await expect(qa.count()).rejects.toThrow(`Qdrant at ${server.url}: count points in "${ALIAS}" was rate-limited (HTTP 429); retry after 7 s`);
+    server.on('POST', /\/points\/count$/, () => qdrantError(429, 'Rate limiting exceeded: Read rate limit exceeded'));
+    await expect(qa.count()).rejects.toThrow('was rate-limited (HTTP 429): Rate limiting exceeded: Read rate limit exceeded');
+
+    const impatient = new QdrantQaSearch({ url: server.url, apiKey: API_KEY, collection: ALIAS, embedder, requestTimeoutMs: 200 });
+    server.on('POST', /\/points\/count$/, () => new Promise<RouteResponse>(() => undefined));
+    await expect(impatient.count()).rejects.toThrow(`Qdrant at ${server.url}: count points in "${ALIAS}" timed out`);
+  });
+
+  it('removes build collections left over by a crashed reindex, sparing recent and aliased ones', async () => {
+    await qa.replaceAll(PAIRS);
+    const live = qdrant.aliases.get(ALIAS)!;
+    const old = Date.now() - 2 * 60 * 60_000;
+    const leftover = `${ALIAS}_${old}`;
+    const aliased = `${ALIAS}_${old + 1}`;
+    const recent = `${ALIAS}_${Date.now() - 60_000}`;
+    const foreign = `other_${old}`;
+    for (const name of [leftover, aliased, recent, foreign]) {
+      qdrant.collections.set(name, { config: { vectors: { size: 4, distance: 'Cosine' } }, metadata: {}, points: new Map() });
+    }
+    qdrant.aliases.set('someone_elses_alias', aliased);
+
+    await qa.replaceAll(PAIRS);
+    const now = qdrant.aliases.get(ALIAS)!;
+    expect(new Set(qdrant.collections.keys())).toEqual(new Set([now, aliased, recent, foreign]));
+    expect(server.find('DELETE', `/collections/${live}`)).toHaveLength(1);
   });
 });

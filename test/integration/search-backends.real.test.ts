@@ -132,7 +132,37 @@ describe.runIf(MEILI_HOST)('MeilisearchManualSearch on a real Meilisearch', () =
       // Build indexes are gone after each swap.
       expect(results.map((entry) => entry.uid).filter((uid) => uid.startsWith(index))).toEqual([index]);
       const settings = await client.index(index).getSettings();
-      expect(settings.localizedAttributes).toEqual([{ attributePatterns: ['heading', 'content'], locales: ['jpn'] }]);
+      expect(settings.localizedAttributes).toEqual([{ attributePatterns: ['heading', 'content', 'fileName'], locales: ['jpn'] }]);
+    },
+    SLOW,
+  );
+
+  it.runIf(MEILI_API_KEY)('fails ping with a wrong key', async () => {
+    const wrong = new MeilisearchManualSearch({ host: MEILI_HOST ?? '', apiKey: 'not-the-key-0123456789', index });
+    await expect(wrong.ping()).rejects.toThrow(/refused with HTTP 40[13].*check MEILI_API_KEY/);
+  });
+
+  it(
+    'finds a term at the end of a sentence longer than ten words',
+    async () => {
+      const hits = await manual.search('先月から何度もログインしようとしているのですが、うまくいかないので、銀行振込について教えてください');
+      expect(hits[0]?.id).toBe('xyz-guide.pdf#2');
+    },
+    SLOW,
+  );
+
+  it(
+    'removes stale builds and leaves no failed index creation behind a reindex',
+    async () => {
+      const client = new Meilisearch({ host: MEILI_HOST ?? '', apiKey: MEILI_API_KEY });
+      const stale = `${index}_build_${Date.now() - 2 * 60 * 60_000}`;
+      await client.createIndex(stale).waitTask({ timeout: 30_000 });
+      const before = await client.tasks.getTasks({ types: ['indexCreation'], statuses: ['failed'], indexUids: [index] });
+      await manual.replaceAll(CHUNKS);
+      const after = await client.tasks.getTasks({ types: ['indexCreation'], statuses: ['failed'], indexUids: [index] });
+      expect(after.results.length).toBe(before.results.length);
+      const { results } = await client.getRawIndexes({ limit: 1000 });
+      expect(results.map((entry) => entry.uid).filter((uid) => uid.startsWith(index))).toEqual([index]);
     },
     SLOW,
   );
@@ -196,6 +226,45 @@ describe.runIf(QDRANT_URL)('QdrantQaSearch on a real Qdrant', () => {
       const { aliases } = await qdrant.getAliases();
       const target = aliases.find((entry) => entry.alias_name === alias)?.collection_name;
       expect(collections.map((entry) => entry.name).filter((name) => name.startsWith(`${alias}_`))).toEqual([target]);
+    },
+    SLOW,
+  );
+
+  it.runIf(QDRANT_API_KEY)('fails ping with a wrong key', async () => {
+    const wrong = new QdrantQaSearch({ url: QDRANT_URL ?? '', apiKey: 'not-the-key', collection: alias, embedder: new BigramEmbedder() });
+    await expect(wrong.ping()).rejects.toThrow(/refused with HTTP 40[13].*check QDRANT_API_KEY/);
+  });
+
+  it('takes a 404 from a wrong path for an error, not for an empty index', async () => {
+    const wrongPath = new QdrantQaSearch({ url: `${(QDRANT_URL ?? '').replace(/\/+$/, '')}/no-such-prefix`, apiKey: QDRANT_API_KEY, collection: alias, embedder: new BigramEmbedder() });
+    await expect(wrongPath.count()).rejects.toThrow(`count points in "${alias}"`);
+  });
+
+  it(
+    'records the embedder in the collection and refuses another one',
+    async () => {
+      const { collections } = await client().getCollections();
+      const { aliases } = await client().getAliases();
+      const target = aliases.find((entry) => entry.alias_name === alias)!.collection_name;
+      expect(collections.some((entry) => entry.name === target)).toBe(true);
+      const info = await client().getCollection(alias);
+      expect(info.config.metadata).toMatchObject({ embedder: 'test-bigram-256' });
+      const other: Embedder = { id: 'other-256', embed: async (texts) => texts.map(() => new Float32Array(256).fill(1)) };
+      const mismatched = new QdrantQaSearch({ url: QDRANT_URL ?? '', apiKey: QDRANT_API_KEY, collection: alias, embedder: other });
+      await expect(mismatched.search('二段階認証')).rejects.toThrow('was built with embedder test-bigram-256');
+    },
+    SLOW,
+  );
+
+  it(
+    'removes stale build collections on the next reindex',
+    async () => {
+      const stale = `${alias}_${Date.now() - 2 * 60 * 60_000}`;
+      await client().createCollection(stale, { vectors: { size: 4, distance: 'Cosine' } });
+      await qa.replaceAll(PAIRS);
+      const { collections } = await client().getCollections();
+      expect(collections.map((entry) => entry.name)).not.toContain(stale);
+      expect(collections.filter((entry) => entry.name.startsWith(`${alias}_`))).toHaveLength(1);
     },
     SLOW,
   );

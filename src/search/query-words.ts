@@ -1,0 +1,68 @@
+/**
+ * Query words for engines that read only the first few words of a query. Meilisearch considers the first ten
+ * (a documented limit), and its Japanese segmentation counts particles and endings as words, so a natural sentence
+ * such as 「先月から何度もログインしようとしているのですが、銀行振込について教えてください」 loses its tail — often
+ * the very term that matters. Such a query is reduced to its content words before it is sent.
+ *
+ * Words come from `Intl.Segmenter`'s dictionary-based Japanese segmentation (ICU, built into Node), close
+ * to what the engine does; ASCII runs such as `E-1001` or `v2.3` stay one word, as product codes must.
+ */
+
+/** Words Meilisearch reads of one query. */
+export const MEILI_QUERY_WORD_LIMIT = 10;
+
+const segmenter = new Intl.Segmenter('ja', { granularity: 'word' });
+
+/** An ASCII code or word, with inner connectors (`E-1001`, `api_key`, `v2.3`). */
+const ASCII_RUN = /[A-Za-z0-9](?:[A-Za-z0-9._\-/:+#@]*[A-Za-z0-9])?/g;
+
+/** Only hiragana (and the long-vowel mark): particles, auxiliaries, endings (の, から, ですが, ください). */
+const HIRAGANA_ONLY = /^[\u3040-\u309fー]+$/u;
+
+/**
+ * Words with kanji that phrase a request or a question rather than name its topic (教えてください, 知りたい,
+ * お願いします, 何度も), so they only take places among the ten.
+ */
+const REQUEST_WORDS = new Set(['教え', '知り', '知る', '願い', 'お願い', '下さい', '頂き', '頂け', '分かり', '分から', '分かる', '出来', '出来る', '何', '方', '良い', '宜しく']);
+
+/** The words of `text` in order, as a word-counting engine would see them (punctuation and spaces dropped). */
+export function queryWords(text: string): string[] {
+  const normalized = text.normalize('NFKC');
+  const words: string[] = [];
+  let last = 0;
+  for (const match of normalized.matchAll(ASCII_RUN)) {
+    words.push(...segmentWords(normalized.slice(last, match.index)), match[0]);
+    last = match.index + match[0].length;
+  }
+  words.push(...segmentWords(normalized.slice(last)));
+  return words;
+}
+
+function segmentWords(text: string): string[] {
+  if (!text.trim()) return [];
+  return [...segmenter.segment(text)].filter((segment) => segment.isWordLike).map((segment) => segment.segment);
+}
+
+/** The words of `text` that name its topic, first occurrence only, in order. */
+export function contentWords(text: string): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const word of queryWords(text)) {
+    if (HIRAGANA_ONLY.test(word) || REQUEST_WORDS.has(word) || seen.has(word)) continue;
+    seen.add(word);
+    out.push(word);
+  }
+  return out;
+}
+
+/**
+ * `text` itself when the engine reads all of it; otherwise its content words, at most `limit`, joined by spaces.
+ * Keyword queries therefore reach the engine unchanged, and only long sentences are rewritten.
+ */
+export function fitQueryWords(text: string, limit = MEILI_QUERY_WORD_LIMIT): string {
+  if (queryWords(text).length <= limit) return text;
+  const words = contentWords(text);
+  // A sentence of nothing but function words: sending it whole finds what the engine finds in its first words.
+  if (words.length === 0) return text;
+  return words.slice(0, limit).join(' ');
+}

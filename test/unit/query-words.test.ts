@@ -1,0 +1,35 @@
+/**
+ * Query reduction for Meilisearch's ten-word limit: keyword queries pass unchanged, long Japanese sentences keep
+ * their content words (particles, endings and request phrasing dropped), product codes stay whole.
+ */
+import { describe, expect, it } from 'vitest';
+import { contentWords, fitQueryWords, queryWords } from '../../src/search/query-words.js';
+
+describe('query words', () => {
+  it('counts words as a word-segmenting engine does, keeping codes whole', () => {
+    expect(queryWords('E-1001 エラーが表示されます')).toEqual(['E-1001', 'エラー', 'が', '表示', 'さ', 'れ', 'ます']);
+    expect(queryWords('v2.3 で api_key を設定')).toEqual(['v2.3', 'で', 'api_key', 'を', '設定']);
+  });
+
+  it.each([
+    ['二段階認証 エラー', '二段階認証 エラー'],
+    ['E-1001 エラーが表示されます', 'E-1001 エラーが表示されます'],
+    ['先月から何度もログインしようとしているのですが、うまくいかないので、銀行振込について教えてください', '先月 度 ログイン 銀行 振込'],
+    ['請求書の宛名を変更したいのですがどうすればいいですか。至急お願いします。', '請求 書 宛名 変更 至急'],
+    ['ＡＰＩキーを再発行したあとで E-2040 が出るようになったのですが、どうすればいいでしょうか', 'API キー 再 発行 E-2040 出る'],
+  ])('%s → %s', (query, sent) => {
+    expect(fitQueryWords(query)).toBe(sent);
+  });
+
+  it('keeps at most the limit of content words, first ones first, each once', () => {
+    const sentence = 'ログインとログアウトとパスワードとメールと通知と請求と支払いと認証とバックアップと復元とエクスポートとインポートについて';
+    expect(contentWords(sentence)).toHaveLength(13);
+    expect(fitQueryWords(sentence).split(' ')).toEqual(contentWords(sentence).slice(0, 10));
+    expect(contentWords('認証と認証の認証')).toEqual(['認証']);
+  });
+
+  it('sends a sentence of function words only as it is', () => {
+    const sentence = 'これはどうなのでしょうかそれともあれなのでしょうか';
+    expect(fitQueryWords(sentence)).toBe(sentence);
+  });
+});
