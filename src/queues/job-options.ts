@@ -36,7 +36,7 @@ export interface JobTuning {
 /** First retry delay of `copy-to-sent` in production: an IMAP server that is restarting is back within minutes. */
 export const SENT_COPY_BACKOFF_MS = 60_000;
 /**
- * Attempts of a `copy-to-sent` job: with {@link SENT_COPY_BACKOFF_MS} doubling, about four hours of IMAP trouble
+ * Attempts of a `copy-to-sent` job: with {@link SENT_COPY_BACKOFF_MS} doubling, about two hours of IMAP trouble
  * are bridged. The copy is a convenience for the team (the reply went out already), so it is not retried forever.
  */
 export const SENT_COPY_ATTEMPTS = 8;
