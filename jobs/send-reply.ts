@@ -12,6 +12,8 @@
  *    (`drafted` or `approved`) and the job throws, so BullMQ retries with backoff up to SENDER_ATTEMPTS. When the
  *    server refused it for good (5xx) the ticket is parked with the server's words and the job fails without retry.
  * 4. On acceptance the ticket becomes `sent` with the server's response.
+ * 5. Then, when replies are copied to the Sent folder, the copy is queued as a job of its own (`copy-to-sent`). A
+ *    failure there is logged and nothing more: the reply is out, and this job must not run (and send) again for it.
  */
 import { UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -42,6 +44,8 @@ export interface SendReplyDeps {
   /** Producer connection of the store, so Redis outages surface as `RedisUnavailableError`. */
   redis: Redis;
   smtp: Pick<SmtpTransport, 'send'>;
+  /** Queues the Sent-folder copy of a reply that went out (`sent`: the ticket as written); absent when copies are off. */
+  sentCopy?: (sent: Ticket, raw: Buffer) => Promise<void>;
   logger?: Logger;
 }
 
@@ -122,15 +126,16 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
   });
 
   let response: string;
+  let raw: Buffer;
   try {
-    response = (await deps.smtp.send(mail)).response;
+    ({ response, raw } = await deps.smtp.send(mail));
   } catch (err) {
     const failure = err instanceof SmtpSendError ? err : classifySmtpError(err);
     return handleSmtpFailure(failure, claimed, from, outbound, deps, attempt, log);
   }
 
   // 4. Accepted. If this write fails the next attempt finds `sending` and parks: never a second copy.
-  await store.transition(ticket.id, {
+  const sent = await store.transition(ticket.id, {
     current: claimed,
     from: ['sending'],
     to: 'sent',
@@ -139,6 +144,13 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
     patch: { outbound: { ...outbound, sentAt: new Date().toISOString(), smtpResponse: response }, reason: null },
   });
   log.info({ messageId: outbound.messageId, response, automatic }, 'Reply sent');
+  if (deps.sentCopy) {
+    try {
+      await deps.sentCopy(sent, raw);
+    } catch (err) {
+      log.warn({ err }, 'Reply sent, but its copy for the Sent folder could not be queued; it will not be copied');
+    }
+  }
   return { outcome: 'sent', ticketId: ticket.id, messageId: outbound.messageId, response };
 }
 

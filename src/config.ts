@@ -298,6 +298,12 @@ export const VARIABLES = {
     sensitive: false,
     group: 'mail',
   },
+  IMAP_SENT_MAILBOX: {
+    schema: optionalStr,
+    description: 'Mailbox the sender copies every reply to (\\Seen); unset finds it by the \\Sent special-use flag, off disables',
+    sensitive: false,
+    group: 'mail',
+  },
   MAX_EMAIL_BYTES: {
     schema: int(1024),
     default: String(10 * 1024 * 1024),

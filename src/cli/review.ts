@@ -13,8 +13,10 @@
  *   windows). Without `--yes` it only lists what would go and exits with code 3 (0 when nothing is stored), so a
  *   script that forgot `--yes` cannot mistake the listing for an erasure.
  *
- * A ticket is named by its id or by the Message-ID of its mail. Results go to stdout, logs and errors to stderr;
- * an unknown ticket or a transition the ticket table forbids ends with one line and exit code 1.
+ * A ticket is named by its id, a unique start of it of at least 8 characters (the 12 that `list` prints do), or
+ * the Message-ID of its mail; a start that several tickets share is refused with their ids. Results go to stdout,
+ * logs and errors to stderr; an unknown ticket or a transition the ticket table forbids ends with one line and exit
+ * code 1.
  */
 import { readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
@@ -26,10 +28,10 @@ import { retention } from '../../jobs/retention.js';
 import { archiveDir, findArchived } from '../tickets/archive.js';
 import { forgetCustomer, type ForgetReport } from '../tickets/retention.js';
 import { TICKET_STATES, isTicketState, normalizeMessageId, ticketIdFor, type Ticket, type TicketState } from '../tickets/ticket.js';
-import { TicketStore } from '../tickets/ticket-store.js';
+import { MIN_ID_PREFIX, TicketStore, isIdPrefix } from '../tickets/ticket-store.js';
 import { approveTicket, rejectTicket } from '../tickets/review.js';
 import { CliError, runCommand, type CliContext } from './common.js';
-import { terminalSafe } from './format.js';
+import { cut, formatTable, terminalSafe } from './format.js';
 
 /** The fields `list --json` prints for each ticket. */
 export interface TicketSummary {
@@ -65,26 +67,6 @@ export function operatorName(by: string | undefined): string {
   } catch {
     return 'unknown';
   }
-}
-
-function cut(text: string, width: number): string {
-  const chars = Array.from(text.replace(/\s+/g, ' ').trim());
-  return chars.length <= width ? chars.join('') : `${chars.slice(0, width - 1).join('')}…`;
-}
-
-/** The human `list` output: one line per ticket with a short id. */
-export function formatTable(tickets: readonly Ticket[], total: number): string {
-  if (tickets.length === 0) return 'No tickets.';
-  const rows = tickets.map((t) => [t.id.slice(0, 12), t.state, t.createdAt.replace('T', ' ').slice(0, 19), cut(t.from, 28), cut(t.subject, 36), cut(t.reason ?? '', 60)]);
-  const header = ['ID', 'STATE', 'CREATED', 'FROM', 'SUBJECT', 'REASON'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => Array.from(r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c + ' '.repeat(Math.max(0, (widths[i] ?? 0) - Array.from(c).length)))
-      .join('  ')
-      .trimEnd();
-  const more = total > tickets.length ? `\n(${tickets.length} of ${total}; use --limit to see more)` : '';
-  return [line(header), ...rows.map(line)].join('\n') + more;
 }
 
 /** The human `show` output. */
@@ -128,11 +110,26 @@ async function withStore<T>(ctx: CliContext, body: (session: Session) => Promise
   }
 }
 
-/** The ticket named by `ref` (id or Message-ID), or a {@link CliError}. */
+/** Matches listed when a short id is ambiguous. */
+const AMBIGUOUS_SHOWN = 10;
+
+/** The ticket named by `ref` (id, unique start of an id, or Message-ID), or a {@link CliError}. */
 async function findTicket(store: TicketStore, redis: Redis, ref: string): Promise<Ticket> {
   const key = ref.trim();
-  const ticket = await produce(redis, () => (/^[0-9a-f]{64}$/.test(key) ? store.get(key) : store.findByMessageId(key)));
-  if (!ticket) throw new CliError(`no ticket ${key} (give the 64-character ticket id or the mail's Message-ID)`);
+  const hex = key.toLowerCase();
+  if (/^[0-9a-f]{64}$/.test(hex) || !isIdPrefix(hex)) {
+    const ticket = await produce(redis, () => (/^[0-9a-f]{64}$/.test(hex) ? store.get(hex) : store.findByMessageId(key)));
+    if (!ticket) throw new CliError(`no ticket ${key} (give the ticket id, at least its first ${MIN_ID_PREFIX} characters, or the mail's Message-ID)`);
+    return ticket;
+  }
+  const ids = await produce(redis, () => store.findByIdPrefix(hex, AMBIGUOUS_SHOWN + 1));
+  if (ids.length > 1) {
+    const shown = ids.sort().slice(0, AMBIGUOUS_SHOWN);
+    const more = ids.length > AMBIGUOUS_SHOWN ? ', and more' : '';
+    throw new CliError(`${key} is the start of more than one ticket id; give more characters: ${shown.join(', ')}${more}`);
+  }
+  const ticket = ids[0] ? await produce(redis, () => store.get(ids[0]!)) : undefined;
+  if (!ticket) throw new CliError(`no ticket id starts with ${key} (give the ticket id, at least its first ${MIN_ID_PREFIX} characters, or the mail's Message-ID)`);
   return ticket;
 }
 

@@ -334,8 +334,10 @@ namespace inbox {
   mailbox Drafts {
     special_use = \\Drafts
   }
+  # Created on first login like on a real server, so the sender finds a Sent folder (special-use \\Sent) to copy to.
   mailbox Sent {
     special_use = \\Sent
+    auto = subscribe
   }
   mailbox Junk {
     special_use = \\Junk

@@ -7,6 +7,7 @@
  * connection that closes after DATA may have delivered the mail already, and retries are left to BullMQ's backoff.
  */
 import nodemailer from 'nodemailer';
+import MailComposer from 'nodemailer/lib/mail-composer';
 import type { Config } from '../config.js';
 import type { ReplyMail } from './compose-reply.js';
 
@@ -23,6 +24,36 @@ export interface SmtpAcceptance {
   response: string;
   /** Recipients the server accepted. */
   accepted: string[];
+  /** The message exactly as it was handed to the server (the Sent-folder copy is made of these bytes). */
+  raw: Buffer;
+}
+
+/** A reply as MIME bytes plus the SMTP envelope taken from its headers. */
+export interface BuiltReply {
+  raw: Buffer;
+  envelope: { from: string; to: string[] };
+}
+
+/**
+ * Renders a reply to the bytes that go on the wire, with nodemailer's MailComposer (what `sendMail` would build).
+ * The sender sends these bytes as they are, so a copy filed in the Sent folder is byte-identical to what went out.
+ */
+export async function buildReplyMessage(mail: ReplyMail): Promise<BuiltReply> {
+  const node = new MailComposer({
+    from: mail.from,
+    to: mail.to,
+    subject: mail.subject,
+    messageId: mail.messageId,
+    ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo } : {}),
+    ...(mail.references ? { references: mail.references } : {}),
+    text: mail.text,
+    headers: mail.headers,
+    // UTF-8 throughout: Japanese replies must stay readable in every client.
+    textEncoding: 'base64',
+  }).compile();
+  const envelope = node.getEnvelope();
+  if (!envelope.from || envelope.to.length === 0) throw new TypeError('buildReplyMessage: the reply has no sender or no recipient address');
+  return { raw: await node.build(), envelope: { from: envelope.from, to: envelope.to } };
 }
 
 /** How an SMTP failure should be handled. */
@@ -125,19 +156,11 @@ export function createSmtpTransport(
     where: describeSmtp(config),
     async send(mail: ReplyMail): Promise<SmtpAcceptance> {
       try {
-        const info = await transporter.sendMail({
-          from: mail.from,
-          to: mail.to,
-          subject: mail.subject,
-          messageId: mail.messageId,
-          ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo } : {}),
-          ...(mail.references ? { references: mail.references } : {}),
-          text: mail.text,
-          headers: mail.headers,
-          // UTF-8 throughout: Japanese replies must stay readable in every client.
-          textEncoding: 'base64',
-        });
-        return { response: String(info.response ?? ''), accepted: (info.accepted ?? []).map(String) };
+        const { raw, envelope } = await buildReplyMessage(mail);
+        // Sent as raw bytes (with the envelope nodemailer would have derived) so no header is added after the copy
+        // for the Sent folder was taken.
+        const info = await transporter.sendMail({ envelope, raw });
+        return { response: String(info.response ?? ''), accepted: (info.accepted ?? []).map(String), raw };
       } catch (err) {
         throw classifySmtpError(err);
       }

@@ -14,7 +14,7 @@ import type { JobSchedulerTemplateOptions, JobsOptions } from 'bullmq';
 import type { Config } from '../config.js';
 import { TICKET_ID_PATTERN } from '../tickets/ticket.js';
 import type { JobName } from './names.js';
-import type { AnswerTicketData, ReindexData, RetentionData, SendReplyData } from './payloads.js';
+import type { AnswerTicketData, CopyToSentData, ReindexData, RetentionData, SendReplyData } from './payloads.js';
 
 const HOUR_S = 60 * 60;
 const DAY_S = 24 * HOUR_S;
@@ -29,7 +29,17 @@ export interface JobTuning {
   reindexBackoffMs: number;
   /** Share of the delay randomised, so retries after a shared outage do not arrive in lockstep. */
   jitter: number;
+  /** First retry delay of `copy-to-sent`; {@link SENT_COPY_BACKOFF_MS} when absent. */
+  sentCopyBackoffMs?: number;
 }
+
+/** First retry delay of `copy-to-sent` in production: an IMAP server that is restarting is back within minutes. */
+export const SENT_COPY_BACKOFF_MS = 60_000;
+/**
+ * Attempts of a `copy-to-sent` job: with {@link SENT_COPY_BACKOFF_MS} doubling, about two hours of IMAP trouble
+ * are bridged. The copy is a convenience for the team (the reply went out already), so it is not retried forever.
+ */
+export const SENT_COPY_ATTEMPTS = 8;
 
 /** Production tuning. With SENDER_ATTEMPTS=8 a reply is retried for about 2 hours before it is parked. */
 export const DEFAULT_TUNING: JobTuning = {
@@ -94,6 +104,16 @@ export function sendJobId(ticketId: string, generation: number): string {
   return `send-${ticketId}-g${generation}`;
 }
 
+/**
+ * Job id of the `copy-to-sent` job of a ticket's reply sent in a given generation (`jobGeneration` of the `sent`
+ * ticket), so a `send-reply` that runs again after its transition cannot queue a second copy.
+ */
+export function sentCopyJobId(ticketId: string, generation: number): string {
+  checkTicketId(ticketId);
+  checkGeneration(generation);
+  return `sentcopy-${ticketId}-g${generation}`;
+}
+
 /** Options of an `answer-ticket` job: AGENT_ATTEMPTS with exponential backoff. */
 export function answerTicketOptions(
   config: Pick<Config, 'AGENT_ATTEMPTS'>,
@@ -121,6 +141,16 @@ export function sendReplyOptions(
     jobId: sendJobId(ticketId, generation),
     attempts: config.SENDER_ATTEMPTS,
     backoff: { type: 'exponential', delay: tuning.sendBackoffMs, jitter: tuning.jitter },
+  };
+}
+
+/** Options of a `copy-to-sent` job: {@link SENT_COPY_ATTEMPTS} with exponential backoff. */
+export function copyToSentOptions(ticketId: string, generation: number, tuning: JobTuning = DEFAULT_TUNING): JobsOptions {
+  return {
+    ...QUEUE_DEFAULT_JOB_OPTIONS,
+    jobId: sentCopyJobId(ticketId, generation),
+    attempts: SENT_COPY_ATTEMPTS,
+    backoff: { type: 'exponential', delay: tuning.sentCopyBackoffMs ?? SENT_COPY_BACKOFF_MS, jitter: tuning.jitter },
   };
 }
 
@@ -165,6 +195,11 @@ export function sendReplyJob(
   tuning?: JobTuning,
 ): JobSpec<'send-reply', SendReplyData> {
   return { name: 'send-reply', data: { ticketId }, opts: sendReplyOptions(config, ticketId, generation, tuning) };
+}
+
+/** A `copy-to-sent` job for `queues.sentcopy.add(job.name, job.data, job.opts)`. */
+export function copyToSentJob(ticketId: string, generation: number, tuning?: JobTuning): JobSpec<'copy-to-sent', CopyToSentData> {
+  return { name: 'copy-to-sent', data: { ticketId }, opts: copyToSentOptions(ticketId, generation, tuning) };
 }
 
 /** A manually triggered reindex job for `queues.maintenance.add(job.name, job.data, job.opts)`. */

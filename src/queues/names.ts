@@ -14,6 +14,11 @@ export const QUEUE_NAMES = {
   outbound: 'outbound',
   /** Reindexing of the manual and the Q&A (scheduled and manual), and the daily retention run. */
   maintenance: 'maintenance',
+  /**
+   * Copies of sent replies for the mailbox's Sent folder. A queue of its own, so a slow or unreachable IMAP server
+   * never holds one of the sender's slots while replies wait.
+   */
+  sentcopy: 'sentcopy',
 } as const;
 
 /** A queue name. */
@@ -24,6 +29,7 @@ export const JOB_NAMES = {
   tickets: ['answer-ticket'],
   outbound: ['send-reply'],
   maintenance: ['reindex-manual', 'reindex-qa', 'retention'],
+  sentcopy: ['copy-to-sent'],
 } as const satisfies Record<QueueName, readonly string[]>;
 
 /** The job names of queue `Q`. */

@@ -16,6 +16,8 @@ const ticketId = z.string().regex(TICKET_ID_PATTERN, 'must be a ticket id (sha25
 export const answerTicketSchema = z.object({ ticketId });
 /** `send-reply`: send a ticket's drafted or approved reply. */
 export const sendReplySchema = z.object({ ticketId });
+/** `copy-to-sent`: file the reply a ticket's `send-reply` sent in the mailbox's Sent folder. */
+export const copyToSentSchema = z.object({ ticketId });
 /**
  * `reindex-manual` / `reindex-qa`: rebuild an index from the configured directory (MANUALS_DIR / QA_DIR). Job data
  * never names a directory: anyone who can add a job (Bull Board, Redis) could otherwise index any folder the worker
@@ -41,6 +43,7 @@ export const PAYLOAD_SCHEMAS = {
   'reindex-manual': reindexSchema,
   'reindex-qa': reindexSchema,
   retention: retentionSchema,
+  'copy-to-sent': copyToSentSchema,
 } as const satisfies Record<JobName, z.ZodType>;
 
 /** The data type of each job name. */
@@ -49,6 +52,8 @@ export type JobPayloads = { [N in JobName]: z.output<(typeof PAYLOAD_SCHEMAS)[N]
 export type AnswerTicketData = JobPayloads['answer-ticket'];
 /** Data of a `send-reply` job. */
 export type SendReplyData = JobPayloads['send-reply'];
+/** Data of a `copy-to-sent` job. */
+export type CopyToSentData = JobPayloads['copy-to-sent'];
 /** Data of a reindex job. */
 export type ReindexData = JobPayloads['reindex-manual'];
 /** Data of a `retention` job. */

@@ -164,7 +164,7 @@ function runSideEffect(log: Logger, what: string, effect: () => void | Promise<v
   }
 }
 
-/** The three queues, typed by their job names and payloads. */
+/** The queues, typed by their job names and payloads. */
 export interface Queues {
   /** `answer-ticket` jobs. */
   tickets: Queue<JobPayloads['answer-ticket'], unknown, JobNameOf<'tickets'>>;
@@ -172,10 +172,12 @@ export interface Queues {
   outbound: Queue<JobPayloads['send-reply'], unknown, JobNameOf<'outbound'>>;
   /** `reindex-manual` and `reindex-qa` jobs. */
   maintenance: Queue<JobPayloads['reindex-manual'], unknown, JobNameOf<'maintenance'>>;
+  /** `copy-to-sent` jobs. */
+  sentcopy: Queue<JobPayloads['copy-to-sent'], unknown, JobNameOf<'sentcopy'>>;
 }
 
 /**
- * Producer handles of the three queues on one shared connection (use `connectProducer` for fail-fast adds, and
+ * Producer handles of every queue on one shared connection (use `connectProducer` for fail-fast adds, and
  * wrap adds in `produce` for a clear error while Redis is down). Every queue gets bounded retention defaults, so even a job added without the job-options helpers does
  * not accumulate forever.
  */
@@ -189,8 +191,9 @@ export function createQueues(connection: Redis, prefix: string, logger: Logger =
     tickets: new Queue(QUEUE_NAMES.tickets, opts),
     outbound: new Queue(QUEUE_NAMES.outbound, opts),
     maintenance: new Queue(QUEUE_NAMES.maintenance, opts),
+    sentcopy: new Queue(QUEUE_NAMES.sentcopy, opts),
   };
-  for (const queue of [queues.tickets, queues.outbound, queues.maintenance]) {
+  for (const queue of [queues.tickets, queues.outbound, queues.maintenance, queues.sentcopy]) {
     // Without a listener BullMQ prints every connection error to stderr.
     queue.on('error', (err: Error) => logError(logger.child({ queue: queue.name }), err, 'Queue error'));
   }
@@ -219,7 +222,7 @@ export async function closeAll(...items: Closable[]): Promise<void> {
         if (item.status === 'end') continue;
         await item.quit().catch(() => item.disconnect());
       } else if (isQueues(item)) {
-        for (const queue of [item.tickets, item.outbound, item.maintenance]) await queue.close();
+        for (const queue of [item.tickets, item.outbound, item.maintenance, item.sentcopy]) await queue.close();
       } else {
         await item.close();
       }

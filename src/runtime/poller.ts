@@ -694,7 +694,7 @@ export async function startPollerRole(config: Config, options: PollerRoleOptions
     log.info(`Redis connected at ${where}`);
     await checkEvictionPolicy(redis, log);
     queues = createQueues(redis, config.QUEUE_PREFIX);
-    for (const queue of [queues.tickets, queues.outbound, queues.maintenance]) {
+    for (const queue of [queues.tickets, queues.outbound, queues.maintenance, queues.sentcopy]) {
       // BullMQ re-emits connection errors on each queue and prints them with a stack trace when nobody listens;
       // the supervisor already reports an outage once.
       queue.on('error', (err: Error) => log.debug({ err: err.message }, 'Queue connection error'));

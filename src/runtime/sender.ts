@@ -4,12 +4,20 @@
  * The worker starts only once the SMTP server answered a verify (connect, greeting, STARTTLS, AUTH): while it does
  * not, replies stay queued instead of using up their SENDER_ATTEMPTS, and one line per try says which server is
  * unreachable and why. Concurrency equals the transport's pool size, so jobs never queue inside nodemailer.
+ *
+ * Unless IMAP_SENT_MAILBOX=off (or no IMAP login is configured), a second worker on `sentcopy` files each sent reply
+ * in the mailbox's Sent folder. It starts at once, needs no SMTP, and runs one copy at a time: copies are few, and
+ * on their own queue they cannot hold up a reply.
  */
 import type { Worker } from 'bullmq';
+import { copyToSent } from '../../jobs/copy-to-sent.js';
 import { parkUnsent, sendReply, type SendOutcome } from '../../jobs/send-reply.js';
 import { requireVariables } from '../config.js';
 import { createLogger } from '../logger.js';
+import { saveSentRaw, sentCopySetting } from '../mail/sent-copy.js';
+import { copyToSentJob } from '../queues/job-options.js';
 import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
+import { jobGeneration, type Ticket } from '../tickets/ticket.js';
 import { recordReplySent } from '../server/metrics.js';
 import type { RoleHandle } from './lifecycle.js';
 import { retryUntilReady } from './readiness.js';
@@ -38,7 +46,44 @@ export async function startSender(services: Services, options: SenderOptions = {
   const timings = { ...SENDER_TIMINGS, ...options.timings };
   const [redis, store] = [await services.producer(), await services.store()];
   const smtp = services.smtp();
-  const deps = { config, store, redis, smtp, logger };
+  const copies = sentCopySetting(config);
+  const sentcopy = copies.mode === 'off' ? undefined : (await services.queues()).sentcopy;
+  const deps = {
+    config,
+    store,
+    redis,
+    smtp,
+    logger,
+    ...(sentcopy
+      ? {
+          sentCopy: async (sent: Ticket, raw: Buffer) => {
+            await saveSentRaw(redis, config.QUEUE_PREFIX, sent.id, raw);
+            const job = copyToSentJob(sent.id, jobGeneration(sent), services.tuning);
+            await sentcopy.add(job.name, job.data, job.opts);
+          },
+        }
+      : {}),
+  };
+  const copyHandlers: HandlerMap<'sentcopy'> = {
+    'copy-to-sent': (job, data) =>
+      copyToSent(data, { config, store, redis, logger }, {
+        attemptsMade: job.attemptsMade,
+        ...(job.id ? { jobId: job.id } : {}),
+      }),
+  };
+  const copyWorker = sentcopy
+    ? createQueueWorker({
+        queueName: 'sentcopy',
+        handlers: copyHandlers,
+        connection: services.workerConnection(),
+        prefix: config.QUEUE_PREFIX,
+        concurrency: 1,
+        logger,
+        workerOptions: bullmqTimings(timings),
+      })
+    : undefined;
+  if (copies.mode === 'off') logger.info(`Replies are not copied to a Sent folder: ${copies.why}`);
+  else logger.info({ mailbox: copies.mode === 'named' ? copies.mailbox : '(flagged \\Sent)' }, 'Replies are copied to the Sent folder');
   const handlers: HandlerMap<'outbound'> = {
     'send-reply': (job, data) => sendReply(data, deps, { attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1, ...(job.id ? { jobId: job.id } : {}) }),
   };
@@ -80,7 +125,7 @@ export async function startSender(services: Services, options: SenderOptions = {
       (stopping ??= (async () => {
         abort.abort();
         await started;
-        await worker?.close();
+        await Promise.all([worker?.close(), copyWorker?.close()]);
       })()),
   };
 }

@@ -114,12 +114,12 @@ export class Services {
     return this.ticketStore;
   }
 
-  /** Producer handles of the three queues. */
+  /** Producer handles of every queue. */
   async queues(): Promise<Queues> {
     const redis = await this.producer();
     if (!this.queueSet) {
       this.queueSet = createQueues(redis, this.config.QUEUE_PREFIX);
-      for (const queue of [this.queueSet.tickets, this.queueSet.outbound, this.queueSet.maintenance]) {
+      for (const queue of [this.queueSet.tickets, this.queueSet.outbound, this.queueSet.maintenance, this.queueSet.sentcopy]) {
         // Without a listener BullMQ prints each connection error with a stack trace; the connection's retry
         // strategy already reports the outage.
         queue.on('error', (err: Error) => this.logger.debug({ err: err.message }, 'Queue connection error'));

@@ -19,7 +19,7 @@
  * | POST   | `/api/tickets/:id/approve`    | JSON `{ "reply"?: string }` → 202                            | yes  |
  * | POST   | `/api/tickets/:id/reject`     | JSON `{ "reason": string }` → 200                            | yes  |
  * | GET    | `/metrics`                    | Prometheus text format                                      | yes  |
- * | *      | `/admin/queues`               | Bull Board over tickets, outbound, maintenance              | yes  |
+ * | *      | `/admin/queues`               | Bull Board over every queue                                 | yes  |
  * | GET    | `/assets/review.css`          | the review page's stylesheet                                | yes  |
  */
 import { createBullBoard } from '@bull-board/api';

@@ -28,7 +28,9 @@
  * {@link TicketStore.remove} takes a ticket out of all of them at once (retention, erasure on request).
  *
  * Costs: get/create/transition/update are O(1) keys plus O(log N) sorted-set updates; `list` is
- * O(log N + offset + limit); nothing uses SCAN or KEYS.
+ * O(log N + offset + limit); nothing uses KEYS or a SCAN of the keyspace. Only `findByIdPrefix`, for operators who
+ * type the short id the review CLI prints, walks the ticket ids (ZSCAN of `P:store:all`, O(tickets)).
+
  *
  * Cluster: the scripts touch several keys, so on Redis Cluster the prefix must be a hash tag (`{helpdesk}`),
  * as BullMQ also requires for its queues.
@@ -50,6 +52,14 @@ import {
   type TicketPatch,
   type TicketState,
 } from './ticket.js';
+
+/** Fewest leading characters of a ticket id that {@link TicketStore.findByIdPrefix} accepts. */
+export const MIN_ID_PREFIX = 8;
+
+/** True for a possible start of a ticket id: {@link MIN_ID_PREFIX} to 64 lowercase hex characters. */
+export function isIdPrefix(value: string): boolean {
+  return value.length >= MIN_ID_PREFIX && value.length <= 64 && /^[0-9a-f]+$/.test(value);
+}
 
 /** Thrown when a ticket does not exist. */
 export class TicketNotFoundError extends Error {
@@ -281,6 +291,24 @@ export class TicketStore {
     const ticket = await this.get(id, options);
     if (!ticket) throw new TicketNotFoundError(id);
     return ticket;
+  }
+
+  /**
+   * Ids of the tickets whose id starts with `prefix` (lowercase hex; at least {@link MIN_ID_PREFIX} characters),
+   * at most `limit` of them, in no particular order. A ZSCAN with MATCH over the all-tickets set: it visits every
+   * ticket id but no other key, so it is for people (the review CLI), not for the pipeline.
+   */
+  async findByIdPrefix(prefix: string, limit = 10): Promise<string[]> {
+    if (!isIdPrefix(prefix)) throw new TypeError(`Not a ticket id prefix (${MIN_ID_PREFIX}–64 lowercase hex characters): ${prefix}`);
+    const found = new Set<string>();
+    let cursor = '0';
+    do {
+      const [next, entries] = await this.redis.zscan(this.keys().all, cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      // ZSCAN answers member, score, member, score…
+      for (let i = 0; i < entries.length && found.size < limit; i += 2) found.add(entries[i]!);
+      cursor = next;
+    } while (cursor !== '0' && found.size < limit);
+    return [...found];
   }
 
   /** The ticket of an inbound mail by its Message-ID (with or without angle brackets). */

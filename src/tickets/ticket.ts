@@ -141,6 +141,11 @@ export interface OutboundInfo {
   approvedBy?: string;
   /** True when the reply went out without a person (sent with `Auto-Submitted: auto-replied`). */
   autoSubmitted: boolean;
+  /**
+   * Where and when the copy of the sent reply was filed in the mailbox's Sent folder (IMAP_SENT_MAILBOX); absent
+   * while none was filed. Written after the APPEND, so a copy job that runs again does nothing.
+   */
+  sentCopy?: { mailbox: string; at: string };
 }
 
 /** One entry of a ticket's append-only history: a state change, who made it, and why. */

@@ -1,13 +1,15 @@
 /**
  * `npm run review` as an operator uses it, spawned as a child process against real Redis: a draft parked in
  * `auto` mode is listed, shown, approved with an edited reply file and arrives without Auto-Submitted; rejecting,
- * unknown ids and forbidden transitions give one clear line.
+ * unknown ids and forbidden transitions give one clear line; the short id `list` prints names a ticket, and a start
+ * of an id that several tickets share is refused with their ids.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
+import { newTicket, ticketIdFor } from '../../src/tickets/ticket.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
 import {
   buildMail,
@@ -72,8 +74,9 @@ describe('npm run review', () => {
     expect(parked.state).toBe('parked');
     expect(parked.reason).toMatch(/^not fully answered \(review mode auto\): unanswered subtasks 「.+」/);
 
-    // Three read-only commands at once: each is a separate process, and they must not disturb each other.
-    const [list, table, show] = await Promise.all([review('list', '--state', 'parked', '--json'), review('list'), review('show', ticketId)]);
+    // Three read-only commands at once: each is a separate process, and they must not disturb each other. `show`
+    // gets the 12-character id the table prints, as an operator copies it.
+    const [list, table, show] = await Promise.all([review('list', '--state', 'parked', '--json'), review('list'), review('show', ticketId.slice(0, 12))]);
     expect(list.code, list.stderr).toBe(0);
     const rows = JSON.parse(list.stdout) as Array<Record<string, unknown>>;
     expect(rows).toContainEqual(
@@ -90,7 +93,7 @@ describe('npm run review', () => {
     const replyFile = path.join(dir, 'reply.txt');
     const edited = 'カナ様\n\nライセンスの更新は「管理」→「契約」から行えます。\n\nXYZ サポート';
     await writeFile(replyFile, edited, 'utf8');
-    const approve = await review('approve', ticketId, '--reply-file', replyFile, '--by', 'suzuki');
+    const approve = await review('approve', ticketId.slice(0, 12), '--reply-file', replyFile, '--by', 'suzuki');
     expect(approve.code, approve.stderr).toBe(0);
     expect(approve.stdout).toContain(`approved ${ticketId}`);
 
@@ -122,6 +125,47 @@ describe('npm run review', () => {
     const unknown = await review('show', 'f'.repeat(64));
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toBe('');
-    expect(unknown.stderr.trim()).toBe(`review: no ticket ${'f'.repeat(64)} (give the 64-character ticket id or the mail's Message-ID)`);
+    expect(unknown.stderr.trim()).toBe(`review: no ticket ${'f'.repeat(64)} (give the ticket id, at least its first 8 characters, or the mail's Message-ID)`);
   }, 60_000);
+
+  it('takes a unique start of a ticket id (8 characters or more) and refuses one that several tickets share', async () => {
+    // Two Message-IDs whose ticket ids (sha256) share their first 8 hex characters: a birthday search, about 60,000
+    // hashes.
+    const seen = new Map<string, string>();
+    let pair: [string, string] | undefined;
+    for (let i = 0; !pair && i < 1_000_000; i++) {
+      const messageId = `<short-id-${i}@customer.example>`;
+      const start = ticketIdFor(messageId).slice(0, 8);
+      const earlier = seen.get(start);
+      if (earlier) pair = [earlier, messageId];
+      else seen.set(start, messageId);
+    }
+    const created = await Promise.all(
+      pair!.map(async (messageId) => {
+        const ticket = newTicket({ messageId, from: 'twin@customer.example', subject: '同じ始まり', question: '?', state: 'parked', reason: 'test', actor: 'test' });
+        return (await running.store.createIfAbsent(ticket)).ticket;
+      }),
+    );
+    const [a, b] = [created[0]!, created[1]!];
+    const shared = a.id.slice(0, 8);
+    expect(b.id.slice(0, 8)).toBe(shared);
+
+    const [ambiguous, tooShort, showA] = await Promise.all([review('show', shared), review('show', shared.slice(0, 7)), review('show', a.id.slice(0, 12).toUpperCase())]);
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.stdout).toBe('');
+    expect(ambiguous.stderr.trim()).toBe(`review: ${shared} is the start of more than one ticket id; give more characters: ${[a.id, b.id].sort().join(', ')}`);
+    expect(tooShort.code).toBe(1);
+    expect(tooShort.stderr.trim()).toBe(`review: no ticket ${shared.slice(0, 7)} (give the ticket id, at least its first 8 characters, or the mail's Message-ID)`);
+    expect(showA.code, showA.stderr).toBe(0);
+    expect(showA.stdout).toContain(`Ticket ${a.id}`);
+
+    const firstDiffering = [...a.id].findIndex((c, i) => c !== b.id[i]);
+    const reject = await review('reject', b.id.slice(0, Math.max(8, firstDiffering + 1)), '--reason', 'duplicate');
+    expect(reject.code, reject.stderr).toBe(0);
+    expect(await running.store.require(b.id)).toMatchObject({ state: 'rejected', reason: 'duplicate' });
+    expect((await running.store.require(a.id)).state).toBe('parked');
+    const unknown = await review('reject', 'abcdef0123');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.trim()).toBe(`review: no ticket id starts with abcdef0123 (give the ticket id, at least its first 8 characters, or the mail's Message-ID)`);
+  }, 90_000);
 });

@@ -750,14 +750,14 @@ describe('review page', () => {
 });
 
 describe('Bull Board', () => {
-  it('shows the tickets, outbound and maintenance queues', async () => {
+  it('shows the tickets, outbound, maintenance and sentcopy queues', async () => {
     const d = await startDashboard();
     const page = await call(d, '/admin/queues');
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<div id="root">');
     const api = await call(d, '/admin/queues/api/queues');
     const body = (await api.json()) as { queues: Array<{ name: string }> };
-    expect(body.queues.map((q) => q.name).sort()).toEqual(['maintenance', 'outbound', 'tickets']);
+    expect(body.queues.map((q) => q.name).sort()).toEqual(['maintenance', 'outbound', 'sentcopy', 'tickets']);
   });
 
   it('sends no X-Powered-By and makes the operator\'s browser fetch nothing from other hosts (no Google Fonts)', async () => {

@@ -49,7 +49,7 @@ export const SUPPORT_ALIAS = 'help@helpdesk.test';
 const EMBEDDING_DIMENSIONS = '256';
 
 /** Job backoff for tests: retries within a fraction of a second. */
-export const FAST_TUNING: JobTuning = { answerBackoffMs: 100, sendBackoffMs: 100, reindexBackoffMs: 100, jitter: 0 };
+export const FAST_TUNING: JobTuning = { answerBackoffMs: 100, sendBackoffMs: 100, reindexBackoffMs: 100, jitter: 0, sentCopyBackoffMs: 100 };
 /** Worker timings for tests: a dead worker's job is picked up again within about two seconds. */
 export const FAST_TIMINGS: WorkerTimings = { lockDurationMs: 1_500, stalledIntervalMs: 500, maxStalledCount: 2 };
 

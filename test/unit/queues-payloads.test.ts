@@ -6,15 +6,20 @@ import { PAYLOAD_SCHEMAS, parseJobData } from '../../src/queues/payloads.js';
 const TICKET = 'a'.repeat(64);
 
 describe('queue and job names', () => {
-  it('has the three queues with their jobs', () => {
-    expect(QUEUE_NAMES).toEqual({ tickets: 'tickets', outbound: 'outbound', maintenance: 'maintenance' });
-    expect(JOB_NAMES).toEqual({ tickets: ['answer-ticket'], outbound: ['send-reply'], maintenance: ['reindex-manual', 'reindex-qa', 'retention'] });
+  it('has the four queues with their jobs', () => {
+    expect(QUEUE_NAMES).toEqual({ tickets: 'tickets', outbound: 'outbound', maintenance: 'maintenance', sentcopy: 'sentcopy' });
+    expect(JOB_NAMES).toEqual({
+      tickets: ['answer-ticket'],
+      outbound: ['send-reply'],
+      maintenance: ['reindex-manual', 'reindex-qa', 'retention'],
+      sentcopy: ['copy-to-sent'],
+    });
   });
 
   it('uses names BullMQ accepts and that cannot collide with the store or rate-limit keys', () => {
     for (const q of Object.values(QUEUE_NAMES)) {
       expect(q).not.toContain(':');
-      expect(['store', 'ratelimit']).not.toContain(q);
+      expect(['store', 'ratelimit', 'raw', 'sentraw', 'imap']).not.toContain(q);
     }
   });
 
@@ -25,6 +30,7 @@ describe('queue and job names', () => {
   it('maps a job to its queue', () => {
     expect(queueOfJob('send-reply')).toBe('outbound');
     expect(queueOfJob('reindex-qa')).toBe('maintenance');
+    expect(queueOfJob('copy-to-sent')).toBe('sentcopy');
     expect(isJobName('park-ticket')).toBe(false);
   });
 });

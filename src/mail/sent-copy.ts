@@ -1,0 +1,151 @@
+/**
+ * Copies of sent replies in the support mailbox's Sent folder, so the team sees the whole conversation in any mail
+ * client (IMAP_SENT_MAILBOX: a mailbox name, unset to find the mailbox flagged `\Sent`, `off` to disable).
+ *
+ * At most one copy per reply, and never at the cost of the reply itself:
+ * - the sender keeps the bytes it handed to the SMTP server under {@link sentRawKey} and queues a `copy-to-sent` job
+ *   only after the ticket is `sent`; the copy runs on its own queue and its failures never touch the send;
+ * - before each APPEND the Sent folder is searched for the reply's Message-ID, so a copy job run again after an
+ *   APPEND whose answer was lost (or after a crash before the ticket recorded it) finds the copy instead of adding
+ *   another; a search the server refuses fails the attempt rather than appending blind.
+ *
+ * Key layout (P = QUEUE_PREFIX; no queue is named `sentraw`, so BullMQ's `P:<queue>:…` keys cannot collide):
+ *
+ * | key                    | type   | content                                                     |
+ * |------------------------|--------|-------------------------------------------------------------|
+ * | `P:sentraw:<ticketId>` | string | the reply as sent; expires after {@link SENT_RAW_TTL_S}       |
+ */
+import { ImapFlow } from 'imapflow';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+
+/** How long the bytes of a sent reply wait for their copy job; longer than all its retries take. */
+export const SENT_RAW_TTL_S = 3 * 24 * 60 * 60;
+
+/** The IMAP_SENT_MAILBOX value that turns the copies off. */
+export const SENT_COPY_OFF = 'off';
+
+/** The variables the copy needs. */
+export type SentCopyConfig = Pick<Config, 'IMAP_HOST' | 'IMAP_PORT' | 'IMAP_SECURE' | 'IMAP_USER' | 'IMAP_PASSWORD' | 'IMAP_SENT_MAILBOX'>;
+
+/**
+ * Whether replies are copied, and where: `auto` finds the mailbox by its `\Sent` flag, `named` uses
+ * IMAP_SENT_MAILBOX as given. `off` says why not (turned off, or no IMAP login to copy with).
+ */
+export type SentCopySetting = { mode: 'auto' } | { mode: 'named'; mailbox: string } | { mode: 'off'; why: string };
+
+/** Reads IMAP_SENT_MAILBOX and the IMAP login into a {@link SentCopySetting}. */
+export function sentCopySetting(config: SentCopyConfig): SentCopySetting {
+  const value = config.IMAP_SENT_MAILBOX?.trim() ?? '';
+  if (value.toLowerCase() === SENT_COPY_OFF) return { mode: 'off', why: `IMAP_SENT_MAILBOX=${SENT_COPY_OFF}` };
+  if (!config.IMAP_HOST || !config.IMAP_USER || config.IMAP_PASSWORD === undefined) {
+    return { mode: 'off', why: 'IMAP_HOST, IMAP_USER or IMAP_PASSWORD is not set' };
+  }
+  return value ? { mode: 'named', mailbox: value } : { mode: 'auto' };
+}
+
+/** The Redis key holding the sent bytes of a ticket's reply until its copy is filed. */
+export function sentRawKey(prefix: string, ticketId: string): string {
+  if (!prefix) throw new TypeError('sentRawKey: prefix is required');
+  if (!ticketId) throw new TypeError('sentRawKey: ticketId is required');
+  return `${prefix}:sentraw:${ticketId}`;
+}
+
+/** Keeps the bytes of a sent reply for its copy job (replacing those of an earlier send of the same ticket). */
+export async function saveSentRaw(redis: Redis, prefix: string, ticketId: string, raw: Buffer): Promise<void> {
+  await redis.set(sentRawKey(prefix, ticketId), raw, 'EX', SENT_RAW_TTL_S);
+}
+
+/** The bytes of a ticket's sent reply, or `undefined` once filed or expired. */
+export async function loadSentRaw(redis: Redis, prefix: string, ticketId: string): Promise<Buffer | undefined> {
+  return (await redis.getBuffer(sentRawKey(prefix, ticketId))) ?? undefined;
+}
+
+/** Forgets the bytes of a ticket's sent reply. Idempotent. */
+export async function deleteSentRaw(redis: Redis, prefix: string, ticketId: string): Promise<void> {
+  await redis.del(sentRawKey(prefix, ticketId));
+}
+
+/** Thrown when IMAP_SENT_MAILBOX is unset and no mailbox carries the `\Sent` flag: no retry can fix that. */
+export class SentMailboxNotFoundError extends Error {
+  constructor(readonly mailboxes: string[]) {
+    super(`no mailbox is flagged \\Sent (mailboxes: ${mailboxes.join(', ') || 'none'}); set IMAP_SENT_MAILBOX to the Sent folder's name, or to ${SENT_COPY_OFF}`);
+    this.name = 'SentMailboxNotFoundError';
+  }
+}
+
+/**
+ * The Sent folder of a mailbox: IMAP_SENT_MAILBOX when named, else the mailbox the server flags `\Sent` (RFC 6154).
+ * A flag the server reports wins over one imapflow guessed from a folder name (`Sent Items`, `送信済み`).
+ */
+export async function resolveSentMailbox(client: ImapFlow, setting: Exclude<SentCopySetting, { mode: 'off' }>): Promise<string> {
+  if (setting.mode === 'named') return setting.mailbox;
+  const mailboxes = await client.list();
+  const sent = mailboxes.filter((m) => m.specialUse === '\\Sent');
+  const chosen = sent.find((m) => m.specialUseSource === 'extension') ?? sent[0];
+  if (!chosen) throw new SentMailboxNotFoundError(mailboxes.map((m) => m.path));
+  return chosen.path;
+}
+
+/** What {@link fileInSent} did. */
+export interface FiledCopy {
+  mailbox: string;
+  /** False when a message with the reply's Message-ID was already there (an earlier attempt filed it). */
+  appended: boolean;
+}
+
+/**
+ * Files `raw` in `mailbox` with `\Seen` unless a message with `messageId` is already there. Throws when the search
+ * fails: appending without knowing could make a second copy.
+ */
+export async function fileInSent(client: ImapFlow, mailbox: string, raw: Buffer, messageId: string): Promise<FiledCopy> {
+  // Selected read-write: imapflow only passes APPEND flags that the selected mailbox lets us set, and an EXAMINEd
+  // mailbox permits none, so the copy would arrive unread.
+  const lock = await client.getMailboxLock(mailbox);
+  try {
+    const found = await client.search({ header: { 'message-id': messageId } }, { uid: true });
+    if (!Array.isArray(found)) throw new Error(`the search of ${mailbox} for ${messageId} failed`);
+    if (found.length > 0) return { mailbox, appended: false };
+    const appended = await client.append(mailbox, raw, ['\\Seen']);
+    if (!appended) throw new Error(`the server refused to APPEND the reply to ${mailbox}`);
+    return { mailbox, appended: true };
+  } finally {
+    lock.release();
+  }
+}
+
+/** Timeouts of the copy's IMAP connection. */
+export interface SentCopyImapTimeouts {
+  connectionTimeoutMs: number;
+  greetingTimeoutMs: number;
+  socketTimeoutMs: number;
+}
+
+/** Production timeouts: as the poller's, so a server slow to greet is not taken for a dead one. */
+export const SENT_COPY_IMAP_TIMEOUTS: SentCopyImapTimeouts = { connectionTimeoutMs: 30_000, greetingTimeoutMs: 16_000, socketTimeoutMs: 120_000 };
+
+/**
+ * Connects and logs in to the support mailbox for one copy; the caller logs out. The connection is short-lived:
+ * replies are few, and a connection held between them would need the poller's reconnection machinery.
+ */
+export async function connectForSentCopy(config: SentCopyConfig, timeouts: SentCopyImapTimeouts = SENT_COPY_IMAP_TIMEOUTS): Promise<ImapFlow> {
+  if (!config.IMAP_HOST || !config.IMAP_USER || config.IMAP_PASSWORD === undefined) {
+    throw new TypeError('connectForSentCopy: IMAP_HOST, IMAP_USER and IMAP_PASSWORD are required');
+  }
+  const client = new ImapFlow({
+    host: config.IMAP_HOST,
+    port: config.IMAP_PORT,
+    secure: config.IMAP_SECURE,
+    auth: { user: config.IMAP_USER, pass: config.IMAP_PASSWORD },
+    logger: false,
+    // No IDLE between our few commands: the connection is closed right after them.
+    disableAutoIdle: true,
+    connectionTimeout: timeouts.connectionTimeoutMs,
+    greetingTimeout: timeouts.greetingTimeoutMs,
+    socketTimeout: timeouts.socketTimeoutMs,
+  });
+  // Without a listener an 'error' event would crash the process; the failed command rejects on its own.
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}

@@ -1,0 +1,172 @@
+/**
+ * Copies of sent replies in the mailbox's Sent folder, against real Dovecot and the real SMTP receiver: the copy is
+ * the bytes that went out, flagged \Seen, once; IMAP_SENT_MAILBOX names the folder, finds it by its \Sent flag when
+ * unset, or turns copies off; an IMAP server that is down delays the copy, never the reply, and a copy job run again
+ * after its APPEND finds the copy instead of adding a second.
+ */
+import { ImapFlow } from 'imapflow';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { loadSentRaw, saveSentRaw } from '../../src/mail/sent-copy.js';
+import { copyToSentJob } from '../../src/queues/job-options.js';
+import { jobGeneration, type Ticket } from '../../src/tickets/ticket.js';
+import {
+  buildMail,
+  customerMessageId,
+  FAST_TUNING,
+  ingest,
+  pipelineEnv,
+  removePrefix,
+  startPipelineServers,
+  startRoles,
+  waitFor,
+  waitForState,
+  type PipelineServers,
+  type RunningRoles,
+} from '../support/pipeline.js';
+import { startTcpGate } from '../support/tcp-gate.js';
+
+let servers: PipelineServers;
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  servers = await startPipelineServers({ imap: true });
+});
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+  servers.smtp.clear();
+});
+afterAll(async () => {
+  await servers?.stop();
+});
+
+async function run(overrides: Record<string, string> = {}): Promise<RunningRoles> {
+  const config = parseConfig(pipelineEnv(servers, overrides));
+  const running = await startRoles(config);
+  cleanups.push(async () => {
+    await running.stop();
+    await removePrefix(servers.redis.url, config.QUEUE_PREFIX);
+  });
+  return running;
+}
+
+/** Ingests a customer mail and waits for its reply to be sent; returns the ticket as sent and the bytes received. */
+async function sendOne(running: RunningRoles, tag: string): Promise<{ ticket: Ticket; received: Buffer }> {
+  const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(tag), from: `${tag}@customer.example`, subject: 'パスワードについて', body: 'パスワードの条件を教えてください。' }));
+  const ticket = await waitForState(running.store, ticketId, ['sent', 'parked', 'failed', 'ignored']);
+  expect(ticket.state, ticket.reason).toBe('sent');
+  const received = servers.smtp.messages.filter((m) => m.parsed.messageId === ticket.outbound?.messageId);
+  expect(received).toHaveLength(1);
+  return { ticket, received: received[0]!.raw };
+}
+
+/** Waits until the ticket records its Sent-folder copy. */
+async function waitForCopy(running: RunningRoles, ticketId: string, timeoutMs = 20_000): Promise<NonNullable<Ticket['outbound']>['sentCopy']> {
+  return waitFor(async () => (await running.store.get(ticketId))?.outbound?.sentCopy, 'the copy in the Sent folder to be recorded', timeoutMs);
+}
+
+/** The messages in `mailbox` carrying `messageId`, with their bytes and flags, read over a connection of the test's own. */
+async function copiesIn(mailbox: string, messageId: string): Promise<{ source: Buffer; flags: Set<string> }[]> {
+  const imap = servers.imap!;
+  const client = new ImapFlow({ host: imap.host, port: imap.port, secure: false, auth: { user: imap.user, pass: imap.password }, logger: false });
+  await client.connect();
+  try {
+    const lock = await client.getMailboxLock(mailbox, { readOnly: true });
+    try {
+      const uids = await client.search({ header: { 'message-id': messageId } }, { uid: true });
+      if (!Array.isArray(uids) || uids.length === 0) return [];
+      const copies: { source: Buffer; flags: Set<string> }[] = [];
+      for await (const m of client.fetch(uids, { source: true, flags: true }, { uid: true })) copies.push({ source: m.source!, flags: m.flags ?? new Set() });
+      return copies;
+    } finally {
+      lock.release();
+    }
+  } finally {
+    await client.logout();
+  }
+}
+
+describe('copies of sent replies in the Sent folder', () => {
+  it('finds the folder flagged \\Sent when IMAP_SENT_MAILBOX is unset and files the sent bytes there once, \\Seen', async () => {
+    const running = await run();
+    const { ticket, received } = await sendOne(running, 'auto');
+    const copy = await waitForCopy(running, ticket.id);
+    expect(copy?.mailbox).toBe('Sent');
+    const copies = await copiesIn('Sent', ticket.outbound!.messageId);
+    expect(copies).toHaveLength(1);
+    expect(copies[0]!.source.equals(received)).toBe(true);
+    expect([...copies[0]!.flags]).toContain('\\Seen');
+    // Filed: the bytes are not kept any longer.
+    expect(await loadSentRaw(await running.services.producer(), running.services.config.QUEUE_PREFIX, ticket.id)).toBeUndefined();
+  });
+
+  it('a copy job run again after its APPEND (the ticket never recorded it) finds the copy instead of adding another', async () => {
+    const running = await run();
+    const { ticket, received } = await sendOne(running, 'again');
+    await waitForCopy(running, ticket.id);
+    // The state a sender leaves behind when it dies between the APPEND and recording the copy on the ticket.
+    const current = await running.store.require(ticket.id);
+    const { sentCopy: _recorded, ...outbound } = current.outbound!;
+    await running.store.update(ticket.id, { outbound });
+    const redis = await running.services.producer();
+    await saveSentRaw(redis, running.services.config.QUEUE_PREFIX, ticket.id, received);
+    const retry = copyToSentJob(ticket.id, jobGeneration(current) + 1, FAST_TUNING);
+    const queues = await running.services.queues();
+    const added = await queues.sentcopy.add(retry.name, retry.data, retry.opts);
+    const done = await waitFor(async () => {
+      const job = await queues.sentcopy.getJob(added.id!);
+      return job?.finishedOn ? job : undefined;
+    }, 'the repeated copy job to finish');
+    expect(done.failedReason).toBeUndefined();
+    expect(done.returnvalue).toMatchObject({ outcome: 'found', mailbox: 'Sent' });
+    expect((await running.store.require(ticket.id)).outbound?.sentCopy?.mailbox).toBe('Sent');
+    expect(await copiesIn('Sent', ticket.outbound!.messageId)).toHaveLength(1);
+  });
+
+  it('files the copy in the mailbox IMAP_SENT_MAILBOX names', async () => {
+    await servers.imap!.createMailbox('Support Replies');
+    const running = await run({ IMAP_SENT_MAILBOX: 'Support Replies' });
+    const { ticket, received } = await sendOne(running, 'named');
+    expect((await waitForCopy(running, ticket.id))?.mailbox).toBe('Support Replies');
+    const copies = await copiesIn('Support Replies', ticket.outbound!.messageId);
+    expect(copies).toHaveLength(1);
+    expect(copies[0]!.source.equals(received)).toBe(true);
+    expect(await copiesIn('Sent', ticket.outbound!.messageId)).toHaveLength(0);
+  });
+
+  it('makes no copy with IMAP_SENT_MAILBOX=off', async () => {
+    const running = await run({ IMAP_SENT_MAILBOX: 'off' });
+    const { ticket } = await sendOne(running, 'off');
+    const queues = await running.services.queues();
+    // The copy would be queued by the send job before it completes.
+    await waitFor(async () => (await queues.outbound.getJobCounts('completed')).completed === 1, 'the send job to complete');
+    expect(await queues.sentcopy.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed')).toEqual({ waiting: 0, active: 0, delayed: 0, completed: 0, failed: 0 });
+    expect(await loadSentRaw(await running.services.producer(), running.services.config.QUEUE_PREFIX, ticket.id)).toBeUndefined();
+    expect(await copiesIn('Sent', ticket.outbound!.messageId)).toHaveLength(0);
+    expect((await running.store.require(ticket.id)).outbound?.sentCopy).toBeUndefined();
+  });
+
+  it('sends the reply once while IMAP is down and files one copy when IMAP is back', async () => {
+    const imap = servers.imap!;
+    const gate = await startTcpGate({ host: imap.host, port: imap.port });
+    cleanups.push(() => gate.close());
+    await gate.close();
+    const running = await run({ IMAP_PORT: String(gate.port) });
+    const { ticket, received } = await sendOne(running, 'down');
+    const queues = await running.services.queues();
+    // At least one copy attempt failed against the closed port.
+    await waitFor(async () => {
+      const [job] = await queues.sentcopy.getJobs(['delayed', 'waiting', 'active', 'failed']);
+      return job && job.attemptsMade >= 1;
+    }, 'a copy attempt to fail while IMAP is down');
+    expect(await copiesIn('Sent', ticket.outbound!.messageId)).toHaveLength(0);
+
+    await gate.open();
+    await waitForCopy(running, ticket.id);
+    const copies = await copiesIn('Sent', ticket.outbound!.messageId);
+    expect(copies).toHaveLength(1);
+    expect(copies[0]!.source.equals(received)).toBe(true);
+    expect(servers.smtp.messages.filter((m) => m.parsed.messageId === ticket.outbound?.messageId)).toHaveLength(1);
+    expect((await running.store.require(ticket.id)).history.map((h) => h.to)).toEqual(['received', 'processing', 'drafted', 'sending', 'sent']);
+  });
+});
