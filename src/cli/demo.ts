@@ -235,8 +235,9 @@ async function main(): Promise<void> {
     else if (ticket.state === 'sent') say(`✓ "${mail.text}": answered automatically (the reply above).`);
     else if (ticket.state === 'parked') {
       say(`⏸ "${mail.text}": parked for a person — ${terminalSafe(ticket.reason ?? '')}`);
-      say(`   look:     npm run review -- show ${ticket.id}`);
-      say(`   approve:  npm run review -- approve ${ticket.id}        (or reject ${ticket.id} --reason "…")`);
+      const id = ticket.id.slice(0, 12); // as `review list` prints it; any unique start of 8+ characters works
+      say(`   look:     npm run review -- show ${id}`);
+      say(`   approve:  npm run review -- approve ${id}        (or reject ${id} --reason "…")`);
       say(`   or open   ${dashboard}/tickets/${ticket.id}`);
     } else say(`• "${mail.text}": ${ticket.state}${ticket.reason ? ` — ${terminalSafe(ticket.reason)}` : ''}`);
     say();
