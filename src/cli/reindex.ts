@@ -17,6 +17,7 @@ import { MANUAL_EXTENSIONS } from '../knowledge/manual-loader.js';
 import { connectProducer, createWorkerConnection, produce } from '../queues/connection.js';
 import { reindexJob } from '../queues/job-options.js';
 import { QUEUE_NAMES } from '../queues/names.js';
+import { LockBusyError, withReindexLock } from '../queues/redis-lock.js';
 import { closeAll as closeQueues, createQueues } from '../queues/registry.js';
 import { createSearchBackends } from '../search/factory.js';
 import { CliError, closeAll, runCommand, type CliContext } from './common.js';
@@ -67,17 +68,32 @@ async function reindexHere({ config, logger, print }: CliContext, opts: ReindexO
   const backends = createSearchBackends(config);
   const progress = createProgressReporter(logger);
   const summary: ReindexSummary = { seconds: 0 };
+  // A server backend (Meilisearch, Qdrant) is shared with the scheduler: its rebuild takes the same lock as the
+  // scheduled one, so the two never swap aliases or delete builds under each other. The embedded engine needs no
+  // Redis here: each rebuild writes its own file and switches it in with one rename.
+  const redis = config.MEILI_HOST || config.QDRANT_URL ? await connectProducer(config.REDIS_URL, { name: `${config.QUEUE_PREFIX}:cli-reindex` }) : undefined;
+  const locked = async <T>(server: boolean, kind: 'manual' | 'qa', work: () => Promise<T>): Promise<T> => {
+    if (!server || !redis) return await work();
+    try {
+      return await withReindexLock(redis, config.QUEUE_PREFIX, kind, work);
+    } catch (err) {
+      throw err instanceof LockBusyError ? new CliError(err.message) : err;
+    }
+  };
   try {
     for (const name of requestedJobs(opts)) {
       if (name === 'reindex-manual') {
-        summary.manual = await reindexManual({}, { config, manual: backends.manual, onProgress: progress.track('manual'), logger });
+        summary.manual = await locked(Boolean(config.MEILI_HOST), 'manual', () =>
+          reindexManual({}, { config, manual: backends.manual, onProgress: progress.track('manual'), logger }),
+        );
       } else {
-        summary.qa = await reindexQa({}, { config, qa: backends.qa, onProgress: progress.track('Q&A'), logger });
+        summary.qa = await locked(Boolean(config.QDRANT_URL), 'qa', () => reindexQa({}, { config, qa: backends.qa, onProgress: progress.track('Q&A'), logger }));
       }
     }
   } finally {
     progress.stop();
     await closeAll(backends.manual, backends.qa);
+    redis?.disconnect();
   }
   summary.seconds = (performance.now() - started) / 1000;
   print(opts.json ? JSON.stringify(summary) : formatReindexSummary(summary));

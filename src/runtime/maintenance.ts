@@ -36,6 +36,7 @@ import type { ProgressFn } from '../search/types.js';
 import { checkEvictionPolicy, createWorkerConnection, describeRedis } from '../queues/connection.js';
 import { DEFAULT_TUNING, QUEUE_DEFAULT_JOB_OPTIONS, reindexJob, type JobTuning } from '../queues/job-options.js';
 import { QUEUE_NAMES } from '../queues/names.js';
+import { withReindexLock } from '../queues/redis-lock.js';
 import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
 import { registerReindexSchedulers, registerRetentionScheduler, type RegisteredScheduler } from '../queues/schedulers.js';
 
@@ -112,12 +113,15 @@ export function createMaintenanceHandlers(
     'reindex-manual': (job, data) =>
       failFastOnBadInput(() => {
         logger.info({ jobId: job.id, trigger: data.trigger }, 'manual reindex started');
-        return reindexManual({}, { config, manual: search.manual, onProgress: jobProgress(job), logger });
+        // Never beside a CLI rebuild of the same index (a busy lock fails the try; BullMQ retries it later).
+        return withReindexLock(redis, config.QUEUE_PREFIX, 'manual', () =>
+          reindexManual({}, { config, manual: search.manual, onProgress: jobProgress(job), logger }),
+        );
       }),
     'reindex-qa': (job, data) =>
       failFastOnBadInput(() => {
         logger.info({ jobId: job.id, trigger: data.trigger }, 'Q&A reindex started');
-        return reindexQa({}, { config, qa: search.qa, onProgress: jobProgress(job), logger });
+        return withReindexLock(redis, config.QUEUE_PREFIX, 'qa', () => reindexQa({}, { config, qa: search.qa, onProgress: jobProgress(job), logger }));
       }),
   };
 }

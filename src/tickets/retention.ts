@@ -17,12 +17,11 @@
  * One at a time: both hold a lock in Redis (`P:retention:lock`) while they run, so an erasure can never rewrite an
  * archive file while the retention job appends to it, nor miss a ticket the job is moving from Redis to the archive.
  */
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { comparableAddress, normaliseAddress } from '../mail/addresses.js';
 import { rawKey } from '../mail/raw-store.js';
-import { LuaScript } from './lua.js';
+import { LockBusyError, acquireRedisLock, type RedisLock } from '../queues/redis-lock.js';
 import { autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey } from './rate-limit.js';
 import {
   archiveFileFor,
@@ -77,7 +76,7 @@ export interface RetentionResult {
 }
 
 /** Thrown when the lock is held by another run (or an erasure) for longer than the caller wanted to wait. */
-export class RetentionBusyError extends Error {
+export class RetentionBusyError extends LockBusyError {
   constructor(what: string) {
     super(`${what}: another retention run or erasure holds the lock; try again in a minute`);
     this.name = 'RetentionBusyError';
@@ -89,32 +88,12 @@ export function retentionLockKey(prefix: string): string {
   return `${prefix}:retention:lock`;
 }
 
-const RENEW = new LuaScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`, 1);
-const RELEASE = new LuaScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`, 1);
-
-/** A held lock: renew it between steps, release it at the end. */
-interface Lock {
-  renew(): Promise<void>;
-  release(): Promise<void>;
-}
-
-async function acquireLock(redis: Redis, prefix: string, what: string, waitMs: number): Promise<Lock> {
-  const key = retentionLockKey(prefix);
-  const token = randomBytes(12).toString('hex');
-  const deadline = Date.now() + waitMs;
-  while ((await redis.set(key, token, 'PX', RETENTION_LOCK_TTL_MS, 'NX')) !== 'OK') {
-    if (Date.now() >= deadline) throw new RetentionBusyError(what);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+async function acquireLock(redis: Redis, prefix: string, what: string, waitMs: number): Promise<RedisLock> {
+  try {
+    return await acquireRedisLock(redis, retentionLockKey(prefix), { ttlMs: RETENTION_LOCK_TTL_MS, waitMs, busyMessage: what });
+  } catch (err) {
+    throw err instanceof LockBusyError ? new RetentionBusyError(what) : err;
   }
-  return {
-    async renew() {
-      // Lost means another holder may be writing now; stopping is the only safe move.
-      if ((await RENEW.run(redis, [key], [token, RETENTION_LOCK_TTL_MS])) !== 1) throw new RetentionBusyError(`${what} lost its lock`);
-    },
-    async release() {
-      await RELEASE.run(redis, [key], [token]);
-    },
-  };
 }
 
 /** The moment before which a last change makes data old enough to go, for `days` of retention. */
@@ -163,7 +142,7 @@ async function recoverPendingAppend(deps: RetentionDeps): Promise<number> {
   return journal.ids.length;
 }
 
-async function archiveExpiredTickets(deps: RetentionDeps, cutoff: number, now: Date, lock: Lock, result: RetentionResult): Promise<void> {
+async function archiveExpiredTickets(deps: RetentionDeps, cutoff: number, now: Date, lock: RedisLock, result: RetentionResult): Promise<void> {
   const files = new Set<string>();
   for (const state of SETTLED_STATES) {
     const ids = await candidateIds(deps.store, state, cutoff);
@@ -189,7 +168,7 @@ async function archiveExpiredTickets(deps: RetentionDeps, cutoff: number, now: D
   result.archiveFiles = [...files].sort();
 }
 
-async function dropExpiredRawMail(deps: RetentionDeps, cutoff: number, lock: Lock, result: RetentionResult): Promise<void> {
+async function dropExpiredRawMail(deps: RetentionDeps, cutoff: number, lock: RedisLock, result: RetentionResult): Promise<void> {
   for (const state of SETTLED_STATES) {
     const ids = await candidateIds(deps.store, state, cutoff);
     for (let i = 0; i < ids.length; i += ID_PAGE) {
