@@ -238,6 +238,15 @@ function normalizeLines(text: string): string {
   return text.replace(/\r\n?/g, '\n');
 }
 
+/**
+ * One line for people: `approved_edited (edit ratio 0.23)`, `rejected: answered by phone`, `auto_sent`. Used by the
+ * review page and `review show`, so both say the same.
+ */
+export function describeOutcome(outcome: Pick<TicketOutcome, 'kind' | 'editRatio' | 'reason'>): string {
+  const ratio = outcome.kind === 'approved_edited' && outcome.editRatio !== undefined ? ` (edit ratio ${outcome.editRatio.toFixed(2)})` : '';
+  return `${outcome.kind}${ratio}${outcome.reason ? `: ${outcome.reason}` : ''}`;
+}
+
 /** The hash field of the edit-ratio bucket `ratio` falls in (stored per bucket, summed up at scrape time). */
 export function editRatioBucketField(ratio: number): string {
   const bound = EDIT_RATIO_BUCKETS.find((le) => ratio <= le);

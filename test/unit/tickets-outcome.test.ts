@@ -3,6 +3,7 @@ import {
   EDIT_RATIO_BUCKETS,
   MAX_EDIT_DISTANCE_CHARS,
   approvalRecord,
+  describeOutcome,
   editRatio,
   editRatioBucketField,
   levenshtein,
@@ -136,6 +137,19 @@ describe('outcomeOnEntering', () => {
 
   it.each(TICKET_STATES.filter((s) => !['sent', 'rejected', 'ignored', 'failed'].includes(s)))('records nothing on entering %s', (state: TicketState) => {
     expect(outcomeOnEntering({ reason: 'x', history: [] }, state, at)).toBeUndefined();
+  });
+});
+
+describe('describeOutcome', () => {
+  it.each([
+    [{ kind: 'auto_sent' }, 'auto_sent'],
+    [{ kind: 'approved_as_is', editRatio: 0 }, 'approved_as_is'],
+    [{ kind: 'approved_edited', editRatio: 0.2345 }, 'approved_edited (edit ratio 0.23)'],
+    [{ kind: 'approved_edited' }, 'approved_edited'],
+    [{ kind: 'rejected', reason: 'answered by phone' }, 'rejected: answered by phone'],
+    [{ kind: 'ignored', reason: 'list: List-Id' }, 'ignored: list: List-Id'],
+  ] as const)('%j', (outcome, text) => {
+    expect(describeOutcome(outcome)).toBe(text);
   });
 });
 
