@@ -67,6 +67,11 @@ export interface ScrubOptions {
   names?: readonly string[];
   /** Placeholder language; by default chosen from the text ({@link placeholderLanguage}). */
   language?: PlaceholderLanguage;
+  /**
+   * Further pieces of personal data found by other means (the model's second pass): every occurrence is replaced
+   * too, after the rules, unless a rule already covered it.
+   */
+  extra?: readonly { text: string; kind: PersonalDataKind }[];
 }
 
 // Digits and dashes as customers type them: ASCII, full-width, and the dash look-alikes of Japanese IMEs.
@@ -154,8 +159,8 @@ export function placeholderLanguage(text: string): PlaceholderLanguage {
 /**
  * Replaces the personal data in `text` by placeholders; see the module comment for what counts. Where two rules find
  * overlapping text, the earlier rule in this order wins: e-mail addresses, card numbers, labelled numbers, addresses,
- * phone numbers, postal codes, the given names, honorific names. URLs are left as they are (apart from e-mail
- * addresses in them), so digits in a link are never taken for a phone number.
+ * phone numbers, postal codes, the given names, honorific names, then {@link ScrubOptions.extra}. URLs are left as
+ * they are (apart from e-mail addresses in them), so digits in a link are never taken for a phone number.
  */
 export function scrubPersonalData(text: string, options: ScrubOptions = {}): ScrubResult {
   const language = options.language ?? placeholderLanguage(text);
@@ -193,6 +198,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...[...groupsOf(text, EN_GREETING), ...groupsOf(text, EN_TITLE)].filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase())),
     ...groupsOf(text, SAN_SUFFIX),
   ]);
+  for (const item of options.extra ?? []) add(item.kind, occurrencesOf(text, item.text));
 
   spans.sort((a, b) => a.start - b.start);
   const placeholders = PLACEHOLDERS[language];
@@ -207,6 +213,13 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   }
   out += text.slice(at);
   return { text: out, replacements, language };
+}
+
+function occurrencesOf(text: string, needle: string): [number, number][] {
+  const found: [number, number][] = [];
+  if (!needle.trim()) return found;
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length)) found.push([at, at + needle.length]);
+  return found;
 }
 
 function matchesOf(text: string, pattern: RegExp): [number, number][] {
