@@ -185,7 +185,7 @@ const GREETING = [
 const CLOSING = [
   /^(?:best|kind|warm)?\s*regards,?$/i,
   /^(?:best|many thanks|thanks|thank you|sincerely|yours sincerely|yours truly|cheers|all the best)[,!.]?$/i,
-  /^(?:以上[、,]?\s*)?(?:今後とも)?[^\n]{0,20}(?:よろしく|宜しく)お願い(?:いた|致|申し上げ)?(?:し)?ます[。.]?$/,
+  /^(?:以上[、,]?\s*)?(?:今後とも|引き続き|何卒|なにとぞ|どうぞ)?\s*(?:よろしく|宜しく)お願い(?:いた|致|申し上げ)?(?:し)?ます[。.]?$/,
 ];
 const SIGNATURE_DELIMITER = /^--\s?$/;
 const SEPARATOR_LINE = /^\s*[-_=*＊━─―－~〜#+・＝]{3,}\s*$/;

@@ -52,6 +52,7 @@ describe('replyBody', () => {
       '山田 太郎 様\n\nいつもお世話になっております。XYZサポートです。\nお問い合わせいただきありがとうございます。\n\n設定画面を開いてください。\n\nよろしくお願いいたします。\nXYZサポート 佐藤',
       '設定画面を開いてください。',
     ],
+    ['a request ending in よろしくお願いします is content', '設定を確認してください。\nお手数ですが再起動をよろしくお願いいたします。', '設定を確認してください。\nお手数ですが再起動をよろしくお願いいたします。'],
     ['signature after the delimiter', 'Answer line.\n-- \nXYZ Support\nsupport@example.com', 'Answer line.'],
     ['separator-line signature', '回答です。\n\n----------------\n株式会社XYZ\nTEL 03-1234-5678', '回答です。'],
     ['our quoted original', 'The answer.\n\ncustomer@example.com wrote:\n> my question\n> more', 'The answer.'],
