@@ -26,6 +26,7 @@ import { connectProducer, produce } from '../queues/connection.js';
 import { closeAll as closeQueues, createQueues } from '../queues/registry.js';
 import { retention } from '../../jobs/retention.js';
 import { archiveDir, findArchived } from '../tickets/archive.js';
+import { describeOutcome, type TicketOutcome } from '../tickets/outcome.js';
 import { forgetCustomer, type ForgetReport } from '../tickets/retention.js';
 import { TICKET_STATES, isTicketState, normalizeMessageId, ticketIdFor, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { MIN_ID_PREFIX, TicketStore, isIdPrefix } from '../tickets/ticket-store.js';
@@ -43,6 +44,8 @@ export interface TicketSummary {
   reason: string | null;
   createdAt: string;
   updatedAt: string;
+  /** How the ticket ended; null while it has not. */
+  outcome: TicketOutcome | null;
 }
 
 /** One ticket as `list --json` prints it. */
@@ -56,6 +59,7 @@ export function summarize(ticket: Ticket): TicketSummary {
     reason: ticket.reason ?? null,
     createdAt: ticket.createdAt,
     updatedAt: ticket.updatedAt,
+    outcome: ticket.outcome ?? null,
   };
 }
 
@@ -75,6 +79,7 @@ export function formatTicket(t: Ticket): string {
   out.push(`Ticket ${t.id}`, `State:      ${t.state}${t.reason ? ` — ${t.reason}` : ''}`);
   out.push(`From:       ${t.fromName ? `${t.fromName} <${t.from}>` : t.from}`, `Subject:    ${t.subject}`, `Message-ID: ${normalizeMessageId(t.messageId)}`);
   out.push(`Created:    ${t.createdAt}`);
+  if (t.outcome) out.push(`Outcome:    ${describeOutcome(t.outcome)} at ${t.outcome.at}`);
   if (t.outbound) {
     out.push(`Reply:      ${normalizeMessageId(t.outbound.messageId)}${t.outbound.sentAt ? ` sent ${t.outbound.sentAt}` : ''}${t.outbound.approvedBy ? ` approved by ${t.outbound.approvedBy}` : ''}`);
     if (t.outbound.smtpResponse) out.push(`SMTP:       ${t.outbound.smtpResponse}`);

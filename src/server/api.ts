@@ -3,6 +3,7 @@
  * is a 4xx with `{ "error": message }`.
  */
 import { z } from 'zod';
+import type { TicketOutcome } from '../tickets/outcome.js';
 import { TICKET_ID_PATTERN, TICKET_STATES, type Ticket } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { ANONYMOUS_OPERATOR } from './auth.js';
@@ -20,6 +21,8 @@ export interface TicketSummary {
   createdAt: string;
   updatedAt: string;
   hasDraft: boolean;
+  /** How the ticket ended, once it has (see src/tickets/outcome.ts). */
+  outcome?: TicketOutcome;
 }
 
 /** The list form of a ticket. */
@@ -34,6 +37,7 @@ export function summarize(t: Ticket): TicketSummary {
     createdAt: t.createdAt,
     updatedAt: t.updatedAt,
     hasDraft: Boolean(t.draft?.trim()),
+    ...(t.outcome ? { outcome: t.outcome } : {}),
   };
 }
 

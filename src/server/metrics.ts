@@ -19,6 +19,9 @@
  * | `P:metrics:agent_run` | hash | `count`, `sum_ms` (total duration in ms), and `le:<seconds>` / `le:+Inf`: runs |
  * |                       |      | whose duration fell in that bucket (not cumulative; summed up at scrape time)  |
  *
+ * Ticket outcomes and the edit-ratio histogram are counted by the ticket store itself, in the write that ends a
+ * ticket (keys in src/tickets/outcome.ts, `outcomeKeys`), and read here the same way.
+ *
  * Every field only ever grows (HINCRBY), as Prometheus counters expect; deleting the keys resets the counters, which
  * Prometheus' `rate()` handles as a counter reset. Buckets are stored per bucket rather than cumulatively so one run
  * costs one HINCRBY, and so a later change of {@link AGENT_RUN_BUCKETS_SECONDS} only re-bins old counts (each stored
@@ -32,6 +35,7 @@ import { ALL_QUEUE_NAMES } from '../queues/names.js';
 import type { Queues } from '../queues/registry.js';
 import { TICKET_STATES } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
+import { EDIT_RATIO_BUCKETS, EDIT_RATIO_SUM_SCALE, OUTCOMES, outcomeKeys } from '../tickets/outcome.js';
 
 /** Upper bounds (seconds) of the agent run duration histogram: runs take seconds to minutes. */
 export const AGENT_RUN_BUCKETS_SECONDS = [1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600] as const;
@@ -67,6 +71,8 @@ export const METRIC_NAMES = {
   redisMemory: 'helpdesk_redis_used_memory_bytes',
   ticketsArchived: 'helpdesk_tickets_archived_total',
   rawMailsDropped: 'helpdesk_raw_mails_dropped_total',
+  ticketOutcomes: 'helpdesk_ticket_outcomes_total',
+  editRatio: 'helpdesk_ticket_edit_ratio',
 } as const;
 
 /** The Redis keys of the recorded counters; see the module comment. */
@@ -147,7 +153,8 @@ export interface HistogramSnapshot {
   /** Cumulative counts per upper bound, in the order of {@link AGENT_RUN_BUCKETS_SECONDS}, then `+Inf`. */
   buckets: { le: string; count: number }[];
   count: number;
-  sumSeconds: number;
+  /** Sum of the observations, in the metric's unit. */
+  sum: number;
 }
 
 function toCount(value: string | undefined): number {
@@ -155,11 +162,25 @@ function toCount(value: string | undefined): number {
   return Number.isFinite(n) && n > 0 ? n : 0;
 }
 
+/** Where a histogram hash keeps its sum: the field and what one unit of it is worth (agent runs: milliseconds). */
+export interface HistogramSum {
+  field: string;
+  /** Stored units per unit of the metric. */
+  scale: number;
+}
+
+const AGENT_RUN_SUM: HistogramSum = { field: 'sum_ms', scale: 1000 };
+const EDIT_RATIO_SUM: HistogramSum = { field: 'sum_e6', scale: EDIT_RATIO_SUM_SCALE };
+
 /**
  * Turns the stored per-bucket counts into Prometheus' cumulative buckets. A stored bound that is no longer in
  * `bounds` counts in the first current bound at or above it (or `+Inf`).
  */
-export function histogramFromHash(hash: Record<string, string>, bounds: readonly number[] = AGENT_RUN_BUCKETS_SECONDS): HistogramSnapshot {
+export function histogramFromHash(
+  hash: Record<string, string>,
+  bounds: readonly number[] = AGENT_RUN_BUCKETS_SECONDS,
+  sum: HistogramSum = AGENT_RUN_SUM,
+): HistogramSnapshot {
   const perBucket = new Array<number>(bounds.length + 1).fill(0);
   for (const [field, value] of Object.entries(hash)) {
     if (!field.startsWith('le:')) continue;
@@ -177,7 +198,7 @@ export function histogramFromHash(hash: Record<string, string>, bounds: readonly
   // `count` is written in the same MULTI as the bucket, so the two agree; the bucket sum is the fallback when a
   // hash was written by hand.
   const count = hash.count !== undefined ? toCount(hash.count) : running;
-  return { buckets, count, sumSeconds: toCount(hash.sum_ms) / 1000 };
+  return { buckets, count, sum: toCount(hash[sum.field]) / sum.scale };
 }
 
 /**
@@ -190,15 +211,16 @@ class RedisBackedHistogram extends Histogram<string> {
     private readonly metricHelp: string,
     private readonly read: () => Promise<HistogramSnapshot>,
     registry: Registry,
+    buckets: readonly number[],
   ) {
-    super({ name: metricName, help: metricHelp, buckets: [...AGENT_RUN_BUCKETS_SECONDS], registers: [registry] });
+    super({ name: metricName, help: metricHelp, buckets: [...buckets], registers: [registry] });
   }
 
   override async get(): Promise<MetricObjectWithValues<MetricValueWithName<string>>> {
     const snapshot = await this.read();
     const values: MetricValueWithName<string>[] = [
       ...snapshot.buckets.map((b) => ({ metricName: `${this.metricName}_bucket`, labels: { le: b.le }, value: b.count })),
-      { metricName: `${this.metricName}_sum`, labels: {}, value: snapshot.sumSeconds },
+      { metricName: `${this.metricName}_sum`, labels: {}, value: snapshot.sum },
       { metricName: `${this.metricName}_count`, labels: {}, value: snapshot.count },
     ];
     return {
@@ -264,6 +286,7 @@ export function createMetricsRegistry(sources: MetricsSources): Registry {
     'Duration of agent runs (one ticket answered or given up on) in seconds',
     async () => histogramFromHash(await sources.redis.hgetall(keys.agentRun)),
     registry,
+    AGENT_RUN_BUCKETS_SECONDS,
   );
 
   new Counter({
@@ -346,6 +369,27 @@ export function createMetricsRegistry(sources: MetricsSources): Registry {
       },
     });
   }
+  // Outcomes are counted by the ticket store in the same write that ends a ticket (src/tickets/outcome.ts).
+  const outcomes = outcomeKeys(sources.prefix);
+  new Counter({
+    name: METRIC_NAMES.ticketOutcomes,
+    help: 'Tickets that reached an end state, by outcome (auto_sent, approved_as_is, approved_edited, rejected, ignored, failed)',
+    labelNames: ['outcome'],
+    registers,
+    async collect() {
+      const stored = await sources.redis.hgetall(outcomes.totals);
+      this.reset();
+      for (const outcome of OUTCOMES) this.inc({ outcome }, toCount(stored[outcome]));
+    },
+  });
+
+  new RedisBackedHistogram(
+    METRIC_NAMES.editRatio,
+    'Edit ratio of approved replies sent (0: the draft unchanged, 1: rewritten; greeting, signature and quote aside)',
+    async () => histogramFromHash(await sources.redis.hgetall(outcomes.editRatio), EDIT_RATIO_BUCKETS, EDIT_RATIO_SUM),
+    registry,
+    EDIT_RATIO_BUCKETS,
+  );
 
   return registry;
 }

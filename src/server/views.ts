@@ -5,6 +5,7 @@
 import type { Subtask } from '../agent/types.js';
 import { forgetCommand } from '../tickets/retention.js';
 import type { Ticket, TicketState } from '../tickets/ticket.js';
+import { describeOutcome } from '../tickets/outcome.js';
 import { formatDuration } from './health.js';
 import { html, type SafeHtml } from './html.js';
 import { STYLESHEET_PATH } from './styles.js';
@@ -247,6 +248,7 @@ ${flashBanner(view.flash)}
     ${t.replyTo !== t.from ? html`<dt>Reply-To</dt><dd>${t.replyTo}</dd>` : null}
     <dt>Received</dt><dd>${t.createdAt} <span class="muted">(${formatDuration(view.now.getTime() - Date.parse(t.createdAt))} ago)</span></dd>
     ${t.reason ? html`<dt>Why parked</dt><dd>${t.reason}</dd>` : null}
+    ${t.outcome ? html`<dt>Outcome</dt><dd><span class="outcome">${describeOutcome(t.outcome)}</span> <span class="muted small">${t.outcome.at}</span></dd>` : null}
     <dt>Message-ID</dt><dd><code>${t.messageId}</code></dd>
     ${attachments.length > 0 ? html`<dt>Attachments</dt><dd><ul class="sources">${attachments}</ul></dd>` : null}
   </dl>

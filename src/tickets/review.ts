@@ -12,6 +12,7 @@ import type { Config } from '../config.js';
 import { produce } from '../queues/connection.js';
 import { sendReplyJob, type JobTuning } from '../queues/job-options.js';
 import type { Queues } from '../queues/registry.js';
+import { approvalRecord } from './outcome.js';
 import { IllegalTransitionError, TICKET_ID_PATTERN, jobGeneration, type Ticket, type TicketPatch, type TicketState } from './ticket.js';
 import { TicketConflictError, TicketNotFoundError, type TicketStore } from './ticket-store.js';
 
@@ -94,8 +95,9 @@ async function queueSend(deps: ReviewDeps, ticket: Ticket): Promise<string> {
 }
 
 /**
- * Approves a parked ticket's reply: stores `reply` as the draft when given, moves the ticket `parked → approved`
- * (actor `operator:<operator>`) and adds its `send-reply` job. Approving an already approved (not yet claimed)
+ * Approves a parked ticket's reply: stores `reply` as the draft when given and what the approval changed of the
+ * agent's answer (`approval`, from which the sent ticket's outcome and edit ratio follow), moves the ticket
+ * `parked → approved` (actor `operator:<operator>`) and adds its `send-reply` job. Approving an already approved (not yet claimed)
  * ticket again only re-adds the same job, so a retry after a failure in between is safe.
  */
 export async function approveTicket(
@@ -124,7 +126,9 @@ export async function approveTicket(
   const text = reply ?? ticket.draft;
   if (!text?.trim()) return { outcome: 'invalid', message: 'The ticket has no draft; write the reply to send' };
 
-  const patch: TicketPatch = { reason: null };
+  // Measured against the agent's own answer, not the current draft: a draft edited in an earlier round (approved,
+  // then parked again by the sender) is still the operator's change.
+  const patch: TicketPatch = { reason: null, approval: approvalRecord(ticket.agent?.answer, text) };
   if (reply !== undefined) patch.draft = reply;
   // Who approved is the history entry's actor; the sender copies it into `outbound.approvedBy` when it sends.
   let approved: Ticket;

@@ -26,6 +26,8 @@
  * | `P:store:conv:<rootId>`     | sorted set | ids of the tickets of one conversation, score = createdAt (ms) |
  *
  * {@link TicketStore.remove} takes a ticket out of all of them at once (retention, erasure on request).
+ * A write that ends a ticket (enters `sent`, `rejected`, `ignored` or `failed`) also counts its outcome in the keys
+ * of `outcomeKeys` (src/tickets/outcome.ts), in the same script, so the counts never disagree with the tickets.
  *
  * Costs: get/create/transition/update are O(1) keys plus O(log N) sorted-set updates; `list` is
  * O(log N + offset + limit); nothing uses KEYS or a SCAN of the keyspace. Only `findByIdPrefix`, for operators who
@@ -37,6 +39,7 @@
  */
 import type { Redis } from 'ioredis';
 import { LuaScript } from './lua.js';
+import { EDIT_RATIO_SUM_SCALE, editRatioBucketField, outcomeDay, outcomeKeys, outcomeOnEntering, type TicketOutcome } from './outcome.js';
 import {
   INITIAL_STATES,
   IllegalTransitionError,
@@ -172,6 +175,27 @@ export interface TicketStoreOptions {
 const MAX_CAS_RETRIES = 16;
 const MAX_PAGE = 500;
 
+/**
+ * Lua that counts an outcome (see src/tickets/outcome.ts, `outcomeKeys`) in the same script as the write that records
+ * it, so a ticket that ends is counted exactly once: keys totals, edit-ratio histogram and day hash from `k`; args
+ * outcome kind ('' for none), edit-ratio bucket field ('' for none) and ratio × 10⁶ from `a`.
+ */
+function countOutcomeLua(k: number, a: number): string {
+  return `
+if ARGV[${a}] ~= '' then
+  redis.call('HINCRBY', KEYS[${k}], ARGV[${a}], 1)
+  redis.call('HINCRBY', KEYS[${k + 2}], ARGV[${a}], 1)
+  if ARGV[${a + 1}] ~= '' then
+    redis.call('HINCRBY', KEYS[${k + 1}], 'count', 1)
+    redis.call('HINCRBY', KEYS[${k + 1}], 'sum_e6', ARGV[${a + 2}])
+    redis.call('HINCRBY', KEYS[${k + 1}], ARGV[${a + 1}], 1)
+    redis.call('HINCRBY', KEYS[${k + 2}], 'edit_ratio_count', 1)
+    redis.call('HINCRBY', KEYS[${k + 2}], 'edit_ratio_sum_e6', ARGV[${a + 2}])
+  end
+end
+`;
+}
+
 const CREATE = new LuaScript(
   `
 local existing = redis.call('HGET', KEYS[1], 'doc')
@@ -182,13 +206,15 @@ redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5])
 redis.call('ZADD', KEYS[5], ARGV[4], ARGV[5])
 redis.call('HSETNX', KEYS[4], ARGV[6], ARGV[5])
+${countOutcomeLua(6, 8)}
 return {1}
 `,
-  5,
+  8,
 );
 
 // Compare-and-set on the version; moves the id between state sets when the state changes. ARGV[7] says what
-// happens to the agent result: 'keep' it, 'set' it to ARGV[8], or 'del' it.
+// happens to the agent result: 'keep' it, 'set' it to ARGV[8], or 'del' it. KEYS[4..6] / ARGV[9..11] count the
+// outcome the write records, if any.
 // Returns 1 on success, 0 when the version moved on, -1 when the ticket is gone.
 const CAS = new LuaScript(
   `
@@ -202,9 +228,10 @@ if KEYS[2] ~= KEYS[3] then
   redis.call('ZREM', KEYS[2], ARGV[5])
   redis.call('ZADD', KEYS[3], ARGV[6], ARGV[5])
 end
+${countOutcomeLua(4, 9)}
 return 1
 `,
-  3,
+  6,
 );
 
 // Deletes a ticket and its index entries if it is still in state ARGV[2]; also deletes KEYS[6] (its raw mail).
@@ -261,11 +288,15 @@ export class TicketStore {
   async createIfAbsent(ticket: Ticket): Promise<{ created: boolean; ticket: Ticket }> {
     validateNewTicket(ticket);
     const k = this.keys();
+    // A ticket created in an end state (mail ignored at ingest) has ended already: its outcome is recorded now.
+    const outcome = outcomeOnEntering(ticket, ticket.state, ticket.createdAt);
+    if (outcome) ticket = { ...ticket, outcome };
     const { doc, agent } = splitTicket(ticket);
+    const counted = outcomeCounting(this.prefix, outcome, ticket.createdAt);
     const result = (await CREATE.run(
       this.redis,
-      [k.ticket(ticket.id), k.all, k.state(ticket.state), k.msgid, k.conversation(ticket.conversationId)],
-      [doc, ticket.state, String(ticket.version), scoreOf(ticket), ticket.id, ticket.messageId, agent ?? ''],
+      [k.ticket(ticket.id), k.all, k.state(ticket.state), k.msgid, k.conversation(ticket.conversationId), ...counted.keys],
+      [doc, ticket.state, String(ticket.version), scoreOf(ticket), ticket.id, ticket.messageId, agent ?? '', ...counted.args],
     )) as [1] | [0, string, string | null];
     // Created: what is stored is the caller's ticket, so it is not sent back and parsed again.
     if (result[0] === 1) return { created: true, ticket };
@@ -349,9 +380,13 @@ export class TicketStore {
       next.updatedAt = at;
       next.history = [...current.history, entry];
       next.version = current.version + 1;
-      const outcome = await this.compareAndSet(current, next, request.patch?.agent);
-      if (outcome === 'ok') return next;
-      if (outcome === 'missing') throw new TicketNotFoundError(id);
+      // Entering an end state records how the ticket ended; leaving one (a person reopens it) removes that record.
+      const ended = outcomeOnEntering(next, request.to, at);
+      if (ended) next.outcome = ended;
+      else delete next.outcome;
+      const written = await this.compareAndSet(current, next, request.patch?.agent, ended);
+      if (written === 'ok') return next;
+      if (written === 'missing') throw new TicketNotFoundError(id);
       // The caller's copy was stale: decide again on what is stored.
       if (assumed) continue;
       const latest = await this.get(id, WITHOUT_AGENT);
@@ -557,17 +592,33 @@ export class TicketStore {
    * Writes `next` if the ticket is still at `current`'s version. `current` was read without the agent result, so
    * `next` holds one only when the patch set it (or the ticket predates the split): then it is written too.
    */
-  private async compareAndSet(current: Ticket, next: Ticket, agentPatch: TicketPatch['agent']): Promise<'ok' | 'conflict' | 'missing'> {
+  private async compareAndSet(
+    current: Ticket,
+    next: Ticket,
+    agentPatch: TicketPatch['agent'],
+    outcome?: TicketOutcome,
+  ): Promise<'ok' | 'conflict' | 'missing'> {
     const k = this.keys();
     const { doc, agent } = splitTicket(next);
     const agentMode = agentPatch === null ? 'del' : agent !== undefined ? 'set' : 'keep';
+    const counted = outcomeCounting(this.prefix, outcome, next.updatedAt);
     const result = await CAS.run(
       this.redis,
-      [k.ticket(current.id), k.state(current.state), k.state(next.state)],
-      [String(current.version), doc, next.state, String(next.version), current.id, scoreOf(current), agentMode, agent ?? ''],
+      [k.ticket(current.id), k.state(current.state), k.state(next.state), ...counted.keys],
+      [String(current.version), doc, next.state, String(next.version), current.id, scoreOf(current), agentMode, agent ?? '', ...counted.args],
     );
     return result === 1 ? 'ok' : result === 0 ? 'conflict' : 'missing';
   }
+}
+
+/** The keys and arguments of `countOutcomeLua`: every write passes them, empty arguments when it records no outcome. */
+function outcomeCounting(prefix: string, outcome: TicketOutcome | undefined, at: string): { keys: string[]; args: string[] } {
+  const k = outcomeKeys(prefix);
+  const keys = [k.totals, k.editRatio, k.day(outcomeDay(outcome?.at ?? at))];
+  if (!outcome) return { keys, args: ['', '', '0'] };
+  const ratio = outcome.editRatio;
+  if (ratio === undefined) return { keys, args: [outcome.kind, '', '0'] };
+  return { keys, args: [outcome.kind, editRatioBucketField(ratio), String(Math.round(ratio * EDIT_RATIO_SUM_SCALE))] };
 }
 
 /** Options of the reads of {@link TicketStore}. */

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { AgentResult } from '../agent/types.js';
 import type { ReplySignals } from '../mail/classify.js';
+import type { ApprovalRecord, TicketOutcome } from './outcome.js';
 
 /** Every state a ticket can be in; the order is the natural order of the happy paths. */
 export const TICKET_STATES = [
@@ -213,6 +214,13 @@ export interface Ticket {
   draft?: string;
   /** Our reply's Message-ID and delivery record; absent until a reply is prepared for sending. */
   outbound?: OutboundInfo;
+  /** What the latest approval changed of the agent's draft; set by the approval, read when the reply is sent. */
+  approval?: ApprovalRecord;
+  /**
+   * How the ticket ended; set by the store when the ticket enters `sent`, `rejected`, `ignored` or `failed` (see
+   * src/tickets/outcome.ts), removed when a person reopens it.
+   */
+  outcome?: TicketOutcome;
   /** Every state change, oldest first; entries are only ever appended. */
   history: HistoryEntry[];
   /** Optimistic-concurrency counter, incremented by every stored change; managed by the store. */
@@ -220,7 +228,7 @@ export interface Ticket {
 }
 
 /** Fields a caller may change without a state change (and alongside one). `null` removes the field. */
-export const PATCHABLE_FIELDS = ['reason', 'draft', 'agent', 'outbound', 'rawRef', 'attachments'] as const;
+export const PATCHABLE_FIELDS = ['reason', 'draft', 'agent', 'outbound', 'rawRef', 'attachments', 'approval'] as const;
 /** A field of {@link PATCHABLE_FIELDS}. */
 export type PatchableField = (typeof PATCHABLE_FIELDS)[number];
 /** A change of non-state fields; a `null` value removes an optional field. */

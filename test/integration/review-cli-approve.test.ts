@@ -101,6 +101,9 @@ describe('npm run review', () => {
     expect(sent.state, sent.reason).toBe('sent');
     expect(sent.outbound).toMatchObject({ approvedBy: 'suzuki', autoSubmitted: false });
     expect(sent.history.find((h) => h.to === 'approved')?.actor).toBe('operator:suzuki');
+    // The agent's draft (the scripted model's answer) was replaced by a reply of the operator's own.
+    expect(sent.outcome).toMatchObject({ kind: 'approved_edited', at: sent.updatedAt });
+    expect(sent.outcome?.editRatio).toBeGreaterThan(0.5);
     const [mail] = await servers.smtp.waitFor(1);
     expect(mail!.parsed.inReplyTo).toBe(messageId);
     expect(mail!.text).toContain('ライセンスの更新は「管理」→「契約」から行えます。');
@@ -120,7 +123,9 @@ describe('npm run review', () => {
     const reject = await review('reject', ticketId, '--reason', 'advertising');
     expect(reject.code, reject.stderr).toBe(0);
     const rejected = await running.store.require(ticketId);
-    expect(rejected).toMatchObject({ state: 'rejected', reason: 'advertising' });
+    expect(rejected).toMatchObject({ state: 'rejected', reason: 'advertising', outcome: { kind: 'rejected', reason: 'advertising' } });
+    const show = await review('show', ticketId);
+    expect(show.stdout).toContain(`Outcome:    rejected: advertising at ${rejected.updatedAt}`);
 
     const unknown = await review('show', 'f'.repeat(64));
     expect(unknown.code).toBe(1);

@@ -26,6 +26,7 @@ import { createDashboardApp, type DashboardDeps } from '../../src/server/app.js'
 import { METRIC_NAMES, recordAgentRun, recordIgnored, recordReplySent } from '../../src/server/metrics.js';
 import { jobGeneration, newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
+import { editRatio } from '../../src/tickets/outcome.js';
 import { buildMail, removePrefix } from '../support/pipeline.js';
 import { freePort } from '../../src/dev/ports.js';
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
@@ -828,6 +829,59 @@ describe('metrics', () => {
     const again = await (await call(d, '/metrics')).text();
     expect(again).toContain('helpdesk_llm_calls_total 12');
     expect(again).toContain('helpdesk_agent_run_duration_seconds_count 2');
+  });
+});
+
+describe('outcomes', () => {
+  const DRAFT = '山田様\n\nパスワードは8文字以上で、英大文字・英小文字・数字を含めてください。\n\nよろしくお願いいたします。';
+
+  /** What the sender does once the SMTP server accepted an approved reply. */
+  async function markSent(d: Dashboard, id: string): Promise<void> {
+    await d.store.transition(id, { from: ['approved'], to: 'sending', actor: 'sender', patch: { outbound: { messageId: `<r-${randomUUID()}@helpdesk.test>`, autoSubmitted: false } } });
+    await d.store.transition(id, { from: ['sending'], to: 'sent', actor: 'sender' });
+  }
+
+  it('returns the outcome in the API, shows it on the review page and counts it in /metrics', async () => {
+    const d = await startDashboard();
+    const asIs = await parkedTicket(d, { draft: DRAFT, agent: agentResult('q', { answer: DRAFT }) });
+    const edited = await parkedTicket(d, { draft: DRAFT, agent: agentResult('q', { answer: DRAFT }) });
+    const rejected = await parkedTicket(d);
+    const reply = '山田様\n\nパスワードは12文字以上で、英大文字・英小文字・数字・記号を含めてください。\n\nよろしくお願いいたします。';
+    expect((await call(d, `/api/tickets/${asIs.id}/approve`, { json: {} })).status).toBe(202);
+    expect((await call(d, `/api/tickets/${edited.id}/approve`, { json: { reply } })).status).toBe(202);
+    expect((await call(d, `/api/tickets/${rejected.id}/reject`, { json: { reason: 'answered by phone <b>today</b>' } })).status).toBe(200);
+    await markSent(d, asIs.id);
+    await markSent(d, edited.id);
+
+    const ratio = editRatio(DRAFT, reply);
+    expect(ratio).toBeGreaterThan(0);
+    expect(ratio).toBeLessThan(0.2);
+    const one = (await (await call(d, `/api/tickets/${edited.id}`)).json()) as Ticket;
+    expect(one.outcome).toEqual({ kind: 'approved_edited', at: one.updatedAt, editRatio: ratio });
+    const list = (await (await call(d, '/api/tickets')).json()) as Array<{ id: string; outcome?: { kind: string } }>;
+    expect(Object.fromEntries(list.map((t) => [t.id, t.outcome?.kind]))).toEqual({
+      [asIs.id]: 'approved_as_is',
+      [edited.id]: 'approved_edited',
+      [rejected.id]: 'rejected',
+    });
+
+    const page = await (await call(d, `/tickets/${edited.id}`)).text();
+    expect(page).toContain(`approved_edited (edit ratio ${ratio.toFixed(2)})`);
+    const rejectedPage = await (await call(d, `/tickets/${rejected.id}`)).text();
+    expect(rejectedPage).toContain('rejected: answered by phone &lt;b&gt;today&lt;/b&gt;');
+
+    const text = await (await call(d, '/metrics')).text();
+    expect(text).toContain('# TYPE helpdesk_ticket_outcomes_total counter');
+    expect(text).toContain('helpdesk_ticket_outcomes_total{outcome="approved_as_is"} 1');
+    expect(text).toContain('helpdesk_ticket_outcomes_total{outcome="approved_edited"} 1');
+    expect(text).toContain('helpdesk_ticket_outcomes_total{outcome="rejected"} 1');
+    expect(text).toContain('helpdesk_ticket_outcomes_total{outcome="auto_sent"} 0');
+    expect(text).toContain('# TYPE helpdesk_ticket_edit_ratio histogram');
+    expect(text).toContain('helpdesk_ticket_edit_ratio_bucket{le="0"} 1');
+    expect(text).toContain(`helpdesk_ticket_edit_ratio_bucket{le="${ratio <= 0.05 ? '0.05' : ratio <= 0.1 ? '0.1' : '0.2'}"} 2`);
+    expect(text).toContain('helpdesk_ticket_edit_ratio_bucket{le="+Inf"} 2');
+    expect(text).toContain('helpdesk_ticket_edit_ratio_count 2');
+    expect(text).toContain(`helpdesk_ticket_edit_ratio_sum ${Math.round(ratio * 1e6) / 1e6}`);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatDuration } from '../../src/server/health.js';
 import { AGENT_RUN_BUCKETS_SECONDS, agentRunBucketField, histogramFromHash, metricsKeys } from '../../src/server/metrics.js';
+import { EDIT_RATIO_BUCKETS } from '../../src/tickets/outcome.js';
 
 describe('agentRunBucketField', () => {
   it.each([
@@ -19,7 +20,7 @@ describe('histogramFromHash', () => {
   it('turns per-bucket counts into cumulative Prometheus buckets', () => {
     const snapshot = histogramFromHash({ count: '4', sum_ms: '700500', 'le:1': '1', 'le:5': '2', 'le:+Inf': '1' });
     expect(snapshot.count).toBe(4);
-    expect(snapshot.sumSeconds).toBe(700.5);
+    expect(snapshot.sum).toBe(700.5);
     expect(snapshot.buckets).toHaveLength(AGENT_RUN_BUCKETS_SECONDS.length + 1);
     expect(Object.fromEntries(snapshot.buckets.map((b) => [b.le, b.count]))).toMatchObject({ '1': 1, '2.5': 1, '5': 3, '600': 3, '+Inf': 4 });
   });
@@ -33,6 +34,12 @@ describe('histogramFromHash', () => {
       { le: '+Inf', count: 4 },
     ]);
     expect(snapshot.count).toBe(4);
+  });
+
+  it('reads the edit-ratio histogram with its own bounds and sum field', () => {
+    const snapshot = histogramFromHash({ count: '3', sum_e6: '450000', 'le:0': '1', 'le:0.05': '1', 'le:0.4': '1' }, EDIT_RATIO_BUCKETS, { field: 'sum_e6', scale: 1e6 });
+    expect(snapshot.sum).toBeCloseTo(0.45);
+    expect(Object.fromEntries(snapshot.buckets.map((b) => [b.le, b.count]))).toEqual({ '0': 1, '0.05': 2, '0.1': 2, '0.2': 2, '0.4': 3, '0.6': 3, '0.8': 3, '1': 3, '+Inf': 3 });
   });
 
   it('reads an empty or damaged hash as zeros', () => {

@@ -1,0 +1,294 @@
+/**
+ * Removes personal data from text before it can enter the knowledge base: a learned Q&A pair is read by every later
+ * customer's agent run, so a name, address or order number in it would leak one customer's data to the next.
+ *
+ * Rules only, deterministic and local: e-mail addresses, phone numbers (Japanese, with full-width digits, and
+ * international), postal codes, Japanese and US-style street addresses, order/contract/customer/ticket numbers after
+ * their label, credit-card-like numbers, the names the caller knows (From display name, signature) and names before
+ * or after an honorific (山田様, 佐藤さん, "Dear John Smith", "Hi Anna,"). Each is replaced by a placeholder in the
+ * text's language (`[メールアドレス]` in mostly Japanese text, `[email]` otherwise), so the pair still reads naturally.
+ *
+ * The rules prefer removing too much to too little, but leave what a support answer needs: version numbers, dates,
+ * times, prices, error codes, ports, URLs and product names.
+ */
+
+/** What kind of personal data a replacement removed. */
+export type PersonalDataKind = 'email' | 'phone' | 'postal-code' | 'address' | 'reference-number' | 'card-number' | 'name';
+
+/** Placeholder language: Japanese placeholders for mostly Japanese text. */
+export type PlaceholderLanguage = 'ja' | 'en';
+
+/** The placeholders, per kind and language. */
+export const PLACEHOLDERS: Record<PlaceholderLanguage, Record<PersonalDataKind, string>> = {
+  ja: {
+    email: '[メールアドレス]',
+    phone: '[電話番号]',
+    'postal-code': '[郵便番号]',
+    address: '[住所]',
+    'reference-number': '[番号]',
+    'card-number': '[カード番号]',
+    name: '[氏名]',
+  },
+  en: {
+    email: '[email]',
+    phone: '[phone]',
+    'postal-code': '[postal code]',
+    address: '[address]',
+    'reference-number': '[number]',
+    'card-number': '[card number]',
+    name: '[name]',
+  },
+};
+
+/** One piece of personal data that was replaced. */
+export interface PersonalDataReplacement {
+  kind: PersonalDataKind;
+  /** The text that was removed. */
+  original: string;
+  /** What stands in its place. */
+  placeholder: string;
+  /** Where the original started in the input (UTF-16 index). */
+  index: number;
+}
+
+/** Result of {@link scrubPersonalData}. */
+export interface ScrubResult {
+  /** The text with every replacement made. */
+  text: string;
+  /** What was replaced, in text order. */
+  replacements: PersonalDataReplacement[];
+  /** The placeholder language used. */
+  language: PlaceholderLanguage;
+}
+
+/** Options of {@link scrubPersonalData}. */
+export interface ScrubOptions {
+  /** Names known to be personal: the sender's display name, names from the signature. Parts are matched too. */
+  names?: readonly string[];
+  /** Placeholder language; by default chosen from the text ({@link placeholderLanguage}). */
+  language?: PlaceholderLanguage;
+  /**
+   * Further pieces of personal data found by other means (the model's second pass): every occurrence is replaced
+   * too, after the rules, unless a rule already covered it.
+   */
+  extra?: readonly { text: string; kind: PersonalDataKind }[];
+}
+
+// Digits and dashes as customers type them: ASCII, full-width, and the dash look-alikes of Japanese IMEs.
+const D = '[0-9０-９]';
+const DASH = '[-‐‑–—－―ー−]';
+const SEP = `(?:${DASH}|[ 　])`;
+const KANJI_KANA = '[\\p{Script=Han}\\p{Script=Katakana}ー々]';
+
+const EMAIL = /[A-Za-z0-9._%+\-]+[@＠][A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+/g;
+const URL_PATTERN = /\bhttps?:\/\/[^\s<>"'）)」]+/g;
+
+// Card numbers: four groups of four (Amex 4-6-5), or 13–19 digits in a row that pass the Luhn check.
+const CARD_GROUPED = new RegExp(`(?<![0-9０-９])${D}{4}(?:${SEP}${D}{4}){3}(?:${SEP}?${D}{1,3})?(?![0-9０-９])|(?<![0-9０-９])${D}{4}${SEP}${D}{6}${SEP}${D}{5}(?![0-9０-９])`, 'g');
+const CARD_RUN = /(?<![0-9０-９])[0-9０-９]{13,19}(?![0-9０-９])/g;
+
+// Labelled numbers: the label stays (it says what was there), the value goes.
+const JA_NUMBER_LABEL =
+  '(?:ご?注文番号|オーダー(?:番号|ID)|受注番号|ご?契約(?:者)?番号|お客様(?:番号|ID|コード)|顧客(?:番号|ID|コード)|会員(?:番号|ID)|ユーザー\\s?ID|アカウント\\s?ID|受付番号|お?問い?合わ?せ番号|チケット番号|ご?請求書?番号|伝票番号|追跡番号|お?申込(?:み)?番号|予約番号|シリアル(?:番号|ナンバー)|ライセンス(?:番号|キー)|証券番号)';
+const EN_NUMBER_LABEL =
+  '\\b(?:order|contract|ticket|case|invoice|customer|account|member(?:ship)?|reference|ref|booking|reservation|tracking|serial|licen[cs]e|policy|subscription)(?:\\s*(?:no\\.?|number|num\\.?|id|code|key))?';
+const NUMBER_VALUE = '[#＃]?(?=[A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]*[0-9０-９])[A-Za-z0-9０-９Ａ-Ｚａ-ｚ][A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]{2,}';
+const JA_REFERENCE = new RegExp(`${JA_NUMBER_LABEL}\\s*(?:[:：]|は|が|を)?\\s*[「『(（]?(${NUMBER_VALUE})`, 'gdu');
+const EN_REFERENCE = new RegExp(`${EN_NUMBER_LABEL}\\s*(?:[:#=]\\s*|(?:is|was)\\s+|\\s)\\s*(${NUMBER_VALUE})`, 'gdi');
+const ID_REFERENCE = new RegExp(`\\bID\\s*[:：]\\s*(${NUMBER_VALUE})`, 'gd');
+
+// Japanese addresses: prefecture (or a city/ward when the prefecture is left out), district, then the block number.
+const PREFECTURE =
+  '(?:北海道|東京都|大阪府|京都府|(?:青森|岩手|宮城|秋田|山形|福島|茨城|栃木|群馬|埼玉|千葉|神奈川|新潟|富山|石川|福井|山梨|長野|岐阜|静岡|愛知|三重|滋賀|兵庫|奈良|和歌山|鳥取|島根|岡山|広島|山口|徳島|香川|愛媛|高知|福岡|佐賀|長崎|熊本|大分|宮崎|鹿児島|沖縄)県)';
+const BLOCK = `(?:${D}+|[一二三四五六七八九十]+)(?:丁目|番地?|号|${DASH}(?=${D}))(?:(?:${D}+|[一二三四五六七八九十]+)(?:丁目|番地?|号|${DASH}(?=${D}))?)*`;
+const BUILDING = `(?:[ 　]?[\\p{L}ー・]{1,20}?[ 　]?${D}{1,4}(?:号室|階|[FＦ])?)?`;
+const TOWN = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}ー々ヶ]';
+const JA_ADDRESS = new RegExp(`${PREFECTURE}[ 　]?(?:${TOWN}{1,10}?[市区町村郡]){1,3}${TOWN}{0,12}?${BLOCK}${BUILDING}`, 'gu');
+// Without the prefecture a city or ward must be followed by a town name of two or more characters, so that words
+// ending in 区 or 市 (料金区分2-1) are not taken for addresses.
+const JA_ADDRESS_CITY = new RegExp(`(?:\\p{Script=Han}{1,6}?[市区]){1,2}${TOWN}{2,12}?${BLOCK}${BUILDING}`, 'gu');
+const EN_STREET = /\b\d{1,6}\s+(?:[A-Z][a-z]+\.?\s+){1,4}(?:Street|St\.?|Avenue|Ave\.?|Road|Rd\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Way|Court|Ct\.?|Place|Pl\.?|Terrace|Parkway|Pkwy\.?)(?:,?\s+(?:Apt\.?|Suite|Unit|#)\s*[A-Za-z0-9-]+)?/g;
+
+const POSTAL_MARK = new RegExp(`〒[ 　]?${D}{3}${DASH}?${D}{4}(?![0-9０-９])`, 'g');
+const POSTAL_LABEL = new RegExp(`(?:郵便番号|postal code|zip(?: code)?)\\s*[:：]?\\s*(${D}{3}${DASH}?${D}{4}|\\d{5}(?:-\\d{4})?)(?![0-9０-９])`, 'gdi');
+// A bare 123-4567 is a postal code only in Japanese text: elsewhere it is as likely a part number.
+const POSTAL_BARE_JA = new RegExp(`(?<![\\w.#/０-９Ａ-Ｚａ-ｚ]|${DASH})${D}{3}${DASH}${D}{4}(?![\\w.０-９Ａ-Ｚａ-ｚ]|${DASH})`, 'g');
+const ZIP_PLUS_FOUR = /(?<![\w-])\d{5}-\d{4}(?![\w-])/g;
+const US_STATE_ZIP = /(?<=,\s?)[A-Z]{2}\s+(\d{5})(?![\w-])/dg;
+
+// Phones. Japanese numbers start with 0 and have 10 or 11 digits (checked after matching); +81 and other country
+// codes are international; (555) 123-4567 is North American.
+const JA_PHONE = new RegExp(`(?<![\\w.\\-－/＃#０-９])(?:[(（][0０]${D}{1,4}[)）]${SEP}?${D}{1,4}${SEP}?${D}{3,4}(?![\\w.\\-－]*${D})|[0０]${D}{0,4}(?:${SEP}?[(（]${D}{1,4}[)）]${SEP}?|${SEP}?${D}{1,4}${SEP}?)${D}{3,4}(?![\\w.\\-－]*${D}))`, 'g');
+const INTL_PHONE = new RegExp(`(?<![\\w+])[+＋]${D}{1,3}(?:${SEP}?\\(?${D}{1,4}\\)?){2,5}(?![0-9０-９])`, 'g');
+const NA_PHONE = /(?<![\w.-])(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{4}(?![\w-])/g;
+
+// Honorifics: the name before 様/さん/殿, after Dear/Hi/Mr., or before -san.
+// 様式・様子・様々 and 氏名 are words, not honorifics.
+const JA_HONORIFIC = new RegExp(`(${KANJI_KANA}{1,8}(?:[ 　]${KANJI_KANA}{1,8})?)[ 　]?(?:様(?![式子々相態])|さま|さん|殿(?!下)|氏(?![名族]))`, 'gdu');
+// Words that end in 様/さん without naming anyone: 仕様, 同様, 模様, お客様, 皆さん, ご担当者様…
+const NOT_A_NAME = new Set([
+  '仕', '同', '多', '模', '異', '一', '王', '殿', '文', '有', '左', '両', '貴', '客', 'お客', '皆', '各位', '担当', '担当者', 'ご担当', 'ご担当者',
+  '利用者', 'ご利用者', '会員', 'ユーザー', '購入者', '契約者', '管理者', '関係者', '奥', '神', '父', '母', '兄', '姉', '弟', '妹', '息子', '娘', '先方',
+  '相手', '当', '各', '企業', '法人', '取引先', '店', '店舗', '御社', '貴社', 'お子', '子', '患者', '社員', '同社', 'メンバー', 'ゲスト', 'オーナー',
+  'スタッフ', 'サポート', 'サポート担当', 'カスタマーサポート', '窓口',
+]);
+const EN_NAME = "[A-Z][a-zA-Z'’\\-]+(?:\\s+[A-Z][a-zA-Z'’\\-]+){0,2}";
+const EN_GREETING = new RegExp(`\\b(?:Dear|Hi|Hello|Hey|Good (?:morning|afternoon|evening))\\s+(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\\.?\\s+)?(${EN_NAME})(?=\\s*[,!.:\\n]|\\s*$)`, 'gd');
+const EN_TITLE = new RegExp(`\\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\\.?\\s+(${EN_NAME})`, 'gd');
+const SAN_SUFFIX = /\b([A-Z][a-z]+)-(?:san|sama|sensei)\b/dg;
+const NOT_AN_EN_NAME = new Set(['customer', 'customers', 'valued customer', 'sir', 'madam', 'sir or madam', 'all', 'everyone', 'team', 'there', 'support', 'support team', 'user', 'users', 'friend', 'friends', 'colleague', 'colleagues', 'world']);
+
+interface Span {
+  start: number;
+  end: number;
+  kind: PersonalDataKind;
+}
+
+/**
+ * The placeholder language of a text: Japanese when Japanese characters (kana, kanji, and the full-width letters and
+ * digits only a Japanese input method types) are at least half as many as Latin letters outside e-mail addresses and
+ * URLs, since one Japanese character carries about as much as two letters.
+ */
+export function placeholderLanguage(text: string): PlaceholderLanguage {
+  const plain = text.replace(EMAIL, ' ').replace(URL_PATTERN, ' ');
+  const japanese = (plain.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\uFF01-\uFF5E]/gu) ?? []).length;
+  const latin = (plain.match(/[A-Za-z]/g) ?? []).length;
+  return japanese > 0 && japanese * 2 >= latin ? 'ja' : 'en';
+}
+
+/**
+ * Replaces the personal data in `text` by placeholders; see the module comment for what counts. Where two rules find
+ * overlapping text, the earlier rule in this order wins: e-mail addresses, card numbers, labelled numbers, addresses,
+ * phone numbers, postal codes, the given names, honorific names, then {@link ScrubOptions.extra}. URLs are left as
+ * they are (apart from e-mail addresses in them), so digits in a link are never taken for a phone number.
+ */
+export function scrubPersonalData(text: string, options: ScrubOptions = {}): ScrubResult {
+  const language = options.language ?? placeholderLanguage(text);
+  const spans: Span[] = [];
+  const protectedSpans = matchesOf(text, URL_PATTERN);
+  const add = (kind: PersonalDataKind, found: readonly [number, number][]) => {
+    for (const [start, end] of found) {
+      if (end <= start) continue;
+      const overlaps = (s: { start: number; end: number }) => start < s.end && s.start < end;
+      if (spans.some(overlaps)) continue;
+      if (kind !== 'email' && protectedSpans.some(([s, e]) => overlaps({ start: s, end: e }))) continue;
+      spans.push({ start, end, kind });
+    }
+  };
+
+  add('email', matchesOf(text, EMAIL));
+  add('card-number', [...matchesOf(text, CARD_GROUPED), ...matchesOf(text, CARD_RUN).filter(([s, e]) => luhnValid(text.slice(s, e)))]);
+  add('reference-number', [...groupsOf(text, JA_REFERENCE), ...groupsOf(text, EN_REFERENCE), ...groupsOf(text, ID_REFERENCE)]);
+  add('address', [...matchesOf(text, JA_ADDRESS), ...matchesOf(text, JA_ADDRESS_CITY), ...matchesOf(text, EN_STREET)]);
+  add('phone', [
+    ...matchesOf(text, INTL_PHONE).filter(([s, e]) => digitCount(text.slice(s, e)) >= 8 && digitCount(text.slice(s, e)) <= 15),
+    ...matchesOf(text, JA_PHONE).filter(([s, e]) => [10, 11].includes(digitCount(text.slice(s, e)))),
+    ...matchesOf(text, NA_PHONE),
+  ]);
+  add('postal-code', [
+    ...matchesOf(text, POSTAL_MARK),
+    ...groupsOf(text, POSTAL_LABEL),
+    ...matchesOf(text, ZIP_PLUS_FOUR),
+    ...groupsOf(text, US_STATE_ZIP),
+    ...(language === 'ja' ? matchesOf(text, POSTAL_BARE_JA) : []),
+  ]);
+  add('name', knownNameMatches(text, options.names ?? []));
+  add('name', [
+    ...groupsOf(text, JA_HONORIFIC).filter(([s, e]) => !isCommonNoun(text.slice(s, e))),
+    ...[...groupsOf(text, EN_GREETING), ...groupsOf(text, EN_TITLE)].filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase())),
+    ...groupsOf(text, SAN_SUFFIX),
+  ]);
+  for (const item of options.extra ?? []) add(item.kind, occurrencesOf(text, item.text));
+
+  spans.sort((a, b) => a.start - b.start);
+  const placeholders = PLACEHOLDERS[language];
+  const replacements: PersonalDataReplacement[] = [];
+  let out = '';
+  let at = 0;
+  for (const span of spans) {
+    const placeholder = placeholders[span.kind];
+    out += text.slice(at, span.start) + placeholder;
+    replacements.push({ kind: span.kind, original: text.slice(span.start, span.end), placeholder, index: span.start });
+    at = span.end;
+  }
+  out += text.slice(at);
+  return { text: out, replacements, language };
+}
+
+function occurrencesOf(text: string, needle: string): [number, number][] {
+  const found: [number, number][] = [];
+  if (!needle.trim()) return found;
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length)) found.push([at, at + needle.length]);
+  return found;
+}
+
+function matchesOf(text: string, pattern: RegExp): [number, number][] {
+  return [...text.matchAll(pattern)].map((m) => [m.index, m.index + m[0].length]);
+}
+
+/** The ranges of capture group 1 (patterns with the `d` flag). */
+function groupsOf(text: string, pattern: RegExp): [number, number][] {
+  return [...text.matchAll(pattern)].flatMap((m) => (m.indices?.[1] ? [m.indices[1]] : []));
+}
+
+function digitCount(text: string): number {
+  return (text.match(/[0-9０-９]/g) ?? []).length;
+}
+
+function toAsciiDigits(text: string): string {
+  return text.replace(/[０-９]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0)).replace(/[^0-9]/g, '');
+}
+
+/** The Luhn checksum card numbers carry; keeps long order or tracking numbers from being called card numbers. */
+function luhnValid(text: string): boolean {
+  const digits = toAsciiDigits(text);
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return digits.length >= 13 && sum % 10 === 0;
+}
+
+/** A word before 様/さん that addresses a role or a group (お客様, ご担当者様, 皆さん), not a person. */
+function isCommonNoun(word: string): boolean {
+  const compact = word.replace(/[ 　]/g, '');
+  if (NOT_A_NAME.has(compact)) return true;
+  // 「新仕様」「販売店ご担当者様」: a specification or a role at the end is still not a person.
+  return compact.endsWith('仕') || compact.endsWith('客') || [...NOT_A_NAME].some((role) => role.length >= 2 && compact.endsWith(role));
+}
+
+/**
+ * Where the given names occur: each whole name, written with or without the space between its parts, then each part
+ * of two or more characters. Latin names match whole words and keep their case (a surname such as "Rose" or "Long" is
+ * also an ordinary word, which lower case rarely is); Japanese names match anywhere.
+ */
+function knownNameMatches(text: string, names: readonly string[]): [number, number][] {
+  const variants = new Set<string>();
+  for (const name of names) {
+    const trimmed = name.replace(/["'<>]/g, '').trim();
+    if (!trimmed || trimmed.includes('@')) continue;
+    const parts = trimmed.split(/[\s　,，、]+/).filter(Boolean);
+    variants.add(parts.join(' '));
+    if (parts.length > 1) variants.add(parts.join(''));
+    for (const part of parts) if ([...part].length >= 2) variants.add(part);
+  }
+  const found: [number, number][] = [];
+  for (const variant of [...variants].sort((a, b) => b.length - a.length)) {
+    const escaped = variant.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '[ 　]+');
+    const latin = /^[\p{Script=Latin}\s'’.-]+$/u.test(variant);
+    const katakana = /^[\p{Script=Katakana}ー・\s]+$/u.test(variant);
+    // A katakana name inside a longer katakana word (アン in アンインストール) is that word, not the name.
+    const pattern = latin
+      ? new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu')
+      : katakana
+        ? new RegExp(`(?<![\\p{Script=Katakana}ー])${escaped}(?![\\p{Script=Katakana}ー])`, 'gu')
+        : new RegExp(escaped, 'gu');
+    found.push(...matchesOf(text, pattern));
+  }
+  return found;
+}

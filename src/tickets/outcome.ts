@@ -1,0 +1,286 @@
+/**
+ * Outcomes: how each ticket ended, recorded once when it reaches an end state, so the team can see how often drafts
+ * go out untouched, how much operators change them, and what is rejected or ignored.
+ *
+ * Pure logic only: which outcome a transition records ({@link outcomeOnEntering}), the edit ratio between the agent's
+ * draft and the text an operator sent ({@link editRatio}), and the Redis keys the ticket store counts them in
+ * ({@link outcomeKeys}). The store writes the outcome and the counters in the same atomic write as the state change,
+ * so a ticket's outcome is counted exactly once per time it ends.
+ */
+import type { Ticket, TicketState } from './ticket.js';
+
+/** Every outcome, in the order dashboards list them. */
+export const OUTCOMES = ['auto_sent', 'approved_as_is', 'approved_edited', 'rejected', 'ignored', 'failed'] as const;
+
+/** How a ticket ended. */
+export type OutcomeKind = (typeof OUTCOMES)[number];
+
+/** The outcome recorded on a ticket when it reached an end state. */
+export interface TicketOutcome {
+  kind: OutcomeKind;
+  /** When it was recorded (ISO 8601): the time of the final state change. */
+  at: string;
+  /**
+   * For approved replies: 0 when the text sent equals the agent's draft, 1 when it was rewritten entirely; see
+   * {@link editRatio}. Absent for approvals recorded before edit ratios were (the history still tells edited or not).
+   */
+  editRatio?: number;
+  /** For `rejected`, `ignored` and `failed`: the ticket's reason at that moment. */
+  reason?: string;
+}
+
+/**
+ * What the operator's approval changed, stored with the approval because the agent's draft is at hand only then
+ * (the sender, which records the outcome, does not read the agent result).
+ */
+export interface ApprovalRecord {
+  /** True when the text approved differs from the agent's draft (ignoring line endings and outer whitespace). */
+  edited: boolean;
+  /** {@link editRatio} of the agent's draft and the approved text. */
+  editRatio: number;
+}
+
+/** Upper bounds of the edit-ratio histogram: most approvals change little, so the low end is finer. */
+export const EDIT_RATIO_BUCKETS = [0, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1] as const;
+
+/**
+ * Longest text (in code points, after stripping and removing the common prefix and suffix) the edit distance is
+ * computed on. The distance is O(n·m) and runs in the dashboard's request; a reply is far shorter than this, and a
+ * longer one is compared on its first part, which still tells "unchanged" from "rewritten".
+ */
+export const MAX_EDIT_DISTANCE_CHARS = 4_000;
+
+/** The state whose entry records each outcome family; every other state records none. */
+const OUTCOME_STATES: readonly TicketState[] = ['sent', 'rejected', 'ignored', 'failed'];
+
+/** True for a state a ticket records an outcome on entering. */
+export function isOutcomeState(state: TicketState): boolean {
+  return OUTCOME_STATES.includes(state);
+}
+
+/** True for a string naming an {@link OutcomeKind}. */
+export function isOutcomeKind(value: unknown): value is OutcomeKind {
+  return typeof value === 'string' && (OUTCOMES as readonly string[]).includes(value);
+}
+
+/**
+ * The outcome a ticket records on entering `to`, read from the ticket as it will be written (state, reason, outbound
+ * record and approval already applied), or undefined when `to` ends nothing.
+ *
+ * - `sent` without a person (`outbound.autoSubmitted`): `auto_sent`;
+ * - `sent` after an approval: `approved_edited` with the edit ratio when the operator changed the draft, else
+ *   `approved_as_is` (edit ratio 0). An approval stored before {@link ApprovalRecord} existed is judged by its
+ *   history note, without a ratio;
+ * - `rejected`, `ignored`, `failed`: that outcome with the ticket's reason.
+ */
+export function outcomeOnEntering(ticket: Pick<Ticket, 'reason' | 'outbound' | 'approval' | 'history'>, to: TicketState, at: string): TicketOutcome | undefined {
+  switch (to) {
+    case 'sent': {
+      if (ticket.outbound?.autoSubmitted) return { kind: 'auto_sent', at };
+      if (ticket.approval) {
+        return ticket.approval.edited
+          ? { kind: 'approved_edited', at, editRatio: ticket.approval.editRatio }
+          : { kind: 'approved_as_is', at, editRatio: 0 };
+      }
+      const approval = [...ticket.history].reverse().find((h) => h.to === 'approved');
+      return { kind: approval?.note?.includes('edited') ? 'approved_edited' : 'approved_as_is', at };
+    }
+    case 'rejected':
+    case 'ignored':
+    case 'failed':
+      return { kind: to, at, ...(ticket.reason ? { reason: ticket.reason } : {}) };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * What an operator's approval changed: `draft` is the agent's answer (empty when the agent wrote none, so a reply
+ * written from scratch has ratio 1), `sent` the text approved for sending.
+ */
+export function approvalRecord(draft: string | undefined, sent: string): ApprovalRecord {
+  const before = normalizeLines(draft ?? '').trim();
+  const after = normalizeLines(sent).trim();
+  if (before === after) return { edited: false, editRatio: 0 };
+  return { edited: true, editRatio: editRatio(before, after) };
+}
+
+/**
+ * How much of `draft` was changed to give `sent`: the Levenshtein distance (in code points) of their reply bodies
+ * ({@link replyBody}: no greeting, closing, signature or quoted original) divided by the longer body's length, so 0
+ * is unchanged and 1 rewritten. Rounded to four decimals so it reads and stores cleanly.
+ */
+export function editRatio(draft: string, sent: string, options: ReplyBodyOptions = {}): number {
+  const a = Array.from(replyBody(draft, options));
+  const b = Array.from(replyBody(sent, options));
+  const longest = Math.max(a.length, b.length);
+  if (longest === 0) return 0;
+  return Math.round((levenshtein(a, b) / longest) * 10_000) / 10_000;
+}
+
+/**
+ * Levenshtein distance of two code-point arrays, in two rows of memory. The common prefix and suffix are cut first
+ * (edits are usually local), then each side is capped at {@link MAX_EDIT_DISTANCE_CHARS}. Past the cap the result
+ * is an upper bound (each character beyond it counts as one edit), still at most the longer length, so a ratio
+ * stays within 0–1.
+ */
+export function levenshtein(a: readonly string[], b: readonly string[]): number {
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  let x = a.slice(start, endA);
+  let y = b.slice(start, endB);
+  const capped = Math.max(0, Math.max(x.length, y.length) - MAX_EDIT_DISTANCE_CHARS);
+  x = x.slice(0, MAX_EDIT_DISTANCE_CHARS);
+  y = y.slice(0, MAX_EDIT_DISTANCE_CHARS);
+  if (x.length < y.length) [x, y] = [y, x];
+  if (y.length === 0) return x.length + capped;
+  let previous = new Int32Array(y.length + 1);
+  let current = new Int32Array(y.length + 1);
+  for (let j = 0; j <= y.length; j++) previous[j] = j;
+  for (let i = 1; i <= x.length; i++) {
+    current[0] = i;
+    const xi = x[i - 1];
+    for (let j = 1; j <= y.length; j++) {
+      const substitution = previous[j - 1]! + (xi === y[j - 1] ? 0 : 1);
+      const deletion = previous[j]! + 1;
+      const insertion = current[j - 1]! + 1;
+      current[j] = Math.min(substitution, deletion, insertion);
+    }
+    [previous, current] = [current, previous];
+  }
+  return previous[y.length]! + capped;
+}
+
+/** Options of {@link replyBody}. */
+export interface ReplyBodyOptions {
+  /** A fixed signature appended to replies (e.g. the support team's block), removed wherever it starts a line. */
+  signature?: string;
+}
+
+const QUOTED_LINE = /^\s*[>＞]/;
+// Attributions that introduce a quoted original, as ours (`quoteOriginal`) and common clients write them.
+const ATTRIBUTION = [
+  /^\s*On\s.{1,300}\swrote\s*:\s*$/i,
+  /^.{1,300}\s(?:wrote|writes)\s*:\s*$/i,
+  /^.{0,300}(?:のメール|のメッセージ|書きました)\s*[:：]\s*$/,
+  /^\s*\d{4}年\s*\d{1,2}月\s*\d{1,2}日.{0,300}[:：]\s*$/,
+];
+const ORIGINAL_MESSAGE = /^\s*[-－―_=＝]{2,}\s*(?:original message|元のメッセージ|オリジナル\s*メッセージ)\s*[-－―_=＝]{2,}\s*$/i;
+// Opening lines: an address to the customer ("Dear …", "Hi …,", "山田様") or a stock courtesy phrase.
+const GREETING = [
+  /^(?:dear|hi|hello|hey|good\s+(?:morning|afternoon|evening)|greetings)\b[^\n]{0,60}[,!.:]?$/i,
+  /^(?:thank(?:s| you) for (?:contacting|reaching out|your (?:e-?mail|message|inquiry|enquiry|question|patience)))[^\n]{0,80}[.!]?$/i,
+  /^[^\n。]{0,40}(?:様|さま|さん|殿)\s*[、,。:：]?$/,
+  /^(?:いつも|平素より?|平素は)?[^\n。]{0,10}お世話になって(?:おります|います)[^\n]{0,40}$/,
+  /^[^\n。]{0,30}(?:サポート|カスタマーサポート|サポートセンター|サポート窓口|担当)[^\n。]{0,20}です[。.]?$/,
+  /^(?:この度は|このたびは)?[^\n。]{0,20}お問い?合わせ(?:いただき|頂き)?(?:まして)?、?(?:誠に|まことに)?ありがとうございます[。.]?$/,
+];
+// Closing lines: everything from the last one on is a sign-off (name, team, contact details).
+const CLOSING = [
+  /^(?:best|kind|warm)?\s*regards,?$/i,
+  /^(?:best|many thanks|thanks|thank you|sincerely|yours sincerely|yours truly|cheers|all the best)[,!.]?$/i,
+  /^(?:以上[、,]?\s*)?(?:今後とも|引き続き|何卒|なにとぞ|どうぞ)?\s*(?:よろしく|宜しく)お願い(?:いた|致|申し上げ)?(?:し)?ます[。.]?$/,
+];
+const SIGNATURE_DELIMITER = /^--\s?$/;
+const SEPARATOR_LINE = /^\s*[-_=*＊━─―－~〜#+・＝]{3,}\s*$/;
+// Lines of a closing block looked at from the end: a sign-off is short.
+const CLOSING_WINDOW = 6;
+
+/**
+ * A reply's own content, for comparing a draft with the text sent: quoted original (`>` lines, the "On … wrote:" /
+ * "…のメール:" attribution and all below it, "-----Original Message-----"), the signature (`-- ` and everything below,
+ * a separator line near the end, the configured signature), the closing ("Best regards", "よろしくお願いいたします"
+ * and what follows) and the opening greeting lines ("Dear …", "山田様", "お世話になっております") removed; line endings
+ * normalised and blank runs collapsed.
+ */
+export function replyBody(text: string, options: ReplyBodyOptions = {}): string {
+  let lines = normalizeLines(text).split('\n');
+  if (options.signature?.trim()) lines = cutAtSignature(lines, normalizeLines(options.signature.trim()));
+  const quoteStart = lines.findIndex((l) => ORIGINAL_MESSAGE.test(l) || ATTRIBUTION.some((re) => re.test(l)));
+  if (quoteStart >= 0) lines = lines.slice(0, quoteStart);
+  lines = lines.filter((l) => !QUOTED_LINE.test(l)).map((l) => l.trimEnd());
+
+  const delimiter = lines.findIndex((l) => SIGNATURE_DELIMITER.test(l));
+  if (delimiter >= 0) lines = lines.slice(0, delimiter);
+  const nonEmpty = lines.flatMap((l, i) => (l.trim() === '' ? [] : [i]));
+  const tail = nonEmpty.slice(-CLOSING_WINDOW);
+  const separator = tail.find((i) => i > 0 && SEPARATOR_LINE.test(lines[i] ?? ''));
+  if (separator !== undefined) lines = lines.slice(0, separator);
+  const closing = tail.find((i) => i < lines.length && CLOSING.some((re) => re.test((lines[i] ?? '').trim())));
+  if (closing !== undefined) lines = lines.slice(0, closing);
+
+  let first = 0;
+  while (first < lines.length) {
+    const line = (lines[first] ?? '').trim();
+    if (line === '' || GREETING.some((re) => re.test(line))) first++;
+    else break;
+  }
+  return lines
+    .slice(first)
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+function cutAtSignature(lines: string[], signature: string): string[] {
+  const firstLine = signature.split('\n')[0]!.trim();
+  const at = lines.findIndex((l) => l.trim() === firstLine);
+  return at >= 0 ? lines.slice(0, at) : lines;
+}
+
+function normalizeLines(text: string): string {
+  return text.replace(/\r\n?/g, '\n');
+}
+
+/**
+ * One line for people: `approved_edited (edit ratio 0.23)`, `rejected: answered by phone`, `auto_sent`. Used by the
+ * review page and `review show`, so both say the same.
+ */
+export function describeOutcome(outcome: Pick<TicketOutcome, 'kind' | 'editRatio' | 'reason'>): string {
+  const ratio = outcome.kind === 'approved_edited' && outcome.editRatio !== undefined ? ` (edit ratio ${outcome.editRatio.toFixed(2)})` : '';
+  return `${outcome.kind}${ratio}${outcome.reason ? `: ${outcome.reason}` : ''}`;
+}
+
+/** The hash field of the edit-ratio bucket `ratio` falls in (stored per bucket, summed up at scrape time). */
+export function editRatioBucketField(ratio: number): string {
+  const bound = EDIT_RATIO_BUCKETS.find((le) => ratio <= le);
+  return `le:${bound === undefined ? '+Inf' : String(bound)}`;
+}
+
+/** The UTC day (`YYYY-MM-DD`) an outcome counts for in the per-day aggregates. */
+export function outcomeDay(at: string): string {
+  const ms = Date.parse(at);
+  if (Number.isNaN(ms)) throw new TypeError(`outcomeDay: not a date: ${at}`);
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/**
+ * The Redis keys outcomes are counted in (P = QUEUE_PREFIX, the ticket store's prefix; no queue is named `metrics`
+ * or `outcomes`, so BullMQ's `P:<queue>:…` keys cannot collide):
+ *
+ * | key                      | type | fields                                                                         |
+ * |--------------------------|------|--------------------------------------------------------------------------------|
+ * | `P:metrics:outcomes`     | hash | one field per {@link OutcomeKind} → tickets that ended so                      |
+ * | `P:metrics:edit_ratio`   | hash | `count`, `sum_e6` (sum of ratios × 10⁶), `le:<bound>` / `le:+Inf` per bucket    |
+ * | `P:outcomes:YYYY-MM-DD`  | hash | per UTC day: one field per outcome, `edit_ratio_count`, `edit_ratio_sum_e6`    |
+ *
+ * The edit-ratio histogram holds every approval (as-is ones as 0), so its count is the number of approved replies
+ * sent and its low buckets the share sent (nearly) unchanged.
+ */
+export function outcomeKeys(prefix: string) {
+  if (!prefix) throw new TypeError('outcomeKeys: prefix is required');
+  return {
+    totals: `${prefix}:metrics:outcomes`,
+    editRatio: `${prefix}:metrics:edit_ratio`,
+    day: (day: string) => `${prefix}:outcomes:${day}`,
+  } as const;
+}
+
+/** Scale of the stored edit-ratio sums: integers in Redis, so every field only ever grows by HINCRBY. */
+export const EDIT_RATIO_SUM_SCALE = 1_000_000;

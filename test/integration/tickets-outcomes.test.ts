@@ -1,0 +1,230 @@
+/**
+ * Outcomes recorded against a real redis-server and a real SMTP receiver: a reply the sender mails without review is
+ * `auto_sent`; one approved through the review actions is `approved_as_is` or `approved_edited` with its edit ratio;
+ * rejections and ignored mail keep their reason. Each ending is counted once (totals, edit-ratio histogram, per-day
+ * hash) in the same write as the state change, however often the step is retried or raced.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentResult } from '../../src/agent/types.js';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
+import { startSmtpReceiver, type SmtpReceiver } from '../../src/dev/smtp-receiver.js';
+import { createSmtpTransport, type SmtpTransport } from '../../src/mail/smtp-transport.js';
+import { connectProducer } from '../../src/queues/connection.js';
+import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
+import { editRatio, outcomeKeys } from '../../src/tickets/outcome.js';
+import { approveTicket, rejectTicket } from '../../src/tickets/review.js';
+import { IllegalTransitionError, newTicket, type Ticket } from '../../src/tickets/ticket.js';
+import { TicketConflictError, TicketStore } from '../../src/tickets/ticket-store.js';
+import { sendReply } from '../../jobs/send-reply.js';
+import { removePrefix } from '../support/pipeline.js';
+
+const MAIL_FROM = 'XYZ Support <support@helpdesk.test>';
+const DAY = '2025-04-02';
+
+let redisServer: RedisServer;
+let redis: Redis;
+let smtpServer: SmtpReceiver;
+let smtp: SmtpTransport;
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  redisServer = await startRedis();
+  redis = await connectProducer(redisServer.url);
+  smtpServer = await startSmtpReceiver();
+  smtp = createSmtpTransport({ SMTP_HOST: smtpServer.host, SMTP_PORT: smtpServer.port, SMTP_SECURE: false, SMTP_USER: undefined, SMTP_PASSWORD: undefined });
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  smtpServer.clear();
+});
+afterAll(async () => {
+  smtp?.close();
+  await smtpServer?.stop();
+  redis?.disconnect();
+  await redisServer?.stop();
+});
+
+interface Fixture {
+  prefix: string;
+  store: TicketStore;
+  queues: Queues;
+}
+
+/** A store and queues under a fresh prefix, with a clock on {@link DAY}; keys removed after the test. */
+function fixture(): Fixture {
+  const prefix = `outc${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  let t = Date.parse(`${DAY}T09:00:00Z`);
+  const store = new TicketStore(redis, { prefix, now: () => new Date((t += 1000)) });
+  const queues = createQueues(redis, prefix);
+  cleanups.push(async () => {
+    await closeAll(queues).catch(() => undefined);
+    await removePrefix(redisServer.url, prefix);
+  });
+  return { prefix, store, queues };
+}
+
+const AGENT_ANSWER = '山田様\n\nいつもお世話になっております。\n\n設定画面の「セキュリティ」から二段階認証を有効にできます。\n認証アプリでQRコードを読み取ってください。\n\nよろしくお願いいたします。';
+
+function agentResult(answer: string): AgentResult {
+  const usage = { calls: 1, promptTokens: 10, completionTokens: 10, totalTokens: 20 };
+  return { question: 'q', plan: { subtasks: [] }, subtasks: [], answer, sources: [], usage, llmCalls: [], truncated: false, droppedSubtasks: [], durationMs: 10 };
+}
+
+async function received(f: Fixture, extra: Partial<Parameters<typeof newTicket>[0]> = {}): Promise<Ticket> {
+  const ticket = newTicket({
+    messageId: `<q-${randomUUID()}@customer.example>`,
+    from: 'yamada@customer.example',
+    fromName: '山田 太郎',
+    subject: '二段階認証',
+    question: '二段階認証の設定方法を教えてください。',
+    actor: 'poller',
+    ...extra,
+  }, new Date(`${DAY}T08:00:00Z`));
+  return (await f.store.createIfAbsent(ticket)).ticket;
+}
+
+/** A ticket the agent worker parked with its draft. */
+async function parked(f: Fixture): Promise<Ticket> {
+  const t = await received(f);
+  await f.store.transition(t.id, { to: 'processing', actor: 'agent-worker' });
+  return f.store.transition(t.id, { to: 'parked', actor: 'agent-worker', patch: { agent: agentResult(AGENT_ANSWER), draft: AGENT_ANSWER, reason: 'review mode always' } });
+}
+
+async function send(f: Fixture, ticketId: string) {
+  return sendReply({ ticketId }, { config: { MAIL_FROM }, store: f.store, redis, smtp }, { attemptsMade: 0, attempts: 3 });
+}
+
+function review(f: Fixture) {
+  return { store: f.store, outbound: f.queues.outbound, redis, config: { SENDER_ATTEMPTS: 3 } };
+}
+
+async function counts(f: Fixture) {
+  const k = outcomeKeys(f.prefix);
+  const [totals, histogram, day] = await Promise.all([redis.hgetall(k.totals), redis.hgetall(k.editRatio), redis.hgetall(k.day(DAY))]);
+  return { totals, histogram, day };
+}
+
+describe('outcomes', () => {
+  it('records auto_sent when the sender mails a drafted reply, counted once', async () => {
+    const f = fixture();
+    const t = await received(f);
+    await f.store.transition(t.id, { to: 'processing', actor: 'agent-worker' });
+    await f.store.transition(t.id, { to: 'drafted', actor: 'agent-worker', patch: { agent: agentResult(AGENT_ANSWER), draft: AGENT_ANSWER } });
+    expect((await send(f, t.id)).outcome).toBe('sent');
+    // A duplicate job finds the ticket sent and changes nothing.
+    expect((await send(f, t.id)).outcome).toBe('skipped');
+
+    const sent = await f.store.require(t.id);
+    expect(sent.outcome).toEqual({ kind: 'auto_sent', at: sent.updatedAt });
+    expect(smtpServer.messages).toHaveLength(1);
+    const c = await counts(f);
+    expect(c.totals).toEqual({ auto_sent: '1' });
+    expect(c.day).toEqual({ auto_sent: '1' });
+    // Only approvals are edit-ratio observations.
+    expect(c.histogram).toEqual({});
+  });
+
+  it('records approved_as_is with ratio 0 for a draft approved unchanged', async () => {
+    const f = fixture();
+    const t = await parked(f);
+    const approved = await approveTicket(review(f), { ticketId: t.id, operator: 'anna' });
+    expect(approved.outcome).toBe('approved');
+    expect((await f.store.require(t.id)).outcome).toBeUndefined();
+    await send(f, t.id);
+
+    const sent = await f.store.require(t.id);
+    expect(sent.state).toBe('sent');
+    expect(sent.outcome).toEqual({ kind: 'approved_as_is', at: sent.updatedAt, editRatio: 0 });
+    const c = await counts(f);
+    expect(c.totals).toEqual({ approved_as_is: '1' });
+    expect(c.histogram).toEqual({ count: '1', sum_e6: '0', 'le:0': '1' });
+    expect(c.day).toEqual({ approved_as_is: '1', edit_ratio_count: '1', edit_ratio_sum_e6: '0' });
+  });
+
+  it('records approved_edited with the edit ratio of the reply bodies, greeting and closing aside', async () => {
+    const f = fixture();
+    const t = await parked(f);
+    const reply = '山田 太郎 様\n\n設定画面の「セキュリティ」から二段階認証を有効にできます。\n認証アプリ（Google Authenticator など）でQRコードを読み取ってください。\n\n以上、よろしくお願い申し上げます。\nサポート 佐藤';
+    await approveTicket(review(f), { ticketId: t.id, operator: 'anna', reply });
+    await send(f, t.id);
+
+    const sent = await f.store.require(t.id);
+    const ratio = editRatio(AGENT_ANSWER, reply);
+    // Only the inserted words count: a small change, well below a rewrite.
+    expect(ratio).toBeGreaterThan(0.2);
+    expect(ratio).toBeLessThan(0.4);
+    expect(sent.approval).toEqual({ edited: true, editRatio: ratio });
+    expect(sent.outcome).toEqual({ kind: 'approved_edited', at: sent.updatedAt, editRatio: ratio });
+    const c = await counts(f);
+    expect(c.totals).toEqual({ approved_edited: '1' });
+    expect(c.histogram).toEqual({ count: '1', sum_e6: String(Math.round(ratio * 1e6)), 'le:0.4': '1' });
+    expect(c.day).toMatchObject({ approved_edited: '1', edit_ratio_count: '1' });
+  });
+
+  it('measures a re-approval against the agent’s answer, not the draft an earlier round left', async () => {
+    const f = fixture();
+    const t = await parked(f);
+    const edited = '全く別の内容の返信です。';
+    await approveTicket(review(f), { ticketId: t.id, operator: 'anna', reply: edited });
+    // The send failed for good before the claim; a person approves the stored (edited) draft again.
+    await f.store.transition(t.id, { from: ['approved'], to: 'parked', actor: 'sender', patch: { reason: 'send job failed' } });
+    await approveTicket(review(f), { ticketId: t.id, operator: 'ben' });
+    await send(f, t.id);
+    const sent = await f.store.require(t.id);
+    expect(sent.outcome?.kind).toBe('approved_edited');
+    expect(sent.outcome?.editRatio).toBe(editRatio(AGENT_ANSWER, edited));
+    expect((await counts(f)).totals).toEqual({ approved_edited: '1' });
+  });
+
+  it('records rejected with its reason once, however many operators reject at the same moment', async () => {
+    const f = fixture();
+    const t = await parked(f);
+    const results = await Promise.all(
+      ['anna', 'ben', 'carl', 'dora'].map((operator) => rejectTicket({ store: f.store }, { ticketId: t.id, operator, reason: `answered by phone (${operator})` })),
+    );
+    const winners = results.filter((r) => r.outcome === 'rejected');
+    expect(winners).toHaveLength(1);
+    const rejected = await f.store.require(t.id);
+    expect(rejected.outcome).toEqual({ kind: 'rejected', at: rejected.updatedAt, reason: rejected.reason });
+    expect(rejected.reason).toMatch(/^answered by phone/);
+    expect((await counts(f)).totals).toEqual({ rejected: '1' });
+  });
+
+  it('records ignored with its reason, on creation and on transition; a reopened ticket loses it until it ends again', async () => {
+    const f = fixture();
+    const atIngest = await received(f, { state: 'ignored', reason: 'auto-reply: Auto-Submitted: auto-replied' });
+    expect(atIngest.outcome).toEqual({ kind: 'ignored', at: atIngest.createdAt, reason: 'auto-reply: Auto-Submitted: auto-replied' });
+    expect((await f.store.require(atIngest.id)).outcome).toEqual(atIngest.outcome);
+
+    const later = await received(f);
+    const ignored = await f.store.transition(later.id, { to: 'ignored', actor: 'agent-worker', patch: { reason: 'list: List-Id' } });
+    expect(ignored.outcome).toEqual({ kind: 'ignored', at: ignored.updatedAt, reason: 'list: List-Id' });
+
+    // A person reopens it: no longer ended, so no outcome; rejecting it then records (and counts) that.
+    const reopened = await f.store.transition(later.id, { from: ['ignored'], to: 'parked', actor: 'operator:anna', patch: { reason: 'reopened' } });
+    expect(reopened.outcome).toBeUndefined();
+    expect((await f.store.require(later.id)).outcome).toBeUndefined();
+    await rejectTicket({ store: f.store }, { ticketId: later.id, operator: 'anna', reason: 'spam after all' });
+    expect((await f.store.require(later.id)).outcome).toMatchObject({ kind: 'rejected', reason: 'spam after all' });
+
+    const c = await counts(f);
+    expect(c.totals).toEqual({ ignored: '2', rejected: '1' });
+    expect(c.day).toEqual({ ignored: '2', rejected: '1' });
+  });
+
+  it('records failed, and a refused or lost write counts nothing', async () => {
+    const f = fixture();
+    const t = await received(f);
+    const failed = await f.store.transition(t.id, { to: 'failed', actor: 'agent-worker', patch: { reason: 'raw mail missing' } });
+    expect(failed.outcome).toMatchObject({ kind: 'failed', reason: 'raw mail missing' });
+    // Forbidden transitions and stale expectations leave ticket and counters as they were.
+    await expect(f.store.transition(t.id, { to: 'sent', actor: 'test' })).rejects.toBeInstanceOf(IllegalTransitionError);
+    await expect(f.store.transition(t.id, { from: ['parked'], to: 'rejected', actor: 'test' })).rejects.toBeInstanceOf(TicketConflictError);
+    // A field update keeps the outcome.
+    const updated = await f.store.update(t.id, { reason: 'raw mail missing (checked)' });
+    expect(updated.outcome).toEqual(failed.outcome);
+    expect((await counts(f)).totals).toEqual({ failed: '1' });
+  });
+});

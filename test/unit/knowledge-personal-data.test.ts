@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import { placeholderLanguage, scrubPersonalData, type PersonalDataKind } from '../../src/knowledge/personal-data.js';
+
+// [case, input, expected output, kinds replaced in order]
+type Case = [string, string, string, PersonalDataKind[]];
+
+const JAPANESE: Case[] = [
+  ['e-mail address', '返信は yamada.taro+test@example.co.jp までお願いします。', '返信は [メールアドレス] までお願いします。', ['email']],
+  ['full-width at sign', '連絡先：ｙａｍａｄａ＠example.jp ではなく yamada＠example.jp です。', '連絡先：ｙａｍａｄａ＠example.jp ではなく [メールアドレス] です。', ['email']],
+  ['Tokyo landline', '電話番号は03-1234-5678です。', '電話番号は[電話番号]です。', ['phone']],
+  ['mobile', '携帯 090-1234-5678 にお電話ください。', '携帯 [電話番号] にお電話ください。', ['phone']],
+  ['toll free', 'フリーダイヤル0120-123-456へ', 'フリーダイヤル[電話番号]へ', ['phone']],
+  ['full-width digits', 'ＴＥＬ：０３－１２３４－５６７８', 'ＴＥＬ：[電話番号]', ['phone']],
+  ['without dashes', '折り返しは09012345678まで', '折り返しは[電話番号]まで', ['phone']],
+  ['area code in brackets', '(03)1234-5678 または 03(1234)5678', '[電話番号] または [電話番号]', ['phone', 'phone']],
+  ['+81', '海外からは +81-3-1234-5678 です。', '海外からは [電話番号] です。', ['phone']],
+  ['postal code with mark', '〒150-0001 に送付しました。', '[郵便番号] に送付しました。', ['postal-code']],
+  ['bare postal code in Japanese text', '郵便番号は 150-0001 です。', '郵便番号は [郵便番号] です。', ['postal-code']],
+  ['address with prefecture', '住所は東京都渋谷区神南1-2-3 ABCビル5Fです。', '住所は[住所]です。', ['address']],
+  ['address in 丁目 form', '大阪府大阪市北区梅田1丁目2番3号に移転しました。', '[住所]に移転しました。', ['address']],
+  ['address without prefecture', '配送先：横浜市中区山下町１－２－３', '配送先：[住所]', ['address']],
+  ['postal code and address', '〒150-0001 東京都渋谷区神宮前1-2-3', '[郵便番号] [住所]', ['postal-code', 'address']],
+  ['order number', 'ご注文番号：A-20240115-001 の件です。', 'ご注文番号：[番号] の件です。', ['reference-number']],
+  ['contract number with は', '契約番号はKY123456です。', '契約番号は[番号]です。', ['reference-number']],
+  ['customer number', 'お客様番号 1234567', 'お客様番号 [番号]', ['reference-number']],
+  ['reception number in brackets', '受付番号「R-99812」について', '受付番号「[番号]」について', ['reference-number']],
+  ['card number', 'カード 4111 1111 1111 1111 で支払いました。', 'カード [カード番号] で支払いました。', ['card-number']],
+  ['card number without spaces', 'カード番号4111111111111111です', 'カード番号[カード番号]です', ['card-number']],
+  ['honorific 様', '山田様、お問い合わせありがとうございます。', '[氏名]様、お問い合わせありがとうございます。', ['name']],
+  ['honorific with space', '山田 太郎 様\n\nお世話になっております。', '[氏名] 様\n\nお世話になっております。', ['name']],
+  ['honorific さん', '担当の佐藤さんから連絡します。', '担当の[氏名]さんから連絡します。', ['name']],
+  ['katakana name', 'スミス様', '[氏名]様', ['name']],
+];
+
+const ENGLISH: Case[] = [
+  ['e-mail address', 'Write to john.smith@example.com for help.', 'Write to [email] for help.', ['email']],
+  ['North American phone', 'Call (555) 123-4567 or 555-123-4567.', 'Call [phone] or [phone].', ['phone', 'phone']],
+  ['international phone', 'Our office: +44 20 7946 0958.', 'Our office: [phone].', ['phone']],
+  ['Japanese number in English', 'Call us on +81 3-1234-5678 or 03-1234-5678.', 'Call us on [phone] or [phone].', ['phone', 'phone']],
+  ['ZIP+4 in an address', 'Ship to 1600 Amphitheatre Parkway, Mountain View, CA 94043-1351.', 'Ship to [address], Mountain View, CA [postal code].', ['address', 'postal-code']],
+  ['ZIP after the state', 'Springfield, IL 62704', 'Springfield, IL [postal code]', ['postal-code']],
+  ['street address', 'I live at 221 Baker Street, London.', 'I live at [address], London.', ['address']],
+  ['order #', 'My order #12345 never arrived.', 'My order #[number] never arrived.', ['reference-number']],
+  ['Order No.', 'Order No. A-1234 was charged twice.', 'Order No. [number] was charged twice.', ['reference-number']],
+  ['ticket id', 'Ticket: T-99812 and Contract ID: C-777', 'Ticket: [number] and Contract ID: [number]', ['reference-number', 'reference-number']],
+  ['invoice', 'see invoice INV-2024-0042', 'see invoice [number]', ['reference-number']],
+  ['number after "is"', 'My account number is 88812345.', 'My account number is [number].', ['reference-number']],
+  ['card number', 'Card 4111-1111-1111-1111 was declined.', 'Card [card number] was declined.', ['card-number']],
+  ['Dear + full name', 'Dear John Smith,\nThanks for writing.', 'Dear [name],\nThanks for writing.', ['name']],
+  ['Hi + first name', 'Hi Anna,\nplease restart.', 'Hi [name],\nplease restart.', ['name']],
+  ['title', 'Mr. Tanaka asked about it, and so did Ms Lee.', 'Mr. [name] asked about it, and so did Ms [name].', ['name', 'name']],
+  ['-san', 'Thanks, Suzuki-san!', 'Thanks, [name]-san!', ['name']],
+];
+
+// Text a support answer needs: none of it is personal, so it must come out unchanged.
+const KEEP: [string, string][] = [
+  ['version numbers', 'Update to 2.3.1 (or 10.0.19045) first.'],
+  ['dates', 'Fixed on 2024-01-15, 2024/01/15 and 2024年1月15日 (10:30–12:00).'],
+  ['prices', 'The plan costs ¥1,200 a month (1,200円, $1,299.00, €49).'],
+  ['error codes', 'エラーコード E-1023 または ERR_1234 が表示されます。'],
+  ['ports and hosts', 'Open port 8080, then http://localhost:3000/settings and 192.168.0.1.'],
+  ['URLs with digits', '手順は https://xyz.example/kb/123-4567 と https://xyz.example/t/0312345678 を参照してください。'],
+  ['product names', 'XYZ Cloud 3 と XYZ サーバー 2024 Edition の仕様は同様です。'],
+  ['greetings without names', 'Dear Customer,\nHi there,\nHello Support Team,\nお客様各位、皆様、ご担当者様、皆さん'],
+  ['words with 様 and 氏', '仕様書の様式は模様替えの後も同様です。氏名欄に記入してください。'],
+  ['order without a number', 'Your order will ship soon; check the order status page.'],
+  ['small counts', 'Ticket 3 of case 2 lists 4 items.'],
+  ['time zones', 'Logs use +09:00 and UTC+9.'],
+  ['Japanese era dates and words ending in 区', '令和6年4月1日から料金区分2-1が変わります。新仕様の一覧は第3版を参照。'],
+  ['part numbers in English', 'Replace part 123-4567 and cable ABC-123-4567.'],
+];
+
+describe('scrubPersonalData', () => {
+  it.each(JAPANESE)('Japanese: %s', (_name, input, output, kinds) => {
+    const result = scrubPersonalData(input);
+    expect(result.language).toBe('ja');
+    expect(result.text).toBe(output);
+    expect(result.replacements.map((r) => r.kind)).toEqual(kinds);
+  });
+
+  it.each(ENGLISH)('English: %s', (_name, input, output, kinds) => {
+    const result = scrubPersonalData(input);
+    expect(result.language).toBe('en');
+    expect(result.text).toBe(output);
+    expect(result.replacements.map((r) => r.kind)).toEqual(kinds);
+  });
+
+  it.each(KEEP)('keeps %s', (_name, input) => {
+    const result = scrubPersonalData(input);
+    expect(result.replacements).toEqual([]);
+    expect(result.text).toBe(input);
+  });
+
+  it('scrubs a whole Japanese mail with its signature block, keeping what the answer needs', () => {
+    const mail = [
+      '株式会社サンプル 総務部の鈴木一郎です。',
+      'XYZ Cloud 3.2 で注文番号 ORD-55821 のライセンスが有効になりません。',
+      'エラー E-1023 が出ます。管理画面は https://admin.sample.co.jp:8443/ です。',
+      '--',
+      '株式会社サンプル 総務部 鈴木 一郎',
+      '〒100-0005 東京都千代田区丸の内1-1-1 サンプルビル12階',
+      'TEL 03-6555-1234 / FAX 03-6555-1235',
+      'Mail: ichiro.suzuki@sample.co.jp',
+    ].join('\n');
+    expect(scrubPersonalData(mail, { names: ['鈴木 一郎'] }).text).toBe(
+      [
+        '株式会社サンプル 総務部の[氏名]です。',
+        'XYZ Cloud 3.2 で注文番号 [番号] のライセンスが有効になりません。',
+        'エラー E-1023 が出ます。管理画面は https://admin.sample.co.jp:8443/ です。',
+        '--',
+        '株式会社サンプル 総務部 [氏名]',
+        '[郵便番号] [住所]',
+        'TEL [電話番号] / FAX [電話番号]',
+        'Mail: [メールアドレス]',
+      ].join('\n'),
+    );
+  });
+
+  it('scrubs a whole English mail with its signature block, keeping what the answer needs', () => {
+    const mail =
+      "Hi team,\nI'm Jane Doe from Acme. Since v2.3.1 our backups fail on port 8443 with error E-1023.\n" +
+      'My account number is 88812345 and case #45512. Call me at +1 415-555-0100.\nThanks,\nJane Doe\nAcme Inc., 500 Market Street, San Francisco, CA 94105';
+    expect(scrubPersonalData(mail, { names: ['Jane Doe'] }).text).toBe(
+      "Hi team,\nI'm [name] from Acme. Since v2.3.1 our backups fail on port 8443 with error E-1023.\n" +
+        'My account number is [number] and case #[number]. Call me at [phone].\nThanks,\n[name]\nAcme Inc., [address], San Francisco, CA [postal code]',
+    );
+  });
+
+  it('replaces the names it is given, whole and in parts, with or without the space', () => {
+    const text = '山田太郎です。山田 太郎より。太郎の件で、山田が対応しました。\nTaro Yamada / Yamada';
+    const result = scrubPersonalData(text, { names: ['山田 太郎', 'Taro Yamada'] });
+    expect(result.text).toBe('[氏名]です。[氏名]より。[氏名]の件で、[氏名]が対応しました。\n[氏名] / [氏名]');
+    expect(result.replacements.map((r) => r.original)).toEqual(['山田太郎', '山田 太郎', '太郎', '山田', 'Taro Yamada', 'Yamada']);
+  });
+
+  it('matches given Latin names as whole words with their case, katakana names not inside longer words', () => {
+    const result = scrubPersonalData('Rose wrote: the rose icon; Roseanne is someone else.', { names: ['Rose'] });
+    expect(result.text).toBe('[name] wrote: the rose icon; Roseanne is someone else.');
+    const ja = scrubPersonalData('アンです。アンインストールしてください。', { names: ['アン'] });
+    expect(ja.text).toBe('[氏名]です。アンインストールしてください。');
+  });
+
+  it('ignores empty names and addresses given as names', () => {
+    expect(scrubPersonalData('a@b.example は例です。', { names: ['', '  ', 'a@b.example'] }).replacements.map((r) => r.kind)).toEqual(['email']);
+  });
+
+  it('reports each replacement with its position, in text order', () => {
+    const text = 'Dear Anna, call 03-1234-5678 about order #A-1234 or mail anna@example.com.';
+    const result = scrubPersonalData(text, { names: ['Anna Berg'] });
+    expect(result.text).toBe('Dear [name], call [phone] about order #[number] or mail [email].');
+    for (const r of result.replacements) expect(text.slice(r.index, r.index + r.original.length)).toBe(r.original);
+    expect(result.replacements.map((r) => r.index)).toEqual([...result.replacements.map((r) => r.index)].sort((a, b) => a - b));
+  });
+
+  it('uses one placeholder language per text, or the one asked for', () => {
+    const mixed = '山田様、Order No. A-1234 の件で john@example.com からご連絡がありました。';
+    expect(scrubPersonalData(mixed).text).toBe('[氏名]様、Order No. [番号] の件で [メールアドレス] からご連絡がありました。');
+    expect(scrubPersonalData(mixed, { language: 'en' }).text).toBe('[name]様、Order No. [number] の件で [email] からご連絡がありました。');
+  });
+});
+
+describe('placeholderLanguage', () => {
+  it.each([
+    ['二段階認証の設定方法を教えてください。', 'ja'],
+    ['How do I set up two-factor authentication?', 'en'],
+    ['XYZ Cloud のバックアップが失敗します。', 'ja'],
+    ['Please contact 山田 about the Enterprise license renewal.', 'en'],
+    ['設定は https://example.com/very/long/english/path/segment を見てください', 'ja'],
+    ['ＴＥＬ：０３－１２３４－５６７８', 'ja'],
+    ['', 'en'],
+  ])('%j → %s', (text, language) => {
+    expect(placeholderLanguage(text)).toBe(language);
+  });
+});

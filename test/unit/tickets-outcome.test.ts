@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import {
+  EDIT_RATIO_BUCKETS,
+  MAX_EDIT_DISTANCE_CHARS,
+  approvalRecord,
+  describeOutcome,
+  editRatio,
+  editRatioBucketField,
+  levenshtein,
+  outcomeDay,
+  outcomeKeys,
+  outcomeOnEntering,
+  replyBody,
+} from '../../src/tickets/outcome.js';
+import { TICKET_STATES, type HistoryEntry, type TicketState } from '../../src/tickets/ticket.js';
+
+const chars = (s: string) => Array.from(s);
+
+describe('levenshtein', () => {
+  it.each([
+    ['', '', 0],
+    ['abc', '', 3],
+    ['', 'abc', 3],
+    ['kitten', 'sitting', 3],
+    ['flaw', 'lawn', 2],
+    ['同じ文章', '同じ文章', 0],
+    ['設定画面を開きます', '設定メニューを開きます', 4],
+    // One astral character is one edit, not two UTF-16 units.
+    ['a😀b', 'ab', 1],
+  ])('%j → %j is %i', (a, b, d) => {
+    expect(levenshtein(chars(a), chars(b))).toBe(d);
+    expect(levenshtein(chars(b), chars(a))).toBe(d);
+  });
+
+  it('stays an upper bound within the longer length past the cap', () => {
+    const a = chars('x'.repeat(MAX_EDIT_DISTANCE_CHARS + 500));
+    const b = chars('y'.repeat(MAX_EDIT_DISTANCE_CHARS + 100));
+    expect(levenshtein(a, b)).toBe(MAX_EDIT_DISTANCE_CHARS + 500);
+    // A long common prefix and suffix are cut before the cap applies, so a local edit in a long text is exact.
+    const long = 'あ'.repeat(MAX_EDIT_DISTANCE_CHARS * 2);
+    expect(levenshtein(chars(`${long}X${long}`), chars(`${long}YZ${long}`))).toBe(2);
+  });
+});
+
+describe('replyBody', () => {
+  it.each([
+    ['plain text stays', 'Open Settings > Security.\nChoose "App".', 'Open Settings > Security.\nChoose "App".'],
+    ['English greeting and closing', 'Dear John Smith,\n\nOpen Settings.\n\nBest regards,\nXYZ Support', 'Open Settings.'],
+    ['Hi + thanks line', 'Hi Anna,\nThank you for contacting us.\nRestart the app.\nThanks,\nBob', 'Restart the app.'],
+    [
+      'Japanese opening and closing',
+      '山田 太郎 様\n\nいつもお世話になっております。XYZサポートです。\nお問い合わせいただきありがとうございます。\n\n設定画面を開いてください。\n\nよろしくお願いいたします。\nXYZサポート 佐藤',
+      '設定画面を開いてください。',
+    ],
+    ['a request ending in よろしくお願いします is content', '設定を確認してください。\nお手数ですが再起動をよろしくお願いいたします。', '設定を確認してください。\nお手数ですが再起動をよろしくお願いいたします。'],
+    ['signature after the delimiter', 'Answer line.\n-- \nXYZ Support\nsupport@example.com', 'Answer line.'],
+    ['separator-line signature', '回答です。\n\n----------------\n株式会社XYZ\nTEL 03-1234-5678', '回答です。'],
+    ['our quoted original', 'The answer.\n\ncustomer@example.com wrote:\n> my question\n> more', 'The answer.'],
+    ['Gmail attribution', 'The answer.\n\nOn Mon, 1 Jan 2024 at 10:00, A <a@b> wrote:\n> q', 'The answer.'],
+    ['Apple Mail ja attribution', '回答です。\n\n2024/01/15 10:00、山田 <a@b>のメール:\n> 質問', '回答です。'],
+    ['stray quoted lines', 'Before\n> quoted\nAfter', 'Before\nAfter'],
+    ['CRLF and blank runs', 'A\r\n\r\n\r\n\r\nB\r\n', 'A\n\nB'],
+  ])('%s', (_name, text, body) => {
+    expect(replyBody(text)).toBe(body);
+  });
+
+  it('removes a configured signature wherever it starts', () => {
+    const signature = 'XYZ Support Team\nhttps://xyz.example';
+    expect(replyBody(`Answer.\n\nXYZ Support Team\nhttps://xyz.example\n`, { signature })).toBe('Answer.');
+  });
+
+  it('keeps a greeting-like line in the middle of the answer', () => {
+    expect(replyBody('Restart the app.\nHello World is the sample project name.')).toBe('Restart the app.\nHello World is the sample project name.');
+  });
+});
+
+describe('editRatio', () => {
+  const draft = '山田様\n\nお世話になっております。\n\n設定画面の「セキュリティ」から二段階認証を有効にしてください。\n\nよろしくお願いいたします。';
+  it.each([
+    ['identical', draft, draft, 0],
+    ['only the greeting and closing changed', draft, '山田 太郎 様\n\n設定画面の「セキュリティ」から二段階認証を有効にしてください。\n\n以上、よろしくお願い申し上げます。', 0],
+    ['quoted original added', 'Open Settings.', 'Open Settings.\n\nOn Mon, A wrote:\n> question', 0],
+    ['everything rewritten', 'abcd', 'wxyz', 1],
+    ['from nothing', '', 'Written by hand.', 1],
+    ['both empty', '', '', 0],
+    ['one word of four changed', 'aaaa bbbb cccc dddd', 'aaaa bbbb XXXX dddd', 0.2105],
+  ])('%s', (_name, a, b, ratio) => {
+    expect(editRatio(a, b)).toBeCloseTo(ratio, 4);
+  });
+
+  it('stays between 0 and 1 for long rewrites', () => {
+    const r = editRatio('a'.repeat(MAX_EDIT_DISTANCE_CHARS * 3), 'b'.repeat(10));
+    expect(r).toBeGreaterThan(0.99);
+    expect(r).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('approvalRecord', () => {
+  it.each([
+    ['unchanged', 'Answer.', 'Answer.', { edited: false, editRatio: 0 }],
+    ['only line endings and outer space', 'A\nB', '  A\r\nB\r\n', { edited: false, editRatio: 0 }],
+    ['greeting changed: edited, ratio 0', 'Hi Anna,\nAnswer.', 'Dear Anna,\nAnswer.', { edited: true, editRatio: 0 }],
+    ['no agent draft', undefined, 'By hand.', { edited: true, editRatio: 1 }],
+  ])('%s', (_name, draft, sent, record) => {
+    expect(approvalRecord(draft, sent)).toEqual(record);
+  });
+});
+
+describe('outcomeOnEntering', () => {
+  const at = '2024-05-01T10:00:00.000Z';
+  const approved = (note: string): HistoryEntry[] => [
+    { at, from: 'parked', to: 'approved', actor: 'operator:anna', note },
+    { at, from: 'approved', to: 'sending', actor: 'sender' },
+  ];
+  const none: HistoryEntry[] = [];
+  it.each([
+    ['auto sent', { outbound: { messageId: '<m@x>', autoSubmitted: true }, history: none }, 'sent', { kind: 'auto_sent', at }],
+    [
+      'approved unchanged',
+      { outbound: { messageId: '<m@x>', autoSubmitted: false }, approval: { edited: false, editRatio: 0 }, history: approved('approved') },
+      'sent',
+      { kind: 'approved_as_is', at, editRatio: 0 },
+    ],
+    [
+      'approved edited',
+      { outbound: { messageId: '<m@x>', autoSubmitted: false }, approval: { edited: true, editRatio: 0.25 }, history: approved('approved with an edited reply') },
+      'sent',
+      { kind: 'approved_edited', at, editRatio: 0.25 },
+    ],
+    ['approved before approval records: by the note', { outbound: { messageId: '<m@x>', autoSubmitted: false }, history: approved('approved with an edited reply') }, 'sent', { kind: 'approved_edited', at }],
+    ['approved before approval records, unchanged', { outbound: { messageId: '<m@x>', autoSubmitted: false }, history: approved('approved') }, 'sent', { kind: 'approved_as_is', at }],
+    ['rejected', { reason: 'answered by phone', history: none }, 'rejected', { kind: 'rejected', at, reason: 'answered by phone' }],
+    ['ignored', { reason: 'auto-reply: Auto-Submitted: auto-replied', history: none }, 'ignored', { kind: 'ignored', at, reason: 'auto-reply: Auto-Submitted: auto-replied' }],
+    ['failed without reason', { history: none }, 'failed', { kind: 'failed', at }],
+  ] as const)('%s', (_name, ticket, to, outcome) => {
+    expect(outcomeOnEntering(ticket, to, at)).toEqual(outcome);
+  });
+
+  it.each(TICKET_STATES.filter((s) => !['sent', 'rejected', 'ignored', 'failed'].includes(s)))('records nothing on entering %s', (state: TicketState) => {
+    expect(outcomeOnEntering({ reason: 'x', history: [] }, state, at)).toBeUndefined();
+  });
+});
+
+describe('describeOutcome', () => {
+  it.each([
+    [{ kind: 'auto_sent' }, 'auto_sent'],
+    [{ kind: 'approved_as_is', editRatio: 0 }, 'approved_as_is'],
+    [{ kind: 'approved_edited', editRatio: 0.2345 }, 'approved_edited (edit ratio 0.23)'],
+    [{ kind: 'approved_edited' }, 'approved_edited'],
+    [{ kind: 'rejected', reason: 'answered by phone' }, 'rejected: answered by phone'],
+    [{ kind: 'ignored', reason: 'list: List-Id' }, 'ignored: list: List-Id'],
+  ] as const)('%j', (outcome, text) => {
+    expect(describeOutcome(outcome)).toBe(text);
+  });
+});
+
+describe('buckets and keys', () => {
+  it.each([
+    [0, 'le:0'],
+    [0.0001, 'le:0.05'],
+    [0.05, 'le:0.05'],
+    [0.15, 'le:0.2'],
+    [0.8, 'le:0.8'],
+    [0.81, 'le:1'],
+    [1, 'le:1'],
+  ])('ratio %d falls in %s', (ratio, field) => {
+    expect(editRatioBucketField(ratio)).toBe(field);
+  });
+
+  it('uses the issue’s buckets', () => {
+    expect(EDIT_RATIO_BUCKETS).toEqual([0, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1]);
+  });
+
+  it('counts per UTC day under the prefix', () => {
+    expect(outcomeDay('2024-05-01T23:59:59.999+09:00')).toBe('2024-05-01');
+    expect(outcomeDay('2024-05-01T15:00:00.000Z')).toBe('2024-05-01');
+    expect(outcomeKeys('hd').day('2024-05-01')).toBe('hd:outcomes:2024-05-01');
+    expect(() => outcomeKeys('')).toThrow(TypeError);
+    expect(() => outcomeDay('yesterday')).toThrow(TypeError);
+  });
+});
