@@ -23,6 +23,8 @@ export interface Sizes {
     runs: Array<{ latencyMs: number; concurrency: number; mails: number }>;
     /** Tickets that must be in Redis before the second CPU batch. */
     accumulateSecond: number;
+    /** Mails sent one at a time, each after the previous reply, for a lone mail's overhead. */
+    loneMails: number;
   };
 }
 
@@ -45,6 +47,7 @@ export const FULL_SIZES: Sizes = {
       { latencyMs: 500, concurrency: 8, mails: 96 },
     ],
     accumulateSecond: 2_000,
+    loneMails: 20,
   },
 };
 
@@ -67,6 +70,7 @@ export const QUICK_SIZES: Sizes = {
       { latencyMs: 500, concurrency: 8, mails: 8 },
     ],
     accumulateSecond: 50,
+    loneMails: 3,
   },
 };
 

@@ -231,6 +231,11 @@ export async function e2ePhase(ctx: BenchContext): Promise<void> {
     const have = await client.zcard(store.keys().all);
     if (have < sizes.accumulateFirst) await runBatch('accumulate', 0, firstConcurrency, mixed(sizes.accumulateFirst - have));
     const cpuFirst = await runBatch('cpu-first', 0, firstConcurrency, twoTopicMails(sizes.cpuBatch));
+    if (!ctx.cpuOnly) {
+      ctx.log(`lone mails: ${sizes.loneMails} mails, each APPENDed once the previous reply arrived, LLM 0 ms`);
+      const split = await loneMails(mixed(sizes.loneMails), appender, receipts, store);
+      reportLoneMails(ctx, split);
+    }
     if (ctx.cpuOnly) {
       report(ctx, results, cpuFirst, undefined);
       return;
@@ -267,6 +272,74 @@ export async function e2ePhase(ctx: BenchContext): Promise<void> {
     client.disconnect();
     await Promise.allSettled([smtp.stop(), imap.stop(), redis.stop()]);
   }
+}
+
+/** One mail's way to its reply, each step in ms since the previous one (wall clock of this machine). */
+interface LoneMailSplit {
+  /** APPEND → reply at the SMTP server. */
+  totalMs: number;
+  /** APPEND → the poller's sync that fetched it started (IDLE notice). */
+  noticeMs: number;
+  /** → ticket stored. */
+  storedMs: number;
+  /** → agent started (`processing`). */
+  agentStartMs: number;
+  /** → draft stored (`drafted`). */
+  draftMs: number;
+  /** → SMTP server accepted the reply (`sent`). */
+  smtpMs: number;
+}
+
+/**
+ * Mails one at a time, each APPENDed after the previous reply arrived: what a support team feels on a quiet day,
+ * without the queueing of a burst. The split comes from the ticket: `noticedAt`, `createdAt`, and the history's
+ * `processing`, `drafted` and `sent` entries.
+ */
+async function loneMails(mails: BenchMail[], appender: Appender, receipts: Map<string, number[]>, store: TicketStore): Promise<LoneMailSplit[]> {
+  const out: LoneMailSplit[] = [];
+  for (const mail of mails) {
+    let appendedAt = 0;
+    const wallAtAppend = { ms: 0 };
+    await appender.append([mail], () => {
+      appendedAt = performance.now();
+      wallAtAppend.ms = Date.now();
+    });
+    const deadline = performance.now() + STALL_MS;
+    while (!receipts.has(mail.messageId) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    const replyAt = receipts.get(mail.messageId)?.[0];
+    if (replyAt === undefined) continue;
+    const ticket = await store.get(ticketIdFor(mail.messageId));
+    if (!ticket) continue;
+    const at = (to: string) => Date.parse(ticket.history.find((h) => h.to === to)?.at ?? '');
+    const noticed = Date.parse(ticket.noticedAt ?? '');
+    const created = Date.parse(ticket.createdAt);
+    const steps = [wallAtAppend.ms, noticed, created, at('processing'), at('drafted'), at('sent')];
+    if (steps.some(Number.isNaN)) continue;
+    out.push({
+      totalMs: replyAt - appendedAt,
+      noticeMs: steps[1]! - steps[0]!,
+      storedMs: steps[2]! - steps[1]!,
+      agentStartMs: steps[3]! - steps[2]!,
+      draftMs: steps[4]! - steps[3]!,
+      smtpMs: steps[5]! - steps[4]!,
+    });
+  }
+  return out;
+}
+
+function reportLoneMails(ctx: BenchContext, split: LoneMailSplit[]): void {
+  const totals = split.map((s) => s.totalMs);
+  const med = (k: keyof LoneMailSplit) => median(split.map((s) => s[k])).toFixed(0);
+  ctx.figures.add({ id: 'lone.latencyP50', phase: '1', name: 'lone mail: APPEND → reply p50', value: quantile(totals, 0.5), unit: 'ms', note: `${split.length} mails one at a time, LLM 0 ms` });
+  ctx.figures.add({
+    id: 'lone.latencyP95',
+    phase: '1',
+    name: 'lone mail: APPEND → reply p95',
+    value: quantile(totals, 0.95),
+    unit: 'ms',
+    ...(ctx.quick ? {} : { target: { op: '<=' as const, limit: 1000 } }),
+    note: `median split: IMAP notice ${med('noticeMs')} → ticket stored ${med('storedMs')} → agent start ${med('agentStartMs')} → draft ${med('draftMs')} → SMTP accepted ${med('smtpMs')} ms`,
+  });
 }
 
 /** Calls on a ticket's critical path: the plan, the subtask with the most calls (they run in parallel), the answer. */

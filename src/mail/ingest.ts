@@ -218,7 +218,7 @@ export function ticketInputForEnvelope(
  * creates nothing new. Throws (typically `RedisUnavailableError`) when Redis fails; everything written so far is
  * idempotent, so the caller leaves the mail unseen and simply calls again later.
  */
-export async function ingestMessage(raw: Buffer, deps: IngestDeps): Promise<IngestResult> {
+export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { noticedAt?: string } = {}): Promise<IngestResult> {
   const log = deps.logger ?? createLogger('ingest');
   let mail: InboundMail | undefined;
   let parseError: string | undefined;
@@ -239,6 +239,7 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps): Promise<Inge
     : {};
   const input = ticketInputForMail(mail, raw, { rawRef: rawRefFor(deps.prefix, ticketId), conversationId: thread.conversationId, parseError });
   if (thread.refusedRoot) input.note = [refusedThreadNote(thread.refusedRoot), input.note].filter(Boolean).join('; ');
+  if (options.noticedAt) input.noticedAt = options.noticedAt;
   const ticket = newTicket(input);
   const created = await produce(deps.redis, () => deps.store.createIfAbsent(ticket));
   if (!created.created) {

@@ -196,6 +196,11 @@ export interface Ticket {
   reason?: string;
   /** When the ticket was created (ISO 8601). */
   createdAt: string;
+  /**
+   * When the poller noticed the mail (the start of the mailbox sync that fetched it: an IDLE notice, a poll), ISO
+   * 8601; absent for tickets made otherwise. With `createdAt` and the history it splits the time to a reply.
+   */
+  noticedAt?: string;
   /** When the ticket last changed (ISO 8601). */
   updatedAt: string;
   /** Attachments of the inbound mail (names, types, sizes only). */
@@ -291,6 +296,8 @@ export interface NewTicketInput {
   actor: string;
   /** Note of the first history entry. */
   note?: string;
+  /** When the poller noticed the mail ({@link Ticket.noticedAt}). */
+  noticedAt?: string;
 }
 
 /** Builds a new ticket (not yet stored) with its first history entry. */
@@ -326,6 +333,7 @@ export function newTicket(input: NewTicketInput, now: Date = new Date()): Ticket
       input.mailText.length > MAX_MAIL_TEXT_CHARS ? `${input.mailText.slice(0, MAX_MAIL_TEXT_CHARS)}\n[… cut at ${MAX_MAIL_TEXT_CHARS} characters]` : input.mailText;
   }
   if (input.replySignals) ticket.replySignals = input.replySignals;
+  if (input.noticedAt) ticket.noticedAt = input.noticedAt;
   return ticket;
 }
 

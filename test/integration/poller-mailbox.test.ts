@@ -205,6 +205,7 @@ describe('MailboxSupervisor', () => {
   it('queues a Japanese ISO-2022-JP mail as one ticket and one job, then flags it \\Seen', async () => {
     const h = await harness();
     const raw = japaneseMail('<jis-1@customer.example>');
+    const delivered = Date.now();
     const { uid } = await imap.deliver(raw, h.mailbox);
     await started(h);
 
@@ -217,6 +218,9 @@ describe('MailboxSupervisor', () => {
       subject: 'パスワードの再設定について',
     });
     expect(ticket.question).toContain('再設定の方法を教えてください。');
+    // When the poller noticed it: after the delivery, before the ticket was stored (the split of a reply's latency).
+    expect(Date.parse(ticket.noticedAt!)).toBeGreaterThanOrEqual(delivered - 5);
+    expect(Date.parse(ticket.noticedAt!)).toBeLessThanOrEqual(Date.parse(ticket.createdAt));
     expect((await loadRaw(redis, h.prefix, ticketId))?.equals(raw)).toBe(true);
     expect((await jobs(h)).map((j) => [j.id, j.name, j.data])).toEqual([[answerJobId(ticketId, 1), 'answer-ticket', { ticketId }]]);
     expect(await seen(h.mailbox, uid)).toBe(true);
