@@ -14,7 +14,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ImapFlow } from 'imapflow';
 import { startDovecot } from '../src/dev/dovecot.js';
-import { lendEnvFile, nextFileNumber, readLiveRunState, stopOnSignals, type LocalRunState } from '../src/dev/local-run.js';
+import { lendEnvFile, localServerSettings, nextFileNumber, readLiveRunState, stopOnSignals, type LocalRunState } from '../src/dev/local-run.js';
 import { customerMail } from '../src/dev/customer-mail.js';
 import { startOpenAIServer } from '../src/dev/openai-server.js';
 import { startRedis } from '../src/dev/redis-server.js';
@@ -44,17 +44,7 @@ async function serve(withLlm: boolean): Promise<number> {
   const llm = withLlm ? await startOpenAIServer({ handler: scriptedModel({ judgeRelevance: true }) }) : undefined;
 
   const env: Record<string, string> = {
-    REDIS_URL: redis.url,
-    IMAP_HOST: imap.host,
-    IMAP_PORT: String(imap.port),
-    IMAP_SECURE: 'false',
-    IMAP_USER: imap.user,
-    IMAP_PASSWORD: imap.password,
-    IMAP_POLL_INTERVAL_MS: '5000',
-    SMTP_HOST: smtp.host,
-    SMTP_PORT: String(smtp.port),
-    SMTP_SECURE: 'false',
-    MAIL_FROM: 'XYZ Support <support@helpdesk.test>',
+    ...localServerSettings(redis, imap, smtp),
     DASHBOARD_PASSWORD: 'sandbox',
     ...(llm ? { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: 'sandbox', EMBEDDINGS_PROVIDER: 'local' } : {}),
   };

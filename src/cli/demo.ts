@@ -18,7 +18,7 @@ import { reindexQa } from '../../jobs/reindex-qa.js';
 import { parseConfig, type Config } from '../config.js';
 import { customerMail } from '../dev/customer-mail.js';
 import { startDovecot, type DovecotServer } from '../dev/dovecot.js';
-import { lendEnvFile, nextFileNumber, readLiveRunState, type LocalRunState } from '../dev/local-run.js';
+import { lendEnvFile, localServerSettings, nextFileNumber, readLiveRunState, type LocalRunState } from '../dev/local-run.js';
 import { startOpenAIServer } from '../dev/openai-server.js';
 import { freePort, LOOPBACK } from '../dev/ports.js';
 import { startRedis } from '../dev/redis-server.js';
@@ -137,17 +137,7 @@ async function main(): Promise<void> {
 
   const password = randomBytes(12).toString('base64url');
   const env: Record<string, string> = {
-    REDIS_URL: redis.url,
-    IMAP_HOST: imap.host,
-    IMAP_PORT: String(imap.port),
-    IMAP_SECURE: 'false',
-    IMAP_USER: imap.user,
-    IMAP_PASSWORD: imap.password,
-    IMAP_POLL_INTERVAL_MS: '5000',
-    SMTP_HOST: smtp.host,
-    SMTP_PORT: String(smtp.port),
-    SMTP_SECURE: 'false',
-    MAIL_FROM: `XYZ Support <${SUPPORT}>`,
+    ...localServerSettings(redis, imap, smtp),
     DATA_DIR,
     MANUALS_DIR: path.join(REPO_ROOT, 'data/manuals'),
     QA_DIR: path.join(REPO_ROOT, 'data/qa'),

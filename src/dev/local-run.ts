@@ -93,3 +93,24 @@ export function nextFileNumber(names: readonly string[]): number {
   const numbers = names.map((n) => /^(\d+)\.eml$/.exec(n)?.[1]).filter((n): n is string => n !== undefined).map(Number);
   return numbers.length === 0 ? 1 : Math.max(...numbers) + 1;
 }
+
+/** The product's settings for a local Redis, Dovecot and SMTP catcher (the sandbox's and the demo's). */
+export function localServerSettings(
+  redis: { url: string },
+  imap: { host: string; port: number; user: string; password: string },
+  smtp: { host: string; port: number },
+): Record<string, string> {
+  return {
+    REDIS_URL: redis.url,
+    IMAP_HOST: imap.host,
+    IMAP_PORT: String(imap.port),
+    IMAP_SECURE: 'false',
+    IMAP_USER: imap.user,
+    IMAP_PASSWORD: imap.password,
+    IMAP_POLL_INTERVAL_MS: '5000',
+    SMTP_HOST: smtp.host,
+    SMTP_PORT: String(smtp.port),
+    SMTP_SECURE: 'false',
+    MAIL_FROM: `XYZ Support <${imap.user}>`,
+  };
+}
