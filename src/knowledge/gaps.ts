@@ -15,7 +15,9 @@
  * questions, at {@link GAP_SIMILARITY_THRESHOLD}. A gap counts tickets, not questions: two unanswered subtasks of one
  * ticket in one gap, or a ticket parked and then rejected, count once (as far as the gap's last
  * {@link MAX_GAP_TICKETS} tickets tell). Example questions are cut to {@link MAX_EXAMPLE_CHARS} and pass the personal-data
- * rules (src/knowledge/personal-data.ts) before they are stored: a rejected customer's question is mail text.
+ * rules (src/knowledge/personal-data.ts) before they are stored: a rejected customer's question is mail text. The
+ * rules cannot know every name, so erasing a customer (`review forget`) also removes their tickets and examples
+ * ({@link GapStore.forgetTickets}).
  *
  * Keys (P = QUEUE_PREFIX; no queue is named `gaps`):
  *
@@ -66,6 +68,8 @@ export interface KnowledgeGap {
   count: number;
   /** Up to {@link MAX_GAP_EXAMPLES} distinct questions, the first one first; personal data replaced. */
   examples: string[];
+  /** The ticket each example came from (same order), so erasing a customer removes the customer's own words. */
+  exampleTickets: string[];
   /** When the first and the latest ticket ran into it (ISO 8601). */
   firstSeen: string;
   lastSeen: string;
@@ -98,13 +102,21 @@ export interface GapStoreOptions {
   now?: () => Date;
 }
 
-// KEYS: version, doc, open, closed. ARGV: expected version, gap id, gap JSON, 'open' or 'closed', score, max open,
-// max closed. Writes the gap, files it under open (score = count) or closed (score = closedAt), and drops the
-// lowest-scored gaps beyond the bounds (never the one just written). Returns 1, or 0 when the version moved on.
+// KEYS: version, doc, open, closed. ARGV: expected version, gap id, gap JSON, 'open', 'closed' or 'delete', score,
+// max open, max closed. Writes the gap, files it under open (score = count) or closed (score = closedAt), and drops
+// the lowest-scored gaps beyond the bounds (never the one just written); or deletes it. Returns 1, or 0 when the
+// version moved on.
 const APPLY = new LuaScript(
   `
 local v = redis.call('GET', KEYS[1]) or '0'
 if v ~= ARGV[1] then return 0 end
+if ARGV[4] == 'delete' then
+  redis.call('HDEL', KEYS[2], ARGV[2])
+  redis.call('ZREM', KEYS[3], ARGV[2])
+  redis.call('ZREM', KEYS[4], ARGV[2])
+  redis.call('INCR', KEYS[1])
+  return 1
+end
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 local set, bound
 if ARGV[4] == 'open' then
@@ -190,6 +202,35 @@ export class GapStore {
   }
 
   /**
+   * Removes every trace of `ticketIds` (a customer being erased): the tickets from the gaps' lists, the examples they
+   * gave and the question that closed a gap; a gap left without an example is deleted, since nothing of it can be
+   * shown or matched any more. Counts and dates stay: they say how often, not who. Returns how many gaps changed.
+   */
+  async forgetTickets(ticketIds: Iterable<string>): Promise<number> {
+    const ids = new Set(ticketIds);
+    if (ids.size === 0) return 0;
+    const k = this.keys();
+    let changed = 0;
+    for (let retries = 0; ; ) {
+      const version = (await this.redis.get(k.version)) ?? '0';
+      // All gaps, open and closed: both sets are bounded, and this runs only when a person erases a customer.
+      const all = await this.docs([...(await this.redis.zrange(k.open, 0, -1)), ...(await this.redis.zrange(k.closed, 0, -1))]);
+      const gap = all.find((g) => g.tickets.some((t) => ids.has(t)) || g.exampleTickets.some((t) => ids.has(t)) || (g.closedBy !== undefined && ids.has(g.closedBy)));
+      if (!gap) return changed;
+      const kept = gap.examples.map((e, i) => [e, gap.exampleTickets[i] ?? ''] as const).filter(([, t]) => !ids.has(t));
+      const next: KnowledgeGap = { ...gap, tickets: gap.tickets.filter((t) => !ids.has(t)), examples: kept.map(([e]) => e), exampleTickets: kept.map(([, t]) => t) };
+      if (next.closedBy !== undefined && ids.has(next.closedBy)) {
+        delete next.closedBy;
+        delete next.closedByQuestion;
+      }
+      const mode = next.examples.length === 0 ? 'delete' : next.closedAt ? 'closed' : 'open';
+      const score = next.closedAt ? Date.parse(next.closedAt) : next.count;
+      if (await this.apply(version, next, mode, score)) changed++;
+      else if (++retries >= MAX_CAS_RETRIES) throw new Error(`knowledge gaps: gave up forgetting tickets after ${MAX_CAS_RETRIES} concurrent writes`);
+    }
+  }
+
+  /**
    * Open gaps largest first, and with `includeClosed` the closed ones most recently closed first; each list at most
    * `limit` long (default: all kept).
    */
@@ -223,7 +264,7 @@ export class GapStore {
     return docs.filter((d): d is string => typeof d === 'string').map((d) => JSON.parse(d) as KnowledgeGap);
   }
 
-  private async apply(version: string, gap: KnowledgeGap, set: 'open' | 'closed', score: number): Promise<boolean> {
+  private async apply(version: string, gap: KnowledgeGap, set: 'open' | 'closed' | 'delete', score: number): Promise<boolean> {
     const k = this.keys();
     const result = await APPLY.run(this.redis, [k.version, k.doc, k.open, k.closed], [version, gap.id, JSON.stringify(gap), set, score, MAX_OPEN_GAPS, MAX_CLOSED_GAPS]);
     return result === 1;
@@ -240,17 +281,18 @@ function sortOpen(gaps: KnowledgeGap[]): KnowledgeGap[] {
 }
 
 function newGap(id: string, question: string, ticketId: string, at: string): KnowledgeGap {
-  return { id, count: 1, examples: [question], firstSeen: at, lastSeen: at, tickets: [ticketId] };
+  return { id, count: 1, examples: [question], exampleTickets: [ticketId], firstSeen: at, lastSeen: at, tickets: [ticketId] };
 }
 
 /** The gap with one more ticket (or the same ticket seen again) and, if it is new enough, one more example. */
 function addTicket(gap: KnowledgeGap, question: string, ticketId: string, at: string): KnowledgeGap {
   const known = gap.tickets.includes(ticketId);
-  const examples = gap.examples.length < MAX_GAP_EXAMPLES && !gap.examples.some((e) => sameWording(e, question)) ? [...gap.examples, question] : gap.examples;
+  const newExample = gap.examples.length < MAX_GAP_EXAMPLES && !gap.examples.some((e) => sameWording(e, question));
   return {
     ...gap,
     count: known ? gap.count : gap.count + 1,
-    examples,
+    examples: newExample ? [...gap.examples, question] : gap.examples,
+    exampleTickets: newExample ? [...gap.exampleTickets, ticketId] : gap.exampleTickets,
     lastSeen: at,
     tickets: known ? gap.tickets : [ticketId, ...gap.tickets].slice(0, MAX_GAP_TICKETS),
   };

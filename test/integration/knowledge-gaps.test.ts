@@ -20,6 +20,7 @@ import { GapStore, MAX_OPEN_GAPS, learnGapsFrom, type GapList } from '../../src/
 import { connectProducer } from '../../src/queues/connection.js';
 import { createDashboardApp } from '../../src/server/app.js';
 import { renderGapsSection } from '../../src/server/views.js';
+import { forgetCustomer } from '../../src/tickets/retention.js';
 import { approveTicket, rejectTicket } from '../../src/tickets/review.js';
 import {
   REPO_ROOT,
@@ -30,6 +31,7 @@ import {
   removePrefix,
   startPipelineServers,
   startRoles,
+  waitFor,
   waitForState,
   type PipelineServers,
   type RunningRoles,
@@ -56,13 +58,24 @@ afterAll(async () => {
   await servers?.stop();
 });
 
+/**
+ * Waits until no answer-ticket job is waiting or running: the gaps are updated by the job after the ticket's state
+ * change, so a ticket's new state alone does not say its gaps are written yet.
+ */
+async function pipelineIdle(): Promise<void> {
+  const { tickets } = await running.services.queues();
+  await waitFor(async () => Object.values(await tickets.getJobCounts('active', 'waiting', 'delayed', 'prioritized')).every((n) => n === 0), 'the answer-ticket jobs to finish');
+}
+
 /** Mails `question` as a new customer and waits until the pipeline is done with it. */
 async function ask(question: string, headers: Record<string, string> = {}) {
   const { ticketId } = await ingest(
     running,
     buildMail({ messageId: customerMessageId('gap'), from: `c-${randomUUID().slice(0, 8)}@customer.example`, subject: 'お問い合わせ', body: question, headers }),
   );
-  return waitForState(running.store, ticketId, ['parked', 'sent', 'failed'], 30_000);
+  const ticket = await waitForState(running.store, ticketId, ['parked', 'sent', 'failed'], 30_000);
+  await pipelineIdle();
+  return ticket;
 }
 
 function gaps(): GapStore {
@@ -257,5 +270,31 @@ describe('the gap store', () => {
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 40, ticketId: parked.id, msg: expect.stringContaining('Could not update the knowledge gaps') });
     expect((await running.store.require(parked.id)).state).toBe('parked');
+  });
+
+  it("forgets a customer's questions when the customer is erased, and the gaps they alone made", async () => {
+    notInKnowledgeBase = /エクスポート|ウォッチ/;
+    // The rules cannot know every name: this one has no honorific and is not the sender's display name.
+    const from = `erase-${randomUUID().slice(0, 8)}@customer.example`;
+    const mail = (question: string, sender: string) =>
+      ingest(running, buildMail({ messageId: customerMessageId('erase'), from: sender, subject: 'お問い合わせ', body: question }));
+    const { ticketId: own } = await mail('Fujimoto Logistics のデータを CSV でエクスポートしたい', from);
+    const { ticketId: shared } = await mail('スマートウォッチと連携したい', from);
+    const { ticketId: other } = await mail('スマートウォッチと連携できますか', `someone-else-${randomUUID().slice(0, 8)}@customer.example`);
+    for (const id of [own, shared, other]) expect((await waitForState(running.store, id, ['parked'])).state).toBe('parked');
+    await pipelineIdle();
+    const before = await gaps().list();
+    expect(before.open.flatMap((g) => g.examples)).toContain('Fujimoto Logistics のデータを CSV でエクスポートしたい');
+
+    await forgetCustomer({ redis, store: running.store, prefix: env.QUEUE_PREFIX!, archiveDir: path.join(servers.kb.dataDir, 'archive') }, from, { confirm: true });
+    const after = await gaps().list({ includeClosed: true });
+    const everything = JSON.stringify(after);
+    expect(everything).not.toContain('Fujimoto');
+    expect(everything).not.toContain('スマートウォッチと連携したい');
+    for (const id of [own, shared]) expect(everything).not.toContain(id);
+    // The gap another customer shares stays, with that customer's question and the count of what happened.
+    const watch = after.open.find((g) => g.tickets.includes(other));
+    expect(watch).toMatchObject({ count: 2, examples: ['スマートウォッチと連携できますか'], exampleTickets: [other], tickets: [other] });
+    expect(before.open.find((g) => g.tickets.includes(other))?.examples).toEqual(['スマートウォッチと連携したい', 'スマートウォッチと連携できますか']);
   });
 });
