@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Subtask } from '../../src/agent/types.js';
 import { GAP_SIMILARITY_THRESHOLD, closestGroup, questionSimilarity, questionTerms, stem } from '../../src/knowledge/gap-similarity.js';
-import { MAX_EXAMPLE_CHARS, answeredQuestions, exampleText, unansweredQuestions } from '../../src/knowledge/gaps.js';
+import { MAX_EXAMPLE_CHARS, answeredQuestions, exampleText, unansweredQuestions, type KnowledgeGap } from '../../src/knowledge/gaps.js';
+import { formatGaps } from '../../src/cli/knowledge-gaps.js';
+import { renderGapsSection } from '../../src/server/views.js';
 
 // [case, question a, question b]: one topic, worded differently; each must reach the threshold.
 const SAME_TOPIC: [string, string, string][] = [
@@ -126,5 +128,53 @@ describe('exampleText', () => {
     expect(Array.from(text)).toHaveLength(MAX_EXAMPLE_CHARS + 1);
     expect(text.endsWith('…')).toBe(true);
     expect(exampleText('  a\n\n b  ')).toBe('a b');
+  });
+});
+
+describe('showing gaps', () => {
+  const ticket = (n: number) => String(n).repeat(64).slice(0, 64);
+  const open: KnowledgeGap = {
+    id: '0mwuaaaaa1a2b3c',
+    count: 7,
+    examples: ['<script>alert(1)</script>の設定', 'ダークモード & "テーマ"'],
+    exampleTickets: [ticket(1), ticket(2)],
+    firstSeen: '2026-11-02T08:15:00.000Z',
+    lastSeen: '2026-11-24T10:05:00.000Z',
+    tickets: [1, 2, 3, 4, 5, 6].map(ticket),
+  };
+  const closed: KnowledgeGap = { ...open, id: '0mwubbbbb1a2b3c', count: 1, examples: ['請求書の宛名'], exampleTickets: [ticket(8)], tickets: [ticket(8)], closedAt: '2026-11-24T11:00:00.000Z', closedBy: ticket(9), closedByQuestion: '請求書の宛名の変更' };
+
+  it('escapes every question on the page and links the tickets', () => {
+    const page = renderGapsSection({ open: [open], closed: [closed], openTotal: 1, closedTotal: 1 }).toString();
+    expect(page).not.toContain('<script>');
+    expect(page).toContain('<li>&lt;script&gt;alert(1)&lt;/script&gt;の設定</li>');
+    expect(page).toContain('<li>ダークモード &amp; &quot;テーマ&quot;</li>');
+    expect(page).toContain(`<a href="/tickets/${ticket(6)}"><code>${ticket(6).slice(0, 12)}</code></a>`);
+    expect(page).toContain('(latest 6 of 7)');
+    expect(page).toContain(`by <a href="/tickets/${ticket(9)}">`);
+    expect(page).toContain(': 請求書の宛名の変更</div>');
+  });
+
+  it('says so when there is nothing to write', () => {
+    expect(renderGapsSection({ open: [], closed: [], openTotal: 0, closedTotal: 0 }).toString()).toContain('No open gaps');
+    expect(formatGaps({ open: [], closed: [], openTotal: 0, closedTotal: 0 })).toBe('No open knowledge gaps: every recent question was answered.');
+  });
+
+  it('prints a gap for the terminal: count, dates, examples, short ticket ids', () => {
+    expect(formatGaps({ open: [open], closed: [closed], openTotal: 1, closedTotal: 1 }, { all: true }).split('\n')).toEqual([
+      '1 open knowledge gap, largest first:',
+      '',
+      '● 7 tickets · first 2026-11-02 08:15 UTC · last 2026-11-24 10:05 UTC · gap 0mwuaaaaa1a2b3c',
+      '  「<script>alert(1)</script>の設定」',
+      '  「ダークモード & "テーマ"」',
+      `  tickets: ${[1, 2, 3, 4, 5].map((n) => ticket(n).slice(0, 12)).join(', ')}, … (7 in all)`,
+      '',
+      '1 closed knowledge gap, most recently closed first:',
+      '',
+      '● 1 ticket · first 2026-11-02 08:15 UTC · last 2026-11-24 10:05 UTC · gap 0mwubbbbb1a2b3c',
+      '  「請求書の宛名」',
+      `  tickets: ${ticket(8).slice(0, 12)}`,
+      `  closed 2026-11-24 11:00 UTC by ticket ${ticket(9).slice(0, 12)}: 「請求書の宛名の変更」`,
+    ]);
   });
 });
