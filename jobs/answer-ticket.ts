@@ -13,6 +13,10 @@
  * LLM refusing the request itself (4xx) — becomes `UnrecoverableError`. On the last failure the ticket is parked
  * with the error for a person before the error is rethrown, so no mail is silently dropped.
  *
+ * A ticket parked or drafted with the agent's result also updates the knowledge gaps (src/knowledge/gaps.ts) once
+ * the ticket is written: its unanswered subtasks are recorded, and a confident answer closes the gaps it answers.
+ * That step never fails the job.
+ *
  * The mail is untrusted: it reaches the agent only as the question and the earlier conversation, which the agent
  * puts into delimited user content; nothing of it is ever used as an instruction or a configuration value.
  */
@@ -24,6 +28,7 @@ import { EmptyQuestionError } from '../src/agent/agent.js';
 import { PromptConfigError } from '../src/agent/prompts.js';
 import type { AgentResult, LlmUsage, Subtask } from '../src/agent/types.js';
 import type { Config } from '../src/config.js';
+import { learnGapsFrom } from '../src/knowledge/gaps.js';
 import { createLogger, type Logger } from '../src/logger.js';
 import { decideReply, hasQuestion, type IgnoreReason, type ReplySignals } from '../src/mail/classify.js';
 import { MailParseError, parseInboundMail } from '../src/mail/parse.js';
@@ -177,7 +182,7 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
   const verdict = reviewVerdict(config.REVIEW_MODE, result);
   if (!draft || !verdict.send) {
     const reason = !draft ? 'the agent produced an empty answer' : verdict.reason;
-    await store.transition(ticketId, {
+    const parked = await store.transition(ticketId, {
       from: ['processing'],
       to: 'parked',
       actor: AGENT_WORKER_ACTOR,
@@ -185,6 +190,7 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
       patch: { agent: result, draft: result.answer, reason },
       current: ticket,
     });
+    await learnGapsFrom({ store, redis: deps.redis, logger: log }, parked);
     log.info({ reason }, 'Draft parked for review');
     return { outcome: 'parked', ticketId, reason, agentRun };
   }
@@ -192,7 +198,8 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
   // A Reply-To on another domain than From can aim our reply at a third party (a relay): a person decides.
   const foreignReplyTo = foreignReplyToReason(ticket, config.TRUSTED_REPLY_TO_DOMAINS);
   if (foreignReplyTo) {
-    await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: foreignReplyTo, patch: { agent: result, draft, reason: foreignReplyTo }, current: ticket });
+    const parked = await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: foreignReplyTo, patch: { agent: result, draft, reason: foreignReplyTo }, current: ticket });
+    await learnGapsFrom({ store, redis: deps.redis, logger: log }, parked);
     log.info('Draft parked: Reply-To on another domain');
     return { outcome: 'parked', ticketId, reason: foreignReplyTo, agentRun };
   }
@@ -202,7 +209,8 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
   const recorded = await produce(deps.redis, () => recordAutoReplyBudget(deps.redis, config.QUEUE_PREFIX, partiesOf(ticket), ticketId, limitsOf(config)));
   if (!recorded.allowed) {
     const reason = rateLimitReason(ticket, recorded, config);
-    await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: reason, patch: { agent: result, draft, reason }, current: ticket });
+    const parked = await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: reason, patch: { agent: result, draft, reason }, current: ticket });
+    await learnGapsFrom({ store, redis: deps.redis, logger: log }, parked);
     log.info({ count: recorded.count, window: recorded.refusedBy }, 'Draft parked: auto-reply limit reached');
     return { outcome: 'parked', ticketId, reason, agentRun };
   }
@@ -216,6 +224,8 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
     current: ticket,
   });
   await queueSend(drafted, deps);
+  // After the send job is safe: the gaps are a by-product and must not delay or endanger the reply.
+  await learnGapsFrom({ store, redis: deps.redis, logger: log }, drafted);
   log.info({ subtasks: result.subtasks.length }, 'Reply drafted and queued for sending');
   return { outcome: 'queued-for-sending', ticketId, agentRun };
 }

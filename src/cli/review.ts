@@ -209,7 +209,7 @@ program
       const reason = opts.reason?.trim() || 'rejected by an operator';
       await withStore(ctx, async ({ store, redis }) => {
         const ticket = await findTicket(store, redis, id);
-        const result = await rejectTicket({ store }, { ticketId: ticket.id, operator: by, reason });
+        const result = await rejectTicket({ store, redis }, { ticketId: ticket.id, operator: by, reason });
         if (result.outcome !== 'rejected') throw new CliError(`cannot reject ticket ${ticket.id}: ${result.message}`);
         ctx.print(`rejected ${ticket.id} (by ${by}): ${reason}`);
       });

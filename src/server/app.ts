@@ -18,6 +18,7 @@
  * | GET    | `/api/tickets/:id`            | the full ticket                                             | yes  |
  * | POST   | `/api/tickets/:id/approve`    | JSON `{ "reply"?: string }` → 202                            | yes  |
  * | POST   | `/api/tickets/:id/reject`     | JSON `{ "reason": string }` → 200                            | yes  |
+ * | GET    | `/api/knowledge/gaps`         | `?all=1&limit=` → knowledge gaps, largest first              | yes  |
  * | GET    | `/metrics`                    | Prometheus text format                                      | yes  |
  * | *      | `/admin/queues`               | Bull Board over every queue                                 | yes  |
  * | GET    | `/assets/review.css`          | the review page's stylesheet                                | yes  |
@@ -34,6 +35,7 @@ import { ALL_QUEUE_NAMES } from '../queues/names.js';
 import type { Queues } from '../queues/registry.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { apiHandlers } from './api.js';
+import { gapsApiHandler } from './gaps-api.js';
 import { ANONYMOUS_OPERATOR, CsrfTokens, LoginThrottle, basicAuthMiddleware, loopbackHostGuard, optionalBasicAuth, resolveAuth } from './auth.js';
 import { checkReadiness, type ReadinessDeps } from './health.js';
 import { errorMiddleware, jsonError, route, send, userOf, type ErrorRenderer } from './http.js';
@@ -216,6 +218,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   apiRouter.get('/tickets/:id', route(api.get, jsonError, logger));
   apiRouter.post('/tickets/:id/approve', route(api.approve, jsonError, logger));
   apiRouter.post('/tickets/:id/reject', route(api.reject, jsonError, logger));
+  apiRouter.get('/knowledge/gaps', route(gapsApiHandler({ redis: deps.redis, prefix: deps.config.QUEUE_PREFIX }), jsonError, logger));
   apiRouter.use((_req, res) => send(res, jsonError(404, 'No such API route')));
   apiRouter.use(errorMiddleware(jsonError, logger));
   app.use('/api', apiRouter);

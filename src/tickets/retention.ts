@@ -19,6 +19,7 @@
  */
 import path from 'node:path';
 import type { Redis } from 'ioredis';
+import { GapStore } from '../knowledge/gaps.js';
 import { comparableAddress, normaliseAddress } from '../mail/addresses.js';
 import { rawKey } from '../mail/raw-store.js';
 import { LockBusyError, acquireRedisLock, type RedisLock } from '../queues/redis-lock.js';
@@ -368,6 +369,8 @@ export async function forgetCustomer(deps: RetentionDeps, value: string, options
     const results = (await cleanup.exec()) ?? [];
     const failed = results.find(([err]) => err);
     if (failed?.[0]) throw failed[0];
+    // The knowledge gaps keep questions, which the personal-data rules cannot be sure to have cleaned.
+    await new GapStore(deps.redis, { prefix: deps.prefix }).forgetTickets(ids);
     return report;
   } finally {
     await lock.release();

@@ -9,6 +9,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
+import { learnGapsFrom } from '../knowledge/gaps.js';
 import { produce } from '../queues/connection.js';
 import { sendReplyJob, type JobTuning } from '../queues/job-options.js';
 import type { Queues } from '../queues/registry.js';
@@ -97,7 +98,8 @@ async function queueSend(deps: ReviewDeps, ticket: Ticket): Promise<string> {
 /**
  * Approves a parked ticket's reply: stores `reply` as the draft when given and what the approval changed of the
  * agent's answer (`approval`, from which the sent ticket's outcome and edit ratio follow), moves the ticket
- * `parked → approved` (actor `operator:<operator>`) and adds its `send-reply` job. Approving an already approved (not yet claimed)
+ * `parked → approved` (actor `operator:<operator>`) and adds its `send-reply` job; what the agent did answer closes
+ * the knowledge gaps it matches. Approving an already approved (not yet claimed)
  * ticket again only re-adds the same job, so a retry after a failure in between is safe.
  */
 export async function approveTicket(
@@ -145,15 +147,18 @@ export async function approveTicket(
     if (refusal) return refusal;
     throw err;
   }
-  return { outcome: 'approved', ticket: approved, jobId: await queueSend(deps, approved), alreadyApproved: false };
+  const jobId = await queueSend(deps, approved);
+  // The transition returns the ticket without the agent result; the one read above has it.
+  await learnGapsFrom({ store: deps.store, redis: deps.redis }, { ...approved, ...(ticket.agent ? { agent: ticket.agent } : {}) });
+  return { outcome: 'approved', ticket: approved, jobId, alreadyApproved: false };
 }
 
 /**
  * Rejects a parked ticket: no reply goes out (`parked → rejected`, actor `operator:<operator>`); `reason` is stored
- * as the ticket's reason and in the history.
+ * as the ticket's reason and in the history. With `redis`, a rejected draft is recorded in the knowledge gaps.
  */
 export async function rejectTicket(
-  deps: Pick<ReviewDeps, 'store'>,
+  deps: Pick<ReviewDeps, 'store'> & Partial<Pick<ReviewDeps, 'redis'>>,
   request: { ticketId: string; operator: string; reason: string },
 ): Promise<RejectOutcome> {
   const badId = checkId(request.ticketId);
@@ -169,6 +174,7 @@ export async function rejectTicket(
       note: reason,
       patch: { reason },
     });
+    if (deps.redis) await learnGapsFrom({ store: deps.store, redis: deps.redis }, ticket);
     return { outcome: 'rejected', ticket };
   } catch (err) {
     const refusal = refusalOf(err, 'reject');

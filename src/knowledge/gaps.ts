@@ -1,0 +1,402 @@
+/**
+ * Knowledge gaps: the questions the knowledge base could not answer, grouped by topic, so the team sees what to write
+ * into the manual next (largest gap first), and sees a gap close once the product answers it.
+ *
+ * - A ticket the agent parks (or, in review mode `never`, sends) with subtasks that ended without an answer (the
+ *   "not found" fallback, or not completed) adds each such subtask's question to the closest open gap, or opens one.
+ * - A rejected draft adds the ticket's unanswered subtask questions, or when every subtask was answered (the answer
+ *   itself was wrong) the customer's question.
+ * - A ticket answered without a person (queued for sending from `drafted`) or approved by one closes every open gap
+ *   one of its answered subtask questions — or, when all were answered, its customer question — is close to: the
+ *   knowledge base has the answer now (from a learned pair or a reindexed manual). A gap's own tickets never close
+ *   it: a parked draft an operator completes by hand is not an answer the product found.
+ *
+ * Closeness is {@link questionSimilarity} (src/knowledge/gap-similarity.ts) against each of the gap's example
+ * questions, at {@link GAP_SIMILARITY_THRESHOLD}. A gap counts tickets, not questions: two unanswered subtasks of one
+ * ticket in one gap, or a ticket parked and then rejected, count once (as far as the gap's last
+ * {@link MAX_GAP_TICKETS} tickets tell). Example questions are cut to {@link MAX_EXAMPLE_CHARS} and pass the personal-data
+ * rules (src/knowledge/personal-data.ts) before they are stored: a rejected customer's question is mail text. The
+ * rules cannot know every name, so erasing a customer (`review forget`) also removes their tickets and examples
+ * ({@link GapStore.forgetTickets}).
+ *
+ * Keys (P = QUEUE_PREFIX; no queue is named `gaps`):
+ *
+ * | key            | type       | content                                                         |
+ * |----------------|------------|-----------------------------------------------------------------|
+ * | `P:gaps:doc`   | hash       | gap id → the gap as JSON                                         |
+ * | `P:gaps:open`  | sorted set | open gap ids, score = ticket count (largest first)               |
+ * | `P:gaps:closed`| sorted set | closed gap ids, score = when closed (ms)                         |
+ * | `P:gaps:version` | string   | write counter: every change is a compare-and-set on it           |
+ *
+ * Bounded: at most {@link MAX_OPEN_GAPS} open gaps (a new one pushes out the smallest, oldest first) and
+ * {@link MAX_CLOSED_GAPS} closed ones (the longest closed go); nothing uses KEYS or SCAN. Choosing a gap reads the open
+ * gaps and decides in this process, so the write checks that no other writer changed any gap meanwhile (a Lua
+ * compare-and-set on `P:gaps:version`) and decides again if one did: two agent workers never count into a gap that
+ * one of them just closed or split.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { AgentResult } from '../agent/types.js';
+import { createLogger, type Logger } from '../logger.js';
+import { LuaScript } from '../tickets/lua.js';
+import type { Ticket } from '../tickets/ticket.js';
+import type { TicketStore } from '../tickets/ticket-store.js';
+import { GAP_SIMILARITY_THRESHOLD, closestGroup, cosine, questionTerms } from './gap-similarity.js';
+import { PLACEHOLDERS, scrubPersonalData } from './personal-data.js';
+
+export { GAP_SIMILARITY_THRESHOLD, questionSimilarity } from './gap-similarity.js';
+
+/** Open gaps kept; matching reads all of them, so this bounds the work per recorded question. */
+export const MAX_OPEN_GAPS = 300;
+/** Closed gaps kept for `gaps --all` and the Knowledge page. */
+export const MAX_CLOSED_GAPS = 200;
+/** Example questions shown per gap. */
+export const MAX_GAP_EXAMPLES = 3;
+/** Ticket ids kept per gap, newest first (the count goes on beyond it). */
+export const MAX_GAP_TICKETS = 20;
+/** Longest example question stored (code points); a rejected mail's whole text is cut to this. */
+export const MAX_EXAMPLE_CHARS = 300;
+
+// Compare-and-set attempts before a write gives up (each lost race means another gap write landed first).
+const MAX_CAS_RETRIES = 16;
+
+/** One knowledge gap. */
+export interface KnowledgeGap {
+  /** Sortable by creation (base-36 time, then random). */
+  id: string;
+  /** Tickets that ran into it. */
+  count: number;
+  /** Up to {@link MAX_GAP_EXAMPLES} distinct questions, the first one first; personal data replaced. */
+  examples: string[];
+  /** The ticket each example came from (same order), so erasing a customer removes the customer's own words. */
+  exampleTickets: string[];
+  /** When the first and the latest ticket ran into it (ISO 8601). */
+  firstSeen: string;
+  lastSeen: string;
+  /** Ids of its latest {@link MAX_GAP_TICKETS} tickets, newest first. */
+  tickets: string[];
+  /** When a later ticket on it was answered (ISO 8601); absent while open. */
+  closedAt?: string;
+  /** The ticket whose answer closed it. */
+  closedBy?: string;
+  /** The question of that ticket that matched (personal data replaced). */
+  closedByQuestion?: string;
+}
+
+/** What {@link GapStore.list} returns. */
+export interface GapList {
+  /** Open gaps, largest first (ties: the newest gap first). */
+  open: KnowledgeGap[];
+  /** Closed gaps, most recently closed first; empty unless asked for. */
+  closed: KnowledgeGap[];
+  /** How many are open and closed in all (the lists may be cut to a limit). */
+  openTotal: number;
+  closedTotal: number;
+}
+
+/** Options of {@link GapStore}. */
+export interface GapStoreOptions {
+  /** Key prefix, normally QUEUE_PREFIX. */
+  prefix: string;
+  /** Clock for timestamps; tests pass a fixed one. */
+  now?: () => Date;
+}
+
+// KEYS: version, doc, open, closed. ARGV: expected version, gap id, gap JSON, 'open', 'closed' or 'delete', score,
+// max open, max closed. Writes the gap, files it under open (score = count) or closed (score = closedAt), and drops
+// the lowest-scored gaps beyond the bounds (never the one just written); or deletes it. Returns 1, or 0 when the
+// version moved on.
+const APPLY = new LuaScript(
+  `
+local v = redis.call('GET', KEYS[1]) or '0'
+if v ~= ARGV[1] then return 0 end
+if ARGV[4] == 'delete' then
+  redis.call('HDEL', KEYS[2], ARGV[2])
+  redis.call('ZREM', KEYS[3], ARGV[2])
+  redis.call('ZREM', KEYS[4], ARGV[2])
+  redis.call('INCR', KEYS[1])
+  return 1
+end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+local set, bound
+if ARGV[4] == 'open' then
+  set, bound = KEYS[3], tonumber(ARGV[6])
+else
+  redis.call('ZREM', KEYS[3], ARGV[2])
+  set, bound = KEYS[4], tonumber(ARGV[7])
+end
+redis.call('ZADD', set, ARGV[5], ARGV[2])
+local over = redis.call('ZCARD', set) - bound
+if over > 0 then
+  for _, id in ipairs(redis.call('ZRANGE', set, 0, over)) do
+    if over > 0 and id ~= ARGV[2] then
+      redis.call('ZREM', set, id)
+      redis.call('HDEL', KEYS[2], id)
+      over = over - 1
+    end
+  end
+end
+redis.call('INCR', KEYS[1])
+return 1
+`,
+  4,
+);
+
+/** The knowledge gaps in Redis; see the module comment. */
+export class GapStore {
+  readonly prefix: string;
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly redis: Redis,
+    options: GapStoreOptions,
+  ) {
+    if (!options.prefix) throw new TypeError('GapStore: prefix is required');
+    this.prefix = options.prefix;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** The Redis keys of the store, for operators and tests. */
+  keys() {
+    const base = `${this.prefix}:gaps`;
+    return { doc: `${base}:doc`, open: `${base}:open`, closed: `${base}:closed`, version: `${base}:version` };
+  }
+
+  /**
+   * Counts `ticketId` into the open gap closest to `question`, or opens a new gap for it. A ticket already among the
+   * gap's tickets is not counted again (its question may still become an example). Returns the gap as written, or
+   * undefined for a question with nothing to compare (no topic terms: empty, or only punctuation and particles).
+   */
+  async record(question: string, ticketId: string): Promise<KnowledgeGap | undefined> {
+    const text = exampleText(question);
+    if (questionTerms(matchText(text)).size === 0) return undefined;
+    const at = this.now().toISOString();
+    for (let attempt = 0; attempt < MAX_CAS_RETRIES; attempt++) {
+      const { version, gaps } = await this.readOpen();
+      const match = closestGroup(matchText(text), gaps.map((g) => ({ id: g.id, examples: g.examples.map(matchText) })));
+      const found = match && gaps.find((g) => g.id === match.id);
+      const gap = found ? addTicket(found, text, ticketId, at) : newGap(this.newId(), text, ticketId, at);
+      if (await this.apply(version, gap, 'open', gap.count)) return gap;
+    }
+    throw new Error(`knowledge gaps: gave up recording after ${MAX_CAS_RETRIES} concurrent writes`);
+  }
+
+  /**
+   * Closes every open gap that one of `questions` (those `ticketId` was answered on) is close to, except gaps the
+   * ticket itself is counted in. Returns the gaps closed.
+   */
+  async close(questions: readonly string[], ticketId: string): Promise<KnowledgeGap[]> {
+    const answered = questions.map((q) => exampleText(q)).filter((q) => questionTerms(matchText(q)).size > 0);
+    if (answered.length === 0) return [];
+    const closed: KnowledgeGap[] = [];
+    let retries = 0;
+    for (;;) {
+      const { version, gaps } = await this.readOpen();
+      const hit = firstClosable(gaps, answered, ticketId);
+      if (!hit) return closed;
+      const at = this.now();
+      const gap: KnowledgeGap = { ...hit.gap, closedAt: at.toISOString(), closedBy: ticketId, closedByQuestion: hit.question };
+      if (await this.apply(version, gap, 'closed', at.getTime())) closed.push(gap);
+      else if (++retries >= MAX_CAS_RETRIES) throw new Error(`knowledge gaps: gave up closing after ${MAX_CAS_RETRIES} concurrent writes`);
+    }
+  }
+
+  /**
+   * Removes every trace of `ticketIds` (a customer being erased): the tickets from the gaps' lists, the examples they
+   * gave and the question that closed a gap; a gap left without an example is deleted, since nothing of it can be
+   * shown or matched any more. Counts and dates stay: they say how often, not who. Returns how many gaps changed.
+   */
+  async forgetTickets(ticketIds: Iterable<string>): Promise<number> {
+    const ids = new Set(ticketIds);
+    if (ids.size === 0) return 0;
+    const k = this.keys();
+    let changed = 0;
+    for (let retries = 0; ; ) {
+      const version = (await this.redis.get(k.version)) ?? '0';
+      // All gaps, open and closed: both sets are bounded, and this runs only when a person erases a customer.
+      const all = await this.docs([...(await this.redis.zrange(k.open, 0, -1)), ...(await this.redis.zrange(k.closed, 0, -1))]);
+      const gap = all.find((g) => g.tickets.some((t) => ids.has(t)) || g.exampleTickets.some((t) => ids.has(t)) || (g.closedBy !== undefined && ids.has(g.closedBy)));
+      if (!gap) return changed;
+      const kept = gap.examples.map((e, i) => [e, gap.exampleTickets[i] ?? ''] as const).filter(([, t]) => !ids.has(t));
+      const next: KnowledgeGap = { ...gap, tickets: gap.tickets.filter((t) => !ids.has(t)), examples: kept.map(([e]) => e), exampleTickets: kept.map(([, t]) => t) };
+      if (next.closedBy !== undefined && ids.has(next.closedBy)) {
+        delete next.closedBy;
+        delete next.closedByQuestion;
+      }
+      const mode = next.examples.length === 0 ? 'delete' : next.closedAt ? 'closed' : 'open';
+      const score = next.closedAt ? Date.parse(next.closedAt) : next.count;
+      if (await this.apply(version, next, mode, score)) changed++;
+      else if (++retries >= MAX_CAS_RETRIES) throw new Error(`knowledge gaps: gave up forgetting tickets after ${MAX_CAS_RETRIES} concurrent writes`);
+    }
+  }
+
+  /**
+   * Open gaps largest first, and with `includeClosed` the closed ones most recently closed first; each list at most
+   * `limit` long (default: all kept).
+   */
+  async list(options: { includeClosed?: boolean; limit?: number } = {}): Promise<GapList> {
+    const k = this.keys();
+    const stop = options.limit === undefined ? -1 : Math.max(1, Math.trunc(options.limit)) - 1;
+    const read = this.redis.multi().zrevrange(k.open, 0, stop).zcard(k.open).zcard(k.closed);
+    if (options.includeClosed) read.zrevrange(k.closed, 0, stop);
+    const replies = (await read.exec()) as [Error | null, unknown][] | null;
+    if (!replies) throw new Error('knowledge gaps: the read was aborted');
+    for (const [err] of replies) if (err) throw err;
+    const [openIds, openTotal, closedTotal, closedIds = []] = replies.map(([, value]) => value) as [string[], number, number, string[]?];
+    const [open, closed] = await Promise.all([this.docs(openIds), this.docs(closedIds)]);
+    return { open: sortOpen(open), closed, openTotal, closedTotal };
+  }
+
+  /** The open gaps with the write counter read together with them. */
+  private async readOpen(): Promise<{ version: string; gaps: KnowledgeGap[] }> {
+    const k = this.keys();
+    const replies = (await this.redis.multi().get(k.version).zrange(k.open, 0, -1).exec()) as [Error | null, unknown][] | null;
+    if (!replies) throw new Error('knowledge gaps: the read was aborted');
+    for (const [err] of replies) if (err) throw err;
+    const version = (replies[0]![1] as string | null) ?? '0';
+    // Read after the counter: a gap changed in between moved the counter on, and the write will decide again.
+    return { version, gaps: await this.docs(replies[1]![1] as string[]) };
+  }
+
+  private async docs(ids: readonly string[]): Promise<KnowledgeGap[]> {
+    if (ids.length === 0) return [];
+    const docs = await this.redis.hmget(this.keys().doc, ...ids);
+    return docs.filter((d): d is string => typeof d === 'string').map((d) => JSON.parse(d) as KnowledgeGap);
+  }
+
+  private async apply(version: string, gap: KnowledgeGap, set: 'open' | 'closed' | 'delete', score: number): Promise<boolean> {
+    const k = this.keys();
+    const result = await APPLY.run(this.redis, [k.version, k.doc, k.open, k.closed], [version, gap.id, JSON.stringify(gap), set, score, MAX_OPEN_GAPS, MAX_CLOSED_GAPS]);
+    return result === 1;
+  }
+
+  private newId(): string {
+    return `${this.now().getTime().toString(36).padStart(9, '0')}${randomBytes(3).toString('hex')}`;
+  }
+}
+
+/** Largest first; among equal counts the newest first (the order of `P:gaps:open` read backwards). */
+function sortOpen(gaps: KnowledgeGap[]): KnowledgeGap[] {
+  return gaps.sort((a, b) => b.count - a.count || b.id.localeCompare(a.id));
+}
+
+function newGap(id: string, question: string, ticketId: string, at: string): KnowledgeGap {
+  return { id, count: 1, examples: [question], exampleTickets: [ticketId], firstSeen: at, lastSeen: at, tickets: [ticketId] };
+}
+
+/** The gap with one more ticket (or the same ticket seen again) and, if it is new enough, one more example. */
+function addTicket(gap: KnowledgeGap, question: string, ticketId: string, at: string): KnowledgeGap {
+  const known = gap.tickets.includes(ticketId);
+  const newExample = gap.examples.length < MAX_GAP_EXAMPLES && !gap.examples.some((e) => sameWording(e, question));
+  return {
+    ...gap,
+    count: known ? gap.count : gap.count + 1,
+    examples: newExample ? [...gap.examples, question] : gap.examples,
+    exampleTickets: newExample ? [...gap.exampleTickets, ticketId] : gap.exampleTickets,
+    lastSeen: at,
+    tickets: known ? gap.tickets : [ticketId, ...gap.tickets].slice(0, MAX_GAP_TICKETS),
+  };
+}
+
+/** Two examples that differ only in spelling (width, case, punctuation, spaces) show nothing new. */
+function sameWording(a: string, b: string): boolean {
+  const plain = (s: string) => s.normalize('NFKC').toLowerCase().replace(/[\s\p{P}\p{S}]+/gu, '');
+  return plain(a) === plain(b);
+}
+
+/** The first open gap (largest first) that one of `questions` answers, with that question. */
+function firstClosable(gaps: KnowledgeGap[], questions: readonly string[], ticketId: string): { gap: KnowledgeGap; question: string } | undefined {
+  const asked = questions.map((q) => ({ question: q, terms: questionTerms(matchText(q)) }));
+  for (const gap of sortOpen(gaps)) {
+    if (gap.tickets.includes(ticketId)) continue;
+    const examples = gap.examples.map((e) => questionTerms(matchText(e)));
+    const hit = asked.find((a) => examples.some((e) => cosine(a.terms, e) >= GAP_SIMILARITY_THRESHOLD));
+    if (hit) return { gap, question: hit.question };
+  }
+  return undefined;
+}
+
+/** A question as stored: outer space trimmed, cut to {@link MAX_EXAMPLE_CHARS}, personal data replaced. */
+export function exampleText(question: string): string {
+  const chars = Array.from(question.replace(/\s+/g, ' ').trim());
+  const cut = chars.length > MAX_EXAMPLE_CHARS ? `${chars.slice(0, MAX_EXAMPLE_CHARS).join('')}…` : chars.join('');
+  return scrubPersonalData(cut).text;
+}
+
+const PLACEHOLDER_TEXTS = [...Object.values(PLACEHOLDERS.ja), ...Object.values(PLACEHOLDERS.en)];
+
+/** A stored question as compared: without the placeholders, which say nothing about the topic. */
+function matchText(example: string): string {
+  let text = example;
+  for (const placeholder of PLACEHOLDER_TEXTS) text = text.replaceAll(placeholder, ' ');
+  return text;
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+// What a ticket teaches the gaps.
+
+/** Questions of the subtasks the agent could not answer (the fallback, or not completed). */
+export function unansweredQuestions(agent: Pick<AgentResult, 'subtasks'>): string[] {
+  return agent.subtasks.filter((s) => !s.isCompleted || s.usedFallback).map((s) => s.taskName);
+}
+
+/**
+ * Questions the agent answered from the knowledge base: its completed subtasks, and the customer's question itself
+ * when every subtask was answered.
+ */
+export function answeredQuestions(ticket: Pick<Ticket, 'question'>, agent: Pick<AgentResult, 'subtasks'>): string[] {
+  const answered = agent.subtasks.filter((s) => s.isCompleted && !s.usedFallback).map((s) => s.taskName);
+  if (answered.length > 0 && answered.length === agent.subtasks.length && ticket.question.trim()) answered.push(ticket.question);
+  return answered;
+}
+
+/** What {@link learnGapsFrom} needs. */
+export interface GapHookDeps {
+  /** The ticket store: its prefix names the gap keys, and it supplies the agent result when the ticket lacks it. */
+  store: TicketStore;
+  /** A producer connection (fail-fast). */
+  redis: Redis;
+  logger?: Logger;
+  /** Clock of the gap store; tests pass a fixed one. */
+  now?: () => Date;
+}
+
+/** What {@link learnGapsFrom} did. */
+export interface GapHookResult {
+  recorded: KnowledgeGap[];
+  closed: KnowledgeGap[];
+}
+
+/**
+ * Called after a ticket's state changed (the answer-ticket job, the review actions): records its unanswered
+ * questions into gaps or closes the gaps it answers, by the ticket's new state — `parked` and `drafted` record the
+ * unanswered subtasks, `rejected` records them or the customer's question, `drafted` and `approved` close. Other
+ * states, and tickets the agent never ran on (spam, over the rate limit, no question), teach nothing.
+ *
+ * Never throws: the ticket's transition is done and must stand whatever happens here; a failure is logged at warn
+ * and the gaps simply miss this ticket.
+ */
+export async function learnGapsFrom(deps: GapHookDeps, ticket: Ticket): Promise<GapHookResult> {
+  const result: GapHookResult = { recorded: [], closed: [] };
+  if (!['parked', 'drafted', 'approved', 'rejected'].includes(ticket.state)) return result;
+  const log = deps.logger ?? createLogger('knowledge-gaps');
+  try {
+    const agent = ticket.agent ?? (await deps.store.get(ticket.id))?.agent;
+    if (!agent) return result;
+    const gaps = new GapStore(deps.redis, { prefix: deps.store.prefix, ...(deps.now ? { now: deps.now } : {}) });
+    const unanswered = unansweredQuestions(agent);
+    const toRecord =
+      ticket.state === 'parked' || ticket.state === 'drafted' ? unanswered : ticket.state === 'rejected' ? (unanswered.length > 0 ? unanswered : [ticket.question]) : [];
+    for (const question of toRecord) {
+      const gap = await gaps.record(question, ticket.id);
+      if (gap) result.recorded.push(gap);
+    }
+    if (ticket.state === 'drafted' || ticket.state === 'approved') result.closed = await gaps.close(answeredQuestions(ticket, agent), ticket.id);
+    if (result.recorded.length > 0 || result.closed.length > 0) {
+      log.info({ ticketId: ticket.id, recorded: result.recorded.map((g) => g.id), closed: result.closed.map((g) => g.id) }, 'Knowledge gaps updated');
+    }
+  } catch (err) {
+    log.warn({ err, ticketId: ticket.id }, 'Could not update the knowledge gaps for this ticket; the ticket itself is unaffected');
+  }
+  return result;
+}
