@@ -187,7 +187,7 @@ program
         const ticket = await findTicket(store, redis, id);
         const queues = createQueues(redis, ctx.config.QUEUE_PREFIX);
         try {
-          const result = await approveTicket({ store, redis, outbound: queues.outbound, config: ctx.config }, { ticketId: ticket.id, operator: by, reply });
+          const result = await approveTicket({ store, redis, outbound: queues.outbound, learning: queues.tickets, config: ctx.config }, { ticketId: ticket.id, operator: by, reply });
           if (result.outcome !== 'approved') throw new CliError(`cannot approve ticket ${ticket.id}: ${result.message}`);
           ctx.print(`approved ${ticket.id} (by ${by}); the reply is queued for sending`);
         } finally {

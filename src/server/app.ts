@@ -132,6 +132,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   const review: ReviewDeps = {
     store: deps.store,
     outbound: deps.queues.outbound,
+    learning: deps.queues.tickets,
     redis: deps.redis,
     config: deps.config,
     ...(deps.tuning ? { tuning: deps.tuning } : {}),

@@ -10,7 +10,8 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { produce } from '../queues/connection.js';
-import { sendReplyJob, type JobTuning } from '../queues/job-options.js';
+import { createLogger } from '../logger.js';
+import { proposeLearnedAnswerJob, sendReplyJob, type JobTuning } from '../queues/job-options.js';
 import type { Queues } from '../queues/registry.js';
 import { approvalRecord } from './outcome.js';
 import { IllegalTransitionError, TICKET_ID_PATTERN, jobGeneration, type Ticket, type TicketPatch, type TicketState } from './ticket.js';
@@ -31,6 +32,11 @@ export interface ReviewDeps {
   config: Pick<Config, 'SENDER_ATTEMPTS'>;
   /** Backoff of the send job; tests shorten it. */
   tuning?: JobTuning;
+  /**
+   * The `tickets` queue, to propose learned answers from each approval (`propose-learned-answer`). Without it (or
+   * when adding the job fails) the approval stands and no candidates are proposed.
+   */
+  learning?: Pick<Queues['tickets'], 'add'> | undefined;
 }
 
 /** An expected refusal: the caller reports `message` and does nothing else. */
@@ -145,7 +151,25 @@ export async function approveTicket(
     if (refusal) return refusal;
     throw err;
   }
-  return { outcome: 'approved', ticket: approved, jobId: await queueSend(deps, approved), alreadyApproved: false };
+  const jobId = await queueSend(deps, approved);
+  await queueProposal(deps, approved);
+  return { outcome: 'approved', ticket: approved, jobId, alreadyApproved: false };
+}
+
+const log = createLogger('review');
+
+/**
+ * Queues the learned-answer proposal of an approved ticket. After the approval and its send job, and never failing
+ * either: the candidates are a suggestion, the reply is the customer's.
+ */
+async function queueProposal(deps: ReviewDeps, ticket: Ticket): Promise<void> {
+  if (!deps.learning) return;
+  try {
+    const job = proposeLearnedAnswerJob(ticket.id, jobGeneration(ticket), deps.tuning);
+    await produce(deps.redis, () => deps.learning!.add(job.name, job.data, job.opts));
+  } catch (err) {
+    log.warn({ ticketId: ticket.id, err: err instanceof Error ? err.message : String(err) }, 'could not queue the learned-answer proposal; the approval stands');
+  }
 }
 
 /**
