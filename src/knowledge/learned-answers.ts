@@ -303,7 +303,7 @@ export type IndexedOutcome<T> = T & { indexError?: string };
  * accepted even when the backend fails: `indexError` says so, and the next Q&A reindex adds it.
  */
 export async function acceptLearned(
-  deps: { store: LearnedAnswerStore; qa?: Pick<QaSearch, 'upsertPairs'> | undefined },
+  deps: { store: LearnedAnswerStore; qa?: QaSearch | undefined },
   id: number,
   request: Parameters<LearnedAnswerStore['accept']>[1],
 ): Promise<IndexedOutcome<AcceptOutcome>> {
@@ -319,7 +319,7 @@ export async function acceptLearned(
 
 /** Removes an accepted pair, and its point from a backend that stores learned pairs itself. */
 export async function removeLearned(
-  deps: { store: LearnedAnswerStore; qa?: Pick<QaSearch, 'removePairs'> | undefined },
+  deps: { store: LearnedAnswerStore; qa?: QaSearch | undefined },
   id: number,
 ): Promise<IndexedOutcome<Awaited<ReturnType<LearnedAnswerStore['remove']>>>> {
   const result = await deps.store.remove(id);
