@@ -14,6 +14,10 @@
  * | POST   | `/tickets/:id/approve`        | form: `reply`, `_csrf` → 303                                 | yes  |
  * | POST   | `/tickets/:id/reject`         | form: `reason`, `_csrf` → 303                                | yes  |
  * | POST   | `/reindex`                    | form: `_csrf` → queues reindex-manual and reindex-qa, 303    | yes  |
+ * | GET    | `/knowledge`                  | learned-answer candidates and accepted pairs (`?done=&id=`)  | yes  |
+ * | POST   | `/knowledge/candidates/:id/accept` | form: `question`, `answer`, `asNew`?, `_csrf` → 303     | yes  |
+ * | POST   | `/knowledge/candidates/:id/discard` | form: `_csrf` → 303                                    | yes  |
+ * | POST   | `/knowledge/pairs/:id/remove` | form: `_csrf` → 303                                          | yes  |
  * | GET    | `/api/tickets`                | `?state=&limit=&offset=` → summaries, `X-Total-Count`        | yes  |
  * | GET    | `/api/tickets/:id`            | the full ticket                                             | yes  |
  * | POST   | `/api/tickets/:id/approve`    | JSON `{ "reply"?: string }` → 202                            | yes  |
@@ -39,6 +43,9 @@ import { checkReadiness, type ReadinessDeps } from './health.js';
 import { errorMiddleware, jsonError, route, send, userOf, type ErrorRenderer } from './http.js';
 import { createMetricsRegistry } from './metrics.js';
 import { htmlErrorRenderer, reviewPageHandlers } from './review-page.js';
+import { knowledgePageHandlers } from './knowledge-page.js';
+import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
+import type { QaSearch } from '../search/types.js';
 import type { ReviewDeps } from '../tickets/review.js';
 import { apiRequestGuard, BULL_BOARD_CSP, REVIEW_CSP, sameOriginGuard, securityHeaders } from './security.js';
 import { REVIEW_CSS, STYLESHEET_PATH } from './styles.js';
@@ -64,6 +71,8 @@ export interface DashboardDeps {
   queues: Queues;
   /** Search backends for `/readyz`; those checks are reported as skipped without them. */
   search?: ReadinessDeps['search'];
+  /** The Q&A search, which takes accepted learned pairs itself when it can (Qdrant); the embedded index reads Redis. */
+  qa?: QaSearch;
   /** When the IMAP poller last completed a poll; the `/readyz` poller check is skipped without it. */
   lastPollAt?: () => Promise<Date | undefined>;
   /** Oldest acceptable last poll; default 3 × IMAP_POLL_INTERVAL_MS (three missed safety polls). */
@@ -138,7 +147,9 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     ...(deps.tuning ? { tuning: deps.tuning } : {}),
   };
   const api = apiHandlers({ store: deps.store, review });
+  const learned = new LearnedAnswerStore(deps.redis, { prefix: deps.config.QUEUE_PREFIX });
   const pages = reviewPageHandlers({
+    learned,
     store: deps.store,
     redis: deps.redis,
     prefix: deps.config.QUEUE_PREFIX,
@@ -148,6 +159,8 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     now,
     logger,
   });
+  // The knowledge-gaps section (issue 14 §3) is wired here as `gaps: …`.
+  const knowledge = knowledgePageHandlers({ learned, qa: deps.qa, csrf });
   const metrics = createMetricsRegistry({ store: deps.store, queues: deps.queues, redis: deps.redis, prefix: deps.config.QUEUE_PREFIX });
   const readiness: ReadinessDeps = {
     redis: deps.redis,
@@ -245,6 +258,10 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   app.post('/tickets/:id/approve', ...form, route(pages.approve, htmlError, logger));
   app.post('/tickets/:id/reject', ...form, route(pages.reject, htmlError, logger));
   app.post('/reindex', ...form, route(pages.reindex, htmlError, logger));
+  app.get('/knowledge', route(knowledge.page, htmlError, logger));
+  app.post('/knowledge/candidates/:id/accept', ...form, route(knowledge.accept, htmlError, logger));
+  app.post('/knowledge/candidates/:id/discard', ...form, route(knowledge.discard, htmlError, logger));
+  app.post('/knowledge/pairs/:id/remove', ...form, route(knowledge.remove, htmlError, logger));
 
   app.use((_req, res) => send(res, htmlError(404, 'No such page')));
   app.use(errorMiddleware(htmlError, logger));

@@ -19,6 +19,10 @@ import { LEARNED_ANSWERS_FORMAT_NAME } from '../../src/knowledge/learned-candida
 import { acceptLearned, LearnedAnswerStore, learnedPairSource, removeLearned, type LearnedCandidate } from '../../src/knowledge/learned-answers.js';
 import { createOpenAIClient } from '../../src/openai.js';
 import { connectProducer } from '../../src/queues/connection.js';
+import { proposeLearnedJobId, sendJobId } from '../../src/queues/job-options.js';
+import { closeAll, createQueues } from '../../src/queues/registry.js';
+import { approveTicket } from '../../src/tickets/review.js';
+import { jobGeneration } from '../../src/tickets/ticket.js';
 import { EmbeddedQaSearch } from '../../src/search/embedded-qa.js';
 import { HashedNgramEmbedder } from '../../src/search/embeddings.js';
 import type { QaPair } from '../../src/search/types.js';
@@ -169,6 +173,47 @@ describe('proposeLearnedAnswer', () => {
     const ticket = await approvedTicket(tickets);
     await tickets.transition(ticket.id, { from: ['approved'], to: 'parked', actor: 'sender', patch: { reason: 'bounced' } });
     expect(await proposeLearnedAnswer({ ticketId: ticket.id }, { store: tickets, learned })).toMatchObject({ proposed: [], skipped: 'the ticket is parked, not approved' });
+  });
+});
+
+describe('the approval queues the proposal', () => {
+  async function parkedTicket(tickets: TicketStore): Promise<Ticket> {
+    const ticket = newTicket({ messageId: `<${randomUUID()}@customer.example>`, from: 'a@customer.example', subject: 's', question: 'q', actor: 'poller' });
+    await tickets.createIfAbsent(ticket);
+    await tickets.transition(ticket.id, { to: 'processing', actor: 'agent-worker' });
+    return tickets.transition(ticket.id, { to: 'parked', actor: 'agent-worker', patch: { draft: 'draft', reason: 'review' } });
+  }
+
+  it('adds one propose-learned-answer job per approval beside the send job', async () => {
+    const { prefix, tickets } = freshStore();
+    const queues = createQueues(redis, prefix);
+    cleanups.push(() => closeAll(queues));
+    const ticket = await parkedTicket(tickets);
+    const deps = { store: tickets, outbound: queues.outbound, learning: queues.tickets, redis, config: { SENDER_ATTEMPTS: 3 } };
+    const approved = await approveTicket(deps, { ticketId: ticket.id, operator: 'sato', reply: 'edited' });
+    expect(approved.outcome).toBe('approved');
+    const generation = jobGeneration((approved as { ticket: Ticket }).ticket);
+    expect((await queues.tickets.getJob(proposeLearnedJobId(ticket.id, generation)))?.data).toEqual({ ticketId: ticket.id });
+    expect(await queues.outbound.getJob(sendJobId(ticket.id, generation))).toBeDefined();
+  });
+
+  it('approves and queues the reply even when the proposal cannot be queued', async () => {
+    const { prefix, tickets } = freshStore();
+    const queues = createQueues(redis, prefix);
+    // The proposal's queue is on a connection that is gone: adding to it fails, as in a Redis outage.
+    const lost = await connectProducer(redisServer.url);
+    const lostQueues = createQueues(lost, prefix);
+    lost.disconnect();
+    cleanups.push(() => closeAll(queues, lostQueues));
+    const ticket = await parkedTicket(tickets);
+    const approved = await approveTicket(
+      { store: tickets, outbound: queues.outbound, learning: lostQueues.tickets, redis, config: { SENDER_ATTEMPTS: 3 } },
+      { ticketId: ticket.id, operator: 'sato' },
+    );
+    expect(approved.outcome).toBe('approved');
+    expect((await tickets.require(ticket.id)).state).toBe('approved');
+    expect(await queues.outbound.getJob((approved as { jobId: string }).jobId)).toBeDefined();
+    expect(await queues.tickets.getJobCounts('waiting')).toEqual({ waiting: 0 });
   });
 });
 
