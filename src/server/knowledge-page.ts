@@ -62,7 +62,7 @@ function flashOf(query: z.output<typeof pageQuerySchema>): Flash | undefined {
   if (!query.done) return undefined;
   const pair = `learned#${query.id ?? '?'}`;
   if (query.index === 'failed') {
-    return { kind: 'bad', message: `${pair} is stored, but the Q&A server did not take the change; the next Q&A reindex applies it.` };
+    return { kind: 'bad', message: `The change to ${pair} is saved, but the Q&A server did not take it; the next Q&A reindex applies it.` };
   }
   switch (query.done) {
     case 'accepted':
