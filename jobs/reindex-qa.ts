@@ -9,7 +9,7 @@ import type { Config } from '../src/config.js';
 import { EmptySourceError, parseJobData } from '../src/knowledge/errors.js';
 import { loadQaPairs } from '../src/knowledge/qa-loader.js';
 import { createLogger, type Logger } from '../src/logger.js';
-import type { ProgressFn, QaSearch } from '../src/search/types.js';
+import type { ProgressFn, QaPair, QaSearch } from '../src/search/types.js';
 
 /** Job payload; every field is optional and falls back to configuration. */
 export const reindexQaJobDataSchema = z
@@ -26,6 +26,8 @@ export interface ReindexQaResult {
   files: number;
   /** Pairs now in the index. */
   pairs: number;
+  /** Of those, learned pairs (accepted on the Knowledge page) indexed beside the CSVs. */
+  learned: number;
   /** Rows left out because the question or answer was empty (each was logged with file and row). */
   skipped: number;
   /** Wall time of the whole job. */
@@ -39,6 +41,12 @@ export interface ReindexQaContext {
   /** Stages: `read` (files), then whatever the search backend reports while embedding and building. */
   onProgress?: ProgressFn;
   logger?: Logger;
+  /**
+   * The accepted learned pairs (src/knowledge/learned-answers.ts), indexed beside the CSVs so a rebuild keeps them.
+   * Without it the rebuild holds the CSVs only; the embedded index still merges learned pairs in from Redis when it
+   * searches, a server backend (Qdrant) would lose them until they are accepted again, so its callers pass it.
+   */
+  learned?: () => Promise<QaPair[]>;
 }
 
 /**
@@ -54,7 +62,10 @@ export async function reindexQa(data: ReindexQaJobData | undefined, ctx: Reindex
   const dir = path.resolve(input.dir ?? ctx.config.QA_DIR);
 
   logger.info({ dir, backend: ctx.qa.kind }, 'reindexing Q&A');
-  const { files, pairs, skipped } = await loadQaPairs(dir, { logger, onProgress: ctx.onProgress });
+  const loaded = await loadQaPairs(dir, { logger, onProgress: ctx.onProgress });
+  const { files, skipped } = loaded;
+  const learned = (await ctx.learned?.()) ?? [];
+  const pairs = [...loaded.pairs, ...learned];
   if (pairs.length === 0) {
     const live = await ctx.qa.count();
     if (live > 0) {
@@ -67,6 +78,6 @@ export async function reindexQa(data: ReindexQaJobData | undefined, ctx: Reindex
   await ctx.qa.replaceAll(pairs, ctx.onProgress);
 
   const seconds = (performance.now() - started) / 1000;
-  logger.info({ files: files.length, pairs: pairs.length, skipped: skipped.length, seconds }, 'Q&A reindexed');
-  return { files: files.length, pairs: pairs.length, skipped: skipped.length, seconds };
+  logger.info({ files: files.length, pairs: pairs.length, learned: learned.length, skipped: skipped.length, seconds }, 'Q&A reindexed');
+  return { files: files.length, pairs: pairs.length, learned: learned.length, skipped: skipped.length, seconds };
 }

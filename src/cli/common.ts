@@ -2,6 +2,7 @@
  * What the command-line tools share: stdout reserved for results, logs on stderr, one clear line per failure, and
  * checks that an index exists before searching it.
  */
+import { userInfo } from 'node:os';
 import { APIConnectionError, APIError } from 'openai';
 import { loadConfigOrExit, type Config, type VariableGroup } from '../config.js';
 import { EmptySourceError, KnowledgeError } from '../knowledge/errors.js';
@@ -155,4 +156,14 @@ export async function readStdin(): Promise<string> {
 /** `1 file` / `2 files`. */
 export function plural(n: number, singular: string, pluralForm = `${singular}s`): string {
   return `${n} ${n === 1 ? singular : pluralForm}`;
+}
+
+/** Who acts (approves, accepts): `--by NAME`, else the OS user. */
+export function operatorName(by: string | undefined): string {
+  if (by?.trim()) return by.trim();
+  try {
+    return userInfo().username || 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }

@@ -60,7 +60,8 @@ export function formatHits(hits: readonly SearchHit[]): string {
     .map((hit, i) => {
       const heading = hit.heading && !hit.content.includes(hit.heading) ? `\n   [${hit.heading}]` : '';
       const body = hit.content.replace(/\n/g, '\n   ');
-      return `${i + 1}. ${hit.id}  (score ${hit.score.toFixed(3)})${heading}\n   ${body}`;
+      const learned = hit.learnedFrom ? `  learned from ticket ${hit.learnedFrom.slice(0, 12)}` : '';
+      return `${i + 1}. ${hit.id}  (score ${hit.score.toFixed(3)})${learned}${heading}\n   ${body}`;
     })
     .join('\n\n');
 }

@@ -8,6 +8,7 @@
  * the same summary. Use it where the indexes live with the workers (another machine's DATA_DIR, a deployment whose
  * knowledge files are mounted into the scheduler) and so that the rebuild never overlaps a scheduled one.
  */
+import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import { QueueEvents, type Job } from 'bullmq';
 import { Command, Option } from 'commander';
 import { reindexManual, type ReindexManualResult } from '../../jobs/reindex-manual.js';
@@ -87,7 +88,9 @@ async function reindexHere({ config, logger, print }: CliContext, opts: ReindexO
           reindexManual({}, { config, manual: backends.manual, onProgress: progress.track('manual'), logger }),
         );
       } else {
-        summary.qa = await locked(Boolean(config.QDRANT_URL), 'qa', () => reindexQa({}, { config, qa: backends.qa, onProgress: progress.track('Q&A'), logger }));
+        summary.qa = await locked(Boolean(config.QDRANT_URL), 'qa', () =>
+          reindexQa({}, { config, qa: backends.qa, onProgress: progress.track('Q&A'), logger, ...(redis ? { learned: () => new LearnedAnswerStore(redis, { prefix: config.QUEUE_PREFIX }).qaPairs() } : {}) }),
+        );
       }
     }
   } finally {

@@ -19,7 +19,6 @@
  * code 1.
  */
 import { readFile } from 'node:fs/promises';
-import { userInfo } from 'node:os';
 import { Command, Option } from 'commander';
 import type { Redis } from 'ioredis';
 import { connectProducer, produce } from '../queues/connection.js';
@@ -31,7 +30,7 @@ import { forgetCustomer, type ForgetReport } from '../tickets/retention.js';
 import { TICKET_STATES, isTicketState, normalizeMessageId, ticketIdFor, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { MIN_ID_PREFIX, TicketStore, isIdPrefix } from '../tickets/ticket-store.js';
 import { approveTicket, rejectTicket } from '../tickets/review.js';
-import { CliError, runCommand, type CliContext } from './common.js';
+import { CliError, operatorName, runCommand, type CliContext } from './common.js';
 import { cut, formatTable, terminalSafe } from './format.js';
 
 /** The fields `list --json` prints for each ticket. */
@@ -63,15 +62,6 @@ export function summarize(ticket: Ticket): TicketSummary {
   };
 }
 
-/** Who approves: `--by NAME`, else the OS user. */
-export function operatorName(by: string | undefined): string {
-  if (by?.trim()) return by.trim();
-  try {
-    return userInfo().username || 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
 
 /** The human `show` output. */
 export function formatTicket(t: Ticket): string {
@@ -187,7 +177,7 @@ program
         const ticket = await findTicket(store, redis, id);
         const queues = createQueues(redis, ctx.config.QUEUE_PREFIX);
         try {
-          const result = await approveTicket({ store, redis, outbound: queues.outbound, config: ctx.config }, { ticketId: ticket.id, operator: by, reply });
+          const result = await approveTicket({ store, redis, outbound: queues.outbound, learning: queues.tickets, config: ctx.config }, { ticketId: ticket.id, operator: by, reply });
           if (result.outcome !== 'approved') throw new CliError(`cannot approve ticket ${ticket.id}: ${result.message}`);
           ctx.print(`approved ${ticket.id} (by ${by}); the reply is queued for sending`);
         } finally {

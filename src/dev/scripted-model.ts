@@ -8,10 +8,14 @@
  * - subtask answer: the contents the tools returned, summarised
  * - reflection: completed when this try's tool results were non-empty
  * - final answer: the subtask answers combined, in English when the question has no Japanese in it
+ * - learned answers (format `learned_answers`): the approved reply split as the candidate rules split it
+ * - personal data (format `personal_data`): nothing left to remove (the rules found it all)
  *
  * Also here: small in-memory {@link ManualSearch} / {@link QaSearch} implementations over a few Japanese chunks, the
  * knowledge the scripted model is meant to find.
  */
+import { LEARNED_ANSWERS_FORMAT_NAME, ruleCandidates } from '../knowledge/learned-candidates.js';
+import { PERSONAL_DATA_FORMAT_NAME } from '../knowledge/personal-data-model.js';
 import type { ManualChunk, ManualSearch, QaPair, QaSearch, SearchHit } from '../search/types.js';
 import { formatQaPair } from '../search/types.js';
 import {
@@ -26,7 +30,7 @@ import {
 } from './openai-server.js';
 
 /** The agent step a chat request belongs to. */
-export type StepKind = 'plan' | 'select_tools' | 'subtask_answer' | 'reflection' | 'final_answer';
+export type StepKind = 'plan' | 'select_tools' | 'subtask_answer' | 'reflection' | 'final_answer' | 'learned_answers' | 'personal_data';
 
 /** A chat request as the scripted model understands it. */
 export interface ScriptedCall {
@@ -102,6 +106,8 @@ export function classify(request: ChatRequest): ScriptedCall {
   let kind: StepKind;
   if (schemaName === 'plan') kind = 'plan';
   else if (schemaName === 'reflection_result') kind = 'reflection';
+  else if (schemaName === LEARNED_ANSWERS_FORMAT_NAME) kind = 'learned_answers';
+  else if (schemaName === PERSONAL_DATA_FORMAT_NAME) kind = 'personal_data';
   else if (body.tools && body.tools.length > 0) kind = 'select_tools';
   else if (messages.length > 2) kind = 'subtask_answer';
   else kind = 'final_answer';
@@ -235,6 +241,13 @@ function answer(call: ScriptedCall, options: ScriptedModelOptions): ScriptedResp
         isCompleted: completed,
       });
     }
+    case 'learned_answers': {
+      const userText = messageText(messages.find((m) => m.role === 'user') ?? { role: 'user', content: '' });
+      const pairs = ruleCandidates({ question: call.question ?? '', reply: extractBlock(userText, 'sent_reply') ?? '' });
+      return jsonResponse({ pairs });
+    }
+    case 'personal_data':
+      return jsonResponse({ items: [] });
     case 'final_answer': {
       const userText = messageText(messages.find((m) => m.role === 'user') ?? { role: 'user', content: '' });
       const question = call.question ?? '';

@@ -14,7 +14,7 @@ import type { JobSchedulerTemplateOptions, JobsOptions } from 'bullmq';
 import type { Config } from '../config.js';
 import { TICKET_ID_PATTERN } from '../tickets/ticket.js';
 import type { JobName } from './names.js';
-import type { AnswerTicketData, CopyToSentData, ReindexData, RetentionData, SendReplyData } from './payloads.js';
+import type { AnswerTicketData, CopyToSentData, ProposeLearnedAnswerData, ReindexData, RetentionData, SendReplyData } from './payloads.js';
 
 const HOUR_S = 60 * 60;
 const DAY_S = 24 * HOUR_S;
@@ -112,6 +112,33 @@ export function sentCopyJobId(ticketId: string, generation: number): string {
   checkTicketId(ticketId);
   checkGeneration(generation);
   return `sentcopy-${ticketId}-g${generation}`;
+}
+
+/**
+ * Job id of the `propose-learned-answer` job of a ticket approved in a given generation (`jobGeneration` of the
+ * approved ticket): a double click or a retried approval adds one job.
+ */
+export function proposeLearnedJobId(ticketId: string, generation: number): string {
+  checkTicketId(ticketId);
+  checkGeneration(generation);
+  return `learn-${ticketId}-g${generation}`;
+}
+
+/** Attempts of a `propose-learned-answer` job: a model or Redis hiccup is retried; the rules need neither model nor luck. */
+export const PROPOSE_LEARNED_ATTEMPTS = 3;
+
+/** A `propose-learned-answer` job for `queues.tickets.add(job.name, job.data, job.opts)`. */
+export function proposeLearnedAnswerJob(ticketId: string, generation: number, tuning: JobTuning = DEFAULT_TUNING): JobSpec<'propose-learned-answer', ProposeLearnedAnswerData> {
+  return {
+    name: 'propose-learned-answer',
+    data: { ticketId },
+    opts: {
+      ...QUEUE_DEFAULT_JOB_OPTIONS,
+      jobId: proposeLearnedJobId(ticketId, generation),
+      attempts: PROPOSE_LEARNED_ATTEMPTS,
+      backoff: { type: 'exponential', delay: tuning.answerBackoffMs, jitter: tuning.jitter },
+    },
+  };
 }
 
 /** Options of an `answer-ticket` job: AGENT_ATTEMPTS with exponential backoff. */

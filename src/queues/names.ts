@@ -8,7 +8,7 @@
 
 /** The queues, keyed by their role. BullMQ queue names must not contain `:`. */
 export const QUEUE_NAMES = {
-  /** Inbound tickets waiting for the agent. */
+  /** Inbound tickets waiting for the agent, and the learned-answer proposals of approved replies (they need the LLM too). */
   tickets: 'tickets',
   /** Replies waiting for SMTP. */
   outbound: 'outbound',
@@ -26,7 +26,7 @@ export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
 
 /** Job names of each queue. */
 export const JOB_NAMES = {
-  tickets: ['answer-ticket'],
+  tickets: ['answer-ticket', 'propose-learned-answer'],
   outbound: ['send-reply'],
   maintenance: ['reindex-manual', 'reindex-qa', 'retention'],
   sentcopy: ['copy-to-sent'],

@@ -16,6 +16,8 @@ const ticketId = z.string().regex(TICKET_ID_PATTERN, 'must be a ticket id (sha25
 export const answerTicketSchema = z.object({ ticketId });
 /** `send-reply`: send a ticket's drafted or approved reply. */
 export const sendReplySchema = z.object({ ticketId });
+/** `propose-learned-answer`: propose candidate Q&A pairs from a ticket's approved reply. */
+export const proposeLearnedAnswerSchema = z.object({ ticketId });
 /** `copy-to-sent`: file the reply a ticket's `send-reply` sent in the mailbox's Sent folder. */
 export const copyToSentSchema = z.object({ ticketId });
 /**
@@ -44,6 +46,7 @@ export const PAYLOAD_SCHEMAS = {
   'reindex-qa': reindexSchema,
   retention: retentionSchema,
   'copy-to-sent': copyToSentSchema,
+  'propose-learned-answer': proposeLearnedAnswerSchema,
 } as const satisfies Record<JobName, z.ZodType>;
 
 /** The data type of each job name. */
@@ -54,6 +57,8 @@ export type AnswerTicketData = JobPayloads['answer-ticket'];
 export type SendReplyData = JobPayloads['send-reply'];
 /** Data of a `copy-to-sent` job. */
 export type CopyToSentData = JobPayloads['copy-to-sent'];
+/** Data of a `propose-learned-answer` job. */
+export type ProposeLearnedAnswerData = JobPayloads['propose-learned-answer'];
 /** Data of a reindex job. */
 export type ReindexData = JobPayloads['reindex-manual'];
 /** Data of a `retention` job. */

@@ -1,5 +1,6 @@
 /**
- * The agent-worker role: a BullMQ worker on `tickets` running `answer-ticket`, AGENT_CONCURRENCY tickets at once.
+ * The agent-worker role: a BullMQ worker on `tickets` running `answer-ticket`, AGENT_CONCURRENCY tickets at once,
+ * and `propose-learned-answer` (candidate Q&A pairs from an approved reply; it may call the model too).
  *
  * Reindexing (the `maintenance` queue) is not run here but by its own role (`src/runtime/maintenance.ts`,
  * `npm run scheduler`), which `npm start` includes: a rebuild then never competes with tickets for this worker's
@@ -9,6 +10,9 @@
 import v8 from 'node:v8';
 import type { Worker } from 'bullmq';
 import { answerTicket, parkAfterFailure, type AnswerOutcome } from '../../jobs/answer-ticket.js';
+import { proposeLearnedAnswer } from '../../jobs/propose-learned-answer.js';
+import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
+import { createOpenAIClient } from '../openai.js';
 import { recordAgentRun, recordIgnored } from '../server/metrics.js';
 import { createLogger } from '../logger.js';
 import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
@@ -59,6 +63,12 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
   const [redis, store, queues] = [await services.producer(), await services.store(), await services.queues()];
   const agent = services.agent();
   const deps = { config, store, redis, outbound: queues.outbound, agent, tuning: services.tuning, logger };
+  const learnedDeps = {
+    store,
+    learned: new LearnedAnswerStore(redis, { prefix: config.QUEUE_PREFIX }),
+    llm: { client: createOpenAIClient(config), model: config.OPENAI_MODEL },
+    logger: createLogger('learned-answers'),
+  };
 
   const ticketHandlers: HandlerMap<'tickets'> = {
     'answer-ticket': (job, data, context) =>
@@ -68,6 +78,7 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
         ...(job.id ? { jobId: job.id } : {}),
         ...(context.signal ? { signal: context.signal } : {}),
       }),
+    'propose-learned-answer': (_job, data, context) => proposeLearnedAnswer(data, learnedDeps, context.signal),
   };
   const workers: Worker[] = [];
   workers.push(
@@ -80,7 +91,8 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
       logger,
       // The handler parks on the failures it sees; this catches the ones it cannot (a job that stalled too often).
       onFailed: async (job, error, { final }) => {
-        if (!final || !job) return;
+        // A failed proposal loses a suggestion, never the ticket: only the agent's own job parks.
+        if (!final || !job || job.name !== 'answer-ticket') return;
         const ticketId = (job.data as { ticketId?: unknown }).ticketId;
         if (typeof ticketId === 'string') await parkAfterFailure(store, ticketId, `agent job failed for good: ${error.message}`, logger);
       },

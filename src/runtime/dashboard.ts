@@ -76,6 +76,7 @@ export async function startDashboardRole(config: Config, options: DashboardRoleO
       store,
       queues,
       search: services.search(),
+      qa: services.search().qa,
       tuning: services.tuning,
       logger,
       ...(lastPollAt ? { lastPollAt } : {}),

@@ -22,6 +22,7 @@
  * At start the role also queues a reindex of each index that is still empty, so a fresh deployment answers from its
  * knowledge base at once instead of after the first scheduled run.
  */
+import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import { Queue, UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { reindexManual } from '../../jobs/reindex-manual.js';
@@ -108,6 +109,7 @@ export function createMaintenanceHandlers(
   logger: Logger,
   redis: Redis,
 ): HandlerMap<'maintenance'> {
+  const learned = new LearnedAnswerStore(redis, { prefix: config.QUEUE_PREFIX });
   return {
     retention: (_job, data) => retention(data, { config, redis, logger }),
     'reindex-manual': (job, data) =>
@@ -121,7 +123,9 @@ export function createMaintenanceHandlers(
     'reindex-qa': (job, data) =>
       failFastOnBadInput(() => {
         logger.info({ jobId: job.id, trigger: data.trigger }, 'Q&A reindex started');
-        return withReindexLock(redis, config.QUEUE_PREFIX, 'qa', () => reindexQa({}, { config, qa: search.qa, onProgress: jobProgress(job), logger }));
+        return withReindexLock(redis, config.QUEUE_PREFIX, 'qa', () =>
+          reindexQa({}, { config, qa: search.qa, onProgress: jobProgress(job), logger, learned: () => learned.qaPairs() }),
+        );
       }),
   };
 }

@@ -17,6 +17,7 @@ import { createSmtpTransport, type SmtpTransport } from '../mail/smtp-transport.
 import { checkEvictionPolicy, createProducerConnection, createWorkerConnection, describeRedis, waitForReady } from '../queues/connection.js';
 import { DEFAULT_TUNING, type JobTuning } from '../queues/job-options.js';
 import { closeAll, createQueues, type Queues } from '../queues/registry.js';
+import { LearnedAnswerStore, learnedPairSource } from '../knowledge/learned-answers.js';
 import { createSearchBackends, type SearchBackends } from '../search/factory.js';
 import { TicketStore } from '../tickets/ticket-store.js';
 
@@ -128,11 +129,27 @@ export class Services {
     return this.queueSet;
   }
 
-  /** Manual and Q&A search (no I/O until first use). */
+  /** Manual and Q&A search (no I/O until first use); the Q&A search includes the accepted learned answers. */
   search(): SearchBackends {
     this.assertOpen('search backends');
-    this.searchBackends ??= createSearchBackends(this.config);
+    this.searchBackends ??= createSearchBackends(this.config, { learned: this.learnedSource() });
     return this.searchBackends;
+  }
+
+  /**
+   * The accepted learned answers for the embedded Q&A index, read on the producer connection. A search never waits
+   * for Redis: while the connection is not up, reading fails and the index answers from its file alone.
+   */
+  private learnedSource() {
+    const store = async () => {
+      const redis = this.producerRedis;
+      if (redis?.status !== 'ready') {
+        if (!this.closed) void this.producer().catch(() => undefined);
+        throw new Error(`Redis at ${this.redisWhere} is not connected`);
+      }
+      return new LearnedAnswerStore(redis, { prefix: this.config.QUEUE_PREFIX });
+    };
+    return learnedPairSource({ version: async () => (await store()).version(), qaPairs: async () => (await store()).qaPairs() });
   }
 
   /** The help-desk agent over {@link search}; reads PROMPTS_FILE once, here. */

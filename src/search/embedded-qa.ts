@@ -95,6 +95,27 @@ export interface QaFusionWeights {
   vector: number;
 }
 
+/**
+ * Pairs that join the index between reindexes: the accepted learned answers (`src/knowledge/learned-answers.ts`).
+ * {@link EmbeddedQaSearch} asks {@link version} on every search and merges {@link pairs} in when it changed.
+ */
+export interface LearnedPairSource {
+  /** Changes whenever the pairs change; one cheap read. */
+  version(): Promise<string>;
+  /** The current pairs (ids `learned#<n>`). */
+  pairs(): Promise<QaPair[]>;
+}
+
+/** Id prefix of the pairs a {@link LearnedPairSource} owns; index rows with it are replaced by the source's. */
+export const LEARNED_ID_PREFIX = 'learned#';
+
+/** The index a search ranks over: the live file with the learned pairs merged in, and what it was made from. */
+interface MergedQa {
+  base: LoadedQa | undefined;
+  version: string;
+  index: LoadedQa;
+}
+
 /** Embedded {@link QaSearch}: vectors + BM25 fused by RRF, one atomically replaced file under `dir`. */
 export class EmbeddedQaSearch implements QaSearch {
   readonly kind = 'embedded';
@@ -102,8 +123,12 @@ export class EmbeddedQaSearch implements QaSearch {
   private readonly live: LiveIndexFile<LoadedQa>;
   private readonly ranking: QaRankingOptions;
   private readonly fusion: QaFusionWeights;
+  private readonly learned: LearnedPairSource | undefined;
+  private merged: MergedQa | undefined;
+  private merging: { base: LoadedQa | undefined; version: string; promise: Promise<LoadedQa> } | undefined;
   private readonly log = createLogger('search', { index: 'qa' });
   private warnedMismatch = '';
+  private warnedLearned = false;
 
   /**
    * @param dir directory of the index (created on first reindex).
@@ -111,6 +136,7 @@ export class EmbeddedQaSearch implements QaSearch {
    * @param ranking overrides of {@link DEFAULT_QA_RANKING}, for evaluation.
    * @param fusion weights of the BM25 and vector rankings (default {@link fusionWeightsFor} the embedder).
    * @param checkIntervalMs minimum time between checks for a newer index file (default: every search).
+   * @param learned pairs merged into the index as they change, without a reindex (see {@link withLearned}).
    */
   constructor({
     dir,
@@ -118,8 +144,10 @@ export class EmbeddedQaSearch implements QaSearch {
     ranking,
     fusion,
     checkIntervalMs,
-  }: { dir: string; embedder: Embedder; ranking?: Partial<QaRankingOptions>; fusion?: QaFusionWeights; checkIntervalMs?: number }) {
+    learned,
+  }: { dir: string; embedder: Embedder; ranking?: Partial<QaRankingOptions>; fusion?: QaFusionWeights; checkIntervalMs?: number; learned?: LearnedPairSource }) {
     this.embedder = embedder;
+    this.learned = learned;
     this.ranking = { ...DEFAULT_QA_RANKING, ...ranking };
     this.fusion = fusion ?? fusionWeightsFor(embedder.id);
     this.live = new LiveIndexFile({ file: path.join(dir, QA_INDEX_FILE), decode: (b) => decodeQa(b, this.log), log: this.log, checkIntervalMs });
@@ -128,7 +156,7 @@ export class EmbeddedQaSearch implements QaSearch {
   /** Up to `k` pairs, fused from the vector and BM25 rankings. Empty or blank queries give no hits. */
   async search(query: string, k: number = MAX_SEARCH_RESULTS): Promise<SearchHit[]> {
     if (query.trim() === '' || k <= 0) return [];
-    const index = await this.live.current();
+    const index = await this.withLearned(await this.live.current());
     if (!index || index.pairs.length === 0) return [];
     const { ranking } = index;
     const depth = Math.max(ranking.depth, k);
@@ -157,7 +185,7 @@ export class EmbeddedQaSearch implements QaSearch {
       .slice(0, k)
       .map(([doc, score]) => {
         const pair = index.pairs[doc]!;
-        return { id: pair.id, fileName: `${pair.fileName}#${pair.row}`, content: formatQaPair(pair), score };
+        return { id: pair.id, fileName: `${pair.fileName}#${pair.row}`, content: formatQaPair(pair), ...(pair.ticketId ? { learnedFrom: pair.ticketId } : {}), score };
       });
   }
 
@@ -189,7 +217,7 @@ export class EmbeddedQaSearch implements QaSearch {
       if ((i + 1) % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     const bm25 = builder.build();
-    const stored = pairs.map(({ id, fileName, row, question, answer }) => ({ id, fileName, row, question, answer }));
+    const stored = pairs.map(({ id, fileName, row, question, answer, ticketId }) => ({ id, fileName, row, question, answer, ...(ticketId ? { ticketId } : {}) }));
     const quantized = quantizeRows(matrix, dims);
     const meta: QaMeta = { format: 'helpdesk-qa-index', version: QA_FORMAT_VERSION, embedderId: this.embedder.id, dims, ranking, pairs: stored };
     const bytes = encodeContainer(meta, [bytesOf(matrix), bm25.serialize(), bytesOf(quantized.codes), bytesOf(quantized.scales)]);
@@ -199,9 +227,77 @@ export class EmbeddedQaSearch implements QaSearch {
     this.log.info({ pairs: total, dims, bytes: bytes.byteLength, ms: Math.round(performance.now() - started) }, 'qa index replaced');
   }
 
-  /** Pairs in the live index; 0 when none has been built. */
+  /** Pairs in the live index (learned pairs included); 0 when none has been built. */
   async count(): Promise<number> {
-    return (await this.live.current())?.pairs.length ?? 0;
+    return (await this.withLearned(await this.live.current()))?.pairs.length ?? 0;
+  }
+
+  /**
+   * The live index with the current learned pairs in place of the ones it was built with: rows with a
+   * {@link LEARNED_ID_PREFIX} id are dropped (removed or edited since the reindex), the source's pairs appended, and
+   * BM25 rebuilt over the whole set, so a learned pair ranks exactly as it would after a reindex. Base rows keep
+   * their stored vectors; only the learned pairs are embedded (through the embedding cache). Rebuilt once per
+   * process when the index file or the source's version changes (about the cost of the BM25 part of a reindex);
+   * while the source cannot be read (Redis down) the last merge, or the file alone, keeps answering.
+   */
+  private async withLearned(base: LoadedQa | undefined): Promise<LoadedQa | undefined> {
+    if (!this.learned) return base;
+    let version: string;
+    try {
+      version = await this.learned.version();
+      this.warnedLearned = false;
+    } catch (err) {
+      if (!this.warnedLearned) this.log.warn({ err: (err as Error).message }, 'learned answers cannot be read; searching without the latest ones');
+      this.warnedLearned = true;
+      const last = this.merged;
+      return last && last.base === base ? last.index : base;
+    }
+    if (this.merged && this.merged.base === base && this.merged.version === version) return this.merged.index;
+    if (!this.merging || this.merging.base !== base || this.merging.version !== version) {
+      const promise = this.merge(base);
+      const merging = { base, version, promise };
+      this.merging = merging;
+      void promise.then(
+        (index) => {
+          if (this.merging === merging) this.merging = undefined;
+          this.merged = { base, version, index };
+        },
+        () => {
+          if (this.merging === merging) this.merging = undefined;
+        },
+      );
+    }
+    return this.merging.promise;
+  }
+
+  private async merge(base: LoadedQa | undefined): Promise<LoadedQa> {
+    const learned = await this.learned!.pairs();
+    const ranking = base?.ranking ?? this.ranking;
+    const keep = (base?.pairs ?? []).flatMap((p, i) => (p.id.startsWith(LEARNED_ID_PREFIX) ? [] : [i]));
+    const pairs = [...keep.map((i) => base!.pairs[i]!), ...learned];
+    // Base vectors are reusable only in this embedder's space; otherwise the merged index has none, as searches
+    // would not use them anyway (see warnMismatch).
+    const sameSpace = !base || (base.embedderId === this.embedder.id && base.dims > 0);
+    const learnedVectors = sameSpace && learned.length > 0 ? await this.embedder.embed(learned.map((p) => formatQaPair(p))) : [];
+    const dims = !sameSpace ? 0 : (base?.dims ?? learnedVectors[0]?.length ?? 0);
+    const matrix = new Float32Array(pairs.length * dims);
+    if (dims > 0) {
+      keep.forEach((row, i) => matrix.set(base!.vectors.vectors.subarray(row * dims, (row + 1) * dims), i * dims));
+      learnedVectors.forEach((v, j) => {
+        if (v.length !== dims) throw new Error(`embedder ${this.embedder.id} returned ${v.length} dimensions for learned pair ${learned[j]!.id}, expected ${dims}`);
+        const row = matrix.subarray((keep.length + j) * dims, (keep.length + j + 1) * dims);
+        row.set(v);
+        normalizeInPlace(row);
+      });
+    }
+    const builder = new Bm25Builder(ranking.bm25);
+    for (let i = 0; i < pairs.length; i++) {
+      builder.add(pairTerms(pairs[i]!, ranking));
+      if ((i + 1) % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    const vectors = new VectorIndex(matrix, dims, quantizeRows(matrix, dims));
+    this.log.debug({ pairs: pairs.length, learned: learned.length }, 'learned answers merged into the Q&A index');
+    return { pairs, embedderId: base?.embedderId ?? this.embedder.id, dims, vectors, bm25: builder.build(), ranking };
   }
 
   /** Throws when the index file exists but cannot be read; a missing index is not an error. */

@@ -19,6 +19,8 @@ export type QdrantQaPayload = {
   answer: string;
   fileName: string;
   row: number;
+  /** Learned pairs: the ticket that taught the pair. */
+  ticketId?: string;
 };
 
 /** Options of {@link QdrantQaSearch}. */
@@ -147,6 +149,7 @@ export class QdrantQaSearch implements QaSearch {
             id: payload.pairId,
             fileName: `${payload.fileName}#${payload.row}`,
             content: formatQaPair(payload),
+            ...(payload.ticketId ? { learnedFrom: payload.ticketId } : {}),
             score: point.score,
           },
         ];
@@ -205,6 +208,35 @@ export class QdrantQaSearch implements QaSearch {
       }
     }
     this.#log.info({ alias: this.#alias, collection: build, pairs: pairs.length, ms: Date.now() - started }, 'Q&A collection replaced');
+  }
+
+  /**
+   * Embeds `pairs` and upserts them as points into the live collection (through the alias), so a learned pair is
+   * searchable at once; the point id derives from the pair id, so an edited pair replaces its point. Refused, like
+   * searches, when the collection was built by another embedder; fails when no reindex has created it yet.
+   */
+  async upsertPairs(pairs: QaPair[]): Promise<void> {
+    if (pairs.length === 0) return;
+    assertUniqueIds(pairs);
+    const vectors = await this.#embedAll(pairs);
+    const dims = await this.#dimensions(vectors);
+    if (!(await this.#builtBySameEmbedder(dims))) {
+      throw new Error(`Qdrant at ${this.#url}: Q&A collection "${this.#alias}" does not exist yet; run a reindex first`);
+    }
+    const points = pairs.map((pair, i) => ({ id: toQdrantPointId(pair.id), vector: Array.from(vectors[i]!), payload: toPayload(pair) }));
+    await this.#call(`upsert ${points.length} points into "${this.#alias}"`, () => this.#client.upsert(this.#alias, { wait: true, points }));
+  }
+
+  /** Deletes the points of `ids` from the live collection (ids not there are no error, as in Qdrant). */
+  async removePairs(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    try {
+      await this.#client.delete(this.#alias, { wait: true, points: ids.map(toQdrantPointId) });
+    } catch (error) {
+      // Nothing to remove from a collection that does not exist.
+      if (isCollectionMissing(error)) return;
+      throw this.#wrap(error, `delete ${ids.length} points from "${this.#alias}"`);
+    }
   }
 
   async count(): Promise<number> {
@@ -434,7 +466,7 @@ function buildStamp(): number {
 }
 
 function toPayload(pair: QaPair): QdrantQaPayload {
-  return { pairId: pair.id, question: pair.question, answer: pair.answer, fileName: pair.fileName, row: pair.row };
+  return { pairId: pair.id, question: pair.question, answer: pair.answer, fileName: pair.fileName, row: pair.row, ...(pair.ticketId ? { ticketId: pair.ticketId } : {}) };
 }
 
 function readPayload(payload: Record<string, unknown> | null | undefined): QdrantQaPayload | undefined {
@@ -446,7 +478,8 @@ function readPayload(payload: Record<string, unknown> | null | undefined): Qdran
   // Integers may come back as bigint: the client parses JSON with a bigint-aware reviver.
   const rowNumber = typeof row === 'bigint' ? Number(row) : row;
   if (typeof rowNumber !== 'number') return undefined;
-  return { pairId, question, answer, fileName, row: rowNumber };
+  const ticketId = typeof payload.ticketId === 'string' ? payload.ticketId : undefined;
+  return { pairId, question, answer, fileName, row: rowNumber, ...(ticketId ? { ticketId } : {}) };
 }
 
 /** Two pairs with one id would map to one point and silently lose a pair. */

@@ -16,6 +16,8 @@ export interface SearchHit extends SearchOutput {
   id: string;
   /** Manual hits: the section heading path of the chunk. */
   heading?: string;
+  /** Learned Q&A pairs: the ticket whose approved reply taught the pair. */
+  learnedFrom?: string;
   score: number;
 }
 
@@ -37,6 +39,8 @@ export interface QaPair {
   row: number;
   question: string;
   answer: string;
+  /** Learned pairs (`learned#<n>`, see src/knowledge/learned-answers.ts): the ticket that taught the pair. */
+  ticketId?: string;
 }
 
 /** Progress callback of long operations: `done` of `total` units of `stage`. */
@@ -65,6 +69,13 @@ export interface QaSearch {
   search(query: string, k?: number): Promise<SearchHit[]>;
   /** As {@link ManualSearch.replaceAll}; embeds the pairs (through the embedding cache) before switching. */
   replaceAll(pairs: QaPair[], onProgress?: ProgressFn): Promise<void>;
+  /**
+   * Adds or replaces pairs in the live index at once, without a reindex. Present on backends that store learned
+   * pairs themselves (Qdrant); the embedded index reads them from Redis instead (see `LearnedPairSource`).
+   */
+  upsertPairs?(pairs: QaPair[]): Promise<void>;
+  /** Removes pairs from the live index at once (the counterpart of {@link upsertPairs}). */
+  removePairs?(ids: string[]): Promise<void>;
   count(): Promise<number>;
   ping(): Promise<void>;
   close?(): Promise<void>;

@@ -14,6 +14,10 @@
  * | POST   | `/tickets/:id/approve`        | form: `reply`, `_csrf` → 303                                 | yes  |
  * | POST   | `/tickets/:id/reject`         | form: `reason`, `_csrf` → 303                                | yes  |
  * | POST   | `/reindex`                    | form: `_csrf` → queues reindex-manual and reindex-qa, 303    | yes  |
+ * | GET    | `/knowledge`                  | learned-answer candidates and accepted pairs (`?done=&id=`)  | yes  |
+ * | POST   | `/knowledge/candidates/:id/accept` | form: `question`, `answer`, `asNew`?, `_csrf` → 303     | yes  |
+ * | POST   | `/knowledge/candidates/:id/discard` | form: `_csrf` → 303                                    | yes  |
+ * | POST   | `/knowledge/pairs/:id/remove` | form: `_csrf` → 303                                          | yes  |
  * | GET    | `/api/tickets`                | `?state=&limit=&offset=` → summaries, `X-Total-Count`        | yes  |
  * | GET    | `/api/tickets/:id`            | the full ticket                                             | yes  |
  * | POST   | `/api/tickets/:id/approve`    | JSON `{ "reply"?: string }` → 202                            | yes  |
@@ -36,15 +40,19 @@ import type { Queues } from '../queues/registry.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { apiHandlers } from './api.js';
 import { gapsApiHandler } from './gaps-api.js';
+import { GapStore } from '../knowledge/gaps.js';
 import { ANONYMOUS_OPERATOR, CsrfTokens, LoginThrottle, basicAuthMiddleware, loopbackHostGuard, optionalBasicAuth, resolveAuth } from './auth.js';
 import { checkReadiness, type ReadinessDeps } from './health.js';
 import { errorMiddleware, jsonError, route, send, userOf, type ErrorRenderer } from './http.js';
 import { createMetricsRegistry } from './metrics.js';
 import { htmlErrorRenderer, reviewPageHandlers } from './review-page.js';
+import { knowledgePageHandlers } from './knowledge-page.js';
+import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
+import type { QaSearch } from '../search/types.js';
 import type { ReviewDeps } from '../tickets/review.js';
 import { apiRequestGuard, BULL_BOARD_CSP, REVIEW_CSP, sameOriginGuard, securityHeaders } from './security.js';
 import { REVIEW_CSS, STYLESHEET_PATH } from './styles.js';
-import { renderMessagePage } from './views.js';
+import { renderGapsSection, renderMessagePage } from './views.js';
 
 /** Where Bull Board is mounted. */
 export const BULL_BOARD_PATH = '/admin/queues';
@@ -66,6 +74,8 @@ export interface DashboardDeps {
   queues: Queues;
   /** Search backends for `/readyz`; those checks are reported as skipped without them. */
   search?: ReadinessDeps['search'];
+  /** The Q&A search, which takes accepted learned pairs itself when it can (Qdrant); the embedded index reads Redis. */
+  qa?: QaSearch;
   /** When the IMAP poller last completed a poll; the `/readyz` poller check is skipped without it. */
   lastPollAt?: () => Promise<Date | undefined>;
   /** Oldest acceptable last poll; default 3 × IMAP_POLL_INTERVAL_MS (three missed safety polls). */
@@ -134,12 +144,15 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   const review: ReviewDeps = {
     store: deps.store,
     outbound: deps.queues.outbound,
+    learning: deps.queues.tickets,
     redis: deps.redis,
     config: deps.config,
     ...(deps.tuning ? { tuning: deps.tuning } : {}),
   };
   const api = apiHandlers({ store: deps.store, review });
+  const learned = new LearnedAnswerStore(deps.redis, { prefix: deps.config.QUEUE_PREFIX });
   const pages = reviewPageHandlers({
+    learned,
     store: deps.store,
     redis: deps.redis,
     prefix: deps.config.QUEUE_PREFIX,
@@ -148,6 +161,14 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     csrf,
     now,
     logger,
+  });
+  const gapStore = new GapStore(deps.redis, { prefix: deps.config.QUEUE_PREFIX });
+  const knowledge = knowledgePageHandlers({
+    learned,
+    qa: deps.qa,
+    csrf,
+    // The largest open gaps and the last closed ones: what to write next, and what the product learned.
+    gaps: async () => renderGapsSection(await gapStore.list({ includeClosed: true, limit: 20 })),
   });
   const metrics = createMetricsRegistry({ store: deps.store, queues: deps.queues, redis: deps.redis, prefix: deps.config.QUEUE_PREFIX });
   const readiness: ReadinessDeps = {
@@ -247,6 +268,10 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   app.post('/tickets/:id/approve', ...form, route(pages.approve, htmlError, logger));
   app.post('/tickets/:id/reject', ...form, route(pages.reject, htmlError, logger));
   app.post('/reindex', ...form, route(pages.reindex, htmlError, logger));
+  app.get('/knowledge', route(knowledge.page, htmlError, logger));
+  app.post('/knowledge/candidates/:id/accept', ...form, route(knowledge.accept, htmlError, logger));
+  app.post('/knowledge/candidates/:id/discard', ...form, route(knowledge.discard, htmlError, logger));
+  app.post('/knowledge/pairs/:id/remove', ...form, route(knowledge.remove, htmlError, logger));
 
   app.use((_req, res) => send(res, htmlError(404, 'No such page')));
   app.use(errorMiddleware(htmlError, logger));

@@ -4,6 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { learnedPairIdOf, type LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import type { Logger } from '../logger.js';
 import { parseInboundMail } from '../mail/parse.js';
 import { RAW_REF_SCHEME, loadRaw } from '../mail/raw-store.js';
@@ -31,6 +32,16 @@ export interface ReviewPageDeps {
   csrf: CsrfTokens;
   now: () => Date;
   logger: Logger;
+  /** The learned answers, to name the ticket that taught a learned pair among a ticket's sources. */
+  learned?: Pick<LearnedAnswerStore, 'pair'>;
+}
+
+/** The learned pairs among a ticket's sources → the ticket that taught each (null when removed since). */
+async function learnedSourcesOf(ticket: Ticket, learned: ReviewPageDeps['learned']): Promise<Map<string, string | null> | undefined> {
+  const names = (ticket.agent?.sources ?? []).map((s) => s.fileName).filter((name) => learnedPairIdOf(name) !== undefined);
+  if (!learned || names.length === 0) return undefined;
+  const pairs = await Promise.all(names.map((name) => learned.pair(learnedPairIdOf(name)!)));
+  return new Map(names.map((name, i) => [name, pairs[i]?.ticketId ?? null]));
 }
 
 /** Error pages of the review routes: the message on a page with a way back. */
@@ -130,10 +141,10 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
       const id = params.id ?? '';
       const ticket = TICKET_ID_PATTERN.test(id) ? await deps.store.get(id) : undefined;
       if (!ticket) throw new HttpError(404, 'No such ticket');
-      const mail = await mailTextOf(ticket, deps);
+      const [mail, learnedSources] = await Promise.all([mailTextOf(ticket, deps), learnedSourcesOf(ticket, deps.learned)]);
       return {
         status: 200,
-        html: renderTicketDetail({ ticket, mailText: mail.text, mailTextNote: mail.note, now: deps.now(), csrfToken: csrfToken(user), user }),
+        html: renderTicketDetail({ ticket, mailText: mail.text, mailTextNote: mail.note, learnedSources, now: deps.now(), csrfToken: csrfToken(user), user }),
       };
     },
 

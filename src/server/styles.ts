@@ -90,6 +90,15 @@ ol.plan li { margin: 2px 0; }
 .subtask ul { margin: 4px 0 0; padding-left: 20px; font-size: 13px; color: var(--muted); }
 .subtask ul li { overflow-wrap: anywhere; }
 ul.sources { margin: 0; padding-left: 20px; }
+.badge.learned, .badge.update { background: #e8eefb; color: var(--accent); }
+.candidate { border: 1px solid var(--line); border-radius: 6px; padding: 12px 14px; margin-top: 12px; }
+.candidate header { display: flex; gap: 12px; align-items: baseline; flex-wrap: wrap; margin-bottom: 8px; }
+.candidate label { display: block; margin: 8px 0 2px; }
+.candidate .actions label { display: inline; margin: 0; }
+form.inline { margin-top: 8px; }
+td.qa { overflow-wrap: anywhere; }
+td.qa .q { font-weight: 600; white-space: pre-wrap; }
+td.qa .a { white-space: pre-wrap; color: var(--muted); margin-top: 4px; }
 code { font: 13px ui-monospace, Menlo, Consolas, monospace; background: #eef1f5; border-radius: 3px; padding: 0 4px; overflow-wrap: anywhere; }
 .pager { display: flex; gap: 16px; justify-content: flex-end; margin-top: 12px; font-size: 14px; }
 `;

@@ -12,7 +12,7 @@ import { html, type SafeHtml } from './html.js';
 import { STYLESHEET_PATH } from './styles.js';
 
 /** Where the page is, for the navigation. */
-type Section = 'review' | 'none';
+type Section = 'review' | 'knowledge' | 'none';
 
 /** The page frame: head, navigation bar and `body`. */
 export function layout(options: { title: string; user: string | undefined; section?: Section; body: SafeHtml }): SafeHtml {
@@ -30,6 +30,7 @@ export function layout(options: { title: string; user: string | undefined; secti
   <span class="brand">helpdesk-worker</span>
   <nav>
     <a href="/" class="${current('review')}">Review</a>
+    <a href="/knowledge" class="${current('knowledge')}">Knowledge</a>
     <a href="/admin/queues">Queues</a>
     <a href="/metrics">Metrics</a>
     <a href="/readyz">Readiness</a>
@@ -50,12 +51,13 @@ export interface Flash {
   message: string;
 }
 
-function flashBanner(flash: Flash | undefined): SafeHtml | null {
+/** The banner of {@link Flash}, or nothing. */
+export function flashBanner(flash: Flash | undefined): SafeHtml | null {
   return flash ? html`<div class="flash ${flash.kind}" role="status">${flash.message}</div>` : null;
 }
 
 /** Hidden CSRF field of every form. */
-function csrfField(token: string): SafeHtml {
+export function csrfField(token: string): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${token}">`;
 }
 
@@ -136,6 +138,11 @@ export interface TicketDetailView {
   mailText: string | undefined;
   /** Why {@link mailText} is missing, when it is. */
   mailTextNote?: string | undefined;
+  /**
+   * The learned pairs among the sources (`learned#<n>` → the ticket that taught it, or null when the pair has been
+   * removed since).
+   */
+  learnedSources?: ReadonlyMap<string, string | null> | undefined;
   now: Date;
   csrfToken: string;
   user: string | undefined;
@@ -168,10 +175,18 @@ function renderSubtask(s: Subtask, index: number): SafeHtml {
 </div>`;
 }
 
-function renderAgent(ticket: Ticket): SafeHtml {
+function renderSource(s: { kind: 'manual' | 'qa'; fileName: string }, learned: ReadonlyMap<string, string | null> | undefined): SafeHtml {
+  if (!learned?.has(s.fileName)) return html`<li><span class="muted">${s.kind === 'qa' ? 'Q&A' : 'manual'}</span> ${s.fileName}</li>`;
+  const teacher = learned.get(s.fileName);
+  return html`<li><span class="badge learned">learned pair</span> <a href="/knowledge#pair-${s.fileName.slice(s.fileName.indexOf('#') + 1)}">${s.fileName}</a> ${
+    teacher ? html`<span class="muted">taught by <a href="/tickets/${teacher}">ticket ${teacher.slice(0, 12)}</a></span>` : html`<span class="muted">(removed since)</span>`
+  }</li>`;
+}
+
+function renderAgent(ticket: Ticket, learned: ReadonlyMap<string, string | null> | undefined): SafeHtml {
   const agent = ticket.agent;
   if (!agent) return html`<section class="card"><h2>Agent</h2><p class="muted">The agent has not run on this ticket.</p></section>`;
-  const sources = agent.sources.map((s) => html`<li><span class="muted">${s.kind === 'qa' ? 'Q&A' : 'manual'}</span> ${s.fileName}</li>`);
+  const sources = agent.sources.map((s) => renderSource(s, learned));
   return html`<section class="card">
   <h2>Plan</h2>
   ${agent.plan.subtasks.length > 0 ? html`<ol class="plan">${agent.plan.subtasks.map((t) => html`<li>${t}</li>`)}</ol>` : html`<p class="muted">No subtasks were planned.</p>`}
@@ -262,7 +277,7 @@ ${flashBanner(view.flash)}
   </section>
   ${renderDecision(t, view.csrfToken)}
 </div>
-${renderAgent(t)}
+${renderAgent(t, view.learnedSources)}
 <section class="card">
   <h2>History</h2>
   <table><thead><tr><th>When</th><th>Change</th><th>By</th><th>Note</th></tr></thead><tbody>${history}</tbody></table>

@@ -11,7 +11,8 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { learnGapsFrom } from '../knowledge/gaps.js';
 import { produce } from '../queues/connection.js';
-import { sendReplyJob, type JobTuning } from '../queues/job-options.js';
+import { createLogger } from '../logger.js';
+import { proposeLearnedAnswerJob, sendReplyJob, type JobTuning } from '../queues/job-options.js';
 import type { Queues } from '../queues/registry.js';
 import { approvalRecord } from './outcome.js';
 import { IllegalTransitionError, TICKET_ID_PATTERN, jobGeneration, type Ticket, type TicketPatch, type TicketState } from './ticket.js';
@@ -32,6 +33,11 @@ export interface ReviewDeps {
   config: Pick<Config, 'SENDER_ATTEMPTS'>;
   /** Backoff of the send job; tests shorten it. */
   tuning?: JobTuning;
+  /**
+   * The `tickets` queue, to propose learned answers from each approval (`propose-learned-answer`). Without it (or
+   * when adding the job fails) the approval stands and no candidates are proposed.
+   */
+  learning?: Pick<Queues['tickets'], 'add'> | undefined;
 }
 
 /** An expected refusal: the caller reports `message` and does nothing else. */
@@ -150,7 +156,24 @@ export async function approveTicket(
   const jobId = await queueSend(deps, approved);
   // The transition returns the ticket without the agent result; the one read above has it.
   await learnGapsFrom({ store: deps.store, redis: deps.redis }, { ...approved, ...(ticket.agent ? { agent: ticket.agent } : {}) });
+  await queueProposal(deps, approved);
   return { outcome: 'approved', ticket: approved, jobId, alreadyApproved: false };
+}
+
+const log = createLogger('review');
+
+/**
+ * Queues the learned-answer proposal of an approved ticket. After the approval and its send job, and never failing
+ * either: the candidates are a suggestion, the reply is the customer's.
+ */
+async function queueProposal(deps: ReviewDeps, ticket: Ticket): Promise<void> {
+  if (!deps.learning) return;
+  try {
+    const job = proposeLearnedAnswerJob(ticket.id, jobGeneration(ticket), deps.tuning);
+    await produce(deps.redis, () => deps.learning!.add(job.name, job.data, job.opts));
+  } catch (err) {
+    log.warn({ ticketId: ticket.id, err: err instanceof Error ? err.message : String(err) }, 'could not queue the learned-answer proposal; the approval stands');
+  }
 }
 
 /**

@@ -63,8 +63,8 @@ const KEY_FREE = new Set(['/', '/healthz', '/livez', '/readyz']);
 
 /**
  * Just enough Qdrant, as the server behaves: key-free routes, collections (409 when one exists), collection metadata,
- * upsert and cosine query with vector size checks, count, atomic alias changes, and aliases that disappear with
- * the collection they point to.
+ * upsert, delete and cosine query with vector size checks (through an alias too), count, atomic alias changes, and
+ * aliases that disappear with the collection they point to.
  */
 class FakeQdrant {
   readonly collections = new Map<string, Collection>();
@@ -108,7 +108,8 @@ class FakeQdrant {
       return ok(this.collections.delete(name));
     });
     route('PUT', '/collections/:name/points', (req) => {
-      const collection = this.collections.get(req.params.name!);
+      // Point operations accept an alias as well as a collection name.
+      const collection = this.#resolve(req.params.name!);
       if (!collection) return missingCollection(req.params.name!);
       const points = (req.body as { points: Point[] }).points;
       for (const point of points) {
@@ -116,6 +117,13 @@ class FakeQdrant {
       }
       for (const point of points) collection.points.set(point.id, point);
       return ok({ operation_id: 1, status: req.query.wait === 'true' ? 'completed' : 'acknowledged' });
+    });
+    route('POST', '/collections/:name/points/delete', (req) => {
+      const collection = this.#resolve(req.params.name!);
+      if (!collection) return missingCollection(req.params.name!);
+      // Ids that are not there are no error.
+      for (const id of (req.body as { points: (string | number)[] }).points) collection.points.delete(id);
+      return ok({ operation_id: 2, status: req.query.wait === 'true' ? 'completed' : 'acknowledged' });
     });
     route('POST', '/collections/aliases', (req) => this.applyAliasActions(req.body as { actions: AliasAction[] }));
     route('POST', '/collections/:name/points/query', (req) => {
@@ -486,5 +494,40 @@ describe('QdrantQaSearch over HTTP', () => {
     const now = qdrant.aliases.get(ALIAS)!;
     expect(new Set(qdrant.collections.keys())).toEqual(new Set([now, aliased, recent, foreign]));
     expect(server.find('DELETE', `/collections/${live}`)).toHaveLength(1);
+  });
+
+  it('takes a learned pair at once as a point of the live collection, searchable with its ticket, and removes it', async () => {
+    await qa.replaceAll(PAIRS);
+    const build = qdrant.aliases.get(ALIAS)!;
+    const ticketId = 'a'.repeat(64);
+    const learned: QaPair = { id: 'learned#7', fileName: 'learned', row: 7, question: '請求書の宛名を変えたい', answer: '請求情報の「宛名」から変更できます。', ticketId };
+
+    await qa.upsertPairs([learned]);
+    // Through the alias, into the collection it points at: no new collection, no alias change.
+    expect(server.find('PUT', `/collections/${ALIAS}/points`).map((req) => (req.body as { points: Point[] }).points.map((p) => p.id))).toEqual([[toQdrantPointId('learned#7')]]);
+    expect(server.find('PUT', /^\/collections\/[^/]+$/)).toHaveLength(1);
+    expect(qdrant.collections.get(build)!.points.get(toQdrantPointId('learned#7'))!.payload).toEqual({
+      pairId: 'learned#7',
+      question: learned.question,
+      answer: learned.answer,
+      fileName: 'learned',
+      row: 7,
+      ticketId,
+    });
+    const hits = await qa.search('請求書の宛名', 4);
+    expect(hits.find((hit) => hit.id === 'learned#7')).toMatchObject({ fileName: 'learned#7', learnedFrom: ticketId, content: formatQaPair(learned) });
+
+    // An edited pair replaces its point (same id); removing it deletes the point.
+    await qa.upsertPairs([{ ...learned, answer: '新しい回答' }]);
+    expect(qdrant.collections.get(build)!.points.size).toBe(PAIRS.length + 1);
+    await qa.removePairs(['learned#7']);
+    expect(qdrant.collections.get(build)!.points.has(toQdrantPointId('learned#7'))).toBe(false);
+    expect(await qa.count()).toBe(PAIRS.length);
+  });
+
+  it('refuses a learned pair before the first reindex, and removing from no collection is no error', async () => {
+    const learned: QaPair = { id: 'learned#1', fileName: 'learned', row: 1, question: 'q', answer: 'a' };
+    await expect(qa.upsertPairs([learned])).rejects.toThrow(/does not exist yet; run a reindex first/);
+    await expect(qa.removePairs(['learned#1'])).resolves.toBeUndefined();
   });
 });

@@ -138,6 +138,7 @@ describe('named worker', () => {
           'answer-ticket': async () => {
             called = true;
           },
+          'propose-learned-answer': async () => {},
         },
       }),
     );
@@ -165,6 +166,7 @@ describe('named worker', () => {
             startedAt.push(Date.now());
             throw new Error(`search backend down for ${data.ticketId.slice(0, 4)}`);
           },
+          'propose-learned-answer': async () => {},
         },
         onFailed: (_job, _err, info) => void infos.push(info),
       }),

@@ -810,7 +810,8 @@ describe('metrics', () => {
     expect(text).toContain('helpdesk_tickets{state="approved"} 1');
     expect(text).toContain('helpdesk_tickets{state="sent"} 0');
     expect(text).toContain('helpdesk_queue_jobs{queue="outbound",status="waiting"} 1');
-    expect(text).toContain('helpdesk_queue_jobs{queue="tickets",status="waiting"} 0');
+    // The approval's learned-answer proposal waits on `tickets` for an agent worker.
+    expect(text).toContain('helpdesk_queue_jobs{queue="tickets",status="waiting"} 1');
     expect(text).toContain('helpdesk_agent_run_duration_seconds_bucket{le="2.5"} 0');
     expect(text).toContain('helpdesk_agent_run_duration_seconds_bucket{le="5"} 1');
     expect(text).toContain('helpdesk_agent_run_duration_seconds_bucket{le="600"} 1');

@@ -9,7 +9,7 @@ describe('queue and job names', () => {
   it('has the four queues with their jobs', () => {
     expect(QUEUE_NAMES).toEqual({ tickets: 'tickets', outbound: 'outbound', maintenance: 'maintenance', sentcopy: 'sentcopy' });
     expect(JOB_NAMES).toEqual({
-      tickets: ['answer-ticket'],
+      tickets: ['answer-ticket', 'propose-learned-answer'],
       outbound: ['send-reply'],
       maintenance: ['reindex-manual', 'reindex-qa', 'retention'],
       sentcopy: ['copy-to-sent'],
@@ -39,6 +39,7 @@ describe('parseJobData', () => {
   it.each([
     ['answer-ticket', { ticketId: TICKET }, { ticketId: TICKET }],
     ['send-reply', { ticketId: TICKET }, { ticketId: TICKET }],
+    ['propose-learned-answer', { ticketId: TICKET }, { ticketId: TICKET }],
     ['reindex-manual', { trigger: 'schedule' }, { trigger: 'schedule' }],
     // A directory in job data is stripped: the directory comes from configuration only.
     ['reindex-qa', { trigger: 'cli', dir: '/data/qa' }, { trigger: 'cli' }],
@@ -53,6 +54,7 @@ describe('parseJobData', () => {
     ['answer-ticket', { ticketId: 'not-a-hash' }],
     ['answer-ticket', { ticketId: 'A'.repeat(64) }],
     ['send-reply', null],
+    ['propose-learned-answer', { ticketId: 'not-a-hash' }],
     ['send-reply', 'x'],
     ['reindex-manual', {}],
     ['reindex-manual', { trigger: 'cron' }],

@@ -1,0 +1,61 @@
+/**
+ * `propose-learned-answer`: after an operator approved a ticket's reply, propose candidate Q&A pairs from it (see
+ * src/knowledge/learned-candidates.ts) and store them for the Knowledge page, scrubbed of personal data. Runs on the
+ * agent workers (it may call the model), queued by the approval; it never changes the ticket, so nothing it does
+ * can hold up or undo the approval or the reply.
+ */
+import type OpenAI from 'openai';
+import { distilCandidates, ruleCandidates, scrubCandidate, signatureNames, type CandidateSource } from '../src/knowledge/learned-candidates.js';
+import type { LearnedAnswerStore, LearnedCandidate } from '../src/knowledge/learned-answers.js';
+import { createLogger, type Logger } from '../src/logger.js';
+import type { ProposeLearnedAnswerData } from '../src/queues/payloads.js';
+import type { TicketStore } from '../src/tickets/ticket-store.js';
+import type { TicketState } from '../src/tickets/ticket.js';
+
+/** What the job needs. */
+export interface ProposeLearnedDeps {
+  store: Pick<TicketStore, 'get'>;
+  learned: Pick<LearnedAnswerStore, 'propose'>;
+  /** The model for distilling and the second scrub pass; without it the rules alone propose and scrub. */
+  llm?: { client: Pick<OpenAI, 'chat'>; model: string } | undefined;
+  logger?: Logger;
+}
+
+/** What the job did (the job's return value, shown in the queue dashboard). */
+export interface ProposeLearnedResult {
+  /** Candidate ids stored. */
+  proposed: number[];
+  /** Why nothing was proposed, when nothing was. */
+  skipped?: string;
+  origin?: LearnedCandidate['origin'];
+}
+
+/** States of a ticket whose approval stands (the reply is going or has gone out). */
+const APPROVED_STATES: readonly TicketState[] = ['approved', 'sending', 'sent'];
+
+/** Proposes the candidates of one approved ticket; a ticket proposed before gets none again. */
+export async function proposeLearnedAnswer(data: ProposeLearnedAnswerData, deps: ProposeLearnedDeps, signal?: AbortSignal): Promise<ProposeLearnedResult> {
+  const logger = deps.logger ?? createLogger('learned-answers');
+  const ticket = await deps.store.get(data.ticketId);
+  if (!ticket) return { proposed: [], skipped: 'the ticket no longer exists' };
+  // A reply that went back to review (send failed) or was rejected since is not knowledge yet; its next approval
+  // queues a job of its own.
+  if (!ticket.approval || !APPROVED_STATES.includes(ticket.state)) return { proposed: [], skipped: `the ticket is ${ticket.state}, not approved` };
+  if (!ticket.draft?.trim()) return { proposed: [], skipped: 'the ticket has no reply' };
+
+  const source: CandidateSource = { question: ticket.question, reply: ticket.draft, ...(ticket.agent ? { subtasks: ticket.agent.subtasks } : {}) };
+  const llm = deps.llm ? { ...deps.llm, ...(signal ? { signal } : {}) } : undefined;
+  const distilled = llm ? await distilCandidates(source, llm) : undefined;
+  if (distilled?.error) logger.warn({ ticketId: ticket.id, err: distilled.error }, 'the model could not split the approved reply; proposing by rules');
+  const drafts = distilled?.pairs ?? ruleCandidates(source);
+  const origin = distilled?.pairs ? 'model' : 'rules';
+  const names = [ticket.fromName, ...signatureNames(ticket.mailText ?? ticket.question)].filter((n): n is string => Boolean(n?.trim()));
+  const scrubbed = [];
+  for (const draft of drafts) scrubbed.push(await scrubCandidate(draft, names, llm));
+  const stored = await deps.learned.propose(
+    ticket.id,
+    scrubbed.map((c) => ({ question: c.question, answer: c.answer, origin, scrub: c.scrub, ...(distilled?.error ? { distilError: distilled.error } : {}) })),
+  );
+  logger.info({ ticketId: ticket.id, candidates: stored.map((c) => c.id), origin }, 'learned-answer candidates proposed');
+  return { proposed: stored.map((c) => c.id), origin, ...(stored.length === 0 ? { skipped: drafts.length === 0 ? 'nothing to learn' : 'proposed before' } : {}) };
+}

@@ -1,0 +1,252 @@
+/**
+ * `npm run knowledge -- <command>`: the learned answers from a terminal (the Knowledge page's twin).
+ *
+ * - `list [--json]`: candidates waiting (with the ticket they came from and the pair they would update), then the
+ *   accepted pairs.
+ * - `show <id> [--json]`: one candidate or accepted pair in full (`<id>` is the number, `learned#<n>` works too).
+ * - `accept <id> [--question Q] [--answer A] [--by NAME] [--new]`: store a candidate (optionally edited) as a pair;
+ *   a candidate close to an accepted pair updates that pair unless `--new` is given.
+ * - `edit <id> [--question Q] [--answer A] [--by NAME]`: change a candidate before accepting it.
+ * - `discard <id>`: drop a candidate.
+ * - `remove <id>`: take an accepted pair out of the knowledge base.
+ * - `export FILE`: the accepted pairs as CSV (`question,answer` plus provenance); `-` prints to stdout.
+ *
+ * Results go to stdout, logs and errors to stderr; an unknown id or bad input ends with one line and exit code 1.
+ */
+import { writeFile } from 'node:fs/promises';
+import { Command } from 'commander';
+import type { Redis } from 'ioredis';
+import { acceptLearned, learnedPairIdOf, learnedPairsCsv, LearnedAnswerStore, removeLearned, type LearnedCandidate, type LearnedPair, type UpdateTarget } from '../knowledge/learned-answers.js';
+import { connectProducer, produce } from '../queues/connection.js';
+import { createSearchBackends } from '../search/factory.js';
+import type { QaSearch } from '../search/types.js';
+import { CliError, closeAll, operatorName, runCommand, type CliContext } from './common.js';
+import { cut, terminalSafe } from './format.js';
+import { registerGapsCommand } from './knowledge-gaps.js';
+
+interface Session {
+  redis: Redis;
+  learned: LearnedAnswerStore;
+}
+
+async function withLearned<T>(ctx: CliContext, body: (session: Session) => Promise<T>): Promise<T> {
+  const redis = await connectProducer(ctx.config.REDIS_URL, { name: `${ctx.config.QUEUE_PREFIX}:knowledge-cli`, timeoutMs: 5_000 });
+  try {
+    return await body({ redis, learned: new LearnedAnswerStore(redis, { prefix: ctx.config.QUEUE_PREFIX }) });
+  } finally {
+    await redis.quit().catch(() => redis.disconnect());
+  }
+}
+
+/**
+ * The Q&A backend that stores learned pairs itself (Qdrant), or undefined: the embedded index reads them from
+ * Redis, so the CLI has nothing to hand it.
+ */
+async function withIndex<T>(ctx: CliContext, body: (qa: QaSearch | undefined) => Promise<T>): Promise<T> {
+  if (!ctx.config.QDRANT_URL) return body(undefined);
+  const backends = createSearchBackends(ctx.config);
+  try {
+    return await body(backends.qa);
+  } finally {
+    await closeAll(backends.manual, backends.qa);
+  }
+}
+
+/** The number of `ref` (`12` or `learned#12`), or a usage error. */
+export function parseLearnedId(ref: string): number {
+  const id = learnedPairIdOf(ref.trim()) ?? (/^\d+$/.test(ref.trim()) ? Number(ref.trim()) : undefined);
+  if (id === undefined || !Number.isSafeInteger(id) || id < 1) throw new CliError(`not a learned-answer id: ${ref} (give the number list prints, e.g. 12 or learned#12)`, 2);
+  return id;
+}
+
+/** One line of a candidate in `list`. */
+function candidateLine(c: LearnedCandidate, target: UpdateTarget | undefined): string {
+  const update = target ? `  update of learned#${target.pair.id} (similarity ${target.similarity.toFixed(2)})` : '';
+  return `${String(c.id).padStart(4)}  ticket ${c.ticketId.slice(0, 12)}  ${cut(oneLine(c.question), 60)}${update}`;
+}
+
+function pairLine(p: LearnedPair): string {
+  return `learned#${p.id}  ticket ${p.ticketId.slice(0, 12)}  by ${p.acceptedBy} ${p.acceptedAt.slice(0, 10)}  ${cut(oneLine(p.question), 60)}`;
+}
+
+/** The human `list` output. */
+export function formatLearnedList(candidates: readonly { candidate: LearnedCandidate; target: UpdateTarget | undefined }[], pairs: readonly LearnedPair[]): string {
+  const out = [`Candidates (${candidates.length})`];
+  out.push(...(candidates.length ? candidates.map(({ candidate, target }) => candidateLine(candidate, target)) : ['  (none)']));
+  out.push('', `Accepted pairs (${pairs.length})`);
+  out.push(...(pairs.length ? pairs.map(pairLine) : ['  (none)']));
+  return out.join('\n');
+}
+
+function formatCandidate(c: LearnedCandidate, target: UpdateTarget | undefined): string {
+  const lines = [
+    `Candidate ${c.id}`,
+    `From ticket: ${c.ticketId}`,
+    `Proposed:    ${c.proposedAt} (split by ${c.origin}${c.distilError ? `; the model failed: ${c.distilError}` : ''})`,
+    `Scrubbed:    ${c.scrub.replaced} piece(s) of personal data replaced; model pass ${c.scrub.modelPass}${c.scrub.modelError ? ` (${c.scrub.modelError})` : ''}`,
+  ];
+  if (c.editedBy) lines.push(`Edited by:   ${c.editedBy}`);
+  if (target) lines.push(`Update of:   learned#${target.pair.id} (similarity ${target.similarity.toFixed(2)}): ${oneLine(target.pair.question)}`);
+  lines.push('', 'Question:', c.question, '', 'Answer:', c.answer);
+  return lines.join('\n');
+}
+
+function formatPair(p: LearnedPair): string {
+  return [
+    `Pair learned#${p.id}`,
+    `Taught by:   ticket ${p.ticketId}${p.ticketIds.length > 1 ? ` (all: ${p.ticketIds.join(', ')})` : ''}`,
+    `Accepted:    ${p.acceptedAt} by ${p.acceptedBy}${p.createdAt !== p.acceptedAt ? ` (first ${p.createdAt})` : ''}`,
+    '',
+    'Question:',
+    p.question,
+    '',
+    'Answer:',
+    p.answer,
+  ].join('\n');
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function refused(result: { outcome: string; message?: string }): never {
+  throw new CliError(result.message ?? result.outcome);
+}
+
+const program = new Command('knowledge').description('Learned answers: candidates from approved replies, accepted Q&A pairs').showHelpAfterError();
+
+program
+  .command('list')
+  .description('List candidates (with their ticket) and accepted pairs')
+  .option('--json', 'print one JSON object { candidates, pairs }')
+  .action(async (opts: { json?: boolean }) => {
+    await runCommand('knowledge', async (ctx) => {
+      await withLearned(ctx, async ({ redis, learned }) => {
+        const [candidates, pairs] = await produce(redis, () => Promise.all([learned.candidates(), learned.pairs()]));
+        const withTargets = await Promise.all(candidates.map(async (candidate) => ({ candidate, target: await learned.updateTargetOf(candidate, pairs) })));
+        if (opts.json) {
+          ctx.print(JSON.stringify({ candidates: withTargets.map(({ candidate, target }) => ({ ...candidate, updateOf: target ? `learned#${target.pair.id}` : null })), pairs }));
+        } else ctx.print(terminalSafe(formatLearnedList(withTargets, pairs)));
+      });
+    });
+  });
+
+program
+  .command('show <id>')
+  .description('Show a candidate or an accepted pair in full')
+  .option('--json', 'print it as JSON')
+  .action(async (ref: string, opts: { json?: boolean }) => {
+    await runCommand('knowledge', async (ctx) => {
+      const id = parseLearnedId(ref);
+      await withLearned(ctx, async ({ redis, learned }) => {
+        const [candidate, pair] = await produce(redis, () => Promise.all([learned.candidate(id), learned.pair(id)]));
+        // `learned#N` names a pair; a bare number is the candidate while there is one.
+        const asPair = ref.trim().startsWith('learned#') || !candidate;
+        if (asPair && pair) {
+          ctx.print(opts.json ? JSON.stringify(pair) : terminalSafe(formatPair(pair)));
+        } else if (candidate) {
+          const target = await learned.updateTargetOf(candidate);
+          ctx.print(opts.json ? JSON.stringify({ ...candidate, updateOf: target ? `learned#${target.pair.id}` : null }) : terminalSafe(formatCandidate(candidate, target)));
+        } else throw new CliError(`no learned candidate or pair ${id}`);
+      });
+    });
+  });
+
+program
+  .command('accept <id>')
+  .description('Store a candidate as a Q&A pair (an update of a close accepted pair unless --new)')
+  .option('--question <text>', 'store this question instead of the candidate’s')
+  .option('--answer <text>', 'store this answer instead of the candidate’s')
+  .option('--by <name>', 'who accepts (default: the OS user)')
+  .option('--new', 'store as a new pair even when the question is close to an accepted one')
+  .action(async (ref: string, opts: { question?: string; answer?: string; by?: string; new?: boolean }) => {
+    await runCommand('knowledge', async (ctx) => {
+      const id = parseLearnedId(ref);
+      const by = operatorName(opts.by);
+      await withLearned(ctx, (session) =>
+        withIndex(ctx, async (qa) => {
+          const result = await produce(session.redis, () =>
+            acceptLearned({ store: session.learned, qa }, id, { by, question: opts.question, answer: opts.answer, ...(opts.new ? { asNew: true } : {}) }),
+          );
+          if (result.outcome !== 'accepted') refused(result);
+          ctx.print(`${result.updated ? 'updated' : 'accepted'} learned#${result.pair.id} (by ${by}); it is searchable now`);
+          if (result.indexError) throw new CliError(`learned#${result.pair.id} is stored, but Qdrant did not take it (${result.indexError}); the next Q&A reindex adds it`);
+        }),
+      );
+    });
+  });
+
+program
+  .command('edit <id>')
+  .description('Change a candidate’s question and/or answer before accepting it')
+  .option('--question <text>', 'the new question')
+  .option('--answer <text>', 'the new answer')
+  .option('--by <name>', 'who edits (default: the OS user)')
+  .action(async (ref: string, opts: { question?: string; answer?: string; by?: string }) => {
+    await runCommand('knowledge', async (ctx) => {
+      const id = parseLearnedId(ref);
+      if (opts.question === undefined && opts.answer === undefined) throw new CliError('give --question and/or --answer', 2);
+      await withLearned(ctx, async ({ redis, learned }) => {
+        const result = await produce(redis, () => learned.edit(id, { question: opts.question, answer: opts.answer, by: operatorName(opts.by) }));
+        if (result.outcome !== 'edited') refused(result);
+        ctx.print(`edited candidate ${id}`);
+      });
+    });
+  });
+
+program
+  .command('discard <id>')
+  .description('Drop a candidate without learning it')
+  .action(async (ref: string) => {
+    await runCommand('knowledge', async (ctx) => {
+      const id = parseLearnedId(ref);
+      await withLearned(ctx, async ({ redis, learned }) => {
+        const result = await produce(redis, () => learned.discard(id));
+        if (result.outcome !== 'discarded') refused(result);
+        ctx.print(`discarded candidate ${id}`);
+      });
+    });
+  });
+
+program
+  .command('remove <id>')
+  .description('Remove an accepted pair from the knowledge base')
+  .action(async (ref: string) => {
+    await runCommand('knowledge', async (ctx) => {
+      const id = parseLearnedId(ref);
+      await withLearned(ctx, (session) =>
+        withIndex(ctx, async (qa) => {
+          const result = await produce(session.redis, () => removeLearned({ store: session.learned, qa }, id));
+          if (result.outcome !== 'removed') refused(result);
+          ctx.print(`removed learned#${id}`);
+          if (result.indexError) throw new CliError(`learned#${id} is removed, but Qdrant still holds it (${result.indexError}); the next Q&A reindex drops it`);
+        }),
+      );
+    });
+  });
+
+program
+  .command('export <file>')
+  .description('Write the accepted pairs as CSV (question,answer + provenance); - for stdout')
+  .action(async (file: string) => {
+    await runCommand('knowledge', async (ctx) => {
+      await withLearned(ctx, async ({ redis, learned }) => {
+        const pairs = await produce(redis, () => learned.pairs());
+        const csv = learnedPairsCsv(pairs);
+        if (file === '-') {
+          ctx.print(csv.replace(/\r\n$/, ''));
+          return;
+        }
+        try {
+          await writeFile(file, csv, 'utf8');
+        } catch (err) {
+          throw new CliError(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        }
+        ctx.print(`exported ${pairs.length} pair(s) to ${file}`);
+      });
+    });
+  });
+
+registerGapsCommand(program);
+
+await program.parseAsync();

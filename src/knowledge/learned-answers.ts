@@ -1,0 +1,372 @@
+/**
+ * Learned answers: Q&A pairs the product proposes from approved replies (candidates) and the ones an operator
+ * accepted (pairs), stored in Redis beside the tickets. Accepted pairs are the second Q&A source beside QA_DIR:
+ * the embedded Q&A index merges them in as they change ({@link learnedPairSource}), Qdrant takes them as points
+ * ({@link QaSearch.upsertPairs}), and a Q&A reindex includes them ({@link LearnedAnswerStore.qaPairs}).
+ *
+ * Keys (P = QUEUE_PREFIX; no queue is named `learned`, so BullMQ's `P:<queue>:…` keys cannot collide):
+ *
+ * | key                  | type   | what                                                                        |
+ * |----------------------|--------|-----------------------------------------------------------------------------|
+ * | `P:learned:seq`      | string | last id given; candidates and pairs share the sequence                      |
+ * | `P:learned:cand`     | hash   | candidate id → {@link LearnedCandidate} JSON                                |
+ * | `P:learned:pairs`    | hash   | pair id → {@link LearnedPair} JSON                                          |
+ * | `P:learned:proposed` | hash   | ticket id → candidate ids proposed for it, so a retried job proposes once   |
+ * | `P:learned:version`  | string | incremented on every change of the pairs; searches merge again when it moves |
+ *
+ * A candidate keeps its id when accepted as a new pair, so `learned#<id>` names the pair in search results and
+ * sources. A candidate whose question is close to an accepted pair's ({@link SIMILAR_QUESTION_THRESHOLD}) is
+ * offered as an update of that pair: accepting it replaces the pair's text under the pair's id.
+ */
+import type { Redis } from 'ioredis';
+import { LEARNED_ID_PREFIX, type LearnedPairSource } from '../search/embedded-qa.js';
+import type { QaPair, QaSearch } from '../search/types.js';
+import { LuaScript } from '../tickets/lua.js';
+import { MAX_CANDIDATE_ANSWER_CHARS, MAX_CANDIDATE_QUESTION_CHARS, type ScrubSummary } from './learned-candidates.js';
+
+export { LEARNED_ID_PREFIX };
+
+/** The `fileName` of learned pairs in the Q&A index: hits read `learned#<id>`. */
+export const LEARNED_FILE_NAME = 'learned';
+
+/**
+ * Character-bigram Jaccard similarity of two questions (after {@link questionKey}) from which a candidate counts as
+ * an update of an accepted pair rather than a new one. At 0.5 half of the two questions' distinct bigrams are shared:
+ * the same question reworded ("返品の方法を教えてください" / "返品の方法を教えて下さい。") is above it, two questions on
+ * the same product area but different tasks ("パスワードを変更したい" / "パスワードを忘れた") are below.
+ */
+export const SIMILAR_QUESTION_THRESHOLD = 0.5;
+
+/** A proposed pair waiting for an operator. */
+export interface LearnedCandidate {
+  id: number;
+  /** The ticket whose approved reply it came from. */
+  ticketId: string;
+  question: string;
+  answer: string;
+  /** Who split the reply: the model's structured call, or the rules (no model, or the model failed). */
+  origin: 'model' | 'rules';
+  /** Why the model's split was not used, when it was asked and failed. */
+  distilError?: string;
+  scrub: ScrubSummary;
+  proposedAt: string;
+  /** Set when an operator edited the candidate before accepting. */
+  editedBy?: string;
+}
+
+/** An accepted pair: part of the knowledge base. */
+export interface LearnedPair {
+  id: number;
+  question: string;
+  answer: string;
+  /** The ticket that taught the current text (the latest accepted candidate's). */
+  ticketId: string;
+  /** Every ticket whose candidate was accepted into this pair, oldest first. */
+  ticketIds: string[];
+  acceptedBy: string;
+  acceptedAt: string;
+  /** When the pair was first accepted (differs from `acceptedAt` once an update was accepted). */
+  createdAt: string;
+}
+
+/** The accepted pair a candidate would update, and how close the questions are. */
+export interface UpdateTarget {
+  pair: LearnedPair;
+  similarity: number;
+}
+
+/** An expected refusal; callers word it their own way (HTTP status, exit code). */
+export type LearnedRefusal = { outcome: 'not-found'; message: string } | { outcome: 'invalid'; message: string };
+
+/** Result of {@link LearnedAnswerStore.accept}. */
+export type AcceptOutcome = { outcome: 'accepted'; pair: LearnedPair; updated: boolean } | LearnedRefusal;
+
+/** The Redis keys of the learned answers. */
+export function learnedKeys(prefix: string) {
+  if (!prefix) throw new TypeError('learnedKeys: prefix is required');
+  return {
+    seq: `${prefix}:learned:seq`,
+    candidates: `${prefix}:learned:cand`,
+    pairs: `${prefix}:learned:pairs`,
+    proposed: `${prefix}:learned:proposed`,
+    version: `${prefix}:learned:version`,
+  } as const;
+}
+
+/** The question as compared for similarity: NFKC, lower case, letters and digits only. */
+export function questionKey(question: string): string {
+  return question.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+}
+
+/** Jaccard similarity of the character-bigram sets of two questions' {@link questionKey}s (0–1). */
+export function questionSimilarity(a: string, b: string): number {
+  const x = bigrams(questionKey(a));
+  const y = bigrams(questionKey(b));
+  if (x.size === 0 && y.size === 0) return questionKey(a) === questionKey(b) ? 1 : 0;
+  let shared = 0;
+  for (const g of x) if (y.has(g)) shared++;
+  return shared / (x.size + y.size - shared);
+}
+
+function bigrams(s: string): Set<string> {
+  const chars = Array.from(s);
+  if (chars.length === 1) return new Set(chars);
+  return new Set(chars.slice(0, -1).map((c, i) => c + chars[i + 1]));
+}
+
+/** The accepted pair most similar to `question` at or above {@link SIMILAR_QUESTION_THRESHOLD}, if any. */
+export function closestPair(question: string, pairs: readonly LearnedPair[]): UpdateTarget | undefined {
+  let best: UpdateTarget | undefined;
+  for (const pair of pairs) {
+    const similarity = questionSimilarity(question, pair.question);
+    if (similarity >= SIMILAR_QUESTION_THRESHOLD && (!best || similarity > best.similarity)) best = { pair, similarity };
+  }
+  return best;
+}
+
+/** A learned pair as the Q&A index holds it. */
+export function toQaPair(pair: Pick<LearnedPair, 'id' | 'question' | 'answer' | 'ticketId'>): QaPair {
+  return { id: `${LEARNED_ID_PREFIX}${pair.id}`, fileName: LEARNED_FILE_NAME, row: pair.id, question: pair.question, answer: pair.answer, ticketId: pair.ticketId };
+}
+
+/** The learned pair id of a Q&A source or hit name (`learned#12` → 12), or undefined for other sources. */
+export function learnedPairIdOf(name: string): number | undefined {
+  const m = /^learned#(\d+)$/.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
+
+// Writes every candidate of a ticket and marks the ticket proposed, unless it already is.
+const PROPOSE = new LuaScript(
+  `if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
+local ids = {}
+for i = 2, #ARGV, 2 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  table.insert(ids, ARGV[i])
+end
+redis.call('HSET', KEYS[2], ARGV[1], table.concat(ids, ','))
+return 1`,
+  2,
+);
+
+// Accepts a candidate: removes it and writes the pair (an update only when the pair still exists).
+const ACCEPT = new LuaScript(
+  `if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+if ARGV[4] == 'update' and redis.call('HEXISTS', KEYS[2], ARGV[2]) == 0 then return -1 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+redis.call('INCR', KEYS[3])
+return 1`,
+  3,
+);
+
+/** Candidates and accepted pairs in Redis; see the module comment for the keys. */
+export class LearnedAnswerStore {
+  private readonly keys: ReturnType<typeof learnedKeys>;
+
+  constructor(
+    private readonly redis: Redis,
+    options: { prefix: string },
+  ) {
+    this.keys = learnedKeys(options.prefix);
+  }
+
+  /**
+   * Stores the candidates of one approved ticket, once: a ticket already proposed (a retried job, a second approval
+   * after the reply bounced back to review) gets none again. Returns the stored candidates, empty when none were.
+   */
+  async propose(ticketId: string, drafts: readonly Omit<LearnedCandidate, 'id' | 'ticketId' | 'proposedAt'>[], now = new Date()): Promise<LearnedCandidate[]> {
+    if (drafts.length === 0 || (await this.redis.hexists(this.keys.proposed, ticketId))) return [];
+    // Ids taken but not used (the ticket was proposed in between) leave a harmless gap.
+    const last = await this.redis.incrby(this.keys.seq, drafts.length);
+    const candidates = drafts.map((d, i) => ({ ...d, id: last - drafts.length + 1 + i, ticketId, proposedAt: now.toISOString() }));
+    const args = [ticketId, ...candidates.flatMap((c) => [String(c.id), JSON.stringify(c)])];
+    const stored = await PROPOSE.run(this.redis, [this.keys.candidates, this.keys.proposed], args);
+    return stored === 1 ? candidates : [];
+  }
+
+  /** Candidates waiting for an operator, oldest first. */
+  async candidates(): Promise<LearnedCandidate[]> {
+    return sortById(Object.values(await this.redis.hgetall(this.keys.candidates)).map((v) => JSON.parse(v) as LearnedCandidate));
+  }
+
+  async candidate(id: number): Promise<LearnedCandidate | undefined> {
+    const raw = await this.redis.hget(this.keys.candidates, String(id));
+    return raw ? (JSON.parse(raw) as LearnedCandidate) : undefined;
+  }
+
+  /** Accepted pairs, oldest first. */
+  async pairs(): Promise<LearnedPair[]> {
+    return sortById(Object.values(await this.redis.hgetall(this.keys.pairs)).map((v) => JSON.parse(v) as LearnedPair));
+  }
+
+  async pair(id: number): Promise<LearnedPair | undefined> {
+    const raw = await this.redis.hget(this.keys.pairs, String(id));
+    return raw ? (JSON.parse(raw) as LearnedPair) : undefined;
+  }
+
+  /** The accepted pairs as Q&A index rows (for a reindex and the embedded index's merge). */
+  async qaPairs(): Promise<QaPair[]> {
+    return (await this.pairs()).map(toQaPair);
+  }
+
+  /** Changes whenever the accepted pairs change. */
+  async version(): Promise<string> {
+    return (await this.redis.get(this.keys.version)) ?? '0';
+  }
+
+  /** The accepted pair `candidate` would update, judged against the pairs as they are now. */
+  async updateTargetOf(candidate: Pick<LearnedCandidate, 'question'>, pairs?: readonly LearnedPair[]): Promise<UpdateTarget | undefined> {
+    return closestPair(candidate.question, pairs ?? (await this.pairs()));
+  }
+
+  /** Changes a candidate's question and/or answer before it is accepted. */
+  async edit(id: number, change: { question?: string | undefined; answer?: string | undefined; by: string }): Promise<{ outcome: 'edited'; candidate: LearnedCandidate } | LearnedRefusal> {
+    const checked = checkText(change);
+    if ('outcome' in checked) return checked;
+    const candidate = await this.candidate(id);
+    if (!candidate) return notFound('candidate', id);
+    const edited: LearnedCandidate = { ...candidate, ...checked, editedBy: change.by };
+    // HSET only if the candidate is still there: an accept or discard in between wins.
+    const stored = await this.redis.eval(
+      `if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1`,
+      1,
+      this.keys.candidates,
+      String(id),
+      JSON.stringify(edited),
+    );
+    return stored === 1 ? { outcome: 'edited', candidate: edited } : notFound('candidate', id);
+  }
+
+  /**
+   * Accepts a candidate, optionally with an edited question/answer: it becomes a pair accepted by `by` now. When its
+   * question is close to an accepted pair's (and `asNew` is not set) that pair is updated instead, keeping its id.
+   */
+  async accept(
+    id: number,
+    request: { by: string; question?: string | undefined; answer?: string | undefined; asNew?: boolean },
+    now = new Date(),
+  ): Promise<AcceptOutcome> {
+    const checked = checkText(request);
+    if ('outcome' in checked) return checked;
+    if (!request.by.trim()) return { outcome: 'invalid', message: 'Who accepts the pair is required' };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const candidate = await this.candidate(id);
+      if (!candidate) return notFound('candidate', id);
+      const question = checked.question ?? candidate.question;
+      const answer = checked.answer ?? candidate.answer;
+      const target = request.asNew || attempt > 0 ? undefined : await this.updateTargetOf({ question });
+      const at = now.toISOString();
+      const pair: LearnedPair = target
+        ? { ...target.pair, question, answer, ticketId: candidate.ticketId, ticketIds: [...target.pair.ticketIds, candidate.ticketId], acceptedBy: request.by, acceptedAt: at }
+        : { id: candidate.id, question, answer, ticketId: candidate.ticketId, ticketIds: [candidate.ticketId], acceptedBy: request.by, acceptedAt: at, createdAt: at };
+      const result = await ACCEPT.run(this.redis, [this.keys.candidates, this.keys.pairs, this.keys.version], [
+        String(candidate.id),
+        String(pair.id),
+        JSON.stringify(pair),
+        target ? 'update' : 'new',
+      ]);
+      if (result === 0) return notFound('candidate', id);
+      // The pair to update was removed meanwhile: accept as a new pair instead.
+      if (result === -1) continue;
+      return { outcome: 'accepted', pair, updated: Boolean(target) };
+    }
+    return notFound('candidate', id);
+  }
+
+  /** Drops a candidate without learning it. */
+  async discard(id: number): Promise<{ outcome: 'discarded'; candidate: LearnedCandidate } | LearnedRefusal> {
+    const candidate = await this.candidate(id);
+    if (!candidate || (await this.redis.hdel(this.keys.candidates, String(id))) === 0) return notFound('candidate', id);
+    return { outcome: 'discarded', candidate };
+  }
+
+  /** Removes an accepted pair from the knowledge base. */
+  async remove(id: number): Promise<{ outcome: 'removed'; pair: LearnedPair } | LearnedRefusal> {
+    const pair = await this.pair(id);
+    if (!pair) return notFound('pair', id);
+    const results = await this.redis.multi().hdel(this.keys.pairs, String(id)).incr(this.keys.version).exec();
+    const removed = results?.[0]?.[1];
+    return removed === 0 ? notFound('pair', id) : { outcome: 'removed', pair };
+  }
+}
+
+/** The accepted pairs of `store` as the embedded Q&A index's {@link LearnedPairSource}. */
+export function learnedPairSource(store: Pick<LearnedAnswerStore, 'version' | 'qaPairs'>): LearnedPairSource {
+  return { version: () => store.version(), pairs: () => store.qaPairs() };
+}
+
+/** Result of {@link acceptLearned} and {@link removeLearned}: the store's, plus the index's error if it failed. */
+export type IndexedOutcome<T> = T & { indexError?: string };
+
+/**
+ * Accepts a candidate and hands the pair to a backend that stores learned pairs itself (Qdrant). The pair is
+ * accepted even when the backend fails: `indexError` says so, and the next Q&A reindex adds it.
+ */
+export async function acceptLearned(
+  deps: { store: LearnedAnswerStore; qa?: QaSearch | undefined },
+  id: number,
+  request: Parameters<LearnedAnswerStore['accept']>[1],
+): Promise<IndexedOutcome<AcceptOutcome>> {
+  const result = await deps.store.accept(id, request);
+  if (result.outcome !== 'accepted' || !deps.qa?.upsertPairs) return result;
+  try {
+    await deps.qa.upsertPairs([toQaPair(result.pair)]);
+    return result;
+  } catch (err) {
+    return { ...result, indexError: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** Removes an accepted pair, and its point from a backend that stores learned pairs itself. */
+export async function removeLearned(
+  deps: { store: LearnedAnswerStore; qa?: QaSearch | undefined },
+  id: number,
+): Promise<IndexedOutcome<Awaited<ReturnType<LearnedAnswerStore['remove']>>>> {
+  const result = await deps.store.remove(id);
+  if (result.outcome !== 'removed' || !deps.qa?.removePairs) return result;
+  try {
+    await deps.qa.removePairs([toQaPair(result.pair).id]);
+    return result;
+  } catch (err) {
+    return { ...result, indexError: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** Provenance columns after `question,answer` in {@link learnedPairsCsv}. */
+export const CSV_COLUMNS = ['question', 'answer', 'id', 'ticket_id', 'accepted_by', 'accepted_at', 'created_at'] as const;
+
+/**
+ * The accepted pairs as CSV (RFC 4180: every field quoted, quotes doubled, CRLF between records), `question,answer`
+ * first so the file can go into QA_DIR as it is (the Q&A loader reads those two columns by name). No csv-stringify
+ * in the dependencies, and quoting every field leaves nothing to get wrong.
+ */
+export function learnedPairsCsv(pairs: readonly LearnedPair[]): string {
+  const quote = (value: string | number) => `"${String(value).replace(/"/g, '""')}"`;
+  const rows = pairs.map((p) => [p.question, p.answer, `${LEARNED_ID_PREFIX}${p.id}`, p.ticketId, p.acceptedBy, p.acceptedAt, p.createdAt]);
+  return [CSV_COLUMNS, ...rows].map((row) => row.map(quote).join(',')).join('\r\n') + '\r\n';
+}
+
+function checkText(change: { question?: string | undefined; answer?: string | undefined }): { question?: string; answer?: string } | LearnedRefusal {
+  const out: { question?: string; answer?: string } = {};
+  for (const [field, max] of [
+    ['question', MAX_CANDIDATE_QUESTION_CHARS],
+    ['answer', MAX_CANDIDATE_ANSWER_CHARS],
+  ] as const) {
+    const value = change[field];
+    if (value === undefined) continue;
+    // Browser form posts send CRLF; stored text uses LF like the rest of the knowledge base.
+    const text = value.replace(/\r\n?/g, '\n').trim();
+    if (text === '') return { outcome: 'invalid', message: `The ${field} is empty` };
+    if (text.length > max) return { outcome: 'invalid', message: `The ${field} is longer than ${max} characters` };
+    out[field] = text;
+  }
+  return out;
+}
+
+function notFound(what: 'candidate' | 'pair', id: number): LearnedRefusal {
+  return { outcome: 'not-found', message: `No learned ${what} ${id}` };
+}
+
+function sortById<T extends { id: number }>(items: T[]): T[] {
+  return items.sort((a, b) => a.id - b.id);
+}

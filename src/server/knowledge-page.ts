@@ -1,0 +1,211 @@
+/**
+ * The Knowledge page (`/knowledge`): candidate Q&A pairs proposed from approved replies, each with the ticket it came
+ * from and editable question and answer (exactly what will be stored) to accept or discard; the accepted pairs with
+ * who accepted them and a Remove button. Same login, CSRF tokens, escaping and CSP as the review page: its forms go
+ * through the app's form middleware, its markup through the escaping `html` template.
+ */
+import { z } from 'zod';
+import {
+  acceptLearned,
+  removeLearned,
+  type LearnedAnswerStore,
+  type LearnedCandidate,
+  type LearnedPair,
+  type LearnedRefusal,
+  type UpdateTarget,
+} from '../knowledge/learned-answers.js';
+import { MAX_CANDIDATE_ANSWER_CHARS, MAX_CANDIDATE_QUESTION_CHARS } from '../knowledge/learned-candidates.js';
+import type { QaSearch } from '../search/types.js';
+import { ANONYMOUS_OPERATOR, type CsrfTokens } from './auth.js';
+import { html, type SafeHtml } from './html.js';
+import { HttpError, type Handler, type HandlerResult } from './http.js';
+import { csrfField, flashBanner, layout, renderMessagePage, type Flash } from './views.js';
+
+/** What the Knowledge page needs. */
+export interface KnowledgePageDeps {
+  learned: LearnedAnswerStore;
+  /** The Q&A backend, which takes accepted pairs itself when it can (Qdrant); the embedded index reads Redis. */
+  qa?: QaSearch | undefined;
+  csrf: CsrfTokens;
+  /**
+   * Renders the knowledge-gaps section (issue 14 §3) placed between the candidates and the accepted pairs; the page
+   * shows nothing there without it.
+   */
+  gaps?: (() => Promise<SafeHtml | null>) | undefined;
+}
+
+const DONE = ['accepted', 'updated', 'discarded', 'removed'] as const;
+const pageQuerySchema = z.object({
+  done: z.enum(DONE).optional(),
+  id: z.coerce.number().int().min(1).optional(),
+  index: z.literal('failed').optional(),
+});
+const idSchema = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const acceptFormSchema = z.object({
+  question: z.string().max(MAX_CANDIDATE_QUESTION_CHARS * 2),
+  answer: z.string().max(MAX_CANDIDATE_ANSWER_CHARS * 2),
+  asNew: z.literal('1').optional(),
+});
+
+function idOf(params: Record<string, string | undefined>): number {
+  const parsed = idSchema.safeParse(params.id);
+  if (!parsed.success) throw new HttpError(404, 'No such learned answer');
+  return parsed.data;
+}
+
+function refusalPage(refusal: LearnedRefusal, user: string | undefined): HandlerResult {
+  const status = refusal.outcome === 'not-found' ? 404 : 400;
+  return { status, html: renderMessagePage({ status, message: refusal.message, user, back: '/knowledge' }) };
+}
+
+function flashOf(query: z.output<typeof pageQuerySchema>): Flash | undefined {
+  if (!query.done) return undefined;
+  const pair = `learned#${query.id ?? '?'}`;
+  if (query.index === 'failed') {
+    return { kind: 'bad', message: `The change to ${pair} is saved, but the Q&A server did not take it; the next Q&A reindex applies it.` };
+  }
+  switch (query.done) {
+    case 'accepted':
+      return { kind: 'ok', message: `Accepted as ${pair}: the agent finds it from now on.` };
+    case 'updated':
+      return { kind: 'ok', message: `Updated ${pair} with the candidate: the agent finds the new text from now on.` };
+    case 'discarded':
+      return { kind: 'ok', message: `Discarded candidate ${query.id ?? ''}.` };
+    case 'removed':
+      return { kind: 'ok', message: `Removed ${pair} from the knowledge base.` };
+  }
+}
+
+/** The Knowledge page's handlers. */
+export function knowledgePageHandlers(deps: KnowledgePageDeps): Record<'page' | 'accept' | 'discard' | 'remove', Handler> {
+  const operator = (user: string | undefined) => user ?? ANONYMOUS_OPERATOR;
+  return {
+    async page({ query, user }) {
+      const parsed = pageQuerySchema.safeParse(query);
+      if (!parsed.success) throw new HttpError(400, 'Invalid page address');
+      const [candidates, pairs] = await Promise.all([deps.learned.candidates(), deps.learned.pairs()]);
+      const items = await Promise.all(candidates.map(async (candidate) => ({ candidate, target: await deps.learned.updateTargetOf(candidate, pairs) })));
+      const gaps = deps.gaps ? await deps.gaps() : null;
+      return {
+        status: 200,
+        html: renderKnowledgePage({ candidates: items, pairs, gaps, csrfToken: deps.csrf.tokenFor(operator(user)), user, flash: flashOf(parsed.data) }),
+      };
+    },
+
+    async accept({ params, body, user }) {
+      const id = idOf(params);
+      const form = acceptFormSchema.safeParse(body ?? {});
+      if (!form.success) throw new HttpError(400, 'The form was not filled in as expected; reload the page and try again');
+      const result = await acceptLearned({ store: deps.learned, qa: deps.qa }, id, {
+        by: operator(user),
+        question: form.data.question,
+        answer: form.data.answer,
+        ...(form.data.asNew ? { asNew: true } : {}),
+      });
+      if (result.outcome !== 'accepted') return refusalPage(result, user);
+      const index = result.indexError ? '&index=failed' : '';
+      return { status: 303, location: `/knowledge?done=${result.updated ? 'updated' : 'accepted'}&id=${result.pair.id}${index}` };
+    },
+
+    async discard({ params, user }) {
+      const id = idOf(params);
+      const result = await deps.learned.discard(id);
+      if (result.outcome !== 'discarded') return refusalPage(result, user);
+      return { status: 303, location: `/knowledge?done=discarded&id=${id}` };
+    },
+
+    async remove({ params, user }) {
+      const id = idOf(params);
+      const result = await removeLearned({ store: deps.learned, qa: deps.qa }, id);
+      if (result.outcome !== 'removed') return refusalPage(result, user);
+      return { status: 303, location: `/knowledge?done=removed&id=${id}${result.indexError ? '&index=failed' : ''}` };
+    },
+  };
+}
+
+/** Data of the Knowledge page. */
+export interface KnowledgePageView {
+  candidates: { candidate: LearnedCandidate; target: UpdateTarget | undefined }[];
+  pairs: LearnedPair[];
+  /** The gaps section, when one is wired (see {@link KnowledgePageDeps.gaps}). */
+  gaps: SafeHtml | null;
+  csrfToken: string;
+  user: string | undefined;
+  flash?: Flash | undefined;
+}
+
+function rowsFor(text: string, min: number, max: number): number {
+  const lines = text.split('\n').reduce((n, line) => n + Math.max(1, Math.ceil(line.length / 50)), 0);
+  return Math.min(Math.max(lines + 1, min), max);
+}
+
+function renderCandidate({ candidate: c, target }: KnowledgePageView['candidates'][number], csrfToken: string): SafeHtml {
+  const scrub =
+    c.scrub.replaced > 0
+      ? `${c.scrub.replaced} piece${c.scrub.replaced === 1 ? '' : 's'} of personal data replaced`
+      : 'no personal data found';
+  const modelPass = c.scrub.modelPass === 'failed' ? ' (the model’s check failed: rules only)' : c.scrub.modelPass === 'done' ? ' (rules and model)' : ' (rules)';
+  return html`<article class="candidate" id="candidate-${c.id}">
+  <header>
+    <h3>Candidate ${c.id}</h3>
+    <span class="small muted">from <a href="/tickets/${c.ticketId}">ticket ${c.ticketId.slice(0, 12)}</a> · ${c.proposedAt.slice(0, 16).replace('T', ' ')} · split by ${c.origin}</span>
+    ${target ? html`<span class="badge update" title="similarity ${target.similarity.toFixed(2)}">update of learned#${target.pair.id}</span>` : null}
+  </header>
+  ${
+    target
+      ? html`<p class="small muted">Close to the accepted question “${target.pair.question}”: accepting replaces that pair’s text (it keeps id learned#${target.pair.id}).</p>`
+      : null
+  }
+  <form method="post" action="/knowledge/candidates/${c.id}/accept">
+    ${csrfField(csrfToken)}
+    <label for="q-${c.id}" class="small muted">Question</label>
+    <textarea id="q-${c.id}" name="question" rows="${rowsFor(c.question, 2, 8)}" required maxlength="${MAX_CANDIDATE_QUESTION_CHARS}">${c.question}</textarea>
+    <label for="a-${c.id}" class="small muted">Answer</label>
+    <textarea id="a-${c.id}" name="answer" rows="${rowsFor(c.answer, 4, 16)}" required maxlength="${MAX_CANDIDATE_ANSWER_CHARS}">${c.answer}</textarea>
+    <p class="small muted">Stored exactly as written here · ${scrub}${modelPass}</p>
+    <div class="actions">
+      <button type="submit" class="primary">${target ? `Accept as update of learned#${target.pair.id}` : 'Accept'}</button>
+      ${target ? html`<label class="small"><input type="checkbox" name="asNew" value="1"> store as a new pair instead</label>` : null}
+    </div>
+  </form>
+  <form method="post" action="/knowledge/candidates/${c.id}/discard" class="inline">
+    ${csrfField(csrfToken)}
+    <button type="submit" class="danger">Discard</button>
+  </form>
+</article>`;
+}
+
+function renderPairs(pairs: LearnedPair[], csrfToken: string): SafeHtml {
+  if (pairs.length === 0) return html`<p class="empty">No learned pairs yet.</p>`;
+  const rows = pairs.map(
+    (p) => html`<tr id="pair-${p.id}">
+      <td class="nowrap"><code>learned#${p.id}</code></td>
+      <td class="qa"><div class="q">${p.question}</div><div class="a small">${p.answer}</div></td>
+      <td class="nowrap small"><a href="/tickets/${p.ticketId}">${p.ticketId.slice(0, 12)}</a>${p.ticketIds.length > 1 ? html`<br><span class="muted">+${p.ticketIds.length - 1} earlier</span>` : null}</td>
+      <td class="nowrap small">${p.acceptedBy}<br><span class="muted">${p.acceptedAt.slice(0, 16).replace('T', ' ')}</span></td>
+      <td><form method="post" action="/knowledge/pairs/${p.id}/remove">${csrfField(csrfToken)}<button type="submit" class="danger">Remove</button></form></td>
+    </tr>`,
+  );
+  return html`<table>
+    <thead><tr><th>Pair</th><th>Question and answer</th><th>Taught by</th><th>Accepted</th><th></th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table>`;
+}
+
+/** The Knowledge page. */
+export function renderKnowledgePage(view: KnowledgePageView): SafeHtml {
+  const body = html`
+${flashBanner(view.flash)}
+<section class="card">
+  <h2>Candidates <span class="muted">(${view.candidates.length})</span></h2>
+  <p class="small muted">Proposed from replies an operator approved, with personal data replaced by placeholders. Check and edit them: what you accept is what every later customer’s agent run can read.</p>
+  ${view.candidates.length > 0 ? view.candidates.map((c) => renderCandidate(c, view.csrfToken)) : html`<p class="empty">No candidates waiting.</p>`}
+</section>
+${view.gaps}
+<section class="card">
+  <h2>Learned pairs <span class="muted">(${view.pairs.length})</span></h2>
+  <p class="small muted">Searched beside the Q&amp;A files at once, no reindex needed; <code>npm run knowledge -- export FILE</code> writes them as CSV.</p>
+  ${renderPairs(view.pairs, view.csrfToken)}
+</section>`;
+  return layout({ title: 'Knowledge', user: view.user, section: 'knowledge', body });
+}

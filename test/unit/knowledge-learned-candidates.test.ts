@@ -1,0 +1,189 @@
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_CANDIDATE_ANSWER_CHARS,
+  questionTopics,
+  replySections,
+  ruleCandidates,
+  scrubCandidate,
+  signatureNames,
+  type CandidateSource,
+  type DraftPair,
+} from '../../src/knowledge/learned-candidates.js';
+import { closestPair, learnedPairIdOf, learnedPairsCsv, questionSimilarity, SIMILAR_QUESTION_THRESHOLD, type LearnedPair } from '../../src/knowledge/learned-answers.js';
+
+const TWO_TOPICS = `お世話になっております。
+
+次の点を教えてください。
+
+1. 二段階認証の設定について
+SMSが使えないため、認証アプリで設定したいです。
+
+2. バックアップ失敗時の通知について
+通知が届きません。
+
+よろしくお願いいたします。
+山田 太郎`;
+
+const TWO_SECTIONS = `お問い合わせいただきありがとうございます。
+
+■ 二段階認証の設定について調べる
+「設定」→「セキュリティ」→「二段階認証」で認証アプリを選びます。
+
+■ バックアップ失敗時の通知について調べる
+「設定」→「通知」で通知先を確認してください。
+
+以上、よろしくお願いいたします。`;
+
+const FALLBACK = '「バックアップ失敗時の通知について調べる」について、情報が見つかりませんでした。';
+
+// [case, source, expected pairs]
+const CASES: [string, CandidateSource, DraftPair[]][] = [
+  [
+    'one question, one reply: one pair without greeting, closing or signature',
+    { question: '領収書の宛名変更はできますか？\n\nよろしくお願いいたします。\n山田 太郎', reply: '山田様\n\nお問い合わせありがとうございます。\n\n宛名は「請求」から変更できます。\n\nよろしくお願いいたします。\nXYZサポート' },
+    [{ question: '領収書の宛名変更はできますか？', answer: '宛名は「請求」から変更できます。' }],
+  ],
+  [
+    'numbered topics and one section each: one pair per topic, in order',
+    { question: TWO_TOPICS, reply: TWO_SECTIONS },
+    [
+      { question: '二段階認証の設定について\nSMSが使えないため、認証アプリで設定したいです。', answer: '「設定」→「セキュリティ」→「二段階認証」で認証アプリを選びます。' },
+      { question: 'バックアップ失敗時の通知について\n通知が届きません。', answer: '「設定」→「通知」で通知先を確認してください。' },
+    ],
+  ],
+  [
+    'a section left as the fallback teaches nothing and is dropped',
+    {
+      question: TWO_TOPICS,
+      reply: TWO_SECTIONS.replace('「設定」→「通知」で通知先を確認してください。', FALLBACK),
+      subtasks: [
+        { taskName: '二段階認証の設定について調べる', usedFallback: false, subtaskAnswer: '…' },
+        { taskName: 'バックアップ失敗時の通知について調べる', usedFallback: true, subtaskAnswer: FALLBACK },
+      ],
+    },
+    [{ question: '二段階認証の設定について\nSMSが使えないため、認証アプリで設定したいです。', answer: '「設定」→「セキュリティ」→「二段階認証」で認証アプリを選びます。' }],
+  ],
+  [
+    'sections without matching topics: one pair of the whole question and reply',
+    { question: '二段階認証とバックアップ通知について教えてください。', reply: '■ A\n一つ目の答え。\n\n■ B\n二つ目の答え。' },
+    [{ question: '二段階認証とバックアップ通知について教えてください。', answer: '■ A\n一つ目の答え。\n\n■ B\n二つ目の答え。' }],
+  ],
+  [
+    'English: greeting and sign-off removed, quoted original left out',
+    {
+      question: 'Hi,\n\nHow do I change the address on my invoice?\n\nThanks,\nJohn',
+      reply: 'Dear John,\n\nYou can change it under Billing > Invoices > Edit address.\n\nBest regards,\nXYZ Support\n\nOn Mon, John wrote:\n> How do I change the address on my invoice?',
+    },
+    [{ question: 'How do I change the address on my invoice?', answer: 'You can change it under Billing > Invoices > Edit address.' }],
+  ],
+  ['an empty reply gives nothing', { question: '質問です', reply: '   ' }, []],
+];
+
+describe('ruleCandidates', () => {
+  it.each(CASES)('%s', (_name, source, expected) => {
+    expect(ruleCandidates(source)).toEqual(expected);
+  });
+
+  it('bounds an answer to the stored maximum', () => {
+    const [pair] = ruleCandidates({ question: '長い質問', reply: 'あ'.repeat(MAX_CANDIDATE_ANSWER_CHARS + 10) });
+    expect(pair!.answer).toHaveLength(MAX_CANDIDATE_ANSWER_CHARS);
+  });
+});
+
+describe('replySections and questionTopics', () => {
+  it.each([
+    ['no heading', 'ただの回答です。', 0],
+    ['two headings', '前置き\n■ A\nx\n■ B\ny', 2],
+  ] as const)('%s', (_name, body, count) => {
+    expect(replySections(body)).toHaveLength(count);
+  });
+
+  it.each([
+    ['ASCII numbers', '1. A\nmore\n2. B', ['A\nmore', 'B']],
+    ['full-width numbers and brackets', '（１）Ａ\n（２）Ｂ', ['Ａ', 'Ｂ']],
+    ['none', 'A question', []],
+  ] as const)('%s', (_name, question, topics) => {
+    expect(questionTopics(question)).toEqual(topics);
+  });
+});
+
+describe('signatureNames', () => {
+  it.each([
+    ['Japanese name after the closing', '質問です。\n\nよろしくお願いいたします。\n山田 太郎', ['山田 太郎']],
+    ['company and name', '質問です。\nよろしくお願いします。\n株式会社エービーシー\n佐藤花子', ['株式会社エービーシー', '佐藤花子']],
+    ['English', 'Question?\n\nBest regards,\nJohn Smith', ['John Smith']],
+    ['phone line ends the names', 'Q\nRegards,\nAnna Lee\nTel 03-1234-5678', ['Anna Lee']],
+    ['no closing', '山田 太郎', []],
+  ] as const)('%s', (_name, text, names) => {
+    expect(signatureNames(text)).toEqual(names);
+  });
+});
+
+describe('scrubCandidate (rules only)', () => {
+  it.each([
+    [
+      'Japanese: name from the signature, order number, phone',
+      { question: '山田 太郎です。注文番号 A-12345 の領収書について', answer: 'お電話 03-1234-5678 でも承ります。' },
+      ['山田 太郎'],
+      { question: '[氏名]です。注文番号 [番号] の領収書について', answer: 'お電話 [電話番号] でも承ります。' },
+    ],
+    [
+      'English: display name, e-mail, order number',
+      { question: 'I am Jane Doe, order #98765 is missing', answer: 'Write to jane.doe@example.com and we will check order 98765.' },
+      ['Jane Doe'],
+      { question: 'I am [name], order #[number] is missing', answer: 'Write to [email] and we will check order [number].' },
+    ],
+  ] as const)('%s', async (_name, pair, names, expected) => {
+    const scrubbed = await scrubCandidate(pair, names);
+    expect({ question: scrubbed.question, answer: scrubbed.answer }).toEqual(expected);
+    expect(scrubbed.scrub.modelPass).toBe('off');
+    expect(scrubbed.scrub.replaced).toBeGreaterThanOrEqual(2);
+  });
+});
+
+const pair = (id: number, question: string): LearnedPair => ({
+  id,
+  question,
+  answer: 'a',
+  ticketId: 'f'.repeat(64),
+  ticketIds: ['f'.repeat(64)],
+  acceptedBy: 'op',
+  acceptedAt: '2026-01-01T00:00:00.000Z',
+  createdAt: '2026-01-01T00:00:00.000Z',
+});
+
+describe('question similarity', () => {
+  it.each([
+    ['same question reworded', '返品の方法を教えてください', '返品の方法を教えて下さい。', true],
+    ['same question, punctuation and width', '領収書の宛名変更はできますか？', '領収書の宛名変更はできますか', true],
+    ['same area, another task', 'パスワードを変更したい', 'パスワードを忘れた', false],
+    ['unrelated', '二段階認証の設定', 'バックアップの通知', false],
+    ['English reworded', 'How do I change my invoice address?', 'How can I change my invoice address?', true],
+  ] as const)('%s', (_name, a, b, similar) => {
+    expect(questionSimilarity(a, b) >= SIMILAR_QUESTION_THRESHOLD).toBe(similar);
+  });
+
+  it('offers the closest accepted pair above the threshold', () => {
+    const pairs = [pair(1, 'バックアップの通知が届かない'), pair(2, '返品の方法を教えてください')];
+    expect(closestPair('返品の方法を教えて下さい', pairs)?.pair.id).toBe(2);
+    expect(closestPair('請求書の再発行', pairs)).toBeUndefined();
+  });
+});
+
+describe('learned pairs as sources and CSV', () => {
+  it.each([
+    ['learned#12', 12],
+    ['xyz-qa.csv#3', undefined],
+    ['learned#x', undefined],
+  ] as const)('learnedPairIdOf(%s)', (name, id) => {
+    expect(learnedPairIdOf(name)).toBe(id);
+  });
+
+  it('quotes every field, doubles quotes and keeps line breaks inside fields', () => {
+    const csv = learnedPairsCsv([{ ...pair(3, 'He said "hi", then?'), answer: 'line 1\nline 2, with comma' }]);
+    expect(csv).toBe(
+      '"question","answer","id","ticket_id","accepted_by","accepted_at","created_at"\r\n' +
+        `"He said ""hi"", then?","line 1\nline 2, with comma","learned#3","${'f'.repeat(64)}","op","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z"\r\n`,
+    );
+  });
+});
