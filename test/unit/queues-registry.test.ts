@@ -18,7 +18,7 @@ function problemsOf(fn: () => void): string[] {
 describe('assertHandlersComplete', () => {
   it('accepts exactly one handler per job of the queue', () => {
     expect(() => assertHandlersComplete('maintenance', { 'reindex-manual': noop, 'reindex-qa': noop, retention: noop })).not.toThrow();
-    expect(() => assertHandlersComplete('tickets', [['answer-ticket', noop]])).not.toThrow();
+    expect(() => assertHandlersComplete('tickets', [['answer-ticket', noop], ['propose-learned-answer', noop]])).not.toThrow();
   });
 
   it('lists a missing handler', () => {
@@ -26,7 +26,7 @@ describe('assertHandlersComplete', () => {
   });
 
   it('lists handlers for jobs the queue does not have', () => {
-    const problems = problemsOf(() => assertHandlersComplete('tickets', { 'answer-ticket': noop, 'send-reply': noop, 'park-ticket': noop }));
+    const problems = problemsOf(() => assertHandlersComplete('tickets', { 'answer-ticket': noop, 'propose-learned-answer': noop, 'send-reply': noop, 'park-ticket': noop }));
     expect(problems).toHaveLength(2);
     expect(problems[0]).toContain("unknown job 'send-reply'");
     expect(problems[1]).toContain("unknown job 'park-ticket'");
