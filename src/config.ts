@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
+import { priceTableSchema } from './agent/prices.js';
 
 /** How one environment variable is declared. */
 export interface VariableSpec {
@@ -46,6 +47,18 @@ const csvList = z
       .map((s) => s.trim())
       .filter(Boolean),
   );
+/** A JSON price table (src/agent/prices.ts); parse errors name the position, as JSON.parse does. */
+const priceTable = z
+  .string()
+  .transform((v, ctx) => {
+    try {
+      return JSON.parse(v) as unknown;
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `is not JSON (${err instanceof Error ? err.message : String(err)})` });
+      return z.NEVER;
+    }
+  })
+  .pipe(priceTableSchema);
 /** A five- or six-field cron expression, or empty to disable the schedule. */
 const cron = z.string().refine((v) => v === '' || /^(\S+\s+){4,5}\S+$/.test(v.trim()), 'must be a cron expression or empty');
 
@@ -421,6 +434,14 @@ export const VARIABLES = {
     schema: z.enum(['on', 'off']),
     default: 'on',
     description: 'off disables authentication and binds the dashboard to loopback only',
+    sensitive: false,
+    group: 'dashboard',
+  },
+  LLM_PRICES: {
+    schema: priceTable,
+    default: '{}',
+    description:
+      'Prices for the insights page\'s LLM cost, JSON {"model": {"inputPerMTok": 2.5, "cachedInputPerMTok": 1.25, "outputPerMTok": 10}} in USD per million tokens; added to the built-in gpt-4o/gpt-4.1 list prices',
     sensitive: false,
     group: 'dashboard',
   },

@@ -11,6 +11,7 @@
  * | GET    | `/readyz`                     | Redis, IMAP poller, search backends (503 when not ready); details with the login | no   |
  * | GET    | `/`                           | parked tickets (`?page=`), flash after actions (`?done=`)   | yes  |
  * | GET    | `/tickets/:id`                | one ticket: mail, editable draft, plan, subtasks, sources   | yes  |
+ * | GET    | `/insights`                   | `?days=30`: outcomes, automation, reply times, edits, cost   | yes  |
  * | POST   | `/tickets/:id/approve`        | form: `reply`, `_csrf` → 303                                 | yes  |
  * | POST   | `/tickets/:id/reject`         | form: `reason`, `_csrf` → 303                                | yes  |
  * | POST   | `/reindex`                    | form: `_csrf` → queues reindex-manual and reindex-qa, 303    | yes  |
@@ -18,6 +19,7 @@
  * | GET    | `/api/tickets/:id`            | the full ticket                                             | yes  |
  * | POST   | `/api/tickets/:id/approve`    | JSON `{ "reply"?: string }` → 202                            | yes  |
  * | POST   | `/api/tickets/:id/reject`     | JSON `{ "reason": string }` → 200                            | yes  |
+ * | GET    | `/api/insights`               | `?days=30` → the insights page's figures as JSON             | yes  |
  * | GET    | `/metrics`                    | Prometheus text format                                      | yes  |
  * | *      | `/admin/queues`               | Bull Board over every queue                                 | yes  |
  * | GET    | `/assets/review.css`          | the review page's stylesheet                                | yes  |
@@ -38,7 +40,9 @@ import { ANONYMOUS_OPERATOR, CsrfTokens, LoginThrottle, basicAuthMiddleware, loo
 import { checkReadiness, type ReadinessDeps } from './health.js';
 import { errorMiddleware, jsonError, route, send, userOf, type ErrorRenderer } from './http.js';
 import { createMetricsRegistry } from './metrics.js';
+import { insightsHandlers, type InsightProviders } from './insights.js';
 import { htmlErrorRenderer, reviewPageHandlers } from './review-page.js';
+import { priceTable } from '../agent/prices.js';
 import type { ReviewDeps } from '../tickets/review.js';
 import { apiRequestGuard, BULL_BOARD_CSP, REVIEW_CSP, sameOriginGuard, securityHeaders } from './security.js';
 import { REVIEW_CSS, STYLESHEET_PATH } from './styles.js';
@@ -50,7 +54,7 @@ export const BULL_BOARD_PATH = '/admin/queues';
 /** The configuration the dashboard reads. */
 export type DashboardConfig = Pick<
   Config,
-  'DASHBOARD_AUTH' | 'DASHBOARD_USER' | 'DASHBOARD_PASSWORD' | 'QUEUE_PREFIX' | 'SENDER_ATTEMPTS' | 'IMAP_POLL_INTERVAL_MS'
+  'DASHBOARD_AUTH' | 'DASHBOARD_USER' | 'DASHBOARD_PASSWORD' | 'QUEUE_PREFIX' | 'SENDER_ATTEMPTS' | 'IMAP_POLL_INTERVAL_MS' | 'LLM_PRICES'
 >;
 
 /** Everything the dashboard works with. */
@@ -72,6 +76,8 @@ export interface DashboardDeps {
   csrfSecret?: Buffer;
   /** Backoff of the jobs the dashboard adds; tests shorten it. */
   tuning?: JobTuning;
+  /** The insights page's sections fed by other parts of the product (knowledge gaps, source trust). */
+  insightProviders?: InsightProviders;
   logger?: Logger;
   now?: () => Date;
 }
@@ -147,6 +153,13 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     now,
     logger,
   });
+  const insights = insightsHandlers({
+    redis: deps.redis,
+    prefix: deps.config.QUEUE_PREFIX,
+    prices: priceTable(deps.config.LLM_PRICES),
+    ...(deps.insightProviders ? { providers: deps.insightProviders } : {}),
+    now,
+  });
   const metrics = createMetricsRegistry({ store: deps.store, queues: deps.queues, redis: deps.redis, prefix: deps.config.QUEUE_PREFIX });
   const readiness: ReadinessDeps = {
     redis: deps.redis,
@@ -216,6 +229,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   apiRouter.get('/tickets/:id', route(api.get, jsonError, logger));
   apiRouter.post('/tickets/:id/approve', route(api.approve, jsonError, logger));
   apiRouter.post('/tickets/:id/reject', route(api.reject, jsonError, logger));
+  apiRouter.get('/insights', route(insights.api, jsonError, logger));
   apiRouter.use((_req, res) => send(res, jsonError(404, 'No such API route')));
   apiRouter.use(errorMiddleware(jsonError, logger));
   app.use('/api', apiRouter);
@@ -241,6 +255,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   ];
   app.get('/', route(pages.list, htmlError, logger));
   app.get('/tickets/:id', route(pages.detail, htmlError, logger));
+  app.get('/insights', route(insights.page, htmlError, logger));
   app.post('/tickets/:id/approve', ...form, route(pages.approve, htmlError, logger));
   app.post('/tickets/:id/reject', ...form, route(pages.reject, htmlError, logger));
   app.post('/reindex', ...form, route(pages.reindex, htmlError, logger));

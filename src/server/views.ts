@@ -11,7 +11,7 @@ import { html, type SafeHtml } from './html.js';
 import { STYLESHEET_PATH } from './styles.js';
 
 /** Where the page is, for the navigation. */
-type Section = 'review' | 'none';
+type Section = 'review' | 'insights' | 'none';
 
 /** The page frame: head, navigation bar and `body`. */
 export function layout(options: { title: string; user: string | undefined; section?: Section; body: SafeHtml }): SafeHtml {
@@ -29,6 +29,7 @@ export function layout(options: { title: string; user: string | undefined; secti
   <span class="brand">helpdesk-worker</span>
   <nav>
     <a href="/" class="${current('review')}">Review</a>
+    <a href="/insights" class="${current('insights')}">Insights</a>
     <a href="/admin/queues">Queues</a>
     <a href="/metrics">Metrics</a>
     <a href="/readyz">Readiness</a>

@@ -27,7 +27,8 @@
  *
  * {@link TicketStore.remove} takes a ticket out of all of them at once (retention, erasure on request).
  * A write that ends a ticket (enters `sent`, `rejected`, `ignored` or `failed`) also counts its outcome in the keys
- * of `outcomeKeys` (src/tickets/outcome.ts), in the same script, so the counts never disagree with the tickets.
+ * of `outcomeKeys` (src/tickets/outcome.ts), in the same script, so the counts never disagree with the tickets; that
+ * write, and one that stores an agent result, also add the day's insight fields (src/tickets/insights.ts).
  *
  * Costs: get/create/transition/update are O(1) keys plus O(log N) sorted-set updates; `list` is
  * O(log N + offset + limit); nothing uses KEYS or a SCAN of the keyspace. Only `findByIdPrefix`, for operators who
@@ -38,6 +39,7 @@
  * as BullMQ also requires for its queues.
  */
 import type { Redis } from 'ioredis';
+import { insightFieldsOnWrite } from './insights.js';
 import { LuaScript } from './lua.js';
 import { EDIT_RATIO_SUM_SCALE, editRatioBucketField, outcomeDay, outcomeKeys, outcomeOnEntering, type TicketOutcome } from './outcome.js';
 import {
@@ -178,7 +180,8 @@ const MAX_PAGE = 500;
 /**
  * Lua that counts an outcome (see src/tickets/outcome.ts, `outcomeKeys`) in the same script as the write that records
  * it, so a ticket that ends is counted exactly once: keys totals, edit-ratio histogram and day hash from `k`; args
- * outcome kind ('' for none), edit-ratio bucket field ('' for none) and ratio × 10⁶ from `a`.
+ * outcome kind ('' for none), edit-ratio bucket field ('' for none) and ratio × 10⁶ from `a`, then the day hash's
+ * insight fields as field, amount pairs up to the last argument (`insightFieldsOnWrite`, src/tickets/insights.ts).
  */
 function countOutcomeLua(k: number, a: number): string {
   return `
@@ -193,6 +196,7 @@ if ARGV[${a}] ~= '' then
     redis.call('HINCRBY', KEYS[${k + 2}], 'edit_ratio_sum_e6', ARGV[${a + 2}])
   end
 end
+for i = ${a + 3}, #ARGV, 2 do redis.call('HINCRBY', KEYS[${k + 2}], ARGV[i], ARGV[i + 1]) end
 `;
 }
 
@@ -292,7 +296,7 @@ export class TicketStore {
     const outcome = outcomeOnEntering(ticket, ticket.state, ticket.createdAt);
     if (outcome) ticket = { ...ticket, outcome };
     const { doc, agent } = splitTicket(ticket);
-    const counted = outcomeCounting(this.prefix, outcome, ticket.createdAt);
+    const counted = outcomeCounting(this.prefix, outcome, ticket.createdAt, insightFieldsOnWrite(ticket, outcome, ticket.agent));
     const result = (await CREATE.run(
       this.redis,
       [k.ticket(ticket.id), k.all, k.state(ticket.state), k.msgid, k.conversation(ticket.conversationId), ...counted.keys],
@@ -601,7 +605,9 @@ export class TicketStore {
     const k = this.keys();
     const { doc, agent } = splitTicket(next);
     const agentMode = agentPatch === null ? 'del' : agent !== undefined ? 'set' : 'keep';
-    const counted = outcomeCounting(this.prefix, outcome, next.updatedAt);
+    // An agent result is counted (runs, calls, tokens) by the write that stores it, i.e. once per agent run; not by
+    // one that merely moves an older ticket's result out of its document.
+    const counted = outcomeCounting(this.prefix, outcome, next.updatedAt, insightFieldsOnWrite(next, outcome, agentPatch ? next.agent : undefined));
     const result = await CAS.run(
       this.redis,
       [k.ticket(current.id), k.state(current.state), k.state(next.state), ...counted.keys],
@@ -611,14 +617,18 @@ export class TicketStore {
   }
 }
 
-/** The keys and arguments of `countOutcomeLua`: every write passes them, empty arguments when it records no outcome. */
-function outcomeCounting(prefix: string, outcome: TicketOutcome | undefined, at: string): { keys: string[]; args: string[] } {
+/**
+ * The keys and arguments of `countOutcomeLua`: every write passes them, empty arguments when it records no outcome,
+ * followed by the day hash's insight fields (field, amount pairs).
+ */
+function outcomeCounting(prefix: string, outcome: TicketOutcome | undefined, at: string, insights: Map<string, number>): { keys: string[]; args: string[] } {
   const k = outcomeKeys(prefix);
   const keys = [k.totals, k.editRatio, k.day(outcomeDay(outcome?.at ?? at))];
-  if (!outcome) return { keys, args: ['', '', '0'] };
+  const extra = [...insights].flatMap(([field, n]) => [field, String(n)]);
+  if (!outcome) return { keys, args: ['', '', '0', ...extra] };
   const ratio = outcome.editRatio;
-  if (ratio === undefined) return { keys, args: [outcome.kind, '', '0'] };
-  return { keys, args: [outcome.kind, editRatioBucketField(ratio), String(Math.round(ratio * EDIT_RATIO_SUM_SCALE))] };
+  if (ratio === undefined) return { keys, args: [outcome.kind, '', '0', ...extra] };
+  return { keys, args: [outcome.kind, editRatioBucketField(ratio), String(Math.round(ratio * EDIT_RATIO_SUM_SCALE)), ...extra] };
 }
 
 /** Options of the reads of {@link TicketStore}. */
