@@ -23,14 +23,16 @@ export const OUTCOME_LABELS: Record<OutcomeKind, string> = {
   failed: 'failed',
 };
 
-// Drawing area of the wide charts, in SVG user units; the SVG scales to the card's width.
-const WIDTH = 720;
+// Charts in SVG user units close to the CSS pixels of their card (full width, or half in a two-column row), so their
+// text is drawn at about the page's text size; the SVG still scales with the card.
+const WIDE = 1040;
+const HALF = 480;
 const HEIGHT = 200;
 const LEFT = 44;
 const BOTTOM = 22;
 const TOP = 8;
 const PLOT_H = HEIGHT - TOP - BOTTOM;
-const PLOT_W = WIDTH - LEFT - 8;
+const plotWidth = (width: number) => width - LEFT - 8;
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
@@ -58,33 +60,33 @@ function integer(n: number): string {
 function axisMax(max: number): number {
   if (max <= 0) return 1;
   const magnitude = 10 ** Math.floor(Math.log10(max));
-  const step = [1, 2, 2.5, 5, 10].find((m) => m * magnitude >= max) ?? 10;
+  const step = [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].find((m) => m * magnitude >= max) ?? 10;
   return step * magnitude;
 }
 
 /** Labels under at most ~10 of the days, so they never overlap. */
 function dayLabels(days: readonly InsightDay[], slot: number): SafeHtml[] {
-  const every = Math.max(1, Math.ceil(days.length / 10));
+  const every = Math.max(1, Math.ceil(days.length / 15));
   return days.flatMap((d, i) =>
     i % every === 0 ? [html`<text class="axis" x="${round1(LEFT + slot * i + slot / 2)}" y="${HEIGHT - 6}" text-anchor="middle">${d.day.slice(5)}</text>`] : [],
   );
 }
 
-function yAxis(max: number, format: (v: number) => string): SafeHtml {
+function yAxis(max: number, format: (v: number) => string, width: number): SafeHtml {
   const ticks = [0, 0.5, 1].map((f) => {
     const y = round1(TOP + PLOT_H - f * PLOT_H);
-    return html`<line class="grid" x1="${LEFT}" x2="${WIDTH - 8}" y1="${y}" y2="${y}"></line><text class="axis" x="${LEFT - 6}" y="${y + 4}" text-anchor="end">${format(max * f)}</text>`;
+    return html`<line class="grid" x1="${LEFT}" x2="${width - 8}" y1="${y}" y2="${y}"></line><text class="axis" x="${LEFT - 6}" y="${y + 4}" text-anchor="end">${format(max * f)}</text>`;
   });
   return html`${ticks}`;
 }
 
-function chart(id: string, title: string, body: SafeHtml, width = WIDTH, height = HEIGHT): SafeHtml {
+function chart(id: string, title: string, body: SafeHtml, width: number, height = HEIGHT): SafeHtml {
   return html`<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="${id}-title" preserveAspectRatio="xMidYMid meet"><title id="${id}-title">${title}</title>${body}</svg>`;
 }
 
 function outcomesChart(days: readonly InsightDay[]): SafeHtml {
   const max = axisMax(Math.max(0, ...days.map((d) => OUTCOMES.reduce((n, o) => n + d.outcomes[o], 0))));
-  const slot = PLOT_W / days.length;
+  const slot = plotWidth(WIDE) / days.length;
   const bar = Math.max(1, slot * 0.72);
   const bars = days.map((d, i) => {
     let y = TOP + PLOT_H;
@@ -95,11 +97,11 @@ function outcomesChart(days: readonly InsightDay[]): SafeHtml {
       return html`<rect class="seg o-${o}" x="${x}" y="${round1(y)}" width="${round1(bar)}" height="${round1(h)}"><title>${d.day}: ${d.outcomes[o]} ${OUTCOME_LABELS[o]}</title></rect>`;
     });
   });
-  return chart('outcomes', 'Tickets per day by outcome', html`${yAxis(max, integer)}${bars}${dayLabels(days, slot)}`);
+  return chart('outcomes', 'Tickets per day by outcome', html`${yAxis(max, integer, WIDE)}${bars}${dayLabels(days, slot)}`, WIDE);
 }
 
 function automationChart(days: readonly InsightDay[]): SafeHtml {
-  const slot = PLOT_W / days.length;
+  const slot = plotWidth(WIDE) / days.length;
   const bar = Math.max(1, slot * 0.72);
   const bars = days.flatMap((d, i) => {
     if (d.automationRate === null) return [];
@@ -108,43 +110,58 @@ function automationChart(days: readonly InsightDay[]): SafeHtml {
       html`<rect class="bar rate" x="${round1(LEFT + slot * i + (slot - bar) / 2)}" y="${round1(TOP + PLOT_H - h)}" width="${round1(bar)}" height="${round1(h)}"><title>${d.day}: ${percent(d.automationRate)} of ${d.answered} replies sent automatically</title></rect>`,
     ];
   });
-  return chart('automation', 'Automation rate per day (sent automatically / replies sent)', html`${yAxis(1, (v) => `${Math.round(v * 100)}%`)}${bars}${dayLabels(days, slot)}`);
+  return chart('automation', 'Automation rate per day (sent automatically / replies sent)', html`${yAxis(1, (v) => `${Math.round(v * 100)}%`, WIDE)}${bars}${dayLabels(days, slot)}`, WIDE);
 }
 
 /** Horizontal bars: one row per item, the label left of the bar and the value right of it. */
-function horizontalBars(id: string, title: string, rows: ReadonlyArray<{ label: string; value: number; shown: string; cls: string }>): SafeHtml {
+function horizontalBars(id: string, title: string, rows: ReadonlyArray<{ label: string; value: number; shown: string; cls: string }>, width: number): SafeHtml {
   const rowH = 26;
-  const labelW = 230;
+  const labelW = width >= WIDE ? 300 : 180;
   const valueW = 90;
   const height = rows.length * rowH + 8;
   const max = Math.max(0, ...rows.map((r) => r.value)) || 1;
-  const span = WIDTH - labelW - valueW;
+  const span = width - labelW - valueW;
+  // Roughly what fits left of the bars at 13 px (wide CJK characters count double).
+  const room = Math.floor((labelW - 12) / 7.5);
   const body = rows.map((r, i) => {
     const y = 4 + i * rowH;
     const w = (r.value / max) * span;
-    const label = Array.from(r.label).length > 34 ? `${Array.from(r.label).slice(0, 33).join('')}…` : r.label;
+    const label = fitLabel(r.label, room);
     return html`<text class="label" x="${labelW - 8}" y="${y + 17}" text-anchor="end">${label}</text><rect class="bar ${r.cls}" x="${labelW}" y="${y + 4}" width="${round1(Math.max(w, r.value > 0 ? 1 : 0))}" height="${rowH - 8}"><title>${r.label}: ${r.shown}</title></rect><text class="value" x="${round1(labelW + w + 6)}" y="${y + 17}">${r.shown}</text>`;
   });
-  return chart(id, title, html`${body}`, WIDTH, height);
+  return chart(id, title, html`${body}`, width, height);
+}
+
+/** `label` cut with an ellipsis to about `room` narrow characters, counting East Asian wide ones as two. */
+function fitLabel(label: string, room: number): string {
+  let used = 0;
+  let out = '';
+  for (const ch of label) {
+    const w = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(ch) ? 2 : 1;
+    if (used + w > room - 1) return `${out}…`;
+    out += ch;
+    used += w;
+  }
+  return out;
 }
 
 function replyTimeRows(kind: string, stats: ReplyTimeStats, cls: string) {
   return [
-    { label: `${kind}: median`, value: stats.medianSeconds ?? 0, shown: seconds(stats.medianSeconds), cls },
-    { label: `${kind}: 90th percentile`, value: stats.p90Seconds ?? 0, shown: seconds(stats.p90Seconds), cls },
+    { label: `${kind}, median`, value: stats.medianSeconds ?? 0, shown: seconds(stats.medianSeconds), cls },
+    { label: `${kind}, p90`, value: stats.p90Seconds ?? 0, shown: seconds(stats.p90Seconds), cls },
   ];
 }
 
 function editRatioChart(buckets: ReadonlyArray<{ le: number; count: number }>): SafeHtml {
   const max = axisMax(Math.max(0, ...buckets.map((b) => b.count)));
-  const slot = PLOT_W / buckets.length;
+  const slot = plotWidth(HALF) / buckets.length;
   const bar = slot * 0.7;
   const body = buckets.map((b, i) => {
     const h = (b.count / max) * PLOT_H;
     const x = LEFT + slot * i;
     return html`<rect class="bar edit" x="${round1(x + (slot - bar) / 2)}" y="${round1(TOP + PLOT_H - h)}" width="${round1(bar)}" height="${round1(h)}"><title>${bucketLabel(buckets, i)}: ${b.count}</title></rect><text class="axis" x="${round1(x + slot / 2)}" y="${HEIGHT - 6}" text-anchor="middle">${bucketLabel(buckets, i)}</text>`;
   });
-  return chart('edit-ratio', 'Edit ratio of approved drafts', html`${yAxis(max, integer)}${body}`);
+  return chart('edit-ratio', 'Edit ratio of approved drafts', html`${yAxis(max, integer, HALF)}${body}`, HALF);
 }
 
 function bucketLabel(buckets: ReadonlyArray<{ le: number }>, i: number): string {
@@ -212,9 +229,9 @@ export function renderInsightsPage(view: InsightsView): SafeHtml {
   <section class="card" id="reply-time">
     <h2>Time from receipt to reply</h2>
     ${horizontalBars('reply-time-chart', 'Median and 90th percentile time from receipt to reply', [
-      ...replyTimeRows('sent automatically', r.replyTime.auto, 'auto'),
+      ...replyTimeRows('auto-sent', r.replyTime.auto, 'auto'),
       ...replyTimeRows('reviewed', r.replyTime.reviewed, 'reviewed'),
-    ])}
+    ], HALF)}
     <table class="numbers">
       <caption>Time from receipt to reply (bucketed: at most 10 % above the exact value)</caption>
       <thead><tr><th>Replies</th><th class="num">count</th><th class="num">median</th><th class="num">90th percentile</th></tr></thead>
@@ -243,6 +260,7 @@ export function renderInsightsPage(view: InsightsView): SafeHtml {
           'rejections-chart',
           'Rejections per reason',
           r.rejectionReasons.slice(0, 10).map((x) => ({ label: x.reason, value: x.count, shown: String(x.count), cls: 'rejected' })),
+          WIDE,
         )}
   <table class="numbers">
     <caption>Rejections per reason</caption>
@@ -280,6 +298,7 @@ ${
     'gaps-chart',
     'Tickets per knowledge gap',
     r.knowledgeGaps.map((g) => ({ label: g.topic, value: g.tickets, shown: String(g.tickets), cls: 'gap' })),
+    WIDE,
   )}
   <table class="numbers">
     <caption>Topics the knowledge base did not answer</caption>
@@ -297,7 +316,7 @@ ${
   ${horizontalBars('trust-chart', 'Sources by trust', [
     { label: 'trusted', value: r.sourceTrust.trusted, shown: String(r.sourceTrust.trusted), cls: 'auto' },
     { label: 'not yet trusted', value: r.sourceTrust.notYetTrusted, shown: String(r.sourceTrust.notYetTrusted), cls: 'reviewed' },
-  ])}
+  ], WIDE)}
   <table class="numbers">
     <caption>Track record of each source in review</caption>
     <thead><tr><th>Source</th><th class="num">reviews</th><th class="num">approved as is</th><th>status</th></tr></thead>
