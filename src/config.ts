@@ -351,9 +351,38 @@ export const VARIABLES = {
   },
 
   REVIEW_MODE: {
-    schema: z.enum(['always', 'auto', 'never']),
+    schema: z.enum(['always', 'auto', 'learn', 'never']),
     default: 'auto',
-    description: 'always: every draft waits for a person; auto: only fully answered drafts are sent; never: send all that can be answered',
+    description:
+      'always: every draft waits for a person; auto: only fully answered drafts are sent; learn: as auto, and only when every source the draft cites is trusted (TRUST_*); never: send all that can be answered',
+    sensitive: false,
+    group: 'pipeline',
+  },
+  TRUST_MIN_REVIEWS: {
+    schema: int(1, 1_000),
+    default: '5',
+    description: 'REVIEW_MODE=learn: reviewed drafts citing a source before drafts citing it may go out unreviewed',
+    sensitive: false,
+    group: 'pipeline',
+  },
+  TRUST_MIN_AS_IS: {
+    schema: z.coerce.number().min(0).max(1),
+    default: '0.9',
+    description: 'REVIEW_MODE=learn: least share of those reviews approved as is (edit ratio up to TRUST_MAX_EDIT_RATIO) for a trusted source',
+    sensitive: false,
+    group: 'pipeline',
+  },
+  TRUST_WINDOW: {
+    schema: int(1, 100),
+    default: '20',
+    description: 'REVIEW_MODE=learn: the latest reviews of a source its trust is judged on',
+    sensitive: false,
+    group: 'pipeline',
+  },
+  TRUST_MAX_EDIT_RATIO: {
+    schema: z.coerce.number().min(0).max(1),
+    default: '0.2',
+    description: 'REVIEW_MODE=learn: an approval edited more than this counts against the sources of the draft, as a rejection does',
     sensitive: false,
     group: 'pipeline',
   },
@@ -586,6 +615,9 @@ export function parseConfig(env: Record<string, string | undefined>, options: Pa
   }
   if (out.CHUNK_OVERLAP !== undefined && out.CHUNK_SIZE !== undefined && (out.CHUNK_OVERLAP as number) >= (out.CHUNK_SIZE as number)) {
     problems.push('CHUNK_OVERLAP must be smaller than CHUNK_SIZE');
+  }
+  if (out.TRUST_MIN_REVIEWS !== undefined && out.TRUST_WINDOW !== undefined && (out.TRUST_MIN_REVIEWS as number) > (out.TRUST_WINDOW as number)) {
+    problems.push('TRUST_MIN_REVIEWS must not exceed TRUST_WINDOW (no source could ever be trusted)');
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return out as Config;

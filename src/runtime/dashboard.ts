@@ -12,6 +12,7 @@ import { readLastSuccessfulPollAt } from './poller.js';
 import type { RoleHandle } from './lifecycle.js';
 import { Services } from './services.js';
 import { createDashboardApp, type DashboardDeps } from '../server/app.js';
+import { listTrust } from '../tickets/trust.js';
 import { resolveAuth } from '../server/auth.js';
 
 /** Options of {@link startDashboardRole}. */
@@ -80,6 +81,8 @@ export async function startDashboardRole(config: Config, options: DashboardRoleO
       logger,
       ...(lastPollAt ? { lastPollAt } : {}),
       ...(options.pollMaxAgeMs !== undefined ? { pollMaxAgeMs: options.pollMaxAgeMs } : {}),
+      // The sources' trust records exist once reviews were recorded (any mode); the insights page lists them then.
+      insightProviders: { trust: { sourceRecords: () => listTrust(redis, config.QUEUE_PREFIX, config) } },
     };
     const app = createDashboardApp(deps);
     server = createServer(app);
