@@ -16,6 +16,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { baselinesPhase } from './phases/baselines.js';
 import { e2ePhase } from './phases/e2e.js';
+import { insightsPhase } from './phases/insights.js';
 import { llmCostPhase } from './phases/llm-cost.js';
 import { reindexPhase } from './phases/reindex.js';
 import { searchPhase } from './phases/search.js';
@@ -30,6 +31,7 @@ const PHASES: Array<{ key: string; title: string; run: (ctx: BenchContext) => Pr
   { key: '6', title: 'embedded search', run: searchPhase },
   { key: '8', title: 'LLM calls, tokens and cost', run: llmCostPhase },
   { key: '4', title: 'bare BullMQ and LangGraph baselines', run: baselinesPhase },
+  { key: '9', title: 'insights API with 100,000 tickets stored', run: insightsPhase },
   { key: 'e2e', title: 'end to end (1, 2, 3, 4, 5, 7: throughput, latency, efficiency, CPU, growth, RSS)', run: e2ePhase },
 ];
 const PHASE_KEYS = PHASES.map((p) => p.key);

@@ -38,6 +38,7 @@ import { sendReplyJob, type JobTuning } from '../src/queues/job-options.js';
 import type { AnswerTicketData } from '../src/queues/payloads.js';
 import type { Queues } from '../src/queues/registry.js';
 import { autoReplyBudget, recordAutoReplyBudget, type AutoReplyBudget, type AutoReplyLimits, type AutoReplyParties } from '../src/tickets/rate-limit.js';
+import { learnVerdict, type TrustSettings } from '../src/tickets/trust.js';
 import { IllegalTransitionError, jobGeneration, threadRefs, type Ticket, type TicketState } from '../src/tickets/ticket.js';
 import { TicketConflictError, TicketNotFoundError, type ConversationEntry, type TicketStore } from '../src/tickets/ticket-store.js';
 
@@ -54,7 +55,8 @@ export const CONVERSATION_LIMIT = 10;
 
 /** What the handler runs against; built once per process by `src/runtime/services.ts`. */
 export interface AnswerTicketDeps {
-  config: Pick<Config, 'REVIEW_MODE' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR' | 'TRUSTED_REPLY_TO_DOMAINS' | 'SPAM_ACTION' | 'SPAM_HEADER' | 'SPAM_HEADER_VALUE' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX'>;
+  config: Pick<Config, 'REVIEW_MODE' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR' | 'TRUSTED_REPLY_TO_DOMAINS' | 'SPAM_ACTION' | 'SPAM_HEADER' | 'SPAM_HEADER_VALUE' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX'> &
+    TrustSettings;
   store: TicketStore;
   /** A producer connection (fail-fast), for the raw mail and the per-sender auto-reply window. */
   redis: Redis;
@@ -179,7 +181,9 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
   });
   const agentRun = { durationMs: result.durationMs, usage: result.usage };
   const draft = result.answer.trim();
-  const verdict = reviewVerdict(config.REVIEW_MODE, result);
+  let verdict = reviewVerdict(config.REVIEW_MODE, result);
+  // Earned autonomy: what `auto` would send goes out only when every source it cited has proved itself in review.
+  if (config.REVIEW_MODE === 'learn' && verdict.send && draft) verdict = await produce(deps.redis, () => learnVerdict(deps.redis, config.QUEUE_PREFIX, result, config));
   if (!draft || !verdict.send) {
     const reason = !draft ? 'the agent produced an empty answer' : verdict.reason;
     const parked = await store.transition(ticketId, {
@@ -322,6 +326,7 @@ export function unansweredSubtasks(result: Pick<AgentResult, 'subtasks'>): Subta
  * REVIEW_MODE applied to an agent result:
  * - `always`: every draft waits for a person;
  * - `auto`: sent only when every subtask completed without the fallback, else parked naming the unanswered ones;
+ * - `learn`: as `auto` here; the handler then also requires every cited source to be trusted (src/tickets/trust.ts);
  * - `never`: sent unless nothing could be answered at all (every subtask fell back, or there was no plan).
  */
 export function reviewVerdict(mode: Config['REVIEW_MODE'], result: Pick<AgentResult, 'subtasks'>): ReviewVerdict {
@@ -329,10 +334,10 @@ export function reviewVerdict(mode: Config['REVIEW_MODE'], result: Pick<AgentRes
   const names = (list: Subtask[]) => list.map((s) => `「${s.taskName}」`).join(', ');
   if (mode === 'always') return { send: false, reason: 'review mode always' };
   if (result.subtasks.length === 0) return { send: false, reason: 'the agent planned no subtasks; nothing was researched' };
-  if (mode === 'auto') {
+  if (mode === 'auto' || mode === 'learn') {
     return unanswered.length === 0
       ? { send: true, reason: 'all subtasks answered' }
-      : { send: false, reason: `not fully answered (review mode auto): unanswered subtasks ${names(unanswered)}` };
+      : { send: false, reason: `not fully answered (review mode ${mode}): unanswered subtasks ${names(unanswered)}` };
   }
   const fallbacks = result.subtasks.filter((s) => s.usedFallback);
   return fallbacks.length === result.subtasks.length

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
+import { priceTableSchema } from './agent/prices.js';
 
 /** How one environment variable is declared. */
 export interface VariableSpec {
@@ -46,6 +47,18 @@ const csvList = z
       .map((s) => s.trim())
       .filter(Boolean),
   );
+/** A JSON price table (src/agent/prices.ts); parse errors name the position, as JSON.parse does. */
+const priceTable = z
+  .string()
+  .transform((v, ctx) => {
+    try {
+      return JSON.parse(v) as unknown;
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `is not JSON (${err instanceof Error ? err.message : String(err)})` });
+      return z.NEVER;
+    }
+  })
+  .pipe(priceTableSchema);
 /** A five- or six-field cron expression, or empty to disable the schedule. */
 const cron = z.string().refine((v) => v === '' || /^(\S+\s+){4,5}\S+$/.test(v.trim()), 'must be a cron expression or empty');
 
@@ -338,9 +351,38 @@ export const VARIABLES = {
   },
 
   REVIEW_MODE: {
-    schema: z.enum(['always', 'auto', 'never']),
+    schema: z.enum(['always', 'auto', 'learn', 'never']),
     default: 'auto',
-    description: 'always: every draft waits for a person; auto: only fully answered drafts are sent; never: send all that can be answered',
+    description:
+      'always: every draft waits for a person; auto: only fully answered drafts are sent; learn: as auto, and only when every source the draft cites is trusted (TRUST_*); never: send all that can be answered',
+    sensitive: false,
+    group: 'pipeline',
+  },
+  TRUST_MIN_REVIEWS: {
+    schema: int(1, 1_000),
+    default: '5',
+    description: 'REVIEW_MODE=learn: reviewed drafts citing a source before drafts citing it may go out unreviewed',
+    sensitive: false,
+    group: 'pipeline',
+  },
+  TRUST_MIN_AS_IS: {
+    schema: z.coerce.number().min(0).max(1),
+    default: '0.9',
+    description: 'REVIEW_MODE=learn: least share of those reviews approved as is (edit ratio up to TRUST_MAX_EDIT_RATIO) for a trusted source',
+    sensitive: false,
+    group: 'pipeline',
+  },
+  TRUST_WINDOW: {
+    schema: int(1, 100),
+    default: '20',
+    description: 'REVIEW_MODE=learn: the latest reviews of a source its trust is judged on',
+    sensitive: false,
+    group: 'pipeline',
+  },
+  TRUST_MAX_EDIT_RATIO: {
+    schema: z.coerce.number().min(0).max(1),
+    default: '0.2',
+    description: 'REVIEW_MODE=learn: an approval edited more than this counts against the sources of the draft, as a rejection does',
     sensitive: false,
     group: 'pipeline',
   },
@@ -421,6 +463,14 @@ export const VARIABLES = {
     schema: z.enum(['on', 'off']),
     default: 'on',
     description: 'off disables authentication and binds the dashboard to loopback only',
+    sensitive: false,
+    group: 'dashboard',
+  },
+  LLM_PRICES: {
+    schema: priceTable,
+    default: '{}',
+    description:
+      'Prices for the insights page\'s LLM cost, JSON {"model": {"inputPerMTok": 2.5, "cachedInputPerMTok": 1.25, "outputPerMTok": 10}} in USD per million tokens; added to the built-in gpt-4o/gpt-4.1 list prices',
     sensitive: false,
     group: 'dashboard',
   },
@@ -565,6 +615,9 @@ export function parseConfig(env: Record<string, string | undefined>, options: Pa
   }
   if (out.CHUNK_OVERLAP !== undefined && out.CHUNK_SIZE !== undefined && (out.CHUNK_OVERLAP as number) >= (out.CHUNK_SIZE as number)) {
     problems.push('CHUNK_OVERLAP must be smaller than CHUNK_SIZE');
+  }
+  if (out.TRUST_MIN_REVIEWS !== undefined && out.TRUST_WINDOW !== undefined && (out.TRUST_MIN_REVIEWS as number) > (out.TRUST_WINDOW as number)) {
+    problems.push('TRUST_MIN_REVIEWS must not exceed TRUST_WINDOW (no source could ever be trusted)');
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return out as Config;

@@ -23,6 +23,7 @@ import type { QaSearch } from '../search/types.js';
 import { CliError, closeAll, operatorName, runCommand, type CliContext } from './common.js';
 import { cut, terminalSafe } from './format.js';
 import { registerGapsCommand } from './knowledge-gaps.js';
+import { registerTrustCommand } from './knowledge-trust.js';
 
 interface Session {
   redis: Redis;
@@ -248,5 +249,6 @@ program
   });
 
 registerGapsCommand(program);
+registerTrustCommand(program);
 
 await program.parseAsync();

@@ -11,7 +11,10 @@ import { createLogger, type Logger } from '../logger.js';
 import { readLastSuccessfulPollAt } from './poller.js';
 import type { RoleHandle } from './lifecycle.js';
 import { Services } from './services.js';
+import { GapStore } from '../knowledge/gaps.js';
+import type { KnowledgeGap as InsightGap } from '../server/insights.js';
 import { createDashboardApp, type DashboardDeps } from '../server/app.js';
+import { listTrust } from '../tickets/trust.js';
 import { resolveAuth } from '../server/auth.js';
 
 /** Options of {@link startDashboardRole}. */
@@ -81,6 +84,11 @@ export async function startDashboardRole(config: Config, options: DashboardRoleO
       logger,
       ...(lastPollAt ? { lastPollAt } : {}),
       ...(options.pollMaxAgeMs !== undefined ? { pollMaxAgeMs: options.pollMaxAgeMs } : {}),
+      // The sources' trust records exist once reviews were recorded (any mode); the insights page lists them then.
+      insightProviders: {
+        trust: { sourceRecords: () => listTrust(redis, config.QUEUE_PREFIX, config) },
+        gaps: { topGaps: (period) => topGapsOf(new GapStore(redis, { prefix: config.QUEUE_PREFIX }), period) },
+      },
     };
     const app = createDashboardApp(deps);
     server = createServer(app);
@@ -114,4 +122,17 @@ export async function startDashboardRole(config: Config, options: DashboardRoleO
     if (ownServices) await services.close();
     throw err;
   }
+}
+
+/**
+ * The open knowledge gaps seen in a period, largest first, as the insights page shows them. A gap's count covers its
+ * whole life (the store keeps no per-day counts); the period selects the gaps customers ran into within it.
+ */
+export async function topGapsOf(store: GapStore, period: { from: string; to: string; limit: number }): Promise<InsightGap[]> {
+  const { open } = await store.list({ limit: 300 });
+  const to = `${period.to}T23:59:59.999Z`;
+  return open
+    .filter((gap) => gap.lastSeen >= period.from && gap.lastSeen <= to)
+    .slice(0, period.limit)
+    .map((gap) => ({ topic: gap.examples[0] ?? gap.id, tickets: gap.count, ...(gap.examples[0] ? { example: gap.examples[0] } : {}), lastSeenAt: gap.lastSeen }));
 }

@@ -11,6 +11,7 @@
  * | GET    | `/readyz`                     | Redis, IMAP poller, search backends (503 when not ready); details with the login | no   |
  * | GET    | `/`                           | parked tickets (`?page=`), flash after actions (`?done=`)   | yes  |
  * | GET    | `/tickets/:id`                | one ticket: mail, editable draft, plan, subtasks, sources   | yes  |
+ * | GET    | `/insights`                   | `?days=30`: outcomes, automation, reply times, edits, cost   | yes  |
  * | POST   | `/tickets/:id/approve`        | form: `reply`, `_csrf` → 303                                 | yes  |
  * | POST   | `/tickets/:id/reject`         | form: `reason`, `_csrf` → 303                                | yes  |
  * | POST   | `/reindex`                    | form: `_csrf` → queues reindex-manual and reindex-qa, 303    | yes  |
@@ -23,6 +24,7 @@
  * | POST   | `/api/tickets/:id/approve`    | JSON `{ "reply"?: string }` → 202                            | yes  |
  * | POST   | `/api/tickets/:id/reject`     | JSON `{ "reason": string }` → 200                            | yes  |
  * | GET    | `/api/knowledge/gaps`         | `?all=1&limit=` → knowledge gaps, largest first              | yes  |
+ * | GET    | `/api/insights`               | `?days=30` → the insights page's figures as JSON             | yes  |
  * | GET    | `/metrics`                    | Prometheus text format                                      | yes  |
  * | *      | `/admin/queues`               | Bull Board over every queue                                 | yes  |
  * | GET    | `/assets/review.css`          | the review page's stylesheet                                | yes  |
@@ -45,10 +47,12 @@ import { ANONYMOUS_OPERATOR, CsrfTokens, LoginThrottle, basicAuthMiddleware, loo
 import { checkReadiness, type ReadinessDeps } from './health.js';
 import { errorMiddleware, jsonError, route, send, userOf, type ErrorRenderer } from './http.js';
 import { createMetricsRegistry } from './metrics.js';
+import { insightsHandlers, type InsightProviders } from './insights.js';
 import { htmlErrorRenderer, reviewPageHandlers } from './review-page.js';
 import { knowledgePageHandlers } from './knowledge-page.js';
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import type { QaSearch } from '../search/types.js';
+import { priceTable } from '../agent/prices.js';
 import type { ReviewDeps } from '../tickets/review.js';
 import { apiRequestGuard, BULL_BOARD_CSP, REVIEW_CSP, sameOriginGuard, securityHeaders } from './security.js';
 import { REVIEW_CSS, STYLESHEET_PATH } from './styles.js';
@@ -60,7 +64,7 @@ export const BULL_BOARD_PATH = '/admin/queues';
 /** The configuration the dashboard reads. */
 export type DashboardConfig = Pick<
   Config,
-  'DASHBOARD_AUTH' | 'DASHBOARD_USER' | 'DASHBOARD_PASSWORD' | 'QUEUE_PREFIX' | 'SENDER_ATTEMPTS' | 'IMAP_POLL_INTERVAL_MS'
+  'DASHBOARD_AUTH' | 'DASHBOARD_USER' | 'DASHBOARD_PASSWORD' | 'QUEUE_PREFIX' | 'SENDER_ATTEMPTS' | 'IMAP_POLL_INTERVAL_MS' | 'LLM_PRICES'
 >;
 
 /** Everything the dashboard works with. */
@@ -84,6 +88,8 @@ export interface DashboardDeps {
   csrfSecret?: Buffer;
   /** Backoff of the jobs the dashboard adds; tests shorten it. */
   tuning?: JobTuning;
+  /** The insights page's sections fed by other parts of the product (knowledge gaps, source trust). */
+  insightProviders?: InsightProviders;
   logger?: Logger;
   now?: () => Date;
 }
@@ -170,6 +176,13 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     // The largest open gaps and the last closed ones: what to write next, and what the product learned.
     gaps: async () => renderGapsSection(await gapStore.list({ includeClosed: true, limit: 20 })),
   });
+  const insights = insightsHandlers({
+    redis: deps.redis,
+    prefix: deps.config.QUEUE_PREFIX,
+    prices: priceTable(deps.config.LLM_PRICES),
+    ...(deps.insightProviders ? { providers: deps.insightProviders } : {}),
+    now,
+  });
   const metrics = createMetricsRegistry({ store: deps.store, queues: deps.queues, redis: deps.redis, prefix: deps.config.QUEUE_PREFIX });
   const readiness: ReadinessDeps = {
     redis: deps.redis,
@@ -240,6 +253,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   apiRouter.post('/tickets/:id/approve', route(api.approve, jsonError, logger));
   apiRouter.post('/tickets/:id/reject', route(api.reject, jsonError, logger));
   apiRouter.get('/knowledge/gaps', route(gapsApiHandler({ redis: deps.redis, prefix: deps.config.QUEUE_PREFIX }), jsonError, logger));
+  apiRouter.get('/insights', route(insights.api, jsonError, logger));
   apiRouter.use((_req, res) => send(res, jsonError(404, 'No such API route')));
   apiRouter.use(errorMiddleware(jsonError, logger));
   app.use('/api', apiRouter);
@@ -265,6 +279,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   ];
   app.get('/', route(pages.list, htmlError, logger));
   app.get('/tickets/:id', route(pages.detail, htmlError, logger));
+  app.get('/insights', route(insights.page, htmlError, logger));
   app.post('/tickets/:id/approve', ...form, route(pages.approve, htmlError, logger));
   app.post('/tickets/:id/reject', ...form, route(pages.reject, htmlError, logger));
   app.post('/reindex', ...form, route(pages.reindex, htmlError, logger));

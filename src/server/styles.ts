@@ -101,4 +101,46 @@ td.qa .q { font-weight: 600; white-space: pre-wrap; }
 td.qa .a { white-space: pre-wrap; color: var(--muted); margin-top: 4px; }
 code { font: 13px ui-monospace, Menlo, Consolas, monospace; background: #eef1f5; border-radius: 3px; padding: 0 4px; overflow-wrap: anywhere; }
 .pager { display: flex; gap: 16px; justify-content: flex-end; margin-top: 12px; font-size: 14px; }
+/* Insights: charts take their colours from these variables, so the dark palette below recolours them too. */
+:root {
+  --o-auto_sent: #1f8a55; --o-approved_as_is: #2f6fd6; --o-approved_edited: #8fb3f0; --o-rejected: #c8453b;
+  --o-ignored: #a3adbb; --o-failed: #d98a1c; --gap: #8a5cc7; --grid: #e6eaf0;
+}
+.tiles { display: grid; grid-template-columns: repeat(auto-fit, minmax(180px, 1fr)); gap: 12px; margin-bottom: 18px; }
+.tile { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; }
+.tile-label { font-size: 12px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); }
+.tile-value { font-size: 24px; font-weight: 600; }
+.card .tiles .tile { background: var(--bg); }
+svg.chart { width: 100%; height: auto; display: block; margin: 4px 0 8px; }
+svg.chart text { font: 11px system-ui, sans-serif; fill: var(--muted); }
+svg.chart text.label, svg.chart text.value { font-size: 13px; fill: var(--ink); }
+svg.chart line.grid { stroke: var(--grid); stroke-width: 1; }
+.seg.o-auto_sent, .swatch.o-auto_sent, .bar.auto { fill: var(--o-auto_sent); background: var(--o-auto_sent); }
+.seg.o-approved_as_is, .swatch.o-approved_as_is, .bar.reviewed, .bar.edit { fill: var(--o-approved_as_is); background: var(--o-approved_as_is); }
+.seg.o-approved_edited, .swatch.o-approved_edited { fill: var(--o-approved_edited); background: var(--o-approved_edited); }
+.seg.o-rejected, .swatch.o-rejected, .bar.rejected { fill: var(--o-rejected); background: var(--o-rejected); }
+.seg.o-ignored, .swatch.o-ignored { fill: var(--o-ignored); background: var(--o-ignored); }
+.seg.o-failed, .swatch.o-failed { fill: var(--o-failed); background: var(--o-failed); }
+.bar.rate { fill: var(--o-auto_sent); }
+.bar.gap { fill: var(--gap); }
+ul.legend { list-style: none; display: flex; flex-wrap: wrap; gap: 6px 18px; margin: 0 0 12px; padding: 0; font-size: 13px; color: var(--muted); }
+.swatch { display: inline-block; width: 11px; height: 11px; border-radius: 2px; margin-right: 6px; vertical-align: -1px; }
+table.numbers { font-size: 13px; }
+table.numbers caption { text-align: left; font-size: 13px; color: var(--muted); padding: 4px 0 6px; caption-side: top; }
+table.numbers th, table.numbers td { padding: 4px 8px; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.scroll { max-height: 320px; overflow: auto; }
+.chip.current { border-color: var(--accent); }
+.toolbar h1 { margin: 0; }
+@media (prefers-color-scheme: dark) {
+  :root {
+    --ink: #e3e8ef; --muted: #9ba7b8; --line: #2f3846; --bg: #12161c; --card: #1a2029; --accent: #7ea6f5;
+    --ok: #7fd3a2; --ok-bg: #173325; --warn: #f0c46c; --warn-bg: #3a2e12; --bad: #f2a199; --bad-bg: #3d1d1a;
+    --o-auto_sent: #3fbf7f; --o-approved_as_is: #5b93f0; --o-approved_edited: #a9c4f5; --o-rejected: #ef6b60;
+    --o-ignored: #6d7787; --o-failed: #f0a53c; --gap: #b48ef0; --grid: #2a323e;
+  }
+  pre.text, textarea, input[type=text], button.danger, button.secondary { background: var(--card); color: var(--ink); }
+  button.danger { color: var(--bad); }
+  code, .badge.other { background: #263040; }
+}
 `;

@@ -12,7 +12,7 @@ import { html, type SafeHtml } from './html.js';
 import { STYLESHEET_PATH } from './styles.js';
 
 /** Where the page is, for the navigation. */
-type Section = 'review' | 'knowledge' | 'none';
+type Section = 'review' | 'knowledge' | 'insights' | 'none';
 
 /** The page frame: head, navigation bar and `body`. */
 export function layout(options: { title: string; user: string | undefined; section?: Section; body: SafeHtml }): SafeHtml {
@@ -31,6 +31,7 @@ export function layout(options: { title: string; user: string | undefined; secti
   <nav>
     <a href="/" class="${current('review')}">Review</a>
     <a href="/knowledge" class="${current('knowledge')}">Knowledge</a>
+    <a href="/insights" class="${current('insights')}">Insights</a>
     <a href="/admin/queues">Queues</a>
     <a href="/metrics">Metrics</a>
     <a href="/readyz">Readiness</a>

@@ -10,9 +10,14 @@ export class LuaScript {
   /** SHA-1 of the source, as Redis' script cache names it. */
   readonly sha: string;
 
+  /**
+   * @param numberOfKeys keys every call passes
+   * @param moreKeys true for a script that also takes a variable number of further keys after those
+   */
   constructor(
     readonly source: string,
     readonly numberOfKeys: number,
+    readonly moreKeys = false,
   ) {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
@@ -22,14 +27,14 @@ export class LuaScript {
    * SCRIPT FLUSH), which also loads it into the cache again.
    */
   async run(redis: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    if (keys.length !== this.numberOfKeys) {
-      throw new TypeError(`Lua script expects ${this.numberOfKeys} keys, got ${keys.length}`);
+    if (this.moreKeys ? keys.length < this.numberOfKeys : keys.length !== this.numberOfKeys) {
+      throw new TypeError(`Lua script expects ${this.moreKeys ? 'at least ' : ''}${this.numberOfKeys} keys, got ${keys.length}`);
     }
     try {
-      return await redis.evalsha(this.sha, this.numberOfKeys, ...keys, ...args);
+      return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
     } catch (err) {
       if (err instanceof Error && err.message.startsWith('NOSCRIPT')) {
-        return redis.eval(this.source, this.numberOfKeys, ...keys, ...args);
+        return redis.eval(this.source, keys.length, ...keys, ...args);
       }
       throw err;
     }

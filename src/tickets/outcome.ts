@@ -268,7 +268,7 @@ export function outcomeDay(at: string): string {
  * |--------------------------|------|--------------------------------------------------------------------------------|
  * | `P:metrics:outcomes`     | hash | one field per {@link OutcomeKind} → tickets that ended so                      |
  * | `P:metrics:edit_ratio`   | hash | `count`, `sum_e6` (sum of ratios × 10⁶), `le:<bound>` / `le:+Inf` per bucket    |
- * | `P:outcomes:YYYY-MM-DD`  | hash | per UTC day: one field per outcome, `edit_ratio_count`, `edit_ratio_sum_e6`    |
+ * | `P:outcomes:YYYY-MM-DD`  | hash | per UTC day: one field per outcome, `edit_ratio_count`, `edit_ratio_sum_e6`, and the insight fields of src/tickets/insights.ts |
  *
  * The edit-ratio histogram holds every approval (as-is ones as 0), so its count is the number of approved replies
  * sent and its low buckets the share sent (nearly) unchanged.

@@ -27,7 +27,10 @@
  *
  * {@link TicketStore.remove} takes a ticket out of all of them at once (retention, erasure on request).
  * A write that ends a ticket (enters `sent`, `rejected`, `ignored` or `failed`) also counts its outcome in the keys
- * of `outcomeKeys` (src/tickets/outcome.ts), in the same script, so the counts never disagree with the tickets.
+ * of `outcomeKeys` (src/tickets/outcome.ts), in the same script, so the counts never disagree with the tickets; that
+ * write, and one that stores an agent result, also add the day's insight fields (src/tickets/insights.ts). A write
+ * that records a review (approved and sent, or rejected) also pushes it onto the trust list of every source the
+ * draft cited (src/tickets/trust.ts), in the same script.
  *
  * Costs: get/create/transition/update are O(1) keys plus O(log N) sorted-set updates; `list` is
  * O(log N + offset + limit); nothing uses KEYS or a SCAN of the keyspace. Only `findByIdPrefix`, for operators who
@@ -38,7 +41,9 @@
  * as BullMQ also requires for its queues.
  */
 import type { Redis } from 'ioredis';
+import { insightFieldsOnWrite } from './insights.js';
 import { LuaScript } from './lua.js';
+import { TRUST_HISTORY_CAP, citedSources, isReviewOutcome, reviewEntry, trustKeys } from './trust.js';
 import { EDIT_RATIO_SUM_SCALE, editRatioBucketField, outcomeDay, outcomeKeys, outcomeOnEntering, type TicketOutcome } from './outcome.js';
 import {
   INITIAL_STATES,
@@ -178,9 +183,10 @@ const MAX_PAGE = 500;
 /**
  * Lua that counts an outcome (see src/tickets/outcome.ts, `outcomeKeys`) in the same script as the write that records
  * it, so a ticket that ends is counted exactly once: keys totals, edit-ratio histogram and day hash from `k`; args
- * outcome kind ('' for none), edit-ratio bucket field ('' for none) and ratio × 10⁶ from `a`.
+ * outcome kind ('' for none), edit-ratio bucket field ('' for none) and ratio × 10⁶ from `a`, then the day hash's
+ * insight fields as field, amount pairs up to the last argument (`insightFieldsOnWrite`, src/tickets/insights.ts).
  */
-function countOutcomeLua(k: number, a: number): string {
+function countOutcomeLua(k: number, a: number, pairsFrom = a + 3): string {
   return `
 if ARGV[${a}] ~= '' then
   redis.call('HINCRBY', KEYS[${k}], ARGV[${a}], 1)
@@ -193,6 +199,7 @@ if ARGV[${a}] ~= '' then
     redis.call('HINCRBY', KEYS[${k + 2}], 'edit_ratio_sum_e6', ARGV[${a + 2}])
   end
 end
+for i = ${pairsFrom}, #ARGV, 2 do redis.call('HINCRBY', KEYS[${k + 2}], ARGV[i], ARGV[i + 1]) end
 `;
 }
 
@@ -214,7 +221,10 @@ return {1}
 
 // Compare-and-set on the version; moves the id between state sets when the state changes. ARGV[7] says what
 // happens to the agent result: 'keep' it, 'set' it to ARGV[8], or 'del' it. KEYS[4..6] / ARGV[9..11] count the
-// outcome the write records, if any.
+// outcome the write records, if any. A reviewed outcome is also pushed (ARGV[12], '' for none) onto the trust list
+// of every source the draft cited (KEYS[8..], src/tickets/trust.ts), each kept to ARGV[13] entries and listed in
+// the sources set KEYS[7] with score ARGV[14] under its key without the first ARGV[15] characters. The insight
+// fields follow from ARGV[16].
 // Returns 1 on success, 0 when the version moved on, -1 when the ticket is gone.
 const CAS = new LuaScript(
   `
@@ -228,10 +238,18 @@ if KEYS[2] ~= KEYS[3] then
   redis.call('ZREM', KEYS[2], ARGV[5])
   redis.call('ZADD', KEYS[3], ARGV[6], ARGV[5])
 end
-${countOutcomeLua(4, 9)}
+${countOutcomeLua(4, 9, 16)}
+if ARGV[12] ~= '' then
+  for i = 8, #KEYS do
+    redis.call('LPUSH', KEYS[i], ARGV[12])
+    redis.call('LTRIM', KEYS[i], 0, tonumber(ARGV[13]) - 1)
+    redis.call('ZADD', KEYS[7], ARGV[14], string.sub(KEYS[i], tonumber(ARGV[15]) + 1))
+  end
+end
 return 1
 `,
-  6,
+  7,
+  true,
 );
 
 // Deletes a ticket and its index entries if it is still in state ARGV[2]; also deletes KEYS[6] (its raw mail).
@@ -292,7 +310,7 @@ export class TicketStore {
     const outcome = outcomeOnEntering(ticket, ticket.state, ticket.createdAt);
     if (outcome) ticket = { ...ticket, outcome };
     const { doc, agent } = splitTicket(ticket);
-    const counted = outcomeCounting(this.prefix, outcome, ticket.createdAt);
+    const counted = outcomeCounting(this.prefix, outcome, ticket.createdAt, insightFieldsOnWrite(ticket, outcome, ticket.agent));
     const result = (await CREATE.run(
       this.redis,
       [k.ticket(ticket.id), k.all, k.state(ticket.state), k.msgid, k.conversation(ticket.conversationId), ...counted.keys],
@@ -384,7 +402,7 @@ export class TicketStore {
       const ended = outcomeOnEntering(next, request.to, at);
       if (ended) next.outcome = ended;
       else delete next.outcome;
-      const written = await this.compareAndSet(current, next, request.patch?.agent, ended);
+      const written = await this.compareAndSet(current, next, request.patch?.agent, ended, ended && isReviewOutcome(ended.kind) ? await this.citedBy(id, request.patch?.agent) : []);
       if (written === 'ok') return next;
       if (written === 'missing') throw new TicketNotFoundError(id);
       // The caller's copy was stale: decide again on what is stored.
@@ -592,33 +610,75 @@ export class TicketStore {
    * Writes `next` if the ticket is still at `current`'s version. `current` was read without the agent result, so
    * `next` holds one only when the patch set it (or the ticket predates the split): then it is written too.
    */
+  /**
+   * The trust keys of the sources the ticket's draft cited: from the agent result the write stores, else the stored
+   * one. Read only for writes that record a review (operator pace); the version check makes the read safe, since an
+   * agent result changes only with the version.
+   */
+  private async citedBy(id: string, agentPatch: TicketPatch['agent']): Promise<string[]> {
+    let agent = agentPatch ?? undefined;
+    if (agentPatch === undefined) {
+      const stored = await this.redis.hget(this.keys().ticket(id), 'agent');
+      if (stored) agent = JSON.parse(stored) as Ticket['agent'];
+      else agent = (await this.get(id))?.agent;
+    }
+    return agent ? citedSources(agent).map((s) => s.key) : [];
+  }
+
   private async compareAndSet(
     current: Ticket,
     next: Ticket,
     agentPatch: TicketPatch['agent'],
     outcome?: TicketOutcome,
+    cited: readonly string[] = [],
   ): Promise<'ok' | 'conflict' | 'missing'> {
     const k = this.keys();
+    const trust = trustKeys(this.prefix);
+    const review = outcome && cited.length > 0 ? reviewEntry(outcome, current.id) : '';
     const { doc, agent } = splitTicket(next);
     const agentMode = agentPatch === null ? 'del' : agent !== undefined ? 'set' : 'keep';
-    const counted = outcomeCounting(this.prefix, outcome, next.updatedAt);
+    // An agent result is counted (runs, calls, tokens) by the write that stores it, i.e. once per agent run; not by
+    // one that merely moves an older ticket's result out of its document.
+    const counted = outcomeCounting(this.prefix, outcome, next.updatedAt, insightFieldsOnWrite(next, outcome, agentPatch ? next.agent : undefined));
+    const [kind, bucket, ratio, ...pairs] = counted.args;
     const result = await CAS.run(
       this.redis,
-      [k.ticket(current.id), k.state(current.state), k.state(next.state), ...counted.keys],
-      [String(current.version), doc, next.state, String(next.version), current.id, scoreOf(current), agentMode, agent ?? '', ...counted.args],
+      [k.ticket(current.id), k.state(current.state), k.state(next.state), ...counted.keys, trust.sources, ...(review ? cited.map(trust.source) : [])],
+      [
+        String(current.version),
+        doc,
+        next.state,
+        String(next.version),
+        current.id,
+        scoreOf(current),
+        agentMode,
+        agent ?? '',
+        kind!,
+        bucket!,
+        ratio!,
+        review,
+        String(TRUST_HISTORY_CAP),
+        String(Date.parse(next.updatedAt)),
+        String(trust.listPrefix.length),
+        ...pairs,
+      ],
     );
     return result === 1 ? 'ok' : result === 0 ? 'conflict' : 'missing';
   }
 }
 
-/** The keys and arguments of `countOutcomeLua`: every write passes them, empty arguments when it records no outcome. */
-function outcomeCounting(prefix: string, outcome: TicketOutcome | undefined, at: string): { keys: string[]; args: string[] } {
+/**
+ * The keys and arguments of `countOutcomeLua`: every write passes them, empty arguments when it records no outcome,
+ * followed by the day hash's insight fields (field, amount pairs).
+ */
+function outcomeCounting(prefix: string, outcome: TicketOutcome | undefined, at: string, insights: Map<string, number>): { keys: string[]; args: string[] } {
   const k = outcomeKeys(prefix);
   const keys = [k.totals, k.editRatio, k.day(outcomeDay(outcome?.at ?? at))];
-  if (!outcome) return { keys, args: ['', '', '0'] };
+  const extra = [...insights].flatMap(([field, n]) => [field, String(n)]);
+  if (!outcome) return { keys, args: ['', '', '0', ...extra] };
   const ratio = outcome.editRatio;
-  if (ratio === undefined) return { keys, args: [outcome.kind, '', '0'] };
-  return { keys, args: [outcome.kind, editRatioBucketField(ratio), String(Math.round(ratio * EDIT_RATIO_SUM_SCALE))] };
+  if (ratio === undefined) return { keys, args: [outcome.kind, '', '0', ...extra] };
+  return { keys, args: [outcome.kind, editRatioBucketField(ratio), String(Math.round(ratio * EDIT_RATIO_SUM_SCALE)), ...extra] };
 }
 
 /** Options of the reads of {@link TicketStore}. */

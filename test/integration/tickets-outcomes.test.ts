@@ -13,6 +13,7 @@ import { startSmtpReceiver, type SmtpReceiver } from '../../src/dev/smtp-receive
 import { createSmtpTransport, type SmtpTransport } from '../../src/mail/smtp-transport.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
+import { latencyBucket, replySeconds } from '../../src/tickets/insights.js';
 import { editRatio, outcomeKeys } from '../../src/tickets/outcome.js';
 import { approveTicket, rejectTicket } from '../../src/tickets/review.js';
 import { IllegalTransitionError, newTicket, type Ticket } from '../../src/tickets/ticket.js';
@@ -121,7 +122,8 @@ describe('outcomes', () => {
     expect(smtpServer.messages).toHaveLength(1);
     const c = await counts(f);
     expect(c.totals).toEqual({ auto_sent: '1' });
-    expect(c.day).toEqual({ auto_sent: '1' });
+    // The day also holds the insights: the agent run, and the reply's receipt→reply time bucket.
+    expect(c.day).toEqual({ auto_sent: '1', agent_runs: '1', [`lat:auto:${latencyBucket(replySeconds(t, sent.outcome!))}`]: '1' });
     // Only approvals are edit-ratio observations.
     expect(c.histogram).toEqual({});
   });
@@ -140,7 +142,14 @@ describe('outcomes', () => {
     const c = await counts(f);
     expect(c.totals).toEqual({ approved_as_is: '1' });
     expect(c.histogram).toEqual({ count: '1', sum_e6: '0', 'le:0': '1' });
-    expect(c.day).toEqual({ approved_as_is: '1', edit_ratio_count: '1', edit_ratio_sum_e6: '0' });
+    expect(c.day).toEqual({
+      approved_as_is: '1',
+      edit_ratio_count: '1',
+      edit_ratio_sum_e6: '0',
+      'er:le:0': '1',
+      agent_runs: '1',
+      [`lat:reviewed:${latencyBucket(replySeconds(t, sent.outcome!))}`]: '1',
+    });
   });
 
   it('records approved_edited with the edit ratio of the reply bodies, greeting and closing aside', async () => {
@@ -211,7 +220,7 @@ describe('outcomes', () => {
 
     const c = await counts(f);
     expect(c.totals).toEqual({ ignored: '2', rejected: '1' });
-    expect(c.day).toEqual({ ignored: '2', rejected: '1' });
+    expect(c.day).toEqual({ ignored: '2', rejected: '1', 'rej:spam after all': '1' });
   });
 
   it('records failed, and a refused or lost write counts nothing', async () => {

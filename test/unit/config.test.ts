@@ -85,7 +85,7 @@ describe('config', () => {
   it.each([
     [{ IMAP_PORT: 'abc' }, 'IMAP_PORT="abc" is not a number'],
     [{ AGENT_CONCURRENCY: '0' }, 'AGENT_CONCURRENCY="0" is too small: the least allowed is 1'],
-    [{ REVIEW_MODE: 'sometimes' }, 'REVIEW_MODE="sometimes" is not one of always, auto, never'],
+    [{ REVIEW_MODE: 'sometimes' }, 'REVIEW_MODE="sometimes" is not one of always, auto, learn, never'],
     [{ OPENAI_BASE_URL: 'http//x' }, 'OPENAI_BASE_URL="http//x" is not a URL'],
   ])('says what is wrong in our words: %j', (env, message) => {
     expect(() => parseConfig(env)).toThrow(message);

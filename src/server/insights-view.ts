@@ -1,0 +1,329 @@
+/**
+ * The insights page: charts drawn here as inline SVG (no script, no images, nothing fetched: the review page's CSP
+ * holds), coloured by classes of the stylesheet so they follow its light and dark palettes, each followed by a table
+ * of the same numbers for screen readers and for copying.
+ */
+import { OUTCOMES, type OutcomeKind } from '../tickets/outcome.js';
+import type { InsightDay, ReplyTimeStats } from '../tickets/insights.js';
+import { formatDuration } from './health.js';
+import { html, type SafeHtml } from './html.js';
+import type { InsightsReport } from './insights.js';
+import { layout } from './views.js';
+
+/** Periods offered above the charts, in days. */
+export const PERIOD_CHOICES = [7, 30, 90, 365] as const;
+
+/** What people call each outcome on the page. */
+export const OUTCOME_LABELS: Record<OutcomeKind, string> = {
+  auto_sent: 'sent automatically',
+  approved_as_is: 'approved as is',
+  approved_edited: 'approved after edits',
+  rejected: 'rejected',
+  ignored: 'ignored',
+  failed: 'failed',
+};
+
+// Charts in SVG user units close to the CSS pixels of their card (full width, or half in a two-column row), so their
+// text is drawn at about the page's text size; the SVG still scales with the card.
+const WIDE = 1040;
+const HALF = 480;
+const HEIGHT = 200;
+const LEFT = 44;
+const BOTTOM = 22;
+const TOP = 8;
+const PLOT_H = HEIGHT - TOP - BOTTOM;
+const plotWidth = (width: number) => width - LEFT - 8;
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+/** A percentage for people: `73 %`, or a dash when there is nothing to divide. */
+export function percent(rate: number | null): string {
+  return rate === null ? '–' : `${Math.round(rate * 100)} %`;
+}
+
+/** US dollars with enough decimals to tell small amounts apart. */
+export function dollars(usd: number | null): string {
+  if (usd === null) return '–';
+  if (usd === 0) return '$0';
+  return usd >= 10 ? `$${usd.toFixed(2)}` : `$${usd.toPrecision(3)}`;
+}
+
+function seconds(s: number | null): string {
+  return s === null ? '–' : formatDuration(s * 1000);
+}
+
+function integer(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+/** A round upper end for a y axis that holds `max`. */
+function axisMax(max: number): number {
+  if (max <= 0) return 1;
+  const magnitude = 10 ** Math.floor(Math.log10(max));
+  const step = [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].find((m) => m * magnitude >= max) ?? 10;
+  return step * magnitude;
+}
+
+/** Labels under at most ~10 of the days, so they never overlap. */
+function dayLabels(days: readonly InsightDay[], slot: number): SafeHtml[] {
+  const every = Math.max(1, Math.ceil(days.length / 15));
+  return days.flatMap((d, i) =>
+    i % every === 0 ? [html`<text class="axis" x="${round1(LEFT + slot * i + slot / 2)}" y="${HEIGHT - 6}" text-anchor="middle">${d.day.slice(5)}</text>`] : [],
+  );
+}
+
+function yAxis(max: number, format: (v: number) => string, width: number): SafeHtml {
+  const ticks = [0, 0.5, 1].map((f) => {
+    const y = round1(TOP + PLOT_H - f * PLOT_H);
+    return html`<line class="grid" x1="${LEFT}" x2="${width - 8}" y1="${y}" y2="${y}"></line><text class="axis" x="${LEFT - 6}" y="${y + 4}" text-anchor="end">${format(max * f)}</text>`;
+  });
+  return html`${ticks}`;
+}
+
+function chart(id: string, title: string, body: SafeHtml, width: number, height = HEIGHT): SafeHtml {
+  return html`<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="${id}-title" preserveAspectRatio="xMidYMid meet"><title id="${id}-title">${title}</title>${body}</svg>`;
+}
+
+function outcomesChart(days: readonly InsightDay[]): SafeHtml {
+  const max = axisMax(Math.max(0, ...days.map((d) => OUTCOMES.reduce((n, o) => n + d.outcomes[o], 0))));
+  const slot = plotWidth(WIDE) / days.length;
+  const bar = Math.max(1, slot * 0.72);
+  const bars = days.map((d, i) => {
+    let y = TOP + PLOT_H;
+    const x = round1(LEFT + slot * i + (slot - bar) / 2);
+    return OUTCOMES.filter((o) => d.outcomes[o] > 0).map((o) => {
+      const h = (d.outcomes[o] / max) * PLOT_H;
+      y -= h;
+      return html`<rect class="seg o-${o}" x="${x}" y="${round1(y)}" width="${round1(bar)}" height="${round1(h)}"><title>${d.day}: ${d.outcomes[o]} ${OUTCOME_LABELS[o]}</title></rect>`;
+    });
+  });
+  return chart('outcomes', 'Tickets per day by outcome', html`${yAxis(max, integer, WIDE)}${bars}${dayLabels(days, slot)}`, WIDE);
+}
+
+function automationChart(days: readonly InsightDay[]): SafeHtml {
+  const slot = plotWidth(WIDE) / days.length;
+  const bar = Math.max(1, slot * 0.72);
+  const bars = days.flatMap((d, i) => {
+    if (d.automationRate === null) return [];
+    const h = d.automationRate * PLOT_H;
+    return [
+      html`<rect class="bar rate" x="${round1(LEFT + slot * i + (slot - bar) / 2)}" y="${round1(TOP + PLOT_H - h)}" width="${round1(bar)}" height="${round1(h)}"><title>${d.day}: ${percent(d.automationRate)} of ${d.answered} replies sent automatically</title></rect>`,
+    ];
+  });
+  return chart('automation', 'Automation rate per day (sent automatically / replies sent)', html`${yAxis(1, (v) => `${Math.round(v * 100)}%`, WIDE)}${bars}${dayLabels(days, slot)}`, WIDE);
+}
+
+/** Horizontal bars: one row per item, the label left of the bar and the value right of it. */
+function horizontalBars(id: string, title: string, rows: ReadonlyArray<{ label: string; value: number; shown: string; cls: string }>, width: number): SafeHtml {
+  const rowH = 26;
+  const labelW = width >= WIDE ? 300 : 180;
+  const valueW = 90;
+  const height = rows.length * rowH + 8;
+  const max = Math.max(0, ...rows.map((r) => r.value)) || 1;
+  const span = width - labelW - valueW;
+  // Roughly what fits left of the bars at 13 px (wide CJK characters count double).
+  const room = Math.floor((labelW - 12) / 7.5);
+  const body = rows.map((r, i) => {
+    const y = 4 + i * rowH;
+    const w = (r.value / max) * span;
+    const label = fitLabel(r.label, room);
+    return html`<text class="label" x="${labelW - 8}" y="${y + 17}" text-anchor="end">${label}</text><rect class="bar ${r.cls}" x="${labelW}" y="${y + 4}" width="${round1(Math.max(w, r.value > 0 ? 1 : 0))}" height="${rowH - 8}"><title>${r.label}: ${r.shown}</title></rect><text class="value" x="${round1(labelW + w + 6)}" y="${y + 17}">${r.shown}</text>`;
+  });
+  return chart(id, title, html`${body}`, width, height);
+}
+
+/** `label` cut with an ellipsis to about `room` narrow characters, counting East Asian wide ones as two. */
+function fitLabel(label: string, room: number): string {
+  let used = 0;
+  let out = '';
+  for (const ch of label) {
+    const w = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(ch) ? 2 : 1;
+    if (used + w > room - 1) return `${out}…`;
+    out += ch;
+    used += w;
+  }
+  return out;
+}
+
+function replyTimeRows(kind: string, stats: ReplyTimeStats, cls: string) {
+  return [
+    { label: `${kind}, median`, value: stats.medianSeconds ?? 0, shown: seconds(stats.medianSeconds), cls },
+    { label: `${kind}, p90`, value: stats.p90Seconds ?? 0, shown: seconds(stats.p90Seconds), cls },
+  ];
+}
+
+function editRatioChart(buckets: ReadonlyArray<{ le: number; count: number }>): SafeHtml {
+  const max = axisMax(Math.max(0, ...buckets.map((b) => b.count)));
+  const slot = plotWidth(HALF) / buckets.length;
+  const bar = slot * 0.7;
+  const body = buckets.map((b, i) => {
+    const h = (b.count / max) * PLOT_H;
+    const x = LEFT + slot * i;
+    return html`<rect class="bar edit" x="${round1(x + (slot - bar) / 2)}" y="${round1(TOP + PLOT_H - h)}" width="${round1(bar)}" height="${round1(h)}"><title>${bucketLabel(buckets, i)}: ${b.count}</title></rect><text class="axis" x="${round1(x + slot / 2)}" y="${HEIGHT - 6}" text-anchor="middle">${bucketLabel(buckets, i)}</text>`;
+  });
+  return chart('edit-ratio', 'Edit ratio of approved drafts', html`${yAxis(max, integer, HALF)}${body}`, HALF);
+}
+
+function bucketLabel(buckets: ReadonlyArray<{ le: number }>, i: number): string {
+  const b = buckets[i]!;
+  if (b.le === 0) return 'unchanged';
+  return `${buckets[i - 1]?.le ?? 0}–${b.le}`;
+}
+
+function periodNav(days: number): SafeHtml {
+  const choices = PERIOD_CHOICES.map((n) =>
+    n === days ? html`<span class="chip current"><b>${n} days</b></span>` : html`<a class="chip" href="/insights?days=${n}">${n} days</a>`,
+  );
+  return html`<div class="chips" aria-label="Period">${choices}</div>`;
+}
+
+function tile(label: string, value: string, note?: string): SafeHtml {
+  return html`<div class="tile"><div class="tile-label">${label}</div><div class="tile-value">${value}</div>${note ? html`<div class="small muted">${note}</div>` : null}</div>`;
+}
+
+function legend(): SafeHtml {
+  return html`<ul class="legend">${OUTCOMES.map((o) => html`<li><span class="swatch o-${o}"></span>${OUTCOME_LABELS[o]}</li>`)}</ul>`;
+}
+
+/** Data of the insights page. */
+export interface InsightsView {
+  report: InsightsReport;
+  user: string | undefined;
+}
+
+/** The insights page. */
+export function renderInsightsPage(view: InsightsView): SafeHtml {
+  const r = view.report;
+  const days = r.daily;
+  const anyRun = r.llm.agentRuns > 0;
+  const body = html`
+<div class="toolbar">
+  <h1>Insights <span class="muted small">${r.from} – ${r.to} (UTC)</span></h1>
+  ${periodNav(r.days)}
+</div>
+<div class="tiles">
+  ${tile('Tickets ended', integer(r.totals.ended))}
+  ${tile('Replies sent', integer(r.totals.answered))}
+  ${tile('Automation rate', percent(r.totals.automationRate), 'sent automatically / replies sent')}
+  ${tile('LLM cost', dollars(r.llm.costUsd), r.llm.costPerRun !== null ? `${dollars(r.llm.costPerRun)} per ticket run` : undefined)}
+</div>
+
+<section class="card" id="outcomes">
+  <h2>Tickets per day by outcome</h2>
+  ${outcomesChart(days)}
+  ${legend()}
+  <div class="scroll"><table class="numbers">
+    <caption>Tickets that ended each day, by outcome</caption>
+    <thead><tr><th>Day</th>${OUTCOMES.map((o) => html`<th class="num">${OUTCOME_LABELS[o]}</th>`)}<th class="num">automation rate</th></tr></thead>
+    <tbody>${days.map((d) => html`<tr><td class="nowrap">${d.day}</td>${OUTCOMES.map((o) => html`<td class="num">${d.outcomes[o]}</td>`)}<td class="num">${percent(d.automationRate)}</td></tr>`)}</tbody>
+  </table></div>
+</section>
+
+<section class="card" id="automation">
+  <h2>Automation rate per day</h2>
+  <p class="small muted">Share of the replies sent each day that went out without a person. Days without replies have no bar; the numbers are in the table above.</p>
+  ${automationChart(days)}
+</section>
+
+<div class="columns">
+  <section class="card" id="reply-time">
+    <h2>Time from receipt to reply</h2>
+    ${horizontalBars('reply-time-chart', 'Median and 90th percentile time from receipt to reply', [
+      ...replyTimeRows('auto-sent', r.replyTime.auto, 'auto'),
+      ...replyTimeRows('reviewed', r.replyTime.reviewed, 'reviewed'),
+    ], HALF)}
+    <table class="numbers">
+      <caption>Time from receipt to reply (bucketed: at most 10 % above the exact value)</caption>
+      <thead><tr><th>Replies</th><th class="num">count</th><th class="num">median</th><th class="num">90th percentile</th></tr></thead>
+      <tbody>
+        <tr><td>sent automatically</td><td class="num">${r.replyTime.auto.count}</td><td class="num">${seconds(r.replyTime.auto.medianSeconds)}</td><td class="num">${seconds(r.replyTime.auto.p90Seconds)}</td></tr>
+        <tr><td>reviewed</td><td class="num">${r.replyTime.reviewed.count}</td><td class="num">${seconds(r.replyTime.reviewed.medianSeconds)}</td><td class="num">${seconds(r.replyTime.reviewed.p90Seconds)}</td></tr>
+      </tbody>
+    </table>
+  </section>
+  <section class="card" id="edit-ratio">
+    <h2>How much operators edit drafts</h2>
+    ${editRatioChart(r.editRatio.buckets)}
+    <table class="numbers">
+      <caption>Approved drafts by edit ratio (0 unchanged, 1 rewritten); mean ${r.editRatio.mean === null ? '–' : r.editRatio.mean.toFixed(3)}</caption>
+      <thead><tr><th>Edit ratio</th><th class="num">approvals</th></tr></thead>
+      <tbody>${r.editRatio.buckets.map((b, i) => html`<tr><td>${bucketLabel(r.editRatio.buckets, i)}</td><td class="num">${b.count}</td></tr>`)}</tbody>
+    </table>
+  </section>
+</div>
+
+<section class="card" id="rejections">
+  <h2>Rejection reasons</h2>
+  ${
+    r.rejectionReasons.length > 0
+      ? html`${horizontalBars(
+          'rejections-chart',
+          'Rejections per reason',
+          r.rejectionReasons.slice(0, 10).map((x) => ({ label: x.reason, value: x.count, shown: String(x.count), cls: 'rejected' })),
+          WIDE,
+        )}
+  <table class="numbers">
+    <caption>Rejections per reason</caption>
+    <thead><tr><th>Reason</th><th class="num">rejections</th></tr></thead>
+    <tbody>${r.rejectionReasons.map((x) => html`<tr><td>${x.reason}</td><td class="num">${x.count}</td></tr>`)}</tbody>
+  </table>`
+      : html`<p class="muted">No draft was rejected in this period.</p>`
+  }
+</section>
+
+<section class="card" id="llm">
+  <h2>LLM calls, tokens and cost</h2>
+  ${
+    anyRun
+      ? html`<div class="tiles">
+    ${tile('Agent runs', integer(r.llm.agentRuns))}
+    ${tile('Calls per ticket run', (r.llm.callsPerRun ?? 0).toFixed(1))}
+    ${tile('Tokens per ticket run', integer(r.llm.tokensPerRun ?? 0))}
+    ${tile('Cost per ticket run', dollars(r.llm.costPerRun))}
+  </div>
+  <table class="numbers">
+    <caption>Tokens and cost per model${r.llm.unpricedModels.length > 0 ? ` (no price for ${r.llm.unpricedModels.join(', ')}: set LLM_PRICES)` : ''}</caption>
+    <thead><tr><th>Model</th><th class="num">calls</th><th class="num">prompt tokens</th><th class="num">of which cached</th><th class="num">completion tokens</th><th class="num">cost</th></tr></thead>
+    <tbody>${r.llm.models.map((m) => html`<tr><td><code>${m.model}</code></td><td class="num">${integer(m.calls)}</td><td class="num">${integer(m.promptTokens)}</td><td class="num">${integer(m.cachedPromptTokens)}</td><td class="num">${integer(m.completionTokens)}</td><td class="num">${dollars(m.costUsd)}</td></tr>`)}</tbody>
+  </table>`
+      : html`<p class="muted">The agent did not run in this period.</p>`
+  }
+</section>
+
+${
+  r.knowledgeGaps
+    ? html`<section class="card" id="gaps">
+  <h2>Top knowledge gaps</h2>
+  ${horizontalBars(
+    'gaps-chart',
+    'Tickets per knowledge gap',
+    r.knowledgeGaps.map((g) => ({ label: g.topic, value: g.tickets, shown: String(g.tickets), cls: 'gap' })),
+    WIDE,
+  )}
+  <table class="numbers">
+    <caption>Topics the knowledge base did not answer</caption>
+    <thead><tr><th>Topic</th><th class="num">tickets</th><th>example</th><th>last seen</th></tr></thead>
+    <tbody>${r.knowledgeGaps.map((g) => html`<tr><td>${g.topic}</td><td class="num">${g.tickets}</td><td>${g.example ?? ''}</td><td class="nowrap small">${g.lastSeenAt ?? ''}</td></tr>`)}</tbody>
+  </table>
+</section>`
+    : null
+}
+
+${
+  r.sourceTrust
+    ? html`<section class="card" id="trust">
+  <h2>Trusted and not-yet-trusted sources</h2>
+  ${horizontalBars('trust-chart', 'Sources by trust', [
+    { label: 'trusted', value: r.sourceTrust.trusted, shown: String(r.sourceTrust.trusted), cls: 'auto' },
+    { label: 'not yet trusted', value: r.sourceTrust.notYetTrusted, shown: String(r.sourceTrust.notYetTrusted), cls: 'reviewed' },
+  ], WIDE)}
+  <table class="numbers">
+    <caption>Track record of each source in review</caption>
+    <thead><tr><th>Source</th><th class="num">reviews</th><th class="num">approved as is</th><th>status</th></tr></thead>
+    <tbody>${r.sourceTrust.sources.map((s) => html`<tr><td><code>${s.sourceId}</code></td><td class="num">${s.reviews}</td><td class="num">${s.approvedAsIs}</td><td>${s.trusted ? 'trusted' : `not yet trusted${s.missing ? `: ${s.missing}` : ''}`}</td></tr>`)}</tbody>
+  </table>
+</section>`
+    : null
+}`;
+  return layout({ title: 'Insights', user: view.user, section: 'insights', body });
+}

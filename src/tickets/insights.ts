@@ -1,0 +1,379 @@
+/**
+ * Insights: what the support lead reads on `/insights` — tickets per day by outcome, the automation rate, how long
+ * customers wait for a reply, how much operators edit drafts, why drafts are rejected, and what the model costs.
+ *
+ * Nothing here scans tickets. The ticket store adds the fields of {@link insightFieldsOnWrite} to the day hash of
+ * `outcomeKeys(prefix).day(day)` in the same atomic write as the change they describe, and {@link readInsights}
+ * reads one hash per day of the period, so the page costs O(days) whatever the number of tickets stored.
+ *
+ * Fields of `P:outcomes:YYYY-MM-DD` besides the outcome counts and edit-ratio sums that src/tickets/outcome.ts
+ * documents (all counters, only ever increased):
+ *
+ * | field                    | added when                          | counts                                               |
+ * |--------------------------|-------------------------------------|------------------------------------------------------|
+ * | `er:le:<bound>`          | an approved reply is sent           | approvals per edit-ratio bucket (`EDIT_RATIO_BUCKETS`) |
+ * | `lat:auto:<i>`           | a reply goes out without review     | replies whose receipt→reply time falls in bucket i   |
+ * | `lat:reviewed:<i>`       | an approved reply is sent           | the same, for replies a person approved              |
+ * | `rej:<reason>`           | a ticket is rejected                | rejections per (normalised) reason                   |
+ * | `agent_runs`             | an agent result is stored           | agent runs                                           |
+ * | `llm:<model>:calls`      | an agent result is stored           | LLM calls of that model                              |
+ * | `llm:<model>:in` / `:cached` / `:out` | an agent result is stored | prompt (of which cached) and completion tokens |
+ *
+ * Reply times are kept as a histogram of geometric buckets ({@link LATENCY_BUCKET_RATIO} apart), so percentiles are
+ * read as the upper bound of the bucket the exact percentile falls in: at most 10 % above it, never below.
+ */
+import type { Redis } from 'ioredis';
+import type { AgentResult } from '../agent/types.js';
+import { costOf, priceOf, type PriceTable } from '../agent/prices.js';
+import { EDIT_RATIO_BUCKETS, EDIT_RATIO_SUM_SCALE, OUTCOMES, editRatioBucketField, outcomeKeys, type OutcomeKind, type TicketOutcome } from './outcome.js';
+import type { Ticket } from './ticket.js';
+
+/** Ratio of consecutive reply-time bucket bounds: a percentile is read at most this much too high. */
+export const LATENCY_BUCKET_RATIO = 1.1;
+
+/** Longest rejection reason kept as a field; longer ones are counted by their start. */
+export const MAX_REASON_FIELD_CHARS = 120;
+
+/** Longest period the page and the API accept, in days. */
+export const MAX_INSIGHT_DAYS = 366;
+
+/** Replies sent without a person, and those a person approved. */
+export type ReplyKind = 'auto' | 'reviewed';
+
+/** The bucket (0, 1, 2, …) of a receipt→reply time: bucket i holds times up to {@link latencyBucketBound}(i). */
+export function latencyBucket(seconds: number): number {
+  if (!(seconds > 1)) return 0;
+  const i = Math.ceil(Math.log(seconds) / Math.log(LATENCY_BUCKET_RATIO) - 1e-9);
+  // Rounding of the logarithm must never put a time above its bucket's bound.
+  return latencyBucketBound(i) < seconds ? i + 1 : i;
+}
+
+/** Upper bound in seconds of reply-time bucket `i` (bucket 0: up to one second). */
+export function latencyBucketBound(i: number): number {
+  return i <= 0 ? 1 : LATENCY_BUCKET_RATIO ** i;
+}
+
+/** A rejection reason as counted: whitespace collapsed, cut to {@link MAX_REASON_FIELD_CHARS}, `(none)` for none. */
+export function normalizeReason(reason: string | undefined): string {
+  const text = (reason ?? '').replace(/\s+/g, ' ').trim();
+  if (!text) return '(none)';
+  const chars = Array.from(text);
+  return chars.length > MAX_REASON_FIELD_CHARS ? `${chars.slice(0, MAX_REASON_FIELD_CHARS).join('')}…` : text;
+}
+
+/** Receipt→reply time of a sent ticket in seconds: from the ticket's creation to the outcome. */
+export function replySeconds(ticket: Pick<Ticket, 'createdAt'>, outcome: Pick<TicketOutcome, 'at'>): number {
+  return Math.max(0, (Date.parse(outcome.at) - Date.parse(ticket.createdAt)) / 1000);
+}
+
+/** The kind of reply an outcome is, or undefined for outcomes that sent nothing. */
+export function replyKindOf(kind: OutcomeKind): ReplyKind | undefined {
+  if (kind === 'auto_sent') return 'auto';
+  if (kind === 'approved_as_is' || kind === 'approved_edited') return 'reviewed';
+  return undefined;
+}
+
+/**
+ * The day-hash increments of one write of the ticket store, as field → amount: those of the outcome it records
+ * (reply time, edit-ratio bucket, rejection reason) and those of the agent result it stores (runs, calls, tokens).
+ * The outcome counts and edit-ratio sums themselves are counted by the store's own script (`outcomeKeys`).
+ */
+export function insightFieldsOnWrite(ticket: Pick<Ticket, 'createdAt'>, outcome: TicketOutcome | undefined, agent: AgentResult | undefined): Map<string, number> {
+  const fields = new Map<string, number>();
+  const add = (field: string, n: number) => {
+    if (n !== 0) fields.set(field, (fields.get(field) ?? 0) + n);
+  };
+  if (outcome) {
+    const reply = replyKindOf(outcome.kind);
+    if (reply) add(`lat:${reply}:${latencyBucket(replySeconds(ticket, outcome))}`, 1);
+    if (reply === 'reviewed' && outcome.editRatio !== undefined) add(`er:${editRatioBucketField(outcome.editRatio)}`, 1);
+    if (outcome.kind === 'rejected') add(`rej:${normalizeReason(outcome.reason)}`, 1);
+  }
+  if (agent) {
+    add('agent_runs', 1);
+    for (const call of agent.llmCalls) {
+      add(`llm:${call.model}:calls`, 1);
+      add(`llm:${call.model}:in`, call.promptTokens);
+      add(`llm:${call.model}:cached`, call.cachedPromptTokens ?? 0);
+      add(`llm:${call.model}:out`, call.completionTokens);
+    }
+  }
+  return fields;
+}
+
+/** Median and 90th percentile of the reply times of one kind of reply. */
+export interface ReplyTimeStats {
+  /** Replies counted. */
+  count: number;
+  /** Upper bound of the bucket holding the median, in seconds; null without replies. */
+  medianSeconds: number | null;
+  /** Same for the 90th percentile (nearest rank). */
+  p90Seconds: number | null;
+}
+
+/** One day of the period. */
+export interface InsightDay {
+  /** UTC day, `YYYY-MM-DD`. */
+  day: string;
+  /** Tickets that ended that day, per outcome. */
+  outcomes: Record<OutcomeKind, number>;
+  /** Replies sent: auto-sent plus approved. */
+  answered: number;
+  /** auto_sent / answered; null on a day without replies. */
+  automationRate: number | null;
+  /** Agent runs whose result was stored that day. */
+  agentRuns: number;
+  llmCalls: number;
+  promptTokens: number;
+  cachedPromptTokens: number;
+  completionTokens: number;
+  /** Cost of that day's tokens (USD) for the models the price table knows; null when it knows none of them. */
+  costUsd: number | null;
+}
+
+/** Tokens and cost of one model over the period. */
+export interface ModelUsage {
+  model: string;
+  calls: number;
+  promptTokens: number;
+  cachedPromptTokens: number;
+  completionTokens: number;
+  /** USD; null when the price table does not know the model. */
+  costUsd: number | null;
+}
+
+/** What `/api/insights` answers. */
+export interface Insights {
+  /** First and last day of the period (UTC, inclusive). */
+  from: string;
+  to: string;
+  days: number;
+  daily: InsightDay[];
+  totals: {
+    outcomes: Record<OutcomeKind, number>;
+    /** Tickets that ended in the period (sum of the outcomes). */
+    ended: number;
+    answered: number;
+    automationRate: number | null;
+  };
+  replyTime: Record<ReplyKind, ReplyTimeStats>;
+  /** Edit ratios of the approved replies sent (as-is approvals count as 0). */
+  editRatio: {
+    count: number;
+    /** Mean ratio; null without approvals. */
+    mean: number | null;
+    /** Approvals per bucket: ratio ≤ `le` and above the previous bucket's bound. */
+    buckets: Array<{ le: number; count: number }>;
+  };
+  /** Rejections per reason, most frequent first (ties by reason). */
+  rejectionReasons: Array<{ reason: string; count: number }>;
+  llm: {
+    agentRuns: number;
+    calls: number;
+    promptTokens: number;
+    cachedPromptTokens: number;
+    completionTokens: number;
+    /** Per agent run (a ticket the operator sends back to the agent runs again); null without runs. */
+    callsPerRun: number | null;
+    tokensPerRun: number | null;
+    /** USD over the models the price table knows; null when it knows none of those used. */
+    costUsd: number | null;
+    costPerRun: number | null;
+    models: ModelUsage[];
+    /** Models used in the period that the price table does not know: their tokens are not in the cost. */
+    unpricedModels: string[];
+  };
+}
+
+/** Options of {@link readInsights} and {@link insightsFromDays}. */
+export interface InsightsOptions {
+  /** Days in the period, ending with today (UTC): 1–{@link MAX_INSIGHT_DAYS}. */
+  days: number;
+  /** Today; defaults to now. */
+  now?: Date;
+  /** Price table for the cost (see src/agent/prices.ts). */
+  prices: PriceTable;
+}
+
+/** The UTC days of the period ending with `now`, oldest first. */
+export function periodDays(days: number, now: Date): string[] {
+  if (!(Number.isInteger(days) && days >= 1 && days <= MAX_INSIGHT_DAYS)) throw new RangeError(`days must be an integer 1–${MAX_INSIGHT_DAYS}`);
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  return Array.from({ length: days }, (_, i) => new Date(today - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+}
+
+/** Reads the day hashes of the period (one pipelined HGETALL per day) and computes the {@link Insights}. */
+export async function readInsights(redis: Redis, prefix: string, options: InsightsOptions): Promise<Insights> {
+  const days = periodDays(options.days, options.now ?? new Date());
+  const k = outcomeKeys(prefix);
+  const pipeline = redis.pipeline();
+  for (const day of days) pipeline.hgetall(k.day(day));
+  const results = (await pipeline.exec()) ?? [];
+  const hashes = days.map((day, i) => {
+    const [err, value] = results[i] ?? [new Error('missing pipeline result'), null];
+    if (err) throw err;
+    return { day, fields: (value ?? {}) as Record<string, string> };
+  });
+  return insightsFromDays(hashes, options.prices);
+}
+
+function emptyOutcomes(): Record<OutcomeKind, number> {
+  return Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<OutcomeKind, number>;
+}
+
+/** {@link Insights} from the day hashes of a period, oldest first (pure: the part {@link readInsights} does not read). */
+export function insightsFromDays(hashes: ReadonlyArray<{ day: string; fields: Record<string, string> }>, prices: PriceTable): Insights {
+  const totals = emptyOutcomes();
+  const latency: Record<ReplyKind, Map<number, number>> = { auto: new Map(), reviewed: new Map() };
+  const editBuckets = new Map<string, number>();
+  let editCount = 0;
+  let editSum = 0;
+  const reasons = new Map<string, number>();
+  const models = new Map<string, ModelUsage>();
+  const daily: InsightDay[] = [];
+
+  for (const { day, fields } of hashes) {
+    const outcomes = emptyOutcomes();
+    const dayModels = new Map<string, ModelUsage>();
+    let agentRuns = 0;
+    for (const [field, raw] of Object.entries(fields)) {
+      const n = Number(raw);
+      if (!Number.isFinite(n)) continue;
+      if ((OUTCOMES as readonly string[]).includes(field)) outcomes[field as OutcomeKind] += n;
+      else if (field === 'edit_ratio_count') editCount += n;
+      else if (field === 'edit_ratio_sum_e6') editSum += n;
+      else if (field === 'agent_runs') agentRuns += n;
+      else if (field.startsWith('er:')) editBuckets.set(field.slice(3), (editBuckets.get(field.slice(3)) ?? 0) + n);
+      else if (field.startsWith('rej:')) reasons.set(field.slice(4), (reasons.get(field.slice(4)) ?? 0) + n);
+      else if (field.startsWith('lat:')) {
+        const [, kind, bucket] = field.split(':');
+        const histogram = latency[kind as ReplyKind];
+        if (histogram && bucket !== undefined) histogram.set(Number(bucket), (histogram.get(Number(bucket)) ?? 0) + n);
+      } else if (field.startsWith('llm:')) {
+        // The model name may itself hold colons (`ollama/qwen2.5:7b`): the counter is after the last one.
+        const at = field.lastIndexOf(':');
+        const model = field.slice(4, at);
+        const usage = dayModels.get(model) ?? { model, calls: 0, promptTokens: 0, cachedPromptTokens: 0, completionTokens: 0, costUsd: null };
+        const counter = field.slice(at + 1);
+        if (counter === 'calls') usage.calls += n;
+        else if (counter === 'in') usage.promptTokens += n;
+        else if (counter === 'cached') usage.cachedPromptTokens += n;
+        else if (counter === 'out') usage.completionTokens += n;
+        dayModels.set(model, usage);
+      }
+    }
+    for (const o of OUTCOMES) totals[o] += outcomes[o];
+    let dayCost: number | null = null;
+    const sum = { calls: 0, promptTokens: 0, cachedPromptTokens: 0, completionTokens: 0 };
+    for (const usage of dayModels.values()) {
+      sum.calls += usage.calls;
+      sum.promptTokens += usage.promptTokens;
+      sum.cachedPromptTokens += usage.cachedPromptTokens;
+      sum.completionTokens += usage.completionTokens;
+      const price = priceOf(prices, usage.model);
+      if (price) dayCost = (dayCost ?? 0) + costOf(price, usage);
+      const total = models.get(usage.model) ?? { model: usage.model, calls: 0, promptTokens: 0, cachedPromptTokens: 0, completionTokens: 0, costUsd: null };
+      total.calls += usage.calls;
+      total.promptTokens += usage.promptTokens;
+      total.cachedPromptTokens += usage.cachedPromptTokens;
+      total.completionTokens += usage.completionTokens;
+      models.set(usage.model, total);
+    }
+    const answered = outcomes.auto_sent + outcomes.approved_as_is + outcomes.approved_edited;
+    daily.push({
+      day,
+      outcomes,
+      answered,
+      automationRate: answered > 0 ? outcomes.auto_sent / answered : null,
+      agentRuns,
+      llmCalls: sum.calls,
+      promptTokens: sum.promptTokens,
+      cachedPromptTokens: sum.cachedPromptTokens,
+      completionTokens: sum.completionTokens,
+      costUsd: dayCost,
+    });
+  }
+
+  const modelList = [...models.values()].sort((a, b) => b.promptTokens + b.completionTokens - (a.promptTokens + a.completionTokens) || a.model.localeCompare(b.model));
+  let cost: number | null = null;
+  const unpriced: string[] = [];
+  for (const usage of modelList) {
+    const price = priceOf(prices, usage.model);
+    if (price) {
+      usage.costUsd = costOf(price, usage);
+      cost = (cost ?? 0) + usage.costUsd;
+    } else unpriced.push(usage.model);
+  }
+  const agentRuns = daily.reduce((n, d) => n + d.agentRuns, 0);
+  const calls = daily.reduce((n, d) => n + d.llmCalls, 0);
+  const promptTokens = daily.reduce((n, d) => n + d.promptTokens, 0);
+  const completionTokens = daily.reduce((n, d) => n + d.completionTokens, 0);
+  const answered = totals.auto_sent + totals.approved_as_is + totals.approved_edited;
+  return {
+    from: hashes[0]?.day ?? '',
+    to: hashes.at(-1)?.day ?? '',
+    days: hashes.length,
+    daily,
+    totals: {
+      outcomes: totals,
+      ended: OUTCOMES.reduce((n, o) => n + totals[o], 0),
+      answered,
+      automationRate: answered > 0 ? totals.auto_sent / answered : null,
+    },
+    replyTime: { auto: percentiles(latency.auto), reviewed: percentiles(latency.reviewed) },
+    editRatio: {
+      count: editCount,
+      mean: editCount > 0 ? editSum / EDIT_RATIO_SUM_SCALE / editCount : null,
+      buckets: EDIT_RATIO_BUCKETS.map((le) => ({ le, count: editBuckets.get(`le:${String(le)}`) ?? 0 })),
+    },
+    rejectionReasons: [...reasons.entries()].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason)),
+    llm: {
+      agentRuns,
+      calls,
+      promptTokens,
+      cachedPromptTokens: daily.reduce((n, d) => n + d.cachedPromptTokens, 0),
+      completionTokens,
+      callsPerRun: agentRuns > 0 ? calls / agentRuns : null,
+      tokensPerRun: agentRuns > 0 ? (promptTokens + completionTokens) / agentRuns : null,
+      costUsd: cost,
+      costPerRun: cost !== null && agentRuns > 0 ? cost / agentRuns : null,
+      models: modelList,
+      unpricedModels: unpriced,
+    },
+  };
+}
+
+/**
+ * Nearest-rank percentile of a sorted list of values: the value at rank ⌈q·n⌉. The histogram percentiles below use
+ * the same rank, so they are the bucket bound of exactly this value.
+ */
+export function nearestRank<T>(sorted: readonly T[], q: number): T | undefined {
+  if (sorted.length === 0) return undefined;
+  return sorted[rankOf(q, sorted.length) - 1];
+}
+
+/** ⌈q·n⌉ within 1–n; the tolerance keeps 0.9 × 70 (63.000…01 in floating point) at rank 63. */
+function rankOf(q: number, n: number): number {
+  return Math.min(n, Math.max(1, Math.ceil(q * n - 1e-9)));
+}
+
+function percentiles(histogram: Map<number, number>): ReplyTimeStats {
+  const buckets = [...histogram.entries()].filter(([, n]) => n > 0).sort((a, b) => a[0] - b[0]);
+  const count = buckets.reduce((n, [, c]) => n + c, 0);
+  const at = (q: number): number | null => {
+    if (count === 0) return null;
+    const rank = rankOf(q, count);
+    let seen = 0;
+    for (const [bucket, n] of buckets) {
+      seen += n;
+      if (seen >= rank) return roundSeconds(latencyBucketBound(bucket));
+    }
+    return null;
+  };
+  return { count, medianSeconds: at(0.5), p90Seconds: at(0.9) };
+}
+
+/** Bucket bounds to the tenth of a second: what a person reads, and stable in JSON. */
+export function roundSeconds(seconds: number): number {
+  return Math.round(seconds * 10) / 10;
+}

@@ -1,0 +1,168 @@
+/**
+ * Earned autonomy (`REVIEW_MODE=learn`): a draft goes out unreviewed only when every source it cited has a track
+ * record of drafts that people approved as they were.
+ *
+ * A source is one search result the agent used: a manual section, a Q&A pair, a learned pair — identified by where it
+ * came from and a hash of its text ({@link citedSources}), so a reindex that changes a section's text gives it a new
+ * identity with an empty record, and the old record no longer applies.
+ *
+ * The record is derived from outcomes, never counted separately: when a reviewed draft ends (approved and sent, or
+ * rejected), the ticket store pushes that outcome onto the list of every source the draft cited, in the same atomic
+ * write that records the outcome (src/tickets/ticket-store.ts). Trust is then read from the latest
+ * `TRUST_WINDOW` entries ({@link judgeTrust}). Keys (P = QUEUE_PREFIX):
+ *
+ * | key                    | type       | content                                                                   |
+ * |------------------------|------------|---------------------------------------------------------------------------|
+ * | `P:trust:src:<source>` | list       | newest first: `<outcome> <edit ratio> <ticket id>`, at most {@link TRUST_HISTORY_CAP} |
+ * | `P:trust:sources`      | sorted set | every source with a record, score = time of its latest review (ms)        |
+ */
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { TOOL_SOURCE_KIND } from '../agent/tools.js';
+import type { AgentResult } from '../agent/types.js';
+import type { Config } from '../config.js';
+import type { OutcomeKind, TicketOutcome } from './outcome.js';
+
+/** Reviews kept per source, whatever TRUST_WINDOW is now: it can be raised later without losing history. */
+export const TRUST_HISTORY_CAP = 100;
+
+/** The settings trust is judged with (the `TRUST_*` variables). */
+export type TrustSettings = Pick<Config, 'TRUST_MIN_REVIEWS' | 'TRUST_MIN_AS_IS' | 'TRUST_WINDOW' | 'TRUST_MAX_EDIT_RATIO'>;
+
+/** One source a draft cited. */
+export interface CitedSource {
+  /** `<kind>:<file>#<text hash>`, e.g. `manual:guide/login.md#3f1c9a0b2d4e`: the record's identity. */
+  key: string;
+  /** `manual`, `qa`, or the tool's name for other searches (learned answers). */
+  kind: string;
+  /** Where it came from: the manual file, or `file.csv#row` for a Q&A pair. */
+  fileName: string;
+}
+
+/** Length of the text hash in a source key: enough to tell a file's sections apart. */
+const HASH_CHARS = 12;
+
+/**
+ * The distinct sources behind a draft: every search result of the subtasks that completed (a subtask that ran out of
+ * tries answered "not found" and relied on nothing), as `sourcesOf` in src/agent/agent.ts counts them, but one per
+ * section or pair text rather than per file.
+ */
+export function citedSources(agent: Pick<AgentResult, 'subtasks'>): CitedSource[] {
+  const seen = new Map<string, CitedSource>();
+  for (const subtask of agent.subtasks) {
+    if (!subtask.isCompleted) continue;
+    for (const attempt of subtask.toolResults) {
+      for (const call of attempt) {
+        const kind = TOOL_SOURCE_KIND[call.toolName] ?? call.toolName;
+        for (const r of call.results) {
+          const hash = createHash('sha256').update(r.content.replace(/\r\n?/g, '\n').trim()).digest('hex').slice(0, HASH_CHARS);
+          const key = `${kind}:${r.fileName}#${hash}`;
+          if (!seen.has(key)) seen.set(key, { key, kind, fileName: r.fileName });
+        }
+      }
+    }
+  }
+  return [...seen.values()];
+}
+
+/** The Redis keys of the trust records. */
+export function trustKeys(prefix: string) {
+  if (!prefix) throw new TypeError('trustKeys: prefix is required');
+  const listPrefix = `${prefix}:trust:src:`;
+  return { sources: `${prefix}:trust:sources`, listPrefix, source: (key: string) => `${listPrefix}${key}` } as const;
+}
+
+/** The outcomes that are reviews of a draft: a person approved (and it was sent) or rejected it. */
+export function isReviewOutcome(kind: OutcomeKind): boolean {
+  return kind === 'approved_as_is' || kind === 'approved_edited' || kind === 'rejected';
+}
+
+/** The list entry of a reviewed outcome. */
+export function reviewEntry(outcome: Pick<TicketOutcome, 'kind' | 'editRatio'>, ticketId: string): string {
+  return `${outcome.kind} ${outcome.editRatio === undefined ? '-' : String(outcome.editRatio)} ${ticketId}`;
+}
+
+/** One review as read back from a source's list. */
+export interface Review {
+  kind: OutcomeKind;
+  editRatio?: number;
+  ticketId: string;
+}
+
+function parseEntry(entry: string): Review | undefined {
+  const [kind, ratio, ticketId] = entry.split(' ');
+  if (!kind || !ticketId || !isReviewOutcome(kind as OutcomeKind)) return undefined;
+  return { kind: kind as OutcomeKind, ticketId, ...(ratio && ratio !== '-' ? { editRatio: Number(ratio) } : {}) };
+}
+
+/** A source's track record, judged with the current settings. */
+export interface TrustRecord {
+  /** The source's key (see {@link CitedSource.key}). */
+  sourceId: string;
+  /** Reviews within the window. */
+  reviews: number;
+  /** Of those, approved with an edit ratio of at most TRUST_MAX_EDIT_RATIO. */
+  approvedAsIs: number;
+  trusted: boolean;
+  /** What is missing when not trusted, e.g. `3 of 5 reviews`. */
+  missing?: string;
+}
+
+/**
+ * Trust from a source's reviews (newest first): the latest TRUST_WINDOW count; it is trusted with at least
+ * TRUST_MIN_REVIEWS of them and at least TRUST_MIN_AS_IS of them approved as is. An approval edited by more than
+ * TRUST_MAX_EDIT_RATIO, or one whose ratio is unknown, counts as not as is, like a rejection.
+ */
+export function judgeTrust(sourceId: string, reviews: readonly Review[], settings: TrustSettings): TrustRecord {
+  const window = reviews.slice(0, settings.TRUST_WINDOW);
+  const asIs = window.filter((r) => r.kind !== 'rejected' && r.editRatio !== undefined && r.editRatio <= settings.TRUST_MAX_EDIT_RATIO).length;
+  const record: TrustRecord = { sourceId, reviews: window.length, approvedAsIs: asIs, trusted: false };
+  if (window.length < settings.TRUST_MIN_REVIEWS) {
+    record.missing = `${window.length} of ${settings.TRUST_MIN_REVIEWS} reviews`;
+  } else if (asIs < Math.ceil(settings.TRUST_MIN_AS_IS * window.length - 1e-9)) {
+    record.missing = `${asIs} of its last ${window.length} reviews approved as is, needs ${Math.round(settings.TRUST_MIN_AS_IS * 100)} %`;
+  } else record.trusted = true;
+  return record;
+}
+
+/** The records of `sourceIds`, in their order, from one pipelined read. */
+export async function readTrust(redis: Redis, prefix: string, sourceIds: readonly string[], settings: TrustSettings): Promise<TrustRecord[]> {
+  if (sourceIds.length === 0) return [];
+  const k = trustKeys(prefix);
+  const pipeline = redis.pipeline();
+  for (const id of sourceIds) pipeline.lrange(k.source(id), 0, settings.TRUST_WINDOW - 1);
+  const results = (await pipeline.exec()) ?? [];
+  return sourceIds.map((id, i) => {
+    const [err, entries] = results[i] ?? [new Error('missing pipeline result'), []];
+    if (err) throw err;
+    return judgeTrust(id, (entries as string[]).flatMap((e) => parseEntry(e) ?? []), settings);
+  });
+}
+
+/** Every source with a record, most recently reviewed first (at most `limit`). */
+export async function listTrust(redis: Redis, prefix: string, settings: TrustSettings, limit = 10_000): Promise<TrustRecord[]> {
+  const ids = await redis.zrevrange(trustKeys(prefix).sources, 0, limit - 1);
+  return readTrust(redis, prefix, ids, settings);
+}
+
+/** Whether a draft may go out under `REVIEW_MODE=learn`, and why not. */
+export type LearnVerdict = { send: true; reason: string } | { send: false; reason: string; untrusted: TrustRecord[] };
+
+/** Sources named in a parking reason; the rest are summarised as "and N more". */
+const REASON_SOURCES = 3;
+
+/**
+ * The learn-mode check of a draft that passed the `auto` conditions: sent only when it cites at least one source
+ * and every one is trusted; otherwise the reason names what is missing ("not yet trusted: manual:guide/login.md#… has
+ * 3 of 5 reviews").
+ */
+export async function learnVerdict(redis: Redis, prefix: string, agent: Pick<AgentResult, 'subtasks'>, settings: TrustSettings): Promise<LearnVerdict> {
+  const cited = citedSources(agent);
+  if (cited.length === 0) return { send: false, reason: 'not yet trusted: the draft cites no source', untrusted: [] };
+  const records = await readTrust(redis, prefix, cited.map((c) => c.key), settings);
+  const untrusted = records.filter((r) => !r.trusted);
+  if (untrusted.length === 0) return { send: true, reason: `all ${records.length} cited sources trusted` };
+  const named = untrusted.slice(0, REASON_SOURCES).map((r) => `${r.sourceId} has ${r.missing}`);
+  const more = untrusted.length > REASON_SOURCES ? `; and ${untrusted.length - REASON_SOURCES} more` : '';
+  return { send: false, reason: `not yet trusted: ${named.join('; ')}${more}`, untrusted };
+}
