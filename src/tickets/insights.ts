@@ -91,7 +91,8 @@ export function insightFieldsOnWrite(ticket: Pick<Ticket, 'createdAt'>, outcome:
   }
   if (agent) {
     add('agent_runs', 1);
-    for (const call of agent.llmCalls) {
+    // An agent result stored by an older version (or a partial one) may lack the call records.
+    for (const call of agent.llmCalls ?? []) {
       add(`llm:${call.model}:calls`, 1);
       add(`llm:${call.model}:in`, call.promptTokens);
       add(`llm:${call.model}:cached`, call.cachedPromptTokens ?? 0);
