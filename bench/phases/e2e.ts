@@ -26,7 +26,7 @@ import { buildRoles, cpuMs, memoryMb, startChild, type Child } from '../lib/proc
 import { sampleKnowledge, sampleKnowledgeEnv } from '../lib/sample-kb.js';
 import { mean, median, quantile } from '../lib/stats.js';
 import type { Figure } from '../lib/report.js';
-import type { Baselines } from './baselines.js';
+import { baselines, type Baselines } from './baselines.js';
 
 const PREFIX = 'bench';
 /** A run gives up on missing replies once none has arrived for this long. */
@@ -234,7 +234,7 @@ export async function e2ePhase(ctx: BenchContext): Promise<void> {
     if (have < sizes.accumulateFirst) await runBatch('accumulate', 0, firstConcurrency, mixed(sizes.accumulateFirst - have));
     const cpuFirst = await runBatch('cpu-first', 0, firstConcurrency, twoTopicMails(sizes.cpuBatch));
     if (ctx.cpuOnly) {
-      report(ctx, results, cpuFirst, undefined);
+      report(ctx, results, cpuFirst, undefined, await baselines(ctx));
       return;
     }
     for (const c of byConcurrency) {
@@ -248,21 +248,8 @@ export async function e2ePhase(ctx: BenchContext): Promise<void> {
     await runBatch('accumulate', 0, firstConcurrency, mixed(Math.max(0, sizes.accumulateFirst - (ctx.quick ? 1 : 3))));
     const cpuSecond = await runBatch('cpu-second', 0, firstConcurrency, twoTopicMails(sizes.cpuBatch));
 
-    report(ctx, results, cpuFirst, cpuSecond);
-    const measured = ctx.memo.get('baselines') as Promise<Baselines> | undefined;
-    if (measured) {
-      const b = await measured;
-      // Per ticket the product runs two BullMQ jobs (answer-ticket, send-reply) and one agent graph.
-      const bare = 2 * b.bullmqJobMs + b.langgraphRunMs;
-      ctx.figures.add({
-        id: 'cpu.twoTopic.overheadRatio',
-        phase: '4',
-        name: 'product CPU / bare (2 BullMQ jobs + 1 LangGraph run)',
-        value: cpuFirst.cpuPerTicket.workers / bare,
-        unit: '×',
-        note: `${cpuFirst.cpuPerTicket.workers.toFixed(1)} ms vs ${bare.toFixed(1)} ms bare (${b.bullmqJobMs.toFixed(2)} ms/job, ${b.langgraphRunMs.toFixed(1)} ms/graph run)`,
-      });
-    }
+    // Measured here when phase 4 was not selected: the CPU targets are ratios to this run's own bare costs.
+    report(ctx, results, cpuFirst, cpuSecond, await baselines(ctx));
   } finally {
     await appender?.close();
     for (const c of [...children].reverse()) await c.stop(15_000).catch(() => undefined);
@@ -288,7 +275,15 @@ async function cpuSnapshot(pids: { poller: number; agent: number; sender: number
   return { poller, agent, sender, redis: (field('used_cpu_user') + field('used_cpu_sys')) * 1000 };
 }
 
-function report(ctx: BenchContext, results: BatchResult[], cpuFirst: BatchResult, cpuSecond: BatchResult | undefined): void {
+/** Per ticket the product runs two BullMQ jobs (answer-ticket, send-reply) and one agent graph: their bare cost. */
+function bareTicketMs(b: Pick<Baselines, 'bullmqJobMs' | 'langgraphRunMs'>): number {
+  return 2 * b.bullmqJobMs + b.langgraphRunMs;
+}
+
+/** Highest worker CPU per two-topic ticket, as a multiple of the same run's bare cost ({@link bareTicketMs}). */
+const CPU_RATIO_TARGET = 3.0;
+
+function report(ctx: BenchContext, results: BatchResult[], cpuFirst: BatchResult, cpuSecond: BatchResult | undefined, b: Baselines): void {
   const judge = !ctx.quick;
   const add = (f: Omit<Figure, 'pass'>) => ctx.figures.add(f);
   const zero = judge ? { target: { op: '==' as const, limit: 0 } } : {};
@@ -336,15 +331,25 @@ function report(ctx: BenchContext, results: BatchResult[], cpuFirst: BatchResult
     }
   }
   const cpuBatches = cpuSecond ? ([[cpuFirst, 'first'], [cpuSecond, 'second']] as const) : ([[cpuFirst, 'first']] as const);
+  const bare = bareTicketMs(b);
   for (const [r, when] of cpuBatches) {
+    // The absolute figure moves with the host (the same commit measured 20 and 35 ms on two hosts): shown, not judged.
     add({
       id: `cpu.twoTopic.${when}`,
       phase: when === 'first' ? '4' : '5',
       name: `worker CPU/ticket, two-topic, ${r.ticketsBefore} tickets in Redis`,
       value: r.cpuPerTicket.workers,
       unit: 'ms',
-      ...(judge ? { target: { op: '<=' as const, limit: 30 } } : {}),
       note: `${r.mails} mails, LLM 0 ms, c=${r.concurrency}; ${roleNote(r)}`,
+    });
+    add({
+      id: `cpu.twoTopic.${when}.overheadRatio`,
+      phase: when === 'first' ? '4' : '5',
+      name: `worker CPU/ticket / bare, ${r.ticketsBefore} tickets in Redis`,
+      value: r.cpuPerTicket.workers / bare,
+      unit: '×',
+      ...(judge ? { target: { op: '<=' as const, limit: CPU_RATIO_TARGET } } : {}),
+      note: `${r.cpuPerTicket.workers.toFixed(1)} ms vs ${bare.toFixed(2)} ms bare: 2 BullMQ jobs (${b.bullmqJobMs.toFixed(3)} ms/job) + 1 LangGraph run (${b.langgraphRunMs.toFixed(2)} ms), same run`,
     });
     add({ id: `cpu.twoTopic.${when}.redis`, phase: '5', name: `redis-server CPU/ticket, ${r.ticketsBefore} tickets`, value: r.cpuPerTicket.redis, unit: 'ms', note: 'INFO cpu, same batch' });
     add({ id: `cpu.twoTopic.${when}.lost`, phase: '1', name: `lost + duplicated replies, CPU batch (${when})`, value: r.lost + r.duplicated + r.unexpected, unit: '', ...zero });
