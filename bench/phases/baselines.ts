@@ -52,8 +52,8 @@ export async function baselinesPhase(ctx: BenchContext): Promise<void> {
 }
 
 /**
- * Measures the baselines now, whatever was measured before: the end-to-end phase's second CPU batch runs minutes
- * after phase 4, and its ratio is taken against bare costs of the same minutes (the host's load moves in between).
+ * Measures the baselines now, whatever was measured before: the end-to-end phase measures them again around its CPU
+ * batches, whose ratios are taken against bare costs of the same minutes (the host's load moves in between).
  */
 export async function measureBaselines(ctx: BenchContext): Promise<Baselines> {
   const redis = await startRedis();
