@@ -8,7 +8,7 @@
  *   npm run bench -- --prices FILE     price table (USD per million tokens) for the cost figure
  *   npm run bench -- --cpu-prof DIR    run the worker processes under `node --cpu-prof`, profiles into DIR
  *   npm run bench -- --keep            keep the scratch directory
- *   npm run bench -- --phases e2e --cpu-only   only the first two-topic CPU batch (a quick loop while profiling)
+ *   npm run bench -- --phases e2e --cpu-only   only the first two-topic CPU batch between two baseline measurements
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';

@@ -51,7 +51,11 @@ export async function baselinesPhase(ctx: BenchContext): Promise<void> {
   });
 }
 
-async function measureBaselines(ctx: BenchContext): Promise<Baselines> {
+/**
+ * Measures the baselines now, whatever was measured before: the end-to-end phase measures them again around its CPU
+ * batches, whose ratios are taken against bare costs of the same minutes (the host's load moves in between).
+ */
+export async function measureBaselines(ctx: BenchContext): Promise<Baselines> {
   const redis = await startRedis();
   try {
     return {

@@ -26,7 +26,7 @@ import { buildRoles, cpuMs, memoryMb, startChild, type Child } from '../lib/proc
 import { sampleKnowledge, sampleKnowledgeEnv } from '../lib/sample-kb.js';
 import { mean, median, quantile } from '../lib/stats.js';
 import type { Figure } from '../lib/report.js';
-import type { Baselines } from './baselines.js';
+import { baselines, measureBaselines, type Baselines } from './baselines.js';
 
 const PREFIX = 'bench';
 /** A run gives up on missing replies once none has arrived for this long. */
@@ -113,6 +113,8 @@ export async function e2ePhase(ctx: BenchContext): Promise<void> {
       SMTP_SECURE: 'false',
       MAIL_FROM,
       REVIEW_MODE: 'auto',
+      // The product caps automatic replies in all (200 an hour by default); the benchmark sends thousands on purpose.
+      AUTO_REPLY_LIMIT_TOTAL_PER_HOUR: '1000000',
       IMAP_HOST: imap.host,
       IMAP_PORT: String(imap.port),
       IMAP_SECURE: 'false',
@@ -230,7 +232,9 @@ export async function e2ePhase(ctx: BenchContext): Promise<void> {
     await setLatency(0);
     const have = await client.zcard(store.keys().all);
     if (have < sizes.accumulateFirst) await runBatch('accumulate', 0, firstConcurrency, mixed(sizes.accumulateFirst - have));
-    const cpuFirst = await runBatch('cpu-first', 0, firstConcurrency, twoTopicMails(sizes.cpuBatch));
+    // The CPU targets are ratios to bare costs measured on the same host in the same minutes: before (phase 4's
+    // measurement when it ran just before this phase) and after each CPU batch.
+    const cpuFirst = await besideBaselines(ctx, baselines(ctx), () => runBatch('cpu-first', 0, firstConcurrency, twoTopicMails(sizes.cpuBatch)));
     if (!ctx.cpuOnly) {
       ctx.log(`lone mails: ${sizes.loneMails} mails, each APPENDed once the previous reply arrived, LLM 0 ms`);
       const split = await loneMails(mixed(sizes.loneMails), appender, receipts, store);
@@ -249,23 +253,9 @@ export async function e2ePhase(ctx: BenchContext): Promise<void> {
     // accumulateFirst mails), or the growth figure would compare JIT warm-up rather than the cost of stored tickets.
     await useAgent(firstConcurrency, true);
     await runBatch('accumulate', 0, firstConcurrency, mixed(Math.max(0, sizes.accumulateFirst - (ctx.quick ? 1 : 3))));
-    const cpuSecond = await runBatch('cpu-second', 0, firstConcurrency, twoTopicMails(sizes.cpuBatch));
+    const cpuSecond = await besideBaselines(ctx, measureBaselines(ctx), () => runBatch('cpu-second', 0, firstConcurrency, twoTopicMails(sizes.cpuBatch)));
 
     report(ctx, results, cpuFirst, cpuSecond);
-    const measured = ctx.memo.get('baselines') as Promise<Baselines> | undefined;
-    if (measured) {
-      const b = await measured;
-      // Per ticket the product runs two BullMQ jobs (answer-ticket, send-reply) and one agent graph.
-      const bare = 2 * b.bullmqJobMs + b.langgraphRunMs;
-      ctx.figures.add({
-        id: 'cpu.twoTopic.overheadRatio',
-        phase: '4',
-        name: 'product CPU / bare (2 BullMQ jobs + 1 LangGraph run)',
-        value: cpuFirst.cpuPerTicket.workers / bare,
-        unit: '×',
-        note: `${cpuFirst.cpuPerTicket.workers.toFixed(1)} ms vs ${bare.toFixed(1)} ms bare (${b.bullmqJobMs.toFixed(2)} ms/job, ${b.langgraphRunMs.toFixed(1)} ms/graph run)`,
-      });
-    }
   } finally {
     await appender?.close();
     for (const c of [...children].reverse()) await c.stop(15_000).catch(() => undefined);
@@ -359,7 +349,39 @@ async function cpuSnapshot(pids: { poller: number; agent: number; sender: number
   return { poller, agent, sender, redis: (field('used_cpu_user') + field('used_cpu_sys')) * 1000 };
 }
 
-function report(ctx: BenchContext, results: BatchResult[], cpuFirst: BatchResult, cpuSecond: BatchResult | undefined): void {
+/** Per ticket the product runs two BullMQ jobs (answer-ticket, send-reply) and one agent graph: their bare cost. */
+function bareTicketMs(b: Pick<Baselines, 'bullmqJobMs' | 'langgraphRunMs'>): number {
+  return 2 * b.bullmqJobMs + b.langgraphRunMs;
+}
+
+/** Highest worker CPU per two-topic ticket, as a multiple of the same run's bare cost ({@link bareTicketMs}). */
+const CPU_RATIO_TARGET = 3.0;
+
+/** A CPU batch and the bare costs measured next to it. */
+interface CpuBatch {
+  batch: BatchResult;
+  /** The mean of {@link CpuBatch.around}: what the batch's ratio divides by. */
+  bare: Baselines;
+  /** Measured just before and just after the batch. */
+  around: [Baselines, Baselines];
+}
+
+/**
+ * Runs a CPU batch between two measurements of the bare baselines (`before` is awaited first) and takes their mean:
+ * the load of a shared host drifts within minutes, and a ratio to costs measured at another moment would carry that
+ * drift as if it were the code's.
+ */
+async function besideBaselines(ctx: BenchContext, before: Promise<Baselines>, run: () => Promise<BatchResult>): Promise<CpuBatch> {
+  const first = await before;
+  const batch = await run();
+  ctx.log('measuring the bare baselines again after the CPU batch');
+  const after = await measureBaselines(ctx);
+  const mid = (k: keyof Baselines) => (first[k] + after[k]) / 2;
+  return { batch, bare: { bullmqJobMs: mid('bullmqJobMs'), langgraphRunMs: mid('langgraphRunMs'), langgraphDefaultRunMs: mid('langgraphDefaultRunMs') }, around: [first, after] };
+}
+
+function report(ctx: BenchContext, results: BatchResult[], first: CpuBatch, second: CpuBatch | undefined): void {
+  const [cpuFirst, cpuSecond] = [first.batch, second?.batch];
   const judge = !ctx.quick;
   const add = (f: Omit<Figure, 'pass'>) => ctx.figures.add(f);
   const zero = judge ? { target: { op: '==' as const, limit: 0 } } : {};
@@ -406,16 +428,26 @@ function report(ctx: BenchContext, results: BatchResult[], cpuFirst: BatchResult
       });
     }
   }
-  const cpuBatches = cpuSecond ? ([[cpuFirst, 'first'], [cpuSecond, 'second']] as const) : ([[cpuFirst, 'first']] as const);
-  for (const [r, when] of cpuBatches) {
+  const cpuBatches = second ? ([[first, 'first'], [second, 'second']] as const) : ([[first, 'first']] as const);
+  for (const [{ batch: r, bare: b, around }, when] of cpuBatches) {
+    const bare = bareTicketMs(b);
+    // The absolute figure moves with the host (the same commit measured 20 and 35 ms on two hosts): shown, not judged.
     add({
       id: `cpu.twoTopic.${when}`,
       phase: when === 'first' ? '4' : '5',
       name: `worker CPU/ticket, two-topic, ${r.ticketsBefore} tickets in Redis`,
       value: r.cpuPerTicket.workers,
       unit: 'ms',
-      ...(judge ? { target: { op: '<=' as const, limit: 30 } } : {}),
       note: `${r.mails} mails, LLM 0 ms, c=${r.concurrency}; ${roleNote(r)}`,
+    });
+    add({
+      id: `cpu.twoTopic.${when}.overheadRatio`,
+      phase: when === 'first' ? '4' : '5',
+      name: `worker CPU/ticket / bare, ${r.ticketsBefore} tickets in Redis`,
+      value: r.cpuPerTicket.workers / bare,
+      unit: '×',
+      ...(judge ? { target: { op: '<=' as const, limit: CPU_RATIO_TARGET } } : {}),
+      note: `${r.cpuPerTicket.workers.toFixed(1)} ms vs ${bare.toFixed(2)} ms bare: 2 BullMQ jobs (${b.bullmqJobMs.toFixed(3)} ms/job) + 1 LangGraph run (${b.langgraphRunMs.toFixed(2)} ms); mean of before and after the batch: ${around.map((x) => bareTicketMs(x).toFixed(2)).join(' and ')} ms`,
     });
     add({ id: `cpu.twoTopic.${when}.redis`, phase: '5', name: `redis-server CPU/ticket, ${r.ticketsBefore} tickets`, value: r.cpuPerTicket.redis, unit: 'ms', note: 'INFO cpu, same batch' });
     add({ id: `cpu.twoTopic.${when}.lost`, phase: '1', name: `lost + duplicated replies, CPU batch (${when})`, value: r.lost + r.duplicated + r.unexpected, unit: '', ...zero });

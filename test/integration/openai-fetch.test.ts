@@ -138,6 +138,31 @@ describe('keep-alive fetch of the OpenAI client', () => {
     expect(response.headers.get('x-trace')).toBe('a, b');
   });
 
+  it('hands back a response that reads like fetch: text, json, bytes, body stream, clone, and one read only', async () => {
+    const payload = completion('本文');
+    const server = await serve((_req, _body, res) => json(res, 200, `\uFEFF${payload}`, { 'x-request-id': 'req_1' }));
+    const f = createKeepAliveFetch();
+    const url = `${server.url}/v1/chat/completions`;
+    const init = { method: 'POST', body: '{}' };
+    const global = await fetch(url, init);
+    const ours = await f(url, init);
+    expect(ours).toBeInstanceOf(Response);
+    expect([ours.status, ours.ok, ours.headers.get('x-request-id'), ours.bodyUsed]).toEqual([200, true, 'req_1', false]);
+    const copy = ours.clone();
+    // A BOM is dropped by text() and json(), as fetch does.
+    expect(await ours.json()).toEqual(await global.json());
+    expect(ours.bodyUsed).toBe(true);
+    await expect(ours.text()).rejects.toBeInstanceOf(TypeError);
+    expect(() => ours.clone()).toThrow(TypeError);
+    expect(await copy.text()).toBe(payload);
+    const bytes = new Uint8Array(await (await f(url, init)).arrayBuffer());
+    expect(Buffer.from(bytes).toString('utf8')).toBe(`\uFEFF${payload}`);
+    const streamed = await f(url, init);
+    expect(await new Response(streamed.body).text()).toBe(payload);
+    expect(streamed.bodyUsed).toBe(true);
+    expect(await (await f(url, init)).blob().then((b) => b.size)).toBe(Buffer.byteLength(`\uFEFF${payload}`));
+  });
+
   it('hands redirects, streamed bodies and Request objects to the fallback fetch', async () => {
     const target = await serve((_req, _body, res) => json(res, 200, '{"moved":true}'));
     const origin = await serve((_req, _body, res) => {
