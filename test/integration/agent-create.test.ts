@@ -1,5 +1,5 @@
 /** createHelpDeskAgent wires configuration into the agent; the client it builds talks to the configured server. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('createHelpDeskAgent', () => {

@@ -1,8 +1,8 @@
 /** Prompts: defaults, overrides (in code and from a file), placeholder filling and the delimiting of customer text. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   PROMPT_NAMES,
   PromptConfigError,
@@ -18,6 +18,7 @@ import {
 } from '../../src/agent/prompts.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'agent-prompts-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const writeJson = (name: string, value: unknown) => {
   const file = path.join(dir, name);
   writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));

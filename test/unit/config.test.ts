@@ -102,14 +102,18 @@ describe('config', () => {
   });
 
   it('lets the process environment override .env', async () => {
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const path = await import('node:path');
     const dir = mkdtempSync(path.join(tmpdir(), 'cfg-'));
     writeFileSync(path.join(dir, '.env'), 'PRODUCT_NAME=FromFile\nOPENAI_MODEL=file-model\n');
-    const c = loadConfig({ OPENAI_MODEL: 'env-model' }, dir);
-    expect(c.PRODUCT_NAME).toBe('FromFile');
-    expect(c.OPENAI_MODEL).toBe('env-model');
+    try {
+      const c = loadConfig({ OPENAI_MODEL: 'env-model' }, dir);
+      expect(c.PRODUCT_NAME).toBe('FromFile');
+      expect(c.OPENAI_MODEL).toBe('env-model');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reports every variable a role needs', () => {
