@@ -13,13 +13,12 @@ import { createLogger, type Logger } from '../src/logger.js';
 import {
   SENT_RAW_TTL_S,
   SentMailboxNotFoundError,
-  connectForSentCopy,
   deleteSentRaw,
   fileInSent,
   loadSentRaw,
-  resolveSentMailbox,
   sentCopySetting,
   type SentCopyConfig,
+  type SentFolderConnection,
 } from '../src/mail/sent-copy.js';
 import { produce } from '../src/queues/connection.js';
 import type { CopyToSentData } from '../src/queues/payloads.js';
@@ -34,6 +33,8 @@ export interface CopyToSentDeps {
   store: TicketStore;
   /** Producer connection of the store (fail-fast). */
   redis: Redis;
+  /** The sender's IMAP connection for copies (one login for a burst of replies); absent when copies are off. */
+  imap: SentFolderConnection | undefined;
   logger?: Logger;
 }
 
@@ -62,16 +63,13 @@ export async function copyToSent(data: CopyToSentData, deps: CopyToSentDeps, att
   const raw = await produce(redis, () => loadSentRaw(redis, config.QUEUE_PREFIX, ticket.id));
   if (!raw) throw new UnrecoverableError(`the sent reply of ticket ${ticket.id} is no longer stored (kept ${SENT_RAW_TTL_S / 3600} hours); it was not copied to the Sent folder`);
 
+  if (!deps.imap) throw new UnrecoverableError('no IMAP connection for Sent-folder copies was set up');
   let filed;
-  const client = await connectForSentCopy(config);
   try {
-    const mailbox = await resolveSentMailbox(client, setting);
-    filed = await fileInSent(client, mailbox, raw, outbound.messageId);
+    filed = await deps.imap.use((client, mailbox) => fileInSent(client, mailbox, raw, outbound.messageId));
   } catch (err) {
     if (err instanceof SentMailboxNotFoundError) throw new UnrecoverableError(err.message);
     throw err;
-  } finally {
-    await client.logout().catch(() => client.close());
   }
 
   // Recorded after the APPEND: a crash in between leaves the copy unrecorded, and the next attempt's search finds it.

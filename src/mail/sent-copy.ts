@@ -125,8 +125,8 @@ export interface SentCopyImapTimeouts {
 export const SENT_COPY_IMAP_TIMEOUTS: SentCopyImapTimeouts = { connectionTimeoutMs: 30_000, greetingTimeoutMs: 16_000, socketTimeoutMs: 120_000 };
 
 /**
- * Connects and logs in to the support mailbox for one copy; the caller logs out. The connection is short-lived:
- * replies are few, and a connection held between them would need the poller's reconnection machinery.
+ * Connects and logs in to the support mailbox for Sent-folder copies; the caller logs out. See
+ * {@link SentFolderConnection} for how long a connection is kept.
  */
 export async function connectForSentCopy(config: SentCopyConfig, timeouts: SentCopyImapTimeouts = SENT_COPY_IMAP_TIMEOUTS): Promise<ImapFlow> {
   if (!config.IMAP_HOST || !config.IMAP_USER || config.IMAP_PASSWORD === undefined) {
@@ -138,7 +138,7 @@ export async function connectForSentCopy(config: SentCopyConfig, timeouts: SentC
     secure: config.IMAP_SECURE,
     auth: { user: config.IMAP_USER, pass: config.IMAP_PASSWORD },
     logger: false,
-    // No IDLE between our few commands: the connection is closed right after them.
+    // No IDLE: the connection only carries our own commands and is closed after a short quiet spell.
     disableAutoIdle: true,
     connectionTimeout: timeouts.connectionTimeoutMs,
     greetingTimeout: timeouts.greetingTimeoutMs,
@@ -148,4 +148,100 @@ export async function connectForSentCopy(config: SentCopyConfig, timeouts: SentC
   client.on('error', () => undefined);
   await client.connect();
   return client;
+}
+
+/** How long a Sent-folder connection stays open after its last copy. */
+export const SENT_COPY_IDLE_MS = 10_000;
+
+/** Options of {@link SentFolderConnection}. */
+export interface SentFolderConnectionOptions {
+  /** Quiet time after which the connection is logged out; default {@link SENT_COPY_IDLE_MS}. */
+  idleMs?: number;
+  timeouts?: SentCopyImapTimeouts;
+}
+
+/**
+ * The sender's IMAP connection for Sent-folder copies, opened at the first copy and kept while copies keep coming:
+ * a burst of replies costs one login, one LIST and one SELECT instead of one of each per reply (mail providers also
+ * limit how often one account may log in). It is logged out after {@link SENT_COPY_IDLE_MS} without a copy, and
+ * dropped after any error or when the server closes it, so the next copy connects afresh: no reconnection loop is
+ * needed, a failed copy is retried by its job. Copies run one at a time on it.
+ */
+export class SentFolderConnection {
+  private client: ImapFlow | undefined;
+  private mailbox: string | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  private readonly idleMs: number;
+
+  constructor(
+    private readonly config: SentCopyConfig,
+    private readonly setting: Exclude<SentCopySetting, { mode: 'off' }>,
+    private readonly options: SentFolderConnectionOptions = {},
+  ) {
+    this.idleMs = options.idleMs ?? SENT_COPY_IDLE_MS;
+  }
+
+  /** Logins made so far. */
+  logins = 0;
+
+  /** Whether a logged-in connection is held now. */
+  get open(): boolean {
+    return this.client?.usable === true;
+  }
+
+  /** Runs `copy` with a logged-in client and the Sent folder's path, after any copy still running. */
+  use<T>(copy: (client: ImapFlow, mailbox: string) => Promise<T>): Promise<T> {
+    return this.enqueue(() => this.run(copy));
+  }
+
+  private enqueue<T>(step: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(step);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async run<T>(copy: (client: ImapFlow, mailbox: string) => Promise<T>): Promise<T> {
+    if (this.closed) throw new Error('the Sent-folder connection is closed');
+    clearTimeout(this.idleTimer);
+    try {
+      if (!this.client?.usable) {
+        this.drop();
+        this.client = await connectForSentCopy(this.config, this.options.timeouts);
+        this.logins += 1;
+      }
+      this.mailbox ??= await resolveSentMailbox(this.client, this.setting);
+      return await copy(this.client, this.mailbox);
+    } catch (err) {
+      // Whatever state the connection is in after an error, the retry starts from a fresh one.
+      await this.logout();
+      throw err;
+    } finally {
+      if (this.client && !this.closed) {
+        this.idleTimer = setTimeout(() => void this.enqueue(() => this.logout()), this.idleMs);
+        this.idleTimer.unref();
+      }
+    }
+  }
+
+  /** Logs out now; copies after this one connect again. */
+  private async logout(): Promise<void> {
+    const client = this.client;
+    this.drop();
+    if (client) await client.logout().catch(() => client.close());
+  }
+
+  private drop(): void {
+    clearTimeout(this.idleTimer);
+    this.client = undefined;
+    this.mailbox = undefined;
+  }
+
+  /** Waits for a copy in progress, then logs out; later copies are refused. */
+  async close(): Promise<void> {
+    await this.queue;
+    this.closed = true;
+    await this.logout();
+  }
 }

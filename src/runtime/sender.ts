@@ -6,15 +6,15 @@
  * unreachable and why. Concurrency equals the transport's pool size, so jobs never queue inside nodemailer.
  *
  * Unless IMAP_SENT_MAILBOX=off (or no IMAP login is configured), a second worker on `sentcopy` files each sent reply
- * in the mailbox's Sent folder. It starts at once, needs no SMTP, and runs one copy at a time: copies are few, and
- * on their own queue they cannot hold up a reply.
+ * in the mailbox's Sent folder. It starts at once, needs no SMTP, and runs one copy at a time over one IMAP connection
+ * kept while copies keep coming: on their own queue they cannot hold up a reply.
  */
 import type { Worker } from 'bullmq';
 import { copyToSent } from '../../jobs/copy-to-sent.js';
 import { parkUnsent, sendReply, type SendOutcome } from '../../jobs/send-reply.js';
 import { requireVariables } from '../config.js';
 import { createLogger } from '../logger.js';
-import { saveSentRaw, sentCopySetting } from '../mail/sent-copy.js';
+import { SentFolderConnection, saveSentRaw, sentCopySetting } from '../mail/sent-copy.js';
 import { copyToSentJob } from '../queues/job-options.js';
 import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
 import { jobGeneration, type Ticket } from '../tickets/ticket.js';
@@ -48,6 +48,7 @@ export async function startSender(services: Services, options: SenderOptions = {
   const smtp = services.smtp();
   const copies = sentCopySetting(config);
   const sentcopy = copies.mode === 'off' ? undefined : (await services.queues()).sentcopy;
+  const imap = copies.mode === 'off' ? undefined : new SentFolderConnection(config, copies);
   const deps = {
     config,
     store,
@@ -66,7 +67,7 @@ export async function startSender(services: Services, options: SenderOptions = {
   };
   const copyHandlers: HandlerMap<'sentcopy'> = {
     'copy-to-sent': (job, data) =>
-      copyToSent(data, { config, store, redis, logger }, {
+      copyToSent(data, { config, store, redis, imap, logger }, {
         attemptsMade: job.attemptsMade,
         ...(job.id ? { jobId: job.id } : {}),
       }),
@@ -126,6 +127,7 @@ export async function startSender(services: Services, options: SenderOptions = {
         abort.abort();
         await started;
         await Promise.all([worker?.close(), copyWorker?.close()]);
+        await imap?.close();
       })()),
   };
 }

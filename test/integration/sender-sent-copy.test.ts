@@ -7,7 +7,7 @@
 import { ImapFlow } from 'imapflow';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
-import { loadSentRaw, saveSentRaw } from '../../src/mail/sent-copy.js';
+import { SentFolderConnection, fileInSent, loadSentRaw, saveSentRaw } from '../../src/mail/sent-copy.js';
 import { copyToSentJob } from '../../src/queues/job-options.js';
 import { jobGeneration, type Ticket } from '../../src/tickets/ticket.js';
 import {
@@ -168,5 +168,39 @@ describe('copies of sent replies in the Sent folder', () => {
     expect(copies[0]!.source.equals(received)).toBe(true);
     expect(servers.smtp.messages.filter((m) => m.parsed.messageId === ticket.outbound?.messageId)).toHaveLength(1);
     expect((await running.store.require(ticket.id)).history.map((h) => h.to)).toEqual(['received', 'processing', 'drafted', 'sending', 'sent']);
+  });
+});
+
+describe('the Sent-folder connection', () => {
+  const copyConfig = () => parseConfig(pipelineEnv(servers));
+  const copyBytes = (messageId: string) =>
+    Buffer.from(`From: support@helpdesk.test\r\nTo: c@customer.example\r\nSubject: copy\r\nMessage-ID: ${messageId}\r\n\r\nbody\r\n`);
+
+  it('files a burst of copies over one login, logs out after a quiet spell, and logs in again for the next copy', async () => {
+    const connection = new SentFolderConnection(copyConfig(), { mode: 'auto' }, { idleMs: 300 });
+    cleanups.push(() => connection.close());
+    const ids = [1, 2, 3].map((i) => `<burst-${i}-${Date.now()}@helpdesk.test>`);
+    const filed = await Promise.all(ids.map((id) => connection.use((client, mailbox) => fileInSent(client, mailbox, copyBytes(id), id))));
+    expect(filed.map((f) => f.appended)).toEqual([true, true, true]);
+    expect(filed.map((f) => f.mailbox)).toEqual(['Sent', 'Sent', 'Sent']);
+    expect(connection.logins).toBe(1);
+    for (const id of ids) expect(await copiesIn('Sent', id)).toHaveLength(1);
+
+    await waitFor(async () => !connection.open || undefined, 'the quiet connection to be logged out', 5000);
+    const later = `<later-${Date.now()}@helpdesk.test>`;
+    expect((await connection.use((client, mailbox) => fileInSent(client, mailbox, copyBytes(later), later))).appended).toBe(true);
+    expect(connection.logins).toBe(2);
+  });
+
+  it('drops the connection after a failed copy, so the retry starts from a fresh login', async () => {
+    const connection = new SentFolderConnection(copyConfig(), { mode: 'named', mailbox: 'Sent' });
+    cleanups.push(() => connection.close());
+    await expect(connection.use(async () => Promise.reject(new Error('broken mid-command')))).rejects.toThrow('broken mid-command');
+    expect(connection.open).toBe(false);
+    const id = `<after-error-${Date.now()}@helpdesk.test>`;
+    expect((await connection.use((client, mailbox) => fileInSent(client, mailbox, copyBytes(id), id))).appended).toBe(true);
+    expect(connection.logins).toBe(2);
+    await connection.close();
+    await expect(connection.use(async () => 'late')).rejects.toThrow(/closed/);
   });
 });
