@@ -237,10 +237,10 @@ export async function e2ePhase(ctx: BenchContext): Promise<void> {
     const cpuFirst = await besideBaselines(ctx, baselines(ctx), () => runBatch('cpu-first', 0, firstConcurrency, twoTopicMails(sizes.cpuBatch)));
     if (!ctx.cpuOnly) {
       ctx.log(`lone mails: ${sizes.loneMails} mails, each APPENDed once the previous reply arrived, LLM 0 ms`);
-      const split = await loneMails(mixed(sizes.loneMails), appender, receipts, store);
+      const lone = await loneMails(mixed(sizes.loneMails), appender, receipts, store);
       // Their replies are expected: the next batch must not count them as replies to no mail of the run.
       for (const id of receipts.keys()) seen.add(id);
-      reportLoneMails(ctx, split);
+      reportLoneMails(ctx, lone);
     }
     if (ctx.cpuOnly) {
       report(ctx, results, cpuFirst, undefined);
@@ -287,8 +287,9 @@ interface LoneMailSplit {
  * without the queueing of a burst. The split comes from the ticket: `noticedAt`, `createdAt`, and the history's
  * `processing`, `drafted` and `sent` entries.
  */
-async function loneMails(mails: BenchMail[], appender: Appender, receipts: Map<string, number[]>, store: TicketStore): Promise<LoneMailSplit[]> {
+async function loneMails(mails: BenchMail[], appender: Appender, receipts: Map<string, number[]>, store: TicketStore): Promise<{ split: LoneMailSplit[]; lost: number }> {
   const out: LoneMailSplit[] = [];
+  let lost = 0;
   for (const mail of mails) {
     let appendedAt = 0;
     const wallAtAppend = { ms: 0 };
@@ -299,8 +300,17 @@ async function loneMails(mails: BenchMail[], appender: Appender, receipts: Map<s
     const deadline = performance.now() + STALL_MS;
     while (!receipts.has(mail.messageId) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     const replyAt = receipts.get(mail.messageId)?.[0];
-    if (replyAt === undefined) continue;
-    const ticket = await store.get(ticketIdFor(mail.messageId));
+    if (replyAt === undefined) {
+      lost += 1;
+      continue;
+    }
+    // The SMTP server has the reply a moment before the sender records `sent` on the ticket.
+    let ticket = await store.get(ticketIdFor(mail.messageId));
+    const recordedBy = performance.now() + 5000;
+    while (ticket && !ticket.history.some((h) => h.to === 'sent') && performance.now() < recordedBy) {
+      await new Promise((r) => setTimeout(r, 5));
+      ticket = await store.get(ticketIdFor(mail.messageId));
+    }
     if (!ticket) continue;
     const at = (to: string) => Date.parse(ticket.history.find((h) => h.to === to)?.at ?? '');
     const noticed = Date.parse(ticket.noticedAt ?? '');
@@ -316,10 +326,11 @@ async function loneMails(mails: BenchMail[], appender: Appender, receipts: Map<s
       smtpMs: steps[5]! - steps[4]!,
     });
   }
-  return out;
+  return { split: out, lost };
 }
 
-function reportLoneMails(ctx: BenchContext, split: LoneMailSplit[]): void {
+function reportLoneMails(ctx: BenchContext, { split, lost }: { split: LoneMailSplit[]; lost: number }): void {
+  ctx.figures.add({ id: 'lone.lost', phase: '1', name: 'lost replies, lone mails', value: lost, unit: '', ...(ctx.quick ? {} : { target: { op: '==' as const, limit: 0 } }), note: `no reply within ${STALL_MS / 1000} s` });
   const totals = split.map((s) => s.totalMs);
   const med = (k: keyof LoneMailSplit) => median(split.map((s) => s[k])).toFixed(0);
   ctx.figures.add({ id: 'lone.latencyP50', phase: '1', name: 'lone mail: APPEND → reply p50', value: quantile(totals, 0.5), unit: 'ms', note: `${split.length} mails one at a time, LLM 0 ms` });
