@@ -258,6 +258,7 @@ export function formatForgetReport(report: ForgetReport): string {
   out.push(`${verb} ${lines} archive lines${lines > 0 ? ':' : ''}`);
   for (const f of report.archiveLines) out.push(`  ${f.file}: ${f.tickets.join(', ')}`);
   out.push(`${verb} ${report.threadLinks} further Message-ID links and ${report.rateLimitKeys.length} rate-limit windows`);
+  out.push(`${verb} ${report.learnedCandidates.length} learned-answer candidates proposed from these tickets${report.learnedCandidates.length > 0 ? ` (${report.learnedCandidates.join(', ')})` : ''}`);
   return out.join('\n');
 }
 
@@ -280,7 +281,7 @@ program
           throw err;
         }
         ctx.print(opts.json ? JSON.stringify(report) : terminalSafe(formatForgetReport(report)));
-        const found = report.tickets.length + report.archiveLines.length + report.threadLinks + report.rateLimitKeys.length;
+        const found = report.tickets.length + report.archiveLines.length + report.threadLinks + report.rateLimitKeys.length + report.learnedCandidates.length;
         if (!report.removed && found > 0) throw new CliError('nothing was removed: run again with --yes to remove it', 3);
       });
     });

@@ -280,6 +280,26 @@ export class LearnedAnswerStore {
     return { outcome: 'discarded', candidate };
   }
 
+  /**
+   * The ids of the candidates still waiting that were proposed from `ticketIds`; with `remove`, deletes them and the
+   * tickets' proposal marks. A customer's erasure uses it: a candidate is scrubbed of personal data by rules, which
+   * cannot be sure to catch all, and nobody has looked at it yet. Accepted pairs stay — an operator read and accepted
+   * that text as the product's knowledge (remove one by hand with `knowledge remove`).
+   */
+  async candidatesOfTickets(ticketIds: ReadonlySet<string>, options: { remove: boolean }): Promise<number[]> {
+    if (ticketIds.size === 0) return [];
+    const ids = (await this.candidates()).filter((c) => ticketIds.has(c.ticketId)).map((c) => c.id);
+    if (options.remove) {
+      const tx = this.redis.multi();
+      if (ids.length > 0) tx.hdel(this.keys.candidates, ...ids.map(String));
+      tx.hdel(this.keys.proposed, ...ticketIds);
+      const results = (await tx.exec()) ?? [];
+      const failed = results.find(([err]) => err);
+      if (failed?.[0]) throw failed[0];
+    }
+    return ids;
+  }
+
   /** Removes an accepted pair from the knowledge base. */
   async remove(id: number): Promise<{ outcome: 'removed'; pair: LearnedPair } | LearnedRefusal> {
     const pair = await this.pair(id);

@@ -12,7 +12,8 @@
  * Erasure ({@link forgetCustomer}): every ticket whose sender (From) or reply address (Reply-To) is the customer's,
  * compared as {@link comparableAddress} does (case, IDN spelling and `+tag` folded), in any state; their raw mail,
  * conversation entries and thread-index links; their lines in every archive file; and the automatic-reply rate-limit
- * windows of those addresses. It walks every ticket: a rare operator command, not a hot path.
+ * windows of those addresses; the knowledge gaps' questions from those tickets and the learned-answer candidates
+ * proposed from them (accepted pairs stay). It walks every ticket: a rare operator command, not a hot path.
  *
  * One at a time: both hold a lock in Redis (`P:retention:lock`) while they run, so an erasure can never rewrite an
  * archive file while the retention job appends to it, nor miss a ticket the job is moving from Redis to the archive.
@@ -20,6 +21,7 @@
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { GapStore } from '../knowledge/gaps.js';
+import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import { comparableAddress, normaliseAddress } from '../mail/addresses.js';
 import { rawKey } from '../mail/raw-store.js';
 import { LockBusyError, acquireRedisLock, type RedisLock } from '../queues/redis-lock.js';
@@ -248,6 +250,8 @@ export interface ForgetReport {
   threadLinks: number;
   /** Rate-limit windows of the customer's addresses. */
   rateLimitKeys: string[];
+  /** Learned-answer candidates proposed from the customer's tickets and not yet accepted or discarded. */
+  learnedCandidates: number[];
   /** False for a dry run: nothing was changed. */
   removed: boolean;
 }
@@ -328,6 +332,7 @@ export async function forgetCustomer(deps: RetentionDeps, value: string, options
       archiveLines: [],
       threadLinks: 0,
       rateLimitKeys: [],
+      learnedCandidates: [],
       removed: options.confirm,
     };
     // Rate-limit windows are keyed by the address as written (lower-cased), so every spelling seen gets its window checked.
@@ -350,6 +355,8 @@ export async function forgetCustomer(deps: RetentionDeps, value: string, options
     const ownLinks = new Set(tickets.flatMap((t) => [t.messageId, t.outbound?.messageId]));
     const links = await threadLinksTo(deps, ids);
     report.threadLinks = links.filter((l) => !ownLinks.has(l)).length;
+    const learned = new LearnedAnswerStore(deps.redis, { prefix: deps.prefix });
+    report.learnedCandidates = await learned.candidatesOfTickets(ids, { remove: false });
     if (!options.confirm) return report;
 
     for (const ticket of tickets) {
@@ -371,6 +378,7 @@ export async function forgetCustomer(deps: RetentionDeps, value: string, options
     if (failed?.[0]) throw failed[0];
     // The knowledge gaps keep questions, which the personal-data rules cannot be sure to have cleaned.
     await new GapStore(deps.redis, { prefix: deps.prefix }).forgetTickets(ids);
+    report.learnedCandidates = await learned.candidatesOfTickets(ids, { remove: true });
     return report;
   } finally {
     await lock.release();

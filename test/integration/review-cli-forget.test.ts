@@ -11,6 +11,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
+import { LearnedAnswerStore } from '../../src/knowledge/learned-answers.js';
 import { rawKey, saveRaw } from '../../src/mail/raw-store.js';
 import { archiveDir, findArchived } from '../../src/tickets/archive.js';
 import { autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey, recordAutoReplyBudget } from '../../src/tickets/rate-limit.js';
@@ -152,6 +153,32 @@ describe('npm run review -- forget', () => {
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain(`no archived ticket ${archivedAlice.id}`);
   }, 180_000);
+
+  it("erases the learned-answer candidates proposed from the customer's tickets; other candidates and accepted pairs stay", async () => {
+    const learned = new LearnedAnswerStore(redis, { prefix });
+    const scrub = { replaced: 0, modelPass: 'off' as const };
+    const dave = await ticket('dave-1', 'dave@customer.example', SENT);
+    const erin = await ticket('erin-1', 'erin@customer.example', SENT);
+    const [daveCandidate] = await learned.propose(dave.id, [{ question: 'Dave の請求書の宛名を変えたい', answer: '「管理」→「契約」から変更できます。', origin: 'rules', scrub }]);
+    const [erinCandidate, erinAccepted] = await learned.propose(erin.id, [
+      { question: 'パスワードの条件は？', answer: '8 文字以上です。', origin: 'rules', scrub },
+      { question: '二段階認証は使えますか', answer: 'はい。', origin: 'rules', scrub },
+    ]);
+    expect(await learned.accept(erinAccepted!.id, { by: 'operator' })).toMatchObject({ outcome: 'accepted' });
+
+    const dry = await review('forget', 'dave@customer.example');
+    expect(dry.code, dry.stderr).toBe(3);
+    expect(dry.stdout).toContain('would remove 1 learned-answer candidates');
+    expect(await learned.candidate(daveCandidate!.id)).toBeDefined();
+
+    const run = await review('forget', 'dave@customer.example', '--yes');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('removed 1 learned-answer candidates');
+    expect(await learned.candidate(daveCandidate!.id)).toBeUndefined();
+    expect(await redis.hexists(`${prefix}:learned:proposed`, dave.id)).toBe(0);
+    expect(await learned.candidate(erinCandidate!.id)).toBeDefined();
+    expect(await learned.pair(erinAccepted!.id)).toBeDefined();
+  }, 120_000);
 
   it('refuses something that is not an address', async () => {
     const bad = await review('forget', 'not an address', '--yes');
