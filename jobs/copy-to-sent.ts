@@ -55,6 +55,7 @@ export async function copyToSent(data: CopyToSentData, deps: CopyToSentDeps, att
   if (!ticket) throw new UnrecoverableError(`ticket ${data.ticketId} does not exist`);
   const outbound = ticket.outbound;
   if (!outbound?.sentAt) throw new UnrecoverableError(`ticket ${data.ticketId} has no sent reply to copy`);
+  const sentAt = new Date(outbound.sentAt);
   if (outbound.sentCopy) {
     await produce(redis, () => deleteSentRaw(redis, config.QUEUE_PREFIX, ticket.id));
     log.info({ mailbox: outbound.sentCopy.mailbox }, 'Reply is already in the Sent folder');
@@ -66,7 +67,7 @@ export async function copyToSent(data: CopyToSentData, deps: CopyToSentDeps, att
   if (!deps.imap) throw new UnrecoverableError('no IMAP connection for Sent-folder copies was set up');
   let filed;
   try {
-    filed = await deps.imap.use((client, mailbox) => fileInSent(client, mailbox, raw, outbound.messageId));
+    filed = await deps.imap.use((client, mailbox) => fileInSent(client, mailbox, raw, outbound.messageId, sentAt));
   } catch (err) {
     if (err instanceof SentMailboxNotFoundError) throw new UnrecoverableError(err.message);
     throw err;

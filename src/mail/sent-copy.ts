@@ -5,9 +5,10 @@
  * At most one copy per reply, and never at the cost of the reply itself:
  * - the sender keeps the bytes it handed to the SMTP server under {@link sentRawKey} and queues a `copy-to-sent` job
  *   only after the ticket is `sent`; the copy runs on its own queue and its failures never touch the send;
- * - before each APPEND the Sent folder is searched for the reply's Message-ID, so a copy job run again after an
- *   APPEND whose answer was lost (or after a crash before the ticket recorded it) finds the copy instead of adding
- *   another; a search the server refuses fails the attempt rather than appending blind.
+ * - before each APPEND the Sent folder is searched for the reply's Message-ID (among the messages that arrived since
+ *   shortly before the send), so a copy job run again after an APPEND whose answer was lost (or after a crash before
+ *   the ticket recorded it) finds the copy instead of adding another; a search the server refuses fails the attempt
+ *   rather than appending blind.
  *
  * Key layout (P = QUEUE_PREFIX; no queue is named `sentraw`, so BullMQ's `P:<queue>:…` keys cannot collide):
  *
@@ -95,15 +96,28 @@ export interface FiledCopy {
 }
 
 /**
+ * How far before the send the search for an earlier copy reaches back. A copy we filed carries the server's arrival
+ * time (APPEND gives no date), so it is never older than the send; the margin covers SEARCH SINCE's whole days in the
+ * server's time zone and a server clock that is off.
+ */
+export const SENT_SEARCH_MARGIN_MS = 2 * 24 * 60 * 60 * 1000;
+
+/**
  * Files `raw` in `mailbox` with `\Seen` unless a message with `messageId` is already there. Throws when the search
  * fails: appending without knowing could make a second copy.
+ *
+ * The search covers the messages that arrived since shortly before `sentAt` ({@link SENT_SEARCH_MARGIN_MS}): a Sent
+ * folder keeps every reply ever sent, and a header search over all of them would cost the IMAP server more with
+ * every copy, while an earlier copy of this reply can only have arrived after it was sent.
  */
-export async function fileInSent(client: ImapFlow, mailbox: string, raw: Buffer, messageId: string): Promise<FiledCopy> {
+export async function fileInSent(client: ImapFlow, mailbox: string, raw: Buffer, messageId: string, sentAt: Date): Promise<FiledCopy> {
+  if (Number.isNaN(sentAt.getTime())) throw new TypeError('fileInSent: sentAt is not a date');
   // Selected read-write: imapflow only passes APPEND flags that the selected mailbox lets us set, and an EXAMINEd
   // mailbox permits none, so the copy would arrive unread.
   const lock = await client.getMailboxLock(mailbox);
   try {
-    const found = await client.search({ header: { 'message-id': messageId } }, { uid: true });
+    const since = new Date(sentAt.getTime() - SENT_SEARCH_MARGIN_MS);
+    const found = await client.search({ header: { 'message-id': messageId }, since }, { uid: true });
     if (!Array.isArray(found)) throw new Error(`the search of ${mailbox} for ${messageId} failed`);
     if (found.length > 0) return { mailbox, appended: false };
     const appended = await client.append(mailbox, raw, ['\\Seen']);

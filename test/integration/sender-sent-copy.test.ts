@@ -180,7 +180,7 @@ describe('the Sent-folder connection', () => {
     const connection = new SentFolderConnection(copyConfig(), { mode: 'auto' }, { idleMs: 300 });
     cleanups.push(() => connection.close());
     const ids = [1, 2, 3].map((i) => `<burst-${i}-${Date.now()}@helpdesk.test>`);
-    const filed = await Promise.all(ids.map((id) => connection.use((client, mailbox) => fileInSent(client, mailbox, copyBytes(id), id))));
+    const filed = await Promise.all(ids.map((id) => connection.use((client, mailbox) => fileInSent(client, mailbox, copyBytes(id), id, new Date()))));
     expect(filed.map((f) => f.appended)).toEqual([true, true, true]);
     expect(filed.map((f) => f.mailbox)).toEqual(['Sent', 'Sent', 'Sent']);
     expect(connection.logins).toBe(1);
@@ -188,8 +188,26 @@ describe('the Sent-folder connection', () => {
 
     await waitFor(async () => !connection.open || undefined, 'the quiet connection to be logged out', 5000);
     const later = `<later-${Date.now()}@helpdesk.test>`;
-    expect((await connection.use((client, mailbox) => fileInSent(client, mailbox, copyBytes(later), later))).appended).toBe(true);
+    expect((await connection.use((client, mailbox) => fileInSent(client, mailbox, copyBytes(later), later, new Date()))).appended).toBe(true);
     expect(connection.logins).toBe(2);
+  });
+
+  it('looks for an earlier copy among the messages that arrived since shortly before the send, not the whole folder', async () => {
+    const connection = new SentFolderConnection(copyConfig(), { mode: 'named', mailbox: 'Sent' });
+    cleanups.push(() => connection.close());
+    const day = 24 * 60 * 60 * 1000;
+    // A copy filed now is found by a retry days later: the window starts before the send, not before the retry.
+    const recent = `<recent-${Date.now()}@helpdesk.test>`;
+    expect((await connection.use((client, mailbox) => fileInSent(client, mailbox, copyBytes(recent), recent, new Date()))).appended).toBe(true);
+    expect((await connection.use((client, mailbox) => fileInSent(client, mailbox, copyBytes(recent), recent, new Date(Date.now() - day)))).appended).toBe(false);
+    expect(await copiesIn('Sent', recent)).toHaveLength(1);
+    // A message that arrived a month before the send is outside the search, so it is not taken for this reply's copy.
+    const old = `<old-${Date.now()}@helpdesk.test>`;
+    await connection.use(async (client, mailbox) => {
+      expect(await client.append(mailbox, copyBytes(old), ['\\Seen'], new Date(Date.now() - 30 * day))).toBeTruthy();
+    });
+    expect((await connection.use((client, mailbox) => fileInSent(client, mailbox, copyBytes(old), old, new Date()))).appended).toBe(true);
+    expect(await copiesIn('Sent', old)).toHaveLength(2);
   });
 
   it('drops the connection after a failed copy, so the retry starts from a fresh login', async () => {
@@ -198,7 +216,7 @@ describe('the Sent-folder connection', () => {
     await expect(connection.use(async () => Promise.reject(new Error('broken mid-command')))).rejects.toThrow('broken mid-command');
     expect(connection.open).toBe(false);
     const id = `<after-error-${Date.now()}@helpdesk.test>`;
-    expect((await connection.use((client, mailbox) => fileInSent(client, mailbox, copyBytes(id), id))).appended).toBe(true);
+    expect((await connection.use((client, mailbox) => fileInSent(client, mailbox, copyBytes(id), id, new Date()))).appended).toBe(true);
     expect(connection.logins).toBe(2);
     await connection.close();
     await expect(connection.use(async () => 'late')).rejects.toThrow(/closed/);
