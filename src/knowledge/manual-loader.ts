@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
+import { decodeHTMLStrict } from 'entities';
 import { convert, type FormatCallback } from 'html-to-text';
 import { extractText, getDocumentProxy } from 'unpdf';
 import type { Logger } from '../logger.js';
@@ -13,7 +14,7 @@ import { errorMessage, KnowledgeError } from './errors.js';
 import { decodeText, listSources, normalizeNewlines, type SourceFile } from './files.js';
 
 /** File types the manual loader reads; anything else in the directory is skipped. */
-export const MANUAL_EXTENSIONS = ['.md', '.markdown', '.txt', '.html', '.htm', '.pdf'] as const;
+export const MANUAL_EXTENSIONS = ['.md', '.markdown', '.mdx', '.txt', '.html', '.htm', '.pdf'] as const;
 
 /** Default chunking, as in the design (CHUNK_SIZE / CHUNK_OVERLAP). */
 export const DEFAULT_CHUNK_SIZE = 300;
@@ -81,20 +82,49 @@ const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 const HTML_TAG =
   /<\/?(?:a|abbr|b|br|center|code|details|div|em|figcaption|figure|font|h[1-6]|hr|i|iframe|img|kbd|li|mark|ol|p|picture|pre|s|small|source|span|strong|sub|summary|sup|table|tbody|td|tfoot|th|thead|tr|u|ul|video|Badge)\b[^>]*>/gi;
 
-/** One line of Markdown prose (not code) without image tags, link targets and HTML tags; code spans are kept whole. */
-function cleanMarkdownLine(line: string): string {
+// Components of Vue/VitePress and MDX (`<Tabs>`, `<TabItem value="mac">`, `<el-button type="primary">`): PascalCase
+// or hyphenated names. Such a tag goes when it cannot be a placeholder in running text: it has attributes, closes
+// itself, is a closing tag, or its name is closed somewhere in the page (see `closedComponents`).
+const COMPONENT_TAG = /<(\/?)([A-Z][\w.]*|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)(\s[^<>]*?)?(\/?)>/g;
+// Vue template interpolation (`{{ $frontmatter.title }}`), never text a reader sees.
+const INTERPOLATION = /\{\{[^{}]*\}\}/g;
+// MDX module lines (Docusaurus): `import Tabs from '@theme/Tabs';`, `export const x = …`.
+const MDX_MODULE_LINE = /^(?:import\s+(?:[^'"]+\s+from\s+)?['"][^'"]+['"];?|export\s+(?:const|let|var|function|default)\b.*)\s*$/;
+// Table-of-contents markers of VitePress and Markdown-it (`[[toc]]`, `[toc]`).
+const TOC_MARKER = /^\s*\[\[?toc\]\]?\s*$/i;
+// A heading's explicit anchor (`## 設定 {#settings}`), VitePress, Docusaurus and Pandoc syntax.
+const HEADING_ANCHOR = /\s*\{#[^}\s]*\}\s*$/;
+// Blocks whose content is code the page runs or styles it with (`<script setup>`, `<style scoped>`), never text.
+const CODE_BLOCK_START = /^\s*<(script|style)\b[^>]*>/i;
+
+/** Names of the components closed somewhere in the page (`</Tabs>`), so their opening tags go even without attributes. */
+function closedComponents(markdown: string): Set<string> {
+  return new Set(Array.from(markdown.matchAll(COMPONENT_TAG), (m) => (m[1] ? m[2]! : '')).filter(Boolean));
+}
+
+/**
+ * One line of Markdown prose (not code) without image tags, link targets, HTML and component tags and template
+ * interpolations, with HTML entities decoded (`&nbsp;`, `&lt;`); code spans are kept whole.
+ */
+function cleanMarkdownLine(line: string, closed: ReadonlySet<string> = new Set()): string {
   return line
     .split(/(`+[^`]*`+)/)
     .map((part, i) =>
       i % 2 === 1
         ? part
-        : part
-            .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
-            .replace(/!\[[^\]]*\]\[[^\]]*\]/g, '')
-            .replace(/\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
-            .replace(/\[([^\]]+)\]\[[^\]]*\]/g, '$1')
-            .replace(/<img\b[^>]*>/gi, '')
-            .replace(HTML_TAG, ''),
+        : decodeHTMLStrict(
+            part
+              .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
+              .replace(/!\[[^\]]*\]\[[^\]]*\]/g, '')
+              .replace(/\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
+              .replace(/\[([^\]]+)\]\[[^\]]*\]/g, '$1')
+              .replace(/<img\b[^>]*>/gi, '')
+              .replace(HTML_TAG, '')
+              .replace(COMPONENT_TAG, (tag, closing: string, name: string, attributes: string | undefined, selfClosing: string) =>
+                closing || selfClosing || attributes?.trim() || closed.has(name) ? '' : tag,
+              )
+              .replace(INTERPOLATION, ''),
+          ),
     )
     .join('');
 }
@@ -103,8 +133,10 @@ function cleanMarkdownLine(line: string): string {
  * Turns documentation-site Markdown (VitePress, VuePress, Docusaurus, MkDocs) into the text a reader sees, so that
  * markup never becomes search words: YAML front matter goes (its `title` heads the page when it has no `#` heading),
  * container fences (`::: tip`, `:::warning`, `:::`) go but a custom container title stays, HTML comments, image
- * tags, link reference definitions and link targets go, link texts and headings stay. Code blocks are left as they
- * are, since a command or an error message in them is worth finding.
+ * tags, link reference definitions and link targets go, link texts and headings stay. What a site generator adds
+ * goes too: `<script>` and `<style>` blocks, MDX `import`/`export` lines, component tags (their inner text stays),
+ * `{{ }}` interpolations, `[[toc]]` markers and heading anchors (`{#id}`); HTML entities are decoded. Code blocks
+ * are left as they are, since a command or an error message in them is worth finding.
  */
 export function cleanMarkdown(markdown: string): string {
   let text = normalizeNewlines(markdown).replace(/^\uFEFF/, '');
@@ -116,10 +148,17 @@ export function cleanMarkdown(markdown: string): string {
     text = text.slice(frontMatter[0].length);
   }
   const out: string[] = [];
+  const closed = closedComponents(text);
   let fence: string | undefined;
   let inComment = false;
+  // The closing tag (`</script>`) of the code block being skipped.
+  let inCodeBlock: string | undefined;
   let hasH1 = false;
   for (const raw of text.split('\n')) {
+    if (inCodeBlock !== undefined) {
+      if (raw.toLowerCase().includes(inCodeBlock)) inCodeBlock = undefined;
+      continue;
+    }
     const fenceMatch = inComment ? null : FENCE.exec(raw);
     if (fenceMatch?.[1]) {
       const marker = fenceMatch[1];
@@ -153,14 +192,22 @@ export function cleanMarkdown(markdown: string): string {
       }
     }
     if (line.trim() === '' && raw.trim() !== '') continue;
+    const codeBlock = CODE_BLOCK_START.exec(line);
+    if (codeBlock) {
+      const end = `</${codeBlock[1]!.toLowerCase()}>`;
+      if (!line.toLowerCase().includes(end, codeBlock[0].length)) inCodeBlock = end;
+      continue;
+    }
+    if (MDX_MODULE_LINE.test(line) || TOC_MARKER.test(line)) continue;
     const container = /^\s{0,3}:{3,}\s*(?:[\w-]+)?\s*(.*)$/.exec(line);
     if (container) {
-      if (container[1]) out.push(cleanMarkdownLine(container[1]));
+      if (container[1]) out.push(cleanMarkdownLine(container[1], closed));
       continue;
     }
     if (/^\s{0,3}\[[^\]]+\]:\s*\S/.test(line)) continue;
     if (/^\s{0,3}#[ \t]/.test(line)) hasH1 = true;
-    out.push(cleanMarkdownLine(line));
+    if (/^\s{0,3}#{1,6}[ \t]/.test(line)) line = line.replace(HEADING_ANCHOR, '');
+    out.push(cleanMarkdownLine(line, closed));
   }
   const body = out.join('\n');
   return title && !hasH1 ? `# ${title}\n\n${body}` : body;
@@ -331,6 +378,7 @@ export async function readManualSections(file: SourceFile, logger?: Logger): Pro
     }
     case '.md':
     case '.markdown':
+    case '.mdx':
       return markdownSections(cleanMarkdown(decodeText(data, file.path, logger)));
     case '.html':
     case '.htm':

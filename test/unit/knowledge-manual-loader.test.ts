@@ -27,6 +27,31 @@ describe('cleanMarkdown', () => {
     { name: 'link texts stay, targets go', md: '[設定画面](/guide/settings.md#top) と [参照][ref] を見る。\n[ref]: https://example.com/x', text: '設定画面 と 参照 を見る。' },
     { name: 'html tags go, placeholders stay', md: '<div class="x"><b>太字</b><br/>コマンド show <id></div>', text: '太字コマンド show <id>' },
     { name: 'code is kept as it is', md: '`[a](b)` と\n```\n<!-- keep -->\n::: tip\n```', text: '`[a](b)` と\n```\n<!-- keep -->\n::: tip\n```' },
+    {
+      name: '<script> and <style> blocks go, over lines or on one',
+      md: '<script setup>\nimport { ref } from \'vue\'\nconst count = ref(0)\n</script>\n本文。\n<style scoped>\n.tip { color: red }\n</STYLE>\n<script>track("x")</script>\n続き。',
+      text: '本文。\n続き。',
+    },
+    {
+      name: 'MDX import and export lines go, a sentence about importing stays',
+      md: "import Tabs from '@theme/Tabs';\nimport '@site/custom.css';\nexport const meta = { id: 1 };\nimport コマンドで CSV を取り込みます。",
+      text: 'import コマンドで CSV を取り込みます。',
+    },
+    {
+      name: 'component tags go, their text stays; placeholders stay',
+      md: '<Tabs>\n<TabItem value="mac" label="macOS">\nmacOS の手順 <Badge type="tip" text="v2" /><el-tag size="small">新機能</el-tag>\n</TabItem>\n</Tabs>\nshow <user-id> と <ID> を指定',
+      text: '\n\nmacOS の手順 新機能\n\n\nshow <user-id> と <ID> を指定',
+    },
+    {
+      name: 'interpolations, toc markers and heading anchors go',
+      md: '[[toc]]\n## 設定 {#settings}\n{{ $frontmatter.title }}の説明。\n[toc]',
+      text: '## 設定\nの説明。',
+    },
+    {
+      name: 'HTML entities are decoded in prose, not in code; a bare & stays',
+      md: 'ユーザー名&nbsp;欄 &lt;必須&gt; R&D &#12354; `&lt;tag&gt;`',
+      text: 'ユーザー名\u00a0欄 <必須> R&D あ `&lt;tag&gt;`',
+    },
   ])('$name', ({ md, text }) => {
     expect(cleanMarkdown(md)).toBe(text);
   });
@@ -189,6 +214,16 @@ describe('loadManualChunks', () => {
       { id: 'c-page.html#1', fileName: 'c-page.html', heading: '節', content: '本文C。' },
     ]);
     expect(progress).toEqual(['read 0/3', 'read 1/3', 'read 2/3', 'read 3/3']);
+  });
+
+  it('reads Docusaurus .mdx pages as the text a reader sees', async () => {
+    await writeFile(
+      path.join(dir, 'install.mdx'),
+      "---\ntitle: インストール\n---\nimport Tabs from '@theme/Tabs';\nimport TabItem from '@theme/TabItem';\n\n<Tabs>\n<TabItem value=\"mac\" label=\"macOS\">\nアプリをダウンロードして開きます。\n</TabItem>\n</Tabs>\n",
+    );
+    const { files, chunks } = await loadManualChunks(dir);
+    expect(files).toEqual(['install.mdx']);
+    expect(chunks).toEqual([{ id: 'install.mdx#1', fileName: 'install.mdx', heading: 'インストール', content: 'アプリをダウンロードして開きます。' }]);
   });
 
   it('reads a folder tree: relative-path sources, no clash between two index.md, dot-folders skipped, links followed once', async () => {
