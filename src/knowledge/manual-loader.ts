@@ -92,6 +92,10 @@ const INTERPOLATION = /\{\{[^{}]*\}\}/g;
 const MDX_MODULE_LINE = /^(?:import\s+(?:[^'"]+\s+from\s+)?['"][^'"]+['"];?|export\s+(?:const|let|var|function|default)\b.*)\s*$/;
 // Table-of-contents markers of VitePress and Markdown-it (`[[toc]]`, `[toc]`).
 const TOC_MARKER = /^\s*\[\[?toc\]\]?\s*$/i;
+// MkDocs admonitions (`!!! note "タイトル"`, collapsible `??? tip`): the marker goes, a quoted title stays.
+const MKDOCS_ADMONITION = /^(\s*)(?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?:[ \t]+[\w-]+)*(?:[ \t]+"([^"]*)")?[ \t]*$/;
+// GitHub alerts (`> [!NOTE]`): the marker is no text of the page.
+const GITHUB_ALERT = /^(\s*(?:>\s*)+)\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*/i;
 // A heading's explicit anchor (`## 設定 {#settings}`), VitePress, Docusaurus and Pandoc syntax.
 const HEADING_ANCHOR = /\s*\{#[^}\s]*\}\s*$/;
 // Blocks whose content is code the page runs or styles it with (`<script setup>`, `<style scoped>`), never text.
@@ -135,7 +139,8 @@ function cleanMarkdownLine(line: string, closed: ReadonlySet<string> = new Set()
  * container fences (`::: tip`, `:::warning`, `:::`) go but a custom container title stays, HTML comments, image
  * tags, link reference definitions and link targets go, link texts and headings stay. What a site generator adds
  * goes too: `<script>` and `<style>` blocks, MDX `import`/`export` lines, component tags (their inner text stays),
- * `{{ }}` interpolations, `[[toc]]` markers and heading anchors (`{#id}`); HTML entities are decoded. Code blocks
+ * `{{ }}` interpolations, `[[toc]]` markers, heading anchors (`{#id}`), MkDocs admonition markers (`!!! note`) and
+ * GitHub alert markers (`> [!NOTE]`); HTML entities are decoded. Code blocks
  * are left as they are, since a command or an error message in them is worth finding.
  */
 export function cleanMarkdown(markdown: string): string {
@@ -199,6 +204,12 @@ export function cleanMarkdown(markdown: string): string {
       continue;
     }
     if (MDX_MODULE_LINE.test(line) || TOC_MARKER.test(line)) continue;
+    const admonition = MKDOCS_ADMONITION.exec(line);
+    if (admonition) {
+      if (admonition[2]) out.push(cleanMarkdownLine(admonition[2], closed));
+      continue;
+    }
+    line = line.replace(GITHUB_ALERT, '$1');
     const container = /^\s{0,3}:{3,}\s*(?:[\w-]+)?\s*(.*)$/.exec(line);
     if (container) {
       if (container[1]) out.push(cleanMarkdownLine(container[1], closed));

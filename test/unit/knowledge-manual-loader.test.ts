@@ -48,6 +48,11 @@ describe('cleanMarkdown', () => {
       text: '## 設定\nの説明。',
     },
     {
+      name: 'MkDocs admonition and GitHub alert markers go, a quoted title and the text stay',
+      md: '!!! note "ご注意"\n    保存してください。\n??? tip\n    ヒント本文。\n> [!WARNING]\n> 元に戻せません。',
+      text: 'ご注意\n    保存してください。\n    ヒント本文。\n> \n> 元に戻せません。',
+    },
+    {
       name: 'HTML entities are decoded in prose, not in code; a bare & stays',
       md: 'ユーザー名&nbsp;欄 &lt;必須&gt; R&D &#12354; `&lt;tag&gt;`',
       text: 'ユーザー名\u00a0欄 <必須> R&D あ `&lt;tag&gt;`',
