@@ -314,12 +314,17 @@ function headingFormatter(level: number): FormatCallback {
 }
 
 /**
- * Converts HTML to plain text (html-to-text: body only, scripts and styles dropped, tables and lists kept
- * readable) and splits it into sections by `h1`–`h3`, like {@link markdownSections}.
+ * Converts HTML to plain text (html-to-text: the page's `main` or `article` content when it has one, navigation,
+ * sidebars, footers, scripts and styles dropped, tables and lists kept readable) and splits it into sections by
+ * `h1`–`h3`, like {@link markdownSections}.
  */
 export function htmlSections(html: string): ManualSection[] {
   const text = convert(html, {
     wordwrap: false,
+    // A saved documentation page: its content, not the menus around it. The topmost `main`/`article` elements when
+    // the page has them (the whole page otherwise); site navigation, sidebars and footers repeat on every page and
+    // would make every page match the words of its menu.
+    baseElements: { selectors: ['main', '[role=main]', 'article'], returnDomByDefault: true },
     formatters: { heading1: headingFormatter(1), heading2: headingFormatter(2), heading3: headingFormatter(3) },
     selectors: [
       { selector: 'h1', format: 'heading1' },
@@ -331,6 +336,7 @@ export function htmlSections(html: string): ManualSection[] {
       // Without this, table cells run together ("項目値"); dataTable lays them out in columns.
       { selector: 'table', format: 'dataTable' },
       { selector: 'ul', options: { itemPrefix: '・' } },
+      ...['nav', '[role=navigation]', 'aside', 'footer', 'noscript', 'head'].map((selector) => ({ selector, format: 'skip' })),
     ],
   });
   const sections: ManualSection[] = [];

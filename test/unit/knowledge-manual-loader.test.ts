@@ -112,6 +112,24 @@ describe('markdownSections', () => {
 });
 
 describe('htmlSections', () => {
+  it('reads a saved documentation page as its content: no menus, sidebars, outline or footer', () => {
+    const page = `<!doctype html><html><head><title>ログイン | XYZ ドキュメント</title></head><body>
+      <header><a href="/">XYZ ドキュメント</a><nav><a href="/a">はじめに</a><a href="/b">料金プラン</a></nav></header>
+      <aside class="sidebar"><ul><li>はじめに</li><li>料金プラン</li></ul></aside>
+      <main><article><h1>ログイン</h1><p>メールアドレスでログインします。</p><h2>SSO</h2><p>SSO の設定方法。</p></article>
+      <aside class="outline"><a href="#sso">このページの内容</a></aside></main>
+      <footer>© 2026 XYZ Inc. プライバシーポリシー</footer></body></html>`;
+    expect(htmlSections(page)).toEqual([
+      { heading: 'ログイン', text: 'メールアドレスでログインします。' },
+      { heading: 'ログイン > SSO', text: 'SSO の設定方法。' },
+    ]);
+  });
+
+  it('a page without main or article is read whole, still without navigation and footer', () => {
+    const page = '<html><body><div role="navigation">メニュー</div><nav>目次</nav><h2>節</h2><p>本文。</p><footer>フッター</footer></body></html>';
+    expect(htmlSections(page)).toEqual([{ heading: '節', text: '本文。' }]);
+  });
+
   it('splits by h1–h3 and keeps only body text', () => {
     const html = `<!doctype html><html><head><title>タイトル</title><style>p { color: red }</style></head>
       <body>
