@@ -79,8 +79,10 @@ export function createManualSplitter(options: ChunkOptions = {}): RecursiveChara
 
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 // Tags of HTML written inside documentation-site Markdown; a placeholder such as `<id>` in running text is kept.
+// Every pattern below stops scanning at the character that could start its next match (`[^<>]`, `[^[\]]`,
+// `[^()]`), so a long line full of unclosed `<a`, `[` or `![` costs linear time, not quadratic.
 const HTML_TAG =
-  /<\/?(?:a|abbr|b|br|center|code|details|div|em|figcaption|figure|font|h[1-6]|hr|i|iframe|img|kbd|li|mark|ol|p|picture|pre|s|small|source|span|strong|sub|summary|sup|table|tbody|td|tfoot|th|thead|tr|u|ul|video|Badge)\b[^>]*>/gi;
+  /<\/?(?:a|abbr|b|br|center|code|details|div|em|figcaption|figure|font|h[1-6]|hr|i|iframe|img|kbd|li|mark|ol|p|picture|pre|s|small|source|span|strong|sub|summary|sup|table|tbody|td|tfoot|th|thead|tr|u|ul|video|Badge)\b[^<>]*>/gi;
 
 // Components of Vue/VitePress and MDX (`<Tabs>`, `<TabItem value="mac">`, `<el-button type="primary">`): PascalCase
 // or hyphenated names. Such a tag goes when it cannot be a placeholder in running text: it has attributes, closes
@@ -89,7 +91,8 @@ const COMPONENT_TAG = /<(\/?)([A-Z][\w.]*|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)(\s[^<>]
 // Vue template interpolation (`{{ $frontmatter.title }}`), never text a reader sees.
 const INTERPOLATION = /\{\{[^{}]*\}\}/g;
 // MDX module lines (Docusaurus): `import Tabs from '@theme/Tabs';`, `export const x = …`.
-const MDX_MODULE_LINE = /^(?:import\s+(?:[^'"]+\s+from\s+)?['"][^'"]+['"];?|export\s+(?:const|let|var|function|default)\b.*)\s*$/;
+// One `\s` after `import`, not `\s+`: two quantifiers that both take spaces made a long line of spaces catastrophic.
+const MDX_MODULE_LINE = /^(?:import\s(?:[^'"]*\sfrom\s*)?['"][^'"]+['"];?|export\s+(?:const|let|var|function|default)\b.*)\s*$/;
 // Table-of-contents markers of VitePress and Markdown-it (`[[toc]]`, `[toc]`).
 const TOC_MARKER = /^\s*\[\[?toc\]\]?\s*$/i;
 // MkDocs admonitions (`!!! note "タイトル"`, collapsible `??? tip`): the marker goes, a quoted title stays.
@@ -97,7 +100,7 @@ const MKDOCS_ADMONITION = /^(\s*)(?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?:[ \t]+[\w-]+)*(
 // GitHub alerts (`> [!NOTE]`): the marker is no text of the page.
 const GITHUB_ALERT = /^(\s*(?:>\s*)+)\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*/i;
 // A heading's explicit anchor (`## 設定 {#settings}`), VitePress, Docusaurus and Pandoc syntax.
-const HEADING_ANCHOR = /\s*\{#[^}\s]*\}\s*$/;
+const HEADING_ANCHOR = /\{#[^{}\s]*\}\s*$/;
 // Blocks whose content is code the page runs or styles it with (`<script setup>`, `<style scoped>`), never text.
 const CODE_BLOCK_START = /^\s*<(script|style)\b[^>]*>/i;
 
@@ -118,11 +121,11 @@ function cleanMarkdownLine(line: string, closed: ReadonlySet<string> = new Set()
         ? part
         : decodeHTMLStrict(
             part
-              .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
-              .replace(/!\[[^\]]*\]\[[^\]]*\]/g, '')
-              .replace(/\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
-              .replace(/\[([^\]]+)\]\[[^\]]*\]/g, '$1')
-              .replace(/<img\b[^>]*>/gi, '')
+              .replace(/!\[[^[\]]*\]\([^()]*\)/g, '')
+              .replace(/!\[[^[\]]*\]\[[^[\]]*\]/g, '')
+              .replace(/\[([^[\]]*)\]\((?:[^()]|\([^()]*\))*\)/g, '$1')
+              .replace(/\[([^[\]]+)\]\[[^[\]]*\]/g, '$1')
+              .replace(/<img\b[^<>]*>/gi, '')
               .replace(HTML_TAG, '')
               .replace(COMPONENT_TAG, (tag, closing: string, name: string, attributes: string | undefined, selfClosing: string) =>
                 closing || selfClosing || attributes?.trim() || closed.has(name) ? '' : tag,
@@ -217,7 +220,7 @@ export function cleanMarkdown(markdown: string): string {
     }
     if (/^\s{0,3}\[[^\]]+\]:\s*\S/.test(line)) continue;
     if (/^\s{0,3}#[ \t]/.test(line)) hasH1 = true;
-    if (/^\s{0,3}#{1,6}[ \t]/.test(line)) line = line.replace(HEADING_ANCHOR, '');
+    if (/^\s{0,3}#{1,6}[ \t]/.test(line)) line = line.replace(HEADING_ANCHOR, '').trimEnd();
     out.push(cleanMarkdownLine(line, closed));
   }
   const body = out.join('\n');

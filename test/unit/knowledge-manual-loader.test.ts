@@ -61,6 +61,26 @@ describe('cleanMarkdown', () => {
     expect(cleanMarkdown(md)).toBe(text);
   });
 
+  // Not a speed target: these lines took seconds to minutes each while a pattern rescanned the rest of the line from
+  // every unclosed `<a`, `[` or `![` (quadratic), or tried every split of a run of spaces (`import` + spaces). Linear
+  // patterns clean them in milliseconds, so the generous timeout only catches that kind of blow-up.
+  it('a page of long lines full of unclosed markup is cleaned without blowing up', { timeout: 10_000 }, () => {
+    const n = 100_000;
+    const lines = [
+      '<A '.repeat(n),
+      '<a-b '.repeat(n),
+      `import ${' '.repeat(3 * n)}x`,
+      `## x ${'{#'.repeat(n)}`,
+      '['.repeat(3 * n),
+      '!['.repeat(n),
+      '[a]('.repeat(n),
+      '<img '.repeat(n),
+      '{{ '.repeat(n),
+    ];
+    const text = cleanMarkdown(lines.join('\n'));
+    expect(markdownSections(text).length).toBeGreaterThan(0);
+  });
+
   it('a section of documentation-site Markdown indexes no markup words', () => {
     const sections = markdownSections(cleanMarkdown('---\ntitle: 二段階認証\n---\n::: tip\n[認証アプリ](https://x.example/app)を使う。![図](a.png)\n:::'));
     expect(sections).toEqual([{ heading: '二段階認証', text: '認証アプリを使う。' }]);
