@@ -1,7 +1,8 @@
 /**
- * Loads past questions and answers from CSV files (RFC 4180: a header row, then question and answer in the first two
- * columns; quoted fields may hold commas, doubled quotes and line breaks). Spreadsheet exports are accepted as they
- * come: UTF-8 with BOM or Shift_JIS, CRLF, blank lines.
+ * Loads past questions and answers from CSV files (RFC 4180: a header row, then one pair per row; quoted fields may
+ * hold commas, doubled quotes and line breaks). Spreadsheet exports are accepted as they come: UTF-8 with BOM or
+ * Shift_JIS, CRLF, blank lines, and columns in any order when the header names them (`question`/`answer`,
+ * `質問`/`回答`, `Q`/`A`…, see {@link qaColumns}); a header that names neither means the first two columns.
  */
 import { readFile } from 'node:fs/promises';
 import { CsvError, parse } from 'csv-parse/sync';
@@ -37,10 +38,48 @@ export interface QaLoadResult {
   skipped: SkippedQaRow[];
 }
 
+/** Header names of the question column, normalised (NFKC, lower case, no spaces). */
+const QUESTION_HEADERS = ['question', 'questions', 'q', 'query', '質問', '質問文', '質問内容', '問い合わせ', '問い合わせ内容', 'お問い合わせ', '問合せ', '問', '問い'];
+/** Header names of the answer column, normalised likewise. */
+const ANSWER_HEADERS = ['answer', 'answers', 'a', 'response', '回答', '回答文', '回答内容', '答え', '答', '解答'];
+
+function normalizedHeader(cell: string): string {
+  return cell.normalize('NFKC').toLowerCase().replace(/\s+/g, '');
+}
+
+/** The column whose header is one of `names`, or carries one of them before a qualifier (`質問（日本語）`, `question_text`). */
+function namedColumn(header: readonly string[], names: readonly string[]): number {
+  const cells = header.map(normalizedHeader);
+  const exact = cells.findIndex((c) => names.includes(c));
+  if (exact >= 0) return exact;
+  // One-letter names only match whole, so `q` does not claim `quantity`.
+  return cells.findIndex((c) => names.some((n) => n.length > 1 && c.startsWith(n) && /^[(（:：_\-\[［]/.test(c.slice(n.length))));
+}
+
+/** Which columns hold the question and the answer; `named` is false when the header names neither (the first two). */
+export interface QaColumns {
+  question: number;
+  answer: number;
+  named: boolean;
+}
+
 /**
- * Parses one CSV text into pairs. Row numbers count data records after the header, including skipped ones, so a
- * pair keeps its id (`${fileName}#${row}`) when a neighbouring row is fixed or emptied. Rows whose question or
- * answer is empty (after trimming) are skipped, each with a warning naming the file and row.
+ * The question and answer columns of a CSV header: those it names (`question`/`answer`, `質問`/`回答`, `Q`/`A`, in any
+ * order, among other columns such as an id or a category), else the first two. A spreadsheet export often starts
+ * with an id or a category column; taking the first two columns blindly would index those as the questions.
+ */
+export function qaColumns(header: readonly string[]): QaColumns {
+  const question = namedColumn(header, QUESTION_HEADERS);
+  const answer = namedColumn(header, ANSWER_HEADERS);
+  if (question >= 0 && answer >= 0 && question !== answer) return { question, answer, named: true };
+  return { question: 0, answer: 1, named: false };
+}
+
+/**
+ * Parses one CSV text into pairs, reading the columns {@link qaColumns} picks from the header (with a warning when a
+ * header of more than two columns names neither). Row numbers count data records after the header, including skipped
+ * ones, so a pair keeps its id (`${fileName}#${row}`) when a neighbouring row is fixed or emptied. Rows whose
+ * question or answer is empty (after trimming) are skipped, each with a warning naming the file and row.
  *
  * @param file path used in messages; its base name is `fileName`.
  * @throws KnowledgeError with the line of the problem when the CSV is malformed (e.g. an unclosed quote).
@@ -67,10 +106,18 @@ export function parseQaCsv(text: string, fileName: string, options: { file?: str
   }
   const pairs: QaPair[] = [];
   const skipped: SkippedQaRow[] = [];
+  const header = records[0]?.record ?? [];
+  const columns = qaColumns(header);
+  if (!columns.named && header.length > 2) {
+    options.logger?.warn(
+      { file, header },
+      `${file}: the header names no question and answer columns (question/answer, 質問/回答, Q/A); reading the first two columns (${header.slice(0, 2).join(', ')}) as question and answer`,
+    );
+  }
   for (const [index, { record, info }] of records.slice(1).entries()) {
     const row = index + 1;
-    const question = (record[0] ?? '').trim();
-    const answer = (record[1] ?? '').trim();
+    const question = (record[columns.question] ?? '').trim();
+    const answer = (record[columns.answer] ?? '').trim();
     if (!question || !answer) {
       const reason = !question && !answer ? 'empty question and answer' : !question ? 'empty question' : 'empty answer';
       skipped.push({ fileName, row, line: info.lines, reason });

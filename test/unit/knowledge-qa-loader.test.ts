@@ -4,10 +4,23 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KnowledgeError } from '../../src/knowledge/errors.js';
 import { loadQaPairs, parseQaCsv } from '../../src/knowledge/qa-loader.js';
+import type { Logger } from '../../src/logger.js';
 
 type Row = [row: number, question: string, answer: string];
 
 describe('parseQaCsv', () => {
+  it('warns, naming the columns it reads, when a wider header names no question and answer', () => {
+    const warnings: string[] = [];
+    const logger = { warn: (_: unknown, msg: string) => void warnings.push(msg), debug: () => undefined, info: () => undefined } as unknown as Logger;
+    parseQaCsv('id,category,text\n1,ログイン,x\n', 'faq.csv', { logger });
+    expect(warnings).toEqual([expect.stringContaining('reading the first two columns (id, category)')]);
+    warnings.length = 0;
+    parseQaCsv('ID,質問,回答\n1,Q1,A1\n', 'faq.csv', { logger });
+    parseQaCsv('x,y\nQ1,A1\n', 'faq.csv', { logger });
+    expect(warnings).toEqual([]);
+  });
+
+
   const cases: { name: string; csv: string; pairs: Row[]; skipped?: number[] }[] = [
     { name: 'plain rows', csv: 'question,answer\nQ1,A1\nQ2,A2\n', pairs: [[1, 'Q1', 'A1'], [2, 'Q2', 'A2']] },
     { name: 'quoted comma', csv: 'q,a\n"設定は、どこ?","画面右上、歯車から"\n', pairs: [[1, '設定は、どこ?', '画面右上、歯車から']] },
@@ -25,6 +38,12 @@ describe('parseQaCsv', () => {
     { name: 'empty question', csv: 'q,a\n,A1\nQ2,A2\n', pairs: [[2, 'Q2', 'A2']], skipped: [1] },
     { name: 'whitespace-only fields', csv: 'q,a\n" ","  "\nQ2,A2\n', pairs: [[2, 'Q2', 'A2']], skipped: [1] },
     { name: 'header only', csv: 'question,answer\n', pairs: [] },
+    { name: 'columns named in any order among others', csv: 'id,カテゴリ,回答,質問\n1,ログイン,A1,Q1\n', pairs: [[1, 'Q1', 'A1']] },
+    { name: 'English names in any case, after an id and a category', csv: 'ID,Category,Question,Answer,URL\n7,x,Q1,A1,https://x\n', pairs: [[1, 'Q1', 'A1']] },
+    { name: 'names with a qualifier', csv: 'No,質問（日本語）,回答（日本語）\n1,Q1,A1\n', pairs: [[1, 'Q1', 'A1']] },
+    { name: 'full-width Ｑ and Ａ', csv: '番号,Ｑ,Ａ\n1,Q1,A1\n', pairs: [[1, 'Q1', 'A1']] },
+    { name: 'a header naming neither: the first two columns', csv: 'foo,bar,baz\nQ1,A1,x\n', pairs: [[1, 'Q1', 'A1']] },
+    { name: 'English names with a qualifier', csv: 'faq_id,answer_text,question_text\n5,A1,Q1\n', pairs: [[1, 'Q1', 'A1']] },
     { name: 'empty file', csv: '', pairs: [] },
   ];
 
