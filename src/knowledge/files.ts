@@ -30,6 +30,11 @@ export interface ListOptions {
    * no file read twice.
    */
   recursive?: boolean;
+  /**
+   * Entries that are not content, by name (compared in lower case) with the reason logged at debug: a documentation
+   * repository's `node_modules`, a site's navigation files. Skipped like dotfiles, so they count nowhere.
+   */
+  skip?: ReadonlyMap<string, string>;
 }
 
 /** What {@link listSourceFiles} found, for summaries and warnings. */
@@ -97,6 +102,11 @@ export async function listSources(
       const relName = rel ? `${rel}/${name}` : name;
       if (name.startsWith('.')) {
         logger?.debug({ file: filePath }, `skipping ${relName}: hidden`);
+        continue;
+      }
+      const notContent = options.skip?.get(name.toLowerCase());
+      if (notContent !== undefined) {
+        logger?.debug({ file: filePath }, `skipping ${relName}: ${notContent}`);
         continue;
       }
       const entry = await lstat(filePath);

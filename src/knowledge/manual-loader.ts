@@ -16,6 +16,19 @@ import { decodeText, listSources, normalizeNewlines, type SourceFile } from './f
 /** File types the manual loader reads; anything else in the directory is skipped. */
 export const MANUAL_EXTENSIONS = ['.md', '.markdown', '.mdx', '.txt', '.html', '.htm', '.pdf'] as const;
 
+/**
+ * What a manual folder may hold that is not the manual: the packages of a documentation repository (thousands of
+ * README files of libraries), and the navigation files of docsify and GitBook, lists of links to every page that
+ * would match every question by its page titles.
+ */
+export const MANUAL_SKIPPED_NAMES: ReadonlyMap<string, string> = new Map([
+  ['node_modules', 'installed packages, not the manual'],
+  ['_sidebar.md', 'site navigation (docsify)'],
+  ['_navbar.md', 'site navigation (docsify)'],
+  ['_coverpage.md', 'site cover (docsify)'],
+  ['summary.md', 'table of contents (GitBook)'],
+]);
+
 /** Default chunking, as in the design (CHUNK_SIZE / CHUNK_OVERLAP). */
 export const DEFAULT_CHUNK_SIZE = 300;
 export const DEFAULT_CHUNK_OVERLAP = 20;
@@ -442,7 +455,7 @@ export async function loadManualChunks(
 ): Promise<ManualLoadResult> {
   const { logger, onProgress } = options;
   const splitter = createManualSplitter(options);
-  const listing = await listSources(dir, MANUAL_EXTENSIONS, 'manuals', logger, { recursive: true });
+  const listing = await listSources(dir, MANUAL_EXTENSIONS, 'manuals', logger, { recursive: true, skip: MANUAL_SKIPPED_NAMES });
   const files = listing.files;
   for (const folder of listing.emptyFolders) {
     const where = folder === '.' ? dir : `${folder}/ in ${dir}`;

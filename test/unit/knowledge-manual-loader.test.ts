@@ -259,6 +259,19 @@ describe('loadManualChunks', () => {
     expect(progress).toEqual(['read 0/3', 'read 1/3', 'read 2/3', 'read 3/3']);
   });
 
+  it("skips what is not the manual: a docs repository's node_modules and the navigation files of docsify and GitBook", async () => {
+    await mkdir(path.join(dir, 'node_modules', 'vitepress'), { recursive: true });
+    await mkdir(path.join(dir, 'guide'));
+    await writeFile(path.join(dir, 'node_modules', 'vitepress', 'README.md'), '# VitePress\nパッケージの説明。');
+    await writeFile(path.join(dir, '_sidebar.md'), '- [ログイン](guide/login.md)\n- [料金](guide/price.md)');
+    await writeFile(path.join(dir, 'SUMMARY.md'), '# Summary\n* [ログイン](guide/login.md)');
+    await writeFile(path.join(dir, 'guide', '_navbar.md'), '- [ホーム](/)');
+    await writeFile(path.join(dir, 'guide', 'login.md'), '# ログイン\nメールアドレスでログインします。');
+    const { files, perFolder } = await loadManualChunks(dir);
+    expect(files).toEqual(['guide/login.md']);
+    expect(perFolder).toEqual({ guide: 1 });
+  });
+
   it('reads Docusaurus .mdx pages as the text a reader sees', async () => {
     await writeFile(
       path.join(dir, 'install.mdx'),
