@@ -156,8 +156,8 @@ function cleanMarkdownLine(line: string, closed: ReadonlySet<string> = new Set()
  * tags, link reference definitions and link targets go, link texts and headings stay. What a site generator adds
  * goes too: `<script>` and `<style>` blocks, MDX `import`/`export` lines, component tags (their inner text stays),
  * `{{ }}` interpolations, `[[toc]]` markers, heading anchors (`{#id}`), MkDocs admonition markers (`!!! note`) and
- * GitHub alert markers (`> [!NOTE]`); HTML entities are decoded. Code blocks
- * are left as they are, since a command or an error message in them is worth finding.
+ * GitHub alert markers (`> [!NOTE]`); HTML entities are decoded. Code blocks are left as they are, since a command
+ * or an error message in them is worth finding.
  */
 export function cleanMarkdown(markdown: string): string {
   let text = normalizeNewlines(markdown).replace(/^\uFEFF/, '');
