@@ -19,6 +19,7 @@
  * offered as an update of that pair: accepting it replaces the pair's text under the pair's id.
  */
 import type { Redis } from 'ioredis';
+import { execAll } from '../queues/connection.js';
 import { LEARNED_ID_PREFIX, type LearnedPairSource } from '../search/embedded-qa.js';
 import type { QaPair, QaSearch } from '../search/types.js';
 import { LuaScript } from '../tickets/lua.js';
@@ -293,9 +294,7 @@ export class LearnedAnswerStore {
       const tx = this.redis.multi();
       if (ids.length > 0) tx.hdel(this.keys.candidates, ...ids.map(String));
       tx.hdel(this.keys.proposed, ...ticketIds);
-      const results = (await tx.exec()) ?? [];
-      const failed = results.find(([err]) => err);
-      if (failed?.[0]) throw failed[0];
+      await execAll(tx);
     }
     return ids;
   }

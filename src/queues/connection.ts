@@ -225,3 +225,13 @@ export async function produce<T>(redis: Redis, action: () => Promise<T>): Promis
     throw err;
   }
 }
+
+/**
+ * Runs a MULTI (or pipeline) and throws the first command's error: ioredis resolves `exec()` with per-command errors
+ * instead of rejecting. A transaction EXEC aborted by a WATCH resolves null, which is not an error here.
+ */
+export async function execAll(multi: ReturnType<Redis['multi']>): Promise<void> {
+  const results = await multi.exec();
+  const failed = results?.find(([err]) => err);
+  if (failed?.[0]) throw failed[0];
+}

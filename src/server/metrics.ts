@@ -31,6 +31,7 @@ import type { Redis } from 'ioredis';
 import { Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValueWithName } from 'prom-client';
 import type { LlmUsage } from '../agent/types.js';
 import type { IgnoreReason } from '../mail/classify.js';
+import { execAll } from '../queues/connection.js';
 import { ALL_QUEUE_NAMES } from '../queues/names.js';
 import type { Queues } from '../queues/registry.js';
 import { TICKET_STATES } from '../tickets/ticket.js';
@@ -90,12 +91,6 @@ export function agentRunBucketField(durationMs: number): string {
   const seconds = durationMs / 1000;
   const bound = AGENT_RUN_BUCKETS_SECONDS.find((le) => seconds <= le);
   return `le:${bound === undefined ? '+Inf' : String(bound)}`;
-}
-
-async function execAll(multi: ReturnType<Redis['multi']>): Promise<void> {
-  const results = await multi.exec();
-  const failed = results?.find(([err]) => err);
-  if (failed?.[0]) throw failed[0];
 }
 
 function nonNegativeInt(value: number, what: string): number {

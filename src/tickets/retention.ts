@@ -24,6 +24,7 @@ import { GapStore } from '../knowledge/gaps.js';
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import { comparableAddress, normaliseAddress } from '../mail/addresses.js';
 import { rawKey } from '../mail/raw-store.js';
+import { execAll } from '../queues/connection.js';
 import { LockBusyError, acquireRedisLock, type RedisLock } from '../queues/redis-lock.js';
 import { autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey } from './rate-limit.js';
 import {
@@ -373,9 +374,7 @@ export async function forgetCustomer(deps: RetentionDeps, value: string, options
     if (report.rateLimitKeys.length > 0) cleanup.del(...report.rateLimitKeys);
     // The overall window counts replies by ticket id; the ids go too, though the window forgets them within the hour.
     if (ids.size > 0) cleanup.zrem(autoReplyTotalKey(deps.prefix), ...ids);
-    const results = (await cleanup.exec()) ?? [];
-    const failed = results.find(([err]) => err);
-    if (failed?.[0]) throw failed[0];
+    await execAll(cleanup);
     // The knowledge gaps keep questions, which the personal-data rules cannot be sure to have cleaned.
     await new GapStore(deps.redis, { prefix: deps.prefix }).forgetTickets(ids);
     report.learnedCandidates = await learned.candidatesOfTickets(ids, { remove: true });
