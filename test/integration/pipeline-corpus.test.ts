@@ -5,20 +5,13 @@
  * customer and the operator see: every mail ends as a ticket in a final state with a reason, none stalls or crashes
  * a role, no mail gets more than one reply, and each reply goes to its own sender and threads under its mail.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import type { Ticket } from '../../src/tickets/ticket.js';
-import { REPO_ROOT, ingest, pipelineEnv, removePrefix, startPipelineServers, startRoles, waitForState, type PipelineServers, type RunningRoles } from '../support/pipeline.js';
-
-const corpus = path.resolve(REPO_ROOT, '../shared/corpora/mikel-mail');
-
-function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) => (entry.isDirectory() ? walk(path.join(dir, entry.name)) : entry.name === 'LICENSE' ? [] : [path.join(dir, entry.name)]))
-    .sort();
-}
+import { MAIL_CORPUS_DIR, mailCorpusFiles } from '../support/mail-corpus.js';
+import { ingest, pipelineEnv, removePrefix, startPipelineServers, startRoles, waitForState, type PipelineServers, type RunningRoles } from '../support/pipeline.js';
 
 /** The states a ticket rests in: nothing more happens without a person. */
 const FINAL_STATES = ['sent', 'parked', 'ignored', 'failed'] as const;
@@ -45,13 +38,13 @@ afterAll(async () => {
 
 describe('the real-world mail corpus through the whole pipeline', () => {
   it('ends every mail as a ticket in a final state with a reason, answers none twice, and threads each reply', async () => {
-    const files = walk(corpus);
-    expect(files.length, `the corpus at ${corpus} (CI clones ../shared beside the repository)`).toBeGreaterThan(90);
+    const files = mailCorpusFiles();
+    expect(files.length, `the corpus at ${MAIL_CORPUS_DIR} (CI clones ../shared beside the repository)`).toBeGreaterThan(90);
 
     const ticketOf = new Map<string, string>();
     for (const file of files) {
-      const { ticketId } = await ingest(running, readFileSync(file));
-      ticketOf.set(path.relative(corpus, file), ticketId);
+      const { ticketId } = await ingest(running, readFileSync(path.join(MAIL_CORPUS_DIR, file)));
+      ticketOf.set(file, ticketId);
     }
     const tickets = new Map<string, Ticket>();
     for (const [file, ticketId] of ticketOf) {

@@ -2,24 +2,16 @@
  * Every raw mail of the shared real-world corpus (mikel/mail fixtures, written by nobody on this team) goes through
  * parsing and the reply decision. The expected decisions are pinned so a change in either module shows up as a diff.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decideReply, replySignalsOf, type ReplyDecision } from '../../src/mail/classify.js';
 import { MailParseError, parseInboundMail, type InboundMail } from '../../src/mail/parse.js';
+import { MAIL_CORPUS_DIR as corpus, mailCorpusFiles } from '../support/mail-corpus.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const corpus = path.resolve(repoRoot, '../shared/corpora/mikel-mail');
 const ctx = { ourAddresses: ['Helpdesk <support@support.example>'], loopMarker: 'helpdesk-worker' };
 
-function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) => (entry.isDirectory() ? walk(path.join(dir, entry.name)) : entry.name === 'LICENSE' ? [] : [path.join(dir, entry.name)]))
-    .sort();
-}
-
-const files = walk(corpus).map((file) => path.relative(corpus, file));
+const files = mailCorpusFiles();
 
 // Files that are genuinely unreadable as mail and may throw MailParseError. None so far.
 const UNREADABLE: string[] = [];
