@@ -126,7 +126,7 @@ function closedComponents(markdown: string): Set<string> {
  * One line of Markdown prose (not code) without image tags, link targets, HTML and component tags and template
  * interpolations, with HTML entities decoded (`&nbsp;`, `&lt;`); code spans are kept whole.
  */
-function cleanMarkdownLine(line: string, closed: ReadonlySet<string> = new Set()): string {
+function cleanMarkdownLine(line: string, closed: ReadonlySet<string>): string {
   return line
     .split(/(`+[^`]*`+)/)
     .map((part, i) =>
