@@ -7,10 +7,10 @@ import { readFile } from 'node:fs/promises';
 import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
 import { decodeHTMLStrict } from 'entities';
 import { convert, type FormatCallback } from 'html-to-text';
-import { extractText, getDocumentProxy } from 'unpdf';
 import type { Logger } from '../logger.js';
 import type { ManualChunk, ProgressFn } from '../search/types.js';
 import { errorMessage, KnowledgeError } from './errors.js';
+import { pdfSections } from './pdf-layout.js';
 import { decodeText, listSources, normalizeNewlines, type SourceFile } from './files.js';
 
 /** File types the manual loader reads; anything else in the directory is skipped. */
@@ -240,41 +240,6 @@ export function cleanMarkdown(markdown: string): string {
   return title && !hasH1 ? `# ${title}\n\n${body}` : body;
 }
 
-const SENTENCE_END = /[。．.!！?？:：」』）)]$/;
-const LIST_START = /^(?:[・•●○■□◆◇▶►\-–*]|\d+[.)．）]|[（(]\d+[)）]|第.+[章節条])/;
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303F\uFF00-\uFFEF]/u;
-
-/**
- * Joins the line breaks a PDF page puts inside sentences: a line that fills most of the page's width and does not
- * end a sentence continues on the next line, unless that one starts a list item or a numbered heading. Japanese
- * lines join without a space, others with one. Short lines (headings, list items, the end of a paragraph) keep
- * their breaks.
- */
-export function joinWrappedLines(page: string): string {
-  const lines = normalizeNewlines(page).split('\n').map((l) => l.trimEnd());
-  const width = Math.max(0, ...lines.map((l) => Array.from(l.trim()).length));
-  if (width < 20) return lines.join('\n');
-  const out: string[] = [];
-  for (const line of lines) {
-    const prev = out[out.length - 1];
-    const next = line.trim();
-    const wraps =
-      prev !== undefined &&
-      prev.trim() !== '' &&
-      next !== '' &&
-      Array.from(prev.trim()).length >= 0.75 * width &&
-      !SENTENCE_END.test(prev) &&
-      !LIST_START.test(next);
-    if (wraps) {
-      const joiner = CJK.test(prev.slice(-1)) || CJK.test(next[0] ?? '') ? '' : ' ';
-      out[out.length - 1] = prev + joiner + next;
-    } else {
-      out.push(line);
-    }
-  }
-  return out.join('\n');
-}
-
 /**
  * Splits Markdown into sections by its `#`, `##` and `###` headings (ATX style). Deeper headings stay in the text,
  * where they still help matching; lines inside fenced code blocks are never taken for headings. Sections without
@@ -379,35 +344,14 @@ export function htmlSections(html: string): ManualSection[] {
   return sections;
 }
 
-/**
- * Extracts the text of a PDF, page by page (pages separated by a blank line so the splitter prefers page breaks).
- *
- * @throws KnowledgeError naming `file` when the bytes are not a readable PDF.
- */
-export async function pdfText(data: Uint8Array, file: string): Promise<string> {
-  try {
-    // pdf.js takes ownership of (detaches) the buffer it is given; a copy keeps the caller's bytes usable. Verbosity 0
-    // stops its console warnings ("Indexing all PDF objects"), which would otherwise land on a CLI's stdout.
-    const pdf = await getDocumentProxy(new Uint8Array(data), { verbosity: 0 });
-    try {
-      const { text } = await extractText(pdf, { mergePages: false });
-      return text.map((page) => joinWrappedLines(page).trim()).filter(Boolean).join('\n\n');
-    } finally {
-      await pdf.destroy();
-    }
-  } catch (err) {
-    throw new KnowledgeError(`${file}: cannot read PDF: ${errorMessage(err)}`, file, undefined, { cause: err });
-  }
-}
-
 /** Reads one manual file into sections according to its extension. */
 export async function readManualSections(file: SourceFile, logger?: Logger): Promise<ManualSection[]> {
   const data = await readFile(file.path);
   switch (file.ext) {
     case '.pdf': {
-      const text = await pdfText(data, file.path);
-      if (!text) logger?.warn({ file: file.path }, `${file.fileName} has no extractable text (scanned images?); nothing indexed from it`);
-      return text ? [{ heading: '', text }] : [];
+      const sections = await pdfSections(data, file.path);
+      if (sections.length === 0) logger?.warn({ file: file.path }, `${file.fileName} has no extractable text (scanned images?); nothing indexed from it`);
+      return sections;
     }
     case '.md':
     case '.markdown':

@@ -7,7 +7,6 @@ import {
   cleanMarkdown,
   createManualSplitter,
   htmlSections,
-  joinWrappedLines,
   loadManualChunks,
   markdownSections,
 } from '../../src/knowledge/manual-loader.js';
@@ -84,20 +83,6 @@ describe('cleanMarkdown', () => {
   it('a section of documentation-site Markdown indexes no markup words', () => {
     const sections = markdownSections(cleanMarkdown('---\ntitle: 二段階認証\n---\n::: tip\n[認証アプリ](https://x.example/app)を使う。![図](a.png)\n:::'));
     expect(sections).toEqual([{ heading: '二段階認証', text: '認証アプリを使う。' }]);
-  });
-});
-
-describe('joinWrappedLines', () => {
-  const full = 'あ'.repeat(30);
-  it.each([
-    { name: 'a Japanese sentence wrapped by the page joins without a space', page: `${full}\nいうえお。`, text: `${full}いうえお。` },
-    { name: 'a sentence end keeps its break', page: `${'あ'.repeat(29)}。\n次の段落。`, text: `${'あ'.repeat(29)}。\n次の段落。` },
-    { name: 'a short line (heading) keeps its break', page: `第1章 はじめに\n${full}。`, text: `第1章 はじめに\n${full}。` },
-    { name: 'a list item keeps its break', page: `${full}\n・項目`, text: `${full}\n・項目` },
-    { name: 'Latin text joins with a space', page: 'The backup notification is sent to the\naddress of the owner.', text: 'The backup notification is sent to the address of the owner.' },
-    { name: 'a narrow page is left alone', page: 'あい\nうえ', text: 'あい\nうえ' },
-  ])('$name', ({ page, text }) => {
-    expect(joinWrappedLines(page)).toBe(text);
   });
 });
 
