@@ -34,8 +34,11 @@ export interface PdfLine {
 const SENTENCE_END = /[。．.!！?？:：]$/;
 const LIST_START = /^(?:[・•●○■□◆◇▶►\-–*※]|\d+[.)．）]|[（(]\d+[)）]|[①-⑳]|第.+[章節条])/;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303F\uFF00-\uFFEF]/u;
-/** A page number alone on its line: `3`, `- 3 -`, `Page 3`, `3 / 20`, `p. 3`, `3ページ`, `(3)`. */
-const PAGE_NUMBER = /^[-–—‐(（[［]?\s*(?:p(?:age)?\.?\s*)?#+\s*(?:(?:\/|／|of)\s*#+)?\s*(?:ページ|頁)?\s*[-–—‐)）\]］]?$/i;
+/**
+ * A page number alone on its line, digits made `#` (see {@link furnitureKey}): `3`, `- 3 -`, `Page 3`, `3 / 20`,
+ * `p. 3`, `3ページ`, `(3)`, and the roman numbers of front matter (`iv`).
+ */
+const PAGE_NUMBER = /^(?:[-–—‐(（[［]?\s*(?:p(?:age)?\.?\s*)?#+\s*(?:(?:\/|／|of)\s*#+)?\s*(?:ページ|頁)?\s*[-–—‐)）\]］]?|[ivxlc]{1,7}|[IVXLC]{1,7})$/i;
 /** A table-of-contents line: a title, a dot leader and a page number. */
 const TOC_LEADER = /(?:[.．・･…‥·⋯]\s*){4,}\s*\d+\s*$/;
 /** Lines of a page looked at for running headers and footers: the two topmost and the two lowest. */
@@ -94,9 +97,9 @@ function furnitureKey(text: string): string {
 }
 
 /**
- * Leaves out what is not the manual's text: page numbers and lines that repeat at the top or bottom of at least half
- * of the pages (three at least: a running header or footer), and table-of-contents lines with a dot leader. A line
- * set larger than the body text is a heading and stays.
+ * Leaves out what is not the manual's text: page numbers; lines that repeat at the top or bottom of at least half
+ * of the pages (three at least), or of two pages with a page number at one end (running headers and footers); and
+ * table-of-contents lines with a dot leader. A line set larger than the body text is a heading and stays.
  */
 export function withoutPageFurniture(pages: readonly PdfLine[][]): PdfLine[][] {
   const edges = pages.map((lines) => {
@@ -107,7 +110,12 @@ export function withoutPageFurniture(pages: readonly PdfLine[][]): PdfLine[][] {
   for (const edge of edges) {
     for (const key of new Set([...edge].map((line) => furnitureKey(line.text)))) pagesWithKey.set(key, (pagesWithKey.get(key) ?? 0) + 1);
   }
-  const repeats = (key: string) => pages.length >= 3 && (pagesWithKey.get(key) ?? 0) >= Math.max(3, pages.length / 2);
+  // A running header or footer repeats on half the pages; one that names the chapter changes with it, but it
+  // carries the page number at one end.
+  const repeats = (key: string) => {
+    const count = pagesWithKey.get(key) ?? 0;
+    return (count >= 3 && count >= pages.length / 2) || (count >= 2 && /^#\s|\s#$/.test(key));
+  };
   const body = bodySize(pages.flat());
   return pages.map((lines, i) =>
     lines.filter((line) => {

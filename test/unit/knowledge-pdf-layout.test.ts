@@ -29,9 +29,19 @@ describe('withoutPageFurniture', () => {
     ['3 / 12'],
     ['3ページ'],
     ['(3)'],
+    ['iii'],
   ])('page number %s at the foot of a page goes', (footer) => {
     const pages = [1, 2, 3, 4].map((n) => pageOf(n, footer.replace('3', String(n))));
     expect(withoutPageFurniture(pages).map((p) => p.map((l) => l.text))).toEqual(BODIES.map((b) => [b]));
+  });
+
+  it('a running header naming the chapter and the page number goes, also when the chapter has two pages', () => {
+    const pages = [
+      [line('Chapter 2: Utilities 6', 800), line('Run the tool with --help.', 700)],
+      [line('Chapter 2: Utilities 7', 800), line('It prints the options.', 700)],
+      [line('Chapter 3: Functions 8', 800), line('Each function returns a code.', 700)],
+    ];
+    expect(withoutPageFurniture(pages).map((p) => p.map((l) => l.text))).toEqual([['Run the tool with --help.'], ['It prints the options.'], ['Chapter 3: Functions 8', 'Each function returns a code.']]);
   });
 
   it('keeps a line at the top of a page that does not repeat, and everything in a document of two pages', () => {
