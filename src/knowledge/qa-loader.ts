@@ -2,10 +2,13 @@
  * Loads past questions and answers from CSV files (RFC 4180: a header row, then one pair per row; quoted fields may
  * hold commas, doubled quotes and line breaks). Spreadsheet exports are accepted as they come: UTF-8 with BOM or
  * Shift_JIS, CRLF, blank lines, and columns in any order when the header names them (`question`/`answer`,
- * `質問`/`回答`, `Q`/`A`…, see {@link qaColumns}); a header that names neither means the first two columns.
+ * `質問`/`回答`, `Q`/`A`…, see {@link qaColumns}); a header that names neither means the first two columns. Fields
+ * exported as HTML are read as their text ({@link qaFieldText}).
  */
 import { readFile } from 'node:fs/promises';
 import { CsvError, parse } from 'csv-parse/sync';
+import { decodeHTMLStrict } from 'entities';
+import { convert } from 'html-to-text';
 import type { Logger } from '../logger.js';
 import type { ProgressFn, QaPair } from '../search/types.js';
 import { errorMessage, KnowledgeError } from './errors.js';
@@ -75,6 +78,31 @@ export function qaColumns(header: readonly string[]): QaColumns {
   return { question: 0, answer: 1, named: false };
 }
 
+/** Tags of the HTML a FAQ tool exports (a help centre's article body); `<テナント ID>` or `a < b` are none of them. */
+const HTML_TAG = /<\/?(?:p|br|div|span|a|ul|ol|li|strong|b|em|i|u|font|table|thead|tbody|tr|td|th|h[1-6]|img|blockquote|pre|code|hr|dl|dt|dd)(?:\s[^<>]*)?\/?>/i;
+const HTML_ENTITY = /&(?:[a-z][a-z0-9]{1,31}|#\d{1,7}|#x[0-9a-f]{1,6});/i;
+
+/**
+ * A field's text as a reader sees it. FAQ tools export answers as HTML: indexed as it is, every pair would match
+ * `href`, `https` and `strong`, and the agent would quote the markup. A field with HTML tags becomes its text
+ * (paragraphs, line breaks and list items kept; a link as its text and address; images dropped); entities alone are
+ * decoded. Anything else is left as written.
+ */
+export function qaFieldText(field: string): string {
+  if (HTML_TAG.test(field)) {
+    return convert(field, {
+      wordwrap: false,
+      selectors: [
+        { selector: 'img', format: 'skip' },
+        { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+        { selector: 'ul', options: { itemPrefix: '・' } },
+        ...(['h1', 'h2', 'h3', 'h4', 'h5', 'h6'] as const).map((selector) => ({ selector, options: { uppercase: false } })),
+      ],
+    }).trim();
+  }
+  return HTML_ENTITY.test(field) ? decodeHTMLStrict(field).replace(/\u00a0/g, ' ').trim() : field.trim();
+}
+
 /**
  * Parses one CSV text into pairs, reading the columns {@link qaColumns} picks from the header (with a warning when a
  * header of more than two columns names neither). Row numbers count data records after the header, including skipped
@@ -116,8 +144,8 @@ export function parseQaCsv(text: string, fileName: string, options: { file?: str
   }
   for (const [index, { record, info }] of records.slice(1).entries()) {
     const row = index + 1;
-    const question = (record[columns.question] ?? '').trim();
-    const answer = (record[columns.answer] ?? '').trim();
+    const question = qaFieldText(record[columns.question] ?? '');
+    const answer = qaFieldText(record[columns.answer] ?? '');
     if (!question || !answer) {
       const reason = !question && !answer ? 'empty question and answer' : !question ? 'empty question' : 'empty answer';
       skipped.push({ fileName, row, line: info.lines, reason });

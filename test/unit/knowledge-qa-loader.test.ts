@@ -45,6 +45,16 @@ describe('parseQaCsv', () => {
     { name: 'a header naming neither: the first two columns', csv: 'foo,bar,baz\nQ1,A1,x\n', pairs: [[1, 'Q1', 'A1']] },
     { name: 'English names with a qualifier', csv: 'faq_id,answer_text,question_text\n5,A1,Q1\n', pairs: [[1, 'Q1', 'A1']] },
     { name: 'empty file', csv: '', pairs: [] },
+    // FAQ tools export their answers as HTML: indexed and quoted as the text a reader sees, links with their address.
+    {
+      name: 'an HTML answer as its text',
+      csv: 'question,answer\nパスワードの条件は?,"<p>パスワードは<strong>12 文字以上</strong>です。</p><p>詳しくは<a href=""https://x.example/pw"">こちら</a>。</p>"\n',
+      pairs: [[1, 'パスワードの条件は?', 'パスワードは12 文字以上です。\n\n詳しくはこちら [https://x.example/pw]。']],
+    },
+    { name: 'line breaks and a list in HTML', csv: 'q,a\nQ1,"手順:<br>設定を開く<br/>保存する<ul><li>SMS</li><li>認証アプリ</li></ul>"\n', pairs: [[1, 'Q1', '手順:\n設定を開く\n保存する\n・SMS\n・認証アプリ']] },
+    { name: 'HTML entities alone', csv: 'q,a\nR&amp;D&nbsp;部の窓口は?,A1\n', pairs: [[1, 'R&D 部の窓口は?', 'A1']] },
+    { name: 'angle brackets that are not HTML stay', csv: 'q,a\nURL は?,https://x.example/sso/<テナント ID> から入ります。a < b のとき。\n', pairs: [[1, 'URL は?', 'https://x.example/sso/<テナント ID> から入ります。a < b のとき。']] },
+    { name: 'an HTML answer of images only is empty', csv: 'q,a\nQ1,"<p><img src=""a.png""></p>"\nQ2,A2\n', pairs: [[2, 'Q2', 'A2']], skipped: [1] },
   ];
 
   it.each(cases)('$name', ({ csv, pairs, skipped = [] }) => {
