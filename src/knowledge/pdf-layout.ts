@@ -59,6 +59,8 @@ const MAX_FURNITURE_CHARS = 200;
 export function pageLines(runs: readonly PdfTextRun[]): PdfLine[] {
   const lines: PdfLine[] = [];
   let current: (PdfLine & { longest: number }) | undefined;
+  /** The last run added to `current`. */
+  let tail = '';
   let ended = false;
   for (const run of runs) {
     if (run.str === '') {
@@ -73,10 +75,16 @@ export function pageLines(runs: readonly PdfTextRun[]): PdfLine[] {
     if (current === undefined || jumps) {
       if (current) lines.push(current);
       current = blank ? undefined : { text: run.str, x: run.x, right: run.x + run.width, y: run.y, size, longest: run.str.length };
+      tail = run.str;
     } else {
-      // A visible gap between two runs of one line is a space (table cells, words placed one by one).
-      const gap = run.x - current.right > 0.2 * Math.max(size, 1) && !/\s$/.test(current.text) && !/^\s/.test(run.str);
+      // A visible gap between two runs of one line is a space (table cells, words placed one by one). Between two
+      // Japanese characters it takes a whole character's width: less is letter spacing (justified lines, spaced-out
+      // headings such as 目　次), and a space there would split the word for the search.
+      // The line's last run, not the line: reading the end of a growing string flattens it each time.
+      const cjkPair = CJK.test(tail.slice(-1)) && CJK.test(run.str[0] ?? '');
+      const gap = run.x - current.right > (cjkPair ? 1 : 0.2) * Math.max(size, 1) && !/\s$/.test(tail) && !/^\s/.test(run.str);
       current.text += (gap ? ' ' : '') + run.str;
+      tail = run.str;
       current.right = Math.max(current.right, run.x + run.width);
       if (!blank && run.str.length > current.longest) {
         current.longest = run.str.length;

@@ -8,6 +8,8 @@ describe('pageLines', () => {
   it.each([
     { name: 'runs on one baseline are one line, a gap between them a space', runs: [run('項目', 50, 700, 20), run('値', 150, 700, 10)], lines: ['項目 値'] },
     { name: 'touching runs join without a space', runs: [run('二段階', 50, 700, 30), run('認証', 80, 700, 20)], lines: ['二段階認証'] },
+    { name: 'letter-spaced Japanese joins without a space', runs: [run('目', 50, 700, 10), run('次', 66, 700, 10)], lines: ['目次'] },
+    { name: 'Japanese table cells a column apart keep a space', runs: [run('項目', 50, 700, 20), run('内容', 120, 700, 20)], lines: ['項目 内容'] },
     { name: 'a new baseline starts a line', runs: [run('一行目', 50, 700, 30), run('二行目', 50, 686, 30)], lines: ['一行目', '二行目'] },
     { name: 'pdf.js ending a line starts one', runs: [run('一行目', 50, 700, 30, 10, true), run('続き', 80, 700, 20)], lines: ['一行目', '続き'] },
     { name: 'a jump back to the left on the same baseline is the next column', runs: [run('左の段', 50, 700, 200), run('右の段', 60, 700, 30)], lines: ['左の段', '右の段'] },
@@ -105,6 +107,12 @@ describe('pdfLayoutSections', () => {
 });
 
 describe('pdfLayoutSections on hostile pages', () => {
+  it('rebuilds a line of 200,000 runs in one pass', () => {
+    const runs = Array.from({ length: 200_000 }, (_, i) => run(i % 2 ? '字' : 'ab', 50 + i * 10, 700, 10));
+    const [only] = pageLines(runs);
+    expect(only?.text.length).toBe(300_000);
+  });
+
   it('reads a page of 200,000 lines and a line of 200,000 characters in one pass', () => {
     const many = Array.from({ length: 200_000 }, (_, i) => line(`行 ${i} の本文`, 800 - i * 0.001 * 14, { right: 550 }));
     const long = [line(`${'・'.repeat(200_000)}`, 700, { right: 550 }), line(`${'-'.repeat(200_000)}1`, 690, { right: 550 })];
