@@ -11,6 +11,7 @@ import type { Logger } from '../logger.js';
 import type { ManualChunk, ProgressFn } from '../search/types.js';
 import { errorMessage, KnowledgeError } from './errors.js';
 import { pdfSections } from './pdf-layout.js';
+import { SectionCollector, type ManualSection } from './sections.js';
 import { decodeText, listSources, normalizeNewlines, type SourceFile } from './files.js';
 
 /** File types the manual loader reads; anything else in the directory is skipped. */
@@ -39,15 +40,7 @@ export const DEFAULT_CHUNK_OVERLAP = 20;
  */
 export const JAPANESE_SEPARATORS = ['\n\n', '\n', '。', '、', ' ', ''] as const;
 
-/** Separator between heading levels in {@link ManualSection.heading}. */
-export const HEADING_SEPARATOR = ' > ';
-
-/** A run of manual text under one heading path. */
-export interface ManualSection {
-  /** Heading path such as `セキュリティ > 二段階認証`; empty for text before the first heading or without headings. */
-  heading: string;
-  text: string;
-}
+export { HEADING_SEPARATOR, type ManualSection } from './sections.js';
 
 /** Chunking parameters. */
 export interface ChunkOptions {
@@ -246,39 +239,22 @@ export function cleanMarkdown(markdown: string): string {
  * any text (a chapter heading directly followed by a section heading) are dropped.
  */
 export function markdownSections(markdown: string): ManualSection[] {
-  const sections: ManualSection[] = [];
-  const path: string[] = [];
-  let lines: string[] = [];
+  const sections = new SectionCollector();
   let fence: string | undefined;
-  const flush = () => {
-    const text = lines.join('\n').trim();
-    if (text) sections.push({ heading: path.filter(Boolean).join(HEADING_SEPARATOR), text });
-    lines = [];
-  };
   for (const line of normalizeNewlines(markdown).split('\n')) {
     const fenceMatch = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
     if (fenceMatch?.[1]) {
       const marker = fenceMatch[1];
       if (fence === undefined) fence = marker;
       else if (marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
-      lines.push(line);
+      sections.add(`${line}\n`);
       continue;
     }
     const heading = fence === undefined ? /^\s{0,3}(#{1,3})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/.exec(line) : null;
-    if (heading?.[1] && heading[2] !== undefined) {
-      flush();
-      const level = heading[1].length;
-      path.length = level - 1;
-      // Keep a skipped level (`#` then `###`) as an empty slot that flush() filters out, so a later `##` still
-      // replaces the right level.
-      for (let i = 0; i < level - 1; i++) path[i] ??= '';
-      path[level - 1] = heading[2].trim();
-      continue;
-    }
-    lines.push(line);
+    if (heading?.[1] && heading[2] !== undefined) sections.heading(heading[1].length, heading[2].trim());
+    else sections.add(`${line}\n`);
   }
-  flush();
-  return sections;
+  return sections.finish();
 }
 
 /** Marks heading lines in html-to-text output; private-use code points never occur in real manuals. */
@@ -320,28 +296,13 @@ export function htmlSections(html: string): ManualSection[] {
       ...['nav', '[role=navigation]', 'aside', 'footer', 'noscript', 'head'].map((selector) => ({ selector, format: 'skip' })),
     ],
   });
-  const sections: ManualSection[] = [];
-  const path: string[] = [];
-  let lines: string[] = [];
-  const flush = () => {
-    const body = lines.join('\n').trim();
-    if (body) sections.push({ heading: path.filter(Boolean).join(HEADING_SEPARATOR), text: body });
-    lines = [];
-  };
+  const sections = new SectionCollector();
   for (const line of normalizeNewlines(text).split('\n')) {
     const heading = HEADING_LINE.exec(line);
-    if (heading?.[1] && heading[2] !== undefined) {
-      flush();
-      const level = Number(heading[1]);
-      path.length = level - 1;
-      for (let i = 0; i < level - 1; i++) path[i] ??= '';
-      path[level - 1] = heading[2].trim();
-      continue;
-    }
-    lines.push(line);
+    if (heading?.[1] && heading[2] !== undefined) sections.heading(Number(heading[1]), heading[2].trim());
+    else sections.add(`${line}\n`);
   }
-  flush();
-  return sections;
+  return sections.finish();
 }
 
 /** Reads one manual file into sections according to its extension. */

@@ -11,7 +11,7 @@
  */
 import { extractTextItems, getDocumentProxy, type StructuredTextItem } from 'unpdf';
 import { errorMessage, KnowledgeError } from './errors.js';
-import { HEADING_SEPARATOR, type ManualSection } from './manual-loader.js';
+import { SectionCollector, type ManualSection } from './sections.js';
 
 /** A text run as pdf.js reports it: PDF coordinates in points, y growing upwards. */
 export type PdfTextRun = Pick<StructuredTextItem, 'str' | 'x' | 'y' | 'width' | 'fontSize' | 'hasEOL'>;
@@ -231,24 +231,21 @@ export function pdfLayoutSections(pages: readonly PdfLine[][]): ManualSection[] 
   const body = bodySize(all);
   const levels = headingLevels(all, body);
   const pitch = linePitch(kept, body);
-  const sections: ManualSection[] = [];
-  const path: string[] = [];
-  /**
-   * The section's text so far, in pieces joined at the end: reading the end of one growing string (`slice(-1)`)
-   * flattens it every time, which made a long section quadratic.
-   */
-  let pieces: string[] = [];
-  /** The last body line, while the next line may still continue its sentence. */
+  const sections = new SectionCollector();
+  /** The last body line, while the next line may still continue its sentence; none after a heading. */
   let open: { line: PdfLine; full: boolean } | undefined;
   let lastHeading: { level: number; line: PdfLine } | undefined;
-
-  const flush = () => {
-    const text = pieces.join('').trim();
-    if (text) sections.push({ heading: path.filter(Boolean).join(HEADING_SEPARATOR), text });
-    pieces = [];
-    open = undefined;
-  };
   const joiner = (before: string, after: string) => (CJK.test(before.slice(-1)) || CJK.test(after[0] ?? '') ? '' : ' ');
+
+  /**
+   * The open line ends in a hyphen after a letter: held back until the next line shows whether it splits a word
+   * (`admin-` + `istrator`) or belongs there.
+   */
+  let hyphen = false;
+  const releaseHyphen = () => {
+    if (hyphen) sections.add('-');
+    hyphen = false;
+  };
 
   for (const lines of kept) {
     const full = fullLines(lines, body);
@@ -256,37 +253,37 @@ export function pdfLayoutSections(pages: readonly PdfLine[][]): ManualSection[] 
     for (const line of lines) {
       const level = isHeadingLine(line, body) ? levels.get(sizeClass(line.size)) : undefined;
       if (level !== undefined) {
+        releaseHyphen();
         // A heading the layout wrapped onto a second line of the same size continues the heading (up to a heading's
         // length: large type running on is a banner, not one heading).
-        const joined = lastHeading?.level === level && previous === lastHeading.line ? `${path[level - 1] ?? ''}${joiner(path[level - 1] ?? '', line.text)}${line.text}` : undefined;
-        if (joined !== undefined && Array.from(joined).length <= HEADING_MAX_CHARS) {
-          path[level - 1] = joined;
-        } else {
-          flush();
-          path.length = level - 1;
-          for (let i = 0; i < level - 1; i++) path[i] ??= '';
-          path[level - 1] = line.text;
-        }
+        const title = sections.titleAt(level);
+        const joined = lastHeading?.level === level && previous === lastHeading.line ? `${title}${joiner(title, line.text)}${line.text}` : undefined;
+        if (joined !== undefined && Array.from(joined).length <= HEADING_MAX_CHARS) sections.retitle(level, joined);
+        else sections.heading(level, line.text);
+        open = undefined;
         lastHeading = { level, line };
         previous = line;
         continue;
       }
       lastHeading = undefined;
       if (open && open.full && !SENTENCE_END.test(open.line.text) && !LIST_START.test(line.text)) {
-        // The last piece is the open line's text: a word hyphenated at the margin loses its hyphen.
-        if (/[A-Za-z]-$/.test(open.line.text) && /^[a-z]/.test(line.text)) pieces[pieces.length - 1] = open.line.text.slice(0, -1);
-        else pieces.push(joiner(open.line.text, line.text));
-      } else if (pieces.length > 0) {
-        const gap = previous === undefined || previous.y - line.y > 1.5 * pitch;
-        pieces.push(gap ? '\n\n' : '\n');
+        if (hyphen && /^[a-z]/.test(line.text)) hyphen = false;
+        else {
+          releaseHyphen();
+          sections.add(joiner(open.line.text, line.text));
+        }
+      } else {
+        releaseHyphen();
+        if (sections.hasText) sections.add(previous === undefined || previous.y - line.y > 1.5 * pitch ? '\n\n' : '\n');
       }
-      pieces.push(line.text);
+      hyphen = /[A-Za-z]-$/.test(line.text);
+      sections.add(hyphen ? line.text.slice(0, -1) : line.text);
       open = { line, full: full.has(line) };
       previous = line;
     }
   }
-  flush();
-  return sections;
+  releaseHyphen();
+  return sections.finish();
 }
 
 /**
