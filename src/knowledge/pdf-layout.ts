@@ -223,7 +223,7 @@ function linePitch(pages: readonly PdfLine[][], body: number): number {
 /**
  * Sections of a PDF's pages (lines already rebuilt): heading paths from the heading sizes, body lines joined where
  * the layout wrapped a sentence (also across a page break), a blank line between paragraphs and between pages.
- * Without any heading size the whole text is one section with an empty heading, as before headings were read.
+ * Without any heading size the whole text is one section with an empty heading.
  */
 export function pdfLayoutSections(pages: readonly PdfLine[][]): ManualSection[] {
   const kept = withoutPageFurniture(pages);
