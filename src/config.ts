@@ -199,7 +199,7 @@ export const VARIABLES = {
   MANUALS_DIR: {
     schema: str,
     default: 'data/manuals',
-    description: 'Product manual files to index, subfolders included (.md, .mdx, .txt, .html, .pdf)',
+    description: 'Product manual files to index, subfolders included (.md, .mdx, .txt, .html, .pdf, .docx)',
     sensitive: false,
     group: 'knowledge',
   },

@@ -50,9 +50,9 @@ const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
 
 /**
  * Lists the regular files of `dir` whose extension is in `extensions`, sorted by relative path in code-point order
- * (so ids and chunk order do not depend on the file system or locale). Other entries and dotfiles (editor and
- * office lock files such as `.~lock.qa.csv#`) are skipped with a debug log; subfolders are listed only with
- * `recursive`.
+ * (so ids and chunk order do not depend on the file system or locale). Other entries, dotfiles (editor and
+ * LibreOffice lock files such as `.~lock.qa.csv#`) and Microsoft Office owner files (`~$qa.csv`) are skipped with
+ * a debug log; subfolders are listed only with `recursive`.
  *
  * @throws KnowledgeError when `dir` does not exist or is not a directory — a missing directory must never look
  *   like an empty knowledge base.
@@ -102,6 +102,12 @@ export async function listSources(
       const relName = rel ? `${rel}/${name}` : name;
       if (name.startsWith('.')) {
         logger?.debug({ file: filePath }, `skipping ${relName}: hidden`);
+        continue;
+      }
+      // Microsoft Office's owner file (`~$manual.docx`, `~$qa.csv` from Excel) sits beside a document while it is
+      // open; it is not the document, and reading it would fail the whole reindex.
+      if (name.startsWith('~$')) {
+        logger?.debug({ file: filePath }, `skipping ${relName}: an Office owner (lock) file`);
         continue;
       }
       const notContent = options.skip?.get(name.toLowerCase());

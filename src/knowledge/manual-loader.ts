@@ -1,12 +1,13 @@
 /**
- * Loads the product manual: every Markdown, text, HTML and PDF file of a directory becomes sections with a heading
- * path (`章 > 節 > 項`), and each section is cut into overlapping chunks small enough for a search hit to be read
- * by the agent in full. Order and ids are deterministic, so reindexing unchanged files gives an identical index.
+ * Loads the product manual: every Markdown, text, HTML, PDF and Word (.docx) file of a directory becomes sections
+ * with a heading path (`章 > 節 > 項`), and each section is cut into overlapping chunks small enough for a search hit
+ * to be read by the agent in full. Order and ids are deterministic, so reindexing unchanged files gives an identical index.
  */
 import { readFile } from 'node:fs/promises';
 import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
 import { decodeHTMLStrict } from 'entities';
 import { convert, type FormatCallback } from 'html-to-text';
+import mammoth from 'mammoth';
 import type { Logger } from '../logger.js';
 import type { ManualChunk, ProgressFn } from '../search/types.js';
 import { errorMessage, KnowledgeError } from './errors.js';
@@ -15,7 +16,7 @@ import { SectionCollector, type ManualSection } from './sections.js';
 import { decodeText, listSources, normalizeNewlines, type SourceFile } from './files.js';
 
 /** File types the manual loader reads; anything else in the directory is skipped. */
-export const MANUAL_EXTENSIONS = ['.md', '.markdown', '.mdx', '.txt', '.html', '.htm', '.pdf'] as const;
+export const MANUAL_EXTENSIONS = ['.md', '.markdown', '.mdx', '.txt', '.html', '.htm', '.pdf', '.docx'] as const;
 
 /**
  * What a manual folder may hold that is not the manual: the packages of a documentation repository (thousands of
@@ -305,6 +306,22 @@ export function htmlSections(html: string): ManualSection[] {
   return sections.finish();
 }
 
+/**
+ * A Word document as HTML (mammoth): its built-in heading styles (見出し 1–3, `heading 1`–`3` inside the file, in
+ * any language of Word) become `h1`–`h3`, so {@link htmlSections} cuts it like a saved web page. Images are not
+ * read at all: the text is what is indexed, and inlining them would make the HTML as large as the pictures.
+ *
+ * @throws KnowledgeError naming `file` when the bytes are not a readable .docx.
+ */
+export async function wordHtml(data: Buffer, file: string): Promise<string> {
+  try {
+    const result = await mammoth.convertToHtml({ buffer: data }, { convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })) });
+    return result.value;
+  } catch (err) {
+    throw new KnowledgeError(`${file}: cannot read Word document: ${errorMessage(err)}`, file, undefined, { cause: err });
+  }
+}
+
 /** Reads one manual file into sections according to its extension. */
 export async function readManualSections(file: SourceFile, logger?: Logger): Promise<ManualSection[]> {
   const data = await readFile(file.path);
@@ -321,6 +338,8 @@ export async function readManualSections(file: SourceFile, logger?: Logger): Pro
     case '.html':
     case '.htm':
       return htmlSections(decodeText(data, file.path, logger));
+    case '.docx':
+      return htmlSections(await wordHtml(data, file.path));
     default: {
       const text = decodeText(data, file.path, logger).trim();
       return text ? [{ heading: '', text }] : [];

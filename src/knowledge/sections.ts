@@ -1,5 +1,5 @@
 /**
- * Manual sections, the unit every manual reader (Markdown, HTML, PDF) produces before chunking: a heading path and
+ * Manual sections, the unit every manual reader (Markdown, HTML, PDF, Word) produces before chunking: a heading path and
  * the text under it.
  */
 

@@ -1,0 +1,74 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Document, HeadingLevel, ImageRun, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { KnowledgeError } from '../../src/knowledge/errors.js';
+import { loadManualChunks } from '../../src/knowledge/manual-loader.js';
+
+/** A 1×1 PNG, so the document holds an image as a real manual does. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
+/** A Word manual as Word writes one: built-in heading styles (見出し 1–3 are `heading 1`–`3` inside the file). */
+async function wordManual(): Promise<Buffer> {
+  const doc = new Document({
+    sections: [
+      {
+        children: [
+          new Paragraph({ text: '第2章 アカウントとセキュリティ', heading: HeadingLevel.HEADING_1 }),
+          new Paragraph({ text: '二段階認証', heading: HeadingLevel.HEADING_2 }),
+          new Paragraph({ children: [new TextRun('ログイン時に '), new TextRun({ text: '6 桁の確認コード', bold: true }), new TextRun(' を入力します。')] }),
+          new Paragraph({ children: [new ImageRun({ type: 'png', data: PNG, transformation: { width: 10, height: 10 } })] }),
+          new Table({
+            rows: [
+              new TableRow({ children: [new TableCell({ children: [new Paragraph('方式')] }), new TableCell({ children: [new Paragraph('有効期限')] })] }),
+              new TableRow({ children: [new TableCell({ children: [new Paragraph('SMS')] }), new TableCell({ children: [new Paragraph('5 分')] })] }),
+            ],
+          }),
+          new Paragraph({ text: 'バックアップコード', heading: HeadingLevel.HEADING_3 }),
+          new Paragraph('8 桁のコードが 10 個発行されます。'),
+          new Paragraph({ text: 'パスワード', heading: HeadingLevel.HEADING_2 }),
+          new Paragraph('12 文字以上にしてください。'),
+        ],
+      },
+    ],
+  });
+  return Packer.toBuffer(doc);
+}
+
+describe('Word manuals (.docx)', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'manual-docx-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('are indexed under their heading styles, tables readable, images left out', async () => {
+    await writeFile(path.join(dir, 'security.docx'), await wordManual());
+    const { files, chunks } = await loadManualChunks(dir);
+    expect(files).toEqual(['security.docx']);
+    expect(chunks.map(({ heading, content }) => ({ heading, content }))).toEqual([
+      { heading: '第2章 アカウントとセキュリティ > 二段階認証', content: expect.stringMatching(/^ログイン時に 6 桁の確認コード を入力します。\n+方式 +有効期限\nSMS +5 分$/) },
+      { heading: '第2章 アカウントとセキュリティ > 二段階認証 > バックアップコード', content: '8 桁のコードが 10 個発行されます。' },
+      { heading: '第2章 アカウントとセキュリティ > パスワード', content: '12 文字以上にしてください。' },
+    ]);
+    expect(chunks.every((c) => !/data:image|base64/.test(c.content))).toBe(true);
+  });
+
+  it("skips Word's owner file (~$name.docx), which Word leaves beside a document while it is open", async () => {
+    await writeFile(path.join(dir, 'security.docx'), await wordManual());
+    // What Word writes: 162 bytes holding the user's name, not a zip.
+    await writeFile(path.join(dir, '~$curity.docx'), Buffer.alloc(162, 0x20));
+    const { files } = await loadManualChunks(dir);
+    expect(files).toEqual(['security.docx']);
+  });
+
+  it('a file that is not a Word document is a clear error naming it', async () => {
+    await writeFile(path.join(dir, 'broken.docx'), 'not a zip at all');
+    const error = await loadManualChunks(dir).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(KnowledgeError);
+    expect((error as Error).message).toContain(`${path.join(dir, 'broken.docx')}: cannot read Word document`);
+  });
+});
