@@ -1,7 +1,8 @@
 /**
  * Loads the product manual: every Markdown, text, HTML, PDF and Word (.docx) file of a directory becomes sections
  * with a heading path (`章 > 節 > 項`), and each section is cut into overlapping chunks small enough for a search hit
- * to be read by the agent in full. Order and ids are deterministic, so reindexing unchanged files gives an identical index.
+ * to be read by the agent in full. Order and ids are deterministic, so reindexing unchanged files gives an identical
+ * index.
  */
 import { readFile } from 'node:fs/promises';
 import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';

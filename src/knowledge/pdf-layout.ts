@@ -109,7 +109,7 @@ function furnitureKey(text: string): string {
  * of the pages (three at least), or of two pages with a page number at one end (running headers and footers); and
  * table-of-contents lines with a dot leader. A line set larger than the body text is a heading and stays.
  */
-export function withoutPageFurniture(pages: readonly PdfLine[][]): PdfLine[][] {
+export function withoutPageFurniture(pages: readonly PdfLine[][], body = bodySize(pages.flat())): PdfLine[][] {
   const edges = pages.map((lines) => {
     const byHeight = [...lines].sort((a, b) => b.y - a.y);
     return new Set([...byHeight.slice(0, EDGE_LINES), ...byHeight.slice(-EDGE_LINES)]);
@@ -124,7 +124,6 @@ export function withoutPageFurniture(pages: readonly PdfLine[][]): PdfLine[][] {
     const count = pagesWithKey.get(key) ?? 0;
     return (count >= 3 && count >= pages.length / 2) || (count >= 2 && /^#\s|\s#$/.test(key));
   };
-  const body = bodySize(pages.flat());
   return pages.map((lines, i) =>
     lines.filter((line) => {
       if (line.text.length <= MAX_FURNITURE_CHARS && TOC_LEADER.test(line.text)) return false;
@@ -226,10 +225,10 @@ function linePitch(pages: readonly PdfLine[][], body: number): number {
  * Without any heading size the whole text is one section with an empty heading.
  */
 export function pdfLayoutSections(pages: readonly PdfLine[][]): ManualSection[] {
-  const kept = withoutPageFurniture(pages);
-  const all = kept.flat();
-  const body = bodySize(all);
-  const levels = headingLevels(all, body);
+  // The body size is the same with or without the few furniture lines: measured once, on every line.
+  const body = bodySize(pages.flat());
+  const kept = withoutPageFurniture(pages, body);
+  const levels = headingLevels(kept.flat(), body);
   const pitch = linePitch(kept, body);
   const sections = new SectionCollector();
   /** The last body line, while the next line may still continue its sentence; none after a heading. */

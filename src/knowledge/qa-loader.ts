@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { CsvError, parse } from 'csv-parse/sync';
 import { decodeHTMLStrict } from 'entities';
-import { convert } from 'html-to-text';
+import { compile } from 'html-to-text';
 import type { Logger } from '../logger.js';
 import type { ProgressFn, QaPair } from '../search/types.js';
 import { errorMessage, KnowledgeError } from './errors.js';
@@ -82,6 +82,20 @@ export function qaColumns(header: readonly string[]): QaColumns {
 const HTML_TAG = /<\/?(?:p|br|div|span|a|ul|ol|li|strong|b|em|i|u|font|table|thead|tbody|tr|td|th|h[1-6]|img|blockquote|pre|code|hr|dl|dt|dd)(?:\s[^<>]*)?\/?>/i;
 const HTML_ENTITY = /&(?:[a-z][a-z0-9]{1,31}|#\d{1,7}|#x[0-9a-f]{1,6});/i;
 
+/** html-to-text compiled once (as its documentation advises for many documents): an export holds thousands of fields. */
+let htmlFieldText: ((html: string) => string) | undefined;
+function compileHtmlFieldText(): (html: string) => string {
+  return compile({
+    wordwrap: false,
+    selectors: [
+      { selector: 'img', format: 'skip' },
+      { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+      { selector: 'ul', options: { itemPrefix: '・' } },
+      ...(['h1', 'h2', 'h3', 'h4', 'h5', 'h6'] as const).map((selector) => ({ selector, options: { uppercase: false } })),
+    ],
+  });
+}
+
 /**
  * A field's text as a reader sees it. FAQ tools export answers as HTML: indexed as it is, every pair would match
  * `href`, `https` and `strong`, and the agent would quote the markup. A field with HTML tags becomes its text
@@ -89,17 +103,7 @@ const HTML_ENTITY = /&(?:[a-z][a-z0-9]{1,31}|#\d{1,7}|#x[0-9a-f]{1,6});/i;
  * decoded. Anything else is left as written.
  */
 export function qaFieldText(field: string): string {
-  if (HTML_TAG.test(field)) {
-    return convert(field, {
-      wordwrap: false,
-      selectors: [
-        { selector: 'img', format: 'skip' },
-        { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
-        { selector: 'ul', options: { itemPrefix: '・' } },
-        ...(['h1', 'h2', 'h3', 'h4', 'h5', 'h6'] as const).map((selector) => ({ selector, options: { uppercase: false } })),
-      ],
-    }).trim();
-  }
+  if (HTML_TAG.test(field)) return (htmlFieldText ??= compileHtmlFieldText())(field).trim();
   return HTML_ENTITY.test(field) ? decodeHTMLStrict(field).replace(/\u00a0/g, ' ').trim() : field.trim();
 }
 

@@ -1,6 +1,6 @@
 /**
- * Manual sections, the unit every manual reader (Markdown, HTML, PDF, Word) produces before chunking: a heading path and
- * the text under it.
+ * Manual sections, the unit every manual reader (Markdown, HTML, PDF, Word) produces before chunking: a heading path
+ * and the text under it.
  */
 
 /** Separator between heading levels in {@link ManualSection.heading}. */

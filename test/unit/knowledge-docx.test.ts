@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Document, HeadingLevel, ImageRun, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KnowledgeError } from '../../src/knowledge/errors.js';
-import { loadManualChunks } from '../../src/knowledge/manual-loader.js';
+import { loadManualChunks, wordHtml } from '../../src/knowledge/manual-loader.js';
 
 /** A 1×1 PNG, so the document holds an image as a real manual does. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -55,6 +55,8 @@ describe('Word manuals (.docx)', () => {
       { heading: '第2章 アカウントとセキュリティ > パスワード', content: '12 文字以上にしてください。' },
     ]);
     expect(chunks.every((c) => !/data:image|base64/.test(c.content))).toBe(true);
+    // Images are not even read: without that, mammoth inlines each one as base64 in the HTML.
+    expect(await wordHtml(await wordManual(), 'security.docx')).not.toContain('data:image');
   });
 
   it("skips Word's owner file (~$name.docx), which Word leaves beside a document while it is open", async () => {
