@@ -105,11 +105,26 @@ function bounceDetail(mail: ClassifiableMail): string | undefined {
 
 const BULK_PRECEDENCE = new Set(['bulk', 'list', 'junk']);
 
+// RFC 2919's List-Id and RFC 2369's fields, which list software writes even where it writes no List-Id (older
+// Mailman, Majordomo, LISTSERV), then the older managers' own: SmartList and vger (X-Mailing-List), ezmlm and Yahoo
+// Groups (Mailing-List). Any of them, with a value, marks list traffic; `List-Post: NO` is an announcement list.
+const LIST_HEADERS: ReadonlyArray<readonly [name: string, label: string]> = [
+  ['list-id', 'List-Id'],
+  ['list-unsubscribe', 'List-Unsubscribe'],
+  ['list-post', 'List-Post'],
+  ['list-help', 'List-Help'],
+  ['list-subscribe', 'List-Subscribe'],
+  ['list-owner', 'List-Owner'],
+  ['list-archive', 'List-Archive'],
+  ['x-mailing-list', 'X-Mailing-List'],
+  ['mailing-list', 'Mailing-List'],
+];
+
 function listDetail(mail: ClassifiableMail): string | undefined {
-  const listId = values(mail, 'list-id').find((v) => v.trim() !== '');
-  if (listId !== undefined) return `List-Id: ${listId}`;
-  const unsubscribe = values(mail, 'list-unsubscribe').find((v) => v.trim() !== '');
-  if (unsubscribe !== undefined) return `List-Unsubscribe: ${unsubscribe}`;
+  for (const [name, label] of LIST_HEADERS) {
+    const value = values(mail, name).find((v) => v.trim() !== '');
+    if (value !== undefined) return `${label}: ${value}`;
+  }
   for (const value of values(mail, 'precedence')) {
     if (BULK_PRECEDENCE.has(keyword(value))) return `Precedence: ${value}`;
   }
@@ -167,7 +182,8 @@ export function isNoReplyAddress(address: string): boolean {
  *    reports also carry `Auto-Submitted`, and "bounce" is the more useful answer.
  * 4. `auto-reply` — Auto-Submitted other than `no` (RFC 3834), X-Autoreply, X-Autorespond, X-Auto-Response-Suppress
  *    with OOF/AutoReply/All, X-MS-Exchange-Inbox-Rules-Loop, Exchange "Mailbox Rules Agent" messages.
- * 5. `list` — List-Id, List-Unsubscribe, Precedence bulk/list/junk.
+ * 5. `list` — List-Id, RFC 2369's List-* fields (Unsubscribe, Post, Help, Subscribe, Owner, Archive), X-Mailing-List,
+ *    Mailing-List, Precedence bulk/list/junk.
  * 5a. `spam` — the upstream filter's verdict (X-Spam-Flag, X-Spam-Status, X-Spam, the configured header).
  * 6. `no-sender` — neither Reply-To nor From holds a usable address.
  * 7. `no-reply-sender` — the address a reply would go to (Reply-To, else From) is a noreply-style mailbox. Reply-To

@@ -63,6 +63,17 @@ describe('decideReply', () => {
     ['Precedence: first-class', { headers: { precedence: ['first-class'] } }, 'answer'],
     ['List-Id', { headers: { 'list-id': ['Users <users.lists.example>'] } }, 'list'],
     ['List-Unsubscribe', { headers: { 'list-unsubscribe': ['<mailto:unsub@lists.example>'] } }, 'list'],
+    // RFC 2369's other list fields: list software that writes no List-Id (older Mailman, Majordomo, LISTSERV).
+    ['List-Post (RFC 2369)', { headers: { 'list-post': ['<mailto:users@lists.example>'] } }, 'list'],
+    ['List-Post: NO (an announcement list)', { headers: { 'list-post': ['NO (posting not allowed on this list)'] } }, 'list'],
+    ['List-Help', { headers: { 'list-help': ['<mailto:users-request@lists.example?subject=help>'] } }, 'list'],
+    ['List-Subscribe', { headers: { 'list-subscribe': ['<https://lists.example/subscribe>'] } }, 'list'],
+    ['List-Owner', { headers: { 'list-owner': ['<mailto:owner@lists.example>'] } }, 'list'],
+    ['List-Archive', { headers: { 'list-archive': ['<https://lists.example/archive/>'] } }, 'list'],
+    ['an empty List-Post says nothing', { headers: { 'list-post': ['  '] } }, 'answer'],
+    // Older list managers' own headers: SmartList and vger (X-Mailing-List), ezmlm and Yahoo Groups (Mailing-List).
+    ['X-Mailing-List', { headers: { 'x-mailing-list': ['linux-kernel@vger.example'] } }, 'list'],
+    ['Mailing-List (ezmlm)', { headers: { 'mailing-list': ['contact users-help@lists.example; run by ezmlm'] } }, 'list'],
     ['X-Loop with our address', { headers: { 'x-loop': ['support@support.example'] } }, 'loop'],
     ['X-Loop with our address as Name <addr>, other case', { headers: { 'x-loop': ['Helpdesk <HELP@Support.Example>'] } }, 'loop'],
     ['X-Loop with our loop marker', { headers: { 'x-loop': ['helpdesk-worker'] } }, 'loop'],
@@ -140,6 +151,12 @@ describe('decideReply', () => {
     expect(decideReply(await parseInboundMail(raw), ctx)).toEqual({ answer: true });
     const oof = Buffer.from('From: taro@customer.example\r\nAuto-Submitted: auto-replied\r\nSubject: OOF\r\n\r\nAway\r\n');
     expect(decideReply(await parseInboundMail(oof), ctx)).toEqual({ answer: false, reason: 'auto-reply', detail: 'Auto-Submitted: auto-replied' });
+    // A list of an older manager: RFC 2369 fields and its own header, no List-Id, no Precedence.
+    const digest = Buffer.from(
+      'From: Announce <announce@lists.example>\r\nTo: support@support.example\r\nSubject: [announce] News\r\n' +
+        'List-Help: <mailto:announce-request@lists.example?subject=help>\r\nList-Post: NO\r\nX-Mailing-List: announce@lists.example\r\n\r\nNews\r\n',
+    );
+    expect(decideReply(await parseInboundMail(digest), ctx)).toEqual({ answer: false, reason: 'list', detail: 'List-Post: NO' });
   });
 
   it('replySignalsOf keeps exactly what the decision reads, and nothing when that is too large for a ticket', () => {
