@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Document, HeadingLevel, ImageRun, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KnowledgeError } from '../../src/knowledge/errors.js';
-import { loadManualChunks, wordHtml } from '../../src/knowledge/manual-loader.js';
+import { MAX_WORD_UNPACKED_BYTES, loadManualChunks, wordHtml } from '../../src/knowledge/manual-loader.js';
 
 /** A 1×1 PNG, so the document holds an image as a real manual does. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -36,6 +36,28 @@ async function wordManual(): Promise<Buffer> {
   return Packer.toBuffer(doc);
 }
 
+/** A Word document of `paragraphs` long paragraphs: its document.xml unpacks to about 1 KB per paragraph. */
+async function longWordDocument(paragraphs: number): Promise<Buffer> {
+  const text = 'バックアップは毎日午前 2 時に取得され、30 日間保存されます。'.repeat(12);
+  return Packer.toBuffer(new Document({ sections: [{ children: Array.from({ length: paragraphs }, () => new Paragraph(text)) }] }));
+}
+
+/**
+ * `zip` with the uncompressed size of `entry` written as `size`, in its central directory record and its local
+ * header: what a zip bomb declares (a small size over a huge stream) or what a huge part honestly says.
+ */
+function withDeclaredSize(zip: Buffer, entry: string, size: number): Buffer {
+  const out = Buffer.from(zip);
+  for (let at = out.lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02])); at >= 0; at = out.lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]), at - 1)) {
+    const nameLength = out.readUInt16LE(at + 28);
+    if (out.toString('utf8', at + 46, at + 46 + nameLength) !== entry) continue;
+    out.writeUInt32LE(size, at + 24);
+    out.writeUInt32LE(size, out.readUInt32LE(at + 42) + 22);
+    return out;
+  }
+  throw new Error(`${entry} is not in the zip`);
+}
+
 describe('Word manuals (.docx)', () => {
   let dir: string;
   beforeEach(async () => {
@@ -65,6 +87,39 @@ describe('Word manuals (.docx)', () => {
     await writeFile(path.join(dir, '~$curity.docx'), Buffer.alloc(162, 0x20));
     const { files } = await loadManualChunks(dir);
     expect(files).toEqual(['security.docx']);
+  });
+
+  describe('a document that unpacks to more than the reader takes (a zip bomb) is refused before it fills memory', () => {
+    it('a part larger than the limit, honestly declared', async () => {
+      const docx = await longWordDocument(2_000);
+      expect(docx.length).toBeLessThan(200_000);
+      const error = await wordHtml(docx, 'long.docx', { maxUnpackedBytes: 1_000_000 }).catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(KnowledgeError);
+      expect((error as Error).message).toMatch(/^long\.docx: cannot read Word document: its text parts unpack to more than 1 MB/);
+      // Under the default limit the same document reads.
+      expect(await wordHtml(docx, 'long.docx')).toContain('バックアップは毎日午前 2 時に取得され');
+    });
+
+    it('a declared size beyond the limit is refused without unpacking', async () => {
+      const bomb = withDeclaredSize(await wordManual(), 'word/document.xml', 0xfffffff0);
+      const error = await wordHtml(bomb, 'bomb.docx').catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(KnowledgeError);
+      expect((error as Error).message).toContain(`unpack to more than ${MAX_WORD_UNPACKED_BYTES / 1_000_000} MB`);
+    });
+
+    it('a part that unpacks to more than it declares', async () => {
+      const liar = withDeclaredSize(await longWordDocument(200), 'word/document.xml', 1_000);
+      const error = await wordHtml(liar, 'liar.docx').catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(KnowledgeError);
+      expect((error as Error).message).toMatch(/^liar\.docx: cannot read Word document: .*word\/document\.xml/);
+    });
+
+    it('the whole reindex fails naming the file, as for any unreadable manual', async () => {
+      await writeFile(path.join(dir, 'bomb.docx'), withDeclaredSize(await wordManual(), 'word/document.xml', 0xfffffff0));
+      const error = await loadManualChunks(dir).catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(KnowledgeError);
+      expect((error as Error).message).toContain(`${path.join(dir, 'bomb.docx')}: cannot read Word document`);
+    });
   });
 
   it('a file that is not a Word document is a clear error naming it', async () => {
