@@ -247,7 +247,8 @@ async function checkBeforeAgent(
   const signals = ticket.replySignals ?? (await replySignalsFromRaw(ticket, deps));
   const ourAddresses = [...(config.MAIL_FROM ? [config.MAIL_FROM] : []), ...config.SUPPORT_ADDRESSES];
   const spamHeader = config.SPAM_HEADER ? { name: config.SPAM_HEADER, value: config.SPAM_HEADER_VALUE } : undefined;
-  const decision = decideReply(signals, { ourAddresses, spamHeader });
+  // The subject and the thread are on the ticket itself (an out-of-office notice is a reply under a fixed prefix).
+  const decision = decideReply({ ...signals, subject: ticket.subject, inReplyTo: ticket.inReplyTo, references: ticket.references }, { ourAddresses, spamHeader });
   // SPAM_ACTION=park: a person looks at what the filter flagged (no draft is made for it), nothing is sent.
   if (!decision.answer && decision.reason === 'spam' && config.SPAM_ACTION === 'park') return { to: 'parked', reason: `spam: ${decision.detail}` };
   if (!decision.answer) return { to: 'ignored', reason: `${decision.reason}: ${decision.detail}`, ignoreReason: decision.reason };

@@ -25,15 +25,20 @@ export interface ReplyContext {
   spamHeader?: { name: string; value?: string | undefined } | undefined;
 }
 
-/** The subset of {@link InboundMail} the decision reads. */
-export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'contentType'>;
+/**
+ * The subset of {@link InboundMail} the decision reads. The subject and the thread (In-Reply-To, References) are
+ * optional: without them an out-of-office notice known only by its subject is answered.
+ */
+export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'contentType'> &
+  Partial<Pick<InboundMail, 'subject' | 'inReplyTo' | 'references'>>;
 
 /**
- * What the reply decision reads of a mail, recorded on its ticket when the poller ingests it, so the agent worker
- * decides without loading and parsing the raw mail again (that was about a tenth of its CPU per ticket). It is a
- * plain JSON value: {@link decideReply} over it, once stored and read back, decides as over the parsed mail.
+ * What the reply decision reads of a mail besides what its ticket holds anyway (subject, thread), recorded on the
+ * ticket when the poller ingests it, so the agent worker decides without loading and parsing the raw mail again
+ * (that was about a tenth of its CPU per ticket). It is a plain JSON value: {@link decideReply} over it and the
+ * ticket's subject and thread, once stored and read back, decides as over the parsed mail.
  */
-export type ReplySignals = ClassifiableMail;
+export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'contentType'>;
 
 /** Signals larger than this (a mail with thousands of List or X-Loop headers) are not stored; the agent parses instead. */
 export const MAX_REPLY_SIGNALS_CHARS = 16_384;
@@ -53,8 +58,46 @@ function values(mail: ClassifiableMail, name: string): string[] {
   return mail.headers[name] ?? [];
 }
 
-// Values by which a sender says "this is NOT automatic" in the non-standard X-Autoreply / X-Autorespond headers.
+// Values by which a sender says "this is NOT automatic" in the non-standard autoresponder headers below.
 const NEGATIVE = new Set(['', 'no', 'false', '0', 'off']);
+
+// Non-standard autoresponder headers, by lower-case name and as written in a reason.
+const VENDOR_AUTO_REPLY_HEADERS: ReadonlyArray<readonly [name: string, label: string]> = [
+  ['x-autoreply', 'X-Autoreply'],
+  ['x-autorespond', 'X-Autorespond'],
+  ['x-autoresponder', 'X-Autoresponder'],
+];
+
+// Precedence values some autoresponders write instead of Auto-Submitted.
+const AUTO_REPLY_PRECEDENCE = new Set(['auto_reply', 'auto-reply']);
+
+// The fixed prefix an out-of-office notice puts before the subject of the mail it answers, from systems that write
+// none of the headers (client-side rules, some groupware and hosting autoresponders): Outlook's in several
+// languages, Exchange 2003's, and the bracketed forms of Japanese autoresponders. Followed by a colon (ASCII or
+// full-width) or, bracketed, standing alone.
+const AUTO_REPLY_SUBJECT = new RegExp(
+  String.raw`^\s*(?:(?:${[
+    String.raw`auto(?:matic)?[- ]?(?:reply|response)`,
+    String.raw`out of (?:the )?office(?: auto-?reply)?`,
+    'oof',
+    'ooo',
+    'automatische antwort',
+    'abwesenheitsnotiz',
+    String.raw`r[ée]ponse automatique`,
+    String.raw`respuesta autom[áa]tica`,
+    'risposta automatica',
+    String.raw`resposta autom[áa]tica`,
+    'automatisch antwoord',
+    '自動応答',
+    '自動返信',
+    '自動返答',
+    '不在通知',
+    '自动回复',
+    '自動回覆',
+    String.raw`자동\s?회신`,
+  ].join('|')})\s*[:：]|[【\[［](?:自動応答|自動返信|自動返答|不在通知)[】\]］])`,
+  'iu',
+);
 
 function autoReplyDetail(mail: ClassifiableMail): string | undefined {
   for (const value of values(mail, 'auto-submitted')) {
@@ -62,10 +105,13 @@ function autoReplyDetail(mail: ClassifiableMail): string | undefined {
     // RFC 3834 §5: any value other than "no" means automatic; an empty header says nothing either way.
     if (kw !== '' && kw !== 'no') return `Auto-Submitted: ${value}`;
   }
-  for (const name of ['x-autoreply', 'x-autorespond']) {
+  for (const [name, label] of VENDOR_AUTO_REPLY_HEADERS) {
     for (const value of values(mail, name)) {
-      if (!NEGATIVE.has(keyword(value))) return `${name === 'x-autoreply' ? 'X-Autoreply' : 'X-Autorespond'}: ${value}`;
+      if (!NEGATIVE.has(keyword(value))) return `${label}: ${value}`;
     }
+  }
+  for (const value of values(mail, 'precedence')) {
+    if (AUTO_REPLY_PRECEDENCE.has(keyword(value))) return `Precedence: ${value}`;
   }
   for (const value of values(mail, 'x-auto-response-suppress')) {
     const tokens = stripComments(value)
@@ -82,6 +128,8 @@ function autoReplyDetail(mail: ClassifiableMail): string | undefined {
     // (transport rules adding disclaimers) touch human mail and are no reason to stay silent.
     if (/mailbox rules agent/i.test(value)) return `X-MS-Exchange-Generated-Message-Source: ${value}`;
   }
+  const isReply = Boolean(mail.inReplyTo) || (mail.references?.length ?? 0) > 0;
+  if (isReply && mail.subject && AUTO_REPLY_SUBJECT.test(mail.subject)) return `Subject: ${mail.subject}`;
   return undefined;
 }
 
@@ -180,8 +228,11 @@ export function isNoReplyAddress(address: string): boolean {
  * 3. `bounce` — multipart/report (any report-type) or another report type at top level, `Return-Path: <>`,
  *    X-Failed-Recipients, or a MAILER-DAEMON / postmaster From or Sender. Before `auto-reply` because delivery
  *    reports also carry `Auto-Submitted`, and "bounce" is the more useful answer.
- * 4. `auto-reply` — Auto-Submitted other than `no` (RFC 3834), X-Autoreply, X-Autorespond, X-Auto-Response-Suppress
- *    with OOF/AutoReply/All, X-MS-Exchange-Inbox-Rules-Loop, Exchange "Mailbox Rules Agent" messages.
+ * 4. `auto-reply` — Auto-Submitted other than `no` (RFC 3834), X-Autoreply, X-Autorespond, X-Autoresponder,
+ *    Precedence auto_reply, X-Auto-Response-Suppress with OOF/AutoReply/All, X-MS-Exchange-Inbox-Rules-Loop,
+ *    Exchange "Mailbox Rules Agent" messages, and a reply (In-Reply-To or References) whose subject starts with an
+ *    out-of-office prefix (`Automatic reply:`, `自動応答:`, `【自動返信】`…); a new mail with such a subject is
+ *    answered, since it may be asking about the feature.
  * 5. `list` — List-Id, RFC 2369's List-* fields (Unsubscribe, Post, Help, Subscribe, Owner, Archive), X-Mailing-List,
  *    Mailing-List, Precedence bulk/list/junk.
  * 5a. `spam` — the upstream filter's verdict (X-Spam-Flag, X-Spam-Status, X-Spam, the configured header).

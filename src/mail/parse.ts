@@ -88,6 +88,7 @@ export const CLASSIFIER_HEADERS: readonly string[] = [
   'auto-submitted',
   'x-autoreply',
   'x-autorespond',
+  'x-autoresponder',
   'x-auto-response-suppress',
   'precedence',
   'list-id',

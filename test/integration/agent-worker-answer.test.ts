@@ -189,6 +189,20 @@ describe('agent worker and sender', () => {
     expect(ticket.reason).toBe('spam: X-Rspamd-Action: reject');
   });
 
+  it("ignores an out-of-office notice known only by its subject when it answers a mail, and answers the same subject in a new mail", async () => {
+    const running = await run();
+    // What a client-side rule or a groupware autoresponder sends back to our reply: no Auto-Submitted, no X-Auto-*.
+    const notice = await ingest(
+      running,
+      buildMail({ messageId: customerMessageId(), from: 'c@customer.example', subject: '自動応答: Re: 請求書の宛名について', body: '不在にしております。', inReplyTo: '<our-reply@support.example>' }),
+    );
+    const ignored = await waitForState(running.store, notice.ticketId, ['ignored', 'parked', 'sent']);
+    expect(ignored.state).toBe('ignored');
+    expect(ignored.reason).toBe('auto-reply: Subject: 自動応答: Re: 請求書の宛名について');
+    const question = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'd@customer.example', subject: '自動応答: 設定できますか', body: QUESTION }));
+    expect((await waitForState(running.store, question.ticketId, ['ignored', 'parked', 'sent'])).state).toBe('sent');
+  });
+
   it('decides from the reply signals the ticket recorded at ingest, or from the raw mail for a ticket without them', async () => {
     const prefix = { QUEUE_PREFIX: `t${randomUUID().replaceAll('-', '').slice(0, 16)}` };
     const ingesting = await run(prefix, { agent: false, sender: false });

@@ -41,6 +41,10 @@ describe('decideReply', () => {
     ['X-Autoreply: yes', { headers: { 'x-autoreply': ['yes'] } }, 'auto-reply'],
     ['X-Autorespond', { headers: { 'x-autorespond': ['Vacation'] } }, 'auto-reply'],
     ['X-Autoreply: no', { headers: { 'x-autoreply': ['no'] } }, 'answer'],
+    ['X-Autoresponder', { headers: { 'x-autoresponder': ['true'] } }, 'auto-reply'],
+    ['X-Autoresponder: no', { headers: { 'x-autoresponder': ['no'] } }, 'answer'],
+    ['Precedence: auto_reply', { headers: { precedence: ['auto_reply'] } }, 'auto-reply'],
+    ['Precedence: auto-reply', { headers: { precedence: ['Auto-Reply'] } }, 'auto-reply'],
     ['X-Auto-Response-Suppress: OOF, DR', { headers: { 'x-auto-response-suppress': ['OOF, DR'] } }, 'auto-reply'],
     ['X-Auto-Response-Suppress: All', { headers: { 'x-auto-response-suppress': ['All'] } }, 'auto-reply'],
     ['X-Auto-Response-Suppress: AutoReply', { headers: { 'x-auto-response-suppress': ['autoreply'] } }, 'auto-reply'],
@@ -121,6 +125,39 @@ describe('decideReply', () => {
       expect(decision).toMatchObject({ answer: false, reason: expected });
       expect(decision.answer === false && decision.detail.length > 0).toBe(true);
     }
+  });
+
+  // Out-of-office notices from systems that write none of the headers (client-side rules, some groupware) answer a
+  // mail under its subject behind a fixed prefix. Only a reply counts: a new mail may well ask about such settings.
+  const reply = { inReplyTo: '<our-reply@support.example>' };
+  it.each<[string, Partial<InboundMail>, IgnoreReason | 'answer']>([
+    ['Automatic reply: (Outlook)', { subject: 'Automatic reply: Re: Invoice address', ...reply }, 'auto-reply'],
+    ['Auto reply:', { subject: 'Auto reply: Re: Invoice address', ...reply }, 'auto-reply'],
+    ['Autoreply:', { subject: 'AutoReply: Re: Invoice address', ...reply }, 'auto-reply'],
+    ['Automatic response:', { subject: 'Automatic response: Re: Invoice address', ...reply }, 'auto-reply'],
+    ['Out of Office:', { subject: 'Out of Office: Re: Invoice address', ...reply }, 'auto-reply'],
+    ['Out of the Office:', { subject: 'Out of the Office: Re: Invoice address', ...reply }, 'auto-reply'],
+    ['Out of Office AutoReply: (Exchange 2003)', { subject: 'Out of Office AutoReply: Re: Invoice address', ...reply }, 'auto-reply'],
+    ['OOF:', { subject: 'OOF: Re: Invoice address', ...reply }, 'auto-reply'],
+    ['自動応答: (Outlook in Japanese)', { subject: '自動応答: Re: 請求書の宛名について', ...reply }, 'auto-reply'],
+    ['自動返信：with a full-width colon', { subject: '自動返信：Re: 請求書の宛名について', ...reply }, 'auto-reply'],
+    ['【自動返信】', { subject: '【自動返信】お問い合わせありがとうございます', ...reply }, 'auto-reply'],
+    ['[自動応答]', { subject: '[自動応答] Re: 請求書の宛名について', ...reply }, 'auto-reply'],
+    ['不在通知:', { subject: '不在通知: Re: 請求書の宛名について', ...reply }, 'auto-reply'],
+    ['Abwesenheitsnotiz:', { subject: 'Abwesenheitsnotiz: AW: Rechnung', ...reply }, 'auto-reply'],
+    ['Automatische Antwort:', { subject: 'Automatische Antwort: AW: Rechnung', ...reply }, 'auto-reply'],
+    ['Réponse automatique :', { subject: 'Réponse automatique : RE: Facture', ...reply }, 'auto-reply'],
+    ['自动回复:', { subject: '自动回复: Re: 发票', ...reply }, 'auto-reply'],
+    ['a reply known by References only', { subject: 'Automatic reply: Re: Invoice address', references: ['<our-reply@support.example>'] }, 'auto-reply'],
+    ['the prefix on a new mail (a question about the feature)', { subject: 'Automatic reply: how do I turn it off?' }, 'answer'],
+    ['自動返信： on a new mail', { subject: '自動返信：設定方法を教えてください' }, 'answer'],
+    ['a reply about the feature, no prefix', { subject: '自動返信の設定について', ...reply }, 'answer'],
+    ['a reply whose subject merely contains the words', { subject: 'Re: Automatic reply settings', ...reply }, 'answer'],
+    ['a similar but different subject', { subject: 'Automatic update notification', ...reply }, 'answer'],
+  ])('subject of a reply: %s → %s', (_name, overrides, expected) => {
+    const decision = decideReply(mailWith(overrides), ctx);
+    if (expected === 'answer') expect(decision).toEqual({ answer: true });
+    else expect(decision).toMatchObject({ answer: false, reason: expected, detail: `Subject: ${overrides.subject}` });
   });
 
   it('compares IDN domains in their ASCII form', () => {
