@@ -1,5 +1,5 @@
 /**
- * Reindex job of the past questions and answers: read every Q&A CSV, then swap the pairs into the Q&A search in one
+ * Reindex job of the past questions and answers: read every Q&A CSV file and workbook, then swap the pairs into the Q&A search in one
  * step (the backend embeds them, reusing cached vectors of unchanged pairs). A plain handler of (data, context), so
  * the CLI calls it directly and a BullMQ worker can call it with `job.data` and `job.updateProgress`.
  */
@@ -22,7 +22,7 @@ export type ReindexQaJobData = z.input<typeof reindexQaJobDataSchema>;
 
 /** What a Q&A reindex did. */
 export interface ReindexQaResult {
-  /** CSV files read. */
+  /** CSV files and workbooks read. */
   files: number;
   /** Pairs now in the index. */
   pairs: number;

@@ -206,7 +206,7 @@ export const VARIABLES = {
   QA_DIR: {
     schema: str,
     default: 'data/qa',
-    description: 'Past questions and answers as CSV files (a header row; the columns headed question/answer, 質問/回答 or Q/A, else the first two)',
+    description: 'Past questions and answers as CSV files or Excel workbooks (.xlsx, every visible sheet): a header row; the columns headed question/answer, 質問/回答 or Q/A, else the first two',
     sensitive: false,
     group: 'knowledge',
   },

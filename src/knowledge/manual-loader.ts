@@ -13,7 +13,7 @@ import type { Logger } from '../logger.js';
 import type { ManualChunk, ProgressFn } from '../search/types.js';
 import { errorMessage, KnowledgeError } from './errors.js';
 import { pdfSections } from './pdf-layout.js';
-import { checkWordArchive } from './word-archive.js';
+import { MAX_UNPACKED_TEXT_BYTES, checkOfficeArchive } from './office-archive.js';
 import { SectionCollector, type ManualSection } from './sections.js';
 import { decodeText, listSources, normalizeNewlines, type SourceFile } from './files.js';
 
@@ -309,23 +309,17 @@ export function htmlSections(html: string): ManualSection[] {
 }
 
 /**
- * The most a Word document's text parts (document, styles, notes… not its pictures) may unpack to: some 3,000 pages
- * of text. mammoth holds them in memory several times over while it converts them.
- */
-export const MAX_WORD_UNPACKED_BYTES = 64_000_000;
-
-/**
  * A Word document as HTML (mammoth): its built-in heading styles (見出し 1–3, `heading 1`–`3` inside the file, in
  * any language of Word) become `h1`–`h3`, so {@link htmlSections} cuts it like a saved web page. Images are not
  * read at all: the text is what is indexed, and inlining them would make the HTML as large as the pictures.
- * A document whose text unpacks to more than `maxUnpackedBytes` (default {@link MAX_WORD_UNPACKED_BYTES}) is
- * refused before mammoth unpacks anything (see {@link checkWordArchive}).
+ * A document whose text unpacks to more than `maxUnpackedBytes` (default {@link MAX_UNPACKED_TEXT_BYTES}) is
+ * refused before mammoth unpacks anything (see {@link checkOfficeArchive}).
  *
  * @throws KnowledgeError naming `file` when the bytes are not a readable .docx or unpack to too much.
  */
 export async function wordHtml(data: Buffer, file: string, options: { maxUnpackedBytes?: number } = {}): Promise<string> {
   try {
-    await checkWordArchive(data, options.maxUnpackedBytes ?? MAX_WORD_UNPACKED_BYTES);
+    await checkOfficeArchive(data, options.maxUnpackedBytes ?? MAX_UNPACKED_TEXT_BYTES);
     const result = await mammoth.convertToHtml({ buffer: data }, { convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })) });
     return result.value;
   } catch (err) {

@@ -1,9 +1,10 @@
 /**
  * Loads past questions and answers from CSV files (RFC 4180: a header row, then one pair per row; quoted fields may
- * hold commas, doubled quotes and line breaks). Spreadsheet exports are accepted as they come: UTF-8 with BOM or
- * Shift_JIS, CRLF, blank lines, and columns in any order when the header names them (`question`/`answer`,
- * `質問`/`回答`, `Q`/`A`…, see {@link qaColumns}); a header that names neither means the first two columns. Fields
- * exported as HTML are read as their text ({@link qaFieldText}).
+ * hold commas, doubled quotes and line breaks) and Excel workbooks (.xlsx: each visible sheet read the same way).
+ * Spreadsheet exports are accepted as they come: UTF-8 with BOM or Shift_JIS, CRLF, blank lines, and columns in any
+ * order when the header names them (`question`/`answer`, `質問`/`回答`, `Q`/`A`…, see {@link qaColumns}); a header
+ * that names neither means the first two columns. Fields exported as HTML are read as their text
+ * ({@link qaFieldText}).
  */
 import { readFile } from 'node:fs/promises';
 import { CsvError, parse } from 'csv-parse/sync';
@@ -13,21 +14,22 @@ import type { Logger } from '../logger.js';
 import type { ProgressFn, QaPair } from '../search/types.js';
 import { errorMessage, KnowledgeError } from './errors.js';
 import { decodeText, listSourceFiles, normalizeNewlines } from './files.js';
+import { workbookSheets, type SheetRecord } from './qa-workbook.js';
 
 /** File types the Q&A loader reads. */
-export const QA_EXTENSIONS = ['.csv'] as const;
+export const QA_EXTENSIONS = ['.csv', '.xlsx'] as const;
 
 /** A data row that was left out, and why. */
 export interface SkippedQaRow {
   fileName: string;
   /** 1-based data row (header excluded), as in {@link QaPair.row}. */
   row: number;
-  /** Line of the file the row ends on. */
+  /** Line of the file the row ends on (a CSV file), or the row's number in its sheet (a workbook). */
   line: number;
   reason: string;
 }
 
-/** The pairs of one CSV text and the rows left out. */
+/** The pairs of one CSV text or workbook and the rows left out. */
 export interface QaParseResult {
   pairs: QaPair[];
   skipped: SkippedQaRow[];
@@ -35,7 +37,7 @@ export interface QaParseResult {
 
 /** What {@link loadQaPairs} read. */
 export interface QaLoadResult {
-  /** Base names of the CSV files that were read, in index order. */
+  /** Base names of the CSV files and workbooks that were read, in index order. */
   files: string[];
   pairs: QaPair[];
   skipped: SkippedQaRow[];
@@ -136,24 +138,64 @@ export function parseQaCsv(text: string, fileName: string, options: { file?: str
     }
     throw new KnowledgeError(`${file}: cannot parse CSV: ${errorMessage(err)}`, file, undefined, { cause: err });
   }
+  const rows = records.map(({ record, info }) => ({ record, line: info.lines }));
+  return pairsOfRows(rows, fileName, { where: file, lineName: 'line', logger: options.logger });
+}
+
+/**
+ * Reads a workbook's visible sheets as {@link parseQaCsv} reads a CSV file: each sheet has its header row and its
+ * pairs, named `${fileName}:${sheet}` (a colon cannot appear in a sheet name), so `faq.xlsx:請求#3` is the third data
+ * row of the sheet 請求. Skipped rows are reported with the sheet and its row number as Excel shows it.
+ *
+ * @throws KnowledgeError naming the file when it is not a readable workbook or unpacks to too much.
+ */
+export async function readQaWorkbook(
+  data: Buffer,
+  fileName: string,
+  options: { file?: string; logger?: Logger; maxUnpackedBytes?: number } = {},
+): Promise<QaParseResult> {
+  const file = options.file ?? fileName;
+  let sheets;
+  try {
+    sheets = await workbookSheets(data, options.maxUnpackedBytes === undefined ? {} : { maxUnpackedBytes: options.maxUnpackedBytes });
+  } catch (err) {
+    throw new KnowledgeError(`${file}: cannot read Excel workbook: ${errorMessage(err)}`, file, undefined, { cause: err });
+  }
+  const result: QaParseResult = { pairs: [], skipped: [] };
+  for (const sheet of sheets) {
+    const { pairs, skipped } = pairsOfRows(sheet.records, `${fileName}:${sheet.name}`, { where: `${file} sheet ${sheet.name}`, lineName: 'Excel row', logger: options.logger });
+    result.pairs.push(...pairs);
+    result.skipped.push(...skipped);
+  }
+  return result;
+}
+
+/**
+ * Pairs of a header row and the data rows after it, reading the columns {@link qaColumns} picks (with a warning when a
+ * header of more than two columns names neither). Row numbers count data records after the header, including skipped
+ * ones, so a pair keeps its id (`${fileName}#${row}`) when a neighbouring row is fixed or emptied. Rows whose question
+ * or answer is empty (after trimming) are skipped, each with a warning naming `where` and the row.
+ */
+function pairsOfRows(rows: SheetRecord[], fileName: string, options: { where: string; lineName: string; logger?: Logger | undefined }): QaParseResult {
+  const { where, lineName, logger } = options;
   const pairs: QaPair[] = [];
   const skipped: SkippedQaRow[] = [];
-  const header = records[0]?.record ?? [];
+  const header = rows[0]?.record ?? [];
   const columns = qaColumns(header);
   if (!columns.named && header.length > 2) {
-    options.logger?.warn(
-      { file, header },
-      `${file}: the header names no question and answer columns (question/answer, 質問/回答, Q/A); reading the first two columns (${header.slice(0, 2).join(', ')}) as question and answer`,
+    logger?.warn(
+      { file: where, header },
+      `${where}: the header names no question and answer columns (question/answer, 質問/回答, Q/A); reading the first two columns (${header.slice(0, 2).join(', ')}) as question and answer`,
     );
   }
-  for (const [index, { record, info }] of records.slice(1).entries()) {
+  for (const [index, { record, line }] of rows.slice(1).entries()) {
     const row = index + 1;
     const question = qaFieldText(record[columns.question] ?? '');
     const answer = qaFieldText(record[columns.answer] ?? '');
     if (!question || !answer) {
       const reason = !question && !answer ? 'empty question and answer' : !question ? 'empty question' : 'empty answer';
-      skipped.push({ fileName, row, line: info.lines, reason });
-      options.logger?.warn({ file, row, line: info.lines }, `${file} row ${row} (line ${info.lines}): ${reason}; skipped`);
+      skipped.push({ fileName, row, line, reason });
+      logger?.warn({ file: where, row, line }, `${where} row ${row} (${lineName} ${line}): ${reason}; skipped`);
       continue;
     }
     pairs.push({ id: `${fileName}#${row}`, fileName, row, question, answer });
@@ -162,7 +204,7 @@ export function parseQaCsv(text: string, fileName: string, options: { file?: str
 }
 
 /**
- * Reads every CSV file in `dir` (non-recursive, sorted by name).
+ * Reads every CSV file and workbook in `dir` (non-recursive, sorted by name).
  *
  * @param onProgress called with stage `read` after each file.
  * @throws KnowledgeError when the directory is missing or a file is malformed (the message names file and line).
@@ -174,8 +216,11 @@ export async function loadQaPairs(dir: string, options: { logger?: Logger; onPro
   const skipped: SkippedQaRow[] = [];
   await onProgress?.({ stage: 'read', done: 0, total: files.length });
   for (const [i, file] of files.entries()) {
-    const text = decodeText(await readFile(file.path), file.path, logger);
-    const result = parseQaCsv(text, file.fileName, { file: file.path, logger });
+    const data = await readFile(file.path);
+    const result =
+      file.ext === '.xlsx'
+        ? await readQaWorkbook(data, file.fileName, { file: file.path, logger })
+        : parseQaCsv(decodeText(data, file.path, logger), file.fileName, { file: file.path, logger });
     logger?.debug({ file: file.path, pairs: result.pairs.length, skipped: result.skipped.length }, `read ${file.fileName}`);
     pairs.push(...result.pairs);
     skipped.push(...result.skipped);

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { Document, HeadingLevel, ImageRun, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KnowledgeError } from '../../src/knowledge/errors.js';
-import { MAX_WORD_UNPACKED_BYTES, loadManualChunks, wordHtml } from '../../src/knowledge/manual-loader.js';
+import { loadManualChunks, wordHtml } from '../../src/knowledge/manual-loader.js';
+import { MAX_UNPACKED_TEXT_BYTES } from '../../src/knowledge/office-archive.js';
 
 /** A 1×1 PNG, so the document holds an image as a real manual does. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -104,7 +105,7 @@ describe('Word manuals (.docx)', () => {
       const bomb = withDeclaredSize(await wordManual(), 'word/document.xml', 0xfffffff0);
       const error = await wordHtml(bomb, 'bomb.docx').catch((err: unknown) => err);
       expect(error).toBeInstanceOf(KnowledgeError);
-      expect((error as Error).message).toContain(`unpack to more than ${MAX_WORD_UNPACKED_BYTES / 1_000_000} MB`);
+      expect((error as Error).message).toContain(`unpack to more than ${MAX_UNPACKED_TEXT_BYTES / 1_000_000} MB`);
     });
 
     it('a part that unpacks to more than it declares', async () => {

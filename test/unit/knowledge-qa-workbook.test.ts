@@ -1,0 +1,111 @@
+/**
+ * Past Q&A kept in an Excel workbook (.xlsx), as many support teams keep their FAQ: each visible sheet is read like a
+ * CSV file (a header row, then one pair per row), and the file goes through the same unpacking guard as a Word manual.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { KnowledgeError } from '../../src/knowledge/errors.js';
+import { loadQaPairs, readQaWorkbook } from '../../src/knowledge/qa-loader.js';
+import type { Logger } from '../../src/logger.js';
+
+type Cell = ExcelJS.CellValue;
+
+/** A workbook with one sheet per entry, in order; `hidden` sheets are hidden as Excel hides them. */
+async function workbook(sheets: { name: string; rows: Cell[][]; hidden?: boolean }[]): Promise<Buffer> {
+  const book = new ExcelJS.Workbook();
+  for (const sheet of sheets) {
+    const ws = book.addWorksheet(sheet.name, sheet.hidden ? { state: 'hidden' } : {});
+    for (const row of sheet.rows) ws.addRow(row);
+  }
+  return Buffer.from(await book.xlsx.writeBuffer());
+}
+
+function recordingLogger(): { logger: Logger; warnings: string[] } {
+  const warnings: string[] = [];
+  const logger = { warn: (_: unknown, msg: string) => void warnings.push(msg), debug: () => undefined, info: () => undefined } as unknown as Logger;
+  return { logger, warnings };
+}
+
+describe('readQaWorkbook', () => {
+  it('reads each visible sheet like a CSV file, naming pairs by file, sheet and row', async () => {
+    const data = await workbook([
+      { name: 'ログイン', rows: [['No', '質問', '回答', 'カテゴリ'], [1, 'パスワードを忘れました', 'ログイン画面の「パスワードをお忘れの方」から再設定できます。', 'ログイン'], [2, '二段階認証を解除したい', '管理者に依頼してください。', 'ログイン']] },
+      { name: '請求', rows: [['Q', 'A'], ['請求書の宛名を変えたい', '「管理」→「請求情報」で変更できます。']] },
+      { name: 'メモ', hidden: true, rows: [['質問', '回答'], ['内部用', '公開しない']] },
+    ]);
+    const { pairs, skipped } = await readQaWorkbook(data, 'faq.xlsx');
+    expect(skipped).toEqual([]);
+    expect(pairs).toEqual([
+      { id: 'faq.xlsx:ログイン#1', fileName: 'faq.xlsx:ログイン', row: 1, question: 'パスワードを忘れました', answer: 'ログイン画面の「パスワードをお忘れの方」から再設定できます。' },
+      { id: 'faq.xlsx:ログイン#2', fileName: 'faq.xlsx:ログイン', row: 2, question: '二段階認証を解除したい', answer: '管理者に依頼してください。' },
+      { id: 'faq.xlsx:請求#1', fileName: 'faq.xlsx:請求', row: 1, question: '請求書の宛名を変えたい', answer: '「管理」→「請求情報」で変更できます。' },
+    ]);
+  });
+
+  it('reads cells as they are shown: rich text, formulas by their result, links by their text, line breaks kept', async () => {
+    const data = await workbook([
+      {
+        name: 'FAQ',
+        rows: [
+          ['question', 'answer'],
+          [
+            { richText: [{ text: '保存期間は' }, { text: '何日', font: { bold: true } }, { text: 'ですか' }] },
+            { formula: '"30"&"日間です。"', result: '30日間です。' },
+          ],
+          ['手順を教えて', { text: 'ヘルプセンター', hyperlink: 'https://help.example/steps' }],
+          ['改行は', '1. 開く\n2. 押す'],
+        ],
+      },
+    ]);
+    const { pairs } = await readQaWorkbook(data, 'faq.xlsx');
+    expect(pairs.map((p) => [p.question, p.answer])).toEqual([
+      ['保存期間は何日ですか', '30日間です。'],
+      ['手順を教えて', 'ヘルプセンター'],
+      ['改行は', '1. 開く\n2. 押す'],
+    ]);
+  });
+
+  it('skips rows without a question or an answer with a warning naming the sheet and the row, and blank rows silently', async () => {
+    const data = await workbook([{ name: 'FAQ', rows: [['質問', '回答'], ['Q1', ''], [], ['Q3', 'A3'], ['', 'A4']] }]);
+    const { logger, warnings } = recordingLogger();
+    const { pairs, skipped } = await readQaWorkbook(data, 'faq.xlsx', { file: '/qa/faq.xlsx', logger });
+    expect(pairs.map((p) => p.id)).toEqual(['faq.xlsx:FAQ#2']);
+    expect(skipped).toEqual([
+      { fileName: 'faq.xlsx:FAQ', row: 1, line: 2, reason: 'empty answer' },
+      { fileName: 'faq.xlsx:FAQ', row: 3, line: 5, reason: 'empty question' },
+    ]);
+    expect(warnings).toEqual(['/qa/faq.xlsx sheet FAQ row 1 (Excel row 2): empty answer; skipped', '/qa/faq.xlsx sheet FAQ row 3 (Excel row 5): empty question; skipped']);
+  });
+
+  it('a file that is not a workbook, or unpacks to too much, is a clear error naming it', async () => {
+    const notZip = await readQaWorkbook(Buffer.from('question,answer\nQ,A\n'), 'faq.xlsx', { file: '/qa/faq.xlsx' }).catch((err: unknown) => err);
+    expect(notZip).toBeInstanceOf(KnowledgeError);
+    expect((notZip as Error).message).toMatch(/^\/qa\/faq\.xlsx: cannot read Excel workbook: /);
+    const big = await workbook([{ name: 'FAQ', rows: [['質問', '回答'], ...Array.from({ length: 2_000 }, (_, i) => [`質問 ${i}`, `${i} ${'回答'.repeat(200)}`])] }]);
+    const tooLarge = await readQaWorkbook(big, 'big.xlsx', { maxUnpackedBytes: 1_000_000 }).catch((err: unknown) => err);
+    expect(tooLarge).toBeInstanceOf(KnowledgeError);
+    expect((tooLarge as Error).message).toMatch(/^big\.xlsx: cannot read Excel workbook: its text parts unpack to more than 1 MB/);
+  });
+});
+
+describe('loadQaPairs with workbooks', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'qa-xlsx-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reads CSV files and workbooks side by side, and skips the owner file Excel leaves beside an open workbook', async () => {
+    await writeFile(path.join(dir, 'a.csv'), 'question,answer\nQ1,A1\n');
+    await writeFile(path.join(dir, 'b.xlsx'), await workbook([{ name: 'Sheet1', rows: [['question', 'answer'], ['Q2', 'A2']] }]));
+    await writeFile(path.join(dir, '~$b.xlsx'), Buffer.alloc(165, 0x20));
+    const result = await loadQaPairs(dir);
+    expect(result.files).toEqual(['a.csv', 'b.xlsx']);
+    expect(result.pairs.map((p) => p.id)).toEqual(['a.csv#1', 'b.xlsx:Sheet1#1']);
+  });
+});
