@@ -42,11 +42,28 @@ export interface SourceListing {
   files: SourceFile[];
   /** Readable files per folder (`.` for the top), only folders that hold at least one. */
   perFolder: Record<string, number>;
-  /** Folders (relative, `.` for the top) whose whole subtree holds no readable file. */
+  /**
+   * Folders (relative, `.` for the top) whose whole subtree holds no readable file: the top always, a subfolder when
+   * it holds files of other kinds that are not {@link SITE_ASSET_EXTENSIONS} (documents in a format not read).
+   */
   emptyFolders: string[];
 }
 
 const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * What a documentation site keeps beside its pages (pictures, styles, scripts, fonts, media, configuration): not
+ * documents, so a folder of them alone (`images/`, `assets/`) is not reported as holding nothing readable.
+ */
+export const SITE_ASSET_EXTENSIONS: ReadonlySet<string> = new Set(
+  [
+    ...['png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'avif', 'ico', 'bmp', 'tif', 'tiff', 'drawio', 'excalidraw'],
+    ...['css', 'scss', 'sass', 'less', 'js', 'mjs', 'cjs', 'ts', 'tsx', 'jsx', 'vue', 'map'],
+    ...['woff', 'woff2', 'ttf', 'otf', 'eot'],
+    ...['mp4', 'webm', 'mov', 'mp3', 'wav', 'ogg'],
+    ...['json', 'yml', 'yaml', 'toml', 'xml'],
+  ].map((ext) => `.${ext}`),
+);
 
 /**
  * Lists the regular files of `dir` whose extension is in `extensions`, sorted by relative path in code-point order
@@ -93,10 +110,11 @@ export async function listSources(
   listing.files.sort((a, b) => byCodePoint(a.fileName, b.fileName));
   return listing;
 
-  /** Lists one folder; returns how many readable files its subtree holds. */
-  async function walk(folder: string, rel: string, insideLink: boolean): Promise<number> {
+  /** Lists one folder; returns how many readable files its subtree holds, and how many files it did not read. */
+  async function walk(folder: string, rel: string, insideLink: boolean): Promise<{ found: number; unread: number }> {
     const names = (await readdir(folder)).sort(byCodePoint);
     let found = 0;
+    let unread = 0;
     for (const name of names) {
       const filePath = path.join(folder, name);
       const relName = rel ? `${rel}/${name}` : name;
@@ -147,13 +165,15 @@ export async function listSources(
           followed.add(real);
         }
         const inner = await walk(filePath, relName, insideLink || entry.isSymbolicLink());
-        if (inner === 0) listing.emptyFolders.push(relName);
-        found += inner;
+        if (inner.found === 0 && inner.unread > 0) listing.emptyFolders.push(relName);
+        found += inner.found;
+        unread += inner.unread;
         continue;
       }
       const ext = path.extname(name).toLowerCase();
       if (!extensions.includes(ext)) {
         logger?.debug({ file: filePath }, `skipping ${relName}: not one of ${extensions.join(', ')}`);
+        if (!SITE_ASSET_EXTENSIONS.has(ext)) unread++;
         continue;
       }
       if (!info.isFile()) {
@@ -166,7 +186,7 @@ export async function listSources(
       found++;
     }
     if (rel === '' && found === 0) listing.emptyFolders.unshift('.');
-    return found;
+    return { found, unread };
   }
 }
 

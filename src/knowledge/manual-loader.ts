@@ -373,7 +373,8 @@ export async function chunkSections(
 
 /**
  * Reads and chunks every manual file in `dir` and its subfolders (sorted by relative path; see
- * {@link listSources} for dotfiles and links). A folder with no readable file is reported with a warning.
+ * {@link listSources} for dotfiles and links). A folder of files none of which can be read is reported with a
+ * warning (one of a site's pictures, styles and scripts alone is not).
  *
  * @param onProgress called with stage `read` after each file.
  * @throws KnowledgeError when the directory is missing or a file cannot be read (the message names the file).

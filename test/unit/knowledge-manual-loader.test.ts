@@ -277,7 +277,17 @@ describe('loadManualChunks', () => {
       await writeFile(path.join(dir, 'guide', 'index.md'), '# ガイド\nガイドの本文。');
       await writeFile(path.join(dir, 'guide', 'admin', 'users.md'), '# 利用者\n利用者の本文。');
       await writeFile(path.join(dir, '.vitepress', 'config.md'), '# 設定\n隠し。');
-      await writeFile(path.join(dir, 'drafts', 'notes.png'), 'png');
+      // A folder of documents in a format not read (legacy Word) is worth a warning; a folder of a site's pictures,
+      // styles and scripts, or an empty one, is not (it would warn at every nightly reindex).
+      await writeFile(path.join(dir, 'drafts', 'notes.doc'), 'doc');
+      await mkdir(path.join(dir, 'guide', 'images', 'icons'), { recursive: true });
+      await writeFile(path.join(dir, 'guide', 'images', 'login.png'), 'png');
+      await writeFile(path.join(dir, 'guide', 'images', 'icons', 'gear.SVG'), 'svg');
+      await mkdir(path.join(dir, 'assets'));
+      await writeFile(path.join(dir, 'assets', 'site.css'), 'css');
+      await writeFile(path.join(dir, 'assets', 'site.js'), 'js');
+      await writeFile(path.join(dir, 'assets', '_category_.json'), '{}');
+      await mkdir(path.join(dir, 'empty'));
       await writeFile(path.join(outside, 'shared.md'), '# 共有\n共有の本文。');
       await symlink(outside, path.join(dir, 'linked'));
       await symlink(outside, path.join(dir, 'linked-again'));
