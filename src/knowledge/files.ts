@@ -55,7 +55,7 @@ const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
  * What a documentation site keeps beside its pages (pictures, styles, scripts, fonts, media, configuration): not
  * documents, so a folder of them alone (`images/`, `assets/`) is not reported as holding nothing readable.
  */
-export const SITE_ASSET_EXTENSIONS: ReadonlySet<string> = new Set(
+const SITE_ASSET_EXTENSIONS: ReadonlySet<string> = new Set(
   [
     ...['png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'avif', 'ico', 'bmp', 'tif', 'tiff', 'drawio', 'excalidraw'],
     ...['css', 'scss', 'sass', 'less', 'js', 'mjs', 'cjs', 'ts', 'tsx', 'jsx', 'vue', 'map'],

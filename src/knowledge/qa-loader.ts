@@ -157,7 +157,7 @@ export async function readQaWorkbook(
   const file = options.file ?? fileName;
   let sheets;
   try {
-    sheets = await workbookSheets(data, options.maxUnpackedBytes === undefined ? {} : { maxUnpackedBytes: options.maxUnpackedBytes });
+    sheets = await workbookSheets(data, options.maxUnpackedBytes);
   } catch (err) {
     throw new KnowledgeError(`${file}: cannot read Excel workbook: ${errorMessage(err)}`, file, undefined, { cause: err });
   }
