@@ -193,6 +193,8 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   };
   const htmlError = htmlErrorRenderer();
 
+  // One throttle for every route that reads credentials, the open /readyz included.
+  const login = { logger, throttle: deps.loginThrottle ?? new LoginThrottle() };
   const app = express();
   app.disable('x-powered-by');
   app.use(securityHeaders(REVIEW_CSP));
@@ -203,7 +205,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   app.get('/healthz', route(() => ({ status: 200, json: { status: 'ok' } }), jsonError, logger));
   app.get(
     '/readyz',
-    optionalBasicAuth(auth),
+    optionalBasicAuth(auth, login),
     route(
       async ({ user }) => {
         const result = await checkReadiness(readiness);
@@ -215,7 +217,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     ),
   );
 
-  app.use(basicAuthMiddleware(auth, { logger, ...(deps.loginThrottle ? { throttle: deps.loginThrottle } : {}) }));
+  app.use(basicAuthMiddleware(auth, login));
   app.use(sameOriginGuard);
 
   app.get(STYLESHEET_PATH, (_req, res) => {

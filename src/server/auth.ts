@@ -117,37 +117,60 @@ export class LoginThrottle {
   }
 }
 
+/** What {@link checkLogin} found for one request. */
+type LoginCheck =
+  | { kind: 'ok'; user: string }
+  | { kind: 'none' }
+  | { kind: 'wrong' }
+  | { kind: 'throttled'; retryAfterSeconds: number };
+
+/**
+ * Checks a request's Basic credentials against {@link DashboardAuth} through the throttle: a throttled client's
+ * credentials are not even compared, and a wrong password counts as a failure and is logged at warn with the user
+ * name, client address and path, never the password. Every route that looks at credentials goes through here, so
+ * no route answers "right" or "wrong" to a client that is past its failures.
+ */
+function checkLogin(req: Request, auth: DashboardAuth, throttle: LoginThrottle, logger: Logger | undefined): LoginCheck {
+  if (auth.mode === 'off') return { kind: 'ok', user: ANONYMOUS_OPERATOR };
+  const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  const wait = throttle.retryAfterSeconds(client);
+  if (wait !== undefined) return { kind: 'throttled', retryAfterSeconds: wait };
+  const given = parseBasicAuth(req.headers.authorization);
+  // A request without credentials is a browser asking for the login dialog (or a probe), not a failed attempt.
+  if (!given) return { kind: 'none' };
+  if (credentialsMatch(given, auth)) {
+    throttle.succeed(client);
+    return { kind: 'ok', user: given.user };
+  }
+  throttle.fail(client);
+  logger?.warn({ client, user: given.user.slice(0, 100), path: req.path }, 'dashboard login failed');
+  return { kind: 'wrong' };
+}
+
+/** How the dashboard checks logins: one throttle for every route of the process, and where failures are logged. */
+export interface LoginOptions {
+  logger?: Logger;
+  throttle?: LoginThrottle;
+}
+
 /**
  * Express middleware enforcing {@link DashboardAuth}: 401 with a `WWW-Authenticate` challenge unless the request
  * carries the right credentials, 429 with `Retry-After` while the client address is throttled for failed logins
  * ({@link LoginThrottle}). Each failure is logged at warn with the user name and client address, never the password.
  * Sets `res.locals.user` (the Basic user, or {@link ANONYMOUS_OPERATOR} when off).
  */
-export function basicAuthMiddleware(auth: DashboardAuth, options: { logger?: Logger; throttle?: LoginThrottle } = {}) {
+export function basicAuthMiddleware(auth: DashboardAuth, options: LoginOptions = {}) {
   const throttle = options.throttle ?? new LoginThrottle();
   return (req: Request, res: Response, next: NextFunction): void => {
-    if (auth.mode === 'off') {
-      res.locals.user = ANONYMOUS_OPERATOR;
+    const login = checkLogin(req, auth, throttle, options.logger);
+    if (login.kind === 'ok') {
+      res.locals.user = login.user;
       next();
       return;
     }
-    const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-    const wait = throttle.retryAfterSeconds(client);
-    if (wait !== undefined) {
-      res.status(429).set('Retry-After', String(wait)).type('text/plain; charset=utf-8').send('Too many failed logins; try again later\n');
+    if (login.kind === 'throttled') {
+      res.status(429).set('Retry-After', String(login.retryAfterSeconds)).type('text/plain; charset=utf-8').send('Too many failed logins; try again later\n');
       return;
-    }
-    const given = parseBasicAuth(req.headers.authorization);
-    if (given && credentialsMatch(given, auth)) {
-      throttle.succeed(client);
-      res.locals.user = given.user;
-      next();
-      return;
-    }
-    // A request without credentials is a browser asking for the login dialog, not a failed attempt.
-    if (given) {
-      throttle.fail(client);
-      options.logger?.warn({ client, user: given.user.slice(0, 100), path: req.path }, 'dashboard login failed');
     }
     res
       .status(401)
@@ -159,15 +182,15 @@ export function basicAuthMiddleware(auth: DashboardAuth, options: { logger?: Log
 
 /**
  * Like {@link basicAuthMiddleware} but never refuses: sets `res.locals.user` when the request carries the right
- * credentials (or authentication is off), for open routes that tell a logged-in operator more (`/readyz`).
+ * credentials (or authentication is off), for open routes that tell a logged-in operator more (`/readyz`). Pass the
+ * throttle of {@link basicAuthMiddleware}: a wrong password here is a failed login like anywhere else, and a
+ * throttled client is answered as if it sent none, or the open route would let anyone test passwords at network
+ * speed.
  */
-export function optionalBasicAuth(auth: DashboardAuth) {
+export function optionalBasicAuth(auth: DashboardAuth, options: LoginOptions & { throttle: LoginThrottle }) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    if (auth.mode === 'off') res.locals.user = ANONYMOUS_OPERATOR;
-    else {
-      const given = parseBasicAuth(req.headers.authorization);
-      if (given && credentialsMatch(given, auth)) res.locals.user = given.user;
-    }
+    const login = checkLogin(req, auth, options.throttle, options.logger);
+    if (login.kind === 'ok') res.locals.user = login.user;
     next();
   };
 }

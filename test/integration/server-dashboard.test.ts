@@ -296,6 +296,26 @@ describe('authentication', () => {
     expect(lines.some((l) => l.includes('"user":"admin"'))).toBe(true);
   });
 
+  it('counts wrong passwords sent to the open /readyz as failed logins, so the probe cannot be used to guess the password', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    const d = await startDashboard({}, { logger });
+    const details = async (auth: string | undefined) => {
+      const res = await call(d, '/readyz', auth === undefined ? {} : { auth });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { checks: Record<string, unknown> };
+      return typeof body.checks.redis === 'object';
+    };
+    expect(await details(undefined)).toBe(true);
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) expect(await details(basic(USER, `guess-${i}`))).toBe(false);
+    expect(lines.filter((l) => l.includes('dashboard login failed') && l.includes('/readyz')).length).toBe(LOGIN_FAILURES_ALLOWED);
+    // Throttled: the right password no longer shows the details (the probe still answers), nor opens another route.
+    expect(await details(undefined)).toBe(false);
+    expect((await call(d, '/api/tickets')).status).toBe(429);
+    // A probe without credentials is no failed login and still gets its status.
+    expect((await call(d, '/readyz', { auth: false })).status).toBe(200);
+  });
+
   it.each([
     ['short', 'sandbox', true],
     ['long enough', 'correct horse battery staple', false],
