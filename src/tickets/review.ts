@@ -95,8 +95,18 @@ function checkId(ticketId: string): ReviewRefusal | undefined {
   return TICKET_ID_PATTERN.test(ticketId) ? undefined : { outcome: 'invalid', message: `Not a ticket id: ${ticketId.slice(0, 80)}` };
 }
 
+/**
+ * The generation of an approved ticket's send job: that of the person's approval (`parked → approved`), not of the
+ * ticket now. The sender gives a ticket back to `approved` after an SMTP 4xx while BullMQ retries the same job; a
+ * re-approval then must find that job, because a second one would race the retry and park a reply that went out.
+ */
+function approvalGeneration(ticket: Ticket): number {
+  const at = ticket.history.findLastIndex((h) => h.from === 'parked' && h.to === 'approved');
+  return at === -1 ? jobGeneration(ticket) : at + 1;
+}
+
 async function queueSend(deps: ReviewDeps, ticket: Ticket): Promise<string> {
-  const job = sendReplyJob(deps.config, ticket.id, jobGeneration(ticket), deps.tuning);
+  const job = sendReplyJob(deps.config, ticket.id, approvalGeneration(ticket), deps.tuning);
   await produce(deps.redis, () => deps.outbound.add(job.name, job.data, job.opts));
   return String(job.opts.jobId);
 }
@@ -106,7 +116,8 @@ async function queueSend(deps: ReviewDeps, ticket: Ticket): Promise<string> {
  * agent's answer (`approval`, from which the sent ticket's outcome and edit ratio follow), moves the ticket
  * `parked → approved` (actor `operator:<operator>`) and adds its `send-reply` job; what the agent did answer closes
  * the knowledge gaps it matches. Approving an already approved (not yet claimed)
- * ticket again only re-adds the same job, so a retry after a failure in between is safe.
+ * ticket again only re-adds the job of that approval (also while the sender waits to retry it), so a retry after a
+ * failure in between is safe.
  */
 export async function approveTicket(
   deps: ReviewDeps,

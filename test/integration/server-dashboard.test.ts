@@ -459,6 +459,21 @@ describe('JSON API', () => {
     expect(await outboundJobIds(d)).toEqual([jobId]);
   });
 
+  it('re-approving a ticket whose send is waiting for a retry (SMTP 4xx) adds no second send job', async () => {
+    const d = await startDashboard();
+    const t = await parkedTicket(d);
+    const res = await call(d, `/api/tickets/${t.id}/approve`, { json: {} });
+    const { jobId } = (await res.json()) as { jobId: string };
+    // What the sender does on a 4xx: claim, then give the ticket back to `approved` while BullMQ retries the job.
+    await d.store.transition(t.id, { from: ['approved'], to: 'sending', actor: 'sender', note: 'attempt 1' });
+    await d.store.transition(t.id, { from: ['sending'], to: 'approved', actor: 'sender', note: 'not accepted, will retry: 451' });
+    // A stale form resubmitted, or the API called again: a second job would race the retry and park a sent reply.
+    const again = await call(d, `/api/tickets/${t.id}/approve`, { json: {} });
+    expect(again.status).toBe(202);
+    expect(await again.json()).toMatchObject({ alreadyApproved: true, jobId });
+    expect(await outboundJobIds(d)).toEqual([jobId]);
+  });
+
   it('stores an edited reply as the draft when approving', async () => {
     const d = await startDashboard();
     const t = await parkedTicket(d);
