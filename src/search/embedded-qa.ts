@@ -9,6 +9,7 @@ import path from 'node:path';
 import { createLogger, type Logger } from '../logger.js';
 import { Bm25Builder, Bm25Index, type Bm25Params } from './bm25.js';
 import { weightedTerms } from './tokenize.js';
+import { embedQuery } from './embeddings.js';
 import {
   bytesOf,
   decodeContainer,
@@ -80,11 +81,6 @@ interface LoadedQa {
 /** Texts per embed call during a rebuild: progress granularity, and how much is cached if a rebuild dies midway. */
 const EMBED_CHUNK = 256;
 const YIELD_EVERY = 250;
-
-/** An embedder that can embed without persisting (the {@link CachedEmbedder} query path). */
-interface TransientEmbedder extends Embedder {
-  embedTransient(texts: string[]): Promise<Float32Array[]>;
-}
 
 /**
  * Weights of the two rankings in the fusion (each rank contributes weight / (rrfK + rank + 1)). 0 leaves a ranking
@@ -313,10 +309,8 @@ export class EmbeddedQaSearch implements QaSearch {
    * BM25-only answer is worth more to the agent than a failed tool call.
    */
   private async embedQuery(query: string): Promise<Float32Array | undefined> {
-    const e = this.embedder as Partial<TransientEmbedder>;
     try {
-      const [v] = typeof e.embedTransient === 'function' ? await e.embedTransient.call(this.embedder, [query]) : await this.embedder.embed([query]);
-      return v;
+      return await embedQuery(this.embedder, query);
     } catch (err) {
       this.log.error({ err: err instanceof Error ? err.message : String(err), embedder: this.embedder.id }, 'query embedding failed; ranking by BM25 only');
       return undefined;

@@ -152,6 +152,22 @@ export interface EmbeddingCacheStats {
   entries: number;
 }
 
+/** An embedder that can embed without persisting: {@link CachedEmbedder}'s query path. */
+export interface TransientEmbedder extends Embedder {
+  embedTransient(texts: string[]): Promise<Float32Array[]>;
+}
+
+/**
+ * The vector of a search query. Through {@link CachedEmbedder.embedTransient} when the embedder has it: a customer's
+ * question is a one-off text, and persisting it would grow the cache file (loaded whole by every worker) with text
+ * that is never asked again and outlives the customer's erasure.
+ */
+export async function embedQuery(embedder: Embedder, query: string): Promise<Float32Array | undefined> {
+  const e = embedder as Partial<TransientEmbedder>;
+  const [v] = typeof e.embedTransient === 'function' ? await e.embedTransient.call(embedder, [query]) : await embedder.embed([query]);
+  return v;
+}
+
 /**
  * Persistent embedding cache in front of another {@link Embedder}. Keys are sha256(embedder id + text), so a change
  * of model or dimensions never serves stale vectors. Storage is one append-only file per embedder id under `dir`:

@@ -10,6 +10,7 @@ import {
   QdrantClientUnexpectedResponseError,
 } from '@qdrant/js-client-rest';
 import { createLogger, type Logger } from '../logger.js';
+import { embedQuery } from './embeddings.js';
 import { formatQaPair, type Embedder, type ProgressFn, type QaPair, type QaSearch, type SearchHit } from './types.js';
 
 /** Payload stored with each point: everything needed to rebuild the hit without another lookup. */
@@ -129,7 +130,7 @@ export class QdrantQaSearch implements QaSearch {
   async search(query: string, k = 3): Promise<SearchHit[]> {
     const text = query.trim();
     if (!text) return [];
-    const [vector] = await this.#embedder.embed([text]);
+    const vector = await embedQuery(this.#embedder, text);
     if (!vector) throw new Error(`embedder ${this.#embedder.id} returned no vector for the query`);
     try {
       if (!(await this.#builtBySameEmbedder(vector.length))) return [];

@@ -2,7 +2,11 @@
  * QdrantQaSearch against a recording HTTP server that plays a small Qdrant: the real `@qdrant/js-client-rest`
  * client talks real HTTP, and the tests assert on the requests it made as well as on the results.
  */
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CachedEmbedder } from '../../src/search/embeddings.js';
 import { QdrantQaSearch, toQdrantPointId } from '../../src/search/qdrant-qa.js';
 import { formatQaPair, type Embedder, type QaPair } from '../../src/search/types.js';
 import { startRecordingServer, type RecordedRequest, type RecordingHttpServer, type RouteResponse } from '../support/recording-http-server.js';
@@ -326,6 +330,27 @@ describe('QdrantQaSearch over HTTP', () => {
     const [billing] = await qa.search('請求について', 1);
     expect(billing!.id).toBe('qa.csv#3');
     expect(server.find('POST', `/collections/${ALIAS}/points/query`).at(-1)!.body).toMatchObject({ limit: 1 });
+  });
+
+  it('keeps a query out of the embedding cache file: customers\' questions are one-off texts and must not pile up on disk', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'qdrant-cache-'));
+    try {
+      const cached = new CachedEmbedder({ inner: embedder, dir });
+      const search = new QdrantQaSearch({ url: server.url, apiKey: API_KEY, collection: ALIAS, embedder: cached });
+      await search.replaceAll(PAIRS);
+      const built = (await stat(cached.cacheFile)).size;
+      expect(cached.stats().entries).toBe(PAIRS.length);
+      const [hit] = await search.search('二段階認証のやり方を教えて', 1);
+      expect(hit!.id).toBe('qa.csv#2');
+      expect(cached.stats().entries).toBe(PAIRS.length);
+      expect((await stat(cached.cacheFile)).size).toBe(built);
+      // Asked again at once, it is answered from memory.
+      embedder.calls.length = 0;
+      await search.search('二段階認証のやり方を教えて', 1);
+      expect(embedder.calls).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('answers searches from the old collection while a new one is being built', async () => {
