@@ -106,12 +106,15 @@ export async function listSources(
   const listing: SourceListing = { files: [], perFolder: {}, emptyFolders: [] };
   const rootReal = await realpath(abs);
   const followed = new Set<string>();
-  await walk(abs, '', false);
+  await walk(abs, '', false, rootReal);
   listing.files.sort((a, b) => byCodePoint(a.fileName, b.fileName));
   return listing;
 
-  /** Lists one folder; returns how many readable files its subtree holds, and how many files it did not read. */
-  async function walk(folder: string, rel: string, insideLink: boolean): Promise<{ found: number; unread: number }> {
+  /**
+   * Lists one folder; returns how many readable files its subtree holds, and how many files it did not read.
+   * `treeReal` is the real path of the tree being walked: the folder given, or the linked folder it came through.
+   */
+  async function walk(folder: string, rel: string, insideLink: boolean, treeReal: string): Promise<{ found: number; unread: number }> {
     const names = (await readdir(folder)).sort(byCodePoint);
     let found = 0;
     let unread = 0;
@@ -154,7 +157,7 @@ export async function listSources(
             logger?.warn({ file: filePath }, `skipping ${relName}: a link inside a linked folder is not followed`);
             continue;
           }
-          if (real === rootReal || real.startsWith(rootReal + path.sep)) {
+          if (isWithin(real, rootReal)) {
             logger?.warn({ file: filePath }, `skipping ${relName}: links into the folder being read (read under its own path)`);
             continue;
           }
@@ -164,7 +167,7 @@ export async function listSources(
           }
           followed.add(real);
         }
-        const inner = await walk(filePath, relName, insideLink || entry.isSymbolicLink());
+        const inner = await walk(filePath, relName, insideLink || entry.isSymbolicLink(), entry.isSymbolicLink() ? await realpath(filePath) : treeReal);
         if (inner.found === 0 && inner.unread > 0) listing.emptyFolders.push(relName);
         found += inner.found;
         unread += inner.unread;
@@ -180,6 +183,16 @@ export async function listSources(
         logger?.debug({ file: filePath }, `skipping ${relName}: not a regular file`);
         continue;
       }
+      // A linked folder is the admin's choice; a linked file is read only when it stays in the folders being read.
+      // A documentation checkout can carry links (git stores them), and `config.txt -> /app/.env` would otherwise
+      // put the server's secrets into the knowledge base, where the agent may quote them to anyone.
+      if (entry.isSymbolicLink()) {
+        const real = await realpath(filePath);
+        if (!isWithin(real, rootReal) && !isWithin(real, treeReal)) {
+          logger?.warn({ file: filePath }, `skipping ${relName}: a link to a file outside the folder being read is not followed`);
+          continue;
+        }
+      }
       listing.files.push({ fileName: relName, path: filePath, ext });
       const key = rel || '.';
       listing.perFolder[key] = (listing.perFolder[key] ?? 0) + 1;
@@ -188,6 +201,11 @@ export async function listSources(
     if (rel === '' && found === 0) listing.emptyFolders.unshift('.');
     return { found, unread };
   }
+}
+
+/** True when `real` is `root` or lies below it (both real paths). */
+function isWithin(real: string, root: string): boolean {
+  return real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });

@@ -311,6 +311,36 @@ describe('loadManualChunks', () => {
     }
   });
 
+  it('does not read a linked file whose target lies outside the folders being read (a docs checkout linking a secret)', async () => {
+    const outside = await mkdtemp(path.join(tmpdir(), 'manual-outside-'));
+    try {
+      await writeFile(path.join(outside, 'secrets.env'), 'OPENAI_API_KEY=sk-secret-123');
+      await writeFile(path.join(outside, 'shared.md'), '# 共有\n共有の本文。');
+      await mkdir(path.join(outside, 'docs'));
+      await writeFile(path.join(outside, 'docs', 'linked.md'), '# リンク先\nリンク先の本文。');
+      await writeFile(path.join(dir, 'index.md'), '# トップ\nトップの本文。');
+      await symlink(path.join(outside, 'secrets.env'), path.join(dir, 'config.txt'));
+      await symlink(path.join(dir, 'index.md'), path.join(dir, 'alias.md'));
+      // Inside a linked folder, a file may link within that folder, not out of it.
+      await symlink(path.join(outside, 'docs'), path.join(dir, 'shared'));
+      await symlink(path.join(outside, 'docs', 'linked.md'), path.join(outside, 'docs', 'again.md'));
+      await symlink(path.join(outside, 'secrets.env'), path.join(outside, 'docs', 'env.txt'));
+      const warnings: string[] = [];
+      const logger = { warn: (_: unknown, msg: string) => void warnings.push(msg), debug: () => undefined, info: () => undefined } as unknown as Logger;
+
+      const result = await loadManualChunks(dir, { logger });
+
+      expect(result.files).toEqual(['alias.md', 'index.md', 'shared/again.md', 'shared/linked.md']);
+      expect(result.chunks.map((c) => c.content).join('\n')).not.toContain('sk-secret');
+      expect(warnings.filter((w) => w.includes('outside'))).toEqual([
+        expect.stringContaining('config.txt'),
+        expect.stringContaining('shared/env.txt'),
+      ]);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
   it('a directory with no readable file is reported as empty', async () => {
     await writeFile(path.join(dir, 'image.png'), 'png');
     const result = await loadManualChunks(dir);
