@@ -295,15 +295,26 @@ export const BLOCK_TAGS = {
 } as const;
 
 // A tag of ours is defused from its `<`, whether or not a `>` follows: a model reads `</customer_question` at the end
-// of a line as the block's end just as well. The `>` of a complete tag is defused too, for readability.
-const BLOCK_TAG_PATTERN = new RegExp(`<\\s*/?\\s*(?:${Object.values(BLOCK_TAGS).join('|')})\\b[^<>\\n]*>?`, 'gi');
+// of a line as the block's end just as well. The `>` of a complete tag is defused too, for readability. A candidate
+// is anything from a `<` to the next `>` or line end; it is judged with the characters no one sees (zero-width
+// spaces, soft hyphens, joiners, BOMs: Default_Ignorable_Code_Point) removed, as a model reads past them.
+const TAG_CANDIDATE = /<[^<>\n]{0,200}>?/g;
+const UNSEEN = /\p{Default_Ignorable_Code_Point}/gu;
+
+/** True when `candidate` opens or closes one of the blocks `tags` (lower case). */
+function isBlockTag(candidate: string, tags: ReadonlySet<string>): boolean {
+  const name = /^<\s*\/?\s*([a-z0-9_]+)/.exec(candidate.replace(UNSEEN, '').toLowerCase())?.[1];
+  return name !== undefined && tags.has(name);
+}
 
 /**
- * Wraps untrusted text in a tagged block. Tags of our blocks inside the text are defused (angle brackets made
- * full-width) so the text cannot close its block early and pose as instructions outside it.
+ * Wraps untrusted text in a tagged block. Tags of the agent's blocks ({@link BLOCK_TAGS}), of `tag` and of `siblings`
+ * (the other blocks of the same message) inside the text are defused (angle brackets made full-width), so the text
+ * cannot close its block early and pose as instructions or as another block.
  */
-export function delimit(tag: string, text: string): string {
-  const safe = text.replace(BLOCK_TAG_PATTERN, (t) => t.replace(/</g, '＜').replace(/>/g, '＞'));
+export function delimit(tag: string, text: string, siblings: readonly string[] = []): string {
+  const tags = new Set([...Object.values(BLOCK_TAGS), tag, ...siblings].map((t) => t.toLowerCase()));
+  const safe = text.replace(TAG_CANDIDATE, (t) => (isBlockTag(t, tags) ? t.replace(/</g, '＜').replace(/>/g, '＞') : t));
   return `<${tag}>\n${safe}\n</${tag}>`;
 }
 

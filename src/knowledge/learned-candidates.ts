@@ -17,6 +17,7 @@
 import type OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
+import { delimit } from '../agent/prompts.js';
 import { replyBody } from '../tickets/outcome.js';
 import { scrubPersonalDataWithModel, type PersonalDataModel } from './personal-data-model.js';
 import { scrubPersonalData } from './personal-data.js';
@@ -122,6 +123,9 @@ export const LEARNED_ANSWERS_SYSTEM_PROMPT = [
   'answer: the part of the reply that answers it, copied exactly as sent (same characters); no greeting, closing or signature.',
 ].join('\n');
 
+/** The blocks of the distilling prompt: the customer's text must not open or close any of them. */
+const LEARNING_BLOCKS = ['customer_question', 'sent_reply', 'subtasks'];
+
 /** Result of {@link distilCandidates}. */
 export type DistilResult = { pairs: DraftPair[]; error?: undefined } | { pairs?: undefined; error: string };
 
@@ -142,7 +146,11 @@ export async function distilCandidates(source: CandidateSource, llm: { client: P
           { role: 'system', content: LEARNED_ANSWERS_SYSTEM_PROMPT },
           {
             role: 'user',
-            content: `<customer_question>\n${question}\n</customer_question>\n<sent_reply>\n${reply}\n</sent_reply>\n<subtasks>\n${JSON.stringify(subtasks)}\n</subtasks>`,
+            content: [
+              delimit('customer_question', question, LEARNING_BLOCKS),
+              delimit('sent_reply', reply, LEARNING_BLOCKS),
+              delimit('subtasks', JSON.stringify(subtasks), LEARNING_BLOCKS),
+            ].join('\n'),
           },
         ],
         response_format: LEARNED_FORMAT,

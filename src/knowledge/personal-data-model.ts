@@ -11,6 +11,7 @@
 import type OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
+import { delimit } from '../agent/prompts.js';
 import { PLACEHOLDERS, scrubPersonalData, type PersonalDataKind, type ScrubOptions, type ScrubResult } from './personal-data.js';
 
 const KINDS = ['email', 'phone', 'postal-code', 'address', 'reference-number', 'card-number', 'name'] as const satisfies readonly PersonalDataKind[];
@@ -68,7 +69,7 @@ export async function scrubPersonalDataWithModel(text: string, llm: PersonalData
         model: llm.model,
         messages: [
           { role: 'system', content: PERSONAL_DATA_SYSTEM_PROMPT },
-          { role: 'user', content: `<text>\n${first.text}\n</text>` },
+          { role: 'user', content: delimit('text', first.text) },
         ],
         response_format: FINDINGS_FORMAT,
         temperature: 0,
