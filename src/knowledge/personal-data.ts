@@ -3,9 +3,9 @@
  * customer's agent run, so a name, address or order number in it would leak one customer's data to the next.
  *
  * Rules only, deterministic and local: e-mail addresses, phone numbers (Japanese, with full-width digits, and
- * international), postal codes, Japanese and US-style street addresses, order/contract/customer/ticket numbers after
- * their label, credit-card-like numbers, the names the caller knows (From display name, signature) and names before
- * or after an honorific (山田様, 佐藤さん, "Dear John Smith", "Hi Anna,"). Each is replaced by a placeholder in the
+ * international), postal codes, Japanese and US-style street addresses, order/contract/customer/ticket/bank-account
+ * numbers and log-in names after their label, credit-card-like numbers, the names the caller knows (From display
+ * name, signature) and names before or after an honorific (山田様, Smith様, 佐藤さん, "Dear John Smith", "Hi Anna,"). Each is replaced by a placeholder in the
  * text's language (`[メールアドレス]` in mostly Japanese text, `[email]` otherwise), so the pair still reads naturally.
  *
  * The rules prefer removing too much to too little, but leave what a support answer needs: version numbers, dates,
@@ -89,11 +89,18 @@ const CARD_RUN = /(?<![0-9０-９])[0-9０-９]{13,19}(?![0-9０-９])/g;
 
 // Labelled numbers: the label stays (it says what was there), the value goes.
 const JA_NUMBER_LABEL =
-  '(?:ご?注文番号|オーダー(?:番号|ID)|受注番号|ご?契約(?:者)?番号|お客様(?:番号|ID|コード)|顧客(?:番号|ID|コード)|会員(?:番号|ID)|ユーザー\\s?ID|アカウント\\s?ID|受付番号|お?問い?合わ?せ番号|チケット番号|ご?請求書?番号|伝票番号|追跡番号|お?申込(?:み)?番号|予約番号|シリアル(?:番号|ナンバー)|ライセンス(?:番号|キー)|証券番号)';
+  '(?:ご?注文(?:No\\.?|NO\\.?|Ｎｏ[．.]?)|口座番号|ご?注文番号|オーダー(?:番号|ID)|受注番号|ご?契約(?:者)?番号|お客様(?:番号|ID|コード)|顧客(?:番号|ID|コード)|会員(?:番号|ID)|ユーザー\\s?ID|アカウント\\s?ID|受付番号|お?問い?合わ?せ番号|チケット番号|ご?請求書?番号|伝票番号|追跡番号|お?申込(?:み)?番号|予約番号|シリアル(?:番号|ナンバー)|ライセンス(?:番号|キー)|証券番号)';
 const EN_NUMBER_LABEL =
   '\\b(?:order|contract|ticket|case|invoice|customer|account|member(?:ship)?|reference|ref|booking|reservation|tracking|serial|licen[cs]e|policy|subscription)(?:\\s*(?:no\\.?|number|num\\.?|id|code|key))?';
 const NUMBER_VALUE = '[#＃]?(?=[A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]*[0-9０-９])[A-Za-z0-9０-９Ａ-Ｚａ-ｚ][A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]{2,}';
-const JA_REFERENCE = new RegExp(`${JA_NUMBER_LABEL}\\s*(?:[:：]|は|が|を)?\\s*[「『(（]?(${NUMBER_VALUE})`, 'gdu');
+const JA_REFERENCE = new RegExp(`${JA_NUMBER_LABEL}\\s*(?:[:：]|は|が|を)?\\s*[「『(（【［\\[]?(${NUMBER_VALUE})`, 'gdu');
+// Log-in names and account ids after their label may be letters only (taro_yamada, jsmith), unlike order numbers.
+const JA_LOGIN_LABEL = '(?:会員|ユーザー|アカウント|ログイン)\\s?ID';
+const LOGIN_VALUE = '[A-Za-z][A-Za-z0-9._\\-]{2,63}(?<![.\\-])';
+const JA_LOGIN = new RegExp(`${JA_LOGIN_LABEL}\\s*(?:[:：]|は|が|を)\\s*[「『(（【［\\[]?(${LOGIN_VALUE})`, 'gdu');
+const EN_LOGIN = new RegExp(`\\b(?:user\\s?(?:name|ID)|log(?:in|on)\\s?(?:name|ID)|account\\s?ID)\\s*(?:[:=]\\s*|(?:is|was)\\s+)(${LOGIN_VALUE})`, 'gdi');
+// What follows "username is" in an answer rather than a name: "your username is required", "… is case-sensitive".
+const NOT_A_LOGIN = new Set(['required', 'needed', 'optional', 'mandatory', 'missing', 'invalid', 'incorrect', 'wrong', 'correct', 'locked', 'disabled', 'enabled', 'shown', 'displayed', 'empty', 'taken', 'available', 'unique', 'case-sensitive', 'not', 'the', 'your', 'my', 'our', 'their', 'his', 'her', 'its', 'this', 'that', 'same', 'different', 'also', 'still', 'already', 'usually', 'always', 'never', 'only', 'set', 'used', 'changed', 'reset', 'created', 'deleted']);
 const EN_REFERENCE = new RegExp(`${EN_NUMBER_LABEL}\\s*(?:[:#=]\\s*|(?:is|was)\\s+|\\s)\\s*(${NUMBER_VALUE})`, 'gdi');
 const ID_REFERENCE = new RegExp(`\\bID\\s*[:：]\\s*(${NUMBER_VALUE})`, 'gd');
 
@@ -126,6 +133,8 @@ const NA_PHONE = /(?<![\w.-])(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{4}(?![\w-
 // 様式・様子・様々 and 氏名 are words, not honorifics.
 const JA_HONORIFIC = new RegExp(`(${KANJI_KANA}{1,8}(?:[ 　]${KANJI_KANA}{1,8})?)[ 　]?(?:様(?![式子々相態])|さま|さん|殿(?!下)|氏(?![名族]))`, 'gdu');
 // Words that end in 様/さん without naming anyone: 仕様, 同様, 模様, お客様, 皆さん, ご担当者様…
+// A Latin name before 様/さん, as foreign customers are addressed in Japanese mail (Smith様, John Smithさん).
+const LATIN_HONORIFIC = /([A-Z][A-Za-z'’-]+(?:[ 　][A-Z][A-Za-z'’-]+)?)[ 　]?(?:様(?![式子々相態])|さま|さん|殿(?!下))/dgu;
 const NOT_A_NAME = new Set([
   '仕', '同', '多', '模', '異', '一', '王', '殿', '文', '有', '左', '両', '貴', '客', 'お客', '皆', '各位', '担当', '担当者', 'ご担当', 'ご担当者',
   '利用者', 'ご利用者', '会員', 'ユーザー', '購入者', '契約者', '管理者', '関係者', '奥', '神', '父', '母', '兄', '姉', '弟', '妹', '息子', '娘', '先方',
@@ -170,15 +179,28 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     for (const [start, end] of found) {
       if (end <= start) continue;
       const overlaps = (s: { start: number; end: number }) => start < s.end && s.start < end;
-      if (spans.some(overlaps)) continue;
       if (kind !== 'email' && protectedSpans.some(([s, e]) => overlaps({ start: s, end: e }))) continue;
-      spans.push({ start, end, kind });
+      const overlapping = spans.filter(overlaps);
+      if (overlapping.length === 0) {
+        spans.push({ start, end, kind });
+        continue;
+      }
+      // A known part of a name (鈴木) inside a wider name another rule found (鈴木一郎様) takes the whole name.
+      if (kind !== 'name' || overlapping.some((o) => o.kind !== 'name')) continue;
+      for (const o of overlapping) spans.splice(spans.indexOf(o), 1);
+      spans.push({ start: Math.min(start, ...overlapping.map((o) => o.start)), end: Math.max(end, ...overlapping.map((o) => o.end)), kind });
     }
   };
 
   add('email', matchesOf(text, EMAIL));
   add('card-number', [...matchesOf(text, CARD_GROUPED), ...matchesOf(text, CARD_RUN).filter(([s, e]) => luhnValid(text.slice(s, e)))]);
-  add('reference-number', [...groupsOf(text, JA_REFERENCE), ...groupsOf(text, EN_REFERENCE), ...groupsOf(text, ID_REFERENCE)]);
+  add('reference-number', [
+    ...groupsOf(text, JA_REFERENCE),
+    ...groupsOf(text, EN_REFERENCE),
+    ...groupsOf(text, ID_REFERENCE),
+    ...groupsOf(text, JA_LOGIN),
+    ...groupsOf(text, EN_LOGIN).filter(([s, e]) => !NOT_A_LOGIN.has(text.slice(s, e).toLowerCase())),
+  ]);
   add('address', [...matchesOf(text, JA_ADDRESS), ...matchesOf(text, JA_ADDRESS_CITY), ...matchesOf(text, EN_STREET)]);
   add('phone', [
     ...matchesOf(text, INTL_PHONE).filter(([s, e]) => digitCount(text.slice(s, e)) >= 8 && digitCount(text.slice(s, e)) <= 15),
@@ -195,6 +217,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   add('name', knownNameMatches(text, options.names ?? []));
   add('name', [
     ...groupsOf(text, JA_HONORIFIC).filter(([s, e]) => !isCommonNoun(text.slice(s, e))),
+    ...groupsOf(text, LATIN_HONORIFIC).filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase())),
     ...[...groupsOf(text, EN_GREETING), ...groupsOf(text, EN_TITLE)].filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase())),
     ...groupsOf(text, SAN_SUFFIX),
   ]);
@@ -284,7 +307,7 @@ function knownNameMatches(text: string, names: readonly string[]): [number, numb
     const katakana = /^[\p{Script=Katakana}ー・\s]+$/u.test(variant);
     // A katakana name inside a longer katakana word (アン in アンインストール) is that word, not the name.
     const pattern = latin
-      ? new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu')
+      ? new RegExp(`(?<![\\p{Script=Latin}\\p{N}])${escaped}(?![\\p{Script=Latin}\\p{N}])`, 'gu')
       : katakana
         ? new RegExp(`(?<![\\p{Script=Katakana}ー])${escaped}(?![\\p{Script=Katakana}ー])`, 'gu')
         : new RegExp(escaped, 'gu');

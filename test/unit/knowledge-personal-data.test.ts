@@ -30,6 +30,13 @@ const JAPANESE: Case[] = [
   ['honorific with space', '山田 太郎 様\n\nお世話になっております。', '[氏名] 様\n\nお世話になっております。', ['name']],
   ['honorific さん', '担当の佐藤さんから連絡します。', '担当の[氏名]さんから連絡します。', ['name']],
   ['katakana name', 'スミス様', '[氏名]様', ['name']],
+  ['Latin name before 様', 'Smith様、ご連絡ありがとうございます。', '[氏名]様、ご連絡ありがとうございます。', ['name']],
+  ['Latin full name before さん', 'John Smithさんのアカウントを確認しました。', '[氏名]さんのアカウントを確認しました。', ['name']],
+  ['order No.', '注文No.884213の件です。', '注文No.[番号]の件です。', ['reference-number']],
+  ['number in 【】', 'お問い合わせ番号【4455-6677-8899】について', 'お問い合わせ番号【[番号]】について', ['reference-number']],
+  ['bank account', '返金先の口座番号 1234567 を確認しました。', '返金先の口座番号 [番号] を確認しました。', ['reference-number']],
+  ['login ID of letters only', '会員ID: taro_yamada でログインしてください。', '会員ID: [番号] でログインしてください。', ['reference-number']],
+  ['account ID with a dot', 'アカウントIDは yamada.taro です。', 'アカウントIDは [番号] です。', ['reference-number']],
 ];
 
 const ENGLISH: Case[] = [
@@ -50,6 +57,8 @@ const ENGLISH: Case[] = [
   ['Hi + first name', 'Hi Anna,\nplease restart.', 'Hi [name],\nplease restart.', ['name']],
   ['title', 'Mr. Tanaka asked about it, and so did Ms Lee.', 'Mr. [name] asked about it, and so did Ms [name].', ['name', 'name']],
   ['-san', 'Thanks, Suzuki-san!', 'Thanks, [name]-san!', ['name']],
+  ['user ID of letters only', 'Your user ID: jsmith is locked.', 'Your user ID: [number] is locked.', ['reference-number']],
+  ['username', 'My username is jlopez and I cannot log in.', 'My username is [number] and I cannot log in.', ['reference-number']],
 ];
 
 // Text a support answer needs: none of it is personal, so it must come out unchanged.
@@ -68,6 +77,7 @@ const KEEP: [string, string][] = [
   ['time zones', 'Logs use +09:00 and UTC+9.'],
   ['Japanese era dates and words ending in 区', '令和6年4月1日から料金区分2-1が変わります。新仕様の一覧は第3版を参照。'],
   ['part numbers in English', 'Replace part 123-4567 and cable ABC-123-4567.'],
+  ['what an answer says of log-in names', 'Your username is required and is case-sensitive; the login is shown on the account page. ログインIDは必須です。'],
 ];
 
 describe('scrubPersonalData', () => {
@@ -138,6 +148,19 @@ describe('scrubPersonalData', () => {
     expect(result.text).toBe('[name] wrote: the rose icon; Roseanne is someone else.');
     const ja = scrubPersonalData('アンです。アンインストールしてください。', { names: ['アン'] });
     expect(ja.text).toBe('[氏名]です。アンインストールしてください。');
+  });
+
+  it('finds a given Latin name before a Japanese honorific or particle', () => {
+    const result = scrubPersonalData('Yamada様、Taro Yamadaさんのアカウントを確認しました。', { names: ['Taro Yamada'] });
+    expect(result.text).toBe('[氏名]様、[氏名]さんのアカウントを確認しました。');
+    // Still whole words among Latin letters.
+    expect(scrubPersonalData('Yamadas and TaroX', { names: ['Taro Yamada'] }).text).toBe('Yamadas and TaroX');
+  });
+
+  it('a given name that is part of a wider name found by another rule takes the whole name with it', () => {
+    expect(scrubPersonalData('鈴木一郎様、お待たせしました。', { names: ['鈴木'] }).text).toBe('[氏名]様、お待たせしました。');
+    expect(scrubPersonalData('山田花子さんの件', { names: ['花子'] }).text).toBe('[氏名]さんの件');
+    expect(scrubPersonalData('Dear John Smith,\nthanks.', { names: ['Smith'] }).text).toBe('Dear [name],\nthanks.');
   });
 
   it('ignores empty names and addresses given as names', () => {
