@@ -9,6 +9,7 @@
  * never answers positively, and it refuses `Origin: null` (see `apiRequestGuard` in security.ts).
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { isIPv4, isIPv6 } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 import { ConfigError, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -117,6 +118,22 @@ export class LoginThrottle {
   }
 }
 
+/**
+ * The key failed logins are counted under: the address for IPv4 (also when mapped into IPv6), the /64 network for
+ * IPv6, since one subscriber is handed a whole /64 and could otherwise take ten guesses from each of its addresses.
+ */
+export function loginClientKey(ip: string): string {
+  const address = ip.replace(/%.*$/, '');
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped && isIPv4(mapped[1]!)) return mapped[1]!;
+  if (!isIPv6(address)) return ip;
+  const [head = '', tail] = address.toLowerCase().split('::');
+  const groups = (part: string | undefined) => (part ? part.split(':') : []);
+  // An IPv4 tail (::1.2.3.4) lies in the last 32 bits, outside the /64 prefix: counting it as one group is enough here.
+  const known = [...groups(head), ...(tail === undefined ? [] : Array(Math.max(0, 8 - groups(head).length - groups(tail).length)).fill('0')), ...groups(tail)];
+  return `${known.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
 /** What {@link checkLogin} found for one request. */
 type LoginCheck =
   | { kind: 'ok'; user: string }
@@ -132,7 +149,8 @@ type LoginCheck =
  */
 function checkLogin(req: Request, auth: DashboardAuth, throttle: LoginThrottle, logger: Logger | undefined): LoginCheck {
   if (auth.mode === 'off') return { kind: 'ok', user: ANONYMOUS_OPERATOR };
-  const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  const client = loginClientKey(address);
   const wait = throttle.retryAfterSeconds(client);
   if (wait !== undefined) return { kind: 'throttled', retryAfterSeconds: wait };
   const given = parseBasicAuth(req.headers.authorization);
@@ -143,7 +161,7 @@ function checkLogin(req: Request, auth: DashboardAuth, throttle: LoginThrottle, 
     return { kind: 'ok', user: given.user };
   }
   throttle.fail(client);
-  logger?.warn({ client, user: given.user.slice(0, 100), path: req.path }, 'dashboard login failed');
+  logger?.warn({ client: address, user: given.user.slice(0, 100), path: req.path }, 'dashboard login failed');
   return { kind: 'wrong' };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.js';
-import { CsrfTokens, credentialsMatch, parseBasicAuth, resolveAuth, secretsEqual } from '../../src/server/auth.js';
+import { CsrfTokens, credentialsMatch, loginClientKey, parseBasicAuth, resolveAuth, secretsEqual } from '../../src/server/auth.js';
 
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 
@@ -67,5 +67,21 @@ describe('CsrfTokens', () => {
 
   it('refuses a short secret', () => {
     expect(() => new CsrfTokens(Buffer.alloc(8))).toThrow(RangeError);
+  });
+});
+
+describe('loginClientKey', () => {
+  // One IPv6 subscriber holds a whole /64: keyed by address, it would get ten guesses per address, without end.
+  it.each([
+    ['IPv4', '203.0.113.7', '203.0.113.7'],
+    ['IPv4 mapped into IPv6', '::ffff:203.0.113.7', '203.0.113.7'],
+    ['IPv6', '2001:db8:1:2:aaaa:bbbb:cccc:dddd', '2001:db8:1:2::/64'],
+    ['IPv6, same /64, other host', '2001:db8:1:2::99', '2001:db8:1:2::/64'],
+    ['IPv6 written short', '2001:db8::1', '2001:db8:0:0::/64'],
+    ['IPv6 loopback', '::1', '0:0:0:0::/64'],
+    ['IPv6 with a zone', 'fe80::1%eth0', 'fe80:0:0:0::/64'],
+    ['not an address', 'unknown', 'unknown'],
+  ])('%s', (_name, ip, key) => {
+    expect(loginClientKey(ip)).toBe(key);
   });
 });
