@@ -10,6 +10,7 @@ import { decodeHTMLStrict } from 'entities';
 import { convert, type FormatCallback } from 'html-to-text';
 import mammoth from 'mammoth';
 import type { Logger } from '../logger.js';
+import { limitHtmlNesting, MAX_HTML_DEPTH } from '../mail/html-nesting.js';
 import type { ManualChunk, ProgressFn } from '../search/types.js';
 import { errorMessage, KnowledgeError } from './errors.js';
 import { pdfSections } from './pdf-layout.js';
@@ -279,7 +280,7 @@ function headingFormatter(level: number): FormatCallback {
  * `h1`–`h3`, like {@link markdownSections}.
  */
 export function htmlSections(html: string): ManualSection[] {
-  const text = convert(html, {
+  const text = convert(limitHtmlNesting(html, MAX_HTML_DEPTH).html, {
     wordwrap: false,
     // A saved documentation page: its content, not the menus around it. The topmost `main`/`article` elements when
     // the page has them (the whole page otherwise); site navigation, sidebars and footers repeat on every page and

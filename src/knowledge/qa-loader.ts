@@ -11,6 +11,7 @@ import { CsvError, parse } from 'csv-parse/sync';
 import { decodeHTMLStrict } from 'entities';
 import { compile } from 'html-to-text';
 import type { Logger } from '../logger.js';
+import { limitHtmlNesting, MAX_HTML_DEPTH } from '../mail/html-nesting.js';
 import type { ProgressFn, QaPair } from '../search/types.js';
 import { errorMessage, KnowledgeError } from './errors.js';
 import { decodeText, listSourceFiles, normalizeNewlines } from './files.js';
@@ -105,7 +106,7 @@ function compileHtmlFieldText(): (html: string) => string {
  * decoded. Anything else is left as written.
  */
 export function qaFieldText(field: string): string {
-  if (HTML_TAG.test(field)) return (htmlFieldText ??= compileHtmlFieldText())(field).trim();
+  if (HTML_TAG.test(field)) return (htmlFieldText ??= compileHtmlFieldText())(limitHtmlNesting(field, MAX_HTML_DEPTH).html).trim();
   return HTML_ENTITY.test(field) ? decodeHTMLStrict(field).replace(/\u00a0/g, ' ').trim() : field.trim();
 }
 

@@ -9,6 +9,7 @@ import iconv from 'iconv-lite';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { createLogger } from '../logger.js';
 import { isUsableAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
+import { limitHtmlNesting, MAX_HTML_DEPTH } from './html-nesting.js';
 import { normaliseMessageId, parseMessageIdList } from './message-id.js';
 
 export type { MailAddress } from './addresses.js';
@@ -112,36 +113,6 @@ export const CLASSIFIER_HEADERS: readonly string[] = [
 
 // HTML larger than this is cut before conversion: html-to-text is linear but slow, and the question sits at the top.
 const MAX_HTML_CHARS = 2_000_000;
-// Real mail nests a few dozen elements deep; thousands of nested <div>s overflow html-to-text's recursion or make
-// it run for tens of seconds on one thread (stalling every role of the process). Tags deeper than this are dropped.
-const MAX_HTML_DEPTH = 200;
-// Elements without a closing tag: they never deepen the tree.
-const VOID_ELEMENTS = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr', 'param', 'keygen']);
-
-/**
- * HTML with every tag below `maxDepth` levels of nesting removed (the text between them stays), in one linear pass
- * over the tags. Unbalanced markup only shifts where the cut happens; the text is never lost.
- */
-export function limitHtmlNesting(html: string, maxDepth: number): { html: string; dropped: number } {
-  let depth = 0;
-  let dropped = 0;
-  const out = html.replace(/<(\/?)([a-zA-Z][\w:-]*)\b[^>]*?(\/?)>/g, (tag, closing: string, name: string, selfClosing: string) => {
-    const lower = name.toLowerCase();
-    if (VOID_ELEMENTS.has(lower) || selfClosing) return depth >= maxDepth ? ((dropped += 1), ' ') : tag;
-    if (closing) {
-      const keep = depth <= maxDepth;
-      depth = Math.max(0, depth - 1);
-      if (keep) return tag;
-      dropped += 1;
-      return ' ';
-    }
-    depth += 1;
-    if (depth <= maxDepth) return tag;
-    dropped += 1;
-    return ' ';
-  });
-  return { html: out, dropped };
-}
 // Only the start of the text is searched for the question; a customer's own words never run this long.
 const MAX_QUESTION_SOURCE_CHARS = 16_000;
 // email-reply-parser runs patterns with unbounded `[\s\S]+` spans over the whole text (its Danish "skrev" header

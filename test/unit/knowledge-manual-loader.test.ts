@@ -117,6 +117,12 @@ describe('markdownSections', () => {
 });
 
 describe('htmlSections', () => {
+  it('reads a page of thousands of nested elements (no stack overflow, the text kept)', () => {
+    const depth = 20_000;
+    const sections = htmlSections(`<main><h1>深い</h1>${'<div>'.repeat(depth)}本文。${'</div>'.repeat(depth)}</main>`);
+    expect(sections).toEqual([{ heading: '深い', text: '本文。' }]);
+  });
+
   it('reads a saved documentation page as its content: no menus, sidebars, outline or footer', () => {
     const page = `<!doctype html><html><head><title>ログイン | XYZ ドキュメント</title></head><body>
       <header><a href="/">XYZ ドキュメント</a><nav><a href="/a">はじめに</a><a href="/b">料金プラン</a></nav></header>

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KnowledgeError } from '../../src/knowledge/errors.js';
-import { loadQaPairs, parseQaCsv } from '../../src/knowledge/qa-loader.js';
+import { loadQaPairs, parseQaCsv, qaFieldText } from '../../src/knowledge/qa-loader.js';
 import type { Logger } from '../../src/logger.js';
 
 type Row = [row: number, question: string, answer: string];
@@ -93,6 +93,12 @@ describe('parseQaCsv', () => {
     expect(e.message).toMatch(/^\/data\/qa\/bad\.csv:\d+: malformed CSV: /);
     expect(e.file).toBe('/data/qa/bad.csv');
     expect(e.line).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('qaFieldText', () => {
+  it('reads an HTML field of thousands of nested elements (no stack overflow, the text kept)', () => {
+    expect(qaFieldText(`<p>${'<div>'.repeat(20_000)}答え。`)).toBe('答え。');
   });
 });
 

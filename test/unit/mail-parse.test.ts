@@ -3,7 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { MailParseError, decodeEncodedWords, extractQuestion, limitHtmlNesting, parseInboundMail } from '../../src/mail/parse.js';
+import { limitHtmlNesting } from '../../src/mail/html-nesting.js';
+import { MailParseError, decodeEncodedWords, extractQuestion, parseInboundMail } from '../../src/mail/parse.js';
 import { isValidMessageId, messageKey, normaliseMessageId, parseMessageIdList } from '../../src/mail/message-id.js';
 import { encodeIso2022Jp } from '../support/iso-2022-jp.js';
 
