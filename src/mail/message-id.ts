@@ -24,7 +24,8 @@ export function normaliseMessageId(value: string | undefined | null): string | u
   const text = stripComments(value.replace(/\r?\n/g, ' '));
   const bracketed = /<([^<>]*)>/.exec(text);
   const inner = bracketed ? bracketed[1] ?? '' : (text.trim().split(/\s+/)[0] ?? '');
-  const compact = inner.replace(/\s+/g, '');
+  // Stray brackets of a broken header (`>`, `<<`, `<abc@host`) are no part of the id; brackets alone are no id.
+  const compact = inner.replace(/[\s<>]+/g, '');
   return compact ? `<${compact}>` : undefined;
 }
 

@@ -230,6 +230,23 @@ describe('MailboxSupervisor', () => {
     expect(await readLastSuccessfulPollAt(redis, h.config)).toEqual(state.lastSuccessfulPollAt);
   });
 
+  it('ingests mail whose Message-ID is only brackets under an id of its own, and the mail after it too', async () => {
+    const h = await harness();
+    const broken = ['>', '<', '<<', '>>>'];
+    const raws = [...broken.map((id, i) => plainMail(id, `Broken ${i}`)), plainMail('<after-broken@customer.example>', 'After')];
+    const uids = (await imap.deliverMany(raws, h.mailbox)).map((d) => d.uid);
+    const supervisor = await started(h);
+    expect((await supervisor.syncNow()).error).toBeUndefined();
+
+    const all = await tickets(h);
+    expect(all).toHaveLength(5);
+    expect(all.every((t) => t.state === 'received')).toBe(true);
+    expect(new Set(all.map((t) => t.subject))).toEqual(new Set(['Broken 0', 'Broken 1', 'Broken 2', 'Broken 3', 'After']));
+    expect(await jobs(h)).toHaveLength(5);
+    for (const uid of uids) expect(await seen(h.mailbox, uid)).toBe(true);
+    expect((await readMailboxState(redis, h.supervisor.stateRedisKey)).lastUid).toBe(Math.max(...uids));
+  });
+
   it('makes one ticket and one job of the same Message-ID delivered twice', async () => {
     const h = await harness();
     const first = await imap.deliver(plainMail('<same@example.com>'), h.mailbox);

@@ -299,6 +299,14 @@ describe('message ids and keys', () => {
     ['<>', undefined],
     ['', undefined],
     [undefined, undefined],
+    // Brackets alone are no id: as `<>>` they became an empty ticket id, which failed every ingest of the mail.
+    ['>', undefined],
+    ['<', undefined],
+    ['<<', undefined],
+    ['>>>', undefined],
+    ['> <', undefined],
+    ['abc@example.com>', '<abc@example.com>'],
+    ['<abc@example.com', '<abc@example.com>'],
   ])('normaliseMessageId(%j) → %j', (value, expected) => {
     expect(normaliseMessageId(value)).toBe(expected);
   });
