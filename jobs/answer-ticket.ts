@@ -355,14 +355,15 @@ async function queueSend(ticket: Ticket, deps: AnswerTicketDeps): Promise<void> 
 /**
  * The earlier tickets of the ticket's thread. The poller links a follow-up to its conversation when it creates the
  * ticket; for a ticket created before its parent was known (both in one poll), the thread index is asked again
- * here over In-Reply-To and References, with the same rule: only a sender who took part in the thread gets its history.
+ * here over In-Reply-To and References, with the same rule: only an address that took part in the thread gets its
+ * history in a reply.
  */
 async function conversationOf(ticket: Ticket, deps: AnswerTicketDeps): Promise<ConversationEntry[]> {
   const { store } = deps;
   if (ticket.conversationId !== ticket.id) return store.conversationHistory(ticket.id, { limit: CONVERSATION_LIMIT });
   const refs = threadRefs(ticket);
   if (refs.length === 0) return [];
-  const { conversationId: root } = await store.joinConversation(refs, [ticket.from, ticket.replyTo]);
+  const { conversationId: root } = await store.joinConversation(refs, ticket.replyTo || ticket.from);
   if (!root || root === ticket.id) return [];
   // The ticket is not in the root's conversation set; read that set up to this ticket's creation.
   return store.conversationHistory(ticket.id, { limit: CONVERSATION_LIMIT, conversationId: root });

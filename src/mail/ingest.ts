@@ -83,11 +83,11 @@ export interface EnvelopeInfo {
 }
 
 /**
- * The note a ticket gets when its mail named a known thread but its sender took no part in it: the mail is treated
- * as new, and an operator can see why it was not threaded.
+ * The note a ticket gets when its mail named a known thread but the address a reply would go to took no part in it:
+ * the mail is treated as new, and an operator can see why it was not threaded.
  */
 export function refusedThreadNote(rootTicketId: string): string {
-  return `not joined to the conversation of ticket ${rootTicketId}: the sender took no part in it, so that exchange is not shown to the agent`;
+  return `not joined to the conversation of ticket ${rootTicketId}: the address a reply would go to took no part in it, so that exchange is not shown to the agent`;
 }
 
 /** A made-up `<key@no-message-id.invalid>` Message-ID for mail without one. */
@@ -235,7 +235,7 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
 
   const wroteRaw = await produce(deps.redis, () => saveRaw(deps.redis, deps.prefix, ticketId, raw));
   const thread = mail
-    ? await produce(deps.redis, () => deps.store.joinConversation(threadRefs(mail), [mail.from?.address, mail.replyTo?.address]))
+    ? await produce(deps.redis, () => deps.store.joinConversation(threadRefs(mail), (mail.replyTo ?? mail.from)?.address))
     : {};
   const input = ticketInputForMail(mail, raw, { rawRef: rawRefFor(deps.prefix, ticketId), conversationId: thread.conversationId, parseError });
   if (thread.refusedRoot) input.note = [refusedThreadNote(thread.refusedRoot), input.note].filter(Boolean).join('; ');
@@ -287,8 +287,8 @@ export async function parkFromEnvelope(
 ): Promise<IngestResult> {
   const log = deps.logger ?? createLogger('ingest');
   const refs = threadRefs({ ...(envelope.inReplyTo ? { inReplyTo: envelope.inReplyTo } : {}) });
-  const participants = [...(envelope.from ?? []), ...(envelope.replyTo ?? [])].map((a) => a.address);
-  const thread = refs.length > 0 ? await produce(deps.redis, () => deps.store.joinConversation(refs, participants)) : {};
+  const recipient = envelope.replyTo?.find((a) => a.address)?.address ?? envelope.from?.find((a) => a.address)?.address;
+  const thread = refs.length > 0 ? await produce(deps.redis, () => deps.store.joinConversation(refs, recipient)) : {};
   const input = ticketInputForEnvelope(envelope, size, reason, thread.conversationId);
   if (thread.refusedRoot) input.note = [refusedThreadNote(thread.refusedRoot), input.note].filter(Boolean).join('; ');
   const ticket = newTicket(input);

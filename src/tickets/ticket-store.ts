@@ -505,20 +505,22 @@ export class TicketStore {
 
   /**
    * The conversation a new mail may join, with its history: the one its parent Message-IDs name (see
-   * {@link findConversation}), but only when one of `participants` (the mail's From and Reply-To addresses) is the
-   * From or Reply-To of a ticket already in it. Otherwise anyone who learned a Message-ID (a forwarded mail, a quoted
-   * header) could join another customer's thread and have its earlier exchange put into the agent's context.
+   * {@link findConversation}), but only when `recipient` (the address our reply to the mail would go to: its Reply-To,
+   * else its From) is the From or Reply-To of a ticket already in it. Otherwise anyone who learned a Message-ID (a
+   * forwarded mail, a quoted header) could join another customer's thread, and a forged From of the customer with
+   * the attacker's Reply-To would have the customer's exchange put into the agent's context and mailed to the
+   * attacker.
    *
    * @returns `conversationId` to join, or `refusedRoot` naming the conversation that was not joined, or neither.
    */
-  async joinConversation(refs: readonly string[], participants: readonly (string | undefined)[]): Promise<{ conversationId?: string; refusedRoot?: string }> {
+  async joinConversation(refs: readonly string[], recipient: string | undefined): Promise<{ conversationId?: string; refusedRoot?: string }> {
     const root = await this.findConversation(refs);
     if (!root) return {};
-    const wanted = new Set(participants.map((a) => a?.trim().toLowerCase()).filter((a): a is string => !!a));
-    if (wanted.size > 0) {
+    const wanted = recipient?.trim().toLowerCase();
+    if (wanted) {
       const ids = await this.redis.zrange(this.keys().conversation(root), 0, CONVERSATION_PARTICIPANT_SCAN - 1);
       for (const t of await this.getMany(ids.length > 0 ? ids : [root], WITHOUT_AGENT)) {
-        if (wanted.has(t.from.toLowerCase()) || wanted.has(t.replyTo.toLowerCase())) return { conversationId: root };
+        if (t.from.toLowerCase() === wanted || t.replyTo.toLowerCase() === wanted) return { conversationId: root };
       }
     }
     return { refusedRoot: root };

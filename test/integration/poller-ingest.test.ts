@@ -92,7 +92,7 @@ function followUp(id: string, parent: string, from: string, replyTo?: string): B
 }
 
 describe('ingestMessage: joining a thread', () => {
-  it('joins the conversation when the sender (From or Reply-To) took part in it', async () => {
+  it('joins the conversation when the address a reply goes to (Reply-To, else From) took part in it', async () => {
     const deps = harness();
     await ingestMessage(mail('<t1@example.com>'), deps);
     const root = ticketIdFor('<t1@example.com>');
@@ -117,10 +117,20 @@ describe('ingestMessage: joining a thread', () => {
     const hijack = await deps.store.require(ticketIdFor('<h2@example.com>'));
     expect(hijack.conversationId).toBe(hijack.id);
     expect(await deps.store.conversationHistory(hijack.id)).toEqual([]);
-    expect(hijack.history[0]?.note).toMatch(/not joined to the conversation of ticket [0-9a-f]+: the sender took no part in it/);
+    expect(hijack.history[0]?.note).toMatch(/not joined to the conversation of ticket [0-9a-f]+: the address a reply would go to took no part in it/);
     // A Reply-To naming the customer does not help an outsider either: only addresses that took part count.
     await ingestMessage(followUp('<h3@example.com>', '<h1@example.com>', 'Mallory <mallory@attacker.example>', 'mallory2@attacker.example'), deps);
     expect((await deps.store.require(ticketIdFor('<h3@example.com>'))).conversationId).toBe(ticketIdFor('<h3@example.com>'));
+  });
+
+  it('a forged From of the customer does not join when the reply would go to another address (Reply-To)', async () => {
+    const deps = harness();
+    await ingestMessage(mail('<f1@example.com>'), deps);
+    // The reply goes to Reply-To: an attacker forging the customer's From would receive the customer's exchange.
+    await ingestMessage(followUp('<f2@example.com>', '<f1@example.com>', 'Customer <customer@example.com>', 'Customer <attacker@example.com>'), deps);
+    const forged = await deps.store.require(ticketIdFor('<f2@example.com>'));
+    expect(forged.conversationId).toBe(forged.id);
+    expect(await deps.store.conversationHistory(forged.id)).toEqual([]);
   });
 });
 
