@@ -159,6 +159,7 @@ export function ticketInputForMail(
   const replySignals = mail && extra.parseError === undefined ? replySignalsOf(mail) : undefined;
   if (replySignals) input.replySignals = replySignals;
   if (mail?.inReplyTo) input.inReplyTo = mail.inReplyTo;
+  if (mail?.date && !Number.isNaN(mail.date.getTime())) input.mailDate = mail.date.toISOString();
   if (extra.conversationId) input.conversationId = extra.conversationId;
   if (extra.parseError !== undefined) {
     input.state = 'parked';
@@ -229,8 +230,18 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
     parseError = err.message;
   }
 
-  const ticketId = ticketIdFor(ticketMessageId(mail, raw));
-  const existing = await produce(deps.redis, () => deps.store.get(ticketId, { agentResult: false }));
+  let messageId = ticketMessageId(mail, raw);
+  let ticketId = ticketIdFor(messageId);
+  let existing = await produce(deps.redis, () => deps.store.get(ticketId, { agentResult: false }));
+  let reusedNote: string | undefined;
+  if (existing && mail && !sameMail(existing, mail)) {
+    // Another mail under a Message-ID already taken (a web form that writes one fixed id, a broken client): it gets an
+    // id of its own, the same each time it is seen, instead of being dropped as a duplicate of a stranger's ticket.
+    reusedNote = `Message-ID ${messageId} is already the id of ticket ${existing.id}, another mail (other sender or date); this mail was given its own id`;
+    messageId = reusedMessageId(messageId, mail);
+    ticketId = ticketIdFor(messageId);
+    existing = await produce(deps.redis, () => deps.store.get(ticketId, { agentResult: false }));
+  }
   if (existing) return duplicate(existing, deps, log);
 
   const wroteRaw = await produce(deps.redis, () => saveRaw(deps.redis, deps.prefix, ticketId, raw));
@@ -238,7 +249,9 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
     ? await produce(deps.redis, () => deps.store.joinConversation(threadRefs(mail), (mail.replyTo ?? mail.from)?.address))
     : {};
   const input = ticketInputForMail(mail, raw, { rawRef: rawRefFor(deps.prefix, ticketId), conversationId: thread.conversationId, parseError });
+  input.messageId = messageId;
   if (thread.refusedRoot) input.note = [refusedThreadNote(thread.refusedRoot), input.note].filter(Boolean).join('; ');
+  if (reusedNote) input.note = [reusedNote, input.note].filter(Boolean).join('; ');
   if (options.noticedAt) input.noticedAt = options.noticedAt;
   const ticket = newTicket(input);
   const created = await produce(deps.redis, () => deps.store.createIfAbsent(ticket));
@@ -305,6 +318,27 @@ export async function parkFromEnvelope(
   }
   log.warn({ ticketId: ticket.id, reason }, 'Mail parked for a person without downloading it');
   return { ticketId: ticket.id, outcome: 'parked', state: 'parked' };
+}
+
+/**
+ * Whether `mail` is the mail `ticket` was made from, delivered again (an IMAP re-sync, a copy in a second folder, a
+ * gateway that tagged the subject): same From, same Reply-To, and the same Date when both have one. Bodies and
+ * subjects are not compared, since relays change them.
+ */
+function sameMail(ticket: Pick<Ticket, 'from' | 'replyTo' | 'mailDate'>, mail: InboundMail): boolean {
+  const from = (mail.from?.address ?? '').trim().toLowerCase();
+  const replyTo = (mail.replyTo?.address ?? from).trim().toLowerCase();
+  const date = mail.date && !Number.isNaN(mail.date.getTime()) ? mail.date.toISOString() : undefined;
+  return ticket.from === from && ticket.replyTo.toLowerCase() === replyTo && (!ticket.mailDate || !date || ticket.mailDate === date);
+}
+
+/** The id of a mail that reuses `messageId`: derived from the id, its sender and its date, so it is stable. */
+function reusedMessageId(messageId: string, mail: InboundMail): string {
+  const date = mail.date && !Number.isNaN(mail.date.getTime()) ? mail.date.toISOString() : '';
+  const key = createHash('sha256')
+    .update(JSON.stringify(['reused', messageId, mail.from?.address ?? '', mail.replyTo?.address ?? '', date]))
+    .digest('hex');
+  return syntheticMessageId(key);
 }
 
 async function duplicate(ticket: Ticket, deps: IngestDeps, log: Logger): Promise<IngestResult> {

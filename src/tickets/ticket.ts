@@ -201,6 +201,11 @@ export interface Ticket {
    * 8601; absent for tickets made otherwise. With `createdAt` and the history it splits the time to a reply.
    */
   noticedAt?: string;
+  /**
+   * The mail's Date header (ISO 8601), when it had a valid one: with From and Reply-To it tells a second delivery of
+   * the same mail from another mail that reuses its Message-ID.
+   */
+  mailDate?: string;
   /** When the ticket last changed (ISO 8601). */
   updatedAt: string;
   /** Attachments of the inbound mail (names, types, sizes only). */
@@ -298,6 +303,8 @@ export interface NewTicketInput {
   note?: string;
   /** When the poller noticed the mail ({@link Ticket.noticedAt}). */
   noticedAt?: string;
+  /** The mail's Date header ({@link Ticket.mailDate}). */
+  mailDate?: string;
 }
 
 /** Builds a new ticket (not yet stored) with its first history entry. */
@@ -334,6 +341,7 @@ export function newTicket(input: NewTicketInput, now: Date = new Date()): Ticket
   }
   if (input.replySignals) ticket.replySignals = input.replySignals;
   if (input.noticedAt) ticket.noticedAt = input.noticedAt;
+  if (input.mailDate) ticket.mailDate = input.mailDate;
   return ticket;
 }
 

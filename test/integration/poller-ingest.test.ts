@@ -68,6 +68,14 @@ function mail(id: string | undefined, body = 'How do I reset my password?'): Buf
   );
 }
 
+/** `raw` with `headers` in place of the ones of the same names (From, Date), or added. */
+function withHeaders(raw: Buffer, headers: string[]): Buffer {
+  const names = new Set(headers.map((h) => h.slice(0, h.indexOf(':')).toLowerCase()));
+  const [head = '', ...rest] = raw.toString('utf8').split('\r\n\r\n');
+  const kept = head.split('\r\n').filter((line) => !names.has(line.slice(0, line.indexOf(':')).toLowerCase()));
+  return Buffer.from([[...headers, ...kept].join('\r\n'), ...rest].join('\r\n\r\n'));
+}
+
 async function jobsOf(deps: { queues: Queues }) {
   return deps.queues.tickets.getJobs(ALL_JOB_STATES);
 }
@@ -161,6 +169,26 @@ describe('ingestMessage', () => {
     expect(await jobsOf(deps)).toHaveLength(1);
     // The first copy stays the ticket's raw mail.
     expect((await loadRaw(redis, deps.prefix, first.ticketId))?.toString()).not.toContain('(resent)');
+  });
+
+  it.each([
+    ['another sender', 'From: Bob <bob@b.example>', 'Date: Mon, 2 Mar 2026 10:00:00 +0900'],
+    ['the same sender at another time (a web form writing one Message-ID)', 'From: Customer <customer@example.com>', 'Date: Mon, 2 Mar 2026 11:30:00 +0900'],
+  ])('gives a mail of %s under a Message-ID already taken a ticket of its own, not lost as a duplicate', async (_name, from, date) => {
+    const deps = harness();
+    const first = await ingestMessage(withHeaders(mail('<1@localhost>'), ['Date: Mon, 2 Mar 2026 10:00:00 +0900']), deps);
+    const otherRaw = withHeaders(mail('<1@localhost>', 'I was charged twice this month.'), [from, date]);
+    const other = await ingestMessage(otherRaw, deps);
+    expect(other.outcome).toBe('queued');
+    expect(other.ticketId).not.toBe(first.ticketId);
+    const ticket = await deps.store.require(other.ticketId);
+    expect(ticket.question).toBe('I was charged twice this month.');
+    expect(ticket.history[0]?.note).toContain(`Message-ID <1@localhost> is already the id of ticket ${first.ticketId}`);
+    expect((await loadRaw(redis, deps.prefix, other.ticketId))?.equals(otherRaw)).toBe(true);
+    expect(await jobsOf(deps)).toHaveLength(2);
+    // Seen again (a re-sync), it is a duplicate of its own ticket.
+    expect(await ingestMessage(otherRaw, deps)).toEqual({ ticketId: other.ticketId, outcome: 'duplicate', state: 'received' });
+    expect((await deps.store.list({ limit: 10 })).total).toBe(2);
   });
 
   it('keys mail without a Message-ID by its bytes', async () => {
