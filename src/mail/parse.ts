@@ -32,7 +32,10 @@ export interface InboundMail {
   messageId: string | undefined;
   /** First usable mailbox of the From header, or undefined when there is none. */
   from: MailAddress | undefined;
-  /** First usable mailbox of the Reply-To header, or undefined; replies go here when present. */
+  /**
+   * First usable mailbox of the Reply-To header; its first mailbox when none is usable (the reply decision then
+   * ignores the mail); undefined without a Reply-To. Replies go here when present.
+   */
   replyTo: MailAddress | undefined;
   /** All mailboxes of the To header(s), groups flattened. */
   to: MailAddress[];
@@ -715,7 +718,9 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
   const mail: InboundMail = {
     messageId,
     from: firstUsable(fromList),
-    replyTo: firstUsable(replyToList),
+    // A Reply-To with no usable address (a route, a domain literal) is kept as it is, so the reply decision ignores the
+    // mail (no-sender) rather than answer its From, which the sender asked us not to.
+    replyTo: firstUsable(replyToList) ?? replyToList[0],
     to,
     cc,
     subject,

@@ -196,6 +196,18 @@ describe('decideReply', () => {
     expect(decideReply(await parseInboundMail(digest), ctx)).toEqual({ answer: false, reason: 'list', detail: 'List-Post: NO' });
   });
 
+  it.each([
+    ['a percent-hack route', 'support%support.example@relay.example'],
+    ['a domain literal', 'customer@[127.0.0.1]'],
+  ])('ignores a parsed mail whose only Reply-To is %s, instead of answering its From', async (_name, replyTo) => {
+    const raw = Buffer.from(`From: Customer <taro@customer.example>\r\nReply-To: ${replyTo}\r\nSubject: s\r\n\r\nHow do I export?\r\n`);
+    const decision = decideReply(await parseInboundMail(raw), ctx);
+    expect(decision).toMatchObject({ answer: false, reason: 'no-sender' });
+    // One usable address among them is where the reply goes.
+    const mixed = Buffer.from(`From: taro@customer.example\r\nReply-To: ${replyTo}, Taro <taro.home@customer.example>\r\nSubject: s\r\n\r\nHow?\r\n`);
+    expect((await parseInboundMail(mixed)).replyTo?.address).toBe('taro.home@customer.example');
+  });
+
   it('replySignalsOf keeps exactly what the decision reads, and nothing when that is too large for a ticket', () => {
     const mail = mailWith({ headers: { 'list-id': ['<news.customer.example>'] }, replyTo: { address: 'r@customer.example', name: '' } });
     expect(replySignalsOf(mail)).toEqual({ from: mail.from, replyTo: mail.replyTo, headers: mail.headers, contentType: 'text/plain' });
