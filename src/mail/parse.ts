@@ -570,6 +570,48 @@ function bodyText(mail: ParsedMail, notes: Notes): string {
   }
 }
 
+// mailparser (mailsplit) refuses a mail of more than 1,000 MIME parts outright. Such a mail is read as its first
+// parts: the text a customer wrote comes first, and hundreds of attachments after it change nothing for the answer.
+const MIME_PARTS_READ = 500;
+
+/**
+ * mailparser's parse, except that a mail over its part limit is read as its first {@link MIME_PARTS_READ} parts
+ * (cut before the next boundary line of any of its multiparts) with a warning, instead of failing as a whole: the
+ * fallback for failures would hand the raw MIME, base64 and all, to the agent as the question.
+ */
+async function simpleParserWithinPartLimit(input: Buffer, notes: Notes): Promise<ParsedMail> {
+  try {
+    return await simpleParser(input, PARSER_OPTIONS);
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'EMAXLEN' || !/child nodes/i.test((err as Error).message)) throw err;
+    const cut = firstMimeParts(input, MIME_PARTS_READ);
+    if (!cut) throw err;
+    notes.warn(`the mail has more MIME parts than can be read (over 1,000); only its first ${MIME_PARTS_READ} parts were read`);
+    return simpleParser(cut, PARSER_OPTIONS);
+  }
+}
+
+/** `raw` cut before the `keep`-th boundary line of any of its multiparts, closed with the outermost boundary. */
+function firstMimeParts(raw: Buffer, keep: number): Buffer | undefined {
+  const text = raw.toString('latin1');
+  const boundaries = [...new Set(Array.from(text.matchAll(/boundary\s*=\s*(?:"([^"\r\n]{1,200})"|([^\s;"]{1,200}))/gi), (m) => m[1] ?? m[2] ?? ''))]
+    .filter(Boolean)
+    // The outermost first; a hostile mail may declare thousands, and each line is compared with them.
+    .slice(0, 50);
+  if (boundaries.length === 0) return undefined;
+  let seen = 0;
+  for (const line of text.matchAll(/(?:^|\n)--([^\r\n]*)/g)) {
+    const rest = line[1] ?? '';
+    if (!boundaries.some((b) => rest === b || rest.startsWith(b))) continue;
+    seen += 1;
+    if (seen === keep) {
+      const at = line.index + (line[0].startsWith('\n') ? 1 : 0);
+      return Buffer.concat([raw.subarray(0, at), Buffer.from(`--${boundaries[0]}--\r\n`)]);
+    }
+  }
+  return undefined;
+}
+
 const PARSER_OPTIONS = {
   // We convert HTML ourselves; mailparser's own conversion also rejects the whole mail when the HTML is large.
   skipHtmlToText: true,
@@ -645,7 +687,7 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
 
   let parsed: ParsedMail;
   try {
-    parsed = await simpleParser(input, PARSER_OPTIONS);
+    parsed = await simpleParserWithinPartLimit(input, notes);
   } catch (err) {
     notes.warn(`MIME parser failed: ${(err as Error).message}`);
     log.warn({ err }, 'MIME parser failed; falling back to headers and undecoded body');

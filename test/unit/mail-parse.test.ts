@@ -138,6 +138,21 @@ describe('parseInboundMail: raw 8-bit header bytes in legacy charsets', () => {
   });
 });
 
+describe('parseInboundMail: more MIME parts than the parser takes', () => {
+  it('reads the question from the parts the parser takes, not the raw MIME, and says how much was left out', async () => {
+    const part = '--b\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n\r\nQUJDREVGR0g=\r\n';
+    const raw = Buffer.from(
+      `From: a@x.example\r\nSubject: s\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n` +
+        `--b\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nデータを書き出す方法を教えてください。\r\n${part.repeat(1_100)}--b--\r\n`,
+    );
+    const mail = await parseInboundMail(raw);
+    expect(mail.question).toBe('データを書き出す方法を教えてください。');
+    expect(mail.question).not.toContain('Content-Type');
+    expect(mail.attachments.length).toBeGreaterThan(0);
+    expect(mail.parseWarnings.join('\n')).toMatch(/more MIME parts than can be read/);
+  });
+});
+
 describe('parseInboundMail: HTML', () => {
   it('an HTML-only mail of tens of thousands of nested elements still yields its text, with a note', async () => {
     const depth = 50_000;
