@@ -67,16 +67,24 @@ export function quoteOriginal(original: Pick<OriginalMail, 'from' | 'date' | 'te
 
 /** A Message-ID as RFC 5322 writes it: `<local@domain>`, no spaces, brackets or control characters inside. */
 const MESSAGE_ID = /^<[^<>@\s]+@[^<>@\s]+>$/;
+// Real ids are well under 100 characters. A longer one (a hostile mail) would make a header line longer than the
+// 998 characters RFC 5322 allows, which servers may refuse or cut; the reply goes without it.
+const MAX_MESSAGE_ID_CHARS = 250;
+
+/** An id a reply may name in In-Reply-To or References. */
+function referable(id: string): boolean {
+  return id.length <= MAX_MESSAGE_ID_CHARS && MESSAGE_ID.test(id);
+}
 /** About what `References` may take: RFC 5322 §3.6.4 lets a client trim the middle of a long chain. */
 const MAX_REFERENCES_CHARS = 2048;
 
 /**
  * The `References` of a reply: the original's References, then its Message-ID (RFC 5322 §3.6.4). Ids that are not
- * `<local@domain>` are dropped; a chain longer than about 2 KB keeps its first id (the thread's root) and as many of
+ * `<local@domain>`, or longer than 250 characters, are dropped; a chain longer than about 2 KB keeps its first id (the thread's root) and as many of
  * the last as fit, as mail clients trim it, so a hostile mail with thousands of ids cannot make our reply huge.
  */
 export function replyReferences(references: readonly string[], messageId: string | undefined): string[] {
-  const valid = [...references, ...(messageId ? [messageId] : [])].map((r) => r.trim()).filter((r) => MESSAGE_ID.test(r));
+  const valid = [...references, ...(messageId ? [messageId] : [])].map((r) => r.trim()).filter(referable);
   const length = (ids: readonly string[]) => ids.reduce((n, r) => n + r.length + 1, 0);
   if (valid.length <= 1 || length(valid) <= MAX_REFERENCES_CHARS) return valid;
   const [first, ...rest] = valid;
@@ -108,7 +116,7 @@ export function composeReply(input: ComposeReplyInput): ReplyMail {
     to: original.replyTo ?? original.from,
     subject: replySubject(original.subject),
     messageId: input.messageId,
-    inReplyTo: original.messageId,
+    inReplyTo: original.messageId && referable(original.messageId.trim()) ? original.messageId : undefined,
     references: references.length > 0 ? references : undefined,
     text: `${input.answer.trimEnd()}\n\n${quoteOriginal(original)}\n`,
     headers,

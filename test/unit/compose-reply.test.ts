@@ -100,6 +100,20 @@ describe('replyReferences', () => {
     expect(refs.length).toBeGreaterThan(5);
   });
 
+  it('leaves out an id too long for a header line (a hostile mail), in References and In-Reply-To alike', () => {
+    const huge = `<${'a'.repeat(5_000)}@x.example>`;
+    expect(replyReferences([id(1), huge], huge)).toEqual([id(1)]);
+    const reply = composeReply({
+      from: 'support@s.example',
+      messageId: '<r@s.example>',
+      answer: 'a',
+      original: { from: 'a@x.example', subject: 's', text: 't', messageId: huge, references: [] },
+      automatic: true,
+    });
+    expect(reply.inReplyTo).toBeUndefined();
+    expect(reply.references).toBeUndefined();
+  });
+
   it('composeReply uses it', () => {
     const original = { from: 'a@x.example', subject: 's', text: 't', messageId: id(2), references: Array.from({ length: 5000 }, (_, i) => id(i)) };
     const reply = composeReply({ from: 'support@s.example', messageId: '<r@s.example>', answer: 'a', original, automatic: true });
