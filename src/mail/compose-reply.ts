@@ -80,8 +80,9 @@ const MAX_REFERENCES_CHARS = 2048;
 
 /**
  * The `References` of a reply: the original's References, then its Message-ID (RFC 5322 §3.6.4). Ids that are not
- * `<local@domain>`, or longer than 250 characters, are dropped; a chain longer than about 2 KB keeps its first id (the thread's root) and as many of
- * the last as fit, as mail clients trim it, so a hostile mail with thousands of ids cannot make our reply huge.
+ * `<local@domain>`, or longer than 250 characters, are dropped; a chain longer than about 2 KB keeps its first id
+ * (the thread's root) and as many of the last as fit, as mail clients trim it, so a hostile mail with thousands of
+ * ids cannot make our reply huge.
  */
 export function replyReferences(references: readonly string[], messageId: string | undefined): string[] {
   const valid = [...references, ...(messageId ? [messageId] : [])].map((r) => r.trim()).filter(referable);
