@@ -22,7 +22,7 @@ import { produce } from '../queues/connection.js';
 import type { Queues } from '../queues/registry.js';
 import { jobGeneration, newTicket, threadRefs, ticketIdFor, type NewTicketInput, type Ticket, type TicketState } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
-import { messageKey, normaliseMessageId } from './message-id.js';
+import { legacyRawKey, messageKey, normaliseMessageId } from './message-id.js';
 import { replySignalsOf } from './classify.js';
 import { MailParseError, parseInboundMail, type InboundMail } from './parse.js';
 import { deleteRaw, rawRefFor, saveRaw } from './raw-store.js';
@@ -105,11 +105,13 @@ export function isSyntheticMessageId(messageId: string): boolean {
 
 /**
  * The Message-ID a ticket is keyed by: the mail's own, or, for mail without one, a synthetic id from
- * {@link messageKey} (the sha256 of the raw bytes), so the same bytes fetched twice still make one ticket.
+ * {@link messageKey} (the sha256 of what its author wrote; of the raw bytes for input that is no readable mail), so
+ * the same mail fetched twice, or delivered twice with other trace fields, still makes one ticket.
  */
 export function ticketMessageId(mail: Pick<InboundMail, 'messageId'> | undefined, raw: Buffer): string {
   if (mail?.messageId) return mail.messageId;
-  return syntheticMessageId(messageKey({ messageId: undefined }, raw));
+  // Input that is no readable mail is known by its bytes only.
+  return syntheticMessageId(mail ? messageKey({ messageId: undefined }, raw) : legacyRawKey(raw));
 }
 
 /** `1536` → `1.5 KB`, `12_900_000` → `12.3 MB`: sizes for reasons a person reads. */
@@ -241,6 +243,10 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
     messageId = reusedMessageId(messageId, mail);
     ticketId = ticketIdFor(messageId);
     existing = await produce(deps.redis, () => deps.store.get(ticketId, { agentResult: false }));
+  }
+  if (!existing && mail && !mail.messageId) {
+    // Stored before mail without a Message-ID was keyed by its author's part: the same mail fetched again is that ticket.
+    existing = await produce(deps.redis, () => deps.store.get(ticketIdFor(syntheticMessageId(legacyRawKey(raw))), { agentResult: false }));
   }
   if (existing) return duplicate(existing, deps, log);
 

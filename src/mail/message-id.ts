@@ -57,13 +57,41 @@ export function parseMessageIdList(value: string | undefined | null): string[] {
 }
 
 /**
- * The idempotency key of an inbound mail: sha256 (hex) of its normalised Message-ID, or of the raw bytes when it has
- * none. The same mail fetched twice (IMAP re-sync, a second delivery) therefore gets the same key; two different
- * mails without a Message-ID only collide when they are byte-identical.
+ * The idempotency key of an inbound mail: sha256 (hex) of its normalised Message-ID or, when it has none, of what its
+ * sender wrote ({@link authoredPart}: the author's header fields and the body, without the trace fields each hop and
+ * each delivery adds). The same mail fetched twice (IMAP re-sync, a second delivery to another of our addresses)
+ * therefore gets the same key; two different mails without a Message-ID only collide when their author's fields and
+ * bodies are identical.
  */
 export function messageKey(mail: HasMessageId, raw: Buffer): string {
   const hash = createHash('sha256');
   if (mail.messageId) hash.update(mail.messageId, 'utf8');
-  else hash.update(raw);
+  else hash.update(authoredPart(raw));
   return hash.digest('hex');
+}
+
+/** The key {@link messageKey} gave mail without a Message-ID before it left out trace fields: the raw bytes' hash. */
+export function legacyRawKey(raw: Buffer): string {
+  return createHash('sha256').update(raw).digest('hex');
+}
+
+// Header fields the author writes. Everything else (Received, Return-Path, Delivered-To, X-Original-To, spam and
+// virus verdicts, Authentication-Results, ARC, a provider's X- fields) is added on the way and differs by delivery.
+const AUTHORED_FIELDS = new Set(['from', 'sender', 'reply-to', 'to', 'cc', 'date', 'subject', 'in-reply-to', 'references', 'mime-version', 'content-type', 'content-transfer-encoding']);
+
+/** The author's header fields (unfolded, in their order) and the body, as bytes. */
+function authoredPart(raw: Buffer): Buffer {
+  const crlf = raw.indexOf('\r\n\r\n');
+  const lf = raw.indexOf('\n\n');
+  const ends = [crlf >= 0 ? [crlf, crlf + 4] : undefined, lf >= 0 ? [lf, lf + 2] : undefined].filter((e): e is number[] => e !== undefined);
+  const [headEnd, bodyStart] = ends.sort((a, b) => a[0]! - b[0]!)[0] ?? [raw.length, raw.length];
+  const fields = raw
+    .subarray(0, headEnd)
+    .toString('latin1')
+    .replace(/\r?\n[ \t]+/g, ' ')
+    .split(/\r?\n/)
+    .filter((line) => AUTHORED_FIELDS.has(line.slice(0, Math.max(0, line.indexOf(':'))).trim().toLowerCase()));
+  // Not a mail as written by a person (no author's field at all): only its bytes tell it from another.
+  if (fields.length === 0) return raw;
+  return Buffer.concat([Buffer.from(fields.join('\n'), 'latin1'), Buffer.from('\n\n'), raw.subarray(bodyStart)]);
 }

@@ -8,13 +8,14 @@ import type { JobType } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
-import { ingestMessage, parkOversizeMessage, type IngestDeps } from '../../src/mail/ingest.js';
+import { ingestMessage, parkOversizeMessage, syntheticMessageId, type IngestDeps } from '../../src/mail/ingest.js';
+import { legacyRawKey } from '../../src/mail/message-id.js';
 import { deleteRaw, loadRaw, rawKey } from '../../src/mail/raw-store.js';
 import { connectProducer, RedisUnavailableError, waitForReady } from '../../src/queues/connection.js';
 import { answerJobId } from '../../src/queues/job-options.js';
 import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
-import { ticketIdFor } from '../../src/tickets/ticket.js';
+import { newTicket, ticketIdFor } from '../../src/tickets/ticket.js';
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 
 const ALL_JOB_STATES: JobType[] = ['waiting', 'active', 'completed', 'failed', 'delayed', 'prioritized', 'waiting-children'];
@@ -189,6 +190,24 @@ describe('ingestMessage', () => {
     // Seen again (a re-sync), it is a duplicate of its own ticket.
     expect(await ingestMessage(otherRaw, deps)).toEqual({ ticketId: other.ticketId, outcome: 'duplicate', state: 'received' });
     expect((await deps.store.list({ limit: 10 })).total).toBe(2);
+  });
+
+  it('keys mail without a Message-ID by what its sender wrote: a second delivery with other trace headers is the same mail', async () => {
+    const deps = harness();
+    const viaTo = withHeaders(mail(undefined), ['Received: from mx1.example by mail.support.example; Mon, 2 Mar 2026 10:00:01 +0900', 'Delivered-To: support@support.example', 'Date: Mon, 2 Mar 2026 10:00:00 +0900']);
+    const viaCc = withHeaders(mail(undefined), ['Received: from mx2.example by mail.support.example; Mon, 2 Mar 2026 10:00:03 +0900', 'Delivered-To: help@support.example', 'Return-Path: <customer@example.com>', 'Date: Mon, 2 Mar 2026 10:00:00 +0900']);
+    const first = await ingestMessage(viaTo, deps);
+    expect(await ingestMessage(viaCc, deps)).toEqual({ ticketId: first.ticketId, outcome: 'duplicate', state: 'received' });
+    expect(await jobsOf(deps)).toHaveLength(1);
+  });
+
+  it('finds the ticket of mail without a Message-ID stored under the former key (the hash of its bytes)', async () => {
+    const deps = harness();
+    const raw = mail(undefined, 'Stored before the upgrade');
+    const before = newTicket({ messageId: syntheticMessageId(legacyRawKey(raw)), from: 'customer@example.com', subject: 'Password', question: 'q', actor: 'poller' });
+    await deps.store.createIfAbsent(before);
+    expect(await ingestMessage(raw, deps)).toEqual({ ticketId: before.id, outcome: 'duplicate', state: 'received' });
+    expect((await deps.store.list({ limit: 10 })).total).toBe(1);
   });
 
   it('keys mail without a Message-ID by its bytes', async () => {
