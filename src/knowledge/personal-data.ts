@@ -3,10 +3,12 @@
  * customer's agent run, so a name, address or order number in it would leak one customer's data to the next.
  *
  * Rules only, deterministic and local: e-mail addresses, phone numbers (Japanese, with full-width digits, and
- * international), postal codes, Japanese and US-style street addresses, order/contract/customer/ticket/bank-account
- * numbers and log-in names after their label, credit-card-like numbers, the names the caller knows (From display
- * name, signature) and names before or after an honorific (山田様, Smith様, 佐藤さん, "Dear John Smith", "Hi Anna,"). Each is replaced by a placeholder in the
- * text's language (`[メールアドレス]` in mostly Japanese text, `[email]` otherwise), so the pair still reads naturally.
+ * international), postal codes, Japanese and US-style street addresses (and what follows an address label such as
+ * 住所：), order/contract/customer/ticket/bank-account numbers and log-in names after their label, credit-card-like
+ * numbers, the names the caller knows (From display name, signature), names before or after an honorific (山田様,
+ * Smith様, 佐藤さん, "Dear John Smith", "Hi Anna,") and in a self-introduction (佐藤と申します). Each is replaced by a
+ * placeholder in the text's language (`[メールアドレス]` in mostly Japanese text, `[email]` otherwise), so the pair
+ * still reads naturally.
  *
  * The rules prefer removing too much to too little, but leave what a support answer needs: version numbers, dates,
  * times, prices, error codes, ports, URLs and product names.
@@ -114,6 +116,9 @@ const JA_ADDRESS = new RegExp(`${PREFECTURE}[ 　]?(?:${TOWN}{1,10}?[市区町�
 // Without the prefecture a city or ward must be followed by a town name of two or more characters, so that words
 // ending in 区 or 市 (料金区分2-1) are not taken for addresses.
 const JA_ADDRESS_CITY = new RegExp(`(?:\\p{Script=Han}{1,6}?[市区]){1,2}${TOWN}{2,12}?${BLOCK}${BUILDING}`, 'gu');
+// After an address label, the rest of the line is the address, block number or not (住所：神奈川県横浜市中区山下町).
+const LABELLED_ADDRESS = /(?:ご?住所|ご?自宅|送付先|配送先|お届け先|発送先)[ \t　]*[:：][ \t　]*((?![のはがをにへともや])[^\n。]{4,80}?)[ \t　]*(?=\n|。|$)/dgu;
+const PLACE = /[\p{Script=Han}](?:都|道|府|県|市|区|町|村|郡)|[市区町村]/u;
 const EN_STREET = /\b\d{1,6}\s+(?:[A-Z][a-z]+\.?\s+){1,4}(?:Street|St\.?|Avenue|Ave\.?|Road|Rd\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Way|Court|Ct\.?|Place|Pl\.?|Terrace|Parkway|Pkwy\.?)(?:,?\s+(?:Apt\.?|Suite|Unit|#)\s*[A-Za-z0-9-]+)?/g;
 
 const POSTAL_MARK = new RegExp(`〒[ 　]?${D}{3}${DASH}?${D}{4}(?![0-9０-９])`, 'g');
@@ -135,6 +140,8 @@ const JA_HONORIFIC = new RegExp(`(${KANJI_KANA}{1,8}(?:[ 　]${KANJI_KANA}{1,8})
 // Words that end in 様/さん without naming anyone: 仕様, 同様, 模様, お客様, 皆さん, ご担当者様…
 // A Latin name before 様/さん, as foreign customers are addressed in Japanese mail (Smith様, John Smithさん).
 const LATIN_HONORIFIC = /([A-Z][A-Za-z'’-]+(?:[ 　][A-Z][A-Za-z'’-]+)?)[ 　]?(?:様(?![式子々相態])|さま|さん|殿(?!下))/dgu;
+// A self-introduction: 佐藤花子と申します, 山田と言います.
+const SELF_INTRODUCTION = new RegExp(`(${KANJI_KANA}{1,8}(?:[ 　]${KANJI_KANA}{1,8})?)[ 　]?と(?:申し|言い|いい)ます`, 'gdu');
 const NOT_A_NAME = new Set([
   '仕', '同', '多', '模', '異', '一', '王', '殿', '文', '有', '左', '両', '貴', '客', 'お客', '皆', '各位', '担当', '担当者', 'ご担当', 'ご担当者',
   '利用者', 'ご利用者', '会員', 'ユーザー', '購入者', '契約者', '管理者', '関係者', '奥', '神', '父', '母', '兄', '姉', '弟', '妹', '息子', '娘', '先方',
@@ -201,7 +208,12 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...groupsOf(text, JA_LOGIN),
     ...groupsOf(text, EN_LOGIN).filter(([s, e]) => !NOT_A_LOGIN.has(text.slice(s, e).toLowerCase())),
   ]);
-  add('address', [...matchesOf(text, JA_ADDRESS), ...matchesOf(text, JA_ADDRESS_CITY), ...matchesOf(text, EN_STREET)]);
+  add('address', [
+    ...matchesOf(text, JA_ADDRESS),
+    ...matchesOf(text, JA_ADDRESS_CITY),
+    ...matchesOf(text, EN_STREET),
+    ...groupsOf(text, LABELLED_ADDRESS).filter(([s, e]) => PLACE.test(text.slice(s, e))),
+  ]);
   add('phone', [
     ...matchesOf(text, INTL_PHONE).filter(([s, e]) => digitCount(text.slice(s, e)) >= 8 && digitCount(text.slice(s, e)) <= 15),
     ...matchesOf(text, JA_PHONE).filter(([s, e]) => [10, 11].includes(digitCount(text.slice(s, e)))),
@@ -217,6 +229,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   add('name', knownNameMatches(text, options.names ?? []));
   add('name', [
     ...groupsOf(text, JA_HONORIFIC).filter(([s, e]) => !isCommonNoun(text.slice(s, e))),
+    ...groupsOf(text, SELF_INTRODUCTION).filter(([s, e]) => !isCommonNoun(text.slice(s, e))),
     ...groupsOf(text, LATIN_HONORIFIC).filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase())),
     ...[...groupsOf(text, EN_GREETING), ...groupsOf(text, EN_TITLE)].filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase())),
     ...groupsOf(text, SAN_SUFFIX),

@@ -37,6 +37,9 @@ const JAPANESE: Case[] = [
   ['bank account', '返金先の口座番号 1234567 を確認しました。', '返金先の口座番号 [番号] を確認しました。', ['reference-number']],
   ['login ID of letters only', '会員ID: taro_yamada でログインしてください。', '会員ID: [番号] でログインしてください。', ['reference-number']],
   ['account ID with a dot', 'アカウントIDは yamada.taro です。', 'アカウントIDは [番号] です。', ['reference-number']],
+  ['self-introduction', '株式会社ABCの佐藤花子と申します。', '株式会社ABCの[氏名]と申します。', ['name']],
+  ['labelled address without a block number', '住所：神奈川県横浜市中区山下町\nよろしくお願いします。', '住所：[住所]\nよろしくお願いします。', ['address']],
+  ['labelled delivery address', 'お届け先: 札幌市中央区北一条西 サンプルマンション\n', 'お届け先: [住所]\n', ['address']],
 ];
 
 const ENGLISH: Case[] = [
@@ -77,6 +80,7 @@ const KEEP: [string, string][] = [
   ['time zones', 'Logs use +09:00 and UTC+9.'],
   ['Japanese era dates and words ending in 区', '令和6年4月1日から料金区分2-1が変わります。新仕様の一覧は第3版を参照。'],
   ['part numbers in English', 'Replace part 123-4567 and cable ABC-123-4567.'],
+  ['what an answer says of addresses and introductions', '住所の変更は「設定 > プロフィール」から行えます。住所：の欄は空欄のままで構いません。サポート担当と申します。'],
   ['what an answer says of log-in names', 'Your username is required and is case-sensitive; the login is shown on the account page. ログインIDは必須です。'],
 ];
 
