@@ -272,13 +272,15 @@ program
     await runCommand('review', async (ctx) => {
       await withStore(ctx, async ({ store, redis }) => {
         let report: ForgetReport;
+        const queues = createQueues(redis, ctx.config.QUEUE_PREFIX);
         try {
-          report = await produce(redis, () =>
-            forgetCustomer({ redis, store, prefix: ctx.config.QUEUE_PREFIX, archiveDir: archiveDir(ctx.config.DATA_DIR) }, address, { confirm: opts.yes === true }),
-          );
+          const deps = { redis, store, prefix: ctx.config.QUEUE_PREFIX, archiveDir: archiveDir(ctx.config.DATA_DIR), queues };
+          report = await produce(redis, () => forgetCustomer(deps, address, { confirm: opts.yes === true }));
         } catch (err) {
           if (err instanceof TypeError) throw new CliError(err.message, 2);
           throw err;
+        } finally {
+          await closeQueues(queues);
         }
         ctx.print(opts.json ? JSON.stringify(report) : terminalSafe(formatForgetReport(report)));
         const found = report.tickets.length + report.archiveLines.length + report.threadLinks + report.rateLimitKeys.length + report.learnedCandidates.length;

@@ -217,7 +217,10 @@ export class GapStore {
       const all = await this.docs([...(await this.redis.zrange(k.open, 0, -1)), ...(await this.redis.zrange(k.closed, 0, -1))]);
       const gap = all.find((g) => g.tickets.some((t) => ids.has(t)) || g.exampleTickets.some((t) => ids.has(t)) || (g.closedBy !== undefined && ids.has(g.closedBy)));
       if (!gap) return changed;
-      const kept = gap.examples.map((e, i) => [e, gap.exampleTickets[i] ?? ''] as const).filter(([, t]) => !ids.has(t));
+      // An example of unknown source (a gap stored before the sources were) may be the customer's when the gap
+      // counts one of their tickets: it goes.
+      const touched = gap.tickets.some((t) => ids.has(t));
+      const kept = gap.examples.map((e, i) => [e, gap.exampleTickets[i] ?? ''] as const).filter(([, t]) => (t ? !ids.has(t) : !touched));
       const next: KnowledgeGap = { ...gap, tickets: gap.tickets.filter((t) => !ids.has(t)), examples: kept.map(([e]) => e), exampleTickets: kept.map(([, t]) => t) };
       if (next.closedBy !== undefined && ids.has(next.closedBy)) {
         delete next.closedBy;
@@ -261,7 +264,7 @@ export class GapStore {
   private async docs(ids: readonly string[]): Promise<KnowledgeGap[]> {
     if (ids.length === 0) return [];
     const docs = await this.redis.hmget(this.keys().doc, ...ids);
-    return docs.filter((d): d is string => typeof d === 'string').map((d) => JSON.parse(d) as KnowledgeGap);
+    return docs.filter((d): d is string => typeof d === 'string').map((d) => withExampleTickets(JSON.parse(d) as KnowledgeGap));
   }
 
   private async apply(version: string, gap: KnowledgeGap, set: 'open' | 'closed' | 'delete', score: number): Promise<boolean> {
@@ -273,6 +276,11 @@ export class GapStore {
   private newId(): string {
     return `${this.now().getTime().toString(36).padStart(9, '0')}${randomBytes(3).toString('hex')}`;
   }
+}
+
+/** A gap as read: one stored before its examples' tickets were recorded has none (an empty list, not undefined). */
+function withExampleTickets(gap: KnowledgeGap): KnowledgeGap {
+  return Array.isArray(gap.exampleTickets) ? gap : { ...gap, exampleTickets: [] };
 }
 
 /** Largest first; among equal counts the newest first (the order of `P:gaps:open` read backwards). */

@@ -13,7 +13,8 @@
  * compared as {@link comparableAddress} does (case, IDN spelling and `+tag` folded), in any state; their raw mail,
  * conversation entries and thread-index links; their lines in every archive file; and the automatic-reply rate-limit
  * windows of those addresses; the knowledge gaps' questions from those tickets and the learned-answer candidates
- * proposed from them (accepted pairs stay). It walks every ticket: a rare operator command, not a hot path.
+ * proposed from them (accepted pairs stay); their sent replies awaiting a Sent-folder copy, their queue jobs, and the
+ * words of their rejection reasons in the insights. It walks every ticket: a rare operator command, not a hot path.
  *
  * One at a time: both hold a lock in Redis (`P:retention:lock`) while they run, so an erasure can never rewrite an
  * archive file while the retention job appends to it, nor miss a ticket the job is moving from Redis to the archive.
@@ -24,8 +25,14 @@ import { GapStore } from '../knowledge/gaps.js';
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import { comparableAddress, normaliseAddress } from '../mail/addresses.js';
 import { rawKey } from '../mail/raw-store.js';
+import { sentRawKey } from '../mail/sent-copy.js';
 import { execAll } from '../queues/connection.js';
+import { answerJobId, proposeLearnedJobId, sendJobId, sentCopyJobId } from '../queues/job-options.js';
+import type { Queues } from '../queues/registry.js';
 import { LockBusyError, acquireRedisLock, type RedisLock } from '../queues/redis-lock.js';
+import { normalizeReason } from './insights.js';
+import { LuaScript } from './lua.js';
+import { outcomeDay, outcomeKeys } from './outcome.js';
 import { autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey } from './rate-limit.js';
 import {
   archiveFileFor,
@@ -315,10 +322,14 @@ export interface ForgetOptions {
  * Erases a customer: see the module comment for what is covered. With `confirm: false` it only reports. The lock is
  * held for the whole erasure, so the retention job cannot archive a ticket of this customer in between.
  *
+ * The tickets (in Redis and in the archive) are what finds everything else, so they go last: what derives from them
+ * (gap examples, candidates, counts, jobs, links) is removed first, each step safe to repeat, and an erasure that
+ * failed half way (Redis gone, a write refused) is completed by running it again.
+ *
  * @param value the customer's address (`a@b` or `Name <a@b>`).
  * @throws TypeError when `value` holds no address; {@link RetentionBusyError} when the lock stays taken.
  */
-export async function forgetCustomer(deps: RetentionDeps, value: string, options: ForgetOptions): Promise<ForgetReport> {
+export async function forgetCustomer(deps: ForgetDeps, value: string, options: ForgetOptions): Promise<ForgetReport> {
   const address = customerAddress(value);
   if (!address) throw new TypeError(`not a mail address: ${JSON.stringify(value)}`);
   const lock = await acquireLock(deps.redis, deps.prefix, 'forget', options.lockWaitMs ?? 60_000);
@@ -340,19 +351,23 @@ export async function forgetCustomer(deps: RetentionDeps, value: string, options
     const addresses = new Set([address, normaliseAddress(value) ?? address, ...tickets.flatMap((t) => [t.from, t.replyTo])]);
     const drop = (record: ArchiveRecord | undefined, line: string) =>
       record ? isCustomersTicket(record.ticket, address) : line.toLowerCase().includes(address);
+    const archived: Ticket[] = [];
+    const archiveFiles: string[] = [];
     for (const file of await listArchiveFiles(deps.archiveDir)) {
-      const full = path.join(deps.archiveDir, file);
-      let matched: ArchiveRecord[] = [];
-      if (options.confirm) matched = await rewriteArchive(deps.archiveDir, file, drop);
-      else await readArchive(full, (record, line) => void (drop(record, line) && matched.push(record)));
+      const matched: ArchiveRecord[] = [];
+      await readArchive(path.join(deps.archiveDir, file), (record, line) => void (drop(record, line) && matched.push(record)));
       for (const { ticket } of matched) addresses.add(ticket.from).add(ticket.replyTo);
-      if (matched.length > 0) report.archiveLines.push({ file, tickets: matched.map((r) => r.ticket.id) });
+      if (matched.length > 0) {
+        report.archiveLines.push({ file, tickets: matched.map((r) => r.ticket.id) });
+        archived.push(...matched.map((r) => r.ticket));
+        archiveFiles.push(file);
+      }
       await lock.renew();
     }
     const limitKeys = rateLimitKeysOf(deps.prefix, addresses);
     const existing = await existingKeys(deps.redis, limitKeys);
     report.rateLimitKeys = limitKeys.filter((_, i) => existing[i]);
-    const ids = new Set([...tickets.map((t) => t.id), ...report.archiveLines.flatMap((l) => l.tickets)]);
+    const ids = new Set([...tickets.map((t) => t.id), ...archived.map((t) => t.id)]);
     const ownLinks = new Set(tickets.flatMap((t) => [t.messageId, t.outbound?.messageId]));
     const links = await threadLinksTo(deps, ids);
     report.threadLinks = links.filter((l) => !ownLinks.has(l)).length;
@@ -360,6 +375,26 @@ export async function forgetCustomer(deps: RetentionDeps, value: string, options
     report.learnedCandidates = await learned.candidatesOfTickets(ids, { remove: false });
     if (!options.confirm) return report;
 
+    // 1. What derives from the tickets. The knowledge gaps keep questions, which the personal-data rules cannot be
+    //    sure to have cleaned.
+    await new GapStore(deps.redis, { prefix: deps.prefix }).forgetTickets(ids);
+    report.learnedCandidates = await learned.candidatesOfTickets(ids, { remove: true });
+    for (const ticket of [...tickets, ...archived]) await forgetRejectionReason(deps, ticket);
+    if (deps.queues) await removeJobsOf(deps.queues, [...tickets, ...archived]);
+    const cleanup = deps.redis.multi();
+    if (ids.size > 0) cleanup.del(...[...ids].map((id) => sentRawKey(deps.prefix, id)));
+    if (links.length > 0) cleanup.hdel(deps.store.keys().msgid, ...links);
+    if (report.rateLimitKeys.length > 0) cleanup.del(...report.rateLimitKeys);
+    // The overall window counts replies by ticket id; the ids go too, though the window forgets them within the hour.
+    if (ids.size > 0) cleanup.zrem(autoReplyTotalKey(deps.prefix), ...ids);
+    await execAll(cleanup);
+    await lock.renew();
+
+    // 2. The tickets themselves: the archive lines, then Redis.
+    for (const file of archiveFiles) {
+      await rewriteArchive(deps.archiveDir, file, drop);
+      await lock.renew();
+    }
     for (const ticket of tickets) {
       let current: Ticket | undefined = ticket;
       // A ticket that changed state between the read and the delete is read again; it is this customer's either way.
@@ -369,18 +404,61 @@ export async function forgetCustomer(deps: RetentionDeps, value: string, options
         current = await deps.store.get(current.id, { agentResult: false });
       }
     }
-    const cleanup = deps.redis.multi();
-    if (links.length > 0) cleanup.hdel(deps.store.keys().msgid, ...links);
-    if (report.rateLimitKeys.length > 0) cleanup.del(...report.rateLimitKeys);
-    // The overall window counts replies by ticket id; the ids go too, though the window forgets them within the hour.
-    if (ids.size > 0) cleanup.zrem(autoReplyTotalKey(deps.prefix), ...ids);
-    await execAll(cleanup);
-    // The knowledge gaps keep questions, which the personal-data rules cannot be sure to have cleaned.
-    await new GapStore(deps.redis, { prefix: deps.prefix }).forgetTickets(ids);
-    report.learnedCandidates = await learned.candidatesOfTickets(ids, { remove: true });
     return report;
   } finally {
     await lock.release();
+  }
+}
+
+/** What {@link forgetCustomer} reaches: the retention's stores and, to remove the tickets' jobs, the queues. */
+export interface ForgetDeps extends RetentionDeps {
+  /**
+   * The queues whose jobs name the tickets: their return values and errors may quote the customer's address (a
+   * reason, an SMTP server's refusal) and BullMQ keeps finished jobs for days. Without them the jobs stay until
+   * BullMQ drops them.
+   */
+  queues?: Pick<Queues, 'tickets' | 'outbound' | 'sentcopy'>;
+}
+
+/** Where the rejection reasons of erased tickets count from then on: the count stays, the operator's words go. */
+export const ERASED_REASON_FIELD = 'rej:(erased on request)';
+
+// The reason field of an erased ticket's day moves to ERASED_REASON_FIELD once per ticket: the erased ids are
+// remembered for a month, so running an erasure again (after a failure) never moves another ticket's count.
+const FORGET_REASON = new LuaScript(
+  `
+if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+if redis.call('HEXISTS', KEYS[1], ARGV[2]) == 0 then return 0 end
+if redis.call('HINCRBY', KEYS[1], ARGV[2], -1) <= 0 then redis.call('HDEL', KEYS[1], ARGV[2]) end
+redis.call('HINCRBY', KEYS[1], ARGV[3], 1)
+return 1
+`,
+  2,
+);
+
+/** The rejection reason an operator wrote counts in the day's insights by its words (`rej:<reason>`). */
+async function forgetRejectionReason(deps: RetentionDeps, ticket: Ticket): Promise<void> {
+  const outcome = ticket.outcome;
+  if (outcome?.kind !== 'rejected') return;
+  const day = outcomeKeys(deps.prefix).day(outcomeDay(outcome.at));
+  const field = `rej:${normalizeReason(outcome.reason)}`;
+  if (field === ERASED_REASON_FIELD) return;
+  await FORGET_REASON.run(deps.redis, [day, `${deps.prefix}:forget:reasons`], [ticket.id, field, ERASED_REASON_FIELD, 30 * DAY_MS]);
+}
+
+/** Every job a ticket's rounds can have had (one per generation and kind), removed whatever its state. */
+async function removeJobsOf(queues: Pick<Queues, 'tickets' | 'outbound' | 'sentcopy'>, tickets: readonly Ticket[]): Promise<void> {
+  for (const ticket of tickets) {
+    // A job is named by the generation it was enqueued in; one past the last state change covers a job just added.
+    for (let generation = 1; generation <= ticket.history.length + 1; generation++) {
+      await Promise.all([
+        queues.tickets.remove(answerJobId(ticket.id, generation)),
+        queues.tickets.remove(proposeLearnedJobId(ticket.id, generation)),
+        queues.outbound.remove(sendJobId(ticket.id, generation)),
+        queues.sentcopy.remove(sentCopyJobId(ticket.id, generation)),
+      ]);
+    }
   }
 }
 

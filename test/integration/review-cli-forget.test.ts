@@ -11,7 +11,12 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
+import { GapStore } from '../../src/knowledge/gaps.js';
 import { LearnedAnswerStore } from '../../src/knowledge/learned-answers.js';
+import { saveSentRaw, sentRawKey } from '../../src/mail/sent-copy.js';
+import { answerJobId, sendJobId } from '../../src/queues/job-options.js';
+import { closeAll, createQueues } from '../../src/queues/registry.js';
+import { outcomeDay, outcomeKeys } from '../../src/tickets/outcome.js';
 import { rawKey, saveRaw } from '../../src/mail/raw-store.js';
 import { archiveDir, findArchived } from '../../src/tickets/archive.js';
 import { autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey, recordAutoReplyBudget } from '../../src/tickets/rate-limit.js';
@@ -179,6 +184,65 @@ describe('npm run review -- forget', () => {
     expect(await learned.candidate(erinCandidate!.id)).toBeDefined();
     expect(await learned.pair(erinAccepted!.id)).toBeDefined();
   }, 120_000);
+
+  it('also erases the sent reply awaiting its Sent copy, the rejection reason in the insights and the jobs of the customer\'s tickets; a gap stored before example tickets were recorded does not stop it', async () => {
+    const gaps = new GapStore(redis, { prefix });
+    const frank = await ticket('frank-1', 'frank@customer.example', SENT);
+    const grace = await ticket('grace-1', 'grace@customer.example', ['parked']);
+    const rejected = await store.transition(grace.id, { to: 'rejected', actor: 'operator:ops', patch: { reason: 'Phoned Grace Hopper at 090-1234-5678 instead' } });
+    const day = outcomeKeys(prefix).day(outcomeDay(rejected.outcome!.at));
+    const reasonField = 'rej:Phoned Grace Hopper at 090-1234-5678 instead';
+    expect(await redis.hget(day, reasonField)).toBe('1');
+    await saveSentRaw(redis, prefix, frank.id, Buffer.from('To: frank@customer.example\r\n\r\nDear Frank'));
+    const queues = createQueues(redis, prefix);
+    try {
+      await queues.tickets.add('answer-ticket', { ticketId: frank.id }, { jobId: answerJobId(frank.id, 1) });
+      await queues.outbound.add('send-reply', { ticketId: frank.id }, { jobId: sendJobId(frank.id, 3) });
+      // A gap as an older release stored it: examples, but no record of which ticket gave which.
+      const gap = await gaps.record('Frank の請求書の宛名を変えたい', frank.id);
+      const old: Record<string, unknown> = { ...gap! };
+      delete old.exampleTickets;
+      await redis.hset(`${prefix}:gaps:doc`, gap!.id, JSON.stringify(old));
+
+      for (const address of ['frank@customer.example', 'grace@customer.example']) {
+        const run = await review('forget', address, '--yes');
+        expect(run.code, run.stderr).toBe(0);
+      }
+      expect(await redis.exists(sentRawKey(prefix, frank.id))).toBe(0);
+      expect(await redis.hget(day, reasonField)).toBeNull();
+      // The rejection still counts, without its words.
+      expect(await redis.hget(day, 'rej:(erased on request)')).toBe('1');
+      expect(await queues.tickets.getJob(answerJobId(frank.id, 1))).toBeUndefined();
+      expect(await queues.outbound.getJob(sendJobId(frank.id, 3))).toBeUndefined();
+      expect(JSON.stringify((await gaps.list({ includeClosed: true })).open)).not.toContain('Frank');
+    } finally {
+      await closeAll(queues);
+    }
+  }, 180_000);
+
+  it('an erasure that failed half way is completed by running it again', async () => {
+    const learned = new LearnedAnswerStore(redis, { prefix });
+    const gaps = new GapStore(redis, { prefix });
+    const heidi = await ticket('heidi-1', 'heidi@customer.example', SENT);
+    const scrub = { replaced: 0, modelPass: 'off' as const };
+    const [candidate] = await learned.propose(heidi.id, [{ question: 'Heidi の契約を解約したい', answer: '「契約」から解約できます。', origin: 'rules', scrub }]);
+    await gaps.record('Heidi の契約を解約したい', heidi.id);
+    // Redis refuses the gap step (a key of the wrong type): the erasure stops there.
+    const version = `${prefix}:gaps:version`;
+    const saved = await redis.get(version);
+    await redis.del(version);
+    await redis.hset(version, 'x', '1');
+    const failed = await review('forget', 'heidi@customer.example', '--yes');
+    expect(failed.code).not.toBe(0);
+    await redis.del(version);
+    if (saved !== null) await redis.set(version, saved);
+
+    const again = await review('forget', 'heidi@customer.example', '--yes');
+    expect(again.code, again.stderr).toBe(0);
+    expect(await store.get(heidi.id)).toBeUndefined();
+    expect(await learned.candidate(candidate!.id)).toBeUndefined();
+    expect(JSON.stringify((await gaps.list({ includeClosed: true })).open)).not.toContain('Heidi');
+  }, 180_000);
 
   it('refuses something that is not an address', async () => {
     const bad = await review('forget', 'not an address', '--yes');
