@@ -11,6 +11,8 @@
  * 3. When the server did not accept the mail (SMTP 4xx, connection failure) the ticket goes back to where it was
  *    (`drafted` or `approved`) and the job throws, so BullMQ retries with backoff up to SENDER_ATTEMPTS. When the
  *    server refused it for good (5xx) the ticket is parked with the server's words and the job fails without retry.
+ *    When the connection failed after the whole message was sent and before the server answered, the server may
+ *    have it: the ticket is parked as "may already have been sent", as in 2.
  * 4. On acceptance the ticket becomes `sent` with the server's response.
  * 5. Then, when replies are copied to the Sent folder, the copy is queued as a job of its own (`copy-to-sent`). A
  *    failure there is logged and nothing more: the reply is out, and this job must not run (and send) again for it.
@@ -164,6 +166,15 @@ async function handleSmtpFailure(
   log: Logger,
 ): Promise<never> {
   const { store } = deps;
+  if (failure.kind === 'unknown') {
+    // The server may have the mail: like a ticket found in `sending`, a person checks before anything is resent.
+    const reason = `${MAYBE_SENT_REASON} (${failure.message})`;
+    await store.transition(ticket.id, { from: ['sending'], to: 'parked', actor: SENDER_ACTOR, note: reason, patch: { reason, outbound } });
+    log.warn({ reason }, 'Reply may have been delivered; parked for a person instead of sending it again');
+    const unknown = new UnrecoverableError(reason);
+    unknown.cause = failure;
+    throw unknown;
+  }
   const lastAttempt = attempt.attemptsMade + 1 >= attempt.attempts;
   const withResponse: OutboundInfo = { ...outbound, ...(failure.response ? { smtpResponse: failure.response } : {}) };
   if (failure.kind === 'permanent' || lastAttempt) {

@@ -25,6 +25,11 @@ export interface SmtpReply {
   code: number;
   /** Reply text; a generic one per class when omitted. */
   message?: string;
+  /**
+   * Take the message, as a server that has queued it, then close the connection without replying: what an MTA
+   * restart or a NAT idle cut right after the final dot looks like to the client. The message counts as received.
+   */
+  dropConnection?: boolean;
 }
 
 /** What a {@link SmtpResponder} gets to decide on. */
@@ -103,6 +108,8 @@ export interface SmtpReceiver {
 }
 
 const DEFAULT_MAX_SIZE = 25 * 1024 * 1024;
+/** Thrown by the DATA handler when the responder asked to drop the connection instead of replying. */
+const DROP_CONNECTION = new Error('drop the connection without a reply');
 
 /**
  * Builds a responder that replies with `replies` for the first attempts in
@@ -154,12 +161,12 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
     let reply: Required<SmtpReply>;
     let parsed: ParsedMail | undefined;
     if (stream.sizeExceeded) {
-      reply = { code: 552, message: `Message exceeds the fixed limit of ${maxSize} bytes` };
+      reply = { code: 552, message: `Message exceeds the fixed limit of ${maxSize} bytes`, dropConnection: false };
     } else {
       parsed = await simpleParser(raw);
       const chosen = (await responder?.({ envelope, attempt, raw, parsed, authUser })) ?? { code: 250 };
       const code = chosen.code >= 200 && chosen.code < 300 ? 250 : chosen.code;
-      reply = { code, message: chosen.message ?? defaultReplyText(code) };
+      reply = { code, message: chosen.message ?? defaultReplyText(code), dropConnection: chosen.dropConnection === true };
     }
     attempts.push({ attempt, envelope, raw, reply });
 
@@ -176,6 +183,7 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
         attempt,
       });
       for (const wake of [...waiters]) wake();
+      if (reply.dropConnection) throw DROP_CONNECTION;
       return reply.message;
     }
     throw Object.assign(new Error(reply.message), { responseCode: reply.code });
@@ -204,7 +212,16 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
     onData(stream, session, callback) {
       handleData(stream, session).then(
         (message) => callback(null, message),
-        (err: unknown) => callback(err instanceof Error ? err : new Error(String(err))),
+        (err: unknown) => {
+          if (err === DROP_CONNECTION) {
+            // No reply at all: the session's connection is closed under the client.
+            for (const connection of server.connections as Set<{ session?: { id?: string }; close(): void }>) {
+              if (connection.session?.id === session.id) connection.close();
+            }
+            return;
+          }
+          callback(err instanceof Error ? err : new Error(String(err)));
+        },
       );
     },
   });

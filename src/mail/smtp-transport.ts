@@ -1,13 +1,15 @@
 /**
- * The SMTP side of the sender: one pooled nodemailer transport built from the SMTP_* variables, a readiness check,
- * and the classification of SMTP failures into "the server refused this mail for good" and "try again later".
+ * The SMTP side of the sender: a transport built from the SMTP_* variables (nodemailer's SMTPConnection, one
+ * connection per reply), a readiness check, and the classification of SMTP failures into "the server refused this
+ * mail for good", "try again later" and "it may have been delivered".
  *
- * Exactly-once is decided by the sender job and the ticket's `sending` claim, not here. Two transport settings keep
- * nodemailer from second-guessing that: the pool never requeues a message on its own (`maxRequeues: 0`), because a
- * connection that closes after DATA may have delivered the mail already, and retries are left to BullMQ's backoff.
+ * Exactly-once is decided by the sender job and the ticket's `sending` claim, not here. Nothing here retries: a
+ * connection that closes after the message was sent may have delivered it already, and retries are left to BullMQ's
+ * backoff and the sender job's judgement.
  */
-import nodemailer from 'nodemailer';
+import { Readable } from 'node:stream';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type { Config } from '../config.js';
 import type { ReplyMail } from './compose-reply.js';
 
@@ -56,14 +58,18 @@ export async function buildReplyMessage(mail: ReplyMail): Promise<BuiltReply> {
   return { raw: await node.build(), envelope: { from: envelope.from, to: envelope.to } };
 }
 
-/** How an SMTP failure should be handled. */
-export type SmtpFailureKind = 'permanent' | 'temporary';
+/**
+ * How an SMTP failure should be handled: `permanent` (refused for good), `temporary` (not accepted, may work later),
+ * `unknown` (the connection failed after the whole message was handed over and before the server answered, so the
+ * server may have queued it: sending again could deliver a second copy).
+ */
+export type SmtpFailureKind = 'permanent' | 'temporary' | 'unknown';
 
 /** An SMTP failure with its classification and the server's words, for the ticket and the log. */
 export class SmtpSendError extends Error {
   constructor(
     message: string,
-    /** `permanent`: the server refused the mail for good (5xx); `temporary`: not accepted, may work later. */
+    /** See {@link SmtpFailureKind}. */
     readonly kind: SmtpFailureKind,
     /** The SMTP reply code, when the server answered; absent for connection failures. */
     readonly responseCode: number | undefined,
@@ -90,7 +96,7 @@ interface NodemailerLikeError extends Error {
  * (535) are treated as temporary: they are a configuration problem of ours that an admin fixes, and parking every
  * reply of the meantime would bury the operator in tickets that only need resending.
  */
-export function classifySmtpError(err: unknown): SmtpSendError {
+export function classifySmtpError(err: unknown, options: { messageHandedOver?: boolean } = {}): SmtpSendError {
   if (err instanceof SmtpSendError) return err;
   const e = (err instanceof Error ? err : new Error(String(err))) as NodemailerLikeError;
   const code = typeof e.responseCode === 'number' ? e.responseCode : undefined;
@@ -100,6 +106,11 @@ export function classifySmtpError(err: unknown): SmtpSendError {
   let message = code !== undefined ? `SMTP server answered ${what.startsWith(String(code)) ? what : `${code} ${what}`}` : `SMTP failure: ${e.message}`;
   if (e.code === 'ETLS' || e.command === 'STARTTLS') {
     message = `the SMTP server did not start TLS (STARTTLS), so the login was not sent in clear; use SMTP_SECURE=true, or SMTP_ALLOW_PLAIN_AUTH=true for a trusted local relay (${message})`;
+  }
+  if (code === undefined && options.messageHandedOver) {
+    return new SmtpSendError(`${message} after the whole message was sent, before the server answered: it may have been delivered`, 'unknown', code, response, {
+      cause: err,
+    });
   }
   return new SmtpSendError(message, permanent ? 'permanent' : 'temporary', code, response, { cause: err });
 }
@@ -118,8 +129,6 @@ export interface SmtpTransport {
 
 /** Options of {@link createSmtpTransport}. */
 export interface SmtpTransportOptions {
-  /** Connections kept open to the server. */
-  maxConnections?: number;
   /** Connect/greeting timeout in milliseconds. */
   connectionTimeoutMs?: number;
   /** Socket inactivity timeout in milliseconds. */
@@ -127,53 +136,92 @@ export interface SmtpTransportOptions {
 }
 
 /**
- * A pooled SMTP transport from SMTP_HOST, SMTP_PORT, SMTP_SECURE, SMTP_USER and SMTP_PASSWORD. STARTTLS is used when
- * the server offers it (SMTP_SECURE=false); authentication only when SMTP_USER is set. With credentials and no TLS
- * from the start, STARTTLS is required (nodemailer's `requireTLS`): someone on the path who strips the STARTTLS
- * offer would otherwise read the password. SMTP_ALLOW_PLAIN_AUTH=true lifts that for a trusted local relay.
+ * An SMTP transport from SMTP_HOST, SMTP_PORT, SMTP_SECURE, SMTP_USER and SMTP_PASSWORD: one connection per reply
+ * (nodemailer's SMTPConnection). STARTTLS is used when the server offers it (SMTP_SECURE=false); authentication only
+ * when SMTP_USER is set. With credentials and no TLS from the start, STARTTLS is required (`requireTLS`): someone on
+ * the path who strips the STARTTLS offer would otherwise read the password. SMTP_ALLOW_PLAIN_AUTH=true lifts that
+ * for a trusted local relay.
+ *
+ * One connection per reply, not a pool: the message is handed to the connection only after the server took the
+ * envelope (DATA answered 354), so whether the whole message was sent when a connection fails is known, and a
+ * failure after that point with no reply is {@link SmtpFailureKind} `unknown` rather than a reason to send again.
+ * A pool renders the message before it has a connection, which hides that.
  */
 export function createSmtpTransport(
   config: Pick<Config, 'SMTP_HOST' | 'SMTP_PORT' | 'SMTP_SECURE' | 'SMTP_USER' | 'SMTP_PASSWORD'> & Partial<Pick<Config, 'SMTP_ALLOW_PLAIN_AUTH'>>,
   options: SmtpTransportOptions = {},
 ): SmtpTransport {
   if (!config.SMTP_HOST) throw new TypeError('createSmtpTransport: SMTP_HOST is not set');
-  const transporter = nodemailer.createTransport({
-    pool: true,
+  const connectionOptions: SMTPConnection.Options = {
     host: config.SMTP_HOST,
     port: config.SMTP_PORT,
     secure: config.SMTP_SECURE,
-    ...(config.SMTP_USER ? { auth: { user: config.SMTP_USER, pass: config.SMTP_PASSWORD ?? '' } } : {}),
     ...(config.SMTP_USER && !config.SMTP_SECURE && !config.SMTP_ALLOW_PLAIN_AUTH ? { requireTLS: true } : {}),
-    maxConnections: options.maxConnections ?? 2,
-    // See the module comment: a requeue after a dropped connection could deliver the mail twice.
-    maxRequeues: 0,
     connectionTimeout: options.connectionTimeoutMs ?? 30_000,
     greetingTimeout: options.connectionTimeoutMs ?? 30_000,
     socketTimeout: options.socketTimeoutMs ?? 120_000,
     logger: false,
-  });
+  };
+  const auth = config.SMTP_USER ? { credentials: { user: config.SMTP_USER, pass: config.SMTP_PASSWORD ?? '' } } : undefined;
+  const open = new Set<SMTPConnection>();
+
+  /** Connects (and logs in): the connection, or the error; `session` runs on it and the connection is closed after. */
+  const withConnection = async <T>(session: (connection: SMTPConnection) => Promise<T>): Promise<T> => {
+    const connection = new SMTPConnection(connectionOptions);
+    open.add(connection);
+    // Some failures (no STARTTLS where it is required, a socket error) arrive only as an 'error' event, without the
+    // pending callback: every step races it. Listening also keeps a late error from going unhandled.
+    const failure = new Promise<never>((_, reject) => connection.on('error', reject));
+    failure.catch(() => undefined);
+    const step = <T>(run: (done: (err: Error | null | undefined, value?: T) => void) => void): Promise<T> =>
+      Promise.race([failure, new Promise<T>((resolve, reject) => run((err, value) => (err ? reject(err) : resolve(value as T))))]);
+    try {
+      await step<void>((done) => connection.connect((err) => done(err)));
+      if (auth) await step<void>((done) => connection.login(auth, (err) => done(err)));
+      const result = await Promise.race([failure, session(connection)]);
+      connection.quit();
+      return result;
+    } catch (err) {
+      connection.close();
+      throw err;
+    } finally {
+      open.delete(connection);
+    }
+  };
+
   return {
     where: describeSmtp(config),
     async send(mail: ReplyMail): Promise<SmtpAcceptance> {
+      // Set once the connection has read the whole message, which it starts only after DATA was answered 354.
+      let messageHandedOver = false;
       try {
         const { raw, envelope } = await buildReplyMessage(mail);
-        // Sent as raw bytes (with the envelope nodemailer would have derived) so no header is added after the copy
-        // for the Sent folder was taken.
-        const info = await transporter.sendMail({ envelope, raw });
+        const info = await withConnection(
+          (connection) =>
+            new Promise<SMTPConnection.SentMessageInfo>((resolve, reject) => {
+              const body = Readable.from([raw], { objectMode: false });
+              body.once('end', () => {
+                messageHandedOver = true;
+              });
+              // Sent as these bytes, so no header is added after the copy for the Sent folder was taken.
+              connection.send(envelope, body, (err, sent) => (err ? reject(err) : resolve(sent)));
+            }),
+        );
         return { response: String(info.response ?? ''), accepted: (info.accepted ?? []).map(String), raw };
       } catch (err) {
-        throw classifySmtpError(err);
+        throw classifySmtpError(err, { messageHandedOver });
       }
     },
     async verify(): Promise<void> {
       try {
-        await transporter.verify();
+        await withConnection(async () => undefined);
       } catch (err) {
         throw classifySmtpError(err);
       }
     },
     close(): void {
-      transporter.close();
+      for (const connection of open) connection.close();
+      open.clear();
     },
   };
 }

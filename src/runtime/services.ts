@@ -159,7 +159,7 @@ export class Services {
     return this.helpDeskAgent;
   }
 
-  /** The pooled SMTP transport (SMTP_HOST must be set; the sender checks that at start). */
+  /** The SMTP transport (SMTP_HOST must be set; the sender checks that at start). */
   smtp(): SmtpTransport {
     this.assertOpen('SMTP transport');
     this.smtpTransport ??= createSmtpTransport(this.config);

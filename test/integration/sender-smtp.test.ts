@@ -81,6 +81,20 @@ describe('sender', () => {
     expect(servers.smtp.messages).toHaveLength(0);
   });
 
+  it('parks a reply whose connection dropped after the whole message was sent, instead of sending it again', async () => {
+    // The server has the message (an MTA restart, an idle cut after the final dot): a retry would be a second copy.
+    servers.smtp.respondWith(replySequence({ code: 250, dropConnection: true }));
+    const running = await run();
+    const { ticketId } = await ingest(running, mail('dropped'));
+    const ticket = await waitForState(running.store, ticketId, ['parked', 'sent']);
+    expect(ticket.state).toBe('parked');
+    expect(ticket.reason).toMatch(/^may already have been sent/);
+    expect(servers.smtp.messages).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(servers.smtp.attempts).toHaveLength(1);
+    expect((await running.store.require(ticketId)).state).toBe('parked');
+  });
+
   it('parks the reply after SENDER_ATTEMPTS temporary failures', async () => {
     servers.smtp.respondWith(() => ({ code: 421, message: '4.3.2 System not accepting messages' }));
     const running = await run({ SENDER_ATTEMPTS: '2' });
