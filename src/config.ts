@@ -34,6 +34,8 @@ export interface VariableSpec {
 const str = z.string();
 const optionalStr = z.string().optional();
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+/** Milliseconds for a timer: Node turns anything above 2³¹−1 into 1 ms. */
+const ms = (min: number) => int(min, 2 ** 31 - 1);
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
   .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
@@ -115,7 +117,7 @@ export const VARIABLES = {
     group: 'llm',
   },
   LLM_TIMEOUT_MS: {
-    schema: int(1000),
+    schema: ms(1000),
     default: '60000',
     description: 'Timeout of one LLM or embeddings request in milliseconds',
     sensitive: false,
@@ -299,7 +301,7 @@ export const VARIABLES = {
   IMAP_PASSWORD: { schema: optionalStr, description: 'IMAP password of the support mailbox', sensitive: true, group: 'mail' },
   IMAP_MAILBOX: { schema: str.min(1), default: 'INBOX', description: 'Mailbox (folder) the poller watches', sensitive: false, group: 'mail' },
   IMAP_POLL_INTERVAL_MS: {
-    schema: int(1000),
+    schema: ms(1000),
     default: '60000',
     description: 'Safety poll interval besides IDLE, in milliseconds',
     sensitive: false,
@@ -619,8 +621,17 @@ export function parseConfig(env: Record<string, string | undefined>, options: Pa
   if (out.TRUST_MIN_REVIEWS !== undefined && out.TRUST_WINDOW !== undefined && (out.TRUST_MIN_REVIEWS as number) > (out.TRUST_WINDOW as number)) {
     problems.push('TRUST_MIN_REVIEWS must not exceed TRUST_WINDOW (no source could ever be trusted)');
   }
+  if (typeof out.IMAP_PROCESSED_MAILBOX === 'string' && typeof out.IMAP_MAILBOX === 'string' && sameMailbox(out.IMAP_PROCESSED_MAILBOX, out.IMAP_MAILBOX)) {
+    // Moving a mail into the folder being watched gives it a new UID, which looks like new mail: syncs without end.
+    problems.push(`IMAP_PROCESSED_MAILBOX must not be IMAP_MAILBOX (${out.IMAP_MAILBOX}): processed mail would come back as new mail`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return out as Config;
+}
+
+/** Two mailbox names name the same folder: INBOX in any case (RFC 3501), any other name exactly. */
+function sameMailbox(a: string, b: string): boolean {
+  return a === b || (a.toUpperCase() === 'INBOX' && b.toUpperCase() === 'INBOX');
 }
 
 /** A value as an error message may show it: secrets masked, but a URL keeps everything except its password. */

@@ -87,6 +87,12 @@ describe('config', () => {
     [{ AGENT_CONCURRENCY: '0' }, 'AGENT_CONCURRENCY="0" is too small: the least allowed is 1'],
     [{ REVIEW_MODE: 'sometimes' }, 'REVIEW_MODE="sometimes" is not one of always, auto, learn, never'],
     [{ OPENAI_BASE_URL: 'http//x' }, 'OPENAI_BASE_URL="http//x" is not a URL'],
+    // Node turns a longer timer into 1 ms: every LLM call would time out, the poller would poll without pause.
+    [{ LLM_TIMEOUT_MS: '3000000000' }, 'LLM_TIMEOUT_MS="3000000000" is too large: the most allowed is 2147483647'],
+    [{ IMAP_POLL_INTERVAL_MS: '2147483648' }, 'IMAP_POLL_INTERVAL_MS="2147483648" is too large: the most allowed is 2147483647'],
+    // A move into the folder being watched gives the mail a new UID, seen as new mail: a sync loop without end.
+    [{ IMAP_PROCESSED_MAILBOX: 'inbox' }, 'IMAP_PROCESSED_MAILBOX must not be IMAP_MAILBOX (INBOX)'],
+    [{ IMAP_MAILBOX: 'Support', IMAP_PROCESSED_MAILBOX: 'Support' }, 'IMAP_PROCESSED_MAILBOX must not be IMAP_MAILBOX (Support)'],
   ])('says what is wrong in our words: %j', (env, message) => {
     expect(() => parseConfig(env)).toThrow(message);
   });
