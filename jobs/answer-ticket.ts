@@ -110,15 +110,17 @@ export async function answerTicket(data: AnswerTicketData, deps: AnswerTicketDep
 }
 
 /**
- * Parks a ticket the agent gave up on, if it is still the agent's (received or processing): the job failed for
- * good, and a person must answer it. Used by the handler and by the worker's `failed` listener (for failures the
- * handler never saw, such as a job that stalled too often). A failure to park is logged, not thrown: the caller is
- * already reporting the original error.
+ * Parks a ticket the agent gave up on, if it is still the agent's (received, processing, or drafted: its draft was
+ * stored but its send job could not be queued, and no later attempt will queue it): the job failed for good, and a
+ * person must answer it. A drafted ticket keeps its draft, so approving it sends it; should a send job exist after
+ * all, it finds the ticket parked and leaves it. Used by the handler and by the worker's `failed` listener (for
+ * failures the handler never saw, such as a job that stalled too often). A failure to park is logged, not thrown:
+ * the caller is already reporting the original error.
  */
 export async function parkAfterFailure(store: TicketStore, ticketId: string, reason: string, log: Logger): Promise<void> {
   try {
     const ticket = await store.get(ticketId, { agentResult: false });
-    if (!ticket || (ticket.state !== 'received' && ticket.state !== 'processing')) return;
+    if (!ticket || (ticket.state !== 'received' && ticket.state !== 'processing' && ticket.state !== 'drafted')) return;
     await store.transition(ticketId, {
       from: [ticket.state],
       to: 'parked',

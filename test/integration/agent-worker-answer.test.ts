@@ -3,6 +3,7 @@
  * would (no IMAP): the happy path, review modes, the pre-agent checks, retries and parking on failure.
  */
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { deleteRaw } from '../../src/mail/raw-store.js';
@@ -252,6 +253,24 @@ describe('agent worker and sender', () => {
     expect(parked.reason).toMatch(/^agent failed permanently: .*unknown model/);
     expect(servers.llm.chatRequests()).toHaveLength(1);
     expect(servers.smtp.attempts).toHaveLength(0);
+  });
+
+  it('parks a drafted ticket whose send job could not be queued on the last attempt, instead of leaving it drafted with no job', async () => {
+    const running = await run({ AGENT_ATTEMPTS: '1' }, { sender: false });
+    const queues = await running.services.queues();
+    // Redis refuses the send job (a key of the wrong type): the draft is stored, its job is not.
+    const redis = new Redis(servers.redis.url);
+    cleanups.push(async () => void redis.disconnect());
+    const meta = `${running.services.config.QUEUE_PREFIX}:outbound:meta`;
+    await redis.del(meta);
+    await redis.set(meta, 'not-a-hash');
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'g@customer.example', subject: '質問', body: QUESTION }));
+    const parked = await waitForState(running.store, ticketId, ['parked']);
+    expect(parked.history.map((h) => h.to)).toContain('drafted');
+    expect(parked.reason).toMatch(/^agent failed 1 time\(s\); last error: .*WRONGTYPE/);
+    expect(parked.draft).toBeTruthy();
+    await redis.del(meta);
+    expect(await queues.outbound.getJobCounts()).toMatchObject({ waiting: 0, delayed: 0 });
   });
 
   it('does nothing for a duplicate job of a ticket already answered', async () => {
