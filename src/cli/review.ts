@@ -7,6 +7,8 @@
  * - `approve <id> [--reply-file F] [--by NAME]`: a parked draft (optionally replaced by the text of F) is approved
  *   and queued for sending, without `Auto-Submitted` since a person vouched for it.
  * - `reject <id> [--reason TEXT]`: a parked ticket gets no reply.
+ * - `rerun <id> [--by NAME]`: the agent answers a parked ticket again (once its cause was fixed: the model's
+ *   settings, the manual); refused for a ticket a reply may already have left for.
  * - `archive show <id> [--json]`: a ticket the retention job moved to DATA_DIR/archive.
  * - `retention`: one retention run now (what the daily `retention` job does).
  * - `forget <address> [--yes]`: erase a customer (tickets, raw mail, conversation entries, archive lines, rate-limit
@@ -29,7 +31,7 @@ import { describeOutcome, type TicketOutcome } from '../tickets/outcome.js';
 import { forgetCustomer, type ForgetReport } from '../tickets/retention.js';
 import { TICKET_STATES, isTicketState, normalizeMessageId, ticketIdFor, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { MIN_ID_PREFIX, TicketStore, isIdPrefix } from '../tickets/ticket-store.js';
-import { approveTicket, rejectTicket } from '../tickets/review.js';
+import { approveTicket, rejectTicket, rerunAgent } from '../tickets/review.js';
 import { CliError, operatorName, runCommand, type CliContext } from './common.js';
 import { cut, formatTable, terminalSafe } from './format.js';
 
@@ -202,6 +204,28 @@ program
         const result = await rejectTicket({ store, redis }, { ticketId: ticket.id, operator: by, reason });
         if (result.outcome !== 'rejected') throw new CliError(`cannot reject ticket ${ticket.id}: ${result.message}`);
         ctx.print(`rejected ${ticket.id} (by ${by}): ${reason}`);
+      });
+    });
+  });
+
+program
+  .command('rerun')
+  .description('Have the agent answer a parked ticket again (after its cause was fixed); refused once a reply may have gone out')
+  .argument('<id>', 'ticket id or Message-ID')
+  .option('--by <name>', 'who asks (default: the OS user)')
+  .action(async (id: string, opts: { by?: string }) => {
+    await runCommand('review', async (ctx) => {
+      const by = operatorName(opts.by);
+      await withStore(ctx, async ({ store, redis }) => {
+        const ticket = await findTicket(store, redis, id);
+        const queues = createQueues(redis, ctx.config.QUEUE_PREFIX);
+        try {
+          const result = await rerunAgent({ store, redis, tickets: queues.tickets, config: ctx.config }, { ticketId: ticket.id, operator: by });
+          if (result.outcome !== 'requeued') throw new CliError(`cannot answer ticket ${ticket.id} again: ${result.message}`);
+          ctx.print(`ticket ${ticket.id} is back with the agent (asked by ${by}); its new draft is sent or parked as any other`);
+        } finally {
+          await closeQueues(queues);
+        }
       });
     });
   });

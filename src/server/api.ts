@@ -1,5 +1,5 @@
 /**
- * The JSON API: list and read tickets, approve or reject a parked one. Input is validated with zod and every refusal
+ * The JSON API: list and read tickets, approve or reject a parked one, or have the agent answer it again. Input is validated with zod and every refusal
  * is a 4xx with `{ "error": message }`.
  */
 import { z } from 'zod';
@@ -8,7 +8,7 @@ import { TICKET_ID_PATTERN, TICKET_STATES, type Ticket } from '../tickets/ticket
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { ANONYMOUS_OPERATOR } from './auth.js';
 import { HttpError, parseInput, type Handler, type HandlerResult } from './http.js';
-import { MAX_REASON_CHARS, MAX_REPLY_CHARS, approveTicket, rejectTicket, type ReviewDeps, type ReviewRefusal } from '../tickets/review.js';
+import { MAX_REASON_CHARS, MAX_REPLY_CHARS, approveTicket, rejectTicket, rerunAgent, type RerunDeps, type ReviewDeps, type ReviewRefusal } from '../tickets/review.js';
 
 /** A ticket in lists: enough to pick one, without the agent's full result. */
 export interface TicketSummary {
@@ -64,7 +64,7 @@ function refusal(r: ReviewRefusal): HandlerResult {
 }
 
 /** The API's handlers. */
-export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps }): Record<'list' | 'get' | 'approve' | 'reject', Handler> {
+export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps; rerun: RerunDeps }): Record<'list' | 'get' | 'approve' | 'reject' | 'rerun', Handler> {
   return {
     async list({ query }) {
       const q = parseInput(listQuerySchema, query, 'query');
@@ -95,6 +95,13 @@ export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps }): R
       const outcome = await rejectTicket(deps.review, { ticketId, operator: user ?? ANONYMOUS_OPERATOR, reason: input.reason });
       if (outcome.outcome !== 'rejected') return refusal(outcome);
       return { status: 200, json: { ticketId, state: outcome.ticket.state, reason: outcome.ticket.reason } };
+    },
+
+    async rerun({ params, user }) {
+      const ticketId = ticketIdParam(params);
+      const outcome = await rerunAgent(deps.rerun, { ticketId, operator: user ?? ANONYMOUS_OPERATOR });
+      if (outcome.outcome !== 'requeued') return refusal(outcome);
+      return { status: 202, json: { ticketId, state: outcome.ticket.state, jobId: outcome.jobId, alreadyRequeued: outcome.alreadyRequeued } };
     },
   };
 }

@@ -14,6 +14,7 @@
  * | GET    | `/insights`                   | `?days=30`: outcomes, automation, reply times, edits, cost   | yes  |
  * | POST   | `/tickets/:id/approve`        | form: `reply`, `_csrf` → 303                                 | yes  |
  * | POST   | `/tickets/:id/reject`         | form: `reason`, `_csrf` → 303                                | yes  |
+ * | POST   | `/tickets/:id/rerun`          | form: `_csrf` → the agent answers a parked ticket again, 303 | yes  |
  * | POST   | `/reindex`                    | form: `_csrf` → queues reindex-manual and reindex-qa, 303    | yes  |
  * | GET    | `/knowledge`                  | learned-answer candidates and accepted pairs (`?done=&id=`)  | yes  |
  * | POST   | `/knowledge/candidates/:id/accept` | form: `question`, `answer`, `asNew`?, `_csrf` → 303     | yes  |
@@ -23,6 +24,7 @@
  * | GET    | `/api/tickets/:id`            | the full ticket                                             | yes  |
  * | POST   | `/api/tickets/:id/approve`    | JSON `{ "reply"?: string }` → 202                            | yes  |
  * | POST   | `/api/tickets/:id/reject`     | JSON `{ "reason": string }` → 200                            | yes  |
+ * | POST   | `/api/tickets/:id/rerun`      | the agent answers a parked ticket again → 202                | yes  |
  * | GET    | `/api/knowledge/gaps`         | `?all=1&limit=` → knowledge gaps, largest first              | yes  |
  * | GET    | `/api/insights`               | `?days=30` → the insights page's figures as JSON             | yes  |
  * | GET    | `/metrics`                    | Prometheus text format                                      | yes  |
@@ -53,7 +55,7 @@ import { knowledgePageHandlers } from './knowledge-page.js';
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import type { QaSearch } from '../search/types.js';
 import { priceTable } from '../agent/prices.js';
-import type { ReviewDeps } from '../tickets/review.js';
+import type { RerunDeps, ReviewDeps } from '../tickets/review.js';
 import { apiRequestGuard, BULL_BOARD_CSP, REVIEW_CSP, sameOriginGuard, securityHeaders } from './security.js';
 import { REVIEW_CSS, STYLESHEET_PATH } from './styles.js';
 import { renderGapsSection, renderMessagePage } from './views.js';
@@ -64,7 +66,7 @@ export const BULL_BOARD_PATH = '/admin/queues';
 /** The configuration the dashboard reads. */
 export type DashboardConfig = Pick<
   Config,
-  'DASHBOARD_AUTH' | 'DASHBOARD_USER' | 'DASHBOARD_PASSWORD' | 'QUEUE_PREFIX' | 'SENDER_ATTEMPTS' | 'IMAP_POLL_INTERVAL_MS' | 'LLM_PRICES'
+  'DASHBOARD_AUTH' | 'DASHBOARD_USER' | 'DASHBOARD_PASSWORD' | 'QUEUE_PREFIX' | 'SENDER_ATTEMPTS' | 'AGENT_ATTEMPTS' | 'IMAP_POLL_INTERVAL_MS' | 'LLM_PRICES'
 >;
 
 /** Everything the dashboard works with. */
@@ -155,7 +157,14 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     config: deps.config,
     ...(deps.tuning ? { tuning: deps.tuning } : {}),
   };
-  const api = apiHandlers({ store: deps.store, review });
+  const rerun: RerunDeps = {
+    store: deps.store,
+    tickets: deps.queues.tickets,
+    redis: deps.redis,
+    config: deps.config,
+    ...(deps.tuning ? { tuning: deps.tuning } : {}),
+  };
+  const api = apiHandlers({ store: deps.store, review, rerun });
   const learned = new LearnedAnswerStore(deps.redis, { prefix: deps.config.QUEUE_PREFIX });
   const pages = reviewPageHandlers({
     learned,
@@ -163,6 +172,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     redis: deps.redis,
     prefix: deps.config.QUEUE_PREFIX,
     review,
+    rerun,
     maintenance: deps.queues.maintenance,
     csrf,
     now,
@@ -254,6 +264,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   apiRouter.get('/tickets/:id', route(api.get, jsonError, logger));
   apiRouter.post('/tickets/:id/approve', route(api.approve, jsonError, logger));
   apiRouter.post('/tickets/:id/reject', route(api.reject, jsonError, logger));
+  apiRouter.post('/tickets/:id/rerun', route(api.rerun, jsonError, logger));
   apiRouter.get('/knowledge/gaps', route(gapsApiHandler({ redis: deps.redis, prefix: deps.config.QUEUE_PREFIX }), jsonError, logger));
   apiRouter.get('/insights', route(insights.api, jsonError, logger));
   apiRouter.use((_req, res) => send(res, jsonError(404, 'No such API route')));
@@ -284,6 +295,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   app.get('/insights', route(insights.page, htmlError, logger));
   app.post('/tickets/:id/approve', ...form, route(pages.approve, htmlError, logger));
   app.post('/tickets/:id/reject', ...form, route(pages.reject, htmlError, logger));
+  app.post('/tickets/:id/rerun', ...form, route(pages.rerun, htmlError, logger));
   app.post('/reindex', ...form, route(pages.reindex, htmlError, logger));
   app.get('/knowledge', route(knowledge.page, htmlError, logger));
   app.post('/knowledge/candidates/:id/accept', ...form, route(knowledge.accept, htmlError, logger));

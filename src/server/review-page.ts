@@ -14,7 +14,7 @@ import type { TicketStore } from '../tickets/ticket-store.js';
 import { ANONYMOUS_OPERATOR, type CsrfTokens } from './auth.js';
 import { HttpError, type ErrorRenderer, type Handler, type HandlerResult } from './http.js';
 import { requestReindex } from './reindex-action.js';
-import { approveTicket, rejectTicket, type ReviewDeps, type ReviewRefusal } from '../tickets/review.js';
+import { approveTicket, rejectTicket, rerunAgent, type RerunDeps, type ReviewDeps, type ReviewRefusal } from '../tickets/review.js';
 import { renderMessagePage, renderTicketDetail, renderTicketList, type Flash } from './views.js';
 
 /** Parked tickets per page of the list. */
@@ -28,6 +28,8 @@ export interface ReviewPageDeps {
   /** QUEUE_PREFIX, for the raw mail store. */
   prefix: string;
   review: ReviewDeps;
+  /** For "answer it again with the agent". */
+  rerun: RerunDeps;
   maintenance: Pick<Queues['maintenance'], 'add'>;
   csrf: CsrfTokens;
   now: () => Date;
@@ -49,7 +51,7 @@ export function htmlErrorRenderer(): ErrorRenderer {
   return (status, message) => ({ status, html: renderMessagePage({ status, message, user: undefined }) });
 }
 
-const DONE_VALUES = ['approved', 'requeued', 'rejected', 'reindex'] as const;
+const DONE_VALUES = ['approved', 'requeued', 'rejected', 'rerun', 'reindex'] as const;
 const listQuerySchema = z.object({
   page: z.coerce.number().int().min(1).max(100_000).default(1),
   done: z.enum(DONE_VALUES).optional(),
@@ -71,6 +73,8 @@ async function flashFor(done: (typeof DONE_VALUES)[number] | undefined, ticketId
       return { kind: 'ok', message: `${subjectOf(ticket)} was already approved; its reply is queued for sending.` };
     case 'rejected':
       return { kind: 'ok', message: `Rejected ${subjectOf(ticket)}: no reply will be sent.` };
+    case 'rerun':
+      return { kind: 'ok', message: `${subjectOf(ticket)} is back with the agent: its new draft is sent or parked here as any other.` };
   }
 }
 
@@ -107,7 +111,7 @@ function parseForm<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
 }
 
 /** The review page's handlers. */
-export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detail' | 'approve' | 'reject' | 'reindex', Handler> {
+export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detail' | 'approve' | 'reject' | 'rerun' | 'reindex', Handler> {
   const operator = (user: string | undefined) => user ?? ANONYMOUS_OPERATOR;
   const csrfToken = (user: string | undefined) => deps.csrf.tokenFor(operator(user));
 
@@ -162,6 +166,13 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
       const outcome = await rejectTicket(deps.review, { ticketId, operator: operator(user), reason: form.reason });
       if (outcome.outcome !== 'rejected') return refusalPage(outcome, ticketId, user);
       return { status: 303, location: `/?done=rejected&ticket=${outcome.ticket.id}` };
+    },
+
+    async rerun({ params, user }) {
+      const ticketId = params.id ?? '';
+      const outcome = await rerunAgent(deps.rerun, { ticketId, operator: operator(user) });
+      if (outcome.outcome !== 'requeued') return refusalPage(outcome, ticketId, user);
+      return { status: 303, location: `/?done=rerun&ticket=${outcome.ticket.id}` };
     },
 
     async reindex() {

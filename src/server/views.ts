@@ -230,6 +230,16 @@ function renderDecision(ticket: Ticket, csrfToken: string): SafeHtml {
     <input type="text" name="reason" required maxlength="2000" placeholder="Reason, e.g. answered by phone" aria-label="Reason for rejecting">
     <button type="submit" class="danger">Reject</button>
   </form>
+  ${
+    // Once a reply may have gone out, only an approval sends: a new run could send a second one.
+    ticket.history.some((h) => h.to === 'sending')
+      ? null
+      : html`<form method="post" action="/tickets/${ticket.id}/rerun" class="reject">
+    ${csrfField(csrfToken)}
+    <span class="small muted">Fixed the cause (the model's settings, the manual)? Let the agent answer again:</span>
+    <button type="submit">Answer again</button>
+  </form>`
+  }
 </section>`;
 }
 

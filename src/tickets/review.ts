@@ -1,5 +1,6 @@
 /**
- * What a person can decide about a parked ticket: approve its reply (possibly edited) for sending, or reject it.
+ * What a person can decide about a parked ticket: approve its reply (possibly edited) for sending, reject it, or have
+ * the agent answer it again.
  * Shared by the dashboard (JSON API and review page) and the `review` CLI, so both record the same history and
  * enqueue the same job.
  *
@@ -12,7 +13,7 @@ import type { Config } from '../config.js';
 import { learnGapsFrom } from '../knowledge/gaps.js';
 import { produce } from '../queues/connection.js';
 import { createLogger } from '../logger.js';
-import { proposeLearnedAnswerJob, sendReplyJob, type JobTuning } from '../queues/job-options.js';
+import { answerTicketJob, proposeLearnedAnswerJob, sendReplyJob, type JobTuning } from '../queues/job-options.js';
 import type { Queues } from '../queues/registry.js';
 import { approvalRecord } from './outcome.js';
 import { IllegalTransitionError, TICKET_ID_PATTERN, jobGeneration, type Ticket, type TicketPatch, type TicketState } from './ticket.js';
@@ -215,4 +216,75 @@ export async function rejectTicket(
     if (refusal) return refusal;
     throw err;
   }
+}
+
+/** What {@link rerunAgent} needs. */
+export interface RerunDeps {
+  store: TicketStore;
+  /** The producer connection of the queue, so an outage surfaces as `RedisUnavailableError`. */
+  redis: Redis;
+  /** The `tickets` queue (only `add` is used). */
+  tickets: Pick<Queues['tickets'], 'add'>;
+  config: Pick<Config, 'AGENT_ATTEMPTS'>;
+  tuning?: JobTuning;
+}
+
+/** Result of {@link rerunAgent}. */
+export type RerunOutcome =
+  | {
+      outcome: 'requeued';
+      ticket: Ticket;
+      /** Id of the `answer-ticket` job on `tickets`. */
+      jobId: string;
+      /** True when a person had asked before and the job was only added again (see {@link approveTicket}). */
+      alreadyRequeued: boolean;
+    }
+  | ReviewRefusal;
+
+/** The note of the history entry that hands a parked ticket back to the agent. */
+export const RERUN_NOTE = 'the agent answers it again (asked by a person)';
+
+/**
+ * Hands a parked ticket back to the agent (`parked → processing`, actor `operator:<operator>`) and adds its
+ * `answer-ticket` job: after the cause of a failure was fixed (the LLM key or model, a manual section written for a
+ * knowledge gap). The run decides as any other: it may send when the review mode lets it, or park the new draft.
+ * Refused for a ticket a reply may already have left for (it went through `sending`): approving its draft is the way
+ * to send, so nothing goes out twice. Asking again while the job waits only re-adds the same job.
+ */
+export async function rerunAgent(deps: RerunDeps, request: { ticketId: string; operator: string }): Promise<RerunOutcome> {
+  const badId = checkId(request.ticketId);
+  if (badId) return badId;
+  const ticket = await deps.store.get(request.ticketId, { agentResult: false });
+  if (!ticket) return { outcome: 'not-found', message: `Ticket ${request.ticketId} not found` };
+  const last = ticket.history.at(-1);
+  if (ticket.state === 'processing' && last?.from === 'parked' && last.actor.startsWith(OPERATOR_PREFIX)) {
+    return { outcome: 'requeued', ticket, jobId: await queueAnswer(deps, ticket), alreadyRequeued: true };
+  }
+  if (ticket.state !== 'parked') {
+    return { outcome: 'conflict', message: `The ticket is ${ticket.state}; only parked tickets can be answered again`, state: ticket.state };
+  }
+  if (ticket.history.some((h) => h.to === 'sending')) {
+    return {
+      outcome: 'conflict',
+      message: 'A reply to this ticket may already have gone out; approve its draft to send it, or reject it',
+      state: ticket.state,
+    };
+  }
+  let requeued: Ticket;
+  try {
+    requeued = await deps.store.transition(ticket.id, { from: ['parked'], to: 'processing', actor: operatorActor(request.operator), note: RERUN_NOTE, current: ticket });
+  } catch (err) {
+    const refusal = refusalOf(err, 'answer it again');
+    if (refusal) return refusal;
+    throw err;
+  }
+  return { outcome: 'requeued', ticket: requeued, jobId: await queueAnswer(deps, requeued), alreadyRequeued: false };
+}
+
+async function queueAnswer(deps: RerunDeps, ticket: Ticket): Promise<string> {
+  // The generation of the person's request: the same job however often it is asked for.
+  const at = ticket.history.findLastIndex((h) => h.from === 'parked' && h.to === 'processing');
+  const job = answerTicketJob(deps.config, ticket.id, at === -1 ? jobGeneration(ticket) : at + 1, deps.tuning);
+  await produce(deps.redis, () => deps.tickets.add(job.name, job.data, job.opts));
+  return String(job.opts.jobId);
 }

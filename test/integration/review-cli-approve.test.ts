@@ -133,6 +133,25 @@ describe('npm run review', () => {
     expect(unknown.stderr.trim()).toBe(`review: no ticket ${'f'.repeat(64)} (give the ticket id, at least its first 8 characters, or the mail's Message-ID)`);
   }, 60_000);
 
+  it('has the agent answer a parked ticket again once the cause is fixed, and the new answer goes out', async () => {
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId('rerun'), from: 'hana@customer.example', subject: '二段階認証', body: '二段階認証を認証アプリで設定する手順を教えてください。' }));
+    await waitForState(running.store, ticketId, ['parked']);
+    // The cause is fixed (here: the model answers in full again).
+    servers.llm.setHandler(scriptedModel());
+    try {
+      const rerun = await review('rerun', ticketId.slice(0, 12), '--by', 'sato');
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect(rerun.stdout).toContain('is back with the agent (asked by sato)');
+      const sent = await waitForState(running.store, ticketId, ['sent'], 30_000);
+      expect(sent.history.map((h) => `${h.from}→${h.to} ${h.actor}`)).toContain('parked→processing operator:sato');
+      const again = await review('rerun', ticketId);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain('only parked tickets can be answered again');
+    } finally {
+      servers.llm.setHandler(scriptedModel({ forceIncomplete: () => true }));
+    }
+  }, 90_000);
+
   it('takes a unique start of a ticket id (8 characters or more) and refuses one that several tickets share', async () => {
     // Two Message-IDs whose ticket ids (sha256) share their first 8 hex characters: a birthday search, about 60,000
     // hashes.

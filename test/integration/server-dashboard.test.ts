@@ -19,12 +19,13 @@ import { parseConfig, type Config } from '../../src/config.js';
 import { mailboxStateKey, readLastSuccessfulPollAt } from '../../src/runtime/poller.js';
 import { rawRefFor, saveRaw } from '../../src/mail/raw-store.js';
 import { connectProducer } from '../../src/queues/connection.js';
-import { sendJobId } from '../../src/queues/job-options.js';
+import { answerJobId, sendJobId } from '../../src/queues/job-options.js';
 import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
 import { createSearchBackends } from '../../src/search/factory.js';
 import { createDashboardApp, type DashboardDeps } from '../../src/server/app.js';
 import { METRIC_NAMES, recordAgentRun, recordIgnored, recordReplySent } from '../../src/server/metrics.js';
 import { jobGeneration, newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
+import { RERUN_NOTE } from '../../src/tickets/review.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
 import { editRatio } from '../../src/tickets/outcome.js';
 import { buildMail, removePrefix } from '../support/pipeline.js';
@@ -472,6 +473,43 @@ describe('JSON API', () => {
     expect(again.status).toBe(202);
     expect(await again.json()).toMatchObject({ alreadyApproved: true, jobId });
     expect(await outboundJobIds(d)).toEqual([jobId]);
+  });
+
+  it('hands a parked ticket back to the agent (API and form): one answer-ticket job, refused once a reply may have gone out', async () => {
+    const d = await startDashboard();
+    const t = await parkedTicket(d);
+    const res = await call(d, `/api/tickets/${t.id}/rerun`, { json: {} });
+    expect(res.status).toBe(202);
+    const requeued = await d.store.require(t.id);
+    expect(requeued.state).toBe('processing');
+    expect(requeued.history.at(-1)).toMatchObject({ from: 'parked', to: 'processing', actor: `operator:${USER}`, note: RERUN_NOTE });
+    const jobId = answerJobId(t.id, jobGeneration(requeued));
+    expect(await res.json()).toEqual({ ticketId: t.id, state: 'processing', jobId, alreadyRequeued: false });
+    // Asked again while the job waits: the same job.
+    expect(await (await call(d, `/api/tickets/${t.id}/rerun`, { json: {} })).json()).toMatchObject({ alreadyRequeued: true, jobId });
+    const jobs = await d.queues.tickets.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed']);
+    expect(jobs.map((j) => [String(j.id), j.name, j.data])).toEqual([[jobId, 'answer-ticket', { ticketId: t.id }]]);
+
+    // The review page offers it for a parked ticket, through a form with its CSRF token.
+    const other = await parkedTicket(d);
+    const page = await (await call(d, `/tickets/${other.id}`)).text();
+    expect(page).toContain(`action="/tickets/${other.id}/rerun"`);
+    const form = await call(d, `/tickets/${other.id}/rerun`, { form: { _csrf: await csrfTokenOf(d) } });
+    expect(form.status).toBe(303);
+    expect(form.headers.get('location')).toBe(`/?done=rerun&ticket=${other.id}`);
+    expect((await d.store.require(other.id)).state).toBe('processing');
+    expect(await (await call(d, `/?done=rerun&ticket=${other.id}`)).text()).toContain('is back with the agent');
+
+    // A ticket a reply may have left for: only an approval sends it.
+    const maybeSent = await parkedTicket(d);
+    await d.store.transition(maybeSent.id, { from: ['parked'], to: 'approved', actor: 'operator:ops' });
+    await d.store.transition(maybeSent.id, { from: ['approved'], to: 'sending', actor: 'sender' });
+    await d.store.transition(maybeSent.id, { from: ['sending'], to: 'parked', actor: 'sender', patch: { reason: 'may already have been sent' } });
+    const refused = await call(d, `/api/tickets/${maybeSent.id}/rerun`, { json: {} });
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toMatchObject({ error: expect.stringContaining('may already have gone out') });
+    expect(await (await call(d, `/tickets/${maybeSent.id}`)).text()).not.toContain('/rerun"');
+    expect((await call(d, `/api/tickets/${'0'.repeat(64)}/rerun`, { json: {} })).status).toBe(404);
   });
 
   it('stores an edited reply as the draft when approving', async () => {
