@@ -145,12 +145,23 @@ async function recoverPendingAppend(deps: RetentionDeps): Promise<number> {
   const journal = await readJournal(deps.archiveDir);
   if (!journal) return 0;
   await commitJournal(deps.archiveDir, journal);
+  const reopened = new Set<string>();
   for (const ticket of await deps.store.getMany(journal.ids, { agentResult: false })) {
     // Only final tickets were journalled; a ticket in any other state is not the one that was archived.
-    if (SETTLED_STATES.includes(ticket.state)) await deps.store.remove(ticket, rawKey(deps.prefix, ticket.id));
+    if (!SETTLED_STATES.includes(ticket.state) || (await deps.store.remove(ticket, rawKey(deps.prefix, ticket.id))) === 'moved') reopened.add(ticket.id);
   }
+  await dropArchivedCopies(deps, journal.file, reopened);
   await clearJournal(deps.archiveDir);
-  return journal.ids.length;
+  return journal.ids.length - reopened.size;
+}
+
+/**
+ * Takes the archive lines of `ids` out of `file` again: tickets a person reopened while they were being archived
+ * live on in Redis, and a stale copy would be archived a second time when they end. Rare, so the rewrite is too.
+ */
+async function dropArchivedCopies(deps: RetentionDeps, file: string, ids: ReadonlySet<string>): Promise<void> {
+  if (ids.size === 0) return;
+  await rewriteArchive(deps.archiveDir, file, (record) => record !== undefined && ids.has(record.ticket.id) && SETTLED_STATES.includes(record.ticket.state));
 }
 
 async function archiveExpiredTickets(deps: RetentionDeps, cutoff: number, now: Date, lock: RedisLock, result: RetentionResult): Promise<void> {
@@ -168,9 +179,12 @@ async function archiveExpiredTickets(deps: RetentionDeps, cutoff: number, now: D
         // Order matters for crash safety: journal, append + fsync, delete from Redis, clear the journal.
         const journal = await writeJournal(deps.archiveDir, file, records);
         await commitJournal(deps.archiveDir, journal);
-        await Promise.all(records.map(({ ticket }) => deps.store.remove(ticket, rawKey(deps.prefix, ticket.id))));
+        const removed = await Promise.all(records.map(({ ticket }) => deps.store.remove(ticket, rawKey(deps.prefix, ticket.id))));
+        // A ticket reopened between the read and the removal ('moved') stays in Redis and leaves the archive again.
+        const reopened = new Set(records.filter((_, j) => removed[j] === 'moved').map(({ ticket }) => ticket.id));
+        await dropArchivedCopies(deps, file, reopened);
         await clearJournal(deps.archiveDir);
-        result.ticketsArchived += records.length;
+        result.ticketsArchived += records.length - reopened.size;
         files.add(file);
       }
       await lock.renew();

@@ -159,6 +159,24 @@ describe('runRetention', () => {
     expect((await stat(path.join(deps.archiveDir, file))).size).toBe(journal.member.length);
   }, 30_000);
 
+  it('leaves no archive copy of a ticket a person reopened while it was being archived, and does not count it', async () => {
+    const { prefix, deps, ticket } = await fresh();
+    const ignored = await ticket('reopened', 400, ['ignored']);
+    const kept = await ticket('archived', 400, SENT);
+    // An operator reopens the ignored mail just before the job removes it from Redis.
+    class ReopenedOnRemove extends TicketStore {
+      override async remove(t: Parameters<TicketStore['remove']>[0], raw: string) {
+        if (t.id === ignored.id && t.state === 'ignored') await this.transition(t.id, { from: ['ignored'], to: 'parked', actor: 'operator:kato', note: 'reopened' });
+        return super.remove(t, raw);
+      }
+    }
+    const store = new ReopenedOnRemove(redis, { prefix, now: () => NOW });
+    const result = await runRetention({ ...deps, store }, POLICY);
+    expect(result.ticketsArchived).toBe(1);
+    expect((await store.require(ignored.id)).state).toBe('parked');
+    expect((await archivedRecords(deps.archiveDir)).map((r) => r.ticket.id)).toEqual([kept.id]);
+  }, 30_000);
+
   it('does not run while the lock is held (an erasure in progress)', async () => {
     const { prefix, deps, ticket } = await fresh();
     const old = await ticket('locked', 400, SENT);
