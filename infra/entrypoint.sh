@@ -33,11 +33,11 @@ long-running roles:
   sender         mails drafted and approved replies over SMTP
   scheduler      runs the reindex jobs and keeps their cron schedules (REINDEX_*_CRON)
   dashboard      review page, JSON API, Bull Board, /healthz, /readyz, /metrics on DASHBOARD_PORT
-  all            poller, agent worker and sender in one process
+  all            every role above in one process (poller, agent worker, sender, scheduler, dashboard)
 
 commands:
   reindex        rebuild the search indexes (--queue hands the job to the scheduler; --wait waits for it)
-  review         list, approve, edit or reject parked drafts
+  review         list, approve, edit, reject or re-run parked drafts; erase a customer
   ask            ask the agent one question
   search         search the manual or the Q&A pairs
 

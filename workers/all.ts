@@ -1,8 +1,8 @@
 /**
  * `npm start`: the whole product in one process — IMAP poller, agent worker, sender, the maintenance role
  * (scheduled and requested reindexing) and the dashboard — for a single machine. Wiring and shutdown only.
- * On SIGTERM/SIGINT the roles stop in reverse start order: polling first, then the workers let their active jobs
- * finish, then the shared connections close.
+ * On SIGTERM/SIGINT every role stops taking work at once and lets its active jobs finish (a long reindex does not
+ * keep the sender taking replies until the deadline), then the shared connections close.
  *
  * The npm script `exec`s it (`node infra/build.mjs && exec node dist/workers/all.js`) because npm 11 signals only the shell it
  * spawned; without `exec` SIGTERM would orphan this process instead of stopping it.

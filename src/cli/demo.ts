@@ -175,7 +175,7 @@ async function main(): Promise<void> {
   };
   const services = new Services(config, { logger: createLogger('services'), processName: 'demo' });
   const logger = createLogger('demo');
-  const servicesRole = async (): Promise<RoleHandle> => ({ name: 'connections', stop: () => services.close() });
+  const servicesRole = async (): Promise<RoleHandle> => ({ name: 'connections', closesLast: true, stop: () => services.close() });
   try {
     await runRoles(
       [

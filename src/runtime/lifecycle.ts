@@ -1,6 +1,7 @@
 /**
- * Process lifecycle shared by every role: start the roles, and on SIGTERM/SIGINT stop them in reverse order (each
- * stop lets active jobs finish) and exit 0 within the shutdown deadline. Entry files in `workers/` are only this wiring.
+ * Process lifecycle shared by every role: start the roles, and on SIGTERM/SIGINT stop them all at once (each stop
+ * lets its active jobs finish), what they share last, and exit 0 within the shutdown deadline. Entry files in
+ * `workers/` are only this wiring.
  */
 import type { Logger } from '../logger.js';
 
@@ -9,6 +10,8 @@ export interface RoleHandle {
   readonly name: string;
   /** Stops taking new work, waits for work in progress, closes connections. Must be idempotent. */
   stop(): Promise<void>;
+  /** Stopped only once every other role has stopped: it closes what they share (the process's connections). */
+  readonly closesLast?: boolean;
 }
 
 /** Options of {@link runRoles}. */
@@ -38,15 +41,21 @@ export async function runRoles(
   const roles: RoleHandle[] = [];
   let stopping: Promise<void> | undefined;
 
-  const stopAll = async (): Promise<void> => {
-    for (const role of [...roles].reverse()) {
-      try {
-        await role.stop();
-        logger.info({ role: role.name }, 'stopped');
-      } catch (err) {
-        logger.error({ role: role.name, err }, 'error while stopping');
-      }
+  const stopOne = async (role: RoleHandle): Promise<void> => {
+    try {
+      await role.stop();
+      logger.info({ role: role.name }, 'stopped');
+    } catch (err) {
+      logger.error({ role: role.name, err }, 'error while stopping');
     }
+  };
+  // Every role is asked at once (in reverse start order) to stop taking work, then each finishes what it has: one
+  // role's long work (a reindex) must not keep the others taking jobs until the deadline cuts a reply off mid-send.
+  // What the roles share closes after all of them.
+  const stopAll = async (): Promise<void> => {
+    const reversed = [...roles].reverse();
+    await Promise.all(reversed.filter((r) => !r.closesLast).map(stopOne));
+    for (const role of reversed.filter((r) => r.closesLast)) await stopOne(role);
   };
 
   const shutdown = (reason: string): Promise<void> => {

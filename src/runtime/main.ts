@@ -20,7 +20,7 @@ export async function runProcess(name: string, roles: RoleStarters, options: Pic
   configureLogging(config.LOG_LEVEL);
   const logger = createLogger(name);
   const services = new Services(config, { ...options, logger: createLogger('services'), processName: name });
-  const servicesRole = async (): Promise<RoleHandle> => ({ name: 'connections', stop: () => services.close() });
+  const servicesRole = async (): Promise<RoleHandle> => ({ name: 'connections', closesLast: true, stop: () => services.close() });
   try {
     await runRoles([servicesRole, ...roles(services, config)], { logger });
   } catch (err) {

@@ -34,6 +34,36 @@ describe('runRoles', () => {
     expect(exits).toEqual([0]);
   });
 
+  it('asks every role to stop at once, so one finishing long work (a reindex) does not keep the others taking jobs; shared connections close last', async () => {
+    const events: string[] = [];
+    let finishReindex!: () => void;
+    const reindexDone = new Promise<void>((resolve) => (finishReindex = resolve));
+    const exits: number[] = [];
+    const { shutdown } = await runRoles(
+      [
+        async () => ({ name: 'connections', closesLast: true, stop: async () => void events.push('connections closed') }),
+        async () => ({ name: 'sender', stop: async () => void events.push('sender stopped') }),
+        async () => ({
+          name: 'maintenance',
+          stop: async () => {
+            events.push('maintenance stopping');
+            await reindexDone;
+            events.push('maintenance stopped');
+          },
+        }),
+        async () => ({ name: 'agent', stop: async () => void events.push('agent stopped') }),
+      ],
+      { logger: createLogger('test'), exit: (c) => void exits.push(c), signals: [] },
+    );
+    const stopping = shutdown('test');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(events).toEqual(['agent stopped', 'maintenance stopping', 'sender stopped']);
+    finishReindex();
+    await stopping;
+    expect(events.slice(3)).toEqual(['maintenance stopped', 'connections closed']);
+    expect(exits).toEqual([0]);
+  });
+
   it('exits 1 when a role does not stop before the deadline', async () => {
     const exits: number[] = [];
     const { shutdown } = await runRoles([async () => ({ name: 'stuck', stop: () => new Promise<void>(() => {}) })], {
