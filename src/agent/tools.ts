@@ -29,9 +29,23 @@ const qaSchema = z.object({
   query: z.string().describe('過去の質問と似た意味の文を探すための検索文'),
 });
 
+/**
+ * Characters of one hit the model is shown. A manual chunk is CHUNK_SIZE long, but a Q&A cell holds whatever was
+ * pasted into it (a whole document): every subtask call, its reflection and the final answer would carry it.
+ */
+export const MAX_HIT_CHARS = 4_000;
+
+/** A hit's text as the model gets it: cut by code points at {@link MAX_HIT_CHARS}, with a line saying how much more. */
+function shownContent(content: string): string {
+  if (content.length <= MAX_HIT_CHARS) return content;
+  const chars = Array.from(content);
+  if (chars.length <= MAX_HIT_CHARS) return content;
+  return `${chars.slice(0, MAX_HIT_CHARS).join('')}\n[… ${(chars.length - MAX_HIT_CHARS).toLocaleString('en-US')} more characters not shown]`;
+}
+
 // The model only needs the text and where it came from; ids and scores would cost tokens and mean nothing to it.
 const toOutputs = (hits: SearchHit[]): SearchOutput[] =>
-  hits.slice(0, MAX_SEARCH_RESULTS).map((h) => ({ fileName: h.fileName, content: h.content }));
+  hits.slice(0, MAX_SEARCH_RESULTS).map((h) => ({ fileName: h.fileName, content: shownContent(h.content) }));
 
 /**
  * What a search tool does, without LangChain's tool machinery: `run` validates the model's arguments like

@@ -3,7 +3,7 @@ import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { describe, expect, it } from 'vitest';
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
-import { MANUAL_TOOL_NAME, QA_TOOL_NAME, createSearchTools, directSearchOf } from '../../src/agent/tools.js';
+import { MANUAL_TOOL_NAME, MAX_HIT_CHARS, QA_TOOL_NAME, createSearchTools, directSearchOf } from '../../src/agent/tools.js';
 import { MAX_SEARCH_RESULTS, type ManualSearch, type QaSearch, type SearchHit } from '../../src/search/types.js';
 
 const hits = (n: number, prefix: string): SearchHit[] =>
@@ -60,6 +60,18 @@ describe('search tools', () => {
       { kind: 'manual', text: '二段階認証 設定', k: MAX_SEARCH_RESULTS },
       { kind: 'qa', text: 'ログインできない', k: MAX_SEARCH_RESULTS },
     ]);
+  });
+
+  it('cuts a hit longer than MAX_HIT_CHARS (a Q&A export with a whole document in one cell) and says so', async () => {
+    const huge: SearchHit = { id: 'qa.csv#1', fileName: 'qa.csv#1', content: `先頭。${'あ'.repeat(200_000)}😀末尾`, score: 1 };
+    const search = fakes(1);
+    search.qa.search = async () => [huge, ...hits(1, 'qa')];
+    const [, qa] = createSearchTools(search);
+    const [cut, whole] = (await qa!.invoke({ query: '長い' })) as { content: string }[];
+    expect(Array.from(cut!.content.split('\n')[0]!)).toHaveLength(MAX_HIT_CHARS);
+    expect(cut!.content.startsWith('先頭。')).toBe(true);
+    expect(cut!.content).toMatch(/\n\[… 196,\d{3} more characters not shown\]$/);
+    expect(whole).toEqual({ fileName: 'qa.md', content: '内容0' });
   });
 
   it('returns an empty list when nothing matches', async () => {
