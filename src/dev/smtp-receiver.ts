@@ -101,6 +101,10 @@ export interface SmtpReceiver {
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedMessage[]>;
   /** Replaces the responder for subsequent DATA transactions; `undefined` restores "always 250". */
   respondWith(responder: SmtpResponder | undefined): void;
+  /** Connections clients opened so far (kept across {@link SmtpReceiver.clear}). */
+  readonly connectionCount: number;
+  /** Closes every open client connection from the server side, as a server's idle timeout or restart does. */
+  closeConnections(): void;
   /** Forgets recorded messages and attempts and restarts attempt numbering; the responder stays. */
   clear(): void;
   /** Closes the listener and drops open client connections. Idempotent. */
@@ -139,6 +143,7 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
   const waiters = new Set<() => void>();
   let responder = options.respond;
   let attemptCounter = 0;
+  let connectionCount = 0;
   let stopped = false;
 
   const checkAuth = (username: string | undefined, password: string | undefined): boolean => {
@@ -202,6 +207,10 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
     disableReverseLookup: true,
     // Pooled clients may keep a connection open; stop() should not wait 30 s for them.
     closeTimeout: 100,
+    onConnect(_session, callback) {
+      connectionCount += 1;
+      callback();
+    },
     onAuth(auth, _session, callback) {
       if (checkAuth(auth.username ?? undefined, auth.password ?? undefined)) {
         callback(null, { user: auth.username });
@@ -258,6 +267,12 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
         }, timeoutMs);
         waiters.add(wake);
       });
+    },
+    get connectionCount() {
+      return connectionCount;
+    },
+    closeConnections(): void {
+      for (const connection of server.connections as Set<{ close(): void }>) connection.close();
     },
     respondWith(next: SmtpResponder | undefined): void {
       responder = next;

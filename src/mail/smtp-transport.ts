@@ -129,6 +129,10 @@ export interface SmtpTransport {
 
 /** Options of {@link createSmtpTransport}. */
 export interface SmtpTransportOptions {
+  /** Connections kept open between replies (default 2). */
+  idleConnections?: number;
+  /** How long a kept connection waits for the next reply before it is closed (default 10 s). */
+  idleTimeoutMs?: number;
   /** Connect/greeting timeout in milliseconds. */
   connectionTimeoutMs?: number;
   /** Socket inactivity timeout in milliseconds. */
@@ -136,16 +140,18 @@ export interface SmtpTransportOptions {
 }
 
 /**
- * An SMTP transport from SMTP_HOST, SMTP_PORT, SMTP_SECURE, SMTP_USER and SMTP_PASSWORD: one connection per reply
- * (nodemailer's SMTPConnection). STARTTLS is used when the server offers it (SMTP_SECURE=false); authentication only
- * when SMTP_USER is set. With credentials and no TLS from the start, STARTTLS is required (`requireTLS`): someone on
- * the path who strips the STARTTLS offer would otherwise read the password. SMTP_ALLOW_PLAIN_AUTH=true lifts that
- * for a trusted local relay.
+ * An SMTP transport from SMTP_HOST, SMTP_PORT, SMTP_SECURE, SMTP_USER and SMTP_PASSWORD, on nodemailer's
+ * SMTPConnection. STARTTLS is used when the server offers it (SMTP_SECURE=false); authentication only when SMTP_USER
+ * is set. With credentials and no TLS from the start, STARTTLS is required (`requireTLS`): someone on the path who
+ * strips the STARTTLS offer would otherwise read the password. SMTP_ALLOW_PLAIN_AUTH=true lifts that for a trusted
+ * local relay.
  *
- * One connection per reply, not a pool: the message is handed to the connection only after the server took the
- * envelope (DATA answered 354), so whether the whole message was sent when a connection fails is known, and a
- * failure after that point with no reply is {@link SmtpFailureKind} `unknown` rather than a reason to send again.
- * A pool renders the message before it has a connection, which hides that.
+ * The message is handed to the connection only after the server took the envelope (DATA answered 354), so whether
+ * the whole message was sent when a connection fails is known, and a failure after that point with no reply is
+ * {@link SmtpFailureKind} `unknown` rather than a reason to send again (nodemailer's pool renders the message before
+ * it has a connection, which hides that). Connections are kept between replies (up to `idleConnections`, closed after
+ * `idleTimeoutMs`); a kept connection the server closed meanwhile fails before any byte of the message was sent, and
+ * the reply then goes out over a new connection at once.
  */
 export function createSmtpTransport(
   config: Pick<Config, 'SMTP_HOST' | 'SMTP_PORT' | 'SMTP_SECURE' | 'SMTP_USER' | 'SMTP_PASSWORD'> & Partial<Pick<Config, 'SMTP_ALLOW_PLAIN_AUTH'>>,
@@ -163,65 +169,122 @@ export function createSmtpTransport(
     logger: false,
   };
   const auth = config.SMTP_USER ? { credentials: { user: config.SMTP_USER, pass: config.SMTP_PASSWORD ?? '' } } : undefined;
-  const open = new Set<SMTPConnection>();
+  const maxIdle = options.idleConnections ?? 2;
+  const idleTimeoutMs = options.idleTimeoutMs ?? 10_000;
+  const open = new Set<Session>();
+  const idle: Session[] = [];
 
-  /** Connects (and logs in): the connection, or the error; `session` runs on it and the connection is closed after. */
-  const withConnection = async <T>(session: (connection: SMTPConnection) => Promise<T>): Promise<T> => {
+  /** A connected (and logged-in) connection, with the 'error' event every step races. */
+  interface Session {
+    connection: SMTPConnection;
+    /** Rejects on the connection's 'error' event: some failures (no STARTTLS where required) arrive only so. */
+    failure: Promise<never>;
+    idleTimer?: NodeJS.Timeout;
+  }
+
+  const step = <T>(session: Pick<Session, 'failure'>, run: (done: (err: Error | null | undefined, value?: T) => void) => void): Promise<T> =>
+    Promise.race([session.failure, new Promise<T>((resolve, reject) => run((err, value) => (err ? reject(err) : resolve(value as T))))]);
+
+  const discard = (session: Session): void => {
+    clearTimeout(session.idleTimer);
+    const at = idle.indexOf(session);
+    if (at >= 0) idle.splice(at, 1);
+    open.delete(session);
+    session.connection.close();
+  };
+
+  const connect = async (): Promise<Session> => {
     const connection = new SMTPConnection(connectionOptions);
-    open.add(connection);
-    // Some failures (no STARTTLS where it is required, a socket error) arrive only as an 'error' event, without the
-    // pending callback: every step races it. Listening also keeps a late error from going unhandled.
     const failure = new Promise<never>((_, reject) => connection.on('error', reject));
+    // Listening also keeps an error of an idle connection from going unhandled.
     failure.catch(() => undefined);
-    const step = <T>(run: (done: (err: Error | null | undefined, value?: T) => void) => void): Promise<T> =>
-      Promise.race([failure, new Promise<T>((resolve, reject) => run((err, value) => (err ? reject(err) : resolve(value as T))))]);
+    const session: Session = { connection, failure };
+    open.add(session);
+    connection.once('end', () => discard(session));
     try {
-      await step<void>((done) => connection.connect((err) => done(err)));
-      if (auth) await step<void>((done) => connection.login(auth, (err) => done(err)));
-      const result = await Promise.race([failure, session(connection)]);
-      connection.quit();
-      return result;
+      await step<void>(session, (done) => connection.connect((err) => done(err)));
+      if (auth) await step<void>(session, (done) => connection.login(auth, (err) => done(err)));
+      return session;
     } catch (err) {
-      connection.close();
+      discard(session);
       throw err;
-    } finally {
-      open.delete(connection);
     }
   };
+
+  const keep = (session: Session): void => {
+    if (idle.length >= maxIdle || !open.has(session)) {
+      open.delete(session);
+      session.connection.quit();
+      return;
+    }
+    session.idleTimer = setTimeout(() => {
+      const at = idle.indexOf(session);
+      if (at >= 0) idle.splice(at, 1);
+      open.delete(session);
+      session.connection.quit();
+    }, idleTimeoutMs);
+    session.idleTimer.unref();
+    idle.push(session);
+  };
+
+  /** Sends over `session`; `handedOver` tells whether the connection read the whole message. */
+  const sendOver = (session: Session, envelope: BuiltReply['envelope'], raw: Buffer, handedOver: { value: boolean; started: boolean }) =>
+    step<SMTPConnection.SentMessageInfo>(session, (done) => {
+      // Read by the connection only after DATA was answered 354: `read` marks the start, 'end' that it took it all.
+      // (No 'data' listener: one would start the stream flowing at once.)
+      const body = new Readable({
+        read() {
+          handedOver.started = true;
+          this.push(raw);
+          this.push(null);
+        },
+      });
+      body.once('end', () => {
+        handedOver.value = true;
+      });
+      // Sent as these bytes, so no header is added after the copy for the Sent folder was taken.
+      session.connection.send(envelope, body, (err, sent) => done(err, sent));
+    });
 
   return {
     where: describeSmtp(config),
     async send(mail: ReplyMail): Promise<SmtpAcceptance> {
       // Set once the connection has read the whole message, which it starts only after DATA was answered 354.
-      let messageHandedOver = false;
+      const handedOver = { value: false, started: false };
       try {
         const { raw, envelope } = await buildReplyMessage(mail);
-        const info = await withConnection(
-          (connection) =>
-            new Promise<SMTPConnection.SentMessageInfo>((resolve, reject) => {
-              const body = Readable.from([raw], { objectMode: false });
-              body.once('end', () => {
-                messageHandedOver = true;
-              });
-              // Sent as these bytes, so no header is added after the copy for the Sent folder was taken.
-              connection.send(envelope, body, (err, sent) => (err ? reject(err) : resolve(sent)));
-            }),
-        );
+        const reused = idle.shift();
+        if (reused) clearTimeout(reused.idleTimer);
+        let session = reused ?? (await connect());
+        let info: SMTPConnection.SentMessageInfo;
+        try {
+          info = await sendOver(session, envelope, raw, handedOver);
+        } catch (err) {
+          discard(session);
+          const code = (err as NodemailerLikeError).responseCode;
+          // A kept connection the server closed meanwhile: not a byte of the message went out, so a new connection
+          // may send it at once.
+          if (!reused || handedOver.started || (code !== undefined && code !== 421)) throw err;
+          session = await connect();
+          info = await sendOver(session, envelope, raw, handedOver);
+        }
+        keep(session);
         return { response: String(info.response ?? ''), accepted: (info.accepted ?? []).map(String), raw };
       } catch (err) {
-        throw classifySmtpError(err, { messageHandedOver });
+        throw classifySmtpError(err, { messageHandedOver: handedOver.value });
       }
     },
     async verify(): Promise<void> {
       try {
-        await withConnection(async () => undefined);
+        const session = await connect();
+        open.delete(session);
+        session.connection.quit();
       } catch (err) {
         throw classifySmtpError(err);
       }
     },
     close(): void {
-      for (const connection of open) connection.close();
-      open.clear();
+      for (const session of [...open]) discard(session);
     },
   };
 }

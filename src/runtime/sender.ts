@@ -3,7 +3,8 @@
  *
  * The worker starts only once the SMTP server answered a verify (connect, greeting, STARTTLS, AUTH): while it does
  * not, replies stay queued instead of using up their SENDER_ATTEMPTS, and one line per try says which server is
- * unreachable and why. Each reply is sent over a connection of its own, at most SENDER_CONCURRENCY at a time.
+ * unreachable and why. At most SENDER_CONCURRENCY replies are sent at a time, each over a connection the transport
+ * keeps between replies.
  *
  * Unless IMAP_SENT_MAILBOX=off (or no IMAP login is configured), a second worker on `sentcopy` files each sent reply
  * in the mailbox's Sent folder. It starts at once, needs no SMTP, and runs one copy at a time over one IMAP connection
@@ -24,7 +25,7 @@ import { retryUntilReady } from './readiness.js';
 import type { Services } from './services.js';
 import { SENDER_TIMINGS, bullmqTimings, type WorkerTimings } from './worker-timings.js';
 
-/** Replies sent in parallel by one sender process (= SMTP connections open at once). */
+/** Replies sent in parallel by one sender process (= SMTP connections the transport keeps). */
 export const SENDER_CONCURRENCY = 2;
 
 /** Options of {@link startSender}. */
