@@ -37,6 +37,7 @@ import { produce } from '../src/queues/connection.js';
 import { sendReplyJob, type JobTuning } from '../src/queues/job-options.js';
 import type { AnswerTicketData } from '../src/queues/payloads.js';
 import type { Queues } from '../src/queues/registry.js';
+import { replyBody } from '../src/tickets/outcome.js';
 import { autoReplyBudget, recordAutoReplyBudget, type AutoReplyBudget, type AutoReplyLimits, type AutoReplyParties } from '../src/tickets/rate-limit.js';
 import { learnVerdict, type TrustSettings } from '../src/tickets/trust.js';
 import { IllegalTransitionError, jobGeneration, threadRefs, type Ticket, type TicketState } from '../src/tickets/ticket.js';
@@ -183,6 +184,14 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
   });
   const agentRun = { durationMs: result.durationMs, usage: result.usage };
   const draft = result.answer.trim();
+  // What no review mode sends without a person: an answer cut off, leaking the model's reasoning, saying nothing.
+  const problem = draft ? draftProblem(ticket.question, draft, result) : undefined;
+  if (problem) {
+    const parked = await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: problem, patch: { agent: result, draft, reason: problem }, current: ticket });
+    await learnGapsFrom({ store, redis: deps.redis, logger: log }, parked);
+    log.info({ reason: problem }, 'Draft parked: the answer needs a person');
+    return { outcome: 'parked', ticketId, reason: problem, agentRun };
+  }
   let verdict = reviewVerdict(config.REVIEW_MODE, result);
   // Earned autonomy: what `auto` would send goes out only when every source it cited has proved itself in review.
   if (config.REVIEW_MODE === 'learn' && verdict.send && draft) verdict = await produce(deps.redis, () => learnVerdict(deps.redis, config.QUEUE_PREFIX, result, config));
@@ -346,6 +355,39 @@ export function reviewVerdict(mode: Config['REVIEW_MODE'], result: Pick<AgentRes
   return fallbacks.length === result.subtasks.length
     ? { send: false, reason: `nothing could be answered: every subtask fell back (${names(fallbacks)})` }
     : { send: true, reason: unanswered.length === 0 ? 'all subtasks answered' : `sent with unanswered subtasks ${names(unanswered)} (review mode never)` };
+}
+
+/** Longest answer sent without a person; real replies are a few thousand characters at most. */
+export const MAX_AUTO_REPLY_CHARS = 20_000;
+
+const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const CJK = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}\p{Script=Hangul}]/u;
+
+/** Share of the letters of `text` that are Japanese (kana or kanji). */
+function japaneseShare(text: string): number {
+  const letters = text.match(/\p{L}/gu) ?? [];
+  if (letters.length === 0) return 0;
+  return letters.filter((c) => /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u.test(c)).length / letters.length;
+}
+
+/**
+ * Why the agent's final answer must not go out without a person, whatever the review mode, or undefined. The model
+ * stopped before it was done (the token limit cut the answer off); the answer carries the model's reasoning
+ * (`<think>`, from a reasoning model served without a reasoning parser); it holds only a greeting and a closing; it is
+ * not in the customer's language (a Japanese question answered without a kana or kanji, a question without any CJK
+ * script answered in Japanese: typically a refusal); or it is longer than any reply ({@link MAX_AUTO_REPLY_CHARS}).
+ */
+export function draftProblem(question: string, draft: string, result: Pick<AgentResult, 'answerFinishReason'>): string | undefined {
+  if (result.answerFinishReason === 'length') return 'the answer was cut off: the model reached its output limit before it finished';
+  if (result.answerFinishReason) return `the model stopped before it finished the answer (finish_reason: ${result.answerFinishReason})`;
+  if (/<\/?think(?:ing)?>/i.test(draft)) return "the answer contains the model's reasoning (<think>): serve the model with a reasoning parser";
+  if (draft.length > MAX_AUTO_REPLY_CHARS) return `the answer is longer than ${MAX_AUTO_REPLY_CHARS.toLocaleString('en-US')} characters`;
+  if (replyBody(draft) === '') return 'the answer holds only a greeting and a closing: no answer';
+  if (KANA.test(question) && !/[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u.test(draft)) {
+    return 'the answer is not in the language of the question (Japanese question, no Japanese in the answer)';
+  }
+  if (!CJK.test(question) && japaneseShare(draft) > 0.5) return 'the answer is not in the language of the question (answered in Japanese)';
+  return undefined;
 }
 
 /** Adds the `send-reply` job of a drafted ticket; its id is fixed by the ticket's generation, so re-adding is a no-op. */

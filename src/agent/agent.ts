@@ -52,6 +52,8 @@ const AgentStateAnnotation = Annotation.Root({
   subtaskResults: Annotation<Subtask[]>({ reducer: append, default: () => [] }),
   llmCalls: Annotation<LlmCallRecord[]>({ reducer: append, default: () => [] }),
   lastAnswer: Annotation<string>,
+  /** Why the model stopped writing the final answer, when not because it was done (`length`, `content_filter`). */
+  answerFinishReason: Annotation<string | undefined>,
 });
 
 /** State of the main graph (plan → subtasks → answer). */
@@ -133,6 +135,7 @@ export function initialAgentState(question: string, conversation = ''): AgentSta
     subtaskResults: [],
     llmCalls: [],
     lastAnswer: '',
+    answerFinishReason: undefined,
   };
 }
 
@@ -255,6 +258,7 @@ export class HelpDeskAgent {
       plan: { subtasks: final.plan },
       subtasks,
       answer: final.lastAnswer,
+      ...(final.answerFinishReason ? { answerFinishReason: final.answerFinishReason } : {}),
       sources: sourcesOf(subtasks),
       usage: usageOf(final.llmCalls),
       llmCalls: final.llmCalls,
@@ -524,7 +528,7 @@ export class HelpDeskAgent {
   }
 
   /** Node create_answer: writes the customer-facing answer from the subtask answers. */
-  async createAnswer(state: AgentState, config?: RunnableConfig): Promise<{ lastAnswer: string; llmCalls: LlmCallRecord[] }> {
+  async createAnswer(state: AgentState, config?: RunnableConfig): Promise<{ lastAnswer: string; answerFinishReason: string | undefined; llmCalls: LlmCallRecord[] }> {
     const subtaskResults = this.inPlanOrder(state.plan, state.subtaskResults).map((s) => ({
       subtask: s.taskName,
       answer: s.subtaskAnswer,
@@ -547,8 +551,9 @@ export class HelpDeskAgent {
       ),
     );
     const lastAnswer = response.choices[0]?.message.content ?? '';
-    this.logger.debug({ step: 'create_answer', chars: lastAnswer.length, durationMs: call.durationMs }, 'final answer created');
-    return { lastAnswer, llmCalls: [call] };
+    const finish = response.choices[0]?.finish_reason;
+    this.logger.debug({ step: 'create_answer', chars: lastAnswer.length, finish, durationMs: call.durationMs }, 'final answer created');
+    return { lastAnswer, answerFinishReason: finish && finish !== 'stop' ? finish : undefined, llmCalls: [call] };
   }
 
   /** Node execute_subtasks: runs the subgraph for the subtask at `currentStep` and reports it as a {@link Subtask}. */

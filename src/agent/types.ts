@@ -80,6 +80,11 @@ export interface AgentResult {
   plan: Plan;
   subtasks: Subtask[];
   answer: string;
+  /**
+   * Why the model stopped writing the answer when it was not done (`length`: the token limit cut it off,
+   * `content_filter`); absent when it finished.
+   */
+  answerFinishReason?: string;
   /** Distinct sources of the tool results of completed subtasks, in first-seen order. */
   sources: AnswerSource[];
   usage: LlmUsage;

@@ -9,7 +9,7 @@ import { parseConfig } from '../../src/config.js';
 import { deleteRaw } from '../../src/mail/raw-store.js';
 import { approveTicket } from '../../src/tickets/review.js';
 import type { Ticket } from '../../src/tickets/ticket.js';
-import { httpError } from '../../src/dev/openai-server.js';
+import { httpError, textResponse } from '../../src/dev/openai-server.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
 import {
   buildMail,
@@ -271,6 +271,23 @@ describe('agent worker and sender', () => {
     expect(parked.draft).toBeTruthy();
     await redis.del(meta);
     expect(await queues.outbound.getJobCounts()).toMatchObject({ waiting: 0, delayed: 0 });
+  });
+
+  it.each([
+    ['cut off by the token limit', { type: 'chat' as const, content: '二段階認証の設定は、「設定」→「セ', finishReason: 'length' as const }, /cut off/],
+    ['with the model\'s reasoning in it', textResponse('<think>お客様は認証アプリについて聞いている。</think>\n二段階認証は「設定」→「セキュリティ」から設定できます。'), /reasoning/],
+    ['only a greeting and a closing', textResponse('お世話になっております。\n\nよろしくお願いいたします。'), /no answer/],
+    ['in another language than the question', textResponse("I'm sorry, but I can't assist with that request."), /language/],
+    ['longer than any reply', textResponse(`二段階認証の設定方法です。${'詳しくはマニュアルをご覧ください。'.repeat(2_000)}`), /longer than/],
+  ])('parks a final answer %s instead of sending it', async (_name, finalAnswer, reason) => {
+    servers.llm.setHandler(scriptedModel({ override: (call) => (call.kind === 'final_answer' ? finalAnswer : undefined) }));
+    const running = await run();
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'h@customer.example', subject: '二段階認証', body: QUESTION }));
+    const ticket = await waitForState(running.store, ticketId, ['parked', 'sent']);
+    expect(ticket.state).toBe('parked');
+    expect(ticket.reason).toMatch(reason);
+    expect(ticket.draft).toBeTruthy();
+    expect(servers.smtp.attempts).toHaveLength(0);
   });
 
   it('does nothing for a duplicate job of a ticket already answered', async () => {

@@ -1,0 +1,30 @@
+/** draftProblem: which final answers no review mode sends without a person, and which go out as they are. */
+import { describe, expect, it } from 'vitest';
+import { MAX_AUTO_REPLY_CHARS, draftProblem } from '../../jobs/answer-ticket.js';
+
+const JA_Q = '二段階認証を認証アプリで設定する手順を教えてください。';
+const JA_A = '山田様\n\nお問い合わせありがとうございます。\n二段階認証は「設定」→「セキュリティ」から設定できます。\n\nよろしくお願いいたします。';
+
+describe('draftProblem', () => {
+  it.each([
+    ['a Japanese answer to a Japanese question', JA_Q, JA_A],
+    ['an English answer to an English question', 'How do I turn on two-factor authentication?', 'Hello,\n\nOpen Settings > Security and choose "Authenticator app".\n\nBest regards'],
+    ['an English answer quoting a Japanese menu name', 'Where is the 設定 menu?', 'Hello,\n\nThe 設定 (Settings) menu is at the top right.\n\nBest regards'],
+    ['a Chinese answer to a Chinese question', '如何设置双重认证？', '您好，请在“设置”中打开“安全”，选择认证应用。'],
+    ['a Korean answer to a Korean question', '2단계 인증은 어떻게 설정하나요?', '안녕하세요. 설정 > 보안에서 인증 앱을 선택하세요.'],
+  ])('sends %s', (_name, question, answer) => {
+    expect(draftProblem(question, answer, {})).toBeUndefined();
+  });
+
+  it.each([
+    ['cut off', JA_Q, JA_A, { answerFinishReason: 'length' }, /cut off/],
+    ['stopped by a content filter', JA_Q, JA_A, { answerFinishReason: 'content_filter' }, /content_filter/],
+    ['reasoning in the answer', JA_Q, `<think>考え中</think>\n${JA_A}`, {}, /reasoning/],
+    ['greeting and closing only', JA_Q, 'お世話になっております。\n\nよろしくお願いいたします。', {}, /no answer/],
+    ['an English refusal to a Japanese question', JA_Q, "I'm sorry, but I can't assist with that request.", {}, /language/],
+    ['a Japanese answer to an English question', 'How do I turn on two-factor authentication?', JA_A, {}, /language/],
+    ['too long', JA_Q, `${JA_A}${'。'.repeat(MAX_AUTO_REPLY_CHARS)}`, {}, /longer than/],
+  ])('parks an answer %s', (_name, question, answer, result, reason) => {
+    expect(draftProblem(question, answer, result)).toMatch(reason);
+  });
+});
