@@ -15,6 +15,7 @@ import { ToolInputParsingException, type StructuredToolInterface } from '@langch
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import type OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
+import type { z } from 'zod';
 import type {
   ChatCompletionMessageParam,
   ChatCompletionMessageToolCall,
@@ -175,6 +176,25 @@ const subtaskKey = (s: string): string => s.normalize('NFKC').replace(/\s+/g, ' 
 const PLAN_FORMAT = zodResponseFormat(planSchema, 'plan');
 const REFLECTION_FORMAT = zodResponseFormat(reflectionResultSchema, 'reflection_result');
 
+/**
+ * The structured output of a reply, or undefined when the model did not give one that fits `schema`: a refusal, text
+ * that is not JSON, JSON cut off by the output limit, a field of the wrong type. A JSON object in a markdown fence
+ * (as some local models write it despite the schema) is read. The SDK's `parse()` throws for each of these, and a
+ * throw repeated the whole run with the same temperature-0 request; the callers treat undefined as a failed step.
+ */
+export function structuredOutput<S extends z.ZodType>(content: string | null | undefined, schema: S): z.infer<S> | undefined {
+  if (!content) return undefined;
+  const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(content);
+  let value: unknown;
+  try {
+    value = JSON.parse(fenced ? fenced[1]! : content);
+  } catch {
+    return undefined;
+  }
+  const parsed = schema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
 const hasToolCalls = (m: ChatCompletionMessageParam): boolean => m.role === 'assistant' && 'tool_calls' in m && m.tool_calls !== undefined;
 
 /**
@@ -333,7 +353,7 @@ export class HelpDeskAgent {
       },
     ];
     const [response, call] = await this.timed('create_plan', undefined, () =>
-      this.client.chat.completions.parse(
+      this.client.chat.completions.create(
         {
           model: this.model,
           messages,
@@ -344,7 +364,9 @@ export class HelpDeskAgent {
         { signal: config?.signal },
       ),
     );
-    const proposed = response.choices[0]?.message.parsed?.subtasks ?? [];
+    const planned = structuredOutput(response.choices[0]?.message.content, planSchema);
+    if (!planned) this.logger.warn({ finish: response.choices[0]?.finish_reason }, 'planner gave no plan in the expected format');
+    const proposed = planned?.subtasks ?? [];
 
     const seen = new Set<string>();
     const unique: string[] = [];
@@ -495,7 +517,7 @@ export class HelpDeskAgent {
       content: renderUserPrompt(this.prompts.subtaskReflectionUserPrompt, this.productName, { subtask: state.subtask }),
     });
     const [response, call] = await this.timed('reflect_subtask', state.subtask, () =>
-      this.client.chat.completions.parse(
+      this.client.chat.completions.create(
         {
           model: this.model,
           messages,
@@ -506,8 +528,10 @@ export class HelpDeskAgent {
         { signal: config?.signal },
       ),
     );
-    // A refusal carries no parsed result; treating it as a failed try keeps the loop bounded.
-    const reflection: ReflectionResult = response.choices[0]?.message.parsed ?? { advice: '', isCompleted: false };
+    // A refusal or a malformed result is a failed try: the loop stays bounded and the other subtasks keep theirs.
+    const parsed = structuredOutput(response.choices[0]?.message.content, reflectionResultSchema);
+    if (!parsed) this.logger.debug({ step: 'reflect_subtask', finish: response.choices[0]?.finish_reason }, 'reflection not in the expected format; counted as a failed try');
+    const reflection: ReflectionResult = parsed ?? { advice: '', isCompleted: false };
     messages.push({ role: 'assistant', content: JSON.stringify(reflection) });
 
     const challengeCount = state.challengeCount + 1;

@@ -9,7 +9,7 @@ import { parseConfig } from '../../src/config.js';
 import { deleteRaw } from '../../src/mail/raw-store.js';
 import { approveTicket } from '../../src/tickets/review.js';
 import type { Ticket } from '../../src/tickets/ticket.js';
-import { httpError, textResponse } from '../../src/dev/openai-server.js';
+import { httpError, jsonResponse, textResponse } from '../../src/dev/openai-server.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
 import {
   buildMail,
@@ -288,6 +288,21 @@ describe('agent worker and sender', () => {
     expect(ticket.reason).toMatch(reason);
     expect(ticket.draft).toBeTruthy();
     expect(servers.smtp.attempts).toHaveLength(0);
+  });
+
+  it.each([
+    ['a plan that is not JSON', 'plan', textResponse('サブタスク: 二段階認証の設定')],
+    ['a plan cut off by the token limit', 'plan', { type: 'chat' as const, content: '{"subtasks": ["二段階認', finishReason: 'length' as const }],
+    ['a reflection with a field of the wrong type', 'reflection', jsonResponse({ advice: '', isCompleted: 'true' })],
+    ['a reflection in a markdown fence', 'reflection', textResponse('```json\n{"advice": "", "isCompleted": true}\n```')],
+  ])('goes on after %s instead of repeating the whole run', async (_name, step, bad) => {
+    let served = 0;
+    servers.llm.setHandler(scriptedModel({ override: (call) => (call.kind === step && served++ === 0 ? bad : undefined) }));
+    const running = await run({ AGENT_ATTEMPTS: '1' });
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'i@customer.example', subject: '二段階認証', body: QUESTION }));
+    const ticket = await waitForState(running.store, ticketId, ['parked', 'sent']);
+    expect(ticket.reason ?? '').not.toMatch(/agent failed/);
+    expect(ticket.agent?.answer).toBeTruthy();
   });
 
   it('does nothing for a duplicate job of a ticket already answered', async () => {
