@@ -126,7 +126,7 @@ export const VARIABLES = {
   LLM_MAX_RETRIES: {
     schema: int(0, 10),
     default: '2',
-    description: 'Retries of one LLM request on 408/429/5xx/connection errors (the openai SDK backs off exponentially)',
+    description: 'Retries of one LLM request on 408/429/5xx/connection errors (the openai SDK backs off exponentially, or waits as Retry-After says up to 60 s; a longer wait fails the attempt for the job to retry later)',
     sensitive: false,
     group: 'llm',
   },

@@ -9,7 +9,8 @@
  * redirect) goes to the global fetch, so the SDK always gets fetch's behaviour.
  *
  * The SDK keeps its own timeout and retries: it aborts the signal at `LLM_TIMEOUT_MS`, which destroys the request
- * with an `AbortError`, and retries connection errors and 408/409/429/5xx.
+ * with an `AbortError`, and retries connection errors and 408/409/429/5xx, except after a wait longer than
+ * {@link MAX_RETRY_WAIT_MS} was asked for.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -18,6 +19,26 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 /** Statuses whose response has no body (the `Response` constructor refuses one). */
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Longest server-asked wait (`Retry-After`, `retry-after-ms`) the SDK may sleep through before it retries. The SDK
+ * waits whatever the server says, and a quota-exhausted gateway says an hour: the ticket would sit in `processing`
+ * holding a worker slot. Above this the response is marked `x-should-retry: false`, which the SDK honours: the call
+ * fails, and the job is retried with BullMQ's backoff (or the ticket parked for a person when attempts run out).
+ */
+export const MAX_RETRY_WAIT_MS = 60_000;
+
+/** The wait a response asks for before a retry, in ms; 0 when it asks for none. */
+export function retryWaitMs(headers: Headers, now = Date.now()): number {
+  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms)) return ms;
+  const value = headers.get('retry-after');
+  if (!value) return 0;
+  const seconds = Number.parseFloat(value);
+  if (Number.isFinite(seconds)) return seconds * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? 0 : at - now;
+}
 
 /** Options of {@link createKeepAliveFetch}. */
 export interface KeepAliveFetchOptions {
@@ -69,6 +90,7 @@ function send(url: URL, init: RequestInit, agent: http.Agent, body: string | Uin
               headers.delete('content-encoding');
               headers.set('content-length', String(decoded.length));
             }
+            if (retryWaitMs(headers) > MAX_RETRY_WAIT_MS) headers.set('x-should-retry', 'false');
             const init = { status, statusText: res.statusMessage ?? '', headers };
             resolve(NULL_BODY_STATUSES.has(status) ? new Response(null, init) : new BufferedResponse(decoded, init));
           } catch (err) {

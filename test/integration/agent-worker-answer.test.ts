@@ -305,6 +305,17 @@ describe('agent worker and sender', () => {
     expect(ticket.agent?.answer).toBeTruthy();
   });
 
+  it('does not wait out a long Retry-After of a rate-limited server in the job: it fails the attempt for a later retry', async () => {
+    // A quota-exhausted gateway asks for an hour: the SDK would sleep through it, holding the ticket and a worker slot.
+    servers.llm.setHandler(scriptedModel({ override: (call) => (call.kind === 'plan' ? httpError(429, { message: 'quota exceeded', retryAfterSeconds: 3600 }) : undefined) }));
+    // The SDK's retries on, as in production (the tests turn them off elsewhere).
+    const running = await run({ AGENT_ATTEMPTS: '1', LLM_MAX_RETRIES: '2' });
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'j@customer.example', subject: '質問', body: QUESTION }));
+    const parked = await waitForState(running.store, ticketId, ['parked', 'sent']);
+    expect(parked.reason).toMatch(/^agent failed 1 time\(s\); last error: 429 quota exceeded/);
+    expect(servers.llm.chatRequests()).toHaveLength(1);
+  });
+
   it('does nothing for a duplicate job of a ticket already answered', async () => {
     const running = await run();
     const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'f@customer.example', subject: '質問', body: QUESTION }));
