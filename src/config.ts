@@ -31,6 +31,9 @@ export interface VariableSpec {
   group: 'core' | 'llm' | 'search' | 'knowledge' | 'agent' | 'mail' | 'pipeline' | 'dashboard' | 'scheduler';
 }
 
+/** OPENAI_API_KEY's default: a key for servers that want none (Ollama, vLLM), and no key for OpenAI. */
+export const PLACEHOLDER_API_KEY = 'not-needed';
+
 const str = z.string();
 const optionalStr = z.string().optional();
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
@@ -97,7 +100,7 @@ export const VARIABLES = {
 
   OPENAI_API_KEY: {
     schema: str,
-    default: 'not-needed',
+    default: PLACEHOLDER_API_KEY,
     description: 'API key for OpenAI; any placeholder works for servers that ignore it (Ollama, vLLM)',
     sensitive: true,
     group: 'llm',

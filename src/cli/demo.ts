@@ -15,7 +15,7 @@ import { parse as parseDotenv } from 'dotenv';
 import { ImapFlow } from 'imapflow';
 import { reindexManual } from '../../jobs/reindex-manual.js';
 import { reindexQa } from '../../jobs/reindex-qa.js';
-import { parseConfig, type Config } from '../config.js';
+import { PLACEHOLDER_API_KEY, parseConfig, type Config } from '../config.js';
 import { customerMail } from '../dev/customer-mail.js';
 import { startDovecot, type DovecotServer } from '../dev/dovecot.js';
 import { lendEnvFile, localServerSettings, nextFileNumber, readLiveRunState, type LocalRunState } from '../dev/local-run.js';
@@ -66,6 +66,8 @@ function userModelSettings(): Record<string, string> {
     const value = pick(name);
     if (value) settings[name] = value;
   }
+  // `.env.example` copied as it is carries the placeholder key: that names no model, and the demo runs the scripted one.
+  if (settings.OPENAI_API_KEY === PLACEHOLDER_API_KEY) delete settings.OPENAI_API_KEY;
   return settings.OPENAI_API_KEY || settings.OPENAI_BASE_URL ? settings : {};
 }
 
