@@ -9,10 +9,12 @@
  * `npm run sandbox -- send "<question>" [--from ADDRESS] [--subject TEXT]` delivers a customer mail into the
  * sandbox mailbox of a running sandbox.
  */
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { parse as parseDotenv } from 'dotenv';
 import { ImapFlow } from 'imapflow';
+import { PLACEHOLDER_API_KEY } from '../src/config.js';
 import { startDovecot } from '../src/dev/dovecot.js';
 import { lendEnvFile, localServerSettings, nextFileNumber, readLiveRunState, stopOnSignals, type LocalRunState } from '../src/dev/local-run.js';
 import { customerMail } from '../src/dev/customer-mail.js';
@@ -34,6 +36,13 @@ const USAGE = `usage:
 
 class UsageError extends Error {}
 
+/** Whether the environment or `.env` names a model: a real API key (not the example's placeholder) or a server. */
+function namesModel(fromFile: Record<string, string>): boolean {
+  const pick = (name: string) => process.env[name] || fromFile[name];
+  const key = pick('OPENAI_API_KEY');
+  return Boolean(pick('OPENAI_BASE_URL') || (key && key !== PLACEHOLDER_API_KEY));
+}
+
 async function serve(withLlm: boolean): Promise<number> {
   const running = readLiveRunState(STATE_FILE);
   if (running) throw new Error(`a sandbox is already running (pid ${running.pid}); stop it first, or use: npm run sandbox -- send "…"`);
@@ -45,7 +54,8 @@ async function serve(withLlm: boolean): Promise<number> {
 
   const env: Record<string, string> = {
     ...localServerSettings(redis, imap, smtp),
-    DASHBOARD_PASSWORD: 'sandbox',
+    // Twelve characters or more: the dashboard warns at every start about a shorter one.
+    DASHBOARD_PASSWORD: 'sandbox-only',
     ...(llm ? { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: 'sandbox', EMBEDDINGS_PROVIDER: 'local' } : {}),
   };
   const lent = lendEnvFile('.env', '.env.before-sandbox', env, ENV_HEADER);
@@ -67,6 +77,13 @@ async function serve(withLlm: boolean): Promise<number> {
       'sandbox running (Ctrl-C stops it; .env now points at it, your own is in .env.before-sandbox until then):',
       ...Object.entries(env).map(([k, v]) => `  ${k}=${v}`),
       '',
+      ...(llm || namesModel(parseDotenv(readFileSync('.env')))
+        ? []
+        : [
+            'no model here: put OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL (Ollama, vLLM) with EMBEDDINGS_PROVIDER=local or an',
+            'embedding model it serves (EMBEDDING_MODEL), in your .env before the sandbox starts (it keeps your lines), or',
+            'restart it with --llm for the scripted model the tests use',
+          ]),
       'in another terminal:  npm run reindex && npm start',
       'then:                 npm run sandbox -- send "二段階認証を認証アプリで設定する手順を教えてください。"',
       '',
