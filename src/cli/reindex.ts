@@ -160,14 +160,32 @@ async function listenForOutcomes(config: Config): Promise<OutcomeListener> {
  * Waits for each job to complete (through its retries) and collects the summaries. A job that fails for good ends the
  * command with its reason; the other jobs keep running in the workers.
  */
+/** How long `--wait` waits for a worker to take a job before it says that none has. */
+const WAIT_HINT_MS = 15_000;
+
 async function waitForJobs(jobs: Job[], { queueEvents }: OutcomeListener): Promise<ReindexSummary> {
   const summary: ReindexSummary = { seconds: 0 };
   for (const job of jobs) {
     let result: unknown;
+    // Nothing takes the job while no scheduler role runs: say so once instead of waiting in silence.
+    const hint = setTimeout(() => {
+      void job.getState().then(
+        (state) => {
+          if (state === 'waiting' || state === 'delayed' || state === 'prioritized') {
+            process.stderr.write(
+              `reindex: no worker has taken ${job.name} job ${job.id} yet: is the scheduler role running (npm run scheduler, npm start, or the compose service)? Still waiting; Ctrl-C stops waiting, the job stays queued\n`,
+            );
+          }
+        },
+        () => undefined,
+      );
+    }, WAIT_HINT_MS);
     try {
       result = await job.waitUntilFinished(queueEvents);
     } catch (err) {
       throw new CliError(`${job.name} job ${job.id} failed: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      clearTimeout(hint);
     }
     if (job.name === 'reindex-manual') summary.manual = result as ReindexManualResult;
     else summary.qa = result as ReindexQaResult;
