@@ -35,6 +35,7 @@
  * |----------------------------------|------|-------------------------------------------------------------------|
  * | `P:imap:<user>@<host>/<mailbox>` | hash | `uidValidity`, `lastUid`, `lastSuccessfulPollAt` (epoch ms)       |
  */
+import { createHash } from 'node:crypto';
 import { ImapFlow, type FetchMessageObject } from 'imapflow';
 import type { Redis } from 'ioredis';
 import { requireVariables, type Config, type VariableName } from '../config.js';
@@ -53,7 +54,7 @@ import type { JobTuning } from '../queues/job-options.js';
 import { closeAll, createQueues, type Queues } from '../queues/registry.js';
 import type { RoleHandle } from './lifecycle.js';
 import { TicketStore } from '../tickets/ticket-store.js';
-import { ingestMessage, parkFromEnvelope, parkOversizeMessage, type IngestDeps, type IngestResult } from '../mail/ingest.js';
+import { ingestMessage, parkFromEnvelope, parkOversizeMessage, syntheticMessageId, type EnvelopeInfo, type IngestDeps, type IngestResult } from '../mail/ingest.js';
 
 /** Variables the poller cannot run without; pass to `requireVariables`. */
 export const POLLER_VARIABLES: VariableName[] = ['IMAP_HOST', 'IMAP_USER', 'IMAP_PASSWORD'];
@@ -602,11 +603,20 @@ export class MailboxSupervisor {
       }
       this.ingestFailures.delete(key);
       this.log.error({ uid: message.uid, failures, err }, 'Message failed to ingest repeatedly; parking it for a person');
-      return this.redisStep(() =>
-        parkFromEnvelope(message.envelope ?? {}, size, `could not be queued after ${failures} attempts: ${detail}`, this.deps, {
-          parkReceived: true,
-        }),
-      );
+      const reason = `could not be queued after ${failures} attempts: ${detail}`;
+      try {
+        return await this.redisStep(() => parkFromEnvelope(message.envelope ?? {}, size, reason, this.deps, { parkReceived: true }));
+      } catch (parkErr) {
+        if (parkErr instanceof RedisStepError) throw parkErr;
+        // The envelope itself trips the fault (a sender, a subject): park the mail by its place in the mailbox alone,
+        // or the sync would stop at it for good and take no later mail.
+        const where = `${this.config.IMAP_MAILBOX} UID ${message.uid} (UIDVALIDITY ${uidValidity})`;
+        const last = `${reason}; its envelope could not be stored either (${parkErr instanceof Error ? parkErr.message : String(parkErr)}): stored by its place in the mailbox, ${where}; read it there`;
+        this.log.error({ uid: message.uid, err: parkErr }, 'Could not park the message from its envelope; parking it by its place in the mailbox');
+        const key = createHash('sha256').update(JSON.stringify(['imap', this.config.IMAP_USER ?? '', this.config.IMAP_MAILBOX, uidValidity, message.uid])).digest('hex');
+        const byPlace: EnvelopeInfo = { messageId: syntheticMessageId(key), subject: typeof message.envelope?.subject === 'string' ? message.envelope.subject.slice(0, 200) : '' };
+        return this.redisStep(() => parkFromEnvelope(byPlace, size, last, this.deps, { parkReceived: true }));
+      }
     }
   }
 

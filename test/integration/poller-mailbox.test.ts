@@ -64,7 +64,7 @@ interface Harness {
 }
 
 /** A fresh mailbox and prefix and a supervisor watching them (not started). */
-async function harness(env: Record<string, string> = {}): Promise<Harness> {
+async function harness(env: Record<string, string> = {}, options: { store?: (prefix: string) => TicketStore } = {}): Promise<Harness> {
   const mailbox = `t-${randomUUID().slice(0, 8)}`;
   await imap.createMailbox(mailbox);
   const prefix = `test-${randomUUID()}`;
@@ -84,7 +84,7 @@ async function harness(env: Record<string, string> = {}): Promise<Harness> {
   // While Redis is down BullMQ re-emits connection errors on the queues; unheard, it prints them.
   for (const q of [queues.tickets, queues.outbound, queues.maintenance]) q.on('error', () => undefined);
   cleanups.push(() => closeAll(queues));
-  const store = new TicketStore(redis, { prefix });
+  const store = options.store?.(prefix) ?? new TicketStore(redis, { prefix });
   const make = (): MailboxSupervisor => {
     const supervisor = new MailboxSupervisor({
       config,
@@ -427,6 +427,36 @@ describe('MailboxSupervisor', () => {
     await imap.deliver(plainMail('<after-poison@example.com>'), h.mailbox);
     await supervisor.syncNow();
     expect((await jobs(h)).map((j) => j.data.ticketId)).toEqual([ticketIdFor('<after-poison@example.com>')]);
+  });
+
+  it('parks a mail whose envelope cannot be stored either under its place in the mailbox, so the mails after it are still taken', async () => {
+    // A bug met by one sender's mail: every write of a ticket from that address fails, the envelope's park included.
+    class FailingForOneSender extends TicketStore {
+      override async createIfAbsent(ticket: Ticket) {
+        if (ticket.from === 'poison@customer.example') throw new TypeError('a bug met by this sender');
+        return super.createIfAbsent(ticket);
+      }
+    }
+    const h = await harness({}, { store: (prefix) => new FailingForOneSender(redis, { prefix }) });
+    const poison = Buffer.from(plainMail('<poison-2@customer.example>', 'Poison').toString().replace('customer@example.com', 'poison@customer.example'));
+    const [first, second] = await imap.deliverMany([poison, plainMail('<after-poison-2@customer.example>', 'After')], h.mailbox);
+    // Its first syncs fail at the poisoned mail; each is a failed attempt of it.
+    const supervisor = h.supervisor;
+    supervisor.start();
+    await waitFor(
+      async () => {
+        await supervisor.syncNow();
+        return (await tickets(h)).length === 2;
+      },
+      'both mails to be ticketed',
+      20_000,
+    );
+    const all = await tickets(h);
+    const parked = all.find((t) => t.state === 'parked');
+    expect(parked?.reason).toMatch(/^could not be queued after 3 attempts: a bug met by this sender; .*stored by its place in the mailbox/);
+    expect(all.find((t) => t.subject === 'After')?.state).toBe('received');
+    expect(await seen(h.mailbox, first!.uid)).toBe(true);
+    expect(await seen(h.mailbox, second!.uid)).toBe(true);
   });
 
   it('is stopped idempotently and a restarted poller continues where it left off', async () => {
