@@ -578,8 +578,8 @@ export class MailboxSupervisor {
 
   /**
    * Runs an ingest; Redis outages stop the sync. Any other error (a bug, a mail that breaks a library) is retried on
-   * later syncs and, after {@link MAX_INGEST_FAILURES}, the message is parked from its envelope so it neither blocks
-   * the mailbox forever nor disappears.
+   * later syncs and, after {@link MAX_INGEST_FAILURES}, the message is parked from its envelope (or, should that fail
+   * too, by its place in the mailbox) so it neither blocks the mailbox forever nor disappears.
    */
   private async ingestWithRetries(
     message: FetchMessageObject,
