@@ -315,8 +315,11 @@ function knownNameMatches(text: string, names: readonly string[]): [number, numb
   }
   const found: [number, number][] = [];
   for (const variant of [...variants].sort((a, b) => b.length - a.length)) {
-    const escaped = variant.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '[ 　]+');
     const latin = /^[\p{Script=Latin}\s'’.-]+$/u.test(variant);
+    // A Japanese input method types Latin letters full width (Ｙａｍａｄａ): each letter matches either form.
+    const escaped = Array.from(variant, (c) =>
+      /[A-Za-z0-9]/.test(c) ? `[${c}${String.fromCharCode(c.charCodeAt(0) + 0xfee0)}]` : c === ' ' ? '[ 　]+' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    ).join('');
     const katakana = /^[\p{Script=Katakana}ー・\s]+$/u.test(variant);
     // A katakana name inside a longer katakana word (アン in アンインストール) is that word, not the name.
     const pattern = latin

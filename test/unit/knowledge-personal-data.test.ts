@@ -161,6 +161,10 @@ describe('scrubPersonalData', () => {
     expect(scrubPersonalData('Yamadas and TaroX', { names: ['Taro Yamada'] }).text).toBe('Yamadas and TaroX');
   });
 
+  it('finds a given Latin name typed in full-width letters (a Japanese input method)', () => {
+    expect(scrubPersonalData('Ｙａｍａｄａ様、Ｔａｒｏ Ｙａｍａｄａさんのアカウントです。', { names: ['Taro Yamada'] }).text).toBe('[氏名]様、[氏名]さんのアカウントです。');
+  });
+
   it('a given name that is part of a wider name found by another rule takes the whole name with it', () => {
     expect(scrubPersonalData('鈴木一郎様、お待たせしました。', { names: ['鈴木'] }).text).toBe('[氏名]様、お待たせしました。');
     expect(scrubPersonalData('山田花子さんの件', { names: ['花子'] }).text).toBe('[氏名]さんの件');
