@@ -69,6 +69,27 @@ export async function listArchiveFiles(dir: string): Promise<string[]> {
   }
 }
 
+// What the journal write and an archive rewrite write before their rename: `.pending.json.<hex>.tmp`,
+// `.<YYYY-MM>.jsonl.gz.<hex>.tmp`.
+const TEMPORARY_FILE = /^\.(?:pending\.json|\d{4}-\d{2}\.jsonl\.gz)\.[0-9a-f]{12}\.tmp$/;
+
+/**
+ * Removes the temporary files a crash left between a write and its rename. They hold whole tickets, which neither
+ * retention nor an erasure would ever reach. Only call it while holding the retention lock: no writer is then at work.
+ */
+export async function removeTemporaryFiles(dir: string): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
+  const stale = names.filter((name) => TEMPORARY_FILE.test(name));
+  await Promise.all(stale.map((name) => rm(path.join(dir, name), { force: true })));
+  return stale.length;
+}
+
 /** One gzip member holding `records` as JSON lines. */
 export function archiveMember(records: readonly ArchiveRecord[]): Buffer {
   return gzipSync(records.map((r) => `${JSON.stringify(r)}\n`).join(''));

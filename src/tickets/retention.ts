@@ -41,6 +41,7 @@ import {
   listArchiveFiles,
   readArchive,
   readJournal,
+  removeTemporaryFiles,
   rewriteArchive,
   writeJournal,
   type ArchiveRecord,
@@ -139,9 +140,11 @@ async function candidateIds(store: TicketStore, state: TicketState, cutoff: numb
 
 /**
  * Completes an archive append a crash interrupted (see `archive.ts`): the member is put in place again and its
- * tickets are removed from Redis. Returns the number of tickets of that append, 0 when none was pending.
+ * tickets are removed from Redis; the temporary files a crash left are removed first. Returns the number of tickets
+ * of that append, 0 when none was pending.
  */
 async function recoverPendingAppend(deps: RetentionDeps): Promise<number> {
+  await removeTemporaryFiles(deps.archiveDir);
   const journal = await readJournal(deps.archiveDir);
   if (!journal) return 0;
   await commitJournal(deps.archiveDir, journal);

@@ -4,7 +4,7 @@
  * run changes nothing, and an append a crash interrupted is completed exactly once.
  */
 import { randomUUID } from 'node:crypto';
-import { appendFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -175,6 +175,17 @@ describe('runRetention', () => {
     expect(result.ticketsArchived).toBe(1);
     expect((await store.require(ignored.id)).state).toBe('parked');
     expect((await archivedRecords(deps.archiveDir)).map((r) => r.ticket.id)).toEqual([kept.id]);
+  }, 30_000);
+
+  it('removes the temporary files a crash left in the archive directory (they hold whole tickets)', async () => {
+    const { deps, ticket } = await fresh();
+    await ticket('kept-sent', 10, SENT);
+    await mkdir(deps.archiveDir, { recursive: true });
+    const leftovers = ['.2025-01.jsonl.gz.0a1b2c3d4e5f.tmp', '.pending.json.0a1b2c3d4e5f.tmp'];
+    for (const name of leftovers) await writeFile(path.join(deps.archiveDir, name), '{"ticket":{"from":"alice@customer.example"}}');
+    await writeFile(path.join(deps.archiveDir, 'notes.txt'), 'an admin\'s own file');
+    await runRetention(deps, POLICY);
+    expect((await readdir(deps.archiveDir)).sort()).toEqual(['notes.txt']);
   }, 30_000);
 
   it('does not run while the lock is held (an erasure in progress)', async () => {
