@@ -184,19 +184,13 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
   });
   const agentRun = { durationMs: result.durationMs, usage: result.usage };
   const draft = result.answer.trim();
-  // What no review mode sends without a person: an answer cut off, leaking the model's reasoning, saying nothing.
-  const problem = draft ? draftProblem(ticket.question, draft, result) : undefined;
-  if (problem) {
-    const parked = await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: problem, patch: { agent: result, draft, reason: problem }, current: ticket });
-    await learnGapsFrom({ store, redis: deps.redis, logger: log }, parked);
-    log.info({ reason: problem }, 'Draft parked: the answer needs a person');
-    return { outcome: 'parked', ticketId, reason: problem, agentRun };
-  }
-  let verdict = reviewVerdict(config.REVIEW_MODE, result);
+  // What no review mode sends without a person: no answer, one cut off, one leaking the model's reasoning…
+  const problem = draft ? draftProblem(ticket.question, draft, result) : 'the agent produced an empty answer';
+  let verdict = problem ? { send: false, reason: problem } : reviewVerdict(config.REVIEW_MODE, result);
   // Earned autonomy: what `auto` would send goes out only when every source it cited has proved itself in review.
-  if (config.REVIEW_MODE === 'learn' && verdict.send && draft) verdict = await produce(deps.redis, () => learnVerdict(deps.redis, config.QUEUE_PREFIX, result, config));
-  if (!draft || !verdict.send) {
-    const reason = !draft ? 'the agent produced an empty answer' : verdict.reason;
+  if (config.REVIEW_MODE === 'learn' && verdict.send) verdict = await produce(deps.redis, () => learnVerdict(deps.redis, config.QUEUE_PREFIX, result, config));
+  if (!verdict.send) {
+    const reason = verdict.reason;
     const parked = await store.transition(ticketId, {
       from: ['processing'],
       to: 'parked',
@@ -361,13 +355,14 @@ export function reviewVerdict(mode: Config['REVIEW_MODE'], result: Pick<AgentRes
 export const MAX_AUTO_REPLY_CHARS = 20_000;
 
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const JAPANESE = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u;
 const CJK = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}\p{Script=Hangul}]/u;
 
 /** Share of the letters of `text` that are Japanese (kana or kanji). */
 function japaneseShare(text: string): number {
   const letters = text.match(/\p{L}/gu) ?? [];
   if (letters.length === 0) return 0;
-  return letters.filter((c) => /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u.test(c)).length / letters.length;
+  return letters.filter((c) => JAPANESE.test(c)).length / letters.length;
 }
 
 /**
@@ -383,7 +378,7 @@ export function draftProblem(question: string, draft: string, result: Pick<Agent
   if (/<\/?think(?:ing)?>/i.test(draft)) return "the answer contains the model's reasoning (<think>): serve the model with a reasoning parser";
   if (draft.length > MAX_AUTO_REPLY_CHARS) return `the answer is longer than ${MAX_AUTO_REPLY_CHARS.toLocaleString('en-US')} characters`;
   if (replyBody(draft) === '') return 'the answer holds only a greeting and a closing: no answer';
-  if (KANA.test(question) && !/[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u.test(draft)) {
+  if (KANA.test(question) && !JAPANESE.test(draft)) {
     return 'the answer is not in the language of the question (Japanese question, no Japanese in the answer)';
   }
   if (!CJK.test(question) && japaneseShare(draft) > 0.5) return 'the answer is not in the language of the question (answered in Japanese)';

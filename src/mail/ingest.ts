@@ -161,7 +161,8 @@ export function ticketInputForMail(
   const replySignals = mail && extra.parseError === undefined ? replySignalsOf(mail) : undefined;
   if (replySignals) input.replySignals = replySignals;
   if (mail?.inReplyTo) input.inReplyTo = mail.inReplyTo;
-  if (mail?.date && !Number.isNaN(mail.date.getTime())) input.mailDate = mail.date.toISOString();
+  const mailDate = mail && mailDateOf(mail);
+  if (mailDate) input.mailDate = mailDate;
   if (extra.conversationId) input.conversationId = extra.conversationId;
   if (extra.parseError !== undefined) {
     input.state = 'parked';
@@ -334,13 +335,18 @@ export async function parkFromEnvelope(
 function sameMail(ticket: Pick<Ticket, 'from' | 'replyTo' | 'mailDate'>, mail: InboundMail): boolean {
   const from = (mail.from?.address ?? '').trim().toLowerCase();
   const replyTo = (mail.replyTo?.address ?? from).trim().toLowerCase();
-  const date = mail.date && !Number.isNaN(mail.date.getTime()) ? mail.date.toISOString() : undefined;
+  const date = mailDateOf(mail);
   return ticket.from === from && ticket.replyTo.toLowerCase() === replyTo && (!ticket.mailDate || !date || ticket.mailDate === date);
+}
+
+/** The mail's Date header as ISO 8601, when it had a valid one ({@link Ticket.mailDate}). */
+function mailDateOf(mail: Pick<InboundMail, 'date'>): string | undefined {
+  return mail.date && !Number.isNaN(mail.date.getTime()) ? mail.date.toISOString() : undefined;
 }
 
 /** The id of a mail that reuses `messageId`: derived from the id, its sender and its date, so it is stable. */
 function reusedMessageId(messageId: string, mail: InboundMail): string {
-  const date = mail.date && !Number.isNaN(mail.date.getTime()) ? mail.date.toISOString() : '';
+  const date = mailDateOf(mail) ?? '';
   const key = createHash('sha256')
     .update(JSON.stringify(['reused', messageId, mail.from?.address ?? '', mail.replyTo?.address ?? '', date]))
     .digest('hex');

@@ -185,12 +185,13 @@ export function createSmtpTransport(
   const step = <T>(session: Pick<Session, 'failure'>, run: (done: (err: Error | null | undefined, value?: T) => void) => void): Promise<T> =>
     Promise.race([session.failure, new Promise<T>((resolve, reject) => run((err, value) => (err ? reject(err) : resolve(value as T))))]);
 
-  const discard = (session: Session): void => {
+  /** Forgets a connection: `quit` says goodbye to a healthy one, `close` drops a failed one. */
+  const discard = (session: Session, how: 'quit' | 'close' = 'close'): void => {
     clearTimeout(session.idleTimer);
     const at = idle.indexOf(session);
     if (at >= 0) idle.splice(at, 1);
     open.delete(session);
-    session.connection.close();
+    session.connection[how]();
   };
 
   const connect = async (): Promise<Session> => {
@@ -213,16 +214,10 @@ export function createSmtpTransport(
 
   const keep = (session: Session): void => {
     if (idle.length >= maxIdle || !open.has(session)) {
-      open.delete(session);
-      session.connection.quit();
+      discard(session, 'quit');
       return;
     }
-    session.idleTimer = setTimeout(() => {
-      const at = idle.indexOf(session);
-      if (at >= 0) idle.splice(at, 1);
-      open.delete(session);
-      session.connection.quit();
-    }, idleTimeoutMs);
+    session.idleTimer = setTimeout(() => discard(session, 'quit'), idleTimeoutMs);
     session.idleTimer.unref();
     idle.push(session);
   };
@@ -276,9 +271,7 @@ export function createSmtpTransport(
     },
     async verify(): Promise<void> {
       try {
-        const session = await connect();
-        open.delete(session);
-        session.connection.quit();
+        discard(await connect(), 'quit');
       } catch (err) {
         throw classifySmtpError(err);
       }

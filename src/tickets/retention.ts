@@ -164,7 +164,7 @@ async function recoverPendingAppend(deps: RetentionDeps): Promise<number> {
  */
 async function dropArchivedCopies(deps: RetentionDeps, file: string, ids: ReadonlySet<string>): Promise<void> {
   if (ids.size === 0) return;
-  await rewriteArchive(deps.archiveDir, file, (record) => record !== undefined && ids.has(record.ticket.id) && SETTLED_STATES.includes(record.ticket.state));
+  await rewriteArchive(deps.archiveDir, file, (record) => record !== undefined && ids.has(record.ticket.id));
 }
 
 async function archiveExpiredTickets(deps: RetentionDeps, cutoff: number, now: Date, lock: RedisLock, result: RetentionResult): Promise<void> {

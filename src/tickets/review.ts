@@ -97,17 +97,18 @@ function checkId(ticketId: string): ReviewRefusal | undefined {
 }
 
 /**
- * The generation of an approved ticket's send job: that of the person's approval (`parked → approved`), not of the
- * ticket now. The sender gives a ticket back to `approved` after an SMTP 4xx while BullMQ retries the same job; a
- * re-approval then must find that job, because a second one would race the retry and park a reply that went out.
+ * The generation of the job a person's decision queued: that of the last `parked → to` entry, not of the ticket now.
+ * Later entries do not make it another job: the sender gives a ticket back to `approved` after an SMTP 4xx while
+ * BullMQ retries the same job, and an agent run resumed after a crash moves `processing → processing`. Asking again
+ * must find that job, because a second one would race it (and park a reply that went out).
  */
-function approvalGeneration(ticket: Ticket): number {
-  const at = ticket.history.findLastIndex((h) => h.from === 'parked' && h.to === 'approved');
+function decisionGeneration(ticket: Ticket, to: 'approved' | 'processing'): number {
+  const at = ticket.history.findLastIndex((h) => h.from === 'parked' && h.to === to);
   return at === -1 ? jobGeneration(ticket) : at + 1;
 }
 
 async function queueSend(deps: ReviewDeps, ticket: Ticket): Promise<string> {
-  const job = sendReplyJob(deps.config, ticket.id, approvalGeneration(ticket), deps.tuning);
+  const job = sendReplyJob(deps.config, ticket.id, decisionGeneration(ticket, 'approved'), deps.tuning);
   await produce(deps.redis, () => deps.outbound.add(job.name, job.data, job.opts));
   return String(job.opts.jobId);
 }
@@ -282,9 +283,7 @@ export async function rerunAgent(deps: RerunDeps, request: { ticketId: string; o
 }
 
 async function queueAnswer(deps: RerunDeps, ticket: Ticket): Promise<string> {
-  // The generation of the person's request: the same job however often it is asked for.
-  const at = ticket.history.findLastIndex((h) => h.from === 'parked' && h.to === 'processing');
-  const job = answerTicketJob(deps.config, ticket.id, at === -1 ? jobGeneration(ticket) : at + 1, deps.tuning);
+  const job = answerTicketJob(deps.config, ticket.id, decisionGeneration(ticket, 'processing'), deps.tuning);
   await produce(deps.redis, () => deps.tickets.add(job.name, job.data, job.opts));
   return String(job.opts.jobId);
 }
