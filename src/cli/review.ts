@@ -283,6 +283,7 @@ export function formatForgetReport(report: ForgetReport): string {
   for (const f of report.archiveLines) out.push(`  ${f.file}: ${f.tickets.join(', ')}`);
   out.push(`${verb} ${report.threadLinks} further Message-ID links and ${report.rateLimitKeys.length} rate-limit windows`);
   out.push(`${verb} ${report.learnedCandidates.length} learned-answer candidates proposed from these tickets${report.learnedCandidates.length > 0 ? ` (${report.learnedCandidates.join(', ')})` : ''}`);
+  out.push(`${verb} these tickets' questions from ${report.knowledgeGaps.length} knowledge gaps${report.knowledgeGaps.length > 0 ? ` (${report.knowledgeGaps.join(', ')})` : ''}`);
   return out.join('\n');
 }
 
@@ -307,7 +308,7 @@ program
           await closeQueues(queues);
         }
         ctx.print(opts.json ? JSON.stringify(report) : terminalSafe(formatForgetReport(report)));
-        const found = report.tickets.length + report.archiveLines.length + report.threadLinks + report.rateLimitKeys.length + report.learnedCandidates.length;
+        const found = report.tickets.length + report.archiveLines.length + report.threadLinks + report.rateLimitKeys.length + report.learnedCandidates.length + report.knowledgeGaps.length;
         if (!report.removed && found > 0) throw new CliError('nothing was removed: run again with --yes to remove it', 3);
       });
     });

@@ -202,6 +202,22 @@ export class GapStore {
   }
 
   /**
+   * The gaps that hold a trace of `ticketIds` (count, example or closing question): what {@link forgetTickets} would
+   * change, for an erasure's report and its dry run.
+   */
+  async gapsOfTickets(ticketIds: Iterable<string>): Promise<KnowledgeGap[]> {
+    const ids = new Set(ticketIds);
+    if (ids.size === 0) return [];
+    return (await this.allGaps()).filter((g) => mentionsTickets(g, ids));
+  }
+
+  // All gaps, open and closed: both sets are bounded, and only an erasure reads them all.
+  private async allGaps(): Promise<KnowledgeGap[]> {
+    const k = this.keys();
+    return this.docs([...(await this.redis.zrange(k.open, 0, -1)), ...(await this.redis.zrange(k.closed, 0, -1))]);
+  }
+
+  /**
    * Removes every trace of `ticketIds` (a customer being erased): the tickets from the gaps' lists, the examples they
    * gave and the question that closed a gap; a gap left without an example is deleted, since nothing of it can be
    * shown or matched any more. Counts and dates stay: they say how often, not who. Returns how many gaps changed.
@@ -213,9 +229,7 @@ export class GapStore {
     let changed = 0;
     for (let retries = 0; ; ) {
       const version = (await this.redis.get(k.version)) ?? '0';
-      // All gaps, open and closed: both sets are bounded, and this runs only when a person erases a customer.
-      const all = await this.docs([...(await this.redis.zrange(k.open, 0, -1)), ...(await this.redis.zrange(k.closed, 0, -1))]);
-      const gap = all.find((g) => g.tickets.some((t) => ids.has(t)) || g.exampleTickets.some((t) => ids.has(t)) || (g.closedBy !== undefined && ids.has(g.closedBy)));
+      const gap = (await this.allGaps()).find((g) => mentionsTickets(g, ids));
       if (!gap) return changed;
       // An example of unknown source (a gap stored before the sources were) may be the customer's when the gap
       // counts one of their tickets: it goes.
@@ -407,4 +421,9 @@ export async function learnGapsFrom(deps: GapHookDeps, ticket: Ticket): Promise<
     log.warn({ err, ticketId: ticket.id }, 'Could not update the knowledge gaps for this ticket; the ticket itself is unaffected');
   }
   return result;
+}
+
+/** True when `gap` counts one of `ids`, shows an example from one, or was closed by one. */
+function mentionsTickets(gap: KnowledgeGap, ids: ReadonlySet<string>): boolean {
+  return gap.tickets.some((t) => ids.has(t)) || gap.exampleTickets.some((t) => ids.has(t)) || (gap.closedBy !== undefined && ids.has(gap.closedBy));
 }

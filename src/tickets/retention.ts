@@ -277,6 +277,11 @@ export interface ForgetReport {
   rateLimitKeys: string[];
   /** Learned-answer candidates proposed from the customer's tickets and not yet accepted or discarded. */
   learnedCandidates: number[];
+  /**
+   * Knowledge gaps that count, quote or were closed by the customer's tickets. Their questions are the customer's
+   * words: those go, and a gap left with no example goes whole.
+   */
+  knowledgeGaps: string[];
   /** False for a dry run: nothing was changed. */
   removed: boolean;
 }
@@ -362,6 +367,7 @@ export async function forgetCustomer(deps: ForgetDeps, value: string, options: F
       threadLinks: 0,
       rateLimitKeys: [],
       learnedCandidates: [],
+      knowledgeGaps: [],
       removed: options.confirm,
     };
     // Rate-limit windows are keyed by the address as written (lower-cased), so every spelling seen gets its window checked.
@@ -390,11 +396,13 @@ export async function forgetCustomer(deps: ForgetDeps, value: string, options: F
     report.threadLinks = links.filter((l) => !ownLinks.has(l)).length;
     const learned = new LearnedAnswerStore(deps.redis, { prefix: deps.prefix });
     report.learnedCandidates = await learned.candidatesOfTickets(ids, { remove: false });
+    const gaps = new GapStore(deps.redis, { prefix: deps.prefix });
+    report.knowledgeGaps = (await gaps.gapsOfTickets(ids)).map((g) => g.id);
     if (!options.confirm) return report;
 
     // 1. What derives from the tickets. The knowledge gaps keep questions, which the personal-data rules cannot be
     //    sure to have cleaned.
-    await new GapStore(deps.redis, { prefix: deps.prefix }).forgetTickets(ids);
+    await gaps.forgetTickets(ids);
     report.learnedCandidates = await learned.candidatesOfTickets(ids, { remove: true });
     for (const ticket of [...tickets, ...archived]) await forgetRejectionReason(deps, ticket);
     if (deps.queues) await removeJobsOf(deps.queues, [...tickets, ...archived]);

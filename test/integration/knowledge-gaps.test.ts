@@ -286,7 +286,16 @@ describe('the gap store', () => {
     const before = await gaps().list();
     expect(before.open.flatMap((g) => g.examples)).toContain('Fujimoto Logistics のデータを CSV でエクスポートしたい');
 
-    await forgetCustomer({ redis, store: running.store, prefix: env.QUEUE_PREFIX!, archiveDir: path.join(servers.kb.dataDir, 'archive') }, from, { confirm: true });
+    const deps = { redis, store: running.store, prefix: env.QUEUE_PREFIX!, archiveDir: path.join(servers.kb.dataDir, 'archive') };
+    // The dry run names the gaps the erasure will change, and changes none of them.
+    const touched = before.open.filter((g) => g.tickets.includes(own) || g.tickets.includes(shared)).map((g) => g.id);
+    expect(touched.length).toBeGreaterThanOrEqual(2);
+    const preview = await forgetCustomer(deps, from, { confirm: false });
+    expect([...preview.knowledgeGaps].sort()).toEqual([...touched].sort());
+    expect(await gaps().list()).toEqual(before);
+
+    const done = await forgetCustomer(deps, from, { confirm: true });
+    expect([...done.knowledgeGaps].sort()).toEqual([...touched].sort());
     const after = await gaps().list({ includeClosed: true });
     const everything = JSON.stringify(after);
     expect(everything).not.toContain('Fujimoto');

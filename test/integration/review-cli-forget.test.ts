@@ -111,6 +111,7 @@ describe('npm run review -- forget', () => {
     expect(dry.code, dry.stderr).toBe(3);
     expect(dry.stderr).toContain('nothing was removed: run again with --yes');
     expect(dry.stdout).toContain('would remove 3 tickets from Redis');
+    expect(dry.stdout).toContain("would remove these tickets' questions from 0 knowledge gaps");
     for (const t of aliceTickets) expect(dry.stdout).toContain(t.id);
     expect(dry.stdout).toContain(archivedAlice.id);
     expect(dry.stdout).not.toContain(bob.id);
