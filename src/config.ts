@@ -76,6 +76,14 @@ export const VARIABLES = {
     sensitive: false,
     group: 'core',
   },
+  LOG_FORMAT: {
+    schema: z.enum(['auto', 'json', 'pretty']),
+    default: 'auto',
+    description:
+      'Log lines as json (one object per line, for log collectors) or pretty (one readable line each; needs the dev dependency pino-pretty); auto: pretty on a terminal when pino-pretty is installed, else json',
+    sensitive: false,
+    group: 'core',
+  },
   DATA_DIR: {
     schema: str,
     default: './.data',

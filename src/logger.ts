@@ -4,15 +4,46 @@
  * usual suspects should an object carry them anyway, and errors lose the Redis command arguments ioredis attaches
  * ({@link serializeError}).
  */
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { createRequire } from 'node:module';
+import { isatty } from 'node:tty';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { VARIABLES } from './config.js';
 
 export type { Logger };
 
 let root: Logger | undefined;
 
-/** Where log lines go: stdout for services (what container runtimes collect), stderr for command-line tools. */
+/** How log lines look: see `LOG_FORMAT` in `src/config.ts`. */
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
+/** Where log lines go and how they look. */
 export interface LoggingOptions {
+  /** stdout for services (what container runtimes collect), stderr for command-line tools. */
   stream?: 'stdout' | 'stderr';
+  /** Default `json`: entry points pass `LOG_FORMAT`. */
+  format?: LogFormat;
+}
+
+/**
+ * The format a process logs in. `auto` is pretty only for a person watching a terminal: a container runtime, a pipe
+ * or a file gets JSON, which log collectors read. pino-pretty is a dev dependency (the production image leaves it
+ * out), so without it every format is JSON.
+ */
+export function resolveLogFormat(format: LogFormat, terminal: boolean, prettyInstalled: boolean): 'json' | 'pretty' {
+  if (!prettyInstalled) return 'json';
+  if (format === 'auto') return terminal ? 'pretty' : 'json';
+  return format;
+}
+
+type PrettyFactory = (options: Record<string, unknown>) => DestinationStream;
+
+// Loaded on demand: production installs omit it, and a process that logs JSON never needs it.
+function loadPretty(): PrettyFactory | undefined {
+  try {
+    return createRequire(import.meta.url)('pino-pretty') as PrettyFactory;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -36,6 +67,12 @@ function withoutCommandArgs(value: unknown, depth: number): unknown {
   return record;
 }
 
+// pino's redaction takes whole keys (`*` stands for one whole key, never part of one), so every sensitive variable
+// is named: at the top of a log object and one level down (`{ config: {...} }`, `{ env: {...} }`).
+const SENSITIVE_VARIABLES = Object.entries(VARIABLES)
+  .filter(([, spec]) => spec.sensitive)
+  .flatMap(([name]) => [name, `*.${name}`]);
+
 /** The root logger's options at `level`: the same for every process, tests build their loggers from them. */
 export function loggerOptions(level: string): LoggerOptions {
   return {
@@ -43,16 +80,24 @@ export function loggerOptions(level: string): LoggerOptions {
     base: { pid: process.pid },
     serializers: { err: serializeError },
     redact: {
-      paths: ['*.password', '*.apiKey', '*.api_key', '*.authorization', 'headers.authorization', 'config.*_PASSWORD', 'config.*_API_KEY'],
+      paths: ['*.password', '*.apiKey', '*.api_key', '*.authorization', 'headers.authorization', ...SENSITIVE_VARIABLES],
       censor: '***',
     },
   };
 }
 
-/** Sets the root logger's level and stream (called once the configuration is loaded). */
+/** Sets the root logger's level, stream and format (called once the configuration is loaded). */
 export function configureLogging(level: string, options: LoggingOptions = {}): Logger {
-  const destination = pino.destination({ fd: options.stream === 'stderr' ? 2 : 1, sync: true });
+  const fd = options.stream === 'stderr' ? 2 : 1;
+  const requested = options.format ?? 'json';
+  const pretty = requested === 'json' ? undefined : loadPretty();
+  const format = resolveLogFormat(requested, isatty(fd), pretty !== undefined);
+  const destination =
+    format === 'pretty' && pretty
+      ? pretty({ destination: fd, sync: true, colorize: isatty(fd), singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' })
+      : pino.destination({ fd, sync: true });
   root = pino(loggerOptions(level), destination);
+  if (requested === 'pretty' && format === 'json') root.warn('LOG_FORMAT=pretty needs pino-pretty (a dev dependency, not in production installs): logging JSON');
   return root;
 }
 

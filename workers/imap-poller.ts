@@ -8,7 +8,7 @@ import { POLLER_VARIABLES, startPollerRole } from '../src/runtime/poller.js';
 import { runRoles } from '../src/runtime/lifecycle.js';
 
 const config = loadConfigOrExit();
-const logger = configureLogging(config.LOG_LEVEL);
+const logger = configureLogging(config.LOG_LEVEL, { format: config.LOG_FORMAT });
 
 try {
   requireVariables(config, POLLER_VARIABLES, 'IMAP poller');

@@ -8,7 +8,7 @@ import { startMaintenanceRole } from '../src/runtime/maintenance.js';
 import { runRoles } from '../src/runtime/lifecycle.js';
 
 const config = loadConfigOrExit();
-const logger = configureLogging(config.LOG_LEVEL);
+const logger = configureLogging(config.LOG_LEVEL, { format: config.LOG_FORMAT });
 
 try {
   await runRoles([() => startMaintenanceRole(config)], { logger });

@@ -76,7 +76,7 @@ export function commandLogLevel(configured: string, options: Pick<CommandOptions
 export function startCli(name: string, options: CommandOptions = {}): CliContext {
   const write = reserveStdoutForResults();
   const config = loadConfigOrExit(options.groups ? { groups: options.groups } : {});
-  configureLogging(commandLogLevel(config.LOG_LEVEL, options), { stream: 'stderr' });
+  configureLogging(commandLogLevel(config.LOG_LEVEL, options), { stream: 'stderr', format: config.LOG_FORMAT });
   return { config, logger: createLogger(`cli:${name}`), print: (text) => void write(text.endsWith('\n') ? text : `${text}\n`) };
 }
 

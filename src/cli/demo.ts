@@ -155,7 +155,7 @@ async function main(): Promise<void> {
     lent = lendEnvFile('.env', '.env.before-demo', env, ENV_HEADER);
     writeFileSync(STATE_FILE, JSON.stringify({ pid: process.pid, imap: { host: imap.host, port: imap.port, user: imap.user, password: imap.password } } satisfies LocalRunState));
     config = parseConfig(env);
-    configureLogging(config.LOG_LEVEL);
+    configureLogging(config.LOG_LEVEL, { format: config.LOG_FORMAT });
     say(llm ? 'model: the scripted stand-in (set OPENAI_API_KEY or OPENAI_BASE_URL to use a real one)' : `model: ${config.OPENAI_MODEL} at ${config.OPENAI_BASE_URL ?? 'OpenAI'}`);
     await reindex(config);
   } catch (err) {

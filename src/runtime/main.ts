@@ -17,7 +17,7 @@ export type RoleStarters = (services: Services, config: Config) => Array<() => P
  */
 export async function runProcess(name: string, roles: RoleStarters, options: Pick<ServicesOptions, 'tuning'> = {}): Promise<void> {
   const config = loadConfigOrExit();
-  configureLogging(config.LOG_LEVEL);
+  configureLogging(config.LOG_LEVEL, { format: config.LOG_FORMAT });
   const logger = createLogger(name);
   const services = new Services(config, { ...options, logger: createLogger('services'), processName: name });
   const servicesRole = async (): Promise<RoleHandle> => ({ name: 'connections', closesLast: true, stop: () => services.close() });
