@@ -88,7 +88,11 @@ export type AnswerOutcome = (
   | { outcome: 'ignored'; ticketId: string; reason: string; ignoreReason: IgnoreReason }
   | { outcome: 'skipped'; ticketId: string; state: TicketState }
 ) & {
-  /** Present when the agent ran in this attempt: what the metrics record (duration, LLM calls and tokens). */
+  /**
+   * Present when the agent ran to a result in this attempt: what the metrics record (duration, LLM calls and
+   * tokens). A run that fails has no outcome; its error carries what it spent (`agentRunSpendOf`), which the agent
+   * worker records on the job's `failed` event.
+   */
   agentRun?: { durationMs: number; usage: LlmUsage };
 };
 

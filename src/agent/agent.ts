@@ -28,6 +28,7 @@ import { type PromptSet, renderSystemPrompt, renderUserPrompt, resolvePrompts } 
 import { type DirectSearch, TOOL_SOURCE_KIND, directSearchOf } from './tools.js';
 import {
   type AgentResult,
+  type AgentRunSpend,
   type AnswerSource,
   type LlmCallRecord,
   type LlmUsage,
@@ -84,6 +85,43 @@ export class EmptyQuestionError extends Error {
     super('The question is empty (or only whitespace); there is nothing for the agent to answer.');
     this.name = 'EmptyQuestionError';
   }
+}
+
+// Symbol-keyed and not enumerable: the spend rides on the run's own error (so retries and `UnrecoverableError`
+// decisions see that error unchanged) without showing up in every log line that serialises the error.
+const SPEND = Symbol('helpdesk.agentRunSpend');
+
+/**
+ * What the failed agent run behind `err` spent before it failed: the calls the model server answered (and billed)
+ * up to the failure. Follows `cause`, since the job wraps a permanent failure in `UnrecoverableError`. Undefined
+ * for an error that did not come out of {@link HelpDeskAgent.runAgent} (or one thrown before its first step).
+ */
+export function agentRunSpendOf(err: unknown): AgentRunSpend | undefined {
+  for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const spend = (e as { [SPEND]?: AgentRunSpend })[SPEND];
+    if (spend) return spend;
+  }
+  return undefined;
+}
+
+/** `err` as an Error carrying `spend` (see {@link agentRunSpendOf}); the same object when it is one. */
+function withSpend(err: unknown, spend: AgentRunSpend): unknown {
+  const error = typeof err === 'object' && err !== null ? err : new Error(String(err));
+  // A frozen error is rethrown as it is: its spend is lost, never the error.
+  if (Object.isExtensible(error)) Object.defineProperty(error, SPEND, { value: spend, enumerable: false, configurable: true });
+  return error;
+}
+
+/**
+ * The key of {@link RunnableConfig.configurable} under which a run hands its nodes the list every answered LLM call
+ * is also appended to. The graph's state holds the calls too, but a run that throws returns no state: this list
+ * is what is left to account for the tokens of a failed run.
+ */
+const CALL_LOG = 'helpdeskLlmCallLog';
+
+function callLogOf(config: RunnableConfig | undefined): LlmCallRecord[] | undefined {
+  const log: unknown = config?.configurable?.[CALL_LOG];
+  return Array.isArray(log) ? (log as LlmCallRecord[]) : undefined;
 }
 
 /** The answer a subtask gets when it ran out of tries (the design's wording). */
@@ -251,7 +289,9 @@ export class HelpDeskAgent {
 
   /**
    * Answers one customer question: plans, runs the subtasks in parallel and writes the final answer.
-   * Throws {@link EmptyQuestionError} for an empty question; a question longer than maxQuestionChars is cut.
+   * Throws {@link EmptyQuestionError} for an empty question; a question longer than maxQuestionChars is cut. Any
+   * other failure is rethrown as it came (same error object), carrying what the run spent until then: read it with
+   * {@link agentRunSpendOf}.
    */
   async runAgent(question: string, options: RunAgentOptions = {}): Promise<AgentResult> {
     const started = performance.now();
@@ -267,10 +307,18 @@ export class HelpDeskAgent {
     }
 
     this.graph ??= this.createGraph();
-    const final = await this.graph.invoke(
-      { question: used, conversation: options.conversation ?? '', currentStep: 0 },
-      { recursionLimit: this.recursionLimit, signal: options.signal },
-    );
+    const callLog: LlmCallRecord[] = [];
+    let final: AgentState;
+    try {
+      final = await this.graph.invoke(
+        { question: used, conversation: options.conversation ?? '', currentStep: 0 },
+        { recursionLimit: this.recursionLimit, signal: options.signal, configurable: { [CALL_LOG]: callLog } },
+      );
+    } catch (err) {
+      // A copy: a parallel subtask's call may still be answered after the run gave up, and would change the list.
+      const llmCalls = [...callLog];
+      throw withSpend(err, { durationMs: Math.round(performance.now() - started), usage: usageOf(llmCalls), llmCalls });
+    }
 
     const subtasks = this.inPlanOrder(final.plan, final.subtaskResults);
     const result: AgentResult = {
@@ -352,7 +400,7 @@ export class HelpDeskAgent {
         }),
       },
     ];
-    const [response, call] = await this.timed('create_plan', undefined, () =>
+    const [response, call] = await this.timed('create_plan', undefined, config, () =>
       this.client.chat.completions.create(
         {
           model: this.model,
@@ -426,7 +474,7 @@ export class HelpDeskAgent {
       });
     }
 
-    const [response, call] = await this.timed('select_tools', state.subtask, () =>
+    const [response, call] = await this.timed('select_tools', state.subtask, config, () =>
       this.client.chat.completions.create(
         { model: this.model, messages, tools: this.openaiTools, temperature: 0, seed: 0 },
         { signal: config?.signal },
@@ -483,7 +531,7 @@ export class HelpDeskAgent {
     config?: RunnableConfig,
   ): Promise<{ messages: ChatCompletionMessageParam[]; subtaskAnswer: string; llmCalls: LlmCallRecord[] }> {
     const messages = [...state.messages];
-    const [response, call] = await this.timed('create_subtask_answer', state.subtask, () =>
+    const [response, call] = await this.timed('create_subtask_answer', state.subtask, config, () =>
       this.client.chat.completions.create(
         { model: this.model, messages, temperature: 0, seed: 0 },
         { signal: config?.signal },
@@ -516,7 +564,7 @@ export class HelpDeskAgent {
       role: 'user',
       content: renderUserPrompt(this.prompts.subtaskReflectionUserPrompt, this.productName, { subtask: state.subtask }),
     });
-    const [response, call] = await this.timed('reflect_subtask', state.subtask, () =>
+    const [response, call] = await this.timed('reflect_subtask', state.subtask, config, () =>
       this.client.chat.completions.create(
         {
           model: this.model,
@@ -568,7 +616,7 @@ export class HelpDeskAgent {
         }),
       },
     ];
-    const [response, call] = await this.timed('create_answer', undefined, () =>
+    const [response, call] = await this.timed('create_answer', undefined, config, () =>
       this.client.chat.completions.create(
         { model: this.model, messages, temperature: 0, seed: 0 },
         { signal: config?.signal },
@@ -673,6 +721,7 @@ export class HelpDeskAgent {
   private async timed<R extends { usage?: CompletionUsage | null }>(
     step: LlmCallRecord['step'],
     subtask: string | undefined,
+    config: RunnableConfig | undefined,
     run: () => Promise<R>,
   ): Promise<[R, LlmCallRecord]> {
     const started = performance.now();
@@ -687,6 +736,7 @@ export class HelpDeskAgent {
       completionTokens: response.usage?.completion_tokens ?? 0,
       ...(typeof cached === 'number' ? { cachedPromptTokens: cached } : {}),
     };
+    callLogOf(config)?.push(record);
     return [response, record];
   }
 }

@@ -3,6 +3,7 @@ export {
   EmptyQuestionError,
   HelpDeskAgent,
   MIN_RECURSION_LIMIT,
+  agentRunSpendOf,
   fallbackSubtaskAnswer,
   initialAgentState,
   initialSubGraphState,

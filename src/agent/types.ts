@@ -96,6 +96,16 @@ export interface AgentResult {
   durationMs: number;
 }
 
+/**
+ * What an agent run spent: its LLM calls (with their tokens) and how long it ran. A run that fails carries it on its
+ * error (`agentRunSpendOf` in agent.ts), since it has no {@link AgentResult}.
+ */
+export interface AgentRunSpend {
+  durationMs: number;
+  usage: LlmUsage;
+  llmCalls: LlmCallRecord[];
+}
+
 /** The design's cap on tries per subtask. */
 export const MAX_CHALLENGE_COUNT = 3;
 

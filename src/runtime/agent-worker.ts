@@ -11,9 +11,10 @@ import v8 from 'node:v8';
 import type { Worker } from 'bullmq';
 import { answerTicket, parkAfterFailure, type AnswerOutcome } from '../../jobs/answer-ticket.js';
 import { proposeLearnedAnswer } from '../../jobs/propose-learned-answer.js';
+import { agentRunSpendOf } from '../agent/agent.js';
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import { createOpenAIClient } from '../openai.js';
-import { recordAgentRun, recordIgnored } from '../server/metrics.js';
+import { recordAgentRun, recordFailedAgentRun, recordIgnored } from '../server/metrics.js';
 import { createLogger } from '../logger.js';
 import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
 import type { RoleHandle } from './lifecycle.js';
@@ -92,9 +93,12 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
       // The handler parks on the failures it sees; this catches the ones it cannot (a job that stalled too often).
       onFailed: async (job, error, { final }) => {
         // A failed proposal loses a suggestion, never the ticket: only the agent's own job parks.
-        if (!final || !job || job.name !== 'answer-ticket') return;
+        if (!job || job.name !== 'answer-ticket') return;
         const ticketId = (job.data as { ticketId?: unknown }).ticketId;
-        if (typeof ticketId === 'string') await parkAfterFailure(store, ticketId, `agent job failed for good: ${error.message}`, logger);
+        if (final && typeof ticketId === 'string') await parkAfterFailure(store, ticketId, `agent job failed for good: ${error.message}`, logger);
+        // Every failed attempt, retried or not: the model billed the calls it answered before the run broke off.
+        const spend = agentRunSpendOf(error);
+        if (spend) await recordFailedAgentRun(redis, config.QUEUE_PREFIX, spend);
       },
       // Metrics hang off the lifecycle event, not the handler: a failing counter never fails a ticket.
       onCompleted: async (_job, result) => {

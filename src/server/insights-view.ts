@@ -195,7 +195,9 @@ export interface InsightsView {
 export function renderInsightsPage(view: InsightsView): SafeHtml {
   const r = view.report;
   const days = r.daily;
-  const anyRun = r.llm.agentRuns > 0;
+  // Runs that all failed (the model server down midway) still cost money: their calls show without any run.
+  const anyLlmUse = r.llm.agentRuns > 0 || r.llm.calls > 0;
+  const perRun = (n: number | null, format: (n: number) => string) => (n === null ? '–' : format(n));
   const body = html`
 <div class="toolbar">
   <h1>Insights <span class="muted small">${r.from} – ${r.to} (UTC)</span></h1>
@@ -274,11 +276,11 @@ export function renderInsightsPage(view: InsightsView): SafeHtml {
 <section class="card" id="llm">
   <h2>LLM calls, tokens and cost</h2>
   ${
-    anyRun
+    anyLlmUse
       ? html`<div class="tiles">
     ${tile('Agent runs', integer(r.llm.agentRuns))}
-    ${tile('Calls per ticket run', (r.llm.callsPerRun ?? 0).toFixed(1))}
-    ${tile('Tokens per ticket run', integer(r.llm.tokensPerRun ?? 0))}
+    ${tile('Calls per ticket run', perRun(r.llm.callsPerRun, (n) => n.toFixed(1)))}
+    ${tile('Tokens per ticket run', perRun(r.llm.tokensPerRun, integer))}
     ${tile('Cost per ticket run', dollars(r.llm.costPerRun))}
   </div>
   <table class="numbers">

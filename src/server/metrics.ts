@@ -5,19 +5,26 @@
  * - State the dashboard can read at scrape time: tickets per state (`TicketStore.countByState`, one ZCARD per state,
  *   no scanning) and the job counts of each queue (BullMQ `getJobCounts`).
  * - Events that happen in other processes (agent workers, the sender, the poller): those processes record them with
- *   {@link recordAgentRun}, {@link recordReplySent} and {@link recordIgnored} into Redis counters, and the dashboard
- *   reads the counters at scrape time. Redis is already shared by every process, so the numbers add up across all
- *   machines without a push gateway or one scrape target per worker.
+ *   {@link recordAgentRun}, {@link recordFailedAgentRun}, {@link recordReplySent} and {@link recordIgnored} into Redis
+ *   counters, and the dashboard reads the counters at scrape time. Redis is already shared by every process, so the
+ *   numbers add up across all machines without a push gateway or one scrape target per worker.
  *
  * Redis key layout (P = QUEUE_PREFIX; no queue is named `metrics`, so BullMQ's `P:<queue>:…` keys cannot collide):
  *
  * | key                   | type | fields                                                                        |
  * |-----------------------|------|-------------------------------------------------------------------------------|
- * | `P:metrics:counters`  | hash | `llm_calls`, `llm_prompt_tokens`, `llm_completion_tokens`, `replies_sent`,    |
+ * | `P:metrics:counters`  | hash | `llm_calls`, `llm_prompt_tokens`, `llm_completion_tokens` (of runs finished   |
+ * |                       |      | and failed), `agent_runs_failed`, `replies_sent`,                             |
  * |                       |      | `tickets_archived`, `raw_mails_dropped` (retention job)                       |
  * | `P:metrics:ignored`   | hash | one field per ignore reason (`auto-reply`, `bounce`, …) → mails ignored        |
  * | `P:metrics:agent_run` | hash | `count`, `sum_ms` (total duration in ms), and `le:<seconds>` / `le:+Inf`: runs |
  * |                       |      | whose duration fell in that bucket (not cumulative; summed up at scrape time)  |
+ *
+ * An agent run counts in the duration histogram when it produced a result (the ticket was then drafted or parked).
+ * A run that failed (the model server erred midway, the job was retried or given up on) has no comparable duration,
+ * but the model still billed the calls it answered: those count in the LLM counters, and the run in
+ * `agent_runs_failed`. {@link recordFailedAgentRun} also adds them to the insights' day hash, where the ticket store
+ * counts the calls of the runs whose result it stores.
  *
  * Ticket outcomes and the edit-ratio histogram are counted by the ticket store itself, in the write that ends a
  * ticket (keys in src/tickets/outcome.ts, `outcomeKeys`), and read here the same way.
@@ -29,14 +36,15 @@
  */
 import type { Redis } from 'ioredis';
 import { Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValueWithName } from 'prom-client';
-import type { LlmUsage } from '../agent/types.js';
+import type { AgentRunSpend, LlmUsage } from '../agent/types.js';
 import type { IgnoreReason } from '../mail/classify.js';
 import { execAll } from '../queues/connection.js';
 import { ALL_QUEUE_NAMES } from '../queues/names.js';
 import type { Queues } from '../queues/registry.js';
 import { TICKET_STATES } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
-import { EDIT_RATIO_BUCKETS, EDIT_RATIO_SUM_SCALE, OUTCOMES, outcomeKeys } from '../tickets/outcome.js';
+import { llmCallFields } from '../tickets/insights.js';
+import { EDIT_RATIO_BUCKETS, EDIT_RATIO_SUM_SCALE, OUTCOMES, outcomeDay, outcomeKeys } from '../tickets/outcome.js';
 
 /** Upper bounds (seconds) of the agent run duration histogram: runs take seconds to minutes. */
 export const AGENT_RUN_BUCKETS_SECONDS = [1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600] as const;
@@ -64,6 +72,7 @@ export const METRIC_NAMES = {
   tickets: 'helpdesk_tickets',
   queueJobs: 'helpdesk_queue_jobs',
   agentRunDuration: 'helpdesk_agent_run_duration_seconds',
+  agentRunsFailed: 'helpdesk_agent_runs_failed_total',
   llmCalls: 'helpdesk_llm_calls_total',
   llmTokens: 'helpdesk_llm_tokens_total',
   repliesSent: 'helpdesk_replies_sent_total',
@@ -99,8 +108,9 @@ function nonNegativeInt(value: number, what: string): number {
 }
 
 /**
- * Records one finished agent run: its duration (histogram) and its LLM calls and tokens. Called by the agent
- * worker after each run, successful or not, for the usage it incurred.
+ * Records one agent run that produced a result: its duration (histogram) and its LLM calls and tokens. Called by
+ * the agent worker when an `answer-ticket` job completed after running the agent; a run that failed is recorded by
+ * {@link recordFailedAgentRun} instead.
  */
 export async function recordAgentRun(
   redis: Redis,
@@ -119,6 +129,30 @@ export async function recordAgentRun(
       .hincrby(k.counters, 'llm_prompt_tokens', nonNegativeInt(run.usage.promptTokens, 'usage.promptTokens'))
       .hincrby(k.counters, 'llm_completion_tokens', nonNegativeInt(run.usage.completionTokens, 'usage.completionTokens')),
   );
+}
+
+/**
+ * Records one agent run that failed: the LLM calls the model server answered before the failure, and their tokens,
+ * in the counters and in the insights' day hash of `at` (the failure's UTC day), and the run in `agent_runs_failed`.
+ * Not in the duration histogram: a run cut short says nothing about how long answering takes. Called by the agent
+ * worker when an `answer-ticket` attempt failed, retried or not.
+ */
+export async function recordFailedAgentRun(
+  redis: Redis,
+  prefix: string,
+  spend: Pick<AgentRunSpend, 'usage' | 'llmCalls'>,
+  at: Date = new Date(),
+): Promise<void> {
+  const k = metricsKeys(prefix);
+  const day = outcomeKeys(prefix).day(outcomeDay(at.toISOString()));
+  const multi = redis
+    .multi()
+    .hincrby(k.counters, 'agent_runs_failed', 1)
+    .hincrby(k.counters, 'llm_calls', nonNegativeInt(spend.usage.calls, 'usage.calls'))
+    .hincrby(k.counters, 'llm_prompt_tokens', nonNegativeInt(spend.usage.promptTokens, 'usage.promptTokens'))
+    .hincrby(k.counters, 'llm_completion_tokens', nonNegativeInt(spend.usage.completionTokens, 'usage.completionTokens'));
+  for (const [field, n] of llmCallFields(spend.llmCalls)) multi.hincrby(day, field, nonNegativeInt(n, field));
+  await execAll(multi);
 }
 
 /** Records one reply accepted by the SMTP server. Called by the sender. */
@@ -278,15 +312,26 @@ export function createMetricsRegistry(sources: MetricsSources): Registry {
 
   new RedisBackedHistogram(
     METRIC_NAMES.agentRunDuration,
-    'Duration of agent runs (one ticket answered or given up on) in seconds',
+    'Duration of agent runs that produced a result (the ticket drafted or parked) in seconds; failed runs are not in it',
     async () => histogramFromHash(await sources.redis.hgetall(keys.agentRun)),
     registry,
     AGENT_RUN_BUCKETS_SECONDS,
   );
 
   new Counter({
+    name: METRIC_NAMES.agentRunsFailed,
+    help: 'Agent runs that failed (the job retried or given up on); their LLM calls and tokens are in the LLM counters',
+    registers,
+    async collect() {
+      const n = toCount((await sources.redis.hget(keys.counters, 'agent_runs_failed')) ?? undefined);
+      this.reset();
+      this.inc(n);
+    },
+  });
+
+  new Counter({
     name: METRIC_NAMES.llmCalls,
-    help: 'LLM requests made by agent runs',
+    help: 'LLM requests made by agent runs, finished or failed',
     registers,
     async collect() {
       const n = toCount((await sources.redis.hget(keys.counters, 'llm_calls')) ?? undefined);
@@ -297,7 +342,7 @@ export function createMetricsRegistry(sources: MetricsSources): Registry {
 
   new Counter({
     name: METRIC_NAMES.llmTokens,
-    help: 'LLM tokens used by agent runs, by kind (prompt or completion)',
+    help: 'LLM tokens used by agent runs, finished or failed, by kind (prompt or completion)',
     labelNames: ['kind'],
     registers,
     async collect() {

@@ -16,14 +16,17 @@
  * | `lat:reviewed:<i>`       | an approved reply is sent           | the same, for replies a person approved              |
  * | `rej:<reason>`           | a ticket is rejected                | rejections per (normalised) reason                   |
  * | `agent_runs`             | an agent result is stored           | agent runs                                           |
- * | `llm:<model>:calls`      | an agent result is stored           | LLM calls of that model                              |
- * | `llm:<model>:in` / `:cached` / `:out` | an agent result is stored | prompt (of which cached) and completion tokens |
+ * | `llm:<model>:calls`      | an agent result is stored, or an agent run fails | LLM calls of that model                 |
+ * | `llm:<model>:in` / `:cached` / `:out` | the same               | prompt (of which cached) and completion tokens       |
+ *
+ * A failed agent run stores no result, so its calls are added by the agent worker when the attempt fails
+ * (`recordFailedAgentRun`, src/server/metrics.ts), with {@link llmCallFields}; it is not an `agent_runs`.
  *
  * Reply times are kept as a histogram of geometric buckets ({@link LATENCY_BUCKET_RATIO} apart), so percentiles are
  * read as the upper bound of the bucket the exact percentile falls in: at most 10 % above it, never below.
  */
 import type { Redis } from 'ioredis';
-import type { AgentResult } from '../agent/types.js';
+import type { AgentResult, LlmCallRecord } from '../agent/types.js';
 import { costOf, priceOf, type PriceTable } from '../agent/prices.js';
 import { EDIT_RATIO_BUCKETS, EDIT_RATIO_SUM_SCALE, OUTCOMES, editRatioBucketField, outcomeKeys, type OutcomeKind, type TicketOutcome } from './outcome.js';
 import type { Ticket } from './ticket.js';
@@ -92,12 +95,22 @@ export function insightFieldsOnWrite(ticket: Pick<Ticket, 'createdAt'>, outcome:
   if (agent) {
     add('agent_runs', 1);
     // An agent result stored by an older version (or a partial one) may lack the call records.
-    for (const call of agent.llmCalls ?? []) {
-      add(`llm:${call.model}:calls`, 1);
-      add(`llm:${call.model}:in`, call.promptTokens);
-      add(`llm:${call.model}:cached`, call.cachedPromptTokens ?? 0);
-      add(`llm:${call.model}:out`, call.completionTokens);
-    }
+    for (const [field, n] of llmCallFields(agent.llmCalls ?? [])) add(field, n);
+  }
+  return fields;
+}
+
+/** The day-hash increments of LLM calls, as field → amount: per model, the calls and their tokens. */
+export function llmCallFields(calls: readonly LlmCallRecord[]): Map<string, number> {
+  const fields = new Map<string, number>();
+  const add = (field: string, n: number) => {
+    if (n !== 0) fields.set(field, (fields.get(field) ?? 0) + n);
+  };
+  for (const call of calls) {
+    add(`llm:${call.model}:calls`, 1);
+    add(`llm:${call.model}:in`, call.promptTokens);
+    add(`llm:${call.model}:cached`, call.cachedPromptTokens ?? 0);
+    add(`llm:${call.model}:out`, call.completionTokens);
   }
   return fields;
 }
@@ -168,6 +181,7 @@ export interface Insights {
   };
   /** Rejections per reason, most frequent first (ties by reason). */
   rejectionReasons: Array<{ reason: string; count: number }>;
+  /** Calls, tokens and cost include the calls of runs that failed; `agentRuns` counts only runs with a result. */
   llm: {
     agentRuns: number;
     calls: number;

@@ -4,7 +4,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { HelpDeskAgent, MAX_CHALLENGE_COUNT, createSearchTools, defaultPrompts } from '../../src/agent/index.js';
+import { UnrecoverableError } from 'bullmq';
+import { toJobError } from '../../jobs/answer-ticket.js';
+import { HelpDeskAgent, MAX_CHALLENGE_COUNT, agentRunSpendOf, createSearchTools, defaultPrompts } from '../../src/agent/index.js';
 import { createOpenAIClient } from '../../src/openai.js';
 import { httpError, startOpenAIServer, type OpenAIServer } from '../../src/dev/openai-server.js';
 import { classify, fixtureSearch, messageText, scriptedModel, type ScriptedModelOptions } from '../../src/dev/scripted-model.js';
@@ -213,5 +215,34 @@ describe('HTTP errors', () => {
     server.setHandler(() => httpError(500, { message: 'down', retryAfterMs: 5 }));
     await expect(agent.runAgent(ONE_TOPIC)).rejects.toMatchObject({ status: 500 });
     expect(server.chatRequests()).toHaveLength(2);
+  });
+
+  it.each([
+    [500, 'the error as the server gave it'],
+    [400, 'the permanent failure the job turns it into'],
+  ])('a run failing with HTTP %i after some steps were answered carries their calls and tokens on %s', async (status) => {
+    const { agent } = makeAgent();
+    const scripted = scriptedModel({ plan: () => ['二段階認証の設定について調べる', 'パスワードの変更について調べる'] });
+    server.setHandler(async (req) => {
+      if (classify(req).kind === 'final_answer') return httpError(status, { message: 'model crashed' });
+      const reply = await scripted(req);
+      return reply.type === 'chat' ? { ...reply, usage: { prompt_tokens: 100, completion_tokens: 10, prompt_tokens_details: { cached_tokens: 40 } } } : reply;
+    });
+    const err: unknown = await agent.runAgent('二段階認証とパスワード変更について').catch((e: unknown) => e);
+    // The error itself is unchanged, so retrying or giving up is decided as before.
+    expect(err).toMatchObject({ status, message: expect.stringContaining('model crashed') });
+
+    const answered = server.chatRequests().filter((r) => r.status === 200).length;
+    // The plan, then select, answer and reflect for each of the two subtasks.
+    expect(answered).toBe(7);
+    const failure = status === 400 ? toJobError(err) : err;
+    expect(failure instanceof UnrecoverableError).toBe(status === 400);
+    const spend = agentRunSpendOf(failure);
+    expect(spend?.usage).toEqual({ calls: 7, promptTokens: 700, completionTokens: 70, totalTokens: 770 });
+    expect(spend?.llmCalls.filter((c) => c.step === 'reflect_subtask').map((c) => c.subtask).sort()).toEqual(['パスワードの変更について調べる', '二段階認証の設定について調べる']);
+    expect(spend?.llmCalls.every((c) => c.cachedPromptTokens === 40 && c.model === 'scripted-model')).toBe(true);
+    expect(spend?.durationMs).toBeGreaterThanOrEqual(0);
+    // Nothing is claimed for an error that did not come out of a run.
+    expect(agentRunSpendOf(new Error('elsewhere'))).toBeUndefined();
   });
 });

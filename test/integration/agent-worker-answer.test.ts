@@ -7,6 +7,8 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { deleteRaw } from '../../src/mail/raw-store.js';
+import { metricsKeys } from '../../src/server/metrics.js';
+import { readInsights } from '../../src/tickets/insights.js';
 import { approveTicket } from '../../src/tickets/review.js';
 import type { Ticket } from '../../src/tickets/ticket.js';
 import { httpError, jsonResponse, textResponse } from '../../src/dev/openai-server.js';
@@ -253,6 +255,34 @@ describe('agent worker and sender', () => {
     expect(parked.reason).toMatch(/^agent failed permanently: .*unknown model/);
     expect(servers.llm.chatRequests()).toHaveLength(1);
     expect(servers.smtp.attempts).toHaveLength(0);
+  });
+
+  it('counts the LLM calls and tokens of attempts that failed after the model had answered some of their steps', async () => {
+    // Plan, tool selection, subtask answer and reflection are answered (and billed); the final answer fails.
+    const scripted = scriptedModel({ override: (call) => (call.kind === 'final_answer' ? httpError(500, { message: 'model crashed' }) : undefined) });
+    servers.llm.setHandler(async (request) => {
+      const reply = await scripted(request);
+      return reply.type === 'chat' ? { ...reply, usage: { prompt_tokens: 300, completion_tokens: 20 } } : reply;
+    });
+    const running = await run({ AGENT_ATTEMPTS: '2' });
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'k@customer.example', subject: '二段階認証', body: QUESTION }));
+    expect((await waitForState(running.store, ticketId, ['parked', 'sent'])).reason).toMatch(/^agent failed 2 time\(s\); last error: .*model crashed/);
+
+    const answered = servers.llm.chatRequests().filter((r) => r.status === 200).length;
+    expect(answered).toBe(8);
+    const redis = await running.services.producer();
+    const keys = metricsKeys(running.services.config.QUEUE_PREFIX);
+    const counters = await waitFor(async () => {
+      const hash = await redis.hgetall(keys.counters);
+      return Number(hash.llm_calls ?? 0) >= answered && hash;
+    }, 'the failed attempts\' LLM calls to be recorded');
+    expect(counters).toMatchObject({ llm_calls: '8', llm_prompt_tokens: '2400', llm_completion_tokens: '160', agent_runs_failed: '2' });
+    // No run produced a result: the duration histogram stays empty.
+    expect(await redis.hgetall(keys.agentRun)).toEqual({});
+
+    const insights = await readInsights(redis, running.services.config.QUEUE_PREFIX, { days: 1, prices: {} });
+    expect(insights.llm).toMatchObject({ agentRuns: 0, calls: 8, promptTokens: 2400, completionTokens: 160 });
+    expect(insights.llm.models.map((m) => m.model)).toEqual(['scripted-model']);
   });
 
   it('parks a drafted ticket whose send job could not be queued on the last attempt, instead of leaving it drafted with no job', async () => {

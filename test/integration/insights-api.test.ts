@@ -16,6 +16,7 @@ import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
 import { createDashboardApp } from '../../src/server/app.js';
+import { recordFailedAgentRun } from '../../src/server/metrics.js';
 import type { InsightProviders, InsightsReport } from '../../src/server/insights.js';
 import { REVIEW_CSP } from '../../src/server/security.js';
 import { latencyBucket, latencyBucketBound, nearestRank, normalizeReason, roundSeconds } from '../../src/tickets/insights.js';
@@ -52,6 +53,8 @@ afterAll(async () => {
 
 interface Fixture {
   url: string;
+  /** QUEUE_PREFIX of this fixture. */
+  prefix: string;
   store: TicketStore;
   queues: Queues;
   /** Sets the store's clock. */
@@ -74,7 +77,7 @@ async function start(providers?: InsightProviders): Promise<Fixture> {
     await closeAll(queues).catch(() => undefined);
     await removePrefix(redisServer.url, prefix);
   });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, store, queues, at: (ms) => (clock = ms) };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, prefix, store, queues, at: (ms) => (clock = ms) };
 }
 
 function get(f: Fixture, path: string): Promise<Response> {
@@ -345,6 +348,24 @@ describe('insights API', () => {
     expect(html).toContain('Top knowledge gaps');
     expect(html).toContain('請求書の再発行 &lt;b&gt;');
     expect(html).toContain('not yet trusted: 3 of 5 reviews');
+  });
+
+  it('counts the calls of agent runs that failed in the tokens and cost, not as runs, and shows them on the page', async () => {
+    const f = await start();
+    // A day on which the model server broke off every run: nothing was stored, the calls it answered were billed.
+    const call = (promptTokens: number): LlmCallRecord => ({ step: 'select_tools', subtask: 's', model: 'gpt-4o-mini', durationMs: 5, promptTokens, completionTokens: 100_000 });
+    const calls = [call(1_000_000), call(1_000_000)];
+    const usage = { calls: 2, promptTokens: 2_000_000, completionTokens: 200_000, totalTokens: 2_200_000 };
+    await recordFailedAgentRun(redis, f.prefix, { usage, llmCalls: calls }, TODAY);
+    await recordFailedAgentRun(redis, f.prefix, { usage: { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 }, llmCalls: [] }, TODAY);
+
+    const api = (await (await get(f, '/api/insights?days=1')).json()) as InsightsReport;
+    expect(api.llm).toMatchObject({ agentRuns: 0, calls: 2, promptTokens: 2_000_000, completionTokens: 200_000, callsPerRun: null, costPerRun: null });
+    // 2 M prompt tokens at $0.15 and 0.2 M completion tokens at $0.60 per million.
+    expect(api.llm.costUsd).toBeCloseTo(0.42);
+    const html = await (await get(f, '/insights?days=1')).text();
+    expect(html).not.toContain('The agent did not run in this period.');
+    expect(html).toContain('<code>gpt-4o-mini</code>');
   });
 
   it('refuses a period outside 1–366 days', async () => {

@@ -23,7 +23,7 @@ import { answerJobId, sendJobId } from '../../src/queues/job-options.js';
 import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
 import { createSearchBackends } from '../../src/search/factory.js';
 import { createDashboardApp, type DashboardDeps } from '../../src/server/app.js';
-import { METRIC_NAMES, recordAgentRun, recordIgnored, recordReplySent } from '../../src/server/metrics.js';
+import { METRIC_NAMES, recordAgentRun, recordFailedAgentRun, recordIgnored, recordReplySent } from '../../src/server/metrics.js';
 import { jobGeneration, newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
 import { RERUN_NOTE } from '../../src/tickets/review.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
@@ -868,6 +868,9 @@ describe('metrics', () => {
     await call(d, `/api/tickets/${t.id}/approve`, { json: {} });
     await recordAgentRun(redis, d.prefix, { durationMs: 4_200, usage: { calls: 5, promptTokens: 1000, completionTokens: 200 } });
     await recordAgentRun(redis, d.prefix, { durationMs: 750_000, usage: { calls: 7, promptTokens: 1500, completionTokens: 300 } });
+    // A run the model server broke off after two answered calls: billed, but not a run of the duration histogram.
+    const answered = { step: 'create_plan' as const, model: 'gpt-4o', durationMs: 5, promptTokens: 100, completionTokens: 20 };
+    await recordFailedAgentRun(redis, d.prefix, { usage: { calls: 2, promptTokens: 200, completionTokens: 40, totalTokens: 240 }, llmCalls: [answered, answered] });
     await recordReplySent(redis, d.prefix);
     await recordIgnored(redis, d.prefix, 'auto-reply');
     await recordIgnored(redis, d.prefix, 'auto-reply');
@@ -891,9 +894,10 @@ describe('metrics', () => {
     expect(text).toContain('helpdesk_agent_run_duration_seconds_bucket{le="+Inf"} 2');
     expect(text).toContain('helpdesk_agent_run_duration_seconds_sum 754.2');
     expect(text).toContain('helpdesk_agent_run_duration_seconds_count 2');
-    expect(text).toContain('helpdesk_llm_calls_total 12');
-    expect(text).toContain('helpdesk_llm_tokens_total{kind="prompt"} 2500');
-    expect(text).toContain('helpdesk_llm_tokens_total{kind="completion"} 500');
+    expect(text).toContain('helpdesk_agent_runs_failed_total 1');
+    expect(text).toContain('helpdesk_llm_calls_total 14');
+    expect(text).toContain('helpdesk_llm_tokens_total{kind="prompt"} 2700');
+    expect(text).toContain('helpdesk_llm_tokens_total{kind="completion"} 540');
     expect(text).toContain('helpdesk_replies_sent_total 1');
     expect(text).toContain('helpdesk_mails_ignored_total{reason="auto-reply"} 2');
     expect(text).toContain('helpdesk_mails_ignored_total{reason="list"} 1');
@@ -901,7 +905,7 @@ describe('metrics', () => {
 
     // Scraping again does not double anything (the counters are read, not accumulated in the dashboard).
     const again = await (await call(d, '/metrics')).text();
-    expect(again).toContain('helpdesk_llm_calls_total 12');
+    expect(again).toContain('helpdesk_llm_calls_total 14');
     expect(again).toContain('helpdesk_agent_run_duration_seconds_count 2');
   });
 });
