@@ -8,7 +8,8 @@
  * - {@link ruleCandidates}: pure rules, always available, so the loop works without a model;
  * - {@link distilCandidates}: a structured LLM call (format {@link LEARNED_ANSWERS_FORMAT_NAME}) that may split and
  *   restate questions better. Its answers must be text of the reply as sent (compared with whitespace collapsed), so
- *   a model can cut the reply into pieces but never invent or rewrite an answer; anything else falls back to the rules.
+ *   a model can cut the reply into pieces but never invent or rewrite an answer, and its questions must be mostly the
+ *   customer's words ({@link shareFromCustomer}); anything else falls back to the rules.
  *
  * Both fields of every candidate are then scrubbed of personal data ({@link scrubCandidate}): the rules of
  * `personal-data.ts` with the customer's names, and the model's second pass when a model is given. What comes out is
@@ -19,6 +20,7 @@ import { zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { delimit } from '../agent/prompts.js';
 import { replyBody } from '../tickets/outcome.js';
+import { questionTerms } from './gap-similarity.js';
 import { scrubPersonalDataWithModel, type PersonalDataModel } from './personal-data-model.js';
 import { scrubPersonalData } from './personal-data.js';
 
@@ -28,6 +30,27 @@ export const MAX_CANDIDATE_QUESTION_CHARS = 2_000;
 export const MAX_CANDIDATE_ANSWER_CHARS = 8_000;
 /** Most pairs one approval proposes (one per topic; the agent plans at most a few subtasks). */
 export const MAX_CANDIDATES_PER_TICKET = 5;
+
+/**
+ * Least share of a model-written question's topic terms that must come from the customer's question. The model may
+ * restate (drop greetings, join a topic's lines, say 「…の方法」), which keeps most terms; a question about something
+ * the customer never asked keeps few. In the table of test/unit/knowledge-learned-candidates.test.ts restatements
+ * keep two thirds of their terms and more, questions on another topic none.
+ */
+export const MIN_QUESTION_SHARE_FROM_CUSTOMER = 0.5;
+
+/**
+ * The share of `question`'s topic terms (the knowledge gaps' terms: bigrams and words, without hiragana and the words
+ * that phrase a request) that occur in `customerQuestion`; 0 for a question that names no topic at all.
+ */
+export function shareFromCustomer(question: string, customerQuestion: string): number {
+  const terms = questionTerms(question);
+  if (terms.size === 0) return 0;
+  const customer = questionTerms(customerQuestion);
+  let found = 0;
+  for (const term of terms.keys()) if (customer.has(term)) found++;
+  return found / terms.size;
+}
 
 /** What the candidates are made from: the ticket as approved. */
 export interface CandidateSource {
@@ -131,7 +154,8 @@ export type DistilResult = { pairs: DraftPair[]; error?: undefined } | { pairs?:
 
 /**
  * Asks the model to split the approved reply into pairs. Returns the pairs when every answer is text of the reply
- * (whitespace aside) and every field is non-empty; otherwise (model down, refusal, an invented answer) the error,
+ * (whitespace aside), every question mostly the customer's words and every field non-empty; otherwise (model down,
+ * refusal, an invented answer or question) the error,
  * so the caller falls back to {@link ruleCandidates}. Never throws for the model's failures.
  */
 export async function distilCandidates(source: CandidateSource, llm: { client: Pick<OpenAI, 'chat'>; model: string; signal?: AbortSignal }): Promise<DistilResult> {
@@ -165,6 +189,10 @@ export async function distilCandidates(source: CandidateSource, llm: { client: P
     if (pairs.some((p) => p.question === '' || p.answer === '')) return { error: 'the model proposed a pair with an empty field' };
     const sent = normalizeSpace(reply);
     if (pairs.some((p) => !sent.includes(normalizeSpace(p.answer)))) return { error: 'the model proposed an answer that is not text of the reply as sent' };
+    // A stored pair is found by its question: one the customer did not ask would bring this answer to other topics.
+    if (pairs.some((p) => shareFromCustomer(p.question, question) < MIN_QUESTION_SHARE_FROM_CUSTOMER)) {
+      return { error: "the model proposed a question that is not in the customer's words" };
+    }
     return { pairs: pairs.slice(0, MAX_CANDIDATES_PER_TICKET).map(bounded) };
   } catch (err) {
     return { error: err instanceof Error ? err.message : String(err) };

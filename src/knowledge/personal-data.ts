@@ -2,9 +2,11 @@
  * Removes personal data from text before it can enter the knowledge base: a learned Q&A pair is read by every later
  * customer's agent run, so a name, address or order number in it would leak one customer's data to the next.
  *
- * Rules only, deterministic and local: e-mail addresses, phone numbers (Japanese, with full-width digits, and
- * international), postal codes, Japanese and US-style street addresses (and what follows an address label such as
- * 住所：), order/contract/customer/ticket/bank-account numbers and log-in names after their label, credit-card-like
+ * Rules only, deterministic and local: e-mail addresses, phone numbers (Japanese, with full-width digits, French,
+ * international, and any after a label such as "Tel.:"), postal codes (Japanese, US, UK, Canadian, and European ones
+ * next to their town), Japanese street addresses, English, German, Dutch, French, Italian, Spanish and Portuguese
+ * ones (221B Baker Street, Musterstraße 12, 12 rue de la Paix, Via Roma 10) and what follows an address label such as
+ * 住所：, order/contract/customer/ticket/bank-account numbers and log-in names after their label, credit-card-like
  * numbers, the names the caller knows (From display name, signature), names before or after an honorific (山田様,
  * Smith様, 佐藤さん, "Dear John Smith", "Hi Anna,") and in a self-introduction (佐藤と申します). Each is replaced by a
  * placeholder in the text's language (`[メールアドレス]` in mostly Japanese text, `[email]` otherwise), so the pair
@@ -119,10 +121,67 @@ const JA_ADDRESS_CITY = new RegExp(`(?:\\p{Script=Han}{1,6}?[市区]){1,2}${TOWN
 // After an address label, the rest of the line is the address, block number or not (住所：神奈川県横浜市中区山下町).
 const LABELLED_ADDRESS = /(?:ご?住所|ご?自宅|送付先|配送先|お届け先|発送先)[ \t　]*[:：][ \t　]*((?![のはがをにへともや])[^\n。]{4,80}?)[ \t　]*(?=\n|。|$)/dgu;
 const PLACE = /[\p{Script=Han}](?:都|道|府|県|市|区|町|村|郡)|[市区町村]/u;
-const EN_STREET = /\b\d{1,6}\s+(?:[A-Z][a-z]+\.?\s+){1,4}(?:Street|St\.?|Avenue|Ave\.?|Road|Rd\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Way|Court|Ct\.?|Place|Pl\.?|Terrace|Parkway|Pkwy\.?)(?:,?\s+(?:Apt\.?|Suite|Unit|#)\s*[A-Za-z0-9-]+)?/g;
+// English and US streets, number first: 221B Baker Street, Flat 3, 12 High Road, 500 Market Street, Apt 4.
+const EN_STREET =
+  /\b(?:(?:Flat|Apartment|Apt\.?|Unit|Suite)\s+[A-Za-z0-9-]+,?\s+)?\d{1,6}[A-Za-z]?\s+(?:[A-Z][a-z]+\.?\s+){1,4}(?:Street|St\.?|Avenue|Ave\.?|Road|Rd\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Way|Court|Ct\.?|Place|Pl\.?|Terrace|Parkway|Pkwy\.?|Crescent|Grove|Gardens|Mews|Square)(?![A-Za-z])(?:,?\s+(?:Apt\.?|Suite|Unit|Flat|#)\s*[A-Za-z0-9-]+)?/g;
+// Words of product text that make a street-shaped match something else: "2 Google Drive", "Map 2 Network Drive"
+// (a count before a product), "Step 4 Select Main Way" (a step), "Via Port 8080", "Via Windows 11" (a means).
+const NOT_A_STREET_WORD = new Set([
+  'google', 'network', 'shared', 'hard', 'flash', 'usb', 'external', 'local', 'team', 'cloud', 'backup', 'system', 'data', 'virtual', 'removable',
+  'mapped', 'select', 'click', 'choose', 'open', 'press', 'tap', 'go', 'sign', 'log', 'add', 'remove', 'delete', 'enable', 'disable', 'save',
+  'port', 'windows', 'android', 'version', 'release', 'update', 'step', 'page', 'chapter', 'section', 'option', 'level', 'plan', 'server', 'settings',
+]);
+// French streets, number first: 12 rue de la Paix, 8 avenue des Champs-Élysées, 3 place de la Concorde. Place,
+// route, cours and square are English words too, so they need an article before the name.
+const FR_ARTICLE = "(?:de la|de l['’]|du|des|de|d['’]|la|le|les|l['’])";
+const FR_NAME = `\\p{Lu}[\\p{L}'’-]*(?:[ \\t]+(?:${FR_ARTICLE}[ \\t]*)?\\p{Lu}[\\p{L}'’-]*){0,4}`;
+const FR_STREET = new RegExp(
+  `(?<![\\p{L}\\p{N}.,])\\d{1,4}(?:[ \\t]?(?:bis|ter|[A-Za-z])(?!\\p{L}))?,?[ \\t]+(?:(?:[Rr]ue|[Aa]venue|[Aa]v\\.|[Bb]oulevard|[Bb]d|[Aa]llée|[Ii]mpasse|[Cc]hemin|[Qq]uai)[ \\t]+(?:${FR_ARTICLE}[ \\t]*)?|(?:[Pp]lace|[Rr]oute|[Cc]ours|[Ss]quare|[Pp]assage)[ \\t]+${FR_ARTICLE}[ \\t]*)${FR_NAME}`,
+  'gu',
+);
+// Name first, number after: Musterstraße 12, Hauptstr. 5, Karl-Marx-Allee 90, Berliner Straße 7a, Kalverstraat 92,
+// Drottninggatan 3. The name before the suffix has three letters or more, so that Spring 2024 or String 3 stay.
+const STREET_SUFFIX = '(?:straße|strasse|str\\.|weg|gasse|platz|allee|damm|ufer|chaussee|straat|laan|gracht|plein|singel|gatan|vägen|vej)';
+const STREET_WORD = '(?:Straße|Strasse|Str\\.|Weg|Gasse|Platz|Allee|Ring|Damm|Ufer|Chaussee)';
+const HOUSE_NUMBER = '[ \\t]?\\d{1,4}(?![\\p{N}]|[.,]\\d)(?:[ \\t]?[a-z](?!\\p{L}))?(?:[ \\t]?[-–/][ \\t]?\\d{1,4}(?!\\p{N}))?';
+const NAME_FIRST_STREET = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?:\\p{Lu}[\\p{L}-]{2,}?(?:${STREET_SUFFIX}|-${STREET_WORD})|\\p{Lu}\\p{Ll}{2,}er[ -]${STREET_WORD})${HOUSE_NUMBER}`,
+  'gu',
+);
+// Street type first (Italian, Spanish, Portuguese, Catalan): Via Roma 10, Calle Mayor 5, Avenida da Liberdade 110,
+// C/ de Balmes 12. Type words are capitalised, as in an address, so "via" in English text stays; name words have a
+// lower-case second letter, so "Via SSH 22" does too.
+const ROMANCE_ARTICLE = "(?:de la|de las|de los|del|della|delle|dello|dei|degli|di|de|da|do|das|dos|d['’])";
+const ROMANCE_STREET = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?:Via|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Calle|C/|Avenida|Avda\\.|Plaza|Paseo|Carrer|Camino|Ronda|Rua|Rúa|Travessa|Praça)[ \\t]+(?:${ROMANCE_ARTICLE}[ \\t]*)?\\p{Lu}\\p{Ll}[\\p{L}'’.-]*(?:[ \\t]+(?:${ROMANCE_ARTICLE}[ \\t]*)?\\p{Lu}\\p{Ll}[\\p{L}'’.-]*){0,3},?[ \\t]+(?:n(?:º|°|\\.º|o\\.)[ \\t]*)?${HOUSE_NUMBER}`,
+  'gu',
+);
 
 const POSTAL_MARK = new RegExp(`〒[ 　]?${D}{3}${DASH}?${D}{4}(?![0-9０-９])`, 'g');
-const POSTAL_LABEL = new RegExp(`(?:郵便番号|postal code|zip(?: code)?)\\s*[:：]?\\s*(${D}{3}${DASH}?${D}{4}|\\d{5}(?:-\\d{4})?)(?![0-9０-９])`, 'gdi');
+// UK postcodes by the Royal Mail's format (SW1A 1AA, M1 1AE, EC1A 1BB), capitals and the space as written on mail.
+const UK_POSTCODE_CORE = '(?:GIR 0AA|[A-PR-UWYZ](?:\\d{1,2}|[A-HK-Y]\\d{1,2}|\\d[A-HJKPSTUW]|[A-HK-Y]\\d[ABEHMNPRV-Y]) \\d[ABD-HJLNP-UW-Z]{2})';
+const UK_POSTCODE = new RegExp(`(?<![\\w-])${UK_POSTCODE_CORE}(?![\\w-])`, 'g');
+// "M2 8GB" is a chip and its memory: an inward code that reads as a size is not taken without a label.
+const SIZE_INWARD = / \d[GTP]B$/;
+// Canadian postal codes (K1A 0B1): letters D, F, I, O, Q, U never occur.
+const CA_POSTCODE_CORE = '[ABCEGHJ-NPRSTVXY]\\d[ABCEGHJ-NPRSTV-Z] \\d[ABCEGHJ-NPRSTV-Z]\\d';
+const CA_POSTCODE = new RegExp(`(?<![\\w-])${CA_POSTCODE_CORE}(?![\\w-])`, 'g');
+// Labels match with a capital or small first letter and in capitals, not case-insensitively: after "PLZ: 1010 in"
+// the small letters of "in" must not be read as the letters of a Dutch postcode.
+const POSTAL_LABEL_WORDS = ['postal code', 'postcode', 'post code', 'zip code', 'zip', 'PLZ', 'Postleitzahl', 'code postal', 'código postal'];
+const POSTAL_LABEL = new RegExp(
+  `(?<![A-Za-z])(?:郵便番号|${POSTAL_LABEL_WORDS.map(anyCapitalisation).join('|')})\\s*[:：]?\\s*(${D}{3}${DASH}?${D}{4}|\\d{5}(?:-\\d{4})?|${UK_POSTCODE_CORE}|${CA_POSTCODE_CORE}|[1-9]\\d{3}(?: ?[A-Z]{2})?)(?![0-9０-９A-Za-z])`,
+  'gd',
+);
+// A continental postcode before its town (a capitalised word): 10115 Berlin, 75002 Paris, D-10115 Berlin, 1012 AB Amsterdam. Five digits
+// before a capitalised word are as often a count ("10000 Users", "12345 Zeilen" on a line of their own), so the caller
+// keeps only those that follow a street address or carry a country prefix (postalCodeBeforeTown).
+const POSTAL_TOWN = /(?<![\p{L}\p{N}.,:/-])((?:(?:D|DE|F|FR|I|IT|E|ES|A|AT|CH|B|BE|NL|L|LU|P|PT)-(?=\d))?(?:\d{5}|[1-9]\d{3} ?[A-Z]{2}|(?<=-)\d{4}))[ \t]+\p{Lu}\p{Ll}/dgu;
+// What follows four digits in product text (1024 MB, 1080 HD, 2024 EU), and the letters Dutch postcodes never use.
+const NOT_A_DUTCH_POSTCODE = new Set([
+  'KB', 'MB', 'GB', 'TB', 'PB', 'HD', 'PX', 'PT', 'MS', 'HZ', 'AD', 'BC', 'CE', 'AM', 'PM', 'EU', 'US', 'UK', 'KW', 'CW', 'IT', 'PC', 'OS', 'UI', 'AI',
+  'DB', 'VM', 'IP', 'ID', 'QA', 'HR', 'NR', 'SA', 'SD', 'SS',
+]);
 // A bare 123-4567 is a postal code only in Japanese text: elsewhere it is as likely a part number.
 const POSTAL_BARE_JA = new RegExp(`(?<![\\w.#/０-９Ａ-Ｚａ-ｚ]|${DASH})${D}{3}${DASH}${D}{4}(?![\\w.０-９Ａ-Ｚａ-ｚ]|${DASH})`, 'g');
 const ZIP_PLUS_FOUR = /(?<![\w-])\d{5}-\d{4}(?![\w-])/g;
@@ -133,6 +192,13 @@ const US_STATE_ZIP = /(?<=,\s?)[A-Z]{2}\s+(\d{5})(?![\w-])/dg;
 const JA_PHONE = new RegExp(`(?<![\\w.\\-－/＃#０-９])(?:[(（][0０]${D}{1,4}[)）]${SEP}?${D}{1,4}${SEP}?${D}{3,4}(?![\\w.\\-－]*${D})|[0０]${D}{0,4}(?:${SEP}?[(（]${D}{1,4}[)）]${SEP}?|${SEP}?${D}{1,4}${SEP}?)${D}{3,4}(?![\\w.\\-－]*${D}))`, 'g');
 const INTL_PHONE = new RegExp(`(?<![\\w+])[+＋]${D}{1,3}(?:${SEP}?\\(?${D}{1,4}\\)?){2,5}(?![0-9０-９])`, 'g');
 const NA_PHONE = /(?<![\w.-])(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{4}(?![\w-])/g;
+// French numbers are written in five pairs (01 23 45 67 89, 06.12.34.56.78); the same separator throughout, and no
+// more pairs on either side (a hex dump, "<Buffer 02 00 00 00 00 05>", is a longer run of them).
+const FR_PHONE = /(?<![\w.+-]|\d[ .-])0[1-9]([ .-])\d{2}(?:\1\d{2}){3}(?![\w-]|[ .-]\d)/g;
+// After a label any national number counts (Tel.: 030 123456, Mobil: 0171 1234567, Telefon 030/123456); its length
+// is checked after matching. No dots: "Mobile 10.0.19045" is a version; brackets only round digits, so that the
+// office hours in "030 123456 (10:00–18:00)" stay.
+const LABELLED_PHONE = /\b(?:Tel|Tél|Phone|Telephone|Téléphone|Telefon|Telefono|Teléfono|Mobile|Mobil|Handy|Cell|Portable|Fax)\.?(?:[ \t]*(?:no\.?|number|nr\.?))?[ \t]*[:.]?[ \t]*(\+?(?:\(\d{1,5}\)[ \t]?)?\d(?:[\d ]|(?<=\d)[-/](?=\d)|[ \t]?\(\d{1,5}\)[ \t]?){4,18}\d)(?![\w-]|\.\d)/dgi;
 
 // Honorifics: the name before 様/さん/殿, after Dear/Hi/Mr., or before -san.
 // 様式・様子・様々 and 氏名 are words, not honorifics.
@@ -208,22 +274,31 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...groupsOf(text, JA_LOGIN),
     ...groupsOf(text, EN_LOGIN).filter(([s, e]) => !NOT_A_LOGIN.has(text.slice(s, e).toLowerCase())),
   ]);
-  add('address', [
+  const addresses: [number, number][] = [
     ...matchesOf(text, JA_ADDRESS),
     ...matchesOf(text, JA_ADDRESS_CITY),
-    ...matchesOf(text, EN_STREET),
+    ...[...matchesOf(text, EN_STREET), ...matchesOf(text, FR_STREET), ...matchesOf(text, NAME_FIRST_STREET), ...matchesOf(text, ROMANCE_STREET)].filter(
+      ([s, e]) => !text.slice(s, e).split(/[\s.,]+/).some((word) => NOT_A_STREET_WORD.has(word.toLowerCase())),
+    ),
     ...groupsOf(text, LABELLED_ADDRESS).filter(([s, e]) => PLACE.test(text.slice(s, e))),
-  ]);
+  ];
+  add('address', addresses);
+  const addressEnds = new Set(addresses.map(([, end]) => end));
   add('phone', [
     ...matchesOf(text, INTL_PHONE).filter(([s, e]) => digitCount(text.slice(s, e)) >= 8 && digitCount(text.slice(s, e)) <= 15),
     ...matchesOf(text, JA_PHONE).filter(([s, e]) => [10, 11].includes(digitCount(text.slice(s, e)))),
     ...matchesOf(text, NA_PHONE),
+    ...matchesOf(text, FR_PHONE),
+    ...groupsOf(text, LABELLED_PHONE).filter(([s, e]) => digitCount(text.slice(s, e)) >= 6 && digitCount(text.slice(s, e)) <= 15),
   ]);
   add('postal-code', [
     ...matchesOf(text, POSTAL_MARK),
     ...groupsOf(text, POSTAL_LABEL),
     ...matchesOf(text, ZIP_PLUS_FOUR),
     ...groupsOf(text, US_STATE_ZIP),
+    ...matchesOf(text, UK_POSTCODE).filter(([s, e]) => !SIZE_INWARD.test(text.slice(s, e))),
+    ...matchesOf(text, CA_POSTCODE),
+    ...[...text.matchAll(POSTAL_TOWN)].filter((m) => postalCodeBeforeTown(text, m, addressEnds)).map((m) => m.indices![1]!),
     ...(language === 'ja' ? matchesOf(text, POSTAL_BARE_JA) : []),
   ]);
   add('name', knownNameMatches(text, options.names ?? []));
@@ -249,6 +324,30 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   }
   out += text.slice(at);
   return { text: out, replacements, language };
+}
+
+/**
+ * Whether a match of POSTAL_TOWN is a postcode: it carries a country prefix (D-10115) or follows a street address with
+ * only a comma or a line break between; a Dutch one (1012 AB), whose letters make it rarer in other text, may also
+ * follow any comma or start a line, unless its letters are a unit or a common abbreviation (1024 MB).
+ */
+function postalCodeBeforeTown(text: string, match: RegExpExecArray, addressEnds: ReadonlySet<number>): boolean {
+  const [start] = match.indices![1]!;
+  const code = match[1]!;
+  if (/^[A-Z]{1,2}-/.test(code)) return true;
+  // Only the few characters before the code are read, so a long text with many codes stays linear.
+  const before = text.slice(Math.max(0, start - 12), start);
+  for (let gap = 0; gap <= before.length; gap++) {
+    if (addressEnds.has(start - gap) && /^,?[ \t]*(?:\r?\n[ \t]*)?$/.test(before.slice(before.length - gap))) return true;
+  }
+  const dutch = /[A-Z]{2}$/.exec(code);
+  return dutch !== null && !NOT_A_DUTCH_POSTCODE.has(dutch[0]) && (start === 0 || /(?:^|[\n,])[ \t]*$/.test(before));
+}
+
+/** A label as a pattern that matches it with each word capitalised or not, and in capitals (Post code, POST CODE). */
+function anyCapitalisation(label: string): string {
+  const words = label.split(' ').map((word) => `[${word[0]!.toUpperCase()}${word[0]!.toLowerCase()}]${word.slice(1)}`);
+  return `${words.join(' ')}|${label.toUpperCase()}`;
 }
 
 function occurrencesOf(text: string, needle: string): [number, number][] {

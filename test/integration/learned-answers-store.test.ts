@@ -156,6 +156,16 @@ describe('proposeLearnedAnswer', () => {
   it.each([
     ['the model is down', () => httpError(500, { message: 'down' })],
     ['the model invents an answer', () => jsonResponse({ pairs: [{ question: '領収書', answer: '宛名は変更できません。' }] })],
+    [
+      'the model writes a question the customer did not ask',
+      () =>
+        jsonResponse({
+          pairs: [
+            { question: '返金はいつ振り込まれますか', answer: '「請求」→「領収書」→「宛名を編集」で会社名にできます。' },
+            { question: '請求書の送付先を変更したい', answer: 'ご契約番号 KY-778899 の送付先は「契約」→「送付先」で変更できます。' },
+          ],
+        }),
+    ],
   ])('proposes by rules when %s', async (_name, reply) => {
     const { learned, tickets } = freshStore();
     llmServer.setHandler((request) => (request.body.response_format?.json_schema?.name === LEARNED_ANSWERS_FORMAT_NAME ? reply() : scriptedModel()(request)));

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   MAX_CANDIDATE_ANSWER_CHARS,
+  MIN_QUESTION_SHARE_FROM_CUSTOMER,
   questionTopics,
   replySections,
   ruleCandidates,
   scrubCandidate,
+  shareFromCustomer,
   signatureNames,
   type CandidateSource,
   type DraftPair,
@@ -87,6 +89,29 @@ describe('ruleCandidates', () => {
   it('bounds an answer to the stored maximum', () => {
     const [pair] = ruleCandidates({ question: '長い質問', reply: 'あ'.repeat(MAX_CANDIDATE_ANSWER_CHARS + 10) });
     expect(pair!.answer).toHaveLength(MAX_CANDIDATE_ANSWER_CHARS);
+  });
+});
+
+describe('shareFromCustomer: is a model-written question the customer\'s?', () => {
+  const TWO_TOPIC_MAIL = '1. 領収書の宛名について\n宛名を会社名にできますか。\n\n2. 請求書の送付先について\n送付先を変えたいです。';
+  const PASSWORD = 'パスワードを忘れてしまいました。再設定の方法を教えてください。';
+  const INVOICE_EN = 'Hi, how can I change the billing address shown on my invoices? Thanks, Bob';
+  it.each([
+    // Restatements: kept.
+    ['領収書の宛名について\n宛名を会社名にできますか。', TWO_TOPIC_MAIL, true],
+    ['領収書の宛名を会社名に変更できますか', TWO_TOPIC_MAIL, true],
+    ['請求書の送付先を変更する方法', TWO_TOPIC_MAIL, true],
+    ['パスワードを忘れた場合の再設定方法を教えてください', PASSWORD, true],
+    ['パスワードを再設定するには？', PASSWORD, true],
+    ['How do I change the billing address on invoices?', INVOICE_EN, true],
+    ['Can I export my data to CSV?', 'Hello team, is there a way to export all our records as a CSV file?', true],
+    // Another topic, or none: refused.
+    ['返金はいつ振り込まれますか', TWO_TOPIC_MAIL, false],
+    ['契約を解約する方法', '請求書の宛名を変更できますか。', false],
+    ['How do I delete my account?', INVOICE_EN, false],
+    ['教えてください', PASSWORD, false],
+  ])('%j from %j: %s', (question, customer, kept) => {
+    expect(shareFromCustomer(question, customer) >= MIN_QUESTION_SHARE_FROM_CUSTOMER).toBe(kept);
   });
 });
 

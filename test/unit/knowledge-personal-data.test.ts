@@ -40,6 +40,7 @@ const JAPANESE: Case[] = [
   ['self-introduction', '株式会社ABCの佐藤花子と申します。', '株式会社ABCの[氏名]と申します。', ['name']],
   ['labelled address without a block number', '住所：神奈川県横浜市中区山下町\nよろしくお願いします。', '住所：[住所]\nよろしくお願いします。', ['address']],
   ['labelled delivery address', 'お届け先: 札幌市中央区北一条西 サンプルマンション\n', 'お届け先: [住所]\n', ['address']],
+  ['British address in Japanese text', 'ロンドンの 221B Baker Street, London NW1 6XE に送ってください。', 'ロンドンの [住所], London [郵便番号] に送ってください。', ['address', 'postal-code']],
 ];
 
 const ENGLISH: Case[] = [
@@ -64,6 +65,33 @@ const ENGLISH: Case[] = [
   ['username', 'My username is jlopez and I cannot log in.', 'My username is [number] and I cannot log in.', ['reference-number']],
 ];
 
+// Addresses, postcodes and phone numbers as they are written in the UK, Canada and continental Europe.
+const EUROPEAN: Case[] = [
+  ['UK postcode after a street address', 'Please send it to 10 Downing Street, London SW1A 2AA.', 'Please send it to [address], London [postal code].', ['address', 'postal-code']],
+  ['UK postcode with a one-letter area', 'Our shop is in Manchester M1 1AE.', 'Our shop is in Manchester [postal code].', ['postal-code']],
+  ['UK postcode on its own line', 'London\nEC1A 1BB\nUnited Kingdom', 'London\n[postal code]\nUnited Kingdom', ['postal-code']],
+  ['house number with a letter', 'I live at 221B Baker Street, London NW1 6XE.', 'I live at [address], London [postal code].', ['address', 'postal-code']],
+  ['abbreviated street', 'Send it to 10 Downing St, thanks.', 'Send it to [address], thanks.', ['address']],
+  ['flat before the street', 'Deliver to Flat 3, 12 High Road, Leeds.', 'Deliver to [address], Leeds.', ['address']],
+  ['Canadian postal code', '24 Sussex Drive, Ottawa, ON K1A 0B1', '[address], Ottawa, ON [postal code]', ['address', 'postal-code']],
+  ['German street and postcode', 'Meine Adresse: Musterstraße 12, 10115 Berlin.', 'Meine Adresse: [address], [postal code] Berlin.', ['address', 'postal-code']],
+  ['abbreviated Straße', 'Bitte an Hauptstr. 5, 80331 München schicken.', 'Bitte an [address], [postal code] München schicken.', ['address', 'postal-code']],
+  ['street named after a town', 'Wir sind in der Berliner Straße 7a.', 'Wir sind in der [address].', ['address']],
+  ['street named after a person', 'Karl-Marx-Allee 90, 10243 Berlin', '[address], [postal code] Berlin', ['address', 'postal-code']],
+  ['postcode with a country prefix', 'Firma Muster, D-10115 Berlin', 'Firma Muster, [postal code] Berlin', ['postal-code']],
+  ['postcode and town on the line after the street', 'Musterfirma GmbH\nHauptstr. 5\n80331 München', 'Musterfirma GmbH\n[address]\n[postal code] München', ['address', 'postal-code']],
+  ['Dutch postcode after a street the rules do not know', 'Damrak 1, 1012 AB Amsterdam', 'Damrak 1, [postal code] Amsterdam', ['postal-code']],
+  ['French street and postcode', 'Livraison au 12 rue de la Paix, 75002 Paris.', 'Livraison au [address], [postal code] Paris.', ['address', 'postal-code']],
+  ['French avenue', "J'habite 8 avenue des Champs-Élysées, 75008 Paris.", "J'habite [address], [postal code] Paris.", ['address', 'postal-code']],
+  ['Italian street', 'Spedire a Via Roma 10, 00184 Roma.', 'Spedire a [address], [postal code] Roma.', ['address', 'postal-code']],
+  ['Spanish street', 'Vivo en Calle Mayor 5, 28013 Madrid.', 'Vivo en [address], [postal code] Madrid.', ['address', 'postal-code']],
+  ['Dutch street and postcode', 'Adres: Kalverstraat 92, 1012 PH Amsterdam', 'Adres: [address], [postal code] Amsterdam', ['address', 'postal-code']],
+  ['labelled postcode', 'Postcode: 1012 AB, PLZ: 10115', 'Postcode: [postal code], PLZ: [postal code]', ['postal-code', 'postal-code']],
+  ['French national phone', 'Appelez le 01 23 45 67 89 ou le 06.12.34.56.78.', 'Appelez le [phone] ou le [phone].', ['phone', 'phone']],
+  ['labelled national phone', 'Tel.: 030 123456 (10:00–18:00), Mobil: 0171 1234567.', 'Tel.: [phone] (10:00–18:00), Mobil: [phone].', ['phone', 'phone']],
+  ['international phones', 'Call +44 20 7946 0958, +49 30 123456 or +33 1 23 45 67 89.', 'Call [phone], [phone] or [phone].', ['phone', 'phone', 'phone']],
+];
+
 // Text a support answer needs: none of it is personal, so it must come out unchanged.
 const KEEP: [string, string][] = [
   ['version numbers', 'Update to 2.3.1 (or 10.0.19045) first.'],
@@ -82,6 +110,20 @@ const KEEP: [string, string][] = [
   ['part numbers in English', 'Replace part 123-4567 and cable ABC-123-4567.'],
   ['what an answer says of addresses and introductions', '住所の変更は「設定 > プロフィール」から行えます。住所：の欄は空欄のままで構いません。サポート担当と申します。'],
   ['what an answer says of log-in names', 'Your username is required and is case-sensitive; the login is shown on the account page. ログインIDは必須です。'],
+  ['version numbers with v', 'Fixed in v2.10.3; 10.0.19045.3803 and build 22631 are affected.'],
+  ['error codes and status codes', 'Error E-1001 or HTTP 404 means the page is missing; HTTP 503 means try again.'],
+  ['sizes', 'It needs 1024 MB of RAM, 2048 KB cache, 4096 MB Speicher and runs on a MacBook Air M2 8GB.'],
+  ['more dates and times', 'Starts 10:30, ends 15.01.2024 at 09:00, or on 1 January 2024, 01/15/2024.'],
+  ['operating systems', 'Windows 11 23H2, iOS 17, Android 14 and macOS 14.4 are supported.'],
+  ['ports after a colon', 'Connect to db.example.internal:8080 and proxy:3128, then :443.'],
+  ['step lists', '1. Open Settings\n2. Select Network Drive\n3. Click Place Order\n10. Press Save'],
+  ['menu paths', 'Settings > Network > Proxy > Port 8080, then File > Export > 2 Columns.'],
+  ['counts before capitalised nouns', 'Up to 10000 Users, 65535 Ports and 50000 Einträge pro Seite; Platz 1 im Test.'],
+  ['counts on a line of their own', 'Tabelle 3\n12345 Zeilen\n2024 EU Regeln, 1024 MB Speicher'],
+  ['drives and storage in steps', 'Map 2 Network Drive letters, use 2 Google Drive accounts or 1 Shared Drive.'],
+  ['words that end like a street', 'Spring 2024 release, String 3 and Monitoring 2 are new.'],
+  ['hex dumps', '<Buffer 08 00 00 00 00 00 00 00 28 58 01 82> and <Buffer 01 02 07 03 04 05 06>'],
+  ['a means or a label before a number', 'Via Port 8080, Via SSH 22 or Via Windows 11; rate cap: 5000 requests; XYZ Mobile 10.0.19045.3803.'],
 ];
 
 describe('scrubPersonalData', () => {
@@ -93,6 +135,13 @@ describe('scrubPersonalData', () => {
   });
 
   it.each(ENGLISH)('English: %s', (_name, input, output, kinds) => {
+    const result = scrubPersonalData(input);
+    expect(result.language).toBe('en');
+    expect(result.text).toBe(output);
+    expect(result.replacements.map((r) => r.kind)).toEqual(kinds);
+  });
+
+  it.each(EUROPEAN)('British and European: %s', (_name, input, output, kinds) => {
     const result = scrubPersonalData(input);
     expect(result.language).toBe('en');
     expect(result.text).toBe(output);
