@@ -212,8 +212,11 @@ const NOT_A_NAME = new Set([
   '仕', '同', '多', '模', '異', '一', '王', '殿', '文', '有', '左', '両', '貴', '客', 'お客', '皆', '各位', '担当', '担当者', 'ご担当', 'ご担当者',
   '利用者', 'ご利用者', '会員', 'ユーザー', '購入者', '契約者', '管理者', '関係者', '奥', '神', '父', '母', '兄', '姉', '弟', '妹', '息子', '娘', '先方',
   '相手', '当', '各', '企業', '法人', '取引先', '店', '店舗', '御社', '貴社', 'お子', '子', '患者', '社員', '同社', 'メンバー', 'ゲスト', 'オーナー',
-  'スタッフ', 'サポート', 'サポート担当', 'カスタマーサポート', '窓口',
+  'スタッフ', 'サポート', 'サポート担当', 'カスタマーサポート', '窓口', '何',
 ]);
+// Endings of a word before 様 that make a word with it, not a name: 仕様 (新仕様), お客様, 同様 (以下同様, 管理者同様,
+// PC版同様), 模様, 異様, 多種多様. Not 多 or 一 alone: 本多様 and 健一様 are people.
+const NOT_A_NAME_ENDINGS = ['仕', '客', '同', '模', '異', '多種多'];
 const EN_NAME = "[A-Z][a-zA-Z'’\\-]+(?:\\s+[A-Z][a-zA-Z'’\\-]+){0,2}";
 const EN_GREETING = new RegExp(`\\b(?:Dear|Hi|Hello|Hey|Good (?:morning|afternoon|evening))\\s+(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\\.?\\s+)?(${EN_NAME})(?=\\s*[,!.:\\n]|\\s*$)`, 'gd');
 const EN_TITLE = new RegExp(`\\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\\.?\\s+(${EN_NAME})`, 'gd');
@@ -393,8 +396,8 @@ function luhnValid(text: string): boolean {
 function isCommonNoun(word: string): boolean {
   const compact = word.replace(/[ 　]/g, '');
   if (NOT_A_NAME.has(compact)) return true;
-  // 「新仕様」「販売店ご担当者様」: a specification or a role at the end is still not a person.
-  return compact.endsWith('仕') || compact.endsWith('客') || [...NOT_A_NAME].some((role) => role.length >= 2 && compact.endsWith(role));
+  // 「新仕様」「販売店ご担当者様」「以下同様」: a specification, a role or a word at the end is still not a person.
+  return NOT_A_NAME_ENDINGS.some((ending) => compact.endsWith(ending)) || [...NOT_A_NAME].some((role) => role.length >= 2 && compact.endsWith(role));
 }
 
 /**

@@ -5,6 +5,7 @@ import { placeholderLanguage, scrubPersonalData, type PersonalDataKind } from '.
 type Case = [string, string, string, PersonalDataKind[]];
 
 const JAPANESE: Case[] = [
+  ['names that end like a word', '本多様と山田健一様にご連絡しました。', '[氏名]様と[氏名]様にご連絡しました。', ['name', 'name']],
   ['e-mail address', '返信は yamada.taro+test@example.co.jp までお願いします。', '返信は [メールアドレス] までお願いします。', ['email']],
   ['full-width at sign', '連絡先：ｙａｍａｄａ＠example.jp ではなく yamada＠example.jp です。', '連絡先：ｙａｍａｄａ＠example.jp ではなく [メールアドレス] です。', ['email']],
   ['Tokyo landline', '電話番号は03-1234-5678です。', '電話番号は[電話番号]です。', ['phone']],
@@ -94,6 +95,8 @@ const EUROPEAN: Case[] = [
 
 // Text a support answer needs: none of it is personal, so it must come out unchanged.
 const KEEP: [string, string][] = [
+  ['words ending in 様 that name nobody', '以下同様に設定します。管理者同様、PC版同様に使えます。多種多様な形式に対応します。'],
+  ['a question that is not a self-introduction', '何と言いますか、設定が難しいです。'],
   ['version numbers', 'Update to 2.3.1 (or 10.0.19045) first.'],
   ['dates', 'Fixed on 2024-01-15, 2024/01/15 and 2024年1月15日 (10:30–12:00).'],
   ['prices', 'The plan costs ¥1,200 a month (1,200円, $1,299.00, €49).'],
