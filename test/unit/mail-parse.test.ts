@@ -163,6 +163,35 @@ describe('parseInboundMail: HTML', () => {
     expect(mail.parseWarnings.join('\n')).toMatch(/nested deeper than 200 elements/);
   });
 
+  // Each nests elements for the HTML parser where a pattern over the tags saw none: a `<` in a quoted attribute value
+  // or in an attribute name, `/>` on an ordinary element (HTML ignores it), a close tag that closes nothing. The last
+  // two nest where a count that closed elements by name would not: a `</p>` of nothing, a tag in a comment.
+  it.each([
+    { name: 'a < inside a quoted attribute', open: '<div title="<">' },
+    { name: "a < inside a single-quoted attribute", open: "<div title='<'>" },
+    { name: 'a < as an attribute name', open: '<div <>' },
+    { name: '/> on a non-void element', open: '<div/>' },
+    { name: 'a close tag of nothing', open: '<div></span>' },
+    { name: 'a </p> after the <p> was closed implicitly', open: '<p><div></p>' },
+    { name: 'a commented tag', open: '<!--<b>--><i></b>' },
+  ])('an HTML-only mail nested by $name still yields its text, with a note', async ({ open }) => {
+    const html = `${open.repeat(50_000)}<p>請求書の再発行をお願いします。</p>`;
+    const raw = Buffer.from(`From: a@x.example\r\nSubject: s\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n${html}\r\n`);
+    const mail = await parseInboundMail(raw);
+    expect(mail.question).toBe('請求書の再発行をお願いします。');
+    expect(mail.parseWarnings.join('\n')).toMatch(/nested deeper than 200 elements/);
+  });
+
+  it('an HTML-only mail whose dropped <svg> made the parser close the `/>` elements after it still yields its text', async () => {
+    // The parser honours `/>` after an <svg> even past its end; with the svg dropped below the limit, the same
+    // <div/>s would nest 50,000 deep.
+    const html = `${'<div>'.repeat(200)}<svg><path/></div>${'<div/>'.repeat(50_000)}<p>請求書の再発行をお願いします。</p>`;
+    const raw = Buffer.from(`From: a@x.example\r\nSubject: s\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n${html}\r\n`);
+    const mail = await parseInboundMail(raw);
+    expect(mail.question).toBe('請求書の再発行をお願いします。');
+    expect(mail.parseWarnings.join('\n')).toMatch(/nested deeper than 200 elements/);
+  });
+
   it('an HTML-only mail of unclosed tags (<a<a<a… with no >) is read in one linear pass, not one scan per tag', async () => {
     // Each unclosed tag used to be scanned to the end of the text: 2 MB of them held the poller for 12 minutes.
     const html = `<p>請求書の再発行をお願いします。</p>${'<a'.repeat(400_000)}`;
