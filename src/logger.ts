@@ -48,13 +48,15 @@ function loadPretty(): PrettyFactory | undefined {
 
 /**
  * An error as logged: pino's standard serialization, less the arguments of a Redis command ioredis attaches to it
- * (`command: {name, args}`), down the cause chain: an AUTH's argument is the password in REDIS_URL, and another
- * command's arguments may be a ticket with a customer's mail. The command's name stays.
+ * (`command: {name, args}`), in every error the serialization holds: an AUTH's argument is the password in
+ * REDIS_URL, and another command's arguments may be a ticket with a customer's mail. The command's name stays.
  */
 export function serializeError(err: unknown): unknown {
   return withoutCommandArgs(pino.stdSerializers.err(err as Error), 0);
 }
 
+// pino folds an error's causes into its message and stack, but writes out in full the errors of an AggregateError
+// (`aggregateErrors`) and an error held in any other field, each serialized like the error itself.
 function withoutCommandArgs(value: unknown, depth: number): unknown {
   if (typeof value !== 'object' || value === null || depth > 8) return value;
   const record = value as Record<string, unknown>;
@@ -62,9 +64,16 @@ function withoutCommandArgs(value: unknown, depth: number): unknown {
   if (typeof command === 'object' && command !== null && 'args' in command) {
     record.command = { name: (command as { name?: unknown }).name };
   }
-  if (record.cause !== undefined) record.cause = withoutCommandArgs(record.cause, depth + 1);
-  if (Array.isArray(record.errors)) record.errors = record.errors.map((e) => withoutCommandArgs(e, depth + 1));
+  for (const [key, field] of Object.entries(record)) {
+    if (Array.isArray(field)) record[key] = field.map((item) => (isSerializedError(item) ? withoutCommandArgs(item, depth + 1) : item));
+    else if (isSerializedError(field)) record[key] = withoutCommandArgs(field, depth + 1);
+  }
   return record;
+}
+
+/** An error as pino's serializer writes it: only those are walked, not whatever other objects an error holds. */
+function isSerializedError(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string' && typeof (value as { stack?: unknown }).stack === 'string';
 }
 
 // pino's redaction takes whole keys (`*` stands for one whole key, never part of one), so every sensitive variable

@@ -42,7 +42,11 @@ describe('log lines', () => {
     log.error({ err }, 'Worker error');
     log.error({ jobId: '1', err: new Error('job failed', { cause: err }) }, 'Job failed');
     log.warn(err, 'plain');
-    expect(lines).toHaveLength(3);
+    // pino writes the errors of an AggregateError (Promise.any, a connect to several addresses) and an error held in
+    // another field out in full, the command's arguments included.
+    log.error({ err: new AggregateError([err], 'every attempt failed') }, 'Aggregate');
+    log.error({ err: Object.assign(new Error('step failed'), { redisError: err }) }, 'Nested');
+    expect(lines).toHaveLength(5);
     expect(lines.join('')).not.toContain('Sup3rSecretTypo');
     expect(lines[0]).toContain('WRONGPASS');
   });

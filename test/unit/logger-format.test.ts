@@ -59,4 +59,17 @@ describe('configuration secrets in log lines', () => {
     expect(lines.join('')).not.toContain('value-that-must-not-appear');
     expect(JSON.parse(lines[0]!)).toMatchObject({ [name]: '***', config: { [name]: '***', LOG_LEVEL: 'info' } });
   });
+
+  it.each([
+    ['a password one level down', { smtp: { user: 'ops', password: 'value-that-must-not-appear' } }, { smtp: { user: 'ops', password: '***' } }],
+    ['an apiKey one level down', { client: { apiKey: 'value-that-must-not-appear' } }, { client: { apiKey: '***' } }],
+    ['an api_key one level down', { client: { api_key: 'value-that-must-not-appear' } }, { client: { api_key: '***' } }],
+    ['an authorization header', { headers: { authorization: 'Basic value-that-must-not-appear' } }, { headers: { authorization: '***' } }],
+  ])('censors %s', (_name, fields, expected) => {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk, _enc, done) => void (lines.push(String(chunk)), done()) });
+    pino(loggerOptions('info'), sink).info(fields, 'fields');
+    expect(lines.join('')).not.toContain('value-that-must-not-appear');
+    expect(JSON.parse(lines[0]!)).toMatchObject(expected);
+  });
 });
