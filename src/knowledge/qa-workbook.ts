@@ -22,13 +22,13 @@ export interface WorkbookSheet {
 
 /**
  * The visible sheets of the workbook in `data`, in the workbook's order. Hidden sheets (lookup tables, notes) are
- * left out. The file first passes {@link checkOfficeArchive} with `maxUnpackedBytes`, since exceljs unpacks it
- * whole in memory.
+ * left out. The file first passes {@link checkOfficeArchive} with `maxUnpackedBytes` over every part, pictures
+ * included, since exceljs unpacks every part whole in memory.
  *
  * @throws Error from the guard or exceljs when `data` is not a readable workbook or unpacks to too much.
  */
 export async function workbookSheets(data: Buffer, maxUnpackedBytes = MAX_UNPACKED_TEXT_BYTES): Promise<WorkbookSheet[]> {
-  await checkOfficeArchive(data, maxUnpackedBytes);
+  await checkOfficeArchive(data, maxUnpackedBytes, 'every');
   const book = new ExcelJS.Workbook();
   await book.xlsx.load(data as unknown as ExcelJS.Buffer);
   return book.worksheets

@@ -87,7 +87,21 @@ describe('readQaWorkbook', () => {
     const big = await workbook([{ name: 'FAQ', rows: [['質問', '回答'], ...Array.from({ length: 2_000 }, (_, i) => [`質問 ${i}`, `${i} ${'回答'.repeat(200)}`])] }]);
     const tooLarge = await readQaWorkbook(big, 'big.xlsx', { maxUnpackedBytes: 1_000_000 }).catch((err: unknown) => err);
     expect(tooLarge).toBeInstanceOf(KnowledgeError);
-    expect((tooLarge as Error).message).toMatch(/^big\.xlsx: cannot read Excel workbook: its text parts unpack to more than 1 MB/);
+    expect((tooLarge as Error).message).toMatch(/^big\.xlsx: cannot read Excel workbook: its parts unpack to more than 1 MB/);
+  });
+
+  it('counts the pictures too: exceljs unpacks every part of a workbook, not only its sheets', async () => {
+    const book = new ExcelJS.Workbook();
+    const ws = book.addWorksheet('FAQ');
+    ws.addRow(['質問', '回答']);
+    ws.addRow(['Q1', 'A1']);
+    // Zeros pack to a few kilobytes: a picture that is a zip bomb.
+    ws.addImage(book.addImage({ buffer: Buffer.alloc(3_000_000) as unknown as ExcelJS.Buffer, extension: 'png' }), 'C1:D2');
+    const data = Buffer.from(await book.xlsx.writeBuffer());
+    expect(data.length).toBeLessThan(100_000);
+    const error = await readQaWorkbook(data, 'pictures.xlsx', { maxUnpackedBytes: 1_000_000 }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(KnowledgeError);
+    expect((error as Error).message).toMatch(/^pictures\.xlsx: cannot read Excel workbook: its parts unpack to more than 1 MB/);
   });
 });
 
