@@ -68,6 +68,17 @@ describe('sender', () => {
     expect(ticket.history.map((h) => h.to)).toEqual(['received', 'processing', 'drafted', 'sending', 'drafted', 'sending', 'sent']);
   });
 
+  it('answers a mail that had no Message-ID without naming the made-up id of its ticket', async () => {
+    const running = await run();
+    const raw = Buffer.from(mail('noid').toString('latin1').replace(/^Message-ID: .*\r\n/m, ''), 'latin1');
+    const { ticketId } = await ingest(running, raw);
+    const ticket = await waitForState(running.store, ticketId, ['sent', 'parked']);
+    expect(ticket.state, ticket.reason).toBe('sent');
+    const [reply] = servers.smtp.messages;
+    expect(reply!.headers.get('in-reply-to')).toBeUndefined();
+    expect(reply!.raw.toString('latin1')).not.toContain(ticket.messageId.replace(/^<|>$/g, ''));
+  });
+
   it('parks the ticket with the server message on 550, without retrying', async () => {
     servers.smtp.respondWith(() => ({ code: 550, message: '5.1.1 Mailbox does not exist' }));
     const running = await run();

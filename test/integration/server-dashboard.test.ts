@@ -362,6 +362,8 @@ describe('authentication', () => {
     expect((await d.store.require(t.id)).history.at(-1)?.actor).toBe('operator:local');
     // A page on another host name resolving to 127.0.0.1 (DNS rebinding) must not reach it.
     expect(await statusWithHost(d, 'attacker.example')).toBe(421);
+    // A name that only starts like a loopback one is the attacker's too.
+    expect(await statusWithHost(d, 'localhost.attacker.example')).toBe(421);
     expect(await statusWithHost(d, 'localhost')).toBe(200);
   });
 });
@@ -707,6 +709,8 @@ describe('review page', () => {
       ['reindex without token', '/reindex', { form: {} }],
       ['reindex with no body', '/reindex', { method: 'POST' }],
       ['cross-site post with a valid token', `/tickets/${t.id}/approve`, { form: { _csrf: token, reply: 'x' }, headers: { 'sec-fetch-site': 'cross-site' } }],
+      // Another host of the same site (a sibling subdomain) is not the dashboard either.
+      ['same-site post with a valid token', `/tickets/${t.id}/approve`, { form: { _csrf: token, reply: 'x' }, headers: { 'sec-fetch-site': 'same-site' } }],
       ['foreign Origin with a valid token', `/tickets/${t.id}/reject`, { form: { _csrf: token, reason: 'x' }, headers: { origin: 'https://evil.example' } }],
     ];
     for (const [what, pathname, options] of attempts) {
@@ -812,6 +816,8 @@ describe('review page', () => {
       expect(res.headers.get('x-content-type-options'), pathname).toBe('nosniff');
       expect(res.headers.get('referrer-policy'), pathname).toBe('no-referrer');
       expect(res.headers.get('x-frame-options'), pathname).toBe('DENY');
+      // Pages and API answers carry personal data; only the stylesheet may be cached.
+      if (pathname !== '/assets/review.css') expect(res.headers.get('cache-control'), pathname).toBe('no-store');
       expect(res.headers.get('x-powered-by'), pathname).toBeNull();
     }
     const css = await call(d, '/assets/review.css');

@@ -69,4 +69,14 @@ describe('SMTP transport', () => {
     expect((deferred as SmtpSendError).responseCode).toBe(451);
     expect((await t.send(mail(3))).response).toMatch(/^250/);
   });
+
+  it('does not resend over a new connection when a kept one is lost after the whole message was sent', async () => {
+    const t = transport();
+    await t.send(mail(1));
+    // The reply goes over the kept connection; the server queues it and drops the connection without answering.
+    smtp.respondWith(replySequence({ code: 250 }, { code: 250, dropConnection: true }));
+    const lost = await t.send(mail(2)).then(() => undefined, (err: unknown) => err);
+    expect((lost as SmtpSendError).kind).toBe('unknown');
+    expect(smtp.messages.map((m) => m.subject)).toEqual(['Re: 1', 'Re: 2']);
+  });
 });
