@@ -118,6 +118,7 @@ export async function e2ePhase(ctx: BenchContext): Promise<void> {
       IMAP_HOST: imap.host,
       IMAP_PORT: String(imap.port),
       IMAP_SECURE: 'false',
+      IMAP_ALLOW_PLAIN_LOGIN: 'true',
       IMAP_USER: imap.user,
       IMAP_PASSWORD: imap.password,
       REINDEX_MANUAL_CRON: '',

@@ -105,6 +105,7 @@ export function localServerSettings(
     IMAP_HOST: imap.host,
     IMAP_PORT: String(imap.port),
     IMAP_SECURE: 'false',
+    IMAP_ALLOW_PLAIN_LOGIN: 'true',
     IMAP_USER: imap.user,
     IMAP_PASSWORD: imap.password,
     IMAP_POLL_INTERVAL_MS: '5000',

@@ -19,6 +19,7 @@
 import { ImapFlow } from 'imapflow';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
+import { imapTransportSecurity } from './imap-security.js';
 
 /** How long the bytes of a sent reply wait for their copy job; longer than all its retries take. */
 export const SENT_RAW_TTL_S = 3 * 24 * 60 * 60;
@@ -27,7 +28,7 @@ export const SENT_RAW_TTL_S = 3 * 24 * 60 * 60;
 export const SENT_COPY_OFF = 'off';
 
 /** The variables the copy needs. */
-export type SentCopyConfig = Pick<Config, 'IMAP_HOST' | 'IMAP_PORT' | 'IMAP_SECURE' | 'IMAP_USER' | 'IMAP_PASSWORD' | 'IMAP_SENT_MAILBOX'>;
+export type SentCopyConfig = Pick<Config, 'IMAP_HOST' | 'IMAP_PORT' | 'IMAP_SECURE' | 'IMAP_ALLOW_PLAIN_LOGIN' | 'IMAP_USER' | 'IMAP_PASSWORD' | 'IMAP_SENT_MAILBOX'>;
 
 /**
  * Whether replies are copied, and where: `auto` finds the mailbox by its `\Sent` flag, `named` uses
@@ -149,7 +150,7 @@ export async function connectForSentCopy(config: SentCopyConfig, timeouts: SentC
   const client = new ImapFlow({
     host: config.IMAP_HOST,
     port: config.IMAP_PORT,
-    secure: config.IMAP_SECURE,
+    ...imapTransportSecurity(config),
     auth: { user: config.IMAP_USER, pass: config.IMAP_PASSWORD },
     logger: false,
     // No IDLE: the connection only carries our own commands and is closed after a short quiet spell.

@@ -55,6 +55,7 @@ import { closeAll, createQueues, type Queues } from '../queues/registry.js';
 import type { RoleHandle } from './lifecycle.js';
 import { TicketStore } from '../tickets/ticket-store.js';
 import { ingestMessage, parkFromEnvelope, parkOversizeMessage, syntheticMessageId, type EnvelopeInfo, type IngestDeps, type IngestResult } from '../mail/ingest.js';
+import { imapTransportSecurity, isStartTlsRefusal, STARTTLS_REFUSAL_HINT } from '../mail/imap-security.js';
 
 /** Variables the poller cannot run without; pass to `requireVariables`. */
 export const POLLER_VARIABLES: VariableName[] = ['IMAP_HOST', 'IMAP_USER', 'IMAP_PASSWORD'];
@@ -66,6 +67,7 @@ export type PollerConfig = Pick<
   | 'SPAM_HEADER'
   | 'IMAP_PORT'
   | 'IMAP_SECURE'
+  | 'IMAP_ALLOW_PLAIN_LOGIN'
   | 'IMAP_USER'
   | 'IMAP_PASSWORD'
   | 'IMAP_MAILBOX'
@@ -336,7 +338,7 @@ export class MailboxSupervisor {
     return new ImapFlow({
       host: c.IMAP_HOST as string,
       port: c.IMAP_PORT,
-      secure: c.IMAP_SECURE,
+      ...imapTransportSecurity(c),
       auth: { user: c.IMAP_USER as string, pass: c.IMAP_PASSWORD as string },
       // Our own log lines name the server once per event; imapflow's per-command logging would drown them.
       logger: false,
@@ -395,6 +397,7 @@ export class MailboxSupervisor {
   private describeFailure(phase: ConnectPhase, err: Error | undefined, client: ImapFlow): string {
     const e = err as (Error & { code?: string; authenticationFailed?: boolean; responseText?: string }) | undefined;
     if (e?.authenticationFailed) return `IMAP login as ${this.config.IMAP_USER} to ${this.where} failed (wrong IMAP_USER or IMAP_PASSWORD?)`;
+    if (isStartTlsRefusal(e)) return `IMAP server ${this.where} ${STARTTLS_REFUSAL_HINT}`;
     const text = e ? (e.responseText ?? e.message) : client.byeReason ? `server said BYE: ${client.byeReason}` : 'connection closed';
     const why = e?.code && !text.includes(e.code) ? `${e.code}: ${text}` : text;
     if (phase === 'connect') return `IMAP server ${this.where} unreachable (${why})`;

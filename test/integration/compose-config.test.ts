@@ -248,7 +248,7 @@ describe('infra/compose.env.example', () => {
     });
     expect(() => requireVariables(config, ['IMAP_HOST', 'IMAP_USER', 'IMAP_PASSWORD'], 'IMAP poller')).not.toThrow();
     expect(() => requireVariables(config, ['SMTP_HOST', 'MAIL_FROM', 'DASHBOARD_PASSWORD'], 'sender and dashboard')).not.toThrow();
-    expect(config).toMatchObject({ IMAP_HOST: 'mail', IMAP_PORT: 3143, IMAP_SECURE: false, SMTP_HOST: 'mail', SMTP_PORT: 3025 });
+    expect(config).toMatchObject({ IMAP_HOST: 'mail', IMAP_PORT: 3143, IMAP_SECURE: false, IMAP_ALLOW_PLAIN_LOGIN: true, SMTP_HOST: 'mail', SMTP_PORT: 3025 });
     expect(config.REINDEX_MANUAL_CRON).toBe('0 3 * * *');
   });
 });

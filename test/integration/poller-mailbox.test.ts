@@ -8,10 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import type { JobType } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { MailboxSupervisor, readLastSuccessfulPollAt, readMailboxState } from '../../src/runtime/poller.js';
+import { isStartTlsRefusal } from '../../src/mail/imap-security.js';
 import { loadRaw } from '../../src/mail/raw-store.js';
+import { connectForSentCopy } from '../../src/mail/sent-copy.js';
 import { connectProducer, waitForReady } from '../../src/queues/connection.js';
 import { answerJobId } from '../../src/queues/job-options.js';
 import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
@@ -73,6 +76,7 @@ async function harness(env: Record<string, string> = {}, options: { store?: (pre
     IMAP_HOST: imap.host,
     IMAP_PORT: String(imap.port),
     IMAP_SECURE: 'false',
+    IMAP_ALLOW_PLAIN_LOGIN: 'true',
     IMAP_USER: imap.user,
     IMAP_PASSWORD: imap.password,
     IMAP_MAILBOX: mailbox,
@@ -457,6 +461,32 @@ describe('MailboxSupervisor', () => {
     expect(all.find((t) => t.subject === 'After')?.state).toBe('received');
     expect(await seen(h.mailbox, first!.uid)).toBe(true);
     expect(await seen(h.mailbox, second!.uid)).toBe(true);
+  });
+
+  it('never sends the password in clear: with IMAP_SECURE=false and a server without STARTTLS it does not log in', async () => {
+    const h = await harness({ IMAP_ALLOW_PLAIN_LOGIN: 'false' });
+    await imap.deliver(plainMail('<clear@example.com>'), h.mailbox);
+    const lines: string[] = [];
+    const supervisor = new MailboxSupervisor({
+      config: h.config,
+      redis,
+      store: h.store,
+      ticketsQueue: h.queues.tickets,
+      reconnect: { initialDelayMs: 100, maxDelayMs: 1_000 },
+      logger: pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) }),
+    });
+    cleanups.push(() => supervisor.stop());
+    supervisor.start();
+    await waitFor(() => lines.length >= 2, 'two refused connections');
+    expect(JSON.parse(lines[0]!).msg).toContain('did not start TLS (STARTTLS), so the login was not sent in clear');
+    expect(supervisor.connected).toBe(false);
+    expect(await tickets(h)).toEqual([]);
+    // The Sent-folder copies' connection refuses the same way.
+    const refused = await connectForSentCopy({ ...h.config, IMAP_SENT_MAILBOX: 'Sent' }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(isStartTlsRefusal(refused)).toBe(true);
   });
 
   it('is stopped idempotently and a restarted poller continues where it left off', async () => {

@@ -5,6 +5,7 @@ const LOGIN: SentCopyConfig = {
   IMAP_HOST: 'imap.example.com',
   IMAP_PORT: 993,
   IMAP_SECURE: true,
+  IMAP_ALLOW_PLAIN_LOGIN: false,
   IMAP_USER: 'support@example.com',
   IMAP_PASSWORD: 'secret',
   IMAP_SENT_MAILBOX: undefined,

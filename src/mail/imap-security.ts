@@ -1,0 +1,26 @@
+/**
+ * How the IMAP connections (the poller's, the Sent-folder copies') protect the mailbox password: TLS from the start
+ * (IMAP_SECURE=true), or STARTTLS on a plain connection. STARTTLS is required before the login: a server that does
+ * not offer it (or someone on the path who strips the offer) would otherwise read the password, as the SMTP side
+ * refuses too (SMTP_ALLOW_PLAIN_AUTH). IMAP_ALLOW_PLAIN_LOGIN=true lifts that for a trusted local server, and
+ * STARTTLS is still used when offered.
+ */
+import type { Config } from '../config.js';
+
+/** The settings {@link imapTransportSecurity} reads. */
+export type ImapSecurityConfig = Pick<Config, 'IMAP_SECURE' | 'IMAP_ALLOW_PLAIN_LOGIN'>;
+
+/** imapflow's `secure` and `doSTARTTLS` options for the configuration (`doSTARTTLS: true` makes STARTTLS a must). */
+export function imapTransportSecurity(config: ImapSecurityConfig): { secure: boolean; doSTARTTLS?: true } {
+  if (config.IMAP_SECURE) return { secure: true };
+  return config.IMAP_ALLOW_PLAIN_LOGIN ? { secure: false } : { secure: false, doSTARTTLS: true };
+}
+
+/** True for imapflow's error when a required STARTTLS could not be started (the login was not sent). */
+export function isStartTlsRefusal(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { tlsFailed?: unknown }).tlsFailed === true;
+}
+
+/** What an operator reads when {@link isStartTlsRefusal}: why, and the two ways out. */
+export const STARTTLS_REFUSAL_HINT =
+  'did not start TLS (STARTTLS), so the login was not sent in clear; use IMAP_SECURE=true, or IMAP_ALLOW_PLAIN_LOGIN=true for a trusted local server';
