@@ -19,11 +19,13 @@
  *
  * A limit of 0 allows no automatic replies at all (every mail is parked).
  *
- * Key: `P:ratelimit:auto-reply:<sha256 of the lower-cased address>` (hashed so arbitrary header text never becomes
- * part of a key name); it expires one window after the last record, so idle senders cost nothing.
+ * Key: `P:ratelimit:auto-reply:<sha256 of the comparable address>` (case, full-width letters, IDN spelling and `+tag`
+ * folded; hashed so arbitrary header text never becomes part of a key name); it expires one window after the last
+ * record, so idle senders cost nothing.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { comparableAddress } from '../mail/addresses.js';
 import { LuaScript } from './lua.js';
 
 /** Length of the sliding window. */
@@ -47,8 +49,17 @@ export interface AutoReplyRecord {
 
 /** The Redis key of one sender's window. */
 export function autoReplyKey(prefix: string, senderAddress: string): string {
-  const digest = createHash('sha256').update(senderAddress.trim().toLowerCase()).digest('hex');
-  return `${prefix}:ratelimit:auto-reply:${digest}`;
+  return `${prefix}:ratelimit:auto-reply:${addressDigest(senderAddress)}`;
+}
+
+/**
+ * The digest an address's windows are keyed by: of its comparable form (case, full-width letters, IDN spelling and a
+ * `+tag` folded), since `victim+1@` and `victim+2@` reach one mailbox and must share its budget.
+ */
+function addressDigest(address: string): string {
+  return createHash('sha256')
+    .update(comparableAddress(address) ?? address.trim().toLowerCase())
+    .digest('hex');
 }
 
 // KEYS: one or more windows; ARGV: now, window ms, member, then one limit per key (-1 = none).
@@ -82,8 +93,7 @@ const RECORD_BUDGET = new LuaScript(RECORD_SOURCE, 3);
 
 /** The Redis key of the window of automatic replies sent to one recipient address. */
 export function autoReplyRecipientKey(prefix: string, recipientAddress: string): string {
-  const digest = createHash('sha256').update(recipientAddress.trim().toLowerCase()).digest('hex');
-  return `${prefix}:ratelimit:auto-reply-to:${digest}`;
+  return `${prefix}:ratelimit:auto-reply-to:${addressDigest(recipientAddress)}`;
 }
 
 /** The Redis key of the window of all automatic replies. */

@@ -51,6 +51,16 @@ describe('auto-reply limit (sliding window)', () => {
     expect((await autoReplyAllowed(redis, prefix, 'LOOP@Customer.Example', 3, T0 + 30 * MIN)).count).toBe(3);
   });
 
+  it('counts every spelling of one mailbox in one window: +tags, full-width letters, an IDN domain', async () => {
+    const prefix = freshPrefix();
+    const spellings = ['victim+1@customer.example', 'Victim+2@Customer.Example', 'ｖｉｃｔｉｍ@customer.example', 'victim@customer.example.'];
+    for (const [i, address] of spellings.entries()) await recordAutoReply(redis, prefix, address, `ticket-${i}`, { now: T0 + i });
+    expect(await autoReplyAllowed(redis, prefix, 'victim@customer.example', 3, T0 + 10)).toEqual({ allowed: false, count: 4 });
+    const idn = freshPrefix();
+    await recordAutoReply(redis, idn, 'a@bücher.example', 't1', { now: T0 });
+    expect((await autoReplyAllowed(redis, idn, 'a@xn--bcher-kva.example', 3, T0 + 1)).count).toBe(1);
+  });
+
   it('counts the same ticket once', async () => {
     const prefix = freshPrefix();
     await recordAutoReply(redis, prefix, 'a@x', 't1', { now: T0 });
