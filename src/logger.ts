@@ -89,7 +89,7 @@ export function loggerOptions(level: string): LoggerOptions {
     base: { pid: process.pid },
     serializers: { err: serializeError },
     redact: {
-      paths: ['*.password', '*.apiKey', '*.api_key', '*.authorization', 'headers.authorization', ...SENSITIVE_VARIABLES],
+      paths: ['*.password', '*.pass', '*.apiKey', '*.api_key', '*.authorization', 'headers.authorization', '*.headers.authorization', ...SENSITIVE_VARIABLES],
       censor: '***',
     },
   };

@@ -65,6 +65,8 @@ describe('configuration secrets in log lines', () => {
     ['an apiKey one level down', { client: { apiKey: 'value-that-must-not-appear' } }, { client: { apiKey: '***' } }],
     ['an api_key one level down', { client: { api_key: 'value-that-must-not-appear' } }, { client: { api_key: '***' } }],
     ['an authorization header', { headers: { authorization: 'Basic value-that-must-not-appear' } }, { headers: { authorization: '***' } }],
+    ['a request\'s authorization header', { req: { headers: { authorization: 'Basic value-that-must-not-appear' } } }, { req: { headers: { authorization: '***' } } }],
+    ['a mail client\'s auth.pass', { auth: { user: 'support', pass: 'value-that-must-not-appear' } }, { auth: { user: 'support', pass: '***' } }],
   ])('censors %s', (_name, fields, expected) => {
     const lines: string[] = [];
     const sink = new Writable({ write: (chunk, _enc, done) => void (lines.push(String(chunk)), done()) });
