@@ -261,6 +261,10 @@ export async function main(argv: string[] = process.argv.slice(2), out: (s: stri
     const i = argv.indexOf(name);
     return i >= 0 && argv[i + 1] ? argv[i + 1]! : fallback;
   };
+  if (argv.includes('--help') || argv.includes('-h')) {
+    out(DATASET_USAGE);
+    return 0;
+  }
   if (argv[0] === 'manual' || argv[0] === 'qa') return datasetMain(argv, out);
   const input = await loadEvaluationInput({
     manual: arg('--manual', 'data/manuals/xyz-manual.md'),

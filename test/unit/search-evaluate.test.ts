@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { baselineTerms, parseQaPairs, runEvaluation, splitMarkdownChunks } from '../../src/search/evaluate.js';
+import { baselineTerms, main, parseQaPairs, runEvaluation, splitMarkdownChunks } from '../../src/search/evaluate.js';
 
 describe('evaluation helpers', () => {
   it('splits Markdown by headings into heading-path chunks of about the given size', () => {
@@ -39,5 +39,13 @@ describe('evaluation helpers', () => {
     expect(report.manual.natural.ours.hitAt3).toBe(1);
     expect(report.qa!.ours).toEqual({ queries: 1, hitAt3: 1, mrrAt10: 1 });
     expect(report.qa!.embedder).toBe('hashed-ngram:1536');
+  });
+});
+
+describe('npm run eval -- --help', () => {
+  it.each([['--help'], ['-h'], ['manual', '--help']])('%s prints the usage and evaluates nothing', async (...argv) => {
+    const lines: string[] = [];
+    expect(await main(argv, (line) => void lines.push(line))).toBe(0);
+    expect(lines.join('\n')).toMatch(/^usage:\n {2}npm run eval /);
   });
 });
