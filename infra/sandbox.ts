@@ -59,6 +59,8 @@ async function serve(withLlm: boolean): Promise<number> {
     ...(llm ? { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: 'sandbox', EMBEDDINGS_PROVIDER: 'local' } : {}),
   };
   const lent = lendEnvFile('.env', '.env.before-sandbox', env, ENV_HEADER);
+  // However the process ends short of SIGKILL (a crash, a closed terminal), the user's .env comes back.
+  process.once('exit', () => lent.restore());
   writeFileSync(STATE_FILE, JSON.stringify({ pid: process.pid, imap: { host: imap.host, port: imap.port, user: imap.user, password: imap.password } } satisfies LocalRunState));
 
   let number = nextFileNumber(readdirSync(OUTBOX));
@@ -94,8 +96,9 @@ async function serve(withLlm: boolean): Promise<number> {
     stopOnSignals(async () => {
       clearInterval(timer);
       await Promise.allSettled([smtp.stop(), imap.stop(), redis.stop(), llm?.close()]);
-      lent.restore();
+      const kept = lent.restore();
       rmSync(STATE_FILE, { force: true });
+      if (kept) process.stdout.write(`the .env written while the sandbox ran is kept as ${kept}\n`);
       resolve(0);
       return 0;
     }, (line) => process.stdout.write(`${line}\n`));

@@ -55,6 +55,9 @@ export const DEMO_MAILS = [
 function say(line = ''): void {
   process.stdout.write(`${line}\n`);
 }
+// Output piped into `head` or a closed terminal has nowhere to go: the demo still stops its servers and gives the
+// .env back rather than dying on EPIPE.
+process.stdout.on('error', () => undefined);
 
 /** The model settings the user gave (environment first, then their `.env`), when they name a real model. */
 function userModelSettings(): Record<string, string> {
@@ -153,6 +156,8 @@ async function main(): Promise<void> {
   let config: Config;
   try {
     lent = lendEnvFile('.env', '.env.before-demo', env, ENV_HEADER);
+    // However the process ends short of SIGKILL (a crash, a closed terminal), the user's .env comes back.
+    process.once('exit', () => lent.restore());
     writeFileSync(STATE_FILE, JSON.stringify({ pid: process.pid, imap: { host: imap.host, port: imap.port, user: imap.user, password: imap.password } } satisfies LocalRunState));
     config = parseConfig(env);
     configureLogging(config.LOG_LEVEL, { format: config.LOG_FORMAT });
@@ -169,9 +174,10 @@ async function main(): Promise<void> {
   const cleanUp = (code: number): void => {
     void (async () => {
       await stopServers();
-      lent.restore();
+      const kept = lent.restore();
       rmSync(STATE_FILE, { force: true });
       say(code === 0 ? 'stopped; your .env is back.' : 'stopped with work in progress; your .env is back.');
+      if (kept) say(`the .env written while the demo ran is kept as ${kept}`);
       process.exit(code);
     })();
   };
@@ -188,7 +194,8 @@ async function main(): Promise<void> {
         () => startPollerRole(config, { logger: createLogger('imap-poller') }),
         () => startDashboardRole(config, { services, logger: createLogger('dashboard') }),
       ],
-      { logger, exit: cleanUp },
+      // SIGHUP: a closed terminal stops the demo as Ctrl-C does, and gives the .env back.
+      { logger, exit: cleanUp, signals: ['SIGTERM', 'SIGINT', 'SIGHUP'] },
     );
   } catch (err) {
     await stopServers();

@@ -15,8 +15,12 @@ const NO_ENV_FILE = '# there was no .env before the local servers started; resto
 export interface LentEnvFile {
   /** Where the user's file is kept meanwhile. */
   readonly backupPath: string;
-  /** Puts the user's `.env` back (or removes ours when there was none). Idempotent. */
-  restore(): void;
+  /**
+   * Puts the user's `.env` back (or removes ours when there was none). A `.env` changed meanwhile (the user wrote
+   * their settings while the stand-in ran) is not thrown away: it is kept as `<.env>.edited-meanwhile`, whose path
+   * is returned so the caller can say so. Idempotent.
+   */
+  restore(): string | undefined;
 }
 
 /**
@@ -28,19 +32,26 @@ export function lendEnvFile(envPath: string, backupPath: string, settings: Recor
   const original = readFileSync(backupPath, 'utf8');
   const own = original === NO_ENV_FILE ? [] : original.split('\n');
   const kept = own.filter((line) => line.trim() !== '' && line !== header && !Object.keys(settings).some((k) => line.startsWith(`${k}=`)));
-  writeFileSync(envPath, [...kept, header, ...Object.entries(settings).map(([k, v]) => `${k}=${v}`), ''].join('\n'));
+  const written = [...kept, header, ...Object.entries(settings).map(([k, v]) => `${k}=${v}`), ''].join('\n');
+  writeFileSync(envPath, written);
   let restored = false;
   return {
     backupPath,
     restore() {
-      if (restored || !existsSync(backupPath)) return;
+      if (restored || !existsSync(backupPath)) return undefined;
       restored = true;
+      let editedPath: string | undefined;
+      if (existsSync(envPath) && readFileSync(envPath, 'utf8') !== written) {
+        editedPath = `${envPath}.edited-meanwhile`;
+        renameSync(envPath, editedPath);
+      }
       if (readFileSync(backupPath, 'utf8') === NO_ENV_FILE) {
         rmSync(envPath, { force: true });
         rmSync(backupPath, { force: true });
       } else {
         renameSync(backupPath, envPath);
       }
+      return editedPath;
     },
   };
 }
@@ -86,6 +97,9 @@ export function stopOnSignals(stop: () => Promise<number>, say: (line: string) =
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // A closed terminal: stop as for Ctrl-C, and the output that has nowhere to go any more must not end the clean-up.
+  process.on('SIGHUP', onSignal);
+  process.stdout.on('error', () => undefined);
 }
 
 /** The next free number of a folder of `0001.eml`-style files, so a new run does not overwrite an earlier one's. */

@@ -2,8 +2,8 @@
  * The sandbox's command line: help and mistakes print the usage and change nothing (no second sandbox, no `.env`
  * rewritten, no mail sent with "--help" as its question).
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,3 +35,30 @@ describe('npm run sandbox arguments', () => {
     expect(existsSync(path.join(dir, '.data'))).toBe(false);
   });
 });
+
+describe('npm run sandbox, stopped', () => {
+  it('by a closed terminal (SIGHUP): servers stopped, the .env given back, one written meanwhile kept beside it', async () => {
+    const home = mkdtempSync(path.join(dir, 'hup-'));
+    const own = 'LOG_LEVEL=debug\n';
+    writeFileSync(path.join(home, '.env'), own);
+    const child = spawn(process.execPath, ['--import', TSX, path.join(REPO_ROOT, 'infra/sandbox.ts'), '--llm'], { cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    for (let waited = 0; !out.includes('sandbox running'); waited += 100) {
+      if (waited > 60_000 || child.exitCode !== null) throw new Error(`the sandbox did not start:\n${out}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // The user fills their .env from the Compose sample while the sandbox runs.
+    const edited = 'IMAP_HOST=mail\nMEILI_MASTER_KEY=generated-once\n';
+    writeFileSync(path.join(home, '.env'), edited);
+    child.kill('SIGHUP');
+    expect(await exited, out).toBe(0);
+    expect(readFileSync(path.join(home, '.env'), 'utf8')).toBe(own);
+    expect(readFileSync(path.join(home, '.env.edited-meanwhile'), 'utf8')).toBe(edited);
+    expect(existsSync(path.join(home, '.env.before-sandbox'))).toBe(false);
+    expect(out).toContain('kept as .env.edited-meanwhile');
+  }, 90_000);
+});
+

@@ -41,6 +41,19 @@ describe('lendEnvFile', () => {
     expect(readFileSync(env, 'utf8')).toBe(own);
   });
 
+  it('keeps a .env the user wrote meanwhile beside the restored one, and says where', () => {
+    const own = 'LOG_LEVEL=debug\n';
+    writeFileSync(env, own);
+    const lent = lendEnvFile(env, backup, { REDIS_URL: 'redis://127.0.0.1:1' }, HEADER);
+    const edited = 'IMAP_HOST=mail.example\nMEILI_MASTER_KEY=generated-and-not-written-down\n';
+    writeFileSync(env, edited);
+    const kept = lent.restore();
+    expect(readFileSync(env, 'utf8')).toBe(own);
+    expect(kept).toBe(`${env}.edited-meanwhile`);
+    expect(readFileSync(kept!, 'utf8')).toBe(edited);
+    expect(lent.restore()).toBeUndefined();
+  });
+
   it('removes its .env when the user had none', () => {
     const lent = lendEnvFile(env, backup, { A: '1' }, HEADER);
     expect(readFileSync(env, 'utf8')).toContain('A=1');
