@@ -23,4 +23,4 @@ export function isStartTlsRefusal(err: unknown): boolean {
 
 /** What an operator reads when {@link isStartTlsRefusal}: why, and the two ways out. */
 export const STARTTLS_REFUSAL_HINT =
-  'did not start TLS (STARTTLS), so the login was not sent in clear; use IMAP_SECURE=true, or IMAP_ALLOW_PLAIN_LOGIN=true for a trusted local server';
+  'did not start TLS (STARTTLS), so the login was not sent in clear; use TLS from the start (IMAP_SECURE=true, usually IMAP_PORT=993), or IMAP_ALLOW_PLAIN_LOGIN=true for a trusted local server';
