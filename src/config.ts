@@ -697,6 +697,23 @@ export function requireVariables(config: Config, names: VariableName[], role: st
   }
 }
 
+/**
+ * {@link requireVariables} for several roles at once (a process that runs them all): one message naming every
+ * missing variable, rather than one role's at a time as each starts.
+ */
+export function requireRoleVariables(config: Config, roles: ReadonlyArray<{ names: VariableName[]; role: string }>): void {
+  const problems = roles.flatMap(({ names, role }) => {
+    try {
+      requireVariables(config, names, role);
+      return [];
+    } catch (err) {
+      if (err instanceof ConfigError) return err.problems;
+      throw err;
+    }
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
+}
+
 /** The configuration with sensitive values masked, for logs and `--print-config`. */
 export function redactConfig(config: Config): Record<string, unknown> {
   return Object.fromEntries(

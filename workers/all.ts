@@ -10,11 +10,11 @@
 import { ConfigError } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { optionalRole } from '../src/runtime/lifecycle.js';
-import { startPollerRole } from '../src/runtime/poller.js';
+import { POLLER_VARIABLES, startPollerRole } from '../src/runtime/poller.js';
 import { startMaintenanceRole } from '../src/runtime/maintenance.js';
 import { startAgentWorker } from '../src/runtime/agent-worker.js';
 import { runProcess } from '../src/runtime/main.js';
-import { startSender } from '../src/runtime/sender.js';
+import { SENDER_VARIABLES, startSender } from '../src/runtime/sender.js';
 import { startDashboardRole } from '../src/runtime/dashboard.js';
 
 await runProcess('helpdesk', (services, config) => [
@@ -28,4 +28,9 @@ await runProcess('helpdesk', (services, config) => [
     logger: createLogger('helpdesk'),
     isRefusal: (err) => err instanceof ConfigError,
   }),
-]);
+], {
+  required: [
+    { names: SENDER_VARIABLES, role: 'sender' },
+    { names: POLLER_VARIABLES, role: 'IMAP poller' },
+  ],
+});

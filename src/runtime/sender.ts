@@ -13,7 +13,7 @@
 import type { Worker } from 'bullmq';
 import { copyToSent } from '../../jobs/copy-to-sent.js';
 import { parkUnsent, sendReply, type SendOutcome } from '../../jobs/send-reply.js';
-import { requireVariables } from '../config.js';
+import { requireVariables, type VariableName } from '../config.js';
 import { createLogger } from '../logger.js';
 import { SentFolderConnection, saveSentRaw, sentCopySetting } from '../mail/sent-copy.js';
 import { copyToSentJob } from '../queues/job-options.js';
@@ -36,13 +36,16 @@ export interface SenderOptions {
   readinessRetryMs?: number;
 }
 
+/** Variables the sender cannot run without; pass to `requireVariables`. */
+export const SENDER_VARIABLES: VariableName[] = ['SMTP_HOST', 'MAIL_FROM'];
+
 /**
  * Starts the sender role. Fails at once (a `ConfigError`) when SMTP_HOST or MAIL_FROM is missing; waits for Redis;
  * starts the worker in the background once SMTP is reachable. `stop` ends the wait or lets sends in flight finish.
  */
 export async function startSender(services: Services, options: SenderOptions = {}): Promise<RoleHandle> {
   const { config } = services;
-  requireVariables(config, ['SMTP_HOST', 'MAIL_FROM'], 'sender');
+  requireVariables(config, SENDER_VARIABLES, 'sender');
   const logger = createLogger('sender');
   const timings = { ...SENDER_TIMINGS, ...options.timings };
   const [redis, store] = [await services.producer(), await services.store()];

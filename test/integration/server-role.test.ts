@@ -140,3 +140,14 @@ describe('workers/dashboard.ts', () => {
     expect((await child.exited).code).toBe(0);
   });
 });
+
+describe('workers/all.ts (npm start)', () => {
+  it('names every missing variable of its roles in one message before starting any, with Redis not even reachable', async () => {
+    const child = spawnTsx('workers/all.ts', [], { HELPDESK_ENV_FILE: 'none', REDIS_URL: 'redis://127.0.0.1:1', DASHBOARD_AUTH: 'off', LOG_LEVEL: 'warn' });
+    const exit = await child.exited;
+    expect(exit.code).toBe(2);
+    for (const name of ['SMTP_HOST', 'MAIL_FROM', 'IMAP_HOST', 'IMAP_USER', 'IMAP_PASSWORD']) expect(child.output()).toContain(`${name} is required by the`);
+    expect(child.output()).not.toMatch(/\n\s+at /);
+  });
+});
+
