@@ -236,7 +236,9 @@ async function main(): Promise<void> {
       say(`⏸ "${mail.text}": parked for a person — ${terminalSafe(ticket.reason ?? '')}`);
       const id = ticket.id.slice(0, 12); // as `review list` prints it; any unique start of 8+ characters works
       say(`   look:     npm run review -- show ${id}`);
-      say(`   approve:  npm run review -- approve ${id}        (or reject ${id} --reason "…")`);
+      // The draft of a question the knowledge base cannot answer says so; sent as is it helps nobody.
+      say(`   answer:   npm run review -- approve ${id} --reply-file answer.txt   (your text; without it the draft goes as is)`);
+      say(`   or:       npm run review -- reject ${id} --reason "…"`);
       say(`   or open   ${dashboard}/tickets/${ticket.id}`);
     } else say(`• "${mail.text}": ${ticket.state}${ticket.reason ? ` — ${terminalSafe(ticket.reason)}` : ''}`);
     say();

@@ -70,7 +70,8 @@ describe('npm run demo', () => {
     expect(out).toContain('answered automatically');
     expect(out).toMatch(/── reply to hanako\.sato@example\.com: Re: 二段階認証の設定/);
     expect(out).toContain('parked for a person');
-    expect(out).toMatch(/approve: {2}npm run review -- approve [0-9a-f]{12} /);
+    expect(out).toMatch(/answer: {3}npm run review -- approve [0-9a-f]{12} --reply-file answer\.txt /);
+    expect(out).toMatch(/or: {7}npm run review -- reject [0-9a-f]{12} --reason/);
     expect(out).toMatch(/dashboard: http:\/\/127\.0\.0\.1:\d+ {3}user admin, password \S{12,}/);
 
     // While it runs, .env points at its servers on top of the user's own lines.
