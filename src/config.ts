@@ -691,10 +691,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  * Fails with one message naming every missing variable a role needs (e.g. the poller needs IMAP_HOST).
  */
 export function requireVariables(config: Config, names: VariableName[], role: string): void {
-  const missing = names.filter((n) => config[n] === undefined || config[n] === '');
-  if (missing.length > 0) {
-    throw new ConfigError(missing.map((n) => `${n} is required by the ${role}: ${VARIABLES[n].description}`));
-  }
+  requireRoleVariables(config, [{ names, role }]);
+}
+
+/** One line per variable of `names` the role needs and `config` lacks. */
+function missingVariables(config: Config, names: VariableName[], role: string): string[] {
+  return names.filter((n) => config[n] === undefined || config[n] === '').map((n) => `${n} is required by the ${role}: ${VARIABLES[n].description}`);
 }
 
 /**
@@ -702,15 +704,7 @@ export function requireVariables(config: Config, names: VariableName[], role: st
  * missing variable, rather than one role's at a time as each starts.
  */
 export function requireRoleVariables(config: Config, roles: ReadonlyArray<{ names: VariableName[]; role: string }>): void {
-  const problems = roles.flatMap(({ names, role }) => {
-    try {
-      requireVariables(config, names, role);
-      return [];
-    } catch (err) {
-      if (err instanceof ConfigError) return err.problems;
-      throw err;
-    }
-  });
+  const problems = roles.flatMap(({ names, role }) => missingVariables(config, names, role));
   if (problems.length > 0) throw new ConfigError(problems);
 }
 

@@ -7,14 +7,14 @@
 import { createRequire } from 'node:module';
 import { isatty } from 'node:tty';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
-import { VARIABLES } from './config.js';
+import { VARIABLES, type Config } from './config.js';
 
 export type { Logger };
 
 let root: Logger | undefined;
 
 /** How log lines look: see `LOG_FORMAT` in `src/config.ts`. */
-export type LogFormat = 'auto' | 'json' | 'pretty';
+export type LogFormat = Config['LOG_FORMAT'];
 
 /** Where log lines go and how they look. */
 export interface LoggingOptions {

@@ -209,7 +209,7 @@ const LATIN_HONORIFIC = /([A-Z][A-Za-z'’-]+(?:[ 　][A-Z][A-Za-z'’-]+)?)[ �
 // A self-introduction: 佐藤花子と申します, 山田と言います.
 const SELF_INTRODUCTION = new RegExp(`(${KANJI_KANA}{1,8}(?:[ 　]${KANJI_KANA}{1,8})?)[ 　]?と(?:申し|言い|いい)ます`, 'gdu');
 const NOT_A_NAME = new Set([
-  '仕', '同', '多', '模', '異', '一', '王', '殿', '文', '有', '左', '両', '貴', '客', 'お客', '皆', '各位', '担当', '担当者', 'ご担当', 'ご担当者',
+  '多', '一', '王', '殿', '文', '有', '左', '両', '貴', 'お客', '皆', '各位', '担当', '担当者', 'ご担当', 'ご担当者',
   '利用者', 'ご利用者', '会員', 'ユーザー', '購入者', '契約者', '管理者', '関係者', '奥', '神', '父', '母', '兄', '姉', '弟', '妹', '息子', '娘', '先方',
   '相手', '当', '各', '企業', '法人', '取引先', '店', '店舗', '御社', '貴社', 'お子', '子', '患者', '社員', '同社', 'メンバー', 'ゲスト', 'オーナー',
   'スタッフ', 'サポート', 'サポート担当', 'カスタマーサポート', '窓口', '何',
@@ -251,6 +251,11 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   const language = options.language ?? placeholderLanguage(text);
   const spans: Span[] = [];
   const protectedSpans = matchesOf(text, URL_PATTERN);
+  // A number-shaped match counts as a phone number only with a plausible number of digits.
+  const digitsWithin = (min: number, max: number) => ([s, e]: [number, number]) => {
+    const n = digitCount(text.slice(s, e));
+    return n >= min && n <= max;
+  };
   const add = (kind: PersonalDataKind, found: readonly [number, number][]) => {
     for (const [start, end] of found) {
       if (end <= start) continue;
@@ -288,11 +293,11 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   add('address', addresses);
   const addressEnds = new Set(addresses.map(([, end]) => end));
   add('phone', [
-    ...matchesOf(text, INTL_PHONE).filter(([s, e]) => digitCount(text.slice(s, e)) >= 8 && digitCount(text.slice(s, e)) <= 15),
-    ...matchesOf(text, JA_PHONE).filter(([s, e]) => [10, 11].includes(digitCount(text.slice(s, e)))),
+    ...matchesOf(text, INTL_PHONE).filter(digitsWithin(8, 15)),
+    ...matchesOf(text, JA_PHONE).filter(digitsWithin(10, 11)),
     ...matchesOf(text, NA_PHONE),
     ...matchesOf(text, FR_PHONE),
-    ...groupsOf(text, LABELLED_PHONE).filter(([s, e]) => digitCount(text.slice(s, e)) >= 6 && digitCount(text.slice(s, e)) <= 15),
+    ...groupsOf(text, LABELLED_PHONE).filter(digitsWithin(6, 15)),
   ]);
   add('postal-code', [
     ...matchesOf(text, POSTAL_MARK),

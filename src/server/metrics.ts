@@ -115,19 +115,31 @@ function nonNegativeInt(value: number, what: string): number {
 export async function recordAgentRun(
   redis: Redis,
   prefix: string,
-  run: { durationMs: number; usage: Pick<LlmUsage, 'calls' | 'promptTokens' | 'completionTokens'> },
+  run: { durationMs: number; usage: CountedUsage },
 ): Promise<void> {
   const k = metricsKeys(prefix);
   const ms = nonNegativeInt(run.durationMs, 'durationMs');
-  await execAll(
+  await execWithUsage(
+    prefix,
     redis
       .multi()
       .hincrby(k.agentRun, 'count', 1)
       .hincrby(k.agentRun, 'sum_ms', ms)
-      .hincrby(k.agentRun, agentRunBucketField(ms), 1)
-      .hincrby(k.counters, 'llm_calls', nonNegativeInt(run.usage.calls, 'usage.calls'))
-      .hincrby(k.counters, 'llm_prompt_tokens', nonNegativeInt(run.usage.promptTokens, 'usage.promptTokens'))
-      .hincrby(k.counters, 'llm_completion_tokens', nonNegativeInt(run.usage.completionTokens, 'usage.completionTokens')),
+      .hincrby(k.agentRun, agentRunBucketField(ms), 1),
+    run.usage,
+  );
+}
+
+type CountedUsage = Pick<LlmUsage, 'calls' | 'promptTokens' | 'completionTokens'>;
+
+/** Adds a run's LLM calls and tokens to the counters, in the transaction `multi`, and runs it. */
+async function execWithUsage(prefix: string, multi: ReturnType<Redis['multi']>, usage: CountedUsage): Promise<void> {
+  const k = metricsKeys(prefix);
+  await execAll(
+    multi
+      .hincrby(k.counters, 'llm_calls', nonNegativeInt(usage.calls, 'usage.calls'))
+      .hincrby(k.counters, 'llm_prompt_tokens', nonNegativeInt(usage.promptTokens, 'usage.promptTokens'))
+      .hincrby(k.counters, 'llm_completion_tokens', nonNegativeInt(usage.completionTokens, 'usage.completionTokens')),
   );
 }
 
@@ -145,14 +157,9 @@ export async function recordFailedAgentRun(
 ): Promise<void> {
   const k = metricsKeys(prefix);
   const day = outcomeKeys(prefix).day(outcomeDay(at.toISOString()));
-  const multi = redis
-    .multi()
-    .hincrby(k.counters, 'agent_runs_failed', 1)
-    .hincrby(k.counters, 'llm_calls', nonNegativeInt(spend.usage.calls, 'usage.calls'))
-    .hincrby(k.counters, 'llm_prompt_tokens', nonNegativeInt(spend.usage.promptTokens, 'usage.promptTokens'))
-    .hincrby(k.counters, 'llm_completion_tokens', nonNegativeInt(spend.usage.completionTokens, 'usage.completionTokens'));
+  const multi = redis.multi().hincrby(k.counters, 'agent_runs_failed', 1);
   for (const [field, n] of llmCallFields(spend.llmCalls)) multi.hincrby(day, field, nonNegativeInt(n, field));
-  await execAll(multi);
+  await execWithUsage(prefix, multi, spend.usage);
 }
 
 /** Records one reply accepted by the SMTP server. Called by the sender. */
