@@ -74,14 +74,27 @@ function userModelSettings(): Record<string, string> {
   return settings.OPENAI_API_KEY || settings.OPENAI_BASE_URL ? settings : {};
 }
 
-async function dashboardPort(): Promise<number> {
-  // 3000 as in the README unless something already listens there.
-  const free = await new Promise<boolean>((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(3000, LOOPBACK, () => probe.close(() => resolve(true)));
+/** The dashboard's port, held until {@link release} so that nothing takes it while the demo starts. */
+interface ReservedPort {
+  port: number;
+  /** Frees the port for the dashboard to listen on; idempotent. */
+  release(): Promise<void>;
+}
+
+/**
+ * 3000 as in the README unless something already listens there. The port stays taken until the dashboard is about to
+ * listen: freed at once, it was taken in the seconds the reindex takes by a second demo starting beside this one
+ * (two checkouts, two test runs), and this one stopped with "the port is in use".
+ */
+async function reserveDashboardPort(): Promise<ReservedPort> {
+  const holder = createServer();
+  const held = await new Promise<boolean>((resolve) => {
+    holder.once('error', () => resolve(false));
+    holder.listen(3000, LOOPBACK, () => resolve(true));
   });
-  return free ? 3000 : await freePort();
+  if (!held) return { port: await freePort(), release: async () => undefined };
+  let released: Promise<void> | undefined;
+  return { port: 3000, release: () => (released ??= new Promise<void>((resolve) => holder.close(() => resolve()))) };
 }
 
 async function waitForFinal(store: TicketStore, ticketId: string, timeoutMs: number): Promise<Ticket | undefined> {
@@ -129,15 +142,16 @@ async function main(): Promise<void> {
 
   say('starting local servers: Redis, Dovecot (IMAP), an SMTP catcher…');
   const model = userModelSettings();
-  const [redis, imap, smtp, llm, port] = await Promise.all([
+  const [redis, imap, smtp, llm, reserved] = await Promise.all([
     startRedis(),
     startDovecot({ user: SUPPORT, password: 'support' }),
     startSmtpReceiver(),
     model.OPENAI_API_KEY || model.OPENAI_BASE_URL ? Promise.resolve(undefined) : startOpenAIServer({ handler: scriptedModel({ judgeRelevance: true }) }),
-    dashboardPort(),
+    reserveDashboardPort(),
   ]);
+  const port = reserved.port;
   const stopServers = async (): Promise<void> => {
-    await Promise.allSettled([smtp.stop(), imap.stop(), redis.stop(), llm?.close()]);
+    await Promise.allSettled([smtp.stop(), imap.stop(), redis.stop(), llm?.close(), reserved.release()]);
   };
 
   const password = randomBytes(12).toString('base64url');
@@ -192,7 +206,10 @@ async function main(): Promise<void> {
         () => startMaintenanceRole(config, { connection: services.workerConnection(), search: services.search(), tuning: services.tuning, logger: createLogger('maintenance') }),
         () => startAgentWorker(services),
         () => startPollerRole(config, { logger: createLogger('imap-poller') }),
-        () => startDashboardRole(config, { services, logger: createLogger('dashboard') }),
+        async () => {
+          await reserved.release();
+          return startDashboardRole(config, { services, logger: createLogger('dashboard') });
+        },
       ],
       // SIGHUP: a closed terminal stops the demo as Ctrl-C does, and gives the .env back.
       { logger, exit: cleanUp, signals: ['SIGTERM', 'SIGINT', 'SIGHUP'] },

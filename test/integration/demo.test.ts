@@ -27,46 +27,75 @@ function listening(url: string): Promise<boolean> {
   });
 }
 
+interface RunningDemo {
+  pid: number;
+  output(): string;
+  exited: Promise<number | null>;
+  /** Resolves once the demo printed how to stop it; rejects when it exited before. */
+  ready: Promise<void>;
+}
+
+/** Starts `npm run demo`'s entry in `dir`, in its own process group (as a terminal runs it). */
+function startDemo(dir: string): RunningDemo {
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir };
+  const child = spawn(process.execPath, ['--import', TSX, path.join(REPO_ROOT, 'src/cli/demo.ts')], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (out.includes('Ctrl-C stops everything')) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 200);
+    void exited.then((code) => {
+      clearInterval(timer);
+      reject(new Error(`the demo exited (${code}) before it was ready:\n${out}`));
+    });
+  });
+  return { pid: child.pid!, output: () => out, exited, ready };
+}
+
 describe('npm run demo', () => {
-  let dir: string | undefined;
-  let pid: number | undefined;
+  const dirs: string[] = [];
+  const pids = new Set<number>();
   afterAll(async () => {
     // A failing run must not leave the demo and its servers behind.
-    if (pid) {
+    for (const pid of pids) {
       try {
         process.kill(-pid, 'SIGKILL');
       } catch {
         // already gone
       }
     }
-    if (dir) await rm(dir, { recursive: true, force: true });
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
   });
 
+  async function demoDir(ownEnv: string): Promise<string> {
+    const dir = await mkdtemp(path.join(tmpdir(), 'helpdesk-demo-'));
+    dirs.push(dir);
+    await writeFile(path.join(dir, '.env'), ownEnv);
+    return dir;
+  }
+
+  async function stop(demo: RunningDemo): Promise<number | null> {
+    process.kill(-demo.pid, 'SIGINT');
+    process.kill(-demo.pid, 'SIGINT');
+    const code = await demo.exited;
+    pids.delete(demo.pid);
+    return code;
+  }
+
   it('answers one mail, parks the other, and Ctrl-C stops everything and gives .env back', { timeout: 180_000 }, async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'helpdesk-demo-'));
     // As `cp .env.example .env` leaves it: the placeholder key names no model, so the scripted one answers.
     const ownEnv = '# my own settings\nLOG_LEVEL=debug\nSMTP_HOST=mail.example.com\nOPENAI_API_KEY=not-needed\n';
-    await writeFile(path.join(dir, '.env'), ownEnv);
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir };
-    const child = spawn(process.execPath, ['--import', TSX, path.join(REPO_ROOT, 'src/cli/demo.ts')], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    pid = child.pid;
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-
-    await new Promise<void>((resolve, reject) => {
-      const timer = setInterval(() => {
-        if (out.includes('Ctrl-C stops everything')) {
-          clearInterval(timer);
-          resolve();
-        }
-      }, 200);
-      void exited.then((code) => {
-        clearInterval(timer);
-        reject(new Error(`the demo exited (${code}) before it was ready:\n${out}`));
-      });
-    });
+    const dir = await demoDir(ownEnv);
+    const demo = startDemo(dir);
+    pids.add(demo.pid);
+    await demo.ready;
+    const out = demo.output();
     expect(out).toContain('answered automatically');
     expect(out).toMatch(/── reply to hanako\.sato@example\.com: Re: 二段階認証の設定/);
     expect(out).toContain('parked for a person');
@@ -81,16 +110,23 @@ describe('npm run demo', () => {
     expect(await readFile(path.join(dir, '.env.before-demo'), 'utf8')).toBe(ownEnv);
 
     const started = performance.now();
-    process.kill(-pid!, 'SIGINT');
-    process.kill(-pid!, 'SIGINT');
-    expect(await exited).toBe(0);
-    pid = undefined;
+    expect(await stop(demo)).toBe(0);
     expect(performance.now() - started).toBeLessThan(30_000);
-    expect(out).toContain('your .env is back');
+    expect(demo.output()).toContain('your .env is back');
     expect(await readFile(path.join(dir, '.env'), 'utf8')).toBe(ownEnv);
     expect(existsSync(path.join(dir, '.env.before-demo'))).toBe(false);
     expect(await listening(lent.REDIS_URL!)).toBe(false);
     expect(await listening(`imap://${lent.IMAP_HOST}:${lent.IMAP_PORT}`)).toBe(false);
     expect(await listening(`smtp://${lent.SMTP_HOST}:${lent.SMTP_PORT}`)).toBe(false);
+  });
+
+  it('runs beside a second demo started at the same moment: each dashboard on a port of its own', { timeout: 180_000 }, async () => {
+    const demos = await Promise.all(['a', 'b'].map(async () => startDemo(await demoDir('OPENAI_API_KEY=not-needed\n'))));
+    for (const demo of demos) pids.add(demo.pid);
+    await Promise.all(demos.map((d) => d.ready));
+    const urls = demos.map((d) => /dashboard: (http:\/\/127\.0\.0\.1:\d+)/.exec(d.output())?.[1]);
+    expect(new Set(urls).size).toBe(2);
+    for (const url of urls) expect(await listening(url!)).toBe(true);
+    expect(await Promise.all(demos.map(stop))).toEqual([0, 0]);
   });
 });
