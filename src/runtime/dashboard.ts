@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config.js';
 import { createLogger, type Logger } from '../logger.js';
-import { readLastSuccessfulPollAt } from './poller.js';
+import { readPollerStatus, type PollerStatus } from './poller.js';
 import type { RoleHandle } from './lifecycle.js';
 import { Services } from './services.js';
 import { GapStore } from '../knowledge/gaps.js';
@@ -22,8 +22,8 @@ export interface DashboardRoleOptions {
   /** Shared services of the process (`npm start`); without them the role builds and closes its own. */
   services?: Services;
   logger?: Logger;
-  /** Overrides how `/readyz` learns the poller's last poll (default: the poller's Redis state of the configured mailbox). */
-  lastPollAt?: () => Promise<Date | undefined>;
+  /** Overrides how `/readyz` learns the poller's state (default: the poller's Redis state of the configured mailbox). */
+  pollerStatus?: () => Promise<PollerStatus>;
   /** Passed to {@link createDashboardApp}. */
   pollMaxAgeMs?: number;
 }
@@ -71,8 +71,7 @@ export async function startDashboardRole(config: Config, options: DashboardRoleO
   let server: Server | undefined;
   try {
     const [redis, store, queues] = [await services.producer(), await services.store(), await services.queues()];
-    const lastPollAt =
-      options.lastPollAt ?? (config.IMAP_HOST && config.IMAP_USER ? () => readLastSuccessfulPollAt(redis, config) : undefined);
+    const pollerStatus = options.pollerStatus ?? (config.IMAP_HOST && config.IMAP_USER ? () => readPollerStatus(redis, config) : undefined);
     const deps: DashboardDeps = {
       config,
       redis,
@@ -82,7 +81,7 @@ export async function startDashboardRole(config: Config, options: DashboardRoleO
       qa: services.search().qa,
       tuning: services.tuning,
       logger,
-      ...(lastPollAt ? { lastPollAt } : {}),
+      ...(pollerStatus ? { pollerStatus } : {}),
       ...(options.pollMaxAgeMs !== undefined ? { pollMaxAgeMs: options.pollMaxAgeMs } : {}),
       // The sources' trust records exist once reviews were recorded (any mode); the insights page lists them then.
       insightProviders: {

@@ -33,7 +33,11 @@
  *
  * | key                              | type | fields                                                            |
  * |----------------------------------|------|-------------------------------------------------------------------|
- * | `P:imap:<user>@<host>/<mailbox>` | hash | `uidValidity`, `lastUid`, `lastSuccessfulPollAt` (epoch ms)       |
+ * | `P:imap:<user>@<host>/<mailbox>` | hash | `uidValidity`, `lastUid`, `lastSuccessfulPollAt` (epoch ms),       |
+ * |                                  |      | `lastFailure` (one line), `lastFailureAt` (epoch ms)               |
+ *
+ * `lastFailure` is what the poller last logged as failing (no login, a refused STARTTLS, a lost connection, a failed
+ * sync), so `/readyz` can say why the mailbox is not being read without anyone opening the poller's log.
  */
 import { createHash } from 'node:crypto';
 import { ImapFlow, type FetchMessageObject } from 'imapflow';
@@ -138,7 +142,7 @@ export interface MailboxIdentity {
   mailbox: string;
 }
 
-/** The Redis hash holding `uidValidity`, `lastUid` and `lastSuccessfulPollAt` of one mailbox. */
+/** The Redis hash holding the sync state of one mailbox (see the key layout above). */
 export function mailboxStateKey(prefix: string, id: MailboxIdentity): string {
   return `${prefix}:imap:${id.user}@${id.host}/${id.mailbox}`;
 }
@@ -148,7 +152,19 @@ export interface MailboxState {
   uidValidity?: string;
   lastUid?: number;
   lastSuccessfulPollAt?: Date;
+  /** What last failed (a connection or a sync), and when; kept after later successes, compare the times. */
+  lastFailure?: PollFailure;
 }
+
+/** A failure of the poller as it logged it. */
+export interface PollFailure {
+  at: Date;
+  /** The one-line description the poller logged, e.g. "IMAP login as … failed (wrong IMAP_USER or IMAP_PASSWORD?)". */
+  message: string;
+}
+
+/** Longest failure description stored: a server's error text is not ours to bound. */
+const MAX_FAILURE_CHARS = 500;
 
 /** Reads the stored sync state of a mailbox (empty object when the poller never ran against it). */
 export async function readMailboxState(redis: Redis, key: string): Promise<MailboxState> {
@@ -159,21 +175,27 @@ export async function readMailboxState(redis: Redis, key: string): Promise<Mailb
   if (hash.lastSuccessfulPollAt !== undefined && /^\d+$/.test(hash.lastSuccessfulPollAt)) {
     state.lastSuccessfulPollAt = new Date(Number(hash.lastSuccessfulPollAt));
   }
+  if (hash.lastFailure && hash.lastFailureAt !== undefined && /^\d+$/.test(hash.lastFailureAt)) {
+    state.lastFailure = { at: new Date(Number(hash.lastFailureAt)), message: hash.lastFailure };
+  }
   return state;
 }
 
+/** What the poller last recorded about the configured mailbox, for `/readyz`. */
+export type PollerStatus = Pick<MailboxState, 'lastSuccessfulPollAt' | 'lastFailure'>;
+
 /**
- * When the poller last completed a sync of the configured mailbox, or `undefined` when it never did; for health
- * checks (`/readyz`) on any process sharing the Redis.
+ * When the poller last completed a sync of the configured mailbox and what last failed, from Redis; empty when the
+ * poller never ran against it. For health checks (`/readyz`) on any process sharing the Redis.
  */
-export async function readLastSuccessfulPollAt(
+export async function readPollerStatus(
   redis: Redis,
   config: Pick<Config, 'QUEUE_PREFIX' | 'IMAP_USER' | 'IMAP_HOST' | 'IMAP_MAILBOX'>,
-): Promise<Date | undefined> {
-  if (!config.IMAP_USER || !config.IMAP_HOST) return undefined;
+): Promise<PollerStatus> {
+  if (!config.IMAP_USER || !config.IMAP_HOST) return {};
   const key = mailboxStateKey(config.QUEUE_PREFIX, { user: config.IMAP_USER, host: config.IMAP_HOST, mailbox: config.IMAP_MAILBOX });
-  const at = await redis.hget(key, 'lastSuccessfulPollAt');
-  return at !== null && /^\d+$/.test(at) ? new Date(Number(at)) : undefined;
+  const { lastSuccessfulPollAt, lastFailure } = await readMailboxState(redis, key);
+  return { ...(lastSuccessfulPollAt ? { lastSuccessfulPollAt } : {}), ...(lastFailure ? { lastFailure } : {}) };
 }
 
 /** Thrown inside a sync when the IMAP connection cannot carry on (closed, mailbox deselected, a command refused). */
@@ -387,10 +409,25 @@ export class MailboxSupervisor {
       if (connectedAt !== undefined && Date.now() - connectedAt >= this.policy.stableAfterMs) failures = 0;
       failures += 1;
       const delay = Math.min(this.policy.initialDelayMs * 2 ** (failures - 1), this.policy.maxDelayMs);
-      this.log.warn({ attempt: failures, delayMs: delay }, `${this.describeFailure(phase, lastError, client)}; retrying in ${formatDelay(delay)}`);
+      const failure = this.describeFailure(phase, lastError, client);
+      this.log.warn({ attempt: failures, delayMs: delay }, `${failure}; retrying in ${formatDelay(delay)}`);
+      await this.recordFailure(failure);
       await this.sleep(delay);
     }
     this.client = undefined;
+  }
+
+  /**
+   * Keeps `failure` in the mailbox's state for `/readyz`. Best effort: with Redis down it is lost, and the log line
+   * already said it.
+   */
+  private async recordFailure(failure: string): Promise<void> {
+    const line = failure.replace(/\s+/g, ' ').slice(0, MAX_FAILURE_CHARS);
+    try {
+      await produce(this.redis, () => this.redis.hset(this.stateKey, 'lastFailure', line, 'lastFailureAt', String(Date.now())));
+    } catch (err) {
+      this.log.debug({ err }, 'Could not record the failure in Redis');
+    }
   }
 
   /** One line saying what failed where, without a stack trace: the operator's cue to check the server or the config. */
@@ -398,7 +435,8 @@ export class MailboxSupervisor {
     const e = err as (Error & { code?: string; authenticationFailed?: boolean; responseText?: string }) | undefined;
     if (e?.authenticationFailed) return `IMAP login as ${this.config.IMAP_USER} to ${this.where} failed (wrong IMAP_USER or IMAP_PASSWORD?)`;
     if (isStartTlsRefusal(e)) return `IMAP server ${this.where} ${STARTTLS_REFUSAL_HINT}`;
-    const text = e ? (e.responseText ?? e.message) : client.byeReason ? `server said BYE: ${client.byeReason}` : 'connection closed';
+    // OpenSSL's messages span lines ("…wrong version number:\n…"); a log line and /readyz want one.
+    const text = (e ? (e.responseText ?? e.message) : client.byeReason ? `server said BYE: ${client.byeReason}` : 'connection closed').replace(/\s+/g, ' ').trim();
     const why = e?.code && !text.includes(e.code) ? `${e.code}: ${text}` : text;
     if (phase === 'connect') return `IMAP server ${this.where} unreachable (${why})`;
     if (phase === 'open') return `IMAP mailbox ${this.config.IMAP_MAILBOX} on ${this.where} cannot be opened (${why})`;
@@ -451,12 +489,14 @@ export class MailboxSupervisor {
         const client = this.client;
         if (client?.usable) {
           this.log.warn({ reason }, `IMAP command failed on ${this.where} (${report.error}); opening a new session`);
+          await this.recordFailure(`IMAP command failed on ${this.where} (${report.error})`);
           client.close();
         } else {
           this.log.debug({ reason, err: report.error }, 'Sync interrupted by the IMAP connection; it resumes after reconnecting');
         }
       } else {
         this.log.error({ reason, err }, 'Sync failed; it is retried on the next trigger');
+        await this.recordFailure(`Sync failed: ${report.error}`);
       }
     }
     return report;

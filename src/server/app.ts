@@ -46,6 +46,7 @@ import { apiHandlers } from './api.js';
 import { gapsApiHandler } from './gaps-api.js';
 import { GapStore } from '../knowledge/gaps.js';
 import { ANONYMOUS_OPERATOR, CsrfTokens, LoginThrottle, basicAuthMiddleware, loopbackHostGuard, optionalBasicAuth, resolveAuth } from './auth.js';
+import type { PollerStatus } from '../runtime/poller.js';
 import { checkReadiness, type ReadinessDeps } from './health.js';
 import { errorMiddleware, jsonError, route, send, userOf, type ErrorRenderer } from './http.js';
 import { createMetricsRegistry } from './metrics.js';
@@ -82,8 +83,8 @@ export interface DashboardDeps {
   search?: ReadinessDeps['search'];
   /** The Q&A search, which takes accepted learned pairs itself when it can (Qdrant); the embedded index reads Redis. */
   qa?: QaSearch;
-  /** When the IMAP poller last completed a poll; the `/readyz` poller check is skipped without it. */
-  lastPollAt?: () => Promise<Date | undefined>;
+  /** When the IMAP poller last completed a poll and what last failed; the `/readyz` poller check is skipped without it. */
+  pollerStatus?: () => Promise<PollerStatus>;
   /** Oldest acceptable last poll; default 3 × IMAP_POLL_INTERVAL_MS (three missed safety polls). */
   pollMaxAgeMs?: number;
   /** Secret of the CSRF tokens; random per process by default. */
@@ -196,7 +197,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   const metrics = createMetricsRegistry({ store: deps.store, queues: deps.queues, redis: deps.redis, prefix: deps.config.QUEUE_PREFIX });
   const readiness: ReadinessDeps = {
     redis: deps.redis,
-    lastPollAt: deps.lastPollAt,
+    pollerStatus: deps.pollerStatus,
     pollMaxAgeMs: deps.pollMaxAgeMs ?? 3 * deps.config.IMAP_POLL_INTERVAL_MS,
     search: deps.search,
     now,

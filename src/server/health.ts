@@ -5,6 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { describeConnection } from '../queues/connection.js';
+import type { PollerStatus } from '../runtime/poller.js';
 import type { ManualSearch, QaSearch } from '../search/types.js';
 
 /** Outcome of one check. `skipped` checks do not affect readiness. */
@@ -28,10 +29,10 @@ export interface Readiness {
 export interface ReadinessDeps {
   redis: Redis;
   /**
-   * When the IMAP poller last completed a poll (from Redis); `undefined` skips the check, for a dashboard that does
-   * not know the mailbox (IMAP_HOST / IMAP_USER unset in its environment).
+   * When the IMAP poller last completed a poll and what last failed (from Redis); `undefined` skips the check, for a
+   * dashboard that does not know the mailbox (IMAP_HOST / IMAP_USER unset in its environment).
    */
-  lastPollAt?: (() => Promise<Date | undefined>) | undefined;
+  pollerStatus?: (() => Promise<PollerStatus>) | undefined;
   /** Oldest acceptable last poll, in ms (normally 3 × IMAP_POLL_INTERVAL_MS). */
   pollMaxAgeMs: number;
   /** The search backends to ping; `undefined` skips those checks. */
@@ -85,6 +86,23 @@ export function formatDuration(ms: number): string {
   return h % 24 === 0 ? `${d} d` : `${d} d ${h % 24} h`;
 }
 
+/**
+ * The poller check: failed when the last successful poll is missing or older than `maxAgeMs`. A failure recorded
+ * after the last successful poll is added to the detail either way: it is why the mailbox is not being read (a wrong
+ * password, a refused STARTTLS), or an early sign while the last poll is still recent.
+ */
+export function pollerCheck(status: PollerStatus, now: Date, maxAgeMs: number): { status: CheckStatus; detail: string } {
+  const { lastSuccessfulPollAt: at, lastFailure } = status;
+  const failing = lastFailure && (!at || lastFailure.at.getTime() > at.getTime());
+  const why = failing ? `; last failure ${formatDuration(now.getTime() - lastFailure.at.getTime())} ago: ${lastFailure.message}` : '';
+  if (!at) return { status: 'fail', detail: `the IMAP poller has not completed a poll yet${why}` };
+  const age = now.getTime() - at.getTime();
+  const ago = `last successful poll ${formatDuration(age)} ago (${at.toISOString()})`;
+  return age <= maxAgeMs
+    ? { status: 'ok', detail: `${ago}${why}` }
+    : { status: 'fail', detail: `${ago}, longer than the allowed ${formatDuration(maxAgeMs)}${why}` };
+}
+
 /** Runs every check in parallel; ready when none failed. */
 export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
   const timeoutMs = deps.timeoutMs ?? CHECK_TIMEOUT_MS;
@@ -100,17 +118,9 @@ export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
     return { status: 'ok', detail: `Redis at ${where} answers` };
   }, timeoutMs);
 
-  const lastPollAt = deps.lastPollAt;
-  const imapPoller = lastPollAt
-    ? runCheck(async () => {
-        const at = await lastPollAt();
-        if (!at) return { status: 'fail', detail: 'the IMAP poller has not completed a poll yet' };
-        const age = now().getTime() - at.getTime();
-        const ago = `last successful poll ${formatDuration(age)} ago (${at.toISOString()})`;
-        return age <= deps.pollMaxAgeMs
-          ? { status: 'ok', detail: ago }
-          : { status: 'fail', detail: `${ago}, longer than the allowed ${formatDuration(deps.pollMaxAgeMs)}` };
-      }, timeoutMs)
+  const pollerStatus = deps.pollerStatus;
+  const imapPoller = pollerStatus
+    ? runCheck(async () => pollerCheck(await pollerStatus(), now(), deps.pollMaxAgeMs), timeoutMs)
     : Promise.resolve<CheckResult>({
         status: 'skipped',
         detail: 'IMAP_HOST or IMAP_USER is not set for the dashboard, so it cannot find the poller’s state',

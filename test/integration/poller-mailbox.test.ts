@@ -11,7 +11,7 @@ import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
-import { MailboxSupervisor, readLastSuccessfulPollAt, readMailboxState } from '../../src/runtime/poller.js';
+import { MailboxSupervisor, readMailboxState, readPollerStatus } from '../../src/runtime/poller.js';
 import { isStartTlsRefusal } from '../../src/mail/imap-security.js';
 import { loadRaw } from '../../src/mail/raw-store.js';
 import { connectForSentCopy } from '../../src/mail/sent-copy.js';
@@ -231,7 +231,7 @@ describe('MailboxSupervisor', () => {
 
     const state = await readMailboxState(redis, h.supervisor.stateRedisKey);
     expect(state).toMatchObject({ uidValidity: await uidValidityOf(h.mailbox), lastUid: uid });
-    expect(await readLastSuccessfulPollAt(redis, h.config)).toEqual(state.lastSuccessfulPollAt);
+    expect(await readPollerStatus(redis, h.config)).toEqual({ lastSuccessfulPollAt: state.lastSuccessfulPollAt });
   });
 
   it('ingests mail whose Message-ID is only brackets under an id of its own, and the mail after it too', async () => {
@@ -480,6 +480,10 @@ describe('MailboxSupervisor', () => {
     await waitFor(() => lines.length >= 2, 'two refused connections');
     expect(JSON.parse(lines[0]!).msg).toContain('did not start TLS (STARTTLS), so the login was not sent in clear');
     expect(supervisor.connected).toBe(false);
+    // /readyz reads why from Redis: no one has to open the poller's log to learn it.
+    const status = await readPollerStatus(redis, h.config);
+    expect(status.lastSuccessfulPollAt).toBeUndefined();
+    expect(status.lastFailure?.message).toContain('did not start TLS (STARTTLS)');
     expect(await tickets(h)).toEqual([]);
     // The Sent-folder copies' connection refuses the same way.
     const refused = await connectForSentCopy({ ...h.config, IMAP_SENT_MAILBOX: 'Sent' }).then(
@@ -487,6 +491,57 @@ describe('MailboxSupervisor', () => {
       (err: unknown) => err,
     );
     expect(isStartTlsRefusal(refused)).toBe(true);
+  });
+
+  it('records a refused login for /readyz, in one line, and keeps it beside the successful poll that follows', async () => {
+    const h = await harness({ IMAP_PASSWORD: 'not-the-password' });
+    const lines: string[] = [];
+    const supervisor = new MailboxSupervisor({
+      config: h.config,
+      redis,
+      store: h.store,
+      ticketsQueue: h.queues.tickets,
+      reconnect: { initialDelayMs: 100, maxDelayMs: 1_000 },
+      logger: pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) }),
+    });
+    cleanups.push(() => supervisor.stop());
+    supervisor.start();
+    await waitFor(async () => (await readPollerStatus(redis, h.config)).lastFailure !== undefined, 'the refused login recorded', 30_000);
+    await supervisor.stop();
+    const refused = await readPollerStatus(redis, h.config);
+    expect(refused.lastFailure?.message).toBe(`IMAP login as ${imap.user} to ${imap.host}:${imap.port} failed (wrong IMAP_USER or IMAP_PASSWORD?)`);
+    expect(refused.lastFailure?.message).not.toContain('not-the-password');
+    expect(JSON.parse(lines[0]!).msg).toContain(refused.lastFailure!.message);
+
+    // The right password: the poll succeeds, and the failure stays with its time, older than the poll.
+    const good = new MailboxSupervisor({ config: { ...h.config, IMAP_PASSWORD: imap.password }, redis, store: h.store, ticketsQueue: h.queues.tickets });
+    cleanups.push(() => good.stop());
+    good.start();
+    await waitFor(async () => (await readPollerStatus(redis, h.config)).lastSuccessfulPollAt !== undefined, 'the first sync');
+    const after = await readPollerStatus(redis, h.config);
+    expect(after.lastFailure).toEqual(refused.lastFailure);
+    expect(after.lastSuccessfulPollAt!.getTime()).toBeGreaterThan(after.lastFailure!.at.getTime());
+  });
+
+  it('says in one line that TLS failed when IMAP_SECURE=true meets a plain port', async () => {
+    const h = await harness({ IMAP_SECURE: 'true' });
+    const lines: string[] = [];
+    const supervisor = new MailboxSupervisor({
+      config: h.config,
+      redis,
+      store: h.store,
+      ticketsQueue: h.queues.tickets,
+      reconnect: { initialDelayMs: 100, maxDelayMs: 1_000 },
+      logger: pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) }),
+    });
+    cleanups.push(() => supervisor.stop());
+    supervisor.start();
+    await waitFor(async () => (await readPollerStatus(redis, h.config)).lastFailure !== undefined, 'the failed connection recorded');
+    await supervisor.stop();
+    const message = (await readPollerStatus(redis, h.config)).lastFailure!.message;
+    expect(message).toMatch(new RegExp(`^IMAP server ${imap.host}:${imap.port} unreachable \\(.*wrong version number`, 'i'));
+    expect(message).not.toMatch(/\n/);
+    expect(JSON.parse(lines[0]!).msg).not.toMatch(/\n/);
   });
 
   it('is stopped idempotently and a restarted poller continues where it left off', async () => {

@@ -16,7 +16,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentResult } from '../../src/agent/types.js';
 import { parseConfig, type Config } from '../../src/config.js';
-import { mailboxStateKey, readLastSuccessfulPollAt } from '../../src/runtime/poller.js';
+import { mailboxStateKey, readPollerStatus } from '../../src/runtime/poller.js';
 import { rawRefFor, saveRaw } from '../../src/mail/raw-store.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { answerJobId, sendJobId } from '../../src/queues/job-options.js';
@@ -986,7 +986,7 @@ describe('readiness', () => {
   it('is ready when Redis answers, the poller polled recently and the search backends answer', async () => {
     const search = await searchBackends();
     let config: Config | undefined;
-    const d = await startDashboard(imapEnv, { search, lastPollAt: () => readLastSuccessfulPollAt(redis, config!) });
+    const d = await startDashboard(imapEnv, { search, pollerStatus: () => readPollerStatus(redis, config!) });
     config = d.config;
     await recordPoll(d, Date.now() - 30_000);
     const res = await call(d, '/readyz');
@@ -1004,7 +1004,7 @@ describe('readiness', () => {
 
   it('is not ready (503) when the last poll is older than 3 × IMAP_POLL_INTERVAL_MS, or there was none', async () => {
     let config: Config | undefined;
-    const d = await startDashboard(imapEnv, { lastPollAt: () => readLastSuccessfulPollAt(redis, config!) });
+    const d = await startDashboard(imapEnv, { pollerStatus: () => readPollerStatus(redis, config!) });
     config = d.config;
     const never = await call(d, '/readyz');
     expect(never.status).toBe(503);
@@ -1016,6 +1016,24 @@ describe('readiness', () => {
     expect(body.status).toBe('not ready');
     expect(body.checks.imapPoller).toMatchObject({ status: 'fail', detail: expect.stringMatching(/4 min ago.*allowed 3 min/) });
     expect(body.checks.redis.status).toBe('ok');
+  });
+
+  it('says why the poller is not polling: the failure it recorded after its last successful poll', async () => {
+    let config: Config | undefined;
+    const d = await startDashboard(imapEnv, { pollerStatus: () => readPollerStatus(redis, config!) });
+    config = d.config;
+    const key = mailboxStateKey(d.prefix, { user: imapEnv.IMAP_USER, host: imapEnv.IMAP_HOST, mailbox: 'INBOX' });
+    const login = `IMAP login as ${imapEnv.IMAP_USER} to ${imapEnv.IMAP_HOST}:993 failed (wrong IMAP_USER or IMAP_PASSWORD?)`;
+    await redis.hset(key, 'lastFailure', login, 'lastFailureAt', String(Date.now() - 5_000));
+    const res = await call(d, '/readyz');
+    expect(res.status).toBe(503);
+    const detail = ((await res.json()) as { checks: { imapPoller: { detail: string } } }).checks.imapPoller.detail;
+    expect(detail).toMatch(/^the IMAP poller has not completed a poll yet; last failure \d s ago: IMAP login as support@example\.test/);
+    // A failure from before the last successful poll is history, not news.
+    await recordPoll(d, Date.now() - 1_000);
+    const ok = await call(d, '/readyz');
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { checks: { imapPoller: { detail: string } } }).checks.imapPoller.detail).not.toContain('failure');
   });
 
   it('without credentials answers only the status of each check; the details (hosts, users, errors) need the login', async () => {
