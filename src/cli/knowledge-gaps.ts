@@ -64,7 +64,7 @@ export function registerGapsCommand(program: Command): Command {
         async (ctx) => {
           const limit = opts.limit === undefined ? undefined : Number(opts.limit);
           if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 1000)) throw new CliError('--limit must be a whole number from 1 to 1000', 2);
-          const redis = await connectProducer(ctx.config.REDIS_URL, { name: `${ctx.config.QUEUE_PREFIX}:knowledge-cli`, timeoutMs: 5_000 });
+          const redis = await connectProducer(ctx.config.REDIS_URL, { name: `${ctx.config.QUEUE_PREFIX}:knowledge-cli`, timeoutMs: 5_000, giveUpOnError: true });
           try {
             const gaps = new GapStore(redis, { prefix: ctx.config.QUEUE_PREFIX });
             const list = await produce(redis, () => gaps.list({ includeClosed: opts.all === true, ...(limit !== undefined ? { limit } : {}) }));

@@ -38,7 +38,7 @@ export function registerTrustCommand(program: Command): Command {
       await runCommand(
         'knowledge trust',
         async (ctx) => {
-          const redis = await connectProducer(ctx.config.REDIS_URL, { name: `${ctx.config.QUEUE_PREFIX}:knowledge-cli`, timeoutMs: 5_000 });
+          const redis = await connectProducer(ctx.config.REDIS_URL, { name: `${ctx.config.QUEUE_PREFIX}:knowledge-cli`, timeoutMs: 5_000, giveUpOnError: true });
           try {
             const records = await produce(redis, () => listTrust(redis, ctx.config.QUEUE_PREFIX, ctx.config));
             ctx.print(opts.json ? JSON.stringify(records) : terminalSafe(formatTrust(records, ctx.config)));

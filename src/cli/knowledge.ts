@@ -31,7 +31,7 @@ interface Session {
 }
 
 async function withLearned<T>(ctx: CliContext, body: (session: Session) => Promise<T>): Promise<T> {
-  const redis = await connectProducer(ctx.config.REDIS_URL, { name: `${ctx.config.QUEUE_PREFIX}:knowledge-cli`, timeoutMs: 5_000 });
+  const redis = await connectProducer(ctx.config.REDIS_URL, { name: `${ctx.config.QUEUE_PREFIX}:knowledge-cli`, timeoutMs: 5_000, giveUpOnError: true });
   try {
     return await body({ redis, learned: new LearnedAnswerStore(redis, { prefix: ctx.config.QUEUE_PREFIX }) });
   } finally {

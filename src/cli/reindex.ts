@@ -72,7 +72,7 @@ async function reindexHere({ config, logger, print }: CliContext, opts: ReindexO
   // A server backend (Meilisearch, Qdrant) is shared with the scheduler: its rebuild takes the same lock as the
   // scheduled one, so the two never swap aliases or delete builds under each other. The embedded engine needs no
   // Redis here: each rebuild writes its own file and switches it in with one rename.
-  const redis = config.MEILI_HOST || config.QDRANT_URL ? await connectProducer(config.REDIS_URL, { name: `${config.QUEUE_PREFIX}:cli-reindex` }) : undefined;
+  const redis = config.MEILI_HOST || config.QDRANT_URL ? await connectProducer(config.REDIS_URL, { name: `${config.QUEUE_PREFIX}:cli-reindex`, giveUpOnError: true }) : undefined;
   const locked = async <T>(server: boolean, kind: 'manual' | 'qa', work: () => Promise<T>): Promise<T> => {
     if (!server || !redis) return await work();
     try {
@@ -116,7 +116,7 @@ function failWhenNothingFound(summary: ReindexSummary, config: Config): void {
 async function queueReindex({ config, print }: CliContext, opts: ReindexOptions): Promise<void> {
   const started = performance.now();
   // Fails within seconds with RedisUnavailableError ("Redis unavailable at redis://host:port: …"), one line.
-  const redis = await connectProducer(config.REDIS_URL, { name: `${config.QUEUE_PREFIX}:cli-reindex` });
+  const redis = await connectProducer(config.REDIS_URL, { name: `${config.QUEUE_PREFIX}:cli-reindex`, giveUpOnError: true });
   const queues = createQueues(redis, config.QUEUE_PREFIX);
   // Listening starts before the jobs are added, so a job that finishes at once still reports its outcome.
   const events = opts.wait ? await listenForOutcomes(config) : undefined;

@@ -99,7 +99,7 @@ interface Session {
 }
 
 async function withStore<T>(ctx: CliContext, body: (session: Session) => Promise<T>): Promise<T> {
-  const redis = await connectProducer(ctx.config.REDIS_URL, { name: `${ctx.config.QUEUE_PREFIX}:review-cli`, timeoutMs: 5_000 });
+  const redis = await connectProducer(ctx.config.REDIS_URL, { name: `${ctx.config.QUEUE_PREFIX}:review-cli`, timeoutMs: 5_000, giveUpOnError: true });
   try {
     return await body({ redis, store: new TicketStore(redis, { prefix: ctx.config.QUEUE_PREFIX }) });
   } finally {

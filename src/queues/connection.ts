@@ -155,7 +155,7 @@ export function describeConnection(redis: Redis): string {
  * on a connection that is still connecting fails its initial commands and stays broken, while one created on a
  * ready connection fails fast during an outage and recovers on reconnect.
  */
-export async function waitForReady(redis: Redis, timeoutMs = 5_000): Promise<Redis> {
+export async function waitForReady(redis: Redis, timeoutMs = 5_000, options: { giveUpOnError?: boolean } = {}): Promise<Redis> {
   if (redis.status === 'ready') return redis;
   if (redis.status === 'wait') void redis.connect().catch(() => undefined);
   await new Promise<void>((resolve, reject) => {
@@ -172,6 +172,9 @@ export async function waitForReady(redis: Redis, timeoutMs = 5_000): Promise<Red
     };
     const onError = (err: unknown): void => {
       lastError = err;
+      if (!options.giveUpOnError) return;
+      cleanup();
+      reject(new RedisUnavailableError(describeConnection(redis), err));
     };
     const onEnd = (): void => {
       cleanup();
@@ -191,12 +194,13 @@ export async function waitForReady(redis: Redis, timeoutMs = 5_000): Promise<Red
 /**
  * A ready producer connection ({@link createProducerConnection} + {@link waitForReady}); when Redis is not
  * reachable within `timeoutMs` the client is closed and {@link RedisUnavailableError} thrown, so a CLI or the
- * dashboard reports the outage at once.
+ * dashboard reports the outage at once. With `giveUpOnError` the first connection error (refused, unknown host,
+ * wrong password) ends the wait: for command-line tools, whose user is waiting and can run them again.
  */
-export async function connectProducer(url: string, options: ConnectionOptions & { timeoutMs?: number } = {}): Promise<Redis> {
+export async function connectProducer(url: string, options: ConnectionOptions & { timeoutMs?: number; giveUpOnError?: boolean } = {}): Promise<Redis> {
   const redis = createProducerConnection(url, options);
   try {
-    return await waitForReady(redis, options.timeoutMs);
+    return await waitForReady(redis, options.timeoutMs, { giveUpOnError: options.giveUpOnError ?? false });
   } catch (err) {
     redis.disconnect();
     throw err;

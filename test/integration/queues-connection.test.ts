@@ -106,6 +106,16 @@ describe('producer connection', () => {
     expect((error as Error).message).not.toContain('s3cret');
   });
 
+  it('for a command-line tool, gives up at the first connection error instead of waiting out the timeout', async () => {
+    const port = await freePort();
+    const started = Date.now();
+    const error = await connectProducer(`redis://127.0.0.1:${port}`, { timeoutMs: 30_000, giveUpOnError: true }).catch((e: unknown) => e);
+    // Well under the 30 s timeout even on a loaded machine: the refusal is the answer.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(error).toBeInstanceOf(RedisUnavailableError);
+    expect((error as Error).message).toMatch(/ECONNREFUSED/);
+  });
+
   it('fails an add fast while Redis is down and recovers when it is back', async () => {
     const server = await redisServer();
     const producer = keep(await connectProducer(server.url));
