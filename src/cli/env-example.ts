@@ -3,10 +3,24 @@
  * src/config.ts, so neither can drift from the code (a unit test compares them).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { renderConfigTable, renderEnvExample } from '../config.js';
 
 const START = '<!-- config:start -->';
 const END = '<!-- config:end -->';
+const USAGE = 'usage: npm run env:example\n\nRewrites .env.example and the configuration table in README.md from the variables in src/config.ts.\n';
+
+let help: boolean | undefined;
+try {
+  ({ help } = parseArgs({ options: { help: { type: 'boolean', short: 'h' } } }).values);
+} catch (err) {
+  process.stderr.write(`env:example: ${(err as Error).message}\n${USAGE}`);
+  process.exit(2);
+}
+if (help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 
 writeFileSync('.env.example', renderEnvExample());
 const readme = readFileSync('README.md', 'utf8');

@@ -3,7 +3,7 @@
  * the embedded search engines under a temporary DATA_DIR and the scripted OpenAI-compatible server as the LLM.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -96,6 +96,18 @@ describe('before any reindex', SLOW, () => {
     expect(ask.stdout).toBe('');
     expect(stderrLines(ask)).toEqual(['ask: no manual index yet: run npm run reindex']);
     expect(server.chatRequests()).toHaveLength(0);
+  });
+
+  it('env:example --help prints the usage and rewrites nothing; an unknown option exits 2', async () => {
+    const files = ['.env.example', 'README.md'].map((f) => path.join(ROOT, f));
+    const before = await Promise.all(files.map(async (f) => (await stat(f)).mtimeMs));
+    const help = await run('env-example', ['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: npm run env:example\n/);
+    const bogus = await run('env-example', ['--bogus']);
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr).toContain("Unknown option '--bogus'");
+    expect(await Promise.all(files.map(async (f) => (await stat(f)).mtimeMs))).toEqual(before);
   });
 
   it('invalid configuration exits 2 naming the variable', async () => {
