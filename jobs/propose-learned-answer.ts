@@ -5,6 +5,7 @@
  * can hold up or undo the approval or the reply.
  */
 import type OpenAI from 'openai';
+import type { ModelCallUsage } from '../src/agent/types.js';
 import { distilCandidates, ruleCandidates, scrubCandidate, signatureNames, type CandidateSource } from '../src/knowledge/learned-candidates.js';
 import type { LearnedAnswerStore, LearnedCandidate } from '../src/knowledge/learned-answers.js';
 import { createLogger, type Logger } from '../src/logger.js';
@@ -28,6 +29,8 @@ export interface ProposeLearnedResult {
   /** Why nothing was proposed, when nothing was. */
   skipped?: string;
   origin?: LearnedCandidate['origin'];
+  /** The model calls answered while proposing; the agent worker adds them to the LLM counters and the day's cost. */
+  llmCalls?: ModelCallUsage[];
 }
 
 /** States of a ticket whose approval stands (the reply is going or has gone out). */
@@ -52,10 +55,16 @@ export async function proposeLearnedAnswer(data: ProposeLearnedAnswerData, deps:
   const names = [ticket.fromName, ...signatureNames(ticket.mailText ?? ticket.question)].filter((n): n is string => Boolean(n?.trim()));
   const scrubbed = [];
   for (const draft of drafts) scrubbed.push(await scrubCandidate(draft, names, llm));
+  const llmCalls = [...(distilled?.call ? [distilled.call] : []), ...scrubbed.flatMap((c) => c.calls)];
   const stored = await deps.learned.propose(
     ticket.id,
     scrubbed.map((c) => ({ question: c.question, answer: c.answer, origin, scrub: c.scrub, ...(distilled?.error ? { distilError: distilled.error } : {}) })),
   );
   logger.info({ ticketId: ticket.id, candidates: stored.map((c) => c.id), origin }, 'learned-answer candidates proposed');
-  return { proposed: stored.map((c) => c.id), origin, ...(stored.length === 0 ? { skipped: drafts.length === 0 ? 'nothing to learn' : 'proposed before' } : {}) };
+  return {
+    proposed: stored.map((c) => c.id),
+    origin,
+    ...(stored.length === 0 ? { skipped: drafts.length === 0 ? 'nothing to learn' : 'proposed before' } : {}),
+    ...(llmCalls.length > 0 ? { llmCalls } : {}),
+  };
 }

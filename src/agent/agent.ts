@@ -37,6 +37,7 @@ import {
   type Subtask,
   type ToolResult,
   addUsage,
+  modelCallUsage,
   planSchema,
   reflectionResultSchema,
 } from './types.js';
@@ -726,15 +727,11 @@ export class HelpDeskAgent {
   ): Promise<[R, LlmCallRecord]> {
     const started = performance.now();
     const response = await run();
-    const cached = response.usage?.prompt_tokens_details?.cached_tokens;
     const record: LlmCallRecord = {
       step,
       ...(subtask !== undefined ? { subtask } : {}),
-      model: this.model,
       durationMs: Math.round(performance.now() - started),
-      promptTokens: response.usage?.prompt_tokens ?? 0,
-      completionTokens: response.usage?.completion_tokens ?? 0,
-      ...(typeof cached === 'number' ? { cachedPromptTokens: cached } : {}),
+      ...modelCallUsage(this.model, response.usage),
     };
     callLogOf(config)?.push(record);
     return [response, record];

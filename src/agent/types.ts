@@ -39,13 +39,9 @@ export interface LlmUsage {
   totalTokens: number;
 }
 
-/** One LLM call as recorded for the result (which step, how long, how many tokens). */
-export interface LlmCallRecord {
-  step: 'create_plan' | 'select_tools' | 'create_subtask_answer' | 'reflect_subtask' | 'create_answer';
-  /** The subtask the call belonged to; absent for plan and final answer. */
-  subtask?: string;
+/** What one answered LLM call used: the metrics' token counters and the insights' cost are sums of these. */
+export interface ModelCallUsage {
   model: string;
-  durationMs: number;
   promptTokens: number;
   completionTokens: number;
   /**
@@ -53,6 +49,28 @@ export interface LlmCallRecord {
    * reports them (OpenAI does; the scripted server and many local servers do not).
    */
   cachedPromptTokens?: number;
+}
+
+/** The {@link ModelCallUsage} of a response of `model` from its `usage` (absent usage counts as no tokens). */
+export function modelCallUsage(
+  model: string,
+  usage: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null } | null | undefined,
+): ModelCallUsage {
+  const cached = usage?.prompt_tokens_details?.cached_tokens;
+  return {
+    model,
+    promptTokens: usage?.prompt_tokens ?? 0,
+    completionTokens: usage?.completion_tokens ?? 0,
+    ...(typeof cached === 'number' ? { cachedPromptTokens: cached } : {}),
+  };
+}
+
+/** One LLM call as recorded for the result (which step, how long, how many tokens). */
+export interface LlmCallRecord extends ModelCallUsage {
+  step: 'create_plan' | 'select_tools' | 'create_subtask_answer' | 'reflect_subtask' | 'create_answer';
+  /** The subtask the call belonged to; absent for plan and final answer. */
+  subtask?: string;
+  durationMs: number;
 }
 
 /** The outcome of one subtask's loop. `toolResults[i]` holds the calls of try i. */

@@ -19,6 +19,7 @@ import type OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { delimit } from '../agent/prompts.js';
+import { modelCallUsage, type ModelCallUsage } from '../agent/types.js';
 import { replyBody } from '../tickets/outcome.js';
 import { questionTerms } from './gap-similarity.js';
 import { scrubPersonalDataWithModel, type PersonalDataModel } from './personal-data-model.js';
@@ -149,8 +150,8 @@ export const LEARNED_ANSWERS_SYSTEM_PROMPT = [
 /** The blocks of the distilling prompt: the customer's text must not open or close any of them. */
 const LEARNING_BLOCKS = ['customer_question', 'sent_reply', 'subtasks'];
 
-/** Result of {@link distilCandidates}. */
-export type DistilResult = { pairs: DraftPair[]; error?: undefined } | { pairs?: undefined; error: string };
+/** Result of {@link distilCandidates}; `call` is what the model's answer used, when it answered. */
+export type DistilResult = ({ pairs: DraftPair[]; error?: undefined } | { pairs?: undefined; error: string }) & { call?: ModelCallUsage };
 
 /**
  * Asks the model to split the approved reply into pairs. Returns the pairs when every answer is text of the reply
@@ -182,21 +183,26 @@ export async function distilCandidates(source: CandidateSource, llm: { client: P
       },
       llm.signal ? { signal: llm.signal } : undefined,
     );
-    const parsed = response.choices[0]?.message.parsed;
-    if (!parsed) return { error: response.choices[0]?.message.refusal ?? 'the model gave no structured answer' };
-    const pairs = parsed.pairs.map((p) => ({ question: collapseBlankLines(p.question), answer: collapseBlankLines(p.answer) }));
-    if (pairs.length === 0) return { error: 'the model proposed no pair' };
-    if (pairs.some((p) => p.question === '' || p.answer === '')) return { error: 'the model proposed a pair with an empty field' };
-    const sent = normalizeSpace(reply);
-    if (pairs.some((p) => !sent.includes(normalizeSpace(p.answer)))) return { error: 'the model proposed an answer that is not text of the reply as sent' };
-    // A stored pair is found by its question: one the customer did not ask would bring this answer to other topics.
-    if (pairs.some((p) => shareFromCustomer(p.question, question) < MIN_QUESTION_SHARE_FROM_CUSTOMER)) {
-      return { error: "the model proposed a question that is not in the customer's words" };
-    }
-    return { pairs: pairs.slice(0, MAX_CANDIDATES_PER_TICKET).map(bounded) };
+    const message = response.choices[0]?.message;
+    const judged = message?.parsed ? judgeDistilled(message.parsed.pairs, question, reply) : { error: message?.refusal ?? 'the model gave no structured answer' };
+    return { ...judged, call: modelCallUsage(llm.model, response.usage) };
   } catch (err) {
     return { error: err instanceof Error ? err.message : String(err) };
   }
+}
+
+/** The model's pairs when they pass the checks of {@link distilCandidates}, or why not. */
+function judgeDistilled(proposed: DraftPair[], question: string, reply: string): { pairs: DraftPair[] } | { error: string } {
+  const pairs = proposed.map((p) => ({ question: collapseBlankLines(p.question), answer: collapseBlankLines(p.answer) }));
+  if (pairs.length === 0) return { error: 'the model proposed no pair' };
+  if (pairs.some((p) => p.question === '' || p.answer === '')) return { error: 'the model proposed a pair with an empty field' };
+  const sent = normalizeSpace(reply);
+  if (pairs.some((p) => !sent.includes(normalizeSpace(p.answer)))) return { error: 'the model proposed an answer that is not text of the reply as sent' };
+  // A stored pair is found by its question: one the customer did not ask would bring this answer to other topics.
+  if (pairs.some((p) => shareFromCustomer(p.question, question) < MIN_QUESTION_SHARE_FROM_CUSTOMER)) {
+    return { error: "the model proposed a question that is not in the customer's words" };
+  }
+  return { pairs: pairs.slice(0, MAX_CANDIDATES_PER_TICKET).map(bounded) };
 }
 
 /** How a candidate was scrubbed, shown to the operator. */
@@ -212,18 +218,19 @@ export interface ScrubSummary {
  * Removes personal data from both fields of a pair: the rules with `names` (the customer's display name and
  * signature names), then the model's second pass when `llm` is given.
  */
-export async function scrubCandidate(pair: DraftPair, names: readonly string[], llm?: PersonalDataModel): Promise<DraftPair & { scrub: ScrubSummary }> {
+export async function scrubCandidate(pair: DraftPair, names: readonly string[], llm?: PersonalDataModel): Promise<DraftPair & { scrub: ScrubSummary; calls: ModelCallUsage[] }> {
   const options = { names };
   if (!llm) {
     const q = scrubPersonalData(pair.question, options);
     const a = scrubPersonalData(pair.answer, options);
-    return { question: q.text, answer: a.text, scrub: { replaced: q.replacements.length + a.replacements.length, modelPass: 'off' } };
+    return { question: q.text, answer: a.text, scrub: { replaced: q.replacements.length + a.replacements.length, modelPass: 'off' }, calls: [] };
   }
   const [q, a] = [await scrubPersonalDataWithModel(pair.question, llm, options), await scrubPersonalDataWithModel(pair.answer, llm, options)];
   const failed = [q, a].find((r) => r.modelPass === 'failed');
   return {
     question: q.text,
     answer: a.text,
+    calls: [q.call, a.call].filter((c): c is ModelCallUsage => c !== undefined),
     scrub: {
       replaced: q.replacements.length + a.replacements.length,
       modelPass: failed ? 'failed' : 'done',

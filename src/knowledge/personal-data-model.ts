@@ -12,6 +12,7 @@ import type OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { delimit } from '../agent/prompts.js';
+import { modelCallUsage, type ModelCallUsage } from '../agent/types.js';
 import { PLACEHOLDERS, scrubPersonalData, type PersonalDataKind, type ScrubOptions, type ScrubResult } from './personal-data.js';
 
 const KINDS = ['email', 'phone', 'postal-code', 'address', 'reference-number', 'card-number', 'name'] as const satisfies readonly PersonalDataKind[];
@@ -53,6 +54,8 @@ export interface ModelScrubResult extends ScrubResult {
   modelPass: 'done' | 'failed';
   /** Why the model pass failed. */
   modelError?: string;
+  /** What the model's answer used, when it answered (also when the answer was then refused as unusable). */
+  call?: ModelCallUsage;
 }
 
 /**
@@ -63,6 +66,7 @@ export interface ModelScrubResult extends ScrubResult {
 export async function scrubPersonalDataWithModel(text: string, llm: PersonalDataModel, options: ScrubOptions = {}): Promise<ModelScrubResult> {
   const first = scrubPersonalData(text, options);
   let items: z.infer<typeof personalDataFindingsSchema>['items'];
+  let call: ModelCallUsage | undefined;
   try {
     const response = await llm.client.chat.completions.parse(
       {
@@ -76,16 +80,17 @@ export async function scrubPersonalDataWithModel(text: string, llm: PersonalData
       },
       llm.signal ? { signal: llm.signal } : undefined,
     );
+    call = modelCallUsage(llm.model, response.usage);
     const parsed = response.choices[0]?.message.parsed;
     if (!parsed) throw new Error(response.choices[0]?.message.refusal ?? 'the model gave no structured answer');
     items = parsed.items;
   } catch (err) {
-    return { ...first, modelPass: 'failed', modelError: err instanceof Error ? err.message : String(err) };
+    return { ...first, modelPass: 'failed', modelError: err instanceof Error ? err.message : String(err), ...(call ? { call } : {}) };
   }
   const placeholders = new Set([...Object.values(PLACEHOLDERS.ja), ...Object.values(PLACEHOLDERS.en)]);
   const usable = items.filter((item) => item.text.trim() !== '' && first.text.includes(item.text) && ![...placeholders].some((p) => item.text.includes(p)));
-  if (usable.length === 0) return { ...first, modelPass: 'done' };
+  if (usable.length === 0) return { ...first, modelPass: 'done', call };
   // Applied to the original text with the rules again, so every replacement keeps its position in the input.
   const second = scrubPersonalData(text, { ...options, language: first.language, extra: [...(options.extra ?? []), ...usable] });
-  return { ...second, modelPass: 'done' };
+  return { ...second, modelPass: 'done', call };
 }

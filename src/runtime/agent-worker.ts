@@ -10,11 +10,11 @@
 import v8 from 'node:v8';
 import type { Worker } from 'bullmq';
 import { answerTicket, parkAfterFailure, type AnswerOutcome } from '../../jobs/answer-ticket.js';
-import { proposeLearnedAnswer } from '../../jobs/propose-learned-answer.js';
+import { proposeLearnedAnswer, type ProposeLearnedResult } from '../../jobs/propose-learned-answer.js';
 import { agentRunSpendOf } from '../agent/agent.js';
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import { createOpenAIClient } from '../openai.js';
-import { recordAgentRun, recordFailedAgentRun, recordIgnored } from '../server/metrics.js';
+import { recordAgentRun, recordFailedAgentRun, recordIgnored, recordModelCalls } from '../server/metrics.js';
 import { createLogger } from '../logger.js';
 import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
 import type { RoleHandle } from './lifecycle.js';
@@ -101,7 +101,12 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
         if (spend) await recordFailedAgentRun(redis, config.QUEUE_PREFIX, spend);
       },
       // Metrics hang off the lifecycle event, not the handler: a failing counter never fails a ticket.
-      onCompleted: async (_job, result) => {
+      onCompleted: async (job, result) => {
+        if (job.name === 'propose-learned-answer') {
+          const proposal = result as ProposeLearnedResult | undefined;
+          if (proposal?.llmCalls) await recordModelCalls(redis, config.QUEUE_PREFIX, proposal.llmCalls);
+          return;
+        }
         const outcome = result as AnswerOutcome | undefined;
         if (outcome?.agentRun) await recordAgentRun(redis, config.QUEUE_PREFIX, outcome.agentRun);
         if (outcome?.outcome === 'ignored') await recordIgnored(redis, config.QUEUE_PREFIX, outcome.ignoreReason);

@@ -36,7 +36,7 @@
  */
 import type { Redis } from 'ioredis';
 import { Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValueWithName } from 'prom-client';
-import type { AgentRunSpend, LlmUsage } from '../agent/types.js';
+import type { AgentRunSpend, LlmUsage, ModelCallUsage } from '../agent/types.js';
 import type { IgnoreReason } from '../mail/classify.js';
 import { execAll } from '../queues/connection.js';
 import { ALL_QUEUE_NAMES } from '../queues/names.js';
@@ -155,11 +155,30 @@ export async function recordFailedAgentRun(
   spend: Pick<AgentRunSpend, 'usage' | 'llmCalls'>,
   at: Date = new Date(),
 ): Promise<void> {
-  const k = metricsKeys(prefix);
+  const multi = redis.multi().hincrby(metricsKeys(prefix).counters, 'agent_runs_failed', 1);
+  await execWithUsage(prefix, withDayCalls(multi, prefix, spend.llmCalls, at), spend.usage);
+}
+
+/**
+ * Records LLM calls made outside an agent run (proposing learned answers: splitting the approved reply, the
+ * personal-data pass): in the LLM counters and in the insights' day hash of `at`, so the cost shown covers them.
+ * Called by the agent worker when a `propose-learned-answer` job completed.
+ */
+export async function recordModelCalls(redis: Redis, prefix: string, calls: readonly ModelCallUsage[], at: Date = new Date()): Promise<void> {
+  if (calls.length === 0) return;
+  const usage = {
+    calls: calls.length,
+    promptTokens: calls.reduce((n, c) => n + c.promptTokens, 0),
+    completionTokens: calls.reduce((n, c) => n + c.completionTokens, 0),
+  };
+  await execWithUsage(prefix, withDayCalls(redis.multi(), prefix, calls, at), usage);
+}
+
+/** Adds the day-hash increments of `calls` (per model: calls and tokens) to `multi`. */
+function withDayCalls(multi: ReturnType<Redis['multi']>, prefix: string, calls: readonly ModelCallUsage[], at: Date): ReturnType<Redis['multi']> {
   const day = outcomeKeys(prefix).day(outcomeDay(at.toISOString()));
-  const multi = redis.multi().hincrby(k.counters, 'agent_runs_failed', 1);
-  for (const [field, n] of llmCallFields(spend.llmCalls)) multi.hincrby(day, field, nonNegativeInt(n, field));
-  await execWithUsage(prefix, multi, spend.usage);
+  for (const [field, n] of llmCallFields(calls)) multi.hincrby(day, field, nonNegativeInt(n, field));
+  return multi;
 }
 
 /** Records one reply accepted by the SMTP server. Called by the sender. */
@@ -338,7 +357,7 @@ export function createMetricsRegistry(sources: MetricsSources): Registry {
 
   new Counter({
     name: METRIC_NAMES.llmCalls,
-    help: 'LLM requests made by agent runs, finished or failed',
+    help: 'LLM requests made by agent runs, finished or failed, and by learned-answer proposals',
     registers,
     async collect() {
       const n = toCount((await sources.redis.hget(keys.counters, 'llm_calls')) ?? undefined);
@@ -349,7 +368,7 @@ export function createMetricsRegistry(sources: MetricsSources): Registry {
 
   new Counter({
     name: METRIC_NAMES.llmTokens,
-    help: 'LLM tokens used by agent runs, finished or failed, by kind (prompt or completion)',
+    help: 'LLM tokens used by agent runs, finished or failed, and by learned-answer proposals, by kind (prompt or completion)',
     labelNames: ['kind'],
     registers,
     async collect() {

@@ -26,7 +26,7 @@
  * read as the upper bound of the bucket the exact percentile falls in: at most 10 % above it, never below.
  */
 import type { Redis } from 'ioredis';
-import type { AgentResult, LlmCallRecord } from '../agent/types.js';
+import type { AgentResult, ModelCallUsage } from '../agent/types.js';
 import { costOf, priceOf, type PriceTable } from '../agent/prices.js';
 import { EDIT_RATIO_BUCKETS, EDIT_RATIO_SUM_SCALE, OUTCOMES, editRatioBucketField, outcomeKeys, type OutcomeKind, type TicketOutcome } from './outcome.js';
 import type { Ticket } from './ticket.js';
@@ -101,7 +101,7 @@ export function insightFieldsOnWrite(ticket: Pick<Ticket, 'createdAt'>, outcome:
 }
 
 /** The day-hash increments of LLM calls, as field → amount: per model, the calls and their tokens. */
-export function llmCallFields(calls: readonly LlmCallRecord[]): Map<string, number> {
+export function llmCallFields(calls: readonly ModelCallUsage[]): Map<string, number> {
   const fields = new Map<string, number>();
   const add = (field: string, n: number) => {
     if (n !== 0) fields.set(field, (fields.get(field) ?? 0) + n);

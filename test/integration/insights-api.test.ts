@@ -16,7 +16,7 @@ import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
 import { createDashboardApp } from '../../src/server/app.js';
-import { recordFailedAgentRun } from '../../src/server/metrics.js';
+import { metricsKeys, recordFailedAgentRun, recordModelCalls } from '../../src/server/metrics.js';
 import type { InsightProviders, InsightsReport } from '../../src/server/insights.js';
 import { REVIEW_CSP } from '../../src/server/security.js';
 import { latencyBucket, latencyBucketBound, nearestRank, normalizeReason, roundSeconds } from '../../src/tickets/insights.js';
@@ -366,6 +366,21 @@ describe('insights API', () => {
     const html = await (await get(f, '/insights?days=1')).text();
     expect(html).not.toContain('The agent did not run in this period.');
     expect(html).toContain('<code>gpt-4o-mini</code>');
+  });
+
+  it('counts the model calls of learned-answer proposals in the calls, tokens and cost, not as runs', async () => {
+    const f = await start();
+    const calls = [
+      { model: 'gpt-4o-mini', promptTokens: 1_000_000, completionTokens: 100_000 },
+      { model: 'gpt-4o-mini', promptTokens: 1_000_000, completionTokens: 100_000, cachedPromptTokens: 0 },
+    ];
+    await recordModelCalls(redis, f.prefix, calls, TODAY);
+    await recordModelCalls(redis, f.prefix, [], TODAY);
+
+    const api = (await (await get(f, '/api/insights?days=1')).json()) as InsightsReport;
+    expect(api.llm).toMatchObject({ agentRuns: 0, calls: 2, promptTokens: 2_000_000, completionTokens: 200_000 });
+    expect(api.llm.costUsd).toBeCloseTo(0.42);
+    expect(await redis.hgetall(metricsKeys(f.prefix).counters)).toEqual({ llm_calls: '2', llm_prompt_tokens: '2000000', llm_completion_tokens: '200000' });
   });
 
   it('refuses a period outside 1–366 days', async () => {

@@ -11,6 +11,7 @@ import { parseConfig, type Config } from '../../src/config.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
 import { acceptLearned, LearnedAnswerStore, type LearnedCandidate } from '../../src/knowledge/learned-answers.js';
 import { QA_INDEX_FILE } from '../../src/search/embedded-qa.js';
+import { metricsKeys } from '../../src/server/metrics.js';
 import { approveTicket } from '../../src/tickets/review.js';
 import {
   buildMail,
@@ -77,6 +78,9 @@ describe('learned answers, end to end', () => {
       'XYZサポート 鈴木',
     ].join('\n');
     const queues = await running.services.queues();
+    const llmCalls = async () => Number((await redis.hget(metricsKeys(config.QUEUE_PREFIX).counters, 'llm_calls')) ?? 0);
+    // The first run's calls are counted once its job completed, which may be just after the ticket was parked.
+    const callsBefore = await waitFor(async () => ((n) => (n === parked.agent!.llmCalls.length ? n : undefined))(await llmCalls()), "the first run's calls in the counters");
     const approval = await approveTicket(
       { store: running.store, outbound: queues.outbound, learning: queues.tickets, redis, config, tuning: FAST_TUNING },
       { ticketId: first.ticketId, operator: 'sato', reply },
@@ -90,6 +94,10 @@ describe('learned answers, end to end', () => {
     expect(candidate.answer).toContain('「請求」→「領収書」→「宛名を編集」');
     expect(candidate.answer).toContain('ご注文番号 [番号]');
     for (const personal of ['山田', '太郎', 'AB-123456', '鈴木', 'yamada@']) expect(`${candidate.question}\n${candidate.answer}`).not.toContain(personal);
+    // The proposal's model calls (splitting the reply, the personal-data pass over question and answer) are billed
+    // like the agent's: they are in the LLM counters.
+    const counted = await waitFor(async () => ((n) => (n > callsBefore ? n : undefined))(await llmCalls()), "the proposal's model calls in the counters", 30_000);
+    expect(counted - callsBefore).toBe(3);
 
     // 4. The operator accepts it.
     const accepted = await acceptLearned({ store: learned, qa: running.services.search().qa }, candidate.id, { by: 'sato' });

@@ -149,6 +149,9 @@ describe('proposeLearnedAnswer', () => {
       ['請求書の送付先について\n送付先を変えたいです。', 'ご契約番号 [番号] の送付先は「契約」→「送付先」で変更できます。'],
     ]);
     expect(candidates.every((c) => c.ticketId === ticket.id && c.scrub.modelPass === 'done')).toBe(true);
+    // Every answered call is in the result, for the counters: one split, a personal-data pass per question and answer.
+    expect(result.llmCalls).toHaveLength(5);
+    expect(result.llmCalls!.every((c) => c.model === 'scripted-model' && c.promptTokens > 0 && c.completionTokens > 0)).toBe(true);
     // Once per ticket.
     expect(await proposeLearnedAnswer({ ticketId: ticket.id }, { store: tickets, learned, llm: llm() })).toMatchObject({ proposed: [], skipped: 'proposed before' });
   });
@@ -176,6 +179,8 @@ describe('proposeLearnedAnswer', () => {
     expect(candidates).toHaveLength(2);
     expect(candidates[0]!.distilError).toBeTruthy();
     expect(candidates[1]!.answer).toContain('ご契約番号 [番号]');
+    // The four personal-data passes, and the split when the model answered it (a refused answer is still billed).
+    expect(result.llmCalls).toHaveLength(_name === 'the model is down' ? 4 : 5);
   });
 
   it('keeps the customer\'s question inside its block when asking the model to split the reply', async () => {
