@@ -114,6 +114,22 @@ async function started(h: Harness, supervisor = h.supervisor): Promise<MailboxSu
   return supervisor;
 }
 
+/** Starts a supervisor of `h` that logs its warnings into `lines` (for the tests of failures it reports). */
+function startLogged(h: Harness): { supervisor: MailboxSupervisor; lines: string[] } {
+  const lines: string[] = [];
+  const supervisor = new MailboxSupervisor({
+    config: h.config,
+    redis,
+    store: h.store,
+    ticketsQueue: h.queues.tickets,
+    reconnect: { initialDelayMs: 100, maxDelayMs: 1_000 },
+    logger: pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) }),
+  });
+  cleanups.push(() => supervisor.stop());
+  supervisor.start();
+  return { supervisor, lines };
+}
+
 async function tickets(h: Harness): Promise<Ticket[]> {
   return (await h.store.list({ limit: 100 })).tickets;
 }
@@ -466,17 +482,7 @@ describe('MailboxSupervisor', () => {
   it('never sends the password in clear: with IMAP_SECURE=false and a server without STARTTLS it does not log in', async () => {
     const h = await harness({ IMAP_ALLOW_PLAIN_LOGIN: 'false' });
     await imap.deliver(plainMail('<clear@example.com>'), h.mailbox);
-    const lines: string[] = [];
-    const supervisor = new MailboxSupervisor({
-      config: h.config,
-      redis,
-      store: h.store,
-      ticketsQueue: h.queues.tickets,
-      reconnect: { initialDelayMs: 100, maxDelayMs: 1_000 },
-      logger: pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) }),
-    });
-    cleanups.push(() => supervisor.stop());
-    supervisor.start();
+    const { supervisor, lines } = startLogged(h);
     await waitFor(() => lines.length >= 2, 'two refused connections');
     expect(JSON.parse(lines[0]!).msg).toContain('did not start TLS (STARTTLS), so the login was not sent in clear');
     expect(supervisor.connected).toBe(false);
@@ -495,17 +501,7 @@ describe('MailboxSupervisor', () => {
 
   it('records a refused login for /readyz, in one line, and keeps it beside the successful poll that follows', async () => {
     const h = await harness({ IMAP_PASSWORD: 'not-the-password' });
-    const lines: string[] = [];
-    const supervisor = new MailboxSupervisor({
-      config: h.config,
-      redis,
-      store: h.store,
-      ticketsQueue: h.queues.tickets,
-      reconnect: { initialDelayMs: 100, maxDelayMs: 1_000 },
-      logger: pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) }),
-    });
-    cleanups.push(() => supervisor.stop());
-    supervisor.start();
+    const { supervisor, lines } = startLogged(h);
     await waitFor(async () => (await readPollerStatus(redis, h.config)).lastFailure !== undefined, 'the refused login recorded', 30_000);
     await supervisor.stop();
     const refused = await readPollerStatus(redis, h.config);
@@ -525,17 +521,7 @@ describe('MailboxSupervisor', () => {
 
   it('says in one line that TLS failed when IMAP_SECURE=true meets a plain port', async () => {
     const h = await harness({ IMAP_SECURE: 'true' });
-    const lines: string[] = [];
-    const supervisor = new MailboxSupervisor({
-      config: h.config,
-      redis,
-      store: h.store,
-      ticketsQueue: h.queues.tickets,
-      reconnect: { initialDelayMs: 100, maxDelayMs: 1_000 },
-      logger: pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) }),
-    });
-    cleanups.push(() => supervisor.stop());
-    supervisor.start();
+    const { supervisor, lines } = startLogged(h);
     await waitFor(async () => (await readPollerStatus(redis, h.config)).lastFailure !== undefined, 'the failed connection recorded');
     await supervisor.stop();
     const message = (await readPollerStatus(redis, h.config)).lastFailure!.message;
