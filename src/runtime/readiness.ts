@@ -16,6 +16,8 @@ export interface RetryUntilReadyOptions {
   firstDelayMs?: number;
   /** Longest pause. Default 60 s. */
   maxDelayMs?: number;
+  /** Called after each failed try with its reason (after the warning is logged); its own errors are ignored. */
+  onFailure?: (reason: string) => Promise<void> | void;
 }
 
 /**
@@ -34,6 +36,7 @@ export async function retryUntilReady(check: () => Promise<unknown>, options: Re
       if (signal?.aborted) return false;
       const reason = err instanceof Error ? err.message : String(err);
       logger.warn({ attempt, retryInMs: delay }, `${what} unreachable: ${reason}; retrying in ${Math.round(delay / 1000)} s`);
+      await Promise.resolve(options.onFailure?.(reason)).catch(() => undefined);
     }
     await sleep(delay, signal);
     delay = Math.min(delay * 2, maxDelay);

@@ -47,6 +47,7 @@ import { gapsApiHandler } from './gaps-api.js';
 import { GapStore } from '../knowledge/gaps.js';
 import { ANONYMOUS_OPERATOR, CsrfTokens, LoginThrottle, basicAuthMiddleware, loopbackHostGuard, optionalBasicAuth, resolveAuth } from './auth.js';
 import type { PollerStatus } from '../runtime/poller.js';
+import type { SenderStatus } from '../runtime/sender.js';
 import { checkReadiness, type ReadinessDeps } from './health.js';
 import { errorMiddleware, jsonError, route, send, userOf, type ErrorRenderer } from './http.js';
 import { createMetricsRegistry } from './metrics.js';
@@ -85,6 +86,8 @@ export interface DashboardDeps {
   qa?: QaSearch;
   /** When the IMAP poller last completed a poll and what last failed; the `/readyz` poller check is skipped without it. */
   pollerStatus?: () => Promise<PollerStatus>;
+  /** What the sender last reported about the SMTP server; the `/readyz` sender check is skipped without it. */
+  senderStatus?: () => Promise<SenderStatus[]>;
   /** Oldest acceptable last poll; default 3 × IMAP_POLL_INTERVAL_MS (three missed safety polls). */
   pollMaxAgeMs?: number;
   /** Secret of the CSRF tokens; random per process by default. */
@@ -198,6 +201,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   const readiness: ReadinessDeps = {
     redis: deps.redis,
     pollerStatus: deps.pollerStatus,
+    senderStatus: deps.senderStatus,
     pollMaxAgeMs: deps.pollMaxAgeMs ?? 3 * deps.config.IMAP_POLL_INTERVAL_MS,
     search: deps.search,
     now,

@@ -1,11 +1,12 @@
 /**
  * Liveness and readiness. `/healthz` says only that the process answers (a restart is the cure when it does not);
- * `/readyz` says whether the deployment can do its work: Redis reachable, the IMAP poller polling, the search
- * backends answering. Each check has a deadline, so a hung dependency makes the answer "not ready", never a hang.
+ * `/readyz` says whether the deployment can do its work: Redis reachable, the IMAP poller polling, the sender able to
+ * use the SMTP server, the search backends answering. Each check has a deadline, so a hung dependency makes the answer "not ready", never a hang.
  */
 import type { Redis } from 'ioredis';
 import { describeConnection } from '../queues/connection.js';
 import type { PollerStatus } from '../runtime/poller.js';
+import type { SenderStatus } from '../runtime/sender.js';
 import type { ManualSearch, QaSearch } from '../search/types.js';
 
 /** Outcome of one check. `skipped` checks do not affect readiness. */
@@ -22,7 +23,7 @@ export interface CheckResult {
 /** The `/readyz` answer. */
 export interface Readiness {
   ready: boolean;
-  checks: Record<'redis' | 'imapPoller' | 'manualSearch' | 'qaSearch', CheckResult>;
+  checks: Record<'redis' | 'imapPoller' | 'sender' | 'manualSearch' | 'qaSearch', CheckResult>;
 }
 
 /** What the readiness checks look at. */
@@ -33,6 +34,8 @@ export interface ReadinessDeps {
    * dashboard that does not know the mailbox (IMAP_HOST / IMAP_USER unset in its environment).
    */
   pollerStatus?: (() => Promise<PollerStatus>) | undefined;
+  /** What the running senders last reported about the SMTP server (from Redis); `undefined` skips the check. */
+  senderStatus?: (() => Promise<SenderStatus[]>) | undefined;
   /** Oldest acceptable last poll, in ms (normally 3 × IMAP_POLL_INTERVAL_MS). */
   pollMaxAgeMs: number;
   /** The search backends to ping; `undefined` skips those checks. */
@@ -103,6 +106,23 @@ export function pollerCheck(status: PollerStatus, now: Date, maxAgeMs: number): 
     : { status: 'fail', detail: `${ago}, longer than the allowed ${formatDuration(maxAgeMs)}${why}` };
 }
 
+/**
+ * The sender check: failed when a running sender's last report is a failure concerning the SMTP server (it could not
+ * connect, start TLS or log in), so the replies it takes wait; skipped when no running sender has reported.
+ */
+export function senderCheck(senders: readonly SenderStatus[], now: Date): { status: CheckStatus; detail: string } {
+  const ago = (at: Date) => `${formatDuration(now.getTime() - at.getTime())} ago`;
+  const failing = senders.filter((s) => s.lastFailure && (!s.smtpReachedAt || s.lastFailure.at.getTime() > s.smtpReachedAt.getTime()));
+  const named = (s: SenderStatus) => (senders.length > 1 ? `sender ${s.sender}` : 'the sender');
+  if (failing.length > 0) {
+    const why = failing.map((s) => `${named(s)} cannot use the SMTP server (${ago(s.lastFailure!.at)}: ${s.lastFailure!.message})`).join('; ');
+    return { status: 'fail', detail: `${why}; replies wait in the outbound queue` };
+  }
+  const reached = senders.filter((s) => s.smtpReachedAt);
+  if (reached.length === 0) return { status: 'skipped', detail: 'no running sender has reported yet (a sender reports once it has tried the SMTP server)' };
+  return { status: 'ok', detail: reached.map((s) => `${named(s)} reached the SMTP server ${ago(s.smtpReachedAt!)}, with no failure since`).join('; ') };
+}
+
 /** Runs every check in parallel; ready when none failed. */
 export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
   const timeoutMs = deps.timeoutMs ?? CHECK_TIMEOUT_MS;
@@ -135,7 +155,12 @@ export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
         }, timeoutMs)
       : Promise.resolve<CheckResult>({ status: 'skipped', detail: `no ${what} backend configured for the dashboard`, durationMs: 0 });
 
-  const [r, p, m, q] = await Promise.all([redis, imapPoller, ping(deps.search?.manual, 'manual search'), ping(deps.search?.qa, 'Q&A search')]);
-  const checks = { redis: r, imapPoller: p, manualSearch: m, qaSearch: q };
+  const senderStatus = deps.senderStatus;
+  const sender = senderStatus
+    ? runCheck(async () => senderCheck(await senderStatus(), now()), timeoutMs)
+    : Promise.resolve<CheckResult>({ status: 'skipped', detail: 'the dashboard was not given the sender’s state', durationMs: 0 });
+
+  const [r, p, s, m, q] = await Promise.all([redis, imapPoller, sender, ping(deps.search?.manual, 'manual search'), ping(deps.search?.qa, 'Q&A search')]);
+  const checks = { redis: r, imapPoller: p, sender: s, manualSearch: m, qaSearch: q };
   return { ready: Object.values(checks).every((c) => c.status !== 'fail'), checks };
 }

@@ -6,7 +6,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { sendReplyJob } from '../../src/queues/job-options.js';
-import { startSender } from '../../src/runtime/sender.js';
+import { readSenderStatus, startSender } from '../../src/runtime/sender.js';
+import { freePort } from '../../src/dev/ports.js';
+import { hostname } from 'node:os';
 import { jobGeneration } from '../../src/tickets/ticket.js';
 import { replySequence } from '../../src/dev/smtp-receiver.js';
 import {
@@ -18,6 +20,7 @@ import {
   removePrefix,
   startPipelineServers,
   startRoles,
+  waitFor,
   waitForState,
   type PipelineServers,
   type RunningRoles,
@@ -114,6 +117,34 @@ describe('sender', () => {
     const ticket = await running.store.require(ticketId);
     expect(ticket.reason).toMatch(/^reply not accepted after 2 attempt\(s\); last error: .*421/);
     expect(servers.smtp.attempts).toHaveLength(2);
+    // 421 is the server's state, not this reply's: /readyz learns that the sender cannot use it.
+    const [status, ...others] = await readSenderStatus(await running.services.producer(), running.services.config.QUEUE_PREFIX);
+    expect(others).toEqual([]);
+    expect(status!.sender).toBe(`${hostname()}#${process.pid}`);
+    expect(status!.lastFailure?.message).toMatch(/421 4\.3\.2 System not accepting messages/);
+    expect(status!.lastFailure!.at.getTime()).toBeGreaterThan(status!.smtpReachedAt!.getTime());
+  });
+
+  it('reports for /readyz that it cannot reach the SMTP server while it waits for it, and that it reached it once it did', async () => {
+    const closed = await freePort();
+    const running = await run({ SMTP_PORT: String(closed) }, { sender: false });
+    const redis = await running.services.producer();
+    const prefix = running.services.config.QUEUE_PREFIX;
+    const waiting = await startSender(running.services, { readinessRetryMs: 200 });
+    cleanups.push(() => waiting.stop());
+    const refused = await waitFor(async () => (await readSenderStatus(redis, prefix))[0]?.lastFailure, 'the refused connection reported');
+    expect(refused.message).toMatch(/ECONNREFUSED/);
+    expect((await readSenderStatus(redis, prefix))[0]!.smtpReachedAt).toBeUndefined();
+    // A sender that stops takes its report with it: it is not one that cannot send.
+    await waiting.stop();
+    expect(await readSenderStatus(redis, prefix)).toEqual([]);
+
+    // A sender that can reach the server (the same prefix, as after the admin fixed SMTP_PORT) says so.
+    const again = await run({ QUEUE_PREFIX: prefix }, { sender: false });
+    const fixed = await startSender(again.services, { readinessRetryMs: 200 });
+    cleanups.push(() => fixed.stop());
+    const reached = await waitFor(async () => (await readSenderStatus(redis, prefix))[0]?.smtpReachedAt, 'the sender to report the server reached');
+    expect(reached.getTime()).toBeGreaterThan(refused.at.getTime());
   });
 
   it('parks a ticket found in sending ("may already have been sent") instead of sending again', async () => {

@@ -17,6 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentResult } from '../../src/agent/types.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { mailboxStateKey, readPollerStatus } from '../../src/runtime/poller.js';
+import { readSenderStatus, senderStatusKey } from '../../src/runtime/sender.js';
 import { rawRefFor, saveRaw } from '../../src/mail/raw-store.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { answerJobId, sendJobId } from '../../src/queues/job-options.js';
@@ -996,6 +997,7 @@ describe('readiness', () => {
     expect(Object.fromEntries(Object.entries(body.checks).map(([k, v]) => [k, v.status]))).toEqual({
       redis: 'ok',
       imapPoller: 'ok',
+      sender: 'skipped',
       manualSearch: 'ok',
       qaSearch: 'ok',
     });
@@ -1036,6 +1038,26 @@ describe('readiness', () => {
     expect(((await ok.json()) as { checks: { imapPoller: { detail: string } } }).checks.imapPoller.detail).not.toContain('failure');
   });
 
+  it('is not ready while the sender cannot use the SMTP server, and says why; ready again once it reached it', async () => {
+    const d = await startDashboard({}, { senderStatus: () => readSenderStatus(redis, d.prefix) });
+    const key = senderStatusKey(d.prefix);
+    const sender = async () => {
+      const res = await call(d, '/readyz');
+      return { status: res.status, check: ((await res.json()) as { checks: { sender: { status: string; detail: string } } }).checks.sender };
+    };
+    expect(await sender()).toMatchObject({ status: 200, check: { status: 'skipped', detail: expect.stringMatching(/no running sender has reported yet/) } });
+    const failure = 'SMTP failure: Invalid login: 535 5.7.8 Authentication failed';
+    await redis.hset(key, 'mail1#42', JSON.stringify({ failedAt: Date.now() - 3_000, failure, seenAt: Date.now() }));
+    // A sender gone silent for longer than three heartbeats no longer runs: its failure is not the deployment's.
+    await redis.hset(key, 'mail2#7', JSON.stringify({ failedAt: Date.now() - 600_000, failure, seenAt: Date.now() - 600_000 }));
+    expect(await sender()).toMatchObject({
+      status: 503,
+      check: { status: 'fail', detail: expect.stringMatching(/^the sender cannot use the SMTP server \(\d s ago: SMTP failure: Invalid login: 535 .*\); replies wait in the outbound queue$/) },
+    });
+    await redis.hset(key, 'mail1#42', JSON.stringify({ failedAt: Date.now() - 3_000, failure, reachedAt: Date.now(), seenAt: Date.now() }));
+    expect(await sender()).toMatchObject({ status: 200, check: { status: 'ok', detail: expect.stringMatching(/^the sender reached the SMTP server \d s ago, with no failure since$/) } });
+  });
+
   it('without credentials answers only the status of each check; the details (hosts, users, errors) need the login', async () => {
     const deadPort = await freePort();
     const search = await searchBackends({ QDRANT_URL: `http://127.0.0.1:${deadPort}` });
@@ -1043,7 +1065,7 @@ describe('readiness', () => {
     const open = await call(d, '/readyz', { auth: false });
     expect(open.status).toBe(503);
     const text = await open.text();
-    expect(JSON.parse(text)).toEqual({ status: 'not ready', checks: { redis: 'ok', imapPoller: 'skipped', manualSearch: 'ok', qaSearch: 'fail' } });
+    expect(JSON.parse(text)).toEqual({ status: 'not ready', checks: { redis: 'ok', imapPoller: 'skipped', sender: 'skipped', manualSearch: 'ok', qaSearch: 'fail' } });
     expect(text).not.toContain('127.0.0.1');
     expect(text).not.toContain(String(deadPort));
     const detailed = (await (await call(d, '/readyz')).json()) as { checks: Record<string, { status: string; detail: string }> };
