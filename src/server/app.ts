@@ -8,8 +8,8 @@
  * | method | path                          | what                                                        | auth |
  * |--------|-------------------------------|-------------------------------------------------------------|------|
  * | GET    | `/healthz`                    | the process answers                                         | no   |
- * | GET    | `/readyz`                     | Redis, IMAP poller, search backends (503 when not ready); details with the login | no   |
- * | GET    | `/`                           | parked tickets (`?page=`), flash after actions (`?done=`)   | yes  |
+ * | GET    | `/readyz`                     | Redis, IMAP poller, sender, search backends (503 when not ready); details with the login | no   |
+ * | GET    | `/`                           | parked tickets (`?page=`), flash after actions (`?done=`), what stops the pipeline | yes  |
  * | GET    | `/tickets/:id`                | one ticket: mail, editable draft, plan, subtasks, sources   | yes  |
  * | GET    | `/insights`                   | `?days=30`: outcomes, automation, reply times, edits, cost   | yes  |
  * | POST   | `/tickets/:id/approve`        | form: `reply`, `_csrf` → 303                                 | yes  |
@@ -152,6 +152,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     logger.warn(`DASHBOARD_PASSWORD has fewer than ${MIN_PASSWORD_LENGTH} characters: anyone who reaches the dashboard can approve replies; use a longer one`);
   }
   const now = deps.now ?? (() => new Date());
+  const pollMaxAgeMs = deps.pollMaxAgeMs ?? 3 * deps.config.IMAP_POLL_INTERVAL_MS;
   const csrf = new CsrfTokens(deps.csrfSecret);
   const review: ReviewDeps = {
     store: deps.store,
@@ -172,6 +173,11 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   const learned = new LearnedAnswerStore(deps.redis, { prefix: deps.config.QUEUE_PREFIX });
   const pages = reviewPageHandlers({
     learned,
+    // The poller's and the sender's reports only: Redis reads, no search server asked on every page view.
+    pipelineProblems: async () => {
+      const { checks } = await checkReadiness({ redis: deps.redis, pollerStatus: deps.pollerStatus, senderStatus: deps.senderStatus, pollMaxAgeMs, now });
+      return [checks.imapPoller, checks.sender].filter((c) => c.status === 'fail').map((c) => c.detail);
+    },
     store: deps.store,
     redis: deps.redis,
     prefix: deps.config.QUEUE_PREFIX,
@@ -202,7 +208,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     redis: deps.redis,
     pollerStatus: deps.pollerStatus,
     senderStatus: deps.senderStatus,
-    pollMaxAgeMs: deps.pollMaxAgeMs ?? 3 * deps.config.IMAP_POLL_INTERVAL_MS,
+    pollMaxAgeMs,
     search: deps.search,
     now,
   };

@@ -36,6 +36,11 @@ export interface ReviewPageDeps {
   logger: Logger;
   /** The learned answers, to name the ticket that taught a learned pair among a ticket's sources. */
   learned?: Pick<LearnedAnswerStore, 'pair'>;
+  /**
+   * What stops the mail pipeline now (the failing `/readyz` checks of the poller and the sender, their details), for
+   * a banner on the start page: the operator learns that no mail comes in or no reply goes out where they work.
+   */
+  pipelineProblems?: () => Promise<string[]>;
 }
 
 /** The learned pairs among a ticket's sources → the ticket that taught each (null when removed since). */
@@ -120,10 +125,11 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
       const parsed = listQuerySchema.safeParse(query);
       if (!parsed.success) throw new HttpError(400, 'Invalid page address');
       const { page, done, ticket } = parsed.data;
-      const [list, counts, flash] = await Promise.all([
+      const [list, counts, flash, problems] = await Promise.all([
         deps.store.list({ state: 'parked', limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
         deps.store.countByState(),
         flashFor(done, ticket, deps.store),
+        deps.pipelineProblems?.() ?? [],
       ]);
       return {
         status: 200,
@@ -137,6 +143,7 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
           csrfToken: csrfToken(user),
           user,
           flash,
+          problems,
         }),
       };
     },

@@ -84,6 +84,8 @@ export interface TicketListView {
   csrfToken: string;
   user: string | undefined;
   flash?: Flash | undefined;
+  /** What stops the mail pipeline now, one sentence each (see `ReviewPageDeps.pipelineProblems`). */
+  problems?: readonly string[];
 }
 
 /** The start page: parked tickets, newest first, with state counts and the reindex button. */
@@ -102,6 +104,7 @@ export function renderTicketList(view: TicketListView): SafeHtml {
   const pages = Math.max(1, Math.ceil(view.total / view.pageSize));
   const body = html`
 ${flashBanner(view.flash)}
+${(view.problems ?? []).map((p) => html`<div class="flash bad" role="alert">${p} (<a href="/readyz">readiness</a>)</div>`)}
 <div class="toolbar">
   <div class="chips">${chips.length > 0 ? chips : html`<span class="chip">no tickets yet</span>`}</div>
   <form method="post" action="/reindex">

@@ -1030,12 +1030,16 @@ describe('readiness', () => {
     const res = await call(d, '/readyz');
     expect(res.status).toBe(503);
     const detail = ((await res.json()) as { checks: { imapPoller: { detail: string } } }).checks.imapPoller.detail;
-    expect(detail).toMatch(/^the IMAP poller has not completed a poll yet; last failure \d s ago: IMAP login as support@example\.test/);
+    expect(detail).toMatch(/^the IMAP poller has not completed a poll yet; last failure \d+ s ago: IMAP login as support@example\.test/);
+    // The operator sees it where they work: a banner on the start page.
+    const page = await (await call(d, '/')).text();
+    expect(page).toMatch(/<div class="flash bad" role="alert">the IMAP poller has not completed a poll yet; last failure \d+ s ago: IMAP login as support@example\.test/);
     // A failure from before the last successful poll is history, not news.
     await recordPoll(d, Date.now() - 1_000);
     const ok = await call(d, '/readyz');
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { checks: { imapPoller: { detail: string } } }).checks.imapPoller.detail).not.toContain('failure');
+    expect(await (await call(d, '/')).text()).not.toContain('role="alert"');
   });
 
   it('is not ready while the sender cannot use the SMTP server, and says why; ready again once it reached it', async () => {
@@ -1052,10 +1056,11 @@ describe('readiness', () => {
     await redis.hset(key, 'mail2#7', JSON.stringify({ failedAt: Date.now() - 600_000, failure, seenAt: Date.now() - 600_000 }));
     expect(await sender()).toMatchObject({
       status: 503,
-      check: { status: 'fail', detail: expect.stringMatching(/^the sender cannot use the SMTP server \(\d s ago: SMTP failure: Invalid login: 535 .*\); replies wait in the outbound queue$/) },
+      check: { status: 'fail', detail: expect.stringMatching(/^the sender cannot use the SMTP server \(\d+ s ago: SMTP failure: Invalid login: 535 .*\); replies wait in the outbound queue$/) },
     });
+    expect(await (await call(d, '/')).text()).toMatch(/<div class="flash bad" role="alert">the sender cannot use the SMTP server \(\d+ s ago: SMTP failure: Invalid login: 535 /);
     await redis.hset(key, 'mail1#42', JSON.stringify({ failedAt: Date.now() - 3_000, failure, reachedAt: Date.now(), seenAt: Date.now() }));
-    expect(await sender()).toMatchObject({ status: 200, check: { status: 'ok', detail: expect.stringMatching(/^the sender reached the SMTP server \d s ago, with no failure since$/) } });
+    expect(await sender()).toMatchObject({ status: 200, check: { status: 'ok', detail: expect.stringMatching(/^the sender reached the SMTP server \d+ s ago, with no failure since$/) } });
   });
 
   it('without credentials answers only the status of each check; the details (hosts, users, errors) need the login', async () => {
