@@ -18,7 +18,7 @@
 import { createRequire } from 'node:module';
 import { Client as LangSmithClient } from 'langsmith';
 import type { wrapOpenAI as WrapOpenAI } from 'langsmith/wrappers/openai';
-import OpenAI from 'openai';
+import OpenAI, { APIConnectionError, APIError } from 'openai';
 import type { Config } from './config.js';
 import { createKeepAliveFetch } from './openai-fetch.js';
 
@@ -45,6 +45,41 @@ export function createOpenAIClient(config: ClientConfig, tracer?: LangSmithClien
     project_name: config.LANGSMITH_PROJECT ?? 'helpdesk-worker',
     tracingEnabled: true,
   });
+}
+
+/** The OpenAI-compatible server the process talks to, as shown to an operator. */
+export function llmServerUrl(config: Pick<Config, 'OPENAI_BASE_URL'>): string {
+  return config.OPENAI_BASE_URL ?? 'https://api.openai.com/v1';
+}
+
+/** Walks an error and its `cause` chain (bounded, in case of a cycle). */
+export function* causes(err: unknown): Generator<unknown> {
+  let current = err;
+  for (let depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
+    yield current;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+}
+
+/** Answers of the model server that no request gets past; see {@link modelServerFailure}. */
+const SERVER_WIDE_STATUSES = [401, 403, 404, 429];
+
+/**
+ * One line saying that the model server cannot be used at all, when `err` (or an error it wraps) says so: no
+ * connection, or an answer that no request gets past (401 or 403: the key; 404: the model or the URL; 429: quota or
+ * rate; 5xx). Undefined for a refusal of one request (400, 422: its content) and for errors not from the server.
+ */
+export function modelServerFailure(err: unknown, config: Pick<Config, 'OPENAI_BASE_URL'>): string | undefined {
+  for (const e of causes(err)) {
+    if (e instanceof APIConnectionError) {
+      const detail = e.cause instanceof Error && e.cause.message !== e.message ? ` (${e.cause.message})` : '';
+      return `cannot reach ${llmServerUrl(config)}: ${e.message}${detail}`;
+    }
+    if (e instanceof APIError && typeof e.status === 'number' && (SERVER_WIDE_STATUSES.includes(e.status) || e.status >= 500)) {
+      return `${llmServerUrl(config)} answered ${e.status}: ${e.message}`;
+    }
+  }
+  return undefined;
 }
 
 /** The LangSmith client tracing goes through (exported so tests and shutdown can flush it). */

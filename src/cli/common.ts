@@ -4,6 +4,7 @@
  */
 import { userInfo } from 'node:os';
 import { APIConnectionError, APIError } from 'openai';
+import { causes, llmServerUrl } from '../openai.js';
 import { loadConfigOrExit, type Config, type VariableGroup } from '../config.js';
 import { EmptySourceError, KnowledgeError } from '../knowledge/errors.js';
 import { configureLogging, createLogger, type Logger } from '../logger.js';
@@ -80,19 +81,6 @@ export function startCli(name: string, options: CommandOptions = {}): CliContext
   return { config, logger: createLogger(`cli:${name}`), print: (text) => void write(text.endsWith('\n') ? text : `${text}\n`) };
 }
 
-/** The OpenAI-compatible server the process talks to, as shown to an operator. */
-export function llmServerUrl(config: Pick<Config, 'OPENAI_BASE_URL'>): string {
-  return config.OPENAI_BASE_URL ?? 'https://api.openai.com/v1';
-}
-
-/** Walks an error and its `cause` chain (bounded, in case of a cycle). */
-function* causes(err: unknown): Generator<unknown> {
-  let current = err;
-  for (let depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
-    yield current;
-    current = current instanceof Error ? current.cause : undefined;
-  }
-}
 
 /**
  * The one line to show for a failure. Errors of our own carry their message; LLM errors say which server, since

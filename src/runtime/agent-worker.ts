@@ -13,11 +13,12 @@ import { answerTicket, parkAfterFailure, type AnswerOutcome } from '../../jobs/a
 import { proposeLearnedAnswer, type ProposeLearnedResult } from '../../jobs/propose-learned-answer.js';
 import { agentRunSpendOf } from '../agent/agent.js';
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
-import { createOpenAIClient } from '../openai.js';
+import { createOpenAIClient, modelServerFailure } from '../openai.js';
 import { recordAgentRun, recordFailedAgentRun, recordIgnored, recordModelCalls } from '../server/metrics.js';
 import { createLogger } from '../logger.js';
 import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
 import type { RoleHandle } from './lifecycle.js';
+import { RoleStatusReporter } from './role-status.js';
 import type { Services } from './services.js';
 import { AGENT_WORKER_TIMINGS, bullmqTimings, type WorkerTimings } from './worker-timings.js';
 
@@ -62,6 +63,8 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
   v8.setFlagsFromString(`--interrupt-budget=${AGENT_INTERRUPT_BUDGET}`);
   const timings = { ...AGENT_WORKER_TIMINGS, ...options.timings };
   const [redis, store, queues] = [await services.producer(), await services.store(), await services.queues()];
+  // Whether this worker can use the model server, for /readyz and the review page (src/runtime/role-status.ts).
+  const reporter = new RoleStatusReporter(redis, config.QUEUE_PREFIX, 'agent');
   const agent = services.agent();
   const deps = { config, store, redis, outbound: queues.outbound, agent, tuning: services.tuning, logger };
   const learnedDeps = {
@@ -99,6 +102,8 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
         // Every failed attempt, retried or not: the model billed the calls it answered before the run broke off.
         const spend = agentRunSpendOf(error);
         if (spend) await recordFailedAgentRun(redis, config.QUEUE_PREFIX, spend);
+        const serverDown = modelServerFailure(error, config);
+        if (serverDown) await reporter.failed(serverDown);
       },
       // Metrics hang off the lifecycle event, not the handler: a failing counter never fails a ticket.
       onCompleted: async (job, result) => {
@@ -108,7 +113,7 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
           return;
         }
         const outcome = result as AnswerOutcome | undefined;
-        if (outcome?.agentRun) await recordAgentRun(redis, config.QUEUE_PREFIX, outcome.agentRun);
+        if (outcome?.agentRun) await Promise.all([recordAgentRun(redis, config.QUEUE_PREFIX, outcome.agentRun), reporter.reached()]);
         if (outcome?.outcome === 'ignored') await recordIgnored(redis, config.QUEUE_PREFIX, outcome.ignoreReason);
       },
       workerOptions: bullmqTimings(timings),
@@ -122,6 +127,6 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
   let stopping: Promise<void> | undefined;
   return {
     name: 'agent-worker',
-    stop: () => (stopping ??= Promise.all(workers.map((w) => w.close())).then(() => undefined)),
+    stop: () => (stopping ??= Promise.all(workers.map((w) => w.close())).then(() => reporter.close())),
   };
 }

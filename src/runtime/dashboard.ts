@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../config.js';
 import { createLogger, type Logger } from '../logger.js';
 import { readPollerStatus, type PollerStatus } from './poller.js';
-import { readSenderStatus, type SenderStatus } from './sender.js';
+import { readRoleStatus } from './role-status.js';
 import type { RoleHandle } from './lifecycle.js';
 import { Services } from './services.js';
 import { GapStore } from '../knowledge/gaps.js';
@@ -25,8 +25,7 @@ export interface DashboardRoleOptions {
   logger?: Logger;
   /** Overrides how `/readyz` learns the poller's state (default: the poller's Redis state of the configured mailbox). */
   pollerStatus?: () => Promise<PollerStatus>;
-  /** Overrides how `/readyz` learns the sender's state (default: its Redis report under QUEUE_PREFIX). */
-  senderStatus?: () => Promise<SenderStatus[]>;
+
   /** Passed to {@link createDashboardApp}. */
   pollMaxAgeMs?: number;
 }
@@ -85,7 +84,8 @@ export async function startDashboardRole(config: Config, options: DashboardRoleO
       tuning: services.tuning,
       logger,
       ...(pollerStatus ? { pollerStatus } : {}),
-      senderStatus: options.senderStatus ?? (() => readSenderStatus(redis, config.QUEUE_PREFIX)),
+      agentStatus: () => readRoleStatus(redis, config.QUEUE_PREFIX, 'agent'),
+      senderStatus: () => readRoleStatus(redis, config.QUEUE_PREFIX, 'sender'),
       ...(options.pollMaxAgeMs !== undefined ? { pollMaxAgeMs: options.pollMaxAgeMs } : {}),
       // The sources' trust records exist once reviews were recorded (any mode); the insights page lists them then.
       insightProviders: {

@@ -10,16 +10,11 @@
  * in the mailbox's Sent folder. It starts at once, needs no SMTP, and runs one copy at a time over one IMAP connection
  * kept while copies keep coming: on their own queue they cannot hold up a reply.
  *
- * Each sender process reports whether it can use the SMTP server, for `/readyz` on any process sharing the Redis:
- * when it reached the server (the startup check, or the first reply accepted after a failure) and the last failure
- * that concerns the server rather than one reply (no connection, TLS, login refused, 421). Replies that wait for SMTP
- * sit in the `outbound` queue, where nothing else would tell the operator why.
- *
- * | key (P = QUEUE_PREFIX)  | type | fields                                                                         |
- * |-------------------------|------|--------------------------------------------------------------------------------|
- * | `P:sender:status`       | hash | `<hostname>#<pid>` → `{reachedAt, failedAt, failure, seenAt}` (JSON, epoch ms) |
+ * Each sender process reports whether it can use the SMTP server, for `/readyz` (src/runtime/role-status.ts): when it
+ * reached the server (the startup check, or the first reply accepted after a failure) and the last failure that
+ * concerns the server rather than one reply (no connection, TLS, login refused, 421). Replies that wait for SMTP sit
+ * in the `outbound` queue, where nothing else would tell the operator why.
  */
-import { hostname } from 'node:os';
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { copyToSent } from '../../jobs/copy-to-sent.js';
@@ -28,13 +23,13 @@ import { requireVariables, type VariableName } from '../config.js';
 import { createLogger } from '../logger.js';
 import { SentFolderConnection, saveSentRaw, sentCopySetting } from '../mail/sent-copy.js';
 import { classifySmtpError, type SmtpSendError, type SmtpTransport } from '../mail/smtp-transport.js';
-import { produce } from '../queues/connection.js';
 import { copyToSentJob } from '../queues/job-options.js';
 import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
 import { jobGeneration, type Ticket } from '../tickets/ticket.js';
 import { recordReplySent } from '../server/metrics.js';
 import type { RoleHandle } from './lifecycle.js';
 import { retryUntilReady } from './readiness.js';
+import { RoleStatusReporter } from './role-status.js';
 import type { Services } from './services.js';
 import { SENDER_TIMINGS, bullmqTimings, type WorkerTimings } from './worker-timings.js';
 
@@ -49,58 +44,6 @@ export interface SenderOptions {
   readinessRetryMs?: number;
 }
 
-/** What one sender process last reported about the SMTP server (see the module comment). */
-export interface SenderStatus {
-  /** The process: `<hostname>#<pid>`. */
-  sender: string;
-  smtpReachedAt?: Date;
-  lastFailure?: { at: Date; message: string };
-  /** When the process last reported; a sender silent for {@link SENDER_STATUS_STALE_MS} is taken for gone. */
-  seenAt: Date;
-}
-
-/** How often a running sender repeats its report, so a stopped or killed one drops out of `/readyz`. */
-export const SENDER_STATUS_HEARTBEAT_MS = 60_000;
-/** A report older than this is from a sender that no longer runs. */
-export const SENDER_STATUS_STALE_MS = 3 * SENDER_STATUS_HEARTBEAT_MS;
-
-/** The Redis hash of the senders' reports: one field per sender process, its {@link SenderStatus} as JSON. */
-export function senderStatusKey(prefix: string): string {
-  if (!prefix) throw new TypeError('senderStatusKey: prefix is required');
-  return `${prefix}:sender:status`;
-}
-
-interface StoredSenderStatus {
-  reachedAt?: number;
-  failedAt?: number;
-  failure?: string;
-  seenAt: number;
-}
-
-/**
- * The reports of the senders that run (reported within {@link SENDER_STATUS_STALE_MS} of `now`); empty when none
- * has (none started yet, or only senders from before the report).
- */
-export async function readSenderStatus(redis: Redis, prefix: string, now: Date = new Date()): Promise<SenderStatus[]> {
-  const reports: SenderStatus[] = [];
-  for (const [sender, json] of Object.entries(await redis.hgetall(senderStatusKey(prefix)))) {
-    let stored: StoredSenderStatus;
-    try {
-      stored = JSON.parse(json) as StoredSenderStatus;
-    } catch {
-      continue;
-    }
-    if (typeof stored.seenAt !== 'number' || now.getTime() - stored.seenAt > SENDER_STATUS_STALE_MS) continue;
-    reports.push({
-      sender,
-      seenAt: new Date(stored.seenAt),
-      ...(typeof stored.reachedAt === 'number' ? { smtpReachedAt: new Date(stored.reachedAt) } : {}),
-      ...(typeof stored.failedAt === 'number' && stored.failure ? { lastFailure: { at: new Date(stored.failedAt), message: stored.failure } } : {}),
-    });
-  }
-  return reports.sort((a, b) => a.sender.localeCompare(b.sender));
-}
-
 /**
  * Whether a failed send says the SMTP server cannot be used at all, not that one reply was refused: no answer code
  * (connection, timeout, TLS), 421 (service not available) or a refused login.
@@ -111,52 +54,8 @@ export function isServerWideFailure(failure: SmtpSendError): boolean {
   return failure.responseCode === undefined || failure.responseCode === 421 || code === 'EAUTH';
 }
 
-/** Longest failure description stored: a server's words are not ours to bound. */
-const MAX_FAILURE_CHARS = 500;
-
-/**
- * This process's report, kept in memory and written when it changes (the server reached after a failure, a failure)
- * and every {@link SENDER_STATUS_HEARTBEAT_MS}; removed when the sender stops. Best effort: a write that fails (Redis
- * down) is dropped, the log already has the failure. A reply sent costs no Redis write.
- */
-class SenderStatusReporter {
-  private readonly state: StoredSenderStatus = { seenAt: Date.now() };
-  private readonly heartbeat: NodeJS.Timeout;
-  private readonly field = `${hostname()}#${process.pid}`;
-
-  constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {
-    this.heartbeat = setInterval(() => void this.write(), SENDER_STATUS_HEARTBEAT_MS).unref();
-  }
-
-  async reached(): Promise<void> {
-    if (this.state.reachedAt !== undefined && (this.state.failedAt ?? 0) <= this.state.reachedAt) return;
-    this.state.reachedAt = Date.now();
-    await this.write();
-  }
-
-  async failed(message: string): Promise<void> {
-    this.state.failedAt = Date.now();
-    this.state.failure = message.replace(/\s+/g, ' ').slice(0, MAX_FAILURE_CHARS);
-    await this.write();
-  }
-
-  /** Stops the heartbeat and removes the report: a sender that stopped is not one that cannot send. */
-  async close(): Promise<void> {
-    clearInterval(this.heartbeat);
-    await produce(this.redis, () => this.redis.hdel(senderStatusKey(this.prefix), this.field)).catch(() => undefined);
-  }
-
-  private async write(): Promise<void> {
-    this.state.seenAt = Date.now();
-    await produce(this.redis, () => this.redis.hset(senderStatusKey(this.prefix), this.field, JSON.stringify(this.state))).catch(() => undefined);
-  }
-}
-
 /** `smtp` whose sends report to `reporter`: a server-wide failure, and the first acceptance after one. */
-function reportingTransport(smtp: SmtpTransport, reporter: SenderStatusReporter): SmtpTransport {
+function reportingTransport(smtp: SmtpTransport, reporter: RoleStatusReporter): SmtpTransport {
   return {
     where: smtp.where,
     verify: () => smtp.verify(),
@@ -189,7 +88,7 @@ export async function startSender(services: Services, options: SenderOptions = {
   const logger = createLogger('sender');
   const timings = { ...SENDER_TIMINGS, ...options.timings };
   const [redis, store] = [await services.producer(), await services.store()];
-  const reporter = new SenderStatusReporter(redis, config.QUEUE_PREFIX);
+  const reporter = new RoleStatusReporter(redis, config.QUEUE_PREFIX, 'sender');
   const smtp = reportingTransport(services.smtp(), reporter);
   const copies = sentCopySetting(config);
   const sentcopy = copies.mode === 'off' ? undefined : (await services.queues()).sentcopy;

@@ -8,7 +8,7 @@
  * | method | path                          | what                                                        | auth |
  * |--------|-------------------------------|-------------------------------------------------------------|------|
  * | GET    | `/healthz`                    | the process answers                                         | no   |
- * | GET    | `/readyz`                     | Redis, IMAP poller, sender, search backends (503 when not ready); details with the login | no   |
+ * | GET    | `/readyz`                     | Redis, IMAP poller, agent, sender, search backends (503 when not ready); details with the login | no   |
  * | GET    | `/`                           | parked tickets (`?page=`), flash after actions (`?done=`), what stops the pipeline | yes  |
  * | GET    | `/tickets/:id`                | one ticket: mail, editable draft, plan, subtasks, sources   | yes  |
  * | GET    | `/insights`                   | `?days=30`: outcomes, automation, reply times, edits, cost   | yes  |
@@ -47,7 +47,7 @@ import { gapsApiHandler } from './gaps-api.js';
 import { GapStore } from '../knowledge/gaps.js';
 import { ANONYMOUS_OPERATOR, CsrfTokens, LoginThrottle, basicAuthMiddleware, loopbackHostGuard, optionalBasicAuth, resolveAuth } from './auth.js';
 import type { PollerStatus } from '../runtime/poller.js';
-import type { SenderStatus } from '../runtime/sender.js';
+import type { RoleStatus } from '../runtime/role-status.js';
 import { checkReadiness, type ReadinessDeps } from './health.js';
 import { errorMiddleware, jsonError, route, send, userOf, type ErrorRenderer } from './http.js';
 import { createMetricsRegistry } from './metrics.js';
@@ -86,8 +86,10 @@ export interface DashboardDeps {
   qa?: QaSearch;
   /** When the IMAP poller last completed a poll and what last failed; the `/readyz` poller check is skipped without it. */
   pollerStatus?: () => Promise<PollerStatus>;
-  /** What the sender last reported about the SMTP server; the `/readyz` sender check is skipped without it. */
-  senderStatus?: () => Promise<SenderStatus[]>;
+  /** What the agent workers last reported about the model server; the `/readyz` agent check is skipped without it. */
+  agentStatus?: () => Promise<RoleStatus[]>;
+  /** What the senders last reported about the SMTP server; the `/readyz` sender check is skipped without it. */
+  senderStatus?: () => Promise<RoleStatus[]>;
   /** Oldest acceptable last poll; default 3 × IMAP_POLL_INTERVAL_MS (three missed safety polls). */
   pollMaxAgeMs?: number;
   /** Secret of the CSRF tokens; random per process by default. */
@@ -173,10 +175,11 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   const learned = new LearnedAnswerStore(deps.redis, { prefix: deps.config.QUEUE_PREFIX });
   const pages = reviewPageHandlers({
     learned,
-    // The poller's and the sender's reports only: Redis reads, no search server asked on every page view.
+    // The poller's, the agent workers' and the senders' reports only: Redis reads, no search server asked per view.
     pipelineProblems: async () => {
-      const { checks } = await checkReadiness({ redis: deps.redis, pollerStatus: deps.pollerStatus, senderStatus: deps.senderStatus, pollMaxAgeMs, now });
-      return [checks.imapPoller, checks.sender].filter((c) => c.status === 'fail').map((c) => c.detail);
+      const { pollerStatus, agentStatus, senderStatus } = deps;
+      const { checks } = await checkReadiness({ redis: deps.redis, pollerStatus, agentStatus, senderStatus, pollMaxAgeMs, now });
+      return [checks.imapPoller, checks.agent, checks.sender].filter((c) => c.status === 'fail').map((c) => c.detail);
     },
     store: deps.store,
     redis: deps.redis,
@@ -207,6 +210,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   const readiness: ReadinessDeps = {
     redis: deps.redis,
     pollerStatus: deps.pollerStatus,
+    agentStatus: deps.agentStatus,
     senderStatus: deps.senderStatus,
     pollMaxAgeMs,
     search: deps.search,

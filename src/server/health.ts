@@ -1,12 +1,12 @@
 /**
  * Liveness and readiness. `/healthz` says only that the process answers (a restart is the cure when it does not);
- * `/readyz` says whether the deployment can do its work: Redis reachable, the IMAP poller polling, the sender able to
- * use the SMTP server, the search backends answering. Each check has a deadline, so a hung dependency makes the answer "not ready", never a hang.
+ * `/readyz` says whether the deployment can do its work: Redis reachable, the IMAP poller polling, the agent workers
+ * able to use the model server, the sender able to use the SMTP server, the search backends answering. Each check has a deadline, so a hung dependency makes the answer "not ready", never a hang.
  */
 import type { Redis } from 'ioredis';
 import { describeConnection } from '../queues/connection.js';
 import type { PollerStatus } from '../runtime/poller.js';
-import type { SenderStatus } from '../runtime/sender.js';
+import type { RoleStatus } from '../runtime/role-status.js';
 import type { ManualSearch, QaSearch } from '../search/types.js';
 
 /** Outcome of one check. `skipped` checks do not affect readiness. */
@@ -23,7 +23,7 @@ export interface CheckResult {
 /** The `/readyz` answer. */
 export interface Readiness {
   ready: boolean;
-  checks: Record<'redis' | 'imapPoller' | 'sender' | 'manualSearch' | 'qaSearch', CheckResult>;
+  checks: Record<'redis' | 'imapPoller' | 'agent' | 'sender' | 'manualSearch' | 'qaSearch', CheckResult>;
 }
 
 /** What the readiness checks look at. */
@@ -34,8 +34,10 @@ export interface ReadinessDeps {
    * dashboard that does not know the mailbox (IMAP_HOST / IMAP_USER unset in its environment).
    */
   pollerStatus?: (() => Promise<PollerStatus>) | undefined;
+  /** What the running agent workers last reported about the model server (from Redis); `undefined` skips the check. */
+  agentStatus?: (() => Promise<RoleStatus[]>) | undefined;
   /** What the running senders last reported about the SMTP server (from Redis); `undefined` skips the check. */
-  senderStatus?: (() => Promise<SenderStatus[]>) | undefined;
+  senderStatus?: (() => Promise<RoleStatus[]>) | undefined;
   /** Oldest acceptable last poll, in ms (normally 3 × IMAP_POLL_INTERVAL_MS). */
   pollMaxAgeMs: number;
   /** The search backends to ping; `undefined` skips those checks. */
@@ -106,21 +108,50 @@ export function pollerCheck(status: PollerStatus, now: Date, maxAgeMs: number): 
     : { status: 'fail', detail: `${ago}, longer than the allowed ${formatDuration(maxAgeMs)}${why}` };
 }
 
+/** How {@link dependencyCheck} names a role, its server and what waits while it fails. */
+export interface DependencyWords {
+  /** The role, as in "the sender". */
+  role: string;
+  /** The server, as in "the SMTP server". */
+  server: string;
+  /** When the role first tries the server, as in "once it has tried the SMTP server". */
+  firstTry: string;
+  /** What happens meanwhile, as in "replies wait in the outbound queue". */
+  meanwhile: string;
+}
+
+/** Words of the sender check. */
+export const SENDER_WORDS: DependencyWords = {
+  role: 'sender',
+  server: 'the SMTP server',
+  firstTry: 'once it has tried the SMTP server',
+  meanwhile: 'replies wait in the outbound queue',
+};
+
+/** Words of the agent check. */
+export const AGENT_WORDS: DependencyWords = {
+  role: 'agent worker',
+  server: 'the model server',
+  firstTry: 'after its first ticket',
+  meanwhile: 'tickets are retried, then parked for a person',
+};
+
 /**
- * The sender check: failed when a running sender's last report is a failure concerning the SMTP server (it could not
- * connect, start TLS or log in), so the replies it takes wait; skipped when no running sender has reported.
+ * The check of a role that depends on an outside server (the sender on SMTP, the agent worker on the model server):
+ * failed when a running process's last report is a failure concerning the server (it could not connect or log in),
+ * skipped when no running process has reported.
  */
-export function senderCheck(senders: readonly SenderStatus[], now: Date): { status: CheckStatus; detail: string } {
+export function dependencyCheck(reports: readonly RoleStatus[], now: Date, words: DependencyWords): { status: CheckStatus; detail: string } {
   const ago = (at: Date) => `${formatDuration(now.getTime() - at.getTime())} ago`;
-  const failing = senders.filter((s) => s.lastFailure && (!s.smtpReachedAt || s.lastFailure.at.getTime() > s.smtpReachedAt.getTime()));
-  const named = (s: SenderStatus) => (senders.length > 1 ? `sender ${s.sender}` : 'the sender');
+  const failing = reports.filter((r) => r.lastFailure && (!r.reachedAt || r.lastFailure.at.getTime() > r.reachedAt.getTime()));
+  const named = (r: RoleStatus) => (reports.length > 1 ? `${words.role} ${r.process}` : `the ${words.role}`);
   if (failing.length > 0) {
-    const why = failing.map((s) => `${named(s)} cannot use the SMTP server (${ago(s.lastFailure!.at)}: ${s.lastFailure!.message})`).join('; ');
-    return { status: 'fail', detail: `${why}; replies wait in the outbound queue` };
+    const why = failing.map((r) => `${named(r)} cannot use ${words.server} (${ago(r.lastFailure!.at)}: ${r.lastFailure!.message})`).join('; ');
+    return { status: 'fail', detail: `${why}; ${words.meanwhile}` };
   }
-  const reached = senders.filter((s) => s.smtpReachedAt);
-  if (reached.length === 0) return { status: 'skipped', detail: 'no running sender has reported yet (a sender reports once it has tried the SMTP server)' };
-  return { status: 'ok', detail: reached.map((s) => `${named(s)} reached the SMTP server ${ago(s.smtpReachedAt!)}, with no failure since`).join('; ') };
+  const reached = reports.filter((r) => r.reachedAt);
+  if (reached.length === 0) return { status: 'skipped', detail: `no running ${words.role} has reported yet (it reports ${words.firstTry})` };
+  return { status: 'ok', detail: reached.map((r) => `${named(r)} reached ${words.server} ${ago(r.reachedAt!)}, with no failure since`).join('; ') };
 }
 
 /** Runs every check in parallel; ready when none failed. */
@@ -155,12 +186,19 @@ export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
         }, timeoutMs)
       : Promise.resolve<CheckResult>({ status: 'skipped', detail: `no ${what} backend configured for the dashboard`, durationMs: 0 });
 
-  const senderStatus = deps.senderStatus;
-  const sender = senderStatus
-    ? runCheck(async () => senderCheck(await senderStatus(), now()), timeoutMs)
-    : Promise.resolve<CheckResult>({ status: 'skipped', detail: 'the dashboard was not given the sender’s state', durationMs: 0 });
+  const dependency = (read: (() => Promise<RoleStatus[]>) | undefined, words: DependencyWords): Promise<CheckResult> =>
+    read
+      ? runCheck(async () => dependencyCheck(await read(), now(), words), timeoutMs)
+      : Promise.resolve<CheckResult>({ status: 'skipped', detail: `the dashboard was not given the ${words.role}’s state`, durationMs: 0 });
 
-  const [r, p, s, m, q] = await Promise.all([redis, imapPoller, sender, ping(deps.search?.manual, 'manual search'), ping(deps.search?.qa, 'Q&A search')]);
-  const checks = { redis: r, imapPoller: p, sender: s, manualSearch: m, qaSearch: q };
+  const [r, p, a, s, m, q] = await Promise.all([
+    redis,
+    imapPoller,
+    dependency(deps.agentStatus, AGENT_WORDS),
+    dependency(deps.senderStatus, SENDER_WORDS),
+    ping(deps.search?.manual, 'manual search'),
+    ping(deps.search?.qa, 'Q&A search'),
+  ]);
+  const checks = { redis: r, imapPoller: p, agent: a, sender: s, manualSearch: m, qaSearch: q };
   return { ready: Object.values(checks).every((c) => c.status !== 'fail'), checks };
 }

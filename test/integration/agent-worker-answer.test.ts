@@ -12,6 +12,7 @@ import { readInsights } from '../../src/tickets/insights.js';
 import { approveTicket } from '../../src/tickets/review.js';
 import type { Ticket } from '../../src/tickets/ticket.js';
 import { httpError, jsonResponse, textResponse } from '../../src/dev/openai-server.js';
+import { readRoleStatus } from '../../src/runtime/role-status.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
 import {
   buildMail,
@@ -239,6 +240,14 @@ describe('agent worker and sender', () => {
     // Attempt 1 claimed the ticket; attempts 2 and 3 re-entered it.
     expect(ticket.history.filter((h) => h.to === 'processing').map((h) => h.from)).toEqual(['received', 'processing', 'processing']);
     expect(servers.smtp.messages).toHaveLength(1);
+    // /readyz learned that the model server failed, and that it answered again.
+    const redis = await running.services.producer();
+    const [report] = await waitFor(async () => {
+      const reports = await readRoleStatus(redis, running.services.config.QUEUE_PREFIX, 'agent');
+      return reports[0]?.reachedAt && reports[0].lastFailure ? reports : undefined;
+    }, "the agent worker's report");
+    expect(report!.lastFailure!.message).toBe(`${servers.llm.url} answered 503: 503 scripted HTTP 503`);
+    expect(report!.reachedAt!.getTime()).toBeGreaterThanOrEqual(report!.lastFailure!.at.getTime());
   });
 
   it('parks the ticket with the error when the attempts are used up, or at once for a permanent error', async () => {

@@ -6,7 +6,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { sendReplyJob } from '../../src/queues/job-options.js';
-import { readSenderStatus, startSender } from '../../src/runtime/sender.js';
+import { readRoleStatus } from '../../src/runtime/role-status.js';
+import { startSender } from '../../src/runtime/sender.js';
 import { freePort } from '../../src/dev/ports.js';
 import { hostname } from 'node:os';
 import { jobGeneration } from '../../src/tickets/ticket.js';
@@ -118,11 +119,11 @@ describe('sender', () => {
     expect(ticket.reason).toMatch(/^reply not accepted after 2 attempt\(s\); last error: .*421/);
     expect(servers.smtp.attempts).toHaveLength(2);
     // 421 is the server's state, not this reply's: /readyz learns that the sender cannot use it.
-    const [status, ...others] = await readSenderStatus(await running.services.producer(), running.services.config.QUEUE_PREFIX);
+    const [status, ...others] = await readRoleStatus(await running.services.producer(), running.services.config.QUEUE_PREFIX, 'sender');
     expect(others).toEqual([]);
-    expect(status!.sender).toBe(`${hostname()}#${process.pid}`);
+    expect(status!.process).toBe(`${hostname()}#${process.pid}`);
     expect(status!.lastFailure?.message).toMatch(/421 4\.3\.2 System not accepting messages/);
-    expect(status!.lastFailure!.at.getTime()).toBeGreaterThan(status!.smtpReachedAt!.getTime());
+    expect(status!.lastFailure!.at.getTime()).toBeGreaterThan(status!.reachedAt!.getTime());
   });
 
   it('reports for /readyz that it cannot reach the SMTP server while it waits for it, and that it reached it once it did', async () => {
@@ -132,18 +133,18 @@ describe('sender', () => {
     const prefix = running.services.config.QUEUE_PREFIX;
     const waiting = await startSender(running.services, { readinessRetryMs: 200 });
     cleanups.push(() => waiting.stop());
-    const refused = await waitFor(async () => (await readSenderStatus(redis, prefix))[0]?.lastFailure, 'the refused connection reported');
+    const refused = await waitFor(async () => (await readRoleStatus(redis, prefix, 'sender'))[0]?.lastFailure, 'the refused connection reported');
     expect(refused.message).toMatch(/ECONNREFUSED/);
-    expect((await readSenderStatus(redis, prefix))[0]!.smtpReachedAt).toBeUndefined();
+    expect((await readRoleStatus(redis, prefix, 'sender'))[0]!.reachedAt).toBeUndefined();
     // A sender that stops takes its report with it: it is not one that cannot send.
     await waiting.stop();
-    expect(await readSenderStatus(redis, prefix)).toEqual([]);
+    expect(await readRoleStatus(redis, prefix, 'sender')).toEqual([]);
 
     // A sender that can reach the server (the same prefix, as after the admin fixed SMTP_PORT) says so.
     const again = await run({ QUEUE_PREFIX: prefix }, { sender: false });
     const fixed = await startSender(again.services, { readinessRetryMs: 200 });
     cleanups.push(() => fixed.stop());
-    const reached = await waitFor(async () => (await readSenderStatus(redis, prefix))[0]?.smtpReachedAt, 'the sender to report the server reached');
+    const reached = await waitFor(async () => (await readRoleStatus(redis, prefix, 'sender'))[0]?.reachedAt, 'the sender to report the server reached');
     expect(reached.getTime()).toBeGreaterThan(refused.at.getTime());
   });
 

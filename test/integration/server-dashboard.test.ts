@@ -17,7 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentResult } from '../../src/agent/types.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { mailboxStateKey, readPollerStatus } from '../../src/runtime/poller.js';
-import { readSenderStatus, senderStatusKey } from '../../src/runtime/sender.js';
+import { readRoleStatus, roleStatusKey } from '../../src/runtime/role-status.js';
 import { rawRefFor, saveRaw } from '../../src/mail/raw-store.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { answerJobId, sendJobId } from '../../src/queues/job-options.js';
@@ -997,6 +997,7 @@ describe('readiness', () => {
     expect(Object.fromEntries(Object.entries(body.checks).map(([k, v]) => [k, v.status]))).toEqual({
       redis: 'ok',
       imapPoller: 'ok',
+      agent: 'skipped',
       sender: 'skipped',
       manualSearch: 'ok',
       qaSearch: 'ok',
@@ -1043,13 +1044,13 @@ describe('readiness', () => {
   });
 
   it('is not ready while the sender cannot use the SMTP server, and says why; ready again once it reached it', async () => {
-    const d = await startDashboard({}, { senderStatus: () => readSenderStatus(redis, d.prefix) });
-    const key = senderStatusKey(d.prefix);
+    const d = await startDashboard({}, { senderStatus: () => readRoleStatus(redis, d.prefix, 'sender') });
+    const key = roleStatusKey(d.prefix, 'sender');
     const sender = async () => {
       const res = await call(d, '/readyz');
       return { status: res.status, check: ((await res.json()) as { checks: { sender: { status: string; detail: string } } }).checks.sender };
     };
-    expect(await sender()).toMatchObject({ status: 200, check: { status: 'skipped', detail: expect.stringMatching(/no running sender has reported yet/) } });
+    expect(await sender()).toMatchObject({ status: 200, check: { status: 'skipped', detail: expect.stringMatching(/no running sender has reported yet \(it reports once it has tried the SMTP server\)/) } });
     const failure = 'SMTP failure: Invalid login: 535 5.7.8 Authentication failed';
     await redis.hset(key, 'mail1#42', JSON.stringify({ failedAt: Date.now() - 3_000, failure, seenAt: Date.now() }));
     // A sender gone silent for longer than three heartbeats no longer runs: its failure is not the deployment's.
@@ -1070,7 +1071,7 @@ describe('readiness', () => {
     const open = await call(d, '/readyz', { auth: false });
     expect(open.status).toBe(503);
     const text = await open.text();
-    expect(JSON.parse(text)).toEqual({ status: 'not ready', checks: { redis: 'ok', imapPoller: 'skipped', sender: 'skipped', manualSearch: 'ok', qaSearch: 'fail' } });
+    expect(JSON.parse(text)).toEqual({ status: 'not ready', checks: { redis: 'ok', imapPoller: 'skipped', agent: 'skipped', sender: 'skipped', manualSearch: 'ok', qaSearch: 'fail' } });
     expect(text).not.toContain('127.0.0.1');
     expect(text).not.toContain(String(deadPort));
     const detailed = (await (await call(d, '/readyz')).json()) as { checks: Record<string, { status: string; detail: string }> };

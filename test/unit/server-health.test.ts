@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { pollerCheck, senderCheck } from '../../src/server/health.js';
+import { AGENT_WORDS, SENDER_WORDS, dependencyCheck, pollerCheck } from '../../src/server/health.js';
 import type { PollerStatus } from '../../src/runtime/poller.js';
-import type { SenderStatus } from '../../src/runtime/sender.js';
+import type { RoleStatus } from '../../src/runtime/role-status.js';
 
 const NOW = new Date('2026-11-26T10:00:00Z');
 const ago = (s: number) => new Date(NOW.getTime() - s * 1000);
@@ -22,30 +22,39 @@ describe('pollerCheck', () => {
   });
 });
 
-describe('senderCheck', () => {
+describe('dependencyCheck', () => {
   const AUTH = 'SMTP failure: Invalid login: 535 5.7.8 Authentication failed';
-  const report = (sender: string, fields: Omit<SenderStatus, 'sender' | 'seenAt'>): SenderStatus => ({ sender, seenAt: ago(1), ...fields });
+  const report = (process: string, fields: Omit<RoleStatus, 'process' | 'seenAt'>): RoleStatus => ({ process, seenAt: ago(1), ...fields });
   const failing = (at: number) => `cannot use the SMTP server (${at} s ago: ${AUTH})`;
-  it.each<[string, SenderStatus[], 'ok' | 'fail' | 'skipped', string]>([
-    ['no running sender has reported', [], 'skipped', 'no running sender has reported yet (a sender reports once it has tried the SMTP server)'],
-    ['a sender still trying for the first time', [report('a#1', {})], 'skipped', 'no running sender has reported yet (a sender reports once it has tried the SMTP server)'],
-    ['reached it', [report('a#1', { smtpReachedAt: ago(7_200) })], 'ok', 'the sender reached the SMTP server 2 h ago, with no failure since'],
+  it.each<[string, RoleStatus[], 'ok' | 'fail' | 'skipped', string]>([
+    ['no running sender has reported', [], 'skipped', 'no running sender has reported yet (it reports once it has tried the SMTP server)'],
+    ['a sender still trying for the first time', [report('a#1', {})], 'skipped', 'no running sender has reported yet (it reports once it has tried the SMTP server)'],
+    ['reached it', [report('a#1', { reachedAt: ago(7_200) })], 'ok', 'the sender reached the SMTP server 2 h ago, with no failure since'],
     ['never reached it', [report('a#1', { lastFailure: { at: ago(5), message: AUTH } })], 'fail', `the sender ${failing(5)}; replies wait in the outbound queue`],
-    ['failing since it reached it', [report('a#1', { smtpReachedAt: ago(600), lastFailure: { at: ago(30), message: AUTH } })], 'fail', `the sender ${failing(30)}; replies wait in the outbound queue`],
-    ['reached it again after a failure', [report('a#1', { smtpReachedAt: ago(10), lastFailure: { at: ago(30), message: AUTH } })], 'ok', 'the sender reached the SMTP server 10 s ago, with no failure since'],
+    ['failing since it reached it', [report('a#1', { reachedAt: ago(600), lastFailure: { at: ago(30), message: AUTH } })], 'fail', `the sender ${failing(30)}; replies wait in the outbound queue`],
+    ['reached it again after a failure', [report('a#1', { reachedAt: ago(10), lastFailure: { at: ago(30), message: AUTH } })], 'ok', 'the sender reached the SMTP server 10 s ago, with no failure since'],
     [
       'one of two senders failing',
-      [report('a#1', { smtpReachedAt: ago(60) }), report('b#2', { smtpReachedAt: ago(600), lastFailure: { at: ago(20), message: AUTH } })],
+      [report('a#1', { reachedAt: ago(60) }), report('b#2', { reachedAt: ago(600), lastFailure: { at: ago(20), message: AUTH } })],
       'fail',
       `sender b#2 ${failing(20)}; replies wait in the outbound queue`,
     ],
     [
       'two senders reached it',
-      [report('a#1', { smtpReachedAt: ago(60) }), report('b#2', { smtpReachedAt: ago(120) })],
+      [report('a#1', { reachedAt: ago(60) }), report('b#2', { reachedAt: ago(120) })],
       'ok',
       'sender a#1 reached the SMTP server 1 min ago, with no failure since; sender b#2 reached the SMTP server 2 min ago, with no failure since',
     ],
-  ])('%s', (_what, senders, expected, detail) => {
-    expect(senderCheck(senders, NOW)).toEqual({ status: expected, detail });
+  ])('sender: %s', (_what, reports, expected, detail) => {
+    expect(dependencyCheck(reports, NOW, SENDER_WORDS)).toEqual({ status: expected, detail });
+  });
+
+  it('names the agent worker, the model server and what happens to tickets meanwhile', () => {
+    const message = 'http://127.0.0.1:11434/v1 answered 401: Incorrect API key provided';
+    expect(dependencyCheck([report('w#9', { lastFailure: { at: ago(8), message } })], NOW, AGENT_WORDS)).toEqual({
+      status: 'fail',
+      detail: `the agent worker cannot use the model server (8 s ago: ${message}); tickets are retried, then parked for a person`,
+    });
+    expect(dependencyCheck([], NOW, AGENT_WORDS).detail).toBe('no running agent worker has reported yet (it reports after its first ticket)');
   });
 });
