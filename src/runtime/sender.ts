@@ -16,7 +16,6 @@
  * in the `outbound` queue, where nothing else would tell the operator why.
  */
 import type { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { copyToSent } from '../../jobs/copy-to-sent.js';
 import { parkUnsent, sendReply, type SendOutcome } from '../../jobs/send-reply.js';
 import { requireVariables, type VariableName } from '../config.js';
