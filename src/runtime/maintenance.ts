@@ -25,6 +25,7 @@
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import { Queue, UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { recordReindexOutcome, type ReindexKind } from '../knowledge/reindex-outcome.js';
 import { reindexManual } from '../../jobs/reindex-manual.js';
 import { reindexQa } from '../../jobs/reindex-qa.js';
 import { retention } from '../../jobs/retention.js';
@@ -178,6 +179,11 @@ export interface MaintenanceRoleOverrides {
   buildEmptyIndexes?: boolean;
 }
 
+/** The index a maintenance job rebuilds, if it is a reindex. */
+function reindexKindOf(jobName: string): ReindexKind | undefined {
+  return jobName === 'reindex-manual' ? 'manual' : jobName === 'reindex-qa' ? 'qa' : undefined;
+}
+
 /** The running maintenance role. */
 export interface MaintenanceRole extends RoleHandle {
   /** The reindex schedules registered at start. */
@@ -229,7 +235,16 @@ export async function startMaintenanceRole(config: Config, overrides: Maintenanc
       prefix: config.QUEUE_PREFIX,
       concurrency: 1,
       logger,
-      onCompleted: (job, result) => logger.info({ jobId: job.id, job: job.name, result }, 'reindex finished'),
+      onCompleted: async (job, result) => {
+        logger.info({ jobId: job.id, job: job.name, result }, job.name === 'retention' ? 'retention finished' : 'reindex finished');
+        const kind = reindexKindOf(job.name);
+        if (kind) await recordReindexOutcome(connection, config.QUEUE_PREFIX, kind, { ok: true });
+      },
+      // Only a reindex that failed for good is news: an attempt that will be retried may still build the index.
+      onFailed: async (job, error, { final }) => {
+        const kind = job && reindexKindOf(job.name);
+        if (kind && final) await recordReindexOutcome(connection, config.QUEUE_PREFIX, kind, { ok: false, error: error.message });
+      },
       workerOptions: { ...MAINTENANCE_TIMINGS, ...overrides.timings },
     });
     const tuning = overrides.tuning ?? DEFAULT_TUNING;

@@ -48,7 +48,8 @@ import { GapStore } from '../knowledge/gaps.js';
 import { ANONYMOUS_OPERATOR, CsrfTokens, LoginThrottle, basicAuthMiddleware, loopbackHostGuard, optionalBasicAuth, resolveAuth } from './auth.js';
 import type { PollerStatus } from '../runtime/poller.js';
 import type { RoleStatus } from '../runtime/role-status.js';
-import { checkReadiness, type ReadinessDeps } from './health.js';
+import { readReindexOutcomes } from '../knowledge/reindex-outcome.js';
+import { checkReadiness, reindexProblems, type ReadinessDeps } from './health.js';
 import { errorMiddleware, jsonError, route, send, userOf, type ErrorRenderer } from './http.js';
 import { createMetricsRegistry } from './metrics.js';
 import { insightsHandlers, type InsightProviders } from './insights.js';
@@ -178,8 +179,12 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     // The poller's, the agent workers' and the senders' reports only: Redis reads, no search server asked per view.
     pipelineProblems: async () => {
       const { pollerStatus, agentStatus, senderStatus } = deps;
-      const { checks } = await checkReadiness({ redis: deps.redis, pollerStatus, agentStatus, senderStatus, pollMaxAgeMs, now });
-      return [checks.imapPoller, checks.agent, checks.sender].filter((c) => c.status === 'fail').map((c) => c.detail);
+      const [{ checks }, reindexes] = await Promise.all([
+        checkReadiness({ redis: deps.redis, pollerStatus, agentStatus, senderStatus, pollMaxAgeMs, now }),
+        readReindexOutcomes(deps.redis, deps.config.QUEUE_PREFIX),
+      ]);
+      const failing = [checks.imapPoller, checks.agent, checks.sender].filter((c) => c.status === 'fail').map((c) => c.detail);
+      return [...failing, ...reindexProblems(reindexes, now())];
     },
     store: deps.store,
     redis: deps.redis,

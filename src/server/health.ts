@@ -5,6 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { describeConnection } from '../queues/connection.js';
+import type { ReindexKind, ReindexOutcome } from '../knowledge/reindex-outcome.js';
 import type { PollerStatus } from '../runtime/poller.js';
 import type { RoleStatus } from '../runtime/role-status.js';
 import type { ManualSearch, QaSearch } from '../search/types.js';
@@ -201,4 +202,20 @@ export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
   ]);
   const checks = { redis: r, imapPoller: p, agent: a, sender: s, manualSearch: m, qaSearch: q };
   return { ready: Object.values(checks).every((c) => c.status !== 'fail'), checks };
+}
+
+/** How the review page names each index. */
+const INDEX_NAMES: Record<ReindexKind, string> = { manual: 'the manual', qa: 'the past Q&A' };
+
+/**
+ * One sentence per index whose last queued reindex failed, for the review page's banner (not a `/readyz` check: the
+ * old index still serves, the deployment works, only its knowledge is not current).
+ */
+export function reindexProblems(outcomes: Partial<Record<ReindexKind, ReindexOutcome>>, now: Date): string[] {
+  return (['manual', 'qa'] as const).flatMap((kind) => {
+    const outcome = outcomes[kind];
+    if (!outcome || outcome.ok) return [];
+    const ago = formatDuration(now.getTime() - outcome.at.getTime());
+    return [`the last reindex of ${INDEX_NAMES[kind]} failed ${ago} ago (${outcome.error ?? 'no reason given'}); the agent answers from the index built before it`];
+  });
 }

@@ -37,8 +37,10 @@ export interface ReviewPageDeps {
   /** The learned answers, to name the ticket that taught a learned pair among a ticket's sources. */
   learned?: Pick<LearnedAnswerStore, 'pair'>;
   /**
-   * What stops the mail pipeline now (the failing `/readyz` checks of the poller and the sender, their details), for
-   * a banner on the start page: the operator learns that no mail comes in or no reply goes out where they work.
+   * What is wrong with the deployment now, one sentence each, for red banners on the start page: the failing
+   * `/readyz` checks of the poller, the agent workers and the senders (their details), and the indexes whose last
+   * queued reindex failed. The operator learns that no mail comes in, no answer is written, no reply goes out or the
+   * knowledge is not current, where they work.
    */
   pipelineProblems?: () => Promise<string[]>;
 }

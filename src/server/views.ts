@@ -84,7 +84,7 @@ export interface TicketListView {
   csrfToken: string;
   user: string | undefined;
   flash?: Flash | undefined;
-  /** What stops the mail pipeline now, one sentence each (see `ReviewPageDeps.pipelineProblems`). */
+  /** What is wrong with the deployment now, one sentence each (see `ReviewPageDeps.pipelineProblems`). */
   problems?: readonly string[];
 }
 

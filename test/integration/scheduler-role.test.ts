@@ -25,6 +25,8 @@ import type { ReindexData } from '../../src/queues/payloads.js';
 import { closeAll } from '../../src/queues/registry.js';
 import { registerReindexSchedulers } from '../../src/queues/schedulers.js';
 import { createSearchBackends, type SearchBackends } from '../../src/search/factory.js';
+import { readReindexOutcomes } from '../../src/knowledge/reindex-outcome.js';
+import { waitFor } from '../support/pipeline.js';
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -296,6 +298,18 @@ describe('reindex jobs run by the maintenance role', () => {
 
     searcher = createSearchBackends(config);
     expect(await searcher.manual.count()).toBe(chunks);
+
+    // The review page learns that the manual's index is no longer current, and why; the Q&A was never reindexed here.
+    const outcomes = await waitFor(async () => {
+      const read = await readReindexOutcomes(connection, config.QUEUE_PREFIX);
+      return read.manual?.ok === false ? read : undefined;
+    }, 'the failed reindex recorded');
+    expect(outcomes).toEqual({ manual: { at: expect.any(Date), ok: false, error: expect.stringMatching(/refusing to replace the live manual index/) } });
+
+    // A reindex that succeeds afterwards clears it.
+    await cp(path.join(ROOT, 'data/manuals'), manualDir, { recursive: true });
+    await (await addReindex(queue, 'reindex-manual', { trigger: 'manual' })).waitUntilFinished(events);
+    await waitFor(async () => (await readReindexOutcomes(connection, config.QUEUE_PREFIX)).manual?.ok === true || undefined, 'the successful reindex recorded');
   });
 
   it('a job whose data names a directory (Bull Board, a hand-made job) reindexes the configured one', async () => {

@@ -18,6 +18,7 @@ import type { AgentResult } from '../../src/agent/types.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { mailboxStateKey, readPollerStatus } from '../../src/runtime/poller.js';
 import { readRoleStatus, roleStatusKey } from '../../src/runtime/role-status.js';
+import { recordReindexOutcome } from '../../src/knowledge/reindex-outcome.js';
 import { rawRefFor, saveRaw } from '../../src/mail/raw-store.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { answerJobId, sendJobId } from '../../src/queues/job-options.js';
@@ -1062,6 +1063,15 @@ describe('readiness', () => {
     expect(await (await call(d, '/')).text()).toMatch(/<div class="flash bad" role="alert">the sender cannot use the SMTP server \(\d+ s ago: SMTP failure: Invalid login: 535 /);
     await redis.hset(key, 'mail1#42', JSON.stringify({ failedAt: Date.now() - 3_000, failure, reachedAt: Date.now(), seenAt: Date.now() }));
     expect(await sender()).toMatchObject({ status: 200, check: { status: 'ok', detail: expect.stringMatching(/^the sender reached the SMTP server \d+ s ago, with no failure since$/) } });
+  });
+
+  it('shows a failed reindex on the start page, not in /readyz: the old index still serves', async () => {
+    const d = await startDashboard();
+    await recordReindexOutcome(redis, d.prefix, 'qa', { ok: false, error: 'embeddings server unreachable' });
+    expect(await (await call(d, '/')).text()).toMatch(/<div class="flash bad" role="alert">the last reindex of the past Q&amp;A failed \d+ s ago \(embeddings server unreachable\); the agent answers from the index built before it/);
+    expect((await call(d, '/readyz')).status).toBe(200);
+    await recordReindexOutcome(redis, d.prefix, 'qa', { ok: true });
+    expect(await (await call(d, '/')).text()).not.toContain('role="alert"');
   });
 
   it('without credentials answers only the status of each check; the details (hosts, users, errors) need the login', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AGENT_WORDS, SENDER_WORDS, dependencyCheck, pollerCheck } from '../../src/server/health.js';
+import { AGENT_WORDS, SENDER_WORDS, dependencyCheck, pollerCheck, reindexProblems } from '../../src/server/health.js';
 import type { PollerStatus } from '../../src/runtime/poller.js';
 import type { RoleStatus } from '../../src/runtime/role-status.js';
 
@@ -56,5 +56,18 @@ describe('dependencyCheck', () => {
       detail: `the agent worker cannot use the model server (8 s ago: ${message}); tickets are retried, then parked for a person`,
     });
     expect(dependencyCheck([], NOW, AGENT_WORDS).detail).toBe('no running agent worker has reported yet (it reports after its first ticket)');
+  });
+});
+
+describe('reindexProblems', () => {
+  it('names each index whose last queued reindex failed, and no other', () => {
+    expect(reindexProblems({}, NOW)).toEqual([]);
+    expect(reindexProblems({ manual: { at: ago(60), ok: true }, qa: { at: ago(60), ok: true } }, NOW)).toEqual([]);
+    expect(
+      reindexProblems({ manual: { at: ago(3 * 3600), ok: false, error: 'Meilisearch at http://meili:7700 unreachable' }, qa: { at: ago(60), ok: false } }, NOW),
+    ).toEqual([
+      'the last reindex of the manual failed 3 h ago (Meilisearch at http://meili:7700 unreachable); the agent answers from the index built before it',
+      'the last reindex of the past Q&A failed 1 min ago (no reason given); the agent answers from the index built before it',
+    ]);
   });
 });
