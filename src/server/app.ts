@@ -9,7 +9,7 @@
  * |--------|-------------------------------|-------------------------------------------------------------|------|
  * | GET    | `/healthz`                    | the process answers                                         | no   |
  * | GET    | `/readyz`                     | Redis, IMAP poller, agent, sender, search backends (503 when not ready); details with the login | no   |
- * | GET    | `/`                           | parked tickets (`?page=`), flash after actions (`?done=`), what stops the pipeline | yes  |
+ * | GET    | `/`                           | parked tickets (`?page=`), flash after actions (`?done=`), what is wrong with the deployment | yes  |
  * | GET    | `/tickets/:id`                | one ticket: mail, editable draft, plan, subtasks, sources   | yes  |
  * | GET    | `/insights`                   | `?days=30`: outcomes, automation, reply times, edits, cost   | yes  |
  * | POST   | `/tickets/:id/approve`        | form: `reply`, `_csrf` → 303                                 | yes  |
