@@ -24,9 +24,9 @@ import { domainToASCII } from 'node:url';
 import { UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { APIError } from 'openai';
-import { EmptyQuestionError } from '../src/agent/agent.js';
+import { EmptyQuestionError, agentRunSpendOf, withSpend } from '../src/agent/agent.js';
 import { PromptConfigError } from '../src/agent/prompts.js';
-import type { AgentResult, LlmUsage, Subtask } from '../src/agent/types.js';
+import type { AgentResult, AgentRunSpend, LlmUsage, Subtask } from '../src/agent/types.js';
 import type { Config } from '../src/config.js';
 import { learnGapsFrom } from '../src/knowledge/gaps.js';
 import { createLogger, type Logger } from '../src/logger.js';
@@ -186,6 +186,24 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
     ...(conversation ? { conversation } : {}),
     ...(attempt.signal ? { signal: attempt.signal } : {}),
   });
+  try {
+    return await settle(ticket, result, deps, log);
+  } catch (err) {
+    // The model billed the run's calls whatever failed after it (a Redis write, the send job): the error carries them
+    // to the worker's counters. `settle` marks the failure after the result was stored itself.
+    throw agentRunSpendOf(err) ? err : withSpend(err, spendOf(result, false));
+  }
+}
+
+/** What a finished run spent, for an error after it; `resultStored`: see {@link AgentRunSpend}. */
+function spendOf(result: AgentResult, resultStored: boolean): AgentRunSpend {
+  return { durationMs: result.durationMs, usage: result.usage, llmCalls: result.llmCalls, resultStored };
+}
+
+/** What becomes of a ticket once the agent answered it: parked for a person, or drafted with its send job queued. */
+async function settle(ticket: Ticket, result: AgentResult, deps: AnswerTicketDeps, log: Logger): Promise<AnswerOutcome> {
+  const { store, config } = deps;
+  const ticketId = ticket.id;
   const agentRun = { durationMs: result.durationMs, usage: result.usage };
   const draft = result.answer.trim();
   // What no review mode sends without a person: no answer, one cut off, one leaking the model's reasoning…
@@ -236,7 +254,12 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
     patch: { agent: result, draft, reason: null },
     current: ticket,
   });
-  await queueSend(drafted, deps);
+  try {
+    await queueSend(drafted, deps);
+  } catch (err) {
+    // The ticket holds the result now: the run produced one, and the insights count it from the ticket.
+    throw withSpend(err, spendOf(result, true));
+  }
   // After the send job is safe: the gaps are a by-product and must not delay or endanger the reply.
   await learnGapsFrom({ store, redis: deps.redis, logger: log }, drafted);
   log.info({ subtasks: result.subtasks.length }, 'Reply drafted and queued for sending');

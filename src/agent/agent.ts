@@ -105,8 +105,11 @@ export function agentRunSpendOf(err: unknown): AgentRunSpend | undefined {
   return undefined;
 }
 
-/** `err` as an Error carrying `spend` (see {@link agentRunSpendOf}); the same object when it is one. */
-function withSpend(err: unknown, spend: AgentRunSpend): unknown {
+/**
+ * `err` as an Error carrying `spend` (see {@link agentRunSpendOf}); the same object when it is one. Also for the job
+ * whose own step failed after a run finished: the model billed that run's calls all the same.
+ */
+export function withSpend(err: unknown, spend: AgentRunSpend): unknown {
   const error = typeof err === 'object' && err !== null ? err : new Error(String(err));
   // A frozen error is rethrown as it is: its spend is lost, never the error.
   if (Object.isExtensible(error)) Object.defineProperty(error, SPEND, { value: spend, enumerable: false, configurable: true });

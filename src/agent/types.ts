@@ -116,12 +116,18 @@ export interface AgentResult {
 
 /**
  * What an agent run spent: its LLM calls (with their tokens) and how long it ran. A run that fails carries it on its
- * error (`agentRunSpendOf` in agent.ts), since it has no {@link AgentResult}.
+ * error (`agentRunSpendOf` in agent.ts), since it has no {@link AgentResult}; so does the error of a job step after a
+ * run that finished.
  */
 export interface AgentRunSpend {
   durationMs: number;
   usage: LlmUsage;
   llmCalls: LlmCallRecord[];
+  /**
+   * True when the run finished and its result was stored on the ticket before a later step failed: it is a run that
+   * produced a result, and the insights count its calls from the ticket at its outcome.
+   */
+  resultStored?: boolean;
 }
 
 /** The design's cap on tries per subtask. */

@@ -101,7 +101,9 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
         if (final && typeof ticketId === 'string') await parkAfterFailure(store, ticketId, `agent job failed for good: ${error.message}`, logger);
         // Every failed attempt, retried or not: the model billed the calls it answered before the run broke off.
         const spend = agentRunSpendOf(error);
-        if (spend) await recordFailedAgentRun(redis, config.QUEUE_PREFIX, spend);
+        // A run whose result the ticket holds produced one (the send job could not be queued after it).
+        if (spend?.resultStored) await recordAgentRun(redis, config.QUEUE_PREFIX, spend);
+        else if (spend) await recordFailedAgentRun(redis, config.QUEUE_PREFIX, spend);
         const serverDown = modelServerFailure(error, config);
         if (serverDown) await reporter.failed(serverDown);
       },

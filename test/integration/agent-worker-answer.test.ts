@@ -310,6 +310,15 @@ describe('agent worker and sender', () => {
     expect(parked.draft).toBeTruthy();
     await redis.del(meta);
     expect(await queues.outbound.getJobCounts()).toMatchObject({ waiting: 0, delayed: 0 });
+
+    // The run finished and its result is on the ticket: the model billed its calls, which the counters hold as a run
+    // that produced a result (the insights count them from the ticket, once, at its outcome).
+    const calls = parked.agent!.llmCalls.length;
+    const keys = metricsKeys(running.services.config.QUEUE_PREFIX);
+    const counters = await waitFor(async () => ((hash) => (Number(hash.llm_calls ?? 0) >= calls ? hash : undefined))(await redis.hgetall(keys.counters)), "the run's calls in the counters");
+    expect(counters.llm_calls).toBe(String(calls));
+    expect(counters.agent_runs_failed).toBeUndefined();
+    expect(await redis.hget(keys.agentRun, 'count')).toBe('1');
   });
 
   it.each([
