@@ -40,6 +40,7 @@ import {
   modelCallUsage,
   planSchema,
   reflectionResultSchema,
+  usageOf,
 } from './types.js';
 
 const append = <T>(a: T[], b: T[]): T[] => [...a, ...b];
@@ -197,18 +198,6 @@ export function initialSubGraphState(question: string, plan: string[], subtask: 
     usedFallback: false,
     llmCalls: [],
   };
-}
-
-/** Sums recorded calls into a usage. */
-export function usageOf(calls: LlmCallRecord[]): LlmUsage {
-  return addUsage(
-    ...calls.map((c) => ({
-      calls: 1,
-      promptTokens: c.promptTokens,
-      completionTokens: c.completionTokens,
-      totalTokens: c.promptTokens + c.completionTokens,
-    })),
-  );
 }
 
 // Subtasks that differ only in spacing, width or case would search the same thing twice.

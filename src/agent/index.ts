@@ -8,7 +8,6 @@ export {
   initialAgentState,
   initialSubGraphState,
   sourcesOf,
-  usageOf,
   type AgentState,
   type AgentSubGraphState,
   type HelpDeskAgentOptions,

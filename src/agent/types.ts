@@ -147,3 +147,15 @@ export function addUsage(...usages: LlmUsage[]): LlmUsage {
     emptyUsage(),
   );
 }
+
+/** Sums recorded calls into a usage. */
+export function usageOf(calls: readonly ModelCallUsage[]): LlmUsage {
+  return addUsage(
+    ...calls.map((c) => ({
+      calls: 1,
+      promptTokens: c.promptTokens,
+      completionTokens: c.completionTokens,
+      totalTokens: c.promptTokens + c.completionTokens,
+    })),
+  );
+}

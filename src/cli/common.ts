@@ -81,7 +81,6 @@ export function startCli(name: string, options: CommandOptions = {}): CliContext
   return { config, logger: createLogger(`cli:${name}`), print: (text) => void write(text.endsWith('\n') ? text : `${text}\n`) };
 }
 
-
 /**
  * The one line to show for a failure. Errors of our own carry their message; LLM errors say which server, since
  * "Connection error." alone does not tell an operator that OPENAI_BASE_URL points at a stopped Ollama.

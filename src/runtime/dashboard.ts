@@ -25,7 +25,6 @@ export interface DashboardRoleOptions {
   logger?: Logger;
   /** Overrides how `/readyz` learns the poller's state (default: the poller's Redis state of the configured mailbox). */
   pollerStatus?: () => Promise<PollerStatus>;
-
   /** Passed to {@link createDashboardApp}. */
   pollMaxAgeMs?: number;
 }

@@ -25,7 +25,7 @@
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import { Queue, UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { recordReindexOutcome, type ReindexKind } from '../knowledge/reindex-outcome.js';
+import { recordReindexOutcome, type ReindexKind } from './reindex-outcome.js';
 import { reindexManual } from '../../jobs/reindex-manual.js';
 import { reindexQa } from '../../jobs/reindex-qa.js';
 import { retention } from '../../jobs/retention.js';

@@ -60,6 +60,7 @@ import type { RoleHandle } from './lifecycle.js';
 import { TicketStore } from '../tickets/ticket-store.js';
 import { ingestMessage, parkFromEnvelope, parkOversizeMessage, syntheticMessageId, type EnvelopeInfo, type IngestDeps, type IngestResult } from '../mail/ingest.js';
 import { imapTransportSecurity, isStartTlsRefusal, STARTTLS_REFUSAL_HINT } from '../mail/imap-security.js';
+import { failureLine } from './role-status.js';
 
 /** Variables the poller cannot run without; pass to `requireVariables`. */
 export const POLLER_VARIABLES: VariableName[] = ['IMAP_HOST', 'IMAP_USER', 'IMAP_PASSWORD'];
@@ -162,9 +163,6 @@ export interface PollFailure {
   /** The one-line description the poller logged, e.g. "IMAP login as … failed (wrong IMAP_USER or IMAP_PASSWORD?)". */
   message: string;
 }
-
-/** Longest failure description stored: a server's error text is not ours to bound. */
-const MAX_FAILURE_CHARS = 500;
 
 /** Reads the stored sync state of a mailbox (empty object when the poller never ran against it). */
 export async function readMailboxState(redis: Redis, key: string): Promise<MailboxState> {
@@ -422,9 +420,8 @@ export class MailboxSupervisor {
    * already said it.
    */
   private async recordFailure(failure: string): Promise<void> {
-    const line = failure.replace(/\s+/g, ' ').slice(0, MAX_FAILURE_CHARS);
     try {
-      await produce(this.redis, () => this.redis.hset(this.stateKey, 'lastFailure', line, 'lastFailureAt', String(Date.now())));
+      await produce(this.redis, () => this.redis.hset(this.stateKey, 'lastFailure', failureLine(failure), 'lastFailureAt', String(Date.now())));
     } catch (err) {
       this.log.debug({ err }, 'Could not record the failure in Redis');
     }

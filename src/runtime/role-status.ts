@@ -36,6 +36,11 @@ export const ROLE_STATUS_STALE_MS = 3 * ROLE_STATUS_HEARTBEAT_MS;
 /** Longest failure description stored: a server's words are not ours to bound. */
 const MAX_FAILURE_CHARS = 500;
 
+/** A failure as a report stores it: one line (OpenSSL and servers write several), at most 500 characters. */
+export function failureLine(message: string): string {
+  return message.replace(/\s+/g, ' ').trim().slice(0, MAX_FAILURE_CHARS);
+}
+
 /** The Redis hash of `role`'s reports: one field per process, its report as JSON. */
 export function roleStatusKey(prefix: string, role: ReportingRole): string {
   if (!prefix) throw new TypeError('roleStatusKey: prefix is required');
@@ -101,7 +106,7 @@ export class RoleStatusReporter {
   /** The server could not be used at all, in the words of `message`. */
   async failed(message: string): Promise<void> {
     this.state.failedAt = Date.now();
-    this.state.failure = message.replace(/\s+/g, ' ').trim().slice(0, MAX_FAILURE_CHARS);
+    this.state.failure = failureLine(message);
     await this.write();
   }
 

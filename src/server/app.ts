@@ -48,7 +48,7 @@ import { GapStore } from '../knowledge/gaps.js';
 import { ANONYMOUS_OPERATOR, CsrfTokens, LoginThrottle, basicAuthMiddleware, loopbackHostGuard, optionalBasicAuth, resolveAuth } from './auth.js';
 import type { PollerStatus } from '../runtime/poller.js';
 import type { RoleStatus } from '../runtime/role-status.js';
-import { readReindexOutcomes } from '../knowledge/reindex-outcome.js';
+import { readReindexOutcomes } from '../runtime/reindex-outcome.js';
 import { checkReadiness, reindexProblems, type ReadinessDeps } from './health.js';
 import { errorMiddleware, jsonError, route, send, userOf, type ErrorRenderer } from './http.js';
 import { createMetricsRegistry } from './metrics.js';
@@ -155,7 +155,25 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     logger.warn(`DASHBOARD_PASSWORD has fewer than ${MIN_PASSWORD_LENGTH} characters: anyone who reaches the dashboard can approve replies; use a longer one`);
   }
   const now = deps.now ?? (() => new Date());
-  const pollMaxAgeMs = deps.pollMaxAgeMs ?? 3 * deps.config.IMAP_POLL_INTERVAL_MS;
+  const readiness: ReadinessDeps = {
+    redis: deps.redis,
+    pollerStatus: deps.pollerStatus,
+    agentStatus: deps.agentStatus,
+    senderStatus: deps.senderStatus,
+    pollMaxAgeMs: deps.pollMaxAgeMs ?? 3 * deps.config.IMAP_POLL_INTERVAL_MS,
+    search: deps.search,
+    now,
+  };
+  // The start page's banners: the poller's, agent workers' and senders' checks (Redis reads; no search server is
+  // asked on every page view) and the indexes whose last queued reindex failed.
+  const deploymentProblems = async (): Promise<string[]> => {
+    const [{ checks }, reindexes] = await Promise.all([
+      checkReadiness({ ...readiness, search: undefined }),
+      readReindexOutcomes(deps.redis, deps.config.QUEUE_PREFIX),
+    ]);
+    const failing = [checks.imapPoller, checks.agent, checks.sender].filter((c) => c.status === 'fail').map((c) => c.detail);
+    return [...failing, ...reindexProblems(reindexes, now())];
+  };
   const csrf = new CsrfTokens(deps.csrfSecret);
   const review: ReviewDeps = {
     store: deps.store,
@@ -176,16 +194,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   const learned = new LearnedAnswerStore(deps.redis, { prefix: deps.config.QUEUE_PREFIX });
   const pages = reviewPageHandlers({
     learned,
-    // The poller's, the agent workers' and the senders' reports only: Redis reads, no search server asked per view.
-    pipelineProblems: async () => {
-      const { pollerStatus, agentStatus, senderStatus } = deps;
-      const [{ checks }, reindexes] = await Promise.all([
-        checkReadiness({ redis: deps.redis, pollerStatus, agentStatus, senderStatus, pollMaxAgeMs, now }),
-        readReindexOutcomes(deps.redis, deps.config.QUEUE_PREFIX),
-      ]);
-      const failing = [checks.imapPoller, checks.agent, checks.sender].filter((c) => c.status === 'fail').map((c) => c.detail);
-      return [...failing, ...reindexProblems(reindexes, now())];
-    },
+    deploymentProblems,
     store: deps.store,
     redis: deps.redis,
     prefix: deps.config.QUEUE_PREFIX,
@@ -212,15 +221,6 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     now,
   });
   const metrics = createMetricsRegistry({ store: deps.store, queues: deps.queues, redis: deps.redis, prefix: deps.config.QUEUE_PREFIX });
-  const readiness: ReadinessDeps = {
-    redis: deps.redis,
-    pollerStatus: deps.pollerStatus,
-    agentStatus: deps.agentStatus,
-    senderStatus: deps.senderStatus,
-    pollMaxAgeMs,
-    search: deps.search,
-    now,
-  };
   const htmlError = htmlErrorRenderer();
 
   // One throttle for every route that reads credentials, the open /readyz included.

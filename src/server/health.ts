@@ -1,11 +1,12 @@
 /**
  * Liveness and readiness. `/healthz` says only that the process answers (a restart is the cure when it does not);
  * `/readyz` says whether the deployment can do its work: Redis reachable, the IMAP poller polling, the agent workers
- * able to use the model server, the sender able to use the SMTP server, the search backends answering. Each check has a deadline, so a hung dependency makes the answer "not ready", never a hang.
+ * able to use the model server, the sender able to use the SMTP server, the search backends answering. Each check
+ * has a deadline, so a hung dependency makes the answer "not ready", never a hang.
  */
 import type { Redis } from 'ioredis';
 import { describeConnection } from '../queues/connection.js';
-import type { ReindexKind, ReindexOutcome } from '../knowledge/reindex-outcome.js';
+import type { ReindexKind, ReindexOutcome } from '../runtime/reindex-outcome.js';
 import type { PollerStatus } from '../runtime/poller.js';
 import type { RoleStatus } from '../runtime/role-status.js';
 import type { ManualSearch, QaSearch } from '../search/types.js';
@@ -99,14 +100,18 @@ export function formatDuration(ms: number): string {
  */
 export function pollerCheck(status: PollerStatus, now: Date, maxAgeMs: number): { status: CheckStatus; detail: string } {
   const { lastSuccessfulPollAt: at, lastFailure } = status;
-  const failing = lastFailure && (!at || lastFailure.at.getTime() > at.getTime());
-  const why = failing ? `; last failure ${formatDuration(now.getTime() - lastFailure.at.getTime())} ago: ${lastFailure.message}` : '';
+  const why = failingSince(lastFailure, at) ? `; last failure ${formatDuration(now.getTime() - lastFailure!.at.getTime())} ago: ${lastFailure!.message}` : '';
   if (!at) return { status: 'fail', detail: `the IMAP poller has not completed a poll yet${why}` };
   const age = now.getTime() - at.getTime();
   const ago = `last successful poll ${formatDuration(age)} ago (${at.toISOString()})`;
   return age <= maxAgeMs
     ? { status: 'ok', detail: `${ago}${why}` }
     : { status: 'fail', detail: `${ago}, longer than the allowed ${formatDuration(maxAgeMs)}${why}` };
+}
+
+/** True when `failure` is the latest news: no success since (or none at all). */
+function failingSince(failure: { at: Date } | undefined, success: Date | undefined): boolean {
+  return failure !== undefined && (success === undefined || failure.at.getTime() > success.getTime());
 }
 
 /** How {@link dependencyCheck} names a role, its server and what waits while it fails. */
@@ -144,7 +149,7 @@ export const AGENT_WORDS: DependencyWords = {
  */
 export function dependencyCheck(reports: readonly RoleStatus[], now: Date, words: DependencyWords): { status: CheckStatus; detail: string } {
   const ago = (at: Date) => `${formatDuration(now.getTime() - at.getTime())} ago`;
-  const failing = reports.filter((r) => r.lastFailure && (!r.reachedAt || r.lastFailure.at.getTime() > r.reachedAt.getTime()));
+  const failing = reports.filter((r) => failingSince(r.lastFailure, r.reachedAt));
   const named = (r: RoleStatus) => (reports.length > 1 ? `${words.role} ${r.process}` : `the ${words.role}`);
   if (failing.length > 0) {
     const why = failing.map((r) => `${named(r)} cannot use ${words.server} (${ago(r.lastFailure!.at)}: ${r.lastFailure!.message})`).join('; ');

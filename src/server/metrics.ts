@@ -36,7 +36,7 @@
  */
 import type { Redis } from 'ioredis';
 import { Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValueWithName } from 'prom-client';
-import type { AgentRunSpend, LlmUsage, ModelCallUsage } from '../agent/types.js';
+import { usageOf, type AgentRunSpend, type LlmUsage, type ModelCallUsage } from '../agent/types.js';
 import type { IgnoreReason } from '../mail/classify.js';
 import { execAll } from '../queues/connection.js';
 import { ALL_QUEUE_NAMES } from '../queues/names.js';
@@ -166,12 +166,7 @@ export async function recordFailedAgentRun(
  */
 export async function recordModelCalls(redis: Redis, prefix: string, calls: readonly ModelCallUsage[], at: Date = new Date()): Promise<void> {
   if (calls.length === 0) return;
-  const usage = {
-    calls: calls.length,
-    promptTokens: calls.reduce((n, c) => n + c.promptTokens, 0),
-    completionTokens: calls.reduce((n, c) => n + c.completionTokens, 0),
-  };
-  await execWithUsage(prefix, withDayCalls(redis.multi(), prefix, calls, at), usage);
+  await execWithUsage(prefix, withDayCalls(redis.multi(), prefix, calls, at), usageOf(calls));
 }
 
 /** Adds the day-hash increments of `calls` (per model: calls and tokens) to `multi`. */

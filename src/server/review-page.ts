@@ -42,7 +42,7 @@ export interface ReviewPageDeps {
    * queued reindex failed. The operator learns that no mail comes in, no answer is written, no reply goes out or the
    * knowledge is not current, where they work.
    */
-  pipelineProblems?: () => Promise<string[]>;
+  deploymentProblems?: () => Promise<string[]>;
 }
 
 /** The learned pairs among a ticket's sources → the ticket that taught each (null when removed since). */
@@ -131,7 +131,7 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
         deps.store.list({ state: 'parked', limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
         deps.store.countByState(),
         flashFor(done, ticket, deps.store),
-        deps.pipelineProblems?.() ?? [],
+        deps.deploymentProblems?.() ?? [],
       ]);
       return {
         status: 200,

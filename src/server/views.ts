@@ -84,7 +84,7 @@ export interface TicketListView {
   csrfToken: string;
   user: string | undefined;
   flash?: Flash | undefined;
-  /** What is wrong with the deployment now, one sentence each (see `ReviewPageDeps.pipelineProblems`). */
+  /** What is wrong with the deployment now, one sentence each (see `ReviewPageDeps.deploymentProblems`). */
   problems?: readonly string[];
 }
 
@@ -104,7 +104,7 @@ export function renderTicketList(view: TicketListView): SafeHtml {
   const pages = Math.max(1, Math.ceil(view.total / view.pageSize));
   const body = html`
 ${flashBanner(view.flash)}
-${(view.problems ?? []).map((p) => html`<div class="flash bad" role="alert">${p} (<a href="/readyz">readiness</a>)</div>`)}
+${(view.problems ?? []).map((p) => html`<div class="flash bad" role="alert">${p}</div>`)}
 <div class="toolbar">
   <div class="chips">${chips.length > 0 ? chips : html`<span class="chip">no tickets yet</span>`}</div>
   <form method="post" action="/reindex">

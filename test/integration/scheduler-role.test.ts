@@ -25,7 +25,7 @@ import type { ReindexData } from '../../src/queues/payloads.js';
 import { closeAll } from '../../src/queues/registry.js';
 import { registerReindexSchedulers } from '../../src/queues/schedulers.js';
 import { createSearchBackends, type SearchBackends } from '../../src/search/factory.js';
-import { readReindexOutcomes } from '../../src/knowledge/reindex-outcome.js';
+import { readReindexOutcomes } from '../../src/runtime/reindex-outcome.js';
 import { waitFor } from '../support/pipeline.js';
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 

@@ -18,7 +18,7 @@ import type { AgentResult } from '../../src/agent/types.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { mailboxStateKey, readPollerStatus } from '../../src/runtime/poller.js';
 import { readRoleStatus, roleStatusKey } from '../../src/runtime/role-status.js';
-import { recordReindexOutcome } from '../../src/knowledge/reindex-outcome.js';
+import { recordReindexOutcome } from '../../src/runtime/reindex-outcome.js';
 import { rawRefFor, saveRaw } from '../../src/mail/raw-store.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { answerJobId, sendJobId } from '../../src/queues/job-options.js';

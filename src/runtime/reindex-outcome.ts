@@ -9,6 +9,7 @@
  * | `P:reindex:last`       | hash | `manual`, `qa` → `{at, ok, error?}` (JSON, epoch ms)     |
  */
 import type { Redis } from 'ioredis';
+import { failureLine } from './role-status.js';
 
 /** The indexes a reindex job rebuilds. */
 export type ReindexKind = 'manual' | 'qa';
@@ -21,9 +22,6 @@ export interface ReindexOutcome {
   error?: string;
 }
 
-/** Longest error stored: an engine's words are not ours to bound. */
-const MAX_ERROR_CHARS = 500;
-
 /** The Redis hash of the last outcome per index. */
 export function reindexOutcomeKey(prefix: string): string {
   if (!prefix) throw new TypeError('reindexOutcomeKey: prefix is required');
@@ -32,7 +30,7 @@ export function reindexOutcomeKey(prefix: string): string {
 
 /** Records how a reindex of `kind` ended. */
 export async function recordReindexOutcome(redis: Redis, prefix: string, kind: ReindexKind, outcome: { ok: true } | { ok: false; error: string }, at = new Date()): Promise<void> {
-  const stored = outcome.ok ? { at: at.getTime(), ok: true } : { at: at.getTime(), ok: false, error: outcome.error.replace(/\s+/g, ' ').trim().slice(0, MAX_ERROR_CHARS) };
+  const stored = outcome.ok ? { at: at.getTime(), ok: true } : { at: at.getTime(), ok: false, error: failureLine(outcome.error) };
   await redis.hset(reindexOutcomeKey(prefix), kind, JSON.stringify(stored));
 }
 
