@@ -234,6 +234,8 @@ function originalOf(ticket: Ticket): OriginalMail {
     references: ticket.references.map(normalizeMessageId).filter(Boolean),
     from: ticket.fromName ? `${ticket.fromName} <${ticket.from}>` : ticket.from,
     replyTo: ticket.replyTo,
+    // The mail's Date header, or when it reached us for one without.
+    date: ticket.mailDate ?? ticket.createdAt,
     text: ticket.question,
   };
 }

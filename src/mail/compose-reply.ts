@@ -1,6 +1,7 @@
 /**
  * Builds the reply mail for a ticket: recipients, a non-stacking `Re:` subject, RFC 5322 threading headers, a UTF-8
- * text body with the original quoted below the answer, and RFC 3834 `Auto-Submitted` when no person approved it.
+ * text body with the original quoted below the answer (under a dated attribution line in the reply's language), and
+ * RFC 3834 `Auto-Submitted` when no person approved it.
  */
 import { randomUUID } from 'node:crypto';
 import { normaliseAddress } from './addresses.js';
@@ -13,7 +14,7 @@ export interface OriginalMail {
   references: string[];
   from: string;
   replyTo?: string;
-  /** When the customer sent it, for the attribution line of the quote. */
+  /** When the customer sent it (ISO 8601: the mail's Date header), for the attribution line of the quote. */
   date?: string;
   /** The customer's text as received (quoted below the answer). */
   text: string;
@@ -41,6 +42,8 @@ export interface ComposeReplyInput {
   messageId: string;
   /** True when the reply goes out without a person's approval. */
   automatic: boolean;
+  /** Time zone of the quote's date (default the process's, `TZ`). */
+  timeZone?: string;
 }
 
 // Reply and forward prefixes of common clients and languages; only reply prefixes are collapsed.
@@ -58,11 +61,74 @@ export function newMessageId(fromAddress: string): string {
   return `<${randomUUID()}@${domain}>`;
 }
 
-/** The original text with every line prefixed by `> `, under an attribution line. */
-export function quoteOriginal(original: Pick<OriginalMail, 'from' | 'date' | 'text'>): string {
-  const attribution = original.date ? `On ${original.date}, ${original.from} wrote:` : `${original.from} wrote:`;
+/** The language of the quote's attribution line: the reply's own. */
+export type AttributionLanguage = 'ja' | 'en';
+
+/** Options of {@link quoteOriginal}. */
+export interface QuoteOptions {
+  /** Language of the attribution line (default English). */
+  language?: AttributionLanguage;
+  /** IANA time zone of its date (default the process's: `TZ`, as mail clients use their own zone). */
+  timeZone?: string;
+}
+
+// A display name longer than this is cut: the attribution must stay one line that the quote-stripping patterns
+// (`src/mail/parse.ts`, `src/tickets/outcome.ts`: at most 300 characters before "wrote:") still recognise when the
+// customer answers our reply.
+const MAX_ATTRIBUTION_NAME_CHARS = 200;
+
+/**
+ * The line above the quoted original, in the reply's language, as the common clients write it:
+ * `On Tue, 24 Nov 2026 at 10:00, Name <a@b> wrote:` or Gmail's Japanese `2026年11月24日(火) 10:00 山田 <a@b>:`; without a
+ * usable date, `Name <a@b> wrote:` / `山田 <a@b>のメール:`. The sender's name is put on one line and cut to 200
+ * characters, so a hostile display name cannot break the quote into lines of its own.
+ */
+export function attributionLine(from: string, date: string | undefined, options: QuoteOptions = {}): string {
+  const oneLine = from.replace(/\s+/g, ' ').trim();
+  const who = oneLine.length > MAX_ATTRIBUTION_NAME_CHARS ? `${oneLine.slice(0, MAX_ATTRIBUTION_NAME_CHARS)}…` : oneLine;
+  const when = date ? attributionDate(date, options.language ?? 'en', options.timeZone) : undefined;
+  if (options.language === 'ja') return when ? `${when} ${who}:` : `${who}のメール:`;
+  return when ? `On ${when}, ${who} wrote:` : `${who} wrote:`;
+}
+
+/** `Tue, 24 Nov 2026 at 10:00` / `2026年11月24日(火) 10:00` in `timeZone`; undefined for a date that is not one. */
+function attributionDate(iso: string, language: AttributionLanguage, timeZone: string | undefined): string | undefined {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return undefined;
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat(language === 'ja' ? 'ja-JP' : 'en-US', {
+      ...(timeZone ? { timeZone } : {}),
+      weekday: 'short',
+      year: 'numeric',
+      month: language === 'ja' ? 'numeric' : 'short',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    }).formatToParts(date);
+  } catch {
+    return undefined; // an unknown time zone: the line goes without its date rather than the reply failing
+  }
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
+  const time = `${part('hour').padStart(2, '0')}:${part('minute')}`;
+  return language === 'ja'
+    ? `${part('year')}年${part('month')}月${part('day')}日(${part('weekday')}) ${time}`
+    : `${part('weekday')}, ${part('day')} ${part('month')} ${part('year')} at ${time}`;
+}
+
+/** The original text with every line prefixed by `> `, under an {@link attributionLine}. */
+export function quoteOriginal(original: Pick<OriginalMail, 'from' | 'date' | 'text'>, options: QuoteOptions = {}): string {
   const lines = original.text.replace(/\r\n?/g, '\n').trimEnd().split('\n');
-  return [attribution, ...lines.map((l) => (l ? `> ${l}` : '>'))].join('\n');
+  return [attributionLine(original.from, original.date, options), ...lines.map((l) => (l ? `> ${l}` : '>'))].join('\n');
+}
+
+// Kana only: a Chinese reply has Han characters too, and gets the English line.
+const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+
+/** The attribution's language for a reply: Japanese when the answer has kana in it, else English. */
+export function replyLanguage(answer: string): AttributionLanguage {
+  return KANA.test(answer) ? 'ja' : 'en';
 }
 
 /** A Message-ID as RFC 5322 writes it: `<local@domain>`, no spaces, brackets or control characters inside. */
@@ -119,7 +185,7 @@ export function composeReply(input: ComposeReplyInput): ReplyMail {
     messageId: input.messageId,
     inReplyTo: original.messageId && referable(original.messageId.trim()) ? original.messageId : undefined,
     references: references.length > 0 ? references : undefined,
-    text: `${input.answer.trimEnd()}\n\n${quoteOriginal(original)}\n`,
+    text: `${input.answer.trimEnd()}\n\n${quoteOriginal(original, { language: replyLanguage(input.answer), ...(input.timeZone ? { timeZone: input.timeZone } : {}) })}\n`,
     headers,
   };
 }

@@ -11,6 +11,7 @@ import { startSender } from '../../src/runtime/sender.js';
 import { freePort } from '../../src/dev/ports.js';
 import { hostname } from 'node:os';
 import { jobGeneration } from '../../src/tickets/ticket.js';
+import { attributionLine } from '../../src/mail/compose-reply.js';
 import { replySequence } from '../../src/dev/smtp-receiver.js';
 import {
   FAST_TUNING,
@@ -70,6 +71,25 @@ describe('sender', () => {
     expect(ids).toEqual([ticket.outbound?.messageId, ticket.outbound?.messageId]);
     expect(ticket.outbound?.smtpResponse).toMatch(/^250/);
     expect(ticket.history.map((h) => h.to)).toEqual(['received', 'processing', 'drafted', 'sending', 'drafted', 'sending', 'sent']);
+  });
+
+  it("quotes the customer's mail under a line in the reply's language, dated by the mail's Date header", async () => {
+    const running = await run();
+    const raw = buildMail({
+      messageId: customerMessageId('dated'),
+      from: `=?UTF-8?B?${Buffer.from('山田太郎').toString('base64')}?= <dated@customer.example>`,
+      subject: 'パスワードについて',
+      body: 'パスワードの条件を教えてください。',
+      date: 'Tue, 24 Nov 2026 10:05:00 +0900',
+    });
+    const { ticketId } = await ingest(running, raw);
+    const ticket = await waitForState(running.store, ticketId, ['sent', 'parked']);
+    expect(ticket.state, ticket.reason).toBe('sent');
+    const text = servers.smtp.messages[0]!.text ?? '';
+    // Gmail's Japanese form, in this process's time zone (TZ), as a mail client writes it in its own.
+    const line = attributionLine('山田太郎 <dated@customer.example>', '2026-11-24T01:05:00.000Z', { language: 'ja' });
+    expect(line).toMatch(/^2026年11月2[34]日\([月火]\) \d\d:05 山田太郎 <dated@customer\.example>:$/);
+    expect(text).toContain(`\n\n${line}\n> パスワードの条件を教えてください。`);
   });
 
   it('answers a mail that had no Message-ID without naming the made-up id of its ticket', async () => {

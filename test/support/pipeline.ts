@@ -281,6 +281,8 @@ export interface MailSpec {
   references?: string[];
   /** Extra header lines, e.g. `{ 'Auto-Submitted': 'auto-replied' }`. */
   headers?: Record<string, string>;
+  /** The Date header (default now). */
+  date?: string;
   /** Replaces the whole Content-Type header and body (for multipart reports). */
   rawBody?: { contentType: string; body: string };
 }
@@ -297,7 +299,7 @@ export function buildMail(spec: MailSpec): Buffer {
     `From: ${spec.from}`,
     `To: ${spec.to ?? MAIL_FROM}`,
     `Subject: ${encodeHeader(spec.subject)}`,
-    `Date: ${new Date().toUTCString()}`,
+    `Date: ${spec.date ?? new Date().toUTCString()}`,
     `Message-ID: ${spec.messageId}`,
     ...(spec.inReplyTo ? [`In-Reply-To: ${spec.inReplyTo}`] : []),
     ...(spec.references?.length ? [`References: ${spec.references.join(' ')}`] : []),

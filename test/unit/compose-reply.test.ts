@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { composeReply, newMessageId, quoteOriginal, replyReferences, replySubject } from '../../src/mail/compose-reply.js';
+import { attributionLine, composeReply, newMessageId, quoteOriginal, replyLanguage, replyReferences, replySubject } from '../../src/mail/compose-reply.js';
+import { extractQuestion } from '../../src/mail/parse.js';
+import { replyBody } from '../../src/tickets/outcome.js';
 
 describe('replySubject', () => {
   it.each([
@@ -73,6 +75,68 @@ describe('helpers', () => {
 
   it('quotes CRLF text line by line', () => {
     expect(quoteOriginal({ from: 'a@b.example', text: 'one\r\ntwo\r\n' })).toBe('a@b.example wrote:\n> one\n> two');
+  });
+});
+
+describe('the quote\'s attribution line', () => {
+  // 2026-11-24T01:05Z is Tuesday 10:05 in Tokyo and still Monday 20:05 in New York.
+  const sent = '2026-11-24T01:05:00.000Z';
+  const taro = '山田太郎 <taro@customer.example>';
+  it.each([
+    ['Japanese, Tokyo', taro, sent, 'ja', 'Asia/Tokyo', '2026年11月24日(火) 10:05 山田太郎 <taro@customer.example>:'],
+    ['Japanese, UTC', taro, sent, 'ja', 'UTC', '2026年11月24日(火) 01:05 山田太郎 <taro@customer.example>:'],
+    ['English, New York (the day before)', 'Ann <ann@customer.example>', sent, 'en', 'America/New_York', 'On Mon, 23 Nov 2026 at 20:05, Ann <ann@customer.example> wrote:'],
+    ['English, Tokyo', 'ann@customer.example', sent, 'en', 'Asia/Tokyo', 'On Tue, 24 Nov 2026 at 10:05, ann@customer.example wrote:'],
+    ['Japanese, no date', taro, undefined, 'ja', 'UTC', '山田太郎 <taro@customer.example>のメール:'],
+    ['English, no date', 'ann@customer.example', undefined, 'en', 'UTC', 'ann@customer.example wrote:'],
+    ['a date that is not one', 'ann@customer.example', 'yesterday-ish', 'en', 'UTC', 'ann@customer.example wrote:'],
+    ['an unknown time zone: no date rather than a failed reply', 'ann@customer.example', sent, 'en', 'Mars/Olympus', 'ann@customer.example wrote:'],
+    ['a display name with line breaks stays on one line', 'Evil\r\n> forged quote <e@x.example>', undefined, 'en', 'UTC', 'Evil > forged quote <e@x.example> wrote:'],
+  ] as const)('%s', (_case, from, date, language, timeZone, expected) => {
+    expect(attributionLine(from, date, { language, timeZone })).toBe(expected);
+  });
+
+  it('cuts a huge display name, so the line stays one the quote strippers recognise', () => {
+    const line = attributionLine(`${'x'.repeat(5_000)} <x@customer.example>`, sent, { timeZone: 'UTC' });
+    expect(line.length).toBeLessThan(260);
+    expect(line).toMatch(/^On Tue, 24 Nov 2026 at 01:05, x+… wrote:$/);
+  });
+
+  it.each([
+    ['設定手順は次のとおりです。', 'ja'],
+    ['カタカナだけ', 'ja'],
+    ['You can change it under Settings.', 'en'],
+    ['您可以在设置中更改。', 'en'],
+    ['', 'en'],
+  ] as const)('a reply %j gets the %s line', (answer, language) => {
+    expect(replyLanguage(answer)).toBe(language);
+  });
+
+  it.each([
+    ['Japanese', '設定手順は次のとおりです。', '2026年11月24日(火) 10:05 山田太郎 <taro@customer.example>:'],
+    ['English', 'Here is how to set it up.', 'On Tue, 24 Nov 2026 at 10:05, 山田太郎 <taro@customer.example> wrote:'],
+  ])('a %s reply quotes the original under a line in its language', (_language, answer, line) => {
+    const mail = composeReply({
+      original: { subject: 'q', references: [], from: taro, date: sent, text: '二段階認証の設定方法を教えてください。' },
+      answer,
+      from: 'support@support.example',
+      messageId: '<r5@support.example>',
+      automatic: true,
+      timeZone: 'Asia/Tokyo',
+    });
+    expect(mail.text).toBe(`${answer}\n\n${line}\n> 二段階認証の設定方法を教えてください。\n`);
+  });
+
+  // The customer answers our reply, quoting it: the question extraction and the edit ratio must both see the quote.
+  it.each([
+    ['ja', 'ありがとうございます。もう一つ質問があります。'],
+    ['en', 'Thanks. One more question about invoices.'],
+  ] as const)('a %s line is recognised as a quote when it comes back', (language, newText) => {
+    for (const date of [sent, undefined]) {
+      const quoted = quoteOriginal({ from: `${'長い名前'.repeat(80)} <taro@customer.example>`, date, text: 'Our earlier answer.\nSecond line.' }, { language, timeZone: 'Asia/Tokyo' });
+      expect(extractQuestion(`${newText}\n\n${quoted}`)).toBe(newText);
+      expect(replyBody(`${newText}\n\n${quoted}`)).toBe(newText);
+    }
   });
 });
 
