@@ -40,7 +40,7 @@ import type { Queues } from '../src/queues/registry.js';
 import { replyBody } from '../src/tickets/outcome.js';
 import { autoReplyBudget, recordAutoReplyBudget, type AutoReplyBudget, type AutoReplyLimits, type AutoReplyParties } from '../src/tickets/rate-limit.js';
 import { learnVerdict, type TrustSettings } from '../src/tickets/trust.js';
-import { IllegalTransitionError, jobGeneration, threadRefs, type Ticket, type TicketState } from '../src/tickets/ticket.js';
+import { IllegalTransitionError, jobGeneration, threadRefs, type ReplyBounce, type Ticket, type TicketState } from '../src/tickets/ticket.js';
 import { TicketConflictError, TicketNotFoundError, type ConversationEntry, type TicketStore } from '../src/tickets/ticket-store.js';
 
 export type { AnswerTicketData };
@@ -85,7 +85,17 @@ export interface AttemptInfo {
 export type AnswerOutcome = (
   | { outcome: 'queued-for-sending'; ticketId: string }
   | { outcome: 'parked'; ticketId: string; reason: string }
-  | { outcome: 'ignored'; ticketId: string; reason: string; ignoreReason: IgnoreReason }
+  | {
+      outcome: 'ignored';
+      ticketId: string;
+      reason: string;
+      ignoreReason: IgnoreReason;
+      /**
+       * For a bounce of one of our replies: the ticket of that reply, marked bounced by this report (absent when an
+       * earlier report had marked it), so the bounce counts once.
+       */
+      bouncedReplyOf?: string;
+    }
   | { outcome: 'skipped'; ticketId: string; state: TicketState }
 ) & {
   /**
@@ -140,7 +150,7 @@ export async function parkAfterFailure(store: TicketStore, ticketId: string, rea
 }
 
 async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: AttemptInfo, log: Logger): Promise<AnswerOutcome> {
-  const { store, config } = deps;
+  const { store } = deps;
   let ticket = await produce(deps.redis, () => store.get(ticketId, { agentResult: false }));
   if (!ticket) throw new UnrecoverableError(`ticket ${ticketId} does not exist`);
 
@@ -156,18 +166,23 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
   if (ticket.state === 'received') {
     const early = await checkBeforeAgent(ticket, deps);
     if (early) {
+      // Before the transition, so a retry after a crash in between marks the reply still (marking is idempotent).
+      const bounced = early.to === 'ignored' ? await markBouncedReply(ticket, deps) : undefined;
+      const reason = bounced ? `${early.reason}; our reply of ticket ${bounced.id} did not arrive` : early.reason;
+      const marked = bounced?.outbound?.bounce?.reportTicketId === ticketId ? bounced.id : undefined;
       try {
-        await store.transition(ticketId, { from: ['received'], to: early.to, actor: AGENT_WORKER_ACTOR, note: early.reason, patch: { reason: early.reason }, current: ticket });
+        await store.transition(ticketId, { from: ['received'], to: early.to, actor: AGENT_WORKER_ACTOR, note: reason, patch: { reason }, current: ticket });
       } catch (err) {
         if (err instanceof TicketConflictError) return skippedAfterRace(err, ticketId, log);
         throw err;
       }
       // Reasons may name the sender; addresses stay out of info-level logs, so info gets the reason's kind only.
-      log.info({ state: early.to, reason: early.ignoreReason ?? early.reason.split(':')[0] }, early.to === 'ignored' ? 'Mail ignored' : 'Ticket parked before the agent');
-      log.debug({ reason: early.reason }, 'Reason in full');
-      return early.to === 'ignored' && early.ignoreReason
-        ? { outcome: 'ignored', ticketId, reason: early.reason, ignoreReason: early.ignoreReason }
-        : { outcome: 'parked', ticketId, reason: early.reason };
+      log.info({ state: early.to, reason: early.ignoreReason ?? early.reason.split(':')[0], ...(bounced ? { replyTicketId: bounced.id } : {}) }, early.to === 'ignored' ? 'Mail ignored' : 'Ticket parked before the agent');
+      log.debug({ reason }, 'Reason in full');
+      if (early.to === 'ignored' && early.ignoreReason) {
+        return { outcome: 'ignored', ticketId, reason, ignoreReason: early.ignoreReason, ...(marked ? { bouncedReplyOf: marked } : {}) };
+      }
+      return { outcome: 'parked', ticketId, reason };
     }
   }
 
@@ -291,6 +306,29 @@ async function checkBeforeAgent(
   if (config.REVIEW_MODE !== 'always') {
     const check = await produce(deps.redis, () => autoReplyBudget(deps.redis, config.QUEUE_PREFIX, partiesOf(ticket), limitsOf(config)));
     if (!check.allowed) return { to: 'parked', reason: rateLimitReason(ticket, check, config) };
+  }
+  return undefined;
+}
+
+/**
+ * For a bounce that reports one of our replies undelivered (`Action: failed`, or a prose bounce that is no warning):
+ * marks that reply's ticket bounced, so the review page shows that the customer got no answer. Returns the marked
+ * ticket, or undefined when the mail reports nothing of ours. A delay notice marks nothing: the mail is still on its
+ * way.
+ */
+async function markBouncedReply(ticket: Ticket, deps: AnswerTicketDeps): Promise<Ticket | undefined> {
+  const report = ticket.deliveryReport;
+  if (!report?.failed) return undefined;
+  const bounce: ReplyBounce = {
+    at: new Date().toISOString(),
+    reportTicketId: ticket.id,
+    ...(report.recipient ? { recipient: report.recipient } : {}),
+    ...(report.status ? { status: report.status } : {}),
+    ...(report.diagnostic ? { diagnostic: report.diagnostic } : {}),
+  };
+  for (const messageId of report.messageIds) {
+    const replied = await produce(deps.redis, () => deps.store.recordReplyBounce(messageId, bounce));
+    if (replied) return replied;
   }
   return undefined;
 }

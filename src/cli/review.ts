@@ -75,6 +75,8 @@ export function formatTicket(t: Ticket): string {
   if (t.outbound) {
     out.push(`Reply:      ${normalizeMessageId(t.outbound.messageId)}${t.outbound.sentAt ? ` sent ${t.outbound.sentAt}` : ''}${t.outbound.approvedBy ? ` approved by ${t.outbound.approvedBy}` : ''}`);
     if (t.outbound.smtpResponse) out.push(`SMTP:       ${t.outbound.smtpResponse}`);
+    const bounce = t.outbound.bounce;
+    if (bounce) out.push(`Bounced:    ${[bounce.status, bounce.diagnostic].filter(Boolean).join(' ') || 'no reason given'}${bounce.recipient ? ` (to ${bounce.recipient})` : ''} at ${bounce.at}; report ${bounce.reportTicketId}`);
   }
   out.push('', '── Question', t.question || '(empty)');
   if (t.agent) {

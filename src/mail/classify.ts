@@ -138,6 +138,11 @@ const BOUNCE_SENDERS = new Set(['mailer-daemon', 'postmaster']);
 // Machine-generated reports of any report-type (delivery status, read receipts, feedback loops).
 const REPORT_TYPES = new Set(['multipart/report', 'message/delivery-status', 'message/disposition-notification', 'message/feedback-report']);
 
+/** True for a bounce or another delivery report: what the reply decision ignores as `bounce`. */
+export function isBounce(mail: ClassifiableMail): boolean {
+  return bounceDetail(mail) !== undefined;
+}
+
 function bounceDetail(mail: ClassifiableMail): string | undefined {
   if (REPORT_TYPES.has(mail.contentType)) return `Content-Type: ${mail.contentType}`;
   // The topmost Return-Path is the one the final MTA wrote; an empty reverse-path is how MTAs send bounces.

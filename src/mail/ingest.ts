@@ -163,6 +163,7 @@ export function ticketInputForMail(
   if (mail?.inReplyTo) input.inReplyTo = mail.inReplyTo;
   const mailDate = mail && mailDateOf(mail);
   if (mailDate) input.mailDate = mailDate;
+  if (mail?.deliveryReport && extra.parseError === undefined) input.deliveryReport = mail.deliveryReport;
   if (extra.conversationId) input.conversationId = extra.conversationId;
   if (extra.parseError !== undefined) {
     input.state = 'parked';

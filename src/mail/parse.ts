@@ -9,6 +9,8 @@ import iconv from 'iconv-lite';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { createLogger } from '../logger.js';
 import { isUsableAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
+import { isBounce } from './classify.js';
+import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
 import { limitHtmlNesting, MAX_HTML_DEPTH } from './html-nesting.js';
 import { normaliseMessageId, parseMessageIdList } from './message-id.js';
 
@@ -69,6 +71,11 @@ export interface InboundMail {
   parseWarnings: string[];
   /** Charset trouble (unknown labels, undecodable bytes, replacement characters); absent when there was none. */
   charsetProblems?: string[];
+  /**
+   * For a bounce (see `isBounce`) that names the mail it returns: which mail and what happened to it; absent for
+   * every other mail.
+   */
+  deliveryReport?: DeliveryReport;
 }
 
 /** Options of {@link parseInboundMail}. */
@@ -777,6 +784,10 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
     parseWarnings: notes.warnings,
   };
   if (notes.charset.length > 0) mail.charsetProblems = notes.charset;
+  if (isBounce(mail)) {
+    const report = deliveryReportOf(text, (parsed.attachments ?? []).map((a) => ({ contentType: a.contentType || '', content: a.content ?? Buffer.alloc(0) })));
+    if (report) mail.deliveryReport = report;
+  }
   if (notes.warnings.length > 0 || notes.charset.length > 0) {
     log.debug({ messageId, warnings: notes.warnings, charsetProblems: notes.charset }, 'mail parsed with problems');
   }

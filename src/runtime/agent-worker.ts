@@ -14,7 +14,7 @@ import { proposeLearnedAnswer, type ProposeLearnedResult } from '../../jobs/prop
 import { agentRunSpendOf } from '../agent/agent.js';
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import { createOpenAIClient, modelServerFailure } from '../openai.js';
-import { recordAgentRun, recordFailedAgentRun, recordIgnored, recordModelCalls } from '../server/metrics.js';
+import { recordAgentRun, recordFailedAgentRun, recordIgnored, recordModelCalls, recordReplyBounced } from '../server/metrics.js';
 import { createLogger } from '../logger.js';
 import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
 import type { RoleHandle } from './lifecycle.js';
@@ -117,6 +117,7 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
         const outcome = result as AnswerOutcome | undefined;
         if (outcome?.agentRun) await Promise.all([recordAgentRun(redis, config.QUEUE_PREFIX, outcome.agentRun), reporter.reached()]);
         if (outcome?.outcome === 'ignored') await recordIgnored(redis, config.QUEUE_PREFIX, outcome.ignoreReason);
+        if (outcome?.outcome === 'ignored' && outcome.bouncedReplyOf) await recordReplyBounced(redis, config.QUEUE_PREFIX);
       },
       workerOptions: bullmqTimings(timings),
     }),

@@ -5,7 +5,8 @@
  * - State the dashboard can read at scrape time: tickets per state (`TicketStore.countByState`, one ZCARD per state,
  *   no scanning) and the job counts of each queue (BullMQ `getJobCounts`).
  * - Events that happen in other processes (agent workers, the sender, the poller): those processes record them with
- *   {@link recordAgentRun}, {@link recordFailedAgentRun}, {@link recordReplySent} and {@link recordIgnored} into Redis
+ *   {@link recordAgentRun}, {@link recordFailedAgentRun}, {@link recordReplySent}, {@link recordReplyBounced} and
+ *   {@link recordIgnored} into Redis
  *   counters, and the dashboard reads the counters at scrape time. Redis is already shared by every process, so the
  *   numbers add up across all machines without a push gateway or one scrape target per worker.
  *
@@ -14,7 +15,7 @@
  * | key                   | type | fields                                                                        |
  * |-----------------------|------|-------------------------------------------------------------------------------|
  * | `P:metrics:counters`  | hash | `llm_calls`, `llm_prompt_tokens`, `llm_completion_tokens` (of runs finished   |
- * |                       |      | and failed), `agent_runs_failed`, `replies_sent`,                             |
+ * |                       |      | and failed), `agent_runs_failed`, `replies_sent`, `replies_bounced`,          |
  * |                       |      | `tickets_archived`, `raw_mails_dropped` (retention job)                       |
  * | `P:metrics:ignored`   | hash | one field per ignore reason (`auto-reply`, `bounce`, …) → mails ignored        |
  * | `P:metrics:agent_run` | hash | `count`, `sum_ms` (total duration in ms), and `le:<seconds>` / `le:+Inf`: runs |
@@ -76,6 +77,7 @@ export const METRIC_NAMES = {
   llmCalls: 'helpdesk_llm_calls_total',
   llmTokens: 'helpdesk_llm_tokens_total',
   repliesSent: 'helpdesk_replies_sent_total',
+  repliesBounced: 'helpdesk_replies_bounced_total',
   mailsIgnored: 'helpdesk_mails_ignored_total',
   ticketsStored: 'helpdesk_tickets_stored',
   redisMemory: 'helpdesk_redis_used_memory_bytes',
@@ -190,6 +192,11 @@ export async function recordRetention(redis: Redis, prefix: string, run: { ticke
       .hincrby(k.counters, 'tickets_archived', nonNegativeInt(run.ticketsArchived, 'ticketsArchived'))
       .hincrby(k.counters, 'raw_mails_dropped', nonNegativeInt(run.rawMailsDropped, 'rawMailsDropped')),
   );
+}
+
+/** Records one reply of ours that a bounce reported undelivered. Called by the agent worker. */
+export async function recordReplyBounced(redis: Redis, prefix: string): Promise<void> {
+  await redis.hincrby(metricsKeys(prefix).counters, 'replies_bounced', 1);
 }
 
 /** Records one inbound mail that gets no answer, by reason. Called by the poller. */
@@ -380,6 +387,17 @@ export function createMetricsRegistry(sources: MetricsSources): Registry {
     registers,
     async collect() {
       const n = toCount((await sources.redis.hget(keys.counters, 'replies_sent')) ?? undefined);
+      this.reset();
+      this.inc(n);
+    },
+  });
+
+  new Counter({
+    name: METRIC_NAMES.repliesBounced,
+    help: 'Replies the SMTP server accepted that a bounce later reported undelivered',
+    registers,
+    async collect() {
+      const n = toCount((await sources.redis.hget(keys.counters, 'replies_bounced')) ?? undefined);
       this.reset();
       this.inc(n);
     },

@@ -117,6 +117,9 @@ function parseForm<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   return parsed.data;
 }
 
+/** Bounced replies listed on the start page; the card says how many more there are. */
+const BOUNCED_SHOWN = 10;
+
 /** The review page's handlers. */
 export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detail' | 'approve' | 'reject' | 'rerun' | 'reindex', Handler> {
   const operator = (user: string | undefined) => user ?? ANONYMOUS_OPERATOR;
@@ -127,11 +130,12 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
       const parsed = listQuerySchema.safeParse(query);
       if (!parsed.success) throw new HttpError(400, 'Invalid page address');
       const { page, done, ticket } = parsed.data;
-      const [list, counts, flash, problems] = await Promise.all([
+      const [list, counts, flash, problems, bounced] = await Promise.all([
         deps.store.list({ state: 'parked', limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
         deps.store.countByState(),
         flashFor(done, ticket, deps.store),
         deps.deploymentProblems?.() ?? [],
+        deps.store.bouncedReplies(BOUNCED_SHOWN),
       ]);
       return {
         status: 200,
@@ -146,6 +150,7 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
           user,
           flash,
           problems,
+          bounced,
         }),
       };
     },

@@ -5,7 +5,7 @@
 import type { Subtask } from '../agent/types.js';
 import type { GapList, KnowledgeGap } from '../knowledge/gaps.js';
 import { forgetCommand } from '../tickets/retention.js';
-import type { Ticket, TicketState } from '../tickets/ticket.js';
+import type { ReplyBounce, Ticket, TicketState } from '../tickets/ticket.js';
 import { describeOutcome } from '../tickets/outcome.js';
 import { formatDuration } from './health.js';
 import { html, type SafeHtml } from './html.js';
@@ -86,6 +86,40 @@ export interface TicketListView {
   flash?: Flash | undefined;
   /** What is wrong with the deployment now, one sentence each (see `ReviewPageDeps.deploymentProblems`). */
   problems?: readonly string[];
+  /** Replies that bounced in the last 30 days, newest first, and how many there are in all. */
+  bounced?: { tickets: Ticket[]; total: number };
+}
+
+/** What a bounce said, in one line: status, the server's words, the recipient. */
+function bounceSummary(bounce: ReplyBounce): string {
+  const said = [bounce.status, bounce.diagnostic].filter(Boolean).join(' ');
+  return [said || 'no reason given', bounce.recipient ? `(to ${bounce.recipient})` : ''].filter(Boolean).join(' ');
+}
+
+/**
+ * The start page's card of replies the SMTP server accepted but that bounced: the customer got no answer, and only a
+ * person can reach them another way (or fix the address). Absent when there are none.
+ */
+function renderBouncedReplies(bounced: { tickets: Ticket[]; total: number } | undefined, now: Date): SafeHtml | null {
+  if (!bounced || bounced.tickets.length === 0) return null;
+  const rows = bounced.tickets.map((t) => {
+    const bounce = t.outbound?.bounce;
+    return html`<tr>
+      <td class="age" title="${bounce?.at ?? ''}">${bounce ? formatDuration(now.getTime() - Date.parse(bounce.at)) : ''}</td>
+      <td class="nowrap">${t.replyTo}</td>
+      <td class="subject"><a href="/tickets/${t.id}">${t.subject || '(no subject)'}</a></td>
+      <td>${bounce ? bounceSummary(bounce) : ''}</td>
+    </tr>`;
+  });
+  return html`<section class="card" id="bounced">
+  <h2>Replies that did not arrive <span class="muted">(${bounced.total} in the last 30 days)</span></h2>
+  <p class="small muted">The mail server accepted these replies, then a bounce came back: the customer has no answer.</p>
+  <table>
+    <thead><tr><th>Bounced</th><th>To</th><th>Subject</th><th>What the receiving server said</th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table>
+  ${bounced.total > bounced.tickets.length ? html`<p class="small muted">Showing the newest ${bounced.tickets.length}.</p>` : null}
+</section>`;
 }
 
 /** The start page: parked tickets, newest first, with state counts and the reindex button. */
@@ -132,7 +166,7 @@ ${(view.problems ?? []).map((p) => html`<div class="flash bad" role="alert">${p}
       : null
   }
 </section>`;
-  return layout({ title: 'Review', user: view.user, section: 'review', body });
+  return layout({ title: 'Review', user: view.user, section: 'review', body: html`${body}${renderBouncedReplies(view.bounced, view.now)}` });
 }
 
 /** Data of the detail page. */
@@ -269,6 +303,7 @@ export function renderTicketDetail(view: TicketDetailView): SafeHtml {
   const attachments = t.attachments.map((a) => html`<li>${a.filename ?? '(unnamed)'} <span class="muted">${a.contentType}, ${a.size} bytes</span></li>`);
   const body = html`
 ${flashBanner(view.flash)}
+${t.outbound?.bounce ? html`<div class="flash bad" role="alert">Our reply did not arrive: a bounce came back (${bounceSummary(t.outbound.bounce)}). The customer has no answer.</div>` : null}
 <p class="small"><a href="/">← all parked tickets</a></p>
 <section class="card">
   <h1>${t.subject || '(no subject)'}</h1>
@@ -278,6 +313,11 @@ ${flashBanner(view.flash)}
     ${t.replyTo !== t.from ? html`<dt>Reply-To</dt><dd>${t.replyTo}</dd>` : null}
     <dt>Received</dt><dd>${t.createdAt} <span class="muted">(${formatDuration(view.now.getTime() - Date.parse(t.createdAt))} ago)</span></dd>
     ${t.reason ? html`<dt>Why parked</dt><dd>${t.reason}</dd>` : null}
+    ${
+      t.outbound?.bounce
+        ? html`<dt>Reply bounced</dt><dd>${bounceSummary(t.outbound.bounce)} <span class="muted small">${t.outbound.bounce.at}</span> · <a href="/tickets/${t.outbound.bounce.reportTicketId}">the bounce</a></dd>`
+        : null
+    }
     ${t.outcome ? html`<dt>Outcome</dt><dd><span class="outcome">${describeOutcome(t.outcome)}</span> <span class="muted small">${t.outcome.at}</span></dd>` : null}
     <dt>Message-ID</dt><dd><code>${t.messageId}</code></dd>
     ${attachments.length > 0 ? html`<dt>Attachments</dt><dd><ul class="sources">${attachments}</ul></dd>` : null}

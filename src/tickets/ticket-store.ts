@@ -24,6 +24,7 @@
  * | `P:store:state:<state>`     | sorted set | ids of tickets in that state, score = createdAt (ms)           |
  * | `P:store:msgid`             | hash       | normalised Message-ID → ticket id (inbound and our replies)    |
  * | `P:store:conv:<rootId>`     | sorted set | ids of the tickets of one conversation, score = createdAt (ms) |
+ * | `P:store:bounced`           | sorted set | tickets whose reply bounced, score = when (ms); 30 days kept   |
  *
  * {@link TicketStore.remove} takes a ticket out of all of them at once (retention, erasure on request).
  * A write that ends a ticket (enters `sent`, `rejected`, `ignored` or `failed`) also counts its outcome in the keys
@@ -56,6 +57,7 @@ import {
   normalizeMessageId,
   ticketIdFor,
   type HistoryEntry,
+  type ReplyBounce,
   type Ticket,
   type TicketPatch,
   type TicketState,
@@ -179,6 +181,8 @@ export interface TicketStoreOptions {
 // How often a write that raced only with field updates is retried before giving up.
 const MAX_CAS_RETRIES = 16;
 const MAX_PAGE = 500;
+/** How long a bounced reply stays in {@link TicketStore.bouncedReplies}: long enough for a person to have seen it. */
+export const BOUNCED_LIST_MS = 30 * 24 * 3600 * 1000;
 
 /**
  * Lua that counts an outcome (see src/tickets/outcome.ts, `outcomeKeys`) in the same script as the write that records
@@ -263,13 +267,14 @@ redis.call('DEL', KEYS[1], KEYS[6])
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('ZREM', KEYS[4], ARGV[1])
+redis.call('ZREM', KEYS[7], ARGV[1])
 for i = 3, #ARGV do
   if redis.call('HGET', KEYS[5], ARGV[i]) == ARGV[1] then redis.call('HDEL', KEYS[5], ARGV[i]) end
 end
 if state then return 1 end
 return -1
 `,
-  6,
+  7,
 );
 
 /** Tickets in Redis; see the module comment for the key layout and the concurrency rules. */
@@ -295,6 +300,8 @@ export class TicketStore {
       state: (state: TicketState) => `${base}:state:${state}`,
       msgid: `${base}:msgid`,
       conversation: (rootId: string) => `${base}:conv:${rootId}`,
+      /** Tickets whose reply bounced, scored by when the bounce was read (epoch ms). */
+      bounced: `${base}:bounced`,
     };
   }
 
@@ -442,6 +449,59 @@ export class TicketStore {
     throw new TicketConflictError(id, options.ifState ?? [], undefined, true);
   }
 
+  /**
+   * Marks the reply whose Message-ID is `replyMessageId` as bounced ({@link OutboundInfo.bounce}) and lists its ticket
+   * among {@link bouncedReplies}. Returns that ticket, or undefined when the id is not one of our replies. Idempotent:
+   * a reply already marked keeps its first bounce, so a report read twice (a retried job) or a second report for the
+   * same reply changes nothing.
+   */
+  async recordReplyBounce(replyMessageId: string, bounce: ReplyBounce): Promise<Ticket | undefined> {
+    const normalized = normalizeMessageId(replyMessageId);
+    if (!normalized) return undefined;
+    const k = this.keys();
+    const ticketId = await this.redis.hget(k.msgid, normalized);
+    if (!ticketId) return undefined;
+    for (let attempt = 0; attempt < MAX_CAS_RETRIES; attempt++) {
+      const current = await this.get(ticketId, WITHOUT_AGENT);
+      // The index also links the customers' own mail: only a ticket whose reply has this id is ours to mark.
+      const outbound = current?.outbound;
+      if (!current || !outbound || normalizeMessageId(outbound.messageId) !== normalized) return undefined;
+      if (!outbound.bounce) {
+        const next = applyPatch(current, { outbound: { ...outbound, bounce } });
+        next.updatedAt = this.now().toISOString();
+        next.version = current.version + 1;
+        const written = await this.compareAndSet(current, next, undefined);
+        if (written === 'missing') return undefined;
+        if (written === 'conflict') continue;
+      }
+      const at = Date.parse((current.outbound?.bounce ?? bounce).at);
+      await this.redis
+        .multi()
+        .zadd(k.bounced, 'NX', at, ticketId)
+        .zremrangebyscore(k.bounced, '-inf', at - BOUNCED_LIST_MS)
+        .exec();
+      return (await this.get(ticketId, WITHOUT_AGENT)) ?? current;
+    }
+    throw new TicketConflictError(ticketId, [], undefined, true);
+  }
+
+  /**
+   * The tickets whose reply bounced in the last `withinMs` (default {@link BOUNCED_LIST_MS}), newest bounce first, at
+   * most `limit`; tickets removed since (retention, erasure) are left out and dropped from the list.
+   */
+  async bouncedReplies(limit: number, withinMs = BOUNCED_LIST_MS): Promise<{ tickets: Ticket[]; total: number }> {
+    const k = this.keys();
+    const since = this.now().getTime() - withinMs;
+    const [ids, total] = await Promise.all([
+      this.redis.zrevrangebyscore(k.bounced, '+inf', since, 'LIMIT', 0, limit),
+      this.redis.zcount(k.bounced, since, '+inf'),
+    ]);
+    const tickets = await this.getMany(ids, WITHOUT_AGENT);
+    const gone = ids.filter((id) => !tickets.some((t) => t.id === id));
+    if (gone.length > 0) await this.redis.zrem(k.bounced, ...gone);
+    return { tickets, total: total - gone.length };
+  }
+
   /** A page of tickets, newest (by creation) first, from the all-tickets or a per-state sorted set. */
   async list(options: ListOptions): Promise<TicketPage> {
     const limit = Math.trunc(options.limit);
@@ -569,7 +629,7 @@ export class TicketStore {
     const messageIds = [ticket.messageId, ticket.outbound?.messageId].map((m) => (m ? normalizeMessageId(m) : '')).filter(Boolean);
     const result = await REMOVE.run(
       this.redis,
-      [k.ticket(ticket.id), k.all, k.state(ticket.state), k.conversation(ticket.conversationId), k.msgid, rawKey],
+      [k.ticket(ticket.id), k.all, k.state(ticket.state), k.conversation(ticket.conversationId), k.msgid, rawKey, k.bounced],
       [ticket.id, ticket.state, ...messageIds],
     );
     return result === 1 ? 'removed' : result === 0 ? 'moved' : 'missing';

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { AgentResult } from '../agent/types.js';
 import type { ReplySignals } from '../mail/classify.js';
+import type { DeliveryReport } from '../mail/delivery-report.js';
 import type { ApprovalRecord, TicketOutcome } from './outcome.js';
 
 /** Every state a ticket can be in; the order is the natural order of the happy paths. */
@@ -147,6 +148,23 @@ export interface OutboundInfo {
    * while none was filed. Written after the APPEND, so a copy job that runs again does nothing.
    */
   sentCopy?: { mailbox: string; at: string };
+  /**
+   * The reply did not arrive: a bounce naming its Message-ID came back after the SMTP server accepted it. Set once,
+   * by the first such report (later ones change nothing); the customer got no answer, so the review page shows it.
+   */
+  bounce?: ReplyBounce;
+}
+
+/** A bounce of our reply, as recorded on the replied ticket ({@link OutboundInfo.bounce}). */
+export interface ReplyBounce {
+  /** When the bounce was read (ISO 8601). */
+  at: string;
+  /** The ticket of the bounce itself (ignored as `bounce`), which holds the whole report. */
+  reportTicketId: string;
+  /** The recipient the report names, its status code and the receiving server's words, when it gave them. */
+  recipient?: string;
+  status?: string;
+  diagnostic?: string;
 }
 
 /** One entry of a ticket's append-only history: a state change, who made it, and why. */
@@ -218,6 +236,11 @@ export interface Ticket {
    * raw mail).
    */
   replySignals?: ReplySignals;
+  /**
+   * For a bounce that names the mail it returns (src/mail/delivery-report.ts), recorded at ingest: the agent worker
+   * marks our reply it names as bounced when it ignores this mail.
+   */
+  deliveryReport?: DeliveryReport;
   /** The agent's full result (plan, subtasks, sources, usage); absent until the agent ran. */
   agent?: AgentResult;
   /** The reply text to send: the agent's answer, or a person's edit of it. */
@@ -305,6 +328,8 @@ export interface NewTicketInput {
   noticedAt?: string;
   /** The mail's Date header ({@link Ticket.mailDate}). */
   mailDate?: string;
+  /** What a bounce reports ({@link Ticket.deliveryReport}). */
+  deliveryReport?: DeliveryReport;
 }
 
 /** Builds a new ticket (not yet stored) with its first history entry. */
@@ -342,6 +367,7 @@ export function newTicket(input: NewTicketInput, now: Date = new Date()): Ticket
   if (input.replySignals) ticket.replySignals = input.replySignals;
   if (input.noticedAt) ticket.noticedAt = input.noticedAt;
   if (input.mailDate) ticket.mailDate = input.mailDate;
+  if (input.deliveryReport) ticket.deliveryReport = input.deliveryReport;
   return ticket;
 }
 
