@@ -10,11 +10,12 @@
  * states' indexes by creation time (which is never later than the last change), so nothing scans the key space.
  *
  * Erasure ({@link forgetCustomer}): every ticket whose sender (From) or reply address (Reply-To) is the customer's,
- * compared as {@link comparableAddress} does (case, IDN spelling and `+tag` folded), in any state; their raw mail,
- * conversation entries and thread-index links; their lines in every archive file; and the automatic-reply rate-limit
- * windows of those addresses; the knowledge gaps' questions from those tickets and the learned-answer candidates
- * proposed from them (accepted pairs stay); their sent replies awaiting a Sent-folder copy, their queue jobs, and the
- * words of their rejection reasons in the insights. It walks every ticket: a rare operator command, not a hot path.
+ * and every bounce whose delivery report names the customer as its recipient, compared as {@link comparableAddress}
+ * does (case, IDN spelling and `+tag` folded), in any state; their raw mail, conversation entries and thread-index
+ * links; their lines in every archive file; and the automatic-reply rate-limit windows of those addresses; the
+ * knowledge gaps' questions from those tickets and the learned-answer candidates proposed from them (accepted pairs
+ * stay); their sent replies awaiting a Sent-folder copy, their queue jobs, and the words of their rejection reasons
+ * in the insights. It walks every ticket: a rare operator command, not a hot path.
  *
  * One at a time: both hold a lock in Redis (`P:retention:lock`) while they run, so an erasure can never rewrite an
  * archive file while the retention job appends to it, nor miss a ticket the job is moving from Redis to the archive.
@@ -246,9 +247,12 @@ export function customerAddress(value: string): string | undefined {
   return address && address.includes('@') ? address : undefined;
 }
 
-/** True when the ticket's sender or reply address is `address` (a {@link customerAddress}). */
-export function isCustomersTicket(ticket: Pick<Ticket, 'from' | 'replyTo'>, address: string): boolean {
-  return [ticket.from, ticket.replyTo].some((a) => typeof a === 'string' && a !== '' && comparableAddress(a) === address);
+/**
+ * True when the ticket's sender or reply address is `address` (a {@link customerAddress}), or when it is a bounce
+ * whose report names `address` as the recipient: it quotes the mail to the customer.
+ */
+export function isCustomersTicket(ticket: Pick<Ticket, 'from' | 'replyTo' | 'deliveryReport'>, address: string): boolean {
+  return [ticket.from, ticket.replyTo, ticket.deliveryReport?.recipient].some((a) => typeof a === 'string' && a !== '' && comparableAddress(a) === address);
 }
 
 /** One ticket an erasure covers. */

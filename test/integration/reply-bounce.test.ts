@@ -9,6 +9,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { createDashboardApp } from '../../src/server/app.js';
 import { metricsKeys } from '../../src/server/metrics.js';
+import { forgetCustomer } from '../../src/tickets/retention.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Ticket } from '../../src/tickets/ticket.js';
 import { buildMail, customerMessageId, ingest, pipelineEnv, removePrefix, startPipelineServers, startRoles, waitFor, waitForState, type PipelineServers, type RunningRoles } from '../support/pipeline.js';
 
@@ -156,5 +160,20 @@ describe('a bounce of our reply', () => {
     expect((await running.store.require(replied.id)).outbound?.bounce).toBeUndefined();
     expect((await running.store.bouncedReplies(10)).total).toBe(0);
     expect(await dashboardPage(running)).not.toContain('Replies that did not arrive');
+  });
+
+  it("erasing the customer takes the bounce with it, which quotes the mail to them, and the reply's place in the list", async () => {
+    const running = await run();
+    const replied = await answered(running, 'erase');
+    const bounce = await ingest(running, dsn('6', replied.outbound!.messageId, 'erase@customer.example', 'failed'));
+    await waitForState(running.store, bounce.ticketId, ['ignored']);
+    expect((await running.store.bouncedReplies(10)).total).toBe(1);
+    const archiveDir = await mkdtemp(path.join(tmpdir(), 'bounce-forget-'));
+    cleanups.push(() => rm(archiveDir, { recursive: true, force: true }));
+    const deps = { redis: await running.services.producer(), store: running.store, prefix: running.services.config.QUEUE_PREFIX, archiveDir };
+    const report = await forgetCustomer(deps, 'erase@customer.example', { confirm: true });
+    expect(report.tickets.map((t) => t.id).sort()).toEqual([replied.id, bounce.ticketId].sort());
+    expect(await running.store.get(bounce.ticketId)).toBeUndefined();
+    expect(await (await running.services.producer()).zcard(running.store.keys().bounced)).toBe(0);
   });
 });

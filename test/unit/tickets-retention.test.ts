@@ -54,6 +54,17 @@ describe('customer matching', () => {
     expect(isCustomersTicket(ticket('c', 'malice@customer.example'), alice)).toBe(false);
     expect(isCustomersTicket(ticket('d', 'alice@customer.example.evil'), alice)).toBe(false);
   });
+
+  it('matches a bounce that reports a mail to the customer, by the recipient it names', () => {
+    const alice = 'alice@customer.example';
+    const bounce = (recipient: string | undefined) => ({
+      ...ticket('e', 'mailer-daemon@mx.customer.example'),
+      deliveryReport: { messageIds: ['<r@support.example>'], failed: true, ...(recipient ? { recipient } : {}) },
+    });
+    expect(isCustomersTicket(bounce('Alice+x@Customer.example'), alice)).toBe(true);
+    expect(isCustomersTicket(bounce('malice@customer.example'), alice)).toBe(false);
+    expect(isCustomersTicket(bounce(undefined), alice)).toBe(false);
+  });
 });
 
 describe('expiry', () => {
