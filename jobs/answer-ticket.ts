@@ -38,6 +38,7 @@ import { sendReplyJob, type JobTuning } from '../src/queues/job-options.js';
 import type { AnswerTicketData } from '../src/queues/payloads.js';
 import type { Queues } from '../src/queues/registry.js';
 import { replyBody } from '../src/tickets/outcome.js';
+import { ANSWERING_STATES, claimQuestion, repeatedQuestionReason, takeOverQuestion } from '../src/tickets/repeated-question.js';
 import { autoReplyBudget, recordAutoReplyBudget, type AutoReplyBudget, type AutoReplyLimits, type AutoReplyParties } from '../src/tickets/rate-limit.js';
 import { learnVerdict, type TrustSettings } from '../src/tickets/trust.js';
 import { IllegalTransitionError, jobGeneration, threadRefs, type ReplyBounce, type Ticket, type TicketState } from '../src/tickets/ticket.js';
@@ -56,7 +57,7 @@ export const CONVERSATION_LIMIT = 10;
 
 /** What the handler runs against; built once per process by `src/runtime/services.ts`. */
 export interface AnswerTicketDeps {
-  config: Pick<Config, 'REVIEW_MODE' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR' | 'TRUSTED_REPLY_TO_DOMAINS' | 'SPAM_ACTION' | 'SPAM_HEADER' | 'SPAM_HEADER_VALUE' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX'> &
+  config: Pick<Config, 'REVIEW_MODE' | 'REPEATED_QUESTION_HOURS' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR' | 'TRUSTED_REPLY_TO_DOMAINS' | 'SPAM_ACTION' | 'SPAM_HEADER' | 'SPAM_HEADER_VALUE' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX'> &
     TrustSettings;
   store: TicketStore;
   /** A producer connection (fail-fast), for the raw mail and the per-sender auto-reply window. */
@@ -302,10 +303,13 @@ async function checkBeforeAgent(
 
   if (!hasQuestion(ticket)) return { to: 'parked', reason: 'no question: empty subject and body' };
 
-  // Nothing goes out automatically in `always` mode, so the sender's auto-reply budget is not touched there.
+  // Nothing goes out automatically in `always` mode, so the sender's auto-reply budget is not touched there, and a
+  // repeated question gets its draft like any other for the person who reviews it.
   if (config.REVIEW_MODE !== 'always') {
     const check = await produce(deps.redis, () => autoReplyBudget(deps.redis, config.QUEUE_PREFIX, partiesOf(ticket), limitsOf(config)));
     if (!check.allowed) return { to: 'parked', reason: rateLimitReason(ticket, check, config) };
+    const repeated = config.REPEATED_QUESTION_HOURS > 0 ? await repeatedQuestion(ticket, deps) : undefined;
+    if (repeated) return { to: 'parked', reason: repeated };
   }
   return undefined;
 }
@@ -330,6 +334,22 @@ async function markBouncedReply(ticket: Ticket, deps: AnswerTicketDeps): Promise
     const replied = await produce(deps.redis, () => deps.store.recordReplyBounce(messageId, bounce));
     if (replied) return replied;
   }
+  return undefined;
+}
+
+/**
+ * Why the ticket is a repeat of a question the same sender asked within REPEATED_QUESTION_HOURS that is being (or
+ * was) answered, or undefined; see src/tickets/repeated-question.ts. An earlier copy that ended without an answer
+ * hands the question to this one.
+ */
+async function repeatedQuestion(ticket: Ticket, deps: AnswerTicketDeps): Promise<string | undefined> {
+  const { redis, config, store } = deps;
+  const windowMs = config.REPEATED_QUESTION_HOURS * 3_600_000;
+  const earlierId = await produce(redis, () => claimQuestion(redis, config.QUEUE_PREFIX, ticket, windowMs));
+  if (!earlierId) return undefined;
+  const earlier = await produce(redis, () => store.get(earlierId, { agentResult: false }));
+  if (earlier && ANSWERING_STATES.includes(earlier.state)) return repeatedQuestionReason(earlier, new Date());
+  await produce(redis, () => takeOverQuestion(redis, config.QUEUE_PREFIX, ticket, windowMs));
   return undefined;
 }
 

@@ -428,6 +428,14 @@ export const VARIABLES = {
     sensitive: false,
     group: 'pipeline',
   },
+  REPEATED_QUESTION_HOURS: {
+    schema: int(0),
+    default: '24',
+    description:
+      'A question the same sender already asked within these hours is parked for a person instead of answered again, while the first copy is answered (0: off; not in REVIEW_MODE=always)',
+    sensitive: false,
+    group: 'pipeline',
+  },
   SPAM_ACTION: {
     schema: z.enum(['ignore', 'park']),
     default: 'ignore',

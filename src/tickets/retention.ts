@@ -34,6 +34,7 @@ import { LockBusyError, acquireRedisLock, type RedisLock } from '../queues/redis
 import { normalizeReason } from './insights.js';
 import { LuaScript } from './lua.js';
 import { outcomeDay, outcomeKeys } from './outcome.js';
+import { repeatedQuestionKey } from './repeated-question.js';
 import { autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey } from './rate-limit.js';
 import {
   archiveFileFor,
@@ -277,7 +278,7 @@ export interface ForgetReport {
   archiveLines: { file: string; tickets: string[] }[];
   /** Thread-index links (Message-ID → ticket) besides the tickets' own. */
   threadLinks: number;
-  /** Rate-limit windows of the customer's addresses. */
+  /** Rate-limit windows of the customer's addresses, and the marks of their recent questions (repeated-question.ts). */
   rateLimitKeys: string[];
   /** Learned-answer candidates proposed from the customer's tickets and not yet accepted or discarded. */
   learnedCandidates: number[];
@@ -391,7 +392,8 @@ export async function forgetCustomer(deps: ForgetDeps, value: string, options: F
       }
       await lock.renew();
     }
-    const limitKeys = rateLimitKeysOf(deps.prefix, addresses);
+    // A question's mark is keyed by a digest of the sender and the question: each of the customer's tickets names one.
+    const limitKeys = [...rateLimitKeysOf(deps.prefix, addresses), ...new Set([...tickets, ...archived].map((t) => repeatedQuestionKey(deps.prefix, t)))];
     const existing = await existingKeys(deps.redis, limitKeys);
     report.rateLimitKeys = limitKeys.filter((_, i) => existing[i]);
     const ids = new Set([...tickets.map((t) => t.id), ...archived.map((t) => t.id)]);

@@ -10,7 +10,12 @@ import { deleteRaw } from '../../src/mail/raw-store.js';
 import { metricsKeys } from '../../src/server/metrics.js';
 import { readInsights } from '../../src/tickets/insights.js';
 import { approveTicket } from '../../src/tickets/review.js';
-import type { Ticket } from '../../src/tickets/ticket.js';
+import { claimQuestion, repeatedQuestionKey } from '../../src/tickets/repeated-question.js';
+import { forgetCustomer } from '../../src/tickets/retention.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { newTicket, type Ticket } from '../../src/tickets/ticket.js';
 import { httpError, jsonResponse, textResponse } from '../../src/dev/openai-server.js';
 import { readRoleStatus } from '../../src/runtime/role-status.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
@@ -102,6 +107,63 @@ describe('agent worker and sender', () => {
     expect(parked.state).toBe('parked');
     expect(parked.reason).toMatch(/^auto-reply limit reached: 1 automatic replies to b@customer.example/);
     expect(servers.smtp.messages).toHaveLength(1);
+  });
+
+  it('the same question from the same sender again is parked, naming the first, while the first is answered', async () => {
+    const running = await run();
+    const ask = (from: string, subject: string, body = QUESTION) => ingest(running, buildMail({ messageId: customerMessageId(), from, subject, body }));
+    const first = await ask('Taro <taro@customer.example>', '質問');
+    expect((await waitForState(running.store, first.ticketId, ['parked', 'sent'])).state).toBe('sent');
+    // Sent again with another subject, the address spelled otherwise and the text re-spaced in full-width: the same question.
+    const again = await ask('TARO+support@customer.example', 'Fwd: 質問', `  ${QUESTION.replace('。', '．')}\n`.replace('二段階認証', '二段階認証 '));
+    const parked = await waitForState(running.store, again.ticketId, ['parked', 'sent']);
+    expect(parked.state).toBe('parked');
+    expect(parked.reason).toMatch(new RegExp(`^repeated question: the same sender asked the same \\d+ min ago \\(ticket ${first.ticketId}, sent\\)`));
+    // Another question of the same sender, and the same question of another sender, are answered.
+    const other = await ask('taro@customer.example', '別の質問', 'パスワードの条件を教えてください。');
+    const otherSender = await ask('hanako@customer.example', '質問');
+    for (const { ticketId } of [other, otherSender]) expect((await waitForState(running.store, ticketId, ['parked', 'sent'])).state).toBe('sent');
+    expect(servers.smtp.messages).toHaveLength(3);
+  });
+
+  it('two copies of one question at once: exactly one is answered', async () => {
+    const running = await run();
+    const copies = await Promise.all(
+      [1, 2].map(() => ingest(running, buildMail({ messageId: customerMessageId(), from: 'twice@customer.example', subject: '質問', body: QUESTION }))),
+    );
+    const states = await Promise.all(copies.map(({ ticketId }) => waitForState(running.store, ticketId, ['parked', 'sent'])));
+    expect(states.map((t) => t.state).sort()).toEqual(['parked', 'sent']);
+    await waitFor(() => servers.smtp.messages.length === 1, 'the one reply');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(servers.smtp.messages).toHaveLength(1);
+  });
+
+  it('a repeated question whose first copy ended unanswered is answered; REPEATED_QUESTION_HOURS=0 answers every copy', async () => {
+    const running = await run();
+    // A first copy parked for a person (as after a failed agent run) holds the question.
+    const first = await running.store.createIfAbsent(
+      newTicket({ messageId: customerMessageId(), from: 'again@customer.example', subject: '質問', question: QUESTION, actor: 'test', state: 'parked', reason: 'agent failed' }),
+    );
+    const redis = await running.services.producer();
+    const prefix = running.services.config.QUEUE_PREFIX;
+    expect(await claimQuestion(redis, prefix, first.ticket, 60_000)).toBeUndefined();
+    const second = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'again@customer.example', subject: '質問', body: QUESTION }));
+    expect((await waitForState(running.store, second.ticketId, ['parked', 'sent'])).state).toBe('sent');
+    expect(await redis.get(repeatedQuestionKey(prefix, first.ticket))).toBe(second.ticketId);
+    // Erasing the customer takes the mark too (it is a digest of the address and the question).
+    const archiveDir = await mkdtemp(path.join(tmpdir(), 'repeat-forget-'));
+    cleanups.push(() => rm(archiveDir, { recursive: true, force: true }));
+    const erased = await forgetCustomer({ redis, store: running.store, prefix, archiveDir }, 'again@customer.example', { confirm: true });
+    expect(erased.rateLimitKeys).toContain(repeatedQuestionKey(prefix, first.ticket));
+    expect(await redis.exists(repeatedQuestionKey(prefix, first.ticket))).toBe(0);
+
+    const off = await run({ REPEATED_QUESTION_HOURS: '0' });
+    const copies = [];
+    for (let i = 0; i < 2; i++) {
+      const { ticketId } = await ingest(off, buildMail({ messageId: customerMessageId(), from: 'off@customer.example', subject: '質問', body: QUESTION }));
+      copies.push((await waitForState(off.store, ticketId, ['parked', 'sent'])).state);
+    }
+    expect(copies).toEqual(['sent', 'sent']);
   });
 
   it('relay: replies to one Reply-To address from many made-up senders stop at the per-recipient limit', async () => {

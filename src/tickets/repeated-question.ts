@@ -1,0 +1,60 @@
+/**
+ * The same question from the same sender, again, within `REPEATED_QUESTION_HOURS`: a customer who sends twice (a
+ * double click, a "resend" in Outlook, which makes a new Message-ID, or impatience) must not get the same automatic
+ * reply twice. The first copy is answered; a later one is parked for a person, naming the first, while the first is
+ * being answered or was answered. When the first ended without an answer (parked, rejected, failed), the later copy
+ * is answered and takes its place.
+ *
+ * Key: `P:repeat:<sha256 of the comparable sender address and the question's fingerprint>` → the id of the ticket
+ * that holds the question; set if absent, expiring after the window. Hashed, so neither the address nor the text
+ * becomes part of a key name. A retried job of the holding ticket finds its own id and goes on.
+ */
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { comparableAddress } from '../mail/addresses.js';
+import type { Ticket, TicketState } from './ticket.js';
+
+/** States of a first copy that is being answered or was: a later copy waits for a person instead. */
+export const ANSWERING_STATES: readonly TicketState[] = ['received', 'processing', 'drafted', 'sending', 'sent', 'approved'];
+
+/**
+ * The question as compared: its letters and digits only, Unicode NFKC (full-width and half-width forms alike) and in
+ * lower case, so a copy re-spaced or re-punctuated (`。` or `.`) is the same question. Quoted history and signatures
+ * are already gone from {@link Ticket.question}.
+ */
+export function questionFingerprint(question: string): string {
+  return question.normalize('NFKC').toLowerCase().replace(/[\p{P}\p{S}\p{Z}\s]+/gu, '');
+}
+
+/** The Redis key of one sender's question. */
+export function repeatedQuestionKey(prefix: string, ticket: Pick<Ticket, 'from' | 'question'>): string {
+  const digest = createHash('sha256')
+    .update(comparableAddress(ticket.from) ?? ticket.from.toLowerCase())
+    .update('\n')
+    .update(questionFingerprint(ticket.question))
+    .digest('hex');
+  return `${prefix}:repeat:${digest}`;
+}
+
+/**
+ * Claims the ticket's question for it for `windowMs`. Returns the id of another ticket that holds the same question
+ * from the same sender, or undefined when this ticket holds it (now, or since an earlier attempt).
+ */
+export async function claimQuestion(redis: Redis, prefix: string, ticket: Pick<Ticket, 'id' | 'from' | 'question'>, windowMs: number): Promise<string | undefined> {
+  const key = repeatedQuestionKey(prefix, ticket);
+  if ((await redis.set(key, ticket.id, 'PX', windowMs, 'NX')) === 'OK') return undefined;
+  const holder = await redis.get(key);
+  return holder && holder !== ticket.id ? holder : undefined;
+}
+
+/** Hands the question to `ticket` for a new window: the earlier holder ended without an answer. */
+export async function takeOverQuestion(redis: Redis, prefix: string, ticket: Pick<Ticket, 'id' | 'from' | 'question'>, windowMs: number): Promise<void> {
+  await redis.set(repeatedQuestionKey(prefix, ticket), ticket.id, 'PX', windowMs);
+}
+
+/** Why a later copy is parked, naming the first and how long ago it came. */
+export function repeatedQuestionReason(first: Pick<Ticket, 'id' | 'state' | 'createdAt'>, now: Date): string {
+  const minutes = Math.max(0, Math.round((now.getTime() - Date.parse(first.createdAt)) / 60_000));
+  const ago = minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
+  return `repeated question: the same sender asked the same ${ago} ago (ticket ${first.id}, ${first.state}); parked so the customer does not get the same automatic reply twice`;
+}

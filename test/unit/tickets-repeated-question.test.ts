@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { questionFingerprint, repeatedQuestionKey, repeatedQuestionReason } from '../../src/tickets/repeated-question.js';
+
+describe('the same question', () => {
+  const question = '二段階認証を認証アプリで設定する手順を教えてください。';
+  it.each([
+    ['re-spaced', '  二段階認証を 認証アプリで設定する\n手順を教えてください。 '],
+    ['another full stop', '二段階認証を認証アプリで設定する手順を教えてください.'],
+    ['no punctuation', '二段階認証を認証アプリで設定する手順を教えてください'],
+  ])('%s', (_case, copy) => {
+    expect(questionFingerprint(copy)).toBe(questionFingerprint(question));
+  });
+
+  it.each([
+    ['ＳＳＯ　ｌｏｇｉｎ２', 'sso login 2'],
+    ['Hello, World!', 'HELLO WORLD'],
+  ])('%j is %j', (a, b) => {
+    expect(questionFingerprint(a)).toBe(questionFingerprint(b));
+  });
+
+  it('another question, or the same from another sender, is another key; the address is folded as the rate limits fold it', () => {
+    const key = repeatedQuestionKey('p', { from: 'taro@customer.example', question });
+    expect(repeatedQuestionKey('p', { from: 'Taro+x@Customer.example', question })).toBe(key);
+    expect(repeatedQuestionKey('p', { from: 'hanako@customer.example', question })).not.toBe(key);
+    expect(repeatedQuestionKey('p', { from: 'taro@customer.example', question: 'パスワードの条件を教えてください。' })).not.toBe(key);
+    // Neither the address nor the text is part of the key.
+    expect(key).toMatch(/^p:repeat:[0-9a-f]{64}$/);
+  });
+
+  it.each([
+    [5 * 60_000, '5 min'],
+    [119 * 60_000, '119 min'],
+    [5 * 3_600_000, '5 h'],
+  ])('names the first ticket and how long ago (%d ms)', (ms, ago) => {
+    const now = new Date('2026-11-26T12:00:00Z');
+    const reason = repeatedQuestionReason({ id: 'abc', state: 'sent', createdAt: new Date(now.getTime() - ms).toISOString() }, now);
+    expect(reason).toBe(`repeated question: the same sender asked the same ${ago} ago (ticket abc, sent); parked so the customer does not get the same automatic reply twice`);
+  });
+});
