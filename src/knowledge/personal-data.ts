@@ -157,10 +157,20 @@ const ROMANCE_STREET = new RegExp(
   'gu',
 );
 
+// A Japanese address written in Latin letters, block number first as foreigners and forms write it: "1-2-3 Shibuya,
+// Shibuya-ku, Tokyo 150-0002", "4-5-6 Jingumae, Shibuya-ku". The ward or city with its suffix (-ku, -shi, -cho,
+// -machi, -mura, -gun) marks it; the prefecture and the postcode after it are taken along.
+const ROMAJI_ADDRESS =
+  /(?<![\p{L}\p{N}-])\d{1,4}(?:-\d{1,4}){1,3}(?:,?[ \t]+\p{Lu}\p{Ll}+(?:-(?:cho|machi|chome))?){0,2},?[ \t]+\p{Lu}\p{Ll}+-(?:ku|shi|cho|machi|mura|gun)\b(?:,?[ \t]+\p{Lu}\p{Ll}+(?:-(?:to|fu|ken|do))?)?(?:,?[ \t]+\d{3}-\d{4}(?![\p{L}\p{N}-]))?/gu;
+
 const POSTAL_MARK = new RegExp(`〒[ 　]?${D}{3}${DASH}?${D}{4}(?![0-9０-９])`, 'g');
 // UK postcodes by the Royal Mail's format (SW1A 1AA, M1 1AE, EC1A 1BB), capitals and the space as written on mail.
 const UK_POSTCODE_CORE = '(?:GIR 0AA|[A-PR-UWYZ](?:\\d{1,2}|[A-HK-Y]\\d{1,2}|\\d[A-HJKPSTUW]|[A-HK-Y]\\d[ABEHMNPRV-Y]) \\d[ABD-HJLNP-UW-Z]{2})';
 const UK_POSTCODE = new RegExp(`(?<![\\w-])${UK_POSTCODE_CORE}(?![\\w-])`, 'g');
+// The same in small letters, as people type them in mail (sw1a 1aa); an inward code that reads as an ordinal ("a4
+// 2nd") is not taken.
+const UK_POSTCODE_SMALL = new RegExp(`(?<![\\w-])${UK_POSTCODE_CORE.toLowerCase()}(?![\\w-])`, 'g');
+const ORDINAL_INWARD = / \d(?:st|nd|rd|th)$/;
 // "M2 8GB" is a chip and its memory: an inward code that reads as a size is not taken without a label.
 const SIZE_INWARD = / \d[GTP]B$/;
 // Canadian postal codes (K1A 0B1): letters D, F, I, O, Q, U never occur.
@@ -285,6 +295,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   const addresses: [number, number][] = [
     ...matchesOf(text, JA_ADDRESS),
     ...matchesOf(text, JA_ADDRESS_CITY),
+    ...matchesOf(text, ROMAJI_ADDRESS),
     ...[...matchesOf(text, EN_STREET), ...matchesOf(text, FR_STREET), ...matchesOf(text, NAME_FIRST_STREET), ...matchesOf(text, ROMANCE_STREET)].filter(
       ([s, e]) => !text.slice(s, e).split(/[\s.,]+/).some((word) => NOT_A_STREET_WORD.has(word.toLowerCase())),
     ),
@@ -305,6 +316,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...matchesOf(text, ZIP_PLUS_FOUR),
     ...groupsOf(text, US_STATE_ZIP),
     ...matchesOf(text, UK_POSTCODE).filter(([s, e]) => !SIZE_INWARD.test(text.slice(s, e))),
+    ...matchesOf(text, UK_POSTCODE_SMALL).filter(([s, e]) => !SIZE_INWARD.test(text.slice(s, e).toUpperCase()) && !ORDINAL_INWARD.test(text.slice(s, e))),
     ...matchesOf(text, CA_POSTCODE),
     ...[...text.matchAll(POSTAL_TOWN)].filter((m) => postalCodeBeforeTown(text, m, addressEnds)).map((m) => m.indices![1]!),
     ...(language === 'ja' ? matchesOf(text, POSTAL_BARE_JA) : []),
