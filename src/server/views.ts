@@ -8,7 +8,7 @@ import { forgetCommand } from '../tickets/retention.js';
 import type { ReplyBounce, Ticket, TicketState } from '../tickets/ticket.js';
 import { describeOutcome } from '../tickets/outcome.js';
 import { formatDuration } from './health.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type HtmlValue, type SafeHtml } from './html.js';
 import { STYLESHEET_PATH } from './styles.js';
 
 /** Where the page is, for the navigation. */
@@ -73,6 +73,22 @@ function sender(ticket: Pick<Ticket, 'from' | 'fromName'>): string {
   return ticket.fromName ? `${ticket.fromName} <${ticket.from}>` : ticket.from;
 }
 
+// Ticket ids named in a reason or a history note (a repeated question's first copy, a bounced reply, the bounce).
+const TICKET_ID_IN_TEXT = /\b[0-9a-f]{64}\b/g;
+
+/** `text` with every ticket id in it a link to that ticket, shown by its first 12 characters; the rest escaped. */
+export function withTicketLinks(text: string): HtmlValue[] {
+  const parts: HtmlValue[] = [];
+  let last = 0;
+  for (const match of text.matchAll(TICKET_ID_IN_TEXT)) {
+    const id = match[0];
+    parts.push(text.slice(last, match.index), html`<a href="/tickets/${id}" title="${id}"><code>${id.slice(0, 12)}…</code></a>`);
+    last = match.index + id.length;
+  }
+  parts.push(text.slice(last));
+  return parts;
+}
+
 /** Data of the list page. */
 export interface TicketListView {
   tickets: Ticket[];
@@ -132,7 +148,7 @@ export function renderTicketList(view: TicketListView): SafeHtml {
       <td class="age" title="${t.createdAt}">${formatDuration(view.now.getTime() - Date.parse(t.createdAt))}</td>
       <td class="nowrap">${sender(t)}</td>
       <td class="subject"><a href="/tickets/${t.id}">${t.subject || '(no subject)'}</a></td>
-      <td>${t.reason ?? ''}</td>
+      <td>${withTicketLinks(t.reason ?? '')}</td>
     </tr>`,
   );
   const pages = Math.max(1, Math.ceil(view.total / view.pageSize));
@@ -298,7 +314,7 @@ function renderCustomerData(ticket: Ticket): SafeHtml {
 export function renderTicketDetail(view: TicketDetailView): SafeHtml {
   const t = view.ticket;
   const history = t.history.map(
-    (h) => html`<tr><td class="nowrap small">${h.at}</td><td class="nowrap">${h.from ?? '—'} → ${h.to}</td><td class="nowrap">${h.actor}</td><td>${h.note ?? ''}</td></tr>`,
+    (h) => html`<tr><td class="nowrap small">${h.at}</td><td class="nowrap">${h.from ?? '—'} → ${h.to}</td><td class="nowrap">${h.actor}</td><td>${withTicketLinks(h.note ?? '')}</td></tr>`,
   );
   const attachments = t.attachments.map((a) => html`<li>${a.filename ?? '(unnamed)'} <span class="muted">${a.contentType}, ${a.size} bytes</span></li>`);
   const body = html`
@@ -312,7 +328,7 @@ ${t.outbound?.bounce ? html`<div class="flash bad" role="alert">Our reply did no
     <dt>From</dt><dd>${sender(t)}</dd>
     ${t.replyTo !== t.from ? html`<dt>Reply-To</dt><dd>${t.replyTo}</dd>` : null}
     <dt>Received</dt><dd>${t.createdAt} <span class="muted">(${formatDuration(view.now.getTime() - Date.parse(t.createdAt))} ago)</span></dd>
-    ${t.reason ? html`<dt>Why parked</dt><dd>${t.reason}</dd>` : null}
+    ${t.reason ? html`<dt>Why parked</dt><dd>${withTicketLinks(t.reason)}</dd>` : null}
     ${
       t.outbound?.bounce
         ? html`<dt>Reply bounced</dt><dd>${bounceSummary(t.outbound.bounce)} <span class="muted small">${t.outbound.bounce.at}</span> · <a href="/tickets/${t.outbound.bounce.reportTicketId}">the bounce</a></dd>`

@@ -141,6 +141,8 @@ describe('a bounce of our reply', () => {
     const detail = await dashboardPage(running, `/tickets/${replied.id}`);
     expect(detail).toContain('Our reply did not arrive');
     expect(detail).toContain(`/tickets/${first.ticketId}`);
+    // The bounce's own page links back to the reply it reports.
+    expect(await dashboardPage(running, `/tickets/${first.ticketId}`)).toContain(`<a href="/tickets/${replied.id}"`);
     // Nothing was sent to the mailer daemon.
     expect(servers.smtp.messages).toHaveLength(1);
   });
