@@ -1,17 +1,19 @@
 /**
  * The same question from the same sender, again, within `REPEATED_QUESTION_HOURS`: a customer who sends twice (a
  * double click, a "resend" in Outlook, which makes a new Message-ID, or impatience) must not get the same automatic
- * reply twice. The first copy is answered; a later one is parked for a person, naming the first, while the first is
+ * reply twice. The same means the same subject (reply and forward prefixes aside) and the same question text: both
+ * copies of a double send or a resend have them, while a script that numbers its test mails in the subject does not. The first copy is answered; a later one is parked for a person, naming the first, while the first is
  * being answered or was answered. When the first ended without an answer (parked, rejected, failed), the later copy
  * is answered and takes its place.
  *
- * Key: `P:repeat:<sha256 of the comparable sender address and the question's fingerprint>` → the id of the ticket
+ * Key: `P:repeat:<sha256 of the comparable sender address and the fingerprints of the subject and the question>` → the id of the ticket
  * that holds the question; set if absent, expiring after the window. Hashed, so neither the address nor the text
  * becomes part of a key name. A retried job of the holding ticket finds its own id and goes on.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { comparableAddress } from '../mail/addresses.js';
+import { subjectAsQuestion } from '../mail/parse.js';
 import type { Ticket, TicketState } from './ticket.js';
 
 /** States of a first copy that is being answered or was: a later copy waits for a person instead. */
@@ -26,10 +28,12 @@ export function questionFingerprint(question: string): string {
   return question.normalize('NFKC').toLowerCase().replace(/[\p{P}\p{S}\p{Z}\s]+/gu, '');
 }
 
-/** The Redis key of one sender's question. */
-export function repeatedQuestionKey(prefix: string, ticket: Pick<Ticket, 'from' | 'question'>): string {
+/** The Redis key of one sender's question under one subject. */
+export function repeatedQuestionKey(prefix: string, ticket: Pick<Ticket, 'from' | 'subject' | 'question'>): string {
   const digest = createHash('sha256')
     .update(comparableAddress(ticket.from) ?? ticket.from.toLowerCase())
+    .update('\n')
+    .update(questionFingerprint(subjectAsQuestion(ticket.subject)))
     .update('\n')
     .update(questionFingerprint(ticket.question))
     .digest('hex');
@@ -40,7 +44,7 @@ export function repeatedQuestionKey(prefix: string, ticket: Pick<Ticket, 'from' 
  * Claims the ticket's question for it for `windowMs`. Returns the id of another ticket that holds the same question
  * from the same sender, or undefined when this ticket holds it (now, or since an earlier attempt).
  */
-export async function claimQuestion(redis: Redis, prefix: string, ticket: Pick<Ticket, 'id' | 'from' | 'question'>, windowMs: number): Promise<string | undefined> {
+export async function claimQuestion(redis: Redis, prefix: string, ticket: Pick<Ticket, 'id' | 'from' | 'subject' | 'question'>, windowMs: number): Promise<string | undefined> {
   const key = repeatedQuestionKey(prefix, ticket);
   if ((await redis.set(key, ticket.id, 'PX', windowMs, 'NX')) === 'OK') return undefined;
   const holder = await redis.get(key);
@@ -48,7 +52,7 @@ export async function claimQuestion(redis: Redis, prefix: string, ticket: Pick<T
 }
 
 /** Hands the question to `ticket` for a new window: the earlier holder ended without an answer. */
-export async function takeOverQuestion(redis: Redis, prefix: string, ticket: Pick<Ticket, 'id' | 'from' | 'question'>, windowMs: number): Promise<void> {
+export async function takeOverQuestion(redis: Redis, prefix: string, ticket: Pick<Ticket, 'id' | 'from' | 'subject' | 'question'>, windowMs: number): Promise<void> {
   await redis.set(repeatedQuestionKey(prefix, ticket), ticket.id, 'PX', windowMs);
 }
 
@@ -56,5 +60,5 @@ export async function takeOverQuestion(redis: Redis, prefix: string, ticket: Pic
 export function repeatedQuestionReason(first: Pick<Ticket, 'id' | 'state' | 'createdAt'>, now: Date): string {
   const minutes = Math.max(0, Math.round((now.getTime() - Date.parse(first.createdAt)) / 60_000));
   const ago = minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
-  return `repeated question: the same sender asked the same ${ago} ago (ticket ${first.id}, ${first.state}); parked so the customer does not get the same automatic reply twice`;
+  return `repeated question: the same sender asked the same under the same subject ${ago} ago (ticket ${first.id}, ${first.state}); parked so the customer does not get the same automatic reply twice`;
 }

@@ -118,12 +118,13 @@ describe('agent worker and sender', () => {
     const again = await ask('TARO+support@customer.example', 'Fwd: 質問', `  ${QUESTION.replace('。', '．')}\n`.replace('二段階認証', '二段階認証 '));
     const parked = await waitForState(running.store, again.ticketId, ['parked', 'sent']);
     expect(parked.state).toBe('parked');
-    expect(parked.reason).toMatch(new RegExp(`^repeated question: the same sender asked the same \\d+ min ago \\(ticket ${first.ticketId}, sent\\)`));
-    // Another question of the same sender, and the same question of another sender, are answered.
-    const other = await ask('taro@customer.example', '別の質問', 'パスワードの条件を教えてください。');
+    expect(parked.reason).toMatch(new RegExp(`^repeated question: the same sender asked the same under the same subject \\d+ min ago \\(ticket ${first.ticketId}, sent\\)`));
+    // Another question of the same sender, the same under another subject, and the same question of another sender, are answered.
+    const other = await ask('taro@customer.example', '質問', 'パスワードの条件を教えてください。');
+    const otherSubject = await ask('taro@customer.example', '質問 2');
     const otherSender = await ask('hanako@customer.example', '質問');
-    for (const { ticketId } of [other, otherSender]) expect((await waitForState(running.store, ticketId, ['parked', 'sent'])).state).toBe('sent');
-    expect(servers.smtp.messages).toHaveLength(3);
+    for (const { ticketId } of [other, otherSubject, otherSender]) expect((await waitForState(running.store, ticketId, ['parked', 'sent'])).state).toBe('sent');
+    expect(servers.smtp.messages).toHaveLength(4);
   });
 
   it('two copies of one question at once: exactly one is answered', async () => {

@@ -18,11 +18,14 @@ describe('the same question', () => {
     expect(questionFingerprint(a)).toBe(questionFingerprint(b));
   });
 
-  it('another question, or the same from another sender, is another key; the address is folded as the rate limits fold it', () => {
-    const key = repeatedQuestionKey('p', { from: 'taro@customer.example', question });
-    expect(repeatedQuestionKey('p', { from: 'Taro+x@Customer.example', question })).toBe(key);
-    expect(repeatedQuestionKey('p', { from: 'hanako@customer.example', question })).not.toBe(key);
-    expect(repeatedQuestionKey('p', { from: 'taro@customer.example', question: 'パスワードの条件を教えてください。' })).not.toBe(key);
+  it('another question, another subject, or the same from another sender, is another key; the address is folded as the rate limits fold it', () => {
+    const subject = '二段階認証について';
+    const key = repeatedQuestionKey('p', { from: 'taro@customer.example', subject, question });
+    expect(repeatedQuestionKey('p', { from: 'Taro+x@Customer.example', subject, question })).toBe(key);
+    expect(repeatedQuestionKey('p', { from: 'taro@customer.example', subject: `Fwd: RE: ${subject}`, question })).toBe(key);
+    expect(repeatedQuestionKey('p', { from: 'hanako@customer.example', subject, question })).not.toBe(key);
+    expect(repeatedQuestionKey('p', { from: 'taro@customer.example', subject, question: 'パスワードの条件を教えてください。' })).not.toBe(key);
+    expect(repeatedQuestionKey('p', { from: 'taro@customer.example', subject: 'test 2', question })).not.toBe(key);
     // Neither the address nor the text is part of the key.
     expect(key).toMatch(/^p:repeat:[0-9a-f]{64}$/);
   });
@@ -34,6 +37,6 @@ describe('the same question', () => {
   ])('names the first ticket and how long ago (%d ms)', (ms, ago) => {
     const now = new Date('2026-11-26T12:00:00Z');
     const reason = repeatedQuestionReason({ id: 'abc', state: 'sent', createdAt: new Date(now.getTime() - ms).toISOString() }, now);
-    expect(reason).toBe(`repeated question: the same sender asked the same ${ago} ago (ticket abc, sent); parked so the customer does not get the same automatic reply twice`);
+    expect(reason).toBe(`repeated question: the same sender asked the same under the same subject ${ago} ago (ticket abc, sent); parked so the customer does not get the same automatic reply twice`);
   });
 });
