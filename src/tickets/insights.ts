@@ -18,6 +18,7 @@
  * | `agent_runs`             | an agent result is stored           | agent runs                                           |
  * | `llm:<model>:calls`      | an agent result is stored, or an agent run fails | LLM calls of that model                 |
  * | `llm:<model>:in` / `:cached` / `:out` | the same               | prompt (of which cached) and completion tokens       |
+ * | `bounced`                | a bounce marks a reply (`recordReplyBounce`) | replies reported undelivered, each once      |
  *
  * A failed agent run stores no result, so its calls are added by the agent worker when the attempt fails
  * (`recordFailedAgentRun`, src/server/metrics.ts), with {@link llmCallFields}; it is not an `agent_runs`.
@@ -36,6 +37,9 @@ export const LATENCY_BUCKET_RATIO = 1.1;
 
 /** Longest rejection reason kept as a field; longer ones are counted by their start. */
 export const MAX_REASON_FIELD_CHARS = 120;
+
+/** Day-hash field of the replies reported undelivered that day (`TicketStore.recordReplyBounce`). */
+export const BOUNCED_FIELD = 'bounced';
 
 /** Longest period the page and the API accept, in days. */
 export const MAX_INSIGHT_DAYS = 366;
@@ -169,6 +173,8 @@ export interface Insights {
     ended: number;
     answered: number;
     automationRate: number | null;
+    /** Replies sent that a bounce later reported undelivered, counted on the day the bounce was read. */
+    bounced: number;
   };
   replyTime: Record<ReplyKind, ReplyTimeStats>;
   /** Edit ratios of the approved replies sent (as-is approvals count as 0). */
@@ -243,6 +249,7 @@ export function insightsFromDays(hashes: ReadonlyArray<{ day: string; fields: Re
   const editBuckets = new Map<string, number>();
   let editCount = 0;
   let editSum = 0;
+  let bounced = 0;
   const reasons = new Map<string, number>();
   const models = new Map<string, ModelUsage>();
   const daily: InsightDay[] = [];
@@ -258,6 +265,7 @@ export function insightsFromDays(hashes: ReadonlyArray<{ day: string; fields: Re
       else if (field === 'edit_ratio_count') editCount += n;
       else if (field === 'edit_ratio_sum_e6') editSum += n;
       else if (field === 'agent_runs') agentRuns += n;
+      else if (field === BOUNCED_FIELD) bounced += n;
       else if (field.startsWith('er:')) editBuckets.set(field.slice(3), (editBuckets.get(field.slice(3)) ?? 0) + n);
       else if (field.startsWith('rej:')) reasons.set(field.slice(4), (reasons.get(field.slice(4)) ?? 0) + n);
       else if (field.startsWith('lat:')) {
@@ -334,6 +342,7 @@ export function insightsFromDays(hashes: ReadonlyArray<{ day: string; fields: Re
       ended: OUTCOMES.reduce((n, o) => n + totals[o], 0),
       answered,
       automationRate: answered > 0 ? totals.auto_sent / answered : null,
+      bounced,
     },
     replyTime: { auto: percentiles(latency.auto), reviewed: percentiles(latency.reviewed) },
     editRatio: {

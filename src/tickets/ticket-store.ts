@@ -42,7 +42,8 @@
  * as BullMQ also requires for its queues.
  */
 import type { Redis } from 'ioredis';
-import { insightFieldsOnWrite } from './insights.js';
+import { execAll } from '../queues/connection.js';
+import { BOUNCED_FIELD, insightFieldsOnWrite } from './insights.js';
 import { LuaScript } from './lua.js';
 import { TRUST_HISTORY_CAP, citedSources, isReviewOutcome, reviewEntry, trustKeys } from './trust.js';
 import { EDIT_RATIO_SUM_SCALE, editRatioBucketField, outcomeDay, outcomeKeys, outcomeOnEntering, type TicketOutcome } from './outcome.js';
@@ -466,6 +467,7 @@ export class TicketStore {
       // The index also links the customers' own mail: only a ticket whose reply has this id is ours to mark.
       const outbound = current?.outbound;
       if (!current || !outbound || normalizeMessageId(outbound.messageId) !== normalized) return undefined;
+      let marked = false;
       if (!outbound.bounce) {
         const next = applyPatch(current, { outbound: { ...outbound, bounce } });
         next.updatedAt = this.now().toISOString();
@@ -473,13 +475,14 @@ export class TicketStore {
         const written = await this.compareAndSet(current, next, undefined);
         if (written === 'missing') return undefined;
         if (written === 'conflict') continue;
+        marked = true;
       }
-      const at = Date.parse((current.outbound?.bounce ?? bounce).at);
-      await this.redis
-        .multi()
-        .zadd(k.bounced, 'NX', at, ticketId)
-        .zremrangebyscore(k.bounced, '-inf', at - BOUNCED_LIST_MS)
-        .exec();
+      const first = current.outbound?.bounce ?? bounce;
+      const at = Date.parse(first.at);
+      const index = this.redis.multi().zadd(k.bounced, 'NX', at, ticketId).zremrangebyscore(k.bounced, '-inf', at - BOUNCED_LIST_MS);
+      // The insights count a bounce once, by the write that marked it; a crash before this line loses the count only.
+      if (marked) index.hincrby(outcomeKeys(this.prefix).day(outcomeDay(first.at)), BOUNCED_FIELD, 1);
+      await execAll(index);
       return (await this.get(ticketId, WITHOUT_AGENT)) ?? current;
     }
     throw new TicketConflictError(ticketId, [], undefined, true);

@@ -10,6 +10,8 @@ import { parseConfig } from '../../src/config.js';
 import { createDashboardApp } from '../../src/server/app.js';
 import { metricsKeys } from '../../src/server/metrics.js';
 import { forgetCustomer } from '../../src/tickets/retention.js';
+import { readInsights } from '../../src/tickets/insights.js';
+import { DEFAULT_PRICES } from '../../src/agent/prices.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -127,15 +129,19 @@ describe('a bounce of our reply', () => {
     });
     expect((await running.store.bouncedReplies(10)).tickets.map((t) => t.id)).toEqual([replied.id]);
     await waitFor(async () => (await bouncedCount(running)) === 1, 'the bounced-replies counter');
+    const insights = async () => (await readInsights(await running.services.producer(), running.services.config.QUEUE_PREFIX, { days: 1, prices: DEFAULT_PRICES })).totals;
+    expect(await insights()).toMatchObject({ bounced: 1, answered: 1 });
 
     // A second report of the same reply changes nothing and is not counted again.
     const second = await ingest(running, dsn('2', replyId, 'gone@customer.example', 'failed'));
     expect((await waitForState(running.store, second.ticketId, ['ignored'])).reason).toContain(replied.id);
     expect((await running.store.require(replied.id)).outbound?.bounce?.reportTicketId).toBe(first.ticketId);
     expect(await bouncedCount(running)).toBe(1);
+    expect((await insights()).bounced).toBe(1);
 
     const page = await dashboardPage(running);
     expect(page).toContain('Replies that did not arrive');
+    expect(await dashboardPage(running, '/insights')).toMatch(/Replies bounced<\/div><div class="tile-value">1</);
     expect(page).toContain(`/tickets/${replied.id}`);
     expect(page).toContain('5.1.1 550 5.1.1');
     const detail = await dashboardPage(running, `/tickets/${replied.id}`);

@@ -105,6 +105,12 @@ describe('insightsFromDays', () => {
     expect(r.llm.callsPerRun).toBe(2.5);
     expect(r.replyTime.auto).toEqual({ count: 0, medianSeconds: null, p90Seconds: null });
   });
+
+  it('sums the bounced replies of the period', () => {
+    const r = insightsFromDays([{ day: '2025-04-01', fields: { auto_sent: '3', bounced: '1' } }, { day: '2025-04-02', fields: { bounced: '2' } }, { day: '2025-04-03', fields: {} }], DEFAULT_PRICES);
+    expect(r.totals.bounced).toBe(3);
+    expect(r.totals.answered).toBe(3);
+  });
 });
 
 describe('periodDays and normalizeReason', () => {
