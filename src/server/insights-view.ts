@@ -207,7 +207,7 @@ export function renderInsightsPage(view: InsightsView): SafeHtml {
   ${tile('Tickets ended', integer(r.totals.ended))}
   ${tile('Replies sent', integer(r.totals.answered))}
   ${tile('Automation rate', percent(r.totals.automationRate), 'sent automatically / replies sent')}
-  ${tile('Replies bounced', integer(r.totals.bounced), 'sent, then reported undelivered: the customer has no answer')}
+  ${tile('Replies bounced', integer(r.totals.bounced), 'reported undelivered after sending')}
   ${tile('LLM cost', dollars(r.llm.costUsd), r.llm.costPerRun !== null ? `${dollars(r.llm.costPerRun)} per ticket run` : undefined)}
 </div>
 
