@@ -170,7 +170,7 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
       // Before the transition, so a retry after a crash in between marks the reply still (marking is idempotent).
       const bounced = early.to === 'ignored' ? await markBouncedReply(ticket, deps) : undefined;
       const reason = bounced ? `${early.reason}; our reply of ticket ${bounced.id} did not arrive` : early.reason;
-      const marked = bounced?.outbound?.bounce?.reportTicketId === ticketId ? bounced.id : undefined;
+      const marked = bounced?.replyBounce?.reportTicketId === ticketId ? bounced.id : undefined;
       try {
         await store.transition(ticketId, { from: ['received'], to: early.to, actor: AGENT_WORKER_ACTOR, note: reason, patch: { reason }, current: ticket });
       } catch (err) {

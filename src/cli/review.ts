@@ -29,7 +29,7 @@ import { retention } from '../../jobs/retention.js';
 import { archiveDir, findArchived } from '../tickets/archive.js';
 import { describeOutcome, type TicketOutcome } from '../tickets/outcome.js';
 import { forgetCustomer, type ForgetReport } from '../tickets/retention.js';
-import { TICKET_STATES, isTicketState, normalizeMessageId, ticketIdFor, type Ticket, type TicketState } from '../tickets/ticket.js';
+import { TICKET_STATES, describeBounce, isTicketState, normalizeMessageId, ticketIdFor, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { MIN_ID_PREFIX, TicketStore, isIdPrefix } from '../tickets/ticket-store.js';
 import { approveTicket, rejectTicket, rerunAgent } from '../tickets/review.js';
 import { CliError, operatorName, runCommand, type CliContext } from './common.js';
@@ -75,9 +75,8 @@ export function formatTicket(t: Ticket): string {
   if (t.outbound) {
     out.push(`Reply:      ${normalizeMessageId(t.outbound.messageId)}${t.outbound.sentAt ? ` sent ${t.outbound.sentAt}` : ''}${t.outbound.approvedBy ? ` approved by ${t.outbound.approvedBy}` : ''}`);
     if (t.outbound.smtpResponse) out.push(`SMTP:       ${t.outbound.smtpResponse}`);
-    const bounce = t.outbound.bounce;
-    if (bounce) out.push(`Bounced:    ${[bounce.status, bounce.diagnostic].filter(Boolean).join(' ') || 'no reason given'}${bounce.recipient ? ` (to ${bounce.recipient})` : ''} at ${bounce.at}; report ${bounce.reportTicketId}`);
   }
+  if (t.replyBounce) out.push(`Bounced:    ${describeBounce(t.replyBounce)} at ${t.replyBounce.at}; report ${t.replyBounce.reportTicketId}`);
   out.push('', '── Question', t.question || '(empty)');
   if (t.agent) {
     out.push('', '── Plan', ...t.agent.plan.subtasks.map((s, i) => `${i + 1}. ${s}`));

@@ -5,7 +5,7 @@
 import type { Subtask } from '../agent/types.js';
 import type { GapList, KnowledgeGap } from '../knowledge/gaps.js';
 import { forgetCommand } from '../tickets/retention.js';
-import type { ReplyBounce, Ticket, TicketState } from '../tickets/ticket.js';
+import { describeBounce, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { describeOutcome } from '../tickets/outcome.js';
 import { formatDuration } from './health.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
@@ -106,12 +106,6 @@ export interface TicketListView {
   bounced?: { tickets: Ticket[]; total: number };
 }
 
-/** What a bounce said, in one line: status, the server's words, the recipient. */
-function bounceSummary(bounce: ReplyBounce): string {
-  const said = [bounce.status, bounce.diagnostic].filter(Boolean).join(' ');
-  return [said || 'no reason given', bounce.recipient ? `(to ${bounce.recipient})` : ''].filter(Boolean).join(' ');
-}
-
 /**
  * The start page's card of replies the SMTP server accepted but that bounced: the customer got no answer, and only a
  * person can reach them another way (or fix the address). Absent when there are none.
@@ -119,12 +113,12 @@ function bounceSummary(bounce: ReplyBounce): string {
 function renderBouncedReplies(bounced: { tickets: Ticket[]; total: number } | undefined, now: Date): SafeHtml | null {
   if (!bounced || bounced.tickets.length === 0) return null;
   const rows = bounced.tickets.map((t) => {
-    const bounce = t.outbound?.bounce;
+    const bounce = t.replyBounce;
     return html`<tr>
       <td class="age" title="${bounce?.at ?? ''}">${bounce ? formatDuration(now.getTime() - Date.parse(bounce.at)) : ''}</td>
       <td class="nowrap">${t.replyTo}</td>
       <td class="subject"><a href="/tickets/${t.id}">${t.subject || '(no subject)'}</a></td>
-      <td>${bounce ? bounceSummary(bounce) : ''}</td>
+      <td>${bounce ? describeBounce(bounce) : ''}</td>
     </tr>`;
   });
   return html`<section class="card" id="bounced">
@@ -319,7 +313,7 @@ export function renderTicketDetail(view: TicketDetailView): SafeHtml {
   const attachments = t.attachments.map((a) => html`<li>${a.filename ?? '(unnamed)'} <span class="muted">${a.contentType}, ${a.size} bytes</span></li>`);
   const body = html`
 ${flashBanner(view.flash)}
-${t.outbound?.bounce ? html`<div class="flash bad" role="alert">Our reply did not arrive: a bounce came back (${bounceSummary(t.outbound.bounce)}). The customer has no answer.</div>` : null}
+${t.replyBounce ? html`<div class="flash bad" role="alert">Our reply did not arrive: a bounce came back (${describeBounce(t.replyBounce)}). The customer has no answer.</div>` : null}
 <p class="small"><a href="/">← all parked tickets</a></p>
 <section class="card">
   <h1>${t.subject || '(no subject)'}</h1>
@@ -330,8 +324,8 @@ ${t.outbound?.bounce ? html`<div class="flash bad" role="alert">Our reply did no
     <dt>Received</dt><dd>${t.createdAt} <span class="muted">(${formatDuration(view.now.getTime() - Date.parse(t.createdAt))} ago)</span></dd>
     ${t.reason ? html`<dt>Why parked</dt><dd>${withTicketLinks(t.reason)}</dd>` : null}
     ${
-      t.outbound?.bounce
-        ? html`<dt>Reply bounced</dt><dd>${bounceSummary(t.outbound.bounce)} <span class="muted small">${t.outbound.bounce.at}</span> · <a href="/tickets/${t.outbound.bounce.reportTicketId}">the bounce</a></dd>`
+      t.replyBounce
+        ? html`<dt>Reply bounced</dt><dd>${describeBounce(t.replyBounce)} <span class="muted small">${t.replyBounce.at}</span> · <a href="/tickets/${t.replyBounce.reportTicketId}">the bounce</a></dd>`
         : null
     }
     ${t.outcome ? html`<dt>Outcome</dt><dd><span class="outcome">${describeOutcome(t.outcome)}</span> <span class="muted small">${t.outcome.at}</span></dd>` : null}

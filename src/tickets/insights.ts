@@ -18,7 +18,7 @@
  * | `agent_runs`             | an agent result is stored           | agent runs                                           |
  * | `llm:<model>:calls`      | an agent result is stored, or an agent run fails | LLM calls of that model                 |
  * | `llm:<model>:in` / `:cached` / `:out` | the same               | prompt (of which cached) and completion tokens       |
- * | `bounced`                | a bounce marks a reply (`recordReplyBounce`) | replies reported undelivered, each once      |
+ * | `bounced`                | a bounce marks a reply              | replies reported undelivered, each once              |
  *
  * A failed agent run stores no result, so its calls are added by the agent worker when the attempt fails
  * (`recordFailedAgentRun`, src/server/metrics.ts), with {@link llmCallFields}; it is not an `agent_runs`.
@@ -82,14 +82,21 @@ export function replyKindOf(kind: OutcomeKind): ReplyKind | undefined {
 
 /**
  * The day-hash increments of one write of the ticket store, as field → amount: those of the outcome it records
- * (reply time, edit-ratio bucket, rejection reason) and those of the agent result it stores (runs, calls, tokens).
- * The outcome counts and edit-ratio sums themselves are counted by the store's own script (`outcomeKeys`).
+ * (reply time, edit-ratio bucket, rejection reason), those of the agent result it stores (runs, calls, tokens), and a
+ * bounce when the write is the one that marks the reply bounced (`change.replyBounced`). The outcome counts and
+ * edit-ratio sums themselves are counted by the store's own script (`outcomeKeys`).
  */
-export function insightFieldsOnWrite(ticket: Pick<Ticket, 'createdAt'>, outcome: TicketOutcome | undefined, agent: AgentResult | undefined): Map<string, number> {
+export function insightFieldsOnWrite(
+  ticket: Pick<Ticket, 'createdAt'>,
+  outcome: TicketOutcome | undefined,
+  agent: AgentResult | undefined,
+  change: { replyBounced?: boolean } = {},
+): Map<string, number> {
   const fields = new Map<string, number>();
   const add = (field: string, n: number) => {
     if (n !== 0) fields.set(field, (fields.get(field) ?? 0) + n);
   };
+  if (change.replyBounced) add(BOUNCED_FIELD, 1);
   if (outcome) {
     const reply = replyKindOf(outcome.kind);
     if (reply) add(`lat:${reply}:${latencyBucket(replySeconds(ticket, outcome))}`, 1);

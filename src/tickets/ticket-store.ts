@@ -43,7 +43,7 @@
  */
 import type { Redis } from 'ioredis';
 import { execAll } from '../queues/connection.js';
-import { BOUNCED_FIELD, insightFieldsOnWrite } from './insights.js';
+import { insightFieldsOnWrite } from './insights.js';
 import { LuaScript } from './lua.js';
 import { TRUST_HISTORY_CAP, citedSources, isReviewOutcome, reviewEntry, trustKeys } from './trust.js';
 import { EDIT_RATIO_SUM_SCALE, editRatioBucketField, outcomeDay, outcomeKeys, outcomeOnEntering, type TicketOutcome } from './outcome.js';
@@ -451,7 +451,7 @@ export class TicketStore {
   }
 
   /**
-   * Marks the reply whose Message-ID is `replyMessageId` as bounced ({@link OutboundInfo.bounce}) and lists its ticket
+   * Marks the reply whose Message-ID is `replyMessageId` as bounced ({@link Ticket.replyBounce}) and lists its ticket
    * among {@link bouncedReplies}. Returns that ticket, or undefined when the id is not one of our replies. Idempotent:
    * a reply already marked keeps its first bounce, so a report read twice (a retried job) or a second report for the
    * same reply changes nothing.
@@ -467,23 +467,21 @@ export class TicketStore {
       // The index also links the customers' own mail: only a ticket whose reply has this id is ours to mark.
       const outbound = current?.outbound;
       if (!current || !outbound || normalizeMessageId(outbound.messageId) !== normalized) return undefined;
-      let marked = false;
-      if (!outbound.bounce) {
-        const next = applyPatch(current, { outbound: { ...outbound, bounce } });
+      let marked = current;
+      if (!current.replyBounce) {
+        // The write that sets the bounce also counts it in the insights' day hash (compareAndSet), so it counts once.
+        const next: Ticket = { ...current, replyBounce: bounce };
         next.updatedAt = this.now().toISOString();
         next.version = current.version + 1;
         const written = await this.compareAndSet(current, next, undefined);
         if (written === 'missing') return undefined;
         if (written === 'conflict') continue;
-        marked = true;
+        marked = next;
       }
-      const first = current.outbound?.bounce ?? bounce;
-      const at = Date.parse(first.at);
-      const index = this.redis.multi().zadd(k.bounced, 'NX', at, ticketId).zremrangebyscore(k.bounced, '-inf', at - BOUNCED_LIST_MS);
-      // The insights count a bounce once, by the write that marked it; a crash before this line loses the count only.
-      if (marked) index.hincrby(outcomeKeys(this.prefix).day(outcomeDay(first.at)), BOUNCED_FIELD, 1);
-      await execAll(index);
-      return (await this.get(ticketId, WITHOUT_AGENT)) ?? current;
+      // Listed after the write: a crash in between is mended by the retried job, which finds the reply marked.
+      const at = Date.parse(marked.replyBounce!.at);
+      await execAll(this.redis.multi().zadd(k.bounced, 'NX', at, ticketId).zremrangebyscore(k.bounced, '-inf', at - BOUNCED_LIST_MS));
+      return marked;
     }
     throw new TicketConflictError(ticketId, [], undefined, true);
   }
@@ -704,7 +702,8 @@ export class TicketStore {
     const agentMode = agentPatch === null ? 'del' : agent !== undefined ? 'set' : 'keep';
     // An agent result is counted (runs, calls, tokens) by the write that stores it, i.e. once per agent run; not by
     // one that merely moves an older ticket's result out of its document.
-    const counted = outcomeCounting(this.prefix, outcome, next.updatedAt, insightFieldsOnWrite(next, outcome, agentPatch ? next.agent : undefined));
+    const insights = insightFieldsOnWrite(next, outcome, agentPatch ? next.agent : undefined, { replyBounced: !current.replyBounce && next.replyBounce !== undefined });
+    const counted = outcomeCounting(this.prefix, outcome, next.updatedAt, insights);
     const [kind, bucket, ratio, ...pairs] = counted.args;
     const result = await CAS.run(
       this.redis,

@@ -148,14 +148,15 @@ export interface OutboundInfo {
    * while none was filed. Written after the APPEND, so a copy job that runs again does nothing.
    */
   sentCopy?: { mailbox: string; at: string };
-  /**
-   * The reply did not arrive: a bounce naming its Message-ID came back after the SMTP server accepted it. Set once,
-   * by the first such report (later ones change nothing); the customer got no answer, so the review page shows it.
-   */
-  bounce?: ReplyBounce;
 }
 
-/** A bounce of our reply, as recorded on the replied ticket ({@link OutboundInfo.bounce}). */
+/** What a bounce said, in one line: its status and the receiving server's words, then the recipient. */
+export function describeBounce(bounce: Pick<ReplyBounce, 'status' | 'diagnostic' | 'recipient'>): string {
+  const said = [bounce.status, bounce.diagnostic].filter(Boolean).join(' ') || 'no reason given';
+  return bounce.recipient ? `${said} (to ${bounce.recipient})` : said;
+}
+
+/** A bounce of our reply, as recorded on the replied ticket ({@link Ticket.replyBounce}). */
 export interface ReplyBounce {
   /** When the bounce was read (ISO 8601). */
   at: string;
@@ -247,6 +248,13 @@ export interface Ticket {
   draft?: string;
   /** Our reply's Message-ID and delivery record; absent until a reply is prepared for sending. */
   outbound?: OutboundInfo;
+  /**
+   * The reply did not arrive: a bounce naming its Message-ID came back after the SMTP server accepted it. Set once,
+   * by the first such report (later ones change nothing), and only by `TicketStore.recordReplyBounce`. A field of its
+   * own, not part of {@link outbound}: the writes that update `outbound` (the Sent-folder copy) start from a copy read
+   * earlier and would drop it.
+   */
+  replyBounce?: ReplyBounce;
   /** What the latest approval changed of the agent's draft; set by the approval, read when the reply is sent. */
   approval?: ApprovalRecord;
   /**

@@ -121,7 +121,7 @@ describe('a bounce of our reply', () => {
 
     const marked = await running.store.require(replied.id);
     expect(marked.state).toBe('sent');
-    expect(marked.outbound?.bounce).toMatchObject({
+    expect(marked.replyBounce).toMatchObject({
       reportTicketId: first.ticketId,
       recipient: 'gone@customer.example',
       status: '5.1.1',
@@ -135,7 +135,7 @@ describe('a bounce of our reply', () => {
     // A second report of the same reply changes nothing and is not counted again.
     const second = await ingest(running, dsn('2', replyId, 'gone@customer.example', 'failed'));
     expect((await waitForState(running.store, second.ticketId, ['ignored'])).reason).toContain(replied.id);
-    expect((await running.store.require(replied.id)).outbound?.bounce?.reportTicketId).toBe(first.ticketId);
+    expect((await running.store.require(replied.id)).replyBounce?.reportTicketId).toBe(first.ticketId);
     expect(await bouncedCount(running)).toBe(1);
     expect((await insights()).bounced).toBe(1);
 
@@ -153,6 +153,19 @@ describe('a bounce of our reply', () => {
     expect(servers.smtp.messages).toHaveLength(1);
   });
 
+  it('the Sent-folder copy, written from a copy of the ticket read before the bounce, keeps the bounce', async () => {
+    const running = await run();
+    const replied = await answered(running, 'copied');
+    // What jobs/copy-to-sent.ts does: read the ticket, APPEND (meanwhile the bounce is read), record the copy.
+    const beforeBounce = await running.store.require(replied.id);
+    const report = await ingest(running, dsn('7', replied.outbound!.messageId, 'copied@customer.example', 'failed'));
+    await waitForState(running.store, report.ticketId, ['ignored']);
+    await running.store.update(replied.id, { outbound: { ...beforeBounce.outbound!, sentCopy: { mailbox: 'Sent', at: new Date().toISOString() } } });
+    const after = await running.store.require(replied.id);
+    expect(after.outbound?.sentCopy?.mailbox).toBe('Sent');
+    expect(after.replyBounce?.reportTicketId).toBe(report.ticketId);
+  });
+
   it('a delay notice, or a bounce of mail that is not ours, marks nothing', async () => {
     const running = await run();
     const replied = await answered(running, 'slow');
@@ -165,7 +178,7 @@ describe('a bounce of our reply', () => {
       expect(ticket.state).toBe('ignored');
       expect(ticket.reason).not.toContain('did not arrive');
     }
-    expect((await running.store.require(replied.id)).outbound?.bounce).toBeUndefined();
+    expect((await running.store.require(replied.id)).replyBounce).toBeUndefined();
     expect((await running.store.bouncedReplies(10)).total).toBe(0);
     expect(await dashboardPage(running)).not.toContain('Replies that did not arrive');
   });
