@@ -143,8 +143,21 @@ export function isBounce(mail: ClassifiableMail): boolean {
   return bounceDetail(mail) !== undefined;
 }
 
+// What a report is, by its report-type (RFC 6522) or its own type, for the operator reading the reason.
+const REPORT_KINDS: Record<string, string> = {
+  'disposition-notification': 'read receipt',
+  'message/disposition-notification': 'read receipt',
+  'feedback-report': 'spam complaint',
+  'message/feedback-report': 'spam complaint',
+};
+
 function bounceDetail(mail: ClassifiableMail): string | undefined {
-  if (REPORT_TYPES.has(mail.contentType)) return `Content-Type: ${mail.contentType}`;
+  if (REPORT_TYPES.has(mail.contentType)) {
+    const reportType = /;\s*report-type\s*=\s*"?([\w.-]+)/i.exec(values(mail, 'content-type')[0] ?? '')?.[1]?.toLowerCase();
+    const header = `Content-Type: ${mail.contentType}${reportType ? `; report-type=${reportType}` : ''}`;
+    const kind = REPORT_KINDS[reportType ?? mail.contentType];
+    return kind ? `${kind} (${header})` : header;
+  }
   // The topmost Return-Path is the one the final MTA wrote; an empty reverse-path is how MTAs send bounces.
   const returnPath = values(mail, 'return-path')[0];
   if (returnPath !== undefined && stripComments(returnPath).replace(/\s+/g, '') === '<>') return 'Return-Path: <>';

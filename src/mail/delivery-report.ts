@@ -41,6 +41,10 @@ const MAX_SCANNED_CHARS = 64 * 1024;
 
 const ORIGINAL_PARTS = new Set(['message/rfc822', 'text/rfc822-headers', 'message/rfc822-headers', 'message/global', 'message/global-headers']);
 const STATUS_PARTS = new Set(['message/delivery-status', 'message/global-delivery-status']);
+// Reports of the same multipart/report shape that are not about delivery: a read receipt (RFC 8098) and a mailbox
+// provider's spam complaint (RFC 5965). Both quote the original's headers as a bounce does, and a read receipt of
+// our reply says it arrived.
+const NOT_DELIVERY_PARTS = new Set(['message/disposition-notification', 'message/global-disposition-notification', 'message/feedback-report']);
 const MESSAGE_ID_LINE = /^[ \t>]*Message-ID[ \t]*:[ \t]*(<[^<>\s]{3,250}>)/gim;
 // Notices that say the mail is still on its way, in the words of sendmail, Postfix, Exchange and Japanese MTAs.
 const WARNING =
@@ -50,9 +54,11 @@ const SMTP_REPLY = /(?:^|[\s(:;])([45]\d\d[ -](?:[45]\.\d{1,3}\.\d{1,3}\b)?[^\n]
 
 /**
  * The report of a bounce, from its text and its parts; undefined when it names no original Message-ID (nothing to
- * match it with). Pure and bounded: at most the first 64 KB of the text and of each part are read.
+ * match it with), and for a read receipt or a spam complaint, which are not about delivery. Pure and bounded: at most
+ * the first 64 KB of the text and of each part are read.
  */
 export function deliveryReportOf(text: string, parts: readonly ReportPart[]): DeliveryReport | undefined {
+  if (parts.some((p) => NOT_DELIVERY_PARTS.has(p.contentType.toLowerCase()))) return undefined;
   const originals = parts.filter((p) => ORIGINAL_PARTS.has(p.contentType.toLowerCase())).map((p) => headerBlock(p.content));
   const statusTexts = [text.slice(0, MAX_SCANNED_CHARS), ...parts.filter((p) => STATUS_PARTS.has(p.contentType.toLowerCase())).map((p) => p.content.toString('utf8', 0, MAX_SCANNED_CHARS))];
   // The attached original's headers first: its Message-ID is the one the report is about. Quoted headers in the text

@@ -91,6 +91,42 @@ function dsn(tag: string, replyMessageId: string, recipient: string, action: 'fa
   });
 }
 
+/** A read receipt (RFC 8098) of `replyMessageId`, as Thunderbird sends one: the reply's headers quoted as in a bounce. */
+function readReceipt(tag: string, replyMessageId: string, recipient: string): Buffer {
+  const body = [
+    '--mdn',
+    'Content-Type: text/plain; charset=UTF-8',
+    '',
+    `This is a Return Receipt for the mail that you sent to ${recipient}.`,
+    '',
+    '--mdn',
+    'Content-Type: message/disposition-notification',
+    '',
+    'Reporting-UA: customer.example; Thunderbird 128.0',
+    `Final-Recipient: rfc822;${recipient}`,
+    `Original-Message-ID: ${replyMessageId}`,
+    'Disposition: manual-action/MDN-sent-manually; displayed',
+    '',
+    '--mdn',
+    'Content-Type: text/rfc822-headers',
+    '',
+    'From: XYZ Support <support@support.example>',
+    `To: ${recipient}`,
+    'Subject: Re: パスワードについて',
+    `Message-ID: ${replyMessageId}`,
+    '',
+    '--mdn--',
+    '',
+  ].join('\n');
+  return buildMail({
+    messageId: customerMessageId(`mdn-${tag}`),
+    from: recipient,
+    subject: 'Return Receipt (displayed) - Re: パスワードについて',
+    body: '',
+    rawBody: { contentType: 'multipart/report; report-type=disposition-notification; boundary=mdn', body },
+  });
+}
+
 async function dashboardPage(running: RunningRoles, pathname = '/'): Promise<string> {
   const app = createDashboardApp({ config: running.services.config, redis: await running.services.producer(), store: running.store, queues: await running.services.queues() });
   const server = createServer(app);
@@ -166,14 +202,15 @@ describe('a bounce of our reply', () => {
     expect(after.replyBounce?.reportTicketId).toBe(report.ticketId);
   });
 
-  it('a delay notice, or a bounce of mail that is not ours, marks nothing', async () => {
+  it('a delay notice, a read receipt, or a bounce of mail that is not ours, marks nothing', async () => {
     const running = await run();
     const replied = await answered(running, 'slow');
     const delayed = await ingest(running, dsn('3', replied.outbound!.messageId, 'slow@customer.example', 'delayed'));
+    const opened = await ingest(running, readReceipt('3', replied.outbound!.messageId, 'slow@customer.example'));
     const foreign = await ingest(running, dsn('4', '<not-ours@elsewhere.example>', 'x@customer.example', 'failed'));
     // The customer's own mail is linked in the same index as our replies: a bounce naming it is not a bounce of ours.
     const own = await ingest(running, dsn('5', replied.messageId, 'slow@customer.example', 'failed'));
-    for (const { ticketId } of [delayed, foreign, own]) {
+    for (const { ticketId } of [delayed, opened, foreign, own]) {
       const ticket = await waitForState(running.store, ticketId, ['ignored', 'parked', 'sent', 'drafted']);
       expect(ticket.state).toBe('ignored');
       expect(ticket.reason).not.toContain('did not arrive');

@@ -132,6 +132,17 @@ describe('decideReply', () => {
     }
   });
 
+  // A report's reason says what kind of report it is, so the operator does not read a read receipt as a bounce.
+  it.each([
+    ['multipart/report; report-type=delivery-status; boundary=x', 'multipart/report', 'Content-Type: multipart/report; report-type=delivery-status'],
+    ['multipart/report; report-type="disposition-notification"', 'multipart/report', 'read receipt (Content-Type: multipart/report; report-type=disposition-notification)'],
+    ['multipart/report; boundary=x; Report-Type=feedback-report', 'multipart/report', 'spam complaint (Content-Type: multipart/report; report-type=feedback-report)'],
+    ['message/disposition-notification', 'message/disposition-notification', 'read receipt (Content-Type: message/disposition-notification)'],
+    ['multipart/report', 'multipart/report', 'Content-Type: multipart/report'],
+  ])('a report of Content-Type %s (%s) is a bounce described as %s', (header, contentType, detail) => {
+    expect(decideReply(mailWith({ contentType, headers: { 'content-type': [header] } }), ctx)).toEqual({ answer: false, reason: 'bounce', detail });
+  });
+
   // Out-of-office notices from systems that write none of the headers (client-side rules, some groupware) answer a
   // mail under its subject behind a fixed prefix. Only a reply counts: a new mail may well ask about such settings.
   const reply = { inReplyTo: '<our-reply@support.example>' };

@@ -123,4 +123,47 @@ describe('which mail carries a delivery report', () => {
     const mail = await parseInboundMail(Buffer.from(forwarded.replace('From: Taro <taro@customer.example>', 'From: MAILER-DAEMON@mx.customer.example')));
     expect(mail.deliveryReport).toMatchObject({ failed: true, messageIds: ['<original@elsewhere.example>'] });
   });
+
+  // A read receipt (RFC 8098 MDN) as Thunderbird and Outlook send it: a multipart/report that quotes our reply's
+  // headers, like a bounce, but says the customer opened the reply. Reading it as a failure marked the reply as
+  // "did not arrive" and invited the operator to send it again.
+  const readReceipt = (reportType: string, notificationType: string) =>
+    [
+      'From: Taro Yamada <taro@customer.example>',
+      'To: support@support.example',
+      'Subject: Return Receipt (displayed) - Re: How do I reset my password?',
+      'Message-ID: <mdn@customer.example>',
+      'MIME-Version: 1.0',
+      `Content-Type: multipart/report; report-type=${reportType}; boundary="b1"`,
+      '',
+      '--b1',
+      'Content-Type: text/plain; charset=UTF-8',
+      '',
+      'This is a Return Receipt for the mail that you sent to taro@customer.example.',
+      '--b1',
+      `Content-Type: ${notificationType}`,
+      '',
+      'Reporting-UA: customer.example; Thunderbird 128.0',
+      'Final-Recipient: rfc822;taro@customer.example',
+      'Original-Message-ID: <reply1@support.example>',
+      'Disposition: manual-action/MDN-sent-manually; displayed',
+      '--b1',
+      'Content-Type: text/rfc822-headers',
+      '',
+      'From: Support <support@support.example>',
+      'To: taro@customer.example',
+      'Subject: Re: How do I reset my password?',
+      'Message-ID: <reply1@support.example>',
+      '--b1--',
+      '',
+    ].join('\r\n');
+
+  it.each([
+    ['a read receipt', 'disposition-notification', 'message/disposition-notification'],
+    ['a read receipt without its report-type', '""', 'message/disposition-notification'],
+    ["a mailbox provider's spam complaint (ARF)", 'feedback-report', 'message/feedback-report'],
+  ])('%s is no report on delivery, though it quotes our reply', async (_what, reportType, notificationType) => {
+    const mail = await parseInboundMail(Buffer.from(readReceipt(reportType, notificationType)));
+    expect(mail.deliveryReport).toBeUndefined();
+  });
 });
