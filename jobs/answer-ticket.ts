@@ -283,9 +283,9 @@ async function settle(ticket: Ticket, result: AgentResult, deps: AnswerTicketDep
 }
 
 /**
- * The checks that need no agent, in the order of the brief: mail that must not be answered is `ignored`; mail with
- * nothing to answer, or from a sender over the hourly auto-reply limit, is `parked` (kept for a person, not
- * dropped). Returns undefined when the agent should run.
+ * The checks that need no agent, in the order of the brief: mail that must not be answered is `ignored`; mail the
+ * agent cannot read, mail with nothing to answer, or from a sender over the hourly auto-reply limit, is `parked`
+ * (kept for a person, not dropped). Returns undefined when the agent should run.
  */
 async function checkBeforeAgent(
   ticket: Ticket,
@@ -300,6 +300,8 @@ async function checkBeforeAgent(
   // SPAM_ACTION=park: a person looks at what the filter flagged (no draft is made for it), nothing is sent.
   if (!decision.answer && decision.reason === 'spam' && config.SPAM_ACTION === 'park') return { to: 'parked', reason: `spam: ${decision.detail}` };
   if (!decision.answer) return { to: 'ignored', reason: `${decision.reason}: ${decision.detail}`, ignoreReason: decision.reason };
+  // Before the question check: an encrypted mail's question is its subject at best, and the reason says why.
+  if (ticket.unreadable) return { to: 'parked', reason: ticket.unreadable };
 
   if (!hasQuestion(ticket)) return { to: 'parked', reason: 'no question: empty subject and body' };
 

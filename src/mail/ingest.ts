@@ -164,6 +164,7 @@ export function ticketInputForMail(
   const mailDate = mail && mailDateOf(mail);
   if (mailDate) input.mailDate = mailDate;
   if (mail?.deliveryReport && extra.parseError === undefined) input.deliveryReport = mail.deliveryReport;
+  if (mail?.unreadable && extra.parseError === undefined) input.unreadable = mail.unreadable;
   if (extra.conversationId) input.conversationId = extra.conversationId;
   if (extra.parseError !== undefined) {
     input.state = 'parked';

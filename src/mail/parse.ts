@@ -11,6 +11,7 @@ import { createLogger } from '../logger.js';
 import { isUsableAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
 import { isBounce } from './classify.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
+import { unreadableReason } from './unreadable.js';
 import { limitHtmlNesting, MAX_HTML_DEPTH } from './html-nesting.js';
 import { normaliseMessageId, parseMessageIdList } from './message-id.js';
 
@@ -76,6 +77,11 @@ export interface InboundMail {
    * every other mail.
    */
   deliveryReport?: DeliveryReport;
+  /**
+   * Why the agent cannot answer the mail from its text (encrypted, only in winmail.dat, a calendar invitation), see
+   * `unreadableReason`; absent for mail it can read.
+   */
+  unreadable?: string;
 }
 
 /** Options of {@link parseInboundMail}. */
@@ -654,6 +660,13 @@ async function parseHeadersOnly(raw: Buffer, notes: Notes): Promise<ParsedMail> 
   return mail;
 }
 
+/** The parameters of a structured header as mailparser reports it (`{ value, params }`); {} for anything else. */
+function paramsOf(header: unknown): Record<string, string> {
+  const params = typeof header === 'object' && header !== null && 'params' in header ? (header as { params: unknown }).params : undefined;
+  if (typeof params !== 'object' || params === null) return {};
+  return Object.fromEntries(Object.entries(params).filter((e): e is [string, string] => typeof e[1] === 'string').map(([k, v]) => [k.toLowerCase(), v]));
+}
+
 function contentTypeOf(mail: ParsedMail): string {
   const header = mail.headers.get('content-type');
   const value = typeof header === 'object' && header !== null && 'value' in header ? String(header.value) : '';
@@ -784,6 +797,12 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
     parseWarnings: notes.warnings,
   };
   if (notes.charset.length > 0) mail.charsetProblems = notes.charset;
+  const unreadable = unreadableReason({
+    top: { contentType: mail.contentType, params: paramsOf(parsed.headers.get('content-type')) },
+    text,
+    parts: (parsed.attachments ?? []).map((a) => ({ contentType: a.contentType || '', params: paramsOf(a.headers?.get('content-type')), filename: a.filename })),
+  });
+  if (unreadable) mail.unreadable = unreadable;
   if (isBounce(mail)) {
     const report = deliveryReportOf(text, (parsed.attachments ?? []).map((a) => ({ contentType: a.contentType || '', content: a.content ?? Buffer.alloc(0) })));
     if (report) mail.deliveryReport = report;

@@ -242,6 +242,11 @@ export interface Ticket {
    * marks our reply it names as bounced when it ignores this mail.
    */
   deliveryReport?: DeliveryReport;
+  /**
+   * Why the agent cannot answer the mail from its text (encrypted, only in winmail.dat, a calendar invitation),
+   * recorded at ingest (src/mail/unreadable.ts): the agent worker parks the ticket with it instead of answering.
+   */
+  unreadable?: string;
   /** The agent's full result (plan, subtasks, sources, usage); absent until the agent ran. */
   agent?: AgentResult;
   /** The reply text to send: the agent's answer, or a person's edit of it. */
@@ -338,6 +343,8 @@ export interface NewTicketInput {
   mailDate?: string;
   /** What a bounce reports ({@link Ticket.deliveryReport}). */
   deliveryReport?: DeliveryReport;
+  /** Why the agent cannot read the mail ({@link Ticket.unreadable}). */
+  unreadable?: string;
 }
 
 /** Builds a new ticket (not yet stored) with its first history entry. */
@@ -376,6 +383,7 @@ export function newTicket(input: NewTicketInput, now: Date = new Date()): Ticket
   if (input.noticedAt) ticket.noticedAt = input.noticedAt;
   if (input.mailDate) ticket.mailDate = input.mailDate;
   if (input.deliveryReport) ticket.deliveryReport = input.deliveryReport;
+  if (input.unreadable) ticket.unreadable = input.unreadable;
   return ticket;
 }
 

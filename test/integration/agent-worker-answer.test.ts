@@ -109,6 +109,52 @@ describe('agent worker and sender', () => {
     expect(servers.smtp.messages).toHaveLength(1);
   });
 
+  // Mail the agent cannot read: it would answer the subject alone, or an invitation's boilerplate as a question.
+  it('parks encrypted mail, winmail.dat alone and calendar invitations for a person, without a model call', async () => {
+    const running = await run();
+    const smime = buildMail({
+      messageId: customerMessageId(),
+      from: 'a@customer.example',
+      subject: 'Encrypted question',
+      body: '',
+      rawBody: { contentType: 'application/pkcs7-mime; smime-type=enveloped-data; name="smime.p7m"', body: 'MIAGCSqGSIb3DQEHA6CAMIACAQAxggFGMIIBQgIBADAqMCUxIzAh' },
+    });
+    const tnef = buildMail({
+      messageId: customerMessageId(),
+      from: 'b@customer.example',
+      subject: 'Cannot log in',
+      body: '',
+      rawBody: {
+        contentType: 'multipart/mixed; boundary=b',
+        body: ['--b', 'Content-Type: application/ms-tnef; name="winmail.dat"', 'Content-Disposition: attachment; filename="winmail.dat"', '', 'eJ8+IhAAAQaQCAAEAAAAAAABAAEAAQeQBgAIAAAA5AQAAAAAAADoAAEIgAcAGAAAAElQTS5NaWNy', '--b--', ''].join('\n'),
+      },
+    });
+    const invitation = buildMail({
+      messageId: customerMessageId(),
+      from: 'c@customer.example',
+      subject: 'Invitation: Onboarding call @ Wed Nov 25, 2026 10am (JST)',
+      body: '',
+      rawBody: {
+        contentType: 'multipart/alternative; boundary=b',
+        body: ['--b', 'Content-Type: text/plain; charset=UTF-8', '', 'You have been invited to the following event.', '--b', 'Content-Type: text/calendar; charset=UTF-8; method=REQUEST', '', 'BEGIN:VCALENDAR', 'METHOD:REQUEST', 'END:VCALENDAR', '--b--', ''].join('\n'),
+      },
+    });
+    const reasons: Array<string | undefined> = [];
+    for (const raw of [smime, tnef, invitation]) {
+      const { ticketId } = await ingest(running, raw);
+      const ticket = await waitForState(running.store, ticketId, ['parked', 'sent', 'ignored', 'failed']);
+      expect(ticket.state).toBe('parked');
+      reasons.push(ticket.reason);
+    }
+    expect(reasons).toEqual([
+      'encrypted mail (S/MIME): its text cannot be read here',
+      "the text is only in winmail.dat (Outlook's rich-text format), which is not read here",
+      'calendar invitation (text/calendar; method=REQUEST): a person answers it',
+    ]);
+    expect(servers.llm.requests).toHaveLength(0);
+    expect(servers.smtp.attempts).toHaveLength(0);
+  });
+
   it('the same question from the same sender again is parked, naming the first, while the first is answered', async () => {
     const running = await run();
     const ask = (from: string, subject: string, body = QUESTION) => ingest(running, buildMail({ messageId: customerMessageId(), from, subject, body }));

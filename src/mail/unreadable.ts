@@ -1,0 +1,65 @@
+/**
+ * Mail whose text the agent cannot read although it looks like a question: encrypted mail (S/MIME, OpenPGP), an
+ * S/MIME signature that wraps the text, Outlook's rich text sent only as `winmail.dat`, and calendar invitations
+ * and their answers (iMIP). Without this the agent answers the subject alone, or answers an invitation's boilerplate
+ * as if it were a question; such mail is parked for a person with the reason this gives.
+ */
+
+/** A MIME part as the check reads it: its type, its Content-Type parameters (lower-case names) and file name. */
+export interface MimePartInfo {
+  contentType: string;
+  params?: Record<string, string> | undefined;
+  filename?: string | undefined;
+}
+
+/** What {@link unreadableReason} reads of a parsed mail. */
+export interface UnreadableCheckInput {
+  /** The top-level part. */
+  top: MimePartInfo;
+  /** The mail's text (the text parts, or the HTML as text). */
+  text: string;
+  /** The parts mailparser hands over as attachments (calendar parts among them). */
+  parts: readonly MimePartInfo[];
+}
+
+// RFC 5546's methods that ask something of the recipient or answer an invitation; PUBLISH is a calendar file shared
+// as is (a customer attaching an export to a question) and stays with the agent.
+const IMIP_METHODS: Record<string, string> = {
+  REQUEST: 'calendar invitation',
+  ADD: 'calendar invitation',
+  CANCEL: 'calendar cancellation',
+  REPLY: 'answer to a calendar invitation',
+  COUNTER: 'answer to a calendar invitation',
+  DECLINECOUNTER: 'answer to a calendar invitation',
+  REFRESH: 'calendar request',
+};
+const PKCS7 = new Set(['application/pkcs7-mime', 'application/x-pkcs7-mime']);
+const TNEF = new Set(['application/ms-tnef', 'application/vnd.ms-tnef']);
+// An armoured OpenPGP message at the start of a line: an inline-encrypted mail (a signed one is readable as is).
+const PGP_MESSAGE = /^-----BEGIN PGP MESSAGE-----$/m;
+
+/**
+ * Why the agent cannot answer this mail from its text, as a ticket reason; undefined for mail it can read. Pure:
+ * reads the MIME types and parameters mailparser reports, and the text.
+ */
+export function unreadableReason(mail: UnreadableCheckInput): string | undefined {
+  const top = mail.top.contentType.toLowerCase();
+  if (top === 'multipart/encrypted') return 'encrypted mail (OpenPGP/MIME): its text cannot be read here';
+  if (PKCS7.has(top)) {
+    const kind = (mail.top.params?.['smime-type'] ?? '').toLowerCase();
+    return kind === 'signed-data'
+      ? 'S/MIME mail signed in opaque form (smime.p7m): its text is inside the signature and is not read here'
+      : 'encrypted mail (S/MIME): its text cannot be read here';
+  }
+  if (PGP_MESSAGE.test(mail.text)) return 'encrypted mail (OpenPGP, inline): its text cannot be read here';
+  for (const part of mail.parts) {
+    if (part.contentType.toLowerCase() !== 'text/calendar') continue;
+    const method = (part.params?.method ?? '').toUpperCase();
+    const what = IMIP_METHODS[method];
+    if (what) return `${what} (text/calendar; method=${method}): a person answers it`;
+  }
+  const hasText = /[\p{L}\p{N}]/u.test(mail.text);
+  const tnef = mail.parts.find((p) => TNEF.has(p.contentType.toLowerCase()) || p.filename?.toLowerCase() === 'winmail.dat');
+  if (tnef && !hasText) return "the text is only in winmail.dat (Outlook's rich-text format), which is not read here";
+  return undefined;
+}
