@@ -541,7 +541,7 @@ export function extractQuestion(text: string, subject = ''): string {
     const cut = source.lastIndexOf('\n', MAX_QUESTION_SOURCE_CHARS);
     source = source.slice(0, cut > 0 ? cut : MAX_QUESTION_SOURCE_CHARS);
   }
-  let lines = source.split('\n');
+  let lines = unwrapClearSigned(source.split('\n'));
   const historyStart = quotedHistoryStart(lines);
   if (historyStart >= 0) lines = lines.slice(0, historyStart);
   lines = lines.filter((l) => !QUOTED_LINE.test(l));
@@ -556,6 +556,22 @@ export function extractQuestion(text: string, subject = ''): string {
     .replace(/\n{3,}/g, '\n\n')
     .trim();
   return /[\p{L}\p{N}]/u.test(question) ? question : subjectAsQuestion(subject);
+}
+
+/**
+ * The signed text of an OpenPGP clear-signed message (RFC 4880 §7), without the armour lines, the `Hash:` header and
+ * the signature block, dash-escaped lines (`- -…`) restored; the lines as they are when they hold no such message.
+ */
+function unwrapClearSigned(lines: string[]): string[] {
+  const start = lines.findIndex((l) => l.trimEnd() === '-----BEGIN PGP SIGNED MESSAGE-----');
+  if (start < 0) return lines;
+  const end = lines.findIndex((l, i) => i > start && l.trimEnd() === '-----BEGIN PGP SIGNATURE-----');
+  const close = lines.findIndex((l, i) => i > end && l.trimEnd() === '-----END PGP SIGNATURE-----');
+  if (end < 0 || close < 0) return lines;
+  let body = start + 1;
+  while (body < end && lines[body]!.trim() !== '') body += 1; // the armour headers (Hash: …) end at a blank line
+  const signed = lines.slice(body + 1, end).map((l) => (l.startsWith('- ') ? l.slice(2) : l));
+  return [...lines.slice(0, start), ...signed, ...lines.slice(close + 1)];
 }
 
 // ---------------------------------------------------------------------------------------------------------------

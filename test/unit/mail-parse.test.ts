@@ -253,6 +253,13 @@ describe('parseInboundMail: question', () => {
     ['separator line not followed by contact details is kept', 'Steps:\n-----\nopen the app\nclick export', 'Steps:\n-----\nopen the app\nclick export'],
     ['forwarded message', 'See the error below.\n\n---------- Forwarded message ---------\nFrom: System <noreply@x.example>\nDate: today\n\nError 500', 'See the error below.'],
     ['reply prefix stripped from a subject fallback', '\n\n> only a quote\n', 'Backup'],
+    // OpenPGP clear-signed text (RFC 4880 §7): the armour, the Hash header and the signature are no part of the question.
+    [
+      'PGP clear-signed',
+      '-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nHow do I reset my password?\n- -- dash-escaped line\n-----BEGIN PGP SIGNATURE-----\n\niQEzBAEBCAAdFiEE\n=abcd\n-----END PGP SIGNATURE-----\n',
+      'How do I reset my password?\n-- dash-escaped line',
+    ],
+    ['PGP armour quoted in a question is kept', 'Why does my mail show this?\n-----BEGIN PGP SIGNATURE-----', 'Why does my mail show this?\n-----BEGIN PGP SIGNATURE-----'],
   ])('%s', (_name, text, expected) => {
     expect(extractQuestion(text, 'Re: Backup')).toBe(expected);
   });
