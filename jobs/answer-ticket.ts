@@ -30,7 +30,7 @@ import type { AgentResult, AgentRunSpend, LlmUsage, Subtask } from '../src/agent
 import type { Config } from '../src/config.js';
 import { learnGapsFrom } from '../src/knowledge/gaps.js';
 import { createLogger, type Logger } from '../src/logger.js';
-import { decideReply, hasQuestion, type IgnoreReason, type ReplySignals } from '../src/mail/classify.js';
+import { decideReply, hasQuestion, ourAddressesOf, type IgnoreReason, type ReplySignals } from '../src/mail/classify.js';
 import { MailParseError, parseInboundMail } from '../src/mail/parse.js';
 import { loadRaw } from '../src/mail/raw-store.js';
 import { produce } from '../src/queues/connection.js';
@@ -293,7 +293,7 @@ async function checkBeforeAgent(
 ): Promise<{ to: 'ignored' | 'parked'; reason: string; ignoreReason?: IgnoreReason } | undefined> {
   const { config } = deps;
   const signals = ticket.replySignals ?? (await replySignalsFromRaw(ticket, deps));
-  const ourAddresses = [...(config.MAIL_FROM ? [config.MAIL_FROM] : []), ...config.SUPPORT_ADDRESSES];
+  const ourAddresses = ourAddressesOf(config);
   const spamHeader = config.SPAM_HEADER ? { name: config.SPAM_HEADER, value: config.SPAM_HEADER_VALUE } : undefined;
   // The subject and the thread are on the ticket itself (an out-of-office notice is a reply under a fixed prefix).
   const decision = decideReply({ ...signals, subject: ticket.subject, inReplyTo: ticket.inReplyTo, references: ticket.references }, { ourAddresses, spamHeader });

@@ -365,7 +365,7 @@ export const VARIABLES = {
   SUPPORT_ADDRESSES: {
     schema: csvList,
     default: '',
-    description: 'Comma-separated aliases of the support mailbox; mail from them is never answered',
+    description: 'Comma-separated aliases of the support mailbox, and the group address when the support address is a Google Group or mailing list; mail from them is never answered',
     sensitive: false,
     group: 'mail',
   },

@@ -3,11 +3,17 @@
  * conversations with machines: auto-responders, bounces, mailing lists, itself. Rate limiting and the "is there a
  * question at all" check need state or come later in the pipeline and are not decided here.
  */
-import { isUsableAddress, localPart, normaliseAddress, ownAddressMatcher, parseAddressList, stripComments } from './addresses.js';
+import { isUsableAddress, localPart, normaliseAddress, ownAddressMatcher, parseAddressList, stripComments, type MailAddress } from './addresses.js';
+import type { Config } from '../config.js';
 import type { InboundMail } from './parse.js';
 
 /** Why a mail is not answered. */
 export type IgnoreReason = 'auto-reply' | 'bounce' | 'list' | 'loop' | 'own-address' | 'spam' | 'no-reply-sender' | 'no-sender';
+
+/** Our own addresses, as {@link ReplyContext.ourAddresses} takes them: MAIL_FROM and SUPPORT_ADDRESSES. */
+export function ourAddressesOf(config: Pick<Config, 'MAIL_FROM' | 'SUPPORT_ADDRESSES'>): string[] {
+  return [...(config.MAIL_FROM ? [config.MAIL_FROM] : []), ...config.SUPPORT_ADDRESSES];
+}
 
 /** The outcome of {@link decideReply}; `detail` names the header or address that decided, for logs and the dashboard. */
 export type ReplyDecision = { answer: true } | { answer: false; reason: IgnoreReason; detail: string };
@@ -197,6 +203,41 @@ function listDetail(mail: ClassifiableMail): string | undefined {
   return undefined;
 }
 
+/**
+ * The customer behind a From that our own group rewrote to itself (Google Groups and Mailman do so for senders whose
+ * domain publishes a strict DMARC policy, and put the sender in Reply-To): the Reply-To mailbox; undefined for any
+ * other mail. The ticket's sender is then the customer, so the per-sender limits and the repeated-question check do
+ * not count every such customer as one sender, ourselves.
+ */
+export function customerBehindOwnGroup(mail: ClassifiableMail, ourAddresses: readonly string[]): MailAddress | undefined {
+  const isOurs = ownAddressMatcher(ourAddresses);
+  return isOurs(mail.from?.address) && isViaOwnGroup(mail, ourAddresses, isOurs) ? customerInReplyTo(mail, isOurs) : undefined;
+}
+
+function customerInReplyTo(mail: ClassifiableMail, isOurs: (address: string | undefined) => boolean): MailAddress | undefined {
+  return mail.replyTo && !isOurs(mail.replyTo.address) ? mail.replyTo : undefined;
+}
+
+/**
+ * True when the mail's list headers name one of our own addresses as the list itself: the support address is a
+ * group (Google Groups, Mailman) delivering to the mailbox we poll. Read from `List-Post`'s mailto, `Mailing-List`'s
+ * `list <address>` (Google Groups, ezmlm) and `List-Id`, whose id is the list address with `@` as `.` by the common
+ * convention (RFC 2919 §3 leaves it free; Google Groups and Mailman follow it).
+ */
+function isViaOwnGroup(mail: ClassifiableMail, ourAddresses: readonly string[], isOurs: (address: string | undefined) => boolean): boolean {
+  for (const value of values(mail, 'list-post')) {
+    for (const [, address] of value.matchAll(/<mailto:([^>?\s]+)/gi)) if (isOurs(address)) return true;
+  }
+  for (const value of values(mail, 'mailing-list')) {
+    const address = /^\s*list\s+([^;\s]+)/i.exec(value)?.[1];
+    if (isOurs(address)) return true;
+  }
+  const ids = values(mail, 'list-id').map((v) => /<([^<>\s]+)>/.exec(v)?.[1]?.toLowerCase());
+  if (ids.every((id) => id === undefined)) return false;
+  const ourIds = new Set(parseAddressList(ourAddresses.join(', ')).map((a) => a.address.toLowerCase().replace('@', '.')));
+  return ids.some((id) => id !== undefined && ourIds.has(id));
+}
+
 function loopDetail(mail: ClassifiableMail, isOurs: (address: string | undefined) => boolean, marker: string | undefined): string | undefined {
   const needle = marker?.trim().toLowerCase();
   for (const value of values(mail, 'x-loop')) {
@@ -242,7 +283,8 @@ export function isNoReplyAddress(address: string): boolean {
  * Rules, first match wins; the order puts the most specific evidence first so `reason` says what really happened:
  * 1. `loop` — X-Loop contains one of our addresses or `loopMarker`: our own mail came back.
  * 2. `own-address` — From, or the reply target (Reply-To), is one of our addresses (case and `+tag` ignored):
- *    answering would mail ourselves.
+ *    answering would mail ourselves. Except a From that our own group rewrote to itself with the customer in
+ *    Reply-To ({@link customerBehindOwnGroup}).
  * 3. `bounce` — multipart/report (any report-type) or another report type at top level, `Return-Path: <>`,
  *    X-Failed-Recipients, or a MAILER-DAEMON / postmaster From or Sender. Before `auto-reply` because delivery
  *    reports also carry `Auto-Submitted`, and "bounce" is the more useful answer.
@@ -252,7 +294,8 @@ export function isNoReplyAddress(address: string): boolean {
  *    out-of-office prefix (`Automatic reply:`, `自動応答:`, `【自動返信】`…); a new mail with such a subject is
  *    answered, since it may be asking about the feature.
  * 5. `list` — List-Id, RFC 2369's List-* fields (Unsubscribe, Post, Help, Subscribe, Owner, Archive), X-Mailing-List,
- *    Mailing-List, Precedence bulk/list/junk.
+ *    Mailing-List, Precedence bulk/list/junk; not when the list is one of our own addresses (the support address
+ *    is a group delivering to the polled mailbox).
  * 5a. `spam` — the upstream filter's verdict (X-Spam-Flag, X-Spam-Status, X-Spam, the configured header).
  * 6. `no-sender` — neither Reply-To nor From holds a usable address.
  * 7. `no-reply-sender` — the address a reply would go to (Reply-To, else From) is a noreply-style mailbox. Reply-To
@@ -265,14 +308,17 @@ export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDec
 
   const loop = loopDetail(mail, isOurs, ctx.loopMarker);
   if (loop) return ignore('loop', loop);
-  if (isOurs(mail.from?.address)) return ignore('own-address', `From: ${mail.from?.address}`);
+  // Delivered through a group that is our own support address: its list headers are no mailing list, and a From
+  // rewritten to the group (DMARC) with the customer in Reply-To is the customer's mail.
+  const viaOwnGroup = isViaOwnGroup(mail, ctx.ourAddresses, isOurs);
+  if (isOurs(mail.from?.address) && !(viaOwnGroup && customerInReplyTo(mail, isOurs))) return ignore('own-address', `From: ${mail.from?.address}`);
   if (isOurs(mail.replyTo?.address)) return ignore('own-address', `Reply-To: ${mail.replyTo?.address}`);
 
   const bounce = bounceDetail(mail);
   if (bounce) return ignore('bounce', bounce);
   const auto = autoReplyDetail(mail);
   if (auto) return ignore('auto-reply', auto);
-  const list = listDetail(mail);
+  const list = viaOwnGroup ? undefined : listDetail(mail);
   if (list) return ignore('list', list);
   const spam = spamDetail(mail, ctx.spamHeader);
   if (spam) return ignore('spam', spam);

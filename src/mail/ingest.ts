@@ -23,7 +23,7 @@ import type { Queues } from '../queues/registry.js';
 import { jobGeneration, newTicket, threadRefs, ticketIdFor, type NewTicketInput, type Ticket, type TicketState } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { legacyRawKey, messageKey, normaliseMessageId } from './message-id.js';
-import { replySignalsOf } from './classify.js';
+import { customerBehindOwnGroup, ourAddressesOf, replySignalsOf } from './classify.js';
 import { MailParseError, parseInboundMail, type InboundMail } from './parse.js';
 import { deleteRaw, rawRefFor, saveRaw } from './raw-store.js';
 
@@ -46,7 +46,7 @@ export interface IngestDeps {
   ticketsQueue: Queues['tickets'];
   /** QUEUE_PREFIX; the raw mail is stored under it. */
   prefix: string;
-  config: Pick<Config, 'AGENT_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'SPAM_HEADER'>;
+  config: Pick<Config, 'AGENT_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'SPAM_HEADER' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES'>;
   /** Job backoff tuning; tests shorten it. */
   tuning?: JobTuning;
   logger?: Logger;
@@ -139,11 +139,14 @@ export function oversizeReason(size: number, maxBytes: number): string {
 export function ticketInputForMail(
   mail: InboundMail | undefined,
   raw: Buffer,
-  extra: { rawRef: string; conversationId?: string | undefined; parseError?: string | undefined },
+  extra: { rawRef: string; conversationId?: string | undefined; parseError?: string | undefined; ourAddresses?: readonly string[] | undefined },
 ): NewTicketInput {
+  // A From our own group rewrote to itself names the group; the customer is in Reply-To (see customerBehindOwnGroup).
+  const customer = mail && extra.ourAddresses ? customerBehindOwnGroup(mail, extra.ourAddresses) : undefined;
+  const sender = customer ?? mail?.from;
   const input: NewTicketInput = {
     messageId: ticketMessageId(mail, raw),
-    from: mail?.from?.address ?? '',
+    from: sender?.address ?? '',
     subject: mail?.subject ?? '',
     references: mail?.references ?? [],
     question: mail?.question ?? '',
@@ -156,7 +159,7 @@ export function ticketInputForMail(
     rawRef: extra.rawRef,
     actor: POLLER_ACTOR,
   };
-  if (mail?.from?.name) input.fromName = mail.from.name;
+  if (sender?.name) input.fromName = sender.name;
   if (mail?.replyTo?.address) input.replyTo = mail.replyTo.address;
   const replySignals = mail && extra.parseError === undefined ? replySignalsOf(mail) : undefined;
   if (replySignals) input.replySignals = replySignals;
@@ -257,7 +260,7 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
   const thread = mail
     ? await produce(deps.redis, () => deps.store.joinConversation(threadRefs(mail), (mail.replyTo ?? mail.from)?.address))
     : {};
-  const input = ticketInputForMail(mail, raw, { rawRef: rawRefFor(deps.prefix, ticketId), conversationId: thread.conversationId, parseError });
+  const input = ticketInputForMail(mail, raw, { rawRef: rawRefFor(deps.prefix, ticketId), conversationId: thread.conversationId, parseError, ourAddresses: ourAddressesOf(deps.config) });
   input.messageId = messageId;
   if (thread.refusedRoot) input.note = [refusedThreadNote(thread.refusedRoot), input.note].filter(Boolean).join('; ');
   if (reusedNote) input.note = [reusedNote, input.note].filter(Boolean).join('; ');

@@ -70,6 +70,8 @@ export type PollerConfig = Pick<
   Config,
   | 'IMAP_HOST'
   | 'SPAM_HEADER'
+  | 'MAIL_FROM'
+  | 'SUPPORT_ADDRESSES'
   | 'IMAP_PORT'
   | 'IMAP_SECURE'
   | 'IMAP_ALLOW_PLAIN_LOGIN'

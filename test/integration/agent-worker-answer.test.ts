@@ -155,6 +155,38 @@ describe('agent worker and sender', () => {
     expect(servers.smtp.attempts).toHaveLength(0);
   });
 
+  // The support address as a Google Group delivering to the polled mailbox: every mail carries the group's list
+  // headers, and for senders with a strict DMARC policy the group rewrites From to itself with the sender in Reply-To.
+  it('answers customers whose mail came through our own Google Group, each as their own sender', async () => {
+    const running = await run();
+    const viaGroup = (customer: string, rewritten: boolean) =>
+      buildMail({
+        messageId: customerMessageId(),
+        from: rewritten ? `'${customer}' via Help <help@helpdesk.test>` : `${customer} <${customer}@customer.example>`,
+        to: 'help@helpdesk.test',
+        subject: '二段階認証について',
+        body: QUESTION,
+        headers: {
+          ...(rewritten ? { 'Reply-To': `${customer} <${customer}@customer.example>` } : {}),
+          'List-ID': '<help.helpdesk.test>',
+          'Mailing-list': 'list help@helpdesk.test; contact help+owners@helpdesk.test',
+          'List-Post': '<https://groups.google.com/a/helpdesk.test/group/help/post>, <mailto:help@helpdesk.test>',
+          'List-Unsubscribe': '<mailto:googlegroups-manage+1234+unsubscribe@googlegroups.com>',
+          Precedence: 'list',
+          'X-Original-Sender': `${customer}@customer.example`,
+        },
+      });
+    for (const [customer, rewritten] of [['taro', false], ['jiro', true], ['hanako', true]] as const) {
+      const { ticketId } = await ingest(running, viaGroup(customer, rewritten));
+      const ticket = await waitForState(running.store, ticketId, ['sent', 'parked', 'ignored', 'failed']);
+      expect(ticket.state, ticket.reason).toBe('sent');
+      expect(ticket.from).toBe(`${customer}@customer.example`);
+    }
+    // The same question from two rewritten senders is two customers' question, not one sender's repeat.
+    const replies = await servers.smtp.waitFor(3);
+    expect(replies.map((r) => r.envelope.to).sort()).toEqual([['hanako@customer.example'], ['jiro@customer.example'], ['taro@customer.example']]);
+  });
+
   it('the same question from the same sender again is parked, naming the first, while the first is answered', async () => {
     const running = await run();
     const ask = (from: string, subject: string, body = QUESTION) => ingest(running, buildMail({ messageId: customerMessageId(), from, subject, body }));

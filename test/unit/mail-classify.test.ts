@@ -132,6 +132,32 @@ describe('decideReply', () => {
     }
   });
 
+  // The support address is often a group (Google Groups, Mailman) that delivers to the mailbox we poll: every
+  // customer mail then carries the group's list headers, and with strict DMARC the group rewrites From to itself
+  // ("'Taro' via Support <support@…>") with the customer in Reply-To. A list that is one of our own addresses is our
+  // mailbox, not a mailing list.
+  const googleGroup = {
+    'list-id': ['<support.support.example>'],
+    'mailing-list': ['list support@support.example; contact support+owners@support.example'],
+    'list-post': ['<https://groups.google.com/a/support.example/group/support/post>, <mailto:support@support.example>'],
+    'list-unsubscribe': ['<mailto:googlegroups-manage+1234+unsubscribe@googlegroups.com>'],
+    precedence: ['list'],
+  };
+  it.each<[string, Partial<InboundMail>, IgnoreReason | 'answer']>([
+    ['a customer mail delivered through our Google Group', { headers: googleGroup }, 'answer'],
+    ['… with From rewritten to the group and the customer in Reply-To', { from: { address: 'support@support.example', name: "'Taro' via Support" }, replyTo: { address: 'taro@customer.example', name: 'Taro' }, headers: googleGroup }, 'answer'],
+    ['… rewritten, without a Reply-To: nobody to answer but ourselves', { from: { address: 'support@support.example', name: 'Support' }, headers: googleGroup }, 'own-address'],
+    ['our group known by its List-Id alone', { headers: { 'list-id': ['Support <help.support.example>'], precedence: ['list'] } }, 'answer'],
+    ['our group known by its List-Post alone', { headers: { 'list-post': ['<mailto:Help@Support.Example>'] } }, 'answer'],
+    ["another list's mail", { headers: { ...googleGroup, 'list-id': ['<users.lists.example>'], 'mailing-list': ['list users@lists.example'], 'list-post': ['<mailto:users@lists.example>'] } }, 'list'],
+    ['a list id that only ends like ours', { headers: { 'list-id': ['<xsupport.support.example>'] } }, 'list'],
+    ['our group does not hide an auto-reply', { headers: { ...googleGroup, 'auto-submitted': ['auto-replied'] } }, 'auto-reply'],
+  ])('%s', (_name, overrides, expected) => {
+    const decision = decideReply(mailWith(overrides), ctx);
+    if (expected === 'answer') expect(decision).toEqual({ answer: true });
+    else expect(decision).toMatchObject({ answer: false, reason: expected });
+  });
+
   // A report's reason says what kind of report it is, so the operator does not read a read receipt as a bounce.
   it.each([
     ['multipart/report; report-type=delivery-status; boundary=x', 'multipart/report', 'Content-Type: multipart/report; report-type=delivery-status'],
