@@ -51,6 +51,11 @@ async function answered(running: RunningRoles, tag: string): Promise<Ticket> {
   return ticket;
 }
 
+/** The part of a report that quotes our reply's headers, as bounces and read receipts both attach it. */
+function quotedReplyHeaders(replyMessageId: string, recipient: string): string[] {
+  return ['Content-Type: text/rfc822-headers', '', 'From: XYZ Support <support@support.example>', `To: ${recipient}`, 'Subject: Re: パスワードについて', `Message-ID: ${replyMessageId}`, ''];
+}
+
 /** An RFC 3464 bounce of `replyMessageId`, as Postfix writes one. */
 function dsn(tag: string, replyMessageId: string, recipient: string, action: 'failed' | 'delayed'): Buffer {
   const status = action === 'failed' ? '5.1.1' : '4.4.1';
@@ -71,13 +76,7 @@ function dsn(tag: string, replyMessageId: string, recipient: string, action: 'fa
     `Diagnostic-Code: smtp; ${action === 'failed' ? '550 5.1.1 <' + recipient + '>: Recipient address rejected: User unknown' : '451 4.4.1 connection timed out'}`,
     '',
     '--dsn',
-    'Content-Type: text/rfc822-headers',
-    '',
-    'From: XYZ Support <support@support.example>',
-    `To: ${recipient}`,
-    'Subject: Re: パスワードについて',
-    `Message-ID: ${replyMessageId}`,
-    '',
+    ...quotedReplyHeaders(replyMessageId, recipient),
     '--dsn--',
     '',
   ].join('\n');
@@ -108,13 +107,7 @@ function readReceipt(tag: string, replyMessageId: string, recipient: string): Bu
     'Disposition: manual-action/MDN-sent-manually; displayed',
     '',
     '--mdn',
-    'Content-Type: text/rfc822-headers',
-    '',
-    'From: XYZ Support <support@support.example>',
-    `To: ${recipient}`,
-    'Subject: Re: パスワードについて',
-    `Message-ID: ${replyMessageId}`,
-    '',
+    ...quotedReplyHeaders(replyMessageId, recipient),
     '--mdn--',
     '',
   ].join('\n');
