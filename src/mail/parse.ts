@@ -532,8 +532,9 @@ export function subjectAsQuestion(subject: string): string {
 /**
  * The customer's own words in `text`: quoted history (`>` lines, "On … wrote:", Japanese attributions, Outlook
  * "-----Original Message-----" / `差出人:` header blocks, forwarded messages) and signatures (`-- `, "Sent from my…",
- * closing blocks email-reply-parser knows, separator-delimited contact blocks) removed. Falls back to the subject
- * (without reply prefixes) when nothing is left; '' when neither has content.
+ * closing blocks email-reply-parser knows, separator-delimited contact blocks) removed. When nothing is left and the
+ * history is a forwarded mail (a forwarding subject, or a forwarded-message marker), the forwarded mail's text, since
+ * that is what the customer asks about; else the subject (without reply prefixes); '' when neither has content.
  */
 export function extractQuestion(text: string, subject = ''): string {
   let source = text.replace(/\r\n?/g, '\n');
@@ -541,21 +542,45 @@ export function extractQuestion(text: string, subject = ''): string {
     const cut = source.lastIndexOf('\n', MAX_QUESTION_SOURCE_CHARS);
     source = source.slice(0, cut > 0 ? cut : MAX_QUESTION_SOURCE_CHARS);
   }
-  let lines = unwrapClearSigned(source.split('\n'));
-  const historyStart = quotedHistoryStart(lines);
-  if (historyStart >= 0) lines = lines.slice(0, historyStart);
-  lines = lines.filter((l) => !QUOTED_LINE.test(l));
+  const all = unwrapClearSigned(source.split('\n'));
+  const historyStart = quotedHistoryStart(all);
+  const question = ownWords(historyStart >= 0 ? all.slice(0, historyStart) : all);
+  if (/[\p{L}\p{N}]/u.test(question)) return question;
+  // Nothing of their own above a forwarded mail: the customer asks about that mail.
+  const forwarded = historyStart >= 0 && isForward(all[historyStart] ?? '', subject) ? ownWords(forwardedBody(all.slice(historyStart))) : '';
+  return /[\p{L}\p{N}]/u.test(forwarded) ? forwarded : subjectAsQuestion(subject);
+}
+
+/** The text of `lines` without quoted lines and signatures, trimmed. */
+function ownWords(history: string[]): string {
+  let lines = history.filter((l) => !QUOTED_LINE.test(l));
 
   let visible = lines.join('\n');
   if (visible.trim() !== '' && visible.length <= MAX_REPLY_PARSER_CHARS) visible = new EmailReplyParser().parseReply(visible);
 
   lines = stripMobileSignature(stripSignatureBlock(stripDelimitedSignature(visible.split('\n'))));
-  const question = lines
+  return lines
     .map((l) => l.trimEnd())
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
-  return /[\p{L}\p{N}]/u.test(question) ? question : subjectAsQuestion(subject);
+}
+
+// A subject that forwards (Fwd:, FW:, WG:, TR:, RV:, 転送:, 转发:), and the markers that open a forwarded mail.
+const FORWARD_SUBJECT = /^\s*(?:fwd?|wg|tr|rv|転送|转发)\s*[:：]/i;
+const FORWARD_MARKER = /forwarded message|転送(?:された)?メッセージ/i;
+
+/** True when the history starting at `line` is a forwarded mail rather than the answer being replied to. */
+function isForward(line: string, subject: string): boolean {
+  return FORWARD_SUBJECT.test(subject) || BEGIN_FORWARDED.test(line) || (ORIGINAL_MESSAGE.test(line) && FORWARD_MARKER.test(line));
+}
+
+/** A forwarded mail's text: after its marker line and its header block (From:, Date:, Subject:…). */
+function forwardedBody(history: string[]): string[] {
+  let i = 0;
+  const isHead = (line: string) => line.trim() === '' || ORIGINAL_MESSAGE.test(line) || BEGIN_FORWARDED.test(line) || SEPARATOR_LINE.test(line) || BLOCK_FROM.test(line) || BLOCK_NEXT.test(line);
+  while (i < history.length && isHead(history[i] ?? '')) i += 1;
+  return history.slice(i);
 }
 
 /**

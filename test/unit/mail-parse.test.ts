@@ -264,6 +264,29 @@ describe('parseInboundMail: question', () => {
     expect(extractQuestion(text, 'Re: Backup')).toBe(expected);
   });
 
+  // A customer who forwards a mail without a word of their own asks about the forwarded mail: its text is the question,
+  // not the subject alone. A reply with nothing new keeps the subject fallback: the history is our own answer.
+  it.each([
+    [
+      'Gmail forward',
+      'Fwd: Error 500 on export',
+      '\n\n---------- Forwarded message ---------\nFrom: System <noreply@x.example>\nDate: Mon, Nov 23, 2026\nSubject: Error 500 on export\nTo: <me@customer.example>\n\nExport failed with error 500 at 10:00.\n\n-- \nThe System',
+      'Export failed with error 500 at 10:00.',
+    ],
+    [
+      'Outlook forward',
+      'FW: エラー通知',
+      '\n\n________________________________\n差出人: System <noreply@x.example>\n送信日時: 2026年11月23日 10:00\n宛先: me@customer.example\n件名: エラー通知\n\nエクスポートでエラー500が発生しました。\n> 古い引用',
+      'エクスポートでエラー500が発生しました。',
+    ],
+    ['Apple Mail forward', 'Fwd: Invoice', 'Begin forwarded message:\n\nFrom: Billing <billing@x.example>\nSubject: Invoice\nDate: 23 November 2026\n\nYour invoice 123 is overdue.', 'Your invoice 123 is overdue.'],
+    ['a forward with words of the customer', 'Fwd: Invoice', 'Why is this overdue?\n\nBegin forwarded message:\n\nFrom: Billing <billing@x.example>\n\nYour invoice 123 is overdue.', 'Why is this overdue?'],
+    ['an Outlook reply with nothing new', 'RE: Invoice', '\n\n________________________________\nFrom: Support <support@support.example>\nSent: Monday\nTo: me\nSubject: Invoice\n\nOur earlier answer.', 'Invoice'],
+    ['a forward of nothing', 'Fwd: Invoice', '---------- Forwarded message ---------\nFrom: Billing <billing@x.example>\nSubject: Invoice\n', 'Invoice'],
+  ])('%s', (_name, subject, text, expected) => {
+    expect(extractQuestion(text, subject)).toBe(expected);
+  });
+
   it('stays fast on hostile text built to trigger backtracking in the reply patterns', () => {
     for (const unit of ['abc. x skrev\n', '在 x\n', 'Op x\n', 'On a b c\n', `On ${'a '.repeat(5000)}\n`]) {
       const started = Date.now();
