@@ -1,7 +1,7 @@
 /**
  * Mail whose text the agent cannot read although it looks like a question: encrypted mail (S/MIME, OpenPGP), an
- * S/MIME signature that wraps the text, Outlook's rich text sent only as `winmail.dat`, and calendar invitations
- * and their answers (iMIP). Without this the agent answers the subject alone, or answers an invitation's boilerplate
+ * S/MIME signature that wraps the text, Outlook's rich text sent only as `winmail.dat`, calendar invitations and
+ * their answers (iMIP), and text that decoded to noise (a broken charset or transfer encoding). Without this the agent answers the subject alone, or answers an invitation's boilerplate
  * as if it were a question; such mail is parked for a person with the reason this gives.
  */
 
@@ -58,8 +58,28 @@ export function unreadableReason(mail: UnreadableCheckInput): string | undefined
     const what = IMIP_METHODS[method];
     if (what) return `${what} (text/calendar; method=${method}): a person answers it`;
   }
+  const noise = undecodableShare(mail.text);
+  if (noise !== undefined) {
+    return `the text could not be decoded: ${Math.round(noise * 100)} % of its characters are undecodable bytes or control characters (a broken charset or transfer encoding)`;
+  }
   const hasText = /[\p{L}\p{N}]/u.test(mail.text);
   const tnef = mail.parts.find((p) => TNEF.has(p.contentType.toLowerCase()) || p.filename?.toLowerCase() === 'winmail.dat');
   if (tnef && !hasText) return "the text is only in winmail.dat (Outlook's rich-text format), which is not read here";
   return undefined;
+}
+
+// Characters a decoder leaves for bytes it could not read (U+FFFD) and control characters no text has (C0 and C1
+// without tab, line feed, form feed and carriage return).
+const UNDECODABLE = /[\ufffd\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f]/gu;
+// A few stray bytes leave a text readable; noise is mostly undecodable.
+const MAX_UNDECODABLE_SHARE = 0.25;
+const MIN_UNDECODABLE = 5;
+
+/** The share of undecodable characters among the visible ones when the text is noise; undefined when it is readable. */
+function undecodableShare(text: string): number | undefined {
+  const bad = text.match(UNDECODABLE)?.length ?? 0;
+  if (bad < MIN_UNDECODABLE) return undefined;
+  const visible = text.replace(/\s+/gu, '').length;
+  const share = bad / visible;
+  return share > MAX_UNDECODABLE_SHARE ? share : undefined;
 }

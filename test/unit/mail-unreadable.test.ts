@@ -25,6 +25,11 @@ describe('unreadableReason', () => {
     ['winmail.dat by name alone', mixed([{ contentType: 'application/octet-stream', filename: 'WINMAIL.DAT' }], '  \n'), "only in winmail.dat"],
     // Outlook usually sends the plain text beside winmail.dat: that text is read.
     ['winmail.dat beside the text', mixed([{ contentType: 'application/ms-tnef', filename: 'winmail.dat' }]), undefined],
+    // A body declared base64 that is not, or bytes in a charset other than the declared one, decode to noise.
+    ['noise from a broken transfer encoding', { ...plain, text: 'N\u0018\ufffd\ufffd\ufffd赶\ufffd{\ufffd\u0007\ufffd\u0007h!\ufffdi\ufffd\ufffd' }, 'could not be decoded'],
+    ['a few undecodable bytes in a readable text', { ...plain, text: 'Caf\ufffd na\ufffdve question: how do I export?' }, undefined],
+    ['a short text with one undecodable byte', { ...plain, text: 'ok\ufffd' }, undefined],
+    ['Japanese text is no noise', { ...plain, text: 'パスワードを忘れました。再設定の方法を教えてください。\ufffd' }, undefined],
   ])('%s', (_what, input, expected) => {
     const reason = unreadableReason(input);
     if (expected === undefined) expect(reason).toBeUndefined();
