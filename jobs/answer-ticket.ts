@@ -37,6 +37,7 @@ import { produce } from '../src/queues/connection.js';
 import { sendReplyJob, type JobTuning } from '../src/queues/job-options.js';
 import type { AnswerTicketData } from '../src/queues/payloads.js';
 import type { Queues } from '../src/queues/registry.js';
+import { foreignLinks, foreignLinksReason } from '../src/tickets/foreign-links.js';
 import { replyBody } from '../src/tickets/outcome.js';
 import { ANSWERING_STATES, claimQuestion, repeatedQuestionReason, takeOverQuestion } from '../src/tickets/repeated-question.js';
 import { autoReplyBudget, recordAutoReplyBudget, type AutoReplyBudget, type AutoReplyLimits, type AutoReplyParties } from '../src/tickets/rate-limit.js';
@@ -57,7 +58,7 @@ export const CONVERSATION_LIMIT = 10;
 
 /** What the handler runs against; built once per process by `src/runtime/services.ts`. */
 export interface AnswerTicketDeps {
-  config: Pick<Config, 'REVIEW_MODE' | 'REPEATED_QUESTION_HOURS' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR' | 'TRUSTED_REPLY_TO_DOMAINS' | 'SPAM_ACTION' | 'SPAM_HEADER' | 'SPAM_HEADER_VALUE' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX'> &
+  config: Pick<Config, 'REVIEW_MODE' | 'REPEATED_QUESTION_HOURS' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR' | 'TRUSTED_REPLY_TO_DOMAINS' | 'TRUSTED_LINK_DOMAINS' | 'SPAM_ACTION' | 'SPAM_HEADER' | 'SPAM_HEADER_VALUE' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX'> &
     TrustSettings;
   store: TicketStore;
   /** A producer connection (fail-fast), for the raw mail and the per-sender auto-reply window. */
@@ -223,7 +224,7 @@ async function settle(ticket: Ticket, result: AgentResult, deps: AnswerTicketDep
   const agentRun = { durationMs: result.durationMs, usage: result.usage };
   const draft = result.answer.trim();
   // What no review mode sends without a person: no answer, one cut off, one leaking the model's reasoning…
-  const problem = draft ? draftProblem(ticket.question, draft, result) : 'the agent produced an empty answer';
+  const problem = draft ? (draftProblem(ticket.question, draft, result) ?? foreignLinksProblem(ticket, draft, result, config)) : 'the agent produced an empty answer';
   let verdict = problem ? { send: false, reason: problem } : reviewVerdict(config.REVIEW_MODE, result);
   // Earned autonomy: what `auto` would send goes out only when every source it cited has proved itself in review.
   if (config.REVIEW_MODE === 'learn' && verdict.send) verdict = await produce(deps.redis, () => learnVerdict(deps.redis, config.QUEUE_PREFIX, result, config));
@@ -470,6 +471,18 @@ export function draftProblem(question: string, draft: string, result: Pick<Agent
   }
   if (!CJK.test(question) && japaneseShare(draft) > 0.5) return 'the answer is not in the language of the question (answered in Japanese)';
   return undefined;
+}
+
+/**
+ * Why a draft must not go out without a person because of its links and addresses (see src/tickets/foreign-links.ts),
+ * or undefined: any that is neither in what the agent's searches returned for this answer, nor ours or the
+ * customer's, nor on a `TRUSTED_LINK_DOMAINS` domain.
+ */
+function foreignLinksProblem(ticket: Ticket, draft: string, result: AgentResult, config: AnswerTicketDeps['config']): string | undefined {
+  const knowledge = result.subtasks.flatMap((s) => s.toolResults.flat().flatMap((call) => call.results.map((hit) => hit.content)));
+  const addresses = [...ourAddressesOf(config), ticket.from, ...(ticket.replyTo ? [ticket.replyTo] : [])];
+  const foreign = foreignLinks(draft, { knowledge, trustedDomains: config.TRUSTED_LINK_DOMAINS, addresses });
+  return foreign.length > 0 ? foreignLinksReason(foreign) : undefined;
 }
 
 /** Adds the `send-reply` job of a drafted ticket; its id is fixed by the ticket's generation, so re-adding is a no-op. */

@@ -462,6 +462,15 @@ export const VARIABLES = {
     sensitive: false,
     group: 'pipeline',
   },
+  TRUSTED_LINK_DOMAINS: {
+    schema: csvList,
+    default: '',
+    emptyIsValue: true,
+    description:
+      'Domains (and their subdomains) a reply may link to or name addresses of even when the knowledge the agent found does not; a draft with any other link or address that is not in that knowledge is parked, not sent automatically',
+    sensitive: false,
+    group: 'pipeline',
+  },
   TRUSTED_REPLY_TO_DOMAINS: {
     schema: csvList,
     default: '',

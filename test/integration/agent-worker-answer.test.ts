@@ -468,6 +468,9 @@ describe('agent worker and sender', () => {
     ['only a greeting and a closing', textResponse('お世話になっております。\n\nよろしくお願いいたします。'), /no answer/],
     ['in another language than the question', textResponse("I'm sorry, but I can't assist with that request."), /language/],
     ['longer than any reply', textResponse(`二段階認証の設定方法です。${'詳しくはマニュアルをご覧ください。'.repeat(2_000)}`), /longer than/],
+    // What a prompt injection in the customer's mail, or a model's invention, would send our customers to.
+    ['with a link the knowledge it found does not have', textResponse('二段階認証の設定はこちらで本人確認のうえ行えます: https://xyz-login.evil.example/verify'), /links or addresses .*https:\/\/xyz-login\.evil\.example\/verify/],
+    ['with an address the knowledge it found does not have', textResponse('認証コードを security@evil.example までご返信ください。'), /links or addresses .*security@evil\.example/],
   ])('parks a final answer %s instead of sending it', async (_name, finalAnswer, reason) => {
     servers.llm.setHandler(scriptedModel({ override: (call) => (call.kind === 'final_answer' ? finalAnswer : undefined) }));
     const running = await run();
@@ -477,6 +480,15 @@ describe('agent worker and sender', () => {
     expect(ticket.reason).toMatch(reason);
     expect(ticket.draft).toBeTruthy();
     expect(servers.smtp.attempts).toHaveLength(0);
+  });
+
+  it('sends a final answer whose link is on a trusted domain (TRUSTED_LINK_DOMAINS)', async () => {
+    const answer = textResponse('二段階認証の設定方法は https://help.xyz-system.example.jp/2fa にも掲載しています。');
+    servers.llm.setHandler(scriptedModel({ override: (call) => (call.kind === 'final_answer' ? answer : undefined) }));
+    const running = await run({ TRUSTED_LINK_DOMAINS: 'xyz-system.example.jp' });
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'h@customer.example', subject: '二段階認証', body: QUESTION }));
+    const ticket = await waitForState(running.store, ticketId, ['parked', 'sent']);
+    expect(ticket.state, ticket.reason).toBe('sent');
   });
 
   it.each([
