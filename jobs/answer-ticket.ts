@@ -198,13 +198,16 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
     throw err;
   }
 
-  const conversation = formatConversation(await conversationOf(ticket, deps));
+  const earlier = await conversationOf(ticket, deps);
+  const conversation = formatConversation(earlier);
   const result = await deps.agent.runAgent(ticket.question, {
     ...(conversation ? { conversation } : {}),
     ...(attempt.signal ? { signal: attempt.signal } : {}),
   });
   try {
-    return await settle(ticket, result, deps, log);
+    // Our earlier replies in the thread went out checked (or approved): their links are vouched for.
+    const ourReplies = earlier.flatMap((e) => (e.reply ? [e.reply] : []));
+    return await settle(ticket, result, ourReplies, deps, log);
   } catch (err) {
     // The model billed the run's calls whatever failed after it (a Redis write, the send job): the error carries them
     // to the worker's counters. `settle` marks the failure after the result was stored itself.
@@ -218,13 +221,13 @@ function spendOf(result: AgentResult, resultStored: boolean): AgentRunSpend {
 }
 
 /** What becomes of a ticket once the agent answered it: parked for a person, or drafted with its send job queued. */
-async function settle(ticket: Ticket, result: AgentResult, deps: AnswerTicketDeps, log: Logger): Promise<AnswerOutcome> {
+async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly string[], deps: AnswerTicketDeps, log: Logger): Promise<AnswerOutcome> {
   const { store, config } = deps;
   const ticketId = ticket.id;
   const agentRun = { durationMs: result.durationMs, usage: result.usage };
   const draft = result.answer.trim();
   // What no review mode sends without a person: no answer, one cut off, one leaking the model's reasoning…
-  const problem = draft ? (draftProblem(ticket.question, draft, result) ?? foreignLinksProblem(ticket, draft, result, config)) : 'the agent produced an empty answer';
+  const problem = draft ? (draftProblem(ticket.question, draft, result) ?? foreignLinksProblem(ticket, draft, result, ourReplies, config)) : 'the agent produced an empty answer';
   let verdict = problem ? { send: false, reason: problem } : reviewVerdict(config.REVIEW_MODE, result);
   // Earned autonomy: what `auto` would send goes out only when every source it cited has proved itself in review.
   if (config.REVIEW_MODE === 'learn' && verdict.send) verdict = await produce(deps.redis, () => learnVerdict(deps.redis, config.QUEUE_PREFIX, result, config));
@@ -475,11 +478,12 @@ export function draftProblem(question: string, draft: string, result: Pick<Agent
 
 /**
  * Why a draft must not go out without a person because of its links and addresses (see src/tickets/foreign-links.ts),
- * or undefined: any that is neither in what the agent's searches returned for this answer, nor ours or the
- * customer's, nor on a `TRUSTED_LINK_DOMAINS` domain.
+ * or undefined: any that is neither in what the agent's searches returned for this answer or in our earlier replies
+ * of the thread, nor ours or the customer's, nor on a `TRUSTED_LINK_DOMAINS` domain.
  */
-function foreignLinksProblem(ticket: Ticket, draft: string, result: AgentResult, config: AnswerTicketDeps['config']): string | undefined {
-  const knowledge = result.subtasks.flatMap((s) => s.toolResults.flat().flatMap((call) => call.results.map((hit) => hit.content)));
+function foreignLinksProblem(ticket: Ticket, draft: string, result: AgentResult, ourReplies: readonly string[], config: AnswerTicketDeps['config']): string | undefined {
+  const found = result.subtasks.flatMap((s) => s.toolResults.flat().flatMap((call) => call.results.map((hit) => hit.content)));
+  const knowledge = [...found, ...ourReplies];
   const addresses = [...ourAddressesOf(config), ticket.from, ...(ticket.replyTo ? [ticket.replyTo] : [])];
   const foreign = foreignLinks(draft, { knowledge, trustedDomains: config.TRUSTED_LINK_DOMAINS, addresses });
   return foreign.length > 0 ? foreignLinksReason(foreign) : undefined;

@@ -482,6 +482,24 @@ describe('agent worker and sender', () => {
     expect(servers.smtp.attempts).toHaveLength(0);
   });
 
+  it("sends a follow-up's answer that repeats a link of our earlier reply in the thread", async () => {
+    const HELP = 'https://help.xyz-system.example.jp';
+    const answer = textResponse(`ヘルプセンター（${HELP}）をご覧ください。`);
+    servers.llm.setHandler(scriptedModel({ override: (call) => (call.kind === 'final_answer' ? answer : undefined) }));
+    const running = await run();
+    const first = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'h@customer.example', subject: 'ヘルプセンター', body: 'ヘルプセンターではどのようなサービスを提供していますか？' }));
+    const answered = await waitForState(running.store, first.ticketId, ['parked', 'sent']);
+    expect(answered.state, answered.reason).toBe('sent');
+    // The follow-up's searches find the password rules, not the help centre: the link is vouched for by our reply.
+    const followUp = await ingest(
+      running,
+      buildMail({ messageId: customerMessageId(), from: 'h@customer.example', subject: 'Re: ヘルプセンター', body: 'パスワードの条件を教えてください。', inReplyTo: answered.outbound!.messageId }),
+    );
+    const ticket = await waitForState(running.store, followUp.ticketId, ['parked', 'sent']);
+    expect(JSON.stringify(ticket.agent?.subtasks.map((s) => s.toolResults))).not.toContain(HELP);
+    expect(ticket.state, ticket.reason).toBe('sent');
+  });
+
   it('sends a final answer whose link is on a trusted domain (TRUSTED_LINK_DOMAINS)', async () => {
     const answer = textResponse('二段階認証の設定方法は https://help.xyz-system.example.jp/2fa にも掲載しています。');
     servers.llm.setHandler(scriptedModel({ override: (call) => (call.kind === 'final_answer' ? answer : undefined) }));
