@@ -46,12 +46,12 @@ export type InitialState = (typeof INITIAL_STATES)[number];
  *   - → `ignored`: a check before the agent decided no reply is due (auto-submitted mail, mail from our own
  *     addresses, a mail loop).
  *   - → `parked`: a check before the agent decided a person must look (auto-reply limit of the sender reached,
- *     nothing answerable in the mail).
+ *     nothing answerable in the mail, a mail the agent cannot read: encrypted, a calendar invitation…).
  *   - → `failed`: the ticket cannot be processed at all (its stored raw mail is gone, the payload is corrupt).
  * - `processing`
  *   - → `drafted`: the agent produced a reply that may go out without review.
- *   - → `parked`: the draft needs a person (review mode, incomplete answer, rate limit), or the temporary
- *     failures used up AGENT_ATTEMPTS: the mail is handed to a person rather than lost.
+ *   - → `parked`: the draft needs a person (review mode, incomplete answer, rate limit, a link nothing vouches
+ *     for), or the temporary failures used up AGENT_ATTEMPTS: the mail is handed to a person rather than lost.
  *   - → `failed`: a permanent error (bad data, a bug) that retrying cannot fix.
  *   - → `processing`: re-entry. A worker crashed or stalled mid-run and BullMQ handed the job to another
  *     attempt; the new attempt records itself so the history shows the run happened twice.
