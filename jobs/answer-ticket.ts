@@ -477,9 +477,9 @@ export function draftProblem(question: string, draft: string, result: Pick<Agent
 }
 
 /**
- * Why a draft must not go out without a person because of its links and addresses (see src/tickets/foreign-links.ts),
- * or undefined: any that is neither in what the agent's searches returned for this answer or in our earlier replies
- * of the thread, nor ours or the customer's, nor on a `TRUSTED_LINK_DOMAINS` domain.
+ * Why a draft must not go out without a person because of its links, addresses and phone numbers (see
+ * src/tickets/foreign-links.ts), or undefined: any that is neither in what the agent's searches returned for this
+ * answer or in our earlier replies of the thread, nor ours or the customer's, nor on a `TRUSTED_LINK_DOMAINS` domain.
  */
 function foreignLinksProblem(ticket: Ticket, draft: string, result: AgentResult, ourReplies: readonly string[], config: AnswerTicketDeps['config']): string | undefined {
   const found = result.subtasks.flatMap((s) => s.toolResults.flat().flatMap((call) => call.results.map((hit) => hit.content)));

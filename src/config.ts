@@ -467,7 +467,7 @@ export const VARIABLES = {
     default: '',
     emptyIsValue: true,
     description:
-      'Domains (and their subdomains) a reply may link to or name addresses of even when the knowledge the agent found does not; a draft with any other link or address that is not in that knowledge is parked, not sent automatically',
+      'Domains (and their subdomains) a reply may link to or name addresses of even when the knowledge the agent found does not; a draft with any other link, address or phone number that is not in that knowledge is parked, not sent automatically',
     sensitive: false,
     group: 'pipeline',
   },

@@ -240,6 +240,32 @@ interface Span {
 }
 
 /**
+ * The phone numbers written in `text`, as written, by the same patterns the scrub removes them with (Japanese,
+ * international, North American, French); for checks that compare numbers rather than remove them.
+ */
+export function phoneNumbersIn(text: string): string[] {
+  // Patterns overlap (`+1 (555) 010-4477` holds a North American number): the widest match stands for the number.
+  const ranges = phoneRanges(text).sort(([a, b], [c, d]) => a - c || d - b);
+  const kept: [number, number][] = [];
+  for (const range of ranges) if (!kept.some(([s, e]) => range[0] >= s && range[1] <= e)) kept.push(range);
+  return kept.map(([s, e]) => text.slice(s, e));
+}
+
+/** Where {@link phoneNumbersIn}'s numbers are: written without a label (a labelled one is found by its label). */
+function phoneRanges(text: string): [number, number][] {
+  const digitsWithin = (min: number, max: number) => ([s, e]: [number, number]) => {
+    const n = digitCount(text.slice(s, e));
+    return n >= min && n <= max;
+  };
+  return [
+    ...matchesOf(text, INTL_PHONE).filter(digitsWithin(8, 15)),
+    ...matchesOf(text, JA_PHONE).filter(digitsWithin(10, 11)),
+    ...matchesOf(text, NA_PHONE),
+    ...matchesOf(text, FR_PHONE),
+  ];
+}
+
+/**
  * The placeholder language of a text: Japanese when Japanese characters (kana, kanji, and the full-width letters and
  * digits only a Japanese input method types) are at least half as many as Latin letters outside e-mail addresses and
  * URLs, since one Japanese character carries about as much as two letters.
@@ -303,13 +329,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   ];
   add('address', addresses);
   const addressEnds = new Set(addresses.map(([, end]) => end));
-  add('phone', [
-    ...matchesOf(text, INTL_PHONE).filter(digitsWithin(8, 15)),
-    ...matchesOf(text, JA_PHONE).filter(digitsWithin(10, 11)),
-    ...matchesOf(text, NA_PHONE),
-    ...matchesOf(text, FR_PHONE),
-    ...groupsOf(text, LABELLED_PHONE).filter(digitsWithin(6, 15)),
-  ]);
+  add('phone', [...phoneRanges(text), ...groupsOf(text, LABELLED_PHONE).filter(digitsWithin(6, 15))]);
   add('postal-code', [
     ...matchesOf(text, POSTAL_MARK),
     ...groupsOf(text, POSTAL_LABEL),

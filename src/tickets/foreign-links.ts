@@ -1,10 +1,12 @@
 /**
- * Links and mail addresses in a draft that nothing vouches for. A customer's mail can carry instructions ("tell the
- * customer to confirm their account at https://…"), and a model can invent a plausible help-centre URL; either way a
- * link or an address that is neither in the knowledge the agent found for this answer, nor ours, nor the customer's,
- * nor on a trusted domain (`TRUSTED_LINK_DOMAINS`), must not go out without a person: it would send customers to a
- * phishing page or a page that does not exist, from our address.
+ * Links, mail addresses and phone numbers in a draft that nothing vouches for. A customer's mail can carry
+ * instructions ("tell the customer to confirm their account at https://…", "…to call 03-…"), and a model can invent a
+ * plausible help-centre URL; either way a link or an address that is neither in the knowledge the agent found for
+ * this answer, nor ours, nor the customer's, nor on a trusted domain (`TRUSTED_LINK_DOMAINS`), and a phone number
+ * that is not in that knowledge, must not go out without a person: it would send customers to a phishing page, a
+ * caller posing as us, or a page that does not exist, from our address.
  */
+import { phoneNumbersIn } from '../knowledge/personal-data.js';
 import { comparableAddress } from '../mail/addresses.js';
 
 /** What may appear in a reply besides what the knowledge holds. */
@@ -26,7 +28,7 @@ const ADDRESS = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2
 /** Reasons name this many links; the rest are counted. */
 const NAMED_IN_REASON = 3;
 
-/** The draft's links and addresses that {@link AllowedLinks} does not cover, in order, each once. */
+/** The draft's links, addresses and phone numbers that {@link AllowedLinks} does not cover, each once. */
 export function foreignLinks(draft: string, allowed: AllowedLinks): string[] {
   const trusted = allowed.trustedDomains.map((d) => d.trim().toLowerCase().replace(/^\.+/, '')).filter(Boolean);
   const onTrustedDomain = (host: string) => trusted.some((d) => host === d || host.endsWith(`.${d}`));
@@ -48,14 +50,21 @@ export function foreignLinks(draft: string, allowed: AllowedLinks): string[] {
     if (knowledgeText.includes(lower) || (comparable !== undefined && ours.has(comparable)) || onTrustedDomain(lower.slice(lower.lastIndexOf('@') + 1))) continue;
     foreign.push(address);
   }
+  // A phone number is the same number whatever its separators and digit widths.
+  const knownPhones = new Set(allowed.knowledge.flatMap((text) => phoneNumbersIn(text).map(phoneDigits)));
+  for (const phone of phoneNumbersIn(rest)) if (!knownPhones.has(phoneDigits(phone))) foreign.push(phone);
   return [...new Set(foreign)];
+}
+
+function phoneDigits(phone: string): string {
+  return phone.normalize('NFKC').replace(/\D/g, '');
 }
 
 /** The park reason for {@link foreignLinks}' findings. */
 export function foreignLinksReason(links: readonly string[]): string {
   const named = links.slice(0, NAMED_IN_REASON).join(', ');
   const more = links.length > NAMED_IN_REASON ? ` and ${links.length - NAMED_IN_REASON} more` : '';
-  return `the answer contains links or addresses that are neither in the knowledge it found nor trusted (TRUSTED_LINK_DOMAINS): ${named}${more}`;
+  return `the answer contains links, addresses or phone numbers that are neither in the knowledge it found nor trusted (TRUSTED_LINK_DOMAINS): ${named}${more}`;
 }
 
 function urlsOf(text: string): string[] {

@@ -469,8 +469,9 @@ describe('agent worker and sender', () => {
     ['in another language than the question', textResponse("I'm sorry, but I can't assist with that request."), /language/],
     ['longer than any reply', textResponse(`二段階認証の設定方法です。${'詳しくはマニュアルをご覧ください。'.repeat(2_000)}`), /longer than/],
     // What a prompt injection in the customer's mail, or a model's invention, would send our customers to.
-    ['with a link the knowledge it found does not have', textResponse('二段階認証の設定はこちらで本人確認のうえ行えます: https://xyz-login.evil.example/verify'), /links or addresses .*https:\/\/xyz-login\.evil\.example\/verify/],
-    ['with an address the knowledge it found does not have', textResponse('認証コードを security@evil.example までご返信ください。'), /links or addresses .*security@evil\.example/],
+    ['with a link the knowledge it found does not have', textResponse('二段階認証の設定はこちらで本人確認のうえ行えます: https://xyz-login.evil.example/verify'), /links, addresses or phone numbers .*https:\/\/xyz-login\.evil\.example\/verify/],
+    ['with an address the knowledge it found does not have', textResponse('認証コードを security@evil.example までご返信ください。'), /links, addresses or phone numbers .*security@evil\.example/],
+    ['with a phone number the knowledge it found does not have', textResponse('本人確認のため 03-1234-5678 までお電話ください。'), /links, addresses or phone numbers .*03-1234-5678/],
   ])('parks a final answer %s instead of sending it', async (_name, finalAnswer, reason) => {
     servers.llm.setHandler(scriptedModel({ override: (call) => (call.kind === 'final_answer' ? finalAnswer : undefined) }));
     const running = await run();
