@@ -242,7 +242,9 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
       current: ticket,
     });
     await learnGapsFrom({ store, redis: deps.redis, logger: log }, parked);
-    log.info({ reason }, 'Draft parked for review');
+    // The reason may name what the customer wrote (a phone number the draft repeated): info gets its kind only.
+    log.info({ reason: reason.split(':')[0] }, 'Draft parked for review');
+    log.debug({ reason }, 'Reason in full');
     return { outcome: 'parked', ticketId, reason, agentRun };
   }
 

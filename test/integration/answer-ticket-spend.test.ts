@@ -1,16 +1,19 @@
 /**
  * The `answer-ticket` job when a step after a finished agent run fails: the model billed the run's calls, so the
- * error carries them (`agentRunSpendOf`), and says whether the ticket holds the result. Real Redis and BullMQ, the
- * real agent against the scripted OpenAI-compatible server.
+ * error carries them (`agentRunSpendOf`), and says whether the ticket holds the result; and what its info-level log
+ * lines say of a parked draft. Real Redis and BullMQ, the real agent against the scripted OpenAI-compatible server.
  */
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { answerTicket } from '../../jobs/answer-ticket.js';
 import { agentRunSpendOf } from '../../src/agent/agent.js';
 import { createHelpDeskAgent } from '../../src/agent/create-agent.js';
 import { parseConfig } from '../../src/config.js';
-import { TWO_TOPIC_QUESTION } from '../../src/dev/scripted-model.js';
+import { textResponse } from '../../src/dev/openai-server.js';
+import { TWO_TOPIC_QUESTION, scriptedModel } from '../../src/dev/scripted-model.js';
 import { ingestMessage } from '../../src/mail/ingest.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { closeAll, createQueues } from '../../src/queues/registry.js';
@@ -29,6 +32,7 @@ beforeAll(async () => {
 }, 120_000);
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  servers.llm.setHandler(scriptedModel());
 });
 afterAll(async () => {
   redis?.disconnect();
@@ -92,5 +96,22 @@ describe('answer-ticket after a finished run', () => {
     expect(spend?.resultStored).toBe(true);
     expect(spend?.llmCalls).toHaveLength(answered());
     expect((await tickets.require(ticketId)).agent?.llmCalls).toEqual(spend?.llmCalls);
+  });
+});
+
+describe("answer-ticket's log lines", () => {
+  // A draft parked for the links or numbers in it names them in its reason, and the customer's own phone number is
+  // one of them: the reason is on the ticket for the operator, info-level logs get its kind only.
+  it('name what parked a draft without the personal data its reason holds', async () => {
+    const answer = textResponse('お電話番号 090-1234-5678 に折り返しご連絡いたします。');
+    servers.llm.setHandler(scriptedModel({ override: (call) => (call.kind === 'final_answer' ? answer : undefined) }));
+    const { ticketId, tickets, deps } = await setup((prefix) => new TicketStore(redis, { prefix }));
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, new Writable({ write: (chunk, _enc, done) => void (lines.push(String(chunk)), done()) }));
+    const outcome = await answerTicket({ ticketId }, { ...deps, logger }, { attemptsMade: 0, attempts: 3 });
+    expect(outcome.outcome).toBe('parked');
+    expect((await tickets.require(ticketId)).reason).toContain('090-1234-5678');
+    expect(lines.join('')).toContain('Draft parked for review');
+    expect(lines.join('')).not.toContain('090-1234-5678');
   });
 });
