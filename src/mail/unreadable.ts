@@ -75,11 +75,15 @@ const UNDECODABLE = /[\ufffd\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f]/gu;
 const MAX_UNDECODABLE_SHARE = 0.25;
 const MIN_UNDECODABLE = 5;
 
+// Noise shows in the first part as well as in the whole, and a huge text is not scanned through.
+const SAMPLE_CHARS = 64 * 1024;
+
 /** The share of undecodable characters among the visible ones when the text is noise; undefined when it is readable. */
 function undecodableShare(text: string): number | undefined {
-  const bad = text.match(UNDECODABLE)?.length ?? 0;
+  const sample = text.slice(0, SAMPLE_CHARS);
+  const bad = sample.match(UNDECODABLE)?.length ?? 0;
   if (bad < MIN_UNDECODABLE) return undefined;
-  const visible = text.replace(/\s+/gu, '').length;
+  const visible = sample.replace(/\s+/gu, '').length;
   const share = bad / visible;
   return share > MAX_UNDECODABLE_SHARE ? share : undefined;
 }
