@@ -716,10 +716,7 @@ function contentTypeOf(mail: ParsedMail): string {
 }
 
 function charsetOfContentType(mail: ParsedMail): string | undefined {
-  const header = mail.headers.get('content-type');
-  if (typeof header !== 'object' || header === null || !('params' in header)) return undefined;
-  const label = header.params?.['charset'];
-  return typeof label === 'string' && label.trim() !== '' ? label.trim() : undefined;
+  return paramsOf(mail.headers.get('content-type'))['charset']?.trim() || undefined;
 }
 
 /**
