@@ -839,6 +839,8 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
     top: { contentType: mail.contentType, params: paramsOf(parsed.headers.get('content-type')) },
     text,
     parts: (parsed.attachments ?? []).map((a) => ({ contentType: a.contentType || '', params: paramsOf(a.headers?.get('content-type')), filename: a.filename })),
+    subject,
+    exchangeRecall: headers.some((h) => h.key === 'x-ms-traffictypediagnostic' && /\bEE_MessageRecallEmail\b/i.test(rawText(h.bytes))),
   });
   if (unreadable) mail.unreadable = unreadable;
   if (isBounce(mail)) {

@@ -1,8 +1,9 @@
 /**
  * Mail whose text the agent cannot read although it looks like a question: encrypted mail (S/MIME, OpenPGP), an
  * S/MIME signature that wraps the text, Outlook's rich text sent only as `winmail.dat`, calendar invitations and
- * their answers (iMIP), and text that decoded to noise (a broken charset or transfer encoding). Without this the agent answers the subject alone, or answers an invitation's boilerplate
- * as if it were a question; such mail is parked for a person with the reason this gives.
+ * their answers (iMIP), Outlook's requests to recall an earlier message, and text that decoded to noise (a broken
+ * charset or transfer encoding). Without this the agent answers the subject alone, or answers an invitation's or a
+ * recall's boilerplate as if it were a question; such mail is parked for a person with the reason this gives.
  */
 
 /** A MIME part as the check reads it: its type, its Content-Type parameters (lower-case names) and file name. */
@@ -20,6 +21,10 @@ export interface UnreadableCheckInput {
   text: string;
   /** The parts mailparser hands over as attachments (calendar parts among them). */
   parts: readonly MimePartInfo[];
+  /** The decoded subject. */
+  subject?: string | undefined;
+  /** Exchange Online marked the mail as a recall request (`EE_MessageRecallEmail` in `X-MS-TrafficTypeDiagnostic`). */
+  exchangeRecall?: boolean | undefined;
 }
 
 // RFC 5546's methods that ask something of the recipient or answer an invitation; PUBLISH is a calendar file shared
@@ -37,6 +42,13 @@ const PKCS7 = new Set(['application/pkcs7-mime', 'application/x-pkcs7-mime']);
 const TNEF = new Set(['application/ms-tnef', 'application/vnd.ms-tnef']);
 // An armoured OpenPGP message at the start of a line: an inline-encrypted mail (a signed one is readable as is).
 const PGP_MESSAGE = /^-----BEGIN PGP MESSAGE-----$/m;
+// Outside the sender's Exchange organisation a recall cannot delete anything: Exchange sends this sentence instead,
+// under the subject "Recall: <subject>". Exchange Online also marks it in a header; older servers only write the
+// sentence (in the sender's language: only the English one is known here, and the header covers the rest there).
+const RECALL_SENTENCE = /would like to recall the message, ["“](.+)["”]\.?\s*$/su;
+const RECALL_SUBJECT = /^recall:\s*/i;
+// The notice is one sentence, with a list's or a gateway's footer at most: a longer text is a customer's own.
+const MAX_RECALL_TEXT = 2000;
 
 /**
  * Why the agent cannot answer this mail from its text, as a ticket reason; undefined for mail it can read. Pure:
@@ -58,6 +70,8 @@ export function unreadableReason(mail: UnreadableCheckInput): string | undefined
     const what = IMIP_METHODS[method];
     if (what) return `${what} (text/calendar; method=${method}): a person answers it`;
   }
+  const recall = recallReason(mail);
+  if (recall) return recall;
   const noise = undecodableShare(mail.text);
   if (noise !== undefined) {
     return `the text could not be decoded: ${Math.round(noise * 100)} % of its characters are undecodable bytes or control characters (a broken charset or transfer encoding)`;
@@ -66,6 +80,20 @@ export function unreadableReason(mail: UnreadableCheckInput): string | undefined
   const tnef = mail.parts.find((p) => TNEF.has(p.contentType.toLowerCase()) || p.filename?.toLowerCase() === 'winmail.dat');
   if (tnef && !hasText) return "the text is only in winmail.dat (Outlook's rich-text format), which is not read here";
   return undefined;
+}
+
+/**
+ * An Outlook recall reaching us is a customer asking to withdraw a mail they sent us, which may already be answered
+ * or waiting as a draft: answering the notice itself is wrong, and ignoring it hides the wish from the operator.
+ */
+function recallReason(mail: UnreadableCheckInput): string | undefined {
+  const text = mail.text.trim();
+  const sentence = text.length <= MAX_RECALL_TEXT ? RECALL_SENTENCE.exec(text) : null;
+  const subject = mail.subject ?? '';
+  if (!mail.exchangeRecall && !(sentence && RECALL_SUBJECT.test(subject))) return undefined;
+  // A subject under another language's prefix is not cut: the operator reads it as the sender wrote it.
+  const recalled = (sentence?.[1] ?? (RECALL_SUBJECT.test(subject) ? subject.replace(RECALL_SUBJECT, '') : '')).trim();
+  return `recall request (Outlook): the sender asks to withdraw their earlier message${recalled ? ` "${recalled}"` : ''}; a person checks what became of it`;
 }
 
 // Characters a decoder leaves for bytes it could not read (U+FFFD) and control characters no text has (C0 and C1

@@ -110,7 +110,7 @@ describe('agent worker and sender', () => {
   });
 
   // Mail the agent cannot read: it would answer the subject alone, or an invitation's boilerplate as a question.
-  it('parks encrypted mail, winmail.dat alone and calendar invitations for a person, without a model call', async () => {
+  it('parks encrypted mail, winmail.dat alone, calendar invitations and recall requests for a person, without a model call', async () => {
     const running = await run();
     const smime = buildMail({
       messageId: customerMessageId(),
@@ -139,8 +139,15 @@ describe('agent worker and sender', () => {
         body: ['--b', 'Content-Type: text/plain; charset=UTF-8', '', 'You have been invited to the following event.', '--b', 'Content-Type: text/calendar; charset=UTF-8; method=REQUEST', '', 'BEGIN:VCALENDAR', 'METHOD:REQUEST', 'END:VCALENDAR', '--b--', ''].join('\n'),
       },
     });
+    const recall = buildMail({
+      messageId: customerMessageId(),
+      from: 'Kenji Sato <d@customer.example>',
+      subject: 'Recall: Cannot log in',
+      body: 'Kenji Sato would like to recall the message, "Cannot log in".',
+      headers: { 'X-MS-TrafficTypeDiagnostic': 'TY0PR01MB1234:EE_MessageRecallEmail' },
+    });
     const reasons: Array<string | undefined> = [];
-    for (const raw of [smime, tnef, invitation]) {
+    for (const raw of [smime, tnef, invitation, recall]) {
       const { ticketId } = await ingest(running, raw);
       const ticket = await waitForState(running.store, ticketId, ['parked', 'sent', 'ignored', 'failed']);
       expect(ticket.state).toBe('parked');
@@ -150,6 +157,7 @@ describe('agent worker and sender', () => {
       'encrypted mail (S/MIME): its text cannot be read here',
       "the text is only in winmail.dat (Outlook's rich-text format), which is not read here",
       'calendar invitation (text/calendar; method=REQUEST): a person answers it',
+      'recall request (Outlook): the sender asks to withdraw their earlier message "Cannot log in"; a person checks what became of it',
     ]);
     expect(servers.llm.requests).toHaveLength(0);
     expect(servers.smtp.attempts).toHaveLength(0);

@@ -399,3 +399,79 @@ describe('message ids and keys', () => {
     expect(isValidMessageId('<11107978796724623>')).toBe(false);
   });
 });
+
+// Outside the sender's Exchange organisation, Outlook's "Recall This Message" arrives as a one-sentence mail. The
+// customer wants an earlier mail withdrawn: neither the notice nor its boilerplate is a question to answer.
+describe('parseInboundMail: Outlook recall requests', () => {
+  const exchangeOnline = (traffic: string, subject: string, body: string) =>
+    mail(
+      `From: Kenji Sato <kenji@customer.example>
+To: support@support.example
+Subject: ${subject}
+Message-Id: <3RI8B60J4MU4.RECALL1@customer.example>
+Date: Thu, 26 Nov 2026 09:00:00 +0000
+MIME-Version: 1.0
+Content-Type: text/plain; charset=utf-8
+X-MS-PublicTrafficType: Email
+X-MS-TrafficTypeDiagnostic: ${traffic}
+X-MS-Exchange-RecallReportGenerated: true`,
+      body,
+    );
+
+  it.each<[string, Buffer, string | undefined]>([
+    [
+      'Exchange Online, marked in its header',
+      exchangeOnline('TY0PR01MB1234:EE_MessageRecallEmail', 'Recall: Invoice for order 1042', 'kenji@customer.example would like to recall the message, "Invoice for order 1042".\r\n'),
+      'recall request (Outlook): the sender asks to withdraw their earlier message "Invoice for order 1042"',
+    ],
+    // The header names the recall whatever language the sentence is in.
+    [
+      'Exchange Online, a sentence in another language',
+      exchangeOnline('TY0PR01MB1234:EE_MessageRecallEmail|OS3PR01MB5678:EE_MessageRecallEmail', 'Recall: 請求書について', '佐藤 健二 がメッセージ "請求書について" を回収しようとしています。\r\n'),
+      'recall request (Outlook): the sender asks to withdraw their earlier message "請求書について"',
+    ],
+    [
+      'an older Exchange server: the sentence under a "Recall:" subject, winmail.dat beside it',
+      mail(
+        `From: Kenji Sato <kenji@customer.example>
+To: support@support.example
+Subject: Recall: Cannot log in
+Message-ID: <recall-2@customer.example>
+MIME-Version: 1.0
+Content-Type: multipart/mixed; boundary="b"`,
+        [
+          '--b',
+          'Content-Type: text/plain; charset="iso-8859-1"',
+          'Content-Transfer-Encoding: quoted-printable',
+          '',
+          'Kenji Sato would like to recall the message, "Cannot =',
+          'log in".',
+          '--b',
+          'Content-Type: application/ms-tnef; name="winmail.dat"',
+          'Content-Disposition: attachment; filename="winmail.dat"',
+          'Content-Transfer-Encoding: base64',
+          '',
+          'eJ8+IjoIAQaQCAAEAAAAAAABAAEAAQeQBgAIAAAA5AQAAAAAAADoAAEIgAcAE',
+          '--b--',
+          '',
+        ].join('\r\n'),
+      ),
+      'the sender asks to withdraw their earlier message "Cannot log in"',
+    ],
+    // Exchange stamps these headers on ordinary mail as well: only `EE_MessageRecallEmail` names a recall.
+    [
+      'an ordinary Exchange mail with the recall-report headers',
+      exchangeOnline('TY0PR01MB1234:EE_|OS3PR01MB5678:EE_LegacyOutlookRecall', 'Cannot log in', 'I cannot log in since this morning. What should I do?\r\n'),
+      undefined,
+    ],
+    [
+      'a customer asking about recalling a message',
+      exchangeOnline('TY0PR01MB1234:EE_', 'Recall: how does it work?', 'Colleagues say a sender "would like to recall the message, "Q3 report"." when they recall. Can your product do that?\r\n'),
+      undefined,
+    ],
+  ])('%s', async (_what, raw, expected) => {
+    const parsed = await parseInboundMail(raw);
+    if (expected === undefined) expect(parsed.unreadable).toBeUndefined();
+    else expect(parsed.unreadable).toContain(expected);
+  });
+});

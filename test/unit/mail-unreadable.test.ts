@@ -29,6 +29,12 @@ describe('unreadableReason', () => {
     ['noise from a broken transfer encoding', { ...plain, text: 'N\u0018\ufffd\ufffd\ufffd赶\ufffd{\ufffd\u0007\ufffd\u0007h!\ufffdi\ufffd\ufffd' }, 'could not be decoded'],
     ['a few undecodable bytes in a readable text', { ...plain, text: 'Caf\ufffd na\ufffdve question: how do I export?' }, undefined],
     ['a short text with one undecodable byte', { ...plain, text: 'ok\ufffd' }, undefined],
+    ['a recall marked by Exchange', { ...plain, subject: 'Recall: Cannot log in', text: 'Kenji would like to recall the message, "Cannot log in".', exchangeRecall: true }, 'withdraw their earlier message "Cannot log in"'],
+    ['a recall marked by Exchange, sentence unknown', { ...plain, subject: 'Rückruf: Anmeldung', text: 'Kenji möchte die Nachricht "Anmeldung" zurückrufen.', exchangeRecall: true }, 'withdraw their earlier message; a person'],
+    ['a recall by its sentence and subject', { ...plain, subject: 'RECALL: Cannot log in', text: 'Kenji would like to recall the message, \u201cCannot log in\u201d.\n' }, 'recall request (Outlook)'],
+    // Without the "Recall:" subject the sentence alone is a customer's words.
+    ['the sentence without the subject', { ...plain, subject: 'Question', text: 'Kenji would like to recall the message, "Cannot log in".' }, undefined],
+    ['a long text ending in the sentence', { ...plain, subject: 'Recall: x', text: `${'long question text '.repeat(200)}Kenji would like to recall the message, "x".` }, undefined],
     ['Japanese text is no noise', { ...plain, text: 'パスワードを忘れました。再設定の方法を教えてください。\ufffd' }, undefined],
   ])('%s', (_what, input, expected) => {
     const reason = unreadableReason(input);
