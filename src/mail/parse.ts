@@ -5,10 +5,10 @@
  */
 import EmailReplyParser from 'email-reply-parser';
 import { convert, type HtmlToTextOptions } from 'html-to-text';
-import iconv from 'iconv-lite';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { createLogger } from '../logger.js';
 import { isUsableAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
+import { decodeBytes, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, relabelTextParts, type CharsetRepair } from './charsets.js';
 import { isBounce } from './classify.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
 import { unreadableReason } from './unreadable.js';
@@ -168,36 +168,6 @@ class Notes {
 // ---------------------------------------------------------------------------------------------------------------
 // Charset decoding for the header values we decode ourselves (addresses, 8-bit subjects).
 
-function isJisLabel(label: string): boolean {
-  return /^(?:jis|iso-?2022-?jp|csiso2022jp)/i.test(label);
-}
-
-/** True when mailparser (iconv-lite, or its ISO-2022-JP special case) can decode `label`. */
-export function isSupportedCharset(label: string): boolean {
-  return isJisLabel(label) || iconv.encodingExists(label);
-}
-
-/** Decodes bytes in `label`, or undefined when neither iconv-lite nor the platform knows the charset. */
-function decodeBytes(bytes: Buffer, label: string): string | undefined {
-  const charset = label.trim();
-  if (isJisLabel(charset)) return new TextDecoder('iso-2022-jp').decode(bytes);
-  if (iconv.encodingExists(charset)) return iconv.decode(bytes, charset);
-  try {
-    return new TextDecoder(charset).decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
-
-function isValidUtf8(bytes: Buffer): boolean {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Decodes a raw header value. Bytes are UTF-8 when valid (RFC 6532); raw ISO-2022-JP (ESC sequences, sent unencoded by
  * old Japanese clients) is decoded as such; other 8-bit bytes are decoded by validity, see {@link guessLegacyCharset}.
@@ -219,65 +189,6 @@ function decodeRawBytes(bytes: Buffer, fallbackCharset: string | undefined, what
     notes.charsetProblem(`${what}: raw 8-bit bytes that are not UTF-8, decoded as ${guess.charset}`);
   }
   return text;
-}
-
-// Charsets of raw 8-bit header bytes after the mail's declared one, Japanese first (this is a Japanese help desk).
-const JAPANESE_CHARSETS = ['shift_jis', 'euc-jp'] as const;
-const CHINESE_CHARSETS = ['gb18030', 'big5'] as const;
-const KANA = /[\u3041-\u3096\u30a1-\u30fa]/u;
-
-/**
- * True for Latin text with a few accented letters (`Forma\xe7\xe3o`): every run of 8-bit bytes is at most two long
- * and sits between ASCII letters. CJK text has longer runs, or runs next to spaces and punctuation.
- */
-function looksLikeAccentedLatin(bytes: Buffer): boolean {
-  const isLetter = (b: number | undefined) => b !== undefined && ((b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a));
-  for (let i = 0; i < bytes.length; ) {
-    if (bytes[i]! < 0x80) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < bytes.length && bytes[j]! >= 0x80) j++;
-    if (j - i > 2 || !isLetter(bytes[i - 1]) || !(j === bytes.length || isLetter(bytes[j]))) return false;
-    i = j;
-  }
-  return true;
-}
-
-/** Bytes decoded strictly in `charset`, or undefined when they are not valid in it. */
-function strictDecode(bytes: Buffer, charset: string): string | undefined {
-  try {
-    return new TextDecoder(charset, { fatal: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Raw 8-bit header bytes that are not UTF-8, decoded by what they are valid in: the charset the message declares
- * (unless it is a 7-bit one such as ISO-2022-JP, in which 8-bit bytes cannot be), then Shift_JIS and EUC-JP, then
- * GB18030 and Big5. GB2312 text is mostly valid EUC-JP too, so a Japanese reading without a single kana gives way to
- * a valid Chinese one. Windows-1252 (which never fails) is the last resort.
- */
-function guessLegacyCharset(bytes: Buffer, declared: string | undefined): { text: string; charset: string } {
-  const sevenBit = !declared || isJisLabel(declared) || /^(?:us-)?ascii$/i.test(declared.trim());
-  if (!sevenBit) {
-    const text = strictDecode(bytes, declared!.trim());
-    if (text !== undefined) return { text, charset: declared!.trim() };
-  }
-  if (looksLikeAccentedLatin(bytes)) return { text: iconv.decode(bytes, 'windows-1252'), charset: 'windows-1252' };
-  const japanese = JAPANESE_CHARSETS.map((charset) => ({ charset, text: strictDecode(bytes, charset) })).filter(
-    (c): c is { charset: (typeof JAPANESE_CHARSETS)[number]; text: string } => c.text !== undefined,
-  );
-  const withKana = japanese.find((c) => KANA.test(c.text));
-  if (withKana) return withKana;
-  for (const charset of CHINESE_CHARSETS) {
-    const text = strictDecode(bytes, charset);
-    if (text !== undefined) return { text, charset };
-  }
-  if (japanese[0]) return japanese[0];
-  return { text: iconv.decode(bytes, 'windows-1252'), charset: 'windows-1252' };
 }
 
 const ENCODED_WORD = /=\?([^?\s*]+)(?:\*[^?\s]*)?\?([bBqQ])\?([^?\s]*)\?=/g;
@@ -760,9 +671,6 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
   if (headers.length === 0) throw new MailParseError('no RFC 5322 header fields found: the input is not a mail');
 
   const declared = declaredCharsets(input);
-  for (const label of declared) {
-    if (!isSupportedCharset(label)) notes.charsetProblem(`unknown charset "${label}"; its text was read as UTF-8`);
-  }
   const topCharset = charsetOfContentType(parsed);
   const fallbackCharset = [topCharset, ...declared].find(
     (label): label is string => label !== undefined && isSupportedCharset(label) && !/^(?:us-?ascii|utf-?8)$/i.test(label),
@@ -805,11 +713,33 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
     (classifierHeaders[header.key] ??= []).push(rawText(header.bytes));
   }
 
-  const text = bodyText(parsed, notes);
+  // The body as mailparser read it, or read again with the text parts' labels fixed (headers stay as first read).
+  let body = parsed;
+  let text = bodyText(parsed, notes);
+  let repairs: CharsetRepair[] = [];
+  if (looksMisdecoded(text) || declared.some((label) => !isSupportedCharset(label))) {
+    const relabelled = await relabelTextParts(input);
+    if (relabelled) {
+      try {
+        body = await simpleParserWithinPartLimit(relabelled.raw, notes);
+        text = bodyText(body, notes);
+        repairs = relabelled.repairs;
+      } catch (err) {
+        log.debug({ err }, 'the mail with its text parts relabelled could not be parsed; keeping the first reading');
+      }
+    }
+  }
+  for (const repair of repairs) {
+    notes.charsetProblem(`text ${repair.declared ? `declared as ${repair.declared}` : 'without a charset'} was read as ${repair.charset}, which its bytes are in`);
+  }
+  const repairedLabels = new Set(repairs.map((r) => r.declared?.toLowerCase()));
+  for (const label of declared) {
+    if (!isSupportedCharset(label) && !repairedLabels.has(label)) notes.charsetProblem(`unknown charset "${label}"; its text was read as UTF-8`);
+  }
   if (text.includes('\uFFFD')) notes.charsetProblem('body text contains replacement characters (undecodable bytes)');
   if (subject.includes('\uFFFD')) notes.charsetProblem('subject contains replacement characters (undecodable bytes)');
 
-  const attachments: AttachmentInfo[] = (parsed.attachments ?? []).map((a) => ({
+  const attachments: AttachmentInfo[] = (body.attachments ?? []).map((a) => ({
     filename: a.filename || undefined,
     contentType: (a.contentType || 'application/octet-stream').toLowerCase(),
     size: typeof a.size === 'number' ? a.size : (a.content?.length ?? 0),
@@ -838,13 +768,13 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
   const unreadable = unreadableReason({
     top: { contentType: mail.contentType, params: paramsOf(parsed.headers.get('content-type')) },
     text,
-    parts: (parsed.attachments ?? []).map((a) => ({ contentType: a.contentType || '', params: paramsOf(a.headers?.get('content-type')), filename: a.filename })),
+    parts: (body.attachments ?? []).map((a) => ({ contentType: a.contentType || '', params: paramsOf(a.headers?.get('content-type')), filename: a.filename })),
     subject,
     exchangeRecall: headers.some((h) => h.key === 'x-ms-traffictypediagnostic' && /\bEE_MessageRecallEmail\b/i.test(rawText(h.bytes))),
   });
   if (unreadable) mail.unreadable = unreadable;
   if (isBounce(mail)) {
-    const report = deliveryReportOf(text, (parsed.attachments ?? []).map((a) => ({ contentType: a.contentType || '', content: a.content ?? Buffer.alloc(0) })));
+    const report = deliveryReportOf(text, (body.attachments ?? []).map((a) => ({ contentType: a.contentType || '', content: a.content ?? Buffer.alloc(0) })));
     if (report) mail.deliveryReport = report;
   }
   if (notes.warnings.length > 0 || notes.charset.length > 0) {

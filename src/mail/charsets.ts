@@ -1,0 +1,241 @@
+/**
+ * What charset text is in when its label is missing or wrong: raw 8-bit header bytes (RFC 6532 allows UTF-8, old
+ * clients send their own charset), and text parts whose bytes are not in the charset they declare — a web form that
+ * sends UTF-8 labelled ISO-8859-1, a Japanese mailer that sends Shift_JIS or ISO-2022-JP without a label. Decisions
+ * are made on the bytes: well-formed UTF-8 is UTF-8 whatever the label says (legacy CJK and Latin text practically
+ * never is), other bytes are read in the charset they are valid in.
+ */
+import { Joiner, Rewriter, Splitter, type MimeNode } from '@zone-eu/mailsplit';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import iconv from 'iconv-lite';
+
+/** True for the labels of ISO-2022-JP (which iconv-lite does not know; mailparser decodes it apart). */
+export function isJisLabel(label: string): boolean {
+  return /^(?:jis|iso-?2022-?jp|csiso2022jp)/i.test(label);
+}
+
+/** True when mailparser (iconv-lite, or its ISO-2022-JP special case) can decode `label`. */
+export function isSupportedCharset(label: string): boolean {
+  return isJisLabel(label) || iconv.encodingExists(label);
+}
+
+/** Decodes bytes in `label`, or undefined when neither iconv-lite nor the platform knows the charset. */
+export function decodeBytes(bytes: Buffer, label: string): string | undefined {
+  const charset = label.trim();
+  if (isJisLabel(charset)) return new TextDecoder('iso-2022-jp').decode(bytes);
+  if (iconv.encodingExists(charset)) return iconv.decode(bytes, charset);
+  try {
+    return new TextDecoder(charset).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the bytes are well-formed UTF-8. */
+export function isValidUtf8(bytes: Buffer): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+
+// Charsets of raw 8-bit header bytes after the mail's declared one, Japanese first (this is a Japanese help desk).
+const JAPANESE_CHARSETS = ['shift_jis', 'euc-jp'] as const;
+const CHINESE_CHARSETS = ['gb18030', 'big5'] as const;
+const KANA = /[\u3041-\u3096\u30a1-\u30fa]/u;
+
+/**
+ * True for Latin text with a few accented letters (`Forma\xe7\xe3o`): every run of 8-bit bytes is at most two long
+ * and sits between ASCII letters. CJK text has longer runs, or runs next to spaces and punctuation.
+ */
+export function looksLikeAccentedLatin(bytes: Buffer): boolean {
+  const isLetter = (b: number | undefined) => b !== undefined && ((b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a));
+  for (let i = 0; i < bytes.length; ) {
+    if (bytes[i]! < 0x80) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < bytes.length && bytes[j]! >= 0x80) j++;
+    if (j - i > 2 || !isLetter(bytes[i - 1]) || !(j === bytes.length || isLetter(bytes[j]))) return false;
+    i = j;
+  }
+  return true;
+}
+
+/** Bytes decoded strictly in `charset`, or undefined when they are not valid in it. */
+function strictDecode(bytes: Buffer, charset: string): string | undefined {
+  try {
+    return new TextDecoder(charset, { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Raw 8-bit header bytes that are not UTF-8, decoded by what they are valid in: the charset the message declares
+ * (unless it is a 7-bit one such as ISO-2022-JP, in which 8-bit bytes cannot be), then Shift_JIS and EUC-JP, then
+ * GB18030 and Big5. GB2312 text is mostly valid EUC-JP too, so a Japanese reading without a single kana gives way to
+ * a valid Chinese one. Windows-1252 (which never fails) is the last resort.
+ */
+export function guessLegacyCharset(bytes: Buffer, declared: string | undefined): { text: string; charset: string } {
+  const sevenBit = !declared || isJisLabel(declared) || /^(?:us-)?ascii$/i.test(declared.trim());
+  if (!sevenBit) {
+    const text = strictDecode(bytes, declared!.trim());
+    if (text !== undefined) return { text, charset: declared!.trim() };
+  }
+  if (looksLikeAccentedLatin(bytes)) return { text: iconv.decode(bytes, 'windows-1252'), charset: 'windows-1252' };
+  const japanese = JAPANESE_CHARSETS.map((charset) => ({ charset, text: strictDecode(bytes, charset) })).filter(
+    (c): c is { charset: (typeof JAPANESE_CHARSETS)[number]; text: string } => c.text !== undefined,
+  );
+  const withKana = japanese.find((c) => KANA.test(c.text));
+  if (withKana) return withKana;
+  for (const charset of CHINESE_CHARSETS) {
+    const text = strictDecode(bytes, charset);
+    if (text !== undefined) return { text, charset };
+  }
+  if (japanese[0]) return japanese[0];
+  return { text: iconv.decode(bytes, 'windows-1252'), charset: 'windows-1252' };
+}
+
+
+// ---------------------------------------------------------------------------------------------------------------
+// Text parts whose label does not fit their bytes.
+
+// ISO-2022-JP's shifts into JIS X 0208 (1978 and 1983), JIS X 0212 and JIS-Roman.
+const JIS_ESCAPE = /\x1b(?:\$[@B]|\$\(D|\(J)/;
+const UTF8_LABEL = /^utf-?8$/i;
+const ASCII_LABEL = /^(?:us-?ascii|ascii|ansi_x3\.4-1968)$/i;
+const WIDE_LABEL = /^(?:utf-?16|utf-?32|ucs-?2|ucs-?4)/i;
+// A UTF-8 reading with a stray byte or two (a gateway's Latin-1 footer under a UTF-8 text) stays UTF-8: reading it
+// all in a legacy charset would garble every other non-ASCII letter.
+const MAX_STRAY_BYTES = 2;
+
+/**
+ * The charset a text part's bytes are in, when it is not the one its label names (or it names none); undefined
+ * when the label fits, or when nothing fits better (noise stays noise, for the unreadable-mail check).
+ *
+ * - 7-bit bytes with ISO-2022-JP escapes are ISO-2022-JP;
+ * - well-formed UTF-8 with 8-bit bytes is UTF-8;
+ * - bytes valid in their legacy label keep it;
+ * - single 8-bit bytes among ASCII are Latin text: Windows-1252 (a superset of ISO-8859-1's letters);
+ * - a UTF-8 text with a stray byte or two stays UTF-8;
+ * - otherwise the reading of {@link guessLegacyCharset}, except its last resort: Windows-1252 only for text that
+ *   looks like accented Latin.
+ */
+export function textPartCharset(bytes: Buffer, label: string | undefined): string | undefined {
+  const declared = label?.trim().toLowerCase() || undefined;
+  if (declared && WIDE_LABEL.test(declared)) return undefined;
+  if (!bytes.some((b) => b >= 0x80)) {
+    return JIS_ESCAPE.test(bytes.toString('latin1')) && !(declared && isJisLabel(declared)) ? 'iso-2022-jp' : undefined;
+  }
+  if (isValidUtf8(bytes)) return declared && UTF8_LABEL.test(declared) ? undefined : 'utf-8';
+  const legacy = declared && !UTF8_LABEL.test(declared) && !ASCII_LABEL.test(declared) && !isJisLabel(declared) && isSupportedCharset(declared);
+  if (legacy && validIn(bytes, declared)) return undefined;
+  if (isSingleByteLatin(bytes)) return declared === 'windows-1252' ? undefined : 'windows-1252';
+  if ((!declared || UTF8_LABEL.test(declared) || ASCII_LABEL.test(declared)) && strayUtf8Bytes(bytes) <= MAX_STRAY_BYTES) return undefined;
+  const guess = guessLegacyCharset(bytes, undefined);
+  if (guess.charset === 'windows-1252' && !looksLikeAccentedLatin(bytes)) return undefined;
+  return guess.charset === declared ? undefined : guess.charset;
+}
+
+// Accented letters are a small share of a Latin text (French about 4 %, Portuguese or Czech more).
+const MAX_LATIN_ACCENT_SHARE = 0.15;
+
+/**
+ * True for a text in a Latin-1-like charset: every 8-bit byte stands alone (one accented letter or sign: `à`, `ç`,
+ * `€`) and they are a small share. UTF-8's accented letters are two bytes, and CJK text has runs of them.
+ */
+function isSingleByteLatin(bytes: Buffer): boolean {
+  let high = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i]! < 0x80) continue;
+    if (i + 1 < bytes.length && bytes[i + 1]! >= 0x80) return false;
+    high++;
+  }
+  return high > 0 && high / bytes.length <= MAX_LATIN_ACCENT_SHARE;
+}
+
+/** True when the bytes decode in `label` without a replacement character. */
+function validIn(bytes: Buffer, label: string): boolean {
+  const strict = strictDecode(bytes, label);
+  if (strict !== undefined) return true;
+  // Labels the platform's decoder does not know (iconv-lite's own aliases) are checked by iconv-lite's reading.
+  try {
+    new TextDecoder(label);
+    return false;
+  } catch {
+    return !iconv.decode(bytes, label).includes('\ufffd');
+  }
+}
+
+/** How many replacement characters a UTF-8 reading of the bytes has. */
+function strayUtf8Bytes(bytes: Buffer): number {
+  let n = 0;
+  for (const ch of bytes.toString('utf8')) if (ch === '\ufffd') n++;
+  return n;
+}
+
+// UTF-8 read as Latin-1 or Windows-1252: a lead byte's letter (Â–ô) followed by a continuation byte's character.
+const UTF8_READ_AS_LATIN = /[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]/u;
+
+/**
+ * True when a text as first decoded shows signs of the wrong charset: undecodable bytes, ISO-2022-JP escapes left
+ * as they are, or UTF-8 read as Latin-1. Cheap, so only such mail pays for {@link relabelTextParts}.
+ */
+export function looksMisdecoded(text: string): boolean {
+  return text.includes('\ufffd') || text.includes('\u001b') || UTF8_READ_AS_LATIN.test(text);
+}
+
+/** One text part read in another charset than its label: the label (undefined for none) and the charset used. */
+export interface CharsetRepair {
+  declared: string | undefined;
+  charset: string;
+}
+
+const TEXT_TYPES = new Set(['text/plain', 'text/html']);
+
+/**
+ * The raw mail with the charset label of each inline text part whose bytes are in another charset replaced by
+ * theirs ({@link textPartCharset}), for mailparser to read again; undefined when no label changes or the mail cannot
+ * be split. The structure, the other parts and every other header stay as they were; a relabelled part without a
+ * transfer encoding is re-encoded as quoted-printable, so 8-bit bytes survive.
+ */
+export async function relabelTextParts(raw: Buffer): Promise<{ raw: Buffer; repairs: CharsetRepair[] } | undefined> {
+  const repairs: CharsetRepair[] = [];
+  const isInlineText = (node: MimeNode) => TEXT_TYPES.has((node.contentType || 'text/plain').toLowerCase()) && node.disposition !== 'attachment';
+  const splitter = new Splitter();
+  const rewriter = new Rewriter(isInlineText);
+  const joiner = new Joiner();
+  rewriter.on('node', ({ node, decoder, encoder }: { node: MimeNode; decoder: NodeJS.ReadableStream; encoder: NodeJS.WritableStream }) => {
+    const chunks: Buffer[] = [];
+    decoder.on('data', (chunk: Buffer) => chunks.push(chunk));
+    decoder.on('end', () => {
+      const bytes = Buffer.concat(chunks);
+      const declared = node.charset ? node.charset.toLowerCase() : undefined;
+      const charset = textPartCharset(bytes, declared);
+      if (charset) {
+        node.setCharset(charset);
+        repairs.push({ declared, charset });
+      }
+      encoder.end(bytes);
+    });
+  });
+  const out: Buffer[] = [];
+  const collect = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      out.push(chunk);
+      done();
+    },
+  });
+  try {
+    await pipeline(Readable.from([raw]), splitter, rewriter, joiner, collect);
+  } catch {
+    return undefined;
+  }
+  return repairs.length > 0 ? { raw: Buffer.concat(out), repairs } : undefined;
+}
