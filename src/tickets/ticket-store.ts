@@ -567,10 +567,12 @@ export class TicketStore {
   /**
    * The conversation a new mail may join, with its history: the one its parent Message-IDs name (see
    * {@link findConversation}), but only when `recipient` (the address our reply to the mail would go to: its Reply-To,
-   * else its From) is the From or Reply-To of a ticket already in it. Otherwise anyone who learned a Message-ID (a
-   * forwarded mail, a quoted header) could join another customer's thread, and a forged From of the customer with
-   * the attacker's Reply-To would have the customer's exchange put into the agent's context and mailed to the
-   * attacker.
+   * else its From) is where our reply to a ticket already in it goes (that ticket's Reply-To, else its From).
+   * Otherwise anyone who learned a Message-ID (a forwarded mail, a quoted header) could join another customer's
+   * thread, and a forged From of the customer with the attacker's Reply-To would have the customer's exchange put
+   * into the agent's context and mailed to the attacker. A ticket's From alone proves nothing when its Reply-To
+   * differs: an outsider's mail with the customer as Reply-To joins (its reply goes to the customer), and must not
+   * make the outsider a participant for the next mail.
    *
    * @returns `conversationId` to join, or `refusedRoot` naming the conversation that was not joined, or neither.
    */
@@ -581,7 +583,7 @@ export class TicketStore {
     if (wanted) {
       const ids = await this.redis.zrange(this.keys().conversation(root), 0, CONVERSATION_PARTICIPANT_SCAN - 1);
       for (const t of await this.getMany(ids.length > 0 ? ids : [root], WITHOUT_AGENT)) {
-        if (t.from.toLowerCase() === wanted || t.replyTo.toLowerCase() === wanted) return { conversationId: root };
+        if ((t.replyTo || t.from).toLowerCase() === wanted) return { conversationId: root };
       }
     }
     return { refusedRoot: root };

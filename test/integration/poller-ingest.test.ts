@@ -132,6 +132,21 @@ describe('ingestMessage: joining a thread', () => {
     expect((await deps.store.require(ticketIdFor('<h3@example.com>'))).conversationId).toBe(ticketIdFor('<h3@example.com>'));
   });
 
+  // Step one joins legitimately (the reply goes to the customer), but puts a ticket From the outsider into the
+  // conversation; the outsider's own address must not count as a participant for it, or step two gets the
+  // customer's exchange as context and the reply to it.
+  it('an outsider whose mail joined with the customer as Reply-To does not become a participant by it', async () => {
+    const deps = harness();
+    await ingestMessage(mail('<b1@example.com>'), deps);
+    const root = ticketIdFor('<b1@example.com>');
+    await ingestMessage(followUp('<b2@example.com>', '<b1@example.com>', 'Mallory <mallory@attacker.example>', 'customer@example.com'), deps);
+    expect((await deps.store.require(ticketIdFor('<b2@example.com>'))).conversationId).toBe(root);
+    await ingestMessage(followUp('<b3@example.com>', '<b1@example.com>', 'Mallory <mallory@attacker.example>'), deps);
+    const second = await deps.store.require(ticketIdFor('<b3@example.com>'));
+    expect(second.conversationId).toBe(second.id);
+    expect(await deps.store.conversationHistory(second.id)).toEqual([]);
+  });
+
   it('a forged From of the customer does not join when the reply would go to another address (Reply-To)', async () => {
     const deps = harness();
     await ingestMessage(mail('<f1@example.com>'), deps);
