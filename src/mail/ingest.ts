@@ -242,7 +242,8 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
   let ticketId = ticketIdFor(messageId);
   let existing = await produce(deps.redis, () => deps.store.get(ticketId, { agentResult: false }));
   let reusedNote: string | undefined;
-  if (existing && mail && !sameMail(existing, mail)) {
+  const ourAddresses = ourAddressesOf(deps.config);
+  if (existing && mail && !sameMail(existing, mail, ourAddresses)) {
     // Another mail under a Message-ID already taken (a web form that writes one fixed id, a broken client): it gets an
     // id of its own, the same each time it is seen, instead of being dropped as a duplicate of a stranger's ticket.
     reusedNote = `Message-ID ${messageId} is already the id of ticket ${existing.id}, another mail (other sender or date); this mail was given its own id`;
@@ -260,7 +261,7 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
   const thread = mail
     ? await produce(deps.redis, () => deps.store.joinConversation(threadRefs(mail), (mail.replyTo ?? mail.from)?.address))
     : {};
-  const input = ticketInputForMail(mail, raw, { rawRef: rawRefFor(deps.prefix, ticketId), conversationId: thread.conversationId, parseError, ourAddresses: ourAddressesOf(deps.config) });
+  const input = ticketInputForMail(mail, raw, { rawRef: rawRefFor(deps.prefix, ticketId), conversationId: thread.conversationId, parseError, ourAddresses });
   input.messageId = messageId;
   if (thread.refusedRoot) input.note = [refusedThreadNote(thread.refusedRoot), input.note].filter(Boolean).join('; ');
   if (reusedNote) input.note = [reusedNote, input.note].filter(Boolean).join('; ');
@@ -334,11 +335,12 @@ export async function parkFromEnvelope(
 
 /**
  * Whether `mail` is the mail `ticket` was made from, delivered again (an IMAP re-sync, a copy in a second folder, a
- * gateway that tagged the subject): same From, same Reply-To, and the same Date when both have one. Bodies and
- * subjects are not compared, since relays change them.
+ * gateway that tagged the subject): same sender, same Reply-To, and the same Date when both have one. Bodies and
+ * subjects are not compared, since relays change them. The sender is the one the ticket was made with: the customer
+ * behind our own group's rewritten From ({@link ticketInputForMail}), or that copy would be taken for another mail.
  */
-function sameMail(ticket: Pick<Ticket, 'from' | 'replyTo' | 'mailDate'>, mail: InboundMail): boolean {
-  const from = (mail.from?.address ?? '').trim().toLowerCase();
+function sameMail(ticket: Pick<Ticket, 'from' | 'replyTo' | 'mailDate'>, mail: InboundMail, ourAddresses: readonly string[]): boolean {
+  const from = ((customerBehindOwnGroup(mail, ourAddresses) ?? mail.from)?.address ?? '').trim().toLowerCase();
   const replyTo = (mail.replyTo?.address ?? from).trim().toLowerCase();
   const date = mailDateOf(mail);
   return ticket.from === from && ticket.replyTo.toLowerCase() === replyTo && (!ticket.mailDate || !date || ticket.mailDate === date);

@@ -175,6 +175,34 @@ describe('ingestMessage', () => {
     expect(jobs.map((j) => [j.id, j.name, j.data])).toEqual([[answerJobId(ticketId, 1), 'answer-ticket', { ticketId }]]);
   });
 
+  // A support address that is a Google Group rewrites From to itself and puts the customer in Reply-To; the ticket's
+  // sender is the customer. The same mail seen again (a poller crash before \Seen, a second folder) is that ticket.
+  it('makes one ticket and one job of the same mail through our own group ingested twice', async () => {
+    const deps = harness({ MAIL_FROM: 'help@support.example' });
+    const viaGroup = Buffer.from(
+      [
+        "From: 'Customer' via Help <help@support.example>",
+        'Reply-To: Customer <customer@example.com>',
+        'To: help@support.example',
+        'Subject: Password',
+        'Message-ID: <group-twice@example.com>',
+        'Date: Mon, 2 Mar 2026 10:00:00 +0900',
+        'List-Post: <mailto:help@support.example>',
+        'List-Id: <help.support.example>',
+        'Content-Type: text/plain; charset=UTF-8',
+        '',
+        'How do I reset my password?',
+        '',
+      ].join('\r\n'),
+    );
+    const first = await ingestMessage(viaGroup, deps);
+    expect(first.outcome).toBe('queued');
+    expect((await deps.store.require(first.ticketId)).from).toBe('customer@example.com');
+    expect(await ingestMessage(viaGroup, deps)).toEqual({ ticketId: first.ticketId, outcome: 'duplicate', state: 'received' });
+    expect((await deps.store.list({ limit: 10 })).total).toBe(1);
+    expect(await jobsOf(deps)).toHaveLength(1);
+  });
+
   it('makes one ticket and one job of the same mail ingested twice', async () => {
     const deps = harness();
     const first = await ingestMessage(mail('<twice@example.com>'), deps);
