@@ -49,8 +49,10 @@ const listQuerySchema = z
   })
   .strict();
 
-const approveBodySchema = z.object({ reply: z.string().max(MAX_REPLY_CHARS).optional() }).strict();
-const rejectBodySchema = z.object({ reason: z.string().trim().min(1, 'required').max(MAX_REASON_CHARS) }).strict();
+// `seen`: the ticket's history length the caller decided on; a ticket that moved on since is refused (409).
+const seenField = z.number().int().min(0).optional();
+const approveBodySchema = z.object({ reply: z.string().max(MAX_REPLY_CHARS).optional(), seen: seenField }).strict();
+const rejectBodySchema = z.object({ reason: z.string().trim().min(1, 'required').max(MAX_REASON_CHARS), seen: seenField }).strict();
 
 function ticketIdParam(params: Record<string, string>): string {
   const id = params.id ?? '';
@@ -81,7 +83,7 @@ export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps; reru
     async approve({ params, body, user }) {
       const ticketId = ticketIdParam(params);
       const input = parseInput(approveBodySchema, body ?? {}, 'body');
-      const outcome = await approveTicket(deps.review, { ticketId, operator: user ?? ANONYMOUS_OPERATOR, reply: input.reply });
+      const outcome = await approveTicket(deps.review, { ticketId, operator: user ?? ANONYMOUS_OPERATOR, reply: input.reply, seen: input.seen });
       if (outcome.outcome !== 'approved') return refusal(outcome);
       return {
         status: 202,
@@ -92,7 +94,7 @@ export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps; reru
     async reject({ params, body, user }) {
       const ticketId = ticketIdParam(params);
       const input = parseInput(rejectBodySchema, body ?? {}, 'body');
-      const outcome = await rejectTicket(deps.review, { ticketId, operator: user ?? ANONYMOUS_OPERATOR, reason: input.reason });
+      const outcome = await rejectTicket(deps.review, { ticketId, operator: user ?? ANONYMOUS_OPERATOR, reason: input.reason, seen: input.seen });
       if (outcome.outcome !== 'rejected') return refusal(outcome);
       return { status: 200, json: { ticketId, state: outcome.ticket.state, reason: outcome.ticket.reason } };
     },

@@ -108,8 +108,10 @@ function refusalPage(refusal: ReviewRefusal, ticketId: string, user: string | un
   return { status, html: renderMessagePage({ status, message: refusal.message, user, back }) };
 }
 
-const approveFormSchema = z.object({ reply: z.string().max(200_000).optional() });
-const rejectFormSchema = z.object({ reason: z.string().max(10_000).default('') });
+// `seen`: the history length the page showed (see DecisionRequest.seen); every decision form carries it.
+const seenField = z.coerce.number().int().min(0).max(1_000_000).optional();
+const approveFormSchema = z.object({ reply: z.string().max(200_000).optional(), seen: seenField });
+const rejectFormSchema = z.object({ reason: z.string().max(10_000).default(''), seen: seenField });
 
 function parseForm<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const parsed = schema.safeParse(body ?? {});
@@ -169,7 +171,7 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
     async approve({ params, body, user }) {
       const ticketId = params.id ?? '';
       const form = parseForm(approveFormSchema, body);
-      const outcome = await approveTicket(deps.review, { ticketId, operator: operator(user), reply: form.reply });
+      const outcome = await approveTicket(deps.review, { ticketId, operator: operator(user), reply: form.reply, seen: form.seen });
       if (outcome.outcome !== 'approved') return refusalPage(outcome, ticketId, user);
       return { status: 303, location: `/?done=${outcome.alreadyApproved ? 'requeued' : 'approved'}&ticket=${outcome.ticket.id}` };
     },
@@ -177,7 +179,7 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
     async reject({ params, body, user }) {
       const ticketId = params.id ?? '';
       const form = parseForm(rejectFormSchema, body);
-      const outcome = await rejectTicket(deps.review, { ticketId, operator: operator(user), reason: form.reason });
+      const outcome = await rejectTicket(deps.review, { ticketId, operator: operator(user), reason: form.reason, seen: form.seen });
       if (outcome.outcome !== 'rejected') return refusalPage(outcome, ticketId, user);
       return { status: 303, location: `/?done=rejected&ticket=${outcome.ticket.id}` };
     },

@@ -254,6 +254,11 @@ function draftRows(draft: string | undefined): number {
   return Math.min(Math.max(lines + 1, 10), 36);
 }
 
+/** What the page showed of the ticket, so a decision taken on it is refused once the ticket moved on. */
+function seenField(ticket: Ticket): SafeHtml {
+  return html`<input type="hidden" name="seen" value="${String(ticket.history.length)}">`;
+}
+
 function renderDecision(ticket: Ticket, csrfToken: string): SafeHtml {
   if (ticket.state !== 'parked') {
     return html`<section class="card">
@@ -266,6 +271,7 @@ function renderDecision(ticket: Ticket, csrfToken: string): SafeHtml {
   <h2>Draft reply</h2>
   <form method="post" action="/tickets/${ticket.id}/approve">
     ${csrfField(csrfToken)}
+    ${seenField(ticket)}
     <label for="reply" class="small muted">Edit the reply if needed; it is sent exactly as written here.</label>
     <textarea id="reply" name="reply" rows="${draftRows(ticket.draft)}" required>${ticket.draft ?? ''}</textarea>
     <div class="actions">
@@ -274,6 +280,7 @@ function renderDecision(ticket: Ticket, csrfToken: string): SafeHtml {
   </form>
   <form method="post" action="/tickets/${ticket.id}/reject" class="reject">
     ${csrfField(csrfToken)}
+    ${seenField(ticket)}
     <input type="text" name="reason" required maxlength="2000" placeholder="Reason, e.g. answered by phone" aria-label="Reason for rejecting">
     <button type="submit" class="danger">Reject</button>
   </form>

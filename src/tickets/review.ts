@@ -92,6 +92,35 @@ function refusalOf(err: unknown, action: string): ReviewRefusal | undefined {
   return undefined;
 }
 
+/** Who decides on which ticket, and what their page showed of it. */
+export interface DecisionRequest {
+  ticketId: string;
+  operator: string;
+  /**
+   * How many history entries the ticket had on the page the decision was taken on. Given, the decision is refused
+   * when the ticket moved on since (another operator's approval that the sender parked again as "may already have
+   * been sent", a new draft): the operator never saw that. The review page always sends it; API callers may.
+   */
+  seen?: number | undefined;
+}
+
+/** The refusal of a decision taken on a page that no longer shows the ticket as it is. */
+function changedSince(ticket: Ticket): ReviewRefusal {
+  const last = ticket.history.at(-1);
+  const why = ticket.reason ?? last?.note;
+  return {
+    outcome: 'conflict',
+    message: `The ticket changed since you opened it: it is now ${ticket.state}${why ? ` (${why})` : ''}${last ? `, last changed by ${last.actor}` : ''}. Reload it and decide again.`,
+    state: ticket.state,
+  };
+}
+
+/** True when the entry right after the `seen` ones is an approval: the one a repeated submit of that page made. */
+function isApprovalAfter(ticket: Ticket, seen: number): boolean {
+  const next = ticket.history[seen];
+  return next !== undefined && next.from === 'parked' && next.to === 'approved';
+}
+
 function checkId(ticketId: string): ReviewRefusal | undefined {
   return TICKET_ID_PATTERN.test(ticketId) ? undefined : { outcome: 'invalid', message: `Not a ticket id: ${ticketId.slice(0, 80)}` };
 }
@@ -121,10 +150,11 @@ async function queueSend(deps: ReviewDeps, ticket: Ticket): Promise<string> {
  * ticket again only re-adds the job of that approval (also while the sender waits to retry it), so a retry after a
  * failure in between is safe.
  */
-export async function approveTicket(
-  deps: ReviewDeps,
-  request: { ticketId: string; operator: string; reply?: string | undefined },
-): Promise<ApproveOutcome> {
+export async function approveTicket(deps: ReviewDeps, request: DecisionRequest & { reply?: string | undefined }): Promise<ApproveOutcome> {
+  return approveOnce(deps, request, true);
+}
+
+async function approveOnce(deps: ReviewDeps, request: DecisionRequest & { reply?: string | undefined }, mayRetry: boolean): Promise<ApproveOutcome> {
   const badId = checkId(request.ticketId);
   if (badId) return badId;
   const reply = request.reply === undefined ? undefined : normalizeText(request.reply);
@@ -139,8 +169,11 @@ export async function approveTicket(
     if (reply !== undefined && reply !== ticket.draft) {
       return { outcome: 'conflict', message: 'The ticket is already approved; its reply can no longer be edited', state: ticket.state };
     }
+    // The same decision submitted twice (a double click, a retry): the approval right after what the page showed.
+    if (request.seen !== undefined && !isApprovalAfter(ticket, request.seen)) return changedSince(ticket);
     return { outcome: 'approved', ticket, jobId: await queueSend(deps, ticket), alreadyApproved: true };
   }
+  if (request.seen !== undefined && ticket.history.length !== request.seen) return changedSince(ticket);
   if (ticket.state !== 'parked') {
     return { outcome: 'conflict', message: `The ticket is ${ticket.state}; only parked tickets can be approved`, state: ticket.state };
   }
@@ -162,6 +195,9 @@ export async function approveTicket(
       patch,
     });
   } catch (err) {
+    // Another request moved the ticket between our read and our write: decide again on what is stored, so the
+    // second of two simultaneous submits of one approval finds it approved instead of failing.
+    if (err instanceof TicketConflictError && mayRetry) return approveOnce(deps, request, false);
     const refusal = refusalOf(err, 'approve');
     if (refusal) return refusal;
     throw err;
@@ -195,7 +231,7 @@ async function queueProposal(deps: ReviewDeps, ticket: Ticket): Promise<void> {
  */
 export async function rejectTicket(
   deps: Pick<ReviewDeps, 'store'> & Partial<Pick<ReviewDeps, 'redis'>>,
-  request: { ticketId: string; operator: string; reason: string },
+  request: DecisionRequest & { reason: string },
 ): Promise<RejectOutcome> {
   const badId = checkId(request.ticketId);
   if (badId) return badId;
@@ -203,6 +239,11 @@ export async function rejectTicket(
   if (reason === '') return { outcome: 'invalid', message: 'A reason is required to reject a ticket' };
   if (reason.length > MAX_REASON_CHARS) return { outcome: 'invalid', message: `The reason is longer than ${MAX_REASON_CHARS} characters` };
   try {
+    if (request.seen !== undefined) {
+      const current = await deps.store.get(request.ticketId, { agentResult: false });
+      if (current && current.history.length !== request.seen) return changedSince(current);
+      // The write below is a compare-and-set on the state, and a decision between this read and it changes the state.
+    }
     const ticket = await deps.store.transition(request.ticketId, {
       from: ['parked'],
       to: 'rejected',

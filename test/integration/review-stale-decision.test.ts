@@ -1,0 +1,169 @@
+/**
+ * A decision is taken on what the review page showed. A page opened before the ticket moved on — another operator
+ * approved it and the sender parked it again as "may already have been sent", or the agent wrote a new draft — must
+ * not send: the operator never saw the warning or the new draft. A double submit of the same decision is one decision.
+ * Real HTTP against the dashboard app and a real redis-server.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
+import { connectProducer } from '../../src/queues/connection.js';
+import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
+import { createDashboardApp } from '../../src/server/app.js';
+import { newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
+import { TicketStore } from '../../src/tickets/ticket-store.js';
+import { removePrefix } from '../support/pipeline.js';
+
+const USER = 'anna';
+const PASSWORD = 'correct horse battery staple';
+const AUTH = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
+const MAYBE_SENT = 'the SMTP connection broke after the message was handed over: it may already have been sent';
+
+let redisServer: RedisServer;
+let redis: Redis;
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  redisServer = await startRedis();
+  redis = await connectProducer(redisServer.url);
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+afterAll(async () => {
+  redis?.disconnect();
+  await redisServer?.stop();
+});
+
+interface Dashboard {
+  url: string;
+  store: TicketStore;
+  queues: Queues;
+}
+
+async function startDashboard(): Promise<Dashboard> {
+  const prefix = `stale${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  const config = parseConfig({ REDIS_URL: redisServer.url, QUEUE_PREFIX: prefix, DASHBOARD_USER: USER, DASHBOARD_PASSWORD: PASSWORD });
+  const store = new TicketStore(redis, { prefix });
+  const queues = createQueues(redis, prefix);
+  const server = createServer(createDashboardApp({ config, redis, store, queues }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(async () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+    await closeAll(queues).catch(() => undefined);
+    await removePrefix(redisServer.url, prefix);
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, store, queues };
+}
+
+function post(d: Dashboard, pathname: string, body: { form?: Record<string, string>; json?: unknown }): Promise<Response> {
+  const headers: Record<string, string> = { authorization: AUTH };
+  let payload: string;
+  if (body.form) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    payload = new URLSearchParams(body.form).toString();
+  } else {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(body.json ?? {});
+  }
+  return fetch(`${d.url}${pathname}`, { method: 'POST', headers, body: payload, redirect: 'manual' });
+}
+
+/** The review page's decision forms as a browser would submit them: each hidden field, and the draft as shown. */
+async function openPage(d: Dashboard, ticketId: string): Promise<{ hidden: Record<string, string>; draft: string }> {
+  const page = await (await fetch(`${d.url}/tickets/${ticketId}`, { headers: { authorization: AUTH } })).text();
+  const approveForm = page.slice(page.indexOf(`action="/tickets/${ticketId}/approve"`), page.indexOf('</form>', page.indexOf(`action="/tickets/${ticketId}/approve"`)));
+  const hidden = Object.fromEntries([...approveForm.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]));
+  const draft = /<textarea[^>]*>([^<]*)<\/textarea>/.exec(approveForm)?.[1] ?? '';
+  return { hidden, draft: draft.replaceAll('&amp;', '&') };
+}
+
+async function parkedTicket(d: Dashboard): Promise<Ticket> {
+  const messageId = `<q-${randomUUID()}@customer.example>`;
+  const id = ticketIdFor(messageId);
+  await d.store.createIfAbsent(newTicket({ messageId, from: 'hanako@customer.example', subject: 'Password', question: 'How do I reset my password?', actor: 'poller' }));
+  await d.store.transition(id, { to: 'processing', actor: 'agent-worker' });
+  return d.store.transition(id, { to: 'parked', actor: 'agent-worker', patch: { reason: 'review mode always', draft: 'Open Settings, then Password.' } });
+}
+
+async function sendJobs(d: Dashboard): Promise<string[]> {
+  return (await d.queues.outbound.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed'])).map((j) => String(j.id));
+}
+
+/** What the sender does when the SMTP transaction ends without a clear answer: the reply may have gone out. */
+async function parkAsMaybeSent(d: Dashboard, ticketId: string): Promise<void> {
+  await d.store.transition(ticketId, { from: ['approved'], to: 'sending', actor: 'sender' });
+  await d.store.transition(ticketId, { from: ['sending'], to: 'parked', actor: 'sender', patch: { reason: MAYBE_SENT } });
+}
+
+describe('a decision taken on a page that no longer shows the ticket as it is', () => {
+  it('refuses an approval from a page opened before another approval parked the ticket as "may already have been sent"', async () => {
+    const d = await startDashboard();
+    const t = await parkedTicket(d);
+    const pageA = await openPage(d, t.id);
+    expect(pageA.hidden).toHaveProperty('seen');
+
+    // Operator B approves; the send ends without a clear answer and the sender parks it again.
+    expect((await post(d, `/api/tickets/${t.id}/approve`, { json: {} })).status).toBe(202);
+    await parkAsMaybeSent(d, t.id);
+    const jobsBefore = await sendJobs(d);
+
+    const stale = await post(d, `/tickets/${t.id}/approve`, { form: { ...pageA.hidden, reply: pageA.draft } });
+    expect(stale.status).toBe(409);
+    expect(await stale.text()).toContain('changed since you opened it');
+    const ticket = await d.store.require(t.id);
+    expect(ticket.state).toBe('parked');
+    expect(ticket.reason).toBe(MAYBE_SENT);
+    expect(await sendJobs(d)).toEqual(jobsBefore);
+
+    // Reloaded, the page shows the warning, and an approval from it is the operator's informed decision.
+    const reloaded = await openPage(d, t.id);
+    expect((await post(d, `/tickets/${t.id}/approve`, { form: { ...reloaded.hidden, reply: reloaded.draft } })).status).toBe(303);
+    expect((await d.store.require(t.id)).state).toBe('approved');
+  });
+
+  it('refuses a stale approval or rejection through the API when `seen` is given, and keeps the old behaviour without it', async () => {
+    const d = await startDashboard();
+    const t = await parkedTicket(d);
+    const seen = t.history.length;
+    await post(d, `/api/tickets/${t.id}/approve`, { json: {} });
+    await parkAsMaybeSent(d, t.id);
+
+    for (const [action, json] of [['approve', { seen }], ['reject', { seen, reason: 'answered by phone' }]] as const) {
+      const res = await post(d, `/api/tickets/${t.id}/${action}`, { json });
+      expect(res.status, action).toBe(409);
+      expect(await res.json()).toMatchObject({ error: expect.stringContaining('changed since you opened it'), state: 'parked' });
+    }
+    expect((await d.store.require(t.id)).state).toBe('parked');
+    expect((await post(d, `/api/tickets/${t.id}/reject`, { json: { seen: (await d.store.require(t.id)).history.length, reason: 'answered by phone' } })).status).toBe(200);
+  });
+
+  it('counts a double submit of the same approval once, also when both arrive at the same time', async () => {
+    const d = await startDashboard();
+    for (const together of [false, true]) {
+      const t = await parkedTicket(d);
+      const page = await openPage(d, t.id);
+      const submit = () => post(d, `/tickets/${t.id}/approve`, { form: { ...page.hidden, reply: page.draft } });
+      const responses = together ? await Promise.all([submit(), submit()]) : [await submit(), await submit()];
+      expect(responses.map((r) => r.status), `together: ${together}`).toEqual([303, 303]);
+      expect((await d.store.require(t.id)).state).toBe('approved');
+      expect((await sendJobs(d)).filter((id) => id.includes(t.id))).toHaveLength(1);
+    }
+  });
+
+  it('refuses a second approval with another text once the first is approved', async () => {
+    const d = await startDashboard();
+    const t = await parkedTicket(d);
+    const page = await openPage(d, t.id);
+    expect((await post(d, `/tickets/${t.id}/approve`, { form: { ...page.hidden, reply: page.draft } })).status).toBe(303);
+    const other = await post(d, `/tickets/${t.id}/approve`, { form: { ...page.hidden, reply: `${page.draft} Edited.` } });
+    expect(other.status).toBe(409);
+    expect((await d.store.require(t.id)).draft).toBe(page.draft);
+  });
+});
