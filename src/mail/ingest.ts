@@ -247,7 +247,7 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
     // Another mail under a Message-ID already taken (a web form that writes one fixed id, a broken client): it gets an
     // id of its own, the same each time it is seen, instead of being dropped as a duplicate of a stranger's ticket.
     reusedNote = `Message-ID ${messageId} is already the id of ticket ${existing.id}, another mail (other sender or date); this mail was given its own id`;
-    messageId = reusedMessageId(messageId, mail);
+    messageId = reusedMessageId(messageId, mailSender(mail));
     ticketId = ticketIdFor(messageId);
     existing = await produce(deps.redis, () => deps.store.get(ticketId, { agentResult: false }));
   }
@@ -317,6 +317,12 @@ export async function parkFromEnvelope(
   const thread = refs.length > 0 ? await produce(deps.redis, () => deps.store.joinConversation(refs, recipient)) : {};
   const input = ticketInputForEnvelope(envelope, size, reason, thread.conversationId);
   if (thread.refusedRoot) input.note = [refusedThreadNote(thread.refusedRoot), input.note].filter(Boolean).join('; ');
+  // As in ingestMessage: a ticket under the Message-ID that another sender's mail made is not this mail's.
+  const holder = await produce(deps.redis, () => deps.store.get(ticketIdFor(input.messageId), { agentResult: false }));
+  if (holder && !sameEnvelopeSender(holder, envelope)) {
+    input.note = [`Message-ID ${input.messageId} is already the id of ticket ${holder.id}, another mail (other sender or date); this mail was given its own id`, input.note].join('; ');
+    input.messageId = reusedMessageId(input.messageId, envelopeSender(envelope));
+  }
   const ticket = newTicket(input);
   const created = await produce(deps.redis, () => deps.store.createIfAbsent(ticket));
   if (!created.created) {
@@ -351,12 +357,41 @@ function mailDateOf(mail: Pick<InboundMail, 'date'>): string | undefined {
   return mail.date && !Number.isNaN(mail.date.getTime()) ? mail.date.toISOString() : undefined;
 }
 
+/** A mail's From, Reply-To and Date as the reused-id derivation reads them. */
+interface MailSender {
+  from: string;
+  replyTo: string;
+  date: string;
+}
+
+function mailSender(mail: InboundMail): MailSender {
+  return { from: mail.from?.address ?? '', replyTo: mail.replyTo?.address ?? '', date: mailDateOf(mail) ?? '' };
+}
+
+/** The same from an IMAP envelope (mail known only by it: oversize, or failing to ingest), so both derive one id. */
+function envelopeSender(envelope: EnvelopeInfo): MailSender {
+  const date = envelope.date instanceof Date ? envelope.date : envelope.date ? new Date(envelope.date) : undefined;
+  return {
+    from: envelope.from?.find((a) => a.address)?.address ?? '',
+    replyTo: envelope.replyTo?.find((a) => a.address)?.address ?? '',
+    date: date && !Number.isNaN(date.getTime()) ? date.toISOString() : '',
+  };
+}
+
+/**
+ * {@link sameMail} for a mail known by its envelope, which has no list headers: the address a reply goes to must be
+ * the ticket's sender or Reply-To, and the dates must agree when both have one.
+ */
+function sameEnvelopeSender(ticket: Pick<Ticket, 'from' | 'replyTo' | 'mailDate'>, envelope: EnvelopeInfo): boolean {
+  const sender = envelopeSender(envelope);
+  const replyAddress = (sender.replyTo || sender.from).trim().toLowerCase();
+  const known = [ticket.from, ticket.replyTo].map((a) => a.trim().toLowerCase());
+  return known.includes(replyAddress) && (!ticket.mailDate || !sender.date || ticket.mailDate === sender.date);
+}
+
 /** The id of a mail that reuses `messageId`: derived from the id, its sender and its date, so it is stable. */
-function reusedMessageId(messageId: string, mail: InboundMail): string {
-  const date = mailDateOf(mail) ?? '';
-  const key = createHash('sha256')
-    .update(JSON.stringify(['reused', messageId, mail.from?.address ?? '', mail.replyTo?.address ?? '', date]))
-    .digest('hex');
+function reusedMessageId(messageId: string, sender: MailSender): string {
+  const key = createHash('sha256').update(JSON.stringify(['reused', messageId, sender.from, sender.replyTo, sender.date])).digest('hex');
   return syntheticMessageId(key);
 }
 

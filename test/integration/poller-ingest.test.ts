@@ -8,7 +8,7 @@ import type { JobType } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
-import { ingestMessage, parkOversizeMessage, syntheticMessageId, type IngestDeps } from '../../src/mail/ingest.js';
+import { ingestMessage, parkFromEnvelope, parkOversizeMessage, syntheticMessageId, type IngestDeps } from '../../src/mail/ingest.js';
 import { legacyRawKey } from '../../src/mail/message-id.js';
 import { deleteRaw, loadRaw, rawKey } from '../../src/mail/raw-store.js';
 import { connectProducer, RedisUnavailableError, waitForReady } from '../../src/queues/connection.js';
@@ -325,6 +325,27 @@ describe('parkOversizeMessage', () => {
     expect(await loadRaw(redis, deps.prefix, result.ticketId)).toBeUndefined();
     expect(await jobsOf(deps)).toHaveLength(0);
     expect((await parkOversizeMessage(envelope, 12_900_000, deps)).outcome).toBe('duplicate');
+  });
+});
+
+// A web form that writes one fixed Message-ID, or a broken client: the ticket under that id is another sender's.
+describe("parkFromEnvelope: a Message-ID another sender's ticket already has", () => {
+  it("gives an oversize mail a ticket of its own, and never parks the other sender's ticket", async () => {
+    const deps = harness({ MAX_EMAIL_BYTES: String(10 * 1024 * 1024) });
+    const first = await ingestMessage(mail('<fixed@form.example>'), deps);
+    expect(first.outcome).toBe('queued');
+    const envelope = { messageId: '<fixed@form.example>', subject: 'Big file', date: new Date('2026-03-02T01:00:00Z'), from: [{ address: 'other@example.org' }] };
+
+    const oversize = await parkOversizeMessage(envelope, 12_900_000, deps);
+    expect(oversize.outcome).toBe('parked');
+    expect(oversize.ticketId).not.toBe(first.ticketId);
+    expect(await deps.store.require(oversize.ticketId)).toMatchObject({ from: 'other@example.org', state: 'parked' });
+    expect((await parkOversizeMessage(envelope, 12_900_000, deps)).outcome).toBe('duplicate');
+
+    // Repeated ingest failures of the other mail park its own ticket, not the first sender's `received` one.
+    const failed = await parkFromEnvelope({ ...envelope, subject: 'Broken' }, 2_000, 'ingest failed 3 times', deps, { parkReceived: true });
+    expect(failed.ticketId).not.toBe(first.ticketId);
+    expect((await deps.store.require(first.ticketId)).state).toBe('received');
   });
 });
 
