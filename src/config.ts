@@ -6,6 +6,7 @@
  * (`npm run env:example`) and a unit test keeps the two in step.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
@@ -66,6 +67,47 @@ const priceTable = z
   .pipe(priceTableSchema);
 /** A five- or six-field cron expression, or empty to disable the schedule. */
 const cron = z.string().refine((v) => v === '' || /^(\S+\s+){4,5}\S+$/.test(v.trim()), 'must be a cron expression or empty');
+
+/** Names of address ranges Express's `trust proxy` knows (proxy-addr). */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+/**
+ * Which peers may name the client's address in `X-Forwarded-For`, as Express's `trust proxy` takes it: `false` (off,
+ * `false`, `0`), a hop count, or a list of addresses, address/prefix-length subnets and range names. "Every peer"
+ * (`true`, or a subnet of every address) is refused: any client could then write a new address into the header for
+ * each guess and never be throttled. Express's `trust proxy` would accept more (a function, netmasks); these are what
+ * an environment variable can say safely.
+ */
+const trustProxy = z.string().transform((v, ctx): false | number | string[] => {
+  const value = v.trim().toLowerCase();
+  if (['off', 'false', '0'].includes(value)) return false;
+  if (/^[1-9]\d{0,2}$/.test(value)) return Number(value);
+  const everyone = 'must not trust every proxy (any client could then choose its own address and never be throttled): give the number of proxies in front, or their addresses';
+  if (['true', 'on', 'yes', 'all', '*'].includes(value)) {
+    ctx.addIssue({ code: 'custom', message: everyone });
+    return z.NEVER;
+  }
+  const items = value.split(',').map((item) => item.trim());
+  for (const item of items) {
+    const [address = '', prefix, ...rest] = item.split('/');
+    const family = isIP(address);
+    const bits = family === 6 ? 128 : 32;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    // A /0, or an IPv4-mapped subnet as wide as ::ffff:0:0/96 (every IPv4 client of a dual-stack socket), is everyone.
+    const widest = address.startsWith('::ffff:') ? 96 : 0;
+    if (family !== 0 && prefixOk && rest.length === 0 && prefix !== undefined && Number(prefix) <= widest) {
+      ctx.addIssue({ code: 'custom', message: everyone });
+      return z.NEVER;
+    }
+    if (!PROXY_RANGE_NAMES.includes(item) && (family === 0 || !prefixOk || rest.length > 0)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `is invalid: ${JSON.stringify(item)} is not an address, address/prefix-length, ${PROXY_RANGE_NAMES.join(', ')} (comma-separated), a hop count or off`,
+      });
+      return z.NEVER;
+    }
+  }
+  return items;
+});
 
 /** Every variable the product reads. Order is the order of `.env.example`. */
 export const VARIABLES = {
@@ -500,6 +542,14 @@ export const VARIABLES = {
     schema: z.enum(['on', 'off']),
     default: 'on',
     description: 'off disables authentication and binds the dashboard to loopback only',
+    sensitive: false,
+    group: 'dashboard',
+  },
+  DASHBOARD_TRUST_PROXY: {
+    schema: trustProxy,
+    default: 'off',
+    description:
+      'Reverse proxies trusted to name the client in X-Forwarded-For (and HTTPS in X-Forwarded-Proto), so failed logins are counted per client, not per proxy: off; the number of proxies in front (1 for one nginx or Caddy); or their addresses or subnets (10.0.0.2, 172.16.0.0/12), loopback, linklocal, uniquelocal, comma-separated. Never every proxy: any client could choose its own address',
     sensitive: false,
     group: 'dashboard',
   },

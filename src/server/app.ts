@@ -34,6 +34,7 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
+import { randomBytes } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
@@ -45,7 +46,7 @@ import type { TicketStore } from '../tickets/ticket-store.js';
 import { apiHandlers } from './api.js';
 import { gapsApiHandler } from './gaps-api.js';
 import { GapStore } from '../knowledge/gaps.js';
-import { ANONYMOUS_OPERATOR, CsrfTokens, LoginThrottle, basicAuthMiddleware, loopbackHostGuard, optionalBasicAuth, resolveAuth } from './auth.js';
+import { ANONYMOUS_OPERATOR, CsrfTokens, KnownDevices, LoginThrottle, basicAuthMiddleware, loopbackHostGuard, optionalBasicAuth, resolveAuth } from './auth.js';
 import type { PollerStatus } from '../runtime/poller.js';
 import type { RoleStatus } from '../runtime/role-status.js';
 import { readReindexOutcomes } from '../runtime/reindex-outcome.js';
@@ -69,7 +70,7 @@ export const BULL_BOARD_PATH = '/admin/queues';
 /** The configuration the dashboard reads. */
 export type DashboardConfig = Pick<
   Config,
-  'DASHBOARD_AUTH' | 'DASHBOARD_USER' | 'DASHBOARD_PASSWORD' | 'QUEUE_PREFIX' | 'SENDER_ATTEMPTS' | 'AGENT_ATTEMPTS' | 'IMAP_POLL_INTERVAL_MS' | 'LLM_PRICES'
+  'DASHBOARD_AUTH' | 'DASHBOARD_USER' | 'DASHBOARD_PASSWORD' | 'DASHBOARD_TRUST_PROXY' | 'QUEUE_PREFIX' | 'SENDER_ATTEMPTS' | 'AGENT_ATTEMPTS' | 'IMAP_POLL_INTERVAL_MS' | 'LLM_PRICES'
 >;
 
 /** Everything the dashboard works with. */
@@ -93,7 +94,10 @@ export interface DashboardDeps {
   senderStatus?: () => Promise<RoleStatus[]>;
   /** Oldest acceptable last poll; default 3 × IMAP_POLL_INTERVAL_MS (three missed safety polls). */
   pollMaxAgeMs?: number;
-  /** Secret of the CSRF tokens; random per process by default. */
+  /**
+   * Secret of the CSRF tokens and the known-device cookies; random per process by default, so a restart asks forms to
+   * be reloaded and makes every browser a new one to the login throttle.
+   */
   csrfSecret?: Buffer;
   /** Backoff of the jobs the dashboard adds; tests shorten it. */
   tuning?: JobTuning;
@@ -174,7 +178,8 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     const failing = [checks.imapPoller, checks.agent, checks.sender].filter((c) => c.status === 'fail').map((c) => c.detail);
     return [...failing, ...reindexProblems(reindexes, now())];
   };
-  const csrf = new CsrfTokens(deps.csrfSecret);
+  const secret = deps.csrfSecret ?? randomBytes(32);
+  const csrf = new CsrfTokens(secret);
   const review: ReviewDeps = {
     store: deps.store,
     outbound: deps.queues.outbound,
@@ -224,9 +229,16 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   const htmlError = htmlErrorRenderer();
 
   // One throttle for every route that reads credentials, the open /readyz included.
-  const login = { logger, throttle: deps.loginThrottle ?? new LoginThrottle() };
+  const login = {
+    logger,
+    throttle: deps.loginThrottle ?? new LoginThrottle(),
+    ...(auth.mode === 'basic' ? { devices: new KnownDevices(secret, auth) } : {}),
+  };
   const app = express();
   app.disable('x-powered-by');
+  // Behind the recommended reverse proxy every client comes from the proxy's address; only the proxies the admin
+  // names may say who the client is (req.ip, req.secure), or any client could pick an address per guess.
+  app.set('trust proxy', deps.config.DASHBOARD_TRUST_PROXY);
   app.use(securityHeaders(REVIEW_CSP));
   app.use(loopbackHostGuard(auth));
 

@@ -1,6 +1,7 @@
 /**
- * Who may use the dashboard: HTTP Basic authentication against DASHBOARD_USER / DASHBOARD_PASSWORD, and CSRF tokens
- * for the review page's forms.
+ * Who may use the dashboard: HTTP Basic authentication against DASHBOARD_USER / DASHBOARD_PASSWORD, throttled per
+ * client address and per known browser ({@link LoginThrottle}, {@link KnownDevices}), and CSRF tokens for the review
+ * page's forms.
  *
  * Why CSRF tokens although every request is authenticated: browsers attach cached Basic credentials to any request
  * to the dashboard's origin, including a form another site submits. The JSON API is not exposed to that, because its
@@ -71,21 +72,36 @@ export function credentialsMatch(given: { user: string; password: string }, expe
 /** The user recorded as the actor of operator actions when authentication is off. */
 export const ANONYMOUS_OPERATOR = 'local';
 
-/** Failed logins a client address may make within {@link LOGIN_THROTTLE_WINDOW_MS} before it must wait. */
+/** Distinct wrong passwords a client may try within {@link LOGIN_THROTTLE_WINDOW_MS} before it must wait. */
 export const LOGIN_FAILURES_ALLOWED = 10;
 /** The window of {@link LOGIN_FAILURES_ALLOWED}. */
 export const LOGIN_THROTTLE_WINDOW_MS = 15 * 60_000;
-/** Client addresses tracked at most; the oldest is forgotten first, so a flood of addresses cannot exhaust memory. */
+/** Clients tracked at most; the oldest is forgotten first, so a flood of addresses cannot exhaust memory. */
 const MAX_TRACKED_CLIENTS = 10_000;
 
+/** One counted failure: when, and an HMAC of the credentials tried (never the password itself). */
+interface Failure {
+  at: number;
+  guess: string;
+}
+
 /**
- * Failed dashboard logins per client address, in this process: after {@link LOGIN_FAILURES_ALLOWED} failures within
- * {@link LOGIN_THROTTLE_WINDOW_MS} the address waits until the oldest failure leaves the window, so a password cannot
- * be guessed at network speed. A successful login clears the address's record.
+ * Failed dashboard logins per client (an address, see {@link loginClientKey}, or a known browser, see
+ * {@link KnownDevices}), in this process: after {@link LOGIN_FAILURES_ALLOWED} failures within
+ * {@link LOGIN_THROTTLE_WINDOW_MS} the client waits until the oldest failure leaves the window, so a password cannot
+ * be guessed at network speed.
+ *
+ * A successful login does not clear a client's failures: behind a reverse proxy or a NAT many people share one
+ * address, and an operator's logins would otherwise reset a stranger's count for ever. Failures only age out. So that
+ * an operator is not locked out by failures that tell nobody anything new, a wrong password the client already tried
+ * within the window is not counted again: a tab or script still sending an old password is one failure, not one per
+ * request.
  */
 export class LoginThrottle {
-  private readonly failures = new Map<string, number[]>();
+  private readonly failures = new Map<string, Failure[]>();
   private readonly allowed: number;
+  /** Keys the fingerprints of wrong guesses, so the process never holds a password someone mistyped. */
+  private readonly guessKey = randomBytes(32);
 
   /** `allowed` defaults to {@link LOGIN_FAILURES_ALLOWED}. */
   constructor(options: { allowed?: number } = {}) {
@@ -96,25 +112,103 @@ export class LoginThrottle {
   retryAfterSeconds(client: string, now = Date.now()): number | undefined {
     const recent = this.recent(client, now);
     if (recent.length < this.allowed) return undefined;
-    return Math.max(1, Math.ceil((recent[0]! + LOGIN_THROTTLE_WINDOW_MS - now) / 1000));
+    return Math.max(1, Math.ceil((recent[0]!.at + LOGIN_THROTTLE_WINDOW_MS - now) / 1000));
   }
 
-  /** Records a failed login of `client`. */
-  fail(client: string, now = Date.now()): void {
+  /**
+   * Records a failed login of `client` that tried `guess` (the user and password, e.g. `user\0password`); a guess the
+   * client already made within the window is not counted again.
+   */
+  fail(client: string, guess: string, now = Date.now()): void {
     const recent = this.recent(client, now);
-    recent.push(now);
+    const fingerprint = createHmac('sha256', this.guessKey).update(guess, 'utf8').digest('base64url');
+    if (!recent.some((failure) => failure.guess === fingerprint)) recent.push({ at: now, guess: fingerprint });
     this.failures.delete(client);
     this.failures.set(client, recent.slice(-this.allowed));
     if (this.failures.size > MAX_TRACKED_CLIENTS) this.failures.delete(this.failures.keys().next().value as string);
   }
 
-  /** Forgets the failures of `client` after a successful login. */
-  succeed(client: string): void {
-    this.failures.delete(client);
+  private recent(client: string, now: number): Failure[] {
+    return (this.failures.get(client) ?? []).filter((failure) => failure.at > now - LOGIN_THROTTLE_WINDOW_MS);
+  }
+}
+
+/** The cookie that marks a browser as one that logged in to the dashboard before (see {@link KnownDevices}). */
+export const KNOWN_DEVICE_COOKIE = 'helpdesk_device';
+/** How long a browser stays known without logging in again. */
+export const KNOWN_DEVICE_MAX_AGE_MS = 30 * 24 * 60 * 60_000;
+/** A known browser's cookie is issued afresh (same device) once it is this old, so a browser in use stays known. */
+const KNOWN_DEVICE_REFRESH_MS = 24 * 60 * 60_000;
+/** How far in the future an issue time may lie: replicas sharing the secret may disagree a little on the time. */
+const KNOWN_DEVICE_CLOCK_SKEW_MS = 5 * 60_000;
+const KNOWN_DEVICE_VALUE = /^([A-Za-z0-9_-]{22})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
+
+/** A browser that logged in before, read from its {@link KNOWN_DEVICE_COOKIE}. */
+export interface KnownDevice {
+  /** Random, chosen when the browser first logged in. */
+  id: string;
+  /** When the cookie was issued (ms since the epoch, whole seconds). */
+  issuedAt: number;
+}
+
+/**
+ * "Known device" cookies: a browser that logged in successfully gets `id.issuedAt.HMAC`, and while the cookie is
+ * valid its requests are checked against the password even when its address is throttled, with its own failures
+ * counted per device. A stranger who shares the operators' address (the reverse proxy's, Docker's, an office NAT's)
+ * can then lock out only browsers that never logged in, and cannot make up a device: only the password gets one.
+ *
+ * The cookie is no credential: every request still needs the Basic login. The HMAC key is derived from the server's
+ * secret and the login, so changing DASHBOARD_USER or DASHBOARD_PASSWORD forgets every device, and a cookie reveals
+ * nothing that would help to guess the password offline.
+ */
+export class KnownDevices {
+  private readonly key: Buffer;
+
+  /** `secret`: at least 16 bytes, kept on the server (the dashboard passes its CSRF secret). */
+  constructor(secret: Buffer, credentials: { user: string; password: string }) {
+    if (secret.length < 16) throw new RangeError('KnownDevices: the secret must have at least 16 bytes');
+    this.key = createHmac('sha256', secret).update(`known-device\0${credentials.user}\0${credentials.password}`, 'utf8').digest();
   }
 
-  private recent(client: string, now: number): number[] {
-    return (this.failures.get(client) ?? []).filter((at) => at > now - LOGIN_THROTTLE_WINDOW_MS);
+  /** A cookie value for a browser that just logged in: a new device, or `id` again to extend a known one. */
+  issue(now = Date.now(), id = randomBytes(16).toString('base64url')): string {
+    const payload = `${id}.${Math.floor(now / 1000)}`;
+    return `${payload}.${this.tag(payload)}`;
+  }
+
+  /** The device of a cookie value this server issued, unless it is altered, foreign, expired or not yet issued. */
+  verify(value: string | undefined, now = Date.now()): KnownDevice | undefined {
+    const match = KNOWN_DEVICE_VALUE.exec(value ?? '');
+    if (!match) return undefined;
+    const [, id = '', seconds = '', tag = ''] = match;
+    if (!secretsEqual(tag, this.tag(`${id}.${seconds}`))) return undefined;
+    const issuedAt = Number(seconds) * 1000;
+    if (issuedAt > now + KNOWN_DEVICE_CLOCK_SKEW_MS || now - issuedAt > KNOWN_DEVICE_MAX_AGE_MS) return undefined;
+    return { id, issuedAt };
+  }
+
+  /**
+   * The device named by a request's `Cookie` header. Every cookie of that name is tried: another site on the same
+   * host name (cookies ignore ports) could set one of its own beside ours.
+   */
+  fromCookieHeader(header: string | undefined, now = Date.now()): KnownDevice | undefined {
+    if (!header) return undefined;
+    for (const pair of header.split(';')) {
+      const eq = pair.indexOf('=');
+      if (eq < 0 || pair.slice(0, eq).trim() !== KNOWN_DEVICE_COOKIE) continue;
+      const device = this.verify(pair.slice(eq + 1).trim(), now);
+      if (device) return device;
+    }
+    return undefined;
+  }
+
+  /** True when the cookie should be issued afresh to keep the browser known. */
+  needsRefresh(device: KnownDevice, now = Date.now()): boolean {
+    return now - device.issuedAt > KNOWN_DEVICE_REFRESH_MS;
+  }
+
+  private tag(payload: string): string {
+    return createHmac('sha256', this.key).update(payload, 'utf8').digest('base64url');
   }
 }
 
@@ -136,53 +230,75 @@ export function loginClientKey(ip: string): string {
 
 /** What {@link checkLogin} found for one request. */
 type LoginCheck =
-  | { kind: 'ok'; user: string }
+  | { kind: 'ok'; user: string; device?: KnownDevice }
   | { kind: 'none' }
   | { kind: 'wrong' }
   | { kind: 'throttled'; retryAfterSeconds: number };
-
-/**
- * Checks a request's Basic credentials against {@link DashboardAuth} through the throttle: a throttled client's
- * credentials are not even compared, and a wrong password counts as a failure and is logged at warn with the user
- * name, client address and path, never the password. Every route that looks at credentials goes through here, so
- * no route answers "right" or "wrong" to a client that is past its failures.
- */
-function checkLogin(req: Request, auth: DashboardAuth, throttle: LoginThrottle, logger: Logger | undefined): LoginCheck {
-  if (auth.mode === 'off') return { kind: 'ok', user: ANONYMOUS_OPERATOR };
-  const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-  const client = loginClientKey(address);
-  const wait = throttle.retryAfterSeconds(client);
-  if (wait !== undefined) return { kind: 'throttled', retryAfterSeconds: wait };
-  const given = parseBasicAuth(req.headers.authorization);
-  // A request without credentials is a browser asking for the login dialog (or a probe), not a failed attempt.
-  if (!given) return { kind: 'none' };
-  if (credentialsMatch(given, auth)) {
-    throttle.succeed(client);
-    return { kind: 'ok', user: given.user };
-  }
-  throttle.fail(client);
-  logger?.warn({ client: address, user: given.user.slice(0, 100), path: req.path }, 'dashboard login failed');
-  return { kind: 'wrong' };
-}
 
 /** How the dashboard checks logins: one throttle for every route of the process, and where failures are logged. */
 export interface LoginOptions {
   logger?: Logger;
   throttle?: LoginThrottle;
+  /** Browsers that logged in before; without it every request is counted by its address alone. */
+  devices?: KnownDevices;
+}
+
+/**
+ * Checks a request's Basic credentials against {@link DashboardAuth} through the throttle: a throttled client's
+ * credentials are not even compared, and a wrong password counts as a failure and is logged at warn with the user
+ * name, client address and path, never the password. The client is the browser when it brings a valid known-device
+ * cookie, else its address (`req.ip`, which names the client a trusted proxy forwarded for, see
+ * DASHBOARD_TRUST_PROXY). Every route that looks at credentials goes through here, so no route answers "right" or
+ * "wrong" to a client that is past its failures.
+ */
+function checkLogin(req: Request, auth: DashboardAuth, options: LoginOptions & { throttle: LoginThrottle }): LoginCheck {
+  if (auth.mode === 'off') return { kind: 'ok', user: ANONYMOUS_OPERATOR };
+  const { throttle, logger } = options;
+  const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  // A browser that logged in before is counted on its own: strangers' failures at its address do not lock it out,
+  // and its own mistypes do not lock out the others there.
+  const device = options.devices?.fromCookieHeader(req.headers.cookie);
+  const client = device ? `device:${device.id}` : loginClientKey(address);
+  const wait = throttle.retryAfterSeconds(client);
+  if (wait !== undefined) return { kind: 'throttled', retryAfterSeconds: wait };
+  const given = parseBasicAuth(req.headers.authorization);
+  // A request without credentials is a browser asking for the login dialog (or a probe), not a failed attempt.
+  if (!given) return { kind: 'none' };
+  // A success clears nothing (see LoginThrottle): the failures of a shared address may be someone else's.
+  if (credentialsMatch(given, auth)) return { kind: 'ok', user: given.user, ...(device ? { device } : {}) };
+  throttle.fail(client, `${given.user}\0${given.password}`);
+  const who = { client: address, ...(device ? { device: device.id.slice(0, 8) } : {}) };
+  logger?.warn({ ...who, user: given.user.slice(0, 100), path: req.path }, 'dashboard login failed');
+  const throttled = throttle.retryAfterSeconds(client);
+  if (throttled !== undefined) {
+    logger?.warn({ ...who, retryAfterSeconds: throttled }, `dashboard logins throttled: too many failed logins from this ${device ? 'browser' : 'address'}`);
+  }
+  return { kind: 'wrong' };
 }
 
 /**
  * Express middleware enforcing {@link DashboardAuth}: 401 with a `WWW-Authenticate` challenge unless the request
- * carries the right credentials, 429 with `Retry-After` while the client address is throttled for failed logins
+ * carries the right credentials, 429 with `Retry-After` while the client is throttled for failed logins
  * ({@link LoginThrottle}). Each failure is logged at warn with the user name and client address, never the password.
- * Sets `res.locals.user` (the Basic user, or {@link ANONYMOUS_OPERATOR} when off).
+ * Sets `res.locals.user` (the Basic user, or {@link ANONYMOUS_OPERATOR} when off), and gives a browser that logged
+ * in the known-device cookie of `options.devices` (HttpOnly, SameSite=Strict, Secure over HTTPS).
  */
 export function basicAuthMiddleware(auth: DashboardAuth, options: LoginOptions = {}) {
-  const throttle = options.throttle ?? new LoginThrottle();
+  const gate = { ...options, throttle: options.throttle ?? new LoginThrottle() };
   return (req: Request, res: Response, next: NextFunction): void => {
-    const login = checkLogin(req, auth, throttle, options.logger);
+    const login = checkLogin(req, auth, gate);
     if (login.kind === 'ok') {
       res.locals.user = login.user;
+      if (gate.devices && (!login.device || gate.devices.needsRefresh(login.device))) {
+        // Scripts cannot read it (HttpOnly), and no other site's page makes the browser send it (Strict).
+        res.cookie(KNOWN_DEVICE_COOKIE, gate.devices.issue(Date.now(), login.device?.id), {
+          httpOnly: true,
+          sameSite: 'strict',
+          secure: req.secure,
+          path: '/',
+          maxAge: KNOWN_DEVICE_MAX_AGE_MS,
+        });
+      }
       next();
       return;
     }
@@ -201,13 +317,13 @@ export function basicAuthMiddleware(auth: DashboardAuth, options: LoginOptions =
 /**
  * Like {@link basicAuthMiddleware} but never refuses: sets `res.locals.user` when the request carries the right
  * credentials (or authentication is off), for open routes that tell a logged-in operator more (`/readyz`). Pass the
- * throttle of {@link basicAuthMiddleware}: a wrong password here is a failed login like anywhere else, and a
- * throttled client is answered as if it sent none, or the open route would let anyone test passwords at network
- * speed.
+ * throttle and devices of {@link basicAuthMiddleware}: a wrong password here is a failed login like anywhere else,
+ * and a throttled client is answered as if it sent none, or the open route would let anyone test passwords at
+ * network speed. It sets no cookie: probes keep none.
  */
 export function optionalBasicAuth(auth: DashboardAuth, options: LoginOptions & { throttle: LoginThrottle }) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const login = checkLogin(req, auth, options.throttle, options.logger);
+    const login = checkLogin(req, auth, options);
     if (login.kind === 'ok') res.locals.user = login.user;
     next();
   };

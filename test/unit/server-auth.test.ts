@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config.js';
-import { CsrfTokens, credentialsMatch, loginClientKey, parseBasicAuth, resolveAuth, secretsEqual } from '../../src/server/auth.js';
+import { ConfigError, parseConfig } from '../../src/config.js';
+import {
+  CsrfTokens,
+  KNOWN_DEVICE_COOKIE,
+  KNOWN_DEVICE_MAX_AGE_MS,
+  KnownDevices,
+  LOGIN_FAILURES_ALLOWED,
+  LOGIN_THROTTLE_WINDOW_MS,
+  LoginThrottle,
+  credentialsMatch,
+  loginClientKey,
+  parseBasicAuth,
+  resolveAuth,
+  secretsEqual,
+} from '../../src/server/auth.js';
 
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 
@@ -83,5 +96,114 @@ describe('loginClientKey', () => {
     ['not an address', 'unknown', 'unknown'],
   ])('%s', (_name, ip, key) => {
     expect(loginClientKey(ip)).toBe(key);
+  });
+});
+
+describe('LoginThrottle', () => {
+  const t0 = Date.UTC(2026, 0, 1);
+
+  it('lets a client wait once it failed the allowed number of times in the window, until the oldest failure ages out', () => {
+    const throttle = new LoginThrottle();
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) {
+      expect(throttle.retryAfterSeconds('198.51.100.7', t0 + i * 1000)).toBeUndefined();
+      throttle.fail('198.51.100.7', `guess-${i}`, t0 + i * 1000);
+    }
+    expect(throttle.retryAfterSeconds('198.51.100.7', t0 + 10_000)).toBe(LOGIN_THROTTLE_WINDOW_MS / 1000 - 10);
+    expect(throttle.retryAfterSeconds('198.51.100.8', t0 + 10_000)).toBeUndefined();
+    expect(throttle.retryAfterSeconds('198.51.100.7', t0 + LOGIN_THROTTLE_WINDOW_MS + 1)).toBeUndefined();
+  });
+
+  it('counts a wrong password repeated within the window once: repeating a guess tells nothing new', () => {
+    const throttle = new LoginThrottle({ allowed: 3 });
+    for (let i = 0; i < 10; i++) throttle.fail('c', 'admin\0old password', t0 + i);
+    throttle.fail('c', 'admin\0second', t0 + 20);
+    expect(throttle.retryAfterSeconds('c', t0 + 30)).toBeUndefined();
+    throttle.fail('c', 'admin\0third', t0 + 40);
+    expect(throttle.retryAfterSeconds('c', t0 + 50)).toBeDefined();
+    // Once it has aged out, the same password counts again.
+    const later = new LoginThrottle({ allowed: 2 });
+    later.fail('c', 'x', t0);
+    later.fail('c', 'x', t0 + LOGIN_THROTTLE_WINDOW_MS + 1);
+    later.fail('c', 'y', t0 + LOGIN_THROTTLE_WINDOW_MS + 2);
+    expect(later.retryAfterSeconds('c', t0 + LOGIN_THROTTLE_WINDOW_MS + 3)).toBeDefined();
+  });
+});
+
+describe('KnownDevices', () => {
+  const secret = Buffer.alloc(32, 7);
+  const credentials = { user: 'admin', password: 'correct horse battery staple' };
+  const now = Date.UTC(2026, 0, 1);
+
+  it('recognises the cookies it issued, with their device and age', () => {
+    const devices = new KnownDevices(secret, credentials);
+    const value = devices.issue(now);
+    const device = devices.verify(value, now + 60_000);
+    expect(device).toEqual({ id: expect.stringMatching(/^[\w-]{22}$/) as unknown, issuedAt: now });
+    expect(devices.verify(devices.issue(now + 1000, device!.id), now + 2000)?.id).toBe(device!.id);
+    expect(devices.verify(devices.issue(now), now)?.id).not.toBe(device!.id);
+    expect(devices.fromCookieHeader(`a=b; ${KNOWN_DEVICE_COOKIE}=garbage; ${KNOWN_DEVICE_COOKIE}=${value}`, now)?.id).toBe(device!.id);
+    expect(devices.fromCookieHeader(undefined, now)).toBeUndefined();
+  });
+
+  it('refuses altered, foreign, expired and future cookies, and those issued under another password', () => {
+    const devices = new KnownDevices(secret, credentials);
+    const value = devices.issue(now);
+    const altered = `${value.slice(0, -1)}${value.endsWith('A') ? 'B' : 'A'}`;
+    expect(devices.verify(altered, now)).toBeUndefined();
+    expect(devices.verify(`${value}x`, now)).toBeUndefined();
+    expect(devices.verify('', now)).toBeUndefined();
+    expect(new KnownDevices(Buffer.alloc(32, 8), credentials).verify(value, now)).toBeUndefined();
+    expect(new KnownDevices(secret, { ...credentials, password: 'rotated' }).verify(value, now)).toBeUndefined();
+    expect(new KnownDevices(secret, { ...credentials, user: 'ops' }).verify(value, now)).toBeUndefined();
+    expect(devices.verify(value, now + KNOWN_DEVICE_MAX_AGE_MS - 1)).toBeDefined();
+    expect(devices.verify(value, now + KNOWN_DEVICE_MAX_AGE_MS + 1)).toBeUndefined();
+    expect(devices.verify(devices.issue(now + 3_600_000), now)).toBeUndefined();
+  });
+
+  it('needs a secret of at least 16 bytes', () => {
+    expect(() => new KnownDevices(Buffer.alloc(8), credentials)).toThrow(RangeError);
+  });
+});
+
+describe('DASHBOARD_TRUST_PROXY', () => {
+  it.each([
+    [undefined, false],
+    ['off', false],
+    ['false', false],
+    ['0', false],
+    ['1', 1],
+    ['2', 2],
+    ['loopback', ['loopback']],
+    ['Loopback, uniquelocal', ['loopback', 'uniquelocal']],
+    ['10.0.0.5, 172.16.0.0/12,::1, fd00::/8, linklocal', ['10.0.0.5', '172.16.0.0/12', '::1', 'fd00::/8', 'linklocal']],
+  ])('reads %j as %j', (raw, expected) => {
+    expect(parseConfig(raw === undefined ? {} : { DASHBOARD_TRUST_PROXY: raw }).DASHBOARD_TRUST_PROXY).toEqual(expected);
+  });
+
+  it.each([
+    // Trusting every peer lets any client write its own address into X-Forwarded-For and never be throttled.
+    ['true', 'must not trust every proxy'],
+    ['on', 'must not trust every proxy'],
+    ['0.0.0.0/0', 'must not trust every proxy'],
+    ['::/0', 'must not trust every proxy'],
+    ['10.0.0.1, ::ffff:0.0.0.0/96', 'must not trust every proxy'],
+    ['nginx', '"nginx" is not an address'],
+    ['10.0.0.0/33', '"10.0.0.0/33" is not an address'],
+    ['10.0.0.0/255.0.0.0', 'is not an address'],
+    ['-1', 'is not an address'],
+    ['1.5', 'is not an address'],
+    ['1, loopback', '"1" is not an address'],
+    [',', 'is not an address'],
+  ])('refuses %j, naming the variable', (raw, message) => {
+    let error: unknown;
+    try {
+      parseConfig({ DASHBOARD_TRUST_PROXY: raw, IMAP_PORT: 'x' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toHaveLength(2);
+    expect(problems.find((p) => p.startsWith('DASHBOARD_TRUST_PROXY='))).toContain(message);
   });
 });

@@ -1,0 +1,229 @@
+/**
+ * The failed-login throttle of the dashboard over real HTTP against a real redis-server, as operators meet it behind
+ * a reverse proxy or Docker's port mapping, where many clients share one socket address: a stranger's wrong
+ * passwords must not lock out operators who logged in before, an operator's logins must not reset a stranger's
+ * count, and with DASHBOARD_TRUST_PROXY each forwarded client is counted on its own.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { connectProducer } from '../../src/queues/connection.js';
+import { closeAll, createQueues } from '../../src/queues/registry.js';
+import { createDashboardApp, type DashboardDeps } from '../../src/server/app.js';
+import { KNOWN_DEVICE_COOKIE, LOGIN_FAILURES_ALLOWED } from '../../src/server/auth.js';
+import { TicketStore } from '../../src/tickets/ticket-store.js';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
+import { removePrefix } from '../support/pipeline.js';
+
+const USER = 'admin';
+const PASSWORD = 'correct horse battery staple';
+
+let redisServer: RedisServer;
+let redis: Redis;
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  redisServer = await startRedis();
+  redis = await connectProducer(redisServer.url);
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+afterAll(async () => {
+  redis?.disconnect();
+  await redisServer?.stop();
+});
+
+/** Serves a dashboard on 127.0.0.1:0 with a fresh prefix; its URL. Stopped and its keys removed after the test. */
+async function startDashboard(env: Record<string, string> = {}, extra: Partial<DashboardDeps> = {}): Promise<string> {
+  const prefix = `thr${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  const config = parseConfig({ REDIS_URL: redisServer.url, QUEUE_PREFIX: prefix, DASHBOARD_USER: USER, DASHBOARD_PASSWORD: PASSWORD, ...env });
+  const queues = createQueues(redis, prefix);
+  const app = createDashboardApp({ config, redis, store: new TicketStore(redis, { prefix }), queues, ...extra });
+  const server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(async () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+    await closeAll(queues).catch(() => undefined);
+    await removePrefix(redisServer.url, prefix);
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function basic(user = USER, password = PASSWORD): string {
+  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+}
+
+interface Visit {
+  /** An Authorization header, or false for none; default the right password. */
+  auth?: string | false;
+  /** The known-device cookie to send (`name=value`). */
+  device?: string;
+  headers?: Record<string, string>;
+}
+
+/** One GET; every client of these tests connects from 127.0.0.1, as all do behind one proxy. */
+function visit(url: string, pathname: string, options: Visit = {}): Promise<Response> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.auth !== false) headers.authorization = options.auth ?? basic();
+  if (options.device) headers.cookie = `theme=dark; ${options.device}`;
+  return fetch(`${url}${pathname}`, { headers, redirect: 'manual' });
+}
+
+/** The known-device cookie a response sets, as a browser would send it back, or undefined. */
+function deviceCookieOf(res: Response): string | undefined {
+  const set = res.headers.getSetCookie().find((c) => c.startsWith(`${KNOWN_DEVICE_COOKIE}=`));
+  return set?.split(';')[0];
+}
+
+/** Logs in from a browser without the cookie and returns the cookie it is given. */
+async function knownDevice(url: string, password = PASSWORD): Promise<string> {
+  const res = await visit(url, '/', { auth: basic(USER, password) });
+  expect(res.status).toBe(200);
+  const cookie = deviceCookieOf(res);
+  expect(cookie, 'a successful login sets the known-device cookie').toBeDefined();
+  return cookie!;
+}
+
+const guess = (i: number | string) => basic(USER, `guess-${i}`);
+
+describe('a stranger behind the same address as the operators', () => {
+  it('cannot lock out an operator whose browser logged in before, even through the open /readyz', async () => {
+    const url = await startDashboard();
+    const operator = await knownDevice(url);
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) expect((await visit(url, '/readyz', { auth: guess(i) })).status).toBe(200);
+    // The address is throttled: without the cookie even the right password waits, so guessing cannot go on.
+    const stranger = await visit(url, '/api/tickets');
+    expect(stranger.status).toBe(429);
+    expect(Number(stranger.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await visit(url, '/api/tickets', { auth: guess('more') })).status).toBe(429);
+    // The operator's browser is checked against the password all the same.
+    expect((await visit(url, '/', { device: operator })).status).toBe(200);
+    expect((await visit(url, '/api/tickets', { device: operator })).status).toBe(200);
+    const ready = (await (await visit(url, '/readyz', { device: operator })).json()) as { checks: Record<string, unknown> };
+    expect(typeof ready.checks.redis, 'a logged-in operator sees the details of /readyz').toBe('object');
+    // The cookie opens nothing by itself: the password is still needed.
+    expect((await visit(url, '/api/tickets', { device: operator, auth: false })).status).toBe(401);
+  });
+
+  it('is throttled after its failures although operators log in successfully in between', async () => {
+    const url = await startDashboard();
+    for (let i = 0; i <= LOGIN_FAILURES_ALLOWED; i++) {
+      // Two guesses a round; the stranger has made 2i so far. Every third round an operator's script (no cookie
+      // jar, like curl) logs in with the right password: that used to wipe the address's count.
+      if (i % 3 === 0) expect((await visit(url, '/api/tickets')).status, `script in round ${i}`).toBe(2 * i < LOGIN_FAILURES_ALLOWED ? 200 : 429);
+      expect((await visit(url, '/readyz', { auth: guess(i) })).status, `guess ${i}`).toBe(200);
+      expect((await visit(url, '/api/tickets', { auth: guess(`${i}b`) })).status, `guess ${i}b`).toBe(2 * i + 1 < LOGIN_FAILURES_ALLOWED ? 401 : 429);
+    }
+  });
+
+  it('counts failures of a known device against that device only', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    const url = await startDashboard({}, { logger });
+    const [mistyping, other] = [await knownDevice(url), await knownDevice(url)];
+    expect(mistyping).not.toBe(other);
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) expect((await visit(url, '/', { device: mistyping, auth: guess(i) })).status).toBe(401);
+    // That browser now waits, even with the right password: a stolen cookie gives no more guesses than an address.
+    const waiting = await visit(url, '/', { device: mistyping });
+    expect(waiting.status).toBe(429);
+    expect(Number(waiting.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Nobody else does: not the other operator, not a new browser at the same address.
+    expect((await visit(url, '/', { device: other })).status).toBe(200);
+    expect((await visit(url, '/', { auth: guess('stranger') })).status).toBe(401);
+    expect((await visit(url, '/')).status).toBe(200);
+    expect(lines.filter((l) => l.includes('dashboard login failed')).length).toBe(LOGIN_FAILURES_ALLOWED + 1);
+    expect(lines.join('\n')).not.toMatch(/guess-|correct horse/);
+  });
+
+  it('gains nothing from a forged, altered or foreign cookie, or one from before the password changed', async () => {
+    const secret = randomBytes(32);
+    const url = await startDashboard({}, { csrfSecret: secret });
+    const genuine = await knownDevice(url);
+    const otherProcess = await knownDevice(await startDashboard());
+    const before = 'the password before the change';
+    const oldPassword = await knownDevice(await startDashboard({ DASHBOARD_PASSWORD: before }, { csrfSecret: secret }), before);
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) await visit(url, '/readyz', { auth: guess(i) });
+    const last = genuine.at(-1) === 'A' ? 'B' : 'A';
+    const forged = [`${genuine.slice(0, -1)}${last}`, otherProcess, oldPassword, `${KNOWN_DEVICE_COOKIE}=x`, `${KNOWN_DEVICE_COOKIE}=`];
+    for (const device of forged) expect((await visit(url, '/', { device })).status, device).toBe(429);
+    expect((await visit(url, '/', { device: genuine })).status).toBe(200);
+    // A dashboard with the same secret and password (a replica given the secret) accepts it.
+    expect((await visit(await startDashboard({}, { csrfSecret: secret }), '/', { device: genuine })).status).toBe(200);
+  });
+
+  it('sets the cookie HttpOnly and SameSite=Strict, only after a successful login, and not again while it is fresh', async () => {
+    const url = await startDashboard();
+    for (const [pathname, auth] of [['/', false], ['/', guess(1)], ['/healthz', undefined], ['/readyz', undefined]] as const) {
+      expect(deviceCookieOf(await visit(url, pathname, { auth })), `${pathname} ${String(auth)}`).toBeUndefined();
+    }
+    const res = await visit(url, '/');
+    const header = res.headers.getSetCookie().find((c) => c.startsWith(`${KNOWN_DEVICE_COOKIE}=`)) ?? '';
+    expect(header).toMatch(/; HttpOnly/i);
+    expect(header).toMatch(/; SameSite=Strict/i);
+    expect(header).toMatch(/; Path=\//i);
+    expect(header).toMatch(/; Max-Age=\d+/i);
+    // Plain HTTP (loopback, or a proxy that is not trusted): a Secure cookie would never come back.
+    expect(header).not.toMatch(/; Secure/i);
+    expect(deviceCookieOf(await visit(url, '/', { device: deviceCookieOf(res)! }))).toBeUndefined();
+  });
+
+  it('sets no cookie when authentication is off', async () => {
+    const url = await startDashboard({ DASHBOARD_AUTH: 'off' });
+    const res = await visit(url, '/', { auth: false });
+    expect(res.status).toBe(200);
+    expect(deviceCookieOf(res)).toBeUndefined();
+  });
+});
+
+describe('repeated failures', () => {
+  it('count a wrong password repeated (a script or open tab with an old password) once, not once per request', async () => {
+    const url = await startDashboard();
+    for (let i = 0; i < 3 * LOGIN_FAILURES_ALLOWED; i++) expect((await visit(url, '/metrics', { auth: basic(USER, 'the old password') })).status).toBe(401);
+    expect((await visit(url, '/')).status).toBe(200);
+    // New guesses are counted as ever: the old password was the first of ten.
+    for (let i = 1; i < LOGIN_FAILURES_ALLOWED; i++) expect((await visit(url, '/', { auth: guess(i) })).status).toBe(401);
+    expect((await visit(url, '/', { auth: guess('last') })).status).toBe(429);
+  });
+});
+
+describe('DASHBOARD_TRUST_PROXY', () => {
+  const forwarded = (client: string, extra: Record<string, string> = {}) => ({ headers: { 'x-forwarded-for': client, ...extra } });
+
+  it('is off by default: X-Forwarded-For, which any client can send, does not choose the address counted', async () => {
+    const url = await startDashboard();
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) await visit(url, '/', { auth: guess(i), ...forwarded(`203.0.113.${i}`) });
+    expect((await visit(url, '/', forwarded('198.51.100.7'))).status).toBe(429);
+  });
+
+  it('counts each client a trusted proxy names on its own, and logs that address', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    const url = await startDashboard({ DASHBOARD_TRUST_PROXY: 'loopback' }, { logger });
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) expect((await visit(url, '/', { auth: guess(i), ...forwarded('203.0.113.9') })).status).toBe(401);
+    expect((await visit(url, '/', forwarded('203.0.113.9'))).status).toBe(429);
+    expect((await visit(url, '/', forwarded('198.51.100.7'))).status).toBe(200);
+    expect(lines.some((l) => l.includes('"client":"203.0.113.9"'))).toBe(true);
+  });
+
+  it('with a hop count, trusts only that many proxies: addresses a client adds in front do not give it new guesses', async () => {
+    const url = await startDashboard({ DASHBOARD_TRUST_PROXY: '1' });
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) {
+      expect((await visit(url, '/', { auth: guess(i), ...forwarded(`10.9.9.${i}, 203.0.113.9`) })).status).toBe(401);
+    }
+    expect((await visit(url, '/', { auth: guess('x'), ...forwarded('10.9.9.99, 203.0.113.9') })).status).toBe(429);
+    expect((await visit(url, '/', forwarded('203.0.113.10'))).status).toBe(200);
+  });
+
+  it('marks the cookie Secure when the trusted proxy says the browser used HTTPS', async () => {
+    const url = await startDashboard({ DASHBOARD_TRUST_PROXY: 'loopback' });
+    const res = await visit(url, '/', forwarded('198.51.100.7', { 'x-forwarded-proto': 'https' }));
+    expect(res.headers.getSetCookie().find((c) => c.startsWith(`${KNOWN_DEVICE_COOKIE}=`))).toMatch(/; Secure/i);
+  });
+});
