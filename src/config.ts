@@ -538,6 +538,13 @@ export const VARIABLES = {
     sensitive: true,
     group: 'dashboard',
   },
+  METRICS_TOKEN: {
+    schema: z.string().min(24, 'must be at least 24 characters (e.g. openssl rand -hex 16)').optional(),
+    description:
+      'Bearer token that reads /metrics and nothing else, for a Prometheus scrape (authorization: credentials); empty: /metrics needs the dashboard login',
+    sensitive: true,
+    group: 'dashboard',
+  },
   DASHBOARD_AUTH: {
     schema: z.enum(['on', 'off']),
     default: 'on',

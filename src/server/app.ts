@@ -27,7 +27,7 @@
  * | POST   | `/api/tickets/:id/rerun`      | the agent answers a parked ticket again → 202                | yes  |
  * | GET    | `/api/knowledge/gaps`         | `?all=1&limit=` → knowledge gaps, largest first              | yes  |
  * | GET    | `/api/insights`               | `?days=30` → the insights page's figures as JSON             | yes  |
- * | GET    | `/metrics`                    | Prometheus text format                                      | yes  |
+ * | GET    | `/metrics`                    | Prometheus text format (also to a bearer of METRICS_TOKEN)  | yes  |
  * | *      | `/admin/queues`               | Bull Board over every queue                                 | yes  |
  * | GET    | `/assets/review.css`          | the review page's stylesheet                                | yes  |
  */
@@ -46,7 +46,7 @@ import type { TicketStore } from '../tickets/ticket-store.js';
 import { apiHandlers } from './api.js';
 import { gapsApiHandler } from './gaps-api.js';
 import { GapStore } from '../knowledge/gaps.js';
-import { ANONYMOUS_OPERATOR, CsrfTokens, KnownDevices, LoginThrottle, basicAuthMiddleware, loopbackHostGuard, optionalBasicAuth, resolveAuth } from './auth.js';
+import { ANONYMOUS_OPERATOR, CsrfTokens, KnownDevices, LoginThrottle, basicAuthMiddleware, bearerTokenOf, loopbackHostGuard, optionalBasicAuth, resolveAuth } from './auth.js';
 import type { PollerStatus } from '../runtime/poller.js';
 import type { RoleStatus } from '../runtime/role-status.js';
 import { readReindexOutcomes } from '../runtime/reindex-outcome.js';
@@ -70,7 +70,7 @@ export const BULL_BOARD_PATH = '/admin/queues';
 /** The configuration the dashboard reads. */
 export type DashboardConfig = Pick<
   Config,
-  'DASHBOARD_AUTH' | 'DASHBOARD_USER' | 'DASHBOARD_PASSWORD' | 'DASHBOARD_TRUST_PROXY' | 'QUEUE_PREFIX' | 'SENDER_ATTEMPTS' | 'AGENT_ATTEMPTS' | 'IMAP_POLL_INTERVAL_MS' | 'LLM_PRICES'
+  'DASHBOARD_AUTH' | 'DASHBOARD_USER' | 'DASHBOARD_PASSWORD' | 'DASHBOARD_TRUST_PROXY' | 'METRICS_TOKEN' | 'QUEUE_PREFIX' | 'SENDER_ATTEMPTS' | 'AGENT_ATTEMPTS' | 'IMAP_POLL_INTERVAL_MS' | 'LLM_PRICES'
 >;
 
 /** Everything the dashboard works with. */
@@ -259,6 +259,18 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     ),
   );
 
+  const metricsRoute = route(
+    async () => ({ status: 200, text: await metrics.metrics(), contentType: metrics.contentType }),
+    (status, message) => textError(status === 500 ? 503 : status, status === 500 ? 'Metrics are unavailable; see the dashboard log' : message),
+    logger,
+  );
+  // A scrape's own token opens /metrics alone: its configuration need not hold the password that sends mail. Any
+  // other request goes on to the login below (a wrong token is answered as no login).
+  const metricsToken = deps.config.METRICS_TOKEN;
+  if (metricsToken) {
+    app.get('/metrics', (req, res, next) => (bearerTokenOf(req.headers.authorization, metricsToken) ? metricsRoute(req, res, next) : next()));
+  }
+
   app.use(basicAuthMiddleware(auth, login));
   app.use(sameOriginGuard);
 
@@ -266,14 +278,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     res.set('Cache-Control', 'private, max-age=300').type('text/css; charset=utf-8').send(REVIEW_CSS);
   });
 
-  app.get(
-    '/metrics',
-    route(
-      async () => ({ status: 200, text: await metrics.metrics(), contentType: metrics.contentType }),
-      (status, message) => textError(status === 500 ? 503 : status, status === 500 ? 'Metrics are unavailable; see the dashboard log' : message),
-      logger,
-    ),
-  );
+  app.get('/metrics', metricsRoute);
 
   const board = new ExpressAdapter();
   board.setBasePath(BULL_BOARD_PATH);

@@ -62,6 +62,12 @@ export function secretsEqual(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
+/** True when an `Authorization: Bearer …` header carries `token` (constant-time compare). */
+export function bearerTokenOf(header: string | undefined, token: string): boolean {
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '');
+  return match !== null && secretsEqual(match[1]!, token);
+}
+
 /** True when the credentials match; both fields are always compared, so timing does not tell which one was wrong. */
 export function credentialsMatch(given: { user: string; password: string }, expected: { user: string; password: string }): boolean {
   const userOk = secretsEqual(given.user, expected.user);
