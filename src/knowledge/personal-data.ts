@@ -6,9 +6,12 @@
  * international, and any after a label such as "Tel.:"), postal codes (Japanese, US, UK, Canadian, and European ones
  * next to their town), Japanese street addresses, English, German, Dutch, French, Italian, Spanish and Portuguese
  * ones (221B Baker Street, Musterstraße 12, 12 rue de la Paix, Via Roma 10) and what follows an address label such as
- * 住所：, order/contract/customer/ticket/bank-account numbers and log-in names after their label, credit-card-like
- * numbers, the names the caller knows (From display name, signature), names before or after an honorific (山田様,
- * Smith様, 佐藤さん, "Dear John Smith", "Hi Anna,") and in a self-introduction (佐藤と申します). Each is replaced by a
+ * 住所：, order/contract/customer/ticket/tracking/bank-account numbers and log-in names after their label (送り状番号,
+ * 問合せNo., 普通 1234567, マイナンバー), IBANs that pass their checksum, passwords and PINs written after their label
+ * (仮パスワードは Xy7-kP2q です), credit-card-like numbers, the names the caller knows (From display name, signature;
+ * a known surname in kanji with the given name after it), names before or after an honorific (山田様, Smith様,
+ * 佐藤さん, "Dear John Smith", "Hi Anna,"), after a form label (氏名：, お名前:, Name:) and in a self-introduction
+ * (佐藤と申します, "My name is Jane Doe", "I'm Jane Doe,", "This is Jane from ACME"). Each is replaced by a
  * placeholder in the text's language (`[メールアドレス]` in mostly Japanese text, `[email]` otherwise), so the pair
  * still reads naturally.
  *
@@ -84,7 +87,9 @@ const DASH = '[-‐‑–—－―ー−]';
 const SEP = `(?:${DASH}|[ 　])`;
 const KANJI_KANA = '[\\p{Script=Han}\\p{Script=Katakana}ー々]';
 
-const EMAIL = /[A-Za-z0-9._%+\-]+[@＠][A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+/g;
+// Matching starts only where a run of address characters starts: tried inside a long run (a base64 blob, a token),
+// the scan to its end would repeat at every position.
+const EMAIL = /(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+[@＠][A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+/g;
 const URL_PATTERN = /\bhttps?:\/\/[^\s<>"'）)」]+/g;
 
 // Card numbers: four groups of four (Amex 4-6-5), or 13–19 digits in a row that pass the Luhn check.
@@ -93,10 +98,11 @@ const CARD_RUN = /(?<![0-9０-９])[0-9０-９]{13,19}(?![0-9０-９])/g;
 
 // Labelled numbers: the label stays (it says what was there), the value goes.
 const JA_NUMBER_LABEL =
-  '(?:ご?注文(?:No\\.?|NO\\.?|Ｎｏ[．.]?)|口座番号|ご?注文番号|オーダー(?:番号|ID)|受注番号|ご?契約(?:者)?番号|お客様(?:番号|ID|コード)|顧客(?:番号|ID|コード)|会員(?:番号|ID)|ユーザー\\s?ID|アカウント\\s?ID|受付番号|お?問い?合わ?せ番号|チケット番号|ご?請求書?番号|伝票番号|追跡番号|お?申込(?:み)?番号|予約番号|シリアル(?:番号|ナンバー)|ライセンス(?:番号|キー)|証券番号)';
+  '(?:ご?注文(?:No\\.?|NO\\.?|Ｎｏ[．.]?)|口座番号|ご?注文番号|オーダー(?:番号|ID)|受注番号|ご?契約(?:者)?番号|お客様(?:番号|ID|コード)|顧客(?:番号|ID|コード)|会員(?:番号|ID)|ユーザー\\s?ID|アカウント\\s?ID|受付番号|お?問い?合わ?せ(?:番号|No\\.?|NO\\.?|Ｎｏ[．.]?)|送り状(?:番号|No\\.?|NO\\.?)|荷物番号|(?:クレジット)?カード番号|チケット番号|ご?請求書?番号|伝票番号|追跡番号|お?申込(?:み)?番号|予約番号|シリアル(?:番号|ナンバー)|ライセンス(?:番号|キー)|証券番号)';
 const EN_NUMBER_LABEL =
   '\\b(?:order|contract|ticket|case|invoice|customer|account|member(?:ship)?|reference|ref|booking|reservation|tracking|serial|licen[cs]e|policy|subscription)(?:\\s*(?:no\\.?|number|num\\.?|id|code|key))?';
-const NUMBER_VALUE = '[#＃]?(?=[A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]*[0-9０-９])[A-Za-z0-9０-９Ａ-Ｚａ-ｚ][A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]{2,}';
+// Tracking and individual numbers are also written in groups of four digits with spaces (4567 8901 2345).
+const NUMBER_VALUE = `(?:${D}{4}(?:[ 　]${D}{4}){1,3}(?![0-9０-９A-Za-zＡ-Ｚａ-ｚ\\-－_/])|[#＃]?(?=[A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]*[0-9０-９])[A-Za-z0-9０-９Ａ-Ｚａ-ｚ][A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]{2,})`;
 const JA_REFERENCE = new RegExp(`${JA_NUMBER_LABEL}\\s*(?:[:：]|は|が|を)?\\s*[「『(（【［\\[]?(${NUMBER_VALUE})`, 'gdu');
 // Log-in names and account ids after their label may be letters only (taro_yamada, jsmith), unlike order numbers.
 const JA_LOGIN_LABEL = '(?:会員|ユーザー|アカウント|ログイン)\\s?ID';
@@ -107,6 +113,25 @@ const EN_LOGIN = new RegExp(`\\b(?:user\\s?(?:name|ID)|log(?:in|on)\\s?(?:name|I
 const NOT_A_LOGIN = new Set(['required', 'needed', 'optional', 'mandatory', 'missing', 'invalid', 'incorrect', 'wrong', 'correct', 'locked', 'disabled', 'enabled', 'shown', 'displayed', 'empty', 'taken', 'available', 'unique', 'case-sensitive', 'not', 'the', 'your', 'my', 'our', 'their', 'his', 'her', 'its', 'this', 'that', 'same', 'different', 'also', 'still', 'already', 'usually', 'always', 'never', 'only', 'set', 'used', 'changed', 'reset', 'created', 'deleted']);
 const EN_REFERENCE = new RegExp(`${EN_NUMBER_LABEL}\\s*(?:[:#=]\\s*|(?:is|was)\\s+|\\s)\\s*(${NUMBER_VALUE})`, 'gdi');
 const ID_REFERENCE = new RegExp(`\\bID\\s*[:：]\\s*(${NUMBER_VALUE})`, 'gd');
+// A Japanese bank account is seven digits after its type (普通 1234567, 普通預金口座 1234567); the bank and branch
+// before it name no one and stay.
+const JA_BANK_ACCOUNT = new RegExp(`(?:普通|当座|貯蓄)(?:預金)?(?:口座)?(?:番号)?[ 　]*[:：]?[ 　]*(${D}{7,8})(?![0-9０-９])`, 'gd');
+// The individual number (マイナンバー) is twelve digits, written whole or in three groups of four.
+const MY_NUMBER = new RegExp(`(?:マイナンバー|個人番号)[ 　]*(?:[:：]|は|が|を)?[ 　]*(${D}{4}${SEP}?${D}{4}${SEP}?${D}{4})(?![0-9０-９])`, 'gd');
+// IBANs: country, check digits, then up to 30 letters and digits, whole or in groups of four; only those that pass
+// the mod-97 check count (see {@link ibanRanges}), so a part number of the same shape stays.
+const IBAN = /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])/g;
+// A password or PIN written into a reply (仮パスワードは Xy7-kP2q です, "Temporary password: Xy7-kP2q"). The value is
+// one run of ASCII after the label; whether it is a secret or a word of the answer is decided after matching
+// ({@link passwordRanges}): "パスワードは8文字以上", "password is case-sensitive" and "SHA-256で" stay.
+const JA_PASSWORD = /(?:パスワード|暗証番号|パスコード|PIN(?:コード)?)[ \t　]*(?:[:：]|は|が|を)?[ \t　]*([「『【［\["“(（]?)([A-Za-z0-9][!-~]{3,63})(?![!-~])/dg;
+const EN_PASSWORD =
+  /\b(?:password|passcode|passphrase|PIN)[ \t]*(?:[:=][ \t]*|(?:is|was|is now|will be|has been (?:set|changed|reset) to|(?:set|changed|reset) to)[ \t]+)(["'“‘]?)([A-Za-z0-9][!-~]{3,63})(?![!-~])/dgi;
+// What may follow a password in Japanese text: the end of the sentence or line, a closing bracket, です, or a
+// verb of using it. Anything else (で暗号化, のような, 以上) makes the run a word of the answer.
+const JA_AFTER_PASSWORD = /^[ \t　]*(?:$|[\r\n、。，,.．!！?？）)」』】］\]]|です|でした|でございます|となります|になります|に変更|へ変更|を入力|でログイン|でサインイン)/;
+// Units after a value in English: "password is 8-64 characters long", "PIN is 1234 digits" is a rule, not a PIN.
+const EN_AFTER_PASSWORD_RULE = /^[ \t]+(?:characters?|chars?|digits?|letters?|symbols?|long|or more|or longer)\b/i;
 
 // Japanese addresses: prefecture (or a city/ward when the prefecture is left out), district, then the block number.
 const PREFECTURE =
@@ -227,10 +252,57 @@ const NOT_A_NAME = new Set([
 // Endings of a word before 様 that make a word with it, not a name: 仕様 (新仕様), お客様, 同様 (以下同様, 管理者同様,
 // PC版同様), 模様, 異様, 多種多様. Not 多 or 一 alone: 本多様 and 健一様 are people.
 const NOT_A_NAME_ENDINGS = ['仕', '客', '同', '模', '異', '多種多'];
+// What follows a name in kanji without being part of it: honorifics, 宛, 名義, roles, and words that open a
+// compound (佐藤商事). A given name is taken only up to one of these.
+const AFTER_A_NAME = [
+  '様', '殿', '氏', '宛', '君', '家', '側', '名', '本人', '個人', '自身', '部長', '課長', '係長', '社長', '主任', '先生', '夫妻', '契約', '請求', '口座', '会員',
+  '対応', '確認', '担当', '経由', '作成', '送信', '返信', '連絡', '所属', '以外', '他', '用', '向', '専用', '各位', '一同', '代理', '商事', '株式',
+];
+
 const EN_NAME = "[A-Z][a-zA-Z'’\\-]+(?:\\s+[A-Z][a-zA-Z'’\\-]+){0,2}";
 const EN_GREETING = new RegExp(`\\b(?:Dear|Hi|Hello|Hey|Good (?:morning|afternoon|evening))\\s+(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\\.?\\s+)?(${EN_NAME})(?=\\s*[,!.:\\n]|\\s*$)`, 'gd');
 const EN_TITLE = new RegExp(`\\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\\.?\\s+(${EN_NAME})`, 'gd');
 const SAN_SUFFIX = /\b([A-Z][a-z]+)-(?:san|sama|sensei)\b/dg;
+// A name written the way people write their own: capitalised words with a small second letter (Jane, O'Brien, Li),
+// so acronyms and product names in capitals (XYZ Cloud) are not taken for one.
+const OWN_NAME_WORD = "[A-Z](?:[a-z]|['’][A-Z])[a-zA-Z'’-]*";
+const OWN_NAME = `${OWN_NAME_WORD}(?:[ \\t]+${OWN_NAME_WORD}){0,2}`;
+// English self-introductions. "My name is" is followed by the name; after "I'm" and "This is" a capitalised word is
+// as often a product or a state ("This is Windows 11 behaviour"), so the name must end the clause or be followed by
+// the words that go with an introduction ("This is Jane Doe from ACME", "I'm Jane, the account holder").
+const EN_MY_NAME = new RegExp(`\\b[Mm]y name(?: is|['’]s)[ \\t]+(${OWN_NAME})(?![\\p{L}\\p{N}])`, 'gdu');
+const EN_SELF_INTRODUCTION = new RegExp(
+  `(?<![\\p{L}'’])(?:I['’]m|I am|[Tt]his is)[ \\t]+(${OWN_NAME})(?=[ \\t]*(?:[,.!;)\\r\\n]|$)|[ \\t]+(?:from|at|of|with|here|speaking|calling|writing|and)\\b)`,
+  'gdu',
+);
+// Capitalised words after "I'm" / "This is" that are not a name.
+const NOT_AN_OWN_NAME = new Set([
+  'sorry', 'back', 'done', 'ok', 'okay', 'fine', 'here', 'new', 'not', 'also', 'still', 'just', 'urgent', 'important', 'correct', 'wrong',
+  'english', 'japanese', 'german', 'french', 'spanish', 'italian', 'chinese', 'korean', 'american', 'british', 'canadian', 'australian',
+  'windows', 'mac', 'macos', 'linux', 'android', 'iphone', 'ipad', 'microsoft', 'google', 'apple', 'amazon', 'outlook', 'office', 'excel',
+  'word', 'teams', 'zoom', 'slack', 'chrome', 'safari', 'firefox', 'edge', 'admin', 'administrator', 'premium', 'pro', 'enterprise',
+  'default', 'unknown', 'test', 'none', 'sample', 'example', 'untitled', 'anonymous', 'guest',
+]);
+// A name after a form label: 氏名：山田太郎, お名前: 山田 太郎, 口座名義：ﾔﾏﾀﾞ ﾀﾛｳ, Name: Jane Doe. The value must end the
+// line or the field (a bracket, a comma, 様, です), so that a label followed by a sentence about the field
+// (氏名：漢字で入力してください, Name: Enter a name for the project) stays. 名前 must not end a longer word (ファイル名前);
+// English labels must not follow another word (File name:, Product name:), except the ones listed.
+const JA_NAME_LABEL =
+  '(?:氏名|お名前|(?<![\\p{Script=Han}\\p{Script=Katakana}ー])名前|フルネーム|(?:契約者|購入者|申込者|担当者|送り主|依頼主|受取人|届け先)(?:氏名|名)|口座名義人?|名義人|フリガナ|カナ氏名)(?:[（(](?:フリガナ|ふりがな|カナ|漢字|ローマ字)[）)])?';
+const EN_NAME_LABEL = `(?<![\\p{L}\\p{N}][ \\t]?)(?:${['name', 'full name', 'first name', 'last name', 'given name', 'family name', 'surname', 'customer name', 'contact name', 'account holder', 'account holder name', 'cardholder', 'cardholder name', 'your name'].map(anyCapitalisation).join('|')})`;
+// The second word is not an honorific written apart (佐藤花子 様).
+const JA_NAME_VALUE = '[\\p{Script=Han}\\p{Script=Katakana}ー々・\\uFF9E\\uFF9F]{1,10}(?:[ 　](?![様殿氏])[\\p{Script=Han}\\p{Script=Katakana}ー々・\\uFF9E\\uFF9F]{1,10})?';
+// A reading in brackets after the name (山田 太郎（ヤマダ タロウ）) spells the same name and goes with it.
+const NAME_READING = '(?:[ \\t　]*[（(][\\p{Script=Katakana}\\p{Script=Hiragana}ー・ 　]{1,30}[）)])?';
+const LABELLED_NAME = new RegExp(
+  `(?:${JA_NAME_LABEL}|${EN_NAME_LABEL})[ \\t　]*[:：][ \\t　]*((?:${JA_NAME_VALUE}|${OWN_NAME})${NAME_READING})(?=[ \\t　]*(?:$|[\\r\\n、。,，;；/／|｜（(「<【［\\[]|様|さま|さん|殿|です))`,
+  'gdu',
+);
+// What a form says in a name field rather than a name: 氏名：必須, お名前：全角, Name: Required.
+const NOT_A_LABELLED_NAME = new Set([
+  '必須', '任意', '未入力', '空欄', '不明', '未定', '未設定', '未登録', '漢字', '全角', '半角', 'カナ', 'カタカナ', '英字', 'ローマ字', '本名', '旧姓',
+  '同上', '省略', '例', 'フルネーム', '登録名', '表示名', 'ニックネーム', 'テスト', 'サンプル', '〇〇', '××',
+]);
 const NOT_AN_EN_NAME = new Set(['customer', 'customers', 'valued customer', 'sir', 'madam', 'sir or madam', 'all', 'everyone', 'team', 'there', 'support', 'support team', 'user', 'users', 'friend', 'friends', 'colleague', 'colleagues', 'world']);
 
 interface Span {
@@ -279,9 +351,11 @@ export function placeholderLanguage(text: string): PlaceholderLanguage {
 
 /**
  * Replaces the personal data in `text` by placeholders; see the module comment for what counts. Where two rules find
- * overlapping text, the earlier rule in this order wins: e-mail addresses, card numbers, labelled numbers, addresses,
- * phone numbers, postal codes, the given names, honorific names, then {@link ScrubOptions.extra}. URLs are left as
- * they are (apart from e-mail addresses in them), so digits in a link are never taken for a phone number.
+ * overlapping text, the earlier rule in this order wins: e-mail addresses, IBANs, card numbers, labelled numbers
+ * (passwords among them), addresses, phone numbers, postal codes, the given names, names found by honorific, label or
+ * self-introduction, then {@link ScrubOptions.extra}; only a name found around a given name (鈴木一郎様 around 鈴木)
+ * replaces it, whole. URLs are left as they are (apart from e-mail addresses in them), so digits in a link are never
+ * taken for a phone number.
  */
 export function scrubPersonalData(text: string, options: ScrubOptions = {}): ScrubResult {
   const language = options.language ?? placeholderLanguage(text);
@@ -310,6 +384,8 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   };
 
   add('email', matchesOf(text, EMAIL));
+  // Before card numbers: an IBAN's digits in groups of four (DE89 3704 0044 0532 0130 00) look like a card number.
+  add('reference-number', ibanRanges(text));
   add('card-number', [...matchesOf(text, CARD_GROUPED), ...matchesOf(text, CARD_RUN).filter(([s, e]) => luhnValid(text.slice(s, e)))]);
   add('reference-number', [
     ...groupsOf(text, JA_REFERENCE),
@@ -317,6 +393,9 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...groupsOf(text, ID_REFERENCE),
     ...groupsOf(text, JA_LOGIN),
     ...groupsOf(text, EN_LOGIN).filter(([s, e]) => !NOT_A_LOGIN.has(text.slice(s, e).toLowerCase())),
+    ...groupsOf(text, JA_BANK_ACCOUNT),
+    ...groupsOf(text, MY_NUMBER),
+    ...passwordRanges(text),
   ]);
   const addresses: [number, number][] = [
     ...matchesOf(text, JA_ADDRESS),
@@ -348,6 +427,9 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...groupsOf(text, LATIN_HONORIFIC).filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase())),
     ...[...groupsOf(text, EN_GREETING), ...groupsOf(text, EN_TITLE)].filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase())),
     ...groupsOf(text, SAN_SUFFIX),
+    ...groupsOf(text, LABELLED_NAME).filter(([s, e]) => isLabelledName(text.slice(s, e))),
+    ...groupsOf(text, EN_MY_NAME).filter(([s, e]) => isOwnName(text.slice(s, e))),
+    ...groupsOf(text, EN_SELF_INTRODUCTION).filter(([s, e]) => isOwnName(text.slice(s, e))),
   ]);
   for (const item of options.extra ?? []) add(item.kind, occurrencesOf(text, item.text));
 
@@ -382,6 +464,86 @@ function postalCodeBeforeTown(text: string, match: RegExpExecArray, addressEnds:
   }
   const dutch = /[A-Z]{2}$/.exec(code);
   return dutch !== null && !NOT_A_DUTCH_POSTCODE.has(dutch[0]) && (start === 0 || /(?:^|[\n,])[ \t]*$/.test(before));
+}
+
+/**
+ * The IBANs in `text`: {@link IBAN}'s matches that pass the mod-97 check, without a trailing group that is not part
+ * of one (a year after it).
+ */
+function ibanRanges(text: string): [number, number][] {
+  const found: [number, number][] = [];
+  for (const [start, end] of matchesOf(text, IBAN)) {
+    // The pattern is greedy: "BE68 5390 0754 7034 2024" takes the year as a fifth group, so shorter readings are tried.
+    for (let stop = end; stop > start; stop = text.lastIndexOf(' ', stop - 1)) {
+      if (ibanValid(text.slice(start, stop))) {
+        found.push([start, stop]);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+/** ISO 13616: 15 to 34 characters, and the number read with its first four characters moved to the end is 1 mod 97. */
+function ibanValid(candidate: string): boolean {
+  const compact = candidate.replace(/ /g, '');
+  if (compact.length < 15 || compact.length > 34) return false;
+  let remainder = 0;
+  for (const c of compact.slice(4) + compact.slice(0, 4)) {
+    const value = c >= 'A' ? c.charCodeAt(0) - 55 : Number(c);
+    remainder = (remainder * (value >= 10 ? 100 : 10) + value) % 97;
+  }
+  return remainder === 1;
+}
+
+/**
+ * The passwords and PINs written after their label ({@link JA_PASSWORD}, {@link EN_PASSWORD}), without the trailing
+ * punctuation of the sentence. A value counts when it looks like a secret, not like a word of the answer: it has a
+ * digit or a symbol, is not a lower-case word ("case-sensitive"), a capitalised one ("Wi-Fi"), an algorithm ("SHA-256",
+ * "AES256"), a version or a range of lengths ("8-64"); in Japanese text it must also end the sentence or be followed
+ * by です or a verb of using it, and in English not by a unit ("characters").
+ */
+function passwordRanges(text: string): [number, number][] {
+  const found: [number, number][] = [];
+  for (const [pattern, japanese] of [[JA_PASSWORD, true], [EN_PASSWORD, false]] as const) {
+    for (const m of text.matchAll(pattern)) {
+      const [start, rawEnd] = m.indices![2]!;
+      const value = m[2]!.replace(/[.,;:!?)\]}>"'”’]+$/, '');
+      const end = start + value.length;
+      if (!looksLikeSecret(value)) continue;
+      const after = text.slice(end, end + 16);
+      const quoted = m[1] !== '';
+      if (japanese && !quoted && !JA_AFTER_PASSWORD.test(after)) continue;
+      if (!japanese && EN_AFTER_PASSWORD_RULE.test(text.slice(rawEnd, rawEnd + 16))) continue;
+      found.push([start, end]);
+    }
+  }
+  return found;
+}
+
+function looksLikeSecret(value: string): boolean {
+  if (value.length < 4 || NOT_A_LOGIN.has(value.toLowerCase())) return false;
+  if (!/[0-9]|[^A-Za-z0-9]/.test(value)) return false;
+  return !(
+    /^[a-z]+(?:-[a-z]+)*$/.test(value) ||
+    /^[A-Z][a-z]*(?:-[A-Z]?[a-z]*)+$/.test(value) ||
+    /^[A-Z]{2,6}[-v]?\d{1,4}(?:\.\d{1,3})*$/.test(value) ||
+    /^v?\d+(?:\.\d+)+$/.test(value) ||
+    /^\d{1,3}[-–~]\d{1,3}$/.test(value)
+  );
+}
+
+/** Whether the value after a name label is a name: not what a form says of the field (必須, Required), not a role. */
+function isLabelledName(value: string): boolean {
+  const compact = value.replace(/[ 　]/g, '');
+  return !NOT_A_LABELLED_NAME.has(compact) && !isCommonNoun(value) && isOwnName(value);
+}
+
+/** Whether capitalised words after a self-introduction or a label are a name rather than a word of the text. */
+function isOwnName(value: string): boolean {
+  const lower = value.toLowerCase();
+  const first = lower.split(/[ \t]/)[0]!;
+  return !NOT_AN_EN_NAME.has(lower) && ![NOT_AN_OWN_NAME, NOT_A_LOGIN, NOT_AN_EN_NAME].some((words) => words.has(first));
 }
 
 /** A label as a pattern that matches it with each word capitalised or not, and in capitals (Post code, POST CODE). */
@@ -440,16 +602,21 @@ function isCommonNoun(word: string): boolean {
 /**
  * Where the given names occur: each whole name, written with or without the space between its parts, then each part
  * of two or more characters. Latin names match whole words and keep their case (a surname such as "Rose" or "Long" is
- * also an ordinary word, which lower case rarely is); Japanese names match anywhere.
+ * also an ordinary word, which lower case rarely is); Japanese names match anywhere, and a surname in kanji takes the
+ * given name written right after it (signed 佐藤: 佐藤花子), see {@link givenNameEnd}.
  */
 function knownNameMatches(text: string, names: readonly string[]): [number, number][] {
   const variants = new Set<string>();
+  // A name in kanji is written surname first: a lone name (signed 佐藤) or the first part of a full one (山田 of 山田
+  // 太郎) may have a given name after it that the caller does not know; the whole name and the given name do not.
+  const surnames = new Set<string>();
   for (const name of names) {
     const trimmed = name.replace(/["'<>]/g, '').trim();
     if (!trimmed || trimmed.includes('@')) continue;
     const parts = trimmed.split(/[\s　,，、]+/).filter(Boolean);
     variants.add(parts.join(' '));
     if (parts.length > 1) variants.add(parts.join(''));
+    surnames.add(parts[0]!);
     for (const part of parts) if ([...part].length >= 2) variants.add(part);
   }
   const found: [number, number][] = [];
@@ -466,7 +633,23 @@ function knownNameMatches(text: string, names: readonly string[]): [number, numb
       : katakana
         ? new RegExp(`(?<![\\p{Script=Katakana}ー])${escaped}(?![\\p{Script=Katakana}ー])`, 'gu')
         : new RegExp(escaped, 'gu');
-    found.push(...matchesOf(text, pattern));
+    const matches = matchesOf(text, pattern);
+    const kanjiName = surnames.has(variant) && /^[\p{Script=Han}々]{2,}$/u.test(variant);
+    found.push(...(kanjiName ? matches.map(([start, end]): [number, number] => [start, givenNameEnd(text, end)]) : matches));
   }
   return found;
+}
+
+/**
+ * Where a given name in kanji right after a known surname ends: one to three kanji up to a word in AFTER_A_NAME; a
+ * longer run of kanji is a compound word (佐藤商事株式会社), not a given name, and is left alone.
+ */
+function givenNameEnd(text: string, surnameEnd: number): number {
+  let end = surnameEnd;
+  while (end < text.length && end - surnameEnd <= 3 && /[\p{Script=Han}々]/u.test(text[end]!)) {
+    if (AFTER_A_NAME.some((word) => text.startsWith(word, end))) break;
+    end++;
+  }
+  if (end - surnameEnd > 3) return surnameEnd;
+  return end;
 }
