@@ -4,6 +4,7 @@
  *
  *   node infra/preflight.mjs tests   # before `npm test`: says which packages are missing and the one command to install them
  *   node infra/preflight.mjs demo    # before `npm run demo`: installs them through apt when run as root
+ *   node infra/preflight.mjs sandbox # before `npm run sandbox`: the same
  *   node infra/preflight.mjs missing tests   # the missing package names, one per line (for .ci/run)
  *
  * This file is the one list of system packages; `.ci/run` reads it too.
@@ -99,16 +100,17 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   } else if (command === 'tests') {
     ensureNodeModules();
     if (!ensurePackages('tests', { install: false })) process.exit(1);
-  } else if (command === 'demo') {
+  } else if (command === 'demo' || command === 'sandbox') {
+    // The sandbox starts the demo's servers.
     if (process.getuid?.() !== 0) {
       ensurePackages('demo', { install: false });
-      ensureRoot('demo');
+      ensureRoot(command);
       process.exit(1);
     }
     if (!ensurePackages('demo', { install: true })) process.exit(1);
     ensureNodeModules();
   } else {
-    say('usage: node infra/preflight.mjs tests|demo|missing [tests|demo]');
+    say('usage: node infra/preflight.mjs tests|demo|sandbox|missing [tests|demo]');
     process.exit(2);
   }
 }

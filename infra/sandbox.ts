@@ -47,16 +47,33 @@ async function serve(withLlm: boolean): Promise<number> {
   const running = readLiveRunState(STATE_FILE);
   if (running) throw new Error(`a sandbox is already running (pid ${running.pid}); stop it first, or use: npm run sandbox -- send "…"`);
   mkdirSync(OUTBOX, { recursive: true });
-  const redis = await startRedis();
-  const imap = await startDovecot({ user: 'support@helpdesk.test', password: 'support' });
-  const smtp = await startSmtpReceiver();
-  const llm = withLlm ? await startOpenAIServer({ handler: scriptedModel({ judgeRelevance: true }) }) : undefined;
+  // A server that fails to start (Dovecot without root or its package) must not leave the ones before it running:
+  // a live Redis would keep this process, and the terminal, waiting for ever.
+  const started: Array<() => Promise<unknown>> = [];
+  const start = async <T>(server: Promise<T>, stop: (s: T) => Promise<unknown>): Promise<T> => {
+    const s = await server;
+    started.push(() => stop(s));
+    return s;
+  };
+  let servers;
+  try {
+    const redis = await start(startRedis(), (r) => r.stop());
+    const imap = await start(startDovecot({ user: 'support@helpdesk.test', password: 'support' }), (i) => i.stop());
+    const smtp = await start(startSmtpReceiver(), (m) => m.stop());
+    const llm = withLlm ? await start(startOpenAIServer({ handler: scriptedModel({ judgeRelevance: true }) }), (l) => l.close()) : undefined;
+    servers = { redis, imap, smtp, llm };
+  } catch (err) {
+    await Promise.allSettled(started.map((stop) => stop()));
+    throw err;
+  }
+  const { redis, imap, smtp, llm } = servers;
 
   const env: Record<string, string> = {
     ...localServerSettings(redis, imap, smtp),
     // Twelve characters or more: the dashboard warns at every start about a shorter one.
     DASHBOARD_PASSWORD: 'sandbox-only',
-    ...(llm ? { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: 'sandbox', EMBEDDINGS_PROVIDER: 'local' } : {}),
+    // The model name says the stand-in answered, so the insights price no tokens at a real model's rates.
+    ...(llm ? { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: 'sandbox', OPENAI_MODEL: 'scripted-model', EMBEDDINGS_PROVIDER: 'local' } : {}),
   };
   const lent = lendEnvFile('.env', '.env.before-sandbox', env, ENV_HEADER);
   // However the process ends short of SIGKILL (a crash, a closed terminal), the user's .env comes back.

@@ -3,11 +3,11 @@
  * rewritten, no mail sent with "--help" as its question).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 const TSX = fileURLToPath(import.meta.resolve('tsx'));
@@ -33,6 +33,26 @@ describe('npm run sandbox arguments', () => {
     expect(result.stdout).not.toContain('delivered');
     expect(existsSync(path.join(dir, '.env'))).toBe(false);
     expect(existsSync(path.join(dir, '.data'))).toBe(false);
+  });
+});
+
+describe('npm run sandbox, failing to start', () => {
+  // Dovecot needs root; as another user its start fails after Redis started. The Redis must be stopped, or it keeps
+  // the sandbox (and the terminal) waiting for ever. As root, the test drops to nobody to get the same failure.
+  it('a server that cannot start: exit 1 with the reason, and the servers started before it stopped', async () => {
+    // Not under `dir`: another user must be able to reach it.
+    const home = mkdtempSync(path.join(tmpdir(), 'sandbox-fail-'));
+    chmodSync(home, 0o777);
+    onTestFinished(() => rmSync(home, { recursive: true, force: true }));
+    const asRoot = process.getuid?.() === 0;
+    const node = [process.execPath, '--import', TSX, path.join(REPO_ROOT, 'infra/sandbox.ts')];
+    const [command, ...args] = asRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', ...node] : node;
+    const result = spawnSync(command!, args, { cwd: home, encoding: 'utf8', timeout: 60_000, env: { ...process.env, HOME: home } });
+    expect(result.signal, result.stderr).toBeNull();
+    expect(result.status, result.stderr).toBe(1);
+    expect(result.stderr).toContain('needs root');
+    if (asRoot) expect(spawnSync('pgrep', ['-u', '65534', 'redis-server']).status).toBe(1);
+    expect(existsSync(path.join(home, '.env'))).toBe(false);
   });
 });
 
