@@ -76,24 +76,38 @@ function strictDecode(bytes: Buffer, charset: string): string | undefined {
   }
 }
 
+/** What else is known about the charset of a mail's raw 8-bit headers, besides the charset it declares. */
+export interface LegacyCharsetHints {
+  /** The charset the mail's raw 8-bit headers read in together ({@link rawHeaderCharset}); tried first when valid. */
+  preferred?: string;
+  /** The mail declares a Japanese charset: a Japanese reading without kana still wins over a Chinese one. */
+  japanese?: boolean;
+}
+
 /**
  * Raw 8-bit header bytes that are not UTF-8, decoded by what they are valid in: the charset the message declares
- * (unless it is a 7-bit one such as ISO-2022-JP, in which 8-bit bytes cannot be), then Shift_JIS and EUC-JP, then
- * GB18030 and Big5. GB2312 text is mostly valid EUC-JP too, so a Japanese reading without a single kana gives way to
- * a valid Chinese one. Windows-1252 (which never fails) is the last resort.
+ * (unless it is a 7-bit one such as ISO-2022-JP, in which 8-bit bytes cannot be), then the charset `hints` prefer,
+ * then Shift_JIS and EUC-JP, then GB18030 and Big5. GB2312 text is mostly valid EUC-JP too, so a Japanese reading
+ * without a single kana gives way to a valid Chinese one, unless the mail declares a Japanese charset. Windows-1252
+ * (which never fails) is the last resort.
  */
-export function guessLegacyCharset(bytes: Buffer, declared: string | undefined): { text: string; charset: string } {
+export function guessLegacyCharset(bytes: Buffer, declared: string | undefined, hints: LegacyCharsetHints = {}): { text: string; charset: string } {
   const sevenBit = !declared || isJisLabel(declared) || /^(?:us-)?ascii$/i.test(declared.trim());
   if (!sevenBit) {
     const text = strictDecode(bytes, declared!.trim());
     if (text !== undefined) return { text, charset: declared!.trim() };
   }
   if (looksLikeAccentedLatin(bytes)) return { text: iconv.decode(bytes, 'windows-1252'), charset: 'windows-1252' };
+  if (hints.preferred) {
+    const text = strictDecode(bytes, hints.preferred);
+    if (text !== undefined) return { text, charset: hints.preferred };
+  }
   const japanese = JAPANESE_CHARSETS.map((charset) => ({ charset, text: strictDecode(bytes, charset) })).filter(
     (c): c is { charset: (typeof JAPANESE_CHARSETS)[number]; text: string } => c.text !== undefined,
   );
   const withKana = japanese.find((c) => KANA.test(c.text));
   if (withKana) return withKana;
+  if (hints.japanese && japanese[0]) return japanese[0];
   for (const charset of CHINESE_CHARSETS) {
     const text = strictDecode(bytes, charset);
     if (text !== undefined) return { text, charset };
@@ -102,6 +116,30 @@ export function guessLegacyCharset(bytes: Buffer, declared: string | undefined):
   return { text: iconv.decode(bytes, 'windows-1252'), charset: 'windows-1252' };
 }
 
+
+// Labels of the Japanese charsets (ISO-2022-JP's are matched by isJisLabel).
+const JAPANESE_LABEL = /^(?:shift[_-]?jis|sjis|x-sjis|ms_kanji|csshiftjis|windows-31j|cp932|ms932|euc-?jp|x-euc-jp|cseucpkdfmtjapanese|cp5022[0-2])$/i;
+
+/** True for the label of a Japanese charset: ISO-2022-JP, Shift_JIS (and Microsoft's CP932) or EUC-JP. */
+function isJapaneseLabel(label: string): boolean {
+  return isJisLabel(label.trim()) || JAPANESE_LABEL.test(label.trim());
+}
+
+/**
+ * The charset a mail's raw 8-bit header values are in, judged on all of them together: a display name of kanji only
+ * reads as Shift_JIS and as GB18030 alike, while the subject beside it has kana, which only the Japanese reading
+ * gives. `declared` is the charset the mail declares for them (as for {@link guessLegacyCharset}); `declaredLabels`
+ * every charset label in the mail, a Japanese one of which tips a reading without kana to Japanese. Undefined when no
+ * value has 8-bit bytes outside UTF-8, or they read as Latin text.
+ */
+export function rawHeaderCharset(values: readonly Buffer[], declared: string | undefined, declaredLabels: readonly string[]): string | undefined {
+  const legacy = values.filter((bytes) => !bytes.includes(0x1b) && bytes.some((b) => b >= 0x80) && !isValidUtf8(bytes));
+  if (legacy.length === 0) return undefined;
+  // Joined by a space, which no multi-byte character of these charsets contains, so none spans two values.
+  const joined = Buffer.concat(legacy.flatMap((bytes) => [bytes, Buffer.from(' ')]));
+  const { charset } = guessLegacyCharset(joined, declared, { japanese: declaredLabels.some(isJapaneseLabel) });
+  return charset === 'windows-1252' ? undefined : charset;
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Text parts whose label does not fit their bytes.

@@ -46,8 +46,10 @@ export interface ComposeReplyInput {
   timeZone?: string;
 }
 
-// Reply and forward prefixes of common clients and languages; only reply prefixes are collapsed.
-const REPLY_PREFIX = /^\s*((re|aw|sv|vs|antw|réf|rif|odp|返信|回复|答复)\s*(\[\d+\]|\(\d+\))?\s*[:：]\s*)+/i;
+// Reply prefixes of common clients and languages, collapsed into one (forward prefixes stay). The count (`Re[2]:`)
+// takes its trailing whitespace with it: two whitespace runs side by side around an optional group backtrack
+// quadratically over a long run of spaces without a colon.
+const REPLY_PREFIX = /^\s*(?:(?:re|aw|sv|vs|antw|réf|rif|odp|返信|回复|答复)\s*(?:(?:\[\d+\]|\(\d+\))\s*)?[:：]\s*)+/i;
 
 /** `Re: <subject>` without stacking `Re:` (or `RE[2]:`, `AW:`, `返信:`) prefixes. */
 export function replySubject(subject: string): string {

@@ -8,10 +8,11 @@ import { convert, type HtmlToTextOptions } from 'html-to-text';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { createLogger } from '../logger.js';
 import { isUsableAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
-import { decodeBytes, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, relabelTextParts, type CharsetRepair } from './charsets.js';
+import { decodeBytes, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, type CharsetRepair } from './charsets.js';
 import { isBounce } from './classify.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
 import { unreadableReason } from './unreadable.js';
+import { withoutHiddenElements } from './hidden-html.js';
 import { limitHtmlNesting, MAX_HTML_DEPTH } from './html-nesting.js';
 import { normaliseMessageId, parseMessageIdList } from './message-id.js';
 
@@ -50,7 +51,10 @@ export interface InboundMail {
   date: Date | undefined;
   /** First well-formed msg-id of In-Reply-To, normalised; undefined when none. */
   inReplyTo: string | undefined;
-  /** Well-formed msg-ids of References, normalised, oldest first, malformed ones dropped. */
+  /**
+   * Well-formed msg-ids of References, normalised, oldest first, malformed ones dropped; of a longer list, the first
+   * (the thread's root) and the newest 99.
+   */
   references: string[];
   /**
    * Raw (unfolded, trimmed) values of the top-level headers the reply decision reads ({@link CLASSIFIER_HEADERS}),
@@ -172,19 +176,30 @@ class Notes {
  * Decodes a raw header value. Bytes are UTF-8 when valid (RFC 6532); raw ISO-2022-JP (ESC sequences, sent unencoded by
  * old Japanese clients) is decoded as such; other 8-bit bytes are decoded by validity, see {@link guessLegacyCharset}.
  */
-function decodeRawHeader(bytes: Buffer, fallbackCharset: string | undefined, what: string, notes: Notes): string {
-  return decodeWords(decodeRawBytes(bytes, fallbackCharset, what, notes), what, notes);
+function decodeRawHeader(bytes: Buffer, charsets: HeaderCharsets, what: string, notes: Notes): string {
+  return decodeWords(decodeRawBytes(bytes, charsets, what, notes), what, notes);
 }
 
+/** What a mail tells about the charset of its raw 8-bit header values. */
+interface HeaderCharsets {
+  /** The charset the mail declares (its top-level one, else the first other it names), for its headers too. */
+  declared: string | undefined;
+  /** The charset its raw 8-bit header values read in together, see {@link rawHeaderCharset}. */
+  preferred: string | undefined;
+}
+
+// The headers whose raw values we decode; together they tell which charset a sender's client writes them in.
+const DECODED_HEADERS = new Set(['subject', 'from', 'reply-to', 'to', 'cc']);
+
 /** {@link decodeRawHeader} without the RFC 2047 step, for values that must be tokenised before words are decoded. */
-function decodeRawBytes(bytes: Buffer, fallbackCharset: string | undefined, what: string, notes: Notes): string {
+function decodeRawBytes(bytes: Buffer, charsets: HeaderCharsets, what: string, notes: Notes): string {
   let text: string;
   if (bytes.includes(0x1b)) {
     text = new TextDecoder('iso-2022-jp').decode(bytes);
   } else if (!bytes.some((b) => b >= 0x80) || isValidUtf8(bytes)) {
     text = bytes.toString('utf8');
   } else {
-    const guess = guessLegacyCharset(bytes, fallbackCharset);
+    const guess = guessLegacyCharset(bytes, charsets.declared, { preferred: charsets.preferred });
     text = guess.text;
     notes.charsetProblem(`${what}: raw 8-bit bytes that are not UTF-8, decoded as ${guess.charset}`);
   }
@@ -306,11 +321,11 @@ function declaredCharsets(raw: Buffer): string[] {
   return [...labels];
 }
 
-function mailboxes(headers: RawHeader[], key: string, fallbackCharset: string | undefined, notes: Notes): MailAddress[] {
+function mailboxes(headers: RawHeader[], key: string, charsets: HeaderCharsets, notes: Notes): MailAddress[] {
   const out: MailAddress[] = [];
   for (const header of headers.filter((h) => h.key === key)) {
     // Encoded-words are decoded per display name after tokenising: a decoded name may contain `,` or `<`.
-    const value = decodeRawBytes(header.bytes, fallbackCharset, key, notes);
+    const value = decodeRawBytes(header.bytes, charsets, key, notes);
     for (const entry of parseAddressList(value)) {
       out.push({ address: entry.address, name: decodeWords(entry.name, key, notes).trim() });
     }
@@ -318,16 +333,32 @@ function mailboxes(headers: RawHeader[], key: string, fallbackCharset: string | 
   return out;
 }
 
+// A Date header with comments is some 60 characters; anything much longer is not a date a client wrote.
+const MAX_DATE_CHARS = 1_000;
+
 /**
  * The Date header as a Date, or undefined. Parsed here because mailparser substitutes the current time for a date it
  * cannot read, which would silently misdate the ticket. Comments and the obsolete whitespace around `:` are removed
  * first (`09(comment):   55  :  06` → `09:55:06`).
  */
 function parseDate(value: string): Date | undefined {
-  const cleaned = stripComments(value).replace(/\s*:\s*/g, ':').replace(/\s+/g, ' ').trim();
+  if (value.length > MAX_DATE_CHARS) return undefined;
+  // Whitespace runs are collapsed before the colons are tightened: `\s*:\s*` over a long run of spaces without a
+  // colon backtracks once per space (300 KB of them held the event loop for minutes).
+  const cleaned = stripComments(value).replace(/\s+/g, ' ').replace(/ ?: ?/g, ':').trim();
   if (cleaned === '') return undefined;
   const date = new Date(cleaned);
   return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+// Real threads reference a few dozen mails at most; a hostile References of thousands would ride on the ticket
+// (rewritten on every state change) and on our reply.
+const MAX_REFERENCES = 100;
+
+/** The thread's root (the first id) and the newest ids (the parent last), at most {@link MAX_REFERENCES}. */
+function capReferences(references: string[]): string[] {
+  if (references.length <= MAX_REFERENCES) return references;
+  return [references[0]!, ...references.slice(references.length - (MAX_REFERENCES - 1))];
 }
 
 function firstUsable(list: MailAddress[]): MailAddress | undefined {
@@ -349,9 +380,10 @@ const QUOTE_HEADER_PATTERNS: RegExp[] = [
 const ORIGINAL_MESSAGE =
   /^\s*[-－―‐_=＝]{2,}\s*(?:original message|元のメッセージ|オリジナル\s*メッセージ|転送(?:された)?メッセージ|forwarded message|message d'origine|ursprüngliche nachricht)\s*[-－―‐_=＝]{2,}\s*$/i;
 const BEGIN_FORWARDED = /^\s*(?:begin forwarded message|転送されたメッセージ)\s*[:：]\s*$/i;
-// Outlook-style header blocks: a From line soon followed by Sent/Date/To/Subject lines.
-const BLOCK_FROM = /^\s*\*?\s*(?:from|差出人|送信者|送信元|von|de)\s*\*?\s*[:：]/i;
-const BLOCK_NEXT = /^\s*\*?\s*(?:sent|date|to|cc|subject|送信日時|送信日|日付|日時|宛先|件名|gesendet|an|betreff|envoyé|objet|à)\s*\*?\s*[:：]/i;
+// Outlook-style header blocks: a From line soon followed by Sent/Date/To/Subject lines. The bold marker (`*From:*`)
+// takes its trailing whitespace with it, so no two whitespace runs meet (quadratic on a long line of spaces).
+const BLOCK_FROM = /^\s*(?:\*\s*)?(?:from|差出人|送信者|送信元|von|de)\s*(?:\*\s*)?[:：]/i;
+const BLOCK_NEXT = /^\s*(?:\*\s*)?(?:sent|date|to|cc|subject|送信日時|送信日|日付|日時|宛先|件名|gesendet|an|betreff|envoyé|objet|à)\s*(?:\*\s*)?[:：]/i;
 const QUOTED_LINE = /^\s*[>＞]/;
 const SEPARATOR_LINE = /^\s*[-_=*＊━─―－~〜#+・=＝]{3,}\s*$/;
 const MOBILE_SIGNATURE = /^\s*(?:(?:iPhone|iPad|Android(?:\s*端末)?|スマートフォン|スマホ|携帯(?:電話)?|Outlook)\s*から送信|Sent from my .{1,40}|Get Outlook for .{1,40})\s*$/i;
@@ -359,7 +391,9 @@ const CONTACT_MARKER =
   /@|https?:\/\/|www\.|\b(?:tel|fax|phone|mobile|mail)\b|電話|携帯|株式会社|有限会社|合同会社|\b(?:inc|ltd|llc|gmbh|corp)\b|〒|\d{2,4}-\d{2,4}-\d{3,4}/i;
 // Longest signature block (non-empty lines after its separator) we are willing to remove.
 const MAX_SIGNATURE_LINES = 8;
-const REPLY_OR_FORWARD_PREFIX = /^\s*(?:(?:re|fwd?|aw|wg|sv|vs|antw|tr|réf|rif|odp|返信|転送|回复|答复|转发)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]\s*)+/i;
+// The count (`Re[2]:`) takes its trailing whitespace with it: two whitespace runs side by side around an optional
+// group backtrack quadratically over a long run of spaces without a colon.
+const REPLY_OR_FORWARD_PREFIX = /^\s*(?:(?:re|fwd?|aw|wg|sv|vs|antw|tr|réf|rif|odp|返信|転送|回复|答复|转发)\s*(?:(?:\[\d+\]|\(\d+\))\s*)?[:：]\s*)+/i;
 
 function isQuoteHeader(line: string, next: string | undefined): boolean {
   if (QUOTE_HEADER_PATTERNS.some((re) => re.test(line))) return true;
@@ -403,8 +437,28 @@ function quotedHistoryStart(lines: string[]): number {
   return -1;
 }
 
-/** Removes a trailing separator-delimited block that looks like contact details (Japanese-style signatures). */
+/**
+ * True for lines of contact details: a few non-empty lines, one of them a phone, an address or a company name, none
+ * of them a question (a customer may well name an address or a number in the one sentence they write).
+ */
+function isContactBlock(lines: string[]): boolean {
+  const content = lines.filter((l) => l.trim() !== '' && !SEPARATOR_LINE.test(l));
+  if (content.length === 0 || content.length > MAX_SIGNATURE_LINES || content.some((l) => /[?？]\s*$/.test(l))) return false;
+  return content.some((l) => CONTACT_MARKER.test(l));
+}
+
+/**
+ * Removes a trailing separator-delimited block that looks like contact details (Japanese-style signatures). A text
+ * that is nothing but such a block (a screenshot sent with the signature only) is left empty, so the subject is the
+ * question; a block at the top with anything after its closing separator is kept, as it may be a banner.
+ */
 function stripSignatureBlock(lines: string[]): string[] {
+  const first = lines.findIndex((l) => l.trim() !== '');
+  if (first >= 0 && SEPARATOR_LINE.test(lines[first] ?? '')) {
+    const close = lines.findIndex((l, i) => i > first && SEPARATOR_LINE.test(l));
+    const after = close < 0 ? [] : lines.slice(close + 1);
+    if (after.every((l) => l.trim() === '' || SEPARATOR_LINE.test(l)) && isContactBlock(lines.slice(first + 1, close < 0 ? undefined : close))) return [];
+  }
   for (let i = 1; i < lines.length; i++) {
     if (!SEPARATOR_LINE.test(lines[i] ?? '')) continue;
     if (!lines.slice(0, i).some((l) => l.trim() !== '' && !SEPARATOR_LINE.test(l))) continue;
@@ -416,12 +470,17 @@ function stripSignatureBlock(lines: string[]): string[] {
   return lines;
 }
 
-/** Cuts at the last `-- ` delimiter (RFC 3676 §4.3) that has content above it and a short block below. */
+/**
+ * Cuts at the last `-- ` delimiter (RFC 3676 §4.3) that has content above it and a short block below. A delimiter
+ * with nothing above it cuts too when the block below looks like contact details (a screenshot sent with the
+ * signature only), so the subject is the question rather than the sender's name and phone number.
+ */
 function stripDelimitedSignature(lines: string[]): string[] {
-  for (let i = lines.length - 1; i > 0; i--) {
+  for (let i = lines.length - 1; i >= 0; i--) {
     if (!/^--\s?$/.test(lines[i] ?? '')) continue;
-    const below = lines.slice(i + 1).filter((l) => l.trim() !== '').length;
-    if (below <= MAX_SIGNATURE_LINES + 4 && lines.slice(0, i).some((l) => l.trim() !== '')) return lines.slice(0, i);
+    const below = lines.slice(i + 1);
+    if (below.filter((l) => l.trim() !== '').length > MAX_SIGNATURE_LINES + 4) continue;
+    if (lines.slice(0, i).some((l) => l.trim() !== '') || isContactBlock(below)) return lines.slice(0, i);
   }
   return lines;
 }
@@ -528,7 +587,9 @@ function bodyText(mail: ParsedMail, notes: Notes): string {
     notes.warn(`HTML body nested deeper than ${MAX_HTML_DEPTH} elements; ${bounded.dropped} deeper tags were ignored when converting it to text`);
   }
   try {
-    return convert(bounded.html, HTML_TO_TEXT);
+    const shown = withoutHiddenElements(bounded.html);
+    if (shown.removed > 0) notes.warn(`${shown.removed} HTML element(s) hidden from the reader (display:none, hidden, zero size, off-screen, <noscript>…) were left out of the text`);
+    return convert(shown.html, HTML_TO_TEXT);
   } catch (err) {
     notes.warn(`HTML body could not be converted to text: ${(err as Error).message}`);
     return '';
@@ -649,6 +710,10 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
     notes.warn(`mail of ${raw.length} bytes truncated to the first ${maxBytes} bytes`);
   }
 
+  // A byte order mark (from a mail saved by a Windows editor, or a web form's upload) would make the first header's
+  // name `\ufeffFrom`, and the mail lose its sender.
+  if (input[0] === 0xef && input[1] === 0xbb && input[2] === 0xbf) input = input.subarray(3);
+
   // `From  :` (obsolete whitespace before the colon) as the first line reads as an mbox "From " separator to
   // mailparser, which then drops the sender; spell it `From:` for the parser (the key still uses the raw bytes).
   const obsoleteFrom = /^From[ \t]+:/.exec(input.toString('latin1', 0, 64));
@@ -675,30 +740,40 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
   const fallbackCharset = [topCharset, ...declared].find(
     (label): label is string => label !== undefined && isSupportedCharset(label) && !/^(?:us-?ascii|utf-?8)$/i.test(label),
   );
+  const headerCharsets: HeaderCharsets = {
+    declared: fallbackCharset,
+    preferred: rawHeaderCharset(
+      headers.filter((h) => DECODED_HEADERS.has(h.key)).map((h) => h.bytes),
+      fallbackCharset,
+      declared,
+    ),
+  };
 
   const rawSubject = firstRaw(headers, 'subject');
   let subject: string;
   if (rawSubject && (rawSubject.bytes.includes(0x1b) || (rawSubject.bytes.some((b) => b >= 0x80) && !isValidUtf8(rawSubject.bytes)))) {
-    subject = decodeRawHeader(rawSubject.bytes, fallbackCharset, 'subject', notes);
+    subject = decodeRawHeader(rawSubject.bytes, headerCharsets, 'subject', notes);
   } else {
-    subject = typeof parsed.subject === 'string' ? parsed.subject : rawSubject ? decodeRawHeader(rawSubject.bytes, fallbackCharset, 'subject', notes) : '';
+    subject = typeof parsed.subject === 'string' ? parsed.subject : rawSubject ? decodeRawHeader(rawSubject.bytes, headerCharsets, 'subject', notes) : '';
   }
   subject = subject.replace(/[\r\n]+/g, ' ').trim();
 
-  const fromList = mailboxes(headers, 'from', fallbackCharset, notes);
-  const replyToList = mailboxes(headers, 'reply-to', fallbackCharset, notes);
-  const to = mailboxes(headers, 'to', fallbackCharset, notes);
-  const cc = mailboxes(headers, 'cc', fallbackCharset, notes);
+  const fromList = mailboxes(headers, 'from', headerCharsets, notes);
+  const replyToList = mailboxes(headers, 'reply-to', headerCharsets, notes);
+  const to = mailboxes(headers, 'to', headerCharsets, notes);
+  const cc = mailboxes(headers, 'cc', headerCharsets, notes);
 
   const messageIdHeader = firstRaw(headers, 'message-id');
   const messageId = messageIdHeader ? normaliseMessageId(rawText(messageIdHeader.bytes)) : undefined;
   const inReplyToHeader = firstRaw(headers, 'in-reply-to');
   const inReplyTo = inReplyToHeader ? parseMessageIdList(rawText(inReplyToHeader.bytes))[0] : undefined;
-  const references = parseMessageIdList(
-    headers
-      .filter((h) => h.key === 'references')
-      .map((h) => rawText(h.bytes))
-      .join(' '),
+  const references = capReferences(
+    parseMessageIdList(
+      headers
+        .filter((h) => h.key === 'references')
+        .map((h) => rawText(h.bytes))
+        .join(' '),
+    ),
   );
 
   const dateHeader = firstRaw(headers, 'date');

@@ -109,3 +109,34 @@ describe('parseInboundMail: text in another charset than its label', () => {
     expect(parsed.unreadable).toMatch(/could not be decoded/);
   });
 });
+
+// A display name of kanji only is valid Shift_JIS and valid GB18030 alike; without a kana to tell, the header alone
+// reads as Chinese. The rest of the mail tells: its other raw headers, or the Japanese charset it declares.
+describe('parseInboundMail: raw 8-bit display names of kanji only', () => {
+  const raw = (from: Buffer, subject: Buffer, contentType: string, body: Buffer) =>
+    Buffer.concat([
+      Buffer.from('From: '),
+      from,
+      Buffer.from(' <taro@customer.example>\r\nTo: support@support.example\r\nSubject: '),
+      subject,
+      Buffer.from(`\r\nMessage-ID: <name-1@customer.example>\r\nMIME-Version: 1.0\r\nContent-Type: ${contentType}\r\n\r\n`),
+      body,
+      Buffer.from('\r\n'),
+    ]);
+  const enc = (text: string, charset: string) => iconv.encode(text, charset);
+
+  it.each<[string, Buffer, string, string]>([
+    // The audit's sample: an ASCII subject, the body in ISO-2022-JP (7-bit, so no help for 8-bit bytes itself).
+    ['Shift_JIS, the body declared ISO-2022-JP', raw(sjis('髙橋太郎'), Buffer.from('test'), 'text/plain; charset=ISO-2022-JP', encodeIso2022Jp('パスワードを忘れました。')), '髙橋太郎', 'test'],
+    ['Shift_JIS, a Shift_JIS subject with kana, a UTF-8 body', raw(sjis('山田太郎'), sjis('ログインできません'), 'text/plain; charset=utf-8', Buffer.from('本文です。')), '山田太郎', 'ログインできません'],
+    ['EUC-JP, an EUC-JP subject with kana, an ASCII body', raw(enc('山田太郎', 'euc-jp'), enc('ログインできません', 'euc-jp'), 'text/plain; charset=us-ascii', Buffer.from('hello')), '山田太郎', 'ログインできません'],
+    // Genuinely Chinese headers stay Chinese.
+    ['GB2312, a GB2312 subject, an ASCII body', raw(enc('王小明', 'gb2312'), enc('无法登录系统', 'gb2312'), 'text/plain; charset=us-ascii', Buffer.from('hello')), '王小明', '无法登录系统'],
+    ['GB2312, an ASCII subject, a GB2312 body', raw(enc('王小明', 'gb2312'), Buffer.from('test'), 'text/plain; charset=gb2312', enc('请帮忙。', 'gb2312')), '王小明', 'test'],
+    ['Big5, a Big5 subject, a Big5 body', raw(enc('陳大文', 'big5'), enc('帳號無法登入', 'big5'), 'text/plain; charset=big5', enc('請協助。', 'big5')), '陳大文', '帳號無法登入'],
+  ])('%s', async (_what, mail, name, subject) => {
+    const parsed = await parseInboundMail(mail);
+    expect(parsed.from).toEqual({ address: 'taro@customer.example', name });
+    expect(parsed.subject).toBe(subject);
+  });
+});
