@@ -33,10 +33,13 @@ export interface ReplyContext {
 
 /**
  * The subset of {@link InboundMail} the decision reads. The subject and the thread (In-Reply-To, References) are
- * optional: without them an out-of-office notice known only by its subject is answered.
+ * optional: without them an out-of-office notice known only by its subject is answered. The text and the attachments
+ * are optional too: they show a delivery-status part inside a mail that is not multipart/report, which
+ * {@link ReplySignals.deliveryStatusPart} records for a decision without them.
  */
 export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'contentType'> &
-  Partial<Pick<InboundMail, 'subject' | 'inReplyTo' | 'references'>>;
+  Partial<Pick<InboundMail, 'subject' | 'inReplyTo' | 'references' | 'text' | 'attachments'>> &
+  Pick<ReplySignals, 'deliveryStatusPart'>;
 
 /**
  * What the reply decision reads of a mail besides what its ticket holds anyway (subject, thread), recorded on the
@@ -44,7 +47,13 @@ export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' 
  * (that was about a tenth of its CPU per ticket). It is a plain JSON value: {@link decideReply} over it and the
  * ticket's subject and thread, once stored and read back, decides as over the parsed mail.
  */
-export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'contentType'>;
+export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'contentType'> & {
+  /**
+   * The type of the delivery-status part (`message/delivery-status`, `message/global-delivery-status`) of a bounce
+   * that is not multipart/report, as {@link deliveryStatusPartOf} found it in the parsed mail; absent for other mail.
+   */
+  deliveryStatusPart?: string | undefined;
+};
 
 /** Signals larger than this (a mail with thousands of List or X-Loop headers) are not stored; the agent parses instead. */
 export const MAX_REPLY_SIGNALS_CHARS = 16_384;
@@ -52,6 +61,8 @@ export const MAX_REPLY_SIGNALS_CHARS = 16_384;
 /** The {@link ReplySignals} of a parsed mail, or undefined when they are too large to keep on the ticket. */
 export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined {
   const signals: ReplySignals = { from: mail.from, replyTo: mail.replyTo, headers: mail.headers, contentType: mail.contentType };
+  const statusPart = deliveryStatusPartOf(mail);
+  if (statusPart) signals.deliveryStatusPart = statusPart;
   return JSON.stringify(signals).length <= MAX_REPLY_SIGNALS_CHARS ? signals : undefined;
 }
 
@@ -70,6 +81,7 @@ const NEGATIVE = new Set(['', 'no', 'false', '0', 'off']);
 // Non-standard autoresponder headers, by lower-case name and as written in a reason.
 const VENDOR_AUTO_REPLY_HEADERS: ReadonlyArray<readonly [name: string, label: string]> = [
   ['x-autoreply', 'X-Autoreply'],
+  ['x-auto-reply', 'X-Auto-Reply'],
   ['x-autorespond', 'X-Autorespond'],
   ['x-autoresponder', 'X-Autoresponder'],
 ];
@@ -79,31 +91,56 @@ const AUTO_REPLY_PRECEDENCE = new Set(['auto_reply', 'auto-reply']);
 
 // The fixed prefix an out-of-office notice puts before the subject of the mail it answers, from systems that write
 // none of the headers (client-side rules, some groupware and hosting autoresponders): Outlook's in several
-// languages, Exchange 2003's, and the bracketed forms of Japanese autoresponders. Followed by a colon (ASCII or
-// full-width) or, bracketed, standing alone.
+// languages, Exchange 2003's. The prefix must end where a notice's does — a colon (ASCII or full-width), the
+// answered subject's own `Re:`, a dash, bar or bracket before a return date, or the end — so that a customer's
+// subject that only begins with the words ("Out of office settings don't work") is not one.
+const AUTO_REPLY_NAMES = [
+  String.raw`auto(?:matic)?[- ]?(?:reply|response)`,
+  String.raw`out of (?:the )?office(?: auto-?reply)?`,
+  'oof',
+  'ooo',
+  'automatische antwort',
+  'abwesenheitsnotiz',
+  String.raw`r[ée]ponse automatique`,
+  String.raw`respuesta autom[áa]tica`,
+  'risposta automatica',
+  String.raw`resposta autom[áa]tica`,
+  'automatisch antwoord',
+  'automatiskt svar',
+  String.raw`automatisk (?:svar|besked)`,
+  String.raw`odpowied[źz] automatyczna`,
+  'automaattinen vastaus',
+  String.raw`automatick[áa] odpov[ěe]ď`,
+  String.raw`automatikus v[áa]lasz`,
+  String.raw`otomatik (?:yan[ıi]t|cevap)`,
+  'автоматический ответ',
+  'автоматична відповідь',
+  '自動応答',
+  '自動返信',
+  '自動返答',
+  '不在通知',
+  '自动回复',
+  '自動回覆',
+  String.raw`자동\s?회신`,
+];
+// What may follow a notice's name: the subject it answers under its own reply or forward prefix, a return date in
+// brackets or after a dash, or nothing.
+const ANSWERED_PREFIX = String.raw`(?:re|aw|sv|vs|antw|odp|fw|fwd|wg|tr|rv|回复|回覆|答复)\s*[:：]`;
+const NAME_END = String.raw`(?:\s*[:：]|\s+${ANSWERED_PREFIX}|\s*[-–—|(（\[【［]|\s*$)`;
+// Japanese absence notices name the absence rather than the autoresponder, usually with no colon: 不在のお知らせ,
+// 不在のご連絡, 休暇のお知らせ, 年末年始休業のお知らせ, 休暇のため不在にしております. Followed by a particle they are a
+// customer's sentence (不在のお知らせが届きません, 不在通知の設定について), so they too must end where a notice does.
+const JA_ABSENCE = String.raw`(?:(?:年末年始|夏季|冬季|長期|臨時|お盆|GW|ゴールデンウィーク)?(?:休暇|休業|出張|外出|不在)中?(?:の|に関する)?(?:お知らせ|ご連絡|連絡|ご案内|案内|通知)|(?:(?:休暇|休業|出張|外出)中?(?:の|のため|につき)[、，]?)?不在に(?:して|いたして)?(?:おります|います))`;
+const JA_END = String.raw`(?=\s|$|[:：】\]］)）(（【\[［「『<＜。、!！]|${ANSWERED_PREFIX})`;
+// Whitespace is allowed only after an opening bracket, never as a second run beside the leading one: two adjacent
+// runs cost a pass per split of a long run of spaces.
 const AUTO_REPLY_SUBJECT = new RegExp(
-  String.raw`^\s*(?:(?:${[
-    String.raw`auto(?:matic)?[- ]?(?:reply|response)`,
-    String.raw`out of (?:the )?office(?: auto-?reply)?`,
-    'oof',
-    'ooo',
-    'automatische antwort',
-    'abwesenheitsnotiz',
-    String.raw`r[ée]ponse automatique`,
-    String.raw`respuesta autom[áa]tica`,
-    'risposta automatica',
-    String.raw`resposta autom[áa]tica`,
-    'automatisch antwoord',
-    '自動応答',
-    '自動返信',
-    '自動返答',
-    '不在通知',
-    '自动回复',
-    '自動回覆',
-    String.raw`자동\s?회신`,
-  ].join('|')})\s*[:：]|[【\[［](?:自動応答|自動返信|自動返答|不在通知)[】\]］])`,
+  String.raw`^\s*(?:(?:${AUTO_REPLY_NAMES.join('|')})${NAME_END}|[【\[［](?:自動応答|自動返信|自動返答|不在通知)[】\]］]|(?:[【\[［(（<＜]\s*)?${JA_ABSENCE}${JA_END})`,
   'iu',
 );
+// Lotus/HCL Domino's out-of-office agent: "AUTO: Taro Yamada is out of the office (returning 05/01/2024)". Only in
+// capitals, as Domino writes it: "Auto: …" is a word in several languages.
+const DOMINO_AUTO_SUBJECT = /^\s*AUTO:\s*\S/u;
 
 function autoReplyDetail(mail: ClassifiableMail): string | undefined {
   for (const value of values(mail, 'auto-submitted')) {
@@ -135,7 +172,7 @@ function autoReplyDetail(mail: ClassifiableMail): string | undefined {
     if (/mailbox rules agent/i.test(value)) return `X-MS-Exchange-Generated-Message-Source: ${value}`;
   }
   const isReply = Boolean(mail.inReplyTo) || (mail.references?.length ?? 0) > 0;
-  if (isReply && mail.subject && AUTO_REPLY_SUBJECT.test(mail.subject)) return `Subject: ${mail.subject}`;
+  if (isReply && mail.subject && (AUTO_REPLY_SUBJECT.test(mail.subject) || DOMINO_AUTO_SUBJECT.test(mail.subject))) return `Subject: ${mail.subject}`;
   return undefined;
 }
 
@@ -143,6 +180,22 @@ function autoReplyDetail(mail: ClassifiableMail): string | undefined {
 const BOUNCE_SENDERS = new Set(['mailer-daemon', 'postmaster']);
 // Machine-generated reports of any report-type (delivery status, read receipts, feedback loops).
 const REPORT_TYPES = new Set(['multipart/report', 'message/delivery-status', 'message/disposition-notification', 'message/feedback-report']);
+// RFC 3464's and RFC 6533's delivery-status parts: what says "bounce" in a DSN that is not multipart/report.
+const STATUS_PARTS = new Set(['message/delivery-status', 'message/global-delivery-status']);
+// The returned original (or its headers) a DSN carries beside its status.
+const ORIGINAL_PARTS = new Set(['message/rfc822', 'text/rfc822-headers', 'message/rfc822-headers', 'message/global', 'message/global-headers']);
+// mailparser merges a message/delivery-status part into the text. RFC 3464 requires Reporting-MTA in the
+// per-message fields and Final-Recipient, Action and Status in each per-recipient block, all at the start of a line.
+const REPORTING_MTA = /^Reporting-MTA[ \t]*:[ \t]*[\w-]+[ \t]*;/im;
+const RECIPIENT_FIELDS = [
+  /^Final-Recipient[ \t]*:[ \t]*[\w-]+[ \t]*;/im,
+  /^Action[ \t]*:[ \t]*(?:failed|delayed|delivered|relayed|expanded)\b/im,
+  /^Status[ \t]*:[ \t]*[245]\.\d{1,3}\.\d{1,3}\b/im,
+];
+// Only the start of a text is searched: a DSN's fields follow a few lines of prose.
+const MAX_STATUS_SCAN_CHARS = 64 * 1024;
+// A customer forwarding a bounce inline (with its parts) asks about it: such mail is theirs, not the MTA's.
+const FORWARD_SUBJECT = /^\s*(?:fwd?|wg|tr|rv|enc|転送|转发|轉寄)\s*[:：]/i;
 
 /** True for a bounce or another delivery report: what the reply decision ignores as `bounce`. */
 export function isBounce(mail: ClassifiableMail): boolean {
@@ -164,15 +217,45 @@ function bounceDetail(mail: ClassifiableMail): string | undefined {
     const kind = REPORT_KINDS[reportType ?? mail.contentType];
     return kind ? `${kind} (${header})` : header;
   }
-  // The topmost Return-Path is the one the final MTA wrote; an empty reverse-path is how MTAs send bounces.
+  const statusPart = deliveryStatusPartOf(mail);
+  if (statusPart) return `${statusPart} part in ${mail.contentType}`;
+  // The topmost Return-Path is the one the final MTA wrote; an empty reverse-path is how MTAs send bounces, and
+  // sendmail's local delivery writes it as <MAILER-DAEMON> (with or without its host).
   const returnPath = values(mail, 'return-path')[0];
-  if (returnPath !== undefined && stripComments(returnPath).replace(/\s+/g, '') === '<>') return 'Return-Path: <>';
+  if (returnPath !== undefined) {
+    const reversePath = stripComments(returnPath).replace(/\s+/g, '').replace(/^<|>$/g, '');
+    if (reversePath === '') return 'Return-Path: <>';
+    if (localPart(reversePath) === 'mailer-daemon') return `Return-Path: ${returnPath}`;
+  }
   const failed = values(mail, 'x-failed-recipients')[0];
   if (failed !== undefined) return `X-Failed-Recipients: ${failed}`;
   if (mail.from && BOUNCE_SENDERS.has(localPart(mail.from.address))) return `From: ${mail.from.address}`;
   const sender = normaliseAddress(values(mail, 'sender')[0]);
   if (sender && BOUNCE_SENDERS.has(localPart(sender))) return `Sender: ${sender}`;
   return undefined;
+}
+
+/**
+ * The type of the delivery-status part of a bounce that is not multipart/report (some MTAs send multipart/mixed from
+ * an address of their own, and the null Return-Path does not always survive delivery); undefined for other mail.
+ * Read from {@link ReplySignals.deliveryStatusPart} when recorded, else from the attachments (a status part mailparser
+ * keeps apart) and the text (one it merges into the text, next to an attached original). A mail forwarded with a
+ * bounce's parts is the customer's.
+ */
+export function deliveryStatusPartOf(mail: ClassifiableMail): string | undefined {
+  if (mail.deliveryStatusPart) return mail.deliveryStatusPart;
+  if (REPORT_TYPES.has(mail.contentType) || !mail.contentType.startsWith('multipart/')) return undefined;
+  if (mail.subject && FORWARD_SUBJECT.test(mail.subject)) return undefined;
+  const attachments = mail.attachments ?? [];
+  const attached = attachments.find((a) => STATUS_PARTS.has(a.contentType))?.contentType;
+  if (attached) return attached;
+  if (!mail.text || !attachments.some((a) => ORIGINAL_PARTS.has(a.contentType))) return undefined;
+  const text = mail.text.slice(0, MAX_STATUS_SCAN_CHARS);
+  const perMessage = REPORTING_MTA.exec(text);
+  if (!perMessage) return undefined;
+  const rest = text.slice(perMessage.index).replace(/\r\n?/g, '\n');
+  const hasRecipientBlock = rest.split(/\n[ \t]*\n/).some((block) => RECIPIENT_FIELDS.every((field) => field.test(block)));
+  return hasRecipientBlock ? 'message/delivery-status' : undefined;
 }
 
 const BULK_PRECEDENCE = new Set(['bulk', 'list', 'junk']);
@@ -285,14 +368,17 @@ export function isNoReplyAddress(address: string): boolean {
  * 2. `own-address` — From, or the reply target (Reply-To), is one of our addresses (case and `+tag` ignored):
  *    answering would mail ourselves. Except a From that our own group rewrote to itself with the customer in
  *    Reply-To ({@link customerBehindOwnGroup}).
- * 3. `bounce` — multipart/report (any report-type) or another report type at top level, `Return-Path: <>`,
+ * 3. `bounce` — multipart/report (any report-type) or another report type at top level, a delivery-status part
+ *    in another multipart ({@link deliveryStatusPartOf}), `Return-Path: <>` (or `<MAILER-DAEMON>`),
  *    X-Failed-Recipients, or a MAILER-DAEMON / postmaster From or Sender. Before `auto-reply` because delivery
  *    reports also carry `Auto-Submitted`, and "bounce" is the more useful answer.
- * 4. `auto-reply` — Auto-Submitted other than `no` (RFC 3834), X-Autoreply, X-Autorespond, X-Autoresponder,
- *    Precedence auto_reply, X-Auto-Response-Suppress with OOF/AutoReply/All, X-MS-Exchange-Inbox-Rules-Loop,
- *    Exchange "Mailbox Rules Agent" messages, and a reply (In-Reply-To or References) whose subject starts with an
- *    out-of-office prefix (`Automatic reply:`, `自動応答:`, `【自動返信】`…); a new mail with such a subject is
- *    answered, since it may be asking about the feature.
+ * 4. `auto-reply` — Auto-Submitted other than `no` (RFC 3834), X-Autoreply, X-Auto-Reply, X-Autorespond,
+ *    X-Autoresponder, Precedence auto_reply, X-Auto-Response-Suppress with OOF/AutoReply/All,
+ *    X-MS-Exchange-Inbox-Rules-Loop, Exchange "Mailbox Rules Agent" messages, and a reply (In-Reply-To or
+ *    References) whose subject starts with an out-of-office notice (`Automatic reply:`, `Out of office`,
+ *    `Automatiskt svar:`, Domino's `AUTO:`, `自動応答:`, `【自動返信】`, `不在のお知らせ`, `休暇のため不在にしております`…)
+ *    that ends where a notice's name does; a new mail with such a subject is answered, since it may be asking about
+ *    the feature.
  * 5. `list` — List-Id, RFC 2369's List-* fields (Unsubscribe, Post, Help, Subscribe, Owner, Archive), X-Mailing-List,
  *    Mailing-List, Precedence bulk/list/junk; not when the list is one of our own addresses (the support address
  *    is a group delivering to the polled mailbox).

@@ -108,6 +108,7 @@ export const DEFAULT_MAX_BYTES = 40 * 1024 * 1024;
 export const CLASSIFIER_HEADERS: readonly string[] = [
   'auto-submitted',
   'x-autoreply',
+  'x-auto-reply',
   'x-autorespond',
   'x-autoresponder',
   'x-auto-response-suppress',

@@ -3,7 +3,9 @@
  * S/MIME signature that wraps the text, Outlook's rich text sent only as `winmail.dat`, calendar invitations and
  * their answers (iMIP), Outlook's requests to recall an earlier message, and text that decoded to noise (a broken
  * charset or transfer encoding). Without this the agent answers the subject alone, or answers an invitation's or a
- * recall's boilerplate as if it were a question; such mail is parked for a person with the reason this gives.
+ * recall's boilerplate as if it were a question; such mail is parked for a person with the reason this gives. Also mail
+ * whose question is only in an attachment (a screenshot, a PDF, a text file, a forwarded mail) and whose text is empty:
+ * the agent reads no attachment, and would answer the subject as if it were the question.
  */
 
 /** A MIME part as the check reads it: its type, its Content-Type parameters (lower-case names) and file name. */
@@ -79,6 +81,14 @@ export function unreadableReason(mail: UnreadableCheckInput): string | undefined
   const hasText = /[\p{L}\p{N}]/u.test(mail.text);
   const tnef = mail.parts.find((p) => TNEF.has(p.contentType.toLowerCase()) || p.filename?.toLowerCase() === 'winmail.dat');
   if (tnef && !hasText) return "the text is only in winmail.dat (Outlook's rich-text format), which is not read here";
+  if (!hasText) {
+    const attached = contentAttachments(mail.parts);
+    if (attached.length > 0) {
+      const shown = attached.slice(0, MAX_NAMED_ATTACHMENTS).join(', ');
+      const more = attached.length > MAX_NAMED_ATTACHMENTS ? ` and ${attached.length - MAX_NAMED_ATTACHMENTS} more` : '';
+      return `the mail's text is only in its attachment${attached.length > 1 ? 's' : ''} ${shown}${more}: a person reads it`;
+    }
+  }
   return undefined;
 }
 
@@ -94,6 +104,56 @@ function recallReason(mail: UnreadableCheckInput): string | undefined {
   // A subject under another language's prefix is not cut: the operator reads it as the sender wrote it.
   const recalled = (sentence?.[1] ?? (RECALL_SUBJECT.test(subject) ? subject.replace(RECALL_SUBJECT, '') : '')).trim();
   return `recall request (Outlook): the sender asks to withdraw their earlier message${recalled ? ` "${recalled}"` : ''}; a person checks what became of it`;
+}
+
+// Attachments that carry what the sender has to say, by MIME type: images (screenshots, photos), PDFs, office
+// documents, text files, attached mails.
+const CONTENT_TYPES: ReadonlyArray<readonly [test: RegExp, kind: string]> = [
+  [/^image\//, 'an image'],
+  [/^application\/pdf$/, 'a PDF'],
+  [/^application\/(?:msword|rtf|vnd\.ms-(?:excel|powerpoint|word)[\w.+-]*|vnd\.openxmlformats-officedocument\.[\w.+-]+|vnd\.oasis\.opendocument\.[\w.+-]+)$/, 'an office document'],
+  [/^text\/rtf$/, 'an office document'],
+  [/^message\/(?:rfc822|global)$/, 'a forwarded mail'],
+  [/^text\//, 'a text file'],
+];
+// The same by file name, for attachments sent as application/octet-stream.
+const CONTENT_EXTENSIONS =
+  /\.(?:png|jpe?g|gif|bmp|webp|heic|heif|tiff?|pdf|docx?|xlsx?|xlsm|pptx?|odt|ods|odp|rtf|txt|csv|log|md|eml|msg)$/i;
+// Attachments that are no content of their own, beside an empty text: a contact card, a signature or key, a calendar
+// file (an invitation has its own reason above; an export is not parked).
+const NOT_CONTENT_TYPES = new Set([
+  'text/vcard',
+  'text/x-vcard',
+  'text/directory',
+  'text/calendar',
+  'application/ics',
+  'application/pkcs7-signature',
+  'application/x-pkcs7-signature',
+  'application/pgp-signature',
+  'application/pgp-keys',
+]);
+const NOT_CONTENT_EXTENSIONS = /\.(?:vcf|vcard|ics|p7s|asc|sig|gpg|pgp)$/i;
+// A reason names a few attachments, each by at most so many characters: a mail of dozens of photos, or a hostile
+// file name of kilobytes, does not fill the ticket's reason.
+const MAX_NAMED_ATTACHMENTS = 3;
+const MAX_NAME_CHARS = 80;
+
+/**
+ * The attachments that likely hold the sender's question, as a reason names them: the file name, or the kind and
+ * type of an unnamed part.
+ */
+function contentAttachments(parts: readonly MimePartInfo[]): string[] {
+  const named: string[] = [];
+  for (const part of parts) {
+    const type = part.contentType.toLowerCase();
+    const filename = part.filename?.replace(/\p{Cc}+/gu, ' ').trim() || undefined;
+    if (NOT_CONTENT_TYPES.has(type) || (filename && NOT_CONTENT_EXTENSIONS.test(filename))) continue;
+    const kind = CONTENT_TYPES.find(([test]) => test.test(type))?.[1];
+    if (!kind && !(filename && CONTENT_EXTENSIONS.test(filename))) continue;
+    const name = filename ?? `(${kind}, ${type})`;
+    named.push(name.length > MAX_NAME_CHARS ? `${name.slice(0, MAX_NAME_CHARS)}…` : name);
+  }
+  return named;
 }
 
 // Characters a decoder leaves for bytes it could not read (U+FFFD) and control characters no text has (C0 and C1

@@ -124,6 +124,48 @@ describe('which mail carries a delivery report', () => {
     expect(mail.deliveryReport).toMatchObject({ failed: true, messageIds: ['<original@elsewhere.example>'] });
   });
 
+  // A DSN some MTAs send as multipart/mixed from an address of their own, with no null Return-Path: the status part
+  // makes it a bounce, and the report of our reply must be read from it as from a multipart/report.
+  const mixedBounce = (statusType: string, fields: string[]) =>
+    [
+      'From: Mail Delivery System <mta@mx.customer.example>',
+      'To: support@support.example',
+      'Message-ID: <dsn1@mx.customer.example>',
+      'Subject: Undelivered Mail Returned to Sender',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary=b',
+      '',
+      '--b',
+      'Content-Type: text/plain',
+      '',
+      'Your message could not be delivered.',
+      '--b',
+      `Content-Type: ${statusType}`,
+      '',
+      'Reporting-MTA: dns; mx.customer.example',
+      '',
+      ...fields,
+      '',
+      '--b',
+      'Content-Type: text/rfc822-headers',
+      '',
+      'From: Support <support@support.example>',
+      'Message-ID: <r0@support.example>',
+      '--b--',
+      '',
+    ].join('\r\n');
+  const failed = ['Final-Recipient: rfc822; gone@customer.example', 'Action: failed', 'Status: 5.1.1', 'Diagnostic-Code: smtp; 550 5.1.1 User unknown'];
+  const delayed = ['Final-Recipient: rfc822; slow@customer.example', 'Action: delayed', 'Status: 4.4.1'];
+
+  it.each<[string, string, string[], object]>([
+    ['message/delivery-status, failed', 'message/delivery-status', failed, { failed: true, status: '5.1.1', recipient: 'gone@customer.example', diagnostic: '550 5.1.1 User unknown' }],
+    ['message/delivery-status, delayed', 'message/delivery-status', delayed, { failed: false, status: '4.4.1', recipient: 'slow@customer.example' }],
+    ['message/global-delivery-status, failed', 'message/global-delivery-status', failed, { failed: true, status: '5.1.1', recipient: 'gone@customer.example' }],
+  ])('a multipart/mixed bounce with %s names our reply', async (_what, statusType, fields, expected) => {
+    const mail = await parseInboundMail(Buffer.from(mixedBounce(statusType, fields)));
+    expect(mail.deliveryReport).toMatchObject({ messageIds: ['<r0@support.example>'], ...expected });
+  });
+
   // A read receipt (RFC 8098 MDN) as Thunderbird and Outlook send it: a multipart/report that quotes our reply's
   // headers, like a bounce, but says the customer opened the reply. Reading it as a failure marked the reply as
   // "did not arrive" and invited the operator to send it again.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseInboundMail } from '../../src/mail/parse.js';
 import { unreadableReason, type UnreadableCheckInput } from '../../src/mail/unreadable.js';
 
 const plain: UnreadableCheckInput = { top: { contentType: 'text/plain' }, text: 'How do I reset my password?', parts: [] };
@@ -36,9 +37,65 @@ describe('unreadableReason', () => {
     ['the sentence without the subject', { ...plain, subject: 'Question', text: 'Kenji would like to recall the message, "Cannot log in".' }, undefined],
     ['a long text ending in the sentence', { ...plain, subject: 'Recall: x', text: `${'long question text '.repeat(200)}Kenji would like to recall the message, "x".` }, undefined],
     ['Japanese text is no noise', { ...plain, text: 'パスワードを忘れました。再設定の方法を教えてください。\ufffd' }, undefined],
+    // A mail whose question is only in an attachment: the subject alone would be answered as if it were the question.
+    ['only a screenshot', mixed([{ contentType: 'image/png', filename: 'screenshot.png' }], ''), "the mail's text is only in its attachment screenshot.png: a person reads it"],
+    ['only a photo, text of blank lines and punctuation', mixed([{ contentType: 'image/jpeg', filename: 'IMG_0001.JPG' }], '\n \n。\n'), 'only in its attachment IMG_0001.JPG'],
+    ['only an unnamed inline image', mixed([{ contentType: 'image/png' }], ''), 'only in its attachment (an image, image/png)'],
+    ['only a text file', mixed([{ contentType: 'text/plain', filename: 'question.txt' }], '\n'), 'only in its attachment question.txt'],
+    ['only a PDF', mixed([{ contentType: 'application/pdf', filename: 'q.pdf' }], ''), 'only in its attachment q.pdf'],
+    ['only a PDF sent as octet-stream', mixed([{ contentType: 'application/octet-stream', filename: 'Invoice 42.PDF' }], ''), 'only in its attachment Invoice 42.PDF'],
+    ['only a Word document', mixed([{ contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', filename: 'q.docx' }], ''), 'q.docx'],
+    ['only an Excel workbook, old type', mixed([{ contentType: 'application/vnd.ms-excel', filename: 'data.xls' }], ''), 'data.xls'],
+    ['only a forwarded mail', mixed([{ contentType: 'message/rfc822' }], '\n'), 'only in its attachment (a forwarded mail, message/rfc822)'],
+    ['several attachments, some not content', mixed([{ contentType: 'text/vcard', filename: 'taro.vcf' }, { contentType: 'image/png', filename: 'a.png' }, { contentType: 'application/pdf', filename: 'b.pdf' }], ''), 'only in its attachments a.png, b.pdf'],
+    ['only an image under a hostile name: the reason stays short', mixed([{ contentType: 'image/png', filename: `${'a\n'.repeat(5000)}.png` }], ''), `only in its attachment ${'a '.repeat(40)}…: a person reads it`],
+    ['a screenshot beside real text', mixed([{ contentType: 'image/png', filename: 'screenshot.png' }], 'The export fails with this error.'), undefined],
+    ['a short text beside a PDF', mixed([{ contentType: 'application/pdf', filename: 'q.pdf' }], 'See attached.'), undefined],
+    ['no text and no attachment: the subject is the question', mixed([], ''), undefined],
+    ['only a vCard', mixed([{ contentType: 'text/vcard', filename: 'taro.vcf' }], ''), undefined],
+    ['only a vCard, old type', mixed([{ contentType: 'text/x-vcard', filename: 'Taro Yamada.vcf' }], ''), undefined],
+    ['only a vCard as octet-stream', mixed([{ contentType: 'application/octet-stream', filename: 'taro.VCF' }], ''), undefined],
+    ['only an S/MIME signature', { top: { contentType: 'multipart/signed' }, text: '', parts: [{ contentType: 'application/pkcs7-signature', filename: 'smime.p7s' }] }, undefined],
+    ['only an OpenPGP signature', { top: { contentType: 'multipart/signed' }, text: '', parts: [{ contentType: 'application/pgp-signature', filename: 'signature.asc' }] }, undefined],
+    ['only an OpenPGP key', mixed([{ contentType: 'application/pgp-keys', filename: 'key.asc' }], ''), undefined],
+    ['only a calendar export', mixed([{ contentType: 'text/calendar', params: { method: 'PUBLISH' }, filename: 'export.ics' }], ''), undefined],
+    ['only an unnamed binary', mixed([{ contentType: 'application/octet-stream' }], ''), undefined],
+    ['winmail.dat beside a screenshot keeps its own reason', mixed([{ contentType: 'application/ms-tnef', filename: 'winmail.dat' }, { contentType: 'image/png', filename: 'a.png' }], ''), 'only in winmail.dat'],
   ])('%s', (_what, input, expected) => {
     const reason = unreadableReason(input);
     if (expected === undefined) expect(reason).toBeUndefined();
     else expect(reason).toContain(expected);
+  });
+});
+
+// The same through the parser: the part types and names mailparser reports for a question sent only as an attachment.
+describe('unreadable: a question only in an attachment, parsed', () => {
+  const mail = (subject: string, parts: string[]) =>
+    Buffer.from(
+      [
+        'From: Taro <taro@customer.example>',
+        'To: support@support.example',
+        'Message-ID: <a1@customer.example>',
+        `Subject: =?UTF-8?B?${Buffer.from(subject).toString('base64')}?=`,
+        'MIME-Version: 1.0',
+        'Content-Type: multipart/mixed; boundary=b',
+        '',
+        ...parts.flatMap((part) => ['--b', part]),
+        '--b--',
+        '',
+      ].join('\r\n'),
+    );
+  const png = 'Content-Type: image/png; name=screenshot.png\r\nContent-Disposition: attachment; filename=screenshot.png\r\nContent-Transfer-Encoding: base64\r\n\r\niVBORw0KGgo=';
+
+  it.each<[string, Buffer, string | undefined]>([
+    ['a screenshot and no text part', mail('エラーが出ます', [png]), 'only in its attachment screenshot.png'],
+    ['an empty text part and question.txt', mail('Help', ['Content-Type: text/plain; charset=utf-8\r\n\r\n', 'Content-Type: text/plain; name=question.txt\r\nContent-Disposition: attachment; filename=question.txt\r\n\r\nPlease tell me how to export.']), 'only in its attachment question.txt'],
+    ['a mail forwarded as an attachment', mail('Fwd: Your order failed', ['Content-Type: text/plain\r\n\r\n', 'Content-Type: message/rfc822\r\n\r\nFrom: shop@shop.example\r\nSubject: Your order failed\r\n\r\nOrder 1234 failed.']), 'only in its attachment (a forwarded mail, message/rfc822)'],
+    ['a screenshot beside a question', mail('エラーが出ます', ['Content-Type: text/plain; charset=utf-8\r\n\r\n添付の画面でエラーが出ます。', png]), undefined],
+    ['a vCard alone', mail('Question', ['Content-Type: text/plain\r\n\r\n', 'Content-Type: text/vcard; name=taro.vcf\r\nContent-Disposition: attachment; filename=taro.vcf\r\n\r\nBEGIN:VCARD\r\nFN:Taro\r\nEND:VCARD']), undefined],
+  ])('%s', async (_what, raw, expected) => {
+    const parsed = await parseInboundMail(raw);
+    if (expected === undefined) expect(parsed.unreadable).toBeUndefined();
+    else expect(parsed.unreadable).toContain(expected);
   });
 });
