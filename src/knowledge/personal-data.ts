@@ -103,7 +103,9 @@ const EN_NUMBER_LABEL =
   '\\b(?:order|contract|ticket|case|invoice|customer|account|member(?:ship)?|reference|ref|booking|reservation|tracking|serial|licen[cs]e|policy|subscription)(?:\\s*(?:no\\.?|number|num\\.?|id|code|key))?';
 // Tracking and individual numbers are also written in groups of four digits with spaces (4567 8901 2345).
 const NUMBER_VALUE = `(?:${D}{4}(?:[ 　]${D}{4}){1,3}(?![0-9０-９A-Za-zＡ-Ｚａ-ｚ\\-－_/])|[#＃]?(?=[A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]*[0-9０-９])[A-Za-z0-9０-９Ａ-Ｚａ-ｚ][A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]{2,})`;
-const JA_REFERENCE = new RegExp(`${JA_NUMBER_LABEL}\\s*(?:[:：]|は|が|を)?\\s*[「『(（【［\\[]?(${NUMBER_VALUE})`, 'gdu');
+// Each optional separator carries the whitespace after it: two whitespace runs around an optional token backtrack
+// quadratically on a label followed by a long run of spaces.
+const JA_REFERENCE = new RegExp(`${JA_NUMBER_LABEL}\\s*(?:(?:[:：]|は|が|を)\\s*)?[「『(（【［\\[]?(${NUMBER_VALUE})`, 'gdu');
 // Log-in names and account ids after their label may be letters only (taro_yamada, jsmith), unlike order numbers.
 const JA_LOGIN_LABEL = '(?:会員|ユーザー|アカウント|ログイン)\\s?ID';
 const LOGIN_VALUE = '[A-Za-z][A-Za-z0-9._\\-]{2,63}(?<![.\\-])';
@@ -111,7 +113,7 @@ const JA_LOGIN = new RegExp(`${JA_LOGIN_LABEL}\\s*(?:[:：]|は|が|を)\\s*[「
 const EN_LOGIN = new RegExp(`\\b(?:user\\s?(?:name|ID)|log(?:in|on)\\s?(?:name|ID)|account\\s?ID)\\s*(?:[:=]\\s*|(?:is|was)\\s+)(${LOGIN_VALUE})`, 'gdi');
 // What follows "username is" in an answer rather than a name: "your username is required", "… is case-sensitive".
 const NOT_A_LOGIN = new Set(['required', 'needed', 'optional', 'mandatory', 'missing', 'invalid', 'incorrect', 'wrong', 'correct', 'locked', 'disabled', 'enabled', 'shown', 'displayed', 'empty', 'taken', 'available', 'unique', 'case-sensitive', 'not', 'the', 'your', 'my', 'our', 'their', 'his', 'her', 'its', 'this', 'that', 'same', 'different', 'also', 'still', 'already', 'usually', 'always', 'never', 'only', 'set', 'used', 'changed', 'reset', 'created', 'deleted']);
-const EN_REFERENCE = new RegExp(`${EN_NUMBER_LABEL}\\s*(?:[:#=]\\s*|(?:is|was)\\s+|\\s)\\s*(${NUMBER_VALUE})`, 'gdi');
+const EN_REFERENCE = new RegExp(`${EN_NUMBER_LABEL}(?:\\s*(?:[:#=]|(?:is|was)(?=\\s))|(?=\\s))\\s*(${NUMBER_VALUE})`, 'gdi');
 const ID_REFERENCE = new RegExp(`\\bID\\s*[:：]\\s*(${NUMBER_VALUE})`, 'gd');
 // A Japanese bank account is seven digits after its type (普通 1234567, 普通預金口座 1234567); the bank and branch
 // before it name no one and stay.

@@ -110,3 +110,16 @@ describe('scrubPersonalData: a known part of a name', () => {
     expect(result.replacements.map((r) => r.original)).toEqual(['佐藤花子']);
   });
 });
+
+// A label followed by a long run of spaces made two whitespace runs around an optional separator backtrack
+// quadratically (minutes at this size); the scrub runs on every approved reply's proposal.
+describe('scrubPersonalData: a label followed by a long run of spaces', () => {
+  it.each([
+    ['注文番号', '。'],
+    ['order no', '.'],
+    ['order number is', '.'],
+  ])('%s + 150,000 spaces', { timeout: 20_000 }, (label, end) => {
+    const text = `${label}${' '.repeat(150_000)}${end} 注文番号は 12345678 です。`;
+    expect(scrubPersonalData(text).text.endsWith('注文番号は [番号] です。')).toBe(true);
+  });
+});
