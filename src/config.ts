@@ -770,7 +770,10 @@ export function requireVariables(config: Config, names: VariableName[], role: st
 
 /** One line per variable of `names` the role needs and `config` lacks. */
 function missingVariables(config: Config, names: VariableName[], role: string): string[] {
-  return names.filter((n) => config[n] === undefined || config[n] === '').map((n) => `${n} is required by the ${role}: ${VARIABLES[n].description}`);
+  // The description's own "(required by the sender)" would say it twice.
+  return names
+    .filter((n) => config[n] === undefined || config[n] === '')
+    .map((n) => `${n} is required by the ${role}: ${VARIABLES[n].description.replace(/\s*\(required by [^)]*\)$/, '')}`);
 }
 
 /**

@@ -90,7 +90,9 @@ export function describeError(err: unknown, config?: Pick<Config, 'OPENAI_BASE_U
     if (e instanceof APIConnectionError) {
       const url = config ? llmServerUrl(config) : 'the configured URL';
       const detail = e.cause instanceof Error && e.cause.message !== e.message ? ` (${e.cause.message})` : '';
-      return `cannot reach the LLM server at ${url}: ${e.message}${detail}`;
+      // Without OPENAI_BASE_URL the server is OpenAI's: on a machine without that access, say what else works.
+      const hint = config && !config.OPENAI_BASE_URL ? '; set OPENAI_BASE_URL to a server you run (Ollama, vLLM), or EMBEDDINGS_PROVIDER=local to index without an embedding model' : '';
+      return `cannot reach the LLM server at ${url}: ${e.message}${detail}${hint}`;
     }
     if (e instanceof APIError && e.status !== undefined) {
       const url = config ? llmServerUrl(config) : 'the configured URL';

@@ -248,7 +248,11 @@ async function main(): Promise<void> {
     const ticket = await waitForFinal(store, ticketIdFor(ids[i]!), timeoutMs);
     printNewReplies();
     if (!ticket) say(`✗ "${mail.text}": no ticket yet after ${timeoutMs / 1000} s (see ${dashboard})`);
-    else if (ticket.state === 'sent') say(`✓ "${mail.text}": answered automatically (the reply above).`);
+    else if (ticket.state === 'sent') {
+      say(`✓ "${mail.text}": answered automatically (the reply above).`);
+      // A newcomer judges the product by this reply: the stand-in pastes what the searches found, it writes no prose.
+      if (llm) say('   (the scripted stand-in pastes the passages the searches found; a real model writes them as a reply)');
+    }
     else if (ticket.state === 'parked') {
       say(`⏸ "${mail.text}": parked for a person — ${terminalSafe(ticket.reason ?? '')}`);
       const id = ticket.id.slice(0, 12); // as `review list` prints it; any unique start of 8+ characters works

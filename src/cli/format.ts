@@ -51,6 +51,14 @@ export function toJsonHit(hit: SearchHit): JsonHit {
 }
 
 /**
+ * A score with four significant digits: fused Q&A scores are small (0.01639, 0.01613) and three decimals showed
+ * them all as 0.016; BM25's are larger (12.35).
+ */
+function scoreText(score: number): string {
+  return Number.isFinite(score) ? String(Number(score.toPrecision(4))) : String(score);
+}
+
+/**
  * Human-readable hits: rank, id and score on one line, then the content indented. The heading path is shown only
  * when the content does not already carry it (the embedded engine stores it as the chunk's first line).
  */
@@ -61,7 +69,7 @@ export function formatHits(hits: readonly SearchHit[]): string {
       const heading = hit.heading && !hit.content.includes(hit.heading) ? `\n   [${hit.heading}]` : '';
       const body = hit.content.replace(/\n/g, '\n   ');
       const learned = hit.learnedFrom ? `  learned from ticket ${hit.learnedFrom.slice(0, 12)}` : '';
-      return `${i + 1}. ${hit.id}  (score ${hit.score.toFixed(3)})${learned}${heading}\n   ${body}`;
+      return `${i + 1}. ${hit.id}  (score ${scoreText(hit.score)})${learned}${heading}\n   ${body}`;
     })
     .join('\n\n');
 }

@@ -37,7 +37,7 @@ const PASSWORD = 'browser-insights-password';
 const SCREENSHOT =
   process.env.UPDATE_SCREENSHOTS === '1'
     ? path.join(REPO_ROOT, 'docs/screenshots/insights.png')
-    : path.join(tmpdir(), `helpdesk-screenshots-${process.pid}`, 'insights.png');
+    : path.join(tmpdir(), 'helpdesk-screenshots', 'insights.png');
 const DAY_MS = 86_400_000;
 // Evaluated in the page (as a string: the test's TypeScript has no DOM types).
 const FILL_OF_AUTO_SENT = "getComputedStyle(document.querySelector('#outcomes rect.seg.o-auto_sent')).fill";

@@ -37,7 +37,7 @@ const PASSWORD = 'browser-test-password';
 const SCREENSHOT =
   process.env.UPDATE_SCREENSHOTS === '1'
     ? path.join(REPO_ROOT, 'docs/screenshots/knowledge.png')
-    : path.join(tmpdir(), `helpdesk-screenshots-${process.pid}`, 'knowledge.png');
+    : path.join(tmpdir(), 'helpdesk-screenshots', 'knowledge.png');
 
 let redisServer: RedisServer;
 let browser: Browser;

@@ -40,7 +40,7 @@ const PASSWORD = 'browser-test-password';
 const SCREENSHOT =
   process.env.UPDATE_SCREENSHOTS === '1'
     ? path.join(REPO_ROOT, 'docs/screenshots/review-detail.png')
-    : path.join(tmpdir(), `helpdesk-screenshots-${process.pid}`, 'review-detail.png');
+    : path.join(tmpdir(), 'helpdesk-screenshots', 'review-detail.png');
 
 let redisServer: RedisServer;
 let smtp: SmtpReceiver;

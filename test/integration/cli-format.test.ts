@@ -50,6 +50,8 @@ describe('search output', () => {
     expect(formatHits([hit])).toBe('1. m.md#3  (score 1.235)\n   [章 > 節]\n   一行目\n   二行目');
     expect(formatHits([{ ...hit, content: '【章 > 節】\n本文' }])).toBe('1. m.md#3  (score 1.235)\n   【章 > 節】\n   本文');
     expect(formatHits([])).toBe('(no results)');
+    // Fused Q&A scores are small: they must still tell the hits apart.
+    expect(formatHits([{ ...hit, score: 0.016393 }, { ...hit, score: 0.016129 }]).match(/score [\d.]+/g)).toEqual(['score 0.01639', 'score 0.01613']);
   });
 
   it.each([
@@ -72,6 +74,8 @@ describe('describeError', () => {
     );
     expect(describeError(new Error('graph failed', { cause: connection }), config)).toMatch(/^cannot reach the LLM server at http:\/\/127\.0\.0\.1:11434\/v1: /);
     expect(describeError(connection, { OPENAI_BASE_URL: undefined })).toMatch(/^cannot reach the LLM server at https:\/\/api\.openai\.com\/v1: /);
+    // OpenAI unreachable: what else works is named.
+    expect(describeError(connection, { OPENAI_BASE_URL: undefined })).toMatch(/set OPENAI_BASE_URL to a server you run \(Ollama, vLLM\), or EMBEDDINGS_PROVIDER=local/);
   });
 
   it('names the LLM server on HTTP errors', () => {

@@ -97,6 +97,7 @@ describe('npm run demo', () => {
     await demo.ready;
     const out = demo.output();
     expect(out).toContain('answered automatically');
+    expect(out).toContain('the scripted stand-in pastes the passages');
     expect(out).toMatch(/── reply to hanako\.sato@example\.com: Re: 二段階認証の設定/);
     expect(out).toContain('parked for a person');
     expect(out).toMatch(/answer: {3}npm run review -- approve [0-9a-f]{12} --reply-file answer\.txt /);

@@ -125,6 +125,8 @@ describe('config', () => {
   it('reports every variable a role needs', () => {
     const c = parseConfig({});
     expect(() => requireVariables(c, ['IMAP_HOST', 'IMAP_USER'], 'IMAP poller')).toThrow(/IMAP_HOST[\s\S]*IMAP_USER/);
+    // Once: the description's own "(required by the poller)" is not repeated after the role.
+    expect(() => requireVariables(c, ['IMAP_HOST'], 'IMAP poller')).toThrow(/IMAP_HOST is required by the IMAP poller: IMAP server of the support mailbox$/m);
   });
 
   it('masks sensitive values', () => {
