@@ -161,7 +161,13 @@ export async function connectForSentCopy(config: SentCopyConfig, timeouts: SentC
   });
   // Without a listener an 'error' event would crash the process; the failed command rejects on its own.
   client.on('error', () => undefined);
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (err) {
+    // A refused login leaves the socket open until the server gives up on it; nobody else will close it.
+    client.close();
+    throw err;
+  }
   return client;
 }
 

@@ -240,7 +240,30 @@ export function downloadBatches<M extends { size?: number }>(messages: readonly 
 }
 
 /** How far a connection attempt got: decides what its failure is called in the log. */
-type ConnectPhase = 'connect' | 'open' | 'selected';
+/** How far an IMAP session got: connecting and logging in, opening the mailbox, or watching it. */
+export type ConnectPhase = 'connect' | 'open' | 'selected';
+
+/**
+ * One line saying what failed where in an IMAP session, without a stack trace: the operator's cue to check the
+ * server or the configuration (the poller's log and `/readyz`, and `npm run check`).
+ */
+export function describeImapFailure(
+  config: Pick<Config, 'IMAP_HOST' | 'IMAP_PORT' | 'IMAP_USER' | 'IMAP_MAILBOX'>,
+  phase: ConnectPhase,
+  err: Error | undefined,
+  byeReason?: string,
+): string {
+  const where = `${config.IMAP_HOST}:${config.IMAP_PORT}`;
+  const e = err as (Error & { code?: string; authenticationFailed?: boolean; responseText?: string }) | undefined;
+  if (e?.authenticationFailed) return `IMAP login as ${config.IMAP_USER} to ${where} failed (wrong IMAP_USER or IMAP_PASSWORD?)`;
+  if (isStartTlsRefusal(e)) return `IMAP server ${where} ${STARTTLS_REFUSAL_HINT}`;
+  // OpenSSL's messages span lines ("…wrong version number:\n…"); a log line and /readyz want one.
+  const text = (e ? (e.responseText ?? e.message) : byeReason ? `server said BYE: ${byeReason}` : 'connection closed').replace(/\s+/g, ' ').trim();
+  const why = e?.code && !text.includes(e.code) ? `${e.code}: ${text}` : text;
+  if (phase === 'connect') return `IMAP server ${where} unreachable (${why})`;
+  if (phase === 'open') return `IMAP mailbox ${config.IMAP_MAILBOX} on ${where} cannot be opened (${why})`;
+  return `IMAP connection to ${where} lost (${why})`;
+}
 
 /** The one owner of the IMAP connection to the support mailbox; see the module comment. */
 export class MailboxSupervisor {
@@ -431,15 +454,7 @@ export class MailboxSupervisor {
 
   /** One line saying what failed where, without a stack trace: the operator's cue to check the server or the config. */
   private describeFailure(phase: ConnectPhase, err: Error | undefined, client: ImapFlow): string {
-    const e = err as (Error & { code?: string; authenticationFailed?: boolean; responseText?: string }) | undefined;
-    if (e?.authenticationFailed) return `IMAP login as ${this.config.IMAP_USER} to ${this.where} failed (wrong IMAP_USER or IMAP_PASSWORD?)`;
-    if (isStartTlsRefusal(e)) return `IMAP server ${this.where} ${STARTTLS_REFUSAL_HINT}`;
-    // OpenSSL's messages span lines ("…wrong version number:\n…"); a log line and /readyz want one.
-    const text = (e ? (e.responseText ?? e.message) : client.byeReason ? `server said BYE: ${client.byeReason}` : 'connection closed').replace(/\s+/g, ' ').trim();
-    const why = e?.code && !text.includes(e.code) ? `${e.code}: ${text}` : text;
-    if (phase === 'connect') return `IMAP server ${this.where} unreachable (${why})`;
-    if (phase === 'open') return `IMAP mailbox ${this.config.IMAP_MAILBOX} on ${this.where} cannot be opened (${why})`;
-    return `IMAP connection to ${this.where} lost (${why})`;
+    return describeImapFailure(this.config, phase, err, client.byeReason);
   }
 
   private sleep(ms: number): Promise<void> {

@@ -1,0 +1,159 @@
+/**
+ * `npm run check`: reads the configuration as the roles do and reaches each server they need once — Redis, the
+ * IMAP mailbox, the SMTP server, the model server, the search indexes — then prints one line per server and exits
+ * 1 when any failed. What an admin runs after filling in `.env`, instead of starting every role and reading logs.
+ * Nothing is changed anywhere: no mail is sent or marked, no index written, no model call billed (the model server
+ * is asked for its list of models).
+ */
+import { Command } from 'commander';
+import type { Config } from '../config.js';
+import { createOpenAIClient, llmServerUrl, modelServerFailure } from '../openai.js';
+import { connectProducer, describeRedis } from '../queues/connection.js';
+import { connectForSentCopy } from '../mail/sent-copy.js';
+import { classifySmtpError, createSmtpTransport, describeSmtp } from '../mail/smtp-transport.js';
+import { describeImapFailure, type ConnectPhase } from '../runtime/poller.js';
+import { createSearchBackends } from '../search/factory.js';
+import { closeAll, noIndexMessage, runCommand } from './common.js';
+
+/** How long one server may take to answer before its check fails. */
+const CHECK_TIMEOUT_MS = 15_000;
+
+/** One server's check: what was reached, and the problem if it was not. */
+export interface CheckOutcome {
+  what: string;
+  where: string;
+  /** `ok`; `failed` (the role needing it cannot work); `warning` (it works, but not as configured); `skipped`. */
+  status: 'ok' | 'failed' | 'warning' | 'skipped';
+  detail?: string;
+}
+
+function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS / 1000} s from ${what}`)), CHECK_TIMEOUT_MS);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+const oneLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim();
+
+async function checkRedis(config: Config): Promise<CheckOutcome> {
+  const where = describeRedis(config.REDIS_URL);
+  try {
+    const redis = await connectProducer(config.REDIS_URL, { timeoutMs: CHECK_TIMEOUT_MS, giveUpOnError: true });
+    try {
+      await withTimeout(redis.ping(), where);
+    } finally {
+      redis.disconnect();
+    }
+    return { what: 'Redis', where, status: 'ok' };
+  } catch (err) {
+    return { what: 'Redis', where, status: 'failed', detail: oneLine(err) };
+  }
+}
+
+async function checkImap(config: Config): Promise<CheckOutcome> {
+  const where = `${config.IMAP_HOST ?? '(IMAP_HOST not set)'}:${config.IMAP_PORT} ${config.IMAP_MAILBOX}`;
+  if (!config.IMAP_HOST || !config.IMAP_USER || config.IMAP_PASSWORD === undefined) {
+    return { what: 'IMAP mailbox', where, status: 'failed', detail: 'IMAP_HOST, IMAP_USER and IMAP_PASSWORD are required by the poller' };
+  }
+  let phase: ConnectPhase = 'connect';
+  try {
+    const timeouts = { connectionTimeoutMs: CHECK_TIMEOUT_MS, greetingTimeoutMs: CHECK_TIMEOUT_MS, socketTimeoutMs: CHECK_TIMEOUT_MS };
+    const client = await connectForSentCopy(config, timeouts);
+    try {
+      phase = 'open';
+      // Read-only: opening the mailbox marks nothing seen.
+      await client.mailboxOpen(config.IMAP_MAILBOX, { readOnly: true });
+    } finally {
+      await client.logout().catch(() => undefined);
+    }
+    return { what: 'IMAP mailbox', where, status: 'ok' };
+  } catch (err) {
+    return { what: 'IMAP mailbox', where, status: 'failed', detail: describeImapFailure(config, phase, err instanceof Error ? err : undefined) };
+  }
+}
+
+async function checkSmtp(config: Config): Promise<CheckOutcome> {
+  if (!config.SMTP_HOST) return { what: 'SMTP server', where: '(SMTP_HOST not set)', status: 'failed', detail: 'SMTP_HOST is required by the sender' };
+  const smtp = createSmtpTransport(config, { connectionTimeoutMs: CHECK_TIMEOUT_MS, socketTimeoutMs: CHECK_TIMEOUT_MS, idleConnections: 0 });
+  const where = describeSmtp(config);
+  try {
+    await withTimeout(smtp.verify(), where);
+    // MAIL_FROM is what replies are sent from; without it the sender does not start.
+    if (!config.MAIL_FROM) return { what: 'SMTP server', where, status: 'failed', detail: 'reached, but MAIL_FROM (the From of replies) is not set' };
+    return { what: 'SMTP server', where, status: 'ok' };
+  } catch (err) {
+    return { what: 'SMTP server', where, status: 'failed', detail: classifySmtpError(err).message };
+  } finally {
+    smtp.close();
+  }
+}
+
+async function checkModelServer(config: Config): Promise<CheckOutcome> {
+  const where = llmServerUrl(config);
+  try {
+    const client = createOpenAIClient({ ...config, LLM_MAX_RETRIES: 0, LLM_TIMEOUT_MS: CHECK_TIMEOUT_MS });
+    const page = await withTimeout(client.models.list(), where);
+    const listed = new Set(page.data.map((m) => m.id));
+    // Servers that list nothing (some proxies) are not judged; one that lists models without ours will fail every run.
+    const wanted = [config.OPENAI_MODEL, ...(config.EMBEDDINGS_PROVIDER === 'openai' ? [config.EMBEDDING_MODEL] : [])];
+    const missing = listed.size > 0 ? wanted.filter((m) => !listed.has(m)) : [];
+    if (missing.length > 0) {
+      return { what: 'Model server', where, status: 'warning', detail: `it does not list ${missing.join(', ')} (it lists ${[...listed].slice(0, 8).join(', ')}${listed.size > 8 ? ', …' : ''}): check OPENAI_MODEL / EMBEDDING_MODEL` };
+    }
+    return { what: 'Model server', where, status: 'ok', detail: `${config.OPENAI_MODEL}${config.EMBEDDINGS_PROVIDER === 'openai' ? `, embeddings ${config.EMBEDDING_MODEL}` : ', embeddings local'}` };
+  } catch (err) {
+    return { what: 'Model server', where, status: 'failed', detail: modelServerFailure(err, config) ?? oneLine(err) };
+  }
+}
+
+async function checkSearch(config: Config): Promise<CheckOutcome[]> {
+  const backends = createSearchBackends(config);
+  const one = async (what: string, where: string, count: () => Promise<number>, name: 'manual' | 'Q&A'): Promise<CheckOutcome> => {
+    try {
+      const n = await withTimeout(count(), where);
+      return n > 0 ? { what, where, status: 'ok', detail: `${n} entries` } : { what, where, status: 'warning', detail: noIndexMessage(name) };
+    } catch (err) {
+      return { what, where, status: 'failed', detail: oneLine(err) };
+    }
+  };
+  try {
+    return await Promise.all([
+      one('Manual search', config.MEILI_HOST ? `Meilisearch ${config.MEILI_HOST} ${config.MEILI_INDEX}` : `embedded, ${config.DATA_DIR}`, () => backends.manual.count(), 'manual'),
+      one('Q&A search', config.QDRANT_URL ? `Qdrant ${config.QDRANT_URL} ${config.QDRANT_COLLECTION}` : `embedded, ${config.DATA_DIR}`, () => backends.qa.count(), 'Q&A'),
+    ]);
+  } finally {
+    await closeAll(backends.manual, backends.qa);
+  }
+}
+
+/** Every check, in the order the pipeline uses the servers. */
+export async function runChecks(config: Config): Promise<CheckOutcome[]> {
+  const [redis, imap, smtp, model, search] = await Promise.all([checkRedis(config), checkImap(config), checkSmtp(config), checkModelServer(config), checkSearch(config)]);
+  return [redis, imap, model, ...search, smtp];
+}
+
+const MARK: Record<CheckOutcome['status'], string> = { ok: '✓', failed: '✗', warning: '!', skipped: '-' };
+
+/** One line per check: mark, what, where, and what is wrong. */
+export function formatChecks(outcomes: readonly CheckOutcome[]): string {
+  return outcomes.map((o) => `${MARK[o.status]} ${o.what}: ${o.where}${o.detail ? ` — ${o.detail}` : ''}`).join('\n');
+}
+
+const program = new Command('check')
+  .description('Check the configuration and reach every server it names once; changes nothing')
+  .showHelpAfterError()
+  .action(async () => {
+    await runCommand('check', async ({ config, print }) => {
+      const outcomes = await runChecks(config);
+      print(formatChecks(outcomes));
+      const failed = outcomes.filter((o) => o.status === 'failed').length;
+      if (failed > 0) {
+        print(`${failed} of ${outcomes.length} checks failed`);
+        process.exitCode = 1;
+      }
+    });
+  });
+
+await program.parseAsync();

@@ -1,0 +1,64 @@
+/**
+ * `npm run check` as an admin runs it after filling in `.env`: a separate process against real servers (redis-server,
+ * Dovecot, the SMTP receiver, the scripted OpenAI-compatible server, the embedded indexes), one line per server, and
+ * exit 1 when one of them cannot be used — with the reason the role would log.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pipelineEnv, startPipelineServers, type PipelineServers } from '../support/pipeline.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+// A Node process compiling TypeScript on the fly, on a busy two-core machine.
+const SLOW = { timeout: 120_000 };
+
+let servers: PipelineServers;
+
+beforeAll(async () => {
+  servers = await startPipelineServers({ imap: true });
+});
+afterAll(async () => {
+  await servers?.stop();
+});
+
+function check(overrides: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, HELPDESK_ENV_FILE: 'none', ...pipelineEnv(servers, overrides) };
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/check.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('npm run check', () => {
+  it('reaches every server once and exits 0, changing nothing', SLOW, async () => {
+    const smtpBefore = servers.smtp.messages.length;
+    const result = await check();
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines.map((l) => l.slice(0, l.indexOf(':')))).toEqual(['✓ Redis', '✓ IMAP mailbox', '✓ Model server', '✓ Manual search', '✓ Q&A search', '✓ SMTP server']);
+    expect(servers.smtp.messages.length).toBe(smtpBefore);
+    expect(servers.llm.chatRequests()).toHaveLength(0);
+  });
+
+  it('names what is wrong, as the role would, and exits 1', SLOW, async () => {
+    const result = await check({ IMAP_PASSWORD: 'wrong', SMTP_PORT: '1', OPENAI_MODEL: 'gpt-4o' });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(`✗ IMAP mailbox: ${servers.imap!.host}:${servers.imap!.port} INBOX — IMAP login as ${servers.imap!.user} to ${servers.imap!.host}:${servers.imap!.port} failed (wrong IMAP_USER or IMAP_PASSWORD?)`);
+    expect(result.stdout).toMatch(/^✗ SMTP server: smtp:\/\/127\.0\.0\.1:1 — .*ECONNREFUSED/m);
+    // The server answers, but every run would ask it for a model it does not have.
+    expect(result.stdout).toMatch(/^! Model server: .* — it does not list gpt-4o \(it lists scripted-model\)/m);
+    expect(result.stdout).toMatch(/^✓ Redis/m);
+    expect(result.stdout.trim().split('\n').at(-1)).toBe('2 of 6 checks failed');
+  });
+
+  it('says an empty index is not built yet, without failing', SLOW, async () => {
+    const result = await check({ DATA_DIR: path.join(servers.kb.dataDir, 'nothing-here') });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^! Manual search: embedded, .* — no manual index yet: run npm run reindex$/m);
+  });
+});
