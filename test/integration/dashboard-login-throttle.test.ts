@@ -4,61 +4,24 @@
  * passwords must not lock out operators who logged in before, an operator's logins must not reset a stranger's
  * count, and with DASHBOARD_TRUST_PROXY each forwarded client is counted on its own.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
-import { connectProducer } from '../../src/queues/connection.js';
-import { closeAll, createQueues } from '../../src/queues/registry.js';
-import { createDashboardApp, type DashboardDeps } from '../../src/server/app.js';
+import { describe, expect, it } from 'vitest';
+import type { DashboardDeps } from '../../src/server/app.js';
 import { KNOWN_DEVICE_COOKIE, LOGIN_FAILURES_ALLOWED } from '../../src/server/auth.js';
-import { TicketStore } from '../../src/tickets/ticket-store.js';
-import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
-import { removePrefix } from '../support/pipeline.js';
+import { TEST_DASHBOARD_LOGIN, basicAuth, useDashboardHarness } from '../support/dashboard.js';
 
-const USER = 'admin';
-const PASSWORD = 'correct horse battery staple';
+const USER = TEST_DASHBOARD_LOGIN.user;
+const PASSWORD = TEST_DASHBOARD_LOGIN.password;
 
-let redisServer: RedisServer;
-let redis: Redis;
-const cleanups: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  redisServer = await startRedis();
-  redis = await connectProducer(redisServer.url);
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => {
-  redis?.disconnect();
-  await redisServer?.stop();
-});
+const harness = useDashboardHarness();
 
 /** Serves a dashboard on 127.0.0.1:0 with a fresh prefix; its URL. Stopped and its keys removed after the test. */
 async function startDashboard(env: Record<string, string> = {}, extra: Partial<DashboardDeps> = {}): Promise<string> {
-  const prefix = `thr${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  const config = parseConfig({ REDIS_URL: redisServer.url, QUEUE_PREFIX: prefix, DASHBOARD_USER: USER, DASHBOARD_PASSWORD: PASSWORD, ...env });
-  const queues = createQueues(redis, prefix);
-  const app = createDashboardApp({ config, redis, store: new TicketStore(redis, { prefix }), queues, ...extra });
-  const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(async () => {
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await closed;
-    await closeAll(queues).catch(() => undefined);
-    await removePrefix(redisServer.url, prefix);
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return (await harness.start(env, extra)).url;
 }
 
-function basic(user = USER, password = PASSWORD): string {
-  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-}
+const basic = basicAuth;
 
 interface Visit {
   /** An Authorization header, or false for none; default the right password. */

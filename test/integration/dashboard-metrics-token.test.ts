@@ -3,53 +3,15 @@
  * shared repository or secret store — does not hold the password that approves and sends mail. The token opens
  * /metrics and nothing else. Real HTTP against the dashboard app and a real redis-server.
  */
-import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
-import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
-import { connectProducer } from '../../src/queues/connection.js';
-import { closeAll, createQueues } from '../../src/queues/registry.js';
-import { createDashboardApp } from '../../src/server/app.js';
-import { TicketStore } from '../../src/tickets/ticket-store.js';
-import { removePrefix } from '../support/pipeline.js';
+import { basicAuth, useDashboardHarness } from '../support/dashboard.js';
 
-const BASIC = `Basic ${Buffer.from('admin:correct horse battery staple').toString('base64')}`;
+const BASIC = basicAuth();
 const TOKEN = 'scrape-3f9a1c7e5b2d4a6f8e0c1b3d';
 
-let redisServer: RedisServer;
-let redis: Redis;
-const cleanups: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  redisServer = await startRedis();
-  redis = await connectProducer(redisServer.url);
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => {
-  redis?.disconnect();
-  await redisServer?.stop();
-});
-
-async function dashboard(env: Record<string, string>): Promise<string> {
-  const prefix = `metr${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  const config = parseConfig({ REDIS_URL: redisServer.url, QUEUE_PREFIX: prefix, DASHBOARD_USER: 'admin', DASHBOARD_PASSWORD: 'correct horse battery staple', ...env });
-  const queues = createQueues(redis, prefix);
-  const server = createServer(createDashboardApp({ config, redis, store: new TicketStore(redis, { prefix }), queues }));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(async () => {
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await closed;
-    await closeAll(queues).catch(() => undefined);
-    await removePrefix(redisServer.url, prefix);
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const harness = useDashboardHarness();
+const dashboard = async (env: Record<string, string>) => (await harness.start(env)).url;
 
 const status = async (url: string, authorization?: string) => (await fetch(url, { headers: authorization ? { authorization } : {} })).status;
 

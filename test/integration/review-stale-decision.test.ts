@@ -5,62 +5,15 @@
  * Real HTTP against the dashboard app and a real redis-server.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
-import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
-import { connectProducer } from '../../src/queues/connection.js';
-import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
-import { createDashboardApp } from '../../src/server/app.js';
+import { describe, expect, it } from 'vitest';
 import { newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
-import { TicketStore } from '../../src/tickets/ticket-store.js';
-import { removePrefix } from '../support/pipeline.js';
+import { basicAuth, useDashboardHarness, type TestDashboard as Dashboard } from '../support/dashboard.js';
 
-const USER = 'anna';
-const PASSWORD = 'correct horse battery staple';
-const AUTH = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
+const AUTH = basicAuth();
 const MAYBE_SENT = 'the SMTP connection broke after the message was handed over: it may already have been sent';
 
-let redisServer: RedisServer;
-let redis: Redis;
-const cleanups: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  redisServer = await startRedis();
-  redis = await connectProducer(redisServer.url);
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => {
-  redis?.disconnect();
-  await redisServer?.stop();
-});
-
-interface Dashboard {
-  url: string;
-  store: TicketStore;
-  queues: Queues;
-}
-
-async function startDashboard(): Promise<Dashboard> {
-  const prefix = `stale${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  const config = parseConfig({ REDIS_URL: redisServer.url, QUEUE_PREFIX: prefix, DASHBOARD_USER: USER, DASHBOARD_PASSWORD: PASSWORD });
-  const store = new TicketStore(redis, { prefix });
-  const queues = createQueues(redis, prefix);
-  const server = createServer(createDashboardApp({ config, redis, store, queues }));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(async () => {
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await closed;
-    await closeAll(queues).catch(() => undefined);
-    await removePrefix(redisServer.url, prefix);
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, store, queues };
-}
+const harness = useDashboardHarness();
+const startDashboard = () => harness.start();
 
 function post(d: Dashboard, pathname: string, body: { form?: Record<string, string>; json?: unknown }): Promise<Response> {
   const headers: Record<string, string> = { authorization: AUTH };

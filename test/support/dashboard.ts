@@ -1,0 +1,85 @@
+/**
+ * The dashboard app over real HTTP for integration tests: one redis-server per test file, and dashboards served on
+ * 127.0.0.1:0, each under a fresh QUEUE_PREFIX, stopped and their keys removed after each test.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { parseConfig, type Config } from '../../src/config.js';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
+import { connectProducer } from '../../src/queues/connection.js';
+import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
+import { createDashboardApp, type DashboardDeps } from '../../src/server/app.js';
+import { TicketStore } from '../../src/tickets/ticket-store.js';
+import { removePrefix } from './pipeline.js';
+
+/** The login every test dashboard has unless a test sets another. */
+export const TEST_DASHBOARD_LOGIN = { user: 'admin', password: 'correct horse battery staple' };
+
+/** A served dashboard. */
+export interface TestDashboard {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  prefix: string;
+  config: Config;
+  store: TicketStore;
+  queues: Queues;
+}
+
+/** What {@link useDashboardHarness} gives a test file. */
+export interface DashboardHarness {
+  /** The file's redis-server connection (set once `beforeAll` ran). */
+  redis(): Redis;
+  /** Serves a dashboard with `env` on top of the test login; stopped after the test. */
+  start(env?: Record<string, string>, extra?: Partial<DashboardDeps>): Promise<TestDashboard>;
+}
+
+/** Registers the file's hooks (call at the top level of a test file) and returns the harness. */
+export function useDashboardHarness(): DashboardHarness {
+  let redisServer: RedisServer | undefined;
+  let redis: Redis | undefined;
+  const cleanups: Array<() => Promise<void>> = [];
+  beforeAll(async () => {
+    redisServer = await startRedis();
+    redis = await connectProducer(redisServer.url);
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await redisServer?.stop();
+  });
+  const connection = (): Redis => {
+    if (!redis) throw new Error('the dashboard harness is used before its beforeAll ran');
+    return redis;
+  };
+  return {
+    redis: connection,
+    async start(env = {}, extra = {}) {
+      const redis = connection();
+      const redisUrl = redisServer!.url;
+      const prefix = `dash${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+      const config = parseConfig({ REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, DASHBOARD_USER: TEST_DASHBOARD_LOGIN.user, DASHBOARD_PASSWORD: TEST_DASHBOARD_LOGIN.password, ...env });
+      const store = new TicketStore(redis, { prefix });
+      const queues = createQueues(redis, prefix);
+      const server = createServer(createDashboardApp({ config, redis, store, queues, ...extra }));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      cleanups.push(async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await closed;
+        await closeAll(queues).catch(() => undefined);
+        await removePrefix(redisUrl, prefix);
+      });
+      return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, prefix, config, store, queues };
+    },
+  };
+}
+
+/** An `Authorization: Basic` value. */
+export function basicAuth(user = TEST_DASHBOARD_LOGIN.user, password = TEST_DASHBOARD_LOGIN.password): string {
+  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+}
