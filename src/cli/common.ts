@@ -2,11 +2,13 @@
  * What the command-line tools share: stdout reserved for results, logs on stderr, one clear line per failure, and
  * checks that an index exists before searching it.
  */
+import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { APIConnectionError, APIError } from 'openai';
 import { causes, llmServerUrl } from '../openai.js';
 import { loadConfigOrExit, type Config, type VariableGroup } from '../config.js';
 import { EmptySourceError, KnowledgeError } from '../knowledge/errors.js';
+import { RedisUnavailableError } from '../queues/connection.js';
 import { configureLogging, createLogger, type Logger } from '../logger.js';
 import type { ManualSearch, QaSearch } from '../search/types.js';
 
@@ -100,6 +102,14 @@ export function describeError(err: unknown, config?: Pick<Config, 'OPENAI_BASE_U
     }
   }
   if (err instanceof CliError || err instanceof KnowledgeError || err instanceof EmptySourceError) return err.message;
+  for (const e of causes(err)) {
+    // The bare connection error does not say what to do; a sandbox that was killed leaves its .env pointing at a
+    // Redis that is gone, with the user's own file beside it.
+    if (e instanceof RedisUnavailableError) {
+      const lent = existsSync('.env.before-sandbox') ? ' (.env was written by a sandbox that is no longer running? your own is .env.before-sandbox; npm run sandbox restores it)' : '';
+      return `${e.message}: is Redis running? Set REDIS_URL${lent}`;
+    }
+  }
   const first = err instanceof Error ? err.message || err.name : String(err);
   return first.split('\n')[0] ?? first;
 }

@@ -183,7 +183,7 @@ describe('reindex --queue', () => {
     const run = await reindex(['--queue'], env);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^reindex: Redis unavailable at redis:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/)]);
+    expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^reindex: Redis unavailable at redis:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED.*: is Redis running\? Set REDIS_URL$/)]);
   });
 
   it('--wait without --queue is refused', SLOW, async () => {
