@@ -9,13 +9,15 @@
  */
 import v8 from 'node:v8';
 import type { Worker } from 'bullmq';
+import { APIConnectionError, APIError, type OpenAI } from 'openai';
 import { answerTicket, parkAfterFailure, type AnswerOutcome } from '../../jobs/answer-ticket.js';
 import { proposeLearnedAnswer, type ProposeLearnedResult } from '../../jobs/propose-learned-answer.js';
 import { agentRunSpendOf } from '../agent/agent.js';
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
-import { createOpenAIClient, modelServerFailure } from '../openai.js';
+import { causes, createOpenAIClient, modelServerFailure } from '../openai.js';
+import type { Config } from '../config.js';
 import { recordAgentRun, recordFailedAgentRun, recordIgnored, recordModelCalls, recordReplyBounced } from '../server/metrics.js';
-import { createLogger } from '../logger.js';
+import { createLogger, type Logger } from '../logger.js';
 import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
 import type { RoleHandle } from './lifecycle.js';
 import { RoleStatusReporter } from './role-status.js';
@@ -53,6 +55,25 @@ export interface AgentWorkerOptions {
 }
 
 /**
+ * Asks the model server for its model list once, when the worker starts, so `/readyz` says at once that the key is
+ * refused or the server cannot be reached, instead of after the first customer's mail failed and parked. Only what
+ * no request gets past counts as a failure: no connection, or 401. A server without a model list (404) or a key not
+ * allowed to list models (403) says nothing about chat, and is no report either way. Costs no tokens.
+ */
+export async function probeModelServer(client: OpenAI, config: Pick<Config, 'OPENAI_BASE_URL'>, reporter: RoleStatusReporter, logger: Logger): Promise<void> {
+  try {
+    await client.models.list();
+    await reporter.reached();
+  } catch (err) {
+    const failure = modelServerFailure(err, config);
+    const refused = [...causes(err)].some((e) => e instanceof APIConnectionError || (e instanceof APIError && e.status === 401));
+    if (!failure || !refused) return;
+    logger.warn(`model server check at start failed: ${failure}; tickets are retried, then parked for a person, until it is fixed`);
+    await reporter.failed(failure);
+  }
+}
+
+/**
  * Starts the agent-worker role. Waits for Redis (logging while it is unreachable); the returned handle's `stop`
  * lets running jobs finish (`worker.close()`), after which the process may close the shared services.
  */
@@ -65,6 +86,8 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
   const [redis, store, queues] = [await services.producer(), await services.store(), await services.queues()];
   // Whether this worker can use the model server, for /readyz and the review page (src/runtime/role-status.ts).
   const reporter = new RoleStatusReporter(redis, config.QUEUE_PREFIX, 'agent');
+  // In the background: a slow or absent server must not hold up taking tickets (they retry on their own).
+  void probeModelServer(createOpenAIClient(config), config, reporter, logger);
   const agent = services.agent();
   const deps = { config, store, redis, outbound: queues.outbound, agent, tuning: services.tuning, logger };
   const learnedDeps = {

@@ -138,7 +138,7 @@ export const SENDER_WORDS: DependencyWords = {
 export const AGENT_WORDS: DependencyWords = {
   role: 'agent worker',
   server: 'the model server',
-  firstTry: 'after its first ticket',
+  firstTry: 'when it starts and the model server lists its models, else after its first ticket',
   meanwhile: 'tickets are retried, then parked for a person',
 };
 

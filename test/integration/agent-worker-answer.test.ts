@@ -18,6 +18,7 @@ import path from 'node:path';
 import { newTicket, type Ticket } from '../../src/tickets/ticket.js';
 import { httpError, jsonResponse, textResponse } from '../../src/dev/openai-server.js';
 import { readRoleStatus } from '../../src/runtime/role-status.js';
+import { startRecordingServer } from '../support/recording-http-server.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
 import {
   buildMail,
@@ -159,7 +160,7 @@ describe('agent worker and sender', () => {
       'calendar invitation (text/calendar; method=REQUEST): a person answers it',
       'recall request (Outlook): the sender asks to withdraw their earlier message "Cannot log in"; a person checks what became of it',
     ]);
-    expect(servers.llm.requests).toHaveLength(0);
+    expect(servers.llm.chatRequests()).toHaveLength(0);
     expect(servers.smtp.attempts).toHaveLength(0);
   });
 
@@ -376,6 +377,33 @@ describe('agent worker and sender', () => {
     expect(ignored.state).toBe('ignored');
     expect(ignored.reason).toBe('auto-reply: Auto-Submitted: auto-replied');
     expect((await waitForState(answering.store, plain.ticketId, ['sent', 'parked', 'failed'])).state).toBe('sent');
+  });
+
+  // A wrong key or a stopped Ollama showed on /readyz only after the first customer's mail had failed and parked.
+  it('reports at start, before any ticket, whether the model server can be used', async () => {
+    const reportOf = async (running: RunningRoles) => {
+      const redis = await running.services.producer();
+      return waitFor(async () => (await readRoleStatus(redis, running.services.config.QUEUE_PREFIX, 'agent')).find((r) => r.reachedAt || r.lastFailure), 'the agent worker to report');
+    };
+    const reached = await reportOf(await run({}, { sender: false }));
+    expect(reached.reachedAt).toBeDefined();
+    expect(reached.lastFailure).toBeUndefined();
+    expect(servers.llm.chatRequests()).toHaveLength(0);
+
+    const refusing = await startRecordingServer();
+    cleanups.push(() => refusing.close());
+    refusing.on('GET', '/v1/models', () => ({ status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } }));
+    const refused = await reportOf(await run({ OPENAI_BASE_URL: `${refusing.url}/v1`, LLM_MAX_RETRIES: '0' }, { sender: false }));
+    expect(refused.lastFailure?.message).toMatch(/answered 401: .*Incorrect API key/);
+
+    // A server without a model list (a 404 there) or a key not allowed to list models says nothing about chat.
+    const unlisted = await startRecordingServer();
+    cleanups.push(() => unlisted.close());
+    const silent = await run({ OPENAI_BASE_URL: `${unlisted.url}/v1`, LLM_MAX_RETRIES: '0' }, { sender: false });
+    await waitFor(() => unlisted.requests.some((r) => r.path === '/v1/models'), 'the model list asked for');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const reports = await readRoleStatus(await silent.services.producer(), silent.services.config.QUEUE_PREFIX, 'agent');
+    expect(reports.filter((r) => r.reachedAt || r.lastFailure)).toEqual([]);
   });
 
   it('retries temporary LLM failures and answers once', async () => {

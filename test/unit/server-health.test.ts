@@ -55,7 +55,7 @@ describe('dependencyCheck', () => {
       status: 'fail',
       detail: `the agent worker cannot use the model server (8 s ago: ${message}); tickets are retried, then parked for a person`,
     });
-    expect(dependencyCheck([], NOW, AGENT_WORDS).detail).toBe('no running agent worker has reported yet (it reports after its first ticket)');
+    expect(dependencyCheck([], NOW, AGENT_WORDS).detail).toBe('no running agent worker has reported yet (it reports when it starts and the model server lists its models, else after its first ticket)');
   });
 });
 
