@@ -424,24 +424,32 @@ export function unansweredSubtasks(result: Pick<AgentResult, 'subtasks'>): Subta
 /**
  * REVIEW_MODE applied to an agent result:
  * - `always`: every draft waits for a person;
- * - `auto`: sent only when every subtask completed without the fallback, else parked naming the unanswered ones;
+ * - `auto`: sent only when every subtask completed without the fallback and nothing of the question was skipped (cut
+ *   at MAX_QUESTION_CHARS, topics over MAX_SUBTASKS), else parked naming what is missing;
  * - `learn`: as `auto` here; the handler then also requires every cited source to be trusted (src/tickets/trust.ts);
  * - `never`: sent unless nothing could be answered at all (every subtask fell back, or there was no plan).
  */
-export function reviewVerdict(mode: Config['REVIEW_MODE'], result: Pick<AgentResult, 'subtasks'>): ReviewVerdict {
+export function reviewVerdict(mode: Config['REVIEW_MODE'], result: Pick<AgentResult, 'subtasks' | 'truncated' | 'droppedSubtasks'>): ReviewVerdict {
   const unanswered = unansweredSubtasks(result);
-  const names = (list: Subtask[]) => list.map((s) => `「${s.taskName}」`).join(', ');
+  const names = (list: readonly string[]) => list.map((name) => `「${name}」`).join(', ');
   if (mode === 'always') return { send: false, reason: 'review mode always' };
   if (result.subtasks.length === 0) return { send: false, reason: 'the agent planned no subtasks; nothing was researched' };
+  // What the agent never looked at: the end of a question longer than MAX_QUESTION_CHARS, and topics over
+  // MAX_SUBTASKS. A reply without them answers part of the mail; a customer's other request would go unanswered.
+  const skipped = [
+    ...(result.truncated ? ['the question is longer than MAX_QUESTION_CHARS: its end was not read'] : []),
+    ...((result.droppedSubtasks ?? []).length > 0 ? [`the plan had more topics than MAX_SUBTASKS; not researched: ${names(result.droppedSubtasks)}`] : []),
+  ];
   if (mode === 'auto' || mode === 'learn') {
-    return unanswered.length === 0
-      ? { send: true, reason: 'all subtasks answered' }
-      : { send: false, reason: `not fully answered (review mode ${mode}): unanswered subtasks ${names(unanswered)}` };
+    const missing = [...(unanswered.length > 0 ? [`unanswered subtasks ${names(unanswered.map((s) => s.taskName))}`] : []), ...skipped];
+    return missing.length === 0 ? { send: true, reason: 'all subtasks answered' } : { send: false, reason: `not fully answered (review mode ${mode}): ${missing.join('; ')}` };
   }
   const fallbacks = result.subtasks.filter((s) => s.usedFallback);
-  return fallbacks.length === result.subtasks.length
-    ? { send: false, reason: `nothing could be answered: every subtask fell back (${names(fallbacks)})` }
-    : { send: true, reason: unanswered.length === 0 ? 'all subtasks answered' : `sent with unanswered subtasks ${names(unanswered)} (review mode never)` };
+  if (fallbacks.length === result.subtasks.length) {
+    return { send: false, reason: `nothing could be answered: every subtask fell back (${names(fallbacks.map((s) => s.taskName))})` };
+  }
+  const gaps = [...(unanswered.length > 0 ? [`unanswered subtasks ${names(unanswered.map((s) => s.taskName))}`] : []), ...skipped];
+  return { send: true, reason: gaps.length === 0 ? 'all subtasks answered' : `sent with ${gaps.join('; ')} (review mode never)` };
 }
 
 /** Longest answer sent without a person; real replies are a few thousand characters at most. */

@@ -316,14 +316,14 @@ export const VARIABLES = {
   MAX_QUESTION_CHARS: {
     schema: int(1),
     default: '1000',
-    description: 'Longer questions are cut to this many characters, with a warning',
+    description: 'Longer questions are cut to this many characters, with a warning; in REVIEW_MODE auto and learn such a draft is parked (its end was not read)',
     sensitive: false,
     group: 'agent',
   },
   MAX_SUBTASKS: {
     schema: int(1, 20),
     default: '5',
-    description: 'At most this many planned subtasks run; the rest of a plan is dropped with a warning',
+    description: 'At most this many planned subtasks run; the rest of a plan is dropped with a warning, and in REVIEW_MODE auto and learn the draft is parked naming them',
     sensitive: false,
     group: 'agent',
   },
