@@ -522,15 +522,37 @@ async function conversationOf(ticket: Ticket, deps: AnswerTicketDeps): Promise<C
   return store.conversationHistory(ticket.id, { limit: CONVERSATION_LIMIT, conversationId: root });
 }
 
-/** The thread as plain text for the agent's `<earlier_conversation>` block, oldest first; '' for none. */
+/** Longest question or reply of one earlier mail given to the agent as context. */
+export const MAX_CONVERSATION_ENTRY_CHARS = 2_000;
+/**
+ * Longest earlier conversation given to the agent, newest mails kept: every later mail of a thread carries it, and
+ * ten long mails made prompts a 128k-context model refuses.
+ */
+export const MAX_CONVERSATION_CHARS = 8_000;
+
+/** `text` cut to `max` characters (whole code points), marked with `…` when cut. */
+function cutText(text: string, max: number): string {
+  const chars = Array.from(text.trim());
+  return chars.length <= max ? chars.join('') : `${chars.slice(0, max).join('')}…`;
+}
+
+/**
+ * The thread as plain text for the agent's `<earlier_conversation>` block, oldest first; '' for none. Each question
+ * and reply is cut to {@link MAX_CONVERSATION_ENTRY_CHARS}, and the oldest mails are left out beyond
+ * {@link MAX_CONVERSATION_CHARS}: the newest exchange is what a follow-up refers to.
+ */
 export function formatConversation(entries: readonly ConversationEntry[]): string {
-  return entries
-    .map((e) => {
-      const parts = [`[${e.createdAt}] Customer <${e.from}> — Subject: ${e.subject}\n${e.question.trim()}`];
-      if (e.reply) parts.push(`[${e.repliedAt ?? 'sent'}] Our reply:\n${e.reply.trim()}`);
-      return parts.join('\n\n');
-    })
-    .join('\n\n---\n\n');
+  const blocks: string[] = [];
+  let total = 0;
+  for (const e of [...entries].reverse()) {
+    const parts = [`[${e.createdAt}] Customer <${e.from}> — Subject: ${e.subject}\n${cutText(e.question, MAX_CONVERSATION_ENTRY_CHARS)}`];
+    if (e.reply) parts.push(`[${e.repliedAt ?? 'sent'}] Our reply:\n${cutText(e.reply, MAX_CONVERSATION_ENTRY_CHARS)}`);
+    const block = parts.join('\n\n');
+    if (blocks.length > 0 && total + block.length > MAX_CONVERSATION_CHARS) break;
+    blocks.push(block);
+    total += block.length;
+  }
+  return blocks.reverse().join('\n\n---\n\n');
 }
 
 function skippedAfterRace(err: TicketConflictError, ticketId: string, log: Logger): AnswerOutcome {

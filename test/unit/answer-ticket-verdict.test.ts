@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { reviewVerdict } from '../../jobs/answer-ticket.js';
+import { MAX_CONVERSATION_CHARS, formatConversation, reviewVerdict } from '../../jobs/answer-ticket.js';
 import type { AgentResult, Subtask } from '../../src/agent/types.js';
+import type { ConversationEntry } from '../../src/tickets/ticket-store.js';
 
 const usage = { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 const subtask = (taskName: string, over: Partial<Subtask> = {}): Subtask => ({
@@ -33,5 +34,35 @@ describe('reviewVerdict', () => {
     const verdict = reviewVerdict(mode, input);
     expect(verdict.send).toBe(send);
     expect(verdict.reason).toMatch(reason);
+  });
+});
+
+// Every later mail of a long thread carried the whole earlier exchange: ten mails of 16,000 characters made a
+// 160,000-character prompt that a 128k-context model refuses, so the thread's next mail failed for good.
+describe('formatConversation', () => {
+  const entry = (i: number, question: string, reply?: string): ConversationEntry => ({
+    ticketId: `t${i}`,
+    createdAt: `2026-11-2${i}T00:00:00Z`,
+    from: 'c@customer.example',
+    subject: `Q${i}`,
+    question,
+    state: reply ? 'sent' : 'parked',
+    ...(reply ? { reply } : {}),
+  });
+
+  it('keeps a short thread whole, oldest first', () => {
+    const text = formatConversation([entry(1, 'first question', 'first reply'), entry(2, 'second question')]);
+    expect(text.indexOf('first question')).toBeLessThan(text.indexOf('second question'));
+    expect(text).toContain('first reply');
+  });
+
+  it('bounds each entry and the whole, keeping the newest', () => {
+    const long = (tag: string) => `${tag} ${'長い質問です。'.repeat(3_000)}`;
+    const entries = Array.from({ length: 10 }, (_, i) => entry(i, long(`question-${i}`), long(`reply-${i}`)));
+    const text = formatConversation(entries);
+    expect(text.length).toBeLessThanOrEqual(MAX_CONVERSATION_CHARS + 200);
+    expect(text).toContain('question-9');
+    expect(text).not.toContain('question-0');
+    expect(text).toContain('…');
   });
 });
