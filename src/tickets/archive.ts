@@ -40,6 +40,11 @@ export interface ArchiveJournal {
   offset: number;
   /** Ids of the tickets in {@link member}. */
   ids: string[];
+  /**
+   * Their versions as archived, in the order of {@link ids}: a ticket found at another version when the append is
+   * finished changed since, and stays. Absent in journals written before versions were recorded.
+   */
+  versions?: number[];
   /** The gzip member to append. */
   member: Buffer;
 }
@@ -125,8 +130,14 @@ export async function writeJournal(dir: string, file: string, records: readonly 
   if (!ARCHIVE_FILE.test(file)) throw new TypeError(`Not an archive file name: ${file}`);
   await mkdir(dir, { recursive: true });
   if (await readJournal(dir)) throw new Error(`an archive append is still pending in ${path.join(dir, JOURNAL)}; commit it first`);
-  const journal: ArchiveJournal = { file, offset: await sizeOf(path.join(dir, file)), ids: records.map((r) => r.ticket.id), member: archiveMember(records) };
-  const text = JSON.stringify({ file, offset: journal.offset, ids: journal.ids, member: journal.member.toString('base64') });
+  const journal: ArchiveJournal = {
+    file,
+    offset: await sizeOf(path.join(dir, file)),
+    ids: records.map((r) => r.ticket.id),
+    versions: records.map((r) => r.ticket.version),
+    member: archiveMember(records),
+  };
+  const text = JSON.stringify({ file, offset: journal.offset, ids: journal.ids, versions: journal.versions, member: journal.member.toString('base64') });
   const tmp = path.join(dir, `${JOURNAL}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(tmp, 'w', 0o600);
   try {
@@ -149,11 +160,15 @@ export async function readJournal(dir: string): Promise<ArchiveJournal | undefin
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  const parsed = JSON.parse(text) as { file: string; offset: number; ids: string[]; member: string };
+  const parsed = JSON.parse(text) as { file: string; offset: number; ids: string[]; versions?: unknown; member: string };
   if (!ARCHIVE_FILE.test(parsed.file) || !Number.isInteger(parsed.offset) || parsed.offset < 0 || !Array.isArray(parsed.ids)) {
     throw new Error(`the archive journal ${path.join(dir, JOURNAL)} is damaged; inspect it by hand`);
   }
-  return { file: parsed.file, offset: parsed.offset, ids: parsed.ids, member: Buffer.from(parsed.member, 'base64') };
+  const versions = parsed.versions;
+  if (versions !== undefined && !(Array.isArray(versions) && versions.length === parsed.ids.length && versions.every((v) => Number.isInteger(v)))) {
+    throw new Error(`the archive journal ${path.join(dir, JOURNAL)} is damaged; inspect it by hand`);
+  }
+  return { file: parsed.file, offset: parsed.offset, ids: parsed.ids, ...(versions ? { versions: versions as number[] } : {}), member: Buffer.from(parsed.member, 'base64') };
 }
 
 /**

@@ -151,9 +151,13 @@ async function recoverPendingAppend(deps: RetentionDeps): Promise<number> {
   if (!journal) return 0;
   await commitJournal(deps.archiveDir, journal);
   const reopened = new Set<string>();
+  const archivedVersion = new Map(journal.ids.map((id, i) => [id, journal.versions?.[i]]));
   for (const ticket of await deps.store.getMany(journal.ids, { agentResult: false })) {
-    // Only final tickets were journalled; a ticket in any other state is not the one that was archived.
-    if (!SETTLED_STATES.includes(ticket.state) || (await deps.store.remove(ticket, rawKey(deps.prefix, ticket.id))) === 'moved') reopened.add(ticket.id);
+    // Only final tickets were journalled; a ticket in any other state, or at another version (a person decided it
+    // again, a bounce marked it), is not the copy that was archived, and its later changes must not be lost.
+    const version = archivedVersion.get(ticket.id);
+    const moved = !SETTLED_STATES.includes(ticket.state) || (await deps.store.remove(ticket, rawKey(deps.prefix, ticket.id), { version })) === 'moved';
+    if (moved) reopened.add(ticket.id);
   }
   await dropArchivedCopies(deps, journal.file, reopened);
   await clearJournal(deps.archiveDir);
@@ -184,8 +188,9 @@ async function archiveExpiredTickets(deps: RetentionDeps, cutoff: number, now: D
         // Order matters for crash safety: journal, append + fsync, delete from Redis, clear the journal.
         const journal = await writeJournal(deps.archiveDir, file, records);
         await commitJournal(deps.archiveDir, journal);
-        const removed = await Promise.all(records.map(({ ticket }) => deps.store.remove(ticket, rawKey(deps.prefix, ticket.id))));
-        // A ticket reopened between the read and the removal ('moved') stays in Redis and leaves the archive again.
+        const removed = await Promise.all(records.map(({ ticket }) => deps.store.remove(ticket, rawKey(deps.prefix, ticket.id), { version: ticket.version })));
+        // A ticket reopened or changed between the read and the removal ('moved') stays in Redis and leaves the
+        // archive again; the next run archives it as it is then.
         const reopened = new Set(records.filter((_, j) => removed[j] === 'moved').map(({ ticket }) => ticket.id));
         await dropArchivedCopies(deps, file, reopened);
         await clearJournal(deps.archiveDir);

@@ -257,19 +257,21 @@ return 1
   true,
 );
 
-// Deletes a ticket and its index entries if it is still in state ARGV[2]; also deletes KEYS[6] (its raw mail).
-// Message-ID links (ARGV[3..]) are removed only where they still point at this ticket.
-// Returns 1 when deleted, 0 when the state moved on, -1 when the ticket was already gone (indexes cleaned anyway).
+// Deletes a ticket and its index entries if it is still in state ARGV[2] and, when ARGV[3] is not empty, still at
+// version ARGV[3]; also deletes KEYS[6] (its raw mail). Message-ID links (ARGV[4..]) are removed only where they
+// still point at this ticket.
+// Returns 1 when deleted, 0 when the ticket moved on, -1 when the ticket was already gone (indexes cleaned anyway).
 const REMOVE = new LuaScript(
   `
 local state = redis.call('HGET', KEYS[1], 'state')
 if state and state ~= ARGV[2] then return 0 end
+if state and ARGV[3] ~= '' and redis.call('HGET', KEYS[1], 'v') ~= ARGV[3] then return 0 end
 redis.call('DEL', KEYS[1], KEYS[6])
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('ZREM', KEYS[7], ARGV[1])
-for i = 3, #ARGV do
+for i = 4, #ARGV do
   if redis.call('HGET', KEYS[5], ARGV[i]) == ARGV[1] then redis.call('HDEL', KEYS[5], ARGV[i]) end
 end
 if state then return 1 end
@@ -624,16 +626,22 @@ export class TicketStore {
   /**
    * Deletes the ticket as read in `ticket` from every key of the store, together with `rawKey` (its raw mail), in one
    * atomic script, but only while it is still in `ticket.state`: a ticket that moved on meanwhile is left alone
-   * (`'moved'`) so the caller can decide again on what is stored. The thread index keeps Message-IDs that another
-   * ticket owns. Idempotent: a ticket already gone is `'missing'`.
+   * (`'moved'`) so the caller can decide again on what is stored. With `options.version`, also only while it is still
+   * at that version: the archive holds that copy, and any later change (a bounce marked the reply, a person decided
+   * it again) would be lost with it. The thread index keeps Message-IDs that another ticket owns. Idempotent: a
+   * ticket already gone is `'missing'`.
    */
-  async remove(ticket: Pick<Ticket, 'id' | 'state' | 'conversationId' | 'messageId' | 'outbound'>, rawKey: string): Promise<'removed' | 'moved' | 'missing'> {
+  async remove(
+    ticket: Pick<Ticket, 'id' | 'state' | 'conversationId' | 'messageId' | 'outbound'>,
+    rawKey: string,
+    options: { version?: number | undefined } = {},
+  ): Promise<'removed' | 'moved' | 'missing'> {
     const k = this.keys();
     const messageIds = [ticket.messageId, ticket.outbound?.messageId].map((m) => (m ? normalizeMessageId(m) : '')).filter(Boolean);
     const result = await REMOVE.run(
       this.redis,
       [k.ticket(ticket.id), k.all, k.state(ticket.state), k.conversation(ticket.conversationId), k.msgid, rawKey, k.bounced],
-      [ticket.id, ticket.state, ...messageIds],
+      [ticket.id, ticket.state, options.version === undefined ? '' : String(options.version), ...messageIds],
     );
     return result === 1 ? 'removed' : result === 0 ? 'moved' : 'missing';
   }

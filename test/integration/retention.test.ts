@@ -177,6 +177,43 @@ describe('runRetention', () => {
     expect((await archivedRecords(deps.archiveDir)).map((r) => r.ticket.id)).toEqual([kept.id]);
   }, 30_000);
 
+  // The journal of a failed append (disk full, a crash) names the tickets; by the next run an operator may have
+  // reopened and decided one (reject with a reason, or answer and send it). That ticket is not the archived copy:
+  // deleting it would lose the decision and keep only the stale copy.
+  it('finishing an interrupted append keeps a ticket that changed since, and drops its stale archived copy', async () => {
+    const { store, deps, ticket } = await fresh();
+    const ignored = await ticket('changed', 400, ['ignored']);
+    const untouched = await ticket('untouched', 400, SENT);
+    const file = `${ignored.createdAt.slice(0, 7)}.jsonl.gz`;
+    await writeJournal(deps.archiveDir, file, [ignored, untouched].map((t) => ({ archivedAt: NOW.toISOString(), ticket: t })));
+    // Meanwhile: reopened, and rejected with a reason; then it settled again (and is still old enough to archive).
+    await store.transition(ignored.id, { from: ['ignored'], to: 'parked', actor: 'operator:kato', note: 'reopened' });
+    await store.transition(ignored.id, { from: ['parked'], to: 'rejected', actor: 'operator:kato', note: 'answered by phone', patch: { reason: 'answered by phone' } });
+
+    const result = await runRetention(deps, POLICY);
+    expect(result.recovered).toBe(1);
+    const kept = await store.require(ignored.id);
+    expect(kept).toMatchObject({ state: 'rejected', reason: 'answered by phone' });
+    const archived = await archivedRecords(deps.archiveDir);
+    expect(archived.map((r) => r.ticket.id)).toEqual([untouched.id]);
+  }, 30_000);
+
+  it('a ticket changed between its archiving and its removal (a bounce marked it) stays in Redis, not archived stale', async () => {
+    const { prefix, deps, ticket } = await fresh();
+    const sent = await ticket('bounced-late', 400, SENT);
+    class BouncedOnRemove extends TicketStore {
+      override async remove(t: Parameters<TicketStore['remove']>[0], raw: string, options?: Parameters<TicketStore['remove']>[2]) {
+        if (t.id === sent.id) await this.recordReplyBounce('<reply-bounced-late@helpdesk.test>', { at: NOW.toISOString(), reportTicketId: 'f'.repeat(64), status: '5.1.1' });
+        return super.remove(t, raw, options);
+      }
+    }
+    const store = new BouncedOnRemove(redis, { prefix, now: () => NOW });
+    const result = await runRetention({ ...deps, store }, POLICY);
+    expect(result.ticketsArchived).toBe(0);
+    expect((await store.require(sent.id)).replyBounce?.status).toBe('5.1.1');
+    expect(await archivedRecords(deps.archiveDir)).toEqual([]);
+  }, 30_000);
+
   it('removes the temporary files a crash left in the archive directory (they hold whole tickets)', async () => {
     const { deps, ticket } = await fresh();
     await ticket('kept-sent', 10, SENT);
