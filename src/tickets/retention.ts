@@ -416,7 +416,7 @@ export async function forgetCustomer(deps: ForgetDeps, value: string, options: F
     await gaps.forgetTickets(ids);
     report.learnedCandidates = await learned.candidatesOfTickets(ids, { remove: true });
     for (const ticket of [...tickets, ...archived]) await forgetRejectionReason(deps, ticket);
-    if (deps.queues) await removeJobsOf(deps.queues, [...tickets, ...archived]);
+    if (deps.queues) await removeJobsOf(deps.redis, deps.queues, [...tickets, ...archived]);
     const cleanup = deps.redis.multi();
     if (ids.size > 0) cleanup.del(...[...ids].map((id) => sentRawKey(deps.prefix, id)));
     if (links.length > 0) cleanup.hdel(deps.store.keys().msgid, ...links);
@@ -484,7 +484,7 @@ async function forgetRejectionReason(deps: RetentionDeps, ticket: Ticket): Promi
 }
 
 /** Every job a ticket's rounds can have had (one per generation and kind), removed whatever its state. */
-async function removeJobsOf(queues: Pick<Queues, 'tickets' | 'outbound' | 'sentcopy'>, tickets: readonly Ticket[]): Promise<void> {
+async function removeJobsOf(redis: Redis, queues: Pick<Queues, 'tickets' | 'outbound' | 'sentcopy'>, tickets: readonly Ticket[]): Promise<void> {
   for (const ticket of tickets) {
     // A job is named by the generation it was enqueued in; one past the last state change covers a job just added.
     for (let generation = 1; generation <= ticket.history.length + 1; generation++) {
@@ -495,6 +495,30 @@ async function removeJobsOf(queues: Pick<Queues, 'tickets' | 'outbound' | 'sentc
         queues.sentcopy.remove(sentCopyJobId(ticket.id, generation)),
       ]);
     }
+  }
+  // BullMQ's event stream of each queue keeps what its jobs returned and why they failed (a parked ticket's reason
+  // names the address) well after the jobs are gone: the entries of these tickets' jobs go too.
+  const ids = new Set(tickets.map((t) => t.id));
+  await Promise.all([queues.tickets, queues.outbound, queues.sentcopy].map((queue) => removeJobEvents(redis, queue.keys.events ?? queue.toKey('events'), ids)));
+}
+
+/** Entries of the queue's event stream read per round trip. */
+const EVENT_PAGE = 1_000;
+
+/** Deletes the event-stream entries of the jobs whose id names one of `ticketIds` (`<kind>-<ticketId>-g<n>`). */
+async function removeJobEvents(client: Redis, key: string, ticketIds: ReadonlySet<string>): Promise<void> {
+  if (ticketIds.size === 0) return;
+  const ofTicket = (jobId: string) => [...ticketIds].some((id) => jobId.includes(id));
+  for (let start = '-'; ; ) {
+    const page = await client.xrange(key, start, '+', 'COUNT', EVENT_PAGE);
+    const doomed = page.filter(([, fields]: [string, string[]]) => {
+      const at = fields.indexOf('jobId');
+      return at >= 0 && at % 2 === 0 && ofTicket(fields[at + 1] ?? '');
+    });
+    if (doomed.length > 0) await client.xdel(key, ...doomed.map(([id]) => id));
+    if (page.length < EVENT_PAGE) return;
+    // The next page starts after the last entry read ('(' is exclusive).
+    start = `(${page[page.length - 1]![0]}`;
   }
 }
 

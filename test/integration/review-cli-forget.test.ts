@@ -8,12 +8,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 import { GapStore } from '../../src/knowledge/gaps.js';
 import { LearnedAnswerStore } from '../../src/knowledge/learned-answers.js';
 import { saveSentRaw, sentRawKey } from '../../src/mail/sent-copy.js';
+import { createWorkerConnection } from '../../src/queues/connection.js';
 import { answerJobId, sendJobId } from '../../src/queues/job-options.js';
 import { closeAll, createQueues } from '../../src/queues/registry.js';
 import { outcomeDay, outcomeKeys } from '../../src/tickets/outcome.js';
@@ -199,6 +201,20 @@ describe('npm run review -- forget', () => {
     try {
       await queues.tickets.add('answer-ticket', { ticketId: frank.id }, { jobId: answerJobId(frank.id, 1) });
       await queues.outbound.add('send-reply', { ticketId: frank.id }, { jobId: sendJobId(frank.id, 3) });
+      // A job run to the end by a real worker: BullMQ's event stream keeps its return value, which may name him.
+      const connection = createWorkerConnection(server.url);
+      const worker = new Worker('tickets', async () => ({ outcome: 'parked', reason: 'auto-reply limit reached: 1 automatic replies to frank@customer.example' }), {
+        connection,
+        prefix,
+      });
+      let completed = 0;
+      const finished = new Promise<void>((resolve) => worker.on('completed', () => ++completed === 2 && resolve()));
+      await queues.tickets.add('answer-ticket', { ticketId: frank.id }, { jobId: answerJobId(frank.id, 2) });
+      await finished;
+      await worker.close();
+      connection.disconnect();
+      const events = async () => JSON.stringify(await redis.xrange(`${prefix}:tickets:events`, '-', '+'));
+      expect(await events()).toContain('frank@customer.example');
       // A gap as an older release stored it: examples, but no record of which ticket gave which.
       const gap = await gaps.record('Frank の請求書の宛名を変えたい', frank.id);
       const old: Record<string, unknown> = { ...gap! };
@@ -215,6 +231,8 @@ describe('npm run review -- forget', () => {
       expect(await redis.hget(day, 'rej:(erased on request)')).toBe('1');
       expect(await queues.tickets.getJob(answerJobId(frank.id, 1))).toBeUndefined();
       expect(await queues.outbound.getJob(sendJobId(frank.id, 3))).toBeUndefined();
+      expect(await events()).not.toContain('frank@customer.example');
+      expect(await events()).not.toContain(frank.id);
       expect(JSON.stringify((await gaps.list({ includeClosed: true })).open)).not.toContain('Frank');
     } finally {
       await closeAll(queues);
