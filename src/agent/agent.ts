@@ -6,8 +6,10 @@
  *
  * Differences from the design, on purpose: a retry really drops the earlier tool traffic (the design's filter kept
  * it); invalid tool calls from the model are answered instead of crashing the run; the question and plan are guarded
- * (empty, too long, too many or duplicate subtasks); every LLM call is recorded with its tokens; and customer text
- * reaches the model only inside delimited blocks of user messages (see `prompts.ts`).
+ * (empty, too long, too many or duplicate subtasks); one reply's tool calls are bounded (count, repeats, argument
+ * size, characters of hits fed back); a subtask answer cut off by the output limit is a failed try; a failed run
+ * stops its other subtasks; every LLM call is recorded with its tokens; and customer text reaches the model only
+ * inside delimited blocks of user messages (see `prompts.ts`).
  */
 import { Annotation, END, Send, START, StateGraph } from './langgraph.js';
 import type { RunnableConfig } from '@langchain/core/runnables';
@@ -72,6 +74,11 @@ const AgentSubGraphStateAnnotation = Annotation.Root({
   toolResults: Annotation<ToolResult[][]>({ reducer: append, default: () => [] }),
   reflectionResults: Annotation<ReflectionResult[]>({ reducer: append, default: () => [] }),
   subtaskAnswer: Annotation<string>,
+  /**
+   * Why the model stopped writing this try's subtask answer, when not because it was done (`length`: cut off by the
+   * output limit, `content_filter`). Such an answer is a failed try.
+   */
+  subtaskAnswerFinishReason: Annotation<string | undefined>,
   usedFallback: Annotation<boolean>,
   llmCalls: Annotation<LlmCallRecord[]>({ reducer: append, default: () => [] }),
 });
@@ -136,6 +143,34 @@ export const fallbackSubtaskAnswer = (subtask: string): string => `${subtask}の
  */
 export const MIN_RECURSION_LIMIT = 4 * MAX_CHALLENGE_COUNT + 1;
 
+/**
+ * Tool calls of one tool-selection reply that are run. The model has two searches, and a try needs each once or twice
+ * (a second wording); every call's hits ride along in the try's answer and reflection requests, so a reply with
+ * hundreds of calls (a looping local model) would multiply the prompt size and the searches' CPU without bound. The
+ * calls over the cap, and exact repeats of a call, are answered with a tool message saying they were not run.
+ */
+export const MAX_TOOL_CALLS_PER_TRY = 4;
+
+/**
+ * Characters of search hits (text and file name) fed back to the model in one try, over all its calls. Two searches
+ * whose every hit is as long as a hit is shown (`MAX_HIT_CHARS` × `MAX_SEARCH_RESULTS` each) fit whole; what goes
+ * over is left out, whole hits at a time, so the answer and reflection requests of a try stay bounded.
+ */
+export const MAX_TOOL_OUTPUT_CHARS_PER_TRY = 24_000;
+
+/**
+ * Longest argument string of a tool call that is run. Search words or a question-like sentence are far shorter
+ * (a whole question is MAX_QUESTION_CHARS, 1,000 by default); a search over a megabyte of "keywords" costs about a
+ * second of CPU and finds nothing better.
+ */
+export const MAX_TOOL_ARGS_CHARS = 4_000;
+
+/**
+ * Characters of a tool call's arguments kept in its {@link ToolResult} (stored on the ticket, shown on the review
+ * page). Enough to read any sensible search; a model's runaway argument would otherwise be stored whole.
+ */
+export const MAX_STORED_TOOL_ARGS_CHARS = 500;
+
 /** Options of {@link HelpDeskAgent}. */
 export interface HelpDeskAgentOptions {
   /** OpenAI SDK client; it carries the timeout and the retries with backoff. */
@@ -193,6 +228,7 @@ export function initialSubGraphState(question: string, plan: string[], subtask: 
     toolResults: [],
     reflectionResults: [],
     subtaskAnswer: '',
+    subtaskAnswerFinishReason: undefined,
     usedFallback: false,
     llmCalls: [],
   };
@@ -299,16 +335,27 @@ export class HelpDeskAgent {
 
     this.graph ??= this.createGraph();
     const callLog: LlmCallRecord[] = [];
+    // LangGraph rejects the run as soon as one subtask fails, but the other subtasks' subgraphs take their abort signal
+    // from the one the run was started with, not from the failed step, and go on calling the model. Aborting this
+    // signal when the run fails ends their in-flight requests and every later step: a failed run spends nothing more
+    // than it reports, and never overlaps its own retry.
+    const run = new AbortController();
+    const stopRun = () => run.abort(options.signal?.reason);
+    if (options.signal?.aborted) stopRun();
+    else options.signal?.addEventListener('abort', stopRun, { once: true });
     let final: AgentState;
     try {
       final = await this.graph.invoke(
         { question: used, conversation: options.conversation ?? '', currentStep: 0 },
-        { recursionLimit: this.recursionLimit, signal: options.signal, configurable: { [CALL_LOG]: callLog } },
+        { recursionLimit: this.recursionLimit, signal: run.signal, configurable: { [CALL_LOG]: callLog } },
       );
     } catch (err) {
-      // A copy: a parallel subtask's call may still be answered after the run gave up, and would change the list.
+      run.abort(new Error('the agent run failed', { cause: err }));
+      // A copy: a call answered between the failure and the abort could still be appended to the log.
       const llmCalls = [...callLog];
       throw withSpend(err, { durationMs: Math.round(performance.now() - started), usage: usageOf(llmCalls), llmCalls });
+    } finally {
+      options.signal?.removeEventListener('abort', stopRun);
     }
 
     const subtasks = this.inPlanOrder(final.plan, final.subtaskResults);
@@ -489,7 +536,9 @@ export class HelpDeskAgent {
   /**
    * Node execute_tools: runs the tool calls of the last assistant message and appends one tool message per call.
    * A call of an unknown tool or with unusable arguments gets an empty result and a tool message saying so, rather
-   * than failing the run. Without tool calls this try records no results.
+   * than failing the run. Only the first {@link MAX_TOOL_CALLS_PER_TRY} distinct calls run; exact repeats and the calls
+   * over the cap get a tool message saying they were not run (the API wants one for every call id) and no result.
+   * The hits fed back are cut to {@link MAX_TOOL_OUTPUT_CHARS_PER_TRY}. Without tool calls this try records no results.
    */
   async executeTools(
     state: AgentSubGraphState,
@@ -504,9 +553,33 @@ export class HelpDeskAgent {
       return { messages, toolResults: [[]] };
     }
 
-    const outcomes = await Promise.all(toolCalls.map((tc) => this.runToolCall(tc, config?.signal)));
-    for (const [i, outcome] of outcomes.entries()) {
-      messages.push({ role: 'tool', tool_call_id: toolCalls[i]!.id, content: outcome.message });
+    // What each call gets: the index of its run, or the reason it is not run.
+    const seen = new Set<string>();
+    const toRun: ChatCompletionMessageToolCall[] = [];
+    const disposition = toolCalls.map((tc): number | string => {
+      const key = tc.type === 'function' ? `f\u0000${tc.function.name}\u0000${tc.function.arguments}` : `c\u0000${tc.custom.name}\u0000${tc.custom.input}`;
+      if (seen.has(key)) return NOT_RUN_REPEATED;
+      seen.add(key);
+      if (toRun.length >= MAX_TOOL_CALLS_PER_TRY) return NOT_RUN_OVER_CAP;
+      return toRun.push(tc) - 1;
+    });
+    if (toRun.length < toolCalls.length) {
+      this.logger.warn(
+        { step: 'execute_tools', calls: toolCalls.length, run: toRun.length, repeated: toolCalls.length - seen.size, maxToolCallsPerTry: MAX_TOOL_CALLS_PER_TRY },
+        'the model asked for repeated or too many tool calls; only the first distinct ones run',
+      );
+    }
+
+    const outcomes = await Promise.all(toRun.map((tc) => this.runToolCall(tc, config?.signal)));
+    const omitted = fitToolOutput(outcomes);
+    if (omitted > 0) {
+      this.logger.warn({ step: 'execute_tools', omittedHits: omitted, maxChars: MAX_TOOL_OUTPUT_CHARS_PER_TRY }, 'tool output over the budget of a try; hits left out');
+    }
+    for (const [i, tc] of toolCalls.entries()) {
+      const ran = disposition[i]!;
+      const outcome = typeof ran === 'number' ? outcomes[ran]! : undefined;
+      const content = outcome ? (outcome.message ?? omittedNotice(outcome) ?? JSON.stringify(outcome.result.results)) : (ran as string);
+      messages.push({ role: 'tool', tool_call_id: tc.id, content });
     }
     const results = outcomes.map((o) => o.result);
     this.logger.debug(
@@ -516,11 +589,19 @@ export class HelpDeskAgent {
     return { messages, toolResults: [results] };
   }
 
-  /** Node create_subtask_answer: the model puts what the tools returned into words for the final writer. */
+  /**
+   * Node create_subtask_answer: the model puts what the tools returned into words for the final writer. Records why
+   * the model stopped when it was not done, for {@link HelpDeskAgent.reflectSubtask}.
+   */
   async createSubtaskAnswer(
     state: AgentSubGraphState,
     config?: RunnableConfig,
-  ): Promise<{ messages: ChatCompletionMessageParam[]; subtaskAnswer: string; llmCalls: LlmCallRecord[] }> {
+  ): Promise<{
+    messages: ChatCompletionMessageParam[];
+    subtaskAnswer: string;
+    subtaskAnswerFinishReason: string | undefined;
+    llmCalls: LlmCallRecord[];
+  }> {
     const messages = [...state.messages];
     const [response, call] = await this.timed('create_subtask_answer', state.subtask, config, () =>
       this.client.chat.completions.create(
@@ -529,14 +610,16 @@ export class HelpDeskAgent {
       ),
     );
     const subtaskAnswer = response.choices[0]?.message.content ?? '';
+    const finish = response.choices[0]?.finish_reason;
     messages.push({ role: 'assistant', content: subtaskAnswer });
-    this.logger.debug({ step: 'create_subtask_answer', chars: subtaskAnswer.length }, 'subtask answered');
-    return { messages, subtaskAnswer, llmCalls: [call] };
+    this.logger.debug({ step: 'create_subtask_answer', chars: subtaskAnswer.length, finish }, 'subtask answered');
+    return { messages, subtaskAnswer, subtaskAnswerFinishReason: stoppedEarly(finish), llmCalls: [call] };
   }
 
   /**
-   * Node reflect_subtask: the model judges its subtask answer (structured output). After the last failed try the
-   * answer becomes the "not found" fallback.
+   * Node reflect_subtask: the model judges its subtask answer (structured output). An answer the model was cut off in
+   * (output limit, content filter) is a failed try without asking: a self-check may well pass half a sentence, and the
+   * final writer would pass it on. After the last failed try the answer becomes the "not found" fallback.
    */
   async reflectSubtask(
     state: AgentSubGraphState,
@@ -555,22 +638,31 @@ export class HelpDeskAgent {
       role: 'user',
       content: renderUserPrompt(this.prompts.subtaskReflectionUserPrompt, this.productName, { subtask: state.subtask }),
     });
-    const [response, call] = await this.timed('reflect_subtask', state.subtask, config, () =>
-      this.client.chat.completions.create(
-        {
-          model: this.model,
-          messages,
-          response_format: REFLECTION_FORMAT,
-          temperature: 0,
-          seed: 0,
-        },
-        { signal: config?.signal },
-      ),
-    );
-    // A refusal or a malformed result is a failed try: the loop stays bounded and the other subtasks keep theirs.
-    const parsed = structuredOutput(response.choices[0]?.message.content, reflectionResultSchema);
-    if (!parsed) this.logger.debug({ step: 'reflect_subtask', finish: response.choices[0]?.finish_reason }, 'reflection not in the expected format; counted as a failed try');
-    const reflection: ReflectionResult = parsed ?? { advice: '', isCompleted: false };
+    let reflection: ReflectionResult;
+    const llmCalls: LlmCallRecord[] = [];
+    if (state.subtaskAnswerFinishReason) {
+      this.logger.debug({ step: 'reflect_subtask', finish: state.subtaskAnswerFinishReason }, 'subtask answer cut off; counted as a failed try');
+      reflection = { advice: cutOffAdvice(state.subtaskAnswerFinishReason), isCompleted: false };
+    } else {
+      const [response, call] = await this.timed('reflect_subtask', state.subtask, config, () =>
+        this.client.chat.completions.create(
+          {
+            model: this.model,
+            messages,
+            response_format: REFLECTION_FORMAT,
+            temperature: 0,
+            seed: 0,
+          },
+          { signal: config?.signal },
+        ),
+      );
+      llmCalls.push(call);
+      // A refusal or a malformed result is a failed try: the loop stays bounded and the other subtasks keep theirs.
+      const parsed = structuredOutput(response.choices[0]?.message.content, reflectionResultSchema);
+      if (!parsed) this.logger.debug({ step: 'reflect_subtask', finish: response.choices[0]?.finish_reason }, 'reflection not in the expected format; counted as a failed try');
+      reflection = parsed ?? { advice: '', isCompleted: false };
+    }
+    // The same shape either way: a retry continues this conversation, and the model reads the advice from it.
     messages.push({ role: 'assistant', content: JSON.stringify(reflection) });
 
     const challengeCount = state.challengeCount + 1;
@@ -586,7 +678,7 @@ export class HelpDeskAgent {
       isCompleted: reflection.isCompleted,
       usedFallback,
       ...(usedFallback ? { subtaskAnswer: fallbackSubtaskAnswer(state.subtask) } : {}),
-      llmCalls: [call],
+      llmCalls,
     };
   }
 
@@ -616,7 +708,7 @@ export class HelpDeskAgent {
     const lastAnswer = response.choices[0]?.message.content ?? '';
     const finish = response.choices[0]?.finish_reason;
     this.logger.debug({ step: 'create_answer', chars: lastAnswer.length, finish, durationMs: call.durationMs }, 'final answer created');
-    return { lastAnswer, answerFinishReason: finish && finish !== 'stop' ? finish : undefined, llmCalls: [call] };
+    return { lastAnswer, answerFinishReason: stoppedEarly(finish), llmCalls: [call] };
   }
 
   /** Node execute_subtasks: runs the subgraph for the subtask at `currentStep` and reports it as a {@link Subtask}. */
@@ -666,14 +758,11 @@ export class HelpDeskAgent {
     return [...subtasks].sort((a, b) => rank(a) - rank(b));
   }
 
-  private async runToolCall(
-    toolCall: ChatCompletionMessageToolCall,
-    signal: AbortSignal | undefined,
-  ): Promise<{ result: ToolResult; message: string }> {
-    const invalid = (toolName: string, args: string, reason: string) => {
-      this.logger.warn({ tool: toolName, reason }, 'invalid tool call from the model');
+  private async runToolCall(toolCall: ChatCompletionMessageToolCall, signal: AbortSignal | undefined): Promise<ToolCallOutcome> {
+    const invalid = (toolName: string, args: string, reason: string): ToolCallOutcome => {
+      this.logger.warn({ tool: clip(toolName, 100), reason }, 'invalid tool call from the model');
       return {
-        result: { toolName, args, results: [] },
+        result: { toolName: clip(toolName, 100), args: storedArgs(args), results: [] },
         message: `無効なツール呼び出しのため実行しませんでした（${reason}）。使えるツール: ${this.toolNames.join(', ')}`,
       };
     };
@@ -682,7 +771,8 @@ export class HelpDeskAgent {
     }
     const { name, arguments: args } = toolCall.function;
     const entry = this.toolMap.get(name);
-    if (!entry) return invalid(name, args, `存在しないツール「${name}」`);
+    if (!entry) return invalid(name, args, `存在しないツール「${clip(name, 100)}」`);
+    if (args.length > MAX_TOOL_ARGS_CHARS) return invalid(name, args, `引数が長すぎる（${MAX_TOOL_ARGS_CHARS}文字まで）`);
     let input: unknown;
     try {
       input = JSON.parse(args);
@@ -706,7 +796,8 @@ export class HelpDeskAgent {
       }
     }
     const results = Array.isArray(output) ? (output as SearchOutput[]) : [];
-    return { result: { toolName: name, args, results }, message: JSON.stringify(results) };
+    // `args` is at most MAX_TOOL_ARGS_CHARS here, but may still be longer than what is stored.
+    return { result: { toolName: name, args: storedArgs(args), results } };
   }
 
   private async timed<R extends { usage?: CompletionUsage | null }>(
@@ -728,7 +819,78 @@ export class HelpDeskAgent {
   }
 }
 
+/**
+ * Why the model stopped writing a text when it was not done (`length`: the output limit, `content_filter`, …); undefined
+ * for `stop`, and for a server that gives no reason.
+ */
+const stoppedEarly = (finish: string | null | undefined): string | undefined => (finish && finish !== 'stop' ? finish : undefined);
+
+/** The advice of a try whose subtask answer was cut off: what the retry should do differently. */
+const cutOffAdvice = (finish: string): string =>
+  finish === 'length'
+    ? '回答が出力の上限で途中で切れたため、不十分とみなしました。要点だけを短くまとめて回答し直してください。'
+    : `回答が途中で打ち切られたため（finish_reason: ${finish}）、不十分とみなしました。`;
+
 const toolCallName = (tc: ChatCompletionMessageToolCall): string => (tc.type === 'function' ? tc.function.name : tc.custom.name);
+
+/**
+ * One run tool call: its result, and the tool message when it is not the result's hits (an invalid call). `omitted`
+ * counts the hits left out of `result` by {@link fitToolOutput}.
+ */
+interface ToolCallOutcome {
+  result: ToolResult;
+  message?: string;
+  omitted?: number;
+}
+
+// Tool messages of calls that were not run: short, since a runaway reply may have hundreds of them.
+const NOT_RUN_REPEATED = '実行しませんでした（同じ呼び出しの繰り返し。結果は最初の呼び出しへの返答にあります）。';
+const NOT_RUN_OVER_CAP = `実行しませんでした（1回の応答で呼び出せるツールは${MAX_TOOL_CALLS_PER_TRY}件まで）。`;
+
+// Only the strings are counted: the JSON around a hit is a few dozen characters, and the budget is not exact anyway.
+const hitChars = (hit: SearchOutput): number =>
+  (typeof hit.content === 'string' ? hit.content.length : 0) + (typeof hit.fileName === 'string' ? hit.fileName.length : 0);
+
+/**
+ * Cuts the hits of `outcomes` (in call order, whole hits, each call's best first) to {@link MAX_TOOL_OUTPUT_CHARS_PER_TRY}
+ * characters in all, in place; returns how many hits were left out. The results keep only what the model was shown, so
+ * no source is claimed for a hit it never saw. In the usual try this only adds up a few lengths.
+ */
+function fitToolOutput(outcomes: ToolCallOutcome[]): number {
+  let budget = MAX_TOOL_OUTPUT_CHARS_PER_TRY;
+  let omitted = 0;
+  for (const outcome of outcomes) {
+    const hits = outcome.result.results;
+    let kept = 0;
+    while (kept < hits.length && hitChars(hits[kept]!) <= budget) budget -= hitChars(hits[kept++]!);
+    if (kept === hits.length) continue;
+    outcome.omitted = hits.length - kept;
+    omitted += outcome.omitted;
+    outcome.result = { ...outcome.result, results: hits.slice(0, kept) };
+    // Later calls may still fit smaller hits; this one is done.
+  }
+  return omitted;
+}
+
+/** The tool message of a call whose hits were all left out by {@link fitToolOutput}; undefined otherwise. */
+function omittedNotice(outcome: ToolCallOutcome): string | undefined {
+  if (!outcome.omitted || outcome.result.results.length > 0) return undefined;
+  return `この検索は${outcome.omitted}件見つかりましたが、1回で渡せる結果の文字数の上限（${MAX_TOOL_OUTPUT_CHARS_PER_TRY}文字）を超えるため省きました。`;
+}
+
+/** `text` cut to `max` UTF-16 units, never inside a surrogate pair. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1]!) ? max - 1 : max;
+  return text.slice(0, end);
+}
+
+/** A tool call's arguments as stored in its {@link ToolResult}: cut to {@link MAX_STORED_TOOL_ARGS_CHARS}, saying so. */
+function storedArgs(args: string): string {
+  if (args.length <= MAX_STORED_TOOL_ARGS_CHARS) return args;
+  const kept = clip(args, MAX_STORED_TOOL_ARGS_CHARS);
+  return `${kept}… [${(args.length - kept.length).toLocaleString('en-US')} more characters]`;
+}
 
 /** Distinct sources behind the completed subtasks' tool results, in first-seen order. */
 export function sourcesOf(subtasks: Subtask[]): AnswerSource[] {

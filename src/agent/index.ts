@@ -2,6 +2,10 @@
 export {
   EmptyQuestionError,
   HelpDeskAgent,
+  MAX_STORED_TOOL_ARGS_CHARS,
+  MAX_TOOL_ARGS_CHARS,
+  MAX_TOOL_CALLS_PER_TRY,
+  MAX_TOOL_OUTPUT_CHARS_PER_TRY,
   MIN_RECURSION_LIMIT,
   agentRunSpendOf,
   fallbackSubtaskAnswer,
