@@ -211,6 +211,9 @@ export interface ArchiveReadSummary {
  * Calls `onRecord` for every record of an archive file, in order, streaming (a month of tickets does not fit in one
  * string). A torn end left by a crash mid-append is skipped rather than failing the read: its tickets are still in
  * Redis and the journal puts them back on the next append.
+ *
+ * @throws when the file is damaged elsewhere (invalid compressed data): after the records before the damage were
+ *   passed on, since what follows cannot be read.
  */
 export async function readArchive(
   file: string,
@@ -222,9 +225,13 @@ export async function readArchive(
   const source = createReadStream(file);
   source.on('error', (err) => gunzip.destroy(err));
   let torn = false;
-  // A torn end surfaces as a zlib error after the complete lines were read; anything else is a real failure.
+  let corrupt: Error | undefined;
+  // A torn end (a crash cut the last member short) surfaces as zlib's "unexpected end of file" after the complete
+  // lines were read. Invalid data is damage inside the file: reading on would drop every record after it unseen,
+  // and a rewrite (an erasure) would lose them for good.
   gunzip.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'Z_BUF_ERROR' || err.code === 'Z_DATA_ERROR') torn = true;
+    if (err.code === 'Z_BUF_ERROR') torn = true;
+    else if (err.code === 'Z_DATA_ERROR') corrupt = err;
   });
   const lines = createInterface({ input: source.pipe(gunzip), crlfDelay: Infinity });
   try {
@@ -240,7 +247,13 @@ export async function readArchive(
       }
     }
   } catch (err) {
-    if (!torn) throw err;
+    if (!torn && !corrupt) throw err;
+  }
+  if (corrupt) {
+    throw new Error(
+      `the archive file ${file} is damaged (${corrupt.message}) after ${summary.records} records: the records after the damage cannot be read; restore it from a backup, it is left as it is`,
+      { cause: corrupt },
+    );
   }
   if (torn) summary.damaged++;
   return summary;
