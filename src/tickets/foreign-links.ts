@@ -5,7 +5,14 @@
  * this answer, nor ours, nor the customer's, nor on a trusted domain (`TRUSTED_LINK_DOMAINS`), and a phone number
  * that is not in that knowledge, must not go out without a person: it would send customers to a phishing page, a
  * caller posing as us, or a page that does not exist, from our address.
+ *
+ * What counts as a link is what a customer's mail client makes clickable: besides `http(s)://` and `www.`, a bare
+ * domain on a known top-level domain (`xyz-login.com/verify`; Gmail and Outlook link it), `ftp://` and `//host`, and
+ * hosts in any script (`https://хуз-support.com`). The draft is read after NFKC (full-width `ｈｔｔｐｓ：／／` is
+ * `https://`), and hosts are compared in their ASCII (punycode) form, so a look-alike never equals the real host.
  */
+import { domainToASCII, domainToUnicode } from 'node:url';
+import LinkifyIt from 'linkify-it';
 import { phoneNumbersIn } from '../knowledge/personal-data.js';
 import { comparableAddress } from '../mail/addresses.js';
 
@@ -19,41 +26,145 @@ export interface AllowedLinks {
   addresses: readonly string[];
 }
 
-// A URL, or a bare `www.` host, in the characters RFC 3986 allows (brackets and quotes aside): Japanese text written
-// right after a link ("…/loginをご覧ください") is not part of it. Trailing sentence punctuation is dropped.
-const URL = /(?:\bhttps?:\/\/|\bwww\.)[A-Za-z0-9\-._~:/?#@!$&*+,;=%]+/gi;
-const TRAILING = /[.,;:!?*_~]+$/;
-// ASCII addresses, for the same reason; an internationalised address is written in its ASCII form in replies.
-const ADDRESS = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
 /** Reasons name this many links; the rest are counted. */
 const NAMED_IN_REASON = 3;
 
-/** The draft's links, addresses and phone numbers that {@link AllowedLinks} does not cover, each once. */
+// linkify-it knows the common generic TLDs and every country code; these are added because a bare domain on them is a
+// link in Gmail too, and they are where phishing pages live (app, xyz, top, online, support, help…). File-name
+// extensions that are also TLDs (zip, mov) are left out: "logs.zip" in a reply is a file far more often than a site.
+// The reserved names (RFC 2606, 6761) never resolve publicly, but tests and sample manuals write their hosts on them.
+const MORE_TLDS = [
+  'app', 'dev', 'xyz', 'top', 'online', 'site', 'club', 'live', 'store', 'cloud', 'tech', 'link', 'click', 'page', 'icu',
+  'vip', 'work', 'email', 'support', 'help', 'services', 'website', 'space', 'life', 'world', 'today', 'fun', 'buzz',
+  'cyou', 'sbs', 'cfd', 'bond', 'rest', 'win', 'bid', 'loan', 'review', 'stream', 'party', 'science', 'trade', 'digital',
+  'network', 'systems', 'center', 'agency', 'group', 'global', 'media', 'news', 'blog', 'bank', 'money', 'finance', 'one',
+  'jobs', 'mobi', 'travel', 'int', 'tel', 'security', 'solutions', 'company', 'business', 'host', 'domains', 'secure',
+  'wiki', 'zone', 'monster', 'quest', 'lat',
+  'example', 'test', 'invalid', 'localhost',
+];
+const linkify = new LinkifyIt().tlds(MORE_TLDS, true);
+
+// Product names whose last part happens to be a TLD: a mail client links `ASP.NET` to Microsoft's asp.net, nothing an
+// instruction could redirect. Written exactly so; `asp.net/login` is still a link.
+const PRODUCT_NAMES = new Set(['ASP.NET', 'VB.NET', 'ADO.NET']);
+// A version number followed by a country code ("v3.2.JP版", "Ver.2.3.jp") is a version, not a host anyone registers.
+const VERSION = /^(?:v|ver\.?)?\d+(?:\.\d+)+\.[a-z]+$/i;
+
+// Japanese is written without spaces, and linkify-it only starts or ends a link at a space or punctuation: a space is
+// put between Japanese and the ASCII written right against it, so "確認はhttps://…/verifyから" and
+// "xyz-login.comにログイン" are read as links, and the Japanese after one is not part of it (nor of its path). The
+// space is not put inside a host: "サポート.jp" and "xyz-サポート.com" stay one host. Symbols used as bullets and
+// arrows (→, ★, ■) get the same space: linkify-it reads them as letters of a host.
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\u30fb\u30fc\uff00-\uffef]|(?![\0-\x7f])\p{S}/u;
+const STARTS_AFTER_CJK = /[A-Za-z0-9/]/;
+const ENDS_BEFORE_CJK = /[!-~]/;
+const JOINS_CJK = /[./\-@]/;
+
+// linkify-it is written for markdown-it, which takes code spans, emphasis and tables out first: it does not start a
+// scheme link after `=`, `_`, `|` or a backtick ("URL=https://…", "`https://…`"), nor after a letter
+// ("ログインhttps://…" once spaced is fine, "Loginhttps://…" is not), and reads an address with the punctuation before
+// it (`,a@b.example`). So links with a scheme or `www.`, and addresses, are read by these patterns, which only need
+// the scheme, `www.` or the `@`; linkify-it reads what is left, for bare domains. A host may be in
+// any script; a path is read in the characters RFC 3986 allows, so Japanese after it is not part of it, and trailing
+// sentence punctuation is dropped.
+const HOST = String.raw`(?:[\p{L}\p{N}\p{M}-]+(?:\.[\p{L}\p{N}\p{M}-]+)*|\[[0-9A-Fa-f:.]+\])`;
+const PATH = String.raw`(?:[/?#][A-Za-z0-9\-._~:/?#@!$&*+,;=%]*)?`;
+const SCHEME_LINK = new RegExp(
+  String.raw`(?:(?:https?|ftp):\/\/(?:[\p{L}\p{N}\-._~!$&*+,;=:%]+@)?${HOST}|(?<![\p{L}\p{N}:/])\/\/[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+|(?<![\p{L}\p{N}.\-])www\.${HOST})(?::\d*)?${PATH}`,
+  'giu',
+);
+// An address's local part may be in any script too (RFC 6531); Japanese before an ASCII one is spaced off by readable().
+const ADDRESS = /(?<![\p{L}\p{N}\p{M}._%+-])[\p{L}\p{N}\p{M}._%+-]+@[\p{L}\p{N}\p{M}-]+(?:\.[\p{L}\p{N}\p{M}-]+)*\.(?:xn--[A-Za-z0-9-]+|[A-Za-z]{2,})/gu;
+const TRAILING = /[.,;:!?*_~]+$/;
+// Markup around a bare domain that linkify-it would take for part of it or that stops it from seeing one: backticks
+// and table bars anywhere (neither is a URL character), runs of `*`, `_`, `~` (and a leading `-`) at the edge of a
+// word (`_xyz.com_`, `**xyz.com**`; not `/~user` or `a_b` in a path), and a colon that starts neither a port nor a
+// path ("URL:xyz-login.com"; checked in {@link withoutMarkup} to be outside a path).
+const MARKUP = /[`|]|(?<![\p{L}\p{N}/.*_~-])[*_~-]+|[*_~]+(?![\p{L}\p{N}/*_~])|:(?![0-9/])/gu;
+
+/** A link or an address found in a text. */
+interface Found {
+  /** As the text writes it (full-width letters and all), for the park reason. */
+  written: string;
+  /** Where it is in the text: phone numbers are looked for outside it. */
+  start: number;
+  end: number;
+  kind: 'link' | 'address';
+  /** Equal for the same page or the same mailbox; undefined when it cannot be read as one (then nothing vouches). */
+  key: string | undefined;
+  /** The host or the address's domain in lower-case ASCII; '' when unreadable. */
+  host: string;
+  /** A link to a host's front page with nothing else in it (`xyz-system.example.jp`, `https://host/`). */
+  hostOnly: boolean;
+}
+
+/**
+ * The draft's links, addresses and phone numbers that {@link AllowedLinks} does not cover, each once, as the draft
+ * writes them. A link is vouched for by the same page in the knowledge (scheme and host case aside, hosts compared in
+ * punycode) or a trusted domain; a link to a host's front page also by being a host the knowledge links to or an
+ * address's domain (the knowledge's, ours, the customer's). An address is vouched for by the same whole address in
+ * the knowledge (case, width and `+tag` aside), by being ours or the customer's, or by a trusted domain.
+ */
 export function foreignLinks(draft: string, allowed: AllowedLinks): string[] {
-  const trusted = allowed.trustedDomains.map((d) => d.trim().toLowerCase().replace(/^\.+/, '')).filter(Boolean);
-  const onTrustedDomain = (host: string) => trusted.some((d) => host === d || host.endsWith(`.${d}`));
-  const knownUrls = new Set(allowed.knowledge.flatMap((text) => urlsOf(text).map(normalUrl)));
-  const knowledgeText = allowed.knowledge.join('\n').toLowerCase();
-  const ours = new Set(allowed.addresses.map((a) => comparableAddress(a)).filter((a): a is string => a !== undefined));
+  const found = linksAndAddressesIn(draft);
+  // Phone numbers outside the links and addresses: digits in a path or a query are not a number to call.
+  let rest = draft;
+  for (const f of found) rest = rest.slice(0, f.start) + ' '.repeat(f.end - f.start) + rest.slice(f.end);
+  const phones = phoneNumbersIn(rest);
+  // Most drafts have neither: then the knowledge (tens of KB of hits) need not be read at all.
+  if (found.length === 0 && phones.length === 0) return [];
+
+  const trusted = allowed.trustedDomains.map(asciiDomain).filter(Boolean);
+  const onTrustedDomain = (host: string) => host !== '' && trusted.some((d) => host === d || host.endsWith(`.${d}`));
+  // Only knowledge that names one of the draft's hosts can vouch for its links and addresses: the text around those
+  // names is read, not every hit whole.
+  const hosts = [...new Set(found.map((f) => f.host).filter(Boolean))];
+  const known = hosts.length > 0 ? allowed.knowledge.flatMap((text) => linksAndAddressesIn(textAround(text, hosts))) : [];
+  const knownKeys = new Set(known.map((f) => f.key).filter((k): k is string => k !== undefined));
+  const ours = allowed.addresses.map((a) => comparableAddress(a)).filter((a): a is string => a !== undefined);
+  const oursSet = new Set(ours);
+  const vouchedHosts = new Set([...known.map((f) => f.host), ...ours.map((a) => a.slice(a.lastIndexOf('@') + 1))].filter(Boolean));
 
   const foreign: string[] = [];
-  const urls = urlsOf(draft);
-  for (const url of urls) {
-    if (knownUrls.has(normalUrl(url)) || onTrustedDomain(hostOf(url))) continue;
-    foreign.push(url);
+  for (const f of found) {
+    const vouched =
+      (f.key !== undefined && (knownKeys.has(f.key) || (f.kind === 'address' && oursSet.has(f.key)))) ||
+      onTrustedDomain(f.host) ||
+      (f.hostOnly && vouchedHosts.has(f.host));
+    if (!vouched) foreign.push(f.written);
   }
-  // Addresses outside the URLs: `https://user@host/` is a link, not an address.
-  const rest = urls.reduce((text, url) => text.split(url).join(' '), draft);
-  for (const address of rest.match(ADDRESS) ?? []) {
-    const lower = address.toLowerCase();
-    const comparable = comparableAddress(address);
-    if (knowledgeText.includes(lower) || (comparable !== undefined && ours.has(comparable)) || onTrustedDomain(lower.slice(lower.lastIndexOf('@') + 1))) continue;
-    foreign.push(address);
+  if (phones.length > 0) {
+    // A phone number is the same number whatever its separators and digit widths.
+    const knownPhones = new Set(allowed.knowledge.flatMap((text) => phoneNumbersIn(text).map(phoneDigits)));
+    for (const phone of phones) if (!knownPhones.has(phoneDigits(phone))) foreign.push(phone);
   }
-  // A phone number is the same number whatever its separators and digit widths.
-  const knownPhones = new Set(allowed.knowledge.flatMap((text) => phoneNumbersIn(text).map(phoneDigits)));
-  for (const phone of phoneNumbersIn(rest)) if (!knownPhones.has(phoneDigits(phone))) foreign.push(phone);
   return [...new Set(foreign)];
+}
+
+/** How far around a host's name the knowledge is read: a whole URL or address it belongs to fits. */
+const AROUND_HOST_CHARS = 600;
+
+/**
+ * The parts of `text` (NFKC) around each place that names one of `hosts` (as punycode or in its own script, any
+ * case), each cut at whitespace, joined by blank lines; '' when none is named. Every link or address on one of those
+ * hosts lies inside them, so reading these parts finds what reading the whole text would for those hosts.
+ */
+function textAround(original: string, hosts: readonly string[]): string {
+  const text = original.normalize('NFKC');
+  const names = [...new Set(hosts.flatMap((h) => [h, domainToUnicode(h)]).filter((n) => n.length > 0))];
+  const pattern = new RegExp(names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'giu');
+  const spans: Array<[number, number]> = [];
+  for (const match of text.matchAll(pattern)) {
+    let start = Math.max(0, match.index - AROUND_HOST_CHARS);
+    let end = Math.min(text.length, match.index + match[0].length + AROUND_HOST_CHARS);
+    // Whole words at the edges: a window must not begin in the middle of another link.
+    while (start > 0 && !/\s/.test(text[start - 1]!)) start--;
+    while (end < text.length && !/\s/.test(text[end]!)) end++;
+    const last = spans[spans.length - 1];
+    if (last && start <= last[1]) last[1] = Math.max(last[1], end);
+    else spans.push([start, end]);
+  }
+  return spans.map(([start, end]) => text.slice(start, end)).join('\n\n');
 }
 
 function phoneDigits(phone: string): string {
@@ -67,23 +178,128 @@ export function foreignLinksReason(links: readonly string[]): string {
   return `the answer contains links, addresses or phone numbers that are neither in the knowledge it found nor trusted (TRUSTED_LINK_DOMAINS): ${named}${more}`;
 }
 
-function urlsOf(text: string): string[] {
-  return (text.match(URL) ?? []).map((u) => u.replace(TRAILING, '')).filter((u) => u.length > 'www.'.length);
+/** Every link and address of a text, read as a mail client reads it (see the module comment). */
+function linksAndAddressesIn(original: string): Found[] {
+  const { text, from, to } = readable(original);
+  const span = (start: number, end: number) => ({ start: from[start] ?? original.length, end: to[end - 1] ?? original.length });
+  const found: Found[] = [];
+  // Each pass reads what the ones before left: a link's user info is no address, an address's domain no bare domain.
+  let rest = text;
+  const take = (start: number, end: number) => {
+    rest = rest.slice(0, start) + ' '.repeat(end - start) + rest.slice(end);
+  };
+  for (const match of text.matchAll(SCHEME_LINK)) {
+    const end = match.index + match[0].replace(TRAILING, '').length;
+    if (end - match.index <= 'www.'.length) continue;
+    take(match.index, end);
+    const href = text.slice(match.index, end);
+    found.push(linkFound(original, span(match.index, end), /^www\./i.test(href) ? `http://${href}` : href));
+  }
+  for (const match of rest.matchAll(ADDRESS)) {
+    const end = match.index + match[0].length;
+    take(match.index, end);
+    found.push(addressFound(original, span(match.index, end), match[0]));
+  }
+  for (const match of linkify.match(withoutMarkup(rest)) ?? []) {
+    if (match.schema !== '' || PRODUCT_NAMES.has(match.raw) || VERSION.test(match.raw)) continue;
+    found.push(linkFound(original, span(match.index, match.lastIndex), match.url));
+  }
+  return found.sort((a, b) => a.start - b.start);
 }
 
-/** The host of a URL or a bare `www.` host, lower-case, without user info and port. */
-function hostOf(url: string): string {
-  const withoutScheme = url.replace(/^https?:\/\//i, '');
-  const authority = withoutScheme.split(/[/?#]/, 1)[0] ?? '';
-  return authority.slice(authority.lastIndexOf('@') + 1).replace(/:\d+$/, '').toLowerCase();
+/** The text with {@link MARKUP} blanked, so that positions stay. */
+function withoutMarkup(text: string): string {
+  // Where a word holds a `/` before a position: a colon after it is in a path (`xyz.com/a:b`), part of the page.
+  const inPath: boolean[] = [];
+  let slash = false;
+  for (let i = 0; i < text.length; i++) {
+    inPath.push(slash);
+    const ch = text.charAt(i);
+    if (/\s/.test(ch)) slash = false;
+    else if (ch === '/') slash = true;
+  }
+  return text.replace(MARKUP, (markup: string, at: number) => (markup === ':' && inPath[at] ? markup : ' '.repeat(markup.length)));
 }
 
-/** A URL compared as a browser would open it: scheme and host in lower case, a bare host with `/`. */
-function normalUrl(url: string): string {
-  const scheme = /^https?:\/\//i.exec(url)?.[0]?.toLowerCase() ?? 'http://';
-  const withoutScheme = url.replace(/^https?:\/\//i, '');
-  const cut = withoutScheme.search(/[/?#]/);
-  const authority = (cut < 0 ? withoutScheme : withoutScheme.slice(0, cut)).toLowerCase();
-  const rest = cut < 0 ? '/' : withoutScheme.slice(cut);
-  return `${scheme.replace('https://', 'http://')}${authority}${rest}`;
+function linkFound(original: string, { start, end }: { start: number; end: number }, href: string): Found {
+  const written = original.slice(start, end);
+  let url: URL;
+  try {
+    // A protocol-relative link opens with the page's scheme; in a mail, that is the web's.
+    url = new URL(href.startsWith('//') ? `http:${href}` : href);
+  } catch {
+    return { written, start, end, kind: 'link', key: undefined, host: '', hostOnly: false };
+  }
+  // The WHATWG parser lower-cases the host and writes it in punycode, and drops user info from `hostname`.
+  const host = url.hostname.replace(/\.$/, '');
+  const scheme = url.protocol === 'https:' ? 'http:' : url.protocol;
+  const credentials = url.username || url.password ? `${url.username}:${url.password}@` : '';
+  const key = `${scheme}//${credentials}${host}${url.port ? `:${url.port}` : ''}${url.pathname}${url.search}${url.hash}`;
+  const hostOnly = /^https?:$/.test(url.protocol) && credentials === '' && url.port === '' && url.pathname === '/' && url.search === '' && url.hash === '';
+  return { written, start, end, kind: 'link', key, host, hostOnly };
+}
+
+function addressFound(original: string, { start, end }: { start: number; end: number }, address: string): Found {
+  const key = comparableAddress(address);
+  return { written: original.slice(start, end), start, end, kind: 'address', key, host: key ? key.slice(key.lastIndexOf('@') + 1) : '', hostOnly: false };
+}
+
+/**
+ * The text as links are looked for in it: NFKC, and a space between Japanese and ASCII written against it (see
+ * {@link CJK}). `from[i]`/`to[i]` are where the original character behind `text[i]` starts and ends, so a link is
+ * named and cut out as the original writes it.
+ */
+function readable(original: string): { text: string; from: number[]; to: number[] } {
+  let text = '';
+  const from: number[] = [];
+  const to: number[] = [];
+  let previous = '';
+  for (let i = 0; i < original.length; ) {
+    const ch = String.fromCodePoint(original.codePointAt(i) ?? 0);
+    const folded = nfkc(ch);
+    const first = folded.charAt(0);
+    if (previous !== '' && first !== '' && breaksBetween(previous, first)) {
+      text += ' ';
+      from.push(i);
+      to.push(i);
+    }
+    for (let k = 0; k < folded.length; k++) {
+      from.push(i);
+      to.push(i + ch.length);
+    }
+    text += folded;
+    if (folded !== '') previous = folded.charAt(folded.length - 1);
+    i += ch.length;
+  }
+  return { text, from, to };
+}
+
+// NFKC one character at a time keeps the way back to the original, but `normalize` per character is slow on a long
+// knowledge text; characters repeat, so their forms are kept (ASCII never changes). Bounded: cleared when full.
+const folds = new Map<string, string>();
+const FOLDS_KEPT = 20_000;
+
+function nfkc(ch: string): string {
+  if (ch < '\u0080') return ch;
+  let folded = folds.get(ch);
+  if (folded === undefined) {
+    folded = ch.normalize('NFKC');
+    if (folds.size >= FOLDS_KEPT) folds.clear();
+    folds.set(ch, folded);
+  }
+  return folded;
+}
+
+function breaksBetween(before: string, after: string): boolean {
+  // Only where ASCII meets what is not (the common case, two of a kind, costs no pattern test).
+  const beforeIsAscii = before < '\u0080';
+  if (beforeIsAscii === after < '\u0080') return false;
+  if (!beforeIsAscii) return STARTS_AFTER_CJK.test(after) && CJK.test(before);
+  return ENDS_BEFORE_CJK.test(before) && !JOINS_CJK.test(before) && CJK.test(after);
+}
+
+/** A domain as hosts are compared: NFKC, lower-case, punycode, without leading or trailing dots. */
+function asciiDomain(domain: string): string {
+  const plain = domain.normalize('NFKC').trim().toLowerCase().replace(/^\.+|\.+$/g, '');
+  return domainToASCII(plain) || plain;
 }

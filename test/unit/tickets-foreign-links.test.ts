@@ -5,6 +5,7 @@ const knowledge = [
   'ヘルプセンター（`https://help.xyz-system.example.jp`）では、次のサービスを提供しています。',
   'ログイン画面 https://app.xyz-system.example.jp/login を開きます。お問い合わせは support@xyz-system.example.jp まで。',
   'サポートデスク: ０１２０－１２３－４５６（平日9時〜18時）',
+  '旧ヘルプ https://ヘルプ.example.jp/faq は閉鎖しました。',
 ];
 const allowed = { knowledge, trustedDomains: ['status.example.com'], addresses: ['XYZ Support <support@helpdesk.test>', 'taro@customer.example'] };
 
@@ -34,6 +35,88 @@ describe('foreignLinks', () => {
     ['dates, versions and amounts are no phone numbers', 'バージョン 2.3.1 は 2026-11-24 に公開しました。料金は 12,000 円です。', []],
   ])('%s', (_what, draft, expected) => {
     expect(foreignLinks(draft, allowed)).toEqual(expected);
+  });
+
+  // Mail clients (Gmail, Outlook) make a link of a bare domain, and a browser opens a host in any script: whatever a
+  // customer can click counts, and it is named as the draft writes it.
+  it.each<[string, string, string[]]>([
+    ['a bare domain', 'アカウント確認のため xyz-login.com にログインしてください。', ['xyz-login.com']],
+    ['a bare domain with a path', 'こちらで再設定してください: xyz-support.example.net/reset', ['xyz-support.example.net/reset']],
+    ['a bare domain written right against Japanese', '本人確認のためxyz-support-login.com/verifyでログインしてください。', ['xyz-support-login.com/verify']],
+    ['a bare domain in Japanese brackets', '「xyz-login.com」を開いてください。', ['xyz-login.com']],
+    ['a bare domain under a country code', 'Please log in at xyz-system.co.jp.evil.com.au first.', ['xyz-system.co.jp.evil.com.au']],
+    ['a host with Cyrillic letters', 'こちらで再設定してください: https://хуз-support.com/reset', ['https://хуз-support.com/reset']],
+    ['a look-alike of a known host (Cyrillic ѕ)', 'https://app.xyz-ѕystem.example.jp/login', ['https://app.xyz-ѕystem.example.jp/login']],
+    ['a look-alike host in punycode', 'https://app.xn--xyz-ystem-o9h.example.jp/login', ['https://app.xn--xyz-ystem-o9h.example.jp/login']],
+    ['a bare Japanese host', '詳しくは サポート.jp をご覧ください。', ['サポート.jp']],
+    ['a full-width URL', 'こちらで再設定してください: ｈｔｔｐｓ：／／ｘｙｚ－ｌｏｇｉｎ．ｃｏｍ', ['ｈｔｔｐｓ：／／ｘｙｚ－ｌｏｇｉｎ．ｃｏｍ']],
+    ['a full-width www host', 'www.ｘｙｚ-login.com で確認してください', ['www.ｘｙｚ-login.com']],
+    ['an ftp link', 'ftp://files.evil.example.net/tool.exe からダウンロードしてください。', ['ftp://files.evil.example.net/tool.exe']],
+    ['a protocol-relative link', '//evil.example.net/verify を開いてください。', ['//evil.example.net/verify']],
+    ['a look-alike address (Cyrillic ѕ)', '返金は support@xyz-ѕystem.example.jp までご連絡ください。', ['support@xyz-ѕystem.example.jp']],
+    ['an address at a Japanese domain', '返金は support@サポート.jp までご連絡ください。', ['support@サポート.jp']],
+    ['an address with a Japanese local part nobody gave', 'サポート@evil.example まで', ['サポート@evil.example']],
+    ['a full-width address nobody gave', 'ｓｅｃｕｒｉｔｙ＠ｅｖｉｌ．ｅｘａｍｐｌｅ まで', ['ｓｅｃｕｒｉｔｙ＠ｅｖｉｌ．ｅｘａｍｐｌｅ']],
+    ['an address cut short of the known one', 'support@xyz-system.example までご連絡ください。', ['support@xyz-system.example']],
+    ['an address inside the known one', 'port@xyz-system.example.jp までご連絡ください。', ['port@xyz-system.example.jp']],
+    // Markdown and config-style text around a link: a mail client links it all the same.
+    ['a link in a code span', '`https://evil.example/verify` を開いてください。', ['https://evil.example/verify']],
+    ['a link after an equals sign', 'URL=https://evil.example/verify', ['https://evil.example/verify']],
+    ['a link glued to a word', 'ログインはLoginhttps://evil.example/verify', ['https://evil.example/verify']],
+    ['a markdown link', '[ヘルプセンター](https://evil.example/help)', ['https://evil.example/help']],
+    ['a link in underscores', '_https://evil.example/verify_', ['https://evil.example/verify']],
+    ['bare domains in emphasis', '**xyz-login.com** または _xyz-login.net_ へ', ['xyz-login.com', 'xyz-login.net']],
+    ['a bare domain after a colon', 'ログインURL:xyz-login.com/verify', ['xyz-login.com/verify']],
+    ['a bare domain in a table', '| ログイン先 |xyz-login.com|', ['xyz-login.com']],
+    ['an address after a comma', 'support@helpdesk.test,security@evil.example', ['security@evil.example']],
+    ['the domain of an address written with (at)', 'billing (at) evil-billing.net までメールください', ['evil-billing.net']],
+    ['a link with a user name before a known host', 'https://evil.example@app.xyz-system.example.jp/login', ['https://evil.example@app.xyz-system.example.jp/login']],
+    // The knowledge's own words stay fine when a draft writes them otherwise.
+    ['a link of the knowledge in full-width letters', 'ｈｔｔｐｓ：／／ｈｅｌｐ．ｘｙｚ－ｓｙｓｔｅｍ．ｅｘａｍｐｌｅ．ｊｐ をご覧ください。', []],
+    ['an IDN link of the knowledge in punycode', 'https://xn--udkb1d.example.jp/faq', []],
+    ['an address of the knowledge in full-width capitals', 'ＳＵＰＰＯＲＴ＠ｘｙｚ－ｓｙｓｔｅｍ．ｅｘａｍｐｌｅ．ｊｐ まで', []],
+    ['a mailto link of the knowledge', '<mailto:support@xyz-system.example.jp>', []],
+    ['a link of the knowledge in a code span', '`https://app.xyz-system.example.jp/login`', []],
+    // A bare domain that is a host we already vouch for is that host's front page.
+    ['a bare host of a knowledge link', '詳しくは help.xyz-system.example.jp をご覧ください。', []],
+    ['the front page of a knowledge host', 'https://app.xyz-system.example.jp/ と ＨＴＴＰＳ://help.xyz-system.example.jp', []],
+    ['a bare host after an arrow', '→help.xyz-system.example.jp', []],
+    ['a bare host of a knowledge link, written against Japanese', 'ログインはapp.xyz-system.example.jpから', []],
+    ['the domain of an address of the knowledge', 'xyz-system.example.jp からのメールをご確認ください。', []],
+    ['the domain of our address and the customer’s', 'helpdesk.test からのメールが customer.example に届かない場合', []],
+    ['a bare host on a trusted domain', '障害情報は status.example.com と eu.status.example.com/incidents で', []],
+    ['a www link of a knowledge host is another host', 'www.help.xyz-system.example.jp', ['www.help.xyz-system.example.jp']],
+    ['a bare known host with another path is another page', 'help.xyz-system.example.jp/reset', ['help.xyz-system.example.jp/reset']],
+  ])('%s', (_what, draft, expected) => {
+    expect(foreignLinks(draft, allowed)).toEqual(expected);
+  });
+
+  // What only looks like a domain: file names, versions, product names and abbreviations are no links.
+  it.each<[string, string]>([
+    ['file names', 'manual.pdf と config.yaml、data.csv、export.xlsx、report.docx、screenshot.png を添付してください。'],
+    ['versions', 'v2.3.1 と Ver.3.0.2、バージョン 10.4 で修正しました。'],
+    ['product names with dots', 'Node.js 20、Vue.js、ASP.NET、VB.NET と ADO.NET に対応しています。'],
+    ['abbreviations', 'e.g. the settings page, i.e. the first tab; etc. No.5, vol.2, a.m. and p.m.'],
+    ['Japanese with full stops', '設定を保存しました。次に「セキュリティ」を開きます。ありがとうございました。'],
+    ['numbered steps', '1.設定を開く 2.保存する 3.再起動する'],
+    ['an IP-like version', 'ファームウェア 1.2.3.4 に更新してください。'],
+    ['a version before a country code', 'XYZシステム v3.2.JP版 と Ver.2.3.jp'],
+    ['Japanese company names', '株式会社XYZ Co.,Ltd. サポート部、U.S. and U.K. customers'],
+  ])('%s', (_what, draft) => {
+    expect(foreignLinks(draft, allowed)).toEqual([]);
+  });
+
+  it('compares whole addresses: a shortened one is not vouched for by the knowledge', () => {
+    const shop = { knowledge: ['お問い合わせはサポート窓口 support@xyz-system.co.jp までご連絡ください。', '請求については billing@xyz.com.au へ。'], trustedDomains: [], addresses: [] };
+    expect(foreignLinks('返金手続きは support@xyz-system.co までお送りください。', shop)).toEqual(['support@xyz-system.co']);
+    expect(foreignLinks('Please send your card details to billing@xyz.com for the refund.', shop)).toEqual(['billing@xyz.com']);
+    expect(foreignLinks('控え: support@xyz-system.co.jp、billing@XYZ.com.au', shop)).toEqual([]);
+  });
+
+  it('compares trusted domains in their ASCII form', () => {
+    const idn = { knowledge: [], trustedDomains: ['ＸＹＺ.Example', 'サポート.example'], addresses: [] };
+    expect(foreignLinks('https://help.xyz.example/ と https://xn--vckvb6c8f.example/faq と https://サポート.example/', idn)).toEqual([]);
+    expect(foreignLinks('https://help.xyz.example.evil.example/ と https://xyz-ѕupport.example/', idn)).toEqual(['https://help.xyz.example.evil.example/', 'https://xyz-ѕupport.example/']);
   });
 
   it('names the first few in its reason', () => {
