@@ -25,7 +25,7 @@ import { UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { APIError } from 'openai';
 import { EmptyQuestionError, agentRunSpendOf, withSpend } from '../src/agent/agent.js';
-import { PromptConfigError } from '../src/agent/prompts.js';
+import { BLOCK_TAGS, PromptConfigError } from '../src/agent/prompts.js';
 import type { AgentResult, AgentRunSpend, LlmUsage, Subtask } from '../src/agent/types.js';
 import type { Config } from '../src/config.js';
 import { learnGapsFrom } from '../src/knowledge/gaps.js';
@@ -456,15 +456,20 @@ export function reviewVerdict(mode: Config['REVIEW_MODE'], result: Pick<AgentRes
 export const MAX_AUTO_REPLY_CHARS = 20_000;
 
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
-const JAPANESE = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u;
 const CJK = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}\p{Script=Hangul}]/u;
 
-/** Share of the letters of `text` that are Japanese (kana or kanji). */
-function japaneseShare(text: string): number {
+/** Share of the letters of `text` that are Chinese, Japanese or Korean script. */
+function cjkShare(text: string): number {
   const letters = text.match(/\p{L}/gu) ?? [];
   if (letters.length === 0) return 0;
-  return letters.filter((c) => JAPANESE.test(c)).length / letters.length;
+  return letters.filter((c) => CJK.test(c)).length / letters.length;
 }
+
+// Reasoning as models write it when served without a reasoning parser: <think>/<thinking>/<reasoning> tags, gpt-oss's
+// harmony channels, Kimi's ◁think▷, Mistral's [THINK].
+const REASONING = /<\/?(?:think(?:ing)?|reasoning)>|<\|channel\|>\s*(?:analysis|commentary)|◁\/?think▷|\[\/?THINK\]/i;
+// The delimited blocks the agent's prompts wrap their inputs in (src/agent/prompts.ts): in an answer, an echo.
+const OWN_BLOCK = new RegExp(`</?(?:${Object.values(BLOCK_TAGS).join('|')})>`, 'i');
 
 /**
  * Why the agent's final answer must not go out without a person, whatever the review mode, or undefined. The model
@@ -476,13 +481,15 @@ function japaneseShare(text: string): number {
 export function draftProblem(question: string, draft: string, result: Pick<AgentResult, 'answerFinishReason'>): string | undefined {
   if (result.answerFinishReason === 'length') return 'the answer was cut off: the model reached its output limit before it finished';
   if (result.answerFinishReason) return `the model stopped before it finished the answer (finish_reason: ${result.answerFinishReason})`;
-  if (/<\/?think(?:ing)?>/i.test(draft)) return "the answer contains the model's reasoning (<think>): serve the model with a reasoning parser";
+  if (REASONING.test(draft)) return "the answer contains the model's reasoning (<think>, an analysis channel): serve the model with a reasoning parser";
+  if (OWN_BLOCK.test(draft)) return "the answer contains a block of the agent's own prompt (the model echoed its input)";
   if (draft.length > MAX_AUTO_REPLY_CHARS) return `the answer is longer than ${MAX_AUTO_REPLY_CHARS.toLocaleString('en-US')} characters`;
   if (replyBody(draft) === '') return 'the answer holds only a greeting and a closing: no answer';
-  if (KANA.test(question) && !JAPANESE.test(draft)) {
+  // Japanese prose always has kana: an answer of kanji alone is Chinese, and a kanji label in English is no Japanese.
+  if (KANA.test(question) && !KANA.test(draft)) {
     return 'the answer is not in the language of the question (Japanese question, no Japanese in the answer)';
   }
-  if (!CJK.test(question) && japaneseShare(draft) > 0.5) return 'the answer is not in the language of the question (answered in Japanese)';
+  if (!CJK.test(question) && cjkShare(draft) > 0.5) return 'the answer is not in the language of the question (answered in Chinese, Japanese or Korean)';
   return undefined;
 }
 

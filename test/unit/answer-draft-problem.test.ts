@@ -28,3 +28,28 @@ describe('draftProblem', () => {
     expect(draftProblem(question, answer, result)).toMatch(reason);
   });
 });
+
+// Reasoning models served without their parser, and a model echoing its own prompt, write things no customer may
+// read; and a language check that any kanji satisfies lets a Chinese or English answer go to a Japanese customer.
+describe('draftProblem: reasoning, echoed prompts, the language', () => {
+  const ja = '二段階認証の設定方法を教えてください。';
+  const jaAnswer = '設定画面の「セキュリティ」から認証アプリを登録してください。';
+  it.each<[string, string, string, RegExp | undefined]>([
+    ['a good Japanese answer', ja, jaAnswer, undefined],
+    ['<think>', ja, `<think>考え中</think>${jaAnswer}`, /reasoning/],
+    ['<reasoning>', ja, `<reasoning>plan</reasoning>${jaAnswer}`, /reasoning/],
+    ["gpt-oss's analysis channel", ja, `<|channel|>analysis<|message|>We need to answer.<|end|>${jaAnswer}`, /reasoning/],
+    ['◁think▷', ja, `◁think▷hmm◁/think▷${jaAnswer}`, /reasoning/],
+    ['[THINK]', ja, `[THINK]hmm[/THINK]${jaAnswer}`, /reasoning/],
+    ["the agent's own block", ja, `${jaAnswer}\n<subtask_results>\n…\n</subtask_results>`, /agent's own prompt/],
+    ['the earlier conversation block', ja, `<earlier_conversation>…</earlier_conversation>${jaAnswer}`, /agent's own prompt/],
+    ['Chinese answer to a Japanese question', ja, '请在设置页面的安全选项中注册认证应用程序，然后输入验证码。', /language/],
+    ['English answer with one kanji label', ja, 'Open 設定, then Security, and register your authenticator app there. Enter the code it shows.', /language/],
+    ['Korean answer to an English question', 'How do I enable two-factor authentication?', '설정 화면에서 보안 메뉴를 열고 인증 앱을 등록하세요.', /language/],
+    ['an English answer naming a Japanese screen', 'How do I enable 2FA?', 'Open Settings (設定) and register your authenticator app, then enter the six-digit code.', undefined],
+  ])('%s', (_what, question, draft, expected) => {
+    const problem = draftProblem(question, draft, {});
+    if (expected === undefined) expect(problem).toBeUndefined();
+    else expect(problem).toMatch(expected);
+  });
+});
