@@ -301,8 +301,14 @@ async function findCustomersTickets(deps: RetentionDeps, address: string): Promi
   for (let offset = 0; ; offset += ID_PAGE) {
     const ids = await deps.store.allIds(ID_PAGE, offset);
     for (const ticket of await deps.store.getMany(ids, { agentResult: false })) if (isCustomersTicket(ticket, address)) found.push(ticket);
-    if (ids.length < ID_PAGE) return found;
+    if (ids.length < ID_PAGE) break;
   }
+  // A bounce written as prose names no recipient a report could be matched by, but it quotes our reply to the
+  // customer: it is found through the reply it marked.
+  const known = new Set(found.map((t) => t.id));
+  const reports = [...new Set(found.flatMap((t) => (t.replyBounce ? [t.replyBounce.reportTicketId] : [])))].filter((id) => !known.has(id));
+  if (reports.length > 0) found.push(...(await deps.store.getMany(reports, { agentResult: false })));
+  return found;
 }
 
 async function existingKeys(redis: Redis, keys: readonly string[]): Promise<boolean[]> {
@@ -382,8 +388,11 @@ export async function forgetCustomer(deps: ForgetDeps, value: string, options: F
     };
     // Rate-limit windows are keyed by the address as written (lower-cased), so every spelling seen gets its window checked.
     const addresses = new Set([address, normaliseAddress(value) ?? address, ...tickets.flatMap((t) => [t.from, t.replyTo])]);
+    // Archived bounces of their replies go too (see findCustomersTickets); those of replies archived themselves are
+    // rare enough to be left to the address match.
+    const reportIds = new Set(tickets.flatMap((t) => (t.replyBounce ? [t.replyBounce.reportTicketId] : [])));
     const drop = (record: ArchiveRecord | undefined, line: string) =>
-      record ? isCustomersTicket(record.ticket, address) : line.toLowerCase().includes(address);
+      record ? isCustomersTicket(record.ticket, address) || reportIds.has(record.ticket.id) : line.toLowerCase().includes(address);
     const archived: Ticket[] = [];
     const archiveFiles: string[] = [];
     for (const file of await listArchiveFiles(deps.archiveDir)) {

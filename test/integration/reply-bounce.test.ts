@@ -227,4 +227,37 @@ describe('a bounce of our reply', () => {
     expect(await running.store.get(bounce.ticketId)).toBeUndefined();
     expect(await (await running.services.producer()).zcard(running.store.keys().bounced)).toBe(0);
   });
+
+  // qmail and others write their bounce as prose: no delivery-status part names the recipient, yet it quotes the
+  // reply to the customer. It is found through the reply it marked.
+  it('erasing the customer takes a prose bounce of the reply to them too', async () => {
+    const running = await run();
+    const replied = await answered(running, 'prose');
+    const prose = [
+      'Hi. This is the qmail-send program at mx.customer.example.',
+      "I'm afraid I wasn't able to deliver your message to the following addresses.",
+      "This is a permanent error; I've given up. Sorry it didn't work out.",
+      '',
+      '<prose@customer.example>:',
+      'Sorry, no mailbox here by that name. (#5.1.1)',
+      '',
+      '--- Below this line is a copy of the message.',
+      '',
+      'From: XYZ Support <support@support.example>',
+      'To: prose@customer.example',
+      'Subject: Re: パスワードについて',
+      `Message-ID: ${replied.outbound!.messageId}`,
+      '',
+      '> パスワードの条件を教えてください。',
+    ].join('\n');
+    const bounce = await ingest(running, buildMail({ messageId: customerMessageId('qmail'), from: 'MAILER-DAEMON@mx.customer.example', subject: 'failure notice', body: prose }));
+    await waitForState(running.store, bounce.ticketId, ['ignored']);
+    expect((await running.store.require(replied.id)).replyBounce?.reportTicketId).toBe(bounce.ticketId);
+    const archiveDir = await mkdtemp(path.join(tmpdir(), 'bounce-forget-'));
+    cleanups.push(() => rm(archiveDir, { recursive: true, force: true }));
+    const deps = { redis: await running.services.producer(), store: running.store, prefix: running.services.config.QUEUE_PREFIX, archiveDir };
+    const report = await forgetCustomer(deps, 'prose@customer.example', { confirm: true });
+    expect(report.tickets.map((t) => t.id).sort()).toEqual([replied.id, bounce.ticketId].sort());
+    expect(await running.store.get(bounce.ticketId)).toBeUndefined();
+  });
 });
