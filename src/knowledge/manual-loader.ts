@@ -161,8 +161,9 @@ export function cleanMarkdown(markdown: string): string {
   let title: string | undefined;
   const frontMatter = /^---[ \t]*\n([\s\S]*?)\n(?:---|\.\.\.)[ \t]*(?:\n|$)/.exec(text);
   if (frontMatter) {
-    const titleLine = /^title:[ \t]*(.+?)[ \t]*$/m.exec(frontMatter[1] ?? '');
-    title = titleLine?.[1]?.replace(/^(['"])(.*)\1$/, '$2').trim() || undefined;
+    // Greedy and trimmed after: a lazy `(.+?)[ \t]*$` rescans a long run of spaces from every position.
+    const titleLine = /^title:[ \t]*(.+)$/m.exec(frontMatter[1] ?? '');
+    title = titleLine?.[1]?.trim().replace(/^(['"])(.*)\1$/, '$2').trim() || undefined;
     text = text.slice(frontMatter[0].length);
   }
   const out: string[] = [];
@@ -254,8 +255,8 @@ export function markdownSections(markdown: string): ManualSection[] {
       sections.add(`${line}\n`);
       continue;
     }
-    const heading = fence === undefined ? /^\s{0,3}(#{1,3})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/.exec(line) : null;
-    if (heading?.[1] && heading[2] !== undefined) sections.heading(heading[1].length, heading[2].trim());
+    const heading = fence === undefined ? ATX_HEADING_START.exec(line) : null;
+    if (heading?.[1]) sections.heading(heading[1].length, headingText(line.slice(heading[0].length)));
     else sections.add(`${line}\n`);
   }
   return sections.finish();
@@ -404,8 +405,24 @@ export async function loadManualChunks(
     }
     const fileChunks = await chunkSections(file.fileName, sections, splitter);
     logger?.debug({ file: file.path, sections: sections.length, chunks: fileChunks.length }, `read ${file.fileName}`);
-    chunks.push(...fileChunks);
+    // Not push(...): a spread of more than ~125,000 items overflows the call stack (one large manual file).
+    for (const chunk of fileChunks) chunks.push(chunk);
     await onProgress?.({ stage: 'read', done: i + 1, total: files.length });
   }
   return { files: files.map((f) => f.fileName), chunks, perFolder: listing.perFolder, emptyFolders: listing.emptyFolders };
 }
+
+// An ATX heading's opening `#`s and the space after them; the text is read by headingText. One pattern for the whole
+// line (`(.*?)(?:[ \t]+#+)?[ \t]*$`) rescanned a long run of spaces from every position: minutes on one line.
+const ATX_HEADING_START = /^\s{0,3}(#{1,3})[ \t]+/;
+
+/** The text of an ATX heading after its opening `#`s: without the optional closing `#`s and the spaces around. */
+function headingText(rest: string): string {
+  let text = rest.trimEnd();
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '#') end--;
+  // Closing `#`s count only after a space or a tab (`# C#` keeps its `#`).
+  if (end < text.length && end > 0 && (text[end - 1] === ' ' || text[end - 1] === '\t')) text = text.slice(0, end);
+  return text.trim();
+}
+

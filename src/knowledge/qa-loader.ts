@@ -165,8 +165,9 @@ export async function readQaWorkbook(
   const result: QaParseResult = { pairs: [], skipped: [] };
   for (const sheet of sheets) {
     const { pairs, skipped } = pairsOfRows(sheet.records, `${fileName}:${sheet.name}`, { where: `${file} sheet ${sheet.name}`, lineName: 'Excel row', logger: options.logger });
-    result.pairs.push(...pairs);
-    result.skipped.push(...skipped);
+    // Not push(...): a spread of more than ~125,000 items overflows the call stack (a large history export).
+    for (const pair of pairs) result.pairs.push(pair);
+    for (const skip of skipped) result.skipped.push(skip);
   }
   return result;
 }
@@ -223,8 +224,8 @@ export async function loadQaPairs(dir: string, options: { logger?: Logger; onPro
         ? await readQaWorkbook(data, file.fileName, { file: file.path, logger })
         : parseQaCsv(decodeText(data, file.path, logger), file.fileName, { file: file.path, logger });
     logger?.debug({ file: file.path, pairs: result.pairs.length, skipped: result.skipped.length }, `read ${file.fileName}`);
-    pairs.push(...result.pairs);
-    skipped.push(...result.skipped);
+    for (const pair of result.pairs) pairs.push(pair);
+    for (const skip of result.skipped) skipped.push(skip);
     await onProgress?.({ stage: 'read', done: i + 1, total: files.length });
   }
   return { files: files.map((f) => f.fileName), pairs, skipped };

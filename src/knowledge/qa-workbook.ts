@@ -20,6 +20,9 @@ export interface WorkbookSheet {
   records: SheetRecord[];
 }
 
+/** Columns of a sheet that are read; a Q&A sheet names its question and answer columns near the front. */
+export const MAX_WORKBOOK_COLUMNS = 1_000;
+
 /**
  * The visible sheets of the workbook in `data`, in the workbook's order. Hidden sheets (lookup tables, notes) are
  * left out. The file first passes {@link checkOfficeArchive} with `maxUnpackedBytes` over every part, pictures
@@ -36,8 +39,14 @@ export async function workbookSheets(data: Buffer, maxUnpackedBytes = MAX_UNPACK
     .map((sheet) => {
       const records: SheetRecord[] = [];
       sheet.eachRow({ includeEmpty: false }, (row, line) => {
-        const record = Array.from({ length: row.cellCount }, (_, i) => normalizeNewlines(row.getCell(i + 1).text ?? ''));
-        if (record.some((cell) => cell.trim() !== '')) records.push({ record, line });
+        // Only the cells that hold something, and only the first MAX_WORKBOOK_COLUMNS: one stray cell in column XFD
+        // made every row 16,384 cells (getCell creates each missing one), and a 12 KB workbook ran out of memory.
+        const record: string[] = [];
+        row.eachCell({ includeEmpty: false }, (cell, column) => {
+          if (column <= MAX_WORKBOOK_COLUMNS) record[column - 1] = normalizeNewlines(cell.text ?? '');
+        });
+        const dense = Array.from(record, (cell) => cell ?? '');
+        if (dense.some((cell) => cell.trim() !== '')) records.push({ record: dense, line });
       });
       return { name: sheet.name, records };
     });

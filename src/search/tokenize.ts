@@ -14,7 +14,9 @@
 const LONG_VOWEL_VARIANTS =
   /(?<=[\p{Script=Katakana}\p{Script=Hiragana}ー])(?:[‐‑‒–—―−～〜]|-(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]))/gu;
 /** A katakana word long enough that a trailing ー is an optional spelling variant (サーバー/サーバ, JIS Z 8301). */
-const KATAKANA_TRAILING_LONG_VOWEL = /([\p{Script=Katakana}ー]{3,})ー(?![\p{Script=Katakana}ー])/gu;
+// A lookbehind, not a captured run: the run followed by ー backtracked over the whole run from every start, quadratic
+// on a long katakana run (50,000 characters took minutes).
+const KATAKANA_TRAILING_LONG_VOWEL = /(?<=[\p{Script=Katakana}ー]{3})ー(?![\p{Script=Katakana}ー])/gu;
 /**
  * Normalises text for indexing and querying alike: NFKC (full-width ASCII and half-width katakana fold to their
  * usual forms, so `Ｅ－１００１` becomes `E-1001`), lower case, dash variants after kana become ー, and the optional
@@ -25,7 +27,7 @@ export function normalizeText(text: string): string {
     .normalize('NFKC')
     .toLowerCase()
     .replace(LONG_VOWEL_VARIANTS, 'ー')
-    .replace(KATAKANA_TRAILING_LONG_VOWEL, '$1');
+    .replace(KATAKANA_TRAILING_LONG_VOWEL, '');
 }
 
 /** True for code points segmented by bigrams: Han, hiragana, katakana, the long-vowel and iteration marks. */
