@@ -115,9 +115,20 @@ export async function listSources(
    * `treeReal` is the real path of the tree being walked: the folder given, or the linked folder it came through.
    */
   async function walk(folder: string, rel: string, insideLink: boolean, treeReal: string): Promise<{ found: number; unread: number }> {
-    const names = (await readdir(folder)).sort(byCodePoint);
     let found = 0;
     let unread = 0;
+    // A name that is not UTF-8 (Shift_JIS names from a Windows zip unpacked on Linux) reads as U+FFFD and then names
+    // no file at all: lstat failed and the whole reindex with it. Such a file is skipped with the reason.
+    const names: string[] = [];
+    for (const raw of await readdir(folder, { encoding: 'buffer' })) {
+      const name = utf8Name(raw);
+      if (name !== undefined) names.push(name);
+      else {
+        unread++;
+        logger?.warn({ folder }, `skipping a file in ${rel || '.'} whose name is not UTF-8 (${raw.toString('latin1').replace(/[^\x20-\x7e]/g, '?')}): rename it`);
+      }
+    }
+    names.sort(byCodePoint);
     for (const name of names) {
       const filePath = path.join(folder, name);
       const relName = rel ? `${rel}/${name}` : name;
@@ -235,4 +246,13 @@ export function decodeText(data: Uint8Array, file: string, logger?: Logger): str
 /** Turns CRLF and lone CR into LF, so splitting and line numbers see one kind of line end. */
 export function normalizeNewlines(text: string): string {
   return text.replace(/\r\n?/g, '\n');
+}
+
+/** A file name's bytes as UTF-8, or undefined when they are not UTF-8. */
+function utf8Name(bytes: Buffer): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
 }

@@ -3,9 +3,15 @@
  * (an audit's samples, made small here). Each must be read in time linear in its size. The per-test timeouts are
  * generous: the old code took minutes at these sizes, the new takes milliseconds.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import ExcelJS from 'exceljs';
+import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
+import { listSourceFiles } from '../../src/knowledge/files.js';
 import { cleanMarkdown, markdownSections } from '../../src/knowledge/manual-loader.js';
+import type { Logger } from '../../src/logger.js';
 import { readQaWorkbook } from '../../src/knowledge/qa-loader.js';
 import { MAX_WORKBOOK_COLUMNS, workbookSheets } from '../../src/knowledge/qa-workbook.js';
 import { normalizeText } from '../../src/search/tokenize.js';
@@ -44,5 +50,24 @@ describe('knowledge files that took super-linear time or memory', () => {
     expect(JSON.stringify(sections)).toContain('手順');
     const cleaned = cleanMarkdown(`---\ntitle: ガイド${spaces}x\n---\n本文\n`);
     expect(cleaned).toContain('本文');
+  });
+});
+
+describe('a knowledge folder holding a file whose name is not UTF-8', () => {
+  // A Windows zip unpacked on Linux leaves Shift_JIS names; the name read as UTF-8 names no file, and lstat of it
+  // failed the whole reindex, every scheduled run, until someone renamed the file.
+  it('skips that file with a warning naming the reason, and lists the others', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'kb-names-'));
+    try {
+      await writeFile(path.join(dir, 'ok.md'), '# OK\n本文\n');
+      await writeFile(Buffer.concat([Buffer.from(dir + '/'), iconv.encode('操作手順', 'shift_jis'), Buffer.from('.md')]), '# 手順\n本文\n');
+      const warnings: string[] = [];
+      const logger = { warn: (_: unknown, msg: string) => void warnings.push(msg), debug: () => undefined, info: () => undefined } as unknown as Logger;
+      const files = await listSourceFiles(dir, ['.md'], 'manual', logger);
+      expect(files.map((f) => f.fileName)).toEqual(['ok.md']);
+      expect(warnings).toEqual([expect.stringContaining('is not UTF-8')]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
