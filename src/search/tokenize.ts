@@ -13,19 +13,27 @@
  */
 const LONG_VOWEL_VARIANTS =
   /(?<=[\p{Script=Katakana}\p{Script=Hiragana}ー])(?:[‐‑‒–—―−～〜]|-(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]))/gu;
+/**
+ * A dash NFKC leaves alone (hyphen, non-breaking hyphen, figure dash, en and em dashes, horizontal bar, minus sign,
+ * small hyphen-minus) or a long-vowel mark (an IME slip) between ASCII letters or digits: PDF and Word text writes
+ * `E‐1001` so, and it must be the code `E-1001` to be found by it.
+ */
+const DASH_IN_CODE = /(?<=[a-z0-9])[\u2010-\u2015\u2212\ufe63ーｰ](?=[a-z0-9])/g;
 /** A katakana word long enough that a trailing ー is an optional spelling variant (サーバー/サーバ, JIS Z 8301). */
 // A lookbehind, not a captured run: the run followed by ー backtracked over the whole run from every start, quadratic
 // on a long katakana run (50,000 characters took minutes).
 const KATAKANA_TRAILING_LONG_VOWEL = /(?<=[\p{Script=Katakana}ー]{3})ー(?![\p{Script=Katakana}ー])/gu;
 /**
  * Normalises text for indexing and querying alike: NFKC (full-width ASCII and half-width katakana fold to their
- * usual forms, so `Ｅ－１００１` becomes `E-1001`), lower case, dash variants after kana become ー, and the optional
+ * usual forms, so `Ｅ－１００１` becomes `E-1001`), lower case, a dash or ー inside an ASCII code becomes `-` (`E‐1001`),
+ * dash variants after kana become ー, and the optional
  * trailing ー of longer katakana words is dropped so サーバー and サーバ meet.
  */
 export function normalizeText(text: string): string {
   return text
     .normalize('NFKC')
     .toLowerCase()
+    .replace(DASH_IN_CODE, '-')
     .replace(LONG_VOWEL_VARIANTS, 'ー')
     .replace(KATAKANA_TRAILING_LONG_VOWEL, '');
 }

@@ -12,6 +12,14 @@ describe('normalizeText', () => {
     ['three-character words keep their ー', 'コピー', 'コピー'],
     ['an ASCII hyphen before CJK stays a separator', 'ログイン-設定', 'ログイン-設定'],
     ['codes are untouched apart from case', 'API_Key v2.3', 'api_key v2.3'],
+    // PDF and Word text writes codes with typographic dashes, and a Japanese IME slips in ー: all are one code.
+    ['a hyphen (U+2010) in a code', 'E‐1001', 'e-1001'],
+    ['a minus sign (U+2212) in a code', 'E−1001', 'e-1001'],
+    ['an en dash in a code', 'E–1001', 'e-1001'],
+    ['a long-vowel mark between ASCII', 'Eー1001', 'e-1001'],
+    ['a half-width long-vowel mark between ASCII', 'Eｰ1001', 'e-1001'],
+    ['a dash after kana is still a long vowel', 'ログイン–設定', 'ログイン設定'],
+    ['a range of numbers', '1–3', '1-3'],
   ])('%s', (_name, input, expected) => {
     expect(normalizeText(input)).toBe(expected);
   });
