@@ -24,6 +24,7 @@ import { LEARNED_ID_PREFIX, type LearnedPairSource } from '../search/embedded-qa
 import type { QaPair, QaSearch } from '../search/types.js';
 import { LuaScript } from '../tickets/lua.js';
 import { MAX_CANDIDATE_ANSWER_CHARS, MAX_CANDIDATE_QUESTION_CHARS, type ScrubSummary } from './learned-candidates.js';
+import { FORMULA_START } from './qa-loader.js';
 
 export { LEARNED_ID_PREFIX };
 
@@ -360,7 +361,9 @@ export const CSV_COLUMNS = ['question', 'answer', 'id', 'ticket_id', 'accepted_b
  * in the dependencies, and quoting every field leaves nothing to get wrong.
  */
 export function learnedPairsCsv(pairs: readonly LearnedPair[]): string {
-  const quote = (value: string | number) => `"${String(value).replace(/"/g, '""')}"`;
+  // A question comes from a customer's mail, and a spreadsheet runs a cell starting with = + - @ (or a tab or CR
+  // before one) as a formula, quoted or not: a leading ' makes it text (OWASP), and the Q&A loader drops it again.
+  const quote = (value: string | number) => `"${neutraliseFormula(String(value)).replace(/"/g, '""')}"`;
   const rows = pairs.map((p) => [p.question, p.answer, `${LEARNED_ID_PREFIX}${p.id}`, p.ticketId, p.acceptedBy, p.acceptedAt, p.createdAt]);
   return [CSV_COLUMNS, ...rows].map((row) => row.map(quote).join(',')).join('\r\n') + '\r\n';
 }
@@ -388,4 +391,9 @@ function notFound(what: 'candidate' | 'pair', id: number): LearnedRefusal {
 
 function sortById<T extends { id: number }>(items: T[]): T[] {
   return items.sort((a, b) => a.id - b.id);
+}
+
+/** `text` with a leading `'` when a spreadsheet would read it as a formula; see {@link learnedPairsCsv}. */
+function neutraliseFormula(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
 }

@@ -99,13 +99,19 @@ function compileHtmlFieldText(): (html: string) => string {
   });
 }
 
+/** What a spreadsheet starts a formula with: = + - @, or a tab or carriage return before anything. */
+export const FORMULA_START = /^[=+\-@\t\r]/;
+
 /**
  * A field's text as a reader sees it. FAQ tools export answers as HTML: indexed as it is, every pair would match
  * `href`, `https` and `strong`, and the agent would quote the markup. A field with HTML tags becomes its text
  * (paragraphs, line breaks and list items kept; a link as its text and address; images dropped); entities alone are
- * decoded. Anything else is left as written.
+ * decoded; the `'` the learned-answer export puts before a field that would start a spreadsheet formula is dropped.
+ * Anything else is left as written.
  */
-export function qaFieldText(field: string): string {
+export function qaFieldText(raw: string): string {
+  // The learned-answer export writes a field that would start a spreadsheet formula with a leading ': read it back.
+  const field = raw.startsWith("'") && FORMULA_START.test(raw.slice(1)) ? raw.slice(1) : raw;
   if (HTML_TAG.test(field)) return (htmlFieldText ??= compileHtmlFieldText())(limitHtmlNesting(field, MAX_HTML_DEPTH).html).trim();
   return HTML_ENTITY.test(field) ? decodeHTMLStrict(field).replace(/\u00a0/g, ' ').trim() : field.trim();
 }

