@@ -150,6 +150,7 @@ export class LiveIndexFile<T> {
     const { file } = this.options;
     const dir = path.dirname(file);
     await fs.mkdir(dir, { recursive: true });
+    await removeDeadWritersFiles(dir, path.basename(file));
     const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomUUID()}.tmp`);
     let ino: bigint;
     try {
@@ -176,6 +177,20 @@ export class LiveIndexFile<T> {
     this.lastCheck = Date.now();
   }
 
+  /**
+   * The file is not there. Before any load that is an index not built yet; after one, the file was removed (DATA_DIR
+   * cleaned, a volume remounted): the loaded index keeps answering and readiness fails, since answering every search
+   * with nothing would park every ticket as unanswered, which looks like a knowledge gap and not an outage.
+   */
+  private lost(): void {
+    if (this.value !== undefined && this.identity !== 'absent') {
+      const error = new Error(`the index file ${this.options.file} disappeared; serving the index loaded before (reindex to write it again)`);
+      this.failed = { identity: 'absent', error };
+      this.options.log.error({ file: this.options.file }, error.message);
+    }
+    this.identity = 'absent';
+  }
+
   private async refresh(): Promise<void> {
     const interval = this.options.checkIntervalMs ?? 0;
     if (this.identity !== undefined && interval > 0 && Date.now() - this.lastCheck < interval) return;
@@ -189,8 +204,7 @@ export class LiveIndexFile<T> {
     const id = await statIdentity(this.options.file);
     if (id === this.identity) return;
     if (id === 'absent') {
-      this.value = undefined;
-      this.identity = id;
+      this.lost();
       return;
     }
     if (this.failed?.identity === id) return;
@@ -199,8 +213,7 @@ export class LiveIndexFile<T> {
       handle = await fs.open(this.options.file, 'r');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-        this.value = undefined;
-        this.identity = 'absent';
+        this.lost();
         return;
       }
       throw err;
@@ -225,6 +238,30 @@ export class LiveIndexFile<T> {
     } finally {
       await handle.close();
     }
+  }
+}
+
+/**
+ * Removes the temporary files (`.<name>.<pid>.<uuid>.tmp`) of writers that are no longer running: a process killed
+ * mid-write leaves its partial file, and each later crash another, hundreds of MB for a large index.
+ */
+async function removeDeadWritersFiles(dir: string, name: string): Promise<void> {
+  const prefix = `.${name}.`;
+  for (const entry of await fs.readdir(dir).catch(() => [] as string[])) {
+    if (!entry.startsWith(prefix) || !entry.endsWith('.tmp')) continue;
+    const pid = Number(entry.slice(prefix.length).split('.')[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || isRunning(pid)) continue;
+    await fs.rm(path.join(dir, entry), { force: true }).catch(() => undefined);
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists under another user.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

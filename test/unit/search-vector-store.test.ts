@@ -89,6 +89,33 @@ describe('LiveIndexFile', () => {
     await expect(fresh.current()).rejects.toThrow(/bad file/);
   });
 
+  // An index that was there and is gone (DATA_DIR cleaned, a volume remounted) answered every search with nothing:
+  // the agent then parked every ticket as unanswered, which looks like a knowledge gap, not an outage.
+  it('keeps serving the loaded index when its file disappears, and check() reports it; a new file is read again', async () => {
+    const file = path.join(dir, 'x.idx');
+    const reader = new LiveIndexFile({ file, decode, log });
+    await writeFile(file, 'ok:good');
+    expect(await reader.current()).toBe('good');
+    await rm(file);
+    expect(await reader.current()).toBe('good');
+    await expect(reader.check()).rejects.toThrow(/disappeared/);
+    await writeFile(file, 'ok:new');
+    expect(await reader.current()).toBe('new');
+    await reader.check();
+  });
+
+  // A process killed while writing leaves its temporary file; every later reindex added another (hundreds of MB).
+  it("removes a dead writer's temporary files when it writes, and leaves a live writer's", async () => {
+    const file = path.join(dir, 'x.idx');
+    const dead = path.join(dir, `.x.idx.999999999.${'a'.repeat(36)}.tmp`);
+    const live = path.join(dir, `.x.idx.${process.pid}.${'b'.repeat(36)}.tmp`);
+    await writeFile(dead, 'partial');
+    await writeFile(live, 'in progress');
+    const writer = new LiveIndexFile({ file, decode, log });
+    await writer.replace(new TextEncoder().encode('ok:one'), 'one');
+    expect((await readdir(dir)).sort()).toEqual([path.basename(live), 'x.idx'].sort());
+  });
+
   it('reads the whole file, however large', async () => {
     const file = path.join(dir, 'x.idx');
     const text = `ok:${'x'.repeat(200_000)}`;
