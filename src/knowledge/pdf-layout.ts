@@ -286,6 +286,12 @@ export function pdfLayoutSections(pages: readonly PdfLine[][]): ManualSection[] 
 }
 
 /**
+ * Most pages a manual PDF may have: pdf.js reads page after page on the event loop, and a PDF of tens of thousands
+ * of pages (a malformed export, or a hostile one) kept a reindex busy for minutes. A real manual has hundreds.
+ */
+export const MAX_PDF_PAGES = 2_000;
+
+/**
  * Reads a PDF file's text as sections; see the module comment.
  *
  * @throws KnowledgeError naming `file` when the bytes are not a readable PDF.
@@ -297,12 +303,16 @@ export async function pdfSections(data: Uint8Array, file: string): Promise<Manua
     // stops its console warnings ("Indexing all PDF objects"), which would otherwise land on a CLI's stdout.
     const pdf = await getDocumentProxy(new Uint8Array(data), { verbosity: 0 });
     try {
+      if (pdf.numPages > MAX_PDF_PAGES) {
+        throw new KnowledgeError(`${file}: ${pdf.numPages} pages, more than MAX_PDF_PAGES (${MAX_PDF_PAGES}); split it, or leave it out of the manuals`, file);
+      }
       const { items } = await extractTextItems(pdf);
       pages = items.map((runs) => pageLines(runs));
     } finally {
       await pdf.destroy();
     }
   } catch (err) {
+    if (err instanceof KnowledgeError) throw err;
     throw new KnowledgeError(`${file}: cannot read PDF: ${errorMessage(err)}`, file, undefined, { cause: err });
   }
   return pdfLayoutSections(pages);

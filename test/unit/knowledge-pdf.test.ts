@@ -5,7 +5,7 @@ import PDFDocument from 'pdfkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KnowledgeError } from '../../src/knowledge/errors.js';
 import { loadManualChunks } from '../../src/knowledge/manual-loader.js';
-import { pdfSections } from '../../src/knowledge/pdf-layout.js';
+import { MAX_PDF_PAGES, pdfSections } from '../../src/knowledge/pdf-layout.js';
 
 /** A small PDF in the standard Helvetica font, so the test needs no font files. */
 async function makePdf(pages: string[][]): Promise<Buffer> {
@@ -58,6 +58,12 @@ describe('PDF manuals', () => {
     expect(error).toBeInstanceOf(KnowledgeError);
     expect((error as Error).message).toMatch(new RegExp(`^${path.join(dir, 'broken.pdf').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: cannot read PDF: `));
   });
+
+  // A PDF of tens of thousands of (empty) pages kept a reindex busy for minutes, and every scheduled one after it.
+  it('refuses a PDF with more pages than MAX_PDF_PAGES, naming the file', async () => {
+    const pdf = await makePdf(Array.from({ length: MAX_PDF_PAGES + 1 }, () => []));
+    await expect(pdfSections(pdf, 'huge.pdf')).rejects.toThrow(new RegExp(`^huge\\.pdf: .*${MAX_PDF_PAGES + 1} pages, more than MAX_PDF_PAGES`));
+  }, 60_000);
 
   it('reads the Japanese sample manual PDF as sections under its headings, sentences whole, without page numbers', async () => {
     const sections = await pdfSections(await readFile(SAMPLE_PDF), SAMPLE_PDF);
