@@ -45,7 +45,7 @@ import type { Queues } from '../queues/registry.js';
 import { TICKET_STATES } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { llmCallFields } from '../tickets/insights.js';
-import { EDIT_RATIO_BUCKETS, EDIT_RATIO_SUM_SCALE, OUTCOMES, outcomeDay, outcomeKeys } from '../tickets/outcome.js';
+import { EDIT_RATIO_BUCKETS, EDIT_RATIO_SUM_SCALE, OUTCOME_DAY_TTL_S, OUTCOMES, outcomeDay, outcomeKeys } from '../tickets/outcome.js';
 
 /** Upper bounds (seconds) of the agent run duration histogram: runs take seconds to minutes. */
 export const AGENT_RUN_BUCKETS_SECONDS = [1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600] as const;
@@ -175,7 +175,7 @@ export async function recordModelCalls(redis: Redis, prefix: string, calls: read
 function withDayCalls(multi: ReturnType<Redis['multi']>, prefix: string, calls: readonly ModelCallUsage[], at: Date): ReturnType<Redis['multi']> {
   const day = outcomeKeys(prefix).day(outcomeDay(at.toISOString()));
   for (const [field, n] of llmCallFields(calls)) multi.hincrby(day, field, nonNegativeInt(n, field));
-  return multi;
+  return multi.expire(day, OUTCOME_DAY_TTL_S);
 }
 
 /** Records one reply accepted by the SMTP server. Called by the sender. */

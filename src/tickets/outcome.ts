@@ -282,5 +282,11 @@ export function outcomeKeys(prefix: string) {
   } as const;
 }
 
+/**
+ * How long a day's hash (`outcomeKeys(prefix).day`) is kept after its last write: the insights read at most
+ * MAX_INSIGHT_DAYS (366) days back, and one hash per day for ever was Redis memory nobody reads.
+ */
+export const OUTCOME_DAY_TTL_S = 400 * 24 * 60 * 60;
+
 /** Scale of the stored edit-ratio sums: integers in Redis, so every field only ever grows by HINCRBY. */
 export const EDIT_RATIO_SUM_SCALE = 1_000_000;

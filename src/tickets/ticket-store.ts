@@ -46,7 +46,7 @@ import { execAll } from '../queues/connection.js';
 import { insightFieldsOnWrite } from './insights.js';
 import { LuaScript } from './lua.js';
 import { TRUST_HISTORY_CAP, citedSources, isReviewOutcome, reviewEntry, trustKeys } from './trust.js';
-import { EDIT_RATIO_SUM_SCALE, editRatioBucketField, outcomeDay, outcomeKeys, outcomeOnEntering, type TicketOutcome } from './outcome.js';
+import { EDIT_RATIO_SUM_SCALE, OUTCOME_DAY_TTL_S, editRatioBucketField, outcomeDay, outcomeKeys, outcomeOnEntering, type TicketOutcome } from './outcome.js';
 import {
   INITIAL_STATES,
   IllegalTransitionError,
@@ -205,6 +205,7 @@ if ARGV[${a}] ~= '' then
   end
 end
 for i = ${pairsFrom}, #ARGV, 2 do redis.call('HINCRBY', KEYS[${k + 2}], ARGV[i], ARGV[i + 1]) end
+if ARGV[${a}] ~= '' or #ARGV >= ${pairsFrom} then redis.call('EXPIRE', KEYS[${k + 2}], ${OUTCOME_DAY_TTL_S}) end
 `;
 }
 

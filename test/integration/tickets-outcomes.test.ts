@@ -14,7 +14,7 @@ import { createSmtpTransport, type SmtpTransport } from '../../src/mail/smtp-tra
 import { connectProducer } from '../../src/queues/connection.js';
 import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
 import { latencyBucket, replySeconds } from '../../src/tickets/insights.js';
-import { editRatio, outcomeKeys } from '../../src/tickets/outcome.js';
+import { OUTCOME_DAY_TTL_S, editRatio, outcomeKeys } from '../../src/tickets/outcome.js';
 import { approveTicket, rejectTicket } from '../../src/tickets/review.js';
 import { IllegalTransitionError, newTicket, type Ticket } from '../../src/tickets/ticket.js';
 import { TicketConflictError, TicketStore } from '../../src/tickets/ticket-store.js';
@@ -126,6 +126,10 @@ describe('outcomes', () => {
     expect(c.day).toEqual({ auto_sent: '1', agent_runs: '1', [`lat:auto:${latencyBucket(replySeconds(t, sent.outcome!))}`]: '1' });
     // Only approvals are edit-ratio observations.
     expect(c.histogram).toEqual({});
+    // Insights read at most a year back: a day's hash expires after OUTCOME_DAY_TTL_S instead of staying for ever.
+    const ttl = await redis.ttl(outcomeKeys(f.prefix).day(DAY));
+    expect(ttl).toBeGreaterThan(OUTCOME_DAY_TTL_S - 60);
+    expect(ttl).toBeLessThanOrEqual(OUTCOME_DAY_TTL_S);
   });
 
   it('records approved_as_is with ratio 0 for a draft approved unchanged', async () => {
