@@ -32,6 +32,8 @@ export interface RoleStatus {
 export const ROLE_STATUS_HEARTBEAT_MS = 60_000;
 /** A report older than this is from a process that no longer runs. */
 export const ROLE_STATUS_STALE_MS = 3 * ROLE_STATUS_HEARTBEAT_MS;
+/** A report this old belongs to a process that is gone for good: a running process's own heartbeat removes it. */
+export const ROLE_STATUS_FORGET_MS = 24 * 60 * 60 * 1000;
 
 /** Longest failure description stored: a server's words are not ours to bound. */
 const MAX_FAILURE_CHARS = 500;
@@ -118,6 +120,27 @@ export class RoleStatusReporter {
 
   private async write(): Promise<void> {
     this.state.seenAt = Date.now();
-    await produce(this.redis, () => this.redis.hset(roleStatusKey(this.prefix, this.role), this.field, JSON.stringify(this.state))).catch(() => undefined);
+    const key = roleStatusKey(this.prefix, this.role);
+    await produce(this.redis, () => this.redis.hset(key, this.field, JSON.stringify(this.state))).catch(() => undefined);
+    await this.forgetDeadProcesses(key).catch(() => undefined);
+  }
+
+  /**
+   * Removes the reports of processes that stopped without removing their own (killed, a machine gone): readers skip
+   * them after {@link ROLE_STATUS_STALE_MS}, but each such process left a field behind for good.
+   */
+  private async forgetDeadProcesses(key: string): Promise<void> {
+    const fields = await this.redis.hgetall(key);
+    const dead = Object.entries(fields)
+      .filter(([, json]) => {
+        try {
+          const seenAt = (JSON.parse(json) as StoredRoleStatus).seenAt;
+          return typeof seenAt !== 'number' || this.state.seenAt - seenAt > ROLE_STATUS_FORGET_MS;
+        } catch {
+          return true;
+        }
+      })
+      .map(([field]) => field);
+    if (dead.length > 0) await this.redis.hdel(key, ...dead);
   }
 }
