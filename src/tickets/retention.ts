@@ -288,6 +288,11 @@ export interface ForgetReport {
   /** Learned-answer candidates proposed from the customer's tickets and not yet accepted or discarded. */
   learnedCandidates: number[];
   /**
+   * Accepted learned pairs built from the customer's tickets. They stay (an operator read and accepted their text);
+   * listed because once the tickets are gone nothing else leads from the customer to them.
+   */
+  learnedPairs: number[];
+  /**
    * Knowledge gaps that count, quote or were closed by the customer's tickets. Their questions are the customer's
    * words: those go, and a gap left with no example goes whole.
    */
@@ -383,6 +388,7 @@ export async function forgetCustomer(deps: ForgetDeps, value: string, options: F
       threadLinks: 0,
       rateLimitKeys: [],
       learnedCandidates: [],
+      learnedPairs: [],
       knowledgeGaps: [],
       removed: options.confirm,
     };
@@ -416,6 +422,7 @@ export async function forgetCustomer(deps: ForgetDeps, value: string, options: F
     report.threadLinks = links.filter((l) => !ownLinks.has(l)).length;
     const learned = new LearnedAnswerStore(deps.redis, { prefix: deps.prefix });
     report.learnedCandidates = await learned.candidatesOfTickets(ids, { remove: false });
+    report.learnedPairs = (await learned.pairs()).filter((p) => p.ticketIds.some((id) => ids.has(id))).map((p) => p.id);
     const gaps = new GapStore(deps.redis, { prefix: deps.prefix });
     report.knowledgeGaps = (await gaps.gapsOfTickets(ids)).map((g) => g.id);
     if (!options.confirm) return report;

@@ -186,6 +186,13 @@ describe('npm run review -- forget', () => {
     expect(await redis.hexists(`${prefix}:learned:proposed`, dave.id)).toBe(0);
     expect(await learned.candidate(erinCandidate!.id)).toBeDefined();
     expect(await learned.pair(erinAccepted!.id)).toBeDefined();
+
+    // An accepted pair stays (an operator read and accepted its text), but the operator learns which, and how to
+    // take it out: once the tickets are gone, nothing else leads from the customer to it.
+    const erinRun = await review('forget', 'erin@customer.example', '--yes');
+    expect(erinRun.code, erinRun.stderr).toBe(0);
+    expect(erinRun.stdout).toContain(`kept 1 accepted learned pairs built from these tickets (learned#${erinAccepted!.id}): npm run knowledge -- remove learned#${erinAccepted!.id}`);
+    expect(await learned.pair(erinAccepted!.id)).toBeDefined();
   }, 120_000);
 
   it('also erases the sent reply awaiting its Sent copy, the rejection reason in the insights and the jobs of the customer\'s tickets; a gap stored before example tickets were recorded does not stop it', async () => {
