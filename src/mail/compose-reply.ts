@@ -148,7 +148,9 @@ export function replyLanguage(answer: string): AttributionLanguage {
 }
 
 /** A Message-ID as RFC 5322 writes it: `<local@domain>`, no spaces, brackets or control characters inside. */
-const MESSAGE_ID = /^<[^<>@\s]+@[^<>@\s]+>$/;
+// Printable ASCII only: a raw UTF-8 id (RFC 6532 allows it in the customer's mail) in our headers would need
+// SMTPUTF8, which the sender does not ask for, and a server without it refuses the whole reply.
+const MESSAGE_ID = /^<[!-;=?A-~]+@[!-;=?A-~]+>$/;
 // Real ids are well under 100 characters. A longer one (a hostile mail) would make a header line longer than the
 // 998 characters RFC 5322 allows, which servers may refuse or cut; the reply goes without it.
 const MAX_MESSAGE_ID_CHARS = 250;

@@ -154,6 +154,14 @@ describe('replyReferences', () => {
     ]);
   });
 
+  // A header with raw UTF-8 needs SMTPUTF8, which we do not ask for: a server without it refuses the reply (5xx) and
+  // the customer gets none. Such an id (RFC 6532 allows it in the customer's mail) is left out of the threading.
+  it('leaves out an id with non-ASCII characters, in References and In-Reply-To alike', () => {
+    const utf8 = '<問い合わせ-1@例え.jp>';
+    expect(replyReferences([id(1), utf8], '<orig@x.example>')).toEqual([id(1), '<orig@x.example>']);
+    expect(replyReferences([id(1)], utf8)).toEqual([id(1)]);
+  });
+
   it('a huge chain keeps the first and the last ids, under about 2 KB', () => {
     const many = Array.from({ length: 20_000 }, (_, i) => id(i));
     const refs = replyReferences(many, id(99_999));
