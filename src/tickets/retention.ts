@@ -175,6 +175,7 @@ async function dropArchivedCopies(deps: RetentionDeps, file: string, ids: Readon
 
 async function archiveExpiredTickets(deps: RetentionDeps, cutoff: number, now: Date, lock: RedisLock, result: RetentionResult): Promise<void> {
   const files = new Set<string>();
+  const archivedIds: string[] = [];
   for (const state of SETTLED_STATES) {
     const ids = await candidateIds(deps.store, state, cutoff);
     for (let i = 0; i < ids.length; i += ARCHIVE_BATCH) {
@@ -192,6 +193,7 @@ async function archiveExpiredTickets(deps: RetentionDeps, cutoff: number, now: D
         // A ticket reopened or changed between the read and the removal ('moved') stays in Redis and leaves the
         // archive again; the next run archives it as it is then.
         const reopened = new Set(records.filter((_, j) => removed[j] === 'moved').map(({ ticket }) => ticket.id));
+        for (const { ticket } of records) if (!reopened.has(ticket.id)) archivedIds.push(ticket.id);
         await dropArchivedCopies(deps, file, reopened);
         await clearJournal(deps.archiveDir);
         result.ticketsArchived += records.length - reopened.size;
@@ -201,6 +203,9 @@ async function archiveExpiredTickets(deps: RetentionDeps, cutoff: number, now: D
     }
   }
   result.archiveFiles = [...files].sort();
+  // The knowledge gaps quote the questions of the tickets they count: those of tickets gone from Redis go too (a gap
+  // left with no example goes whole; counts stay), or the customers' words would outlive TICKET_RETENTION_DAYS.
+  await new GapStore(deps.redis, { prefix: deps.prefix }).forgetTickets(archivedIds);
 }
 
 async function dropExpiredRawMail(deps: RetentionDeps, cutoff: number, lock: RedisLock, result: RetentionResult): Promise<void> {

@@ -16,6 +16,7 @@ import { startMaintenanceRole } from '../../src/runtime/maintenance.js';
 import { createSearchBackends } from '../../src/search/factory.js';
 import { createMetricsRegistry } from '../../src/server/metrics.js';
 import { loadRaw, rawKey, saveRaw } from '../../src/mail/raw-store.js';
+import { GapStore } from '../../src/knowledge/gaps.js';
 import { archiveDir, findArchived, listArchiveFiles, readArchive, writeJournal, type ArchiveRecord } from '../../src/tickets/archive.js';
 import { RetentionBusyError, retentionLockKey, runRetention, type RetentionDeps } from '../../src/tickets/retention.js';
 import { newTicket, type Ticket, type TicketState } from '../../src/tickets/ticket.js';
@@ -212,6 +213,26 @@ describe('runRetention', () => {
     expect(result.ticketsArchived).toBe(0);
     expect((await store.require(sent.id)).replyBounce?.status).toBe('5.1.1');
     expect(await archivedRecords(deps.archiveDir)).toEqual([]);
+  }, 30_000);
+
+  // A knowledge gap quotes the questions of the tickets it counts: a ticket archived after TICKET_RETENTION_DAYS left
+  // its customer's words in Redis for good.
+  it("takes the archived tickets' questions out of the knowledge gaps; a recent ticket's example stays", async () => {
+    const { prefix, deps, ticket } = await fresh();
+    const old = await ticket('gap-old', 400, ['parked', 'rejected']);
+    const recent = await ticket('gap-recent', 3, ['parked', 'rejected']);
+    const gaps = new GapStore(redis, { prefix });
+    await gaps.record('請求書の宛名を変更したい（山田商事）', old.id);
+    await gaps.record('請求書の宛名を変更したい', recent.id);
+    const before = JSON.stringify(await gaps.list({ includeClosed: true }));
+    expect(before).toContain('山田商事');
+
+    const result = await runRetention(deps, POLICY);
+    expect(result.ticketsArchived).toBe(1);
+    const after = JSON.stringify(await gaps.list({ includeClosed: true }));
+    expect(after).not.toContain('山田商事');
+    expect(after).not.toContain(old.id);
+    expect(after).toContain(recent.id);
   }, 30_000);
 
   it('removes the temporary files a crash left in the archive directory (they hold whole tickets)', async () => {
