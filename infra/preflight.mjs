@@ -3,7 +3,7 @@
  * `node_modules` and the Debian packages of the real servers (Redis, Dovecot) and of the browser test.
  *
  *   node infra/preflight.mjs tests   # before `npm test`: says which packages are missing and the one command to install them
- *   node infra/preflight.mjs demo    # before `npm run demo`: installs them through apt when run as root
+ *   node infra/preflight.mjs demo    # before `npm run demo`: installs them through apt when run as root, else names them
  *   node infra/preflight.mjs sandbox # before `npm run sandbox`: the same
  *   node infra/preflight.mjs missing tests   # the missing package names, one per line (for .ci/run)
  *
@@ -84,15 +84,6 @@ function ensurePackages(purpose, { install }) {
   return false;
 }
 
-/** Dovecot drops privileges to its own users, so the servers of the demo need root. */
-function ensureRoot(purpose) {
-  if (process.getuid?.() !== 0) {
-    say(`npm run ${purpose} starts Dovecot, which needs root: run it as root (sudo npm run ${purpose}).`);
-    return false;
-  }
-  return true;
-}
-
 const [command, purpose] = process.argv.slice(2);
 if (import.meta.url === `file://${process.argv[1]}`) {
   if (command === 'missing') {
@@ -101,13 +92,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     ensureNodeModules();
     if (!ensurePackages('tests', { install: false })) process.exit(1);
   } else if (command === 'demo' || command === 'sandbox') {
-    // The sandbox starts the demo's servers.
-    if (process.getuid?.() !== 0) {
-      ensurePackages('demo', { install: false });
-      ensureRoot(command);
-      process.exit(1);
-    }
-    if (!ensurePackages('demo', { install: true })) process.exit(1);
+    // The sandbox starts the demo's servers. Dovecot runs rootless for a user who is not root (src/dev/dovecot.ts);
+    // only installing missing packages needs root.
+    if (!ensurePackages('demo', { install: process.getuid?.() === 0 })) process.exit(1);
     ensureNodeModules();
   } else {
     say('usage: node infra/preflight.mjs tests|demo|sandbox|missing [tests|demo]');

@@ -3,7 +3,11 @@
  * the same client libraries the worker uses (ioredis, imapflow, nodemailer).
  * If these fail, every other integration test would fail for the wrong reason.
  */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { ImapFlow } from 'imapflow';
 import { Redis } from 'ioredis';
 import { simpleParser } from 'mailparser';
@@ -121,6 +125,27 @@ function imapClient(server: DovecotServer, pass = server.password): ImapFlow {
     logger: false,
   });
 }
+
+// A developer's `npm test` and `npm run demo` run as themselves: Dovecot then runs rootless, as that user. CI runs
+// as root, so this runs the script as nobody there.
+describe('dovecot fixture, rootless', () => {
+  it('serves the mailbox as a user who is not root, and refuses a wrong password', () => {
+    const node = [process.execPath, '--import', 'tsx', 'test/support/dovecot-as-user.ts'];
+    const asRoot = process.getuid?.() === 0;
+    const home = mkdtempSync(path.join(tmpdir(), 'rootless-'));
+    chmodSync(home, 0o777);
+    try {
+      const [command, ...args] = asRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', ...node] : node;
+      const run = spawnSync(command!, args, { cwd: path.resolve(import.meta.dirname, '../..'), encoding: 'utf8', timeout: 60_000, env: { ...process.env, HOME: home, TMPDIR: home } });
+      expect(run.status, run.stderr).toBe(0);
+      const seen = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { uid: number; delivered: number; exists: number; refused: boolean };
+      expect(seen).toMatchObject({ delivered: 1, exists: 1, refused: true });
+      expect(seen.uid).not.toBe(0);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
 
 describe('dovecot fixture', () => {
   let dovecot: DovecotServer;
