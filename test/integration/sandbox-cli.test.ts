@@ -3,6 +3,7 @@
  * rewritten, no mail sent with "--help" as its question).
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -40,7 +41,8 @@ describe('npm run sandbox, failing to start', () => {
   // A server that fails after Redis started (here Dovecot: its sockets' paths under a very long TMPDIR exceed the
   // limit of a unix socket path) must not leave Redis running: it kept the sandbox, and the terminal, waiting for ever.
   it('a server that cannot start: exit 1 with the reason, and the servers started before it stopped', async () => {
-    const longTmp = path.join(tmpdir(), `sandbox-fail-${'x'.repeat(100)}`);
+    // Unique per run: two suites at once (CI beside a developer) must not share, remove or pgrep each other's.
+    const longTmp = path.join(tmpdir(), `sandbox-fail-${process.pid}-${randomBytes(4).toString('hex')}-${'x'.repeat(100)}`);
     mkdirSync(longTmp, { recursive: true });
     const home = mkdtempSync(path.join(dir, 'fail-'));
     onTestFinished(() => rmSync(longTmp, { recursive: true, force: true }));
