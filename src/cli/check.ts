@@ -12,6 +12,7 @@ import { connectProducer, describeRedis } from '../queues/connection.js';
 import { connectForSentCopy } from '../mail/sent-copy.js';
 import { classifySmtpError, createSmtpTransport, describeSmtp } from '../mail/smtp-transport.js';
 import { describeImapFailure, type ConnectPhase } from '../runtime/poller.js';
+import { failureLine } from '../runtime/role-status.js';
 import { createSearchBackends } from '../search/factory.js';
 import { closeAll, noIndexMessage, runCommand } from './common.js';
 
@@ -35,7 +36,7 @@ function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-const oneLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim();
+const oneLine = (err: unknown) => failureLine(err instanceof Error ? err.message : String(err));
 
 async function checkRedis(config: Config): Promise<CheckOutcome> {
   const where = describeRedis(config.REDIS_URL);

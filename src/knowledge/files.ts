@@ -248,10 +248,10 @@ export function normalizeNewlines(text: string): string {
   return text.replace(/\r\n?/g, '\n');
 }
 
-/** A file name's bytes as UTF-8, or undefined when they are not UTF-8. */
+/** A file name's bytes as UTF-8 (the decoder of {@link decodeText}), or undefined when they are not UTF-8. */
 function utf8Name(bytes: Buffer): string | undefined {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return utf8.decode(bytes);
   } catch {
     return undefined;
   }

@@ -3,12 +3,10 @@
  * Dovecot, the SMTP receiver, the scripted OpenAI-compatible server, the embedded indexes), one line per server, and
  * exit 1 when one of them cannot be used — with the reason the role would log.
  */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pipelineEnv, startPipelineServers, type PipelineServers } from '../support/pipeline.js';
+import { pipelineEnv, runNpm, startPipelineServers, type PipelineServers } from '../support/pipeline.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 // A Node process compiling TypeScript on the fly, on a busy two-core machine.
 const SLOW = { timeout: 120_000 };
 
@@ -21,17 +19,9 @@ afterAll(async () => {
   await servers?.stop();
 });
 
+/** `npm run check` as an admin runs it, with the servers of this file in its environment. */
 function check(overrides: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, HELPDESK_ENV_FILE: 'none', ...pipelineEnv(servers, overrides) };
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/check.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runNpm(['run', 'check'], { HELPDESK_ENV_FILE: 'none', ...pipelineEnv(servers, overrides) }, SLOW.timeout);
 }
 
 describe('npm run check', () => {
