@@ -19,6 +19,8 @@ import type OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import type { z } from 'zod';
 import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
   ChatCompletionMessageToolCall,
   ChatCompletionTool,
@@ -281,6 +283,13 @@ export class HelpDeskAgent {
   private readonly maxSubtasks: number;
   private readonly recursionLimit: number;
   private readonly logger: Logger;
+  /**
+   * Whether the subtask answer and the reflection send the tool definitions too (with `tool_choice: 'none'`). A
+   * provider caches a prompt's prefix only while the tools are the same ("tools must be identical between requests",
+   * OpenAI's prompt-caching guide), so all three calls of a subtask, and every ticket's, then start alike. Turned off
+   * for good the first time a server calls a tool anyway: Ollama does not enforce `tool_choice`.
+   */
+  private toolsInAnsweringSteps = true;
   private graph?: ReturnType<HelpDeskAgent['createGraph']>;
   private subgraph?: ReturnType<HelpDeskAgent['createSubgraph']>;
 
@@ -603,17 +612,17 @@ export class HelpDeskAgent {
     llmCalls: LlmCallRecord[];
   }> {
     const messages = [...state.messages];
-    const [response, call] = await this.timed('create_subtask_answer', state.subtask, config, () =>
-      this.client.chat.completions.create(
-        { model: this.model, messages, temperature: 0, seed: 0 },
-        { signal: config?.signal },
-      ),
-    );
+    const [response, llmCalls] = await this.withoutToolCalls('create_subtask_answer', state.subtask, config, {
+      model: this.model,
+      messages,
+      temperature: 0,
+      seed: 0,
+    });
     const subtaskAnswer = response.choices[0]?.message.content ?? '';
     const finish = response.choices[0]?.finish_reason;
     messages.push({ role: 'assistant', content: subtaskAnswer });
     this.logger.debug({ step: 'create_subtask_answer', chars: subtaskAnswer.length, finish }, 'subtask answered');
-    return { messages, subtaskAnswer, subtaskAnswerFinishReason: stoppedEarly(finish), llmCalls: [call] };
+    return { messages, subtaskAnswer, subtaskAnswerFinishReason: stoppedEarly(finish), llmCalls };
   }
 
   /**
@@ -644,19 +653,14 @@ export class HelpDeskAgent {
       this.logger.debug({ step: 'reflect_subtask', finish: state.subtaskAnswerFinishReason }, 'subtask answer cut off; counted as a failed try');
       reflection = { advice: cutOffAdvice(state.subtaskAnswerFinishReason), isCompleted: false };
     } else {
-      const [response, call] = await this.timed('reflect_subtask', state.subtask, config, () =>
-        this.client.chat.completions.create(
-          {
-            model: this.model,
-            messages,
-            response_format: REFLECTION_FORMAT,
-            temperature: 0,
-            seed: 0,
-          },
-          { signal: config?.signal },
-        ),
-      );
-      llmCalls.push(call);
+      const [response, calls] = await this.withoutToolCalls('reflect_subtask', state.subtask, config, {
+        model: this.model,
+        messages,
+        response_format: REFLECTION_FORMAT,
+        temperature: 0,
+        seed: 0,
+      });
+      llmCalls.push(...calls);
       // A refusal or a malformed result is a failed try: the loop stays bounded and the other subtasks keep theirs.
       const parsed = structuredOutput(response.choices[0]?.message.content, reflectionResultSchema);
       if (!parsed) this.logger.debug({ step: 'reflect_subtask', finish: response.choices[0]?.finish_reason }, 'reflection not in the expected format; counted as a failed try');
@@ -798,6 +802,37 @@ export class HelpDeskAgent {
     const results = Array.isArray(output) ? (output as SearchOutput[]) : [];
     // `args` is at most MAX_TOOL_ARGS_CHARS here, but may still be longer than what is stored.
     return { result: { toolName: name, args: storedArgs(args), results } };
+  }
+
+  /**
+   * A call of a subtask's conversation in which the model must not call a tool. It carries the tools all the same,
+   * with `tool_choice: 'none'` (see {@link HelpDeskAgent.toolsInAnsweringSteps}). A reply that calls one anyway is
+   * asked again without tools; both calls are recorded, since both are billed.
+   */
+  private async withoutToolCalls(
+    step: 'create_subtask_answer' | 'reflect_subtask',
+    subtask: string,
+    config: RunnableConfig | undefined,
+    body: ChatCompletionCreateParamsNonStreaming,
+  ): Promise<[ChatCompletion, LlmCallRecord[]]> {
+    const create = (params: ChatCompletionCreateParamsNonStreaming) =>
+      this.timed(step, subtask, config, () => this.client.chat.completions.create(params, { signal: config?.signal }));
+    const llmCalls: LlmCallRecord[] = [];
+    if (this.toolsInAnsweringSteps && this.openaiTools.length > 0) {
+      const [response, call] = await create({ ...body, tools: this.openaiTools, tool_choice: 'none' });
+      llmCalls.push(call);
+      if (!response.choices[0]?.message.tool_calls?.length) return [response, llmCalls];
+      if (this.toolsInAnsweringSteps) {
+        this.toolsInAnsweringSteps = false;
+        this.logger.warn(
+          { step },
+          'the model server called a tool although tool_choice was none; asked again without tools, and later subtask answers and reflections are sent without tool definitions (their prompts can then not share a cached prefix with the tool selection)',
+        );
+      }
+    }
+    const [response, call] = await create(body);
+    llmCalls.push(call);
+    return [response, llmCalls];
   }
 
   private async timed<R extends { usage?: CompletionUsage | null }>(

@@ -28,6 +28,7 @@ export interface ChatRequestBody {
   messages: ChatMessage[];
   tools?: { type: string; function?: { name: string; description?: string; parameters?: unknown } }[];
   response_format?: { type: string; json_schema?: { name: string; schema?: unknown; strict?: boolean } };
+  tool_choice?: 'none' | 'auto' | 'required' | { type: string; function?: { name: string } };
   temperature?: number;
   seed?: number;
   [key: string]: unknown;

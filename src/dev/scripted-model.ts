@@ -108,7 +108,8 @@ export function classify(request: ChatRequest): ScriptedCall {
   else if (schemaName === 'reflection_result') kind = 'reflection';
   else if (schemaName === LEARNED_ANSWERS_FORMAT_NAME) kind = 'learned_answers';
   else if (schemaName === PERSONAL_DATA_FORMAT_NAME) kind = 'personal_data';
-  else if (body.tools && body.tools.length > 0) kind = 'select_tools';
+  // The subtask answer carries the tools too, with tool_choice none (the agent keeps a subtask's prompts alike for caching).
+  else if (body.tools && body.tools.length > 0 && body.tool_choice !== 'none') kind = 'select_tools';
   else if (messages.length > 2) kind = 'subtask_answer';
   else kind = 'final_answer';
   return {

@@ -15,7 +15,7 @@ import {
   createSearchTools,
   type HelpDeskAgentOptions,
 } from '../../src/agent/index.js';
-import { startOpenAIServer, type ChatRequest, type OpenAIServer } from '../../src/dev/openai-server.js';
+import { startOpenAIServer, toolCallsResponse, type ChatRequest, type OpenAIServer } from '../../src/dev/openai-server.js';
 import {
   TWO_TOPIC_QUESTION,
   classify,
@@ -335,5 +335,53 @@ describe('what the model is told', () => {
       expect(s).not.toContain('{product}');
       expect(s).not.toContain('XYZ');
     }
+  });
+});
+
+describe('prompts a provider can cache', () => {
+  const SUBTASK_STEPS = ['select_tools', 'subtask_answer', 'reflection'];
+
+  it('sends every call of a subtask the same tools, with tool_choice none where no tool may be called', async () => {
+    const { agent } = makeAgent({ tools: 'both' });
+    await agent.runAgent(TWO_TOPIC_QUESTION);
+    const calls = server.chatRequests().map((r) => ({ kind: classify(r).kind, body: r.body }));
+    const inSubtasks = calls.filter((c) => SUBTASK_STEPS.includes(c.kind));
+    expect(inSubtasks.map((c) => c.kind).sort()).toEqual(['reflection', 'reflection', 'select_tools', 'select_tools', 'subtask_answer', 'subtask_answer']);
+    const tools = inSubtasks[0]!.body.tools;
+    expect(tools?.map((t) => t.function?.name)).toEqual(['search_xyz_manual', 'search_xyz_qa']);
+    for (const c of inSubtasks) {
+      expect(c.body.tools).toEqual(tools);
+      expect(c.body.tool_choice).toBe(c.kind === 'select_tools' ? undefined : 'none');
+    }
+    // The planner and the final writer are told of no tools, as before.
+    for (const c of calls.filter((c) => !SUBTASK_STEPS.includes(c.kind))) expect(c.body.tools).toBeUndefined();
+  });
+
+  it('asks again without tools when the server ignores tool_choice none and calls a tool, and leaves them out from then on', async () => {
+    const { agent, lines } = makeAgent({ tools: 'both' });
+    const scripted = scriptedModel({ tools: 'both' });
+    // As Ollama does (ollama/ollama#17921: "none" still calls tools).
+    server.setHandler((request) =>
+      request.body.tool_choice === 'none' && request.body.tools?.length
+        ? toolCallsResponse([{ name: 'search_xyz_manual', arguments: { keywords: '二段階認証' } }])
+        : scripted(request),
+    );
+    const result = await agent.runAgent(TWO_TOPIC_QUESTION);
+    expect(result.subtasks.map((s) => s.isCompleted)).toEqual([true, true]);
+    expect(result.subtasks[0]!.subtaskAnswer).toContain('認証アプリ');
+    expect(result.answer).toContain('QRコード');
+    const ignored = server.chatRequests().filter((r) => r.body.tool_choice === 'none');
+    // The two subtasks run in parallel: both may ask before the first answer comes back, none after.
+    expect(ignored.length).toBeGreaterThanOrEqual(1);
+    expect(ignored.length).toBeLessThanOrEqual(2);
+    expect(ignored.every((r) => classify(r).kind === 'subtask_answer')).toBe(true);
+    expect(result.usage.calls).toBe(8 + ignored.length);
+    expect(lines.filter((l) => l.level === 40 && /tool_choice/.test(l.msg))).toHaveLength(1);
+
+    server.reset();
+    await agent.runAgent(TWO_TOPIC_QUESTION);
+    const again = server.chatRequests();
+    expect(again).toHaveLength(8);
+    expect(again.filter((r) => r.body.tools !== undefined).map((r) => classify(r).kind)).toEqual(['select_tools', 'select_tools']);
   });
 });
