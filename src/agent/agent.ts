@@ -15,7 +15,7 @@ import { Annotation, END, Send, START, StateGraph } from './langgraph.js';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { ToolInputParsingException, type StructuredToolInterface } from '@langchain/core/tools';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
-import type OpenAI from 'openai';
+import { BadRequestError, type OpenAI } from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import type { z } from 'zod';
 import type {
@@ -818,20 +818,31 @@ export class HelpDeskAgent {
     const create = (params: ChatCompletionCreateParamsNonStreaming) =>
       this.timed(step, subtask, config, () => this.client.chat.completions.create(params, { signal: config?.signal }));
     const llmCalls: LlmCallRecord[] = [];
-    if (this.toolsInAnsweringSteps && this.openaiTools.length > 0) {
+    if (!this.toolsInAnsweringSteps || this.openaiTools.length === 0) {
+      const [response, call] = await create(body);
+      return [response, [call]];
+    }
+    let why: string;
+    try {
       const [response, call] = await create({ ...body, tools: this.openaiTools, tool_choice: 'none' });
       llmCalls.push(call);
       if (!response.choices[0]?.message.tool_calls?.length) return [response, llmCalls];
-      if (this.toolsInAnsweringSteps) {
-        this.toolsInAnsweringSteps = false;
-        this.logger.warn(
-          { step },
-          'the model server called a tool although tool_choice was none; asked again without tools, and later subtask answers and reflections are sent without tool definitions (their prompts can then not share a cached prefix with the tool selection)',
-        );
-      }
+      why = 'called a tool although tool_choice was none';
+    } catch (err) {
+      // A server may refuse the parameter (400). Whether that was the reason shows when the same call without tools
+      // passes; a 400 it gets too (a prompt over the context, say) is the call's own error, and the tools stay.
+      if (!(err instanceof BadRequestError)) throw err;
+      why = `refused the tools with tool_choice none (${err.message})`;
     }
     const [response, call] = await create(body);
     llmCalls.push(call);
+    if (this.toolsInAnsweringSteps) {
+      this.toolsInAnsweringSteps = false;
+      this.logger.warn(
+        { step },
+        `the model server ${why}; asked again without tools, and later subtask answers and reflections are sent without tool definitions (their prompts can then not share a cached prefix with the tool selection)`,
+      );
+    }
     return [response, llmCalls];
   }
 

@@ -384,4 +384,42 @@ describe('prompts a provider can cache', () => {
     expect(again).toHaveLength(8);
     expect(again.filter((r) => r.body.tools !== undefined).map((r) => classify(r).kind)).toEqual(['select_tools', 'select_tools']);
   });
+
+  it('asks again without tools when the server refuses tool_choice none (400), and leaves them out from then on', async () => {
+    const { agent, lines } = makeAgent({ tools: 'both' });
+    const scripted = scriptedModel({ tools: 'both' });
+    server.setHandler((request) =>
+      request.body.tool_choice === 'none'
+        ? { type: 'error', status: 400, message: "Invalid value for 'tool_choice': 'none' is not supported with this model." }
+        : scripted(request),
+    );
+    const result = await agent.runAgent(TWO_TOPIC_QUESTION);
+    expect(result.subtasks.map((s) => s.isCompleted)).toEqual([true, true]);
+    expect(result.answer).toContain('QRコード');
+    const refused = server.chatRequests().filter((r) => r.body.tool_choice === 'none');
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(refused.length).toBeLessThanOrEqual(2);
+    // A refused request is not billed, so it is not recorded.
+    expect(result.usage.calls).toBe(8);
+    expect(lines.filter((l) => l.level === 40 && /tool_choice/.test(l.msg))).toHaveLength(1);
+  });
+
+  it('keeps a 400 the request without tools gets too: the run fails with it, and the tools stay in', async () => {
+    const { agent } = makeAgent({ tools: 'both' });
+    const scripted = scriptedModel({ tools: 'both' });
+    server.setHandler((request) =>
+      classify(request).kind === 'subtask_answer'
+        ? { type: 'error', status: 400, message: 'This model maximum context length is 8192 tokens.' }
+        : scripted(request),
+    );
+    await expect(agent.runAgent(TWO_TOPIC_QUESTION)).rejects.toThrow(/maximum context length/);
+    server.setHandler(scripted);
+    // A new question: a request of the failed run still in flight when it failed may arrive later.
+    const next = '1. パスワードの再設定について\n2. 請求書の宛名について';
+    await agent.runAgent(next);
+    const ofNext = server.chatRequests().filter((r) => classify(r).question === next);
+    const answering = ofNext.filter((r) => ['subtask_answer', 'reflection'].includes(classify(r).kind));
+    expect(answering.length).toBeGreaterThanOrEqual(4);
+    for (const r of answering) expect(r.body).toMatchObject({ tool_choice: 'none', tools: expect.any(Array) });
+  });
 });
