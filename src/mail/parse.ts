@@ -63,11 +63,14 @@ export interface InboundMail {
   headers: Record<string, string[]>;
   /** Top-level MIME type, lower-case, e.g. `text/plain`, `multipart/report` (`text/plain` when undeclared). */
   contentType: string;
-  /** The full plain text: the text/plain part(s), or the HTML converted to text when there is no plain part. */
+  /**
+   * The full plain text: the text/plain part(s), or the HTML converted to text when there is no plain part or the body
+   * declares no type and is HTML.
+   */
   text: string;
   /**
-   * The customer's own words: {@link text} without quoted history and signatures, or the subject when that leaves
-   * nothing; trimmed, '' when neither has content.
+   * The customer's own words: {@link text} without quoted history and signatures, followed by the text of a mail
+   * they forward (see `extractQuestion`), or the subject when that leaves nothing; trimmed, '' when neither has content.
    */
   question: string;
   /** Attachments (and inline parts such as images) by name, type and size; not processed further. */
@@ -387,7 +390,24 @@ const BLOCK_FROM = /^\s*(?:\*\s*)?(?:from|差出人|送信者|送信元|von|de)\
 const BLOCK_NEXT = /^\s*(?:\*\s*)?(?:sent|date|to|cc|subject|送信日時|送信日|日付|日時|宛先|件名|gesendet|an|betreff|envoyé|objet|à)\s*(?:\*\s*)?[:：]/i;
 const QUOTED_LINE = /^\s*[>＞]/;
 const SEPARATOR_LINE = /^\s*[-_=*＊━─―－~〜#+・=＝]{3,}\s*$/;
-const MOBILE_SIGNATURE = /^\s*(?:(?:iPhone|iPad|Android(?:\s*端末)?|スマートフォン|スマホ|携帯(?:電話)?|Outlook)\s*から送信|Sent from my .{1,40}|Get Outlook for .{1,40})\s*$/i;
+// The line a phone, a carrier or a mail app adds under a mail ("Sent from my iPhone", "Sent via Bell Mobility's Text
+// Messaging service.", "Envoyé de mon iPhone", "Von meinem iPhone gesendet", "Galaxy から送信"…), in the languages of
+// the customers we see. Matched against one trimmed line of at most MAX_FOOTER_CHARS.
+const SERVICE_FOOTER = new RegExp(
+  `^(?:${[
+    String.raw`(?:Sent|Envoyé|Enviado|Inviato|Gesendet|Verzonden|Verstuurd|Sendt|Skickat|Lähetetty|Wysłane|Отправлено)\s(?:from|via|with|by|using|de|depuis|par|avec|à partir de|desde|con|por|vía|do|pelo|a partir do|da|dal|tramite|von|mit|über|vom|vanaf|met|van|fra|från|med|från min|z|из|с)\s.{1,70}`,
+    String.raw`Von meine[mr]\s.{1,40}\sgesendet`,
+    String.raw`Get Outlook for\s.{1,40}`,
+    String.raw`[^、。?？]{1,40}から送信(?:されました)?`,
+    String.raw`送信元\s*[:：]\s*.{1,40}`,
+    String.raw`发自我的.{1,40}`,
+    String.raw`(?:從|从)我的.{1,40}(?:傳送|發送|发送)`,
+    String.raw`[^.!?]{1,40}에서 보냄`,
+  ].join('|')})$`,
+  'iu',
+);
+// A footer is a short line; a longer one is a sentence of the customer's that starts the same way.
+const MAX_FOOTER_CHARS = 80;
 const CONTACT_MARKER =
   /@|https?:\/\/|www\.|\b(?:tel|fax|phone|mobile|mail)\b|電話|携帯|株式会社|有限会社|合同会社|\b(?:inc|ltd|llc|gmbh|corp)\b|〒|\d{2,4}-\d{2,4}-\d{3,4}/i;
 // Longest signature block (non-empty lines after its separator) we are willing to remove.
@@ -486,13 +506,29 @@ function stripDelimitedSignature(lines: string[]): string[] {
   return lines;
 }
 
-function stripMobileSignature(lines: string[]): string[] {
-  const contentIndexes = lines.flatMap((l, i) => (l.trim() === '' ? [] : [i]));
+/**
+ * Cuts a phone's, carrier's or mail app's footer line ({@link SERVICE_FOOTER}) among the last three lines of text, with
+ * what follows it and the separator lines that framed it.
+ */
+function stripServiceFooter(lines: string[]): string[] {
+  const contentIndexes = lines.flatMap((l, i) => (l.trim() === '' || SEPARATOR_LINE.test(l) ? [] : [i]));
   // Only near the end: "Sent from my iPhone" mid-text is more likely part of what the customer says.
   for (const i of contentIndexes.slice(-3)) {
-    if (MOBILE_SIGNATURE.test(lines[i] ?? '')) return lines.slice(0, i);
+    if (isServiceFooter(lines[i] ?? '')) return withoutTrailingSeparators(lines.slice(0, i));
   }
   return lines;
+}
+
+function isServiceFooter(line: string): boolean {
+  const text = line.trim();
+  // A question is the customer's, however it starts ("Sent by courier on Monday: has it arrived?").
+  return text.length <= MAX_FOOTER_CHARS && !/[?？]$/.test(text) && SERVICE_FOOTER.test(text);
+}
+
+function withoutTrailingSeparators(lines: string[]): string[] {
+  let end = lines.length;
+  while (end > 0 && (lines[end - 1]!.trim() === '' || SEPARATOR_LINE.test(lines[end - 1]!))) end -= 1;
+  return lines.slice(0, end);
 }
 
 /** The subject without `Re:`/`Fwd:`/`返信:`… prefixes, for use as the question of a body-less mail. */
@@ -502,10 +538,13 @@ export function subjectAsQuestion(subject: string): string {
 
 /**
  * The customer's own words in `text`: quoted history (`>` lines, "On … wrote:", Japanese attributions, Outlook
- * "-----Original Message-----" / `差出人:` header blocks, forwarded messages) and signatures (`-- `, "Sent from my…",
- * closing blocks email-reply-parser knows, separator-delimited contact blocks) removed. When nothing is left and the
- * history is a forwarded mail (a forwarding subject, or a forwarded-message marker), the forwarded mail's text, since
- * that is what the customer asks about; else the subject (without reply prefixes); '' when neither has content.
+ * "-----Original Message-----" / `差出人:` header blocks) and signatures (`-- `, "Sent from my…" and other service
+ * footers, closing blocks email-reply-parser knows, separator-delimited contact blocks) removed. When the history is
+ * a forwarded mail (a forwarding subject, or a forwarded-message marker) rather than the answer being replied to, the
+ * forwarded mail's own text is what the customer asks about: it follows their note under a
+ * {@link FORWARDED_DELIMITER} line with its From and Subject (cut to {@link MAX_FORWARDED_CHARS}), or is the question
+ * alone when they wrote nothing above it. Else, with nothing of their own, the subject (without reply prefixes); ''
+ * when neither has content.
  */
 export function extractQuestion(text: string, subject = ''): string {
   let source = text.replace(/\r\n?/g, '\n');
@@ -515,11 +554,16 @@ export function extractQuestion(text: string, subject = ''): string {
   }
   const all = unwrapClearSigned(source.split('\n'));
   const historyStart = quotedHistoryStart(all);
-  const question = ownWords(historyStart >= 0 ? all.slice(0, historyStart) : all);
-  if (/[\p{L}\p{N}]/u.test(question)) return question;
+  const note = ownWords(historyStart >= 0 ? all.slice(0, historyStart) : all);
+  const forwarded = historyStart >= 0 && isForward(all[historyStart] ?? '', subject) ? forwardedMessage(all.slice(historyStart)) : undefined;
+  const forwardedText = forwarded && hasWords(forwarded.text) ? forwarded : undefined;
+  if (hasWords(note)) return forwardedText ? withForwarded(note, forwardedText) : note;
   // Nothing of their own above a forwarded mail: the customer asks about that mail.
-  const forwarded = historyStart >= 0 && isForward(all[historyStart] ?? '', subject) ? ownWords(forwardedBody(all.slice(historyStart))) : '';
-  return /[\p{L}\p{N}]/u.test(forwarded) ? forwarded : subjectAsQuestion(subject);
+  return forwardedText ? forwardedText.text : subjectAsQuestion(subject);
+}
+
+function hasWords(text: string): boolean {
+  return /[\p{L}\p{N}]/u.test(text);
 }
 
 /** The text of `lines` without quoted lines and signatures, trimmed. */
@@ -529,7 +573,7 @@ function ownWords(history: string[]): string {
   let visible = lines.join('\n');
   if (visible.trim() !== '' && visible.length <= MAX_REPLY_PARSER_CHARS) visible = new EmailReplyParser().parseReply(visible);
 
-  lines = stripMobileSignature(stripSignatureBlock(stripDelimitedSignature(visible.split('\n'))));
+  lines = stripServiceFooter(stripSignatureBlock(stripDelimitedSignature(visible.split('\n'))));
   return lines
     .map((l) => l.trimEnd())
     .join('\n')
@@ -540,18 +584,79 @@ function ownWords(history: string[]): string {
 // A subject that forwards (Fwd:, FW:, WG:, TR:, RV:, 転送:, 转发:), and the markers that open a forwarded mail.
 const FORWARD_SUBJECT = /^\s*(?:fwd?|wg|tr|rv|転送|转发)\s*[:：]/i;
 const FORWARD_MARKER = /forwarded message|転送(?:された)?メッセージ/i;
+// The Subject line of a forwarded mail's header block, in the languages BLOCK_NEXT knows.
+const BLOCK_SUBJECT = /^\s*(?:\*\s*)?(?:subject|件名|betreff|objet)\s*(?:\*\s*)?[:：]/i;
+
+/**
+ * The line that opens a forwarded mail in a question, whatever the customer's client wrote (Gmail's, Thunderbird's,
+ * Apple Mail's, Outlook's, Japanese): one form the agent and the reviewer recognise.
+ */
+export const FORWARDED_DELIMITER = '---------- Forwarded message ----------';
+/**
+ * Characters of a forwarded mail kept after the customer's note. Twice the agent's default MAX_QUESTION_CHARS: with
+ * the default the agent's own cut applies (and flags the unread end for review), a higher setting reads more of the
+ * forward, and a forwarded newsletter of 16,000 characters never rides on the ticket whole.
+ */
+export const MAX_FORWARDED_CHARS = 2_000;
+// A header value of a forwarded mail is a name and an address, or a subject line; anything longer is cut.
+const MAX_FORWARDED_HEADER_CHARS = 200;
+
+/** What a question carries of a forwarded mail. */
+interface ForwardedMessage {
+  /** Its From header's value, when its header block has one. */
+  from: string | undefined;
+  /** Its Subject header's value, when its header block has one. */
+  subject: string | undefined;
+  /** Its own words: without its header block, quoted lines and signatures. */
+  text: string;
+}
 
 /** True when the history starting at `line` is a forwarded mail rather than the answer being replied to. */
 function isForward(line: string, subject: string): boolean {
   return FORWARD_SUBJECT.test(subject) || BEGIN_FORWARDED.test(line) || (ORIGINAL_MESSAGE.test(line) && FORWARD_MARKER.test(line));
 }
 
-/** A forwarded mail's text: after its marker line and its header block (From:, Date:, Subject:…). */
-function forwardedBody(history: string[]): string[] {
-  let i = 0;
+/** The forwarded mail that `history` starts with: its marker line and header block read, its text after them. */
+function forwardedMessage(history: string[]): ForwardedMessage {
   const isHead = (line: string) => line.trim() === '' || ORIGINAL_MESSAGE.test(line) || BEGIN_FORWARDED.test(line) || SEPARATOR_LINE.test(line) || BLOCK_FROM.test(line) || BLOCK_NEXT.test(line);
-  while (i < history.length && isHead(history[i] ?? '')) i += 1;
-  return history.slice(i);
+  let bodyStart = 0;
+  while (bodyStart < history.length && isHead(history[bodyStart] ?? '')) bodyStart += 1;
+  const head = history.slice(0, bodyStart);
+  return { from: headerValue(head, BLOCK_FROM), subject: headerValue(head, BLOCK_SUBJECT), text: ownWords(history.slice(bodyStart)) };
+}
+
+/** The value of the first line of `head` that `field` matches (Outlook's bold `*From:*` unwrapped), bounded. */
+function headerValue(head: string[], field: RegExp): string | undefined {
+  for (const line of head) {
+    const name = field.exec(line);
+    if (!name) continue;
+    const value = line.slice(name[0].length).replace(/^\s*\*?\s*/, '').replace(/\s+/g, ' ').trim();
+    return value === '' ? undefined : value.length > MAX_FORWARDED_HEADER_CHARS ? `${value.slice(0, MAX_FORWARDED_HEADER_CHARS)}…` : value;
+  }
+  return undefined;
+}
+
+/**
+ * The customer's note, then the forwarded mail under {@link FORWARDED_DELIMITER}. The note comes first because the
+ * agent reads a question from its start (MAX_QUESTION_CHARS): a long forward never pushes the note out.
+ */
+function withForwarded(note: string, forwarded: ForwardedMessage): string {
+  const head = [
+    FORWARDED_DELIMITER,
+    ...(forwarded.from ? [`From: ${forwarded.from}`] : []),
+    ...(forwarded.subject ? [`Subject: ${forwarded.subject}`] : []),
+  ];
+  return `${note}\n\n${head.join('\n')}\n\n${cutAtLineEnd(forwarded.text, MAX_FORWARDED_CHARS)}`;
+}
+
+/** `text` when it has at most `max` characters; else its start, cut at a line end where there is one, and `[…]`. */
+function cutAtLineEnd(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const lineEnd = text.lastIndexOf('\n', max);
+  let cut = lineEnd > max / 2 ? lineEnd : max;
+  // Never half a surrogate pair.
+  if (/[\uD800-\uDBFF]/.test(text[cut - 1] ?? '')) cut -= 1;
+  return `${text.slice(0, cut).trimEnd()}\n[…]`;
 }
 
 /**
@@ -573,12 +678,24 @@ function unwrapClearSigned(lines: string[]): string[] {
 // ---------------------------------------------------------------------------------------------------------------
 // Parsing.
 
-/** mailparser's text of text/plain parts (HTML conversion is ours, see {@link HTML_TO_TEXT}). */
+/**
+ * The mail's text: mailparser's text of its text/plain parts, or its HTML converted to text when there is no plain
+ * text (HTML conversion is ours, see {@link HTML_TO_TEXT}). A body that declares no type and clearly is HTML is
+ * converted as well: read as text/plain by default, its markup would be the question.
+ */
 function bodyText(mail: ParsedMail, notes: Notes): string {
   const plain = (mail.text ?? '').replace(/\r\n?/g, '\n');
-  if (plain.trim() !== '') return plain;
+  if (plain.trim() !== '') {
+    if (declaredContentType(mail) !== undefined || !looksLikeHtml(plain)) return plain;
+    notes.warn('the body has no Content-Type but is HTML; it was converted to text as HTML');
+    return htmlText(plain, notes);
+  }
   if (typeof mail.html !== 'string' || mail.html.trim() === '') return plain;
-  let html = mail.html;
+  return htmlText(mail.html, notes);
+}
+
+/** HTML as the text its reader sees: cut to {@link MAX_HTML_CHARS}, nesting bounded, hidden elements left out. */
+function htmlText(html: string, notes: Notes): string {
   if (html.length > MAX_HTML_CHARS) {
     html = html.slice(0, MAX_HTML_CHARS);
     notes.warn(`HTML body longer than ${MAX_HTML_CHARS} characters; only the start was converted to text`);
@@ -595,6 +712,31 @@ function bodyText(mail: ParsedMail, notes: Notes): string {
     notes.warn(`HTML body could not be converted to text: ${(err as Error).message}`);
     return '';
   }
+}
+
+// Elements that make up the markup of an HTML mail body; a plain text names one now and then, never dozens.
+const HTML_BODY_TAG =
+  /<\/?(?:html|head|body|meta|title|style|p|div|span|br|hr|font|b|i|u|s|em|strong|center|blockquote|pre|tt|h[1-6]|ul|ol|li|table|thead|tbody|tr|td|th|a|img)(?=[\s/>])[^<>]*>/gi;
+// How a body that is HTML starts: a doctype, a comment, or a tag of one of the elements above.
+const HTML_START = new RegExp(`^(?:<!doctype\\s+html\\b|<!--|${HTML_BODY_TAG.source})`, 'i');
+// Enough of an untyped body is read to tell; a clear case shows in its start.
+const HTML_SNIFF_CHARS = 64 * 1024;
+// Tags in a body that does not start with one: at least so many, making up at least so much of its visible characters.
+const MIN_HTML_TAGS = 5;
+const MIN_HTML_TAG_SHARE = 1 / 3;
+
+/**
+ * True when an untyped body clearly is HTML: it starts with markup (a doctype, a comment, `<html>`, `<p>`, `<div>`,
+ * `<font>`…) and has more than one tag, or at least {@link MIN_HTML_TAGS} tags make up a third of it. A text that
+ * mentions a tag or two is not.
+ */
+function looksLikeHtml(text: string): boolean {
+  const sample = text.slice(0, HTML_SNIFF_CHARS);
+  const tags = sample.match(HTML_BODY_TAG) ?? [];
+  if (HTML_START.test(sample.trimStart())) return tags.length >= 2;
+  const visible = sample.replace(/\s+/g, '').length;
+  const tagChars = tags.reduce((sum, tag) => sum + tag.replace(/\s+/g, '').length, 0);
+  return tags.length >= MIN_HTML_TAGS && tagChars >= visible * MIN_HTML_TAG_SHARE;
 }
 
 // mailparser (mailsplit) refuses a mail of more than 1,000 MIME parts outright. Such a mail is read as its first
@@ -682,10 +824,15 @@ function paramsOf(header: unknown): Record<string, string> {
 }
 
 function contentTypeOf(mail: ParsedMail): string {
+  return declaredContentType(mail) ?? 'text/plain';
+}
+
+/** The top-level MIME type the mail declares, lower-case; undefined without a Content-Type or with one of no type. */
+function declaredContentType(mail: ParsedMail): string | undefined {
   const header = mail.headers.get('content-type');
   const value = typeof header === 'object' && header !== null && 'value' in header ? String(header.value) : '';
   const type = value.trim().toLowerCase();
-  return /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type) ? type : 'text/plain';
+  return /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type) ? type : undefined;
 }
 
 function charsetOfContentType(mail: ParsedMail): string | undefined {

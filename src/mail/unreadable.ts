@@ -4,8 +4,9 @@
  * their answers (iMIP), Outlook's requests to recall an earlier message, and text that decoded to noise (a broken
  * charset or transfer encoding). Without this the agent answers the subject alone, or answers an invitation's or a
  * recall's boilerplate as if it were a question; such mail is parked for a person with the reason this gives. Also mail
- * whose question is only in an attachment (a screenshot, a PDF, a text file, a forwarded mail) and whose text is empty:
- * the agent reads no attachment, and would answer the subject as if it were the question.
+ * whose question is only in an attachment (a screenshot, a PDF, an archive, a forwarded mail: anything but a contact card,
+ * a signature or key, a calendar file or a report's machine-readable part) and whose text is empty: the agent reads no
+ * attachment, and would answer the subject as if it were the question.
  */
 
 /** A MIME part as the check reads it: its type, its Content-Type parameters (lower-case names) and file name. */
@@ -106,21 +107,13 @@ function recallReason(mail: UnreadableCheckInput): string | undefined {
   return `recall request (Outlook): the sender asks to withdraw their earlier message${recalled ? ` "${recalled}"` : ''}; a person checks what became of it`;
 }
 
-// Attachments that carry what the sender has to say, by MIME type: images (screenshots, photos), PDFs, office
-// documents, text files, attached mails.
-const CONTENT_TYPES: ReadonlyArray<readonly [test: RegExp, kind: string]> = [
-  [/^image\//, 'an image'],
-  [/^application\/pdf$/, 'a PDF'],
-  [/^application\/(?:msword|rtf|vnd\.ms-(?:excel|powerpoint|word)[\w.+-]*|vnd\.openxmlformats-officedocument\.[\w.+-]+|vnd\.oasis\.opendocument\.[\w.+-]+)$/, 'an office document'],
-  [/^text\/rtf$/, 'an office document'],
-  [/^message\/(?:rfc822|global)$/, 'a forwarded mail'],
-  [/^text\//, 'a text file'],
-];
-// The same by file name, for attachments sent as application/octet-stream.
-const CONTENT_EXTENSIONS =
-  /\.(?:png|jpe?g|gif|bmp|webp|heic|heif|tiff?|pdf|docx?|xlsx?|xlsm|pptx?|odt|ods|odp|rtf|txt|csv|log|md|eml|msg)$/i;
 // Attachments that are no content of their own, beside an empty text: a contact card, a signature or key, a calendar
-// file (an invitation has its own reason above; an export is not parked).
+// file (an invitation has its own reason above; an export is not parked), winmail.dat (its own reason above), the
+// machine-readable parts of a delivery report or a read receipt. Every other attachment is what the sender sent us (a
+// screenshot, a PDF, an archive, a recording, an unnamed binary): with no text beside it, answering the subject would
+// answer a question nobody asked. A list of what is not content rather than of what is, because the types people
+// attach have no end. Inline images are content too: a screenshot pasted into an HTML mail with no words is the
+// question, and a signature's logo only reaches this check when the mail has no text at all.
 const NOT_CONTENT_TYPES = new Set([
   'text/vcard',
   'text/x-vcard',
@@ -131,8 +124,27 @@ const NOT_CONTENT_TYPES = new Set([
   'application/x-pkcs7-signature',
   'application/pgp-signature',
   'application/pgp-keys',
+  'application/pgp-encrypted',
+  'application/ms-tnef',
+  'application/vnd.ms-tnef',
+  'message/delivery-status',
+  'message/global-delivery-status',
+  'message/disposition-notification',
+  'message/global-disposition-notification',
+  'text/rfc822-headers',
+  'message/global-headers',
 ]);
-const NOT_CONTENT_EXTENSIONS = /\.(?:vcf|vcard|ics|p7s|asc|sig|gpg|pgp)$/i;
+// The same by file name, for such parts sent as application/octet-stream.
+const NOT_CONTENT_NAMES = /\.(?:vcf|vcard|ics|p7s|asc|sig|gpg|pgp)$|^winmail\.dat$/i;
+// What an unnamed part is, for the reason: the person reading it knows what to look for.
+const PART_KINDS: ReadonlyArray<readonly [test: RegExp, kind: string]> = [
+  [/^image\//, 'an image'],
+  [/^application\/pdf$/, 'a PDF'],
+  [/^application\/(?:msword|rtf|vnd\.ms-(?:excel|powerpoint|word)[\w.+-]*|vnd\.openxmlformats-officedocument\.[\w.+-]+|vnd\.oasis\.opendocument\.[\w.+-]+)$/, 'an office document'],
+  [/^text\/rtf$/, 'an office document'],
+  [/^message\/(?:rfc822|global)$/, 'a forwarded mail'],
+  [/^text\//, 'a text file'],
+];
 // A reason names a few attachments, each by at most so many characters: a mail of dozens of photos, or a hostile
 // file name of kilobytes, does not fill the ticket's reason.
 const MAX_NAMED_ATTACHMENTS = 3;
@@ -140,20 +152,21 @@ const MAX_NAME_CHARS = 80;
 
 /**
  * The attachments that likely hold the sender's question, as a reason names them: the file name, or the kind and
- * type of an unnamed part.
+ * type of an unnamed part. Every part except those known to be no content ({@link NOT_CONTENT_TYPES}).
  */
 function contentAttachments(parts: readonly MimePartInfo[]): string[] {
-  const named: string[] = [];
-  for (const part of parts) {
+  return parts.flatMap((part) => {
     const type = part.contentType.toLowerCase();
     const filename = part.filename?.replace(/\p{Cc}+/gu, ' ').trim() || undefined;
-    if (NOT_CONTENT_TYPES.has(type) || (filename && NOT_CONTENT_EXTENSIONS.test(filename))) continue;
-    const kind = CONTENT_TYPES.find(([test]) => test.test(type))?.[1];
-    if (!kind && !(filename && CONTENT_EXTENSIONS.test(filename))) continue;
-    const name = filename ?? `(${kind}, ${type})`;
-    named.push(name.length > MAX_NAME_CHARS ? `${name.slice(0, MAX_NAME_CHARS)}…` : name);
-  }
-  return named;
+    if (NOT_CONTENT_TYPES.has(type) || (filename && NOT_CONTENT_NAMES.test(filename))) return [];
+    const name = filename ?? `(${partKind(type)}, ${type.replace(/\p{Cc}+/gu, ' ').trim() || 'no type'})`;
+    return [name.length > MAX_NAME_CHARS ? `${name.slice(0, MAX_NAME_CHARS)}…` : name];
+  });
+}
+
+/** A kind of part a person recognises ("an image", "a PDF"…), "an attachment" for any other type. */
+function partKind(type: string): string {
+  return PART_KINDS.find(([test]) => test.test(type))?.[1] ?? 'an attachment';
 }
 
 // Characters a decoder leaves for bytes it could not read (U+FFFD) and control characters no text has (C0 and C1

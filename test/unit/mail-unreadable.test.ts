@@ -59,7 +59,20 @@ describe('unreadableReason', () => {
     ['only an OpenPGP signature', { top: { contentType: 'multipart/signed' }, text: '', parts: [{ contentType: 'application/pgp-signature', filename: 'signature.asc' }] }, undefined],
     ['only an OpenPGP key', mixed([{ contentType: 'application/pgp-keys', filename: 'key.asc' }], ''), undefined],
     ['only a calendar export', mixed([{ contentType: 'text/calendar', params: { method: 'PUBLISH' }, filename: 'export.ics' }], ''), undefined],
-    ['only an unnamed binary', mixed([{ contentType: 'application/octet-stream' }], ''), undefined],
+    // Any attachment that is not on the "not content" list is what the sender sends: an archive, a recording, an
+    // unnamed binary. Answering the subject instead would answer a question nobody asked.
+    ['only a gzip archive', mixed([{ contentType: 'application/x-gzip', filename: 'blah.gz' }], ''), 'only in its attachment blah.gz: a person reads it'],
+    ['only a zip archive', mixed([{ contentType: 'application/zip', filename: 'logs.zip' }], ''), 'only in its attachment logs.zip'],
+    ['only a voice message', mixed([{ contentType: 'audio/mpeg', filename: 'voicemail.mp3' }], ''), 'only in its attachment voicemail.mp3'],
+    ['only a video', mixed([{ contentType: 'video/mp4', filename: 'screen-recording.mp4' }], ''), 'only in its attachment screen-recording.mp4'],
+    ['only an unnamed binary', mixed([{ contentType: 'application/octet-stream' }], ''), 'only in its attachment (an attachment, application/octet-stream)'],
+    ['only an unnamed archive', mixed([{ contentType: 'application/zip' }], ''), 'only in its attachment (an attachment, application/zip)'],
+    ['a signature and a key beside an archive: only the archive is named', mixed([{ contentType: 'application/pgp-keys', filename: 'key.asc' }, { contentType: 'application/zip', filename: 'logs.zip' }, { contentType: 'application/pkcs7-signature', filename: 'smime.p7s' }], ''), 'only in its attachment logs.zip: a person reads it'],
+    ['a zip beside real text', mixed([{ contentType: 'application/zip', filename: 'logs.zip' }], 'The logs of the failed export are attached.'), undefined],
+    // The machine-readable halves of a report (a bounce, a read receipt) are no one's words.
+    ['only the parts of a delivery report', mixed([{ contentType: 'message/delivery-status' }, { contentType: 'text/rfc822-headers' }], ''), undefined],
+    ['only the part of a read receipt', mixed([{ contentType: 'message/disposition-notification' }], ''), undefined],
+    ['only an unnamed S/MIME signature', mixed([{ contentType: 'application/x-pkcs7-signature' }], ''), undefined],
     ['winmail.dat beside a screenshot keeps its own reason', mixed([{ contentType: 'application/ms-tnef', filename: 'winmail.dat' }, { contentType: 'image/png', filename: 'a.png' }], ''), 'only in winmail.dat'],
   ])('%s', (_what, input, expected) => {
     const reason = unreadableReason(input);
@@ -92,6 +105,26 @@ describe('unreadable: a question only in an attachment, parsed', () => {
     ['an empty text part and question.txt', mail('Help', ['Content-Type: text/plain; charset=utf-8\r\n\r\n', 'Content-Type: text/plain; name=question.txt\r\nContent-Disposition: attachment; filename=question.txt\r\n\r\nPlease tell me how to export.']), 'only in its attachment question.txt'],
     ['a mail forwarded as an attachment', mail('Fwd: Your order failed', ['Content-Type: text/plain\r\n\r\n', 'Content-Type: message/rfc822\r\n\r\nFrom: shop@shop.example\r\nSubject: Your order failed\r\n\r\nOrder 1234 failed.']), 'only in its attachment (a forwarded mail, message/rfc822)'],
     ['a screenshot beside a question', mail('エラーが出ます', ['Content-Type: text/plain; charset=utf-8\r\n\r\n添付の画面でエラーが出ます。', png]), undefined],
+    // The corpus's attachment_only_email: the whole mail is one gzip part, no text at all.
+    [
+      'a single-part mail that is only a gzip file',
+      Buffer.from(
+        [
+          'From: Ryan <ryan@customer.example>',
+          'To: support@support.example',
+          'Subject: this message JUST contains an attachment',
+          'MIME-Version: 1.0',
+          'Content-Type: application/x-gzip; NAME=blah.gz',
+          'Content-Disposition: attachment; filename=blah.gz',
+          'Content-Transfer-Encoding: base64',
+          '',
+          'H4sIAOHBmD8AA4vML1XPyVHISy1LLVJIy8xLUchNVeQCAHbe764WAAAA',
+          '',
+        ].join('\r\n'),
+      ),
+      'only in its attachment blah.gz',
+    ],
+    ['a zip and an empty text part', mail('Logs', ['Content-Type: text/plain\r\n\r\n', 'Content-Type: application/zip; name=logs.zip\r\nContent-Disposition: attachment; filename=logs.zip\r\nContent-Transfer-Encoding: base64\r\n\r\nUEsDBA==']), 'only in its attachment logs.zip'],
     ['a vCard alone', mail('Question', ['Content-Type: text/plain\r\n\r\n', 'Content-Type: text/vcard; name=taro.vcf\r\nContent-Disposition: attachment; filename=taro.vcf\r\n\r\nBEGIN:VCARD\r\nFN:Taro\r\nEND:VCARD']), undefined],
   ])('%s', async (_what, raw, expected) => {
     const parsed = await parseInboundMail(raw);
