@@ -14,6 +14,7 @@ import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
 import { unreadableReason } from './unreadable.js';
 import { withoutHiddenElements } from './hidden-html.js';
 import { limitHtmlNesting, MAX_HTML_DEPTH } from './html-nesting.js';
+import { removeInvisible } from './invisible.js';
 import { normaliseMessageId, parseMessageIdList } from './message-id.js';
 
 export type { MailAddress } from './addresses.js';
@@ -958,6 +959,16 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
   const repairedLabels = new Set(repairs.map((r) => r.declared?.toLowerCase()));
   for (const label of declared) {
     if (!isSupportedCharset(label) && !repairedLabels.has(label)) notes.charsetProblem(`unknown charset "${label}"; its text was read as UTF-8`);
+  }
+  // Removed before anything reads the text: the question, the reply decision, the review page and learned pairs.
+  const visibleText = removeInvisible(text);
+  const visibleSubject = removeInvisible(subject);
+  text = visibleText.text;
+  subject = visibleSubject.text;
+  if (visibleText.removed + visibleSubject.removed > 0) {
+    notes.warn(
+      `${visibleText.removed + visibleSubject.removed} invisible character(s) removed (Unicode tags, text-direction controls, zero-width characters): text a reader does not see, possibly instructions hidden for the model`,
+    );
   }
   if (text.includes('\uFFFD')) notes.charsetProblem('body text contains replacement characters (undecodable bytes)');
   if (subject.includes('\uFFFD')) notes.charsetProblem('subject contains replacement characters (undecodable bytes)');
