@@ -22,6 +22,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../src/config.js';
 import { isSyntheticMessageId } from '../src/mail/ingest.js';
 import { createLogger, type Logger } from '../src/logger.js';
+import { extractAddress, localPart } from '../src/mail/addresses.js';
 import { composeReply, newMessageId, type OriginalMail } from '../src/mail/compose-reply.js';
 import { SmtpSendError, classifySmtpError, type SmtpTransport } from '../src/mail/smtp-transport.js';
 import { produce } from '../src/queues/connection.js';
@@ -133,7 +134,7 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
     ({ response, raw } = await deps.smtp.send(mail));
   } catch (err) {
     const failure = err instanceof SmtpSendError ? err : classifySmtpError(err);
-    return handleSmtpFailure(failure, claimed, from, outbound, deps, attempt, log);
+    return handleSmtpFailure(failure, mail.to, claimed, from, outbound, deps, attempt, log);
   }
 
   // 4. Accepted. If this write fails the next attempt finds `sending` and parks: never a second copy.
@@ -158,6 +159,7 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
 
 async function handleSmtpFailure(
   failure: SmtpSendError,
+  recipient: string,
   ticket: Ticket,
   from: 'drafted' | 'approved',
   outbound: OutboundInfo,
@@ -179,9 +181,10 @@ async function handleSmtpFailure(
   const withResponse: OutboundInfo = { ...outbound, ...(failure.response ? { smtpResponse: failure.response } : {}) };
   if (failure.kind === 'permanent' || lastAttempt) {
     const reason =
-      failure.kind === 'permanent'
+      smtpUtf8Refusal(recipient, failure) ??
+      (failure.kind === 'permanent'
         ? `SMTP server rejected the reply: ${failure.message}`
-        : `reply not accepted after ${attempt.attempts} attempt(s); last error: ${failure.message}`;
+        : `reply not accepted after ${attempt.attempts} attempt(s); last error: ${failure.message}`);
     await store.transition(ticket.id, { from: ['sending'], to: 'parked', actor: SENDER_ACTOR, note: reason, patch: { reason, outbound: withResponse } });
     log.warn({ reason }, 'Reply parked for a person');
     if (failure.kind === 'permanent') {
@@ -224,12 +227,15 @@ async function park(store: TicketStore, ticketId: string, from: Ticket['state'],
   log.warn({ reason }, 'Reply parked for a person');
 }
 
-/** What {@link composeReply} needs of the customer's mail, from the ticket. */
-function originalOf(ticket: Ticket): OriginalMail {
-  // A made-up Message-ID (mail that had none) names no real mail, so it must not appear in our threading headers.
-  const real = !isSyntheticMessageId(ticket.messageId);
+/**
+ * What {@link composeReply} needs of the customer's mail, from the ticket. The Message-ID is the mail's own: the
+ * ticket's key, or, for a ticket keyed apart because another mail already held that id, `mailMessageId`; none for
+ * mail that had none (and for tickets keyed apart before `mailMessageId` was stored).
+ */
+export function originalOf(ticket: Ticket): OriginalMail {
+  const messageId = ownMessageId(ticket);
   return {
-    ...(real ? { messageId: normalizeMessageId(ticket.messageId) } : {}),
+    ...(messageId ? { messageId } : {}),
     subject: ticket.subject,
     references: ticket.references.map(normalizeMessageId).filter(Boolean),
     from: ticket.fromName ? `${ticket.fromName} <${ticket.from}>` : ticket.from,
@@ -238,4 +244,34 @@ function originalOf(ticket: Ticket): OriginalMail {
     date: ticket.mailDate ?? ticket.createdAt,
     text: ticket.question,
   };
+}
+
+/** The customer's own Message-ID of the ticket's mail, normalised; undefined when there is none to name. */
+function ownMessageId(ticket: Pick<Ticket, 'messageId' | 'mailMessageId'>): string | undefined {
+  const id = ticket.mailMessageId ?? ticket.messageId;
+  // A made-up Message-ID names no real mail, so it must not appear in our threading headers.
+  return isSyntheticMessageId(id) ? undefined : normalizeMessageId(id) || undefined;
+}
+
+/** The reason of a reply parked because the server refused an address only SMTPUTF8 (RFC 6531) can carry. */
+export const SMTPUTF8_REASON = "the customer's address needs SMTPUTF8, which the SMTP server does not offer";
+
+// How servers refuse an address they cannot take: RFC 5321's syntax error (501), "mailbox name not allowed" (553)
+// and "parameters not recognised" (555), or RFC 6531's own words (enhanced codes 5.6.7–5.6.9, or naming SMTPUTF8).
+const ADDRESS_REFUSED_CODES = new Set([501, 553, 555]);
+const SMTPUTF8_WORDS = /\b5\.6\.[7-9]\b|SMTPUTF8/i;
+
+/**
+ * The reason to park a reply with when the SMTP server refused it for good because the recipient's address needs
+ * SMTPUTF8: its local part is outside ASCII (a Unicode domain alone goes as punycode, which nodemailer writes), and
+ * the server answered with an address refusal or RFC 6531's words. Undefined for any other failure, which keeps its
+ * usual handling. nodemailer sends such an address without the SMTPUTF8 keyword to a server that does not offer it;
+ * a strict server refuses it (Postfix: `553 5.6.7 Must declare SMTPUTF8 to send unicode address`), and no retry can
+ * change that, so the person who reads the parked ticket learns why at once.
+ */
+export function smtpUtf8Refusal(recipient: string, failure: SmtpSendError): string | undefined {
+  if (failure.kind !== 'permanent' || failure.responseCode === undefined) return undefined;
+  if (!/[^\x00-\x7f]/.test(localPart(extractAddress(recipient) ?? recipient))) return undefined;
+  const refusedAddress = ADDRESS_REFUSED_CODES.has(failure.responseCode) || SMTPUTF8_WORDS.test(failure.response ?? '');
+  return refusedAddress ? `${SMTPUTF8_REASON} (${failure.message})` : undefined;
 }

@@ -3,7 +3,8 @@
  * conversations with machines: auto-responders, bounces, mailing lists, itself. Rate limiting and the "is there a
  * question at all" check need state or come later in the pipeline and are not decided here.
  */
-import { isUsableAddress, localPart, normaliseAddress, ownAddressMatcher, parseAddressList, stripComments, type MailAddress } from './addresses.js';
+import { domainToASCII } from 'node:url';
+import { comparableAddress, isUsableAddress, localPart, normaliseAddress, ownAddressMatcher, parseAddressList, stripComments, type MailAddress } from './addresses.js';
 import type { Config } from '../config.js';
 import type { InboundMail } from './parse.js';
 
@@ -15,8 +16,20 @@ export function ourAddressesOf(config: Pick<Config, 'MAIL_FROM' | 'SUPPORT_ADDRE
   return [...(config.MAIL_FROM ? [config.MAIL_FROM] : []), ...config.SUPPORT_ADDRESSES];
 }
 
-/** The outcome of {@link decideReply}; `detail` names the header or address that decided, for logs and the dashboard. */
-export type ReplyDecision = { answer: true } | { answer: false; reason: IgnoreReason; detail: string };
+/**
+ * The outcome of {@link decideReply}; `detail` names the header or address that decided, for logs and the dashboard.
+ * `kind`, when set, says what the mail is more precisely than `reason` for the person reading the ticket (`bulk mail`
+ * for `Precedence: bulk|junk`), while `reason` stays the coarse class the metrics count it under.
+ */
+export type ReplyDecision = { answer: true } | { answer: false; reason: IgnoreReason; detail: string; kind?: string };
+
+/**
+ * The reason an ignored ticket records, e.g. `list: List-Id: <users.lists.example>` or `bulk mail: Precedence: junk`:
+ * the decision's `kind` (else its `reason`) and `detail`.
+ */
+export function ignoreReasonText(decision: Extract<ReplyDecision, { answer: false }>): string {
+  return `${decision.kind ?? decision.reason}: ${decision.detail}`;
+}
 
 /** What {@link decideReply} needs besides the mail. */
 export interface ReplyContext {
@@ -38,8 +51,8 @@ export interface ReplyContext {
  * {@link ReplySignals.deliveryStatusPart} records for a decision without them.
  */
 export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'contentType'> &
-  Partial<Pick<InboundMail, 'subject' | 'inReplyTo' | 'references' | 'text' | 'attachments'>> &
-  Pick<ReplySignals, 'deliveryStatusPart'>;
+  Partial<Pick<InboundMail, 'subject' | 'inReplyTo' | 'references' | 'text' | 'attachments' | 'to' | 'cc'>> &
+  Pick<ReplySignals, 'deliveryStatusPart' | 'senderIsRecipient'>;
 
 /**
  * What the reply decision reads of a mail besides what its ticket holds anyway (subject, thread), recorded on the
@@ -53,17 +66,63 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
    * that is not multipart/report, as {@link deliveryStatusPartOf} found it in the parsed mail; absent for other mail.
    */
   deliveryStatusPart?: string | undefined;
+  /**
+   * True when the mail's Sender, another address than From, is also one of its To or Cc addresses, as
+   * {@link senderIsRecipient} found it in the parsed mail: an old-style list (LISTSERV, majordomo) writes its own
+   * address as both. Absent for other mail, so the recipients themselves need not be kept.
+   */
+  senderIsRecipient?: true | undefined;
 };
+
+/**
+ * Header fields the checks after the draft read ({@link forgedSenderDetail}, {@link bulkMailDetail}) besides those the
+ * parser always keeps for the reply decision: the poller and the agent worker parse with them as extra headers.
+ */
+export const REPLY_SIGNAL_HEADERS: readonly string[] = ['authentication-results', 'errors-to'];
+
+/** The extra headers to keep when a mail is parsed for its reply signals: {@link REPLY_SIGNAL_HEADERS} and SPAM_HEADER. */
+export function replySignalHeaders(config: Pick<Config, 'SPAM_HEADER'>): string[] {
+  return [...REPLY_SIGNAL_HEADERS, ...(config.SPAM_HEADER ? [config.SPAM_HEADER] : [])];
+}
+
+// Headers of which only the topmost occurrence is read: every relay adds an Authentication-Results of its own, and a
+// mail forwarded a few times would carry dozens; only the receiving server's, at the top, judges the sender.
+const TOPMOST_ONLY = ['authentication-results'];
 
 /** Signals larger than this (a mail with thousands of List or X-Loop headers) are not stored; the agent parses instead. */
 export const MAX_REPLY_SIGNALS_CHARS = 16_384;
 
 /** The {@link ReplySignals} of a parsed mail, or undefined when they are too large to keep on the ticket. */
 export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined {
-  const signals: ReplySignals = { from: mail.from, replyTo: mail.replyTo, headers: mail.headers, contentType: mail.contentType };
+  const signals: ReplySignals = { from: mail.from, replyTo: mail.replyTo, headers: topmostOnly(mail.headers), contentType: mail.contentType };
   const statusPart = deliveryStatusPartOf(mail);
   if (statusPart) signals.deliveryStatusPart = statusPart;
+  if (senderIsRecipient(mail)) signals.senderIsRecipient = true;
   return JSON.stringify(signals).length <= MAX_REPLY_SIGNALS_CHARS ? signals : undefined;
+}
+
+function topmostOnly(headers: Record<string, string[]>): Record<string, string[]> {
+  if (!TOPMOST_ONLY.some((name) => (headers[name]?.length ?? 0) > 1)) return headers;
+  return Object.fromEntries(Object.entries(headers).map(([name, list]) => [name, TOPMOST_ONLY.includes(name) ? list.slice(0, 1) : list]));
+}
+
+/**
+ * True when the mail's Sender is another address than its From and is also one of its To or Cc addresses: how an
+ * old-style list (LISTSERV's default headers, majordomo) that writes no List-* field names itself. Read from
+ * {@link ReplySignals.senderIsRecipient} when recorded, else from the parsed mail's recipients.
+ */
+export function senderIsRecipient(mail: ClassifiableMail): boolean {
+  if (mail.senderIsRecipient) return true;
+  const sender = comparableSender(mail);
+  if (!sender) return false;
+  return [...(mail.to ?? []), ...(mail.cc ?? [])].some((r) => comparableAddress(r.address) === sender);
+}
+
+/** The Sender address in its comparable form, when there is one and it is another address than From. */
+function comparableSender(mail: ClassifiableMail): string | undefined {
+  const sender = values(mail, 'sender')[0];
+  const comparable = sender === undefined ? undefined : comparableAddress(sender);
+  return comparable && comparable !== (mail.from ? comparableAddress(mail.from.address) : undefined) ? comparable : undefined;
 }
 
 /** First token of a header value: comments removed, parameters after `;` dropped, lower-case. */
@@ -258,7 +317,9 @@ export function deliveryStatusPartOf(mail: ClassifiableMail): string | undefined
   return hasRecipientBlock ? 'message/delivery-status' : undefined;
 }
 
-const BULK_PRECEDENCE = new Set(['bulk', 'list', 'junk']);
+// Precedence values of list traffic, and of bulk mail that is no list (newsletters, machine notifications).
+const LIST_PRECEDENCE = new Set(['list']);
+const BULK_PRECEDENCE = new Set(['bulk', 'junk']);
 
 // RFC 2919's List-Id and RFC 2369's fields, which list software writes even where it writes no List-Id (older
 // Mailman, Majordomo, LISTSERV), then the older managers' own: SmartList and vger (X-Mailing-List), ezmlm and Yahoo
@@ -275,15 +336,60 @@ const LIST_HEADERS: ReadonlyArray<readonly [name: string, label: string]> = [
   ['mailing-list', 'Mailing-List'],
 ];
 
-function listDetail(mail: ClassifiableMail): string | undefined {
+// A list's own mailboxes, by the conventions list software that writes no List-* field still follows: sendmail's
+// aliases and majordomo (`owner-list` takes the errors, `list-request` the commands), LISTSERV (`owner-list` as the
+// envelope sender), Mailman (`list-bounces` as the envelope sender, `list-owner`, `list-request`). As a Sender, any of
+// them; as the envelope sender (Return-Path), those list software writes there. Matched before a VERP `+…` tag.
+const LIST_MAILBOX_SENDER = /^owner-(?<list>.+)$|^(?<base>.+)-(?:request|bounces|owner)$/;
+const LIST_MAILBOX_RETURN_PATH = /^owner-(?<list>.+)$|^(?<base>.+)-(?:bounces|request)$/;
+
+/**
+ * The address of the list behind one of its own mailboxes (`owner-users@lists.example`, `users-bounces+x=y@…` →
+ * `users@lists.example`), or undefined when the address is none by `pattern`.
+ */
+function listBehind(address: string, pattern: RegExp): string | undefined {
+  const at = address.lastIndexOf('@');
+  const local = localPart(address).split('+')[0] ?? '';
+  const match = pattern.exec(local);
+  const list = match?.groups?.['list'] ?? match?.groups?.['base'];
+  return list ? `${list}${address.slice(at)}` : undefined;
+}
+
+/**
+ * Old-style list traffic known by the list's own addresses, for software that writes no List-* field: a Sender (not
+ * the From) that is a list mailbox or is also a To/Cc address (LISTSERV writes the list as both), or a Return-Path
+ * that is a list's envelope sender. Not when that list is one of our own addresses (the support address is a list).
+ */
+function listMailboxDetail(mail: ClassifiableMail, isOurs: (address: string | undefined) => boolean): string | undefined {
+  const sender = comparableSender(mail) && normaliseAddress(values(mail, 'sender')[0]);
+  if (sender) {
+    const list = listBehind(sender, LIST_MAILBOX_SENDER);
+    if (list && !isOurs(list)) return `Sender: ${sender} (a list's own mailbox)`;
+    if (!list && !isOurs(sender) && senderIsRecipient(mail)) return `Sender: ${sender} (also a To or Cc address: the list itself)`;
+  }
+  const returnPath = normaliseAddress(values(mail, 'return-path')[0]);
+  const list = returnPath && listBehind(returnPath, LIST_MAILBOX_RETURN_PATH);
+  if (list && !isOurs(list)) return `Return-Path: ${returnPath} (a list's envelope sender)`;
+  return undefined;
+}
+
+function listDetail(mail: ClassifiableMail, isOurs: (address: string | undefined) => boolean): string | undefined {
   for (const [name, label] of LIST_HEADERS) {
     const value = values(mail, name).find((v) => v.trim() !== '');
     if (value !== undefined) return `${label}: ${value}`;
   }
+  const mailbox = listMailboxDetail(mail, isOurs);
+  if (mailbox) return mailbox;
   for (const value of values(mail, 'precedence')) {
-    if (BULK_PRECEDENCE.has(keyword(value))) return `Precedence: ${value}`;
+    if (LIST_PRECEDENCE.has(keyword(value))) return `Precedence: ${value}`;
   }
   return undefined;
+}
+
+/** `Precedence: bulk|junk`: mail sent in bulk (a newsletter, a notification), whether through a list or not. */
+function bulkPrecedenceDetail(mail: ClassifiableMail): string | undefined {
+  const value = values(mail, 'precedence').find((v) => BULK_PRECEDENCE.has(keyword(v)));
+  return value === undefined ? undefined : `Precedence: ${value}`;
 }
 
 /**
@@ -331,22 +437,73 @@ function loopDetail(mail: ClassifiableMail, isOurs: (address: string | undefined
   return undefined;
 }
 
+// MailScanner names its headers after the site (`X-<OrgName>-MailScanner-SpamCheck`; without a name by default):
+// SpamCheck holds the verdict (`spam, SpamAssassin (score=…)`, `not spam, …`), SpamScore the score as a run of one
+// character (`sssss` for 5).
+const MAILSCANNER_SPAM_CHECK = /^x-(?:.+-)?mailscanner-spamcheck$/;
+const MAILSCANNER_SPAM_SCORE = /^x-(?:.+-)?mailscanner-spamscore$/;
+// SpamAssassin's default threshold (required_score 5.0), as X-Spam-Level and MailScanner's SpamScore write a score:
+// one character per whole point.
+const SPAM_SCORE_MARKS = 5;
+const SPAM_SCORE_RUN = new RegExp(String.raw`^(\S)\1{${SPAM_SCORE_MARKS - 1},}$`);
+
+/** The values of every header whose lower-case name matches `pattern`, with the name as the mail writes it. */
+function matchingHeaders(mail: ClassifiableMail, pattern: RegExp): Array<[name: string, value: string]> {
+  return Object.entries(mail.headers).flatMap(([name, list]) => (pattern.test(name) ? list.map((value): [string, string] => [name, value]) : []));
+}
+
+// Words of header names as their writers spell them; other words get a capital first letter.
+const HEADER_WORDS: Record<string, string> = { mailscanner: 'MailScanner', spamcheck: 'SpamCheck', spamscore: 'SpamScore' };
+
+/** `x-csi-mailscanner-spamcheck` → `X-Csi-MailScanner-SpamCheck`: a header's name for a reason, from its stored key. */
+function headerLabel(name: string): string {
+  return name
+    .split('-')
+    .map((word) => HEADER_WORDS[word] ?? `${word.charAt(0).toUpperCase()}${word.slice(1)}`)
+    .join('-');
+}
+
 /**
- * The upstream filter's spam verdict, from the headers SpamAssassin, Rspamd and most appliances add: `X-Spam-Flag:
- * YES`, `X-Spam-Status: Yes, …`, `X-Spam: yes|true|spam`, and the configured header. An automatic reply to spam is
- * backscatter to a forged address, which gets our domain blocklisted.
+ * A "not spam" verdict of the filter that also wrote a score (`X-Spam-Status: No`, `X-Spam-Flag: NO`, MailScanner's
+ * `not spam`): its own threshold, which may be above the default, has the last word over a count of marks.
+ */
+function hasNotSpamVerdict(mail: ClassifiableMail): boolean {
+  return (
+    values(mail, 'x-spam-status').some((v) => /^\s*no\b/i.test(v)) ||
+    values(mail, 'x-spam-flag').some((v) => keyword(v) === 'no') ||
+    matchingHeaders(mail, MAILSCANNER_SPAM_CHECK).some(([, v]) => /^\s*not\s+spam\b/i.test(v))
+  );
+}
+
+/** A score written as marks at or over SpamAssassin's default threshold: `X-Spam-Level: *****`, `…-SpamScore: sssss`. */
+function spamScoreDetail(mail: ClassifiableMail): string | undefined {
+  if (hasNotSpamVerdict(mail)) return undefined;
+  const level = values(mail, 'x-spam-level').find((v) => v.trim().startsWith('*'.repeat(SPAM_SCORE_MARKS)));
+  if (level !== undefined) return `X-Spam-Level: ${level.trim()}`;
+  const score = matchingHeaders(mail, MAILSCANNER_SPAM_SCORE).find(([, v]) => SPAM_SCORE_RUN.test(v.trim()));
+  return score ? `${headerLabel(score[0])}: ${score[1].trim()}` : undefined;
+}
+
+/**
+ * The upstream filter's spam verdict, from the headers SpamAssassin, Rspamd, MailScanner and most appliances add:
+ * `X-Spam-Flag: YES`, `X-Spam-Status: Yes, …`, `X-Spam: yes|true|spam`, MailScanner's `X-<site>-MailScanner-SpamCheck:
+ * spam, …`, the configured header, and a score of marks at or over 5 (`X-Spam-Level: *****`, MailScanner's
+ * SpamScore) unless the same filter's verdict says not spam. An automatic reply to spam is backscatter to a forged
+ * address, which gets our domain blocklisted.
  */
 function spamDetail(mail: ClassifiableMail, configured: ReplyContext['spamHeader']): string | undefined {
   for (const value of values(mail, 'x-spam-flag')) if (keyword(value) === 'yes') return `X-Spam-Flag: ${value}`;
   for (const value of values(mail, 'x-spam-status')) if (/^\s*yes\b/i.test(value)) return `X-Spam-Status: ${value}`;
   for (const value of values(mail, 'x-spam')) if (['yes', 'true', 'spam', '1'].includes(keyword(value))) return `X-Spam: ${value}`;
+  const scanner = matchingHeaders(mail, MAILSCANNER_SPAM_CHECK).find(([, value]) => /^\s*spam\b/i.test(value));
+  if (scanner) return `${headerLabel(scanner[0])}: ${scanner[1]}`;
   if (configured?.name) {
     const wanted = configured.value?.toLowerCase();
     for (const value of values(mail, configured.name.toLowerCase())) {
       if (!wanted || value.toLowerCase().includes(wanted)) return `${configured.name}: ${value}`;
     }
   }
-  return undefined;
+  return spamScoreDetail(mail);
 }
 
 // noreply / no-reply / no_reply / donotreply / do-not-reply / dont-reply as a whole local part or one segment of
@@ -380,17 +537,22 @@ export function isNoReplyAddress(address: string): boolean {
  *    that ends where a notice's name does; a new mail with such a subject is answered, since it may be asking about
  *    the feature.
  * 5. `list` — List-Id, RFC 2369's List-* fields (Unsubscribe, Post, Help, Subscribe, Owner, Archive), X-Mailing-List,
- *    Mailing-List, Precedence bulk/list/junk; not when the list is one of our own addresses (the support address
- *    is a group delivering to the polled mailbox).
- * 5a. `spam` — the upstream filter's verdict (X-Spam-Flag, X-Spam-Status, X-Spam, the configured header).
+ *    Mailing-List; for list software that writes none of them, a Sender (not the From) that is a list mailbox
+ *    (`owner-…`, `…-request`, `…-bounces`, `…-owner`) or is also a To/Cc address, and a Return-Path `owner-…`,
+ *    `…-bounces` or `…-request`; Precedence list, and Precedence bulk/junk (`kind` `bulk mail`). Not when the list is
+ *    one of our own addresses (the support address is a group delivering to the polled mailbox).
+ * 5a. `spam` — the upstream filter's verdict (X-Spam-Flag, X-Spam-Status, X-Spam, MailScanner's SpamCheck, the
+ *    configured header, and a score of 5 marks or more in X-Spam-Level or MailScanner's SpamScore).
  * 6. `no-sender` — neither Reply-To nor From holds a usable address.
  * 7. `no-reply-sender` — the address a reply would go to (Reply-To, else From) is a noreply-style mailbox. Reply-To
- *    wins so web forms that send from noreply@ with the customer in Reply-To are still answered.
- * Otherwise the mail is answered.
+ *    wins so web forms that send from noreply@ with the customer in Reply-To still get a draft (which the agent
+ *    worker parks for a person: a no-reply From naming another Reply-To may as well be a system's notification).
+ * Otherwise the mail is answered. Weaker signs that a mail is no person's ({@link bulkMailDetail}) or that its sender
+ * is forged ({@link forgedSenderDetail}) do not decide here: the agent worker parks the draft for them.
  */
 export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDecision {
   const isOurs = ownAddressMatcher(ctx.ourAddresses);
-  const ignore = (reason: IgnoreReason, detail: string): ReplyDecision => ({ answer: false, reason, detail });
+  const ignore = (reason: IgnoreReason, detail: string, kind?: string): ReplyDecision => ({ answer: false, reason, detail, ...(kind ? { kind } : {}) });
 
   const loop = loopDetail(mail, isOurs, ctx.loopMarker);
   if (loop) return ignore('loop', loop);
@@ -404,8 +566,11 @@ export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDec
   if (bounce) return ignore('bounce', bounce);
   const auto = autoReplyDetail(mail);
   if (auto) return ignore('auto-reply', auto);
-  const list = viaOwnGroup ? undefined : listDetail(mail);
+  const list = viaOwnGroup ? undefined : listDetail(mail, isOurs);
   if (list) return ignore('list', list);
+  // Counted with lists (the metrics' `list`, as stored tickets and dashboards know it) but named for what it is.
+  const bulk = viaOwnGroup ? undefined : bulkPrecedenceDetail(mail);
+  if (bulk) return ignore('list', bulk, 'bulk mail');
   const spam = spamDetail(mail, ctx.spamHeader);
   if (spam) return ignore('spam', spam);
 
@@ -420,10 +585,143 @@ export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDec
   return { answer: true };
 }
 
+// A form field's label with nothing after it ("COMMENT:", "PAGE THEY WERE ON:", "お問い合わせ内容："): a web form sent
+// with nothing filled in is its labels alone. A label is short and has no sentence punctuation; a line that says
+// something after its colon ("Note: the export fails") is no label.
+const EMPTY_FORM_FIELD = /^[ \t]*[\p{L}\p{N}][\p{L}\p{N}\p{M} _'’/&()-]{0,39}[:：][ \t\r]*$/gmu;
+
 /**
  * True when the mail carries something to answer: its question (body, or subject as fallback) has at least one
- * letter or digit. Kept apart from {@link decideReply} because the pipeline checks it after rate limiting.
+ * letter or digit outside form labels that have nothing after them (an empty web form is no question). Kept apart
+ * from {@link decideReply} because the pipeline checks it after rate limiting.
  */
 export function hasQuestion(mail: Pick<InboundMail, 'question'>): boolean {
-  return /[\p{L}\p{N}]/u.test(mail.question);
+  return /[\p{L}\p{N}]/u.test(mail.question.replace(EMPTY_FORM_FIELD, ''));
+}
+
+/** The domain of an address, lower case, without a trailing dot and in its IDN ASCII form ('' when it has none). */
+export function domainOf(address: string): string {
+  const at = address.lastIndexOf('@');
+  if (at < 0) return '';
+  const domain = address.slice(at + 1).trim().toLowerCase().replace(/\.$/, '');
+  return domainToASCII(domain) || domain;
+}
+
+/** True when `domain` is `parent` or a subdomain of it (whole labels: `evilshop.example` is not under `shop.example`). */
+export function isSameOrSubdomain(domain: string, parent: string): boolean {
+  return parent !== '' && (domain === parent || domain.endsWith(`.${parent}`));
+}
+
+// Second-level labels under which a country's registry hands out names (shop.co.jp, shop.com.au, uni.ac.uk): with one
+// of them, an organisation's domain is its last three labels, else its last two. A short list rather than the Public
+// Suffix List: a wrong guess only parks a draft or lets it on to the other checks, it never ignores a mail.
+const COUNTRY_SECOND_LEVELS = new Set(['ac', 'co', 'com', 'ed', 'edu', 'go', 'gob', 'gov', 'gr', 'lg', 'ltd', 'mil', 'ne', 'net', 'nom', 'or', 'org', 'plc', 'sch']);
+
+/** The domain an organisation registered, approximately: `mail.shop.co.jp` → `shop.co.jp`, `bounce.esp.net` → `esp.net`. */
+export function organisationDomain(domain: string): string {
+  const labels = domain.split('.').filter((label) => label !== '');
+  const underCountry = labels.length >= 3 && labels.at(-1)!.length === 2 && COUNTRY_SECOND_LEVELS.has(labels.at(-2)!);
+  return labels.slice(underCountry ? -3 : -2).join('.');
+}
+
+// Local parts of Unix system and service accounts: what a web server, a cron job or a daemon sends as, never a person.
+const SYSTEM_ACCOUNTS = new Set([
+  'anonymous', 'nobody', 'root', 'daemon', 'bin', 'www', 'www-data', 'wwwrun', 'apache', 'apache2', 'httpd', 'nginx',
+  'lighttpd', 'postgres', 'mysql', 'mailman', 'cron', 'nagios', 'zabbix', 'jenkins',
+]);
+// A mail service's bounce handling in an envelope sender: `bounce`, `bounces` or `bnc` as a word of the local part
+// (bounces+123@, bounce-mc.us5_…@) or as a label of the domain (…@bounce.esp.example, …@bnc3.esp.example).
+const BOUNCE_WORD = /^(?:bounces?|bnc)\d*$/;
+// Forwarders' SRS and BATV signatures write `=` into a person's envelope sender, as VERP does: not bulk.
+const SIGNED_ENVELOPE = /^(?:srs[01]|prvs|msprvs\d*|btv1)=/;
+// A machine-made id as long as no one's name: 16 letters and digits at least, 6 of them digits (Amazon SES's
+// 0100018b2f…, ESPs' tracking ids).
+const MACHINE_ID = /[a-z0-9]{16,}/g;
+
+/**
+ * VERP (D. J. Bernstein): the recipient encoded after the last `=` of the envelope sender's local part,
+ * `…-taro=customer.example@…`, so that each bounce names whom it is about.
+ */
+function encodesRecipient(local: string): boolean {
+  const eq = local.lastIndexOf('=');
+  return eq > 0 && /^[\w-]+(?:\.[\w-]+)+$/.test(local.slice(eq + 1)) && /[-+.]./.test(local.slice(0, eq));
+}
+
+function isMachineId(local: string): boolean {
+  return (local.match(MACHINE_ID) ?? []).some((run) => (run.match(/\d/g)?.length ?? 0) >= 6);
+}
+
+/** True when an envelope sender is a mail service's bounce address: a bounce word or label, VERP, a machine id. */
+function isBounceHandler(address: string): boolean {
+  const local = localPart(address);
+  if (SIGNED_ENVELOPE.test(local)) return false;
+  const words = local.split(/[-_.+=]/);
+  const labels = domainOf(address).split('.');
+  return words.some((w) => BOUNCE_WORD.test(w)) || labels.some((l) => BOUNCE_WORD.test(l)) || encodesRecipient(local) || isMachineId(local);
+}
+
+/**
+ * Why a mail looks like bulk mail (a newsletter, a mailing, a machine's notification) though it writes no List-*
+ * field, naming the header and its value; undefined when nothing says so:
+ * - an envelope sender (the topmost Return-Path) that is a mail service's bounce address (a `bounce`/`bounces`/`bnc`
+ *   word or domain label, VERP, a machine id) on another organisation's domain than From;
+ * - an `Errors-To` field, which mail clients never write and list and bulk software still does;
+ * - a From or Return-Path that is a system account (`www-data@`, `root@`, `anonymous@`, `nobody@`…).
+ *
+ * None of them is strong enough to ignore the mail: a contact form on a customer's website is sent through the same
+ * mail services (a VERP Return-Path on their domain) or by the web server itself (`www-data@`), by old form mailers
+ * with an `Errors-To`, with the customer in Reply-To, and its question must reach a person. The agent worker
+ * therefore parks the draft, which an operator sends with one click. Ignored here: the envelope of mail through our
+ * own group, which describes the group's delivery and not the sender.
+ */
+export function bulkMailDetail(mail: ClassifiableMail, ourAddresses: readonly string[]): string | undefined {
+  const isOurs = ownAddressMatcher(ourAddresses);
+  const viaOwnGroup = isViaOwnGroup(mail, ourAddresses, isOurs);
+  const returnPath = viaOwnGroup ? undefined : normaliseAddress(values(mail, 'return-path')[0]);
+  const fromDomain = mail.from ? organisationDomain(domainOf(mail.from.address)) : '';
+  if (returnPath && !isOurs(returnPath) && isBounceHandler(returnPath) && organisationDomain(domainOf(returnPath)) !== fromDomain) {
+    return `Return-Path <${returnPath}> on another domain than From`;
+  }
+  const errorsTo = viaOwnGroup ? undefined : values(mail, 'errors-to').find((v) => v.trim() !== '');
+  if (errorsTo !== undefined) return `Errors-To: ${errorsTo.trim()}`;
+  if (mail.from && SYSTEM_ACCOUNTS.has(localPart(mail.from.address))) return `From <${mail.from.address}> is a system account`;
+  if (returnPath && SYSTEM_ACCOUNTS.has(localPart(returnPath))) return `Return-Path <${returnPath}> is a system account`;
+  return undefined;
+}
+
+// The methods of an Authentication-Results field whose failure says the sender is not who From claims: DMARC (the
+// From domain itself) and SPF (the envelope sender's host). Soft results (softfail, neutral) say too little, and a
+// DKIM failure alone is what a list that edits the mail causes.
+const SENDER_CHECKS = new Set(['dmarc', 'spf']);
+// Longest part of a result's properties quoted in a reason.
+const MAX_RESULT_CHARS = 160;
+
+/** The results of one Authentication-Results field (RFC 8601), by method: `spf` → `fail (smtp.mailfrom=…)`. */
+function authenticationResults(field: string): Map<string, { result: string; properties: string }> {
+  const results = new Map<string, { result: string; properties: string }>();
+  // The first element is the receiving server's id; comments are no results ("(earlier hop said spf=fail)").
+  for (const resinfo of stripComments(field).split(';').slice(1)) {
+    const match = /^\s*([\w.-]+)\s*=\s*([\w-]+)(.*)$/s.exec(resinfo);
+    if (!match) continue;
+    const method = match[1]!.toLowerCase();
+    if (!results.has(method)) results.set(method, { result: match[2]!.toLowerCase(), properties: match[3]!.replace(/\s+/g, ' ').trim().slice(0, MAX_RESULT_CHARS) });
+  }
+  return results;
+}
+
+/**
+ * Why the sender may be forged, by the receiving server's verdict: its Authentication-Results field (the topmost,
+ * which that server adds above what the mail arrived with) says `dmarc=fail`, or `spf=fail` without a `dmarc=pass`
+ * (DMARC passed by an aligned DKIM signature proves the From domain however a forwarder broke SPF). Names the result,
+ * e.g. `dmarc=fail (header.from=bank.example)`; undefined otherwise. A reply would go to whoever was impersonated, so
+ * the agent worker parks the draft. Not for mail through our own group, whose re-sending is what the server judged.
+ */
+export function forgedSenderDetail(mail: ClassifiableMail, ourAddresses: readonly string[]): string | undefined {
+  const topmost = values(mail, 'authentication-results')[0];
+  if (topmost === undefined || isViaOwnGroup(mail, ourAddresses, ownAddressMatcher(ourAddresses))) return undefined;
+  const results = authenticationResults(topmost);
+  const failed = [...SENDER_CHECKS].find((method) => results.get(method)?.result === 'fail');
+  if (!failed || (failed === 'spf' && results.get('dmarc')?.result === 'pass')) return undefined;
+  const { properties } = results.get(failed)!;
+  return `${failed}=fail${properties ? ` (${properties})` : ''}`;
 }

@@ -51,10 +51,19 @@ export interface ComposeReplyInput {
 // quadratically over a long run of spaces without a colon.
 const REPLY_PREFIX = /^\s*(?:(?:re|aw|sv|vs|antw|réf|rif|odp|返信|回复|答复)\s*(?:(?:\[\d+\]|\(\d+\))\s*)?[:：]\s*)+/i;
 
-/** `Re: <subject>` without stacking `Re:` (or `RE[2]:`, `AW:`, `返信:`) prefixes. */
-export function replySubject(subject: string): string {
+// What mail clients show for a mail without a subject. A bare `Re:` reads as a truncated subject, and clients list
+// it as an empty one.
+const NO_SUBJECT: Record<AttributionLanguage, string> = { en: '(no subject)', ja: '(件名なし)' };
+/** The subjects our replies give a mail that had none, in every language: a customer's answer to one has no subject either. */
+export const NO_SUBJECT_PLACEHOLDERS: readonly string[] = Object.values(NO_SUBJECT);
+
+/**
+ * `Re: <subject>` without stacking `Re:` (or `RE[2]:`, `AW:`, `返信:`) prefixes; for a subject that is empty (or only
+ * prefixes), `Re: (no subject)` or, in Japanese, `Re: (件名なし)`.
+ */
+export function replySubject(subject: string, language: AttributionLanguage = 'en'): string {
   const base = subject.replace(REPLY_PREFIX, '').trim();
-  return base ? `Re: ${base}` : 'Re:';
+  return `Re: ${base || NO_SUBJECT[language]}`;
 }
 
 /** A new RFC 5322 Message-ID in our domain (taken from the From address). */
@@ -63,7 +72,7 @@ export function newMessageId(fromAddress: string): string {
   return `<${randomUUID()}@${domain}>`;
 }
 
-/** The language of the quote's attribution line: the reply's own. */
+/** The language of the reply's own words (the quote's attribution line, a missing subject's placeholder). */
 export type AttributionLanguage = 'ja' | 'en';
 
 /** Options of {@link quoteOriginal}. */
@@ -147,10 +156,15 @@ export function replyLanguage(answer: string): AttributionLanguage {
   return KANA.test(answer) ? 'ja' : 'en';
 }
 
-/** A Message-ID as RFC 5322 writes it: `<local@domain>`, no spaces, brackets or control characters inside. */
-// Printable ASCII only: a raw UTF-8 id (RFC 6532 allows it in the customer's mail) in our headers would need
-// SMTPUTF8, which the sender does not ask for, and a server without it refuses the whole reply.
-const MESSAGE_ID = /^<[!-;=?A-~]+@[!-;=?A-~]+>$/;
+/**
+ * A Message-ID a reply may name: `<…>` around printable US-ASCII without spaces or brackets. Not only RFC 5322's
+ * `<local@domain>`: clients write ids without `@` (`<11107978796724623>`) or with several, and thread by them as
+ * written, so a reply that leaves them out lands apart from the customer's mail.
+ */
+// Printable ASCII only: CR, LF and other control characters could end the header and start another, and a raw UTF-8
+// id (RFC 6532 allows it in the customer's mail) in our headers would need SMTPUTF8, which the sender does not ask
+// for, and a server without it refuses the whole reply.
+const MESSAGE_ID = /^<[!-;=?-~]+>$/;
 // Real ids are well under 100 characters. A longer one (a hostile mail) would make a header line longer than the
 // 998 characters RFC 5322 allows, which servers may refuse or cut; the reply goes without it.
 const MAX_MESSAGE_ID_CHARS = 250;
@@ -164,9 +178,9 @@ const MAX_REFERENCES_CHARS = 2048;
 
 /**
  * The `References` of a reply: the original's References, then its Message-ID (RFC 5322 §3.6.4). Ids that are not
- * `<local@domain>`, or longer than 250 characters, are dropped; a chain longer than about 2 KB keeps its first id
- * (the thread's root) and as many of the last as fit, as mail clients trim it, so a hostile mail with thousands of
- * ids cannot make our reply huge.
+ * `<…>` around printable ASCII without spaces or brackets, or longer than 250 characters, are dropped; a chain longer
+ * than about 2 KB keeps its first id (the thread's root) and as many of the last as fit, as mail clients trim it, so a
+ * hostile mail with thousands of ids cannot make our reply huge.
  */
 export function replyReferences(references: readonly string[], messageId: string | undefined): string[] {
   const valid = [...references, ...(messageId ? [messageId] : [])].map((r) => r.trim()).filter(referable);
@@ -186,6 +200,7 @@ export function replyReferences(references: readonly string[], messageId: string
 /** Builds the reply; pure, so the sender can rebuild the identical mail on a retry. */
 export function composeReply(input: ComposeReplyInput): ReplyMail {
   const { original } = input;
+  const language = replyLanguage(input.answer);
   const references = replyReferences(original.references, original.messageId);
   const headers: Record<string, string> = {};
   // Our address in X-Loop: if this reply ever comes back (a forwarding rule, an auto-responder quoting headers), the
@@ -199,11 +214,12 @@ export function composeReply(input: ComposeReplyInput): ReplyMail {
   return {
     from: input.from,
     to: original.replyTo ?? original.from,
-    subject: replySubject(original.subject),
+    // The answer is in the customer's language, so its placeholder for a missing subject is too.
+    subject: replySubject(original.subject, language),
     messageId: input.messageId,
     inReplyTo: original.messageId && referable(original.messageId.trim()) ? original.messageId : undefined,
     references: references.length > 0 ? references : undefined,
-    text: `${input.answer.trimEnd()}\n\n${quoteOriginal(original, { language: replyLanguage(input.answer), ...(input.timeZone ? { timeZone: input.timeZone } : {}) })}\n`,
+    text: `${input.answer.trimEnd()}\n\n${quoteOriginal(original, { language, ...(input.timeZone ? { timeZone: input.timeZone } : {}) })}\n`,
     headers,
   };
 }

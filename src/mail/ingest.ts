@@ -23,7 +23,7 @@ import type { Queues } from '../queues/registry.js';
 import { jobGeneration, newTicket, threadRefs, ticketIdFor, type NewTicketInput, type Ticket, type TicketState } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { legacyRawKey, messageKey, normaliseMessageId } from './message-id.js';
-import { customerBehindOwnGroup, ourAddressesOf, replySignalsOf } from './classify.js';
+import { customerBehindOwnGroup, ourAddressesOf, replySignalHeaders, replySignalsOf } from './classify.js';
 import { MailParseError, parseInboundMail, type InboundMail } from './parse.js';
 import { deleteRaw, rawRefFor, saveRaw } from './raw-store.js';
 
@@ -232,7 +232,8 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
   let mail: InboundMail | undefined;
   let parseError: string | undefined;
   try {
-    mail = await parseInboundMail(raw, { maxBytes: deps.config.MAX_EMAIL_BYTES, extraHeaders: deps.config.SPAM_HEADER ? [deps.config.SPAM_HEADER] : [] });
+    // With the headers the checks after the draft read (Authentication-Results, Errors-To), so the ticket records them.
+    mail = await parseInboundMail(raw, { maxBytes: deps.config.MAX_EMAIL_BYTES, extraHeaders: replySignalHeaders(deps.config) });
   } catch (err) {
     if (!(err instanceof MailParseError)) throw err;
     parseError = err.message;
@@ -263,6 +264,8 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
     : {};
   const input = ticketInputForMail(mail, raw, { rawRef: rawRefFor(deps.prefix, ticketId), conversationId: thread.conversationId, parseError, ourAddresses });
   input.messageId = messageId;
+  // Keyed apart, but the reply still names the mail's own id, or it would not thread in the customer's client.
+  if (reusedNote && mail?.messageId) input.mailMessageId = mail.messageId;
   if (thread.refusedRoot) input.note = [refusedThreadNote(thread.refusedRoot), input.note].filter(Boolean).join('; ');
   if (reusedNote) input.note = [reusedNote, input.note].filter(Boolean).join('; ');
   if (options.noticedAt) input.noticedAt = options.noticedAt;
@@ -321,6 +324,8 @@ export async function parkFromEnvelope(
   const holder = await produce(deps.redis, () => deps.store.get(ticketIdFor(input.messageId), { agentResult: false }));
   if (holder && !sameEnvelopeSender(holder, envelope)) {
     input.note = [`Message-ID ${input.messageId} is already the id of ticket ${holder.id}, another mail (other sender or date); this mail was given its own id`, input.note].join('; ');
+    // A made-up id (the poller names mail it cannot fetch by its place) is no mail's own.
+    if (!isSyntheticMessageId(input.messageId)) input.mailMessageId = input.messageId;
     input.messageId = reusedMessageId(input.messageId, envelopeSender(envelope));
   }
   const ticket = newTicket(input);

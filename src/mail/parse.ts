@@ -15,6 +15,7 @@ import { unreadableReason } from './unreadable.js';
 import { withoutHiddenElements } from './hidden-html.js';
 import { limitHtmlNesting, MAX_HTML_DEPTH } from './html-nesting.js';
 import { removeInvisible } from './invisible.js';
+import { NO_SUBJECT_PLACEHOLDERS } from './compose-reply.js';
 import { normaliseMessageId, parseMessageIdList } from './message-id.js';
 
 export type { MailAddress } from './addresses.js';
@@ -532,9 +533,13 @@ function withoutTrailingSeparators(lines: string[]): string[] {
   return lines.slice(0, end);
 }
 
-/** The subject without `Re:`/`Fwd:`/`返信:`… prefixes, for use as the question of a body-less mail. */
+/**
+ * The subject without `Re:`/`Fwd:`/`返信:`… prefixes, for use as the question of a body-less mail; '' for the
+ * placeholder our reply gave a mail without a subject (`Re: (no subject)`).
+ */
 export function subjectAsQuestion(subject: string): string {
-  return subject.replace(REPLY_OR_FORWARD_PREFIX, '').trim();
+  const bare = subject.replace(REPLY_OR_FORWARD_PREFIX, '').trim();
+  return NO_SUBJECT_PLACEHOLDERS.includes(bare) ? '' : bare;
 }
 
 /**

@@ -186,8 +186,19 @@ export interface HistoryEntry {
 export interface Ticket {
   /** The message key: sha256 (hex) of the normalised Message-ID; see {@link ticketIdFor}. */
   id: string;
-  /** The Message-ID of the inbound mail, normalised to `<left@right>` (see {@link normalizeMessageId}). */
+  /**
+   * The Message-ID the ticket is keyed by, normalised to `<left@right>` (see {@link normalizeMessageId}): the mail's
+   * own, or a made-up `…@no-message-id.invalid` one for mail without one and for a mail whose Message-ID another
+   * ticket's mail already holds (then the mail's own is {@link mailMessageId}).
+   */
   messageId: string;
+  /**
+   * The mail's own Message-ID (normalised) when the ticket is keyed by another ({@link messageId}): the reply names
+   * it in In-Reply-To and References, so it threads in the customer's mail client. It is not in the thread index,
+   * which keeps it for the ticket that had it first. Absent when the key is the mail's own id, and on tickets stored
+   * before it existed.
+   */
+  mailMessageId?: string;
   /** Sender address (From), lower-cased; the auto-reply limit counts per this address. */
   from: string;
   /** Display name of the sender, if the From header had one. */
@@ -305,6 +316,8 @@ export const TICKET_ID_PATTERN = /^[0-9a-f]{64}$/;
 export interface NewTicketInput {
   /** The mail's Message-ID (any spelling; normalised), or a synthetic one for mail without. */
   messageId: string;
+  /** The mail's own Message-ID when {@link messageId} is another ({@link Ticket.mailMessageId}). */
+  mailMessageId?: string;
   /** Sender address (lower-cased on the ticket). */
   from: string;
   /** Sender display name. */
@@ -371,6 +384,8 @@ export function newTicket(input: NewTicketInput, now: Date = new Date()): Ticket
     history: [{ at, from: null, to: state, actor: input.actor, ...(input.note ? { note: input.note } : {}) }],
     version: 1,
   };
+  const mailMessageId = normalizeMessageId(input.mailMessageId ?? '');
+  if (mailMessageId && mailMessageId !== messageId) ticket.mailMessageId = mailMessageId;
   if (input.fromName) ticket.fromName = input.fromName;
   if (input.inReplyTo && normalizeMessageId(input.inReplyTo)) ticket.inReplyTo = normalizeMessageId(input.inReplyTo);
   if (input.reason) ticket.reason = input.reason;

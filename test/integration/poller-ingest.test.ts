@@ -228,6 +228,9 @@ describe('ingestMessage', () => {
     const ticket = await deps.store.require(other.ticketId);
     expect(ticket.question).toBe('I was charged twice this month.');
     expect(ticket.history[0]?.note).toContain(`Message-ID <1@localhost> is already the id of ticket ${first.ticketId}`);
+    // Keyed apart, it keeps the mail's own id for the reply's threading headers; the first ticket's key is its own.
+    expect(ticket.mailMessageId).toBe('<1@localhost>');
+    expect(await deps.store.require(first.ticketId)).not.toHaveProperty('mailMessageId');
     expect((await loadRaw(redis, deps.prefix, other.ticketId))?.equals(otherRaw)).toBe(true);
     expect(await jobsOf(deps)).toHaveLength(2);
     // Seen again (a re-sync), it is a duplicate of its own ticket.
@@ -339,7 +342,7 @@ describe("parkFromEnvelope: a Message-ID another sender's ticket already has", (
     const oversize = await parkOversizeMessage(envelope, 12_900_000, deps);
     expect(oversize.outcome).toBe('parked');
     expect(oversize.ticketId).not.toBe(first.ticketId);
-    expect(await deps.store.require(oversize.ticketId)).toMatchObject({ from: 'other@example.org', state: 'parked' });
+    expect(await deps.store.require(oversize.ticketId)).toMatchObject({ from: 'other@example.org', state: 'parked', mailMessageId: '<fixed@form.example>' });
     expect((await parkOversizeMessage(envelope, 12_900_000, deps)).outcome).toBe('duplicate');
 
     // Repeated ingest failures of the other mail park its own ticket, not the first sender's `received` one.

@@ -14,7 +14,8 @@ describe('replySubject', () => {
     ['Re：全角コロン', 'Re: 全角コロン'],
     ['Fwd: forwarded stays', 'Re: Fwd: forwarded stays'],
     ['Regarding renewal', 'Re: Regarding renewal'],
-    ['', 'Re:'],
+    ['', 'Re: (no subject)'],
+    ['Re:', 'Re: (no subject)'],
   ])('%j → %j', (subject, expected) => {
     expect(replySubject(subject)).toBe(expected);
   });
@@ -147,9 +148,12 @@ describe('replyReferences', () => {
     expect(replyReferences([id(1), id(2)], id(3))).toEqual([id(1), id(2), id(3)]);
   });
 
-  it('drops ids that are not <local@domain>', () => {
-    expect(replyReferences(['<ok@x.example>', 'garbage', '<no-at-sign>', '<a@b>\r\nBcc: x@y', '<a b@c>'], '<orig@x.example>')).toEqual([
+  // Clients write ids without `@` or with several, and thread by them as written (test/unit/reply-threading.test.ts).
+  it('drops what is no <…> id or could break the header, and keeps ids that are not <local@domain>', () => {
+    expect(replyReferences(['<ok@x.example>', 'garbage', '<no-at-sign>', '<a@b>\r\nBcc: x@y', '<a b@c>', '<a@b@c>'], '<orig@x.example>')).toEqual([
       '<ok@x.example>',
+      '<no-at-sign>',
+      '<a@b@c>',
       '<orig@x.example>',
     ]);
   });

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { comparableAddress, extractAddress, isOwnAddress, isUsableAddress, normaliseAddress, parseAddressList } from '../../src/mail/addresses.js';
-import { decideReply, hasQuestion, isNoReplyAddress, MAX_REPLY_SIGNALS_CHARS, replySignalsOf, type IgnoreReason } from '../../src/mail/classify.js';
+import {
+  bulkMailDetail,
+  decideReply,
+  forgedSenderDetail,
+  hasQuestion,
+  ignoreReasonText,
+  isNoReplyAddress,
+  MAX_REPLY_SIGNALS_CHARS,
+  REPLY_SIGNAL_HEADERS,
+  replySignalsOf,
+  type IgnoreReason,
+} from '../../src/mail/classify.js';
 import { parseInboundMail, type InboundMail } from '../../src/mail/parse.js';
 
 const ctx = { ourAddresses: ['Helpdesk <support@support.example>', 'help@support.example'], loopMarker: 'helpdesk-worker' };
@@ -318,6 +329,208 @@ describe('decideReply', () => {
     expect(hasQuestion({ question: '請求書について' })).toBe(true);
     expect(hasQuestion({ question: '' })).toBe(false);
     expect(hasQuestion({ question: ' ?! … ' })).toBe(false);
+  });
+
+  // A web form sent with nothing filled in is its labels alone: nothing there to answer.
+  it.each([
+    ['an empty web form (labels only)', 'CONTACT:\n\nCOMMENT:\n\nPAGE THEY WERE ON:', false],
+    ['an empty Japanese form (full-width colons)', 'お名前：\nメールアドレス：\nお問い合わせ内容：', false],
+    ['labels with trailing spaces and CRLF', 'Name:   \r\nMessage: \r\n', false],
+    ['a form with its comment filled in on the same line', 'CONTACT:\nCOMMENT: How do I export invoices?\nPAGE THEY WERE ON:', true],
+    ['a form whose values follow on the next line', 'Name:\nTaro\nQuestion:\nHow do I export invoices?', true],
+    ['a question that ends in a colon, with more below', 'I get this error:\nE1234 cannot save', true],
+    ['a sentence with a colon inside', 'Note: the export fails', true],
+  ])('hasQuestion: %s → %s', (_name, question, expected) => {
+    expect(hasQuestion({ question })).toBe(expected);
+  });
+});
+
+// Lists run by software that writes no List-* fields (LISTSERV's default headers, majordomo, sendmail aliases) are
+// known by the list's own addresses: Sender is the list (which is also the To address) or its owner, and the
+// envelope sender is the list's owner-/-request/-bounces mailbox.
+describe('old-style mailing lists without List-* headers', () => {
+  const sender = (value: string): Partial<InboundMail> => ({ headers: { sender: [value] } });
+  const returnPath = (value: string): Partial<InboundMail> => ({ headers: { 'return-path': [value] } });
+  it.each<[string, Partial<InboundMail>, IgnoreReason | 'answer', string?]>([
+    ['Sender is the list, also the To address (LISTSERV)', { ...sender('RTO West <RRGA-L@LIST.RTOWEST.example>'), to: [{ address: 'RRGA-L@LIST.RTOWEST.example', name: '' }] }, 'list', 'Sender: rrga-l@list.rtowest.example'],
+    ['Sender is the list, also a Cc address', { ...sender('users@lists.example'), cc: [{ address: 'Users@Lists.example', name: '' }] }, 'list', 'Sender: users@lists.example'],
+    ['Sender owner-list@ (majordomo)', sender('owner-users@lists.example'), 'list', 'Sender: owner-users@lists.example'],
+    ['Sender list-request@', sender('users-request@lists.example'), 'list', 'Sender: users-request@lists.example'],
+    ['Sender list-bounces@ (Mailman)', sender('users-bounces@lists.example'), 'list', 'Sender: users-bounces@lists.example'],
+    ['Sender list-bounces+VERP@ (Mailman)', sender('users-bounces+taro=customer.example@lists.example'), 'list'],
+    ['Sender list-owner@', sender('users-owner@lists.example'), 'list', 'Sender: users-owner@lists.example'],
+    ['Return-Path owner-list@ (LISTSERV, sendmail)', returnPath('owner-rrga-l@list.rtowest.example'), 'list', 'Return-Path: owner-rrga-l@list.rtowest.example'],
+    ['Return-Path <list-bounces+VERP@> (Mailman)', returnPath('<users-bounces+taro=customer.example@lists.example>'), 'list'],
+    ['Return-Path <list-request@>', returnPath('<users-request@lists.example>'), 'list'],
+    ['Sender is the From address', { ...sender('taro@customer.example'), to: [{ address: 'taro@customer.example', name: '' }] }, 'answer'],
+    ['Sender of a delegate, in no To or Cc', sender('assistant@customer.example'), 'answer'],
+    ['Sender our own address, also the To address (our group)', { ...sender('support@support.example'), to: [{ address: 'support@support.example', name: '' }] }, 'answer'],
+    ['Return-Path of our own list (support-bounces@)', returnPath('<support-bounces@support.example>'), 'answer'],
+    ['Return-Path of a mailbox named owner', returnPath('<owner@customer.example>'), 'answer'],
+    ['Return-Path of a mail service (bounces+id@): weaker, decided after the draft', returnPath('<bounces+123@mail.esp.example>'), 'answer'],
+  ])('%s → %s', (_name, overrides, expected, detail) => {
+    const decision = decideReply(mailWith(overrides), ctx);
+    if (expected === 'answer') expect(decision).toEqual({ answer: true });
+    else expect(decision).toMatchObject({ answer: false, reason: expected, ...(detail ? { detail: expect.stringContaining(detail) } : {}) });
+  });
+
+  it('records a Sender that is also a recipient among the signals, so the stored ticket decides alike', async () => {
+    const raw = Buffer.from(
+      'Sender: RTO West <RRGA-L@LIST.RTOWEST.example>\r\nFrom: "Lon" <lon@pacifier.example>\r\nTo: RRGA-L@LIST.RTOWEST.example\r\nSubject: Comments\r\n\r\nOur comments.\r\n',
+    );
+    const mail = await parseInboundMail(raw);
+    const stored = JSON.parse(JSON.stringify(replySignalsOf(mail))) as NonNullable<ReturnType<typeof replySignalsOf>>;
+    expect(decideReply(mail, ctx)).toMatchObject({ answer: false, reason: 'list' });
+    expect(decideReply(stored, ctx)).toEqual(decideReply(mail, ctx));
+  });
+});
+
+// Verdicts of filters the common headers miss: MailScanner writes its own under the site's name, and SpamAssassin's
+// score shows as stars when no verdict header is kept.
+describe('spam verdicts of MailScanner and SpamAssassin levels', () => {
+  it.each<[string, Record<string, string[]>, IgnoreReason | 'answer']>([
+    ['X-<site>-MailScanner-SpamCheck: spam, …', { 'x-csi-mailscanner-spamcheck': ['spam, ORDB-RBL'] }, 'spam'],
+    ['X-MailScanner-SpamCheck: spam', { 'x-mailscanner-spamcheck': ['Spam, SpamAssassin (score=9.1, required 5)'] }, 'spam'],
+    ['X-<site>-MailScanner-SpamCheck: not spam', { 'x-csi-tmailscanner-spamcheck': ['not spam, SpamAssassin (score=1.87, required 4)'] }, 'answer'],
+    ['X-<site>-MailScanner-SpamScore: ssssss', { 'x-acme-mailscanner-spamscore': ['ssssss'] }, 'spam'],
+    ['X-<site>-MailScanner-SpamScore: ss', { 'x-acme-mailscanner-spamscore': ['ss'] }, 'answer'],
+    ['a high SpamScore under a not-spam verdict of the same scanner', { 'x-acme-mailscanner-spamcheck': ['not spam (whitelisted)'], 'x-acme-mailscanner-spamscore': ['sssssss'] }, 'answer'],
+    ['X-Spam-Level: ***** (5.0, SpamAssassin\'s default threshold)', { 'x-spam-level': ['*****'] }, 'spam'],
+    ['X-Spam-Level: ******** ', { 'x-spam-level': ['******** '] }, 'spam'],
+    ['X-Spam-Level: ****', { 'x-spam-level': ['****'] }, 'answer'],
+    ['an empty X-Spam-Level', { 'x-spam-level': [''] }, 'answer'],
+    // The site's own verdict, under its own threshold, says more than stars against the default one.
+    ['many stars under X-Spam-Status: No (the site requires more)', { 'x-spam-level': ['*******'], 'x-spam-status': ['No, score=7.2 required=10.0'] }, 'answer'],
+    ['X-Spam-Flag: YES', { 'x-spam-flag': ['YES'] }, 'spam'],
+  ])('%s → %s', (_name, headers, expected) => {
+    const decision = decideReply(mailWith({ headers }), ctx);
+    expect(decision.answer ? 'answer' : decision.reason).toBe(expected);
+    if (!decision.answer) expect(decision.detail).toMatch(/spam/i);
+  });
+});
+
+// Bulk mail that writes no List-* field. Weaker evidence than a list header (a web form sent through a mail service
+// with the customer in Reply-To looks the same), so the agent worker parks the draft instead of ignoring the mail.
+describe('bulkMailDetail', () => {
+  const news = (returnPath: string, fromAddress = 'news@shop.example'): Partial<InboundMail> => ({ ...from(fromAddress), headers: { 'return-path': [returnPath] } });
+  it.each<[string, Partial<InboundMail>, string | undefined]>([
+    ['Return-Path bounces+id@ of a mail service', news('<bounces+123@mail.esp.example>'), 'Return-Path <bounces+123@mail.esp.example> on another domain than From'],
+    ['Return-Path bounces@ of a fulfilment house', news('bounces@strategicfulfillment.example', 'enews@free-quilting.example'), 'Return-Path <bounces@strategicfulfillment.example> on another domain than From'],
+    ['Return-Path on a bounce. host', news('101BN3c3ce68600277550d@bounce.quris.example', 'discovercard_newsflash@discover.qrs1.example'), 'Return-Path <101bn3c3ce68600277550d@bounce.quris.example> on another domain than From'],
+    ['Return-Path on a bnc host', news('<a1b2@bnc3.mailjet.example>'), 'on another domain than From'],
+    ['Return-Path bounce-mc.… (Mailchimp)', news('<bounce-mc.us5_123.456-taro=customer.example@mail123.rsgsv.example>'), 'on another domain than From'],
+    ['a VERP Return-Path (recipient encoded)', news('<m-8812-taro=customer.example@esp.example>'), 'on another domain than From'],
+    ['a Return-Path with a long machine id (SES)', news('<0100018b2fab1c23-4a5b6c7d-000000@amazonses.example>'), 'on another domain than From'],
+    ['a bounce Return-Path on a subdomain of From', news('<bounces+123@mail.shop.example>'), undefined],
+    ['the same organisation under a country code second level', news('<bounce@mail.shop.co.jp>', 'news@shop.co.jp'), undefined],
+    ['two organisations under one country code second level', news('<bounces@esp.co.jp>', 'news@shop.co.jp'), 'on another domain than From'],
+    ['a person\'s own Return-Path', news('<news@shop.example>'), undefined],
+    ['a forwarder\'s SRS Return-Path (not bulk)', news('<SRS0=Ab12=XY=customer.example=taro@forwarder.example>', 'taro@customer.example'), undefined],
+    ['a BATV-signed Return-Path (not bulk)', news('<prvs=1234abcd5e=taro@customer.example>', 'taro@customer.example'), undefined],
+    ['a person at another provider (not bulk)', news('<taro.yamada@mail.example>', 'taro@customer.example'), undefined],
+    ['Errors-To', { headers: { 'errors-to': ['101BN3c3ce68600277550d@bounce.quris.example'] } }, 'Errors-To: 101BN3c3ce68600277550d@bounce.quris.example'],
+    ['From www-data@ (a web server)', from('www-data@web1.example'), 'From <www-data@web1.example> is a system account'],
+    ['From anonymous@', from('anonymous@i.tp.example'), 'From <anonymous@i.tp.example> is a system account'],
+    ['From root@ (cron)', from('root@db1.customer.example'), 'From <root@db1.customer.example> is a system account'],
+    ['Return-Path of a system account', { headers: { 'return-path': ['<www-data@mangaverde.example>'] } }, 'Return-Path <www-data@mangaverde.example> is a system account'],
+    ['a person whose name starts like an account', from('root.beer@customer.example'), undefined],
+    ['a human mail', {}, undefined],
+  ])('%s', (_name, overrides, expected) => {
+    const detail = bulkMailDetail(mailWith(overrides), ctx.ourAddresses);
+    if (expected === undefined) expect(detail).toBeUndefined();
+    else expect(detail).toContain(expected);
+  });
+
+  // The envelope sender is a stranger's: a long one with many separators is read in one pass.
+  it('reads a hostile Return-Path in one pass', { timeout: 20_000 }, () => {
+    const local = `${'-a.'.repeat(30_000)}x`;
+    expect(bulkMailDetail(mailWith({ headers: { 'return-path': [`<${local}@esp.example>`] } }), ctx.ourAddresses)).toBeUndefined();
+    expect(hasQuestion({ question: `${'Label '.repeat(20_000)}:\n`.repeat(5) })).toBe(true);
+  });
+
+  it('is no reason to ignore: the reply decision still answers such mail', () => {
+    expect(decideReply(mailWith({ headers: { 'return-path': ['<bounces+1@mail.esp.example>'], 'errors-to': ['x@bounce.esp.example'] } }), ctx)).toEqual({ answer: true });
+  });
+});
+
+// The receiving server's verdict on the sender: a reply to a mail that failed DMARC or SPF goes to whoever was
+// impersonated.
+describe('forgedSenderDetail', () => {
+  const results = (...values: string[]): Partial<InboundMail> => ({ headers: { 'authentication-results': values } });
+  it.each<[string, Partial<InboundMail>, string | undefined]>([
+    ['dmarc=fail', results('mx.support.example; spf=pass smtp.mailfrom=esp.example; dkim=none; dmarc=fail (p=REJECT) header.from=bank.example'), 'dmarc=fail'],
+    ['spf=fail', results('mx.support.example; spf=fail (mx.support.example: 203.0.113.9 is not permitted) smtp.mailfrom=bank.example'), 'spf=fail'],
+    ['SPF=FAIL in capitals', results('mx.support.example; SPF=FAIL smtp.mailfrom=bank.example'), 'spf=fail'],
+    ['spf=softfail', results('mx.support.example; spf=softfail smtp.mailfrom=customer.example'), undefined],
+    ['spf=neutral', results('mx.google.example; spf=neutral (google.example: 64.1.2.3 is neither permitted nor denied) smtp.mail=j@customer.example'), undefined],
+    // Aligned DKIM passed DMARC: the From domain is proven whatever the envelope (a forwarder breaks SPF).
+    ['spf=fail beside dmarc=pass (forwarded)', results('mx.support.example; spf=fail smtp.mailfrom=customer.example; dkim=pass header.d=customer.example; dmarc=pass header.from=customer.example'), undefined],
+    ['dkim=fail alone (a list changed the mail)', results('mx.support.example; dkim=fail header.d=customer.example; spf=pass'), undefined],
+    ['a result inside a comment', results('mx.support.example; spf=pass (earlier hop said spf=fail) smtp.mailfrom=customer.example'), undefined],
+    ['only the topmost header counts (the receiving server\'s)', results('mx.support.example; spf=pass smtp.mailfrom=customer.example', 'forged.example; dmarc=fail header.from=customer.example'), undefined],
+    ['none', results('mx.support.example; none'), undefined],
+    ['no header', {}, undefined],
+  ])('%s', (_name, overrides, expected) => {
+    const detail = forgedSenderDetail(mailWith(overrides), ctx.ourAddresses);
+    if (expected === undefined) expect(detail).toBeUndefined();
+    else expect(detail).toContain(expected);
+  });
+});
+
+describe('the signals a ticket records', () => {
+  it('keep the topmost Authentication-Results, Errors-To and the spam scanners\' headers, and decide after storage as before', async () => {
+    const raw = Buffer.from(
+      [
+        'Authentication-Results: mx.support.example; dmarc=fail (p=REJECT) header.from=bank.example',
+        'Authentication-Results: relay.example; spf=pass smtp.mailfrom=bank.example',
+        'Return-Path: <bounces+77@mail.esp.example>',
+        'Errors-To: bounces+77@mail.esp.example',
+        'X-CSI-MailScanner-SpamCheck: not spam',
+        'X-Spam-Level: **',
+        'From: Bank <notice@bank.example>',
+        'To: support@support.example',
+        'Subject: Your account',
+        '',
+        'Please confirm.',
+        '',
+      ].join('\r\n'),
+    );
+    const mail = await parseInboundMail(raw, { extraHeaders: REPLY_SIGNAL_HEADERS });
+    const signals = replySignalsOf(mail)!;
+    expect(signals.headers['authentication-results']).toEqual(['mx.support.example; dmarc=fail (p=REJECT) header.from=bank.example']);
+    expect(signals.headers['errors-to']).toEqual(['bounces+77@mail.esp.example']);
+    expect(signals.headers['x-csi-mailscanner-spamcheck']).toEqual(['not spam']);
+    expect(signals.headers['x-spam-level']).toEqual(['**']);
+    const stored = JSON.parse(JSON.stringify(signals)) as typeof signals;
+    expect(forgedSenderDetail(stored, ctx.ourAddresses)).toBe(forgedSenderDetail(mail, ctx.ourAddresses));
+    expect(forgedSenderDetail(stored, ctx.ourAddresses)).toContain('dmarc=fail');
+    expect(bulkMailDetail(stored, ctx.ourAddresses)).toBe(bulkMailDetail(mail, ctx.ourAddresses));
+    expect(decideReply(stored, ctx)).toEqual(decideReply(mail, ctx));
+  });
+
+  it('stay within the size bound however many Authentication-Results a mail carries', async () => {
+    const hops = Array.from({ length: 400 }, (_, i) => `Authentication-Results: hop${i}.example; spf=pass smtp.mailfrom=customer.example; dkim=pass header.d=customer.example`);
+    const raw = Buffer.from([...hops, 'From: taro@customer.example', 'Subject: s', '', 'How?', ''].join('\r\n'));
+    const mail = await parseInboundMail(raw, { extraHeaders: REPLY_SIGNAL_HEADERS });
+    const signals = replySignalsOf(mail);
+    expect(signals?.headers['authentication-results']).toHaveLength(1);
+    expect(JSON.stringify(signals).length).toBeLessThanOrEqual(MAX_REPLY_SIGNALS_CHARS);
+  });
+});
+
+// Precedence bulk and junk say "bulk mail", not "list", to the person reading the reason; the reason counted in the
+// metrics stays `list`, as stored tickets and dashboards know it.
+describe('ignoreReasonText', () => {
+  it.each<[string, Partial<InboundMail>, IgnoreReason, string]>([
+    ['Precedence: junk', { headers: { precedence: ['junk'] } }, 'list', 'bulk mail: Precedence: junk'],
+    ['Precedence: bulk', { headers: { precedence: ['Bulk'] } }, 'list', 'bulk mail: Precedence: Bulk'],
+    ['Precedence: list', { headers: { precedence: ['list'] } }, 'list', 'list: Precedence: list'],
+    ['List-Id', { headers: { 'list-id': ['<users.lists.example>'] } }, 'list', 'list: List-Id: <users.lists.example>'],
+    ['Auto-Submitted', { headers: { 'auto-submitted': ['auto-replied'] } }, 'auto-reply', 'auto-reply: Auto-Submitted: auto-replied'],
+  ])('%s reads "%s"', (_name, overrides, reason, text) => {
+    const decision = decideReply(mailWith(overrides), ctx);
+    expect(decision).toMatchObject({ answer: false, reason });
+    if (!decision.answer) expect(ignoreReasonText(decision)).toBe(text);
   });
 });
 

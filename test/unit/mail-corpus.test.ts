@@ -18,7 +18,8 @@ const UNREADABLE: string[] = [];
 
 // Every file not listed here is answered.
 const NOT_ANSWERED: Record<string, string> = {
-  'error_emails/bad_date_header.eml': 'list', // Precedence: junk
+  'error_emails/bad_date_header.eml': 'list', // Precedence: junk (reads "bulk mail")
+  'error_emails/content_transfer_encoding_x_uuencode.eml': 'list', // LISTSERV: Sender is the list and the To address
   'error_emails/bad_encoded_subject.eml': 'no-sender', // no From at all
   'error_emails/empty_in_reply_to.eml': 'list', // List-Id
   'error_emails/empty_group_lists.eml': 'spam', // X-Spam-Status: Yes

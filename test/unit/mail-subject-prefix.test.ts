@@ -27,6 +27,10 @@ describe('subjectAsQuestion', () => {
     ['Re[x]: not a count', 'Re[x]: not a count'],
     ['Re', 'Re'],
     ['', ''],
+    // Our own placeholder for a reply to a mail without a subject is no question of the customer's.
+    ['Re: (no subject)', ''],
+    ['RE: Re: (件名なし)', ''],
+    ['(no subject) please', '(no subject) please'],
   ])('%j → %j', (subject, expected) => {
     expect(subjectAsQuestion(subject)).toBe(expected);
   });
