@@ -1,7 +1,8 @@
 /**
  * The Docker deployment as files: `docker-compose.yml` validated and resolved by Compose itself (with the sample
- * `.env` of `infra/compose.env.example`), the sample `.env` read by the product's own configuration, and the image's
- * entry point mapping every role that Compose starts to an entry file that exists.
+ * `.env` of `infra/compose.env.example`), `docker-compose.worker.yml` (agent workers on another machine) resolved with
+ * the `.env` the README gives such a machine, the sample `.env` read by the product's own configuration, and the
+ * image's entry point mapping every role that Compose starts to an entry file that exists.
  *
  * There is no Docker engine in CI, so nothing is built or started here; Compose's `config` is the real parser and
  * validator of the file. Without a Compose binary on PATH the Compose checks are skipped with the reason printed.
@@ -26,9 +27,14 @@ const SECRETS = {
   MEILI_API_KEY: 'meili-product-key',
   QDRANT_API_KEY: 'qdrant-api-key',
   DASHBOARD_PASSWORD: 'dashboard-secret',
+  REDIS_PASSWORD: 'redis0password0123456789',
 };
 /** Variables of the sample `.env` that Compose (not the product) reads. */
-const COMPOSE_ONLY = ['COMPOSE_PROFILES', 'MEILI_MASTER_KEY', 'MEILI_API_KEY_UID', 'TZ'];
+const COMPOSE_ONLY = ['COMPOSE_PROFILES', 'MEILI_MASTER_KEY', 'MEILI_API_KEY_UID', 'REDIS_PASSWORD', 'TZ'];
+/** The servers an extra machine's agent workers use: those of the main machine, published on its private address. */
+const MAIN_MACHINE = { REDIS_URL: `redis://:${SECRETS.REDIS_PASSWORD}@10.0.0.5:6379`, MEILI_HOST: 'http://10.0.0.5:7700', QDRANT_URL: 'http://10.0.0.5:6333' };
+/** Lines of the main machine's `.env` an extra machine does not need (README, Scaling agent workers). */
+const NOT_ON_WORKER_MACHINES = ['COMPOSE_PROFILES', 'MEILI_MASTER_KEY', 'MEILI_API_KEY_UID', 'DASHBOARD_PASSWORD', 'REDIS_PASSWORD'];
 
 interface ComposeService {
   image?: string;
@@ -38,7 +44,7 @@ interface ComposeService {
   environment?: Record<string, string | null>;
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] };
-  ports?: (string | { target: number; published?: string | number; host_ip?: string })[];
+  ports?: (string | { target: number | string; published?: string | number; host_ip?: string })[];
   profiles?: string[];
   restart?: string;
   volumes?: (string | { source?: string; target: string })[];
@@ -67,8 +73,9 @@ let sampleEnv: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'compose-config-'));
-  // A copy, so a developer's own .env beside the real file never takes part.
+  // Copies, so a developer's own .env beside the real files never takes part.
   await copyFile(path.join(ROOT, 'docker-compose.yml'), path.join(dir, 'docker-compose.yml'));
+  await copyFile(path.join(ROOT, 'docker-compose.worker.yml'), path.join(dir, 'docker-compose.worker.yml'));
   sampleEnv = await readFile(path.join(ROOT, 'infra/compose.env.example'), 'utf8');
 });
 
@@ -88,24 +95,43 @@ function filledEnv(omit: string[] = []): string {
     .join('\n');
 }
 
-async function composeRun(args: string[], env: string): Promise<{ stdout: string; stderr: string }> {
+/** The extra machine's `.env`: the main machine's, less what it does not need, plus the lines the README adds. */
+function workerEnv(omit: string[] = []): string {
+  const added = { COMPOSE_FILE: 'docker-compose.worker.yml', ...MAIN_MACHINE };
+  return [filledEnv([...NOT_ON_WORKER_MACHINES, ...omit]), ...Object.entries(added).filter(([name]) => !omit.includes(name)).map(([name, value]) => `${name}=${value}`)].join('\n');
+}
+
+/**
+ * Runs Compose in the temporary directory with `env` as its `.env`, on `file` (`-f`), or on whatever the `.env`'s
+ * COMPOSE_FILE names (default docker-compose.yml) when `file` is null, as a plain `docker compose up` would.
+ */
+async function composeRun(args: string[], env: string, file: string | null = 'docker-compose.yml'): Promise<{ stdout: string; stderr: string }> {
   await writeFile(path.join(dir, '.env'), env);
   const [cmd, ...pre] = compose!.argv;
+  const files = file === null ? [] : ['-f', path.join(dir, file)];
   // Only PATH and HOME: variables of the test's own environment must not fill in the file's ${…}.
-  return run(cmd!, [...pre, '-f', path.join(dir, 'docker-compose.yml'), '--project-directory', dir, ...args], {
+  return run(cmd!, [...pre, ...files, '--project-directory', dir, ...args], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? '', HOME: dir },
   });
 }
 
+/** The error Compose stops with, or undefined when it does not. */
+async function composeError(args: string[], env: string, file: string | null = 'docker-compose.yml'): Promise<string | undefined> {
+  return composeRun(args, env, file).then(
+    () => undefined,
+    (err: { stderr?: string }) => err.stderr ?? String(err),
+  );
+}
+
 /** The resolved model, as Compose prints it with every profile enabled. */
-async function resolvedServices(): Promise<Record<string, ComposeService>> {
+async function resolvedServices(env = filledEnv(), file: string | null = 'docker-compose.yml'): Promise<Record<string, ComposeService>> {
   const profiles = ['--profile', 'testmail', '--profile', 'tools'];
   if (compose!.json === 'native') {
-    const { stdout } = await composeRun([...profiles, 'config', '--format', 'json'], filledEnv());
+    const { stdout } = await composeRun([...profiles, 'config', '--format', 'json'], env, file);
     return (JSON.parse(stdout) as { services: Record<string, ComposeService> }).services;
   }
-  const { stdout } = await composeRun([...profiles, 'config'], filledEnv());
+  const { stdout } = await composeRun([...profiles, 'config'], env, file);
   // Compose v1 ships with Python and PyYAML, which read its YAML back exactly.
   const converted = spawnSync('python3', ['-c', 'import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)'], {
     input: stdout,
@@ -127,11 +153,7 @@ describe.skipIf(!compose)('docker-compose.yml, as Compose resolves it', () => {
   });
 
   it.each(Object.keys(SECRETS))('refuses to run without %s, naming it', async (secret) => {
-    const error = await composeRun(['config', '-q'], filledEnv([secret])).then(
-      () => undefined,
-      (err: { stderr?: string }) => err,
-    );
-    expect(error?.stderr).toContain(`set ${secret} in .env`);
+    expect(await composeError(['config', '-q'], filledEnv([secret]))).toContain(`set ${secret} in .env`);
   });
 
   it('has the infrastructure, the test mail server and every role', () => {
@@ -151,13 +173,31 @@ describe.skipIf(!compose)('docker-compose.yml, as Compose resolves it', () => {
     for (const role of ROLES) expect(services[role]!.container_name).toBeUndefined();
   });
 
-  it('runs Redis with an append-only file and noeviction, on a volume, with a health check', () => {
+  it('runs Redis with an append-only file, noeviction and the password of .env, on a volume, with a health check', () => {
     const redis = services.redis!;
     const command = (redis.command ?? []).join(' ');
     expect(command).toContain('--appendonly yes');
     expect(command).toContain('--maxmemory-policy noeviction');
+    expect(command).toContain(`--requirepass ${SECRETS.REDIS_PASSWORD}`);
     expect(redis.volumes?.map(volumeTarget)).toContain('/data');
     expect(redis.healthcheck?.test.join(' ')).toContain('redis-cli ping');
+    // redis-cli logs in with REDISCLI_AUTH; without it the health check would get NOAUTH and never become healthy.
+    expect(redis.environment?.REDISCLI_AUTH).toBe(SECRETS.REDIS_PASSWORD);
+  });
+
+  it('publishes Redis, Meilisearch and Qdrant to no other machine unless .env names an address for each', async () => {
+    // Unset: an ephemeral port on loopback, which takes no port of the host and no other machine reaches.
+    for (const [name, target] of Object.entries(SHARED_SERVERS)) {
+      expect(publishedPorts(services[name]!)).toEqual([{ hostIp: '127.0.0.1', published: '', target }]);
+    }
+    const shared = await resolvedServices(
+      [filledEnv(), 'REDIS_PUBLISH=10.0.0.5:6379', 'MEILI_PUBLISH=10.0.0.5:7700', 'QDRANT_PUBLISH=10.0.0.5:6333'].join('\n'),
+    );
+    for (const [name, target] of Object.entries(SHARED_SERVERS)) {
+      expect(publishedPorts(shared[name]!)).toEqual([{ hostIp: '10.0.0.5', published: String(target), target }]);
+    }
+    // The roles of this machine keep using the servers by their Compose names.
+    expect(shared['agent-worker']!.environment?.REDIS_URL).toBe(`redis://:${SECRETS.REDIS_PASSWORD}@redis:6379`);
   });
 
   it('keeps Meilisearch and Qdrant on volumes, keyed by the .env secrets, with health checks', () => {
@@ -192,7 +232,7 @@ describe.skipIf(!compose)('docker-compose.yml, as Compose resolves it', () => {
     for (const role of ROLES) {
       const service = services[role]!;
       expect(service.environment).toMatchObject({
-        REDIS_URL: 'redis://redis:6379',
+        REDIS_URL: `redis://:${SECRETS.REDIS_PASSWORD}@redis:6379`,
         MEILI_HOST: 'http://meilisearch:7700',
         MEILI_API_KEY: SECRETS.MEILI_API_KEY,
         QDRANT_URL: 'http://qdrant:6333',
@@ -209,8 +249,10 @@ describe.skipIf(!compose)('docker-compose.yml, as Compose resolves it', () => {
         if (condition === 'service_healthy') expect(services[name]!.healthcheck).toBeDefined();
       }
     }
-    // The roles that read the knowledge base see the checkout's data/ where MANUALS_DIR and QA_DIR point.
-    for (const role of ['scheduler', 'agent-worker']) expect(services[role]!.volumes?.map(volumeTarget)).toContain('/app/data');
+    // The role that reads the knowledge base (reindex jobs run in the scheduler) sees the checkout's data/ where
+    // MANUALS_DIR and QA_DIR point; agent workers read only the indexes.
+    expect(services.scheduler!.volumes?.map(volumeTarget)).toContain('/app/data');
+    expect(services['agent-worker']!.volumes?.map(volumeTarget)).toEqual(['/data']);
   });
 
   it('publishes the dashboard on port 3000 with authentication and a /healthz health check', () => {
@@ -228,6 +270,57 @@ describe.skipIf(!compose)('docker-compose.yml, as Compose resolves it', () => {
   });
 });
 
+describe.skipIf(!compose)('docker-compose.worker.yml, for agent workers on another machine', () => {
+  it("runs only the agent worker, pointed at the main machine's servers by .env, chosen by COMPOSE_FILE in .env", async () => {
+    // No -f: a plain `docker compose up` on that machine takes the file its .env names.
+    const services = await resolvedServices(workerEnv(), null);
+    expect(Object.keys(services)).toEqual(['agent-worker']);
+    const worker = services['agent-worker']!;
+    expect(worker.environment).toMatchObject({
+      ...MAIN_MACHINE,
+      MEILI_API_KEY: SECRETS.MEILI_API_KEY,
+      QDRANT_API_KEY: SECRETS.QDRANT_API_KEY,
+      MEILI_MASTER_KEY: '',
+      DATA_DIR: '/data',
+      TZ: 'UTC',
+    });
+    // Nothing of its own to wait for or start: no Redis, Meilisearch or Qdrant on this machine.
+    expect(worker.depends_on).toBeUndefined();
+    expect(worker.command).toEqual(['agent-worker']);
+    expect(worker.container_name).toBeUndefined();
+    expect(worker.ports).toBeUndefined();
+    expect(worker.restart).toBe('unless-stopped');
+    // Only its own DATA_DIR (the embedding cache); no knowledge files, which only the scheduler reads.
+    expect(worker.volumes?.map(volumeTarget)).toEqual(['/data']);
+  });
+
+  it('builds the same image as docker-compose.yml', async () => {
+    const main = (await resolvedServices())['agent-worker']!;
+    const worker = (await resolvedServices(workerEnv(), 'docker-compose.worker.yml'))['agent-worker']!;
+    expect({ image: worker.image, build: worker.build, init: (worker as { init?: boolean }).init }).toEqual({
+      image: main.image,
+      build: main.build,
+      init: (main as { init?: boolean }).init,
+    });
+  });
+
+  it.each(['REDIS_URL', 'MEILI_HOST', 'QDRANT_URL', 'MEILI_API_KEY', 'QDRANT_API_KEY'])('refuses to run without %s, naming it', async (name) => {
+    expect(await composeError(['config', '-q'], workerEnv([name]), null)).toContain(`set ${name} in .env`);
+  });
+
+  it("gives the extra machine's .env to the product as a valid configuration", async () => {
+    const sampleDir = await mkdtemp(path.join(dir, 'worker-'));
+    await writeFile(path.join(sampleDir, '.env'), workerEnv());
+    const env = readEnvFile(sampleDir, {});
+    const config = parseConfig({ ...env, MEILI_MASTER_KEY: '', DATA_DIR: '/data' });
+    expect(config).toMatchObject({ ...MAIN_MACHINE, MEILI_API_KEY: SECRETS.MEILI_API_KEY, QDRANT_API_KEY: SECRETS.QDRANT_API_KEY });
+  });
+
+  it("makes docker-compose.yml refuse that .env, rather than start an empty deployment of this machine's own", async () => {
+    expect(await composeError(['config', '-q'], workerEnv(['COMPOSE_FILE']))).toMatch(/set (REDIS_PASSWORD|MEILI_MASTER_KEY|MEILI_API_KEY_UID|DASHBOARD_PASSWORD) in \.env/);
+  });
+});
+
 describe('infra/compose.env.example', () => {
   it('holds only product variables (and the few Compose reads) and is a valid configuration for every role', async () => {
     const sampleDir = await mkdtemp(path.join(dir, 'sample-'));
@@ -240,7 +333,7 @@ describe('infra/compose.env.example', () => {
     // What a role container sees: the sample, overridden by the addresses docker-compose.yml sets.
     const config = parseConfig({
       ...env,
-      REDIS_URL: 'redis://redis:6379',
+      REDIS_URL: `redis://:${env.REDIS_PASSWORD}@redis:6379`,
       MEILI_HOST: 'http://meilisearch:7700',
       MEILI_API_KEY: env.MEILI_API_KEY,
       QDRANT_URL: 'http://qdrant:6333',
@@ -289,4 +382,17 @@ describe('the image entry point', () => {
 
 function volumeTarget(volume: string | { target: string }): string {
   return typeof volume === 'string' ? volume.split(':')[1]! : volume.target;
+}
+
+/** The servers other machines' agent workers use, with their port in the container. */
+const SHARED_SERVERS = { redis: 6379, meilisearch: 7700, qdrant: 6333 };
+
+/** A service's published ports, from Compose v1's strings (`127.0.0.1::6379/tcp`) or v2's objects alike. */
+function publishedPorts(service: ComposeService): { hostIp: string; published: string; target: number }[] {
+  return (service.ports ?? []).map((port) => {
+    if (typeof port !== 'string') return { hostIp: port.host_ip ?? '', published: String(port.published ?? ''), target: Number(port.target) };
+    const parts = port.replace(/\/tcp$/, '').split(':');
+    const [hostIp, published, target] = parts.length === 3 ? parts : parts.length === 2 ? ['', ...parts] : ['', '', ...parts];
+    return { hostIp: hostIp!, published: published!, target: Number(target) };
+  });
 }

@@ -168,7 +168,19 @@ describe('reindex schedules', () => {
 
     // Registering again with both off (as a second process with that configuration would) removes the other one.
     const registration = await registerReindexSchedulers(queue, { REINDEX_MANUAL_CRON: '', REINDEX_QA_CRON: '' });
-    expect(registration).toEqual({ registered: [], disabled: ['reindex-manual', 'reindex-qa'] });
+    expect(registration).toEqual({
+      registered: [],
+      disabled: ['reindex-manual', 'reindex-qa'],
+      // Reported (as a warning) since Redis held it with other settings: the schedule of the role started before.
+      replaced: [
+        {
+          id: 'reindex-manual',
+          variable: 'REINDEX_MANUAL_CRON',
+          inRedis: { pattern: '15 4 * * *', timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone },
+          thisProcess: undefined,
+        },
+      ],
+    });
     expect(await schedulesIn(queue)).toEqual({ schedulers: {}, delayed: [] });
   });
 
