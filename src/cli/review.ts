@@ -285,6 +285,7 @@ export function formatForgetReport(report: ForgetReport): string {
   out.push(`${verb} ${report.threadLinks} further Message-ID links and ${report.rateLimitKeys.length} rate-limit windows`);
   out.push(`${verb} ${report.learnedCandidates.length} learned-answer candidates proposed from these tickets${report.learnedCandidates.length > 0 ? ` (${report.learnedCandidates.join(', ')})` : ''}`);
   out.push(`${verb} these tickets' questions from ${report.knowledgeGaps.length} knowledge gaps${report.knowledgeGaps.length > 0 ? ` (${report.knowledgeGaps.join(', ')})` : ''}`);
+  out.push(`${verb} the customer's digest from ${report.trustReviews} reviews in the sources' trust records (the reviews stay)`);
   if (report.learnedPairs.length > 0) {
     const names = report.learnedPairs.map((id) => `learned#${id}`);
     out.push(`kept ${names.length} accepted learned pairs built from these tickets (${names.join(', ')}): ${names.map((n) => `npm run knowledge -- remove ${n}`).join('; ')}`);

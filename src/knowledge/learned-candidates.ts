@@ -20,10 +20,11 @@ import { zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { delimit } from '../agent/prompts.js';
 import { modelCallUsage, type ModelCallUsage } from '../agent/types.js';
-import { replyBody } from '../tickets/outcome.js';
+import { replyBody, replyContent } from '../tickets/outcome.js';
 import { questionTerms } from './gap-similarity.js';
 import { scrubPersonalDataWithModel, type PersonalDataModel } from './personal-data-model.js';
 import { scrubPersonalData } from './personal-data.js';
+import { removeInvisible } from '../mail/invisible.js';
 
 /** Longest question a candidate keeps (a customer's whole mail body is rarely longer). */
 export const MAX_CANDIDATE_QUESTION_CHARS = 2_000;
@@ -53,6 +54,13 @@ export function shareFromCustomer(question: string, customerQuestion: string): n
   return found / terms.size;
 }
 
+/**
+ * Applied to everything bound for a learned pair: a candidate when it is built, what an operator stores, and a Q&A
+ * pair as the agent reads it (src/search/types.ts `formatQaPair`). A customer can hide an instruction in a question
+ * that, once learned, every later customer's agent run reads as a Q&A hit.
+ */
+export { removeInvisible };
+
 /** What the candidates are made from: the ticket as approved. */
 export interface CandidateSource {
   /** The customer's question (the ticket's `question`: the mail's new text, quotes removed). */
@@ -67,6 +75,19 @@ export interface CandidateSource {
 export interface DraftPair {
   question: string;
   answer: string;
+  /** Invisible characters removed from the mail and reply the pair was cut from ({@link removeInvisible}). */
+  invisibleRemoved?: number;
+}
+
+/** The question and reply of `source` without invisible characters, and how many were removed from both. */
+function visibleSource(source: CandidateSource): { question: string; reply: string; removed: number } {
+  const [question, reply] = [removeInvisible(source.question), removeInvisible(source.reply)];
+  return { question: question.text, reply: reply.text, removed: question.removed + reply.removed };
+}
+
+/** `pairs`, each saying that `removed` invisible characters were removed from their source (when any were). */
+function withRemoved(pairs: DraftPair[], removed: number): DraftPair[] {
+  return removed > 0 ? pairs.map((p) => ({ ...p, invisibleRemoved: removed })) : pairs;
 }
 
 /** A section of a reply: the text under one `■ heading` line (or the whole reply when it has none). */
@@ -113,8 +134,14 @@ export function questionTopics(question: string): string[] {
  * nothing and is dropped. Always at least one pair when the question and reply have any content.
  */
 export function ruleCandidates(source: CandidateSource): DraftPair[] {
+  const visible = visibleSource(source);
+  return withRemoved(visibleRuleCandidates({ ...source, question: visible.question, reply: visible.reply }), visible.removed);
+}
+
+function visibleRuleCandidates(source: CandidateSource): DraftPair[] {
   const question = collapseBlankLines(replyBody(source.question) || source.question.trim());
-  const answer = collapseBlankLines(replyBody(source.reply) || source.reply.trim());
+  // replyContent: a correction the operator wrote below the closing ("P.S. …") is part of the answer.
+  const answer = collapseBlankLines(replyContent(source.reply) || source.reply.trim());
   if (question === '' || answer === '') return [];
   const sections = replySections(answer);
   const topics = questionTopics(question);
@@ -160,8 +187,10 @@ export type DistilResult = ({ pairs: DraftPair[]; error?: undefined } | { pairs?
  * so the caller falls back to {@link ruleCandidates}. Never throws for the model's failures.
  */
 export async function distilCandidates(source: CandidateSource, llm: { client: Pick<OpenAI, 'chat'>; model: string; signal?: AbortSignal }): Promise<DistilResult> {
-  const question = replyBody(source.question) || source.question.trim();
-  const reply = replyBody(source.reply) || source.reply.trim();
+  // Hidden text would reach the model as instructions it may follow in the questions it writes.
+  const visible = visibleSource(source);
+  const question = replyBody(visible.question) || visible.question.trim();
+  const reply = replyContent(visible.reply) || visible.reply.trim();
   const subtasks = (source.subtasks ?? []).map((s) => s.taskName);
   try {
     const response = await llm.client.chat.completions.parse(
@@ -185,7 +214,8 @@ export async function distilCandidates(source: CandidateSource, llm: { client: P
     );
     const message = response.choices[0]?.message;
     const judged = message?.parsed ? judgeDistilled(message.parsed.pairs, question, reply) : { error: message?.refusal ?? 'the model gave no structured answer' };
-    return { ...judged, call: modelCallUsage(llm.model, response.usage) };
+    const counted = 'pairs' in judged ? { pairs: withRemoved(judged.pairs, visible.removed) } : judged;
+    return { ...counted, call: modelCallUsage(llm.model, response.usage) };
   } catch (err) {
     return { error: err instanceof Error ? err.message : String(err) };
   }
@@ -212,18 +242,29 @@ export interface ScrubSummary {
   /** The model's second pass: `done`, `failed` (the rules' result stands) or `off` (no model given). */
   modelPass: 'done' | 'failed' | 'off';
   modelError?: string;
+  /**
+   * Invisible characters ({@link removeInvisible}) removed from the mail and reply the candidate was cut from and from
+   * its question and answer; absent when none were.
+   */
+  invisibleRemoved?: number;
 }
 
 /**
- * Removes personal data from both fields of a pair: the rules with `names` (the customer's display name and
- * signature names), then the model's second pass when `llm` is given.
+ * Builds a candidate's text from a pair: removes invisible characters ({@link removeInvisible}, counted in
+ * `scrub.invisibleRemoved`), then personal data from both fields: the rules with `names` (the customer's display name
+ * and signature names), then the model's second pass when `llm` is given.
  */
-export async function scrubCandidate(pair: DraftPair, names: readonly string[], llm?: PersonalDataModel): Promise<DraftPair & { scrub: ScrubSummary; calls: ModelCallUsage[] }> {
+export async function scrubCandidate(draft: DraftPair, names: readonly string[], llm?: PersonalDataModel): Promise<DraftPair & { scrub: ScrubSummary; calls: ModelCallUsage[] }> {
+  // First, so that the rules see `taro@example.com` rather than a zero-width space splitting it.
+  const [visibleQuestion, visibleAnswer] = [removeInvisible(draft.question), removeInvisible(draft.answer)];
+  const invisible = (draft.invisibleRemoved ?? 0) + visibleQuestion.removed + visibleAnswer.removed;
+  const pair = { question: visibleQuestion.text, answer: visibleAnswer.text };
+  const removedNote = invisible > 0 ? { invisibleRemoved: invisible } : {};
   const options = { names };
   if (!llm) {
     const q = scrubPersonalData(pair.question, options);
     const a = scrubPersonalData(pair.answer, options);
-    return { question: q.text, answer: a.text, scrub: { replaced: q.replacements.length + a.replacements.length, modelPass: 'off' }, calls: [] };
+    return { question: q.text, answer: a.text, scrub: { replaced: q.replacements.length + a.replacements.length, modelPass: 'off', ...removedNote }, calls: [] };
   }
   const [q, a] = [await scrubPersonalDataWithModel(pair.question, llm, options), await scrubPersonalDataWithModel(pair.answer, llm, options)];
   const failed = [q, a].find((r) => r.modelPass === 'failed');
@@ -235,6 +276,7 @@ export async function scrubCandidate(pair: DraftPair, names: readonly string[], 
       replaced: q.replacements.length + a.replacements.length,
       modelPass: failed ? 'failed' : 'done',
       ...(failed?.modelError ? { modelError: failed.modelError } : {}),
+      ...removedNote,
     },
   };
 }
@@ -266,6 +308,7 @@ export function signatureNames(mailText: string): string[] {
 
 function bounded(pair: DraftPair): DraftPair {
   return {
+    ...pair,
     question: pair.question.slice(0, MAX_CANDIDATE_QUESTION_CHARS),
     answer: pair.answer.slice(0, MAX_CANDIDATE_ANSWER_CHARS),
   };

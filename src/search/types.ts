@@ -2,6 +2,7 @@
  * Contracts of the two knowledge-base searches. Each has an embedded implementation (no server, files under
  * DATA_DIR) and a server implementation (Meilisearch / Qdrant), chosen in `src/search/factory.ts`.
  */
+import { removeInvisible } from '../mail/invisible.js';
 
 /** What a search tool hands the agent: at most a few of these per call (the design's SearchOutput). */
 export interface SearchOutput {
@@ -43,6 +44,15 @@ export interface QaPair {
   ticketId?: string;
 }
 
+/** Id prefix of the learned pairs (`learned#<n>`): index rows with it are replaced by the current ones from Redis. */
+export const LEARNED_ID_PREFIX = 'learned#';
+
+/**
+ * The index an embedded engine serves in this process: present with the content hash its file carries (undefined
+ * for a file written before build hashes), or absent (never built here, or unreadable: `error` says why).
+ */
+export type ServedIndex = { present: true; hash: string | undefined } | { present: false; error?: string };
+
 /** Progress callback of long operations: `done` of `total` units of `stage`. */
 export type ProgressFn = (progress: { stage: string; done: number; total: number }) => void | Promise<void>;
 
@@ -60,6 +70,13 @@ export interface ManualSearch {
   count(): Promise<number>;
   /** Throws when the backend cannot answer (readiness checks). */
   ping(): Promise<void>;
+  /**
+   * The index this process serves (embedded engines, whose files each machine holds for itself); absent on a server
+   * backend, whose one index every machine shares. Reloads a newer file first, as a search would.
+   */
+  served?(): Promise<ServedIndex>;
+  /** The content hash of what this instance's last {@link replaceAll} indexed (`index-builds.ts`); undefined before one. */
+  builtHash?(): string | undefined;
   close?(): Promise<void>;
 }
 
@@ -78,6 +95,10 @@ export interface QaSearch {
   removePairs?(ids: string[]): Promise<void>;
   count(): Promise<number>;
   ping(): Promise<void>;
+  /** As {@link ManualSearch.served}: the base file's hash, learned pairs merged in or not. */
+  served?(): Promise<ServedIndex>;
+  /** As {@link ManualSearch.builtHash}; learned pairs are not part of it. */
+  builtHash?(): string | undefined;
   close?(): Promise<void>;
 }
 
@@ -88,9 +109,12 @@ export interface Embedder {
   embed(texts: string[]): Promise<Float32Array[]>;
 }
 
-/** The text of a Q&A pair as the agent sees it and as it is embedded. */
+/**
+ * The text of a Q&A pair as the agent sees it and as it is embedded: without characters a reader does not see
+ * (src/mail/invisible.ts), which could carry instructions to the model that no operator saw in the pair.
+ */
 export function formatQaPair(pair: Pick<QaPair, 'question' | 'answer'>): string {
-  return `Q: ${pair.question}\nA: ${pair.answer}`;
+  return removeInvisible(`Q: ${pair.question}\nA: ${pair.answer}`).text;
 }
 
 /** Most results a search tool returns to the agent (the design's MAX_SEARCH_RESULTS). */

@@ -7,11 +7,14 @@
 import { z } from 'zod';
 import {
   acceptLearned,
+  pairStamp,
   removeLearned,
+  type AcceptConflict,
   type LearnedAnswerStore,
   type LearnedCandidate,
   type LearnedPair,
   type LearnedRefusal,
+  type ShownTarget,
   type UpdateTarget,
 } from '../knowledge/learned-answers.js';
 import { MAX_CANDIDATE_ANSWER_CHARS, MAX_CANDIDATE_QUESTION_CHARS } from '../knowledge/learned-candidates.js';
@@ -41,11 +44,30 @@ const pageQuerySchema = z.object({
   index: z.literal('failed').optional(),
 });
 const idSchema = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+/** The `target` field of an accept form: what the page offered, `new` or `<pair id>:<pair stamp>`. */
+const TARGET_FIELD = /^(?:new|(\d{1,15}):([0-9a-f]{16}))$/;
 const acceptFormSchema = z.object({
   question: z.string().max(MAX_CANDIDATE_QUESTION_CHARS * 2),
   answer: z.string().max(MAX_CANDIDATE_ANSWER_CHARS * 2),
   asNew: z.literal('1').optional(),
+  target: z.string().regex(TARGET_FIELD),
 });
+
+/** The `target` field of a candidate's accept form for what the page offers. */
+export function targetField(target: UpdateTarget | undefined): string {
+  return target ? `${target.pair.id}:${pairStamp(target.pair)}` : 'new';
+}
+
+/** What a posted `target` field says the page offered (the form schema has checked its shape). */
+function shownTargetOf(field: string): ShownTarget {
+  const m = TARGET_FIELD.exec(field);
+  return m?.[1] && m[2] ? { kind: 'update', pairId: Number(m[1]), stamp: m[2] } : { kind: 'new' };
+}
+
+function conflictPage(conflict: AcceptConflict, user: string | undefined): HandlerResult {
+  const message = `learned#${conflict.pairId} ${conflict.change} since this page was shown, so the candidate was not accepted: reload the Knowledge page, check the pair and the candidate, and accept again.`;
+  return { status: 409, html: renderMessagePage({ status: 409, message, user, back: '/knowledge' }) };
+}
 
 function idOf(params: Record<string, string | undefined>): number {
   const parsed = idSchema.safeParse(params.id);
@@ -96,12 +118,16 @@ export function knowledgePageHandlers(deps: KnowledgePageDeps): Record<'page' | 
       const id = idOf(params);
       const form = acceptFormSchema.safeParse(body ?? {});
       if (!form.success) throw new HttpError(400, 'The form was not filled in as expected; reload the page and try again');
+      // The page's offer, not the edited question, decides between a new pair and an update: the operator accepted
+      // what the button said.
       const result = await acceptLearned({ store: deps.learned, qa: deps.qa }, id, {
         by: operator(user),
         question: form.data.question,
         answer: form.data.answer,
+        shown: shownTargetOf(form.data.target),
         ...(form.data.asNew ? { asNew: true } : {}),
       });
+      if (result.outcome === 'conflict') return conflictPage(result, user);
       if (result.outcome !== 'accepted') return refusalPage(result, user);
       const index = result.indexError ? '&index=failed' : '';
       return { status: 303, location: `/knowledge?done=${result.updated ? 'updated' : 'accepted'}&id=${result.pair.id}${index}` };
@@ -145,6 +171,8 @@ function renderCandidate({ candidate: c, target }: KnowledgePageView['candidates
       ? `${c.scrub.replaced} piece${c.scrub.replaced === 1 ? '' : 's'} of personal data replaced`
       : 'no personal data found';
   const modelPass = c.scrub.modelPass === 'failed' ? ' (the model’s check failed: rules only)' : c.scrub.modelPass === 'done' ? ' (rules and model)' : ' (rules)';
+  // Invisible characters in a customer's mail are rarely an accident: they hide text from the people who review it.
+  const invisible = c.scrub.invisibleRemoved ?? 0;
   return html`<article class="candidate" id="candidate-${c.id}">
   <header>
     <h3>Candidate ${c.id}</h3>
@@ -158,10 +186,16 @@ function renderCandidate({ candidate: c, target }: KnowledgePageView['candidates
   }
   <form method="post" action="/knowledge/candidates/${c.id}/accept">
     ${csrfField(csrfToken)}
+    <input type="hidden" name="target" value="${targetField(target)}">
     <label for="q-${c.id}" class="small muted">Question</label>
     <textarea id="q-${c.id}" name="question" rows="${rowsFor(c.question, 2, 8)}" required maxlength="${MAX_CANDIDATE_QUESTION_CHARS}">${c.question}</textarea>
     <label for="a-${c.id}" class="small muted">Answer</label>
     <textarea id="a-${c.id}" name="answer" rows="${rowsFor(c.answer, 4, 16)}" required maxlength="${MAX_CANDIDATE_ANSWER_CHARS}">${c.answer}</textarea>
+    ${
+      invisible > 0
+        ? html`<p class="flash bad small" role="alert">${invisible} invisible character${invisible === 1 ? '' : 's'} removed (tag, zero-width or text-direction characters: text a reader does not see, possibly instructions hidden for the model). Check the ticket before you accept.</p>`
+        : null
+    }
     <p class="small muted">Stored exactly as written here · ${scrub}${modelPass}</p>
     <div class="actions">
       <button type="submit" class="primary">${target ? `Accept as update of learned#${target.pair.id}` : 'Accept'}</button>

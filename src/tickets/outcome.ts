@@ -7,6 +7,7 @@
  * ({@link outcomeKeys}). The store writes the outcome and the counters in the same atomic write as the state change,
  * so a ticket's outcome is counted exactly once per time it ends.
  */
+import { addressDigest } from './rate-limit.js';
 import type { Ticket, TicketState } from './ticket.js';
 
 /** Every outcome, in the order dashboards list them. */
@@ -27,6 +28,65 @@ export interface TicketOutcome {
   editRatio?: number;
   /** For `rejected`, `ignored` and `failed`: the ticket's reason at that moment. */
   reason?: string;
+  /** For `approved_edited`: the kinds of fact the operator corrected ({@link changedFacts}), when any. */
+  factsChanged?: FactKind[];
+  /**
+   * For reviews (approved or rejected): {@link senderDigest} of the customer who asked, so that trust counts one
+   * review per person (src/tickets/trust.ts). A digest, not the address: it is copied into the trust records.
+   */
+  sender?: string;
+}
+
+/** Hex characters of a {@link senderDigest}: enough to tell a mailbox's customers apart. */
+const SENDER_DIGEST_CHARS = 16;
+
+/**
+ * A short SHA-256 digest of a sender's address in the form the automatic-reply limits compare (case, full-width
+ * letters, IDN spelling and a `+tag` folded: `victim+1@` and `victim+2@` are one mailbox, src/tickets/rate-limit.ts).
+ */
+export function senderDigest(address: string): string {
+  return addressDigest(address).slice(0, SENDER_DIGEST_CHARS);
+}
+
+/** Kinds of fact an operator's edit can correct, in the order {@link changedFacts} lists them. */
+export const FACT_KINDS = ['number', 'date', 'url', 'email', 'error code'] as const;
+
+/** A kind of fact in a reply: see {@link changedFacts}. */
+export type FactKind = (typeof FACT_KINDS)[number];
+
+/**
+ * How each kind of fact is found, most specific first: each kind's matches are cut out of the text before the next
+ * kind is looked for, so the digits of a date or a URL are not counted again as numbers.
+ */
+const FACT_PATTERNS: ReadonlyArray<readonly [FactKind, RegExp]> = [
+  ['url', /\b(?:https?:\/\/|www\.)[^\s<>"'「」『』（）()【】、。]+/giu],
+  ['email', /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu],
+  ['date', /\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\s*日?|\d{4}\s*年\s*\d{1,2}\s*月|\d{1,2}\s*月\s*\d{1,2}\s*日/gu],
+  ['error code', /\b[A-Z][A-Z0-9]{0,7}[-_]?\d{2,}\b/gu],
+  ['number', /\d+(?:[.,]\d+)*/gu],
+];
+
+/**
+ * The kinds of fact — numbers, dates, URLs, e-mail addresses, error codes — whose values differ between the reply
+ * bodies ({@link replyBody}) of `draft` and `sent`, compared as multisets after NFKC (so `１，０００` is `1,000` and a
+ * reordering changes nothing). A reviewer who changes 「7 日間」 to 「3 日間」 corrected the agent, though the edit ratio
+ * is tiny: such an approval must not count as the agent being right.
+ */
+export function changedFacts(draft: string, sent: string): FactKind[] {
+  const [before, after] = [factsOf(replyContent(draft)), factsOf(replyContent(sent))];
+  return FACT_KINDS.filter((kind) => before.get(kind) !== after.get(kind));
+}
+
+/** Each kind of fact in `text`, as its sorted values joined (a comparable multiset). */
+function factsOf(text: string): Map<FactKind, string> {
+  let rest = text.normalize('NFKC');
+  const facts = new Map<FactKind, string>();
+  for (const [kind, pattern] of FACT_PATTERNS) {
+    const values = (rest.match(pattern) ?? []).map((v) => v.replace(/\s+/g, ''));
+    facts.set(kind, values.sort().join('\u0000'));
+    rest = rest.replace(pattern, ' ');
+  }
+  return facts;
 }
 
 /**
@@ -38,6 +98,8 @@ export interface ApprovalRecord {
   edited: boolean;
   /** {@link editRatio} of the agent's draft and the approved text. */
   editRatio: number;
+  /** The kinds of fact the edit corrected ({@link changedFacts}); absent when none. */
+  factsChanged?: FactKind[];
 }
 
 /** Upper bounds of the edit-ratio histogram: most approvals change little, so the low end is finer. */
@@ -73,13 +135,24 @@ export function isOutcomeKind(value: unknown): value is OutcomeKind {
  *   history note, without a ratio;
  * - `rejected`, `ignored`, `failed`: that outcome with the ticket's reason.
  */
-export function outcomeOnEntering(ticket: Pick<Ticket, 'reason' | 'outbound' | 'approval' | 'history'>, to: TicketState, at: string): TicketOutcome | undefined {
+export function outcomeOnEntering(
+  ticket: Pick<Ticket, 'reason' | 'outbound' | 'approval' | 'history'> & Partial<Pick<Ticket, 'from'>>,
+  to: TicketState,
+  at: string,
+): TicketOutcome | undefined {
+  const outcome = endingOutcome(ticket, to, at);
+  if (!outcome || !ticket.from || !['approved_as_is', 'approved_edited', 'rejected'].includes(outcome.kind)) return outcome;
+  return { ...outcome, sender: senderDigest(ticket.from) };
+}
+
+function endingOutcome(ticket: Pick<Ticket, 'reason' | 'outbound' | 'approval' | 'history'>, to: TicketState, at: string): TicketOutcome | undefined {
   switch (to) {
     case 'sent': {
       if (ticket.outbound?.autoSubmitted) return { kind: 'auto_sent', at };
       if (ticket.approval) {
+        const facts = ticket.approval.factsChanged;
         return ticket.approval.edited
-          ? { kind: 'approved_edited', at, editRatio: ticket.approval.editRatio }
+          ? { kind: 'approved_edited', at, editRatio: ticket.approval.editRatio, ...(facts && facts.length > 0 ? { factsChanged: facts } : {}) }
           : { kind: 'approved_as_is', at, editRatio: 0 };
       }
       const approval = [...ticket.history].reverse().find((h) => h.to === 'approved');
@@ -102,17 +175,21 @@ export function approvalRecord(draft: string | undefined, sent: string): Approva
   const before = normalizeLines(draft ?? '').trim();
   const after = normalizeLines(sent).trim();
   if (before === after) return { edited: false, editRatio: 0 };
-  return { edited: true, editRatio: editRatio(before, after) };
+  const facts = changedFacts(before, after);
+  return { edited: true, editRatio: editRatio(before, after), ...(facts.length > 0 ? { factsChanged: facts } : {}) };
 }
 
 /**
- * How much of `draft` was changed to give `sent`: the Levenshtein distance (in code points) of their reply bodies
- * ({@link replyBody}: no greeting, closing, signature or quoted original) divided by the longer body's length, so 0
- * is unchanged and 1 rewritten. Rounded to four decimals so it reads and stores cleanly.
+ * How much of `draft` was changed to give `sent`: the Levenshtein distance (in code points) of their contents
+ * ({@link replyContent}: no greeting, closing, signature or quoted original, but a "P.S." below the closing kept)
+ * divided by the longer one's length, so 0 is unchanged and 1 rewritten. Rounded to four decimals so it reads and
+ * stores cleanly.
  */
 export function editRatio(draft: string, sent: string, options: ReplyBodyOptions = {}): number {
-  const a = Array.from(replyBody(draft, options));
-  const b = Array.from(replyBody(sent, options));
+  // Content below a closing (a "P.S." correction) is no greeting or signature: it is compared with the body. Not the
+  // whole text, which would count a changed salutation whenever a disclaimer sits below the signature.
+  const a = Array.from(replyContent(draft, options));
+  const b = Array.from(replyContent(sent, options));
   const longest = Math.max(a.length, b.length);
   if (longest === 0) return 0;
   return Math.round((levenshtein(a, b) / longest) * 10_000) / 10_000;
@@ -188,24 +265,75 @@ const CLOSING = [
   /^(?:以上[、,]?\s*)?(?:今後とも|引き続き|何卒|なにとぞ|どうぞ)?\s*(?:よろしく|宜しく)お願い(?:いた|致|申し上げ)?(?:し)?ます[。.]?$/,
 ];
 const SIGNATURE_DELIMITER = /^--\s?$/;
+// Lines after a sign-off that are content, not signature: a postscript or a note.
+const POSTSCRIPT = /^(?:p\.?\s?s\.?|追伸|尚|なお|※|訂正|注意|note\b|correction\b)/i;
+/** Longest line (in code points) of a signature block: names, team, phone, address, URL. */
+const SIGNATURE_LINE_CHARS = 60;
+/** Longest signature line that may end like a sentence (`XYZ Co., Ltd.`, `よろしくお願いいたします。`). */
+const SIGNATURE_SENTENCE_CHARS = 20;
 const SEPARATOR_LINE = /^\s*[-_=*＊━─―－~〜#+・＝]{3,}\s*$/;
 // Lines of a closing block looked at from the end: a sign-off is short.
 const CLOSING_WINDOW = 6;
 
 /**
  * A reply's own content, for comparing a draft with the text sent: quoted original (`>` lines, the "On … wrote:" /
- * "…のメール:" attribution and all below it, "-----Original Message-----"), the signature (`-- ` and everything below,
- * a separator line near the end, the configured signature), the closing ("Best regards", "よろしくお願いいたします"
- * and what follows) and the opening greeting lines ("Dear …", "山田様", "お世話になっております") removed; line endings
- * normalised and blank runs collapsed.
+ * "…のメール:" attribution when quoted lines follow it, and all below it, "-----Original Message-----"), the signature
+ * (`-- ` and everything below, a separator line near the end, the configured signature), the closing ("Best regards",
+ * "よろしくお願いいたします" and what follows) and the opening greeting lines ("Dear …", "山田様", "お世話になって
+ * おります") removed; line endings normalised and blank runs collapsed. A postscript after the closing is removed too:
+ * {@link replyContent} keeps it, and {@link editRatio} compares that.
  */
 export function replyBody(text: string, options: ReplyBodyOptions = {}): string {
+  return replyParts(text, options).body;
+}
+
+/**
+ * {@link replyBody} followed by the content after the sign-off that is not signature: a "P.S." or 「追伸」 paragraph,
+ * a sentence too long for a signature. What a learned answer is cut from: a correction an operator added under the
+ * closing is part of the answer.
+ */
+export function replyContent(text: string, options: ReplyBodyOptions = {}): string {
+  const { body, afterClosing } = replyParts(text, options);
+  return [body, ...afterClosing].filter((p) => p !== '').join('\n\n');
+}
+
+/** A reply cut as {@link replyBody} cuts it, with the paragraphs of content found below the closing. */
+interface ReplyParts {
+  body: string;
+  afterClosing: string[];
+}
+
+function replyParts(text: string, options: ReplyBodyOptions): ReplyParts {
   let lines = normalizeLines(text).split('\n');
   if (options.signature?.trim()) lines = cutAtSignature(lines, normalizeLines(options.signature.trim()));
-  const quoteStart = lines.findIndex((l) => ORIGINAL_MESSAGE.test(l) || ATTRIBUTION.some((re) => re.test(l)));
+  const quoteStart = lines.findIndex((l, i) => ORIGINAL_MESSAGE.test(l) || (ATTRIBUTION.some((re) => re.test(l)) && quotedLinesFollow(lines, i)));
   if (quoteStart >= 0) lines = lines.slice(0, quoteStart);
   lines = lines.filter((l) => !QUOTED_LINE.test(l)).map((l) => l.trimEnd());
+  const signOff = signOffStart(lines);
+  const afterClosing = contentParagraphs(lines.slice(signOff));
+  lines = lines.slice(0, signOff);
 
+  let first = 0;
+  while (first < lines.length) {
+    const line = (lines[first] ?? '').trim();
+    if (line === '' || GREETING.some((re) => re.test(line))) first++;
+    else break;
+  }
+  return { body: collapseBlankRuns(lines.slice(first).join('\n')), afterClosing };
+}
+
+/**
+ * Whether quoted lines follow the attribution-like line at `index` (after blank lines): only then does it introduce a
+ * quoted original. An ordinary line may end in `：` or "writes:" (「次のとおりです：」, "as the screen writes:").
+ */
+function quotedLinesFollow(lines: readonly string[], index: number): boolean {
+  const next = lines.slice(index + 1).find((l) => l.trim() !== '');
+  return next !== undefined && QUOTED_LINE.test(next);
+}
+
+/** Where the sign-off starts: the `-- ` delimiter, a separator line near the end, or the closing line. */
+function signOffStart(all: readonly string[]): number {
+  let lines = [...all];
   const delimiter = lines.findIndex((l) => SIGNATURE_DELIMITER.test(l));
   if (delimiter >= 0) lines = lines.slice(0, delimiter);
   const nonEmpty = lines.flatMap((l, i) => (l.trim() === '' ? [] : [i]));
@@ -214,18 +342,33 @@ export function replyBody(text: string, options: ReplyBodyOptions = {}): string 
   if (separator !== undefined) lines = lines.slice(0, separator);
   const closing = tail.find((i) => i < lines.length && CLOSING.some((re) => re.test((lines[i] ?? '').trim())));
   if (closing !== undefined) lines = lines.slice(0, closing);
+  return lines.length;
+}
 
-  let first = 0;
-  while (first < lines.length) {
-    const line = (lines[first] ?? '').trim();
-    if (line === '' || GREETING.some((re) => re.test(line))) first++;
-    else break;
+/** Whether a line below the closing reads as signature (a name, team, phone, URL) rather than content. */
+function isSignatureLine(line: string): boolean {
+  const text = line.trim();
+  if (text === '' || SIGNATURE_DELIMITER.test(line) || SEPARATOR_LINE.test(text) || CLOSING.some((re) => re.test(text))) return true;
+  if (POSTSCRIPT.test(text)) return false;
+  const length = Array.from(text).length;
+  return length <= SIGNATURE_LINE_CHARS && !(length > SIGNATURE_SENTENCE_CHARS && /[。.!?！？]$/.test(text));
+}
+
+/** The paragraphs of `lines` (a sign-off block) that start with a content line, each to its next blank line. */
+function contentParagraphs(lines: readonly string[]): string[] {
+  const paragraphs: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (isSignatureLine(lines[i] ?? '')) continue;
+    const end = lines.findIndex((l, j) => j > i && l.trim() === '');
+    const stop = end < 0 ? lines.length : end;
+    paragraphs.push(lines.slice(i, stop).join('\n').trim());
+    i = stop;
   }
-  return lines
-    .slice(first)
-    .join('\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+  return paragraphs;
+}
+
+function collapseBlankRuns(text: string): string {
+  return text.replace(/\n{3,}/g, '\n\n').trim();
 }
 
 function cutAtSignature(lines: string[], signature: string): string[] {

@@ -56,7 +56,7 @@ export function autoReplyKey(prefix: string, senderAddress: string): string {
  * The digest an address's windows are keyed by: of its comparable form (case, full-width letters, IDN spelling and a
  * `+tag` folded), since `victim+1@` and `victim+2@` reach one mailbox and must share its budget.
  */
-function addressDigest(address: string): string {
+export function addressDigest(address: string): string {
   return createHash('sha256')
     .update(comparableAddress(address) ?? address.trim().toLowerCase())
     .digest('hex');

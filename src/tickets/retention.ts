@@ -22,6 +22,7 @@
  */
 import path from 'node:path';
 import type { Redis } from 'ioredis';
+import { forgetReviewSenders } from './trust.js';
 import { GapStore } from '../knowledge/gaps.js';
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import { comparableAddress, normaliseAddress } from '../mail/addresses.js';
@@ -302,6 +303,11 @@ export interface ForgetReport {
    * words: those go, and a gap left with no example goes whole.
    */
   knowledgeGaps: string[];
+  /**
+   * Reviews in the sources' trust records that name the customer by a digest of their address (trust counts one
+   * review per customer): the digest goes, the review stays.
+   */
+  trustReviews: number;
   /** False for a dry run: nothing was changed. */
   removed: boolean;
 }
@@ -395,6 +401,7 @@ export async function forgetCustomer(deps: ForgetDeps, value: string, options: F
       learnedCandidates: [],
       learnedPairs: [],
       knowledgeGaps: [],
+      trustReviews: 0,
       removed: options.confirm,
     };
     // Rate-limit windows are keyed by the address as written (lower-cased), so every spelling seen gets its window checked.
@@ -430,11 +437,13 @@ export async function forgetCustomer(deps: ForgetDeps, value: string, options: F
     report.learnedPairs = (await learned.pairs()).filter((p) => p.ticketIds.some((id) => ids.has(id))).map((p) => p.id);
     const gaps = new GapStore(deps.redis, { prefix: deps.prefix });
     report.knowledgeGaps = (await gaps.gapsOfTickets(ids)).map((g) => g.id);
+    report.trustReviews = await forgetReviewSenders(deps.redis, deps.prefix, ids, { dryRun: true });
     if (!options.confirm) return report;
 
     // 1. What derives from the tickets. The knowledge gaps keep questions, which the personal-data rules cannot be
     //    sure to have cleaned.
     await gaps.forgetTickets(ids);
+    report.trustReviews = await forgetReviewSenders(deps.redis, deps.prefix, ids);
     report.learnedCandidates = await learned.candidatesOfTickets(ids, { remove: true });
     for (const ticket of [...tickets, ...archived]) await forgetRejectionReason(deps, ticket);
     if (deps.queues) await removeJobsOf(deps.redis, deps.queues, [...tickets, ...archived]);

@@ -21,6 +21,7 @@ import type { Redis } from 'ioredis';
 import { TOOL_SOURCE_KIND } from '../agent/tools.js';
 import type { AgentResult } from '../agent/types.js';
 import type { Config } from '../config.js';
+import { LuaScript } from './lua.js';
 import type { OutcomeKind, TicketOutcome } from './outcome.js';
 
 /** Reviews kept per source, whatever TRUST_WINDOW is now: it can be raised later without losing history. */
@@ -65,6 +66,15 @@ export function citedSources(agent: Pick<AgentResult, 'subtasks'>): CitedSource[
   return [...seen.values()];
 }
 
+/**
+ * The completed subtasks whose answer rests on no search result: the model answered from its own "knowledge" and its
+ * self-check let that pass. The sources the other subtasks cited vouch for nothing in such an answer, so learn mode
+ * must not send it on their trust. A subtask that fell back is not one: it answered "not found", and `auto` parks it.
+ */
+export function unsourcedSubtasks(agent: Pick<AgentResult, 'subtasks'>): string[] {
+  return agent.subtasks.filter((s) => s.isCompleted && !s.toolResults.some((attempt) => attempt.some((call) => call.results.length > 0))).map((s) => s.taskName);
+}
+
 /** The Redis keys of the trust records. */
 export function trustKeys(prefix: string) {
   if (!prefix) throw new TypeError('trustKeys: prefix is required');
@@ -77,9 +87,19 @@ export function isReviewOutcome(kind: OutcomeKind): boolean {
   return kind === 'approved_as_is' || kind === 'approved_edited' || kind === 'rejected';
 }
 
-/** The list entry of a reviewed outcome. */
-export function reviewEntry(outcome: Pick<TicketOutcome, 'kind' | 'editRatio'>, ticketId: string): string {
-  return `${outcome.kind} ${outcome.editRatio === undefined ? '-' : String(outcome.editRatio)} ${ticketId}`;
+/** Marks an entry whose approval corrected a fact ({@link TicketOutcome.factsChanged}). */
+const FACTS_FLAG = 'facts';
+/** Starts the field naming the review's sender ({@link TicketOutcome.sender}). */
+const SENDER_FIELD = 'sender=';
+
+/**
+ * The list entry of a reviewed outcome: `<outcome> <edit ratio or -> <ticket id>`, then `facts` when the approval
+ * corrected a fact and `sender=<digest>` naming the customer who asked.
+ */
+export function reviewEntry(outcome: Pick<TicketOutcome, 'kind' | 'editRatio' | 'factsChanged' | 'sender'>, ticketId: string): string {
+  const facts = outcome.factsChanged && outcome.factsChanged.length > 0 ? ` ${FACTS_FLAG}` : '';
+  const sender = outcome.sender ? ` ${SENDER_FIELD}${outcome.sender}` : '';
+  return `${outcome.kind} ${outcome.editRatio === undefined ? '-' : String(outcome.editRatio)} ${ticketId}${facts}${sender}`;
 }
 
 /** One review as read back from a source's list. */
@@ -87,12 +107,47 @@ export interface Review {
   kind: OutcomeKind;
   editRatio?: number;
   ticketId: string;
+  /** The approval corrected a number, date, address or error code: never "as is", whatever its edit ratio. */
+  factsChanged?: boolean;
+  /** Digest of the customer who asked; absent in entries written before it was recorded. */
+  sender?: string;
 }
 
-function parseEntry(entry: string): Review | undefined {
-  const [kind, ratio, ticketId] = entry.split(' ');
+/** A review as {@link reviewEntry} wrote it, or undefined for an entry that is none. */
+export function readReviewEntry(entry: string): Review | undefined {
+  const [kind, ratio, ticketId, ...flags] = entry.split(' ');
   if (!kind || !ticketId || !isReviewOutcome(kind as OutcomeKind)) return undefined;
-  return { kind: kind as OutcomeKind, ticketId, ...(ratio && ratio !== '-' ? { editRatio: Number(ratio) } : {}) };
+  return {
+    kind: kind as OutcomeKind,
+    ticketId,
+    ...(ratio && ratio !== '-' ? { editRatio: Number(ratio) } : {}),
+    ...(flags.includes(FACTS_FLAG) ? { factsChanged: true } : {}),
+    ...senderOf(flags),
+  };
+}
+
+function senderOf(flags: readonly string[]): { sender?: string } {
+  const field = flags.find((f) => f.startsWith(SENDER_FIELD));
+  return field && field.length > SENDER_FIELD.length ? { sender: field.slice(SENDER_FIELD.length) } : {};
+}
+
+/**
+ * The reviews that count: the newest of each sender's (a customer who asks the same question five times has shown
+ * the agent right to one person, once). Reviews without a sender (recorded before senders were) count each.
+ */
+function onePerSender(reviews: readonly Review[]): Review[] {
+  const seen = new Set<string>();
+  return reviews.filter((r) => {
+    if (!r.sender) return true;
+    if (seen.has(r.sender)) return false;
+    seen.add(r.sender);
+    return true;
+  });
+}
+
+/** Whether a review counts as approved as is: approved, edited by at most TRUST_MAX_EDIT_RATIO, no fact corrected. */
+function isAsIs(review: Review, settings: TrustSettings): boolean {
+  return review.kind !== 'rejected' && !review.factsChanged && review.editRatio !== undefined && review.editRatio <= settings.TRUST_MAX_EDIT_RATIO;
 }
 
 /** A source's track record, judged with the current settings. */
@@ -109,13 +164,14 @@ export interface TrustRecord {
 }
 
 /**
- * Trust from a source's reviews (newest first): the latest TRUST_WINDOW count; it is trusted with at least
- * TRUST_MIN_REVIEWS of them and at least TRUST_MIN_AS_IS of them approved as is. An approval edited by more than
- * TRUST_MAX_EDIT_RATIO, or one whose ratio is unknown, counts as not as is, like a rejection.
+ * Trust from a source's reviews (newest first): of the latest TRUST_WINDOW, the newest of each sender count; it is
+ * trusted with at least TRUST_MIN_REVIEWS of them and at least TRUST_MIN_AS_IS of them approved as is. An approval
+ * edited by more than TRUST_MAX_EDIT_RATIO, one that corrected a fact, or one whose ratio is unknown, counts as not as
+ * is, like a rejection.
  */
 export function judgeTrust(sourceId: string, reviews: readonly Review[], settings: TrustSettings): TrustRecord {
-  const window = reviews.slice(0, settings.TRUST_WINDOW);
-  const asIs = window.filter((r) => r.kind !== 'rejected' && r.editRatio !== undefined && r.editRatio <= settings.TRUST_MAX_EDIT_RATIO).length;
+  const window = onePerSender(reviews.slice(0, settings.TRUST_WINDOW));
+  const asIs = window.filter((r) => isAsIs(r, settings)).length;
   const record: TrustRecord = { sourceId, reviews: window.length, approvedAsIs: asIs, trusted: false };
   if (window.length < settings.TRUST_MIN_REVIEWS) {
     record.missing = `${window.length} of ${settings.TRUST_MIN_REVIEWS} reviews`;
@@ -135,7 +191,7 @@ export async function readTrust(redis: Redis, prefix: string, sourceIds: readonl
   return sourceIds.map((id, i) => {
     const [err, entries] = results[i] ?? [new Error('missing pipeline result'), []];
     if (err) throw err;
-    return judgeTrust(id, (entries as string[]).flatMap((e) => parseEntry(e) ?? []), settings);
+    return judgeTrust(id, (entries as string[]).flatMap((e) => readReviewEntry(e) ?? []), settings);
   });
 }
 
@@ -152,17 +208,68 @@ export type LearnVerdict = { send: true; reason: string } | { send: false; reaso
 const REASON_SOURCES = 3;
 
 /**
- * The learn-mode check of a draft that passed the `auto` conditions: sent only when it cites at least one source
- * and every one is trusted; otherwise the reason names what is missing ("not yet trusted: manual:guide/login.md#… has
- * 3 of 5 reviews").
+ * The learn-mode check of a draft that passed the `auto` conditions: sent only when it cites at least one source,
+ * every completed subtask cites one (see {@link unsourcedSubtasks}) and every cited source is trusted; otherwise the
+ * reason names what is missing ("not yet trusted: manual:guide/login.md#… has 3 of 5 reviews", "not yet trusted:
+ * subtask 「…」 cites no source").
  */
 export async function learnVerdict(redis: Redis, prefix: string, agent: Pick<AgentResult, 'subtasks'>, settings: TrustSettings): Promise<LearnVerdict> {
   const cited = citedSources(agent);
   if (cited.length === 0) return { send: false, reason: 'not yet trusted: the draft cites no source', untrusted: [] };
+  const unsourced = unsourcedSubtasks(agent);
+  if (unsourced.length > 0) {
+    const names = unsourced.map((name) => `「${name}」`).join(', ');
+    return { send: false, reason: `not yet trusted: ${unsourced.length === 1 ? 'subtask' : 'subtasks'} ${names} ${unsourced.length === 1 ? 'cites' : 'cite'} no source`, untrusted: [] };
+  }
   const records = await readTrust(redis, prefix, cited.map((c) => c.key), settings);
   const untrusted = records.filter((r) => !r.trusted);
   if (untrusted.length === 0) return { send: true, reason: `all ${records.length} cited sources trusted` };
   const named = untrusted.slice(0, REASON_SOURCES).map((r) => `${r.sourceId} has ${r.missing}`);
   const more = untrusted.length > REASON_SOURCES ? `; and ${untrusted.length - REASON_SOURCES} more` : '';
   return { send: false, reason: `not yet trusted: ${named.join('; ')}${more}`, untrusted };
+}
+
+// In one source's list, the entries of the given tickets (ARGV) lose their sender field; the review stays. One script,
+// so a review pushed meanwhile cannot shift the indexes LSET writes to. Returns how many entries changed.
+const FORGET_REVIEW_SENDERS = new LuaScript(
+  `
+local ids = {}
+for i = 1, #ARGV do ids[ARGV[i]] = true end
+local changed = 0
+for i, entry in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  local id = string.match(entry, '^%S+ %S+ (%S+)')
+  if id and ids[id] then
+    local cleaned = string.gsub(entry, ' ${SENDER_FIELD}%S*', '')
+    if cleaned ~= entry then
+      redis.call('LSET', KEYS[1], i - 1, cleaned)
+      changed = changed + 1
+    end
+  end
+end
+return changed
+`,
+  1,
+);
+
+/**
+ * Takes the sender digest out of the trust records' reviews of `ticketIds` (an erasure: the digest identifies the
+ * customer), keeping the reviews, which are the operators' judgement of the sources. With `dryRun`, only counts them.
+ * Returns how many reviews carried it.
+ */
+export async function forgetReviewSenders(redis: Redis, prefix: string, ticketIds: ReadonlySet<string>, options: { dryRun?: boolean } = {}): Promise<number> {
+  if (ticketIds.size === 0) return 0;
+  const k = trustKeys(prefix);
+  let count = 0;
+  for (const source of await redis.zrange(k.sources, 0, -1)) {
+    if (options.dryRun) {
+      const entries = await redis.lrange(k.source(source), 0, -1);
+      count += entries.filter((e) => {
+        const review = readReviewEntry(e);
+        return review?.sender !== undefined && ticketIds.has(review.ticketId);
+      }).length;
+    } else {
+      count += Number(await FORGET_REVIEW_SENDERS.run(redis, [k.source(source)], [...ticketIds]));
+    }
+  }
+  return count;
 }

@@ -110,7 +110,9 @@ describe('REVIEW_MODE=learn', () => {
     // Derived from the outcomes: each list holds the six reviews, newest first, naming their tickets.
     const entries = await (await running.services.producer()).lrange(trustKeys(config.QUEUE_PREFIX).source(sources[0]!), 0, -1);
     expect(entries).toHaveLength(6);
-    expect(entries[0]).toMatch(new RegExp(`^approved_edited 0\\.\\d+ ${relayed.id}$`));
-    expect(entries.slice(1).every((e) => e.startsWith('approved_as_is 0 '))).toBe(true);
+    // The rewrite drops the draft's numbers (a corrected fact); each entry names its customer by a digest.
+    expect(entries[0]).toMatch(new RegExp(`^approved_edited 0\\.\\d+ ${relayed.id} facts sender=[0-9a-f]{16}$`));
+    expect(entries.slice(1).every((e) => /^approved_as_is 0 \S+ sender=[0-9a-f]{16}$/.test(e))).toBe(true);
+    expect(new Set(entries.map((e) => e.split('sender=')[1])).size).toBe(6);
   });
 });

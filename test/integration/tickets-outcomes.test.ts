@@ -14,7 +14,7 @@ import { createSmtpTransport, type SmtpTransport } from '../../src/mail/smtp-tra
 import { connectProducer } from '../../src/queues/connection.js';
 import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
 import { latencyBucket, replySeconds } from '../../src/tickets/insights.js';
-import { OUTCOME_DAY_TTL_S, editRatio, outcomeKeys } from '../../src/tickets/outcome.js';
+import { OUTCOME_DAY_TTL_S, editRatio, outcomeKeys, senderDigest } from '../../src/tickets/outcome.js';
 import { approveTicket, rejectTicket } from '../../src/tickets/review.js';
 import { IllegalTransitionError, newTicket, type Ticket } from '../../src/tickets/ticket.js';
 import { TicketConflictError, TicketStore } from '../../src/tickets/ticket-store.js';
@@ -142,7 +142,8 @@ describe('outcomes', () => {
 
     const sent = await f.store.require(t.id);
     expect(sent.state).toBe('sent');
-    expect(sent.outcome).toEqual({ kind: 'approved_as_is', at: sent.updatedAt, editRatio: 0 });
+    // A review names its customer by a digest (trust counts one review per sender).
+    expect(sent.outcome).toEqual({ kind: 'approved_as_is', at: sent.updatedAt, editRatio: 0, sender: senderDigest(sent.from) });
     const c = await counts(f);
     expect(c.totals).toEqual({ approved_as_is: '1' });
     expect(c.histogram).toEqual({ count: '1', sum_e6: '0', 'le:0': '1' });
@@ -169,7 +170,7 @@ describe('outcomes', () => {
     expect(ratio).toBeGreaterThan(0.2);
     expect(ratio).toBeLessThan(0.4);
     expect(sent.approval).toEqual({ edited: true, editRatio: ratio });
-    expect(sent.outcome).toEqual({ kind: 'approved_edited', at: sent.updatedAt, editRatio: ratio });
+    expect(sent.outcome).toEqual({ kind: 'approved_edited', at: sent.updatedAt, editRatio: ratio, sender: senderDigest(sent.from) });
     const c = await counts(f);
     expect(c.totals).toEqual({ approved_edited: '1' });
     expect(c.histogram).toEqual({ count: '1', sum_e6: String(Math.round(ratio * 1e6)), 'le:0.4': '1' });
@@ -200,7 +201,7 @@ describe('outcomes', () => {
     const winners = results.filter((r) => r.outcome === 'rejected');
     expect(winners).toHaveLength(1);
     const rejected = await f.store.require(t.id);
-    expect(rejected.outcome).toEqual({ kind: 'rejected', at: rejected.updatedAt, reason: rejected.reason });
+    expect(rejected.outcome).toEqual({ kind: 'rejected', at: rejected.updatedAt, reason: rejected.reason, sender: senderDigest(rejected.from) });
     expect(rejected.reason).toMatch(/^answered by phone/);
     expect((await counts(f)).totals).toEqual({ rejected: '1' });
   });

@@ -179,3 +179,50 @@ describe('buckets and keys', () => {
     expect(() => outcomeDay('yesterday')).toThrow(TypeError);
   });
 });
+
+describe('replyBody and editRatio keep what an operator may have corrected', () => {
+  const policy = [
+    'お問い合わせありがとうございます。',
+    '',
+    '2025年4月1日から、返品の受付期間は次のとおりです：',
+    '商品到着後30日以内であれば、マイページの「注文履歴」→「返品申請」から手続きできます。',
+    '送料は当社負担です。',
+    '',
+    'よろしくお願いいたします。',
+    'XYZサポート',
+  ].join('\n');
+  const screen = 'Thank you for contacting us.\n\nIf the app shows the following error, as the screen writes:\n"Code invalid"\nopen Settings and tap "Re-sync time".\n\nBest regards,\nXYZ Support';
+  const message = 'お問い合わせありがとうございます。\n\n画面に次のメッセージ：\n「認証コードが正しくありません」\nと表示される場合は、時刻設定を「自動」にしてください。\n\nよろしくお願いいたします。';
+  const refund = 'Thank you for contacting us.\n\nRefunds are possible within 30 days of delivery.\n\nBest regards,\nXYZ Support';
+
+  it.each([
+    ['a dated line ending in a full-width colon', policy, '2025年4月1日から、返品の受付期間は次のとおりです：\n商品到着後30日以内であれば、マイページの「注文履歴」→「返品申請」から手続きできます。\n送料は当社負担です。'],
+    ['a line ending in "writes:" without quoted lines', screen, 'If the app shows the following error, as the screen writes:\n"Code invalid"\nopen Settings and tap "Re-sync time".'],
+    ['a line ending in のメッセージ： without quoted lines', message, '画面に次のメッセージ：\n「認証コードが正しくありません」\nと表示される場合は、時刻設定を「自動」にしてください。'],
+    ['an attribution, a blank line, then quoted lines', 'The answer.\n\nOn Mon, A <a@b> wrote:\n\n> q', 'The answer.'],
+  ])('%s', (_name, text, body) => {
+    expect(replyBody(text)).toBe(body);
+  });
+
+  it.each([
+    ['a corrected line under a colon line', policy, policy.replace('30日以内', '14日以内').replace('送料は当社負担です。', '送料はお客様のご負担となります。'), 0.1],
+    ['a rewritten step under a "writes:" line', screen, screen.replace('open Settings and tap "Re-sync time".', 'Delete the account from the app and contact us by phone; do not re-sync.'), 0.2],
+    ['a correction after the sign-off', refund, `${refund}\n\nP.S. Correction: since April the refund window is 14 days, and opened items cannot be refunded.`, 0.2],
+    ['a 追伸 after the sign-off', policy, `${policy}\n\n追伸：開封済みの商品は返品できません。`, 0.05],
+  ])('%s is an edit', (_name, draft, sent, atLeast) => {
+    expect(editRatio(draft, sent)).toBeGreaterThan(atLeast);
+    expect(approvalRecord(draft, sent).editRatio).toBeGreaterThan(atLeast);
+  });
+
+  it.each([
+    ['a longer signature', refund, refund.replace('XYZ Support', 'XYZ Support Team\nTel. 03-1234-5678\nhttps://xyz.example')],
+    ['another name under the closing', policy, policy.replace('XYZサポート', 'XYZサポート 佐藤')],
+    [
+      'another salutation above a disclaimer below the signature',
+      `山田様\n\n${policy}\n※本メールは送信専用のアドレスからお送りしています。`,
+      `山田 太郎 様\n\n${policy}\n※本メールは送信専用のアドレスからお送りしています。`,
+    ],
+  ])('%s is no edit', (_name, draft, sent) => {
+    expect(editRatio(draft, sent)).toBe(0);
+  });
+});

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Subtask } from '../../src/agent/types.js';
 import { formatTrust } from '../../src/cli/knowledge-trust.js';
 import { ConfigError, parseConfig } from '../../src/config.js';
-import { citedSources, judgeTrust, reviewEntry, type Review, type TrustSettings } from '../../src/tickets/trust.js';
+import { citedSources, judgeTrust, reviewEntry, unsourcedSubtasks, type Review, type TrustSettings } from '../../src/tickets/trust.js';
 
 const SETTINGS: TrustSettings = { TRUST_MIN_REVIEWS: 5, TRUST_MIN_AS_IS: 0.9, TRUST_WINDOW: 20, TRUST_MAX_EDIT_RATIO: 0.2 };
 
@@ -94,5 +94,18 @@ describe('settings and output', () => {
     expect(lines[2]).toMatch(/^not yet\s+3\/3\s+manual:guide\/login\.md#a+\s+3 of 5 reviews$/);
     expect(text).toContain('1 of 2 sources trusted.');
     expect(formatTrust([], SETTINGS)).toMatch(/^No source has been reviewed yet\./);
+  });
+});
+
+describe('unsourcedSubtasks', () => {
+  const hit = { tool: 'search_xyz_manual', fileName: 'guide/login.md', content: '二段階認証は設定画面から。' };
+  const named = (name: string, s: Subtask): Subtask => ({ ...s, taskName: name });
+  it.each([
+    ['every completed subtask found something', [named('a', subtask([hit])), named('b', subtask([hit]))], []],
+    ['a completed subtask that searched nothing', [named('a', subtask([hit])), named('b', subtask([]))], ['b']],
+    ['a subtask that fell back is not an unsourced answer (auto already parks it)', [named('a', subtask([hit])), named('b', subtask([], false))], []],
+    ['all unsourced', [named('a', subtask([])), named('b', subtask([]))], ['a', 'b']],
+  ] as const)('%s', (_name, subtasks, expected) => {
+    expect(unsourcedSubtasks({ subtasks: [...subtasks] })).toEqual(expected);
   });
 });
