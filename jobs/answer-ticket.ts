@@ -20,7 +20,6 @@
  * The mail is untrusted: it reaches the agent only as the question and the earlier conversation, which the agent
  * puts into delimited user content; nothing of it is ever used as an instruction or a configuration value.
  */
-import { domainToASCII } from 'node:url';
 import { UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { APIError } from 'openai';
@@ -30,7 +29,20 @@ import type { AgentResult, AgentRunSpend, LlmUsage, Subtask } from '../src/agent
 import type { Config } from '../src/config.js';
 import { learnGapsFrom } from '../src/knowledge/gaps.js';
 import { createLogger, type Logger } from '../src/logger.js';
-import { decideReply, hasQuestion, ourAddressesOf, type IgnoreReason, type ReplySignals } from '../src/mail/classify.js';
+import {
+  bulkMailDetail,
+  decideReply,
+  domainOf,
+  forgedSenderDetail,
+  hasQuestion,
+  ignoreReasonText,
+  isNoReplyAddress,
+  isSameOrSubdomain,
+  ourAddressesOf,
+  replySignalHeaders,
+  type IgnoreReason,
+  type ReplySignals,
+} from '../src/mail/classify.js';
 import { MailParseError, parseInboundMail } from '../src/mail/parse.js';
 import { loadRaw } from '../src/mail/raw-store.js';
 import { produce } from '../src/queues/connection.js';
@@ -40,6 +52,7 @@ import type { Queues } from '../src/queues/registry.js';
 import { foreignLinks, foreignLinksReason } from '../src/tickets/foreign-links.js';
 import { replyBody } from '../src/tickets/outcome.js';
 import { ANSWERING_STATES, claimQuestion, repeatedQuestionReason, takeOverQuestion } from '../src/tickets/repeated-question.js';
+import { rerunReason } from '../src/tickets/review.js';
 import { autoReplyBudget, recordAutoReplyBudget, type AutoReplyBudget, type AutoReplyLimits, type AutoReplyParties } from '../src/tickets/rate-limit.js';
 import { learnVerdict, type TrustSettings } from '../src/tickets/trust.js';
 import { IllegalTransitionError, jobGeneration, threadRefs, type ReplyBounce, type Ticket, type TicketState } from '../src/tickets/ticket.js';
@@ -112,7 +125,7 @@ export type AnswerOutcome = (
 export async function answerTicket(data: AnswerTicketData, deps: AnswerTicketDeps, attempt: AttemptInfo): Promise<AnswerOutcome> {
   const log = (deps.logger ?? createLogger('answer-ticket')).child({ ticketId: data.ticketId, jobId: attempt.jobId, attempt: attempt.attemptsMade + 1 });
   try {
-    return await answer(data.ticketId, deps, attempt, log);
+    return await answer(data.ticketId, deps, attempt, log, data.reviewBy);
   } catch (err) {
     const failure = toJobError(err);
     if (failure instanceof UnrecoverableError || attempt.attemptsMade + 1 >= attempt.attempts) {
@@ -151,7 +164,7 @@ export async function parkAfterFailure(store: TicketStore, ticketId: string, rea
   }
 }
 
-async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: AttemptInfo, log: Logger): Promise<AnswerOutcome> {
+async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: AttemptInfo, log: Logger, reviewBy?: string): Promise<AnswerOutcome> {
   const { store } = deps;
   let ticket = await produce(deps.redis, () => store.get(ticketId, { agentResult: false }));
   if (!ticket) throw new UnrecoverableError(`ticket ${ticketId} does not exist`);
@@ -165,8 +178,11 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
     return { outcome: 'skipped', ticketId, state: ticket.state };
   }
 
+  // What the checks before the agent and after its draft read of the mail; a ticket without recorded signals has its
+  // raw mail parsed here, before the agent runs, so a missing raw mail fails the job before anything is spent.
+  const signals = ticket.replySignals ?? (await replySignalsFromRaw(ticket, deps));
   if (ticket.state === 'received') {
-    const early = await checkBeforeAgent(ticket, deps);
+    const early = await checkBeforeAgent(ticket, signals, deps);
     if (early) {
       // Before the transition, so a retry after a crash in between marks the reply still (marking is idempotent).
       const bounced = early.to === 'ignored' ? await markBouncedReply(ticket, deps) : undefined;
@@ -207,7 +223,7 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
   try {
     // Our earlier replies in the thread went out checked (or approved): their links are vouched for.
     const ourReplies = earlier.flatMap((e) => (e.reply ? [e.reply] : []));
-    return await settle(ticket, result, ourReplies, deps, log);
+    return await settle(ticket, result, ourReplies, signals, deps, log, reviewBy);
   } catch (err) {
     // The model billed the run's calls whatever failed after it (a Redis write, the send job): the error carries them
     // to the worker's counters. `settle` marks the failure after the result was stored itself.
@@ -221,7 +237,7 @@ function spendOf(result: AgentResult, resultStored: boolean): AgentRunSpend {
 }
 
 /** What becomes of a ticket once the agent answered it: parked for a person, or drafted with its send job queued. */
-async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly string[], deps: AnswerTicketDeps, log: Logger): Promise<AnswerOutcome> {
+async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly string[], signals: ReplySignals, deps: AnswerTicketDeps, log: Logger, reviewBy?: string): Promise<AnswerOutcome> {
   const { store, config } = deps;
   const ticketId = ticket.id;
   const agentRun = { durationMs: result.durationMs, usage: result.usage };
@@ -229,6 +245,9 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
   // What no review mode sends without a person: no answer, one cut off, one leaking the model's reasoning…
   const problem = draft ? (draftProblem(ticket.question, draft, result) ?? foreignLinksProblem(ticket, draft, result, ourReplies, config)) : 'the agent produced an empty answer';
   let verdict = problem ? { send: false, reason: problem } : reviewVerdict(config.REVIEW_MODE, result);
+  // A person asked for this draft from the review page or the API (`reviewBy`): it goes back to them, never out on its
+  // own, whatever the mode; the checks before the agent, such as the repeated question, did not run on this rerun.
+  if (reviewBy) verdict = { send: false, reason: rerunReason(reviewBy, verdict.send ? undefined : verdict.reason) };
   // Earned autonomy: what `auto` would send goes out only when every source it cited has proved itself in review.
   if (config.REVIEW_MODE === 'learn' && verdict.send) verdict = await produce(deps.redis, () => learnVerdict(deps.redis, config.QUEUE_PREFIX, result, config));
   if (!verdict.send) {
@@ -248,13 +267,16 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
     return { outcome: 'parked', ticketId, reason, agentRun };
   }
 
-  // A Reply-To on another domain than From can aim our reply at a third party (a relay): a person decides.
-  const foreignReplyTo = foreignReplyToReason(ticket, config.TRUSTED_REPLY_TO_DOMAINS);
-  if (foreignReplyTo) {
-    const parked = await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: foreignReplyTo, patch: { agent: result, draft, reason: foreignReplyTo }, current: ticket });
+  // Who the reply would reach: a forged sender, bulk mail, a Reply-To on another domain than From. A person decides;
+  // the draft is kept, so sending it is one click.
+  const sender = senderReviewReason(ticket, signals, config);
+  if (sender) {
+    const parked = await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: sender.reason, patch: { agent: result, draft, reason: sender.reason }, current: ticket });
     await learnGapsFrom({ store, redis: deps.redis, logger: log }, parked);
-    log.info('Draft parked: Reply-To on another domain');
-    return { outcome: 'parked', ticketId, reason: foreignReplyTo, agentRun };
+    // The reason names addresses; info gets its kind only.
+    log.info({ kind: sender.kind }, 'Draft parked: the sender needs a person');
+    log.debug({ reason: sender.reason }, 'Reason in full');
+    return { outcome: 'parked', ticketId, reason: sender.reason, agentRun };
   }
 
   // The binding rate-limit check: counted atomically when the reply is queued, so two tickets of one sender (or
@@ -295,21 +317,21 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
  */
 async function checkBeforeAgent(
   ticket: Ticket,
+  signals: ReplySignals,
   deps: AnswerTicketDeps,
 ): Promise<{ to: 'ignored' | 'parked'; reason: string; ignoreReason?: IgnoreReason } | undefined> {
   const { config } = deps;
-  const signals = ticket.replySignals ?? (await replySignalsFromRaw(ticket, deps));
   const ourAddresses = ourAddressesOf(config);
   const spamHeader = config.SPAM_HEADER ? { name: config.SPAM_HEADER, value: config.SPAM_HEADER_VALUE } : undefined;
   // The subject and the thread are on the ticket itself (an out-of-office notice is a reply under a fixed prefix).
   const decision = decideReply({ ...signals, subject: ticket.subject, inReplyTo: ticket.inReplyTo, references: ticket.references }, { ourAddresses, spamHeader });
   // SPAM_ACTION=park: a person looks at what the filter flagged (no draft is made for it), nothing is sent.
   if (!decision.answer && decision.reason === 'spam' && config.SPAM_ACTION === 'park') return { to: 'parked', reason: `spam: ${decision.detail}` };
-  if (!decision.answer) return { to: 'ignored', reason: `${decision.reason}: ${decision.detail}`, ignoreReason: decision.reason };
+  if (!decision.answer) return { to: 'ignored', reason: ignoreReasonText(decision), ignoreReason: decision.reason };
   // Before the question check: an encrypted mail's question is its subject at best, and the reason says why.
   if (ticket.unreadable) return { to: 'parked', reason: ticket.unreadable };
 
-  if (!hasQuestion(ticket)) return { to: 'parked', reason: 'no question: empty subject and body' };
+  if (!hasQuestion(ticket)) return { to: 'parked', reason: noQuestionReason(ticket.question) };
 
   // Nothing goes out automatically in `always` mode, so the sender's auto-reply budget is not touched there, and a
   // repeated question gets its draft like any other for the person who reviews it.
@@ -361,11 +383,19 @@ async function repeatedQuestion(ticket: Ticket, deps: AnswerTicketDeps): Promise
   return undefined;
 }
 
+/**
+ * Why a ticket is parked as having no question: nothing at all to read, or a web form whose fields are all empty
+ * (its labels are letters, but no question).
+ */
+function noQuestionReason(question: string): string {
+  return /[\p{L}\p{N}]/u.test(question) ? 'no question: only form labels with nothing after them (an empty web form)' : 'no question: empty subject and body';
+}
+
 /** For a ticket without recorded {@link Ticket.replySignals}: the stored raw mail, parsed again. */
 async function replySignalsFromRaw(ticket: Ticket, deps: AnswerTicketDeps): Promise<ReplySignals> {
   const raw = await produce(deps.redis, () => loadRaw(deps.redis, deps.config.QUEUE_PREFIX, ticket.id));
   if (!raw) throw new UnrecoverableError(`the stored raw mail of ticket ${ticket.id} is missing (rawRef ${ticket.rawRef ?? 'unset'})`);
-  return parseInboundMail(raw, { maxBytes: deps.config.MAX_EMAIL_BYTES, extraHeaders: deps.config.SPAM_HEADER ? [deps.config.SPAM_HEADER] : [] });
+  return parseInboundMail(raw, { maxBytes: deps.config.MAX_EMAIL_BYTES, extraHeaders: replySignalHeaders(deps.config) });
 }
 
 /** Who an automatic reply concerns: the sender, and the address the sender will mail (Reply-To, else From). */
@@ -385,29 +415,56 @@ function rateLimitReason(ticket: Ticket, budget: AutoReplyBudget, config: Pick<C
   return `auto-reply limit reached: ${budget.count} automatic replies to ${address} in the last hour (AUTO_REPLY_LIMIT_PER_HOUR=${config.AUTO_REPLY_LIMIT_PER_HOUR})`;
 }
 
-/** The domain of an address, lower case and IDN-normalised ('' when it has none). */
-function domainOf(address: string): string {
-  const at = address.lastIndexOf('@');
-  if (at < 0) return '';
-  const domain = address.slice(at + 1).trim().toLowerCase().replace(/\.$/, '');
-  return domainToASCII(domain) || domain;
-}
-
 /**
- * Why an automatic reply must not go to the ticket's Reply-To: it names another domain than From and that domain is
- * not trusted (`TRUSTED_REPLY_TO_DOMAINS`, a listed domain or a subdomain of one). Undefined when it may.
+ * Why an automatic reply must not go to the ticket's Reply-To, or undefined when it may. A Reply-To on a trusted
+ * domain (`TRUSTED_REPLY_TO_DOMAINS`, a listed domain or a subdomain of one) may always be answered. Otherwise:
+ * - a no-reply From (noreply@, do-not-reply@…) with another address in Reply-To is a system's notification naming
+ *   someone else (an invitation, a CRM's "X assigned you…"), not that person's question;
+ * - a Reply-To on another domain than From can aim our reply at a third party (a relay). A subdomain either way
+ *   (`reply.mysurvey.example` beside `mysurvey.example`) is the same sender.
  */
 export function foreignReplyToReason(ticket: Pick<Ticket, 'from' | 'replyTo'>, trusted: readonly string[]): string | undefined {
   if (!ticket.replyTo || ticket.replyTo.toLowerCase() === ticket.from.toLowerCase()) return undefined;
   const replyDomain = domainOf(ticket.replyTo);
   const fromDomain = domainOf(ticket.from);
-  if (replyDomain === fromDomain) return undefined;
-  const isTrusted = trusted.some((d) => {
-    const t = domainOf(`@${d}`);
-    return t !== '' && (replyDomain === t || replyDomain.endsWith(`.${t}`));
-  });
-  if (isTrusted) return undefined;
+  if (trusted.some((d) => isSameOrSubdomain(replyDomain, domainOf(`@${d}`)))) return undefined;
+  if (isNoReplyAddress(ticket.from)) {
+    return `From ${ticket.from} is a no-reply address and Reply-To names another, ${ticket.replyTo}: a system notification on someone else's behalf`;
+  }
+  if (isSameOrSubdomain(replyDomain, fromDomain) || isSameOrSubdomain(fromDomain, replyDomain)) return undefined;
   return `Reply-To domain ${replyDomain} differs from the sender's domain ${fromDomain} (not in TRUSTED_REPLY_TO_DOMAINS)`;
+}
+
+/** Why who a draft would reach needs a person ({@link senderReviewReason}), and its kind for the logs. */
+export interface SenderReview {
+  kind: 'forged-sender' | 'bulk-mail' | 'reply-to';
+  reason: string;
+}
+
+/**
+ * Why a draft must wait for a person because of its mail's sender, or undefined, most serious first: the receiving
+ * server found the sender forged (`dmarc=fail`, `spf=fail`: our reply would go to whoever was impersonated); the mail
+ * is bulk mail by weaker signs than a list header (a mail service's bounce Return-Path, Errors-To, a system account),
+ * which a web form relayed by such a service also shows; or the Reply-To is not to be answered automatically
+ * ({@link foreignReplyToReason}). Decided after the draft, so that sending it is one click where a person agrees.
+ */
+export function senderReviewReason(
+  ticket: Pick<Ticket, 'from' | 'replyTo'>,
+  signals: ReplySignals,
+  config: Pick<Config, 'TRUSTED_REPLY_TO_DOMAINS' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES'>,
+): SenderReview | undefined {
+  const ourAddresses = ourAddressesOf(config);
+  const forged = forgedSenderDetail(signals, ourAddresses);
+  if (forged) {
+    return {
+      kind: 'forged-sender',
+      reason: `possibly forged sender: the receiving server's Authentication-Results says ${forged}; a reply would go to whoever was impersonated`,
+    };
+  }
+  const bulk = bulkMailDetail(signals, ourAddresses);
+  if (bulk) return { kind: 'bulk-mail', reason: `bulk mail: ${bulk}` };
+  const replyTo = foreignReplyToReason(ticket, config.TRUSTED_REPLY_TO_DOMAINS);
+  return replyTo ? { kind: 'reply-to', reason: replyTo } : undefined;
 }
 
 /** Whether a draft may go out without a person, and why (for the ticket's reason and history). */

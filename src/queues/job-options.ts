@@ -204,14 +204,18 @@ export function reindexSchedulerTemplateOptions(tuning: JobTuning = DEFAULT_TUNI
   };
 }
 
-/** An `answer-ticket` job for `queues.tickets.add(job.name, job.data, job.opts)`. */
+/**
+ * An `answer-ticket` job for `queues.tickets.add(job.name, job.data, job.opts)`. `reviewBy`: see
+ * {@link AnswerTicketData}; the job id does not depend on it, so asking twice is still one job.
+ */
 export function answerTicketJob(
   config: Pick<Config, 'AGENT_ATTEMPTS'>,
   ticketId: string,
   generation: number,
   tuning?: JobTuning,
+  reviewBy?: string,
 ): JobSpec<'answer-ticket', AnswerTicketData> {
-  return { name: 'answer-ticket', data: { ticketId }, opts: answerTicketOptions(config, ticketId, generation, tuning) };
+  return { name: 'answer-ticket', data: { ticketId, ...(reviewBy ? { reviewBy } : {}) }, opts: answerTicketOptions(config, ticketId, generation, tuning) };
 }
 
 /** A `send-reply` job for `queues.outbound.add(job.name, job.data, job.opts)`. */

@@ -12,8 +12,12 @@ import { isJobName, type JobName } from './names.js';
 
 const ticketId = z.string().regex(TICKET_ID_PATTERN, 'must be a ticket id (sha256 hex)');
 
-/** `answer-ticket`: run the agent on a ticket. */
-export const answerTicketSchema = z.object({ ticketId });
+/**
+ * `answer-ticket`: run the agent on a ticket. `reviewBy`: the operator who asked for a new draft from the review page
+ * or the API; that draft is parked for them whatever REVIEW_MODE says (a worker of the previous release strips the
+ * field and decides as for any run).
+ */
+export const answerTicketSchema = z.object({ ticketId, reviewBy: z.string().min(1).max(200).optional() });
 /** `send-reply`: send a ticket's drafted or approved reply. */
 export const sendReplySchema = z.object({ ticketId });
 /** `propose-learned-answer`: propose candidate Q&A pairs from a ticket's approved reply. */

@@ -8,7 +8,7 @@ import { TICKET_ID_PATTERN, TICKET_STATES, type Ticket } from '../tickets/ticket
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { ANONYMOUS_OPERATOR } from './auth.js';
 import { HttpError, parseInput, type Handler, type HandlerResult } from './http.js';
-import { MAX_REASON_CHARS, MAX_REPLY_CHARS, approveTicket, rejectTicket, rerunAgent, type RerunDeps, type ReviewDeps, type ReviewRefusal } from '../tickets/review.js';
+import { MAX_REASON_CHARS, MAX_REPLY_CHARS, NO_COPY_CHECKED, approveTicket, rejectTicket, rerunAgent, type RerunDeps, type ReviewDeps, type ReviewRefusal } from '../tickets/review.js';
 
 /** A ticket in lists: enough to pick one, without the agent's full result. */
 export interface TicketSummary {
@@ -51,8 +51,10 @@ const listQuerySchema = z
 
 // `seen`: the ticket's history length the caller decided on; a ticket that moved on since is refused (409).
 const seenField = z.number().int().min(0).optional();
-const approveBodySchema = z.object({ reply: z.string().max(MAX_REPLY_CHARS).optional(), seen: seenField }).strict();
+// `checkedNoCopy`: the caller checked that the customer has no copy of a reply that may already have been sent.
+const approveBodySchema = z.object({ reply: z.string().max(MAX_REPLY_CHARS).optional(), seen: seenField, [NO_COPY_CHECKED]: z.boolean().optional() }).strict();
 const rejectBodySchema = z.object({ reason: z.string().trim().min(1, 'required').max(MAX_REASON_CHARS), seen: seenField }).strict();
+const rerunBodySchema = z.object({ seen: seenField }).strict();
 
 function ticketIdParam(params: Record<string, string>): string {
   const id = params.id ?? '';
@@ -83,7 +85,8 @@ export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps; reru
     async approve({ params, body, user }) {
       const ticketId = ticketIdParam(params);
       const input = parseInput(approveBodySchema, body ?? {}, 'body');
-      const outcome = await approveTicket(deps.review, { ticketId, operator: user ?? ANONYMOUS_OPERATOR, reply: input.reply, seen: input.seen });
+      const checkedNoCopy = input[NO_COPY_CHECKED] ?? false;
+      const outcome = await approveTicket(deps.review, { ticketId, operator: user ?? ANONYMOUS_OPERATOR, reply: input.reply, seen: input.seen, checkedNoCopy });
       if (outcome.outcome !== 'approved') return refusal(outcome);
       return {
         status: 202,
@@ -99,9 +102,11 @@ export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps; reru
       return { status: 200, json: { ticketId, state: outcome.ticket.state, reason: outcome.ticket.reason } };
     },
 
-    async rerun({ params, user }) {
+    async rerun({ params, body, user }) {
       const ticketId = ticketIdParam(params);
-      const outcome = await rerunAgent(deps.rerun, { ticketId, operator: user ?? ANONYMOUS_OPERATOR });
+      const input = parseInput(rerunBodySchema, body ?? {}, 'body');
+      // A person asked: the new draft is parked for them (the review page does the same).
+      const outcome = await rerunAgent(deps.rerun, { ticketId, operator: user ?? ANONYMOUS_OPERATOR, seen: input.seen, forReview: true });
       if (outcome.outcome !== 'requeued') return refusal(outcome);
       return { status: 202, json: { ticketId, state: outcome.ticket.state, jobId: outcome.jobId, alreadyRequeued: outcome.alreadyRequeued } };
     },

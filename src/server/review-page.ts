@@ -14,8 +14,8 @@ import type { TicketStore } from '../tickets/ticket-store.js';
 import { ANONYMOUS_OPERATOR, type CsrfTokens } from './auth.js';
 import { HttpError, type ErrorRenderer, type Handler, type HandlerResult } from './http.js';
 import { requestReindex } from './reindex-action.js';
-import { approveTicket, rejectTicket, rerunAgent, type RerunDeps, type ReviewDeps, type ReviewRefusal } from '../tickets/review.js';
-import { renderMessagePage, renderTicketDetail, renderTicketList, type Flash } from './views.js';
+import { NO_COPY_CHECKED, approveTicket, rejectTicket, rerunAgent, type RerunDeps, type ReviewDeps, type ReviewRefusal } from '../tickets/review.js';
+import { renderMessagePage, renderTicketDetail, renderTicketList, type Flash, type SubmittedText } from './views.js';
 
 /** Parked tickets per page of the list. */
 export const PAGE_SIZE = 50;
@@ -59,8 +59,14 @@ export function htmlErrorRenderer(): ErrorRenderer {
 }
 
 const DONE_VALUES = ['approved', 'requeued', 'rejected', 'rerun', 'reindex'] as const;
+/** The orders of the list: oldest first (the default: the longest-waiting customer on top) or newest first. */
+const LIST_ORDERS = ['oldest', 'newest'] as const;
+/** The order of the parked list. */
+export type ListOrder = (typeof LIST_ORDERS)[number];
+
 const listQuerySchema = z.object({
   page: z.coerce.number().int().min(1).max(100_000).default(1),
+  order: z.enum(LIST_ORDERS).default('oldest'),
   done: z.enum(DONE_VALUES).optional(),
   ticket: z.string().regex(TICKET_ID_PATTERN).optional(),
 });
@@ -81,7 +87,7 @@ async function flashFor(done: (typeof DONE_VALUES)[number] | undefined, ticketId
     case 'rejected':
       return { kind: 'ok', message: `Rejected ${subjectOf(ticket)}: no reply will be sent.` };
     case 'rerun':
-      return { kind: 'ok', message: `${subjectOf(ticket)} is back with the agent: its new draft is sent or parked here as any other.` };
+      return { kind: 'ok', message: `${subjectOf(ticket)} is back with the agent: its new draft will be parked for your review; nothing is sent without you.` };
   }
 }
 
@@ -102,16 +108,19 @@ async function mailTextOf(ticket: Ticket, deps: ReviewPageDeps): Promise<{ text?
   }
 }
 
-function refusalPage(refusal: ReviewRefusal, ticketId: string, user: string | undefined): HandlerResult {
+/** The page of a refused form post; `submitted`, what the operator typed, is shown read-only so it is not lost. */
+function refusalPage(refusal: ReviewRefusal, ticketId: string, user: string | undefined, submitted?: SubmittedText): HandlerResult {
   const status = refusal.outcome === 'not-found' ? 404 : refusal.outcome === 'conflict' ? 409 : 400;
   const back = TICKET_ID_PATTERN.test(ticketId) && refusal.outcome !== 'not-found' ? `/tickets/${ticketId}` : '/';
-  return { status, html: renderMessagePage({ status, message: refusal.message, user, back }) };
+  return { status, html: renderMessagePage({ status, message: refusal.message, user, back, submitted }) };
 }
 
 // `seen`: the history length the page showed (see DecisionRequest.seen); every decision form carries it.
 const seenField = z.coerce.number().int().min(0).max(1_000_000).optional();
-const approveFormSchema = z.object({ reply: z.string().max(200_000).optional(), seen: seenField });
+// The checkbox of a reply that may already have been sent: present (any value) only when ticked.
+const approveFormSchema = z.object({ reply: z.string().max(200_000).optional(), seen: seenField, [NO_COPY_CHECKED]: z.string().max(10).optional() });
 const rejectFormSchema = z.object({ reason: z.string().max(10_000).default(''), seen: seenField });
+const rerunFormSchema = z.object({ seen: seenField });
 
 function parseForm<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const parsed = schema.safeParse(body ?? {});
@@ -122,6 +131,31 @@ function parseForm<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
 /** Bounced replies listed on the start page; the card says how many more there are. */
 const BOUNCED_SHOWN = 10;
 
+// Every parked ticket was created before this: the upper bound of "created at or before" on the state's index.
+const ANY_TIME = Number.MAX_SAFE_INTEGER;
+
+/**
+ * A page of parked tickets in `order`. Oldest first reads the state's index from its low end, which the store offers
+ * as `idsCreatedBefore`; the count is the state's.
+ */
+async function parkedPage(store: TicketStore, order: ListOrder, page: number, total: number): Promise<{ tickets: Ticket[]; total: number }> {
+  const offset = (page - 1) * PAGE_SIZE;
+  if (order === 'newest') return store.list({ state: 'parked', limit: PAGE_SIZE, offset });
+  return { tickets: await store.getMany(await store.idsCreatedBefore('parked', ANY_TIME, PAGE_SIZE, offset)), total };
+}
+
+/**
+ * Where the page goes after a decision on `decided`: the longest-waiting other parked ticket, saying what was done
+ * (the operator works through the queue without going back to the list), else the list.
+ */
+async function afterDecision(store: TicketStore, done: (typeof DONE_VALUES)[number], decided: string): Promise<string> {
+  // Two ids: the decided ticket may still be parked (a refused race) and first in line.
+  const next = (await store.idsCreatedBefore('parked', ANY_TIME, 2)).find((id) => id !== decided);
+  return next ? `/tickets/${next}?done=${done}&ticket=${decided}` : `/?done=${done}&ticket=${decided}`;
+}
+
+const detailQuerySchema = z.object({ done: z.enum(DONE_VALUES).optional(), ticket: z.string().regex(TICKET_ID_PATTERN).optional() });
+
 /** The review page's handlers. */
 export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detail' | 'approve' | 'reject' | 'rerun' | 'reindex', Handler> {
   const operator = (user: string | undefined) => user ?? ANONYMOUS_OPERATOR;
@@ -131,10 +165,10 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
     async list({ query, user }) {
       const parsed = listQuerySchema.safeParse(query);
       if (!parsed.success) throw new HttpError(400, 'Invalid page address');
-      const { page, done, ticket } = parsed.data;
-      const [list, counts, flash, problems, bounced] = await Promise.all([
-        deps.store.list({ state: 'parked', limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
-        deps.store.countByState(),
+      const { page, order, done, ticket } = parsed.data;
+      const counts = await deps.store.countByState();
+      const [list, flash, problems, bounced] = await Promise.all([
+        parkedPage(deps.store, order, page, counts.parked),
         flashFor(done, ticket, deps.store),
         deps.deploymentProblems?.() ?? [],
         deps.store.bouncedReplies(BOUNCED_SHOWN),
@@ -146,6 +180,7 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
           total: list.total,
           page,
           pageSize: PAGE_SIZE,
+          order,
           counts,
           now: deps.now(),
           csrfToken: csrfToken(user),
@@ -157,38 +192,47 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
       };
     },
 
-    async detail({ params, user }) {
+    async detail({ params, query, user }) {
       const id = params.id ?? '';
       const ticket = TICKET_ID_PATTERN.test(id) ? await deps.store.get(id) : undefined;
       if (!ticket) throw new HttpError(404, 'No such ticket');
-      const [mail, learnedSources] = await Promise.all([mailTextOf(ticket, deps), learnedSourcesOf(ticket, deps.learned)]);
+      // What the decision on the previous ticket did, when this page is where it led.
+      const decided = detailQuerySchema.safeParse(query);
+      const [mail, learnedSources, flash] = await Promise.all([
+        mailTextOf(ticket, deps),
+        learnedSourcesOf(ticket, deps.learned),
+        decided.success ? flashFor(decided.data.done, decided.data.ticket, deps.store) : undefined,
+      ]);
       return {
         status: 200,
-        html: renderTicketDetail({ ticket, mailText: mail.text, mailTextNote: mail.note, learnedSources, now: deps.now(), csrfToken: csrfToken(user), user }),
+        html: renderTicketDetail({ ticket, mailText: mail.text, mailTextNote: mail.note, learnedSources, now: deps.now(), csrfToken: csrfToken(user), user, flash }),
       };
     },
 
     async approve({ params, body, user }) {
       const ticketId = params.id ?? '';
       const form = parseForm(approveFormSchema, body);
-      const outcome = await approveTicket(deps.review, { ticketId, operator: operator(user), reply: form.reply, seen: form.seen });
-      if (outcome.outcome !== 'approved') return refusalPage(outcome, ticketId, user);
-      return { status: 303, location: `/?done=${outcome.alreadyApproved ? 'requeued' : 'approved'}&ticket=${outcome.ticket.id}` };
+      const checkedNoCopy = form[NO_COPY_CHECKED] !== undefined;
+      const outcome = await approveTicket(deps.review, { ticketId, operator: operator(user), reply: form.reply, seen: form.seen, checkedNoCopy });
+      if (outcome.outcome !== 'approved') return refusalPage(outcome, ticketId, user, { label: 'Your reply', text: form.reply ?? '' });
+      return { status: 303, location: await afterDecision(deps.store, outcome.alreadyApproved ? 'requeued' : 'approved', outcome.ticket.id) };
     },
 
     async reject({ params, body, user }) {
       const ticketId = params.id ?? '';
       const form = parseForm(rejectFormSchema, body);
       const outcome = await rejectTicket(deps.review, { ticketId, operator: operator(user), reason: form.reason, seen: form.seen });
-      if (outcome.outcome !== 'rejected') return refusalPage(outcome, ticketId, user);
-      return { status: 303, location: `/?done=rejected&ticket=${outcome.ticket.id}` };
+      if (outcome.outcome !== 'rejected') return refusalPage(outcome, ticketId, user, { label: 'Your reason', text: form.reason });
+      return { status: 303, location: await afterDecision(deps.store, 'rejected', outcome.ticket.id) };
     },
 
-    async rerun({ params, user }) {
+    async rerun({ params, body, user }) {
       const ticketId = params.id ?? '';
-      const outcome = await rerunAgent(deps.rerun, { ticketId, operator: operator(user) });
+      const form = parseForm(rerunFormSchema, body);
+      // The person is on the ticket's page: the new draft comes back to them, never out on its own.
+      const outcome = await rerunAgent(deps.rerun, { ticketId, operator: operator(user), seen: form.seen, forReview: true });
       if (outcome.outcome !== 'requeued') return refusalPage(outcome, ticketId, user);
-      return { status: 303, location: `/?done=rerun&ticket=${outcome.ticket.id}` };
+      return { status: 303, location: await afterDecision(deps.store, 'rerun', outcome.ticket.id) };
     },
 
     async reindex() {

@@ -22,10 +22,10 @@ body {
 a { color: var(--accent); text-decoration: none; }
 a:hover { text-decoration: underline; }
 header.top {
-  background: #1d2430; color: #fff; padding: 0 24px; display: flex; align-items: center; gap: 24px; height: 52px;
+  background: #1d2430; color: #fff; padding: 8px 24px; display: flex; flex-wrap: wrap; align-items: center; gap: 6px 24px; min-height: 52px;
 }
 header.top .brand { font-weight: 600; letter-spacing: .02em; }
-header.top nav { display: flex; gap: 18px; }
+header.top nav { display: flex; flex-wrap: wrap; gap: 4px 18px; }
 header.top nav a { color: #c9d3e3; }
 header.top nav a.current { color: #fff; font-weight: 600; }
 header.top .who { margin-left: auto; color: #9aa6b8; font-size: 13px; }
@@ -39,6 +39,11 @@ h3 { font-size: 15px; margin: 0 0 6px; overflow-wrap: anywhere; }
 .flash { border-radius: 8px; padding: 12px 16px; margin-bottom: 18px; border: 1px solid; }
 .flash.ok { background: var(--ok-bg); border-color: #b7dfc7; color: var(--ok); }
 .flash.bad { background: var(--bad-bg); border-color: #f3c1bc; color: var(--bad); }
+.warning { background: var(--warn-bg); border: 1px solid #e8c77a; color: var(--ink); border-radius: 8px; padding: 12px 16px; margin-bottom: 14px; overflow-wrap: anywhere; }
+.warning strong { display: block; color: var(--warn); margin-bottom: 4px; }
+.warning ul { margin: 6px 0; padding-left: 20px; }
+label.check { display: flex; gap: 8px; align-items: flex-start; font-weight: 600; flex-basis: 100%; }
+label.check input { margin-top: 5px; }
 .toolbar { display: flex; align-items: center; gap: 16px; flex-wrap: wrap; margin-bottom: 18px; }
 .chips { display: flex; gap: 8px; flex-wrap: wrap; }
 .chip { background: var(--card); border: 1px solid var(--line); border-radius: 999px; padding: 2px 10px; font-size: 13px; color: var(--muted); }
@@ -47,8 +52,29 @@ h3 { font-size: 15px; margin: 0 0 6px; overflow-wrap: anywhere; }
 table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: 9px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: 12px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); font-weight: 600; }
-td.subject { overflow-wrap: anywhere; }
+td.subject, td.text, td.from { overflow-wrap: anywhere; }
 td.age, td.nowrap { white-space: nowrap; }
+/* Fixed layouts: one long sender, subject or link wraps in its own cell instead of widening the whole table. */
+table.list, table.history { table-layout: fixed; }
+table.list col.age { width: 84px; }
+table.list col.from { width: 26%; }
+table.list col.subject { width: 30%; }
+td.from .name, td.from .addr { display: block; }
+td.from .addr { color: var(--muted); font-size: 13px; }
+table.history td { overflow-wrap: anywhere; }
+table.history col.when { width: 13rem; }
+table.history col.change { width: 11rem; }
+table.history col.by { width: 9rem; }
+@media (max-width: 600px) {
+  main { padding: 12px; }
+  header.top { padding: 8px 12px; }
+  .card { padding: 14px 12px; }
+  /* Too narrow for four columns: each row becomes a block of its cells. */
+  table.list thead, table.history thead, table.list colgroup, table.history colgroup { display: none; }
+  table.list tr, table.history tr { display: block; padding: 8px 0; border-bottom: 1px solid var(--line); }
+  table.list td, table.history td { display: block; border: 0; padding: 2px 4px; }
+  table.list td.age, table.history td:first-child { color: var(--muted); font-size: 13px; }
+}
 tr:last-child td { border-bottom: 0; }
 .empty { padding: 24px; text-align: center; color: var(--muted); }
 .meta { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 12px 0 0; font-size: 14px; }
@@ -81,7 +107,8 @@ button.danger { background: #fff; color: var(--bad); border-color: #e3a49f; }
 button.danger:hover { background: var(--bad-bg); }
 button.secondary { background: #fff; color: var(--ink); border-color: #c4ccd8; }
 form.reject { display: flex; gap: 10px; align-items: flex-start; margin-top: 14px; padding-top: 14px; border-top: 1px dashed var(--line); }
-form.reject input { flex: 1; }
+form.reject input, form.reject span { flex: 1; }
+form.reject button { flex-shrink: 0; white-space: nowrap; }
 ol.plan { margin: 0; padding-left: 22px; }
 ol.plan li { margin: 2px 0; }
 .subtask { border: 1px solid var(--line); border-radius: 6px; padding: 12px 14px; margin-top: 12px; }
@@ -100,6 +127,7 @@ td.qa { overflow-wrap: anywhere; }
 td.qa .q { font-weight: 600; white-space: pre-wrap; }
 td.qa .a { white-space: pre-wrap; color: var(--muted); margin-top: 4px; }
 code { font: 13px ui-monospace, Menlo, Consolas, monospace; background: #eef1f5; border-radius: 3px; padding: 0 4px; overflow-wrap: anywhere; }
+h2 .order { font-weight: 400; margin-left: 8px; }
 .pager { display: flex; gap: 16px; justify-content: flex-end; margin-top: 12px; font-size: 14px; }
 /* Insights: charts take their colours from these variables, so the dark palette below recolours them too. */
 :root {

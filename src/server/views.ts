@@ -7,6 +7,7 @@ import type { GapList, KnowledgeGap } from '../knowledge/gaps.js';
 import { forgetCommand } from '../tickets/retention.js';
 import { describeBounce, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { describeOutcome } from '../tickets/outcome.js';
+import { NO_COPY_CHECKED, uncertainSendAttempts, whyNoNewDraft, type UncertainSendAttempt } from '../tickets/review.js';
 import { formatDuration } from './health.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 import { STYLESHEET_PATH } from './styles.js';
@@ -73,6 +74,11 @@ function sender(ticket: Pick<Ticket, 'from' | 'fromName'>): string {
   return ticket.fromName ? `${ticket.fromName} <${ticket.from}>` : ticket.from;
 }
 
+/** The sender in a list cell: the name, and the address on a line of its own that may wrap anywhere. */
+function senderCell(ticket: Pick<Ticket, 'from' | 'fromName'>): SafeHtml {
+  return html`<td class="from">${ticket.fromName ? html`<span class="name">${ticket.fromName}</span>` : null}<span class="addr">${ticket.from}</span></td>`;
+}
+
 // Ticket ids named in a reason or a history note (a repeated question's first copy, a bounced reply, the bounce).
 const TICKET_ID_IN_TEXT = /\b[0-9a-f]{64}\b/g;
 
@@ -95,6 +101,8 @@ export interface TicketListView {
   total: number;
   page: number;
   pageSize: number;
+  /** The list's order: oldest first (the longest-waiting customer on top) or newest first. */
+  order: 'oldest' | 'newest';
   counts: Record<TicketState, number>;
   now: Date;
   csrfToken: string;
@@ -116,15 +124,16 @@ function renderBouncedReplies(bounced: { tickets: Ticket[]; total: number } | un
     const bounce = t.replyBounce;
     return html`<tr>
       <td class="age" title="${bounce?.at ?? ''}">${bounce ? formatDuration(now.getTime() - Date.parse(bounce.at)) : ''}</td>
-      <td class="nowrap">${t.replyTo}</td>
+      <td class="from"><span class="addr">${t.replyTo}</span></td>
       <td class="subject"><a href="/tickets/${t.id}">${t.subject || '(no subject)'}</a></td>
-      <td>${bounce ? describeBounce(bounce) : ''}</td>
+      <td class="text">${bounce ? describeBounce(bounce) : ''}</td>
     </tr>`;
   });
   return html`<section class="card" id="bounced">
   <h2>Replies that did not arrive <span class="muted">(${bounced.total} in the last 30 days)</span></h2>
   <p class="small muted">The mail server accepted these replies, then a bounce came back: the customer has no answer.</p>
-  <table>
+  <table class="list">
+    <colgroup><col class="age"><col class="from"><col class="subject"><col></colgroup>
     <thead><tr><th>Bounced</th><th>To</th><th>Subject</th><th>What the receiving server said</th></tr></thead>
     <tbody>${rows}</tbody>
   </table>
@@ -132,7 +141,14 @@ function renderBouncedReplies(bounced: { tickets: Ticket[]; total: number } | un
 </section>`;
 }
 
-/** The start page: parked tickets, newest first, with state counts and the reindex button. */
+/** The toggle of the list's order; the current order is plain text. */
+function orderToggle(order: TicketListView['order']): SafeHtml {
+  const option = (value: TicketListView['order'], label: string) =>
+    order === value ? html`<b>${label}</b>` : html`<a href="/?order=${value}">${label}</a>`;
+  return html`<span class="order small">${option('oldest', 'oldest first')} · ${option('newest', 'newest first')}</span>`;
+}
+
+/** The start page: parked tickets (oldest first unless asked otherwise), with state counts and the reindex button. */
 export function renderTicketList(view: TicketListView): SafeHtml {
   const chips = (Object.entries(view.counts) as [TicketState, number][])
     .filter(([, n]) => n > 0)
@@ -140,9 +156,9 @@ export function renderTicketList(view: TicketListView): SafeHtml {
   const rows = view.tickets.map(
     (t) => html`<tr>
       <td class="age" title="${t.createdAt}">${formatDuration(view.now.getTime() - Date.parse(t.createdAt))}</td>
-      <td class="nowrap">${sender(t)}</td>
+      ${senderCell(t)}
       <td class="subject"><a href="/tickets/${t.id}">${t.subject || '(no subject)'}</a></td>
-      <td>${withTicketLinks(t.reason ?? '')}</td>
+      <td class="text">${withTicketLinks(t.reason ?? '')}</td>
     </tr>`,
   );
   const pages = Math.max(1, Math.ceil(view.total / view.pageSize));
@@ -157,10 +173,11 @@ ${(view.problems ?? []).map((p) => html`<div class="flash bad" role="alert">${p}
   </form>
 </div>
 <section class="card">
-  <h2>Waiting for review <span class="muted">(${view.total})</span></h2>
+  <h2>Waiting for review <span class="muted">(${view.total})</span> ${view.total > 1 ? orderToggle(view.order) : null}</h2>
   ${
     rows.length > 0
-      ? html`<table>
+      ? html`<table class="list">
+    <colgroup><col class="age"><col class="from"><col class="subject"><col></colgroup>
     <thead><tr><th>Age</th><th>From</th><th>Subject</th><th>Why parked</th></tr></thead>
     <tbody>${rows}</tbody>
   </table>`
@@ -169,9 +186,9 @@ ${(view.problems ?? []).map((p) => html`<div class="flash bad" role="alert">${p}
   ${
     pages > 1
       ? html`<div class="pager">
-    ${view.page > 1 ? html`<a href="/?page=${view.page - 1}">← newer</a>` : null}
+    ${view.page > 1 ? html`<a href="/?order=${view.order}&amp;page=${view.page - 1}">← ${view.order === 'oldest' ? 'older' : 'newer'}</a>` : null}
     <span class="muted">page ${view.page} of ${pages}</span>
-    ${view.page < pages ? html`<a href="/?page=${view.page + 1}">older →</a>` : null}
+    ${view.page < pages ? html`<a href="/?order=${view.order}&amp;page=${view.page + 1}">${view.order === 'oldest' ? 'newer' : 'older'} →</a>` : null}
   </div>`
       : null
   }
@@ -259,6 +276,44 @@ function seenField(ticket: Ticket): SafeHtml {
   return html`<input type="hidden" name="seen" value="${String(ticket.history.length)}">`;
 }
 
+/**
+ * "Get a new draft": the agent writes the reply again (after its cause was fixed) and the draft comes back here. Not
+ * offered where {@link whyNoNewDraft} refuses it; the page says why instead.
+ */
+function renderNewDraft(ticket: Ticket, csrfToken: string): SafeHtml {
+  const refused = whyNoNewDraft(ticket);
+  if (refused) return html`<p class="small muted new-draft">${refused}.</p>`;
+  return html`<form method="post" action="/tickets/${ticket.id}/rerun" class="reject">
+    ${csrfField(csrfToken)}
+    ${seenField(ticket)}
+    <span class="small muted">Fixed the cause (the model's settings, the manual)? The agent writes a new draft; it comes back here for you to review, nothing is sent.</span>
+    <button type="submit">Get a new draft</button>
+  </form>`;
+}
+
+/**
+ * Above the decision of a reply that may already have reached the customer: what to look for before sending it again
+ * (our Message-ID in the Sent folder or the server's log), when, and what the SMTP server (did not) say.
+ */
+function renderMaybeSentWarning(attempts: readonly UncertainSendAttempt[]): SafeHtml | null {
+  if (attempts.length === 0) return null;
+  const items = attempts.map(
+    (a) => html`<li>attempt at <time datetime="${a.at}">${a.at}</time>: ${a.error}${a.messageId ? html`<br>our reply's Message-ID <code>${a.messageId}</code>` : null}</li>`,
+  );
+  return html`<div class="warning" role="alert">
+    <strong>This reply may already have reached the customer.</strong>
+    The whole reply was handed to the mail server, then the connection ended without its answer:
+    <ul>${items}</ul>
+    Before sending it again, look for this Message-ID in the support mailbox's Sent folder or the mail server's log. If it arrived, do not approve: reject the ticket with a reason such as “arrived: found in the Sent folder”.
+  </div>`;
+}
+
+/** The operator's check before a reply that may already have arrived is sent again; the server refuses without it. */
+function noCopyCheck(attempts: readonly UncertainSendAttempt[]): SafeHtml | null {
+  if (attempts.length === 0) return null;
+  return html`<label class="check"><input type="checkbox" name="${NO_COPY_CHECKED}" value="yes" required> I checked: the customer has no copy of this reply</label>`;
+}
+
 function renderDecision(ticket: Ticket, csrfToken: string): SafeHtml {
   if (ticket.state !== 'parked') {
     return html`<section class="card">
@@ -267,14 +322,17 @@ function renderDecision(ticket: Ticket, csrfToken: string): SafeHtml {
   ${ticket.draft ? html`<pre class="text">${ticket.draft}</pre>` : null}
 </section>`;
   }
+  const uncertain = uncertainSendAttempts(ticket);
   return html`<section class="card">
   <h2>Draft reply</h2>
+  ${renderMaybeSentWarning(uncertain)}
   <form method="post" action="/tickets/${ticket.id}/approve">
     ${csrfField(csrfToken)}
     ${seenField(ticket)}
     <label for="reply" class="small muted">Edit the reply if needed; it is sent exactly as written here.</label>
-    <textarea id="reply" name="reply" rows="${draftRows(ticket.draft)}" required>${ticket.draft ?? ''}</textarea>
+    <textarea id="reply" name="reply" rows="${draftRows(ticket.draft)}" required autofocus>${ticket.draft ?? ''}</textarea>
     <div class="actions">
+      ${noCopyCheck(uncertain)}
       <button type="submit" class="primary">Approve and send</button>
     </div>
   </form>
@@ -284,16 +342,7 @@ function renderDecision(ticket: Ticket, csrfToken: string): SafeHtml {
     <input type="text" name="reason" required maxlength="2000" placeholder="Reason, e.g. answered by phone" aria-label="Reason for rejecting">
     <button type="submit" class="danger">Reject</button>
   </form>
-  ${
-    // Once a reply may have gone out, only an approval sends: a new run could send a second one.
-    ticket.history.some((h) => h.to === 'sending')
-      ? null
-      : html`<form method="post" action="/tickets/${ticket.id}/rerun" class="reject">
-    ${csrfField(csrfToken)}
-    <span class="small muted">Fixed the cause (the model's settings, the manual)? Let the agent answer again:</span>
-    <button type="submit">Answer again</button>
-  </form>`
-  }
+  ${renderNewDraft(ticket, csrfToken)}
 </section>`;
 }
 
@@ -315,7 +364,7 @@ function renderCustomerData(ticket: Ticket): SafeHtml {
 export function renderTicketDetail(view: TicketDetailView): SafeHtml {
   const t = view.ticket;
   const history = t.history.map(
-    (h) => html`<tr><td class="nowrap small">${h.at}</td><td class="nowrap">${h.from ?? '—'} → ${h.to}</td><td class="nowrap">${h.actor}</td><td>${withTicketLinks(h.note ?? '')}</td></tr>`,
+    (h) => html`<tr><td class="small">${h.at}</td><td>${h.from ?? '—'} → ${h.to}</td><td class="text">${h.actor}</td><td class="text">${withTicketLinks(h.note ?? '')}</td></tr>`,
   );
   const attachments = t.attachments.map((a) => html`<li>${a.filename ?? '(unnamed)'} <span class="muted">${a.contentType}, ${a.size} bytes</span></li>`);
   const body = html`
@@ -351,15 +400,33 @@ ${t.replyBounce ? html`<div class="flash bad" role="alert">Our reply did not arr
 ${renderAgent(t, view.learnedSources)}
 <section class="card">
   <h2>History</h2>
-  <table><thead><tr><th>When</th><th>Change</th><th>By</th><th>Note</th></tr></thead><tbody>${history}</tbody></table>
+  <table class="history"><colgroup><col class="when"><col class="change"><col class="by"><col></colgroup><thead><tr><th>When</th><th>Change</th><th>By</th><th>Note</th></tr></thead><tbody>${history}</tbody></table>
 </section>
 ${renderCustomerData(t)}`;
   return layout({ title: t.subject || 'Ticket', user: view.user, body });
 }
 
-/** A page saying something went wrong (or was refused), with a way back. */
-export function renderMessagePage(options: { status: number; message: string; user: string | undefined; back?: string }): SafeHtml {
+/** What an operator typed into a refused form (the edited reply, the rejection's reason), shown so it is not lost. */
+export interface SubmittedText {
+  /** What the text is, e.g. "Your reply". */
+  label: string;
+  text: string;
+}
+
+/** The refused form's text, read-only: selectable and copyable, never submitted from here. */
+function renderSubmitted(submitted: SubmittedText | undefined): SafeHtml | null {
+  if (!submitted?.text.trim()) return null;
+  return html`<section class="card">
+  <h2>${submitted.label} as you submitted it</h2>
+  <p class="small muted">It was not sent and not saved. Copy it before you reload the ticket, then decide again on what the page shows now.</p>
+  <textarea id="submitted" readonly rows="${draftRows(submitted.text)}" aria-label="${submitted.label} as you submitted it">${submitted.text}</textarea>
+</section>`;
+}
+
+/** A page saying something went wrong (or was refused), with a way back and what the operator had typed. */
+export function renderMessagePage(options: { status: number; message: string; user: string | undefined; back?: string; submitted?: SubmittedText | undefined }): SafeHtml {
   const body = html`<div class="flash bad" role="alert">${options.message}</div>
+${renderSubmitted(options.submitted)}
 <p><a href="${options.back ?? '/'}">← back</a></p>`;
   return layout({ title: `Error ${options.status}`, user: options.user, body });
 }

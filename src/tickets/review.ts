@@ -11,6 +11,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { learnGapsFrom } from '../knowledge/gaps.js';
+import { hasQuestion } from '../mail/classify.js';
 import { produce } from '../queues/connection.js';
 import { createLogger } from '../logger.js';
 import { answerTicketJob, proposeLearnedAnswerJob, sendReplyJob, type JobTuning } from '../queues/job-options.js';
@@ -92,6 +93,47 @@ function refusalOf(err: unknown, action: string): ReviewRefusal | undefined {
   return undefined;
 }
 
+/** The review form's field (and the API's body field) by which the operator says the customer has no copy. */
+export const NO_COPY_CHECKED = 'checkedNoCopy';
+
+/** A send attempt of a ticket's reply that may have reached the customer: the SMTP transaction ended without an answer. */
+export interface UncertainSendAttempt {
+  /** When the sender claimed the reply for this attempt (ISO 8601). */
+  at: string;
+  /** Our reply's Message-ID (every attempt of a ticket reuses it), to search the Sent folder or the server log by. */
+  messageId: string | undefined;
+  /** What the sender recorded: the SMTP error, or the whole note when it names none. */
+  error: string;
+}
+
+// The sender's words for an attempt whose outcome is unknown (MAYBE_SENT_REASON in jobs/send-reply.ts); a refusal
+// (5xx, attempts used up) parks with other words: that reply never arrived.
+const MAYBE_SENT = 'may already have been sent';
+
+/**
+ * The send attempts of a ticket that may have delivered its reply: a `sending → parked` entry in the sender's words
+ * for "may already have been sent". Any of them, not only the last: a later refusal does not take back an earlier
+ * copy that arrived.
+ */
+export function uncertainSendAttempts(ticket: Pick<Ticket, 'history' | 'outbound'>): UncertainSendAttempt[] {
+  return ticket.history.flatMap((h, i) => {
+    if (h.from !== 'sending' || h.to !== 'parked' || !h.note?.includes(MAYBE_SENT)) return [];
+    const claim = ticket.history.slice(0, i).findLast((e) => e.to === 'sending');
+    // The error is the parenthesised end the sender adds; nested parentheses (an SMTP reply's) are kept.
+    const error = /\(((?:[^()]|\([^()]*\))*)\)\s*$/.exec(h.note)?.[1] ?? h.note;
+    return [{ at: claim?.at ?? h.at, messageId: ticket.outbound?.messageId, error }];
+  });
+}
+
+/** The refusal of an approval that would send again a reply that may have arrived, without the operator's check. */
+function unconfirmedResend(): ReviewRefusal {
+  return {
+    outcome: 'invalid',
+    message:
+      'This reply may already have reached the customer: a send attempt ended without the server\'s answer. Check the Sent folder or the mail server\'s log for its Message-ID, then tick "I checked: the customer has no copy of this reply" (API: "checkedNoCopy": true) to send it again, or reject the ticket if it arrived.',
+  };
+}
+
 /** Who decides on which ticket, and what their page showed of it. */
 export interface DecisionRequest {
   ticketId: string;
@@ -102,6 +144,17 @@ export interface DecisionRequest {
    * been sent", a new draft): the operator never saw that. The review page always sends it; API callers may.
    */
   seen?: number | undefined;
+}
+
+/** An approval: {@link DecisionRequest}, the reply as edited (absent: the draft as it is), and the operator's check. */
+export interface ApproveRequest extends DecisionRequest {
+  reply?: string | undefined;
+  /**
+   * The operator checked that the customer has no copy of a reply that may already have been sent
+   * ({@link uncertainSendAttempts}). `false` refuses to approve such a ticket; `undefined` is a caller with no such
+   * step (the CLI, whose `show` prints the reason), which approves as before.
+   */
+  checkedNoCopy?: boolean | undefined;
 }
 
 /** The refusal of a decision taken on a page that no longer shows the ticket as it is. */
@@ -150,11 +203,11 @@ async function queueSend(deps: ReviewDeps, ticket: Ticket): Promise<string> {
  * ticket again only re-adds the job of that approval (also while the sender waits to retry it), so a retry after a
  * failure in between is safe.
  */
-export async function approveTicket(deps: ReviewDeps, request: DecisionRequest & { reply?: string | undefined }): Promise<ApproveOutcome> {
+export async function approveTicket(deps: ReviewDeps, request: ApproveRequest): Promise<ApproveOutcome> {
   return approveOnce(deps, request, true);
 }
 
-async function approveOnce(deps: ReviewDeps, request: DecisionRequest & { reply?: string | undefined }, mayRetry: boolean): Promise<ApproveOutcome> {
+async function approveOnce(deps: ReviewDeps, request: ApproveRequest, mayRetry: boolean): Promise<ApproveOutcome> {
   const badId = checkId(request.ticketId);
   if (badId) return badId;
   const reply = request.reply === undefined ? undefined : normalizeText(request.reply);
@@ -179,6 +232,7 @@ async function approveOnce(deps: ReviewDeps, request: DecisionRequest & { reply?
   }
   const text = reply ?? ticket.draft;
   if (!text?.trim()) return { outcome: 'invalid', message: 'The ticket has no draft; write the reply to send' };
+  if (request.checkedNoCopy === false && uncertainSendAttempts(ticket).length > 0) return unconfirmedResend();
 
   // Measured against the agent's own answer, not the current draft: a draft edited in an earlier round (approved,
   // then parked again by the sender) is still the operator's change.
@@ -283,35 +337,70 @@ export type RerunOutcome =
     }
   | ReviewRefusal;
 
+/**
+ * The reason of a draft a person asked for from the review page or the API: it waits for them, whatever the review
+ * mode. `parkedAnyway`, the reason the draft would have been parked for without the request, is kept after it.
+ */
+export function rerunReason(operator: string, parkedAnyway?: string): string {
+  const asked = `new draft asked for by ${operator}: review it`;
+  return parkedAnyway ? `${asked} (${parkedAnyway})` : asked;
+}
+
 /** The note of the history entry that hands a parked ticket back to the agent. */
 export const RERUN_NOTE = 'the agent answers it again (asked by a person)';
+
+/** Who asks for a new draft of which ticket, and what their page showed of it. */
+export interface RerunRequest extends DecisionRequest {
+  /**
+   * True when a person asks from the review page or the API: the new draft is parked for them (see
+   * {@link rerunReason}) whatever the review mode, since they are looking at the ticket and expect to read it. The
+   * CLI leaves it unset: its rerun is for a batch after a fixed cause, decided as any run.
+   */
+  forReview?: boolean | undefined;
+}
+
+/**
+ * Why the agent must not be given this ticket again, or undefined. A reply may already have left (the ticket went
+ * through `sending`): only an approval sends then, so nothing goes out twice. And the checks on the mail's content that
+ * parked it before the agent still hold: the mail is unreadable (encrypted, its text only in an attachment, …) or has
+ * no question; the agent would answer the subject alone, or fail and replace that clear reason with its error.
+ */
+export function whyNoNewDraft(ticket: Pick<Ticket, 'history' | 'unreadable' | 'question'>): string | undefined {
+  if (ticket.history.some((h) => h.to === 'sending')) return 'A reply to this ticket may already have gone out; approve its draft to send it, or reject it';
+  if (ticket.unreadable) return `The agent cannot read this mail (${ticket.unreadable}); write the reply yourself and approve it, or reject it`;
+  if (!hasQuestion(ticket)) return 'The mail has no question for the agent (empty subject and body); write the reply yourself and approve it, or reject it';
+  return undefined;
+}
+
+/** True when the entry right after the `seen` ones is a person's rerun: the one a repeated submit of that page made. */
+function isRerunAfter(ticket: Ticket, seen: number): boolean {
+  const next = ticket.history[seen];
+  return next !== undefined && next.from === 'parked' && next.to === 'processing' && next.actor.startsWith(OPERATOR_PREFIX);
+}
 
 /**
  * Hands a parked ticket back to the agent (`parked → processing`, actor `operator:<operator>`) and adds its
  * `answer-ticket` job: after the cause of a failure was fixed (the LLM key or model, a manual section written for a
- * knowledge gap). The run decides as any other: it may send when the review mode lets it, or park the new draft.
- * Refused for a ticket a reply may already have left for (it went through `sending`): approving its draft is the way
- * to send, so nothing goes out twice. Asking again while the job waits only re-adds the same job.
+ * knowledge gap). With `forReview` the new draft is parked for the person; without it the run decides as any other.
+ * Refused for what {@link whyNoNewDraft} names, and, given `seen`, for a ticket that moved on since the page was
+ * opened. Asking again while the job waits only re-adds the same job.
  */
-export async function rerunAgent(deps: RerunDeps, request: { ticketId: string; operator: string }): Promise<RerunOutcome> {
+export async function rerunAgent(deps: RerunDeps, request: RerunRequest): Promise<RerunOutcome> {
   const badId = checkId(request.ticketId);
   if (badId) return badId;
   const ticket = await deps.store.get(request.ticketId, { agentResult: false });
   if (!ticket) return { outcome: 'not-found', message: `Ticket ${request.ticketId} not found` };
   const last = ticket.history.at(-1);
   if (ticket.state === 'processing' && last?.from === 'parked' && last.actor.startsWith(OPERATOR_PREFIX)) {
-    return { outcome: 'requeued', ticket, jobId: await queueAnswer(deps, ticket), alreadyRequeued: true };
+    if (request.seen !== undefined && !isRerunAfter(ticket, request.seen)) return changedSince(ticket);
+    return { outcome: 'requeued', ticket, jobId: await queueAnswer(deps, ticket, request), alreadyRequeued: true };
   }
+  if (request.seen !== undefined && ticket.history.length !== request.seen) return changedSince(ticket);
   if (ticket.state !== 'parked') {
     return { outcome: 'conflict', message: `The ticket is ${ticket.state}; only parked tickets can be answered again`, state: ticket.state };
   }
-  if (ticket.history.some((h) => h.to === 'sending')) {
-    return {
-      outcome: 'conflict',
-      message: 'A reply to this ticket may already have gone out; approve its draft to send it, or reject it',
-      state: ticket.state,
-    };
-  }
+  const refused = whyNoNewDraft(ticket);
+  if (refused) return { outcome: 'conflict', message: refused, state: ticket.state };
   let requeued: Ticket;
   try {
     requeued = await deps.store.transition(ticket.id, { from: ['parked'], to: 'processing', actor: operatorActor(request.operator), note: RERUN_NOTE, current: ticket });
@@ -320,11 +409,11 @@ export async function rerunAgent(deps: RerunDeps, request: { ticketId: string; o
     if (refusal) return refusal;
     throw err;
   }
-  return { outcome: 'requeued', ticket: requeued, jobId: await queueAnswer(deps, requeued), alreadyRequeued: false };
+  return { outcome: 'requeued', ticket: requeued, jobId: await queueAnswer(deps, requeued, request), alreadyRequeued: false };
 }
 
-async function queueAnswer(deps: RerunDeps, ticket: Ticket): Promise<string> {
-  const job = answerTicketJob(deps.config, ticket.id, decisionGeneration(ticket, 'processing'), deps.tuning);
+async function queueAnswer(deps: RerunDeps, ticket: Ticket, request: RerunRequest): Promise<string> {
+  const job = answerTicketJob(deps.config, ticket.id, decisionGeneration(ticket, 'processing'), deps.tuning, request.forReview ? request.operator : undefined);
   await produce(deps.redis, () => deps.tickets.add(job.name, job.data, job.opts));
   return String(job.opts.jobId);
 }

@@ -319,4 +319,30 @@ describe.skipIf(!HAVE_CHROMIUM)('review page in a browser', () => {
     expect(consoleLines.filter((l) => l.startsWith('pageerror'))).toEqual([]);
     expect((await d.store.require(hostile.id)).state).toBe('parked');
   });
+
+  it('keeps the list and the ticket page within the window with a long sender, subject and link, and puts the cursor in the draft', async () => {
+    const d = await deploy();
+    const usage = { calls: 1, promptTokens: 1, completionTokens: 1, totalTokens: 2 };
+    const long = await parkedTicket(d, {
+      fromName: '株式会社とても長い名前のサンプルホールディングス 経理財務本部 経理部 第一課 課長代理 山田 太郎',
+      from: `very.long.address.of.a.customer.department.${'x'.repeat(40)}@subdomain.of.a.very.long.customer-domain.example`,
+      subject: `Subject${'Without'.repeat(30)}Spaces`,
+      body: 'パスワードの条件を教えてください。',
+      draft: '下書き',
+      reason: `the draft contains a link nothing vouches for: https://example-phish.example/reset/${'a1b2c3'.repeat(40)}`,
+      agent: { question: 'q', plan: { subtasks: [] }, subtasks: [], answer: '', sources: [], usage, llmCalls: [], truncated: false, droppedSubtasks: [], durationMs: 10 },
+    });
+    for (const width of [1280, 390]) {
+      const { page } = await newPage(d);
+      await page.setViewportSize({ width, height: 900 });
+      for (const [name, url] of [['list', '/'], ['detail', `/tickets/${long.id}`]] as const) {
+        await page.goto(url);
+        await page.screenshot({ path: path.join(tmpdir(), 'helpdesk-screenshots', `review-${name}-long-${width}.png`), fullPage: true });
+        const { scroll, client } = (await page.evaluate('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })')) as { scroll: number; client: number };
+        expect(scroll, `${name} at ${width} px`).toBeLessThanOrEqual(client);
+      }
+      // The ticket page opens with the cursor in the draft: the operator can read and edit without reaching for the mouse.
+      expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe('reply');
+    }
+  });
 });

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { NO_COPY_CHECKED } from '../../src/tickets/review.js';
 import { newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
 import { basicAuth, useDashboardHarness, type TestDashboard as Dashboard } from '../support/dashboard.js';
 
@@ -75,9 +76,9 @@ describe('a decision taken on a page that no longer shows the ticket as it is', 
     expect(ticket.reason).toBe(MAYBE_SENT);
     expect(await sendJobs(d)).toEqual(jobsBefore);
 
-    // Reloaded, the page shows the warning, and an approval from it is the operator's informed decision.
+    // Reloaded, the page shows the warning, and an approval from it, checked, is the operator's informed decision.
     const reloaded = await openPage(d, t.id);
-    expect((await post(d, `/tickets/${t.id}/approve`, { form: { ...reloaded.hidden, reply: reloaded.draft } })).status).toBe(303);
+    expect((await post(d, `/tickets/${t.id}/approve`, { form: { ...reloaded.hidden, reply: reloaded.draft, [NO_COPY_CHECKED]: 'yes' } })).status).toBe(303);
     expect((await d.store.require(t.id)).state).toBe('approved');
   });
 
@@ -108,6 +109,24 @@ describe('a decision taken on a page that no longer shows the ticket as it is', 
       expect((await d.store.require(t.id)).state).toBe('approved');
       expect((await sendJobs(d)).filter((id) => id.includes(t.id))).toHaveLength(1);
     }
+  });
+
+  it('shows the reply the operator wrote on the refusal page, read-only, so the edit is not lost', async () => {
+    const d = await startDashboard();
+    const t = await parkedTicket(d);
+    const pageB = await openPage(d, t.id);
+    // Operator A decides first; B's page is stale, and B spent minutes on an edit.
+    expect((await post(d, `/api/tickets/${t.id}/reject`, { json: { reason: 'answered by phone' } })).status).toBe(200);
+    const edited = `${pageB.draft}\nSee <Settings> & "Security" — 3 steps.`;
+    const stale = await post(d, `/tickets/${t.id}/approve`, { form: { ...pageB.hidden, reply: edited } });
+    expect(stale.status).toBe(409);
+    const page = await stale.text();
+    expect(page).toContain('changed since you opened it');
+    const kept = /<textarea[^>]*\breadonly\b[^>]*>([^<]*)<\/textarea>/.exec(page);
+    expect(kept, 'a read-only text area with the submitted reply').not.toBeNull();
+    const unescape = (s: string) => s.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
+    expect(unescape(kept![1]!)).toBe(edited);
+    expect(page).toContain('was not sent');
   });
 
   it('refuses a second approval with another text once the first is approved', async () => {

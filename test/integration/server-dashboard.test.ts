@@ -29,7 +29,7 @@ import { METRIC_NAMES, recordAgentRun, recordFailedAgentRun, recordIgnored, reco
 import { jobGeneration, newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
 import { RERUN_NOTE } from '../../src/tickets/review.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
-import { editRatio } from '../../src/tickets/outcome.js';
+import { editRatio, senderDigest } from '../../src/tickets/outcome.js';
 import { buildMail, removePrefix } from '../support/pipeline.js';
 import { freePort } from '../../src/dev/ports.js';
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
@@ -494,7 +494,8 @@ describe('JSON API', () => {
     // Asked again while the job waits: the same job.
     expect(await (await call(d, `/api/tickets/${t.id}/rerun`, { json: {} })).json()).toMatchObject({ alreadyRequeued: true, jobId });
     const jobs = await d.queues.tickets.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed']);
-    expect(jobs.map((j) => [String(j.id), j.name, j.data])).toEqual([[jobId, 'answer-ticket', { ticketId: t.id }]]);
+    // A person asked: the job names them, and its new draft is parked for them.
+    expect(jobs.map((j) => [String(j.id), j.name, j.data])).toEqual([[jobId, 'answer-ticket', { ticketId: t.id, reviewBy: USER }]]);
 
     // The review page offers it for a parked ticket, through a form with its CSRF token.
     const other = await parkedTicket(d);
@@ -630,7 +631,8 @@ describe('review page', () => {
     expect(page).toContain(`href="/tickets/${t.id}"`);
     expect(page).toContain('請求書の再発行');
     expect(page).toContain('not fully answered (review mode auto)');
-    expect(page).toContain('山田 花子 &lt;');
+    // The name, and the address on a line of its own (it may wrap).
+    expect(page).toMatch(/<td class="from"><span class="name">山田 花子<\/span><span class="addr">[^<]+@[^<]+<\/span><\/td>/);
     expect(page).toMatch(/<td class="age"[^>]*>\d+ s<\/td>/);
     expect(page).not.toContain('already handled');
   });
@@ -642,7 +644,7 @@ describe('review page', () => {
     expect(res.status).toBe(200);
     const page = await res.text();
     expect(page).toContain('以前のメールの引用'); // the full text of the stored mail, not only the extracted question
-    expect(page).toMatch(/<textarea id="reply" name="reply" rows="\d+" required>山田様\n\nパスワードは8文字以上/);
+    expect(page).toMatch(/<textarea id="reply" name="reply" rows="\d+" required autofocus>山田様\n\nパスワードは8文字以上/);
     expect(page).toContain('パスワードを忘れた場合のリセット手順を調べる');
     expect(page).toContain('ログイン画面の「パスワードをお忘れですか？」');
     expect(page).toContain('account.md');
@@ -945,7 +947,8 @@ describe('outcomes', () => {
     expect(ratio).toBeGreaterThan(0);
     expect(ratio).toBeLessThan(0.2);
     const one = (await (await call(d, `/api/tickets/${edited.id}`)).json()) as Ticket;
-    expect(one.outcome).toEqual({ kind: 'approved_edited', at: one.updatedAt, editRatio: ratio });
+    // 8 → 12 characters corrects a number; a review names its customer by a digest (src/tickets/trust.ts).
+    expect(one.outcome).toEqual({ kind: 'approved_edited', at: one.updatedAt, editRatio: ratio, factsChanged: ['number'], sender: senderDigest(one.from) });
     const list = (await (await call(d, '/api/tickets')).json()) as Array<{ id: string; outcome?: { kind: string } }>;
     expect(Object.fromEntries(list.map((t) => [t.id, t.outcome?.kind]))).toEqual({
       [asIs.id]: 'approved_as_is',
