@@ -1,7 +1,9 @@
 /**
  * Retrieval evaluation on anyone's data: a manual directory or a Q&A CSV, with a TSV of labelled queries, measured
- * for the configured backend (embedded, or Meilisearch / Qdrant when MEILI_HOST / QDRANT_URL are set) and for a
- * character-bigram BM25 baseline built on the same chunks or pairs in the same run.
+ * for the configured backend (embedded, or Meilisearch / Qdrant when MEILI_HOST / QDRANT_URL are set) and for two
+ * BM25 baselines built on the same chunks or pairs in the same run: raw character bigrams, and character unigrams +
+ * bigrams of the NFKC, lower-cased text (the fair one; see {@link uniBigramTerms}), each with ours' paired
+ * better / worse count.
  *
  * The chunks and pairs come from the product's own loaders with the configured CHUNK_SIZE / CHUNK_OVERLAP, so the
  * figures describe what the agent would see. The backend is built in a temporary DATA_DIR (embedded) or under an
@@ -20,7 +22,7 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import { loadManualChunks } from '../knowledge/manual-loader.js';
 import { loadQaPairs, parseQaCsv } from '../knowledge/qa-loader.js';
-import { buildBaseline } from './evaluate.js';
+import { buildBaseline, formatPaired, pairedCounts, uniBigramTerms, type PairedCounts } from './evaluate.js';
 import { createSearchBackends } from './factory.js';
 import { formatQaPair, type ManualChunk, type QaPair } from './types.js';
 
@@ -38,6 +40,23 @@ export interface DatasetResult {
   task: string;
   engine: string;
   metrics: RankMetrics;
+  /** On a baseline's line: the configured backend against this baseline, query by query. */
+  oursVersus?: PairedCounts;
+}
+
+/** Engine names of the two baselines in {@link DatasetResult.engine}. */
+export const BIGRAM_BASELINE = 'bigram BM25';
+export const UNI_BIGRAM_BASELINE = 'uni+bigram BM25';
+
+type Ranks = (number | undefined)[];
+
+/** The lines of one task: ours, then each baseline with ours' paired counts against it. */
+function taskResults(task: string, engine: string, ours: Ranks, bigram: Ranks, uniBigram: Ranks): DatasetResult[] {
+  return [
+    { task, engine, metrics: rankMetrics(ours) },
+    { task, engine: BIGRAM_BASELINE, metrics: rankMetrics(bigram), oursVersus: pairedCounts(ours, bigram) },
+    { task, engine: UNI_BIGRAM_BASELINE, metrics: rankMetrics(uniBigram), oursVersus: pairedCounts(ours, uniBigram) },
+  ];
 }
 
 const CUTOFF = 10;
@@ -98,7 +117,7 @@ export interface ManualDatasetInput {
   limit?: number;
 }
 
-/** Scores the configured manual backend and the bigram baseline on a manual directory, by file and by section. */
+/** Scores the configured manual backend and the two baselines on a manual directory, by section and by file. */
 export async function evaluateManualDataset(config: Config, input: ManualDatasetInput): Promise<DatasetResult[]> {
   const rows = parseTsv(input.queriesTsv, ['query', 'relevant_file'], input.limit);
   const { chunks } = await loadManualChunks(input.dir, { chunkSize: config.CHUNK_SIZE, chunkOverlap: config.CHUNK_OVERLAP });
@@ -108,8 +127,10 @@ export async function evaluateManualDataset(config: Config, input: ManualDataset
   const backends = createSearchBackends(evalConfig(config, work));
   try {
     await backends.manual.replaceAll(chunks);
-    const baseline = buildBaseline(chunks.map((c) => `${c.heading}\n${c.content}`));
-    const ranks = { oursFile: [] as (number | undefined)[], oursSection: [] as (number | undefined)[], baseFile: [] as (number | undefined)[], baseSection: [] as (number | undefined)[] };
+    const texts = chunks.map((c) => `${c.heading}\n${c.content}`);
+    const baseline = buildBaseline(texts);
+    const uniBigram = buildBaseline(texts, uniBigramTerms);
+    const ranks = { oursFile: [] as Ranks, oursSection: [] as Ranks, baseFile: [] as Ranks, baseSection: [] as Ranks, uniFile: [] as Ranks, uniSection: [] as Ranks };
     let withSection = 0;
     for (const row of rows) {
       const file = row.relevant_file!;
@@ -122,23 +143,22 @@ export async function evaluateManualDataset(config: Config, input: ManualDataset
       const inFile = (i: number) => chunks[i]!.fileName === file;
       const ours = (await backends.manual.search(row.query!, CUTOFF)).map((h) => byId.get(h.id) ?? -1);
       const base = baseline.search(row.query!, CUTOFF);
+      const uni = uniBigram.search(row.query!, CUTOFF);
       const valid = (f: (i: number) => boolean) => (i: number) => i >= 0 && f(i);
       ranks.oursFile.push(firstRelevantRank(ours, valid(inFile)));
       ranks.baseFile.push(firstRelevantRank(base, inFile));
+      ranks.uniFile.push(firstRelevantRank(uni, inFile));
       if (hasSection) {
         ranks.oursSection.push(firstRelevantRank(ours, valid(inSection)));
         ranks.baseSection.push(firstRelevantRank(base, inSection));
+        ranks.uniSection.push(firstRelevantRank(uni, inSection));
       }
     }
     const engine = backends.manual.kind;
-    const results: DatasetResult[] = [];
-    if (withSection > 0) {
-      results.push({ task: 'manual by section', engine, metrics: rankMetrics(ranks.oursSection) });
-      results.push({ task: 'manual by section', engine: 'bigram BM25', metrics: rankMetrics(ranks.baseSection) });
-    }
-    results.push({ task: 'manual by file', engine, metrics: rankMetrics(ranks.oursFile) });
-    results.push({ task: 'manual by file', engine: 'bigram BM25', metrics: rankMetrics(ranks.baseFile) });
-    return results;
+    return [
+      ...(withSection > 0 ? taskResults('manual by section', engine, ranks.oursSection, ranks.baseSection, ranks.uniSection) : []),
+      ...taskResults('manual by file', engine, ranks.oursFile, ranks.baseFile, ranks.uniFile),
+    ];
   } finally {
     await backends.manual.close?.();
     await rm(work, { recursive: true, force: true });
@@ -162,7 +182,7 @@ async function readQaPairs(csv: string): Promise<QaPair[]> {
   return parseQaCsv(await readFile(csv, 'utf8'), path.basename(csv), { file: csv }).pairs;
 }
 
-/** Scores the configured Q&A backend and the bigram baseline on a Q&A CSV. */
+/** Scores the configured Q&A backend and the two baselines on a Q&A CSV. */
 export async function evaluateQaDataset(config: Config, input: QaDatasetInput): Promise<DatasetResult[]> {
   const rows = parseTsv(input.queriesTsv, ['query', 'relevant_rows'], input.limit);
   const pairs = await readQaPairs(input.csv);
@@ -171,36 +191,43 @@ export async function evaluateQaDataset(config: Config, input: QaDatasetInput): 
   const backends = createSearchBackends(evalConfig(config, work));
   try {
     await backends.qa.replaceAll(pairs);
-    const baseline = buildBaseline(pairs.map((p) => formatQaPair(p)));
-    const ours: (number | undefined)[] = [];
-    const base: (number | undefined)[] = [];
+    const texts = pairs.map((p) => formatQaPair(p));
+    const baseline = buildBaseline(texts);
+    const uniBigram = buildBaseline(texts, uniBigramTerms);
+    const ours: Ranks = [];
+    const base: Ranks = [];
+    const uni: Ranks = [];
     for (const row of rows) {
       const relevant = new Set(row.relevant_rows!.split(/\s+/).filter(Boolean).map(Number));
+      const isRelevant = (i: number) => relevant.has(pairs[i]!.row);
       ours.push(firstRelevantRank((await backends.qa.search(row.query!, CUTOFF)).map((h) => rowById.get(h.id)), (r) => r !== undefined && relevant.has(r)));
-      base.push(firstRelevantRank(baseline.search(row.query!, CUTOFF), (i) => relevant.has(pairs[i]!.row)));
+      base.push(firstRelevantRank(baseline.search(row.query!, CUTOFF), isRelevant));
+      uni.push(firstRelevantRank(uniBigram.search(row.query!, CUTOFF), isRelevant));
     }
     const task = `Q&A (${path.basename(path.dirname(path.resolve(input.csv)))}/${path.basename(input.csv)})`;
-    return [
-      { task, engine: `${backends.qa.kind} (${backends.embedder.id})`, metrics: rankMetrics(ours) },
-      { task, engine: 'bigram BM25', metrics: rankMetrics(base) },
-    ];
+    return taskResults(task, `${backends.qa.kind} (${backends.embedder.id})`, ours, base, uni);
   } finally {
     await backends.qa.close?.();
     await rm(work, { recursive: true, force: true });
   }
 }
 
-/** The results as a fixed-width table. */
+/**
+ * The results as a fixed-width table, then ours against each baseline query by query (better / worse by reciprocal
+ * rank, exact sign test): the averages alone hide whether a difference is more than noise.
+ */
 export function formatDatasetResults(results: readonly DatasetResult[]): string {
   const num = (x: number) => x.toFixed(3).padStart(7);
   const taskWidth = Math.max(4, ...results.map((r) => r.task.length));
   const engineWidth = Math.max(6, ...results.map((r) => r.engine.length));
   const header = `${'task'.padEnd(taskWidth)}  ${'engine'.padEnd(engineWidth)}  ${'n'.padStart(5)}  ${'hit@1'.padStart(7)}${'hit@3'.padStart(7)}${'hit@10'.padStart(7)}${'MRR@10'.padStart(7)}`;
+  const paired = results.flatMap((r) => (r.oursVersus ? [`  ${r.task.padEnd(taskWidth)}  vs ${r.engine.padEnd(engineWidth)}  ${formatPaired(r.oursVersus)}`] : []));
   return [
     header,
     ...results.map(
       (r) =>
         `${r.task.padEnd(taskWidth)}  ${r.engine.padEnd(engineWidth)}  ${String(r.metrics.queries).padStart(5)}  ${num(r.metrics.hitAt1)}${num(r.metrics.hitAt3)}${num(r.metrics.hitAt10)}${num(r.metrics.mrrAt10)}`,
     ),
+    ...(paired.length > 0 ? ['', 'ours query by query (reciprocal rank; sign test):', ...paired] : []),
   ].join('\n');
 }

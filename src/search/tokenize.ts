@@ -85,10 +85,47 @@ export interface TokenizeOptions {
   kanjiUnigrams?: boolean;
   /** Skip {@link normalizeText} because the caller already normalised the text. */
   normalized?: boolean;
+  /**
+   * The analysis of the full-text (BM25) indexes, where a term's weight is its count: {@link foldNumbers} folds
+   * number spellings; a run of 3+ letters or digits also gives its character bigrams (prefixed with
+   * {@link WORD_BIGRAM_PREFIX}); a lone kanji gives only its unigram when `kanjiUnigrams` is on, and a lone kana
+   * nothing. (Joining a number with its Japanese neighbours, `第22` and `22回`, was tried and dropped: on JSQuAD's
+   * held-out half it ranked 6 queries better and 11 worse.)
+   * Off by default: the hashed embedder and the knowledge-gap grouping keep the plain terms, so vectors stored in an
+   * index (and in the embedding cache) under the same embedder id do not change.
+   */
+  searchIndex?: boolean;
 }
 
 /** Prefix of kanji unigram terms; see {@link TokenizeOptions.kanjiUnigrams}. */
 export const UNIGRAM_PREFIX = '\u0001';
+
+/**
+ * Prefix of the character bigrams of a letter/digit run; see {@link TokenizeOptions.searchIndex}. Their own
+ * namespace, so `ab` inside `abc` never counts as the word `ab`.
+ */
+export const WORD_BIGRAM_PREFIX = '\u0002';
+
+/**
+ * Version of the terms {@link weightedTerms} produces for the BM25 indexes. An index built with terms of another
+ * version still answers (its missing terms match nothing) but ranks as before until a reindex.
+ * 1: words, CJK bigrams, kanji unigrams. 2: {@link TokenizeOptions.searchIndex} (word bigrams, lone characters,
+ * folded number spellings).
+ */
+export const SEARCH_TERMS_VERSION = 2;
+
+/**
+ * Thousands separators inside a number: `2,000`, `1,234,567` (not `639-1,639`, a list, nor `1,2345`).
+ */
+const THOUSANDS_GROUPED = /(?<![\d.,-])\d{1,3}(?:,\d{3})+(?![\d,])/g;
+
+/**
+ * Number spellings folded for the BM25 indexes: thousands separators dropped (`2,000円` → `2000円`), so a number
+ * is one term however it was written.
+ */
+export function foldNumbers(normalized: string): string {
+  return normalized.replace(THOUSANDS_GROUPED, (n) => n.replaceAll(',', ''));
+}
 
 /**
  * Splits text into index terms, in text order, duplicates kept (term frequency matters to BM25).
@@ -97,9 +134,12 @@ export const UNIGRAM_PREFIX = '\u0001';
  *   connectors, each part too: `E-1001` → `e-1001`, `e`, `1001`.
  * - Runs of CJK/kana give overlapping bigrams; an isolated character gives a unigram.
  * - Everything else (spaces, punctuation, symbols) separates.
+ * - With {@link TokenizeOptions.searchIndex}, the additions described there.
  */
 export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
-  const s = options.normalized ? text : normalizeText(text);
+  const normalized = options.normalized ? text : normalizeText(text);
+  const search = options.searchIndex === true;
+  const s = search ? foldNumbers(normalized) : normalized;
   // Code points and their UTF-16 offsets, so tokens are cheap slices of `s` even with astral characters.
   const cps: number[] = [];
   const offs: number[] = [];
@@ -119,7 +159,7 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
     if (isCjkCodePoint(cp)) {
       let j = i + 1;
       while (j < n && isCjkCodePoint(cps[j]!)) j++;
-      if (j - i === 1) out.push(s.slice(offs[i]!, offs[j]!));
+      if (j - i === 1) out.push(...loneCharacterTerms(s.slice(offs[i]!, offs[j]!), search, unigrams));
       else for (let k = i; k + 1 < j; k++) out.push(s.slice(offs[k]!, offs[k + 2]!));
       if (unigrams) {
         for (let k = i; k < j; k++) if (isKanjiCodePoint(cps[k]!)) out.push(UNIGRAM_PREFIX + s.slice(offs[k]!, offs[k + 1]!));
@@ -139,6 +179,7 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
       const word = s.slice(offs[i]!, offs[j]!);
       out.push(word);
       if (hasConnector) for (const part of word.split(CONNECTORS)) if (part.length > 0) out.push(part);
+      if (search) out.push(...wordBigrams(word));
       i = j;
     } else i++;
   }
@@ -146,6 +187,34 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
 }
 
 const CONNECTORS = /[-_.\/:+#@]+/u;
+
+/**
+ * Terms of a CJK character with no CJK neighbour. For the BM25 indexes a lone kanji is its unigram (the lone 「第」
+ * of 「第22回」 was a rare term of its own that outweighed the number) and a lone kana (a particle between a code
+ * and punctuation) says nothing; the kanji keeps its plain term when no unigrams are made, so it still matches.
+ * Alone it moved little (JSQuAD, all three tasks: 18 queries better, 17 worse; the repository's Q&A set MRR 0.605
+ * without it, 0.615 with it).
+ */
+function loneCharacterTerms(ch: string, search: boolean, unigrams: boolean): string[] {
+  if (!search) return [ch];
+  if (!isKanjiCodePoint(ch.codePointAt(0)!)) return [];
+  return unigrams ? [] : [ch]; // with unigrams on, the caller adds UNIGRAM_PREFIX + ch
+}
+
+/**
+ * Character bigrams of a letter/digit run of 3+ characters (connectors left out), prefixed. A CJK word of n
+ * characters weighs n−1 bigrams plus its kanji, a product name or year only one term, so the Japanese words of a
+ * query outvoted its names and numbers. The bigrams also let partial spellings meet (`e1010` / `E-1010`,
+ * `iphone15` / `iphone`). JSQuAD, against the same analysis without them: queries ranked better / worse, manual
+ * 14 / 1, `qa/` 24 / 9, `qa-short/` 54 / 41.
+ */
+function wordBigrams(word: string): string[] {
+  const chars = Array.from(word.replace(/[-_.\/:+#@]/g, ''));
+  if (chars.length < 3) return [];
+  const out: string[] = [];
+  for (let k = 0; k + 1 < chars.length; k++) out.push(WORD_BIGRAM_PREFIX + chars[k]! + chars[k + 1]!);
+  return out;
+}
 
 /**
  * Character n-grams (default trigrams) of the normalised text with whitespace removed, for the hashed embedder:
@@ -187,11 +256,14 @@ export interface TermWeights {
 
 const HIRAGANA_ONLY = /^[\u3040-\u309f]+$/;
 
-/** Adds the weighted terms of `text` into `into` (term → summed weight) and returns it. */
+/**
+ * Adds the weighted terms of `text` into `into` (term → summed weight) and returns it: the BM25 indexes' analysis
+ * ({@link TokenizeOptions.searchIndex}, version {@link SEARCH_TERMS_VERSION}).
+ */
 export function weightedTerms(text: string, weights: TermWeights, into: Map<string, number> = new Map()): Map<string, number> {
   const unigramWeight = weights.unigramWeight ?? 0;
   const hiraganaFactor = weights.hiraganaBigramFactor ?? 1;
-  for (const t of tokenize(text, { kanjiUnigrams: unigramWeight > 0 })) {
+  for (const t of tokenize(text, { kanjiUnigrams: unigramWeight > 0, searchIndex: true })) {
     let w: number;
     if (t.startsWith(UNIGRAM_PREFIX)) w = unigramWeight;
     else if (hiraganaFactor !== 1 && HIRAGANA_ONLY.test(t)) w = weights.weight * hiraganaFactor;

@@ -66,8 +66,10 @@ describe('npm run eval on a directory and a CSV', () => {
     expect(results.map((r) => `${r.task} / ${r.engine}`)).toEqual([
       'manual by section / embedded',
       'manual by section / bigram BM25',
+      'manual by section / uni+bigram BM25',
       'manual by file / embedded',
       'manual by file / bigram BM25',
+      'manual by file / uni+bigram BM25',
     ]);
     expect(results[0]!.metrics).toMatchObject({ queries: 3, hitAt1: 1 });
     expect(formatDatasetResults(results)).toMatch(/^task\s+engine\s+n\s+hit@1\s+hit@3\s+hit@10\s+MRR@10\n/);
@@ -78,6 +80,8 @@ describe('npm run eval on a directory and a CSV', () => {
     expect(results[0]!.engine).toBe('embedded (hashed-ngram:1536)');
     expect(results[0]!.metrics).toMatchObject({ queries: 2, hitAt1: 1 });
     expect(results[1]!.engine).toBe('bigram BM25');
+    expect(results[2]!.engine).toBe('uni+bigram BM25');
+    expect(results[2]!.oursVersus).toBeDefined();
   });
 
   it('the command prints the table, writes --json, and exits 2 with usage on bad arguments', async () => {
@@ -94,8 +98,8 @@ describe('npm run eval on a directory and a CSV', () => {
     const json = path.join(root, 'out.json');
     const ok = await run(['qa', '--csv', path.join(root, 'qa.csv'), '--queries', path.join(root, 'qa-queries.tsv'), '--json', json]);
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toMatch(/bigram BM25/);
-    expect(JSON.parse(await readFile(json, 'utf8')).results).toHaveLength(2);
+    expect(ok.stdout).toMatch(/uni\+bigram BM25/);
+    expect(JSON.parse(await readFile(json, 'utf8')).results).toHaveLength(3);
     const bad = await run(['manual', '--queries', path.join(root, 'manual-queries.tsv')]);
     expect(bad.code).toBe(2);
     expect(bad.stdout).toMatch(/usage:/);
