@@ -9,22 +9,22 @@
  * |--------|-------------------------------|-------------------------------------------------------------|------|
  * | GET    | `/healthz`                    | the process answers                                         | no   |
  * | GET    | `/readyz`                     | Redis, IMAP poller, agent, sender, search backends (503 when not ready); details with the login | no   |
- * | GET    | `/`                           | parked tickets (`?page=`), flash after actions (`?done=`), what is wrong with the deployment | yes  |
+ * | GET    | `/`                           | parked tickets (`?page=&order=oldest|newest`), flash after actions (`?done=`), what is wrong with the deployment | yes  |
  * | GET    | `/tickets/:id`                | one ticket: mail, editable draft, plan, subtasks, sources   | yes  |
  * | GET    | `/insights`                   | `?days=30`: outcomes, automation, reply times, edits, cost   | yes  |
- * | POST   | `/tickets/:id/approve`        | form: `reply`, `_csrf` → 303                                 | yes  |
- * | POST   | `/tickets/:id/reject`         | form: `reason`, `_csrf` → 303                                | yes  |
- * | POST   | `/tickets/:id/rerun`          | form: `_csrf` → the agent answers a parked ticket again, 303 | yes  |
+ * | POST   | `/tickets/:id/approve`        | form: `reply`, `seen`, `checkedNoCopy`?, `_csrf` → 303 (the next waiting ticket) | yes  |
+ * | POST   | `/tickets/:id/reject`         | form: `reason`, `seen`, `_csrf` → 303                        | yes  |
+ * | POST   | `/tickets/:id/rerun`          | form: `seen`, `_csrf` → a new draft, parked for review, 303  | yes  |
  * | POST   | `/reindex`                    | form: `_csrf` → queues reindex-manual and reindex-qa, 303    | yes  |
  * | GET    | `/knowledge`                  | learned-answer candidates and accepted pairs (`?done=&id=`)  | yes  |
- * | POST   | `/knowledge/candidates/:id/accept` | form: `question`, `answer`, `asNew`?, `_csrf` → 303     | yes  |
+ * | POST   | `/knowledge/candidates/:id/accept` | form: `question`, `answer`, `target`, `asNew`?, `_csrf` → 303 | yes  |
  * | POST   | `/knowledge/candidates/:id/discard` | form: `_csrf` → 303                                    | yes  |
  * | POST   | `/knowledge/pairs/:id/remove` | form: `_csrf` → 303                                          | yes  |
  * | GET    | `/api/tickets`                | `?state=&limit=&offset=` → summaries, `X-Total-Count`        | yes  |
  * | GET    | `/api/tickets/:id`            | the full ticket                                             | yes  |
- * | POST   | `/api/tickets/:id/approve`    | JSON `{ "reply"?: string }` → 202                            | yes  |
- * | POST   | `/api/tickets/:id/reject`     | JSON `{ "reason": string }` → 200                            | yes  |
- * | POST   | `/api/tickets/:id/rerun`      | the agent answers a parked ticket again → 202                | yes  |
+ * | POST   | `/api/tickets/:id/approve`    | JSON `{ "reply"?, "seen"?, "checkedNoCopy"? }` → 202          | yes  |
+ * | POST   | `/api/tickets/:id/reject`     | JSON `{ "reason", "seen"? }` → 200                           | yes  |
+ * | POST   | `/api/tickets/:id/rerun`      | JSON `{ "seen"? }` → a new draft, parked for review, 202      | yes  |
  * | GET    | `/api/knowledge/gaps`         | `?all=1&limit=` → knowledge gaps, largest first              | yes  |
  * | GET    | `/api/insights`               | `?days=30` → the insights page's figures as JSON             | yes  |
  * | GET    | `/metrics`                    | Prometheus text format (also to a bearer of METRICS_TOKEN)  | yes  |
