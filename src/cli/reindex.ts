@@ -7,6 +7,11 @@
  * and/or `reindex-qa` to the `maintenance` queue and prints the job ids; `--wait` then waits for the jobs and prints
  * the same summary. Use it where the indexes live with the workers (another machine's DATA_DIR, a deployment whose
  * knowledge files are mounted into the scheduler) and so that the rebuild never overlaps a scheduled one.
+ *
+ * Either way each build is recorded in Redis (`src/search/index-builds.ts`) as the one agent workers must serve: with
+ * the embedded engines a local rebuild is how a machine's agent worker becomes current again after a rebuild
+ * elsewhere. Redis is not needed for the rebuild itself; when it cannot be reached the build is not recorded, and
+ * the command warns.
  */
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import { QueueEvents, type Job } from 'bullmq';
@@ -21,6 +26,10 @@ import { QUEUE_NAMES } from '../queues/names.js';
 import { LockBusyError, withReindexLock } from '../queues/redis-lock.js';
 import { closeAll as closeQueues, createQueues } from '../queues/registry.js';
 import { createSearchBackends } from '../search/factory.js';
+import { recordBuild, type IndexName } from '../search/index-builds.js';
+import type { ManualSearch, QaSearch } from '../search/types.js';
+import type { Logger } from '../logger.js';
+import type { Redis } from 'ioredis';
 import { CliError, closeAll, runCommand, type CliContext } from './common.js';
 import { formatReindexSummary, type ReindexSummary } from './format.js';
 import { createProgressReporter } from './progress.js';
@@ -70,9 +79,15 @@ async function reindexHere({ config, logger, print }: CliContext, opts: ReindexO
   const progress = createProgressReporter(logger);
   const summary: ReindexSummary = { seconds: 0 };
   // A server backend (Meilisearch, Qdrant) is shared with the scheduler: its rebuild takes the same lock as the
-  // scheduled one, so the two never swap aliases or delete builds under each other. The embedded engine needs no
-  // Redis here: each rebuild writes its own file and switches it in with one rename.
-  const redis = config.MEILI_HOST || config.QDRANT_URL ? await connectProducer(config.REDIS_URL, { name: `${config.QUEUE_PREFIX}:cli-reindex`, giveUpOnError: true }) : undefined;
+  // scheduled one, so the two never swap aliases or delete builds under each other, and cannot go without Redis.
+  // The embedded engine needs Redis only to record its build: each rebuild writes its own file and switches it in
+  // with one rename.
+  const server = Boolean(config.MEILI_HOST || config.QDRANT_URL);
+  const connect = () => connectProducer(config.REDIS_URL, { name: `${config.QUEUE_PREFIX}:cli-reindex`, giveUpOnError: true, timeoutMs: 3_000 });
+  const redis = server ? await connect() : undefined;
+  // Connected while the rebuild runs, and waited for only when a build is to be recorded.
+  const recorder: Promise<Redis | Error> = redis ? Promise.resolve(redis) : connect().catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+  let warned = false;
   const locked = async <T>(server: boolean, kind: 'manual' | 'qa', work: () => Promise<T>): Promise<T> => {
     if (!server || !redis) return await work();
     try {
@@ -81,26 +96,57 @@ async function reindexHere({ config, logger, print }: CliContext, opts: ReindexO
       throw err instanceof LockBusyError ? new CliError(err.message) : err;
     }
   };
+  // Right after each index is switched in, as the scheduler does: an agent worker of this machine that looks in
+  // between sees a build it does not know for a moment only.
+  const record = async (index: IndexName, backend: ManualSearch | QaSearch): Promise<void> => {
+    try {
+      const target = await recorder;
+      if (target instanceof Error) throw target;
+      await recordBuild(target, config.QUEUE_PREFIX, index, backend);
+    } catch (err) {
+      if (!warned) warnUnrecorded(logger, err);
+      warned = true;
+    }
+  };
   try {
     for (const name of requestedJobs(opts)) {
       if (name === 'reindex-manual') {
-        summary.manual = await locked(Boolean(config.MEILI_HOST), 'manual', () =>
-          reindexManual({}, { config, manual: backends.manual, onProgress: progress.track('manual'), logger }),
-        );
+        summary.manual = await locked(Boolean(config.MEILI_HOST), 'manual', async () => {
+          const result = await reindexManual({}, { config, manual: backends.manual, onProgress: progress.track('manual'), logger });
+          await record('manual', backends.manual);
+          return result;
+        });
       } else {
-        summary.qa = await locked(Boolean(config.QDRANT_URL), 'qa', () =>
-          reindexQa({}, { config, qa: backends.qa, onProgress: progress.track('Q&A'), logger, ...(redis ? { learned: () => new LearnedAnswerStore(redis, { prefix: config.QUEUE_PREFIX }).qaPairs() } : {}) }),
-        );
+        summary.qa = await locked(Boolean(config.QDRANT_URL), 'qa', async () => {
+          // As before build records: with a server backend configured, the learned pairs are built in too.
+          const learned = server && redis ? { learned: () => new LearnedAnswerStore(redis, { prefix: config.QUEUE_PREFIX }).qaPairs() } : {};
+          const result = await reindexQa({}, { config, qa: backends.qa, onProgress: progress.track('Q&A'), logger, ...learned });
+          await record('qa', backends.qa);
+          return result;
+        });
       }
     }
   } finally {
     progress.stop();
     await closeAll(backends.manual, backends.qa);
-    redis?.disconnect();
+    const connection = await recorder;
+    if (!(connection instanceof Error)) connection.disconnect();
   }
   summary.seconds = (performance.now() - started) / 1000;
   print(opts.json ? JSON.stringify(summary) : formatReindexSummary(summary));
   failWhenNothingFound(summary, config);
+}
+
+/**
+ * The build could not be recorded: the rebuild stands, but agent workers compare what they serve with the last
+ * recorded build, so one that serves this new index may take no tickets until a build is recorded (see README,
+ * Scaling agent workers).
+ */
+function warnUnrecorded(logger: Logger, err: unknown): void {
+  const why = err instanceof Error ? err.message : String(err);
+  logger.warn(
+    `this build is not recorded in Redis (${why}): agent workers compare their index with the last build recorded there, and one serving this index takes no tickets while they differ; run npm run reindex again once Redis answers`,
+  );
 }
 
 /**

@@ -6,9 +6,15 @@
  * `npm run scheduler`), which `npm start` includes: a rebuild then never competes with tickets for this worker's
  * event loop, and the one-at-a-time rule for rebuilds lives in one place. Agent workers pick up a new index through
  * the search backends' atomic switch.
+ *
+ * With the embedded engines a rebuild writes only the files of the machine that ran it. Every few seconds this
+ * worker compares the indexes it serves with the last recorded build (`src/search/index-freshness.ts`); while one is
+ * another build, or missing although a build is recorded, it takes no tickets (its BullMQ worker is paused locally,
+ * so the tickets wait for a worker that is current, or for this one), says so once in its log, and reports it for
+ * `/readyz`; it takes tickets again once the index matches.
  */
 import v8 from 'node:v8';
-import type { Worker } from 'bullmq';
+import { WaitingError, type Job, type Worker } from 'bullmq';
 import { APIConnectionError, APIError, type OpenAI } from 'openai';
 import { answerTicket, parkAfterFailure, type AnswerOutcome } from '../../jobs/answer-ticket.js';
 import { proposeLearnedAnswer, type ProposeLearnedResult } from '../../jobs/propose-learned-answer.js';
@@ -19,6 +25,8 @@ import type { Config } from '../config.js';
 import { recordAgentRun, recordFailedAgentRun, recordIgnored, recordModelCalls, recordReplyBounced } from '../server/metrics.js';
 import { createLogger, type Logger } from '../logger.js';
 import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
+import { INDEX_NAMES, shortHash } from '../search/index-builds.js';
+import { anyBlocks, blocksTickets, describeIndexProblem, IndexFreshnessMonitor, INDEX_LABELS, type IndexVerdicts } from '../search/index-freshness.js';
 import type { RoleHandle } from './lifecycle.js';
 import { RoleStatusReporter } from './role-status.js';
 import type { Services } from './services.js';
@@ -46,12 +54,59 @@ export const AGENT_HEAP_GROWING_PERCENT = 100;
  */
 export const AGENT_INTERRUPT_BUDGET = 16_384;
 
+/**
+ * How often an agent worker compares its indexes with the last recorded build (besides before each ticket), so that
+ * a worker that became stale stops fetching tickets, and one made current again resumes, within this time. A check is
+ * one `stat` per index file and one Redis read.
+ */
+export const INDEX_CHECK_MS = 5_000;
+
+/** See {@link IndexFreshnessOptions.settleMs}: a local build records itself within milliseconds of its rename. */
+export const INDEX_SETTLE_MS = 1_000;
+
 /** Options of {@link startAgentWorker}; everything else comes from the configuration. */
 export interface AgentWorkerOptions {
   /** Overrides AGENT_CONCURRENCY. */
   concurrency?: number;
   /** Overrides of {@link AGENT_WORKER_TIMINGS} (tests lower them). */
   timings?: Partial<WorkerTimings>;
+  /** The machine's name in reports (default the host name): tests run several "machines" in one process. */
+  host?: string;
+  /** Overrides {@link INDEX_CHECK_MS} (tests lower it). */
+  indexCheckMs?: number;
+  /** Overrides {@link INDEX_SETTLE_MS}. */
+  indexSettleMs?: number;
+  /** The role's logger (default `createLogger('agent-worker')`). */
+  logger?: Logger;
+}
+
+/** The running agent worker. */
+export interface AgentWorkerRole extends RoleHandle {
+  /** The BullMQ worker of the `tickets` queue, for listeners (tests). */
+  readonly worker: Worker;
+}
+
+/**
+ * What changed about the indexes, as log lines: an error (with what to do) for an index that now keeps the worker
+ * from taking tickets, a warning for one that is missing before any build, an info line for one that is fine again.
+ * An index whose problem did not change gives no line, so each problem is logged once.
+ */
+export function indexLogLines(verdicts: IndexVerdicts, previous: IndexVerdicts | undefined): IndexLogLine[] {
+  const words = { who: 'this agent worker', where: 'this machine', when: (at: number) => `built ${new Date(at).toISOString()}` };
+  return INDEX_NAMES.flatMap((index): IndexLogLine[] => {
+    const now = describeIndexProblem(index, verdicts[index], words);
+    const before = previous && describeIndexProblem(index, previous[index], words);
+    if (now === before) return [];
+    if (now) return [{ level: blocksTickets(verdicts[index]) ? 'error' : 'warn', message: now }];
+    const last = verdicts[index].state === 'current' ? ', the last build' : '';
+    return [{ level: 'info', message: `the ${INDEX_LABELS[index]} index here is ${shortHash(verdicts[index].hash)} now${last}` }];
+  });
+}
+
+/** One line of {@link indexLogLines}. */
+export interface IndexLogLine {
+  level: 'error' | 'warn' | 'info';
+  message: string;
 }
 
 /**
@@ -77,15 +132,15 @@ export async function probeModelServer(client: OpenAI, config: Pick<Config, 'OPE
  * Starts the agent-worker role. Waits for Redis (logging while it is unreachable); the returned handle's `stop`
  * lets running jobs finish (`worker.close()`), after which the process may close the shared services.
  */
-export async function startAgentWorker(services: Services, options: AgentWorkerOptions = {}): Promise<RoleHandle> {
+export async function startAgentWorker(services: Services, options: AgentWorkerOptions = {}): Promise<AgentWorkerRole> {
   const { config } = services;
-  const logger = createLogger('agent-worker');
+  const logger = options.logger ?? createLogger('agent-worker');
   v8.setFlagsFromString(`--heap-growing-percent=${AGENT_HEAP_GROWING_PERCENT}`);
   v8.setFlagsFromString(`--interrupt-budget=${AGENT_INTERRUPT_BUDGET}`);
   const timings = { ...AGENT_WORKER_TIMINGS, ...options.timings };
   const [redis, store, queues] = [await services.producer(), await services.store(), await services.queues()];
   // Whether this worker can use the model server, for /readyz and the review page (src/runtime/role-status.ts).
-  const reporter = new RoleStatusReporter(redis, config.QUEUE_PREFIX, 'agent');
+  const reporter = new RoleStatusReporter(redis, config.QUEUE_PREFIX, 'agent', { ...(options.host ? { host: options.host } : {}), logger });
   // In the background: a slow or absent server must not hold up taking tickets (they retry on their own).
   void probeModelServer(createOpenAIClient(config), config, reporter, logger);
   const agent = services.agent();
@@ -97,54 +152,92 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
     logger: createLogger('learned-answers'),
   };
 
+  // The monitor starts once the worker exists: its first verdicts may pause it.
+  let worker: Worker | undefined;
+  let pausedForIndexes = false;
+  const freshness = new IndexFreshnessMonitor({
+    redis,
+    prefix: config.QUEUE_PREFIX,
+    search: services.search(),
+    intervalMs: options.indexCheckMs ?? INDEX_CHECK_MS,
+    settleMs: options.indexSettleMs ?? INDEX_SETTLE_MS,
+    log: logger,
+    onChange: async (verdicts, previous) => {
+      // Paused before anything is awaited, so no ticket is fetched in between (see the gate below).
+      const blocked = anyBlocks(verdicts);
+      if (blocked && !pausedForIndexes) {
+        pausedForIndexes = true;
+        // Tickets already running finish; the worker only stops fetching.
+        worker?.pause(true).catch((err: unknown) => logger.warn({ err }, 'could not pause the worker'));
+      } else if (!blocked && pausedForIndexes) {
+        pausedForIndexes = false;
+        worker?.resume().catch((err: unknown) => logger.warn({ err }, 'could not resume the worker'));
+      }
+      for (const line of indexLogLines(verdicts, previous)) logger[line.level]({ process: reporter.process }, line.message);
+      if (!blocked && anyBlocks(previous)) logger.info({ process: reporter.process }, 'the indexes are current again; taking tickets');
+      await reporter.indexes(verdicts);
+    },
+  });
+  /**
+   * Each ticket checks first, so one that arrives just after a rebuild elsewhere is not answered from the old index
+   * while the periodic check is still to come. A ticket this worker must not answer goes back to the queue untouched,
+   * attempts and all, for a worker whose indexes are current (this one is paused by then).
+   */
+  const answerWhenCurrent = async (job: Job): Promise<void> => {
+    if (!anyBlocks(await freshness.check())) return;
+    await job.moveToWait(job.token);
+    throw new WaitingError();
+  };
+
   const ticketHandlers: HandlerMap<'tickets'> = {
-    'answer-ticket': (job, data, context) =>
-      answerTicket(data, deps, {
+    'answer-ticket': async (job, data, context) => {
+      await answerWhenCurrent(job);
+      return answerTicket(data, deps, {
         attemptsMade: job.attemptsMade,
         attempts: job.opts.attempts ?? 1,
         ...(job.id ? { jobId: job.id } : {}),
         ...(context.signal ? { signal: context.signal } : {}),
-      }),
+      });
+    },
     'propose-learned-answer': (_job, data, context) => proposeLearnedAnswer(data, learnedDeps, context.signal),
   };
-  const workers: Worker[] = [];
-  workers.push(
-    createQueueWorker({
-      queueName: 'tickets',
-      handlers: ticketHandlers,
-      connection: services.workerConnection(),
-      prefix: config.QUEUE_PREFIX,
-      concurrency: options.concurrency ?? config.AGENT_CONCURRENCY,
-      logger,
-      // The handler parks on the failures it sees; this catches the ones it cannot (a job that stalled too often).
-      onFailed: async (job, error, { final }) => {
-        // A failed proposal loses a suggestion, never the ticket: only the agent's own job parks.
-        if (!job || job.name !== 'answer-ticket') return;
-        const ticketId = (job.data as { ticketId?: unknown }).ticketId;
-        if (final && typeof ticketId === 'string') await parkAfterFailure(store, ticketId, `agent job failed for good: ${error.message}`, logger);
-        // Every failed attempt, retried or not: the model billed the calls it answered before the run broke off.
-        const spend = agentRunSpendOf(error);
-        // A run whose result the ticket holds produced one (the send job could not be queued after it).
-        if (spend?.resultStored) await recordAgentRun(redis, config.QUEUE_PREFIX, spend);
-        else if (spend) await recordFailedAgentRun(redis, config.QUEUE_PREFIX, spend);
-        const serverDown = modelServerFailure(error, config);
-        if (serverDown) await reporter.failed(serverDown);
-      },
-      // Metrics hang off the lifecycle event, not the handler: a failing counter never fails a ticket.
-      onCompleted: async (job, result) => {
-        if (job.name === 'propose-learned-answer') {
-          const proposal = result as ProposeLearnedResult | undefined;
-          if (proposal?.llmCalls) await recordModelCalls(redis, config.QUEUE_PREFIX, proposal.llmCalls);
-          return;
-        }
-        const outcome = result as AnswerOutcome | undefined;
-        if (outcome?.agentRun) await Promise.all([recordAgentRun(redis, config.QUEUE_PREFIX, outcome.agentRun), reporter.reached()]);
-        if (outcome?.outcome === 'ignored') await recordIgnored(redis, config.QUEUE_PREFIX, outcome.ignoreReason);
-        if (outcome?.outcome === 'ignored' && outcome.bouncedReplyOf) await recordReplyBounced(redis, config.QUEUE_PREFIX);
-      },
-      workerOptions: bullmqTimings(timings),
-    }),
-  );
+  worker = createQueueWorker({
+    queueName: 'tickets',
+    handlers: ticketHandlers,
+    connection: services.workerConnection(),
+    prefix: config.QUEUE_PREFIX,
+    concurrency: options.concurrency ?? config.AGENT_CONCURRENCY,
+    logger,
+    // The handler parks on the failures it sees; this catches the ones it cannot (a job that stalled too often).
+    onFailed: async (job, error, { final }) => {
+      // A failed proposal loses a suggestion, never the ticket: only the agent's own job parks.
+      if (!job || job.name !== 'answer-ticket') return;
+      const ticketId = (job.data as { ticketId?: unknown }).ticketId;
+      if (final && typeof ticketId === 'string') await parkAfterFailure(store, ticketId, `agent job failed for good: ${error.message}`, logger);
+      // Every failed attempt, retried or not: the model billed the calls it answered before the run broke off.
+      const spend = agentRunSpendOf(error);
+      // A run whose result the ticket holds produced one (the send job could not be queued after it).
+      if (spend?.resultStored) await recordAgentRun(redis, config.QUEUE_PREFIX, spend);
+      else if (spend) await recordFailedAgentRun(redis, config.QUEUE_PREFIX, spend);
+      const serverDown = modelServerFailure(error, config);
+      if (serverDown) await reporter.failed(serverDown);
+    },
+    // Metrics hang off the lifecycle event, not the handler: a failing counter never fails a ticket.
+    onCompleted: async (job, result) => {
+      if (job.name === 'propose-learned-answer') {
+        const proposal = result as ProposeLearnedResult | undefined;
+        if (proposal?.llmCalls) await recordModelCalls(redis, config.QUEUE_PREFIX, proposal.llmCalls);
+        return;
+      }
+      const outcome = result as AnswerOutcome | undefined;
+      if (outcome?.agentRun) await Promise.all([recordAgentRun(redis, config.QUEUE_PREFIX, outcome.agentRun), reporter.reached()]);
+      if (outcome?.outcome === 'ignored') await recordIgnored(redis, config.QUEUE_PREFIX, outcome.ignoreReason);
+      if (outcome?.outcome === 'ignored' && outcome.bouncedReplyOf) await recordReplyBounced(redis, config.QUEUE_PREFIX);
+    },
+    workerOptions: bullmqTimings(timings),
+  });
+  freshness.start();
+  const started = worker;
 
   logger.info(
     { concurrency: options.concurrency ?? config.AGENT_CONCURRENCY, reviewMode: config.REVIEW_MODE, ...timings },
@@ -153,6 +246,12 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
   let stopping: Promise<void> | undefined;
   return {
     name: 'agent-worker',
-    stop: () => (stopping ??= Promise.all(workers.map((w) => w.close())).then(() => reporter.close())),
+    worker: started,
+    stop: () =>
+      (stopping ??= (async () => {
+        await freshness.stop();
+        await started.close();
+        await reporter.close();
+      })()),
   };
 }

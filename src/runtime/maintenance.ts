@@ -21,7 +21,13 @@
  *
  * At start the role also queues a reindex of each index that is still empty, so a fresh deployment answers from its
  * knowledge base at once instead of after the first scheduled run.
+ *
+ * Each successful rebuild records its build in Redis (`src/search/index-builds.ts`: the content hash of what it
+ * indexed, when, on which machine), inside the reindex lock and right after the new index is live: with the embedded
+ * engines it is written only under this machine's DATA_DIR, and agent workers elsewhere compare what they serve with
+ * it (`src/search/index-freshness.ts`).
  */
+import { hostname } from 'node:os';
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import { Queue, UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -34,7 +40,9 @@ import { EmptySourceError, KnowledgeError } from '../knowledge/errors.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { RoleHandle } from './lifecycle.js';
 import { createSearchBackends, type SearchBackends } from '../search/factory.js';
-import type { ProgressFn } from '../search/types.js';
+import { recordBuild, type IndexName } from '../search/index-builds.js';
+import type { ManualSearch, ProgressFn, QaSearch } from '../search/types.js';
+import { checkClockSkewOnce } from './role-status.js';
 import { checkEvictionPolicy, createWorkerConnection, describeRedis } from '../queues/connection.js';
 import { DEFAULT_TUNING, QUEUE_DEFAULT_JOB_OPTIONS, reindexJob, type JobTuning } from '../queues/job-options.js';
 import { QUEUE_NAMES } from '../queues/names.js';
@@ -100,32 +108,47 @@ async function failFastOnBadInput<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Options of {@link createMaintenanceHandlers}. */
+export interface MaintenanceHandlerOptions {
+  /** The machine's name in the build records (default the host name). */
+  host?: string;
+}
+
 /**
- * The handlers of the `maintenance` queue: each reindex job runs against `search`, reporting progress on the job;
- * the retention job runs against `redis` and DATA_DIR. Each returns the job's summary.
+ * The handlers of the `maintenance` queue: each reindex job runs against `search`, reporting progress on the job,
+ * and records its build; the retention job runs against `redis` and DATA_DIR. Each returns the job's summary.
  */
 export function createMaintenanceHandlers(
   config: Config,
   search: Pick<SearchBackends, 'manual' | 'qa'>,
   logger: Logger,
   redis: Redis,
+  options: MaintenanceHandlerOptions = {},
 ): HandlerMap<'maintenance'> {
   const learned = new LearnedAnswerStore(redis, { prefix: config.QUEUE_PREFIX });
+  const host = options.host ?? hostname();
+  // Recorded inside the lock, so two builds of one index never record in the opposite order of their switches; a
+  // record that fails fails the job, whose retry rebuilds (the same content) and records.
+  const built = async <R>(index: IndexName, backend: Pick<ManualSearch | QaSearch, 'kind' | 'builtHash'>, result: R): Promise<R> => {
+    const build = await recordBuild(redis, config.QUEUE_PREFIX, index, backend, host);
+    if (build) logger.info({ index, hash: build.hash, host: build.host }, 'index build recorded');
+    return result;
+  };
   return {
     retention: (_job, data) => retention(data, { config, redis, logger }),
     'reindex-manual': (job, data) =>
       failFastOnBadInput(() => {
         logger.info({ jobId: job.id, trigger: data.trigger }, 'manual reindex started');
         // Never beside a CLI rebuild of the same index (a busy lock fails the try; BullMQ retries it later).
-        return withReindexLock(redis, config.QUEUE_PREFIX, 'manual', () =>
-          reindexManual({}, { config, manual: search.manual, onProgress: jobProgress(job), logger }),
+        return withReindexLock(redis, config.QUEUE_PREFIX, 'manual', async () =>
+          built('manual', search.manual, await reindexManual({}, { config, manual: search.manual, onProgress: jobProgress(job), logger })),
         );
       }),
     'reindex-qa': (job, data) =>
       failFastOnBadInput(() => {
         logger.info({ jobId: job.id, trigger: data.trigger }, 'Q&A reindex started');
-        return withReindexLock(redis, config.QUEUE_PREFIX, 'qa', () =>
-          reindexQa({}, { config, qa: search.qa, onProgress: jobProgress(job), logger, learned: () => learned.qaPairs() }),
+        return withReindexLock(redis, config.QUEUE_PREFIX, 'qa', async () =>
+          built('qa', search.qa, await reindexQa({}, { config, qa: search.qa, onProgress: jobProgress(job), logger, learned: () => learned.qaPairs() })),
         );
       }),
   };
@@ -177,6 +200,8 @@ export interface MaintenanceRoleOverrides {
   timings?: Partial<{ lockDuration: number; stalledInterval: number; maxStalledCount: number }>;
   /** Queue a build of the indexes that are empty at start ({@link queueFirstIndexes}); default true. */
   buildEmptyIndexes?: boolean;
+  /** The machine's name in the build records (default the host name): tests run several "machines" in one process. */
+  host?: string;
 }
 
 /** The index a maintenance job rebuilds, if it is a reindex. */
@@ -226,11 +251,12 @@ export async function startMaintenanceRole(config: Config, overrides: Maintenanc
 
   try {
     if (ownConnection) await checkEvictionPolicy(connection, logger);
+    await checkClockSkewOnce(connection, logger);
     // Set before the worker starts, so even its first fetch respects the limit.
     await queue.setGlobalConcurrency(MAINTENANCE_GLOBAL_CONCURRENCY);
     worker = createQueueWorker({
       queueName: 'maintenance',
-      handlers: createMaintenanceHandlers(config, search, logger, connection),
+      handlers: createMaintenanceHandlers(config, search, logger, connection, overrides.host ? { host: overrides.host } : {}),
       connection,
       prefix: config.QUEUE_PREFIX,
       concurrency: 1,

@@ -36,6 +36,9 @@
  * | `P:imap:<user>@<host>/<mailbox>` | hash | `uidValidity`, `lastUid`, `lastSuccessfulPollAt` (epoch ms),       |
  * |                                  |      | `lastFailure` (one line), `lastFailureAt` (epoch ms)               |
  *
+ * Both times are Redis's clock (`TIME`), not the poller's: the dashboard that judges them may run on a machine whose
+ * clock differs (see `readPollerStatus`).
+ *
  * `lastFailure` is what the poller last logged as failing (no login, a refused STARTTLS, a lost connection, a failed
  * sync), so `/readyz` can say why the mailbox is not being read without anyone opening the poller's log.
  */
@@ -60,7 +63,7 @@ import type { RoleHandle } from './lifecycle.js';
 import { TicketStore } from '../tickets/ticket-store.js';
 import { ingestMessage, parkFromEnvelope, parkOversizeMessage, syntheticMessageId, type EnvelopeInfo, type IngestDeps, type IngestResult } from '../mail/ingest.js';
 import { imapTransportSecurity, isStartTlsRefusal, STARTTLS_REFUSAL_HINT } from '../mail/imap-security.js';
-import { failureLine } from './role-status.js';
+import { checkClockSkewOnce, clockOffsetMs, failureLine, onLocalClock, redisTimeMs } from './role-status.js';
 
 /** Variables the poller cannot run without; pass to `requireVariables`. */
 export const POLLER_VARIABLES: VariableName[] = ['IMAP_HOST', 'IMAP_USER', 'IMAP_PASSWORD'];
@@ -186,7 +189,9 @@ export type PollerStatus = Pick<MailboxState, 'lastSuccessfulPollAt' | 'lastFail
 
 /**
  * When the poller last completed a sync of the configured mailbox and what last failed, from Redis; empty when the
- * poller never ran against it. For health checks (`/readyz`) on any process sharing the Redis.
+ * poller never ran against it. For health checks (`/readyz`) on any process sharing the Redis. The poller stamps
+ * both with Redis's clock; they are returned on this process's clock, so ages computed here hold even when this
+ * machine's clock or the poller's is off.
  */
 export async function readPollerStatus(
   redis: Redis,
@@ -194,8 +199,11 @@ export async function readPollerStatus(
 ): Promise<PollerStatus> {
   if (!config.IMAP_USER || !config.IMAP_HOST) return {};
   const key = mailboxStateKey(config.QUEUE_PREFIX, { user: config.IMAP_USER, host: config.IMAP_HOST, mailbox: config.IMAP_MAILBOX });
-  const { lastSuccessfulPollAt, lastFailure } = await readMailboxState(redis, key);
-  return { ...(lastSuccessfulPollAt ? { lastSuccessfulPollAt } : {}), ...(lastFailure ? { lastFailure } : {}) };
+  const [offset, { lastSuccessfulPollAt, lastFailure }] = await Promise.all([clockOffsetMs(redis), readMailboxState(redis, key)]);
+  return {
+    ...(lastSuccessfulPollAt ? { lastSuccessfulPollAt: onLocalClock(lastSuccessfulPollAt.getTime(), offset) } : {}),
+    ...(lastFailure ? { lastFailure: { ...lastFailure, at: onLocalClock(lastFailure.at.getTime(), offset) } } : {}),
+  };
 }
 
 /** Thrown inside a sync when the IMAP connection cannot carry on (closed, mailbox deselected, a command refused). */
@@ -446,7 +454,8 @@ export class MailboxSupervisor {
    */
   private async recordFailure(failure: string): Promise<void> {
     try {
-      await produce(this.redis, () => this.redis.hset(this.stateKey, 'lastFailure', failureLine(failure), 'lastFailureAt', String(Date.now())));
+      // Redis's clock, as the poll's: /readyz compares the two, and compares them with its own clock.
+      await produce(this.redis, async () => this.redis.hset(this.stateKey, 'lastFailure', failureLine(failure), 'lastFailureAt', String(await redisTimeMs(this.redis))));
     } catch (err) {
       this.log.debug({ err }, 'Could not record the failure in Redis');
     }
@@ -483,7 +492,8 @@ export class MailboxSupervisor {
     if (this.stopping || !this.connected) return report;
     try {
       await this.sync(report);
-      await produce(this.redis, () => this.redis.hset(this.stateKey, 'lastSuccessfulPollAt', String(Date.now())));
+      // Redis's clock, not this machine's: a dashboard elsewhere decides from it whether the mailbox is being read.
+      await produce(this.redis, async () => this.redis.hset(this.stateKey, 'lastSuccessfulPollAt', String(await redisTimeMs(this.redis))));
       if (this.redisDown) this.log.info(`Redis reachable again at ${describeConnection(this.redis)}; mail is being queued`);
       this.redisDown = false;
       const busy = report.considered > 0;
@@ -764,6 +774,7 @@ export async function startPollerRole(config: Config, options: PollerRoleOptions
     if (stopped || !redis) return;
     log.info(`Redis connected at ${where}`);
     await checkEvictionPolicy(redis, log);
+    await checkClockSkewOnce(redis, log);
     queues = createQueues(redis, config.QUEUE_PREFIX);
     for (const queue of [queues.tickets, queues.outbound, queues.maintenance, queues.sentcopy]) {
       // BullMQ re-emits connection errors on each queue and prints them with a stack trace when nobody listens;

@@ -8,7 +8,8 @@ import { createLogger } from '../logger.js';
 import { Bm25Builder, Bm25Index, type Bm25Params } from './bm25.js';
 import { weightedTerms } from './tokenize.js';
 import { decodeContainer, encodeContainer, LiveIndexFile } from './vector-store.js';
-import { MAX_SEARCH_RESULTS, type ManualChunk, type ManualSearch, type ProgressFn, type SearchHit } from './types.js';
+import { manualContentHash } from './index-builds.js';
+import { MAX_SEARCH_RESULTS, type ManualChunk, type ManualSearch, type ProgressFn, type SearchHit, type ServedIndex } from './types.js';
 
 /** Name of the index file inside the directory. */
 export const MANUAL_INDEX_FILE = 'manual.idx';
@@ -51,12 +52,20 @@ interface ManualMeta {
   version: 1;
   ranking: ManualRankingOptions;
   chunks: ManualChunk[];
+  /**
+   * {@link manualContentHash} of the chunks, so the agent worker can tell whether it serves the last recorded build
+   * (`index-freshness.ts`). Absent from files written before it; readers of either version ignore what they do not
+   * know, so the format version stays.
+   */
+  contentHash?: string;
 }
 
 interface LoadedManual {
   chunks: ManualChunk[];
   ranking: ManualRankingOptions;
   bm25: Bm25Index;
+  /** Undefined for a file written before build hashes. */
+  contentHash: string | undefined;
 }
 
 /** How many chunks are analysed between yields to the event loop during a rebuild, so searches keep flowing. */
@@ -68,6 +77,7 @@ export class EmbeddedManualSearch implements ManualSearch {
   private readonly live: LiveIndexFile<LoadedManual>;
   private readonly ranking: ManualRankingOptions;
   private readonly log = createLogger('search', { index: 'manual' });
+  private lastBuiltHash: string | undefined;
 
   /**
    * @param dir directory of the index (created on first reindex).
@@ -113,11 +123,28 @@ export class EmbeddedManualSearch implements ManualSearch {
     }
     const bm25 = builder.build();
     const stored = chunks.map(({ id, fileName, heading, content }) => ({ id, fileName, heading, content }));
-    const meta: ManualMeta = { format: 'helpdesk-manual-index', version: 1, ranking, chunks: stored };
+    const contentHash = manualContentHash(stored);
+    const meta: ManualMeta = { format: 'helpdesk-manual-index', version: 1, ranking, chunks: stored, contentHash };
     const bytes = encodeContainer(meta, [bm25.serialize()]);
     await onProgress?.({ stage: 'index', done: total, total });
-    await this.live.replace(bytes, { chunks: stored, ranking, bm25 });
+    await this.live.replace(bytes, { chunks: stored, ranking, bm25, contentHash });
+    this.lastBuiltHash = contentHash;
     this.log.info({ chunks: total, terms: bm25.termCount, bytes: bytes.byteLength, ms: Math.round(performance.now() - started) }, 'manual index replaced');
+  }
+
+  /** The live file's content hash (reloaded first when it changed), or why there is no index. */
+  async served(): Promise<ServedIndex> {
+    try {
+      const index = await this.live.current();
+      return index ? { present: true, hash: index.contentHash } : { present: false };
+    } catch (err) {
+      return { present: false, error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  /** The content hash of the last index this instance built. */
+  builtHash(): string | undefined {
+    return this.lastBuiltHash;
   }
 
   /** Chunks in the live index; 0 when none has been built. */
@@ -140,7 +167,7 @@ function decodeManual(bytes: Uint8Array): LoadedManual {
   if (!sections[0]) throw new Error('manual index has no BM25 section');
   const bm25 = Bm25Index.deserialize(sections[0]);
   if (bm25.docCount !== meta.chunks.length) throw new Error('manual index: chunk count does not match the BM25 index');
-  return { chunks: meta.chunks, ranking: meta.ranking, bm25 };
+  return { chunks: meta.chunks, ranking: meta.ranking, bm25, contentHash: typeof meta.contentHash === 'string' ? meta.contentHash : undefined };
 }
 
 /** Index terms of one chunk: content, innermost heading weighted up, outer headings, kanji unigrams weighted down. */

@@ -23,7 +23,8 @@ import {
   quantizeRows,
   VectorIndex,
 } from './vector-store.js';
-import { formatQaPair, MAX_SEARCH_RESULTS, type Embedder, type ProgressFn, type QaPair, type QaSearch, type SearchHit } from './types.js';
+import { formatQaPair, LEARNED_ID_PREFIX, MAX_SEARCH_RESULTS, type Embedder, type ProgressFn, type QaPair, type QaSearch, type SearchHit, type ServedIndex } from './types.js';
+import { qaContentHash } from './index-builds.js';
 
 /** Name of the index file inside the directory. */
 export const QA_INDEX_FILE = 'qa.idx';
@@ -68,6 +69,12 @@ interface QaMeta {
   dims: number;
   ranking: QaRankingOptions;
   pairs: QaPair[];
+  /**
+   * {@link qaContentHash} of the pairs built in, so the agent worker can tell whether it serves the last recorded
+   * build (`index-freshness.ts`). Absent from files written before it; readers of either version ignore what they
+   * do not know, so the format version stays.
+   */
+  contentHash?: string;
 }
 
 interface LoadedQa {
@@ -77,6 +84,8 @@ interface LoadedQa {
   vectors: VectorIndex;
   bm25: Bm25Index;
   ranking: QaRankingOptions;
+  /** Of the base file; undefined for a file older than build hashes, and for a merge with learned pairs. */
+  contentHash?: string | undefined;
 }
 
 /** Texts per embed call during a rebuild: progress granularity, and how much is cached if a rebuild dies midway. */
@@ -103,8 +112,7 @@ export interface LearnedPairSource {
   pairs(): Promise<QaPair[]>;
 }
 
-/** Id prefix of the pairs a {@link LearnedPairSource} owns; index rows with it are replaced by the source's. */
-export const LEARNED_ID_PREFIX = 'learned#';
+export { LEARNED_ID_PREFIX };
 
 /** The index a search ranks over: the live file with the learned pairs merged in, and what it was made from. */
 interface MergedQa {
@@ -126,6 +134,7 @@ export class EmbeddedQaSearch implements QaSearch {
   private readonly log = createLogger('search', { index: 'qa' });
   private warnedMismatch = '';
   private warnedLearned = false;
+  private lastBuiltHash: string | undefined;
 
   /**
    * @param dir directory of the index (created on first reindex).
@@ -216,12 +225,29 @@ export class EmbeddedQaSearch implements QaSearch {
     const bm25 = builder.build();
     const stored = pairs.map(({ id, fileName, row, question, answer, ticketId }) => ({ id, fileName, row, question, answer, ...(ticketId ? { ticketId } : {}) }));
     const quantized = quantizeRows(matrix, dims);
-    const meta: QaMeta = { format: 'helpdesk-qa-index', version: QA_FORMAT_VERSION, embedderId: this.embedder.id, dims, ranking, pairs: stored };
+    const contentHash = qaContentHash(stored);
+    const meta: QaMeta = { format: 'helpdesk-qa-index', version: QA_FORMAT_VERSION, embedderId: this.embedder.id, dims, ranking, pairs: stored, contentHash };
     const bytes = encodeContainer(meta, [bytesOf(matrix), bm25.serialize(), bytesOf(quantized.codes), bytesOf(quantized.scales)]);
     await onProgress?.({ stage: 'index', done: total, total });
     const index = new VectorIndex(matrix, dims, quantized);
-    await this.live.replace(bytes, { pairs: stored, embedderId: this.embedder.id, dims, vectors: index, bm25, ranking });
+    await this.live.replace(bytes, { pairs: stored, embedderId: this.embedder.id, dims, vectors: index, bm25, ranking, contentHash });
+    this.lastBuiltHash = contentHash;
     this.log.info({ pairs: total, dims, bytes: bytes.byteLength, ms: Math.round(performance.now() - started) }, 'qa index replaced');
+  }
+
+  /** The live file's content hash (reloaded first when it changed); learned pairs merged in do not change it. */
+  async served(): Promise<ServedIndex> {
+    try {
+      const index = await this.live.current();
+      return index ? { present: true, hash: index.contentHash } : { present: false };
+    } catch (err) {
+      return { present: false, error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  /** The content hash of the last index this instance built. */
+  builtHash(): string | undefined {
+    return this.lastBuiltHash;
   }
 
   /** Pairs in the live index (learned pairs included); 0 when none has been built. */
@@ -352,7 +378,8 @@ function decodeQa(bytes: Uint8Array, log: Logger): LoadedQa {
     quantized = { codes, scales, stride };
   }
   const vectors = new VectorIndex(floats, meta.dims, quantized);
-  return { pairs: meta.pairs, embedderId: meta.embedderId, dims: meta.dims, vectors, bm25, ranking: meta.ranking };
+  const contentHash = typeof meta.contentHash === 'string' ? meta.contentHash : undefined;
+  return { pairs: meta.pairs, embedderId: meta.embedderId, dims: meta.dims, vectors, bm25, ranking: meta.ranking, contentHash };
 }
 
 /** Lexical terms of a pair: question terms weighted up, answer terms at 1, kanji unigrams as weak backoff. */

@@ -15,6 +15,7 @@ import {
   type Task,
 } from 'meilisearch';
 import { createLogger } from '../logger.js';
+import { manualContentHash } from './index-builds.js';
 import { fitQueryWords } from './query-words.js';
 import type { ManualChunk, ManualSearch, ProgressFn, SearchHit } from './types.js';
 
@@ -92,6 +93,8 @@ export class MeilisearchManualSearch implements ManualSearch {
   readonly #batchSize: number;
   readonly #wait: { timeout: number; interval: number };
   readonly #log = createLogger('search', { backend: 'meilisearch' });
+  /** What the last {@link replaceAll} of this instance indexed, for the build record (`index-builds.ts`). */
+  #builtHash: string | undefined;
 
   constructor(options: MeilisearchManualSearchOptions) {
     this.#host = options.host;
@@ -179,7 +182,13 @@ export class MeilisearchManualSearch implements ManualSearch {
     } catch (error) {
       this.#log.warn({ err: error, index: build }, 'could not delete the previous manual index');
     }
+    this.#builtHash = manualContentHash(chunks);
     this.#log.info({ index: this.#index, chunks: documents.length, ms: Date.now() - started }, 'manual index replaced');
+  }
+
+  /** The content hash of the last index this instance built; every machine searches that one index. */
+  builtHash(): string | undefined {
+    return this.#builtHash;
   }
 
   async count(): Promise<number> {

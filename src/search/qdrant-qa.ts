@@ -11,6 +11,7 @@ import {
 } from '@qdrant/js-client-rest';
 import { createLogger, type Logger } from '../logger.js';
 import { embedQuery } from './embeddings.js';
+import { qaContentHash } from './index-builds.js';
 import { formatQaPair, type Embedder, type ProgressFn, type QaPair, type QaSearch, type SearchHit } from './types.js';
 
 /** Payload stored with each point: everything needed to rebuild the hit without another lookup. */
@@ -104,6 +105,8 @@ export class QdrantQaSearch implements QaSearch {
   readonly #log = createLogger('search', { backend: 'qdrant' });
   /** Last verdict of the embedder check, see {@link QdrantQaSearch.#builtBySameEmbedder}. */
   #checked: { at: number; ok: true } | { at: number; ok: false; error: EmbedderMismatchError } | undefined;
+  /** What the last {@link replaceAll} of this instance indexed (learned pairs left out), for the build record. */
+  #builtHash: string | undefined;
 
   constructor(options: QdrantQaSearchOptions) {
     this.#url = options.url;
@@ -208,7 +211,13 @@ export class QdrantQaSearch implements QaSearch {
         this.#log.warn({ err: error, collection: previous }, 'could not delete the previous Q&A collection');
       }
     }
+    this.#builtHash = qaContentHash(pairs);
     this.#log.info({ alias: this.#alias, collection: build, pairs: pairs.length, ms: Date.now() - started }, 'Q&A collection replaced');
+  }
+
+  /** The content hash of the last collection this instance built; every machine searches that one collection. */
+  builtHash(): string | undefined {
+    return this.#builtHash;
   }
 
   /**

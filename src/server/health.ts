@@ -1,14 +1,17 @@
 /**
  * Liveness and readiness. `/healthz` says only that the process answers (a restart is the cure when it does not);
  * `/readyz` says whether the deployment can do its work: Redis reachable, the IMAP poller polling, the agent workers
- * able to use the model server, the sender able to use the SMTP server, the search backends answering. Each check
- * has a deadline, so a hung dependency makes the answer "not ready", never a hang.
+ * able to use the model server and serving the last build of each search index, the sender able to use the SMTP
+ * server, the search backends answering. Each check has a deadline, so a hung dependency makes the answer "not
+ * ready", never a hang.
  */
 import type { Redis } from 'ioredis';
 import { describeConnection } from '../queues/connection.js';
 import type { ReindexKind, ReindexOutcome } from '../runtime/reindex-outcome.js';
 import type { PollerStatus } from '../runtime/poller.js';
 import type { RoleStatus } from '../runtime/role-status.js';
+import { INDEX_NAMES as SEARCH_INDEXES, shortHash } from '../search/index-builds.js';
+import { describeIndexProblems, INDEX_LABELS, type IndexVerdict } from '../search/index-freshness.js';
 import type { ManualSearch, QaSearch } from '../search/types.js';
 
 /** Outcome of one check. `skipped` checks do not affect readiness. */
@@ -36,7 +39,10 @@ export interface ReadinessDeps {
    * dashboard that does not know the mailbox (IMAP_HOST / IMAP_USER unset in its environment).
    */
   pollerStatus?: (() => Promise<PollerStatus>) | undefined;
-  /** What the running agent workers last reported about the model server (from Redis); `undefined` skips the check. */
+  /**
+   * What the running agent workers last reported about the model server and the indexes they serve (from Redis);
+   * `undefined` skips the check.
+   */
   agentStatus?: (() => Promise<RoleStatus[]>) | undefined;
   /** What the running senders last reported about the SMTP server (from Redis); `undefined` skips the check. */
   senderStatus?: (() => Promise<RoleStatus[]>) | undefined;
@@ -160,6 +166,44 @@ export function dependencyCheck(reports: readonly RoleStatus[], now: Date, words
   return { status: 'ok', detail: reached.map((r) => `${named(r)} reached ${words.server} ${ago(r.reachedAt!)}, with no failure since`).join('; ') };
 }
 
+/** How the readiness detail lists one index a worker serves: its short hash, and what is wrong with it. */
+function servedIndexLabel(verdict: IndexVerdict): string {
+  switch (verdict.state) {
+    case 'shared':
+      return `${verdict.backend} (shared)`;
+    case 'missing':
+      return 'none';
+    case 'stale':
+      return `${shortHash(verdict.hash)} (not the last build)`;
+    case 'unrecorded':
+      return `${shortHash(verdict.hash)} (no build recorded)`;
+    case 'current':
+      return shortHash(verdict.hash);
+  }
+}
+
+/**
+ * The agent check: the model server ({@link dependencyCheck}) and the search indexes each agent worker serves. It
+ * fails, naming the machine (`host#pid`) and the index, while a worker takes no tickets because its index is not
+ * the last recorded build or it has none, and while a worker has no index at all (before any build too: its searches
+ * would find nothing). The detail ends with every worker's host and the short hashes of what it serves, so an
+ * operator sees who serves what. Workers that report no indexes (older versions) leave the model server check as it was.
+ */
+export function agentCheck(reports: readonly RoleStatus[], now: Date): { status: CheckStatus; detail: string } {
+  const model = dependencyCheck(reports, now, AGENT_WORDS);
+  const serving = reports.filter((r) => r.indexes);
+  if (serving.length === 0) return model;
+  const when = (at: number) => `${formatDuration(now.getTime() - at)} ago`;
+  const problems = serving.flatMap((r) => describeIndexProblems(r.indexes!, { who: `agent worker ${r.process}`, where: 'that machine', when }));
+  const listing = `indexes served: ${serving
+    .map((r) => `${r.process} ${SEARCH_INDEXES.map((index) => `${INDEX_LABELS[index]} ${servedIndexLabel(r.indexes![index])}`).join(', ')}`)
+    .join('; ')}`;
+  // "No agent worker has reported yet" says nothing next to a worker that has just reported its indexes.
+  const modelWords = model.status === 'skipped' && problems.length > 0 ? [] : [model.detail];
+  const status: CheckStatus = problems.length > 0 ? 'fail' : model.status;
+  return { status, detail: [...problems, ...modelWords, listing].join('; ') };
+}
+
 /** Runs every check in parallel; ready when none failed. */
 export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
   const timeoutMs = deps.timeoutMs ?? CHECK_TIMEOUT_MS;
@@ -192,15 +236,19 @@ export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
         }, timeoutMs)
       : Promise.resolve<CheckResult>({ status: 'skipped', detail: `no ${what} backend configured for the dashboard`, durationMs: 0 });
 
-  const dependency = (read: (() => Promise<RoleStatus[]>) | undefined, words: DependencyWords): Promise<CheckResult> =>
+  const dependency = (
+    read: (() => Promise<RoleStatus[]>) | undefined,
+    words: DependencyWords,
+    check: (reports: RoleStatus[], now: Date) => { status: CheckStatus; detail: string } = (reports, at) => dependencyCheck(reports, at, words),
+  ): Promise<CheckResult> =>
     read
-      ? runCheck(async () => dependencyCheck(await read(), now(), words), timeoutMs)
+      ? runCheck(async () => check(await read(), now()), timeoutMs)
       : Promise.resolve<CheckResult>({ status: 'skipped', detail: `the dashboard was not given the ${words.role}’s state`, durationMs: 0 });
 
   const [r, p, a, s, m, q] = await Promise.all([
     redis,
     imapPoller,
-    dependency(deps.agentStatus, AGENT_WORDS),
+    dependency(deps.agentStatus, AGENT_WORDS, agentCheck),
     dependency(deps.senderStatus, SENDER_WORDS),
     ping(deps.search?.manual, 'manual search'),
     ping(deps.search?.qa, 'Q&A search'),

@@ -3,6 +3,7 @@
  * client talks real HTTP, and the tests assert on the requests it made as well as on the results.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { manualContentHash } from '../../src/search/index-builds.js';
 import { MeilisearchManualSearch, toMeiliDocumentId } from '../../src/search/meilisearch-manual.js';
 import type { ManualChunk } from '../../src/search/types.js';
 import { startRecordingServer, type RecordedRequest, type RecordingHttpServer, type RouteResponse } from '../support/recording-http-server.js';
@@ -402,6 +403,8 @@ describe('MeilisearchManualSearch over HTTP', () => {
 
   it('fails loudly when a task fails, leaving the live index untouched and dropping the build', async () => {
     await manual.replaceAll(CHUNKS);
+    // What the build record names (src/search/index-builds.ts): the chunks of the last build that went live.
+    expect(manual.builtHash()).toBe(manualContentHash(CHUNKS));
     server.clear();
     meili.failTask = (type) => (type === 'documentAdditionOrUpdate' ? { message: 'The disk is full.', code: 'no_space_left_on_device' } : undefined);
 
@@ -414,6 +417,7 @@ describe('MeilisearchManualSearch over HTTP', () => {
     expect(server.find('DELETE', `/indexes/${build}`)).toHaveLength(1);
     expect([...meili.indexes.keys()]).toEqual([INDEX]);
     expect(meili.chunkIds(INDEX)).toEqual(CHUNKS.map((chunk) => chunk.id).sort());
+    expect(manual.builtHash()).toBe(manualContentHash(CHUNKS));
   });
 
   it('treats a missing index as empty and rejects duplicate chunk ids', async () => {

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { JobType } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { MailboxSupervisor, readMailboxState, readPollerStatus } from '../../src/runtime/poller.js';
 import { isStartTlsRefusal } from '../../src/mail/imap-security.js';
@@ -18,6 +18,7 @@ import { connectForSentCopy } from '../../src/mail/sent-copy.js';
 import { connectProducer, waitForReady } from '../../src/queues/connection.js';
 import { answerJobId } from '../../src/queues/job-options.js';
 import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
+import { pollerCheck } from '../../src/server/health.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
 import { ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
 import { startDovecot, type DovecotServer } from '../../src/dev/dovecot.js';
@@ -517,6 +518,30 @@ describe('MailboxSupervisor', () => {
     const after = await readPollerStatus(redis, h.config);
     expect(after.lastFailure).toEqual(refused.lastFailure);
     expect(after.lastSuccessfulPollAt!.getTime()).toBeGreaterThan(after.lastFailure!.at.getTime());
+  });
+
+  // A new VM without NTP: /readyz said the mailbox was not read (or was) depending on which clock was wrong.
+  it("stamps its polls and failures with Redis's clock, so a poller whose clock is minutes off reads as it is", async () => {
+    const h = await harness();
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    try {
+      vi.setSystemTime(Date.now() - 4 * 60_000);
+      await started(h);
+    } finally {
+      vi.useRealTimers();
+    }
+    const status = await readPollerStatus(redis, h.config);
+    expect(Math.abs(Date.now() - status.lastSuccessfulPollAt!.getTime())).toBeLessThan(10_000);
+    expect(pollerCheck(status, new Date(), 3 * 60_000).status).toBe('ok');
+    // Read by a dashboard whose clock is 4 min ahead: the same poll, as recent on its clock.
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    try {
+      vi.setSystemTime(Date.now() + 4 * 60_000);
+      const ahead = await readPollerStatus(redis, h.config);
+      expect(pollerCheck(ahead, new Date(), 3 * 60_000).detail).toMatch(/^last successful poll [0-9] s ago/);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('says in one line that TLS failed when IMAP_SECURE=true meets a plain port', async () => {

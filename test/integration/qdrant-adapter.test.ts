@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CachedEmbedder } from '../../src/search/embeddings.js';
+import { qaContentHash } from '../../src/search/index-builds.js';
 import { QdrantQaSearch, toQdrantPointId } from '../../src/search/qdrant-qa.js';
 import { formatQaPair, type Embedder, type QaPair } from '../../src/search/types.js';
 import { startRecordingServer, type RecordedRequest, type RecordingHttpServer, type RouteResponse } from '../support/recording-http-server.js';
@@ -233,9 +234,12 @@ describe('QdrantQaSearch over HTTP', () => {
 
   it('embeds, fills a new Cosine collection, points the alias at it', async () => {
     const progress: { stage: string; done: number; total: number }[] = [];
+    expect(qa.builtHash()).toBeUndefined();
     await qa.replaceAll(PAIRS, (p) => {
       progress.push(p);
     });
+    // What the build record names (src/search/index-builds.ts): the pairs indexed.
+    expect(qa.builtHash()).toBe(qaContentHash(PAIRS));
 
     expect(embedder.calls).toEqual([[formatQaPair(PAIRS[0]!), formatQaPair(PAIRS[1]!)], [formatQaPair(PAIRS[2]!)]]);
 

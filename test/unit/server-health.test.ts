@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AGENT_WORDS, SENDER_WORDS, dependencyCheck, pollerCheck, reindexProblems } from '../../src/server/health.js';
+import { AGENT_WORDS, SENDER_WORDS, agentCheck, dependencyCheck, pollerCheck, reindexProblems } from '../../src/server/health.js';
+import type { IndexBuild } from '../../src/search/index-builds.js';
+import type { IndexVerdict, IndexVerdicts } from '../../src/search/index-freshness.js';
 import type { PollerStatus } from '../../src/runtime/poller.js';
 import type { RoleStatus } from '../../src/runtime/role-status.js';
 
@@ -69,5 +71,58 @@ describe('reindexProblems', () => {
       'the last reindex of the manual failed 3 h ago (Meilisearch at http://meili:7700 unreachable); the agent answers from the index built before it',
       'the last reindex of the past Q&A failed 1 min ago (no reason given); the agent answers from the index built before it',
     ]);
+  });
+});
+
+describe('agentCheck: the model server and the indexes each agent worker serves', () => {
+  const build: IndexBuild = { hash: 'b'.repeat(64), at: ago(120).getTime(), host: 'hostA', pid: 41, backend: 'embedded' };
+  const qaBuild: IndexBuild = { ...build, hash: 'd'.repeat(64) };
+  const current: IndexVerdicts = {
+    manual: { state: 'current', backend: 'embedded', hash: build.hash, lastBuild: build },
+    qa: { state: 'current', backend: 'embedded', hash: qaBuild.hash, lastBuild: qaBuild },
+  };
+  const worker = (process: string, indexes: IndexVerdicts | undefined, fields: Omit<RoleStatus, 'process' | 'seenAt'> = { reachedAt: ago(60) }): RoleStatus => ({
+    process,
+    seenAt: ago(1),
+    ...fields,
+    ...(indexes ? { indexes } : {}),
+  });
+  const REMEDY = 'copy the knowledge folders and run `npm run reindex` on that machine, or use Meilisearch and Qdrant';
+
+  it("lists each worker's machine and the short hashes of what it serves", () => {
+    const shared: IndexVerdicts = { manual: { state: 'shared', backend: 'meilisearch' }, qa: { state: 'unrecorded', backend: 'embedded' } };
+    expect(agentCheck([worker('hostA#41', current), worker('hostB#7', shared)], NOW)).toEqual({
+      status: 'ok',
+      detail:
+        'agent worker hostA#41 reached the model server 1 min ago, with no failure since; agent worker hostB#7 reached the model server 1 min ago, with no failure since; ' +
+        'indexes served: hostA#41 manual bbbbbbbbbbbb, Q&A dddddddddddd; hostB#7 manual meilisearch (shared), Q&A of unknown content (no build recorded)',
+    });
+  });
+
+  it('fails naming the machine and the index of a worker that takes no tickets, and what to do', () => {
+    const stale: IndexVerdicts = { ...current, manual: { state: 'stale', backend: 'embedded', hash: 'c'.repeat(64), lastBuild: build } };
+    expect(agentCheck([worker('hostA#41', current), worker('hostB#7', stale)], NOW)).toEqual({
+      status: 'fail',
+      detail:
+        `agent worker hostB#7 takes no tickets: its manual index cccccccccccc is not the last build bbbbbbbbbbbb (hostA#41, 2 min ago); ${REMEDY}; ` +
+        'agent worker hostA#41 reached the model server 1 min ago, with no failure since; agent worker hostB#7 reached the model server 1 min ago, with no failure since; ' +
+        'indexes served: hostA#41 manual bbbbbbbbbbbb, Q&A dddddddddddd; hostB#7 manual cccccccccccc (not the last build), Q&A dddddddddddd',
+    });
+  });
+
+  it('fails while a worker has no index, also before any build (and before it reached the model server)', () => {
+    const none: IndexVerdict = { state: 'missing', backend: 'embedded' };
+    const result = agentCheck([worker('hostC#9', { manual: none, qa: current.qa }, {})], NOW);
+    expect(result.status).toBe('fail');
+    expect(result.detail).toBe(
+      'agent worker hostC#9 has no manual index, and no build is recorded yet: its searches find nothing until one is built (the scheduler builds empty indexes when it starts; or run `npm run reindex` on that machine); ' +
+        'indexes served: hostC#9 manual none, Q&A dddddddddddd',
+    );
+  });
+
+  it('is the model server check alone for workers that report no indexes', () => {
+    for (const reports of [[], [worker('w#1', undefined)], [worker('w#1', undefined, { lastFailure: { at: ago(8), message: 'refused' } })]]) {
+      expect(agentCheck(reports, NOW)).toEqual(dependencyCheck(reports, NOW, AGENT_WORDS));
+    }
   });
 });
