@@ -107,14 +107,6 @@ export const UNIGRAM_PREFIX = '\u0001';
 export const WORD_BIGRAM_PREFIX = '\u0002';
 
 /**
- * Version of the terms {@link weightedTerms} produces for the BM25 indexes. An index built with terms of another
- * version still answers (its missing terms match nothing) but ranks as before until a reindex.
- * 1: words, CJK bigrams, kanji unigrams. 2: {@link TokenizeOptions.searchIndex} (word bigrams, lone characters,
- * folded number spellings).
- */
-export const SEARCH_TERMS_VERSION = 2;
-
-/**
  * Thousands separators inside a number: `2,000`, `1,234,567` (not `639-1,639`, a list, nor `1,2345`).
  */
 const THOUSANDS_GROUPED = /(?<![\d.,-])\d{1,3}(?:,\d{3})+(?![\d,])/g;
@@ -258,7 +250,8 @@ const HIRAGANA_ONLY = /^[\u3040-\u309f]+$/;
 
 /**
  * Adds the weighted terms of `text` into `into` (term → summed weight) and returns it: the BM25 indexes' analysis
- * ({@link TokenizeOptions.searchIndex}, version {@link SEARCH_TERMS_VERSION}).
+ * ({@link TokenizeOptions.searchIndex}). An index built with an earlier analysis still answers (the terms it lacks
+ * match nothing) and ranks as it did until the next reindex.
  */
 export function weightedTerms(text: string, weights: TermWeights, into: Map<string, number> = new Map()): Map<string, number> {
   const unigramWeight = weights.unigramWeight ?? 0;
