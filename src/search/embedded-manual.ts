@@ -8,7 +8,7 @@ import { createLogger } from '../logger.js';
 import { Bm25Builder, Bm25Index, type Bm25Params } from './bm25.js';
 import { weightedTerms } from './tokenize.js';
 import { decodeContainer, encodeContainer, LiveIndexFile } from './vector-store.js';
-import { manualContentHash } from './index-builds.js';
+import { manualContentHash, servedIndex } from './index-builds.js';
 import { MAX_SEARCH_RESULTS, type ManualChunk, type ManualSearch, type ProgressFn, type SearchHit, type ServedIndex } from './types.js';
 
 /** Name of the index file inside the directory. */
@@ -133,13 +133,8 @@ export class EmbeddedManualSearch implements ManualSearch {
   }
 
   /** The live file's content hash (reloaded first when it changed), or why there is no index. */
-  async served(): Promise<ServedIndex> {
-    try {
-      const index = await this.live.current();
-      return index ? { present: true, hash: index.contentHash } : { present: false };
-    } catch (err) {
-      return { present: false, error: err instanceof Error ? err.message : String(err) };
-    }
+  served(): Promise<ServedIndex> {
+    return servedIndex(() => this.live.current());
   }
 
   /** The content hash of the last index this instance built. */

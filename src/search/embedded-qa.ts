@@ -24,7 +24,7 @@ import {
   VectorIndex,
 } from './vector-store.js';
 import { formatQaPair, LEARNED_ID_PREFIX, MAX_SEARCH_RESULTS, type Embedder, type ProgressFn, type QaPair, type QaSearch, type SearchHit, type ServedIndex } from './types.js';
-import { qaContentHash } from './index-builds.js';
+import { qaContentHash, servedIndex } from './index-builds.js';
 
 /** Name of the index file inside the directory. */
 export const QA_INDEX_FILE = 'qa.idx';
@@ -236,13 +236,8 @@ export class EmbeddedQaSearch implements QaSearch {
   }
 
   /** The live file's content hash (reloaded first when it changed); learned pairs merged in do not change it. */
-  async served(): Promise<ServedIndex> {
-    try {
-      const index = await this.live.current();
-      return index ? { present: true, hash: index.contentHash } : { present: false };
-    } catch (err) {
-      return { present: false, error: err instanceof Error ? err.message : String(err) };
-    }
+  served(): Promise<ServedIndex> {
+    return servedIndex(() => this.live.current());
   }
 
   /** The content hash of the last index this instance built. */

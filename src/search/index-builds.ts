@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import { LEARNED_ID_PREFIX, type ManualChunk, type ManualSearch, type QaPair, type QaSearch } from './types.js';
+import { LEARNED_ID_PREFIX, type ManualChunk, type ManualSearch, type QaPair, type QaSearch, type ServedIndex } from './types.js';
 
 /** The two indexes of the knowledge base. */
 export type IndexName = 'manual' | 'qa';
@@ -120,4 +120,17 @@ function contentHash(domain: string, rows: (string | number)[][]): string {
 /** A hash as people compare it: its first 12 hex digits (`of unknown content` for an index older than build hashes). */
 export function shortHash(hash: string | undefined): string {
   return hash === undefined ? 'of unknown content' : hash.slice(0, 12);
+}
+
+/**
+ * What an embedded engine serves: the content hash of its live index (`current` reloads a newer file first), absent
+ * when none was built here, or absent with the reason when the file cannot be read.
+ */
+export async function servedIndex(current: () => Promise<{ contentHash?: string | undefined } | undefined>): Promise<ServedIndex> {
+  try {
+    const index = await current();
+    return index ? { present: true, hash: index.contentHash } : { present: false };
+  } catch (err) {
+    return { present: false, error: err instanceof Error ? err.message : String(err) };
+  }
 }
