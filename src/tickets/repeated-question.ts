@@ -56,9 +56,12 @@ export async function takeOverQuestion(redis: Redis, prefix: string, ticket: Pic
   await redis.set(repeatedQuestionKey(prefix, ticket), ticket.id, 'PX', windowMs);
 }
 
+/** How {@link repeatedQuestionReason} starts: a rerun of such a ticket parks its new draft (src/tickets/review.ts). */
+export const REPEATED_QUESTION_PREFIX = 'repeated question:';
+
 /** Why a later copy is parked, naming the first and how long ago it came. */
 export function repeatedQuestionReason(first: Pick<Ticket, 'id' | 'state' | 'createdAt'>, now: Date): string {
   const minutes = Math.max(0, Math.round((now.getTime() - Date.parse(first.createdAt)) / 60_000));
   const ago = minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
-  return `repeated question: the same sender asked the same under the same subject ${ago} ago (ticket ${first.id}, ${first.state}); parked so the customer does not get the same automatic reply twice`;
+  return `${REPEATED_QUESTION_PREFIX} the same sender asked the same under the same subject ${ago} ago (ticket ${first.id}, ${first.state}); parked so the customer does not get the same automatic reply twice`;
 }

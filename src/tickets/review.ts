@@ -17,6 +17,7 @@ import { createLogger } from '../logger.js';
 import { answerTicketJob, proposeLearnedAnswerJob, sendReplyJob, type JobTuning } from '../queues/job-options.js';
 import type { Queues } from '../queues/registry.js';
 import { approvalRecord } from './outcome.js';
+import { REPEATED_QUESTION_PREFIX } from './repeated-question.js';
 import { IllegalTransitionError, TICKET_ID_PATTERN, jobGeneration, type Ticket, type TicketPatch, type TicketState } from './ticket.js';
 import { TicketConflictError, TicketNotFoundError, type TicketStore } from './ticket-store.js';
 
@@ -401,6 +402,9 @@ export async function rerunAgent(deps: RerunDeps, request: RerunRequest): Promis
   }
   const refused = whyNoNewDraft(ticket);
   if (refused) return { outcome: 'conflict', message: refused, state: ticket.state };
+  // The customer already has an automatic reply to this question (the check that parked it does not run again on a
+  // rerun): the new draft is for a person, from a terminal too.
+  if (ticket.reason?.startsWith(REPEATED_QUESTION_PREFIX)) request = { ...request, forReview: true };
   let requeued: Ticket;
   try {
     requeued = await deps.store.transition(ticket.id, { from: ['parked'], to: 'processing', actor: operatorActor(request.operator), note: RERUN_NOTE, current: ticket });

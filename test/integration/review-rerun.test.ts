@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { startDashboardRole, type DashboardRole } from '../../src/runtime/dashboard.js';
 import { ANONYMOUS_OPERATOR } from '../../src/server/auth.js';
-import { RERUN_NOTE, rerunReason } from '../../src/tickets/review.js';
+import { RERUN_NOTE, rerunAgent, rerunReason } from '../../src/tickets/review.js';
 import { newTicket, ticketIdFor } from '../../src/tickets/ticket.js';
 import {
   buildMail,
@@ -118,6 +118,22 @@ describe('a new draft asked for on the review page', () => {
     const reparked = await afterRerun(repeatId);
     expect(reparked.state).toBe('parked');
     expect(reparked.reason).toBe(rerunReason(ANONYMOUS_OPERATOR));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(servers.smtp.messages).toHaveLength(mailsBefore);
+  }, 90_000);
+
+  it('from a terminal (rerunAgent as `npm run review -- rerun` calls it), a repeated question is parked too: the customer already has a reply', async () => {
+    const { repeatId } = await repeatedQuestion('cli');
+    const mailsBefore = servers.smtp.messages.length;
+    const queues = await running.services.queues();
+    const outcome = await rerunAgent(
+      { store: running.store, redis: await running.services.producer(), tickets: queues.tickets, config: running.services.config },
+      { ticketId: repeatId, operator: 'cli' },
+    );
+    expect(outcome.outcome).toBe('requeued');
+    const reparked = await afterRerun(repeatId);
+    expect(reparked.state).toBe('parked');
+    expect(reparked.reason).toMatch(/^new draft asked for by cli: review it/);
     await new Promise((r) => setTimeout(r, 500));
     expect(servers.smtp.messages).toHaveLength(mailsBefore);
   }, 90_000);
