@@ -243,8 +243,10 @@ describe('agent workers on several machines with the embedded engines', () => {
     expect(stale.detail).not.toMatch(/its Q&A index/);
     await sleep(1_500);
     expect((await store.get(ticketId))?.state).toBe('received');
-    const errors = errorLines(b.lines);
-    expect(errors).toHaveLength(1);
+    // One error naming the remedy, however many checks ran meanwhile (a loaded machine may add others, e.g. a status
+    // write that timed out; those are not what this test is about).
+    const errors = errorLines(b.lines).filter((l) => l.msg.includes(REMEDY));
+    expect(errors, JSON.stringify(errorLines(b.lines))).toHaveLength(1);
     expect(errors[0]!.msg).toContain('manual index');
     expect(errors[0]!.msg).toContain(REMEDY);
 
@@ -258,7 +260,7 @@ describe('agent workers on several machines with the embedded engines', () => {
     const ok = await agentCheck(prefix);
     expect(ok.status).not.toBe('fail');
     expect(ok.detail).toContain(`hostB#${process.pid} manual ${shortHash(builds.manual!.hash)}`);
-    expect(errorLines(b.lines)).toHaveLength(1);
+    expect(errorLines(b.lines).filter((l) => l.msg.includes(REMEDY)), JSON.stringify(errorLines(b.lines))).toHaveLength(1);
   });
 
   it('a ticket that arrives right after a rebuild elsewhere is not answered from the old index, before the next periodic check', { timeout: 120_000 }, async () => {
@@ -308,8 +310,8 @@ describe('agent workers on several machines with the embedded engines', () => {
     const second = await ask();
     await sleep(1_500);
     expect((await store.get(second))?.state).toBe('received');
-    const errors = errorLines(c.lines);
-    expect(errors.map((e) => e.msg)).toEqual([expect.stringContaining('no manual index'), expect.stringContaining('no Q&A index')]);
+    const errors = errorLines(c.lines).filter((l) => l.msg.includes(REMEDY));
+    expect(errors.map((e) => e.msg), JSON.stringify(errorLines(c.lines))).toEqual([expect.stringContaining('no manual index'), expect.stringContaining('no Q&A index')]);
     for (const e of errors) expect(e.msg).toContain(REMEDY);
     const detail = (await agentCheck(prefix)).detail;
     expect(detail).toContain(`agent worker hostC#${process.pid} takes no tickets: it has no manual index`);
