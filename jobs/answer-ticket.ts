@@ -32,7 +32,6 @@ import { createLogger, type Logger } from '../src/logger.js';
 import {
   bulkMailDetail,
   decideReply,
-  domainOf,
   forgedSenderDetail,
   hasQuestion,
   ignoreReasonText,
@@ -43,6 +42,7 @@ import {
   type IgnoreReason,
   type ReplySignals,
 } from '../src/mail/classify.js';
+import { domainOf } from '../src/mail/addresses.js';
 import { MailParseError, parseInboundMail } from '../src/mail/parse.js';
 import { loadRaw } from '../src/mail/raw-store.js';
 import { produce } from '../src/queues/connection.js';

@@ -104,6 +104,14 @@ export function localPart(address: string): string {
   return (at < 0 ? address : address.slice(0, at)).trim().toLowerCase();
 }
 
+/** The domain of an address, lower case, without a trailing dot and in its IDN ASCII form ('' when it has none). */
+export function domainOf(address: string): string {
+  const at = address.lastIndexOf('@');
+  if (at < 0) return '';
+  const domain = address.slice(at + 1).trim().toLowerCase().replace(/\.$/, '');
+  return domainToASCII(domain) || domain;
+}
+
 /**
  * The form used to compare an address with our own: NFKC-normalised (full-width letters fold), lower-cased, the
  * domain in its IDN ASCII form, and with a `+tag` sub-address removed, so that `Support+Ticket-42@Example.com` and

@@ -3,8 +3,7 @@
  * conversations with machines: auto-responders, bounces, mailing lists, itself. Rate limiting and the "is there a
  * question at all" check need state or come later in the pipeline and are not decided here.
  */
-import { domainToASCII } from 'node:url';
-import { comparableAddress, isUsableAddress, localPart, normaliseAddress, ownAddressMatcher, parseAddressList, stripComments, type MailAddress } from './addresses.js';
+import { comparableAddress, domainOf, isUsableAddress, localPart, normaliseAddress, ownAddressMatcher, parseAddressList, stripComments, type MailAddress } from './addresses.js';
 import type { Config } from '../config.js';
 import type { InboundMail } from './parse.js';
 
@@ -597,14 +596,6 @@ const EMPTY_FORM_FIELD = /^[ \t]*[\p{L}\p{N}][\p{L}\p{N}\p{M} _'’/&()-]{0,39}[
  */
 export function hasQuestion(mail: Pick<InboundMail, 'question'>): boolean {
   return /[\p{L}\p{N}]/u.test(mail.question.replace(EMPTY_FORM_FIELD, ''));
-}
-
-/** The domain of an address, lower case, without a trailing dot and in its IDN ASCII form ('' when it has none). */
-export function domainOf(address: string): string {
-  const at = address.lastIndexOf('@');
-  if (at < 0) return '';
-  const domain = address.slice(at + 1).trim().toLowerCase().replace(/\.$/, '');
-  return domainToASCII(domain) || domain;
 }
 
 /** True when `domain` is `parent` or a subdomain of it (whole labels: `evilshop.example` is not under `shop.example`). */
