@@ -29,16 +29,13 @@ import { produce } from '../src/queues/connection.js';
 import type { SendReplyData } from '../src/queues/payloads.js';
 import { normalizeMessageId, type OutboundInfo, type Ticket } from '../src/tickets/ticket.js';
 import { TicketConflictError, type TicketStore } from '../src/tickets/ticket-store.js';
-import { approverOf } from '../src/tickets/review.js';
+import { MAYBE_SENT_REASON, approverOf } from '../src/tickets/review.js';
 
 export type { SendReplyData };
 
 /** Actor name of the history entries this job writes. */
 export const SENDER_ACTOR = 'sender';
 
-/** Reason of a ticket found in `sending` by a new attempt. */
-export const MAYBE_SENT_REASON =
-  'may already have been sent: a send attempt was interrupted after the reply was handed to the SMTP server; check the recipient or the server log before approving it again';
 
 /** What the handler runs against. */
 export interface SendReplyDeps {

@@ -107,9 +107,13 @@ export interface UncertainSendAttempt {
   error: string;
 }
 
-// The sender's words for an attempt whose outcome is unknown (MAYBE_SENT_REASON in jobs/send-reply.ts); a refusal
-// (5xx, attempts used up) parks with other words: that reply never arrived.
-const MAYBE_SENT = 'may already have been sent';
+/**
+ * The sender's reason for an attempt whose outcome is unknown (jobs/send-reply.ts parks with it, with the error in
+ * parentheses). Here because the review reads it back; a refusal (5xx, attempts used up) parks with other words:
+ * that reply never arrived.
+ */
+export const MAYBE_SENT_REASON =
+  'may already have been sent: a send attempt was interrupted after the reply was handed to the SMTP server; check the recipient or the server log before approving it again';
 
 /**
  * The send attempts of a ticket that may have delivered its reply: a `sending → parked` entry in the sender's words
@@ -118,7 +122,7 @@ const MAYBE_SENT = 'may already have been sent';
  */
 export function uncertainSendAttempts(ticket: Pick<Ticket, 'history' | 'outbound'>): UncertainSendAttempt[] {
   return ticket.history.flatMap((h, i) => {
-    if (h.from !== 'sending' || h.to !== 'parked' || !h.note?.includes(MAYBE_SENT)) return [];
+    if (h.from !== 'sending' || h.to !== 'parked' || !h.note?.startsWith(MAYBE_SENT_REASON)) return [];
     const claim = ticket.history.slice(0, i).findLast((e) => e.to === 'sending');
     // The error is the parenthesised end the sender adds; nested parentheses (an SMTP reply's) are kept.
     const error = /\(((?:[^()]|\([^()]*\))*)\)\s*$/.exec(h.note)?.[1] ?? h.note;
