@@ -178,6 +178,15 @@ export function foreignLinksReason(links: readonly string[]): string {
   return `the answer contains links, addresses or phone numbers that are neither in the knowledge it found nor trusted (TRUSTED_LINK_DOMAINS): ${named}${more}`;
 }
 
+// What each pass needs to find anything, tested first: a draft is read whole before every reply, and the passes'
+// Unicode patterns cost far more than these tests. A scheme link holds `//` or `www.`, an address `@`; a bare domain
+// (the only links read from linkify-it) a `.` right before its top-level domain, which starts with a letter.
+const MAY_HOLD_SCHEME_LINK = /\/\/|www\./i;
+const MAY_HOLD_BARE_LINK = /\.\p{L}|@/u;
+// No link or address holds a space or a control character, and each pattern reads such a character before or after
+// one as it reads the start or end of the text: a pass may read only the runs between them that can hold a match.
+const NOT_IN_A_LINK = /[\p{Z}\p{Cc}]/u;
+
 /** Every link and address of a text, read as a mail client reads it (see the module comment). */
 function linksAndAddressesIn(original: string): Found[] {
   const { text, from, to } = readable(original);
@@ -188,23 +197,42 @@ function linksAndAddressesIn(original: string): Found[] {
   const take = (start: number, end: number) => {
     rest = rest.slice(0, start) + ' '.repeat(end - start) + rest.slice(end);
   };
-  for (const match of text.matchAll(SCHEME_LINK)) {
-    const end = match.index + match[0].replace(TRAILING, '').length;
-    if (end - match.index <= 'www.'.length) continue;
-    take(match.index, end);
-    const href = text.slice(match.index, end);
-    found.push(linkFound(original, span(match.index, end), /^www\./i.test(href) ? `http://${href}` : href));
+  if (MAY_HOLD_SCHEME_LINK.test(text)) {
+    for (const match of text.matchAll(SCHEME_LINK)) {
+      const end = match.index + match[0].replace(TRAILING, '').length;
+      if (end - match.index <= 'www.'.length) continue;
+      take(match.index, end);
+      const href = text.slice(match.index, end);
+      found.push(linkFound(original, span(match.index, end), /^www\./i.test(href) ? `http://${href}` : href));
+    }
   }
-  for (const match of rest.matchAll(ADDRESS)) {
-    const end = match.index + match[0].length;
-    take(match.index, end);
-    found.push(addressFound(original, span(match.index, end), match[0]));
-  }
-  for (const match of linkify.match(withoutMarkup(rest)) ?? []) {
-    if (match.schema !== '' || PRODUCT_NAMES.has(match.raw) || VERSION.test(match.raw)) continue;
-    found.push(linkFound(original, span(match.index, match.lastIndex), match.url));
+  const addresses = [...matchesAround(rest, '@', ADDRESS)];
+  for (const match of addresses) take(match.index, match.index + match[0].length);
+  for (const match of addresses) found.push(addressFound(original, span(match.index, match.index + match[0].length), match[0]));
+  if (MAY_HOLD_BARE_LINK.test(rest)) {
+    for (const match of linkify.match(withoutMarkup(rest)) ?? []) {
+      if (match.schema !== '' || PRODUCT_NAMES.has(match.raw) || VERSION.test(match.raw)) continue;
+      found.push(linkFound(original, span(match.index, match.lastIndex), match.url));
+    }
   }
   return found.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * The matches of the global `pattern` in `text`, read only in the runs between {@link NOT_IN_A_LINK} characters
+ * that hold `mark`, with their indexes in `text`: what `text.matchAll(pattern)` finds when no match can hold such a
+ * character and `pattern` reads one next to a match as it reads the text's ends.
+ */
+function* matchesAround(text: string, mark: string, pattern: RegExp): Generator<{ index: number; 0: string }> {
+  let at = text.indexOf(mark);
+  while (at >= 0) {
+    let start = at;
+    while (start > 0 && !NOT_IN_A_LINK.test(text.charAt(start - 1))) start--;
+    let end = at + mark.length;
+    while (end < text.length && !NOT_IN_A_LINK.test(text.charAt(end))) end++;
+    for (const match of text.slice(start, end).matchAll(pattern)) yield { index: start + match.index, 0: match[0] };
+    at = text.indexOf(mark, end);
+  }
 }
 
 /** The text with {@link MARKUP} blanked, so that positions stay. */
@@ -255,6 +283,21 @@ function readable(original: string): { text: string; from: number[]; to: number[
   const to: number[] = [];
   let previous = '';
   for (let i = 0; i < original.length; ) {
+    // ASCII, most of a link and much of a draft, stays as it is and takes a space only after what is not ASCII.
+    if (original.charCodeAt(i) < 0x80) {
+      const ch = original.charAt(i);
+      if (previous >= '\u0080' && breaksBetween(previous, ch)) {
+        text += ' ';
+        from.push(i);
+        to.push(i);
+      }
+      from.push(i);
+      to.push(i + 1);
+      text += ch;
+      previous = ch;
+      i++;
+      continue;
+    }
     const ch = String.fromCodePoint(original.codePointAt(i) ?? 0);
     const folded = nfkc(ch);
     const first = folded.charAt(0);

@@ -68,6 +68,10 @@ describe('foreignLinks', () => {
     ['bare domains in emphasis', '**xyz-login.com** または _xyz-login.net_ へ', ['xyz-login.com', 'xyz-login.net']],
     ['a bare domain after a colon', 'ログインURL:xyz-login.com/verify', ['xyz-login.com/verify']],
     ['a bare domain in a table', '| ログイン先 |xyz-login.com|', ['xyz-login.com']],
+    // Addresses are read in the runs between spaces and control characters that hold an `@`: whatever separates them.
+    ['addresses between ideographic and no-break spaces', '宛先\u3000a@evil.example\u00a0b@evil.example\tc@evil.example', ['a@evil.example', 'b@evil.example', 'c@evil.example']],
+    ['an address after an invisible character, which is no separator', '\ufeffsecurity@evil.example まで', ['security@evil.example']],
+    ['two addresses in one run and a bare domain after them', 'a@evil.example,b@evil.example xyz-login.com', ['a@evil.example', 'b@evil.example', 'xyz-login.com']],
     ['an address after a comma', 'support@helpdesk.test,security@evil.example', ['security@evil.example']],
     ['the domain of an address written with (at)', 'billing (at) evil-billing.net までメールください', ['evil-billing.net']],
     ['a link with a user name before a known host', 'https://evil.example@app.xyz-system.example.jp/login', ['https://evil.example@app.xyz-system.example.jp/login']],
