@@ -186,12 +186,16 @@ export class GapStore {
    * ticket itself is counted in. Returns the gaps closed.
    */
   async close(questions: readonly string[], ticketId: string): Promise<KnowledgeGap[]> {
-    const answered = questions.map((q) => exampleText(q)).filter((q) => questionTerms(matchText(q)).size > 0);
-    if (answered.length === 0) return [];
+    // Every drafted reply comes here: the questions are prepared (personal data replaced, the costly part) only when
+    // there are open gaps to compare them with.
+    let answered: string[] | undefined;
     const closed: KnowledgeGap[] = [];
     let retries = 0;
     for (;;) {
       const { version, gaps } = await this.readOpen();
+      if (gaps.length === 0) return closed;
+      answered ??= questions.map((q) => exampleText(q)).filter((q) => questionTerms(matchText(q)).size > 0);
+      if (answered.length === 0) return closed;
       const hit = firstClosable(gaps, answered, ticketId);
       if (!hit) return closed;
       const at = this.now();
@@ -331,11 +335,26 @@ function firstClosable(gaps: KnowledgeGap[], questions: readonly string[], ticke
   const asked = questions.map((q) => ({ question: q, terms: questionTerms(matchText(q)) }));
   for (const gap of sortOpen(gaps)) {
     if (gap.tickets.includes(ticketId)) continue;
-    const examples = gap.examples.map((e) => questionTerms(matchText(e)));
+    const examples = gap.examples.map(exampleTerms);
     const hit = asked.find((a) => examples.some((e) => cosine(a.terms, e) >= GAP_SIMILARITY_THRESHOLD));
     if (hit) return { gap, question: hit.question };
   }
   return undefined;
+}
+
+// The terms of the open gaps' examples, which every drafted reply is compared with: the examples change only when a
+// gap does, so their terms are kept rather than worked out again for each reply. Bounded: cleared when full.
+const termsOfExamples = new Map<string, ReadonlyMap<string, number>>();
+const EXAMPLE_TERMS_KEPT = 10_000;
+
+function exampleTerms(example: string): ReadonlyMap<string, number> {
+  let terms = termsOfExamples.get(example);
+  if (terms === undefined) {
+    terms = questionTerms(matchText(example));
+    if (termsOfExamples.size >= EXAMPLE_TERMS_KEPT) termsOfExamples.clear();
+    termsOfExamples.set(example, terms);
+  }
+  return terms;
 }
 
 /** A question as stored: outer space trimmed, cut to {@link MAX_EXAMPLE_CHARS}, personal data replaced. */
