@@ -75,7 +75,7 @@ export async function copyToSent(data: CopyToSentData, deps: CopyToSentDeps, att
 
   // Recorded after the APPEND: a crash in between leaves the copy unrecorded, and the next attempt's search finds it.
   await produce(redis, () =>
-    store.update(ticket.id, { outbound: { ...outbound, sentCopy: { mailbox: filed.mailbox, at: new Date().toISOString() } } }),
+    store.update(ticket.id, { outbound: { ...outbound, sentCopy: { mailbox: filed.mailbox, at: new Date().toISOString() } } }, { current: ticket }),
   );
   await produce(redis, () => deleteSentRaw(redis, config.QUEUE_PREFIX, ticket.id));
   log.info({ mailbox: filed.mailbox, appended: filed.appended, messageId: outbound.messageId }, filed.appended ? 'Reply copied to the Sent folder' : 'Reply was already in the Sent folder');
