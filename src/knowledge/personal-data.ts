@@ -7,10 +7,13 @@
  * next to their town), Japanese street addresses, English, German, Dutch, French, Italian, Spanish and Portuguese
  * ones (221B Baker Street, Musterstraße 12, 12 rue de la Paix, Via Roma 10) and what follows an address label such as
  * 住所：, order/contract/customer/ticket/tracking/bank-account numbers and log-in names after their label (送り状番号,
- * 問合せNo., 普通 1234567, マイナンバー), IBANs that pass their checksum, passwords and PINs written after their label
- * (仮パスワードは Xy7-kP2q です), credit-card-like numbers, the names the caller knows (From display name, signature;
- * a known surname in kanji with the given name after it), names before or after an honorific (山田様, Smith様,
- * 佐藤さん, "Dear John Smith", "Hi Anna,"), after a form label (氏名：, お名前:, Name:) and in a self-introduction
+ * 問合せNo., 普通 1234567, マイナンバー, and an order number right after 注文: 注文12345678の件), IBANs that pass their
+ * checksum, passwords and PINs written after their label (仮パスワードは Xy7-kP2q です), licence keys
+ * (ABCDE-12345-FGHIJ-67890), IP addresses that locate someone (not private networks, loopback or subnet masks),
+ * credit-card-like numbers and a card's last four digits (末尾4242, "ending in 4242", **** 4242), the names the caller
+ * knows (From display name, signature; a known surname in kanji with the given name after it), names before or after
+ * an honorific (山田様, 「山田太郎」様, Smith様, 佐藤さん, "Dear John Smith", "Hi Anna,"), after a form label (氏名：,
+ * お名前:, Name:), in the From, To and Cc lines of a forwarded mail's header block, and in a self-introduction
  * (佐藤と申します, "My name is Jane Doe", "I'm Jane Doe,", "This is Jane from ACME"). Each is replaced by a
  * placeholder in the text's language (`[メールアドレス]` in mostly Japanese text, `[email]` otherwise), so the pair
  * still reads naturally.
@@ -18,6 +21,8 @@
  * The rules prefer removing too much to too little, but leave what a support answer needs: version numbers, dates,
  * times, prices, error codes, ports, URLs and product names.
  */
+
+import { BlockList, isIPv6 } from 'node:net';
 
 /** What kind of personal data a replacement removed. */
 export type PersonalDataKind = 'email' | 'phone' | 'postal-code' | 'address' | 'reference-number' | 'card-number' | 'name';
@@ -135,6 +140,78 @@ const JA_AFTER_PASSWORD = /^[ \t　]*(?:$|[\r\n、。，,.．!！?？）)」』�
 // Units after a value in English: "password is 8-64 characters long", "PIN is 1234 digits" is a rule, not a PIN.
 const EN_AFTER_PASSWORD_RULE = /^[ \t]+(?:characters?|chars?|digits?|letters?|symbols?|long|or more|or longer)\b/i;
 
+// 注文 alone, without 番号 or No., is followed by a count or an amount as often as by a number (注文100個以上,
+// 注文20000円以上で送料無料, 注文2024年分): the value has five characters or more and no unit after it.
+const UNIT_AFTER = '[個件点円枚台本回日月年時分秒週人名行桁%％万千億倍割ヶヵケカ箱袋冊通]|以[上下内]|未満|超';
+const BARE_ORDER_VALUE = `(?=[A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]*[0-9０-９])[A-Za-z0-9０-９Ａ-Ｚａ-ｚ][A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]{4,}(?<![\\-－_/])(?![A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]|[,，.．][0-9０-９]|${UNIT_AFTER})`;
+const JA_BARE_ORDER = new RegExp(`ご?注文[ 　]*(?:[:：#＃][ 　]*)?(${BARE_ORDER_VALUE})`, 'gdu');
+
+// The last four digits of a card identify it as well as the card number does on a receipt or in a dispute: 末尾4242,
+// 下4桁は4242, "ending in 4242", "last 4 digits are 4242". 下 alone is too common a word (以下1234件), so it needs 4桁.
+const FOUR_DIGITS_WORD = '(?:[4４]|四)(?:桁|けた|ケタ)';
+const JA_CARD_TAIL = new RegExp(
+  `(?:末尾(?:[ 　]?${FOUR_DIGITS_WORD})?|下[ 　]?${FOUR_DIGITS_WORD})[ 　]*(?:(?:[:：]|は|が|の)[ 　]*)?(${D}{4})(?![0-9０-９A-Za-zＡ-Ｚａ-ｚ]|${UNIT_AFTER}|文字)`,
+  'gdu',
+);
+const EN_CARD_TAIL =
+  /\b(?:(?:ending|ends)(?:[ \t]+(?:in|with))?|last[ \t]+(?:4|four)(?:[ \t]+digits)?(?:[ \t]+of[ \t]+(?:the|my|your|his|her|their|our)(?:[ \t]+(?:credit|debit))?[ \t]+card)?)[ \t]*(?:(?:[:=#]|are|is|were|was)[ \t]*)?(\d{4})(?![\w-]|[.,]\d)/dgi;
+// A year after "ending in" (the fiscal year ending in 2024) is a card's digits only when a card is named before it.
+const YEAR = /^(?:19|20)\d\d$/;
+const CARD_WORD = /card|visa|master|amex|american express|jcb|discover|diners|debit|credit|カード/i;
+// A card number masked by a shop or a bank but for its last four digits: **** **** **** 4242, XXXX-XXXX-XXXX-4242.
+const MASKED_CARD = /(?<![\w*＊•●])[*＊•●xX]{4,16}(?:[ \t-][*＊•●xX]{4,6}){0,3}[ \t-]?[0-9０-９]{4}(?![0-9０-９])/g;
+
+// IP addresses: a customer's public address locates them and their network. Four dotted octets of 0–255 and no more
+// (10.0.19045.3803 and 1.2.3.4.5 are versions); which ones name nobody is decided after matching ({@link ipRanges}).
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const IPV4 = new RegExp(`(?<![\\w.])${OCTET}(?:\\.${OCTET}){3}(?!\\w|\\.\\d)`, 'g');
+// IPv6 candidates, checked by node:net afterwards; starting only where a run of hex digits and colons starts keeps a
+// long run of them linear, and each group opening with its colon leaves one way to read the run.
+const IPV6 = /(?<![\w:.])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:(?:\.\d{1,3}){3})?(?![\w:]|\.\d)/g;
+// A version or a section written around four dotted numbers (Version 4.2.1.10, バージョン 5.1.2.3, 8.2.4.1項,
+// section 3.2.1.4) makes them a version or a section number.
+const VERSION_BEFORE = /(?:\bv|\bver\.?|\bversion|\bbuild|\brelease|\bsection|\bclause|\bchapter|\bstep|§|バージョン|ビルド|リリース|第|手順)[ \t:：]*$/i;
+const SECTION_AFTER = /^[ \t]*(?:項|節|章|条|編|部)/;
+// Versions and clause numbers start with two small numbers (Java 1.8.0.251, ファームウェア 2.1.0.15, 8.2.4.1); so do a
+// few public networks, so such a match is an address only when the words before it say so.
+const VERSION_SHAPED = /^\d\.\d\./;
+// "from" is not among the words: "upgrade from 2.1.0.15" is a version.
+const ADDRESS_BEFORE = /(?:\bIP(?:v4)?|\baddress|\bhost|\bserver|\bgateway|アドレス|ホスト|サーバ|接続元|アクセス元|送信元|ゲートウェイ)[^\n]{0,16}$/i;
+// Addresses that locate no one: private networks, loopback, link-local, carrier-grade NAT, multicast, the broadcast
+// address and subnet masks, the public DNS resolvers answers tell people to use, and the documentation ranges
+// (RFC 5737, RFC 3849), which are never assigned to anyone: manuals write their examples in them (the sample
+// manual's `203.0.113.0/24`), and a learned answer quoting one must keep it.
+const NOT_ANYONES_ADDRESS = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16], ['224.0.0.0', 3],
+  ['192.0.2.0', 24], ['198.51.100.0', 24], ['203.0.113.0', 24],
+] as const) {
+  NOT_ANYONES_ADDRESS.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [['::', 127], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32]] as const) NOT_ANYONES_ADDRESS.addSubnet(network, prefix, 'ipv6');
+for (const resolver of ['8.8.8.8', '8.8.4.4', '1.1.1.1', '1.0.0.1', '9.9.9.9', '149.112.112.112', '208.67.222.222', '208.67.220.220']) NOT_ANYONES_ADDRESS.addAddress(resolver, 'ipv4');
+
+// Licence and product keys: three or more groups of four to six letters and digits joined by dashes
+// (ABCDE-12345-FGHIJ-67890, 7GH2-K9P4-XQ3M-88ZT). Which ones are keys rather than file names or placeholders is decided
+// after matching ({@link looksLikeKey}); groups of digits only are phone, tracking or card numbers and left to their rules.
+const LICENCE_KEY = /(?<![\w-])[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6}){2,}(?![\w-])/g;
+
+// A name in quotes before an honorific: 「山田太郎」様, 『佐藤 花子』さん, 「John Smith」様. The quotes and the honorific stay.
+const QUOTED_HONORIFIC = /[「『“"]([\p{L}\p{M}ー々・'’. 　-]{1,30})[」』”"][ 　]?(?:様(?![式子々相態])|さま|さん|殿(?!下)|氏(?![名族]))/dgu;
+
+// The header block of a forwarded or quoted mail (Gmail, Outlook with its bold `*From:*`, Apple Mail, Thunderbird;
+// the languages src/mail/parse.ts reads such blocks in): the people in its From, To and Cc lines are other people's
+// names. A line counts when it carries an address, or when it stands among the block's other lines (a date or subject
+// line, or a forward marker above), so "To: の欄には…" in an answer stays.
+const QUOTE_PREFIX = '^[ \\t]*(?:[>＞][ \\t]*)*(?:\\*[ \\t]*)?';
+const HEADER_END = '[ \\t]*(?:\\*[ \\t]*)?[:：](?:[ \\t]*\\*)?[ \\t]*';
+const PEOPLE_HEADER = new RegExp(`${QUOTE_PREFIX}(?:from|to|cc|bcc|reply-to|差出人|送信者|送信元|宛先|受信者|返信先|von|an|de|à)${HEADER_END}`, 'i');
+const BLOCK_HEADER = new RegExp(`${QUOTE_PREFIX}(?:date|sent|subject|送信日時|送信日|日時|日付|件名|gesendet|datum|betreff|envoyé|objet)${HEADER_END}`, 'i');
+const FORWARD_MARKER = new RegExp(
+  `${QUOTE_PREFIX}(?:[-－―‐_=＝]{2,}[ \\t]*(?:forwarded message|original message|元のメッセージ|オリジナル[ \\t　]*メッセージ|転送(?:された)?メッセージ|message d'origine|ursprüngliche nachricht)|begin forwarded message[ \\t]*:|転送されたメッセージ[ \\t]*[:：])`,
+  'i',
+);
+
 // Japanese addresses: prefecture (or a city/ward when the prefecture is left out), district, then the block number.
 const PREFECTURE =
   '(?:北海道|東京都|大阪府|京都府|(?:青森|岩手|宮城|秋田|山形|福島|茨城|栃木|群馬|埼玉|千葉|神奈川|新潟|富山|石川|福井|山梨|長野|岐阜|静岡|愛知|三重|滋賀|兵庫|奈良|和歌山|鳥取|島根|岡山|広島|山口|徳島|香川|愛媛|高知|福岡|佐賀|長崎|熊本|大分|宮崎|鹿児島|沖縄)県)';
@@ -167,12 +244,13 @@ const FR_STREET = new RegExp(
   'gu',
 );
 // Name first, number after: Musterstraße 12, Hauptstr. 5, Karl-Marx-Allee 90, Berliner Straße 7a, Kalverstraat 92,
-// Drottninggatan 3. The name before the suffix has three letters or more, so that Spring 2024 or String 3 stay.
+// Drottninggatan 3. The name before the suffix has three letters or more, so that Spring 2024 or String 3 stay, and
+// at most 48: unbounded, every word of a long run of words joined by dashes (ABCDE-ABCDE-…) read to the run's end.
 const STREET_SUFFIX = '(?:straße|strasse|str\\.|weg|gasse|platz|allee|damm|ufer|chaussee|straat|laan|gracht|plein|singel|gatan|vägen|vej)';
 const STREET_WORD = '(?:Straße|Strasse|Str\\.|Weg|Gasse|Platz|Allee|Ring|Damm|Ufer|Chaussee)';
 const HOUSE_NUMBER = '[ \\t]?\\d{1,4}(?![\\p{N}]|[.,]\\d)(?:[ \\t]?[a-z](?!\\p{L}))?(?:[ \\t]?[-–/][ \\t]?\\d{1,4}(?!\\p{N}))?';
 const NAME_FIRST_STREET = new RegExp(
-  `(?<![\\p{L}\\p{N}])(?:\\p{Lu}[\\p{L}-]{2,}?(?:${STREET_SUFFIX}|-${STREET_WORD})|\\p{Lu}\\p{Ll}{2,}er[ -]${STREET_WORD})${HOUSE_NUMBER}`,
+  `(?<![\\p{L}\\p{N}])(?:\\p{Lu}[\\p{L}-]{2,48}?(?:${STREET_SUFFIX}|-${STREET_WORD})|\\p{Lu}\\p{Ll}{2,}er[ -]${STREET_WORD})${HOUSE_NUMBER}`,
   'gu',
 );
 // Street type first (Italian, Spanish, Portuguese, Catalan): Via Roma 10, Calle Mayor 5, Avenida da Liberdade 110,
@@ -353,11 +431,12 @@ export function placeholderLanguage(text: string): PlaceholderLanguage {
 
 /**
  * Replaces the personal data in `text` by placeholders; see the module comment for what counts. Where two rules find
- * overlapping text, the earlier rule in this order wins: e-mail addresses, IBANs, card numbers, labelled numbers
- * (passwords among them), addresses, phone numbers, postal codes, the given names, names found by honorific, label or
- * self-introduction, then {@link ScrubOptions.extra}; only a name found around a given name (鈴木一郎様 around 鈴木)
- * replaces it, whole. URLs are left as they are (apart from e-mail addresses in them), so digits in a link are never
- * taken for a phone number.
+ * overlapping text, the earlier rule in this order wins: e-mail addresses, IBANs, card numbers and their last
+ * digits, IP addresses, labelled numbers (passwords among them) and licence keys, addresses, phone numbers, postal
+ * codes, the given names, names found by honorific, label, header block or self-introduction, then
+ * {@link ScrubOptions.extra}; only a name found around a given name (鈴木一郎様 around 鈴木) replaces it, whole. URLs are
+ * left as they are (apart from e-mail addresses and IP addresses in them), so digits in a link are never taken for a
+ * phone number.
  */
 export function scrubPersonalData(text: string, options: ScrubOptions = {}): ScrubResult {
   const language = options.language ?? placeholderLanguage(text);
@@ -368,11 +447,13 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     const n = digitCount(text.slice(s, e));
     return n >= min && n <= max;
   };
-  const add = (kind: PersonalDataKind, found: readonly [number, number][]) => {
+  // An address in a link is as much the customer's as one in the text: e-mail addresses and IP hosts are taken from
+  // inside URLs too (https://203.0.113.7:8443/), nothing else is.
+  const add = (kind: PersonalDataKind, found: readonly [number, number][], inLinks = kind === 'email') => {
     for (const [start, end] of found) {
       if (end <= start) continue;
       const overlaps = (s: { start: number; end: number }) => start < s.end && s.start < end;
-      if (kind !== 'email' && protectedSpans.some(([s, e]) => overlaps({ start: s, end: e }))) continue;
+      if (!inLinks && protectedSpans.some(([s, e]) => overlaps({ start: s, end: e }))) continue;
       const overlapping = spans.filter(overlaps);
       if (overlapping.length === 0) {
         spans.push({ start, end, kind });
@@ -388,9 +469,18 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   add('email', matchesOf(text, EMAIL));
   // Before card numbers: an IBAN's digits in groups of four (DE89 3704 0044 0532 0130 00) look like a card number.
   add('reference-number', ibanRanges(text));
-  add('card-number', [...matchesOf(text, CARD_GROUPED), ...matchesOf(text, CARD_RUN).filter(([s, e]) => luhnValid(text.slice(s, e)))]);
+  add('card-number', [
+    ...matchesOf(text, CARD_GROUPED),
+    ...matchesOf(text, CARD_RUN).filter(([s, e]) => luhnValid(text.slice(s, e))),
+    ...matchesOf(text, MASKED_CARD),
+    ...groupsOf(text, JA_CARD_TAIL),
+    ...groupsOf(text, EN_CARD_TAIL).filter(([s, e]) => !YEAR.test(text.slice(s, e)) || CARD_WORD.test(text.slice(Math.max(0, s - 40), s))),
+  ]);
+  // Before labelled numbers: after "ID: " a labelled number would take only the first octet of an address.
+  add('reference-number', ipRanges(text), true);
   add('reference-number', [
     ...groupsOf(text, JA_REFERENCE),
+    ...groupsOf(text, JA_BARE_ORDER),
     ...groupsOf(text, EN_REFERENCE),
     ...groupsOf(text, ID_REFERENCE),
     ...groupsOf(text, JA_LOGIN),
@@ -398,6 +488,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...groupsOf(text, JA_BANK_ACCOUNT),
     ...groupsOf(text, MY_NUMBER),
     ...passwordRanges(text),
+    ...matchesOf(text, LICENCE_KEY).filter(([s, e]) => looksLikeKey(text.slice(s, e))),
   ]);
   const addresses: [number, number][] = [
     ...matchesOf(text, JA_ADDRESS),
@@ -425,6 +516,8 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   add('name', knownNameMatches(text, options.names ?? []));
   add('name', [
     ...groupsOf(text, JA_HONORIFIC).filter(([s, e]) => !isCommonNoun(text.slice(s, e))),
+    ...groupsOf(text, QUOTED_HONORIFIC).filter(([s, e]) => isPersonName(text.slice(s, e))),
+    ...headerNameRanges(text),
     ...groupsOf(text, SELF_INTRODUCTION).filter(([s, e]) => !isCommonNoun(text.slice(s, e))),
     ...groupsOf(text, LATIN_HONORIFIC).filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase())),
     ...[...groupsOf(text, EN_GREETING), ...groupsOf(text, EN_TITLE)].filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase())),
@@ -448,6 +541,142 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   }
   out += text.slice(at);
   return { text: out, replacements, language };
+}
+
+/**
+ * The IP addresses in `text` that can locate someone: {@link IPV6} candidates node:net accepts, with a digit in them
+ * (`a::b` in code is not an address), and {@link IPV4} matches that are not a version or a section number, leaving out
+ * {@link NOT_ANYONES_ADDRESS}. An IPv4 address inside an IPv6 one (::ffff:203.0.113.7) goes with it.
+ */
+function ipRanges(text: string): [number, number][] {
+  const found: [number, number][] = [];
+  for (const [start, end] of matchesOf(text, IPV6)) {
+    const candidate = text.slice(start, end);
+    if (/\d/.test(candidate) && isIPv6(candidate) && !NOT_ANYONES_ADDRESS.check(candidate, 'ipv6')) found.push([start, end]);
+  }
+  for (const [start, end] of matchesOf(text, IPV4)) {
+    if (found.some(([s, e]) => start >= s && end <= e)) continue;
+    if (VERSION_BEFORE.test(text.slice(Math.max(0, start - 12), start)) || SECTION_AFTER.test(text.slice(end, end + 4))) continue;
+    if (VERSION_SHAPED.test(text.slice(start, end)) && !ADDRESS_BEFORE.test(text.slice(Math.max(0, start - 32), start))) continue;
+    if (!NOT_ANYONES_ADDRESS.check(text.slice(start, end), 'ipv4')) found.push([start, end]);
+  }
+  return found;
+}
+
+/**
+ * Whether dash-joined groups ({@link LICENCE_KEY}) are a key: letters and digits both, not one repeated character per
+ * group (a format, AAAA-1111-BBBB), and, when written in small letters, at least two groups that mix them, as
+ * generated keys do; a file name or a phrase in small letters (backup-2024-0115, plug-and-play-2024) has whole words
+ * and numbers for groups.
+ */
+function looksLikeKey(candidate: string): boolean {
+  if (!/[0-9]/.test(candidate) || !/[A-Za-z]/.test(candidate)) return false;
+  // AAAA-1111-BBBB describes the format of a key, as XXXX-XXXX-XXXX-XXXX does.
+  if (candidate.split('-').every((group) => /^(.)\1*$/.test(group))) return false;
+  if (!/[a-z]/.test(candidate)) return true;
+  return candidate.split('-').filter((group) => /[0-9]/.test(group) && /[A-Za-z]/.test(group)).length >= 2;
+}
+
+/** Whether words in quotes before an honorific are a person's name: not a role or a group (ご担当者, 皆). */
+function isPersonName(value: string): boolean {
+  const trimmed = value.replace(/^[ 　]+|[ 　]+$/g, '');
+  return trimmed !== '' && !isCommonNoun(trimmed) && !NOT_AN_EN_NAME.has(trimmed.toLowerCase());
+}
+
+/**
+ * The names in the From, To and Cc lines of a forwarded or quoted header block ({@link PEOPLE_HEADER}): in a line
+ * that carries an address, or one that stands in a run of header lines with a date or subject line, or under a
+ * forward marker. Each person's display name is taken, quoted ("Yamada, Taro") or before `<address>`, `[mailto:…]`
+ * or `(…)`; addresses are left to the e-mail rule. Read line by line, so a long text stays linear.
+ */
+function headerNameRanges(text: string): [number, number][] {
+  const lines: { start: number; line: string }[] = [];
+  for (let start = 0; start <= text.length; ) {
+    const next = text.indexOf('\n', start);
+    const end = next < 0 ? text.length : next;
+    lines.push({ start, line: text.slice(start, end).replace(/\r$/, '') });
+    if (next < 0) break;
+    start = next + 1;
+  }
+  const isHeader = (i: number) => i >= 0 && i < lines.length && (PEOPLE_HEADER.test(lines[i]!.line) || BLOCK_HEADER.test(lines[i]!.line));
+  const inBlock: boolean[] = new Array<boolean>(lines.length).fill(false);
+  for (let i = 0; i < lines.length; ) {
+    if (!isHeader(i)) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (isHeader(j)) j++;
+    const block = (i > 0 && FORWARD_MARKER.test(lines[i - 1]!.line)) || lines.slice(i, j).some(({ line }) => BLOCK_HEADER.test(line));
+    for (let k = i; k < j; k++) inBlock[k] = block;
+    i = j;
+  }
+  const found: [number, number][] = [];
+  lines.forEach(({ start, line }, i) => {
+    const label = PEOPLE_HEADER.exec(line);
+    if (!label) return;
+    const value = line.slice(label[0].length);
+    if (!inBlock[i] && !/[@＠]|<[^<>]*>/.test(value)) return;
+    for (const [s, e] of displayNames(value)) {
+      if (isPersonName(value.slice(s, e))) found.push([start + label[0].length + s, start + label[0].length + e]);
+    }
+  });
+  return found;
+}
+
+/**
+ * The display names in a header's list of people (`"Yamada, Taro" <taro@…>, Hanako Sato; 山田 太郎 [mailto:…]`), as
+ * ranges of `value`: entries split at commas and semicolons outside quotes and brackets; in each, the quoted name,
+ * the name in brackets after an address, or the text before the address part, unless that text is an address itself.
+ */
+function displayNames(value: string): [number, number][] {
+  const found: [number, number][] = [];
+  const closing: Record<string, string> = { '"': '"', "'": "'", '“': '”', '<': '>', '[': ']', '(': ')', '（': '）' };
+  // A closing character not found once is not found later either: remembering that keeps a line of unclosed
+  // brackets linear.
+  const unclosed = new Set<string>();
+  let entryStart = 0;
+  let entryHasText = false;
+  let nameEnd = -1;
+  let quoted: [number, number] | undefined;
+  const trimmed = (s: number, e: number): [number, number] => {
+    while (s < e && /\s/.test(value[s]!)) s++;
+    while (e > s && /\s/.test(value[e - 1]!)) e--;
+    return [s, e];
+  };
+  const finish = (end: number) => {
+    const [s, e] = quoted ?? trimmed(entryStart, nameEnd >= 0 ? nameEnd : end);
+    if (e > s && !/[@＠]/.test(value.slice(s, e))) found.push([s, e]);
+    quoted = undefined;
+    nameEnd = -1;
+    entryHasText = false;
+  };
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!;
+    const close = closing[c];
+    // An apostrophe inside a name (O'Brien) opens nothing: quotes count only where an entry starts.
+    const isQuote = c === '"' || c === "'" || c === '“';
+    if (close !== undefined && !(isQuote && entryHasText) && !unclosed.has(close)) {
+      const end = value.indexOf(close, i + 1);
+      if (end < 0) {
+        unclosed.add(close);
+      } else {
+        if (isQuote) quoted = trimmed(i + 1, end);
+        // The old form puts the name in brackets after the address: taro@example.jp (Taro Yamada).
+        else if ((c === '(' || c === '（') && /[@＠]/.test(value.slice(entryStart, i))) quoted = trimmed(i + 1, end);
+        else if (nameEnd < 0) nameEnd = i;
+        entryHasText = true;
+        i = end;
+        continue;
+      }
+    }
+    if (',;、，；'.includes(c)) {
+      finish(i);
+      entryStart = i + 1;
+    } else if (!/\s/.test(c)) entryHasText = true;
+  }
+  finish(value.length);
+  return found;
 }
 
 /**
