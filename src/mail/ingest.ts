@@ -6,7 +6,8 @@
  * ingesting the same mail again (the poller does that, since it marks a mail `\Seen` only after this returns):
  *
  * 1. the raw bytes ({@link saveRaw}), so no ticket or job ever names a mail whose bytes are missing;
- * 2. the ticket (`TicketStore.createIfAbsent`), keyed by the mail's Message-ID, so a second copy finds the first;
+ * 2. the ticket (`TicketStore.createIfAbsent`), keyed by the mail's Message-ID, so a second copy finds the first
+ *    (another mail under a Message-ID already taken, told apart by its sender, date or content, is keyed apart);
  * 3. the job, whose id is derived from the ticket id and generation, so BullMQ ignores a second add.
  *
  * Whether a mail deserves an answer (auto-replies, lists, our own mail) is not decided here: the agent worker does
@@ -25,7 +26,7 @@ import type { TicketStore } from '../tickets/ticket-store.js';
 import { legacyRawKey, messageKey, normaliseMessageId } from './message-id.js';
 import { customerBehindOwnGroup, ourAddressesOf, replySignalHeaders, replySignalsOf } from './classify.js';
 import { MailParseError, parseInboundMail, type InboundMail } from './parse.js';
-import { deleteRaw, rawRefFor, saveRaw } from './raw-store.js';
+import { deleteRaw, loadRaw, rawRefFor, saveRaw } from './raw-store.js';
 
 /** Actor of the history entries the poller writes. */
 export const POLLER_ACTOR = 'poller';
@@ -232,8 +233,7 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
   let mail: InboundMail | undefined;
   let parseError: string | undefined;
   try {
-    // With the headers the checks after the draft read (Authentication-Results, Errors-To), so the ticket records them.
-    mail = await parseInboundMail(raw, { maxBytes: deps.config.MAX_EMAIL_BYTES, extraHeaders: replySignalHeaders(deps.config) });
+    mail = await parseInboundMail(raw, parseOptions(deps));
   } catch (err) {
     if (!(err instanceof MailParseError)) throw err;
     parseError = err.message;
@@ -242,15 +242,28 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
   let messageId = ticketMessageId(mail, raw);
   let ticketId = ticketIdFor(messageId);
   let existing = await produce(deps.redis, () => deps.store.get(ticketId, { agentResult: false }));
-  let reusedNote: string | undefined;
+  const reusedNotes: string[] = [];
   const ourAddresses = ourAddressesOf(deps.config);
   if (existing && mail && !sameMail(existing, mail, ourAddresses)) {
     // Another mail under a Message-ID already taken (a web form that writes one fixed id, a broken client): it gets an
     // id of its own, the same each time it is seen, instead of being dropped as a duplicate of a stranger's ticket.
-    reusedNote = `Message-ID ${messageId} is already the id of ticket ${existing.id}, another mail (other sender or date); this mail was given its own id`;
+    reusedNotes.push(`Message-ID ${messageId} is already the id of ticket ${existing.id}, another mail (other sender or date); this mail was given its own id`);
     messageId = reusedMessageId(messageId, mailSender(mail));
     ticketId = ticketIdFor(messageId);
     existing = await produce(deps.redis, () => deps.store.get(ticketId, { agentResult: false }));
+  }
+  if (existing && mail?.messageId && !(await sameContent(existing, mail, raw, deps))) {
+    // Same sender and date, other text or attachments: a script that writes one Message-ID into every mail, a client
+    // re-sending an edited message under its first id. Another mail, keyed apart by its content, so that each is found
+    // again when it is seen again, and the operator is told why one Message-ID has two tickets.
+    const earlier = existing.id;
+    reusedNotes.push(
+      `a mail with Message-ID ${mail.messageId} is already stored as ticket ${earlier}, from the same sender with the same date but other content (text or attachments); this mail was given its own id`,
+    );
+    messageId = reusedMessageId(mail.messageId, mailSender(mail), mailContentKey(mail));
+    ticketId = ticketIdFor(messageId);
+    existing = await produce(deps.redis, () => deps.store.get(ticketId, { agentResult: false }));
+    if (!existing) log.warn({ ticketId, earlierTicketId: earlier, messageId: mail.messageId }, 'Mail reuses the Message-ID of a stored mail but says something else; it gets a ticket of its own');
   }
   if (!existing && mail && !mail.messageId) {
     // Stored before mail without a Message-ID was keyed by its author's part: the same mail fetched again is that ticket.
@@ -265,9 +278,9 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
   const input = ticketInputForMail(mail, raw, { rawRef: rawRefFor(deps.prefix, ticketId), conversationId: thread.conversationId, parseError, ourAddresses });
   input.messageId = messageId;
   // Keyed apart, but the reply still names the mail's own id, or it would not thread in the customer's client.
-  if (reusedNote && mail?.messageId) input.mailMessageId = mail.messageId;
+  if (reusedNotes.length > 0 && mail?.messageId) input.mailMessageId = mail.messageId;
   if (thread.refusedRoot) input.note = [refusedThreadNote(thread.refusedRoot), input.note].filter(Boolean).join('; ');
-  if (reusedNote) input.note = [reusedNote, input.note].filter(Boolean).join('; ');
+  if (reusedNotes.length > 0) input.note = [...reusedNotes, input.note].filter(Boolean).join('; ');
   if (options.noticedAt) input.noticedAt = options.noticedAt;
   const ticket = newTicket(input);
   const created = await produce(deps.redis, () => deps.store.createIfAbsent(ticket));
@@ -345,16 +358,60 @@ export async function parkFromEnvelope(
 }
 
 /**
- * Whether `mail` is the mail `ticket` was made from, delivered again (an IMAP re-sync, a copy in a second folder, a
- * gateway that tagged the subject): same sender, same Reply-To, and the same Date when both have one. Bodies and
- * subjects are not compared, since relays change them. The sender is the one the ticket was made with: the customer
- * behind our own group's rewritten From ({@link ticketInputForMail}), or that copy would be taken for another mail.
+ * Whether `mail` can be the mail `ticket` was made from, delivered again (an IMAP re-sync, a copy in a second folder, a
+ * gateway that tagged the subject): same sender, same Reply-To, and the same Date when both have one. What the mail
+ * says is compared next, by {@link sameContent}. The sender is the one the ticket was made with: the customer behind
+ * our own group's rewritten From ({@link ticketInputForMail}), or that copy would be taken for another mail.
  */
 function sameMail(ticket: Pick<Ticket, 'from' | 'replyTo' | 'mailDate'>, mail: InboundMail, ourAddresses: readonly string[]): boolean {
   const from = ((customerBehindOwnGroup(mail, ourAddresses) ?? mail.from)?.address ?? '').trim().toLowerCase();
   const replyTo = (mail.replyTo?.address ?? from).trim().toLowerCase();
   const date = mailDateOf(mail);
   return ticket.from === from && ticket.replyTo.toLowerCase() === replyTo && (!ticket.mailDate || !date || ticket.mailDate === date);
+}
+
+/**
+ * Whether `mail` says what the stored mail of `ticket` says ({@link mailContentKey}), so that a copy is one ticket
+ * however it travelled, and an edited or different mail under the same Message-ID, sender and date is not lost as a
+ * copy. Identical bytes (a re-read after a crash, a resync) need no parsing. A ticket with no stored mail (made from
+ * an IMAP envelope: oversize, or parked after failing to ingest; or its raw copy already deleted) cannot be
+ * compared and is taken for this mail, as a second answer is worse than a missed edit.
+ */
+async function sameContent(ticket: Ticket, mail: InboundMail, raw: Buffer, deps: IngestDeps): Promise<boolean> {
+  if (!ticket.rawRef) return true;
+  const stored = await produce(deps.redis, () => loadRaw(deps.redis, deps.prefix, ticket.id));
+  if (!stored || stored.equals(raw)) return true;
+  let storedMail: InboundMail;
+  try {
+    storedMail = await parseInboundMail(stored, parseOptions(deps));
+  } catch (err) {
+    if (!(err instanceof MailParseError)) throw err;
+    // The stored bytes are no mail, these are: not the same mail.
+    return false;
+  }
+  return mailContentKey(storedMail) === mailContentKey(mail);
+}
+
+/**
+ * What the author of a mail wrote, as one key (sha256, hex): its text (HTML as text) with every run of white space as
+ * one space, and its attachments' names, types and decoded sizes; the subject only when the mail has neither, since
+ * it then is the question. Read from the decoded mail, not its bytes, so what relays do on the way does not count:
+ * trace fields (Received, Delivered-To, Return-Path, spam verdicts, ARC), a transfer encoding changed (8bit to base64
+ * or quoted-printable, lines re-wrapped), a subject a gateway tagged. A list footer or a gateway's banner added to
+ * the text does count: such a copy is taken for another mail.
+ */
+export function mailContentKey(mail: Pick<InboundMail, 'text' | 'attachments' | 'subject'>): string {
+  const squeeze = (text: string): string => text.normalize('NFC').replace(/\s+/gu, ' ').trim();
+  const text = squeeze(mail.text);
+  const attachments = mail.attachments.map((a) => [a.filename ?? '', a.contentType, a.size]);
+  const subject = text || attachments.length > 0 ? '' : squeeze(mail.subject);
+  return createHash('sha256').update(JSON.stringify(['content', text, attachments, subject])).digest('hex');
+}
+
+/** How every mail is parsed here, the stored one a new mail is compared with too. */
+function parseOptions(deps: Pick<IngestDeps, 'config'>): { maxBytes: number; extraHeaders: readonly string[] } {
+  // With the headers the checks after the draft read (Authentication-Results, Errors-To), so the ticket records them.
+  return { maxBytes: deps.config.MAX_EMAIL_BYTES, extraHeaders: replySignalHeaders(deps.config) };
 }
 
 /** The mail's Date header as ISO 8601, when it had a valid one ({@link Ticket.mailDate}). */
@@ -394,10 +451,14 @@ function sameEnvelopeSender(ticket: Pick<Ticket, 'from' | 'replyTo' | 'mailDate'
   return known.includes(replyAddress) && (!ticket.mailDate || !sender.date || ticket.mailDate === sender.date);
 }
 
-/** The id of a mail that reuses `messageId`: derived from the id, its sender and its date, so it is stable. */
-function reusedMessageId(messageId: string, sender: MailSender): string {
-  const key = createHash('sha256').update(JSON.stringify(['reused', messageId, sender.from, sender.replyTo, sender.date])).digest('hex');
-  return syntheticMessageId(key);
+/**
+ * The id of a mail that reuses `messageId`: derived from the id, its sender and its date, and, for a mail told apart
+ * only by what it says, its {@link mailContentKey}, so it is stable. Without `contentKey` the derivation is the one
+ * tickets keyed apart by sender were stored under, so those are found again.
+ */
+function reusedMessageId(messageId: string, sender: MailSender, contentKey?: string): string {
+  const parts = ['reused', messageId, sender.from, sender.replyTo, sender.date, ...(contentKey ? [contentKey] : [])];
+  return syntheticMessageId(createHash('sha256').update(JSON.stringify(parts)).digest('hex'));
 }
 
 async function duplicate(ticket: Ticket, deps: IngestDeps, log: Logger): Promise<IngestResult> {

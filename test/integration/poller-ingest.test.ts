@@ -8,7 +8,7 @@ import type { JobType } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
-import { ingestMessage, parkFromEnvelope, parkOversizeMessage, syntheticMessageId, type IngestDeps } from '../../src/mail/ingest.js';
+import { ingestMessage, isSyntheticMessageId, parkFromEnvelope, parkOversizeMessage, syntheticMessageId, type IngestDeps } from '../../src/mail/ingest.js';
 import { legacyRawKey } from '../../src/mail/message-id.js';
 import { deleteRaw, loadRaw, rawKey } from '../../src/mail/raw-store.js';
 import { connectProducer, RedisUnavailableError, waitForReady } from '../../src/queues/connection.js';
@@ -75,6 +75,61 @@ function withHeaders(raw: Buffer, headers: string[]): Buffer {
   const [head = '', ...rest] = raw.toString('utf8').split('\r\n\r\n');
   const kept = head.split('\r\n').filter((line) => !names.has(line.slice(0, line.indexOf(':')).toLowerCase()));
   return Buffer.from([[...headers, ...kept].join('\r\n'), ...rest].join('\r\n\r\n'));
+}
+
+/** A Japanese mail as a client writes it: UTF-8, 8bit. */
+function japaneseMail(id: string): Buffer {
+  return Buffer.from(
+    [
+      'From: 山田 花子 <hanako@customer.example>',
+      'To: support@support.example',
+      'Subject: 会員登録について',
+      `Message-ID: ${id}`,
+      'Date: Tue, 3 Mar 2026 09:00:00 +0900',
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset=UTF-8',
+      'Content-Transfer-Encoding: 8bit',
+      '',
+      '会員登録の確認メールが届きません。もう一度送っていただけますか。よろしくお願いいたします。迷惑メールフォルダも確認しましたが、見つかりませんでした。',
+      'ご確認ください。',
+      '会員番号は 12345 です。',
+      '',
+    ].join('\r\n'),
+  );
+}
+
+/** `raw` (a single-part 8bit mail) with its body re-encoded, as a relay to a server without 8BITMIME does. */
+function reencoded(raw: Buffer, encoding: 'base64' | 'quoted-printable'): Buffer {
+  const text = raw.toString('utf8');
+  const split = text.indexOf('\r\n\r\n');
+  const head = text.slice(0, split).replace('Content-Transfer-Encoding: 8bit', `Content-Transfer-Encoding: ${encoding}`);
+  const body = Buffer.from(text.slice(split + 4), 'utf8');
+  const encoded =
+    encoding === 'base64'
+      ? (body.toString('base64').match(/.{1,76}/g) ?? []).join('\r\n')
+      : quotedPrintable(body);
+  return Buffer.from(`${head}\r\n\r\n${encoded}\r\n`);
+}
+
+/** Quoted-printable (RFC 2045) with soft line breaks at 76 characters; enough for the tests' UTF-8 text. */
+function quotedPrintable(body: Buffer): string {
+  const lines = body.toString('utf8').split('\r\n');
+  return lines
+    .map((line) => {
+      const escaped = [...Buffer.from(line, 'utf8')].map((b) => (b >= 33 && b <= 126 && b !== 61 ? String.fromCharCode(b) : `=${b.toString(16).toUpperCase().padStart(2, '0')}`));
+      const out: string[] = [];
+      let current = '';
+      for (const piece of escaped) {
+        if (current.length + piece.length > 75) {
+          out.push(`${current}=`);
+          current = '';
+        }
+        current += piece;
+      }
+      out.push(current);
+      return out.join('\r\n');
+    })
+    .join('\r\n');
 }
 
 async function jobsOf(deps: { queues: Queues }) {
@@ -206,13 +261,124 @@ describe('ingestMessage', () => {
   it('makes one ticket and one job of the same mail ingested twice', async () => {
     const deps = harness();
     const first = await ingestMessage(mail('<twice@example.com>'), deps);
-    // A second delivery of the same Message-ID, with other bytes (another Received: line, say).
-    const second = await ingestMessage(mail('<twice@example.com>', 'How do I reset my password? (resent)'), deps);
+    // A second delivery of the same mail by another route: other trace fields, the same text.
+    const again = withHeaders(mail('<twice@example.com>'), ['Received: from mx2.example by mail.support.example; Mon, 2 Mar 2026 10:00:03 +0900', 'Delivered-To: help@support.example']);
+    const second = await ingestMessage(again, deps);
     expect(second).toEqual({ ticketId: first.ticketId, outcome: 'duplicate', state: 'received' });
     expect((await deps.store.list({ limit: 10 })).total).toBe(1);
     expect(await jobsOf(deps)).toHaveLength(1);
     // The first copy stays the ticket's raw mail.
-    expect((await loadRaw(redis, deps.prefix, first.ticketId))?.toString()).not.toContain('(resent)');
+    expect((await loadRaw(redis, deps.prefix, first.ticketId))?.toString()).not.toContain('Delivered-To');
+  });
+
+  // What relays and gateways do to a mail on the way changes neither its text nor its attachments, so a copy that
+  // went another way is still the same mail: one ticket, one answer.
+  it.each([
+    ['other trace fields', (raw: Buffer) => withHeaders(raw, ['Received: from relay.example by mx.support.example; Mon, 2 Mar 2026 10:00:09 +0900', 'X-Spam-Score: 0.2', 'Authentication-Results: mx.support.example; spf=pass'])],
+    ['a subject a gateway tagged', (raw: Buffer) => Buffer.from(raw.toString('utf8').replace('Subject: 会員登録について', 'Subject: [EXTERNAL] 会員登録について'))],
+    ['the body re-encoded as base64 by a relay without 8BITMIME', (raw: Buffer) => reencoded(raw, 'base64')],
+    ['the body re-encoded as quoted-printable, lines re-wrapped', (raw: Buffer) => reencoded(raw, 'quoted-printable')],
+  ])('takes a copy of a stored mail with %s for the same mail', async (_name, change) => {
+    const deps = harness();
+    const raw = japaneseMail('<copy@customer.example>');
+    const first = await ingestMessage(raw, deps);
+    const copy = change(raw);
+    expect(copy.equals(raw)).toBe(false);
+    expect(await ingestMessage(copy, deps)).toEqual({ ticketId: first.ticketId, outcome: 'duplicate', state: 'received' });
+    expect((await deps.store.list({ limit: 10 })).total).toBe(1);
+    expect(await jobsOf(deps)).toHaveLength(1);
+  });
+
+  // A script or a broken client that writes one Message-ID into every mail in the same second, or a customer's client
+  // re-sending an edited message under its first Message-ID and Date: the same sender, the same Date, another mail.
+  it('gives a mail with the Message-ID, From and Date of a stored one but other text a ticket of its own, not lost as a duplicate', async () => {
+    const deps = harness();
+    const dated = (body: string): Buffer => withHeaders(mail('<edited@example.com>', body), ['Date: Mon, 2 Mar 2026 10:00:00 +0900']);
+    const firstRaw = dated('How do I reset my password?');
+    const editedRaw = dated('How do I reset my password? The reset mail never arrives.');
+    const first = await ingestMessage(firstRaw, deps);
+    const edited = await ingestMessage(editedRaw, deps);
+    expect(edited.outcome).toBe('queued');
+    expect(edited.ticketId).not.toBe(first.ticketId);
+    const ticket = await deps.store.require(edited.ticketId);
+    expect(ticket.question).toBe('How do I reset my password? The reset mail never arrives.');
+    expect(ticket.history[0]?.note).toContain(`a mail with Message-ID <edited@example.com> is already stored as ticket ${first.ticketId}`);
+    // Keyed apart like a mail of another sender: the reply names the mail's own Message-ID, the key is made up.
+    expect(ticket.mailMessageId).toBe('<edited@example.com>');
+    expect(isSyntheticMessageId(ticket.messageId)).toBe(true);
+    expect((await loadRaw(redis, deps.prefix, edited.ticketId))?.equals(editedRaw)).toBe(true);
+    expect((await deps.store.require(first.ticketId)).question).toBe('How do I reset my password?');
+    expect((await jobsOf(deps)).map((j) => j.data.ticketId).sort()).toEqual([first.ticketId, edited.ticketId].sort());
+
+    // Each seen again (a re-sync, a crash before \Seen) is a duplicate of its own ticket, whichever comes first.
+    expect(await ingestMessage(editedRaw, deps)).toEqual({ ticketId: edited.ticketId, outcome: 'duplicate', state: 'received' });
+    expect(await ingestMessage(firstRaw, deps)).toEqual({ ticketId: first.ticketId, outcome: 'duplicate', state: 'received' });
+    // A third text under the same id is a third mail.
+    const third = await ingestMessage(dated('Never mind, it arrived.'), deps);
+    expect(third.outcome).toBe('queued');
+    expect(new Set([first.ticketId, edited.ticketId, third.ticketId]).size).toBe(3);
+    expect((await deps.store.list({ limit: 10 })).total).toBe(3);
+    expect(await jobsOf(deps)).toHaveLength(3);
+  });
+
+  it('gives a mail with the same text but another attachment under a stored Message-ID, From and Date a ticket of its own', async () => {
+    const deps = harness();
+    const withAttachment = (name: string, content: string): Buffer =>
+      Buffer.from(
+        [
+          'From: Customer <customer@example.com>',
+          'To: support@support.example',
+          'Subject: Invoice',
+          'Message-ID: <attached@example.com>',
+          'Date: Mon, 2 Mar 2026 10:00:00 +0900',
+          'MIME-Version: 1.0',
+          'Content-Type: multipart/mixed; boundary="b"',
+          '',
+          '--b',
+          'Content-Type: text/plain; charset=UTF-8',
+          '',
+          'The invoice attached is wrong.',
+          '--b',
+          `Content-Type: application/pdf; name="${name}"`,
+          `Content-Disposition: attachment; filename="${name}"`,
+          'Content-Transfer-Encoding: base64',
+          '',
+          Buffer.from(content).toString('base64'),
+          '--b--',
+          '',
+        ].join('\r\n'),
+      );
+    const first = await ingestMessage(withAttachment('march.pdf', '%PDF-1.4 march'), deps);
+    const other = await ingestMessage(withAttachment('april.pdf', '%PDF-1.4 april'), deps);
+    expect(other.outcome).toBe('queued');
+    expect(other.ticketId).not.toBe(first.ticketId);
+    expect((await deps.store.require(other.ticketId)).attachments.map((a) => a.filename)).toEqual(['april.pdf']);
+  });
+
+  it('keys apart a mail with other text under the Message-ID, From and Date of a mail already keyed apart for its sender', async () => {
+    const deps = harness();
+    const date = 'Date: Mon, 2 Mar 2026 10:00:00 +0900';
+    const first = await ingestMessage(withHeaders(mail('<form@example.com>'), [date]), deps);
+    const bob = (body: string): Buffer => withHeaders(mail('<form@example.com>', body), ['From: Bob <bob@b.example>', date]);
+    const bobFirst = await ingestMessage(bob('I was charged twice this month.'), deps);
+    const bobSecond = await ingestMessage(bob('And my address changed.'), deps);
+    expect([first.outcome, bobFirst.outcome, bobSecond.outcome]).toEqual(['queued', 'queued', 'queued']);
+    expect(new Set([first.ticketId, bobFirst.ticketId, bobSecond.ticketId]).size).toBe(3);
+    const ticket = await deps.store.require(bobSecond.ticketId);
+    expect(ticket.mailMessageId).toBe('<form@example.com>');
+    expect(ticket.history[0]?.note).toContain(`a mail with Message-ID <form@example.com> is already stored as ticket ${bobFirst.ticketId}`);
+    expect(await ingestMessage(bob('And my address changed.'), deps)).toEqual({ ticketId: bobSecond.ticketId, outcome: 'duplicate', state: 'received' });
+    expect(await ingestMessage(bob('I was charged twice this month.'), deps)).toEqual({ ticketId: bobFirst.ticketId, outcome: 'duplicate', state: 'received' });
+  });
+
+  it('takes a mail whose ticket was made from its envelope (no stored mail to compare with) for that ticket', async () => {
+    const deps = harness();
+    const raw = withHeaders(mail('<envelope-first@example.com>'), ['Date: Mon, 2 Mar 2026 10:00:00 +0900']);
+    const envelope = { messageId: '<envelope-first@example.com>', subject: 'Password', date: new Date('2026-03-02T01:00:00Z'), from: [{ address: 'customer@example.com' }] };
+    const parked = await parkFromEnvelope(envelope, raw.length, 'could not be queued after 3 attempts: boom', deps, { parkReceived: true });
+    expect(await ingestMessage(raw, deps)).toEqual({ ticketId: parked.ticketId, outcome: 'duplicate', state: 'parked' });
+    expect((await deps.store.list({ limit: 10 })).total).toBe(1);
+    expect(await jobsOf(deps)).toHaveLength(0);
   });
 
   it.each([

@@ -282,6 +282,80 @@ describe('MailboxSupervisor', () => {
     expect(await seen(h.mailbox, second.uid)).toBe(true);
   });
 
+  // A script or a broken client that reuses one Message-ID, or a customer's client re-sending an edited message: the
+  // same Message-ID, From and Date, but another text. It is another mail, not a second delivery of the first.
+  it('gives a mail with the Message-ID, From and Date of an earlier one but other text a ticket of its own, also across a resync', async () => {
+    const h = await harness();
+    const firstRaw = plainMail('<reused@example.com>', 'Question', 'How do I export my data?');
+    const editedRaw = plainMail('<reused@example.com>', 'Question', 'How do I export my data? I also need the invoices from 2025.');
+    const uids = (await imap.deliverMany([firstRaw, editedRaw], h.mailbox)).map((d) => d.uid);
+    const supervisor = await started(h);
+
+    const all = await tickets(h);
+    expect(all).toHaveLength(2);
+    const first = all.find((t) => t.id === ticketIdFor('<reused@example.com>'))!;
+    const edited = all.find((t) => t.id !== first.id)!;
+    expect(first.question).toBe('How do I export my data?');
+    expect(edited.question).toBe('How do I export my data? I also need the invoices from 2025.');
+    // The operator sees why there are two tickets for one Message-ID; our reply still threads under the mail's own id.
+    expect(edited.history[0]?.note).toContain(`a mail with Message-ID <reused@example.com> is already stored as ticket ${first.id}`);
+    expect(edited.mailMessageId).toBe('<reused@example.com>');
+    expect((await loadRaw(redis, h.prefix, edited.id))?.equals(editedRaw)).toBe(true);
+    expect((await jobs(h)).map((j) => j.data.ticketId).sort()).toEqual([first.id, edited.id].sort());
+    for (const uid of uids) expect(await seen(h.mailbox, uid)).toBe(true);
+
+    // Both read again (the stored numbering lost, the flags with it): each is a duplicate of its own ticket.
+    await redis.hset(supervisor.stateRedisKey, 'uidValidity', '1');
+    for (const uid of uids) await imap.doveadm(['flags', 'remove', '-u', imap.user, '\\Seen', 'mailbox', h.mailbox, 'uid', String(uid)]);
+    const resync = await supervisor.syncNow();
+    expect(resync).toMatchObject({ mode: 'resync', considered: 2, duplicates: 2, queued: 0 });
+    expect(await tickets(h)).toHaveLength(2);
+    expect(await jobs(h)).toHaveLength(2);
+  });
+
+  // The same mail reaching the mailbox twice: identical bytes (a copy filed again), or by another route (a second of
+  // our addresses), where each hop adds its own trace fields. One ticket, one answer.
+  it('makes one ticket and one job of the same mail delivered again byte for byte and by another route', async () => {
+    const h = await harness();
+    const written = plainMail('<two-routes@example.com>', 'Question', 'How do I export my data?\r\nThe export button is greyed out.');
+    const viaSupport = Buffer.concat([
+      Buffer.from(
+        [
+          'Return-Path: <customer@example.com>',
+          'Delivered-To: support@support.example',
+          'Received: from mx1.example.net (mx1.example.net [192.0.2.1]) by mail.support.example; Mon, 2 Mar 2026 10:00:02 +0900',
+          'X-Spam-Status: No, score=0.1',
+          '',
+        ].join('\r\n'),
+      ),
+      written,
+    ]);
+    const viaHelp = Buffer.concat([
+      Buffer.from(
+        [
+          'Return-Path: <customer@example.com>',
+          'Delivered-To: help@support.example',
+          'X-Original-To: help@support.example',
+          'Received: from mx2.example.net (mx2.example.net [192.0.2.2]) by mail.support.example; Mon, 2 Mar 2026 10:00:05 +0900',
+          'Received: from relay.example.org by mx2.example.net; Mon, 2 Mar 2026 10:00:04 +0900',
+          'X-Spam-Status: No, score=0.3',
+          '',
+        ].join('\r\n'),
+      ),
+      written,
+    ]);
+    const uids = (await imap.deliverMany([viaSupport, viaSupport, viaHelp], h.mailbox)).map((d) => d.uid);
+    await started(h);
+
+    const all = await tickets(h);
+    expect(all.map((t) => t.id)).toEqual([ticketIdFor('<two-routes@example.com>')]);
+    expect(all[0]).not.toHaveProperty('mailMessageId');
+    expect(await jobs(h)).toHaveLength(1);
+    // The first copy stays the ticket's mail; every copy is marked done.
+    expect((await loadRaw(redis, h.prefix, all[0]!.id))?.equals(viaSupport)).toBe(true);
+    for (const uid of uids) expect(await seen(h.mailbox, uid)).toBe(true);
+  });
+
   it('takes only UNSEEN mail on its first run, but every new mail afterwards', async () => {
     const h = await harness();
     const old = await imap.deliver(plainMail('<old@example.com>'), h.mailbox);
