@@ -29,7 +29,7 @@ import { produce } from '../src/queues/connection.js';
 import type { SendReplyData } from '../src/queues/payloads.js';
 import { normalizeMessageId, type OutboundInfo, type Ticket } from '../src/tickets/ticket.js';
 import { TicketConflictError, type TicketStore } from '../src/tickets/ticket-store.js';
-import { MAYBE_SENT_REASON, approverOf } from '../src/tickets/review.js';
+import { MAYBE_SENT_REASON, SMTPUTF8_REASON, SMTP_REFUSED_REASON, approverOf } from '../src/tickets/review.js';
 
 export type { SendReplyData };
 
@@ -180,7 +180,7 @@ async function handleSmtpFailure(
     const reason =
       smtpUtf8Refusal(recipient, failure) ??
       (failure.kind === 'permanent'
-        ? `SMTP server rejected the reply: ${failure.message}`
+        ? `${SMTP_REFUSED_REASON}: ${failure.message}`
         : `reply not accepted after ${attempt.attempts} attempt(s); last error: ${failure.message}`);
     await store.transition(ticket.id, { from: ['sending'], to: 'parked', actor: SENDER_ACTOR, note: reason, patch: { reason, outbound: withResponse } });
     log.warn({ reason }, 'Reply parked for a person');
@@ -250,8 +250,8 @@ function ownMessageId(ticket: Pick<Ticket, 'messageId' | 'mailMessageId'>): stri
   return isSyntheticMessageId(id) ? undefined : normalizeMessageId(id) || undefined;
 }
 
-/** The reason of a reply parked because the server refused an address only SMTPUTF8 (RFC 6531) can carry. */
-export const SMTPUTF8_REASON = "the customer's address needs SMTPUTF8, which the SMTP server does not offer";
+/** The reason of a reply parked because the server refused an address only SMTPUTF8 (RFC 6531) can carry (in src/tickets/review.ts, which reads it back). */
+export { SMTPUTF8_REASON };
 
 // How servers refuse an address they cannot take: RFC 5321's syntax error (501), "mailbox name not allowed" (553)
 // and "parameters not recognised" (555), or RFC 6531's own words (enhanced codes 5.6.7–5.6.9, or naming SMTPUTF8).

@@ -9,6 +9,11 @@
  * - `reject <id> [--reason TEXT]`: a parked ticket gets no reply.
  * - `rerun <id> [--by NAME]`: the agent answers a parked ticket again (once its cause was fixed: the model's
  *   settings, the manual); refused for a ticket a reply may already have left for.
+ * - `arrived <id> [--note TEXT] [--by NAME]`: a reply parked as "may already have been sent" did arrive: the ticket
+ *   ends `sent` on the person's word; nothing is sent.
+ * - `close <id> [--note TEXT] [--by NAME]`: a reply that cannot be delivered (the SMTP server refused it for good, or
+ *   it bounced) is acknowledged: a parked ticket ends `rejected` without a reply, a bounced `sent` one keeps its state
+ *   and leaves the review page's list of replies that did not arrive.
  * - `archive show <id> [--json]`: a ticket the retention job moved to DATA_DIR/archive.
  * - `retention`: one retention run now (what the daily `retention` job does).
  * - `forget <address> [--yes]`: erase a customer (tickets, raw mail, conversation entries, archive lines, rate-limit
@@ -31,7 +36,7 @@ import { describeOutcome, type TicketOutcome } from '../tickets/outcome.js';
 import { forgetCustomer, type ForgetReport } from '../tickets/retention.js';
 import { TICKET_STATES, describeBounce, isTicketState, normalizeMessageId, ticketIdFor, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { MIN_ID_PREFIX, TicketStore, isIdPrefix } from '../tickets/ticket-store.js';
-import { approveTicket, rejectTicket, rerunAgent } from '../tickets/review.js';
+import { approveTicket, closeUndeliverable, confirmArrived, rejectTicket, rerunAgent } from '../tickets/review.js';
 import { CliError, operatorName, runCommand, type CliContext } from './common.js';
 import { cut, formatTable, terminalSafe } from './format.js';
 
@@ -75,8 +80,17 @@ export function formatTicket(t: Ticket): string {
   if (t.outbound) {
     out.push(`Reply:      ${normalizeMessageId(t.outbound.messageId)}${t.outbound.sentAt ? ` sent ${t.outbound.sentAt}` : ''}${t.outbound.approvedBy ? ` approved by ${t.outbound.approvedBy}` : ''}`);
     if (t.outbound.smtpResponse) out.push(`SMTP:       ${t.outbound.smtpResponse}`);
+    const check = t.outbound.deliveryCheck;
+    if (check) {
+      const what = check.verdict === 'arrived' ? 'confirmed arrived' : 'closed as undeliverable';
+      out.push(`Delivery:   ${what} by ${check.by} at ${check.at} (a person's word, no SMTP response)${check.note ? `: ${check.note}` : ''}`);
+    }
   }
-  if (t.replyBounce) out.push(`Bounced:    ${describeBounce(t.replyBounce)} at ${t.replyBounce.at}; report ${t.replyBounce.reportTicketId}`);
+  if (t.replyBounce) {
+    const ack = t.replyBounce.acknowledged;
+    const acknowledged = ack ? `; acknowledged by ${ack.by} at ${ack.at}${ack.note ? `: ${ack.note}` : ''}` : '';
+    out.push(`Bounced:    ${describeBounce(t.replyBounce)} at ${t.replyBounce.at}; report ${t.replyBounce.reportTicketId}${acknowledged}`);
+  }
   out.push('', '── Question', t.question || '(empty)');
   if (t.agent) {
     out.push('', '── Plan', ...t.agent.plan.subtasks.map((s, i) => `${i + 1}. ${s}`));
@@ -227,6 +241,43 @@ program
         } finally {
           await closeQueues(queues);
         }
+      });
+    });
+  });
+
+program
+  .command('arrived')
+  .description('Close as sent a parked reply that may already have been sent and did arrive; nothing is sent')
+  .argument('<id>', 'ticket id or Message-ID')
+  .option('--note <text>', 'how you know it arrived (recorded on the ticket)')
+  .option('--by <name>', 'who confirms (default: the OS user)')
+  .action(async (id: string, opts: { note?: string; by?: string }) => {
+    await runCommand('review', async (ctx) => {
+      const by = operatorName(opts.by);
+      await withStore(ctx, async ({ store, redis }) => {
+        const ticket = await findTicket(store, redis, id);
+        const result = await produce(redis, () => confirmArrived({ store }, { ticketId: ticket.id, operator: by, note: opts.note }));
+        if (result.outcome !== 'confirmed') throw new CliError(`cannot close ticket ${ticket.id} as sent: ${result.message}`);
+        ctx.print(result.alreadyConfirmed ? `ticket ${ticket.id} was already closed as sent` : `closed ${ticket.id} as sent (confirmed by ${by}); nothing was sent again`);
+      });
+    });
+  });
+
+program
+  .command('close')
+  .description('Acknowledge and close a reply that cannot be delivered (refused for good by the SMTP server, or bounced)')
+  .argument('<id>', 'ticket id or Message-ID')
+  .option('--note <text>', 'what you did instead (recorded on the ticket)')
+  .option('--by <name>', 'who closes (default: the OS user)')
+  .action(async (id: string, opts: { note?: string; by?: string }) => {
+    await runCommand('review', async (ctx) => {
+      const by = operatorName(opts.by);
+      await withStore(ctx, async ({ store, redis }) => {
+        const ticket = await findTicket(store, redis, id);
+        const result = await produce(redis, () => closeUndeliverable({ store }, { ticketId: ticket.id, operator: by, note: opts.note }));
+        if (result.outcome !== 'closed') throw new CliError(`cannot close ticket ${ticket.id}: ${result.message}`);
+        const done = result.closedAs === 'acknowledged' ? `acknowledged the bounce of ${ticket.id}; it stays ${result.ticket.state}` : `closed ${ticket.id} without a reply: it cannot be delivered`;
+        ctx.print(result.alreadyClosed ? `ticket ${ticket.id} was already closed` : `${done} (by ${by})`);
       });
     });
   });

@@ -1,6 +1,7 @@
 /**
- * The JSON API: list and read tickets, approve or reject a parked one, or have the agent answer it again. Input is validated with zod and every refusal
- * is a 4xx with `{ "error": message }`.
+ * The JSON API: list and read tickets, approve or reject a parked one, have the agent answer it again, close as sent a
+ * reply that may already have been sent and arrived, or acknowledge and close one that cannot be delivered. Input is
+ * validated with zod and every refusal is a 4xx with `{ "error": message }`.
  */
 import { z } from 'zod';
 import type { TicketOutcome } from '../tickets/outcome.js';
@@ -8,7 +9,19 @@ import { TICKET_ID_PATTERN, TICKET_STATES, type Ticket } from '../tickets/ticket
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { ANONYMOUS_OPERATOR } from './auth.js';
 import { HttpError, parseInput, type Handler, type HandlerResult } from './http.js';
-import { MAX_REASON_CHARS, MAX_REPLY_CHARS, NO_COPY_CHECKED, approveTicket, rejectTicket, rerunAgent, type RerunDeps, type ReviewDeps, type ReviewRefusal } from '../tickets/review.js';
+import {
+  MAX_REASON_CHARS,
+  MAX_REPLY_CHARS,
+  NO_COPY_CHECKED,
+  approveTicket,
+  closeUndeliverable,
+  confirmArrived,
+  rejectTicket,
+  rerunAgent,
+  type RerunDeps,
+  type ReviewDeps,
+  type ReviewRefusal,
+} from '../tickets/review.js';
 
 /** A ticket in lists: enough to pick one, without the agent's full result. */
 export interface TicketSummary {
@@ -55,6 +68,8 @@ const seenField = z.number().int().min(0).optional();
 const approveBodySchema = z.object({ reply: z.string().max(MAX_REPLY_CHARS).optional(), seen: seenField, [NO_COPY_CHECKED]: z.boolean().optional() }).strict();
 const rejectBodySchema = z.object({ reason: z.string().trim().min(1, 'required').max(MAX_REASON_CHARS), seen: seenField }).strict();
 const rerunBodySchema = z.object({ seen: seenField }).strict();
+// `note`: the operator's optional note on a reply's delivery (how they know it arrived, what they did instead).
+const deliveryBodySchema = z.object({ note: z.string().max(MAX_REASON_CHARS).optional(), seen: seenField }).strict();
 
 function ticketIdParam(params: Record<string, string>): string {
   const id = params.id ?? '';
@@ -68,7 +83,7 @@ function refusal(r: ReviewRefusal): HandlerResult {
 }
 
 /** The API's handlers. */
-export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps; rerun: RerunDeps }): Record<'list' | 'get' | 'approve' | 'reject' | 'rerun', Handler> {
+export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps; rerun: RerunDeps }): Record<'list' | 'get' | 'approve' | 'reject' | 'rerun' | 'arrived' | 'close', Handler> {
   return {
     async list({ query }) {
       const q = parseInput(listQuerySchema, query, 'query');
@@ -109,6 +124,22 @@ export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps; reru
       const outcome = await rerunAgent(deps.rerun, { ticketId, operator: user ?? ANONYMOUS_OPERATOR, seen: input.seen, forReview: true });
       if (outcome.outcome !== 'requeued') return refusal(outcome);
       return { status: 202, json: { ticketId, state: outcome.ticket.state, jobId: outcome.jobId, alreadyRequeued: outcome.alreadyRequeued } };
+    },
+
+    async arrived({ params, body, user }) {
+      const ticketId = ticketIdParam(params);
+      const input = parseInput(deliveryBodySchema, body ?? {}, 'body');
+      const outcome = await confirmArrived(deps.review, { ticketId, operator: user ?? ANONYMOUS_OPERATOR, note: input.note, seen: input.seen });
+      if (outcome.outcome !== 'confirmed') return refusal(outcome);
+      return { status: 200, json: { ticketId, state: outcome.ticket.state, alreadyConfirmed: outcome.alreadyConfirmed } };
+    },
+
+    async close({ params, body, user }) {
+      const ticketId = ticketIdParam(params);
+      const input = parseInput(deliveryBodySchema, body ?? {}, 'body');
+      const outcome = await closeUndeliverable(deps.review, { ticketId, operator: user ?? ANONYMOUS_OPERATOR, note: input.note, seen: input.seen });
+      if (outcome.outcome !== 'closed') return refusal(outcome);
+      return { status: 200, json: { ticketId, state: outcome.ticket.state, closedAs: outcome.closedAs, alreadyClosed: outcome.alreadyClosed } };
     },
   };
 }

@@ -15,6 +15,8 @@
  * | POST   | `/tickets/:id/approve`        | form: `reply`, `seen`, `checkedNoCopy`?, `_csrf` → 303 (the next waiting ticket) | yes  |
  * | POST   | `/tickets/:id/reject`         | form: `reason`, `seen`, `_csrf` → 303                        | yes  |
  * | POST   | `/tickets/:id/rerun`          | form: `seen`, `_csrf` → a new draft, parked for review, 303  | yes  |
+ * | POST   | `/tickets/:id/arrived`        | form: `note`?, `seen`, `_csrf` → a reply that may already have been sent did arrive: `sent`, 303 | yes  |
+ * | POST   | `/tickets/:id/close`          | form: `note`?, `seen`, `_csrf` → an undeliverable reply: `rejected`, or its bounce acknowledged, 303 | yes  |
  * | POST   | `/reindex`                    | form: `_csrf` → queues reindex-manual and reindex-qa, 303    | yes  |
  * | GET    | `/knowledge`                  | learned-answer candidates and accepted pairs (`?done=&id=`)  | yes  |
  * | POST   | `/knowledge/candidates/:id/accept` | form: `question`, `answer`, `target`, `asNew`?, `_csrf` → 303 | yes  |
@@ -25,6 +27,8 @@
  * | POST   | `/api/tickets/:id/approve`    | JSON `{ "reply"?, "seen"?, "checkedNoCopy"? }` → 202          | yes  |
  * | POST   | `/api/tickets/:id/reject`     | JSON `{ "reason", "seen"? }` → 200                           | yes  |
  * | POST   | `/api/tickets/:id/rerun`      | JSON `{ "seen"? }` → a new draft, parked for review, 202      | yes  |
+ * | POST   | `/api/tickets/:id/arrived`    | JSON `{ "note"?, "seen"? }` → closed as sent, 200            | yes  |
+ * | POST   | `/api/tickets/:id/close`      | JSON `{ "note"?, "seen"? }` → closed as undeliverable, or its bounce acknowledged, 200 | yes  |
  * | GET    | `/api/knowledge/gaps`         | `?all=1&limit=` → knowledge gaps, largest first              | yes  |
  * | GET    | `/api/insights`               | `?days=30` → the insights page's figures as JSON             | yes  |
  * | GET    | `/metrics`                    | Prometheus text format (also to a bearer of METRICS_TOKEN)  | yes  |
@@ -302,6 +306,8 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   apiRouter.post('/tickets/:id/approve', route(api.approve, jsonError, logger));
   apiRouter.post('/tickets/:id/reject', route(api.reject, jsonError, logger));
   apiRouter.post('/tickets/:id/rerun', route(api.rerun, jsonError, logger));
+  apiRouter.post('/tickets/:id/arrived', route(api.arrived, jsonError, logger));
+  apiRouter.post('/tickets/:id/close', route(api.close, jsonError, logger));
   apiRouter.get('/knowledge/gaps', route(gapsApiHandler({ redis: deps.redis, prefix: deps.config.QUEUE_PREFIX }), jsonError, logger));
   apiRouter.get('/insights', route(insights.api, jsonError, logger));
   apiRouter.use((_req, res) => send(res, jsonError(404, 'No such API route')));
@@ -333,6 +339,8 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   app.post('/tickets/:id/approve', ...form, route(pages.approve, htmlError, logger));
   app.post('/tickets/:id/reject', ...form, route(pages.reject, htmlError, logger));
   app.post('/tickets/:id/rerun', ...form, route(pages.rerun, htmlError, logger));
+  app.post('/tickets/:id/arrived', ...form, route(pages.arrived, htmlError, logger));
+  app.post('/tickets/:id/close', ...form, route(pages.close, htmlError, logger));
   app.post('/reindex', ...form, route(pages.reindex, htmlError, logger));
   app.get('/knowledge', route(knowledge.page, htmlError, logger));
   app.post('/knowledge/candidates/:id/accept', ...form, route(knowledge.accept, htmlError, logger));

@@ -1,6 +1,7 @@
 /**
  * Handlers of the review page: the list of parked tickets, a ticket's detail view, and the form posts (approve,
- * reject, reindex) that answer with a 303 redirect to a page saying what happened.
+ * reject, get a new draft, close as sent a reply that arrived, acknowledge and close one that cannot be delivered,
+ * reindex) that answer with a 303 redirect to a page saying what happened.
  */
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -14,7 +15,7 @@ import type { TicketStore } from '../tickets/ticket-store.js';
 import { ANONYMOUS_OPERATOR, type CsrfTokens } from './auth.js';
 import { HttpError, type ErrorRenderer, type Handler, type HandlerResult } from './http.js';
 import { requestReindex } from './reindex-action.js';
-import { NO_COPY_CHECKED, approveTicket, rejectTicket, rerunAgent, type RerunDeps, type ReviewDeps, type ReviewRefusal } from '../tickets/review.js';
+import { NO_COPY_CHECKED, approveTicket, closeUndeliverable, confirmArrived, rejectTicket, rerunAgent, type RerunDeps, type ReviewDeps, type ReviewRefusal } from '../tickets/review.js';
 import { renderMessagePage, renderTicketDetail, renderTicketList, type Flash, type SubmittedText } from './views.js';
 
 /** Parked tickets per page of the list. */
@@ -58,7 +59,7 @@ export function htmlErrorRenderer(): ErrorRenderer {
   return (status, message) => ({ status, html: renderMessagePage({ status, message, user: undefined }) });
 }
 
-const DONE_VALUES = ['approved', 'requeued', 'rejected', 'rerun', 'reindex'] as const;
+const DONE_VALUES = ['approved', 'requeued', 'rejected', 'rerun', 'arrived', 'closed', 'acknowledged', 'reindex'] as const;
 /** The orders of the list: oldest first (the default: the longest-waiting customer on top) or newest first. */
 const LIST_ORDERS = ['oldest', 'newest'] as const;
 /** The order of the parked list. */
@@ -88,6 +89,12 @@ async function flashFor(done: (typeof DONE_VALUES)[number] | undefined, ticketId
       return { kind: 'ok', message: `Rejected ${subjectOf(ticket)}: no reply will be sent.` };
     case 'rerun':
       return { kind: 'ok', message: `${subjectOf(ticket)} is back with the agent: its new draft will be parked for your review; nothing is sent without you.` };
+    case 'arrived':
+      return { kind: 'ok', message: `Closed ${subjectOf(ticket)} as sent: you confirmed the reply arrived; nothing was sent again.` };
+    case 'closed':
+      return { kind: 'ok', message: `Closed ${subjectOf(ticket)} without a reply: it cannot be delivered; nothing will be sent.` };
+    case 'acknowledged':
+      return { kind: 'ok', message: `Acknowledged the bounce of ${subjectOf(ticket)}: it is no longer listed under “Replies that did not arrive”.` };
   }
 }
 
@@ -121,6 +128,7 @@ const seenField = z.coerce.number().int().min(0).max(1_000_000).optional();
 const approveFormSchema = z.object({ reply: z.string().max(200_000).optional(), seen: seenField, [NO_COPY_CHECKED]: z.string().max(10).optional() });
 const rejectFormSchema = z.object({ reason: z.string().max(10_000).default(''), seen: seenField });
 const rerunFormSchema = z.object({ seen: seenField });
+const deliveryFormSchema = z.object({ note: z.string().max(10_000).optional(), seen: seenField });
 
 function parseForm<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const parsed = schema.safeParse(body ?? {});
@@ -157,7 +165,7 @@ async function afterDecision(store: TicketStore, done: (typeof DONE_VALUES)[numb
 const detailQuerySchema = z.object({ done: z.enum(DONE_VALUES).optional(), ticket: z.string().regex(TICKET_ID_PATTERN).optional() });
 
 /** The review page's handlers. */
-export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detail' | 'approve' | 'reject' | 'rerun' | 'reindex', Handler> {
+export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detail' | 'approve' | 'reject' | 'rerun' | 'arrived' | 'close' | 'reindex', Handler> {
   const operator = (user: string | undefined) => user ?? ANONYMOUS_OPERATOR;
   const csrfToken = (user: string | undefined) => deps.csrf.tokenFor(operator(user));
 
@@ -233,6 +241,22 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
       const outcome = await rerunAgent(deps.rerun, { ticketId, operator: operator(user), seen: form.seen, forReview: true });
       if (outcome.outcome !== 'requeued') return refusalPage(outcome, ticketId, user);
       return { status: 303, location: await afterDecision(deps.store, 'rerun', outcome.ticket.id) };
+    },
+
+    async arrived({ params, body, user }) {
+      const ticketId = params.id ?? '';
+      const form = parseForm(deliveryFormSchema, body);
+      const outcome = await confirmArrived(deps.review, { ticketId, operator: operator(user), note: form.note, seen: form.seen });
+      if (outcome.outcome !== 'confirmed') return refusalPage(outcome, ticketId, user, { label: 'Your note', text: form.note ?? '' });
+      return { status: 303, location: await afterDecision(deps.store, 'arrived', outcome.ticket.id) };
+    },
+
+    async close({ params, body, user }) {
+      const ticketId = params.id ?? '';
+      const form = parseForm(deliveryFormSchema, body);
+      const outcome = await closeUndeliverable(deps.review, { ticketId, operator: operator(user), note: form.note, seen: form.seen });
+      if (outcome.outcome !== 'closed') return refusalPage(outcome, ticketId, user, { label: 'Your note', text: form.note ?? '' });
+      return { status: 303, location: await afterDecision(deps.store, outcome.closedAs === 'acknowledged' ? 'acknowledged' : 'closed', outcome.ticket.id) };
     },
 
     async reindex() {

@@ -7,7 +7,7 @@ import type { GapList, KnowledgeGap } from '../knowledge/gaps.js';
 import { forgetCommand } from '../tickets/retention.js';
 import { describeBounce, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { describeOutcome } from '../tickets/outcome.js';
-import { NO_COPY_CHECKED, uncertainSendAttempts, whyNoNewDraft, type UncertainSendAttempt } from '../tickets/review.js';
+import { NO_COPY_CHECKED, uncertainSendAttempts, undeliverableWhy, whyNoNewDraft, type UncertainSendAttempt } from '../tickets/review.js';
 import { formatDuration } from './health.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 import { STYLESHEET_PATH } from './styles.js';
@@ -131,7 +131,7 @@ function renderBouncedReplies(bounced: { tickets: Ticket[]; total: number } | un
   });
   return html`<section class="card" id="bounced">
   <h2>Replies that did not arrive <span class="muted">(${bounced.total} in the last 30 days)</span></h2>
-  <p class="small muted">The mail server accepted these replies, then a bounce came back: the customer has no answer.</p>
+  <p class="small muted">The mail server accepted these replies, then a bounce came back: the customer has no answer. Once you have reached one another way, or there is nothing more to do, open it and acknowledge and close it.</p>
   <table class="list">
     <colgroup><col class="age"><col class="from"><col class="subject"><col></colgroup>
     <thead><tr><th>Bounced</th><th>To</th><th>Subject</th><th>What the receiving server said</th></tr></thead>
@@ -304,7 +304,7 @@ function renderMaybeSentWarning(attempts: readonly UncertainSendAttempt[]): Safe
     <strong>This reply may already have reached the customer.</strong>
     The whole reply was handed to the mail server, then the connection ended without its answer:
     <ul>${items}</ul>
-    Before sending it again, look for this Message-ID in the support mailbox's Sent folder or the mail server's log. If it arrived, do not approve: reject the ticket with a reason such as “arrived: found in the Sent folder”.
+    Before sending it again, look for this Message-ID in the support mailbox's Sent folder or the mail server's log. If it arrived (it is in the log, the customer answered it), do not approve: close it with “It arrived — close as sent”, which sends nothing.
   </div>`;
 }
 
@@ -314,12 +314,47 @@ function noCopyCheck(attempts: readonly UncertainSendAttempt[]): SafeHtml | null
   return html`<label class="check"><input type="checkbox" name="${NO_COPY_CHECKED}" value="yes" required> I checked: the customer has no copy of this reply</label>`;
 }
 
+/**
+ * "It arrived — close as sent", for a reply that may already have reached the customer: the operator found it did,
+ * and the ticket ends `sent` on their word; nothing is sent.
+ */
+function renderArrived(ticket: Ticket, attempts: readonly UncertainSendAttempt[], csrfToken: string): SafeHtml | null {
+  if (attempts.length === 0) return null;
+  return html`<form method="post" action="/tickets/${ticket.id}/arrived" class="reject">
+    ${csrfField(csrfToken)}
+    ${seenField(ticket)}
+    <input type="text" name="note" maxlength="2000" placeholder="How you know (optional), e.g. the customer answered it" aria-label="How you know it arrived">
+    <button type="submit">It arrived — close as sent</button>
+  </form>`;
+}
+
+/**
+ * "Acknowledge and close", for a reply that cannot be delivered ({@link undeliverableWhy}) or a bounce: a parked
+ * ticket ends without a reply, not as a judgement of its draft; a bounced ticket in another state keeps it and leaves
+ * the start page's list.
+ */
+function renderCloseUndeliverable(ticket: Ticket, csrfToken: string): SafeHtml {
+  const parked = ticket.state === 'parked';
+  return html`<form method="post" action="/tickets/${ticket.id}/close" class="reject">
+    ${csrfField(csrfToken)}
+    ${seenField(ticket)}
+    <input type="text" name="note" maxlength="2000" placeholder="${parked ? 'Note (optional), e.g. reached the customer by phone' : 'What you did (optional), e.g. wrote from my own mailbox'}" aria-label="Note on closing">
+    <button type="submit">Acknowledge and close</button>
+  </form>
+  <p class="small muted">${
+    parked
+      ? 'The mail server will not deliver this reply to this address. “Acknowledge and close” ends the ticket without a reply, and it does not count as a rejection of the draft. If the address was fixed, approve it to send it again.'
+      : html`The customer has no answer from us. Once you have reached them another way, or there is nothing more to do, acknowledge the bounce: the ticket stays <span class="badge ${badgeClass(ticket.state)}">${ticket.state}</span> and leaves “Replies that did not arrive”.`
+  }</p>`;
+}
+
 function renderDecision(ticket: Ticket, csrfToken: string): SafeHtml {
   if (ticket.state !== 'parked') {
     return html`<section class="card">
   <h2>Reply</h2>
   <p class="muted">This ticket is <span class="badge ${badgeClass(ticket.state)}">${ticket.state}</span>; only parked tickets can be approved or rejected.</p>
   ${ticket.draft ? html`<pre class="text">${ticket.draft}</pre>` : null}
+  ${ticket.replyBounce && !ticket.replyBounce.acknowledged ? renderCloseUndeliverable(ticket, csrfToken) : null}
 </section>`;
   }
   const uncertain = uncertainSendAttempts(ticket);
@@ -336,6 +371,8 @@ function renderDecision(ticket: Ticket, csrfToken: string): SafeHtml {
       <button type="submit" class="primary">Approve and send</button>
     </div>
   </form>
+  ${renderArrived(ticket, uncertain, csrfToken)}
+  ${undeliverableWhy(ticket) ? renderCloseUndeliverable(ticket, csrfToken) : null}
   <form method="post" action="/tickets/${ticket.id}/reject" class="reject">
     ${csrfField(csrfToken)}
     ${seenField(ticket)}
@@ -360,6 +397,14 @@ function renderCustomerData(ticket: Ticket): SafeHtml {
 </section>`;
 }
 
+/** A person's word on the reply's delivery, where no SMTP answer settled it: who, when, and their note. */
+function renderDeliveryCheck(ticket: Ticket): SafeHtml | null {
+  const check = ticket.outbound?.deliveryCheck;
+  if (!check) return null;
+  const what = check.verdict === 'arrived' ? `arrived: confirmed by ${check.by}, not by the mail server` : `undeliverable: closed by ${check.by} without a reply`;
+  return html`<dt>Delivery</dt><dd>${what} <span class="muted small">${check.at}</span>${check.note ? html`: ${check.note}` : null}</dd>`;
+}
+
 /** The detail page of one ticket: the mail, the draft with approve/reject, and the agent's work. */
 export function renderTicketDetail(view: TicketDetailView): SafeHtml {
   const t = view.ticket;
@@ -381,9 +426,12 @@ ${t.replyBounce ? html`<div class="flash bad" role="alert">Our reply did not arr
     ${t.reason ? html`<dt>Why parked</dt><dd>${withTicketLinks(t.reason)}</dd>` : null}
     ${
       t.replyBounce
-        ? html`<dt>Reply bounced</dt><dd>${describeBounce(t.replyBounce)} <span class="muted small">${t.replyBounce.at}</span> · <a href="/tickets/${t.replyBounce.reportTicketId}">the bounce</a></dd>`
+        ? html`<dt>Reply bounced</dt><dd>${describeBounce(t.replyBounce)} <span class="muted small">${t.replyBounce.at}</span> · <a href="/tickets/${t.replyBounce.reportTicketId}">the bounce</a>${
+            t.replyBounce.acknowledged ? html`<br>acknowledged by ${t.replyBounce.acknowledged.by} <span class="muted small">${t.replyBounce.acknowledged.at}</span>${t.replyBounce.acknowledged.note ? html`: ${t.replyBounce.acknowledged.note}` : null}` : null
+          }</dd>`
         : null
     }
+    ${renderDeliveryCheck(t)}
     ${t.outcome ? html`<dt>Outcome</dt><dd><span class="outcome">${describeOutcome(t.outcome)}</span> <span class="muted small">${t.outcome.at}</span></dd>` : null}
     <dt>Message-ID</dt><dd><code>${t.messageId}</code></dd>
     ${attachments.length > 0 ? html`<dt>Attachments</dt><dd><ul class="sources">${attachments}</ul></dd>` : null}

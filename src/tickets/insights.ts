@@ -68,9 +68,14 @@ export function normalizeReason(reason: string | undefined): string {
   return chars.length > MAX_REASON_FIELD_CHARS ? `${chars.slice(0, MAX_REASON_FIELD_CHARS).join('')}…` : text;
 }
 
-/** Receipt→reply time of a sent ticket in seconds: from the ticket's creation to the outcome. */
-export function replySeconds(ticket: Pick<Ticket, 'createdAt'>, outcome: Pick<TicketOutcome, 'at'>): number {
-  return Math.max(0, (Date.parse(outcome.at) - Date.parse(ticket.createdAt)) / 1000);
+/**
+ * Receipt→reply time of a sent ticket in seconds: from the ticket's creation to the outcome; for a reply a person
+ * confirmed arrived (`outbound.deliveryCheck`) after its attempt lost the server's answer, to that attempt
+ * (`outbound.sentAt`): the customer had the reply then, and the confirmation may come days later.
+ */
+export function replySeconds(ticket: Pick<Ticket, 'createdAt'> & Partial<Pick<Ticket, 'outbound'>>, outcome: Pick<TicketOutcome, 'at'>): number {
+  const confirmed = ticket.outbound?.deliveryCheck?.verdict === 'arrived' ? ticket.outbound.sentAt : undefined;
+  return Math.max(0, (Date.parse(confirmed ?? outcome.at) - Date.parse(ticket.createdAt)) / 1000);
 }
 
 /** The kind of reply an outcome is, or undefined for outcomes that sent nothing. */
@@ -87,7 +92,7 @@ export function replyKindOf(kind: OutcomeKind): ReplyKind | undefined {
  * edit-ratio sums themselves are counted by the store's own script (`outcomeKeys`).
  */
 export function insightFieldsOnWrite(
-  ticket: Pick<Ticket, 'createdAt'>,
+  ticket: Pick<Ticket, 'createdAt'> & Partial<Pick<Ticket, 'outbound'>>,
   outcome: TicketOutcome | undefined,
   agent: AgentResult | undefined,
   change: { replyBounced?: boolean } = {},

@@ -28,6 +28,11 @@ export interface TicketOutcome {
   editRatio?: number;
   /** For `rejected`, `ignored` and `failed`: the ticket's reason at that moment. */
   reason?: string;
+  /**
+   * For `rejected`: a person closed the ticket because its reply cannot be delivered (the SMTP server refused it for
+   * good, or it bounced), not because the draft was wrong; so it is no review of the draft (src/tickets/trust.ts).
+   */
+  undeliverable?: true;
   /** For `approved_edited`: the kinds of fact the operator corrected ({@link changedFacts}), when any. */
   factsChanged?: FactKind[];
   /**
@@ -134,8 +139,10 @@ export function isOutcomeKind(value: unknown): value is OutcomeKind {
  * - `sent` without a person (`outbound.autoSubmitted`): `auto_sent`;
  * - `sent` after an approval: `approved_edited` with the edit ratio when the operator changed the draft, else
  *   `approved_as_is` (edit ratio 0). An approval stored before {@link ApprovalRecord} existed is judged by its
- *   history note, without a ratio;
- * - `rejected`, `ignored`, `failed`: that outcome with the ticket's reason.
+ *   history note, without a ratio. The same when a person confirmed that a reply which may already have been sent
+ *   arrived (`parked → sent`): the reply is what the attempt sent, automatic or approved;
+ * - `rejected`, `ignored`, `failed`: that outcome with the ticket's reason; a rejection that closed an undeliverable
+ *   reply (`outbound.deliveryCheck`) is marked `undeliverable` and names no sender: it reviewed no draft.
  */
 export function outcomeOnEntering(
   ticket: Pick<Ticket, 'reason' | 'outbound' | 'approval' | 'history'> & Partial<Pick<Ticket, 'from'>>,
@@ -143,7 +150,7 @@ export function outcomeOnEntering(
   at: string,
 ): TicketOutcome | undefined {
   const outcome = endingOutcome(ticket, to, at);
-  if (!outcome || !ticket.from || !['approved_as_is', 'approved_edited', 'rejected'].includes(outcome.kind)) return outcome;
+  if (!outcome || !ticket.from || outcome.undeliverable || !['approved_as_is', 'approved_edited', 'rejected'].includes(outcome.kind)) return outcome;
   return { ...outcome, sender: senderDigest(ticket.from) };
 }
 
@@ -161,6 +168,12 @@ function endingOutcome(ticket: Pick<Ticket, 'reason' | 'outbound' | 'approval' |
       return { kind: approval?.note?.includes('edited') ? 'approved_edited' : 'approved_as_is', at };
     }
     case 'rejected':
+      return {
+        kind: to,
+        at,
+        ...(ticket.reason ? { reason: ticket.reason } : {}),
+        ...(ticket.outbound?.deliveryCheck?.verdict === 'undeliverable' ? { undeliverable: true as const } : {}),
+      };
     case 'ignored':
     case 'failed':
       return { kind: to, at, ...(ticket.reason ? { reason: ticket.reason } : {}) };

@@ -1,6 +1,8 @@
 /**
  * What a person can decide about a parked ticket: approve its reply (possibly edited) for sending, reject it, or have
- * the agent answer it again.
+ * the agent answer it again; and, where the mail system rather than the draft left a ticket open, close as sent a reply
+ * that may already have been sent and did arrive ({@link confirmArrived}), or acknowledge and close a reply that
+ * cannot be delivered: refused for good by the SMTP server, or bounced ({@link closeUndeliverable}).
  * Shared by the dashboard (JSON API and review page) and the `review` CLI, so both record the same history and
  * enqueue the same job.
  *
@@ -18,7 +20,7 @@ import { answerTicketJob, proposeLearnedAnswerJob, sendReplyJob, type JobTuning 
 import type { Queues } from '../queues/registry.js';
 import { approvalRecord } from './outcome.js';
 import { REPEATED_QUESTION_PREFIX } from './repeated-question.js';
-import { IllegalTransitionError, TICKET_ID_PATTERN, jobGeneration, type Ticket, type TicketPatch, type TicketState } from './ticket.js';
+import { IllegalTransitionError, TICKET_ID_PATTERN, describeBounce, jobGeneration, type Acknowledgement, type Ticket, type TicketPatch, type TicketState } from './ticket.js';
 import { TicketConflictError, TicketNotFoundError, type TicketStore } from './ticket-store.js';
 
 /** Longest reply an operator may store; far beyond any real mail, small enough to keep one ticket document bounded. */
@@ -135,9 +137,40 @@ function unconfirmedResend(): ReviewRefusal {
   return {
     outcome: 'invalid',
     message:
-      'This reply may already have reached the customer: a send attempt ended without the server\'s answer. Check the Sent folder or the mail server\'s log for its Message-ID, then tick "I checked: the customer has no copy of this reply" (API: "checkedNoCopy": true) to send it again, or reject the ticket if it arrived.',
+      'This reply may already have reached the customer: a send attempt ended without the server\'s answer. Check the Sent folder or the mail server\'s log for its Message-ID, then tick "I checked: the customer has no copy of this reply" (API: "checkedNoCopy": true) to send it again, or, if it arrived, close it with "It arrived — close as sent" (API: POST /api/tickets/<id>/arrived).',
   };
 }
+
+/**
+ * The start of the sender's reason for a reply the SMTP server refused for good (a 5xx answer; jobs/send-reply.ts parks
+ * with it, then the server's words). Here because the review reads it back: sending that reply to the same address
+ * again is refused again, so the page offers to close the ticket instead.
+ */
+export const SMTP_REFUSED_REASON = 'SMTP server rejected the reply';
+
+/** The sender's reason for a reply refused because the customer's address needs SMTPUTF8 (RFC 6531), which the SMTP server does not offer. */
+export const SMTPUTF8_REASON = "the customer's address needs SMTPUTF8, which the SMTP server does not offer";
+
+/**
+ * Why a ticket's reply cannot be delivered as it is: the sender's reason for a permanent refusal by the SMTP server,
+ * or the bounce that came back; undefined when nothing says so (a temporary failure that used up the attempts may
+ * still go out).
+ */
+export function undeliverableWhy(ticket: Pick<Ticket, 'reason' | 'replyBounce' | 'outbound'>): string | undefined {
+  if (!ticket.outbound) return undefined;
+  if (ticket.reason?.startsWith(SMTP_REFUSED_REASON) || ticket.reason?.startsWith(SMTPUTF8_REASON)) return ticket.reason;
+  if (ticket.replyBounce) return `our reply bounced: ${describeBounce(ticket.replyBounce)}`;
+  return undefined;
+}
+
+/** The reason of a ticket closed as undeliverable: one wording, so the insights count these closings as one reason. */
+export const UNDELIVERABLE_REASON = 'undeliverable: closed by a person without a reply (the mail server refused it for good, or it bounced)';
+
+/** The start of the history note of a reply a person confirmed arrived (`parked → sent`). */
+export const ARRIVED_NOTE = 'the reply arrived, confirmed by a person (no SMTP response): nothing was sent again';
+
+/** The start of the history note of a ticket closed as undeliverable (`parked → rejected`). */
+export const UNDELIVERABLE_NOTE = 'closed as undeliverable';
 
 /** Who decides on which ticket, and what their page showed of it. */
 export interface DecisionRequest {
@@ -424,4 +457,193 @@ async function queueAnswer(deps: RerunDeps, ticket: Ticket, request: RerunReques
   const job = answerTicketJob(deps.config, ticket.id, decisionGeneration(ticket, 'processing'), deps.tuning, request.forReview ? request.operator : undefined);
   await produce(deps.redis, () => deps.tickets.add(job.name, job.data, job.opts));
   return String(job.opts.jobId);
+}
+
+/** A person's word on a reply's delivery: {@link DecisionRequest} and what they note (how they know, what they did). */
+export interface DeliveryRequest extends DecisionRequest {
+  note?: string | undefined;
+}
+
+/** Result of {@link confirmArrived}. */
+export type ArrivedOutcome =
+  | {
+      outcome: 'confirmed';
+      ticket: Ticket;
+      /** True when the ticket was confirmed before (a double submit, the command run twice): nothing changed. */
+      alreadyConfirmed: boolean;
+    }
+  | ReviewRefusal;
+
+/** Result of {@link closeUndeliverable}. */
+export type CloseOutcome =
+  | {
+      outcome: 'closed';
+      ticket: Ticket;
+      /**
+       * `rejected`: a parked ticket ended without a reply; `acknowledged`: the bounce of a ticket that keeps its state
+       * (a sent reply) was acknowledged.
+       */
+      closedAs: 'rejected' | 'acknowledged';
+      /** True when it was closed before (a double submit, the command run twice): nothing changed. */
+      alreadyClosed: boolean;
+    }
+  | ReviewRefusal;
+
+/** The operator's note, normalised; a refusal when it is too long. */
+function noteOf(request: DeliveryRequest): { note?: string } | ReviewRefusal {
+  const note = normalizeText(request.note ?? '').trim();
+  if (note.length > MAX_REASON_CHARS) return { outcome: 'invalid', message: `The note is longer than ${MAX_REASON_CHARS} characters` };
+  return note ? { note } : {};
+}
+
+function isRefusal(value: object): value is ReviewRefusal {
+  return 'outcome' in value;
+}
+
+/** Who says so, now, and their note. */
+function acknowledgementOf(operator: string, note: { note?: string }): Acknowledgement {
+  return { by: operator, at: new Date().toISOString(), ...note };
+}
+
+function withNote(text: string, note: { note?: string }): string {
+  return note.note ? `${text} — ${note.note}` : text;
+}
+
+/** True when the entry right after the `seen` ones is a person's confirmation of arrival: a repeated submit's. */
+function isArrivalAfter(ticket: Ticket, seen: number): boolean {
+  const next = ticket.history[seen];
+  return next !== undefined && next.from === 'parked' && next.to === 'sent' && next.actor.startsWith(OPERATOR_PREFIX);
+}
+
+/**
+ * Closes as sent a parked ticket whose reply may already have been sent ({@link uncertainSendAttempts}) and that the
+ * operator found did arrive (the customer answered it, the mail server's log shows it): `parked → sent`, actor
+ * `operator:<operator>`, with `outbound.deliveryCheck` saying who confirmed it, instead of an SMTP response, and
+ * `outbound.sentAt` the time of the first attempt that may have delivered it. Nothing is sent, and no copy is filed in
+ * the Sent folder: the bytes that went out were kept only for an accepted reply. The outcome is the one the send of
+ * that attempt would have recorded — `auto_sent` for an automatic reply, the approval's for an approved one (which
+ * the cited sources' trust then counts, once, as the send would have) — recorded once, as the ticket enters `sent`
+ * once. Refused, given `seen`, for a ticket that moved on since the page was opened; a repeated submit finds it done.
+ */
+export async function confirmArrived(deps: Pick<ReviewDeps, 'store'>, request: DeliveryRequest): Promise<ArrivedOutcome> {
+  return confirmArrivedOnce(deps, request, true);
+}
+
+async function confirmArrivedOnce(deps: Pick<ReviewDeps, 'store'>, request: DeliveryRequest, mayRetry: boolean): Promise<ArrivedOutcome> {
+  const badId = checkId(request.ticketId);
+  if (badId) return badId;
+  const note = noteOf(request);
+  if (isRefusal(note)) return note;
+  const ticket = await deps.store.get(request.ticketId, { agentResult: false });
+  if (!ticket) return { outcome: 'not-found', message: `Ticket ${request.ticketId} not found` };
+  const confirmed = ticket.state === 'sent' && ticket.outbound?.deliveryCheck?.verdict === 'arrived';
+  if (request.seen !== undefined && ticket.history.length !== request.seen) {
+    return confirmed && isArrivalAfter(ticket, request.seen) ? { outcome: 'confirmed', ticket, alreadyConfirmed: true } : changedSince(ticket);
+  }
+  if (confirmed) return { outcome: 'confirmed', ticket, alreadyConfirmed: true };
+  if (ticket.state !== 'parked') {
+    return { outcome: 'conflict', message: `The ticket is ${ticket.state}; only a parked ticket whose reply may already have been sent can be closed as sent`, state: ticket.state };
+  }
+  const [first] = uncertainSendAttempts(ticket);
+  if (!first || !ticket.outbound) {
+    return {
+      outcome: 'conflict',
+      message: "Nothing says this ticket's reply may have reached the customer: no send attempt of it ended without the mail server's answer. Approve it to send it, or reject it.",
+      state: ticket.state,
+    };
+  }
+  try {
+    const sent = await deps.store.transition(ticket.id, {
+      from: ['parked'],
+      to: 'sent',
+      actor: operatorActor(request.operator),
+      note: withNote(ARRIVED_NOTE, note),
+      patch: { reason: null, outbound: { ...ticket.outbound, sentAt: first.at, deliveryCheck: { verdict: 'arrived', ...acknowledgementOf(request.operator, note) } } },
+      current: ticket,
+    });
+    return { outcome: 'confirmed', ticket: sent, alreadyConfirmed: false };
+  } catch (err) {
+    // Another request moved the ticket between our read and our write: decide again on what is stored, so the second
+    // of two simultaneous submits of one confirmation finds it done instead of failing.
+    if (err instanceof TicketConflictError && mayRetry) return confirmArrivedOnce(deps, request, false);
+    const refusal = refusalOf(err, 'close it as sent');
+    if (refusal) return refusal;
+    throw err;
+  }
+}
+
+/** True when the entry right after the `seen` ones is a person's closing as undeliverable: a repeated submit's. */
+function isUndeliverableCloseAfter(ticket: Ticket, seen: number): boolean {
+  const next = ticket.history[seen];
+  return next !== undefined && next.from === 'parked' && next.to === 'rejected' && ticket.outbound?.deliveryCheck?.verdict === 'undeliverable';
+}
+
+/**
+ * Acknowledges and closes a ticket whose reply cannot be delivered ({@link undeliverableWhy}), with who, when and the
+ * operator's optional note:
+ * - parked (the SMTP server refused the reply for good, or it bounced): `parked → rejected`, actor
+ *   `operator:<operator>`, reason {@link UNDELIVERABLE_REASON}, `outbound.deliveryCheck` `undeliverable`. Nothing is
+ *   sent. The outcome is a rejection marked `undeliverable`: nobody judged the draft, so the cited sources' trust
+ *   learns nothing and no knowledge gap is recorded (a rejection by {@link rejectTicket} does both);
+ * - any other state with an unacknowledged bounce (a `sent` reply, whose state is final and whose outcome was
+ *   counted): the bounce is acknowledged (`replyBounce.acknowledged`) and leaves the start page's list; the state,
+ *   history and outcome stay.
+ * Refused, given `seen`, for a ticket that moved on since the page was opened; a repeated submit finds it done.
+ */
+export async function closeUndeliverable(deps: Pick<ReviewDeps, 'store'>, request: DeliveryRequest): Promise<CloseOutcome> {
+  return closeUndeliverableOnce(deps, request, true);
+}
+
+async function closeUndeliverableOnce(deps: Pick<ReviewDeps, 'store'>, request: DeliveryRequest, mayRetry: boolean): Promise<CloseOutcome> {
+  const badId = checkId(request.ticketId);
+  if (badId) return badId;
+  const note = noteOf(request);
+  if (isRefusal(note)) return note;
+  const ticket = await deps.store.get(request.ticketId, { agentResult: false });
+  if (!ticket) return { outcome: 'not-found', message: `Ticket ${request.ticketId} not found` };
+  if (request.seen !== undefined && ticket.history.length !== request.seen) {
+    return isUndeliverableCloseAfter(ticket, request.seen) ? { outcome: 'closed', ticket, closedAs: 'rejected', alreadyClosed: true } : changedSince(ticket);
+  }
+  const acknowledgement = acknowledgementOf(request.operator, note);
+  try {
+    if (ticket.state !== 'parked') {
+      const closedBefore = ticket.state === 'rejected' && ticket.outbound?.deliveryCheck?.verdict === 'undeliverable';
+      if (!ticket.replyBounce) {
+        if (closedBefore) return { outcome: 'closed', ticket, closedAs: 'rejected', alreadyClosed: true };
+        return {
+          outcome: 'conflict',
+          message: `The ticket is ${ticket.state}; only a parked ticket whose reply the mail server refused for good, or a ticket whose reply bounced, can be acknowledged and closed`,
+          state: ticket.state,
+        };
+      }
+      // Also mends a closing whose acknowledgement of the bounce did not get written.
+      const { ticket: written, changed } = await deps.store.acknowledgeReplyBounce(ticket.id, acknowledgement);
+      return { outcome: 'closed', ticket: written, closedAs: closedBefore ? 'rejected' : 'acknowledged', alreadyClosed: closedBefore || !changed };
+    }
+    const why = undeliverableWhy(ticket);
+    if (!why || !ticket.outbound) {
+      return {
+        outcome: 'conflict',
+        message: 'Nothing says this reply cannot be delivered: only a reply the mail server refused for good, or one that bounced, can be acknowledged and closed. Approve the draft to send it, or reject it.',
+        state: ticket.state,
+      };
+    }
+    const closed = await deps.store.transition(ticket.id, {
+      from: ['parked'],
+      to: 'rejected',
+      actor: operatorActor(request.operator),
+      note: withNote(`${UNDELIVERABLE_NOTE} (${why})`, note),
+      patch: { reason: UNDELIVERABLE_REASON, outbound: { ...ticket.outbound, deliveryCheck: { verdict: 'undeliverable', ...acknowledgement } } },
+      current: ticket,
+    });
+    // A parked reply that bounced (sent by an attempt that lost the server's answer) also leaves the bounced list.
+    const done = closed.replyBounce && !closed.replyBounce.acknowledged ? (await deps.store.acknowledgeReplyBounce(ticket.id, acknowledgement)).ticket : closed;
+    return { outcome: 'closed', ticket: done, closedAs: 'rejected', alreadyClosed: false };
+  } catch (err) {
+    // As for a confirmation: the second of two simultaneous submits finds the ticket closed.
+    if (err instanceof TicketConflictError && mayRetry) return closeUndeliverableOnce(deps, request, false);
+    const refusal = refusalOf(err, 'close it');
+    if (refusal) return refusal;
+    throw err;
+  }
 }

@@ -24,14 +24,14 @@
  * | `P:store:state:<state>`     | sorted set | ids of tickets in that state, score = createdAt (ms)           |
  * | `P:store:msgid`             | hash       | normalised Message-ID → ticket id (inbound and our replies)    |
  * | `P:store:conv:<rootId>`     | sorted set | ids of the tickets of one conversation, score = createdAt (ms) |
- * | `P:store:bounced`           | sorted set | tickets whose reply bounced, score = when (ms); 30 days kept   |
+ * | `P:store:bounced`           | sorted set | unacknowledged bounced replies, score = when (ms), 30 days     |
  *
  * {@link TicketStore.remove} takes a ticket out of all of them at once (retention, erasure on request).
  * A write that ends a ticket (enters `sent`, `rejected`, `ignored` or `failed`) also counts its outcome in the keys
  * of `outcomeKeys` (src/tickets/outcome.ts), in the same script, so the counts never disagree with the tickets; that
  * write, and one that stores an agent result, also add the day's insight fields (src/tickets/insights.ts). A write
- * that records a review (approved and sent, or rejected) also pushes it onto the trust list of every source the
- * draft cited (src/tickets/trust.ts), in the same script.
+ * that records a review (approved and sent, or rejected; not the closing of an undeliverable reply) also pushes it onto
+ * the trust list of every source the draft cited (src/tickets/trust.ts), in the same script.
  *
  * Costs: get/create/transition/update are O(1) keys plus O(log N) sorted-set updates; `list` is
  * O(log N + offset + limit); nothing uses KEYS or a SCAN of the keyspace. Only `findByIdPrefix`, for operators who
@@ -45,7 +45,7 @@ import type { Redis } from 'ioredis';
 import { execAll } from '../queues/connection.js';
 import { insightFieldsOnWrite } from './insights.js';
 import { LuaScript } from './lua.js';
-import { TRUST_HISTORY_CAP, citedSources, isReviewOutcome, reviewEntry, trustKeys } from './trust.js';
+import { TRUST_HISTORY_CAP, citedSources, isReview, reviewEntry, trustKeys } from './trust.js';
 import { EDIT_RATIO_SUM_SCALE, OUTCOME_DAY_TTL_S, editRatioBucketField, outcomeDay, outcomeKeys, outcomeOnEntering, type TicketOutcome } from './outcome.js';
 import {
   INITIAL_STATES,
@@ -57,6 +57,7 @@ import {
   isTicketState,
   normalizeMessageId,
   ticketIdFor,
+  type Acknowledgement,
   type HistoryEntry,
   type ReplyBounce,
   type Ticket,
@@ -413,7 +414,7 @@ export class TicketStore {
       const ended = outcomeOnEntering(next, request.to, at);
       if (ended) next.outcome = ended;
       else delete next.outcome;
-      const written = await this.compareAndSet(current, next, request.patch?.agent, ended, ended && isReviewOutcome(ended.kind) ? await this.citedBy(id, request.patch?.agent) : []);
+      const written = await this.compareAndSet(current, next, request.patch?.agent, ended, ended && isReview(ended) ? await this.citedBy(id, request.patch?.agent) : []);
       if (written === 'ok') return next;
       if (written === 'missing') throw new TicketNotFoundError(id);
       // The caller's copy was stale: decide again on what is stored.
@@ -481,17 +482,50 @@ export class TicketStore {
         if (written === 'conflict') continue;
         marked = next;
       }
-      // Listed after the write: a crash in between is mended by the retried job, which finds the reply marked.
+      // Listed after the write: a crash in between is mended by the retried job, which finds the reply marked. A
+      // bounce a person acknowledged stays off the list, whatever report comes again.
       const at = Date.parse(marked.replyBounce!.at);
-      await execAll(this.redis.multi().zadd(k.bounced, 'NX', at, ticketId).zremrangebyscore(k.bounced, '-inf', at - BOUNCED_LIST_MS));
+      if (!marked.replyBounce!.acknowledged) {
+        await execAll(this.redis.multi().zadd(k.bounced, 'NX', at, ticketId).zremrangebyscore(k.bounced, '-inf', at - BOUNCED_LIST_MS));
+      }
       return marked;
     }
     throw new TicketConflictError(ticketId, [], undefined, true);
   }
 
   /**
+   * Records that a person took care of the bounce of the ticket's reply ({@link ReplyBounce.acknowledged}) and takes
+   * the ticket off {@link bouncedReplies}; its state, history and outcome stay as they are. Returns the ticket as
+   * written, or as stored with `changed: false` when the bounce was acknowledged already (the first acknowledgement
+   * stands) or there is none to acknowledge.
+   *
+   * @throws {@link TicketNotFoundError} when the ticket does not exist.
+   */
+  async acknowledgeReplyBounce(id: string, acknowledgement: Acknowledgement): Promise<{ ticket: Ticket; changed: boolean }> {
+    const k = this.keys();
+    for (let attempt = 0; attempt < MAX_CAS_RETRIES; attempt++) {
+      const current = await this.require(id, WITHOUT_AGENT);
+      if (!current.replyBounce || current.replyBounce.acknowledged) {
+        if (current.replyBounce) await this.redis.zrem(k.bounced, id);
+        return { ticket: current, changed: false };
+      }
+      const next: Ticket = { ...current, replyBounce: { ...current.replyBounce, acknowledged: acknowledgement } };
+      next.updatedAt = this.now().toISOString();
+      next.version = current.version + 1;
+      const written = await this.compareAndSet(current, next, undefined);
+      if (written === 'missing') throw new TicketNotFoundError(id);
+      if (written === 'conflict') continue;
+      // Off the list after the write: a crash in between leaves it listed until the list is read (see bouncedReplies).
+      await this.redis.zrem(k.bounced, id);
+      return { ticket: next, changed: true };
+    }
+    throw new TicketConflictError(id, [], undefined, true);
+  }
+
+  /**
    * The tickets whose reply bounced in the last `withinMs` (default {@link BOUNCED_LIST_MS}), newest bounce first, at
-   * most `limit`; tickets removed since (retention, erasure) are left out and dropped from the list.
+   * most `limit`, that nobody acknowledged yet; tickets removed since (retention, erasure) or acknowledged are left out
+   * and dropped from the list.
    */
   async bouncedReplies(limit: number, withinMs = BOUNCED_LIST_MS): Promise<{ tickets: Ticket[]; total: number }> {
     const k = this.keys();
@@ -500,7 +534,7 @@ export class TicketStore {
       this.redis.zrevrangebyscore(k.bounced, '+inf', since, 'LIMIT', 0, limit),
       this.redis.zcount(k.bounced, since, '+inf'),
     ]);
-    const tickets = await this.getMany(ids, WITHOUT_AGENT);
+    const tickets = (await this.getMany(ids, WITHOUT_AGENT)).filter((t) => !t.replyBounce?.acknowledged);
     const gone = ids.filter((id) => !tickets.some((t) => t.id === id));
     if (gone.length > 0) await this.redis.zrem(k.bounced, ...gone);
     return { tickets, total: total - gone.length };

@@ -61,8 +61,12 @@ export type InitialState = (typeof INITIAL_STATES)[number];
  *     between drafting and queueing) and waits for a person.
  * - `parked`
  *   - → `approved`: a person accepted (and possibly edited) the draft.
- *   - → `rejected`: a person decided no reply goes out (or answered by hand elsewhere).
+ *   - → `rejected`: a person decided no reply goes out (or answered by hand elsewhere), or closed a ticket whose reply
+ *     cannot be delivered (the SMTP server refused it for good, or it bounced).
  *   - → `processing`: a person asked the agent to try again (e.g. after the manuals were updated).
+ *   - → `sent`: a person confirmed that a reply parked as "may already have been sent" did arrive (the customer
+ *     answered it, the mail server's log shows it): it was sent, by the attempt that lost the server's answer, and
+ *     only a person can say so. Nothing is sent again.
  * - `approved`
  *   - → `sending`: the sender claimed the approved reply; same at-most-once claim as from `drafted`.
  *   - → `parked`: the send job of an approved reply failed for good before the claim; a person looks again.
@@ -84,7 +88,7 @@ export const TRANSITIONS = {
   received: ['processing', 'ignored', 'parked', 'failed'],
   processing: ['drafted', 'parked', 'failed', 'processing'],
   drafted: ['sending', 'parked'],
-  parked: ['approved', 'rejected', 'processing'],
+  parked: ['approved', 'rejected', 'processing', 'sent'],
   approved: ['sending', 'parked'],
   sending: ['sent', 'parked', 'drafted', 'approved'],
   sent: [],
@@ -135,7 +139,10 @@ export interface OutboundInfo {
    * can find follow-ups that reply to it.
    */
   messageId: string;
-  /** When the SMTP server accepted the reply (ISO 8601); absent until then. */
+  /**
+   * When the SMTP server accepted the reply (ISO 8601); absent until then. For a reply a person confirmed arrived
+   * ({@link deliveryCheck}), when the first attempt that may have delivered it claimed the reply: no server said when.
+   */
   sentAt?: string;
   /** The SMTP server's response line to the accepted (or last rejected) attempt, for audits. */
   smtpResponse?: string;
@@ -148,6 +155,37 @@ export interface OutboundInfo {
    * while none was filed. Written after the APPEND, so a copy job that runs again does nothing.
    */
   sentCopy?: { mailbox: string; at: string };
+  /**
+   * A person's word on the reply's delivery where no SMTP answer settled it: that a reply parked as "may already have
+   * been sent" arrived, or that one the SMTP server refused for good (or that bounced) is closed without a reply.
+   * Absent for replies whose fate the SMTP server told.
+   */
+  deliveryCheck?: DeliveryCheck;
+}
+
+/** A person's word on a reply's delivery ({@link OutboundInfo.deliveryCheck}), with who and when. */
+export interface DeliveryCheck {
+  /**
+   * `arrived`: the reply reached the customer (the ticket went `parked → sent` without an SMTP response);
+   * `undeliverable`: it cannot be delivered to this address, and the ticket was closed without a reply
+   * (`parked → rejected`, not a judgement of the draft).
+   */
+  verdict: 'arrived' | 'undeliverable';
+  /** The operator's name (the history entry's actor is `operator:<by>`). */
+  by: string;
+  /** When they said so (ISO 8601). */
+  at: string;
+  /** What they noted, e.g. how they know. */
+  note?: string;
+}
+
+/** A person's acknowledgement of something that needs no state change: who, when, and what they noted. */
+export interface Acknowledgement {
+  /** The operator's name. */
+  by: string;
+  /** When (ISO 8601). */
+  at: string;
+  note?: string;
 }
 
 /** What a bounce said, in one line: its status and the receiving server's words, then the recipient. */
@@ -166,6 +204,12 @@ export interface ReplyBounce {
   recipient?: string;
   status?: string;
   diagnostic?: string;
+  /**
+   * A person took care of the bounce (reached the customer another way, or nothing more can be done): the ticket
+   * keeps its state and outcome and leaves the start page's list of replies that did not arrive. Set only by
+   * `TicketStore.acknowledgeReplyBounce`.
+   */
+  acknowledged?: Acknowledgement;
 }
 
 /** One entry of a ticket's append-only history: a state change, who made it, and why. */

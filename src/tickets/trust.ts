@@ -7,7 +7,7 @@
  * identity with an empty record, and the old record no longer applies.
  *
  * The record is derived from outcomes, never counted separately: when a reviewed draft ends (approved and sent, or
- * rejected), the ticket store pushes that outcome onto the list of every source the draft cited, in the same atomic
+ * rejected; see {@link isReview}), the ticket store pushes that outcome onto the list of every source the draft cited, in the same atomic
  * write that records the outcome (src/tickets/ticket-store.ts). Trust is then read from the latest
  * `TRUST_WINDOW` entries ({@link judgeTrust}). Keys (P = QUEUE_PREFIX):
  *
@@ -85,6 +85,15 @@ export function trustKeys(prefix: string) {
 /** The outcomes that are reviews of a draft: a person approved (and it was sent) or rejected it. */
 export function isReviewOutcome(kind: OutcomeKind): boolean {
   return kind === 'approved_as_is' || kind === 'approved_edited' || kind === 'rejected';
+}
+
+/**
+ * Whether an ending is a review the cited sources learn from: an approval that was sent, or a rejection, but not a
+ * ticket a person closed because its reply could not be delivered ({@link TicketOutcome.undeliverable}): nobody judged
+ * the draft then, and a delivery problem says nothing about the sources.
+ */
+export function isReview(outcome: Pick<TicketOutcome, 'kind' | 'undeliverable'>): boolean {
+  return isReviewOutcome(outcome.kind) && !outcome.undeliverable;
 }
 
 /** Marks an entry whose approval corrected a fact ({@link TicketOutcome.factsChanged}). */
