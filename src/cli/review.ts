@@ -4,8 +4,9 @@
  * - `list [--state S] [--limit N] [--json]`: newest first; a table, or one JSON array.
  * - `show <id> [--json]`: question, draft, plan, subtasks with their answers and reflection advice, sources and
  *   history; `--json` prints the whole ticket.
- * - `approve <id> [--reply-file F] [--by NAME]`: a parked draft (optionally replaced by the text of F) is approved
- *   and queued for sending, without `Auto-Submitted` since a person vouched for it.
+ * - `approve <id> [--reply-file F] [--by NAME] [--checked-no-copy]`: a parked draft (optionally replaced by the text
+ *   of F) is approved and queued for sending, without `Auto-Submitted` since a person vouched for it. A reply that
+ *   may already have been sent is refused without `--checked-no-copy` (the operator checked the customer has none).
  * - `reject <id> [--reason TEXT]`: a parked ticket gets no reply.
  * - `rerun <id> [--by NAME]`: the agent answers a parked ticket again (once its cause was fixed: the model's
  *   settings, the manual); refused for a ticket a reply may already have left for.
@@ -36,7 +37,7 @@ import { describeOutcome, type TicketOutcome } from '../tickets/outcome.js';
 import { forgetCustomer, type ForgetReport } from '../tickets/retention.js';
 import { TICKET_STATES, describeBounce, isTicketState, normalizeMessageId, ticketIdFor, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { MIN_ID_PREFIX, TicketStore, isIdPrefix } from '../tickets/ticket-store.js';
-import { approveTicket, closeUndeliverable, confirmArrived, rejectTicket, rerunAgent } from '../tickets/review.js';
+import { approveTicket, closeUndeliverable, confirmArrived, rejectTicket, rerunAgent, uncertainSendAttempts } from '../tickets/review.js';
 import { CliError, operatorName, runCommand, type CliContext } from './common.js';
 import { cut, formatTable, terminalSafe } from './format.js';
 
@@ -186,7 +187,8 @@ program
   .argument('<id>', 'ticket id or Message-ID')
   .option('--reply-file <file>', 'send the text of this file (UTF-8) instead of the stored draft')
   .option('--by <name>', 'who approves (default: the OS user)')
-  .action(async (id: string, opts: { replyFile?: string; by?: string }) => {
+  .option('--checked-no-copy', 'for a reply that may already have been sent: you checked that the customer has no copy of it')
+  .action(async (id: string, opts: { replyFile?: string; by?: string; checkedNoCopy?: boolean }) => {
     await runCommand('review', async (ctx) => {
       const reply = opts.replyFile === undefined ? undefined : await readReplyFile(opts.replyFile);
       const by = operatorName(opts.by);
@@ -194,7 +196,14 @@ program
         const ticket = await findTicket(store, redis, id);
         const queues = createQueues(redis, ctx.config.QUEUE_PREFIX);
         try {
-          const result = await approveTicket({ store, redis, outbound: queues.outbound, learning: queues.tickets, config: ctx.config }, { ticketId: ticket.id, operator: by, reply });
+          // As the page's tick: a reply that may already have reached the customer is not sent again unasked.
+          const checkedNoCopy = opts.checkedNoCopy ?? false;
+          const result = await approveTicket({ store, redis, outbound: queues.outbound, learning: queues.tickets, config: ctx.config }, { ticketId: ticket.id, operator: by, reply, checkedNoCopy });
+          if (result.outcome !== 'approved' && !checkedNoCopy && uncertainSendAttempts(ticket).length > 0) {
+            throw new CliError(
+              `cannot approve ticket ${ticket.id}: ${result.message} From a terminal: run \`npm run review -- approve ${ticket.id} --checked-no-copy\` once you checked, or \`npm run review -- arrived ${ticket.id}\` if it arrived.`,
+            );
+          }
           if (result.outcome !== 'approved') throw new CliError(`cannot approve ticket ${ticket.id}: ${result.message}`);
           ctx.print(`approved ${ticket.id} (by ${by}); the reply is queued for sending`);
         } finally {

@@ -190,7 +190,7 @@ export interface ApproveRequest extends DecisionRequest {
   /**
    * The operator checked that the customer has no copy of a reply that may already have been sent
    * ({@link uncertainSendAttempts}). `false` refuses to approve such a ticket; `undefined` is a caller with no such
-   * step (the CLI, whose `show` prints the reason), which approves as before.
+   * step, which approves as before. The page, the API and the CLI (`--checked-no-copy`) all ask.
    */
   checkedNoCopy?: boolean | undefined;
 }

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { newTicket, ticketIdFor } from '../../src/tickets/ticket.js';
+import { MAYBE_SENT_REASON } from '../../src/tickets/review.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
 import {
   buildMail,
@@ -116,6 +117,28 @@ describe('npm run review', () => {
     expect(servers.smtp.messages).toHaveLength(1);
     // Each command is a fresh Node process under tsx; on a loaded CI machine that is seconds apiece.
   }, 90_000);
+
+  it('approves a reply that may already have been sent only with --checked-no-copy, as the page asks for its tick', async () => {
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId('maybe-sent'), from: 'Mio <mio@customer.example>', subject: '請求書について', body: '請求書の宛名を変更できますか。' }));
+    await waitForState(running.store, ticketId, ['parked']);
+    // A person approved it and the sender's SMTP connection broke after the whole message was sent (no job is queued
+    // here, so the sender leaves it alone).
+    await running.store.transition(ticketId, { from: ['parked'], to: 'approved', actor: 'operator:ren' });
+    await running.store.transition(ticketId, { from: ['approved'], to: 'sending', actor: 'sender', note: 'attempt 1', patch: { outbound: { messageId: '<reply-maybe@helpdesk.test>', autoSubmitted: false } } });
+    const reason = `${MAYBE_SENT_REASON} (Connection closed unexpectedly)`;
+    await running.store.transition(ticketId, { from: ['sending'], to: 'parked', actor: 'sender', note: reason, patch: { reason } });
+
+    const refused = await review('approve', ticketId);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('may already have reached the customer');
+    expect(refused.stderr).toContain('--checked-no-copy');
+    expect(refused.stderr).toContain(`npm run review -- arrived ${ticketId}`);
+    expect((await running.store.require(ticketId)).state).toBe('parked');
+
+    const approved = await review('approve', ticketId, '--checked-no-copy', '--by', 'ren');
+    expect(approved.code, approved.stderr).toBe(0);
+    expect((await waitForState(running.store, ticketId, ['sent'])).outbound?.approvedBy).toBe('ren');
+  }, 60_000);
 
   it('rejects a parked ticket, and names an unknown ticket in one line', async () => {
     const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId('rej'), from: 'spam@customer.example', subject: '宣伝', body: '新商品のご案内です。' }));
