@@ -267,16 +267,16 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
     return { outcome: 'parked', ticketId, reason, agentRun };
   }
 
-  // Who the reply would reach: a forged sender, bulk mail, a Reply-To on another domain than From. A person decides;
-  // the draft is kept, so sending it is one click.
-  const sender = senderReviewReason(ticket, signals, config);
-  if (sender) {
-    const parked = await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: sender.reason, patch: { agent: result, draft, reason: sender.reason }, current: ticket });
+  // Who the reply would reach (a forged sender, bulk mail, a Reply-To on another domain than From), or whether the
+  // mail may be a second copy of another ticket's. A person decides; the draft is kept, so sending it is one click.
+  const hold = senderReviewReason(ticket, signals, config) ?? possibleCopyReview(ticket);
+  if (hold) {
+    const parked = await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: hold.reason, patch: { agent: result, draft, reason: hold.reason }, current: ticket });
     await learnGapsFrom({ store, redis: deps.redis, logger: log }, parked);
     // The reason names addresses; info gets its kind only.
-    log.info({ kind: sender.kind }, 'Draft parked: the sender needs a person');
-    log.debug({ reason: sender.reason }, 'Reason in full');
-    return { outcome: 'parked', ticketId, reason: sender.reason, agentRun };
+    log.info({ kind: hold.kind }, 'Draft parked: a person decides whether it goes out');
+    log.debug({ reason: hold.reason }, 'Reason in full');
+    return { outcome: 'parked', ticketId, reason: hold.reason, agentRun };
   }
 
   // The binding rate-limit check: counted atomically when the reply is queued, so two tickets of one sender (or
@@ -435,10 +435,29 @@ export function foreignReplyToReason(ticket: Pick<Ticket, 'from' | 'replyTo'>, t
   return `Reply-To domain ${replyDomain} differs from the sender's domain ${fromDomain} (not in TRUSTED_REPLY_TO_DOMAINS)`;
 }
 
-/** Why who a draft would reach needs a person ({@link senderReviewReason}), and its kind for the logs. */
+/**
+ * Why a finished draft needs a person before it goes out ({@link senderReviewReason}, {@link possibleCopyReview}),
+ * and its kind for the logs.
+ */
 export interface SenderReview {
-  kind: 'forged-sender' | 'bulk-mail' | 'reply-to';
+  kind: 'forged-sender' | 'bulk-mail' | 'reply-to' | 'possible-copy';
   reason: string;
+}
+
+/** The start of the reason of a draft parked because its mail may be a second copy of another ticket's. */
+export const POSSIBLE_COPY_REASON = 'possibly a second copy of ticket';
+
+/**
+ * A mail keyed apart because another with its Message-ID, sender and date says something else
+ * ({@link Ticket.possibleCopyOf}): it may be an edited mail sent again, or the same mail changed on its way (a
+ * gateway's banner on one route). Answering it on a guess could answer the customer twice, so a person compares.
+ */
+export function possibleCopyReview(ticket: Pick<Ticket, 'possibleCopyOf'>): SenderReview | undefined {
+  if (!ticket.possibleCopyOf) return undefined;
+  return {
+    kind: 'possible-copy',
+    reason: `${POSSIBLE_COPY_REASON} ${ticket.possibleCopyOf}: same Message-ID, sender and date, other text or attachments; send this reply only if the mail asks something that ticket's reply does not answer`,
+  };
 }
 
 /**

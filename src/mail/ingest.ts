@@ -243,6 +243,7 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
   let ticketId = ticketIdFor(messageId);
   let existing = await produce(deps.redis, () => deps.store.get(ticketId, { agentResult: false }));
   const reusedNotes: string[] = [];
+  let possibleCopyOf: string | undefined;
   const ourAddresses = ourAddressesOf(deps.config);
   if (existing && mail && !sameMail(existing, mail, ourAddresses)) {
     // Another mail under a Message-ID already taken (a web form that writes one fixed id, a broken client): it gets an
@@ -261,6 +262,7 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
       `a mail with Message-ID ${mail.messageId} is already stored as ticket ${earlier}, from the same sender with the same date but other content (text or attachments); this mail was given its own id`,
     );
     messageId = reusedMessageId(mail.messageId, mailSender(mail), mailContentKey(mail));
+    possibleCopyOf = earlier;
     ticketId = ticketIdFor(messageId);
     existing = await produce(deps.redis, () => deps.store.get(ticketId, { agentResult: false }));
     if (!existing) log.warn({ ticketId, earlierTicketId: earlier, messageId: mail.messageId }, 'Mail reuses the Message-ID of a stored mail but says something else; it gets a ticket of its own');
@@ -279,6 +281,7 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
   input.messageId = messageId;
   // Keyed apart, but the reply still names the mail's own id, or it would not thread in the customer's client.
   if (reusedNotes.length > 0 && mail?.messageId) input.mailMessageId = mail.messageId;
+  if (possibleCopyOf) input.possibleCopyOf = possibleCopyOf;
   if (thread.refusedRoot) input.note = [refusedThreadNote(thread.refusedRoot), input.note].filter(Boolean).join('; ');
   if (reusedNotes.length > 0) input.note = [...reusedNotes, input.note].filter(Boolean).join('; ');
   if (options.noticedAt) input.noticedAt = options.noticedAt;

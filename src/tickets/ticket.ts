@@ -243,6 +243,13 @@ export interface Ticket {
    * before it existed.
    */
   mailMessageId?: string;
+  /**
+   * The ticket whose mail has this mail's Message-ID, sender and date but says something else (src/mail/ingest.ts
+   * keys this one apart). It is kept, since it may be an edited mail sent again; but it may also be a copy changed
+   * on the way (a gateway's banner on one route), so its draft waits for a person: the customer is never answered
+   * twice on a guess.
+   */
+  possibleCopyOf?: string;
   /** Sender address (From), lower-cased; the auto-reply limit counts per this address. */
   from: string;
   /** Display name of the sender, if the From header had one. */
@@ -362,6 +369,8 @@ export interface NewTicketInput {
   messageId: string;
   /** The mail's own Message-ID when {@link messageId} is another ({@link Ticket.mailMessageId}). */
   mailMessageId?: string;
+  /** {@link Ticket.possibleCopyOf}. */
+  possibleCopyOf?: string;
   /** Sender address (lower-cased on the ticket). */
   from: string;
   /** Sender display name. */
@@ -430,6 +439,7 @@ export function newTicket(input: NewTicketInput, now: Date = new Date()): Ticket
   };
   const mailMessageId = normalizeMessageId(input.mailMessageId ?? '');
   if (mailMessageId && mailMessageId !== messageId) ticket.mailMessageId = mailMessageId;
+  if (input.possibleCopyOf) ticket.possibleCopyOf = input.possibleCopyOf;
   if (input.fromName) ticket.fromName = input.fromName;
   if (input.inReplyTo && normalizeMessageId(input.inReplyTo)) ticket.inReplyTo = normalizeMessageId(input.inReplyTo);
   if (input.reason) ticket.reason = input.reason;

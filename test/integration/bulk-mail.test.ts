@@ -11,6 +11,7 @@ import { scriptedModel } from '../../src/dev/scripted-model.js';
 import { deleteRaw } from '../../src/mail/raw-store.js';
 import { metricsKeys } from '../../src/server/metrics.js';
 import { approveTicket } from '../../src/tickets/review.js';
+import { POSSIBLE_COPY_REASON } from '../../jobs/answer-ticket.js';
 import {
   buildMail,
   customerMessageId,
@@ -93,6 +94,28 @@ describe('mail without list headers that must get no automatic reply', () => {
     expect(ticket.draft).toBeTruthy();
     expect(servers.llm.chatRequests().length).toBeGreaterThan(0);
     expect(servers.smtp.attempts).toHaveLength(0);
+  });
+
+  it('a mail with the Message-ID, sender and date of an answered one but other text: its own ticket, its draft parked naming the first (it may be a copy changed on its way), and one approval sends it', async () => {
+    const running = await run({ REVIEW_MODE: 'never' });
+    const mail = { messageId: customerMessageId(), from: 'Taro <taro@customer.example>', subject: '二段階認証', date: 'Thu, 26 Nov 2026 09:00:00 +0900' };
+    const first = await ingest(running, buildMail({ ...mail, body: QUESTION }));
+    expect((await waitForState(running.store, first.ticketId, FINAL)).state).toBe('sent');
+    await servers.smtp.waitFor(1);
+
+    // A gateway on one route put a banner above the text.
+    const second = await ingest(running, buildMail({ ...mail, body: `[EXTERNAL] 社外からのメールです。リンクや添付ファイルにご注意ください。\n\n${QUESTION}` }));
+    expect(second.ticketId).not.toBe(first.ticketId);
+    const parked = await waitForState(running.store, second.ticketId, FINAL);
+    expect(parked.state).toBe('parked');
+    expect(parked.possibleCopyOf).toBe(first.ticketId);
+    expect(parked.reason).toMatch(new RegExp(`^${POSSIBLE_COPY_REASON} ${first.ticketId}: same Message-ID, sender and date`));
+    expect(parked.draft).toBeTruthy();
+    expect(servers.smtp.attempts).toHaveLength(1);
+
+    await approve(running, second.ticketId);
+    expect((await waitForState(running.store, second.ticketId, ['sent', 'parked', 'failed'])).state).toBe('sent');
+    await servers.smtp.waitFor(2);
   });
 
   it('a web form sent through a mail service with the customer in Reply-To: parked with its draft, and one approval sends it to the customer', async () => {
