@@ -275,8 +275,16 @@ export class GapStore {
     if (!replies) throw new Error('knowledge gaps: the read was aborted');
     for (const [err] of replies) if (err) throw err;
     const version = (replies[0]![1] as string | null) ?? '0';
+    const ids = replies[1]![1] as string[];
+    // Every drafted reply reads the open gaps (up to MAX_OPEN_GAPS documents to fetch and parse) to see what it
+    // closes, while they change only when a gap is written, which moves the counter on. The same counter and the same
+    // ids (a Redis that lost its data and counted up again holds other ids) are the same documents.
+    const cached = openGapsRead.get(this.prefix);
+    if (cached && cached.version === version && sameIds(cached.ids, ids)) return { version, gaps: [...cached.gaps] };
     // Read after the counter: a gap changed in between moved the counter on, and the write will decide again.
-    return { version, gaps: await this.docs(replies[1]![1] as string[]) };
+    const gaps = await this.docs(ids);
+    openGapsRead.set(this.prefix, { version, ids, gaps });
+    return { version, gaps: [...gaps] };
   }
 
   private async docs(ids: readonly string[]): Promise<KnowledgeGap[]> {
@@ -294,6 +302,16 @@ export class GapStore {
   private newId(): string {
     return `${this.now().getTime().toString(36).padStart(9, '0')}${randomBytes(3).toString('hex')}`;
   }
+}
+
+/**
+ * The open gaps last read, per key prefix, with the counter and ids they were read at; see `readOpen`. Never changed
+ * in place (gaps are written as new objects), so handing them out again is safe.
+ */
+const openGapsRead = new Map<string, { version: string; ids: readonly string[]; gaps: readonly KnowledgeGap[] }>();
+
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((id, i) => id === b[i]);
 }
 
 /** A gap as read: one stored before its examples' tickets were recorded has none (an empty list, not undefined). */
