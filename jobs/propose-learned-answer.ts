@@ -16,7 +16,7 @@ import type { TicketState } from '../src/tickets/ticket.js';
 /** What the job needs. */
 export interface ProposeLearnedDeps {
   store: Pick<TicketStore, 'get'>;
-  learned: Pick<LearnedAnswerStore, 'propose'>;
+  learned: Pick<LearnedAnswerStore, 'proposeOnce'>;
   /** The model for distilling and the second scrub pass; without it the rules alone propose and scrub. */
   llm?: { client: Pick<OpenAI, 'chat'>; model: string } | undefined;
   logger?: Logger;
@@ -56,15 +56,19 @@ export async function proposeLearnedAnswer(data: ProposeLearnedAnswerData, deps:
   const scrubbed = [];
   for (const draft of drafts) scrubbed.push(await scrubCandidate(draft, names, llm));
   const llmCalls = [...(distilled?.call ? [distilled.call] : []), ...scrubbed.flatMap((c) => c.calls)];
-  const stored = await deps.learned.propose(
+  // The customer may have been erased since the ticket was read: the store refuses the write then (see
+  // LearnedAnswerStore.candidatesOfTickets), so nothing of the text read above is kept.
+  const proposal = await deps.learned.proposeOnce(
     ticket.id,
     scrubbed.map((c) => ({ question: c.question, answer: c.answer, origin, scrub: c.scrub, ...(distilled?.error ? { distilError: distilled.error } : {}) })),
   );
-  logger.info({ ticketId: ticket.id, candidates: stored.map((c) => c.id), origin }, 'learned-answer candidates proposed');
+  const stored = proposal.outcome === 'stored' ? proposal.candidates : [];
+  logger.info({ ticketId: ticket.id, candidates: stored.map((c) => c.id), origin, ...(proposal.outcome === 'stored' ? {} : { refused: proposal.outcome }) }, 'learned-answer candidates proposed');
+  const skipped = drafts.length === 0 ? 'nothing to learn' : proposal.outcome === 'erased' ? 'the ticket was erased' : 'proposed before';
   return {
     proposed: stored.map((c) => c.id),
     origin,
-    ...(stored.length === 0 ? { skipped: drafts.length === 0 ? 'nothing to learn' : 'proposed before' } : {}),
+    ...(stored.length === 0 ? { skipped } : {}),
     ...(llmCalls.length > 0 ? { llmCalls } : {}),
   };
 }

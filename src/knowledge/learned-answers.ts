@@ -13,6 +13,7 @@
  * | `P:learned:pairs`    | hash   | pair id → {@link LearnedPair} JSON                                          |
  * | `P:learned:proposed` | hash   | ticket id → candidate ids proposed for it, so a retried job proposes once   |
  * | `P:learned:version`  | string | incremented on every change of the pairs; searches merge again when it moves |
+ * | `P:learned:erased`   | set    | ids of tickets erased on request (`forget`): a proposal for one is refused   |
  *
  * A candidate keeps its id when accepted as a new pair, so `learned#<id>` names the pair in search results and
  * sources. A candidate whose question is close to an accepted pair's ({@link SIMILAR_QUESTION_THRESHOLD}) is
@@ -120,6 +121,7 @@ export function learnedKeys(prefix: string) {
     pairs: `${prefix}:learned:pairs`,
     proposed: `${prefix}:learned:proposed`,
     version: `${prefix}:learned:version`,
+    erased: `${prefix}:learned:erased`,
   } as const;
 }
 
@@ -164,9 +166,11 @@ export function learnedPairIdOf(name: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-// Writes every candidate of a ticket and marks the ticket proposed, unless it already is.
+// Writes every candidate of a ticket and marks the ticket proposed, unless it already is (0) or the ticket was erased
+// (-1): checked in the write itself, so a proposal that read the ticket before an erasure cannot store after it.
 const PROPOSE = new LuaScript(
-  `if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
+  `if redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 1 then return -1 end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
 local ids = {}
 for i = 2, #ARGV, 2 do
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
@@ -174,8 +178,14 @@ for i = 2, #ARGV, 2 do
 end
 redis.call('HSET', KEYS[2], ARGV[1], table.concat(ids, ','))
 return 1`,
-  2,
+  3,
 );
+
+/**
+ * What {@link LearnedAnswerStore.proposeOnce} did: stored the candidates (none when there were no drafts), or stored
+ * nothing because the ticket was proposed before or was erased on request.
+ */
+export type ProposalOutcome = { outcome: 'stored'; candidates: LearnedCandidate[] } | { outcome: 'proposed-before' } | { outcome: 'erased' };
 
 // Accepts a candidate: removes it and writes the pair. 'update' only when the pair still exists; 'exact' only when it
 // is still the version shown (ARGV[5], its stored JSON).
@@ -209,13 +219,24 @@ export class LearnedAnswerStore {
    * after the reply bounced back to review) gets none again. Returns the stored candidates, empty when none were.
    */
   async propose(ticketId: string, drafts: readonly Omit<LearnedCandidate, 'id' | 'ticketId' | 'proposedAt'>[], now = new Date()): Promise<LearnedCandidate[]> {
-    if (drafts.length === 0 || (await this.redis.hexists(this.keys.proposed, ticketId))) return [];
-    // Ids taken but not used (the ticket was proposed in between) leave a harmless gap.
+    const result = await this.proposeOnce(ticketId, drafts, now);
+    return result.outcome === 'stored' ? result.candidates : [];
+  }
+
+  /**
+   * {@link propose}, saying why nothing was stored. A ticket erased on request ({@link candidatesOfTickets} with
+   * `remove`) gets nothing, whenever the proposal read it: the check is part of the write.
+   */
+  async proposeOnce(ticketId: string, drafts: readonly Omit<LearnedCandidate, 'id' | 'ticketId' | 'proposedAt'>[], now = new Date()): Promise<ProposalOutcome> {
+    if (drafts.length === 0) return { outcome: 'stored', candidates: [] };
+    if (await this.redis.hexists(this.keys.proposed, ticketId)) return { outcome: 'proposed-before' };
+    // Ids taken but not used (the ticket was proposed or erased in between) leave a harmless gap.
     const last = await this.redis.incrby(this.keys.seq, drafts.length);
     const candidates = drafts.map((d, i) => ({ ...d, id: last - drafts.length + 1 + i, ticketId, proposedAt: now.toISOString() }));
     const args = [ticketId, ...candidates.flatMap((c) => [String(c.id), JSON.stringify(c)])];
-    const stored = await PROPOSE.run(this.redis, [this.keys.candidates, this.keys.proposed], args);
-    return stored === 1 ? candidates : [];
+    const stored = await PROPOSE.run(this.redis, [this.keys.candidates, this.keys.proposed, this.keys.erased], args);
+    if (stored === -1) return { outcome: 'erased' };
+    return stored === 1 ? { outcome: 'stored', candidates } : { outcome: 'proposed-before' };
   }
 
   /** Candidates waiting for an operator, oldest first. */
@@ -342,12 +363,19 @@ export class LearnedAnswerStore {
 
   /**
    * The ids of the candidates still waiting that were proposed from `ticketIds`; with `remove`, deletes them and the
-   * tickets' proposal marks. A customer's erasure uses it: a candidate is scrubbed of personal data by rules, which
-   * cannot be sure to catch all, and nobody has looked at it yet. Accepted pairs stay — an operator read and accepted
-   * that text as the product's knowledge (remove one by hand with `knowledge remove`).
+   * tickets' proposal marks, and marks the tickets erased so that no proposal stores anything for them afterwards. A
+   * customer's erasure uses it: a candidate is scrubbed of personal data by rules, which cannot be sure to catch all,
+   * and nobody has looked at it yet. Accepted pairs stay — an operator read and accepted that text as the product's
+   * knowledge (remove one by hand with `knowledge remove`).
+   *
+   * A proposal job may have read one of the tickets before the erasure and store its candidates at any moment. The
+   * erased mark is set before the candidates are read, and the proposal's write checks it atomically (one Lua script):
+   * a write before the mark is seen by the read below and its candidates go; a write after it stores nothing. The mark
+   * stays (ticket ids only, erasures are rare): a job can pause between its read and its write for as long as it likes.
    */
   async candidatesOfTickets(ticketIds: ReadonlySet<string>, options: { remove: boolean }): Promise<number[]> {
     if (ticketIds.size === 0) return [];
+    if (options.remove) await this.redis.sadd(this.keys.erased, ...ticketIds);
     const ids = (await this.candidates()).filter((c) => ticketIds.has(c.ticketId)).map((c) => c.id);
     if (options.remove) {
       const tx = this.redis.multi();

@@ -14,8 +14,10 @@
  * does (case, IDN spelling and `+tag` folded), in any state; their raw mail, conversation entries and thread-index
  * links; their lines in every archive file; and the automatic-reply rate-limit windows of those addresses; the
  * knowledge gaps' questions from those tickets and the learned-answer candidates proposed from them (accepted pairs
- * stay); their sent replies awaiting a Sent-folder copy, their queue jobs, and the words of their rejection reasons
- * in the insights. It walks every ticket: a rare operator command, not a hot path.
+ * stay; the tickets are marked erased in the learned-answer store, so a proposal job that read one of them before the
+ * erasure stores nothing when it writes after it); their sent replies awaiting a Sent-folder copy, their queue jobs
+ * (a running one cannot be removed; a proposal finds its ticket gone or erased), and the words of their rejection
+ * reasons in the insights. It walks every ticket: a rare operator command, not a hot path.
  *
  * One at a time: both hold a lock in Redis (`P:retention:lock`) while they run, so an erasure can never rewrite an
  * archive file while the retention job appends to it, nor miss a ticket the job is moving from Redis to the archive.
@@ -441,7 +443,8 @@ export async function forgetCustomer(deps: ForgetDeps, value: string, options: F
     if (!options.confirm) return report;
 
     // 1. What derives from the tickets. The knowledge gaps keep questions, which the personal-data rules cannot be
-    //    sure to have cleaned.
+    //    sure to have cleaned. Removing the candidates marks the tickets erased first: a proposal running now cannot
+    //    store one afterwards, even while the tickets themselves are still there.
     await gaps.forgetTickets(ids);
     report.trustReviews = await forgetReviewSenders(deps.redis, deps.prefix, ids);
     report.learnedCandidates = await learned.candidatesOfTickets(ids, { remove: true });
