@@ -42,6 +42,7 @@ import { LuaScript } from '../tickets/lua.js';
 import type { Ticket } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { GAP_SIMILARITY_THRESHOLD, closestGroup, cosine, questionTerms } from './gap-similarity.js';
+import { learnedKeys } from './learned-answers.js';
 import { PLACEHOLDERS, scrubPersonalData } from './personal-data.js';
 
 export { GAP_SIMILARITY_THRESHOLD, questionSimilarity } from './gap-similarity.js';
@@ -102,12 +103,14 @@ export interface GapStoreOptions {
   now?: () => Date;
 }
 
-// KEYS: version, doc, open, closed. ARGV: expected version, gap id, gap JSON, 'open', 'closed' or 'delete', score,
-// max open, max closed. Writes the gap, files it under open (score = count) or closed (score = closedAt), and drops
-// the lowest-scored gaps beyond the bounds (never the one just written); or deletes it. Returns 1, or 0 when the
-// version moved on.
+// KEYS: version, doc, open, closed, erased tickets. ARGV: expected version, gap id, gap JSON, 'open', 'closed' or
+// 'delete', score, max open, max closed, the ticket whose question this write adds ('' for none). Writes the gap, files
+// it under open (score = count) or closed (score = closedAt), and drops the lowest-scored gaps beyond the bounds (never
+// the one just written); or deletes it. Returns 1, 0 when the version moved on, or -1 when the ticket was erased on
+// request: checked in the write, so a job that read the ticket before its erasure adds nothing after it.
 const APPLY = new LuaScript(
   `
+if ARGV[8] ~= '' and redis.call('SISMEMBER', KEYS[5], ARGV[8]) == 1 then return -1 end
 local v = redis.call('GET', KEYS[1]) or '0'
 if v ~= ARGV[1] then return 0 end
 if ARGV[4] == 'delete' then
@@ -139,7 +142,7 @@ end
 redis.call('INCR', KEYS[1])
 return 1
 `,
-  4,
+  5,
 );
 
 /** The knowledge gaps in Redis; see the module comment. */
@@ -176,7 +179,9 @@ export class GapStore {
       const match = closestGroup(matchText(text), gaps.map((g) => ({ id: g.id, examples: g.examples.map(matchText) })));
       const found = match && gaps.find((g) => g.id === match.id);
       const gap = found ? addTicket(found, text, ticketId, at) : newGap(this.newId(), text, ticketId, at);
-      if (await this.apply(version, gap, 'open', gap.count)) return gap;
+      const written = await this.apply(version, gap, 'open', gap.count, ticketId);
+      if (written === 'written') return gap;
+      if (written === 'erased') return undefined;
     }
     throw new Error(`knowledge gaps: gave up recording after ${MAX_CAS_RETRIES} concurrent writes`);
   }
@@ -200,7 +205,9 @@ export class GapStore {
       if (!hit) return closed;
       const at = this.now();
       const gap: KnowledgeGap = { ...hit.gap, closedAt: at.toISOString(), closedBy: ticketId, closedByQuestion: hit.question };
-      if (await this.apply(version, gap, 'closed', at.getTime())) closed.push(gap);
+      const written = await this.apply(version, gap, 'closed', at.getTime(), ticketId);
+      if (written === 'erased') return closed;
+      if (written === 'written') closed.push(gap);
       else if (++retries >= MAX_CAS_RETRIES) throw new Error(`knowledge gaps: gave up closing after ${MAX_CAS_RETRIES} concurrent writes`);
     }
   }
@@ -246,7 +253,7 @@ export class GapStore {
       }
       const mode = next.examples.length === 0 ? 'delete' : next.closedAt ? 'closed' : 'open';
       const score = next.closedAt ? Date.parse(next.closedAt) : next.count;
-      if (await this.apply(version, next, mode, score)) changed++;
+      if ((await this.apply(version, next, mode, score)) === 'written') changed++;
       else if (++retries >= MAX_CAS_RETRIES) throw new Error(`knowledge gaps: gave up forgetting tickets after ${MAX_CAS_RETRIES} concurrent writes`);
     }
   }
@@ -293,10 +300,12 @@ export class GapStore {
     return docs.filter((d): d is string => typeof d === 'string').map((d) => withExampleTickets(JSON.parse(d) as KnowledgeGap));
   }
 
-  private async apply(version: string, gap: KnowledgeGap, set: 'open' | 'closed' | 'delete', score: number): Promise<boolean> {
+  /** Writes `gap` if the counter is still `version`; `ticketId`, the ticket whose question it adds, must not be erased. */
+  private async apply(version: string, gap: KnowledgeGap, set: 'open' | 'closed' | 'delete', score: number, ticketId = ''): Promise<'written' | 'moved-on' | 'erased'> {
     const k = this.keys();
-    const result = await APPLY.run(this.redis, [k.version, k.doc, k.open, k.closed], [version, gap.id, JSON.stringify(gap), set, score, MAX_OPEN_GAPS, MAX_CLOSED_GAPS]);
-    return result === 1;
+    const keys = [k.version, k.doc, k.open, k.closed, learnedKeys(this.prefix).erased];
+    const result = await APPLY.run(this.redis, keys, [version, gap.id, JSON.stringify(gap), set, score, MAX_OPEN_GAPS, MAX_CLOSED_GAPS, ticketId]);
+    return result === 1 ? 'written' : result === -1 ? 'erased' : 'moved-on';
   }
 
   private newId(): string {

@@ -13,7 +13,7 @@
  * | `P:learned:pairs`    | hash   | pair id → {@link LearnedPair} JSON                                          |
  * | `P:learned:proposed` | hash   | ticket id → candidate ids proposed for it, so a retried job proposes once   |
  * | `P:learned:version`  | string | incremented on every change of the pairs; searches merge again when it moves |
- * | `P:learned:erased`   | set    | ids of tickets erased on request (`forget`): a proposal for one is refused   |
+ * | `P:learned:erased`   | set    | ids of tickets erased on request (`forget`): proposals and gap writes refuse them |
  *
  * A candidate keeps its id when accepted as a new pair, so `learned#<id>` names the pair in search results and
  * sources. A candidate whose question is close to an accepted pair's ({@link SIMILAR_QUESTION_THRESHOLD}) is

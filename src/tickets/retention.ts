@@ -442,12 +442,14 @@ export async function forgetCustomer(deps: ForgetDeps, value: string, options: F
     report.trustReviews = await forgetReviewSenders(deps.redis, deps.prefix, ids, { dryRun: true });
     if (!options.confirm) return report;
 
-    // 1. What derives from the tickets. The knowledge gaps keep questions, which the personal-data rules cannot be
-    //    sure to have cleaned. Removing the candidates marks the tickets erased first: a proposal running now cannot
-    //    store one afterwards, even while the tickets themselves are still there.
+    // 1. What derives from the tickets. Removing the candidates marks the tickets erased first, and neither a proposal
+    //    nor a knowledge-gap write (which checks the mark in the same script) running now can store anything of them
+    //    afterwards, even while the tickets themselves are still there. So the mark comes before the gaps are read: a
+    //    gap written before it is found and cleaned, one after it is refused. The knowledge gaps keep questions, which
+    //    the personal-data rules cannot be sure to have cleaned.
+    report.learnedCandidates = await learned.candidatesOfTickets(ids, { remove: true });
     await gaps.forgetTickets(ids);
     report.trustReviews = await forgetReviewSenders(deps.redis, deps.prefix, ids);
-    report.learnedCandidates = await learned.candidatesOfTickets(ids, { remove: true });
     for (const ticket of [...tickets, ...archived]) await forgetRejectionReason(deps, ticket);
     if (deps.queues) await removeJobsOf(deps.redis, deps.queues, [...tickets, ...archived]);
     const cleanup = deps.redis.multi();

@@ -17,6 +17,7 @@ import { parseConfig } from '../../src/config.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
 import { pino } from 'pino';
 import { GapStore, MAX_OPEN_GAPS, learnGapsFrom, type GapList } from '../../src/knowledge/gaps.js';
+import { LearnedAnswerStore } from '../../src/knowledge/learned-answers.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { createDashboardApp } from '../../src/server/app.js';
 import { renderGapsSection } from '../../src/server/views.js';
@@ -229,6 +230,22 @@ describe('the gap store', () => {
     expect(list.open[0]!.count).toBe(12);
     expect([...list.open[0]!.tickets].sort()).toEqual(tickets);
     expect(list.open[0]!.examples).toHaveLength(3);
+  });
+
+  it('takes no question from a ticket erased on request, whenever the write comes (a job that read it before the erasure)', async () => {
+    const prefix = `gaps${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    afterAllPrefixes.push(prefix);
+    const s = new GapStore(redis, { prefix });
+    const erased = 'e'.repeat(64);
+    const other = 'f'.repeat(64);
+    await s.record('二段階認証のバックアップコードを再発行する方法', other);
+    // `forget` marks the tickets erased before it reads what derives from them.
+    await new LearnedAnswerStore(redis, { prefix }).candidatesOfTickets(new Set([erased]), { remove: true });
+    expect(await s.record('請求書の宛名を変更する方法を教えてください', erased)).toBeUndefined();
+    expect(await s.close(['二段階認証のバックアップコードを再発行したい'], erased)).toEqual([]);
+    const list = await s.list({ includeClosed: true });
+    expect(list.open.map((g) => g.tickets)).toEqual([[other]]);
+    expect(list.closedTotal).toBe(0);
   });
 
   it('keeps personal data out of the stored questions and ignores questions with nothing to compare', async () => {
