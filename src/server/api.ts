@@ -1,5 +1,5 @@
 /**
- * The JSON API: list and read tickets, approve or reject a parked one, have the agent answer it again, close as sent a
+ * The JSON API: list, search and read tickets, approve or reject a parked one, have the agent answer it again, close as sent a
  * reply that may already have been sent and arrived, or acknowledge and close one that cannot be delivered. Input is
  * validated with zod and every refusal is a 4xx with `{ "error": message }`.
  */
@@ -9,6 +9,7 @@ import { TICKET_ID_PATTERN, TICKET_STATES, type Ticket } from '../tickets/ticket
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { ANONYMOUS_OPERATOR } from './auth.js';
 import { HttpError, parseInput, type Handler, type HandlerResult } from './http.js';
+import { MAX_SEARCH_CHARS, SEARCH_SCAN_LIMIT, searchTickets, searchWords } from './ticket-search.js';
 import {
   MAX_REASON_CHARS,
   MAX_REPLY_CHARS,
@@ -29,6 +30,8 @@ export interface TicketSummary {
   state: Ticket['state'];
   from: string;
   fromName?: string;
+  /** Where replies go, when not to {@link from}. */
+  replyTo?: string;
   subject: string;
   reason?: string;
   createdAt: string;
@@ -45,6 +48,7 @@ export function summarize(t: Ticket): TicketSummary {
     state: t.state,
     from: t.from,
     ...(t.fromName ? { fromName: t.fromName } : {}),
+    ...(t.replyTo && t.replyTo !== t.from ? { replyTo: t.replyTo } : {}),
     subject: t.subject,
     ...(t.reason ? { reason: t.reason } : {}),
     createdAt: t.createdAt,
@@ -54,13 +58,20 @@ export function summarize(t: Ticket): TicketSummary {
   };
 }
 
+// `q`: a search (see ticket-search.ts); `limit` then caps the matches, and `skip` goes on where an earlier one stopped.
 const listQuerySchema = z
   .object({
     state: z.enum(TICKET_STATES, { error: `must be one of ${TICKET_STATES.join(', ')}` }).optional(),
     limit: z.coerce.number().int().min(1).max(500).default(50),
-    offset: z.coerce.number().int().min(0).default(0),
+    offset: z.coerce.number().int().min(0).optional(),
+    q: z.string().max(MAX_SEARCH_CHARS).optional(),
+    skip: z.coerce.number().int().min(0).max(100_000_000).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((query, ctx) => {
+    if (query.q === undefined && query.skip !== undefined) ctx.addIssue({ code: 'custom', path: ['skip'], message: 'only with q' });
+    if (query.q !== undefined && query.offset !== undefined) ctx.addIssue({ code: 'custom', path: ['offset'], message: 'not with q (a search goes on with skip)' });
+  });
 
 // `seen`: the ticket's history length the caller decided on; a ticket that moved on since is refused (409).
 const seenField = z.number().int().min(0).optional();
@@ -83,11 +94,18 @@ function refusal(r: ReviewRefusal): HandlerResult {
 }
 
 /** The API's handlers. */
-export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps; rerun: RerunDeps }): Record<'list' | 'get' | 'approve' | 'reject' | 'rerun' | 'arrived' | 'close', Handler> {
+export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps; rerun: RerunDeps; searchScanLimit?: number }): Record<'list' | 'get' | 'approve' | 'reject' | 'rerun' | 'arrived' | 'close', Handler> {
   return {
     async list({ query }) {
       const q = parseInput(listQuerySchema, query, 'query');
-      const page = await deps.store.list({ limit: q.limit, offset: q.offset, ...(q.state ? { state: q.state } : {}) });
+      if (q.q !== undefined && searchWords(q.q).length > 0) {
+        // Bounded: the matches among the newest tickets read; the headers say how many were read and where to go on.
+        const found = await searchTickets(deps.store, { text: q.q, state: q.state, skip: q.skip ?? 0, scanLimit: deps.searchScanLimit ?? SEARCH_SCAN_LIMIT, resultLimit: q.limit });
+        const headers: Record<string, string> = { 'X-Searched-Count': String(found.scanned) };
+        if (found.next !== undefined) headers['X-Search-Next-Skip'] = String(found.next);
+        return { status: 200, json: found.tickets.map(summarize), headers };
+      }
+      const page = await deps.store.list({ limit: q.limit, offset: q.offset ?? 0, ...(q.state ? { state: q.state } : {}) });
       return { status: 200, json: page.tickets.map(summarize), headers: { 'X-Total-Count': String(page.total) } };
     },
 

@@ -9,7 +9,7 @@
  * |--------|-------------------------------|-------------------------------------------------------------|------|
  * | GET    | `/healthz`                    | the process answers                                         | no   |
  * | GET    | `/readyz`                     | Redis, IMAP poller, agent, sender, search backends (503 when not ready); details with the login | no   |
- * | GET    | `/`                           | parked tickets (`?page=&order=oldest|newest`), flash after actions (`?done=`), what is wrong with the deployment | yes  |
+ * | GET    | `/`                           | parked tickets (`?page=&order=oldest|newest`), flash after actions (`?done=`), what is wrong with the deployment; `?q=&skip=`: a search of the newest tickets by address, name or subject | yes  |
  * | GET    | `/tickets/:id`                | one ticket: mail, editable draft, plan, subtasks, sources   | yes  |
  * | GET    | `/insights`                   | `?days=30`: outcomes, automation, reply times, edits, cost   | yes  |
  * | POST   | `/tickets/:id/approve`        | form: `reply`, `seen`, `checkedNoCopy`?, `_csrf` → 303 (the next waiting ticket) | yes  |
@@ -22,7 +22,7 @@
  * | POST   | `/knowledge/candidates/:id/accept` | form: `question`, `answer`, `target`, `asNew`?, `_csrf` → 303 | yes  |
  * | POST   | `/knowledge/candidates/:id/discard` | form: `_csrf` → 303                                    | yes  |
  * | POST   | `/knowledge/pairs/:id/remove` | form: `_csrf` → 303                                          | yes  |
- * | GET    | `/api/tickets`                | `?state=&limit=&offset=` → summaries, `X-Total-Count`        | yes  |
+ * | GET    | `/api/tickets`                | `?state=&limit=&offset=` → summaries, `X-Total-Count`; `?q=&state=&limit=&skip=` → matches, `X-Searched-Count`, `X-Search-Next-Skip` | yes  |
  * | GET    | `/api/tickets/:id`            | the full ticket                                             | yes  |
  * | POST   | `/api/tickets/:id/approve`    | JSON `{ "reply"?, "seen"?, "checkedNoCopy"? }` → 202          | yes  |
  * | POST   | `/api/tickets/:id/reject`     | JSON `{ "reason", "seen"? }` → 200                           | yes  |
@@ -34,6 +34,10 @@
  * | GET    | `/metrics`                    | Prometheus text format (also to a bearer of METRICS_TOKEN)  | yes  |
  * | *      | `/admin/queues`               | Bull Board over every queue                                 | yes  |
  * | GET    | `/assets/review.css`          | the review page's stylesheet                                | yes  |
+ *
+ * Times on the pages are shown in the deployment's time zone (`TZ`, as the schedules and the quoted original of
+ * replies use it), the zone named and the ISO value kept in `<time>`: the pages run no script (see security.ts), so
+ * the browser's own zone cannot be asked for.
  */
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
@@ -46,6 +50,7 @@ import { createLogger, type Logger } from '../logger.js';
 import type { JobTuning } from '../queues/job-options.js';
 import { ALL_QUEUE_NAMES } from '../queues/names.js';
 import type { Queues } from '../queues/registry.js';
+import { processTimeZone } from '../queues/schedulers.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { apiHandlers } from './api.js';
 import { gapsApiHandler } from './gaps-api.js';
@@ -66,7 +71,7 @@ import { priceTable } from '../agent/prices.js';
 import type { RerunDeps, ReviewDeps } from '../tickets/review.js';
 import { apiRequestGuard, BULL_BOARD_CSP, REVIEW_CSP, sameOriginGuard, securityHeaders } from './security.js';
 import { REVIEW_CSS, STYLESHEET_PATH } from './styles.js';
-import { renderGapsSection, renderMessagePage } from './views.js';
+import { checkTimeZone, renderGapsSection, renderMessagePage } from './views.js';
 
 /** Where Bull Board is mounted. */
 export const BULL_BOARD_PATH = '/admin/queues';
@@ -107,6 +112,10 @@ export interface DashboardDeps {
   tuning?: JobTuning;
   /** The insights page's sections fed by other parts of the product (knowledge gaps, source trust). */
   insightProviders?: InsightProviders;
+  /** The IANA zone the pages show times in; default this process's (`TZ`), else UTC. */
+  timeZone?: string;
+  /** Most tickets one search of the review page or the API reads; tests lower it. */
+  searchScanLimit?: number;
   logger?: Logger;
   now?: () => Date;
 }
@@ -163,6 +172,9 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     logger.warn(`DASHBOARD_PASSWORD has fewer than ${MIN_PASSWORD_LENGTH} characters: anyone who reaches the dashboard can approve replies; use a longer one`);
   }
   const now = deps.now ?? (() => new Date());
+  // Resolved once: a zone ICU does not know stops the start here, not every page view.
+  const timeZone = checkTimeZone(deps.timeZone ?? processTimeZone() ?? 'UTC');
+  const searchScanLimit = deps.searchScanLimit;
   const readiness: ReadinessDeps = {
     redis: deps.redis,
     pollerStatus: deps.pollerStatus,
@@ -199,7 +211,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     config: deps.config,
     ...(deps.tuning ? { tuning: deps.tuning } : {}),
   };
-  const api = apiHandlers({ store: deps.store, review, rerun });
+  const api = apiHandlers({ store: deps.store, review, rerun, ...(searchScanLimit ? { searchScanLimit } : {}) });
   const learned = new LearnedAnswerStore(deps.redis, { prefix: deps.config.QUEUE_PREFIX });
   const pages = reviewPageHandlers({
     learned,
@@ -213,6 +225,8 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     csrf,
     now,
     logger,
+    timeZone,
+    ...(searchScanLimit ? { searchScanLimit } : {}),
   });
   const gapStore = new GapStore(deps.redis, { prefix: deps.config.QUEUE_PREFIX });
   const knowledge = knowledgePageHandlers({

@@ -1,7 +1,7 @@
 /**
- * Handlers of the review page: the list of parked tickets, a ticket's detail view, and the form posts (approve,
- * reject, get a new draft, close as sent a reply that arrived, acknowledge and close one that cannot be delivered,
- * reindex) that answer with a 303 redirect to a page saying what happened.
+ * Handlers of the review page: the list of parked tickets (or the tickets a search finds), a ticket's detail view, and
+ * the form posts (approve, reject, get a new draft, close as sent a reply that arrived, acknowledge and close one that
+ * cannot be delivered, reindex) that answer with a 303 redirect to a page saying what happened.
  */
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -15,11 +15,15 @@ import type { TicketStore } from '../tickets/ticket-store.js';
 import { ANONYMOUS_OPERATOR, type CsrfTokens } from './auth.js';
 import { HttpError, type ErrorRenderer, type Handler, type HandlerResult } from './http.js';
 import { requestReindex } from './reindex-action.js';
+import { MAX_SEARCH_CHARS, SEARCH_SCAN_LIMIT, searchTickets, searchWords } from './ticket-search.js';
 import { NO_COPY_CHECKED, approveTicket, closeUndeliverable, confirmArrived, rejectTicket, rerunAgent, type RerunDeps, type ReviewDeps, type ReviewRefusal } from '../tickets/review.js';
 import { renderMessagePage, renderTicketDetail, renderTicketList, type Flash, type SubmittedText } from './views.js';
 
 /** Parked tickets per page of the list. */
 export const PAGE_SIZE = 50;
+
+/** Matches one search on the start page shows. */
+export const SEARCH_RESULTS_SHOWN = 100;
 
 /** What the review page needs. */
 export interface ReviewPageDeps {
@@ -44,6 +48,10 @@ export interface ReviewPageDeps {
    * knowledge is not current, where they work.
    */
   deploymentProblems?: () => Promise<string[]>;
+  /** The IANA zone the pages show times in (the deployment's `TZ`); UTC when absent. */
+  timeZone?: string;
+  /** Most tickets one search reads (default {@link SEARCH_SCAN_LIMIT}). */
+  searchScanLimit?: number;
 }
 
 /** The learned pairs among a ticket's sources → the ticket that taught each (null when removed since). */
@@ -70,6 +78,9 @@ const listQuerySchema = z.object({
   order: z.enum(LIST_ORDERS).default('oldest'),
   done: z.enum(DONE_VALUES).optional(),
   ticket: z.string().regex(TICKET_ID_PATTERN).optional(),
+  // A search: what was typed, and how many of the newest tickets an earlier search of it already read.
+  q: z.string().max(MAX_SEARCH_CHARS).optional(),
+  skip: z.coerce.number().int().min(0).max(100_000_000).default(0),
 });
 
 function subjectOf(ticket: Ticket | undefined): string {
@@ -172,14 +183,21 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
   return {
     async list({ query, user }) {
       const parsed = listQuerySchema.safeParse(query);
-      if (!parsed.success) throw new HttpError(400, 'Invalid page address');
-      const { page, order, done, ticket } = parsed.data;
+      if (!parsed.success) {
+        const tooLong = parsed.error.issues.some((i) => i.path[0] === 'q');
+        throw new HttpError(400, tooLong ? `A search has at most ${MAX_SEARCH_CHARS} characters` : 'Invalid page address');
+      }
+      const { page, order, done, ticket, q, skip } = parsed.data;
+      // A blank search is none: the parked list, as without one.
+      const searching = q !== undefined && searchWords(q).length > 0;
+      const scanLimit = deps.searchScanLimit ?? SEARCH_SCAN_LIMIT;
       const counts = await deps.store.countByState();
-      const [list, flash, problems, bounced] = await Promise.all([
-        parkedPage(deps.store, order, page, counts.parked),
+      const [list, flash, problems, bounced, found] = await Promise.all([
+        searching ? { tickets: [], total: counts.parked } : parkedPage(deps.store, order, page, counts.parked),
         flashFor(done, ticket, deps.store),
         deps.deploymentProblems?.() ?? [],
-        deps.store.bouncedReplies(BOUNCED_SHOWN),
+        searching ? undefined : deps.store.bouncedReplies(BOUNCED_SHOWN),
+        searching ? searchTickets(deps.store, { text: q, skip, scanLimit, resultLimit: SEARCH_RESULTS_SHOWN }) : undefined,
       ]);
       return {
         status: 200,
@@ -196,6 +214,8 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
           flash,
           problems,
           bounced,
+          timeZone: deps.timeZone,
+          search: found && q !== undefined ? { text: q, result: found, scanLimit, resultLimit: SEARCH_RESULTS_SHOWN } : undefined,
         }),
       };
     },
@@ -213,7 +233,7 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
       ]);
       return {
         status: 200,
-        html: renderTicketDetail({ ticket, mailText: mail.text, mailTextNote: mail.note, learnedSources, now: deps.now(), csrfToken: csrfToken(user), user, flash }),
+        html: renderTicketDetail({ ticket, mailText: mail.text, mailTextNote: mail.note, learnedSources, now: deps.now(), csrfToken: csrfToken(user), user, flash, timeZone: deps.timeZone }),
       };
     },
 

@@ -49,6 +49,10 @@ label.check input { margin-top: 5px; }
 .chip { background: var(--card); border: 1px solid var(--line); border-radius: 999px; padding: 2px 10px; font-size: 13px; color: var(--muted); }
 .chip b { color: var(--ink); }
 .toolbar form { margin-left: auto; }
+/* The search box takes the free space of the toolbar; the reindex button stays after it. */
+.toolbar form.search { display: flex; gap: 8px; flex: 1 1 320px; max-width: 520px; }
+.toolbar form.search + form { margin-left: 0; }
+.toolbar form.search input { flex: 1; min-width: 0; }
 table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: 9px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: 12px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); font-weight: 600; }
@@ -59,6 +63,8 @@ table.list, table.history { table-layout: fixed; }
 table.list col.age { width: 84px; }
 table.list col.from { width: 26%; }
 table.list col.subject { width: 30%; }
+table.list col.when { width: 11rem; }
+table.list col.state { width: 7rem; }
 td.from .name, td.from .addr { display: block; }
 td.from .addr { color: var(--muted); font-size: 13px; }
 table.history td { overflow-wrap: anywhere; }
@@ -92,11 +98,11 @@ pre.text {
 }
 .columns { display: grid; grid-template-columns: 1fr 1fr; gap: 18px; }
 @media (max-width: 900px) { .columns { grid-template-columns: 1fr; } }
-textarea, input[type=text] {
+textarea, input[type=text], input[type=search] {
   width: 100%; font: inherit; color: inherit; border: 1px solid #c4ccd8; border-radius: 6px; padding: 10px 12px; background: #fff;
 }
 textarea { resize: vertical; line-height: 1.6; }
-textarea:focus, input[type=text]:focus { outline: 2px solid #9db6ea; border-color: var(--accent); }
+textarea:focus, input[type=text]:focus, input[type=search]:focus { outline: 2px solid #9db6ea; border-color: var(--accent); }
 .actions { display: flex; gap: 12px; align-items: center; margin-top: 12px; flex-wrap: wrap; }
 button {
   font: inherit; font-weight: 600; border-radius: 6px; padding: 8px 16px; cursor: pointer; border: 1px solid transparent;
@@ -167,7 +173,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
     --o-auto_sent: #3fbf7f; --o-approved_as_is: #5b93f0; --o-approved_edited: #a9c4f5; --o-rejected: #ef6b60;
     --o-ignored: #6d7787; --o-failed: #f0a53c; --gap: #b48ef0; --grid: #2a323e;
   }
-  pre.text, textarea, input[type=text], button.danger, button.secondary { background: var(--card); color: var(--ink); }
+  pre.text, textarea, input[type=text], input[type=search], button.danger, button.secondary { background: var(--card); color: var(--ink); }
   button.danger { color: var(--bad); }
   code, .badge.other { background: #263040; }
 }

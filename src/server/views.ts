@@ -11,6 +11,7 @@ import { NO_COPY_CHECKED, uncertainSendAttempts, undeliverableWhy, whyNoNewDraft
 import { formatDuration } from './health.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 import { STYLESHEET_PATH } from './styles.js';
+import { MAX_SEARCH_CHARS, type TicketSearchResult } from './ticket-search.js';
 
 /** Where the page is, for the navigation. */
 type Section = 'review' | 'knowledge' | 'insights' | 'none';
@@ -63,6 +64,65 @@ export function csrfField(token: string): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${token}">`;
 }
 
+// One formatter per zone: the zone is the deployment's, so the map holds one or two entries.
+const timeFormats = new Map<string, Intl.DateTimeFormat>();
+
+function timeFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = timeFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'short',
+    });
+    timeFormats.set(timeZone, format);
+  }
+  return format;
+}
+
+/**
+ * The IANA time zone `timeZone` if ICU knows it, for the pages' times.
+ *
+ * @throws RangeError naming the zone when ICU does not know it.
+ */
+export function checkTimeZone(timeZone: string): string {
+  try {
+    timeFormat(timeZone);
+    return timeZone;
+  } catch {
+    throw new RangeError(`Unknown time zone for the dashboard's times: ${JSON.stringify(timeZone)} (use an IANA name such as Asia/Tokyo or UTC)`);
+  }
+}
+
+/**
+ * `iso` as a wall-clock time in `timeZone`, the zone named (`2026-03-03 00:04 GMT+9`, `2026-03-02 15:04 UTC`), so an
+ * operator never converts from UTC in their head; undefined for a value that is not a date.
+ */
+export function localTime(iso: string, timeZone = 'UTC'): string | undefined {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return undefined;
+  const parts = timeFormat(timeZone).formatToParts(date);
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')} ${part('timeZoneName')}`;
+}
+
+/** A time of the page: {@link localTime} in a `<time>` element that keeps the exact ISO value (and shows it on hover). */
+export function timeTag(iso: string, timeZone: string | undefined): SafeHtml {
+  const local = localTime(iso, timeZone);
+  return local ? html`<time datetime="${iso}" title="${iso}">${local}</time>` : html`${iso}`;
+}
+
+/** The hover text of a relative time (an age): the local time and the ISO value. */
+function exactTime(iso: string, timeZone: string | undefined): string {
+  const local = localTime(iso, timeZone);
+  return local ? `${local} (${iso})` : iso;
+}
+
 function badgeClass(state: TicketState): string {
   if (state === 'parked') return 'parked';
   if (state === 'approved' || state === 'sent') return state;
@@ -112,18 +172,34 @@ export interface TicketListView {
   problems?: readonly string[];
   /** Replies that bounced in the last 30 days, newest first, and how many there are in all. */
   bounced?: { tickets: Ticket[]; total: number };
+  /** The IANA zone the page's times are shown in (default UTC). */
+  timeZone?: string | undefined;
+  /** A search of the tickets: shown instead of the parked list. */
+  search?: TicketSearchView | undefined;
+}
+
+/** A search on the start page: what was typed, and what was found how far back. */
+export interface TicketSearchView {
+  /** What the operator typed, as typed. */
+  text: string;
+  /** The search's answer. */
+  result: TicketSearchResult;
+  /** The most tickets one search reads. */
+  scanLimit: number;
+  /** The most matches one search shows. */
+  resultLimit: number;
 }
 
 /**
  * The start page's card of replies the SMTP server accepted but that bounced: the customer got no answer, and only a
  * person can reach them another way (or fix the address). Absent when there are none.
  */
-function renderBouncedReplies(bounced: { tickets: Ticket[]; total: number } | undefined, now: Date): SafeHtml | null {
+function renderBouncedReplies(bounced: { tickets: Ticket[]; total: number } | undefined, now: Date, timeZone: string | undefined): SafeHtml | null {
   if (!bounced || bounced.tickets.length === 0) return null;
   const rows = bounced.tickets.map((t) => {
     const bounce = t.replyBounce;
     return html`<tr>
-      <td class="age" title="${bounce?.at ?? ''}">${bounce ? formatDuration(now.getTime() - Date.parse(bounce.at)) : ''}</td>
+      <td class="age" title="${bounce ? exactTime(bounce.at, timeZone) : ''}">${bounce ? formatDuration(now.getTime() - Date.parse(bounce.at)) : ''}</td>
       <td class="from"><span class="addr">${t.replyTo}</span></td>
       <td class="subject"><a href="/tickets/${t.id}">${t.subject || '(no subject)'}</a></td>
       <td class="text">${bounce ? describeBounce(bounce) : ''}</td>
@@ -148,31 +224,106 @@ function orderToggle(order: TicketListView['order']): SafeHtml {
   return html`<span class="order small">${option('oldest', 'oldest first')} · ${option('newest', 'newest first')}</span>`;
 }
 
-/** The start page: parked tickets (oldest first unless asked otherwise), with state counts and the reindex button. */
+/** `n` and the noun, in the plural unless `n` is 1: `2,000 tickets`. */
+function counted(n: number, noun: string): string {
+  return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** The search box of the start page; what was typed stays in it. */
+function searchBox(text: string): SafeHtml {
+  return html`<form method="get" action="/" class="search" role="search">
+    <input type="search" name="q" value="${text}" maxlength="${MAX_SEARCH_CHARS}" placeholder="Customer address, name or subject words" aria-label="Search tickets by customer address, name or subject words">
+    <button type="submit" class="secondary">Search</button>
+  </form>`;
+}
+
+/** How far a search read: "Searched all 42 tickets", "Searched the newest 2,000 of 9,000 tickets", or a later stretch. */
+function searchedStretch(result: TicketSearchResult): string {
+  if (result.scanned === 0) return `No tickets were searched: there ${result.total === 1 ? 'is' : 'are'} ${counted(result.total, 'ticket')} in all`;
+  if (result.skip === 0 && result.next === undefined) return result.total === 1 ? 'Searched the only ticket' : `Searched all ${counted(result.total, 'ticket')}`;
+  if (result.skip === 0) return `Searched the newest ${result.scanned.toLocaleString('en-US')} of ${counted(result.total, 'ticket')}`;
+  return `Searched tickets ${(result.skip + 1).toLocaleString('en-US')}–${(result.skip + result.scanned).toLocaleString('en-US')} of ${result.total.toLocaleString('en-US')}, newest first`;
+}
+
+/**
+ * The matches of a search, newest first: when each came, its state, who sent it and its subject (a link to it); how
+ * far back the search read, and a link that goes on with the next older tickets.
+ */
+function renderSearchResults(search: TicketSearchView, timeZone: string | undefined): SafeHtml {
+  const { result } = search;
+  const rows = result.tickets.map(
+    (t) => html`<tr data-ticket="${t.id}">
+      <td class="nowrap small">${timeTag(t.createdAt, timeZone)}</td>
+      <td><span class="badge ${badgeClass(t.state)}">${t.state}</span></td>
+      <td class="from">${t.fromName ? html`<span class="name">${t.fromName}</span>` : null}<span class="addr">${t.from}</span>${
+        t.replyTo && t.replyTo !== t.from ? html`<span class="addr muted">reply to ${t.replyTo}</span>` : null
+      }</td>
+      <td class="subject"><a href="/tickets/${t.id}">${t.subject || '(no subject)'}</a></td>
+    </tr>`,
+  );
+  const next = result.next;
+  const more =
+    next === undefined
+      ? null
+      : result.tickets.length >= search.resultLimit
+        ? html`<p class="small">Showing the first ${search.resultLimit} matches. <a href="/?q=${encodeURIComponent(search.text)}&amp;skip=${next}">Search on from the last one →</a></p>`
+        : html`<p class="small"><a href="/?q=${encodeURIComponent(search.text)}&amp;skip=${next}">Search the next ${counted(Math.min(search.scanLimit, result.total - next), 'older ticket')} →</a></p>`;
+  return html`<section class="card" id="search">
+  <h2>Tickets matching “${search.text}” <span class="muted">(${result.tickets.length})</span> <a href="/" class="small">clear the search</a></h2>
+  <p class="small muted">${searchedStretch(result)}: sender and Reply-To addresses, sender names and subjects, ${counted(search.scanLimit, 'ticket')} at most per search.</p>
+  ${
+    rows.length > 0
+      ? html`<table class="list">
+    <colgroup><col class="when"><col class="state"><col class="from"><col></colgroup>
+    <thead><tr><th>Received</th><th>State</th><th>From</th><th>Subject</th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table>`
+      : html`<p class="empty">No ticket matches.</p>`
+  }
+  ${more}
+</section>`;
+}
+
+/**
+ * The start page: parked tickets (oldest first unless asked otherwise), with state counts, the search box and the
+ * reindex button; the matches instead of the parked tickets while a search is shown.
+ */
 export function renderTicketList(view: TicketListView): SafeHtml {
   const chips = (Object.entries(view.counts) as [TicketState, number][])
     .filter(([, n]) => n > 0)
     .map(([state, n]) => html`<span class="chip">${state} <b>${n}</b></span>`);
   const rows = view.tickets.map(
     (t) => html`<tr>
-      <td class="age" title="${t.createdAt}">${formatDuration(view.now.getTime() - Date.parse(t.createdAt))}</td>
+      <td class="age" title="${exactTime(t.createdAt, view.timeZone)}">${formatDuration(view.now.getTime() - Date.parse(t.createdAt))}</td>
       ${senderCell(t)}
       <td class="subject"><a href="/tickets/${t.id}">${t.subject || '(no subject)'}</a></td>
       <td class="text">${withTicketLinks(t.reason ?? '')}</td>
     </tr>`,
   );
-  const pages = Math.max(1, Math.ceil(view.total / view.pageSize));
   const body = html`
 ${flashBanner(view.flash)}
 ${(view.problems ?? []).map((p) => html`<div class="flash bad" role="alert">${p}</div>`)}
 <div class="toolbar">
   <div class="chips">${chips.length > 0 ? chips : html`<span class="chip">no tickets yet</span>`}</div>
+  ${searchBox(view.search?.text ?? '')}
   <form method="post" action="/reindex">
     ${csrfField(view.csrfToken)}
     <button type="submit" class="secondary">Reindex now</button>
   </form>
 </div>
-<section class="card">
+${view.search ? renderSearchResults(view.search, view.timeZone) : renderParked(view, rows)}`;
+  return layout({
+    title: view.search ? 'Search' : 'Review',
+    user: view.user,
+    section: 'review',
+    body: html`${body}${view.search ? null : renderBouncedReplies(view.bounced, view.now, view.timeZone)}`,
+  });
+}
+
+/** The parked tickets' card of the start page, with the order toggle and the pager. */
+function renderParked(view: TicketListView, rows: readonly SafeHtml[]): SafeHtml {
+  const pages = Math.max(1, Math.ceil(view.total / view.pageSize));
+  return html`<section class="card">
   <h2>Waiting for review <span class="muted">(${view.total})</span> ${view.total > 1 ? orderToggle(view.order) : null}</h2>
   ${
     rows.length > 0
@@ -193,7 +344,6 @@ ${(view.problems ?? []).map((p) => html`<div class="flash bad" role="alert">${p}
       : null
   }
 </section>`;
-  return layout({ title: 'Review', user: view.user, section: 'review', body: html`${body}${renderBouncedReplies(view.bounced, view.now)}` });
 }
 
 /** Data of the detail page. */
@@ -212,6 +362,8 @@ export interface TicketDetailView {
   csrfToken: string;
   user: string | undefined;
   flash?: Flash | undefined;
+  /** The IANA zone the page's times are shown in (default UTC). */
+  timeZone?: string | undefined;
 }
 
 function subtaskStatus(s: Subtask): SafeHtml {
@@ -295,10 +447,10 @@ function renderNewDraft(ticket: Ticket, csrfToken: string): SafeHtml {
  * Above the decision of a reply that may already have reached the customer: what to look for before sending it again
  * (our Message-ID in the Sent folder or the server's log), when, and what the SMTP server (did not) say.
  */
-function renderMaybeSentWarning(attempts: readonly UncertainSendAttempt[]): SafeHtml | null {
+function renderMaybeSentWarning(attempts: readonly UncertainSendAttempt[], timeZone: string | undefined): SafeHtml | null {
   if (attempts.length === 0) return null;
   const items = attempts.map(
-    (a) => html`<li>attempt at <time datetime="${a.at}">${a.at}</time>: ${a.error}${a.messageId ? html`<br>our reply's Message-ID <code>${a.messageId}</code>` : null}</li>`,
+    (a) => html`<li>attempt at ${timeTag(a.at, timeZone)}: ${a.error}${a.messageId ? html`<br>our reply's Message-ID <code>${a.messageId}</code>` : null}</li>`,
   );
   return html`<div class="warning" role="alert">
     <strong>This reply may already have reached the customer.</strong>
@@ -348,7 +500,7 @@ function renderCloseUndeliverable(ticket: Ticket, csrfToken: string): SafeHtml {
   }</p>`;
 }
 
-function renderDecision(ticket: Ticket, csrfToken: string): SafeHtml {
+function renderDecision(ticket: Ticket, csrfToken: string, timeZone: string | undefined): SafeHtml {
   if (ticket.state !== 'parked') {
     return html`<section class="card">
   <h2>Reply</h2>
@@ -360,7 +512,7 @@ function renderDecision(ticket: Ticket, csrfToken: string): SafeHtml {
   const uncertain = uncertainSendAttempts(ticket);
   return html`<section class="card">
   <h2>Draft reply</h2>
-  ${renderMaybeSentWarning(uncertain)}
+  ${renderMaybeSentWarning(uncertain, timeZone)}
   <form method="post" action="/tickets/${ticket.id}/approve">
     ${csrfField(csrfToken)}
     ${seenField(ticket)}
@@ -398,18 +550,19 @@ function renderCustomerData(ticket: Ticket): SafeHtml {
 }
 
 /** A person's word on the reply's delivery, where no SMTP answer settled it: who, when, and their note. */
-function renderDeliveryCheck(ticket: Ticket): SafeHtml | null {
+function renderDeliveryCheck(ticket: Ticket, timeZone: string | undefined): SafeHtml | null {
   const check = ticket.outbound?.deliveryCheck;
   if (!check) return null;
   const what = check.verdict === 'arrived' ? `arrived: confirmed by ${check.by}, not by the mail server` : `undeliverable: closed by ${check.by} without a reply`;
-  return html`<dt>Delivery</dt><dd>${what} <span class="muted small">${check.at}</span>${check.note ? html`: ${check.note}` : null}</dd>`;
+  return html`<dt>Delivery</dt><dd>${what} <span class="muted small">${timeTag(check.at, timeZone)}</span>${check.note ? html`: ${check.note}` : null}</dd>`;
 }
 
 /** The detail page of one ticket: the mail, the draft with approve/reject, and the agent's work. */
 export function renderTicketDetail(view: TicketDetailView): SafeHtml {
   const t = view.ticket;
+  const zone = view.timeZone;
   const history = t.history.map(
-    (h) => html`<tr><td class="small">${h.at}</td><td>${h.from ?? '—'} → ${h.to}</td><td class="text">${h.actor}</td><td class="text">${withTicketLinks(h.note ?? '')}</td></tr>`,
+    (h) => html`<tr><td class="small">${timeTag(h.at, zone)}</td><td>${h.from ?? '—'} → ${h.to}</td><td class="text">${h.actor}</td><td class="text">${withTicketLinks(h.note ?? '')}</td></tr>`,
   );
   const attachments = t.attachments.map((a) => html`<li>${a.filename ?? '(unnamed)'} <span class="muted">${a.contentType}, ${a.size} bytes</span></li>`);
   const body = html`
@@ -422,17 +575,17 @@ ${t.replyBounce ? html`<div class="flash bad" role="alert">Our reply did not arr
   <dl class="meta">
     <dt>From</dt><dd>${sender(t)}</dd>
     ${t.replyTo !== t.from ? html`<dt>Reply-To</dt><dd>${t.replyTo}</dd>` : null}
-    <dt>Received</dt><dd>${t.createdAt} <span class="muted">(${formatDuration(view.now.getTime() - Date.parse(t.createdAt))} ago)</span></dd>
+    <dt>Received</dt><dd>${timeTag(t.createdAt, zone)} <span class="muted">(${formatDuration(view.now.getTime() - Date.parse(t.createdAt))} ago)</span></dd>
     ${t.reason ? html`<dt>Why parked</dt><dd>${withTicketLinks(t.reason)}</dd>` : null}
     ${
       t.replyBounce
-        ? html`<dt>Reply bounced</dt><dd>${describeBounce(t.replyBounce)} <span class="muted small">${t.replyBounce.at}</span> · <a href="/tickets/${t.replyBounce.reportTicketId}">the bounce</a>${
-            t.replyBounce.acknowledged ? html`<br>acknowledged by ${t.replyBounce.acknowledged.by} <span class="muted small">${t.replyBounce.acknowledged.at}</span>${t.replyBounce.acknowledged.note ? html`: ${t.replyBounce.acknowledged.note}` : null}` : null
+        ? html`<dt>Reply bounced</dt><dd>${describeBounce(t.replyBounce)} <span class="muted small">${timeTag(t.replyBounce.at, zone)}</span> · <a href="/tickets/${t.replyBounce.reportTicketId}">the bounce</a>${
+            t.replyBounce.acknowledged ? html`<br>acknowledged by ${t.replyBounce.acknowledged.by} <span class="muted small">${timeTag(t.replyBounce.acknowledged.at, zone)}</span>${t.replyBounce.acknowledged.note ? html`: ${t.replyBounce.acknowledged.note}` : null}` : null
           }</dd>`
         : null
     }
-    ${renderDeliveryCheck(t)}
-    ${t.outcome ? html`<dt>Outcome</dt><dd><span class="outcome">${describeOutcome(t.outcome)}</span> <span class="muted small">${t.outcome.at}</span></dd>` : null}
+    ${renderDeliveryCheck(t, zone)}
+    ${t.outcome ? html`<dt>Outcome</dt><dd><span class="outcome">${describeOutcome(t.outcome)}</span> <span class="muted small">${timeTag(t.outcome.at, zone)}</span></dd>` : null}
     <dt>Message-ID</dt><dd><code>${t.messageId}</code></dd>
     ${attachments.length > 0 ? html`<dt>Attachments</dt><dd><ul class="sources">${attachments}</ul></dd>` : null}
   </dl>
@@ -443,7 +596,7 @@ ${t.replyBounce ? html`<div class="flash bad" role="alert">Our reply did not arr
     ${view.mailTextNote ? html`<p class="small muted">${view.mailTextNote}</p>` : null}
     <pre class="text">${view.mailText ?? t.question}</pre>
   </section>
-  ${renderDecision(t, view.csrfToken)}
+  ${renderDecision(t, view.csrfToken, zone)}
 </div>
 ${renderAgent(t, view.learnedSources)}
 <section class="card">

@@ -33,7 +33,7 @@
  * that records a review (approved and sent, or rejected; not the closing of an undeliverable reply) also pushes it onto
  * the trust list of every source the draft cited (src/tickets/trust.ts), in the same script.
  *
- * Costs: get/create/transition/update are O(1) keys plus O(log N) sorted-set updates; `list` is
+ * Costs: get/create/transition/update are O(1) keys plus O(log N) sorted-set updates; `list` and `newestIds` are
  * O(log N + offset + limit); nothing uses KEYS or a SCAN of the keyspace. Only `findByIdPrefix`, for operators who
  * type the short id the review CLI prints, walks the ticket ids (ZSCAN of `P:store:all`, O(tickets)).
 
@@ -542,6 +542,15 @@ export class TicketStore {
 
   /** A page of tickets, newest (by creation) first, from the all-tickets or a per-state sorted set. */
   async list(options: ListOptions): Promise<TicketPage> {
+    const { ids, total } = await this.newestIds(options);
+    return { total, tickets: await this.getMany(ids) };
+  }
+
+  /**
+   * The ids of a page of {@link list} (newest first, in `state` or all) and the number of tickets in that index, in
+   * one transaction: for callers that read the tickets their own way (a search reads them without the agent result).
+   */
+  async newestIds(options: ListOptions): Promise<{ ids: string[]; total: number }> {
     const limit = Math.trunc(options.limit);
     const offset = Math.trunc(options.offset ?? 0);
     if (!(limit >= 1 && limit <= MAX_PAGE)) throw new RangeError(`list: limit must be 1–${MAX_PAGE}`);
@@ -556,7 +565,7 @@ export class TicketStore {
       .exec()) as [[Error | null, number], [Error | null, string[]]];
     if (cardErr) throw cardErr;
     if (rangeErr) throw rangeErr;
-    return { total, tickets: await this.getMany(ids) };
+    return { ids, total };
   }
 
   /** Number of tickets per state. */

@@ -320,6 +320,29 @@ describe.skipIf(!HAVE_CHROMIUM)('review page in a browser', () => {
     expect((await d.store.require(hostile.id)).state).toBe('parked');
   });
 
+  it("finds a customer's tickets from the search box by a part of their address, and opens one", async () => {
+    const d = await deploy();
+    const ticket = await passwordTicket(d);
+    const { page, consoleLines } = await newPage(d);
+
+    await page.goto('/');
+    await page.getByRole('searchbox', { name: /Search tickets/ }).fill('Hanako.Yamada@SAMPLE');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/\?q=Hanako\.Yamada%40SAMPLE$/);
+    await expect(page.getByRole('heading', { name: /Tickets matching “Hanako\.Yamada@SAMPLE”/ }).isVisible()).resolves.toBe(true);
+    await expect(page.getByText('Searched the only ticket', { exact: false }).isVisible()).resolves.toBe(true);
+    // When it came, in the desk's zone with the zone named; the exact value on hover.
+    const received = page.locator('#search time');
+    expect(await received.getAttribute('datetime')).toBe(ticket.createdAt);
+    expect(await received.textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d \S+$/);
+    await page.getByRole('link', { name: 'パスワードの条件と二段階認証について' }).click();
+    await page.waitForURL(`**/tickets/${ticket.id}`);
+
+    await page.goto('/?q=taro%40sample');
+    await expect(page.getByText('No ticket matches.').isVisible()).resolves.toBe(true);
+    expect(consoleLines.filter((l) => l.startsWith('error') || l.startsWith('pageerror'))).toEqual([]);
+  });
+
   it('keeps the list and the ticket page within the window with a long sender, subject and link, and puts the cursor in the draft', async () => {
     const d = await deploy();
     const usage = { calls: 1, promptTokens: 1, completionTokens: 1, totalTokens: 2 };
@@ -335,7 +358,7 @@ describe.skipIf(!HAVE_CHROMIUM)('review page in a browser', () => {
     for (const width of [1280, 390]) {
       const { page } = await newPage(d);
       await page.setViewportSize({ width, height: 900 });
-      for (const [name, url] of [['list', '/'], ['detail', `/tickets/${long.id}`]] as const) {
+      for (const [name, url] of [['list', '/'], ['search', '/?q=very.long.address'], ['detail', `/tickets/${long.id}`]] as const) {
         await page.goto(url);
         await page.screenshot({ path: path.join(tmpdir(), 'helpdesk-screenshots', `review-${name}-long-${width}.png`), fullPage: true });
         const { scroll, client } = (await page.evaluate('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })')) as { scroll: number; client: number };
