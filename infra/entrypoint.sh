@@ -3,7 +3,8 @@
 #
 #   docker run IMAGE agent-worker | poller | sender | scheduler | dashboard | all
 #   docker run IMAGE reindex [--queue [--wait]] [--manual-only | --qa-only] [--json]
-#   docker run IMAGE review … | ask "…" | search manual|qa "…"
+#   docker run IMAGE review … | knowledge … | ask "…" | search manual|qa "…"
+#   docker run IMAGE check                    # reach every server .env names once, as `npm run check`
 #
 # Each long-running role runs the JavaScript that `npm run build` made of its entry file in the image (dist/), as
 # `npm run <role>` does: no tsx loader thread, about 50 MB less memory per process. The one-shot commands run their
@@ -36,8 +37,11 @@ long-running roles:
   all            every role above in one process (poller, agent worker, sender, scheduler, dashboard)
 
 commands:
+  check          reach every server the configuration names once (Redis, mailbox, model server, indexes, SMTP)
+                 and check the dashboard's settings; changes nothing, exits 1 when one fails
   reindex        rebuild the search indexes (--queue hands the job to the scheduler; --wait waits for it)
   review         list, approve, edit, reject or re-run parked drafts; erase a customer
+  knowledge      learned answers (list, accept, edit, export…), knowledge gaps, the sources' trust
   ask            ask the agent one question
   search         search the manual or the Q&A pairs
 
@@ -55,7 +59,7 @@ case "$role" in
   scheduler) role_ scheduler "$@" ;;
   dashboard) role_ dashboard "$@" ;;
   all) role_ all "$@" ;;
-  reindex | review | ask | search) command_ "$role" "$@" ;;
+  check | reindex | review | knowledge | ask | search) command_ "$role" "$@" ;;
   help | -h | --help)
     usage
     ;;

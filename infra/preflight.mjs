@@ -59,6 +59,29 @@ export function installCommand(packages, asRoot = process.getuid?.() === 0) {
   return asRoot ? apt : `sudo sh -c '${apt}'`;
 }
 
+/** The system service each package brings, which Debian starts (and enables) as soon as the package is installed. */
+const SYSTEM_SERVICES = {
+  'redis-server': { service: 'redis-server', what: 'redis-server (Redis on loopback)' },
+  'dovecot-imapd': { service: 'dovecot', what: 'dovecot (IMAP, listening on every interface)' },
+  'dovecot-core': { service: 'dovecot', what: 'dovecot (IMAP, listening on every interface)' },
+};
+
+/**
+ * A note for whoever installs `packages`: on a machine run by systemd, Debian starts their services at once and at
+ * every boot, although the demo and the tests only borrow the programs and start servers of their own. Undefined when
+ * none of them brings a service. The admin decides; this file never runs systemctl.
+ */
+export function systemServicesNote(packages, asRoot = process.getuid?.() === 0) {
+  // One entry per service: dovecot-imapd and dovecot-core bring the same one.
+  const brought = new Map(packages.map((p) => SYSTEM_SERVICES[p.name]).filter(Boolean).map((s) => [s.service, s.what]));
+  if (brought.size === 0) return undefined;
+  return (
+    `note: Debian starts the system services ${[...brought.values()].join(' and ')} once installed, and at every boot;\n` +
+    'the demo and the tests start servers of their own and use neither. If you do not want them running:\n' +
+    `  ${asRoot ? '' : 'sudo '}systemctl disable --now ${[...brought.keys()].join(' ')}`
+  );
+}
+
 function say(line) {
   process.stderr.write(`${line}\n`);
 }
@@ -76,11 +99,17 @@ function ensurePackages(purpose, { install }) {
   if (install && process.getuid?.() === 0) {
     say(`installing the Debian packages ${purpose === 'demo' ? 'the demo' : 'the tests'} need:\n${list}`);
     const result = spawnSync('sh', ['-c', installCommand(missing, true)], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    if (result.status === 0 && missingPackages(purpose).length === 0) return true;
+    if (result.status === 0 && missingPackages(purpose).length === 0) {
+      const note = systemServicesNote(missing, true);
+      if (note) say(note);
+      return true;
+    }
     say(`installing them failed; run this and try again:\n  ${installCommand(missing, true)}`);
     return false;
   }
-  say(`${purpose === 'demo' ? 'npm run demo' : 'npm test'} needs Debian packages that are missing:\n${list}\ninstall them with:\n  ${installCommand(missing)}`);
+  // The note comes first: the install command stays the last line, the one to copy.
+  const note = systemServicesNote(missing);
+  say(`${purpose === 'demo' ? 'npm run demo' : 'npm test'} needs Debian packages that are missing:\n${list}\n${note ? `${note}\n` : ''}install them with:\n  ${installCommand(missing)}`);
   return false;
 }
 

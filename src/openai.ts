@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 import { Client as LangSmithClient } from 'langsmith';
 import type { wrapOpenAI as WrapOpenAI } from 'langsmith/wrappers/openai';
 import OpenAI, { APIConnectionError, APIError } from 'openai';
-import type { Config } from './config.js';
+import { PLACEHOLDER_API_KEY, type Config } from './config.js';
 import { createKeepAliveFetch } from './openai-fetch.js';
 
 const requireModule = createRequire(import.meta.url);
@@ -65,9 +65,38 @@ export function* causes(err: unknown): Generator<unknown> {
 const SERVER_WIDE_STATUSES = [401, 403, 404, 429];
 
 /**
+ * What to add to a model server's own words for an answer about the key (401, 403): servers word it their own way
+ * ("Incorrect API key provided", "Forbidden"), and none names the variable to fix.
+ */
+export function apiKeyHint(status: number | undefined): string {
+  return status === 401 || status === 403 ? ' — check OPENAI_API_KEY' : '';
+}
+
+/**
+ * What else works when OpenAI's own server (no OPENAI_BASE_URL) cannot be reached, e.g. on a machine without that
+ * access: a server of one's own, or indexing without an embedding model.
+ */
+export const OWN_SERVER_HINT = 'set OPENAI_BASE_URL to a server you run (Ollama, vLLM), or EMBEDDINGS_PROVIDER=local to index without an embedding model';
+
+/**
+ * Why the key cannot work, said before any request: OpenAI (no OPENAI_BASE_URL) needs one, and an unset or empty
+ * OPENAI_API_KEY is the placeholder meant for servers that take any key. Undefined with OPENAI_BASE_URL set, since
+ * Ollama and vLLM want none.
+ *
+ * Not a configuration error: roles that never call the model (poller, sender, a scheduler with local embeddings)
+ * and the review commands must start without a key, and `npm run check` is where an admin learns about it.
+ */
+export function apiKeyProblem(config: Pick<Config, 'OPENAI_API_KEY' | 'OPENAI_BASE_URL'>): string | undefined {
+  if (config.OPENAI_BASE_URL) return undefined;
+  if (config.OPENAI_API_KEY && config.OPENAI_API_KEY !== PLACEHOLDER_API_KEY) return undefined;
+  return 'OPENAI_API_KEY is not set, and OpenAI (no OPENAI_BASE_URL) needs one: set it, or set OPENAI_BASE_URL to a server you run (Ollama, vLLM)';
+}
+
+/**
  * One line saying that the model server cannot be used at all, when `err` (or an error it wraps) says so: no
- * connection, or an answer that no request gets past (401 or 403: the key; 404: the model or the URL; 429: quota or
- * rate; 5xx). Undefined for a refusal of one request (400, 422: its content) and for errors not from the server.
+ * connection, or an answer that no request gets past (401 or 403: the key, which the line then names; 404: the model
+ * or the URL; 429: quota or rate; 5xx). Undefined for a refusal of one request (400, 422: its content) and for
+ * errors not from the server.
  */
 export function modelServerFailure(err: unknown, config: Pick<Config, 'OPENAI_BASE_URL'>): string | undefined {
   for (const e of causes(err)) {
@@ -76,7 +105,7 @@ export function modelServerFailure(err: unknown, config: Pick<Config, 'OPENAI_BA
       return `cannot reach ${llmServerUrl(config)}: ${e.message}${detail}`;
     }
     if (e instanceof APIError && typeof e.status === 'number' && (SERVER_WIDE_STATUSES.includes(e.status) || e.status >= 500)) {
-      return `${llmServerUrl(config)} answered ${e.status}: ${e.message}`;
+      return `${llmServerUrl(config)} answered ${e.status}: ${e.message}${apiKeyHint(e.status)}`;
     }
   }
   return undefined;

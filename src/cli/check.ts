@@ -1,19 +1,21 @@
 /**
  * `npm run check`: reads the configuration as the roles do and reaches each server they need once — Redis, the
- * IMAP mailbox, the SMTP server, the model server, the search indexes — then prints one line per server and exits
- * 1 when any failed. What an admin runs after filling in `.env`, instead of starting every role and reading logs.
- * Nothing is changed anywhere: no mail is sent or marked, no index written, no model call billed (the model server
- * is asked for its list of models).
+ * IMAP mailbox, the SMTP server, the model server, the search indexes — and checks that the dashboard would start,
+ * then prints one line per check and exits 1 when any failed. What an admin runs after filling in `.env`, instead
+ * of starting every role and reading logs. Nothing is changed anywhere: no mail is sent or marked, no index written,
+ * no model call billed (the model server is asked for its list of models), the dashboard's port is only tried.
  */
+import { createServer } from 'node:net';
 import { Command } from 'commander';
-import type { Config } from '../config.js';
-import { createOpenAIClient, llmServerUrl, modelServerFailure } from '../openai.js';
+import { ConfigError, type Config } from '../config.js';
+import { apiKeyProblem, createOpenAIClient, llmServerUrl, modelServerFailure, OWN_SERVER_HINT } from '../openai.js';
 import { connectProducer, describeRedis } from '../queues/connection.js';
 import { connectForSentCopy } from '../mail/sent-copy.js';
 import { classifySmtpError, createSmtpTransport, describeSmtp } from '../mail/smtp-transport.js';
 import { describeImapFailure, type ConnectPhase } from '../runtime/poller.js';
 import { failureLine } from '../runtime/role-status.js';
 import { createSearchBackends } from '../search/factory.js';
+import { resolveAuth, type DashboardAuth } from '../server/auth.js';
 import { closeAll, noIndexMessage, runCommand } from './common.js';
 
 /** How long one server may take to answer before its check fails. */
@@ -93,6 +95,9 @@ async function checkSmtp(config: Config): Promise<CheckOutcome> {
 
 async function checkModelServer(config: Config): Promise<CheckOutcome> {
   const where = llmServerUrl(config);
+  // OpenAI refuses the placeholder an empty key becomes; saying so needs no request (nor access to OpenAI).
+  const keyProblem = apiKeyProblem(config);
+  if (keyProblem) return { what: 'Model server', where, status: 'failed', detail: keyProblem };
   try {
     const client = createOpenAIClient({ ...config, LLM_MAX_RETRIES: 0, LLM_TIMEOUT_MS: CHECK_TIMEOUT_MS });
     const page = await withTimeout(client.models.list(), where);
@@ -105,8 +110,53 @@ async function checkModelServer(config: Config): Promise<CheckOutcome> {
     }
     return { what: 'Model server', where, status: 'ok', detail: `${config.OPENAI_MODEL}${config.EMBEDDINGS_PROVIDER === 'openai' ? `, embeddings ${config.EMBEDDING_MODEL}` : ', embeddings local'}` };
   } catch (err) {
-    return { what: 'Model server', where, status: 'failed', detail: modelServerFailure(err, config) ?? oneLine(err) };
+    const failure = modelServerFailure(err, config);
+    // OpenAI out of reach (a machine without that access): say what else works, as reindex does.
+    const hint = failure?.startsWith('cannot reach') && !config.OPENAI_BASE_URL ? `; ${OWN_SERVER_HINT}` : '';
+    return { what: 'Model server', where, status: 'failed', detail: failure ? `${failure}${hint}` : oneLine(err) };
   }
+}
+
+/** Whether a listener could be opened on `host:port` now: undefined when it could, else the error's code. */
+function probeListen(host: string, port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    server.listen(port, host, () => server.close(() => resolve(undefined)));
+  });
+}
+
+/**
+ * Whether the dashboard would start, decided as the dashboard role decides it ({@link resolveAuth}), and whether its
+ * port is free. Without it `npm start` runs every other role and logs one error line, and the admin's next step,
+ * opening the dashboard, fails.
+ */
+async function checkDashboard(config: Config): Promise<CheckOutcome> {
+  const at = (host: string) => `http://${host.includes(':') ? `[${host}]` : host}:${config.DASHBOARD_PORT}`;
+  let auth: DashboardAuth;
+  try {
+    auth = resolveAuth(config);
+  } catch (err) {
+    const detail = err instanceof ConfigError ? err.problems.join('; ') : oneLine(err);
+    return { what: 'Dashboard', where: at(config.DASHBOARD_HOST), status: 'failed', detail };
+  }
+  // Where the role listens: without authentication only on loopback, whatever DASHBOARD_HOST says.
+  const host = auth.mode === 'off' ? '127.0.0.1' : config.DASHBOARD_HOST;
+  const where = at(host);
+  const login = auth.mode === 'off' ? 'no login (DASHBOARD_AUTH=off), this machine only' : `user ${auth.user}`;
+  if (config.DASHBOARD_PORT === 0) return { what: 'Dashboard', where, status: 'ok', detail: `${login}; the port is chosen at start (DASHBOARD_PORT=0)` };
+  const refused = await probeListen(host, config.DASHBOARD_PORT);
+  if (refused === 'EADDRINUSE') {
+    // Not a failure: checking a running installation finds its own dashboard there.
+    return {
+      what: 'Dashboard',
+      where,
+      status: 'warning',
+      detail: `port ${config.DASHBOARD_PORT} is in use: fine if it is this dashboard already running; otherwise stop what holds it or set DASHBOARD_PORT`,
+    };
+  }
+  if (refused) return { what: 'Dashboard', where, status: 'failed', detail: `cannot listen there (${refused}): check DASHBOARD_HOST and DASHBOARD_PORT` };
+  return { what: 'Dashboard', where, status: 'ok', detail: login };
 }
 
 async function checkSearch(config: Config): Promise<CheckOutcome[]> {
@@ -129,10 +179,17 @@ async function checkSearch(config: Config): Promise<CheckOutcome[]> {
   }
 }
 
-/** Every check, in the order the pipeline uses the servers. */
+/** Every check, in the order the pipeline uses the servers, then the dashboard where people review its work. */
 export async function runChecks(config: Config): Promise<CheckOutcome[]> {
-  const [redis, imap, smtp, model, search] = await Promise.all([checkRedis(config), checkImap(config), checkSmtp(config), checkModelServer(config), checkSearch(config)]);
-  return [redis, imap, model, ...search, smtp];
+  const [redis, imap, smtp, model, search, dashboard] = await Promise.all([
+    checkRedis(config),
+    checkImap(config),
+    checkSmtp(config),
+    checkModelServer(config),
+    checkSearch(config),
+    checkDashboard(config),
+  ]);
+  return [redis, imap, model, ...search, smtp, dashboard];
 }
 
 const MARK: Record<CheckOutcome['status'], string> = { ok: '✓', failed: '✗', warning: '!', skipped: '-' };

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { APIConnectionError, APIError } from 'openai';
-import { causes, llmServerUrl } from '../openai.js';
+import { apiKeyHint, causes, llmServerUrl, OWN_SERVER_HINT } from '../openai.js';
 import { loadConfigOrExit, type Config, type VariableGroup } from '../config.js';
 import { EmptySourceError, KnowledgeError } from '../knowledge/errors.js';
 import { RedisUnavailableError } from '../queues/connection.js';
@@ -93,12 +93,12 @@ export function describeError(err: unknown, config?: Pick<Config, 'OPENAI_BASE_U
       const url = config ? llmServerUrl(config) : 'the configured URL';
       const detail = e.cause instanceof Error && e.cause.message !== e.message ? ` (${e.cause.message})` : '';
       // Without OPENAI_BASE_URL the server is OpenAI's: on a machine without that access, say what else works.
-      const hint = config && !config.OPENAI_BASE_URL ? '; set OPENAI_BASE_URL to a server you run (Ollama, vLLM), or EMBEDDINGS_PROVIDER=local to index without an embedding model' : '';
+      const hint = config && !config.OPENAI_BASE_URL ? `; ${OWN_SERVER_HINT}` : '';
       return `cannot reach the LLM server at ${url}: ${e.message}${detail}${hint}`;
     }
     if (e instanceof APIError && e.status !== undefined) {
       const url = config ? llmServerUrl(config) : 'the configured URL';
-      return `the LLM server at ${url} answered ${e.status}: ${e.message}`;
+      return `the LLM server at ${url} answered ${e.status}: ${e.message}${apiKeyHint(e.status)}`;
     }
   }
   if (err instanceof CliError || err instanceof KnowledgeError || err instanceof EmptySourceError) return err.message;

@@ -49,14 +49,48 @@ export function describeRedis(url: string): string {
   return `${parsed.protocol}//${auth}${parsed.hostname}${port}${db}`;
 }
 
-function baseOptions(url: string, options: ConnectionOptions): RedisOptions {
+/** What the retry warnings of one connection know: the error that ended its last attempt. */
+interface ConnectionState {
+  lastError?: Error;
+}
+
+/** Errors of a password Redis refused (wrong, or none given to a server that wants one). */
+export function isAuthError(err: unknown): boolean {
+  return err instanceof Error && /^(?:Ready check failed: )?(?:WRONGPASS|NOAUTH)\b|invalid (?:username-)?password/i.test(err.message);
+}
+
+/** Codes of a server that is not there: not started, wrong host or port, no route. */
+const UNREACHABLE_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT'];
+
+/**
+ * Why a connection attempt failed, in one line with what to do: `WRONGPASS … — check the password in REDIS_URL`,
+ * `connect ECONNREFUSED 127.0.0.1:6379 — start Redis or check REDIS_URL`. Only the error's message is used: the
+ * error object itself carries the AUTH command's arguments, the password among them.
+ */
+export function describeRedisFailure(err: Error): string {
+  const message = err.message.split('\n')[0] ?? err.message;
+  if (isAuthError(err)) return `${message} — check the password in REDIS_URL`;
+  const code = (err as NodeJS.ErrnoException).code;
+  if ((code && UNREACHABLE_CODES.includes(code)) || UNREACHABLE_CODES.some((c) => message.includes(c))) {
+    return `${message} — start Redis or check REDIS_URL`;
+  }
+  return message;
+}
+
+function baseOptions(url: string, options: ConnectionOptions, state: ConnectionState): RedisOptions {
   const where = describeRedis(url);
   const logger = options.logger;
   return {
     ...(options.name ? { connectionName: options.name } : {}),
     retryStrategy(times: number) {
       const delay = reconnectDelay(times);
-      logger?.warn({ redis: where, attempt: times, delayMs: delay }, `Redis unreachable at ${where}, retrying in ${delay} ms`);
+      // ioredis emits the attempt's error before it asks for the delay, so the warning can say why; an admin
+      // with a wrong password would otherwise see only "unreachable".
+      const reason = state.lastError ? `: ${describeRedisFailure(state.lastError)}` : '';
+      logger?.warn(
+        { redis: where, attempt: times, delayMs: delay, ...(state.lastError ? { reason: state.lastError.message } : {}) },
+        `Redis unreachable at ${where}, retrying in ${delay} ms${reason}`,
+      );
       return delay;
     },
     // A failover turns the old primary into a read-only replica; reconnecting reaches the new primary.
@@ -64,22 +98,30 @@ function baseOptions(url: string, options: ConnectionOptions): RedisOptions {
   };
 }
 
-function attachListeners(redis: Redis, url: string, options: ConnectionOptions): Redis {
+function attachListeners(redis: Redis, url: string, options: ConnectionOptions, state: ConnectionState): Redis {
   const where = describeRedis(url);
   // Without a listener ioredis prints every connection error to stderr; the retry strategy already logs those.
-  redis.on('error', (err: Error) => options.logger?.debug({ redis: where, err: err.message }, 'Redis connection error'));
-  redis.on('ready', () => options.logger?.debug({ redis: where }, 'Redis connection ready'));
+  redis.on('error', (err: Error) => {
+    state.lastError = err;
+    options.logger?.debug({ redis: where, err: err.message }, 'Redis connection error');
+  });
+  redis.on('ready', () => {
+    // A later outage that ends without an error must not be blamed on this one.
+    delete state.lastError;
+    options.logger?.debug({ redis: where }, 'Redis connection ready');
+  });
   return redis;
 }
 
 /** A connection for BullMQ workers (and queue events): waits through outages instead of failing commands. */
 export function createWorkerConnection(url: string, options: ConnectionOptions = {}): Redis {
+  const state: ConnectionState = {};
   const redis = new Redis(url, {
-    ...baseOptions(url, options),
+    ...baseOptions(url, options, state),
     maxRetriesPerRequest: null,
     enableReadyCheck: true,
   });
-  return attachListeners(redis, url, options);
+  return attachListeners(redis, url, options, state);
 }
 
 /**
@@ -87,23 +129,28 @@ export function createWorkerConnection(url: string, options: ConnectionOptions =
  * queueing in memory (where they would be lost with the process).
  */
 export function createProducerConnection(url: string, options: ConnectionOptions = {}): Redis {
+  const state: ConnectionState = {};
   const redis = new Redis(url, {
-    ...baseOptions(url, options),
+    ...baseOptions(url, options, state),
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     enableReadyCheck: true,
     connectTimeout: 5_000,
   });
-  return attachListeners(redis, url, options);
+  return attachListeners(redis, url, options, state);
 }
 
 /**
  * Reads `maxmemory-policy` and warns unless it is `noeviction`, the only policy under which Redis never deletes
  * queue or ticket keys to make room. Falls back to INFO when CONFIG is disabled (common on managed Redis);
- * returns the policy, or `undefined` (with a warning) when neither is readable.
+ * returns the policy, or `undefined` (with a warning) when neither is readable. When Redis refused the password or
+ * could not be reached, it returns `undefined` without that warning and checks again once the connection is ready:
+ * the connection's retry warnings already say what is wrong, and "make sure it is noeviction" would send the admin
+ * after the wrong problem.
  */
 export async function checkEvictionPolicy(redis: Redis, logger: Logger): Promise<string | undefined> {
   let policy: string | undefined;
+  let failure: unknown;
   try {
     const reply = (await redis.call('CONFIG', 'GET', 'maxmemory-policy')) as string[];
     policy = reply[1];
@@ -111,9 +158,14 @@ export async function checkEvictionPolicy(redis: Redis, logger: Logger): Promise
     try {
       const info = await redis.info('memory');
       policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
-    } catch {
-      policy = undefined;
+    } catch (err) {
+      failure = err;
     }
+  }
+  if (policy === undefined && (isAuthError(failure) || isConnectionError(failure))) {
+    logger.debug({ err: failure instanceof Error ? failure.message : String(failure) }, 'Redis maxmemory-policy not read yet: no usable connection');
+    redis.once('ready', () => void checkEvictionPolicy(redis, logger).catch(() => undefined));
+    return undefined;
   }
   if (policy === undefined) {
     logger.warn('Could not read the Redis maxmemory-policy; make sure it is noeviction, or queued jobs and tickets may be evicted');

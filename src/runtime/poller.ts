@@ -52,6 +52,7 @@ import {
   connectProducer,
   describeConnection,
   describeRedis,
+  describeRedisFailure,
   isConnectionError,
   produce,
   reconnectDelay,
@@ -758,7 +759,7 @@ export async function startPollerRole(config: Config, options: PollerRoleOptions
       } catch (err) {
         const delay = reconnectDelay(attempt);
         const cause = err instanceof RedisUnavailableError && err.cause instanceof Error ? err.cause : err;
-        const detail = cause instanceof Error ? cause.message : String(cause);
+        const detail = cause instanceof Error ? describeRedisFailure(cause) : String(cause);
         // One warning; the retries until Redis answers stay at debug so a long outage does not flood the log.
         if (attempt === 1) log.warn(`Redis unreachable at ${where} (${detail}); the IMAP poller keeps retrying until it answers`);
         else log.debug({ attempt, delayMs: delay }, `Redis still unreachable at ${where} (${detail})`);

@@ -3,6 +3,7 @@
  * Dovecot, the SMTP receiver, the scripted OpenAI-compatible server, the embedded indexes), one line per server, and
  * exit 1 when one of them cannot be used — with the reason the role would log.
  */
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipelineEnv, runNpm, startPipelineServers, type PipelineServers } from '../support/pipeline.js';
@@ -30,7 +31,9 @@ describe('npm run check', () => {
     const result = await check();
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const lines = result.stdout.trim().split('\n');
-    expect(lines.map((l) => l.slice(0, l.indexOf(':')))).toEqual(['✓ Redis', '✓ IMAP mailbox', '✓ Model server', '✓ Manual search', '✓ Q&A search', '✓ SMTP server']);
+    expect(lines.map((l) => l.slice(0, l.indexOf(':')))).toEqual(['✓ Redis', '✓ IMAP mailbox', '✓ Model server', '✓ Manual search', '✓ Q&A search', '✓ SMTP server', '✓ Dashboard']);
+    // The servers' DASHBOARD_AUTH=off: what the dashboard then does, said where the admin looks next.
+    expect(result.stdout).toMatch(/^✓ Dashboard: http:\/\/127\.0\.0\.1:0 — no login \(DASHBOARD_AUTH=off\), this machine only; the port is chosen at start \(DASHBOARD_PORT=0\)$/m);
     expect(servers.smtp.messages.length).toBe(smtpBefore);
     expect(servers.llm.chatRequests()).toHaveLength(0);
   });
@@ -43,12 +46,41 @@ describe('npm run check', () => {
     // The server answers, but every run would ask it for a model it does not have.
     expect(result.stdout).toMatch(/^! Model server: .* — it does not list gpt-4o \(it lists scripted-model\)/m);
     expect(result.stdout).toMatch(/^✓ Redis/m);
-    expect(result.stdout.trim().split('\n').at(-1)).toBe('2 of 6 checks failed');
+    expect(result.stdout.trim().split('\n').at(-1)).toBe('2 of 7 checks failed');
   });
 
   it('says an empty index is not built yet, without failing', SLOW, async () => {
     const result = await check({ DATA_DIR: path.join(servers.kb.dataDir, 'nothing-here') });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^! Manual search: embedded, .* — no manual index yet: run npm run reindex$/m);
+  });
+
+  it('fails a dashboard that would not start, and OpenAI without a key, before asking any server', SLOW, async () => {
+    const result = await check({ DASHBOARD_AUTH: 'on', DASHBOARD_PASSWORD: '', OPENAI_BASE_URL: '', OPENAI_API_KEY: '' });
+    expect(result.code).toBe(1);
+    // What `npm start` would log, instead of a dashboard at http://127.0.0.1:3000.
+    expect(result.stdout).toMatch(
+      /^✗ Dashboard: http:\/\/127\.0\.0\.1:0 — DASHBOARD_PASSWORD is required by the dashboard \(HTTP Basic password for DASHBOARD_USER\); set it, or set DASHBOARD_AUTH=off to run without authentication on 127\.0\.0\.1 only$/m,
+    );
+    // An empty key becomes a placeholder that only servers of one's own accept.
+    expect(result.stdout).toContain(
+      '✗ Model server: https://api.openai.com/v1 — OPENAI_API_KEY is not set, and OpenAI (no OPENAI_BASE_URL) needs one: set it, or set OPENAI_BASE_URL to a server you run (Ollama, vLLM)',
+    );
+    expect(result.stdout.trim().split('\n').at(-1)).toBe('2 of 7 checks failed');
+  });
+
+  it("warns when the dashboard's port is taken, without failing: it may be the dashboard itself", SLOW, async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const result = await check({ DASHBOARD_AUTH: 'on', DASHBOARD_PASSWORD: 'a-dashboard-password', DASHBOARD_PORT: String(port) });
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expect(result.stdout).toContain(
+        `! Dashboard: http://127.0.0.1:${port} — port ${port} is in use: fine if it is this dashboard already running; otherwise stop what holds it or set DASHBOARD_PORT`,
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });

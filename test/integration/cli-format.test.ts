@@ -81,6 +81,9 @@ describe('describeError', () => {
   it('names the LLM server on HTTP errors', () => {
     const error = APIError.generate(404, { error: { message: 'model "x" not found' } }, undefined, new Headers());
     expect(describeError(error, config)).toBe('the LLM server at http://127.0.0.1:11434/v1 answered 404: 404 model "x" not found');
+    // The server's own words about the key do not name the variable to fix.
+    const refused = APIError.generate(401, { error: { message: 'Incorrect API key provided' } }, undefined, new Headers());
+    expect(describeError(refused, config)).toBe('the LLM server at http://127.0.0.1:11434/v1 answered 401: 401 Incorrect API key provided — check OPENAI_API_KEY');
   });
 
   it('keeps our own messages and the first line of others', () => {

@@ -42,6 +42,8 @@ interface ComposeService {
   command?: string[];
   container_name?: string;
   environment?: Record<string, string | null>;
+  /** v1 and older v2: `["name:address"]`; newer v2: `{ name: address }` or `{ name: [address] }`. */
+  extra_hosts?: string[] | Record<string, string | string[]>;
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] };
   ports?: (string | { target: number | string; published?: string | number; host_ip?: string })[];
@@ -255,6 +257,10 @@ describe.skipIf(!compose)('docker-compose.yml, as Compose resolves it', () => {
     expect(services['agent-worker']!.volumes?.map(volumeTarget)).toEqual(['/data']);
   });
 
+  it('lets every role reach a model server on the Docker host as host.docker.internal, Docker Engine on Linux included', () => {
+    for (const role of ROLES) expect(extraHosts(services[role]!), role).toContain('host.docker.internal:host-gateway');
+  });
+
   it('publishes the dashboard on port 3000 with authentication and a /healthz health check', () => {
     const dashboard = services.dashboard!;
     expect(dashboard.environment).toMatchObject({ DASHBOARD_HOST: '0.0.0.0', DASHBOARD_PORT: '3000', DASHBOARD_AUTH: 'on', DASHBOARD_PASSWORD: SECRETS.DASHBOARD_PASSWORD });
@@ -292,6 +298,8 @@ describe.skipIf(!compose)('docker-compose.worker.yml, for agent workers on anoth
     expect(worker.restart).toBe('unless-stopped');
     // Only its own DATA_DIR (the embedding cache); no knowledge files, which only the scheduler reads.
     expect(worker.volumes?.map(volumeTarget)).toEqual(['/data']);
+    // An Ollama on that machine, as on the main one.
+    expect(extraHosts(worker)).toContain('host.docker.internal:host-gateway');
   });
 
   it('builds the same image as docker-compose.yml', async () => {
@@ -359,11 +367,20 @@ describe('the image entry point', () => {
     expect(text).toContain('exec node "dist/workers/$entry.js"');
   });
 
-  it('runs the commands through their CLI files, prints usage and refuses an unknown role', () => {
-    for (const cli of ['reindex', 'review', 'ask', 'search']) expect(existsSync(path.join(ROOT, `src/cli/${cli}.ts`))).toBe(true);
+  it('runs the commands through their CLI files, prints usage and refuses an unknown role', async () => {
+    const text = await readFile(entrypoint, 'utf8');
+    const commandCase = text.split('\n').find((l) => /^\s*[a-z| -]+\) command_ "\$role" "\$@" ;;$/.test(l)) ?? '';
+    // Every command the README runs in the image (`docker compose run --rm dashboard check`), as its npm script does.
+    const commands = ['check', 'reindex', 'review', 'knowledge', 'ask', 'search'];
+    expect(commandCase.slice(0, commandCase.indexOf(')')).split('|').map((c) => c.trim()).sort()).toEqual([...commands].sort());
+    const scripts = (JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    for (const cli of commands) {
+      expect(existsSync(path.join(ROOT, `src/cli/${cli}.ts`))).toBe(true);
+      expect(scripts[cli]).toBe(`tsx src/cli/${cli}.ts`);
+    }
     const help = spawnSync('sh', [entrypoint, 'help'], { cwd: ROOT, encoding: 'utf8' });
     expect(help.status).toBe(0);
-    for (const role of ROLES) expect(help.stdout).toContain(role);
+    for (const name of [...ROLES, ...commands]) expect(help.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
     const unknown = spawnSync('sh', [entrypoint, 'no-such-role'], { cwd: ROOT, encoding: 'utf8' });
     expect(unknown.status).toBe(64);
     expect(unknown.stderr).toContain("unknown role 'no-such-role'");
@@ -379,6 +396,13 @@ describe('the image entry point', () => {
     expect(dockerfile).toMatch(/^COPY --from=build \/app\/dist \.\/dist$/m);
   });
 });
+
+/** A service's extra host names as `name:address`, whichever form the Compose at hand prints. */
+function extraHosts(service: ComposeService): string[] {
+  const hosts = service.extra_hosts ?? [];
+  if (Array.isArray(hosts)) return hosts.map((h) => h.replace('=', ':'));
+  return Object.entries(hosts).flatMap(([name, addresses]) => [addresses].flat().map((address) => `${name}:${address}`));
+}
 
 function volumeTarget(volume: string | { target: string }): string {
   return typeof volume === 'string' ? volume.split(':')[1]! : volume.target;

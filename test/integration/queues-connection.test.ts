@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -92,6 +92,28 @@ describe('checkEvictionPolicy', () => {
     expect(await checkEvictionPolicy(redis, logger)).toBe('volatile-lru');
     expect(lines.some((l) => l.level === WARN && /volatile-lru/.test(l.msg))).toBe(true);
   });
+
+  it('does not blame the policy when Redis refuses the password, and checks it once the password is right', async () => {
+    const server = await redisServer({ maxmemoryPolicy: 'allkeys-lru' });
+    // Logged in before requirepass is set, so it stays usable to change the password later.
+    const admin = keep(new Redis(server.url));
+    await admin.config('SET', 'requirepass', 'the-right-one');
+    const { logger, lines } = captureLogger();
+    const url = new URL(server.url);
+    url.password = 'Sup3rSecretTypo';
+    const connection = keep(createWorkerConnection(url.toString(), { logger }));
+
+    expect(await checkEvictionPolicy(connection, logger)).toBeUndefined();
+    // The retry warning says why and what to do; nothing sends the admin after the eviction policy.
+    await until(() => lines.some((l) => l.level === WARN && /^Redis unreachable at redis:\/\/\*\*\*@127\.0\.0\.1:\d+, retrying in \d+ ms: WRONGPASS .* — check the password in REDIS_URL$/.test(l.msg)));
+    expect(lines.filter((l) => l.level === WARN && /maxmemory-policy/.test(l.msg))).toEqual([]);
+    expect(JSON.stringify(lines)).not.toContain('Sup3rSecretTypo');
+
+    // The admin fixes the password: the connection gets in at its next attempt, and the policy is checked then.
+    await admin.config('SET', 'requirepass', 'Sup3rSecretTypo');
+    await until(() => lines.some((l) => l.level === WARN && /maxmemory-policy is allkeys-lru; it must be noeviction/.test(l.msg)));
+    expect(lines.some((l) => /Could not read the Redis maxmemory-policy/.test(l.msg))).toBe(false);
+  });
 });
 
 describe('producer connection', () => {
@@ -175,6 +197,8 @@ describe('worker connection', () => {
 
     await server.kill();
     await until(() => lines.some((l) => /Redis unreachable at redis:\/\/127\.0\.0\.1:\d+, retrying in \d+ ms/.test(l.msg)));
+    // Down, not misconfigured: the warning says what to do about it.
+    await until(() => lines.some((l) => /retrying in \d+ ms: connect ECONNREFUSED .* — start Redis or check REDIS_URL$/.test(l.msg)));
     await server.start();
     await until(() => producer.status === 'ready');
     await queues.outbound.add('send-reply', { ticketId: TICKET }, { jobId: 'two' });

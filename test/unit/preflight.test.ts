@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain JavaScript (it must run before `npm ci`), no type declarations
-import { installCommand, SYSTEM_PACKAGES } from '../../infra/preflight.mjs';
+import { installCommand, SYSTEM_PACKAGES, systemServicesNote } from '../../infra/preflight.mjs';
 
 const script = path.resolve(import.meta.dirname, '../../infra/preflight.mjs');
 // A PATH holding node and nothing else: redis-server, chromium's siblings and docker-compose look missing.
@@ -25,6 +25,8 @@ describe('preflight', () => {
     const command = result.stderr.trim().split('\n').at(-1)!.trim();
     expect(command).toMatch(/apt-get install -y --no-install-recommends .*redis-server/);
     expect(command).toContain('docker-compose');
+    // Installing them starts Debian's own Redis and Dovecot, which nothing here uses: the admin is told how to stop them.
+    expect(result.stderr).toMatch(/^ {2}(sudo )?systemctl disable --now redis-server dovecot$/m);
   });
 
   it('lists the missing names for .ci/run', () => {
@@ -44,5 +46,20 @@ describe('preflight', () => {
     [false, "sudo sh -c 'apt-get update && apt-get install -y --no-install-recommends redis-server'"],
   ])('install command as root=%s', (asRoot, expected) => {
     expect(installCommand([SYSTEM_PACKAGES[0]], asRoot)).toBe(expected);
+  });
+
+  const named = (...names: string[]) => SYSTEM_PACKAGES.filter((p: { name: string }) => names.includes(p.name));
+  it.each([
+    [['redis-server', 'dovecot-imapd', 'dovecot-core'], true, 'systemctl disable --now redis-server dovecot'],
+    [['dovecot-imapd', 'dovecot-core'], false, 'sudo systemctl disable --now dovecot'],
+    [['redis-server'], true, 'systemctl disable --now redis-server'],
+  ])('tells how to stop the system services that installing %j starts (root=%s)', (names, asRoot, command) => {
+    const note = systemServicesNote(named(...names), asRoot);
+    expect(note).toMatch(/^note: Debian starts the system services /);
+    expect(note.split('\n').at(-1)).toBe(`  ${command}`);
+  });
+
+  it('has no note for packages that bring no service', () => {
+    expect(systemServicesNote(named('chromium', 'fonts-noto-cjk', 'docker-compose'), true)).toBeUndefined();
   });
 });

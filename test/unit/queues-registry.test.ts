@@ -1,6 +1,6 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { MAX_RECONNECT_DELAY_MS, describeRedis, isConnectionError, reconnectDelay } from '../../src/queues/connection.js';
+import { MAX_RECONNECT_DELAY_MS, describeRedis, describeRedisFailure, isAuthError, isConnectionError, reconnectDelay } from '../../src/queues/connection.js';
 import { HandlerRegistrationError, assertHandlersComplete, isFinalFailure } from '../../src/queues/registry.js';
 
 const noop = async () => undefined;
@@ -88,5 +88,19 @@ describe('connection helpers', () => {
     expect(isConnectionError(new Error("Stream isn't writeable and enableOfflineQueue options is false"))).toBe(true);
     expect(isConnectionError(Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }))).toBe(true);
     expect(isConnectionError(new Error('WRONGTYPE Operation against a key holding the wrong kind of value'))).toBe(false);
+  });
+
+  const refused = (message: string, code: string) => Object.assign(new Error(message), { code });
+  it.each<[string, Error, string, boolean]>([
+    ['a wrong password', new Error('WRONGPASS invalid username-password pair or user is disabled.'), 'WRONGPASS invalid username-password pair or user is disabled. — check the password in REDIS_URL', true],
+    ['no password for a server that wants one', new Error('NOAUTH Authentication required.'), 'NOAUTH Authentication required. — check the password in REDIS_URL', true],
+    ['a wrong password, Redis before 6', new Error('ERR invalid password'), 'ERR invalid password — check the password in REDIS_URL', true],
+    ['Redis not started', refused('connect ECONNREFUSED 127.0.0.1:6379', 'ECONNREFUSED'), 'connect ECONNREFUSED 127.0.0.1:6379 — start Redis or check REDIS_URL', false],
+    ['an unknown host', refused('getaddrinfo ENOTFOUND redis', 'ENOTFOUND'), 'getaddrinfo ENOTFOUND redis — start Redis or check REDIS_URL', false],
+    ['no answer', refused('connect ETIMEDOUT', 'ETIMEDOUT'), 'connect ETIMEDOUT — start Redis or check REDIS_URL', false],
+    ['anything else', new Error('LOADING Redis is loading the dataset in memory\nmore'), 'LOADING Redis is loading the dataset in memory', false],
+  ])('says why a connection failed, with what to do: %s', (_what, err, line, auth) => {
+    expect(describeRedisFailure(err)).toBe(line);
+    expect(isAuthError(err)).toBe(auth);
   });
 });
