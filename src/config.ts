@@ -294,7 +294,7 @@ export const VARIABLES = {
   CHUNK_OVERLAP: {
     schema: int(0, 5000),
     default: '20',
-    description: 'Characters shared by neighbouring manual chunks',
+    description: "Characters neighbouring manual chunks may share: the splitter (LangChain's, as in the design) carries over only whole pieces (sentences, clauses) that fit, so with Japanese sentences longer than this the chunks share nothing",
     sensitive: false,
     group: 'knowledge',
   },
