@@ -463,8 +463,10 @@ export function possibleCopyReview(ticket: Pick<Ticket, 'possibleCopyOf'>): Send
 /**
  * Why a draft must wait for a person because of its mail's sender, or undefined, most serious first: the receiving
  * server found the sender forged (`dmarc=fail`, `spf=fail`: our reply would go to whoever was impersonated); the mail
- * is bulk mail by weaker signs than a list header (a mail service's bounce Return-Path, Errors-To, a system account),
- * which a web form relayed by such a service also shows; or the Reply-To is not to be answered automatically
+ * is bulk mail by weaker signs than a list header (a mail service's bounce Return-Path, Errors-To, a system account, a
+ * campaign header, a newsletter's unsubscribe footer recorded at ingest, a machine-made Reply-To), which a web form
+ * relayed by such a service, or a customer's mail that reads like one, may also show; or the Reply-To is not to be
+ * answered automatically
  * ({@link foreignReplyToReason}). Decided after the draft, so that sending it is one click where a person agrees.
  */
 export function senderReviewReason(

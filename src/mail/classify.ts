@@ -51,7 +51,7 @@ export interface ReplyContext {
  */
 export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'contentType'> &
   Partial<Pick<InboundMail, 'subject' | 'inReplyTo' | 'references' | 'text' | 'attachments' | 'to' | 'cc'>> &
-  Pick<ReplySignals, 'deliveryStatusPart' | 'senderIsRecipient'>;
+  Pick<ReplySignals, 'deliveryStatusPart' | 'senderIsRecipient' | 'massMailing'>;
 
 /**
  * What the reply decision reads of a mail besides what its ticket holds anyway (subject, thread), recorded on the
@@ -71,13 +71,31 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
    * address as both. Absent for other mail, so the recipients themselves need not be kept.
    */
   senderIsRecipient?: true | undefined;
+  /**
+   * Why the mail's own text reads as a mass mailing (an unsubscribe link in its footer, a mass-mail footer line…), as
+   * the parser found it in the text and HTML ({@link InboundMail.massMailing}); absent for other mail, so the text
+   * itself need not be kept. {@link bulkMailDetail} parks the draft for it.
+   */
+  massMailing?: string | undefined;
 };
+
+// Mass-mailing services' headers that name a campaign: Mailchimp's X-Campaign, X-campaignid and X-MC-User, Mailjet's
+// X-Mailjet-Campaign, Constant Contact's X-Roving-Campaignid, and the X-Campaign-ID other senders write. Transactional
+// mail through the same services (a contact form relayed by SendGrid, Amazon SES, Mailgun) writes none of them.
+const CAMPAIGN_HEADERS: ReadonlyArray<readonly [name: string, label: string]> = [
+  ['x-campaign', 'X-Campaign'],
+  ['x-campaignid', 'X-Campaignid'],
+  ['x-campaign-id', 'X-Campaign-ID'],
+  ['x-mc-user', 'X-MC-User'],
+  ['x-mailjet-campaign', 'X-Mailjet-Campaign'],
+  ['x-roving-campaignid', 'X-Roving-Campaignid'],
+];
 
 /**
  * Header fields the checks after the draft read ({@link forgedSenderDetail}, {@link bulkMailDetail}) besides those the
  * parser always keeps for the reply decision: the poller and the agent worker parse with them as extra headers.
  */
-export const REPLY_SIGNAL_HEADERS: readonly string[] = ['authentication-results', 'errors-to'];
+export const REPLY_SIGNAL_HEADERS: readonly string[] = ['authentication-results', 'errors-to', ...CAMPAIGN_HEADERS.map(([name]) => name)];
 
 /** The extra headers to keep when a mail is parsed for its reply signals: {@link REPLY_SIGNAL_HEADERS} and SPAM_HEADER. */
 export function replySignalHeaders(config: Pick<Config, 'SPAM_HEADER'>): string[] {
@@ -97,6 +115,7 @@ export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined
   const statusPart = deliveryStatusPartOf(mail);
   if (statusPart) signals.deliveryStatusPart = statusPart;
   if (senderIsRecipient(mail)) signals.senderIsRecipient = true;
+  if (mail.massMailing) signals.massMailing = mail.massMailing;
   return JSON.stringify(signals).length <= MAX_REPLY_SIGNALS_CHARS ? signals : undefined;
 }
 
@@ -657,13 +676,19 @@ function isBounceHandler(address: string): boolean {
  * - an envelope sender (the topmost Return-Path) that is a mail service's bounce address (a `bounce`/`bounces`/`bnc`
  *   word or domain label, VERP, a machine id) on another organisation's domain than From;
  * - an `Errors-To` field, which mail clients never write and list and bulk software still does;
- * - a From or Return-Path that is a system account (`www-data@`, `root@`, `anonymous@`, `nobody@`…).
+ * - a From or Return-Path that is a system account (`www-data@`, `root@`, `anonymous@`, `nobody@`…);
+ * - a mass-mailing service's header naming a campaign ({@link CAMPAIGN_HEADERS}: X-Campaign, X-MC-User…);
+ * - what the parser found in the mail's own text ({@link ReplySignals.massMailing}): an unsubscribe link in the
+ *   footer, a line in the wording only mass mail uses, an unsubscribe URL among many links or beside a tracking pixel;
+ * - a Reply-To, other than From, that is a machine-made address (a long machine id, or a number too long for a phone
+ *   number): a mail service's reply tracking, no person's mailbox, whatever its domain.
  *
  * None of them is strong enough to ignore the mail: a contact form on a customer's website is sent through the same
  * mail services (a VERP Return-Path on their domain) or by the web server itself (`www-data@`), by old form mailers
  * with an `Errors-To`, with the customer in Reply-To, and its question must reach a person. The agent worker
  * therefore parks the draft, which an operator sends with one click. Ignored here: the envelope of mail through our
- * own group, which describes the group's delivery and not the sender.
+ * own group, which describes the group's delivery and not the sender, and its text, whose footer the group writes
+ * ("To unsubscribe from this group…").
  */
 export function bulkMailDetail(mail: ClassifiableMail, ourAddresses: readonly string[]): string | undefined {
   const isOurs = ownAddressMatcher(ourAddresses);
@@ -677,7 +702,36 @@ export function bulkMailDetail(mail: ClassifiableMail, ourAddresses: readonly st
   if (errorsTo !== undefined) return `Errors-To: ${errorsTo.trim()}`;
   if (mail.from && SYSTEM_ACCOUNTS.has(localPart(mail.from.address))) return `From <${mail.from.address}> is a system account`;
   if (returnPath && SYSTEM_ACCOUNTS.has(localPart(returnPath))) return `Return-Path <${returnPath}> is a system account`;
+  const campaign = campaignHeaderDetail(mail);
+  if (campaign) return campaign;
+  if (mail.massMailing && !viaOwnGroup) return mail.massMailing;
+  const replyTo = mail.replyTo?.address;
+  if (replyTo && comparableAddress(replyTo) !== (mail.from ? comparableAddress(mail.from.address) : undefined) && isMachineAddress(localPart(replyTo))) {
+    return `Reply-To <${replyTo}> is a machine-made address, no person's`;
+  }
   return undefined;
+}
+
+// Longest header value quoted in a reason.
+const MAX_HEADER_VALUE_CHARS = 80;
+
+/** The first campaign header ({@link CAMPAIGN_HEADERS}) with a value, as `a mass-mailing service's campaign header (X-MC-User: …)`. */
+function campaignHeaderDetail(mail: ClassifiableMail): string | undefined {
+  for (const [name, label] of CAMPAIGN_HEADERS) {
+    const value = values(mail, name).find((v) => v.trim() !== '');
+    if (value !== undefined) return `a mass-mailing service's campaign header (${label}: ${value.trim().slice(0, MAX_HEADER_VALUE_CHARS)})`;
+  }
+  return undefined;
+}
+
+// A local part of digits and separators only (`44.41.17.14.11.2010.1139.1.328.1477949.614`) with more digits than any
+// phone number has (E.164: 15 at most), so that a mobile address such as 09012345678@ is a person's.
+const LONG_NUMBER_ID = /^[\d.+=_-]+$/;
+const MIN_NUMBER_ID_DIGITS = 16;
+
+/** True for a local part no person chose: a long machine id ({@link isMachineId}), or a number longer than a phone's. */
+function isMachineAddress(local: string): boolean {
+  return isMachineId(local) || (LONG_NUMBER_ID.test(local) && (local.match(/\d/g)?.length ?? 0) >= MIN_NUMBER_ID_DIGITS);
 }
 
 // The methods of an Authentication-Results field whose failure says the sender is not who From claims: DMARC (the

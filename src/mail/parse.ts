@@ -14,6 +14,7 @@ import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
 import { unreadableReason } from './unreadable.js';
 import { withoutHiddenElements } from './hidden-html.js';
 import { limitHtmlNesting, MAX_HTML_DEPTH } from './html-nesting.js';
+import { massMailingEvidence } from './mass-mailing.js';
 import { removeInvisible } from './invisible.js';
 import { NO_SUBJECT_PLACEHOLDERS } from './compose-reply.js';
 import { normaliseMessageId, parseMessageIdList } from './message-id.js';
@@ -91,6 +92,11 @@ export interface InboundMail {
    * `unreadableReason`; absent for mail it can read.
    */
   unreadable?: string;
+  /**
+   * Why the mail's own text reads as a mass mailing though no header says so (an unsubscribe link in its footer, a
+   * mass-mail footer line…), see `massMailingEvidence`; absent for other mail.
+   */
+  massMailing?: string;
 }
 
 /** Options of {@link parseInboundMail}. */
@@ -568,6 +574,18 @@ export function extractQuestion(text: string, subject = ''): string {
   return forwardedText ? forwardedText.text : subjectAsQuestion(subject);
 }
 
+/**
+ * The sender's own part of `text`, for the mass-mailing check: the text above quoted or forwarded history (looked for
+ * in its first MAX_QUESTION_SOURCE_CHARS, as for the question), whole when there is none; `quoted` when there is
+ * history or a `>` line, whose footer is the quoted mail's and not the sender's.
+ */
+function ownPart(text: string): { text: string; quoted: boolean } {
+  const lines = (text.length > MAX_QUESTION_SOURCE_CHARS ? text.slice(0, MAX_QUESTION_SOURCE_CHARS) : text).split('\n');
+  const start = quotedHistoryStart(lines);
+  if (start >= 0) return { text: lines.slice(0, start).join('\n'), quoted: true };
+  return { text, quoted: lines.some((line) => QUOTED_LINE.test(line)) };
+}
+
 function hasWords(text: string): boolean {
   return /[\p{L}\p{N}]/u.test(text);
 }
@@ -1012,6 +1030,9 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
     exchangeRecall: headers.some((h) => h.key === 'x-ms-traffictypediagnostic' && /\bEE_MessageRecallEmail\b/i.test(rawText(h.bytes))),
   });
   if (unreadable) mail.unreadable = unreadable;
+  const own = ownPart(text);
+  const massMailing = massMailingEvidence({ ...own, html: typeof body.html === 'string' ? body.html : undefined });
+  if (massMailing) mail.massMailing = massMailing;
   if (isBounce(mail)) {
     const report = deliveryReportOf(text, (body.attachments ?? []).map((a) => ({ contentType: a.contentType || '', content: a.content ?? Buffer.alloc(0) })));
     if (report) mail.deliveryReport = report;

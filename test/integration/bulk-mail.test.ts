@@ -20,6 +20,7 @@ import {
   removePrefix,
   startPipelineServers,
   startRoles,
+  SUPPORT_ADDRESS,
   waitFor,
   waitForState,
   type PipelineServers,
@@ -94,6 +95,61 @@ describe('mail without list headers that must get no automatic reply', () => {
     expect(ticket.draft).toBeTruthy();
     expect(servers.llm.chatRequests().length).toBeGreaterThan(0);
     expect(servers.smtp.attempts).toHaveLength(0);
+  });
+
+  it('a newsletter without list headers (配信停止 link in its HTML footer) is parked with its draft, never sent, from the signal recorded at ingest; a customer asking how to unsubscribe and a customer through our own group (its footer says "To unsubscribe…") are answered', async () => {
+    const prefix = { QUEUE_PREFIX: `t${randomUUID().replaceAll('-', '').slice(0, 16)}` };
+    const ingesting = await run(prefix, { agent: false, sender: false });
+    const newsletter = await ingest(
+      ingesting,
+      buildMail({
+        messageId: customerMessageId(),
+        from: 'Shop <news@shop.example>',
+        subject: '今月のお知らせ',
+        body: '',
+        rawBody: {
+          contentType: 'text/html; charset=utf-8',
+          body: `<html><body><p>${QUESTION}</p><p>今月の新機能をご紹介します。</p><hr><p>株式会社ショップ</p><p><a href="https://mag.shop.example/stop?id=1">配信停止はこちら</a></p></body></html>`,
+        },
+      }),
+    );
+    const customer = await ingest(
+      ingesting,
+      buildMail({ messageId: customerMessageId(), from: 'Taro <taro@customer.example>', subject: '二段階認証', body: `${QUESTION}
+あと、メルマガの配信停止はどこからできますか？
+山田` }),
+    );
+    const viaGroup = await ingest(
+      ingesting,
+      buildMail({
+        messageId: customerMessageId(),
+        from: 'Hanako <hanako@customer.example>',
+        to: SUPPORT_ADDRESS,
+        subject: '二段階認証',
+        body: `${QUESTION}
+
+-- 
+You received this message because you are subscribed to the Google Groups "Support" group.
+To unsubscribe from this group and stop receiving emails from it, send an email to support+unsubscribe@helpdesk.test.
+`,
+        headers: { 'List-ID': `<${SUPPORT_ADDRESS.replace('@', '.')}>`, 'List-Post': `<mailto:${SUPPORT_ADDRESS}>`, Precedence: 'list' },
+      }),
+    );
+    expect((await ingesting.store.get(newsletter.ticketId))?.replySignals?.massMailing).toBe('an unsubscribe link in the footer (“配信停止はこちら” https://mag.shop.example/stop?id=1)');
+    // Decided without the raw mail: what the ticket recorded at ingest is enough.
+    await deleteRaw(await ingesting.services.producer(), prefix.QUEUE_PREFIX, newsletter.ticketId);
+
+    const answering = await run({ ...prefix, REVIEW_MODE: 'never' });
+    const parked = await waitForState(answering.store, newsletter.ticketId, FINAL);
+    expect(parked.state).toBe('parked');
+    expect(parked.reason).toBe('bulk mail: an unsubscribe link in the footer (“配信停止はこちら” https://mag.shop.example/stop?id=1)');
+    expect(parked.draft).toBeTruthy();
+    for (const { ticketId } of [customer, viaGroup]) {
+      const ticket = await waitForState(answering.store, ticketId, FINAL);
+      expect(ticket.state, ticket.reason).toBe('sent');
+    }
+    const replies = await servers.smtp.waitFor(2);
+    expect(replies.map((r) => r.envelope.to).sort()).toEqual([['hanako@customer.example'], ['taro@customer.example']]);
   });
 
   it('a mail with the Message-ID, sender and date of an answered one but other text: its own ticket, its draft parked naming the first (it may be a copy changed on its way), and one approval sends it', async () => {

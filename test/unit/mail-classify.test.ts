@@ -434,6 +434,24 @@ describe('bulkMailDetail', () => {
     ['From root@ (cron)', from('root@db1.customer.example'), 'From <root@db1.customer.example> is a system account'],
     ['Return-Path of a system account', { headers: { 'return-path': ['<www-data@mangaverde.example>'] } }, 'Return-Path <www-data@mangaverde.example> is a system account'],
     ['a person whose name starts like an account', from('root.beer@customer.example'), undefined],
+    // What the parser found in the text of a newsletter that writes no List-* field (test/unit/mail-mass-mailing.test.ts).
+    ['a mass mailing by its text', { massMailing: 'an unsubscribe link in the footer (“Unsubscribe” https://shop.example/u/1)' }, 'an unsubscribe link in the footer (“Unsubscribe” https://shop.example/u/1)'],
+    // Our own group (the support address is a Google Group) appends its footer, "To unsubscribe from this group…".
+    ['a mass mailing by its text, through our own group', { massMailing: 'a mass-mail footer line (“To unsubscribe from this group…”)', headers: { 'list-id': ['Support <support.support.example>'] } }, undefined],
+    ['Mailchimp\'s X-MC-User', { headers: { 'x-mc-user': ['9d7ced8c4bbd6c2f238673f0f'] } }, "a mass-mailing service's campaign header (X-MC-User: 9d7ced8c4bbd6c2f238673f0f)"],
+    ['X-Campaign', { headers: { 'x-campaign': ['mailchimp9d7ced8c4bbd6c2f238673f0f.0496c8705c'] } }, "a mass-mailing service's campaign header (X-Campaign: mailchimp9d7ced8c4bbd6c2f238673f0f.0496c8705c)"],
+    ['X-campaignid', { headers: { 'x-campaignid': ['mailchimp9d7ced8c4bbd6c2f238673f0f.0496c8705c'] } }, "campaign header (X-Campaignid: mailchimp"],
+    ['Mailjet\'s X-Mailjet-Campaign', { headers: { 'x-mailjet-campaign': ['autumn-sale'] } }, "campaign header (X-Mailjet-Campaign: autumn-sale)"],
+    ['Constant Contact\'s X-Roving-Campaignid', { headers: { 'x-roving-campaignid': ['1140728754811'] } }, "campaign header (X-Roving-Campaignid: 1140728754811)"],
+    ['an empty campaign header', { headers: { 'x-campaign': ['  '] } }, undefined],
+    [
+      'a Reply-To that is a machine-made id on a subdomain of From (the corpus\'s Biz Phone mailing)',
+      { ...from('info@here2there-travelers-msgs.example'), replyTo: { address: '44.41.17.14.11.2010.1139.1.328.1477949.614@reply.here2there-travelers-msgs.example', name: '' } },
+      'Reply-To <44.41.17.14.11.2010.1139.1.328.1477949.614@reply.here2there-travelers-msgs.example> is a machine-made address, no person\'s',
+    ],
+    ['a Reply-To with a long machine id (a notification\'s reply tracking)', { replyTo: { address: 'reply+0a1b2c3d4e5f60718293a4b5c6@reply.tracker.example', name: '' } }, 'is a machine-made address'],
+    ['a Reply-To that is a phone number (a Japanese mobile address)', { replyTo: { address: '09012345678@docomo.example', name: '' } }, undefined],
+    ['a Reply-To that is a person on a subdomain of From', { ...from('carol@mysurvey.example'), replyTo: { address: 'carol@reply.mysurvey.example', name: '' } }, undefined],
     ['a human mail', {}, undefined],
   ])('%s', (_name, overrides, expected) => {
     const detail = bulkMailDetail(mailWith(overrides), ctx.ourAddresses);
@@ -506,6 +524,31 @@ describe('the signals a ticket records', () => {
     expect(forgedSenderDetail(stored, ctx.ourAddresses)).toContain('dmarc=fail');
     expect(bulkMailDetail(stored, ctx.ourAddresses)).toBe(bulkMailDetail(mail, ctx.ourAddresses));
     expect(decideReply(stored, ctx)).toEqual(decideReply(mail, ctx));
+  });
+
+  it('keep the campaign headers and the sign of a mass mailing in the text, which decide after storage as before', async () => {
+    const raw = Buffer.from(
+      [
+        'X-Campaign: mailchimp9d7ced8c4bbd6c2f238673f0f.0496c8705c',
+        'X-MC-User: 9d7ced8c4bbd6c2f238673f0f',
+        'From: Shop <news@shop.example>',
+        'To: support@support.example',
+        'Subject: Autumn sale',
+        '',
+        '40% off all patterns.',
+        '',
+        'Unsubscribe: https://shop.example/u/abc123',
+        '',
+      ].join('\r\n'),
+    );
+    const mail = await parseInboundMail(raw, { extraHeaders: REPLY_SIGNAL_HEADERS });
+    const signals = replySignalsOf(mail)!;
+    expect(signals.headers['x-campaign']).toEqual(['mailchimp9d7ced8c4bbd6c2f238673f0f.0496c8705c']);
+    expect(signals.headers['x-mc-user']).toEqual(['9d7ced8c4bbd6c2f238673f0f']);
+    expect(signals.massMailing).toBe('an unsubscribe link in the footer (“Unsubscribe” https://shop.example/u/abc123)');
+    const stored = JSON.parse(JSON.stringify(signals)) as typeof signals;
+    expect(bulkMailDetail(stored, ctx.ourAddresses)).toBe(bulkMailDetail(mail, ctx.ourAddresses));
+    expect(bulkMailDetail({ ...stored, headers: {} }, ctx.ourAddresses)).toBe('an unsubscribe link in the footer (“Unsubscribe” https://shop.example/u/abc123)');
   });
 
   it('stay within the size bound however many Authentication-Results a mail carries', async () => {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decideReply, replySignalsOf, type ReplyDecision } from '../../src/mail/classify.js';
+import { bulkMailDetail, decideReply, replySignalsOf, type ReplyDecision } from '../../src/mail/classify.js';
 import { MailParseError, parseInboundMail, type InboundMail } from '../../src/mail/parse.js';
 import { MAIL_CORPUS_DIR as corpus, mailCorpusFiles } from '../support/mail-corpus.js';
 
@@ -32,6 +32,19 @@ const NOT_ANSWERED: Record<string, string> = {
   'multipart_report_emails/report_530.eml': 'bounce',
   'plain_emails/raw_email_bad_time.eml': 'spam', // X-Spam-Status: Yes
   'plain_emails/raw_email_trailing_dot.eml': 'no-reply-sender', // noreply@rubyforge.org
+};
+
+// Answered mails whose draft the agent worker parks as bulk mail (bulkMailDetail), by the evidence the reason names.
+// Every other answered mail's draft is not held so: none of them is a newsletter that says so (the rest of the corpus's
+// junk is spam with obfuscated opt-outs, or mailings whose fixture kept no body).
+const BULK_DRAFTS: Record<string, string> = {
+  'error_emails/bad_date_header2.eml': 'Return-Path <bounces@strategicfulfillment.com> on another domain than From', // a quilting newsletter
+  'error_emails/bad_subject.eml': 'a mass-mail footer line (“You received this email because you (or someone in your household)', // MySurvey's invitation
+  'error_emails/content_transfer_encoding_7-bit.eml': 'Return-Path <101bn3c3ce68600277550d@bounce.quris.net> on another domain than From', // Discover Card News
+  'error_emails/content_transfer_encoding_with_8bits.eml': 'a mass-mail footer line (“Any customer may unsubscribe from the list at any time', // Provantage's catalogue
+  'error_emails/must_supply_encoding.eml': "Reply-To <44.41.17.14.11.2010.1139.1.328.1477949.614@reply.here2there-travelers-msgs.net> is a machine-made address, no person's", // an ad
+  'error_emails/weird_to_header.eml': 'From <anonymous@i.tp.host> is a system account', // an empty web form (parked before any draft)
+  'plain_emails/raw_email_multiple_from.eml': 'Return-Path <www-data@mangaverde.net> is a system account', // an SVN commit notice
 };
 
 interface Row {
@@ -89,6 +102,14 @@ describe('mikel-mail corpus', () => {
     // What the agent worker reads back from Redis: the ticket's JSON.
     const stored = JSON.parse(JSON.stringify(signals)) as NonNullable<typeof signals>;
     expect(decideReply(stored, ctx)).toEqual(decision);
+  });
+
+  it.each(files.filter((f) => !UNREADABLE.includes(f) && !NOT_ANSWERED[f]))('%s: its draft is parked as bulk mail only if it is a mailing', async (file) => {
+    const { mail } = await run(file);
+    const detail = bulkMailDetail(mail!, ctx.ourAddresses);
+    const expected = BULK_DRAFTS[file];
+    if (expected) expect(detail).toContain(expected);
+    else expect(detail).toBeUndefined();
   });
 
   it('never answers a delivery report', async () => {

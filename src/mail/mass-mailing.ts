@@ -1,0 +1,307 @@
+/**
+ * Does a mail's own text say it is a mass mailing (a newsletter, a marketing mail, a survey invitation) though its
+ * headers name no list? The poller records the answer with the ticket's reply signals and the agent worker parks
+ * the draft of such mail (see `bulkMailDetail`): never ignored, since a customer's real question may look alike.
+ *
+ * Conservative by design: a customer writing about unsubscribing ("How do I unsubscribe?", 「配信停止の方法を教えて
+ * ください」, "I clicked the unsubscribe link … but"), replying to or forwarding a newsletter, or sending from a mail app
+ * that adds a tracking pixel, is no mass mailing. What counts:
+ * 1. an unsubscribe link in the footer: a line after the first of the text that is only an unsubscribe label
+ *    ("Unsubscribe", "Click here to unsubscribe", 「配信停止はこちら」, 「配信停止をご希望の方は下記URLより…」), with its
+ *    link: a URL on that line or the next, or an HTML link on its words;
+ * 2. a sentence in the wording only mass mail uses, on a line after the first: "You are receiving this email
+ *    because…", "To unsubscribe…", 「このメールは…ご登録いただいた方にお送りしています」, 「今後…配信を希望されない場合は」…;
+ *    or, on any line, a newsletter's "View this email in your browser";
+ * 3. an unsubscribe URL (in the text, or an HTML link's target) in a mail that also has many links or a tracking pixel
+ *    (a 1×1 image) in its HTML.
+ * Sentences in the first person (I, me, 私) or asking something (ending in `?`) are never evidence: they are a
+ * customer's (but "Having trouble viewing this email?" asks the reader). Only the mail's own part is read: the caller cuts quoted and forwarded history away, and leaves out the
+ * HTML (which holds the quoted mail too) of a reply or a forward.
+ *
+ * Bounded: the text's first {@link HEADER_CHARS} and last {@link FOOTER_CHARS} characters, lines cut to
+ * {@link MAX_LINE_CHARS}, and the HTML's last {@link MAX_HTML_SCAN_CHARS} characters are read, each with patterns that
+ * do not backtrack (alternatives of literal words, bounded gaps anchored at the start of a sentence).
+ */
+
+/** What {@link massMailingEvidence} reads of a mail. */
+export interface MassMailingInput {
+  /** The mail's own text: without the quoted or forwarded history of a reply or a forward. */
+  text: string;
+  /** True when the mail quotes or forwards another (history was cut, or it has `>` lines): its HTML is not read. */
+  quoted: boolean;
+  /** The HTML body as sent, when there is one. */
+  html?: string | undefined;
+}
+
+// The end of the text read for a footer: mass-mail footers run from a few lines to a few thousand characters.
+const FOOTER_CHARS = 4_000;
+// The start of the text read for "view this email in your browser", which newsletters put first.
+const HEADER_CHARS = 1_000;
+// Longer lines (a text without line breaks) are cut: a footer sentence is never this long.
+const MAX_LINE_CHARS = 2_000;
+// The end of the HTML read for links and images: the whole of most newsletters, and the footer of any.
+const MAX_HTML_SCAN_CHARS = 256 * 1024;
+// Links (distinct targets) that make a mail a catalogue or a newsletter rather than a note with a signature.
+const MANY_LINKS = 10;
+// The longest quote of the mail in the evidence.
+const MAX_QUOTE_CHARS = 100;
+
+// Bullets, marks and brackets that frame a footer line: before its words, and (one character each) after them.
+const LEADING_FRAME = /^[\s■□▼▽▲△▶▷►●○◆◇・※*＊>〉》【\[［(（「『-]+/u;
+const TRAILING_FRAME_CHAR = /[\s】\]］)）」』。．.!！:：▼▽▲△◀◁]/u;
+const URL = /(?:https?:\/\/|www\.)[^\s<>"'）)」】\]]+/giu;
+// What ends a sentence rather than the URL before it (one character each).
+const URL_TRAILER_CHAR = /[.,;:!?。、]/u;
+const QUOTED_LINE = /^\s*[>＞]/;
+// A sentence of the customer's: in the first person (URLs and addresses, whose `i` or `me` say nothing, aside), or a
+// question.
+const FIRST_PERSON = /\b(?:i|i'm|i’m|i've|i’ve|i'd|i’d|me)\b|私|わたし|わたくし|僕/iu;
+const QUESTION = /[?？]\s*$/u;
+
+// What an unsubscribe label says, alone on its line (bar-separated footers: "Unsubscribe | Update preferences").
+const EN_LABEL = new RegExp(
+  String.raw`^(?:(?:click|tap) here to |to )?(?:unsubscribe|opt[- ]?out|manage (?:your )?(?:e-?mail |subscription |notification )?(?:preferences|settings|subscriptions?)|update (?:your )?(?:e-?mail |subscription )?preferences)(?: (?:here|now|instantly|below|from (?:this|these|our|all)(?: [\w-]+){0,3}))?$`,
+  'iu',
+);
+const OTHER_LABEL = /^(?:(?:newsletter )?(?:abmelden|abbestellen)|(?:se )?(?:désinscrire|désabonner)|darse de baja|(?:cancelar|anular) (?:la )?suscripci[oó]n)$/iu;
+const JA_LABEL = new RegExp(
+  String.raw`^(?:(?:メルマガ|メールマガジン|ニュースレター|メール|本メール)の?)?(?:配信停止|配信解除|登録解除|購読解除|購読停止|配信設定|受信設定|配信の停止)(?:[・/／、](?:変更|登録変更|登録情報の?変更|配信先変更|アドレス変更|設定変更))*(?:の?お?手続き)?(?:(?:は|の方は|を(?:ご)?希望(?:の方|される方|の場合)は)?(?:こちら|下記|以下)(?:の?URL)?(?:から|より|へ|で)?(?:お手続き(?:ください|下さい))?)?$`,
+  'u',
+);
+
+// Wording only mass mail uses, at the start of a sentence.
+const EN_FOOTER = new RegExp(
+  `^(?:${[
+    String.raw`you(?:'re|’re| are| were| have been) (?:(?:receiving|getting|sent) (?:this|these)|subscribed to|signed up (?:for|to)|opted in)\b`,
+    String.raw`you (?:have )?received this (?:e-?mail|message|newsletter|mailing|communication|notification|update)\b`,
+    // "This email was sent to taro@customer.example": the recipient's address, which a company's disclaimer ("This
+    // message was sent to you by ACME") does not name.
+    String.raw`(?:this|the) (?:e-?mail|message|newsletter|mailing) (?:was|is|has been) (?:sent|delivered|addressed) to [^\s@]+@`,
+    String.raw`if you (?:no longer |do not |don't |don’t )?(?:wish|want|would like|'d like|’d like|prefer) to (?:unsubscribe|opt[- ]?out|be removed from|stop receiving)\b`,
+    String.raw`if you (?:no longer|do not|don't|don’t|would rather not) (?:wish|want|would like|care) to receive (?:(?:these|this|our|further|future|any|such) )?(?:e-?mails?|messages|mailings|newsletters?|communications|updates|offers|notifications)\b`,
+    String.raw`to (?:unsubscribe|opt[- ]?out|stop receiving|be removed)\b`,
+    String.raw`you (?:can|may) (?:always )?(?:unsubscribe|opt[- ]?out|update your (?:e-?mail )?preferences|manage your (?:e-?mail )?(?:preferences|subscriptions?)|change your (?:e-?mail )?preferences)\b`,
+    String.raw`(?:click|tap) here to (?:unsubscribe|opt[- ]?out|be removed|stop receiving|update your (?:e-?mail )?preferences)\b`,
+  ].join('|')})`,
+  'iu',
+);
+// Anywhere in a sentence: "Any customer may unsubscribe from the list at any time…".
+const EN_UNSUBSCRIBE_FROM = /\b(?:unsubscribe|opt[- ]?out|be removed) (?:from|of) (?:this|these|the|our|all|future) (?:list|mailing list|mailings?|newsletters?|e-?mails?|messages|communications)\b/iu;
+const JA_FOOTER = new RegExp(
+  `^(?:${[
+    // このメールは、○○にご登録いただいた方にお送りしています / 本メールは配信専用アドレスから送信しています
+    String.raw`(?:この|本)(?:メール|メッセージ|メールマガジン|メルマガ|ニュースレター)は.{0,80}?(?:ご登録|ご購読|お申し?込み|皆様|皆さま|配信専用|送信専用).{0,40}?(?:配信|お送り|送信|お届け|送付)`,
+    // 今後このようなメールの配信を希望されない場合は / ご案内の送付をご希望でない方は
+    String.raw`(?:今後|以後)?.{0,30}?(?:メール|メルマガ|メールマガジン|ご案内|お知らせ|ニュースレター)の?(?:配信|送付|受信|お届け)(?:を|が)?(?:ご希望|希望され)(?:ない|でない|されない|ません)`,
+    // 配信停止をご希望の方は…
+    String.raw`(?:配信停止|配信解除|登録解除|購読解除|購読停止)(?:を|は)?(?:ご希望|希望される)`,
+  ].join('|')})`,
+  'u',
+);
+// "View this email in your browser", and the Japanese "このメールが正しく表示されない場合は": newsletters' first line.
+const VIEW_IN_BROWSER = new RegExp(
+  `^(?:${[
+    String.raw`(?:view|read|open|see) (?:this|the|our|it)(?: (?:e-?mail|message|newsletter|issue))? (?:in|on|with) (?:your|a) (?:web )?browser\b`,
+    String.raw`view (?:this (?:e-?mail|message|newsletter) )?(?:online|in browser)\b`,
+    String.raw`(?:having )?trouble (?:viewing|reading|seeing) this (?:e-?mail|message|newsletter)\b`,
+    String.raw`(?:この|本)?(?:メール|メルマガ|メールマガジン|ニュースレター)が(?:正しく|うまく)?表示されない(?:場合|方)は`,
+  ].join('|')})`,
+  'iu',
+);
+// An unsubscribe link's target: …/unsubscribe, …/optout, …/remove, Japanese sites' …/kaijo (解除), …/teishi (停止).
+const UNSUBSCRIBE_TARGET = /unsub|opt[-_]?out|remov|kaijo|teishi/iu;
+
+// HTML: an anchor's start tag, an image's tag. `[^<>]*` stops at the next tag, so no attempt reads past it.
+const ANCHOR = /<a\b([^<>]*)>/giu;
+const IMAGE = /<img\b[^<>]*>/giu;
+const HREF = /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/iu;
+// width=1, width="1", width: 1px (and 0, which some senders write).
+const ONE_PIXEL_WIDTH = /\bwidth\s*(?:=\s*["']?|:\s*)[01](?:px)?(?![\d.])/iu;
+const ONE_PIXEL_HEIGHT = /\bheight\s*(?:=\s*["']?|:\s*)[01](?:px)?(?![\d.])/iu;
+// The visible words of an anchor are read up to this far after its start tag, of this many anchors at most (a
+// newsletter has a few hundred links; the rest are counted as links all the same).
+const MAX_ANCHOR_CHARS = 500;
+const MAX_ANCHORS = 2_000;
+
+interface Anchor {
+  href: string;
+  /** Its words as a reader sees them, lower-case, spaces collapsed. */
+  text: string;
+}
+
+/** What the HTML of a mail shows of links and tracking. */
+interface HtmlSigns {
+  anchors: Anchor[];
+  /** Distinct http(s) link targets. */
+  links: number;
+  trackingPixel: boolean;
+}
+
+/**
+ * Why a mail's own text reads as a mass mailing, as the reason a person reads: `an unsubscribe link in the footer
+ * (“Unsubscribe” https://…)`, `a mass-mail footer line (“You are receiving this email because…”)`, `a mass-mail line
+ * (“View this email in your browser”)`, `an unsubscribe link (https://…) among 14 links`; undefined for mail that
+ * does not (see the module's comment for what counts).
+ */
+export function massMailingEvidence(input: MassMailingInput): string | undefined {
+  const html = input.quoted || !input.html ? undefined : htmlSigns(input.html);
+  const { head, footer } = windows(input.text);
+  return unsubscribeLabel(footer, html) ?? footerWording(head, footer) ?? unsubscribeUrl(footer, html);
+}
+
+/** A line of the text, and whether the text's first line (its main text, never a footer) is above it. */
+interface Line {
+  text: string;
+  afterMain: boolean;
+}
+
+/** The lines of the text's start and of its end (quoted lines left out), each cut to {@link MAX_LINE_CHARS}. */
+function windows(text: string): { head: Line[]; footer: Line[] } {
+  const firstLineEnd = text.indexOf('\n', Math.max(0, text.search(/\S/u)));
+  const toLines = (part: string, start: number): Line[] => {
+    const lines: Line[] = [];
+    let offset = start;
+    for (const line of part.split('\n')) {
+      const begins = offset;
+      offset += line.length + 1;
+      if (line.trim() === '' || QUOTED_LINE.test(line)) continue;
+      lines.push({ text: line.slice(0, MAX_LINE_CHARS).trim(), afterMain: firstLineEnd >= 0 && begins > firstLineEnd });
+    }
+    return lines;
+  };
+  const footerStart = Math.max(0, text.length - FOOTER_CHARS);
+  // A window that starts mid-line begins at the next line, if there is one.
+  const nextLine = footerStart === 0 ? 0 : text.indexOf('\n', footerStart) + 1;
+  const cut = nextLine > 0 ? nextLine : footerStart;
+  return { head: toLines(text.slice(0, HEADER_CHARS), 0), footer: toLines(text.slice(cut), cut) };
+}
+
+/** The sentences of a line: split after `.`, `!` or `?` and a space, and after `。！？`. */
+function sentences(line: string): string[] {
+  return line.split(/(?<=[.!?])\s+|(?<=[。！？])/u).map((s) => s.trim()).filter((s) => s !== '');
+}
+
+function isFirstPerson(sentence: string): boolean {
+  const words = sentence.split(/\s+/u).filter((word) => !word.includes('@') && !/^\W*(?:https?:|www\.)/iu.test(word));
+  return FIRST_PERSON.test(words.join(' '));
+}
+
+function isCustomers(sentence: string): boolean {
+  return isFirstPerson(sentence) || QUESTION.test(sentence);
+}
+
+/** `text` without its framing marks and brackets, spaces collapsed. */
+function unframed(text: string): string {
+  return withoutTrailing(shown(text), TRAILING_FRAME_CHAR);
+}
+
+/** `text` without the characters of `chars` at its end: a loop, where a pattern `[…]+$` retries from every position. */
+function withoutTrailing(text: string, chars: RegExp): string {
+  let end = text.length;
+  while (end > 0 && chars.test(text.charAt(end - 1))) end -= 1;
+  return text.slice(0, end);
+}
+
+/** `text` as the evidence quotes it: without the marks before it, spaces collapsed. */
+function shown(text: string): string {
+  return text.replace(LEADING_FRAME, '').replace(/\s+/gu, ' ').trim();
+}
+
+/** The URLs in `text`, without the punctuation that ends its sentence. */
+function urlsIn(text: string): string[] {
+  return (text.match(URL) ?? []).map((url) => withoutTrailing(url, URL_TRAILER_CHAR));
+}
+
+function isLabel(text: string): boolean {
+  return text.length <= 60 && (EN_LABEL.test(text) || OTHER_LABEL.test(text) || JA_LABEL.test(text));
+}
+
+/** Rule 1: an unsubscribe label alone on a footer line, with its link. */
+function unsubscribeLabel(footer: readonly Line[], html: HtmlSigns | undefined): string | undefined {
+  for (let i = 0; i < footer.length; i++) {
+    const line = footer[i]!;
+    if (!line.afterMain || isCustomers(line.text)) continue;
+    for (const segment of line.text.split(/\s[|｜·•／/]\s|\s*[｜]\s*/u)) {
+      const label = unframed(segment.replace(URL, ' '));
+      if (!isLabel(label)) continue;
+      const nextLine = footer[i + 1]?.text ?? '';
+      const nextUrl = /^[<(（]?(?:https?:\/\/|www\.)/iu.test(nextLine) ? urlsIn(nextLine)[0] : undefined;
+      // The link on the label's words: the anchor whose words are the label, else one whose words are in it ("here").
+      const words = label.toLowerCase();
+      const anchors = html?.anchors.filter((a) => a.text.length >= 2 && words.includes(a.text)) ?? [];
+      const anchor = anchors.find((a) => a.text === words) ?? anchors.find((a) => UNSUBSCRIBE_TARGET.test(a.href)) ?? anchors[0];
+      const target = urlsIn(segment)[0] ?? nextUrl ?? anchor?.href;
+      if (target !== undefined) return `an unsubscribe link in the footer (“${label}” ${quote(target)})`;
+    }
+  }
+  return undefined;
+}
+
+/** Rule 2: a sentence in the wording only mass mail uses (in a footer, after the first line of the text). */
+function footerWording(head: readonly Line[], footer: readonly Line[]): string | undefined {
+  for (const line of footer) {
+    if (!line.afterMain) continue;
+    for (const sentence of sentences(line.text)) {
+      if (isCustomers(sentence)) continue;
+      const start = unframed(sentence);
+      if (EN_FOOTER.test(start) || JA_FOOTER.test(start) || EN_UNSUBSCRIBE_FROM.test(sentence)) return `a mass-mail footer line (“${quote(shown(sentence))}”)`;
+    }
+  }
+  // "Having trouble viewing this email?" asks the reader, not us.
+  for (const line of [...head, ...footer]) {
+    for (const sentence of sentences(line.text)) {
+      if (!isFirstPerson(sentence) && VIEW_IN_BROWSER.test(unframed(sentence))) return `a mass-mail line (“${quote(shown(sentence))}”)`;
+    }
+  }
+  return undefined;
+}
+
+/** Rule 3: an unsubscribe URL in a mail with many links or a tracking pixel. */
+function unsubscribeUrl(footer: readonly Line[], html: HtmlSigns | undefined): string | undefined {
+  if (!html || (html.links < MANY_LINKS && !html.trackingPixel)) return undefined;
+  const own = footer.flatMap((line) => sentences(line.text).filter((s) => !isCustomers(s)));
+  const inText = own.flatMap(urlsIn).find((url) => UNSUBSCRIBE_TARGET.test(url));
+  // A link's target counts when its words stand in a footer sentence that is no customer's.
+  const words = own.map((s) => s.toLowerCase());
+  const target = inText ?? html.anchors.find((a) => UNSUBSCRIBE_TARGET.test(a.href) && a.text.length >= 2 && words.some((s) => s.includes(a.text)))?.href;
+  if (target === undefined) return undefined;
+  return `an unsubscribe link (${quote(target)}) ${html.links >= MANY_LINKS ? `among ${html.links} links` : 'and a tracking pixel (a 1×1 image)'}`;
+}
+
+/** The links and tracking images in the end of an HTML body. */
+function htmlSigns(fullHtml: string): HtmlSigns {
+  const html = fullHtml.length > MAX_HTML_SCAN_CHARS ? fullHtml.slice(-MAX_HTML_SCAN_CHARS) : fullHtml;
+  const anchors: Anchor[] = [];
+  const targets = new Set<string>();
+  for (const match of html.matchAll(ANCHOR)) {
+    const href = HREF.exec(match[1] ?? '');
+    const target = decodeEntities((href?.[1] ?? href?.[2] ?? href?.[3] ?? '').trim());
+    if (/^https?:\/\//iu.test(target)) targets.add(target);
+    if (anchors.length >= MAX_ANCHORS || target === '' || target.startsWith('#')) continue;
+    const after = match.index + match[0].length;
+    const close = html.slice(after, after + MAX_ANCHOR_CHARS).search(/<\/a\s*>/iu);
+    const inner = html.slice(after, close < 0 ? after : after + close);
+    const text = decodeEntities(inner.replace(/<[^<>]*>/gu, ' ')).replace(/\s+/gu, ' ').trim().toLowerCase();
+    anchors.push({ href: target, text });
+  }
+  let trackingPixel = false;
+  for (const [tag] of html.matchAll(IMAGE)) {
+    if (ONE_PIXEL_WIDTH.test(tag) && ONE_PIXEL_HEIGHT.test(tag)) {
+      trackingPixel = true;
+      break;
+    }
+  }
+  return { anchors, links: targets.size, trackingPixel };
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+function decodeEntities(text: string): string {
+  return text.replace(/&(amp|lt|gt|quot|apos|nbsp);/giu, (_m, name: string) => ENTITIES[name.toLowerCase()] ?? '');
+}
+
+/** `text` cut to {@link MAX_QUOTE_CHARS} characters (never half a surrogate pair), with `…` when cut. */
+function quote(text: string): string {
+  const chars = Array.from(text);
+  return chars.length <= MAX_QUOTE_CHARS ? text : `${chars.slice(0, MAX_QUOTE_CHARS).join('').trimEnd()}…`;
+}

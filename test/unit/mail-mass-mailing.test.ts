@@ -1,0 +1,135 @@
+/**
+ * Newsletters and marketing mail that write no List-* header: what the parser records of their text as a sign of a
+ * mass mailing (`massMailing`), and what it must not take for one (a customer asking how to unsubscribe, a customer
+ * replying to or forwarding our newsletter). The agent worker parks the draft of such mail; see bulkMailDetail.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseInboundMail } from '../../src/mail/parse.js';
+
+/** A raw mail with a plain text body, an HTML body, or both (multipart/alternative). */
+function rawMail(body: { text?: string; html?: string }, subject = 'News'): Buffer {
+  const head = ['From: Shop <news@shop.example>', 'To: support@support.example', `Subject: ${subject}`, 'Message-ID: <m1@shop.example>', 'MIME-Version: 1.0'];
+  const part = (type: string, content: string) => [`Content-Type: ${type}; charset=utf-8`, 'Content-Transfer-Encoding: base64', '', Buffer.from(content, 'utf8').toString('base64')];
+  if (body.text !== undefined && body.html !== undefined) {
+    return Buffer.from(
+      [...head, 'Content-Type: multipart/alternative; boundary="b1"', '', '--b1', ...part('text/plain', body.text), '--b1', ...part('text/html', body.html), '--b1--', ''].join('\r\n'),
+    );
+  }
+  return Buffer.from([...head, ...part(body.html !== undefined ? 'text/html' : 'text/plain', body.html ?? body.text ?? ''), ''].join('\r\n'));
+}
+
+const ARTICLE = 'Our autumn sale starts today: 40% off all quilting patterns and fabric.\nNew this week: the Harvest Star pattern.';
+const products = (n: number) => Array.from({ length: n }, (_, i) => `<p><a href="https://shop.example/p/${i}">Product ${i}</a></p>`).join('\n');
+
+describe('what the parser records as a sign of a mass mailing', () => {
+  it.each<[string, { text?: string; html?: string }, string]>([
+    [
+      'an HTML newsletter: "Unsubscribe" is a link in its footer',
+      {
+        html: `<html><body><h1>Autumn sale</h1><p>${ARTICLE}</p><hr><p>Shop Inc., 1 Main St.</p><p><a href="https://shop.example/unsubscribe?u=1">Unsubscribe</a> | <a href="https://shop.example/prefs?u=1">Update preferences</a></p></body></html>`,
+      },
+      'an unsubscribe link in the footer (“Unsubscribe” https://shop.example/unsubscribe?u=1)',
+    ],
+    ['a plain text newsletter: an unsubscribe label and its URL', { text: `${ARTICLE}\n\n--\nUnsubscribe: https://shop.example/u/abc123` }, 'an unsubscribe link in the footer (“Unsubscribe” https://shop.example/u/abc123)'],
+    ['"Click here to unsubscribe" with the link on "here"', { html: `<p>${ARTICLE}</p><p>Click <a href="https://shop.example/u/1">here</a> to unsubscribe.</p>` }, 'an unsubscribe link in the footer (“Click here to unsubscribe” https://shop.example/u/1)'],
+    ['"To unsubscribe, …": a mass-mail footer line', { text: `${ARTICLE}\n\nTo unsubscribe, send a blank mail to leave@shop.example.` }, 'a mass-mail footer line (“To unsubscribe, send a blank mail to leave@shop.example.”)'],
+    [
+      '"You are receiving this email because …"',
+      { text: `${ARTICLE}\n\nYou are receiving this email because you signed up at shop.example.` },
+      'a mass-mail footer line (“You are receiving this email because you signed up at shop.example.”)',
+    ],
+    [
+      'the survey invitation of the corpus (MySurvey): "You received this email because …"',
+      {
+        text: 'You have a survey waiting!\n\n\nTo take the survey:\n\n\n==========\nPlease do not reply to this email.\n==========\nYou received this email because you (or someone in your household) registered to be a MySurvey.example member. If you wish to be removed from the panel, please click here to http://www.mysurvey.example/index.cfm?myContent=unsubscribes.\n==========\n',
+        html: '<center>hello world</center><IMG SRC="http://mailcenter.mysurvey.example/open.cfm?id=99" border="0" width="1" height="1">',
+      },
+      'a mass-mail footer line (“You received this email because you (or someone in your household) registered to be a MySurvey.examp…”)',
+    ],
+    ['"View this email in your browser" above the newsletter', { html: `<p><a href="https://shop.example/web/1">View this email in your browser</a></p><h1>Autumn sale</h1><p>${ARTICLE}</p>` }, 'a mass-mail line (“View this email in your browser”)'],
+    [
+      'a catalogue with an unsubscribe URL in its fine print and many links (the corpus\'s Provantage mailing)',
+      { html: `${products(12)}<p>The Original Advantage promotional email is delivered only to customers. Any customer may leave at any time by going to http://www.shop.example/unsubscribe.htm.</p>` },
+      'an unsubscribe link (http://www.shop.example/unsubscribe.htm) among 12 links',
+    ],
+    [
+      'an unsubscribe URL in the footer and a tracking pixel',
+      { html: `<p>${ARTICLE}</p><p>Not interested any more? Leave here: <a href="https://shop.example/optout?id=5">https://shop.example/optout?id=5</a></p><img src="https://t.shop.example/o.gif?id=5" width="1" height="1" alt="">` },
+      'an unsubscribe link (https://shop.example/optout?id=5) and a tracking pixel (a 1×1 image)',
+    ],
+    ['メルマガ: 配信停止はこちら and its URL on the next line', { text: `いつもご利用ありがとうございます。\n秋の新作のご案内です。\n\n――――――――――\n■配信停止はこちら\nhttps://mag.shop.example.jp/stop?id=123\n――――――――――` }, 'an unsubscribe link in the footer (“配信停止はこちら” https://mag.shop.example.jp/stop?id=123)'],
+    [
+      'メルマガ: 配信停止をご希望の方は下記URLより (a 配信しています line above it)',
+      { text: `秋の新作のご案内です。\n\n※このメールは、メールマガジンにご登録いただいた方にお送りしています。\n※配信停止をご希望の方は下記URLよりお手続きください。\nhttps://mag.shop.example.jp/stop?id=123` },
+      'an unsubscribe link in the footer (“配信停止をご希望の方は下記URLよりお手続きください” https://mag.shop.example.jp/stop?id=123)',
+    ],
+    ['"This email was sent to <address>"', { text: `${ARTICLE}\n\nThis email was sent to taro@customer.example by Shop Inc.` }, 'a mass-mail footer line (“This email was sent to taro@customer.example by Shop Inc.”)'],
+    ['"Having trouble viewing this email?" above the newsletter', { text: `Having trouble viewing this email?\n\n${ARTICLE}` }, 'a mass-mail line (“Having trouble viewing this email?”)'],
+    ['an unsubscribe URL whose path has an "i" or "me" in it', { text: `${ARTICLE}\n\nUnsubscribe: https://shop.example/i/u?me=1` }, 'an unsubscribe link in the footer (“Unsubscribe” https://shop.example/i/u?me=1)'],
+    ['メルマガ: ▼配信停止・アドレス変更はこちら▼', { text: `秋の新作のご案内です。\n\n▼配信停止・アドレス変更はこちら▼\nhttps://mag.shop.example.jp/conf?id=1` }, 'an unsubscribe link in the footer (“配信停止・アドレス変更はこちら” https://mag.shop.example.jp/conf?id=1)'],
+    ['メルマガ: an HTML 配信解除 link', { html: `<p>秋の新作のご案内です。</p><p>株式会社ショップ</p><p><a href="https://mag.shop.example.jp/kaijo?id=9">メルマガの配信解除</a></p>` }, 'an unsubscribe link in the footer (“メルマガの配信解除” https://mag.shop.example.jp/kaijo?id=9)'],
+    ['メルマガ: このメールは…ご登録いただいた皆様に配信しています (no link)', { text: '秋の新作のご案内です。\n\nこのメールは、メルマガ「週刊ショップ」にご登録いただいた皆様に配信しています。' }, 'a mass-mail footer line (“このメールは、メルマガ「週刊ショップ」にご登録いただいた皆様に配信しています。”)'],
+    ['メルマガ: 今後メールの配信を希望されない場合は', { text: '秋の新作のご案内です。\n\n今後このようなメールの配信を希望されない場合は、お手数ですがご連絡ください。' }, 'a mass-mail footer line (“今後このようなメールの配信を希望されない場合は、お手数ですがご連絡ください。”)'],
+  ])('%s', async (_what, body, expected) => {
+    const mail = await parseInboundMail(rawMail(body));
+    expect(mail.massMailing).toBe(expected);
+  });
+
+  it.each<[string, { text?: string; html?: string }, string?]>([
+    ['a customer asking how to unsubscribe', { text: 'Hello,\n\nHow do I unsubscribe from your newsletter?\n\nTaro' }],
+    ['a customer asking to be unsubscribed', { text: 'Hello,\nplease unsubscribe me, I get too many mails.\nThanks, Taro' }],
+    ['a customer asking how to unsubscribe, in Japanese', { text: 'お世話になっております。\nメルマガの配信停止方法を教えてください。\n山田' }],
+    ['a customer asking for the メルマガ to stop', { text: 'お世話になっております。\nメルマガの配信停止をお願いします。\n今後の配信は希望しません。\n山田' }],
+    ['a customer naming the unsubscribe link that fails', { text: 'Hello,\nI clicked the unsubscribe link https://shop.example/unsubscribe?u=1 but I still get your mails.\nTaro' }],
+    [
+      'a customer naming the unsubscribe link that fails, in Japanese, in HTML (the URL a link)',
+      { html: '<p>お世話になっております。</p><p>メルマガの配信停止リンク（<a href="https://shop.example/unsubscribe?u=1">https://shop.example/unsubscribe?u=1</a>）を押してもエラーになります。</p><p>よろしくお願いします。<br>山田</p>' },
+    ],
+    ['a one-word mail "Unsubscribe"', { text: 'Unsubscribe' }],
+    ['a customer who sends from a phone', { text: 'お世話になっております。\nパスワードの変更方法を教えてください。\n\nこのメールはスマートフォンから送信しています。' }],
+    [
+      'a customer replying to our newsletter: the footer is in the quoted mail',
+      {
+        text: `Does the Harvest Star pattern come in a PDF?\n\nOn Mon, 7 Sep 2026 at 10:00, Shop <news@shop.example> wrote:\n> ${ARTICLE.replace('\n', '\n> ')}\n>\n> You are receiving this email because you signed up at shop.example.\n> Unsubscribe: https://shop.example/u/abc123\n`,
+      },
+    ],
+    [
+      'a customer forwarding our newsletter with a question above it',
+      {
+        text: `Is this sale also valid in your Osaka store?\n\n---------- Forwarded message ---------\nFrom: Shop <news@shop.example>\nDate: Mon, 7 Sep 2026 at 10:00\nSubject: Autumn sale\nTo: <taro@customer.example>\n\n${ARTICLE}\n\nYou are receiving this email because you signed up at shop.example.\nUnsubscribe: https://shop.example/u/abc123\n`,
+        html: `<div>Is this sale also valid in your Osaka store?</div><div class="gmail_quote">---------- Forwarded message ---------<br>${products(12)}<p><a href="https://shop.example/u/abc123">Unsubscribe</a></p><img src="https://t.shop.example/o.gif" width="1" height="1"></div>`,
+      },
+    ],
+    [
+      'a customer whose signature has a few links and whose mail app adds a tracking pixel',
+      {
+        html: '<p>Hello, how do I export my invoices as CSV?</p><p>Taro Yamada<br><a href="https://customer.example">customer.example</a> | <a href="https://x.example/taro">X</a> | <a href="https://linkedin.example/in/taro">LinkedIn</a></p><img src="https://track.mailapp.example/p.gif" width="1" height="1">',
+      },
+    ],
+    ['a customer\'s one-line request to be taken off the list', { text: 'To unsubscribe from your newsletter, please remove taro@customer.example.' }],
+    ['a company\'s confidentiality notice under a question', { text: 'Hello,\nhow do I export my invoices?\n\nThis email and any attachments are confidential. If you have received this email in error, please notify the sender and delete it.' }],
+    ['a company\'s notice in a signature', { text: 'Hello,\nhow do I reset 2FA?\n\n--\nTaro Yamada | ACME\nThis message was sent to you by ACME. If you are not the intended recipient, delete it.' }],
+    ['a company\'s confidentiality notice in Japanese', { text: 'お世話になっております。\n請求書の出力方法を教えてください。\n\n本メールは宛先に記載された方のみに送信しております。誤って受信された場合は破棄してください。' }],
+    ['a customer quoting a footer sentence inside their own', { text: 'Hello,\nyour mail says "you are receiving this email because you signed up", but I never signed up. Where did you get my address?\nTaro' }],
+  ])('not for %s', async (_what, body) => {
+    const mail = await parseInboundMail(rawMail(body, 'Question'));
+    expect(mail.massMailing).toBeUndefined();
+  });
+
+  // The text and the HTML are a stranger's: whatever they hold, they are read in one pass over a bounded part.
+  it('reads hostile text and HTML in one pass', { timeout: 20_000 }, async () => {
+    const started = performance.now();
+    const bodies = [
+      { text: `${'unsubscribe '.repeat(50_000)}\n${'To unsubscribe '.repeat(20_000)}` },
+      { text: `このメールは${'あ'.repeat(100_000)}\n${'配信停止'.repeat(30_000)}` },
+      { html: `${'<a '.repeat(100_000)}x` },
+      { html: `${'<a href="https://x.example/unsubscribe">'.repeat(5)}${'<a>'.repeat(100_000)}` },
+      { html: `${'<img width=1 '.repeat(50_000)}>` },
+      { html: `<p>${'x'.repeat(10)}</p>${'<a href="https://shop.example/unsubscribe">'.repeat(20_000)}` },
+      { text: `hello\n${'https://shop.example/unsubscribe '.repeat(30_000)}` },
+    ];
+    for (const body of bodies) await parseInboundMail(rawMail(body));
+    // Generous: one pass over these takes well under a second; a quadratic scan takes minutes.
+    expect(performance.now() - started).toBeLessThan(15_000);
+  });
+});
