@@ -234,7 +234,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     qa: deps.qa,
     csrf,
     // The largest open gaps and the last closed ones: what to write next, and what the product learned.
-    gaps: async () => renderGapsSection(await gapStore.list({ includeClosed: true, limit: 20 })),
+    gaps: async () => renderGapsSection(await gapStore.list({ includeClosed: true, limit: 20 }), timeZone),
   });
   const insights = insightsHandlers({
     redis: deps.redis,

@@ -635,26 +635,26 @@ ${renderSubmitted(options.submitted)}
 /** Characters of a ticket id shown in lists (what `npm run review -- list` prints). */
 const SHORT_TICKET_ID = 12;
 
-function renderGapRow(gap: KnowledgeGap): SafeHtml {
+function renderGapRow(gap: KnowledgeGap, timeZone: string | undefined): SafeHtml {
   const tickets = gap.tickets.map((id, i) => html`${i > 0 ? ', ' : ''}<a href="/tickets/${id}"><code>${id.slice(0, SHORT_TICKET_ID)}</code></a>`);
   const closed = gap.closedAt
-    ? html`<div class="small muted">closed <span title="${gap.closedAt}">${gap.closedAt.slice(0, 16).replace('T', ' ')}</span> by ${
+    ? html`<div class="small muted">closed ${timeTag(gap.closedAt, timeZone)} by ${
         gap.closedBy ? html`<a href="/tickets/${gap.closedBy}"><code>${gap.closedBy.slice(0, SHORT_TICKET_ID)}</code></a>` : 'a later ticket'
       }${gap.closedByQuestion ? html`: ${gap.closedByQuestion}` : null}</div>`
     : null;
   return html`<tr>
       <td class="nowrap"><b>${gap.count}</b></td>
       <td><ul class="sources">${gap.examples.map((e) => html`<li>${e}</li>`)}</ul>${closed}</td>
-      <td class="nowrap small" title="${gap.firstSeen}">${gap.firstSeen.slice(0, 16).replace('T', ' ')}</td>
-      <td class="nowrap small" title="${gap.lastSeen}">${gap.lastSeen.slice(0, 16).replace('T', ' ')}</td>
+      <td class="nowrap small">${timeTag(gap.firstSeen, timeZone)}</td>
+      <td class="nowrap small">${timeTag(gap.lastSeen, timeZone)}</td>
       <td class="small">${tickets}${gap.count > gap.tickets.length ? html` <span class="muted">(latest ${gap.tickets.length} of ${gap.count})</span>` : null}</td>
     </tr>`;
 }
 
-function gapTable(gaps: readonly KnowledgeGap[]): SafeHtml {
+function gapTable(gaps: readonly KnowledgeGap[], timeZone: string | undefined): SafeHtml {
   return html`<table>
-    <thead><tr><th>Tickets</th><th>Questions</th><th>First seen (UTC)</th><th>Last seen (UTC)</th><th>Ticket ids</th></tr></thead>
-    <tbody>${gaps.map(renderGapRow)}</tbody>
+    <thead><tr><th>Tickets</th><th>Questions</th><th>First seen</th><th>Last seen</th><th>Ticket ids</th></tr></thead>
+    <tbody>${gaps.map((gap) => renderGapRow(gap, timeZone))}</tbody>
   </table>`;
 }
 
@@ -663,15 +663,15 @@ function gapTable(gaps: readonly KnowledgeGap[]): SafeHtml {
  * closed ones the list carries, each with the ticket whose answer closed it. Every question shown is customer or
  * model text, escaped like the rest of the page.
  */
-export function renderGapsSection(gaps: Pick<GapList, 'open' | 'closed' | 'openTotal' | 'closedTotal'>): SafeHtml {
+export function renderGapsSection(gaps: Pick<GapList, 'open' | 'closed' | 'openTotal' | 'closedTotal'>, timeZone?: string): SafeHtml {
   return html`<section class="card" id="gaps">
   <h2>Knowledge gaps <span class="muted">(${gaps.openTotal} open)</span></h2>
   <p class="small muted">Questions the agent could not answer from the manual or the Q&amp;A, and rejected drafts, grouped by topic; the largest gap is what to write into the manual next. A gap closes when a later ticket on it is answered.</p>
-  ${gaps.open.length > 0 ? gapTable(gaps.open) : html`<p class="empty">No open gaps: every recent question was answered.</p>`}
+  ${gaps.open.length > 0 ? gapTable(gaps.open, timeZone) : html`<p class="empty">No open gaps: every recent question was answered.</p>`}
   ${
     gaps.closed.length > 0
       ? html`<h3>Closed <span class="muted">(${gaps.closedTotal})</span></h3>
-  ${gapTable(gaps.closed)}`
+  ${gapTable(gaps.closed, timeZone)}`
       : null
   }
 </section>`;

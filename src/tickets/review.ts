@@ -404,7 +404,7 @@ export interface RerunRequest extends DecisionRequest {
  * no question; the agent would answer the subject alone, or fail and replace that clear reason with its error.
  */
 export function whyNoNewDraft(ticket: Pick<Ticket, 'history' | 'unreadable' | 'question'>): string | undefined {
-  if (ticket.history.some((h) => h.to === 'sending')) return 'A reply to this ticket may already have gone out; approve its draft to send it, or reject it';
+  if (ticket.history.some((h) => h.to === 'sending')) return 'A reply to this ticket may already have gone out; approve its draft to send it, close it (as sent if it arrived, as undeliverable if the server refused it), or reject it';
   if (ticket.unreadable) return `The agent cannot read this mail (${ticket.unreadable}); write the reply yourself and approve it, or reject it`;
   if (!hasQuestion(ticket)) return 'The mail has no question for the agent (empty subject and body); write the reply yourself and approve it, or reject it';
   return undefined;

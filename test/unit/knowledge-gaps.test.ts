@@ -155,6 +155,14 @@ describe('showing gaps', () => {
     expect(page).toContain(': 請求書の宛名の変更</div>');
   });
 
+  it("shows the gaps' times in the deployment's time zone, the exact time kept", () => {
+    const page = renderGapsSection({ open: [open], closed: [closed], openTotal: 1, closedTotal: 1 }, 'Asia/Tokyo').toString();
+    expect(page).toContain('<time datetime="2026-11-02T08:15:00.000Z" title="2026-11-02T08:15:00.000Z">2026-11-02 17:15 GMT+9</time>');
+    expect(page).toContain('closed <time datetime="2026-11-24T11:00:00.000Z" title="2026-11-24T11:00:00.000Z">2026-11-24 20:00 GMT+9</time> by');
+    expect(page).not.toContain('(UTC)');
+    expect(renderGapsSection({ open: [open], closed: [], openTotal: 1, closedTotal: 0 }).toString()).toContain('>2026-11-02 08:15 UTC</time>');
+  });
+
   it('says so when there is nothing to write', () => {
     expect(renderGapsSection({ open: [], closed: [], openTotal: 0, closedTotal: 0 }).toString()).toContain('No open gaps');
     expect(formatGaps({ open: [], closed: [], openTotal: 0, closedTotal: 0 })).toBe('No open knowledge gaps: every recent question was answered.');
