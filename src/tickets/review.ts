@@ -500,6 +500,17 @@ function isRefusal(value: object): value is ReviewRefusal {
   return 'outcome' in value;
 }
 
+/** The ticket a delivery decision is about, with the operator's note; or why there is none to decide on. */
+async function deliveryTicket(deps: Pick<ReviewDeps, 'store'>, request: DeliveryRequest): Promise<{ ticket: Ticket; note: { note?: string } } | ReviewRefusal> {
+  const badId = checkId(request.ticketId);
+  if (badId) return badId;
+  const note = noteOf(request);
+  if (isRefusal(note)) return note;
+  const ticket = await deps.store.get(request.ticketId, { agentResult: false });
+  if (!ticket) return { outcome: 'not-found', message: `Ticket ${request.ticketId} not found` };
+  return { ticket, note };
+}
+
 /** Who says so, now, and their note. */
 function acknowledgementOf(operator: string, note: { note?: string }): Acknowledgement {
   return { by: operator, at: new Date().toISOString(), ...note };
@@ -530,12 +541,9 @@ export async function confirmArrived(deps: Pick<ReviewDeps, 'store'>, request: D
 }
 
 async function confirmArrivedOnce(deps: Pick<ReviewDeps, 'store'>, request: DeliveryRequest, mayRetry: boolean): Promise<ArrivedOutcome> {
-  const badId = checkId(request.ticketId);
-  if (badId) return badId;
-  const note = noteOf(request);
-  if (isRefusal(note)) return note;
-  const ticket = await deps.store.get(request.ticketId, { agentResult: false });
-  if (!ticket) return { outcome: 'not-found', message: `Ticket ${request.ticketId} not found` };
+  const read = await deliveryTicket(deps, request);
+  if (isRefusal(read)) return read;
+  const { ticket, note } = read;
   const confirmed = ticket.state === 'sent' && ticket.outbound?.deliveryCheck?.verdict === 'arrived';
   if (request.seen !== undefined && ticket.history.length !== request.seen) {
     return confirmed && isArrivalAfter(ticket, request.seen) ? { outcome: 'confirmed', ticket, alreadyConfirmed: true } : changedSince(ticket);
@@ -595,12 +603,9 @@ export async function closeUndeliverable(deps: Pick<ReviewDeps, 'store'>, reques
 }
 
 async function closeUndeliverableOnce(deps: Pick<ReviewDeps, 'store'>, request: DeliveryRequest, mayRetry: boolean): Promise<CloseOutcome> {
-  const badId = checkId(request.ticketId);
-  if (badId) return badId;
-  const note = noteOf(request);
-  if (isRefusal(note)) return note;
-  const ticket = await deps.store.get(request.ticketId, { agentResult: false });
-  if (!ticket) return { outcome: 'not-found', message: `Ticket ${request.ticketId} not found` };
+  const read = await deliveryTicket(deps, request);
+  if (isRefusal(read)) return read;
+  const { ticket, note } = read;
   if (request.seen !== undefined && ticket.history.length !== request.seen) {
     return isUndeliverableCloseAfter(ticket, request.seen) ? { outcome: 'closed', ticket, closedAs: 'rejected', alreadyClosed: true } : changedSince(ticket);
   }

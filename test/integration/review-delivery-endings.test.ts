@@ -22,7 +22,7 @@ import { MAYBE_SENT_REASON, SMTP_REFUSED_REASON, UNDELIVERABLE_REASON } from '..
 import { newTicket, ticketIdFor, type Ticket, type TicketState } from '../../src/tickets/ticket.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
 import { citedSources, trustKeys } from '../../src/tickets/trust.js';
-import { basicAuth, useDashboardHarness, type TestDashboard as Dashboard } from '../support/dashboard.js';
+import { basicAuth, useDashboardHarness, type TestDashboard as Dashboard, postToDashboard } from '../support/dashboard.js';
 import { runNpm } from '../support/pipeline.js';
 
 const AUTH = basicAuth();
@@ -58,18 +58,7 @@ function agentResult(): AgentResult {
   };
 }
 
-function post(d: Dashboard, pathname: string, body: { form?: Record<string, string>; json?: unknown }): Promise<Response> {
-  const headers: Record<string, string> = { authorization: AUTH };
-  let payload: string;
-  if (body.form) {
-    headers['content-type'] = 'application/x-www-form-urlencoded';
-    payload = new URLSearchParams(body.form).toString();
-  } else {
-    headers['content-type'] = 'application/json';
-    payload = JSON.stringify(body.json ?? {});
-  }
-  return fetch(`${d.url}${pathname}`, { method: 'POST', headers, body: payload, redirect: 'manual' });
-}
+const post = (d: Dashboard, pathname: string, body: { form?: Record<string, string>; json?: unknown }) => postToDashboard(d.url, pathname, body, AUTH);
 
 async function getPage(d: Dashboard, pathname: string): Promise<string> {
   return (await fetch(`${d.url}${pathname}`, { headers: { authorization: AUTH } })).text();

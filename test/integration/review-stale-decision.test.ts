@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { NO_COPY_CHECKED } from '../../src/tickets/review.js';
 import { newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
-import { basicAuth, useDashboardHarness, type TestDashboard as Dashboard } from '../support/dashboard.js';
+import { basicAuth, useDashboardHarness, type TestDashboard as Dashboard, postToDashboard } from '../support/dashboard.js';
 
 const AUTH = basicAuth();
 const MAYBE_SENT = 'the SMTP connection broke after the message was handed over: it may already have been sent';
@@ -16,18 +16,7 @@ const MAYBE_SENT = 'the SMTP connection broke after the message was handed over:
 const harness = useDashboardHarness();
 const startDashboard = () => harness.start();
 
-function post(d: Dashboard, pathname: string, body: { form?: Record<string, string>; json?: unknown }): Promise<Response> {
-  const headers: Record<string, string> = { authorization: AUTH };
-  let payload: string;
-  if (body.form) {
-    headers['content-type'] = 'application/x-www-form-urlencoded';
-    payload = new URLSearchParams(body.form).toString();
-  } else {
-    headers['content-type'] = 'application/json';
-    payload = JSON.stringify(body.json ?? {});
-  }
-  return fetch(`${d.url}${pathname}`, { method: 'POST', headers, body: payload, redirect: 'manual' });
-}
+const post = (d: Dashboard, pathname: string, body: { form?: Record<string, string>; json?: unknown }) => postToDashboard(d.url, pathname, body, AUTH);
 
 /** The review page's decision forms as a browser would submit them: each hidden field, and the draft as shown. */
 async function openPage(d: Dashboard, ticketId: string): Promise<{ hidden: Record<string, string>; draft: string }> {

@@ -83,3 +83,17 @@ export function useDashboardHarness(): DashboardHarness {
 export function basicAuth(user = TEST_DASHBOARD_LOGIN.user, password = TEST_DASHBOARD_LOGIN.password): string {
   return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 }
+
+/**
+ * POSTs to the dashboard at `url` as the test operator: a form (`application/x-www-form-urlencoded`, as the review
+ * page submits it) or JSON (as the API takes it); redirects are returned, not followed.
+ */
+export function postToDashboard(url: string, pathname: string, body: { form?: Record<string, string>; json?: unknown }, authorization = basicAuth()): Promise<Response> {
+  const form = body.form !== undefined;
+  return fetch(`${url}${pathname}`, {
+    method: 'POST',
+    headers: { authorization, 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' },
+    body: form ? new URLSearchParams(body.form).toString() : JSON.stringify(body.json ?? {}),
+    redirect: 'manual',
+  });
+}
