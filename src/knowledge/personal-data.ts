@@ -9,17 +9,21 @@
  * 住所：, order/contract/customer/ticket/tracking/bank-account numbers and log-in names after their label (送り状番号,
  * 問合せNo., 普通 1234567, マイナンバー, and an order number right after 注文: 注文12345678の件), IBANs that pass their
  * checksum, passwords and PINs written after their label (仮パスワードは Xy7-kP2q です), licence keys
- * (ABCDE-12345-FGHIJ-67890), IP addresses that locate someone (not private networks, loopback or subnet masks),
- * credit-card-like numbers and a card's last four digits (末尾4242, "ending in 4242", **** 4242), the names the caller
- * knows (From display name, signature; a known surname in kanji with the given name after it), names before or after
- * an honorific (山田様, 「山田太郎」様, Smith様, 佐藤さん, "Dear John Smith", "Hi Anna,"), after a form label (氏名：,
- * お名前:, Name:), in the From, To and Cc lines of a forwarded mail's header block, and in a self-introduction
- * (佐藤と申します, "My name is Jane Doe", "I'm Jane Doe,", "This is Jane from ACME"). Each is replaced by a
- * placeholder in the text's language (`[メールアドレス]` in mostly Japanese text, `[email]` otherwise), so the pair
- * still reads naturally.
+ * (ABCDE-12345-FGHIJ-67890, ABC-DEF-GHI-JKL), UUIDs written bare (a tenant or account id), IP addresses that locate
+ * someone (not private networks, loopback or subnet masks), credit-card-like numbers and a card's last four digits
+ * (末尾4242, "ending in 4242", **** 4242), numbers in a signature block whatever their grouping (924 38 051), the
+ * names the caller knows (From display name, signature; a known surname in kanji with the given name after it), names
+ * before or after an honorific (山田様, 「山田太郎」様, Smith様, 佐藤さん, "Dear John Smith", "Hi Anna,", Mrs.Smith),
+ * after a form label (氏名：, お名前:, Name:), in the From, To and Cc lines of a forwarded mail's header block, in the
+ * line a mail client writes above a quoted reply ("On … , Taro Yamada <…> wrote:", "2026年11月3日(月) 10:02 山田太郎
+ * <…>:", "Am … schrieb …:"), and in a self-introduction (佐藤と申します, 私の名前は山田です, "My name is Jane Doe", "I'm
+ * Jane Doe,", "This is Jane from ACME"). Each is replaced by a placeholder in the text's language (`[メールアドレス]`
+ * in mostly Japanese text, `[email]` otherwise), so the pair still reads naturally.
  *
- * The rules prefer removing too much to too little, but leave what a support answer needs: version numbers, dates,
- * times, prices, error codes, ports, URLs and product names.
+ * The rules prefer removing too much to too little, but leave what a support answer needs: version numbers (four-part
+ * ones too: "update to 11.2.0.4"), dates, times, prices, error codes, ports, URLs, product names, and what belongs to a
+ * company's service rather than to a person: role and automated addresses (support@, no-reply@) and toll-free or
+ * shared-cost numbers (0120-…, 0570-…, 1-800-…), as a knowledge base publishes them.
  */
 
 import { BlockList, isIPv6 } from 'node:net';
@@ -96,6 +100,15 @@ const KANJI_KANA = '[\\p{Script=Han}\\p{Script=Katakana}ー々]';
 // the scan to its end would repeat at every position.
 const EMAIL = /(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+[@＠][A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+/g;
 const URL_PATTERN = /\bhttps?:\/\/[^\s<>"'）)」]+/g;
+// A mailbox named for a role or a machine (RFC 2142's support, postmaster, abuse…; no-reply and alert senders) names
+// no person: a knowledge base publishes such addresses (送信元 no-reply@… を許可してください), and a learned answer that
+// quotes one must keep it. Company names stay too, so the address says nothing the answer does not. A local part with
+// anything more (support.tanaka@) is a person's.
+const ROLE_MAILBOX = /^(?:no-?reply|do-?not-?reply|mailer-daemon|postmaster|hostmaster|webmaster|abuse|noc|security|support|helpdesk|help|alerts?|notify|notifications?)(?:\+[^@＠]*)?[@＠]/i;
+// Toll-free and shared-cost numbers are a company's service line, never a person's own (0120-000-123 in the sample
+// manual's contact section): Japan's 0120, 0800 and 0570 (+81 120 …), North America's 800 and 833–888 with or without
+// the trunk 1, and 0800/0808 in Europe (+44 800 …). Read from the number's digits.
+const SERVICE_NUMBER = /^(?:0120|0800|0570|0808|81(?:120|800|570)|(?:44|49|33)80[08]|1?8(?:00|33|44|55|66|77|88)\d{7}$)/;
 
 // Card numbers: four groups of four (Amex 4-6-5), or 13–19 digits in a row that pass the Luhn check.
 const CARD_GROUPED = new RegExp(`(?<![0-9０-９])${D}{4}(?:${SEP}${D}{4}){3}(?:${SEP}?${D}{1,3})?(?![0-9０-９])|(?<![0-9０-９])${D}{4}${SEP}${D}{6}${SEP}${D}{5}(?![0-9０-９])`, 'g');
@@ -105,7 +118,7 @@ const CARD_RUN = /(?<![0-9０-９])[0-9０-９]{13,19}(?![0-9０-９])/g;
 const JA_NUMBER_LABEL =
   '(?:ご?注文(?:No\\.?|NO\\.?|Ｎｏ[．.]?)|口座番号|ご?注文番号|オーダー(?:番号|ID)|受注番号|ご?契約(?:者)?番号|お客様(?:番号|ID|コード)|顧客(?:番号|ID|コード)|会員(?:番号|ID)|ユーザー\\s?ID|アカウント\\s?ID|受付番号|お?問い?合わ?せ(?:番号|No\\.?|NO\\.?|Ｎｏ[．.]?)|送り状(?:番号|No\\.?|NO\\.?)|荷物番号|(?:クレジット)?カード番号|チケット番号|ご?請求書?番号|伝票番号|追跡番号|お?申込(?:み)?番号|予約番号|シリアル(?:番号|ナンバー)|ライセンス(?:番号|キー)|証券番号)';
 const EN_NUMBER_LABEL =
-  '\\b(?:order|contract|ticket|case|invoice|customer|account|member(?:ship)?|reference|ref|booking|reservation|tracking|serial|licen[cs]e|policy|subscription)(?:\\s*(?:no\\.?|number|num\\.?|id|code|key))?';
+  '\\b(?:order|contract|ticket|case|invoice|customer|account|acct|member(?:ship)?|reference|ref|booking|reservation|tracking|serial|licen[cs]e|policy|subscription)(?:\\s*(?:no\\.?|number|num\\.?|id|code|key))?';
 // Tracking and individual numbers are also written in groups of four digits with spaces (4567 8901 2345).
 const NUMBER_VALUE = `(?:${D}{4}(?:[ 　]${D}{4}){1,3}(?![0-9０-９A-Za-zＡ-Ｚａ-ｚ\\-－_/])|[#＃]?(?=[A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]*[0-9０-９])[A-Za-z0-9０-９Ａ-Ｚａ-ｚ][A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]{2,})`;
 // Each optional separator carries the whitespace after it: two whitespace runs around an optional token backtrack
@@ -118,7 +131,8 @@ const JA_LOGIN = new RegExp(`${JA_LOGIN_LABEL}\\s*(?:[:：]|は|が|を)\\s*[「
 const EN_LOGIN = new RegExp(`\\b(?:user\\s?(?:name|ID)|log(?:in|on)\\s?(?:name|ID)|account\\s?ID)\\s*(?:[:=]\\s*|(?:is|was)\\s+)(${LOGIN_VALUE})`, 'gdi');
 // What follows "username is" in an answer rather than a name: "your username is required", "… is case-sensitive".
 const NOT_A_LOGIN = new Set(['required', 'needed', 'optional', 'mandatory', 'missing', 'invalid', 'incorrect', 'wrong', 'correct', 'locked', 'disabled', 'enabled', 'shown', 'displayed', 'empty', 'taken', 'available', 'unique', 'case-sensitive', 'not', 'the', 'your', 'my', 'our', 'their', 'his', 'her', 'its', 'this', 'that', 'same', 'different', 'also', 'still', 'already', 'usually', 'always', 'never', 'only', 'set', 'used', 'changed', 'reset', 'created', 'deleted']);
-const EN_REFERENCE = new RegExp(`${EN_NUMBER_LABEL}(?:\\s*(?:[:#=]|(?:is|was)(?=\\s))|(?=\\s))\\s*(${NUMBER_VALUE})`, 'gdi');
+// "Order #: 12345678" writes both separators.
+const EN_REFERENCE = new RegExp(`${EN_NUMBER_LABEL}(?:\\s*(?:#[ \\t]*:|[:#=]|(?:is|was)(?=\\s))|(?=\\s))\\s*(${NUMBER_VALUE})`, 'gdi');
 const ID_REFERENCE = new RegExp(`\\bID\\s*[:：]\\s*(${NUMBER_VALUE})`, 'gd');
 // A Japanese bank account is seven digits after its type (普通 1234567, 普通預金口座 1234567); the bank and branch
 // before it name no one and stay.
@@ -162,16 +176,35 @@ const CARD_WORD = /card|visa|master|amex|american express|jcb|discover|diners|de
 const MASKED_CARD = /(?<![\w*＊•●])[*＊•●xX]{4,16}(?:[ \t-][*＊•●xX]{4,6}){0,3}[ \t-]?[0-9０-９]{4}(?![0-9０-９])/g;
 
 // IP addresses: a customer's public address locates them and their network. Four dotted octets of 0–255 and no more
-// (10.0.19045.3803 and 1.2.3.4.5 are versions); which ones name nobody is decided after matching ({@link ipRanges}).
+// (10.0.19045.3803 and 1.2.3.4.5 are versions); which ones are versions or name nobody is decided after matching
+// ({@link ipRanges}).
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
 const IPV4 = new RegExp(`(?<![\\w.])${OCTET}(?:\\.${OCTET}){3}(?!\\w|\\.\\d)`, 'g');
 // IPv6 candidates, checked by node:net afterwards; starting only where a run of hex digits and colons starts keeps a
 // long run of them linear, and each group opening with its colon leaves one way to read the run.
 const IPV6 = /(?<![\w:.])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:(?:\.\d{1,3}){3})?(?![\w:]|\.\d)/g;
-// A version or a section written around four dotted numbers (Version 4.2.1.10, バージョン 5.1.2.3, 8.2.4.1項,
-// section 3.2.1.4) makes them a version or a section number.
-const VERSION_BEFORE = /(?:\bv|\bver\.?|\bversion|\bbuild|\brelease|\bsection|\bclause|\bchapter|\bstep|§|バージョン|ビルド|リリース|第|手順)[ \t:：]*$/i;
+// A version or a section written around four dotted numbers (Version 4.2.1.10, バージョン 5.1.2.3, Firmware 12.1.0.3,
+// 8.2.4.1項, section 3.2.1.4) makes them a version or a section number.
+const VERSION_BEFORE =
+  /(?:\bv|\bver\.?|\bversion|\bbuild|\brelease|\bsections?|\bclauses?|\bchapters?|\bsteps?|\bfirmware|\bdrivers?|\bpatch|§|バージョン|ビルド|リリース|ファームウェア|ファーム|ドライバー?|パッチ|第|手順)[ \t:：]*$/i;
 const SECTION_AFTER = /^[ \t]*(?:項|節|章|条|編|部)/;
+// What follows a version and never an address: "11.2.0.4 or later", "11.2.0.4 以降", "12.1.0.3 に更新".
+const VERSION_AFTER =
+  /^[ \t]*(?:or (?:later|newer|higher|above|greater|earlier|older|lower)\b|and (?:later|newer|higher|above|up|earlier|older)\b|以降|以前|以上|未満|より(?:前|後|新しい|古い)|(?:に|へ)(?:更新|アップデート|アップグレード|バージョンアップ)|(?:を|が)(?:適用|インストール|リリース))/i;
+// A verb of changing software before the number: "update to 12.0.6.1", "upgrade the database to 11.2.0.4", "upgrade
+// from 11.2.0.4 to 12.2.0.1", "roll back to …". Up to three words may stand between the verb and "to" (or "from" after
+// upgrade and downgrade); when one of them names a network setting ("update the allowlist to …", "update the DNS
+// record to …") the number is an address after all. Servers move and migrate between addresses, so those verbs are
+// not among them.
+const VERSION_VERB_BEFORE =
+  /\b(?:(?:(?:updat|upgrad|downgrad)(?:e|es|ed|ing)|(?:patch|install)(?:es|ed|ing|s)?|roll(?:s|ed|ing)?[ \t]+back)((?:[ \t]+\S+){0,3}?)[ \t]+to|(?:upgrad|downgrad)(?:e|es|ed|ing)((?:[ \t]+\S+){0,3}?)[ \t]+from)[ \t]*$/i;
+const NETWORK_WORD = /\b(?:IP(?:v4)?|address(?:es)?|allow-?list|white-?list|block-?list|black-?list|firewall|DNS|record|gateway|proxy|route|host)\b|アドレス|許可リスト/i;
+// The next item of a list that starts with a version or a section: "sections 4.2.1 and 12.3.4.5", "10.0.1 or 11.2.0.4".
+// The item before must be a dotted number that is no address itself.
+const VERSION_LIST_BEFORE = /(?<![\d.])(\d+(?:\.\d+)+)[ \t]*(?:,|、|，|and|or|to|と|や|から|~|〜|–|-)[ \t]*$/i;
+const WHOLE_IPV4 = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`);
+// A port or a prefix length after the number makes it an address whatever its shape: 3.8.1.2:443, 3.8.1.0/24.
+const ADDRESS_AFTER = /^(?::\d{1,5}(?!\d)|\/(?:3[0-2]|[12]?\d)(?!\d))/;
 // Versions and clause numbers start with two small numbers (Java 1.8.0.251, ファームウェア 2.1.0.15, 8.2.4.1); so do a
 // few public networks, so such a match is an address only when the words before it say so.
 const VERSION_SHAPED = /^\d\.\d\./;
@@ -195,6 +228,16 @@ for (const resolver of ['8.8.8.8', '8.8.4.4', '1.1.1.1', '1.0.0.1', '9.9.9.9', '
 // (ABCDE-12345-FGHIJ-67890, 7GH2-K9P4-XQ3M-88ZT). Which ones are keys rather than file names or placeholders is decided
 // after matching ({@link looksLikeKey}); groups of digits only are phone, tracking or card numbers and left to their rules.
 const LICENCE_KEY = /(?<![\w-])[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6}){2,}(?![\w-])/g;
+// Keys in groups of three (ABC-DEF-GHI-JKL, 7K2-9QX-M4P-Z8R): four groups or more, all of three characters, as
+// generated keys are uniform; three groups of three are as often a part or model number (ABC-123-XYZ) and stay. Which
+// ones are keys is decided after matching ({@link looksLikeShortKey}).
+const SHORT_KEY = /(?<![\w-])[A-Za-z0-9]{3}(?:-[A-Za-z0-9]{3}){3,}(?![\w-])/g;
+// Groups of three that are words of a schedule, not a key: JAN-FEB-MAR-APR, MON-TUE-WED-THU-FRI.
+const CALENDAR_WORDS = new Set(['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN']);
+// A UUID written bare is someone's tenant, account or object id (3f2504e0-4f89-11d3-9a0c-0305e82c3301). In braces it
+// names a piece of software (a COM class, a device class, an MSI product code: {4D36E972-E325-11CE-BFC1-08002BE10318})
+// and stays, as do the nil and the max UUID; so does one in a link (a documentation page's address).
+const UUID = /(?<![\w{-])[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![\w}-])/g;
 
 // A name in quotes before an honorific: 「山田太郎」様, 『佐藤 花子』さん, 「John Smith」様. The quotes and the honorific stay.
 const QUOTED_HONORIFIC = /[「『“"]([\p{L}\p{M}ー々・'’. 　-]{1,30})[」』”"][ 　]?(?:様(?![式子々相態])|さま|さん|殿(?!下)|氏(?![名族]))/dgu;
@@ -212,6 +255,57 @@ const FORWARD_MARKER = new RegExp(
   'i',
 );
 
+// The line a mail client writes above a quoted reply, in the shapes src/mail/parse.ts strips and
+// src/mail/compose-reply.ts writes: the name in it is the sender's. A longer line is not one a client wrote.
+const ATTRIBUTION_MAX_CHARS = 400;
+const LINE_QUOTE_PREFIX = /^[ \t]*(?:[>＞][ \t]*)*/;
+// The marker at the end: "… wrote:", "… a écrit :", "… escribió:", "… ha scritto:", 「…さんは書きました:」,
+// 「… <…>のメール:」, 「… からのメッセージ:」.
+const ATTRIBUTION_END =
+  /(?:[ \t]+(?:wrote|writes|a écrit|escribió|ha scritto|skrev|schreef|schrieb)|[ \t　]*(?:(?:さん|様)?(?:は|が))?書きました|[ \t　]*(?:から|より)?の(?:メール|メッセージ))[ \t]*[:：][ \t]*$/iu;
+// The Japanese markers say "mail" as often in prose (エラーのメール:), so they count only with an address.
+const JA_MAIL_MARKER = /の(?:メール|メッセージ)[ \t]*[:：][ \t]*$/u;
+// The marker is read in the line's last characters only, so a line of spaces costs no more than its length.
+const ATTRIBUTION_END_CHARS = 48;
+// German puts the verb before the name, after the date: "Am 03.11.2026 um 10:02 schrieb Taro Yamada <…>:".
+const VERB_BEFORE_NAME = /[ \t]schrieb[ \t]+/i;
+// Gmail in Japanese ends with the address and a colon alone: "2026年11月3日(月) 10:02 山田太郎 <taro@…>:".
+const GMAIL_JA_ATTRIBUTION = /^\d{4}年[ \t]*\d{1,2}月[ \t]*\d{1,2}日[^\n]*[:：][ \t]*$/u;
+const TRAILING_COLON = /[ \t]*[:：][ \t]*$/;
+// A line that starts with a date, in the words clients open it with: the name follows the date.
+const DATED_ATTRIBUTION = /^(?:(?:On|Le|El|Il|Op|Am|Den)[ \t]|\d{1,4}[年/.-])/iu;
+// Where the date ends: after its time (10:02, 10:02 AM, 10:02:33 +0900) or, without one, its year.
+const TIME_TOKEN = /\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]*[AaPp]\.?[Mm]\.?(?!\p{L}))?(?:[ \t]*(?:[+-]\d{4}|GMT|UTC|JST|CES?T|[ECMP][SD]T)\b)?/gu;
+const YEAR_TOKEN = /(?<!\d)(?:19|20)\d{2}(?!\d)(?:年(?:[ \t]*\d{1,2}月[ \t]*\d{1,2}日)?(?:[(（][^)）\n]{1,4}[)）])?)?/gu;
+// What joins the date to the name: ", ", "、", " に " (Thunderbird in Japanese), " a las " is before the time.
+const AFTER_DATE = /^[ \t　]*(?:[,，、][ \t　]*)?(?:に[ \t　]+)?/u;
+// Where the address part of a display starts: <taro@…>, (<taro@…>), [mailto:…], or a bare address.
+const ADDRESS_PART = /(?:[(（][ \t]*)?(?:[<＜]|\[mailto:)|[^\s<>()"]{1,64}[@＠]/u;
+// The name written the way a client shows it without an address: capitalised words, or a name in kanji or katakana.
+// Each Latin word is an initial or has a small letter after its capital (Zoë, O'Brien, L.), so "XYZ Cloud" is no name.
+const WRITER_WORD = "\\p{Lu}(?:\\.|['’]?\\p{Ll}[\\p{L}\\p{M}'’-]*|['’]\\p{Lu}\\p{Ll}[\\p{L}\\p{M}'’-]*)?";
+const WRITER_NAME_LATIN = new RegExp(`^${WRITER_WORD}(?:[ \\t]+${WRITER_WORD}){0,3}$`, 'u');
+const WRITER_NAME_JA = /^[\p{Script=Han}\p{Script=Katakana}ー々・]{1,10}(?:[ 　][\p{Script=Han}\p{Script=Katakana}ー々・]{1,10})?$/u;
+
+// A signature block: after the sig dash (`-- `), a rule of dashes, underscores or box lines, or a sign-off line of its
+// own ("Best regards,", "よろしくお願いいたします。"), up to SIGNATURE_LINES lines and no further than quoted text. Only
+// the sig dash opens one for sure; after a rule or a sign-off (a Markdown table follows `---` as well), the block must
+// hold a sign of contact details (CONTACT_MARKER).
+const SIG_DASH = /^[ \t]*--[ \t]*$/;
+const SIGNATURE_START = new RegExp(
+  `^[ \\t]*(?:--|[-_=*＊━─―－~〜]{3,}|(?:(?:best|kind|warm)[ \\t]+)?regards[,.!]?|best[,!]?|thanks[,.!]?|thank you[,.!]?|sincerely[,.]?|cheers[,.!]?|(?:以上[、,]?[ \\t　]*)?(?:今後とも|引き続き|何卒|なにとぞ|どうぞ)?[ \\t　]*(?:よろしく|宜しく)お願い(?:いた|致|申し上げ)?(?:し)?ます[。.！!]?)[ \\t]*$`,
+  'i',
+);
+const SIGNATURE_LINES = 10;
+// A number in a signature, however its digits are grouped: 924 38 051, 22 33 44 55, 030.1234.5678, (0)30 1234-56.
+// Under a name and beside an address, such a run of digits is a phone or fax number whatever the country writes.
+// A number that runs on into a time (3/9/2006 3:50) or a host name (60-0-0-146.static.example) is not taken.
+const SIGNATURE_NUMBER = /(?<![\w.+/-])\+?(?:\(\d{1,5}\)[ .-]?)?\d{1,5}(?:[ ./-]\d{1,5}){1,5}(?![\w/-]|[.,:]\d|\.\p{L})/gu;
+const DATE_SHAPED = /^(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}[./-]\d{1,2}[./-]\d{1,2})$/;
+// A count with thousands separators (1 000 000, 1.000.000) starts with no 0, as a national number does.
+const THOUSANDS_SHAPED = /^[1-9]\d{0,2}([ .,])\d{3}(?:\1\d{3})*$/;
+const CONTACT_MARKER = /[@＠]|https?:\/\/|www\.|\b(?:tel|fax|phone|mobile|mob|cell|e-?mail)\b|電話|携帯|〒|株式会社|有限会社|合同会社|\b(?:inc|ltd|llc|gmbh|corp)\b/i;
+
 // Japanese addresses: prefecture (or a city/ward when the prefecture is left out), district, then the block number.
 const PREFECTURE =
   '(?:北海道|東京都|大阪府|京都府|(?:青森|岩手|宮城|秋田|山形|福島|茨城|栃木|群馬|埼玉|千葉|神奈川|新潟|富山|石川|福井|山梨|長野|岐阜|静岡|愛知|三重|滋賀|兵庫|奈良|和歌山|鳥取|島根|岡山|広島|山口|徳島|香川|愛媛|高知|福岡|佐賀|長崎|熊本|大分|宮崎|鹿児島|沖縄)県)';
@@ -226,8 +320,10 @@ const JA_ADDRESS_CITY = new RegExp(`(?:\\p{Script=Han}{1,6}?[市区]){1,2}${TOWN
 const LABELLED_ADDRESS = /(?:ご?住所|ご?自宅|送付先|配送先|お届け先|発送先)[ \t　]*[:：][ \t　]*((?![のはがをにへともや])[^\n。]{4,80}?)[ \t　]*(?=\n|。|$)/dgu;
 const PLACE = /[\p{Script=Han}](?:都|道|府|県|市|区|町|村|郡)|[市区町村]/u;
 // English and US streets, number first: 221B Baker Street, Flat 3, 12 High Road, 500 Market Street, Apt 4.
+// A compass direction may stand before the name or after the type (6765 S.W. Preslynn Drive, 123 N Main St, 1600
+// Pennsylvania Ave NW).
 const EN_STREET =
-  /\b(?:(?:Flat|Apartment|Apt\.?|Unit|Suite)\s+[A-Za-z0-9-]+,?\s+)?\d{1,6}[A-Za-z]?\s+(?:[A-Z][a-z]+\.?\s+){1,4}(?:Street|St\.?|Avenue|Ave\.?|Road|Rd\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Way|Court|Ct\.?|Place|Pl\.?|Terrace|Parkway|Pkwy\.?|Crescent|Grove|Gardens|Mews|Square)(?![A-Za-z])(?:,?\s+(?:Apt\.?|Suite|Unit|Flat|#)\s*[A-Za-z0-9-]+)?/g;
+  /\b(?:(?:Flat|Apartment|Apt\.?|Unit|Suite)\s+[A-Za-z0-9-]+,?\s+)?\d{1,6}[A-Za-z]?\s+(?:(?:[NS]\.?[EW]\.?|[NSEW]\.?)\s+)?(?:[A-Z][a-z]+\.?\s+){1,4}(?:Street|St\.?|Avenue|Ave\.?|Road|Rd\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Way|Court|Ct\.?|Place|Pl\.?|Terrace|Parkway|Pkwy\.?|Crescent|Grove|Gardens|Mews|Square)(?![A-Za-z])(?:[ \t]+(?:[NS][EW]|[NSEW])(?![\w.]))?(?:,?\s+(?:Apt\.?|Suite|Unit|Flat|#)\s*[A-Za-z0-9-]+)?/g;
 // Words of product text that make a street-shaped match something else: "2 Google Drive", "Map 2 Network Drive"
 // (a count before a product), "Step 4 Select Main Way" (a step), "Via Port 8080", "Via Windows 11" (a means).
 const NOT_A_STREET_WORD = new Set([
@@ -306,7 +402,8 @@ const US_STATE_ZIP = /(?<=,\s?)[A-Z]{2}\s+(\d{5})(?![\w-])/dg;
 // codes are international; (555) 123-4567 is North American.
 const JA_PHONE = new RegExp(`(?<![\\w.\\-－/＃#０-９])(?:[(（][0０]${D}{1,4}[)）]${SEP}?${D}{1,4}${SEP}?${D}{3,4}(?![\\w.\\-－]*${D})|[0０]${D}{0,4}(?:${SEP}?[(（]${D}{1,4}[)）]${SEP}?|${SEP}?${D}{1,4}${SEP}?)${D}{3,4}(?![\\w.\\-－]*${D}))`, 'g');
 const INTL_PHONE = new RegExp(`(?<![\\w+])[+＋]${D}{1,3}(?:${SEP}?\\(?${D}{1,4}\\)?){2,5}(?![0-9０-９])`, 'g');
-const NA_PHONE = /(?<![\w.-])(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{4}(?![\w-])/g;
+// The trunk prefix is written too: 1-503-203-1539, 1 (503) 203-1539.
+const NA_PHONE = /(?<![\w.-])(?:1[-. ])?(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{4}(?![\w-])/g;
 // French numbers are written in five pairs (01 23 45 67 89, 06.12.34.56.78); the same separator throughout, and no
 // more pairs on either side (a hex dump, "<Buffer 02 00 00 00 00 05>", is a longer run of them).
 const FR_PHONE = /(?<![\w.+-]|\d[ .-])0[1-9]([ .-])\d{2}(?:\1\d{2}){3}(?![\w-]|[ .-]\d)/g;
@@ -323,11 +420,18 @@ const JA_HONORIFIC = new RegExp(`(${KANJI_KANA}{1,8}(?:[ 　]${KANJI_KANA}{1,8})
 const LATIN_HONORIFIC = /([A-Z][A-Za-z'’-]+(?:[ 　][A-Z][A-Za-z'’-]+)?)[ 　]?(?:様(?![式子々相態])|さま|さん|殿(?!下))/dgu;
 // A self-introduction: 佐藤花子と申します, 山田と言います.
 const SELF_INTRODUCTION = new RegExp(`(${KANJI_KANA}{1,8}(?:[ 　]${KANJI_KANA}{1,8})?)[ 　]?と(?:申し|言い|いい)ます`, 'gdu');
+// 私の名前は山田太郎です: the first person makes the words after 名前は a name, not a rule of a field (名前は必須です).
+const JA_MY_NAME = new RegExp(
+  `(?:私|わたし|わたくし|僕|ぼく)の(?:名前|氏名)は[ 　]*(${KANJI_KANA}{1,8}(?:[ 　]${KANJI_KANA}{1,8})?|[A-Z][a-zA-Z'’-]+(?:[ 　][A-Z][a-zA-Z'’-]+){0,2})[ 　]*(?:です|と申します|といいます|と言います)`,
+  'gdu',
+);
+// The same in Korean, as one mail of the corpus writes it: 제 이름은 Jamis입니다.
+const KO_MY_NAME = /제[ \t]*이름은[ \t]*(\p{L}[\p{L}\p{M}'’.-]{0,19}?(?:[ \t]\p{L}[\p{L}\p{M}'’.-]{0,19}?)?)[ \t]*(?:입니다|이에요|예요|이라고 합니다|라고 합니다)/dgu;
 const NOT_A_NAME = new Set([
   '多', '一', '王', '殿', '文', '有', '左', '両', '貴', 'お客', '皆', '各位', '担当', '担当者', 'ご担当', 'ご担当者',
   '利用者', 'ご利用者', '会員', 'ユーザー', '購入者', '契約者', '管理者', '関係者', '奥', '神', '父', '母', '兄', '姉', '弟', '妹', '息子', '娘', '先方',
   '相手', '当', '各', '企業', '法人', '取引先', '店', '店舗', '御社', '貴社', 'お子', '子', '患者', '社員', '同社', 'メンバー', 'ゲスト', 'オーナー',
-  'スタッフ', 'サポート', 'サポート担当', 'カスタマーサポート', '窓口', '何',
+  'スタッフ', 'サポート', 'サポート担当', 'カスタマーサポート', '窓口', '何', 'センター', '事務局', 'チーム',
 ]);
 // Endings of a word before 様 that make a word with it, not a name: 仕様 (新仕様), お客様, 同様 (以下同様, 管理者同様,
 // PC版同様), 模様, 異様, 多種多様. Not 多 or 一 alone: 本多様 and 健一様 are people.
@@ -339,9 +443,11 @@ const AFTER_A_NAME = [
   '対応', '確認', '担当', '経由', '作成', '送信', '返信', '連絡', '所属', '以外', '他', '用', '向', '専用', '各位', '一同', '代理', '商事', '株式',
 ];
 
-const EN_NAME = "[A-Z][a-zA-Z'’\\-]+(?:\\s+[A-Z][a-zA-Z'’\\-]+){0,2}";
+// The words of a name stay on one line: the next line's first word ("Mobile:") is not the surname.
+const EN_NAME = "[A-Z][a-zA-Z'’\\-]+(?:[ \\t]+[A-Z][a-zA-Z'’\\-]+){0,2}";
 const EN_GREETING = new RegExp(`\\b(?:Dear|Hi|Hello|Hey|Good (?:morning|afternoon|evening))\\s+(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\\.?\\s+)?(${EN_NAME})(?=\\s*[,!.:\\n]|\\s*$)`, 'gd');
-const EN_TITLE = new RegExp(`\\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\\.?\\s+(${EN_NAME})`, 'gd');
+// The dot may stand against the name (Mrs.Smith, Rev.John).
+const EN_TITLE = new RegExp(`\\b(?:Mr|Mrs|Ms|Miss|Dr|Prof|Rev)(?:\\.[ \\t]*|\\s+)(${EN_NAME})`, 'gd');
 const SAN_SUFFIX = /\b([A-Z][a-z]+)-(?:san|sama|sensei)\b/dg;
 // A name written the way people write their own: capitalised words with a small second letter (Jane, O'Brien, Li),
 // so acronyms and product names in capitals (XYZ Cloud) are not taken for one.
@@ -374,8 +480,10 @@ const EN_NAME_LABEL = `(?<![\\p{L}\\p{N}][ \\t]?)(?:${['name', 'full name', 'fir
 const JA_NAME_VALUE = '[\\p{Script=Han}\\p{Script=Katakana}ー々・\\uFF9E\\uFF9F]{1,10}(?:[ 　](?![様殿氏])[\\p{Script=Han}\\p{Script=Katakana}ー々・\\uFF9E\\uFF9F]{1,10})?';
 // A reading in brackets after the name (山田 太郎（ヤマダ タロウ）) spells the same name and goes with it.
 const NAME_READING = '(?:[ \\t　]*[（(][\\p{Script=Katakana}\\p{Script=Hiragana}ー・ 　]{1,30}[）)])?';
+// A title before the name stays with the label: Name: Rev.[name], Name: Mrs [name].
+const TITLE_BEFORE_NAME = '(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof|Rev)(?:\\.[ \\t]*|[ \\t]+))?';
 const LABELLED_NAME = new RegExp(
-  `(?:${JA_NAME_LABEL}|${EN_NAME_LABEL})[ \\t　]*[:：][ \\t　]*((?:${JA_NAME_VALUE}|${OWN_NAME})${NAME_READING})(?=[ \\t　]*(?:$|[\\r\\n、。,，;；/／|｜（(「<【［\\[]|様|さま|さん|殿|です))`,
+  `(?:${JA_NAME_LABEL}|${EN_NAME_LABEL})[ \\t　]*[:：][ \\t　]*${TITLE_BEFORE_NAME}((?:${JA_NAME_VALUE}|${OWN_NAME})${NAME_READING})(?=[ \\t　]*(?:$|[\\r\\n、。,，;；/／|｜（(「<【［\\[]|様|さま|さん|殿|です))`,
   'gdu',
 );
 // What a form says in a name field rather than a name: 氏名：必須, お名前：全角, Name: Required.
@@ -383,7 +491,19 @@ const NOT_A_LABELLED_NAME = new Set([
   '必須', '任意', '未入力', '空欄', '不明', '未定', '未設定', '未登録', '漢字', '全角', '半角', 'カナ', 'カタカナ', '英字', 'ローマ字', '本名', '旧姓',
   '同上', '省略', '例', 'フルネーム', '登録名', '表示名', 'ニックネーム', 'テスト', 'サンプル', '〇〇', '××',
 ]);
-const NOT_AN_EN_NAME = new Set(['customer', 'customers', 'valued customer', 'sir', 'madam', 'sir or madam', 'all', 'everyone', 'team', 'there', 'support', 'support team', 'user', 'users', 'friend', 'friends', 'colleague', 'colleagues', 'world']);
+const NOT_AN_EN_NAME = new Set([
+  'customer', 'customers', 'valued customer', 'sir', 'madam', 'sir or madam', 'all', 'everyone', 'team', 'there', 'support', 'support team', 'user', 'users',
+  'friend', 'friends', 'colleague', 'colleagues', 'world', 'homeowner', 'beneficiary', 'member', 'members', 'valued member', 'subscriber', 'client', 'applicant',
+]);
+// Words that make a display name a team, a service or a company rather than a person (XYZ Support, Mail Delivery
+// Subsystem, The Gmail Team, Discover Card); a part in brackets (Taro Yamada (ACME Support)) does not count.
+const ORGANISATION_WORDS = new Set([
+  'team', 'support', 'helpdesk', 'desk', 'service', 'services', 'center', 'centre', 'department', 'dept', 'office', 'inc', 'ltd', 'llc', 'corp', 'gmbh',
+  'group', 'sales', 'billing', 'notification', 'notifications', 'alerts', 'mail', 'e-mail', 'email', 'delivery', 'subsystem', 'system', 'daemon',
+  'administrator', 'admin', 'no-reply', 'noreply', 'newsletter', 'card',
+]);
+// Words before "wrote:" that are not a name: "He wrote:", "Someone wrote:".
+const NOT_A_WRITER = new Set(['he', 'she', 'they', 'it', 'you', 'we', 'i', 'someone', 'somebody', 'everyone', 'everybody', 'nobody', 'one', 'who']);
 
 interface Span {
   start: number;
@@ -432,21 +552,27 @@ export function placeholderLanguage(text: string): PlaceholderLanguage {
 /**
  * Replaces the personal data in `text` by placeholders; see the module comment for what counts. Where two rules find
  * overlapping text, the earlier rule in this order wins: e-mail addresses, IBANs, card numbers and their last
- * digits, IP addresses, labelled numbers (passwords among them) and licence keys, addresses, phone numbers, postal
- * codes, the given names, names found by honorific, label, header block or self-introduction, then
- * {@link ScrubOptions.extra}; only a name found around a given name (鈴木一郎様 around 鈴木) replaces it, whole. URLs are
- * left as they are (apart from e-mail addresses and IP addresses in them), so digits in a link are never taken for a
- * phone number.
+ * digits, IP addresses, labelled numbers (passwords among them), licence keys and UUIDs, addresses, phone numbers,
+ * postal codes, numbers in a signature block, the given names, names found by honorific, label, header block,
+ * attribution line or self-introduction, then {@link ScrubOptions.extra}; only a name found around a given name
+ * (鈴木一郎様 around 鈴木) replaces it, whole. URLs are left as they are (apart from e-mail addresses and IP addresses in
+ * them), so digits in a link are never taken for a phone number; so are role addresses and toll-free numbers, whole.
  */
 export function scrubPersonalData(text: string, options: ScrubOptions = {}): ScrubResult {
   const language = options.language ?? placeholderLanguage(text);
   const spans: Span[] = [];
-  const protectedSpans = matchesOf(text, URL_PATTERN);
   // A number-shaped match counts as a phone number only with a plausible number of digits.
   const digitsWithin = (min: number, max: number) => ([s, e]: [number, number]) => {
     const n = digitCount(text.slice(s, e));
     return n >= min && n <= max;
   };
+  const emails = matchesOf(text, EMAIL);
+  const isRoleAddress = ([s, e]: [number, number]) => ROLE_MAILBOX.test(text.slice(s, e));
+  const phones = [...phoneRanges(text), ...groupsOf(text, LABELLED_PHONE).filter(digitsWithin(6, 15))];
+  const isServiceNumber = ([s, e]: [number, number]) => SERVICE_NUMBER.test(toAsciiDigits(text.slice(s, e)));
+  // Role addresses and service numbers are kept whole: no other rule may take a part of them (555-0100 of a toll-free
+  // number is not a postal code).
+  const protectedSpans = [...matchesOf(text, URL_PATTERN), ...emails.filter(isRoleAddress), ...phones.filter(isServiceNumber)];
   // An address in a link is as much the customer's as one in the text: e-mail addresses and IP hosts are taken from
   // inside URLs too (https://203.0.113.7:8443/), nothing else is.
   const add = (kind: PersonalDataKind, found: readonly [number, number][], inLinks = kind === 'email') => {
@@ -466,7 +592,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     }
   };
 
-  add('email', matchesOf(text, EMAIL));
+  add('email', emails.filter((range) => !isRoleAddress(range)));
   // Before card numbers: an IBAN's digits in groups of four (DE89 3704 0044 0532 0130 00) look like a card number.
   add('reference-number', ibanRanges(text));
   add('card-number', [
@@ -489,6 +615,8 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...groupsOf(text, MY_NUMBER),
     ...passwordRanges(text),
     ...matchesOf(text, LICENCE_KEY).filter(([s, e]) => looksLikeKey(text.slice(s, e))),
+    ...matchesOf(text, SHORT_KEY).filter(([s, e]) => looksLikeShortKey(text.slice(s, e))),
+    ...matchesOf(text, UUID).filter(([s, e]) => !/^[0-]+$|^[fF-]+$/.test(text.slice(s, e))),
   ]);
   const addresses: [number, number][] = [
     ...matchesOf(text, JA_ADDRESS),
@@ -501,7 +629,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   ];
   add('address', addresses);
   const addressEnds = new Set(addresses.map(([, end]) => end));
-  add('phone', [...phoneRanges(text), ...groupsOf(text, LABELLED_PHONE).filter(digitsWithin(6, 15))]);
+  add('phone', phones);
   add('postal-code', [
     ...matchesOf(text, POSTAL_MARK),
     ...groupsOf(text, POSTAL_LABEL),
@@ -513,11 +641,14 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...[...text.matchAll(POSTAL_TOWN)].filter((m) => postalCodeBeforeTown(text, m, addressEnds)).map((m) => m.indices![1]!),
     ...(language === 'ja' ? matchesOf(text, POSTAL_BARE_JA) : []),
   ]);
+  // After postal codes and addresses: a ZIP+4 in a signature is a postal code, not a number to call.
+  add('phone', signatureNumberRanges(text));
   add('name', knownNameMatches(text, options.names ?? []));
   add('name', [
     ...groupsOf(text, JA_HONORIFIC).filter(([s, e]) => !isCommonNoun(text.slice(s, e))),
     ...groupsOf(text, QUOTED_HONORIFIC).filter(([s, e]) => isPersonName(text.slice(s, e))),
     ...headerNameRanges(text),
+    ...attributionNameRanges(text),
     ...groupsOf(text, SELF_INTRODUCTION).filter(([s, e]) => !isCommonNoun(text.slice(s, e))),
     ...groupsOf(text, LATIN_HONORIFIC).filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase())),
     ...[...groupsOf(text, EN_GREETING), ...groupsOf(text, EN_TITLE)].filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase())),
@@ -525,6 +656,8 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...groupsOf(text, LABELLED_NAME).filter(([s, e]) => isLabelledName(text.slice(s, e))),
     ...groupsOf(text, EN_MY_NAME).filter(([s, e]) => isOwnName(text.slice(s, e))),
     ...groupsOf(text, EN_SELF_INTRODUCTION).filter(([s, e]) => isOwnName(text.slice(s, e))),
+    ...groupsOf(text, JA_MY_NAME).filter(([s, e]) => isLabelledName(text.slice(s, e))),
+    ...groupsOf(text, KO_MY_NAME),
   ]);
   for (const item of options.extra ?? []) add(item.kind, occurrencesOf(text, item.text));
 
@@ -546,7 +679,9 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
 /**
  * The IP addresses in `text` that can locate someone: {@link IPV6} candidates node:net accepts, with a digit in them
  * (`a::b` in code is not an address), and {@link IPV4} matches that are not a version or a section number, leaving out
- * {@link NOT_ANYONES_ADDRESS}. An IPv4 address inside an IPv6 one (::ffff:203.0.113.7) goes with it.
+ * {@link NOT_ANYONES_ADDRESS}. An IPv4 address inside an IPv6 one (::ffff:203.0.113.7) goes with it. A version word
+ * right before decides for a version; then a port or prefix length after, or an address word before, for an address;
+ * then the shape of a version (1.8.0.251), the words of one after (or later, 以降) or a verb of updating before.
  */
 function ipRanges(text: string): [number, number][] {
   const found: [number, number][] = [];
@@ -556,11 +691,28 @@ function ipRanges(text: string): [number, number][] {
   }
   for (const [start, end] of matchesOf(text, IPV4)) {
     if (found.some(([s, e]) => start >= s && end <= e)) continue;
-    if (VERSION_BEFORE.test(text.slice(Math.max(0, start - 12), start)) || SECTION_AFTER.test(text.slice(end, end + 4))) continue;
-    if (VERSION_SHAPED.test(text.slice(start, end)) && !ADDRESS_BEFORE.test(text.slice(Math.max(0, start - 32), start))) continue;
+    const after = text.slice(end, end + 24);
+    if (VERSION_BEFORE.test(text.slice(Math.max(0, start - 12), start)) || SECTION_AFTER.test(after)) continue;
+    const address = ADDRESS_AFTER.test(after) || ADDRESS_BEFORE.test(text.slice(Math.max(0, start - 32), start));
+    if (!address && (VERSION_SHAPED.test(text.slice(start, end)) || VERSION_AFTER.test(after) || versionWordsBefore(text, start))) continue;
     if (!NOT_ANYONES_ADDRESS.check(text.slice(start, end), 'ipv4')) found.push([start, end]);
   }
   return found;
+}
+
+/**
+ * Whether the words right before four dotted numbers at `start` make them a version: a verb of changing software
+ * ({@link VERSION_VERB_BEFORE}) with no network setting between, or a list whose item before is a version or a section
+ * ({@link VERSION_LIST_BEFORE}). Reads at most 48 characters before, so a long text stays linear.
+ */
+function versionWordsBefore(text: string, start: number): boolean {
+  const from = Math.max(0, start - 48);
+  const before = text.slice(from, start);
+  const verb = VERSION_VERB_BEFORE.exec(before);
+  if (verb && !NETWORK_WORD.test(verb[1] ?? verb[2] ?? '')) return true;
+  const list = VERSION_LIST_BEFORE.exec(before);
+  // An item cut by the window's start may be the tail of an address.
+  return list !== null && (list.index > 0 || from === 0) && !WHOLE_IPV4.test(list[1]!);
 }
 
 /**
@@ -577,10 +729,27 @@ function looksLikeKey(candidate: string): boolean {
   return candidate.split('-').filter((group) => /[0-9]/.test(group) && /[A-Za-z]/.test(group)).length >= 2;
 }
 
-/** Whether words in quotes before an honorific are a person's name: not a role or a group (ご担当者, 皆). */
+/**
+ * Whether groups of three ({@link SHORT_KEY}) are a key: not digits only (a phone or tracking number), not a format
+ * (XXX-XXX-XXX-XXX), in small letters only as {@link looksLikeKey} takes them, and in capitals letters only unless
+ * every group is a month or a weekday (JAN-FEB-MAR-APR).
+ */
+function looksLikeShortKey(candidate: string): boolean {
+  const groups = candidate.split('-');
+  if (groups.every((group) => /^\d+$/.test(group)) || groups.every((group) => /^(.)\1*$/.test(group))) return false;
+  if (/[a-z]/.test(candidate)) return looksLikeKey(candidate);
+  return /\d/.test(candidate) || !groups.every((group) => CALENDAR_WORDS.has(group));
+}
+
+/**
+ * Whether words in quotes before an honorific, or a display name, are a person's name: not a role or a group (ご担当者,
+ * 皆), not a team, a service or a company ({@link ORGANISATION_WORDS}: XYZ Support), judged outside brackets.
+ */
 function isPersonName(value: string): boolean {
   const trimmed = value.replace(/^[ 　]+|[ 　]+$/g, '');
-  return trimmed !== '' && !isCommonNoun(trimmed) && !NOT_AN_EN_NAME.has(trimmed.toLowerCase());
+  if (trimmed === '' || isCommonNoun(trimmed) || NOT_AN_EN_NAME.has(trimmed.toLowerCase())) return false;
+  const outsideBrackets = trimmed.replace(/[(（[][^()（）[\]]*[)）\]]/g, ' ');
+  return !outsideBrackets.split(/[\s,]+/).some((word) => ORGANISATION_WORDS.has(word.toLowerCase().replace(/^\W+|\W+$/g, '')));
 }
 
 /**
@@ -590,14 +759,7 @@ function isPersonName(value: string): boolean {
  * or `(…)`; addresses are left to the e-mail rule. Read line by line, so a long text stays linear.
  */
 function headerNameRanges(text: string): [number, number][] {
-  const lines: { start: number; line: string }[] = [];
-  for (let start = 0; start <= text.length; ) {
-    const next = text.indexOf('\n', start);
-    const end = next < 0 ? text.length : next;
-    lines.push({ start, line: text.slice(start, end).replace(/\r$/, '') });
-    if (next < 0) break;
-    start = next + 1;
-  }
+  const lines = linesOf(text);
   const isHeader = (i: number) => i >= 0 && i < lines.length && (PEOPLE_HEADER.test(lines[i]!.line) || BLOCK_HEADER.test(lines[i]!.line));
   const inBlock: boolean[] = new Array<boolean>(lines.length).fill(false);
   for (let i = 0; i < lines.length; ) {
@@ -621,6 +783,164 @@ function headerNameRanges(text: string): [number, number][] {
       if (isPersonName(value.slice(s, e))) found.push([start + label[0].length + s, start + label[0].length + e]);
     }
   });
+  return found;
+}
+
+/** The lines of `text`, each without its line end, with the index where it starts. */
+function linesOf(text: string): { start: number; line: string }[] {
+  const lines: { start: number; line: string }[] = [];
+  for (let start = 0; start <= text.length; ) {
+    const next = text.indexOf('\n', start);
+    const end = next < 0 ? text.length : next;
+    lines.push({ start, line: text.slice(start, end).replace(/\r$/, '') });
+    if (next < 0) break;
+    start = next + 1;
+  }
+  return lines;
+}
+
+/**
+ * The names in the lines a mail client writes above a quoted reply: "On …, Taro Yamada <taro@…> wrote:", "2026年11月3日(月)
+ * 10:02 山田太郎 <taro@…>:", "Am … schrieb Taro Yamada <…>:", "山田太郎 <taro@…>のメール:", also when the client wrapped
+ * the line before its end. Each line is read once, and only when it is at most ATTRIBUTION_MAX_CHARS long.
+ */
+function attributionNameRanges(text: string): [number, number][] {
+  const lines = linesOf(text);
+  const unquoted = (i: number) => {
+    const { start, line } = lines[i]!;
+    const prefix = LINE_QUOTE_PREFIX.exec(line)![0].length;
+    return { start: start + prefix, text: line.slice(prefix) };
+  };
+  const found: [number, number][] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i]!.line.length > ATTRIBUTION_MAX_CHARS) continue;
+    const own = unquoted(i);
+    const alone = attributionWriter(own.text);
+    if (alone) {
+      found.push([own.start + alone[0], own.start + alone[1]]);
+      continue;
+    }
+    // Clients wrap a long attribution ("On …, Taro Yamada <" / "taro@…> wrote:"): the name is on the first line.
+    if (i + 1 >= lines.length || lines[i + 1]!.line.length > ATTRIBUTION_MAX_CHARS || !DATED_ATTRIBUTION.test(own.text)) continue;
+    const joined = attributionWriter(`${own.text} ${unquoted(i + 1).text}`);
+    if (joined && joined[0] < own.text.length) found.push([own.start + joined[0], own.start + Math.min(joined[1], own.text.length)]);
+  }
+  return found;
+}
+
+/**
+ * Where the writer's name is in one attribution line (its quote marks removed), or undefined when the line is none.
+ * A name followed by an address is taken as the client wrote it; one without must look like a name (capitalised
+ * words, kanji or katakana), so that "The customer wrote:" or "On success the tool writes:" stay; the Japanese "…のメール:"
+ * and Gmail's Japanese line count only with an address, as "エラーのメール:" is prose.
+ */
+function attributionWriter(line: string): [number, number] | undefined {
+  const parts = attributionParts(line);
+  if (!parts) return undefined;
+  const who = line.slice(parts.whoStart, parts.whoEnd);
+  const name = writerName(who);
+  if (!name) return undefined;
+  const value = who.slice(name.start, name.end);
+  if (!name.withAddress && (parts.needsAddress || !looksLikeWriter(value))) return undefined;
+  if (value.length > 60 || value.split(/[ \t　]+/).length > 5 || !/\p{L}/u.test(value) || !isPersonName(value)) return undefined;
+  return [parts.whoStart + name.start, parts.whoStart + name.end];
+}
+
+/** Where the sender part of an attribution line starts and ends (name and address), after its date and before its marker. */
+function attributionParts(line: string): { whoStart: number; whoEnd: number; needsAddress: boolean } | undefined {
+  const colon = TRAILING_COLON.exec(line);
+  const verb = colon ? VERB_BEFORE_NAME.exec(line) : null;
+  if (colon && verb && /\d/.test(line.slice(0, verb.index))) return { whoStart: verb.index + verb[0].length, whoEnd: colon.index, needsAddress: false };
+  const tailStart = Math.max(0, line.length - ATTRIBUTION_END_CHARS);
+  const end = ATTRIBUTION_END.exec(line.slice(tailStart));
+  let headEnd: number;
+  let needsAddress: boolean;
+  if (end) {
+    headEnd = tailStart + end.index;
+    needsAddress = JA_MAIL_MARKER.test(end[0]);
+  } else if (colon && GMAIL_JA_ATTRIBUTION.test(line)) {
+    headEnd = colon.index;
+    needsAddress = true;
+  } else {
+    return undefined;
+  }
+  const head = line.slice(0, headEnd);
+  if (!DATED_ATTRIBUTION.test(head)) return { whoStart: 0, whoEnd: headEnd, needsAddress };
+  const dateEnd = dateEndIn(head);
+  if (dateEnd === undefined) return undefined;
+  return { whoStart: dateEnd + AFTER_DATE.exec(head.slice(dateEnd))![0].length, whoEnd: headEnd, needsAddress };
+}
+
+/** Where the date of an attribution line ends: after its last time, or its last year when it gives no time. */
+function dateEndIn(head: string): number | undefined {
+  let end: number | undefined;
+  for (const m of head.matchAll(TIME_TOKEN)) end = m.index + m[0].length;
+  if (end !== undefined) return end;
+  for (const m of head.matchAll(YEAR_TOKEN)) end = m.index + m[0].length;
+  return end;
+}
+
+/**
+ * The display name in the sender part of an attribution line: before the address (`Name <a@b>`, `Name (<a@b>)`,
+ * `Name [mailto:a@b]`), inside its quotes, without a trailing honorific; in brackets after a bare address (`a@b (Name)`).
+ */
+function writerName(who: string): { start: number; end: number; withAddress: boolean } | undefined {
+  const address = ADDRESS_PART.exec(who);
+  let start = 0;
+  let end = address ? address.index : who.length;
+  if (address && /^[\s(（<＜[]*$/.test(who.slice(0, address.index))) {
+    const bracket = /^[^\s()（）]+[ \t]*[(（]([^()（）\n]{1,60})[)）]/d.exec(who.slice(address.index));
+    if (!bracket) return undefined;
+    [start, end] = bracket.indices![1]!.map((i) => address.index + i) as [number, number];
+  }
+  while (start < end && /[\s"'“”]/u.test(who[start]!)) start++;
+  while (end > start && /[\s"'“”]/u.test(who[end - 1]!)) end--;
+  const honorific = /[ 　]*(?:様|さん|殿)$/u.exec(who.slice(start, end));
+  if (honorific) end -= honorific[0].length;
+  return end > start ? { start, end, withAddress: address !== null } : undefined;
+}
+
+/** Whether words before "wrote:" without an address look like a name: capitalised words, or kanji and katakana. */
+function looksLikeWriter(value: string): boolean {
+  if (WRITER_NAME_JA.test(value)) return !isCommonNoun(value);
+  return WRITER_NAME_LATIN.test(value) && !NOT_A_WRITER.has(value.split(/[ \t]/)[0]!.toLowerCase()) && isOwnName(value);
+}
+
+/**
+ * The numbers in a signature block ({@link SIGNATURE_START}) with 7 to 15 digits, however they are grouped; dates,
+ * counts with thousands separators, dotted quads (left to the IP rule) and numbers after a version word are not taken.
+ * A block ends after SIGNATURE_LINES lines or where the quote depth changes (the quoted mail below a reply's signature).
+ */
+function signatureNumberRanges(text: string): [number, number][] {
+  const blocks: { sure: boolean; lines: { start: number; text: string }[] }[] = [];
+  let block: (typeof blocks)[number] | undefined;
+  let depth = 0;
+  for (const { start, line } of linesOf(text)) {
+    const prefix = LINE_QUOTE_PREFIX.exec(line)![0];
+    const lineDepth = (prefix.match(/[>＞]/g) ?? []).length;
+    const unquoted = line.slice(prefix.length);
+    if (SIGNATURE_START.test(unquoted)) {
+      block = { sure: SIG_DASH.test(unquoted), lines: [] };
+      blocks.push(block);
+      depth = lineDepth;
+    } else if (block && lineDepth === depth && block.lines.length < SIGNATURE_LINES) {
+      block.lines.push({ start: start + prefix.length, text: unquoted });
+    } else {
+      block = undefined;
+    }
+  }
+  const found: [number, number][] = [];
+  for (const { sure, lines } of blocks) {
+    if (!sure && !lines.some((line) => CONTACT_MARKER.test(line.text))) continue;
+    for (const line of lines) {
+      for (const m of line.text.matchAll(SIGNATURE_NUMBER)) {
+        const digits = digitCount(m[0]);
+        if (digits < 7 || digits > 15 || DATE_SHAPED.test(m[0]) || THOUSANDS_SHAPED.test(m[0]) || WHOLE_IPV4.test(m[0])) continue;
+        if (VERSION_BEFORE.test(line.text.slice(Math.max(0, m.index - 12), m.index))) continue;
+        found.push([line.start + m.index, line.start + m.index + m[0].length]);
+      }
+    }
+  }
   return found;
 }
 
@@ -848,7 +1168,7 @@ function knownNameMatches(text: string, names: readonly string[]): [number, numb
     variants.add(parts.join(' '));
     if (parts.length > 1) variants.add(parts.join(''));
     surnames.add(parts[0]!);
-    for (const part of parts) if ([...part].length >= 2) variants.add(part);
+    for (const part of parts.map(withoutBrackets)) if ([...part].length >= 2 && isNamePart(part)) variants.add(part);
   }
   const found: [number, number][] = [];
   for (const variant of [...variants].sort((a, b) => b.length - a.length)) {
@@ -869,6 +1189,19 @@ function knownNameMatches(text: string, names: readonly string[]): [number, numb
     found.push(...(kanjiName ? matches.map(([start, end]): [number, number] => [start, givenNameEnd(text, end)]) : matches));
   }
   return found;
+}
+
+/** A part of a given name without the brackets or quotes around it: `(ACME` → `ACME`. */
+function withoutBrackets(part: string): string {
+  return part.replace(/^[(（[{“‘]+|[)）\]}”’]+$/gu, '');
+}
+
+/**
+ * Whether a part of a given name is matched on its own: not a word of a team or a service (Mail Delivery Subsystem,
+ * XYZ サポート: "Mail" and "サポート" are words of every answer), not a domain (MySurvey.com), not a sign (&).
+ */
+function isNamePart(part: string): boolean {
+  return /\p{L}/u.test(part) && !ORGANISATION_WORDS.has(part.toLowerCase()) && !NOT_A_NAME.has(part) && !/\.\p{L}{2,}$/u.test(part);
 }
 
 /**

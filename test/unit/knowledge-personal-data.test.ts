@@ -10,7 +10,7 @@ const JAPANESE: Case[] = [
   ['full-width at sign', '連絡先：ｙａｍａｄａ＠example.jp ではなく yamada＠example.jp です。', '連絡先：ｙａｍａｄａ＠example.jp ではなく [メールアドレス] です。', ['email']],
   ['Tokyo landline', '電話番号は03-1234-5678です。', '電話番号は[電話番号]です。', ['phone']],
   ['mobile', '携帯 090-1234-5678 にお電話ください。', '携帯 [電話番号] にお電話ください。', ['phone']],
-  ['toll free', 'フリーダイヤル0120-123-456へ', 'フリーダイヤル[電話番号]へ', ['phone']],
+  ['a landline with a toll-free number beside it', 'フリーダイヤル0120-123-456か03-1234-5678へ', 'フリーダイヤル0120-123-456か[電話番号]へ', ['phone']],
   ['full-width digits', 'ＴＥＬ：０３－１２３４－５６７８', 'ＴＥＬ：[電話番号]', ['phone']],
   ['without dashes', '折り返しは09012345678まで', '折り返しは[電話番号]まで', ['phone']],
   ['area code in brackets', '(03)1234-5678 または 03(1234)5678', '[電話番号] または [電話番号]', ['phone', 'phone']],
