@@ -282,6 +282,8 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
   // The binding rate-limit check: counted atomically when the reply is queued, so two tickets of one sender (or
   // to one recipient) cannot both take the last slot of the hour.
   const recorded = await produce(deps.redis, () => recordAutoReplyBudget(deps.redis, config.QUEUE_PREFIX, partiesOf(ticket), ticketId, limitsOf(config)));
+  // The customer was erased while the agent ran: neither the draft nor anything else of the run may be stored.
+  if (recorded.erased) throw new UnrecoverableError(`ticket ${ticketId} was erased on request; its draft is not stored`);
   if (!recorded.allowed) {
     const reason = rateLimitReason(ticket, recorded, config);
     const parked = await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: reason, patch: { agent: result, draft, reason }, current: ticket });

@@ -13,7 +13,7 @@
  * | `P:learned:pairs`    | hash   | pair id → {@link LearnedPair} JSON                                          |
  * | `P:learned:proposed` | hash   | ticket id → candidate ids proposed for it, so a retried job proposes once   |
  * | `P:learned:version`  | string | incremented on every change of the pairs; searches merge again when it moves |
- * | `P:learned:erased`   | set    | ids of tickets erased on request (`forget`): proposals and gap writes refuse them |
+ * | `P:learned:erased`   | set    | ids of tickets erased on request (`forget`, src/tickets/erased.ts): proposals and gap writes refuse them |
  *
  * A candidate keeps its id when accepted as a new pair, so `learned#<id>` names the pair in search results and
  * sources. A candidate whose question is close to an accepted pair's ({@link SIMILAR_QUESTION_THRESHOLD}) is
@@ -24,6 +24,7 @@ import type { Redis } from 'ioredis';
 import { execAll } from '../queues/connection.js';
 import { LEARNED_ID_PREFIX, type LearnedPairSource } from '../search/embedded-qa.js';
 import type { QaPair, QaSearch } from '../search/types.js';
+import { erasedTicketsKey } from '../tickets/erased.js';
 import { LuaScript } from '../tickets/lua.js';
 import { MAX_CANDIDATE_ANSWER_CHARS, MAX_CANDIDATE_QUESTION_CHARS, removeInvisible, type ScrubSummary } from './learned-candidates.js';
 import { questionTerms } from './gap-similarity.js';
@@ -121,7 +122,7 @@ export function learnedKeys(prefix: string) {
     pairs: `${prefix}:learned:pairs`,
     proposed: `${prefix}:learned:proposed`,
     version: `${prefix}:learned:version`,
-    erased: `${prefix}:learned:erased`,
+    erased: erasedTicketsKey(prefix),
   } as const;
 }
 

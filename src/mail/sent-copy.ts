@@ -19,6 +19,8 @@
 import { ImapFlow } from 'imapflow';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
+import { erasedTicketsKey } from '../tickets/erased.js';
+import { LuaScript } from '../tickets/lua.js';
 import { imapTransportSecurity } from './imap-security.js';
 
 /** How long the bytes of a sent reply wait for their copy job; longer than all its retries take. */
@@ -53,9 +55,23 @@ export function sentRawKey(prefix: string, ticketId: string): string {
   return `${prefix}:sentraw:${ticketId}`;
 }
 
-/** Keeps the bytes of a sent reply for its copy job (replacing those of an earlier send of the same ticket). */
-export async function saveSentRaw(redis: Redis, prefix: string, ticketId: string, raw: Buffer): Promise<void> {
-  await redis.set(sentRawKey(prefix, ticketId), raw, 'EX', SENT_RAW_TTL_S);
+// KEYS: the sent bytes' key, the set of tickets erased on request; ARGV: ticket id, bytes, seconds to keep them.
+const SAVE_SENT_RAW = new LuaScript(
+  `
+if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+return 1
+`,
+  2,
+);
+
+/**
+ * Keeps the bytes of a sent reply for its copy job (replacing those of an earlier send of the same ticket), and returns
+ * whether it did: not for a ticket erased on request (src/tickets/erased.ts) after its reply went out, since the
+ * bytes quote the customer's mail and name them, and no copy is to be made of it then.
+ */
+export async function saveSentRaw(redis: Redis, prefix: string, ticketId: string, raw: Buffer): Promise<boolean> {
+  return (await SAVE_SENT_RAW.run(redis, [sentRawKey(prefix, ticketId), erasedTicketsKey(prefix)], [ticketId, raw, SENT_RAW_TTL_S])) === 1;
 }
 
 /** The bytes of a ticket's sent reply, or `undefined` once filed or expired. */

@@ -9,6 +9,7 @@
 import { Queue, UnrecoverableError, Worker, type Job, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createLogger, type Logger } from '../logger.js';
+import { removeErasedTicketJob } from '../tickets/erased.js';
 import { isConnectionError } from './connection.js';
 import { QUEUE_DEFAULT_JOB_OPTIONS } from './job-options.js';
 import { ALL_QUEUE_NAMES, JOB_NAMES, QUEUE_NAMES, isQueueName, type JobNameOf, type QueueName } from './names.js';
@@ -140,11 +141,16 @@ export function createQueueWorker<Q extends QueueName>(options: QueueWorkerOptio
   // Without an error listener an EventEmitter 'error' would crash the process; connection trouble is retried
   // by ioredis and must not take the worker down.
   worker.on('error', (err) => logError(log, err, 'Worker error'));
+  // A job of a ticket erased on request that was running during the erasure ends after it: BullMQ has just stored its
+  // result or error, and an event of it, which may quote the customer. Both go (see src/tickets/erased.ts).
+  const removeIfErased = (job: Job) => runSideEffect(log, 'erasure', () => removeErasedTicketJob(options.connection, options.prefix, worker.toKey('events'), job));
   worker.on('completed', (job, result) => {
     log.debug({ jobId: job.id, job: job.name }, 'Job completed');
     if (options.onCompleted) runSideEffect(log, 'onCompleted', () => options.onCompleted?.(job, result));
+    removeIfErased(job);
   });
   worker.on('failed', (job, error) => {
+    if (job) removeIfErased(job);
     const final = isFinalFailure(job, error);
     log[final ? 'error' : 'warn'](
       { jobId: job?.id, job: job?.name, attemptsMade: job?.attemptsMade, attempts: job?.opts.attempts, final, err: error },
@@ -156,7 +162,7 @@ export function createQueueWorker<Q extends QueueName>(options: QueueWorkerOptio
   return worker;
 }
 
-function runSideEffect(log: Logger, what: string, effect: () => void | Promise<void> | undefined): void {
+function runSideEffect(log: Logger, what: string, effect: () => void | Promise<unknown> | undefined): void {
   try {
     Promise.resolve(effect()).catch((err: unknown) => log.error({ err }, `${what} listener failed`));
   } catch (err) {

@@ -16,14 +16,15 @@
  * in the `outbound` queue, where nothing else would tell the operator why.
  */
 import type { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { copyToSent } from '../../jobs/copy-to-sent.js';
 import { parkUnsent, sendReply, type SendOutcome } from '../../jobs/send-reply.js';
 import { requireVariables, type VariableName } from '../config.js';
 import { createLogger } from '../logger.js';
 import { SentFolderConnection, saveSentRaw, sentCopySetting } from '../mail/sent-copy.js';
 import { classifySmtpError, type SmtpSendError, type SmtpTransport } from '../mail/smtp-transport.js';
-import { copyToSentJob } from '../queues/job-options.js';
-import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
+import { copyToSentJob, type JobTuning } from '../queues/job-options.js';
+import { createQueueWorker, type HandlerMap, type Queues } from '../queues/registry.js';
 import { jobGeneration, type Ticket } from '../tickets/ticket.js';
 import { recordReplySent } from '../server/metrics.js';
 import type { RoleHandle } from './lifecycle.js';
@@ -74,6 +75,19 @@ function reportingTransport(smtp: SmtpTransport, reporter: RoleStatusReporter): 
   };
 }
 
+/**
+ * What the sender does with a reply that went out when copies are on: keeps the bytes it sent for the copy job and
+ * queues that job (`copy-to-sent`, one per sent generation of the ticket). Neither for a ticket erased on request
+ * after its reply went out: the bytes would outlive the erasure.
+ */
+export function sentCopyQueuer(redis: Redis, prefix: string, sentcopy: Queues['sentcopy'], tuning?: JobTuning): (sent: Ticket, raw: Buffer) => Promise<void> {
+  return async (sent, raw) => {
+    if (!(await saveSentRaw(redis, prefix, sent.id, raw))) return;
+    const job = copyToSentJob(sent.id, jobGeneration(sent), tuning);
+    await sentcopy.add(job.name, job.data, job.opts);
+  };
+}
+
 /** Variables the sender cannot run without; pass to `requireVariables`. */
 export const SENDER_VARIABLES: VariableName[] = ['SMTP_HOST', 'MAIL_FROM'];
 
@@ -98,15 +112,7 @@ export async function startSender(services: Services, options: SenderOptions = {
     redis,
     smtp,
     logger,
-    ...(sentcopy
-      ? {
-          sentCopy: async (sent: Ticket, raw: Buffer) => {
-            await saveSentRaw(redis, config.QUEUE_PREFIX, sent.id, raw);
-            const job = copyToSentJob(sent.id, jobGeneration(sent), services.tuning);
-            await sentcopy.add(job.name, job.data, job.opts);
-          },
-        }
-      : {}),
+    ...(sentcopy ? { sentCopy: sentCopyQueuer(redis, config.QUEUE_PREFIX, sentcopy, services.tuning) } : {}),
   };
   const copyHandlers: HandlerMap<'sentcopy'> = {
     'copy-to-sent': (job, data) =>

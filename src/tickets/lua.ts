@@ -26,7 +26,7 @@ export class LuaScript {
    * Runs the script. EVALSHA first because the cache normally has it; EVAL on NOSCRIPT (after a restart or
    * SCRIPT FLUSH), which also loads it into the cache again.
    */
-  async run(redis: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  async run(redis: Redis, keys: readonly string[], args: readonly (string | number | Buffer)[]): Promise<unknown> {
     if (this.moreKeys ? keys.length < this.numberOfKeys : keys.length !== this.numberOfKeys) {
       throw new TypeError(`Lua script expects ${this.moreKeys ? 'at least ' : ''}${this.numberOfKeys} keys, got ${keys.length}`);
     }

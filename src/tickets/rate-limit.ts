@@ -26,6 +26,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { comparableAddress } from '../mail/addresses.js';
+import { erasedTicketsKey } from './erased.js';
 import { LuaScript } from './lua.js';
 
 /** Length of the sliding window. */
@@ -62,16 +63,22 @@ export function addressDigest(address: string): string {
     .digest('hex');
 }
 
-// KEYS: one or more windows; ARGV: now, window ms, member, then one limit per key (-1 = none).
-// Trims expired entries; refuses (recording nothing) when a window that does not hold the member yet is full, else
-// adds the member to every window (a member already present is kept, since that reply was counted before).
-// Returns {recorded 0/1, 1-based index of the refusing window or 0, count of that window or of the first}.
-const RECORD_SOURCE = `
+// KEYS: one or more windows, then (with `erasedCheck`) the set of tickets erased on request; ARGV: now, window ms,
+// member, then one limit per window (-1 = none).
+// Refuses a member erased on request (recording nothing). Trims expired entries; refuses (recording nothing) when a
+// window that does not hold the member yet is full, else adds the member to every window (a member already present is
+// kept, since that reply was counted before).
+// Returns {recorded 1/0/-1 (erased), 1-based index of the refusing window or 0, count of that window or of the first}.
+function recordSource(erasedCheck: boolean): string {
+  return `
+local windows = ${erasedCheck ? '#KEYS - 1' : '#KEYS'}
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local member = ARGV[3]
+${erasedCheck ? "if redis.call('SISMEMBER', KEYS[#KEYS], member) == 1 then return {-1, 0, 0} end" : ''}
 local counts = {}
-for i, key in ipairs(KEYS) do
+for i = 1, windows do
+  local key = KEYS[i]
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
   local limit = tonumber(ARGV[3 + i])
   counts[i] = redis.call('ZCARD', key)
@@ -79,7 +86,8 @@ for i, key in ipairs(KEYS) do
     return {0, i, counts[i]}
   end
 end
-for i, key in ipairs(KEYS) do
+for i = 1, windows do
+  local key = KEYS[i]
   if not redis.call('ZSCORE', key, member) then
     redis.call('ZADD', key, now, member)
     counts[i] = counts[i] + 1
@@ -88,8 +96,9 @@ for i, key in ipairs(KEYS) do
 end
 return {1, 0, counts[1]}
 `;
-const RECORD = new LuaScript(RECORD_SOURCE, 1);
-const RECORD_BUDGET = new LuaScript(RECORD_SOURCE, 3);
+}
+const RECORD = new LuaScript(recordSource(false), 1);
+const RECORD_BUDGET = new LuaScript(recordSource(true), 4);
 
 /** The Redis key of the window of automatic replies sent to one recipient address. */
 export function autoReplyRecipientKey(prefix: string, recipientAddress: string): string {
@@ -122,6 +131,11 @@ export type AutoReplyWindow = 'sender' | 'recipient' | 'total';
 export interface AutoReplyBudget {
   /** True when one more reply fits (check), or the reply is now or already counted (record). */
   allowed: boolean;
+  /**
+   * Set by {@link recordAutoReplyBudget} when the ticket was erased on request while its reply was being written
+   * (src/tickets/erased.ts): nothing was recorded, and nothing of the ticket may be written any more.
+   */
+  erased?: true;
   /** The window that refused, when not allowed. */
   refusedBy?: AutoReplyWindow;
   /** Replies in the refusing window in the last hour (or in the sender's, when allowed). */
@@ -160,7 +174,8 @@ export async function autoReplyBudget(
 /**
  * Counts an automatic reply for ticket `ticketId` in the sender's, the recipient's and the overall window, atomically
  * and only while all three have room; call it when the reply is queued for sending. Recording the same ticket twice
- * counts once.
+ * counts once. A ticket erased on request is not recorded (`erased`): an agent run that began before the erasure
+ * would otherwise bring back windows keyed by the customer's address after it.
  */
 export async function recordAutoReplyBudget(
   redis: Redis,
@@ -170,7 +185,7 @@ export async function recordAutoReplyBudget(
   limits: AutoReplyLimits,
   now: number = Date.now(),
 ): Promise<AutoReplyBudget> {
-  const [recorded, refused, count] = (await RECORD_BUDGET.run(redis, budgetKeys(prefix, parties), [
+  const [recorded, refused, count] = (await RECORD_BUDGET.run(redis, [...budgetKeys(prefix, parties), erasedTicketsKey(prefix)], [
     now,
     AUTO_REPLY_WINDOW_MS,
     ticketId,
@@ -178,6 +193,7 @@ export async function recordAutoReplyBudget(
     limits.perAddress,
     limits.total,
   ])) as [number, number, number];
+  if (recorded === -1) return { allowed: false, erased: true, count: 0 };
   return recorded === 1 ? { allowed: true, count } : { allowed: false, refusedBy: WINDOWS[refused - 1]!, count };
 }
 

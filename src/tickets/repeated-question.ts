@@ -14,6 +14,8 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { comparableAddress } from '../mail/addresses.js';
 import { subjectAsQuestion } from '../mail/parse.js';
+import { erasedTicketsKey } from './erased.js';
+import { LuaScript } from './lua.js';
 import type { Ticket, TicketState } from './ticket.js';
 
 /** States of a first copy that is being answered or was: a later copy waits for a person instead. */
@@ -40,20 +42,35 @@ export function repeatedQuestionKey(prefix: string, ticket: Pick<Ticket, 'from' 
   return `${prefix}:repeat:${digest}`;
 }
 
+// KEYS: the question's key, the set of tickets erased on request; ARGV: ticket id, window ms, 'claim' or 'take-over'.
+// Nothing is stored for an erased ticket (a job that read it before the erasure claims after it: the key names the
+// customer's address by its digest). Returns the holder of the question when another ticket holds it, else nil.
+const CLAIM = new LuaScript(
+  `
+if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return false end
+if ARGV[3] == 'take-over' then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return false
+end
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return false end
+return redis.call('GET', KEYS[1])
+`,
+  2,
+);
+
 /**
  * Claims the ticket's question for it for `windowMs`. Returns the id of another ticket that holds the same question
- * from the same sender, or undefined when this ticket holds it (now, or since an earlier attempt).
+ * from the same sender, or undefined when this ticket holds it (now, or since an earlier attempt). A ticket erased on
+ * request (src/tickets/erased.ts) claims nothing and gets undefined: its job stores nothing of it afterwards.
  */
 export async function claimQuestion(redis: Redis, prefix: string, ticket: Pick<Ticket, 'id' | 'from' | 'subject' | 'question'>, windowMs: number): Promise<string | undefined> {
-  const key = repeatedQuestionKey(prefix, ticket);
-  if ((await redis.set(key, ticket.id, 'PX', windowMs, 'NX')) === 'OK') return undefined;
-  const holder = await redis.get(key);
-  return holder && holder !== ticket.id ? holder : undefined;
+  const holder = await CLAIM.run(redis, [repeatedQuestionKey(prefix, ticket), erasedTicketsKey(prefix)], [ticket.id, windowMs, 'claim']);
+  return typeof holder === 'string' && holder !== ticket.id ? holder : undefined;
 }
 
-/** Hands the question to `ticket` for a new window: the earlier holder ended without an answer. */
+/** Hands the question to `ticket` for a new window: the earlier holder ended without an answer. Nothing for an erased ticket. */
 export async function takeOverQuestion(redis: Redis, prefix: string, ticket: Pick<Ticket, 'id' | 'from' | 'subject' | 'question'>, windowMs: number): Promise<void> {
-  await redis.set(repeatedQuestionKey(prefix, ticket), ticket.id, 'PX', windowMs);
+  await CLAIM.run(redis, [repeatedQuestionKey(prefix, ticket), erasedTicketsKey(prefix)], [ticket.id, windowMs, 'take-over']);
 }
 
 /** How {@link repeatedQuestionReason} starts: a rerun of such a ticket parks its new draft (src/tickets/review.ts). */

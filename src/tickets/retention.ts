@@ -14,16 +14,18 @@
  * does (case, IDN spelling and `+tag` folded), in any state; their raw mail, conversation entries and thread-index
  * links; their lines in every archive file; and the automatic-reply rate-limit windows of those addresses; the
  * knowledge gaps' questions from those tickets and the learned-answer candidates proposed from them (accepted pairs
- * stay; the tickets are marked erased in the learned-answer store, so a proposal job that read one of them before the
- * erasure stores nothing when it writes after it); their sent replies awaiting a Sent-folder copy, their queue jobs
- * (a running one cannot be removed; a proposal finds its ticket gone or erased), and the words of their rejection
- * reasons in the insights. It walks every ticket: a rare operator command, not a hot path.
+ * stay); their sent replies awaiting a Sent-folder copy, their queue jobs in every state with their results, errors
+ * and logs, and their entries in each queue's BullMQ event stream, and the words of their rejection reasons in the
+ * insights. The tickets are marked erased first (src/tickets/erased.ts): a job running during the erasure (BullMQ
+ * cannot remove it) stores nothing of its ticket when it writes after it, and the queue worker removes the job and
+ * its events once it ends. It walks every ticket: a rare operator command, not a hot path.
  *
  * One at a time: both hold a lock in Redis (`P:retention:lock`) while they run, so an erasure can never rewrite an
  * archive file while the retention job appends to it, nor miss a ticket the job is moving from Redis to the archive.
  */
 import path from 'node:path';
 import type { Redis } from 'ioredis';
+import { erasedTicketsKey, removeJobEvents } from './erased.js';
 import { forgetReviewSenders } from './trust.js';
 import { GapStore } from '../knowledge/gaps.js';
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
@@ -442,11 +444,13 @@ export async function forgetCustomer(deps: ForgetDeps, value: string, options: F
     report.trustReviews = await forgetReviewSenders(deps.redis, deps.prefix, ids, { dryRun: true });
     if (!options.confirm) return report;
 
-    // 1. What derives from the tickets. Removing the candidates marks the tickets erased first, and neither a proposal
-    //    nor a knowledge-gap write (which checks the mark in the same script) running now can store anything of them
-    //    afterwards, even while the tickets themselves are still there. So the mark comes before the gaps are read: a
-    //    gap written before it is found and cleaned, one after it is refused. The knowledge gaps keep questions, which
-    //    the personal-data rules cannot be sure to have cleaned.
+    // 1. What derives from the tickets. The tickets are marked erased first (src/tickets/erased.ts): no write of a
+    //    job running now (a proposal, a knowledge-gap example, a reply window, a question claim, a sent reply's bytes;
+    //    each checks the mark in the same script) can store anything of them afterwards, even while the tickets
+    //    themselves are still there, and the queue workers remove such a job and its events when it ends. So the mark
+    //    comes before anything is read: what was written before it is found and cleaned, what comes after is refused.
+    //    The knowledge gaps keep questions, which the personal-data rules cannot be sure to have cleaned.
+    if (ids.size > 0) await deps.redis.sadd(erasedTicketsKey(deps.prefix), ...ids);
     report.learnedCandidates = await learned.candidatesOfTickets(ids, { remove: true });
     await gaps.forgetTickets(ids);
     report.trustReviews = await forgetReviewSenders(deps.redis, deps.prefix, ids);
@@ -532,29 +536,13 @@ async function removeJobsOf(redis: Redis, queues: Pick<Queues, 'tickets' | 'outb
     }
   }
   // BullMQ's event stream of each queue keeps what its jobs returned and why they failed (a parked ticket's reason
-  // names the address) well after the jobs are gone: the entries of these tickets' jobs go too.
-  const ids = new Set(tickets.map((t) => t.id));
-  await Promise.all([queues.tickets, queues.outbound, queues.sentcopy].map((queue) => removeJobEvents(redis, queue.keys.events ?? queue.toKey('events'), ids)));
-}
-
-/** Entries of the queue's event stream read per round trip. */
-const EVENT_PAGE = 1_000;
-
-/** Deletes the event-stream entries of the jobs whose id names one of `ticketIds` (`<kind>-<ticketId>-g<n>`). */
-async function removeJobEvents(client: Redis, key: string, ticketIds: ReadonlySet<string>): Promise<void> {
-  if (ticketIds.size === 0) return;
-  const ofTicket = (jobId: string) => [...ticketIds].some((id) => jobId.includes(id));
-  for (let start = '-'; ; ) {
-    const page = await client.xrange(key, start, '+', 'COUNT', EVENT_PAGE);
-    const doomed = page.filter(([, fields]: [string, string[]]) => {
-      const at = fields.indexOf('jobId');
-      return at >= 0 && at % 2 === 0 && ofTicket(fields[at + 1] ?? '');
-    });
-    if (doomed.length > 0) await client.xdel(key, ...doomed.map(([id]) => id));
-    if (page.length < EVENT_PAGE) return;
-    // The next page starts after the last entry read ('(' is exclusive).
-    start = `(${page[page.length - 1]![0]}`;
-  }
+  // names the address) well after the jobs are gone: the entries of these tickets' jobs go too. Deleted one by one
+  // rather than bounded by a shorter `streams.events.maxLen`: BullMQ trims by count, so a quiet mailbox would keep
+  // the entries for weeks whatever the length, and an erasure must not wait for traffic.
+  const ids = [...new Set(tickets.map((t) => t.id))];
+  if (ids.length === 0) return;
+  const ofTickets = (jobId: string) => ids.some((id) => jobId.includes(id));
+  await Promise.all([queues.tickets, queues.outbound, queues.sentcopy].map((queue) => removeJobEvents(redis, queue.keys.events ?? queue.toKey('events'), ofTickets)));
 }
 
 /**

@@ -282,6 +282,18 @@ return -1
   7,
 );
 
+// Links Message-ID ARGV[1] to ticket ARGV[2] unless it is linked to another ticket, and only while the ticket exists.
+// Returns 1 when it is (now or already) linked to the ticket, 0 otherwise.
+const LINK = new LuaScript(
+  `
+if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then return 1 end
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return 1 end
+return 0
+`,
+  2,
+);
+
 /** Tickets in Redis; see the module comment for the key layout and the concurrency rules. */
 export class TicketStore {
   readonly prefix: string;
@@ -586,14 +598,14 @@ export class TicketStore {
   /**
    * Records that `messageId` belongs to `ticketId` in the thread index: inbound mail is linked on creation, and
    * the sender links our reply's Message-ID so a follow-up naming only our reply still finds the conversation.
-   * A Message-ID stays with the first ticket it was linked to; returns `false` when it belongs to another ticket.
+   * A Message-ID stays with the first ticket it was linked to; returns `false` when it belongs to another ticket, or
+   * when the ticket is gone (erased or archived since its job read it: a link to it would outlive it).
    */
   async linkMessageId(messageId: string, ticketId: string): Promise<boolean> {
     const normalized = normalizeMessageId(messageId);
     if (!normalized) throw new TypeError('linkMessageId: messageId is empty');
-    const key = this.keys().msgid;
-    if ((await this.redis.hsetnx(key, normalized, ticketId)) === 1) return true;
-    return (await this.redis.hget(key, normalized)) === ticketId;
+    const k = this.keys();
+    return (await LINK.run(this.redis, [k.msgid, k.ticket(ticketId)], [normalized, ticketId])) === 1;
   }
 
   /**

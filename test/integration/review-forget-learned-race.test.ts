@@ -7,7 +7,8 @@
  * - the job writes while the erasure is half way (candidates gone, tickets not yet): nothing is stored;
  * - jobs still queued (waiting, delayed for a retry) are removed, and one the erasure could not remove (it was
  *   running) finds no ticket and stores nothing.
- * Neither what the jobs carry nor what BullMQ keeps of them afterwards holds the customer's words.
+ * Neither what the jobs carry nor what BullMQ keeps of them afterwards holds the customer's words: a job of an erased
+ * ticket is removed with its events once it ends.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -17,7 +18,7 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { proposeLearnedAnswer, type ProposeLearnedDeps } from '../../jobs/propose-learned-answer.js';
+import { proposeLearnedAnswer, type ProposeLearnedDeps, type ProposeLearnedResult } from '../../jobs/propose-learned-answer.js';
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 import { LearnedAnswerStore } from '../../src/knowledge/learned-answers.js';
 import { connectProducer, createWorkerConnection } from '../../src/queues/connection.js';
@@ -124,8 +125,8 @@ function gate(): Gate & { wrap<T>(ticketId: string, go: () => Promise<T>): Promi
   };
 }
 
-/** The product's `tickets` worker with the real proposal handler on `deps`. */
-function startProposalWorker(setup: Setup, deps: ProposeLearnedDeps, concurrency = 4): void {
+/** The product's `tickets` worker with the real proposal handler on `deps`; returns each completed job's result by job id. */
+function startProposalWorker(setup: Setup, deps: ProposeLearnedDeps, concurrency = 4): Map<string, ProposeLearnedResult> {
   const connection = createWorkerConnection(server.url);
   const worker = createQueueWorker({
     queueName: 'tickets',
@@ -141,12 +142,24 @@ function startProposalWorker(setup: Setup, deps: ProposeLearnedDeps, concurrency
     logger: pino({ level: 'silent' }),
   });
   cleanups.push(() => closeAll(worker, connection));
+  // Read from the event: the job of an erased ticket is removed from Redis once it ends.
+  const results = new Map<string, ProposeLearnedResult>();
+  worker.on('completed', (job, result: ProposeLearnedResult) => void results.set(job.id!, result));
+  return results;
 }
 
 async function completed(setup: Setup, jobId: string): Promise<Job> {
   // The state first, then the job: a job read before it completed would lack its return value.
   await waitFor(async () => (await setup.queues.tickets.getJobState(jobId)) === 'completed', `job ${jobId} to complete`);
   return (await setup.queues.tickets.getJob(jobId))!;
+}
+
+/** The result of the job of an erased ticket, once it ended and BullMQ's worker removed it with its events. */
+async function endedAndRemoved(setup: Setup, results: ReadonlyMap<string, ProposeLearnedResult>, jobId: string): Promise<ProposeLearnedResult> {
+  const result = await waitFor(() => results.get(jobId), `job ${jobId} to complete`);
+  await waitFor(async () => (await setup.queues.tickets.getJobState(jobId)) === 'unknown', `job ${jobId} to be removed`);
+  await waitFor(async () => !JSON.stringify(await redis.xrange(`${setup.prefix}:tickets:events`, '-', '+')).includes(jobId), `the events of job ${jobId} to be removed`);
+  return result;
 }
 
 /** Everything BullMQ keeps of a job (its hash: data, return value, error, stack trace) and its queue's events. */
@@ -168,7 +181,7 @@ describe('forget and a learned-answer proposal of the same customer', () => {
     // Both jobs run in the product's worker; each pauses after reading its ticket and scrubbing the candidate text,
     // right before storing it.
     const atWrite = gate();
-    startProposalWorker(setup, {
+    const results = startProposalWorker(setup, {
       store: setup.store,
       learned: { proposeOnce: (ticketId, drafts, now) => atWrite.wrap(ticketId, () => setup.learned.proposeOnce(ticketId, drafts, now)) },
     });
@@ -185,15 +198,16 @@ describe('forget and a learned-answer proposal of the same customer', () => {
 
     atWrite.release(ivan.id);
     atWrite.release(judy.id);
-    const [ivanJob, judyJob] = [await completed(setup, ivanJobId), await completed(setup, judyJobId)];
-    expect(ivanJob.returnvalue).toMatchObject({ proposed: [], skipped: 'the ticket was erased' });
+    const [ivanResult, judyJob] = [await endedAndRemoved(setup, results, ivanJobId), await completed(setup, judyJobId)];
+    expect(ivanResult).toMatchObject({ proposed: [], skipped: 'the ticket was erased' });
     // Judy was not erased: the same pause lets her candidate through.
     expect((judyJob.returnvalue as { proposed: number[] }).proposed).toHaveLength(1);
     const candidates = await setup.learned.candidates();
     expect(candidates.map((c) => c.ticketId)).toEqual([judy.id]);
     expect(JSON.stringify(await redis.hgetall(`${setup.prefix}:learned:cand`))).not.toContain(ivan.id);
-    // What BullMQ keeps of Ivan's job (a week, see KEEP_COMPLETED) is his ticket id and nothing he wrote.
-    expect(ivanJob.data).toEqual({ ticketId: ivan.id });
+    // BullMQ would keep Ivan's job a week (KEEP_COMPLETED): it is gone with its events, Judy's stays.
+    expect(await redis.exists(`${setup.prefix}:tickets:${ivanJobId}`)).toBe(0);
+    expect(judyJob.data).toEqual({ ticketId: judy.id });
     expectNoWordsOf(await keptOf(setup, ivanJobId), '伊凡', 'ivan@customer.example');
   }, 60_000);
 
@@ -230,7 +244,7 @@ describe('forget and a learned-answer proposal of the same customer', () => {
     // One job at a time: the worker takes the running ticket's job, and the waiting one stays queued behind it.
     await setup.queues.tickets.remove(waitingJob.opts.jobId!);
     const beforeRead = gate();
-    startProposalWorker(
+    const results = startProposalWorker(
       setup,
       { store: { get: (id, options) => beforeRead.wrap(id, () => setup.store.get(id, options)) }, learned: setup.learned },
       1,
@@ -251,10 +265,8 @@ describe('forget and a learned-answer proposal of the same customer', () => {
     expect(await setup.queues.tickets.getJobState(runningJobId)).toBe('active');
 
     beforeRead.release(running.id);
-    const done = await completed(setup, runningJobId);
     // Done for good, not failed and retried: there is nothing left to learn from.
-    expect(done.returnvalue).toEqual({ proposed: [], skipped: 'the ticket no longer exists' });
-    expect(done.failedReason).toBeFalsy();
+    expect(await endedAndRemoved(setup, results, runningJobId)).toEqual({ proposed: [], skipped: 'the ticket no longer exists' });
     expect(await setup.learned.candidates()).toEqual([]);
     expect(await setup.queues.tickets.getJobCounts('waiting', 'delayed', 'failed', 'active')).toEqual({ waiting: 0, delayed: 0, failed: 0, active: 0 });
     expectNoWordsOf(await keptOf(setup, runningJobId), '玲央', 'leo@customer.example');
