@@ -33,6 +33,8 @@ import {
   bulkMailDetail,
   decideReply,
   forgedSenderDetail,
+  ownGroupReviewDetail,
+  ownMailboxesOf,
   hasQuestion,
   ignoreReasonText,
   isNoReplyAddress,
@@ -42,9 +44,10 @@ import {
   type IgnoreReason,
   type ReplySignals,
 } from '../src/mail/classify.js';
-import { domainOf } from '../src/mail/addresses.js';
+import { domainOf, isSameMailbox } from '../src/mail/addresses.js';
 import { MailParseError, parseInboundMail } from '../src/mail/parse.js';
 import { loadRaw } from '../src/mail/raw-store.js';
+import { isSharedMailDomain } from '../src/mail/shared-mail-domains.js';
 import { produce } from '../src/queues/connection.js';
 import { sendReplyJob, type JobTuning } from '../src/queues/job-options.js';
 import type { AnswerTicketData } from '../src/queues/payloads.js';
@@ -71,7 +74,7 @@ export const CONVERSATION_LIMIT = 10;
 
 /** What the handler runs against; built once per process by `src/runtime/services.ts`. */
 export interface AnswerTicketDeps {
-  config: Pick<Config, 'REVIEW_MODE' | 'REPEATED_QUESTION_HOURS' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR' | 'TRUSTED_REPLY_TO_DOMAINS' | 'TRUSTED_LINK_DOMAINS' | 'SPAM_ACTION' | 'SPAM_HEADER' | 'SPAM_HEADER_VALUE' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX'> &
+  config: Pick<Config, 'REVIEW_MODE' | 'REPEATED_QUESTION_HOURS' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR' | 'TRUSTED_REPLY_TO_DOMAINS' | 'TRUSTED_LINK_DOMAINS' | 'SPAM_ACTION' | 'SPAM_HEADER' | 'SPAM_HEADER_VALUE' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SUPPORT_GROUP_ADDRESSES' | 'AUTHSERV_ID' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX'> &
     TrustSettings;
   store: TicketStore;
   /** A producer connection (fail-fast), for the raw mail and the per-sender auto-reply window. */
@@ -323,10 +326,9 @@ async function checkBeforeAgent(
   deps: AnswerTicketDeps,
 ): Promise<{ to: 'ignored' | 'parked'; reason: string; ignoreReason?: IgnoreReason } | undefined> {
   const { config } = deps;
-  const ourAddresses = ourAddressesOf(config);
   const spamHeader = config.SPAM_HEADER ? { name: config.SPAM_HEADER, value: config.SPAM_HEADER_VALUE } : undefined;
   // The subject and the thread are on the ticket itself (an out-of-office notice is a reply under a fixed prefix).
-  const decision = decideReply({ ...signals, subject: ticket.subject, inReplyTo: ticket.inReplyTo, references: ticket.references }, { ourAddresses, spamHeader });
+  const decision = decideReply({ ...signals, subject: ticket.subject, inReplyTo: ticket.inReplyTo, references: ticket.references }, { ...ownMailboxesOf(config), spamHeader });
   // SPAM_ACTION=park: a person looks at what the filter flagged (no draft is made for it), nothing is sent.
   if (!decision.answer && decision.reason === 'spam' && config.SPAM_ACTION === 'park') return { to: 'parked', reason: `spam: ${decision.detail}` };
   if (!decision.answer) return { to: 'ignored', reason: ignoreReasonText(decision), ignoreReason: decision.reason };
@@ -423,18 +425,26 @@ function rateLimitReason(ticket: Ticket, budget: AutoReplyBudget, config: Pick<C
  * - a no-reply From (noreply@, do-not-reply@…) with another address in Reply-To is a system's notification naming
  *   someone else (an invitation, a CRM's "X assigned you…"), not that person's question;
  * - a Reply-To on another domain than From can aim our reply at a third party (a relay). A subdomain either way
- *   (`reply.mysurvey.example` beside `mysurvey.example`) is the same sender.
+ *   (`reply.mysurvey.example` beside `mysurvey.example`) is the same sender;
+ * - but not on a shared mail provider's domain (gmail.com, docomo.ne.jp, ocn.ne.jp: src/mail/shared-mail-domains.ts),
+ *   where anyone holds a mailbox: From mallory@gmail.com with Reply-To victim@gmail.com is two strangers, and the
+ *   reply would be mallory's message to the victim from our address. Only the From's own mailbox (case and `+tag`
+ *   aside) goes out there.
  */
 export function foreignReplyToReason(ticket: Pick<Ticket, 'from' | 'replyTo'>, trusted: readonly string[]): string | undefined {
-  if (!ticket.replyTo || ticket.replyTo.toLowerCase() === ticket.from.toLowerCase()) return undefined;
+  if (!ticket.replyTo || isSameMailbox(ticket.replyTo, ticket.from)) return undefined;
   const replyDomain = domainOf(ticket.replyTo);
   const fromDomain = domainOf(ticket.from);
   if (trusted.some((d) => isSameOrSubdomain(replyDomain, domainOf(`@${d}`)))) return undefined;
   if (isNoReplyAddress(ticket.from)) {
     return `From ${ticket.from} is a no-reply address and Reply-To names another, ${ticket.replyTo}: a system notification on someone else's behalf`;
   }
-  if (isSameOrSubdomain(replyDomain, fromDomain) || isSameOrSubdomain(fromDomain, replyDomain)) return undefined;
-  return `Reply-To domain ${replyDomain} differs from the sender's domain ${fromDomain} (not in TRUSTED_REPLY_TO_DOMAINS)`;
+  if (!isSameOrSubdomain(replyDomain, fromDomain) && !isSameOrSubdomain(fromDomain, replyDomain)) {
+    return `Reply-To domain ${replyDomain} differs from the sender's domain ${fromDomain} (not in TRUSTED_REPLY_TO_DOMAINS)`;
+  }
+  const shared = [replyDomain, fromDomain].find(isSharedMailDomain);
+  if (shared === undefined) return undefined;
+  return `Reply-To ${ticket.replyTo} is another mailbox than From ${ticket.from} on ${shared}, a shared mail provider: the same domain says nothing about who owns it (not in TRUSTED_REPLY_TO_DOMAINS)`;
 }
 
 /**
@@ -442,7 +452,7 @@ export function foreignReplyToReason(ticket: Pick<Ticket, 'from' | 'replyTo'>, t
  * and its kind for the logs.
  */
 export interface SenderReview {
-  kind: 'forged-sender' | 'bulk-mail' | 'reply-to' | 'possible-copy';
+  kind: 'forged-sender' | 'own-group' | 'bulk-mail' | 'reply-to' | 'possible-copy';
   reason: string;
 }
 
@@ -474,17 +484,20 @@ export function possibleCopyReview(ticket: Pick<Ticket, 'possibleCopyOf'>): Send
 export function senderReviewReason(
   ticket: Pick<Ticket, 'from' | 'replyTo'>,
   signals: ReplySignals,
-  config: Pick<Config, 'TRUSTED_REPLY_TO_DOMAINS' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES'>,
+  config: Pick<Config, 'TRUSTED_REPLY_TO_DOMAINS' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SUPPORT_GROUP_ADDRESSES' | 'AUTHSERV_ID'>,
 ): SenderReview | undefined {
-  const ourAddresses = ourAddressesOf(config);
-  const forged = forgedSenderDetail(signals, ourAddresses);
+  const mailboxes = ownMailboxesOf(config);
+  const forged = forgedSenderDetail(signals, mailboxes);
   if (forged) {
     return {
       kind: 'forged-sender',
       reason: `possibly forged sender: the receiving server's Authentication-Results says ${forged}; a reply would go to whoever was impersonated`,
     };
   }
-  const bulk = bulkMailDetail(signals, ourAddresses);
+  // Before bulk mail: a group's envelope and footer read as bulk mail, and what to configure is the useful reason.
+  const group = ownGroupReviewDetail(signals, mailboxes);
+  if (group) return { kind: 'own-group', reason: `not authenticated as mail through our group: ${group}` };
+  const bulk = bulkMailDetail(signals, mailboxes);
   if (bulk) return { kind: 'bulk-mail', reason: `bulk mail: ${bulk}` };
   const replyTo = foreignReplyToReason(ticket, config.TRUSTED_REPLY_TO_DOMAINS);
   return replyTo ? { kind: 'reply-to', reason: replyTo } : undefined;
@@ -576,14 +589,27 @@ export function draftProblem(question: string, draft: string, result: Pick<Agent
 /**
  * Why a draft must not go out without a person because of its links, addresses and phone numbers (see
  * src/tickets/foreign-links.ts), or undefined: any that is neither in what the agent's searches returned for this
- * answer or in our earlier replies of the thread, nor ours or the customer's, nor on a `TRUSTED_LINK_DOMAINS` domain.
+ * answer or in our earlier replies of the thread, nor ours or the reader's, nor on a `TRUSTED_LINK_DOMAINS` domain.
+ * A reply to another mailbox than From (a Reply-To) is also read in its subject, which it repeats.
  */
 function foreignLinksProblem(ticket: Ticket, draft: string, result: AgentResult, ourReplies: readonly string[], config: AnswerTicketDeps['config']): string | undefined {
   const found = result.subtasks.flatMap((s) => s.toolResults.flat().flatMap((call) => call.results.map((hit) => hit.content)));
   const knowledge = [...found, ...ourReplies];
-  const addresses = [...ourAddressesOf(config), ticket.from, ...(ticket.replyTo ? [ticket.replyTo] : [])];
-  const foreign = foreignLinks(draft, { knowledge, trustedDomains: config.TRUSTED_LINK_DOMAINS, addresses });
-  return foreign.length > 0 ? foreignLinksReason(foreign) : undefined;
+  const recipient = ticket.replyTo || ticket.from;
+  const toSender = isSameMailbox(recipient, ticket.from);
+  // The From's address is the reader's own only when the reply goes back to it. To another mailbox, a draft that
+  // points the reader at the From ("write to … to restore your account", an instruction the mail slipped to the
+  // model) is the relay this check is for.
+  const addresses = [...ourAddressesOf(config), recipient, ...(toSender ? [ticket.from] : [])];
+  const allowed = { knowledge, trustedDomains: config.TRUSTED_LINK_DOMAINS, addresses };
+  const foreign = foreignLinks(draft, allowed);
+  if (foreign.length > 0) return foreignLinksReason(foreign);
+  if (toSender) return undefined;
+  // The reply repeats the subject (`Re: …`) to that other mailbox: the From's words, which the quote leaves out there
+  // for that reason (src/mail/compose-reply.ts). A subject cannot be left out (the reader and their mail client
+  // recognise the thread by it), so a link, address or phone number in it that nothing vouches for waits for a person.
+  const inSubject = foreignLinks(ticket.subject, allowed);
+  return inSubject.length > 0 ? foreignLinksReason(inSubject, `the subject, which the reply repeats to ${recipient} (not the sender),`) : undefined;
 }
 
 /** Adds the `send-reply` job of a drafted ticket; its id is fixed by the ticket's generation, so re-adding is a no-op. */

@@ -53,6 +53,8 @@ const csvList = z
       .map((s) => s.trim())
       .filter(Boolean),
   );
+/** Comma-separated bare mail addresses (`help@example.com`): a group's address is compared as a whole. */
+const bareAddressList = csvList.refine((items) => items.every((item) => /^[^\s@<>",;]+@[^\s@<>",;]+$/.test(item)), 'must be bare addresses (local@domain), comma-separated');
 /** A JSON price table (src/agent/prices.ts); parse errors name the position, as JSON.parse does. */
 const priceTable = z
   .string()
@@ -407,7 +409,23 @@ export const VARIABLES = {
   SUPPORT_ADDRESSES: {
     schema: csvList,
     default: '',
-    description: 'Comma-separated aliases of the support mailbox, and the group address when the support address is a Google Group or mailing list; mail from them is never answered',
+    description: 'Comma-separated aliases of the support mailbox; mail from them is never answered',
+    sensitive: false,
+    group: 'mail',
+  },
+  SUPPORT_GROUP_ADDRESSES: {
+    schema: bareAddressList,
+    default: '',
+    description:
+      'Comma-separated support addresses that are a group (Google Groups, Mailman) delivering to the polled mailbox: their list headers, and a From they rewrote to themselves with the customer in Reply-To, count only for mail whose topmost Authentication-Results, by AUTHSERV_ID, says dkim=pass for the group domain or dmarc=pass for a From in it; other mail naming our address as its list is parked',
+    sensitive: false,
+    group: 'mail',
+  },
+  AUTHSERV_ID: {
+    schema: csvList,
+    default: '',
+    description:
+      'Comma-separated authserv-ids of the server that receives the support mail (the first word of the Authentication-Results it writes on top of every mail, e.g. mx.google.com for Gmail and Google Workspace); only such a verdict admits mail as through SUPPORT_GROUP_ADDRESSES. Empty: none does',
     sensitive: false,
     group: 'mail',
   },
@@ -518,7 +536,7 @@ export const VARIABLES = {
     default: '',
     emptyIsValue: true,
     description:
-      'Domains (and their subdomains) a Reply-To may name when it differs from the From domain; otherwise such a draft is parked, not sent automatically',
+      'Domains (and their subdomains) a Reply-To may name when it differs from the From domain, or when it is another mailbox than From on a shared mail provider (gmail.com, docomo.ne.jp…); otherwise such a draft is parked, not sent automatically',
     sensitive: false,
     group: 'pipeline',
   },

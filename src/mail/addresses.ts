@@ -134,6 +134,16 @@ export function comparableAddress(value: string): string | undefined {
 }
 
 /**
+ * Whether two header values or addresses name one mailbox: equal as {@link comparableAddress} compares them (display
+ * name, case, width, IDN spelling and `+tag` aside: a sub-address reaches the same owner). False when either has no
+ * usable address.
+ */
+export function isSameMailbox(a: string, b: string): boolean {
+  const first = comparableAddress(a);
+  return first !== undefined && first === comparableAddress(b);
+}
+
+/**
  * A matcher for "is this one of our addresses?" over MAIL_FROM and SUPPORT_ADDRESSES style values (bare addresses or
  * `Name <addr>`); entries without a usable address are ignored.
  */

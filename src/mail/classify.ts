@@ -10,9 +10,38 @@ import type { InboundMail } from './parse.js';
 /** Why a mail is not answered. */
 export type IgnoreReason = 'auto-reply' | 'bounce' | 'list' | 'loop' | 'own-address' | 'spam' | 'no-reply-sender' | 'no-sender';
 
-/** Our own addresses, as {@link ReplyContext.ourAddresses} takes them: MAIL_FROM and SUPPORT_ADDRESSES. */
-export function ourAddressesOf(config: Pick<Config, 'MAIL_FROM' | 'SUPPORT_ADDRESSES'>): string[] {
-  return [...(config.MAIL_FROM ? [config.MAIL_FROM] : []), ...config.SUPPORT_ADDRESSES];
+/** The configuration of our own mailboxes: {@link ourAddressesOf} and {@link ownMailboxesOf} read it. */
+export type MailboxConfig = Pick<Config, 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SUPPORT_GROUP_ADDRESSES' | 'AUTHSERV_ID'>;
+
+/** Our own addresses, as {@link OwnMailboxes.ourAddresses} takes them: MAIL_FROM, SUPPORT_ADDRESSES, SUPPORT_GROUP_ADDRESSES. */
+export function ourAddressesOf(config: MailboxConfig): string[] {
+  return [...(config.MAIL_FROM ? [config.MAIL_FROM] : []), ...config.SUPPORT_ADDRESSES, ...config.SUPPORT_GROUP_ADDRESSES];
+}
+
+/**
+ * Our own mailboxes as the classification reads them: our addresses, and which of them is a group delivering to the
+ * polled mailbox whose mail our receiving server must have authenticated ({@link OwnMailboxes}).
+ */
+export function ownMailboxesOf(config: MailboxConfig): OwnMailboxes {
+  return { ourAddresses: ourAddressesOf(config), groupAddresses: config.SUPPORT_GROUP_ADDRESSES, authservIds: config.AUTHSERV_ID };
+}
+
+/**
+ * Our own mailboxes: what tells our own mail, and our own group's, from a stranger's.
+ *
+ * A support address that is a group (Google Groups, Mailman) delivering to the polled mailbox writes its list headers
+ * into every customer's mail, and rewrites a From whose domain publishes a strict DMARC policy to itself with the
+ * customer in Reply-To. Anyone can write the same headers, so a mail counts as the group's only when its list headers
+ * name one of {@link groupAddresses} and the topmost Authentication-Results, written by one of {@link authservIds},
+ * says that DKIM passed for the group's domain or DMARC passed for a From in it ({@link customerBehindOwnGroup}).
+ */
+export interface OwnMailboxes {
+  /** Our own addresses: MAIL_FROM, SUPPORT_ADDRESSES and SUPPORT_GROUP_ADDRESSES (bare or `Name <addr>`). */
+  ourAddresses: readonly string[];
+  /** SUPPORT_GROUP_ADDRESSES: our addresses that are a group delivering to the polled mailbox (bare addresses). */
+  groupAddresses?: readonly string[] | undefined;
+  /** AUTHSERV_ID: the authserv-ids our receiving server writes first in its Authentication-Results. */
+  authservIds?: readonly string[] | undefined;
 }
 
 /**
@@ -31,9 +60,7 @@ export function ignoreReasonText(decision: Extract<ReplyDecision, { answer: fals
 }
 
 /** What {@link decideReply} needs besides the mail. */
-export interface ReplyContext {
-  /** Our own addresses: MAIL_FROM and SUPPORT_ADDRESSES (bare or `Name <addr>`). */
-  ourAddresses: readonly string[];
+export interface ReplyContext extends OwnMailboxes {
   /** A token our outgoing mail carries in X-Loop (besides our addresses); an inbound X-Loop containing it is a loop. */
   loopMarker?: string | undefined;
   /**
@@ -412,37 +439,124 @@ function bulkPrecedenceDetail(mail: ClassifiableMail): string | undefined {
 
 /**
  * The customer behind a From that our own group rewrote to itself (Google Groups and Mailman do so for senders whose
- * domain publishes a strict DMARC policy, and put the sender in Reply-To): the Reply-To mailbox; undefined for any
- * other mail. The ticket's sender is then the customer, so the per-sender limits and the repeated-question check do
- * not count every such customer as one sender, ourselves.
+ * domain publishes a strict DMARC policy, and put the sender in Reply-To): the Reply-To mailbox, when the mail is our
+ * group's by the receiving server's verdict ({@link OwnMailboxes}); undefined for any other mail. The ticket's sender
+ * is then the customer, so the per-sender limits and the repeated-question check do not count every such customer as
+ * one sender, ourselves. A From of ours that nothing authenticates stays the ticket's sender, and
+ * {@link ownGroupReviewDetail} parks its draft.
  */
-export function customerBehindOwnGroup(mail: ClassifiableMail, ourAddresses: readonly string[]): MailAddress | undefined {
-  const isOurs = ownAddressMatcher(ourAddresses);
-  return isOurs(mail.from?.address) && isViaOwnGroup(mail, ourAddresses, isOurs) ? customerInReplyTo(mail, isOurs) : undefined;
+export function customerBehindOwnGroup(mail: ClassifiableMail, mailboxes: OwnMailboxes): MailAddress | undefined {
+  const isOurs = ownMatcher(mailboxes);
+  return isOurs(mail.from?.address) && ownGroupVerdict(mail, mailboxes, isOurs).verified ? customerInReplyTo(mail, isOurs) : undefined;
 }
 
 function customerInReplyTo(mail: ClassifiableMail, isOurs: (address: string | undefined) => boolean): MailAddress | undefined {
   return mail.replyTo && !isOurs(mail.replyTo.address) ? mail.replyTo : undefined;
 }
 
+/** "Is this one of our addresses?" over our addresses and our groups'. */
+function ownMatcher(mailboxes: OwnMailboxes): (address: string | undefined) => boolean {
+  return ownAddressMatcher([...mailboxes.ourAddresses, ...(mailboxes.groupAddresses ?? [])]);
+}
+
 /**
- * True when the mail's list headers name one of our own addresses as the list itself: the support address is a
- * group (Google Groups, Mailman) delivering to the mailbox we poll. Read from `List-Post`'s mailto, `Mailing-List`'s
- * `list <address>` (Google Groups, ezmlm) and `List-Id`, whose id is the list address with `@` as `.` by the common
- * convention (RFC 2919 §3 leaves it free; Google Groups and Mailman follow it).
+ * Which of `candidates` (bare addresses) the mail's list headers name as the list itself: `List-Post`'s mailto,
+ * `Mailing-List`'s `list <address>` (Google Groups, ezmlm) and `List-Id`, whose id is the list address with `@` as `.`
+ * by the common convention (RFC 2919 §3 leaves it free; Google Groups and Mailman follow it).
  */
-function isViaOwnGroup(mail: ClassifiableMail, ourAddresses: readonly string[], isOurs: (address: string | undefined) => boolean): boolean {
-  for (const value of values(mail, 'list-post')) {
-    for (const [, address] of value.matchAll(/<mailto:([^>?\s]+)/gi)) if (isOurs(address)) return true;
+function listAddressesNamed(mail: ClassifiableMail, candidates: readonly string[]): string[] {
+  const posted = new Set<string>();
+  const add = (address: string | undefined): void => {
+    const comparable = address === undefined ? undefined : comparableAddress(address);
+    if (comparable) posted.add(comparable);
+  };
+  for (const value of values(mail, 'list-post')) for (const [, address] of value.matchAll(/<mailto:([^>?\s]+)/gi)) add(address);
+  for (const value of values(mail, 'mailing-list')) add(/^\s*list\s+([^;\s]+)/i.exec(value)?.[1]);
+  const ids = new Set(values(mail, 'list-id').map((v) => /<([^<>\s]+)>/.exec(v)?.[1]?.toLowerCase()));
+  return candidates.filter((candidate) => {
+    const comparable = comparableAddress(candidate);
+    return (comparable !== undefined && posted.has(comparable)) || ids.has(candidate.toLowerCase().replace('@', '.'));
+  });
+}
+
+/** Our addresses as bare addresses, MAIL_FROM first: what a list header may name. */
+function bareOwnAddresses(mailboxes: OwnMailboxes): string[] {
+  return parseAddressList([...mailboxes.ourAddresses, ...(mailboxes.groupAddresses ?? [])].join(', ')).map((a) => a.address);
+}
+
+/**
+ * The address of ours that the mail's list headers name as the list itself, if any: the mail claims to come through
+ * our own group. Anyone can write list headers, so this is a claim; {@link ownGroupVerdict} says whether it holds.
+ */
+function claimedOwnList(mail: ClassifiableMail, mailboxes: OwnMailboxes): string | undefined {
+  return listAddressesNamed(mail, bareOwnAddresses(mailboxes))[0];
+}
+
+/** Whether a mail is our own group's ({@link OwnMailboxes}) and, when it is not, why not, for a person. */
+interface GroupVerdict {
+  verified: boolean;
+  /** Our address the list headers name, when they name one. */
+  claimed: string | undefined;
+  /** Why the mail is not the group's (empty when it is). */
+  why: string;
+}
+
+/**
+ * Whether the mail came through our own group, decided on what no outsider can write: its list headers name a
+ * configured group (SUPPORT_GROUP_ADDRESSES; never one of our other addresses just because a header names it), a From
+ * of ours is that group's own address (the group rewrote it), and the topmost Authentication-Results is by our
+ * receiving server (AUTHSERV_ID: the server adds its own above whatever the mail arrived with) and says `dkim=pass`
+ * for the group's domain or `dmarc=pass` for a From in it. Without AUTHSERV_ID, or when the server wrote no
+ * Authentication-Results, nothing is the group's.
+ */
+function ownGroupVerdict(mail: ClassifiableMail, mailboxes: OwnMailboxes, isOurs: (address: string | undefined) => boolean): GroupVerdict {
+  const claimed = claimedOwnList(mail, mailboxes);
+  const group = listAddressesNamed(mail, mailboxes.groupAddresses ?? [])[0];
+  const not = (why: string): GroupVerdict => ({ verified: false, claimed: group ?? claimed, why });
+  if (!group) return not(claimed ? `${claimed} is not in SUPPORT_GROUP_ADDRESSES` : 'no list header names a group of SUPPORT_GROUP_ADDRESSES');
+  const from = mail.from?.address;
+  if (from && isOurs(from) && comparableAddress(from) !== comparableAddress(group)) return not(`From ${from} is not the group's own address ${group}`);
+  const authservIds = (mailboxes.authservIds ?? []).map((id) => id.toLowerCase());
+  if (authservIds.length === 0) return not("AUTHSERV_ID is not set, so no receiving server's verdict is trusted");
+  const topmost = values(mail, 'authentication-results')[0];
+  if (topmost === undefined) return not(`no Authentication-Results of the receiving server (AUTHSERV_ID ${authservIds.join(', ')})`);
+  const authserv = authservIdOf(topmost);
+  if (!authservIds.includes(authserv)) return not(`the topmost Authentication-Results is ${authserv || 'without an authserv-id'}'s, not one of AUTHSERV_ID (${authservIds.join(', ')})`);
+  const domain = domainOf(group);
+  const results = authenticationResults(topmost);
+  const signed = results.some((r) => r.method === 'dkim' && r.result === 'pass' && isAlignedWith(signingDomain(r), domain));
+  const fromDomain = from ? domainOf(from) : '';
+  const dmarc = results.some((r) => r.method === 'dmarc' && r.result === 'pass' && isAlignedWith(r.props.get('header.from') ?? '', domain) && isAlignedWith(fromDomain, domain));
+  if (signed || dmarc) return { verified: true, claimed: group, why: '' };
+  return not(`the receiving server's Authentication-Results (${authserv}) show no dkim=pass for ${domain} nor dmarc=pass for a From in it`);
+}
+
+/**
+ * True when `domain` belongs to whoever holds `groupDomain`: the same domain, a subdomain of it, or a parent of it
+ * within its organisation's domain (`support.example` signing for `groups.support.example`), never a parent above
+ * that (`example`) nor a look-alike (`evilsupport.example`).
+ */
+function isAlignedWith(domain: string, groupDomain: string): boolean {
+  if (domain === '' || groupDomain === '') return false;
+  return isSameOrSubdomain(domain, groupDomain) || (isSameOrSubdomain(groupDomain, domain) && isSameOrSubdomain(domain, organisationDomain(groupDomain)));
+}
+
+/**
+ * Why the draft of a mail that claims our own group, or that comes from our own address with a customer in Reply-To,
+ * must wait for a person: the claim is not proven ({@link OwnMailboxes}), and anyone can write list headers and a
+ * From. Undefined for mail that is our group's, and for mail that claims neither. Names what is missing (the
+ * configured group, AUTHSERV_ID, the receiving server's verdict), so that an admin whose real group mail is parked
+ * sees what to set.
+ */
+export function ownGroupReviewDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): string | undefined {
+  const isOurs = ownMatcher(mailboxes);
+  const verdict = ownGroupVerdict(mail, mailboxes, isOurs);
+  if (verdict.verified) return undefined;
+  const customer = isOurs(mail.from?.address) ? customerInReplyTo(mail, isOurs) : undefined;
+  if (customer) {
+    return `From is our own address ${mail.from!.address} with Reply-To ${customer.address}; ${verdict.why}, and anyone can write list headers and a From: a person checks that ${customer.address} is the customer`;
   }
-  for (const value of values(mail, 'mailing-list')) {
-    const address = /^\s*list\s+([^;\s]+)/i.exec(value)?.[1];
-    if (isOurs(address)) return true;
-  }
-  const ids = values(mail, 'list-id').map((v) => /<([^<>\s]+)>/.exec(v)?.[1]?.toLowerCase());
-  if (ids.every((id) => id === undefined)) return false;
-  const ourIds = new Set(parseAddressList(ourAddresses.join(', ')).map((a) => a.address.toLowerCase().replace('@', '.')));
-  return ids.some((id) => id !== undefined && ourIds.has(id));
+  return verdict.claimed ? `the list headers name our address ${verdict.claimed}; ${verdict.why}, and anyone can write list headers` : undefined;
 }
 
 function loopDetail(mail: ClassifiableMail, isOurs: (address: string | undefined) => boolean, marker: string | undefined): string | undefined {
@@ -541,8 +655,8 @@ export function isNoReplyAddress(address: string): boolean {
  * Rules, first match wins; the order puts the most specific evidence first so `reason` says what really happened:
  * 1. `loop` — X-Loop contains one of our addresses or `loopMarker`: our own mail came back.
  * 2. `own-address` — From, or the reply target (Reply-To), is one of our addresses (case and `+tag` ignored):
- *    answering would mail ourselves. Except a From that our own group rewrote to itself with the customer in
- *    Reply-To ({@link customerBehindOwnGroup}).
+ *    answering would mail ourselves. Except a From of ours with the customer in Reply-To in a mail whose list
+ *    headers name our address: our own group may have rewritten it to itself ({@link customerBehindOwnGroup}).
  * 3. `bounce` — multipart/report (any report-type) or another report type at top level, a delivery-status part
  *    in another multipart ({@link deliveryStatusPartOf}), `Return-Path: <>` (or `<MAILER-DAEMON>`),
  *    X-Failed-Recipients, or a MAILER-DAEMON / postmaster From or Sender. Before `auto-reply` because delivery
@@ -558,7 +672,9 @@ export function isNoReplyAddress(address: string): boolean {
  *    Mailing-List; for list software that writes none of them, a Sender (not the From) that is a list mailbox
  *    (`owner-…`, `…-request`, `…-bounces`, `…-owner`) or is also a To/Cc address, and a Return-Path `owner-…`,
  *    `…-bounces` or `…-request`; Precedence list, and Precedence bulk/junk (`kind` `bulk mail`). Not when the list is
- *    one of our own addresses (the support address is a group delivering to the polled mailbox).
+ *    one of our own addresses (the support address may be a group delivering to the polled mailbox).
+ *    Mail that only claims our own group by its list headers, which anyone can write, is answered here and its draft
+ *    parked after ({@link ownGroupReviewDetail}) unless the receiving server authenticated it as the group's.
  * 5a. `spam` — the upstream filter's verdict (X-Spam-Flag, X-Spam-Status, X-Spam, MailScanner's SpamCheck, the
  *    configured header, and a score of 5 marks or more in X-Spam-Level or MailScanner's SpamScore).
  * 6. `no-sender` — neither Reply-To nor From holds a usable address.
@@ -569,25 +685,27 @@ export function isNoReplyAddress(address: string): boolean {
  * is forged ({@link forgedSenderDetail}) do not decide here: the agent worker parks the draft for them.
  */
 export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDecision {
-  const isOurs = ownAddressMatcher(ctx.ourAddresses);
+  const isOurs = ownMatcher(ctx);
   const ignore = (reason: IgnoreReason, detail: string, kind?: string): ReplyDecision => ({ answer: false, reason, detail, ...(kind ? { kind } : {}) });
 
   const loop = loopDetail(mail, isOurs, ctx.loopMarker);
   if (loop) return ignore('loop', loop);
-  // Delivered through a group that is our own support address: its list headers are no mailing list, and a From
-  // rewritten to the group (DMARC) with the customer in Reply-To is the customer's mail.
-  const viaOwnGroup = isViaOwnGroup(mail, ctx.ourAddresses, isOurs);
-  if (isOurs(mail.from?.address) && !(viaOwnGroup && customerInReplyTo(mail, isOurs))) return ignore('own-address', `From: ${mail.from?.address}`);
+  // Claims to come through a group that is our own support address: its list headers are no foreign list, and a From
+  // rewritten to the group (DMARC) with the customer in Reply-To may be the customer's mail, so neither is ignored.
+  // Anyone can write those headers: unless the receiving server authenticated the mail as the group's, the agent
+  // worker parks the draft (ownGroupReviewDetail), and the forged-sender check runs on it as on any mail.
+  const claimsOwnList = claimedOwnList(mail, ctx) !== undefined;
+  if (isOurs(mail.from?.address) && !(claimsOwnList && customerInReplyTo(mail, isOurs))) return ignore('own-address', `From: ${mail.from?.address}`);
   if (isOurs(mail.replyTo?.address)) return ignore('own-address', `Reply-To: ${mail.replyTo?.address}`);
 
   const bounce = bounceDetail(mail);
   if (bounce) return ignore('bounce', bounce);
   const auto = autoReplyDetail(mail);
   if (auto) return ignore('auto-reply', auto);
-  const list = viaOwnGroup ? undefined : listDetail(mail, isOurs);
+  const list = claimsOwnList ? undefined : listDetail(mail, isOurs);
   if (list) return ignore('list', list);
   // Counted with lists (the metrics' `list`, as stored tickets and dashboards know it) but named for what it is.
-  const bulk = viaOwnGroup ? undefined : bulkPrecedenceDetail(mail);
+  const bulk = claimsOwnList ? undefined : bulkPrecedenceDetail(mail);
   if (bulk) return ignore('list', bulk, 'bulk mail');
   const spam = spamDetail(mail, ctx.spamHeader);
   if (spam) return ignore('spam', spam);
@@ -688,11 +806,12 @@ function isBounceHandler(address: string): boolean {
  * with an `Errors-To`, with the customer in Reply-To, and its question must reach a person. The agent worker
  * therefore parks the draft, which an operator sends with one click. Ignored here: the envelope of mail through our
  * own group, which describes the group's delivery and not the sender, and its text, whose footer the group writes
- * ("To unsubscribe from this group…").
+ * ("To unsubscribe from this group…"); only for mail the receiving server authenticated as the group's
+ * ({@link OwnMailboxes}), since anyone can write list headers naming our address.
  */
-export function bulkMailDetail(mail: ClassifiableMail, ourAddresses: readonly string[]): string | undefined {
-  const isOurs = ownAddressMatcher(ourAddresses);
-  const viaOwnGroup = isViaOwnGroup(mail, ourAddresses, isOurs);
+export function bulkMailDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): string | undefined {
+  const isOurs = ownMatcher(mailboxes);
+  const viaOwnGroup = ownGroupVerdict(mail, mailboxes, isOurs).verified;
   const returnPath = viaOwnGroup ? undefined : normaliseAddress(values(mail, 'return-path')[0]);
   const fromDomain = mail.from ? organisationDomain(domainOf(mail.from.address)) : '';
   if (returnPath && !isOurs(returnPath) && isBounceHandler(returnPath) && organisationDomain(domainOf(returnPath)) !== fromDomain) {
@@ -741,17 +860,48 @@ const SENDER_CHECKS = new Set(['dmarc', 'spf']);
 // Longest part of a result's properties quoted in a reason.
 const MAX_RESULT_CHARS = 160;
 
-/** The results of one Authentication-Results field (RFC 8601), by method: `spf` → `fail (smtp.mailfrom=…)`. */
-function authenticationResults(field: string): Map<string, { result: string; properties: string }> {
-  const results = new Map<string, { result: string; properties: string }>();
+/** One result of an Authentication-Results field (RFC 8601): `dkim=pass header.d=shop.example`. */
+interface AuthenticationResult {
+  /** The method, lower case: `dkim`, `spf`, `dmarc`… */
+  method: string;
+  /** The result, lower case: `pass`, `fail`, `none`… */
+  result: string;
+  /** The properties as written, comments removed, for a reason. */
+  properties: string;
+  /** The properties by lower-case name (`header.d`, `header.i`, `header.from`, `smtp.mailfrom`), values lower case. */
+  props: Map<string, string>;
+}
+
+/** The results of one Authentication-Results field (RFC 8601) in their order: one per DKIM signature, say. */
+function authenticationResults(field: string): AuthenticationResult[] {
+  const results: AuthenticationResult[] = [];
   // The first element is the receiving server's id; comments are no results ("(earlier hop said spf=fail)").
   for (const resinfo of stripComments(field).split(';').slice(1)) {
     const match = /^\s*([\w.-]+)\s*=\s*([\w-]+)(.*)$/s.exec(resinfo);
     if (!match) continue;
-    const method = match[1]!.toLowerCase();
-    if (!results.has(method)) results.set(method, { result: match[2]!.toLowerCase(), properties: match[3]!.replace(/\s+/g, ' ').trim().slice(0, MAX_RESULT_CHARS) });
+    const rest = match[3]!;
+    const props = new Map<string, string>();
+    // Split on white space first: a property pattern run over the whole text backtracks on a long run of letters.
+    for (const token of rest.split(/\s+/)) {
+      const property = /^([\w-]+\.[\w.-]+)=(.*)$/.exec(token);
+      if (property && !props.has(property[1]!.toLowerCase())) props.set(property[1]!.toLowerCase(), property[2]!.replace(/^"|"$/g, '').toLowerCase());
+    }
+    results.push({ method: match[1]!.toLowerCase(), result: match[2]!.toLowerCase(), properties: rest.replace(/\s+/g, ' ').trim().slice(0, MAX_RESULT_CHARS), props });
   }
   return results;
+}
+
+/** The authserv-id of an Authentication-Results field (its first element, without a version), lower case. */
+function authservIdOf(field: string): string {
+  return (stripComments(field).split(';')[0] ?? '').trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+}
+
+/** The domain a DKIM result is for: `header.d`, else the domain of `header.i` (Gmail writes only `header.i=@shop.example`). */
+function signingDomain(result: AuthenticationResult): string {
+  const d = result.props.get('header.d');
+  if (d) return d.replace(/\.$/, '');
+  const i = result.props.get('header.i');
+  return i ? domainOf(i) : '';
 }
 
 /**
@@ -759,14 +909,25 @@ function authenticationResults(field: string): Map<string, { result: string; pro
  * which that server adds above what the mail arrived with) says `dmarc=fail`, or `spf=fail` without a `dmarc=pass`
  * (DMARC passed by an aligned DKIM signature proves the From domain however a forwarder broke SPF). Names the result,
  * e.g. `dmarc=fail (header.from=bank.example)`; undefined otherwise. A reply would go to whoever was impersonated, so
- * the agent worker parks the draft. Not for mail through our own group, whose re-sending is what the server judged.
+ * the agent worker parks the draft. Mail that claims to come through our own group is judged alike (its list headers
+ * prove nothing), and more: a `dkim=fail` for the domain of the group it names, with no signature of that domain
+ * passing, says the claim is false, since a real group signs what it sends.
  */
-export function forgedSenderDetail(mail: ClassifiableMail, ourAddresses: readonly string[]): string | undefined {
+export function forgedSenderDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): string | undefined {
   const topmost = values(mail, 'authentication-results')[0];
-  if (topmost === undefined || isViaOwnGroup(mail, ourAddresses, ownAddressMatcher(ourAddresses))) return undefined;
+  if (topmost === undefined) return undefined;
   const results = authenticationResults(topmost);
-  const failed = [...SENDER_CHECKS].find((method) => results.get(method)?.result === 'fail');
-  if (!failed || (failed === 'spf' && results.get('dmarc')?.result === 'pass')) return undefined;
-  const { properties } = results.get(failed)!;
-  return `${failed}=fail${properties ? ` (${properties})` : ''}`;
+  const first = (method: string): AuthenticationResult | undefined => results.find((r) => r.method === method);
+  const failed = [...SENDER_CHECKS].find((method) => first(method)?.result === 'fail');
+  if (failed && !(failed === 'spf' && first('dmarc')?.result === 'pass')) {
+    const { properties } = first(failed)!;
+    return `${failed}=fail${properties ? ` (${properties})` : ''}`;
+  }
+  const claimed = claimedOwnList(mail, mailboxes);
+  if (!claimed) return undefined;
+  const domain = domainOf(claimed);
+  const signatures = results.filter((r) => r.method === 'dkim' && isAlignedWith(signingDomain(r), domain));
+  const broken = signatures.find((r) => r.result === 'fail');
+  if (!broken || signatures.some((r) => r.result === 'pass')) return undefined;
+  return `dkim=fail${broken.properties ? ` (${broken.properties})` : ''} for ${domain}, whose group ${claimed} the list headers name`;
 }

@@ -1,10 +1,10 @@
 /**
  * Builds the reply mail for a ticket: recipients, a non-stacking `Re:` subject, RFC 5322 threading headers, a UTF-8
- * text body with the original quoted below the answer (under a dated attribution line in the reply's language), and
- * RFC 3834 `Auto-Submitted` when no person approved it.
+ * text body with the original quoted below the answer (under a dated attribution line in the reply's language) when
+ * the reply goes to the sender's own mailbox, and RFC 3834 `Auto-Submitted` when no person approved it.
  */
 import { randomUUID } from 'node:crypto';
-import { normaliseAddress } from './addresses.js';
+import { isSameMailbox, normaliseAddress } from './addresses.js';
 
 /** What the reply needs to know about the customer's mail. */
 export interface OriginalMail {
@@ -16,7 +16,7 @@ export interface OriginalMail {
   replyTo?: string;
   /** When the customer sent it (ISO 8601: the mail's Date header), for the attribution line of the quote. */
   date?: string;
-  /** The customer's text as received (quoted below the answer). */
+  /** The customer's text as received (quoted below the answer when the reply goes to `from` itself). */
   text: string;
 }
 
@@ -197,9 +197,19 @@ export function replyReferences(references: readonly string[], messageId: string
   return [first!, ...tail];
 }
 
-/** Builds the reply; pure, so the sender can rebuild the identical mail on a retry. */
+/**
+ * Builds the reply; pure, so the sender can rebuild the identical mail on a retry. The original is quoted only when
+ * the reply goes to the From's own mailbox (no Reply-To, or one that is the From, case and `+tag` aside).
+ */
 export function composeReply(input: ComposeReplyInput): ReplyMail {
   const { original } = input;
+  // The quote is the From's words under the From's name. A reply to another mailbox (a Reply-To: a colleague's, a
+  // partner's, or a stranger's on the same mail provider) would deliver them to someone who did not write them, from
+  // our address: a fake "account suspended" notice with a phishing link under "XYZ Support Security <…>". No check
+  // can tell such prose from a real question (a link check misses a notice without links, and the name), so the quote
+  // is left out there, whoever allowed the reply (a trusted domain, the same company domain, an operator); the answer
+  // stands on its own and the headers thread it. To the From itself it stays: the customer sees what they asked.
+  const quoted = !original.replyTo || isSameMailbox(original.replyTo, original.from);
   const language = replyLanguage(input.answer);
   const references = replyReferences(original.references, original.messageId);
   const headers: Record<string, string> = {};
@@ -219,7 +229,7 @@ export function composeReply(input: ComposeReplyInput): ReplyMail {
     messageId: input.messageId,
     inReplyTo: original.messageId && referable(original.messageId.trim()) ? original.messageId : undefined,
     references: references.length > 0 ? references : undefined,
-    text: `${input.answer.trimEnd()}\n\n${quoteOriginal(original, { language, ...(input.timeZone ? { timeZone: input.timeZone } : {}) })}\n`,
+    text: quoted ? `${input.answer.trimEnd()}\n\n${quoteOriginal(original, { language, ...(input.timeZone ? { timeZone: input.timeZone } : {}) })}\n` : `${input.answer.trimEnd()}\n`,
     headers,
   };
 }

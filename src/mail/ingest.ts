@@ -24,7 +24,7 @@ import type { Queues } from '../queues/registry.js';
 import { jobGeneration, newTicket, threadRefs, ticketIdFor, type NewTicketInput, type Ticket, type TicketState } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { legacyRawKey, messageKey, normaliseMessageId } from './message-id.js';
-import { customerBehindOwnGroup, ourAddressesOf, replySignalHeaders, replySignalsOf } from './classify.js';
+import { customerBehindOwnGroup, ownMailboxesOf, replySignalHeaders, replySignalsOf, type MailboxConfig, type OwnMailboxes } from './classify.js';
 import { MailParseError, parseInboundMail, type InboundMail } from './parse.js';
 import { deleteRaw, loadRaw, rawRefFor, saveRaw } from './raw-store.js';
 
@@ -47,7 +47,7 @@ export interface IngestDeps {
   ticketsQueue: Queues['tickets'];
   /** QUEUE_PREFIX; the raw mail is stored under it. */
   prefix: string;
-  config: Pick<Config, 'AGENT_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'SPAM_HEADER' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES'>;
+  config: Pick<Config, 'AGENT_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'SPAM_HEADER'> & MailboxConfig;
   /** Job backoff tuning; tests shorten it. */
   tuning?: JobTuning;
   logger?: Logger;
@@ -140,10 +140,10 @@ export function oversizeReason(size: number, maxBytes: number): string {
 export function ticketInputForMail(
   mail: InboundMail | undefined,
   raw: Buffer,
-  extra: { rawRef: string; conversationId?: string | undefined; parseError?: string | undefined; ourAddresses?: readonly string[] | undefined },
+  extra: { rawRef: string; conversationId?: string | undefined; parseError?: string | undefined; mailboxes?: OwnMailboxes | undefined },
 ): NewTicketInput {
   // A From our own group rewrote to itself names the group; the customer is in Reply-To (see customerBehindOwnGroup).
-  const customer = mail && extra.ourAddresses ? customerBehindOwnGroup(mail, extra.ourAddresses) : undefined;
+  const customer = mail && extra.mailboxes ? customerBehindOwnGroup(mail, extra.mailboxes) : undefined;
   const sender = customer ?? mail?.from;
   const input: NewTicketInput = {
     messageId: ticketMessageId(mail, raw),
@@ -244,8 +244,8 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
   let existing = await produce(deps.redis, () => deps.store.get(ticketId, { agentResult: false }));
   const reusedNotes: string[] = [];
   let possibleCopyOf: string | undefined;
-  const ourAddresses = ourAddressesOf(deps.config);
-  if (existing && mail && !sameMail(existing, mail, ourAddresses)) {
+  const mailboxes = ownMailboxesOf(deps.config);
+  if (existing && mail && !sameMail(existing, mail, mailboxes)) {
     // Another mail under a Message-ID already taken (a web form that writes one fixed id, a broken client): it gets an
     // id of its own, the same each time it is seen, instead of being dropped as a duplicate of a stranger's ticket.
     reusedNotes.push(`Message-ID ${messageId} is already the id of ticket ${existing.id}, another mail (other sender or date); this mail was given its own id`);
@@ -277,7 +277,7 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
   const thread = mail
     ? await produce(deps.redis, () => deps.store.joinConversation(threadRefs(mail), (mail.replyTo ?? mail.from)?.address))
     : {};
-  const input = ticketInputForMail(mail, raw, { rawRef: rawRefFor(deps.prefix, ticketId), conversationId: thread.conversationId, parseError, ourAddresses });
+  const input = ticketInputForMail(mail, raw, { rawRef: rawRefFor(deps.prefix, ticketId), conversationId: thread.conversationId, parseError, mailboxes });
   input.messageId = messageId;
   // Keyed apart, but the reply still names the mail's own id, or it would not thread in the customer's client.
   if (reusedNotes.length > 0 && mail?.messageId) input.mailMessageId = mail.messageId;
@@ -366,8 +366,8 @@ export async function parkFromEnvelope(
  * says is compared next, by {@link sameContent}. The sender is the one the ticket was made with: the customer behind
  * our own group's rewritten From ({@link ticketInputForMail}), or that copy would be taken for another mail.
  */
-function sameMail(ticket: Pick<Ticket, 'from' | 'replyTo' | 'mailDate'>, mail: InboundMail, ourAddresses: readonly string[]): boolean {
-  const from = ((customerBehindOwnGroup(mail, ourAddresses) ?? mail.from)?.address ?? '').trim().toLowerCase();
+function sameMail(ticket: Pick<Ticket, 'from' | 'replyTo' | 'mailDate'>, mail: InboundMail, mailboxes: OwnMailboxes): boolean {
+  const from = ((customerBehindOwnGroup(mail, mailboxes) ?? mail.from)?.address ?? '').trim().toLowerCase();
   const replyTo = (mail.replyTo?.address ?? from).trim().toLowerCase();
   const date = mailDateOf(mail);
   return ticket.from === from && ticket.replyTo.toLowerCase() === replyTo && (!ticket.mailDate || !date || ticket.mailDate === date);

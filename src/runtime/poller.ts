@@ -76,6 +76,8 @@ export type PollerConfig = Pick<
   | 'SPAM_HEADER'
   | 'MAIL_FROM'
   | 'SUPPORT_ADDRESSES'
+  | 'SUPPORT_GROUP_ADDRESSES'
+  | 'AUTHSERV_ID'
   | 'IMAP_PORT'
   | 'IMAP_SECURE'
   | 'IMAP_ALLOW_PLAIN_LOGIN'

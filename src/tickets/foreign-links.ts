@@ -171,11 +171,16 @@ function phoneDigits(phone: string): string {
   return phone.normalize('NFKC').replace(/\D/g, '');
 }
 
-/** The park reason for {@link foreignLinks}' findings. */
-export function foreignLinksReason(links: readonly string[]): string {
+/**
+ * The park reason for {@link foreignLinks}' findings in the answer, or, with `where`, in another part of the reply
+ * (`the subject, which …`).
+ */
+export function foreignLinksReason(links: readonly string[], where?: string): string {
   const named = links.slice(0, NAMED_IN_REASON).join(', ');
   const more = links.length > NAMED_IN_REASON ? ` and ${links.length - NAMED_IN_REASON} more` : '';
-  return `the answer contains links, addresses or phone numbers that are neither in the knowledge it found nor trusted (TRUSTED_LINK_DOMAINS): ${named}${more}`;
+  const what = where ? `${where} contains` : 'the answer contains';
+  const knowledge = where ? 'the knowledge the agent found' : 'the knowledge it found';
+  return `${what} links, addresses or phone numbers that are neither in ${knowledge} nor trusted (TRUSTED_LINK_DOMAINS): ${named}${more}`;
 }
 
 // What each pass needs to find anything, tested first: a draft is read whole before every reply, and the passes'

@@ -166,8 +166,10 @@ describe('agent worker and sender', () => {
 
   // The support address as a Google Group delivering to the polled mailbox: every mail carries the group's list
   // headers, and for senders with a strict DMARC policy the group rewrites From to itself with the sender in Reply-To.
+  // Our receiving server (AUTHSERV_ID) verified the group's DKIM signature: what makes such mail the group's
+  // (test/integration/own-group-forgery.test.ts has the forgeries).
   it('answers customers whose mail came through our own Google Group, each as their own sender', async () => {
-    const running = await run();
+    const running = await run({ SUPPORT_GROUP_ADDRESSES: 'help@helpdesk.test', AUTHSERV_ID: 'mx.helpdesk.test' });
     const viaGroup = (customer: string, rewritten: boolean) =>
       buildMail({
         messageId: customerMessageId(),
@@ -177,6 +179,7 @@ describe('agent worker and sender', () => {
         body: QUESTION,
         headers: {
           ...(rewritten ? { 'Reply-To': `${customer} <${customer}@customer.example>` } : {}),
+          'Authentication-Results': `mx.helpdesk.test; dkim=pass header.i=@helpdesk.test header.s=google; spf=pass smtp.mailfrom=help+bncBD1@helpdesk.test; dmarc=pass header.from=${rewritten ? 'helpdesk.test' : 'customer.example'}`,
           'List-ID': '<help.helpdesk.test>',
           'Mailing-list': 'list help@helpdesk.test; contact help+owners@helpdesk.test',
           'List-Post': '<https://groups.google.com/a/helpdesk.test/group/help/post>, <mailto:help@helpdesk.test>',

@@ -98,8 +98,9 @@ describe('mail without list headers that must get no automatic reply', () => {
   });
 
   it('a newsletter without list headers (配信停止 link in its HTML footer) is parked with its draft, never sent, from the signal recorded at ingest; a customer asking how to unsubscribe and a customer through our own group (its footer says "To unsubscribe…") are answered', async () => {
-    const prefix = { QUEUE_PREFIX: `t${randomUUID().replaceAll('-', '').slice(0, 16)}` };
-    const ingesting = await run(prefix, { agent: false, sender: false });
+    // Our support address is a group our receiving server authenticates (see own-group-forgery.test.ts).
+    const env = { QUEUE_PREFIX: `t${randomUUID().replaceAll('-', '').slice(0, 16)}`, SUPPORT_GROUP_ADDRESSES: SUPPORT_ADDRESS, AUTHSERV_ID: 'mx.helpdesk.test' };
+    const ingesting = await run(env, { agent: false, sender: false });
     const newsletter = await ingest(
       ingesting,
       buildMail({
@@ -132,14 +133,19 @@ describe('mail without list headers that must get no automatic reply', () => {
 You received this message because you are subscribed to the Google Groups "Support" group.
 To unsubscribe from this group and stop receiving emails from it, send an email to support+unsubscribe@helpdesk.test.
 `,
-        headers: { 'List-ID': `<${SUPPORT_ADDRESS.replace('@', '.')}>`, 'List-Post': `<mailto:${SUPPORT_ADDRESS}>`, Precedence: 'list' },
+        headers: {
+          'Authentication-Results': 'mx.helpdesk.test; dkim=pass header.d=helpdesk.test header.s=google; dmarc=pass header.from=customer.example',
+          'List-ID': `<${SUPPORT_ADDRESS.replace('@', '.')}>`,
+          'List-Post': `<mailto:${SUPPORT_ADDRESS}>`,
+          Precedence: 'list',
+        },
       }),
     );
     expect((await ingesting.store.get(newsletter.ticketId))?.replySignals?.massMailing).toBe('an unsubscribe link in the footer (“配信停止はこちら” https://mag.shop.example/stop?id=1)');
     // Decided without the raw mail: what the ticket recorded at ingest is enough.
-    await deleteRaw(await ingesting.services.producer(), prefix.QUEUE_PREFIX, newsletter.ticketId);
+    await deleteRaw(await ingesting.services.producer(), env.QUEUE_PREFIX, newsletter.ticketId);
 
-    const answering = await run({ ...prefix, REVIEW_MODE: 'never' });
+    const answering = await run({ ...env, REVIEW_MODE: 'never' });
     const parked = await waitForState(answering.store, newsletter.ticketId, FINAL);
     expect(parked.state).toBe('parked');
     expect(parked.reason).toBe('bulk mail: an unsubscribe link in the footer (“配信停止はこちら” https://mag.shop.example/stop?id=1)');

@@ -231,11 +231,13 @@ describe('ingestMessage', () => {
   });
 
   // A support address that is a Google Group rewrites From to itself and puts the customer in Reply-To; the ticket's
-  // sender is the customer. The same mail seen again (a poller crash before \Seen, a second folder) is that ticket.
+  // sender is the customer, once our receiving server authenticated the group. The same mail seen again (a poller
+  // crash before \Seen, a second folder) is that ticket.
   it('makes one ticket and one job of the same mail through our own group ingested twice', async () => {
-    const deps = harness({ MAIL_FROM: 'help@support.example' });
+    const deps = harness({ MAIL_FROM: 'help@support.example', SUPPORT_GROUP_ADDRESSES: 'help@support.example', AUTHSERV_ID: 'mx.support.example' });
     const viaGroup = Buffer.from(
       [
+        'Authentication-Results: mx.support.example; dkim=pass header.i=@support.example header.s=google; dmarc=pass header.from=support.example',
         "From: 'Customer' via Help <help@support.example>",
         'Reply-To: Customer <customer@example.com>',
         'To: help@support.example',

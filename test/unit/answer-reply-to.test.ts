@@ -56,3 +56,73 @@ describe('foreignReplyToReason: subdomains and no-reply senders', () => {
     expect(foreignReplyToReason({ from: 'noreply@forms.example', replyTo: 'noreply@forms.example' }, TRUSTED)).toBeUndefined();
   });
 });
+
+// On a shared mail provider anyone can open a mailbox: From mallory@gmail.com with Reply-To victim@gmail.com is two
+// strangers, and our reply would carry whatever mallory wrote to the victim from our address.
+describe('foreignReplyToReason: shared mail providers', () => {
+  it.each([
+    ['gmail.com', 'mallory@gmail.com', 'victim.hanako@gmail.com'],
+    ['outlook.com', 'mallory@outlook.com', 'victim@outlook.com'],
+    ['icloud.com', 'mallory@icloud.com', 'victim@icloud.com'],
+    ['me.com', 'mallory@me.com', 'victim@me.com'],
+    ['yahoo.co.jp', 'mallory@yahoo.co.jp', 'victim@yahoo.co.jp'],
+    ['ymail.ne.jp', 'mallory@ymail.ne.jp', 'victim@ymail.ne.jp'],
+    ['outlook.jp', 'mallory@outlook.jp', 'victim@outlook.jp'],
+    ['hotmail.co.jp', 'mallory@hotmail.co.jp', 'victim@hotmail.co.jp'],
+    ['docomo.ne.jp', 'mallory@docomo.ne.jp', 'victim@docomo.ne.jp'],
+    ['ezweb.ne.jp', 'mallory@ezweb.ne.jp', 'victim@ezweb.ne.jp'],
+    ['au.com', 'mallory@au.com', 'victim@au.com'],
+    ['softbank.ne.jp', 'mallory@softbank.ne.jp', 'victim@softbank.ne.jp'],
+    ['i.softbank.jp', 'mallory@i.softbank.jp', 'victim@i.softbank.jp'],
+    ['nifty.com', 'mallory@nifty.com', 'victim@nifty.com'],
+    ['ocn.ne.jp', 'mallory@ocn.ne.jp', 'victim@ocn.ne.jp'],
+    // An ISP's regional subdomain (So-net's ca2.so-net.ne.jp) is that ISP's shared domain too.
+    ['ca2.so-net.ne.jp', 'mallory@ca2.so-net.ne.jp', 'victim@ca2.so-net.ne.jp'],
+    ['GMAIL.COM written in capitals', 'Mallory@GMAIL.COM', 'victim@gmail.com'],
+  ])('parks a Reply-To of another mailbox on %s', (_name, from, replyTo) => {
+    const domain = replyTo.slice(replyTo.indexOf('@') + 1);
+    expect(foreignReplyToReason({ from, replyTo }, TRUSTED)).toBe(
+      `Reply-To ${replyTo} is another mailbox than From ${from} on ${domain}, a shared mail provider: the same domain says nothing about who owns it (not in TRUSTED_REPLY_TO_DOMAINS)`,
+    );
+  });
+
+  it.each([
+    ['From on a subdomain of a shared domain', 'mallory@email.plala.or.jp', 'victim@plala.or.jp'],
+    ['Reply-To on a subdomain of a shared domain', 'mallory@vodafone.ne.jp', 'victim@d.vodafone.ne.jp'],
+  ])('parks %s', (_name, from, replyTo) => {
+    expect(foreignReplyToReason({ from, replyTo }, TRUSTED)).toMatch(/^Reply-To .* is another mailbox than From .*, a shared mail provider: /);
+  });
+
+  it.each([
+    ['the From itself, spelt in other case', 'Mallory@Gmail.com', 'mallory@gmail.com'],
+    ['the From with a +tag', 'mallory@gmail.com', 'mallory+support@gmail.com'],
+  ])('lets the reply go to %s', (_name, from, replyTo) => {
+    expect(foreignReplyToReason({ from, replyTo }, TRUSTED)).toBeUndefined();
+  });
+
+  it('lets a shared domain the admin trusts (TRUSTED_REPLY_TO_DOMAINS) through', () => {
+    expect(foreignReplyToReason({ from: 'a@docomo.ne.jp', replyTo: 'b@docomo.ne.jp' }, ['docomo.ne.jp'])).toBeUndefined();
+    expect(foreignReplyToReason({ from: 'form@web.example', replyTo: 'b@gmail.com' }, ['gmail.com'])).toBeUndefined();
+  });
+
+  it('a no-reply From on a shared domain keeps its own reason', () => {
+    expect(foreignReplyToReason({ from: 'noreply@gmail.com', replyTo: 'victim@gmail.com' }, TRUSTED)).toMatch(/^From noreply@gmail\.com is a no-reply address/);
+  });
+});
+
+// The rule as a whole, one row per kind of sender: what goes out on its own and what waits for a person.
+describe('foreignReplyToReason: the rule in one table', () => {
+  it.each([
+    ['free mail, same domain', 'mallory@gmail.com', 'victim@gmail.com', [], /a shared mail provider/],
+    ['corporate, same domain', 'taro@customer.example', 'desk@customer.example', [], undefined],
+    ['corporate, a subdomain', 'taro@customer.example', 'desk@support.customer.example', [], undefined],
+    ['another domain', 'taro@customer.example', 'victim@elsewhere.example', [], /^Reply-To domain elsewhere\.example differs/],
+    ['another domain the admin trusts', 'form@web.example', 'desk@partner.example', ['partner.example'], undefined],
+    ['free mail the admin trusts', 'mallory@gmail.com', 'victim@gmail.com', ['gmail.com'], undefined],
+    ['no-reply From, same domain', 'noreply@shop.example', 'sales@shop.example', [], /is a no-reply address/],
+  ] as const)('%s', (_name, from, replyTo, trusted, expected) => {
+    const reason = foreignReplyToReason({ from, replyTo }, trusted);
+    if (expected) expect(reason).toMatch(expected);
+    else expect(reason).toBeUndefined();
+  });
+});

@@ -61,6 +61,26 @@ describe('composeReply', () => {
     expect(mail.headers).not.toHaveProperty('Auto-Submitted');
   });
 
+  // The quote and its attribution line are the From's words and name; to another mailbox they would be a stranger's
+  // text delivered from our address (a fake notice, a phishing link under "XYZ Support Security <…>").
+  it('leaves the quoted original out when the reply goes to another mailbox than From', () => {
+    const mail = composeReply({ original: { ...original, replyTo: 'desk@customer.example' }, answer: '設定手順は次のとおりです。', from: 'support@support.example', messageId: '<r5@support.example>', automatic: true });
+    expect(mail.to).toBe('desk@customer.example');
+    expect(mail.text).toBe('設定手順は次のとおりです。\n');
+    expect(mail.subject).toBe('Re: 二段階認証');
+    expect(mail.inReplyTo).toBe('<q1@customer.example>');
+  });
+
+  it.each([
+    ['no Reply-To', undefined],
+    ['a Reply-To that is the From', 'taro@customer.example'],
+    ['a Reply-To that is the From in other case', 'Taro@Customer.Example'],
+    ['a Reply-To that is the From with a +tag', 'taro+support@customer.example'],
+  ])('quotes the original to the sender themselves: %s', (_name, replyTo) => {
+    const mail = composeReply({ original: { ...original, ...(replyTo ? { replyTo } : {}) }, answer: '設定手順は次のとおりです。', from: 'support@support.example', messageId: '<r6@support.example>', automatic: true });
+    expect(mail.text).toContain('Taro <taro@customer.example>:\n> 認証アプリの設定方法を教えてください。');
+  });
+
   it('copes with an original that had no Message-ID', () => {
     const mail = composeReply({ original: { ...original, messageId: undefined, references: [] }, answer: 'x', from: 'support@support.example', messageId: '<r3@support.example>', automatic: true });
     expect(mail.inReplyTo).toBeUndefined();

@@ -58,6 +58,17 @@ describe('config', () => {
     expect(c.SUPPORT_ADDRESSES).toEqual(['a@x.example', 'b@x.example']);
   });
 
+  // A group's address is compared whole with what list headers name (src/mail/classify.ts): a display name or a
+  // typo that is no address would never match, and group mail would be parked with no word why.
+  it('reads our groups as bare addresses and the receiving server\'s authserv-ids', () => {
+    const c = parseConfig({ SUPPORT_GROUP_ADDRESSES: 'help@x.example, sales@x.example', AUTHSERV_ID: 'mx.x.example,mx2.x.example' });
+    expect(c.SUPPORT_GROUP_ADDRESSES).toEqual(['help@x.example', 'sales@x.example']);
+    expect(c.AUTHSERV_ID).toEqual(['mx.x.example', 'mx2.x.example']);
+    expect(parseConfig({}).SUPPORT_GROUP_ADDRESSES).toEqual([]);
+    expect(() => parseConfig({ SUPPORT_GROUP_ADDRESSES: 'Help <help@x.example>' })).toThrow(/SUPPORT_GROUP_ADDRESSES.*bare addresses/);
+    expect(() => parseConfig({ SUPPORT_GROUP_ADDRESSES: 'help' })).toThrow(/SUPPORT_GROUP_ADDRESSES/);
+  });
+
   it('names every bad variable in one error and hides sensitive values', () => {
     let error: unknown;
     try {

@@ -2,15 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { comparableAddress, extractAddress, isOwnAddress, isUsableAddress, normaliseAddress, parseAddressList } from '../../src/mail/addresses.js';
 import {
   bulkMailDetail,
+  customerBehindOwnGroup,
   decideReply,
   forgedSenderDetail,
   hasQuestion,
   ignoreReasonText,
   isNoReplyAddress,
   MAX_REPLY_SIGNALS_CHARS,
+  ownGroupReviewDetail,
+  ownMailboxesOf,
   REPLY_SIGNAL_HEADERS,
   replySignalsOf,
   type IgnoreReason,
+  type OwnMailboxes,
 } from '../../src/mail/classify.js';
 import { parseInboundMail, type InboundMail } from '../../src/mail/parse.js';
 
@@ -39,6 +43,15 @@ function mailWith(overrides: Partial<InboundMail> = {}): InboundMail {
 }
 
 const from = (address: string): Partial<InboundMail> => ({ from: { address, name: '' } });
+
+/** The list headers Google Groups writes for a group support@support.example (the MAIL_FROM of {@link ctx}). */
+const googleGroup = {
+  'list-id': ['<support.support.example>'],
+  'mailing-list': ['list support@support.example; contact support+owners@support.example'],
+  'list-post': ['<https://groups.google.com/a/support.example/group/support/post>, <mailto:support@support.example>'],
+  'list-unsubscribe': ['<mailto:googlegroups-manage+1234+unsubscribe@googlegroups.com>'],
+  precedence: ['list'],
+};
 
 describe('decideReply', () => {
   const rows: Array<[string, Partial<InboundMail>, IgnoreReason | 'answer']> = [
@@ -152,15 +165,9 @@ describe('decideReply', () => {
 
   // The support address is often a group (Google Groups, Mailman) that delivers to the mailbox we poll: every
   // customer mail then carries the group's list headers, and with strict DMARC the group rewrites From to itself
-  // ("'Taro' via Support <support@…>") with the customer in Reply-To. A list that is one of our own addresses is our
-  // mailbox, not a mailing list.
-  const googleGroup = {
-    'list-id': ['<support.support.example>'],
-    'mailing-list': ['list support@support.example; contact support+owners@support.example'],
-    'list-post': ['<https://groups.google.com/a/support.example/group/support/post>, <mailto:support@support.example>'],
-    'list-unsubscribe': ['<mailto:googlegroups-manage+1234+unsubscribe@googlegroups.com>'],
-    precedence: ['list'],
-  };
+  // ("'Taro' via Support <support@…>") with the customer in Reply-To. A list that names one of our own addresses is
+  // not a foreign mailing list, so it is not ignored; whether its draft may go out without a person is decided after
+  // the draft, by whether our receiving server authenticated it as our group's ('our own group' below).
   it.each<[string, Partial<InboundMail>, IgnoreReason | 'answer']>([
     ['a customer mail delivered through our Google Group', { headers: googleGroup }, 'answer'],
     ['… with From rewritten to the group and the customer in Reply-To', { from: { address: 'support@support.example', name: "'Taro' via Support" }, replyTo: { address: 'taro@customer.example', name: 'Taro' }, headers: googleGroup }, 'answer'],
@@ -436,8 +443,9 @@ describe('bulkMailDetail', () => {
     ['a person whose name starts like an account', from('root.beer@customer.example'), undefined],
     // What the parser found in the text of a newsletter that writes no List-* field (test/unit/mail-mass-mailing.test.ts).
     ['a mass mailing by its text', { massMailing: 'an unsubscribe link in the footer (“Unsubscribe” https://shop.example/u/1)' }, 'an unsubscribe link in the footer (“Unsubscribe” https://shop.example/u/1)'],
-    // Our own group (the support address is a Google Group) appends its footer, "To unsubscribe from this group…".
-    ['a mass mailing by its text, through our own group', { massMailing: 'a mass-mail footer line (“To unsubscribe from this group…”)', headers: { 'list-id': ['Support <support.support.example>'] } }, undefined],
+    // A list header naming our address is no proof of our group: anyone can write one (our own group's footer is
+    // lifted only for mail our server authenticated, see 'our own group').
+    ['a mass mailing by its text, claiming our own group', { massMailing: 'a mass-mail footer line (“To unsubscribe from this group…”)', headers: { 'list-id': ['Support <support.support.example>'] } }, 'a mass-mail footer line'],
     ['Mailchimp\'s X-MC-User', { headers: { 'x-mc-user': ['9d7ced8c4bbd6c2f238673f0f'] } }, "a mass-mailing service's campaign header (X-MC-User: 9d7ced8c4bbd6c2f238673f0f)"],
     ['X-Campaign', { headers: { 'x-campaign': ['mailchimp9d7ced8c4bbd6c2f238673f0f.0496c8705c'] } }, "a mass-mailing service's campaign header (X-Campaign: mailchimp9d7ced8c4bbd6c2f238673f0f.0496c8705c)"],
     ['X-campaignid', { headers: { 'x-campaignid': ['mailchimp9d7ced8c4bbd6c2f238673f0f.0496c8705c'] } }, "campaign header (X-Campaignid: mailchimp"],
@@ -454,7 +462,7 @@ describe('bulkMailDetail', () => {
     ['a Reply-To that is a person on a subdomain of From', { ...from('carol@mysurvey.example'), replyTo: { address: 'carol@reply.mysurvey.example', name: '' } }, undefined],
     ['a human mail', {}, undefined],
   ])('%s', (_name, overrides, expected) => {
-    const detail = bulkMailDetail(mailWith(overrides), ctx.ourAddresses);
+    const detail = bulkMailDetail(mailWith(overrides), ctx);
     if (expected === undefined) expect(detail).toBeUndefined();
     else expect(detail).toContain(expected);
   });
@@ -462,7 +470,7 @@ describe('bulkMailDetail', () => {
   // The envelope sender is a stranger's: a long one with many separators is read in one pass.
   it('reads a hostile Return-Path in one pass', { timeout: 20_000 }, () => {
     const local = `${'-a.'.repeat(30_000)}x`;
-    expect(bulkMailDetail(mailWith({ headers: { 'return-path': [`<${local}@esp.example>`] } }), ctx.ourAddresses)).toBeUndefined();
+    expect(bulkMailDetail(mailWith({ headers: { 'return-path': [`<${local}@esp.example>`] } }), ctx)).toBeUndefined();
     expect(hasQuestion({ question: `${'Label '.repeat(20_000)}:\n`.repeat(5) })).toBe(true);
   });
 
@@ -489,9 +497,150 @@ describe('forgedSenderDetail', () => {
     ['none', results('mx.support.example; none'), undefined],
     ['no header', {}, undefined],
   ])('%s', (_name, overrides, expected) => {
-    const detail = forgedSenderDetail(mailWith(overrides), ctx.ourAddresses);
+    const detail = forgedSenderDetail(mailWith(overrides), ctx);
     if (expected === undefined) expect(detail).toBeUndefined();
     else expect(detail).toContain(expected);
+  });
+});
+
+// The support address as a group on our own domain (Google Groups for Workspace, Mailman) delivering to the polled
+// mailbox. Its list headers, and a From it rewrote to itself with the customer in Reply-To, lift the list, bulk and
+// Reply-To checks; anyone can write such headers, so they count only for a configured group
+// (SUPPORT_GROUP_ADDRESSES) whose domain our receiving server (AUTHSERV_ID) authenticated in the topmost
+// Authentication-Results: DKIM passed for the group's domain, or DMARC passed for a From in it.
+describe('our own group', () => {
+  const OUR_SERVER = 'mx.support.example';
+  const groupCtx: OwnMailboxes = { ...ctx, groupAddresses: ['support@support.example'], authservIds: [OUR_SERVER] };
+  const ar = (...fields: string[]): Record<string, string[]> => ({ 'authentication-results': fields });
+  // Real group mail: the group's DKIM signature (Google writes header.i; others header.d) and DMARC for its From.
+  const groupSigned = `${OUR_SERVER}; dkim=pass header.d=customer.example; dkim=pass header.d=support.example header.s=google; spf=pass smtp.mailfrom=support+bnc1@support.example; dmarc=pass header.from=customer.example`;
+  const groupRewritten = `${OUR_SERVER}; dkim=pass (2048-bit key) header.i=@support.example header.s=google header.b=Ab12; spf=pass smtp.mailfrom=support+bnc1@support.example; dmarc=pass (p=NONE sp=NONE dis=NONE) header.from=support.example`;
+  const rewritten = (customer: string): Partial<InboundMail> => ({ from: { address: 'support@support.example', name: "'Taro' via Support" }, replyTo: { address: customer, name: '' } });
+  const viaGroup = (...fields: string[]): Partial<InboundMail> => ({ headers: { ...googleGroup, ...ar(...fields) } });
+  const NOT_GROUP = 'anyone can write list headers';
+
+  type Row = [name: string, mailboxes: OwnMailboxes, mail: Partial<InboundMail>, decision: IgnoreReason | 'answer', customer: string | undefined, review: RegExp | undefined, forged: string | undefined];
+  it.each<Row>([
+    // Real group mail, authenticated: answered, the rewritten sender's customer in Reply-To, nothing to review.
+    ['the group DKIM signature (header.d) passed', groupCtx, viaGroup(groupSigned), 'answer', undefined, undefined, undefined],
+    ['a From rewritten to the group, DKIM (header.i) and DMARC passed', groupCtx, { ...rewritten('taro@customer.example'), ...viaGroup(groupRewritten) }, 'answer', 'taro@customer.example', undefined, undefined],
+    ['… DMARC alone passed for the group domain', groupCtx, { ...rewritten('taro@customer.example'), ...viaGroup(`${OUR_SERVER}; dkim=none; dmarc=pass header.from=support.example`) }, 'answer', 'taro@customer.example', undefined, undefined],
+    ['signed by a subdomain of the group domain', groupCtx, viaGroup(`${OUR_SERVER}; dkim=pass header.d=mail.support.example`), 'answer', undefined, undefined, undefined],
+    ['AUTHSERV_ID matched whatever its case, with a version after it', groupCtx, viaGroup(`MX.Support.Example 1; dkim=pass header.d=Support.Example`), 'answer', undefined, undefined, undefined],
+    // The forged-sender check is never skipped: authenticated group mail whose own sender failed DMARC is parked.
+    ['group mail whose sender failed DMARC', groupCtx, { ...from('ceo@bigcorp.example'), ...viaGroup(`${OUR_SERVER}; dkim=pass header.d=support.example; dmarc=fail header.from=bigcorp.example`) }, 'answer', undefined, undefined, 'dmarc=fail (header.from=bigcorp.example)'],
+    // The security review's forgeries (A, B, E): a From of ours or a stranger's, our List-Id, and our server's dmarc=fail.
+    [
+      'A: our group address in From, a victim in Reply-To, our List-Id, dmarc=fail',
+      groupCtx,
+      { ...rewritten('victim@elsewhere.example'), headers: { 'list-id': ['<support.support.example>'], ...ar(`${OUR_SERVER}; spf=fail smtp.mailfrom=support.example; dkim=none; dmarc=fail (p=REJECT) header.from=support.example`) } },
+      'answer',
+      undefined,
+      /^From is our own address support@support\.example with Reply-To victim@elsewhere\.example; .*no dkim=pass for support\.example nor dmarc=pass for a From in it/,
+      'dmarc=fail (header.from=support.example)',
+    ],
+    [
+      'B: a forged CEO with our List-Id, dmarc=fail',
+      groupCtx,
+      { ...from('ceo@bigcorp.example'), headers: { 'list-id': ['<support.support.example>'], ...ar(`${OUR_SERVER}; spf=fail smtp.mailfrom=bigcorp.example; dkim=none; dmarc=fail (p=REJECT) header.from=bigcorp.example`) } },
+      'answer',
+      undefined,
+      /^the list headers name our address support@support\.example; /,
+      'dmarc=fail (header.from=bigcorp.example)',
+    ],
+    [
+      'E: our MAIL_FROM in From (the group is another address), a victim in Reply-To, passing DMARC of our domain',
+      { ...groupCtx, groupAddresses: ['help@support.example'] },
+      { ...rewritten('victim@elsewhere.example'), headers: { 'list-id': ['<help.support.example>'], ...ar(`${OUR_SERVER}; dkim=pass header.d=support.example; dmarc=pass header.from=support.example`) } },
+      'answer',
+      undefined,
+      /^From is our own address support@support\.example with Reply-To victim@elsewhere\.example; From support@support\.example is not the group's own address help@support\.example/,
+      undefined,
+    ],
+    // A claim of our group that our server's DKIM verdict contradicts is a forged sender.
+    ['our list named, our server says dkim=fail for the group domain', groupCtx, viaGroup(`${OUR_SERVER}; dkim=fail (bad signature) header.d=support.example; spf=pass smtp.mailfrom=x.example; dmarc=none`), 'answer', undefined, /list headers name our address/, 'dkim=fail (header.d=support.example)'],
+    // Nothing that an outsider cannot write: our list named, but not authenticated.
+    ['no Authentication-Results at all (a server that writes none)', groupCtx, { ...rewritten('taro@customer.example'), headers: googleGroup }, 'answer', undefined, /no Authentication-Results of the receiving server/, undefined],
+    ["the topmost Authentication-Results is another server's", groupCtx, { ...rewritten('taro@customer.example'), ...viaGroup(`mx.attacker.example; dkim=pass header.d=support.example; dmarc=pass header.from=support.example`) }, 'answer', undefined, /the topmost Authentication-Results is mx\.attacker\.example's, not one of AUTHSERV_ID/, undefined],
+    ["a passing verdict below our server's (the sender wrote it)", groupCtx, { ...rewritten('taro@customer.example'), ...viaGroup(`${OUR_SERVER}; dkim=none; dmarc=none`, `${OUR_SERVER}; dkim=pass header.d=support.example; dmarc=pass header.from=support.example`) }, 'answer', undefined, /no dkim=pass for support\.example/, undefined],
+    ['signed by the customer only', groupCtx, viaGroup(`${OUR_SERVER}; dkim=pass header.d=customer.example; dmarc=pass header.from=customer.example`), 'answer', undefined, /no dkim=pass for support\.example/, undefined],
+    ['signed by a domain that only ends like the group domain', groupCtx, viaGroup(`${OUR_SERVER}; dkim=pass header.d=evilsupport.example`), 'answer', undefined, /no dkim=pass for support\.example/, undefined],
+    ["signed by a parent above the group domain's organisation", groupCtx, viaGroup(`${OUR_SERVER}; dkim=pass header.d=example`), 'answer', undefined, /no dkim=pass for support\.example/, undefined],
+    ["dmarc=pass for the group domain while From is the customer's", groupCtx, viaGroup(`${OUR_SERVER}; dkim=none; dmarc=pass header.from=support.example`), 'answer', undefined, /no dkim=pass for support\.example/, undefined],
+    ['a result of the group domain inside a comment', groupCtx, viaGroup(`${OUR_SERVER}; dkim=none (dkim=pass header.d=support.example)`), 'answer', undefined, /no dkim=pass for support\.example/, undefined],
+    ['AUTHSERV_ID not set', { ...groupCtx, authservIds: [] }, viaGroup(groupSigned), 'answer', undefined, /AUTHSERV_ID is not set/, undefined],
+    // Our address is not inferred to be a group because a header names it: without SUPPORT_GROUP_ADDRESSES, a claim.
+    ['no group configured: our MAIL_FROM named as the list', ctx, viaGroup(groupSigned), 'answer', undefined, /^the list headers name our address support@support\.example; support@support\.example is not in SUPPORT_GROUP_ADDRESSES/, undefined],
+    ['… rewritten From, the customer in Reply-To', ctx, { ...rewritten('taro@customer.example'), ...viaGroup(groupRewritten) }, 'answer', undefined, /^From is our own address support@support\.example with Reply-To taro@customer\.example; .*SUPPORT_GROUP_ADDRESSES/, undefined],
+    // Still ours, or still not a person.
+    ['our own address in From, Reply-To elsewhere, no list header', groupCtx, { ...rewritten('taro@customer.example'), ...ar(groupRewritten) }, 'own-address', undefined, /no list header names a group of SUPPORT_GROUP_ADDRESSES/, undefined],
+    ['rewritten and authenticated, without a Reply-To', groupCtx, { from: { address: 'support@support.example', name: 'Support' }, ...viaGroup(groupRewritten) }, 'own-address', undefined, undefined, undefined],
+    ["another list's mail", groupCtx, { headers: { ...googleGroup, 'list-id': ['<users.lists.example>'], 'mailing-list': ['list users@lists.example'], 'list-post': ['<mailto:users@lists.example>'], ...ar(groupSigned) } }, 'list', undefined, undefined, undefined],
+    ['an auto-reply through our group', groupCtx, { headers: { ...googleGroup, 'auto-submitted': ['auto-replied'], ...ar(groupSigned) } }, 'auto-reply', undefined, undefined, undefined],
+    ['a mail that names no group', groupCtx, { headers: ar(groupSigned) }, 'answer', undefined, undefined, undefined],
+  ])('%s', (_name, mailboxes, overrides, decision, customer, review, forged) => {
+    const mail = mailWith(overrides);
+    const decided = decideReply(mail, mailboxes);
+    if (decision === 'answer') expect(decided).toEqual({ answer: true });
+    else expect(decided).toMatchObject({ answer: false, reason: decision });
+    expect(customerBehindOwnGroup(mail, mailboxes)?.address).toBe(customer);
+    const detail = ownGroupReviewDetail(mail, mailboxes);
+    if (review) {
+      expect(detail).toMatch(review);
+      expect(detail).toContain(NOT_GROUP);
+    } else expect(detail).toBeUndefined();
+    if (forged) expect(forgedSenderDetail(mail, mailboxes)).toContain(forged);
+    else expect(forgedSenderDetail(mail, mailboxes)).toBeUndefined();
+  });
+
+  // The group's envelope (help+bnc…@) and footer ("To unsubscribe from this group…") are not a newsletter's, but only
+  // when the mail is the group's: the same signs in mail that merely names our list are reported.
+  it.each<[string, OwnMailboxes, string[], string | undefined]>([
+    ['authenticated group mail', groupCtx, [groupSigned], undefined],
+    ['our list named, not authenticated', groupCtx, [], 'a mass-mail footer line'],
+    ['our list named, no group configured', ctx, [groupSigned], 'a mass-mail footer line'],
+  ])('bulk-mail signs of the group itself: %s', (_name, mailboxes, fields, expected) => {
+    const mail = mailWith({ ...viaGroup(...fields), massMailing: 'a mass-mail footer line (“To unsubscribe from this group…”)' });
+    if (expected === undefined) expect(bulkMailDetail(mail, mailboxes)).toBeUndefined();
+    else expect(bulkMailDetail(mail, mailboxes)).toContain(expected);
+    const withErrorsTo = mailWith({ headers: { ...mail.headers, 'errors-to': ['support+bnc1@support.example'] } });
+    if (expected === undefined) expect(bulkMailDetail(withErrorsTo, mailboxes)).toBeUndefined();
+    else expect(bulkMailDetail(withErrorsTo, mailboxes)).toContain('Errors-To');
+  });
+
+  it('decides alike from the signals a ticket records (list headers and the topmost Authentication-Results)', async () => {
+    const raw = Buffer.from(
+      [
+        `Authentication-Results: ${groupRewritten}`,
+        `Authentication-Results: mx.attacker.example; dkim=pass header.d=support.example`,
+        "From: 'Taro' via Support <support@support.example>",
+        'Reply-To: Taro <taro@customer.example>',
+        'To: support@support.example',
+        'Subject: Password',
+        'List-Id: <support.support.example>',
+        'List-Post: <mailto:support@support.example>',
+        'Precedence: list',
+        '',
+        'How do I reset my password?',
+        '',
+      ].join('\r\n'),
+    );
+    const mail = await parseInboundMail(raw, { extraHeaders: REPLY_SIGNAL_HEADERS });
+    const stored = JSON.parse(JSON.stringify(replySignalsOf(mail))) as NonNullable<ReturnType<typeof replySignalsOf>>;
+    expect(customerBehindOwnGroup(stored, groupCtx)?.address).toBe('taro@customer.example');
+    expect(ownGroupReviewDetail(stored, groupCtx)).toBeUndefined();
+    expect(decideReply(stored, groupCtx)).toEqual({ answer: true });
+    // The same mail where the sender's own field is the topmost: a claim, not our group.
+    const forged = await parseInboundMail(Buffer.from(raw.toString().split('\r\n').slice(1).join('\r\n')), { extraHeaders: REPLY_SIGNAL_HEADERS });
+    expect(customerBehindOwnGroup(forged, groupCtx)).toBeUndefined();
+    expect(ownGroupReviewDetail(forged, groupCtx)).toMatch(/mx\.attacker\.example's, not one of AUTHSERV_ID/);
+  });
+
+  it('reads the group and the authserv-ids from the configuration; the group is one of our addresses', () => {
+    const mailboxes = ownMailboxesOf({ MAIL_FROM: 'XYZ <support@support.example>', SUPPORT_ADDRESSES: ['info@support.example'], SUPPORT_GROUP_ADDRESSES: ['help@support.example'], AUTHSERV_ID: ['mx.support.example'] });
+    expect(mailboxes).toEqual({ ourAddresses: ['XYZ <support@support.example>', 'info@support.example', 'help@support.example'], groupAddresses: ['help@support.example'], authservIds: ['mx.support.example'] });
+    // Mail from the group itself that is no rewritten customer's is our own.
+    expect(decideReply(mailWith(from('help@support.example')), mailboxes)).toMatchObject({ answer: false, reason: 'own-address' });
   });
 });
 
@@ -520,9 +669,9 @@ describe('the signals a ticket records', () => {
     expect(signals.headers['x-csi-mailscanner-spamcheck']).toEqual(['not spam']);
     expect(signals.headers['x-spam-level']).toEqual(['**']);
     const stored = JSON.parse(JSON.stringify(signals)) as typeof signals;
-    expect(forgedSenderDetail(stored, ctx.ourAddresses)).toBe(forgedSenderDetail(mail, ctx.ourAddresses));
-    expect(forgedSenderDetail(stored, ctx.ourAddresses)).toContain('dmarc=fail');
-    expect(bulkMailDetail(stored, ctx.ourAddresses)).toBe(bulkMailDetail(mail, ctx.ourAddresses));
+    expect(forgedSenderDetail(stored, ctx)).toBe(forgedSenderDetail(mail, ctx));
+    expect(forgedSenderDetail(stored, ctx)).toContain('dmarc=fail');
+    expect(bulkMailDetail(stored, ctx)).toBe(bulkMailDetail(mail, ctx));
     expect(decideReply(stored, ctx)).toEqual(decideReply(mail, ctx));
   });
 
@@ -547,8 +696,8 @@ describe('the signals a ticket records', () => {
     expect(signals.headers['x-mc-user']).toEqual(['9d7ced8c4bbd6c2f238673f0f']);
     expect(signals.massMailing).toBe('an unsubscribe link in the footer (“Unsubscribe” https://shop.example/u/abc123)');
     const stored = JSON.parse(JSON.stringify(signals)) as typeof signals;
-    expect(bulkMailDetail(stored, ctx.ourAddresses)).toBe(bulkMailDetail(mail, ctx.ourAddresses));
-    expect(bulkMailDetail({ ...stored, headers: {} }, ctx.ourAddresses)).toBe('an unsubscribe link in the footer (“Unsubscribe” https://shop.example/u/abc123)');
+    expect(bulkMailDetail(stored, ctx)).toBe(bulkMailDetail(mail, ctx));
+    expect(bulkMailDetail({ ...stored, headers: {} }, ctx)).toBe('an unsubscribe link in the footer (“Unsubscribe” https://shop.example/u/abc123)');
   });
 
   it('stay within the size bound however many Authentication-Results a mail carries', async () => {

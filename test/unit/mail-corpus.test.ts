@@ -106,7 +106,7 @@ describe('mikel-mail corpus', () => {
 
   it.each(files.filter((f) => !UNREADABLE.includes(f) && !NOT_ANSWERED[f]))('%s: its draft is parked as bulk mail only if it is a mailing', async (file) => {
     const { mail } = await run(file);
-    const detail = bulkMailDetail(mail!, ctx.ourAddresses);
+    const detail = bulkMailDetail(mail!, ctx);
     const expected = BULK_DRAFTS[file];
     if (expected) expect(detail).toContain(expected);
     else expect(detail).toBeUndefined();
