@@ -9,12 +9,16 @@
  *   may already have been sent is refused without `--checked-no-copy` (the operator checked the customer has none).
  * - `reject <id> [--reason TEXT]`: a parked ticket gets no reply.
  * - `rerun <id> [--by NAME]`: the agent answers a parked ticket again (once its cause was fixed: the model's
- *   settings, the manual); refused for a ticket a reply may already have left for.
+ *   settings, the manual); refused for a ticket a reply may already have left for. The new draft is sent or parked as
+ *   any other, except for a repeated question and reopened mail, whose draft is always parked for review.
  * - `arrived <id> [--note TEXT] [--by NAME]`: a reply parked as "may already have been sent" did arrive: the ticket
  *   ends `sent` on the person's word; nothing is sent.
  * - `close <id> [--note TEXT] [--by NAME]`: a reply that cannot be delivered (the SMTP server refused it for good, or
  *   it bounced) is acknowledged: a parked ticket ends `rejected` without a reply, a bounced `sent` one keeps its state
  *   and leaves the review page's list of replies that did not arrive.
+ * - `reopen <id> [--note TEXT] [--by NAME]`: mail the automatic checks ignored by mistake (a customer's question from an
+ *   address that looks automated, or carrying a list header) is parked for review; refused for a bounce and our own
+ *   mail. Its new draft (`rerun`) is then always parked for a person.
  * - `archive show <id> [--json]`: a ticket the retention job moved to DATA_DIR/archive.
  * - `retention`: one retention run now (what the daily `retention` job does).
  * - `forget <address> [--yes]`: erase a customer (tickets, raw mail, conversation entries, archive lines, rate-limit
@@ -37,7 +41,7 @@ import { describeOutcome, type TicketOutcome } from '../tickets/outcome.js';
 import { forgetCustomer, type ForgetReport } from '../tickets/retention.js';
 import { TICKET_STATES, describeBounce, isTicketState, normalizeMessageId, ticketIdFor, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { MIN_ID_PREFIX, TicketStore, isIdPrefix } from '../tickets/ticket-store.js';
-import { approveTicket, closeUndeliverable, confirmArrived, rejectTicket, rerunAgent, uncertainSendAttempts } from '../tickets/review.js';
+import { approveTicket, closeUndeliverable, confirmArrived, rejectTicket, reopenIgnored, rerunAgent, uncertainSendAttempts } from '../tickets/review.js';
 import { CliError, operatorName, runCommand, type CliContext } from './common.js';
 import { cut, formatTable, terminalSafe } from './format.js';
 
@@ -246,7 +250,11 @@ program
         try {
           const result = await rerunAgent({ store, redis, tickets: queues.tickets, config: ctx.config }, { ticketId: ticket.id, operator: by });
           if (result.outcome !== 'requeued') throw new CliError(`cannot answer ticket ${ticket.id} again: ${result.message}`);
-          ctx.print(`ticket ${ticket.id} is back with the agent (asked by ${by}); its new draft is sent or parked as any other`);
+          ctx.print(
+            result.forReview
+              ? `ticket ${ticket.id} is back with the agent (asked by ${by}); its new draft will be parked for review, nothing is sent without a person`
+              : `ticket ${ticket.id} is back with the agent (asked by ${by}); its new draft is sent or parked as any other`,
+          );
         } finally {
           await closeQueues(queues);
         }
@@ -287,6 +295,28 @@ program
         if (result.outcome !== 'closed') throw new CliError(`cannot close ticket ${ticket.id}: ${result.message}`);
         const done = result.closedAs === 'acknowledged' ? `acknowledged the bounce of ${ticket.id}; it stays ${result.ticket.state}` : `closed ${ticket.id} without a reply: it cannot be delivered`;
         ctx.print(result.alreadyClosed ? `ticket ${ticket.id} was already closed` : `${done} (by ${by})`);
+      });
+    });
+  });
+
+program
+  .command('reopen')
+  .description('Reopen mail the automatic checks ignored by mistake: it is parked for review; nothing is sent')
+  .argument('<id>', 'ticket id or Message-ID')
+  .option('--note <text>', 'why you reopen it (recorded on the ticket)')
+  .option('--by <name>', 'who reopens (default: the OS user)')
+  .action(async (id: string, opts: { note?: string; by?: string }) => {
+    await runCommand('review', async (ctx) => {
+      const by = operatorName(opts.by);
+      await withStore(ctx, async ({ store, redis }) => {
+        const ticket = await findTicket(store, redis, id);
+        const result = await produce(redis, () => reopenIgnored({ store }, { ticketId: ticket.id, operator: by, note: opts.note }));
+        if (result.outcome !== 'reopened') throw new CliError(`cannot reopen ticket ${ticket.id}: ${result.message}`);
+        ctx.print(
+          result.alreadyReopened
+            ? `ticket ${ticket.id} was already reopened`
+            : `reopened ${ticket.id} (by ${by}): it is parked for review; \`rerun ${ticket.id}\` has the agent draft a reply for you to approve`,
+        );
       });
     });
   });

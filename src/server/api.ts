@@ -1,6 +1,7 @@
 /**
  * The JSON API: list, search and read tickets, approve or reject a parked one, have the agent answer it again, close as sent a
- * reply that may already have been sent and arrived, or acknowledge and close one that cannot be delivered. Input is
+ * reply that may already have been sent and arrived, acknowledge and close one that cannot be delivered, or reopen mail
+ * the automatic checks ignored by mistake. Input is
  * validated with zod and every refusal is a 4xx with `{ "error": message }`.
  */
 import { z } from 'zod';
@@ -18,6 +19,7 @@ import {
   closeUndeliverable,
   confirmArrived,
   rejectTicket,
+  reopenIgnored,
   rerunAgent,
   type RerunDeps,
   type ReviewDeps,
@@ -81,6 +83,8 @@ const rejectBodySchema = z.object({ reason: z.string().trim().min(1, 'required')
 const rerunBodySchema = z.object({ seen: seenField }).strict();
 // `note`: the operator's optional note on a reply's delivery (how they know it arrived, what they did instead).
 const deliveryBodySchema = z.object({ note: z.string().max(MAX_REASON_CHARS).optional(), seen: seenField }).strict();
+// `note`: why the operator reopens an ignored mail (optional).
+const reopenBodySchema = z.object({ note: z.string().max(MAX_REASON_CHARS).optional(), seen: seenField }).strict();
 
 function ticketIdParam(params: Record<string, string>): string {
   const id = params.id ?? '';
@@ -94,7 +98,7 @@ function refusal(r: ReviewRefusal): HandlerResult {
 }
 
 /** The API's handlers. */
-export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps; rerun: RerunDeps; searchScanLimit?: number }): Record<'list' | 'get' | 'approve' | 'reject' | 'rerun' | 'arrived' | 'close', Handler> {
+export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps; rerun: RerunDeps; searchScanLimit?: number }): Record<'list' | 'get' | 'approve' | 'reject' | 'rerun' | 'arrived' | 'close' | 'reopen', Handler> {
   return {
     async list({ query }) {
       const q = parseInput(listQuerySchema, query, 'query');
@@ -158,6 +162,14 @@ export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps; reru
       const outcome = await closeUndeliverable(deps.review, { ticketId, operator: user ?? ANONYMOUS_OPERATOR, note: input.note, seen: input.seen });
       if (outcome.outcome !== 'closed') return refusal(outcome);
       return { status: 200, json: { ticketId, state: outcome.ticket.state, closedAs: outcome.closedAs, alreadyClosed: outcome.alreadyClosed } };
+    },
+
+    async reopen({ params, body, user }) {
+      const ticketId = ticketIdParam(params);
+      const input = parseInput(reopenBodySchema, body ?? {}, 'body');
+      const outcome = await reopenIgnored(deps.review, { ticketId, operator: user ?? ANONYMOUS_OPERATOR, note: input.note, seen: input.seen });
+      if (outcome.outcome !== 'reopened') return refusal(outcome);
+      return { status: 200, json: { ticketId, state: outcome.ticket.state, reason: outcome.ticket.reason, alreadyReopened: outcome.alreadyReopened } };
     },
   };
 }

@@ -9,7 +9,7 @@
  * |--------|-------------------------------|-------------------------------------------------------------|------|
  * | GET    | `/healthz`                    | the process answers                                         | no   |
  * | GET    | `/readyz`                     | Redis, IMAP poller, agent, sender, search backends (503 when not ready); details with the login | no   |
- * | GET    | `/`                           | parked tickets (`?page=&order=oldest|newest`), flash after actions (`?done=`), what is wrong with the deployment; `?q=&skip=`: a search of the newest tickets by address, name or subject | yes  |
+ * | GET    | `/`                           | parked tickets (`?page=&order=oldest|newest`), flash after actions (`?done=`), what is wrong with the deployment; `?state=&page=`: the tickets in another state, newest first; `?q=&skip=`: a search of the newest tickets by address, name or subject | yes  |
  * | GET    | `/tickets/:id`                | one ticket: mail, editable draft, plan, subtasks, sources   | yes  |
  * | GET    | `/insights`                   | `?days=30`: outcomes, automation, reply times, edits, cost   | yes  |
  * | POST   | `/tickets/:id/approve`        | form: `reply`, `seen`, `checkedNoCopy`?, `_csrf` → 303 (the next waiting ticket) | yes  |
@@ -17,6 +17,7 @@
  * | POST   | `/tickets/:id/rerun`          | form: `seen`, `_csrf` → a new draft, parked for review, 303  | yes  |
  * | POST   | `/tickets/:id/arrived`        | form: `note`?, `seen`, `_csrf` → a reply that may already have been sent did arrive: `sent`, 303 | yes  |
  * | POST   | `/tickets/:id/close`          | form: `note`?, `seen`, `_csrf` → an undeliverable reply: `rejected`, or its bounce acknowledged, 303 | yes  |
+ * | POST   | `/tickets/:id/reopen`         | form: `note`?, `seen`, `_csrf` → mail the checks ignored by mistake: `parked`, 303 to its page | yes  |
  * | POST   | `/reindex`                    | form: `_csrf` → queues reindex-manual and reindex-qa, 303    | yes  |
  * | GET    | `/knowledge`                  | learned-answer candidates and accepted pairs (`?done=&id=`)  | yes  |
  * | POST   | `/knowledge/candidates/:id/accept` | form: `question`, `answer`, `target`, `asNew`?, `_csrf` → 303 | yes  |
@@ -29,6 +30,7 @@
  * | POST   | `/api/tickets/:id/rerun`      | JSON `{ "seen"? }` → a new draft, parked for review, 202      | yes  |
  * | POST   | `/api/tickets/:id/arrived`    | JSON `{ "note"?, "seen"? }` → closed as sent, 200            | yes  |
  * | POST   | `/api/tickets/:id/close`      | JSON `{ "note"?, "seen"? }` → closed as undeliverable, or its bounce acknowledged, 200 | yes  |
+ * | POST   | `/api/tickets/:id/reopen`     | JSON `{ "note"?, "seen"? }` → an ignored ticket reopened: `parked`, 200 | yes  |
  * | GET    | `/api/knowledge/gaps`         | `?all=1&limit=` → knowledge gaps, largest first              | yes  |
  * | GET    | `/api/insights`               | `?days=30` → the insights page's figures as JSON             | yes  |
  * | GET    | `/metrics`                    | Prometheus text format (also to a bearer of METRICS_TOKEN)  | yes  |
@@ -322,6 +324,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   apiRouter.post('/tickets/:id/rerun', route(api.rerun, jsonError, logger));
   apiRouter.post('/tickets/:id/arrived', route(api.arrived, jsonError, logger));
   apiRouter.post('/tickets/:id/close', route(api.close, jsonError, logger));
+  apiRouter.post('/tickets/:id/reopen', route(api.reopen, jsonError, logger));
   apiRouter.get('/knowledge/gaps', route(gapsApiHandler({ redis: deps.redis, prefix: deps.config.QUEUE_PREFIX }), jsonError, logger));
   apiRouter.get('/insights', route(insights.api, jsonError, logger));
   apiRouter.use((_req, res) => send(res, jsonError(404, 'No such API route')));
@@ -355,6 +358,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   app.post('/tickets/:id/rerun', ...form, route(pages.rerun, htmlError, logger));
   app.post('/tickets/:id/arrived', ...form, route(pages.arrived, htmlError, logger));
   app.post('/tickets/:id/close', ...form, route(pages.close, htmlError, logger));
+  app.post('/tickets/:id/reopen', ...form, route(pages.reopen, htmlError, logger));
   app.post('/reindex', ...form, route(pages.reindex, htmlError, logger));
   app.get('/knowledge', route(knowledge.page, htmlError, logger));
   app.post('/knowledge/candidates/:id/accept', ...form, route(knowledge.accept, htmlError, logger));

@@ -1,7 +1,8 @@
 /**
- * Handlers of the review page: the list of parked tickets (or the tickets a search finds), a ticket's detail view, and
- * the form posts (approve, reject, get a new draft, close as sent a reply that arrived, acknowledge and close one that
- * cannot be delivered, reindex) that answer with a 303 redirect to a page saying what happened.
+ * Handlers of the review page: the list of parked tickets (or of another state's, or the tickets a search finds), a
+ * ticket's detail view, and the form posts (approve, reject, get a new draft, close as sent a reply that arrived,
+ * acknowledge and close one that cannot be delivered, reopen mail the checks ignored by mistake, reindex) that answer
+ * with a 303 redirect to a page saying what happened.
  */
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -10,13 +11,13 @@ import type { Logger } from '../logger.js';
 import { parseInboundMail } from '../mail/parse.js';
 import { RAW_REF_SCHEME, loadRaw } from '../mail/raw-store.js';
 import type { Queues } from '../queues/registry.js';
-import { TICKET_ID_PATTERN, type Ticket } from '../tickets/ticket.js';
+import { TICKET_ID_PATTERN, TICKET_STATES, type Ticket } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { ANONYMOUS_OPERATOR, type CsrfTokens } from './auth.js';
 import { HttpError, type ErrorRenderer, type Handler, type HandlerResult } from './http.js';
 import { requestReindex } from './reindex-action.js';
 import { MAX_SEARCH_CHARS, SEARCH_SCAN_LIMIT, searchTickets, searchWords } from './ticket-search.js';
-import { NO_COPY_CHECKED, approveTicket, closeUndeliverable, confirmArrived, rejectTicket, rerunAgent, type RerunDeps, type ReviewDeps, type ReviewRefusal } from '../tickets/review.js';
+import { NO_COPY_CHECKED, approveTicket, closeUndeliverable, confirmArrived, rejectTicket, reopenIgnored, rerunAgent, type RerunDeps, type ReviewDeps, type ReviewRefusal } from '../tickets/review.js';
 import { renderMessagePage, renderTicketDetail, renderTicketList, type Flash, type SubmittedText } from './views.js';
 
 /** Parked tickets per page of the list. */
@@ -67,7 +68,7 @@ export function htmlErrorRenderer(): ErrorRenderer {
   return (status, message) => ({ status, html: renderMessagePage({ status, message, user: undefined }) });
 }
 
-const DONE_VALUES = ['approved', 'requeued', 'rejected', 'rerun', 'arrived', 'closed', 'acknowledged', 'reindex'] as const;
+const DONE_VALUES = ['approved', 'requeued', 'rejected', 'rerun', 'arrived', 'closed', 'acknowledged', 'reopened', 'reindex'] as const;
 /** The orders of the list: oldest first (the default: the longest-waiting customer on top) or newest first. */
 const LIST_ORDERS = ['oldest', 'newest'] as const;
 /** The order of the parked list. */
@@ -76,6 +77,8 @@ export type ListOrder = (typeof LIST_ORDERS)[number];
 const listQuerySchema = z.object({
   page: z.coerce.number().int().min(1).max(100_000).default(1),
   order: z.enum(LIST_ORDERS).default('oldest'),
+  // The tickets of another state than parked, newest first: ignored mail to reopen, what was sent or rejected.
+  state: z.enum(TICKET_STATES).optional(),
   done: z.enum(DONE_VALUES).optional(),
   ticket: z.string().regex(TICKET_ID_PATTERN).optional(),
   // A search: what was typed, and how many of the newest tickets an earlier search of it already read.
@@ -106,6 +109,11 @@ async function flashFor(done: (typeof DONE_VALUES)[number] | undefined, ticketId
       return { kind: 'ok', message: `Closed ${subjectOf(ticket)} without a reply: it cannot be delivered; nothing will be sent.` };
     case 'acknowledged':
       return { kind: 'ok', message: `Acknowledged the bounce of ${subjectOf(ticket)}: it is no longer listed under “Replies that did not arrive”.` };
+    case 'reopened':
+      return {
+        kind: 'ok',
+        message: `Reopened ${subjectOf(ticket)}: it waits for review. “Get a new draft” has the agent write one (it comes back here), or write the reply and approve it, or reject it; nothing is sent without you.`,
+      };
   }
 }
 
@@ -140,6 +148,7 @@ const approveFormSchema = z.object({ reply: z.string().max(200_000).optional(), 
 const rejectFormSchema = z.object({ reason: z.string().max(10_000).default(''), seen: seenField });
 const rerunFormSchema = z.object({ seen: seenField });
 const deliveryFormSchema = z.object({ note: z.string().max(10_000).optional(), seen: seenField });
+const reopenFormSchema = z.object({ note: z.string().max(10_000).optional(), seen: seenField });
 
 function parseForm<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const parsed = schema.safeParse(body ?? {});
@@ -163,6 +172,12 @@ async function parkedPage(store: TicketStore, order: ListOrder, page: number, to
   return { tickets: await store.getMany(await store.idsCreatedBefore('parked', ANY_TIME, PAGE_SIZE, offset)), total };
 }
 
+/** A page of the tickets the start page lists: parked ones in `order`, or another state's newest first. */
+async function listedPage(store: TicketStore, state: Ticket['state'], order: ListOrder, page: number, total: number): Promise<{ tickets: Ticket[]; total: number }> {
+  if (state === 'parked') return parkedPage(store, order, page, total);
+  return store.list({ state, limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
+}
+
 /**
  * Where the page goes after a decision on `decided`: the longest-waiting other parked ticket, saying what was done
  * (the operator works through the queue without going back to the list), else the list.
@@ -176,7 +191,7 @@ async function afterDecision(store: TicketStore, done: (typeof DONE_VALUES)[numb
 const detailQuerySchema = z.object({ done: z.enum(DONE_VALUES).optional(), ticket: z.string().regex(TICKET_ID_PATTERN).optional() });
 
 /** The review page's handlers. */
-export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detail' | 'approve' | 'reject' | 'rerun' | 'arrived' | 'close' | 'reindex', Handler> {
+export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detail' | 'approve' | 'reject' | 'rerun' | 'arrived' | 'close' | 'reopen' | 'reindex', Handler> {
   const operator = (user: string | undefined) => user ?? ANONYMOUS_OPERATOR;
   const csrfToken = (user: string | undefined) => deps.csrf.tokenFor(operator(user));
 
@@ -188,15 +203,16 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
         throw new HttpError(400, tooLong ? `A search has at most ${MAX_SEARCH_CHARS} characters` : 'Invalid page address');
       }
       const { page, order, done, ticket, q, skip } = parsed.data;
+      const state = parsed.data.state ?? 'parked';
       // A blank search is none: the parked list, as without one.
       const searching = q !== undefined && searchWords(q).length > 0;
       const scanLimit = deps.searchScanLimit ?? SEARCH_SCAN_LIMIT;
       const counts = await deps.store.countByState();
       const [list, flash, problems, bounced, found] = await Promise.all([
-        searching ? { tickets: [], total: counts.parked } : parkedPage(deps.store, order, page, counts.parked),
+        searching ? { tickets: [], total: counts[state] } : listedPage(deps.store, state, order, page, counts[state]),
         flashFor(done, ticket, deps.store),
         deps.deploymentProblems?.() ?? [],
-        searching ? undefined : deps.store.bouncedReplies(BOUNCED_SHOWN),
+        searching || state !== 'parked' ? undefined : deps.store.bouncedReplies(BOUNCED_SHOWN),
         searching ? searchTickets(deps.store, { text: q, skip, scanLimit, resultLimit: SEARCH_RESULTS_SHOWN }) : undefined,
       ]);
       return {
@@ -207,6 +223,7 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
           page,
           pageSize: PAGE_SIZE,
           order,
+          state,
           counts,
           now: deps.now(),
           csrfToken: csrfToken(user),
@@ -277,6 +294,15 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
       const outcome = await closeUndeliverable(deps.review, { ticketId, operator: operator(user), note: form.note, seen: form.seen });
       if (outcome.outcome !== 'closed') return refusalPage(outcome, ticketId, user, { label: 'Your note', text: form.note ?? '' });
       return { status: 303, location: await afterDecision(deps.store, outcome.closedAs === 'acknowledged' ? 'acknowledged' : 'closed', outcome.ticket.id) };
+    },
+
+    async reopen({ params, body, user }) {
+      const ticketId = params.id ?? '';
+      const form = parseForm(reopenFormSchema, body);
+      const outcome = await reopenIgnored(deps.review, { ticketId, operator: operator(user), note: form.note, seen: form.seen });
+      if (outcome.outcome !== 'reopened') return refusalPage(outcome, ticketId, user, { label: 'Your note', text: form.note ?? '' });
+      // The next step (a draft from the agent, or a reply of the operator's own) is taken on this ticket, not the next.
+      return { status: 303, location: `/tickets/${outcome.ticket.id}?done=reopened&ticket=${outcome.ticket.id}` };
     },
 
     async reindex() {

@@ -7,7 +7,7 @@ import type { GapList, KnowledgeGap } from '../knowledge/gaps.js';
 import { forgetCommand } from '../tickets/retention.js';
 import { describeBounce, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { describeOutcome } from '../tickets/outcome.js';
-import { NO_COPY_CHECKED, uncertainSendAttempts, undeliverableWhy, whyNoNewDraft, type UncertainSendAttempt } from '../tickets/review.js';
+import { NO_COPY_CHECKED, uncertainSendAttempts, undeliverableWhy, whyNoNewDraft, whyNotReopenable, type UncertainSendAttempt } from '../tickets/review.js';
 import { formatDuration } from './health.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 import { STYLESHEET_PATH } from './styles.js';
@@ -163,6 +163,8 @@ export interface TicketListView {
   pageSize: number;
   /** The list's order: oldest first (the longest-waiting customer on top) or newest first. */
   order: 'oldest' | 'newest';
+  /** The state listed: parked (the default), or another state's tickets, newest first. */
+  state?: TicketState | undefined;
   counts: Record<TicketState, number>;
   now: Date;
   csrfToken: string;
@@ -289,9 +291,15 @@ function renderSearchResults(search: TicketSearchView, timeZone: string | undefi
  * reindex button; the matches instead of the parked tickets while a search is shown.
  */
 export function renderTicketList(view: TicketListView): SafeHtml {
+  const listed = view.state ?? 'parked';
+  // Each count opens its state's list: how ignored mail is found to reopen it.
   const chips = (Object.entries(view.counts) as [TicketState, number][])
     .filter(([, n]) => n > 0)
-    .map(([state, n]) => html`<span class="chip">${state} <b>${n}</b></span>`);
+    .map(([state, n]) =>
+      !view.search && state === listed
+        ? html`<span class="chip current">${state} <b>${n}</b></span>`
+        : html`<a class="chip" href="${stateListPath(state)}">${state} <b>${n}</b></a>`,
+    );
   const rows = view.tickets.map(
     (t) => html`<tr>
       <td class="age" title="${exactTime(t.createdAt, view.timeZone)}">${formatDuration(view.now.getTime() - Date.parse(t.createdAt))}</td>
@@ -311,13 +319,68 @@ ${(view.problems ?? []).map((p) => html`<div class="flash bad" role="alert">${p}
     <button type="submit" class="secondary">Reindex now</button>
   </form>
 </div>
-${view.search ? renderSearchResults(view.search, view.timeZone) : renderParked(view, rows)}`;
+${view.search ? renderSearchResults(view.search, view.timeZone) : listed === 'parked' ? renderParked(view, rows) : renderStateList(view, listed, rows)}`;
   return layout({
-    title: view.search ? 'Search' : 'Review',
+    title: view.search ? 'Search' : listed === 'parked' ? 'Review' : stateTitle(listed),
     user: view.user,
     section: 'review',
     body: html`${body}${view.search ? null : renderBouncedReplies(view.bounced, view.now, view.timeZone)}`,
   });
+}
+
+/** The start page's list of a state's tickets: `/` for the parked ones, `/?state=<state>` for the others. */
+function stateListPath(state: TicketState): string {
+  return state === 'parked' ? '/' : `/?state=${state}`;
+}
+
+/** The heading of a state's list: `Ignored`, `Sent`. */
+function stateTitle(state: TicketState): string {
+  return `${state.charAt(0).toUpperCase()}${state.slice(1)}`;
+}
+
+/** What a ticket's reason says in its state: why it is parked, was ignored, rejected, failed. */
+function reasonLabel(state: TicketState): string {
+  switch (state) {
+    case 'parked':
+      return 'Why parked';
+    case 'ignored':
+    case 'rejected':
+    case 'failed':
+      return `Why ${state}`;
+    default:
+      return 'Reason';
+  }
+}
+
+/**
+ * The start page's card of the tickets in another state than parked, newest first, each with its reason: ignored mail
+ * (why the checks ignored it, to reopen what they got wrong), rejected, sent or failed tickets.
+ */
+function renderStateList(view: TicketListView, state: TicketState, rows: readonly SafeHtml[]): SafeHtml {
+  const pages = Math.max(1, Math.ceil(view.total / view.pageSize));
+  const page = (n: number) => `/?state=${state}&page=${n}`;
+  return html`<section class="card">
+  <h2>${stateTitle(state)} <span class="muted">(${view.total})</span> <span class="order small">newest first · <a href="/">back to the tickets waiting for review</a></span></h2>
+  ${state === 'ignored' ? html`<p class="small muted">Mail the automatic checks decided needs no reply. Open one the checks got wrong (a customer's question from an address that looks automated, or carrying a list header) to reopen it for review.</p>` : null}
+  ${
+    rows.length > 0
+      ? html`<table class="list">
+    <colgroup><col class="age"><col class="from"><col class="subject"><col></colgroup>
+    <thead><tr><th>Age</th><th>From</th><th>Subject</th><th>${reasonLabel(state)}</th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table>`
+      : html`<p class="empty">No ${state} tickets.</p>`
+  }
+  ${
+    pages > 1
+      ? html`<div class="pager">
+    ${view.page > 1 ? html`<a href="${page(view.page - 1)}">← newer</a>` : null}
+    <span class="muted">page ${view.page} of ${pages}</span>
+    ${view.page < pages ? html`<a href="${page(view.page + 1)}">older →</a>` : null}
+  </div>`
+      : null
+  }
+</section>`;
 }
 
 /** The parked tickets' card of the start page, with the order toggle and the pager. */
@@ -435,11 +498,33 @@ function seenField(ticket: Ticket): SafeHtml {
 function renderNewDraft(ticket: Ticket, csrfToken: string): SafeHtml {
   const refused = whyNoNewDraft(ticket);
   if (refused) return html`<p class="small muted new-draft">${refused}.</p>`;
+  // A ticket the agent never answered (mail reopened after the checks ignored it) has no draft to replace.
+  const hasDraft = Boolean(ticket.draft?.trim());
   return html`<form method="post" action="/tickets/${ticket.id}/rerun" class="reject">
     ${csrfField(csrfToken)}
     ${seenField(ticket)}
-    <span class="small muted">Fixed the cause (the model's settings, the manual)? The agent writes a new draft; it comes back here for you to review, nothing is sent.</span>
+    <span class="small muted">${
+      hasDraft
+        ? "Fixed the cause (the model's settings, the manual)? The agent writes a new draft; it comes back here for you to review, nothing is sent."
+        : 'No draft yet: the agent can write one; it comes back here for you to review, nothing is sent.'
+    }</span>
     <button type="submit">Get a new draft</button>
+  </form>`;
+}
+
+/**
+ * "Reopen for review", for mail the automatic checks ignored: the operator reads why, and reopens what they got wrong
+ * (the ticket is parked for the decisions above); for mail that must stay unanswered (a bounce, our own mail), why not.
+ */
+function renderReopen(ticket: Ticket, csrfToken: string): SafeHtml {
+  const refused = whyNotReopenable(ticket);
+  if (refused) return html`<p class="small muted">${refused}.</p>`;
+  return html`<p class="small muted">If the checks were wrong — a customer's question from an address that looks automated, or carrying a list header — reopen it: it waits for review, where you get a draft from the agent or write the reply yourself. Nothing is sent without you.</p>
+  <form method="post" action="/tickets/${ticket.id}/reopen" class="reject">
+    ${csrfField(csrfToken)}
+    ${seenField(ticket)}
+    <input type="text" name="note" maxlength="2000" placeholder="Why (optional), e.g. a customer's question sent through her CRM" aria-label="Why you reopen it">
+    <button type="submit">Reopen for review</button>
   </form>`;
 }
 
@@ -501,6 +586,13 @@ function renderCloseUndeliverable(ticket: Ticket, csrfToken: string): SafeHtml {
 }
 
 function renderDecision(ticket: Ticket, csrfToken: string, timeZone: string | undefined): SafeHtml {
+  if (ticket.state === 'ignored') {
+    return html`<section class="card">
+  <h2>No reply</h2>
+  <p class="muted">The automatic checks decided this mail needs no reply${ticket.reason ? ' (see “Why ignored”)' : ''}.</p>
+  ${renderReopen(ticket, csrfToken)}
+</section>`;
+  }
   if (ticket.state !== 'parked') {
     return html`<section class="card">
   <h2>Reply</h2>
@@ -568,7 +660,7 @@ export function renderTicketDetail(view: TicketDetailView): SafeHtml {
   const body = html`
 ${flashBanner(view.flash)}
 ${t.replyBounce ? html`<div class="flash bad" role="alert">Our reply did not arrive: a bounce came back (${describeBounce(t.replyBounce)}). The customer has no answer.</div>` : null}
-<p class="small"><a href="/">← all parked tickets</a></p>
+<p class="small">${t.state === 'ignored' ? html`<a href="${stateListPath(t.state)}">← all ignored mail</a> · ` : null}<a href="/">← all parked tickets</a></p>
 <section class="card">
   <h1>${t.subject || '(no subject)'}</h1>
   <span class="badge ${badgeClass(t.state)}">${t.state}</span>
@@ -576,7 +668,7 @@ ${t.replyBounce ? html`<div class="flash bad" role="alert">Our reply did not arr
     <dt>From</dt><dd>${sender(t)}</dd>
     ${t.replyTo !== t.from ? html`<dt>Reply-To</dt><dd>${t.replyTo}</dd>` : null}
     <dt>Received</dt><dd>${timeTag(t.createdAt, zone)} <span class="muted">(${formatDuration(view.now.getTime() - Date.parse(t.createdAt))} ago)</span></dd>
-    ${t.reason ? html`<dt>Why parked</dt><dd>${withTicketLinks(t.reason)}</dd>` : null}
+    ${t.reason ? html`<dt>${reasonLabel(t.state)}</dt><dd>${withTicketLinks(t.reason)}</dd>` : null}
     ${
       t.replyBounce
         ? html`<dt>Reply bounced</dt><dd>${describeBounce(t.replyBounce)} <span class="muted small">${timeTag(t.replyBounce.at, zone)}</span> · <a href="/tickets/${t.replyBounce.reportTicketId}">the bounce</a>${

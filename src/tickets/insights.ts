@@ -19,6 +19,12 @@
  * | `llm:<model>:calls`      | an agent result is stored, or an agent run fails | LLM calls of that model                 |
  * | `llm:<model>:in` / `:cached` / `:out` | the same               | prompt (of which cached) and completion tokens       |
  * | `bounced`                | a bounce marks a reply              | replies reported undelivered, each once              |
+ * | `reopened:<outcome>`     | a person reopens an ended ticket    | endings taken back (an ignored mail reopened), on the day of the ending |
+ *
+ * A ticket a person reopens (`ignored → parked`, `failed → parked|processing`) ends again later and is counted then.
+ * Its first ending stays in the outcome counts, which only grow, and the reopening is counted against it on the day
+ * of that ending ({@link REOPENED_FIELD_PREFIX}): the insights read that day's outcome as one fewer, so a mail ends
+ * once in the period's figures. The Prometheus counter `helpdesk_ticket_outcomes_total` keeps both endings.
  *
  * A failed agent run stores no result, so its calls are added by the agent worker when the attempt fails
  * (`recordFailedAgentRun`, src/server/metrics.ts), with {@link llmCallFields}; it is not an `agent_runs`.
@@ -29,7 +35,7 @@
 import type { Redis } from 'ioredis';
 import type { AgentResult, ModelCallUsage } from '../agent/types.js';
 import { costOf, priceOf, type PriceTable } from '../agent/prices.js';
-import { EDIT_RATIO_BUCKETS, EDIT_RATIO_SUM_SCALE, OUTCOMES, editRatioBucketField, outcomeKeys, type OutcomeKind, type TicketOutcome } from './outcome.js';
+import { EDIT_RATIO_BUCKETS, EDIT_RATIO_SUM_SCALE, OUTCOMES, editRatioBucketField, isOutcomeKind, outcomeKeys, type OutcomeKind, type TicketOutcome } from './outcome.js';
 import type { Ticket } from './ticket.js';
 
 /** Ratio of consecutive reply-time bucket bounds: a percentile is read at most this much too high. */
@@ -40,6 +46,12 @@ export const MAX_REASON_FIELD_CHARS = 120;
 
 /** Day-hash field of the replies reported undelivered that day (`TicketStore.recordReplyBounce`). */
 export const BOUNCED_FIELD = 'bounced';
+
+/**
+ * Start of the day-hash fields `reopened:<outcome>`: endings of that day that a person took back by reopening the
+ * ticket; {@link insightsFromDays} subtracts them from the day's outcome counts.
+ */
+export const REOPENED_FIELD_PREFIX = 'reopened:';
 
 /** Longest period the page and the API accept, in days. */
 export const MAX_INSIGHT_DAYS = 366;
@@ -87,21 +99,23 @@ export function replyKindOf(kind: OutcomeKind): ReplyKind | undefined {
 
 /**
  * The day-hash increments of one write of the ticket store, as field → amount: those of the outcome it records
- * (reply time, edit-ratio bucket, rejection reason), those of the agent result it stores (runs, calls, tokens), and a
- * bounce when the write is the one that marks the reply bounced (`change.replyBounced`). The outcome counts and
+ * (reply time, edit-ratio bucket, rejection reason), those of the agent result it stores (runs, calls, tokens), a
+ * bounce when the write is the one that marks the reply bounced (`change.replyBounced`), and the ending a person takes
+ * back when the write reopens an ended ticket (`change.reopened`, the outcome it removes). The outcome counts and
  * edit-ratio sums themselves are counted by the store's own script (`outcomeKeys`).
  */
 export function insightFieldsOnWrite(
   ticket: Pick<Ticket, 'createdAt'> & Partial<Pick<Ticket, 'outbound'>>,
   outcome: TicketOutcome | undefined,
   agent: AgentResult | undefined,
-  change: { replyBounced?: boolean } = {},
+  change: { replyBounced?: boolean; reopened?: OutcomeKind | undefined } = {},
 ): Map<string, number> {
   const fields = new Map<string, number>();
   const add = (field: string, n: number) => {
     if (n !== 0) fields.set(field, (fields.get(field) ?? 0) + n);
   };
   if (change.replyBounced) add(BOUNCED_FIELD, 1);
+  if (change.reopened) add(`${REOPENED_FIELD_PREFIX}${change.reopened}`, 1);
   if (outcome) {
     const reply = replyKindOf(outcome.kind);
     if (reply) add(`lat:${reply}:${latencyBucket(replySeconds(ticket, outcome))}`, 1);
@@ -268,12 +282,17 @@ export function insightsFromDays(hashes: ReadonlyArray<{ day: string; fields: Re
 
   for (const { day, fields } of hashes) {
     const outcomes = emptyOutcomes();
+    const reopened = emptyOutcomes();
     const dayModels = new Map<string, ModelUsage>();
     let agentRuns = 0;
     for (const [field, raw] of Object.entries(fields)) {
       const n = Number(raw);
       if (!Number.isFinite(n)) continue;
       if ((OUTCOMES as readonly string[]).includes(field)) outcomes[field as OutcomeKind] += n;
+      else if (field.startsWith(REOPENED_FIELD_PREFIX)) {
+        const kind = field.slice(REOPENED_FIELD_PREFIX.length);
+        if (isOutcomeKind(kind)) reopened[kind] += n;
+      }
       else if (field === 'edit_ratio_count') editCount += n;
       else if (field === 'edit_ratio_sum_e6') editSum += n;
       else if (field === 'agent_runs') agentRuns += n;
@@ -297,6 +316,8 @@ export function insightsFromDays(hashes: ReadonlyArray<{ day: string; fields: Re
         dayModels.set(model, usage);
       }
     }
+    // An ending taken back no longer counts; never below zero, should the day's own count be gone (an expired hash).
+    for (const o of OUTCOMES) outcomes[o] = Math.max(0, outcomes[o] - reopened[o]);
     for (const o of OUTCOMES) totals[o] += outcomes[o];
     let dayCost: number | null = null;
     const sum = { calls: 0, promptTokens: 0, cachedPromptTokens: 0, completionTokens: 0 };

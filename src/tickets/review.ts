@@ -2,7 +2,8 @@
  * What a person can decide about a parked ticket: approve its reply (possibly edited) for sending, reject it, or have
  * the agent answer it again; and, where the mail system rather than the draft left a ticket open, close as sent a reply
  * that may already have been sent and did arrive ({@link confirmArrived}), or acknowledge and close a reply that
- * cannot be delivered: refused for good by the SMTP server, or bounced ({@link closeUndeliverable}).
+ * cannot be delivered: refused for good by the SMTP server, or bounced ({@link closeUndeliverable}); and reopen mail the
+ * automatic checks ignored by mistake, which parks it for these decisions ({@link reopenIgnored}).
  * Shared by the dashboard (JSON API and review page) and the `review` CLI, so both record the same history and
  * enqueue the same job.
  *
@@ -13,7 +14,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { learnGapsFrom } from '../knowledge/gaps.js';
-import { hasQuestion } from '../mail/classify.js';
+import { hasQuestion, type IgnoreReason } from '../mail/classify.js';
 import { produce } from '../queues/connection.js';
 import { createLogger } from '../logger.js';
 import { answerTicketJob, proposeLearnedAnswerJob, sendReplyJob, type JobTuning } from '../queues/job-options.js';
@@ -372,6 +373,8 @@ export type RerunOutcome =
       jobId: string;
       /** True when a person had asked before and the job was only added again (see {@link approveTicket}). */
       alreadyRequeued: boolean;
+      /** True when the new draft is parked for a person, whatever the review mode (see {@link RerunRequest.forReview}). */
+      forReview: boolean;
     }
   | ReviewRefusal;
 
@@ -421,17 +424,21 @@ function isRerunAfter(ticket: Ticket, seen: number): boolean {
  * `answer-ticket` job: after the cause of a failure was fixed (the LLM key or model, a manual section written for a
  * knowledge gap). With `forReview` the new draft is parked for the person; without it the run decides as any other.
  * Refused for what {@link whyNoNewDraft} names, and, given `seen`, for a ticket that moved on since the page was
- * opened. Asking again while the job waits only re-adds the same job.
+ * opened. Asking again while the job waits only re-adds the same job. The draft of mail a person reopened after the
+ * checks ignored it is always for review, from a terminal too.
  */
 export async function rerunAgent(deps: RerunDeps, request: RerunRequest): Promise<RerunOutcome> {
   const badId = checkId(request.ticketId);
   if (badId) return badId;
   const ticket = await deps.store.get(request.ticketId, { agentResult: false });
   if (!ticket) return { outcome: 'not-found', message: `Ticket ${request.ticketId} not found` };
+  // The checks that ignored the mail may have been right after all (an auto-responder that quotes a question): its
+  // reply goes out only once a person read it. Decided before either path, so a repeated request queues the same job.
+  if (reopenedFromIgnored(ticket)) request = { ...request, forReview: true };
   const last = ticket.history.at(-1);
   if (ticket.state === 'processing' && last?.from === 'parked' && last.actor.startsWith(OPERATOR_PREFIX)) {
     if (request.seen !== undefined && !isRerunAfter(ticket, request.seen)) return changedSince(ticket);
-    return { outcome: 'requeued', ticket, jobId: await queueAnswer(deps, ticket, request), alreadyRequeued: true };
+    return { outcome: 'requeued', ticket, jobId: await queueAnswer(deps, ticket, request), alreadyRequeued: true, forReview: Boolean(request.forReview) };
   }
   if (request.seen !== undefined && ticket.history.length !== request.seen) return changedSince(ticket);
   if (ticket.state !== 'parked') {
@@ -450,7 +457,7 @@ export async function rerunAgent(deps: RerunDeps, request: RerunRequest): Promis
     if (refusal) return refusal;
     throw err;
   }
-  return { outcome: 'requeued', ticket: requeued, jobId: await queueAnswer(deps, requeued, request), alreadyRequeued: false };
+  return { outcome: 'requeued', ticket: requeued, jobId: await queueAnswer(deps, requeued, request), alreadyRequeued: false, forReview: Boolean(request.forReview) };
 }
 
 async function queueAnswer(deps: RerunDeps, ticket: Ticket, request: RerunRequest): Promise<string> {
@@ -490,7 +497,7 @@ export type CloseOutcome =
   | ReviewRefusal;
 
 /** The operator's note, normalised; a refusal when it is too long. */
-function noteOf(request: DeliveryRequest): { note?: string } | ReviewRefusal {
+function noteOf(request: { note?: string | undefined }): { note?: string } | ReviewRefusal {
   const note = normalizeText(request.note ?? '').trim();
   if (note.length > MAX_REASON_CHARS) return { outcome: 'invalid', message: `The note is longer than ${MAX_REASON_CHARS} characters` };
   return note ? { note } : {};
@@ -500,8 +507,8 @@ function isRefusal(value: object): value is ReviewRefusal {
   return 'outcome' in value;
 }
 
-/** The ticket a delivery decision is about, with the operator's note; or why there is none to decide on. */
-async function deliveryTicket(deps: Pick<ReviewDeps, 'store'>, request: DeliveryRequest): Promise<{ ticket: Ticket; note: { note?: string } } | ReviewRefusal> {
+/** The ticket a decision with a note (on a reply's delivery, a reopening) is about, with the note; or why there is none to decide on. */
+async function ticketAndNote(deps: Pick<ReviewDeps, 'store'>, request: DecisionRequest & { note?: string | undefined }): Promise<{ ticket: Ticket; note: { note?: string } } | ReviewRefusal> {
   const badId = checkId(request.ticketId);
   if (badId) return badId;
   const note = noteOf(request);
@@ -541,7 +548,7 @@ export async function confirmArrived(deps: Pick<ReviewDeps, 'store'>, request: D
 }
 
 async function confirmArrivedOnce(deps: Pick<ReviewDeps, 'store'>, request: DeliveryRequest, mayRetry: boolean): Promise<ArrivedOutcome> {
-  const read = await deliveryTicket(deps, request);
+  const read = await ticketAndNote(deps, request);
   if (isRefusal(read)) return read;
   const { ticket, note } = read;
   const confirmed = ticket.state === 'sent' && ticket.outbound?.deliveryCheck?.verdict === 'arrived';
@@ -603,7 +610,7 @@ export async function closeUndeliverable(deps: Pick<ReviewDeps, 'store'>, reques
 }
 
 async function closeUndeliverableOnce(deps: Pick<ReviewDeps, 'store'>, request: DeliveryRequest, mayRetry: boolean): Promise<CloseOutcome> {
-  const read = await deliveryTicket(deps, request);
+  const read = await ticketAndNote(deps, request);
   if (isRefusal(read)) return read;
   const { ticket, note } = read;
   if (request.seen !== undefined && ticket.history.length !== request.seen) {
@@ -648,6 +655,106 @@ async function closeUndeliverableOnce(deps: Pick<ReviewDeps, 'store'>, request: 
     // As for a confirmation: the second of two simultaneous submits finds the ticket closed.
     if (err instanceof TicketConflictError && mayRetry) return closeUndeliverableOnce(deps, request, false);
     const refusal = refusalOf(err, 'close it');
+    if (refusal) return refusal;
+    throw err;
+  }
+}
+
+/**
+ * Why an ignored mail must stay unanswered whoever asks, by the kind of check that ignored it (the start of its
+ * reason, src/mail/classify.ts `ignoreReasonText`). The other kinds may hide a person's question and can be reopened:
+ * an auto-reply or out-of-office header, a list or bulk header (a customer's CRM or mailing tool writes them on
+ * ordinary mail), the spam filter's verdict, an address that looks like nobody reads it.
+ */
+const STAYS_IGNORED: Partial<Record<IgnoreReason, string>> = {
+  // A reply would reach a mail server's robot; what the report says about our reply is on that reply's ticket.
+  bounce:
+    "it is a bounce, a mail server's report on mail we sent: nobody reads a reply to it, and a reply of ours it reports is marked on that reply's ticket. If a customer forwarded a bounce to ask about it, answer them from your own mailbox",
+  // Answering our own mail that came back is how a mail loop goes round again.
+  loop: 'it is our own mail come back (a mail loop): a reply would send the loop round again',
+  // The reply would be mailed to ourselves, and land in the polled mailbox as new mail.
+  'own-address': 'it comes from one of our own addresses, or asks for replies to go to one: a reply would be mailed to ourselves',
+  'no-sender': 'it has no address a reply may go to',
+};
+
+/**
+ * Why a person may not reopen this ignored mail ({@link STAYS_IGNORED}), or undefined when they may. A delivery
+ * report is a bounce whatever its reason says, and mail without a reply address has nowhere to be answered.
+ */
+export function whyNotReopenable(ticket: Pick<Ticket, 'reason' | 'replyTo'> & Partial<Pick<Ticket, 'deliveryReport'>>): string | undefined {
+  const kind = ticket.reason?.slice(0, Math.max(0, ticket.reason.indexOf(':')));
+  const why = ticket.deliveryReport ? STAYS_IGNORED.bounce : !ticket.replyTo.trim() ? STAYS_IGNORED['no-sender'] : kind ? STAYS_IGNORED[kind as IgnoreReason] : undefined;
+  return why ? `This mail stays unanswered: ${why}` : undefined;
+}
+
+/** The reason of a reopened ticket (and its history note): who reopened it and why the checks had ignored it. */
+export function reopenReason(operator: string, ignoredAs: string | undefined): string {
+  return `reopened by ${operator}: the automatic checks had ignored it (${ignoredAs ?? 'no reason recorded'})`;
+}
+
+/** True when a person reopened the ticket after the checks ignored it: its sender may be a machine after all. */
+export function reopenedFromIgnored(ticket: Pick<Ticket, 'history'>): boolean {
+  return ticket.history.some((h) => h.from === 'ignored' && h.to === 'parked');
+}
+
+/** Who reopens which ignored ticket, what their page showed of it, and why (optional). */
+export interface ReopenRequest extends DecisionRequest {
+  /** Why the checks were wrong, as the operator puts it; appended to the history note. */
+  note?: string | undefined;
+}
+
+/** Result of {@link reopenIgnored}. */
+export type ReopenOutcome =
+  | {
+      outcome: 'reopened';
+      /** The ticket, parked. */
+      ticket: Ticket;
+      /** True when it was reopened before (a double submit, the command run twice): nothing changed. */
+      alreadyReopened: boolean;
+    }
+  | ReviewRefusal;
+
+/** True when the entry right after the `seen` ones is a person's reopening: a repeated submit's. */
+function isReopenAfter(ticket: Ticket, seen: number): boolean {
+  const next = ticket.history[seen];
+  return next !== undefined && next.from === 'ignored' && next.to === 'parked' && next.actor.startsWith(OPERATOR_PREFIX);
+}
+
+/**
+ * Reopens mail the automatic checks ignored by mistake (a customer's question from an address that looks automated,
+ * or carrying a list header): `ignored → parked`, actor `operator:<operator>`, with the reason and history note
+ * {@link reopenReason} (and the operator's note). Nothing is sent: the ticket waits for a person to have the agent
+ * draft a reply (always parked for review, see {@link rerunAgent}), write one and approve it, or reject it. Its
+ * outcome `ignored` is removed, and the insights take that ending back (src/tickets/insights.ts). Refused for mail
+ * that must stay unanswered ({@link whyNotReopenable}), for any state but `ignored`, and, given `seen`, for a ticket
+ * that moved on since the page was opened; a repeated submit finds it done.
+ */
+export async function reopenIgnored(deps: Pick<ReviewDeps, 'store'>, request: ReopenRequest): Promise<ReopenOutcome> {
+  return reopenOnce(deps, request, true);
+}
+
+async function reopenOnce(deps: Pick<ReviewDeps, 'store'>, request: ReopenRequest, mayRetry: boolean): Promise<ReopenOutcome> {
+  const read = await ticketAndNote(deps, request);
+  if (isRefusal(read)) return read;
+  const { ticket, note } = read;
+  if (request.seen !== undefined && ticket.history.length !== request.seen) {
+    return isReopenAfter(ticket, request.seen) ? { outcome: 'reopened', ticket, alreadyReopened: true } : changedSince(ticket);
+  }
+  if (ticket.state !== 'ignored') {
+    // Asked again without a page (the command run twice): the reopening is the last change, done already.
+    if (request.seen === undefined && ticket.state === 'parked' && isReopenAfter(ticket, ticket.history.length - 1)) return { outcome: 'reopened', ticket, alreadyReopened: true };
+    return { outcome: 'conflict', message: `The ticket is ${ticket.state}; only an ignored ticket can be reopened`, state: ticket.state };
+  }
+  const refused = whyNotReopenable(ticket);
+  if (refused) return { outcome: 'conflict', message: refused, state: ticket.state };
+  const reason = reopenReason(request.operator, ticket.reason);
+  try {
+    const reopened = await deps.store.transition(ticket.id, { from: ['ignored'], to: 'parked', actor: operatorActor(request.operator), note: withNote(reason, note), patch: { reason }, current: ticket });
+    return { outcome: 'reopened', ticket: reopened, alreadyReopened: false };
+  } catch (err) {
+    // As for a confirmation: the second of two simultaneous submits finds the ticket reopened.
+    if (err instanceof TicketConflictError && mayRetry) return reopenOnce(deps, request, false);
+    const refusal = refusalOf(err, 'reopen it');
     if (refusal) return refusal;
     throw err;
   }

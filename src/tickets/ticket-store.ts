@@ -30,6 +30,8 @@
  * A write that ends a ticket (enters `sent`, `rejected`, `ignored` or `failed`) also counts its outcome in the keys
  * of `outcomeKeys` (src/tickets/outcome.ts), in the same script, so the counts never disagree with the tickets; that
  * write, and one that stores an agent result, also add the day's insight fields (src/tickets/insights.ts). A write
+ * that reopens an ended ticket (a person takes an ignored or failed ticket back) counts that in the day hash of the
+ * ending it takes back (`reopened:<outcome>`), so the insights count the ticket's ending once. A write
  * that records a review (approved and sent, or rejected; not the closing of an undeliverable reply) also pushes it onto
  * the trust list of every source the draft cited (src/tickets/trust.ts), in the same script.
  *
@@ -768,8 +770,14 @@ export class TicketStore {
     const agentMode = agentPatch === null ? 'del' : agent !== undefined ? 'set' : 'keep';
     // An agent result is counted (runs, calls, tokens) by the write that stores it, i.e. once per agent run; not by
     // one that merely moves an older ticket's result out of its document.
-    const insights = insightFieldsOnWrite(next, outcome, agentPatch ? next.agent : undefined, { replyBounced: !current.replyBounce && next.replyBounce !== undefined });
-    const counted = outcomeCounting(this.prefix, outcome, next.updatedAt, insights);
+    // A write that removes the outcome reopens the ticket (a transition out of an end state): that ending is taken
+    // back in its own day's hash, where the insights subtract it.
+    const reopened = current.outcome !== undefined && next.outcome === undefined ? current.outcome : undefined;
+    const insights = insightFieldsOnWrite(next, outcome, agentPatch ? next.agent : undefined, {
+      replyBounced: !current.replyBounce && next.replyBounce !== undefined,
+      reopened: reopened?.kind,
+    });
+    const counted = outcomeCounting(this.prefix, outcome, reopened?.at ?? next.updatedAt, insights);
     const [kind, bucket, ratio, ...pairs] = counted.args;
     const result = await CAS.run(
       this.redis,
