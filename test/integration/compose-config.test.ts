@@ -36,6 +36,27 @@ const MAIN_MACHINE = { REDIS_URL: `redis://:${SECRETS.REDIS_PASSWORD}@10.0.0.5:6
 /** Lines of the main machine's `.env` an extra machine does not need (README, Scaling agent workers). */
 const NOT_ON_WORKER_MACHINES = ['COMPOSE_PROFILES', 'MEILI_MASTER_KEY', 'MEILI_API_KEY_UID', 'DASHBOARD_PASSWORD', 'REDIS_PASSWORD'];
 
+/** Secrets of the servers some roles talk to and others do not, as a deployment's `.env` holds them. */
+const ROLE_SECRETS = {
+  OPENAI_API_KEY: 'sk-openai-secret',
+  LANGSMITH_API_KEY: 'ls-secret',
+  IMAP_PASSWORD: 'imap-secret',
+  SMTP_PASSWORD: 'smtp-secret',
+  METRICS_TOKEN: 'metrics-secret',
+  DASHBOARD_PASSWORD: SECRETS.DASHBOARD_PASSWORD,
+};
+/** The roles that read hostile input, and the secrets each is given empty. */
+const HOSTILE_INPUT_ROLES: Record<string, string[]> = {
+  poller: ['OPENAI_API_KEY', 'LANGSMITH_API_KEY', 'SMTP_PASSWORD', 'METRICS_TOKEN', 'DASHBOARD_PASSWORD'],
+  'agent-worker': ['IMAP_PASSWORD', 'SMTP_PASSWORD', 'METRICS_TOKEN', 'DASHBOARD_PASSWORD'],
+};
+
+/** `env` with every {@link ROLE_SECRETS} line set (replacing a line of the sample, or added). */
+function withRoleSecrets(env: string): string {
+  const lines = env.split('\n').filter((line) => !Object.keys(ROLE_SECRETS).some((name) => line.startsWith(`${name}=`)));
+  return [...lines, ...Object.entries(ROLE_SECRETS).map(([name, value]) => `${name}=${value}`)].join('\n');
+}
+
 interface ComposeService {
   image?: string;
   build?: { context: string; dockerfile: string };
@@ -269,6 +290,16 @@ describe.skipIf(!compose)('docker-compose.yml, as Compose resolves it', () => {
     for (const role of ROLES.filter((r) => r !== 'dashboard')) expect(services[role]!.healthcheck).toBeUndefined();
   });
 
+  // The poller and the agent worker read what strangers wrote (raw MIME, the mail's text, the model's answer about it):
+  // a flaw there must not hand over the passwords of servers the role never talks to.
+  it.each(Object.entries(HOSTILE_INPUT_ROLES))('gives the %s none of the secrets it does not use', async (role, withheld) => {
+    const resolved = await resolvedServices(withRoleSecrets(filledEnv()));
+    const environment = resolved[role]!.environment ?? {};
+    for (const name of withheld) expect(environment[name] ?? '', `${role} ${name}`).toBe('');
+    // …and still the ones it does use.
+    for (const [name, value] of Object.entries(ROLE_SECRETS)) if (!withheld.includes(name)) expect(environment[name], `${role} ${name}`).toBe(value);
+  });
+
   it('keeps the one-shot reindex and the test mail server out of a plain `up`', () => {
     expect(services.reindex!.profiles).toEqual(['tools']);
     expect(services.reindex!.restart).toBe('no');
@@ -300,6 +331,12 @@ describe.skipIf(!compose)('docker-compose.worker.yml, for agent workers on anoth
     expect(worker.volumes?.map(volumeTarget)).toEqual(['/data']);
     // An Ollama on that machine, as on the main one.
     expect(extraHosts(worker)).toContain('host.docker.internal:host-gateway');
+  });
+
+  it('gives the agent worker none of the secrets it does not use', async () => {
+    const environment = (await resolvedServices(withRoleSecrets(workerEnv()), null))['agent-worker']!.environment ?? {};
+    for (const name of HOSTILE_INPUT_ROLES['agent-worker']) expect(environment[name] ?? '', name).toBe('');
+    expect(environment.OPENAI_API_KEY).toBe(ROLE_SECRETS.OPENAI_API_KEY);
   });
 
   it('builds the same image as docker-compose.yml', async () => {
