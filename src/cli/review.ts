@@ -385,7 +385,9 @@ export function formatForgetReport(report: ForgetReport): string {
 
 program
   .command('forget')
-  .description("Erase a customer: every ticket, raw mail, conversation entry and archive line of the address, and its rate-limit windows")
+  .description(
+    "Erase a customer: every ticket, raw mail, conversation entry and archive line of the address, its rate-limit windows, learned-answer candidates and knowledge-gap examples, and its tickets' queue jobs (every state) and their queue events",
+  )
   .argument('<address>', "the customer's mail address")
   .option('--yes', 'remove for real; without it, only list what would be removed (exit code 3)')
   .option('--json', 'print the report as JSON')

@@ -335,7 +335,7 @@ describe.skipIf(!compose)('docker-compose.worker.yml, for agent workers on anoth
 
   it('gives the agent worker none of the secrets it does not use', async () => {
     const environment = (await resolvedServices(withRoleSecrets(workerEnv()), null))['agent-worker']!.environment ?? {};
-    for (const name of HOSTILE_INPUT_ROLES['agent-worker']) expect(environment[name] ?? '', name).toBe('');
+    for (const name of HOSTILE_INPUT_ROLES['agent-worker']!) expect(environment[name] ?? '', name).toBe('');
     expect(environment.OPENAI_API_KEY).toBe(ROLE_SECRETS.OPENAI_API_KEY);
   });
 
