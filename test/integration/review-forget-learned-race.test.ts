@@ -29,6 +29,7 @@ import { approveTicket } from '../../src/tickets/review.js';
 import { jobGeneration, newTicket, type Ticket } from '../../src/tickets/ticket.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
 import { removePrefix, waitFor } from '../support/pipeline.js';
+import { pausePoints } from '../support/pause-point.js';
 
 let server: RedisServer;
 let redis: Redis;
@@ -91,40 +92,6 @@ async function approved(setup: Setup, from: string, name: string): Promise<Ticke
   return outcome.ticket;
 }
 
-interface Gate {
-  /** Resolves when the proposal of `ticketId` reached the pause point. */
-  reached(ticketId: string): Promise<void>;
-  /** Lets the proposal of `ticketId` go on. */
-  release(ticketId: string): void;
-}
-
-/** A pause point per ticket: `wrap(ticketId, go)` waits there, then goes on. */
-function gate(): Gate & { wrap<T>(ticketId: string, go: () => Promise<T>): Promise<T> } {
-  const slots = new Map<string, { arrived: () => void; arrival: Promise<void>; go: () => void; released: Promise<void> }>();
-  const slot = (id: string) => {
-    let s = slots.get(id);
-    if (!s) {
-      let arrived!: () => void;
-      let go!: () => void;
-      const arrival = new Promise<void>((resolve) => (arrived = resolve));
-      const released = new Promise<void>((resolve) => (go = resolve));
-      s = { arrived, arrival, go, released };
-      slots.set(id, s);
-    }
-    return s;
-  };
-  return {
-    reached: (id) => slot(id).arrival,
-    release: (id) => slot(id).go(),
-    wrap: async (id, go) => {
-      const s = slot(id);
-      s.arrived();
-      await s.released;
-      return go();
-    },
-  };
-}
-
 /** The product's `tickets` worker with the real proposal handler on `deps`; returns each completed job's result by job id. */
 function startProposalWorker(setup: Setup, deps: ProposeLearnedDeps, concurrency = 4): Map<string, ProposeLearnedResult> {
   const connection = createWorkerConnection(server.url);
@@ -180,7 +147,7 @@ describe('forget and a learned-answer proposal of the same customer', () => {
     const judy = await approved(setup, 'judy@customer.example', '樹里');
     // Both jobs run in the product's worker; each pauses after reading its ticket and scrubbing the candidate text,
     // right before storing it.
-    const atWrite = gate();
+    const atWrite = pausePoints();
     const results = startProposalWorker(setup, {
       store: setup.store,
       learned: { proposeOnce: (ticketId, drafts, now) => atWrite.wrap(ticketId, () => setup.learned.proposeOnce(ticketId, drafts, now)) },
@@ -243,7 +210,7 @@ describe('forget and a learned-answer proposal of the same customer', () => {
     await setup.queues.tickets.add(retryingJob.name, retryingJob.data, { ...retryingJob.opts, delay: 60_000 });
     // One job at a time: the worker takes the running ticket's job, and the waiting one stays queued behind it.
     await setup.queues.tickets.remove(waitingJob.opts.jobId!);
-    const beforeRead = gate();
+    const beforeRead = pausePoints();
     const results = startProposalWorker(
       setup,
       { store: { get: (id, options) => beforeRead.wrap(id, () => setup.store.get(id, options)) }, learned: setup.learned },
