@@ -6,6 +6,7 @@
 import { Command } from 'commander';
 import { createSearchBackends } from '../search/factory.js';
 import { CliError, closeAll, noIndexMessage, readStdin, requireIndex, runCommand } from './common.js';
+import { terminalSafe } from './format.js';
 
 const program = new Command('ask')
   .description('Answer one question with the help-desk agent')
@@ -29,7 +30,8 @@ const program = new Command('ask')
         const { createHelpDeskAgent } = await import('../agent/create-agent.js');
         const agent = createHelpDeskAgent(config, { manual: backends.manual, qa: backends.qa });
         const result = await agent.runAgent(question);
-        print(opts.json ? JSON.stringify(result) : result.answer);
+        // The answer quotes search hits, learned pairs among them: text customers wrote, possibly escape sequences.
+        print(opts.json ? JSON.stringify(result) : terminalSafe(result.answer));
       } finally {
         await closeAll(backends.manual, backends.qa);
       }

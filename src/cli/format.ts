@@ -84,13 +84,16 @@ export function batchQueries(text: string): string[] {
   return lines;
 }
 
-// C0 controls except tab and newline, DEL, and C1 controls (0x80–0x9f; 0x9b is a one-byte CSI on many terminals).
-const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+// C0 controls except tab and newline, DEL, and C1 controls (0x80–0x9f; 0x9b is a one-byte CSI on many terminals);
+// and the text-direction controls (marks, embeddings, overrides, isolates).
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Bidi_Control}]/gu;
 
 /**
  * Text for a terminal from text strangers wrote (subjects, names, drafts): control characters other than newline
  * and tab are removed, so an escape sequence in a mail cannot retitle the terminal, clear it, move the cursor or
- * write the clipboard (OSC 52) when an operator lists tickets. What remains of a sequence is plain text.
+ * write the clipboard (OSC 52) when an operator lists tickets. What remains of a sequence is plain text. Text-direction
+ * controls go too: in a terminal that lays out bidirectional text, a right-to-left override in a sender's name would
+ * reverse the address printed after it.
  */
 export function terminalSafe(text: string): string {
   return text.replace(TERMINAL_CONTROLS, '');

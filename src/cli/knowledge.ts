@@ -235,7 +235,10 @@ program
         const pairs = await produce(redis, () => learned.pairs());
         const csv = learnedPairsCsv(pairs);
         if (file === '-') {
-          ctx.print(csv.replace(/\r\n$/, ''));
+          // learnedPairsCsv already leaves out what a terminal would run; this is the rule for anything printed from
+          // what strangers wrote. Per record, so the CSV keeps its CRLF (terminalSafe drops every CR), the last
+          // record's too: stdout holds what the file would.
+          ctx.print(csv.split('\r\n').map(terminalSafe).join('\r\n'));
           return;
         }
         try {

@@ -8,7 +8,7 @@ import { Argument, Command, InvalidArgumentError } from 'commander';
 import { createSearchBackends } from '../search/factory.js';
 import type { ManualSearch, QaSearch } from '../search/types.js';
 import { CliError, closeAll, readStdin, requireIndex, runCommand } from './common.js';
-import { batchQueries, formatHits, toJsonHit } from './format.js';
+import { batchQueries, formatHits, terminalSafe, toJsonHit } from './format.js';
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -54,7 +54,8 @@ const program = new Command('search')
         for (const query of queries) {
           const hits = query.trim() ? await search.search(query, opts.k) : [];
           if (opts.json) print(JSON.stringify(hits.map(toJsonHit)));
-          else print(queries.length > 1 ? `## ${query}\n${formatHits(hits)}\n` : formatHits(hits));
+          // Hits hold what customers wrote (learned pairs); a pair may hold an escape sequence for the terminal.
+          else print(terminalSafe(queries.length > 1 ? `## ${query}\n${formatHits(hits)}\n` : formatHits(hits)));
         }
       } finally {
         await closeAll(backends.manual, backends.qa);

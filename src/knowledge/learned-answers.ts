@@ -26,7 +26,7 @@ import { LEARNED_ID_PREFIX, type LearnedPairSource } from '../search/embedded-qa
 import type { QaPair, QaSearch } from '../search/types.js';
 import { erasedTicketsKey } from '../tickets/erased.js';
 import { LuaScript } from '../tickets/lua.js';
-import { MAX_CANDIDATE_ANSWER_CHARS, MAX_CANDIDATE_QUESTION_CHARS, removeInvisible, type ScrubSummary } from './learned-candidates.js';
+import { MAX_CANDIDATE_ANSWER_CHARS, MAX_CANDIDATE_QUESTION_CHARS, removeControls, removeInvisible, type ScrubSummary } from './learned-candidates.js';
 import { questionTerms } from './gap-similarity.js';
 import { FORMULA_START } from './qa-loader.js';
 
@@ -311,8 +311,11 @@ export class LearnedAnswerStore {
     for (let attempt = 0; attempt < 2; attempt++) {
       const candidate = await this.candidate(id);
       if (!candidate) return notFound('candidate', id);
-      const question = checked.question ?? candidate.question;
-      const answer = checked.answer ?? candidate.answer;
+      // A candidate's own text is checked as an operator's would be: one proposed before candidates lost control
+      // characters when built may still hold them.
+      const text = checkText({ question: checked.question ?? candidate.question, answer: checked.answer ?? candidate.answer });
+      if ('outcome' in text) return text;
+      const { question = candidate.question, answer = candidate.answer } = text;
       const planned = await this.acceptTarget(candidate, request.asNew ? { kind: 'new' } : request.shown, attempt);
       if ('outcome' in planned) return planned;
       const { target, exact, stored } = planned;
@@ -450,7 +453,9 @@ export const CSV_COLUMNS = ['question', 'answer', 'id', 'ticket_id', 'accepted_b
 export function learnedPairsCsv(pairs: readonly LearnedPair[]): string {
   // A question comes from a customer's mail, and a spreadsheet runs a cell starting with = + - @ (or a tab or CR
   // before one) as a formula, quoted or not: a leading ' makes it text (OWASP), and the Q&A loader drops it again.
-  const quote = (value: string | number) => `"${neutraliseFormula(String(value)).replace(/"/g, '""')}"`;
+  // A pair learned before control and invisible characters were removed when stored may hold them: the file gets
+  // the text as the agent reads it (formatQaPair), and nothing a terminal would run when it is printed.
+  const quote = (value: string | number) => `"${neutraliseFormula(removeControls(removeInvisible(String(value)).text).text).replace(/"/g, '""')}"`;
   const rows = pairs.map((p) => [p.question, p.answer, `${LEARNED_ID_PREFIX}${p.id}`, p.ticketId, p.acceptedBy, p.acceptedAt, p.createdAt]);
   return [CSV_COLUMNS, ...rows].map((row) => row.map(quote).join(',')).join('\r\n') + '\r\n';
 }
@@ -464,13 +469,19 @@ function checkText(change: { question?: string | undefined; answer?: string | un
     const value = change[field];
     if (value === undefined) continue;
     // Browser form posts send CRLF; stored text uses LF like the rest of the knowledge base. What a reader cannot see
-    // is never stored: the operator accepted the text shown, and hidden text would be read by every agent run.
-    const text = removeInvisible(value).text.replace(/\r\n?/g, '\n').trim();
+    // is never stored: the operator accepted the text shown, and hidden text would be read by every agent run; nor
+    // are control characters, which a terminal runs when the pair is exported or searched.
+    const text = learnedText(value);
     if (text === '') return { outcome: 'invalid', message: `The ${field} is empty` };
     if (text.length > max) return { outcome: 'invalid', message: `The ${field} is longer than ${max} characters` };
     out[field] = text;
   }
   return out;
+}
+
+/** `value` as a learned pair stores it: without invisible and control characters, LF line ends, trimmed. */
+function learnedText(value: string): string {
+  return removeControls(removeInvisible(value).text).text.replace(/\r\n?/g, '\n').trim();
 }
 
 function conflict(pairId: number, change: AcceptConflict['change']): AcceptConflict {

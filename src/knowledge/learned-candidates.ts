@@ -24,7 +24,7 @@ import { replyBody, replyContent } from '../tickets/outcome.js';
 import { questionTerms } from './gap-similarity.js';
 import { scrubPersonalDataWithModel, type PersonalDataModel } from './personal-data-model.js';
 import { scrubPersonalData } from './personal-data.js';
-import { removeInvisible } from '../mail/invisible.js';
+import { removeControls, removeInvisible } from '../mail/invisible.js';
 
 /** Longest question a candidate keeps (a customer's whole mail body is rarely longer). */
 export const MAX_CANDIDATE_QUESTION_CHARS = 2_000;
@@ -58,8 +58,11 @@ export function shareFromCustomer(question: string, customerQuestion: string): n
  * Applied to everything bound for a learned pair: a candidate when it is built, what an operator stores, and a Q&A
  * pair as the agent reads it (src/search/types.ts `formatQaPair`). A customer can hide an instruction in a question
  * that, once learned, every later customer's agent run reads as a Q&A hit.
+ *
+ * {@link removeControls} goes with it where a pair is stored (a candidate when it is built, what an operator stores):
+ * a customer's escape sequence in a learned pair reached the terminal of whoever exported or searched it.
  */
-export { removeInvisible };
+export { removeControls, removeInvisible };
 
 /** What the candidates are made from: the ticket as approved. */
 export interface CandidateSource {
@@ -251,14 +254,17 @@ export interface ScrubSummary {
 
 /**
  * Builds a candidate's text from a pair: removes invisible characters ({@link removeInvisible}, counted in
- * `scrub.invisibleRemoved`), then personal data from both fields: the rules with `names` (the customer's display name
- * and signature names), then the model's second pass when `llm` is given.
+ * `scrub.invisibleRemoved`) and control characters ({@link removeControls}), then personal data from both fields: the
+ * rules with `names` (the customer's display name and signature names), then the model's second pass when `llm` is
+ * given.
  */
 export async function scrubCandidate(draft: DraftPair, names: readonly string[], llm?: PersonalDataModel): Promise<DraftPair & { scrub: ScrubSummary; calls: ModelCallUsage[] }> {
   // First, so that the rules see `taro@example.com` rather than a zero-width space splitting it.
   const [visibleQuestion, visibleAnswer] = [removeInvisible(draft.question), removeInvisible(draft.answer)];
   const invisible = (draft.invisibleRemoved ?? 0) + visibleQuestion.removed + visibleAnswer.removed;
-  const pair = { question: visibleQuestion.text, answer: visibleAnswer.text };
+  // Parsing removes them from mail since; a ticket parsed before may still hold them. Not counted with the invisible
+  // ones: the Knowledge page's note about those speaks of hidden instructions for the model.
+  const pair = { question: removeControls(visibleQuestion.text).text, answer: removeControls(visibleAnswer.text).text };
   const removedNote = invisible > 0 ? { invisibleRemoved: invisible } : {};
   const options = { names };
   if (!llm) {

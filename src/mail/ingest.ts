@@ -25,7 +25,7 @@ import { jobGeneration, newTicket, threadRefs, ticketIdFor, type NewTicketInput,
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { legacyRawKey, messageKey, normaliseMessageId } from './message-id.js';
 import { customerBehindOwnGroup, ownMailboxesOf, replySignalHeaders, replySignalsOf, type MailboxConfig, type OwnMailboxes } from './classify.js';
-import { MailParseError, parseInboundMail, type InboundMail } from './parse.js';
+import { capSubject, MailParseError, parseInboundMail, visibleHeaderText, type InboundMail } from './parse.js';
 import { deleteRaw, loadRaw, rawRefFor, saveRaw } from './raw-store.js';
 
 /** Actor of the history entries the poller writes. */
@@ -207,14 +207,16 @@ export function ticketInputForEnvelope(
   const input: NewTicketInput = {
     messageId,
     from,
-    subject: envelope.subject ?? '',
+    // The envelope is the mail's own headers, as imapflow decoded them: cleaned as parsing cleans a downloaded mail's.
+    subject: capSubject(visibleHeaderText(envelope.subject ?? '').text).subject,
     question: '',
     state: 'parked',
     reason,
     note: reason,
     actor: POLLER_ACTOR,
   };
-  if (fromName) input.fromName = fromName;
+  const visibleName = fromName ? visibleHeaderText(fromName).text : '';
+  if (visibleName) input.fromName = visibleName;
   if (replyTo) input.replyTo = replyTo;
   if (inReplyTo) input.inReplyTo = inReplyTo;
   if (conversationId) input.conversationId = conversationId;

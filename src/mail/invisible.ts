@@ -19,3 +19,28 @@ export function removeInvisible(text: string): { text: string; removed: number }
   });
   return { text: cleaned, removed };
 }
+
+// C0 controls but tab, newline and carriage return; DEL; C1 controls but NEL (U+0085), which is a line break.
+const CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f-\u0084\u0086-\u009f]/g;
+// Line breaks of other kinds than LF: vertical tab, form feed, NEL.
+const OTHER_LINE_BREAKS = /[\u000b\u000c\u0085]/g;
+// Every line break, runs of them as one: in text of one line they become a space.
+const ANY_LINE_BREAKS = /[\n\r\u000b\u000c\u0085]+/g;
+
+/**
+ * `text` without control characters, and how many were removed. A mail client shows them as nothing, but printed to a
+ * terminal (`review show`, `knowledge export -`, `search`) an escape sequence retitles it, clears it, writes the
+ * clipboard (OSC 52) or shows a hyperlink whose target its text hides (OSC 8); NUL and DEL have no place in text
+ * either. Tab stays. Line breaks stay as line breaks: CR and LF as they are (CRLF matters to a CSV), vertical tab, form
+ * feed and NEL (U+0085) as LF, so the lines they separate do not run together. With `singleLine` (subjects, display
+ * names, file names) every run of line breaks becomes one space: a name must not print as a line of its own under
+ * `From:`. Line breaks are not counted as removed.
+ */
+export function removeControls(text: string, options: { singleLine?: boolean } = {}): { text: string; removed: number } {
+  let removed = 0;
+  const cleaned = text.replace(CONTROLS, () => {
+    removed++;
+    return '';
+  });
+  return { text: options.singleLine ? cleaned.replace(ANY_LINE_BREAKS, ' ') : cleaned.replace(OTHER_LINE_BREAKS, '\n'), removed };
+}

@@ -15,7 +15,7 @@ import { unreadableReason } from './unreadable.js';
 import { withoutHiddenElements } from './hidden-html.js';
 import { limitHtmlNesting, MAX_HTML_DEPTH } from './html-nesting.js';
 import { massMailingEvidence } from './mass-mailing.js';
-import { removeInvisible } from './invisible.js';
+import { removeControls, removeInvisible } from './invisible.js';
 import { NO_SUBJECT_PLACEHOLDERS } from './compose-reply.js';
 import { normaliseMessageId, parseMessageIdList } from './message-id.js';
 
@@ -169,10 +169,14 @@ const HTML_TO_TEXT: HtmlToTextOptions = {
   ],
 };
 
-/** Collects warnings and charset problems without duplicates. */
+/** Collects warnings and charset problems without duplicates, and the characters removed from what strangers wrote. */
 class Notes {
   readonly warnings: string[] = [];
   readonly charset: string[] = [];
+  /** Invisible characters ({@link removeInvisible}) removed from the text, subject, display names and file names. */
+  invisibleRemoved = 0;
+  /** Control characters ({@link removeControls}) removed from the same. */
+  controlsRemoved = 0;
   warn(message: string): void {
     if (!this.warnings.includes(message)) this.warnings.push(message);
   }
@@ -339,10 +343,58 @@ function mailboxes(headers: RawHeader[], key: string, charsets: HeaderCharsets, 
     // Encoded-words are decoded per display name after tokenising: a decoded name may contain `,` or `<`.
     const value = decodeRawBytes(header.bytes, charsets, key, notes);
     for (const entry of parseAddressList(value)) {
-      out.push({ address: entry.address, name: decodeWords(entry.name, key, notes).trim() });
+      out.push({ address: entry.address, name: visibleLine(decodeWords(entry.name, key, notes), notes) });
     }
   }
   return out;
+}
+
+/**
+ * What a customer wrote on one line (a subject, a display name, a file name) as a reader sees it: without invisible
+ * characters, control characters and line breaks (see {@link visibleHeaderText}); what was removed is counted in
+ * `notes`. A name is shown beside the address it came with (`${name} <${address}>`): a right-to-left override left in
+ * it reversed the address on the review page and in `review show`.
+ */
+function visibleLine(value: string, notes: Notes): string {
+  const visible = visibleHeaderText(value);
+  notes.invisibleRemoved += visible.invisibleRemoved;
+  notes.controlsRemoved += visible.controlsRemoved;
+  return visible.text;
+}
+
+/**
+ * `value` (a subject, a display name, an attachment's file name) without the characters a reader does not see
+ * (`removeInvisible`) and control characters (`removeControls`; line breaks become spaces), trimmed, with how many of
+ * each were removed. Also for the subject and name of a mail known only by its IMAP envelope.
+ */
+export function visibleHeaderText(value: string): { text: string; invisibleRemoved: number; controlsRemoved: number } {
+  const visible = removeInvisible(value);
+  const plain = removeControls(visible.text, { singleLine: true });
+  return { text: plain.text.trim(), invisibleRemoved: visible.removed, controlsRemoved: plain.removed };
+}
+
+/**
+ * Most characters (code points) of a subject: RFC 5322's limit on a line. No mail client writes a longer one, and each
+ * check that reads the subject, the review page and every list pay for its length (a 600 KB subject was accepted).
+ */
+export const MAX_SUBJECT_CHARS = 998;
+
+/**
+ * `subject` cut to {@link MAX_SUBJECT_CHARS} characters, the last of them an ellipsis, and its length in characters
+ * when it was cut; never splits a surrogate pair.
+ */
+export function capSubject(subject: string): { subject: string; cutFrom?: number } {
+  // UTF-16 units are never fewer than code points: a subject this short has no more characters than allowed.
+  if (subject.length <= MAX_SUBJECT_CHARS) return { subject };
+  let count = 0;
+  // Where the first MAX_SUBJECT_CHARS - 1 characters end, in UTF-16 units.
+  let end = 0;
+  for (const char of subject) {
+    count++;
+    if (count < MAX_SUBJECT_CHARS) end += char.length;
+  }
+  if (count <= MAX_SUBJECT_CHARS) return { subject };
+  return { subject: `${subject.slice(0, end)}…`, cutFrom: count };
 }
 
 // A Date header with comments is some 60 characters; anything much longer is not a date a client wrote.
@@ -928,7 +980,13 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
   } else {
     subject = typeof parsed.subject === 'string' ? parsed.subject : rawSubject ? decodeRawHeader(rawSubject.bytes, headerCharsets, 'subject', notes) : '';
   }
-  subject = subject.replace(/[\r\n]+/g, ' ').trim();
+  // Removed before anything reads it: the reply decision, the question of a mail without a body, the review page.
+  subject = visibleLine(subject, notes);
+  const capped = capSubject(subject);
+  subject = capped.subject;
+  if (capped.cutFrom !== undefined) {
+    notes.warn(`subject of ${capped.cutFrom.toLocaleString('en')} characters cut to its first ${MAX_SUBJECT_CHARS - 1} and an ellipsis`);
+  }
 
   const fromList = mailboxes(headers, 'from', headerCharsets, notes);
   const replyToList = mailboxes(headers, 'reply-to', headerCharsets, notes);
@@ -985,22 +1043,30 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
   }
   // Removed before anything reads the text: the question, the reply decision, the review page and learned pairs.
   const visibleText = removeInvisible(text);
-  const visibleSubject = removeInvisible(subject);
-  text = visibleText.text;
-  subject = visibleSubject.text;
-  if (visibleText.removed + visibleSubject.removed > 0) {
-    notes.warn(
-      `${visibleText.removed + visibleSubject.removed} invisible character(s) removed (Unicode tags, text-direction controls, zero-width characters): text a reader does not see, possibly instructions hidden for the model`,
-    );
-  }
+  const plainText = removeControls(visibleText.text);
+  // Control characters are what shows a body decoded to noise (a broken charset or transfer encoding), so the
+  // unreadable check reads the text with them.
+  const decodedText = visibleText.text;
+  text = plainText.text;
+  notes.invisibleRemoved += visibleText.removed;
+  notes.controlsRemoved += plainText.removed;
   if (text.includes('\uFFFD')) notes.charsetProblem('body text contains replacement characters (undecodable bytes)');
   if (subject.includes('\uFFFD')) notes.charsetProblem('subject contains replacement characters (undecodable bytes)');
 
   const attachments: AttachmentInfo[] = (body.attachments ?? []).map((a) => ({
-    filename: a.filename || undefined,
+    // Shown on the review page beside the part's type and size, which a text-direction control would reorder.
+    filename: (a.filename && visibleLine(a.filename, notes)) || undefined,
     contentType: (a.contentType || 'application/octet-stream').toLowerCase(),
     size: typeof a.size === 'number' ? a.size : (a.content?.length ?? 0),
   }));
+  if (notes.invisibleRemoved > 0) {
+    notes.warn(
+      `${notes.invisibleRemoved} invisible character(s) removed (Unicode tags, text-direction controls, zero-width characters): text a reader does not see, possibly instructions hidden for the model`,
+    );
+  }
+  if (notes.controlsRemoved > 0) {
+    notes.warn(`${notes.controlsRemoved} control character(s) removed (terminal escape sequences, NUL, DEL): a mail client shows nothing of them, an operator's terminal would run them`);
+  }
 
   const mail: InboundMail = {
     messageId,
@@ -1024,7 +1090,7 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
   if (notes.charset.length > 0) mail.charsetProblems = notes.charset;
   const unreadable = unreadableReason({
     top: { contentType: mail.contentType, params: paramsOf(parsed.headers.get('content-type')) },
-    text,
+    text: decodedText,
     parts: (body.attachments ?? []).map((a) => ({ contentType: a.contentType || '', params: paramsOf(a.headers?.get('content-type')), filename: a.filename })),
     subject,
     exchangeRecall: headers.some((h) => h.key === 'x-ms-traffictypediagnostic' && /\bEE_MessageRecallEmail\b/i.test(rawText(h.bytes))),

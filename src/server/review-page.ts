@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { learnedPairIdOf, type LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import type { Logger } from '../logger.js';
+import { removeInvisible } from '../mail/invisible.js';
 import { parseInboundMail } from '../mail/parse.js';
 import { RAW_REF_SCHEME, loadRaw } from '../mail/raw-store.js';
 import type { Queues } from '../queues/registry.js';
@@ -86,8 +87,13 @@ const listQuerySchema = z.object({
   skip: z.coerce.number().int().min(0).max(100_000_000).default(0),
 });
 
+/**
+ * The ticket's subject, quoted, for a flash message. The message is text, where no <bdi> can isolate the subject: its
+ * text-direction controls (left in tickets parsed before subjects lost them) are dropped instead, so they cannot
+ * reorder the words after it.
+ */
 function subjectOf(ticket: Ticket | undefined): string {
-  return ticket?.subject ? `“${ticket.subject}”` : 'the ticket';
+  return ticket?.subject ? `“${removeInvisible(ticket.subject).text}”` : 'the ticket';
 }
 
 async function flashFor(done: (typeof DONE_VALUES)[number] | undefined, ticketId: string | undefined, store: TicketStore): Promise<Flash | undefined> {

@@ -130,13 +130,28 @@ function badgeClass(state: TicketState): string {
   return 'other';
 }
 
-function sender(ticket: Pick<Ticket, 'from' | 'fromName'>): string {
-  return ticket.fromName ? `${ticket.fromName} <${ticket.from}>` : ticket.from;
+// What a customer wrote that the page shows beside other text (their name, the subject, file names) is put in <bdi>:
+// a text-direction control in it (`Support Team <U+202E>moc.lagel-zyx@ytiruces`) then cannot reorder what follows,
+// such as the real address after the name. Parsing removes such controls since; tickets parsed before may hold them.
+
+/** The sender as `name <address>`, the name isolated. */
+function sender(ticket: Pick<Ticket, 'from' | 'fromName'>): SafeHtml {
+  return ticket.fromName ? html`<bdi>${ticket.fromName}</bdi> &lt;${ticket.from}&gt;` : html`${ticket.from}`;
+}
+
+/** The sender's name in a list cell, isolated; nothing when the mail gave none. */
+function senderName(ticket: Pick<Ticket, 'fromName'>): SafeHtml | null {
+  return ticket.fromName ? html`<bdi class="name">${ticket.fromName}</bdi>` : null;
 }
 
 /** The sender in a list cell: the name, and the address on a line of its own that may wrap anywhere. */
 function senderCell(ticket: Pick<Ticket, 'from' | 'fromName'>): SafeHtml {
-  return html`<td class="from">${ticket.fromName ? html`<span class="name">${ticket.fromName}</span>` : null}<span class="addr">${ticket.from}</span></td>`;
+  return html`<td class="from">${senderName(ticket)}<span class="addr">${ticket.from}</span></td>`;
+}
+
+/** The subject in a list cell, a link to the ticket, isolated. */
+function subjectCell(ticket: Pick<Ticket, 'id' | 'subject'>): SafeHtml {
+  return html`<td class="subject"><bdi><a href="/tickets/${ticket.id}">${ticket.subject || '(no subject)'}</a></bdi></td>`;
 }
 
 // Ticket ids named in a reason or a history note (a repeated question's first copy, a bounced reply, the bounce).
@@ -203,7 +218,7 @@ function renderBouncedReplies(bounced: { tickets: Ticket[]; total: number } | un
     return html`<tr>
       <td class="age" title="${bounce ? exactTime(bounce.at, timeZone) : ''}">${bounce ? formatDuration(now.getTime() - Date.parse(bounce.at)) : ''}</td>
       <td class="from"><span class="addr">${t.replyTo}</span></td>
-      <td class="subject"><a href="/tickets/${t.id}">${t.subject || '(no subject)'}</a></td>
+      ${subjectCell(t)}
       <td class="text">${bounce ? describeBounce(bounce) : ''}</td>
     </tr>`;
   });
@@ -257,10 +272,10 @@ function renderSearchResults(search: TicketSearchView, timeZone: string | undefi
     (t) => html`<tr data-ticket="${t.id}">
       <td class="nowrap small">${timeTag(t.createdAt, timeZone)}</td>
       <td><span class="badge ${badgeClass(t.state)}">${t.state}</span></td>
-      <td class="from">${t.fromName ? html`<span class="name">${t.fromName}</span>` : null}<span class="addr">${t.from}</span>${
+      <td class="from">${senderName(t)}<span class="addr">${t.from}</span>${
         t.replyTo && t.replyTo !== t.from ? html`<span class="addr muted">reply to ${t.replyTo}</span>` : null
       }</td>
-      <td class="subject"><a href="/tickets/${t.id}">${t.subject || '(no subject)'}</a></td>
+      ${subjectCell(t)}
     </tr>`,
   );
   const next = result.next;
@@ -304,7 +319,7 @@ export function renderTicketList(view: TicketListView): SafeHtml {
     (t) => html`<tr>
       <td class="age" title="${exactTime(t.createdAt, view.timeZone)}">${formatDuration(view.now.getTime() - Date.parse(t.createdAt))}</td>
       ${senderCell(t)}
-      <td class="subject"><a href="/tickets/${t.id}">${t.subject || '(no subject)'}</a></td>
+      ${subjectCell(t)}
       <td class="text">${withTicketLinks(t.reason ?? '')}</td>
     </tr>`,
   );
@@ -656,13 +671,13 @@ export function renderTicketDetail(view: TicketDetailView): SafeHtml {
   const history = t.history.map(
     (h) => html`<tr><td class="small">${timeTag(h.at, zone)}</td><td>${h.from ?? '—'} → ${h.to}</td><td class="text">${h.actor}</td><td class="text">${withTicketLinks(h.note ?? '')}</td></tr>`,
   );
-  const attachments = t.attachments.map((a) => html`<li>${a.filename ?? '(unnamed)'} <span class="muted">${a.contentType}, ${a.size} bytes</span></li>`);
+  const attachments = t.attachments.map((a) => html`<li><bdi>${a.filename ?? '(unnamed)'}</bdi> <span class="muted">${a.contentType}, ${a.size} bytes</span></li>`);
   const body = html`
 ${flashBanner(view.flash)}
 ${t.replyBounce ? html`<div class="flash bad" role="alert">Our reply did not arrive: a bounce came back (${describeBounce(t.replyBounce)}). The customer has no answer.</div>` : null}
 <p class="small">${t.state === 'ignored' ? html`<a href="${stateListPath(t.state)}">← all ignored mail</a> · ` : null}<a href="/">← all parked tickets</a></p>
 <section class="card">
-  <h1>${t.subject || '(no subject)'}</h1>
+  <h1><bdi>${t.subject || '(no subject)'}</bdi></h1>
   <span class="badge ${badgeClass(t.state)}">${t.state}</span>
   <dl class="meta">
     <dt>From</dt><dd>${sender(t)}</dd>

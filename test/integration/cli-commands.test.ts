@@ -278,6 +278,27 @@ describe('reindex, search, ask', SLOW, () => {
     expect((await run('reindex', ['--manual-only'], env)).code).toBe(0);
   });
 
+  // A learned pair accepted before control characters were removed held a customer's escape sequences, and search
+  // and ask printed them to the operator's terminal (retitle, clear screen, a hyperlink whose text hides its target).
+  it('search and ask print no control or text-direction characters that a Q&A pair holds', async () => {
+    const dir = path.join(root, 'controls');
+    await mkdir(path.join(dir, 'qa'), { recursive: true });
+    const ESC = '\u001b';
+    await writeFile(
+      path.join(dir, 'qa', 'learned.csv'),
+      `question,answer\n"領収書の宛名変更はできますか？${ESC}]0;x\u0007","宛名は「請求」→「領収書」→「宛名を編集」${ESC}]8;;https://evil.example/${ESC}\\で${ESC}]8;;${ESC}\\変更できます。${ESC}[2J\u009b31m\u202e"\n`,
+    );
+    const env = { DATA_DIR: path.join(dir, 'data'), QA_DIR: path.join(dir, 'qa') };
+    const reindex = await run('reindex', [], env);
+    expect(reindex.code, reindex.stderr).toBe(0);
+    const [search, ask] = await Promise.all([run('search', ['qa', '領収書の宛名変更'], env), run('ask', ['領収書の宛名変更はできますか？'], env)]);
+    expect(search.code, search.stderr).toBe(0);
+    expect(ask.code, ask.stderr).toBe(0);
+    expect(search.stdout).toContain('宛名は「請求」→「領収書」→「宛名を編集」]8;;https://evil.example/\\で]8;;\\変更できます。[2J31m');
+    expect(ask.stdout).toContain('「宛名を編集」');
+    for (const out of [search.stdout, ask.stdout]) expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Bidi_Control}]/u);
+  });
+
   it('ask names the LLM server when it cannot be reached', async () => {
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
     const result = await run('ask', ['--json', TWO_TOPIC_QUESTION], { OPENAI_BASE_URL: url });

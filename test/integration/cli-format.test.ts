@@ -103,6 +103,10 @@ describe('terminalSafe', () => {
     ['DEL and NUL', 'a\u007fb\u0000c', 'abc'],
     ['keeps newline, tab and Japanese', '件名\t本文\n二行目', '件名\t本文\n二行目'],
     ['carriage return (overwrites a line)', 'safe\rEVIL', 'safeEVIL'],
+    // A terminal that lays out bidirectional text would show `Support Team security@xyz-legal.com <m@evil.example>`
+    // reversed after an unclosed right-to-left override.
+    ['right-to-left override and pop', 'Support Team \u202emoc.lagel-zyx@ytiruces\u202c <m@evil.example>', 'Support Team moc.lagel-zyx@ytiruces <m@evil.example>'],
+    ['isolates and marks', 'a\u2066b\u2069c\u200ed\u200fe\u061cf', 'abcdef'],
   ])('%s', (_name, input, expected) => {
     expect(terminalSafe(input)).toBe(expected);
   });

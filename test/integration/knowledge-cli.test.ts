@@ -11,7 +11,7 @@ import { parse } from 'csv-parse/sync';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
-import { LearnedAnswerStore, type LearnedCandidate } from '../../src/knowledge/learned-answers.js';
+import { LearnedAnswerStore, learnedKeys, type LearnedCandidate, type LearnedPair } from '../../src/knowledge/learned-answers.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { removePrefix, runNpm } from '../support/pipeline.js';
 
@@ -86,6 +86,41 @@ describe('npm run knowledge', () => {
 
     expect(await knowledge('remove', `learned#${c1!.id}`)).toMatchObject({ code: 0 });
     expect(await learned.pairs()).toEqual([]);
+  }, 120_000);
+
+  // A customer's escape sequences (retitle, an OSC 8 link whose text hides its target, clear screen) reached the
+  // operator's terminal through `export -`: parse.ts and the candidates kept C0/C1 controls, and the export printed raw.
+  it('stores and exports no control characters: an accepted candidate loses them, a pair stored before prints without them', async () => {
+    const ESC = '\u001b';
+    const title = `${ESC}]0;x\u0007`;
+    const link = `${ESC}]8;;https://evil.example/reset${ESC}\\公式サイト${ESC}]8;;${ESC}\\${ESC}[2J`;
+    const [c] = await learned.propose('c'.repeat(64), [draft(`請求書の再発行はできますか？${title}`, `「請求」→「再発行」から。${link}`)]);
+    expect(await knowledge('accept', String(c!.id), '--by', 'kato')).toMatchObject({ code: 0 });
+    expect(await learned.pair(c!.id)).toMatchObject({ question: '請求書の再発行はできますか？]0;x', answer: '「請求」→「再発行」から。]8;;https://evil.example/reset\\公式サイト]8;;\\[2J' });
+    // Accepted before candidates and stored pairs lost them: written as the store wrote it then.
+    const old: LearnedPair = {
+      id: 900_001,
+      question: `領収書の宛名変更はできますか？${title}`,
+      answer: `「請求」→「領収書」\u009b2Jで変更できます。${link}\u202e`,
+      ticketId: 'd'.repeat(64),
+      ticketIds: ['d'.repeat(64)],
+      acceptedBy: 'sato',
+      acceptedAt: '2026-01-01T00:00:00.000Z',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    };
+    await redis.hset(learnedKeys(env.QUEUE_PREFIX!).pairs, String(old.id), JSON.stringify(old));
+
+    const file = path.join(dir, 'learned-controls.csv');
+    const [stdout, toFile] = await Promise.all([knowledge('export', '-'), knowledge('export', file)]);
+    expect(stdout.code, stdout.stderr).toBe(0);
+    expect(toFile.code, toFile.stderr).toBe(0);
+    // C0 and C1 controls but tab, newline and the CR of the CSV's CRLF, and text-direction controls.
+    const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\p{Bidi_Control}]/u;
+    for (const [what, text] of [['stdout', stdout.stdout], ['file', await readFile(file, 'utf8')]] as const) {
+      expect(text, what).not.toMatch(CONTROL);
+      const rows = parse(text, { columns: true }) as Record<string, string>[];
+      expect(rows.map((r) => r['question']), what).toEqual(['請求書の再発行はできますか？]0;x', '領収書の宛名変更はできますか？]0;x']);
+    }
   }, 120_000);
 
   it('ends with one line for an unknown or malformed id', async () => {

@@ -50,23 +50,38 @@ const review = (...args: string[]) => runNpm(['run', 'review', '--', ...args], e
 
 describe('npm run review', () => {
   it('prints hostile text inert: no terminal control sequences from a subject, a name or a draft reach the screen', async () => {
-    const messageId = customerMessageId('escape');
     const hostile = 'x\u001b]0;pwned\u0007\u001b[2J\u001b]52;c;Y3VybCBldmlsfHNo\u0007\u009b31m';
     const { ticketId } = await ingest(
       running,
-      buildMail({ messageId, from: `"Eve${hostile}" <eve@customer.example>`, subject: `請求書 ${hostile}`, body: `請求書について${hostile}教えてください。` }),
+      buildMail({ messageId: customerMessageId('escape'), from: `"Eve${hostile}" <eve@customer.example>`, subject: `請求書 ${hostile}`, body: `請求書について${hostile}教えてください。` }),
     );
-    const parked = await waitForState(running.store, ticketId, ['parked', 'sent']);
-    expect(parked.subject).toContain('\u001b');
-    const [table, show, json] = await Promise.all([review('list'), review('show', ticketId), review('show', ticketId, '--json')]);
+    const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Bidi_Control}]/u;
+    // Parsing removes them (src/mail/parse.ts): what remains of a sequence is plain text.
+    const parsed = await waitForState(running.store, ticketId, ['parked', 'sent']);
+    expect(parsed.subject).toBe('請求書 x]0;pwned[2J]52;c;Y3VybCBldmlsfHNo31m');
+    expect(parsed.question).toContain('請求書についてx]0;pwned');
+    for (const text of [parsed.subject, parsed.fromName, parsed.question]) expect(text).not.toMatch(CONTROL);
+    // A ticket parsed before still holds them, and a text-direction override in the name: as the store kept it.
+    const stored = newTicket({
+      messageId: customerMessageId('escape-before'),
+      from: 'eve@customer.example',
+      fromName: `Support Team \u202emoc.lagel-zyx@ytiruces${hostile}`,
+      subject: `請求書 ${hostile}`,
+      question: `請求書について${hostile}教えてください。`,
+      state: 'parked',
+      reason: `reason ${hostile}`,
+      actor: 'test',
+    });
+    const { ticket } = await running.store.createIfAbsent(stored);
+    const [table, show, json] = await Promise.all([review('list'), review('show', ticket.id), review('show', ticket.id, '--json')]);
     for (const out of [table.stdout, show.stdout]) {
-      expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
-      expect(out).toContain('請求書');
+      expect(out).not.toMatch(CONTROL);
+      expect(out).toContain('請求書 x]0;pwned');
     }
+    expect(show.stdout).toContain('From:       Support Team moc.lagel-zyx@ytiruces');
     // --json is data for programs: it keeps the text as it is (JSON escapes the controls).
     expect((JSON.parse(json.stdout) as { subject: string }).subject).toContain('\u001b');
   }, 60_000);
-
 
   it('lists, shows and approves a parked draft with an edited reply, which goes out without Auto-Submitted', async () => {
     const messageId = customerMessageId('review');

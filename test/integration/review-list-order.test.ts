@@ -21,7 +21,7 @@ async function parkedAt(d: TestDashboard, subject: string, createdAt: Date): Pro
 }
 
 const page = async (d: TestDashboard, path: string) => (await fetch(`${d.url}${path}`, { headers: { authorization: AUTH } })).text();
-const subjectsIn = (html: string) => [...html.matchAll(/<td class="subject"><a href="\/tickets\/[0-9a-f]+">([^<]+)<\/a>/g)].map((m) => m[1]);
+const subjectsIn = (html: string) => [...html.matchAll(/<td class="subject"><bdi><a href="\/tickets\/[0-9a-f]+">([^<]+)<\/a><\/bdi>/g)].map((m) => m[1]);
 
 describe('the list of parked tickets', () => {
   it('shows the longest-waiting customer first, and newest first on request', async () => {

@@ -26,7 +26,7 @@ import { closeAll, createQueues, type Queues } from '../../src/queues/registry.j
 import { createSearchBackends } from '../../src/search/factory.js';
 import { createDashboardApp, type DashboardDeps } from '../../src/server/app.js';
 import { METRIC_NAMES, recordAgentRun, recordFailedAgentRun, recordIgnored, recordReplySent } from '../../src/server/metrics.js';
-import { jobGeneration, newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
+import { jobGeneration, newTicket, ticketIdFor, type AttachmentSummary, type Ticket } from '../../src/tickets/ticket.js';
 import { RERUN_NOTE } from '../../src/tickets/review.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
 import { editRatio, senderDigest } from '../../src/tickets/outcome.js';
@@ -186,6 +186,7 @@ interface ParkedSpec {
   raw?: boolean;
   /** The mail text the poller stores on the ticket (absent: a ticket from before it did). */
   mailText?: string;
+  attachments?: AttachmentSummary[];
 }
 
 /** A ticket parked by the agent worker with a draft, as the pipeline leaves it. */
@@ -208,6 +209,7 @@ async function parkedTicket(d: Dashboard, spec: ParkedSpec = {}): Promise<Ticket
       actor: 'poller',
       ...(withRaw ? { rawRef: rawRefFor(d.prefix, id) } : {}),
       ...(spec.mailText !== undefined ? { mailText: spec.mailText } : {}),
+      ...(spec.attachments ? { attachments: spec.attachments } : {}),
     }),
   );
   await d.store.transition(id, { to: 'processing', actor: 'agent-worker' });
@@ -632,7 +634,7 @@ describe('review page', () => {
     expect(page).toContain('請求書の再発行');
     expect(page).toContain('not fully answered (review mode auto)');
     // The name, and the address on a line of its own (it may wrap).
-    expect(page).toMatch(/<td class="from"><span class="name">山田 花子<\/span><span class="addr">[^<]+@[^<]+<\/span><\/td>/);
+    expect(page).toMatch(/<td class="from"><bdi class="name">山田 花子<\/bdi><span class="addr">[^<]+@[^<]+<\/span><\/td>/);
     expect(page).toMatch(/<td class="age"[^>]*>\d+ s<\/td>/);
     expect(page).not.toContain('already handled');
   });
@@ -764,6 +766,34 @@ describe('review page', () => {
     await call(d, '/reindex', { form: { _csrf: token } });
     expect((await d.queues.maintenance.getJobs(['waiting', 'delayed', 'prioritized'])).length).toBe(2);
     expect(await (await call(d, '/?done=reindex')).text()).toContain('Reindex queued');
+  });
+
+  // `Support Team <U+202E>moc.lagel-zyx@ytiruces` shows as `Support Team security@xyz-legal.com`, and its unclosed
+  // right-to-left override reversed the real address printed after it: `<…elpmaxe.live@m>`. Tickets parsed before
+  // names lost such characters still hold them.
+  it('isolates customer-supplied names, subjects and file names in <bdi>, so they cannot reorder what follows', async () => {
+    const d = await startDashboard();
+    const name = 'Support Team \u202emoc.lagel-zyx@ytiruces';
+    const subject = '請求書 \u202efdp.exe';
+    const filename = 'invoice\u202efdp.exe';
+    const t = await parkedTicket(d, { fromName: name, subject, attachments: [{ filename, contentType: 'application/pdf', size: 10 }] });
+    const [list, detail] = await Promise.all([call(d, '/'), call(d, `/tickets/${t.id}`)].map(async (res) => (await res).text()));
+    for (const [page, texts] of [
+      [list, [name, subject]],
+      [detail, [name, subject, filename]],
+    ] as const) {
+      // The page's <title> cannot hold elements; everything in its body can.
+      const body = page!.slice(page!.indexOf('<body'));
+      for (const text of texts) {
+        const shown = body.split(text).length - 1;
+        expect(shown, text).toBeGreaterThan(0);
+        const isolated = new RegExp(`<bdi[^>]*>(?:<a [^>]+>)?${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:</a>)?</bdi>`, 'g');
+        expect(body.match(isolated)?.length ?? 0, text).toBe(shown);
+      }
+    }
+    expect(detail).toContain(`<dt>From</dt><dd><bdi>${name}</bdi> &lt;${t.from}&gt;</dd>`);
+    // A flash message is text, where the subject cannot be isolated: it loses the control instead.
+    expect(await (await call(d, `/?done=rejected&ticket=${t.id}`)).text()).toContain('Rejected “請求書 fdp.exe”: no reply will be sent.');
   });
 
   it('renders hostile mail as escaped text in the list and the detail view', async () => {

@@ -150,4 +150,19 @@ describe('ticketInputForEnvelope', () => {
     expect(b.messageId).toBe(a.messageId);
     expect(c.messageId).not.toBe(a.messageId);
   });
+
+  // A mail too large to download is known by its IMAP envelope only, which parse.ts never reads: its subject and
+  // name get the same cleaning (control and invisible characters, the subject's length) as a parsed mail's.
+  it('cleans the subject and the name as parsing does', () => {
+    const input = ticketInputForEnvelope(
+      { ...envelope, subject: `見積書の件\u001b]0;x\u0007\u202e${'あ'.repeat(2_000)}`, from: [{ name: 'Support Team \u202emoc.lagel-zyx@ytiruces\u001b[2J\r\nX', address: 'Taro@Customer.Example' }] },
+      12_900_000,
+      'too big',
+    );
+    expect(input.fromName).toBe('Support Team moc.lagel-zyx@ytiruces[2J X');
+    expect(input.subject).toBe(`見積書の件]0;x${'あ'.repeat(998 - 1 - '見積書の件]0;x'.length)}…`);
+    // The synthetic id of a mail without Message-ID still comes from the envelope as it was.
+    const { messageId: _drop, ...rest } = envelope;
+    expect(ticketInputForEnvelope({ ...rest, subject: 'a\u0007' }, 5000, 'r').messageId).not.toBe(ticketInputForEnvelope({ ...rest, subject: 'a' }, 5000, 'r').messageId);
+  });
 });

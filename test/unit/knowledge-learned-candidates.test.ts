@@ -3,6 +3,7 @@ import {
   MAX_CANDIDATE_ANSWER_CHARS,
   MIN_QUESTION_SHARE_FROM_CUSTOMER,
   questionTopics,
+  removeControls,
   removeInvisible,
   replySections,
   ruleCandidates,
@@ -212,6 +213,11 @@ describe('learned pairs as sources and CSV', () => {
     expect(learnedPairIdOf(name)).toBe(id);
   });
 
+  it('writes no control characters or text-direction controls of a pair learned before they were removed', () => {
+    const csv = learnedPairsCsv([{ ...pair(4, '返品の方法\u001b]0;x\u0007を教えて\u202eください。'), answer: '「注文」→「返品」\u001b[2J\u009b31m\nから。' }]);
+    expect(csv.split('\r\n')[1]).toBe(`"返品の方法]0;xを教えてください。","「注文」→「返品」[2J31m\nから。","learned#4","${'f'.repeat(64)}","op","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z"`);
+  });
+
   it('quotes every field, doubles quotes and keeps line breaks inside fields', () => {
     const csv = learnedPairsCsv([{ ...pair(3, 'He said "hi", then?'), answer: 'line 1\nline 2, with comma' }]);
     expect(csv).toBe(
@@ -273,6 +279,19 @@ describe('removeInvisible', () => {
   });
 });
 
+describe('removeControls', () => {
+  it.each([
+    ['escape sequences: retitle, OSC 8 link, clear screen', 'a\u001b]0;x\u0007b\u001b]8;;https://evil.example/\u001b\\c\u001b[2J', {}, 'a]0;xb]8;;https://evil.example/\\c[2J', 5],
+    ['NUL, DEL and the one-byte CSI', 'a\u0000b\u007fc\u009b31md', {}, 'abc31md', 3],
+    ['tab, LF, CR and CRLF stay', 'a\tb\nc\rd\r\ne', {}, 'a\tb\nc\rd\r\ne', 0],
+    ['vertical tab, form feed and NEL become LF', 'a\u000bb\u000cc\u0085d', {}, 'a\nb\nc\nd', 0],
+    ['one line: runs of line breaks become one space, tab stays', 'Taro\r\n\r\nState:\tok\u0085x', { singleLine: true }, 'Taro State:\tok x', 0],
+    ['ordinary Japanese and emoji stay', '返品は30日以内です。👍', {}, '返品は30日以内です。👍', 0],
+  ] as const)('%s', (_name, input, options, text, removed) => {
+    expect(removeControls(input, options)).toEqual({ text, removed });
+  });
+});
+
 describe('a candidate as built', () => {
   it('has no invisible characters and says how many were removed from question and answer', async () => {
     const built = await scrubCandidate({ question: `領収書の宛名変更はできますか？${HIDDEN}`, answer: '「請求」→「領収書」で\u200b変更できます。' }, []);
@@ -285,6 +304,17 @@ describe('a candidate as built', () => {
     const built = await scrubCandidate({ question: 'taro\u200b@customer.example に届きません', answer: 'a' }, []);
     expect(built.question).not.toContain('customer.example');
     expect(built.scrub.replaced).toBe(1);
+  });
+
+  // A mail parsed before control characters were removed at parse time left them in its ticket's question: the
+  // escape sequences would reach the terminal of whoever exports or searches the learned pair.
+  it.each([
+    ['a retitle and a clear screen', `領収書の宛名変更はできますか？\u001b]0;XYZ support - all good\u0007\u001b[2J`, '領収書の宛名変更はできますか？]0;XYZ support - all good[2J'],
+    ['a one-byte CSI, DEL and NUL', '返品の\u009b31m方法を\u007f教えて\u0000ください。', '返品の31m方法を教えてください。'],
+    ['a form feed between lines', '返品の方法\fを教えてください。', '返品の方法\nを教えてください。'],
+  ])('has no control characters from the mail or the reply: %s', async (_name, text, expected) => {
+    const built = await scrubCandidate({ question: text, answer: text }, []);
+    expect(built).toMatchObject({ question: expected, answer: expected });
   });
 
   it('says nothing was removed from ordinary text', async () => {

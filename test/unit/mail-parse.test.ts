@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { limitHtmlNesting } from '../../src/mail/html-nesting.js';
-import { MailParseError, decodeEncodedWords, extractQuestion, parseInboundMail } from '../../src/mail/parse.js';
+import { MailParseError, decodeEncodedWords, extractQuestion, parseInboundMail, type InboundMail } from '../../src/mail/parse.js';
 import { isValidMessageId, messageKey, normaliseMessageId, parseMessageIdList } from '../../src/mail/message-id.js';
 import { encodeIso2022Jp } from '../support/iso-2022-jp.js';
 
@@ -799,3 +799,154 @@ describe('parseInboundMail: characters a reader does not see', () => {
     expect(parsed.parseWarnings).toEqual([]);
   });
 });
+
+describe('parseInboundMail: control characters in customer text', () => {
+  // An escape sequence in a mail shows nothing in a mail client, but printed by `review show`, `knowledge export -`
+  // or `search` it retitles the operator's terminal, clears it or writes a hyperlink whose target the text hides.
+  const ESC = '\u001b';
+  const b64 = (text: string) => `=?utf-8?b?${Buffer.from(text).toString('base64')}?=`;
+  const hostile = (fields: { from?: string; replyTo?: string; to?: string; cc?: string; subject?: string; body?: string; filename?: string }) =>
+    mail(
+      `From: ${b64(fields.from ?? 'Taro')} <taro@customer.example>
+Reply-To: ${b64(fields.replyTo ?? 'Taro')} <desk@customer.example>
+To: ${b64(fields.to ?? 'Support')} <support@support.example>
+Cc: ${b64(fields.cc ?? 'Hanako')} <hanako@customer.example>
+Subject: ${b64(fields.subject ?? 'Export')}
+Message-ID: <ctrl@customer.example>
+MIME-Version: 1.0
+Content-Type: multipart/mixed; boundary="b"`,
+      `--b\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${fields.body ?? 'How do I export my data as CSV?'}\r\n--b\r\nContent-Type: application/pdf\r\nContent-Disposition: attachment; filename*=utf-8''${encodeURIComponent(fields.filename ?? 'invoice.pdf')}\r\n\r\nPDF\r\n--b--\r\n`,
+    );
+  const fieldsOf = (parsed: InboundMail) => ({
+    question: parsed.question,
+    subject: parsed.subject,
+    from: parsed.from?.name,
+    replyTo: parsed.replyTo?.name,
+    to: parsed.to[0]?.name,
+    cc: parsed.cc[0]?.name,
+    filename: parsed.attachments[0]?.filename,
+  });
+  const osc8 = `${ESC}]8;;https://evil.example/reset${ESC}\\公式サイト${ESC}]8;;${ESC}\\`;
+
+  it.each<[field: keyof ReturnType<typeof fieldsOf>, input: Parameters<typeof hostile>[0], expected: string, removed: number]>([
+    ['question', { body: `How do I export my data as CSV? ${osc8} ${ESC}[2J\u009b31mred\u0000` }, 'How do I export my data as CSV? ]8;;https://evil.example/reset\\公式サイト]8;;\\ [2J31mred', 7],
+    ['subject', { subject: `How to export${ESC}]0;XYZ support - all good\u0007` }, 'How to export]0;XYZ support - all good', 2],
+    ['from', { from: `Taro${ESC}[2J${ESC}[H` }, 'Taro[2J[H', 2],
+    // A line break in a name would print as a line of its own under `From:` in `review show`; it is no sign of
+    // anything hostile (a folded name), so it becomes a space without a note.
+    ['replyTo', { replyTo: 'Taro\r\nState:      approved' }, 'Taro State:      approved', 0],
+    ['to', { to: `Support\u0007\u007f` }, 'Support', 2],
+    ['cc', { cc: `Hanako\u0085${ESC}]52;c;cm0gLXJmIH4=\u0007` }, 'Hanako ]52;c;cm0gLXJmIH4=', 2],
+    ['filename', { filename: `invoice${ESC}[8m.exe${ESC}[0m.pdf` }, 'invoice[8m.exe[0m.pdf', 2],
+  ])('removes them from the %s, with a note', async (field, input, expected, removed) => {
+    const parsed = await parseInboundMail(hostile(input));
+    expect(fieldsOf(parsed)[field]).toBe(expected);
+    expect(JSON.stringify(fieldsOf(parsed))).not.toMatch(/\\u00(?:[01][0-9a-f]|7f|8[0-9a-f]|9[0-9a-f])|\\[rnf]/);
+    const note = parsed.parseWarnings.find((w) => w.includes('control character'));
+    expect(note).toBe(removed ? `${removed} control character(s) removed (terminal escape sequences, NUL, DEL): a mail client shows nothing of them, an operator's terminal would run them` : undefined);
+  });
+
+  it.each([
+    // Other kinds of line break keep the lines apart rather than joining their words.
+    ['form feed', 'page one\fpage two', 'page one\npage two'],
+    ['vertical tab', 'line one\u000bline two', 'line one\nline two'],
+    ['next line (C1)', 'line one\u0085line two', 'line one\nline two'],
+    ['tabs stay', 'Version:\t2.1', 'Version:\t2.1'],
+  ])('a %s in the body', async (_name, body, question) => {
+    const parsed = await parseInboundMail(hostile({ body }));
+    expect(parsed.question).toBe(question);
+    expect(parsed.parseWarnings.join('\n')).not.toMatch(/control character/);
+  });
+
+  it('still names a text of control characters as noise: the check reads the text before they are removed', async () => {
+    const noise = Array.from({ length: 60 }, (_, i) => String.fromCharCode(1 + (i % 8), 0x41 + (i % 26))).join('');
+    const parsed = await parseInboundMail(hostile({ body: noise }));
+    expect(parsed.unreadable).toMatch(/^the text could not be decoded: 50 % of its characters are undecodable bytes or control characters/);
+    expect(parsed.question).not.toMatch(/[\u0000-\u0008]/);
+  });
+
+  it('leaves a mail without them as it is, without a note', async () => {
+    const parsed = await parseInboundMail(hostile({}));
+    expect(fieldsOf(parsed)).toEqual({ question: 'How do I export my data as CSV?', subject: 'Export', from: 'Taro', replyTo: 'Taro', to: 'Support', cc: 'Hanako', filename: 'invoice.pdf' });
+    expect(parsed.parseWarnings).toEqual([]);
+  });
+});
+
+describe('parseInboundMail: text-direction and zero-width characters in names and file names', () => {
+  // `Support Team <U+202E>moc.lagel-zyx@ytiruces<U+202C>` shows as `Support Team security@xyz-legal.com`, and an
+  // unclosed U+202E reverses the real address the review page prints after the name.
+  const SPOOF = 'Support Team \u202Emoc.lagel-zyx@ytiruces\u202C\u200B';
+  const b64 = (text: string) => `=?utf-8?b?${Buffer.from(text).toString('base64')}?=`;
+  const withNames = (name: string, filename = 'report.pdf') =>
+    mail(
+      `From: ${b64(name)} <m@evil.example>
+Reply-To: ${b64(name)} <r@evil.example>
+To: ${b64(name)} <support@support.example>
+Cc: ${b64(name)} <c@evil.example>
+Subject: hello
+MIME-Version: 1.0
+Content-Type: multipart/mixed; boundary="b"`,
+      `--b\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nquestion\r\n--b\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename*=utf-8''${encodeURIComponent(filename)}\r\n\r\nx\r\n--b--\r\n`,
+    );
+
+  it.each<[name: string, pick: (m: InboundMail) => string | undefined]>([
+    ['From', (m) => m.from?.name],
+    ['Reply-To', (m) => m.replyTo?.name],
+    ['To', (m) => m.to[0]?.name],
+    ['Cc', (m) => m.cc[0]?.name],
+  ])('removes them from the %s display name, with a note', async (_header, pick) => {
+    const parsed = await parseInboundMail(withNames(SPOOF));
+    expect(pick(parsed)).toBe('Support Team moc.lagel-zyx@ytiruces');
+    expect(parsed.parseWarnings.join('\n')).toMatch(/12 invisible character\(s\) removed/);
+  });
+
+  it('removes them from an attachment file name', async () => {
+    const parsed = await parseInboundMail(withNames('Mallory', 'invoice\u202Efdp.exe\u200B'));
+    expect(parsed.attachments[0]?.filename).toBe('invoicefdp.exe');
+    expect(parsed.parseWarnings.join('\n')).toMatch(/2 invisible character\(s\) removed/);
+  });
+
+  it('keeps the joiners of an emoji sequence in a name, without a note', async () => {
+    const parsed = await parseInboundMail(withNames('山田家 👨‍👩‍👧'));
+    expect(parsed.from?.name).toBe('山田家 👨‍👩‍👧');
+    expect(parsed.parseWarnings).toEqual([]);
+  });
+});
+
+describe('parseInboundMail: subject length', () => {
+  // RFC 5322's line limit: no client writes a longer subject, and every later check that reads it pays for its length.
+  it.each<[name: string, subject: string, expected: string, warned: boolean]>([
+    ['600,000 characters', 'a'.repeat(600_000), `${'a'.repeat(997)}…`, true],
+    ['999 characters', 'b'.repeat(999), `${'b'.repeat(997)}…`, true],
+    ['998 characters: kept whole', 'c'.repeat(998), 'c'.repeat(998), false],
+    ['an emoji at the cut is not split', `${'d'.repeat(996)}😀😀😀`, `${'d'.repeat(996)}😀…`, true],
+    ['998 emoji (1,996 UTF-16 units): kept whole', '😀'.repeat(998), '😀'.repeat(998), false],
+  ])('%s', async (_name, subject, expected, warned) => {
+    const parsed = await parseInboundMail(mail(`From: a@x.example\nSubject: ${b64Subject(subject)}\nContent-Type: text/plain; charset=utf-8`, 'body'));
+    // Compared by length and ending: a failure prints a line, not 600,000 characters.
+    expect(lengthAndEnd(parsed.subject)).toBe(lengthAndEnd(expected));
+    expect(parsed.subject.startsWith(expected.slice(0, -1))).toBe(true);
+    const note = parsed.parseWarnings.find((w) => w.startsWith('subject of'));
+    expect(note).toBe(warned ? `subject of ${Array.from(subject).length.toLocaleString('en')} characters cut to its first 997 and an ellipsis` : undefined);
+  });
+
+  it('is the question of a mail without a body, cut', async () => {
+    const parsed = await parseInboundMail(mail('From: a@x.example\nSubject: ' + 'e'.repeat(5_000), ''));
+    expect(lengthAndEnd(parsed.question)).toBe(lengthAndEnd(`${'e'.repeat(997)}…`));
+  });
+});
+
+/** `text` as its length in code points and its last three of them. */
+function lengthAndEnd(text: string): string {
+  const chars = Array.from(text);
+  return `${chars.length} …${chars.slice(-3).join('')}`;
+}
+
+/** A subject header value: as it is when ASCII, else one encoded-word per line of folding. */
+function b64Subject(subject: string): string {
+  if (/^[\x20-\x7e]*$/.test(subject)) return subject;
+  const words: string[] = [];
+  const chars = Array.from(subject);
+  for (let i = 0; i < chars.length; i += 10) words.push(`=?utf-8?b?${Buffer.from(chars.slice(i, i + 10).join('')).toString('base64')}?=`);
+  return words.join('\r\n ');
+}
