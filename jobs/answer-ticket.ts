@@ -638,10 +638,19 @@ async function conversationOf(ticket: Ticket, deps: AnswerTicketDeps): Promise<C
 /** Longest question or reply of one earlier mail given to the agent as context. */
 export const MAX_CONVERSATION_ENTRY_CHARS = 2_000;
 /**
- * Longest earlier conversation given to the agent, newest mails kept: every later mail of a thread carries it, and
- * ten long mails made prompts a 128k-context model refuses.
+ * Longest subject of one earlier mail given to the agent: a subject names a thread in a line, and one of 200 KB (the
+ * sender's own words, which no other limit cut) went into every model call of the thread's next mail.
+ */
+export const MAX_CONVERSATION_SUBJECT_CHARS = 200;
+/**
+ * Longest earlier conversation given to the agent (UTF-16 code units, as `length` counts), newest mails kept: every
+ * later mail of a thread carries it, and ten long mails made prompts a 128k-context model refuses. A hard cap: the
+ * newest mail is cut to it too.
  */
 export const MAX_CONVERSATION_CHARS = 8_000;
+
+/** Between two mails of the conversation. */
+const ENTRY_SEPARATOR = '\n\n---\n\n';
 
 /** `text` cut to `max` characters (whole code points), marked with `…` when cut. */
 function cutText(text: string, max: number): string {
@@ -649,23 +658,40 @@ function cutText(text: string, max: number): string {
   return chars.length <= max ? chars.join('') : `${chars.slice(0, max).join('')}…`;
 }
 
+/** `text` cut to at most `max` UTF-16 code units, the `…` that marks the cut included, never inside a surrogate pair. */
+function cutToLength(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  if (/[\uD800-\uDBFF]/.test(text.charAt(end - 1))) end--;
+  return `${text.slice(0, end)}…`;
+}
+
 /**
- * The thread as plain text for the agent's `<earlier_conversation>` block, oldest first; '' for none. Each question
- * and reply is cut to {@link MAX_CONVERSATION_ENTRY_CHARS}, and the oldest mails are left out beyond
- * {@link MAX_CONVERSATION_CHARS}: the newest exchange is what a follow-up refers to.
+ * The thread as plain text for the agent's `<earlier_conversation>` block, oldest first; '' for none. Each subject is
+ * cut to {@link MAX_CONVERSATION_SUBJECT_CHARS}, each question and reply to {@link MAX_CONVERSATION_ENTRY_CHARS}; the
+ * oldest mails are left out beyond {@link MAX_CONVERSATION_CHARS} (the newest exchange is what a follow-up refers
+ * to), and the newest is cut to it: the result is never longer.
  */
 export function formatConversation(entries: readonly ConversationEntry[]): string {
   const blocks: string[] = [];
   let total = 0;
   for (const e of [...entries].reverse()) {
-    const parts = [`[${e.createdAt}] Customer <${e.from}> — Subject: ${e.subject}\n${cutText(e.question, MAX_CONVERSATION_ENTRY_CHARS)}`];
+    const subject = cutText(e.subject, MAX_CONVERSATION_SUBJECT_CHARS);
+    const parts = [`[${e.createdAt}] Customer <${e.from}> — Subject: ${subject}\n${cutText(e.question, MAX_CONVERSATION_ENTRY_CHARS)}`];
     if (e.reply) parts.push(`[${e.repliedAt ?? 'sent'}] Our reply:\n${cutText(e.reply, MAX_CONVERSATION_ENTRY_CHARS)}`);
     const block = parts.join('\n\n');
-    if (blocks.length > 0 && total + block.length > MAX_CONVERSATION_CHARS) break;
+    if (blocks.length === 0) {
+      // The newest mail is kept whatever its size, so it is what must fit: its sender's address is as long as they like.
+      const newest = cutToLength(block, MAX_CONVERSATION_CHARS);
+      blocks.push(newest);
+      total = newest.length;
+      continue;
+    }
+    if (total + ENTRY_SEPARATOR.length + block.length > MAX_CONVERSATION_CHARS) break;
     blocks.push(block);
-    total += block.length;
+    total += ENTRY_SEPARATOR.length + block.length;
   }
-  return blocks.reverse().join('\n\n---\n\n');
+  return blocks.reverse().join(ENTRY_SEPARATOR);
 }
 
 function skippedAfterRace(err: TicketConflictError, ticketId: string, log: Logger): AnswerOutcome {

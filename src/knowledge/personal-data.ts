@@ -517,9 +517,17 @@ interface Span {
  */
 export function phoneNumbersIn(text: string): string[] {
   // Patterns overlap (`+1 (555) 010-4477` holds a North American number): the widest match stands for the number.
+  // In order of start (the wider first at a tie), every range kept so far starts at or before this one: it lies inside
+  // one of them exactly when it ends no later than the furthest end kept, so one comparison each, not one per kept
+  // range (20,000 numbers in a text took seconds).
   const ranges = phoneRanges(text).sort(([a, b], [c, d]) => a - c || d - b);
   const kept: [number, number][] = [];
-  for (const range of ranges) if (!kept.some(([s, e]) => range[0] >= s && range[1] <= e)) kept.push(range);
+  let furthestEnd = -1;
+  for (const range of ranges) {
+    if (range[1] <= furthestEnd) continue;
+    kept.push(range);
+    furthestEnd = range[1];
+  }
   return kept.map(([s, e]) => text.slice(s, e));
 }
 

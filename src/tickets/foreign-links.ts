@@ -108,9 +108,7 @@ interface Found {
 export function foreignLinks(draft: string, allowed: AllowedLinks): string[] {
   const found = linksAndAddressesIn(draft);
   // Phone numbers outside the links and addresses: digits in a path or a query are not a number to call.
-  let rest = draft;
-  for (const f of found) rest = rest.slice(0, f.start) + ' '.repeat(f.end - f.start) + rest.slice(f.end);
-  const phones = phoneNumbersIn(rest);
+  const phones = phoneNumbersIn(blanked(draft, found.map((f) => [f.start, f.end])));
   // Most drafts have neither: then the knowledge (tens of KB of hits) need not be read at all.
   if (found.length === 0 && phones.length === 0) return [];
 
@@ -119,7 +117,8 @@ export function foreignLinks(draft: string, allowed: AllowedLinks): string[] {
   // Only knowledge that names one of the draft's hosts can vouch for its links and addresses: the text around those
   // names is read, not every hit whole.
   const hosts = [...new Set(found.map((f) => f.host).filter(Boolean))];
-  const known = hosts.length > 0 ? allowed.knowledge.flatMap((text) => linksAndAddressesIn(textAround(text, hosts))) : [];
+  const names = hosts.length > 0 ? hostNames(hosts) : undefined;
+  const known = names ? allowed.knowledge.flatMap((text) => linksAndAddressesIn(textAround(text, names))) : [];
   const knownKeys = new Set(known.map((f) => f.key).filter((k): k is string => k !== undefined));
   const ours = allowed.addresses.map((a) => comparableAddress(a)).filter((a): a is string => a !== undefined);
   const oursSet = new Set(ours);
@@ -143,26 +142,51 @@ export function foreignLinks(draft: string, allowed: AllowedLinks): string[] {
 
 /** How far around a host's name the knowledge is read: a whole URL or address it belongs to fits. */
 const AROUND_HOST_CHARS = 600;
+/**
+ * Longest pattern of host names looked for in the knowledge. A draft names a few hosts; one naming thousands, or one
+ * host of 600 KB (a subject of `www.a.b` written without spaces), makes a pattern that overflows the regular
+ * expression compiler's stack (from about 14 KB) or costs hosts × knowledge to run: the knowledge is read whole
+ * instead, in time linear in it. Whole, it finds what the parts around the names find and, rarely, more: the same page
+ * written with characters the URL parser drops, which no name matches.
+ */
+const MAX_HOST_PATTERN_CHARS = 2_000;
 
 /**
- * The parts of `text` (NFKC) around each place that names one of `hosts` (as punycode or in its own script, any
- * case), each cut at whitespace, joined by blank lines; '' when none is named. Every link or address on one of those
- * hosts lies inside them, so reading these parts finds what reading the whole text would for those hosts.
+ * What {@link textAround} looks for: `hosts` as punycode and in their own script, any case; 'whole' when that pattern
+ * would be longer than {@link MAX_HOST_PATTERN_CHARS}. Made once per draft, not once per knowledge text.
  */
-function textAround(original: string, hosts: readonly string[]): string {
-  const text = original.normalize('NFKC');
+function hostNames(hosts: readonly string[]): RegExp | 'whole' {
   const names = [...new Set(hosts.flatMap((h) => [h, domainToUnicode(h)]).filter((n) => n.length > 0))];
-  const pattern = new RegExp(names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'giu');
+  const source = names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  return source.length > MAX_HOST_PATTERN_CHARS ? 'whole' : new RegExp(source, 'giu');
+}
+
+/**
+ * The parts of `text` (NFKC) around each place that names one of the hosts of `names` ({@link hostNames}), each cut at
+ * whitespace, joined by blank lines; '' when none is named; the whole text (NFKC) for 'whole'. Every link or address
+ * on one of those hosts lies inside them, so reading these parts finds what reading the whole text would for those
+ * hosts.
+ */
+function textAround(original: string, names: RegExp | 'whole'): string {
+  const text = original.normalize('NFKC');
+  if (names === 'whole') return text;
   const spans: Array<[number, number]> = [];
-  for (const match of text.matchAll(pattern)) {
+  for (const match of text.matchAll(names)) {
     let start = Math.max(0, match.index - AROUND_HOST_CHARS);
     let end = Math.min(text.length, match.index + match[0].length + AROUND_HOST_CHARS);
-    // Whole words at the edges: a window must not begin in the middle of another link.
-    while (start > 0 && !/\s/.test(text[start - 1]!)) start--;
-    while (end < text.length && !/\s/.test(text[end]!)) end++;
     const last = spans[spans.length - 1];
-    if (last && start <= last[1]) last[1] = Math.max(last[1], end);
-    else spans.push([start, end]);
+    // Whole words at the edges: a window must not begin in the middle of another link. A window that reaches into the
+    // last one joins it, and the last one already ends at a space: neither edge is widened again, so a long word
+    // naming a host many times is read once, not once for every time.
+    while (start > 0 && !(last && start <= last[1]) && !/\s/.test(text[start - 1]!)) start--;
+    if (last && start <= last[1]) {
+      if (end <= last[1]) continue;
+      while (end < text.length && !/\s/.test(text[end]!)) end++;
+      last[1] = end;
+      continue;
+    }
+    while (end < text.length && !/\s/.test(text[end]!)) end++;
+    spans.push([start, end]);
   }
   return spans.map(([start, end]) => text.slice(start, end)).join('\n\n');
 }
@@ -198,22 +222,22 @@ function linksAndAddressesIn(original: string): Found[] {
   const span = (start: number, end: number) => ({ start: from[start] ?? original.length, end: to[end - 1] ?? original.length });
   const found: Found[] = [];
   // Each pass reads what the ones before left: a link's user info is no address, an address's domain no bare domain.
-  let rest = text;
-  const take = (start: number, end: number) => {
-    rest = rest.slice(0, start) + ' '.repeat(end - start) + rest.slice(end);
-  };
+  // What a pass takes is blanked once after it, not match by match: a subject of 75,000 links is one pass, not 75,000
+  // copies of 600 KB (a minute and a half with the event loop blocked).
+  const links: Array<[number, number]> = [];
   if (MAY_HOLD_SCHEME_LINK.test(text)) {
     for (const match of text.matchAll(SCHEME_LINK)) {
       const end = match.index + match[0].replace(TRAILING, '').length;
       if (end - match.index <= 'www.'.length) continue;
-      take(match.index, end);
+      links.push([match.index, end]);
       const href = text.slice(match.index, end);
       found.push(linkFound(original, span(match.index, end), /^www\./i.test(href) ? `http://${href}` : href));
     }
   }
-  const addresses = [...matchesAround(rest, '@', ADDRESS)];
-  for (const match of addresses) take(match.index, match.index + match[0].length);
+  const afterLinks = blanked(text, links);
+  const addresses = [...matchesAround(afterLinks, '@', ADDRESS)];
   for (const match of addresses) found.push(addressFound(original, span(match.index, match.index + match[0].length), match[0]));
+  const rest = blanked(afterLinks, addresses.map((match) => [match.index, match.index + match[0].length]));
   if (MAY_HOLD_BARE_LINK.test(rest)) {
     for (const match of linkify.match(withoutMarkup(rest)) ?? []) {
       if (match.schema !== '' || PRODUCT_NAMES.has(match.raw) || VERSION.test(match.raw)) continue;
@@ -238,6 +262,25 @@ function* matchesAround(text: string, mark: string, pattern: RegExp): Generator<
     for (const match of text.slice(start, end).matchAll(pattern)) yield { index: start + match.index, 0: match[0] };
     at = text.indexOf(mark, end);
   }
+}
+
+/**
+ * `text` with every character inside one of `spans` (`[start, end)`, in any order, overlapping or not) replaced by a
+ * space, so that positions stay; built once, in one pass over the text.
+ */
+function blanked(text: string, spans: ReadonlyArray<readonly [number, number]>): string {
+  if (spans.length === 0) return text;
+  const ordered = [...spans].sort((a, b) => a[0] - b[0]);
+  const parts: string[] = [];
+  let done = 0;
+  for (const [start, end] of ordered) {
+    if (end <= done) continue;
+    const from = Math.max(start, done);
+    parts.push(text.slice(done, from), ' '.repeat(end - from));
+    done = end;
+  }
+  parts.push(text.slice(done));
+  return parts.join('');
 }
 
 /** The text with {@link MARKUP} blanked, so that positions stay. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_CONVERSATION_CHARS, formatConversation, reviewVerdict } from '../../jobs/answer-ticket.js';
+import { MAX_CONVERSATION_CHARS, MAX_CONVERSATION_SUBJECT_CHARS, formatConversation, reviewVerdict } from '../../jobs/answer-ticket.js';
 import type { AgentResult, Subtask } from '../../src/agent/types.js';
 import type { ConversationEntry } from '../../src/tickets/ticket-store.js';
 
@@ -60,9 +60,39 @@ describe('formatConversation', () => {
     const long = (tag: string) => `${tag} ${'長い質問です。'.repeat(3_000)}`;
     const entries = Array.from({ length: 10 }, (_, i) => entry(i, long(`question-${i}`), long(`reply-${i}`)));
     const text = formatConversation(entries);
-    expect(text.length).toBeLessThanOrEqual(MAX_CONVERSATION_CHARS + 200);
+    expect(text.length).toBeLessThanOrEqual(MAX_CONVERSATION_CHARS);
     expect(text).toContain('question-9');
     expect(text).not.toContain('question-0');
     expect(text).toContain('…');
+  });
+
+  // A mail's subject is the sender's to write at any length: one of 196 KB went whole into every model call of the
+  // thread's next mail, the newest earlier mail being kept whatever its size.
+  it('cuts a subject, and the whole, however long the newest mail is', () => {
+    const text = formatConversation([{ ...entry(1, 'first question', 'first reply'), subject: 'x'.repeat(200_000) }]);
+    expect(text.length).toBeLessThanOrEqual(MAX_CONVERSATION_CHARS);
+    expect(text).toContain(`Subject: ${'x'.repeat(MAX_CONVERSATION_SUBJECT_CHARS)}…\nfirst question`);
+    expect(text).toContain('first reply');
+  });
+
+  it('is never longer than MAX_CONVERSATION_CHARS, whatever is long in the newest mail', () => {
+    const surrogates = '😀'.repeat(5_000);
+    const newest = { ...entry(2, surrogates, surrogates), from: `${'a'.repeat(20_000)}@customer.example`, subject: surrogates };
+    for (const entries of [[newest], [entry(1, 'first question', 'first reply'), newest]]) {
+      const text = formatConversation(entries);
+      expect(text.length).toBeLessThanOrEqual(MAX_CONVERSATION_CHARS);
+      expect(text.endsWith('…')).toBe(true);
+      // Cut between characters, never inside one: a lone half of a surrogate pair is not text a model reads.
+      expect(text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+    }
+  });
+
+  it('counts the separators between mails in the whole', () => {
+    // Four mails of 1,998 characters each (a 67-character header, then the question): they fit only without what
+    // joins them, so the oldest is left out.
+    const text = formatConversation(Array.from({ length: 4 }, (_, i) => entry(i, `q${i} ${'あ'.repeat(1_928)}`)));
+    expect(text.length).toBeLessThanOrEqual(MAX_CONVERSATION_CHARS);
+    expect(text).toContain('q3 ');
+    expect(text).not.toContain('q0 ');
   });
 });

@@ -129,3 +129,62 @@ describe('foreignLinks', () => {
     );
   });
 });
+
+// A mail's subject is read by foreignLinks before a reply to another mailbox goes out (jobs/answer-ticket.ts), and
+// its length is the sender's to choose: `www.a.b ` × 75,000 (600 KB) took 80 s, each link found copying the whole
+// text, and blocked the agent worker's event loop until BullMQ took its jobs away. The whole check reads a text in
+// time linear in it: the findings stay the same, and each of these completes far inside a bound the old code missed
+// by minutes (it is not a speed target; the machine may be busy).
+describe('foreignLinks on a text of hundreds of thousands of characters', () => {
+  const SIZE = 600_000;
+  // The old code took 50–70 s on these (9 s on the phone numbers, which are read at 1.5 MB for that reason), the
+  // linear one 0.3–1.4 s on a quiet machine: a bound far from both, so a busy machine does not fail it.
+  const BOUND_MS = 20_000;
+  const filled = (unit: (i: number) => string, size = SIZE) => {
+    const parts: string[] = [];
+    let length = 0;
+    for (let i = 0; length < size; i++) {
+      const part = unit(i);
+      parts.push(part);
+      length += part.length;
+    }
+    return parts.join('');
+  };
+  const timed = <T>(run: () => T): { value: T; ms: number } => {
+    const started = performance.now();
+    const value = run();
+    return { value, ms: performance.now() - started };
+  };
+
+  it.each<[string, string, string[]]>([
+    ['www links', 'www.a.b ', ['www.a.b']],
+    ['www links between commas', 'www.a.b,', ['www.a.b']],
+    ['addresses', 'a@b.io ', ['a@b.io']],
+    ['bare domains', 'x.io ', ['x.io']],
+    ['scheme links between Japanese', 'https://a.b/cあ', ['https://a.b/c']],
+    ['phone numbers', '0312345678 ', ['0312345678']],
+  ])('%s', (what, unit, expected) => {
+    const draft = filled(() => unit, what === 'phone numbers' ? 1_500_000 : SIZE);
+    const { value, ms } = timed(() => foreignLinks(draft, allowed));
+    expect(value).toEqual(expected);
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+
+  it('finds every one of many hosts, and those the knowledge names are still vouched for', () => {
+    const draft = filled((i) => `h${i}.io `);
+    const { value, ms } = timed(() => foreignLinks(draft, { ...allowed, knowledge: [...knowledge, '旧サイト h5.io は閉鎖しました。'] }));
+    expect(value).toHaveLength(draft.trim().split(' ').length - 1);
+    expect(value).toContain('h4.io');
+    expect(value).not.toContain('h5.io');
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+
+  it('reads one host of 600 KB (a link written without spaces)', () => {
+    // The knowledge was searched for the draft's host names with one pattern made of them: a host of 14 KB
+    // overflowed the pattern compiler's stack, and the check threw on every try of the job.
+    const draft = filled(() => 'www.a.b');
+    const { value, ms } = timed(() => foreignLinks(draft, allowed));
+    expect(value).toEqual([draft]);
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+});
