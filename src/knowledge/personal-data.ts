@@ -7,13 +7,16 @@
  * next to their town), Japanese street addresses, English, German, Dutch, French, Italian, Spanish and Portuguese
  * ones (221B Baker Street, Musterstraße 12, 12 rue de la Paix, Via Roma 10) and what follows an address label such as
  * 住所：, order/contract/customer/ticket/tracking/bank-account numbers and log-in names after their label (送り状番号,
- * 問合せNo., 普通 1234567, マイナンバー, and an order number right after 注文: 注文12345678の件), IBANs that pass their
+ * 問合せNo., 普通 1234567, マイナンバー, and an order number right after 注文, commande, Bestellung or pedido: 注文12345678の件,
+ * votre commande 88213), log-in names after account, アカウント or ユーザー名, dates of birth, one-time codes and tax ids
+ * after their label (生年月日, DOB, 認証コード, "verification code", VAT, USt-IdNr.), IBANs that pass their
  * checksum, passwords and PINs written after their label (仮パスワードは Xy7-kP2q です), licence keys
- * (ABCDE-12345-FGHIJ-67890, ABC-DEF-GHI-JKL), UUIDs written bare (a tenant or account id), IP addresses that locate
+ * (ABCDE-12345-FGHIJ-67890, ABC-DEF-GHI-JKL, ABCD-EFGH-IJKL-MNOP), UUIDs written bare (a tenant or account id), IP addresses that locate
  * someone (not private networks, loopback or subnet masks), credit-card-like numbers and a card's last four digits
  * (末尾4242, "ending in 4242", **** 4242), numbers in a signature block whatever their grouping (924 38 051), the
  * names the caller knows (From display name, signature; a known surname in kanji with the given name after it), names
- * before or after an honorific (山田様, 「山田太郎」様, Smith様, 佐藤さん, "Dear John Smith", "Hi Anna,", Mrs.Smith),
+ * before or after an honorific or a greeting (山田様, 「山田太郎」様, Smith様, 佐藤さん, やまだ たろう 様, "Dear John Smith",
+ * "Hi Anna,", "Hi john smith,", "Thanks John!", "Regards, John", Mrs.Smith, Mme Dupont, Herr Müller),
  * after a form label (氏名：, お名前:, Name:), in the From, To and Cc lines of a forwarded mail's header block, in the
  * line a mail client writes above a quoted reply ("On … , Taro Yamada <…> wrote:", "2026年11月3日(月) 10:02 山田太郎
  * <…>:", "Am … schrieb …:"), and in a self-introduction (佐藤と申します, 私の名前は山田です, "My name is Jane Doe", "I'm
@@ -21,8 +24,9 @@
  * in mostly Japanese text, `[email]` otherwise), so the pair still reads naturally.
  *
  * The rules prefer removing too much to too little, but leave what a support answer needs: version numbers (four-part
- * ones too: "update to 11.2.0.4"), dates, times, prices, error codes, ports, URLs, product names, and what belongs to a
- * company's service rather than to a person: role and automated addresses (support@, no-reply@) and toll-free or
+ * ones too: "update to 11.2.0.4"), dates (but a labelled date of birth), times, prices, error codes, ports, URLs, product names, and what belongs to a
+ * company's service rather than to a person: a Japanese invoice registration number (T and 13 digits) unless it is
+ * called the customer's, role and automated addresses (support@, no-reply@) and toll-free or
  * shared-cost numbers (0120-…, 0570-…, 1-800-…), as a knowledge base publishes them.
  */
 
@@ -128,7 +132,7 @@ const JA_REFERENCE = new RegExp(`${JA_NUMBER_LABEL}\\s*(?:(?:[:：]|は|が|を)
 const JA_LOGIN_LABEL = '(?:会員|ユーザー|アカウント|ログイン)\\s?ID';
 const LOGIN_VALUE = '[A-Za-z][A-Za-z0-9._\\-]{2,63}(?<![.\\-])';
 const JA_LOGIN = new RegExp(`${JA_LOGIN_LABEL}\\s*(?:[:：]|は|が|を)\\s*[「『(（【［\\[]?(${LOGIN_VALUE})`, 'gdu');
-const EN_LOGIN = new RegExp(`\\b(?:user\\s?(?:name|ID)|log(?:in|on)\\s?(?:name|ID)|account\\s?ID)\\s*(?:[:=]\\s*|(?:is|was)\\s+)(${LOGIN_VALUE})`, 'gdi');
+const EN_LOGIN = new RegExp(`\\b(?:user\\s?(?:name|ID)|log(?:in|on)\\s?(?:name|ID)|account\\s?ID)\\s*(?:[:=]\\s*|(?:is|was)\\s+)@?(${LOGIN_VALUE})`, 'gdi');
 // What follows "username is" in an answer rather than a name: "your username is required", "… is case-sensitive".
 const NOT_A_LOGIN = new Set(['required', 'needed', 'optional', 'mandatory', 'missing', 'invalid', 'incorrect', 'wrong', 'correct', 'locked', 'disabled', 'enabled', 'shown', 'displayed', 'empty', 'taken', 'available', 'unique', 'case-sensitive', 'not', 'the', 'your', 'my', 'our', 'their', 'his', 'her', 'its', 'this', 'that', 'same', 'different', 'also', 'still', 'already', 'usually', 'always', 'never', 'only', 'set', 'used', 'changed', 'reset', 'created', 'deleted']);
 // "Order #: 12345678" writes both separators.
@@ -159,6 +163,66 @@ const EN_AFTER_PASSWORD_RULE = /^[ \t]+(?:characters?|chars?|digits?|letters?|sy
 const UNIT_AFTER = '[個件点円枚台本回日月年時分秒週人名行桁%％万千億倍割ヶヵケカ箱袋冊通]|以[上下内]|未満|超';
 const BARE_ORDER_VALUE = `(?=[A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]*[0-9０-９])[A-Za-z0-9０-９Ａ-Ｚａ-ｚ][A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]{4,}(?<![\\-－_/])(?![A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]|[,，.．][0-9０-９]|${UNIT_AFTER})`;
 const JA_BARE_ORDER = new RegExp(`ご?注文[ 　]*(?:[:：#＃][ 　]*)?(${BARE_ORDER_VALUE})`, 'gdu');
+
+// The same after the French, German, Spanish, Portuguese, Italian and Dutch words for an order (votre commande 88213,
+// Ihre Bestellung 4711, Bestellnummer: A-12345, pedido n.º 12345): four characters or more with a digit, bounded, and
+// no amount or count after (commande 3 articles, Bestellung über 40 €). A bare year (Bestellung 2024) is left.
+const EU_ORDER_VALUE = `(?=[A-Za-z0-9\\-/]{0,40}[0-9])[A-Za-z0-9][A-Za-z0-9\\-/]{3,40}(?<![\\-/])(?![A-Za-z0-9\\-/]|[,.][0-9]|[ \\t]?(?:€|%|EUR\\b|[Ee]uros?\\b|Stück|Artikel|articles?\\b|produits?\\b|unidades\\b|pezzi\\b))`;
+const EU_ORDER = new RegExp(
+  `(?<!\\p{L})(?:[Cc]ommande|[Bb]estellung|[Bb]estellnummer|[Aa]uftrag(?:snummer)?|[Pp]edido|[Ee]ncomenda|[Oo]rdine|[Bb]estelling|[Bb]estelnummer)(?:[ \\t]+(?:n[°º]|n\\.º|[Nn]r\\.?|[Nn]o\\.?|núm\\.?|número|numéro|numero))?[ \\t]*(?:[:#][ \\t]*)?(${EU_ORDER_VALUE})`,
+  'gdu',
+);
+
+// A date of birth after its label (生年月日：1985年3月14日, 誕生日は 3/14/1985, "date of birth 1985-03-14", DOB:, "born on
+// 14 March 1985", Geburtsdatum, date de naissance): a date names no one by itself, so only the label makes it personal;
+// release dates and 2026年11月3日のメンテナンス stay. The date shapes are fixed-length, so the pattern is linear.
+const MONTH_NAME = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]{0,6}\\.?';
+const DATE_VALUE = `(?:${D}{4}[-/.年]${D}{1,2}[-/.月]${D}{1,2}日?|${D}{1,2}[-/.]${D}{1,2}[-/.]${D}{2,4}|(?:明治|大正|昭和|平成|令和|[MTSHR])[ 　]?(?:${D}{1,2}|元)[年.][ 　]?${D}{1,2}[月.][ 　]?${D}{1,2}日?|${MONTH_NAME}[ \\t]+\\d{1,2}(?:st|nd|rd|th)?,?[ \\t]+\\d{4}|\\d{1,2}(?:st|nd|rd|th)?\\.?[ \\t]+${MONTH_NAME},?[ \\t]+\\d{4})`;
+const BIRTH_DATE = new RegExp(
+  `(?:生年月日|誕生日|\\b[Dd]ate [Oo]f [Bb]irth|\\bDATE OF BIRTH|\\bD\\.?O\\.?B\\b\\.?|\\b[Bb]irth ?[Dd]ate|\\b[Bb]irthday|\\b[Bb]orn(?:[ \\t]+on)?|\\bGeburtsdatum|\\bgeboren am|\\b[Dd]ate de naissance|\\bné(?:e)? le|\\b[Ff]echa de nacimiento)[ \\t　]*(?:(?:[:：=]|は|が|を|is|was)[ \\t　]*)?[(（「]?(${DATE_VALUE})(?![0-9０-９])`,
+  'gdu',
+);
+
+// A one-time code written into a reply (認証コードは 483920 です, "the one-time code 483920 expires", "OTP: 4839"). The
+// manual describes codes without a value (6 桁の確認コード, 確認コードは送信から 5 分間有効), so only a concrete value of
+// four to ten letters and digits with a digit in it goes, and not one followed by a unit (5 分, 6 桁, "6 digits").
+const OTP_VALUE = `(?=[A-Za-z0-9０-９]{0,9}[0-9０-９])[A-Za-z0-9０-９]{4,10}(?![A-Za-z0-9０-９])`;
+const JA_OTP = new RegExp(
+  `(?:(?:認証|確認|承認|検証|セキュリティ|ワンタイム|ログイン)コード|ワンタイムパスワード|\\bOTP)[ \\t　]*(?:(?:[:：]|は|が|を)[ \\t　]*)?[「『【［\\[(（]?(${OTP_VALUE})(?!${UNIT_AFTER}|文字|[.,．，][0-9０-９])`,
+  'gdu',
+);
+const EN_OTP = new RegExp(
+  `\\b(?:(?:[Vv]erification|[Cc]onfirmation|[Ss]ecurity|[Oo]ne[- ]time|[Ll]ogin|[Ss]ign[- ]in|[Aa]uthentication|[Aa]uth|2FA|MFA|[Aa]ccess)[ \\t]+(?:code|passcode|password|PIN)|OTP(?:[ \\t]+code)?)(?:[ \\t]*(?:[:=#]|is|was)(?![A-Za-z]))?[ \\t]*(${OTP_VALUE})(?![ \\t]*(?:digits?|characters?|chars?|minutes?|mins?|seconds?|secs?|hours?|times?|attempts?|tries)\\b|[.,][0-9])`,
+  'gd',
+);
+
+// A tax or VAT id after its label (VAT DE123456789, USt-IdNr.: DE 123 456 789, TVA FR12345678901, P.IVA 12345678901,
+// EIN 12-3456789): a sole trader's id names them, and a company's names the customer. Checked after matching for
+// seven digits or more, so "VAT 20%" and "VAT included" stay.
+const TAX_LABEL =
+  '(?:\\bVAT(?:[ \\t]+(?:ID|No\\.?|no\\.?|[Nn]umber|[Rr]eg(?:istration)?\\.?(?:[ \\t]+(?:[Nn]o\\.?|[Nn]umber))?))?|\\bUSt-?Id(?:Nr)?\\.?|\\bUID(?:-Nr\\.?)?|\\bSteuer-?(?:nummer|[Nn]r\\.?)|\\bTVA(?:[ \\t]+intracommunautaire)?|\\bP\\.?[ \\t]?IVA|\\bPartita IVA|\\bNIF|\\bCIF|\\bBTW(?:-?nummer)?|\\b[Tt]ax[ \\t]+(?:ID|[Nn]umber|[Rr]egistration(?:[ \\t]+[Nn]umber)?)|\\bTIN|\\bEIN|\\bGSTIN|\\bABN)';
+const TAX_ID = new RegExp(`${TAX_LABEL}[ \\t]*(?:(?:[:：#=]|is|was)[ \\t]*)?((?:[A-Z]{2,3}[ \\t]?)?[0-9](?:[ .\\-]?[0-9A-Z]){6,14})(?![0-9A-Za-z])`, 'gd');
+// A Japanese qualified-invoice registration number (T and 13 digits) is a company's, published by the tax agency for
+// anyone to check an invoice against, and the sample manual's invoices carry the vendor's own: it stays, and the card
+// rule leaves its 13 digits alone. Only when the text says it is the customer's (お客様の登録番号, 貴社の登録番号) does it go.
+const CUSTOMER_INVOICE_NUMBER = new RegExp(
+  `(?:お客様|お客さま|ご契約者様?|契約者|貴社|御社)(?:の)?(?:適格請求書発行事業者の?)?登録番号[ \\t　]*(?:(?:[:：]|は|が|を)[ \\t　]*)?(T[ \\t　-]?${D}{13})(?![0-9０-９])`,
+  'gdu',
+);
+const INVOICE_REGISTRATION_NUMBER = /(?<=T)[0-9]{13}$/;
+
+// A log-in name after "account" or its Japanese labels (account taro.yamada, アカウント：taro_y, ユーザー名は jsmith).
+// With a separator (：, は, が, を) any log-in-shaped value goes; right after the word, as "account" and アカウント are
+// followed by ordinary words as often ("account settings"), only a value shaped like a log-in (a dot, an underscore
+// or a digit inside) does; in English always, since "Account: Settings" is a menu path. Group 1 is the separator
+// (empty in English), group 2 the value.
+const EN_ACCOUNT_LOGIN = new RegExp(`\\b[Aa]ccount(?:[ \\t]*[:=])?[ \\t]+()@?(${LOGIN_VALUE})(?![\\w@＠]|[.\\-]\\w)`, 'gd');
+const JA_ACCOUNT_LOGIN = new RegExp(
+  `(?:アカウント名?|ユーザー?名|ログイン名)[ \\t　]*((?:[:：]|は|が|を)[ \\t　]*[「『(（【［\\[]?)?@?(${LOGIN_VALUE})(?![\\w@＠]|[.\\-]\\w)`,
+  'gdu',
+);
+const LOGIN_SHAPED = /^[A-Za-z][A-Za-z0-9]*(?:[._][A-Za-z0-9]+|\d)/;
+const NOT_A_LOGIN_ABBREVIATION = /^(?:e\.g|i\.e|etc|vs)$/i;
 
 // The last four digits of a card identify it as well as the card number does on a receipt or in a dispute: 末尾4242,
 // 下4桁は4242, "ending in 4242", "last 4 digits are 4242". 下 alone is too common a word (以下1234件), so it needs 4桁.
@@ -238,6 +302,10 @@ const CALENDAR_WORDS = new Set(['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL',
 // names a piece of software (a COM class, a device class, an MSI product code: {4D36E972-E325-11CE-BFC1-08002BE10318})
 // and stays, as do the nil and the max UUID; so does one in a link (a documentation page's address).
 const UUID = /(?<![\w{-])[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![\w}-])/g;
+// Keys of four groups or more of four capitals (ABCD-EFGH-IJKL-MNOP), which LICENCE_KEY leaves for want of a digit:
+// as uniform as a generated key; three groups (ABCD-EFGH-IJKL, a sample), a format (XXXX-XXXX-XXXX-XXXX) and one
+// group repeated stay. Which ones are keys is decided after matching ({@link looksLikeLetterKey}).
+const LETTER_KEY = /(?<![\w-])[A-Z]{4}(?:-[A-Z]{4}){3,7}(?![\w-])/g;
 
 // A name in quotes before an honorific: 「山田太郎」様, 『佐藤 花子』さん, 「John Smith」様. The quotes and the honorific stay.
 const QUOTED_HONORIFIC = /[「『“"]([\p{L}\p{M}ー々・'’. 　-]{1,30})[」』”"][ 　]?(?:様(?![式子々相態])|さま|さん|殿(?!下)|氏(?![名族]))/dgu;
@@ -449,6 +517,40 @@ const EN_GREETING = new RegExp(`\\b(?:Dear|Hi|Hello|Hey|Good (?:morning|afternoo
 // The dot may stand against the name (Mrs.Smith, Rev.John).
 const EN_TITLE = new RegExp(`\\b(?:Mr|Mrs|Ms|Miss|Dr|Prof|Rev)(?:\\.[ \\t]*|\\s+)(${EN_NAME})`, 'gd');
 const SAN_SUFFIX = /\b([A-Z][a-z]+)-(?:san|sama|sensei)\b/dg;
+// A thanks or a sign-off before a name: "Thanks John!", "Thank you, Jane Doe.", "Regards, John", and "Regards," with
+// the name alone on the next line. The name must end the clause, and is no name when it is a word of the phrase
+// ("Thanks Again!", "Thank you All"), a team or a role ({@link isPersonName}).
+const EN_THANKS = new RegExp(
+  `\\b(?:Thanks|Thank you|Many thanks|Cheers|(?:(?:Best|Kind|Warm)[ \\t]+)?[Rr]egards)(?:[ \\t]*,[ \\t]*|[ \\t]+)(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\\.?[ \\t]+)?(${EN_NAME})(?=[ \\t]*(?:[,!.:;\\r\\n]|$))|\\b(?:Thanks|Thank you|Many thanks|Cheers|(?:(?:Best|Kind|Warm)[ \\t]+)?[Rr]egards)[ \\t]*[,.!]?[ \\t]*\\r?\\n[ \\t]*(${EN_NAME})(?=[ \\t]*(?:\\r?\\n|$))`,
+  'gd',
+);
+// The same greetings and thanks with a name in small letters, as people type in a hurry: "Hi john smith,", "thanks
+// anna!". Small words after a greeting are as often words of the text ("Thanks for your help", "Hi there!", "thanks a
+// lot!"), so the greeting opens a line or a sentence, the name is one or two words right before a comma or "!", and
+// neither word is in {@link NOT_A_SMALL_NAME}.
+const EN_GREETING_SMALL = /(?<![\p{L}\p{N},;:'’-][ \t]{0,4})(?:[Dd]ear|[Hh]i|[Hh]ello|[Hh]ey|[Tt]hanks|[Tt]hank you)[ \t]+(\p{Ll}[\p{Ll}'’-]+(?:[ \t]+\p{Ll}[\p{Ll}'’-]+)?)(?=[ \t]*[,!])/dgu;
+const NOT_A_SMALL_NAME = new Set([
+  'for', 'again', 'so', 'much', 'very', 'a', 'all', 'both', 'guys', 'folks', 'everyone', 'everybody', 'there', 'in', 'advance', 'to', 'you', 'anyway',
+  'heaps', 'mate', 'buddy', 'man', 'bro', 'dude', 'kindly', 'lot', 'ton', 'tons', 'though', 'sir', 'madam', 'ma’am', "ma'am", 'people', 'and', 'but',
+  'or', 'as', 'always', 'back', 'from', 'once', 'anyways', 'y’all', "y'all", 'ya', 'yall', 'loads', 'alot', 'indeed', 'too', 'also',
+  'everything', 'anything', 'nothing', 'that', 'this', 'it', 'how', 'what', 'there’s', "there's", 'well', 'now', 'then', 'no', 'yes', 'ok', 'okay',
+]);
+// A French, German, Spanish, Italian or Dutch title before a surname (Mme Dupont, M. Martin, Herr Müller, Frau Dr.
+// Schmidt, Sra. García): a capitalised word, and a second one only where it ends the clause, since German capitalises
+// its nouns ("Herr Müller Ihre Bestellung" keeps "Ihre"). M. is also an initial or a list item ("Step 2. M. Click
+// Save"), so after it one word that ends the clause counts (Merci M. Martin.). Group 1 or 2 is the name.
+const EU_TITLE = /(?<![\p{L}\p{N}])(?:(?:Mme|Mlle|Madame|Mademoiselle|Monsieur|Herrn?|Frau|Señora|Señor|Sra\.|Sr\.|Signora|Signor|Sig\.ra|Sig\.|Dhr\.|Mevr\.)[ \t]+(?:(?:Dr|Prof)\.[ \t]*)?(\p{Lu}[\p{L}'’-]+(?:[ \t]+\p{Lu}[\p{L}'’-]+(?=[ \t]*(?:[,.!:;]|\r?\n|$)))?)|M\.[ \t]+(\p{Lu}[\p{L}'’-]+)(?=[ \t]*(?:[,.!:;]|\r?\n|$)))/dgu;
+const NOT_A_SURNAME = new Set(['monsieur', 'madame', 'mademoiselle', 'messieurs', 'mesdames', 'herr', 'frau', 'damen', 'herren', 'le', 'la', 'les', 'der', 'die', 'das']);
+// A name in hiragana before 様/さん, as a form or a child's name is sometimes typed (やまだ たろう 様, はなこさん). Hiragana
+// is the script of grammar, so a run of it before さん is as often a word (みなさん, ごくろうさま, おきゃくさま): only two
+// shapes count. Two groups of two to five hiragana with a space between, as a surname and a given name are written,
+// and the run starts after something other than hiragana; or one run of one to three hiragana ending in こ, ろう or すけ,
+// the commonest endings of given names (はなこ, たろう, しゅんすけ), not opening with the honorific お or ご and not
+// one of the common words of that shape ({@link NOT_A_HIRAGANA_NAME}). Katakana names are taken by JA_HONORIFIC.
+const HIRAGANA_HONORIFIC = /(?<![\p{Script=Hiragana}ー])(\p{Script=Hiragana}{2,5}[ 　]\p{Script=Hiragana}{2,5}|(?![おご])\p{Script=Hiragana}{1,3}(?:こ|ろう|すけ))[ 　]?(?:様(?![式子々相態])|さま|さん|くん|ちゃん)/dgu;
+// Two groups of hiragana that are a phrase of the letter, not a name: ありがとう ございます 様, よろしく おねがい さん.
+const HIRAGANA_PHRASE = /ます|です|ました|でした|ません|ください|ござい|ありがとう|よろしく|おねがい|すみません|こんにちは|おつかれ|ごくろう/u;
+const NOT_A_HIRAGANA_NAME = new Set(['ここ', 'そこ', 'あそこ', 'どこ', 'ねこ', 'いとこ', 'むこ', 'はこ', 'たこ', 'かしこ', 'よこ', 'とこ', 'みこ', 'おやこ', 'いろう', 'くろう', 'ふろう']);
 // A name written the way people write their own: capitalised words with a small second letter (Jane, O'Brien, Li),
 // so acronyms and product names in capitals (XYZ Cloud) are not taken for one.
 const OWN_NAME_WORD = "[A-Z](?:[a-z]|['’][A-Z])[a-zA-Z'’-]*";
@@ -605,7 +707,8 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   add('reference-number', ibanRanges(text));
   add('card-number', [
     ...matchesOf(text, CARD_GROUPED),
-    ...matchesOf(text, CARD_RUN).filter(([s, e]) => luhnValid(text.slice(s, e))),
+    // T and 13 digits is a company's invoice registration number (see CUSTOMER_INVOICE_NUMBER), not a card.
+    ...matchesOf(text, CARD_RUN).filter(([s, e]) => luhnValid(text.slice(s, e)) && !INVOICE_REGISTRATION_NUMBER.test(text.slice(Math.max(0, s - 1), e))),
     ...matchesOf(text, MASKED_CARD),
     ...groupsOf(text, JA_CARD_TAIL),
     ...groupsOf(text, EN_CARD_TAIL).filter(([s, e]) => !YEAR.test(text.slice(s, e)) || CARD_WORD.test(text.slice(Math.max(0, s - 40), s))),
@@ -615,6 +718,13 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   add('reference-number', [
     ...groupsOf(text, JA_REFERENCE),
     ...groupsOf(text, JA_BARE_ORDER),
+    ...groupsOf(text, EU_ORDER).filter(([s, e]) => !YEAR.test(text.slice(s, e))),
+    ...groupsOf(text, BIRTH_DATE),
+    ...groupsOf(text, JA_OTP),
+    ...groupsOf(text, EN_OTP),
+    ...groupsOf(text, TAX_ID).filter(([s, e]) => digitCount(text.slice(s, e)) >= 7),
+    ...groupsOf(text, CUSTOMER_INVOICE_NUMBER),
+    ...accountLoginRanges(text),
     ...groupsOf(text, EN_REFERENCE),
     ...groupsOf(text, ID_REFERENCE),
     ...groupsOf(text, JA_LOGIN),
@@ -624,6 +734,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...passwordRanges(text),
     ...matchesOf(text, LICENCE_KEY).filter(([s, e]) => looksLikeKey(text.slice(s, e))),
     ...matchesOf(text, SHORT_KEY).filter(([s, e]) => looksLikeShortKey(text.slice(s, e))),
+    ...matchesOf(text, LETTER_KEY).filter(([s, e]) => looksLikeLetterKey(text.slice(s, e))),
     ...matchesOf(text, UUID).filter(([s, e]) => !/^[0-]+$|^[fF-]+$/.test(text.slice(s, e))),
   ]);
   const addresses: [number, number][] = [
@@ -661,6 +772,18 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...groupsOf(text, LATIN_HONORIFIC).filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase())),
     ...[...groupsOf(text, EN_GREETING), ...groupsOf(text, EN_TITLE)].filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase())),
     ...groupsOf(text, SAN_SUFFIX),
+    ...[...text.matchAll(EN_THANKS)]
+      .map((m) => m.indices![1] ?? m.indices![2]!)
+      // "Thanks, Tanaka-san!": the honorific is not part of the name (SAN_SUFFIX takes the name before it).
+      .map(([s, e]): [number, number] => [s, e - (/-(?:san|sama|sensei|kun|chan)$/.exec(text.slice(s, e))?.[0].length ?? 0)])
+      .filter(([s, e]) => isThankedName(text.slice(s, e))),
+    ...groupsOf(text, EN_GREETING_SMALL).filter(
+      ([s, e]) => !text.slice(s, e).split(/[ \t]+/).some((word) => [NOT_A_SMALL_NAME, NOT_AN_EN_NAME, NOT_AN_OWN_NAME, ORGANISATION_WORDS].some((words) => words.has(word))),
+    ),
+    ...[...text.matchAll(EU_TITLE)].map((m) => m.indices![1] ?? m.indices![2]!).filter(([s, e]) => !NOT_A_SURNAME.has(text.slice(s, e).split(/[ \t]/)[0]!.toLowerCase()) && isPersonName(text.slice(s, e))),
+    ...groupsOf(text, HIRAGANA_HONORIFIC).filter(
+      ([s, e]) => !NOT_A_HIRAGANA_NAME.has(text.slice(s, e)) && !HIRAGANA_PHRASE.test(text.slice(s, e)) && !isCommonNoun(text.slice(s, e)),
+    ),
     ...groupsOf(text, LABELLED_NAME).filter(([s, e]) => isLabelledName(text.slice(s, e))),
     ...groupsOf(text, EN_MY_NAME).filter(([s, e]) => isOwnName(text.slice(s, e))),
     ...groupsOf(text, EN_SELF_INTRODUCTION).filter(([s, e]) => isOwnName(text.slice(s, e))),
@@ -735,6 +858,39 @@ function looksLikeKey(candidate: string): boolean {
   if (candidate.split('-').every((group) => /^(.)\1*$/.test(group))) return false;
   if (!/[a-z]/.test(candidate)) return true;
   return candidate.split('-').filter((group) => /[0-9]/.test(group) && /[A-Za-z]/.test(group)).length >= 2;
+}
+
+/**
+ * Whether four-letter groups ({@link LETTER_KEY}) are a key: not a format (each group one letter repeated, XXXX-…) and
+ * not one group written again and again (ABCD-ABCD-ABCD-ABCD, a sample).
+ */
+function looksLikeLetterKey(candidate: string): boolean {
+  const groups = candidate.split('-');
+  return !groups.every((group) => /^(.)\1*$/.test(group)) && new Set(groups).size > 1;
+}
+
+/**
+ * The log-in names after "account", アカウント, ユーザー名 or ログイン名 ({@link EN_ACCOUNT_LOGIN}, {@link JA_ACCOUNT_LOGIN}):
+ * after a separator any value but a word of the answer ({@link NOT_A_LOGIN}); right after the word only one shaped
+ * like a log-in ({@link LOGIN_SHAPED}: taro.yamada, taro_y, jsmith2), as "account settings" is text.
+ */
+function accountLoginRanges(text: string): [number, number][] {
+  const found: [number, number][] = [];
+  for (const pattern of [EN_ACCOUNT_LOGIN, JA_ACCOUNT_LOGIN]) {
+    for (const m of text.matchAll(pattern)) {
+      const value = m[2]!;
+      if (NOT_A_LOGIN.has(value.toLowerCase()) || NOT_A_LOGIN_ABBREVIATION.test(value)) continue;
+      if (!m[1] && !LOGIN_SHAPED.test(value)) continue;
+      found.push(m.indices![2]!);
+    }
+  }
+  return found;
+}
+
+/** Whether capitalised words after a thanks or a sign-off ({@link EN_THANKS}) are a name, not a word of the phrase. */
+function isThankedName(value: string): boolean {
+  const words = value.toLowerCase().split(/[ \t]+/);
+  return !words.some((word) => NOT_A_SMALL_NAME.has(word)) && isOwnName(value) && isPersonName(value);
 }
 
 /**

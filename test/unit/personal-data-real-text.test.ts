@@ -82,7 +82,7 @@ const CORPUS_MISSES: Case[] = [
   ['a title written against the name', 'Regards.\nMrs.Cecil Edward', 'Regards.\nMrs.[name]', ['name']],
   ['a title after a name label', 'Name: Rev.John Ntepe\nMobile: +229 97292685', 'Name: Rev.[name]\nMobile: [phone]', ['name', 'phone']],
   ['a Norwegian number in a signature', 'Thanks.\n\n-- \nJørn Støylen -- http://www.prikkprikkprikk.no\n924 38 051 -- jorn@prikkprikkprikk.no', 'Thanks.\n\n-- \nJørn Støylen -- http://www.prikkprikkprikk.no\n[phone] -- [email]', ['phone', 'email']],
-  ['numbers in pairs in a signature', 'Best regards,\nOle\n--\nOle Hansen\n22 33 44 55\n+47 924 38 051', 'Best regards,\nOle\n--\nOle Hansen\n[phone]\n[phone]', ['phone', 'phone']],
+  ['numbers in pairs in a signature', 'Best regards,\nOle\n--\nOle Hansen\n22 33 44 55\n+47 924 38 051', 'Best regards,\n[name]\n--\nOle Hansen\n[phone]\n[phone]', ['name', 'phone', 'phone']],
   ['a dotted number in a signature', 'Cheers\n___________\nACME GmbH\n030.1234.5678', 'Cheers\n___________\nACME GmbH\n[phone]', ['phone']],
   ['a North American number with its trunk prefix', 'Call me at 1-503-203-1539 tomorrow.', 'Call me at [phone] tomorrow.', ['phone']],
   ['an account number after acct #:', 'acct #: 000123456789', 'acct #: [number]', ['reference-number']],
