@@ -891,6 +891,26 @@ function authenticationResults(field: string): AuthenticationResult[] {
   return results;
 }
 
+/**
+ * True when `mail` came through our own group ({@link ownGroupVerdict}) and our receiving server's ARC result says the
+ * sender passed DMARC when the mail reached the group: `arc=pass (i=1 … dmarc=pass fromdomain=customer.example)`, as
+ * Gmail writes it, for the From's domain. A group that adds a footer or a subject tag breaks the sender's signature,
+ * so for a sender whose domain only monitors DMARC (p=none: the group keeps the From) our server's own DMARC check
+ * fails on real customers' mail; the ARC chain, which our server verified, carries what DMARC said before the change.
+ * Only for our group's mail: any list or forwarder can seal a chain, and only our group is trusted to have checked.
+ */
+function groupSealedDmarcPass(mail: ClassifiableMail, mailboxes: OwnMailboxes, topmost: string): boolean {
+  const fromDomain = mail.from?.address ? domainOf(mail.from.address) : '';
+  if (fromDomain === '' || !ownGroupVerdict(mail, mailboxes, ownMatcher(mailboxes)).verified) return false;
+  for (const resinfo of topmost.split(';').slice(1)) {
+    const arc = /^\s*arc\s*=\s*(\w+)\s*\(([^()]*)\)/i.exec(resinfo);
+    if (!arc) continue;
+    const said = arc[2]!.toLowerCase();
+    return arc[1]!.toLowerCase() === 'pass' && /(?:^|\s)dmarc=pass(?:\s|$)/.test(said) && /(?:^|\s)fromdomain=([^\s]+)/.exec(said)?.[1]?.replace(/\.$/, '') === fromDomain;
+  }
+  return false;
+}
+
 /** The authserv-id of an Authentication-Results field (its first element, without a version), lower case. */
 function authservIdOf(field: string): string {
   return (stripComments(field).split(';')[0] ?? '').trim().split(/\s+/)[0]?.toLowerCase() ?? '';
@@ -919,7 +939,7 @@ export function forgedSenderDetail(mail: ClassifiableMail, mailboxes: OwnMailbox
   const results = authenticationResults(topmost);
   const first = (method: string): AuthenticationResult | undefined => results.find((r) => r.method === method);
   const failed = [...SENDER_CHECKS].find((method) => first(method)?.result === 'fail');
-  if (failed && !(failed === 'spf' && first('dmarc')?.result === 'pass')) {
+  if (failed && !(failed === 'spf' && first('dmarc')?.result === 'pass') && !(failed === 'dmarc' && groupSealedDmarcPass(mail, mailboxes, topmost))) {
     const { properties } = first(failed)!;
     return `${failed}=fail${properties ? ` (${properties})` : ''}`;
   }

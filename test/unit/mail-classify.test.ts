@@ -494,6 +494,8 @@ describe('forgedSenderDetail', () => {
     ['dkim=fail alone (a list changed the mail)', results('mx.support.example; dkim=fail header.d=customer.example; spf=pass'), undefined],
     ['a result inside a comment', results('mx.support.example; spf=pass (earlier hop said spf=fail) smtp.mailfrom=customer.example'), undefined],
     ['only the topmost header counts (the receiving server\'s)', results('mx.support.example; spf=pass smtp.mailfrom=customer.example', 'forged.example; dmarc=fail header.from=customer.example'), undefined],
+    // ARC vouches only for mail through our own group (see "our own group"): any list or forwarder can seal a chain.
+    ['dmarc=fail beside an ARC pass on mail not through our group', results('mx.support.example; arc=pass (i=1 dmarc=pass fromdomain=bank.example); dmarc=fail (p=NONE) header.from=bank.example'), 'dmarc=fail'],
     ['none', results('mx.support.example; none'), undefined],
     ['no header', {}, undefined],
   ])('%s', (_name, overrides, expected) => {
@@ -529,6 +531,53 @@ describe('our own group', () => {
     ['AUTHSERV_ID matched whatever its case, with a version after it', groupCtx, viaGroup(`MX.Support.Example 1; dkim=pass header.d=Support.Example`), 'answer', undefined, undefined, undefined],
     // The forged-sender check is never skipped: authenticated group mail whose own sender failed DMARC is parked.
     ['group mail whose sender failed DMARC', groupCtx, { ...from('ceo@bigcorp.example'), ...viaGroup(`${OUR_SERVER}; dkim=pass header.d=support.example; dmarc=fail header.from=bigcorp.example`) }, 'answer', undefined, undefined, 'dmarc=fail (header.from=bigcorp.example)'],
+    // A group that adds a footer or a subject tag breaks the sender's own signature: for a sender whose domain only
+    // monitors DMARC (p=none, so the group keeps its From) our server's DMARC fails. Its ARC result, sealed by the
+    // group when the mail reached it, says what DMARC said then: a pass there vouches for the sender, a fail does not.
+    [
+      'group mail whose sender failed DMARC after the group changed it, with an ARC pass saying DMARC passed at the group',
+      groupCtx,
+      {
+        ...from('taro@customer.example'),
+        ...viaGroup(
+          `${OUR_SERVER}; dkim=pass header.i=@support.example header.s=google; dkim=fail header.i=@customer.example; arc=pass (i=1 spf=pass spfdomain=customer.example dkim=pass dkdomain=customer.example dmarc=pass fromdomain=customer.example); spf=pass smtp.mailfrom=support+bnc1@support.example; dmarc=fail (p=NONE sp=NONE dis=NONE arc=pass) header.from=customer.example`,
+        ),
+      },
+      'answer',
+      undefined,
+      undefined,
+      undefined,
+    ],
+    [
+      '… the ARC result says DMARC failed at the group too',
+      groupCtx,
+      {
+        ...from('ceo@bigcorp.example'),
+        ...viaGroup(`${OUR_SERVER}; dkim=pass header.i=@support.example; arc=pass (i=1 spf=fail spfdomain=bigcorp.example dmarc=fail fromdomain=bigcorp.example); dmarc=fail (p=NONE) header.from=bigcorp.example`),
+      },
+      'answer',
+      undefined,
+      undefined,
+      'dmarc=fail',
+    ],
+    [
+      '… the ARC pass vouches for another From domain',
+      groupCtx,
+      { ...from('ceo@bigcorp.example'), ...viaGroup(`${OUR_SERVER}; dkim=pass header.i=@support.example; arc=pass (i=1 dmarc=pass fromdomain=attacker.example); dmarc=fail (p=NONE) header.from=bigcorp.example`) },
+      'answer',
+      undefined,
+      undefined,
+      'dmarc=fail',
+    ],
+    [
+      '… the ARC chain itself failed',
+      groupCtx,
+      { ...from('taro@customer.example'), ...viaGroup(`${OUR_SERVER}; dkim=pass header.i=@support.example; arc=fail (i=1 dmarc=pass fromdomain=customer.example); dmarc=fail (p=NONE) header.from=customer.example`) },
+      'answer',
+      undefined,
+      undefined,
+      'dmarc=fail',
+    ],
     // The security review's forgeries (A, B, E): a From of ours or a stranger's, our List-Id, and our server's dmarc=fail.
     [
       'A: our group address in From, a victim in Reply-To, our List-Id, dmarc=fail',
