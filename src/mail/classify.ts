@@ -59,6 +59,12 @@ export function ignoreReasonText(decision: Extract<ReplyDecision, { answer: fals
   return `${decision.kind ?? decision.reason}: ${decision.detail}`;
 }
 
+/** The kind an ignored ticket's reason names ({@link ignoreReasonText} writes it first), or undefined. */
+export function ignoreKindOf(reason: string | undefined): string | undefined {
+  const colon = reason?.indexOf(':') ?? -1;
+  return colon > 0 ? reason!.slice(0, colon) : undefined;
+}
+
 /** What {@link decideReply} needs besides the mail. */
 export interface ReplyContext extends OwnMailboxes {
   /** A token our outgoing mail carries in X-Loop (besides our addresses); an inbound X-Loop containing it is a loop. */

@@ -9,7 +9,7 @@
  * ISPs and portals it lacks.
  */
 import { createRequire } from 'node:module';
-import { domainToASCII } from 'node:url';
+import { domainOf } from './addresses.js';
 
 /**
  * Shared mail domains `email-providers` does not list (checked against 2.26.0), mostly Japanese: carriers and their
@@ -75,11 +75,9 @@ const OWN_SHARED_DOMAINS: readonly string[] = [
   'sohu.com',
 ];
 
-/** A domain as `domainOf` (src/mail/addresses.ts) writes it: lower case, without a trailing dot, IDN in its ASCII (punycode) form. */
-function comparable(domain: string): string {
-  const lower = domain.trim().toLowerCase().replace(/\.$/, '');
-  return /[^\x00-\x7f]/.test(lower) ? domainToASCII(lower) || lower : lower;
-}
+
+/** A domain as `domainOf` writes it (lower case, no trailing dot, IDN as punycode), so lookups compare like with like. */
+const comparable = (domain: string): string => domainOf(`@${domain}`);
 
 // Read once per process: a Set of about 8,700 short strings, a few hundred kilobytes.
 const PACKAGE_DOMAINS: ReadonlySet<string> = new Set(

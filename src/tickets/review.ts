@@ -14,7 +14,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { learnGapsFrom } from '../knowledge/gaps.js';
-import { hasQuestion, type IgnoreReason } from '../mail/classify.js';
+import { hasQuestion, ignoreKindOf, type IgnoreReason } from '../mail/classify.js';
 import { produce } from '../queues/connection.js';
 import { createLogger } from '../logger.js';
 import { answerTicketJob, proposeLearnedAnswerJob, sendReplyJob, type JobTuning } from '../queues/job-options.js';
@@ -682,7 +682,7 @@ const STAYS_IGNORED: Partial<Record<IgnoreReason, string>> = {
  * report is a bounce whatever its reason says, and mail without a reply address has nowhere to be answered.
  */
 export function whyNotReopenable(ticket: Pick<Ticket, 'reason' | 'replyTo'> & Partial<Pick<Ticket, 'deliveryReport'>>): string | undefined {
-  const kind = ticket.reason?.slice(0, Math.max(0, ticket.reason.indexOf(':')));
+  const kind = ignoreKindOf(ticket.reason);
   const why = ticket.deliveryReport ? STAYS_IGNORED.bounce : !ticket.replyTo.trim() ? STAYS_IGNORED['no-sender'] : kind ? STAYS_IGNORED[kind as IgnoreReason] : undefined;
   return why ? `This mail stays unanswered: ${why}` : undefined;
 }
