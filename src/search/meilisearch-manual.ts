@@ -118,6 +118,10 @@ export class MeilisearchManualSearch implements ManualSearch {
       // Meilisearch reads only the first ten words of a query; a long sentence is cut down to its content words.
       const response = await this.#client.index<MeiliManualDocument>(this.#index).search(fitQueryWords(query), {
         limit: Math.max(1, Math.floor(k)),
+        // The default strategy (`last`) never stops requiring the query's first word, so a customer's sentence whose
+        // first content word is in no chunk (先月, お世話) found nothing. `frequency` drops the words no document holds
+        // first, then the most frequent, and keeps the rarest: the one that names the topic.
+        matchingStrategy: 'frequency',
         showRankingScore: true,
         attributesToRetrieve: RETRIEVED_ATTRIBUTES,
         locales: SEARCH_LOCALES,

@@ -187,6 +187,7 @@ interface SearchBody {
   limit?: number;
   showRankingScore?: boolean;
   attributesToRetrieve?: string[];
+  matchingStrategy?: 'last' | 'all' | 'frequency';
 }
 
 /** Meilisearch refuses a missing key with 401 and a wrong one with 403, both as JSON errors. */
@@ -204,24 +205,53 @@ function search(index: FakeIndex, body: SearchBody): unknown {
     .filter((segment) => segment.isWordLike)
     .map((segment) => segment.segment)
     .slice(0, QUERY_WORD_LIMIT);
-  const scored = [...index.docs.values()]
-    .map((doc) => {
-      const heading = String(doc.heading ?? '');
-      const text = `${heading}\n${String(doc.content ?? '')}\n${String(doc.fileName ?? '')}`;
-      const matched = terms.filter((term) => text.includes(term)).length;
-      const inHeading = terms.filter((term) => heading.includes(term)).length;
-      return { doc, score: terms.length ? (matched + inHeading * 0.5) / (terms.length * 1.5) : 1, matched };
-    })
-    .filter((entry) => entry.matched > 0)
-    .sort((a, b) => b.score - a.score);
-  const hits = scored.slice(0, body.limit ?? 20).map(({ doc, score }) => {
+  const limit = body.limit ?? 20;
+  const textOf = (doc: Doc) => `${String(doc.heading ?? '')}\n${String(doc.content ?? '')}\n${String(doc.fileName ?? '')}`;
+  const scoreOf = (doc: Doc) => {
+    const heading = String(doc.heading ?? '');
+    const matched = terms.filter((term) => textOf(doc).includes(term)).length;
+    const inHeading = terms.filter((term) => heading.includes(term)).length;
+    return terms.length ? (matched + inHeading * 0.5) / (terms.length * 1.5) : 1;
+  };
+  // The `words` ranking rule: documents holding every required term first; while fewer than `limit` were found, the
+  // next group of terms stops being required, in the order of the matching strategy. The last group is never dropped
+  // (milli's `removal_order_for_terms_matching_strategy`), so a document without it is never returned.
+  const required = new Set(terms);
+  const found: Doc[] = [];
+  for (const drop of [[], ...removalOrder(terms, [...index.docs.values()].map(textOf), body.matchingStrategy ?? 'last')]) {
+    for (const term of drop) required.delete(term);
+    const bucket = [...index.docs.values()]
+      .filter((doc) => !found.includes(doc) && [...required].every((term) => textOf(doc).includes(term)))
+      .filter((doc) => required.size > 0 || terms.some((term) => textOf(doc).includes(term)))
+      .sort((a, b) => scoreOf(b) - scoreOf(a));
+    found.push(...bucket);
+    if (found.length >= limit) break;
+  }
+  const hits = found.slice(0, limit).map((doc) => {
     const hit: Doc = body.attributesToRetrieve
       ? Object.fromEntries(body.attributesToRetrieve.filter((key) => key in doc).map((key) => [key, doc[key]]))
       : { ...doc };
-    if (body.showRankingScore) hit._rankingScore = score;
+    if (body.showRankingScore) hit._rankingScore = scoreOf(doc);
     return hit;
   });
-  return { hits, query: body.q, processingTimeMs: 0, limit: body.limit ?? 20, offset: 0, estimatedTotalHits: scored.length };
+  return { hits, query: body.q, processingTimeMs: 0, limit, offset: 0, estimatedTotalHits: found.length };
+}
+
+/**
+ * The groups of query terms Meilisearch stops requiring, in order, for a matching strategy (milli's query_graph.rs):
+ * `last` drops terms from the end and keeps the first; `frequency` drops the terms no document holds, then the most
+ * frequent, and keeps the rarest (terms of equal frequency go together); `all` drops none.
+ */
+function removalOrder(terms: string[], texts: string[], strategy: 'last' | 'all' | 'frequency'): string[][] {
+  if (strategy === 'all' || terms.length < 2) return [];
+  if (strategy === 'last') return terms.slice(1).reverse().map((term) => [term]);
+  const frequency = (term: string) => texts.filter((text) => text.includes(term)).length || Number.POSITIVE_INFINITY;
+  const groups = new Map<number, string[]>();
+  for (const term of terms) groups.set(frequency(term), [...(groups.get(frequency(term)) ?? []), term]);
+  return [...groups.entries()]
+    .sort(([a], [b]) => b - a)
+    .map(([, group]) => group)
+    .slice(0, -1);
 }
 
 function indexNotFound(uid: string): TaskError {
@@ -348,6 +378,7 @@ describe('MeilisearchManualSearch over HTTP', () => {
     expect(request!.body).toEqual({
       q: '二段階認証',
       limit: 3,
+      matchingStrategy: 'frequency',
       showRankingScore: true,
       attributesToRetrieve: ['chunkId', 'fileName', 'heading', 'content'],
       locales: ['jpn'],
@@ -465,6 +496,15 @@ describe('MeilisearchManualSearch over HTTP', () => {
     // Keywords within the limit go as they are.
     await manual.search('二段階認証 エラー');
     expect((server.find('POST', `/indexes/${INDEX}/search`)[1]!.body as { q: string }).q).toBe('二段階認証 エラー');
+  });
+
+  it('asks for the frequency matching strategy, so a word no chunk holds does not empty the results', async () => {
+    await manual.replaceAll(CHUNKS);
+    server.clear();
+    // Meilisearch's default (`last`) never stops requiring the first word: 返金 is in no chunk, so nothing would come back.
+    const hits = await manual.search('返金 銀行振込');
+    expect(hits.map((hit) => hit.id)).toEqual(['操作ガイド.pdf#0']);
+    expect(server.find('POST', `/indexes/${INDEX}/search`)[0]!.body).toMatchObject({ matchingStrategy: 'frequency' });
   });
 
   it('removes build indexes left over by a crashed reindex, sparing recent ones', async () => {

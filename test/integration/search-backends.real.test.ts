@@ -143,6 +143,15 @@ describe.runIf(MEILI_HOST)('MeilisearchManualSearch on a real Meilisearch', () =
   });
 
   it(
+    'finds a chunk when the first word of the query is in none',
+    async () => {
+      const hits = await manual.search('返金 銀行振込');
+      expect(hits[0]?.id).toBe('xyz-guide.pdf#2');
+    },
+    SLOW,
+  );
+
+  it(
     'finds a term at the end of a sentence longer than ten words',
     async () => {
       const hits = await manual.search('先月から何度もログインしようとしているのですが、うまくいかないので、銀行振込について教えてください');
