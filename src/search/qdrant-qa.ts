@@ -1,6 +1,7 @@
 /**
  * Q&A similarity search on a Qdrant server. Searches go through a collection alias; reindexing fills a new
- * collection and repoints the alias in one atomic request, so searches never see a half-built collection.
+ * collection and repoints the alias in one request, so searches never see a half-built collection (Qdrant applies
+ * the request's actions one by one, without rollback: see {@link QdrantQaSearch.replaceAll}'s alias switch).
  */
 import { createHash } from 'node:crypto';
 import {
@@ -36,7 +37,7 @@ export interface QdrantQaSearchOptions {
   embedder: Embedder;
   /** Texts per {@link Embedder.embed} call while reindexing (default 64). */
   embedBatchSize?: number;
-  /** Points per upsert request (default 256). */
+  /** Most points per upsert request (default 256); a request also stays under {@link MAX_UPSERT_BODY_BYTES}. */
   upsertBatchSize?: number;
   /** Timeout of each HTTP request in ms (default 60 s). */
   requestTimeoutMs?: number;
@@ -184,17 +185,13 @@ export class QdrantQaSearch implements QaSearch {
       const metadata: CollectionEmbedderRecord = { embedder: this.#embedder.id, dims };
       await this.#call(`record the embedder of "${build}"`, () => this.#client.updateCollection(build, { metadata: { ...metadata } }));
       await onProgress?.({ stage: 'upload', done: 0, total: pairs.length });
-      for (let start = 0; start < pairs.length; start += this.#upsertBatchSize) {
-        const batch = pairs.slice(start, start + this.#upsertBatchSize);
-        const points = batch.map((pair, offset) => ({
-          id: toQdrantPointId(pair.id),
-          vector: Array.from(vectors[start + offset]!),
-          payload: toPayload(pair),
-        }));
-        await this.#call(`upsert points ${start + 1}-${start + batch.length} into "${build}"`, () =>
+      let done = 0;
+      for (const points of upsertBatches(pairs, vectors, this.#upsertBatchSize, MAX_UPSERT_BODY_BYTES)) {
+        await this.#call(`upsert points ${done + 1}-${done + points.length} into "${build}"`, () =>
           this.#client.upsert(build, { wait: true, points }),
         );
-        await onProgress?.({ stage: 'upload', done: start + batch.length, total: pairs.length });
+        done += points.length;
+        await onProgress?.({ stage: 'upload', done, total: pairs.length });
       }
     } catch (error) {
       await this.#dropQuietly(build);
@@ -265,10 +262,15 @@ export class QdrantQaSearch implements QaSearch {
   }
 
   /**
-   * Moves the alias from `previous` to `build` in one request, so there is no moment where it points nowhere. When
-   * the request fails the switch may still have happened (a time-out after the server applied it, a proxy error on
-   * the way back): the aliases are read again, and `build` is dropped only when the alias does not point at it —
-   * deleting a collection deletes the aliases that point to it, which would leave searches with nothing.
+   * Moves the alias from `previous` to `build` in one request (delete + create, the pattern of Qdrant's docs), so
+   * there is no moment where it points nowhere. When the request fails the switch may still have happened (a time-out
+   * after the server applied it, a proxy error on the way back): the aliases are read again, and `build` is dropped
+   * only when the alias does not point at it — deleting a collection deletes the aliases that point to it, which
+   * would leave searches with nothing.
+   *
+   * Qdrant applies the actions one by one and keeps each at once, with no rollback (`update_aliases`): when
+   * create_alias fails after delete_alias succeeded (`build` vanished meanwhile), the alias is gone. Then it is
+   * pointed back at `previous`, so searches keep their answers; the reindex still fails.
    */
   async #pointAliasAt(build: string, previous: string | undefined): Promise<void> {
     const actions = [
@@ -289,10 +291,34 @@ export class QdrantQaSearch implements QaSearch {
         throw error;
       }
       if (target !== build) {
+        // No target: the delete was applied and the create was not. Another target: another process switched the
+        // alias since; leave that alone.
+        if (target === undefined && previous) await this.#restoreAlias(previous, build, error);
         await this.#dropQuietly(build);
         throw error;
       }
       this.#log.warn({ err: error, alias: this.#alias, collection: build }, 'the alias switch reported an error but was applied');
+    }
+  }
+
+  /**
+   * Points the alias back at `previous` after a switch that deleted it and failed to create it. Qdrant checks that
+   * `previous` still exists when it applies the action, so no separate check (which could be stale) comes first.
+   * Failing here is logged, not thrown: the caller throws the switch's own error.
+   */
+  async #restoreAlias(previous: string, build: string, switchError: unknown): Promise<void> {
+    const actions = [{ create_alias: { collection_name: previous, alias_name: this.#alias } }];
+    try {
+      await this.#call(`point alias "${this.#alias}" back at "${previous}"`, () => this.#client.updateCollectionAliases({ actions }));
+      this.#log.warn(
+        { err: switchError, alias: this.#alias, collection: previous, build },
+        'the alias switch deleted the alias and then failed; pointed it back at the previous Q&A collection',
+      );
+    } catch (restoreError) {
+      this.#log.error(
+        { err: restoreError, switchError, alias: this.#alias, collection: previous, build },
+        'the alias switch deleted the alias and then failed, and the alias cannot be restored: Q&A searches find nothing until a reindex succeeds',
+      );
     }
   }
 
@@ -427,6 +453,44 @@ export class QdrantQaSearch implements QaSearch {
   #wrap(error: unknown, what: string): Error {
     return describeQdrantError(this.#url, what, error);
   }
+}
+
+/**
+ * Most JSON bytes in one upsert request: half of Qdrant's default request limit (`service.max_request_size_mb`,
+ * 32 MiB), which a batch of 256 points passes with 3072-dimensional vectors (about 20 bytes a number) and answers of
+ * some 25,000 characters; pairs from CSV files and workbooks have no length cap.
+ */
+export const MAX_UPSERT_BODY_BYTES = 16 * 1024 * 1024;
+
+/** A point as upserted. */
+interface QdrantPoint {
+  id: string;
+  vector: number[];
+  payload: QdrantQaPayload;
+}
+
+/**
+ * Splits the points of `pairs` (with `vectors` in the same order) into upsert batches of at most `maxPoints` points
+ * and `maxBytes` of JSON, measured as the client serialises them. A point larger than `maxBytes` alone goes alone, so
+ * that Qdrant names its refusal.
+ */
+function* upsertBatches(pairs: QaPair[], vectors: Float32Array[], maxPoints: number, maxBytes: number): Generator<QdrantPoint[]> {
+  // `{"points":[` and `]}` around the points, and a comma before each but the first.
+  const envelope = Buffer.byteLength('{"points":[]}');
+  let batch: QdrantPoint[] = [];
+  let bytes = envelope;
+  for (const [i, pair] of pairs.entries()) {
+    const point = { id: toQdrantPointId(pair.id), vector: Array.from(vectors[i]!), payload: toPayload(pair) };
+    const size = Buffer.byteLength(JSON.stringify(point));
+    if (batch.length > 0 && (batch.length >= maxPoints || bytes + 1 + size > maxBytes)) {
+      yield batch;
+      batch = [];
+      bytes = envelope;
+    }
+    bytes += (batch.length > 0 ? 1 : 0) + size;
+    batch.push(point);
+  }
+  if (batch.length > 0) yield batch;
 }
 
 /** How long a verdict of the embedder check stands before the collection is asked again. */

@@ -39,6 +39,14 @@ class OtherEmbedder implements Embedder {
   }
 }
 
+/** Vectors the size of text-embedding-3-large's, whose numbers take about 20 bytes each as JSON, as real ones do. */
+class LargeEmbedder implements Embedder {
+  readonly id = 'test-large-3072';
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    return texts.map((text) => Float32Array.from({ length: 3072 }, (_, i) => Math.sin(text.length + i * 0.7) / 7));
+  }
+}
+
 interface Point {
   id: string | number;
   vector: number[];
@@ -66,10 +74,17 @@ function missingCollection(name: string): RouteResponse {
 /** Routes Qdrant serves without a key (its auth middleware skips them); every other route needs it. */
 const KEY_FREE = new Set(['/', '/healthz', '/livez', '/readyz']);
 
+/** Qdrant's default limit on a request body (`service.max_request_size_mb: 32`). */
+const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+
+/** The forms of UUID Qdrant parses as a point id (simple, hyphenated, braced, URN), any case. */
+const UUID_POINT_ID = /^(?:urn:uuid:)?(?:[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\})$/i;
+
 /**
- * Just enough Qdrant, as the server behaves: key-free routes, collections (409 when one exists), collection metadata,
- * upsert, delete and cosine query with vector size checks (through an alias too), count, atomic alias changes, and
- * aliases that disappear with the collection they point to.
+ * Just enough Qdrant, as the server behaves: key-free routes, the 32 MiB body limit, collections (409 when one exists,
+ * 400 when an alias has the name), collection metadata, upsert and delete with point id checks (unsigned integers or
+ * UUIDs), cosine query with vector size checks (through an alias too), count, alias changes applied one by one without
+ * rollback, and aliases that disappear with the collection they point to.
  */
 class FakeQdrant {
   readonly collections = new Map<string, Collection>();
@@ -78,7 +93,7 @@ class FakeQdrant {
   /** `prefix` plays a reverse proxy that serves Qdrant under a path. */
   install(server: RecordingHttpServer, prefix = ''): void {
     const route = (method: string, path: string, handler: (req: RecordedRequest) => RouteResponse) =>
-      server.on(method, `${prefix}${path}`, (req) => this.#authorize(req, prefix) ?? handler(req));
+      server.on(method, `${prefix}${path}`, (req) => this.#authorize(req, prefix) ?? tooLarge(req) ?? handler(req));
     route('GET', '/', () => ({ body: { title: 'qdrant - vector search engine', version: '1.18.2' } }));
     route('GET', '/healthz', () => ({ body: 'healthz check passed', headers: { 'content-type': 'text/plain' } }));
     route('GET', '/collections', () => ok({ collections: [...this.collections.keys()].map((name) => ({ name })) }));
@@ -94,7 +109,8 @@ class FakeQdrant {
     });
     route('PUT', '/collections/:name', (req) => {
       const name = req.params.name!;
-      if (this.collections.has(name) || this.aliases.has(name)) return qdrantError(409, `Wrong input: Collection \`${name}\` already exists!`);
+      if (this.collections.has(name)) return qdrantError(409, `Wrong input: Collection \`${name}\` already exists!`);
+      if (this.aliases.has(name)) return qdrantError(400, `Wrong input: Can't create collection with name ${name}. Alias with the same name already exists`);
       const body = req.body as { vectors: Collection['config']['vectors']; metadata?: Record<string, unknown> };
       this.collections.set(name, { config: { vectors: body.vectors }, metadata: body.metadata ?? {}, points: new Map() });
       return ok(true);
@@ -113,10 +129,13 @@ class FakeQdrant {
       return ok(this.collections.delete(name));
     });
     route('PUT', '/collections/:name/points', (req) => {
+      const points = (req.body as { points: Point[] }).points;
+      // The body is parsed before the collection is looked up.
+      const badId = invalidPointId(points.map((point) => point.id));
+      if (badId) return badId;
       // Point operations accept an alias as well as a collection name.
       const collection = this.#resolve(req.params.name!);
       if (!collection) return missingCollection(req.params.name!);
-      const points = (req.body as { points: Point[] }).points;
       for (const point of points) {
         if (point.vector.length !== collection.config.vectors.size) return dimensionError(collection, point.vector.length);
       }
@@ -124,10 +143,13 @@ class FakeQdrant {
       return ok({ operation_id: 1, status: req.query.wait === 'true' ? 'completed' : 'acknowledged' });
     });
     route('POST', '/collections/:name/points/delete', (req) => {
+      const ids = (req.body as { points: (string | number)[] }).points;
+      const badId = invalidPointId(ids);
+      if (badId) return badId;
       const collection = this.#resolve(req.params.name!);
       if (!collection) return missingCollection(req.params.name!);
       // Ids that are not there are no error.
-      for (const id of (req.body as { points: (string | number)[] }).points) collection.points.delete(id);
+      for (const id of ids) collection.points.delete(id);
       return ok({ operation_id: 2, status: req.query.wait === 'true' ? 'completed' : 'acknowledged' });
     });
     route('POST', '/collections/aliases', (req) => this.applyAliasActions(req.body as { actions: AliasAction[] }));
@@ -149,21 +171,23 @@ class FakeQdrant {
     });
   }
 
-  /** `POST /collections/aliases`: all actions or none. */
+  /**
+   * `POST /collections/aliases` as Qdrant's `update_aliases` applies it: action by action, each kept at once, and no
+   * rollback when a later one fails. `delete_alias` of a missing alias is no error; `create_alias` needs the
+   * collection (404), refuses an alias named like a collection (409, Qdrant's AlreadyExists since v1.8) and
+   * overwrites an alias that exists.
+   */
   applyAliasActions({ actions }: { actions: AliasAction[] }): RouteResponse {
-    const next = new Map(this.aliases);
     for (const action of actions) {
       if (action.delete_alias) {
-        if (!next.delete(action.delete_alias.alias_name)) return qdrantError(404, `Not found: Alias ${action.delete_alias.alias_name} does not exists!`);
+        this.aliases.delete(action.delete_alias.alias_name);
       } else if (action.create_alias) {
         const { alias_name, collection_name } = action.create_alias;
-        if (next.has(alias_name) || this.collections.has(alias_name)) return qdrantError(409, `Wrong input: Alias ${alias_name} already exists!`);
         if (!this.collections.has(collection_name)) return missingCollection(collection_name);
-        next.set(alias_name, collection_name);
+        if (this.collections.has(alias_name)) return qdrantError(409, `Wrong input: Collection \`${alias_name}\` already exists!`);
+        this.aliases.set(alias_name, collection_name);
       }
     }
-    this.aliases.clear();
-    for (const [alias, target] of next) this.aliases.set(alias, target);
     return ok(true);
   }
 
@@ -184,6 +208,21 @@ class FakeQdrant {
 interface AliasAction {
   delete_alias?: { alias_name: string };
   create_alias?: { alias_name: string; collection_name: string };
+}
+
+/** Qdrant refuses a body over its limit before parsing it (after the key check, which runs first). */
+function tooLarge(req: RecordedRequest): RouteResponse | undefined {
+  const header = req.headers['content-length'];
+  const length = header === undefined ? Buffer.byteLength(JSON.stringify(req.body ?? '')) : Number(header);
+  if (length <= MAX_REQUEST_BYTES) return undefined;
+  return qdrantError(400, `Payload error: JSON payload (${length} bytes) is larger than allowed (limit: ${MAX_REQUEST_BYTES} bytes).`);
+}
+
+/** Qdrant's answer when a point id in the body is neither an unsigned integer nor a UUID. */
+function invalidPointId(ids: unknown[]): RouteResponse | undefined {
+  const bad = ids.findIndex((id) => !(typeof id === 'number' ? Number.isInteger(id) && id >= 0 : typeof id === 'string' && UUID_POINT_ID.test(id)));
+  if (bad < 0) return undefined;
+  return qdrantError(400, `Format error in JSON body: value ${String(ids[bad])} is not a valid point ID, valid values are either an unsigned integer or a UUID`);
 }
 
 function dimensionError(collection: Collection, got: number): RouteResponse {
@@ -444,6 +483,45 @@ describe('QdrantQaSearch over HTTP', () => {
     expect(qdrant.aliases.get(ALIAS)).toBe(first);
     expect([...qdrant.collections.keys()]).toEqual([first]);
     expect((await qa.search('二段階認証', 1)).map((hit) => hit.id)).toEqual(['qa.csv#2']);
+  });
+
+  it('points the alias back at the previous collection when the switch fails after deleting the alias', async () => {
+    await qa.replaceAll(PAIRS);
+    const first = qdrant.aliases.get(ALIAS)!;
+    // The new collection is gone by the time of the switch (another process's cleanup took it for a leftover):
+    // Qdrant applies delete_alias, refuses create_alias, and keeps the deletion.
+    server.on('POST', '/collections/aliases', (req) => {
+      const body = req.body as { actions: AliasAction[] };
+      const target = body.actions.find((action) => action.create_alias)?.create_alias?.collection_name;
+      if (target && target !== first) qdrant.collections.delete(target);
+      return qdrant.applyAliasActions(body);
+    });
+    server.clear();
+
+    await expect(qa.replaceAll(PAIRS)).rejects.toThrow(
+      new RegExp(`^Qdrant at ${server.url}: point alias "${ALIAS}" at "${ALIAS}_\\d+" was refused with HTTP 404: Not found: Collection`),
+    );
+    expect(qdrant.aliases.get(ALIAS)).toBe(first);
+    expect([...qdrant.collections.keys()]).toEqual([first]);
+    const switches = server.find('POST', '/collections/aliases').map((req) => req.body);
+    expect(switches).toHaveLength(2);
+    expect(switches[1]).toEqual({ actions: [{ create_alias: { collection_name: first, alias_name: ALIAS } }] });
+    expect((await qa.search('二段階認証', 1)).map((hit) => hit.id)).toEqual(['qa.csv#2']);
+  });
+
+  it("keeps each upsert request under Qdrant's 32 MiB body limit, with long answers and 3072-dimensional vectors", async () => {
+    // About 61 kB of vector and 75 kB of answer per point: 256 points (one default batch) are over 32 MiB.
+    const answer = 'ご不便をおかけして申し訳ございません。'.repeat(1_300);
+    const pairs: QaPair[] = Array.from({ length: 256 }, (_, i) => ({ id: `long.csv#${i + 1}`, fileName: 'long.csv', row: i + 1, question: `長い回答 ${i + 1}`, answer }));
+    const large = new QdrantQaSearch({ url: server.url, apiKey: API_KEY, collection: ALIAS, embedder: new LargeEmbedder() });
+
+    await large.replaceAll(pairs);
+    const upserts = server.find('PUT', /^\/collections\/[^/]+\/points$/);
+    const sizes = upserts.map((req) => Number(req.headers['content-length']));
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBeGreaterThan(32 * 1024 * 1024);
+    for (const size of sizes) expect(size).toBeLessThanOrEqual(16 * 1024 * 1024);
+    expect(upserts.flatMap((req) => (req.body as { points: Point[] }).points.map((point) => point.id))).toEqual(pairs.map((pair) => toQdrantPointId(pair.id)));
+    expect(await large.count()).toBe(pairs.length);
   });
 
   it('fails ping with a wrong key, which the key-free routes would not notice', async () => {
