@@ -3,7 +3,7 @@
  * over HTTP: it recognises each agent step from the request's shape (not from prompt wording, so prompt overrides
  * keep working) and answers as a sensible model would.
  *
- * - plan: one subtask per numbered topic of the customer's question (else the first line)
+ * - plan: one subtask per numbered topic of the customer's question (else its first line past the greeting)
  * - tool selection: `search_xyz_manual` with keywords cut from the subtask (and/or `search_xyz_qa`)
  * - subtask answer: the contents the tools returned, summarised
  * - reflection: completed when this try's tool results were non-empty
@@ -121,9 +121,29 @@ export function classify(request: ChatRequest): ScriptedCall {
   };
 }
 
+// How a Japanese mail opens before it asks anything: the addressee (`XYZ サポートご担当者様`, `株式会社XYZ 御中`), a
+// greeting (`いつもお世話になっております。`, `はじめまして。`) and who writes (`株式会社サンプルの山田です。`, a name
+// being no phrase with a particle in it, unlike `設定画面の表示が英語です。`).
+const ADDRESSEE_LINE = /(?:様|御中|各位)\s*[:：、,]?$/;
+const OPENING_SENTENCE = [
+  /^(?:お世話に|はじめまして|初めまして|平素は|平素より)/,
+  /^いつも.*(?:お世話|ありがとう|ご利用|お引き立て)/,
+  /^[^。！？!?]*の[^のがはをにでもへと、。！？!?\s]{1,12}(?:です|と申します)[。．.!！]?$/,
+];
+
+/** `line` without the opening sentences it starts with (all of it when it is an addressee's line). */
+function withoutOpening(line: string): string {
+  if (ADDRESSEE_LINE.test(line)) return '';
+  const sentences = line.match(/[^。！？!?]+[。！？!?]*/g) ?? [];
+  let start = 0;
+  while (start < sentences.length && OPENING_SENTENCE.some((opening) => opening.test(sentences[start]!.trim()))) start += 1;
+  return start === 0 ? line : sentences.slice(start).join('').trim();
+}
+
 /**
  * One subtask per numbered topic (`1. …`, `２．…`, also several on one line as a one-line CLI question has them),
- * each cut at its first sentence end; else the question's first line.
+ * each cut at its first sentence end; else the question's first line that asks something, past the addressee, the
+ * greeting and who writes (a plan of `お世話になっております。` finds nothing); else its first line.
  */
 export function planFromQuestion(question: string): string[] {
   const topics: string[] = [];
@@ -133,8 +153,12 @@ export function planFromQuestion(question: string): string[] {
     if (topic) topics.push(`${topic.replace(/について$/, '')}について調べる`);
   }
   if (topics.length > 0) return topics;
-  const first = question.split('\n').map((l) => l.trim()).find(Boolean) ?? question;
-  return [first];
+  const lines = question
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const asking = lines.map(withoutOpening).find(Boolean);
+  return [asking ?? lines[0] ?? question];
 }
 
 /** Keywords of a subtask: its text cut at common particles, e.g. `二段階認証の設定について調べる` → `二段階認証 設定`. */
