@@ -53,6 +53,35 @@ const csvList = z
       .map((s) => s.trim())
       .filter(Boolean),
   );
+/**
+ * Comma-separated authserv-ids. An admin copies the first word of an Authentication-Results header, and the header
+ * writes a `;` right after it (`mx.google.com;`): an id with it would never match, and group mail would be parked.
+ */
+const authservIdList = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim().replace(/[\s;]+$/, ''))
+    .filter(Boolean),
+);
+/**
+ * An IANA time zone name that ICU knows (`Asia/Tokyo`, `UTC`), in the case ICU writes it (`asia/tokyo` names no
+ * zone file). Names only: what ICU cannot name (a POSIX rule such as `JST-9`, `:/etc/localtime`) leaves the
+ * schedules without a zone (src/queues/schedulers.ts), and an offset such as `+09:00`, which newer ICU accepts, is
+ * read by the C library as a POSIX rule with the opposite sign.
+ */
+const timeZone = z.string().transform((v, ctx) => {
+  let resolved: string | undefined;
+  try {
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: v }).resolvedOptions().timeZone;
+  } catch {
+    resolved = undefined;
+  }
+  if (resolved === undefined || !/^[A-Za-z]/.test(v)) {
+    ctx.addIssue({ code: 'custom', message: 'is not a time zone name: give an IANA name such as UTC or Asia/Tokyo (not a POSIX rule such as JST-9, nor an offset)' });
+    return z.NEVER;
+  }
+  return resolved.toLowerCase() === v.toLowerCase() ? resolved : v;
+});
 /** Comma-separated bare mail addresses (`help@example.com`): a group's address is compared as a whole. */
 const bareAddressList = csvList.refine((items) => items.every((item) => /^[^\s@<>",;]+@[^\s@<>",;]+$/.test(item)), 'must be bare addresses (local@domain), comma-separated');
 /** A JSON price table (src/agent/prices.ts); parse errors name the position, as JSON.parse does. */
@@ -146,6 +175,13 @@ export const VARIABLES = {
     schema: z.string().regex(/^[A-Za-z0-9_-]+$/),
     default: 'helpdesk',
     description: 'Prefix of every Redis key the product writes (queues and tickets)',
+    sensitive: false,
+    group: 'core',
+  },
+  TZ: {
+    schema: timeZone,
+    description:
+      "IANA time zone (UTC, Asia/Tokyo) of the reindex and retention schedules, of the date quoted in replies and of the review page's times; a TZ in the process environment wins over .env. Empty: the process's own zone (UTC in Compose)",
     sensitive: false,
     group: 'core',
   },
@@ -422,7 +458,7 @@ export const VARIABLES = {
     group: 'mail',
   },
   AUTHSERV_ID: {
-    schema: csvList,
+    schema: authservIdList,
     default: '',
     description:
       'Comma-separated authserv-ids of the server that receives the support mail (the first word of the Authentication-Results it writes on top of every mail, e.g. mx.google.com for Gmail and Google Workspace); only such a verdict admits mail as through SUPPORT_GROUP_ADDRESSES. Empty: none does',
@@ -774,9 +810,21 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   }
 }
 
-/** Process environment over `.env` in the working directory. */
+/**
+ * Process environment over `.env` in the working directory. A `TZ` from `.env` is checked and becomes the process's
+ * time zone when the process was started without one.
+ */
 export function loadConfig(env: Record<string, string | undefined> = process.env, dir = process.cwd(), options: ParseConfigOptions = {}): Config {
-  return parseConfig({ ...readEnvFile(dir, env), ...env }, options);
+  const fromFile = readEnvFile(dir, env);
+  // A TZ the process was started with is Node's own and wins: it is not checked here, since a system may set a
+  // POSIX rule or `:/etc/localtime`, which Node applies though Intl cannot name it (the scheduler warns about those).
+  const startedWithZone = Boolean(env.TZ?.trim() || process.env.TZ?.trim());
+  const config = parseConfig({ ...fromFile, ...env, TZ: startedWithZone ? undefined : fromFile.TZ }, options);
+  // Node takes its zone from process.env.TZ alone (and reads it again when it is assigned), so a TZ written in .env
+  // changed nothing outside Compose, whose file passes it to the container: the schedules, the dates quoted in
+  // replies and the review page's times stayed in the machine's zone.
+  if (config.TZ !== undefined) process.env.TZ = config.TZ;
+  return config;
 }
 
 /**

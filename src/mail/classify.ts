@@ -5,6 +5,7 @@
  */
 import { comparableAddress, domainOf, isUsableAddress, localPart, normaliseAddress, ownAddressMatcher, parseAddressList, stripComments, type MailAddress } from './addresses.js';
 import type { Config } from '../config.js';
+import { removeControls, removeInvisible } from './invisible.js';
 import type { InboundMail } from './parse.js';
 
 /** Why a mail is not answered. */
@@ -523,11 +524,15 @@ function ownGroupVerdict(mail: ClassifiableMail, mailboxes: OwnMailboxes, isOurs
   const from = mail.from?.address;
   if (from && isOurs(from) && comparableAddress(from) !== comparableAddress(group)) return not(`From ${from} is not the group's own address ${group}`);
   const authservIds = (mailboxes.authservIds ?? []).map((id) => id.toLowerCase());
-  if (authservIds.length === 0) return not("AUTHSERV_ID is not set, so no receiving server's verdict is trusted");
   const topmost = values(mail, 'authentication-results')[0];
+  // Named so that an admin whose real group mail is parked sees the value AUTHSERV_ID wants.
+  if (authservIds.length === 0) {
+    const seen = topmost === undefined ? 'this mail carries no Authentication-Results' : `this mail's topmost Authentication-Results is ${authservShown(topmost)}`;
+    return not(`AUTHSERV_ID is not set, so no receiving server's verdict is trusted (${seen})`);
+  }
   if (topmost === undefined) return not(`no Authentication-Results of the receiving server (AUTHSERV_ID ${authservIds.join(', ')})`);
   const authserv = authservIdOf(topmost);
-  if (!authservIds.includes(authserv)) return not(`the topmost Authentication-Results is ${authserv || 'without an authserv-id'}'s, not one of AUTHSERV_ID (${authservIds.join(', ')})`);
+  if (!authservIds.includes(authserv)) return not(`the topmost Authentication-Results is ${authservShown(topmost)}, not by one of AUTHSERV_ID (${authservIds.join(', ')})`);
   const domain = domainOf(group);
   const results = authenticationResults(topmost);
   const signed = results.some((r) => r.method === 'dkim' && r.result === 'pass' && isAlignedWith(signingDomain(r), domain));
@@ -920,6 +925,19 @@ function groupSealedDmarcPass(mail: ClassifiableMail, mailboxes: OwnMailboxes, t
 /** The authserv-id of an Authentication-Results field (its first element, without a version), lower case. */
 function authservIdOf(field: string): string {
   return (stripComments(field).split(';')[0] ?? '').trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+}
+
+/**
+ * Who wrote an Authentication-Results field, for a reason: `by mx.google.com`, or `without an authserv-id`. Unless
+ * the receiving server writes its own on top, the field is the sender's text, and a reason reaches an operator's
+ * terminal and the review page: the id loses control and invisible characters and is cut to
+ * {@link MAX_HEADER_VALUE_CHARS}.
+ */
+function authservShown(field: string): string {
+  const id = removeInvisible(removeControls(authservIdOf(field), { singleLine: true }).text).text;
+  if (id === '') return 'without an authserv-id';
+  const chars = Array.from(id);
+  return `by ${chars.length > MAX_HEADER_VALUE_CHARS ? `${chars.slice(0, MAX_HEADER_VALUE_CHARS).join('')}…` : id}`;
 }
 
 /** The domain a DKIM result is for: `header.d`, else the domain of `header.i` (Gmail writes only `header.i=@shop.example`). */

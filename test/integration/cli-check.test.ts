@@ -21,8 +21,8 @@ afterAll(async () => {
 });
 
 /** `npm run check` as an admin runs it, with the servers of this file in its environment. */
-function check(overrides: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return runNpm(['run', 'check'], { HELPDESK_ENV_FILE: 'none', ...pipelineEnv(servers, overrides) }, SLOW.timeout);
+function check(overrides: Record<string, string> = {}, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runNpm(['run', 'check', ...(args.length > 0 ? ['--', ...args] : [])], { HELPDESK_ENV_FILE: 'none', ...pipelineEnv(servers, overrides) }, SLOW.timeout);
 }
 
 describe('npm run check', () => {
@@ -56,17 +56,50 @@ describe('npm run check', () => {
   });
 
   it('fails a dashboard that would not start, and OpenAI without a key, before asking any server', SLOW, async () => {
-    const result = await check({ DASHBOARD_AUTH: 'on', DASHBOARD_PASSWORD: '', OPENAI_BASE_URL: '', OPENAI_API_KEY: '' });
+    const [result, placeholder] = await Promise.all([
+      check({ DASHBOARD_AUTH: 'on', DASHBOARD_PASSWORD: '', OPENAI_BASE_URL: '', OPENAI_API_KEY: '' }),
+      // As .env.example sets it: "not set" would send the admin looking for a line that is there.
+      check({ OPENAI_BASE_URL: '', OPENAI_API_KEY: 'not-needed' }),
+    ]);
     expect(result.code).toBe(1);
     // What `npm start` would log, instead of a dashboard at http://127.0.0.1:3000.
     expect(result.stdout).toMatch(
       /^✗ Dashboard: http:\/\/127\.0\.0\.1:0 — DASHBOARD_PASSWORD is required by the dashboard \(HTTP Basic password for DASHBOARD_USER\); set it, or set DASHBOARD_AUTH=off to run without authentication on 127\.0\.0\.1 only$/m,
     );
     // An empty key becomes a placeholder that only servers of one's own accept.
-    expect(result.stdout).toContain(
-      '✗ Model server: https://api.openai.com/v1 — OPENAI_API_KEY is not set, and OpenAI (no OPENAI_BASE_URL) needs one: set it, or set OPENAI_BASE_URL to a server you run (Ollama, vLLM)',
-    );
+    const noKey =
+      '✗ Model server: https://api.openai.com/v1 — OPENAI_API_KEY is the placeholder not-needed (also what an empty OPENAI_API_KEY becomes), and OpenAI (no OPENAI_BASE_URL) needs a real key: set it, or set OPENAI_BASE_URL to a server you run (Ollama, vLLM)';
+    expect(result.stdout).toContain(noKey);
     expect(result.stdout.trim().split('\n').at(-1)).toBe('2 of 7 checks failed');
+    expect(placeholder.code).toBe(1);
+    expect(placeholder.stdout).toContain(noKey);
+  });
+
+  it('prints no info log lines at LOG_LEVEL=info unless --verbose', SLOW, async () => {
+    const [quiet, verbose] = await Promise.all([check({ LOG_LEVEL: 'info' }), check({ LOG_LEVEL: 'info' }, ['--verbose'])]);
+    expect(quiet.code, quiet.stdout + quiet.stderr).toBe(0);
+    expect(quiet.stderr).toBe('');
+    expect(verbose.code, verbose.stdout + verbose.stderr).toBe(0);
+    expect(verbose.stderr).toMatch(/"level":30.*"msg":"index loaded"/);
+    expect(verbose.stdout).toBe(quiet.stdout);
+  });
+
+  // With only one of the two set, every mail through the group is parked: the admin learns it here, not from the
+  // first parked ticket.
+  it.each<[Record<string, string>, string | undefined]>([
+    [{ SUPPORT_GROUP_ADDRESSES: 'help@support.example' }, '! Own group: SUPPORT_GROUP_ADDRESSES help@support.example — AUTHSERV_ID is not set'],
+    [{ AUTHSERV_ID: 'mx.google.com' }, '! Own group: AUTHSERV_ID mx.google.com — SUPPORT_GROUP_ADDRESSES is not set'],
+    [{ SUPPORT_GROUP_ADDRESSES: 'help@support.example', AUTHSERV_ID: 'mx.google.com' }, undefined],
+  ])('warns of a group half set up, without failing: %j', SLOW, async (overrides, line) => {
+    const result = await check(overrides);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const warning = result.stdout.split('\n').find((l) => l.includes('Own group'));
+    if (line === undefined) {
+      expect(warning).toBeUndefined();
+      return;
+    }
+    expect(warning).toContain(line);
+    expect(warning).toMatch(/mail through the group is parked until it is set/);
   });
 
   it("warns when the dashboard's port is taken, without failing: it may be the dashboard itself", SLOW, async () => {

@@ -69,6 +69,29 @@ describe('config', () => {
     expect(() => parseConfig({ SUPPORT_GROUP_ADDRESSES: 'help' })).toThrow(/SUPPORT_GROUP_ADDRESSES/);
   });
 
+  // The README says to copy the first word of an Authentication-Results field, which the header ends with a `;`.
+  it.each([
+    ['mx.google.com;', ['mx.google.com']],
+    ['mx.google.com ;', ['mx.google.com']],
+    ['mx.google.com;, mx2.x.example ; ', ['mx.google.com', 'mx2.x.example']],
+    [';', []],
+  ])('reads AUTHSERV_ID %j copied with the header\'s semicolon as the bare id', (raw, ids) => {
+    expect(parseConfig({ AUTHSERV_ID: raw }).AUTHSERV_ID).toEqual(ids);
+  });
+
+  it.each([
+    ['Asia/Tokyo', 'Asia/Tokyo'],
+    ['UTC', 'UTC'],
+    [' Europe/Paris ', 'Europe/Paris'],
+    ['', undefined],
+  ])('reads TZ %j as an IANA time zone name', (raw, zone) => {
+    expect(parseConfig({ TZ: raw }).TZ).toBe(zone);
+  });
+
+  it.each(['Asia/Tokio', 'JST-9', 'Mars/Olympus', '+09:00', ':/etc/localtime'])('refuses TZ=%j, naming what it takes', (raw) => {
+    expect(() => parseConfig({ TZ: raw })).toThrow(`TZ=${JSON.stringify(raw)} is not a time zone name`);
+  });
+
   it('names every bad variable in one error and hides sensitive values', () => {
     let error: unknown;
     try {
@@ -131,6 +154,62 @@ describe('config', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  // Node reads the zone from process.env.TZ only, so a TZ written in .env did nothing outside Compose.
+  describe('TZ in .env', () => {
+    const saved = process.env.TZ;
+    const restore = (): void => {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    };
+    const withEnvFile = (text: string, body: (dir: string) => void): void => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'cfg-tz-'));
+      writeFileSync(path.join(dir, '.env'), text);
+      try {
+        body(dir);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+        restore();
+      }
+    };
+    // 2024-01-01T00:00Z: 09:00 in Tokyo, 01:00 in Paris, 00:00 in UTC.
+    const hourOfNewYear = (): number => new Date(Date.UTC(2024, 0, 1)).getHours();
+
+    it('is applied to the process when its environment has no TZ', () => {
+      withEnvFile('TZ=Asia/Tokyo\n', (dir) => {
+        delete process.env.TZ;
+        expect(loadConfig({}, dir).TZ).toBe('Asia/Tokyo');
+        expect(process.env.TZ).toBe('Asia/Tokyo');
+        expect(hourOfNewYear()).toBe(9);
+      });
+    });
+
+    it("is not applied over the process environment's TZ", () => {
+      withEnvFile('TZ=Asia/Tokyo\n', (dir) => {
+        process.env.TZ = 'Europe/Paris';
+        expect(loadConfig({ TZ: 'Europe/Paris' }, dir).TZ).toBeUndefined();
+        loadConfig({}, dir);
+        expect(process.env.TZ).toBe('Europe/Paris');
+        expect(hourOfNewYear()).toBe(1);
+      });
+    });
+
+    it('is refused, changing nothing, when it is no zone name', () => {
+      withEnvFile('TZ=Asia/Tokio\n', (dir) => {
+        delete process.env.TZ;
+        expect(() => loadConfig({}, dir)).toThrow('TZ="Asia/Tokio" is not a time zone name');
+        expect(process.env.TZ).toBeUndefined();
+      });
+    });
+
+    it.each([':/etc/localtime', 'JST-9'])("leaves a process started with TZ=%s as it is: Node's zone, not checked", (zone) => {
+      withEnvFile('TZ=Asia/Tokio\n', (dir) => {
+        process.env.TZ = zone;
+        expect(() => loadConfig({}, dir)).not.toThrow();
+        expect(process.env.TZ).toBe(zone);
+      });
+    });
   });
 
   it('reports every variable a role needs', () => {

@@ -610,14 +610,18 @@ describe('our own group', () => {
     ['our list named, our server says dkim=fail for the group domain', groupCtx, viaGroup(`${OUR_SERVER}; dkim=fail (bad signature) header.d=support.example; spf=pass smtp.mailfrom=x.example; dmarc=none`), 'answer', undefined, /list headers name our address/, 'dkim=fail (header.d=support.example)'],
     // Nothing that an outsider cannot write: our list named, but not authenticated.
     ['no Authentication-Results at all (a server that writes none)', groupCtx, { ...rewritten('taro@customer.example'), headers: googleGroup }, 'answer', undefined, /no Authentication-Results of the receiving server/, undefined],
-    ["the topmost Authentication-Results is another server's", groupCtx, { ...rewritten('taro@customer.example'), ...viaGroup(`mx.attacker.example; dkim=pass header.d=support.example; dmarc=pass header.from=support.example`) }, 'answer', undefined, /the topmost Authentication-Results is mx\.attacker\.example's, not one of AUTHSERV_ID/, undefined],
+    ["the topmost Authentication-Results is another server's", groupCtx, { ...rewritten('taro@customer.example'), ...viaGroup(`mx.attacker.example; dkim=pass header.d=support.example; dmarc=pass header.from=support.example`) }, 'answer', undefined, /the topmost Authentication-Results is by mx\.attacker\.example, not by one of AUTHSERV_ID \(mx\.support\.example\)/, undefined],
+    ['… one without an authserv-id', groupCtx, viaGroup(`; dkim=pass header.d=support.example`), 'answer', undefined, /the topmost Authentication-Results is without an authserv-id, not by one of AUTHSERV_ID/, undefined],
     ["a passing verdict below our server's (the sender wrote it)", groupCtx, { ...rewritten('taro@customer.example'), ...viaGroup(`${OUR_SERVER}; dkim=none; dmarc=none`, `${OUR_SERVER}; dkim=pass header.d=support.example; dmarc=pass header.from=support.example`) }, 'answer', undefined, /no dkim=pass for support\.example/, undefined],
     ['signed by the customer only', groupCtx, viaGroup(`${OUR_SERVER}; dkim=pass header.d=customer.example; dmarc=pass header.from=customer.example`), 'answer', undefined, /no dkim=pass for support\.example/, undefined],
     ['signed by a domain that only ends like the group domain', groupCtx, viaGroup(`${OUR_SERVER}; dkim=pass header.d=evilsupport.example`), 'answer', undefined, /no dkim=pass for support\.example/, undefined],
     ["signed by a parent above the group domain's organisation", groupCtx, viaGroup(`${OUR_SERVER}; dkim=pass header.d=example`), 'answer', undefined, /no dkim=pass for support\.example/, undefined],
     ["dmarc=pass for the group domain while From is the customer's", groupCtx, viaGroup(`${OUR_SERVER}; dkim=none; dmarc=pass header.from=support.example`), 'answer', undefined, /no dkim=pass for support\.example/, undefined],
     ['a result of the group domain inside a comment', groupCtx, viaGroup(`${OUR_SERVER}; dkim=none (dkim=pass header.d=support.example)`), 'answer', undefined, /no dkim=pass for support\.example/, undefined],
-    ['AUTHSERV_ID not set', { ...groupCtx, authservIds: [] }, viaGroup(groupSigned), 'answer', undefined, /AUTHSERV_ID is not set/, undefined],
+    // Named so that the admin sees what to set AUTHSERV_ID to (the first word only: the id, not its version).
+    ['AUTHSERV_ID not set', { ...groupCtx, authservIds: [] }, viaGroup(groupSigned), 'answer', undefined, /AUTHSERV_ID is not set, so no receiving server's verdict is trusted \(this mail's topmost Authentication-Results is by mx\.support\.example\)/, undefined],
+    ['AUTHSERV_ID not set, a Gmail mailbox', { ...groupCtx, authservIds: [] }, viaGroup(`mx.google.com 1; dkim=pass header.i=@support.example header.s=google`), 'answer', undefined, /\(this mail's topmost Authentication-Results is by mx\.google\.com\)/, undefined],
+    ['AUTHSERV_ID not set, no Authentication-Results', { ...groupCtx, authservIds: [] }, { headers: googleGroup }, 'answer', undefined, /AUTHSERV_ID is not set, .*\(this mail carries no Authentication-Results\)/, undefined],
     // Our address is not inferred to be a group because a header names it: without SUPPORT_GROUP_ADDRESSES, a claim.
     ['no group configured: our MAIL_FROM named as the list', ctx, viaGroup(groupSigned), 'answer', undefined, /^the list headers name our address support@support\.example; support@support\.example is not in SUPPORT_GROUP_ADDRESSES/, undefined],
     ['… rewritten From, the customer in Reply-To', ctx, { ...rewritten('taro@customer.example'), ...viaGroup(groupRewritten) }, 'answer', undefined, /^From is our own address support@support\.example with Reply-To taro@customer\.example; .*SUPPORT_GROUP_ADDRESSES/, undefined],
@@ -682,7 +686,26 @@ describe('our own group', () => {
     // The same mail where the sender's own field is the topmost: a claim, not our group.
     const forged = await parseInboundMail(Buffer.from(raw.toString().split('\r\n').slice(1).join('\r\n')), { extraHeaders: REPLY_SIGNAL_HEADERS });
     expect(customerBehindOwnGroup(forged, groupCtx)).toBeUndefined();
-    expect(ownGroupReviewDetail(forged, groupCtx)).toMatch(/mx\.attacker\.example's, not one of AUTHSERV_ID/);
+    expect(ownGroupReviewDetail(forged, groupCtx)).toMatch(/by mx\.attacker\.example, not by one of AUTHSERV_ID/);
+  });
+
+  // The authserv-id a reason names is the sender's writing when the receiving server wrote no field of its own, and
+  // operators read reasons in a terminal and on the review page: the first word only, without control or
+  // text-direction characters, and bounded.
+  it.each<[name: string, field: string, shown: string]>([
+    ['an escape sequence', 'mx.\u001b[2Jspoof.example; dkim=pass header.d=support.example', 'mx.[2jspoof.example'],
+    ['C1 controls and NUL', 'mx.\u009b31m\u0000spoof.example; dkim=pass', 'mx.31mspoof.example'],
+    ['a text-direction override', 'mx.\u202eelpmaxe.spoof; dkim=pass', 'mx.elpmaxe.spoof'],
+    ['a comment before the id', '(mx.support.example) mx.spoof.example; dkim=pass', 'mx.spoof.example'],
+    ['a very long id', `${'a'.repeat(500)}.example; dkim=pass`, `${'a'.repeat(80)}…`],
+  ])("names the mail's authserv-id cleaned and bounded: %s", (_name, field, shown) => {
+    const mail = mailWith(viaGroup(field));
+    for (const authservIds of [[], [OUR_SERVER]]) {
+      const detail = ownGroupReviewDetail(mail, { ...groupCtx, authservIds })!;
+      expect(detail).toContain(` by ${shown}`);
+      expect(detail).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+      expect(detail.length).toBeLessThan(400);
+    }
   });
 
   it('reads the group and the authserv-ids from the configuration; the group is one of our addresses', () => {

@@ -40,6 +40,9 @@ describe('apiKeyProblem', () => {
   ])('%s', (_what, baseUrl, key, problem) => {
     const line = apiKeyProblem({ OPENAI_BASE_URL: baseUrl, OPENAI_API_KEY: key });
     if (!problem) expect(line).toBeUndefined();
-    else expect(line).toBe('OPENAI_API_KEY is not set, and OpenAI (no OPENAI_BASE_URL) needs one: set it, or set OPENAI_BASE_URL to a server you run (Ollama, vLLM)');
+    else
+      expect(line).toBe(
+        `OPENAI_API_KEY is the placeholder ${PLACEHOLDER_API_KEY} (also what an empty OPENAI_API_KEY becomes), and OpenAI (no OPENAI_BASE_URL) needs a real key: set it, or set OPENAI_BASE_URL to a server you run (Ollama, vLLM)`,
+      );
   });
 });
