@@ -99,6 +99,23 @@ const priceTable = z
 /** A five- or six-field cron expression, or empty to disable the schedule. */
 const cron = z.string().refine((v) => v === '' || /^(\S+\s+){4,5}\S+$/.test(v.trim()), 'must be a cron expression or empty');
 
+/**
+ * The OAuth2 token endpoint: the client secret and refresh token are posted to it, so https, or http only to this
+ * machine (a local proxy, the tests' stand-in), where nobody on the path reads them.
+ */
+const tokenUrl = z.url().refine((v) => {
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    // Not a URL at all: z.url() says so.
+    return true;
+  }
+  if (u.protocol === 'https:') return true;
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  return u.protocol === 'http:' && (host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.')));
+}, 'must be an https URL (http only to this machine: localhost, 127.0.0.1, [::1]), since the client secret is sent to it');
+
 /** Names of address ranges Express's `trust proxy` knows (proxy-addr). */
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 /**
@@ -396,7 +413,7 @@ export const VARIABLES = {
     group: 'mail',
   },
   IMAP_USER: { schema: optionalStr, description: 'IMAP login of the support mailbox', sensitive: false, group: 'mail' },
-  IMAP_PASSWORD: { schema: optionalStr, description: 'IMAP password of the support mailbox', sensitive: true, group: 'mail' },
+  IMAP_PASSWORD: { schema: optionalStr, description: 'IMAP password of the support mailbox (not used with MAIL_AUTH=oauth2)', sensitive: true, group: 'mail' },
   IMAP_MAILBOX: { schema: str.min(1), default: 'INBOX', description: 'Mailbox (folder) the poller watches', sensitive: false, group: 'mail' },
   IMAP_POLL_INTERVAL_MS: {
     schema: ms(1000),
@@ -428,12 +445,53 @@ export const VARIABLES = {
   SMTP_PORT: { schema: int(1, 65535), default: '587', description: 'SMTP server port (587 submission, 465 TLS, 25)', sensitive: false, group: 'mail' },
   SMTP_SECURE: { schema: bool, default: 'false', description: 'SMTP over TLS from the start (465); false uses STARTTLS when offered', sensitive: false, group: 'mail' },
   SMTP_USER: { schema: optionalStr, description: 'SMTP login (empty: no authentication)', sensitive: false, group: 'mail' },
-  SMTP_PASSWORD: { schema: optionalStr, description: 'SMTP password for sending replies', sensitive: true, group: 'mail' },
+  SMTP_PASSWORD: { schema: optionalStr, description: 'SMTP password for sending replies (not used with MAIL_AUTH=oauth2)', sensitive: true, group: 'mail' },
   SMTP_ALLOW_PLAIN_AUTH: {
     schema: bool,
     default: 'false',
     description: 'With SMTP_USER and SMTP_SECURE=false, authenticate even when the server offers no STARTTLS (only for a trusted local relay); false: refuse',
     sensitive: false,
+    group: 'mail',
+  },
+  MAIL_AUTH: {
+    schema: z.enum(['password', 'oauth2']),
+    default: 'password',
+    description:
+      'How the roles log in to IMAP and SMTP: password (IMAP_PASSWORD, SMTP_PASSWORD), or oauth2 (SASL XOAUTH2 with an access token from MAIL_OAUTH2_TOKEN_URL, for IMAP_USER and SMTP_USER; Microsoft 365 allows only this for IMAP, see the README)',
+    sensitive: false,
+    group: 'mail',
+  },
+  MAIL_OAUTH2_TOKEN_URL: {
+    schema: tokenUrl.optional(),
+    description:
+      'MAIL_AUTH=oauth2: the token endpoint, e.g. https://login.microsoftonline.com/<tenant>/oauth2/v2.0/token (Microsoft 365) or https://oauth2.googleapis.com/token (Google); https, http only to this machine',
+    sensitive: false,
+    group: 'mail',
+  },
+  MAIL_OAUTH2_CLIENT_ID: {
+    schema: optionalStr,
+    description: 'MAIL_AUTH=oauth2: the application (client) ID registered with the identity provider',
+    sensitive: false,
+    group: 'mail',
+  },
+  MAIL_OAUTH2_CLIENT_SECRET: {
+    schema: optionalStr,
+    description: "MAIL_AUTH=oauth2: the application's client secret (required without MAIL_OAUTH2_REFRESH_TOKEN: the client_credentials grant authenticates the application)",
+    sensitive: true,
+    group: 'mail',
+  },
+  MAIL_OAUTH2_SCOPE: {
+    schema: optionalStr,
+    description:
+      'MAIL_AUTH=oauth2: the scope of the token request (space-separated), https://outlook.office365.com/.default for Microsoft 365 app-only access; empty: none sent',
+    sensitive: false,
+    group: 'mail',
+  },
+  MAIL_OAUTH2_REFRESH_TOKEN: {
+    schema: optionalStr,
+    description:
+      "MAIL_AUTH=oauth2: a refresh token of the mailbox's account (Gmail): tokens are then fetched with the refresh_token grant; empty: with the client_credentials grant (Microsoft 365 app-only access)",
+    sensitive: true,
     group: 'mail',
   },
   MAIL_FROM: {
@@ -771,6 +829,11 @@ export function parseConfig(env: Record<string, string | undefined>, options: Pa
     // Moving a mail into the folder being watched gives it a new UID, which looks like new mail: syncs without end.
     problems.push(`IMAP_PROCESSED_MAILBOX must not be IMAP_MAILBOX (${out.IMAP_MAILBOX}): processed mail would come back as new mail`);
   }
+  if (out.MAIL_AUTH === 'oauth2' && checked(VARIABLES.MAIL_AUTH)) {
+    // A value given but invalid is already named above.
+    const missing = (['MAIL_OAUTH2_TOKEN_URL', 'MAIL_OAUTH2_CLIENT_ID'] as const).filter((n) => out[n] === undefined && !problems.some((p) => p.startsWith(`${n}=`)));
+    for (const name of missing) problems.push(`${name} is required with MAIL_AUTH=oauth2: ${VARIABLES[name].description.replace(/^MAIL_AUTH=oauth2: /, '')}`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return out as Config;
 }
@@ -834,12 +897,23 @@ export function requireVariables(config: Config, names: VariableName[], role: st
   requireRoleVariables(config, [{ names, role }]);
 }
 
+/**
+ * What a role's names ask for under MAIL_AUTH: with oauth2, a mailbox login needs no IMAP_PASSWORD but the token
+ * settings (the client secret unless a refresh token is given: the client_credentials grant authenticates the
+ * application with it, RFC 6749 §4.4).
+ */
+function loginVariables(config: Config, names: VariableName[]): VariableName[] {
+  if (config.MAIL_AUTH !== 'oauth2') return names;
+  const oauth2: VariableName[] = ['MAIL_OAUTH2_TOKEN_URL', 'MAIL_OAUTH2_CLIENT_ID', ...(config.MAIL_OAUTH2_REFRESH_TOKEN ? [] : ['MAIL_OAUTH2_CLIENT_SECRET' as const])];
+  return names.flatMap((n) => (n === 'IMAP_PASSWORD' ? oauth2 : [n]));
+}
+
 /** One line per variable of `names` the role needs and `config` lacks. */
 function missingVariables(config: Config, names: VariableName[], role: string): string[] {
   // The description's own "(required by the sender)" would say it twice.
-  return names
+  return loginVariables(config, names)
     .filter((n) => config[n] === undefined || config[n] === '')
-    .map((n) => `${n} is required by the ${role}: ${VARIABLES[n].description.replace(/\s*\(required by [^)]*\)$/, '')}`);
+    .map((n) => `${n} is required by the ${role}: ${VARIABLES[n].description.replace(/\s*\(required by [^)]*\)$/, '').replace(/^MAIL_AUTH=oauth2: /, 'with MAIL_AUTH=oauth2, ')}`);
 }
 
 /**

@@ -89,7 +89,23 @@ export function loggerOptions(level: string): LoggerOptions {
     base: { pid: process.pid },
     serializers: { err: serializeError },
     redact: {
-      paths: ['*.password', '*.pass', '*.apiKey', '*.api_key', '*.authorization', 'headers.authorization', '*.headers.authorization', ...SENSITIVE_VARIABLES],
+      paths: [
+        '*.password',
+        '*.pass',
+        '*.apiKey',
+        '*.api_key',
+        '*.authorization',
+        'headers.authorization',
+        '*.headers.authorization',
+        // OAuth2 mail logins (src/mail/oauth2.ts): the library options' and the token endpoint's names.
+        '*.accessToken',
+        '*.access_token',
+        '*.clientSecret',
+        '*.client_secret',
+        '*.refreshToken',
+        '*.refresh_token',
+        ...SENSITIVE_VARIABLES,
+      ],
       censor: '***',
     },
   };

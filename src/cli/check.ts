@@ -10,6 +10,7 @@ import { Command } from 'commander';
 import { ConfigError, type Config } from '../config.js';
 import { apiKeyProblem, createOpenAIClient, llmServerUrl, modelServerFailure, OWN_SERVER_HINT } from '../openai.js';
 import { connectProducer, describeRedis } from '../queues/connection.js';
+import { imapLoginSetting, mailTokenSource } from '../mail/oauth2.js';
 import { connectForSentCopy } from '../mail/sent-copy.js';
 import { classifySmtpError, createSmtpTransport, describeSmtp } from '../mail/smtp-transport.js';
 import { describeImapFailure, type ConnectPhase } from '../runtime/poller.js';
@@ -55,11 +56,30 @@ async function checkRedis(config: Config): Promise<CheckOutcome> {
   }
 }
 
-async function checkImap(config: Config): Promise<CheckOutcome> {
-  const where = `${config.IMAP_HOST ?? '(IMAP_HOST not set)'}:${config.IMAP_PORT} ${config.IMAP_MAILBOX}`;
-  if (!config.IMAP_HOST || !config.IMAP_USER || config.IMAP_PASSWORD === undefined) {
-    return { what: 'IMAP mailbox', where, status: 'failed', detail: 'IMAP_HOST, IMAP_USER and IMAP_PASSWORD are required by the poller' };
+/**
+ * With MAIL_AUTH=oauth2, one token request to the token endpoint, before the IMAP and SMTP logins use the token (the
+ * process's token source hands them the same one). Undefined with MAIL_AUTH=password.
+ */
+async function checkOAuth2Token(config: Config): Promise<CheckOutcome | undefined> {
+  const tokens = config.MAIL_AUTH === 'oauth2' && config.MAIL_OAUTH2_TOKEN_URL && config.MAIL_OAUTH2_CLIENT_ID ? mailTokenSource(config) : undefined;
+  if (!tokens) return undefined;
+  const where = tokens.endpoint;
+  try {
+    await withTimeout(tokens.getToken(), where);
+    return { what: 'OAuth2 token', where, status: 'ok', detail: `the token endpoint answered the ${tokens.grant} request of client ${config.MAIL_OAUTH2_CLIENT_ID}` };
+  } catch (err) {
+    return { what: 'OAuth2 token', where, status: 'failed', detail: oneLine(err) };
   }
+}
+
+/** With a failed token check, the logins are not tried: each would only repeat the token endpoint's answer. */
+const NO_TOKEN = 'not tried: no OAuth2 token (see the OAuth2 token line)';
+
+async function checkImap(config: Config, token: Promise<CheckOutcome | undefined>): Promise<CheckOutcome> {
+  const where = `${config.IMAP_HOST ?? '(IMAP_HOST not set)'}:${config.IMAP_PORT} ${config.IMAP_MAILBOX}`;
+  const login = imapLoginSetting(config);
+  if (!login.complete) return { what: 'IMAP mailbox', where, status: 'failed', detail: `${login.needed('and')} are required by the poller` };
+  if ((await token)?.status === 'failed') return { what: 'IMAP mailbox', where, status: 'skipped', detail: NO_TOKEN };
   let phase: ConnectPhase = 'connect';
   try {
     const timeouts = { connectionTimeoutMs: CHECK_TIMEOUT_MS, greetingTimeoutMs: CHECK_TIMEOUT_MS, socketTimeoutMs: CHECK_TIMEOUT_MS };
@@ -77,8 +97,10 @@ async function checkImap(config: Config): Promise<CheckOutcome> {
   }
 }
 
-async function checkSmtp(config: Config): Promise<CheckOutcome> {
+async function checkSmtp(config: Config, token: Promise<CheckOutcome | undefined>): Promise<CheckOutcome> {
   if (!config.SMTP_HOST) return { what: 'SMTP server', where: '(SMTP_HOST not set)', status: 'failed', detail: 'SMTP_HOST is required by the sender' };
+  // Without SMTP_USER the sender does not log in, and needs no token.
+  if (config.SMTP_USER && (await token)?.status === 'failed') return { what: 'SMTP server', where: describeSmtp(config), status: 'skipped', detail: NO_TOKEN };
   const smtp = createSmtpTransport(config, { connectionTimeoutMs: CHECK_TIMEOUT_MS, socketTimeoutMs: CHECK_TIMEOUT_MS, idleConnections: 0 });
   const where = describeSmtp(config);
   try {
@@ -207,20 +229,22 @@ function checkOwnGroup(config: Config): CheckOutcome | undefined {
 }
 
 /**
- * Every check, in the order the pipeline uses the servers (the group setting where the poller's mail is classified),
- * then the dashboard where people review its work.
+ * Every check, in the order the pipeline uses the servers (the OAuth2 token before the logins that need it, the group
+ * setting where the poller's mail is classified), then the dashboard where people review its work.
  */
 export async function runChecks(config: Config): Promise<CheckOutcome[]> {
-  const [redis, imap, smtp, model, search, dashboard] = await Promise.all([
+  const token = checkOAuth2Token(config);
+  const [redis, oauth2, imap, smtp, model, search, dashboard] = await Promise.all([
     checkRedis(config),
-    checkImap(config),
-    checkSmtp(config),
+    token,
+    checkImap(config, token),
+    checkSmtp(config, token),
     checkModelServer(config),
     checkSearch(config),
     checkDashboard(config),
   ]);
   const ownGroup = checkOwnGroup(config);
-  return [redis, imap, ...(ownGroup ? [ownGroup] : []), model, ...search, smtp, dashboard];
+  return [redis, ...(oauth2 ? [oauth2] : []), imap, ...(ownGroup ? [ownGroup] : []), model, ...search, smtp, dashboard];
 }
 
 const MARK: Record<CheckOutcome['status'], string> = { ok: '✓', failed: '✗', warning: '!', skipped: '-' };

@@ -84,6 +84,18 @@ export interface SmtpReceiverOptions {
   maxSize?: number;
   /** Initial responder; see {@link SmtpReceiver.respondWith}. */
   respond?: SmtpResponder;
+  /**
+   * Offer AUTH XOAUTH2 and accept a token when `accepts` says so (a test's stand-in identity provider). A refused token
+   * gets a plain 535, as Microsoft 365 answers; password logins are then refused.
+   */
+  oauth2?: { accepts(user: string, accessToken: string): boolean };
+}
+
+/** One AUTH the receiver answered. */
+export interface SmtpLogin {
+  method: string;
+  user: string;
+  accepted: boolean;
 }
 
 /** Handle to a running receiver. */
@@ -94,6 +106,8 @@ export interface SmtpReceiver {
   readonly messages: ReceivedMessage[];
   /** Every DATA transaction including rejected ones, in order. */
   readonly attempts: SmtpAttempt[];
+  /** Every AUTH, accepted or not, in order. */
+  readonly logins: SmtpLogin[];
   /**
    * Resolves with {@link SmtpReceiver.messages} once at least `count`
    * messages have been accepted; rejects after `timeoutMs` (default 5 s).
@@ -125,7 +139,7 @@ export function replySequence(...replies: SmtpReply[]): SmtpResponder {
 }
 
 /**
- * Starts an SMTP receiver on 127.0.0.1 (no TLS, AUTH PLAIN/LOGIN optional).
+ * Starts an SMTP receiver on 127.0.0.1 (no TLS, AUTH PLAIN/LOGIN optional, or XOAUTH2 with `oauth2`).
  *
  * @example
  * ```ts
@@ -140,6 +154,7 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
   const maxSize = options.maxSize ?? DEFAULT_MAX_SIZE;
   const messages: ReceivedMessage[] = [];
   const attempts: SmtpAttempt[] = [];
+  const logins: SmtpLogin[] = [];
   const waiters = new Set<() => void>();
   let responder = options.respond;
   let attemptCounter = 0;
@@ -197,7 +212,7 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
   const server = new SMTPServer({
     name: 'smtp-receiver.test',
     authOptional: true,
-    authMethods: ['PLAIN', 'LOGIN'],
+    authMethods: options.oauth2 ? ['XOAUTH2'] : ['PLAIN', 'LOGIN'],
     // No TLS on loopback, so AUTH has to be allowed in the clear.
     allowInsecureAuth: true,
     disabledCommands: ['STARTTLS'],
@@ -212,8 +227,17 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
       callback();
     },
     onAuth(auth, _session, callback) {
-      if (checkAuth(auth.username ?? undefined, auth.password ?? undefined)) {
+      const user = auth.username ?? '';
+      const accepted = options.oauth2
+        ? auth.method === 'XOAUTH2' && options.oauth2.accepts(user, auth.accessToken ?? '')
+        : checkAuth(auth.username ?? undefined, auth.password ?? undefined);
+      logins.push({ method: auth.method, user, accepted });
+      if (accepted) {
         callback(null, { user: auth.username });
+        return;
+      }
+      if (options.oauth2) {
+        callback(Object.assign(new Error('5.7.3 Authentication unsuccessful'), { responseCode: 535 }));
         return;
       }
       callback(Object.assign(new Error('Authentication credentials invalid'), { responseCode: 535 }));
@@ -251,6 +275,7 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
     port,
     messages,
     attempts,
+    logins,
     waitFor(count: number, timeoutMs = 5_000): Promise<ReceivedMessage[]> {
       if (messages.length >= count) return Promise.resolve(messages);
       return new Promise<ReceivedMessage[]>((resolve, reject) => {

@@ -22,6 +22,7 @@ import type { Config } from '../config.js';
 import { erasedTicketsKey } from '../tickets/erased.js';
 import { LuaScript } from '../tickets/lua.js';
 import { imapTransportSecurity } from './imap-security.js';
+import { imapLoginSetting, mailTokenSource, type MailOAuth2Config } from './oauth2.js';
 
 /** How long the bytes of a sent reply wait for their copy job; longer than all its retries take. */
 export const SENT_RAW_TTL_S = 3 * 24 * 60 * 60;
@@ -29,8 +30,9 @@ export const SENT_RAW_TTL_S = 3 * 24 * 60 * 60;
 /** The IMAP_SENT_MAILBOX value that turns the copies off. */
 export const SENT_COPY_OFF = 'off';
 
-/** The variables the copy needs. */
-export type SentCopyConfig = Pick<Config, 'IMAP_HOST' | 'IMAP_PORT' | 'IMAP_SECURE' | 'IMAP_ALLOW_PLAIN_LOGIN' | 'IMAP_USER' | 'IMAP_PASSWORD' | 'IMAP_SENT_MAILBOX'>;
+/** The variables the copy needs (MAIL_AUTH and the token settings: password login when absent). */
+export type SentCopyConfig = Pick<Config, 'IMAP_HOST' | 'IMAP_PORT' | 'IMAP_SECURE' | 'IMAP_ALLOW_PLAIN_LOGIN' | 'IMAP_USER' | 'IMAP_PASSWORD' | 'IMAP_SENT_MAILBOX'> &
+  Partial<MailOAuth2Config>;
 
 /**
  * Whether replies are copied, and where: `auto` finds the mailbox by its `\Sent` flag, `named` uses
@@ -42,9 +44,8 @@ export type SentCopySetting = { mode: 'auto' } | { mode: 'named'; mailbox: strin
 export function sentCopySetting(config: SentCopyConfig): SentCopySetting {
   const value = config.IMAP_SENT_MAILBOX?.trim() ?? '';
   if (value.toLowerCase() === SENT_COPY_OFF) return { mode: 'off', why: `IMAP_SENT_MAILBOX=${SENT_COPY_OFF}` };
-  if (!config.IMAP_HOST || !config.IMAP_USER || config.IMAP_PASSWORD === undefined) {
-    return { mode: 'off', why: 'IMAP_HOST, IMAP_USER or IMAP_PASSWORD is not set' };
-  }
+  const login = imapLoginSetting(config);
+  if (!login.complete) return { mode: 'off', why: `${login.needed('or')} is not set` };
   return value ? { mode: 'named', mailbox: value } : { mode: 'auto' };
 }
 
@@ -157,17 +158,21 @@ export const SENT_COPY_IMAP_TIMEOUTS: SentCopyImapTimeouts = { connectionTimeout
 
 /**
  * Connects and logs in to the support mailbox for Sent-folder copies; the caller logs out. See
- * {@link SentFolderConnection} for how long a connection is kept.
+ * {@link SentFolderConnection} for how long a connection is kept. With MAIL_AUTH=oauth2 the token is fetched first
+ * (rejects with `OAuth2TokenError` when the endpoint gives none), and a token the server refuses is dropped from the
+ * cache, so the job's next attempt logs in with a new one.
  */
 export async function connectForSentCopy(config: SentCopyConfig, timeouts: SentCopyImapTimeouts = SENT_COPY_IMAP_TIMEOUTS): Promise<ImapFlow> {
-  if (!config.IMAP_HOST || !config.IMAP_USER || config.IMAP_PASSWORD === undefined) {
-    throw new TypeError('connectForSentCopy: IMAP_HOST, IMAP_USER and IMAP_PASSWORD are required');
-  }
+  const login = imapLoginSetting(config);
+  if (!login.complete || !config.IMAP_HOST || !config.IMAP_USER) throw new TypeError(`connectForSentCopy: ${login.needed('and')} are required`);
+  const tokens = mailTokenSource(config);
+  const accessToken = await tokens?.getToken();
   const client = new ImapFlow({
     host: config.IMAP_HOST,
     port: config.IMAP_PORT,
+    // A token is a credential as a password is: the same TLS rule.
     ...imapTransportSecurity(config),
-    auth: { user: config.IMAP_USER, pass: config.IMAP_PASSWORD },
+    auth: accessToken === undefined ? { user: config.IMAP_USER, pass: config.IMAP_PASSWORD ?? '' } : { user: config.IMAP_USER, accessToken },
     logger: false,
     // No IDLE: the connection only carries our own commands and is closed after a short quiet spell.
     disableAutoIdle: true,
@@ -182,6 +187,7 @@ export async function connectForSentCopy(config: SentCopyConfig, timeouts: SentC
   } catch (err) {
     // A refused login leaves the socket open until the server gives up on it; nobody else will close it.
     client.close();
+    if (accessToken !== undefined && (err as { authenticationFailed?: boolean }).authenticationFailed) tokens?.invalidate(accessToken);
     throw err;
   }
   return client;

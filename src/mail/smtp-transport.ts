@@ -10,8 +10,10 @@
 import { Readable } from 'node:stream';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import XOAuth2 from 'nodemailer/lib/xoauth2';
 import type { Config } from '../config.js';
 import type { ReplyMail } from './compose-reply.js';
+import { mailTokenSource, OAuth2TokenError, type MailOAuth2Config, type OAuth2TokenSource } from './oauth2.js';
 
 /** Where the transport connects, for log lines: host, port, TLS and the user (never the password). */
 export function describeSmtp(config: Pick<Config, 'SMTP_HOST' | 'SMTP_PORT' | 'SMTP_SECURE' | 'SMTP_USER'>): string {
@@ -98,6 +100,8 @@ interface NodemailerLikeError extends Error {
  */
 export function classifySmtpError(err: unknown, options: { messageHandedOver?: boolean } = {}): SmtpSendError {
   if (err instanceof SmtpSendError) return err;
+  // No token, no login: the endpoint's answer is the news, and an admin's fix (or the endpoint's recovery) the cure.
+  if (err instanceof OAuth2TokenError) return new SmtpSendError(`SMTP login not tried: ${err.message}`, 'temporary', undefined, undefined, { cause: err });
   const e = (err instanceof Error ? err : new Error(String(err))) as NodemailerLikeError;
   const code = typeof e.responseCode === 'number' ? e.responseCode : undefined;
   const response = typeof e.response === 'string' ? e.response.trim() : undefined;
@@ -140,11 +144,33 @@ export interface SmtpTransportOptions {
 }
 
 /**
- * An SMTP transport from SMTP_HOST, SMTP_PORT, SMTP_SECURE, SMTP_USER and SMTP_PASSWORD, on nodemailer's
- * SMTPConnection. STARTTLS is used when the server offers it (SMTP_SECURE=false); authentication only when SMTP_USER
- * is set. With credentials and no TLS from the start, STARTTLS is required (`requireTLS`): someone on the path who
- * strips the STARTTLS offer would otherwise read the password. SMTP_ALLOW_PLAIN_AUTH=true lifts that for a trusted
- * local relay.
+ * nodemailer's XOAUTH2 login for one SMTP login: it asks `tokens` for the token, and again with `renew` after the server
+ * refused it with a 334 challenge (Gmail's way), when the refused token is dropped first. `used` keeps the token sent
+ * last, so a plain 535 (Microsoft's way) can drop it too.
+ */
+function xoauth2Login(tokens: OAuth2TokenSource, user: string, used: { token?: string }): SMTPConnection.AuthenticationType {
+  const oauth2 = new XOAuth2({
+    user,
+    provisionCallback: (_user, renew, done) => {
+      if (renew && used.token !== undefined) tokens.invalidate(used.token);
+      tokens.getToken().then(
+        (token) => {
+          used.token = token;
+          done(null, token);
+        },
+        (err: Error) => done(err),
+      );
+    },
+  });
+  return { type: 'OAuth2', user, method: 'XOAUTH2', oauth2 };
+}
+
+/**
+ * An SMTP transport from SMTP_HOST, SMTP_PORT, SMTP_SECURE, SMTP_USER and SMTP_PASSWORD (with MAIL_AUTH=oauth2: an
+ * OAuth2 token for SMTP_USER, SASL XOAUTH2, fetched for each login), on nodemailer's SMTPConnection. STARTTLS is used
+ * when the server offers it (SMTP_SECURE=false); authentication only when SMTP_USER is set. With credentials and no TLS
+ * from the start, STARTTLS is required (`requireTLS`): someone on the path who strips the STARTTLS offer would
+ * otherwise read the password or the token. SMTP_ALLOW_PLAIN_AUTH=true lifts that for a trusted local relay.
  *
  * The message is handed to the connection only after the server took the envelope (DATA answered 354), so whether
  * the whole message was sent when a connection fails is known, and a failure after that point with no reply is
@@ -154,7 +180,7 @@ export interface SmtpTransportOptions {
  * the reply then goes out over a new connection at once.
  */
 export function createSmtpTransport(
-  config: Pick<Config, 'SMTP_HOST' | 'SMTP_PORT' | 'SMTP_SECURE' | 'SMTP_USER' | 'SMTP_PASSWORD'> & Partial<Pick<Config, 'SMTP_ALLOW_PLAIN_AUTH'>>,
+  config: Pick<Config, 'SMTP_HOST' | 'SMTP_PORT' | 'SMTP_SECURE' | 'SMTP_USER' | 'SMTP_PASSWORD'> & Partial<Pick<Config, 'SMTP_ALLOW_PLAIN_AUTH'> & MailOAuth2Config>,
   options: SmtpTransportOptions = {},
 ): SmtpTransport {
   if (!config.SMTP_HOST) throw new TypeError('createSmtpTransport: SMTP_HOST is not set');
@@ -168,7 +194,9 @@ export function createSmtpTransport(
     socketTimeout: options.socketTimeoutMs ?? 120_000,
     logger: false,
   };
-  const auth = config.SMTP_USER ? { credentials: { user: config.SMTP_USER, pass: config.SMTP_PASSWORD ?? '' } } : undefined;
+  const user = config.SMTP_USER;
+  const tokens = user ? mailTokenSource(config) : undefined;
+  const password = user ? { credentials: { user, pass: config.SMTP_PASSWORD ?? '' } } : undefined;
   const maxIdle = options.idleConnections ?? 2;
   const idleTimeoutMs = options.idleTimeoutMs ?? 10_000;
   const open = new Set<Session>();
@@ -204,7 +232,18 @@ export function createSmtpTransport(
     connection.once('end', () => discard(session));
     try {
       await step<void>(session, (done) => connection.connect((err) => done(err)));
-      if (auth) await step<void>(session, (done) => connection.login(auth, (err) => done(err)));
+      if (tokens && user) {
+        const used: { token?: string } = {};
+        try {
+          await step<void>(session, (done) => connection.login(xoauth2Login(tokens, user, used), (err) => done(err)));
+        } catch (err) {
+          // Refused (535): not presented again; the next attempt logs in with a new token.
+          if (used.token !== undefined && typeof (err as NodemailerLikeError).responseCode === 'number') tokens.invalidate(used.token);
+          throw err;
+        }
+      } else if (password) {
+        await step<void>(session, (done) => connection.login(password, (err) => done(err)));
+      }
       return session;
     } catch (err) {
       discard(session);

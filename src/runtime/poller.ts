@@ -64,9 +64,13 @@ import type { RoleHandle } from './lifecycle.js';
 import { TicketStore } from '../tickets/ticket-store.js';
 import { ingestMessage, parkFromEnvelope, parkOversizeMessage, syntheticMessageId, type EnvelopeInfo, type IngestDeps, type IngestResult } from '../mail/ingest.js';
 import { imapTransportSecurity, isStartTlsRefusal, STARTTLS_REFUSAL_HINT } from '../mail/imap-security.js';
+import { imapLoginSetting, mailTokenSource, OAuth2TokenError, usesOAuth2, type MailOAuth2Config, type OAuth2TokenSource } from '../mail/oauth2.js';
 import { checkClockSkewOnce, clockOffsetMs, failureLine, onLocalClock, redisTimeMs } from './role-status.js';
 
-/** Variables the poller cannot run without; pass to `requireVariables`. */
+/**
+ * Variables the poller cannot run without; pass to `requireVariables`. With MAIL_AUTH=oauth2 the configuration check
+ * asks for the token settings in place of IMAP_PASSWORD.
+ */
 export const POLLER_VARIABLES: VariableName[] = ['IMAP_HOST', 'IMAP_USER', 'IMAP_PASSWORD'];
 
 /** The configuration the supervisor reads. */
@@ -89,7 +93,8 @@ export type PollerConfig = Pick<
   | 'MAX_EMAIL_BYTES'
   | 'AGENT_ATTEMPTS'
   | 'QUEUE_PREFIX'
->;
+> &
+  Partial<MailOAuth2Config>;
 
 /** Reconnection backoff of the IMAP connection. */
 export interface ReconnectPolicy {
@@ -259,14 +264,22 @@ export type ConnectPhase = 'connect' | 'open' | 'selected';
  * server or the configuration (the poller's log and `/readyz`, and `npm run check`).
  */
 export function describeImapFailure(
-  config: Pick<Config, 'IMAP_HOST' | 'IMAP_PORT' | 'IMAP_USER' | 'IMAP_MAILBOX'>,
+  config: Pick<Config, 'IMAP_HOST' | 'IMAP_PORT' | 'IMAP_USER' | 'IMAP_MAILBOX'> & Partial<Pick<Config, 'MAIL_AUTH'>>,
   phase: ConnectPhase,
   err: Error | undefined,
   byeReason?: string,
 ): string {
   const where = `${config.IMAP_HOST}:${config.IMAP_PORT}`;
   const e = err as (Error & { code?: string; authenticationFailed?: boolean; responseText?: string }) | undefined;
+  // The token endpoint's own message names it and what it said.
+  if (e instanceof OAuth2TokenError) return `IMAP login as ${config.IMAP_USER} to ${where} not tried: ${e.message}`;
+  if (e?.authenticationFailed && usesOAuth2(config)) {
+    return `IMAP login as ${config.IMAP_USER} to ${where} with an OAuth2 token refused (${oneLineText(e.responseText ?? e.message)}): is IMAP_USER the mailbox, and may the application open it? The next login fetches a new token`;
+  }
   if (e?.authenticationFailed) return `IMAP login as ${config.IMAP_USER} to ${where} failed (wrong IMAP_USER or IMAP_PASSWORD?)`;
+  if (usesOAuth2(config) && e?.message === 'Unsupported authentication mechanism') {
+    return `IMAP server ${where} offers no OAuth2 login (AUTH=XOAUTH2 or AUTH=OAUTHBEARER); use MAIL_AUTH=password with it`;
+  }
   if (isStartTlsRefusal(e)) return `IMAP server ${where} ${STARTTLS_REFUSAL_HINT}`;
   // OpenSSL's messages span lines ("…wrong version number:\n…"); a log line and /readyz want one.
   const text = (e ? (e.responseText ?? e.message) : byeReason ? `server said BYE: ${byeReason}` : 'connection closed').replace(/\s+/g, ' ').trim();
@@ -274,6 +287,10 @@ export function describeImapFailure(
   if (phase === 'connect') return `IMAP server ${where} unreachable (${why})`;
   if (phase === 'open') return `IMAP mailbox ${config.IMAP_MAILBOX} on ${where} cannot be opened (${why})`;
   return `IMAP connection to ${where} lost (${why})`;
+}
+
+function oneLineText(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 /** The one owner of the IMAP connection to the support mailbox; see the module comment. */
@@ -285,6 +302,8 @@ export class MailboxSupervisor {
   private readonly where: string;
   private readonly stateKey: string;
   private readonly redis: Redis;
+  /** With MAIL_AUTH=oauth2: where each login's token comes from. */
+  private readonly tokens: OAuth2TokenSource | undefined;
 
   private client: ImapFlow | undefined;
   private selected = false;
@@ -302,10 +321,10 @@ export class MailboxSupervisor {
 
   constructor(options: MailboxSupervisorOptions) {
     const { config } = options;
-    if (!config.IMAP_HOST || !config.IMAP_USER || config.IMAP_PASSWORD === undefined) {
-      throw new TypeError('MailboxSupervisor: IMAP_HOST, IMAP_USER and IMAP_PASSWORD are required');
-    }
+    const login = imapLoginSetting(config);
+    if (!login.complete || !config.IMAP_HOST || !config.IMAP_USER) throw new TypeError(`MailboxSupervisor: ${login.needed('and')} are required`);
     this.config = config;
+    this.tokens = mailTokenSource(config);
     this.redis = options.redis;
     this.where = `${config.IMAP_HOST}:${config.IMAP_PORT}`;
     this.log = (options.logger ?? createLogger('imap')).child({ imap: this.where, mailbox: config.IMAP_MAILBOX });
@@ -389,13 +408,16 @@ export class MailboxSupervisor {
     return loop;
   }
 
-  private createClient(): ImapFlow {
+  /** `accessToken`: the login's OAuth2 token (MAIL_AUTH=oauth2), fetched just before, so every reconnect has a good one. */
+  private createClient(accessToken: string | undefined): ImapFlow {
     const c = this.config;
+    const user = c.IMAP_USER as string;
     return new ImapFlow({
       host: c.IMAP_HOST as string,
       port: c.IMAP_PORT,
+      // The same TLS rule for a token as for a password: it is a credential too.
       ...imapTransportSecurity(c),
-      auth: { user: c.IMAP_USER as string, pass: c.IMAP_PASSWORD as string },
+      auth: accessToken === undefined ? { user, pass: c.IMAP_PASSWORD as string } : { user, accessToken },
       // Our own log lines name the server once per event; imapflow's per-command logging would drown them.
       logger: false,
       autoIdleDelay: AUTO_IDLE_DELAY_MS,
@@ -407,7 +429,25 @@ export class MailboxSupervisor {
   private async connectionLoop(): Promise<void> {
     let failures = 0;
     while (!this.stopping) {
-      const client = this.createClient();
+      let accessToken: string | undefined;
+      let tokenError: Error | undefined;
+      try {
+        accessToken = await this.tokens?.getToken();
+      } catch (err) {
+        tokenError = err instanceof Error ? err : new Error(String(err));
+      }
+      if (this.stopping) break;
+      if (tokenError) {
+        // No session to open without a token: wait as after a failed login, then ask the endpoint again.
+        failures += 1;
+        const delay = Math.min(this.policy.initialDelayMs * 2 ** (failures - 1), this.policy.maxDelayMs);
+        const failure = describeImapFailure(this.config, 'connect', tokenError);
+        this.log.warn({ attempt: failures, delayMs: delay }, `${failure}; retrying in ${formatDelay(delay)}`);
+        await this.recordFailure(failure);
+        await this.sleep(delay);
+        continue;
+      }
+      const client = this.createClient(accessToken);
       this.client = client;
       let lastError: Error | undefined;
       const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
@@ -435,6 +475,8 @@ export class MailboxSupervisor {
       } catch (err) {
         lastError = err instanceof Error ? err : new Error(String(err));
         client.close();
+        // A refused token (revoked, or expired early) must not be presented again until it expires.
+        if (accessToken !== undefined && (lastError as { authenticationFailed?: boolean }).authenticationFailed) this.tokens?.invalidate(accessToken);
       } finally {
         this.selected = false;
       }
@@ -741,7 +783,8 @@ export interface PollerRoleOptions {
  * naming the masked URL while it is unreachable, then retrying with backoff instead of crashing), warns about an
  * unsafe eviction policy, and starts a {@link MailboxSupervisor}. `stop()` ends whichever stage it is in.
  *
- * @throws `ConfigError` when IMAP_HOST, IMAP_USER or IMAP_PASSWORD is missing.
+ * @throws `ConfigError` when IMAP_HOST, IMAP_USER or IMAP_PASSWORD (with MAIL_AUTH=oauth2: the token settings) is
+ *   missing.
  */
 export async function startPollerRole(config: Config, options: PollerRoleOptions = {}): Promise<RoleHandle> {
   requireVariables(config, POLLER_VARIABLES, 'IMAP poller');

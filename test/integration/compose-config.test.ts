@@ -42,13 +42,15 @@ const ROLE_SECRETS = {
   LANGSMITH_API_KEY: 'ls-secret',
   IMAP_PASSWORD: 'imap-secret',
   SMTP_PASSWORD: 'smtp-secret',
+  MAIL_OAUTH2_CLIENT_SECRET: 'oauth2-client-secret',
+  MAIL_OAUTH2_REFRESH_TOKEN: 'oauth2-refresh-token',
   METRICS_TOKEN: 'metrics-secret',
   DASHBOARD_PASSWORD: SECRETS.DASHBOARD_PASSWORD,
 };
 /** The roles that read hostile input, and the secrets each is given empty. */
 const HOSTILE_INPUT_ROLES: Record<string, string[]> = {
   poller: ['OPENAI_API_KEY', 'LANGSMITH_API_KEY', 'SMTP_PASSWORD', 'METRICS_TOKEN', 'DASHBOARD_PASSWORD'],
-  'agent-worker': ['IMAP_PASSWORD', 'SMTP_PASSWORD', 'METRICS_TOKEN', 'DASHBOARD_PASSWORD'],
+  'agent-worker': ['IMAP_PASSWORD', 'SMTP_PASSWORD', 'MAIL_OAUTH2_CLIENT_SECRET', 'MAIL_OAUTH2_REFRESH_TOKEN', 'METRICS_TOKEN', 'DASHBOARD_PASSWORD'],
 };
 
 /** `env` with every {@link ROLE_SECRETS} line set (replacing a line of the sample, or added). */
@@ -298,6 +300,14 @@ describe.skipIf(!compose)('docker-compose.yml, as Compose resolves it', () => {
     for (const name of withheld) expect(environment[name] ?? '', `${role} ${name}`).toBe('');
     // …and still the ones it does use.
     for (const [name, value] of Object.entries(ROLE_SECRETS)) if (!withheld.includes(name)) expect(environment[name], `${role} ${name}`).toBe(value);
+  });
+
+  // With MAIL_AUTH=oauth2 the client secret and refresh token are the mailbox's login, as the passwords are.
+  it('gives the sender, which logs in to SMTP and IMAP, the mail logins of both kinds', async () => {
+    const environment = (await resolvedServices(withRoleSecrets(filledEnv())))['sender']!.environment ?? {};
+    for (const name of ['IMAP_PASSWORD', 'SMTP_PASSWORD', 'MAIL_OAUTH2_CLIENT_SECRET', 'MAIL_OAUTH2_REFRESH_TOKEN'] as const) {
+      expect(environment[name], name).toBe(ROLE_SECRETS[name]);
+    }
   });
 
   it('keeps the one-shot reindex and the test mail server out of a plain `up`', () => {

@@ -35,6 +35,7 @@ import { startOpenAIServer, type OpenAIServer } from '../../src/dev/openai-serve
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../../src/dev/smtp-receiver.js';
+import { startOAuth2Provider, type OAuth2Provider } from './oauth2-provider.js';
 
 /** Repository root (tests run from it; child processes are started in it). */
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
@@ -92,19 +93,34 @@ export interface PipelineServers {
   llm: OpenAIServer;
   /** Present when started with `imap: true`. */
   imap?: DovecotServer;
+  /**
+   * Present when started with `oauth2`: the stand-in identity provider, whose tokens are then the only login Dovecot and
+   * the SMTP receiver accept, and which {@link pipelineEnv} configures (MAIL_AUTH=oauth2, client_credentials).
+   */
+  oauth2?: OAuth2Provider;
   kb: KnowledgeBase;
   /** Stops everything (idempotent). */
   stop(): Promise<void>;
 }
 
-/** Starts the servers; the LLM answers with the default {@link scriptedModel} until a test sets another handler. */
-export async function startPipelineServers(options: { imap?: boolean } = {}): Promise<PipelineServers> {
+/** The client of the stand-in identity provider in pipeline tests with `oauth2`. */
+export const OAUTH2_CLIENT = { clientId: 'helpdesk-test-client', clientSecret: 'helpdesk-test-client-secret' };
+
+/**
+ * Starts the servers; the LLM answers with the default {@link scriptedModel} until a test sets another handler.
+ * `oauth2`: mail logins by token only (see {@link PipelineServers.oauth2}); `mechanisms` as Dovecot's option.
+ */
+export async function startPipelineServers(options: { imap?: boolean; oauth2?: boolean | { mechanisms?: ReadonlyArray<'xoauth2' | 'oauthbearer'> } } = {}): Promise<PipelineServers> {
+  const oauth2 = options.oauth2 ? await startOAuth2Provider({ username: SUPPORT_ADDRESS, ...OAUTH2_CLIENT }) : undefined;
+  const mechanisms = typeof options.oauth2 === 'object' ? options.oauth2.mechanisms : undefined;
   const [redis, smtp, llm, kb, imap] = await Promise.all([
     startRedis(),
-    startSmtpReceiver(),
+    startSmtpReceiver(oauth2 ? { oauth2: { accepts: (user, token) => oauth2.accepts(user, token) } } : {}),
     startOpenAIServer({ handler: scriptedModel() }),
     prepareKnowledgeBase(),
-    options.imap ? startDovecot({ user: SUPPORT_ADDRESS }) : Promise.resolve(undefined),
+    options.imap
+      ? startDovecot({ user: SUPPORT_ADDRESS, ...(oauth2 ? { oauth2: { introspectionUrl: oauth2.introspectionUrl, ...(mechanisms ? { mechanisms } : {}) } } : {}) })
+      : Promise.resolve(undefined),
   ]);
   let stopped = false;
   return {
@@ -113,10 +129,11 @@ export async function startPipelineServers(options: { imap?: boolean } = {}): Pr
     llm,
     kb,
     ...(imap ? { imap } : {}),
+    ...(oauth2 ? { oauth2 } : {}),
     async stop() {
       if (stopped) return;
       stopped = true;
-      await Promise.allSettled([smtp.stop(), llm.close(), imap?.stop(), redis.stop(), kb.remove()]);
+      await Promise.allSettled([smtp.stop(), llm.close(), imap?.stop(), redis.stop(), kb.remove(), oauth2?.stop()]);
     },
   };
 }
@@ -158,6 +175,20 @@ export function pipelineEnv(servers: PipelineServers, overrides: Record<string, 
           IMAP_USER: servers.imap.user,
           IMAP_PASSWORD: servers.imap.password,
           IMAP_POLL_INTERVAL_MS: '1000',
+        }
+      : {}),
+    ...(servers.oauth2
+      ? {
+          MAIL_AUTH: 'oauth2',
+          MAIL_OAUTH2_TOKEN_URL: servers.oauth2.tokenUrl,
+          MAIL_OAUTH2_CLIENT_ID: OAUTH2_CLIENT.clientId,
+          MAIL_OAUTH2_CLIENT_SECRET: OAUTH2_CLIENT.clientSecret,
+          MAIL_OAUTH2_SCOPE: 'https://outlook.office365.com/.default',
+          // The login: no password to fall back on.
+          IMAP_PASSWORD: '',
+          SMTP_USER: SUPPORT_ADDRESS,
+          // The receiver offers no STARTTLS; a token, like a password, is otherwise not sent in clear.
+          SMTP_ALLOW_PLAIN_AUTH: 'true',
         }
       : {}),
     ...overrides,
