@@ -33,7 +33,7 @@ export interface OAuth2Settings {
 export interface OAuth2TokenSourceOptions {
   /** Clock, for tests. */
   now?: () => number;
-  /** How long one token request may take; default 30 s. */
+  /** How long one token request may take; default 15 s. */
   timeoutMs?: number;
 }
 
@@ -41,7 +41,15 @@ export interface OAuth2TokenSourceOptions {
 export const TOKEN_REFRESH_MARGIN_MS = 60_000;
 /** How long a token whose response gave no `expires_in` is kept (RFC 6749 only recommends the field). */
 export const TOKEN_LIFETIME_WITHOUT_EXPIRY_MS = 5 * 60_000;
-const DEFAULT_TIMEOUT_MS = 30_000;
+/**
+ * One token request's budget: under the roles' 25 s shutdown deadline, so a silent endpoint does not hold a stopping
+ * poller past it.
+ */
+const DEFAULT_TIMEOUT_MS = 15_000;
+/** The longest answer read: a token response is a few KB; a larger one is no token endpoint's. */
+const MAX_RESPONSE_BYTES = 256 * 1024;
+/** Longest lifetime believed: a day (Microsoft's and Google's tokens live an hour). */
+const MAX_LIFETIME_MS = 24 * 60 * 60_000;
 
 /** The token endpoint did not give a token; the message names the endpoint and its `error`, never a secret. */
 export class OAuth2TokenError extends Error {
@@ -137,11 +145,14 @@ export class OAuth2TokenSource {
         redirect: 'error',
       });
     } catch (err) {
-      const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
-      const reason = cause instanceof Error ? ((cause as NodeJS.ErrnoException).code ?? cause.message) : String(cause);
-      throw new OAuth2TokenError(`OAuth2 token endpoint ${where} unreachable (${this.scrub(reason)})`, where, undefined, undefined, { cause: err });
+      throw new OAuth2TokenError(`OAuth2 token endpoint ${where} unreachable (${this.scrub(this.failureReason(err))})`, where, undefined, undefined, { cause: err });
     }
-    const text = await response.text().catch(() => '');
+    let text: string;
+    try {
+      text = await readBounded(response, MAX_RESPONSE_BYTES);
+    } catch (err) {
+      throw new OAuth2TokenError(`OAuth2 token endpoint ${where} answered HTTP ${response.status}, but ${this.scrub(this.failureReason(err))}`, where, undefined, response.status, { cause: err });
+    }
     let body: Record<string, unknown> = {};
     try {
       const parsed: unknown = JSON.parse(text);
@@ -162,8 +173,10 @@ export class OAuth2TokenSource {
     // RFC 6749 §6: a refresh_token in the answer replaces the old one (this process keeps it; the next start uses the
     // configured one again, which the providers we document keep valid).
     if (this.refreshToken && typeof body.refresh_token === 'string' && body.refresh_token) this.refreshToken = body.refresh_token;
-    const expiresInS = Number(body.expires_in);
-    const lifetimeMs = Number.isFinite(expiresInS) && expiresInS > 0 ? expiresInS * 1000 : TOKEN_LIFETIME_WITHOUT_EXPIRY_MS;
+    // A number or a numeric string (some endpoints quote it), within a second and a day; anything else: the default.
+    const expiresIn = body.expires_in;
+    const expiresInS = typeof expiresIn === 'number' || (typeof expiresIn === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(expiresIn)) ? Number(expiresIn) : Number.NaN;
+    const lifetimeMs = Number.isFinite(expiresInS) && expiresInS > 0 ? Math.min(Math.max(expiresInS * 1000, 1000), MAX_LIFETIME_MS) : TOKEN_LIFETIME_WITHOUT_EXPIRY_MS;
     // A lifetime shorter than twice the margin (a test server, a strict policy) is used for its first half.
     const margin = Math.min(TOKEN_REFRESH_MARGIN_MS, lifetimeMs / 2);
     const token = { value: accessToken, useUntil: startedAt + lifetimeMs - margin };
@@ -171,14 +184,50 @@ export class OAuth2TokenSource {
     return token;
   }
 
-  /** `text` with the secret and the refresh token cut out, should an endpoint echo them. */
+  /**
+   * `text` with the secret and the refresh token cut out, should an endpoint echo them: as sent (form-encoded, where
+   * `~` or `+` in a secret change) and as written.
+   */
   private scrub(text: string): string {
     let out = text;
     for (const secret of [this.settings.clientSecret, this.settings.refreshToken, this.refreshToken]) {
-      if (secret && secret.length >= 4) out = out.split(secret).join('***');
+      if (!secret || secret.length < 4) continue;
+      const encoded = new URLSearchParams({ s: secret }).toString().slice(2);
+      for (const form of new Set([encoded, encodeURIComponent(secret), secret])) out = out.split(form).join('***');
     }
     return out;
   }
+
+  /** Why a request or a read failed, in a few words: a timeout, a socket error's code, or the error's message. */
+  private failureReason(err: unknown): string {
+    const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+    if (cause instanceof Error && (cause.name === 'TimeoutError' || cause.name === 'AbortError')) return `no answer within ${this.timeoutMs / 1000} s`;
+    // undici's own errors carry numeric codes (23 for a timeout): only a socket's string code (ECONNREFUSED) says more.
+    const code = cause instanceof Error ? (cause as NodeJS.ErrnoException).code : undefined;
+    if (typeof code === 'string' && code) return code;
+    return cause instanceof Error ? cause.message : String(cause);
+  }
+}
+
+/** The response's text, at most `maxBytes` of it read: fails past that rather than holding a huge answer in memory. */
+async function readBounded(response: Response, maxBytes: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new Error(`its answer of ${declared} bytes is larger than a token response (${maxBytes} at most)`);
+  }
+  if (!response.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      await response.body.cancel().catch(() => undefined);
+      throw new Error(`its answer passed ${maxBytes} bytes, larger than a token response`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function oneLine(text: string): string {

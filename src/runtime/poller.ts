@@ -432,7 +432,8 @@ export class MailboxSupervisor {
       let accessToken: string | undefined;
       let tokenError: Error | undefined;
       try {
-        accessToken = await this.tokens?.getToken();
+        // A stop does not wait for a slow token endpoint: the request may take its whole timeout.
+        accessToken = this.tokens ? await this.untilStopped(this.tokens.getToken()) : undefined;
       } catch (err) {
         tokenError = err instanceof Error ? err : new Error(String(err));
       }
@@ -509,6 +510,21 @@ export class MailboxSupervisor {
   /** One line saying what failed where, without a stack trace: the operator's cue to check the server or the config. */
   private describeFailure(phase: ConnectPhase, err: Error | undefined, client: ImapFlow): string {
     return describeImapFailure(this.config, phase, err, client.byeReason);
+  }
+
+  /** `work`'s result, or undefined as soon as {@link stop} wakes the loop (`work` goes on, unobserved). */
+  private async untilStopped<T>(work: Promise<T>): Promise<T | undefined> {
+    const stopped = new Promise<undefined>((resolve) => {
+      this.wakeSleeper = () => {
+        this.wakeSleeper = undefined;
+        resolve(undefined);
+      };
+    });
+    try {
+      return await Promise.race([work, stopped]);
+    } finally {
+      this.wakeSleeper = undefined;
+    }
   }
 
   private sleep(ms: number): Promise<void> {

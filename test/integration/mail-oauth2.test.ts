@@ -158,6 +158,21 @@ describe('MAIL_AUTH=oauth2 against servers that accept only tokens', () => {
     expect(tokenRequests(scope)).toHaveLength(2);
   });
 
+  it('a poller stopping while the token endpoint is silent stops at once', async () => {
+    const { env: environment, scope } = env();
+    const release = servers.oauth2!.hold();
+    try {
+      const running = await run(environment, { poller: true, agent: false, sender: false });
+      await waitFor(() => tokenRequests(scope).length > 0, 'the poller to ask for a token');
+      const started = Date.now();
+      await running.stop();
+      // The request's own timeout (15 s) would have held the stop past the roles' shutdown deadline (25 s with the rest).
+      expect(Date.now() - started).toBeLessThan(8_000);
+    } finally {
+      release();
+    }
+  });
+
   it('sends no token where a password would not go: without TLS unless allowed', async () => {
     const { env: environment } = env({ SMTP_ALLOW_PLAIN_AUTH: 'false', IMAP_ALLOW_PLAIN_LOGIN: 'false' });
     const config = parseConfig(environment);

@@ -3,6 +3,8 @@
  * caching until shortly before expiry, one request for concurrent callers, dropping a refused token, and errors that
  * name the endpoint and never the secret.
  */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mailTokenSource, OAuth2TokenError, OAuth2TokenSource, TOKEN_REFRESH_MARGIN_MS } from '../../src/mail/oauth2.js';
 import { classifySmtpError } from '../../src/mail/smtp-transport.js';
@@ -96,6 +98,11 @@ describe('OAuth2TokenSource', () => {
     expect(echoed.message).toContain('invalid_request (client_secret *** is malformed)');
     idp.failWith(undefined);
     expect(idp.tokenRequests).toHaveLength(2);
+    // Nothing of the failures was cached: the next call asks again, and gets a token the server would take.
+    const good = new OAuth2TokenSource({ tokenUrl: idp.tokenUrl, ...CLIENT });
+    expect(idp.accepts(USER, await good.getToken())).toBe(true);
+    expect((await source.getToken().catch((e: unknown) => e)) as Error).toBeInstanceOf(OAuth2TokenError);
+    expect(idp.tokenRequests).toHaveLength(4);
   });
 
   it('says so when the endpoint cannot be reached or answers without a token', async () => {
@@ -105,6 +112,79 @@ describe('OAuth2TokenSource', () => {
     provider = undefined;
     const unreachable = (await new OAuth2TokenSource({ tokenUrl: url, ...CLIENT }).getToken().catch((e: unknown) => e)) as Error;
     expect(unreachable.message).toBe(`OAuth2 token endpoint ${url} unreachable (ECONNREFUSED)`);
+  });
+});
+
+describe('OAuth2TokenSource against endpoints that misbehave', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+    server = undefined;
+  });
+  /** A raw HTTP server playing a broken token endpoint; returns its URL. */
+  async function endpoint(handler: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<string> {
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => handler(req, body, res));
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
+  }
+  const json = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+
+  it('says that a silent endpoint did not answer in time, with a secret set', async () => {
+    const url = await endpoint(() => undefined);
+    const source = new OAuth2TokenSource({ tokenUrl: url, ...CLIENT }, { timeoutMs: 300 });
+    const err = (await source.getToken().catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(OAuth2TokenError);
+    expect(err.message).toBe(`OAuth2 token endpoint ${url} unreachable (no answer within 0.3 s)`);
+  });
+
+  it('refuses an answer larger than a token response, declared or streamed', async () => {
+    const big = 'x'.repeat(300 * 1024);
+    const url = await endpoint((req, _body, res) => {
+      if (req.url?.includes('chunked')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(`{"access_token":"${big}`);
+        res.end('"}');
+      } else json(res, 200, { access_token: big });
+    });
+    for (const tokenUrl of [url, `${url}?chunked`]) {
+      const err = (await new OAuth2TokenSource({ tokenUrl, ...CLIENT }).getToken().catch((e: unknown) => e)) as Error;
+      expect(err).toBeInstanceOf(OAuth2TokenError);
+      expect(err.message).toMatch(/larger than a token response/);
+    }
+  });
+
+  it.each<[string, unknown, number]>([
+    ['a lifetime past a day is taken as a day', 1e306, 24 * 3600_000],
+    ['a numeric string is read', '3600', 3600_000],
+    ['true is no lifetime: five minutes', true, 5 * 60_000],
+    ['a negative one: five minutes', -5, 5 * 60_000],
+  ])('expires_in: %s', async (_what, expiresIn, lifetimeMs) => {
+    let issued = 0;
+    const url = await endpoint((_req, _body, res) => json(res, 200, { access_token: `t${++issued}`, token_type: 'Bearer', expires_in: expiresIn }));
+    let now = 0;
+    const source = new OAuth2TokenSource({ tokenUrl: url, ...CLIENT }, { now: () => now });
+    expect(await source.getToken()).toBe('t1');
+    const margin = Math.min(TOKEN_REFRESH_MARGIN_MS, lifetimeMs / 2);
+    now = lifetimeMs - margin - 1;
+    expect(await source.getToken()).toBe('t1');
+    now = lifetimeMs - margin;
+    expect(await source.getToken()).toBe('t2');
+  });
+
+  it('cuts a secret out of an echoed request, form-encoded too', async () => {
+    const url = await endpoint((_req, body, res) => json(res, 400, { error: 'invalid_request', error_description: `bad request: ${body}` }));
+    const secret = 'abc~def+ghi/jkl';
+    const err = (await new OAuth2TokenSource({ tokenUrl: url, clientId: 'client-1', clientSecret: secret }).getToken().catch((e: unknown) => e)) as Error;
+    expect(err.message).toContain('client_secret=***');
+    for (const form of [secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)]) expect(err.message).not.toContain(form);
   });
 });
 
