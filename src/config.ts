@@ -57,12 +57,16 @@ const csvList = z
  * Comma-separated authserv-ids. An admin copies the first word of an Authentication-Results header, and the header
  * writes a `;` right after it (`mx.google.com;`): an id with it would never match, and group mail would be parked.
  */
-const authservIdList = z.string().transform((v) =>
-  v
-    .split(',')
-    .map((s) => s.trim().replace(/[\s;]+$/, ''))
-    .filter(Boolean),
-);
+const authservIdList = z
+  .string()
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim().replace(/[\s;]+$/, ''))
+      .filter(Boolean),
+  )
+  // `spf=pass` is a result, not a server's id: Exchange Online writes its field without one (see README).
+  .refine((ids) => ids.every((id) => !id.includes('=') && !/\s/.test(id)), 'must be authserv-ids (host names such as mx.google.com), not results such as spf=pass');
 /**
  * An IANA time zone name that ICU knows (`Asia/Tokyo`, `UTC`), in the case ICU writes it (`asia/tokyo` names no
  * zone file). Names only: what ICU cannot name (a POSIX rule such as `JST-9`, `:/etc/localtime`) leaves the

@@ -922,9 +922,14 @@ function groupSealedDmarcPass(mail: ClassifiableMail, mailboxes: OwnMailboxes, t
   return false;
 }
 
-/** The authserv-id of an Authentication-Results field (its first element, without a version), lower case. */
+/**
+ * The authserv-id of an Authentication-Results field (its first element, without a version), lower case; empty when
+ * the field starts with a result instead (`spf=pass …`, as Exchange Online writes it: RFC 8601 requires the id, and
+ * a result taken for one would have an admin set AUTHSERV_ID=spf=pass).
+ */
 function authservIdOf(field: string): string {
-  return (stripComments(field).split(';')[0] ?? '').trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+  const first = (stripComments(field).split(';')[0] ?? '').trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+  return first.includes('=') ? '' : first;
 }
 
 /**

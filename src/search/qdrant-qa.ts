@@ -303,7 +303,9 @@ export class QdrantQaSearch implements QaSearch {
 
   /**
    * Points the alias back at `previous` after a switch that deleted it and failed to create it. Qdrant checks that
-   * `previous` still exists when it applies the action, so no separate check (which could be stale) comes first.
+   * `previous` still exists when it applies the action. Another process's switch between our read of the aliases and
+   * this request would be overwritten with `previous`; reindexes take a lock in Redis (`withReindexLock`,
+   * src/queues/redis-lock.ts), so only a reindex run past it (a second deployment on the same Qdrant) could do that.
    * Failing here is logged, not thrown: the caller throws the switch's own error.
    */
   async #restoreAlias(previous: string, build: string, switchError: unknown): Promise<void> {

@@ -63,17 +63,21 @@ export function contentWords(text: string): string[] {
   return out;
 }
 
+/** Kana or kanji: text the engine segments with its Japanese dictionary, more finely than ICU. */
+const JAPANESE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+
 /**
- * `text` itself when the engine reads all of it (at most `limit` words as ICU counts them, with room for the engine's
- * finer count); otherwise its content words, at most `limit`, joined by spaces. Keyword queries therefore reach the
- * engine unchanged, and only long sentences are rewritten.
+ * `text` itself when the engine reads all of it: at most `limit` words, or {@link MEILI_QUERY_WORD_BUDGET} as ICU
+ * counts them when it holds Japanese, for the engine's finer count. Otherwise its content words, as many, joined by
+ * spaces. Keyword queries therefore reach the engine unchanged, and only long sentences are rewritten.
  */
-export function fitQueryWords(text: string, limit = MEILI_QUERY_WORD_BUDGET): string {
-  if (queryWords(text).length <= limit) return text;
+export function fitQueryWords(text: string, limit = MEILI_QUERY_WORD_LIMIT): string {
+  const budget = JAPANESE.test(text) ? Math.min(limit, MEILI_QUERY_WORD_BUDGET) : limit;
+  if (queryWords(text).length <= budget) return text;
   const words = contentWords(text);
   // A sentence of nothing but function words: sending it whole finds what the engine finds in its first words.
   if (words.length === 0) return text;
-  return words.slice(0, limit).join(' ');
+  return words.slice(0, budget).join(' ');
 }
 
 /**

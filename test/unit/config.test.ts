@@ -79,6 +79,11 @@ describe('config', () => {
     expect(parseConfig({ AUTHSERV_ID: raw }).AUTHSERV_ID).toEqual(ids);
   });
 
+  // Exchange Online's field starts with a result (`spf=pass (sender IP is …)`), which "the first word" would copy.
+  it.each(['spf=pass', 'mx.google.com, dkim=pass', 'mx.google.com 1'])('refuses AUTHSERV_ID %j, which is no authserv-id', (raw) => {
+    expect(() => parseConfig({ AUTHSERV_ID: raw })).toThrow(/AUTHSERV_ID=.*must be authserv-ids \(host names such as mx\.google\.com\), not results such as spf=pass/);
+  });
+
   it.each([
     ['Asia/Tokyo', 'Asia/Tokyo'],
     ['UTC', 'UTC'],

@@ -708,6 +708,13 @@ describe('our own group', () => {
     }
   });
 
+  // Exchange Online writes its field without an authserv-id: the first word is a result, which is no server's name.
+  it('names no authserv-id for a field that starts with a result, as Exchange Online writes it', () => {
+    const mail = mailWith(viaGroup('spf=pass (sender IP is 203.0.113.5) smtp.mailfrom=support.example; dkim=pass (signature was verified) header.d=support.example;'));
+    expect(ownGroupReviewDetail(mail, { ...groupCtx, authservIds: [] })).toContain("this mail's topmost Authentication-Results is without an authserv-id");
+    expect(ownGroupReviewDetail(mail, { ...groupCtx, authservIds: ['spf=pass'] })).toMatch(/is without an authserv-id, not by one of AUTHSERV_ID/);
+  });
+
   it('reads the group and the authserv-ids from the configuration; the group is one of our addresses', () => {
     const mailboxes = ownMailboxesOf({ MAIL_FROM: 'XYZ <support@support.example>', SUPPORT_ADDRESSES: ['info@support.example'], SUPPORT_GROUP_ADDRESSES: ['help@support.example'], AUTHSERV_ID: ['mx.support.example'] });
     expect(mailboxes).toEqual({ ourAddresses: ['XYZ <support@support.example>', 'info@support.example', 'help@support.example'], groupAddresses: ['help@support.example'], authservIds: ['mx.support.example'] });

@@ -21,6 +21,9 @@ describe('query words', () => {
     ['アメリカで油田開発がスタートしたのはいつ？', 'アメリカ 油田 開発 スタート'],
     ['許可番号の頭の2桁の意味は？', '許可 番号 頭 2 桁 意味'],
     ['請求書の宛名を変更できますか', '請求 書 宛名 変更'],
+    // Words without Japanese count one for one: ten go whole.
+    ['VPN Windows Outlook Teams Excel Word PowerPoint OneDrive SharePoint', 'VPN Windows Outlook Teams Excel Word PowerPoint OneDrive SharePoint'],
+    ['VPN Windows Outlook Teams Excel Word PowerPoint OneDrive SharePoint Exchange Intune', 'VPN Windows Outlook Teams Excel Word PowerPoint OneDrive SharePoint Exchange'],
   ])('%s → %s', (query, sent) => {
     expect(fitQueryWords(query)).toBe(sent);
   });
