@@ -13,9 +13,12 @@
  *    server refused it for good (5xx) the ticket is parked with the server's words and the job fails without retry.
  *    When the connection failed after the whole message was sent and before the server answered, the server may
  *    have it: the ticket is parked as "may already have been sent", as in 2.
- * 4. On acceptance the ticket becomes `sent` with the server's response.
- * 5. Then, when replies are copied to the Sent folder, the copy is queued as a job of its own (`copy-to-sent`). A
- *    failure there is logged and nothing more: the reply is out, and this job must not run (and send) again for it.
+ * 4. On acceptance, when replies are copied to the Sent folder, the bytes that went out are kept for the copy first;
+ *    then the ticket becomes `sent` with the server's response.
+ * 5. Then the copy is queued as a job of its own (`copy-to-sent`). A failure there is logged and nothing more: the
+ *    reply is out, and this job must not send it again. A process that dies between 4 and 5 leaves the bytes
+ *    behind: the job's re-run (BullMQ hands a stalled job on) finds the ticket `sent`, no copy recorded and the bytes
+ *    still kept, and queues the copy, sending nothing (see {@link SentCopySteps}).
  */
 import { UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -44,9 +47,25 @@ export interface SendReplyDeps {
   /** Producer connection of the store, so Redis outages surface as `RedisUnavailableError`. */
   redis: Redis;
   smtp: Pick<SmtpTransport, 'send'>;
-  /** Queues the Sent-folder copy of a reply that went out (`sent`: the ticket as written); absent when copies are off. */
-  sentCopy?: (sent: Ticket, raw: Buffer) => Promise<void>;
+  /** The steps of the Sent-folder copy of a reply that went out; absent when copies are off. */
+  sentCopy?: SentCopySteps;
   logger?: Logger;
+}
+
+/**
+ * The Sent-folder copy's steps, split around the `sent` transition so that no crash can lose the copy unseen: the bytes
+ * are kept before the ticket says `sent`, so whoever finds it `sent` later can still queue the copy.
+ */
+export interface SentCopySteps {
+  /**
+   * Keeps the bytes of a reply the SMTP server accepted, before the ticket is `sent`. False when nothing was kept:
+   * the ticket was erased on request, and no copy is to be made of it.
+   */
+  keep(ticketId: string, raw: Buffer): Promise<boolean>;
+  /** Queues the `copy-to-sent` job of the ticket as `sent`; its id is fixed per sent ticket, so queueing it again adds nothing. */
+  queue(sent: Ticket): Promise<void>;
+  /** Whether the bytes of the ticket's sent reply are still kept: its copy is not filed yet (nor were they erased or expired). */
+  pending(ticketId: string): Promise<boolean>;
 }
 
 /** The attempt being run, from the BullMQ job. */
@@ -74,6 +93,13 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
   if (ticket.state === 'sending') {
     await park(store, ticket.id, 'sending', MAYBE_SENT_REASON, log);
     return { outcome: 'parked', ticketId: ticket.id, reason: MAYBE_SENT_REASON };
+  }
+  if (ticket.state === 'sent' && deps.sentCopy && !ticket.outbound?.sentCopy && (await deps.sentCopy.pending(ticket.id))) {
+    // A run that sent this reply may have died before queueing its copy (step 5), and nothing else would queue it.
+    // Queueing it again is harmless: the job id is the same, and the copy searches Sent before appending.
+    await deps.sentCopy.queue(ticket);
+    log.info({ messageId: ticket.outbound?.messageId }, 'Reply already sent, its Sent-folder copy not filed yet: copy job queued unless it already was; nothing sent');
+    return { outcome: 'skipped', ticketId: ticket.id, state: ticket.state };
   }
   if (ticket.state !== 'drafted' && ticket.state !== 'approved') {
     // Sent already, or a person took the ticket over: this job (a duplicate or an old round) has nothing to do.
@@ -134,7 +160,11 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
     return handleSmtpFailure(failure, mail.to, claimed, from, outbound, deps, attempt, log);
   }
 
-  // 4. Accepted. If this write fails the next attempt finds `sending` and parks: never a second copy.
+  // 4. Accepted. The bytes first: after the `sent` write below, a re-run would send nothing and could only queue a
+  // copy of bytes kept already. Dying in between leaves the ticket `sending` (parked by the re-run) and the bytes to
+  // expire unused.
+  const kept = deps.sentCopy ? await keepSentBytes(deps.sentCopy, ticket.id, raw, log) : false;
+  // If this write fails the next attempt finds `sending` and parks: never a second mail.
   const sent = await store.transition(ticket.id, {
     current: claimed,
     from: ['sending'],
@@ -144,14 +174,27 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
     patch: { outbound: { ...outbound, sentAt: new Date().toISOString(), smtpResponse: response }, reason: null },
   });
   log.info({ messageId: outbound.messageId, response, automatic }, 'Reply sent');
-  if (deps.sentCopy) {
+  if (deps.sentCopy && kept) {
     try {
-      await deps.sentCopy(sent, raw);
+      await deps.sentCopy.queue(sent);
     } catch (err) {
       log.warn({ err }, 'Reply sent, but its copy for the Sent folder could not be queued; it will not be copied');
     }
   }
   return { outcome: 'sent', ticketId: ticket.id, messageId: outbound.messageId, response };
+}
+
+/**
+ * Keeps the sent bytes for the copy; false when they were not kept. A failure is logged and nothing more: the reply is
+ * out, and the `sent` write still has to happen so that no run sends it again.
+ */
+async function keepSentBytes(steps: SentCopySteps, ticketId: string, raw: Buffer, log: Logger): Promise<boolean> {
+  try {
+    return await steps.keep(ticketId, raw);
+  } catch (err) {
+    log.warn({ err }, 'Reply sent, but its bytes for the Sent-folder copy could not be kept; it will not be copied');
+    return false;
+  }
 }
 
 async function handleSmtpFailure(

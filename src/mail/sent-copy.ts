@@ -3,8 +3,10 @@
  * client (IMAP_SENT_MAILBOX: a mailbox name, unset to find the mailbox flagged `\Sent`, `off` to disable).
  *
  * At most one copy per reply, and never at the cost of the reply itself:
- * - the sender keeps the bytes it handed to the SMTP server under {@link sentRawKey} and queues a `copy-to-sent` job
- *   only after the ticket is `sent`; the copy runs on its own queue and its failures never touch the send;
+ * - the sender keeps the bytes it handed to the SMTP server under {@link sentRawKey} once the server accepted them and
+ *   before the ticket is `sent`, and queues a `copy-to-sent` job only after that; a send job run again (after a crash
+ *   in between) that finds the ticket `sent`, no copy recorded and the bytes still kept queues the same job; the copy
+ *   runs on its own queue and its failures never touch the send;
  * - before each APPEND the Sent folder is searched for the reply's Message-ID (among the messages that arrived since
  *   shortly before the send), so a copy job run again after an APPEND whose answer was lost (or after a crash before
  *   the ticket recorded it) finds the copy instead of adding another; a search the server refuses fails the attempt
@@ -78,6 +80,11 @@ export async function saveSentRaw(redis: Redis, prefix: string, ticketId: string
 /** The bytes of a ticket's sent reply, or `undefined` once filed or expired. */
 export async function loadSentRaw(redis: Redis, prefix: string, ticketId: string): Promise<Buffer | undefined> {
   return (await redis.getBuffer(sentRawKey(prefix, ticketId))) ?? undefined;
+}
+
+/** Whether the bytes of a ticket's sent reply are still kept: not filed, erased or expired. */
+export async function hasSentRaw(redis: Redis, prefix: string, ticketId: string): Promise<boolean> {
+  return (await redis.exists(sentRawKey(prefix, ticketId))) === 1;
 }
 
 /** Forgets the bytes of a ticket's sent reply. Idempotent. */

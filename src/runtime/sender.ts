@@ -18,14 +18,15 @@
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { copyToSent } from '../../jobs/copy-to-sent.js';
-import { parkUnsent, sendReply, type SendOutcome } from '../../jobs/send-reply.js';
+import { parkUnsent, sendReply, type SendOutcome, type SentCopySteps } from '../../jobs/send-reply.js';
 import { requireVariables, type VariableName } from '../config.js';
 import { createLogger } from '../logger.js';
-import { SentFolderConnection, saveSentRaw, sentCopySetting } from '../mail/sent-copy.js';
+import { SentFolderConnection, hasSentRaw, saveSentRaw, sentCopySetting } from '../mail/sent-copy.js';
 import { classifySmtpError, type SmtpSendError, type SmtpTransport } from '../mail/smtp-transport.js';
+import { produce } from '../queues/connection.js';
 import { copyToSentJob, type JobTuning } from '../queues/job-options.js';
 import { createQueueWorker, type HandlerMap, type Queues } from '../queues/registry.js';
-import { jobGeneration, type Ticket } from '../tickets/ticket.js';
+import { jobGeneration } from '../tickets/ticket.js';
 import { recordReplySent } from '../server/metrics.js';
 import type { RoleHandle } from './lifecycle.js';
 import { retryUntilReady } from './readiness.js';
@@ -76,15 +77,22 @@ function reportingTransport(smtp: SmtpTransport, reporter: RoleStatusReporter): 
 }
 
 /**
- * What the sender does with a reply that went out when copies are on: keeps the bytes it sent for the copy job and
- * queues that job (`copy-to-sent`, one per sent generation of the ticket). Neither for a ticket erased on request
- * after its reply went out: the bytes would outlive the erasure.
+ * What the sender does with a reply that went out when copies are on: keeps the bytes it sent for the copy job, then
+ * queues that job (`copy-to-sent`, one per sent generation of the ticket: `sent` is final, so a run that finds the
+ * ticket `sent` later names the same job). Neither for a ticket erased on request: the bytes would outlive the
+ * erasure, so `keep` refuses once the ticket is marked erased, and `queue` adds no job once its bytes are gone (the
+ * erasure deleted them, or the copy was filed).
  */
-export function sentCopyQueuer(redis: Redis, prefix: string, sentcopy: Queues['sentcopy'], tuning?: JobTuning): (sent: Ticket, raw: Buffer) => Promise<void> {
-  return async (sent, raw) => {
-    if (!(await saveSentRaw(redis, prefix, sent.id, raw))) return;
-    const job = copyToSentJob(sent.id, jobGeneration(sent), tuning);
-    await sentcopy.add(job.name, job.data, job.opts);
+export function sentCopyQueuer(redis: Redis, prefix: string, sentcopy: Queues['sentcopy'], tuning?: JobTuning): SentCopySteps {
+  const pending = (ticketId: string) => produce(redis, () => hasSentRaw(redis, prefix, ticketId));
+  return {
+    keep: (ticketId, raw) => produce(redis, () => saveSentRaw(redis, prefix, ticketId, raw)),
+    pending,
+    queue: async (sent) => {
+      if (!(await pending(sent.id))) return;
+      const job = copyToSentJob(sent.id, jobGeneration(sent), tuning);
+      await produce(redis, () => sentcopy.add(job.name, job.data, job.opts));
+    },
   };
 }
 

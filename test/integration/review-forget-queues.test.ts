@@ -8,8 +8,9 @@
  *
  * Then the races: jobs running while the erasure runs and ending after it, each held at a pause point of its own so
  * the interleaving happens every run — an agent run in its model call (it records the reply budget and writes the
- * ticket afterwards), a sent reply whose Sent-folder copy is queued after the erasure, a repeated-question claim (or
- * take-over) and a Message-ID link made by jobs that read the ticket before it.
+ * ticket afterwards), a reply the SMTP server accepted whose bytes for the Sent-folder copy are kept after the erasure,
+ * a sent reply whose Sent-folder copy is queued after it, a repeated-question claim (or take-over) and a Message-ID
+ * link made by jobs that read the ticket before it.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -173,7 +174,7 @@ describe('forget leaves nothing of the customer in Redis', () => {
     expect((await tracesOf(redis, [bob.address])).length).toBeGreaterThan(0);
   }, 180_000);
 
-  it('with jobs running during the erasure and ending after it: an agent run, a reply whose Sent-folder copy comes after, a question claim and a reply link', async () => {
+  it('with jobs running during the erasure and ending after it: an agent run, replies whose Sent-folder bytes or copy come after, a question claim and a reply link', async () => {
     const { config } = configFor();
     const prefix = config.QUEUE_PREFIX;
     const kenji = customer('Kenji Sato');
@@ -181,28 +182,42 @@ describe('forget leaves nothing of the customer in Redis', () => {
     const running = await run(config, { sender: false });
     const [producer, store, queues] = [await running.services.producer(), running.store, await running.services.queues()];
 
-    // A reply drafted and sent; its Sent-folder copy waits at a pause point, after the ticket became `sent`.
+    // Two replies drafted and sent, each held at a step of its Sent-folder copy: one where its copy is queued, after
+    // the ticket became `sent` (its bytes kept), the other where its bytes are to be kept, after the SMTP server
+    // accepted it and before the ticket says so.
     const drafted = await waitForState(store, (await ingest(running, kenji.mail('Password'))).ticketId, ['drafted', 'parked', 'failed', 'ignored']);
     expect(drafted.state, drafted.reason).toBe('drafted');
+    const accepted = await waitForState(store, (await ingest(running, kenji.mail('Invoice'))).ticketId, ['drafted', 'parked', 'failed', 'ignored']);
+    expect(accepted.state, accepted.reason).toBe('drafted');
     const atCopy = pausePoints();
-    const queueCopy = sentCopyQueuer(producer, prefix, queues.sentcopy, FAST_TUNING);
+    atCopy.release(`keep:${drafted.id}`);
+    atCopy.release(`queue:${accepted.id}`);
+    const copySteps = sentCopyQueuer(producer, prefix, queues.sentcopy, FAST_TUNING);
+    const sentCopy = {
+      keep: (ticketId: string, raw: Buffer) => atCopy.wrap(`keep:${ticketId}`, () => copySteps.keep(ticketId, raw)),
+      queue: (sent: Ticket) => atCopy.wrap(`queue:${sent.id}`, () => copySteps.queue(sent)),
+      pending: (ticketId: string) => copySteps.pending(ticketId),
+    };
     const sender = createQueueWorker({
       queueName: 'outbound',
       handlers: {
         'send-reply': (job, data) =>
           sendReply(
             data,
-            { config, store, redis: producer, smtp: running.services.smtp(), sentCopy: (sent, raw) => atCopy.wrap(sent.id, () => queueCopy(sent, raw)) },
+            { config, store, redis: producer, smtp: running.services.smtp(), sentCopy },
             { attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1, ...(job.id ? { jobId: job.id } : {}) },
           ),
       },
       connection: running.services.workerConnection(),
       prefix,
+      concurrency: 2,
       logger: pino({ level: 'silent' }),
     });
     cleanups.push(() => closeAll(sender));
-    await atCopy.reached(drafted.id);
+    await atCopy.reached(`queue:${drafted.id}`);
     expect((await store.get(drafted.id))?.state).toBe('sent');
+    await atCopy.reached(`keep:${accepted.id}`);
+    expect((await store.get(accepted.id))?.state).toBe('sending');
 
     // An agent run held in its first model call: its ticket is `processing`, the budget and the draft are still to write.
     const atPlan = pausePoints();
@@ -220,19 +235,21 @@ describe('forget leaves nothing of the customer in Redis', () => {
     const readBefore = (await store.get(asked.ticketId, { agentResult: false }))!;
 
     const report = await forgetCustomer({ redis: producer, store, prefix, archiveDir: archiveDir(config.DATA_DIR), queues }, kenji.address, { confirm: true });
-    expect(report.tickets.map((t) => t.id).sort()).toEqual([drafted.id, asked.ticketId].sort());
+    expect(report.tickets.map((t) => t.id).sort()).toEqual([drafted.id, accepted.id, asked.ticketId].sort());
 
     atPlan.release('plan');
-    atCopy.release(drafted.id);
+    atCopy.release(`queue:${drafted.id}`);
+    atCopy.release(`keep:${accepted.id}`);
     const finished = async (state: Promise<string>) => !['active', 'waiting', 'delayed'].includes(await state);
     await waitFor(() => finished(queues.tickets.getJobState(answerJobId(asked.ticketId, 1))), 'the held agent run to end', 20_000);
     await waitFor(() => finished(queues.outbound.getJobState(sendJobId(drafted.id, jobGeneration(drafted)))), 'the held send job to end', 20_000);
+    await waitFor(() => finished(queues.outbound.getJobState(sendJobId(accepted.id, jobGeneration(accepted)))), 'the send job held before keeping its bytes to end', 20_000);
     // The held run went on to its answer, so it came to its writes after the erasure.
     expect(finalAnswers()).toBe(answered + 1);
     expect(await claimQuestion(producer, prefix, readBefore, 60_000)).toBeUndefined();
     await takeOverQuestion(producer, prefix, readBefore, 60_000);
     expect.soft(await store.linkMessageId(`<late-${randomUUID()}@helpdesk.test>`, drafted.id)).toBe(false);
 
-    expect(await tracesLeft(wordsOf(kenji, [drafted.id, asked.ticketId]), tombstones(prefix))).toEqual([]);
+    expect(await tracesLeft(wordsOf(kenji, [drafted.id, accepted.id, asked.ticketId]), tombstones(prefix))).toEqual([]);
   }, 120_000);
 });

@@ -2,13 +2,16 @@
  * Copies of sent replies in the mailbox's Sent folder, against real Dovecot and the real SMTP receiver: the copy is
  * the bytes that went out, flagged \Seen, once; IMAP_SENT_MAILBOX names the folder, finds it by its \Sent flag when
  * unset, or turns copies off; an IMAP server that is down delays the copy, never the reply, and a copy job run again
- * after its APPEND finds the copy instead of adding a second.
+ * after its APPEND finds the copy instead of adding a second. A sender that dies after the reply went out and before
+ * its copy was queued leaves the copy to the send job's re-run, which queues it without sending anything.
  */
 import { ImapFlow } from 'imapflow';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { SentFolderConnection, fileInSent, loadSentRaw, saveSentRaw } from '../../src/mail/sent-copy.js';
-import { copyToSentJob } from '../../src/queues/job-options.js';
+import { copyToSentJob, sendJobId, sentCopyJobId } from '../../src/queues/job-options.js';
+import { sendReply, type SendReplyDeps } from '../../jobs/send-reply.js';
+import { sentCopyQueuer } from '../../src/runtime/sender.js';
 import { jobGeneration, type Ticket } from '../../src/tickets/ticket.js';
 import {
   buildMail,
@@ -40,9 +43,13 @@ afterAll(async () => {
   await servers?.stop();
 });
 
-async function run(overrides: Record<string, string> = {}): Promise<RunningRoles> {
+async function run(overrides: Record<string, string> = {}, roles: Parameters<typeof startRoles>[1] = {}): Promise<RunningRoles> {
   const config = parseConfig(pipelineEnv(servers, overrides));
-  const running = await startRoles(config);
+  return runWith(config, roles);
+}
+
+async function runWith(config: ReturnType<typeof parseConfig>, roles: Parameters<typeof startRoles>[1] = {}): Promise<RunningRoles> {
+  const running = await startRoles(config, roles);
   cleanups.push(async () => {
     await running.stop();
     await removePrefix(servers.redis.url, config.QUEUE_PREFIX);
@@ -169,6 +176,107 @@ describe('copies of sent replies in the Sent folder', () => {
     expect(servers.smtp.messages.filter((m) => m.parsed.messageId === ticket.outbound?.messageId)).toHaveLength(1);
     expect((await running.store.require(ticket.id)).history.map((h) => h.to)).toEqual(['received', 'processing', 'drafted', 'sending', 'sent']);
   });
+});
+
+describe('the Sent-folder copy of a reply whose sender died after sending it', () => {
+  /** An agent worker drafts a reply; nothing sends it but the test's own runs of `send-reply`. */
+  async function drafted(tag: string): Promise<{ running: RunningRoles; ticket: Ticket }> {
+    const running = await run({}, { sender: false });
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(tag), from: `${tag}@customer.example`, subject: 'パスワードについて', body: 'パスワードの条件を教えてください。' }));
+    const ticket = await waitForState(running.store, ticketId, ['drafted', 'parked', 'failed', 'ignored']);
+    expect(ticket.state, ticket.reason).toBe('drafted');
+    return { running, ticket };
+  }
+
+  /** The sender's dependencies as the sender role builds them, copies on. */
+  async function senderDeps(running: RunningRoles): Promise<SendReplyDeps> {
+    const { services } = running;
+    const redis = await services.producer();
+    return {
+      config: services.config,
+      store: running.store,
+      redis,
+      smtp: services.smtp(),
+      sentCopy: sentCopyQueuer(redis, services.config.QUEUE_PREFIX, (await services.queues()).sentcopy, FAST_TUNING),
+    };
+  }
+
+  /** `deps` whose step that queues the copy never returns: the process died there. `reached` resolves when it got there. */
+  function dyingAtCopyQueue(deps: SendReplyDeps): { deps: SendReplyDeps; reached: Promise<void> } {
+    let arrived!: () => void;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    return {
+      deps: {
+        ...deps,
+        sentCopy: {
+          ...deps.sentCopy!,
+          queue: () => {
+            arrived();
+            return new Promise<never>(() => undefined);
+          },
+        },
+      },
+      reached,
+    };
+  }
+
+  /** One run of the ticket's `send-reply` job, as the sender's worker calls it. */
+  const attempt = (ticket: Ticket, attemptsMade: number) => ({ attemptsMade, attempts: 3, jobId: sendJobId(ticket.id, jobGeneration(ticket)) });
+
+  it("the send job's re-run after a crash before the copy was queued queues it, and the reply is filed in Sent once", async () => {
+    const { running, ticket } = await drafted('crash');
+    const deps = await senderDeps(running);
+    const queues = await running.services.queues();
+
+    // The first run sends the reply and dies before its copy is queued; BullMQ later hands the stalled job on.
+    const dying = dyingAtCopyQueue(deps);
+    void sendReply({ ticketId: ticket.id }, dying.deps, attempt(ticket, 0));
+    await dying.reached;
+    const sent = await running.store.require(ticket.id);
+    expect(sent.state).toBe('sent');
+    expect(servers.smtp.messages.filter((m) => m.parsed.messageId === sent.outbound?.messageId)).toHaveLength(1);
+    const copyJobId = sentCopyJobId(ticket.id, jobGeneration(sent));
+    expect(await queues.sentcopy.getJob(copyJobId)).toBeUndefined();
+
+    // The re-run sends nothing and queues the copy.
+    expect(await sendReply({ ticketId: ticket.id }, deps, attempt(ticket, 1))).toMatchObject({ outcome: 'skipped', state: 'sent' });
+    expect(servers.smtp.messages.filter((m) => m.parsed.messageId === sent.outbound?.messageId)).toHaveLength(1);
+    expect(await queues.sentcopy.getJob(copyJobId), 'the copy job queued by the re-run').toBeDefined();
+
+    // The sender role files it: once, the bytes that went out.
+    const sender = await runWith(running.services.config, { agent: false });
+    expect((await waitForCopy(sender, ticket.id))?.mailbox).toBe('Sent');
+    const received = servers.smtp.messages.filter((m) => m.parsed.messageId === sent.outbound?.messageId);
+    expect(received).toHaveLength(1);
+    const copies = await copiesIn('Sent', sent.outbound!.messageId);
+    expect(copies).toHaveLength(1);
+    expect(copies[0]!.source.equals(received[0]!.raw)).toBe(true);
+
+    // A run after the copy was recorded queues nothing, even with the bytes back (a copy job that died before deleting them).
+    await queues.sentcopy.remove(copyJobId);
+    await saveSentRaw(await running.services.producer(), running.services.config.QUEUE_PREFIX, ticket.id, received[0]!.raw);
+    expect(await sendReply({ ticketId: ticket.id }, deps, attempt(ticket, 2))).toMatchObject({ outcome: 'skipped', state: 'sent' });
+    expect(await queues.sentcopy.getJob(copyJobId)).toBeUndefined();
+    expect(await copiesIn('Sent', sent.outbound!.messageId)).toHaveLength(1);
+  }, 60_000);
+
+  it('a normal send keeps the bytes that went out and queues exactly one copy job; a repeated run adds none', async () => {
+    const { running, ticket } = await drafted('normal');
+    const deps = await senderDeps(running);
+    const queues = await running.services.queues();
+    const outcome = await sendReply({ ticketId: ticket.id }, deps, attempt(ticket, 0));
+    expect(outcome.outcome).toBe('sent');
+    const sent = await running.store.require(ticket.id);
+    const received = servers.smtp.messages.filter((m) => m.parsed.messageId === sent.outbound?.messageId);
+    expect(received).toHaveLength(1);
+    expect((await loadSentRaw(await running.services.producer(), running.services.config.QUEUE_PREFIX, ticket.id))?.equals(received[0]!.raw)).toBe(true);
+    const copyJobs = async () => queues.sentcopy.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed']);
+    expect((await copyJobs()).map((j) => j.id)).toEqual([sentCopyJobId(ticket.id, jobGeneration(sent))]);
+
+    expect(await sendReply({ ticketId: ticket.id }, deps, attempt(ticket, 1))).toMatchObject({ outcome: 'skipped', state: 'sent' });
+    expect((await copyJobs()).map((j) => j.id)).toEqual([sentCopyJobId(ticket.id, jobGeneration(sent))]);
+    expect(servers.smtp.messages.filter((m) => m.parsed.messageId === sent.outbound?.messageId)).toHaveLength(1);
+  }, 60_000);
 });
 
 describe('the Sent-folder connection', () => {
