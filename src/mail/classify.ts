@@ -5,7 +5,7 @@
  */
 import { comparableAddress, domainOf, isUsableAddress, localPart, normaliseAddress, ownAddressMatcher, parseAddressList, stripComments, type MailAddress } from './addresses.js';
 import type { Config } from '../config.js';
-import { removeControls, removeInvisible } from './invisible.js';
+import { visibleHeaderText } from './invisible.js';
 import type { InboundMail } from './parse.js';
 
 /** Why a mail is not answered. */
@@ -939,7 +939,7 @@ function authservIdOf(field: string): string {
  * {@link MAX_HEADER_VALUE_CHARS}.
  */
 function authservShown(field: string): string {
-  const id = removeInvisible(removeControls(authservIdOf(field), { singleLine: true }).text).text;
+  const id = visibleHeaderText(authservIdOf(field)).text;
   if (id === '') return 'without an authserv-id';
   const chars = Array.from(id);
   return `by ${chars.length > MAX_HEADER_VALUE_CHARS ? `${chars.slice(0, MAX_HEADER_VALUE_CHARS).join('')}…` : id}`;

@@ -25,7 +25,8 @@ import { jobGeneration, newTicket, threadRefs, ticketIdFor, type NewTicketInput,
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { legacyRawKey, messageKey, normaliseMessageId } from './message-id.js';
 import { customerBehindOwnGroup, ownMailboxesOf, replySignalHeaders, replySignalsOf, type MailboxConfig, type OwnMailboxes } from './classify.js';
-import { capSubject, MailParseError, parseInboundMail, visibleHeaderText, type InboundMail } from './parse.js';
+import { capSubject, MailParseError, parseInboundMail, type InboundMail } from './parse.js';
+import { visibleHeaderText } from './invisible.js';
 import { deleteRaw, loadRaw, rawRefFor, saveRaw } from './raw-store.js';
 
 /** Actor of the history entries the poller writes. */

@@ -44,3 +44,14 @@ export function removeControls(text: string, options: { singleLine?: boolean } =
   });
   return { text: options.singleLine ? cleaned.replace(ANY_LINE_BREAKS, ' ') : cleaned.replace(OTHER_LINE_BREAKS, '\n'), removed };
 }
+
+/**
+ * `value` (a subject, a display name, an attachment's file name, a header value quoted in a reason) without the characters a reader does not see
+ * (`removeInvisible`) and control characters (`removeControls`; line breaks become spaces), trimmed, with how many of
+ * each were removed. Also for the subject and name of a mail known only by its IMAP envelope.
+ */
+export function visibleHeaderText(value: string): { text: string; invisibleRemoved: number; controlsRemoved: number } {
+  const visible = removeInvisible(value);
+  const plain = removeControls(visible.text, { singleLine: true });
+  return { text: plain.text.trim(), invisibleRemoved: visible.removed, controlsRemoved: plain.removed };
+}

@@ -15,7 +15,7 @@ import { unreadableReason } from './unreadable.js';
 import { withoutHiddenElements } from './hidden-html.js';
 import { limitHtmlNesting, MAX_HTML_DEPTH } from './html-nesting.js';
 import { massMailingEvidence } from './mass-mailing.js';
-import { removeControls, removeInvisible } from './invisible.js';
+import { removeControls, removeInvisible, visibleHeaderText } from './invisible.js';
 import { NO_SUBJECT_PLACEHOLDERS } from './compose-reply.js';
 import { normaliseMessageId, parseMessageIdList } from './message-id.js';
 
@@ -360,17 +360,6 @@ function visibleLine(value: string, notes: Notes): string {
   notes.invisibleRemoved += visible.invisibleRemoved;
   notes.controlsRemoved += visible.controlsRemoved;
   return visible.text;
-}
-
-/**
- * `value` (a subject, a display name, an attachment's file name) without the characters a reader does not see
- * (`removeInvisible`) and control characters (`removeControls`; line breaks become spaces), trimmed, with how many of
- * each were removed. Also for the subject and name of a mail known only by its IMAP envelope.
- */
-export function visibleHeaderText(value: string): { text: string; invisibleRemoved: number; controlsRemoved: number } {
-  const visible = removeInvisible(value);
-  const plain = removeControls(visible.text, { singleLine: true });
-  return { text: plain.text.trim(), invisibleRemoved: visible.removed, controlsRemoved: plain.removed };
 }
 
 /**
