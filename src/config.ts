@@ -906,7 +906,7 @@ export function requireVariables(config: Config, names: VariableName[], role: st
  * settings (the client secret unless a refresh token is given: the client_credentials grant authenticates the
  * application with it, RFC 6749 §4.4).
  */
-function loginVariables(config: Config, names: VariableName[]): VariableName[] {
+export function loginVariables(config: Partial<Pick<Config, 'MAIL_AUTH' | 'MAIL_OAUTH2_REFRESH_TOKEN'>>, names: VariableName[]): VariableName[] {
   if (config.MAIL_AUTH !== 'oauth2') return names;
   const oauth2: VariableName[] = ['MAIL_OAUTH2_TOKEN_URL', 'MAIL_OAUTH2_CLIENT_ID', ...(config.MAIL_OAUTH2_REFRESH_TOKEN ? [] : ['MAIL_OAUTH2_CLIENT_SECRET' as const])];
   return names.flatMap((n) => (n === 'IMAP_PASSWORD' ? oauth2 : [n]));

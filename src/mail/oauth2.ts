@@ -10,7 +10,7 @@
  * token the mail server refuses is dropped with {@link OAuth2TokenSource.invalidate}, so the next login fetches a
  * fresh one instead of presenting it again until its expiry.
  */
-import type { Config } from '../config.js';
+import { loginVariables, type Config, type VariableName } from '../config.js';
 
 /** The variables of an OAuth2 mailbox login. */
 export type MailOAuth2Config = Pick<
@@ -252,16 +252,16 @@ export function usesOAuth2(config: Partial<Pick<Config, 'MAIL_AUTH'>>): boolean 
 
 /**
  * Whether the configuration holds an IMAP login: IMAP_HOST and IMAP_USER, and IMAP_PASSWORD, or with MAIL_AUTH=oauth2
- * the token endpoint and client id instead. `needed` names the variables a login takes, for messages.
+ * the token settings instead ({@link loginVariables}). `needed` names the variables a login takes, for messages.
  */
 export function imapLoginSetting(
   config: Pick<Config, 'IMAP_HOST' | 'IMAP_USER' | 'IMAP_PASSWORD'> & Partial<MailOAuth2Config>,
 ): { complete: boolean; needed: (conjunction: 'and' | 'or') => string } {
-  const names = usesOAuth2(config)
-    ? (['IMAP_HOST', 'IMAP_USER', 'MAIL_OAUTH2_TOKEN_URL', 'MAIL_OAUTH2_CLIENT_ID'] as const)
-    : (['IMAP_HOST', 'IMAP_USER', 'IMAP_PASSWORD'] as const);
+  // The same substitution the roles' variable check makes (IMAP_PASSWORD → the token settings).
+  const names = loginVariables(config, ['IMAP_HOST', 'IMAP_USER', 'IMAP_PASSWORD']);
+  const value = config as Partial<Record<VariableName, unknown>>;
   // An empty IMAP_PASSWORD is a password (a test server's); an empty host, user or token setting is none.
-  const complete = names.every((name) => (name === 'IMAP_PASSWORD' ? config[name] !== undefined : Boolean(config[name])));
+  const complete = names.every((name) => (name === 'IMAP_PASSWORD' ? value[name] !== undefined : Boolean(value[name])));
   return { complete, needed: (conjunction) => `${names.slice(0, -1).join(', ')} ${conjunction} ${names.at(-1)}` };
 }
 

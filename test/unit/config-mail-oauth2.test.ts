@@ -94,7 +94,7 @@ describe('the roles that log in to the mailbox, with MAIL_AUTH=oauth2', () => {
     expect(sentCopySetting(config)).toEqual({ mode: 'auto' });
     expect(sentCopySetting({ ...config, MAIL_OAUTH2_CLIENT_ID: undefined })).toEqual({
       mode: 'off',
-      why: 'IMAP_HOST, IMAP_USER, MAIL_OAUTH2_TOKEN_URL or MAIL_OAUTH2_CLIENT_ID is not set',
+      why: 'IMAP_HOST, IMAP_USER, MAIL_OAUTH2_TOKEN_URL, MAIL_OAUTH2_CLIENT_ID or MAIL_OAUTH2_CLIENT_SECRET is not set',
     });
   });
 });
