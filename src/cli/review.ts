@@ -362,7 +362,7 @@ program
 /** The human output of `forget`: what was (or would be) removed. */
 export function formatForgetReport(report: ForgetReport): string {
   const verb = report.removed ? 'removed' : 'would remove';
-  const out = [`Customer ${report.address} (case, IDN spelling and +tag ignored; sender or Reply-To)`];
+  const out = [`Customer ${report.address} (case, IDN spelling, +tag and Gmail dots ignored; sender or Reply-To)`];
   out.push(`${verb} ${report.tickets.length} tickets from Redis${report.tickets.length > 0 ? ':' : ''}`);
   for (const t of report.tickets) {
     out.push(`  ${t.id}  ${t.state.padEnd(10)} ${t.createdAt.slice(0, 10)}  ${cut(t.from, 32)}  ${cut(t.subject, 40)}${t.rawMail ? '  (+ raw mail)' : ''}`);

@@ -112,11 +112,16 @@ export function domainOf(address: string): string {
   return domainToASCII(domain) || domain;
 }
 
+// Gmail's consumer domains: one mailbox whatever dots its local part is written with, under either name (Google's
+// "dots don't matter"). A Google Workspace domain, and every other provider, keeps its dots.
+const GMAIL_DOMAINS: ReadonlySet<string> = new Set(['gmail.com', 'googlemail.com']);
+
 /**
  * The form used to compare an address with our own: NFKC-normalised (full-width letters fold), lower-cased, the
  * domain in its IDN ASCII form, and with a `+tag` sub-address removed, so that `Support+Ticket-42@Example.com` and
- * `ｓｕｐｐｏｒｔ@ｅｘａｍｐｌｅ.com` match `support@example.com`. Only for that comparison: replies still go to the
- * address exactly as the sender wrote it.
+ * `ｓｕｐｐｏｒｔ@ｅｘａｍｐｌｅ.com` match `support@example.com`; on gmail.com and googlemail.com also without the
+ * local part's dots (`alice.smith@googlemail.com` → `alicesmith@gmail.com`), since Gmail delivers those to one
+ * mailbox. Only for that comparison: replies still go to the address exactly as the sender wrote it.
  */
 export function comparableAddress(value: string): string | undefined {
   const normalised = normaliseAddress(value.normalize('NFKC'))?.normalize('NFKC').toLowerCase();
@@ -126,17 +131,17 @@ export function comparableAddress(value: string): string | undefined {
   // trailing root dot changes nothing.
   const rawDomain = normalised.slice(at + 1).replace(/\.$/, '');
   const domain = domainToASCII(rawDomain) || rawDomain;
-  const address = `${normalised.slice(0, at)}@${domain}`;
-  const local = address.slice(0, at);
+  const local = normalised.slice(0, at);
   const plus = local.indexOf('+');
   // A local part that *starts* with '+' has no base address to fold into, so it stays as is.
-  return plus > 0 ? `${local.slice(0, plus)}${address.slice(at)}` : address;
+  const mailbox = plus > 0 ? local.slice(0, plus) : local;
+  return GMAIL_DOMAINS.has(domain) ? `${mailbox.replaceAll('.', '') || mailbox}@gmail.com` : `${mailbox}@${domain}`;
 }
 
 /**
  * Whether two header values or addresses name one mailbox: equal as {@link comparableAddress} compares them (display
- * name, case, width, IDN spelling and `+tag` aside: a sub-address reaches the same owner). False when either has no
- * usable address.
+ * name, case, width, IDN spelling, `+tag` and a Gmail address's dots aside: a sub-address reaches the same owner).
+ * False when either has no usable address.
  */
 export function isSameMailbox(a: string, b: string): boolean {
   const first = comparableAddress(a);

@@ -79,9 +79,16 @@ const OWN_SHARED_DOMAINS: readonly string[] = [
 /** A domain as `domainOf` writes it (lower case, no trailing dot, IDN as punycode), so lookups compare like with like. */
 const comparable = (domain: string): string => domainOf(`@${domain}`);
 
+// Domains reserved for documentation (RFC 2606) that the package lists all the same: nobody holds a mailbox there,
+// and the README's and the demo's sample mails use them.
+const RESERVED_DOMAINS: ReadonlySet<string> = new Set(['example.com', 'example.net', 'example.org']);
+
 // Read once per process: a Set of about 8,700 short strings, a few hundred kilobytes.
 const PACKAGE_DOMAINS: ReadonlySet<string> = new Set(
-  (createRequire(import.meta.url)('email-providers/all.json') as unknown[]).filter((d): d is string => typeof d === 'string').map(comparable),
+  (createRequire(import.meta.url)('email-providers/all.json') as unknown[])
+    .filter((d): d is string => typeof d === 'string')
+    .map(comparable)
+    .filter((d) => !RESERVED_DOMAINS.has(d)),
 );
 const OWN_DOMAINS: ReadonlySet<string> = new Set(OWN_SHARED_DOMAINS.map(comparable));
 

@@ -19,8 +19,8 @@
  *
  * A limit of 0 allows no automatic replies at all (every mail is parked).
  *
- * Key: `P:ratelimit:auto-reply:<sha256 of the comparable address>` (case, full-width letters, IDN spelling and `+tag`
- * folded; hashed so arbitrary header text never becomes part of a key name); it expires one window after the last
+ * Key: `P:ratelimit:auto-reply:<sha256 of the comparable address>` (case, full-width letters, IDN spelling, `+tag`
+ * and a Gmail address's dots folded; hashed so arbitrary header text never becomes part of a key name); it expires one window after the last
  * record, so idle senders cost nothing.
  */
 import { createHash } from 'node:crypto';
@@ -54,8 +54,8 @@ export function autoReplyKey(prefix: string, senderAddress: string): string {
 }
 
 /**
- * The digest an address's windows are keyed by: of its comparable form (case, full-width letters, IDN spelling and a
- * `+tag` folded), since `victim+1@` and `victim+2@` reach one mailbox and must share its budget.
+ * The digest an address's windows are keyed by: of its comparable form (case, full-width letters, IDN spelling, a
+ * `+tag` and a Gmail address's dots folded), since `victim+1@` and `victim+2@` reach one mailbox and must share its budget.
  */
 export function addressDigest(address: string): string {
   return createHash('sha256')

@@ -11,7 +11,7 @@
  *
  * Erasure ({@link forgetCustomer}): every ticket whose sender (From) or reply address (Reply-To) is the customer's,
  * and every bounce whose delivery report names the customer as its recipient, compared as {@link comparableAddress}
- * does (case, IDN spelling and `+tag` folded), in any state; their raw mail, conversation entries and thread-index
+ * does (case, IDN spelling, `+tag` and a Gmail address's dots folded), in any state; their raw mail, conversation entries and thread-index
  * links; their lines in every archive file; and the automatic-reply rate-limit windows of those addresses; the
  * knowledge gaps' questions from those tickets and the learned-answer candidates proposed from them (accepted pairs
  * stay); their sent replies awaiting a Sent-folder copy, their queue jobs in every state with their results, errors

@@ -96,6 +96,9 @@ describe('foreignReplyToReason: shared mail providers', () => {
   it.each([
     ['the From itself, spelt in other case', 'Mallory@Gmail.com', 'mallory@gmail.com'],
     ['the From with a +tag', 'mallory@gmail.com', 'mallory+support@gmail.com'],
+    // Gmail ignores the dots of a consumer address: one mailbox (a customer's phone and laptop spell it apart).
+    ['the From without its dots', 'alice.smith@gmail.com', 'alicesmith@gmail.com'],
+    ['the From on googlemail.com', 'alice.smith@gmail.com', 'alice.smith@googlemail.com'],
   ])('lets the reply go to %s', (_name, from, replyTo) => {
     expect(foreignReplyToReason({ from, replyTo }, TRUSTED)).toBeUndefined();
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { comparableAddress, extractAddress, isOwnAddress, isUsableAddress, normaliseAddress, parseAddressList } from '../../src/mail/addresses.js';
+import { comparableAddress, extractAddress, isOwnAddress, isSameMailbox, isUsableAddress, normaliseAddress, parseAddressList } from '../../src/mail/addresses.js';
 import {
   bulkMailDetail,
   customerBehindOwnGroup,
@@ -888,6 +888,27 @@ describe('addresses', () => {
     expect(isOwnAddress('SUPPORT+x@support.example', ['Helpdesk <support@support.example>'])).toBe(true);
     expect(isOwnAddress('support@support.example.evil', ['support@support.example'])).toBe(false);
     expect(isOwnAddress(undefined, ['support@support.example'])).toBe(false);
+  });
+
+  // Gmail delivers every dot variant of a consumer address, and googlemail.com, to one mailbox (Google's "dots don't
+  // matter"); a Google Workspace domain keeps its dots, as does every other provider.
+  it.each([
+    ['Alice.Smith@gmail.com', 'alicesmith@gmail.com'],
+    ['a.l.i.c.e.smith+support@gmail.com', 'alicesmith@gmail.com'],
+    ['alice.smith@googlemail.com', 'alicesmith@gmail.com'],
+    ['ａｌｉｃｅ．ｓｍｉｔｈ@ｇｍａｉｌ.com', 'alicesmith@gmail.com'],
+    ['alice.smith@gmail.com.', 'alicesmith@gmail.com'],
+    ['alice.smith@example.com', 'alice.smith@example.com'],
+    ['alice.smith@outlook.com', 'alice.smith@outlook.com'],
+    ['alice.smith@mail.gmail.com', 'alice.smith@mail.gmail.com'],
+  ])('compares %s as %s', (address, comparable) => {
+    expect(comparableAddress(address)).toBe(comparable);
+  });
+
+  it('counts a Gmail dot variant as the same mailbox, and nothing else', () => {
+    expect(isSameMailbox('Alice Smith <alice.smith@gmail.com>', 'alicesmith@googlemail.com')).toBe(true);
+    expect(isSameMailbox('alice.smith@example.com', 'alicesmith@example.com')).toBe(false);
+    expect(isSameMailbox('alice.smith@gmail.com', 'alice.smyth@gmail.com')).toBe(false);
   });
 
   it('parses lists with groups and rejects broken addresses', () => {

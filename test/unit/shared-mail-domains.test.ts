@@ -27,6 +27,8 @@ describe('isSharedMailDomain', () => {
     // Only our own entries stand for their subdomains.
     ['a name that merely ends like a provider', 'notgmail.com'],
     ['a second-level suffix itself', 'ne.jp'],
+    // Reserved for documentation (RFC 2606): nobody holds a mailbox there, though the package lists example.com.
+    ['the documentation domain example.com', 'example.com'],
     ['nothing', ''],
   ])('%s is not shared (%s)', (_name, domain) => {
     expect(isSharedMailDomain(domain)).toBe(false);
