@@ -38,6 +38,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { AgentResult } from '../agent/types.js';
 import { createLogger, type Logger } from '../logger.js';
+import { localDay } from '../tickets/local-day.js';
 import { LuaScript } from '../tickets/lua.js';
 import type { Ticket } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
@@ -467,6 +468,18 @@ export async function learnGapsFrom(deps: GapHookDeps, ticket: Ticket): Promise<
     log.warn({ err, ticketId: ticket.id }, 'Could not update the knowledge gaps for this ticket; the ticket itself is unaffected');
   }
   return result;
+}
+
+/**
+ * Whether `gap`'s latest ticket came in on one of the days `from`–`to` (`YYYY-MM-DD`, inclusive) in `timeZone`
+ * (default: the process's): how the insights page picks the gaps of its period, whose days are the desk's calendar
+ * days like the rest of the page, not UTC days. A `lastSeen` that is no date is in no period.
+ */
+export function seenInPeriod(gap: Pick<KnowledgeGap, 'lastSeen'>, period: { from: string; to: string }, timeZone?: string): boolean {
+  const ms = Date.parse(gap.lastSeen);
+  if (Number.isNaN(ms)) return false;
+  const day = localDay(ms, timeZone);
+  return day >= period.from && day <= period.to;
 }
 
 /** True when `gap` counts one of `ids`, shows an example from one, or was closed by one. */

@@ -12,7 +12,7 @@ import { readPollerStatus, type PollerStatus } from './poller.js';
 import { readRoleStatus } from './role-status.js';
 import type { RoleHandle } from './lifecycle.js';
 import { Services } from './services.js';
-import { GapStore } from '../knowledge/gaps.js';
+import { GapStore, seenInPeriod } from '../knowledge/gaps.js';
 import type { KnowledgeGap as InsightGap } from '../server/insights.js';
 import { createDashboardApp, type DashboardDeps } from '../server/app.js';
 import { listTrust } from '../tickets/trust.js';
@@ -132,9 +132,8 @@ export async function startDashboardRole(config: Config, options: DashboardRoleO
  */
 export async function topGapsOf(store: GapStore, period: { from: string; to: string; limit: number }): Promise<InsightGap[]> {
   const { open } = await store.list({ limit: 300 });
-  const to = `${period.to}T23:59:59.999Z`;
   return open
-    .filter((gap) => gap.lastSeen >= period.from && gap.lastSeen <= to)
+    .filter((gap) => seenInPeriod(gap, period))
     .slice(0, period.limit)
     .map((gap) => ({ topic: gap.examples[0] ?? gap.id, tickets: gap.count, ...(gap.examples[0] ? { example: gap.examples[0] } : {}), lastSeenAt: gap.lastSeen }));
 }

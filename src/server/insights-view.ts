@@ -200,7 +200,7 @@ export function renderInsightsPage(view: InsightsView): SafeHtml {
   const perRun = (n: number | null, format: (n: number) => string) => (n === null ? '–' : format(n));
   const body = html`
 <div class="toolbar">
-  <h1>Insights <span class="muted small">${r.from} – ${r.to} (UTC)</span></h1>
+  <h1>Insights <span class="muted small">${r.from} – ${r.to} (${r.timeZone})</span></h1>
   ${periodNav(r.days)}
 </div>
 <div class="tiles">

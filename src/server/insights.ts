@@ -25,7 +25,10 @@ export interface KnowledgeGap {
 
 /** Supplies the top knowledge gaps of a period (implemented by the knowledge-gap finder). */
 export interface KnowledgeGapsProvider {
-  /** The gaps of the period `from`–`to` (UTC days, inclusive), biggest first, at most `limit`. */
+  /**
+   * The gaps of the period `from`–`to` (calendar days in the process's time zone, inclusive: see
+   * `seenInPeriod` in src/knowledge/gaps.ts), biggest first, at most `limit`.
+   */
   topGaps(period: { from: string; to: string; limit: number }): Promise<KnowledgeGap[]>;
 }
 

@@ -147,9 +147,9 @@ async function execWithUsage(prefix: string, multi: ReturnType<Redis['multi']>, 
 
 /**
  * Records one agent run that failed: the LLM calls the model server answered before the failure, and their tokens,
- * in the counters and in the insights' day hash of `at` (the failure's UTC day), and the run in `agent_runs_failed`.
- * Not in the duration histogram: a run cut short says nothing about how long answering takes. Called by the agent
- * worker when an `answer-ticket` attempt failed, retried or not.
+ * in the counters and in the insights' day hash of `at` (the failure's day in the process's zone, `outcomeDay`), and
+ * the run in `agent_runs_failed`. Not in the duration histogram: a run cut short says nothing about how long
+ * answering takes. Called by the agent worker when an `answer-ticket` attempt failed, retried or not.
  */
 export async function recordFailedAgentRun(
   redis: Redis,

@@ -4,7 +4,8 @@
  *
  * Nothing here scans tickets. The ticket store adds the fields of {@link insightFieldsOnWrite} to the day hash of
  * `outcomeKeys(prefix).day(day)` in the same atomic write as the change they describe, and {@link readInsights}
- * reads one hash per day of the period, so the page costs O(days) whatever the number of tickets stored.
+ * reads one hash per day of the period, so the page costs O(days) whatever the number of tickets stored. A day is a
+ * calendar day in the process's time zone (`TZ`, src/tickets/local-day.ts), for the writers and the reader alike.
  *
  * Fields of `P:outcomes:YYYY-MM-DD` besides the outcome counts and edit-ratio sums that src/tickets/outcome.ts
  * documents (all counters, only ever increased):
@@ -35,6 +36,7 @@
 import type { Redis } from 'ioredis';
 import type { AgentResult, ModelCallUsage } from '../agent/types.js';
 import { costOf, priceOf, type PriceTable } from '../agent/prices.js';
+import { addDays, deskTimeZone, localDay } from './local-day.js';
 import { EDIT_RATIO_BUCKETS, EDIT_RATIO_SUM_SCALE, OUTCOMES, editRatioBucketField, isOutcomeKind, outcomeKeys, type OutcomeKind, type TicketOutcome } from './outcome.js';
 import type { Ticket } from './ticket.js';
 
@@ -157,7 +159,7 @@ export interface ReplyTimeStats {
 
 /** One day of the period. */
 export interface InsightDay {
-  /** UTC day, `YYYY-MM-DD`. */
+  /** Calendar day in {@link Insights.timeZone}, `YYYY-MM-DD`. */
   day: string;
   /** Tickets that ended that day, per outcome. */
   outcomes: Record<OutcomeKind, number>;
@@ -188,9 +190,11 @@ export interface ModelUsage {
 
 /** What `/api/insights` answers. */
 export interface Insights {
-  /** First and last day of the period (UTC, inclusive). */
+  /** First and last day of the period (calendar days in {@link Insights.timeZone}, inclusive). */
   from: string;
   to: string;
+  /** The IANA zone the days are counted in: the process's (`TZ`), which the writers of the day hashes share. */
+  timeZone: string;
   days: number;
   daily: InsightDay[];
   totals: {
@@ -234,24 +238,26 @@ export interface Insights {
 
 /** Options of {@link readInsights} and {@link insightsFromDays}. */
 export interface InsightsOptions {
-  /** Days in the period, ending with today (UTC): 1–{@link MAX_INSIGHT_DAYS}. */
+  /** Days in the period, ending with today: 1–{@link MAX_INSIGHT_DAYS}. */
   days: number;
   /** Today; defaults to now. */
   now?: Date;
+  /** The zone whose calendar days the period is; defaults to the process's, the one the day hashes are written in. */
+  timeZone?: string;
   /** Price table for the cost (see src/agent/prices.ts). */
   prices: PriceTable;
 }
 
-/** The UTC days of the period ending with `now`, oldest first. */
-export function periodDays(days: number, now: Date): string[] {
+/** The calendar days in `timeZone` (default: the process's) of the period ending with `now`'s day, oldest first. */
+export function periodDays(days: number, now: Date, timeZone?: string): string[] {
   if (!(Number.isInteger(days) && days >= 1 && days <= MAX_INSIGHT_DAYS)) throw new RangeError(`days must be an integer 1–${MAX_INSIGHT_DAYS}`);
-  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  return Array.from({ length: days }, (_, i) => new Date(today - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+  const today = localDay(now, timeZone);
+  return Array.from({ length: days }, (_, i) => addDays(today, i - (days - 1)));
 }
 
 /** Reads the day hashes of the period (one pipelined HGETALL per day) and computes the {@link Insights}. */
 export async function readInsights(redis: Redis, prefix: string, options: InsightsOptions): Promise<Insights> {
-  const days = periodDays(options.days, options.now ?? new Date());
+  const days = periodDays(options.days, options.now ?? new Date(), options.timeZone);
   const k = outcomeKeys(prefix);
   const pipeline = redis.pipeline();
   for (const day of days) pipeline.hgetall(k.day(day));
@@ -261,15 +267,18 @@ export async function readInsights(redis: Redis, prefix: string, options: Insigh
     if (err) throw err;
     return { day, fields: (value ?? {}) as Record<string, string> };
   });
-  return insightsFromDays(hashes, options.prices);
+  return insightsFromDays(hashes, options.prices, options.timeZone ?? deskTimeZone());
 }
 
 function emptyOutcomes(): Record<OutcomeKind, number> {
   return Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<OutcomeKind, number>;
 }
 
-/** {@link Insights} from the day hashes of a period, oldest first (pure: the part {@link readInsights} does not read). */
-export function insightsFromDays(hashes: ReadonlyArray<{ day: string; fields: Record<string, string> }>, prices: PriceTable): Insights {
+/**
+ * {@link Insights} from the day hashes of a period, oldest first (pure: the part {@link readInsights} does not read);
+ * `timeZone` names the zone their days are in (default: the process's).
+ */
+export function insightsFromDays(hashes: ReadonlyArray<{ day: string; fields: Record<string, string> }>, prices: PriceTable, timeZone: string = deskTimeZone()): Insights {
   const totals = emptyOutcomes();
   const latency: Record<ReplyKind, Map<number, number>> = { auto: new Map(), reviewed: new Map() };
   const editBuckets = new Map<string, number>();
@@ -368,6 +377,7 @@ export function insightsFromDays(hashes: ReadonlyArray<{ day: string; fields: Re
   return {
     from: hashes[0]?.day ?? '',
     to: hashes.at(-1)?.day ?? '',
+    timeZone,
     days: hashes.length,
     daily,
     totals: {

@@ -7,6 +7,7 @@
  * ({@link outcomeKeys}). The store writes the outcome and the counters in the same atomic write as the state change,
  * so a ticket's outcome is counted exactly once per time it ends.
  */
+import { localDay } from './local-day.js';
 import { addressDigest } from './rate-limit.js';
 import type { Ticket, TicketState } from './ticket.js';
 
@@ -411,11 +412,15 @@ export function editRatioBucketField(ratio: number): string {
   return `le:${bound === undefined ? '+Inf' : String(bound)}`;
 }
 
-/** The UTC day (`YYYY-MM-DD`) an outcome counts for in the per-day aggregates. */
-export function outcomeDay(at: string): string {
+/**
+ * The calendar day (`YYYY-MM-DD`) an outcome, or anything else the per-day aggregates count, counts for: the day of
+ * `at` in `timeZone`, by default the process's (`TZ`), so the desk's Monday is Monday where it works. Every process
+ * writing the aggregates must run in the same zone, or their counts land on different days.
+ */
+export function outcomeDay(at: string, timeZone?: string): string {
   const ms = Date.parse(at);
   if (Number.isNaN(ms)) throw new TypeError(`outcomeDay: not a date: ${at}`);
-  return new Date(ms).toISOString().slice(0, 10);
+  return localDay(ms, timeZone);
 }
 
 /**
@@ -426,7 +431,7 @@ export function outcomeDay(at: string): string {
  * |--------------------------|------|--------------------------------------------------------------------------------|
  * | `P:metrics:outcomes`     | hash | one field per {@link OutcomeKind} → tickets that ended so                      |
  * | `P:metrics:edit_ratio`   | hash | `count`, `sum_e6` (sum of ratios × 10⁶), `le:<bound>` / `le:+Inf` per bucket    |
- * | `P:outcomes:YYYY-MM-DD`  | hash | per UTC day: one field per outcome, `edit_ratio_count`, `edit_ratio_sum_e6`, and the insight fields of src/tickets/insights.ts |
+ * | `P:outcomes:YYYY-MM-DD`  | hash | per day ({@link outcomeDay}: in the process's zone): one field per outcome, `edit_ratio_count`, `edit_ratio_sum_e6`, and the insight fields of src/tickets/insights.ts |
  *
  * The edit-ratio histogram holds every approval (as-is ones as 0), so its count is the number of approved replies
  * sent and its low buckets the share sent (nearly) unchanged.

@@ -2,8 +2,9 @@
  * `/api/insights` and `/insights` over real HTTP against a real redis-server: a few dozen tickets spread over several
  * days go through the real store transitions and review actions (auto-sent, approved as is and edited, rejected with
  * reasons, ignored, failed), then the API's figures — read from the daily aggregates only — must equal a
- * recomputation from the tickets themselves. Also: the period filter, the provider sections (shown only with data),
- * the page's SVG and tables under the review CSP, and a refused `days`.
+ * recomputation from the tickets themselves, with days in the process's time zone (UTC, Tokyo, New York). Also: the
+ * period filter, the provider sections (shown only with data), the page's SVG and tables under the review CSP, and a
+ * refused `days`.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -47,6 +48,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 afterAll(async () => {
+  restoreZone();
   redis?.disconnect();
   await redisServer?.stop();
 });
@@ -182,7 +184,21 @@ async function allTickets(f: Fixture): Promise<Ticket[]> {
   return page.tickets;
 }
 
-const dayOf = (iso: string) => iso.slice(0, 10);
+const STARTED_ZONE = process.env.TZ;
+
+/** Runs this process in `zone` (as `TZ` does for every role) until {@link restoreZone}. */
+function useZone(zone: string): void {
+  process.env.TZ = zone;
+  cleanups.push(async () => restoreZone());
+}
+
+function restoreZone(): void {
+  if (STARTED_ZONE === undefined) delete process.env.TZ;
+  else process.env.TZ = STARTED_ZONE;
+}
+
+/** The calendar day of `iso` in this process's zone, by another route than the code under test. */
+const dayOf = (iso: string) => new Date(iso).toLocaleDateString('sv-SE');
 
 /** The figures of the API, recomputed from the tickets with no aggregate at all. */
 function recompute(tickets: readonly Ticket[], days: readonly string[]) {
@@ -232,13 +248,18 @@ function recompute(tickets: readonly Ticket[], days: readonly string[]) {
   return { perDay, times, percentile, ratios, buckets, reasons, tokens, runs, cost };
 }
 
+/** The `days` calendar days ending with {@link TODAY}'s day in this process's zone. */
 function periodOf(days: number): string[] {
-  return Array.from({ length: days }, (_, i) => new Date(TODAY.getTime() - (days - 1 - i) * DAY_MS).toISOString().slice(0, 10));
+  const [y, m, d] = dayOf(TODAY.toISOString()).split('-').map(Number) as [number, number, number];
+  return Array.from({ length: days }, (_, i) => new Date(Date.UTC(y, m - 1, d - (days - 1 - i))).toISOString().slice(0, 10));
 }
 
 describe('insights API', () => {
-  it('answers the same numbers as a recomputation from the tickets, for the whole spread and a shorter period', async () => {
-    const f = await start();
+  // TODAY is 08:30 on 11 April in Tokyo and 19:30 on 10 April in New York: each zone cuts the days elsewhere.
+  it.each(['UTC', 'Asia/Tokyo', 'America/New_York'])('answers the same numbers as a recomputation from the tickets, for the whole spread and a shorter period, in %s', async (zone) => {
+    useZone(zone);
+    const periods: Array<{ from: string; to: string; limit: number }> = [];
+    const f = await start({ gaps: { topGaps: async (period) => (periods.push(period), []) } });
     await seed(f, 42, 6, 15);
     const tickets = await allTickets(f);
     expect(tickets).toHaveLength(42);
@@ -293,7 +314,11 @@ describe('insights API', () => {
       expect(api.llm.costUsd).toBeCloseTo(want.cost, 9);
       expect(api.llm.unpricedModels).toEqual(want.tokens.has('local-llm') ? ['local-llm'] : []);
       expect(api.daily.reduce((n, d) => n + (d.costUsd ?? 0), 0)).toBeCloseTo(want.cost, 9);
+      expect(api.timeZone).toBe(zone);
+      expect(periods.at(-1)).toEqual({ from: period[0], to: period.at(-1), limit: 10 });
     }
+    const page = await (await get(f, '/insights?days=3')).text();
+    expect(page).toContain(`${periodOf(3)[0]} – ${periodOf(3).at(-1)} (${zone})`);
 
     // The seed covers every outcome, so the comparison above was not vacuous.
     const all = (await (await get(f, '/api/insights?days=30')).json()) as InsightsReport;
@@ -366,6 +391,23 @@ describe('insights API', () => {
     const html = await (await get(f, '/insights?days=1')).text();
     expect(html).not.toContain('The agent did not run in this period.');
     expect(html).toContain('<code>gpt-4o-mini</code>');
+  });
+
+  it("counts the calls of a failed run and of a proposal on their day in the process's zone", async () => {
+    useZone('Asia/Tokyo');
+    const f = await start();
+    const call = (model: string): LlmCallRecord => ({ step: 'select_tools', subtask: 's', model, durationMs: 5, promptTokens: 1_000, completionTokens: 10 });
+    // 23:30 on 10 April in Tokyo (still the 10th in UTC, as TODAY is): the day before TODAY's Tokyo day.
+    const lateOnThe10th = new Date('2025-04-10T14:30:00Z');
+    await recordFailedAgentRun(redis, f.prefix, { usage: { calls: 1, promptTokens: 1_000, completionTokens: 10, totalTokens: 1_010 }, llmCalls: [call('failed-run')] }, lateOnThe10th);
+    await recordModelCalls(redis, f.prefix, [{ model: 'proposal', promptTokens: 1_000, completionTokens: 10 }], TODAY);
+
+    const api = (await (await get(f, '/api/insights?days=2')).json()) as InsightsReport;
+    expect(api.daily.map((d) => [d.day, d.llmCalls])).toEqual([
+      ['2025-04-10', 1],
+      ['2025-04-11', 1],
+    ]);
+    expect(api.llm.models.map((m) => m.model).sort()).toEqual(['failed-run', 'proposal']);
   });
 
   it('counts the model calls of learned-answer proposals in the calls, tokens and cost, not as runs', async () => {

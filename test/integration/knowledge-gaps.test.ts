@@ -19,6 +19,7 @@ import { pino } from 'pino';
 import { GapStore, MAX_OPEN_GAPS, learnGapsFrom, type GapList } from '../../src/knowledge/gaps.js';
 import { LearnedAnswerStore } from '../../src/knowledge/learned-answers.js';
 import { connectProducer } from '../../src/queues/connection.js';
+import { topGapsOf } from '../../src/runtime/dashboard.js';
 import { createDashboardApp } from '../../src/server/app.js';
 import { renderGapsSection } from '../../src/server/views.js';
 import { forgetCustomer } from '../../src/tickets/retention.js';
@@ -322,5 +323,39 @@ describe('the gap store', () => {
     const watch = after.open.find((g) => g.tickets.includes(other));
     expect(watch).toMatchObject({ count: 2, examples: ['スマートウォッチと連携できますか'], exampleTickets: [other], tickets: [other] });
     expect(before.open.find((g) => g.tickets.includes(other))?.examples).toEqual(['スマートウォッチと連携したい', 'スマートウォッチと連携できますか']);
+  });
+});
+
+// The insights page's "top knowledge gaps" are those of its period, whose days are the desk's calendar days (TZ) like
+// every other figure on the page: a gap last seen at 05:00 on Tuesday in Tokyo is Tuesday's, not Monday's (UTC).
+describe('topGapsOf: the period in the desk time zone', () => {
+  const startedZone = process.env.TZ;
+  afterAll(() => {
+    if (startedZone === undefined) delete process.env.TZ;
+    else process.env.TZ = startedZone;
+  });
+
+  it.each([
+    ['Asia/Tokyo', ['early on the 24th in Tokyo']],
+    ['UTC', ['early on the 25th in Tokyo']],
+  ])('in %s, picks the gaps seen on 2026-11-24 there', async (zone, expected) => {
+    process.env.TZ = zone;
+    const prefix = `gaps-day-${randomUUID()}`;
+    const seen: Array<[string, string]> = [
+      ['2026-11-23T14:30:00.000Z', 'late on the 23rd in Tokyo 請求書の宛名を変えたい'], // 23:30 JST on the 23rd, the 24th nowhere
+      ['2026-11-23T20:00:00.000Z', 'early on the 24th in Tokyo ダークモードにしたい'], // 05:00 JST on the 24th, 20:00 UTC on the 23rd
+      ['2026-11-24T16:00:00.000Z', 'early on the 25th in Tokyo 領収書を再発行したい'], // 01:00 JST on the 25th, 16:00 UTC on the 24th
+    ];
+    try {
+      for (const [at, question] of seen) {
+        const store = new GapStore(redis, { prefix, now: () => new Date(at) });
+        expect(await store.record(question, `t-${randomUUID()}`)).toBeDefined();
+      }
+      const store = new GapStore(redis, { prefix });
+      const top = await topGapsOf(store, { from: '2026-11-24', to: '2026-11-24', limit: 10 });
+      expect(top.map((g) => g.topic.replace(/ [^ ]+$/, '')).sort()).toEqual([...expected].sort());
+    } finally {
+      await removePrefix(servers.redis.url, prefix);
+    }
   });
 });

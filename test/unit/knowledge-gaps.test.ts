@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Subtask } from '../../src/agent/types.js';
 import { GAP_SIMILARITY_THRESHOLD, closestGroup, questionSimilarity, questionTerms, stem } from '../../src/knowledge/gap-similarity.js';
-import { MAX_EXAMPLE_CHARS, answeredQuestions, exampleText, unansweredQuestions, type KnowledgeGap } from '../../src/knowledge/gaps.js';
+import { MAX_EXAMPLE_CHARS, answeredQuestions, exampleText, seenInPeriod, unansweredQuestions, type KnowledgeGap } from '../../src/knowledge/gaps.js';
 import { formatGaps } from '../../src/cli/knowledge-gaps.js';
 import { renderGapsSection } from '../../src/server/views.js';
 
@@ -184,5 +184,23 @@ describe('showing gaps', () => {
       `  tickets: ${ticket(8).slice(0, 12)}`,
       `  closed 2026-11-24 11:00 UTC by ticket ${ticket(9).slice(0, 12)}: 「請求書の宛名の変更」`,
     ]);
+  });
+});
+
+describe('seenInPeriod', () => {
+  // [zone, last seen, period from, period to, in it]: the insights' period is calendar days in the desk's zone.
+  it.each([
+    ['UTC', '2026-11-01T15:30:00.000Z', '2026-11-02', '2026-11-02', false],
+    ['UTC', '2026-11-02T15:00:00.000Z', '2026-11-02', '2026-11-02', true],
+    ['Asia/Tokyo', '2026-11-01T15:30:00.000Z', '2026-11-02', '2026-11-02', true],
+    ['Asia/Tokyo', '2026-11-02T15:00:00.000Z', '2026-11-02', '2026-11-02', false],
+    ['Asia/Tokyo', '2026-11-02T14:59:59.999Z', '2026-10-27', '2026-11-02', true],
+    // The 25-hour day New York falls back on: its last hour is still 1 November.
+    ['America/New_York', '2026-11-02T04:30:00.000Z', '2026-11-01', '2026-11-01', true],
+    ['America/New_York', '2026-11-01T03:30:00.000Z', '2026-11-01', '2026-11-01', false],
+    ['Asia/Kolkata', '2026-11-01T18:30:00.000Z', '2026-10-26', '2026-11-01', false],
+    ['UTC', 'not a date', '2026-10-26', '2026-11-01', false],
+  ] as const)('in %s, a gap last seen %s is in %s – %s: %s', (zone, lastSeen, from, to, inPeriod) => {
+    expect(seenInPeriod({ lastSeen }, { from, to }, zone)).toBe(inPeriod);
   });
 });

@@ -106,6 +106,10 @@ describe('insightsFromDays', () => {
     expect(r.replyTime.auto).toEqual({ count: 0, medianSeconds: null, p90Seconds: null });
   });
 
+  it('names the time zone its days are in', () => {
+    expect(insightsFromDays([{ day: '2025-04-11', fields: {} }], DEFAULT_PRICES, 'Asia/Tokyo')).toMatchObject({ from: '2025-04-11', to: '2025-04-11', timeZone: 'Asia/Tokyo' });
+  });
+
   it('sums the bounced replies of the period', () => {
     const r = insightsFromDays([{ day: '2025-04-01', fields: { auto_sent: '3', bounced: '1' } }, { day: '2025-04-02', fields: { bounced: '2' } }, { day: '2025-04-03', fields: {} }], DEFAULT_PRICES);
     expect(r.totals.bounced).toBe(3);
@@ -114,9 +118,24 @@ describe('insightsFromDays', () => {
 });
 
 describe('periodDays and normalizeReason', () => {
-  it('ends the period with today (UTC)', () => {
-    expect(periodDays(3, new Date('2025-03-01T23:59:59Z'))).toEqual(['2025-02-27', '2025-02-28', '2025-03-01']);
-    expect(() => periodDays(0, new Date())).toThrow(RangeError);
+  it.each([
+    ['UTC', '2025-03-01T23:59:59Z', 3, ['2025-02-27', '2025-02-28', '2025-03-01']],
+    // 08:30 on 11 April in Tokyo: today is the 11th there, though UTC is still on the 10th.
+    ['Asia/Tokyo', '2025-04-10T23:30:00Z', 2, ['2025-04-10', '2025-04-11']],
+    ['Asia/Kolkata', '2025-04-10T18:29:00Z', 1, ['2025-04-10']],
+    ['Asia/Kolkata', '2025-04-10T18:30:00Z', 1, ['2025-04-11']],
+    // Just after the spring-forward day (23 hours): stepping back 24 h from local midnight would skip 8 March.
+    ['America/New_York', '2026-03-09T04:30:00Z', 3, ['2026-03-07', '2026-03-08', '2026-03-09']],
+    ['America/New_York', '2026-03-09T03:30:00Z', 2, ['2026-03-07', '2026-03-08']],
+    // The fall-back day has 25 hours: its last hour is still 1 November.
+    ['America/New_York', '2026-11-02T04:30:00Z', 3, ['2026-10-30', '2026-10-31', '2026-11-01']],
+    ['America/New_York', '2026-11-02T05:00:00Z', 2, ['2026-11-01', '2026-11-02']],
+  ] as const)('ends the period with today in %s (now %s, %i days)', (zone, now, days, want) => {
+    expect(periodDays(days, new Date(now), zone)).toEqual(want);
+  });
+
+  it('refuses a period outside 1–366 days', () => {
+    for (const days of [0, 367, 1.5]) expect(() => periodDays(days, new Date(), 'UTC')).toThrow(RangeError);
   });
   it('cuts long reasons and names a missing one', () => {
     expect(normalizeReason(undefined)).toBe('(none)');

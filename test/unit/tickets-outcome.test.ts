@@ -171,9 +171,20 @@ describe('buckets and keys', () => {
     expect(EDIT_RATIO_BUCKETS).toEqual([0, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1]);
   });
 
-  it('counts per UTC day under the prefix', () => {
-    expect(outcomeDay('2024-05-01T23:59:59.999+09:00')).toBe('2024-05-01');
-    expect(outcomeDay('2024-05-01T15:00:00.000Z')).toBe('2024-05-01');
+  it.each([
+    ['UTC', '2024-05-01T23:59:59.999+09:00', '2024-05-01'],
+    ['UTC', '2024-05-01T15:00:00.000Z', '2024-05-01'],
+    // Monday 08:00 in Tokyo is Monday's mail, though it is still Sunday in UTC.
+    ['Asia/Tokyo', '2024-05-06T08:00:00+09:00', '2024-05-06'],
+    ['Asia/Tokyo', '2024-05-01T15:00:00.000Z', '2024-05-02'],
+    ['Asia/Tokyo', '2024-05-01T14:59:59.999Z', '2024-05-01'],
+    ['America/New_York', '2024-11-04T04:30:00.000Z', '2024-11-03'],
+    ['Asia/Kolkata', '2024-05-01T18:30:00.000Z', '2024-05-02'],
+  ])('counts an outcome on its day in the zone: %s, %s → %s', (zone, at, day) => {
+    expect(outcomeDay(at, zone)).toBe(day);
+  });
+
+  it('keys the day under the prefix and refuses what is no date', () => {
     expect(outcomeKeys('hd').day('2024-05-01')).toBe('hd:outcomes:2024-05-01');
     expect(() => outcomeKeys('')).toThrow(TypeError);
     expect(() => outcomeDay('yesterday')).toThrow(TypeError);
