@@ -3,21 +3,27 @@
  * customer's agent run, so a name, address or order number in it would leak one customer's data to the next.
  *
  * Rules only, deterministic and local: e-mail addresses, phone numbers (Japanese, with full-width digits, French,
- * international, and any after a label such as "Tel.:"), postal codes (Japanese, US, UK, Canadian, and European ones
- * next to their town), Japanese street addresses, English, German, Dutch, French, Italian, Spanish and Portuguese
- * ones (221B Baker Street, Musterstraße 12, 12 rue de la Paix, Via Roma 10) and what follows an address label such as
- * 住所：, order/contract/customer/ticket/tracking/bank-account numbers and log-in names after their label (送り状番号,
- * 問合せNo., 普通 1234567, マイナンバー, and an order number right after 注文, commande, Bestellung or pedido: 注文12345678の件,
- * votre commande 88213), log-in names after account, アカウント or ユーザー名, dates of birth, one-time codes and tax ids
- * after their label (生年月日, DOB, 認証コード, "verification code", VAT, USt-IdNr.), IBANs that pass their
- * checksum, passwords and PINs written after their label (仮パスワードは Xy7-kP2q です), licence keys
- * (ABCDE-12345-FGHIJ-67890, ABC-DEF-GHI-JKL, ABCD-EFGH-IJKL-MNOP), UUIDs written bare (a tenant or account id), IP addresses that locate
- * someone (not private networks, loopback or subnet masks), credit-card-like numbers and a card's last four digits
- * (末尾4242, "ending in 4242", **** 4242), numbers in a signature block whatever their grouping (924 38 051), the
- * names the caller knows (From display name, signature; a known surname in kanji with the given name after it), names
- * before or after an honorific or a greeting (山田様, 「山田太郎」様, Smith様, 佐藤さん, やまだ たろう 様, "Dear John Smith",
- * "Hi Anna,", "Hi john smith,", "Thanks John!", "Regards, John", Mrs.Smith, Mme Dupont, Herr Müller),
- * after a form label (氏名：, お名前:, Name:), in the From, To and Cc lines of a forwarded mail's header block, in the
+ * international, any after a label such as "Tel.:", and an extension after 内線), postal codes (Japanese, US, UK,
+ * Canadian, and European ones next to their town), Japanese street addresses and the building and room after them
+ * (コーポ山田 203号室), English, German, Dutch, French, Italian, Spanish and Portuguese ones (221B Baker Street, Baker
+ * Street, London, Musterstraße 12, 12 rue de la Paix, Via Roma 10) and what follows an address label such as 住所： or
+ * Address:, order/contract/customer/ticket/tracking/bank-account numbers, ids held by law or employment (免許証番号,
+ * 被保険者番号, 社員番号, passport, SSN) and log-in names after their label (送り状番号, 問合せNo., お客様番号 No.12345,
+ * 普通 1234567, マイナンバー, 会員ＩＤ, Login:, Customer ID:, LINE ID：, and an order number right after 注文, commande,
+ * Bestellung or pedido: 注文12345678の件, votre commande 88213), log-in names after account, アカウント or ユーザー名,
+ * dates of birth, one-time codes and tax ids after their label (生年月日, DOB, 認証コード, "verification code", VAT,
+ * USt-IdNr.), IBANs that pass their checksum, passwords and PINs written after their label (仮パスワードは Xy7-kP2q
+ * です), licence keys (ABCDE-12345-FGHIJ-67890, ABC-DEF-GHI-JKL, ABCD-EFGH-IJKL-MNOP; not part numbers:
+ * ABCD-1234-EFGH, SKU:, 型番), UUIDs written bare (a tenant or account id), IP addresses that locate someone (not
+ * private networks, loopback or subnet masks), credit-card-like numbers and a card's last four digits
+ * (末尾4242, "ending in 4242", **** 4242; not a JAN code), numbers in a signature block whatever their grouping (924 38
+ * 051) and the writer's name on a line of its own there (Taro YAMADA, 山田 太郎, サポート部　山田太郎), the names the
+ * caller knows (From display name, signature; a known surname in kanji with the given name after it), names before or
+ * after an honorific or a greeting (山田様, 「山田太郎」様, 山田太郎（ヤマダタロウ）様, ジョン・スミス様, 山田先生, Smith様,
+ * 佐藤さん, やまだ たろう 様, さくら様, 山田さくら様, "Dear John Smith", "Hi Anna,", "Hi john smith,", "Thanks John!",
+ * "Regards, John", Mrs.Smith, Mme Dupont, Herr Müller; not a job title, 社長様, nor the sentence after a Madame written
+ * without a name), the staff member after 担当の (担当の佐藤より), after a form label (氏名：, お名前:, 【氏名】, 担当：,
+ * ご注文者：, 受取人：, Name:), in the From, To and Cc lines of a forwarded mail's header block, in the
  * line a mail client writes above a quoted reply ("On … , Taro Yamada <…> wrote:", "2026年11月3日(月) 10:02 山田太郎
  * <…>:", "Am … schrieb …:"), and in a self-introduction (佐藤と申します, 私の名前は山田です, "My name is Jane Doe", "I'm
  * Jane Doe,", "This is Jane from ACME"). Each is replaced by a placeholder in the text's language (`[メールアドレス]`
@@ -118,26 +124,39 @@ const SERVICE_NUMBER = /^(?:0120|0800|0570|0808|81(?:120|800|570)|(?:44|49|33)80
 const CARD_GROUPED = new RegExp(`(?<![0-9０-９])${D}{4}(?:${SEP}${D}{4}){3}(?:${SEP}?${D}{1,3})?(?![0-9０-９])|(?<![0-9０-９])${D}{4}${SEP}${D}{6}${SEP}${D}{5}(?![0-9０-９])`, 'g');
 const CARD_RUN = /(?<![0-9０-９])[0-9０-９]{13,19}(?![0-9０-９])/g;
 
-// Labelled numbers: the label stays (it says what was there), the value goes.
+// Labelled numbers: the label stays (it says what was there), the value goes. A Japanese input method types ID full
+// width (会員ＩＤ). The ids a person holds by law or by employment (免許証番号, 被保険者番号, 社員番号, passport, SSN) are
+// labelled numbers too.
+const ID_WORD = '(?:ID|ＩＤ)';
 const JA_NUMBER_LABEL =
-  '(?:ご?注文(?:No\\.?|NO\\.?|Ｎｏ[．.]?)|口座番号|ご?注文番号|オーダー(?:番号|ID)|受注番号|ご?契約(?:者)?番号|お客様(?:番号|ID|コード)|顧客(?:番号|ID|コード)|会員(?:番号|ID)|ユーザー\\s?ID|アカウント\\s?ID|受付番号|お?問い?合わ?せ(?:番号|No\\.?|NO\\.?|Ｎｏ[．.]?)|送り状(?:番号|No\\.?|NO\\.?)|荷物番号|(?:クレジット)?カード番号|チケット番号|ご?請求書?番号|伝票番号|追跡番号|お?申込(?:み)?番号|予約番号|シリアル(?:番号|ナンバー)|ライセンス(?:番号|キー)|証券番号)';
+  `(?:ご?注文(?:No\\.?|NO\\.?|Ｎｏ[．.]?)|口座番号|ご?注文番号|オーダー(?:番号|${ID_WORD})|受注番号|ご?契約(?:者)?番号|お客様(?:番号|${ID_WORD}|コード)|顧客(?:番号|${ID_WORD}|コード)|会員(?:番号|${ID_WORD})|ユーザー\\s?${ID_WORD}|アカウント\\s?${ID_WORD}|受付番号|お?問い?合わ?せ(?:番号|No\\.?|NO\\.?|Ｎｏ[．.]?)|送り状(?:番号|No\\.?|NO\\.?)|荷物番号|(?:クレジット)?カード番号|チケット番号|ご?請求書?番号|伝票番号|追跡番号|お?申込(?:み)?番号|予約番号|シリアル(?:番号|ナンバー)|ライセンス(?:番号|キー)|証券番号|(?:運転)?免許証?番号|パスポート番号|旅券番号|被保険者番号|保険証番号|(?:基礎)?年金番号|(?:社員|従業員|職員|学籍|学生|患者|診察券)番号)`;
 const EN_NUMBER_LABEL =
-  '\\b(?:order|contract|ticket|case|invoice|customer|account|acct|member(?:ship)?|reference|ref|booking|reservation|tracking|serial|licen[cs]e|policy|subscription)(?:\\s*(?:no\\.?|number|num\\.?|id|code|key))?';
+  '\\b(?:(?:order|contract|ticket|case|invoice|customer|account|acct|member(?:ship)?|reference|ref|booking|reservation|tracking|serial|licen[cs]e|policy|subscription|passport)(?:\\s*(?:no\\.?|number|num\\.?|id|code|key))?|(?:employee|staff|student|patient|insurance|social security)\\s*(?:no\\.?|number|num\\.?|id)|SSN)';
 // Tracking and individual numbers are also written in groups of four digits with spaces (4567 8901 2345).
 const NUMBER_VALUE = `(?:${D}{4}(?:[ 　]${D}{4}){1,3}(?![0-9０-９A-Za-zＡ-Ｚａ-ｚ\\-－_/])|[#＃]?(?=[A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]*[0-9０-９])[A-Za-z0-9０-９Ａ-Ｚａ-ｚ][A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]{2,})`;
+// Forms write No. between the label and the number (お客様番号 No.12345): it stays with the label.
+const NO_BEFORE_VALUE = '(?:(?:No|NO|Ｎｏ)(?:[.．][ 　]*|[ 　]+))?';
 // Each optional separator carries the whitespace after it: two whitespace runs around an optional token backtrack
 // quadratically on a label followed by a long run of spaces.
-const JA_REFERENCE = new RegExp(`${JA_NUMBER_LABEL}\\s*(?:(?:[:：]|は|が|を)\\s*)?[「『(（【［\\[]?(${NUMBER_VALUE})`, 'gdu');
+const JA_REFERENCE = new RegExp(`${JA_NUMBER_LABEL}\\s*(?:(?:[:：]|は|が|を)\\s*)?${NO_BEFORE_VALUE}[「『(（【［\\[]?(${NUMBER_VALUE})`, 'gdu');
 // Log-in names and account ids after their label may be letters only (taro_yamada, jsmith), unlike order numbers.
-const JA_LOGIN_LABEL = '(?:会員|ユーザー|アカウント|ログイン)\\s?ID';
+const JA_LOGIN_LABEL = `(?:会員|ユーザー|アカウント|ログイン|お客様|お客さま|顧客|マイページ)\\s?${ID_WORD}`;
 const LOGIN_VALUE = '[A-Za-z][A-Za-z0-9._\\-]{2,63}(?<![.\\-])';
 const JA_LOGIN = new RegExp(`${JA_LOGIN_LABEL}\\s*(?:[:：]|は|が|を)\\s*[「『(（【［\\[]?(${LOGIN_VALUE})`, 'gdu');
-const EN_LOGIN = new RegExp(`\\b(?:user\\s?(?:name|ID)|log(?:in|on)\\s?(?:name|ID)|account\\s?ID)\\s*(?:[:=]\\s*|(?:is|was)\\s+)@?(${LOGIN_VALUE})`, 'gdi');
+const EN_LOGIN = new RegExp(
+  `\\b(?:user[ \\t-]?(?:name|ID)|(?:log|sign)[ \\t-]?(?:in|on)[ \\t-]?(?:name|ID)|(?:account|customer|member|client)[ \\t-]?ID)\\s*(?:[:=]\\s*|(?:is|was)\\s+)@?(${LOGIN_VALUE})`,
+  'gdi',
+);
+// "Login:" alone is as often a menu path or a status (Login: Settings > Security, Login: OK): the value is a log-in only
+// when shaped like one (taro_y, jsmith2) or a word in small letters that ends the line (Login: jsmith); see
+// {@link bareLoginRanges}. The same for a bare "ID:" (LINE ID：taro_yamada), whose value must be shaped like a log-in.
+const EN_BARE_LOGIN = new RegExp(`\\b(?:log|sign)[ -]?(?:in|on)[ \\t]*[:=][ \\t]*@?(${LOGIN_VALUE})(?![\\w@＠]|[.\\-]\\w)`, 'gdi');
+const BARE_ID_LOGIN = new RegExp(`(?<![A-Za-z0-9_])${ID_WORD}[ \\t　]*[:：][ \\t　]*@?(${LOGIN_VALUE})(?![\\w@＠]|[.\\-]\\w)`, 'gdu');
 // What follows "username is" in an answer rather than a name: "your username is required", "… is case-sensitive".
-const NOT_A_LOGIN = new Set(['required', 'needed', 'optional', 'mandatory', 'missing', 'invalid', 'incorrect', 'wrong', 'correct', 'locked', 'disabled', 'enabled', 'shown', 'displayed', 'empty', 'taken', 'available', 'unique', 'case-sensitive', 'not', 'the', 'your', 'my', 'our', 'their', 'his', 'her', 'its', 'this', 'that', 'same', 'different', 'also', 'still', 'already', 'usually', 'always', 'never', 'only', 'set', 'used', 'changed', 'reset', 'created', 'deleted']);
+const NOT_A_LOGIN = new Set(['required', 'needed', 'optional', 'mandatory', 'missing', 'invalid', 'incorrect', 'wrong', 'correct', 'locked', 'disabled', 'enabled', 'shown', 'displayed', 'empty', 'taken', 'available', 'unique', 'case-sensitive', 'not', 'the', 'your', 'my', 'our', 'their', 'his', 'her', 'its', 'this', 'that', 'same', 'different', 'also', 'still', 'already', 'usually', 'always', 'never', 'only', 'set', 'used', 'changed', 'reset', 'created', 'deleted', 'failed', 'failure', 'success', 'successful', 'succeeded', 'ok', 'none', 'blocked', 'error', 'pending', 'yes', 'no', 'true', 'false']);
 // "Order #: 12345678" writes both separators.
 const EN_REFERENCE = new RegExp(`${EN_NUMBER_LABEL}(?:\\s*(?:#[ \\t]*:|[:#=]|(?:is|was)(?=\\s))|(?=\\s))\\s*(${NUMBER_VALUE})`, 'gdi');
-const ID_REFERENCE = new RegExp(`\\bID\\s*[:：]\\s*(${NUMBER_VALUE})`, 'gd');
+const ID_REFERENCE = new RegExp(`(?<![A-Za-z0-9_])${ID_WORD}\\s*[:：]\\s*(${NUMBER_VALUE})`, 'gd');
 // A Japanese bank account is seven digits after its type (普通 1234567, 普通預金口座 1234567); the bank and branch
 // before it name no one and stay.
 const JA_BANK_ACCOUNT = new RegExp(`(?:普通|当座|貯蓄)(?:預金)?(?:口座)?(?:番号)?[ 　]*[:：]?[ 　]*(${D}{7,8})(?![0-9０-９])`, 'gd');
@@ -292,6 +311,13 @@ for (const resolver of ['8.8.8.8', '8.8.4.4', '1.1.1.1', '1.0.0.1', '9.9.9.9', '
 // (ABCDE-12345-FGHIJ-67890, 7GH2-K9P4-XQ3M-88ZT). Which ones are keys rather than file names or placeholders is decided
 // after matching ({@link looksLikeKey}); groups of digits only are phone, tracking or card numbers and left to their rules.
 const LICENCE_KEY = /(?<![\w-])[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6}){2,}(?![\w-])/g;
+// A part, model or catalogue number names a product, not a customer: after its label (Part No., Model, SKU, 型番, 品番)
+// a key-shaped code stays. So do three groups of four that are each letters only or digits only (ABCD-1234-EFGH), the
+// shape of a part number, where generated keys mix letters and digits within a group or run to more groups.
+const PRODUCT_CODE_LABEL =
+  /(?:\b(?:part|model|item|catalog(?:ue)?|article|product)(?:[ \t]+(?:no\.?|number|code|#))?|\bSKU|\bMPN|\bP\/N|型番|品番|部品番号|モデル番号|型式|商品コード|商品番号|製品コード)[ \t　]*[:：#]?[ \t　]*$/i;
+// A barcode number names a product: a JAN or EAN code (4901234567894) may pass the Luhn check a card number carries.
+const BARCODE_LABEL = /(?:\b(?:JAN|EAN|GTIN|UPC|ISBN)(?:[ \t-]*(?:13|code|コード|番号))?|バーコード)[ \t　]*[:：#]?[ \t　]*$/i;
 // Keys in groups of three (ABC-DEF-GHI-JKL, 7K2-9QX-M4P-Z8R): four groups or more, all of three characters, as
 // generated keys are uniform; three groups of three are as often a part or model number (ABC-123-XYZ) and stay. Which
 // ones are keys is decided after matching ({@link looksLikeShortKey}).
@@ -372,6 +398,15 @@ const SIGNATURE_NUMBER = /(?<![\w.+/-])\+?(?:\(\d{1,5}\)[ .-]?)?\d{1,5}(?:[ ./-]
 const DATE_SHAPED = /^(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}[./-]\d{1,2}[./-]\d{1,2})$/;
 // A count with thousands separators (1 000 000, 1.000.000) starts with no 0, as a national number does.
 const THOUSANDS_SHAPED = /^[1-9]\d{0,2}([ .,])\d{3}(?:\1\d{3})*$/;
+// A romaji name on a signature line of its own, one word capitalised and one in capitals (Taro YAMADA, YAMADA Taro).
+// Each word must read as Japanese syllables ({@link ROMAJI_WORD}), so acronyms and product words (ACME, XYZ Cloud,
+// SONY Support) are not taken; a few romaji-shaped words of company lines are listed.
+const SIGNATURE_ROMAJI_NAME = /^[ \t]*([A-Z][a-z]+[ \t]+[A-Z]{2,}|[A-Z]{2,}[ \t]+[A-Z][a-z]+)[ \t]*$/d;
+const ROMAJI_WORD = /^(?:(?:[kstnhmrgzdbpfj]|([kstpcg])\1|ts|sh|ch|w|y)?y?[aiueo]h?|n)+$/i;
+// A surname or a given name in kanji written apart (山田 太郎), or a whole name after a department (山田太郎).
+const KANJI_NAME_PART = /^[\p{Script=Han}々]{1,4}$/u;
+const KANJI_FULL_NAME = /^[\p{Script=Han}々]{2,5}$/u;
+const NOT_A_ROMAJI_NAME = new Set(['japan', 'nippon', 'tokyo', 'osaka', 'kyoto', 'nagoya', 'yokohama', 'fukuoka', 'sapporo', 'kobe', 'home', 'page', 'data', 'mobile']);
 const CONTACT_MARKER = /[@＠]|https?:\/\/|www\.|\b(?:tel|fax|phone|mobile|mob|cell|e-?mail)\b|電話|携帯|〒|株式会社|有限会社|合同会社|\b(?:inc|ltd|llc|gmbh|corp)\b/i;
 
 // Japanese addresses: prefecture (or a city/ward when the prefecture is left out), district, then the block number.
@@ -381,6 +416,17 @@ const BLOCK = `(?:${D}+|[一二三四五六七八九十]+)(?:丁目|番地?|号|
 const BUILDING = `(?:[ 　]?[\\p{L}ー・]{1,20}?[ 　]?${D}{1,4}(?:号室|階|[FＦ])?)?`;
 const TOWN = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}ー々ヶ]';
 const JA_ADDRESS = new RegExp(`${PREFECTURE}[ 　]?(?:${TOWN}{1,10}?[市区町村郡]){1,3}${TOWN}{0,12}?${BLOCK}${BUILDING}`, 'gu');
+const WHOLE_PREFECTURE = new RegExp(`^${PREFECTURE}$`, 'u');
+// A building and its room on their own (コーポ山田 203号室, グランドメゾン渋谷 1203号室) or on the line under the street
+// (サンハイツ 203): a residential building word, then a room (号室, 号) after more of its name, or a number that ends the
+// line right after the word (コーポレート 10 and レジデンスプラン 2 are other words); or any name before a number of
+// 号室. Building words that name things too (タワー, コート, テラス) are left out.
+const BUILDING_NAME_CHAR = '[\\p{Script=Han}\\p{Script=Katakana}ー・々A-Za-zＡ-Ｚａ-ｚ]';
+const RESIDENCE = '(?:マンション|ハイツ|コーポ|アパート|レジデンス|メゾン|ハイム|荘|団地)';
+const BUILDING_ROOM = new RegExp(
+  `(?<!${BUILDING_NAME_CHAR}|[0-9０-９])(?:${BUILDING_NAME_CHAR}{0,16}?${RESIDENCE}(?:${BUILDING_NAME_CHAR}{0,16}?[ 　]?(?:${D}{1,3}棟[ 　]?)?${D}{1,4}(?:号室|号(?![機車線館]))|[ 　]?(?:${D}{1,3}棟[ 　]?)?${D}{1,4}(?![0-9０-９])(?=[ \\t　]*(?:[\\r\\n、。,，)）]|$)))|${BUILDING_NAME_CHAR}{1,16}?[ 　]?${D}{1,4}号室)`,
+  'gu',
+);
 // Without the prefecture a city or ward must be followed by a town name of two or more characters, so that words
 // ending in 区 or 市 (料金区分2-1) are not taken for addresses.
 const JA_ADDRESS_CITY = new RegExp(`(?:\\p{Script=Han}{1,6}?[市区]){1,2}${TOWN}{2,12}?${BLOCK}${BUILDING}`, 'gu');
@@ -392,6 +438,19 @@ const PLACE = /[\p{Script=Han}](?:都|道|府|県|市|区|町|村|郡)|[市区�
 // Pennsylvania Ave NW).
 const EN_STREET =
   /\b(?:(?:Flat|Apartment|Apt\.?|Unit|Suite)\s+[A-Za-z0-9-]+,?\s+)?\d{1,6}[A-Za-z]?\s+(?:(?:[NS]\.?[EW]\.?|[NSEW]\.?)\s+)?(?:[A-Z][a-z]+\.?\s+){1,4}(?:Street|St\.?|Avenue|Ave\.?|Road|Rd\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Way|Court|Ct\.?|Place|Pl\.?|Terrace|Parkway|Pkwy\.?|Crescent|Grove|Gardens|Mews|Square)(?![A-Za-z])(?:[ \t]+(?:[NS][EW]|[NSEW])(?![\w.]))?(?:,?\s+(?:Apt\.?|Suite|Unit|Flat|#)\s*[A-Za-z0-9-]+)?/g;
+// After an English address label the rest of the line is the address (Address: Flat 3, Baker Street, London NW1 6XE),
+// when it opens with a capital or a digit and reads as one ({@link EN_ADDRESS_SHAPE}): "Address: enter your billing
+// address" stays. The label does not follow another word (IP address:, Email address:) unless it is one of the kinds
+// of postal address.
+const EN_LABELLED_ADDRESS =
+  /(?<![\p{L}\p{N}][ \t]?)(?:(?:[Ss]hipping|[Bb]illing|[Mm]ailing|[Hh]ome|[Pp]ostal|[Dd]elivery|[Ss]treet|[Rr]esidential)[ \t]+)?(?:[Aa]ddress|ADDRESS)[ \t]*:[ \t]*([\p{Lu}\p{N}#][^\r\n]{3,119}?)[ \t]*(?=\r?\n|$)/dgu;
+const EN_ADDRESS_SHAPE =
+  /\b(?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Dr|Way|Boulevard|Blvd|Court|Ct|Place|Pl|Terrace|Crescent|Close|Square|Flat|Apt|Apartment|Suite|Unit|P\.?O\.? Box)\b|\d+[A-Za-z]?,?[ \t]+\p{Lu}\p{Ll}/u;
+// A street without a house number before its town, "Baker Street, London": one to three capitalised words and a street
+// type that is no word of product text; a leading word of the sentence (On Main Street, …) is not part of it
+// ({@link unnumberedStreetRanges}).
+const EN_STREET_NO_NUMBER = /(?<![\w-]|\d[ \t])(?:[A-Z][a-z]+[ \t]+){1,3}(?:Street|Road|Avenue|Boulevard|Terrace|Crescent|Mews)(?=,[ \t]*[A-Z][a-z])/g;
+const NOT_A_STREET_NAME_START = new Set(['the', 'on', 'at', 'in', 'from', 'to', 'via', 'near', 'off', 'by', 'my', 'our', 'your', 'his', 'her', 'their', 'this', 'that', 'take', 'turn', 'along', 'and', 'or', 'of']);
 // Words of product text that make a street-shaped match something else: "2 Google Drive", "Map 2 Network Drive"
 // (a count before a product), "Step 4 Select Main Way" (a step), "Via Port 8080", "Via Windows 11" (a means).
 const NOT_A_STREET_WORD = new Set([
@@ -480,12 +539,41 @@ const FR_PHONE = /(?<![\w.+-]|\d[ .-])0[1-9]([ .-])\d{2}(?:\1\d{2}){3}(?![\w-]|[
 // office hours in "030 123456 (10:00–18:00)" stay.
 const LABELLED_PHONE = /\b(?:Tel|Tél|Phone|Telephone|Téléphone|Telefon|Telefono|Teléfono|Mobile|Mobil|Handy|Cell|Portable|Fax)\.?(?:[ \t]*(?:no\.?|number|nr\.?))?[ \t]*[:.]?[ \t]*(\+?(?:\(\d{1,5}\)[ \t]?)?\d(?:[\d ]|(?<=\d)[-/](?=\d)|[ \t]?\(\d{1,5}\)[ \t]?){4,18}\d)(?![\w-]|\.\d)/dgi;
 
+// An extension after 内線 (TEL 03-1234-5678 内線1234, 内線：4567) is the rest of someone's number: with the main number
+// it reaches one person's desk. Two digits or more, and no unit after (内線 3 番 is a menu choice).
+const JA_EXTENSION = new RegExp(`内線(?:[ 　]*番号)?[ 　]*(?:[:：は][ 　]*)?(${D}{2,6})(?![0-9０-９]|${UNIT_AFTER}|番)`, 'gdu');
+
 // Honorifics: the name before 様/さん/殿, after Dear/Hi/Mr., or before -san.
 // 様式・様子・様々 and 氏名 are words, not honorifics.
-const JA_HONORIFIC = new RegExp(`(${KANJI_KANA}{1,8}(?:[ 　]${KANJI_KANA}{1,8})?)[ 　]?(?:様(?![式子々相態])|さま|さん|殿(?!下)|氏(?![名族]))`, 'gdu');
+// A katakana name is written with ・ or ＝ between its parts (ジョン・スミス様, ジャン＝ポール様), and a reading in brackets
+// may stand between the name and the honorific (山田太郎（ヤマダタロウ）様): both go with the name. 先生 follows the name
+// of a teacher or a doctor as 様 does (山田先生); a job title before the honorific is not part of the name
+// ({@link honorificNameRange}).
+const KATAKANA_JOINED = '(?:[・＝][\\p{Script=Katakana}ー]{1,8}){1,2}';
+const NAME_READING = '(?:[ \\t　]*[（(][\\p{Script=Katakana}\\p{Script=Hiragana}ー・ 　]{1,30}[）)])?';
+const JA_HONORIFIC = new RegExp(
+  `(${KANJI_KANA}{1,8}(?:[ 　]${KANJI_KANA}{1,8}|${KATAKANA_JOINED})?${NAME_READING})[ 　]?(?:様(?![式子々相態])|さま|さん|殿(?!下)|氏(?![名族])|先生)`,
+  'gdu',
+);
+// Titles written between a name and its honorific (山田部長様) or alone before one (社長様, 院長先生): the title stays.
+// Longest first, so that 代表取締役 is taken whole.
+const JOB_TITLES = [
+  '代表取締役', '取締役', '副社長', '社長', '会長', '専務', '常務', '部長', '次長', '課長', '係長', '主任', '店長', '支店長', '所長', '室長', '局長',
+  '工場長', '院長', '校長', '園長', '学長', '教頭', '理事長', '議長', '委員長', '班長', '担任', '主治医', '医師', '先生', '准教授', '教授', '講師',
+  '弁護士', '税理士', '司法書士', '代表',
+].sort((a, b) => b.length - a.length);
+// A department or a team, not a person: 営業部, サポート部, 第二課, 総務課, カスタマーセンター. Surnames end in 部 too (阿部,
+// 服部), so 部 counts only after a word of business.
+const DEPARTMENT =
+  /(?:営業|総務|経理|人事|開発|技術|販売|業務|企画|広報|管理|製造|品質|システム|サポート|事業|カスタマー|サービス|法務|財務|購買|物流|設計|保守|第[一二三四五六七八九十\d]+)(?:本?部|課|室|係|グループ|チーム|センター)?$|(?:課|係|班|局|センター|窓口|チーム|グループ|デスク|事務局|本部|部門|支店|支社|本社|営業所|事業所)$/u;
 // Words that end in 様/さん without naming anyone: 仕様, 同様, 模様, お客様, 皆さん, ご担当者様…
 // A Latin name before 様/さん, as foreign customers are addressed in Japanese mail (Smith様, John Smithさん).
 const LATIN_HONORIFIC = /([A-Z][A-Za-z'’-]+(?:[ 　][A-Z][A-Za-z'’-]+)?)[ 　]?(?:様(?![式子々相態])|さま|さん|殿(?!下))/dgu;
+// The member of staff a reply names without an honorific, as one's own staff is named: 担当の佐藤よりご連絡いたします,
+// サポート担当の山田です. One to four kanji, then a particle or です; 担当の者, 担当の部署 and 担当の方 are no names
+// ({@link STAFF_WORDS}).
+const STAFF_MENTION = /担当者?の[ 　]?([\p{Script=Han}々]{1,4})(?=より|から|が|は|です|でございます|と申します|にて|まで)/dgu;
+const STAFF_WORDS = new Set(['者', '方', '人', '部署', '部門', '営業', '技術', '技術者', '社員', '職員', '係員', '係', '業者', '会社', '店舗', '者様']);
 // A self-introduction: 佐藤花子と申します, 山田と言います.
 const SELF_INTRODUCTION = new RegExp(`(${KANJI_KANA}{1,8}(?:[ 　]${KANJI_KANA}{1,8})?)[ 　]?と(?:申し|言い|いい)ます`, 'gdu');
 // 私の名前は山田太郎です: the first person makes the words after 名前は a name, not a rule of a field (名前は必須です).
@@ -499,7 +587,8 @@ const NOT_A_NAME = new Set([
   '多', '一', '王', '殿', '文', '有', '左', '両', '貴', 'お客', '皆', '各位', '担当', '担当者', 'ご担当', 'ご担当者',
   '利用者', 'ご利用者', '会員', 'ユーザー', '購入者', '契約者', '管理者', '関係者', '奥', '神', '父', '母', '兄', '姉', '弟', '妹', '息子', '娘', '先方',
   '相手', '当', '各', '企業', '法人', '取引先', '店', '店舗', '御社', '貴社', 'お子', '子', '患者', '社員', '同社', 'メンバー', 'ゲスト', 'オーナー',
-  'スタッフ', 'サポート', 'サポート担当', 'カスタマーサポート', '窓口', '何', 'センター', '事務局', 'チーム',
+  'スタッフ', 'サポート', 'サポート担当', 'カスタマーサポート', '窓口', '何', 'センター', '事務局', 'チーム', '諸',
+  '保護者', '申込者', '申請者', '注文者', '依頼者', '受取人', '代表者', '責任者', '入居者', '加入者', '被保険者',
 ]);
 // Endings of a word before 様 that make a word with it, not a name: 仕様 (新仕様), お客様, 同様 (以下同様, 管理者同様,
 // PC版同様), 模様, 異様, 多種多様. Not 多 or 一 alone: 本多様 and 健一様 are people.
@@ -541,6 +630,19 @@ const NOT_A_SMALL_NAME = new Set([
 // Save"), so after it one word that ends the clause counts (Merci M. Martin.). Group 1 or 2 is the name.
 const EU_TITLE = /(?<![\p{L}\p{N}])(?:(?:Mme|Mlle|Madame|Mademoiselle|Monsieur|Herrn?|Frau|Señora|Señor|Sra\.|Sr\.|Signora|Signor|Sig\.ra|Sig\.|Dhr\.|Mevr\.)[ \t]+(?:(?:Dr|Prof)\.[ \t]*)?(\p{Lu}[\p{L}'’-]+(?:[ \t]+\p{Lu}[\p{L}'’-]+(?=[ \t]*(?:[,.!:;]|\r?\n|$)))?)|M\.[ \t]+(\p{Lu}[\p{L}'’-]+)(?=[ \t]*(?:[,.!:;]|\r?\n|$)))/dgu;
 const NOT_A_SURNAME = new Set(['monsieur', 'madame', 'mademoiselle', 'messieurs', 'mesdames', 'herr', 'frau', 'damen', 'herren', 'le', 'la', 'les', 'der', 'die', 'das']);
+// The first words of a sentence that follows a title written as a salutation without a name, its comma left out
+// (Bonjour Madame Votre colis est arrivé, Estimado Señor Su pedido…, Sehr geehrte Frau Ihre Bestellung…): pronouns,
+// articles, prepositions and the words a letter opens with. A few are surnames too (Su), so such a word is no name
+// only where the sentence runs on after it ({@link isTitledName}).
+const SENTENCE_OPENERS = new Set([
+  'votre', 'vos', 'vous', 'nous', 'notre', 'nos', 'je', 'merci', 'bonjour', 'bonsoir', 'suite', 'pour', 'par', 'avec', 'sans', 'comme', 'afin',
+  'concernant', 'en', 'dans', 'un', 'une', 'des', 'il', 'elle', 'ils', 'elles', 'on', 'ce', 'cet', 'cette', 'ces', 'cordialement', 'veuillez',
+  'pourriez', 'pouvez', 'sachez', 'oui', 'non', 'mon', 'ma', 'mes', 'bien', 'après', 'avant', 'depuis', 'malheureusement', 'toutefois', 'cependant',
+  'ainsi', 'actuellement', 'voici', 'su', 'sus', 'usted', 'ustedes', 'gracias', 'hola', 'hemos', 'el', 'los', 'las', 'por', 'para', 'con', 'muchas',
+  'lamentamos', 'grazie', 'il', 'lo', 'gli', 'ci', 'per', 'in', 'abbiamo', 'vorremmo', 'siamo', 'ihre', 'ihr', 'ihren', 'ihrem', 'ihrer', 'sie', 'wir',
+  'ich', 'vielen', 'danke', 'bitte', 'leider', 'anbei', 'gerne', 'mit', 'zu', 'unser', 'unsere', 'es', 'den', 'dem', 'ein', 'eine', 'hiermit', 'wie',
+  'uw', 'u', 'wij', 'we',
+]);
 // A name in hiragana before 様/さん, as a form or a child's name is sometimes typed (やまだ たろう 様, はなこさん). Hiragana
 // is the script of grammar, so a run of it before さん is as often a word (みなさん, ごくろうさま, おきゃくさま): only two
 // shapes count. Two groups of two to five hiragana with a space between, as a surname and a given name are written,
@@ -550,7 +652,34 @@ const NOT_A_SURNAME = new Set(['monsieur', 'madame', 'mademoiselle', 'messieurs'
 const HIRAGANA_HONORIFIC = /(?<![\p{Script=Hiragana}ー])(\p{Script=Hiragana}{2,5}[ 　]\p{Script=Hiragana}{2,5}|(?![おご])\p{Script=Hiragana}{1,3}(?:こ|ろう|すけ))[ 　]?(?:様(?![式子々相態])|さま|さん|くん|ちゃん)/dgu;
 // Two groups of hiragana that are a phrase of the letter, not a name: ありがとう ございます 様, よろしく おねがい さん.
 const HIRAGANA_PHRASE = /ます|です|ました|でした|ません|ください|ござい|ありがとう|よろしく|おねがい|すみません|こんにちは|おつかれ|ごくろう/u;
-const NOT_A_HIRAGANA_NAME = new Set(['ここ', 'そこ', 'あそこ', 'どこ', 'ねこ', 'いとこ', 'むこ', 'はこ', 'たこ', 'かしこ', 'よこ', 'とこ', 'みこ', 'おやこ', 'いろう', 'くろう', 'ふろう']);
+const NOT_A_HIRAGANA_NAME = new Set([
+  'ここ', 'そこ', 'あそこ', 'どこ', 'ねこ', 'いとこ', 'むこ', 'はこ', 'たこ', 'かしこ', 'よこ', 'とこ', 'みこ', 'おやこ', 'いろう', 'くろう', 'ふろう',
+  // Words of the other shapes ({@link HIRAGANA_GIVEN_NAME}): pronouns, family words, animals and shops of children's
+  // speech, and the adverbs before ちゃん(と).
+  'これ', 'それ', 'あれ', 'どれ', 'この', 'その', 'あの', 'どの', 'だれ', 'どなた', 'あなた', 'こなた', 'そなた', 'どちら', 'こちら', 'そちら', 'あちら',
+  'こんな', 'そんな', 'あんな', 'どんな', 'ひと', 'よそ', 'なに', 'いろいろ', 'まだ', 'もっと', 'みな', 'みんな', 'たく', 'だんな', 'よめ', 'むすこ',
+  'むすめ', 'こども', 'まご', 'いしゃ', 'はいしゃ', 'くま', 'うさぎ', 'いぬ', 'ぞう', 'ぶた', 'とり', 'かめ', 'ほんや', 'はなや', 'やおや', 'とこや',
+  'さかなや', 'くすりや', 'ぱんや', 'でんきや', 'さかや', 'こめや',
+]);
+// Given names in hiragana of any shape (さくら様, ひろし様, ゆうきさん, あやかちゃん) and surnames (すずき様), alone or after a
+// surname in kanji (山田さくら様, 山田 さくら 様): two to four hiragana, the whole run before the honorific. Hiragana is
+// the script of grammar, so the run does not open with the honorific お or ご, nor (after kanji) with a particle
+// (問題がたくさん, 弊社のみなさま), does not end with one, and is no word of {@link NOT_A_HIRAGANA_NAME} or
+// {@link HIRAGANA_HONORIFIC_WORDS}; after the honorific, さま does not open さまざま and ちゃん not ちゃんと.
+const HONORIFIC_AFTER_KANA = '(?:様(?![式子々相態])|さま(?![ざすよたじ])|さん|くん|ちゃん(?![とぽこねばぷ]))';
+const HIRAGANA_GIVEN_NAME = new RegExp(`(?<![\\p{Script=Hiragana}ー])()((?![おご])\\p{Script=Hiragana}{2,4})[ 　]?(${HONORIFIC_AFTER_KANA})`, 'dgu');
+const KANJI_HIRAGANA_NAME = new RegExp(
+  `(?<![\\p{Script=Han}々])([\\p{Script=Han}々]{1,3}[ 　]?)((?![をがへでにのおご]|[はともや][おご])\\p{Script=Hiragana}{2,4})[ 　]?(${HONORIFIC_AFTER_KANA})`,
+  'dgu',
+);
+// Hiragana words that end like a name before an honorific: たくさん, みなさま, あかちゃん, さかさま, ねえさん.
+const HIRAGANA_HONORIFIC_WORDS = [
+  'たくさん', 'みなさん', 'みなさま', 'さかさま', 'あからさま', 'ありさま', 'いかさま', 'かみさま', 'ほとけさま', 'とのさま', 'ひめさま', 'おかげさま',
+  'つかれさま', 'くろうさま', 'ちそうさま', 'たがいさま', 'そまつさま', 'せわさま', 'あかちゃん', 'わんちゃん', 'ねこちゃん', 'にゃんちゃん', 'ぼっちゃん',
+  'じいちゃん', 'ばあちゃん', 'にいちゃん', 'ねえちゃん', 'かあちゃん', 'とうちゃん', 'にいさん', 'ねえさん', 'じいさん', 'ばあさん', 'かあさん', 'とうさん', 'ぎょうさん',
+];
+// The particles that end no name: 質問は, 問題が, これを.
+const PARTICLE_END = /[をがはでへ]$/u;
 // A name written the way people write their own: capitalised words with a small second letter (Jane, O'Brien, Li),
 // so acronyms and product names in capitals (XYZ Cloud) are not taken for one.
 const OWN_NAME_WORD = "[A-Z](?:[a-z]|['’][A-Z])[a-zA-Z'’-]*";
@@ -575,23 +704,26 @@ const NOT_AN_OWN_NAME = new Set([
 // line or the field (a bracket, a comma, 様, です), so that a label followed by a sentence about the field
 // (氏名：漢字で入力してください, Name: Enter a name for the project) stays. 名前 must not end a longer word (ファイル名前);
 // English labels must not follow another word (File name:, Product name:), except the ones listed.
+// An order form names the other people of an order by their role alone (ご注文者：, 受取人：, 契約者：, 宛名：) and writes
+// labels in lenticular brackets (【氏名】山田太郎), and a signature names its writer after 担当：; a department after such
+// a label is no name ({@link isLabelledName}). Square brackets in ASCII are left out: [氏名] is the scrub's own
+// placeholder, and a scrubbed text scrubbed again must come out the same.
 const JA_NAME_LABEL =
-  '(?:氏名|お名前|(?<![\\p{Script=Han}\\p{Script=Katakana}ー])名前|フルネーム|(?:契約者|購入者|申込者|担当者|送り主|依頼主|受取人|届け先)(?:氏名|名)|口座名義人?|名義人|フリガナ|カナ氏名)(?:[（(](?:フリガナ|ふりがな|カナ|漢字|ローマ字)[）)])?';
+  '(?:氏名|お名前|(?<![\\p{Script=Han}\\p{Script=Katakana}ー])名前|フルネーム|(?:契約者|購入者|申込者|担当者|送り主|依頼主|受取人|届け先)(?:氏名|名)|ご?(?:担当者?|契約者|購入者|注文者|申込者|依頼主|依頼者)|申請者|送り主|受取人|代表者名?|宛名|作成者|記入者|口座名義人?|名義人|フリガナ|カナ氏名)(?:[（(](?:フリガナ|ふりがな|カナ|漢字|ローマ字)[）)])?';
 const EN_NAME_LABEL = `(?<![\\p{L}\\p{N}][ \\t]?)(?:${['name', 'full name', 'first name', 'last name', 'given name', 'family name', 'surname', 'customer name', 'contact name', 'account holder', 'account holder name', 'cardholder', 'cardholder name', 'your name'].map(anyCapitalisation).join('|')})`;
 // The second word is not an honorific written apart (佐藤花子 様).
 const JA_NAME_VALUE = '[\\p{Script=Han}\\p{Script=Katakana}ー々・\\uFF9E\\uFF9F]{1,10}(?:[ 　](?![様殿氏])[\\p{Script=Han}\\p{Script=Katakana}ー々・\\uFF9E\\uFF9F]{1,10})?';
 // A reading in brackets after the name (山田 太郎（ヤマダ タロウ）) spells the same name and goes with it.
-const NAME_READING = '(?:[ \\t　]*[（(][\\p{Script=Katakana}\\p{Script=Hiragana}ー・ 　]{1,30}[）)])?';
 // A title before the name stays with the label: Name: Rev.[name], Name: Mrs [name].
 const TITLE_BEFORE_NAME = '(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof|Rev)(?:\\.[ \\t]*|[ \\t]+))?';
 const LABELLED_NAME = new RegExp(
-  `(?:${JA_NAME_LABEL}|${EN_NAME_LABEL})[ \\t　]*[:：][ \\t　]*${TITLE_BEFORE_NAME}((?:${JA_NAME_VALUE}|${OWN_NAME})${NAME_READING})(?=[ \\t　]*(?:$|[\\r\\n、。,，;；/／|｜（(「<【［\\[]|様|さま|さん|殿|です))`,
+  `(?:(?:${JA_NAME_LABEL}|${EN_NAME_LABEL})[ \\t　]*[:：][ \\t　]*|[【［](?:${JA_NAME_LABEL})[】］][ \\t　]*(?:[:：][ \\t　]*)?)${TITLE_BEFORE_NAME}((?:${JA_NAME_VALUE}|${OWN_NAME})${NAME_READING})(?=[ \\t　]*(?:$|[\\r\\n、。,，;；/／|｜（(「<【［\\[]|様|さま|さん|殿|です))`,
   'gdu',
 );
 // What a form says in a name field rather than a name: 氏名：必須, お名前：全角, Name: Required.
 const NOT_A_LABELLED_NAME = new Set([
   '必須', '任意', '未入力', '空欄', '不明', '未定', '未設定', '未登録', '漢字', '全角', '半角', 'カナ', 'カタカナ', '英字', 'ローマ字', '本名', '旧姓',
-  '同上', '省略', '例', 'フルネーム', '登録名', '表示名', 'ニックネーム', 'テスト', 'サンプル', '〇〇', '××',
+  '同上', '省略', '例', 'フルネーム', '不在', '全員', '各自', '複数', '自動', '本人', 'ご本人', '会社名', '氏名', '個人名', '法人名', '部署名', '自宅', '会社', '登録名', '表示名', 'ニックネーム', 'テスト', 'サンプル', '〇〇', '××',
 ]);
 const NOT_AN_EN_NAME = new Set([
   'customer', 'customers', 'valued customer', 'sir', 'madam', 'sir or madam', 'all', 'everyone', 'team', 'there', 'support', 'support team', 'user', 'users',
@@ -682,23 +814,26 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   const isServiceNumber = ([s, e]: [number, number]) => SERVICE_NUMBER.test(toAsciiDigits(text.slice(s, e)));
   // Role addresses and service numbers are kept whole: no other rule may take a part of them (555-0100 of a toll-free
   // number is not a postal code).
-  const protectedSpans = [...matchesOf(text, URL_PATTERN), ...emails.filter(isRoleAddress), ...phones.filter(isServiceNumber)];
+  const isProtected = overlapTest([...matchesOf(text, URL_PATTERN), ...emails.filter(isRoleAddress), ...phones.filter(isServiceNumber)]);
   // An address in a link is as much the customer's as one in the text: e-mail addresses and IP hosts are taken from
-  // inside URLs too (https://203.0.113.7:8443/), nothing else is.
+  // inside URLs too (https://203.0.113.7:8443/), nothing else is. The spans kept are disjoint and in order of start
+  // (so of end too): the ones a range overlaps are found by a binary search, as a text with thousands of finds (a
+  // list of addresses, a log) made a scan of all of them for each find quadratic.
   const add = (kind: PersonalDataKind, found: readonly [number, number][], inLinks = kind === 'email') => {
     for (const [start, end] of found) {
       if (end <= start) continue;
-      const overlaps = (s: { start: number; end: number }) => start < s.end && s.start < end;
-      if (!inLinks && protectedSpans.some(([s, e]) => overlaps({ start: s, end: e }))) continue;
-      const overlapping = spans.filter(overlaps);
-      if (overlapping.length === 0) {
-        spans.push({ start, end, kind });
+      if (!inLinks && isProtected(start, end)) continue;
+      const from = firstEndingAfter(spans, start);
+      let to = from;
+      while (to < spans.length && spans[to]!.start < end) to++;
+      if (to === from) {
+        spans.splice(from, 0, { start, end, kind });
         continue;
       }
+      const overlapping = spans.slice(from, to);
       // A known part of a name (鈴木) inside a wider name another rule found (鈴木一郎様) takes the whole name.
       if (kind !== 'name' || overlapping.some((o) => o.kind !== 'name')) continue;
-      for (const o of overlapping) spans.splice(spans.indexOf(o), 1);
-      spans.push({ start: Math.min(start, ...overlapping.map((o) => o.start)), end: Math.max(end, ...overlapping.map((o) => o.end)), kind });
+      spans.splice(from, to - from, { start: Math.min(start, overlapping[0]!.start), end: Math.max(end, overlapping[overlapping.length - 1]!.end), kind });
     }
   };
 
@@ -708,7 +843,9 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   add('card-number', [
     ...matchesOf(text, CARD_GROUPED),
     // T and 13 digits is a company's invoice registration number (see CUSTOMER_INVOICE_NUMBER), not a card.
-    ...matchesOf(text, CARD_RUN).filter(([s, e]) => luhnValid(text.slice(s, e)) && !INVOICE_REGISTRATION_NUMBER.test(text.slice(Math.max(0, s - 1), e))),
+    ...matchesOf(text, CARD_RUN).filter(
+      ([s, e]) => luhnValid(text.slice(s, e)) && !INVOICE_REGISTRATION_NUMBER.test(text.slice(Math.max(0, s - 1), e)) && !BARCODE_LABEL.test(text.slice(Math.max(0, s - 16), s)),
+    ),
     ...matchesOf(text, MASKED_CARD),
     ...groupsOf(text, JA_CARD_TAIL),
     ...groupsOf(text, EN_CARD_TAIL).filter(([s, e]) => !YEAR.test(text.slice(s, e)) || CARD_WORD.test(text.slice(Math.max(0, s - 40), s))),
@@ -729,26 +866,33 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...groupsOf(text, ID_REFERENCE),
     ...groupsOf(text, JA_LOGIN),
     ...groupsOf(text, EN_LOGIN).filter(([s, e]) => !NOT_A_LOGIN.has(text.slice(s, e).toLowerCase())),
+    ...bareLoginRanges(text),
     ...groupsOf(text, JA_BANK_ACCOUNT),
     ...groupsOf(text, MY_NUMBER),
     ...passwordRanges(text),
-    ...matchesOf(text, LICENCE_KEY).filter(([s, e]) => looksLikeKey(text.slice(s, e))),
-    ...matchesOf(text, SHORT_KEY).filter(([s, e]) => looksLikeShortKey(text.slice(s, e))),
-    ...matchesOf(text, LETTER_KEY).filter(([s, e]) => looksLikeLetterKey(text.slice(s, e))),
+    ...[
+      ...matchesOf(text, LICENCE_KEY).filter(([s, e]) => looksLikeKey(text.slice(s, e))),
+      ...matchesOf(text, SHORT_KEY).filter(([s, e]) => looksLikeShortKey(text.slice(s, e))),
+      ...matchesOf(text, LETTER_KEY).filter(([s, e]) => looksLikeLetterKey(text.slice(s, e))),
+    ].filter(([s]) => !PRODUCT_CODE_LABEL.test(text.slice(Math.max(0, s - 24), s))),
     ...matchesOf(text, UUID).filter(([s, e]) => !/^[0-]+$|^[fF-]+$/.test(text.slice(s, e))),
   ]);
   const addresses: [number, number][] = [
     ...matchesOf(text, JA_ADDRESS),
     ...matchesOf(text, JA_ADDRESS_CITY),
     ...matchesOf(text, ROMAJI_ADDRESS),
+    ...matchesOf(text, BUILDING_ROOM),
+    ...groupsOf(text, EN_LABELLED_ADDRESS).filter(([s, e]) => EN_ADDRESS_SHAPE.test(text.slice(s, e))),
     ...[...matchesOf(text, EN_STREET), ...matchesOf(text, FR_STREET), ...matchesOf(text, NAME_FIRST_STREET), ...matchesOf(text, ROMANCE_STREET)].filter(
       ([s, e]) => !text.slice(s, e).split(/[\s.,]+/).some((word) => NOT_A_STREET_WORD.has(word.toLowerCase())),
     ),
+    ...unnumberedStreetRanges(text),
     ...groupsOf(text, LABELLED_ADDRESS).filter(([s, e]) => PLACE.test(text.slice(s, e))),
   ];
   add('address', addresses);
   const addressEnds = new Set(addresses.map(([, end]) => end));
   add('phone', phones);
+  add('phone', groupsOf(text, JA_EXTENSION));
   add('postal-code', [
     ...matchesOf(text, POSTAL_MARK),
     ...groupsOf(text, POSTAL_LABEL),
@@ -764,7 +908,10 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   add('phone', signatureNumberRanges(text));
   add('name', knownNameMatches(text, options.names ?? []));
   add('name', [
-    ...groupsOf(text, JA_HONORIFIC).filter(([s, e]) => !isCommonNoun(text.slice(s, e))),
+    ...groupsOf(text, JA_HONORIFIC).flatMap(([s, e]) => honorificNameRange(text, s, e)),
+    ...hiraganaNameRanges(text),
+    ...groupsOf(text, STAFF_MENTION).filter(([s, e]) => isStaffName(text.slice(s, e))),
+    ...signatureNameRanges(text),
     ...groupsOf(text, QUOTED_HONORIFIC).filter(([s, e]) => isPersonName(text.slice(s, e))),
     ...headerNameRanges(text),
     ...attributionNameRanges(text),
@@ -780,7 +927,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...groupsOf(text, EN_GREETING_SMALL).filter(
       ([s, e]) => !text.slice(s, e).split(/[ \t]+/).some((word) => [NOT_A_SMALL_NAME, NOT_AN_EN_NAME, NOT_AN_OWN_NAME, ORGANISATION_WORDS].some((words) => words.has(word))),
     ),
-    ...[...text.matchAll(EU_TITLE)].map((m) => m.indices![1] ?? m.indices![2]!).filter(([s, e]) => !NOT_A_SURNAME.has(text.slice(s, e).split(/[ \t]/)[0]!.toLowerCase()) && isPersonName(text.slice(s, e))),
+    ...[...text.matchAll(EU_TITLE)].map((m) => m.indices![1] ?? m.indices![2]!).filter(([s, e]) => isTitledName(text, s, e)),
     ...groupsOf(text, HIRAGANA_HONORIFIC).filter(
       ([s, e]) => !NOT_A_HIRAGANA_NAME.has(text.slice(s, e)) && !HIRAGANA_PHRASE.test(text.slice(s, e)) && !isCommonNoun(text.slice(s, e)),
     ),
@@ -792,7 +939,6 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   ]);
   for (const item of options.extra ?? []) add(item.kind, occurrencesOf(text, item.text));
 
-  spans.sort((a, b) => a.start - b.start);
   const placeholders = PLACEHOLDERS[language];
   const replacements: PersonalDataReplacement[] = [];
   let out = '';
@@ -805,6 +951,39 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   }
   out += text.slice(at);
   return { text: out, replacements, language };
+}
+
+/** The index of the first of `spans` (disjoint, in order) that ends after `at`; `spans.length` when none does. */
+function firstEndingAfter(spans: readonly Span[], at: number): number {
+  let low = 0;
+  let high = spans.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (spans[middle]!.end > at) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+/**
+ * A test of whether a range overlaps any of `ranges` (which may overlap each other), by a binary search over them in
+ * order of start with the furthest end reached so far.
+ */
+function overlapTest(ranges: [number, number][]): (start: number, end: number) => boolean {
+  const sorted = [...ranges].sort(([a], [b]) => a - b);
+  const furthestEnd: number[] = [];
+  for (const [, e] of sorted) furthestEnd.push(Math.max(e, furthestEnd[furthestEnd.length - 1] ?? -1));
+  return (start, end) => {
+    // The last range that starts before `end`: it or one before it overlaps exactly when the furthest end passes `start`.
+    let low = 0;
+    let high = sorted.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (sorted[middle]![0] < end) low = middle + 1;
+      else high = middle;
+    }
+    return low > 0 && furthestEnd[low - 1]! > start;
+  };
 }
 
 /**
@@ -848,16 +1027,19 @@ function versionWordsBefore(text: string, start: number): boolean {
 
 /**
  * Whether dash-joined groups ({@link LICENCE_KEY}) are a key: letters and digits both, not one repeated character per
- * group (a format, AAAA-1111-BBBB), and, when written in small letters, at least two groups that mix them, as
+ * group (a format, AAAA-1111-BBBB), not three groups of four capitals or four digits (a part number), and, when written in small letters, at least two groups that mix them, as
  * generated keys do; a file name or a phrase in small letters (backup-2024-0115, plug-and-play-2024) has whole words
  * and numbers for groups.
  */
 function looksLikeKey(candidate: string): boolean {
   if (!/[0-9]/.test(candidate) || !/[A-Za-z]/.test(candidate)) return false;
+  const groups = candidate.split('-');
+  // ABCD-1234-EFGH is a part or model number (see PRODUCT_CODE_LABEL).
+  if (groups.length === 3 && groups.every((group) => /^(?:[A-Z]{4}|\d{4})$/.test(group))) return false;
   // AAAA-1111-BBBB describes the format of a key, as XXXX-XXXX-XXXX-XXXX does.
-  if (candidate.split('-').every((group) => /^(.)\1*$/.test(group))) return false;
+  if (groups.every((group) => /^(.)\1*$/.test(group))) return false;
   if (!/[a-z]/.test(candidate)) return true;
-  return candidate.split('-').filter((group) => /[0-9]/.test(group) && /[A-Za-z]/.test(group)).length >= 2;
+  return groups.filter((group) => /[0-9]/.test(group) && /[A-Za-z]/.test(group)).length >= 2;
 }
 
 /**
@@ -885,6 +1067,94 @@ function accountLoginRanges(text: string): [number, number][] {
     }
   }
   return found;
+}
+
+/**
+ * Streets written without a house number before their town ({@link EN_STREET_NO_NUMBER}), without the sentence's
+ * words before the street name, and none with a word of product text ({@link NOT_A_STREET_WORD}).
+ */
+function unnumberedStreetRanges(text: string): [number, number][] {
+  const found: [number, number][] = [];
+  for (const m of text.matchAll(EN_STREET_NO_NUMBER)) {
+    const words = m[0].split(/([ \t]+)/);
+    let start = m.index;
+    while (words.length > 3 && NOT_A_STREET_NAME_START.has(words[0]!.toLowerCase())) start += words.shift()!.length + words.shift()!.length;
+    if (words.some((word) => NOT_A_STREET_WORD.has(word.toLowerCase()) || NOT_A_STREET_NAME_START.has(word.toLowerCase()))) continue;
+    found.push([start, m.index + m[0].length]);
+  }
+  return found;
+}
+
+/**
+ * The log-in names after a bare "Login:" or "ID:" ({@link EN_BARE_LOGIN}, {@link BARE_ID_LOGIN}): a value shaped like a
+ * log-in ({@link LOGIN_SHAPED}), or after "Login:" a word in small letters that ends the line; never a word of the
+ * answer ({@link NOT_A_LOGIN}) or an abbreviation (e.g.).
+ */
+function bareLoginRanges(text: string): [number, number][] {
+  const found: [number, number][] = [];
+  for (const pattern of [EN_BARE_LOGIN, BARE_ID_LOGIN]) {
+    for (const m of text.matchAll(pattern)) {
+      const value = m[1]!;
+      const [start, end] = m.indices![1]!;
+      if (NOT_A_LOGIN.has(value.toLowerCase()) || NOT_A_LOGIN_ABBREVIATION.test(value)) continue;
+      const endsLine = /^[ \t]*(?:\r?\n|$)/.test(text.slice(end, end + 8));
+      if (LOGIN_SHAPED.test(value) || (pattern === EN_BARE_LOGIN && /^[a-z]+$/.test(value) && endsLine)) found.push([start, end]);
+    }
+  }
+  return found;
+}
+
+/**
+ * Whether the words after a French, German, Spanish or Italian title ({@link EU_TITLE}) at [start, end) are a surname:
+ * not another title or an article ({@link NOT_A_SURNAME}), and not the first word of a sentence run on after a title
+ * used as a salutation ({@link SENTENCE_OPENERS}, or an elided J'ai, N'hésitez, C'est, Qu'il).
+ */
+function isTitledName(text: string, start: number, end: number): boolean {
+  const value = text.slice(start, end);
+  const words = value.split(/[ \t]+/);
+  const first = words[0]!.toLowerCase();
+  if (NOT_A_SURNAME.has(first) || !isPersonName(value)) return false;
+  const opener = SENTENCE_OPENERS.has(first) || /^(?:j|n|c|qu|s)['’]/.test(first);
+  return !(opener && (words.length > 1 || /^[ \t]+\p{L}/u.test(text.slice(end, end + 2))));
+}
+
+/**
+ * The name in a match of {@link JA_HONORIFIC} at [start, end): none when it is a role or a group ({@link isCommonNoun})
+ * or a job title alone (社長様, 院長先生); without the title when one stands between the name and the honorific
+ * (山田部長様: 山田), unless what stands before the title is a department (営業部長様).
+ */
+function honorificNameRange(text: string, start: number, end: number): [number, number][] {
+  const value = text.slice(start, end);
+  const title = JOB_TITLES.find((t) => value.endsWith(t));
+  if (title === undefined) return isCommonNoun(value) ? [] : [[start, end]];
+  const name = value.slice(0, value.length - title.length).replace(/[ 　]+$/u, '');
+  if (name === '' || isCommonNoun(name) || DEPARTMENT.test(name)) return [];
+  return [[start, start + name.length]];
+}
+
+/**
+ * The names in hiragana before an honorific ({@link HIRAGANA_GIVEN_NAME}, {@link KANJI_HIRAGANA_NAME}), with the
+ * surname in kanji before them: not a word of the letter ({@link NOT_A_HIRAGANA_NAME}, {@link HIRAGANA_PHRASE},
+ * {@link HIRAGANA_HONORIFIC_WORDS}) and not ending in a particle.
+ */
+function hiraganaNameRanges(text: string): [number, number][] {
+  const found: [number, number][] = [];
+  for (const pattern of [HIRAGANA_GIVEN_NAME, KANJI_HIRAGANA_NAME]) {
+    for (const m of text.matchAll(pattern)) {
+      const kana = m[2]!;
+      const withHonorific = kana + m[3]!;
+      if (NOT_A_HIRAGANA_NAME.has(kana) || HIRAGANA_PHRASE.test(kana) || PARTICLE_END.test(kana)) continue;
+      if (HIRAGANA_HONORIFIC_WORDS.some((word) => withHonorific.endsWith(word))) continue;
+      if (m[1] && isCommonNoun(m[1])) continue;
+      found.push([m.indices![1]![0], m.indices![2]![1]]);
+    }
+  }
+  return found;
+}
+
+/** Whether the kanji after 担当の ({@link STAFF_MENTION}) are a person's name rather than a word for staff or a team. */
+function isStaffName(value: string): boolean {
+  return !STAFF_WORDS.has(value) && !isCommonNoun(value) && !DEPARTMENT.test(value) && !JOB_TITLES.includes(value);
 }
 
 /** Whether capitalised words after a thanks or a sign-off ({@link EN_THANKS}) are a name, not a word of the phrase. */
@@ -1071,11 +1341,11 @@ function looksLikeWriter(value: string): boolean {
 }
 
 /**
- * The numbers in a signature block ({@link SIGNATURE_START}) with 7 to 15 digits, however they are grouped; dates,
- * counts with thousands separators, dotted quads (left to the IP rule) and numbers after a version word are not taken.
- * A block ends after SIGNATURE_LINES lines or where the quote depth changes (the quoted mail below a reply's signature).
+ * The lines of each signature block ({@link SIGNATURE_START}) that is one for sure (after the sig dash) or holds a sign
+ * of contact details ({@link CONTACT_MARKER}), each line without its quote marks. A block ends after SIGNATURE_LINES
+ * lines or where the quote depth changes (the quoted mail below a reply's signature).
  */
-function signatureNumberRanges(text: string): [number, number][] {
+function signatureLines(text: string): { start: number; text: string }[][] {
   const blocks: { sure: boolean; lines: { start: number; text: string }[] }[] = [];
   let block: (typeof blocks)[number] | undefined;
   let depth = 0;
@@ -1093,9 +1363,16 @@ function signatureNumberRanges(text: string): [number, number][] {
       block = undefined;
     }
   }
+  return blocks.filter(({ sure, lines }) => sure || lines.some((line) => CONTACT_MARKER.test(line.text))).map(({ lines }) => lines);
+}
+
+/**
+ * The numbers in a signature block ({@link signatureLines}) with 7 to 15 digits, however they are grouped; dates,
+ * counts with thousands separators, dotted quads (left to the IP rule) and numbers after a version word are not taken.
+ */
+function signatureNumberRanges(text: string): [number, number][] {
   const found: [number, number][] = [];
-  for (const { sure, lines } of blocks) {
-    if (!sure && !lines.some((line) => CONTACT_MARKER.test(line.text))) continue;
+  for (const lines of signatureLines(text)) {
     for (const line of lines) {
       for (const m of line.text.matchAll(SIGNATURE_NUMBER)) {
         const digits = digitCount(m[0]);
@@ -1106,6 +1383,55 @@ function signatureNumberRanges(text: string): [number, number][] {
     }
   }
   return found;
+}
+
+/**
+ * The writer's name on a line of its own in a signature block ({@link signatureLines}): romaji with the surname in
+ * capitals, as Japanese business cards write it (Taro YAMADA, YAMADA Taro), or kanji in two groups (山田 太郎), or kanji
+ * after a department or a job title (サポート部　山田太郎, 営業部 部長 山田 太郎). Company, product and department lines
+ * (ACME Japan, XYZ Cloud, 営業部 第二課) are no names.
+ */
+function signatureNameRanges(text: string): [number, number][] {
+  const found: [number, number][] = [];
+  for (const lines of signatureLines(text)) {
+    for (const line of lines) {
+      const name = signatureName(line.text);
+      if (name) found.push([line.start + name[0], line.start + name[1]]);
+    }
+  }
+  return found;
+}
+
+/** Where the writer's name is in one signature line ({@link signatureNameRanges}), or undefined when it holds none. */
+function signatureName(line: string): [number, number] | undefined {
+  if (line.length > 60) return undefined;
+  const romaji = SIGNATURE_ROMAJI_NAME.exec(line);
+  if (romaji) {
+    const words = romaji[1]!.split(/[ \t]+/);
+    if (words.every((word) => ROMAJI_WORD.test(word) && !NOT_A_ROMAJI_NAME.has(word.toLowerCase()))) return romaji.indices![1];
+    return undefined;
+  }
+  const tokens = [...line.matchAll(/[^ \t　]+/gu)];
+  let first = 0;
+  while (first < tokens.length && isDepartmentOrTitle(tokens[first]![0])) first++;
+  const rest = tokens.slice(first);
+  const kanji = (token: RegExpExecArray, pattern: RegExp) => pattern.test(token[0]) && !isPlaceOrGroup(token[0]);
+  const named =
+    (rest.length === 2 && kanji(rest[0]!, KANJI_NAME_PART) && kanji(rest[1]!, KANJI_NAME_PART)) || (rest.length === 1 && first > 0 && kanji(rest[0]!, KANJI_FULL_NAME));
+  if (!named) return undefined;
+  const start = rest[0]!.index;
+  const last = rest[rest.length - 1]!;
+  return [start, last.index + last[0].length];
+}
+
+/** Whether a token of a signature line names a department (サポート部, IT部, 第二課) or a job title (部長). */
+function isDepartmentOrTitle(token: string): boolean {
+  return DEPARTMENT.test(token) || JOB_TITLES.includes(token) || /[^\p{Script=Han}々]部$/u.test(token);
+}
+
+/** Whether a kanji token of a signature line is a prefecture, a ward, a role or a company word rather than a name. */
+function isPlaceOrGroup(token: string): boolean {
+  return WHOLE_PREFECTURE.test(token) || /[区]$|株式|会社|法人/u.test(token) || isCommonNoun(token) || DEPARTMENT.test(token) || JOB_TITLES.includes(token);
 }
 
 /**
@@ -1248,10 +1574,10 @@ function looksLikeSecret(value: string): boolean {
   );
 }
 
-/** Whether the value after a name label is a name: not what a form says of the field (必須, Required), not a role. */
+/** Whether the value after a name label is a name: not what a form says of the field (必須, Required), not a role or a department. */
 function isLabelledName(value: string): boolean {
   const compact = value.replace(/[ 　]/g, '');
-  return !NOT_A_LABELLED_NAME.has(compact) && !isCommonNoun(value) && isOwnName(value);
+  return !NOT_A_LABELLED_NAME.has(compact) && !isCommonNoun(value) && !DEPARTMENT.test(compact) && isOwnName(value);
 }
 
 /** Whether capitalised words after a self-introduction or a label are a name rather than a word of the text. */
