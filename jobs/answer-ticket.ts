@@ -56,7 +56,7 @@ import { foreignLinks, foreignLinksReason } from '../src/tickets/foreign-links.j
 import { replyBody } from '../src/tickets/outcome.js';
 import { ANSWERING_STATES, claimQuestion, repeatedQuestionReason, takeOverQuestion } from '../src/tickets/repeated-question.js';
 import { rerunReason } from '../src/tickets/review.js';
-import { autoReplyBudget, recordAutoReplyBudget, type AutoReplyBudget, type AutoReplyLimits, type AutoReplyParties } from '../src/tickets/rate-limit.js';
+import { autoReplyBudget, recordAgentRun, recordAutoReplyBudget, type AgentRunBudget, type AgentRunLimits, type AutoReplyBudget, type AutoReplyLimits, type AutoReplyParties } from '../src/tickets/rate-limit.js';
 import { learnVerdict, type TrustSettings } from '../src/tickets/trust.js';
 import { IllegalTransitionError, jobGeneration, threadRefs, type ReplyBounce, type Ticket, type TicketState } from '../src/tickets/ticket.js';
 import { TicketConflictError, TicketNotFoundError, type ConversationEntry, type TicketStore } from '../src/tickets/ticket-store.js';
@@ -74,7 +74,7 @@ export const CONVERSATION_LIMIT = 10;
 
 /** What the handler runs against; built once per process by `src/runtime/services.ts`. */
 export interface AnswerTicketDeps {
-  config: Pick<Config, 'REVIEW_MODE' | 'REPEATED_QUESTION_HOURS' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR' | 'TRUSTED_REPLY_TO_DOMAINS' | 'TRUSTED_LINK_DOMAINS' | 'SPAM_ACTION' | 'SPAM_HEADER' | 'SPAM_HEADER_VALUE' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SUPPORT_GROUP_ADDRESSES' | 'AUTHSERV_ID' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX'> &
+  config: Pick<Config, 'REVIEW_MODE' | 'REPEATED_QUESTION_HOURS' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR' | 'AGENT_RUN_LIMIT_PER_HOUR' | 'AGENT_RUN_LIMIT_TOTAL_PER_HOUR' | 'TRUSTED_REPLY_TO_DOMAINS' | 'TRUSTED_LINK_DOMAINS' | 'SPAM_ACTION' | 'SPAM_HEADER' | 'SPAM_HEADER_VALUE' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SUPPORT_GROUP_ADDRESSES' | 'AUTHSERV_ID' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX'> &
     TrustSettings;
   store: TicketStore;
   /** A producer connection (fail-fast), for the raw mail and the per-sender auto-reply window. */
@@ -318,7 +318,8 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
 /**
  * The checks that need no agent, in the order of the brief: mail that must not be answered is `ignored`; mail the
  * agent cannot read, mail with nothing to answer, or from a sender over the hourly auto-reply limit, is `parked`
- * (kept for a person, not dropped). Returns undefined when the agent should run.
+ * (kept for a person, not dropped). Last, the run about to start is counted against the hourly agent-run limits, or
+ * the mail is parked over them. Returns undefined when the agent should run.
  */
 async function checkBeforeAgent(
   ticket: Ticket,
@@ -350,6 +351,12 @@ async function checkBeforeAgent(
 
 /**
  * For a bounce that reports one of our replies undelivered (`Action: failed`, or a prose bounce that is no warning):
+  // Counted here, as the run starts and in every review mode: a run costs model calls and a reviewer's time whatever
+  // becomes of its draft, and a parked draft never reaches the reply limits. Only mail comes this way (`received`): a
+  // retry of a run that began is `processing`, as is a person's request for a new draft, which is theirs to spend.
+  const run = await produce(deps.redis, () => recordAgentRun(deps.redis, config.QUEUE_PREFIX, ticket.from, ticket.id, agentRunLimitsOf(config)));
+  if (run.erased) throw new UnrecoverableError(`ticket ${ticket.id} was erased on request; the agent does not run on it`);
+  if (!run.allowed) return { to: 'parked', reason: agentRunLimitReason(ticket, run, config) };
  * marks that reply's ticket bounced, so the review page shows that the customer got no answer. Returns the marked
  * ticket, or undefined when the mail reports nothing of ours. A delay notice marks nothing: the mail is still on its
  * way.
@@ -416,6 +423,17 @@ function rateLimitReason(ticket: Ticket, budget: AutoReplyBudget, config: Pick<C
     return `auto-reply limit reached: ${budget.count} automatic replies in the last hour (AUTO_REPLY_LIMIT_TOTAL_PER_HOUR=${config.AUTO_REPLY_LIMIT_TOTAL_PER_HOUR})`;
   }
   const address = budget.refusedBy === 'recipient' ? partiesOf(ticket).recipient : ticket.from;
+function agentRunLimitsOf(config: Pick<Config, 'AGENT_RUN_LIMIT_PER_HOUR' | 'AGENT_RUN_LIMIT_TOTAL_PER_HOUR'>): AgentRunLimits {
+  return { perSender: config.AGENT_RUN_LIMIT_PER_HOUR, total: config.AGENT_RUN_LIMIT_TOTAL_PER_HOUR };
+}
+
+function agentRunLimitReason(ticket: Ticket, budget: AgentRunBudget, config: Pick<Config, 'AGENT_RUN_LIMIT_PER_HOUR' | 'AGENT_RUN_LIMIT_TOTAL_PER_HOUR'>): string {
+  if (budget.refusedBy === 'total') {
+    return `agent-run limit reached: ${budget.count} drafts in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=${config.AGENT_RUN_LIMIT_TOTAL_PER_HOUR})`;
+  }
+  return `agent-run limit reached: ${budget.count} drafts for ${ticket.from} in the last hour (AGENT_RUN_LIMIT_PER_HOUR=${config.AGENT_RUN_LIMIT_PER_HOUR})`;
+}
+
   return `auto-reply limit reached: ${budget.count} automatic replies to ${address} in the last hour (AUTO_REPLY_LIMIT_PER_HOUR=${config.AUTO_REPLY_LIMIT_PER_HOUR})`;
 }
 

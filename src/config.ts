@@ -620,6 +620,22 @@ export const VARIABLES = {
     sensitive: false,
     group: 'pipeline',
   },
+  AGENT_RUN_LIMIT_PER_HOUR: {
+    schema: int(0),
+    default: '20',
+    description:
+      'Agent runs on one sender\'s (From) mail per hour, counted as a run starts whatever becomes of its draft: each costs model calls, and a parked one a reviewer\'s time, so a flood of mail whose drafts are all parked (a foreign Reply-To, bulk signs) is bounded too; further mail is parked without a draft (0: the agent never runs on mail; a person\'s new-draft request is not counted)',
+    sensitive: false,
+    group: 'pipeline',
+  },
+  AGENT_RUN_LIMIT_TOTAL_PER_HOUR: {
+    schema: int(0),
+    default: '1000',
+    description:
+      'Agent runs per hour in all, counted as AGENT_RUN_LIMIT_PER_HOUR is: what model spend and review work a flood from many addresses costs at most; further mail is parked without a draft (0: the agent never runs on mail)',
+    sensitive: false,
+    group: 'pipeline',
+  },
   TRUSTED_LINK_DOMAINS: {
     schema: csvList,
     default: '',

@@ -22,6 +22,12 @@
  * Key: `P:ratelimit:auto-reply:<sha256 of the comparable address>` (case, full-width letters, IDN spelling, `+tag`
  * and a Gmail address's dots folded; hashed so arbitrary header text never becomes part of a key name); it expires one window after the last
  * record, so idle senders cost nothing.
+ *
+ * Agent runs per hour ({@link recordAgentRun}), per sender (From) and in all, in windows of their own built the same
+ * way (`P:ratelimit:agent-run:<digest>`, `P:ratelimit:agent-run-total`): a run costs model calls and, when its draft
+ * is parked, a reviewer's time, whether or not a reply ever goes out. So a run counts when it is about to start,
+ * whatever becomes of its draft: mail whose drafts all end parked (a Reply-To on another domain, bulk signs, a forged
+ * sender) never reaches the reply limits above, and without this a flood of it cost runs without end.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -99,6 +105,7 @@ return {1, 0, counts[1]}
 }
 const RECORD = new LuaScript(recordSource(false), 1);
 const RECORD_BUDGET = new LuaScript(recordSource(true), 4);
+const RECORD_AGENT_RUN = new LuaScript(recordSource(true), 3);
 
 /** The Redis key of the window of automatic replies sent to one recipient address. */
 export function autoReplyRecipientKey(prefix: string, recipientAddress: string): string {
@@ -232,4 +239,63 @@ export async function recordAutoReply(
     number,
   ];
   return { recorded: recorded === 1, count };
+}
+
+/** The Redis key of the window of agent runs on one sender's (From) mail. */
+export function agentRunKey(prefix: string, senderAddress: string): string {
+  return `${prefix}:ratelimit:agent-run:${addressDigest(senderAddress)}`;
+}
+
+/** The Redis key of the window of all agent runs. */
+export function agentRunTotalKey(prefix: string): string {
+  return `${prefix}:ratelimit:agent-run-total`;
+}
+
+/** Hourly limits of agent runs; a negative limit means none, 0 allows none. */
+export interface AgentRunLimits {
+  /** On one sender's (From) mail: what one address flooding us costs at most. */
+  perSender: number;
+  /** All runs together: what a flood from many addresses costs at most. */
+  total: number;
+}
+
+/** Which window refused an agent run. */
+export type AgentRunWindow = 'sender' | 'total';
+
+/** Result of {@link recordAgentRun}. */
+export interface AgentRunBudget {
+  /** True when the run is now or already counted: it may start. */
+  allowed: boolean;
+  /** Set when the ticket was erased on request (src/tickets/erased.ts): nothing was recorded. */
+  erased?: true;
+  /** The window that refused, when not allowed. */
+  refusedBy?: AgentRunWindow;
+  /** Runs in the refusing window in the last hour (or in the sender's, when allowed), this one included when counted. */
+  count: number;
+}
+
+const AGENT_RUN_WINDOWS: readonly AgentRunWindow[] = ['sender', 'total'];
+
+/**
+ * Counts the agent run on ticket `ticketId` in the sender's and the overall window, atomically and only while both
+ * have room; call it just before the run starts. The same ticket counts once however often its job is retried (the
+ * ticket id is the member). An erased ticket is not recorded (`erased`), so a job that read it before the erasure
+ * cannot bring back a window keyed by the customer's address.
+ */
+export async function recordAgentRun(
+  redis: Redis,
+  prefix: string,
+  senderAddress: string,
+  ticketId: string,
+  limits: AgentRunLimits,
+  now: number = Date.now(),
+): Promise<AgentRunBudget> {
+  const keys = [agentRunKey(prefix, senderAddress), agentRunTotalKey(prefix), erasedTicketsKey(prefix)];
+  const [recorded, refused, count] = (await RECORD_AGENT_RUN.run(redis, keys, [now, AUTO_REPLY_WINDOW_MS, ticketId, limits.perSender, limits.total])) as [
+    number,
+    number,
+    number,
+  ];
+  if (recorded === -1) return { allowed: false, erased: true, count: 0 };
+  return recorded === 1 ? { allowed: true, count } : { allowed: false, refusedBy: AGENT_RUN_WINDOWS[refused - 1]!, count };
 }

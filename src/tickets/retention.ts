@@ -12,7 +12,7 @@
  * Erasure ({@link forgetCustomer}): every ticket whose sender (From) or reply address (Reply-To) is the customer's,
  * and every bounce whose delivery report names the customer as its recipient, compared as {@link comparableAddress}
  * does (case, IDN spelling, `+tag` and a Gmail address's dots folded), in any state; their raw mail, conversation entries and thread-index
- * links; their lines in every archive file; and the automatic-reply rate-limit windows of those addresses; the
+ * links; their lines in every archive file; and the automatic-reply and agent-run rate-limit windows of those addresses; the
  * knowledge gaps' questions from those tickets and the learned-answer candidates proposed from them (accepted pairs
  * stay); their sent replies awaiting a Sent-folder copy, their queue jobs in every state with their results, errors
  * and logs, and their entries in each queue's BullMQ event stream, and the words of their rejection reasons in the
@@ -40,7 +40,7 @@ import { normalizeReason } from './insights.js';
 import { LuaScript } from './lua.js';
 import { outcomeDay, outcomeKeys } from './outcome.js';
 import { repeatedQuestionKey } from './repeated-question.js';
-import { autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey } from './rate-limit.js';
+import { agentRunKey, agentRunTotalKey, autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey } from './rate-limit.js';
 import {
   archiveFileFor,
   clearJournal,
@@ -360,6 +360,7 @@ function rateLimitKeysOf(prefix: string, addresses: Iterable<string>): string[] 
     if (!a) continue;
     keys.add(autoReplyKey(prefix, a));
     keys.add(autoReplyRecipientKey(prefix, a));
+    keys.add(agentRunKey(prefix, a));
   }
   return [...keys];
 }
@@ -460,8 +461,9 @@ export async function forgetCustomer(deps: ForgetDeps, value: string, options: F
     if (ids.size > 0) cleanup.del(...[...ids].map((id) => sentRawKey(deps.prefix, id)));
     if (links.length > 0) cleanup.hdel(deps.store.keys().msgid, ...links);
     if (report.rateLimitKeys.length > 0) cleanup.del(...report.rateLimitKeys);
-    // The overall window counts replies by ticket id; the ids go too, though the window forgets them within the hour.
-    if (ids.size > 0) cleanup.zrem(autoReplyTotalKey(deps.prefix), ...ids);
+    // The overall windows count replies and agent runs by ticket id; the ids go too, though the windows forget them
+    // within the hour.
+    if (ids.size > 0) cleanup.zrem(autoReplyTotalKey(deps.prefix), ...ids).zrem(agentRunTotalKey(deps.prefix), ...ids);
     await execAll(cleanup);
     await lock.renew();
 

@@ -21,7 +21,7 @@ import { closeAll, createQueues } from '../../src/queues/registry.js';
 import { outcomeDay, outcomeKeys } from '../../src/tickets/outcome.js';
 import { rawKey, saveRaw } from '../../src/mail/raw-store.js';
 import { archiveDir, findArchived } from '../../src/tickets/archive.js';
-import { autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey, recordAutoReplyBudget } from '../../src/tickets/rate-limit.js';
+import { agentRunKey, agentRunTotalKey, autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey, recordAgentRun, recordAutoReplyBudget } from '../../src/tickets/rate-limit.js';
 import { runRetention } from '../../src/tickets/retention.js';
 import { newTicket, type Ticket, type TicketState } from '../../src/tickets/ticket.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
@@ -107,6 +107,8 @@ describe('npm run review -- forget', () => {
     for (const [t, sender] of [[answered, 'alice@customer.example'], [bob, 'bob@customer.example']] as const) {
       await recordAutoReplyBudget(redis, prefix, { sender, recipient: sender }, t.id, { perAddress: 10, total: 100 });
     }
+    // Agent runs count per From: the +tag spelling's run lands in the same window as the plain address's.
+    for (const t of [answered, followUp, bob]) await recordAgentRun(redis, prefix, t.from, t.id, { perSender: 10, total: 100 });
     const aliceTickets = [answered, followUp, viaColleague];
 
     const dry = await review('forget', 'Alice <ALICE@customer.example>');
@@ -139,6 +141,8 @@ describe('npm run review -- forget', () => {
     expect(Object.values(links).filter((id) => aliceTickets.some((t) => t.id === id))).toEqual([]);
     expect(await redis.exists(autoReplyKey(prefix, 'alice@customer.example'), autoReplyRecipientKey(prefix, 'alice@customer.example'))).toBe(0);
     expect(await redis.zscore(autoReplyTotalKey(prefix), answered.id)).toBeNull();
+    expect(await redis.exists(agentRunKey(prefix, 'alice@customer.example'))).toBe(0);
+    for (const t of [answered, followUp]) expect(await redis.zscore(agentRunTotalKey(prefix), t.id)).toBeNull();
     expect(await findArchived(dir, archivedAlice.id)).toBeUndefined();
 
     // Bob keeps everything: his ticket, raw mail, links, rate-limit window and archive line.
@@ -147,6 +151,8 @@ describe('npm run review -- forget', () => {
     expect(links[bob.messageId]).toBe(bob.id);
     expect(await redis.exists(autoReplyKey(prefix, 'bob@customer.example'))).toBe(1);
     expect(await redis.zscore(autoReplyTotalKey(prefix), bob.id)).not.toBeNull();
+    expect(await redis.exists(agentRunKey(prefix, 'bob@customer.example'))).toBe(1);
+    expect(await redis.zscore(agentRunTotalKey(prefix), bob.id)).not.toBeNull();
     const shown = await review('archive', 'show', archivedBob.id);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(`Ticket ${archivedBob.id}`);

@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AUTO_REPLY_WINDOW_MS, autoReplyAllowed, autoReplyKey, recordAutoReply } from '../../src/tickets/rate-limit.js';
+import { erasedTicketsKey } from '../../src/tickets/erased.js';
+import {
+  AUTO_REPLY_WINDOW_MS,
+  agentRunKey,
+  agentRunTotalKey,
+  autoReplyAllowed,
+  autoReplyKey,
+  recordAgentRun,
+  recordAutoReply,
+  type AgentRunLimits,
+} from '../../src/tickets/rate-limit.js';
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 
 let server: RedisServer;
@@ -93,5 +103,100 @@ describe('auto-reply limit (sliding window)', () => {
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(AUTO_REPLY_WINDOW_MS);
     expect(autoReplyKey(prefix, 'idle@x')).not.toContain('idle@x');
+  });
+});
+
+describe('agent-run limit (sliding windows per sender and in all)', () => {
+  const GENEROUS: AgentRunLimits = { perSender: 100, total: 1000 };
+
+  it.each([
+    {
+      name: 'per sender, every spelling of the address in one window',
+      limits: { perSender: 2, total: 100 },
+      runs: [['Mallory@Attacker.Example', 't1'], ['mallory+2@attacker.example', 't2'], ['ｍａｌｌｏｒｙ@attacker.example', 't3'], ['other@attacker.example', 't4']],
+      expected: [
+        { allowed: true, count: 1 },
+        { allowed: true, count: 2 },
+        { allowed: false, refusedBy: 'sender', count: 2 },
+        { allowed: true, count: 1 },
+      ],
+    },
+    {
+      name: 'in all, over different senders',
+      limits: { perSender: 5, total: 2 },
+      runs: [['a@x.example', 't1'], ['b@x.example', 't2'], ['c@x.example', 't3']],
+      expected: [
+        { allowed: true, count: 1 },
+        { allowed: true, count: 1 },
+        { allowed: false, refusedBy: 'total', count: 2 },
+      ],
+    },
+    {
+      name: 'a retried run of the same ticket once, even in a full window',
+      limits: { perSender: 1, total: 100 },
+      runs: [['a@x.example', 't1'], ['a@x.example', 't1'], ['a@x.example', 't2']],
+      expected: [
+        { allowed: true, count: 1 },
+        { allowed: true, count: 1 },
+        { allowed: false, refusedBy: 'sender', count: 1 },
+      ],
+    },
+    {
+      name: 'nothing with a limit of 0, as the auto-reply limits',
+      limits: { perSender: 0, total: 100 },
+      runs: [['a@x.example', 't1']],
+      expected: [{ allowed: false, refusedBy: 'sender', count: 0 }],
+    },
+    {
+      name: 'everything with a negative limit',
+      limits: { perSender: -1, total: -1 },
+      runs: [['a@x.example', 't1'], ['a@x.example', 't2']],
+      expected: [
+        { allowed: true, count: 1 },
+        { allowed: true, count: 2 },
+      ],
+    },
+  ])('counts runs $name', async ({ limits, runs, expected }) => {
+    const prefix = freshPrefix();
+    const results = [];
+    for (const [i, [sender, ticketId]] of runs.entries()) results.push(await recordAgentRun(redis, prefix, sender!, ticketId!, limits, T0 + i * MIN));
+    expect(results).toEqual(expected);
+  });
+
+  it('frees a slot an hour after the run it holds', async () => {
+    const prefix = freshPrefix();
+    const limits = { perSender: 1, total: 100 };
+    expect(await recordAgentRun(redis, prefix, 'a@x.example', 't1', limits, T0)).toEqual({ allowed: true, count: 1 });
+    expect(await recordAgentRun(redis, prefix, 'a@x.example', 't2', limits, T0 + AUTO_REPLY_WINDOW_MS - 1)).toMatchObject({ allowed: false });
+    expect(await recordAgentRun(redis, prefix, 'a@x.example', 't2', limits, T0 + AUTO_REPLY_WINDOW_MS)).toEqual({ allowed: true, count: 1 });
+  });
+
+  it('refuses atomically once a limit is reached, even under concurrency', async () => {
+    const prefix = freshPrefix();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => recordAgentRun(redis, prefix, 'burst@x.example', `t${i}`, { perSender: 3, total: 100 }, T0 + i)),
+    );
+    expect(results.filter((r) => r.allowed)).toHaveLength(3);
+    expect(await redis.zcard(agentRunTotalKey(prefix))).toBe(3);
+  });
+
+  it('records nothing for a ticket erased on request', async () => {
+    const prefix = freshPrefix();
+    await redis.sadd(erasedTicketsKey(prefix), 'gone');
+    expect(await recordAgentRun(redis, prefix, 'a@x.example', 'gone', GENEROUS, T0)).toEqual({ allowed: false, erased: true, count: 0 });
+    expect(await redis.exists(agentRunKey(prefix, 'a@x.example'), agentRunTotalKey(prefix))).toBe(0);
+  });
+
+  it('keeps its windows apart from the auto-reply ones, keyed by a digest, expiring when idle', async () => {
+    const prefix = freshPrefix();
+    await recordAgentRun(redis, prefix, 'idle@x.example', 't', GENEROUS);
+    expect(agentRunKey(prefix, 'idle@x.example')).not.toBe(autoReplyKey(prefix, 'idle@x.example'));
+    expect(agentRunKey(prefix, 'idle@x.example')).not.toContain('idle');
+    expect(await redis.exists(autoReplyKey(prefix, 'idle@x.example'))).toBe(0);
+    for (const key of [agentRunKey(prefix, 'idle@x.example'), agentRunTotalKey(prefix)]) {
+      const ttl = await redis.pttl(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(AUTO_REPLY_WINDOW_MS);
+    }
   });
 });

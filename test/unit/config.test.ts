@@ -41,6 +41,8 @@ describe('config', () => {
     expect(c.MAX_EMAIL_BYTES).toBe(10 * 1024 * 1024);
     expect(c.REVIEW_MODE).toBe('auto');
     expect(c.AGENT_CONCURRENCY).toBe(4);
+    expect(c.AGENT_RUN_LIMIT_PER_HOUR).toBe(20);
+    expect(c.AGENT_RUN_LIMIT_TOTAL_PER_HOUR).toBe(1000);
     expect(c.MEILI_HOST).toBeUndefined();
   });
 
@@ -124,6 +126,7 @@ describe('config', () => {
   it.each([
     [{ IMAP_PORT: 'abc' }, 'IMAP_PORT="abc" is not a number'],
     [{ AGENT_CONCURRENCY: '0' }, 'AGENT_CONCURRENCY="0" is too small: the least allowed is 1'],
+    [{ AGENT_RUN_LIMIT_PER_HOUR: '-1' }, 'AGENT_RUN_LIMIT_PER_HOUR="-1" is too small: the least allowed is 0'],
     [{ REVIEW_MODE: 'sometimes' }, 'REVIEW_MODE="sometimes" is not one of always, auto, learn, never'],
     [{ OPENAI_BASE_URL: 'http//x' }, 'OPENAI_BASE_URL="http//x" is not a URL'],
     // Node turns a longer timer into 1 ms: every LLM call would time out, the poller would poll without pause.

@@ -1,0 +1,188 @@
+/**
+ * What agent runs a flood of mail can cost: runs on one sender's mail (AGENT_RUN_LIMIT_PER_HOUR) and in all
+ * (AGENT_RUN_LIMIT_TOTAL_PER_HOUR) are counted per hour when the run is about to start, whatever becomes of its draft,
+ * so mail whose drafts all end parked (a Reply-To on another domain, bulk signs, a forged sender) no longer buys model
+ * calls and reviewer time without end. Real Redis and BullMQ, the agent worker against the scripted model server,
+ * whose requests are the model calls counted.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { httpError } from '../../src/dev/openai-server.js';
+import { scriptedModel } from '../../src/dev/scripted-model.js';
+import { rerunAgent, rerunReason } from '../../src/tickets/review.js';
+import type { Ticket } from '../../src/tickets/ticket.js';
+import {
+  buildMail,
+  customerMessageId,
+  ingest,
+  pipelineEnv,
+  removePrefix,
+  startPipelineServers,
+  startRoles,
+  waitFor,
+  waitForState,
+  type MailSpec,
+  type PipelineServers,
+  type RunningRoles,
+} from '../support/pipeline.js';
+
+let servers: PipelineServers;
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  servers = await startPipelineServers();
+});
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+  servers.smtp.clear();
+  servers.llm.setHandler(scriptedModel());
+  servers.llm.reset();
+});
+afterAll(async () => {
+  await servers?.stop();
+});
+
+async function run(overrides: Record<string, string>): Promise<RunningRoles> {
+  const config = parseConfig(pipelineEnv(servers, overrides));
+  const running = await startRoles(config);
+  cleanups.push(async () => {
+    await running.stop();
+    await removePrefix(servers.redis.url, config.QUEUE_PREFIX);
+  });
+  return running;
+}
+
+const QUESTION = '二段階認証の設定方法を教えてください。';
+
+/** A mail of `from` asking {@link QUESTION}; `spec` changes the rest. */
+function mail(from: string, spec: Partial<MailSpec> = {}): Buffer {
+  return buildMail({ messageId: customerMessageId(), from, subject: '二段階認証について', body: QUESTION, ...spec });
+}
+
+/** One mail ingested and handled to its end, with the model calls its handling made. */
+interface Handled {
+  ticket: Ticket;
+  modelCalls: number;
+}
+
+/** Ingests each mail after the one before it settled, so the windows fill in a known order. */
+async function handleInTurn(running: RunningRoles, mails: readonly Buffer[]): Promise<Handled[]> {
+  const handled: Handled[] = [];
+  for (const raw of mails) {
+    const before = servers.llm.chatRequests().length;
+    const { ticketId } = await ingest(running, raw);
+    const ticket = await waitForState(running.store, ticketId, ['parked', 'sent', 'ignored', 'failed'], 30_000);
+    handled.push({ ticket, modelCalls: servers.llm.chatRequests().length - before });
+  }
+  return handled;
+}
+
+/** The limited ones: parked before the agent, no draft, no model call. */
+function expectLimited(handled: readonly Handled[], reason: string): void {
+  for (const { ticket, modelCalls } of handled) {
+    expect(ticket.state).toBe('parked');
+    expect(ticket.reason).toBe(reason);
+    expect(ticket.draft ?? '').toBe('');
+    expect(ticket.history.some((h) => h.to === 'processing')).toBe(false);
+    expect(modelCalls).toBe(0);
+  }
+}
+
+/** Mails handled in turn under `env`: the first `runs` get the agent, the rest are parked with `reason`. */
+interface LimitCase {
+  name: string;
+  env: Record<string, string>;
+  mails: Buffer[];
+  runs: number;
+  reason: string;
+}
+
+describe('agent runs per hour', () => {
+  it('a flood of one question from one sender whose drafts are all parked (Reply-To on another domain) costs at most AGENT_RUN_LIMIT_PER_HOUR runs', async () => {
+    const running = await run({ AGENT_RUN_LIMIT_PER_HOUR: '3', AUTO_REPLY_LIMIT_PER_HOUR: '1', AUTO_REPLY_LIMIT_TOTAL_PER_HOUR: '2' });
+    const flood = Array.from({ length: 12 }, () => mail('mallory@attacker.example', { headers: { 'Reply-To': 'x@elsewhere.example' } }));
+    const handled = await handleInTurn(running, flood);
+
+    // Each earlier copy ended parked, so the repeated-question check hands the question on: one run each, up to the limit.
+    for (const { ticket, modelCalls } of handled.slice(0, 3)) {
+      expect(ticket.state).toBe('parked');
+      expect(ticket.reason).toMatch(/^Reply-To domain elsewhere\.example differs/);
+      expect(ticket.draft).toBeTruthy();
+      expect(modelCalls).toBeGreaterThan(0);
+    }
+    expectLimited(handled.slice(3), 'agent-run limit reached: 3 drafts for mallory@attacker.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=3)');
+    expect(servers.smtp.attempts).toHaveLength(0);
+
+    // A person asking for a draft of a limited ticket gets one: the limit is for mail, not for the reviewers.
+    const limited = handled[5]!.ticket;
+    const deps = { store: running.store, redis: await running.services.producer(), tickets: (await running.services.queues()).tickets, config: running.services.config };
+    expect(await rerunAgent(deps, { ticketId: limited.id, operator: 'anna', forReview: true })).toMatchObject({ outcome: 'requeued' });
+    const before = servers.llm.chatRequests().length;
+    const redrafted = await waitFor(async () => {
+      const t = await running.store.require(limited.id);
+      return t.state === 'parked' && t.draft ? t : undefined;
+    }, 'the new draft', 30_000);
+    expect(redrafted.reason).toBe(rerunReason('anna'));
+    expect(servers.llm.chatRequests().length).toBeGreaterThan(before);
+  }, 120_000);
+
+  it.each<LimitCase>([
+    {
+      name: 'in all (AGENT_RUN_LIMIT_TOTAL_PER_HOUR), over different senders',
+      env: { AGENT_RUN_LIMIT_TOTAL_PER_HOUR: '2' },
+      mails: [mail('a@customer.example'), mail('b@customer.example', { subject: 'パスワード' }), mail('c@customer.example', { subject: 'ログイン' })],
+      runs: 2,
+      reason: 'agent-run limit reached: 2 drafts in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=2)',
+    },
+    {
+      name: 'per sender in every spelling of the address',
+      env: { AGENT_RUN_LIMIT_PER_HOUR: '2' },
+      mails: [mail('h@customer.example'), mail('H+billing@Customer.Example', { subject: 'パスワード' }), mail('Hanako <h@customer.example>', { subject: 'ログイン' })],
+      runs: 2,
+      reason: 'agent-run limit reached: 2 drafts for h@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=2)',
+    },
+    {
+      name: 'in REVIEW_MODE=always too, where nothing is sent',
+      env: { REVIEW_MODE: 'always', AGENT_RUN_LIMIT_PER_HOUR: '1' },
+      mails: [mail('r@customer.example'), mail('r@customer.example', { subject: 'パスワード' })],
+      runs: 1,
+      reason: 'agent-run limit reached: 1 drafts for r@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=1)',
+    },
+    {
+      name: 'none at all with a limit of 0, as the auto-reply limits',
+      env: { AGENT_RUN_LIMIT_PER_HOUR: '0' },
+      mails: [mail('z@customer.example')],
+      runs: 0,
+      reason: 'agent-run limit reached: 0 drafts for z@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=0)',
+    },
+  ])('limits runs $name', async ({ env, mails, runs, reason }) => {
+    const running = await run(env);
+    const handled = await handleInTurn(running, mails);
+    for (const { ticket, modelCalls } of handled.slice(0, runs)) {
+      expect(ticket.agent, ticket.reason).toBeDefined();
+      expect(modelCalls).toBeGreaterThan(0);
+    }
+    expectLimited(handled.slice(runs), reason);
+  }, 90_000);
+
+  it('counts a run its job retries (a model error) once', async () => {
+    let plans = 0;
+    servers.llm.setHandler(scriptedModel({ override: (call) => (call.kind === 'plan' && ++plans === 1 ? httpError(503) : undefined) }));
+    const running = await run({ AGENT_RUN_LIMIT_PER_HOUR: '2' });
+    const handled = await handleInTurn(running, [mail('k@customer.example'), mail('k@customer.example', { subject: 'パスワード' }), mail('k@customer.example', { subject: 'ログイン' })]);
+    const [retried, second] = handled.map((h) => h.ticket);
+    expect(retried!.state, retried!.reason).toBe('sent');
+    expect(retried!.history.filter((h) => h.to === 'processing')).toHaveLength(2);
+    expect(second!.state, second!.reason).toBe('sent');
+    expectLimited(handled.slice(2), 'agent-run limit reached: 2 drafts for k@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=2)');
+  }, 90_000);
+
+  it('counts a follow-up in the thread like any other mail', async () => {
+    const running = await run({ AGENT_RUN_LIMIT_PER_HOUR: '1' });
+    const [first] = await handleInTurn(running, [mail('f@customer.example')]);
+    expect(first!.ticket.state, first!.ticket.reason).toBe('sent');
+    const followUp = await handleInTurn(running, [mail('f@customer.example', { subject: 'Re: 二段階認証について', body: 'パスワードの条件も教えてください。', inReplyTo: first!.ticket.outbound!.messageId })]);
+    expect(followUp[0]!.ticket.conversationId).toBe(first!.ticket.id);
+    expectLimited(followUp, 'agent-run limit reached: 1 drafts for f@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=1)');
+  }, 90_000);
+});
