@@ -41,10 +41,12 @@ import {
   isSameOrSubdomain,
   ourAddressesOf,
   replySignalHeaders,
+  senderVouchedFor,
   type IgnoreReason,
   type ReplySignals,
 } from '../src/mail/classify.js';
 import { domainOf, isSameMailbox } from '../src/mail/addresses.js';
+import { quoteOriginal } from '../src/mail/compose-reply.js';
 import { MailParseError, parseInboundMail } from '../src/mail/parse.js';
 import { loadRaw } from '../src/mail/raw-store.js';
 import { isSharedMailDomain } from '../src/mail/shared-mail-domains.js';
@@ -52,7 +54,7 @@ import { produce } from '../src/queues/connection.js';
 import { sendReplyJob, type JobTuning } from '../src/queues/job-options.js';
 import type { AnswerTicketData } from '../src/queues/payloads.js';
 import type { Queues } from '../src/queues/registry.js';
-import { foreignLinks, foreignLinksReason } from '../src/tickets/foreign-links.js';
+import { foreignLinks, foreignLinksReason, type AllowedLinks } from '../src/tickets/foreign-links.js';
 import { replyBody } from '../src/tickets/outcome.js';
 import { ANSWERING_STATES, claimQuestion, repeatedQuestionReason, takeOverQuestion } from '../src/tickets/repeated-question.js';
 import { rerunReason } from '../src/tickets/review.js';
@@ -246,7 +248,10 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
   const agentRun = { durationMs: result.durationMs, usage: result.usage };
   const draft = result.answer.trim();
   // What no review mode sends without a person: no answer, one cut off, one leaking the model's reasoning…
-  const problem = draft ? (draftProblem(ticket.question, draft, result) ?? foreignLinksProblem(ticket, draft, result, ourReplies, config)) : 'the agent produced an empty answer';
+  const readers = replyReaders(ticket, result, ourReplies, signals, config);
+  const problem = draft ? (draftProblem(ticket.question, draft, result) ?? foreignLinksProblem(ticket, draft, readers)) : 'the agent produced an empty answer';
+  // Decided with the draft and written with it wherever it goes: an operator's approval sends it too.
+  const quoteOmitted = quoteOmission(ticket, readers) ?? null;
   let verdict = problem ? { send: false, reason: problem } : reviewVerdict(config.REVIEW_MODE, result);
   // A person asked for this draft from the review page or the API (`reviewBy`): it goes back to them, never out on its
   // own, whatever the mode; the checks before the agent, such as the repeated question, did not run on this rerun.
@@ -260,7 +265,7 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
       to: 'parked',
       actor: AGENT_WORKER_ACTOR,
       note: reason,
-      patch: { agent: result, draft: result.answer, reason },
+      patch: { agent: result, draft: result.answer, quoteOmitted, reason },
       current: ticket,
     });
     await learnGapsFrom({ store, redis: deps.redis, logger: log }, parked);
@@ -274,7 +279,7 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
   // mail may be a second copy of another ticket's. A person decides; the draft is kept, so sending it is one click.
   const hold = senderReviewReason(ticket, signals, config) ?? possibleCopyReview(ticket);
   if (hold) {
-    const parked = await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: hold.reason, patch: { agent: result, draft, reason: hold.reason }, current: ticket });
+    const parked = await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: hold.reason, patch: { agent: result, draft, quoteOmitted, reason: hold.reason }, current: ticket });
     await learnGapsFrom({ store, redis: deps.redis, logger: log }, parked);
     // The reason names addresses; info gets its kind only.
     log.info({ kind: hold.kind }, 'Draft parked: a person decides whether it goes out');
@@ -289,7 +294,7 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
   if (recorded.erased) throw new UnrecoverableError(`ticket ${ticketId} was erased on request; its draft is not stored`);
   if (!recorded.allowed) {
     const reason = rateLimitReason(ticket, recorded, config);
-    const parked = await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: reason, patch: { agent: result, draft, reason }, current: ticket });
+    const parked = await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: reason, patch: { agent: result, draft, quoteOmitted, reason }, current: ticket });
     await learnGapsFrom({ store, redis: deps.redis, logger: log }, parked);
     log.info({ count: recorded.count, window: recorded.refusedBy }, 'Draft parked: auto-reply limit reached');
     return { outcome: 'parked', ticketId, reason, agentRun };
@@ -300,7 +305,7 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
     to: 'drafted',
     actor: AGENT_WORKER_ACTOR,
     note: verdict.reason,
-    patch: { agent: result, draft, reason: null },
+    patch: { agent: result, draft, quoteOmitted, reason: null },
     current: ticket,
   });
   try {
@@ -346,17 +351,17 @@ async function checkBeforeAgent(
     const repeated = config.REPEATED_QUESTION_HOURS > 0 ? await repeatedQuestion(ticket, deps) : undefined;
     if (repeated) return { to: 'parked', reason: repeated };
   }
-  return undefined;
-}
-
-/**
- * For a bounce that reports one of our replies undelivered (`Action: failed`, or a prose bounce that is no warning):
   // Counted here, as the run starts and in every review mode: a run costs model calls and a reviewer's time whatever
   // becomes of its draft, and a parked draft never reaches the reply limits. Only mail comes this way (`received`): a
   // retry of a run that began is `processing`, as is a person's request for a new draft, which is theirs to spend.
   const run = await produce(deps.redis, () => recordAgentRun(deps.redis, config.QUEUE_PREFIX, ticket.from, ticket.id, agentRunLimitsOf(config)));
   if (run.erased) throw new UnrecoverableError(`ticket ${ticket.id} was erased on request; the agent does not run on it`);
   if (!run.allowed) return { to: 'parked', reason: agentRunLimitReason(ticket, run, config) };
+  return undefined;
+}
+
+/**
+ * For a bounce that reports one of our replies undelivered (`Action: failed`, or a prose bounce that is no warning):
  * marks that reply's ticket bounced, so the review page shows that the customer got no answer. Returns the marked
  * ticket, or undefined when the mail reports nothing of ours. A delay notice marks nothing: the mail is still on its
  * way.
@@ -418,11 +423,6 @@ function limitsOf(config: Pick<Config, 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY
   return { perAddress: config.AUTO_REPLY_LIMIT_PER_HOUR, total: config.AUTO_REPLY_LIMIT_TOTAL_PER_HOUR };
 }
 
-function rateLimitReason(ticket: Ticket, budget: AutoReplyBudget, config: Pick<Config, 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR'>): string {
-  if (budget.refusedBy === 'total') {
-    return `auto-reply limit reached: ${budget.count} automatic replies in the last hour (AUTO_REPLY_LIMIT_TOTAL_PER_HOUR=${config.AUTO_REPLY_LIMIT_TOTAL_PER_HOUR})`;
-  }
-  const address = budget.refusedBy === 'recipient' ? partiesOf(ticket).recipient : ticket.from;
 function agentRunLimitsOf(config: Pick<Config, 'AGENT_RUN_LIMIT_PER_HOUR' | 'AGENT_RUN_LIMIT_TOTAL_PER_HOUR'>): AgentRunLimits {
   return { perSender: config.AGENT_RUN_LIMIT_PER_HOUR, total: config.AGENT_RUN_LIMIT_TOTAL_PER_HOUR };
 }
@@ -434,6 +434,11 @@ function agentRunLimitReason(ticket: Ticket, budget: AgentRunBudget, config: Pic
   return `agent-run limit reached: ${budget.count} drafts for ${ticket.from} in the last hour (AGENT_RUN_LIMIT_PER_HOUR=${config.AGENT_RUN_LIMIT_PER_HOUR})`;
 }
 
+function rateLimitReason(ticket: Ticket, budget: AutoReplyBudget, config: Pick<Config, 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR'>): string {
+  if (budget.refusedBy === 'total') {
+    return `auto-reply limit reached: ${budget.count} automatic replies in the last hour (AUTO_REPLY_LIMIT_TOTAL_PER_HOUR=${config.AUTO_REPLY_LIMIT_TOTAL_PER_HOUR})`;
+  }
+  const address = budget.refusedBy === 'recipient' ? partiesOf(ticket).recipient : ticket.from;
   return `auto-reply limit reached: ${budget.count} automatic replies to ${address} in the last hour (AUTO_REPLY_LIMIT_PER_HOUR=${config.AUTO_REPLY_LIMIT_PER_HOUR})`;
 }
 
@@ -604,13 +609,18 @@ export function draftProblem(question: string, draft: string, result: Pick<Agent
   return undefined;
 }
 
-/**
- * Why a draft must not go out without a person because of its links, addresses and phone numbers (see
- * src/tickets/foreign-links.ts), or undefined: any that is neither in what the agent's searches returned for this
- * answer or in our earlier replies of the thread, nor ours or the reader's, nor on a `TRUSTED_LINK_DOMAINS` domain.
- * A reply to another mailbox than From (a Reply-To) is also read in its subject, which it repeats.
- */
-function foreignLinksProblem(ticket: Ticket, draft: string, result: AgentResult, ourReplies: readonly string[], config: AnswerTicketDeps['config']): string | undefined {
+/** What the reply's words are read against: the knowledge found and our earlier replies, and whom the reply reaches. */
+interface ReplyReaders {
+  allowed: AllowedLinks;
+  /** The address the reply goes to: Reply-To, else From. */
+  recipient: string;
+  /** True when that is the From's own mailbox. */
+  toSender: boolean;
+  /** True when the receiving server's Authentication-Results vouch for the From ({@link senderVouchedFor}). */
+  vouched: boolean;
+}
+
+function replyReaders(ticket: Ticket, result: AgentResult, ourReplies: readonly string[], signals: ReplySignals, config: AnswerTicketDeps['config']): ReplyReaders {
   const found = result.subtasks.flatMap((s) => s.toolResults.flat().flatMap((call) => call.results.map((hit) => hit.content)));
   const knowledge = [...found, ...ourReplies];
   const recipient = ticket.replyTo || ticket.from;
@@ -619,15 +629,45 @@ function foreignLinksProblem(ticket: Ticket, draft: string, result: AgentResult,
   // points the reader at the From ("write to … to restore your account", an instruction the mail slipped to the
   // model) is the relay this check is for.
   const addresses = [...ourAddressesOf(config), recipient, ...(toSender ? [ticket.from] : [])];
-  const allowed = { knowledge, trustedDomains: config.TRUSTED_LINK_DOMAINS, addresses };
+  return { allowed: { knowledge, trustedDomains: config.TRUSTED_LINK_DOMAINS, addresses }, recipient, toSender, vouched: senderVouchedFor(signals, config.AUTHSERV_ID) };
+}
+
+/**
+ * Why a draft must not go out without a person because of its links, addresses and phone numbers (see
+ * src/tickets/foreign-links.ts), or undefined: any that is neither in what the agent's searches returned for this
+ * answer or in our earlier replies of the thread, nor ours or the reader's, nor on a `TRUSTED_LINK_DOMAINS` domain.
+ * The subject, which the reply repeats, is read too when its words may not be the reader's: a reply to another
+ * mailbox than From (a Reply-To), or to a From that no Authentication-Results of our receiving server vouch for
+ * (a forged `From: victim@bank.example` with no failing verdict: the reply would carry the forger's link to the victim).
+ */
+function foreignLinksProblem(ticket: Ticket, draft: string, readers: ReplyReaders): string | undefined {
+  const { allowed, recipient, toSender, vouched } = readers;
   const foreign = foreignLinks(draft, allowed);
   if (foreign.length > 0) return foreignLinksReason(foreign);
-  if (toSender) return undefined;
-  // The reply repeats the subject (`Re: …`) to that other mailbox: the From's words, which the quote leaves out there
-  // for that reason (src/mail/compose-reply.ts). A subject cannot be left out (the reader and their mail client
-  // recognise the thread by it), so a link, address or phone number in it that nothing vouches for waits for a person.
+  if (toSender && vouched) return undefined;
+  // The reply repeats the subject (`Re: …`): the From's words, which the quote leaves out to another mailbox for that
+  // reason (src/mail/compose-reply.ts). A subject cannot be left out (the reader and their mail client recognise the
+  // thread by it), so a link, address or phone number in it that nothing vouches for waits for a person.
   const inSubject = foreignLinks(ticket.subject, allowed);
-  return inSubject.length > 0 ? foreignLinksReason(inSubject, `the subject, which the reply repeats to ${recipient} (not the sender),`) : undefined;
+  if (inSubject.length === 0) return undefined;
+  const where = toSender ? `${recipient}, a sender no Authentication-Results of our receiving server vouch for,` : `${recipient} (not the sender),`;
+  return foreignLinksReason(inSubject, `the subject, which the reply repeats to ${where}`);
+}
+
+/**
+ * Why the reply leaves out the quoted original although it goes to the From itself ({@link Ticket.quoteOmitted}),
+ * or undefined to keep it: no Authentication-Results of our receiving server vouch for the From, and the quote (the
+ * text `quoteOriginal` makes of the mail, its attribution line with the name included) holds a link, address or
+ * phone number nothing vouches for. Such a quote may be a forger's notice ("account suspended, confirm at …")
+ * delivered from our address to the person whose address they put in From. A customer's mail without links, or one
+ * the server authenticated, keeps its quote. To another mailbox the quote is left out anyway (compose-reply.ts).
+ */
+function quoteOmission(ticket: Ticket, readers: ReplyReaders): string | undefined {
+  if (!readers.toSender || readers.vouched) return undefined;
+  const quote = quoteOriginal({ from: ticket.from, ...(ticket.fromName ? { fromName: ticket.fromName } : {}), text: ticket.question });
+  const foreign = foreignLinks(quote, readers.allowed);
+  if (foreign.length === 0) return undefined;
+  return `the sender is not authenticated (no Authentication-Results of our receiving server vouch for ${ticket.from}), and ${foreignLinksReason(foreign, 'the quoted mail')}`;
 }
 
 /** Adds the `send-reply` job of a drafted ticket; its id is fixed by the ticket's generation, so re-adding is a no-op. */

@@ -27,7 +27,7 @@ import { isSyntheticMessageId } from '../src/mail/ingest.js';
 import { createLogger, type Logger } from '../src/logger.js';
 import { extractAddress, localPart } from '../src/mail/addresses.js';
 import { composeReply, newMessageId, type OriginalMail } from '../src/mail/compose-reply.js';
-import { SmtpSendError, classifySmtpError, type SmtpTransport } from '../src/mail/smtp-transport.js';
+import { SmtpSendError, classifySmtpError, replyRecipientProblem, type SmtpTransport } from '../src/mail/smtp-transport.js';
 import { produce } from '../src/queues/connection.js';
 import type { SendReplyData } from '../src/queues/payloads.js';
 import { normalizeMessageId, type OutboundInfo, type Ticket } from '../src/tickets/ticket.js';
@@ -123,6 +123,21 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
   const approvedBy = automatic ? undefined : approverOf(ticket);
   if (approvedBy) outbound.approvedBy = approvedBy;
   else delete outbound.approvedBy;
+  // Built before the claim (the claim changes nothing it reads), so a reply whose SMTP envelope would hold anything
+  // but the ticket's one recipient is parked before anything is claimed or sent: a ticket stored before its addresses
+  // were checked, an address that reads as two. No retry can change the address.
+  const mail = composeReply({
+    original: originalOf(ticket),
+    answer: ticket.draft,
+    from: deps.config.MAIL_FROM,
+    messageId: outbound.messageId,
+    automatic,
+  });
+  const unsendable = replyRecipientProblem(mail);
+  if (unsendable) {
+    await park(store, ticket.id, from, unsendable, log);
+    throw new UnrecoverableError(unsendable);
+  }
   // 2. The claim, in the same atomic write.
   let claimed: Ticket;
   try {
@@ -142,14 +157,6 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
     throw err;
   }
   await store.linkMessageId(outbound.messageId, ticket.id);
-
-  const mail = composeReply({
-    original: originalOf(claimed),
-    answer: claimed.draft ?? '',
-    from: deps.config.MAIL_FROM,
-    messageId: outbound.messageId,
-    automatic,
-  });
 
   let response: string;
   let raw: Buffer;
@@ -278,11 +285,14 @@ export function originalOf(ticket: Ticket): OriginalMail {
     ...(messageId ? { messageId } : {}),
     subject: ticket.subject,
     references: ticket.references.map(normalizeMessageId).filter(Boolean),
-    from: ticket.fromName ? `${ticket.fromName} <${ticket.from}>` : ticket.from,
+    // The address alone, the name apart: a name written before it unquoted could read as another recipient.
+    from: ticket.from,
+    ...(ticket.fromName ? { fromName: ticket.fromName } : {}),
     replyTo: ticket.replyTo,
     // The mail's Date header, or when it reached us for one without.
     date: ticket.mailDate ?? ticket.createdAt,
     text: ticket.question,
+    ...(ticket.quoteOmitted ? { quoteOmitted: ticket.quoteOmitted } : {}),
   };
 }
 

@@ -954,6 +954,42 @@ function signingDomain(result: AuthenticationResult): string {
 }
 
 /**
+ * True when the receiving server's Authentication-Results say the From domain is authentic: `dmarc=pass` (for the
+ * From's domain, when the result names it in `header.from`), `dkim=pass` signed by a domain aligned with the From's
+ * ({@link isAlignedWith}: a mail service's signature for itself proves nothing about the From), or `spf=pass` for an
+ * envelope sender (`smtp.mailfrom`) aligned with it. Read from the receiving server's field only, as the own-group
+ * check reads it: the topmost (the server adds its own above whatever the mail arrived with), and, with
+ * `authservIds` (AUTHSERV_ID) given, only when that field is written by one of them. A pass lower down, or in a
+ * field by another authserv-id, is the sender's own writing. Without AUTHSERV_ID a server that writes no field of
+ * its own leaves the sender's topmost field to be read: the limit the README names.
+ *
+ * False when nothing vouches: no field, no From, soft or no results. Such a sender's words (subject, quoted text)
+ * may be a stranger's put under a victim's address; the agent worker reads them as such.
+ */
+export function senderVouchedFor(mail: Pick<ClassifiableMail, 'from' | 'headers'>, authservIds: readonly string[] = []): boolean {
+  const fromDomain = mail.from?.address ? domainOf(mail.from.address) : '';
+  const topmost = mail.headers['authentication-results']?.[0];
+  if (fromDomain === '' || topmost === undefined) return false;
+  const ids = authservIds.map((id) => id.toLowerCase());
+  if (ids.length > 0 && !ids.includes(authservIdOf(topmost))) return false;
+  return authenticationResults(topmost).some((r) => r.result === 'pass' && vouchesFor(r, fromDomain));
+}
+
+/** Whether one passing result is about the From's domain: DMARC for it, DKIM or SPF for a domain aligned with it. */
+function vouchesFor(result: AuthenticationResult, fromDomain: string): boolean {
+  if (result.method === 'dmarc') {
+    const headerFrom = result.props.get('header.from')?.replace(/\.$/, '');
+    return headerFrom === undefined || isAlignedWith(domainOf(`@${headerFrom}`), fromDomain);
+  }
+  if (result.method === 'dkim') return isAlignedWith(signingDomain(result), fromDomain);
+  if (result.method === 'spf') {
+    const mailFrom = result.props.get('smtp.mailfrom') ?? '';
+    return isAlignedWith(domainOf(mailFrom.includes('@') ? mailFrom : `@${mailFrom}`), fromDomain);
+  }
+  return false;
+}
+
+/**
  * Why the sender may be forged, by the receiving server's verdict: its Authentication-Results field (the topmost,
  * which that server adds above what the mail arrived with) says `dmarc=fail`, or `spf=fail` without a `dmarc=pass`
  * (DMARC passed by an aligned DKIM signature proves the From domain however a forwarder broke SPF). Names the result,

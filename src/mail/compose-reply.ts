@@ -1,10 +1,11 @@
 /**
  * Builds the reply mail for a ticket: recipients, a non-stacking `Re:` subject, RFC 5322 threading headers, a UTF-8
  * text body with the original quoted below the answer (under a dated attribution line in the reply's language) when
- * the reply goes to the sender's own mailbox, and RFC 3834 `Auto-Submitted` when no person approved it.
+ * the reply goes to the sender's own mailbox and the agent worker did not leave the quote out, and RFC 3834
+ * `Auto-Submitted` when no person approved it. The recipient is one address, its display name kept apart.
  */
 import { randomUUID } from 'node:crypto';
-import { isSameMailbox, normaliseAddress } from './addresses.js';
+import { isSameMailbox, normaliseAddress, type MailAddress } from './addresses.js';
 
 /** What the reply needs to know about the customer's mail. */
 export interface OriginalMail {
@@ -12,18 +13,32 @@ export interface OriginalMail {
   subject: string;
   /** The original's own References header, oldest first. */
   references: string[];
+  /**
+   * The sender's address alone (the ticket's From). A `Name <addr>` value is still read, as one mailbox or not at
+   * all: a name written unquoted before the address (`v1@victim.example, x <a@b>`) would be two recipients.
+   */
   from: string;
+  /** The sender's display name, apart from the address, so it can never be read as another recipient. */
+  fromName?: string;
   replyTo?: string;
   /** When the customer sent it (ISO 8601: the mail's Date header), for the attribution line of the quote. */
   date?: string;
   /** The customer's text as received (quoted below the answer when the reply goes to `from` itself). */
   text: string;
+  /**
+   * Why the quote is left out of a reply to `from` itself (the ticket's `quoteOmitted`): the agent
+   * worker found a link, address or phone number nothing vouches for in the words of a sender nothing authenticates.
+   */
+  quoteOmitted?: string;
 }
 
 /** A reply ready for nodemailer's `sendMail`. */
 export interface ReplyMail {
   from: string;
+  /** The recipient's address alone: exactly one mailbox, never a header value to parse again. */
   to: string;
+  /** The recipient's display name, when the reply goes to the From that had one; written quoted as needed. */
+  toName?: string;
   subject: string;
   messageId: string;
   inReplyTo?: string;
@@ -142,10 +157,11 @@ function attributionFormat(language: AttributionLanguage, timeZone: string | und
   return format;
 }
 
-/** The original text with every line prefixed by `> `, under an {@link attributionLine}. */
-export function quoteOriginal(original: Pick<OriginalMail, 'from' | 'date' | 'text'>, options: QuoteOptions = {}): string {
+/** The original text with every line prefixed by `> `, under an {@link attributionLine} naming `fromName <from>`. */
+export function quoteOriginal(original: Pick<OriginalMail, 'from' | 'date' | 'text'> & Partial<Pick<OriginalMail, 'fromName'>>, options: QuoteOptions = {}): string {
   const lines = original.text.replace(/\r\n?/g, '\n').trimEnd().split('\n');
-  return [attributionLine(original.from, original.date, options), ...lines.map((l) => (l ? `> ${l}` : '>'))].join('\n');
+  const who = original.fromName ? `${original.fromName} <${original.from}>` : original.from;
+  return [attributionLine(who, original.date, options), ...lines.map((l) => (l ? `> ${l}` : '>'))].join('\n');
 }
 
 // Kana only: a Chinese reply has Han characters too, and gets the English line.
@@ -199,7 +215,8 @@ export function replyReferences(references: readonly string[], messageId: string
 
 /**
  * Builds the reply; pure, so the sender can rebuild the identical mail on a retry. The original is quoted only when
- * the reply goes to the From's own mailbox (no Reply-To, or one that is the From, case and `+tag` aside).
+ * the reply goes to the From's own mailbox (no Reply-To, or one that is the From, case and `+tag` aside) and
+ * {@link OriginalMail.quoteOmitted} is not set.
  */
 export function composeReply(input: ComposeReplyInput): ReplyMail {
   const { original } = input;
@@ -209,7 +226,9 @@ export function composeReply(input: ComposeReplyInput): ReplyMail {
   // can tell such prose from a real question (a link check misses a notice without links, and the name), so the quote
   // is left out there, whoever allowed the reply (a trusted domain, the same company domain, an operator); the answer
   // stands on its own and the headers thread it. To the From itself it stays: the customer sees what they asked.
-  const quoted = !original.replyTo || isSameMailbox(original.replyTo, original.from);
+  // To the From itself it is left out too where the agent worker decided so (OriginalMail.quoteOmitted).
+  const quoted = (!original.replyTo || isSameMailbox(original.replyTo, original.from)) && !original.quoteOmitted;
+  const recipient = recipientOf(original);
   const language = replyLanguage(input.answer);
   const references = replyReferences(original.references, original.messageId);
   const headers: Record<string, string> = {};
@@ -223,7 +242,8 @@ export function composeReply(input: ComposeReplyInput): ReplyMail {
   }
   return {
     from: input.from,
-    to: original.replyTo ?? original.from,
+    to: recipient.address,
+    ...(recipient.name ? { toName: recipient.name } : {}),
     // The answer is in the customer's language, so its placeholder for a missing subject is too.
     subject: replySubject(original.subject, language),
     messageId: input.messageId,
@@ -232,4 +252,19 @@ export function composeReply(input: ComposeReplyInput): ReplyMail {
     text: quoted ? `${input.answer.trimEnd()}\n\n${quoteOriginal(original, { language, ...(input.timeZone ? { timeZone: input.timeZone } : {}) })}\n` : `${input.answer.trimEnd()}\n`,
     headers,
   };
+}
+
+/**
+ * Whom a reply goes to: the Reply-To's address, else the From's with its display name apart. A `from` written as
+ * `Name <addr>` (callers before {@link OriginalMail.fromName}) is split at its last `<`: the address is what the
+ * brackets at the end hold, and everything before them is the name, however many addresses it spells, so a name can
+ * never add a recipient. Nothing is parsed as an address list: `Support <v1@victim.example> <a@b>` parses as one
+ * mailbox, the victim's. Whatever is left, the sender checks (`replyRecipientProblem`, src/mail/smtp-transport.ts).
+ */
+function recipientOf(original: Pick<OriginalMail, 'from' | 'fromName' | 'replyTo'>): MailAddress {
+  if (original.replyTo) return { address: original.replyTo.trim(), name: '' };
+  const from = original.from.trim();
+  const open = from.lastIndexOf('<');
+  if (original.fromName !== undefined || open < 0 || !from.endsWith('>')) return { address: from, name: original.fromName ?? '' };
+  return { address: from.slice(open + 1, -1).trim(), name: from.slice(0, open).trim().replace(/^"([^"]*)"$/, '$1') };
 }

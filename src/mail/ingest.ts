@@ -25,6 +25,7 @@ import { jobGeneration, newTicket, threadRefs, ticketIdFor, type NewTicketInput,
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { legacyRawKey, messageKey, normaliseMessageId } from './message-id.js';
 import { customerBehindOwnGroup, ownMailboxesOf, replySignalHeaders, replySignalsOf, type MailboxConfig, type OwnMailboxes } from './classify.js';
+import { isUsableAddress, type MailAddress } from './addresses.js';
 import { capSubject, MailParseError, parseInboundMail, type InboundMail } from './parse.js';
 import { visibleHeaderText } from './invisible.js';
 import { deleteRaw, loadRaw, rawRefFor, saveRaw } from './raw-store.js';
@@ -183,9 +184,25 @@ export function ticketInputForMail(
 }
 
 /**
+ * The From and Reply-To of an IMAP envelope as parsing reads a downloaded mail's: the first mailbox of each whose
+ * address a reply may go to ({@link isUsableAddress}), else none. imapflow hands the addresses on as the header wrote
+ * them, so a quoted local part with a comma (`"victim1@bank.example,victim2"@customer.example`, decoded without its
+ * quotes), a domain literal or a percent-hack route would otherwise become the ticket's recipient, and nodemailer
+ * would read the first as two addresses when an operator approved a reply.
+ */
+function envelopeAddresses(envelope: EnvelopeInfo): { from: MailAddress | undefined; replyTo: MailAddress | undefined } {
+  const usable = (list: EnvelopeInfo['from']): MailAddress | undefined => {
+    const found = list?.find((a) => a.address !== undefined && isUsableAddress(a.address.trim()));
+    return found ? { address: found.address!.trim(), name: found.name ?? '' } : undefined;
+  };
+  return { from: usable(envelope.from), replyTo: usable(envelope.replyTo) };
+}
+
+/**
  * The new-ticket input for a mail known only by its IMAP envelope (not downloaded), parked with `reason`. Mail
  * without a Message-ID gets a synthetic one from the envelope and size, which stay the same when the mail is seen
- * again.
+ * again. Only usable addresses are kept ({@link envelopeAddresses}): with none in From or Reply-To the ticket has
+ * no sender, and a reply to it is refused by the sender.
  */
 export function ticketInputForEnvelope(
   envelope: EnvelopeInfo,
@@ -193,15 +210,17 @@ export function ticketInputForEnvelope(
   reason: string,
   conversationId?: string,
 ): NewTicketInput {
-  const from = envelope.from?.find((a) => a.address)?.address ?? '';
-  const fromName = envelope.from?.find((a) => a.address)?.name;
-  const replyTo = envelope.replyTo?.find((a) => a.address)?.address;
+  const { from: sender, replyTo } = envelopeAddresses(envelope);
+  const from = sender?.address ?? '';
+  const fromName = sender?.name;
   const date = envelope.date instanceof Date ? envelope.date.toISOString() : (envelope.date ?? '');
+  // Keyed by the first From as written, checked or not: the id a mail seen before the check got stays its id.
+  const writtenFrom = envelope.from?.find((a) => a.address)?.address ?? '';
   const messageId =
     normaliseMessageId(envelope.messageId) ??
     syntheticMessageId(
       createHash('sha256')
-        .update(JSON.stringify(['envelope', from, envelope.subject ?? '', date, size]))
+        .update(JSON.stringify(['envelope', writtenFrom, envelope.subject ?? '', date, size]))
         .digest('hex'),
     );
   const inReplyTo = normaliseMessageId(envelope.inReplyTo);
@@ -218,7 +237,7 @@ export function ticketInputForEnvelope(
   };
   const visibleName = fromName ? visibleHeaderText(fromName).text : '';
   if (visibleName) input.fromName = visibleName;
-  if (replyTo) input.replyTo = replyTo;
+  if (replyTo) input.replyTo = replyTo.address;
   if (inReplyTo) input.inReplyTo = inReplyTo;
   if (conversationId) input.conversationId = conversationId;
   return input;
@@ -335,7 +354,8 @@ export async function parkFromEnvelope(
 ): Promise<IngestResult> {
   const log = deps.logger ?? createLogger('ingest');
   const refs = threadRefs({ ...(envelope.inReplyTo ? { inReplyTo: envelope.inReplyTo } : {}) });
-  const recipient = envelope.replyTo?.find((a) => a.address)?.address ?? envelope.from?.find((a) => a.address)?.address;
+  const addresses = envelopeAddresses(envelope);
+  const recipient = (addresses.replyTo ?? addresses.from)?.address;
   const thread = refs.length > 0 ? await produce(deps.redis, () => deps.store.joinConversation(refs, recipient)) : {};
   const input = ticketInputForEnvelope(envelope, size, reason, thread.conversationId);
   if (thread.refusedRoot) input.note = [refusedThreadNote(thread.refusedRoot), input.note].filter(Boolean).join('; ');
@@ -436,12 +456,16 @@ function mailSender(mail: InboundMail): MailSender {
   return { from: mail.from?.address ?? '', replyTo: mail.replyTo?.address ?? '', date: mailDateOf(mail) ?? '' };
 }
 
-/** The same from an IMAP envelope (mail known only by it: oversize, or failing to ingest), so both derive one id. */
+/**
+ * The same from an IMAP envelope (mail known only by it: oversize, or failing to ingest), so both derive one id: its
+ * usable addresses, as parsing keeps a downloaded mail's and as the ticket was made with ({@link envelopeAddresses}).
+ */
 function envelopeSender(envelope: EnvelopeInfo): MailSender {
   const date = envelope.date instanceof Date ? envelope.date : envelope.date ? new Date(envelope.date) : undefined;
+  const { from, replyTo } = envelopeAddresses(envelope);
   return {
-    from: envelope.from?.find((a) => a.address)?.address ?? '',
-    replyTo: envelope.replyTo?.find((a) => a.address)?.address ?? '',
+    from: from?.address ?? '',
+    replyTo: replyTo?.address ?? '',
     date: date && !Number.isNaN(date.getTime()) ? date.toISOString() : '',
   };
 }

@@ -12,6 +12,7 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import XOAuth2 from 'nodemailer/lib/xoauth2';
 import type { Config } from '../config.js';
+import { domainOf, isUsableAddress, localPart } from './addresses.js';
 import type { ReplyMail } from './compose-reply.js';
 import { mailTokenSource, OAuth2TokenError, type MailOAuth2Config, type OAuth2TokenSource } from './oauth2.js';
 
@@ -43,9 +44,40 @@ export interface BuiltReply {
  * The sender sends these bytes as they are, so a copy filed in the Sent folder is byte-identical to what went out.
  */
 export async function buildReplyMessage(mail: ReplyMail): Promise<BuiltReply> {
-  const node = new MailComposer({
+  const node = composer(mail).compile();
+  const envelope = node.getEnvelope();
+  const problem = recipientProblem(mail.to, envelope.to);
+  if (problem) throw new TypeError(problem);
+  if (!envelope.from) throw new TypeError('buildReplyMessage: the reply has no sender address');
+  return { raw: await node.build(), envelope: { from: envelope.from, to: envelope.to } };
+}
+
+/**
+ * Why a reply must not be sent because of its recipient, or undefined: its SMTP envelope, as nodemailer builds it from
+ * the headers, would hold anything but its one recipient `mail.to`, or that address is none a reply may go to
+ * ({@link isUsableAddress}: a quoted local part, a domain literal, a percent-hack or bang route). The recipient goes to
+ * nodemailer as an address object, never as a header value it parses again, so a display name or a quoted local part
+ * with a comma cannot become a second recipient; this is the check that it did not. The sender parks a ticket for it
+ * before it claims the reply.
+ */
+export function replyRecipientProblem(mail: ReplyMail): string | undefined {
+  return recipientProblem(mail.to, composer(mail).compile().getEnvelope().to);
+}
+
+/** {@link replyRecipientProblem} over the envelope's recipients as nodemailer built them (IDN domains in punycode). */
+function recipientProblem(to: string, recipients: readonly string[]): string | undefined {
+  const refuse = (what: string) => `the reply would not go to exactly one address a reply may go to: ${what}`;
+  if (!isUsableAddress(to)) return refuse(to.trim() === '' ? 'the ticket has no address to reply to' : `${JSON.stringify(to)} is not a plain local@domain address`);
+  const sameAddress = (a: string) => localPart(a) === localPart(to) && domainOf(a) === domainOf(to);
+  if (recipients.length === 1 && sameAddress(recipients[0]!)) return undefined;
+  return refuse(`its SMTP envelope names ${JSON.stringify(recipients)}, not ${JSON.stringify(to)} alone`);
+}
+
+/** nodemailer's composer of a reply, the recipient as an address object (see {@link replyRecipientProblem}). */
+function composer(mail: ReplyMail): MailComposer {
+  return new MailComposer({
     from: mail.from,
-    to: mail.to,
+    to: { name: mail.toName ?? '', address: mail.to },
     subject: mail.subject,
     messageId: mail.messageId,
     ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo } : {}),
@@ -54,10 +86,7 @@ export async function buildReplyMessage(mail: ReplyMail): Promise<BuiltReply> {
     headers: mail.headers,
     // UTF-8 throughout: Japanese replies must stay readable in every client.
     textEncoding: 'base64',
-  }).compile();
-  const envelope = node.getEnvelope();
-  if (!envelope.from || envelope.to.length === 0) throw new TypeError('buildReplyMessage: the reply has no sender or no recipient address');
-  return { raw: await node.build(), envelope: { from: envelope.from, to: envelope.to } };
+  });
 }
 
 /**

@@ -137,7 +137,7 @@ describe('Reply-To on the sender\'s own domain', () => {
     expect(reply!.text).toMatch(/Taro <taro@customer\.example>:\n> 二段階認証の設定方法を教えてください。/);
   });
 
-  it('a subject with a link nothing vouches for is parked when the reply repeats it to another mailbox, and sent back to its writer as before', async () => {
+  it('a subject with a link nothing vouches for is parked when the reply repeats it to another mailbox, and sent back to a writer our server authenticated', async () => {
     const running = await run();
     const subject = '二段階認証 https://xyz-account-verify.example/login';
     const relayed = await ingest(
@@ -151,7 +151,10 @@ describe('Reply-To on the sender\'s own domain', () => {
     );
     expect(servers.smtp.attempts).toHaveLength(0);
 
-    const own = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'taro@customer.example', subject, body: QUESTION }));
+    // To the From itself the subject goes back to whoever wrote it, when the receiving server vouches for that From
+    // (without Authentication-Results it would be parked too: test/integration/forged-from-quote.test.ts).
+    const authenticated = { 'Authentication-Results': 'mx.helpdesk.test; dmarc=pass header.from=customer.example' };
+    const own = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'taro@customer.example', subject, headers: authenticated, body: QUESTION }));
     expect((await waitForState(running.store, own.ticketId, ['parked', 'sent'], 60_000)).state).toBe('sent');
   });
 });

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { attributionLine, composeReply, newMessageId, quoteOriginal, replyLanguage, replyReferences, replySubject } from '../../src/mail/compose-reply.js';
 import { extractQuestion } from '../../src/mail/parse.js';
 import { replyBody } from '../../src/tickets/outcome.js';
+import { originalOf } from '../../jobs/send-reply.js';
+import { buildReplyMessage, replyRecipientProblem } from '../../src/mail/smtp-transport.js';
+import { newTicket, type NewTicketInput } from '../../src/tickets/ticket.js';
 
 describe('replySubject', () => {
   it.each([
@@ -33,7 +36,8 @@ describe('composeReply', () => {
 
   it('threads the reply under the original and quotes it below the answer', () => {
     const mail = composeReply({ original, answer: '設定手順は次のとおりです。', from: 'Support <support@support.example>', messageId: '<r1@support.example>', automatic: true });
-    expect(mail.to).toBe('Taro <taro@customer.example>');
+    expect(mail.to).toBe('taro@customer.example');
+    expect(mail.toName).toBe('Taro');
     expect(mail.subject).toBe('Re: 二段階認証');
     expect(mail.inReplyTo).toBe('<q1@customer.example>');
     expect(mail.references).toEqual(['<a@customer.example>', '<b@support.example>', '<q1@customer.example>']);
@@ -214,5 +218,95 @@ describe('replyReferences', () => {
     const original = { from: 'a@x.example', subject: 's', text: 't', messageId: id(2), references: Array.from({ length: 5000 }, (_, i) => id(i)) };
     const reply = composeReply({ from: 'support@s.example', messageId: '<r@s.example>', answer: 'a', original, automatic: true });
     expect(reply.references!.join(' ').length).toBeLessThanOrEqual(2048);
+  });
+});
+
+// The reply goes to one address, whatever the sender's display name says. A name written unquoted before the address
+// (`v1@victim.example, x <a@cust.example>`) reads as two recipients to whoever parses the header again.
+describe('the recipient of a reply', () => {
+  const ticket = (fromName: string, extra: Partial<NewTicketInput> = {}) =>
+    newTicket({ messageId: '<q9@cust.example>', from: 'a@cust.example', fromName, subject: 'q', question: 'How do I reset?', actor: 'test', ...extra });
+  const NAMES = [
+    ['an address and a comma', 'v1@victim.example, x'],
+    ['two addresses', 'v1@victim.example, v2@victim2.example'],
+    ['an angle-bracketed address', 'Support <v1@victim.example>'],
+    ['a group', 'g: v1@victim.example, v2@victim2.example;'],
+    ['a semicolon and quotes', 'Yamada "Taro"; v1@victim.example'],
+  ] as const;
+
+  /** The To, Cc and Bcc lines of a built reply, and its SMTP recipients. */
+  async function recipients(mail: ReturnType<typeof composeReply>) {
+    const built = await buildReplyMessage(mail);
+    return { envelope: built.envelope.to, lines: built.raw.toString('latin1').split('\r\n').filter((line) => /^(?:To|Cc|Bcc):/i.test(line)) };
+  }
+
+  it.each(NAMES)('a display name with %s stays the name of the one recipient', async (_case, fromName) => {
+    const { replyTo: _none, ...original } = originalOf(ticket(fromName));
+    const mail = composeReply({ original, answer: 'x', from: 'Support <support@support.example>', messageId: '<r9@support.example>', automatic: true });
+    expect(mail.to).toBe('a@cust.example');
+    expect(mail.toName).toBe(fromName);
+    const { envelope, lines } = await recipients(mail);
+    expect(envelope).toEqual(['a@cust.example']);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^To: "[^\r\n]*" <a@cust\.example>$/);
+  });
+
+  // A caller that still writes `Name <addr>` into `from`: the address is what the brackets at the end hold.
+  it.each(NAMES)('a From written as "name <addr>" with %s in the name goes to that address alone', async (_case, fromName) => {
+    const mail = composeReply({ original: { subject: 'q', references: [], from: `${fromName} <a@cust.example>`, text: 't' }, answer: 'x', from: 'support@support.example', messageId: '<r15@support.example>', automatic: true });
+    expect(mail.to).toBe('a@cust.example');
+    expect((await recipients(mail)).envelope).toEqual(['a@cust.example']);
+  });
+
+  it('still names the sender in the quote\'s attribution line', () => {
+    const mail = composeReply({ original: originalOf(ticket('Taro')), answer: 'x', from: 'support@support.example', messageId: '<r10@support.example>', automatic: true });
+    expect(mail.text).toContain('Taro <a@cust.example> wrote:\n> How do I reset?');
+  });
+
+  // Defence in depth: whatever put it on the ticket (a ticket stored before addresses were checked), a reply whose
+  // SMTP envelope would hold anything but its one recipient is refused before a byte goes out.
+  it.each([
+    ['two addresses', 'v1@victim.example, a@cust.example'],
+    ['a quoted local part with a comma', '"victim1@bank.example,victim2"@customer.example'],
+    ['a quoted local part, unquoted', 'victim1@bank.example,victim2@customer.example'],
+    ['a domain literal', 'victim@[127.0.0.1]'],
+    ['a percent hack', 'victim%bank.example@customer.example'],
+    ['a name and an address in one', 'Taro <a@cust.example>, v1@victim.example'],
+    ['no address', ''],
+  ])('refuses to build a reply to %s', async (_case, to) => {
+    const mail = { ...composeReply({ original: originalOf(ticket('Taro')), answer: 'x', from: 'support@support.example', messageId: '<r11@support.example>', automatic: true }), to };
+    expect(replyRecipientProblem(mail)).toMatch(/^the reply would not go to exactly one address a reply may go to/);
+    await expect(buildReplyMessage(mail)).rejects.toThrow(/would not go to exactly one address/);
+  });
+
+  it.each([
+    ['a plain address', 'a@cust.example', ['a@cust.example']],
+    ['an address in capitals (nodemailer writes the domain in lower case)', 'A@Cust.Example', ['A@cust.example']],
+    ['a Unicode domain (sent as punycode)', 'jdoe@mächine.example', ['jdoe@xn--mchine-bua.example']],
+  ])('builds a reply to %s', async (_case, to, envelope) => {
+    const mail = { ...composeReply({ original: originalOf(ticket('Taro')), answer: 'x', from: 'support@support.example', messageId: '<r12@support.example>', automatic: true }), to };
+    expect(replyRecipientProblem(mail)).toBeUndefined();
+    expect((await buildReplyMessage(mail)).envelope.to).toEqual(envelope);
+  });
+});
+
+// A sender nothing authenticates may not have written the mail: the agent worker decides to leave a quote holding a
+// link out (Ticket.quoteOmitted), and the sender honours it for automatic and approved replies alike.
+describe('a quote the agent worker left out', () => {
+  const base = { messageId: '<q8@cust.example>', from: 'victim@bank.example', fromName: 'XYZ Support Security', subject: 'q', question: 'Confirm at https://xyz-account-verify.example/login', actor: 'test' };
+
+  it.each([
+    ['an automatic reply', true],
+    ['an approved reply', false],
+  ])('is left out of %s', (_case, automatic) => {
+    const omitted = { ...newTicket(base), quoteOmitted: 'the sender is not authenticated' };
+    const mail = composeReply({ original: originalOf(omitted), answer: '設定手順は次のとおりです。', from: 'support@support.example', messageId: '<r13@support.example>', automatic });
+    expect(mail.text).toBe('設定手順は次のとおりです。\n');
+    expect(mail.to).toBe('victim@bank.example');
+  });
+
+  it('stays in a reply to a ticket without the decision', () => {
+    const mail = composeReply({ original: originalOf(newTicket(base)), answer: 'x', from: 'support@support.example', messageId: '<r14@support.example>', automatic: true });
+    expect(mail.text).toContain('> Confirm at https://xyz-account-verify.example/login');
   });
 });

@@ -1,0 +1,129 @@
+/**
+ * A forged From with no failing verdict (no Authentication-Results at all, or `spf=softfail` and `dmarc=none`) through
+ * the real pipeline (Redis, the agent worker with the scripted model, the sender and the SMTP receiver): the reply
+ * would go to the impersonated address, so the sender's words are read as possibly a stranger's. A link in the
+ * subject the reply repeats parks the draft, and a quote holding a link nothing vouches for is left out, for
+ * automatic and approved replies alike. A customer's mail keeps its quote: one without links whatever its
+ * authentication, and one the receiving server authenticated whatever it holds.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { scriptedModel } from '../../src/dev/scripted-model.js';
+import { approveTicket } from '../../src/tickets/review.js';
+import { buildMail, customerMessageId, ingest, pipelineEnv, removePrefix, startPipelineServers, startRoles, waitForState, type PipelineServers, type RunningRoles } from '../support/pipeline.js';
+
+let servers: PipelineServers;
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  servers = await startPipelineServers();
+});
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+  servers.smtp.clear();
+  servers.llm.setHandler(scriptedModel());
+  servers.llm.reset();
+});
+afterAll(async () => {
+  await servers?.stop();
+});
+
+async function run(overrides: Record<string, string> = {}): Promise<RunningRoles> {
+  const config = parseConfig(pipelineEnv(servers, { REVIEW_MODE: 'auto', ...overrides }));
+  const running = await startRoles(config);
+  cleanups.push(async () => {
+    await running.stop();
+    await removePrefix(servers.redis.url, config.QUEUE_PREFIX);
+  });
+  return running;
+}
+
+async function approve(running: RunningRoles, ticketId: string): Promise<void> {
+  const queues = await running.services.queues();
+  const deps = { store: running.store, redis: await running.services.producer(), outbound: queues.outbound, config: running.services.config, tuning: running.services.tuning };
+  expect((await approveTicket(deps, { ticketId, operator: 'test' })).outcome).toBe('approved');
+}
+
+const OURS = 'mx.helpdesk.test';
+const QUESTION = '二段階認証の設定方法を教えてください。';
+const LINK = 'https://xyz-account-verify.example/login';
+// A real question, then a fake notice from "XYZ Support" with a phishing link: what the quote would carry.
+const PHISHING_BODY = [QUESTION, '', '【重要】XYZサポートより: 24時間以内にアカウントが停止されます。', `継続するには ${LINK} でパスワードを確認してください。`].join('\n');
+const FORGED_FROM = 'XYZ Support Security <victim@bank.example>';
+const UNVOUCHED: ReadonlyArray<readonly [string, Record<string, string>, Record<string, string>]> = [
+  ['no Authentication-Results', {}, {}],
+  ['spf=softfail, dmarc=none', { 'Authentication-Results': `${OURS}; spf=softfail smtp.mailfrom=bank.example; dkim=none; dmarc=none header.from=bank.example` }, {}],
+  // The only field is the sender's: AUTHSERV_ID names our server, which wrote none.
+  ['a dmarc=pass by another authserv-id than AUTHSERV_ID', { 'Authentication-Results': 'mx.evil.example; dmarc=pass header.from=bank.example' }, { AUTHSERV_ID: OURS }],
+  ['a forged dmarc=pass below our server\'s softfail', { 'Authentication-Results': `${OURS}; spf=softfail smtp.mailfrom=bank.example; dmarc=none\r\nAuthentication-Results: mx.evil.example; dmarc=pass header.from=bank.example` }, {}],
+];
+
+describe('a forged From that no verdict fails', () => {
+  it.each(UNVOUCHED)('%s, a link in the subject: parked for the subject; the approved reply goes without the quote', async (_case, headers, env) => {
+    const running = await run(env);
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: FORGED_FROM, subject: `二段階認証について ${LINK}`, headers, body: PHISHING_BODY }));
+    const parked = await waitForState(running.store, ticketId, ['parked', 'sent', 'ignored'], 60_000);
+    expect(parked.state).toBe('parked');
+    expect(parked.reason).toBe(
+      `the subject, which the reply repeats to victim@bank.example, a sender no Authentication-Results of our receiving server vouch for, contains links, addresses or phone numbers that are neither in the knowledge the agent found nor trusted (TRUSTED_LINK_DOMAINS): ${LINK}`,
+    );
+    expect(parked.quoteOmitted).toBe(
+      `the sender is not authenticated (no Authentication-Results of our receiving server vouch for victim@bank.example), and the quoted mail contains links, addresses or phone numbers that are neither in the knowledge the agent found nor trusted (TRUSTED_LINK_DOMAINS): ${LINK}`,
+    );
+    expect(servers.smtp.attempts).toHaveLength(0);
+
+    await approve(running, ticketId);
+    expect((await waitForState(running.store, ticketId, ['sent', 'parked'])).state).toBe('sent');
+    const [reply] = await servers.smtp.waitFor(1);
+    expect(reply!.envelope.to).toEqual(['victim@bank.example']);
+    expect(reply!.text).toContain(parked.draft!.trim());
+    expect(reply!.text).not.toContain('xyz-account-verify.example');
+    expect(reply!.text).not.toContain('アカウントが停止されます');
+    expect(reply!.text).not.toContain('XYZ Support Security');
+  });
+
+  it.each(UNVOUCHED)('%s, a plain subject: sent on its own, without the quote', async (_case, headers, env) => {
+    const running = await run(env);
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: FORGED_FROM, subject: '二段階認証について', headers, body: PHISHING_BODY }));
+    const sent = await waitForState(running.store, ticketId, ['parked', 'sent', 'ignored'], 60_000);
+    expect(sent.state, sent.reason).toBe('sent');
+    expect(sent.quoteOmitted).toMatch(/^the sender is not authenticated/);
+    const [reply] = await servers.smtp.waitFor(1);
+    expect(reply!.envelope.to).toEqual(['victim@bank.example']);
+    expect(reply!.text).toContain(sent.draft!.trim());
+    expect(reply!.text).not.toContain('xyz-account-verify.example');
+    expect(reply!.text).not.toContain('アカウントが停止されます');
+    expect(reply!.text).not.toContain('XYZ Support Security');
+  });
+});
+
+describe('a customer\'s mail keeps its quote', () => {
+  it('unauthenticated, without a link: quoted as before', async () => {
+    const running = await run();
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'Taro <taro@customer.example>', subject: '二段階認証について', body: QUESTION }));
+    const ticket = await waitForState(running.store, ticketId, ['parked', 'sent'], 60_000);
+    expect(ticket.state, ticket.reason).toBe('sent');
+    expect(ticket.quoteOmitted).toBeUndefined();
+    const [reply] = await servers.smtp.waitFor(1);
+    expect(reply!.text).toMatch(/Taro <taro@customer\.example>:\n> 二段階認証の設定方法を教えてください。/);
+  });
+
+  it.each([
+    ['dmarc=pass', `${OURS}; spf=softfail smtp.mailfrom=bank.example; dmarc=pass header.from=bank.example`, {}],
+    ['an aligned dkim=pass, AUTHSERV_ID set', `${OURS}; dkim=pass header.d=mail.bank.example; dmarc=none`, { AUTHSERV_ID: OURS }],
+    ['an aligned spf=pass', `${OURS}; spf=pass smtp.mailfrom=bounces@bank.example`, {}],
+  ])('authenticated by %s, with links in its subject and text: sent with its quote', async (_case, results, env) => {
+    const running = await run(env);
+    const { ticketId } = await ingest(
+      running,
+      buildMail({ messageId: customerMessageId(), from: 'XYZ Bank <victim@bank.example>', subject: `二段階認証について ${LINK}`, headers: { 'Authentication-Results': results }, body: PHISHING_BODY }),
+    );
+    const ticket = await waitForState(running.store, ticketId, ['parked', 'sent'], 60_000);
+    expect(ticket.state, ticket.reason).toBe('sent');
+    expect(ticket.quoteOmitted).toBeUndefined();
+    const [reply] = await servers.smtp.waitFor(1);
+    expect(reply!.subject).toBe(`Re: 二段階認証について ${LINK}`);
+    expect(reply!.text).toContain(`XYZ Bank <victim@bank.example>:\n> ${QUESTION}`);
+    expect(reply!.text).toContain(`> 継続するには ${LINK} でパスワードを確認してください。`);
+  });
+});
