@@ -238,29 +238,134 @@ export interface CharsetRepair {
 const TEXT_TYPES = new Set(['text/plain', 'text/html']);
 
 /**
+ * Most bytes of a mail's inline text parts, all of them together, that {@link relabelTextParts} reads again: far more
+ * than the 20,000 characters a ticket keeps of the text (or the start of an HTML part that holds them). Read whole, an
+ * 8 MB part of high bytes held the poller for ten seconds.
+ */
+export const MAX_RELABELLED_TEXT_BYTES = 1024 * 1024;
+
+// A part cut shorter than this adds nothing a ticket uses, and so short a cut may find no line end to fall on.
+const MIN_CUT_BYTES = 64 * 1024;
+
+// Bytes that no multi-byte character or escape sequence of an ASCII-based charset (UTF-8, Shift_JIS, EUC-JP,
+// ISO-2022-JP, GB18030, Big5, the Latin ones) contains: a cut after one never splits a character or a shift.
+const isLineEnd = (b: number) => b === 0x0a;
+const isSpace = (b: number) => b === 0x20 || b === 0x09 || b === 0x0d;
+// `>` is no byte of a multi-byte character either, outside ISO-2022-JP's two-byte mode (whose text has ESC bytes).
+const isTagEnd = (b: number) => b === 0x3e;
+
+/**
+ * The start of a text part's bytes that is read again in its charset: the part itself when it has at most `max`
+ * bytes; nothing when `max` is too short a cut to matter ({@link MIN_CUT_BYTES}); else cut after the last line break
+ * in the second half of `max` bytes, or after the last space or tag end when a line runs longer (minified HTML), so
+ * no character or ISO-2022-JP shift is split and the charset is judged on whole characters. A UTF-16 or UTF-32 part
+ * (`label`) is cut after a whole line-break unit. Without any of them (noise) the cut is at `max`, moved back off a
+ * split UTF-8 character.
+ */
+export function textPartBytesToDecode(bytes: Buffer, max: number, label: string | undefined): Buffer {
+  if (bytes.length <= max) return bytes;
+  if (max < MIN_CUT_BYTES) return bytes.subarray(0, 0);
+  const window = bytes.subarray(0, max);
+  const unit = wideUnitOf(label);
+  if (unit > 1) return bytes.subarray(0, wideLineEnd(window, unit));
+  const end =
+    lastAfter(window, isLineEnd) ??
+    lastAfter(window, isSpace) ??
+    (window.includes(0x1b) ? undefined : lastAfter(window, isTagEnd)) ??
+    utf8CharEnd(window);
+  return bytes.subarray(0, end);
+}
+
+/** Bytes per code unit of a UTF-16 or UTF-32 label; 1 for every other. */
+function wideUnitOf(label: string | undefined): number {
+  if (!label || !WIDE_LABEL.test(label.trim())) return 1;
+  return /^(?:utf-?32|ucs-?4)/i.test(label.trim()) ? 4 : 2;
+}
+
+/** The end of the last byte that `is` in the second half of `window`, or undefined. */
+function lastAfter(window: Buffer, is: (b: number) => boolean): number | undefined {
+  for (let i = window.length - 1; i >= window.length / 2; i--) if (is(window[i]!)) return i + 1;
+  return undefined;
+}
+
+/** `window`'s length, less the start of a UTF-8 character split at its end. */
+function utf8CharEnd(window: Buffer): number {
+  let end = window.length;
+  for (let back = 0; back < 3 && end > 0 && (window[end - 1]! & 0xc0) === 0x80; back++) end--;
+  return end > 0 && window[end - 1]! >= 0xc0 ? end - 1 : window.length;
+}
+
+/**
+ * The end of the last line-break unit (LF, little- or big-endian) in the second half of `window`, else of its last
+ * whole unit.
+ */
+function wideLineEnd(window: Buffer, unit: number): number {
+  const whole = window.length - (window.length % unit);
+  for (let at = whole - unit; at >= whole / 2; at -= unit) {
+    const code = window.subarray(at, at + unit);
+    const le = code[0] === 0x0a && code.subarray(1).every((b) => b === 0);
+    const be = code[unit - 1] === 0x0a && code.subarray(0, unit - 1).every((b) => b === 0);
+    if (le || be) return at + unit;
+  }
+  return whole;
+}
+
+/**
+ * True for an inline text part, which mailsplit's rewriter then writes back in base64. Left to itself, it re-encodes
+ * a part as quoted-printable (unless it was base64), whose encoder spends up to 2 µs on an 8-bit byte (bytes of
+ * 0x80–0xBF get a line of their own every four); base64 is Buffer's own, and the bytes mailparser reads are the same.
+ */
+function rewrittenInBase64(node: MimeNode): boolean {
+  if (!TEXT_TYPES.has((node.contentType || 'text/plain').toLowerCase()) || node.disposition === 'attachment') return false;
+  const getEncoder = node.getEncoder.bind(node);
+  node.getEncoder = () => getEncoder('base64');
+  return true;
+}
+
+/**
+ * A part's bytes as mailparser read them again before the rewriter wrote base64: it ends each part with a line break
+ * of its own, which in the quoted-printable it wrote every part in that was not base64 became the text's last line end.
+ */
+function withRewriterLineEnd(bytes: Buffer, encoding: MimeNode['encoding']): Buffer {
+  return encoding === 'base64' || bytes[bytes.length - 1] === 0x0a ? bytes : Buffer.concat([bytes, Buffer.from('\n')]);
+}
+
+/**
  * The raw mail with the charset label of each inline text part whose bytes are in another charset replaced by
  * theirs ({@link textPartCharset}), for mailparser to read again; undefined when no label changes or the mail cannot
- * be split. The structure, the other parts and every other header stay as they were; a relabelled part without a
- * transfer encoding is re-encoded as quoted-printable, so 8-bit bytes survive.
+ * be split. The structure, the other parts and every other header stay as they were; the text parts are re-encoded
+ * in base64 ({@link rewrittenInBase64}), so 8-bit bytes survive. They keep only their first
+ * {@link MAX_RELABELLED_TEXT_BYTES} bytes in all ({@link textPartBytesToDecode}); `bytesLeftOut` counts the rest.
  */
-export async function relabelTextParts(raw: Buffer): Promise<{ raw: Buffer; repairs: CharsetRepair[] } | undefined> {
+export async function relabelTextParts(raw: Buffer): Promise<{ raw: Buffer; repairs: CharsetRepair[]; bytesLeftOut: number } | undefined> {
   const repairs: CharsetRepair[] = [];
-  const isInlineText = (node: MimeNode) => TEXT_TYPES.has((node.contentType || 'text/plain').toLowerCase()) && node.disposition !== 'attachment';
+  let budget = MAX_RELABELLED_TEXT_BYTES;
+  let bytesLeftOut = 0;
   const splitter = new Splitter();
-  const rewriter = new Rewriter(isInlineText);
+  const rewriter = new Rewriter(rewrittenInBase64);
   const joiner = new Joiner();
   rewriter.on('node', ({ node, decoder, encoder }: { node: MimeNode; decoder: NodeJS.ReadableStream; encoder: NodeJS.WritableStream }) => {
+    // Only what may be kept is held in memory; the rest is counted.
     const chunks: Buffer[] = [];
-    decoder.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let held = 0;
+    let size = 0;
+    decoder.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (held > budget) return;
+      chunks.push(chunk);
+      held += chunk.length;
+    });
     decoder.on('end', () => {
-      const bytes = Buffer.concat(chunks);
       const declared = node.charset ? node.charset.toLowerCase() : undefined;
+      const bytes = textPartBytesToDecode(Buffer.concat(chunks), budget, declared);
+      budget -= bytes.length;
+      bytesLeftOut += size - bytes.length;
       const charset = textPartCharset(bytes, declared);
       if (charset) {
         node.setCharset(charset);
         repairs.push({ declared, charset });
       }
-      encoder.end(bytes);
+      encoder.end(withRewriterLineEnd(bytes, node.encoding));
     });
   });
   const out: Buffer[] = [];
@@ -275,5 +380,5 @@ export async function relabelTextParts(raw: Buffer): Promise<{ raw: Buffer; repa
   } catch {
     return undefined;
   }
-  return repairs.length > 0 ? { raw: Buffer.concat(out), repairs } : undefined;
+  return repairs.length > 0 ? { raw: Buffer.concat(out), repairs, bytesLeftOut } : undefined;
 }

@@ -8,7 +8,7 @@ import { convert, type HtmlToTextOptions } from 'html-to-text';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { createLogger } from '../logger.js';
 import { isUsableAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
-import { decodeBytes, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, type CharsetRepair } from './charsets.js';
+import { decodeBytes, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, MAX_RELABELLED_TEXT_BYTES, rawHeaderCharset, relabelTextParts, type CharsetRepair } from './charsets.js';
 import { isBounce } from './classify.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
 import { unreadableReason } from './unreadable.js';
@@ -1008,20 +1008,31 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
   }
 
   // The body as mailparser read it, or read again with the text parts' labels fixed (headers stay as first read).
+  // What converting a reading's body found (an HTML body cut, hidden elements) is said of the reading kept only.
   let body = parsed;
-  let text = bodyText(parsed, notes);
+  let bodyNotes = new Notes();
+  let text = bodyText(parsed, bodyNotes);
   let repairs: CharsetRepair[] = [];
+  let bytesLeftOut = 0;
   if (looksMisdecoded(text) || declared.some((label) => !isSupportedCharset(label))) {
     const relabelled = await relabelTextParts(input);
     if (relabelled) {
       try {
         body = await simpleParserWithinPartLimit(relabelled.raw, notes);
-        text = bodyText(body, notes);
+        bodyNotes = new Notes();
+        text = bodyText(body, bodyNotes);
         repairs = relabelled.repairs;
+        bytesLeftOut = relabelled.bytesLeftOut;
       } catch (err) {
         log.debug({ err }, 'the mail with its text parts relabelled could not be parsed; keeping the first reading');
       }
     }
+  }
+  for (const warning of bodyNotes.warnings) notes.warn(warning);
+  if (bytesLeftOut > 0) {
+    notes.warn(
+      `text parts longer than can be read again in the charset their bytes are in were cut to at most ${MAX_RELABELLED_TEXT_BYTES.toLocaleString('en')} bytes in all; the ${bytesLeftOut.toLocaleString('en')} bytes after the cut were not read`,
+    );
   }
   for (const repair of repairs) {
     notes.charsetProblem(`text ${repair.declared ? `declared as ${repair.declared}` : 'without a charset'} was read as ${repair.charset}, which its bytes are in`);
