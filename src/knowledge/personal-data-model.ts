@@ -15,7 +15,7 @@ import { delimit } from '../agent/prompts.js';
 import { modelCallUsage, type ModelCallUsage } from '../agent/types.js';
 import { PLACEHOLDERS, scrubPersonalData, type PersonalDataKind, type ScrubOptions, type ScrubResult } from './personal-data.js';
 
-const KINDS = ['email', 'phone', 'postal-code', 'address', 'reference-number', 'card-number', 'name'] as const satisfies readonly PersonalDataKind[];
+const KINDS = ['email', 'phone', 'postal-code', 'address', 'reference-number', 'card-number', 'name', 'secret'] as const satisfies readonly PersonalDataKind[];
 // Fails to compile when personal-data.ts gains a kind that is missing above.
 const everyKindListed: Exclude<PersonalDataKind, (typeof KINDS)[number]> extends never ? true : never = true;
 void everyKindListed;
@@ -36,7 +36,8 @@ export const PERSONAL_DATA_SYSTEM_PROMPT = [
   'Some personal data is already replaced by placeholders in square brackets, such as [氏名], [name], [メールアドレス] or [email]; do not list those.',
   'List every remaining piece of personal data, copied exactly as it appears (same characters, same spacing): names and nicknames of people,',
   'e-mail addresses, phone numbers, postal codes, postal addresses, order, contract, customer, ticket or invoice numbers, card numbers,',
-  'licence keys, account or tenant ids.',
+  'licence keys, account or tenant ids, log-in names, and secrets: passwords, API keys, access tokens, private keys and the token or',
+  'signature in a sign-in, password-reset, invitation or signed link (list only the token, not the whole link).',
   'Do not list company or product names, version numbers, error codes, prices, dates, times, port numbers or URLs of documentation,',
   'nor the role or service addresses and numbers a company publishes (support@…, no-reply@…, toll-free numbers such as 0120-… or 1-800-…).',
   'Answer with an empty list when nothing is left.',

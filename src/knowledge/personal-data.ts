@@ -10,7 +10,12 @@
  * Address:, order/contract/customer/ticket/tracking/bank-account numbers, ids held by law or employment (免許証番号,
  * 被保険者番号, 社員番号, passport, SSN) and log-in names after their label (送り状番号, 問合せNo., お客様番号 No.12345,
  * 普通 1234567, マイナンバー, 会員ＩＤ, Login:, Customer ID:, LINE ID：, and an order number right after 注文, commande,
- * Bestellung or pedido: 注文12345678の件, votre commande 88213), log-in names after account, アカウント or ユーザー名,
+ * Bestellung or pedido: 注文12345678の件, votre commande 88213), log-in names after account, アカウント or ユーザー名 and
+ * in running text when shaped like one ("the admin login is yamada_t", "logged in as taro.yamada"; not "login is slow"),
+ * secrets: API keys and tokens in their services' shapes (sk-…, ghp_…, xoxb-…, AKIA…, AIza…, sk_live_…, JWTs) or after
+ * their label (API key:, client_secret=, APIキーは), a Bearer token, an Authorization line's credential, a private key
+ * block's body, and the token or signature in a link (https://app.example.com/reset?token=…, /invite/3b9c…,
+ * X-Amz-Signature=, sig=, api_key=, a random key=), whose scheme, host and path stay,
  * dates of birth, one-time codes and tax ids after their label (生年月日, DOB, 認証コード, "verification code", VAT,
  * USt-IdNr.), IBANs that pass their checksum, passwords and PINs written after their label (仮パスワードは Xy7-kP2q
  * です), licence keys (ABCDE-12345-FGHIJ-67890, ABC-DEF-GHI-JKL, ABCD-EFGH-IJKL-MNOP; not part numbers:
@@ -30,7 +35,8 @@
  * in mostly Japanese text, `[email]` otherwise), so the pair still reads naturally.
  *
  * The rules prefer removing too much to too little, but leave what a support answer needs: version numbers (four-part
- * ones too: "update to 11.2.0.4"), dates (but a labelled date of birth), times, prices, error codes, ports, URLs, product names, and what belongs to a
+ * ones too: "update to 11.2.0.4"), dates (but a labelled date of birth), times, prices, error codes, ports, URLs (but the
+ * secrets in them) with their ordinary query values (?page=2, ?lang=ja), commit hashes, product names, and what belongs to a
  * company's service rather than to a person: a Japanese invoice registration number (T and 13 digits) unless it is
  * called the customer's, role and automated addresses (support@, no-reply@) and toll-free or
  * shared-cost numbers (0120-…, 0570-…, 1-800-…), as a knowledge base publishes them.
@@ -39,7 +45,7 @@
 import { BlockList, isIPv6 } from 'node:net';
 
 /** What kind of personal data a replacement removed. */
-export type PersonalDataKind = 'email' | 'phone' | 'postal-code' | 'address' | 'reference-number' | 'card-number' | 'name';
+export type PersonalDataKind = 'email' | 'phone' | 'postal-code' | 'address' | 'reference-number' | 'card-number' | 'name' | 'secret';
 
 /** Placeholder language: Japanese placeholders for mostly Japanese text. */
 export type PlaceholderLanguage = 'ja' | 'en';
@@ -54,6 +60,7 @@ export const PLACEHOLDERS: Record<PlaceholderLanguage, Record<PersonalDataKind, 
     'reference-number': '[番号]',
     'card-number': '[カード番号]',
     name: '[氏名]',
+    secret: '[認証情報]',
   },
   en: {
     email: '[email]',
@@ -63,6 +70,7 @@ export const PLACEHOLDERS: Record<PlaceholderLanguage, Record<PersonalDataKind, 
     'reference-number': '[number]',
     'card-number': '[card number]',
     name: '[name]',
+    secret: '[secret]',
   },
 };
 
@@ -267,9 +275,9 @@ const IPV4 = new RegExp(`(?<![\\w.])${OCTET}(?:\\.${OCTET}){3}(?!\\w|\\.\\d)`, '
 // long run of them linear, and each group opening with its colon leaves one way to read the run.
 const IPV6 = /(?<![\w:.])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:(?:\.\d{1,3}){3})?(?![\w:]|\.\d)/g;
 // A version or a section written around four dotted numbers (Version 4.2.1.10, バージョン 5.1.2.3, Firmware 12.1.0.3,
-// 8.2.4.1項, section 3.2.1.4) makes them a version or a section number.
+// 8.2.4.1項, section 3.2.1.4, ?version=11.2.0.4 in a link) makes them a version or a section number.
 const VERSION_BEFORE =
-  /(?:\bv|\bver\.?|\bversion|\bbuild|\brelease|\bsections?|\bclauses?|\bchapters?|\bsteps?|\bfirmware|\bdrivers?|\bpatch|§|バージョン|ビルド|リリース|ファームウェア|ファーム|ドライバー?|パッチ|第|手順)[ \t:：]*$/i;
+  /(?:\bv|\bver\.?|\bversion|\bbuild|\brelease|\bsections?|\bclauses?|\bchapters?|\bsteps?|\bfirmware|\bdrivers?|\bpatch|§|バージョン|ビルド|リリース|ファームウェア|ファーム|ドライバー?|パッチ|第|手順)[ \t:：=]*$/i;
 const SECTION_AFTER = /^[ \t]*(?:項|節|章|条|編|部)/;
 // What follows a version and never an address: "11.2.0.4 or later", "11.2.0.4 以降", "12.1.0.3 に更新".
 const VERSION_AFTER =
@@ -311,6 +319,7 @@ for (const resolver of ['8.8.8.8', '8.8.4.4', '1.1.1.1', '1.0.0.1', '9.9.9.9', '
 // (ABCDE-12345-FGHIJ-67890, 7GH2-K9P4-XQ3M-88ZT). Which ones are keys rather than file names or placeholders is decided
 // after matching ({@link looksLikeKey}); groups of digits only are phone, tracking or card numbers and left to their rules.
 const LICENCE_KEY = /(?<![\w-])[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6}){2,}(?![\w-])/g;
+const ALGORITHM_WORD = /^(?:HMAC|SHA\d{0,3}|MD5|AES\d{0,3}|RSA|ECDSA|ED25519|GCM|CBC|AWS4)$/i;
 // A part, model or catalogue number names a product, not a customer: after its label (Part No., Model, SKU, 型番, 品番)
 // a key-shaped code stays. So do three groups of four that are each letters only or digits only (ABCD-1234-EFGH), the
 // shape of a part number, where generated keys mix letters and digits within a group or run to more groups.
@@ -332,6 +341,82 @@ const UUID = /(?<![\w{-])[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?!
 // as uniform as a generated key; three groups (ABCD-EFGH-IJKL, a sample), a format (XXXX-XXXX-XXXX-XXXX) and one
 // group repeated stay. Which ones are keys is decided after matching ({@link looksLikeLetterKey}).
 const LETTER_KEY = /(?<![\w-])[A-Z]{4}(?:-[A-Z]{4}){3,7}(?![\w-])/g;
+
+// Secrets: whoever reads a learned answer could use a token, a key or a signed link in it, so they go wherever they
+// stand, in links too. Keys and tokens in the shapes their services issue (OpenAI and Anthropic sk-…, GitHub ghp_… and
+// github_pat_…, Slack xox?-…, AWS key ids, Google AIza…, Stripe sk_live_…/pk_live_…/rk_live_…, JWTs): each run starts
+// where a run of token characters starts, so a long run is read once; whether it is a real key (it holds a digit: not
+// a placeholder such as sk-xxxxxxxxxxxxxxxxxxxx) is decided after matching.
+const KEY_SHAPED = new RegExp(
+  `(?<![A-Za-z0-9_-])(?:${[
+    'sk-[A-Za-z0-9_-]{20,}',
+    'gh[pousr]_[A-Za-z0-9]{30,}',
+    'github_pat_[A-Za-z0-9_]{30,}',
+    'xox[abposr]-[A-Za-z0-9-]{10,}',
+    'xapp-[A-Za-z0-9-]{10,}',
+    '(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}(?![A-Za-z0-9])',
+    'AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])',
+    '(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{10,}',
+    'whsec_[A-Za-z0-9]{20,}',
+    'eyJ[A-Za-z0-9_-]{5,}\\.eyJ[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]*(?:\\.[A-Za-z0-9_-]+){0,2}',
+  ].join('|')})`,
+  'g',
+);
+// A secret after its label (API key: …, client_secret = "…", aws_secret_access_key = …, APIキーは …, アクセストークン：…);
+// the label stays. Whether the value is a secret or a word of the answer ("API key: required", "token: <your token>")
+// is decided after matching ({@link looksLikeSecretValue}).
+const SECRET_VALUE = '[A-Za-z0-9_\\-.~+/=]+';
+const EN_SECRET_LABEL = new RegExp(
+  `(?<![A-Za-z0-9])(?:(?:x-)?api[ _-]?(?:key|token|secret)|(?:aws[ _-])?(?:secret[ _-])?access[ _-]?(?:key(?:[ _-]?id)?|token)|(?:client|app|consumer|webhook|signing)[ _-]?secret|secret(?:[ _-]?key)?|private[ _-]?token|(?:auth|bearer|refresh|session|id|personal[ _-]access)[ _-]?token|token)["']?[ \\t]*(?:[:=]|(?:is|was)\\b)[ \\t]*["'“]?(${SECRET_VALUE})`,
+  'dgi',
+);
+const JA_SECRET_LABEL = new RegExp(
+  `(?:API[ 　]?(?:キー|トークン)|アクセスキー(?:ID)?|シークレット(?:アクセス)?キー|クライアントシークレット|(?:アクセス|リフレッシュ|API)?トークン|秘密鍵)[ \\t　]*(?:[:：=]|は|が|を)?[ \\t　]*[「『【［\\["“(（]?(${SECRET_VALUE})`,
+  'dgu',
+);
+// A token pasted with its scheme (Bearer 8f3a…) and a pasted Authorization header, whose credential is the rest of its
+// line: the scheme stays, so the answer still says how the request authenticates.
+const BEARER = /\b[Bb]earer[ \t]+([A-Za-z0-9_\-.~+/]+=*)/dg;
+const AUTHORIZATION_HEADER =
+  /\b(?:Proxy-)?Authorization["']?[ \t]*[:=][ \t]*["']?(?:(?:Bearer|Basic|Token|Digest|Bot|Negotiate|NTLM|OAuth|AWS4-HMAC-SHA256|HMAC-SHA256)[ \t]+)?([^\r\n"'`]+)/dgi;
+// A private key block: the markers stay (they say what was pasted), the body goes. The body is read line by line
+// after the BEGIN marker (armour headers, then base64), not searched for its END marker, so a text of BEGIN markers
+// without an end is read once; a key cut off before its end goes too. Certificates and public keys are public and stay.
+const PRIVATE_KEY_BEGIN = /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----/g;
+const PEM_SAME_LINE = /[ \t]*([A-Za-z0-9+/=]+(?:[ \t]+[A-Za-z0-9+/=]+)*)[ \t]*(?=-----END |\r?\n|$)/dy;
+const PEM_HEADER_LINE = /\r?\n[ \t]*(?:>[ \t]*)*[A-Za-z][A-Za-z-]*:[^\r\n]*/y;
+const PEM_BLANK_LINE = /\r?\n[ \t]*(?:>[ \t]*)*(?=\r?\n)/y;
+const PEM_BODY_LINE = /\r?\n[ \t]*(?:>[ \t]*)*([A-Za-z0-9+/=]{4,})[ \t]*(?=\r?\n|$)/dy;
+// A word after the marker ("-----BEGIN PRIVATE KEY----- and then the key", a line "then") is prose: a body holds a run
+// of base64 longer than a word (lines of 64 characters, but the last).
+const PEM_RUN = /[A-Za-z0-9+/=]{24,}/;
+
+// Secrets in a link: the value of a query or fragment parameter named for one (token=, access_token=, signature=,
+// X-Amz-Signature=, sig=, api_key=, pwd=), and, when it looks random, of one whose name may mean other things (key=,
+// code=, hash=, t=); and a random path segment after a word of a reset, sign-in or invitation link (/reset/…,
+// /invite/…, /login/magic/…). The scheme, host and path before it stay: the reset page exists for everyone. Other
+// random segments and parameters stay, as a documentation page's id looks the same (/kb/8f3a9b2c…, ?id=…).
+const LINK_PARAMETER = /[?&#]([^=&#?\s]{1,64})=([^&#\s]*)/dg;
+const SECRET_PARAMETER = /(?:token|signature|secret|password|passwd|passcode|pwd|apikey|accesskey|secretkey|privatekey|credentials?|sig|otp|jwt|session|sessionid|authkey)$|^(?:auth|pin|pass)$/;
+const RANDOM_PARAMETER = /(?:key|code|hash|hmac|ticket|nonce|invite|invitation|verifier)$|^[tksch]$/;
+const SECRET_PATH_WORDS = new Set([
+  'reset', 'verify', 'verification', 'confirm', 'confirmation', 'activate', 'activation', 'invite', 'invites', 'invitation', 'invitations', 'magic',
+  'magiclink', 'login', 'signin', 'logon', 'auth', 'token', 'tokens', 'unsubscribe', 'passwordreset', 'resetpassword', 'otp',
+]);
+// An e-mail address percent-encoded in a link (?email=taro%40example.com) is as much the customer's as one written out.
+const ENCODED_EMAIL = /(?<![A-Za-z0-9._+%\-])[A-Za-z0-9._+\-]+(?:%2[Bb][A-Za-z0-9._\-]+)*%40[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+/g;
+
+// A log-in name in running text ("the admin login is yamada_t", "I logged in as taro.yamada", 管理者のログインは
+// yamada_t です). After "login is" an ordinary word follows as often ("login is slow", "login is required", "log in as
+// admin", "The login is OAuth2-based"), so only a value shaped like a log-in counts: small letters with a dot or an
+// underscore inside, or small letters then digits; not a host name (login is sso.example.com).
+const RUNNING_LOGIN_VALUE = '[a-z][a-z0-9]*(?:[._][a-z0-9]+)+|[a-z]+[0-9]+';
+const EN_RUNNING_LOGIN = new RegExp(
+  `\\b(?:[Ll]og|[Ss]ign)(?:s|ged|ed|ing)?[ -]?(?:in|on)[ \\t]+(?:is|was|as)[ \\t]+@?(${RUNNING_LOGIN_VALUE})(?![\\w@＠]|[.\\-]\\w)`,
+  'dg',
+);
+const JA_RUNNING_LOGIN = new RegExp(`ログイン[ \\t　]*(?:は|が)[ \\t　]*(${RUNNING_LOGIN_VALUE})(?![\\w@＠]|[.\\-]\\w)`, 'dgu');
+const HOST_NAME = /\.(?:com|net|org|io|jp|co|dev|app|ai|info|biz|uk|de|fr|us|eu|cloud|local|example|test|internal)$/;
 
 // A name in quotes before an honorific: 「山田太郎」様, 『佐藤 花子』さん, 「John Smith」様. The quotes and the honorific stay.
 const QUOTED_HONORIFIC = /[「『“"]([\p{L}\p{M}ー々・'’. 　-]{1,30})[」』”"][ 　]?(?:様(?![式子々相態])|さま|さん|殿(?!下)|氏(?![名族]))/dgu;
@@ -793,12 +878,13 @@ export function placeholderLanguage(text: string): PlaceholderLanguage {
 
 /**
  * Replaces the personal data in `text` by placeholders; see the module comment for what counts. Where two rules find
- * overlapping text, the earlier rule in this order wins: e-mail addresses, IBANs, card numbers and their last
- * digits, IP addresses, labelled numbers (passwords among them), licence keys and UUIDs, addresses, phone numbers,
+ * overlapping text, the earlier rule in this order wins: e-mail addresses, secrets, IBANs, card numbers and their last
+ * digits, IP addresses, labelled numbers (passwords and log-in names among them), licence keys and UUIDs, addresses, phone numbers,
  * postal codes, numbers in a signature block, the given names, names found by honorific, label, header block,
  * attribution line or self-introduction, then {@link ScrubOptions.extra}; only a name found around a given name
- * (鈴木一郎様 around 鈴木) replaces it, whole. URLs are left as they are (apart from e-mail addresses and IP addresses in
- * them), so digits in a link are never taken for a phone number; so are role addresses and toll-free numbers, whole.
+ * (鈴木一郎様 around 鈴木) replaces it, whole. URLs are left as they are (apart from e-mail addresses, written out or
+ * percent-encoded, IP addresses and secrets in them), so digits in a link are never taken for a phone number; so are
+ * role addresses and toll-free numbers, whole.
  */
 export function scrubPersonalData(text: string, options: ScrubOptions = {}): ScrubResult {
   const language = options.language ?? placeholderLanguage(text);
@@ -837,7 +923,13 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     }
   };
 
-  add('email', emails.filter((range) => !isRoleAddress(range)));
+  add('email', [
+    ...emails.filter((range) => !isRoleAddress(range)),
+    ...matchesOf(text, ENCODED_EMAIL).filter(([s, e]) => !ROLE_MAILBOX.test(text.slice(s, e).replace(/%40/i, '@'))),
+  ]);
+  // Before every rule but e-mail addresses: a key's digits are no card, phone or order number, and a secret in a link
+  // goes although the link stays.
+  add('secret', secretRanges(text), true);
   // Before card numbers: an IBAN's digits in groups of four (DE89 3704 0044 0532 0130 00) look like a card number.
   add('reference-number', ibanRanges(text));
   add('card-number', [
@@ -867,6 +959,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...groupsOf(text, JA_LOGIN),
     ...groupsOf(text, EN_LOGIN).filter(([s, e]) => !NOT_A_LOGIN.has(text.slice(s, e).toLowerCase())),
     ...bareLoginRanges(text),
+    ...runningLoginRanges(text),
     ...groupsOf(text, JA_BANK_ACCOUNT),
     ...groupsOf(text, MY_NUMBER),
     ...passwordRanges(text),
@@ -1038,6 +1131,8 @@ function looksLikeKey(candidate: string): boolean {
   if (groups.length === 3 && groups.every((group) => /^(?:[A-Z]{4}|\d{4})$/.test(group))) return false;
   // AAAA-1111-BBBB describes the format of a key, as XXXX-XXXX-XXXX-XXXX does.
   if (groups.every((group) => /^(.)\1*$/.test(group))) return false;
+  // AWS4-HMAC-SHA256 names how a request is signed, which an answer about signed requests must keep.
+  if (groups.some((group) => ALGORITHM_WORD.test(group))) return false;
   if (!/[a-z]/.test(candidate)) return true;
   return groups.filter((group) => /[0-9]/.test(group) && /[A-Za-z]/.test(group)).length >= 2;
 }
@@ -1560,6 +1655,152 @@ function passwordRanges(text: string): [number, number][] {
     }
   }
   return found;
+}
+
+/**
+ * The secrets in `text`: a pasted Authorization header's credential, a private key block's body, the secrets in links
+ * ({@link linkSecretRanges}), keys and tokens of a known shape ({@link KEY_SHAPED}), a Bearer token, and a secret after
+ * its label. The wider finds first, so they win: the whole credential of an Authorization line, the whole value of a
+ * link's parameter (X-Amz-Credential=AKIA…%2F20260301%2F…).
+ */
+function secretRanges(text: string): [number, number][] {
+  // The sentence's full stop after a value is no part of it.
+  const valueOf = (pattern: RegExp) =>
+    groupsOf(text, pattern)
+      .map(([s, e]): [number, number] => [s, s + text.slice(s, e).replace(/\.+$/, '').length])
+      .filter(([s, e]) => looksLikeSecretValue(text.slice(s, e)));
+  return [
+    ...groupsOf(text, AUTHORIZATION_HEADER).flatMap(([s, e]) => credentialRange(text, s, e)),
+    ...privateKeyRanges(text),
+    ...linkSecretRanges(text),
+    ...matchesOf(text, KEY_SHAPED).filter(([s, e]) => /[0-9]/.test(text.slice(s, e))),
+    ...valueOf(BEARER),
+    ...valueOf(EN_SECRET_LABEL),
+    ...valueOf(JA_SECRET_LABEL),
+  ];
+}
+
+/**
+ * Whether a value given as a secret (after its label, a secret's parameter name or Bearer) is one rather than a word
+ * of the answer or a placeholder: eight characters or more with letters and digits, six digits or more (a one-time
+ * code), or sixteen characters or more that are not a placeholder (xxxxxxxxxxxxxxxx, YOUR_API_KEY).
+ */
+function looksLikeSecretValue(value: string): boolean {
+  if (!/^[A-Za-z0-9_\-.~+/=%]+$/.test(value)) return false;
+  if (/^(.)\1*$/.test(value) || /^[A-Z][A-Z_]*$/.test(value) || /^(?:your|my)[_-]/i.test(value)) return false;
+  const letters = /[A-Za-z]/.test(value);
+  const digits = /[0-9]/.test(value);
+  return (value.length >= 8 && letters && digits) || (!letters && /^[0-9]{6,}$/.test(value)) || value.length >= 16;
+}
+
+/**
+ * Whether a value whose name or place does not say it is a secret (key=, code=, a path segment after /reset/) looks
+ * generated: ten characters or more, letters and digits mixed at least three times (8f3a9c…, Q2x1ZTk4…), as a word,
+ * a slug or a date is not (oauth2-callback, windows-11-24h2, 2026-03-01); or six to ten digits, a one-time code.
+ */
+function looksRandom(value: string): boolean {
+  if (/^[0-9]{6,10}$/.test(value)) return true;
+  if (value.length < 10 || !/^[A-Za-z0-9_\-.~+/=%]+$/.test(value)) return false;
+  return (value.match(/[A-Za-z](?=[0-9])|[0-9](?=[A-Za-z])/g) ?? []).length >= 3;
+}
+
+/**
+ * The credential of an Authorization header at [start, end): the rest of its line without trailing spaces and
+ * punctuation, when it holds a token (a run of eight token characters with letters and digits, or sixteen); not a
+ * placeholder such as `<your token>`.
+ */
+function credentialRange(text: string, start: number, end: number): [number, number][] {
+  const value = text.slice(start, end).replace(/[ \t,;\\]+$/, '');
+  const token = value.match(/[A-Za-z0-9_\-.~+/=]{8,}/g)?.some((run) => looksLikeSecretValue(run));
+  return token ? [[start, start + value.length]] : [];
+}
+
+/**
+ * The bodies of private key blocks ({@link PRIVATE_KEY_BEGIN}): on the marker's line (a key pasted as one line), or the
+ * lines after it (quoted or not), armour headers and the blank line after them included, up to the first line that is
+ * not base64.
+ */
+function privateKeyRanges(text: string): [number, number][] {
+  const found: [number, number][] = [];
+  for (const m of text.matchAll(PRIVATE_KEY_BEGIN)) {
+    const after = m.index + m[0].length;
+    PEM_SAME_LINE.lastIndex = after;
+    const sameLine = PEM_SAME_LINE.exec(text);
+    if (sameLine && PEM_RUN.test(sameLine[1]!)) {
+      found.push(sameLine.indices![1]!);
+      continue;
+    }
+    let at = after;
+    let headers = false;
+    for (PEM_HEADER_LINE.lastIndex = at; PEM_HEADER_LINE.test(text); PEM_HEADER_LINE.lastIndex = at) {
+      at = PEM_HEADER_LINE.lastIndex;
+      headers = true;
+    }
+    PEM_BLANK_LINE.lastIndex = at;
+    if (headers && PEM_BLANK_LINE.test(text)) at = PEM_BLANK_LINE.lastIndex;
+    let bodyStart = -1;
+    let bodyEnd = -1;
+    let encoded = false;
+    for (PEM_BODY_LINE.lastIndex = at; ; ) {
+      const line = PEM_BODY_LINE.exec(text);
+      if (!line) break;
+      if (bodyStart < 0) bodyStart = headers ? text.indexOf('\n', after) + 1 : line.indices![1]![0];
+      bodyEnd = line.indices![1]![1];
+      encoded ||= PEM_RUN.test(line[1]!);
+    }
+    if (encoded) found.push([bodyStart, bodyEnd]);
+  }
+  return found;
+}
+
+/**
+ * The secrets in the links of `text` ({@link URL_PATTERN}): the values of secret parameters ({@link SECRET_PARAMETER};
+ * {@link RANDOM_PARAMETER} when {@link looksRandom}) in the query and the fragment, and random path segments after a
+ * word of a reset, sign-in or invitation link ({@link SECRET_PATH_WORDS}). Only the value goes.
+ */
+function linkSecretRanges(text: string): [number, number][] {
+  const found: [number, number][] = [];
+  for (const [start, end] of matchesOf(text, URL_PATTERN)) {
+    const link = text.slice(start, end);
+    const queryAt = link.search(/[?#]/);
+    const pathEnd = queryAt < 0 ? link.length : queryAt;
+    const pathStart = link.indexOf('/', link.indexOf('//') + 2);
+    if (pathStart >= 0 && pathStart < pathEnd) {
+      let afterWord = false;
+      let at = pathStart + 1;
+      for (const segment of link.slice(pathStart + 1, pathEnd).split('/')) {
+        const value = tokenPrefix(segment);
+        if (afterWord && looksRandom(value)) found.push([start + at, start + at + value.length]);
+        const words = segment.toLowerCase().split(/[-_.]+/);
+        if (words.some((word) => SECRET_PATH_WORDS.has(word)) || SECRET_PATH_WORDS.has(words.join(''))) afterWord = true;
+        at += segment.length + 1;
+      }
+    }
+    if (queryAt < 0) continue;
+    for (const m of link.slice(queryAt).matchAll(LINK_PARAMETER)) {
+      const name = m[1]!.toLowerCase().replace(/[-_.[\]]/g, '');
+      const value = tokenPrefix(m[2]!);
+      const secret = SECRET_PARAMETER.test(name) ? looksLikeSecretValue(value) : RANDOM_PARAMETER.test(name) && looksRandom(value);
+      if (secret) found.push([start + queryAt + m.indices![2]![0], start + queryAt + m.indices![2]![0] + value.length]);
+    }
+  }
+  return found;
+}
+
+/** The token characters a link's value or segment starts with, without the sentence's full stop after them. */
+function tokenPrefix(value: string): string {
+  return (/^[A-Za-z0-9_\-.~+/=%]*/.exec(value)![0]).replace(/\.+$/, '');
+}
+
+/**
+ * The log-in names in running text ({@link EN_RUNNING_LOGIN}, {@link JA_RUNNING_LOGIN}): not a host name
+ * ({@link HOST_NAME}) nor an abbreviation (e.g.).
+ */
+function runningLoginRanges(text: string): [number, number][] {
+  return [...groupsOf(text, EN_RUNNING_LOGIN), ...groupsOf(text, JA_RUNNING_LOGIN)].filter(([s, e]) => {
+    const value = text.slice(s, e);
+    return !HOST_NAME.test(value) && !NOT_A_LOGIN_ABBREVIATION.test(value);
+  });
 }
 
 function looksLikeSecret(value: string): boolean {
