@@ -24,8 +24,9 @@
  *
  * A ticket a person reopens (`ignored → parked`, `failed → parked|processing`) ends again later and is counted then.
  * Its first ending stays in the outcome counts, which only grow, and the reopening is counted against it on the day
- * of that ending ({@link REOPENED_FIELD_PREFIX}): the insights read that day's outcome as one fewer, so a mail ends
- * once in the period's figures. The Prometheus counter `helpdesk_ticket_outcomes_total` keeps both endings.
+ * that ending was counted on ({@link REOPENED_FIELD_PREFIX}; the day stored with the outcome, `countedDay`, not its
+ * day in the zone of the reopening): the insights read that day's outcome as one fewer, so a mail ends once in the
+ * period's figures. The Prometheus counter `helpdesk_ticket_outcomes_total` keeps both endings.
  *
  * A failed agent run stores no result, so its calls are added by the agent worker when the attempt fails
  * (`recordFailedAgentRun`, src/server/metrics.ts), with {@link llmCallFields}; it is not an `agent_runs`.

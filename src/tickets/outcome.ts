@@ -23,6 +23,13 @@ export interface TicketOutcome {
   /** When it was recorded (ISO 8601): the time of the final state change. */
   at: string;
   /**
+   * The day (`YYYY-MM-DD`) the store counted it on in the per-day aggregates: {@link outcomeDay} of `at` in the zone
+   * of the process that counted it. A reopening takes the ending back on this day and an erasure looks for its
+   * rejection reason there ({@link countedDay}), whatever zone they run in. Absent on outcomes counted before it was
+   * stored.
+   */
+  day?: string;
+  /**
    * For approved replies: 0 when the text sent equals the agent's draft, 1 when it was rewritten entirely; see
    * {@link editRatio}. Absent for approvals recorded before edit ratios were (the history still tells edited or not).
    */
@@ -48,7 +55,8 @@ const SENDER_DIGEST_CHARS = 16;
 
 /**
  * A short SHA-256 digest of a sender's address in the form the automatic-reply limits compare (case, full-width
- * letters, IDN spelling and a `+tag` folded: `victim+1@` and `victim+2@` are one mailbox, src/tickets/rate-limit.ts).
+ * letters, IDN spelling, a `+tag` and a Gmail address's dots folded: `victim+1@` and `victim+2@` are one mailbox,
+ * src/tickets/rate-limit.ts).
  */
 export function senderDigest(address: string): string {
   return addressDigest(address).slice(0, SENDER_DIGEST_CHARS);
@@ -421,6 +429,28 @@ export function outcomeDay(at: string, timeZone?: string): string {
   const ms = Date.parse(at);
   if (Number.isNaN(ms)) throw new TypeError(`outcomeDay: not a date: ${at}`);
   return localDay(ms, timeZone);
+}
+
+/**
+ * `outcome` as the store counts it now: with the day it counts on ({@link TicketOutcome.day}, {@link outcomeDay} in
+ * the process's zone), stored with it so that what later reads the count back finds the same day.
+ */
+export function countedOutcome(outcome: TicketOutcome): TicketOutcome {
+  return { ...outcome, day: outcomeDay(outcome.at) };
+}
+
+/**
+ * The day (`YYYY-MM-DD`) `outcome` was counted on, where a reopening takes it back and an erasure finds its
+ * rejection reason: the day stored with it, not one recomputed from `at`, which another zone (this process's now, or
+ * every process's since the upgrade that made days follow `TZ`) may put on the next or the previous day.
+ */
+export function countedDay(outcome: Pick<TicketOutcome, 'at' | 'day'>): string {
+  if (outcome.day !== undefined) return outcome.day;
+  // No stored day: counted by a version from before outcomes kept their day, and every such version counted an
+  // outcome on its UTC day (days followed TZ only from the same upgrade, 2026-11-27, that began storing them).
+  const ms = Date.parse(outcome.at);
+  if (Number.isNaN(ms)) throw new TypeError(`countedDay: not a date: ${outcome.at}`);
+  return new Date(ms).toISOString().slice(0, 10);
 }
 
 /**

@@ -38,7 +38,7 @@ import type { Queues } from '../queues/registry.js';
 import { LockBusyError, acquireRedisLock, type RedisLock } from '../queues/redis-lock.js';
 import { normalizeReason } from './insights.js';
 import { LuaScript } from './lua.js';
-import { outcomeDay, outcomeKeys } from './outcome.js';
+import { countedDay, outcomeKeys } from './outcome.js';
 import { repeatedQuestionKey } from './repeated-question.js';
 import { agentRunKey, agentRunTotalKey, autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey } from './rate-limit.js';
 import {
@@ -518,7 +518,8 @@ return 1
 async function forgetRejectionReason(deps: RetentionDeps, ticket: Ticket): Promise<void> {
   const outcome = ticket.outcome;
   if (outcome?.kind !== 'rejected') return;
-  const day = outcomeKeys(deps.prefix).day(outcomeDay(outcome.at));
+  // The day it was counted on, as stored with it: recomputed in this process's zone it may be the next or previous day.
+  const day = outcomeKeys(deps.prefix).day(countedDay(outcome));
   const field = `rej:${normalizeReason(outcome.reason)}`;
   if (field === ERASED_REASON_FIELD) return;
   await FORGET_REASON.run(deps.redis, [day, `${deps.prefix}:forget:reasons`], [ticket.id, field, ERASED_REASON_FIELD, 30 * DAY_MS]);

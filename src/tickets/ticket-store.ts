@@ -31,7 +31,8 @@
  * of `outcomeKeys` (src/tickets/outcome.ts), in the same script, so the counts never disagree with the tickets; that
  * write, and one that stores an agent result, also add the day's insight fields (src/tickets/insights.ts). A write
  * that reopens an ended ticket (a person takes an ignored or failed ticket back) counts that in the day hash of the
- * ending it takes back (`reopened:<outcome>`), so the insights count the ticket's ending once. A write
+ * ending it takes back (`reopened:<outcome>`; the day stored with the outcome, `TicketOutcome.day`, so a reopening in
+ * another zone finds it), so the insights count the ticket's ending once. A write
  * that records a review (approved and sent, or rejected; not the closing of an undeliverable reply) also pushes it onto
  * the trust list of every source the draft cited (src/tickets/trust.ts), in the same script.
  *
@@ -48,7 +49,17 @@ import { execAll } from '../queues/connection.js';
 import { insightFieldsOnWrite } from './insights.js';
 import { LuaScript } from './lua.js';
 import { TRUST_HISTORY_CAP, citedSources, isReview, reviewEntry, trustKeys } from './trust.js';
-import { EDIT_RATIO_SUM_SCALE, OUTCOME_DAY_TTL_S, editRatioBucketField, outcomeDay, outcomeKeys, outcomeOnEntering, type TicketOutcome } from './outcome.js';
+import {
+  EDIT_RATIO_SUM_SCALE,
+  OUTCOME_DAY_TTL_S,
+  countedDay,
+  countedOutcome,
+  editRatioBucketField,
+  outcomeDay,
+  outcomeKeys,
+  outcomeOnEntering,
+  type TicketOutcome,
+} from './outcome.js';
 import {
   INITIAL_STATES,
   IllegalTransitionError,
@@ -333,10 +344,11 @@ export class TicketStore {
     validateNewTicket(ticket);
     const k = this.keys();
     // A ticket created in an end state (mail ignored at ingest) has ended already: its outcome is recorded now.
-    const outcome = outcomeOnEntering(ticket, ticket.state, ticket.createdAt);
+    const ending = outcomeOnEntering(ticket, ticket.state, ticket.createdAt);
+    const outcome = ending && countedOutcome(ending);
     if (outcome) ticket = { ...ticket, outcome };
     const { doc, agent } = splitTicket(ticket);
-    const counted = outcomeCounting(this.prefix, outcome, ticket.createdAt, insightFieldsOnWrite(ticket, outcome, ticket.agent));
+    const counted = outcomeCounting(this.prefix, outcome, writeDay(outcome, ticket.createdAt), insightFieldsOnWrite(ticket, outcome, ticket.agent));
     const result = (await CREATE.run(
       this.redis,
       [k.ticket(ticket.id), k.all, k.state(ticket.state), k.msgid, k.conversation(ticket.conversationId), ...counted.keys],
@@ -425,7 +437,8 @@ export class TicketStore {
       next.history = [...current.history, entry];
       next.version = current.version + 1;
       // Entering an end state records how the ticket ended; leaving one (a person reopens it) removes that record.
-      const ended = outcomeOnEntering(next, request.to, at);
+      const ending = outcomeOnEntering(next, request.to, at);
+      const ended = ending && countedOutcome(ending);
       if (ended) next.outcome = ended;
       else delete next.outcome;
       const written = await this.compareAndSet(current, next, request.patch?.agent, ended, ended && isReview(ended) ? await this.citedBy(id, request.patch?.agent) : []);
@@ -771,13 +784,13 @@ export class TicketStore {
     // An agent result is counted (runs, calls, tokens) by the write that stores it, i.e. once per agent run; not by
     // one that merely moves an older ticket's result out of its document.
     // A write that removes the outcome reopens the ticket (a transition out of an end state): that ending is taken
-    // back in its own day's hash, where the insights subtract it.
+    // back in the hash of the day it was counted on, where the insights subtract it.
     const reopened = current.outcome !== undefined && next.outcome === undefined ? current.outcome : undefined;
     const insights = insightFieldsOnWrite(next, outcome, agentPatch ? next.agent : undefined, {
       replyBounced: !current.replyBounce && next.replyBounce !== undefined,
       reopened: reopened?.kind,
     });
-    const counted = outcomeCounting(this.prefix, outcome, reopened?.at ?? next.updatedAt, insights);
+    const counted = outcomeCounting(this.prefix, outcome, writeDay(outcome ?? reopened, next.updatedAt), insights);
     const [kind, bucket, ratio, ...pairs] = counted.args;
     const result = await CAS.run(
       this.redis,
@@ -806,12 +819,20 @@ export class TicketStore {
 }
 
 /**
- * The keys and arguments of `countOutcomeLua`: every write passes them, empty arguments when it records no outcome,
- * followed by the day hash's insight fields (field, amount pairs).
+ * The day hash a write adds to: that of the outcome it counts or takes back, the day stored with it (a reopening may
+ * run in another zone than the ending it takes back was counted in); else the day of the write itself, `at`.
  */
-function outcomeCounting(prefix: string, outcome: TicketOutcome | undefined, at: string, insights: Map<string, number>): { keys: string[]; args: string[] } {
+function writeDay(outcome: TicketOutcome | undefined, at: string): string {
+  return outcome ? countedDay(outcome) : outcomeDay(at);
+}
+
+/**
+ * The keys and arguments of `countOutcomeLua`: every write passes them, empty arguments when it records no outcome,
+ * followed by the day hash's insight fields (field, amount pairs), all counted on `day` ({@link writeDay}).
+ */
+function outcomeCounting(prefix: string, outcome: TicketOutcome | undefined, day: string, insights: Map<string, number>): { keys: string[]; args: string[] } {
   const k = outcomeKeys(prefix);
-  const keys = [k.totals, k.editRatio, k.day(outcomeDay(outcome?.at ?? at))];
+  const keys = [k.totals, k.editRatio, k.day(day)];
   const extra = [...insights].flatMap(([field, n]) => [field, String(n)]);
   if (!outcome) return { keys, args: ['', '', '0', ...extra] };
   const ratio = outcome.editRatio;

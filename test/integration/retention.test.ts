@@ -18,7 +18,8 @@ import { createMetricsRegistry } from '../../src/server/metrics.js';
 import { loadRaw, rawKey, saveRaw } from '../../src/mail/raw-store.js';
 import { GapStore } from '../../src/knowledge/gaps.js';
 import { archiveDir, findArchived, listArchiveFiles, readArchive, writeJournal, type ArchiveRecord } from '../../src/tickets/archive.js';
-import { RetentionBusyError, retentionLockKey, runRetention, type RetentionDeps } from '../../src/tickets/retention.js';
+import { ERASED_REASON_FIELD, RetentionBusyError, forgetCustomer, retentionLockKey, runRetention, type RetentionDeps } from '../../src/tickets/retention.js';
+import { outcomeKeys } from '../../src/tickets/outcome.js';
 import { newTicket, type Ticket, type TicketState } from '../../src/tickets/ticket.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
 import { REPO_ROOT, waitFor } from '../support/pipeline.js';
@@ -304,4 +305,51 @@ describe('the retention job of the maintenance role', () => {
       await Promise.all([search.manual.close?.(), search.qa.close?.()]);
     }
   }, 60_000);
+});
+
+describe('erasure of a rejection reason counted in another zone', () => {
+  // 20:00 UTC on 26 November: still the 26th in UTC and New York, already the 27th (05:00) in Tokyo.
+  const REJECTED_AT = Date.parse('2026-11-26T20:00:00Z');
+  const REASON = 'Phoned Ada Lovelace at 090-1234-5678 instead';
+  const STARTED_ZONE = process.env.TZ;
+  afterEach(() => {
+    if (STARTED_ZONE === undefined) delete process.env.TZ;
+    else process.env.TZ = STARTED_ZONE;
+  });
+
+  /** The non-empty day hashes around 26–27 November 2026, by day. */
+  async function dayHashes(prefix: string): Promise<Record<string, Record<string, string>>> {
+    const days = ['2026-11-25', '2026-11-26', '2026-11-27', '2026-11-28'];
+    const hashes = await Promise.all(days.map((d) => redis.hgetall(outcomeKeys(prefix).day(d))));
+    return Object.fromEntries(days.flatMap((d, i) => (Object.keys(hashes[i]!).length > 0 ? [[d, hashes[i]!]] : [])));
+  }
+
+  it.each([
+    // [case, zone the rejection was counted in, zone of the erasure, archived first, stored as before days were, day counted on]
+    ['counted under UTC (before the upgrade), erased under Asia/Tokyo', 'UTC', 'Asia/Tokyo', false, false, '2026-11-26'],
+    ['counted under Asia/Tokyo, erased under UTC', 'Asia/Tokyo', 'UTC', false, false, '2026-11-27'],
+    ['counted under America/New_York, erased under Asia/Tokyo', 'America/New_York', 'Asia/Tokyo', false, false, '2026-11-26'],
+    ['counted under Asia/Tokyo and archived since, erased under America/New_York', 'Asia/Tokyo', 'America/New_York', true, false, '2026-11-27'],
+    ['stored without its day by an older version (counted on its UTC day), erased under Asia/Tokyo', 'UTC', 'Asia/Tokyo', false, true, '2026-11-26'],
+  ])('%s: the words leave the day they were counted on', async (_case, countedIn, erasedIn, archived, withoutDay, day) => {
+    const ageDays = archived ? 370 : 0;
+    process.env.TZ = countedIn;
+    const { prefix, deps, ticket } = await fresh(new Date(REJECTED_AT + ageDays * DAY));
+    const rejected = await ticket('ada', ageDays, REJECTED, { reason: REASON });
+    expect(rejected.outcome).toMatchObject({ kind: 'rejected', reason: REASON });
+    expect(await dayHashes(prefix)).toEqual({ [day]: { rejected: '1', [`rej:${REASON}`]: '1' } });
+    if (withoutDay) {
+      // As every version before stored days wrote it.
+      const key = deps.store.keys().ticket(rejected.id);
+      const doc = JSON.parse((await redis.hget(key, 'doc'))!) as Ticket;
+      delete (doc.outcome as { day?: string }).day;
+      await redis.hset(key, 'doc', JSON.stringify(doc));
+    }
+    if (archived) expect((await runRetention(deps, POLICY)).ticketsArchived).toBe(1);
+
+    process.env.TZ = erasedIn;
+    await forgetCustomer(deps, 'ada@customer.example', { confirm: true });
+    // The rejection still counts on its day, without the operator's words; no other day is touched.
+    expect(await dayHashes(prefix)).toEqual({ [day]: { rejected: '1', [ERASED_REASON_FIELD]: '1' } });
+  }, 30_000);
 });

@@ -29,7 +29,7 @@ import { METRIC_NAMES, recordAgentRun, recordFailedAgentRun, recordIgnored, reco
 import { jobGeneration, newTicket, ticketIdFor, type AttachmentSummary, type Ticket } from '../../src/tickets/ticket.js';
 import { RERUN_NOTE } from '../../src/tickets/review.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
-import { editRatio, senderDigest } from '../../src/tickets/outcome.js';
+import { editRatio, outcomeDay, senderDigest } from '../../src/tickets/outcome.js';
 import { buildMail, removePrefix } from '../support/pipeline.js';
 import { freePort } from '../../src/dev/ports.js';
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
@@ -978,7 +978,7 @@ describe('outcomes', () => {
     expect(ratio).toBeLessThan(0.2);
     const one = (await (await call(d, `/api/tickets/${edited.id}`)).json()) as Ticket;
     // 8 → 12 characters corrects a number; a review names its customer by a digest (src/tickets/trust.ts).
-    expect(one.outcome).toEqual({ kind: 'approved_edited', at: one.updatedAt, editRatio: ratio, factsChanged: ['number'], sender: senderDigest(one.from) });
+    expect(one.outcome).toEqual({ kind: 'approved_edited', at: one.updatedAt, day: outcomeDay(one.updatedAt), editRatio: ratio, factsChanged: ['number'], sender: senderDigest(one.from) });
     const list = (await (await call(d, '/api/tickets')).json()) as Array<{ id: string; outcome?: { kind: string } }>;
     expect(Object.fromEntries(list.map((t) => [t.id, t.outcome?.kind]))).toEqual({
       [asIs.id]: 'approved_as_is',

@@ -7,16 +7,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_PRICES } from '../../src/agent/prices.js';
 import type { AgentResult } from '../../src/agent/types.js';
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../../src/dev/smtp-receiver.js';
 import { createSmtpTransport, type SmtpTransport } from '../../src/mail/smtp-transport.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
-import { latencyBucket, replySeconds } from '../../src/tickets/insights.js';
+import { latencyBucket, readInsights, replySeconds } from '../../src/tickets/insights.js';
 import { OUTCOME_DAY_TTL_S, editRatio, outcomeKeys, senderDigest } from '../../src/tickets/outcome.js';
 import { approveTicket, rejectTicket } from '../../src/tickets/review.js';
-import { IllegalTransitionError, newTicket, type Ticket } from '../../src/tickets/ticket.js';
+import { IllegalTransitionError, newTicket, type Ticket, type TicketState } from '../../src/tickets/ticket.js';
 import { TicketConflictError, TicketStore } from '../../src/tickets/ticket-store.js';
 import { sendReply } from '../../jobs/send-reply.js';
 import { removePrefix } from '../support/pipeline.js';
@@ -53,10 +54,10 @@ interface Fixture {
   queues: Queues;
 }
 
-/** A store and queues under a fresh prefix, with a clock on {@link DAY}; keys removed after the test. */
-function fixture(): Fixture {
+/** A store and queues under a fresh prefix, with a clock from `start` (on {@link DAY}); keys removed after the test. */
+function fixture(start = `${DAY}T09:00:00Z`): Fixture {
   const prefix = `outc${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  let t = Date.parse(`${DAY}T09:00:00Z`);
+  let t = Date.parse(start);
   const store = new TicketStore(redis, { prefix, now: () => new Date((t += 1000)) });
   const queues = createQueues(redis, prefix);
   cleanups.push(async () => {
@@ -118,7 +119,7 @@ describe('outcomes', () => {
     expect((await send(f, t.id)).outcome).toBe('skipped');
 
     const sent = await f.store.require(t.id);
-    expect(sent.outcome).toEqual({ kind: 'auto_sent', at: sent.updatedAt });
+    expect(sent.outcome).toEqual({ kind: 'auto_sent', at: sent.updatedAt, day: DAY });
     expect(smtpServer.messages).toHaveLength(1);
     const c = await counts(f);
     expect(c.totals).toEqual({ auto_sent: '1' });
@@ -143,7 +144,7 @@ describe('outcomes', () => {
     const sent = await f.store.require(t.id);
     expect(sent.state).toBe('sent');
     // A review names its customer by a digest (trust counts one review per sender).
-    expect(sent.outcome).toEqual({ kind: 'approved_as_is', at: sent.updatedAt, editRatio: 0, sender: senderDigest(sent.from) });
+    expect(sent.outcome).toEqual({ kind: 'approved_as_is', at: sent.updatedAt, editRatio: 0, sender: senderDigest(sent.from), day: DAY });
     const c = await counts(f);
     expect(c.totals).toEqual({ approved_as_is: '1' });
     expect(c.histogram).toEqual({ count: '1', sum_e6: '0', 'le:0': '1' });
@@ -170,7 +171,7 @@ describe('outcomes', () => {
     expect(ratio).toBeGreaterThan(0.2);
     expect(ratio).toBeLessThan(0.4);
     expect(sent.approval).toEqual({ edited: true, editRatio: ratio });
-    expect(sent.outcome).toEqual({ kind: 'approved_edited', at: sent.updatedAt, editRatio: ratio, sender: senderDigest(sent.from) });
+    expect(sent.outcome).toEqual({ kind: 'approved_edited', at: sent.updatedAt, editRatio: ratio, sender: senderDigest(sent.from), day: DAY });
     const c = await counts(f);
     expect(c.totals).toEqual({ approved_edited: '1' });
     expect(c.histogram).toEqual({ count: '1', sum_e6: String(Math.round(ratio * 1e6)), 'le:0.4': '1' });
@@ -201,7 +202,7 @@ describe('outcomes', () => {
     const winners = results.filter((r) => r.outcome === 'rejected');
     expect(winners).toHaveLength(1);
     const rejected = await f.store.require(t.id);
-    expect(rejected.outcome).toEqual({ kind: 'rejected', at: rejected.updatedAt, reason: rejected.reason, sender: senderDigest(rejected.from) });
+    expect(rejected.outcome).toEqual({ kind: 'rejected', at: rejected.updatedAt, reason: rejected.reason, sender: senderDigest(rejected.from), day: DAY });
     expect(rejected.reason).toMatch(/^answered by phone/);
     expect((await counts(f)).totals).toEqual({ rejected: '1' });
   });
@@ -209,12 +210,12 @@ describe('outcomes', () => {
   it('records ignored with its reason, on creation and on transition; a reopened ticket loses it until it ends again', async () => {
     const f = fixture();
     const atIngest = await received(f, { state: 'ignored', reason: 'auto-reply: Auto-Submitted: auto-replied' });
-    expect(atIngest.outcome).toEqual({ kind: 'ignored', at: atIngest.createdAt, reason: 'auto-reply: Auto-Submitted: auto-replied' });
+    expect(atIngest.outcome).toEqual({ kind: 'ignored', at: atIngest.createdAt, reason: 'auto-reply: Auto-Submitted: auto-replied', day: DAY });
     expect((await f.store.require(atIngest.id)).outcome).toEqual(atIngest.outcome);
 
     const later = await received(f);
     const ignored = await f.store.transition(later.id, { to: 'ignored', actor: 'agent-worker', patch: { reason: 'list: List-Id' } });
-    expect(ignored.outcome).toEqual({ kind: 'ignored', at: ignored.updatedAt, reason: 'list: List-Id' });
+    expect(ignored.outcome).toEqual({ kind: 'ignored', at: ignored.updatedAt, reason: 'list: List-Id', day: DAY });
 
     // A person reopens it: no longer ended, so no outcome; rejecting it then records (and counts) that.
     const reopened = await f.store.transition(later.id, { from: ['ignored'], to: 'parked', actor: 'operator:anna', patch: { reason: 'reopened' } });
@@ -241,5 +242,94 @@ describe('outcomes', () => {
     const updated = await f.store.update(t.id, { reason: 'raw mail missing (checked)' });
     expect(updated.outcome).toEqual(failed.outcome);
     expect((await counts(f)).totals).toEqual({ failed: '1' });
+  });
+});
+
+const STARTED_ZONE = process.env.TZ;
+
+/** Runs this process in `zone` (as `TZ` does for every role) until the test's cleanup. */
+function useZone(zone: string): void {
+  process.env.TZ = zone;
+  cleanups.push(async () => {
+    if (STARTED_ZONE === undefined) delete process.env.TZ;
+    else process.env.TZ = STARTED_ZONE;
+  });
+}
+
+/** The non-empty day hashes around 26–27 November 2026, by day. */
+async function dayHashes(f: Fixture): Promise<Record<string, Record<string, string>>> {
+  const days = ['2026-11-25', '2026-11-26', '2026-11-27', '2026-11-28'];
+  const hashes = await Promise.all(days.map((d) => redis.hgetall(outcomeKeys(f.prefix).day(d))));
+  return Object.fromEntries(days.flatMap((d, i) => (Object.keys(hashes[i]!).length > 0 ? [[d, hashes[i]!]] : [])));
+}
+
+/** Leaves the stored outcome as every version before stored days wrote it: without `day` (counted on its UTC day). */
+async function storedWithoutDay(f: Fixture, id: string): Promise<void> {
+  const key = f.store.keys().ticket(id);
+  const doc = JSON.parse((await redis.hget(key, 'doc'))!) as Ticket;
+  delete (doc.outcome as { day?: string }).day;
+  await redis.hset(key, 'doc', JSON.stringify(doc));
+}
+
+describe('the day of an ending a person takes back', () => {
+  // 20:00 UTC on 26 November: still the 26th in UTC and New York, already the 27th (05:00) in Tokyo.
+  const ENDED_AT = '2026-11-26T20:00:00Z';
+
+  /** A ticket ended `how` at {@link ENDED_AT}, in the process's zone of the moment. */
+  async function ended(f: Fixture, how: 'ignored at ingest' | 'ignored' | 'failed'): Promise<Ticket> {
+    if (how === 'ignored at ingest') {
+      const ticket = newTicket({ messageId: `<i-${randomUUID()}@list.example>`, from: 'news@list.example', subject: 'Newsletter', question: 'q', actor: 'poller', state: 'ignored', reason: 'list: List-Id' }, new Date(ENDED_AT));
+      return (await f.store.createIfAbsent(ticket)).ticket;
+    }
+    const t = await received(f);
+    return f.store.transition(t.id, { to: how, actor: 'agent-worker', patch: { reason: how === 'failed' ? 'model unreachable' : 'bulk' } });
+  }
+
+  it.each<[string, string, string, 'ignored at ingest' | 'ignored' | 'failed', TicketState, string]>([
+    // [case, zone it was counted in, zone it is reopened in, how it ended, reopened to, the day it was counted on]
+    ['ignored under UTC (before the upgrade), reopened under Asia/Tokyo', 'UTC', 'Asia/Tokyo', 'ignored', 'parked', '2026-11-26'],
+    ['ignored at ingest under UTC, reopened under Asia/Tokyo', 'UTC', 'Asia/Tokyo', 'ignored at ingest', 'parked', '2026-11-26'],
+    ['ignored under Asia/Tokyo, reopened under UTC', 'Asia/Tokyo', 'UTC', 'ignored', 'parked', '2026-11-27'],
+    ['failed under America/New_York, answered again under Asia/Tokyo', 'America/New_York', 'Asia/Tokyo', 'failed', 'processing', '2026-11-26'],
+    ['failed under Asia/Tokyo, reopened under America/New_York', 'Asia/Tokyo', 'America/New_York', 'failed', 'parked', '2026-11-27'],
+  ])('%s: taken back on the day it was counted on', async (_case, countedIn, reopenedIn, how, to, day) => {
+    const f = fixture(ENDED_AT);
+    useZone(countedIn);
+    const ending = await ended(f, how);
+    const kind = ending.outcome!.kind;
+
+    useZone(reopenedIn);
+    await f.store.transition(ending.id, { from: [ending.state], to, actor: 'operator:kato' });
+    expect(await dayHashes(f)).toEqual({ [day]: { [kind]: '1', [`reopened:${kind}`]: '1' } });
+    const insights = await readInsights(redis, f.prefix, { days: 3, now: new Date('2026-11-27T12:00:00Z'), prices: DEFAULT_PRICES, timeZone: reopenedIn });
+    expect(insights.totals.outcomes[kind]).toBe(0);
+    // The outcome names the day it was counted on, as stored.
+    expect(ending.outcome?.day).toBe(day);
+  });
+
+  it('takes back an ending stored without its day (an older version counted it on its UTC day) on that UTC day', async () => {
+    const f = fixture(ENDED_AT);
+    useZone('UTC');
+    const ending = await ended(f, 'ignored');
+    await storedWithoutDay(f, ending.id);
+    expect((await f.store.require(ending.id)).outcome).not.toHaveProperty('day');
+
+    useZone('Asia/Tokyo');
+    await f.store.transition(ending.id, { from: ['ignored'], to: 'parked', actor: 'operator:kato' });
+    expect(await dayHashes(f)).toEqual({ '2026-11-26': { ignored: '1', 'reopened:ignored': '1' } });
+  });
+
+  it('counts the ticket\'s next ending on its own day, in the zone of the moment', async () => {
+    const f = fixture(ENDED_AT);
+    useZone('UTC');
+    const ending = await ended(f, 'ignored');
+    useZone('Asia/Tokyo');
+    await f.store.transition(ending.id, { from: ['ignored'], to: 'parked', actor: 'operator:kato' });
+    const rejected = await f.store.transition(ending.id, { from: ['parked'], to: 'rejected', actor: 'operator:kato', patch: { reason: 'spam after all' } });
+    expect(await dayHashes(f)).toEqual({
+      '2026-11-26': { ignored: '1', 'reopened:ignored': '1' },
+      '2026-11-27': { rejected: '1', 'rej:spam after all': '1' },
+    });
+    expect(rejected.outcome?.day).toBe('2026-11-27');
   });
 });

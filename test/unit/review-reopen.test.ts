@@ -3,9 +3,10 @@
  * unanswered), how the reopening reads on the ticket, that a reopened ticket is known as such later (its new draft
  * is always for a person), and how the insights take a reopened ticket's first ending back.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PRICES } from '../../src/agent/prices.js';
 import { REOPENED_FIELD_PREFIX, insightFieldsOnWrite, insightsFromDays } from '../../src/tickets/insights.js';
+import { countedDay, countedOutcome } from '../../src/tickets/outcome.js';
 import { reopenReason, reopenedFromIgnored, whyNotReopenable } from '../../src/tickets/review.js';
 import { canTransition, TICKET_STATES, type HistoryEntry } from '../../src/tickets/ticket.js';
 
@@ -79,5 +80,30 @@ describe('the insights of a reopened ticket', () => {
     expect(r.daily[0]!.outcomes).toMatchObject(firstDayOutcomes);
     expect(r.totals.outcomes).toMatchObject(outcomes);
     expect(r.totals.ended).toBe(ended);
+  });
+});
+
+describe('the day a reopening takes an ending back on', () => {
+  const STARTED_ZONE = process.env.TZ;
+  afterEach(() => {
+    if (STARTED_ZONE === undefined) delete process.env.TZ;
+    else process.env.TZ = STARTED_ZONE;
+  });
+  // 20:00 UTC on 26 November: the 26th in UTC and New York, the 27th in Tokyo.
+  const at = '2026-11-26T20:00:00.000Z';
+
+  it.each([
+    // [case, zone it was counted in, zone it is read back in, stored without its day, day]
+    ['counted under UTC, read under Asia/Tokyo', 'UTC', 'Asia/Tokyo', false, '2026-11-26'],
+    ['counted under Asia/Tokyo, read under UTC', 'Asia/Tokyo', 'UTC', false, '2026-11-27'],
+    ['counted under Asia/Tokyo, read under America/New_York', 'Asia/Tokyo', 'America/New_York', false, '2026-11-27'],
+    ['stored without its day (an older version: its UTC day), read under Asia/Tokyo', 'UTC', 'Asia/Tokyo', true, '2026-11-26'],
+    ['stored without its day, read under America/New_York', 'UTC', 'America/New_York', true, '2026-11-26'],
+  ])('%s', (_case, countedIn, readIn, withoutDay, day) => {
+    process.env.TZ = countedIn;
+    const { day: stored, ...old } = countedOutcome({ kind: 'ignored', at, reason: 'bulk' });
+    expect(stored).toBe(countedIn === 'Asia/Tokyo' ? '2026-11-27' : '2026-11-26');
+    process.env.TZ = readIn;
+    expect(countedDay(withoutDay ? old : { ...old, day: stored })).toBe(day);
   });
 });
