@@ -46,7 +46,6 @@ import {
   type ReplySignals,
 } from '../src/mail/classify.js';
 import { domainOf, isSameMailbox } from '../src/mail/addresses.js';
-import { quoteOriginal } from '../src/mail/compose-reply.js';
 import { MailParseError, parseInboundMail } from '../src/mail/parse.js';
 import { loadRaw } from '../src/mail/raw-store.js';
 import { isSharedMailDomain } from '../src/mail/shared-mail-domains.js';
@@ -56,6 +55,7 @@ import type { AnswerTicketData } from '../src/queues/payloads.js';
 import type { Queues } from '../src/queues/registry.js';
 import { foreignLinks, foreignLinksReason, type AllowedLinks } from '../src/tickets/foreign-links.js';
 import { replyBody } from '../src/tickets/outcome.js';
+import { knowledgeFound } from '../src/tickets/quote-omission.js';
 import { ANSWERING_STATES, claimQuestion, repeatedQuestionReason, takeOverQuestion } from '../src/tickets/repeated-question.js';
 import { rerunReason } from '../src/tickets/review.js';
 import { autoReplyBudget, recordAgentRun, recordAutoReplyBudget, type AgentRunBudget, type AgentRunLimits, type AutoReplyBudget, type AutoReplyLimits, type AutoReplyParties } from '../src/tickets/rate-limit.js';
@@ -250,8 +250,6 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
   // What no review mode sends without a person: no answer, one cut off, one leaking the model's reasoning…
   const readers = replyReaders(ticket, result, ourReplies, signals, config);
   const problem = draft ? (draftProblem(ticket.question, draft, result) ?? foreignLinksProblem(ticket, draft, readers)) : 'the agent produced an empty answer';
-  // Decided with the draft and written with it wherever it goes: an operator's approval sends it too.
-  const quoteOmitted = quoteOmission(ticket, readers) ?? null;
   let verdict = problem ? { send: false, reason: problem } : reviewVerdict(config.REVIEW_MODE, result);
   // A person asked for this draft from the review page or the API (`reviewBy`): it goes back to them, never out on its
   // own, whatever the mode; the checks before the agent, such as the repeated question, did not run on this rerun.
@@ -265,7 +263,7 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
       to: 'parked',
       actor: AGENT_WORKER_ACTOR,
       note: reason,
-      patch: { agent: result, draft: result.answer, quoteOmitted, reason },
+      patch: { agent: result, draft: result.answer, reason },
       current: ticket,
     });
     await learnGapsFrom({ store, redis: deps.redis, logger: log }, parked);
@@ -279,7 +277,7 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
   // mail may be a second copy of another ticket's. A person decides; the draft is kept, so sending it is one click.
   const hold = senderReviewReason(ticket, signals, config) ?? possibleCopyReview(ticket);
   if (hold) {
-    const parked = await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: hold.reason, patch: { agent: result, draft, quoteOmitted, reason: hold.reason }, current: ticket });
+    const parked = await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: hold.reason, patch: { agent: result, draft, reason: hold.reason }, current: ticket });
     await learnGapsFrom({ store, redis: deps.redis, logger: log }, parked);
     // The reason names addresses; info gets its kind only.
     log.info({ kind: hold.kind }, 'Draft parked: a person decides whether it goes out');
@@ -294,7 +292,7 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
   if (recorded.erased) throw new UnrecoverableError(`ticket ${ticketId} was erased on request; its draft is not stored`);
   if (!recorded.allowed) {
     const reason = rateLimitReason(ticket, recorded, config);
-    const parked = await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: reason, patch: { agent: result, draft, quoteOmitted, reason }, current: ticket });
+    const parked = await store.transition(ticketId, { from: ['processing'], to: 'parked', actor: AGENT_WORKER_ACTOR, note: reason, patch: { agent: result, draft, reason }, current: ticket });
     await learnGapsFrom({ store, redis: deps.redis, logger: log }, parked);
     log.info({ count: recorded.count, window: recorded.refusedBy }, 'Draft parked: auto-reply limit reached');
     return { outcome: 'parked', ticketId, reason, agentRun };
@@ -305,7 +303,7 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
     to: 'drafted',
     actor: AGENT_WORKER_ACTOR,
     note: verdict.reason,
-    patch: { agent: result, draft, quoteOmitted, reason: null },
+    patch: { agent: result, draft, reason: null },
     current: ticket,
   });
   try {
@@ -621,15 +619,14 @@ interface ReplyReaders {
 }
 
 function replyReaders(ticket: Ticket, result: AgentResult, ourReplies: readonly string[], signals: ReplySignals, config: AnswerTicketDeps['config']): ReplyReaders {
-  const found = result.subtasks.flatMap((s) => s.toolResults.flat().flatMap((call) => call.results.map((hit) => hit.content)));
-  const knowledge = [...found, ...ourReplies];
+  const knowledge = [...knowledgeFound(result), ...ourReplies];
   const recipient = ticket.replyTo || ticket.from;
   const toSender = isSameMailbox(recipient, ticket.from);
   // The From's address is the reader's own only when the reply goes back to it. To another mailbox, a draft that
   // points the reader at the From ("write to … to restore your account", an instruction the mail slipped to the
   // model) is the relay this check is for.
   const addresses = [...ourAddressesOf(config), recipient, ...(toSender ? [ticket.from] : [])];
-  return { allowed: { knowledge, trustedDomains: config.TRUSTED_LINK_DOMAINS, addresses }, recipient, toSender, vouched: senderVouchedFor(signals, config.AUTHSERV_ID) };
+  return { allowed: { knowledge, trustedDomains: config.TRUSTED_LINK_DOMAINS, addresses }, recipient, toSender, vouched: senderVouchedFor(signals, ownMailboxesOf(config)) };
 }
 
 /**
@@ -652,22 +649,6 @@ function foreignLinksProblem(ticket: Ticket, draft: string, readers: ReplyReader
   if (inSubject.length === 0) return undefined;
   const where = toSender ? `${recipient}, a sender no Authentication-Results of our receiving server vouch for,` : `${recipient} (not the sender),`;
   return foreignLinksReason(inSubject, `the subject, which the reply repeats to ${where}`);
-}
-
-/**
- * Why the reply leaves out the quoted original although it goes to the From itself ({@link Ticket.quoteOmitted}),
- * or undefined to keep it: no Authentication-Results of our receiving server vouch for the From, and the quote (the
- * text `quoteOriginal` makes of the mail, its attribution line with the name included) holds a link, address or
- * phone number nothing vouches for. Such a quote may be a forger's notice ("account suspended, confirm at …")
- * delivered from our address to the person whose address they put in From. A customer's mail without links, or one
- * the server authenticated, keeps its quote. To another mailbox the quote is left out anyway (compose-reply.ts).
- */
-function quoteOmission(ticket: Ticket, readers: ReplyReaders): string | undefined {
-  if (!readers.toSender || readers.vouched) return undefined;
-  const quote = quoteOriginal({ from: ticket.from, ...(ticket.fromName ? { fromName: ticket.fromName } : {}), text: ticket.question });
-  const foreign = foreignLinks(quote, readers.allowed);
-  if (foreign.length === 0) return undefined;
-  return `the sender is not authenticated (no Authentication-Results of our receiving server vouch for ${ticket.from}), and ${foreignLinksReason(foreign, 'the quoted mail')}`;
 }
 
 /** Adds the `send-reply` job of a drafted ticket; its id is fixed by the ticket's generation, so re-adding is a no-op. */

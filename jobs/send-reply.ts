@@ -30,6 +30,7 @@ import { composeReply, newMessageId, type OriginalMail } from '../src/mail/compo
 import { SmtpSendError, classifySmtpError, replyRecipientProblem, type SmtpTransport } from '../src/mail/smtp-transport.js';
 import { produce } from '../src/queues/connection.js';
 import type { SendReplyData } from '../src/queues/payloads.js';
+import { quoteOmission, type QuoteConfig, type QuotedTicket } from '../src/tickets/quote-omission.js';
 import { normalizeMessageId, type OutboundInfo, type Ticket } from '../src/tickets/ticket.js';
 import { TicketConflictError, type TicketStore } from '../src/tickets/ticket-store.js';
 import { MAYBE_SENT_REASON, SMTPUTF8_REASON, SMTP_REFUSED_REASON, approverOf } from '../src/tickets/review.js';
@@ -40,9 +41,15 @@ export type { SendReplyData };
 export const SENDER_ACTOR = 'sender';
 
 
+/**
+ * The configuration the sender reads: MAIL_FROM, and what decides whether a reply quotes the customer's mail
+ * ({@link QuoteConfig}). The sender role passes the whole configuration; see {@link quoteDecision} for less.
+ */
+export type SenderConfig = Pick<Config, 'MAIL_FROM'> & Partial<Omit<QuoteConfig, 'MAIL_FROM'>>;
+
 /** What the handler runs against. */
 export interface SendReplyDeps {
-  config: Pick<Config, 'MAIL_FROM'>;
+  config: SenderConfig;
   store: TicketStore;
   /** Producer connection of the store, so Redis outages surface as `RedisUnavailableError`. */
   redis: Redis;
@@ -123,21 +130,20 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
   const approvedBy = automatic ? undefined : approverOf(ticket);
   if (approvedBy) outbound.approvedBy = approvedBy;
   else delete outbound.approvedBy;
-  // Built before the claim (the claim changes nothing it reads), so a reply whose SMTP envelope would hold anything
-  // but the ticket's one recipient is parked before anything is claimed or sent: a ticket stored before its addresses
-  // were checked, an address that reads as two. No retry can change the address.
-  const mail = composeReply({
-    original: originalOf(ticket),
-    answer: ticket.draft,
-    from: deps.config.MAIL_FROM,
-    messageId: outbound.messageId,
-    automatic,
-  });
-  const unsendable = replyRecipientProblem(mail);
+  // Checked before the claim, so a reply whose SMTP envelope would hold anything but the ticket's one recipient is
+  // parked before anything is claimed or sent: a ticket stored before its addresses were checked, an address that
+  // reads as two. The addresses are no field a write can change, so the claimed ticket has the same recipient.
+  const unsendable = replyRecipientProblem(composeReply({ original: originalOf(ticket), answer: ticket.draft, from: deps.config.MAIL_FROM, messageId: outbound.messageId, automatic }));
   if (unsendable) {
     await park(store, ticket.id, from, unsendable, log);
     throw new UnrecoverableError(unsendable);
   }
+  // Whether the quote goes is decided here, for every reply (automatic, approved, written by a person on a ticket the
+  // agent never drafted), from the ticket itself. Only the knowledge the agent found can vouch for more than the
+  // ticket's own fields, and its result is the ticket's largest part: it is read only when the quote would be left
+  // out without it, and before the claim, so that no read can fail between the claim and the send. Nothing but the
+  // agent worker's transitions writes it, so the claimed version has the same.
+  const agent = quoteDecision(ticket, deps.config) ? (await produce(deps.redis, () => store.get(ticket.id)))?.agent : undefined;
   // 2. The claim, in the same atomic write.
   let claimed: Ticket;
   try {
@@ -157,6 +163,17 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
     throw err;
   }
   await store.linkMessageId(outbound.messageId, ticket.id);
+
+  // Composed from the ticket as claimed: a claim retried on a newer version (a field written since the read above)
+  // sends that version's draft, never the copy read before it.
+  const quoteOmitted = quoteDecision(agent ? { ...claimed, agent } : claimed, deps.config);
+  const mail = composeReply({
+    original: originalOf(claimed, quoteOmitted),
+    answer: claimed.draft ?? '',
+    from: deps.config.MAIL_FROM,
+    messageId: outbound.messageId,
+    automatic,
+  });
 
   let response: string;
   let raw: Buffer;
@@ -180,7 +197,7 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
     note: response,
     patch: { outbound: { ...outbound, sentAt: new Date().toISOString(), smtpResponse: response }, reason: null },
   });
-  log.info({ messageId: outbound.messageId, response, automatic }, 'Reply sent');
+  log.info({ messageId: outbound.messageId, response, automatic, quoteOmitted: quoteOmitted !== undefined }, 'Reply sent');
   if (deps.sentCopy && kept) {
     try {
       await deps.sentCopy.queue(sent);
@@ -275,11 +292,29 @@ async function park(store: TicketStore, ticketId: string, from: Ticket['state'],
 }
 
 /**
- * What {@link composeReply} needs of the customer's mail, from the ticket. The Message-ID is the mail's own: the
- * ticket's key, or, for a ticket keyed apart because another mail already held that id, `mailMessageId`; none for
- * mail that had none (and for tickets keyed apart before `mailMessageId` was stored).
+ * {@link quoteOmission} under the sender's configuration. A caller that passes less than the whole configuration (a
+ * test's `{ MAIL_FROM }`) gets the strict reading: no group, no trusted domains, and, with AUTHSERV_ID not given at
+ * all, no sender vouched for: a missing AUTHSERV_ID is not known to be empty, and an empty one trusts the topmost
+ * Authentication-Results whoever wrote it.
  */
-export function originalOf(ticket: Ticket): OriginalMail {
+function quoteDecision(ticket: QuotedTicket, config: SenderConfig): string | undefined {
+  const quoteConfig: QuoteConfig = {
+    MAIL_FROM: config.MAIL_FROM,
+    SUPPORT_ADDRESSES: config.SUPPORT_ADDRESSES ?? [],
+    SUPPORT_GROUP_ADDRESSES: config.SUPPORT_GROUP_ADDRESSES ?? [],
+    AUTHSERV_ID: config.AUTHSERV_ID ?? [],
+    TRUSTED_LINK_DOMAINS: config.TRUSTED_LINK_DOMAINS ?? [],
+  };
+  return quoteOmission(config.AUTHSERV_ID === undefined ? { ...ticket, replySignals: undefined } : ticket, quoteConfig);
+}
+
+/**
+ * What {@link composeReply} needs of the customer's mail, from the ticket, and why its quote is left out when the
+ * sender decided so ({@link quoteOmission}). The Message-ID is the mail's own: the ticket's key, or, for a ticket
+ * keyed apart because another mail already held that id, `mailMessageId`; none for mail that had none (and for
+ * tickets keyed apart before `mailMessageId` was stored).
+ */
+export function originalOf(ticket: Ticket, quoteOmitted?: string): OriginalMail {
   const messageId = ownMessageId(ticket);
   return {
     ...(messageId ? { messageId } : {}),
@@ -292,7 +327,7 @@ export function originalOf(ticket: Ticket): OriginalMail {
     // The mail's Date header, or when it reached us for one without.
     date: ticket.mailDate ?? ticket.createdAt,
     text: ticket.question,
-    ...(ticket.quoteOmitted ? { quoteOmitted: ticket.quoteOmitted } : {}),
+    ...(quoteOmitted ? { quoteOmitted } : {}),
   };
 }
 

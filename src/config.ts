@@ -523,7 +523,7 @@ export const VARIABLES = {
     schema: authservIdList,
     default: '',
     description:
-      'Comma-separated authserv-ids of the server that receives the support mail (the first word of the Authentication-Results it writes on top of every mail, e.g. mx.google.com for Gmail and Google Workspace); only such a verdict admits mail as through SUPPORT_GROUP_ADDRESSES, and only its pass vouches for a From (else a link in the quoted mail or the subject keeps it out of an automatic reply: README, Security). Empty: none admits group mail, and the topmost Authentication-Results vouches whoever wrote it',
+      'Comma-separated authserv-ids of the server that receives the support mail (the first word of the Authentication-Results it writes on top of every mail, e.g. mx.google.com for Gmail and Google Workspace); only such a verdict admits mail as through SUPPORT_GROUP_ADDRESSES, and only its pass vouches for a From (else a link in the subject parks the draft, and one in the quoted mail leaves the quote out of the reply: README, Security). Empty: none admits group mail, and the topmost Authentication-Results vouches whoever wrote it',
     sensitive: false,
     group: 'mail',
   },

@@ -957,22 +957,25 @@ function signingDomain(result: AuthenticationResult): string {
  * True when the receiving server's Authentication-Results say the From domain is authentic: `dmarc=pass` (for the
  * From's domain, when the result names it in `header.from`), `dkim=pass` signed by a domain aligned with the From's
  * ({@link isAlignedWith}: a mail service's signature for itself proves nothing about the From), or `spf=pass` for an
- * envelope sender (`smtp.mailfrom`) aligned with it. Read from the receiving server's field only, as the own-group
- * check reads it: the topmost (the server adds its own above whatever the mail arrived with), and, with
- * `authservIds` (AUTHSERV_ID) given, only when that field is written by one of them. A pass lower down, or in a
- * field by another authserv-id, is the sender's own writing. Without AUTHSERV_ID a server that writes no field of
- * its own leaves the sender's topmost field to be read: the limit the README names.
+ * envelope sender (`smtp.mailfrom`) aligned with it; and, for mail that came through our own group, what
+ * {@link forgedSenderDetail} accepts there: the ARC seal our server verified saying DMARC passed for the From's domain
+ * when the mail reached the group ({@link groupSealedDmarcPass}; a customer whose domain only monitors DMARC, whose
+ * signature the group's footer broke). Read from the receiving server's field only, as the own-group check reads it:
+ * the topmost (the server adds its own above whatever the mail arrived with), and, with AUTHSERV_ID
+ * (`mailboxes.authservIds`) given, only when that field is written by one of them. A pass lower down, or in a field by
+ * another authserv-id, is the sender's own writing. Without AUTHSERV_ID a server that writes no field of its own
+ * leaves the sender's topmost field to be read: the limit the README names.
  *
  * False when nothing vouches: no field, no From, soft or no results. Such a sender's words (subject, quoted text)
- * may be a stranger's put under a victim's address; the agent worker reads them as such.
+ * may be a stranger's put under a victim's address; the agent worker and the sender read them as such.
  */
-export function senderVouchedFor(mail: Pick<ClassifiableMail, 'from' | 'headers'>, authservIds: readonly string[] = []): boolean {
+export function senderVouchedFor(mail: ClassifiableMail, mailboxes: OwnMailboxes): boolean {
   const fromDomain = mail.from?.address ? domainOf(mail.from.address) : '';
   const topmost = mail.headers['authentication-results']?.[0];
   if (fromDomain === '' || topmost === undefined) return false;
-  const ids = authservIds.map((id) => id.toLowerCase());
+  const ids = (mailboxes.authservIds ?? []).map((id) => id.toLowerCase());
   if (ids.length > 0 && !ids.includes(authservIdOf(topmost))) return false;
-  return authenticationResults(topmost).some((r) => r.result === 'pass' && vouchesFor(r, fromDomain));
+  return authenticationResults(topmost).some((r) => r.result === 'pass' && vouchesFor(r, fromDomain)) || groupSealedDmarcPass(mail, mailboxes, topmost);
 }
 
 /** Whether one passing result is about the From's domain: DMARC for it, DKIM or SPF for a domain aligned with it. */

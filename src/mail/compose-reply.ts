@@ -1,7 +1,7 @@
 /**
  * Builds the reply mail for a ticket: recipients, a non-stacking `Re:` subject, RFC 5322 threading headers, a UTF-8
  * text body with the original quoted below the answer (under a dated attribution line in the reply's language) when
- * the reply goes to the sender's own mailbox and the agent worker did not leave the quote out, and RFC 3834
+ * the reply goes to the sender's own mailbox and the sender did not decide to leave the quote out, and RFC 3834
  * `Auto-Submitted` when no person approved it. The recipient is one address, its display name kept apart.
  */
 import { randomUUID } from 'node:crypto';
@@ -26,8 +26,9 @@ export interface OriginalMail {
   /** The customer's text as received (quoted below the answer when the reply goes to `from` itself). */
   text: string;
   /**
-   * Why the quote is left out of a reply to `from` itself (the ticket's `quoteOmitted`): the agent
-   * worker found a link, address or phone number nothing vouches for in the words of a sender nothing authenticates.
+   * Why the quote is left out of a reply to `from` itself: the sender's decision when it sends
+   * (`quoteOmission`, src/tickets/quote-omission.ts), a link, address or phone number nothing vouches for in the
+   * words of a sender nothing authenticates.
    */
   quoteOmitted?: string;
 }
@@ -226,7 +227,7 @@ export function composeReply(input: ComposeReplyInput): ReplyMail {
   // can tell such prose from a real question (a link check misses a notice without links, and the name), so the quote
   // is left out there, whoever allowed the reply (a trusted domain, the same company domain, an operator); the answer
   // stands on its own and the headers thread it. To the From itself it stays: the customer sees what they asked.
-  // To the From itself it is left out too where the agent worker decided so (OriginalMail.quoteOmitted).
+  // To the From itself it is left out too where the sender decided so (OriginalMail.quoteOmitted).
   const quoted = (!original.replyTo || isSameMailbox(original.replyTo, original.from)) && !original.quoteOmitted;
   const recipient = recipientOf(original);
   const language = replyLanguage(input.answer);

@@ -71,6 +71,7 @@ import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import type { QaSearch } from '../search/types.js';
 import { priceTable } from '../agent/prices.js';
 import type { RerunDeps, ReviewDeps } from '../tickets/review.js';
+import type { QuoteConfig } from '../tickets/quote-omission.js';
 import { apiRequestGuard, BULL_BOARD_CSP, REVIEW_CSP, sameOriginGuard, securityHeaders } from './security.js';
 import { REVIEW_CSS, STYLESHEET_PATH } from './styles.js';
 import { checkTimeZone, renderGapsSection, renderMessagePage } from './views.js';
@@ -82,7 +83,8 @@ export const BULL_BOARD_PATH = '/admin/queues';
 export type DashboardConfig = Pick<
   Config,
   'DASHBOARD_AUTH' | 'DASHBOARD_USER' | 'DASHBOARD_PASSWORD' | 'DASHBOARD_TRUST_PROXY' | 'METRICS_TOKEN' | 'QUEUE_PREFIX' | 'SENDER_ATTEMPTS' | 'AGENT_ATTEMPTS' | 'IMAP_POLL_INTERVAL_MS' | 'LLM_PRICES'
->;
+> &
+  QuoteConfig;
 
 /** Everything the dashboard works with. */
 export interface DashboardDeps {
@@ -221,6 +223,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     store: deps.store,
     redis: deps.redis,
     prefix: deps.config.QUEUE_PREFIX,
+    quoting: deps.config,
     review,
     rerun,
     maintenance: deps.queues.maintenance,

@@ -12,6 +12,7 @@ import { removeInvisible } from '../mail/invisible.js';
 import { parseInboundMail } from '../mail/parse.js';
 import { RAW_REF_SCHEME, loadRaw } from '../mail/raw-store.js';
 import type { Queues } from '../queues/registry.js';
+import { quoteOmission, type QuoteConfig } from '../tickets/quote-omission.js';
 import { TICKET_ID_PATTERN, TICKET_STATES, type Ticket } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { ANONYMOUS_OPERATOR, type CsrfTokens } from './auth.js';
@@ -43,6 +44,11 @@ export interface ReviewPageDeps {
   logger: Logger;
   /** The learned answers, to name the ticket that taught a learned pair among a ticket's sources. */
   learned?: Pick<LearnedAnswerStore, 'pair'>;
+  /**
+   * What decides whether a reply quotes the customer's mail: the page shows the sender's decision
+   * ({@link quoteOmission}) beside the draft, before anyone approves it.
+   */
+  quoting: QuoteConfig;
   /**
    * What is wrong with the deployment now, one sentence each, for red banners on the start page: the failing
    * `/readyz` checks of the poller, the agent workers and the senders (their details), and the indexes whose last
@@ -256,7 +262,18 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
       ]);
       return {
         status: 200,
-        html: renderTicketDetail({ ticket, mailText: mail.text, mailTextNote: mail.note, learnedSources, now: deps.now(), csrfToken: csrfToken(user), user, flash, timeZone: deps.timeZone }),
+        html: renderTicketDetail({
+          ticket,
+          mailText: mail.text,
+          mailTextNote: mail.note,
+          learnedSources,
+          quoteOmitted: quoteOmission(ticket, deps.quoting),
+          now: deps.now(),
+          csrfToken: csrfToken(user),
+          user,
+          flash,
+          timeZone: deps.timeZone,
+        }),
       };
     },
 

@@ -436,6 +436,11 @@ export interface TicketDetailView {
    * removed since).
    */
   learnedSources?: ReadonlyMap<string, string | null> | undefined;
+  /**
+   * Why the reply will leave out the customer's mail although it goes to the From (the sender's decision,
+   * `quoteOmission` in src/tickets/quote-omission.ts); undefined when it quotes it, or goes to another mailbox.
+   */
+  quoteOmitted?: string | undefined;
   now: Date;
   csrfToken: string;
   user: string | undefined;
@@ -600,7 +605,16 @@ function renderCloseUndeliverable(ticket: Ticket, csrfToken: string): SafeHtml {
   }</p>`;
 }
 
-function renderDecision(ticket: Ticket, csrfToken: string, timeZone: string | undefined): SafeHtml {
+/**
+ * Beside a reply still to go out (parked, drafted, approved): that it will not quote the customer's mail, and why. A
+ * reply that went out is in the Sent folder as it was sent; the decision is the sender's, taken when it sends.
+ */
+function renderQuoteNotice(ticket: Ticket, quoteOmitted: string | undefined): SafeHtml | null {
+  if (!quoteOmitted || !['parked', 'drafted', 'approved'].includes(ticket.state)) return null;
+  return html`<p class="warning small" id="quote-omitted">The customer's mail will not be quoted in the reply: ${quoteOmitted}</p>`;
+}
+
+function renderDecision(ticket: Ticket, csrfToken: string, timeZone: string | undefined, quoteOmitted: string | undefined): SafeHtml {
   if (ticket.state === 'ignored') {
     return html`<section class="card">
   <h2>No reply</h2>
@@ -612,6 +626,7 @@ function renderDecision(ticket: Ticket, csrfToken: string, timeZone: string | un
     return html`<section class="card">
   <h2>Reply</h2>
   <p class="muted">This ticket is <span class="badge ${badgeClass(ticket.state)}">${ticket.state}</span>; only parked tickets can be approved or rejected.</p>
+  ${renderQuoteNotice(ticket, quoteOmitted)}
   ${ticket.draft ? html`<pre class="text">${ticket.draft}</pre>` : null}
   ${ticket.replyBounce && !ticket.replyBounce.acknowledged ? renderCloseUndeliverable(ticket, csrfToken) : null}
 </section>`;
@@ -620,6 +635,7 @@ function renderDecision(ticket: Ticket, csrfToken: string, timeZone: string | un
   return html`<section class="card">
   <h2>Draft reply</h2>
   ${renderMaybeSentWarning(uncertain, timeZone)}
+  ${renderQuoteNotice(ticket, quoteOmitted)}
   <form method="post" action="/tickets/${ticket.id}/approve">
     ${csrfField(csrfToken)}
     ${seenField(ticket)}
@@ -703,7 +719,7 @@ ${t.replyBounce ? html`<div class="flash bad" role="alert">Our reply did not arr
     ${view.mailTextNote ? html`<p class="small muted">${view.mailTextNote}</p>` : null}
     <pre class="text">${view.mailText ?? t.question}</pre>
   </section>
-  ${renderDecision(t, view.csrfToken, zone)}
+  ${renderDecision(t, view.csrfToken, zone, view.quoteOmitted)}
 </div>
 ${renderAgent(t, view.learnedSources)}
 <section class="card">

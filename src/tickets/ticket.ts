@@ -313,13 +313,6 @@ export interface Ticket {
   agent?: AgentResult;
   /** The reply text to send: the agent's answer, or a person's edit of it. */
   draft?: string;
-  /**
-   * Why the reply leaves out the quoted original although it goes to the From itself, written with the draft by the
-   * agent worker: no Authentication-Results of the receiving server vouch for the From, and the quoted text (or the
-   * name above it) holds a link, address or phone number nothing vouches for, so it may be a stranger's words under a
-   * victim's address. The sender honours it for automatic and approved replies alike; absent, the quote stays.
-   */
-  quoteOmitted?: string;
   /** Our reply's Message-ID and delivery record; absent until a reply is prepared for sending. */
   outbound?: OutboundInfo;
   /**
@@ -343,7 +336,7 @@ export interface Ticket {
 }
 
 /** Fields a caller may change without a state change (and alongside one). `null` removes the field. */
-export const PATCHABLE_FIELDS = ['reason', 'draft', 'quoteOmitted', 'agent', 'outbound', 'rawRef', 'attachments', 'approval'] as const;
+export const PATCHABLE_FIELDS = ['reason', 'draft', 'agent', 'outbound', 'rawRef', 'attachments', 'approval'] as const;
 /** A field of {@link PATCHABLE_FIELDS}. */
 export type PatchableField = (typeof PATCHABLE_FIELDS)[number];
 /** A change of non-state fields; a `null` value removes an optional field. */

@@ -7,9 +7,12 @@
  * authentication, and one the receiving server authenticated whatever it holds.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sendReply } from '../../jobs/send-reply.js';
 import { parseConfig } from '../../src/config.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
+import { quoteOmission } from '../../src/tickets/quote-omission.js';
 import { approveTicket } from '../../src/tickets/review.js';
+import type { TicketStore } from '../../src/tickets/ticket-store.js';
 import { buildMail, customerMessageId, ingest, pipelineEnv, removePrefix, startPipelineServers, startRoles, waitForState, type PipelineServers, type RunningRoles } from '../support/pipeline.js';
 
 let servers: PipelineServers;
@@ -28,9 +31,9 @@ afterAll(async () => {
   await servers?.stop();
 });
 
-async function run(overrides: Record<string, string> = {}): Promise<RunningRoles> {
+async function run(overrides: Record<string, string> = {}, roles: Parameters<typeof startRoles>[1] = {}): Promise<RunningRoles> {
   const config = parseConfig(pipelineEnv(servers, { REVIEW_MODE: 'auto', ...overrides }));
-  const running = await startRoles(config);
+  const running = await startRoles(config, roles);
   cleanups.push(async () => {
     await running.stop();
     await removePrefix(servers.redis.url, config.QUEUE_PREFIX);
@@ -38,10 +41,11 @@ async function run(overrides: Record<string, string> = {}): Promise<RunningRoles
   return running;
 }
 
-async function approve(running: RunningRoles, ticketId: string): Promise<void> {
+/** Approves the parked ticket as it is, or with the reply a person wrote. */
+async function approve(running: RunningRoles, ticketId: string, reply?: string): Promise<void> {
   const queues = await running.services.queues();
   const deps = { store: running.store, redis: await running.services.producer(), outbound: queues.outbound, config: running.services.config, tuning: running.services.tuning };
-  expect((await approveTicket(deps, { ticketId, operator: 'test' })).outcome).toBe('approved');
+  expect((await approveTicket(deps, { ticketId, operator: 'test', ...(reply ? { reply } : {}) })).outcome).toBe('approved');
 }
 
 const OURS = 'mx.helpdesk.test';
@@ -67,7 +71,7 @@ describe('a forged From that no verdict fails', () => {
     expect(parked.reason).toBe(
       `the subject, which the reply repeats to victim@bank.example, a sender no Authentication-Results of our receiving server vouch for, contains links, addresses or phone numbers that are neither in the knowledge the agent found nor trusted (TRUSTED_LINK_DOMAINS): ${LINK}`,
     );
-    expect(parked.quoteOmitted).toBe(
+    expect(quoteOmission(parked, running.services.config)).toBe(
       `the sender is not authenticated (no Authentication-Results of our receiving server vouch for victim@bank.example), and the quoted mail contains links, addresses or phone numbers that are neither in the knowledge the agent found nor trusted (TRUSTED_LINK_DOMAINS): ${LINK}`,
     );
     expect(servers.smtp.attempts).toHaveLength(0);
@@ -87,7 +91,7 @@ describe('a forged From that no verdict fails', () => {
     const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: FORGED_FROM, subject: '二段階認証について', headers, body: PHISHING_BODY }));
     const sent = await waitForState(running.store, ticketId, ['parked', 'sent', 'ignored'], 60_000);
     expect(sent.state, sent.reason).toBe('sent');
-    expect(sent.quoteOmitted).toMatch(/^the sender is not authenticated/);
+    expect(quoteOmission(sent, running.services.config)).toMatch(/^the sender is not authenticated/);
     const [reply] = await servers.smtp.waitFor(1);
     expect(reply!.envelope.to).toEqual(['victim@bank.example']);
     expect(reply!.text).toContain(sent.draft!.trim());
@@ -97,13 +101,70 @@ describe('a forged From that no verdict fails', () => {
   });
 });
 
+// The decision is the sender's, made when it sends: a ticket parked before the agent ever drafted (over the agent-run
+// limit, as a forger gets by sending more than AGENT_RUN_LIMIT_PER_HOUR mails under the victim's From; the repeated
+// question, the auto-reply limit, SPAM_ACTION=park, a reopened ignored mail) has no draft to decide it with.
+describe('a forged From parked before the agent, answered by a person', () => {
+  it('the reply a person writes and approves goes without the quote', async () => {
+    const running = await run({ AGENT_RUN_LIMIT_PER_HOUR: '0' });
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: FORGED_FROM, subject: '二段階認証について', body: PHISHING_BODY }));
+    const parked = await waitForState(running.store, ticketId, ['parked', 'sent', 'ignored'], 60_000);
+    expect(parked.state).toBe('parked');
+    expect(parked.reason).toMatch(/^agent-run limit reached/);
+    expect(parked.agent).toBeUndefined();
+
+    const written = '設定画面の「セキュリティ」から有効にできます。';
+    await approve(running, ticketId, written);
+    expect((await waitForState(running.store, ticketId, ['sent', 'parked'])).state).toBe('sent');
+    const [reply] = await servers.smtp.waitFor(1);
+    expect(reply!.envelope.to).toEqual(['victim@bank.example']);
+    expect(reply!.text).toContain(written);
+    expect(reply!.text).not.toContain('xyz-account-verify.example');
+    expect(reply!.text).not.toContain('アカウントが停止されます');
+    expect(reply!.text).not.toContain('XYZ Support Security');
+  });
+});
+
+// The sender reads the ticket, checks its recipient, then claims it; a claim that lost a race with a change of the
+// ticket's fields alone (its state and history as read) is retried on the newer version. What goes out is that
+// version's: the reply is composed from the ticket as claimed, never from the copy read before.
+describe('the sender composes from the ticket it claimed', () => {
+  it('a draft changed between the read and the claim: the changed draft goes out', async () => {
+    const running = await run({}, { sender: false });
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'Taro <taro@customer.example>', subject: '二段階認証について', body: QUESTION }));
+    const drafted = await waitForState(running.store, ticketId, ['drafted', 'parked', 'ignored'], 60_000);
+    expect(drafted.state, drafted.reason).toBe('drafted');
+
+    const edited = '山田様\n\n設定画面の「セキュリティ」から有効にできます（修正版）。';
+    const store = running.store;
+    let raced = false;
+    // The store as the sender sees it: right after its first read, another writer changes the draft.
+    const racing = Object.create(store) as TicketStore;
+    racing.get = async (id, options) => {
+      const read = await store.get(id, options);
+      if (!raced) {
+        raced = true;
+        await store.update(id, { draft: edited });
+      }
+      return read;
+    };
+    const deps = { config: running.services.config, store: racing, redis: await running.services.producer(), smtp: running.services.smtp() };
+    expect(await sendReply({ ticketId }, deps, { attemptsMade: 0, attempts: 1 })).toMatchObject({ outcome: 'sent' });
+    expect(raced).toBe(true);
+    const [reply] = await servers.smtp.waitFor(1);
+    expect(reply!.text).toContain('（修正版）');
+    expect(reply!.text).not.toContain(drafted.draft!.trim());
+    expect((await store.require(ticketId)).draft).toBe(edited);
+  });
+});
+
 describe('a customer\'s mail keeps its quote', () => {
   it('unauthenticated, without a link: quoted as before', async () => {
     const running = await run();
     const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'Taro <taro@customer.example>', subject: '二段階認証について', body: QUESTION }));
     const ticket = await waitForState(running.store, ticketId, ['parked', 'sent'], 60_000);
     expect(ticket.state, ticket.reason).toBe('sent');
-    expect(ticket.quoteOmitted).toBeUndefined();
+    expect(quoteOmission(ticket, running.services.config)).toBeUndefined();
     const [reply] = await servers.smtp.waitFor(1);
     expect(reply!.text).toMatch(/Taro <taro@customer\.example>:\n> 二段階認証の設定方法を教えてください。/);
   });
@@ -120,7 +181,7 @@ describe('a customer\'s mail keeps its quote', () => {
     );
     const ticket = await waitForState(running.store, ticketId, ['parked', 'sent'], 60_000);
     expect(ticket.state, ticket.reason).toBe('sent');
-    expect(ticket.quoteOmitted).toBeUndefined();
+    expect(quoteOmission(ticket, running.services.config)).toBeUndefined();
     const [reply] = await servers.smtp.waitFor(1);
     expect(reply!.subject).toBe(`Re: 二段階認証について ${LINK}`);
     expect(reply!.text).toContain(`XYZ Bank <victim@bank.example>:\n> ${QUESTION}`);

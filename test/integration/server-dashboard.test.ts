@@ -20,6 +20,7 @@ import { mailboxStateKey, readPollerStatus } from '../../src/runtime/poller.js';
 import { readRoleStatus, roleStatusKey } from '../../src/runtime/role-status.js';
 import { recordReindexOutcome } from '../../src/runtime/reindex-outcome.js';
 import { rawRefFor, saveRaw } from '../../src/mail/raw-store.js';
+import type { ReplySignals } from '../../src/mail/classify.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { answerJobId, sendJobId } from '../../src/queues/job-options.js';
 import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
@@ -187,6 +188,8 @@ interface ParkedSpec {
   /** The mail text the poller stores on the ticket (absent: a ticket from before it did). */
   mailText?: string;
   attachments?: AttachmentSummary[];
+  /** What the poller recorded of the mail's headers (absent: nothing vouches for the sender). */
+  replySignals?: ReplySignals;
 }
 
 /** A ticket parked by the agent worker with a draft, as the pipeline leaves it. */
@@ -210,6 +213,7 @@ async function parkedTicket(d: Dashboard, spec: ParkedSpec = {}): Promise<Ticket
       ...(withRaw ? { rawRef: rawRefFor(d.prefix, id) } : {}),
       ...(spec.mailText !== undefined ? { mailText: spec.mailText } : {}),
       ...(spec.attachments ? { attachments: spec.attachments } : {}),
+      ...(spec.replySignals ? { replySignals: spec.replySignals } : {}),
     }),
   );
   await d.store.transition(id, { to: 'processing', actor: 'agent-worker' });
@@ -670,6 +674,29 @@ describe('review page', () => {
     expect(fallback).toContain('The agent has not run on this ticket.');
     expect((await call(d, `/tickets/${'a'.repeat(64)}`)).status).toBe(404);
     expect((await call(d, '/tickets/whatever')).status).toBe(404);
+  });
+
+  // The sender decides when it sends whether the reply quotes the customer's mail; the operator sees that decision
+  // beside the draft before approving: a sender nothing authenticates whose mail holds a link is a forger's notice
+  // as far as anyone can tell.
+  it('says beside the draft when the customer\'s mail will not be quoted in the reply, and why', async () => {
+    const d = await startDashboard();
+    const body = '二段階認証の設定方法を教えてください。\n24時間以内に https://xyz-account-verify.example/login で確認してください。';
+    const unvouched = await parkedTicket(d, { body });
+    const page = await (await call(d, `/tickets/${unvouched.id}`)).text();
+    const notice = `<p class="warning small" id="quote-omitted">The customer's mail will not be quoted in the reply: the sender is not authenticated (no Authentication-Results of our receiving server vouch for ${unvouched.from}), and the quoted mail contains links, addresses or phone numbers that are neither in the knowledge the agent found nor trusted (TRUSTED_LINK_DOMAINS): https://xyz-account-verify.example/login</p>`;
+    expect(page).toContain(notice);
+    // Beside the draft it is about, inside the decision's form.
+    expect(page.indexOf(notice)).toBeGreaterThan(page.indexOf('<h2>Draft reply</h2>'));
+    expect(page.indexOf(notice)).toBeLessThan(page.indexOf('<textarea id="reply"'));
+
+    // Quoted as always: a mail without a link, and one whose sender our receiving server vouched for.
+    const plain = await parkedTicket(d);
+    const authenticated = await parkedTicket(d, {
+      body,
+      replySignals: { from: { address: 'x@customer.example', name: '' }, replyTo: undefined, contentType: 'text/plain', headers: { 'authentication-results': ['mx.helpdesk.test; dmarc=pass header.from=customer.example'] } },
+    });
+    for (const t of [plain, authenticated]) expect(await (await call(d, `/tickets/${t.id}`)).text(), t.question).not.toContain('will not be quoted');
   });
 
   it('approves through the form with the edits and redirects to a page saying so', async () => {

@@ -290,23 +290,23 @@ describe('the recipient of a reply', () => {
   });
 });
 
-// A sender nothing authenticates may not have written the mail: the agent worker decides to leave a quote holding a
-// link out (Ticket.quoteOmitted), and the sender honours it for automatic and approved replies alike.
-describe('a quote the agent worker left out', () => {
+// A sender nothing authenticates may not have written the mail: the sender decides when it sends whether a quote
+// holding a link is left out (src/tickets/quote-omission.ts) and hands the reason on, for automatic and approved
+// replies alike.
+describe('a quote the sender leaves out', () => {
   const base = { messageId: '<q8@cust.example>', from: 'victim@bank.example', fromName: 'XYZ Support Security', subject: 'q', question: 'Confirm at https://xyz-account-verify.example/login', actor: 'test' };
 
   it.each([
     ['an automatic reply', true],
     ['an approved reply', false],
   ])('is left out of %s', (_case, automatic) => {
-    const omitted = { ...newTicket(base), quoteOmitted: 'the sender is not authenticated' };
-    const mail = composeReply({ original: originalOf(omitted), answer: '設定手順は次のとおりです。', from: 'support@support.example', messageId: '<r13@support.example>', automatic });
+    const mail = composeReply({ original: originalOf(newTicket(base), 'the sender is not authenticated'), answer: '設定手順は次のとおりです。', from: 'support@support.example', messageId: '<r13@support.example>', automatic });
     expect(mail.text).toBe('設定手順は次のとおりです。\n');
     expect(mail.to).toBe('victim@bank.example');
   });
 
-  it('stays in a reply to a ticket without the decision', () => {
-    const mail = composeReply({ original: originalOf(newTicket(base)), answer: 'x', from: 'support@support.example', messageId: '<r14@support.example>', automatic: true });
+  it('stays in a reply nothing decided to leave it out of', () => {
+    const mail = composeReply({ original: originalOf(newTicket(base), undefined), answer: 'x', from: 'support@support.example', messageId: '<r14@support.example>', automatic: true });
     expect(mail.text).toContain('> Confirm at https://xyz-account-verify.example/login');
   });
 });

@@ -4,16 +4,19 @@
  * topmost, and with AUTHSERV_ID one written by it. A pass the sender could have written vouches for nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { replySignalsOf, senderVouchedFor } from '../../src/mail/classify.js';
+import { replySignalsOf, senderVouchedFor, type OwnMailboxes } from '../../src/mail/classify.js';
 
 const FROM = 'taro@shop.example';
 const OURS = 'mx.helpdesk.test';
 
 /** The mail as the reply decision reads it: a From and its Authentication-Results fields, topmost first. */
-function mail(fields: readonly string[], from = FROM) {
-  const headers: Record<string, string[]> = fields.length > 0 ? { 'authentication-results': [...fields] } : {};
+function mail(fields: readonly string[], from = FROM, more: Record<string, string[]> = {}) {
+  const headers: Record<string, string[]> = { ...more, ...(fields.length > 0 ? { 'authentication-results': [...fields] } : {}) };
   return { from: { address: from, name: 'Taro' }, replyTo: undefined, contentType: 'text/plain', headers };
 }
+
+/** Our mailboxes with AUTHSERV_ID `authservIds` and no group. */
+const mailboxes = (authservIds: readonly string[]): OwnMailboxes => ({ ourAddresses: ['support@helpdesk.test'], authservIds });
 
 describe('senderVouchedFor', () => {
   it.each<[string, readonly string[], readonly string[], boolean, string?]>([
@@ -41,19 +44,40 @@ describe('senderVouchedFor', () => {
     ['a forged pass below the server\'s own field', [`${OURS}; spf=softfail smtp.mailfrom=shop.example; dmarc=none`, 'mx.evil.example; dmarc=pass header.from=shop.example'], [], false],
     ['a forged pass below the server\'s own field, AUTHSERV_ID set', [`${OURS}; spf=none; dmarc=none`, `${OURS}; dmarc=pass header.from=shop.example`], [OURS], false],
   ])('%s', (_case, fields, authservIds, vouched, from) => {
-    expect(senderVouchedFor(mail(fields, from), authservIds)).toBe(vouched);
+    expect(senderVouchedFor(mail(fields, from), mailboxes(authservIds))).toBe(vouched);
   });
 
   it('is false for a mail without a From', () => {
-    expect(senderVouchedFor({ ...mail([`${OURS}; dmarc=pass`]), from: undefined }, [])).toBe(false);
+    expect(senderVouchedFor({ ...mail([`${OURS}; dmarc=pass`]), from: undefined }, mailboxes([]))).toBe(false);
   });
 
   // The agent worker decides from the signals the poller recorded, not from the mail: they must carry the verdict.
   it('decides the same from the reply signals recorded at ingest', () => {
     const received = mail([`${OURS}; spf=softfail smtp.mailfrom=shop.example; dmarc=none`, 'mx.evil.example; dmarc=pass header.from=shop.example']);
     const signals = replySignalsOf({ ...received, deliveryStatusPart: undefined, senderIsRecipient: undefined, massMailing: undefined })!;
-    expect(senderVouchedFor(signals, [])).toBe(false);
+    expect(senderVouchedFor(signals, mailboxes([]))).toBe(false);
     const passed = replySignalsOf({ ...mail([`${OURS}; dkim=pass header.d=shop.example`]), deliveryStatusPart: undefined, senderIsRecipient: undefined, massMailing: undefined })!;
-    expect(senderVouchedFor(passed, [OURS])).toBe(true);
+    expect(senderVouchedFor(passed, mailboxes([OURS]))).toBe(true);
+  });
+
+  // Our own group (a Google Group as the support address) relays a customer whose domain only monitors DMARC
+  // (p=none): the group's footer breaks the customer's signature, so our server says dmarc=fail, and the ARC seal it
+  // verified says DMARC passed when the mail reached the group. forgedSenderDetail accepts that for the group's mail
+  // alone; what it accepts vouches for the sender too, and on nothing else (any list can seal a chain).
+  describe('an ARC-sealed DMARC pass', () => {
+    const group: OwnMailboxes = { ourAddresses: ['support@helpdesk.test'], groupAddresses: ['help@helpdesk.test'], authservIds: [OURS] };
+    const listHeaders = { 'list-id': ['<help.helpdesk.test>'], 'list-post': ['<mailto:help@helpdesk.test>'] };
+    const sealed = (fromdomain: string, arc = 'pass') =>
+      `${OURS}; dkim=pass header.i=@helpdesk.test header.s=google; arc=${arc} (i=1 spf=pass spfdomain=shop.example dkim=pass dkdomain=shop.example dmarc=pass fromdomain=${fromdomain}); spf=pass smtp.mailfrom=help+bnc1@helpdesk.test; dmarc=fail (p=NONE sp=NONE dis=NONE arc=pass) header.from=shop.example`;
+    it.each<[string, Record<string, string[]>, string, OwnMailboxes, boolean]>([
+      ['relayed by our group: vouched', listHeaders, sealed('shop.example'), group, true],
+      ['the same mail with no group configured', listHeaders, sealed('shop.example'), { ...group, groupAddresses: [] }, false],
+      ['without AUTHSERV_ID', listHeaders, sealed('shop.example'), { ...group, authservIds: [] }, false],
+      ['a mail naming no list of ours', {}, sealed('shop.example'), group, false],
+      ['the seal names another From domain', listHeaders, sealed('attacker.example'), group, false],
+      ['the seal failed', listHeaders, sealed('shop.example', 'fail'), group, false],
+    ])('%s', (_case, more, field, boxes, vouched) => {
+      expect(senderVouchedFor(mail([field], FROM, more), boxes)).toBe(vouched);
+    });
   });
 });
