@@ -10,12 +10,15 @@
  * Address:, order/contract/customer/ticket/tracking/bank-account numbers, ids held by law or employment (免許証番号,
  * 被保険者番号, 社員番号, passport, SSN) and log-in names after their label (送り状番号, 問合せNo., お客様番号 No.12345,
  * 普通 1234567, マイナンバー, 会員ＩＤ, Login:, Customer ID:, LINE ID：, and an order number right after 注文, commande,
- * Bestellung or pedido: 注文12345678の件, votre commande 88213), log-in names after account, アカウント or ユーザー名 and
+ * Bestellung or pedido: 注文12345678の件, votre commande 88213; a log-in name of plain letters only as the field's whole
+ * value or before the rest of a sentence, not "Customer ID: found on your invoice", nor admin or an official LINE
+ * account, LINE ID：@xyz_support; not a length, "10-digit"), log-in names after account, アカウント or ユーザー名 and
  * in running text when shaped like one ("the admin login is yamada_t", "logged in as taro.yamada"; not "login is slow"),
  * secrets: API keys and tokens in their services' shapes (sk-…, ghp_…, xoxb-…, AKIA…, AIza…, sk_live_…, JWTs) or after
  * their label (API key:, client_secret=, APIキーは), a Bearer token, an Authorization line's credential, a private key
  * block's body, and the token or signature in a link (https://app.example.com/reset?token=…, /invite/3b9c…,
- * X-Amz-Signature=, sig=, api_key=, a random key=), whose scheme, host and path stay,
+ * X-Amz-Signature=, sig=, api_key=, a random key=), whose scheme, host and path stay; not documentation's
+ * placeholders (YOUR_TOKEN, sk-xxxx…, 0000-…, AKIAIOSFODNN7EXAMPLE),
  * dates of birth, one-time codes and tax ids after their label (生年月日, DOB, 認証コード, "verification code", VAT,
  * USt-IdNr.), IBANs that pass their checksum, passwords and PINs written after their label (仮パスワードは Xy7-kP2q
  * です), licence keys (ABCDE-12345-FGHIJ-67890, ABC-DEF-GHI-JKL, ABCD-EFGH-IJKL-MNOP; not part numbers:
@@ -24,10 +27,12 @@
  * (末尾4242, "ending in 4242", **** 4242; not a JAN code), numbers in a signature block whatever their grouping (924 38
  * 051) and the writer's name on a line of its own there (Taro YAMADA, 山田 太郎, サポート部　山田太郎), the names the
  * caller knows (From display name, signature; a known surname in kanji with the given name after it), names before or
- * after an honorific or a greeting (山田様, 「山田太郎」様, 山田太郎（ヤマダタロウ）様, ジョン・スミス様, 山田先生, Smith様,
+ * after an honorific or a greeting (山田様, 「山田太郎」様, 山田太郎（ヤマダタロウ）様, ジョン・スミス様, 山田先生 but not
+ * 小学校先生向け, Smith様,
  * 佐藤さん, やまだ たろう 様, さくら様, 山田さくら様, "Dear John Smith", "Hi Anna,", "Hi john smith,", "Thanks John!",
  * "Regards, John", Mrs.Smith, Mme Dupont, Herr Müller; not a job title, 社長様, nor the sentence after a Madame written
- * without a name), the staff member after 担当の (担当の佐藤より), after a form label (氏名：, お名前:, 【氏名】, 担当：,
+ * without a name), the staff member after 担当の (担当の佐藤より), after a form label (氏名：, お名前:, 【氏名】, 担当： but
+ * not a team or a role, 担当：受付, 担当：カスタマーサクセス,
  * ご注文者：, 受取人：, Name:), in the From, To and Cc lines of a forwarded mail's header block, in the
  * line a mail client writes above a quoted reply ("On … , Taro Yamada <…> wrote:", "2026年11月3日(月) 10:02 山田太郎
  * <…>:", "Am … schrieb …:"), and in a self-introduction (佐藤と申します, 私の名前は山田です, "My name is Jane Doe", "I'm
@@ -147,21 +152,51 @@ const NO_BEFORE_VALUE = '(?:(?:No|NO|Ｎｏ)(?:[.．][ 　]*|[ 　]+))?';
 // Each optional separator carries the whitespace after it: two whitespace runs around an optional token backtrack
 // quadratically on a label followed by a long run of spaces.
 const JA_REFERENCE = new RegExp(`${JA_NUMBER_LABEL}\\s*(?:(?:[:：]|は|が|を)\\s*)?${NO_BEFORE_VALUE}[「『(（【［\\[]?(${NUMBER_VALUE})`, 'gdu');
+// What an answer writes after an id label to say how long the id is (Member ID: 10-digit number, ID: 8-20 characters,
+// 会員番号：8-10桁): a length, not an id.
+const LENGTH_VALUE = /^\d{1,2}(?:[-–~〜]\d{1,2})?(?:-(?:digits?|characters?|chars?|letters?))?$/i;
+const LENGTH_UNIT_AFTER = /^[ \t]*(?:digits?|characters?|chars?|letters?|桁|けた|文字)/i;
 // Log-in names and account ids after their label may be letters only (taro_yamada, jsmith), unlike order numbers.
 const JA_LOGIN_LABEL = `(?:会員|ユーザー|アカウント|ログイン|お客様|お客さま|顧客|マイページ)\\s?${ID_WORD}`;
 const LOGIN_VALUE = '[A-Za-z][A-Za-z0-9._\\-]{2,63}(?<![.\\-])';
 const JA_LOGIN = new RegExp(`${JA_LOGIN_LABEL}\\s*(?:[:：]|は|が|を)\\s*[「『(（【［\\[]?(${LOGIN_VALUE})`, 'gdu');
 const EN_LOGIN = new RegExp(
-  `\\b(?:user[ \\t-]?(?:name|ID)|(?:log|sign)[ \\t-]?(?:in|on)[ \\t-]?(?:name|ID)|(?:account|customer|member|client)[ \\t-]?ID)\\s*(?:[:=]\\s*|(?:is|was)\\s+)@?(${LOGIN_VALUE})`,
+  `\\b(?:user[ \\t-]?(?:name|ID)|(?:log|sign)[ \\t-]?(?:in|on)[ \\t-]?(?:name|ID)|(?:account|customer|member|client)[ \\t-]?ID)\\s*(?:[:=]\\s*|(?:is|was)\\s+)["'“‘]?@?(${LOGIN_VALUE})`,
   'gdi',
 );
+// A LINE id after its label (LINE ID：taro_y); an official account's, which starts with @, is published to be found and
+// stays ({@link namesNoOne}).
+const LINE_LOGIN = new RegExp(`(?<![A-Za-z])(?:LINE|ＬＩＮＥ)[ \\t　]*${ID_WORD}[ \\t　]*(?:[:：]|は|が|を)[ \\t　]*[「『(（【［\\[]?@?(${LOGIN_VALUE})`, 'gdu');
+// After its label a log-in name is often a plain word (Customer ID: jsmith), but so is the answer's next word
+// (Customer ID: found on your invoice, User ID: printed on the card, Member ID: see your welcome mail): a value counts
+// when shaped like an id (a digit, or a dot or an underscore inside: yamada_t, jsmith2, yamada-t01), when it is the
+// field's whole value ({@link FIELD_END}), or when the sentence goes on as it does after a name, its subject or object
+// ({@link CLAUSE_AFTER_LOGIN}: "user ID: jsmith is locked", "username is jlopez and I cannot log in"). A word of an
+// explanation is followed by its own object (on your invoice, your welcome mail) instead, so no list of the words an
+// explanation may open with is needed.
+const ID_SHAPED = /[0-9]|[A-Za-z0-9][._][A-Za-z0-9]/;
+const CLAUSE_AFTER_LOGIN =
+  /[ \t]+(?:(?:is|was|are|were|has|had|does|did|cannot|can['’]?t|could|will|won['’]t|would|should|isn['’]t|wasn['’]t|doesn['’]t|didn['’]t|hasn['’]t|but|so|still|no longer)\b|and[ \t]+(?:I|we|it|he|she|they|my|our|the|then|now)\b)/iy;
+// A range of characters describes what an id may hold (Customer ID: A-Z and 0-9 only).
+const CHARACTER_RANGE = /^[A-Za-z0-9]-[A-Za-z0-9]$/;
+// Where a field's value ends: the end of the line, a separator, a quote or a bracket (jsmith（旧）, "jsmith"), the end
+// of the sentence, or, after a space, a dash or Japanese (Login: jsmith - locked, LINE ID：taro で…); in Japanese text
+// also a particle right after it (taroで). A Latin word after a space (found on…) or katakana and kanji right after it
+// (Googleアカウント, a compound) continue the value.
+const FIELD_END = /[ \t　]*(?:\r?\n|$|[,;，、。；()（）「」『』【】［］[\]<>＜＞/／|｜"'“”‘’])|[.!?](?=\s|$)|[ \t　]+(?=[\-–—]|[^\x00-\x7F])|[ \t　]*(?=\p{Script=Hiragana})/uy;
 // "Login:" alone is as often a menu path or a status (Login: Settings > Security, Login: OK): the value is a log-in only
 // when shaped like one (taro_y, jsmith2) or a word in small letters that ends the line (Login: jsmith); see
 // {@link bareLoginRanges}. The same for a bare "ID:" (LINE ID：taro_yamada), whose value must be shaped like a log-in.
 const EN_BARE_LOGIN = new RegExp(`\\b(?:log|sign)[ -]?(?:in|on)[ \\t]*[:=][ \\t]*@?(${LOGIN_VALUE})(?![\\w@＠]|[.\\-]\\w)`, 'gdi');
 const BARE_ID_LOGIN = new RegExp(`(?<![A-Za-z0-9_])${ID_WORD}[ \\t　]*[:：][ \\t　]*@?(${LOGIN_VALUE})(?![\\w@＠]|[.\\-]\\w)`, 'gdu');
-// What follows "username is" in an answer rather than a name: "your username is required", "… is case-sensitive".
-const NOT_A_LOGIN = new Set(['required', 'needed', 'optional', 'mandatory', 'missing', 'invalid', 'incorrect', 'wrong', 'correct', 'locked', 'disabled', 'enabled', 'shown', 'displayed', 'empty', 'taken', 'available', 'unique', 'case-sensitive', 'not', 'the', 'your', 'my', 'our', 'their', 'his', 'her', 'its', 'this', 'that', 'same', 'different', 'also', 'still', 'already', 'usually', 'always', 'never', 'only', 'set', 'used', 'changed', 'reset', 'created', 'deleted', 'failed', 'failure', 'success', 'successful', 'succeeded', 'ok', 'none', 'blocked', 'error', 'pending', 'yes', 'no', 'true', 'false']);
+// What follows "username is" in an answer rather than a name: "your username is required", "… is case-sensitive", and
+// what a form writes for an id it does not have ("Customer ID: unknown", like none, missing or N/A) or for what the id
+// is ("Login ID: email").
+const NOT_A_LOGIN = new Set(['unknown', 'tbd', 'unset', 'unassigned', 'email', 'e-mail', 'phone', 'username', 'required', 'needed', 'optional', 'mandatory', 'missing', 'invalid', 'incorrect', 'wrong', 'correct', 'locked', 'disabled', 'enabled', 'shown', 'displayed', 'empty', 'taken', 'available', 'unique', 'case-sensitive', 'not', 'the', 'your', 'my', 'our', 'their', 'his', 'her', 'its', 'this', 'that', 'same', 'different', 'also', 'still', 'already', 'usually', 'always', 'never', 'only', 'set', 'used', 'changed', 'reset', 'created', 'deleted', 'failed', 'failure', 'success', 'successful', 'succeeded', 'ok', 'none', 'blocked', 'error', 'pending', 'yes', 'no', 'true', 'false']);
+// The accounts a system is installed with name no one (Login: admin, the default account).
+const BUILT_IN_ACCOUNTS = new Set(['admin', 'administrator', 'root', 'guest', 'anonymous', 'demo', 'superuser', 'sysadmin']);
+// The label of a LINE account before an id that starts with @ (LINE ID：@xyz_support, LINE公式アカウント：@xyz_support).
+const LINE_LABEL_BEFORE_AT = /(?:LINE|ＬＩＮＥ)[ \t　]*(?:公式)?[ \t　]*(?:アカウント|ID|ＩＤ)[ \t　]*(?:[:：]|は|が|を)?[ \t　]*[「『(（【［\[]?@$/u;
 // "Order #: 12345678" writes both separators.
 const EN_REFERENCE = new RegExp(`${EN_NUMBER_LABEL}(?:\\s*(?:#[ \\t]*:|[:#=]|(?:is|was)(?=\\s))|(?=\\s))\\s*(${NUMBER_VALUE})`, 'gdi');
 const ID_REFERENCE = new RegExp(`(?<![A-Za-z0-9_])${ID_WORD}\\s*[:：]\\s*(${NUMBER_VALUE})`, 'gd');
@@ -362,6 +397,16 @@ const KEY_SHAPED = new RegExp(
   ].join('|')})`,
   'g',
 );
+// The prefixes of the keys above, and the words documentation writes in a key's place (YOUR-TOKEN-HERE,
+// replace-with-your-token): see {@link isPlaceholderSecret}.
+const KEY_PREFIX = /^(?:sk-(?:proj-|ant-(?:api\d\d-)?)?|gh[pousr]_|github_pat_|xox[abposr]-|xapp-|(?:sk|pk|rk)_(?:live|test)_|whsec_)/;
+const AWS_EXAMPLE_KEY = /EXAMPLE(?:KEY)?$/;
+const SHORT_RUN = /(?:^|[^A-Za-z])[A-Za-z]{1,2}[0-9]|(?:^|[^0-9])[0-9]{1,2}[A-Za-z]|[0-9][A-Za-z]{1,2}(?![A-Za-z])|[A-Za-z][0-9]{1,2}(?![0-9])/;
+const PLACEHOLDER_MARKERS = new Set(['your', 'here', 'replace', 'example', 'sample', 'dummy', 'fake', 'placeholder', 'redacted', 'insert', 'paste', 'changeme']);
+const PLACEHOLDER_WORDS = new Set([
+  ...PLACEHOLDER_MARKERS, 'my', 'our', 'the', 'a', 'an', 'api', 'access', 'secret', 'client', 'private', 'personal', 'auth', 'bearer', 'key', 'token', 'id',
+  'goes', 'with', 'me', 'this', 'value',
+]);
 // A secret after its label (API key: …, client_secret = "…", aws_secret_access_key = …, APIキーは …, アクセストークン：…);
 // the label stays. Whether the value is a secret or a word of the answer ("API key: required", "token: <your token>")
 // is decided after matching ({@link looksLikeSecretValue}).
@@ -503,15 +548,18 @@ const TOWN = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}ー々ヶ]
 const JA_ADDRESS = new RegExp(`${PREFECTURE}[ 　]?(?:${TOWN}{1,10}?[市区町村郡]){1,3}${TOWN}{0,12}?${BLOCK}${BUILDING}`, 'gu');
 const WHOLE_PREFECTURE = new RegExp(`^${PREFECTURE}$`, 'u');
 // A building and its room on their own (コーポ山田 203号室, グランドメゾン渋谷 1203号室) or on the line under the street
-// (サンハイツ 203): a residential building word, then a room (号室, 号) after more of its name, or a number that ends the
-// line right after the word (コーポレート 10 and レジデンスプラン 2 are other words); or any name before a number of
-// 号室. Building words that name things too (タワー, コート, テラス) are left out.
+// (サンハイツ 203): a residential building word, then a room (号室, 号) after more of its name, or a room number of three
+// or four digits (a floor and a room) that ends the line right after the word (コーポレート 10 and レジデンスプラン 2 are
+// other words, マンション 2 a count or a plan); a block (3号棟) may stand before the room; or any name before a number
+// of 号室. Building words that name things too (タワー, コート, テラス) are left out.
 const BUILDING_NAME_CHAR = '[\\p{Script=Han}\\p{Script=Katakana}ー・々A-Za-zＡ-Ｚａ-ｚ]';
 const RESIDENCE = '(?:マンション|ハイツ|コーポ|アパート|レジデンス|メゾン|ハイム|荘|団地)';
 const BUILDING_ROOM = new RegExp(
-  `(?<!${BUILDING_NAME_CHAR}|[0-9０-９])(?:${BUILDING_NAME_CHAR}{0,16}?${RESIDENCE}(?:${BUILDING_NAME_CHAR}{0,16}?[ 　]?(?:${D}{1,3}棟[ 　]?)?${D}{1,4}(?:号室|号(?![機車線館]))|[ 　]?(?:${D}{1,3}棟[ 　]?)?${D}{1,4}(?![0-9０-９])(?=[ \\t　]*(?:[\\r\\n、。,，)）]|$)))|${BUILDING_NAME_CHAR}{1,16}?[ 　]?${D}{1,4}号室)`,
+  `(?<!${BUILDING_NAME_CHAR}|[0-9０-９])(?:${BUILDING_NAME_CHAR}{0,16}?${RESIDENCE}(?:${BUILDING_NAME_CHAR}{0,16}?[ 　]?(?:${D}{1,3}号?棟[ 　]?)?${D}{1,4}(?:号室|号(?![機車線館棟]))|[ 　]?(?:${D}{1,3}号?棟[ 　]?)?${D}{3,4}(?![0-9０-９])(?=[ \\t　]*(?:[\\r\\n、。,，)）]|$)))|${BUILDING_NAME_CHAR}{1,16}?[ 　]?${D}{1,4}号室)`,
   'gu',
 );
+// A room of a venue (会議室 301号室, 研修センター 201号室) is where a company meets, not where someone lives.
+const VENUE_ROOM = /(?:室|ルーム|ホール|会場|センター)[ 　]?[0-9０-９]{1,4}号室$/u;
 // Without the prefecture a city or ward must be followed by a town name of two or more characters, so that words
 // ending in 区 or 市 (料金区分2-1) are not taken for addresses.
 const JA_ADDRESS_CITY = new RegExp(`(?:\\p{Script=Han}{1,6}?[市区]){1,2}${TOWN}{2,12}?${BLOCK}${BUILDING}`, 'gu');
@@ -640,6 +688,11 @@ const JA_HONORIFIC = new RegExp(
   `(${KANJI_KANA}{1,8}(?:[ 　]${KANJI_KANA}{1,8}|${KATAKANA_JOINED})?${NAME_READING})[ 　]?(?:様(?![式子々相態])|さま|さん|殿(?!下)|氏(?![名族])|先生)`,
   'gdu',
 );
+// 先生 is also the word for teachers and doctors, written after what they teach or where (塾先生, 英会話スクール先生)
+// and before a word for them as a group or an audience (小学校先生向けプラン, 先生方, 先生用アカウント): the word before it
+// then names no one ({@link isTeachersAsWord}).
+const TEACHERS_AFTER = /^[ 　]?先生(?:向け|方|用|専用|全員|同士|たち|達|各位)/u;
+const INSTITUTION_BEFORE_TEACHER = /(?:学校|校|塾|園|大学|教室|スクール|クリニック|病院|医院|機関|協会)$/u;
 // Titles written between a name and its honorific (山田部長様) or alone before one (社長様, 院長先生): the title stays.
 // Longest first, so that 代表取締役 is taken whole.
 const JOB_TITLES = [
@@ -674,6 +727,8 @@ const NOT_A_NAME = new Set([
   '相手', '当', '各', '企業', '法人', '取引先', '店', '店舗', '御社', '貴社', 'お子', '子', '患者', '社員', '同社', 'メンバー', 'ゲスト', 'オーナー',
   'スタッフ', 'サポート', 'サポート担当', 'カスタマーサポート', '窓口', '何', 'センター', '事務局', 'チーム', '諸',
   '保護者', '申込者', '申請者', '注文者', '依頼者', '受取人', '代表者', '責任者', '入居者', '加入者', '被保険者',
+  // Who handles a request when it is not a person: a desk, a role, a party (担当：受付, 担当：代理店, 担当：弊社).
+  '受付', '事務', '庶務', '秘書', '労務', '管理人', '代理店', '販売店', '当社', '弊社', '現地', '自動応答',
 ]);
 // Endings of a word before 様 that make a word with it, not a name: 仕様 (新仕様), お客様, 同様 (以下同様, 管理者同様,
 // PC版同様), 模様, 異様, 多種多様. Not 多 or 一 alone: 本多様 and 健一様 are people.
@@ -805,6 +860,9 @@ const LABELLED_NAME = new RegExp(
   `(?:(?:${JA_NAME_LABEL}|${EN_NAME_LABEL})[ \\t　]*[:：][ \\t　]*|[【［](?:${JA_NAME_LABEL})[】］][ \\t　]*(?:[:：][ \\t　]*)?)${TITLE_BEFORE_NAME}((?:${JA_NAME_VALUE}|${OWN_NAME})${NAME_READING})(?=[ \\t　]*(?:$|[\\r\\n、。,，;；/／|｜（(「<【［\\[]|様|さま|さん|殿|です))`,
   'gdu',
 );
+// The label of who handles a request (担当：, 担当者：, ご担当：, 【担当】), right before its value; and one word in katakana.
+const STAFF_LABEL_BEFORE = /(?:ご?担当者?[ \t　]*[:：]|[【［]ご?担当者?[】］][ \t　]*(?:[:：])?)[ \t　]*$/u;
+const KATAKANA_WORD = /^[\p{Script=Katakana}ー]+$/u;
 // What a form says in a name field rather than a name: 氏名：必須, お名前：全角, Name: Required.
 const NOT_A_LABELLED_NAME = new Set([
   '必須', '任意', '未入力', '空欄', '不明', '未定', '未設定', '未登録', '漢字', '全角', '半角', 'カナ', 'カタカナ', '英字', 'ローマ字', '本名', '旧姓',
@@ -945,7 +1003,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   // Before labelled numbers: after "ID: " a labelled number would take only the first octet of an address.
   add('reference-number', ipRanges(text), true);
   add('reference-number', [
-    ...groupsOf(text, JA_REFERENCE),
+    ...groupsOf(text, JA_REFERENCE).filter(([s, e]) => !isLength(text, s, e)),
     ...groupsOf(text, JA_BARE_ORDER),
     ...groupsOf(text, EU_ORDER).filter(([s, e]) => !YEAR.test(text.slice(s, e))),
     ...groupsOf(text, BIRTH_DATE),
@@ -954,10 +1012,8 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...groupsOf(text, TAX_ID).filter(([s, e]) => digitCount(text.slice(s, e)) >= 7),
     ...groupsOf(text, CUSTOMER_INVOICE_NUMBER),
     ...accountLoginRanges(text),
-    ...groupsOf(text, EN_REFERENCE),
-    ...groupsOf(text, ID_REFERENCE),
-    ...groupsOf(text, JA_LOGIN),
-    ...groupsOf(text, EN_LOGIN).filter(([s, e]) => !NOT_A_LOGIN.has(text.slice(s, e).toLowerCase())),
+    ...[...groupsOf(text, EN_REFERENCE), ...groupsOf(text, ID_REFERENCE)].filter(([s, e]) => !isLength(text, s, e)),
+    ...labelledLoginRanges(text),
     ...bareLoginRanges(text),
     ...runningLoginRanges(text),
     ...groupsOf(text, JA_BANK_ACCOUNT),
@@ -974,7 +1030,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...matchesOf(text, JA_ADDRESS),
     ...matchesOf(text, JA_ADDRESS_CITY),
     ...matchesOf(text, ROMAJI_ADDRESS),
-    ...matchesOf(text, BUILDING_ROOM),
+    ...matchesOf(text, BUILDING_ROOM).filter(([s, e]) => !VENUE_ROOM.test(text.slice(s, e))),
     ...groupsOf(text, EN_LABELLED_ADDRESS).filter(([s, e]) => EN_ADDRESS_SHAPE.test(text.slice(s, e))),
     ...[...matchesOf(text, EN_STREET), ...matchesOf(text, FR_STREET), ...matchesOf(text, NAME_FIRST_STREET), ...matchesOf(text, ROMANCE_STREET)].filter(
       ([s, e]) => !text.slice(s, e).split(/[\s.,]+/).some((word) => NOT_A_STREET_WORD.has(word.toLowerCase())),
@@ -1001,7 +1057,9 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   add('phone', signatureNumberRanges(text));
   add('name', knownNameMatches(text, options.names ?? []));
   add('name', [
-    ...groupsOf(text, JA_HONORIFIC).flatMap(([s, e]) => honorificNameRange(text, s, e)),
+    ...groupsOf(text, JA_HONORIFIC)
+      .filter(([s, e]) => !isTeachersAsWord(text, s, e))
+      .flatMap(([s, e]) => honorificNameRange(text, s, e)),
     ...hiraganaNameRanges(text),
     ...groupsOf(text, STAFF_MENTION).filter(([s, e]) => isStaffName(text.slice(s, e))),
     ...signatureNameRanges(text),
@@ -1024,7 +1082,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...groupsOf(text, HIRAGANA_HONORIFIC).filter(
       ([s, e]) => !NOT_A_HIRAGANA_NAME.has(text.slice(s, e)) && !HIRAGANA_PHRASE.test(text.slice(s, e)) && !isCommonNoun(text.slice(s, e)),
     ),
-    ...groupsOf(text, LABELLED_NAME).filter(([s, e]) => isLabelledName(text.slice(s, e))),
+    ...groupsOf(text, LABELLED_NAME).filter(([s, e]) => isLabelledName(text.slice(s, e)) && !isStaffTeam(text, s, e)),
     ...groupsOf(text, EN_MY_NAME).filter(([s, e]) => isOwnName(text.slice(s, e))),
     ...groupsOf(text, EN_SELF_INTRODUCTION).filter(([s, e]) => isOwnName(text.slice(s, e))),
     ...groupsOf(text, JA_MY_NAME).filter(([s, e]) => isLabelledName(text.slice(s, e))),
@@ -1156,7 +1214,7 @@ function accountLoginRanges(text: string): [number, number][] {
   for (const pattern of [EN_ACCOUNT_LOGIN, JA_ACCOUNT_LOGIN]) {
     for (const m of text.matchAll(pattern)) {
       const value = m[2]!;
-      if (NOT_A_LOGIN.has(value.toLowerCase()) || NOT_A_LOGIN_ABBREVIATION.test(value)) continue;
+      if (namesNoOne(text, value, m.indices![2]![0])) continue;
       if (!m[1] && !LOGIN_SHAPED.test(value)) continue;
       found.push(m.indices![2]!);
     }
@@ -1181,6 +1239,44 @@ function unnumberedStreetRanges(text: string): [number, number][] {
 }
 
 /**
+ * The log-in names after their label: Customer ID:, User name:, ログインID：, お客様ID：, LINE ID：
+ * ({@link EN_LOGIN}, {@link JA_LOGIN}, {@link LINE_LOGIN}): a value shaped like an id ({@link ID_SHAPED}), one that is
+ * the field's whole value ({@link FIELD_END}) or one the sentence goes on after as after a name
+ * ({@link CLAUSE_AFTER_LOGIN}), and not one that names no one ({@link namesNoOne}).
+ */
+function labelledLoginRanges(text: string): [number, number][] {
+  const found: [number, number][] = [];
+  for (const [start, end] of [...groupsOf(text, EN_LOGIN), ...groupsOf(text, JA_LOGIN), ...groupsOf(text, LINE_LOGIN)]) {
+    const value = text.slice(start, end);
+    if (namesNoOne(text, value, start)) continue;
+    FIELD_END.lastIndex = end;
+    CLAUSE_AFTER_LOGIN.lastIndex = end;
+    if (ID_SHAPED.test(value) || FIELD_END.test(text) || CLAUSE_AFTER_LOGIN.test(text)) found.push([start, end]);
+  }
+  return found;
+}
+
+/**
+ * Whether a log-in-shaped value at `start` names no one: a word of the answer ({@link NOT_A_LOGIN}), an abbreviation
+ * (e.g.), a range of characters (A-Z), an account the system is installed with ({@link BUILT_IN_ACCOUNTS}), or an
+ * official LINE account (an id after @ and a LINE label), which a company publishes for its customers to find.
+ */
+function namesNoOne(text: string, value: string, start: number): boolean {
+  const lower = value.toLowerCase();
+  if (NOT_A_LOGIN.has(lower) || BUILT_IN_ACCOUNTS.has(lower) || NOT_A_LOGIN_ABBREVIATION.test(value) || CHARACTER_RANGE.test(value)) return true;
+  return text[start - 1] === '@' && LINE_LABEL_BEFORE_AT.test(text.slice(Math.max(0, start - 24), start));
+}
+
+/**
+ * Whether a labelled number at [start, end) is the length of the id rather than one (10-digit, 8-20 characters, 8-10桁):
+ * see {@link LENGTH_VALUE}.
+ */
+function isLength(text: string, start: number, end: number): boolean {
+  const value = text.slice(start, end);
+  return LENGTH_VALUE.test(value) && (/[A-Za-z]/.test(value) || LENGTH_UNIT_AFTER.test(text.slice(end, end + 12)));
+}
+
+/**
  * The log-in names after a bare "Login:" or "ID:" ({@link EN_BARE_LOGIN}, {@link BARE_ID_LOGIN}): a value shaped like a
  * log-in ({@link LOGIN_SHAPED}), or after "Login:" a word in small letters that ends the line; never a word of the
  * answer ({@link NOT_A_LOGIN}) or an abbreviation (e.g.).
@@ -1191,7 +1287,7 @@ function bareLoginRanges(text: string): [number, number][] {
     for (const m of text.matchAll(pattern)) {
       const value = m[1]!;
       const [start, end] = m.indices![1]!;
-      if (NOT_A_LOGIN.has(value.toLowerCase()) || NOT_A_LOGIN_ABBREVIATION.test(value)) continue;
+      if (namesNoOne(text, value, start)) continue;
       const endsLine = /^[ \t]*(?:\r?\n|$)/.test(text.slice(end, end + 8));
       if (LOGIN_SHAPED.test(value) || (pattern === EN_BARE_LOGIN && /^[a-z]+$/.test(value) && endsLine)) found.push([start, end]);
     }
@@ -1211,6 +1307,17 @@ function isTitledName(text: string, start: number, end: number): boolean {
   if (NOT_A_SURNAME.has(first) || !isPersonName(value)) return false;
   const opener = SENTENCE_OPENERS.has(first) || /^(?:j|n|c|qu|s)['’]/.test(first);
   return !(opener && (words.length > 1 || /^[ \t]+\p{L}/u.test(text.slice(end, end + 2))));
+}
+
+/**
+ * Whether the words before 先生 at [start, end) in a match of {@link JA_HONORIFIC} are no name because 先生 is the
+ * common noun there: a group or an audience follows it, or a school or a clinic stands before it ({@link TEACHERS_AFTER},
+ * {@link INSTITUTION_BEFORE_TEACHER}). Other honorifics are left to {@link honorificNameRange}.
+ */
+function isTeachersAsWord(text: string, start: number, end: number): boolean {
+  const after = text.slice(end, end + 6);
+  if (!/^[ 　]?先生/u.test(after)) return false;
+  return TEACHERS_AFTER.test(after) || INSTITUTION_BEFORE_TEACHER.test(text.slice(start, end));
 }
 
 /**
@@ -1673,7 +1780,7 @@ function secretRanges(text: string): [number, number][] {
     ...groupsOf(text, AUTHORIZATION_HEADER).flatMap(([s, e]) => credentialRange(text, s, e)),
     ...privateKeyRanges(text),
     ...linkSecretRanges(text),
-    ...matchesOf(text, KEY_SHAPED).filter(([s, e]) => /[0-9]/.test(text.slice(s, e))),
+    ...matchesOf(text, KEY_SHAPED).filter(([s, e]) => /[0-9]/.test(text.slice(s, e)) && !isPlaceholderSecret(text.slice(s, e))),
     ...valueOf(BEARER),
     ...valueOf(EN_SECRET_LABEL),
     ...valueOf(JA_SECRET_LABEL),
@@ -1683,14 +1790,57 @@ function secretRanges(text: string): [number, number][] {
 /**
  * Whether a value given as a secret (after its label, a secret's parameter name or Bearer) is one rather than a word
  * of the answer or a placeholder: eight characters or more with letters and digits, six digits or more (a one-time
- * code), or sixteen characters or more that are not a placeholder (xxxxxxxxxxxxxxxx, YOUR_API_KEY).
+ * code), or sixteen characters or more; and not a placeholder (xxxxxxxxxxxxxxxx, YOUR_API_KEY, sk-xxxx…: see
+ * {@link isPlaceholderSecret}).
  */
 function looksLikeSecretValue(value: string): boolean {
   if (!/^[A-Za-z0-9_\-.~+/=%]+$/.test(value)) return false;
   if (/^(.)\1*$/.test(value) || /^[A-Z][A-Z_]*$/.test(value) || /^(?:your|my)[_-]/i.test(value)) return false;
   const letters = /[A-Za-z]/.test(value);
   const digits = /[0-9]/.test(value);
-  return (value.length >= 8 && letters && digits) || (!letters && /^[0-9]{6,}$/.test(value)) || value.length >= 16;
+  const shaped = (value.length >= 8 && letters && digits) || (!letters && /^[0-9]{6,}$/.test(value)) || value.length >= 16;
+  return shaped && !isPlaceholderSecret(value);
+}
+
+/**
+ * Whether a key or token is documentation's stand-in for one: after a service's prefix (sk-, ghp_, sk_live_…), each
+ * part between separators is made of runs of three or more letters or digits that are one character repeated or count
+ * up (sk-xxxxxxxx…, 00000000-0000-…, xxxx-xxxx, 1234567890abcdef), or is a word of a placeholder, one of them a word
+ * only placeholders use (YOUR-TOKEN-HERE, replace-with-your-token, EXAMPLE_TOKEN_123; not secret-123, which someone
+ * may have chosen). A generated key has random runs, and runs of one or two characters (a1b2c3…) prove nothing. AWS
+ * writes its documentation's keys with EXAMPLE at the end (AKIAIOSFODNN7EXAMPLE).
+ */
+function isPlaceholderSecret(value: string): boolean {
+  if (AWS_EXAMPLE_KEY.test(value)) return true;
+  const rest = value.replace(KEY_PREFIX, '');
+  // Most values tried are generated keys: a run of one or two letters or digits against the other kind (a1b2…) is
+  // neither a word nor filler, and finding one first spares splitting thousands of keys in a long text.
+  if (SHORT_RUN.test(rest)) return false;
+  let parts = 0;
+  let words = 0;
+  let marked = false;
+  // Part by part, so that the first part of neither kind ends the reading of a long value.
+  for (const [part] of rest.matchAll(/[^-_.~+/=%]+/g)) {
+    parts++;
+    const word = part.toLowerCase();
+    if (PLACEHOLDER_WORDS.has(word)) {
+      words++;
+      marked ||= PLACEHOLDER_MARKERS.has(word);
+    } else if (!(part.match(/[A-Za-z]+|[0-9]+/g) ?? []).every((run) => run.length >= 3 && (/^(.)\1*$/.test(run) || countsUp(run)))) {
+      return false;
+    }
+  }
+  return parts > 0 && (words === 0 || marked);
+}
+
+/** Whether each character of a run is the one after the character before it (abcdef, 1234567890, 9 before 0). */
+function countsUp(run: string): boolean {
+  for (let i = 1; i < run.length; i++) {
+    const before = run.charCodeAt(i - 1);
+    const code = run.charCodeAt(i);
+    if (code !== before + 1 && !(run[i - 1] === '9' && run[i] === '0')) return false;
+  }
+  return true;
 }
 
 /**
@@ -1813,6 +1963,16 @@ function looksLikeSecret(value: string): boolean {
     /^v?\d+(?:\.\d+)+$/.test(value) ||
     /^\d{1,3}[-–~]\d{1,3}$/.test(value)
   );
+}
+
+/**
+ * Whether the value at [start, end) after 担当：(担当者：, ご担当：, 【担当】) is one word in katakana: who handles a
+ * request is written so when it is a team, a role or a tool (カスタマーサクセス, フロント, オペレーター, チャットボット),
+ * while staff are named in kanji, or in katakana in two parts (ジョン・スミス). A name label proper (氏名：, 担当者名：)
+ * is not one of these labels, so a name in katakana after it still goes.
+ */
+function isStaffTeam(text: string, start: number, end: number): boolean {
+  return KATAKANA_WORD.test(text.slice(start, end)) && STAFF_LABEL_BEFORE.test(text.slice(Math.max(0, start - 8), start));
 }
 
 /** Whether the value after a name label is a name: not what a form says of the field (必須, Required), not a role or a department. */

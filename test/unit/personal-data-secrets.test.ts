@@ -182,6 +182,19 @@ const KEPT: [string, string][] = [
   ['login in running text that names no log-in', 'The login is slow today. Login is required for the dashboard; log in as admin. The login is OAuth2-based and uses e-mail.'],
   ['a host after "login is"', 'The login is sso.example.com for every user.'],
   ['ログイン before words', 'ログインはSSOです。ログインは30分で切れます。'],
+  // Documentation writes a key's place with its prefix and x's, zeros, a phrase or a run of 1234…: no one's key.
+  ['a key prefix before x\'s', 'Authorization: Bearer sk-xxxxxxxxxxxxxxxxxxxxxxxx\nAPI key: sk-xxxxxxxxxxxxxxxxxxxxxxxx\nOPENAI_API_KEY=sk-xxxxxxxxxxxxxxxxxxxx'],
+  ['other services\' prefixes before x\'s', 'token: ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\nBearer sk_test_xxxxxxxxxxxxxxxxxxxxxxxx\nBearer sk_live_XXXXXXXXXXXXXXXXXXXX'],
+  ['groups of x\'s or zeros', 'Bearer xxxx-xxxx-xxxx-xxxx\napi_key=XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX\nAuthorization: Bearer 00000000-0000-0000-0000-000000000000'],
+  ['x\'s in a link\'s token', 'https://api.example.com/v1/items?token=xxxxxxxx-xxxx-xxxx'],
+  ['a phrase for the token', 'Bearer replace-with-your-token\nBearer ACCESS-TOKEN-GOES-HERE\nBearer EXAMPLE_TOKEN_123'],
+  ['AWS documentation\'s example keys', 'aws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'],
+  ['a run of 1234… for the token', 'Bearer 1234567890\nAPI key: 1234567890abcdef'],
+  ['a key prefix before x\'s in Japanese', 'APIキー：sk-xxxxxxxxxxxxxxxxxxxx を入力してください。'],
+  [
+    'API documentation (kept before)',
+    'Pass your key as ?token=YOUR_TOKEN or send Authorization: Bearer YOUR_TOKEN (Bearer <token>, Bearer ****).\nPaste your key (it starts with sk-...) into the API key field.\nhttps://help.example.com/article?id=123',
+  ],
   // The scrub's own placeholders: a scrubbed text scrubbed again comes out the same.
   [
     'placeholders scrubbed again',
@@ -229,6 +242,8 @@ describe("scrubPersonalData: the secrets' rules on 20,000-character adversarial 
     ['API key: repeated', 'API key: '.repeat(2_200)],
     ['login is repeated', 'login is '.repeat(2_200)],
     ['a long log-in shaped run after login is', `login is ${'a_'.repeat(10_000)}`],
+    ['a Bearer value of x and dashes', `Bearer ${'x-'.repeat(10_000)}`],
+    ['a Bearer value of a key prefix and x', `Bearer sk-${'x'.repeat(20_000)}1`],
   ])('%s', (_name, input) => {
     const started = performance.now();
     scrubPersonalData(input);
