@@ -6,6 +6,7 @@
  * never is), other bytes are read in the charset they are valid in.
  */
 import { Joiner, Rewriter, Splitter, type MimeNode } from '@zone-eu/mailsplit';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import iconv from 'iconv-lite';
@@ -32,14 +33,9 @@ export function decodeBytes(bytes: Buffer, label: string): string | undefined {
   }
 }
 
-/** True when the bytes are well-formed UTF-8. */
+/** True when the bytes are well-formed UTF-8 (checked without decoding them: a part may be megabytes). */
 export function isValidUtf8(bytes: Buffer): boolean {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
+  return isUtf8(bytes);
 }
 
 
@@ -168,14 +164,14 @@ const MAX_STRAY_BYTES = 2;
 export function textPartCharset(bytes: Buffer, label: string | undefined): string | undefined {
   const declared = label?.trim().toLowerCase() || undefined;
   if (declared && WIDE_LABEL.test(declared)) return undefined;
-  if (!bytes.some((b) => b >= 0x80)) {
+  if (isAscii(bytes)) {
     return JIS_ESCAPE.test(bytes.toString('latin1')) && !(declared && isJisLabel(declared)) ? 'iso-2022-jp' : undefined;
   }
   if (isValidUtf8(bytes)) return declared && UTF8_LABEL.test(declared) ? undefined : 'utf-8';
   const legacy = declared && !UTF8_LABEL.test(declared) && !ASCII_LABEL.test(declared) && !isJisLabel(declared) && isSupportedCharset(declared);
   if (legacy && validIn(bytes, declared)) return undefined;
   if (isSingleByteLatin(bytes)) return declared === 'windows-1252' ? undefined : 'windows-1252';
-  if ((!declared || UTF8_LABEL.test(declared) || ASCII_LABEL.test(declared)) && strayUtf8Bytes(bytes) <= MAX_STRAY_BYTES) return undefined;
+  if ((!declared || UTF8_LABEL.test(declared) || ASCII_LABEL.test(declared)) && !hasMoreStrayUtf8Bytes(bytes, MAX_STRAY_BYTES)) return undefined;
   const guess = guessLegacyCharset(bytes, undefined);
   if (guess.charset === 'windows-1252' && !looksLikeAccentedLatin(bytes)) return undefined;
   return guess.charset === declared ? undefined : guess.charset;
@@ -211,11 +207,19 @@ function validIn(bytes: Buffer, label: string): boolean {
   }
 }
 
-/** How many replacement characters a UTF-8 reading of the bytes has. */
-function strayUtf8Bytes(bytes: Buffer): number {
-  let n = 0;
-  for (const ch of bytes.toString('utf8')) if (ch === '\ufffd') n++;
-  return n;
+// Noise has a stray byte at its start: reading on in windows of this size stops there, not after megabytes.
+const STRAY_WINDOW_BYTES = 64 * 1024;
+
+/** True when a UTF-8 reading of the bytes has more than `max` replacement characters. */
+function hasMoreStrayUtf8Bytes(bytes: Buffer, max: number): boolean {
+  const decoder = new TextDecoder('utf-8');
+  let stray = 0;
+  for (let at = 0; at <= bytes.length; at += STRAY_WINDOW_BYTES) {
+    const last = at + STRAY_WINDOW_BYTES > bytes.length;
+    const text = decoder.decode(bytes.subarray(at, at + STRAY_WINDOW_BYTES), { stream: !last });
+    for (let i = text.indexOf('\ufffd'); i !== -1; i = text.indexOf('\ufffd', i + 1)) if (++stray > max) return true;
+  }
+  return false;
 }
 
 // UTF-8 read as Latin-1 or Windows-1252: a lead byte's letter (Â–ô) followed by a continuation byte's character.
@@ -238,11 +242,22 @@ export interface CharsetRepair {
 const TEXT_TYPES = new Set(['text/plain', 'text/html']);
 
 /**
- * Most bytes of a mail's inline text parts, all of them together, that {@link relabelTextParts} reads again: far more
- * than the 20,000 characters a ticket keeps of the text (or the start of an HTML part that holds them). Read whole, an
- * 8 MB part of high bytes held the poller for ten seconds.
+ * Most bytes of a mail's inline text parts that {@link relabelTextParts} reads again, all the parts of a type
+ * together: what the reader of the mail uses of them, not all of an 8 MB part.
  */
-export const MAX_RELABELLED_TEXT_BYTES = 1024 * 1024;
+export interface RelabelledTextBudget {
+  /** Bytes of the text/plain parts (and parts without a type). */
+  plain: number;
+  /** Bytes of the text/html parts. */
+  html: number;
+}
+
+/**
+ * Most bytes of one text part its charset is judged on: more than any text a customer writes, so the judgement is the
+ * part's own (a megabyte of ASCII, a pasted image's data: URI, may come before the first 8-bit byte), yet bounded
+ * for a mail of tens of megabytes. Judging reads each byte a few times (about 80 ms for 8 MB of 8-bit noise).
+ */
+export const MAX_JUDGED_TEXT_BYTES = 16 * 1024 * 1024;
 
 // A part cut shorter than this adds nothing a ticket uses, and so short a cut may find no line end to fall on.
 const MIN_CUT_BYTES = 64 * 1024;
@@ -332,40 +347,46 @@ function withRewriterLineEnd(bytes: Buffer, encoding: MimeNode['encoding']): Buf
 
 /**
  * The raw mail with the charset label of each inline text part whose bytes are in another charset replaced by
- * theirs ({@link textPartCharset}), for mailparser to read again; undefined when no label changes or the mail cannot
- * be split. The structure, the other parts and every other header stay as they were; the text parts are re-encoded
- * in base64 ({@link rewrittenInBase64}), so 8-bit bytes survive. They keep only their first
- * {@link MAX_RELABELLED_TEXT_BYTES} bytes in all ({@link textPartBytesToDecode}); `bytesLeftOut` counts the rest.
+ * theirs ({@link textPartCharset}, judged on the part's first {@link MAX_JUDGED_TEXT_BYTES}), for mailparser to read
+ * again; undefined when no label changes or the mail cannot be split. The structure, the other parts and every other
+ * header stay as they were; the text parts are re-encoded in base64 ({@link rewrittenInBase64}), so 8-bit bytes
+ * survive. They keep only as many bytes as `budget` gives their type ({@link textPartBytesToDecode});
+ * `bytesLeftOut` counts the rest.
  */
-export async function relabelTextParts(raw: Buffer): Promise<{ raw: Buffer; repairs: CharsetRepair[]; bytesLeftOut: number } | undefined> {
+export async function relabelTextParts(
+  raw: Buffer,
+  budget: RelabelledTextBudget,
+): Promise<{ raw: Buffer; repairs: CharsetRepair[]; bytesLeftOut: number } | undefined> {
   const repairs: CharsetRepair[] = [];
-  let budget = MAX_RELABELLED_TEXT_BYTES;
+  const left = { ...budget };
   let bytesLeftOut = 0;
   const splitter = new Splitter();
   const rewriter = new Rewriter(rewrittenInBase64);
   const joiner = new Joiner();
   rewriter.on('node', ({ node, decoder, encoder }: { node: MimeNode; decoder: NodeJS.ReadableStream; encoder: NodeJS.WritableStream }) => {
-    // Only what may be kept is held in memory; the rest is counted.
+    const type = (node.contentType || '').toLowerCase() === 'text/html' ? 'html' : 'plain';
+    // Only what is judged is held in memory; the rest is counted.
     const chunks: Buffer[] = [];
     let held = 0;
     let size = 0;
     decoder.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (held > budget) return;
+      if (held > MAX_JUDGED_TEXT_BYTES) return;
       chunks.push(chunk);
       held += chunk.length;
     });
     decoder.on('end', () => {
       const declared = node.charset ? node.charset.toLowerCase() : undefined;
-      const bytes = textPartBytesToDecode(Buffer.concat(chunks), budget, declared);
-      budget -= bytes.length;
-      bytesLeftOut += size - bytes.length;
-      const charset = textPartCharset(bytes, declared);
+      const judged = textPartBytesToDecode(Buffer.concat(chunks), MAX_JUDGED_TEXT_BYTES, declared);
+      const kept = textPartBytesToDecode(judged, left[type], declared);
+      left[type] -= kept.length;
+      bytesLeftOut += size - kept.length;
+      const charset = textPartCharset(judged, declared);
       if (charset) {
         node.setCharset(charset);
         repairs.push({ declared, charset });
       }
-      encoder.end(withRewriterLineEnd(bytes, node.encoding));
+      encoder.end(withRewriterLineEnd(kept, node.encoding));
     });
   });
   const out: Buffer[] = [];
