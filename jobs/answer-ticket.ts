@@ -425,11 +425,16 @@ function agentRunLimitsOf(config: Pick<Config, 'AGENT_RUN_LIMIT_PER_HOUR' | 'AGE
   return { perSender: config.AGENT_RUN_LIMIT_PER_HOUR, total: config.AGENT_RUN_LIMIT_TOTAL_PER_HOUR };
 }
 
+/** `1 agent run`, `20 agent runs`: what the limit counts, a run whatever became of its draft. */
+function agentRuns(count: number): string {
+  return `${count} agent run${count === 1 ? '' : 's'}`;
+}
+
 function agentRunLimitReason(ticket: Ticket, budget: AgentRunBudget, config: Pick<Config, 'AGENT_RUN_LIMIT_PER_HOUR' | 'AGENT_RUN_LIMIT_TOTAL_PER_HOUR'>): string {
   if (budget.refusedBy === 'total') {
-    return `agent-run limit reached: ${budget.count} drafts in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=${config.AGENT_RUN_LIMIT_TOTAL_PER_HOUR})`;
+    return `agent-run limit reached: ${agentRuns(budget.count)} in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=${config.AGENT_RUN_LIMIT_TOTAL_PER_HOUR})`;
   }
-  return `agent-run limit reached: ${budget.count} drafts for ${ticket.from} in the last hour (AGENT_RUN_LIMIT_PER_HOUR=${config.AGENT_RUN_LIMIT_PER_HOUR})`;
+  return `agent-run limit reached: ${agentRuns(budget.count)} for ${ticket.from} in the last hour (AGENT_RUN_LIMIT_PER_HOUR=${config.AGENT_RUN_LIMIT_PER_HOUR})`;
 }
 
 function rateLimitReason(ticket: Ticket, budget: AutoReplyBudget, config: Pick<Config, 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR'>): string {

@@ -110,7 +110,7 @@ describe('agent runs per hour', () => {
       expect(ticket.draft).toBeTruthy();
       expect(modelCalls).toBeGreaterThan(0);
     }
-    expectLimited(handled.slice(3), 'agent-run limit reached: 3 drafts for mallory@attacker.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=3)');
+    expectLimited(handled.slice(3), 'agent-run limit reached: 3 agent runs for mallory@attacker.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=3)');
     expect(servers.smtp.attempts).toHaveLength(0);
 
     // A person asking for a draft of a limited ticket gets one: the limit is for mail, not for the reviewers.
@@ -132,28 +132,28 @@ describe('agent runs per hour', () => {
       env: { AGENT_RUN_LIMIT_TOTAL_PER_HOUR: '2' },
       mails: [mail('a@customer.example'), mail('b@customer.example', { subject: 'パスワード' }), mail('c@customer.example', { subject: 'ログイン' })],
       runs: 2,
-      reason: 'agent-run limit reached: 2 drafts in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=2)',
+      reason: 'agent-run limit reached: 2 agent runs in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=2)',
     },
     {
       name: 'per sender in every spelling of the address',
       env: { AGENT_RUN_LIMIT_PER_HOUR: '2' },
       mails: [mail('h@customer.example'), mail('H+billing@Customer.Example', { subject: 'パスワード' }), mail('Hanako <h@customer.example>', { subject: 'ログイン' })],
       runs: 2,
-      reason: 'agent-run limit reached: 2 drafts for h@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=2)',
+      reason: 'agent-run limit reached: 2 agent runs for h@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=2)',
     },
     {
       name: 'in REVIEW_MODE=always too, where nothing is sent',
       env: { REVIEW_MODE: 'always', AGENT_RUN_LIMIT_PER_HOUR: '1' },
       mails: [mail('r@customer.example'), mail('r@customer.example', { subject: 'パスワード' })],
       runs: 1,
-      reason: 'agent-run limit reached: 1 drafts for r@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=1)',
+      reason: 'agent-run limit reached: 1 agent run for r@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=1)',
     },
     {
       name: 'none at all with a limit of 0, as the auto-reply limits',
       env: { AGENT_RUN_LIMIT_PER_HOUR: '0' },
       mails: [mail('z@customer.example')],
       runs: 0,
-      reason: 'agent-run limit reached: 0 drafts for z@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=0)',
+      reason: 'agent-run limit reached: 0 agent runs for z@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=0)',
     },
   ])('limits runs $name', async ({ env, mails, runs, reason }) => {
     const running = await run(env);
@@ -174,7 +174,7 @@ describe('agent runs per hour', () => {
     expect(retried!.state, retried!.reason).toBe('sent');
     expect(retried!.history.filter((h) => h.to === 'processing')).toHaveLength(2);
     expect(second!.state, second!.reason).toBe('sent');
-    expectLimited(handled.slice(2), 'agent-run limit reached: 2 drafts for k@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=2)');
+    expectLimited(handled.slice(2), 'agent-run limit reached: 2 agent runs for k@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=2)');
   }, 90_000);
 
   it('counts a follow-up in the thread like any other mail', async () => {
@@ -183,6 +183,6 @@ describe('agent runs per hour', () => {
     expect(first!.ticket.state, first!.ticket.reason).toBe('sent');
     const followUp = await handleInTurn(running, [mail('f@customer.example', { subject: 'Re: 二段階認証について', body: 'パスワードの条件も教えてください。', inReplyTo: first!.ticket.outbound!.messageId })]);
     expect(followUp[0]!.ticket.conversationId).toBe(first!.ticket.id);
-    expectLimited(followUp, 'agent-run limit reached: 1 drafts for f@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=1)');
+    expectLimited(followUp, 'agent-run limit reached: 1 agent run for f@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=1)');
   }, 90_000);
 });
