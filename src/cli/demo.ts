@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { ImapFlow } from 'imapflow';
@@ -74,17 +74,19 @@ function userModelSettings(): Record<string, string> {
   return settings.OPENAI_API_KEY || settings.OPENAI_BASE_URL ? settings : {};
 }
 
-/** The dashboard's port, held until {@link release} so that nothing takes it while the demo starts. */
+/** The dashboard's port, and the server holding it from the demo's start when it could be held. */
 interface ReservedPort {
   port: number;
-  /** Frees the port for the dashboard to listen on; idempotent. */
+  /** Listening on `port`: the dashboard answers on it (its `listening` option), so the port is never free. */
+  server?: Server;
+  /** Frees the port when the demo stops before the dashboard took the server over; idempotent. */
   release(): Promise<void>;
 }
 
 /**
- * 3000 as in the README unless something already listens there. The port stays taken until the dashboard is about to
- * listen: freed at once, it was taken in the seconds the reindex takes by a second demo starting beside this one
- * (two checkouts, two test runs), and this one stopped with "the port is in use".
+ * 3000 as in the README unless something already listens there. The port stays held from here on, and the dashboard
+ * answers on the very server that holds it: freed for the dashboard to listen on, it was taken in between by a second
+ * demo starting beside this one (two checkouts, two test runs), and this one stopped with "the port is in use".
  */
 async function reserveDashboardPort(): Promise<ReservedPort> {
   const holder = createServer();
@@ -94,7 +96,8 @@ async function reserveDashboardPort(): Promise<ReservedPort> {
   });
   if (!held) return { port: await freePort(), release: async () => undefined };
   let released: Promise<void> | undefined;
-  return { port: 3000, release: () => (released ??= new Promise<void>((resolve) => holder.close(() => resolve()))) };
+  // A server the dashboard already closed answers close() with an error, which changes nothing here.
+  return { port: 3000, server: holder, release: () => (released ??= new Promise<void>((resolve) => holder.close(() => resolve()))) };
 }
 
 async function waitForFinal(store: TicketStore, ticketId: string, timeoutMs: number): Promise<Ticket | undefined> {
@@ -206,10 +209,7 @@ async function main(): Promise<void> {
         () => startMaintenanceRole(config, { connection: services.workerConnection(), search: services.search(), tuning: services.tuning, logger: createLogger('maintenance') }),
         () => startAgentWorker(services),
         () => startPollerRole(config, { logger: createLogger('imap-poller') }),
-        async () => {
-          await reserved.release();
-          return startDashboardRole(config, { services, logger: createLogger('dashboard') });
-        },
+        () => startDashboardRole(config, { services, logger: createLogger('dashboard'), ...(reserved.server ? { listening: reserved.server } : {}) }),
       ],
       // SIGHUP: a closed terminal stops the demo as Ctrl-C does, and gives the .env back.
       { logger, exit: cleanUp, signals: ['SIGTERM', 'SIGINT', 'SIGHUP'] },

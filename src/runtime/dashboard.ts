@@ -27,6 +27,12 @@ export interface DashboardRoleOptions {
   pollerStatus?: () => Promise<PollerStatus>;
   /** Passed to {@link createDashboardApp}. */
   pollMaxAgeMs?: number;
+  /**
+   * A server already listening where the dashboard is to answer: the dashboard serves its requests instead of
+   * listening anew, and closes it when it stops. The demo holds its port so from its first moment (src/cli/demo.ts):
+   * freed to be listened on again, it was taken in between by a second demo starting beside it.
+   */
+  listening?: Server;
 }
 
 /** The running dashboard. */
@@ -93,10 +99,16 @@ export async function startDashboardRole(config: Config, options: DashboardRoleO
       },
     };
     const app = createDashboardApp(deps);
-    server = createServer(app);
-    // Loopback unless DASHBOARD_HOST says otherwise; without authentication only this machine, whatever it says.
-    const host = auth.mode === 'off' ? '127.0.0.1' : config.DASHBOARD_HOST;
-    const address = await listen(server, config.DASHBOARD_PORT, host);
+    let address: AddressInfo;
+    if (options.listening) {
+      server = options.listening.on('request', app);
+      address = server.address() as AddressInfo;
+    } else {
+      server = createServer(app);
+      // Loopback unless DASHBOARD_HOST says otherwise; without authentication only this machine, whatever it says.
+      const host = auth.mode === 'off' ? '127.0.0.1' : config.DASHBOARD_HOST;
+      address = await listen(server, config.DASHBOARD_PORT, host);
+    }
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${shownHost}:${address.port}`;
     if (auth.mode === 'off') logger.warn({ url }, 'Dashboard authentication is OFF (DASHBOARD_AUTH=off); listening on 127.0.0.1 only');

@@ -4,6 +4,8 @@
  * DASHBOARD_AUTH=off, and serves, then stops, on DASHBOARD_PORT.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -57,6 +59,40 @@ async function start(vars: Record<string, string>): Promise<DashboardRole> {
 const auth = { authorization: `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}` };
 
 describe('startDashboardRole', () => {
+  // The demo holds its port from its first moment (src/cli/demo.ts): a second demo started beside it took the port in
+  // the moment between freeing it and listening again, and this one stopped with "the port is in use".
+  it('answers on a server already listening that it is given, and never lets the port go', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', () => resolve()));
+    const port = (holder.address() as AddressInfo).port;
+    const vars = await env({ DASHBOARD_PORT: String(port) });
+    const taken: boolean[] = [];
+    // Whoever tries the port while the role starts finds it taken.
+    const probe = setInterval(() => {
+      const other = createServer();
+      other.once('error', () => taken.push(true));
+      other.listen(port, '127.0.0.1', () => {
+        taken.push(false);
+        other.close();
+      });
+    }, 1);
+    let role: DashboardRole;
+    try {
+      role = await startDashboardRole(parseConfig(vars), { listening: holder });
+    } finally {
+      clearInterval(probe);
+    }
+    cleanups.push(() => role.stop());
+    expect(role.address.port).toBe(port);
+    expect(role.url).toBe(`http://127.0.0.1:${port}`);
+    expect(taken.length).toBeGreaterThan(0);
+    expect(taken.every(Boolean)).toBe(true);
+    const answer = await fetch(`${role.url}/healthz`);
+    expect(answer.status).toBe(200);
+    await role.stop();
+    expect(holder.listening).toBe(false);
+  });
+
   it('refuses to start without a password, naming DASHBOARD_PASSWORD and DASHBOARD_AUTH, and binds nothing', async () => {
     const vars = await env({ DASHBOARD_PASSWORD: '' });
     const failure = await startDashboardRole(parseConfig(vars)).then(
