@@ -30,7 +30,7 @@ import { composeReply, newMessageId, type OriginalMail } from '../src/mail/compo
 import { SmtpSendError, classifySmtpError, replyRecipientProblem, type SmtpTransport } from '../src/mail/smtp-transport.js';
 import { produce } from '../src/queues/connection.js';
 import type { SendReplyData } from '../src/queues/payloads.js';
-import { quoteOmission, type QuoteConfig, type QuotedTicket } from '../src/tickets/quote-omission.js';
+import { quoteOmission, type QuoteConfig } from '../src/tickets/quote-omission.js';
 import { normalizeMessageId, type OutboundInfo, type Ticket } from '../src/tickets/ticket.js';
 import { TicketConflictError, type TicketStore } from '../src/tickets/ticket-store.js';
 import { MAYBE_SENT_REASON, SMTPUTF8_REASON, SMTP_REFUSED_REASON, approverOf } from '../src/tickets/review.js';
@@ -41,11 +41,8 @@ export type { SendReplyData };
 export const SENDER_ACTOR = 'sender';
 
 
-/**
- * The configuration the sender reads: MAIL_FROM, and what decides whether a reply quotes the customer's mail
- * ({@link QuoteConfig}). The sender role passes the whole configuration; see {@link quoteDecision} for less.
- */
-export type SenderConfig = Pick<Config, 'MAIL_FROM'> & Partial<Omit<QuoteConfig, 'MAIL_FROM'>>;
+/** The configuration the sender reads: MAIL_FROM, and what decides whether a reply quotes the customer's mail. */
+export type SenderConfig = Pick<Config, 'MAIL_FROM'> & QuoteConfig;
 
 /** What the handler runs against. */
 export interface SendReplyDeps {
@@ -143,7 +140,7 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
   // ticket's own fields, and its result is the ticket's largest part: it is read only when the quote would be left
   // out without it, and before the claim, so that no read can fail between the claim and the send. Nothing but the
   // agent worker's transitions writes it, so the claimed version has the same.
-  const agent = quoteDecision(ticket, deps.config) ? (await produce(deps.redis, () => store.get(ticket.id)))?.agent : undefined;
+  const agent = quoteOmission(ticket, deps.config) ? (await produce(deps.redis, () => store.get(ticket.id)))?.agent : undefined;
   // 2. The claim, in the same atomic write.
   let claimed: Ticket;
   try {
@@ -166,7 +163,7 @@ export async function sendReply(data: SendReplyData, deps: SendReplyDeps, attemp
 
   // Composed from the ticket as claimed: a claim retried on a newer version (a field written since the read above)
   // sends that version's draft, never the copy read before it.
-  const quoteOmitted = quoteDecision(agent ? { ...claimed, agent } : claimed, deps.config);
+  const quoteOmitted = quoteOmission(agent ? { ...claimed, agent } : claimed, deps.config);
   const mail = composeReply({
     original: originalOf(claimed, quoteOmitted),
     answer: claimed.draft ?? '',
@@ -289,23 +286,6 @@ export async function parkUnsent(store: TicketStore, ticketId: string, reason: s
 async function park(store: TicketStore, ticketId: string, from: Ticket['state'], reason: string, log: Logger): Promise<void> {
   await store.transition(ticketId, { from: [from], to: 'parked', actor: SENDER_ACTOR, note: reason, patch: { reason } });
   log.warn({ reason }, 'Reply parked for a person');
-}
-
-/**
- * {@link quoteOmission} under the sender's configuration. A caller that passes less than the whole configuration (a
- * test's `{ MAIL_FROM }`) gets the strict reading: no group, no trusted domains, and, with AUTHSERV_ID not given at
- * all, no sender vouched for: a missing AUTHSERV_ID is not known to be empty, and an empty one trusts the topmost
- * Authentication-Results whoever wrote it.
- */
-function quoteDecision(ticket: QuotedTicket, config: SenderConfig): string | undefined {
-  const quoteConfig: QuoteConfig = {
-    MAIL_FROM: config.MAIL_FROM,
-    SUPPORT_ADDRESSES: config.SUPPORT_ADDRESSES ?? [],
-    SUPPORT_GROUP_ADDRESSES: config.SUPPORT_GROUP_ADDRESSES ?? [],
-    AUTHSERV_ID: config.AUTHSERV_ID ?? [],
-    TRUSTED_LINK_DOMAINS: config.TRUSTED_LINK_DOMAINS ?? [],
-  };
-  return quoteOmission(config.AUTHSERV_ID === undefined ? { ...ticket, replySignals: undefined } : ticket, quoteConfig);
 }
 
 /**

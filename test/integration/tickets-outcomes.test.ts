@@ -95,7 +95,7 @@ async function parked(f: Fixture): Promise<Ticket> {
 }
 
 async function send(f: Fixture, ticketId: string) {
-  return sendReply({ ticketId }, { config: { MAIL_FROM }, store: f.store, redis, smtp }, { attemptsMade: 0, attempts: 3 });
+  return sendReply({ ticketId }, { config: { MAIL_FROM, SUPPORT_ADDRESSES: [], SUPPORT_GROUP_ADDRESSES: [], AUTHSERV_ID: [], TRUSTED_LINK_DOMAINS: [] }, store: f.store, redis, smtp }, { attemptsMade: 0, attempts: 3 });
 }
 
 function review(f: Fixture) {
