@@ -5,8 +5,7 @@
  * calls and reviewer time without end. Real Redis and BullMQ, the agent worker against the scripted model server,
  * whose requests are the model calls counted.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
+import { describe, expect, it } from 'vitest';
 import { httpError } from '../../src/dev/openai-server.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
 import { rerunAgent, rerunReason } from '../../src/tickets/review.js';
@@ -15,41 +14,17 @@ import {
   buildMail,
   customerMessageId,
   ingest,
-  pipelineEnv,
-  removePrefix,
-  startPipelineServers,
-  startRoles,
   waitFor,
   waitForState,
   type MailSpec,
-  type PipelineServers,
   type RunningRoles,
 } from '../support/pipeline.js';
+import { pipelineSuite } from '../support/pipeline-suite.js';
 
-let servers: PipelineServers;
-const cleanups: Array<() => Promise<void>> = [];
+const suite = pipelineSuite();
 
-beforeAll(async () => {
-  servers = await startPipelineServers();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  servers.smtp.clear();
-  servers.llm.setHandler(scriptedModel());
-  servers.llm.reset();
-});
-afterAll(async () => {
-  await servers?.stop();
-});
-
-async function run(overrides: Record<string, string>): Promise<RunningRoles> {
-  const config = parseConfig(pipelineEnv(servers, overrides));
-  const running = await startRoles(config);
-  cleanups.push(async () => {
-    await running.stop();
-    await removePrefix(servers.redis.url, config.QUEUE_PREFIX);
-  });
-  return running;
+function run(overrides: Record<string, string>): Promise<RunningRoles> {
+  return suite.run(overrides);
 }
 
 const QUESTION = '二段階認証の設定方法を教えてください。';
@@ -69,10 +44,10 @@ interface Handled {
 async function handleInTurn(running: RunningRoles, mails: readonly Buffer[]): Promise<Handled[]> {
   const handled: Handled[] = [];
   for (const raw of mails) {
-    const before = servers.llm.chatRequests().length;
+    const before = suite.servers.llm.chatRequests().length;
     const { ticketId } = await ingest(running, raw);
     const ticket = await waitForState(running.store, ticketId, ['parked', 'sent', 'ignored', 'failed'], 30_000);
-    handled.push({ ticket, modelCalls: servers.llm.chatRequests().length - before });
+    handled.push({ ticket, modelCalls: suite.servers.llm.chatRequests().length - before });
   }
   return handled;
 }
@@ -111,19 +86,19 @@ describe('agent runs per hour', () => {
       expect(modelCalls).toBeGreaterThan(0);
     }
     expectLimited(handled.slice(3), 'agent-run limit reached: 3 agent runs for mallory@attacker.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=3)');
-    expect(servers.smtp.attempts).toHaveLength(0);
+    expect(suite.servers.smtp.attempts).toHaveLength(0);
 
     // A person asking for a draft of a limited ticket gets one: the limit is for mail, not for the reviewers.
     const limited = handled[5]!.ticket;
     const deps = { store: running.store, redis: await running.services.producer(), tickets: (await running.services.queues()).tickets, config: running.services.config };
     expect(await rerunAgent(deps, { ticketId: limited.id, operator: 'anna', forReview: true })).toMatchObject({ outcome: 'requeued' });
-    const before = servers.llm.chatRequests().length;
+    const before = suite.servers.llm.chatRequests().length;
     const redrafted = await waitFor(async () => {
       const t = await running.store.require(limited.id);
       return t.state === 'parked' && t.draft ? t : undefined;
     }, 'the new draft', 30_000);
     expect(redrafted.reason).toBe(rerunReason('anna'));
-    expect(servers.llm.chatRequests().length).toBeGreaterThan(before);
+    expect(suite.servers.llm.chatRequests().length).toBeGreaterThan(before);
   }, 120_000);
 
   it.each<LimitCase>([
@@ -167,7 +142,7 @@ describe('agent runs per hour', () => {
 
   it('counts a run its job retries (a model error) once', async () => {
     let plans = 0;
-    servers.llm.setHandler(scriptedModel({ override: (call) => (call.kind === 'plan' && ++plans === 1 ? httpError(503) : undefined) }));
+    suite.servers.llm.setHandler(scriptedModel({ override: (call) => (call.kind === 'plan' && ++plans === 1 ? httpError(503) : undefined) }));
     const running = await run({ AGENT_RUN_LIMIT_PER_HOUR: '2' });
     const handled = await handleInTurn(running, [mail('k@customer.example'), mail('k@customer.example', { subject: 'パスワード' }), mail('k@customer.example', { subject: 'ログイン' })]);
     const [retried, second] = handled.map((h) => h.ticket);

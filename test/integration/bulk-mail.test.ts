@@ -5,9 +5,7 @@
  * an empty web form parks as having no question. Modelled on the mails of the real-world corpus audit.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
-import { scriptedModel } from '../../src/dev/scripted-model.js';
+import { describe, expect, it } from 'vitest';
 import { deleteRaw } from '../../src/mail/raw-store.js';
 import { metricsKeys } from '../../src/server/metrics.js';
 import { approveTicket } from '../../src/tickets/review.js';
@@ -16,41 +14,18 @@ import {
   buildMail,
   customerMessageId,
   ingest,
-  pipelineEnv,
-  removePrefix,
-  startPipelineServers,
   startRoles,
   SUPPORT_ADDRESS,
   waitFor,
   waitForState,
-  type PipelineServers,
   type RunningRoles,
 } from '../support/pipeline.js';
+import { pipelineSuite } from '../support/pipeline-suite.js';
 
-let servers: PipelineServers;
-const cleanups: Array<() => Promise<void>> = [];
+const suite = pipelineSuite();
 
-beforeAll(async () => {
-  servers = await startPipelineServers();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  servers.smtp.clear();
-  servers.llm.setHandler(scriptedModel());
-  servers.llm.reset();
-});
-afterAll(async () => {
-  await servers?.stop();
-});
-
-async function run(overrides: Record<string, string> = {}, options: Parameters<typeof startRoles>[1] = {}): Promise<RunningRoles> {
-  const config = parseConfig(pipelineEnv(servers, overrides));
-  const running = await startRoles(config, options);
-  cleanups.push(async () => {
-    await running.stop();
-    await removePrefix(servers.redis.url, config.QUEUE_PREFIX);
-  });
-  return running;
+function run(overrides: Record<string, string> = {}, options: Parameters<typeof startRoles>[1] = {}): Promise<RunningRoles> {
+  return suite.run(overrides, options);
 }
 
 async function approve(running: RunningRoles, ticketId: string): Promise<void> {
@@ -93,8 +68,8 @@ describe('mail without list headers that must get no automatic reply', () => {
     expect(ticket.state).toBe('parked');
     expect(ticket.reason).toBe(reason);
     expect(ticket.draft).toBeTruthy();
-    expect(servers.llm.chatRequests().length).toBeGreaterThan(0);
-    expect(servers.smtp.attempts).toHaveLength(0);
+    expect(suite.servers.llm.chatRequests().length).toBeGreaterThan(0);
+    expect(suite.servers.smtp.attempts).toHaveLength(0);
   });
 
   it('a newsletter without list headers (配信停止 link in its HTML footer) is parked with its draft, never sent, from the signal recorded at ingest; a customer asking how to unsubscribe and a customer through our own group (its footer says "To unsubscribe…") are answered', async () => {
@@ -154,7 +129,7 @@ To unsubscribe from this group and stop receiving emails from it, send an email 
       const ticket = await waitForState(answering.store, ticketId, FINAL);
       expect(ticket.state, ticket.reason).toBe('sent');
     }
-    const replies = await servers.smtp.waitFor(2);
+    const replies = await suite.servers.smtp.waitFor(2);
     expect(replies.map((r) => r.envelope.to).sort()).toEqual([['hanako@customer.example'], ['taro@customer.example']]);
   });
 
@@ -163,7 +138,7 @@ To unsubscribe from this group and stop receiving emails from it, send an email 
     const mail = { messageId: customerMessageId(), from: 'Taro <taro@customer.example>', subject: '二段階認証', date: 'Thu, 26 Nov 2026 09:00:00 +0900' };
     const first = await ingest(running, buildMail({ ...mail, body: QUESTION }));
     expect((await waitForState(running.store, first.ticketId, FINAL)).state).toBe('sent');
-    await servers.smtp.waitFor(1);
+    await suite.servers.smtp.waitFor(1);
 
     // A gateway on one route put a banner above the text.
     const second = await ingest(running, buildMail({ ...mail, body: `[EXTERNAL] 社外からのメールです。リンクや添付ファイルにご注意ください。\n\n${QUESTION}` }));
@@ -173,11 +148,11 @@ To unsubscribe from this group and stop receiving emails from it, send an email 
     expect(parked.possibleCopyOf).toBe(first.ticketId);
     expect(parked.reason).toMatch(new RegExp(`^${POSSIBLE_COPY_REASON} ${first.ticketId}: same Message-ID, sender and date`));
     expect(parked.draft).toBeTruthy();
-    expect(servers.smtp.attempts).toHaveLength(1);
+    expect(suite.servers.smtp.attempts).toHaveLength(1);
 
     await approve(running, second.ticketId);
     expect((await waitForState(running.store, second.ticketId, ['sent', 'parked', 'failed'])).state).toBe('sent');
-    await servers.smtp.waitFor(2);
+    await suite.servers.smtp.waitFor(2);
   });
 
   it('a web form sent through a mail service with the customer in Reply-To: parked with its draft, and one approval sends it to the customer', async () => {
@@ -196,11 +171,11 @@ To unsubscribe from this group and stop receiving emails from it, send an email 
     expect(parked.state).toBe('parked');
     expect(parked.reason).toBe('bulk mail: Return-Path <bounces+8812-taro=customer.example@mail.esp.example> on another domain than From');
     expect(parked.draft).toBeTruthy();
-    expect(servers.smtp.attempts).toHaveLength(0);
+    expect(suite.servers.smtp.attempts).toHaveLength(0);
 
     await approve(running, ticketId);
     expect((await waitForState(running.store, ticketId, ['sent', 'parked', 'failed'])).state).toBe('sent');
-    const [reply] = await servers.smtp.waitFor(1);
+    const [reply] = await suite.servers.smtp.waitFor(1);
     expect(reply!.envelope.to).toEqual(['taro@customer.example']);
   });
 
@@ -240,7 +215,7 @@ To unsubscribe from this group and stop receiving emails from it, send an email 
     );
     expect(parked.draft).toBeTruthy();
     expect((await waitForState(answering.store, genuine.ticketId, FINAL)).state).toBe('sent');
-    const replies = await servers.smtp.waitFor(1);
+    const replies = await suite.servers.smtp.waitFor(1);
     expect(replies.map((r) => r.envelope.to)).toEqual([['taro@customer.example']]);
   });
 
@@ -271,8 +246,8 @@ To unsubscribe from this group and stop receiving emails from it, send an email 
     expect(await ignored(list.ticketId)).toMatch(/^list: Sender: rrga-l@list\.rtowest\.example/);
     expect(await ignored(spam.ticketId)).toBe('spam: X-Csi-MailScanner-SpamCheck: spam, ORDB-RBL');
     expect(await ignored(junk.ticketId)).toBe('bulk mail: Precedence: junk');
-    expect(servers.llm.chatRequests()).toHaveLength(0);
-    expect(servers.smtp.attempts).toHaveLength(0);
+    expect(suite.servers.llm.chatRequests()).toHaveLength(0);
+    expect(suite.servers.smtp.attempts).toHaveLength(0);
     // The metrics keep counting list and bulk mail under `list`, as dashboards and stored tickets know it.
     const redis = await running.services.producer();
     const counts = await waitFor(async () => {
@@ -288,7 +263,7 @@ To unsubscribe from this group and stop receiving emails from it, send an email 
     const ticket = await waitForState(running.store, ticketId, FINAL);
     expect(ticket.state).toBe('parked');
     expect(ticket.reason).toBe('no question: only form labels with nothing after them (an empty web form)');
-    expect(servers.llm.chatRequests()).toHaveLength(0);
+    expect(suite.servers.llm.chatRequests()).toHaveLength(0);
   });
 
   it('a Reply-To on a subdomain of From is the same sender and is answered; a no-reply From naming another Reply-To is parked saying so', async () => {
@@ -306,7 +281,7 @@ To unsubscribe from this group and stop receiving emails from it, send an email 
     expect(parked.state).toBe('parked');
     expect(parked.reason).toBe("From gmail-noreply@google.example is a no-reply address and Reply-To names another, x.y@gmail.example: a system notification on someone else's behalf");
     expect(parked.draft).toBeTruthy();
-    const replies = await servers.smtp.waitFor(1);
+    const replies = await suite.servers.smtp.waitFor(1);
     expect(replies.map((r) => r.envelope.to)).toEqual([['carol@reply.mysurvey.example']]);
   });
 });

@@ -6,39 +6,18 @@
  * automatic and approved replies alike. A customer's mail keeps its quote: one without links whatever its
  * authentication, and one the receiving server authenticated whatever it holds.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendReply } from '../../jobs/send-reply.js';
-import { parseConfig } from '../../src/config.js';
-import { scriptedModel } from '../../src/dev/scripted-model.js';
 import { quoteOmission } from '../../src/tickets/quote-omission.js';
 import { approveTicket } from '../../src/tickets/review.js';
 import type { TicketStore } from '../../src/tickets/ticket-store.js';
-import { buildMail, customerMessageId, ingest, pipelineEnv, removePrefix, startPipelineServers, startRoles, waitForState, type PipelineServers, type RunningRoles } from '../support/pipeline.js';
+import { buildMail, customerMessageId, ingest, startRoles, waitForState, type RunningRoles } from '../support/pipeline.js';
+import { pipelineSuite } from '../support/pipeline-suite.js';
 
-let servers: PipelineServers;
-const cleanups: Array<() => Promise<void>> = [];
+const suite = pipelineSuite();
 
-beforeAll(async () => {
-  servers = await startPipelineServers();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  servers.smtp.clear();
-  servers.llm.setHandler(scriptedModel());
-  servers.llm.reset();
-});
-afterAll(async () => {
-  await servers?.stop();
-});
-
-async function run(overrides: Record<string, string> = {}, roles: Parameters<typeof startRoles>[1] = {}): Promise<RunningRoles> {
-  const config = parseConfig(pipelineEnv(servers, { REVIEW_MODE: 'auto', ...overrides }));
-  const running = await startRoles(config, roles);
-  cleanups.push(async () => {
-    await running.stop();
-    await removePrefix(servers.redis.url, config.QUEUE_PREFIX);
-  });
-  return running;
+function run(overrides: Record<string, string> = {}, roles: Parameters<typeof startRoles>[1] = {}): Promise<RunningRoles> {
+  return suite.run({ REVIEW_MODE: 'auto', ...overrides }, roles);
 }
 
 /** Approves the parked ticket as it is, or with the reply a person wrote. */
@@ -74,11 +53,11 @@ describe('a forged From that no verdict fails', () => {
     expect(quoteOmission(parked, running.services.config)).toBe(
       `the sender is not authenticated (no Authentication-Results of our receiving server vouch for victim@bank.example), and the quoted mail contains links, addresses or phone numbers that are neither in the knowledge the agent found nor trusted (TRUSTED_LINK_DOMAINS): ${LINK}`,
     );
-    expect(servers.smtp.attempts).toHaveLength(0);
+    expect(suite.servers.smtp.attempts).toHaveLength(0);
 
     await approve(running, ticketId);
     expect((await waitForState(running.store, ticketId, ['sent', 'parked'])).state).toBe('sent');
-    const [reply] = await servers.smtp.waitFor(1);
+    const [reply] = await suite.servers.smtp.waitFor(1);
     expect(reply!.envelope.to).toEqual(['victim@bank.example']);
     expect(reply!.text).toContain(parked.draft!.trim());
     expect(reply!.text).not.toContain('xyz-account-verify.example');
@@ -92,7 +71,7 @@ describe('a forged From that no verdict fails', () => {
     const sent = await waitForState(running.store, ticketId, ['parked', 'sent', 'ignored'], 60_000);
     expect(sent.state, sent.reason).toBe('sent');
     expect(quoteOmission(sent, running.services.config)).toMatch(/^the sender is not authenticated/);
-    const [reply] = await servers.smtp.waitFor(1);
+    const [reply] = await suite.servers.smtp.waitFor(1);
     expect(reply!.envelope.to).toEqual(['victim@bank.example']);
     expect(reply!.text).toContain(sent.draft!.trim());
     expect(reply!.text).not.toContain('xyz-account-verify.example');
@@ -116,7 +95,7 @@ describe('a forged From parked before the agent, answered by a person', () => {
     const written = '設定画面の「セキュリティ」から有効にできます。';
     await approve(running, ticketId, written);
     expect((await waitForState(running.store, ticketId, ['sent', 'parked'])).state).toBe('sent');
-    const [reply] = await servers.smtp.waitFor(1);
+    const [reply] = await suite.servers.smtp.waitFor(1);
     expect(reply!.envelope.to).toEqual(['victim@bank.example']);
     expect(reply!.text).toContain(written);
     expect(reply!.text).not.toContain('xyz-account-verify.example');
@@ -151,7 +130,7 @@ describe('the sender composes from the ticket it claimed', () => {
     const deps = { config: running.services.config, store: racing, redis: await running.services.producer(), smtp: running.services.smtp() };
     expect(await sendReply({ ticketId }, deps, { attemptsMade: 0, attempts: 1 })).toMatchObject({ outcome: 'sent' });
     expect(raced).toBe(true);
-    const [reply] = await servers.smtp.waitFor(1);
+    const [reply] = await suite.servers.smtp.waitFor(1);
     expect(reply!.text).toContain('（修正版）');
     expect(reply!.text).not.toContain(drafted.draft!.trim());
     expect((await store.require(ticketId)).draft).toBe(edited);
@@ -165,7 +144,7 @@ describe('a customer\'s mail keeps its quote', () => {
     const ticket = await waitForState(running.store, ticketId, ['parked', 'sent'], 60_000);
     expect(ticket.state, ticket.reason).toBe('sent');
     expect(quoteOmission(ticket, running.services.config)).toBeUndefined();
-    const [reply] = await servers.smtp.waitFor(1);
+    const [reply] = await suite.servers.smtp.waitFor(1);
     expect(reply!.text).toMatch(/Taro <taro@customer\.example>:\n> 二段階認証の設定方法を教えてください。/);
   });
 
@@ -182,7 +161,7 @@ describe('a customer\'s mail keeps its quote', () => {
     const ticket = await waitForState(running.store, ticketId, ['parked', 'sent'], 60_000);
     expect(ticket.state, ticket.reason).toBe('sent');
     expect(quoteOmission(ticket, running.services.config)).toBeUndefined();
-    const [reply] = await servers.smtp.waitFor(1);
+    const [reply] = await suite.servers.smtp.waitFor(1);
     expect(reply!.subject).toBe(`Re: 二段階認証について ${LINK}`);
     expect(reply!.text).toContain(`XYZ Bank <victim@bank.example>:\n> ${QUESTION}`);
     expect(reply!.text).toContain(`> 継続するには ${LINK} でパスワードを確認してください。`);

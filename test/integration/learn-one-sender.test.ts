@@ -1,11 +1,10 @@
 /**
- * `REVIEW_MODE=learn` on real servers (redis-server, the SMTP receiver, the scripted model, the real agent worker and
+ * `REVIEW_MODE=learn` on real suite.servers (redis-server, the SMTP receiver, the scripted model, the real agent worker and
  * sender): five approvals of one customer's question — also written from `+tag` and upper-case variants of the
  * address — are one review of its sources, so the next customer's draft on that topic is still parked.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
-import { scriptedModel } from '../../src/dev/scripted-model.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,22 +13,11 @@ import { forgetCustomer } from '../../src/tickets/retention.js';
 import { approveTicket } from '../../src/tickets/review.js';
 import { trustKeys } from '../../src/tickets/trust.js';
 import type { Ticket } from '../../src/tickets/ticket.js';
-import { buildMail, customerMessageId, ingest, pipelineEnv, removePrefix, startPipelineServers, startRoles, waitForState, type PipelineServers, type RunningRoles } from '../support/pipeline.js';
+import { buildMail, customerMessageId, ingest, pipelineEnv, removePrefix, startRoles, waitForState, type RunningRoles } from '../support/pipeline.js';
+import { pipelineSuite } from '../support/pipeline-suite.js';
 
-let servers: PipelineServers;
-const cleanups: Array<() => Promise<void>> = [];
-beforeAll(async () => {
-  servers = await startPipelineServers();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  servers.smtp.clear();
-  servers.llm.setHandler(scriptedModel());
-  servers.llm.reset();
-});
-afterAll(async () => {
-  await servers?.stop();
-});
+const suite = pipelineSuite();
+const { cleanups } = suite;
 
 const QUESTION = '二段階認証を認証アプリで設定する手順を教えてください。';
 
@@ -40,11 +28,11 @@ async function ask(running: RunningRoles, from: string, n: number): Promise<Tick
 
 describe('REVIEW_MODE=learn and one sender', () => {
   it('counts five approvals of one sender as one review', async () => {
-    const config = parseConfig(pipelineEnv(servers, { REVIEW_MODE: 'learn', TRUST_MIN_REVIEWS: '5', TRUST_WINDOW: '20', TRUST_MIN_AS_IS: '0.9' }));
+    const config = parseConfig(pipelineEnv(suite.servers, { REVIEW_MODE: 'learn', TRUST_MIN_REVIEWS: '5', TRUST_WINDOW: '20', TRUST_MIN_AS_IS: '0.9' }));
     const running = await startRoles(config);
     cleanups.push(async () => {
       await running.stop();
-      await removePrefix(servers.redis.url, config.QUEUE_PREFIX);
+      await removePrefix(suite.servers.redis.url, config.QUEUE_PREFIX);
     });
     const deps = { store: running.store, outbound: (await running.services.queues()).outbound, redis: await running.services.producer(), config };
     const variants = ['mallory@attacker.example', 'Mallory@attacker.example', 'mallory+2@attacker.example', 'MALLORY+x@Attacker.example', 'mallory@attacker.example'];

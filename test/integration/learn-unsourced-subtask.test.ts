@@ -1,10 +1,10 @@
 /**
- * `REVIEW_MODE=learn` on real servers (redis-server, the SMTP receiver, the scripted OpenAI-compatible model, the real
+ * `REVIEW_MODE=learn` on real suite.servers (redis-server, the SMTP receiver, the scripted OpenAI-compatible model, the real
  * agent worker and sender): once a topic's sources are trusted, a mail that asks that topic and a second one whose
  * subtask the model answered without any search result is parked naming that subtask, not sent on the strength of
  * the first topic's sources.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { jsonResponse, textResponse } from '../../src/dev/openai-server.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
@@ -16,28 +16,14 @@ import {
   ingest,
   pipelineEnv,
   removePrefix,
-  startPipelineServers,
   startRoles,
   waitForState,
-  type PipelineServers,
   type RunningRoles,
 } from '../support/pipeline.js';
+import { pipelineSuite } from '../support/pipeline-suite.js';
 
-let servers: PipelineServers;
-const cleanups: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  servers = await startPipelineServers();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  servers.smtp.clear();
-  servers.llm.setHandler(scriptedModel());
-  servers.llm.reset();
-});
-afterAll(async () => {
-  await servers?.stop();
-});
+const suite = pipelineSuite();
+const { cleanups } = suite;
 
 const SOURCED = '二段階認証を認証アプリで設定する手順を教えてください。';
 const UNSOURCED = '解約した場合、残りの期間の料金は返金されますか？';
@@ -51,7 +37,7 @@ async function ask(running: RunningRoles, n: number, body: string): Promise<Tick
 describe('REVIEW_MODE=learn and a subtask without sources', () => {
   it('parks a draft whose second subtask cites nothing, naming it, though every cited source is trusted', async () => {
     const unsourced = (subtask?: string) => subtask?.includes('解約') ?? false;
-    servers.llm.setHandler(
+    suite.servers.llm.setHandler(
       scriptedModel({
         plan: (q) => (q.includes('解約') ? [SOURCED, UNSOURCED] : [SOURCED]),
         noToolCall: (c) => unsourced(c.subtask),
@@ -64,11 +50,11 @@ describe('REVIEW_MODE=learn and a subtask without sources', () => {
         },
       }),
     );
-    const config = parseConfig(pipelineEnv(servers, { REVIEW_MODE: 'learn', TRUST_MIN_REVIEWS: '5', TRUST_WINDOW: '20', TRUST_MIN_AS_IS: '0.9' }));
+    const config = parseConfig(pipelineEnv(suite.servers, { REVIEW_MODE: 'learn', TRUST_MIN_REVIEWS: '5', TRUST_WINDOW: '20', TRUST_MIN_AS_IS: '0.9' }));
     const running = await startRoles(config);
     cleanups.push(async () => {
       await running.stop();
-      await removePrefix(servers.redis.url, config.QUEUE_PREFIX);
+      await removePrefix(suite.servers.redis.url, config.QUEUE_PREFIX);
     });
     const deps = { store: running.store, outbound: (await running.services.queues()).outbound, redis: await running.services.producer(), config };
     for (let i = 0; i < 5; i++) {
@@ -80,12 +66,12 @@ describe('REVIEW_MODE=learn and a subtask without sources', () => {
     // The sourced topic alone now goes out unreviewed: trust itself works.
     const alone = await ask(running, 5, SOURCED);
     expect(alone.state, alone.reason).toBe('sent');
-    await servers.smtp.waitFor(6);
+    await suite.servers.smtp.waitFor(6);
 
     const mixed = await ask(running, 9, `1. ${SOURCED}\n2. ${UNSOURCED}`);
     expect(mixed.agent!.subtasks.map((s) => s.isCompleted)).toEqual([true, true]);
     expect(mixed.state).toBe('parked');
     expect(mixed.reason).toBe(`not yet trusted: subtask 「${UNSOURCED}」 cites no source`);
-    expect(servers.smtp.messages.some((m) => m.text?.includes('日割りで全額返金'))).toBe(false);
+    expect(suite.servers.smtp.messages.some((m) => m.text?.includes('日割りで全額返金'))).toBe(false);
   });
 });

@@ -4,47 +4,21 @@
  * draft waits for a person; on a company's own domain it goes out. Either way the reply to another mailbox carries
  * neither the sender's quoted text nor their display name, and a link in the subject it repeats parks it.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
+import { describe, expect, it } from 'vitest';
 import { approveTicket } from '../../src/tickets/review.js';
-import { scriptedModel } from '../../src/dev/scripted-model.js';
 import {
   buildMail,
   customerMessageId,
   ingest,
-  pipelineEnv,
-  removePrefix,
-  startPipelineServers,
-  startRoles,
   waitForState,
-  type PipelineServers,
   type RunningRoles,
 } from '../support/pipeline.js';
+import { pipelineSuite } from '../support/pipeline-suite.js';
 
-let servers: PipelineServers;
-const cleanups: Array<() => Promise<void>> = [];
+const suite = pipelineSuite();
 
-beforeAll(async () => {
-  servers = await startPipelineServers();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  servers.smtp.clear();
-  servers.llm.setHandler(scriptedModel());
-  servers.llm.reset();
-});
-afterAll(async () => {
-  await servers?.stop();
-});
-
-async function run(overrides: Record<string, string> = {}): Promise<RunningRoles> {
-  const config = parseConfig(pipelineEnv(servers, { REVIEW_MODE: 'auto', ...overrides }));
-  const running = await startRoles(config);
-  cleanups.push(async () => {
-    await running.stop();
-    await removePrefix(servers.redis.url, config.QUEUE_PREFIX);
-  });
-  return running;
+function run(overrides: Record<string, string> = {}): Promise<RunningRoles> {
+  return suite.run({ REVIEW_MODE: 'auto', ...overrides });
 }
 
 const QUESTION = '二段階認証の設定方法を教えてください。';
@@ -75,7 +49,7 @@ describe('Reply-To on the sender\'s own domain', () => {
       'Reply-To victim.hanako@gmail.com is another mailbox than From mallory@gmail.com on gmail.com, a shared mail provider: the same domain says nothing about who owns it (not in TRUSTED_REPLY_TO_DOMAINS)',
     );
     expect(parked.draft).toBeTruthy();
-    expect(servers.smtp.attempts).toHaveLength(0);
+    expect(suite.servers.smtp.attempts).toHaveLength(0);
 
     // A person who knows the two (a family member writing for the customer) may send it: the answer goes, the
     // stranger's words and name do not.
@@ -86,7 +60,7 @@ describe('Reply-To on the sender\'s own domain', () => {
     );
     expect(approval.outcome).toBe('approved');
     expect((await waitForState(running.store, ticketId, ['sent', 'parked'])).state).toBe('sent');
-    const [reply] = await servers.smtp.waitFor(1);
+    const [reply] = await suite.servers.smtp.waitFor(1);
     expect(reply!.envelope.to).toEqual(['victim.hanako@gmail.com']);
     expect(reply!.text).toContain(parked.draft!.trim());
     expect(reply!.text).not.toContain('xyz-account-verify.example');
@@ -103,7 +77,7 @@ describe('Reply-To on the sender\'s own domain', () => {
     );
     const ticket = await waitForState(running.store, ticketId, ['parked', 'sent'], 60_000);
     expect(ticket.state, ticket.reason).toBe('sent');
-    const [reply] = await servers.smtp.waitFor(1);
+    const [reply] = await suite.servers.smtp.waitFor(1);
     expect(reply!.envelope.to).toEqual(['hanako@gmail.com']);
     expect(reply!.text).not.toContain('xyz-account-verify.example');
     expect(reply!.text).not.toContain('taro@gmail.com');
@@ -118,7 +92,7 @@ describe('Reply-To on the sender\'s own domain', () => {
     );
     const ticket = await waitForState(running.store, ticketId, ['parked', 'sent'], 60_000);
     expect(ticket.state, ticket.reason).toBe('sent');
-    const [reply] = await servers.smtp.waitFor(1);
+    const [reply] = await suite.servers.smtp.waitFor(1);
     expect(reply!.envelope.to).toEqual(['desk@customer.example']);
     expect(reply!.subject).toBe('Re: 二段階認証について');
     expect(reply!.parsed.inReplyTo).toBe(messageId);
@@ -132,7 +106,7 @@ describe('Reply-To on the sender\'s own domain', () => {
     const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'Taro <taro@customer.example>', subject: '二段階認証について', body: QUESTION }));
     const ticket = await waitForState(running.store, ticketId, ['parked', 'sent'], 60_000);
     expect(ticket.state, ticket.reason).toBe('sent');
-    const [reply] = await servers.smtp.waitFor(1);
+    const [reply] = await suite.servers.smtp.waitFor(1);
     expect(reply!.envelope.to).toEqual(['taro@customer.example']);
     expect(reply!.text).toMatch(/Taro <taro@customer\.example>:\n> 二段階認証の設定方法を教えてください。/);
   });
@@ -149,7 +123,7 @@ describe('Reply-To on the sender\'s own domain', () => {
     expect(parked.reason).toBe(
       'the subject, which the reply repeats to desk@customer.example (not the sender), contains links, addresses or phone numbers that are neither in the knowledge the agent found nor trusted (TRUSTED_LINK_DOMAINS): https://xyz-account-verify.example/login',
     );
-    expect(servers.smtp.attempts).toHaveLength(0);
+    expect(suite.servers.smtp.attempts).toHaveLength(0);
 
     // To the From itself the subject goes back to whoever wrote it, when the receiving server vouches for that From
     // (without Authentication-Results it would be parked too: test/integration/forged-from-quote.test.ts).

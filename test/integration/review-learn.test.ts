@@ -1,13 +1,12 @@
 /**
- * `REVIEW_MODE=learn` on real servers (redis-server, the SMTP receiver, the OpenAI-compatible scripted model, the
+ * `REVIEW_MODE=learn` on real suite.servers (redis-server, the SMTP receiver, the OpenAI-compatible scripted model, the
  * real agent worker and sender, the review actions): the first drafts of a topic are parked as not yet trusted, the
  * operator approves them as is, and the next draft on that topic goes out unreviewed — also after the roles restart,
  * since trust lives in Redis. One heavy edit of a draft citing the same sources parks the following one again. The
  * records are what `knowledge trust` and the insights page list.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfig, type Config } from '../../src/config.js';
-import { scriptedModel } from '../../src/dev/scripted-model.js';
 import { editRatio } from '../../src/tickets/outcome.js';
 import { approveTicket, type ReviewDeps } from '../../src/tickets/review.js';
 import { citedSources, listTrust, trustKeys } from '../../src/tickets/trust.js';
@@ -18,28 +17,14 @@ import {
   ingest,
   pipelineEnv,
   removePrefix,
-  startPipelineServers,
   startRoles,
   waitForState,
-  type PipelineServers,
   type RunningRoles,
 } from '../support/pipeline.js';
+import { pipelineSuite } from '../support/pipeline-suite.js';
 
-let servers: PipelineServers;
-const cleanups: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  servers = await startPipelineServers();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  servers.smtp.clear();
-  servers.llm.setHandler(scriptedModel());
-  servers.llm.reset();
-});
-afterAll(async () => {
-  await servers?.stop();
-});
+const suite = pipelineSuite();
+const { cleanups } = suite;
 
 const QUESTION = '二段階認証を認証アプリで設定する手順を教えてください。';
 
@@ -55,11 +40,11 @@ async function ask(running: RunningRoles, n: number, headers: Record<string, str
 
 describe('REVIEW_MODE=learn', () => {
   it('parks a topic until its sources earn trust, then sends unreviewed; one heavy edit parks the next one again', async () => {
-    const config: Config = parseConfig(pipelineEnv(servers, { REVIEW_MODE: 'learn', TRUST_MIN_REVIEWS: '5', TRUST_WINDOW: '20', TRUST_MIN_AS_IS: '0.9', TRUST_MAX_EDIT_RATIO: '0.2' }));
+    const config: Config = parseConfig(pipelineEnv(suite.servers, { REVIEW_MODE: 'learn', TRUST_MIN_REVIEWS: '5', TRUST_WINDOW: '20', TRUST_MIN_AS_IS: '0.9', TRUST_MAX_EDIT_RATIO: '0.2' }));
     let running = await startRoles(config);
     cleanups.push(async () => {
       await running.stop();
-      await removePrefix(servers.redis.url, config.QUEUE_PREFIX);
+      await removePrefix(suite.servers.redis.url, config.QUEUE_PREFIX);
     });
 
     // The first five drafts are parked, each saying how far the sources are; the operator approves them unchanged.
@@ -76,7 +61,7 @@ describe('REVIEW_MODE=learn', () => {
       expect(sent.outcome?.kind).toBe('approved_as_is');
     }
     expect(sources.length).toBeGreaterThan(0);
-    expect(servers.smtp.messages).toHaveLength(5);
+    expect(suite.servers.smtp.messages).toHaveLength(5);
 
     // Trust lives in Redis: a restarted deployment still has it.
     await running.stop();
@@ -86,7 +71,7 @@ describe('REVIEW_MODE=learn', () => {
     expect(trusted.state, trusted.reason).toBe('sent');
     expect(trusted.outcome?.kind).toBe('auto_sent');
     expect(trusted.history.find((h) => h.to === 'drafted')?.note).toBe(`all ${sources.length} cited sources trusted`);
-    await servers.smtp.waitFor(6);
+    await suite.servers.smtp.waitFor(6);
 
     // A draft on the same topic parked for another reason (a Reply-To on a foreign domain), rewritten by the operator.
     const relayed = await ask(running, 6, { 'Reply-To': 'someone@elsewhere.example' });
