@@ -1,11 +1,13 @@
 /**
  * `npm run check`: reads the configuration as the roles do and reaches each server they need once — Redis, the
- * IMAP mailbox, the SMTP server, the model server, the search indexes — and checks that the dashboard would start,
- * then prints one line per check and exits 1 when any failed. What an admin runs after filling in `.env`, instead
+ * IMAP mailbox, the SMTP server, the model server, the search indexes — reads the Authentication-Results on top of
+ * the mailbox's latest mails against AUTHSERV_ID, and checks that the dashboard would start, then prints one line per
+ * check and exits 1 when any failed. What an admin runs after filling in `.env`, instead
  * of starting every role and reading logs. Nothing is changed anywhere: no mail is sent or marked, no index written,
  * no model call billed (the model server is asked for its list of models), the dashboard's port is only tried.
  */
 import { createServer } from 'node:net';
+import type { ImapFlow } from 'imapflow';
 import { Command } from 'commander';
 import { ConfigError, type Config } from '../config.js';
 import { apiKeyProblem, createOpenAIClient, llmServerUrl, modelServerFailure, OWN_SERVER_HINT } from '../openai.js';
@@ -17,6 +19,7 @@ import { describeImapFailure, type ConnectPhase } from '../runtime/poller.js';
 import { failureLine } from '../runtime/role-status.js';
 import { createSearchBackends } from '../search/factory.js';
 import { resolveAuth, type DashboardAuth } from '../server/auth.js';
+import { RECENT_MAILS, senderAuthenticationOutcome, senderAuthenticationUnread } from './check-authentication.js';
 import { closeAll, noIndexMessage, runCommand } from './common.js';
 
 /** How long one server may take to answer before its check fails. */
@@ -75,25 +78,50 @@ async function checkOAuth2Token(config: Config): Promise<CheckOutcome | undefine
 /** With a failed token check, the logins are not tried: each would only repeat the token endpoint's answer. */
 const NO_TOKEN = 'not tried: no OAuth2 token (see the OAuth2 token line)';
 
-async function checkImap(config: Config, token: Promise<CheckOutcome | undefined>): Promise<CheckOutcome> {
+/** The IMAP check's lines: the login and mailbox, and, once the mailbox opened, what its latest mails' headers say. */
+interface ImapOutcomes {
+  imap: CheckOutcome;
+  senderAuthentication?: CheckOutcome;
+}
+
+async function checkImap(config: Config, token: Promise<CheckOutcome | undefined>): Promise<ImapOutcomes> {
   const where = `${config.IMAP_HOST ?? '(IMAP_HOST not set)'}:${config.IMAP_PORT} ${config.IMAP_MAILBOX}`;
   const login = imapLoginSetting(config);
-  if (!login.complete) return { what: 'IMAP mailbox', where, status: 'failed', detail: `${login.needed('and')} are required by the poller` };
-  if ((await token)?.status === 'failed') return { what: 'IMAP mailbox', where, status: 'skipped', detail: NO_TOKEN };
+  if (!login.complete) return { imap: { what: 'IMAP mailbox', where, status: 'failed', detail: `${login.needed('and')} are required by the poller` } };
+  if ((await token)?.status === 'failed') return { imap: { what: 'IMAP mailbox', where, status: 'skipped', detail: NO_TOKEN } };
   let phase: ConnectPhase = 'connect';
   try {
     const timeouts = { connectionTimeoutMs: CHECK_TIMEOUT_MS, greetingTimeoutMs: CHECK_TIMEOUT_MS, socketTimeoutMs: CHECK_TIMEOUT_MS };
     const client = await connectForSentCopy(config, timeouts);
+    let senderAuthentication: CheckOutcome;
     try {
       phase = 'open';
       // Read-only: opening the mailbox marks nothing seen.
-      await client.mailboxOpen(config.IMAP_MAILBOX, { readOnly: true });
+      const mailbox = await client.mailboxOpen(config.IMAP_MAILBOX, { readOnly: true });
+      senderAuthentication = await checkSenderAuthentication(config, client, mailbox.exists);
     } finally {
       await client.logout().catch(() => undefined);
     }
-    return { what: 'IMAP mailbox', where, status: 'ok' };
+    return { imap: { what: 'IMAP mailbox', where, status: 'ok' }, senderAuthentication };
   } catch (err) {
-    return { what: 'IMAP mailbox', where, status: 'failed', detail: describeImapFailure(config, phase, err instanceof Error ? err : undefined) };
+    return { imap: { what: 'IMAP mailbox', where, status: 'failed', detail: describeImapFailure(config, phase, err instanceof Error ? err : undefined) } };
+  }
+}
+
+/**
+ * The Authentication-Results on top of the mailbox's latest mails ({@link senderAuthenticationOutcome}), in one FETCH
+ * of that header field alone: BODY.PEEK, so nothing is marked seen and no body is read. A failure to read them is a
+ * warning on its own line: the poller's login and mailbox, which the IMAP line is about, worked.
+ */
+async function checkSenderAuthentication(config: Config, client: ImapFlow, exists: number): Promise<CheckOutcome> {
+  try {
+    const headerBlocks =
+      exists === 0
+        ? []
+        : (await client.fetchAll(`${Math.max(1, exists - RECENT_MAILS + 1)}:${exists}`, { headers: ['authentication-results'] })).map((m) => m.headers ?? Buffer.alloc(0));
+    return await senderAuthenticationOutcome(headerBlocks, config);
+  } catch (err) {
+    return senderAuthenticationUnread(config, oneLine(err));
   }
 }
 
@@ -244,7 +272,17 @@ export async function runChecks(config: Config): Promise<CheckOutcome[]> {
     checkDashboard(config),
   ]);
   const ownGroup = checkOwnGroup(config);
-  return [redis, ...(oauth2 ? [oauth2] : []), imap, ...(ownGroup ? [ownGroup] : []), model, ...search, smtp, dashboard];
+  return [
+    redis,
+    ...(oauth2 ? [oauth2] : []),
+    imap.imap,
+    ...(imap.senderAuthentication ? [imap.senderAuthentication] : []),
+    ...(ownGroup ? [ownGroup] : []),
+    model,
+    ...search,
+    smtp,
+    dashboard,
+  ];
 }
 
 const MARK: Record<CheckOutcome['status'], string> = { ok: '✓', failed: '✗', warning: '!', skipped: '-' };

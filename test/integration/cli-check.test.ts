@@ -5,8 +5,9 @@
  */
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
+import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pipelineEnv, runNpm, startPipelineServers, type PipelineServers } from '../support/pipeline.js';
+import { buildMail, customerMessageId, pipelineEnv, runNpm, startPipelineServers, type PipelineServers } from '../support/pipeline.js';
 
 // A Node process compiling TypeScript on the fly, on a busy two-core machine.
 const SLOW = { timeout: 120_000 };
@@ -31,7 +32,7 @@ describe('npm run check', () => {
     const result = await check();
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const lines = result.stdout.trim().split('\n');
-    expect(lines.map((l) => l.slice(0, l.indexOf(':')))).toEqual(['✓ Redis', '✓ IMAP mailbox', '✓ Model server', '✓ Manual search', '✓ Q&A search', '✓ SMTP server', '✓ Dashboard']);
+    expect(lines.map((l) => l.slice(0, l.indexOf(':')))).toEqual(['✓ Redis', '✓ IMAP mailbox', '- Sender authentication', '✓ Model server', '✓ Manual search', '✓ Q&A search', '✓ SMTP server', '✓ Dashboard']);
     // The servers' DASHBOARD_AUTH=off: what the dashboard then does, said where the admin looks next.
     expect(result.stdout).toMatch(/^✓ Dashboard: http:\/\/127\.0\.0\.1:0 — no login \(DASHBOARD_AUTH=off\), this machine only; the port is chosen at start \(DASHBOARD_PORT=0\)$/m);
     expect(servers.smtp.messages.length).toBe(smtpBefore);
@@ -70,7 +71,7 @@ describe('npm run check', () => {
     const noKey =
       '✗ Model server: https://api.openai.com/v1 — OPENAI_API_KEY is the placeholder not-needed (also what an empty OPENAI_API_KEY becomes), and OpenAI (no OPENAI_BASE_URL) needs a real key: set it, or set OPENAI_BASE_URL to a server you run (Ollama, vLLM)';
     expect(result.stdout).toContain(noKey);
-    expect(result.stdout.trim().split('\n').at(-1)).toBe('2 of 7 checks failed');
+    expect(result.stdout.trim().split('\n').at(-1)).toBe('2 of 8 checks failed');
     expect(placeholder.code).toBe(1);
     expect(placeholder.stdout).toContain(noKey);
   });
@@ -115,5 +116,73 @@ describe('npm run check', () => {
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
+  });
+
+  // Whether anything ever vouches for a sender depends on the Authentication-Results the receiving server writes on
+  // top of each mail, and on AUTHSERV_ID naming it: what the check reads in the latest mails' headers.
+  describe('the Authentication-Results on top of the latest mails', () => {
+    const OURS = 'mx.helpdesk.test';
+    const ours = `Authentication-Results: ${OURS}; spf=pass smtp.mailfrom=shop.example; dkim=pass header.d=shop.example; dmarc=pass header.from=shop.example\r\n`;
+    // A forger's own field, below the one our server writes on top.
+    const forgers = 'Authentication-Results: forger.example; dmarc=pass header.from=bank.example\r\n';
+    const mail = (...fields: string[]): Buffer =>
+      Buffer.concat([Buffer.from(fields.join(''), 'ascii'), buildMail({ messageId: customerMessageId('ar'), from: 'Taro <taro@shop.example>', subject: 'Login', body: 'I cannot log in.' })]);
+
+    /** A mailbox of its own holding `mails`, so that the other checks' INBOX stays as it was. */
+    async function mailbox(name: string, mails: readonly Buffer[]): Promise<string> {
+      await servers.imap!.createMailbox(name);
+      if (mails.length > 0) await servers.imap!.deliverMany(mails, name);
+      return name;
+    }
+
+    async function unseen(name: string): Promise<number | undefined> {
+      const imap = servers.imap!;
+      const client = new ImapFlow({ host: imap.host, port: imap.port, secure: false, auth: { user: imap.user, pass: imap.password }, logger: false });
+      await client.connect();
+      try {
+        const status = await client.status(name, { unseen: true });
+        return status ? status.unseen : undefined;
+      } finally {
+        await client.logout();
+      }
+    }
+
+    const line = (stdout: string) => stdout.split('\n').find((l) => l.includes('Sender authentication'));
+
+    it('names the id the server writes on the last 20 mails, and says whether AUTHSERV_ID matches it; marks nothing seen', SLOW, async () => {
+      // Five older mails by another server: outside the last 20, so not counted.
+      const older = Array.from({ length: 5 }, () => mail('Authentication-Results: mx.old-provider.example; dmarc=pass\r\n'));
+      const latest = [...Array.from({ length: 9 }, () => mail(ours)), ...Array.from({ length: 9 }, () => mail(ours, forgers)), mail(), mail()];
+      const name = await mailbox('AR-ours', [...older, ...latest]);
+      const [unset, matching, misspelt] = await Promise.all([
+        check({ IMAP_MAILBOX: name }),
+        check({ IMAP_MAILBOX: name, AUTHSERV_ID: OURS }),
+        check({ IMAP_MAILBOX: name, AUTHSERV_ID: 'mx.helpdsk.test', SUPPORT_GROUP_ADDRESSES: 'help@helpdesk.test' }),
+      ]);
+      for (const result of [unset, matching, misspelt]) {
+        expect(result.code, result.stdout + result.stderr).toBe(0);
+        expect(result.stdout).toMatch(/^✓ IMAP mailbox: /m);
+      }
+      expect(line(unset.stdout)).toBe(
+        `! Sender authentication: AUTHSERV_ID not set — set AUTHSERV_ID=${OURS}, the first word of the Authentication-Results your server writes on top of 18 of the last 20 mails in AR-ours: until then the topmost one is read whoever wrote it, and a forger's own dmarc=pass can vouch for them`,
+      );
+      expect(line(matching.stdout)).toBe(`✓ Sender authentication: AUTHSERV_ID ${OURS} — on top of 18 of the last 20 mails in AR-ours`);
+      expect(line(misspelt.stdout)).toBe(
+        `! Sender authentication: AUTHSERV_ID mx.helpdsk.test — none of the last 20 mails in AR-ours carries it on top: your server writes ${OURS} (on top of 18 of them); set AUTHSERV_ID=${OURS}, or nothing vouches for any sender and mail through the group is parked`,
+      );
+      expect(await unseen(name)).toBe(25);
+    });
+
+    it('warns when the server writes no Authentication-Results, and says an empty mailbox had nothing to read', SLOW, async () => {
+      const [none, empty] = await Promise.all([mailbox('AR-none', [mail(), mail(), mail()]), mailbox('AR-empty', [])]);
+      const [withoutField, nothing] = await Promise.all([check({ IMAP_MAILBOX: none }), check({ IMAP_MAILBOX: empty })]);
+      expect(withoutField.code, withoutField.stdout + withoutField.stderr).toBe(0);
+      expect(line(withoutField.stdout)).toMatch(
+        /^! Sender authentication: AUTHSERV_ID not set — none of the last 3 mails in AR-none carries an Authentication-Results: your receiving server writes none, so nothing vouches for any sender and quotes with links or phone numbers are left out of replies.*; turning it on is the mail server's DMARC\/SPF\/DKIM check, outside this product$/,
+      );
+      expect(nothing.code, nothing.stdout + nothing.stderr).toBe(0);
+      expect(line(nothing.stdout)).toBe('- Sender authentication: AUTHSERV_ID not set — AR-empty is empty: no mail to read the Authentication-Results of');
+      expect(await unseen(none)).toBe(3);
+    });
   });
 });
