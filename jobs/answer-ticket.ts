@@ -584,6 +584,28 @@ function cjkShare(text: string): number {
   return letters.filter((c) => CJK.test(c)).length / letters.length;
 }
 
+/**
+ * The least share of Japanese letters in what a Japanese question asks. A Japanese sentence keeps about a third or
+ * more of its letters in kana and kanji even when it names several products in Latin letters (0.36–0.52 on such
+ * questions: 「Google Workspace と Microsoft 365 の連携で…」), while an English sentence naming a Japanese screen stays
+ * far below. Low on purpose: judging a question Japanese parks an English draft for a person, while judging it not
+ * Japanese lets an English refusal reach a customer who wrote in Japanese.
+ */
+const JAPANESE_QUESTION_SHARE = 0.25;
+
+/**
+ * Whether a question is Japanese, so that its answer must be too. Replies go out in the customer's language, and the
+ * customer's language is that of what they ask, not of their set phrases: the greeting and closing (「お世話になって
+ * おります」, 「よろしくお願いいたします」 and a signature below it, as {@link replyBody} cuts them from a reply) often wrap
+ * an English question from a Japanese company. What is left is Japanese when it has kana (Japanese prose always
+ * does; kanji alone is Chinese) and at least {@link JAPANESE_QUESTION_SHARE} of its letters are Japanese. A question
+ * in both languages below that share may be answered in either: the customer wrote both.
+ */
+function japaneseQuestion(question: string): boolean {
+  const asked = replyBody(question) || question;
+  return KANA.test(asked) && cjkShare(asked) >= JAPANESE_QUESTION_SHARE;
+}
+
 // Reasoning as models write it when served without a reasoning parser: <think>/<thinking>/<reasoning> tags, gpt-oss's
 // harmony channels, Kimi's ◁think▷, Mistral's [THINK].
 const REASONING = /<\/?(?:think(?:ing)?|reasoning)>|<\|channel\|>\s*(?:analysis|commentary)|◁\/?think▷|\[\/?THINK\]/i;
@@ -594,8 +616,9 @@ const OWN_BLOCK = new RegExp(`</?(?:${Object.values(BLOCK_TAGS).join('|')})>`, '
  * Why the agent's final answer must not go out without a person, whatever the review mode, or undefined. The model
  * stopped before it was done (the token limit cut the answer off); the answer carries the model's reasoning
  * (`<think>`, from a reasoning model served without a reasoning parser); it holds only a greeting and a closing; it is
- * not in the customer's language (a Japanese question answered without a kana or kanji, a question without any CJK
- * script answered in Japanese: typically a refusal); or it is longer than any reply ({@link MAX_AUTO_REPLY_CHARS}).
+ * not in the customer's language (a Japanese question, by {@link japaneseQuestion}, answered without a kana, a
+ * question without any CJK script answered in Japanese: typically a refusal); or it is longer than any reply
+ * ({@link MAX_AUTO_REPLY_CHARS}).
  */
 export function draftProblem(question: string, draft: string, result: Pick<AgentResult, 'answerFinishReason'>): string | undefined {
   if (result.answerFinishReason === 'length') return 'the answer was cut off: the model reached its output limit before it finished';
@@ -605,7 +628,7 @@ export function draftProblem(question: string, draft: string, result: Pick<Agent
   if (draft.length > MAX_AUTO_REPLY_CHARS) return `the answer is longer than ${MAX_AUTO_REPLY_CHARS.toLocaleString('en-US')} characters`;
   if (replyBody(draft) === '') return 'the answer holds only a greeting and a closing: no answer';
   // Japanese prose always has kana: an answer of kanji alone is Chinese, and a kanji label in English is no Japanese.
-  if (KANA.test(question) && !KANA.test(draft)) {
+  if (japaneseQuestion(question) && !KANA.test(draft)) {
     return 'the answer is not in the language of the question (Japanese question, no Japanese in the answer)';
   }
   if (!CJK.test(question) && cjkShare(draft) > 0.5) return 'the answer is not in the language of the question (answered in Chinese, Japanese or Korean)';

@@ -300,6 +300,9 @@ export function originalOf(ticket: Ticket, quoteOmitted?: string): OriginalMail 
     ...(messageId ? { messageId } : {}),
     subject: ticket.subject,
     references: ticket.references.map(normalizeMessageId).filter(Boolean),
+    // For a mail without References (feature phones, some webmails), so the reply still names the thread above it.
+    // The ticket keeps only the first id of the header, so one with several ids reaches here as that one.
+    ...(ticket.inReplyTo ? { inReplyTo: [ticket.inReplyTo] } : {}),
     // The address alone, the name apart: a name written before it unquoted could read as another recipient.
     from: ticket.from,
     ...(ticket.fromName ? { fromName: ticket.fromName } : {}),

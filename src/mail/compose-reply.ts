@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isSameMailbox, normaliseAddress, type MailAddress } from './addresses.js';
+import { isValidMessageId } from './message-id.js';
 
 /** What the reply needs to know about the customer's mail. */
 export interface OriginalMail {
@@ -13,6 +14,11 @@ export interface OriginalMail {
   subject: string;
   /** The original's own References header, oldest first. */
   references: string[];
+  /**
+   * The ids of the original's own In-Reply-To header. Named in the reply's References only when the original has no
+   * References and this holds exactly one well-formed id ({@link replyReferences}).
+   */
+  inReplyTo?: readonly string[];
   /**
    * The sender's address alone (the ticket's From). A `Name <addr>` value is still read, as one mailbox or not at
    * all: a name written unquoted before the address (`v1@victim.example, x <a@b>`) would be two recipients.
@@ -194,13 +200,20 @@ function referable(id: string): boolean {
 const MAX_REFERENCES_CHARS = 2048;
 
 /**
- * The `References` of a reply: the original's References, then its Message-ID (RFC 5322 §3.6.4). Ids that are not
- * `<…>` around printable ASCII without spaces or brackets, or longer than 250 characters, are dropped; a chain longer
- * than about 2 KB keeps its first id (the thread's root) and as many of the last as fit, as mail clients trim it, so a
- * hostile mail with thousands of ids cannot make our reply huge.
+ * The `References` of a reply (RFC 5322 §3.6.4): the original's References, or, when it has none, its In-Reply-To if
+ * that holds a single `<local@domain>` id (several ids leave the parent unclear, and text around no id is none), then
+ * the original's Message-ID. Ids that are not `<…>` around printable ASCII without spaces or brackets, or longer than
+ * 250 characters, are dropped; a chain longer than about 2 KB keeps its first id (the thread's root) and as many of the
+ * last as fit, as mail clients trim it, so a hostile mail with thousands of ids cannot make our reply huge.
  */
-export function replyReferences(references: readonly string[], messageId: string | undefined): string[] {
-  const valid = [...references, ...(messageId ? [messageId] : [])].map((r) => r.trim()).filter(referable);
+export function replyReferences(references: readonly string[], messageId: string | undefined, inReplyTo: readonly string[] = []): string[] {
+  const own = messageId ? [messageId.trim()].filter(referable) : [];
+  const chain = references.map((r) => r.trim()).filter(referable);
+  const parent = chain.length === 0 && inReplyTo.length === 1 ? inReplyTo[0]!.trim() : undefined;
+  // The In-Reply-To fallback asks for `@` too: a client writing no References may write an RFC 822 phrase there
+  // ("Your message of …"), and a word of it is no id. A parent that is the mail itself is not named twice.
+  if (parent && isValidMessageId(parent) && referable(parent) && parent !== own[0]) chain.push(parent);
+  const valid = [...chain, ...own];
   const length = (ids: readonly string[]) => ids.reduce((n, r) => n + r.length + 1, 0);
   if (valid.length <= 1 || length(valid) <= MAX_REFERENCES_CHARS) return valid;
   const [first, ...rest] = valid;
@@ -231,7 +244,7 @@ export function composeReply(input: ComposeReplyInput): ReplyMail {
   const quoted = (!original.replyTo || isSameMailbox(original.replyTo, original.from)) && !original.quoteOmitted;
   const recipient = recipientOf(original);
   const language = replyLanguage(input.answer);
-  const references = replyReferences(original.references, original.messageId);
+  const references = replyReferences(original.references, original.messageId, original.inReplyTo);
   const headers: Record<string, string> = {};
   // Our address in X-Loop: if this reply ever comes back (a forwarding rule, an auto-responder quoting headers), the
   // reply decision sees it as a loop and stays silent.

@@ -53,3 +53,29 @@ describe('draftProblem: reasoning, echoed prompts, the language', () => {
     else expect(problem).toMatch(expected);
   });
 });
+
+// Customers at Japanese companies often wrap an English question in Japanese set phrases (audit sample 20-mixed). The
+// question is Japanese by the share of Japanese letters in what it asks, greeting and closing aside, not by one kana.
+describe('draftProblem: the language of a question in two languages', () => {
+  const en = 'Hello,\n\nThe limit is counted per API key: 100 requests a minute. Create a second key for a second system.\n\nBest regards';
+  const ja = 'お問い合わせありがとうございます。\n\n上限はAPIキーごとに1分あたり100リクエストです。別のシステムには別のキーを作成してください。\n\nよろしくお願いいたします。';
+  const SAMPLE_20 = 'お世話になっております。\n\nIs the API rate limit per user or per API key? We get HTTP 429 after 100 requests.\n\nよろしくお願いいたします。';
+  it.each<[string, string, { en?: RegExp; ja?: RegExp }]>([
+    ['pure Japanese', '二段階認証を認証アプリで設定する手順を教えてください。', { en: /Japanese question/ }],
+    ['pure English', 'Is the API rate limit per user or per API key?', { ja: /answered in Chinese, Japanese or Korean/ }],
+    ['an English question between Japanese greeting and closing (sample 20-mixed)', SAMPLE_20, {}],
+    ['an English question under a Japanese greeting and introduction', 'いつもお世話になっております。\n株式会社カスタマーの李です。\n\nWe get HTTP 429 after 100 requests. Is the API rate limit per user or per API key?\n\nよろしくお願いします。', {}],
+    // The introduction is no set phrase replyBody knows, and it outweighs a few English words: a person decides.
+    ['a short English question under a Japanese introduction', '株式会社カスタマーの李です。\n\nHow do I reset my password?', { en: /Japanese question/ }],
+    ['an English question with a Japanese closing and signature', 'Is the API rate limit per user or per API key?\n\nよろしくお願いいたします。\nLee / 株式会社カスタマー', {}],
+    ['an English question naming a katakana screen', 'Where can I find the セキュリティ page? I want to turn on two-factor authentication for my whole team.', {}],
+    ['a Japanese question between English greeting and closing', 'Hello,\n\n二段階認証を認証アプリで設定する手順を教えてください。\n\nBest regards', { en: /Japanese question/ }],
+    ['a Japanese question with English product names', 'Google Workspace と Microsoft 365 の連携で SAML SSO を設定する方法を教えてください。', { en: /Japanese question/ }],
+    ['a Japanese question with an English product and URL', 'Slack の Webhook URL を変更したいです。', { en: /Japanese question/ }],
+    ['a short mixed question, Japanese in its grammar', 'Error E-1024 が出ます', { en: /Japanese question/ }],
+    ['a short mixed question in both languages', 'ログインできない / cannot login', { en: /Japanese question/ }],
+  ])('%s', (_case, question, parked) => {
+    expect(draftProblem(question, en, {})).toEqual(parked.en ? expect.stringMatching(parked.en) : undefined);
+    expect(draftProblem(question, ja, {})).toEqual(parked.ja ? expect.stringMatching(parked.ja) : undefined);
+  });
+});

@@ -221,6 +221,48 @@ describe('replyReferences', () => {
   });
 });
 
+// RFC 5322 §3.6.4: a reply's References is the parent's References, else the parent's In-Reply-To when that holds a
+// single id, then the parent's Message-ID. Feature phones and some webmails write In-Reply-To without References
+// (audit samples 29, 35): without the fallback our reply names only their mail, and the thread above it is lost.
+describe('the References of a reply by the shape of the original\'s threading headers', () => {
+  const own = '<s29@customer.example>';
+  const ours = '<our-reply-1@support.example>';
+  it.each<[string, { references: string[]; inReplyTo?: string[] }, string[]]>([
+    ['References present: they stand, In-Reply-To adds nothing', { references: ['<root@customer.example>', ours], inReplyTo: [ours] }, ['<root@customer.example>', ours, own]],
+    ['References present beside another In-Reply-To', { references: ['<root@customer.example>'], inReplyTo: [ours] }, ['<root@customer.example>', own]],
+    ['only In-Reply-To with one id', { references: [], inReplyTo: [ours] }, [ours, own]],
+    ['only In-Reply-To with one id, spaced', { references: [], inReplyTo: [` ${ours} `] }, [ours, own]],
+    ['only In-Reply-To, naming the mail itself', { references: [], inReplyTo: [own] }, [own]],
+    ['only In-Reply-To with several ids: which parent is unclear', { references: [], inReplyTo: [ours, '<other@support.example>'] }, [own]],
+    ['only In-Reply-To with junk (old "your message of" text)', { references: [], inReplyTo: ['<Your>'] }, [own]],
+    ['only In-Reply-To with an id that could break the header', { references: [], inReplyTo: ['<a@b>\r\nBcc: x@y'] }, [own]],
+    ['only In-Reply-To with a non-ASCII id', { references: [], inReplyTo: ['<問い合わせ-1@例え.jp>'] }, [own]],
+    ['only In-Reply-To, empty', { references: [], inReplyTo: [] }, [own]],
+    ['References of junk only, In-Reply-To with one id', { references: ['garbage'], inReplyTo: [ours] }, [ours, own]],
+    ['neither', { references: [] }, [own]],
+  ])('%s', (_case, headers, expected) => {
+    expect(replyReferences(headers.references, own, headers.inReplyTo)).toEqual(expected);
+    const mail = composeReply({ original: { subject: 's', from: 'a@customer.example', text: 't', messageId: own, ...headers }, answer: 'a', from: 'support@support.example', messageId: '<r@support.example>', automatic: true });
+    expect(mail.references).toEqual(expected);
+    expect(mail.inReplyTo).toBe(own);
+  });
+
+  it('names the parent alone for an original without a Message-ID of its own', () => {
+    expect(replyReferences([], undefined, [ours])).toEqual([ours]);
+  });
+
+  // The ticket holds the mail's In-Reply-To as its first well-formed id (src/mail/parse.ts) and its References.
+  it.each<[string, Partial<NewTicketInput>, string[]]>([
+    ['a ticket with References', { references: ['<root@customer.example>', ours], inReplyTo: ours }, ['<root@customer.example>', ours, own]],
+    ['a ticket with only In-Reply-To', { inReplyTo: ours }, [ours, own]],
+    ['a ticket with neither', {}, [own]],
+  ])('the sender threads %s', (_case, headers, expected) => {
+    const ticket = newTicket({ messageId: own, from: 'a@customer.example', subject: 'Re: ログインできません', question: 'エラーコードはE-1024です。', actor: 'test', ...headers });
+    const mail = composeReply({ original: originalOf(ticket), answer: 'a', from: 'support@support.example', messageId: '<r@support.example>', automatic: true });
+    expect(mail.references).toEqual(expected);
+  });
+});
+
 // The reply goes to one address, whatever the sender's display name says. A name written unquoted before the address
 // (`v1@victim.example, x <a@cust.example>`) reads as two recipients to whoever parses the header again.
 describe('the recipient of a reply', () => {
