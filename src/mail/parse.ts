@@ -4,7 +4,7 @@
  * removed. Broken input degrades to "what could be read" plus warnings; only input with no header at all throws.
  */
 import EmailReplyParser from 'email-reply-parser';
-import { convert, type HtmlToTextOptions } from 'html-to-text';
+import { convert, type FormatCallback, type HtmlToTextOptions } from 'html-to-text';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { createLogger } from '../logger.js';
 import { isUsableAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
@@ -170,8 +170,72 @@ const MAX_QUESTION_SOURCE_CHARS = 16_000;
 // goes cubic: 4,000 hostile characters cost ~0.5 s, 8,000 ~3 s). Longer texts get only our own, linear rules.
 const MAX_REPLY_PARSER_CHARS = 4_000;
 
+/** An element of the document html-to-text walks, as far as a table cell's formatter reads it. */
+interface HtmlNode {
+  type: string;
+  name?: string;
+  data?: string;
+  children?: HtmlNode[];
+  parent?: HtmlNode | null;
+  prev?: HtmlNode | null;
+  next?: HtmlNode | null;
+}
+
+/** The nearest sibling element before (`prev`) or after (`next`) `node`, skipping text and comments. */
+function siblingElement(node: HtmlNode, side: 'prev' | 'next'): HtmlNode | undefined {
+  let sibling = node[side];
+  while (sibling && sibling.type !== 'tag') sibling = sibling[side];
+  return sibling ?? undefined;
+}
+
+/** The last text node under `node` that is not blank, or undefined. */
+function lastTextNode(node: HtmlNode): HtmlNode | undefined {
+  if (node.type === 'text') return (node.data ?? '').trim() === '' ? undefined : node;
+  const children = node.children ?? [];
+  for (let i = children.length - 1; i >= 0; i--) {
+    const text = lastTextNode(children[i]!);
+    if (text) return text;
+  }
+  return undefined;
+}
+
+const isCell = (node: HtmlNode | undefined): boolean => node?.name === 'td' || node?.name === 'th';
+const TABLE_SECTIONS = new Set(['thead', 'tbody', 'tfoot']);
+// html-to-text's own spacing around a table: a blank line before and after it.
+const TABLE_LINE_BREAKS = 2;
+
+/**
+ * A table row on a line of its own. The first row opens with the table's own spacing: html-to-text gives a block's
+ * first line breaks to the block around it, so a first row of one line break would pull the table up to the text
+ * before it, which no table did before rows had lines of their own.
+ */
+const formatTableRow: FormatCallback = (elem, walk, builder) => {
+  const row = elem as unknown as HtmlNode;
+  const section = row.parent;
+  const first =
+    siblingElement(row, 'prev')?.name !== 'tr' && !(section?.name && TABLE_SECTIONS.has(section.name) && siblingElement(section, 'prev'));
+  builder.openBlock({ leadingLineBreaks: first ? TABLE_LINE_BREAKS : 1 });
+  walk(elem.children, builder);
+  builder.closeBlock({ trailingLineBreaks: 1 });
+};
+
+/**
+ * A table cell as a reader sees a row: set off by a space from the cell before it, and a header cell that labels the
+ * data cell after it followed by a colon (unless it ends with one). A web form's row `<th>お名前</th><td>鈴木</td>` reads
+ * "お名前: 鈴木", and its empty field "お名前:", which the question check knows as an empty form field.
+ */
+const formatTableCell: FormatCallback = (elem, walk, builder) => {
+  const cell = elem as unknown as HtmlNode;
+  if (isCell(siblingElement(cell, 'prev'))) builder.addInline(' ');
+  // The colon joins the label's last word, also when the label sits in a paragraph of its own (`<th><p>お名前</p>`).
+  const label = cell.name === 'th' && siblingElement(cell, 'next')?.name === 'td' ? lastTextNode(cell) : undefined;
+  if (label && !/[:：]\s*$/.test(label.data ?? '')) label.data = `${(label.data ?? '').trimEnd()}:`;
+  walk(elem.children, builder);
+};
+
 const HTML_TO_TEXT: HtmlToTextOptions = {
   wordwrap: false,
+  formatters: { tableRow: formatTableRow, tableCell: formatTableCell },
   selectors: [
     // Link targets are not visible words and may be tracking or hostile URLs; the link text stays.
     { selector: 'a', options: { ignoreHref: true } },
@@ -185,6 +249,10 @@ const HTML_TO_TEXT: HtmlToTextOptions = {
     { selector: 'svg', format: 'skip' },
     ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
     { selector: 'table', options: { uppercaseHeaderCells: false } },
+    // Each row on a line of its own: run together, a web form's fields read "お名前鈴木 花子メールアドレス…".
+    { selector: 'tr', format: 'tableRow' },
+    { selector: 'td', format: 'tableCell' },
+    { selector: 'th', format: 'tableCell' },
   ],
 };
 
@@ -619,6 +687,14 @@ export function subjectAsQuestion(subject: string): string {
  * when neither has content.
  */
 export function extractQuestion(text: string, subject = ''): string {
+  return ownQuestion(text, subject) ?? subjectAsQuestion(subject);
+}
+
+/**
+ * {@link extractQuestion} without the subject: the customer's own words and the text of a mail they forward, or
+ * undefined when they wrote nothing of their own (a quote, a signature or a phone's footer only) and forward nothing.
+ */
+function ownQuestion(text: string, subject: string): string | undefined {
   let source = text.replace(/\r\n?/g, '\n');
   if (source.length > MAX_QUESTION_SOURCE_CHARS) {
     const cut = source.lastIndexOf('\n', MAX_QUESTION_SOURCE_CHARS);
@@ -631,7 +707,7 @@ export function extractQuestion(text: string, subject = ''): string {
   const forwardedText = forwarded && hasWords(forwarded.text) ? forwarded : undefined;
   if (hasWords(note)) return forwardedText ? withForwarded(note, forwardedText) : note;
   // Nothing of their own above a forwarded mail: the customer asks about that mail.
-  return forwardedText ? forwardedText.text : subjectAsQuestion(subject);
+  return forwardedText?.text;
 }
 
 /**
@@ -900,6 +976,29 @@ async function parseHeadersOnly(raw: Buffer, notes: Notes): Promise<ParsedMail> 
   return mail;
 }
 
+/**
+ * Reads the one part of a single-part text mail (top-level text/plain or text/html) as its body when mailparser filed
+ * it as an attachment for a Content-Disposition that is neither `inline` nor `attachment` (a bogus or unknown value,
+ * which RFC 2183 says to treat as `attachment`): with no other part, that part is what the sender wrote, and the mail
+ * would otherwise be parked as "text only in its attachment" or answered from its subject. A part marked `attachment`
+ * stays a file: the sender's client sent a file (a log, a saved page) as the whole mail, which a person opens.
+ */
+function readTextPartFiledAsAttachment(mail: ParsedMail, notes: Notes): void {
+  const type = declaredContentType(mail);
+  const [part, ...others] = mail.attachments ?? [];
+  if ((type !== 'text/plain' && type !== 'text/html') || !part || others.length > 0) return;
+  if ((mail.text ?? '') !== '' || typeof mail.html === 'string') return;
+  const disposition = (part.contentDisposition ?? '').toLowerCase();
+  if (part.contentType?.toLowerCase() !== type || disposition === 'attachment' || disposition === 'inline') return;
+  const charset = paramsOf(part.headers?.get('content-type'))['charset']?.trim() || 'utf-8';
+  const content = part.content ?? Buffer.alloc(0);
+  const decoded = decodeBytes(content, charset) ?? content.toString('utf8');
+  if (type === 'text/html') mail.html = decoded;
+  else mail.text = decoded;
+  mail.attachments = [];
+  notes.warn("the mail's only part has a Content-Disposition that is neither inline nor attachment; it was read as the mail's text");
+}
+
 /** The parameters of a structured header as mailparser reports it (`{ value, params }`); {} for anything else. */
 function paramsOf(header: unknown): Record<string, string> {
   const params = typeof header === 'object' && header !== null && 'params' in header ? (header as { params: unknown }).params : undefined;
@@ -966,6 +1065,7 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
 
   const headers = rawHeaders(parsed);
   if (headers.length === 0) throw new MailParseError('no RFC 5322 header fields found: the input is not a mail');
+  readTextPartFiledAsAttachment(parsed, notes);
 
   const declared = declaredCharsets(input);
   const topCharset = charsetOfContentType(parsed);
@@ -1038,6 +1138,7 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
     if (relabelled) {
       try {
         body = await simpleParserWithinPartLimit(relabelled.raw, notes);
+        readTextPartFiledAsAttachment(body, notes);
         bodyNotes = new Notes();
         text = bodyText(body, bodyNotes);
         repairs = relabelled.repairs;
@@ -1087,6 +1188,8 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
     notes.warn(`${notes.controlsRemoved} control character(s) removed (terminal escape sequences, NUL, DEL): a mail client shows nothing of them, an operator's terminal would run them`);
   }
 
+  const ownWords = ownQuestion(text, subject);
+  const sendersPart = ownPart(text);
   const mail: InboundMail = {
     messageId,
     from: firstUsable(fromList),
@@ -1102,7 +1205,7 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
     headers: classifierHeaders,
     contentType: contentTypeOf(parsed),
     text,
-    question: extractQuestion(text, subject),
+    question: ownWords ?? subjectAsQuestion(subject),
     attachments,
     parseWarnings: notes.warnings,
   };
@@ -1110,13 +1213,16 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
   const unreadable = unreadableReason({
     top: { contentType: mail.contentType, params: paramsOf(parsed.headers.get('content-type')) },
     text: decodedText,
+    // Whether the customer wrote anything decides whether an attachment or the quote is all there is; the subject,
+    // which stands in for a question when they wrote nothing, does not count.
+    ownWords: ownWords ?? '',
+    quoted: sendersPart.quoted,
     parts: (body.attachments ?? []).map((a) => ({ contentType: a.contentType || '', params: paramsOf(a.headers?.get('content-type')), filename: a.filename })),
     subject,
     exchangeRecall: headers.some((h) => h.key === 'x-ms-traffictypediagnostic' && /\bEE_MessageRecallEmail\b/i.test(rawText(h.bytes))),
   });
   if (unreadable) mail.unreadable = unreadable;
-  const own = ownPart(text);
-  const massMailing = massMailingEvidence({ ...own, html: typeof body.html === 'string' ? body.html : undefined });
+  const massMailing = massMailingEvidence({ ...sendersPart, html: typeof body.html === 'string' ? body.html : undefined });
   if (massMailing) mail.massMailing = massMailing;
   if (isBounce(mail)) {
     const report = deliveryReportOf(text, (body.attachments ?? []).map((a) => ({ contentType: a.contentType || '', content: a.content ?? Buffer.alloc(0) })));

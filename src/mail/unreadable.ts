@@ -5,8 +5,10 @@
  * charset or transfer encoding). Without this the agent answers the subject alone, or answers an invitation's or a
  * recall's boilerplate as if it were a question; such mail is parked for a person with the reason this gives. Also mail
  * whose question is only in an attachment (a screenshot, a PDF, an archive, a forwarded mail: anything but a contact card,
- * a signature or key, a calendar file or a report's machine-readable part) and whose text is empty: the agent reads no
- * attachment, and would answer the subject as if it were the question.
+ * a signature or key, a calendar file or a report's machine-readable part) and that has no words of the sender's own (a
+ * phone's footer, a signature, greetings and "詳細は添付ファイルをご確認ください" are none): the agent reads no
+ * attachment, and would answer the subject as if it were the question. Likewise a reply that holds nothing but the
+ * quoted earlier mail: its subject is the thread's, not a new question.
  */
 
 /** A MIME part as the check reads it: its type, its Content-Type parameters (lower-case names) and file name. */
@@ -22,6 +24,13 @@ export interface UnreadableCheckInput {
   top: MimePartInfo;
   /** The mail's text (the text parts, or the HTML as text). */
   text: string;
+  /**
+   * The sender's own words: the text without quoted history, signatures and a phone's or mail app's footer, with the
+   * text of a mail they forward (see `extractQuestion`), but never the subject; the whole text when not given.
+   */
+  ownWords?: string | undefined;
+  /** The text holds quoted or forwarded history (an attribution, a header block or `>` lines). */
+  quoted?: boolean | undefined;
   /** The parts mailparser hands over as attachments (calendar parts among them). */
   parts: readonly MimePartInfo[];
   /** The decoded subject. */
@@ -79,10 +88,11 @@ export function unreadableReason(mail: UnreadableCheckInput): string | undefined
   if (noise !== undefined) {
     return `the text could not be decoded: ${Math.round(noise * 100)} % of its characters are undecodable bytes or control characters (a broken charset or transfer encoding)`;
   }
-  const hasText = /[\p{L}\p{N}]/u.test(mail.text);
+  const ownWords = mail.ownWords ?? mail.text;
+  const saysSomething = hasOwnSentence(ownWords);
   const tnef = mail.parts.find((p) => TNEF.has(p.contentType.toLowerCase()) || p.filename?.toLowerCase() === 'winmail.dat');
-  if (tnef && !hasText) return "the text is only in winmail.dat (Outlook's rich-text format), which is not read here";
-  if (!hasText) {
+  if (tnef && !saysSomething) return "the text is only in winmail.dat (Outlook's rich-text format), which is not read here";
+  if (!saysSomething) {
     const attached = contentAttachments(mail.parts);
     if (attached.length > 0) {
       const shown = attached.slice(0, MAX_NAMED_ATTACHMENTS).join(', ');
@@ -90,7 +100,54 @@ export function unreadableReason(mail: UnreadableCheckInput): string | undefined
       return `the mail's text is only in its attachment${attached.length > 1 ? 's' : ''} ${shown}${more}: a person reads it`;
     }
   }
+  // Only a reply of no words at all: a greeting or a thanks above the quote is the sender's, for the reply decision.
+  if (mail.quoted && !hasLetters(ownWords) && hasLetters(mail.text)) {
+    return "the reply holds only the quoted earlier mail, no words of the sender's own (sent by mistake, or the words were lost): a person reads it";
+  }
   return undefined;
+}
+
+function hasLetters(text: string): boolean {
+  return /[\p{L}\p{N}]/u.test(text);
+}
+
+// Sentences that say nothing of the sender's own beside an attachment: greetings, an addressee line, closings, and
+// sentences that only point at the attachment. Matched against a whole sentence without its closing punctuation, so
+// a closed list: any other sentence ("添付ファイルが開けません", "Why does the export fail?") is the sender's.
+const GREETINGS: readonly RegExp[] = [
+  /^(?:いつも)?(?:大変)?お世話に(?:なっております|なります)$|^お世話様です$|^お疲れ(?:様|さま)です$|^(?:いつも)?ありがとうございます$/u,
+  /^(?:\S{1,30}\s?)?(?:ご?担当者?(?:様|さま)|御中)$/u,
+  // A greeting names at most two capitalised words ("Hi Taro", "Dear Support Team"), never a lower-case sentence.
+  /^(?:[Hh]i|[Hh]ello|[Hh]ey|[Dd]ear|[Gg]ood (?:morning|afternoon|evening))(?: (?:support|team|all|there|everyone|\p{Lu}[\p{L}'-]*)){0,2}$/u,
+];
+const CLOSINGS: readonly RegExp[] = [
+  /^(?:以上、?)?(?:お手数(?:ですが|をおかけしますが)、?)?(?:どうぞ|何卒|なにとぞ)?(?:よろしく|宜しく)お願い(?:します|いたします|致します|申し上げます)$|^以上(?:です|となります)?$/u,
+  /^(?:thanks|thank you|thanks in advance|many thanks|regards|best regards|kind regards|best|cheers|sincerely|yours sincerely)$/iu,
+];
+const POINTERS: readonly RegExp[] = [
+  /^(?:詳細|詳しく|詳しい内容|内容|エラー内容)?(?:は|を|につきましては)?、?添付(?:ファイル|資料|画像|の(?:ファイル|資料|画像|スクリーンショット))?(?:を|に|にて)?、?(?:ご確認|ご覧|ご参照)(?:ください|下さい|くださいませ|願います|をお願い(?:します|いたします|致します))$/u,
+  /^(?:ファイル|資料|画像|スクリーンショット)?(?:を)?添付(?:します|いたします|致します|しました|いたしました|致しました)$/u,
+  /^(?:詳細|内容)は添付(?:ファイル|資料)?の(?:通り|とおり)です$/u,
+  /^(?:(?:please )?(?:see|find|check|refer to) )?(?:the )?(?:attached|attachment)(?: (?:file|files|document|screenshot|image))?(?: for (?:the )?details)?$/iu,
+];
+const NOT_OWN_SENTENCES = [...GREETINGS, ...CLOSINGS, ...POINTERS];
+// The sender's name on the line after the closing ("よろしくお願いいたします。\n山田", "Thanks,\nTaro Yamada").
+const NAME_AFTER_CLOSING = /^[\p{L}・'-]{1,12}(?: [\p{L}・'-]{1,12})?$/u;
+
+/**
+ * True when `words` hold a sentence of the sender's own: one with a letter or digit that is none of
+ * {@link NOT_OWN_SENTENCES}, nor a name right after a closing. A question mark keeps any sentence the sender's.
+ */
+function hasOwnSentence(words: string): boolean {
+  const sentences = words
+    .split(/\n|(?<=[。．！!.])/u)
+    .map((sentence) => sentence.replace(/\s+/gu, ' ').replace(/[\s。．.！!、，,]+$/u, '').trim())
+    .filter(hasLetters);
+  return sentences.some((sentence, i) => {
+    if (NOT_OWN_SENTENCES.some((pattern) => pattern.test(sentence))) return false;
+    const last = i === sentences.length - 1;
+    return !(last && i > 0 && NAME_AFTER_CLOSING.test(sentence) && CLOSINGS.some((pattern) => pattern.test(sentences[i - 1]!)));
+  });
 }
 
 /**
@@ -107,13 +164,14 @@ function recallReason(mail: UnreadableCheckInput): string | undefined {
   return `recall request (Outlook): the sender asks to withdraw their earlier message${recalled ? ` "${recalled}"` : ''}; a person checks what became of it`;
 }
 
-// Attachments that are no content of their own, beside an empty text: a contact card, a signature or key, a calendar
-// file (an invitation has its own reason above; an export is not parked), winmail.dat (its own reason above), the
-// machine-readable parts of a delivery report or a read receipt. Every other attachment is what the sender sent us (a
-// screenshot, a PDF, an archive, a recording, an unnamed binary): with no text beside it, answering the subject would
-// answer a question nobody asked. A list of what is not content rather than of what is, because the types people
-// attach have no end. Inline images are content too: a screenshot pasted into an HTML mail with no words is the
-// question, and a signature's logo only reaches this check when the mail has no text at all.
+// Attachments that are no content of their own, beside no words of the sender's own: a contact card, a signature or
+// key, a calendar file (an invitation has its own reason above; an export is not parked), winmail.dat (its own reason
+// above), the machine-readable parts of a delivery report or a read receipt. Every other attachment is what the sender
+// sent us (a screenshot, a PDF, an archive, a recording, an unnamed binary): with no words of the sender's own beside
+// it, answering the subject would answer a question nobody asked. A list of what is not content rather than of what
+// is, because the types people attach have no end. Inline images are content too: a screenshot pasted into an HTML
+// mail with no words is the question, and a signature's logo only reaches this check when the sender wrote nothing
+// else.
 const NOT_CONTENT_TYPES = new Set([
   'text/vcard',
   'text/x-vcard',

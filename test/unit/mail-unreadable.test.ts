@@ -4,6 +4,31 @@ import { unreadableReason, type UnreadableCheckInput } from '../../src/mail/unre
 
 const plain: UnreadableCheckInput = { top: { contentType: 'text/plain' }, text: 'How do I reset my password?', parts: [] };
 const mixed = (parts: UnreadableCheckInput['parts'], text = plain.text): UnreadableCheckInput => ({ top: { contentType: 'multipart/mixed' }, text, parts });
+const png = { contentType: 'image/png', filename: 'IMG_0001.PNG' };
+const xlsx = { contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', filename: 'bug.xlsx' };
+// Texts that say nothing but "the question is in the attachment", in the forms customers write it.
+const pointers: ReadonlyArray<[what: string, text: string]> = [
+  ['greetings and 詳細は添付ファイルをご確認ください', 'お世話になっております。\n詳細は添付ファイルをご確認ください。\nよろしくお願いいたします。'],
+  ['greetings and a pointer on one line', 'いつもお世話になっております。添付をご確認ください。以上、よろしくお願い致します。'],
+  ['ファイルを添付いたします', 'サポートご担当者様\n\nお疲れ様です。\nファイルを添付いたします。\nお手数ですが、よろしくお願いします。'],
+  ['詳細は添付資料のとおりです', '詳細は添付資料のとおりです。'],
+  ['Please see the attached file', 'Hi,\n\nPlease see the attached file.\n\nThanks,'],
+  ['Please find attached', 'Dear Support Team,\nPlease find attached.\nBest regards'],
+  ['See attached', 'See attached'],
+  ['a pointer, a closing and the sender\'s name', 'お世話になっております。\n詳細は添付ファイルをご確認ください。\nよろしくお願いいたします。\n山田'],
+  ['a pointer, thanks and the sender\'s name', 'Hi Taro,\n\nPlease see the attached file.\n\nThanks,\nTaro Yamada'],
+];
+const ownSentences: ReadonlyArray<[what: string, text: string]> = [
+  ['a question', 'お世話になっております。\n添付の画面でエラーが出ます。どうすればよいですか？\nよろしくお願いいたします。'],
+  ['a pointer and a sentence of the problem', 'お世話になっております。\n詳細は添付ファイルをご確認ください。\nCSVの取り込みでエラーになります。'],
+  ['a sentence about the attachment itself', '添付ファイルが開けません。'],
+  ['a pointer with a question mark', '添付ファイルをご確認いただけますか？'],
+  ['a pointer and a question in English', 'See attached. Why does the export fail?'],
+  ['a sentence that names the attachment', 'The logs of the failed export are attached.'],
+  ['a self-introduction', 'お世話になっております。株式会社カスタマーの山田です。\n詳細は添付ファイルをご確認ください。'],
+  ['a greeting that runs into a sentence', 'Hello I cannot open this file'],
+  ['a word under a pointer, no closing above it', '詳細は添付ファイルをご確認ください。\n至急'],
+];
 
 describe('unreadableReason', () => {
   it.each<[string, UnreadableCheckInput, string | undefined]>([
@@ -50,7 +75,9 @@ describe('unreadableReason', () => {
     ['several attachments, some not content', mixed([{ contentType: 'text/vcard', filename: 'taro.vcf' }, { contentType: 'image/png', filename: 'a.png' }, { contentType: 'application/pdf', filename: 'b.pdf' }], ''), 'only in its attachments a.png, b.pdf'],
     ['only an image under a hostile name: the reason stays short', mixed([{ contentType: 'image/png', filename: `${'a\n'.repeat(5000)}.png` }], ''), `only in its attachment ${'a '.repeat(40)}…: a person reads it`],
     ['a screenshot beside real text', mixed([{ contentType: 'image/png', filename: 'screenshot.png' }], 'The export fails with this error.'), undefined],
-    ['a short text beside a PDF', mixed([{ contentType: 'application/pdf', filename: 'q.pdf' }], 'See attached.'), undefined],
+    // Words that only point at the attachment are no question of their own: the question is in the file.
+    ['only a pointer to the attached PDF', mixed([{ contentType: 'application/pdf', filename: 'q.pdf' }], 'See attached.'), 'only in its attachment q.pdf'],
+    ['a short question beside a PDF', mixed([{ contentType: 'application/pdf', filename: 'q.pdf' }], 'Is this invoice right?'), undefined],
     ['no text and no attachment: the subject is the question', mixed([], ''), undefined],
     ['only a vCard', mixed([{ contentType: 'text/vcard', filename: 'taro.vcf' }], ''), undefined],
     ['only a vCard, old type', mixed([{ contentType: 'text/x-vcard', filename: 'Taro Yamada.vcf' }], ''), undefined],
@@ -74,6 +101,24 @@ describe('unreadableReason', () => {
     ['only the part of a read receipt', mixed([{ contentType: 'message/disposition-notification' }], ''), undefined],
     ['only an unnamed S/MIME signature', mixed([{ contentType: 'application/x-pkcs7-signature' }], ''), undefined],
     ['winmail.dat beside a screenshot keeps its own reason', mixed([{ contentType: 'application/ms-tnef', filename: 'winmail.dat' }, { contentType: 'image/png', filename: 'a.png' }], ''), 'only in winmail.dat'],
+    // What decides is whether the sender wrote anything of their own (ownWords: the text without quoted history,
+    // signatures and a phone's footer), not whether the text has letters: a footer or a signature is no question.
+    ['a screenshot beside only a phone footer', { ...mixed([png], 'iPhoneから送信'), ownWords: '' }, 'only in its attachment IMG_0001.PNG'],
+    ['a PDF beside only a signature', { ...mixed([{ contentType: 'application/pdf', filename: 'mitsumori.pdf' }], '--\n山田 太郎\nTEL: 03-1234-5678'), ownWords: '' }, 'only in its attachment mitsumori.pdf'],
+    ['winmail.dat beside only a signature', { ...mixed([{ contentType: 'application/ms-tnef', filename: 'winmail.dat' }], '--\nTaro Yamada\nTel 03-1234-5678'), ownWords: '' }, 'only in winmail.dat'],
+    ['a screenshot beside a question and a footer', { ...mixed([png], '添付の画面でエラーが出ます。\n\niPhoneから送信'), ownWords: '添付の画面でエラーが出ます。' }, undefined],
+    // Greetings, closings and sentences that only point at the attachment are no words of the sender's own either.
+    ...pointers.map(([what, text]) => [`only ${what} beside an Excel file`, { ...mixed([xlsx], text), ownWords: text }, 'only in its attachment bug.xlsx'] as [string, UnreadableCheckInput, string]),
+    // Any other sentence is the sender's, however short, and the mail is read (the agent sees the file's name).
+    ...ownSentences.map(([what, text]) => [`${what} beside an Excel file`, { ...mixed([xlsx], text), ownWords: text }, undefined] as [string, UnreadableCheckInput, undefined]),
+    ['only a pointer, no attachment: the subject is the question', { ...plain, text: '詳細は添付ファイルをご確認ください。', ownWords: '詳細は添付ファイルをご確認ください。' }, undefined],
+    ['only a pointer beside a vCard', { ...mixed([{ contentType: 'text/vcard', filename: 'taro.vcf' }], 'See attached.'), ownWords: 'See attached.' }, undefined],
+    // A reply of nothing but the quoted earlier mail: its subject is the thread's, not a new question.
+    ['a reply that is only the quote', { ...plain, text: '2026年11月20日(金) 9:00 サポート <s@support.example>:\n> ブラウザのキャッシュを削除してお試しください。', ownWords: '', quoted: true }, 'the reply holds only the quoted earlier mail'],
+    ['a quote-only reply with a screenshot: the attachment is the question', { ...mixed([png], '> ブラウザのキャッシュを削除してお試しください。'), ownWords: '', quoted: true }, 'only in its attachment IMG_0001.PNG'],
+    ['a reply with words of its own above the quote', { ...plain, text: 'まだログインできません。\n> ブラウザのキャッシュを削除してお試しください。', ownWords: 'まだログインできません。', quoted: true }, undefined],
+    ['a reply of only thanks above the quote is the sender\'s (the reply decision may ignore it)', { ...plain, text: 'Thanks!\n> Clear the cache.', ownWords: 'Thanks!', quoted: true }, undefined],
+    ['only a signature, no quote, no attachment: the subject is the question', { ...plain, text: '--\n山田 太郎\nTEL: 03-1234-5678', ownWords: '', quoted: false }, undefined],
   ])('%s', (_what, input, expected) => {
     const reason = unreadableReason(input);
     if (expected === undefined) expect(reason).toBeUndefined();
