@@ -1,6 +1,7 @@
 /**
  * Should this inbound mail get an answer? A pure decision over the parsed headers that keeps the worker out of
- * conversations with machines: auto-responders, bounces, mailing lists, itself. Rate limiting and the "is there a
+ * conversations with machines: auto-responders, bounces, mailing lists, itself; and out of conversations that are
+ * over: a reply that only says thank you (read from the customer's own words). Rate limiting and the "is there a
  * question at all" check need state or come later in the pipeline and are not decided here.
  */
 import { comparableAddress, domainOf, isUsableAddress, localPart, normaliseAddress, ownAddressMatcher, parseAddressList, stripComments, type MailAddress } from './addresses.js';
@@ -9,7 +10,7 @@ import { visibleHeaderText } from './invisible.js';
 import type { InboundMail } from './parse.js';
 
 /** Why a mail is not answered. */
-export type IgnoreReason = 'auto-reply' | 'bounce' | 'list' | 'loop' | 'own-address' | 'spam' | 'no-reply-sender' | 'no-sender';
+export type IgnoreReason = 'auto-reply' | 'bounce' | 'list' | 'loop' | 'own-address' | 'spam' | 'no-reply-sender' | 'no-sender' | 'acknowledgement';
 
 /** The configuration of our own mailboxes: {@link ourAddressesOf} and {@link ownMailboxesOf} read it. */
 export type MailboxConfig = Pick<Config, 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SUPPORT_GROUP_ADDRESSES' | 'AUTHSERV_ID'>;
@@ -84,8 +85,8 @@ export interface ReplyContext extends OwnMailboxes {
  * {@link ReplySignals.deliveryStatusPart} records for a decision without them.
  */
 export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'contentType'> &
-  Partial<Pick<InboundMail, 'subject' | 'inReplyTo' | 'references' | 'text' | 'attachments' | 'to' | 'cc'>> &
-  Pick<ReplySignals, 'deliveryStatusPart' | 'senderIsRecipient' | 'massMailing'>;
+  Partial<Pick<InboundMail, 'subject' | 'inReplyTo' | 'references' | 'text' | 'question' | 'attachments' | 'to' | 'cc'>> &
+  Pick<ReplySignals, 'deliveryStatusPart' | 'senderIsRecipient' | 'massMailing' | 'acknowledgement' | 'automaticNotice'>;
 
 /**
  * What the reply decision reads of a mail besides what its ticket holds anyway (subject, thread), recorded on the
@@ -111,6 +112,18 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
    * itself need not be kept. {@link bulkMailDetail} parks the draft for it.
    */
   massMailing?: string | undefined;
+  /**
+   * The customer's own words (the question) of a reply that only thanks or acknowledges, as
+   * {@link acknowledgementOf} found them in the parsed mail; absent for other mail. {@link decideReply} ignores such
+   * a reply as `acknowledgement`.
+   */
+  acknowledgement?: string | undefined;
+  /**
+   * The first line of the customer's own words when it says the mail was sent automatically
+   * (「※このメールは自動送信されています」), as {@link automaticNoticeOf} found it; absent for other mail. Only in a reply
+   * to one of our own Message-IDs is it an auto-reply: web-form notifications say the same above a question.
+   */
+  automaticNotice?: string | undefined;
 };
 
 // Mass-mailing services' headers that name a campaign: Mailchimp's X-Campaign, X-campaignid and X-MC-User, Mailjet's
@@ -150,6 +163,10 @@ export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined
   if (statusPart) signals.deliveryStatusPart = statusPart;
   if (senderIsRecipient(mail)) signals.senderIsRecipient = true;
   if (mail.massMailing) signals.massMailing = mail.massMailing;
+  const acknowledgement = acknowledgementOf(mail);
+  if (acknowledgement) signals.acknowledgement = acknowledgement;
+  const notice = automaticNoticeOf(mail);
+  if (notice) signals.automaticNotice = notice;
   return JSON.stringify(signals).length <= MAX_REPLY_SIGNALS_CHARS ? signals : undefined;
 }
 
@@ -252,8 +269,60 @@ const AUTO_REPLY_SUBJECT = new RegExp(
 // Lotus/HCL Domino's out-of-office agent: "AUTO: Taro Yamada is out of the office (returning 05/01/2024)". Only in
 // capitals, as Domino writes it: "Auto: …" is a word in several languages.
 const DOMINO_AUTO_SUBJECT = /^\s*AUTO:\s*\S/u;
+// A Japanese autoresponder's bracketed tag, wherever it puts it: before its own subject (【自動返信】お問い合わせ
+// ありがとうございます) or after the one it answers (Re: ログインできません【自動返信】). Anywhere and on a new mail too: a
+// tag is no customer's wording, unless a particle follows it (【自動返信】が届きません, 【自動返信】の設定). Not 自動送信,
+// which web forms write above a customer's question.
+const NOTICE_TAG = /[【\[［〔〖《≪<＜]\s?(?:自動返信|自動応答|自動返答|不在通知)(?:メール|メッセージ)?\s?[】\]］〕〗》≫>＞](?![ \t　]*[がをはのにへでとも])/u;
+// Only reply and forward prefixes before a tag: a person answering or forwarding someone's auto-reply
+// (Re: 【自動返信】…, Fwd: 【自動返信】…), perhaps to ask about it.
+const ONLY_ANSWER_PREFIXES = /^(?:\s*(?:re|aw|sv|vs|antw|odp|fw|fwd|wg|tr|rv|enc|転送|回复|回覆|答复|转发|轉寄)(?:\[\d{1,3}\])?\s*[:：])+\s*$/iu;
+// A read receipt sent as plain mail (some Japanese clients, Outlook to outside recipients) rather than as an RFC 8098
+// report: its prefix before the subject of the mail it reports on. Only on a reply, and only with its colon: 開封済み
+// and 既読 are words a customer may begin a question with.
+const READ_RECEIPT_SUBJECT = /^\s*(?:開封済み|開封済|既読|read)\s*[:：]/iu;
+// The first line of an autoresponder's text saying so: 本メールは自動返信です, ※このメールは自動送信されています,
+// ※本メールは送信専用アドレスから自動送信しております. Web-form notifications open with the same sentence above a
+// customer's question, so it decides only in a reply to our own mail ({@link repliesToOurMail}).
+const AUTOMATIC_NOTICE = /^[\s※＊*■□◆◇●○・【\[［(（]*(?:本|この)(?:メール|メッセージ)(?:は|につきましては)[、，,\s]*[^。\n]{0,20}?自動(?:送信|返信|応答|返答|配信)/u;
+// The longest first line kept as the notice.
+const MAX_NOTICE_CHARS = 120;
 
-function autoReplyDetail(mail: ClassifiableMail): string | undefined {
+/** The subject, when a Japanese autoresponder's bracketed tag ({@link NOTICE_TAG}) is in it other than behind a person's Re: or Fwd:. */
+function noticeTagDetail(subject: string | undefined): string | undefined {
+  const tag = subject ? NOTICE_TAG.exec(subject) : null;
+  if (!subject || !tag || (tag.index > 0 && ONLY_ANSWER_PREFIXES.test(subject.slice(0, tag.index)))) return undefined;
+  return `Subject: ${subject}`;
+}
+
+/**
+ * The first line of the customer's own words when it says the mail was sent automatically ({@link AUTOMATIC_NOTICE}),
+ * cut to {@link MAX_NOTICE_CHARS}; read from {@link ReplySignals.automaticNotice} when recorded, else from the question.
+ */
+export function automaticNoticeOf(mail: Pick<ClassifiableMail, 'question' | 'automaticNotice'>): string | undefined {
+  if (mail.automaticNotice) return mail.automaticNotice;
+  const question = mail.question?.trimStart() ?? '';
+  if (!AUTOMATIC_NOTICE.test(question)) return undefined;
+  return Array.from((question.split('\n')[0] ?? '').trim()).slice(0, MAX_NOTICE_CHARS).join('');
+}
+
+/** The Message-ID of ours (right of its `@`, one of our addresses' domains) that the mail answers, if any. */
+function repliesToOurMail(mail: ClassifiableMail, mailboxes: OwnMailboxes): string | undefined {
+  const domains = new Set(bareOwnAddresses(mailboxes).map((address) => domainOf(address)));
+  return [mail.inReplyTo, ...(mail.references ?? [])].find((id) => id !== undefined && domains.has(domainOf(id.replace(/>\s*$/, ''))));
+}
+
+/** Why the mail is a read receipt sent as plain mail, by its subject on a reply ({@link READ_RECEIPT_SUBJECT}). */
+function readReceiptDetail(mail: ClassifiableMail): string | undefined {
+  return isReply(mail) && mail.subject && READ_RECEIPT_SUBJECT.test(mail.subject) ? `Subject: ${mail.subject}` : undefined;
+}
+
+/** True when the mail names a mail it answers (In-Reply-To or References). */
+function isReply(mail: ClassifiableMail): boolean {
+  return Boolean(mail.inReplyTo) || (mail.references?.length ?? 0) > 0;
+}
+
+function autoReplyDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): string | undefined {
   for (const value of values(mail, 'auto-submitted')) {
     const kw = keyword(value);
     // RFC 3834 §5: any value other than "no" means automatic; an empty header says nothing either way.
@@ -282,9 +351,12 @@ function autoReplyDetail(mail: ClassifiableMail): string | undefined {
     // (transport rules adding disclaimers) touch human mail and are no reason to stay silent.
     if (/mailbox rules agent/i.test(value)) return `X-MS-Exchange-Generated-Message-Source: ${value}`;
   }
-  const isReply = Boolean(mail.inReplyTo) || (mail.references?.length ?? 0) > 0;
-  if (isReply && mail.subject && (AUTO_REPLY_SUBJECT.test(mail.subject) || DOMINO_AUTO_SUBJECT.test(mail.subject))) return `Subject: ${mail.subject}`;
-  return undefined;
+  if (isReply(mail) && mail.subject && (AUTO_REPLY_SUBJECT.test(mail.subject) || DOMINO_AUTO_SUBJECT.test(mail.subject))) return `Subject: ${mail.subject}`;
+  const tagged = noticeTagDetail(mail.subject);
+  if (tagged) return tagged;
+  const notice = automaticNoticeOf(mail);
+  const ours = notice ? repliesToOurMail(mail, mailboxes) : undefined;
+  return notice && ours ? `the text begins “${notice}” in a reply to our mail ${ours}` : undefined;
 }
 
 // Local parts of delivery-system senders (RFC 5321 §4.5.1 postmaster, sendmail/Postfix MAILER-DAEMON).
@@ -678,7 +750,11 @@ export function isNoReplyAddress(address: string): boolean {
  *    References) whose subject starts with an out-of-office notice (`Automatic reply:`, `Out of office`,
  *    `Automatiskt svar:`, Domino's `AUTO:`, `自動応答:`, `【自動返信】`, `不在のお知らせ`, `休暇のため不在にしております`…)
  *    that ends where a notice's name does; a new mail with such a subject is answered, since it may be asking about
- *    the feature.
+ *    the feature. A bracketed Japanese tag (`【自動返信】`, `［自動応答］`, `〔不在通知〕`) decides anywhere in the subject
+ *    and on a new mail too, unless a particle follows it or only a person's `Re:`/`Fwd:` stands before it. A reply to
+ *    one of our own Message-IDs whose own words begin 「※このメールは自動送信されています」 or 「本メールは自動返信です」
+ *    ({@link automaticNoticeOf}; web-form notifications begin so too, and are new mail). A reply whose subject starts
+ *    `開封済み:`, `既読:` or `Read:`, a read receipt sent as plain mail, is one too (`kind` `read receipt`).
  * 5. `list` — List-Id, RFC 2369's List-* fields (Unsubscribe, Post, Help, Subscribe, Owner, Archive), X-Mailing-List,
  *    Mailing-List; for list software that writes none of them, a Sender (not the From) that is a list mailbox
  *    (`owner-…`, `…-request`, `…-bounces`, `…-owner`) or is also a To/Cc address, and a Return-Path `owner-…`,
@@ -692,6 +768,8 @@ export function isNoReplyAddress(address: string): boolean {
  * 7. `no-reply-sender` — the address a reply would go to (Reply-To, else From) is a noreply-style mailbox. Reply-To
  *    wins so web forms that send from noreply@ with the customer in Reply-To still get a draft (which the agent
  *    worker parks for a person: a no-reply From naming another Reply-To may as well be a system's notification).
+ * 8. `acknowledgement` — a reply whose own words only thank or acknowledge ({@link acknowledgementOf}:
+ *    「ありがとうございました。」, "Thanks, that fixed it!"): the conversation is over, and a reply would start it again.
  * Otherwise the mail is answered. Weaker signs that a mail is no person's ({@link bulkMailDetail}) or that its sender
  * is forged ({@link forgedSenderDetail}) do not decide here: the agent worker parks the draft for them.
  */
@@ -711,8 +789,11 @@ export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDec
 
   const bounce = bounceDetail(mail);
   if (bounce) return ignore('bounce', bounce);
-  const auto = autoReplyDetail(mail);
+  const auto = autoReplyDetail(mail, ctx);
   if (auto) return ignore('auto-reply', auto);
+  // Counted with auto-replies (a mail client's automatic mail, and reopenable as one) but named for what it is.
+  const receipt = readReceiptDetail(mail);
+  if (receipt) return ignore('auto-reply', receipt, 'read receipt');
   const list = claimsOwnList ? undefined : listDetail(mail, isOurs);
   if (list) return ignore('list', list);
   // Counted with lists (the metrics' `list`, as stored tickets and dashboards know it) but named for what it is.
@@ -729,7 +810,133 @@ export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDec
   if (isNoReplyAddress(target.address)) {
     return ignore('no-reply-sender', `${mail.replyTo ? 'Reply-To' : 'From'}: ${target.address}`);
   }
+  const acknowledgement = acknowledgementOf(mail);
+  if (acknowledgement) return ignore('acknowledgement', `the reply only thanks or acknowledges (“${quoted(acknowledgement)}”): nothing to answer`);
   return { answer: true };
+}
+
+// Reading a thank-you or an acknowledgement. The customer's own words (greetings are kept, quotes and signatures are
+// not) are cut into phrases at line breaks and sentence or clause punctuation, and every phrase must be one of a
+// closed list below: anything else ("ただ、まだエラーが出ます", "but it still fails") is something to answer. Phrases
+// are compared in NFKC, lower case, with the marks between words (brackets, emoji, "^^") read as spaces.
+// Thanks and acknowledgements: at least one of them makes the mail an acknowledgement.
+const ACKNOWLEDGING_PHRASES: readonly RegExp[] = [
+  // ありがとうございました, 早速のご回答ありがとうございます, ご丁寧なご回答をいただき誠にありがとうございました
+  new RegExp(
+    String.raw`^(?:(?:本当に|誠に|大変|どうも|いつも|早速) ?)*(?:(?:(?:お|ご)?(?:回答|返信|返答|返事|連絡|対応|教示|案内|説明|確認|手配|調査|支援|サポート|協力)|(?:早速の|迅速な|丁寧な|ご丁寧な|早急な|素早い|早い|詳しい|詳細な)(?:ご|お)?(?:回答|返信|返答|返事|連絡|対応|説明|案内)|ご丁寧に)(?:を|に)? ?(?:いただき|頂き|下さり|くださり|いただきまして|頂きまして|くださいまして|下さいまして)? ?)?(?:(?:本当に|誠に|大変|どうも) ?)?(?:ありがとう|有難う|有り難う|ありがと)(?:ございます|ございました|御座います|御座いました)?$`,
+    'u',
+  ),
+  /^(?:大変|本当に|とても|非常に)?助かりました$|^感謝(?:いたします|致します|しております|申し上げます|です)$|^お騒がせ(?:しました|いたしました|致しました)$/u,
+  // 承知しました, 確認いたしました, かしこまりました, 了解です
+  /^(?:承知|了解|確認|拝見|把握)(?:しました|いたしました|致しました|です|しております|いたしております)$|^(?:かしこまりました|承りました|わかりました|分かりました|了解)$/u,
+  // 解決しました, 無事に変更できました, 直りました: the customer reports success. Only these verbs: "再現できました"
+  // (the fault showed again) is news to answer.
+  /^(?:おかげさまで|お陰様で|おかげで)? ?(?:無事に?|問題なく|正常に)? ?(?:(?:解決|解消)(?:しました|いたしました|致しました)|(?:解決|解消|変更|設定|登録|削除|解除|ログイン|ダウンロード|インストール|確認|送信|受信|保存|印刷|出力|復旧|接続|再設定|更新|表示)?(?:できました|出来ました)|直りました|治りました|動きました|うまくいきました|上手くいきました|使えるようになりました)$/u,
+  /^(?:早速)?(?:試して|やって|確認して)(?:みます|見ます)$|^(?:もう|これで)?大丈夫(?:です|そうです)$/u,
+  // thanks, thank you so much for your help, ok thanks, much appreciated
+  /^(?:(?:ok|okay|great|perfect|awesome|excellent|brilliant|wonderful|super) )?(?:thanks|thank you|thx|ty|many thanks|much appreciated|appreciated|(?:i )?(?:really )?appreciate it)(?: (?:so|very) much| a lot| a ton| again| everyone| all| team)*(?: for (?:(?:all )?(?:your|the) )?(?:(?:quick|fast|prompt|kind|detailed|speedy|swift|great) )?(?:help|reply|response|answer|support|assistance|explanation|information|info))?(?: (?:so|very) much| again)?$/u,
+  // that fixed it, it works now, problem solved, got it, ok
+  /^(?:(?:ok|okay|great|perfect|awesome|excellent|brilliant|wonderful|super|good) )?(?:(?:that|this|it) (?:fixed it|fixed the (?:issue|problem)|worked|solved it|solved the (?:issue|problem)|did it|did the trick|helped)(?: (?:perfectly|fine|great|now))?|(?:it's |it is )?working (?:now|again|fine now|fine)|(?:it )?works (?:now|again|fine|fine now|perfectly)|(?:problem|issue) (?:solved|resolved|fixed)|all (?:good|sorted|set|working)(?: now)?|got it|understood|noted|will do|(?:i'll|i will) (?:try|give) (?:that|it)(?: a try)?|sounds good|solved|resolved|fixed)$|^(?:ok|okay|great|perfect|awesome|excellent|brilliant|wonderful|super)$/u,
+];
+// Greetings, forms of address and closings: allowed beside a thanks, never enough alone.
+const COURTESY_PHRASES: readonly RegExp[] = [
+  /^(?:いつも|大変)?お世話に(?:なっております|なっています|なります)$|^お疲れ(?:様|さま)です$|^(?:こんにちは|こんばんは|おはようございます)$/u,
+  /^(?:(?:引き続き|今後とも|今後共|また何か(?:あれば|ありましたら)|何卒|どうぞ|また) ?)*(?:よろしく|宜しく)(?:お願い|おねがい)(?:します|いたします|致します|申し上げます)$|^以上(?:です|になります|となります)?$|^失礼(?:します|いたします|致します)$/u,
+  // サポートご担当者様, サポートセンター御中: whom the mail addresses, never any word ending in 様 (前回と同様, 仕様).
+  /^[\p{L}\p{N} ]{0,20}(?:(?:担当|担当者|担当の方|サポート|センター|デスク|窓口|係|チーム)(?: ?(?:様|さま|殿))|御中|各位)$/u,
+  /^(?:hi|hello|hey|good (?:morning|afternoon|evening))(?: (?:there|all|everyone|team|support|support team|helpdesk|help desk|folks|guys))?$|^dear(?: [\p{L}']+){1,3}$/u,
+  /^(?:(?:best|kind|warm|warmest|many) )?regards$|^(?:best|cheers|all the best|best wishes|sincerely|yours sincerely|yours truly)$|^have a (?:nice|good|great) (?:day|weekend)$/u,
+];
+// A bound on what may read as a short acknowledgement: a longer text is a letter with something in it.
+const MAX_ACKNOWLEDGEMENT_CHARS = 300;
+const MAX_ACKNOWLEDGEMENT_PHRASES = 12;
+// Attachments that say nothing by themselves: a signature, a key, a contact card. A screenshot or a file beside a
+// "よろしくお願いします" is what the customer sends.
+const PASSIVE_ATTACHMENTS = new Set([
+  'application/pkcs7-signature',
+  'application/x-pkcs7-signature',
+  'application/pgp-signature',
+  'application/pgp-keys',
+  'text/vcard',
+  'text/x-vcard',
+  'text/directory',
+]);
+
+/**
+ * The customer's own words of a reply that only thanks or acknowledges (「ありがとうございました。」, "Thanks, that
+ * fixed it!", 「承知しました。試してみます。」 and the sender's name under it), or undefined. Read from
+ * {@link ReplySignals.acknowledgement} when recorded, else from the parsed mail: a reply (In-Reply-To or References;
+ * a new mail's subject may be the question), no attachment but a signature, key or contact card, no `?`/`？`, at most
+ * {@link MAX_ACKNOWLEDGEMENT_CHARS} characters, and every phrase a thanks, an acknowledgement, a greeting, a closing or
+ * the sender's name (its display name's words), with at least one thanks or acknowledgement.
+ */
+export function acknowledgementOf(mail: ClassifiableMail): string | undefined {
+  if (mail.acknowledgement) return mail.acknowledgement;
+  const words = mail.question?.trim() ?? '';
+  if (words === '' || words.length > MAX_ACKNOWLEDGEMENT_CHARS || /[?？]/u.test(words) || !isReply(mail)) return undefined;
+  if ((mail.attachments ?? []).some((attachment) => !PASSIVE_ATTACHMENTS.has(attachment.contentType))) return undefined;
+  const phrases = phrasesOf(words);
+  if (phrases.length === 0 || phrases.length > MAX_ACKNOWLEDGEMENT_PHRASES) return undefined;
+  const names = nameWordsOf(mail.from?.name);
+  let acknowledges = false;
+  for (const phrase of phrases) {
+    const kind = phraseKind(phrase, names);
+    if (kind === undefined) return undefined;
+    acknowledges ||= kind === 'acknowledging';
+  }
+  return acknowledges ? words : undefined;
+}
+
+/** `text` in the form the phrase lists compare: NFKC, lower case, curly apostrophes straight. */
+function comparable(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/’/gu, "'");
+}
+
+/** The phrases of a text: cut at line breaks and sentence or clause marks, other marks read as spaces. */
+function phrasesOf(text: string): string[] {
+  return comparable(text)
+    .split(/[\n。.!~〜…]+/u)
+    .map((phrase) => phrase.replace(/[^\p{L}\p{N}\p{M}'、, ]+/gu, ' ').replace(/\s+/gu, ' ').trim())
+    .filter((phrase) => /[\p{L}\p{N}]/u.test(phrase));
+}
+
+/** The words of the sender's display name (「山田 太郎」 → 山田, 太郎, 山田太郎), as {@link phrasesOf} writes them. */
+function nameWordsOf(name: string | undefined): Set<string> {
+  const words = comparable(name ?? '').split(/[^\p{L}\p{M}']+/u).filter((word) => word !== '');
+  return new Set(words.length > 1 ? [...words, words.join('')] : words);
+}
+
+/**
+ * Whether a phrase thanks or acknowledges, is a courtesy (a greeting, a closing, the sender's name), or neither: read
+ * whole (a comma inside a sentence, 「ご回答をいただき、誠にありがとうございました」, left out), else as its clauses
+ * ("thanks, that fixed it"), else as its words around spaces (Japanese sentences run on after a space as after a 。:
+ * 「ありがとうございました 解決しました」).
+ */
+function phraseKind(phrase: string, names: ReadonlySet<string>): 'acknowledging' | 'courtesy' | undefined {
+  const wholes = [...new Set([phrase.replace(/ ?[、,] ?/gu, ''), phrase.replace(/ ?[、,] ?/gu, ' ')])];
+  if (wholes.some((whole) => ACKNOWLEDGING_PHRASES.some((pattern) => pattern.test(whole)))) return 'acknowledging';
+  if (wholes.some((whole) => COURTESY_PHRASES.some((pattern) => pattern.test(whole)) || isSendersName(whole, names))) return 'courtesy';
+  const parts = (/[、,]/u.test(phrase) ? phrase.split(/[、,]/u) : phrase.split(' ')).map((part) => part.trim()).filter((part) => part !== '');
+  if (parts.length < 2) return undefined;
+  const kinds = parts.map((part) => phraseKind(part, names));
+  if (kinds.includes(undefined)) return undefined;
+  return kinds.includes('acknowledging') ? 'acknowledging' : 'courtesy';
+}
+
+/** The sender's name (「山田」, "taro yamada"), or their self-introduction (「山田です」, 「カスタマーの山田です」). */
+function isSendersName(phrase: string, names: ReadonlySet<string>): boolean {
+  if (names.size === 0) return false;
+  const name = /^(?:[^ ]{1,20}の)?(.+?)(?:です|でございます)$/u.exec(phrase)?.[1] ?? phrase;
+  return name.split(' ').every((word) => names.has(word));
+}
+
+// Longest part of the customer's words quoted in a reason.
+const MAX_QUOTED_WORDS_CHARS = 80;
+
+/** `text` on one line, cut to {@link MAX_QUOTED_WORDS_CHARS} characters with `…` when cut. */
+function quoted(text: string): string {
+  const chars = Array.from(text.replace(/\s+/gu, ' ').trim());
+  return chars.length > MAX_QUOTED_WORDS_CHARS ? `${chars.slice(0, MAX_QUOTED_WORDS_CHARS).join('')}…` : chars.join('');
 }
 
 // A form field's label with nothing after it ("COMMENT:", "PAGE THEY WERE ON:", "お問い合わせ内容："): a web form sent

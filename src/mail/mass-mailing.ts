@@ -7,7 +7,8 @@
  * ください」, "I clicked the unsubscribe link … but"), replying to or forwarding a newsletter, or sending from a mail app
  * that adds a tracking pixel, is no mass mailing. What counts:
  * 1. an unsubscribe link in the footer: a line after the first of the text that is only an unsubscribe label
- *    ("Unsubscribe", "Click here to unsubscribe", 「配信停止はこちら」, 「配信停止をご希望の方は下記URLより…」), with its
+ *    ("Unsubscribe", "Click here to unsubscribe", 「配信停止はこちら」, 「配信停止をご希望の方は下記URLより…」,
+ *    「メールアドレスの変更・解除はマイページから」), with its
  *    link: a URL on that line or the next, or an HTML link on its words;
  * 2. a sentence in the wording only mass mail uses, on a line after the first: "You are receiving this email
  *    because…", "To unsubscribe…", 「このメールは…ご登録いただいた方にお送りしています」, 「今後…配信を希望されない場合は」…;
@@ -64,8 +65,10 @@ const EN_LABEL = new RegExp(
   'iu',
 );
 const OTHER_LABEL = /^(?:(?:newsletter )?(?:abmelden|abbestellen)|(?:se )?(?:désinscrire|désabonner)|darse de baja|(?:cancelar|anular) (?:la )?suscripci[oó]n)$/iu;
+// 配信停止はこちら, メルマガの配信解除, and a member site's 「メールアドレスの変更・解除はマイページから」: a bare 解除 only
+// beside a 変更, and a member page only as where to go, so that the label says nothing but where to unsubscribe.
 const JA_LABEL = new RegExp(
-  String.raw`^(?:(?:メルマガ|メールマガジン|ニュースレター|メール|本メール)の?)?(?:配信停止|配信解除|登録解除|購読解除|購読停止|配信設定|受信設定|配信の停止)(?:[・/／、](?:変更|登録変更|登録情報の?変更|配信先変更|アドレス変更|設定変更))*(?:の?お?手続き)?(?:(?:は|の方は|を(?:ご)?希望(?:の方|される方|の場合)は)?(?:こちら|下記|以下)(?:の?URL)?(?:から|より|へ|で)?(?:お手続き(?:ください|下さい))?)?$`,
+  String.raw`^(?:(?:メルマガ|メールマガジン|ニュースレター|メール|本メール|メールアドレス|登録内容|登録情報|配信先)の?)?(?:配信停止|配信解除|登録解除|購読解除|購読停止|配信設定|受信設定|配信の停止|(?:変更|登録変更|設定変更)[・/／、]解除|解除(?=[・/／、]変更))(?:[・/／、](?:変更|登録変更|登録情報の?変更|配信先変更|アドレス変更|設定変更))*(?:の?お?手続き)?(?:(?:は|の方は|を(?:ご)?希望(?:の方|される方|の場合)は)?(?:こちら|下記|以下|マイページ|会員ページ|会員サイト|マイアカウント)(?:の?URL)?(?:から|より|へ|で)?(?:お手続き(?:ください|下さい))?)?$`,
   'u',
 );
 

@@ -60,6 +60,7 @@ export const IGNORE_REASONS = [
   'spam',
   'no-reply-sender',
   'no-sender',
+  'acknowledgement',
 ] as const satisfies readonly IgnoreReason[];
 // Fails to compile when src/mail/classify.ts gains a reason that is missing above.
 const everyReasonListed: Exclude<IgnoreReason, (typeof IGNORE_REASONS)[number]> extends never ? true : never = true;

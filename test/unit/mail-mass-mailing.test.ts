@@ -70,6 +70,13 @@ describe('what the parser records as a sign of a mass mailing', () => {
     ['メルマガ: an HTML 配信解除 link', { html: `<p>秋の新作のご案内です。</p><p>株式会社ショップ</p><p><a href="https://mag.shop.example.jp/kaijo?id=9">メルマガの配信解除</a></p>` }, 'an unsubscribe link in the footer (“メルマガの配信解除” https://mag.shop.example.jp/kaijo?id=9)'],
     ['メルマガ: このメールは…ご登録いただいた皆様に配信しています (no link)', { text: '秋の新作のご案内です。\n\nこのメールは、メルマガ「週刊ショップ」にご登録いただいた皆様に配信しています。' }, 'a mass-mail footer line (“このメールは、メルマガ「週刊ショップ」にご登録いただいた皆様に配信しています。”)'],
     ['メルマガ: 今後メールの配信を希望されない場合は', { text: '秋の新作のご案内です。\n\n今後このようなメールの配信を希望されない場合は、お手数ですがご連絡ください。' }, 'a mass-mail footer line (“今後このようなメールの配信を希望されない場合は、お手数ですがご連絡ください。”)'],
+    [
+      'メルマガ: メールアドレスの変更・解除はマイページから, its URL on the next line (sample 26b)',
+      { text: '新商品「ふわふわブランケット」が登場しました。\n詳しくはこちら https://shop-news.example.co.jp/item/123\n\n------------------------------------\n配信元：株式会社ショップニュース\nメールアドレスの変更・解除はマイページから\nhttps://shop-news.example.co.jp/mypage\n------------------------------------' },
+      'an unsubscribe link in the footer (“メールアドレスの変更・解除はマイページから” https://shop-news.example.co.jp/mypage)',
+    ],
+    ['メルマガ: ■配信停止・登録変更は会員ページより', { text: '秋の新作のご案内です。\n\n■配信停止・登録変更は会員ページより\nhttps://mag.shop.example.jp/member' }, 'an unsubscribe link in the footer (“配信停止・登録変更は会員ページより” https://mag.shop.example.jp/member)'],
+    ['メルマガ: 配信解除・変更はマイページから, its URL on the same line', { text: '秋の新作のご案内です。\n\n配信解除・変更はマイページから https://mag.shop.example.jp/mypage' }, 'an unsubscribe link in the footer (“配信解除・変更はマイページから” https://mag.shop.example.jp/mypage)'],
   ])('%s', async (_what, body, expected) => {
     const mail = await parseInboundMail(rawMail(body));
     expect(mail.massMailing).toBe(expected);
@@ -110,6 +117,9 @@ describe('what the parser records as a sign of a mass mailing', () => {
     ['a company\'s confidentiality notice under a question', { text: 'Hello,\nhow do I export my invoices?\n\nThis email and any attachments are confidential. If you have received this email in error, please notify the sender and delete it.' }],
     ['a company\'s notice in a signature', { text: 'Hello,\nhow do I reset 2FA?\n\n--\nTaro Yamada | ACME\nThis message was sent to you by ACME. If you are not the intended recipient, delete it.' }],
     ['a company\'s confidentiality notice in Japanese', { text: 'お世話になっております。\n請求書の出力方法を教えてください。\n\n本メールは宛先に記載された方のみに送信しております。誤って受信された場合は破棄してください。' }],
+    ['a customer asking where to change or cancel on the My Page', { text: 'お世話になっております。\nメールアドレスの変更・解除はマイページからできますか\nhttps://shop.example/mypage\n山田' }],
+    ['a customer saying the My Page does not let them cancel', { text: 'お世話になっております。\n変更・解除はマイページからと書かれていますが、ボタンがありません。\nhttps://shop.example/mypage' }],
+    ['a customer\'s note on changing their address, no unsubscribing', { text: 'お世話になっております。\nメールアドレスの変更はマイページから行いました。\nhttps://shop.example/mypage' }],
     ['a customer quoting a footer sentence inside their own', { text: 'Hello,\nyour mail says "you are receiving this email because you signed up", but I never signed up. Where did you get my address?\nTaro' }],
   ])('not for %s', async (_what, body) => {
     const mail = await parseInboundMail(rawMail(body, 'Question'));
