@@ -73,6 +73,10 @@ beforeAll(async () => {
     OPENAI_MODEL: 'scripted-model',
     LLM_MAX_RETRIES: '0',
     LOG_LEVEL: 'warn',
+    // Never the checkout's .env nor the Redis on the default port: README's own redis-server listens there, and a
+    // reindex run by this test would record its build as the one a developer's running agent workers must serve.
+    HELPDESK_ENV_FILE: 'none',
+    REDIS_URL: `redis://127.0.0.1:${await closedPort()}`,
     // Empty counts as unset and wins over a developer's .env: the embedded engines, the built-in prompts.
     MEILI_HOST: '',
     QDRANT_URL: '',
