@@ -74,7 +74,7 @@ import type { RerunDeps, ReviewDeps } from '../tickets/review.js';
 import type { QuoteConfig } from '../tickets/quote-omission.js';
 import { apiRequestGuard, BULL_BOARD_CSP, REVIEW_CSP, sameOriginGuard, securityHeaders } from './security.js';
 import { REVIEW_CSS, STYLESHEET_PATH } from './styles.js';
-import { checkTimeZone, renderGapsSection, renderMessagePage } from './views.js';
+import { checkTimeZone, pollerProblem, renderGapsSection, renderMessagePage, type DeploymentProblem } from './views.js';
 
 /** Where Bull Board is mounted. */
 export const BULL_BOARD_PATH = '/admin/queues';
@@ -188,15 +188,27 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     search: deps.search,
     now,
   };
-  // The start page's banners: the poller's, agent workers' and senders' checks (Redis reads; no search server is
-  // asked on every page view) and the indexes whose last queued reindex failed.
-  const deploymentProblems = async (): Promise<string[]> => {
-    const [{ checks }, reindexes] = await Promise.all([
-      checkReadiness({ ...readiness, search: undefined }),
+  // The start page's banners: the poller's state, the agent workers' and senders' checks (Redis reads; no search
+  // server is asked on every page view) and the indexes whose last queued reindex failed. The poller's banner is
+  // built from its state rather than the check's detail: it shows times in the page's zone, and warns before the
+  // check fails.
+  const pollerBanner = async (): Promise<DeploymentProblem[]> => {
+    if (!deps.pollerStatus) return [];
+    try {
+      const problem = pollerProblem(await deps.pollerStatus(), now(), readiness.pollMaxAgeMs, timeZone);
+      return problem ? [problem] : [];
+    } catch (err) {
+      return [{ level: 'bad', headline: 'Cannot tell whether incoming mail is being read', detail: err instanceof Error ? err.message : String(err) }];
+    }
+  };
+  const deploymentProblems = async (): Promise<DeploymentProblem[]> => {
+    const [poller, { checks }, reindexes] = await Promise.all([
+      pollerBanner(),
+      checkReadiness({ ...readiness, pollerStatus: undefined, search: undefined }),
       readReindexOutcomes(deps.redis, deps.config.QUEUE_PREFIX),
     ]);
-    const failing = [checks.imapPoller, checks.agent, checks.sender].filter((c) => c.status === 'fail').map((c) => c.detail);
-    return [...failing, ...reindexProblems(reindexes, now())];
+    const failing = [checks.agent, checks.sender].filter((c) => c.status === 'fail').map((c): DeploymentProblem => ({ level: 'bad', detail: c.detail }));
+    return [...poller, ...failing, ...reindexProblems(reindexes, now()).map((detail): DeploymentProblem => ({ level: 'bad', detail }))];
   };
   const secret = deps.csrfSecret ?? randomBytes(32);
   const csrf = new CsrfTokens(secret);

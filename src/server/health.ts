@@ -116,7 +116,7 @@ export function pollerCheck(status: PollerStatus, now: Date, maxAgeMs: number): 
 }
 
 /** True when `failure` is the latest news: no success since (or none at all). */
-function failingSince(failure: { at: Date } | undefined, success: Date | undefined): boolean {
+export function failingSince(failure: { at: Date } | undefined, success: Date | undefined): boolean {
   return failure !== undefined && (success === undefined || failure.at.getTime() > success.getTime());
 }
 

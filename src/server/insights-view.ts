@@ -72,10 +72,20 @@ function dayLabels(days: readonly InsightDay[], slot: number): SafeHtml[] {
   );
 }
 
-function yAxis(max: number, format: (v: number) => string, width: number): SafeHtml {
-  const ticks = [0, 0.5, 1].map((f) => {
-    const y = round1(TOP + PLOT_H - f * PLOT_H);
-    return html`<line class="grid" x1="${LEFT}" x2="${width - 8}" y1="${y}" y2="${y}"></line><text class="axis" x="${LEFT - 6}" y="${y + 4}" text-anchor="end">${format(max * f)}</text>`;
+/**
+ * The gridlines of a y axis up to `max`: 0, the middle and `max`. On an axis of counts (`whole`) the middle is left out
+ * when it falls between two whole numbers (1.5 of 3, 0.5 of 1): labelled as a whole number it would name the wrong
+ * line, or repeat the label above it.
+ */
+export function axisTicks(max: number, whole: boolean): number[] {
+  const middle = max / 2;
+  return whole && !Number.isInteger(middle) ? [0, max] : [0, middle, max];
+}
+
+function yAxis(max: number, format: (v: number) => string, width: number, whole: boolean): SafeHtml {
+  const ticks = axisTicks(max, whole).map((v) => {
+    const y = round1(TOP + PLOT_H - (v / max) * PLOT_H);
+    return html`<line class="grid" x1="${LEFT}" x2="${width - 8}" y1="${y}" y2="${y}"></line><text class="axis" x="${LEFT - 6}" y="${y + 4}" text-anchor="end">${format(v)}</text>`;
   });
   return html`${ticks}`;
 }
@@ -97,7 +107,7 @@ function outcomesChart(days: readonly InsightDay[]): SafeHtml {
       return html`<rect class="seg o-${o}" x="${x}" y="${round1(y)}" width="${round1(bar)}" height="${round1(h)}"><title>${d.day}: ${d.outcomes[o]} ${OUTCOME_LABELS[o]}</title></rect>`;
     });
   });
-  return chart('outcomes', 'Tickets per day by outcome', html`${yAxis(max, integer, WIDE)}${bars}${dayLabels(days, slot)}`, WIDE);
+  return chart('outcomes', 'Tickets per day by outcome', html`${yAxis(max, integer, WIDE, true)}${bars}${dayLabels(days, slot)}`, WIDE);
 }
 
 function automationChart(days: readonly InsightDay[]): SafeHtml {
@@ -110,7 +120,7 @@ function automationChart(days: readonly InsightDay[]): SafeHtml {
       html`<rect class="bar rate" x="${round1(LEFT + slot * i + (slot - bar) / 2)}" y="${round1(TOP + PLOT_H - h)}" width="${round1(bar)}" height="${round1(h)}"><title>${d.day}: ${percent(d.automationRate)} of ${d.answered} replies sent automatically</title></rect>`,
     ];
   });
-  return chart('automation', 'Automation rate per day (sent automatically / replies sent)', html`${yAxis(1, (v) => `${Math.round(v * 100)}%`, WIDE)}${bars}${dayLabels(days, slot)}`, WIDE);
+  return chart('automation', 'Automation rate per day (sent automatically / replies sent)', html`${yAxis(1, (v) => `${Math.round(v * 100)}%`, WIDE, false)}${bars}${dayLabels(days, slot)}`, WIDE);
 }
 
 /** Horizontal bars: one row per item, the label left of the bar and the value right of it. */
@@ -161,7 +171,7 @@ function editRatioChart(buckets: ReadonlyArray<{ le: number; count: number }>): 
     const x = LEFT + slot * i;
     return html`<rect class="bar edit" x="${round1(x + (slot - bar) / 2)}" y="${round1(TOP + PLOT_H - h)}" width="${round1(bar)}" height="${round1(h)}"><title>${bucketLabel(buckets, i)}: ${b.count}</title></rect><text class="axis" x="${round1(x + slot / 2)}" y="${HEIGHT - 6}" text-anchor="middle">${bucketLabel(buckets, i)}</text>`;
   });
-  return chart('edit-ratio', 'Edit ratio of approved drafts', html`${yAxis(max, integer, HALF)}${body}`, HALF);
+  return chart('edit-ratio', 'Edit ratio of approved drafts', html`${yAxis(max, integer, HALF, true)}${body}`, HALF);
 }
 
 function bucketLabel(buckets: ReadonlyArray<{ le: number }>, i: number): string {
@@ -195,6 +205,9 @@ export interface InsightsView {
 export function renderInsightsPage(view: InsightsView): SafeHtml {
   const r = view.report;
   const days = r.daily;
+  // The charts read left to right, oldest to newest; the table is read from the top, where today's row belongs
+  // rather than under a month of older ones in its scroll box.
+  const newestFirst = [...days].reverse();
   // Runs that all failed (the model server down midway) still cost money: their calls show without any run.
   const anyLlmUse = r.llm.agentRuns > 0 || r.llm.calls > 0;
   const perRun = (n: number | null, format: (n: number) => string) => (n === null ? '–' : format(n));
@@ -216,9 +229,9 @@ export function renderInsightsPage(view: InsightsView): SafeHtml {
   ${outcomesChart(days)}
   ${legend()}
   <div class="scroll"><table class="numbers">
-    <caption>Tickets that ended each day, by outcome</caption>
+    <caption>Tickets that ended each day, by outcome, newest first</caption>
     <thead><tr><th>Day</th>${OUTCOMES.map((o) => html`<th class="num">${OUTCOME_LABELS[o]}</th>`)}<th class="num">automation rate</th></tr></thead>
-    <tbody>${days.map((d) => html`<tr><td class="nowrap">${d.day}</td>${OUTCOMES.map((o) => html`<td class="num">${d.outcomes[o]}</td>`)}<td class="num">${percent(d.automationRate)}</td></tr>`)}</tbody>
+    <tbody>${newestFirst.map((d) => html`<tr><td class="nowrap">${d.day}</td>${OUTCOMES.map((o) => html`<td class="num">${d.outcomes[o]}</td>`)}<td class="num">${percent(d.automationRate)}</td></tr>`)}</tbody>
   </table></div>
 </section>
 

@@ -20,7 +20,7 @@ import { HttpError, type ErrorRenderer, type Handler, type HandlerResult } from 
 import { requestReindex } from './reindex-action.js';
 import { MAX_SEARCH_CHARS, SEARCH_SCAN_LIMIT, searchTickets, searchWords } from './ticket-search.js';
 import { NO_COPY_CHECKED, approveTicket, closeUndeliverable, confirmArrived, rejectTicket, reopenIgnored, rerunAgent, type RerunDeps, type ReviewDeps, type ReviewRefusal } from '../tickets/review.js';
-import { renderMessagePage, renderTicketDetail, renderTicketList, type Flash, type SubmittedText } from './views.js';
+import { renderMessagePage, renderTicketDetail, renderTicketList, type DeploymentProblem, type Flash, type SubmittedText } from './views.js';
 
 /** Parked tickets per page of the list. */
 export const PAGE_SIZE = 50;
@@ -50,12 +50,12 @@ export interface ReviewPageDeps {
    */
   quoting: QuoteConfig;
   /**
-   * What is wrong with the deployment now, one sentence each, for red banners on the start page: the failing
-   * `/readyz` checks of the poller, the agent workers and the senders (their details), and the indexes whose last
-   * queued reindex failed. The operator learns that no mail comes in, no answer is written, no reply goes out or the
-   * knowledge is not current, where they work.
+   * What is wrong with the deployment now, one banner each on the start page: the failing `/readyz` checks of the
+   * poller, the agent workers and the senders, and the indexes whose last queued reindex failed, in red; a failed
+   * poll while the last good one is still recent, in yellow. The operator learns that no mail comes in, no answer is
+   * written, no reply goes out or the knowledge is not current, where they work.
    */
-  deploymentProblems?: () => Promise<string[]>;
+  deploymentProblems?: () => Promise<DeploymentProblem[]>;
   /** The IANA zone the pages show times in (the deployment's `TZ`); UTC when absent. */
   timeZone?: string;
   /** Most tickets one search reads (default {@link SEARCH_SCAN_LIMIT}). */

@@ -8,7 +8,8 @@ import { forgetCommand } from '../tickets/retention.js';
 import { describeBounce, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { describeOutcome } from '../tickets/outcome.js';
 import { NO_COPY_CHECKED, uncertainSendAttempts, undeliverableWhy, whyNoNewDraft, whyNotReopenable, type UncertainSendAttempt } from '../tickets/review.js';
-import { formatDuration } from './health.js';
+import type { PollerStatus } from '../runtime/poller.js';
+import { failingSince, formatDuration, pollerCheck } from './health.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 import { STYLESHEET_PATH } from './styles.js';
 import { MAX_SEARCH_CHARS, type TicketSearchResult } from './ticket-search.js';
@@ -57,6 +58,58 @@ export interface Flash {
 /** The banner of {@link Flash}, or nothing. */
 export function flashBanner(flash: Flash | undefined): SafeHtml | null {
   return flash ? html`<div class="flash ${flash.kind}" role="status">${flash.message}</div>` : null;
+}
+
+/**
+ * A banner about the deployment on the start page: `bad` (red, an alert) while work has stopped, `warn` (yellow) for
+ * an early sign that may pass on its own.
+ */
+export interface DeploymentProblem {
+  level: 'bad' | 'warn';
+  /** What it means for the operator, in plain words, before the detail; absent when the detail says it itself. */
+  headline?: string;
+  /** What was found: a check's detail, or markup showing times as the page does. */
+  detail: string | SafeHtml;
+}
+
+/** The banner of one {@link DeploymentProblem}. */
+export function deploymentBanner(problem: DeploymentProblem): SafeHtml {
+  const headline = problem.headline ? html`<strong>${problem.headline}:</strong> ` : null;
+  return problem.level === 'bad'
+    ? html`<div class="flash bad" role="alert">${headline}${problem.detail}</div>`
+    : html`<div class="warning" role="status">${headline}${problem.detail}</div>`;
+}
+
+// The poller's red headline: what a stale poll means at the desk.
+const MAIL_NOT_READ = 'Incoming mail is not being read';
+// The poller's yellow headline: an attempt failed; mail is still read if the next one succeeds.
+const LAST_POLL_FAILED = 'The last poll of the mailbox failed';
+
+/**
+ * What the start page says about the IMAP poller, times in `timeZone`: red exactly when `/readyz`'s poller check
+ * fails ({@link pollerCheck}, so the two never disagree); yellow while the last poll is within `maxAgeMs` but an
+ * attempt failed since, so the operator sees the cause at once rather than after `maxAgeMs`, without `/readyz`
+ * failing on a dropped connection the poller reopens seconds later; nothing while mail is read.
+ */
+export function pollerProblem(status: PollerStatus, now: Date, maxAgeMs: number, timeZone?: string): DeploymentProblem | undefined {
+  const { lastSuccessfulPollAt: at, lastFailure } = status;
+  const ago = (then: Date) => formatDuration(now.getTime() - then.getTime());
+  const failure = failingSince(lastFailure, at) ? lastFailure : undefined;
+  const waits = 'New mail waits in the mailbox until a poll succeeds.';
+  if (pollerCheck(status, now, maxAgeMs).status === 'fail') {
+    const attempt = failure ? `; the last attempt failed ${ago(failure.at)} ago: ${failure.message}` : '';
+    const detail = at
+      ? html`the last successful poll was ${ago(at)} ago (${timeTag(at.toISOString(), timeZone)}), longer than the allowed ${formatDuration(maxAgeMs)}${attempt}. ${waits}`
+      : html`the IMAP poller has not completed a poll yet${attempt}. ${waits}`;
+    return { level: 'bad', headline: MAIL_NOT_READ, detail };
+  }
+  if (!failure || !at) return undefined;
+  const deadline = new Date(at.getTime() + maxAgeMs).toISOString();
+  return {
+    level: 'warn',
+    headline: LAST_POLL_FAILED,
+    detail: html`${ago(failure.at)} ago: ${failure.message}; the poller tries again. The last successful poll was ${ago(at)} ago (${timeTag(at.toISOString(), timeZone)}); if none succeeds by ${timeTag(deadline, timeZone)}, incoming mail is not being read.`,
+  };
 }
 
 /** Hidden CSRF field of every form. */
@@ -185,8 +238,8 @@ export interface TicketListView {
   csrfToken: string;
   user: string | undefined;
   flash?: Flash | undefined;
-  /** What is wrong with the deployment now, one sentence each (see `ReviewPageDeps.deploymentProblems`). */
-  problems?: readonly string[];
+  /** What is wrong with the deployment now, one banner each (see `ReviewPageDeps.deploymentProblems`). */
+  problems?: readonly DeploymentProblem[];
   /** Replies that bounced in the last 30 days, newest first, and how many there are in all. */
   bounced?: { tickets: Ticket[]; total: number };
   /** The IANA zone the page's times are shown in (default UTC). */
@@ -325,7 +378,7 @@ export function renderTicketList(view: TicketListView): SafeHtml {
   );
   const body = html`
 ${flashBanner(view.flash)}
-${(view.problems ?? []).map((p) => html`<div class="flash bad" role="alert">${p}</div>`)}
+${(view.problems ?? []).map(deploymentBanner)}
 <div class="toolbar">
   <div class="chips">${chips.length > 0 ? chips : html`<span class="chip">no tickets yet</span>`}</div>
   ${searchBox(view.search?.text ?? '')}

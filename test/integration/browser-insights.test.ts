@@ -184,6 +184,13 @@ describe.skipIf(!HAVE_CHROMIUM)('insights page in a browser', () => {
     await expect(page.getByRole('img', { name: 'Rejections per reason' }).isVisible()).resolves.toBe(true);
     const dayRows = page.locator('#outcomes table.numbers tbody tr');
     expect(await dayRows.count()).toBe(30);
+    // Read every morning: today's row on top of the scroll box, not below 29 older ones.
+    const listedDays = await dayRows.locator('td:first-child').allInnerTexts();
+    expect(listedDays).toEqual([...listedDays].sort().reverse());
+    const newest = [...listedDays].sort().at(-1)!;
+    const box = await page.locator('#outcomes .scroll').boundingBox();
+    const newestRow = await dayRows.filter({ hasText: newest }).boundingBox();
+    expect(newestRow!.y + newestRow!.height, 'the newest day shows without scrolling the table').toBeLessThanOrEqual(box!.y + box!.height);
     await expect(page.locator('#llm').getByText('gpt-4o-mini').isVisible()).resolves.toBe(true);
     // A bar is drawn in the stylesheet's colour: the CSP let the stylesheet apply and the chart is not a black blob.
     const lightFill = await page.evaluate(FILL_OF_AUTO_SENT);

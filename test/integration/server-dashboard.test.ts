@@ -1097,13 +1097,35 @@ describe('readiness', () => {
     expect(detail).toMatch(/^the IMAP poller has not completed a poll yet; last failure \d+ s ago: IMAP login as support@example\.test/);
     // The operator sees it where they work: a banner on the start page.
     const page = await (await call(d, '/')).text();
-    expect(page).toMatch(/<div class="flash bad" role="alert">the IMAP poller has not completed a poll yet; last failure \d+ s ago: IMAP login as support@example\.test/);
+    expect(page).toMatch(
+      /<div class="flash bad" role="alert"><strong>Incoming mail is not being read:<\/strong> the IMAP poller has not completed a poll yet; the last attempt failed \d+ s ago: IMAP login as support@example\.test/,
+    );
     // A failure from before the last successful poll is history, not news.
     await recordPoll(d, Date.now() - 1_000);
     const ok = await call(d, '/readyz');
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { checks: { imapPoller: { detail: string } } }).checks.imapPoller.detail).not.toContain('failure');
-    expect(await (await call(d, '/')).text()).not.toContain('role="alert"');
+    expect(await (await call(d, '/')).text()).not.toMatch(/role="alert"|class="warning"/);
+    // A failure since a poll that is still recent: /readyz stays ready (one dropped connection is no outage), the
+    // start page warns in yellow at once, with the page's times.
+    await redis.hset(key, 'lastFailure', 'IMAP server imap.example.test:993 unreachable (ECONNREFUSED)', 'lastFailureAt', String(Date.now()));
+    expect((await call(d, '/readyz')).status).toBe(200);
+    const warned = await (await call(d, '/')).text();
+    expect(warned).not.toContain('role="alert"');
+    expect(warned).toMatch(
+      /<div class="warning" role="status"><strong>The last poll of the mailbox failed:<\/strong> \d+ s ago: IMAP server imap\.example\.test:993 unreachable \(ECONNREFUSED\); the poller tries again\. The last successful poll was \d+ s ago \(<time datetime="[^"]+Z" title="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d [^<]+<\/time>\); if none succeeds by <time/,
+    );
+    // Past the allowed time (3 × IMAP_POLL_INTERVAL_MS) it is red, with the last poll's time as the page shows times.
+    await recordPoll(d, Date.now() - 4 * 60_000);
+    expect(await (await call(d, '/')).text()).toMatch(
+      /<div class="flash bad" role="alert"><strong>Incoming mail is not being read:<\/strong> the last successful poll was 4 min ago \(<time datetime="[^"]+Z" title="[^"]+">[^<]+<\/time>\), longer than the allowed 3 min; the last attempt failed \d+ s ago: IMAP server/,
+    );
+  });
+
+  it('says so on the start page when it cannot read the poller\'s state', async () => {
+    const d = await startDashboard(imapEnv, { pollerStatus: () => Promise.reject(new Error('Command timed out')) });
+    expect(await (await call(d, '/')).text()).toContain('<div class="flash bad" role="alert"><strong>Cannot tell whether incoming mail is being read:</strong> Command timed out</div>');
+    expect((await call(d, '/readyz')).status).toBe(503);
   });
 
   it('is not ready while the sender cannot use the SMTP server, and says why; ready again once it reached it', async () => {

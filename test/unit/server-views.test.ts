@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { html } from '../../src/server/html.js';
-import { checkTimeZone, localTime, timeTag, withTicketLinks } from '../../src/server/views.js';
-import { describeBounce } from '../../src/tickets/ticket.js';
+import type { PollerStatus } from '../../src/runtime/poller.js';
+import { pollerCheck } from '../../src/server/health.js';
+import { html, type SafeHtml } from '../../src/server/html.js';
+import { checkTimeZone, localTime, pollerProblem, renderTicketList, timeTag, withTicketLinks, type DeploymentProblem } from '../../src/server/views.js';
+import { describeBounce, TICKET_STATES, type TicketState } from '../../src/tickets/ticket.js';
 
 describe('withTicketLinks', () => {
   const id = 'a'.repeat(12) + 'b'.repeat(52);
@@ -67,5 +69,96 @@ describe('checkTimeZone', () => {
     expect(checkTimeZone('Asia/Tokyo')).toBe('Asia/Tokyo');
     expect(checkTimeZone('UTC')).toBe('UTC');
     expect(() => checkTimeZone('Mars/Olympus')).toThrow(/Unknown time zone.*Mars\/Olympus/);
+  });
+});
+
+describe('pollerProblem: the start page banner about the IMAP poller', () => {
+  const now = new Date('2026-11-26T10:00:00.000Z');
+  const ago = (s: number) => new Date(now.getTime() - s * 1000);
+  const LOGIN = 'IMAP login as support@example.test to imap.example.test:993 failed (wrong IMAP_USER or IMAP_PASSWORD?)';
+  const LOST = 'IMAP server imap.example.test:993 unreachable (ECONNREFUSED)';
+  const text = (markup: SafeHtml | string) => String(markup).replace(/<[^>]+>/g, '');
+  it.each<[string, PollerStatus, 'bad' | 'warn' | undefined, string?, string?]>([
+    ['polled recently: nothing to say', { lastSuccessfulPollAt: ago(30) }, undefined],
+    ['polled recently, an older failure is history', { lastSuccessfulPollAt: ago(30), lastFailure: { at: ago(600), message: LOGIN } }, undefined],
+    // Within the allowed time /readyz stays ok, but the operator is warned that the last attempt failed.
+    [
+      'polled recently, failing since: a warning',
+      { lastSuccessfulPollAt: ago(30), lastFailure: { at: ago(15), message: LOST } },
+      'warn',
+      'The last poll of the mailbox failed',
+      `15 s ago: ${LOST}; the poller tries again. The last successful poll was 30 s ago (2026-11-26 18:59 GMT+9); if none succeeds by 2026-11-26 19:02 GMT+9, incoming mail is not being read.`,
+    ],
+    [
+      'stale, failing since',
+      { lastSuccessfulPollAt: ago(190), lastFailure: { at: ago(15), message: LOST } },
+      'bad',
+      'Incoming mail is not being read',
+      `the last successful poll was 3 min ago (2026-11-26 18:56 GMT+9), longer than the allowed 3 min; the last attempt failed 15 s ago: ${LOST}. New mail waits in the mailbox until a poll succeeds.`,
+    ],
+    [
+      'stale, no failure recorded',
+      { lastSuccessfulPollAt: ago(600) },
+      'bad',
+      'Incoming mail is not being read',
+      'the last successful poll was 10 min ago (2026-11-26 18:50 GMT+9), longer than the allowed 3 min. New mail waits in the mailbox until a poll succeeds.',
+    ],
+    [
+      'never polled, failing',
+      { lastFailure: { at: ago(5), message: LOGIN } },
+      'bad',
+      'Incoming mail is not being read',
+      `the IMAP poller has not completed a poll yet; the last attempt failed 5 s ago: ${LOGIN}. New mail waits in the mailbox until a poll succeeds.`,
+    ],
+    [
+      'never polled, nothing recorded',
+      {},
+      'bad',
+      'Incoming mail is not being read',
+      'the IMAP poller has not completed a poll yet. New mail waits in the mailbox until a poll succeeds.',
+    ],
+  ])('%s', (_case, status, level, headline, detail) => {
+    const problem = pollerProblem(status, now, 3 * 60_000, 'Asia/Tokyo');
+    if (level === undefined) return expect(problem).toBeUndefined();
+    expect(problem).toMatchObject({ level, headline });
+    expect(text(problem!.detail)).toBe(detail);
+  });
+
+  it('keeps the exact time in the markup, as the rest of the page does', () => {
+    const problem = pollerProblem({ lastSuccessfulPollAt: ago(600) }, now, 3 * 60_000, 'UTC');
+    expect(String(problem!.detail)).toContain('(<time datetime="2026-11-26T09:50:00.000Z" title="2026-11-26T09:50:00.000Z">2026-11-26 09:50 UTC</time>)');
+    expect(String(problem!.detail)).not.toMatch(/\(2026-11-26T09:50:00\.000Z\)/);
+  });
+
+  it('agrees with /readyz: red exactly when the poller check fails', () => {
+    for (const s of [0, 179, 180, 181, 3600]) {
+      const status: PollerStatus = { lastSuccessfulPollAt: ago(s), lastFailure: { at: ago(0), message: LOST } };
+      expect(pollerProblem(status, now, 180_000)?.level === 'bad', `${s} s`).toBe(pollerCheck(status, now, 180_000).status === 'fail');
+    }
+  });
+});
+
+describe('deployment banners on the start page', () => {
+  const counts = Object.fromEntries(TICKET_STATES.map((s) => [s, 0])) as Record<TicketState, number>;
+  const page = (problems: DeploymentProblem[]) =>
+    String(renderTicketList({ tickets: [], total: 0, page: 1, pageSize: 20, order: 'oldest', counts, now: new Date(), csrfToken: 't', user: 'anna', problems }));
+  it.each<[string, DeploymentProblem, string]>([
+    [
+      'a headline in plain words, then the detail, in red',
+      { level: 'bad', headline: 'Incoming mail is not being read', detail: 'the IMAP poller has not completed a poll yet' },
+      '<div class="flash bad" role="alert"><strong>Incoming mail is not being read:</strong> the IMAP poller has not completed a poll yet</div>',
+    ],
+    [
+      'an early sign in yellow, not as an alert',
+      { level: 'warn', headline: 'The last poll of the mailbox failed', detail: '15 s ago: <unreachable>' },
+      '<div class="warning" role="status"><strong>The last poll of the mailbox failed:</strong> 15 s ago: &lt;unreachable&gt;</div>',
+    ],
+    [
+      'a sentence that says it needs no headline',
+      { level: 'bad', detail: 'the sender cannot use the SMTP server' },
+      '<div class="flash bad" role="alert">the sender cannot use the SMTP server</div>',
+    ],
+  ])('%s', (_case, problem, markup) => {
+    expect(page([problem])).toContain(markup);
   });
 });
