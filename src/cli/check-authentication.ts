@@ -7,7 +7,7 @@
  * group mail is parked.
  */
 import type { Config } from '../config.js';
-import { stripComments } from '../mail/addresses.js';
+import { authservIdOf } from '../mail/classify.js';
 import { visibleHeaderText } from '../mail/invisible.js';
 import { MailParseError, parseInboundMail } from '../mail/parse.js';
 import type { CheckOutcome } from './check.js';
@@ -41,7 +41,8 @@ export async function senderAuthenticationOutcome(headerBlocks: readonly Buffer[
 
 /**
  * The authserv-id of a mail's topmost Authentication-Results ('' for a field without one), undefined when it carries
- * none. The fields are read as the poller reads them (unfolded, in order), by the product's parser.
+ * none. The fields are read as the poller reads them (unfolded, in order), by the product's parser, and the id as
+ * the product reads it ({@link authservIdOf}), so the id recommended is the one AUTHSERV_ID is then compared with.
  */
 async function topmostAuthservId(headerBlock: Buffer): Promise<string | undefined> {
   let topmost: string | undefined;
@@ -53,17 +54,6 @@ async function topmostAuthservId(headerBlock: Buffer): Promise<string | undefine
     throw err;
   }
   return topmost === undefined ? undefined : authservIdOf(topmost);
-}
-
-/**
- * The authserv-id of an Authentication-Results field as `senderVouchedFor` compares it with AUTHSERV_ID: its first
- * word without comments or version, lower case; empty when the field starts with a result (Exchange Online's
- * `spf=pass …`). The same reading as classify.ts's own, which is not exported; a unit test holds the two together
- * (the id recommended here is the one the product then accepts).
- */
-function authservIdOf(field: string): string {
-  const first = (stripComments(field).split(';')[0] ?? '').trim().split(/\s+/)[0]?.toLowerCase() ?? '';
-  return first.includes('=') ? '' : first;
 }
 
 /** The warning when the latest mails' headers could not be read (`reason`, one line): the check says nothing of them. */

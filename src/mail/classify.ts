@@ -92,7 +92,9 @@ export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' 
  * What the reply decision reads of a mail besides what its ticket holds anyway (subject, thread), recorded on the
  * ticket when the poller ingests it, so the agent worker decides without loading and parsing the raw mail again
  * (that was about a tenth of its CPU per ticket). It is a plain JSON value: {@link decideReply} over it and the
- * ticket's subject and thread, once stored and read back, decides as over the parsed mail.
+ * ticket's subject and thread, once stored and read back, decides as over the parsed mail. Its `headers` keep the
+ * names in the order they first appear in the mail (JSON keeps it), which tells whose "not spam" verdict counts
+ * ({@link notSpamBySameFilter}): nothing that rebuilds the record may sort them.
  */
 export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'contentType'> & {
   /**
@@ -678,24 +680,74 @@ function headerLabel(name: string): string {
     .join('-');
 }
 
-/**
- * A "not spam" verdict of the filter that also wrote a score (`X-Spam-Status: No`, `X-Spam-Flag: NO`, MailScanner's
- * `not spam`): its own threshold, which may be above the default, has the last word over a count of marks.
- */
-function hasNotSpamVerdict(mail: ClassifiableMail): boolean {
-  return (
-    values(mail, 'x-spam-status').some((v) => /^\s*no\b/i.test(v)) ||
-    values(mail, 'x-spam-flag').some((v) => keyword(v) === 'no') ||
-    matchingHeaders(mail, MAILSCANNER_SPAM_CHECK).some(([, v]) => /^\s*not\s+spam\b/i.test(v))
-  );
+/** A filter's own "not spam" verdict: the header it writes it in, and whether a value of it says not spam. */
+interface FilterVerdict {
+  header: string;
+  saysNotSpam: (value: string) => boolean;
 }
 
-/** A score written as marks at or over SpamAssassin's default threshold: `X-Spam-Level: *****`, `…-SpamScore: sssss`. */
+// SpamAssassin's verdicts beside its X-Spam-Level (amavis writes the same headers): `X-Spam-Status: No, score=…`,
+// `X-Spam-Flag: NO`.
+const SPAMASSASSIN_VERDICTS: readonly FilterVerdict[] = [
+  { header: 'x-spam-status', saysNotSpam: (v) => /^\s*no\b/i.test(v) },
+  { header: 'x-spam-flag', saysNotSpam: (v) => keyword(v) === 'no' },
+];
+
+/** MailScanner's verdict beside a SpamScore: the SpamCheck of the same site name, `not spam, …`. */
+function mailScannerVerdict(scoreHeader: string): FilterVerdict {
+  return { header: scoreHeader.replace(/spamscore$/, 'spamcheck'), saysNotSpam: (v) => /^\s*not\s+spam\b/i.test(v) };
+}
+
+// The score and threshold a verdict names: SpamAssassin's `score=7.2 required=10.0` (`hits=` before 3.0), amavis'
+// `score=6.1 … required=8`, MailScanner's `(… score=6.5, required 8, …)`.
+const VERDICT_SCORE = /\b(?:score|hits)=(-?\d+(?:\.\d+)?)/i;
+const VERDICT_REQUIRED = /\brequired[=\s]\s*(-?\d+(?:\.\d+)?)/i;
+
+/**
+ * True when a verdict names the very score the marks show (one mark per whole point) and a threshold above it: the
+ * same filter's reading of this mail, which a sender writing its own verdict can only guess.
+ */
+function namesScoreOfMarks(verdict: string, marks: number): boolean {
+  const score = Number(VERDICT_SCORE.exec(verdict)?.[1] ?? NaN);
+  const required = Number(VERDICT_REQUIRED.exec(verdict)?.[1] ?? NaN);
+  return Math.trunc(score) === marks && score < required;
+}
+
+/**
+ * Whether the filter that wrote a score of marks (`scoreHeader`, e.g. X-Spam-Level) says in its own verdict that the
+ * mail is not spam: its own threshold, which may be above the default, then has the last word over a count of marks.
+ *
+ * Only the same filter's verdict counts (SpamAssassin's X-Spam-Status or X-Spam-Flag for X-Spam-Level, the SpamCheck
+ * of the same `X-<site>-MailScanner-` for its SpamScore), and only from the filter's own block. Headers are prepended
+ * as mail travels, so a verdict below the filter's block was written before the score, by the sender or an earlier
+ * hop: a spammer's `X-Spam-Status: No` must not cancel the score. The headers a ticket records keep each name's
+ * values top to bottom and the names in the order they first appear (JSON on the ticket keeps it), but not the
+ * Received lines between one name and another, so the block is read as follows. The topmost verdict counts when its
+ * name first appears above the score's: it was written after the score, by the filter or a later hop of ours. Below
+ * the score it counts only when it names the score the marks show, under its threshold: SpamAssassin and amavis write
+ * `X-Spam-Status: No, score=7.2 required=10.0` right under `X-Spam-Level: *******`, MailScanner its SpamCheck on
+ * either side of its SpamScore.
+ */
+function notSpamBySameFilter(mail: ClassifiableMail, scoreHeader: string, score: string, verdicts: readonly FilterVerdict[]): boolean {
+  const order = Object.keys(mail.headers);
+  const marks = /^(\S)\1*/.exec(score.trim())?.[0].length ?? 0;
+  return verdicts.some(({ header, saysNotSpam }) => {
+    const verdict = values(mail, header)[0];
+    if (verdict === undefined || !saysNotSpam(verdict)) return false;
+    return order.indexOf(header) < order.indexOf(scoreHeader) || namesScoreOfMarks(verdict, marks);
+  });
+}
+
+/**
+ * A score written as marks at or over SpamAssassin's default threshold (`X-Spam-Level: *****`, `…-SpamScore:
+ * sssss`) that the same filter's verdict does not outweigh ({@link notSpamBySameFilter}).
+ */
 function spamScoreDetail(mail: ClassifiableMail): string | undefined {
-  if (hasNotSpamVerdict(mail)) return undefined;
   const level = values(mail, 'x-spam-level').find((v) => v.trim().startsWith('*'.repeat(SPAM_SCORE_MARKS)));
-  if (level !== undefined) return `X-Spam-Level: ${level.trim()}`;
-  const score = matchingHeaders(mail, MAILSCANNER_SPAM_SCORE).find(([, v]) => SPAM_SCORE_RUN.test(v.trim()));
+  if (level !== undefined && !notSpamBySameFilter(mail, 'x-spam-level', level, SPAMASSASSIN_VERDICTS)) return `X-Spam-Level: ${level.trim()}`;
+  const score = matchingHeaders(mail, MAILSCANNER_SPAM_SCORE).find(
+    ([name, v]) => SPAM_SCORE_RUN.test(v.trim()) && !notSpamBySameFilter(mail, name, v, [mailScannerVerdict(name)]),
+  );
   return score ? `${headerLabel(score[0])}: ${score[1].trim()}` : undefined;
 }
 
@@ -1130,11 +1182,12 @@ function groupSealedDmarcPass(mail: ClassifiableMail, mailboxes: OwnMailboxes, t
 }
 
 /**
- * The authserv-id of an Authentication-Results field (its first element, without a version), lower case; empty when
- * the field starts with a result instead (`spf=pass …`, as Exchange Online writes it: RFC 8601 requires the id, and
- * a result taken for one would have an admin set AUTHSERV_ID=spf=pass).
+ * The authserv-id of an Authentication-Results field (its first element, without comments or a version), lower case:
+ * what AUTHSERV_ID is compared with ({@link senderVouchedFor}, the own-group check), and what `npm run check`
+ * recommends setting it to. Empty when the field starts with a result instead (`spf=pass …`, as Exchange Online
+ * writes it: RFC 8601 requires the id, and a result taken for one would have an admin set AUTHSERV_ID=spf=pass).
  */
-function authservIdOf(field: string): string {
+export function authservIdOf(field: string): string {
   const first = (stripComments(field).split(';')[0] ?? '').trim().split(/\s+/)[0]?.toLowerCase() ?? '';
   return first.includes('=') ? '' : first;
 }

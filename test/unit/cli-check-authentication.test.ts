@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { senderAuthenticationOutcome, type AuthenticationCheckConfig } from '../../src/cli/check-authentication.js';
-import { senderVouchedFor } from '../../src/mail/classify.js';
+import { authservIdOf, senderVouchedFor } from '../../src/mail/classify.js';
 
 const OURS = 'mx.helpdesk.test';
 const GROUP = 'help@helpdesk.test';
@@ -145,6 +145,7 @@ describe('senderAuthenticationOutcome', () => {
     const result = await outcome(times(3, `Authentication-Results: ${field}\r\n\r\n`), config());
     const id = /set AUTHSERV_ID=(\S+),/.exec(result.detail ?? '')?.[1];
     expect(id, result.detail).toBeDefined();
+    expect(id).toBe(authservIdOf(field.replace(/\r\n/g, '')));
     const mail = { from: { address: 'taro@shop.example', name: 'Taro' }, replyTo: undefined, contentType: 'text/plain', headers: { 'authentication-results': [field.replace(/\r\n/g, '')] } };
     expect(senderVouchedFor(mail, { ourAddresses: [], authservIds: [id!] })).toBe(true);
     expect(senderVouchedFor(mail, { ourAddresses: [], authservIds: [`${id!}.other`] })).toBe(false);

@@ -1,0 +1,67 @@
+/**
+ * Whose "not spam" verdict outweighs a spam filter's score. Headers are prepended as mail travels: the filter writes
+ * its block on top of what the mail arrived with, so a verdict further down was written before the score, by the
+ * sender or an earlier hop, and a spammer who writes `X-Spam-Status: No` under its own mail must not cancel the
+ * score. The rows are whole mails through the parser, and each decides again from the signals a ticket stores.
+ */
+import { describe, expect, it } from 'vitest';
+import { decideReply, replySignalHeaders, replySignalsOf } from '../../src/mail/classify.js';
+import { parseInboundMail } from '../../src/mail/parse.js';
+
+const ctx = { ourAddresses: ['support@support.example'], loopMarker: 'helpdesk-worker' };
+
+// Our receiving server's trace: a hop between the filter's block and whatever the sender wrote.
+const RECEIVED = 'Received: from mx.spammer.example (mx.spammer.example [192.0.2.9]) by mx.support.example; Mon, 2 Mar 2026 10:00:00 +0900';
+const SENDER = ['From: Shop <offer@spammer.example>', 'To: support@support.example', 'Subject: Cheap pills', 'Message-ID: <s1@spammer.example>'];
+
+/** A mail whose header fields are `top` (the filter's block and our hops), our Received, then `sender` and the sender's own. */
+function mail(top: string[], sender: string[] = []): Buffer {
+  return Buffer.from([...top, RECEIVED, ...sender, ...SENDER, 'Content-Type: text/plain', '', 'How much is it?', ''].join('\r\n'));
+}
+
+describe('a "not spam" verdict outweighs the score only when the same filter wrote it in the same block', () => {
+  it.each<[string, Buffer, 'spam' | 'answer']>([
+    // The security finding: a spammer's own verdict under the filter's score.
+    ["a sender's X-Spam-Status: No under SpamAssassin's stars", mail(['X-Spam-Level: **********'], ['X-Spam-Status: No']), 'spam'],
+    ["a sender's X-Spam-Status: No with a made-up score", mail(['X-Spam-Level: **********'], ['X-Spam-Status: No, score=1.0 required=5.0']), 'spam'],
+    ["a sender's X-Spam-Flag: NO under SpamAssassin's stars", mail(['X-Spam-Level: *******'], ['X-Spam-Flag: NO']), 'spam'],
+    ["another site's MailScanner verdict under the scanner's score", mail(['X-acme-MailScanner-SpamScore: sssssssss'], ['X-evil-MailScanner-SpamCheck: not spam']), 'spam'],
+    ["another site's MailScanner verdict above the scanner's score", mail(['X-evil-MailScanner-SpamCheck: not spam', 'X-acme-MailScanner-SpamScore: sssssssss']), 'spam'],
+    ["a verdict forged under the site's own MailScanner name", mail(['X-acme-MailScanner-SpamScore: sssssssss'], ['X-acme-MailScanner-SpamCheck: not spam']), 'spam'],
+    ['MailScanner without a site name, a verdict of another site above', mail(['X-evil-MailScanner-SpamCheck: not spam', 'X-MailScanner-SpamScore: sssssss']), 'spam'],
+    // Genuine filter output: the site's own threshold is above the default 5 points.
+    [
+      'SpamAssassin: Checker-Version, Level, then Status No under a raised threshold',
+      mail(['X-Spam-Checker-Version: SpamAssassin 4.0.0 (2022-12-13) on mx.support.example', 'X-Spam-Level: *******', 'X-Spam-Status: No, score=7.2 required=10.0 tests=BAYES_50,HTML_MESSAGE autolearn=no version=4.0.0']),
+      'answer',
+    ],
+    [
+      'amavis: Flag NO, Score, Level, Status under a raised threshold',
+      mail(['X-Virus-Scanned: Debian amavis at mx.support.example', 'X-Spam-Flag: NO', 'X-Spam-Score: 6.1', 'X-Spam-Level: ******', 'X-Spam-Status: No, score=6.1 tagged_above=-999 required=8 tests=[BAYES_50=0.8]']),
+      'answer',
+    ],
+    ['SpamAssassin: Status above Level (config order)', mail(['X-Spam-Status: No, score=5.4 required=8.0', 'X-Spam-Level: *****']), 'answer'],
+    ['a later hop of ours says not spam above the score', mail(['X-Spam-Status: No', 'X-Spam-Level: ********']), 'answer'],
+    [
+      'MailScanner: the site\'s SpamCheck above its SpamScore',
+      mail(['X-acme-MailScanner-SpamCheck: not spam, SpamAssassin (not cached, score=6.5, required 8, BAYES_50 0.80)', 'X-acme-MailScanner-SpamScore: ssssss']),
+      'answer',
+    ],
+    [
+      'MailScanner: the site\'s SpamScore above its SpamCheck, the same score',
+      mail(['X-acme-MailScanner-SpamScore: ssssss', 'X-acme-MailScanner-SpamCheck: not spam, SpamAssassin (not cached, score=6.5, required 8, BAYES_50 0.80)']),
+      'answer',
+    ],
+    ['MailScanner without a site name: SpamCheck above SpamScore', mail(['X-MailScanner-SpamCheck: not spam (whitelisted)', 'X-MailScanner-SpamScore: sssssss']), 'answer'],
+    // A verdict of the same filter that does not agree with its own stars is not its reading of this mail.
+    ['SpamAssassin: Status No below with another score than the stars', mail(['X-Spam-Level: **********', 'X-Spam-Status: No, score=7.2 required=10.0']), 'spam'],
+    ['SpamAssassin: Status No below whose score reaches its threshold', mail(['X-Spam-Level: *******', 'X-Spam-Status: No, score=7.2 required=7.0']), 'spam'],
+  ])('%s', async (_name, raw, expected) => {
+    const parsed = await parseInboundMail(raw, { extraHeaders: replySignalHeaders({ SPAM_HEADER: undefined }) });
+    const decision = decideReply(parsed, ctx);
+    expect(decision.answer ? 'answer' : decision.reason).toBe(expected);
+    // The ticket stores the headers as JSON: the order the rule reads must survive it.
+    const stored = JSON.parse(JSON.stringify(replySignalsOf(parsed))) as NonNullable<ReturnType<typeof replySignalsOf>>;
+    expect(decideReply({ ...stored, subject: parsed.subject }, ctx)).toEqual(decision);
+  });
+});
