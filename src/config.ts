@@ -426,6 +426,16 @@ export const VARIABLES = {
     sensitive: false,
     group: 'mail',
   },
+  FIRST_START_ANSWER_HOURS: {
+    // An existing support mailbox may hold months of unread mail; an automatic reply to it would reach customers
+    // months late. Only the first start: later, unseen mail is what arrived while the poller was away.
+    schema: int(0),
+    default: '24',
+    description:
+      "On the poller's first start with a mailbox (no sync state yet), unseen mail the server received more than this many hours earlier is parked for a person instead of answered (0: park all of it)",
+    sensitive: false,
+    group: 'mail',
+  },
   IMAP_PROCESSED_MAILBOX: {
     schema: optionalStr,
     description: 'Move queued mail to this mailbox instead of only marking it \\Seen',

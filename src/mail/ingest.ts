@@ -34,6 +34,12 @@ import { deleteRaw, loadRaw, rawRefFor, saveRaw } from './raw-store.js';
 export const POLLER_ACTOR = 'poller';
 
 /**
+ * How the reason of a mail the poller's first start held for a person begins (see `firstStartHoldReason` in
+ * src/runtime/poller.ts): the mail was found long unread in an existing mailbox, so a reply may come too late.
+ */
+export const HELD_AT_FIRST_START = "held at this installation's first start: ";
+
+/**
  * Domain of the Message-IDs made up for mail that has none. `.invalid` (RFC 2606) can never be a real domain, so
  * such an id is recognisable ({@link isSyntheticMessageId}) and never collides with a customer's.
  */
@@ -58,7 +64,7 @@ export interface IngestDeps {
 /**
  * What happened to one mail:
  * - `queued`: a new ticket in `received` and its `answer-ticket` job;
- * - `parked`: a new ticket in `parked` (unreadable or oversize mail) for a person, no job;
+ * - `parked`: a new ticket in `parked` (unreadable, oversize or held mail) for a person, no job;
  * - `duplicate`: the mail already had a ticket; nothing new was created (its job is re-added only while the ticket
  *   is still `received`, which BullMQ ignores when the job exists, so a crash between ticket and job heals).
  */
@@ -243,14 +249,27 @@ export function ticketInputForEnvelope(
   return input;
 }
 
+/** Options of {@link ingestMessage}. */
+export interface IngestOptions {
+  /** When the poller noticed the mail ({@link Ticket.noticedAt}). */
+  noticedAt?: string;
+  /**
+   * Why a person, not the agent, decides whether this mail gets an answer (the poller's first start found it long
+   * unread): its ticket is created `parked` with this reason, the whole mail kept for reading or a rerun, and no job
+   * is added, so no agent run and no reply. An unreadable mail keeps its own reason.
+   */
+  hold?: string;
+}
+
 /**
  * Ingests one downloaded mail: parse, store the raw bytes, create the ticket, add its `answer-ticket` job.
  *
- * Unreadable input (a `MailParseError`) still becomes a ticket, parked with the reason. A mail whose ticket exists
- * creates nothing new. Throws (typically `RedisUnavailableError`) when Redis fails; everything written so far is
- * idempotent, so the caller leaves the mail unseen and simply calls again later.
+ * Unreadable input (a `MailParseError`) still becomes a ticket, parked with the reason; so does a mail the caller
+ * holds ({@link IngestOptions.hold}). A mail whose ticket exists creates nothing new. Throws (typically
+ * `RedisUnavailableError`) when Redis fails; everything written so far is idempotent, so the caller leaves the mail
+ * unseen and simply calls again later.
  */
-export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { noticedAt?: string } = {}): Promise<IngestResult> {
+export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: IngestOptions = {}): Promise<IngestResult> {
   const log = deps.logger ?? createLogger('ingest');
   let mail: InboundMail | undefined;
   let parseError: string | undefined;
@@ -307,6 +326,11 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
   if (thread.refusedRoot) input.note = [refusedThreadNote(thread.refusedRoot), input.note].filter(Boolean).join('; ');
   if (reusedNotes.length > 0) input.note = [...reusedNotes, input.note].filter(Boolean).join('; ');
   if (options.noticedAt) input.noticedAt = options.noticedAt;
+  if (options.hold && input.state !== 'parked') {
+    input.state = 'parked';
+    input.reason = options.hold;
+    input.note = [options.hold, input.note].filter(Boolean).join('; ');
+  }
   const ticket = newTicket(input);
   const created = await produce(deps.redis, () => deps.store.createIfAbsent(ticket));
   if (!created.created) {
@@ -315,7 +339,9 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: { no
     return duplicate(created.ticket, deps, log);
   }
   if (ticket.state === 'parked') {
-    log.warn({ ticketId, reason: ticket.reason }, 'Unreadable mail parked for a person');
+    // Debug: the poller's first start may hold hundreds and says how many in one line.
+    if (parseError === undefined) log.debug({ ticketId, reason: ticket.reason }, 'Mail held for a person; not answered automatically');
+    else log.warn({ ticketId, reason: ticket.reason }, 'Unreadable mail parked for a person');
     return { ticketId, outcome: 'parked', state: 'parked' };
   }
   await addAnswerJob(ticket, deps);

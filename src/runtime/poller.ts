@@ -15,6 +15,10 @@
  *   ticketed but not yet marked gets the same ticket id from its Message-ID, so ticket dedupe and the deterministic
  *   job id keep it to one ticket and one job. The state is written only when the whole resync finished: an
  *   interrupted resync is simply run again, rather than leaving a lastUid below read mail that would then be taken.
+ * - First run only: an unseen message the server received (INTERNALDATE) more than FIRST_START_ANSWER_HOURS before
+ *   the sync is ingested as any other but held ({@link firstStartHoldReason}): its ticket is parked for a person, with
+ *   no job, so an existing mailbox's months of unread mail get no late automatic replies, and none of it is lost.
+ *   After a UIDVALIDITY change unseen mail is what arrived while the poller was away, and is answered.
  * - A message larger than MAX_EMAIL_BYTES is not downloaded; it becomes a parked ticket from its envelope.
  * - New messages are downloaded in batches ({@link downloadBatches}: one FETCH for up to 50 messages or 16 MB) and
  *   marked in one STORE per batch, so a busy mailbox costs two IMAP round trips per batch rather than per message.
@@ -62,7 +66,7 @@ import type { JobTuning } from '../queues/job-options.js';
 import { closeAll, createQueues, type Queues } from '../queues/registry.js';
 import type { RoleHandle } from './lifecycle.js';
 import { TicketStore } from '../tickets/ticket-store.js';
-import { ingestMessage, parkFromEnvelope, parkOversizeMessage, syntheticMessageId, type EnvelopeInfo, type IngestDeps, type IngestResult } from '../mail/ingest.js';
+import { HELD_AT_FIRST_START, ingestMessage, parkFromEnvelope, parkOversizeMessage, syntheticMessageId, type EnvelopeInfo, type IngestDeps, type IngestResult } from '../mail/ingest.js';
 import { imapTransportSecurity, isStartTlsRefusal, STARTTLS_REFUSAL_HINT } from '../mail/imap-security.js';
 import { imapLoginSetting, mailTokenSource, OAuth2TokenError, usesOAuth2, type MailOAuth2Config, type OAuth2TokenSource } from '../mail/oauth2.js';
 import { checkClockSkewOnce, clockOffsetMs, failureLine, onLocalClock, redisTimeMs } from './role-status.js';
@@ -91,6 +95,7 @@ export type PollerConfig = Pick<
   | 'IMAP_POLL_INTERVAL_MS'
   | 'IMAP_PROCESSED_MAILBOX'
   | 'MAX_EMAIL_BYTES'
+  | 'FIRST_START_ANSWER_HOURS'
   | 'AGENT_ATTEMPTS'
   | 'QUEUE_PREFIX'
 > &
@@ -142,6 +147,8 @@ export interface SyncReport {
   considered: number;
   queued: number;
   parked: number;
+  /** Of `parked`: unseen mail the first start held for a person ({@link firstStartHoldReason}). */
+  held: number;
   duplicates: number;
   /** Messages that disappeared (expunged elsewhere) between listing and download. */
   gone: number;
@@ -225,6 +232,37 @@ class RedisStepError extends Error {
 }
 
 const METADATA = { uid: true, size: true, envelope: true } as const;
+/** A resync also reads when the server received each message: the first start holds old mail by it. */
+const RESYNC_METADATA = { ...METADATA, internalDate: true } as const;
+
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** `1 minute`, `24 hours`, `3 days`, `4 months`, `2 years`: how long before the first start a mail arrived. */
+function ageInWords(ms: number): string {
+  const unit = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (ms < HOUR_MS) return unit(Math.max(1, Math.floor(ms / 60_000)), 'minute');
+  if (ms < 2 * DAY_MS) return unit(Math.floor(ms / HOUR_MS), 'hour');
+  if (ms < 60 * DAY_MS) return unit(Math.floor(ms / DAY_MS), 'day');
+  if (ms < 730 * DAY_MS) return unit(Math.round(ms / (30.44 * DAY_MS)), 'month');
+  return unit(Math.floor(ms / (365.25 * DAY_MS)), 'year');
+}
+
+/**
+ * Why the poller's first start holds an unseen mail for a person instead of answering it, or undefined to answer it:
+ * the mail server received it (its IMAP INTERNALDATE, `receivedAt`) more than `answerHours` (FIRST_START_ANSWER_HOURS)
+ * before `firstStartAt`. A reply months late does the customer no good and may do harm; a person decides. A mail
+ * whose arrival the server does not say is held too: its age is unknown.
+ */
+export function firstStartHoldReason(receivedAt: Date | string | undefined, firstStartAt: Date, answerHours: number): string | undefined {
+  const decides = 'a person decides whether it still needs an answer';
+  const at = receivedAt === undefined ? undefined : new Date(receivedAt);
+  if (!at || Number.isNaN(at.getTime())) return `${HELD_AT_FIRST_START}the server gave no arrival time for it, so it may be months old: ${decides}`;
+  const age = firstStartAt.getTime() - at.getTime();
+  if (age <= answerHours * HOUR_MS && answerHours > 0) return undefined;
+  const received = `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return `${HELD_AT_FIRST_START}it arrived ${ageInWords(age)} earlier, on ${received} (FIRST_START_ANSWER_HOURS=${answerHours}): ${decides}`;
+}
 
 /** Most messages downloaded by one FETCH. */
 export const DOWNLOAD_BATCH_MESSAGES = 50;
@@ -549,7 +587,7 @@ export class MailboxSupervisor {
   }
 
   private async syncOnce(reason: string): Promise<SyncReport> {
-    const report: SyncReport = { startedAt: new Date().toISOString(), mode: 'skipped', considered: 0, queued: 0, parked: 0, duplicates: 0, gone: 0 };
+    const report: SyncReport = { startedAt: new Date().toISOString(), mode: 'skipped', considered: 0, queued: 0, parked: 0, held: 0, duplicates: 0, gone: 0 };
     if (this.stopping || !this.connected) return report;
     try {
       await this.sync(report);
@@ -621,7 +659,7 @@ export class MailboxSupervisor {
     this.log.info(
       { storedUidValidity: state.uidValidity ?? null, uidValidity },
       state.uidValidity === undefined
-        ? 'No sync state for this mailbox yet: taking its UNSEEN mail'
+        ? `No sync state for this mailbox yet: taking its UNSEEN mail, mail received more than ${this.config.FIRST_START_ANSWER_HOURS} h earlier (FIRST_START_ANSWER_HOURS) is held for a person`
         : 'UIDVALIDITY changed: resynchronising over UNSEEN mail (tickets dedupe what was already queued)',
     );
     const last = await imap(() => client.fetchOne('*', { uid: true }));
@@ -632,15 +670,34 @@ export class MailboxSupervisor {
       if (!Array.isArray(found)) throw new ImapStepError('SEARCH UNSEEN failed');
       unseen = found.filter((uid) => uid <= ceiling);
     }
-    const messages = unseen.length > 0 ? await imap(() => client.fetchAll(unseen, METADATA, { uid: true })) : [];
+    const messages = unseen.length > 0 ? await imap(() => client.fetchAll(unseen, RESYNC_METADATA, { uid: true })) : [];
     this.selectedClient();
     const wanted = messages.filter((m) => m.uid <= ceiling).sort((a, b) => a.uid - b.uid);
     report.considered = wanted.length;
+    const firstStart = state.uidValidity === undefined;
+    const holds = firstStart ? this.firstStartHolds(wanted, new Date(report.startedAt)) : new Map<number, string>();
     for (const batch of downloadBatches(wanted, this.config.MAX_EMAIL_BYTES)) {
       if (this.stopping) return;
-      if ((await this.processBatch(batch, uidValidity, report)) !== batch.at(-1)?.uid) return;
+      if ((await this.processBatch(batch, uidValidity, report, holds)) !== batch.at(-1)?.uid) return;
     }
     await produce(this.redis, () => this.redis.hset(this.stateKey, 'uidValidity', uidValidity, 'lastUid', String(ceiling)));
+    if (firstStart) {
+      const hours = this.config.FIRST_START_ANSWER_HOURS;
+      this.log.info(
+        { held: report.held, considered: report.considered, firstStartAnswerHours: hours },
+        `First start on ${this.config.IMAP_MAILBOX}: held ${report.held} of ${report.considered} unseen mails for a person (${hours > 0 ? `received more than ${hours} h before the start` : 'FIRST_START_ANSWER_HOURS=0'}): parked, not answered; see the review page or npm run review -- list`,
+      );
+    }
+  }
+
+  /** The first start's hold reason of each unseen message received too long ago, by uid. */
+  private firstStartHolds(messages: readonly FetchMessageObject[], firstStartAt: Date): Map<number, string> {
+    const holds = new Map<number, string>();
+    for (const message of messages) {
+      const reason = firstStartHoldReason(message.internalDate, firstStartAt, this.config.FIRST_START_ANSWER_HOURS);
+      if (reason !== undefined) holds.set(message.uid, reason);
+    }
+    return holds;
   }
 
   /**
@@ -650,14 +707,19 @@ export class MailboxSupervisor {
    * batch; the messages handled before it are still marked done (a failure to mark them only means they are
    * ingested again later, which dedupes) and the error is rethrown.
    */
-  private async processBatch(batch: FetchMessageObject[], uidValidity: string, report: SyncReport): Promise<number | undefined> {
+  private async processBatch(
+    batch: FetchMessageObject[],
+    uidValidity: string,
+    report: SyncReport,
+    holds: ReadonlyMap<number, string> = new Map(),
+  ): Promise<number | undefined> {
     const sources = await this.downloadSources(batch);
     const done: number[] = [];
     let handledUpTo: number | undefined;
     try {
       for (const message of batch) {
         if (this.stopping) break;
-        if (await this.processMessage(message, sources.get(message.uid), uidValidity, report)) done.push(message.uid);
+        if (await this.processMessage(message, sources.get(message.uid), uidValidity, report, holds.get(message.uid))) done.push(message.uid);
         handledUpTo = message.uid;
       }
     } catch (err) {
@@ -683,9 +745,16 @@ export class MailboxSupervisor {
 
   /**
    * Ingests (or parks) one message; returns true when it is to be marked done, false when it vanished before it
-   * was downloaded. Throws to stop the sync with the message left unmarked.
+   * was downloaded. Throws to stop the sync with the message left unmarked. `hold`: why a person decides whether it
+   * gets an answer (the first start found it long unread); it is then parked, not queued.
    */
-  private async processMessage(message: FetchMessageObject, source: Buffer | undefined, uidValidity: string, report: SyncReport): Promise<boolean> {
+  private async processMessage(
+    message: FetchMessageObject,
+    source: Buffer | undefined,
+    uidValidity: string,
+    report: SyncReport,
+    hold?: string,
+  ): Promise<boolean> {
     const size = message.size ?? 0;
     const envelope = message.envelope ?? {};
     let result: IngestResult;
@@ -696,11 +765,14 @@ export class MailboxSupervisor {
       this.log.info({ uid: message.uid }, 'Message disappeared from the mailbox before it was downloaded; skipped');
       return false;
     } else {
-      result = await this.ingestWithRetries(message, size, uidValidity, () => ingestMessage(source, this.deps, { noticedAt: report.startedAt }));
+      result = await this.ingestWithRetries(message, size, uidValidity, () =>
+        ingestMessage(source, this.deps, { noticedAt: report.startedAt, ...(hold ? { hold } : {}) }),
+      );
     }
     if (result.outcome === 'queued') report.queued += 1;
     else if (result.outcome === 'parked') report.parked += 1;
     else report.duplicates += 1;
+    if (hold && result.outcome === 'parked') report.held += 1;
     return true;
   }
 
