@@ -413,6 +413,16 @@ export function whyNoNewDraft(ticket: Pick<Ticket, 'history' | 'unreadable' | 'q
   return undefined;
 }
 
+/**
+ * True when the mail never reached the agent through the checks before it: a check parked it while it was
+ * `received` (spam with SPAM_ACTION=park, the auto-reply or agent-run limits, a repeated question) or it was created
+ * parked (held at the poller's first start). Those checks run only on a `received` ticket (jobs/answer-ticket.ts), so
+ * a rerun's draft of such mail must not go out on the review mode's word alone.
+ */
+export function parkedBeforeAgent(ticket: Pick<Ticket, 'history'>): boolean {
+  return !ticket.history.some((h) => h.from === 'received' && h.to === 'processing');
+}
+
 /** True when the entry right after the `seen` ones is a person's rerun: the one a repeated submit of that page made. */
 function isRerunAfter(ticket: Ticket, seen: number): boolean {
   const next = ticket.history[seen];
@@ -425,7 +435,8 @@ function isRerunAfter(ticket: Ticket, seen: number): boolean {
  * knowledge gap). With `forReview` the new draft is parked for the person; without it the run decides as any other.
  * Refused for what {@link whyNoNewDraft} names, and, given `seen`, for a ticket that moved on since the page was
  * opened. Asking again while the job waits only re-adds the same job. The draft of mail a person reopened after the
- * checks ignored it is always for review, from a terminal too.
+ * checks ignored it, or that a check parked before any run ({@link parkedBeforeAgent}), is always for review, from a
+ * terminal too.
  */
 export async function rerunAgent(deps: RerunDeps, request: RerunRequest): Promise<RerunOutcome> {
   const badId = checkId(request.ticketId);
@@ -446,9 +457,9 @@ export async function rerunAgent(deps: RerunDeps, request: RerunRequest): Promis
   }
   const refused = whyNoNewDraft(ticket);
   if (refused) return { outcome: 'conflict', message: refused, state: ticket.state };
-  // The customer already has an automatic reply to this question (the check that parked it does not run again on a
-  // rerun): the new draft is for a person, from a terminal too.
-  if (ticket.reason?.startsWith(REPEATED_QUESTION_PREFIX)) request = { ...request, forReview: true };
+  // The customer already has an automatic reply to this question, or a check parked the mail before any run: those
+  // checks do not run again on a rerun, so the new draft is for a person, from a terminal too.
+  if (ticket.reason?.startsWith(REPEATED_QUESTION_PREFIX) || parkedBeforeAgent(ticket)) request = { ...request, forReview: true };
   let requeued: Ticket;
   try {
     requeued = await deps.store.transition(ticket.id, { from: ['parked'], to: 'processing', actor: operatorActor(request.operator), note: RERUN_NOTE, current: ticket });

@@ -6,6 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
+import { replySignalsOf } from '../../src/mail/classify.js';
+import { parseInboundMail } from '../../src/mail/parse.js';
 import { startDashboardRole, type DashboardRole } from '../../src/runtime/dashboard.js';
 import { ANONYMOUS_OPERATOR } from '../../src/server/auth.js';
 import { RERUN_NOTE, rerunAgent, rerunReason } from '../../src/tickets/review.js';
@@ -134,6 +136,39 @@ describe('a new draft asked for on the review page', () => {
     const reparked = await afterRerun(repeatId);
     expect(reparked.state).toBe('parked');
     expect(reparked.reason).toMatch(/^new draft asked for by cli: review it/);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(servers.smtp.messages).toHaveLength(mailsBefore);
+  }, 90_000);
+
+  // The checks before the agent (spam, limits, a first start's hold, a repeated question) run only on a `received`
+  // ticket: a rerun of mail they parked skips them, so its draft must reach a person, from a terminal too.
+  it.each([
+    { name: 'parked by the spam check (SPAM_ACTION=park)', tag: 'spam', path: 'checked', reason: 'spam: X-Spam-Flag: YES', sent: false },
+    { name: "held at the poller's first start", tag: 'held', path: 'created', reason: "held at this installation's first start: it arrived 4 months earlier", sent: false },
+    { name: 'parked by the agent after a run (a model error), decided as any run', tag: 'ran', path: 'ran', reason: 'the LLM server answered 500', sent: true },
+  ])('from a terminal, a new draft of mail $name', async ({ tag, path, reason, sent }) => {
+    const messageId = customerMessageId(`cli-${tag}`);
+    const ticketId = ticketIdFor(messageId);
+    const from = `${tag}@customer.example`;
+    const mail = await parseInboundMail(buildMail({ messageId, from, subject: '二段階認証', body: '二段階認証の設定手順を教えてください。' }));
+    const base = { messageId, from, subject: mail.subject, question: mail.question, replySignals: replySignalsOf(mail), actor: 'poller' };
+    await running.store.createIfAbsent(newTicket(path === 'created' ? { ...base, state: 'parked', reason } : base));
+    if (path === 'ran') await running.store.transition(ticketId, { to: 'processing', actor: 'agent-worker' });
+    if (path !== 'created') await running.store.transition(ticketId, { to: 'parked', actor: 'agent-worker', patch: { reason } });
+    const mailsBefore = servers.smtp.messages.length;
+    const queues = await running.services.queues();
+    const outcome = await rerunAgent(
+      { store: running.store, redis: await running.services.producer(), tickets: queues.tickets, config: running.services.config },
+      { ticketId, operator: 'cli' },
+    );
+    expect(outcome).toMatchObject({ outcome: 'requeued', forReview: !sent });
+    const after = await afterRerun(ticketId);
+    if (sent) {
+      await waitForState(running.store, ticketId, ['sent'], 30_000);
+      return;
+    }
+    expect(after.state).toBe('parked');
+    expect(after.reason).toMatch(/^new draft asked for by cli: review it/);
     await new Promise((r) => setTimeout(r, 500));
     expect(servers.smtp.messages).toHaveLength(mailsBefore);
   }, 90_000);
