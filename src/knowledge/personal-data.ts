@@ -2,14 +2,15 @@
  * Removes personal data from text before it can enter the knowledge base: a learned Q&A pair is read by every later
  * customer's agent run, so a name, address or order number in it would leak one customer's data to the next.
  *
- * Rules only, deterministic and local: e-mail addresses, phone numbers (Japanese, with full-width digits, French,
- * international, any after a label such as "Tel.:", and an extension after 内線), postal codes (Japanese, US, UK,
- * Canadian, and European ones next to their town), Japanese street addresses and the building and room after them
- * (コーポ山田 203号室), English, German, Dutch, French, Italian, Spanish and Portuguese ones (221B Baker Street, Baker
- * Street, London, Musterstraße 12, 12 rue de la Paix, Via Roma 10) and what follows an address label such as 住所： or
- * Address:, order/contract/customer/ticket/tracking/bank-account numbers, ids held by law or employment (免許証番号,
- * 被保険者番号, 社員番号, passport, SSN) and log-in names after their label (送り状番号, 問合せNo., お客様番号 No.12345,
- * 普通 1234567, マイナンバー, 会員ＩＤ, Login:, Customer ID:, LINE ID：, and an order number right after 注文, commande,
+ * Rules only, deterministic and local: e-mail addresses, phone numbers (Japanese, with full-width digits or in kanji
+ * numerals, 〇三－一二三四－五六七八, French, international, any after a label such as "Tel.:", and an extension after
+ * 内線), postal codes (Japanese, US, UK, Canadian, and European ones next to their town), Japanese street addresses
+ * and the building and room after them (コーポ山田 203号室), English, German, Dutch, French, Italian, Spanish and
+ * Portuguese ones (221B Baker Street, Baker Street, London, Musterstraße 12, 12 rue de la Paix, Via Roma 10) and what
+ * follows an address label such as 住所： or Address:, order/contract/customer/ticket/tracking/bank-account numbers,
+ * ids held by law or employment (免許証番号, 被保険者番号, 社員番号, passport, SSN) and log-in names after their label
+ * (送り状番号, 問合せNo., お客様番号 No.12345, 普通 1234567, マイナンバー, 会員ＩＤ, Login:, Customer ID:, LINE ID：,
+ * and an order number right after 注文, commande,
  * Bestellung or pedido: 注文12345678の件, votre commande 88213; a log-in name of plain letters only as the field's whole
  * value or before the rest of a sentence, not "Customer ID: found on your invoice", nor admin or an official LINE
  * account, LINE ID：@xyz_support; not a length, "10-digit"), log-in names after account, アカウント or ユーザー名 and
@@ -20,12 +21,15 @@
  * X-Amz-Signature=, sig=, api_key=, a random key=), whose scheme, host and path stay; not documentation's
  * placeholders (YOUR_TOKEN, sk-xxxx…, 0000-…, AKIAIOSFODNN7EXAMPLE),
  * dates of birth, one-time codes and tax ids after their label (生年月日, DOB, 認証コード, "verification code", VAT,
- * USt-IdNr.), IBANs that pass their checksum, passwords and PINs written after their label (仮パスワードは Xy7-kP2q
- * です), licence keys (ABCDE-12345-FGHIJ-67890, ABC-DEF-GHI-JKL, ABCD-EFGH-IJKL-MNOP; not part numbers:
- * ABCD-1234-EFGH, SKU:, 型番), UUIDs written bare (a tenant or account id), IP addresses that locate someone (not
- * private networks, loopback or subnet masks), credit-card-like numbers and a card's last four digits
- * (末尾4242, "ending in 4242", **** 4242; not a JAN code), numbers in a signature block whatever their grouping (924 38
- * 051) and the writer's name on a line of its own there (Taro YAMADA, 山田 太郎, サポート部　山田太郎), the names the
+ * USt-IdNr.), every code of a list of backup or recovery codes (バックアップコード 12345678 87654321), IBANs that pass
+ * their checksum, passwords and PINs written after their label (仮パスワードは Xy7-kP2q です; before any verb when
+ * shaped as one handed out: 仮パスワード Xk9#mP2q を発行しました, "reset your password to Xk9#mP2q"; not an example,
+ * P@ssw0rd のような), the account holder in katakana after a bank account or 名義 (普通 1234567 ヤマダ タロウ),
+ * licence keys (ABCDE-12345-FGHIJ-67890, ABC-DEF-GHI-JKL, ABCD-EFGH-IJKL-MNOP; not part numbers: ABCD-1234-EFGH,
+ * SKU:, 型番), UUIDs written bare (a tenant or account id), IP addresses that locate someone (not private networks,
+ * loopback or subnet masks), credit-card-like numbers and a card's last four digits (末尾4242, "ending in 4242",
+ * **** 4242; not a JAN code), numbers in a signature block whatever their grouping (924 38 051) and the writer's
+ * name on a line of its own there (Taro YAMADA, 山田 太郎, サポート部　山田太郎), the names the
  * caller knows (From display name, signature; a known surname in kanji with the given name after it), names before or
  * after an honorific or a greeting (山田様, 「山田太郎」様, 山田太郎（ヤマダタロウ）様, ジョン・スミス様, 山田先生 but not
  * 小学校先生向け, Smith様,
@@ -203,20 +207,51 @@ const ID_REFERENCE = new RegExp(`(?<![A-Za-z0-9_])${ID_WORD}\\s*[:：]\\s*(${NUM
 // A Japanese bank account is seven digits after its type (普通 1234567, 普通預金口座 1234567); the bank and branch
 // before it name no one and stay.
 const JA_BANK_ACCOUNT = new RegExp(`(?:普通|当座|貯蓄)(?:預金)?(?:口座)?(?:番号)?[ 　]*[:：]?[ 　]*(${D}{7,8})(?![0-9０-９])`, 'gd');
+// The account holder a bank writes in katakana (ヤマダ タロウ, half width ﾔﾏﾀﾞ ﾀﾛｳ) right after the account number
+// (普通 1234567 ヤマダ タロウ), or after 名義 without the colon a form label has (口座名義 ヤマダ タロウ, 名義はヤマダタロウです;
+// with a colon LABELLED_NAME takes it). The half-width prolonged sound and voicing marks are no letters of the
+// Katakana script. After the number, a katakana word that runs on into kanji (キャンセル済み) is no name; after 名義
+// the name must end the field, as after a form label, so 名義はカタカナで入力 stays ({@link accountHolderRanges}).
+const HOLDER_KANA = '[\\p{Script=Katakana}ー\\uFF70\\uFF9E\\uFF9F]';
+const HOLDER_NAME = `${HOLDER_KANA}{2,20}(?:[ 　]${HOLDER_KANA}{1,20})?(?![\\p{Script=Katakana}\\p{Script=Han}ー\\uFF70\\uFF9E\\uFF9FA-Za-z0-9０-９）)])`;
+const HOLDER_LABEL = '(?:口座)?名義人?[ \\t　]*(?:(?:[:：]|は|が)[ \\t　]*)?';
+const HOLDER_AFTER_ACCOUNT = new RegExp(
+  `(?:普通|当座|貯蓄)(?:預金)?(?:口座)?(?:番号)?[ 　]*[:：]?[ 　]*${D}{7,8}(?![0-9０-９])[ 　]*(?:[、,，/／][ 　]*)?(?:${HOLDER_LABEL})?(${HOLDER_NAME})`,
+  'gdu',
+);
+const HOLDER_AFTER_LABEL = new RegExp(
+  `${HOLDER_LABEL}(${HOLDER_NAME})(?=[ \\t　]*(?:$|[\\r\\n、。,，;；/／|｜（(「<【［\\[]|様|さま|さん|殿|です|宛))`,
+  'gdu',
+);
 // The individual number (マイナンバー) is twelve digits, written whole or in three groups of four.
 const MY_NUMBER = new RegExp(`(?:マイナンバー|個人番号)[ 　]*(?:[:：]|は|が|を)?[ 　]*(${D}{4}${SEP}?${D}{4}${SEP}?${D}{4})(?![0-9０-９])`, 'gd');
 // IBANs: country, check digits, then up to 30 letters and digits, whole or in groups of four; only those that pass
 // the mod-97 check count (see {@link ibanRanges}), so a part number of the same shape stays.
 const IBAN = /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])/g;
-// A password or PIN written into a reply (仮パスワードは Xy7-kP2q です, "Temporary password: Xy7-kP2q"). The value is
-// one run of ASCII after the label; whether it is a secret or a word of the answer is decided after matching
-// ({@link passwordRanges}): "パスワードは8文字以上", "password is case-sensitive" and "SHA-256で" stay.
-const JA_PASSWORD = /(?:パスワード|暗証番号|パスコード|PIN(?:コード)?)[ \t　]*(?:[:：]|は|が|を)?[ \t　]*([「『【［\["“(（]?)([A-Za-z0-9][!-~]{3,63})(?![!-~])/dg;
+// A password or PIN written into a reply (仮パスワードは Xy7-kP2q です, 仮パスワード Xk9#mP2q を発行しました,
+// "Temporary password: Xy7-kP2q", "we reset your password to Xk9#mP2q"). The value is one run of ASCII after the label;
+// whether it is a secret or a word of the answer is decided after matching ({@link passwordRanges}):
+// "パスワードは8文字以上", "password is case-sensitive" and "SHA-256で" stay. In English the value may follow the word
+// right away or after "to" (group `loose`), where a word of the sentence stands as often ("change your password to
+// something stronger"): only a value shaped as one handed out counts there ({@link looksHandedOut}). The separator
+// carries the whitespace after it: two runs of whitespace around an optional one backtrack quadratically on a label
+// before a long run of spaces.
+const JA_PASSWORD =
+  /(?:パスワード|暗証番号|パスコード|PIN(?:コード)?)[ \t　]*(?:(?:[:：]|は|が|を|も|として|には|に)[ \t　]*)?(?<quote>[「『【［\["“(（]?)(?<value>[A-Za-z0-9][!-~]{3,63})(?![!-~])/dg;
 const EN_PASSWORD =
-  /\b(?:password|passcode|passphrase|PIN)[ \t]*(?:[:=][ \t]*|(?:is|was|is now|will be|has been (?:set|changed|reset) to|(?:set|changed|reset) to)[ \t]+)(["'“‘]?)([A-Za-z0-9][!-~]{3,63})(?![!-~])/dgi;
+  /\b(?:password|passcode|passphrase|PIN)(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|was|is now|will be|has been (?:set|changed|reset) to|(?:set|changed|reset) to)[ \t]+|(?<loose>[ \t]+(?:to[ \t]+)?))(?<quote>["'“‘]?)(?<value>[A-Za-z0-9][!-~]{3,63})(?![!-~])/dgi;
 // What may follow a password in Japanese text: the end of the sentence or line, a closing bracket, です, or a
-// verb of using it. Anything else (で暗号化, のような, 以上) makes the run a word of the answer.
+// verb of using it. Anything else (で暗号化, のような, 以上) makes the run a word of the answer, unless the run is
+// shaped as a password handed out ({@link looksHandedOut}): then any verb may follow (を発行しました, にリセットしました).
 const JA_AFTER_PASSWORD = /^[ \t　]*(?:$|[\r\n、。，,.．!！?？）)」』】］\]]|です|でした|でございます|となります|になります|に変更|へ変更|を入力|でログイン|でサインイン)/;
+// What follows an example of a password, not one handed out: "P@ssw0rd のような推測されやすいもの", "abc123 など".
+const EXAMPLE_AFTER_PASSWORD = /^[ \t　]*(?:のよう|のやう|など|等の|みたい|といった|とかの)/;
+// Words with digits or symbols that say how a password is kept or sent, not what it is: hashes and ciphers, Wi-Fi
+// security, encodings, a length ("8-digit"), and the systems a password is changed on (パスワードはWindows11の設定から).
+const NOT_A_PASSWORD_WORD =
+  /^(?:(?:windows|win|ios|ipados|macos|android|office|microsoft|m)\d{1,3}|argon2(?:id|i|d)?|pbkdf2(?:[-_]?(?:sha|hmac)[-_]?\d*)*|bcrypt|scrypt|(?:hmac-?)?sha-?\d+(?:-\d+)?|md5|aes-?\d+(?:-\w+)?|wpa\d?(?:-\w+)?|wep|utf-?\d+|ucs-?\d|x86(?:[-_]64)?|base64|\d{1,3}-(?:digits?|characters?|chars?|letters?|bits?|bytes?|桁)|\d{1,3}(?:bit|byte)s?)$/i;
+// The closing quote or bracket of each opening one a password may stand in.
+const CLOSING_QUOTE: Record<string, string> = { '「': '」', '『': '』', '【': '】', '［': '］', '[': ']', '"': '"', '“': '”', "'": "'", '‘': '’', '(': ')', '（': '）' };
 // Units after a value in English: "password is 8-64 characters long", "PIN is 1234 digits" is a rule, not a PIN.
 const EN_AFTER_PASSWORD_RULE = /^[ \t]+(?:characters?|chars?|digits?|letters?|symbols?|long|or more|or longer)\b/i;
 
@@ -257,6 +292,23 @@ const EN_OTP = new RegExp(
   `\\b(?:(?:[Vv]erification|[Cc]onfirmation|[Ss]ecurity|[Oo]ne[- ]time|[Ll]ogin|[Ss]ign[- ]in|[Aa]uthentication|[Aa]uth|2FA|MFA|[Aa]ccess)[ \\t]+(?:code|passcode|password|PIN)|OTP(?:[ \\t]+code)?)(?:[ \\t]*(?:[:=#]|is|was)(?![A-Za-z]))?[ \\t]*(${OTP_VALUE})(?![ \\t]*(?:digits?|characters?|chars?|minutes?|mins?|seconds?|secs?|hours?|times?|attempts?|tries)\\b|[.,][0-9])`,
   'gd',
 );
+
+// Backup and recovery codes are handed out as a list (バックアップコード 12345678 87654321 …, "Your recovery codes are:"
+// and one a line): every code after the label goes, not only the first as with a one-time code. A code has four
+// letters and digits or more with a digit among them, in dash-joined groups or not; the list goes on over commas, 、,
+// spaces and lines (a bullet may open each); a code followed by a unit is a count (10個, 8 桁, 2024年) and stays
+// ({@link listedCodeRanges}). Each separator alternative starts where the one before failed, so a run of spaces is read
+// a bounded number of times.
+const CODE_LIST_LABEL = '(?:(?:バックアップ|リカバリー?|復旧|回復|認証|確認)コード|\\b(?:[Bb]ackup|[Rr]ecovery|[Vv]erification)[ \\t]+codes?)';
+const LISTED_CODE = '(?=[A-Za-z0-9-]{0,44}[0-9])[A-Za-z0-9]{4,10}(?:-[A-Za-z0-9]{3,10}){0,3}(?![A-Za-z0-9-])';
+const LIST_LINE = '\\r?\\n[ \\t　]*(?:[-*・•●][ \\t　]*)?';
+const CODE_SEPARATOR = `(?:[ \\t　]*[,，、/][ \\t　]*|[ \\t　]*${LIST_LINE}|[ \\t　]+)`;
+const CODE_LIST = new RegExp(
+  `${CODE_LIST_LABEL}[ \\t　]*(?:(?:[:：=]|は|が|を|(?:are|is|were|was)\\b[ \\t]*:?)[ \\t　]*)?(?:${LIST_LINE})?[「『【［\\[(（]?(${LISTED_CODE}(?:${CODE_SEPARATOR}${LISTED_CODE}){0,29})`,
+  'gdu',
+);
+const LISTED_CODE_EACH = new RegExp(LISTED_CODE, 'g');
+const UNIT_AFTER_CODE = new RegExp(`^[ \\t　]*(?:${UNIT_AFTER}|文字|桁|けた|(?:digits?|characters?|chars?|minutes?|mins?|hours?|days?|times?|codes?)\\b)`, 'u');
 
 // A tax or VAT id after its label (VAT DE123456789, USt-IdNr.: DE 123 456 789, TVA FR12345678901, P.IVA 12345678901,
 // EIN 12-3456789): a sole trader's id names them, and a company's names the customer. Checked after matching for
@@ -672,6 +724,18 @@ const FR_PHONE = /(?<![\w.+-]|\d[ .-])0[1-9]([ .-])\d{2}(?:\1\d{2}){3}(?![\w-]|[
 // office hours in "030 123456 (10:00–18:00)" stay.
 const LABELLED_PHONE = /\b(?:Tel|Tél|Phone|Telephone|Téléphone|Telefon|Telefono|Teléfono|Mobile|Mobil|Handy|Cell|Portable|Fax)\.?(?:[ \t]*(?:no\.?|number|nr\.?))?[ \t]*[:.]?[ \t]*(\+?(?:\(\d{1,5}\)[ \t]?)?\d(?:[\d ]|(?<=\d)[-/](?=\d)|[ \t]?\(\d{1,5}\)[ \t]?){4,18}\d)(?![\w-]|\.\d)/dgi;
 
+// Phone numbers in kanji numerals, as an input method may convert them (〇三－一二三四－五六七八, 〇九〇一二三四五六七八),
+// mixed with other digits or not: a leading 〇 or 0, then groups with dashes, spaces or an area code in brackets
+// between (〇三(一二三四)五六七八), or ten or eleven
+// digits in a row (checked after matching, {@link kanjiPhoneRanges}). Not inside a kanji number: 二十三 and 一二三
+// have no leading zero, and a zero after another numeral (一〇三) is that number's.
+const KANJI_DIGITS = '〇一二三四五六七八九';
+const PHONE_DIGIT = `[0-9０-９${KANJI_DIGITS}]`;
+const KANJI_PHONE = new RegExp(
+  `(?<![0-9０-９${KANJI_DIGITS}十百千万億])(?:[(（][0０〇]${PHONE_DIGIT}{1,4}[)）]${SEP}?${PHONE_DIGIT}{1,4}${SEP}?${PHONE_DIGIT}{3,4}|[0０〇](?:${PHONE_DIGIT}{0,4}[(（]${PHONE_DIGIT}{1,4}[)）]${SEP}?${PHONE_DIGIT}{3,4}|${PHONE_DIGIT}{1,4}${SEP}${PHONE_DIGIT}{1,4}${SEP}${PHONE_DIGIT}{3,4}|${PHONE_DIGIT}{9,10}))(?![0-9０-９${KANJI_DIGITS}十百千万億])`,
+  'gu',
+);
+
 // An extension after 内線 (TEL 03-1234-5678 内線1234, 内線：4567) is the rest of someone's number: with the main number
 // it reaches one person's desk. Two digits or more, and no unit after (内線 3 番 is a menu choice).
 const JA_EXTENSION = new RegExp(`内線(?:[ 　]*番号)?[ 　]*(?:[:：は][ 　]*)?(${D}{2,6})(?![0-9０-９]|${UNIT_AFTER}|番)`, 'gdu');
@@ -908,6 +972,15 @@ export function phoneNumbersIn(text: string): string[] {
   return kept.map(([s, e]) => text.slice(s, e));
 }
 
+/**
+ * The digits of a phone number as {@link phoneNumbersIn} returns it, in ASCII: full-width digits and kanji numerals
+ * (〇三－一二三四－五六七八 → 0312345678) too, so that one number written two ways compares equal, and two numbers in
+ * kanji numerals do not both compare as no digits at all.
+ */
+export function phoneNumberDigits(phone: string): string {
+  return toAsciiDigits(phone);
+}
+
 /** Where {@link phoneNumbersIn}'s numbers are: written without a label (a labelled one is found by its label). */
 function phoneRanges(text: string): [number, number][] {
   const digitsWithin = (min: number, max: number) => ([s, e]: [number, number]) => {
@@ -917,9 +990,22 @@ function phoneRanges(text: string): [number, number][] {
   return [
     ...matchesOf(text, INTL_PHONE).filter(digitsWithin(8, 15)),
     ...matchesOf(text, JA_PHONE).filter(digitsWithin(10, 11)),
+    ...kanjiPhoneRanges(text),
     ...matchesOf(text, NA_PHONE),
     ...matchesOf(text, FR_PHONE),
   ];
+}
+
+/**
+ * The phone numbers in kanji numerals ({@link KANJI_PHONE}): ten or eleven digits with a kanji numeral among them (the
+ * rest is JA_PHONE's), not one digit written throughout, as a form's model of a number is (〇〇〇－〇〇〇〇－〇〇〇〇).
+ */
+function kanjiPhoneRanges(text: string): [number, number][] {
+  return matchesOf(text, KANJI_PHONE).filter(([s, e]) => {
+    const written = text.slice(s, e);
+    const digits = toAsciiDigits(written);
+    return digits.length >= 10 && digits.length <= 11 && /[一二三四五六七八九〇]/.test(written) && !/^(.)\1*$/.test(digits);
+  });
 }
 
 /**
@@ -1009,6 +1095,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...groupsOf(text, BIRTH_DATE),
     ...groupsOf(text, JA_OTP),
     ...groupsOf(text, EN_OTP),
+    ...listedCodeRanges(text),
     ...groupsOf(text, TAX_ID).filter(([s, e]) => digitCount(text.slice(s, e)) >= 7),
     ...groupsOf(text, CUSTOMER_INVOICE_NUMBER),
     ...accountLoginRanges(text),
@@ -1083,6 +1170,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
       ([s, e]) => !NOT_A_HIRAGANA_NAME.has(text.slice(s, e)) && !HIRAGANA_PHRASE.test(text.slice(s, e)) && !isCommonNoun(text.slice(s, e)),
     ),
     ...groupsOf(text, LABELLED_NAME).filter(([s, e]) => isLabelledName(text.slice(s, e)) && !isStaffTeam(text, s, e)),
+    ...accountHolderRanges(text),
     ...groupsOf(text, EN_MY_NAME).filter(([s, e]) => isOwnName(text.slice(s, e))),
     ...groupsOf(text, EN_SELF_INTRODUCTION).filter(([s, e]) => isOwnName(text.slice(s, e))),
     ...groupsOf(text, JA_MY_NAME).filter(([s, e]) => isLabelledName(text.slice(s, e))),
@@ -1740,28 +1828,88 @@ function ibanValid(candidate: string): boolean {
 }
 
 /**
+ * The account holders written in katakana after a bank account number or after 名義 ({@link HOLDER_AFTER_ACCOUNT},
+ * {@link HOLDER_AFTER_LABEL}), but what a form says in the field (カナ, カタカナ) or a word for a role.
+ */
+function accountHolderRanges(text: string): [number, number][] {
+  return [...groupsOf(text, HOLDER_AFTER_ACCOUNT), ...groupsOf(text, HOLDER_AFTER_LABEL)].filter(([s, e]) => isLabelledName(text.slice(s, e)));
+}
+
+/**
+ * The backup and recovery codes listed after their label ({@link CODE_LIST}), each code on its own, but one followed by
+ * a unit ({@link UNIT_AFTER_CODE}).
+ */
+function listedCodeRanges(text: string): [number, number][] {
+  const found: [number, number][] = [];
+  for (const [listStart, listEnd] of groupsOf(text, CODE_LIST)) {
+    for (const m of text.slice(listStart, listEnd).matchAll(LISTED_CODE_EACH)) {
+      const [start, end] = [listStart + m.index, listStart + m.index + m[0].length];
+      if (!UNIT_AFTER_CODE.test(text.slice(end, end + 12))) found.push([start, end]);
+    }
+  }
+  return found;
+}
+
+/**
  * The passwords and PINs written after their label ({@link JA_PASSWORD}, {@link EN_PASSWORD}), without the trailing
- * punctuation of the sentence. A value counts when it looks like a secret, not like a word of the answer: it has a
- * digit or a symbol, is not a lower-case word ("case-sensitive"), a capitalised one ("Wi-Fi"), an algorithm ("SHA-256",
- * "AES256"), a version or a range of lengths ("8-64"); in Japanese text it must also end the sentence or be followed
- * by です or a verb of using it, and in English not by a unit ("characters").
+ * punctuation of the sentence (but what stands inside the quotes or brackets around it: 「Sakura2024!」). A value counts
+ * when it looks like a secret, not like a word of the answer: it has a digit or a symbol, is not a lower-case word
+ * ("case-sensitive"), a capitalised one ("Wi-Fi"), an algorithm ("SHA-256", "AES256"), a version or a range of lengths
+ * ("8-64"). In Japanese text it must also end the sentence or be followed by です or a verb of using it, unless it is
+ * shaped as one handed out ({@link looksHandedOut}) and not written as an example (のような); in English not be followed
+ * by a unit ("characters"), and right after the word or after "to" be shaped as one handed out.
  */
 function passwordRanges(text: string): [number, number][] {
   const found: [number, number][] = [];
   for (const [pattern, japanese] of [[JA_PASSWORD, true], [EN_PASSWORD, false]] as const) {
     for (const m of text.matchAll(pattern)) {
-      const [start, rawEnd] = m.indices![2]!;
-      const value = m[2]!.replace(/[.,;:!?)\]}>"'”’]+$/, '');
+      const { quote, value: raw, loose } = m.groups!;
+      const [start, rawEnd] = m.indices!.groups!.value!;
+      const value = passwordValue(raw!, quote!, text.charAt(rawEnd));
       const end = start + value.length;
-      if (!looksLikeSecret(value)) continue;
+      if (!(looksLikeSecret(value) || casedAtRandom(value)) || NOT_A_PASSWORD_WORD.test(value)) continue;
       const after = text.slice(end, end + 16);
-      const quoted = m[1] !== '';
-      if (japanese && !quoted && !JA_AFTER_PASSWORD.test(after)) continue;
+      const handedOut = looksHandedOut(value);
+      if (japanese && !quote && !JA_AFTER_PASSWORD.test(after) && !(handedOut && !EXAMPLE_AFTER_PASSWORD.test(after))) continue;
       if (!japanese && EN_AFTER_PASSWORD_RULE.test(text.slice(rawEnd, rawEnd + 16))) continue;
+      if (!japanese && loose !== undefined && !handedOut) continue;
       found.push([start, end]);
     }
   }
   return found;
+}
+
+/**
+ * The password in a matched run: up to the closing quote or bracket when it was opened by one (a password may end in
+ * "!" or "."), else the run without the sentence's punctuation after it.
+ */
+function passwordValue(raw: string, quote: string, next: string): string {
+  const closing = CLOSING_QUOTE[quote];
+  if (closing !== undefined) {
+    if (next === closing) return raw;
+    const at = raw.lastIndexOf(closing);
+    if (at > 0) return raw.slice(0, at);
+  }
+  return raw.replace(/[.,;:!?)\]}>"'”’]+$/, '');
+}
+
+/**
+ * Whether a value after a password's label is shaped as a password handed out rather than a word of the answer, so
+ * that whatever follows it, it goes: letters and digits mixed, or a symbol among them (Xk9#mP2q, Sakura2024!); six
+ * digits or more (482913); or six letters or more whose case changes as no word's does (XkPqMzRt, not MyPage or
+ * MacBookPro: at most two letters stand alone in their case). Not documentation's example of one (abc123, 12345678,
+ * xxxx: see {@link isPlaceholderSecret}).
+ */
+function looksHandedOut(value: string): boolean {
+  if (isPlaceholderSecret(value)) return false;
+  if (/[0-9]/.test(value) ? /[A-Za-z]/.test(value) || /^[0-9]{6,}$/.test(value) : false) return true;
+  if (/[^A-Za-z0-9]/.test(value)) return /[A-Za-z0-9]/.test(value);
+  return casedAtRandom(value);
+}
+
+/** Six letters or more whose case changes as no word's does: three letters or more stand alone in their case. */
+function casedAtRandom(value: string): boolean {
+  return value.length >= 6 && /^[A-Za-z]+$/.test(value) && (value.match(/(?<=[a-z])[A-Z](?=[a-z])|(?<=[A-Z])[a-z](?=[A-Z])/g) ?? []).length >= 3;
 }
 
 /**
@@ -2015,7 +2163,10 @@ function digitCount(text: string): number {
 }
 
 function toAsciiDigits(text: string): string {
-  return text.replace(/[０-９]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0)).replace(/[^0-9]/g, '');
+  return text
+    .replace(/[０-９]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
+    .replace(/[〇一二三四五六七八九]/g, (c) => String(KANJI_DIGITS.indexOf(c)))
+    .replace(/[^0-9]/g, '');
 }
 
 /** The Luhn checksum card numbers carry; keeps long order or tracking numbers from being called card numbers. */

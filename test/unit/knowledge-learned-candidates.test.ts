@@ -162,6 +162,13 @@ describe('scrubCandidate (rules only)', () => {
       ['Jane Doe'],
       { question: 'I am [name], order #[number] is missing', answer: 'Write to [email] and we will check order [number].' },
     ],
+    [
+      // tmp/sec3/learned-password.test.ts: accepted, the pair handed customer A's password to the next customer.
+      'Japanese: passwords handed out before a verb, a phone in kanji numerals',
+      { question: '臨時ログインキーを発行してもらえますか？〇九〇－一二三四－五六七八', answer: '仮パスワード Xk9#mP2q を発行しました。管理者パスワードを P@ssw0rd2024 にリセットしました。' },
+      [],
+      { question: '臨時ログインキーを発行してもらえますか？[電話番号]', answer: '仮パスワード [番号] を発行しました。管理者パスワードを [番号] にリセットしました。' },
+    ],
   ] as const)('%s', async (_name, pair, names, expected) => {
     const scrubbed = await scrubCandidate(pair, names);
     expect({ question: scrubbed.question, answer: scrubbed.answer }).toEqual(expected);
