@@ -9,9 +9,10 @@
 import { createServer } from 'node:net';
 import type { ImapFlow } from 'imapflow';
 import { Command } from 'commander';
+import { pino } from 'pino';
 import { ConfigError, type Config } from '../config.js';
 import { apiKeyProblem, createOpenAIClient, llmServerUrl, modelServerFailure, OWN_SERVER_HINT } from '../openai.js';
-import { connectProducer, describeRedis } from '../queues/connection.js';
+import { checkEvictionPolicy, connectProducer, describeRedis } from '../queues/connection.js';
 import { imapLoginSetting, mailTokenSource } from '../mail/oauth2.js';
 import { connectForSentCopy } from '../mail/sent-copy.js';
 import { classifySmtpError, createSmtpTransport, describeSmtp } from '../mail/smtp-transport.js';
@@ -20,10 +21,22 @@ import { failureLine } from '../runtime/role-status.js';
 import { createSearchBackends } from '../search/factory.js';
 import { resolveAuth, type DashboardAuth } from '../server/auth.js';
 import { RECENT_MAILS, senderAuthenticationOutcome, senderAuthenticationUnread } from './check-authentication.js';
+import {
+  appPasswordHint,
+  evictionPolicyProblem,
+  gotNoGreeting,
+  mailConnectionProblem,
+  missingLoginSettings,
+  missingMailboxProblem,
+  speaksTlsAtOnce,
+  type MailServerSetting,
+} from './check-diagnosis.js';
 import { closeAll, noIndexMessage, runCommand } from './common.js';
 
 /** How long one server may take to answer before its check fails. */
 const CHECK_TIMEOUT_MS = 15_000;
+/** How long a TLS handshake on the side may take (see {@link speaksTlsAtOnce}). */
+const TLS_PROBE_TIMEOUT_MS = 5_000;
 
 /** One server's check: what was reached, and the problem if it was not. */
 export interface CheckOutcome {
@@ -44,16 +57,25 @@ function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
 
 const oneLine = (err: unknown) => failureLine(err instanceof Error ? err.message : String(err));
 
+/** The roles' eviction-policy check logs its warning; here its answer becomes the line, so its log says nothing. */
+const SILENT = pino({ level: 'silent' });
+
+/**
+ * Redis answers, and its `maxmemory-policy` read as the roles read it at start ({@link checkEvictionPolicy}): a
+ * warning, as theirs is, when Redis may delete queued mail and tickets to make room.
+ */
 async function checkRedis(config: Config): Promise<CheckOutcome> {
   const where = describeRedis(config.REDIS_URL);
   try {
     const redis = await connectProducer(config.REDIS_URL, { timeoutMs: CHECK_TIMEOUT_MS, giveUpOnError: true });
+    let eviction: string | undefined;
     try {
       await withTimeout(redis.ping(), where);
+      eviction = evictionPolicyProblem(await withTimeout(checkEvictionPolicy(redis, SILENT), where));
     } finally {
       redis.disconnect();
     }
-    return { what: 'Redis', where, status: 'ok' };
+    return eviction ? { what: 'Redis', where, status: 'warning', detail: eviction } : { what: 'Redis', where, status: 'ok' };
   } catch (err) {
     return { what: 'Redis', where, status: 'failed', detail: oneLine(err) };
   }
@@ -84,11 +106,49 @@ interface ImapOutcomes {
   senderAuthentication?: CheckOutcome;
 }
 
+/** The mail server settings {@link mailConnectionProblem} reads. */
+function mailServer(config: Config, protocol: MailServerSetting['protocol']): MailServerSetting {
+  const imap = protocol === 'IMAP';
+  return {
+    protocol,
+    host: (imap ? config.IMAP_HOST : config.SMTP_HOST) ?? '',
+    port: imap ? config.IMAP_PORT : config.SMTP_PORT,
+    secure: imap ? config.IMAP_SECURE : config.SMTP_SECURE,
+    user: imap ? config.IMAP_USER : config.SMTP_USER,
+    oauth2: config.MAIL_AUTH === 'oauth2',
+  };
+}
+
+/**
+ * After a connection without TLS from the start got no greeting: whether the server was waiting for a TLS handshake
+ * (then TLS from the start is the fix). Undefined when there is nothing to ask.
+ */
+async function probedAfterNoGreeting(err: unknown, server: MailServerSetting): Promise<boolean | undefined> {
+  if (server.secure || !gotNoGreeting(err)) return undefined;
+  return speaksTlsAtOnce(server.host, server.port, TLS_PROBE_TIMEOUT_MS);
+}
+
+/**
+ * When the mailbox did not open: the line naming the mailboxes the server lists, if IMAP_MAILBOX is none of them;
+ * undefined otherwise (or when the list cannot be read), for the roles' own description of the failure.
+ */
+async function missingMailbox(client: ImapFlow, mailbox: string): Promise<string | undefined> {
+  try {
+    const listed = await client.list();
+    // \Noselect and \NonExistent entries are only levels of the hierarchy: no IMAP_MAILBOX can name them.
+    const selectable = listed.filter((m) => !m.flags.has('\\Noselect') && !m.flags.has('\\NonExistent')).map((m) => m.path);
+    return missingMailboxProblem(mailbox, selectable);
+  } catch {
+    return undefined;
+  }
+}
+
 async function checkImap(config: Config, token: Promise<CheckOutcome | undefined>): Promise<ImapOutcomes> {
   const where = `${config.IMAP_HOST ?? '(IMAP_HOST not set)'}:${config.IMAP_PORT} ${config.IMAP_MAILBOX}`;
   const login = imapLoginSetting(config);
-  if (!login.complete) return { imap: { what: 'IMAP mailbox', where, status: 'failed', detail: `${login.needed('and')} are required by the poller` } };
+  if (!login.complete) return { imap: { what: 'IMAP mailbox', where, status: 'failed', detail: missingLoginSettings(login.missing) } };
   if ((await token)?.status === 'failed') return { imap: { what: 'IMAP mailbox', where, status: 'skipped', detail: NO_TOKEN } };
+  const server = mailServer(config, 'IMAP');
   let phase: ConnectPhase = 'connect';
   try {
     const timeouts = { connectionTimeoutMs: CHECK_TIMEOUT_MS, greetingTimeoutMs: CHECK_TIMEOUT_MS, socketTimeoutMs: CHECK_TIMEOUT_MS };
@@ -96,15 +156,25 @@ async function checkImap(config: Config, token: Promise<CheckOutcome | undefined
     let senderAuthentication: CheckOutcome;
     try {
       phase = 'open';
-      // Read-only: opening the mailbox marks nothing seen.
-      const mailbox = await client.mailboxOpen(config.IMAP_MAILBOX, { readOnly: true });
+      let mailbox;
+      try {
+        // Read-only: opening the mailbox marks nothing seen.
+        mailbox = await client.mailboxOpen(config.IMAP_MAILBOX, { readOnly: true });
+      } catch (err) {
+        const missing = await missingMailbox(client, config.IMAP_MAILBOX);
+        if (missing) return { imap: { what: 'IMAP mailbox', where, status: 'failed', detail: missing } };
+        throw err;
+      }
       senderAuthentication = await checkSenderAuthentication(config, client, mailbox.exists);
     } finally {
       await client.logout().catch(() => undefined);
     }
     return { imap: { what: 'IMAP mailbox', where, status: 'ok' }, senderAuthentication };
   } catch (err) {
-    return { imap: { what: 'IMAP mailbox', where, status: 'failed', detail: describeImapFailure(config, phase, err instanceof Error ? err : undefined) } };
+    const detail =
+      mailConnectionProblem(err, server, await probedAfterNoGreeting(err, server)) ??
+      `${describeImapFailure(config, phase, err instanceof Error ? err : undefined)}${appPasswordHint(err, server)}`;
+    return { imap: { what: 'IMAP mailbox', where, status: 'failed', detail } };
   }
 }
 
@@ -125,19 +195,35 @@ async function checkSenderAuthentication(config: Config, client: ImapFlow, exist
   }
 }
 
+/** How far the SMTP check got: logged in, failed, or found TLS spoken at once where SMTP_SECURE=false waits for a greeting. */
+type SmtpReach = { verified: true } | { verified: false; err: unknown } | { tlsAtOnce: true };
+
 async function checkSmtp(config: Config, token: Promise<CheckOutcome | undefined>): Promise<CheckOutcome> {
   if (!config.SMTP_HOST) return { what: 'SMTP server', where: '(SMTP_HOST not set)', status: 'failed', detail: 'SMTP_HOST is required by the sender' };
   // Without SMTP_USER the sender does not log in, and needs no token.
   if (config.SMTP_USER && (await token)?.status === 'failed') return { what: 'SMTP server', where: describeSmtp(config), status: 'skipped', detail: NO_TOKEN };
   const smtp = createSmtpTransport(config, { connectionTimeoutMs: CHECK_TIMEOUT_MS, socketTimeoutMs: CHECK_TIMEOUT_MS, idleConnections: 0 });
   const where = describeSmtp(config);
+  const server = mailServer(config, 'SMTP');
+  // On 465 without SMTP_SECURE the connection waits the whole timeout for a plain-text greeting that a server speaking
+  // TLS from the start never sends; a TLS handshake on the side (what port 465 is for) finds that out at once.
+  const tlsAtOnce = !server.secure && server.port === 465 ? speaksTlsAtOnce(server.host, server.port, TLS_PROBE_TIMEOUT_MS) : undefined;
   try {
-    await withTimeout(smtp.verify(), where);
+    const verified: Promise<SmtpReach> = smtp.verify().then(
+      () => ({ verified: true }),
+      (err: unknown) => ({ verified: false, err }),
+    );
+    const contenders = [verified];
+    if (tlsAtOnce) contenders.push(tlsAtOnce.then((speaks) => (speaks ? { tlsAtOnce: true } : verified)));
+    const first = await withTimeout(Promise.race(contenders), where);
+    if ('tlsAtOnce' in first) return { what: 'SMTP server', where, status: 'failed', detail: mailConnectionProblem(undefined, server, true) ?? 'the server speaks TLS from the start' };
+    if (!first.verified) throw first.err;
     // MAIL_FROM is what replies are sent from; without it the sender does not start.
     if (!config.MAIL_FROM) return { what: 'SMTP server', where, status: 'failed', detail: 'reached, but MAIL_FROM (the From of replies) is not set' };
     return { what: 'SMTP server', where, status: 'ok' };
   } catch (err) {
-    return { what: 'SMTP server', where, status: 'failed', detail: classifySmtpError(err).message };
+    const speaks = tlsAtOnce ? await tlsAtOnce : await probedAfterNoGreeting(err, server);
+    return { what: 'SMTP server', where, status: 'failed', detail: mailConnectionProblem(err, server, speaks) ?? classifySmtpError(err).message };
   } finally {
     smtp.close();
   }

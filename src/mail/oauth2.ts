@@ -252,17 +252,18 @@ export function usesOAuth2(config: Partial<Pick<Config, 'MAIL_AUTH'>>): boolean 
 
 /**
  * Whether the configuration holds an IMAP login: IMAP_HOST and IMAP_USER, and IMAP_PASSWORD, or with MAIL_AUTH=oauth2
- * the token settings instead ({@link loginVariables}). `needed` names the variables a login takes, for messages.
+ * the token settings instead ({@link loginVariables}). `needed` names the variables a login takes, for messages;
+ * `missing` those of them not set, so a message can name only what the admin still has to set.
  */
 export function imapLoginSetting(
   config: Pick<Config, 'IMAP_HOST' | 'IMAP_USER' | 'IMAP_PASSWORD'> & Partial<MailOAuth2Config>,
-): { complete: boolean; needed: (conjunction: 'and' | 'or') => string } {
+): { complete: boolean; missing: VariableName[]; needed: (conjunction: 'and' | 'or') => string } {
   // The same substitution the roles' variable check makes (IMAP_PASSWORD → the token settings).
   const names = loginVariables(config, ['IMAP_HOST', 'IMAP_USER', 'IMAP_PASSWORD']);
   const value = config as Partial<Record<VariableName, unknown>>;
   // An empty IMAP_PASSWORD is a password (a test server's); an empty host, user or token setting is none.
-  const complete = names.every((name) => (name === 'IMAP_PASSWORD' ? value[name] !== undefined : Boolean(value[name])));
-  return { complete, needed: (conjunction) => `${names.slice(0, -1).join(', ')} ${conjunction} ${names.at(-1)}` };
+  const missing = names.filter((name) => (name === 'IMAP_PASSWORD' ? value[name] === undefined : !value[name]));
+  return { complete: missing.length === 0, missing, needed: (conjunction) => `${names.slice(0, -1).join(', ')} ${conjunction} ${names.at(-1)}` };
 }
 
 const sources = new Map<string, OAuth2TokenSource>();

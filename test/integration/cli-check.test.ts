@@ -3,10 +3,17 @@
  * Dovecot, the SMTP receiver, the scripted OpenAI-compatible server, the embedded indexes), one line per server, and
  * exit 1 when one of them cannot be used — with the reason the role would log.
  */
-import { createServer, type AddressInfo } from 'node:net';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { connect, createServer, type AddressInfo, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import tls from 'node:tls';
 import { ImapFlow } from 'imapflow';
+import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedis } from '../../src/dev/redis-server.js';
+import { startSmtpReceiver } from '../../src/dev/smtp-receiver.js';
 import { buildMail, customerMessageId, pipelineEnv, runNpm, startPipelineServers, type PipelineServers } from '../support/pipeline.js';
 
 // A Node process compiling TypeScript on the fly, on a busy two-core machine.
@@ -116,6 +123,118 @@ describe('npm run check', () => {
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
+  });
+
+  it('names the missing IMAP settings alone, the mailboxes there are, a refused SMTP login and an evicting Redis', SLOW, async () => {
+    const [evicting, guarded] = await Promise.all([startRedis({ maxmemoryPolicy: 'allkeys-lru' }), startSmtpReceiver({ user: 'support', password: 'right' })]);
+    try {
+      const [wrong, noUser] = await Promise.all([
+        check({
+          REDIS_URL: evicting.url,
+          IMAP_MAILBOX: 'Nowhere',
+          SMTP_PORT: String(guarded.port),
+          SMTP_USER: 'support',
+          SMTP_PASSWORD: 'wrong',
+          SMTP_ALLOW_PLAIN_AUTH: 'true',
+        }),
+        check({ IMAP_USER: '' }),
+      ]);
+      expect(wrong.code).toBe(1);
+      // What the roles warn of at start: with it, Redis may delete queued mail to make room.
+      expect(wrong.stdout).toMatch(/^! Redis: redis:\/\/127\.0\.0\.1:\d+ — maxmemory-policy is allkeys-lru: .*set maxmemory-policy noeviction/m);
+      expect(wrong.stdout).toMatch(/^✗ IMAP mailbox: .* Nowhere — there is no mailbox Nowhere on the server; it has INBOX\b.*: set IMAP_MAILBOX to one of them$/m);
+      expect(wrong.stdout).toMatch(/^✗ SMTP server: smtp:\/\/support:\*\*\*@127\.0\.0\.1:\d+ — SMTP login as support refused \(535 .*\): wrong SMTP_USER or SMTP_PASSWORD\?$/m);
+      expect(noUser.code).toBe(1);
+      expect(noUser.stdout).toMatch(/^✗ IMAP mailbox: .* — IMAP_USER is required by the poller$/m);
+    } finally {
+      await Promise.all([evicting.stop(), guarded.stop()]);
+    }
+  });
+
+  // TLS from the start or STARTTLS, and whether this machine trusts the server's certificate: what a newcomer gets
+  // wrong first, and what OpenSSL's own words ("wrong version number", "self-signed certificate") do not explain.
+  describe('TLS', () => {
+    let dir: string;
+    let cert: string;
+    let key: Buffer;
+    const closers: Array<() => Promise<void>> = [];
+
+    beforeAll(async () => {
+      dir = await mkdtemp(path.join(tmpdir(), 'helpdesk-check-tls-'));
+      cert = path.join(dir, 'cert.pem');
+      // openssl comes with Dovecot (dovecot-core depends on it).
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', path.join(dir, 'key.pem'), '-out', cert], { stdio: 'ignore' });
+      key = await readFile(path.join(dir, 'key.pem'));
+    });
+    afterAll(async () => {
+      await Promise.allSettled(closers.map((close) => close()));
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
+
+    const listen = async (server: Server): Promise<number> => {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+      return (server.address() as AddressInfo).port;
+    };
+
+    /** Dovecot behind TLS from the start, with the self-signed certificate: an IMAPS server on loopback. */
+    async function imapsInFrontOfDovecot(): Promise<number> {
+      const imap = servers.imap!;
+      const front = tls.createServer({ key, cert: await readFile(cert) }, (client) => {
+        const upstream = connect(imap.port, imap.host);
+        client.pipe(upstream).pipe(client);
+        client.on('error', () => upstream.destroy());
+        upstream.on('error', () => client.destroy());
+      });
+      front.on('tlsClientError', () => undefined);
+      return listen(front);
+    }
+
+    /** An SMTP server speaking TLS from the start (as on port 465), with the self-signed certificate. */
+    async function smtps(): Promise<number> {
+      const server = new SMTPServer({ secure: true, key, cert: await readFile(cert), authOptional: true, logger: false, disableReverseLookup: true, closeTimeout: 100 });
+      server.on('error', () => undefined);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+      return (server.server.address() as AddressInfo).port;
+    }
+
+    it('says which setting to change when the port does not speak TLS the way the setting expects', SLOW, async () => {
+      const implicit = await smtps();
+      const [secureOnPlain, plainOnImplicit] = await Promise.all([
+        check({ IMAP_SECURE: 'true', SMTP_SECURE: 'true' }),
+        // No greeting comes in plain text: the check waits its 15 s, then finds the server speaks TLS.
+        check({ SMTP_PORT: String(implicit) }),
+      ]);
+      expect(secureOnPlain.code).toBe(1);
+      const imap = servers.imap!;
+      expect(secureOnPlain.stdout).toContain(
+        `✗ IMAP mailbox: ${imap.host}:${imap.port} INBOX — the server does not speak TLS at once on port ${imap.port} (ERR_SSL_WRONG_VERSION_NUMBER): set IMAP_SECURE=false for port 143 (STARTTLS), or use port 993 with IMAP_SECURE=true`,
+      );
+      expect(secureOnPlain.stdout).toContain(
+        `✗ SMTP server: smtps://127.0.0.1:${servers.smtp.port} — the server does not speak TLS at once on port ${servers.smtp.port} (ERR_SSL_WRONG_VERSION_NUMBER): set SMTP_SECURE=false for port 587 (STARTTLS), or use port 465 with SMTP_SECURE=true`,
+      );
+      expect(secureOnPlain.stdout).not.toMatch(/unreachable|SSL routines/);
+      expect(plainOnImplicit.code).toBe(1);
+      expect(plainOnImplicit.stdout).toContain(
+        `✗ SMTP server: smtp://127.0.0.1:${implicit} — the server on port ${implicit} speaks TLS from the start (SMTP_SECURE=false waits for a plain-text greeting that never comes): set SMTP_SECURE=true`,
+      );
+    });
+
+    it('says a certificate this machine does not trust is not trusted, and NODE_EXTRA_CA_CERTS trusts it', SLOW, async () => {
+      const [imapPort, smtpPort] = await Promise.all([imapsInFrontOfDovecot(), smtps()]);
+      const overTls = { IMAP_PORT: String(imapPort), IMAP_SECURE: 'true', SMTP_PORT: String(smtpPort), SMTP_SECURE: 'true' };
+      const [untrusted, trusted] = await Promise.all([check(overTls), check({ ...overTls, NODE_EXTRA_CA_CERTS: cert })]);
+      expect(untrusted.code).toBe(1);
+      const advice =
+        'reached, but its certificate is not trusted: it is self-signed (DEPTH_ZERO_SELF_SIGNED_CERT); use a certificate from a public CA on the server, or trust its CA here: NODE_EXTRA_CA_CERTS=/path/ca.pem in the environment the process starts with (Node reads it at start, before .env is read)';
+      expect(untrusted.stdout).toContain(`✗ IMAP mailbox: ${servers.imap!.host}:${imapPort} INBOX — ${advice}`);
+      expect(untrusted.stdout).toContain(`✗ SMTP server: smtps://127.0.0.1:${smtpPort} — ${advice}`);
+      // The advice works: the same servers, with the certificate trusted in the environment the process starts with.
+      expect(trusted.code, trusted.stdout + trusted.stderr).toBe(0);
+      expect(trusted.stdout).toMatch(/^✓ IMAP mailbox: /m);
+      expect(trusted.stdout).toMatch(/^✓ SMTP server: /m);
+    });
   });
 
   // Whether anything ever vouches for a sender depends on the Authentication-Results the receiving server writes on
