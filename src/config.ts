@@ -457,7 +457,13 @@ export const VARIABLES = {
   },
   SMTP_HOST: { schema: optionalStr, description: 'SMTP server for replies (required by the sender)', sensitive: false, group: 'mail' },
   SMTP_PORT: { schema: int(1, 65535), default: '587', description: 'SMTP server port (587 submission, 465 TLS, 25)', sensitive: false, group: 'mail' },
-  SMTP_SECURE: { schema: bool, default: 'false', description: 'SMTP over TLS from the start (465); false uses STARTTLS when offered', sensitive: false, group: 'mail' },
+  SMTP_SECURE: {
+    // No fixed default: parseConfig sets it from SMTP_PORT when unset, so .env.example leaves it commented out.
+    schema: bool,
+    description: 'SMTP over TLS from the start (unset: true when SMTP_PORT is 465, RFC 8314, else false); false uses STARTTLS when offered',
+    sensitive: false,
+    group: 'mail',
+  },
   SMTP_USER: { schema: optionalStr, description: 'SMTP login (empty: no authentication)', sensitive: false, group: 'mail' },
   SMTP_PASSWORD: { schema: optionalStr, description: 'SMTP password for sending replies (not used with MAIL_AUTH=oauth2)', sensitive: true, group: 'mail' },
   SMTP_ALLOW_PLAIN_AUTH: {
@@ -784,12 +790,18 @@ export const VARIABLES = {
 
 type Vars = typeof VARIABLES;
 /** The validated configuration, keyed by variable name. */
-export type Config = {
-  [K in keyof Vars]: Vars[K] extends { default: string }
-    ? z.output<Vars[K]['schema']>
-    : Vars[K] extends { required: true }
+export type Config = Omit<
+  {
+    [K in keyof Vars]: Vars[K] extends { default: string }
       ? z.output<Vars[K]['schema']>
-      : z.output<Vars[K]['schema']> | undefined;
+      : Vars[K] extends { required: true }
+        ? z.output<Vars[K]['schema']>
+        : z.output<Vars[K]['schema']> | undefined;
+  },
+  'SMTP_SECURE'
+> & {
+  /** Always set: from SMTP_PORT when the variable is unset ({@link parseConfig}). */
+  SMTP_SECURE: boolean;
 };
 export type VariableName = keyof Vars;
 
@@ -849,6 +861,9 @@ export function parseConfig(env: Record<string, string | undefined>, options: Pa
     else if (checked(spec)) problems.push(`${name}=${shownValue(raw, spec)} ${parsed.error.issues.map(describeIssue).join('; ')}`);
     else out[name] = spec.default === undefined ? undefined : spec.schema.parse(spec.default);
   }
+  // Port 465 is TLS from the start (RFC 8314), as nodemailer assumes when `secure` is unset: the default `false` there
+  // waited for a plain-text greeting that never comes. A value given wins.
+  out.SMTP_SECURE ??= out.SMTP_PORT === 465;
   if (out.CHUNK_OVERLAP !== undefined && out.CHUNK_SIZE !== undefined && (out.CHUNK_OVERLAP as number) >= (out.CHUNK_SIZE as number)) {
     problems.push('CHUNK_OVERLAP must be smaller than CHUNK_SIZE');
   }

@@ -60,6 +60,19 @@ describe('config', () => {
     expect(c.SUPPORT_ADDRESSES).toEqual(['a@x.example', 'b@x.example']);
   });
 
+  // Port 465 speaks TLS at once (RFC 8314), as nodemailer assumes when `secure` is unset: a plain default there would
+  // wait for a greeting that never comes.
+  it.each([
+    { env: { SMTP_PORT: '465' }, secure: true },
+    { env: { SMTP_PORT: '465', SMTP_SECURE: 'false' }, secure: false },
+    { env: { SMTP_PORT: '465', SMTP_SECURE: ' ' }, secure: true },
+    { env: { SMTP_PORT: '587' }, secure: false },
+    { env: { SMTP_PORT: '587', SMTP_SECURE: 'true' }, secure: true },
+    { env: {}, secure: false },
+  ])('SMTP_SECURE with $env is $secure', ({ env, secure }) => {
+    expect(parseConfig(env).SMTP_SECURE).toBe(secure);
+  });
+
   // A group's address is compared whole with what list headers name (src/mail/classify.ts): a display name or a
   // typo that is no address would never match, and group mail would be parked with no word why.
   it('reads our groups as bare addresses and the receiving server\'s authserv-ids', () => {
