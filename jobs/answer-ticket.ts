@@ -40,10 +40,13 @@ import {
   isNoReplyAddress,
   isSameOrSubdomain,
   ourAddressesOf,
+  outrankedBySenderVerification,
   replySignalHeaders,
+  senderVerificationOf,
   senderVouchedFor,
   type IgnoreReason,
   type ReplySignals,
+  type SenderVerification,
 } from '../src/mail/classify.js';
 import { domainOf, isSameMailbox } from '../src/mail/addresses.js';
 import { MailParseError, parseInboundMail } from '../src/mail/parse.js';
@@ -319,9 +322,9 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
 }
 
 /**
- * The checks that need no agent, in the order of the brief: mail that must not be answered is `ignored`; mail the
- * agent cannot read, mail with nothing to answer, or from a sender over the hourly auto-reply limit, is `parked`
- * (kept for a person, not dropped). Last, the run about to start is counted against the hourly agent-run limits, or
+ * The checks that need no agent, in the order of the brief: mail that must not be answered is `ignored`; a spam
+ * guard's request to confirm us as a sender (its held reply marked), mail the agent cannot read, mail with nothing to
+ * answer, or from a sender over the hourly auto-reply limit, is `parked` (kept for a person, not dropped). Last, the run about to start is counted against the hourly agent-run limits, or
  * the mail is parked over them. Returns undefined when the agent should run.
  */
 async function checkBeforeAgent(
@@ -332,7 +335,13 @@ async function checkBeforeAgent(
   const { config } = deps;
   const spamHeader = config.SPAM_HEADER ? { name: config.SPAM_HEADER, value: config.SPAM_HEADER_VALUE } : undefined;
   // The subject and the thread are on the ticket itself (an out-of-office notice is a reply under a fixed prefix).
-  const decision = decideReply({ ...signals, subject: ticket.subject, inReplyTo: ticket.inReplyTo, references: ticket.references }, { ...ownMailboxesOf(config), spamHeader });
+  const mail = { ...signals, subject: ticket.subject, inReplyTo: ticket.inReplyTo, references: ticket.references };
+  const decision = decideReply(mail, { ...ownMailboxesOf(config), spamHeader });
+  // A guard's request to confirm us as a sender often calls itself an automatic reply: parked all the same, since a
+  // person may confirm so the customer gets our reply. Its own words (the question) are read here only: the reply
+  // decision reads recorded signals, not the question.
+  const verification = outrankedBySenderVerification(decision) ? senderVerificationOf({ ...mail, question: ticket.question }, ownMailboxesOf(config)) : undefined;
+  if (verification) return { to: 'parked', reason: await heldReplyReason(ticket, verification, deps) };
   // SPAM_ACTION=park: a person looks at what the filter flagged (no draft is made for it), nothing is sent.
   if (!decision.answer && decision.reason === 'spam' && config.SPAM_ACTION === 'park') return { to: 'parked', reason: `spam: ${decision.detail}` };
   if (!decision.answer) return { to: 'ignored', reason: ignoreReasonText(decision), ignoreReason: decision.reason };
@@ -356,6 +365,30 @@ async function checkBeforeAgent(
   if (run.erased) throw new UnrecoverableError(`ticket ${ticket.id} was erased on request; the agent does not run on it`);
   if (!run.allowed) return { to: 'parked', reason: agentRunLimitReason(ticket, run, config) };
   return undefined;
+}
+
+/** What a reply held by a customer's spam guard records as its bounce ({@link ReplyBounce.diagnostic}). */
+const HELD_BY_SPAM_GUARD = "sender verification: held by the customer's spam guard until someone confirms us as a sender";
+
+/**
+ * Why a guard's request to confirm us as a sender ({@link senderVerificationOf}) is parked, naming the reply it holds.
+ * That reply's ticket, found by the Message-ID the request answers as a bounce's is, is marked as not arrived
+ * ({@link TicketStore.recordReplyBounce}, idempotent: the first mark stays), so the review page lists it with the
+ * replies that did not arrive until a person has seen to it.
+ */
+async function heldReplyReason(ticket: Ticket, verification: SenderVerification, deps: AnswerTicketDeps): Promise<string> {
+  const held: ReplyBounce = { at: new Date().toISOString(), reportTicketId: ticket.id, diagnostic: HELD_BY_SPAM_GUARD };
+  let replied: Ticket | undefined;
+  for (const messageId of verification.ourMessageIds) {
+    replied = await produce(deps.redis, () => deps.store.recordReplyBounce(messageId, held));
+    if (replied) break;
+  }
+  const what = replied
+    ? `our reply of ticket ${replied.id}`
+    : verification.ourMessageIds[0] !== undefined
+      ? `our reply ${verification.ourMessageIds[0]}`
+      : 'a mail of ours, which it does not name,';
+  return `sender verification: the customer's spam guard holds ${what} until someone confirms; a person decides whether to (${verification.detail})`;
 }
 
 /**

@@ -140,11 +140,18 @@ const CAMPAIGN_HEADERS: ReadonlyArray<readonly [name: string, label: string]> = 
   ['x-roving-campaignid', 'X-Roving-Campaignid'],
 ];
 
+// Headers that only challenge-response systems write on their request to confirm a sender (SpamAssassin's
+// 20_vbounce.cf lists them): SpamArrest's, cPanel BoxTrapper's (which also writes it on mail it forwards, so only
+// beside its X-Autorespond), Bluebottle's, ChoiceMail's; and TMDA's X-Delivery-Agent, which its users' own mail
+// carries too, so only on an automatic reply.
+const CHALLENGE_HEADERS = ['x-spamarrest-noauth', 'x-boxtrapper', 'x-bluebottle-request', 'x-choicemail-registration-request', 'x-delivery-agent'];
+
 /**
- * Header fields the checks after the draft read ({@link forgedSenderDetail}, {@link bulkMailDetail}) besides those the
- * parser always keeps for the reply decision: the poller and the agent worker parse with them as extra headers.
+ * Header fields the checks after the draft read ({@link forgedSenderDetail}, {@link bulkMailDetail}) and the
+ * challenge-response check ({@link senderVerificationOf}) read besides those the parser always keeps for the reply
+ * decision: the poller and the agent worker parse with them as extra headers.
  */
-export const REPLY_SIGNAL_HEADERS: readonly string[] = ['authentication-results', 'errors-to', ...CAMPAIGN_HEADERS.map(([name]) => name)];
+export const REPLY_SIGNAL_HEADERS: readonly string[] = ['authentication-results', 'errors-to', ...CAMPAIGN_HEADERS.map(([name]) => name), ...CHALLENGE_HEADERS];
 
 /** The extra headers to keep when a mail is parsed for its reply signals: {@link REPLY_SIGNAL_HEADERS} and SPAM_HEADER. */
 export function replySignalHeaders(config: Pick<Config, 'SPAM_HEADER'>): string[] {
@@ -310,8 +317,14 @@ export function automaticNoticeOf(mail: Pick<ClassifiableMail, 'question' | 'aut
 
 /** The Message-ID of ours (right of its `@`, one of our addresses' domains) that the mail answers, if any. */
 function repliesToOurMail(mail: ClassifiableMail, mailboxes: OwnMailboxes): string | undefined {
+  const ours = ourMessageIdMatcher(mailboxes);
+  return [mail.inReplyTo, ...(mail.references ?? [])].find((id) => id !== undefined && ours(id));
+}
+
+/** Whether a Message-ID is ours: right of its `@`, one of our addresses' domains. */
+function ourMessageIdMatcher(mailboxes: OwnMailboxes): (id: string) => boolean {
   const domains = new Set(bareOwnAddresses(mailboxes).map((address) => domainOf(address)));
-  return [mail.inReplyTo, ...(mail.references ?? [])].find((id) => id !== undefined && domains.has(domainOf(id.replace(/>\s*$/, ''))));
+  return (id) => domains.has(domainOf(id.replace(/>\s*$/, '')));
 }
 
 /** Why the mail is a read receipt sent as plain mail, by its subject on a reply ({@link READ_RECEIPT_SUBJECT}). */
@@ -359,6 +372,127 @@ function autoReplyDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): strin
   const notice = automaticNoticeOf(mail);
   const ours = notice ? repliesToOurMail(mail, mailboxes) : undefined;
   return notice && ours ? `the text begins “${notice}” in a reply to our mail ${ours}` : undefined;
+}
+
+/**
+ * A challenge-response system's request to confirm us as a sender, as {@link senderVerificationOf} found it.
+ */
+export interface SenderVerification {
+  /** What decided, for the reason: a header (`X-Boxtrapper: …`), the subject (`Subject: …`), or the text's opening. */
+  detail: string;
+  /**
+   * Our own Message-IDs the mail answers (In-Reply-To, then References newest first): the reply the guard holds, by
+   * which its ticket is found. Empty when the mail names none of ours.
+   */
+  ourMessageIds: string[];
+}
+
+// A subject that is a guard's template whole: its request, then the subject of the mail it holds, which for ours
+// begins "Re:" (「送信者確認のお願い：Re: ログインできません」, 25b's "Please verify your email: Re: Cannot log in"). A
+// customer's subject about verifying an address is a question ("How do I verify…"), or an app's bare "Please verify
+// your email address" pasted in: no subject of ours behind it.
+const HELD_SUBJECT = String.raw`\s*(?:[:：\-–—]\s*["'“「『(（]?|["'“「『(（])\s*(?:re|aw|sv|vs|antw|odp)\s*[:：]`;
+const CHALLENGE_SUBJECTS: readonly RegExp[] = [
+  new RegExp(String.raw`^(?:please\s+)?(?:verify|confirm)\s+your\s+e-?mail(?:\s+address)?${HELD_SUBJECT}`, 'iu'),
+  new RegExp(String.raw`^(?:送信者|差出人)の?(?:確認|認証)(?:の?(?:お願い|ご依頼|依頼))?${HELD_SUBJECT}`, 'iu'),
+  // A bracketed tag opening the subject (the audit's 「【送信者確認】メールアドレスの確認をお願いします」), unless a
+  // particle follows it: 「【送信者確認】について」 is about one.
+  /^[【\[〔]\s?(?:送信者|差出人)の?(?:確認|認証)\s?[】\]〕](?![ \t　]*[がをはのにへでとも])/u,
+  // cPanel BoxTrapper (behind a filter's tag at most), and the subjects SpamAssassin's rules know besides.
+  /^(?:\[[^\]\n]{1,20}\]\s*)?your\s+e-?mail\s+requires\s+verification\s+verify[#:]\S/iu,
+  /^unverified\s+e-?mail\s+to\s+\S+@\S/iu,
+  /^your\s+mail\s+to\s+\S+@\S+\s+requires\s+confirmation\b/iu,
+];
+// In a reply to one of our Message-IDs, a subject that only names the request (the text may be a link alone); not
+// when a question mark or more words follow it.
+const CHALLENGE_SUBJECT_ON_OUR_REPLY = /^(?:[【\[〔]\s?)?(?:送信者|差出人|送信元)の?(?:確認|認証)(?:の?(?:お願い|ご依頼|依頼))?\s?[】\]〕]?\s*$|^(?:please\s+)?(?:verify|confirm)\s+your\s+e-?mail(?:\s+address)?\s*[.!]?\s*$/iu;
+// The opening of a guard's text, in a reply to one of our Message-IDs: it asks for verification and says a mail is
+// held; both, so a customer's reply about verifying an address ("I still cannot verify my email address", 「送信者の
+// 確認メールが届きません」) is not one. From TMDA's, BoxTrapper's, Boxbe's, Bluebottle's and SpamArrest's templates.
+const VERIFICATION_ASKED: readonly RegExp[] = [
+  /(?:送信者|差出人|送信元)様?の?(?:確認|認証)/u,
+  /\b(?:verify|confirm)\s+(?:your\s+(?:e-?mail\s+)?address|your\s+e-?mail|(?:that\s+)?you\s+are\s+(?:a\s+)?(?:real\s+)?(?:live\s+)?(?:human|person|sender)|(?:that\s+)?you\s+are\s+not\s+a\s+(?:robot|spammer))\b/iu,
+  /\bsender\s+verification\b|\byour\s+address\s+(?:was|is)\s+not\s+(?:recogni[sz]ed|verified)\b/iu,
+  /\b(?:add(?:ed)?\s+(?:yourself|your\s+address)|your\s+address\s+added)\s+to\s+(?:my|the\s+recipient'?s?)\s+(?:\w+\s+){0,2}(?:guest|approved|allowed|safe|white)\s*(?:list|senders)\b|\blist\s+of\s+approved\s+senders\b/iu,
+];
+const MAIL_HELD: readonly RegExp[] = [
+  /保留/u,
+  /\byour\s+(?:message|e-?mail|mail)\b[^.!?\n]{0,80}?\b(?:held|waitlisted|wait-listed|quarantined|pending|not\s+(?:yet\s+)?(?:been\s+)?delivered)\b/iu,
+  /\bto\s+(?:deliver|release)\s+your\s+(?:message|e-?mail|mail)\b|\bdelivery\s+of\s+your\s+(?:message|e-?mail|mail)\b/iu,
+  /\bmessage\s+you\s+sent\s+requires\b|\bso\s+(?:that\s+)?your\s+(?:message|e-?mail|mail)s?\s+(?:will|can)\b|\bincoming\s+messages\s+only\s+from\s+senders\b/iu,
+];
+// How much of the subject and of the text's opening the patterns read: a guard states its request at once.
+const MAX_CHALLENGE_SUBJECT_CHARS = 500;
+const CHALLENGE_OPENING_CHARS = 400;
+// Mailinblack writes no header of its own; its MIME boundary names it.
+const MAILINBLACK_BOUNDARY = /multipartboundary_mailinblack/i;
+
+/**
+ * A challenge-response system's request to confirm us as a sender (SpamArrest, Boxbe, BoxTrapper, Bluebottle, TMDA,
+ * Mailinblack, a Japanese 「送信者確認」 service): it holds our reply until someone does, so the agent worker parks it
+ * for a person rather than answer the guard or drop the request. Known by, in this order:
+ * - a header only those systems write ({@link CHALLENGE_HEADERS}; TMDA's on an automatic reply only, BoxTrapper's only
+ *   beside its X-Autorespond) or Mailinblack's MIME boundary;
+ * - a subject that is a guard's template whole ({@link CHALLENGE_SUBJECTS}): its request followed by the subject of
+ *   the mail it holds (`Please verify your email: Re: …`, 「送信者確認のお願い：Re: …」), a 【送信者確認】 tag opening
+ *   it, BoxTrapper's `Your email requires verification verify#…`; this decides on a new mail too, since a customer's
+ *   question about verification has no subject of ours behind its words;
+ * - in a reply to one of our own Message-IDs only: a subject that is the request alone (「送信者確認のお願い」), or
+ *   own words whose opening both asks for verification and says a mail is held.
+ * A reply or forward of a guard's mail (`Re:`/`Fwd:` first) is a person's, and is not one.
+ */
+export function senderVerificationOf(mail: ClassifiableMail, mailboxes: OwnMailboxes): SenderVerification | undefined {
+  const ourMessageIds = ourMessageIdsIn(mail, mailboxes);
+  const detail = challengeHeaderDetail(mail) ?? challengeTextDetail(mail, ourMessageIds.length > 0);
+  return detail ? { detail, ourMessageIds } : undefined;
+}
+
+/**
+ * Whether a sender verification ({@link senderVerificationOf}) decides over this reply decision: it does over an
+ * answer and over the ignores a guard's request may also meet (an automatic reply, a no-reply or no sender, words
+ * that read as thanks); a bounce (which marks our reply itself), a list, spam, a loop or our own mail stands.
+ */
+export function outrankedBySenderVerification(decision: ReplyDecision): boolean {
+  return decision.answer || OUTRANKED_BY_SENDER_VERIFICATION.has(decision.reason);
+}
+
+const OUTRANKED_BY_SENDER_VERIFICATION: ReadonlySet<IgnoreReason> = new Set(['auto-reply', 'no-reply-sender', 'no-sender', 'acknowledgement']);
+
+/** Our own Message-IDs (right of `@` one of our addresses' domains) the mail answers: In-Reply-To, then References newest first. */
+function ourMessageIdsIn(mail: ClassifiableMail, mailboxes: OwnMailboxes): string[] {
+  const ours = ourMessageIdMatcher(mailboxes);
+  return [...new Set([mail.inReplyTo, ...[...(mail.references ?? [])].reverse()].filter((id): id is string => id !== undefined && ours(id)))];
+}
+
+/** The challenge-response header that decides, as `Name: value`. */
+function challengeHeaderDetail(mail: ClassifiableMail): string | undefined {
+  const shown = (label: string, value: string) => `${label}: ${value.trim().slice(0, MAX_HEADER_VALUE_CHARS)}`;
+  const first = (name: string) => values(mail, name)[0];
+  const spamArrest = first('x-spamarrest-noauth');
+  if (spamArrest !== undefined) return shown('X-Spamarrest-noauth', spamArrest);
+  const boxTrapper = first('x-boxtrapper');
+  if (boxTrapper !== undefined && first('x-autorespond') !== undefined) return shown('X-Boxtrapper', boxTrapper);
+  const bluebottle = first('x-bluebottle-request');
+  if (bluebottle !== undefined) return shown('X-Bluebottle-Request', bluebottle);
+  const choiceMail = first('x-choicemail-registration-request');
+  if (choiceMail !== undefined) return shown('X-Choicemail-Registration-Request', choiceMail);
+  const tmda = values(mail, 'x-delivery-agent').find((value) => /^\s*tmda\b/i.test(value));
+  if (tmda !== undefined && values(mail, 'auto-submitted').some((value) => keyword(value) === 'auto-replied')) return shown('X-Delivery-Agent', tmda);
+  const boundary = values(mail, 'content-type').find((value) => MAILINBLACK_BOUNDARY.test(value));
+  return boundary === undefined ? undefined : shown('Content-Type', boundary);
+}
+
+/** The subject or the text's opening that decides ({@link senderVerificationOf}), as `Subject: …` or `the text begins “…”`. */
+function challengeTextDetail(mail: ClassifiableMail, answersOurs: boolean): string | undefined {
+  const subject = (mail.subject ?? '').trim();
+  const comparableSubject = subject.slice(0, MAX_CHALLENGE_SUBJECT_CHARS).normalize('NFKC');
+  if (CHALLENGE_SUBJECTS.some((pattern) => pattern.test(comparableSubject))) return `Subject: ${quoted(subject)}`;
+  if (!answersOurs) return undefined;
+  if (CHALLENGE_SUBJECT_ON_OUR_REPLY.test(comparableSubject)) return `Subject: ${quoted(subject)}`;
+  const opening = (mail.question ?? '').trimStart().slice(0, CHALLENGE_OPENING_CHARS);
+  const comparableOpening = opening.normalize('NFKC').replace(/\s+/gu, ' ');
+  if (!VERIFICATION_ASKED.some((pattern) => pattern.test(comparableOpening)) || !MAIL_HELD.some((pattern) => pattern.test(comparableOpening))) return undefined;
+  return `the text begins “${quoted(opening)}”`;
 }
 
 // Local parts of delivery-system senders (RFC 5321 §4.5.1 postmaster, sendmail/Postfix MAILER-DAEMON).
