@@ -39,6 +39,7 @@ import {
   ignoreReasonText,
   isNoReplyAddress,
   isSameOrSubdomain,
+  listCopyReviewReason,
   ourAddressesOf,
   outrankedBySenderVerification,
   replySignalHeaders,
@@ -323,8 +324,8 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
 
 /**
  * The checks that need no agent, in the order of the brief: mail that must not be answered is `ignored`; a spam
- * guard's request to confirm us as a sender (its held reply marked), mail the agent cannot read, mail with nothing to
- * answer, or from a sender over the hourly auto-reply limit, is `parked` (kept for a person, not dropped). Last, the run about to start is counted against the hourly agent-run limits, or
+ * guard's request to confirm us as a sender (its held reply marked), list mail that copies our address, mail the
+ * agent cannot read, mail with nothing to answer, or from a sender over the hourly auto-reply limit, is `parked` (kept for a person, not dropped). Last, the run about to start is counted against the hourly agent-run limits, or
  * the mail is parked over them. Returns undefined when the agent should run.
  */
 async function checkBeforeAgent(
@@ -345,6 +346,9 @@ async function checkBeforeAgent(
   // SPAM_ACTION=park: a person looks at what the filter flagged (no draft is made for it), nothing is sent.
   if (!decision.answer && decision.reason === 'spam' && config.SPAM_ACTION === 'park') return { to: 'parked', reason: `spam: ${decision.detail}` };
   if (!decision.answer) return { to: 'ignored', reason: ignoreReasonText(decision), ignoreReason: decision.reason };
+  // A list member asked us in Cc: neither ignored as list traffic nor answered into the list's discussion.
+  const listCopy = listCopyReviewReason(mail, ownMailboxesOf(config));
+  if (listCopy) return { to: 'parked', reason: listCopy };
   // Before the question check: an encrypted mail's question is its subject at best, and the reason says why.
   if (ticket.unreadable) return { to: 'parked', reason: ticket.unreadable };
 

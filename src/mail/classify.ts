@@ -8,6 +8,7 @@ import { comparableAddress, domainOf, isUsableAddress, localPart, normaliseAddre
 import type { Config } from '../config.js';
 import { visibleHeaderText } from './invisible.js';
 import type { InboundMail } from './parse.js';
+import { isSharedMailDomain } from './shared-mail-domains.js';
 
 /** Why a mail is not answered. */
 export type IgnoreReason = 'auto-reply' | 'bounce' | 'list' | 'loop' | 'own-address' | 'spam' | 'no-reply-sender' | 'no-sender' | 'acknowledgement';
@@ -86,7 +87,7 @@ export interface ReplyContext extends OwnMailboxes {
  */
 export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'contentType'> &
   Partial<Pick<InboundMail, 'subject' | 'inReplyTo' | 'references' | 'text' | 'question' | 'attachments' | 'to' | 'cc'>> &
-  Pick<ReplySignals, 'deliveryStatusPart' | 'senderIsRecipient' | 'massMailing' | 'acknowledgement' | 'automaticNotice'>;
+  Pick<ReplySignals, 'deliveryStatusPart' | 'senderIsRecipient' | 'massMailing' | 'acknowledgement' | 'automaticNotice' | 'listCopy'>;
 
 /**
  * What the reply decision reads of a mail besides what its ticket holds anyway (subject, thread), recorded on the
@@ -126,7 +127,21 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
    * to one of our own Message-IDs is it an auto-reply: web-form notifications say the same above a question.
    */
   automaticNotice?: string | undefined;
+  /**
+   * The To and Cc addresses of list mail that names the list's own address among them beside another recipient, as
+   * {@link listCopyOf} found them in the parsed mail: the list's addresses and the others. Absent for other mail, so
+   * that the recipients of most mail need not be kept; {@link listCopyReviewReason} reads whether one of them is ours.
+   */
+  listCopy?: ListCopy | undefined;
 };
+
+/** The recipients of a list mail that names the list itself beside others ({@link ReplySignals.listCopy}). */
+export interface ListCopy {
+  /** The To and Cc addresses that are the list's own (bare, as the mail wrote them). */
+  lists: string[];
+  /** The other To and Cc addresses (bare, as the mail wrote them). */
+  others: string[];
+}
 
 // Mass-mailing services' headers that name a campaign: Mailchimp's X-Campaign, X-campaignid and X-MC-User, Mailjet's
 // X-Mailjet-Campaign, Constant Contact's X-Roving-Campaignid, and the X-Campaign-ID other senders write. Transactional
@@ -176,6 +191,8 @@ export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined
   if (acknowledgement) signals.acknowledgement = acknowledgement;
   const notice = automaticNoticeOf(mail);
   if (notice) signals.automaticNotice = notice;
+  const listCopy = listCopyOf(mail);
+  if (listCopy) signals.listCopy = listCopy;
   return JSON.stringify(signals).length <= MAX_REPLY_SIGNALS_CHARS ? signals : undefined;
 }
 
@@ -652,6 +669,117 @@ function bulkPrecedenceDetail(mail: ClassifiableMail): string | undefined {
   return value === undefined ? undefined : `Precedence: ${value}`;
 }
 
+// The List-* fields whose mailto URLs are the list software's own mailboxes, on the list's domain.
+const LIST_MAILTO_HEADERS = ['list-post', 'list-unsubscribe', 'list-subscribe', 'list-help', 'list-owner'];
+// What a list mail that copies our address ({@link listCopyReviewReason}) is, first in its reason.
+const LIST_COPY_KIND = 'list mail that copies our address';
+
+/** How a list names itself in a mail it delivered ({@link listIdentityOf}). */
+interface ListIdentity {
+  /** The list's own addresses, comparable ({@link comparableAddress}). */
+  addresses: Set<string>;
+  /** List-Id's ids, lower case: by the common convention the list's address with `@` as `.`. */
+  ids: Set<string>;
+  /** The domains of the list's mailboxes, never a shared mail domain's, where anyone may hold one. */
+  domains: Set<string>;
+}
+
+/** The mailto addresses of a List-* field (`<mailto:users@lists.example?subject=help>` → `users@lists.example`). */
+function mailtoAddresses(value: string): string[] {
+  return [...value.matchAll(/<mailto:([^>?\s]+)/gi)].map((match) => match[1]!);
+}
+
+/**
+ * How a list names itself, undefined for mail that shows no list: its own addresses (List-Post's mailto,
+ * Mailing-List's `list …`, X-Mailing-List's, the list behind a list mailbox in Sender or Return-Path, a Sender that
+ * is also a recipient), its List-Id, and its domains (of those addresses, of its List-* mailtos, and the List-Id's
+ * after its first label: `it-team.customer.example` → `customer.example`).
+ */
+function listIdentityOf(mail: ClassifiableMail): ListIdentity | undefined {
+  const addresses = new Set<string>();
+  const add = (address: string | undefined): void => {
+    const comparable = address === undefined ? undefined : comparableAddress(address);
+    if (comparable) addresses.add(comparable);
+  };
+  for (const value of values(mail, 'list-post')) mailtoAddresses(value).forEach(add);
+  for (const value of values(mail, 'mailing-list')) add(/^\s*list\s+([^;\s]+)/i.exec(value)?.[1]);
+  // Split first: a pattern searched over a long value without an `@` would start again at every character.
+  for (const value of values(mail, 'x-mailing-list')) add(value.split(/[\s<>;,"]+/).find((token) => /^[^@]+@[^@]+$/.test(token)));
+  const sender = comparableSender(mail) && normaliseAddress(values(mail, 'sender')[0]);
+  const senderList = sender ? listBehind(sender, LIST_MAILBOX_SENDER) : undefined;
+  add(senderList ?? (sender && senderIsRecipient(mail) ? sender : undefined));
+  const returnPath = normaliseAddress(values(mail, 'return-path')[0]);
+  add(returnPath ? listBehind(returnPath, LIST_MAILBOX_RETURN_PATH) : undefined);
+  const hasListHeader = LIST_HEADERS.some(([name]) => values(mail, name).some((v) => v.trim() !== ''));
+  if (!hasListHeader && addresses.size === 0) return undefined;
+  const ids = new Set(values(mail, 'list-id').flatMap((v) => /<([^<>\s]+)>/.exec(v)?.[1]?.toLowerCase() ?? []));
+  const domains = new Set([...addresses].map((address) => domainOf(address)));
+  for (const name of LIST_MAILTO_HEADERS) for (const value of values(mail, name)) for (const address of mailtoAddresses(value)) domains.add(domainOf(address));
+  for (const id of ids) if (/^[^.]+\.[^.]+\.[^.]+/.test(id)) domains.add(id.slice(id.indexOf('.') + 1));
+  for (const domain of domains) if (domain === '' || isSharedMailDomain(domain)) domains.delete(domain);
+  return { addresses, ids, domains };
+}
+
+/** Whether a recipient is the list's own address: one it names, the one its List-Id names, or one on its domain. */
+function isListAddress(list: ListIdentity, address: string): boolean {
+  const comparable = comparableAddress(address);
+  if (comparable === undefined) return false;
+  return list.addresses.has(comparable) || list.ids.has(`${localPart(address)}.${domainOf(address)}`) || list.domains.has(domainOf(address));
+}
+
+/**
+ * The To and Cc addresses of list mail when one of them is the list's own ({@link isListAddress}) beside another
+ * recipient; undefined for other mail. Read from {@link ReplySignals.listCopy} when recorded, else from the parsed
+ * mail's recipients and list headers.
+ */
+function listCopyOf(mail: ClassifiableMail): ListCopy | undefined {
+  if (mail.listCopy) return mail.listCopy;
+  const list = listIdentityOf(mail);
+  if (!list) return undefined;
+  const seen = new Set<string>();
+  const recipients = [...(mail.to ?? []), ...(mail.cc ?? [])].flatMap(({ address }) => {
+    const comparable = comparableAddress(address);
+    if (comparable === undefined || seen.has(comparable)) return [];
+    seen.add(comparable);
+    return [address];
+  });
+  const lists = recipients.filter((address) => isListAddress(list, address));
+  return lists.length > 0 && recipients.length > 1 ? { lists, others: recipients.filter((address) => !lists.includes(address)) } : undefined;
+}
+
+/**
+ * The list address and the address of ours (MAIL_FROM or SUPPORT_ADDRESSES; our group has its own rules) that a
+ * list mail names side by side in To or Cc ({@link listCopyOf}), or undefined.
+ */
+function copiedListMember(mail: ClassifiableMail, mailboxes: OwnMailboxes, isOurs: (address: string | undefined) => boolean): { list: string; ours: string } | undefined {
+  const copy = listCopyOf(mail);
+  if (!copy) return undefined;
+  const isGroup = ownAddressMatcher(mailboxes.groupAddresses ?? []);
+  const ours = [...copy.others, ...copy.lists].find((address) => isOurs(address) && !isGroup(address));
+  const list = copy.lists.find((address) => !isOurs(address) && comparableAddress(address) !== comparableAddress(ours ?? ''));
+  return ours && list ? { list, ours } : undefined;
+}
+
+/**
+ * Why a list mail that names one of our addresses (MAIL_FROM, SUPPORT_ADDRESSES) in To or Cc beside the list's own
+ * address waits for a person: a member of the list (a customer's own team list with support in Cc) asked us
+ * directly, where ignoring it as list traffic would leave the question unseen, and an automatic reply might go into
+ * a list discussion that wants none. Undefined for any other mail: a newsletter or bulk mail addressed to us alone
+ * (its List-Id and List-Unsubscribe are there as well; no recipient beside us is the list's), a foreign list's mail
+ * to the list alone, and mail through our own group ({@link OwnMailboxes}), whose rules stand. {@link decideReply}
+ * does not ignore such mail as `list`, so what decides before or after the list rule (a bounce, an automatic reply,
+ * spam, a no-reply sender, thanks only) still does; the agent worker parks the rest before the agent runs.
+ */
+export function listCopyReviewReason(mail: ClassifiableMail, mailboxes: OwnMailboxes): string | undefined {
+  const isOurs = ownMatcher(mailboxes);
+  if (claimedOwnList(mail, mailboxes) !== undefined || listDetail(mail, isOurs) === undefined) return undefined;
+  const copied = copiedListMember(mail, mailboxes, isOurs);
+  if (!copied) return undefined;
+  const id = values(mail, 'list-id').flatMap((v) => /<([^<>\s]+)>/.exec(v)?.[1] ?? [])[0];
+  const member = id ? `a member of list <${id.slice(0, MAX_HEADER_VALUE_CHARS)}> wrote to ${copied.list}` : `a member of list ${copied.list} wrote to it`;
+  return `${LIST_COPY_KIND}: ${member} and asked ${copied.ours} directly; a person decides whether and whom to answer`;
+}
+
 /**
  * The customer behind a From that our own group rewrote to itself (Google Groups and Mailman do so for senders whose
  * domain publishes a strict DMARC policy, and put the sender in Reply-To): the Reply-To mailbox, when the mail is our
@@ -945,7 +1073,9 @@ export function isNoReplyAddress(address: string): boolean {
  *    Mailing-List; for list software that writes none of them, a Sender (not the From) that is a list mailbox
  *    (`owner-…`, `…-request`, `…-bounces`, `…-owner`) or is also a To/Cc address, and a Return-Path `owner-…`,
  *    `…-bounces` or `…-request`; Precedence list, and Precedence bulk/junk (`kind` `bulk mail`). Not when the list is
- *    one of our own addresses (the support address may be a group delivering to the polled mailbox).
+ *    one of our own addresses (the support address may be a group delivering to the polled mailbox), nor when To or
+ *    Cc names MAIL_FROM or a SUPPORT_ADDRESSES address beside the list's own: the agent worker parks that for a
+ *    person ({@link listCopyReviewReason}) unless a later rule ignores it.
  *    Mail that only claims our own group by its list headers, which anyone can write, is answered here and its draft
  *    parked after ({@link ownGroupReviewDetail}) unless the receiving server authenticated it as the group's.
  * 5a. `spam` — the upstream filter's verdict (X-Spam-Flag, X-Spam-Status, X-Spam, MailScanner's SpamCheck, the
@@ -981,9 +1111,12 @@ export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDec
   const receipt = readReceiptDetail(mail);
   if (receipt) return ignore('auto-reply', receipt, 'read receipt');
   const list = claimsOwnList ? undefined : listDetail(mail, isOurs);
-  if (list) return ignore('list', list);
+  // A list member who names our address beside the list's asked us directly: not ignored, and parked for a person
+  // by the agent worker (listCopyReviewReason) unless a rule below decides.
+  const copiesUs = list !== undefined && copiedListMember(mail, ctx, isOurs) !== undefined;
+  if (list && !copiesUs) return ignore('list', list);
   // Counted with lists (the metrics' `list`, as stored tickets and dashboards know it) but named for what it is.
-  const bulk = claimsOwnList ? undefined : bulkPrecedenceDetail(mail);
+  const bulk = claimsOwnList || copiesUs ? undefined : bulkPrecedenceDetail(mail);
   if (bulk) return ignore('list', bulk, 'bulk mail');
   const spam = spamDetail(mail, ctx.spamHeader);
   if (spam) return ignore('spam', spam);

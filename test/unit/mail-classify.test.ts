@@ -360,7 +360,7 @@ describe('old-style mailing lists without List-* headers', () => {
   const returnPath = (value: string): Partial<InboundMail> => ({ headers: { 'return-path': [value] } });
   it.each<[string, Partial<InboundMail>, IgnoreReason | 'answer', string?]>([
     ['Sender is the list, also the To address (LISTSERV)', { ...sender('RTO West <RRGA-L@LIST.RTOWEST.example>'), to: [{ address: 'RRGA-L@LIST.RTOWEST.example', name: '' }] }, 'list', 'Sender: rrga-l@list.rtowest.example'],
-    ['Sender is the list, also a Cc address', { ...sender('users@lists.example'), cc: [{ address: 'Users@Lists.example', name: '' }] }, 'list', 'Sender: users@lists.example'],
+    ['Sender is the list, also a Cc address', { ...sender('users@lists.example'), to: [{ address: 'hanako@member.example', name: '' }], cc: [{ address: 'Users@Lists.example', name: '' }] }, 'list', 'Sender: users@lists.example'],
     ['Sender owner-list@ (majordomo)', sender('owner-users@lists.example'), 'list', 'Sender: owner-users@lists.example'],
     ['Sender list-request@', sender('users-request@lists.example'), 'list', 'Sender: users-request@lists.example'],
     ['Sender list-bounces@ (Mailman)', sender('users-bounces@lists.example'), 'list', 'Sender: users-bounces@lists.example'],
