@@ -14,7 +14,8 @@ import XOAuth2 from 'nodemailer/lib/xoauth2';
 import type { Config } from '../config.js';
 import { domainOf, isUsableAddress, localPart } from './addresses.js';
 import type { ReplyMail } from './compose-reply.js';
-import { mailTokenSource, OAuth2TokenError, type MailOAuth2Config, type OAuth2TokenSource } from './oauth2.js';
+import { mailServerProblem, type MailServerSetting } from './connection-problem.js';
+import { mailTokenSource, OAuth2TokenError, usesOAuth2, type MailOAuth2Config, type OAuth2TokenSource } from './oauth2.js';
 
 /** Where the transport connects, for log lines: host, port, TLS and the user (never the password). */
 export function describeSmtp(config: Pick<Config, 'SMTP_HOST' | 'SMTP_PORT' | 'SMTP_SECURE' | 'SMTP_USER'>): string {
@@ -126,8 +127,12 @@ interface NodemailerLikeError extends Error {
  * code (refused connection, timeout, TLS) mean the mail was not accepted and are retried. Authentication failures
  * (535) are treated as temporary: they are a configuration problem of ours that an admin fixes, and parking every
  * reply of the meantime would bury the operator in tickets that only need resending.
+ *
+ * With `server` (the transport's own), a certificate this machine does not trust, TLS from the start on a port that
+ * does not speak it and a refused login are said as `npm run check` says them ({@link mailServerProblem}); only the
+ * words change, never the kind.
  */
-export function classifySmtpError(err: unknown, options: { messageHandedOver?: boolean } = {}): SmtpSendError {
+export function classifySmtpError(err: unknown, options: { messageHandedOver?: boolean; server?: MailServerSetting } = {}): SmtpSendError {
   if (err instanceof SmtpSendError) return err;
   // No token, no login: the endpoint's answer is the news, and an admin's fix (or the endpoint's recovery) the cure.
   if (err instanceof OAuth2TokenError) return new SmtpSendError(`SMTP login not tried: ${err.message}`, 'temporary', undefined, undefined, { cause: err });
@@ -137,7 +142,10 @@ export function classifySmtpError(err: unknown, options: { messageHandedOver?: b
   const permanent = code !== undefined && code >= 500 && code < 600 && code !== 503 && e.code !== 'EAUTH';
   const what = response ?? e.message;
   let message = code !== undefined ? `SMTP server answered ${what.startsWith(String(code)) ? what : `${code} ${what}`}` : `SMTP failure: ${e.message}`;
-  if (e.code === 'ETLS' || e.command === 'STARTTLS') {
+  const known = options.server && mailServerProblem(e, options.server);
+  if (known) {
+    message = known;
+  } else if (e.code === 'ETLS' || e.command === 'STARTTLS') {
     message = `the SMTP server did not start TLS (STARTTLS), so the login was not sent in clear; use SMTP_SECURE=true, or SMTP_ALLOW_PLAIN_AUTH=true for a trusted local relay (${message})`;
   }
   if (code === undefined && options.messageHandedOver) {
@@ -224,6 +232,8 @@ export function createSmtpTransport(
     logger: false,
   };
   const user = config.SMTP_USER;
+  // What its failures are said of (see classifySmtpError).
+  const server: MailServerSetting = { protocol: 'SMTP', host: config.SMTP_HOST, port: config.SMTP_PORT, secure: config.SMTP_SECURE, user, oauth2: usesOAuth2(config) };
   const tokens = user ? mailTokenSource(config) : undefined;
   const password = user ? { credentials: { user, pass: config.SMTP_PASSWORD ?? '' } } : undefined;
   const maxIdle = options.idleConnections ?? 2;
@@ -334,14 +344,14 @@ export function createSmtpTransport(
         keep(session);
         return { response: String(info.response ?? ''), accepted: (info.accepted ?? []).map(String), raw };
       } catch (err) {
-        throw classifySmtpError(err, { messageHandedOver: handedOver.value });
+        throw classifySmtpError(err, { messageHandedOver: handedOver.value, server });
       }
     },
     async verify(): Promise<void> {
       try {
         discard(await connect(), 'quit');
       } catch (err) {
-        throw classifySmtpError(err);
+        throw classifySmtpError(err, { server });
       }
     },
     close(): void {

@@ -68,6 +68,7 @@ import type { RoleHandle } from './lifecycle.js';
 import { TicketStore } from '../tickets/ticket-store.js';
 import { HELD_AT_FIRST_START, ingestMessage, parkFromEnvelope, parkOversizeMessage, syntheticMessageId, type EnvelopeInfo, type IngestDeps, type IngestResult } from '../mail/ingest.js';
 import { imapTransportSecurity, isStartTlsRefusal, STARTTLS_REFUSAL_HINT } from '../mail/imap-security.js';
+import { mailServerProblem } from '../mail/connection-problem.js';
 import { imapLoginSetting, mailTokenSource, OAuth2TokenError, usesOAuth2, type MailOAuth2Config, type OAuth2TokenSource } from '../mail/oauth2.js';
 import { checkClockSkewOnce, clockOffsetMs, failureLine, onLocalClock, redisTimeMs } from './role-status.js';
 
@@ -299,10 +300,12 @@ export type ConnectPhase = 'connect' | 'open' | 'selected';
 
 /**
  * One line saying what failed where in an IMAP session, without a stack trace: the operator's cue to check the
- * server or the configuration (the poller's log and `/readyz`, and `npm run check`).
+ * server or the configuration (the poller's log and `/readyz`, and `npm run check`). A certificate this machine does
+ * not trust, or TLS from the start on a port that does not speak it, is said as `npm run check` says it
+ * ({@link mailServerProblem}); IMAP_SECURE absent is its default, TLS from the start.
  */
 export function describeImapFailure(
-  config: Pick<Config, 'IMAP_HOST' | 'IMAP_PORT' | 'IMAP_USER' | 'IMAP_MAILBOX'> & Partial<Pick<Config, 'MAIL_AUTH'>>,
+  config: Pick<Config, 'IMAP_HOST' | 'IMAP_PORT' | 'IMAP_USER' | 'IMAP_MAILBOX'> & Partial<Pick<Config, 'MAIL_AUTH' | 'IMAP_SECURE'>>,
   phase: ConnectPhase,
   err: Error | undefined,
   byeReason?: string,
@@ -318,6 +321,16 @@ export function describeImapFailure(
   if (usesOAuth2(config) && e?.message === 'Unsupported authentication mechanism') {
     return `IMAP server ${where} offers no OAuth2 login (AUTH=XOAUTH2 or AUTH=OAUTHBEARER); use MAIL_AUTH=password with it`;
   }
+  // Before the STARTTLS refusal: imapflow marks a certificate that failed in the upgrade `tlsFailed` too.
+  const known = mailServerProblem(e, {
+    protocol: 'IMAP',
+    host: config.IMAP_HOST ?? '',
+    port: config.IMAP_PORT,
+    secure: config.IMAP_SECURE ?? true,
+    user: config.IMAP_USER,
+    oauth2: usesOAuth2(config),
+  });
+  if (known) return known;
   if (isStartTlsRefusal(e)) return `IMAP server ${where} ${STARTTLS_REFUSAL_HINT}`;
   // OpenSSL's messages span lines ("…wrong version number:\n…"); a log line and /readyz want one.
   const text = (e ? (e.responseText ?? e.message) : byeReason ? `server said BYE: ${byeReason}` : 'connection closed').replace(/\s+/g, ' ').trim();
