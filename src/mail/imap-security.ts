@@ -18,7 +18,12 @@ export function imapTransportSecurity(config: ImapSecurityConfig): { secure: boo
 
 /** True for imapflow's error when a required STARTTLS could not be started (the login was not sent). */
 export function isStartTlsRefusal(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { tlsFailed?: unknown }).tlsFailed === true;
+  // imapflow marks every failed upgrade `tlsFailed`; only its refusal ("Server does not support STARTTLS") has no
+  // code. A certificate error or injected plaintext (STARTTLS_INJECTION) is no refusal: advising a plain login
+  // there would send the password past whoever tampered with the connection.
+  if (typeof err !== 'object' || err === null) return false;
+  const { tlsFailed, code } = err as { tlsFailed?: unknown; code?: unknown };
+  return tlsFailed === true && code === undefined;
 }
 
 /** What an operator reads when {@link isStartTlsRefusal}: why, and the two ways out. */

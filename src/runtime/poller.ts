@@ -332,6 +332,9 @@ export function describeImapFailure(
   });
   if (known) return known;
   if (isStartTlsRefusal(e)) return `IMAP server ${where} ${STARTTLS_REFUSAL_HINT}`;
+  if (e?.code === 'STARTTLS_INJECTION') {
+    return `IMAP server ${where}: data came before the TLS handshake of STARTTLS (STARTTLS_INJECTION), as when someone between us and the server tampers with the connection; nothing was sent in clear: check the network path, or use TLS from the start (IMAP_SECURE=true, usually IMAP_PORT=993)`;
+  }
   // OpenSSL's messages span lines ("…wrong version number:\n…"); a log line and /readyz want one.
   const text = (e ? (e.responseText ?? e.message) : byeReason ? `server said BYE: ${byeReason}` : 'connection closed').replace(/\s+/g, ' ').trim();
   const why = e?.code && !text.includes(e.code) ? `${e.code}: ${text}` : text;

@@ -77,6 +77,13 @@ describe("the poller's words for a failed IMAP connection", () => {
       imapError('Server does not support STARTTLS', { tlsFailed: true }),
       'IMAP server mail.example.co.jp:143 did not start TLS (STARTTLS), so the login was not sent in clear; use TLS from the start (IMAP_SECURE=true, usually IMAP_PORT=993), or IMAP_ALLOW_PLAIN_LOGIN=true for a trusted local server',
     ],
+    [
+      // Advising IMAP_ALLOW_PLAIN_LOGIN here would tell the admin to log in in clear past a man in the middle.
+      'data injected before the TLS handshake: the attack named, no advice to log in in clear',
+      STARTTLS,
+      imapError('Server sent data after the STARTTLS response and before the TLS handshake; possible plaintext-injection attack', { code: 'STARTTLS_INJECTION', tlsFailed: true }),
+      'IMAP server mail.example.co.jp:143: data came before the TLS handshake of STARTTLS (STARTTLS_INJECTION), as when someone between us and the server tampers with the connection; nothing was sent in clear: check the network path, or use TLS from the start (IMAP_SECURE=true, usually IMAP_PORT=993)',
+    ],
   ])('%s', (_name, settings, err, says) => {
     expect(describeImapFailure(config(settings), 'connect', err)).toBe(says);
   });
