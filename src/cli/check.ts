@@ -35,6 +35,13 @@ import { closeAll, noIndexMessage, runCommand } from './common.js';
 
 /** How long one server may take to answer before its check fails. */
 const CHECK_TIMEOUT_MS = 15_000;
+/**
+ * How long a mail server may take to connect and greet. Shorter than the check's other bounds on the connection (its
+ * socket's quiet spell, the check's own timeout), so that a server that never greets fails as that, after which a TLS
+ * handshake on the side can tell a server waiting for TLS from the start; with equal bounds whichever timer fired
+ * first decided what the admin read.
+ */
+const GREETING_TIMEOUT_MS = CHECK_TIMEOUT_MS - 3_000;
 /** How long a TLS handshake on the side may take (see {@link speaksTlsAtOnce}). */
 const TLS_PROBE_TIMEOUT_MS = 5_000;
 
@@ -47,10 +54,13 @@ export interface CheckOutcome {
   detail?: string;
 }
 
+/** The check's own timeout: the server said nothing the check could judge within {@link CHECK_TIMEOUT_MS}. */
+class NoAnswerInTime extends Error {}
+
 function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS / 1000} s from ${what}`)), CHECK_TIMEOUT_MS);
+    timer = setTimeout(() => reject(new NoAnswerInTime(`no answer within ${CHECK_TIMEOUT_MS / 1000} s from ${what}`)), CHECK_TIMEOUT_MS);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
@@ -120,12 +130,22 @@ function mailServer(config: Config, protocol: MailServerSetting['protocol']): Ma
 }
 
 /**
- * After a connection without TLS from the start got no greeting: whether the server was waiting for a TLS handshake
- * (then TLS from the start is the fix). Undefined when there is nothing to ask.
+ * After a connection without TLS from the start got no greeting, or nothing at all before the check gave up on it
+ * (a busy machine can fire the check's timer before the connection's own): whether the server was waiting for a TLS
+ * handshake (then TLS from the start is the fix). Undefined when there is nothing to ask.
  */
 async function probedAfterNoGreeting(err: unknown, server: MailServerSetting): Promise<boolean | undefined> {
-  if (server.secure || !gotNoGreeting(err)) return undefined;
+  if (server.secure || !(gotNoGreeting(err) || err instanceof NoAnswerInTime)) return undefined;
   return speaksTlsAtOnce(server.host, server.port, TLS_PROBE_TIMEOUT_MS);
+}
+
+/**
+ * The check's line for a mail server that could not be used, or undefined for the roles' own description. A server
+ * found speaking TLS at once is said as such whatever the connection's own error was (a greeting timeout, or the
+ * check's timeout, which alone names no missing greeting).
+ */
+function mailServerLine(err: unknown, server: MailServerSetting, speaksTls: boolean | undefined): string | undefined {
+  return mailConnectionProblem(speaksTls ? undefined : err, server, speaksTls);
 }
 
 /**
@@ -151,7 +171,7 @@ async function checkImap(config: Config, token: Promise<CheckOutcome | undefined
   const server = mailServer(config, 'IMAP');
   let phase: ConnectPhase = 'connect';
   try {
-    const timeouts = { connectionTimeoutMs: CHECK_TIMEOUT_MS, greetingTimeoutMs: CHECK_TIMEOUT_MS, socketTimeoutMs: CHECK_TIMEOUT_MS };
+    const timeouts = { connectionTimeoutMs: CHECK_TIMEOUT_MS, greetingTimeoutMs: GREETING_TIMEOUT_MS, socketTimeoutMs: CHECK_TIMEOUT_MS };
     const client = await connectForSentCopy(config, timeouts);
     let senderAuthentication: CheckOutcome;
     try {
@@ -172,7 +192,7 @@ async function checkImap(config: Config, token: Promise<CheckOutcome | undefined
     return { imap: { what: 'IMAP mailbox', where, status: 'ok' }, senderAuthentication };
   } catch (err) {
     const detail =
-      mailConnectionProblem(err, server, await probedAfterNoGreeting(err, server)) ??
+      mailServerLine(err, server, await probedAfterNoGreeting(err, server)) ??
       `${describeImapFailure(config, phase, err instanceof Error ? err : undefined)}${appPasswordHint(err, server)}`;
     return { imap: { what: 'IMAP mailbox', where, status: 'failed', detail } };
   }
@@ -202,7 +222,7 @@ async function checkSmtp(config: Config, token: Promise<CheckOutcome | undefined
   if (!config.SMTP_HOST) return { what: 'SMTP server', where: '(SMTP_HOST not set)', status: 'failed', detail: 'SMTP_HOST is required by the sender' };
   // Without SMTP_USER the sender does not log in, and needs no token.
   if (config.SMTP_USER && (await token)?.status === 'failed') return { what: 'SMTP server', where: describeSmtp(config), status: 'skipped', detail: NO_TOKEN };
-  const smtp = createSmtpTransport(config, { connectionTimeoutMs: CHECK_TIMEOUT_MS, socketTimeoutMs: CHECK_TIMEOUT_MS, idleConnections: 0 });
+  const smtp = createSmtpTransport(config, { connectionTimeoutMs: GREETING_TIMEOUT_MS, socketTimeoutMs: CHECK_TIMEOUT_MS, idleConnections: 0 });
   const where = describeSmtp(config);
   const server = mailServer(config, 'SMTP');
   // On 465 without SMTP_SECURE the connection waits the whole timeout for a plain-text greeting that a server speaking
@@ -223,7 +243,7 @@ async function checkSmtp(config: Config, token: Promise<CheckOutcome | undefined
     return { what: 'SMTP server', where, status: 'ok' };
   } catch (err) {
     const speaks = tlsAtOnce ? await tlsAtOnce : await probedAfterNoGreeting(err, server);
-    return { what: 'SMTP server', where, status: 'failed', detail: mailConnectionProblem(err, server, speaks) ?? classifySmtpError(err).message };
+    return { what: 'SMTP server', where, status: 'failed', detail: mailServerLine(err, server, speaks) ?? classifySmtpError(err).message };
   } finally {
     smtp.close();
   }

@@ -15,8 +15,10 @@ export interface OriginalMail {
   /** The original's own References header, oldest first. */
   references: string[];
   /**
-   * The ids of the original's own In-Reply-To header. Named in the reply's References only when the original has no
-   * References and this holds exactly one well-formed id ({@link replyReferences}).
+   * Ids of the original's own In-Reply-To header. Named in the reply's References only when the original has no
+   * References and this holds exactly one well-formed id ({@link replyReferences}). The sender passes the ticket's,
+   * which is one id: the first well-formed id of the header (src/mail/parse.ts), so a mail whose In-Reply-To names
+   * several is threaded after the first of them.
    */
   inReplyTo?: readonly string[];
   /**
@@ -200,11 +202,13 @@ function referable(id: string): boolean {
 const MAX_REFERENCES_CHARS = 2048;
 
 /**
- * The `References` of a reply (RFC 5322 §3.6.4): the original's References, or, when it has none, its In-Reply-To if
- * that holds a single `<local@domain>` id (several ids leave the parent unclear, and text around no id is none), then
- * the original's Message-ID. Ids that are not `<…>` around printable ASCII without spaces or brackets, or longer than
- * 250 characters, are dropped; a chain longer than about 2 KB keeps its first id (the thread's root) and as many of the
- * last as fit, as mail clients trim it, so a hostile mail with thousands of ids cannot make our reply huge.
+ * The `References` of a reply (RFC 5322 §3.6.4): the original's References, or, when it has none, its In-Reply-To
+ * (`inReplyTo`) if that holds a single `<local@domain>` id (given several, none is named: the parent is unclear; text
+ * around no id is none), then the original's Message-ID. The sender gives the ticket's one id, the first of the header
+ * ({@link OriginalMail.inReplyTo}), so in production a mail whose In-Reply-To names several is threaded after the
+ * first. Ids that are not `<…>` around printable ASCII without spaces or brackets, or longer than 250 characters, are
+ * dropped; a chain longer than about 2 KB keeps its first id (the thread's root) and as many of the last as fit, as mail
+ * clients trim it, so a hostile mail with thousands of ids cannot make our reply huge.
  */
 export function replyReferences(references: readonly string[], messageId: string | undefined, inReplyTo: readonly string[] = []): string[] {
   const own = messageId ? [messageId.trim()].filter(referable) : [];

@@ -35,9 +35,10 @@ export const POLLER_ACTOR = 'poller';
 
 /**
  * How the reason of a mail the poller's first start held for a person begins (see `firstStartHoldReason` in
- * src/runtime/poller.ts): the mail was found long unread in an existing mailbox, so a reply may come too late.
+ * src/runtime/poller.ts): the mail was found long unread in a mailbox the poller has no sync state for, so a reply may
+ * come too late. That is a first start, or Redis lost the state (flushed, a new QUEUE_PREFIX): the words fit both.
  */
-export const HELD_AT_FIRST_START = "held at this installation's first start: ";
+export const HELD_AT_FIRST_START = 'held: no sync state for this mailbox yet (a first start, or Redis lost it); ';
 
 /**
  * Domain of the Message-IDs made up for mail that has none. `.invalid` (RFC 2606) can never be a real domain, so

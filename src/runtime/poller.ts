@@ -148,7 +148,10 @@ export interface SyncReport {
   considered: number;
   queued: number;
   parked: number;
-  /** Of `parked`: unseen mail the first start held for a person ({@link firstStartHoldReason}). */
+  /**
+   * Of `parked`: unseen mail the first start held for a person ({@link firstStartHoldReason}); not mail parked for
+   * its size, which would have been parked whenever it came.
+   */
   held: number;
   duplicates: number;
   /** Messages that disappeared (expunged elsewhere) between listing and download. */
@@ -253,7 +256,9 @@ function ageInWords(ms: number): string {
  * Why the poller's first start holds an unseen mail for a person instead of answering it, or undefined to answer it:
  * the mail server received it (its IMAP INTERNALDATE, `receivedAt`) more than `answerHours` (FIRST_START_ANSWER_HOURS)
  * before `firstStartAt`. A reply months late does the customer no good and may do harm; a person decides. A mail
- * whose arrival the server does not say is held too: its age is unknown.
+ * whose arrival the server does not say is held too: its age is unknown. A "first start" is any sync without sync
+ * state for the mailbox, so also one after Redis lost it (a flush, a new QUEUE_PREFIX), when old unseen mail may be
+ * an outage's: the reason ({@link HELD_AT_FIRST_START}) says either may be the case.
  */
 export function firstStartHoldReason(receivedAt: Date | string | undefined, firstStartAt: Date, answerHours: number): string | undefined {
   const decides = 'a person decides whether it still needs an answer';
@@ -774,6 +779,9 @@ export class MailboxSupervisor {
     const size = message.size ?? 0;
     const envelope = message.envelope ?? {};
     let result: IngestResult;
+    // Whether the hold parked it: only a downloaded mail is held; one parked for its size (or from its envelope after
+    // failed ingests) would have been parked whenever it came.
+    let held = false;
     if (size > this.config.MAX_EMAIL_BYTES) {
       result = await this.redisStep(() => parkOversizeMessage(envelope, size, this.deps));
     } else if (!source) {
@@ -781,14 +789,16 @@ export class MailboxSupervisor {
       this.log.info({ uid: message.uid }, 'Message disappeared from the mailbox before it was downloaded; skipped');
       return false;
     } else {
-      result = await this.ingestWithRetries(message, size, uidValidity, () =>
-        ingestMessage(source, this.deps, { noticedAt: report.startedAt, ...(hold ? { hold } : {}) }),
-      );
+      result = await this.ingestWithRetries(message, size, uidValidity, async () => {
+        const ingested = await ingestMessage(source, this.deps, { noticedAt: report.startedAt, ...(hold ? { hold } : {}) });
+        held = hold !== undefined && ingested.outcome === 'parked';
+        return ingested;
+      });
     }
     if (result.outcome === 'queued') report.queued += 1;
     else if (result.outcome === 'parked') report.parked += 1;
     else report.duplicates += 1;
-    if (hold && result.outcome === 'parked') report.held += 1;
+    if (held) report.held += 1;
     return true;
   }
 

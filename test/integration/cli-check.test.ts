@@ -200,11 +200,11 @@ describe('npm run check', () => {
     }
 
     it('says which setting to change when the port does not speak TLS the way the setting expects', SLOW, async () => {
-      const implicit = await smtps();
+      const [implicit, imapImplicit] = await Promise.all([smtps(), imapsInFrontOfDovecot()]);
       const [secureOnPlain, plainOnImplicit] = await Promise.all([
         check({ IMAP_SECURE: 'true', SMTP_SECURE: 'true' }),
-        // No greeting comes in plain text: the check waits its 15 s, then finds the server speaks TLS.
-        check({ SMTP_PORT: String(implicit) }),
+        // No greeting comes in plain text: after waiting for one, the check finds each server speaks TLS.
+        check({ SMTP_PORT: String(implicit), IMAP_PORT: String(imapImplicit) }),
       ]);
       expect(secureOnPlain.code).toBe(1);
       const imap = servers.imap!;
@@ -218,6 +218,9 @@ describe('npm run check', () => {
       expect(plainOnImplicit.code).toBe(1);
       expect(plainOnImplicit.stdout).toContain(
         `✗ SMTP server: smtp://127.0.0.1:${implicit} — the server on port ${implicit} speaks TLS from the start (SMTP_SECURE=false waits for a plain-text greeting that never comes): set SMTP_SECURE=true`,
+      );
+      expect(plainOnImplicit.stdout).toContain(
+        `✗ IMAP mailbox: ${imap.host}:${imapImplicit} INBOX — the server on port ${imapImplicit} speaks TLS from the start (IMAP_SECURE=false waits for a plain-text greeting that never comes): set IMAP_SECURE=true`,
       );
     });
 

@@ -116,7 +116,7 @@ describe('the first start of the poller on a mailbox with old unseen mail', () =
 
     const held = await waitForState(running.store, ticketIdFor(old.messageId), FINAL, 30_000);
     expect(held.state).toBe('parked');
-    expect(held.reason).toMatch(/^held at this installation's first start: it arrived 4 months earlier, on \d{4}-\d\d-\d\d \d\d:\d\d UTC \(FIRST_START_ANSWER_HOURS=24\): a person decides whether it still needs an answer$/);
+    expect(held.reason).toMatch(/^held: no sync state for this mailbox yet \(a first start, or Redis lost it\); it arrived 4 months earlier, on \d{4}-\d\d-\d\d \d\d:\d\d UTC \(FIRST_START_ANSWER_HOURS=24\): a person decides whether it still needs an answer$/);
     // The whole mail is kept, so a person can read it and let the agent draft a reply (rerun) after all.
     expect(held.question).toBe(OLD_QUESTION);
     expect(held.rawRef).toBeTruthy();
@@ -154,8 +154,13 @@ describe('the first start of the poller on a mailbox with old unseen mail', () =
   });
 
   it('with FIRST_START_ANSWER_HOURS=0 holds all of it, and says in one info line how many it held', async () => {
-    const { config: base, old, recent } = await mailboxWithBacklog();
-    const config = { ...base, FIRST_START_ANSWER_HOURS: 0 };
+    const { mailbox, config: base, old, recent } = await mailboxWithBacklog();
+    const config = { ...base, FIRST_START_ANSWER_HOURS: 0, MAX_EMAIL_BYTES: 64 * 1024 };
+    // Parked for its size whenever it came: not one the first start held, so not counted as held.
+    const oversizeId = customerMessageId('oversize');
+    const oversizeAt = new Date(Date.now() - 120 * DAY_MS);
+    const oversize = buildMail({ messageId: oversizeId, from: 'Log Sender <logs@customer.example>', subject: 'ログ', body: 'log line\n'.repeat(10_000), date: oversizeAt.toUTCString() });
+    await appendReceivedAt(mailbox, oversize, oversizeAt);
     const redis = await connectProducer(servers.redis.url);
     const queues = createQueues(redis, config.QUEUE_PREFIX);
     const store = new TicketStore(redis, { prefix: config.QUEUE_PREFIX });
@@ -179,10 +184,13 @@ describe('the first start of the poller on a mailbox with old unseen mail', () =
       expect(ticket.state).toBe('parked');
       expect(ticket.reason).toMatch(/FIRST_START_ANSWER_HOURS=0\): a person decides whether it still needs an answer$/);
     }
+    const parkedForSize = await store.require(ticketIdFor(oversizeId));
+    expect(parkedForSize.state).toBe('parked');
+    expect(parkedForSize.reason).not.toMatch(/^held/);
     expect(await queues.tickets.getJobCounts()).toMatchObject({ waiting: 0, active: 0, delayed: 0, completed: 0 });
     const firstStart = lines.filter((l) => l.msg.startsWith('First start on '));
     expect(firstStart).toHaveLength(1);
     expect(firstStart[0]).toMatchObject({ level: 30, held: 2 });
-    expect(firstStart[0]!.msg).toMatch(/held 2 of 2 unseen mails for a person/);
+    expect(firstStart[0]!.msg).toMatch(/held 2 of 3 unseen mails for a person/);
   });
 });

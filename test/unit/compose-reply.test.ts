@@ -233,7 +233,7 @@ describe('the References of a reply by the shape of the original\'s threading he
     ['only In-Reply-To with one id', { references: [], inReplyTo: [ours] }, [ours, own]],
     ['only In-Reply-To with one id, spaced', { references: [], inReplyTo: [` ${ours} `] }, [ours, own]],
     ['only In-Reply-To, naming the mail itself', { references: [], inReplyTo: [own] }, [own]],
-    ['only In-Reply-To with several ids: which parent is unclear', { references: [], inReplyTo: [ours, '<other@support.example>'] }, [own]],
+    ['only In-Reply-To, given several ids (a ticket gives only the first): which parent is unclear', { references: [], inReplyTo: [ours, '<other@support.example>'] }, [own]],
     ['only In-Reply-To with junk (old "your message of" text)', { references: [], inReplyTo: ['<Your>'] }, [own]],
     ['only In-Reply-To with an id that could break the header', { references: [], inReplyTo: ['<a@b>\r\nBcc: x@y'] }, [own]],
     ['only In-Reply-To with a non-ASCII id', { references: [], inReplyTo: ['<問い合わせ-1@例え.jp>'] }, [own]],
