@@ -378,12 +378,13 @@ const HELD_BY_SPAM_GUARD = "sender verification: held by the customer's spam gua
  * Why a guard's request to confirm us as a sender ({@link senderVerificationOf}) is parked, naming the reply it holds.
  * That reply's ticket, found by the Message-ID the request answers as a bounce's is, is marked as not arrived
  * ({@link TicketStore.recordReplyBounce}, idempotent: the first mark stays), so the review page lists it with the
- * replies that did not arrive until a person has seen to it.
+ * replies that did not arrive until a person has seen to it. Only on a guard's header or template subject: words alone
+ * ({@link SenderVerification.wordsOnly}) may be a customer's question, whose reply did arrive; the reason says so.
  */
 async function heldReplyReason(ticket: Ticket, verification: SenderVerification, deps: AnswerTicketDeps): Promise<string> {
   const held: ReplyBounce = { at: new Date().toISOString(), reportTicketId: ticket.id, diagnostic: HELD_BY_SPAM_GUARD };
   let replied: Ticket | undefined;
-  for (const messageId of verification.ourMessageIds) {
+  for (const messageId of verification.wordsOnly ? [] : verification.ourMessageIds) {
     replied = await produce(deps.redis, () => deps.store.recordReplyBounce(messageId, held));
     if (replied) break;
   }
@@ -392,7 +393,8 @@ async function heldReplyReason(ticket: Ticket, verification: SenderVerification,
     : verification.ourMessageIds[0] !== undefined
       ? `our reply ${verification.ourMessageIds[0]}`
       : 'a mail of ours, which it does not name,';
-  return `sender verification: the customer's spam guard holds ${what} until someone confirms; a person decides whether to (${verification.detail})`;
+  const unmarked = verification.wordsOnly ? ' (only its words say so: the reply is not marked as not arrived)' : '';
+  return `sender verification: the customer's spam guard holds ${what} until someone confirms${unmarked}; a person decides whether to (${verification.detail})`;
 }
 
 /**
@@ -630,17 +632,31 @@ function cjkShare(text: string): number {
  */
 const JAPANESE_QUESTION_SHARE = 0.25;
 
+// A line that only introduces the writer (株式会社カスタマーの李です。, 山田です, 李と申します): no sentence that asks.
+// The name has no hiragana and what comes before its の names an organisation, so 「ログインできないです」 and
+// 「インポート時のエラーです」 are none.
+const ORGANISATION = String.raw`(?:株式会社|有限会社|合同会社|㈱|（株）|\(株\)|会社|社|部|課|室|係|センター|グループ|チーム|事務所|店|大学|病院)`;
+const SELF_INTRODUCTION = new RegExp(
+  String.raw`^(?:[^。！？!?\n]{0,30}${ORGANISATION}[^。！？!?\n]{0,30}の)?[\p{Script=Han}\p{Script=Katakana}\p{Script=Latin}ー・ 　]{1,12}(?:です|でございます)[。．.]?$|^[^。！？!?\n]{1,40}と申します[。．.]?$`,
+  'u',
+);
+
 /**
  * Whether a question is Japanese, so that its answer must be too. Replies go out in the customer's language, and the
  * customer's language is that of what they ask, not of their set phrases: the greeting and closing (「お世話になって
  * おります」, 「よろしくお願いいたします」 and a signature below it, as {@link replyBody} cuts them from a reply) often wrap
  * an English question from a Japanese company. What is left is Japanese when it has kana (Japanese prose always
- * does; kanji alone is Chinese) and at least {@link JAPANESE_QUESTION_SHARE} of its letters are Japanese. A question
- * in both languages below that share may be answered in either: the customer wrote both.
+ * does; kanji alone is Chinese) and at least {@link JAPANESE_QUESTION_SHARE} of its letters are Japanese, either
+ * over all of it or over its lines with kana other than a self-introduction: a pasted English error log or stack trace
+ * has no kana and outweighs the Japanese sentences that ask about it, while an English question line has none either
+ * and leaves no such line once the greeting is cut. A question in both languages below that share may be answered in
+ * either: the customer wrote both.
  */
 function japaneseQuestion(question: string): boolean {
   const asked = replyBody(question) || question;
-  return KANA.test(asked) && cjkShare(asked) >= JAPANESE_QUESTION_SHARE;
+  if (!KANA.test(asked)) return false;
+  const sentences = asked.split('\n').filter((line) => KANA.test(line) && !SELF_INTRODUCTION.test(line.trim()));
+  return cjkShare(asked) >= JAPANESE_QUESTION_SHARE || cjkShare(sentences.join('\n')) >= JAPANESE_QUESTION_SHARE;
 }
 
 // Reasoning as models write it when served without a reasoning parser: <think>/<thinking>/<reasoning> tags, gpt-oss's

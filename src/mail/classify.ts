@@ -123,8 +123,9 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
   acknowledgement?: string | undefined;
   /**
    * The first line of the customer's own words when it says the mail was sent automatically
-   * (「※このメールは自動送信されています」), as {@link automaticNoticeOf} found it; absent for other mail. Only in a reply
-   * to one of our own Message-IDs is it an auto-reply: web-form notifications say the same above a question.
+   * (「※このメールは自動送信されています」) and no customer's words about it follow, as {@link automaticNoticeOf} found
+   * it; absent for other mail. Only in a reply to one of our own Message-IDs, or beside a notice tag, is it an
+   * auto-reply: web-form notifications say the same above a question.
    */
   automaticNotice?: string | undefined;
   /**
@@ -296,9 +297,10 @@ const AUTO_REPLY_SUBJECT = new RegExp(
 // capitals, as Domino writes it: "Auto: …" is a word in several languages.
 const DOMINO_AUTO_SUBJECT = /^\s*AUTO:\s*\S/u;
 // A Japanese autoresponder's bracketed tag, wherever it puts it: before its own subject (【自動返信】お問い合わせ
-// ありがとうございます) or after the one it answers (Re: ログインできません【自動返信】). Anywhere and on a new mail too: a
-// tag is no customer's wording, unless a particle follows it (【自動返信】が届きません, 【自動返信】の設定). Not 自動送信,
-// which web forms write above a customer's question.
+// ありがとうございます) or after the one it answers (Re: ログインできません【自動返信】); not when a particle follows it
+// (【自動返信】が届きません, 【自動返信】の設定). Not 自動送信, which web forms write above a customer's question. A customer
+// may name the feature in brackets (【自動返信】機能が動作しない), so on a new mail the tag decides only beside more of a
+// notice ({@link noticeTagDecides}).
 const NOTICE_TAG = /[【\[［〔〖《≪<＜]\s?(?:自動返信|自動応答|自動返答|不在通知)(?:メール|メッセージ)?\s?[】\]］〕〗》≫>＞](?![ \t　]*[がをはのにへでとも])/u;
 // Only reply and forward prefixes before a tag: a person answering or forwarding someone's auto-reply
 // (Re: 【自動返信】…, Fwd: 【自動返信】…), perhaps to ask about it.
@@ -311,24 +313,81 @@ const READ_RECEIPT_SUBJECT = /^\s*(?:開封済み|開封済|既読|read)\s*[:：
 // ※本メールは送信専用アドレスから自動送信しております. Web-form notifications open with the same sentence above a
 // customer's question, so it decides only in a reply to our own mail ({@link repliesToOurMail}).
 const AUTOMATIC_NOTICE = /^[\s※＊*■□◆◇●○・【\[［(（]*(?:本|この)(?:メール|メッセージ)(?:は|につきましては)[、，,\s]*[^。\n]{0,20}?自動(?:送信|返信|応答|返答|配信)/u;
+// A link, whose query may hold a `?`: an autoresponder's or a guard's text carries one, and only a `?` outside links
+// says the writer is asking. Fixed schemes, so that a stranger's long run of letters is read once.
+const LINK = /(?:https?:\/\/|ftp:\/\/|mailto:|www\.)\S*/giu;
+// What a customer who pasted a notice writes below it, and no autoresponder does: a question mark (outside links), an
+// arrow or a phrase pointing back at the pasted mail (↑このようなメールが届きましたが), a question or a plea to explain. Autoresponders' own
+// paragraphs (an absence, a return date, 「お急ぎの場合は…までご連絡ください」) have none of them.
+const CUSTOMER_WORDS_AFTER_NOTICE =
+  /[?？↑⇧]|(?:(?:この|その|上の|上記の|以下の)ような|こういう|こんな|そんな)(?:メール|通知|連絡|メッセージ|案内)(?:が|を)|(?:この|上の|上記の)(?:メール|通知|メッセージ)が(?:届|来)|どういう(?:こと|意味)|どうすれば|どうしたら|教えて|でしょうか|ですか|ますか/u;
 // The longest first line kept as the notice.
 const MAX_NOTICE_CHARS = 120;
+// What beside a tag makes a new mail's subject a notice's ({@link noticeTagDecides}): the subject it answers, behind its
+// own reply prefix; a notice's wording whole (受付のお知らせ, お問い合わせいただきありがとうございます, ご注文確認,
+// 不在のお知らせ); a reference number beside such wording (No.12345).
+const ANSWERED_SUBJECT = new RegExp(String.raw`^(?:re|aw|sv|vs|antw|odp|fw|fwd|wg|tr|rv|回复|回覆|答复)(?:\[\d{1,3}\])?\s*[:：]`, 'iu');
+const NOTICE_OBJECT = String.raw`(?:お問い?合わ?せ|ご?注文|ご?予約|お申し?込み?|ご?登録|ご?応募|ご?依頼|ご?連絡|ご?相談|メール|ご?送信)`;
+const NOTICE_WORDING = new RegExp(
+  String.raw`^(?:(?:${NOTICE_OBJECT}(?:内容)?(?:の|を)?)?(?:受付|受領|受信|確認)(?:完了)?(?:の?(?:お知らせ|ご連絡|ご案内|通知|メール))?` +
+    String.raw`|${NOTICE_OBJECT}(?:を|の)?(?:受け付けました|受付(?:いた|致)?しました|受領(?:いた|致)?しました|承りました)` +
+    String.raw`|(?:この度は|${NOTICE_OBJECT}(?:を)?(?:いただき|頂き)?)?(?:誠に|まことに)?(?:ありがとうございます|ありがとうございました)` +
+    String.raw`|${JA_ABSENCE})$`,
+  'u',
+);
+const REFERENCE_NUMBER = /^(?:(?:no\.?|id|ref)[:：#]?\s?|#)?(?=[\w-]*\d)[a-z\d][\w-]{0,30}$/iu;
+// Marks around the parts of a subject beside a tag: brackets, colons, dashes, spaces.
+const SUBJECT_PART_MARK = /[\s:：\-–—|/()（）「」『』\[\]［］【】]/u;
 
-/** The subject, when a Japanese autoresponder's bracketed tag ({@link NOTICE_TAG}) is in it other than behind a person's Re: or Fwd:. */
-function noticeTagDetail(subject: string | undefined): string | undefined {
+/**
+ * The subject, when a Japanese autoresponder's bracketed tag ({@link NOTICE_TAG}) decides it: in it other than behind
+ * a person's Re: or Fwd:, and beside more of a notice unless the mail replies to ours ({@link noticeTagDecides}).
+ */
+function noticeTagDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): string | undefined {
+  const subject = mail.subject;
   const tag = subject ? NOTICE_TAG.exec(subject) : null;
   if (!subject || !tag || (tag.index > 0 && ONLY_ANSWER_PREFIXES.test(subject.slice(0, tag.index)))) return undefined;
-  return `Subject: ${subject}`;
+  return noticeTagDecides(mail, mailboxes, subject, tag) ? `Subject: ${subject}` : undefined;
+}
+
+/**
+ * Whether a tag in the subject decides: in a reply to one of our Message-IDs, as an autoresponder answers our reply;
+ * else only when the own words open with an automatic notice ({@link automaticNoticeOf}) or what stands beside the tag
+ * is a notice's: nothing, the subject it answers behind a reply prefix, a notice's wording whole, a reference number
+ * beside it ({@link NOTICE_WORDING}). A customer naming the feature in brackets (【自動返信】機能が動作しない,
+ * 【自動返信】 メールの設定方法) writes words of their own there.
+ */
+function noticeTagDecides(mail: ClassifiableMail, mailboxes: OwnMailboxes, subject: string, tag: RegExpExecArray): boolean {
+  if (repliesToOurMail(mail, mailboxes) !== undefined || automaticNoticeOf(mail) !== undefined) return true;
+  const parts = [subject.slice(0, tag.index), subject.slice(tag.index + tag[0].length)].map(withoutSurroundingMarks).filter((part) => part !== '');
+  if (parts.some((part) => ANSWERED_SUBJECT.test(part))) return true;
+  const worded = parts.filter((part) => NOTICE_WORDING.test(part.normalize('NFKC')));
+  return worded.length > 0 ? parts.every((part) => worded.includes(part) || REFERENCE_NUMBER.test(part.normalize('NFKC'))) : parts.length === 0;
+}
+
+/**
+ * `part` without the marks around it ({@link SUBJECT_PART_MARK}), read a character at a time: a pattern anchored at the
+ * end would start again at every mark of a stranger's long run of spaces.
+ */
+function withoutSurroundingMarks(part: string): string {
+  let start = 0;
+  let end = part.length;
+  while (start < end && SUBJECT_PART_MARK.test(part[start]!)) start++;
+  while (end > start && SUBJECT_PART_MARK.test(part[end - 1]!)) end--;
+  return part.slice(start, end);
 }
 
 /**
  * The first line of the customer's own words when it says the mail was sent automatically ({@link AUTOMATIC_NOTICE}),
  * cut to {@link MAX_NOTICE_CHARS}; read from {@link ReplySignals.automaticNotice} when recorded, else from the question.
+ * Not when the rest reads as a customer's words about a notice they pasted ({@link CUSTOMER_WORDS_AFTER_NOTICE}):
+ * 「※このメールは自動送信されています。…↑このようなメールが届きましたが、どういうことでしょうか？」 is a question.
  */
 export function automaticNoticeOf(mail: Pick<ClassifiableMail, 'question' | 'automaticNotice'>): string | undefined {
   if (mail.automaticNotice) return mail.automaticNotice;
   const question = mail.question?.trimStart() ?? '';
-  if (!AUTOMATIC_NOTICE.test(question)) return undefined;
+  const notice = AUTOMATIC_NOTICE.exec(question);
+  if (!notice || CUSTOMER_WORDS_AFTER_NOTICE.test(question.slice(notice[0].length).replace(LINK, ' '))) return undefined;
   return Array.from((question.split('\n')[0] ?? '').trim()).slice(0, MAX_NOTICE_CHARS).join('');
 }
 
@@ -384,7 +443,7 @@ function autoReplyDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): strin
     if (/mailbox rules agent/i.test(value)) return `X-MS-Exchange-Generated-Message-Source: ${value}`;
   }
   if (isReply(mail) && mail.subject && (AUTO_REPLY_SUBJECT.test(mail.subject) || DOMINO_AUTO_SUBJECT.test(mail.subject))) return `Subject: ${mail.subject}`;
-  const tagged = noticeTagDetail(mail.subject);
+  const tagged = noticeTagDetail(mail, mailboxes);
   if (tagged) return tagged;
   const notice = automaticNoticeOf(mail);
   const ours = notice ? repliesToOurMail(mail, mailboxes) : undefined;
@@ -397,6 +456,11 @@ function autoReplyDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): strin
 export interface SenderVerification {
   /** What decided, for the reason: a header (`X-Boxtrapper: …`), the subject (`Subject: …`), or the text's opening. */
   detail: string;
+  /**
+   * True when only the opening of the mail's own words decided, no header and no template subject: a customer may
+   * write such words too, so the reply it names is not marked as not arrived on them alone.
+   */
+  wordsOnly?: true;
   /**
    * Our own Message-IDs the mail answers (In-Reply-To, then References newest first): the reply the guard holds, by
    * which its ticket is found. Empty when the mail names none of ours.
@@ -455,13 +519,19 @@ const MAILINBLACK_BOUNDARY = /multipartboundary_mailinblack/i;
  *   it, BoxTrapper's `Your email requires verification verify#…`; this decides on a new mail too, since a customer's
  *   question about verification has no subject of ours behind its words;
  * - in a reply to one of our own Message-IDs only: a subject that is the request alone (「送信者確認のお願い」), or
- *   own words whose opening both asks for verification and says a mail is held.
+ *   own words whose opening both asks for verification and says a mail is held and asks no question (a `?` outside
+ *   links); on these words alone a customer's question might be taken for a guard's, so they set
+ *   {@link SenderVerification.wordsOnly}.
  * A reply or forward of a guard's mail (`Re:`/`Fwd:` first) is a person's, and is not one.
  */
 export function senderVerificationOf(mail: ClassifiableMail, mailboxes: OwnMailboxes): SenderVerification | undefined {
   const ourMessageIds = ourMessageIdsIn(mail, mailboxes);
-  const detail = challengeHeaderDetail(mail) ?? challengeTextDetail(mail, ourMessageIds.length > 0);
-  return detail ? { detail, ourMessageIds } : undefined;
+  const header = challengeHeaderDetail(mail);
+  if (header) return { detail: header, ourMessageIds };
+  const subject = challengeSubjectDetail(mail, ourMessageIds.length > 0);
+  if (subject) return { detail: subject, ourMessageIds };
+  const opening = ourMessageIds.length > 0 ? challengeOpeningDetail(mail) : undefined;
+  return opening ? { detail: opening, ourMessageIds, wordsOnly: true } : undefined;
 }
 
 /**
@@ -499,15 +569,23 @@ function challengeHeaderDetail(mail: ClassifiableMail): string | undefined {
   return boundary === undefined ? undefined : shown('Content-Type', boundary);
 }
 
-/** The subject or the text's opening that decides ({@link senderVerificationOf}), as `Subject: …` or `the text begins “…”`. */
-function challengeTextDetail(mail: ClassifiableMail, answersOurs: boolean): string | undefined {
+/** The subject that decides ({@link senderVerificationOf}), as `Subject: …`: a template whole, or the request alone on a reply to ours. */
+function challengeSubjectDetail(mail: ClassifiableMail, answersOurs: boolean): string | undefined {
   const subject = (mail.subject ?? '').trim();
   const comparableSubject = subject.slice(0, MAX_CHALLENGE_SUBJECT_CHARS).normalize('NFKC');
   if (CHALLENGE_SUBJECTS.some((pattern) => pattern.test(comparableSubject))) return `Subject: ${quoted(subject)}`;
-  if (!answersOurs) return undefined;
-  if (CHALLENGE_SUBJECT_ON_OUR_REPLY.test(comparableSubject)) return `Subject: ${quoted(subject)}`;
+  return answersOurs && CHALLENGE_SUBJECT_ON_OUR_REPLY.test(comparableSubject) ? `Subject: ${quoted(subject)}` : undefined;
+}
+
+/**
+ * The opening of the own words that decides in a reply to ours ({@link senderVerificationOf}), as `the text begins
+ * “…”`: it asks for verification and says a mail is held, and asks no question (a `?` outside links): 「送信者の確認
+ * メールが届かず、注文が保留のままです。どうすればよいですか？」 is a customer's.
+ */
+function challengeOpeningDetail(mail: ClassifiableMail): string | undefined {
   const opening = (mail.question ?? '').trimStart().slice(0, CHALLENGE_OPENING_CHARS);
   const comparableOpening = opening.normalize('NFKC').replace(/\s+/gu, ' ');
+  if (/[?？]/u.test(comparableOpening.replace(LINK, ' '))) return undefined;
   if (!VERIFICATION_ASKED.some((pattern) => pattern.test(comparableOpening)) || !MAIL_HELD.some((pattern) => pattern.test(comparableOpening))) return undefined;
   return `the text begins “${quoted(opening)}”`;
 }
@@ -961,18 +1039,19 @@ function mailScannerVerdict(scoreHeader: string): FilterVerdict {
 }
 
 // The score and threshold a verdict names: SpamAssassin's `score=7.2 required=10.0` (`hits=` before 3.0), amavis'
-// `score=6.1 … required=8`, MailScanner's `(… score=6.5, required 8, …)`.
+// `score=6.1 … required=8`, MailScanner's `(… score=6.5, required 8, …)`; rspamd's milter_headers write the score
+// alone (`No, score=5.90`).
 const VERDICT_SCORE = /\b(?:score|hits)=(-?\d+(?:\.\d+)?)/i;
 const VERDICT_REQUIRED = /\brequired[=\s]\s*(-?\d+(?:\.\d+)?)/i;
 
 /**
- * True when a verdict names the very score the marks show (one mark per whole point) and a threshold above it: the
- * same filter's reading of this mail, which a sender writing its own verdict can only guess.
+ * True when a verdict names the very score the marks show (one mark per whole point), and a threshold above it when
+ * it names one: the same filter's reading of this mail, which a sender writing its own verdict can only guess.
  */
 function namesScoreOfMarks(verdict: string, marks: number): boolean {
   const score = Number(VERDICT_SCORE.exec(verdict)?.[1] ?? NaN);
-  const required = Number(VERDICT_REQUIRED.exec(verdict)?.[1] ?? NaN);
-  return Math.trunc(score) === marks && score < required;
+  const required = VERDICT_REQUIRED.exec(verdict)?.[1];
+  return Math.trunc(score) === marks && (required === undefined || score < Number(required));
 }
 
 /**
@@ -1064,10 +1143,11 @@ export function isNoReplyAddress(address: string): boolean {
  *    References) whose subject starts with an out-of-office notice (`Automatic reply:`, `Out of office`,
  *    `Automatiskt svar:`, Domino's `AUTO:`, `自動応答:`, `【自動返信】`, `不在のお知らせ`, `休暇のため不在にしております`…)
  *    that ends where a notice's name does; a new mail with such a subject is answered, since it may be asking about
- *    the feature. A bracketed Japanese tag (`【自動返信】`, `［自動応答］`, `〔不在通知〕`) decides anywhere in the subject
- *    and on a new mail too, unless a particle follows it or only a person's `Re:`/`Fwd:` stands before it. A reply to
- *    one of our own Message-IDs whose own words begin 「※このメールは自動送信されています」 or 「本メールは自動返信です」
- *    ({@link automaticNoticeOf}; web-form notifications begin so too, and are new mail). A reply whose subject starts
+ *    the feature. A bracketed Japanese tag (`【自動返信】`, `［自動応答］`, `〔不在通知〕`) decides anywhere in the subject,
+ *    unless a particle follows it or only a person's `Re:`/`Fwd:` stands before it, and on a mail that is no reply to
+ *    ours only beside more of a notice ({@link noticeTagDecides}). A reply to one of our own Message-IDs whose own
+ *    words begin 「※このメールは自動送信されています」 or 「本メールは自動返信です」 with no customer's words about it
+ *    below ({@link automaticNoticeOf}; web-form notifications begin so too, and are new mail). A reply whose subject starts
  *    `開封済み:`, `既読:` or `Read:`, a read receipt sent as plain mail, is one too (`kind` `read receipt`).
  * 5. `list` — List-Id, RFC 2369's List-* fields (Unsubscribe, Post, Help, Subscribe, Owner, Archive), X-Mailing-List,
  *    Mailing-List; for list software that writes none of them, a Sender (not the From) that is a list mailbox
@@ -1138,11 +1218,14 @@ export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDec
 // not) are cut into phrases at line breaks and sentence or clause punctuation, and every phrase must be one of a
 // closed list below: anything else ("ただ、まだエラーが出ます", "but it still fails") is something to answer. Phrases
 // are compared in NFKC, lower case, with the marks between words (brackets, emoji, "^^") read as spaces.
+// 「いつもありがとうございます」 opens a letter as 「いつもお世話になっております」 does: a greeting, thanks for nothing in
+// particular. A courtesy, so that a reply of it and a closing under a new subject (the request) is answered.
+const GREETING_THANKS = String.raw`(?:(?:本当に|誠に|大変) ?)*いつも ?(?:(?:本当に|誠に|大変|どうも) ?)*(?:ありがとう|有難う|有り難う)(?:ございます|御座います)?`;
 // Thanks and acknowledgements: at least one of them makes the mail an acknowledgement.
 const ACKNOWLEDGING_PHRASES: readonly RegExp[] = [
   // ありがとうございました, 早速のご回答ありがとうございます, ご丁寧なご回答をいただき誠にありがとうございました
   new RegExp(
-    String.raw`^(?:(?:本当に|誠に|大変|どうも|いつも|早速) ?)*(?:(?:(?:お|ご)?(?:回答|返信|返答|返事|連絡|対応|教示|案内|説明|確認|手配|調査|支援|サポート|協力)|(?:早速の|迅速な|丁寧な|ご丁寧な|早急な|素早い|早い|詳しい|詳細な)(?:ご|お)?(?:回答|返信|返答|返事|連絡|対応|説明|案内)|ご丁寧に)(?:を|に)? ?(?:いただき|頂き|下さり|くださり|いただきまして|頂きまして|くださいまして|下さいまして)? ?)?(?:(?:本当に|誠に|大変|どうも) ?)?(?:ありがとう|有難う|有り難う|ありがと)(?:ございます|ございました|御座います|御座いました)?$`,
+    String.raw`^(?!${GREETING_THANKS}$)(?:(?:本当に|誠に|大変|どうも|いつも|早速) ?)*(?:(?:(?:お|ご)?(?:回答|返信|返答|返事|連絡|対応|教示|案内|説明|確認|手配|調査|支援|サポート|協力)|(?:早速の|迅速な|丁寧な|ご丁寧な|早急な|素早い|早い|詳しい|詳細な)(?:ご|お)?(?:回答|返信|返答|返事|連絡|対応|説明|案内)|ご丁寧に)(?:を|に)? ?(?:いただき|頂き|下さり|くださり|いただきまして|頂きまして|くださいまして|下さいまして)? ?)?(?:(?:本当に|誠に|大変|どうも) ?)?(?:ありがとう|有難う|有り難う|ありがと)(?:ございます|ございました|御座います|御座いました)?$`,
     'u',
   ),
   /^(?:大変|本当に|とても|非常に)?助かりました$|^感謝(?:いたします|致します|しております|申し上げます|です)$|^お騒がせ(?:しました|いたしました|致しました)$/u,
@@ -1160,6 +1243,7 @@ const ACKNOWLEDGING_PHRASES: readonly RegExp[] = [
 // Greetings, forms of address and closings: allowed beside a thanks, never enough alone.
 const COURTESY_PHRASES: readonly RegExp[] = [
   /^(?:いつも|大変)?お世話に(?:なっております|なっています|なります)$|^お疲れ(?:様|さま)です$|^(?:こんにちは|こんばんは|おはようございます)$/u,
+  new RegExp(String.raw`^${GREETING_THANKS}$`, 'u'),
   /^(?:(?:引き続き|今後とも|今後共|また何か(?:あれば|ありましたら)|何卒|どうぞ|また) ?)*(?:よろしく|宜しく)(?:お願い|おねがい)(?:します|いたします|致します|申し上げます)$|^以上(?:です|になります|となります)?$|^失礼(?:します|いたします|致します)$/u,
   // サポートご担当者様, サポートセンター御中: whom the mail addresses, never any word ending in 様 (前回と同様, 仕様).
   /^[\p{L}\p{N} ]{0,20}(?:(?:担当|担当者|担当の方|サポート|センター|デスク|窓口|係|チーム)(?: ?(?:様|さま|殿))|御中|各位)$/u,

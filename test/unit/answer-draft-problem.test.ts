@@ -59,6 +59,7 @@ describe('draftProblem: reasoning, echoed prompts, the language', () => {
 describe('draftProblem: the language of a question in two languages', () => {
   const en = 'Hello,\n\nThe limit is counted per API key: 100 requests a minute. Create a second key for a second system.\n\nBest regards';
   const ja = 'お問い合わせありがとうございます。\n\n上限はAPIキーごとに1分あたり100リクエストです。別のシステムには別のキーを作成してください。\n\nよろしくお願いいたします。';
+  const JA_WITH_LOG = 'お世話になっております。\nCSVのインポートで以下のエラーが出ます。\n\nError: Failed to import customers.csv: column "email" is missing in row 12 (expected header: name,email,phone)\n    at ImportService.parse (/app/import.js:120:11)\n    at async ImportController.upload (/app/controller.js:45:5)\n\n対処法を教えてください。\nよろしくお願いいたします。';
   const SAMPLE_20 = 'お世話になっております。\n\nIs the API rate limit per user or per API key? We get HTTP 429 after 100 requests.\n\nよろしくお願いいたします。';
   it.each<[string, string, { en?: RegExp; ja?: RegExp }]>([
     ['pure Japanese', '二段階認証を認証アプリで設定する手順を教えてください。', { en: /Japanese question/ }],
@@ -74,6 +75,13 @@ describe('draftProblem: the language of a question in two languages', () => {
     ['a Japanese question with an English product and URL', 'Slack の Webhook URL を変更したいです。', { en: /Japanese question/ }],
     ['a short mixed question, Japanese in its grammar', 'Error E-1024 が出ます', { en: /Japanese question/ }],
     ['a short mixed question in both languages', 'ログインできない / cannot login', { en: /Japanese question/ }],
+    // A pasted log or error message is no English question: the Japanese lines around it ask.
+    ['a Japanese question with a pasted English error log', JA_WITH_LOG, { en: /Japanese question/ }],
+    ['a Japanese question under a pasted English stack trace', 'Error: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1555:16)\n    at Pool.connect (/app/node_modules/pg-pool/index.js:45:11)\n上のエラーでデータベースに接続できません。原因を教えてください。', { en: /Japanese question/ }],
+    ['a Japanese line naming the pasted English log it is about', 'インポート時のエラーです。\n\nError: Failed to import customers.csv: column "email" is missing in row 12 (expected header: name,email,phone)\n    at ImportService.parse (/app/import.js:120:11)', { en: /Japanese question/ }],
+    ['an English question under a self-introduction by name', '李と申します。\n\nWe get HTTP 429 after 100 requests. Is the API rate limit per user or per API key? Our integration sends requests from two servers.', {}],
+    // The other way round a person decides: a line with kana may be the customer's own sentence.
+    ['an English question with a pasted Japanese error line', 'We get the following error when importing the CSV file from our accounting system into the customer list:\n\nインポートに失敗しました\n\nWhat does it mean and how can we fix it? The same file worked last month.', { en: /Japanese question/ }],
   ])('%s', (_case, question, parked) => {
     expect(draftProblem(question, en, {})).toEqual(parked.en ? expect.stringMatching(parked.en) : undefined);
     expect(draftProblem(question, ja, {})).toEqual(parked.ja ? expect.stringMatching(parked.ja) : undefined);

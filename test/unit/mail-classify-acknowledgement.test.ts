@@ -48,6 +48,7 @@ describe('a reply that only thanks or acknowledges', () => {
     ['full-width exclamation marks and a space between sentences', '了解しました！ 助かりました！'],
     ['English with a greeting and a sign-off', 'Hi team,\n\nThank you so much for your help, it works now.\n\nBest regards,\nTaro', { from: { address: 'taro@customer.example', name: 'Taro Yamada' } }],
     ['English short acknowledgement', 'Got it, thanks!'],
+    ['a greeting of thanks beside an acknowledgement', 'いつもありがとうございます。承知しました。'],
   ])('%s is ignored as an acknowledgement', (_name, question, overrides) => {
     const decision = decideReply(replyWith(question, overrides), ctx);
     expect(decision).toMatchObject({ answer: false, reason: 'acknowledgement' });
@@ -71,6 +72,9 @@ describe('a reply that only thanks or acknowledges', () => {
     ['thanks with a screenshot attached', 'ありがとうございます。', { attachments: [{ filename: 'error.png', contentType: 'image/png', size: 20_000 }] }],
     ['an empty question', ''],
     ['a long run of thanks is no short acknowledgement', 'ありがとうございます。'.repeat(40)],
+    // 「いつもありがとうございます」 opens a letter as 「いつもお世話になっております」 does: a greeting, no thanks for an answer.
+    ['a greeting of thanks and a closing, the request in a changed subject', 'いつもありがとうございます。\nよろしくお願いいたします。\n山田', { subject: '請求書の再発行をお願いしたい' }],
+    ['a greeting of thanks alone', 'いつも大変ありがとうございます。'],
   ])('%s is answered', (_name, question, overrides) => {
     expect(decideReply(replyWith(question, overrides), ctx)).toEqual({ answer: true });
   });

@@ -106,6 +106,9 @@ describe('a spam guard asking us to confirm that we are a sender', () => {
     ['a reply quoting the app\'s words', { subject: 'Re: Cannot log in', ...toUs, ...words('The app says "Please verify your email address" but I already did. What now?') }],
     ['a reply asking where sender verification is set', { subject: 'Re: 設定について', ...toUs, ...words('送信者確認の設定はどこでできますか？') }],
     ['a reply saying the verification mail does not arrive', { subject: 'Re: 設定について', ...toUs, ...words('送信者の確認メールが届きません。') }],
+    // Both a verification and a held mail in a customer's question: a question mark says it is one.
+    ['a reply asking what to do about a held order and a missing verification mail', { subject: 'Re: 注文について', ...toUs, ...words('ご回答ありがとうございます。送信者の確認メールが届かず、注文が保留のままです。どうすればよいですか？') }],
+    ['the same in English', { subject: 'Re: Your order', ...toUs, ...words('Thanks for your answer. The sender verification mail never arrived, so your message is still pending in my inbox. What should I do?') }],
     ['「【送信者確認】について」: a particle after the tag', { subject: '【送信者確認】について', ...words('この表示は何ですか。') }],
     ['「送信元確認のお願い」: a customer asking whether a mail was ours', { subject: '送信元確認のお願い：御社を名乗るメールについて', ...words('御社を名乗るメールが届きました。本物でしょうか。') }],
     ['a subject naming the request in a new mail without our subject behind it', { subject: '送信者確認のお願い', ...words(JA_GUARD_NO_HOLD) }],
@@ -131,6 +134,19 @@ describe('a spam guard asking us to confirm that we are a sender', () => {
     });
     expect(senderVerificationOf(mailWith({ subject: 'x', headers: { 'x-spamarrest-noauth': ['1'] } }), ctx)).toEqual({ detail: 'X-Spamarrest-noauth: 1', ourMessageIds: [] });
     expect(senderVerificationOf(mailWith({ subject: 'Re: Cannot log in', ...toUs, ...words(BOXBE) }), ctx)?.detail).toBe('the text begins “Hello John Smith, Your message about "Cannot log in" has been waitlisted. Please…”');
+  });
+
+  // The opening's words alone may be a customer's (their question without a question mark): they park the request, but
+  // only a header or a template subject is evidence enough to mark our reply as not arrived.
+  it.each<[string, true | undefined, Partial<InboundMail>]>([
+    ['a header', undefined, { subject: 'Re: Cannot log in', headers: { 'x-spamarrest-noauth': ['1'] }, ...words(SPAMARREST) }],
+    ['a template subject', undefined, { subject: '【送信者確認】メールアドレスの確認をお願いします', ...toUs, ...words(JA_GUARD) }],
+    ['a subject that is the request alone, in a reply to ours', undefined, { subject: '送信者確認のお願い', ...toUs, ...words(JA_GUARD_NO_HOLD) }],
+    ["the text's opening alone", true, { subject: 'ご確認ください', ...toUs, ...words(JA_GUARD) }],
+    ["Boxbe's text, its link's query aside", true, { subject: 'Re: Cannot log in', ...toUs, ...words(BOXBE) }],
+  ])('held by %s: wordsOnly is %s', (_name, wordsOnly, overrides) => {
+    expect(senderVerificationOf(mailWith(overrides), ctx)).toMatchObject({ ourMessageIds: expect.any(Array) });
+    expect(senderVerificationOf(mailWith(overrides), ctx)?.wordsOnly).toBe(wordsOnly);
   });
 
   it.each<[string, Partial<InboundMail>]>([

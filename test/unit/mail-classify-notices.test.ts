@@ -38,6 +38,9 @@ function mailWith(overrides: Partial<InboundMail> = {}): InboundMail {
 
 const toUs = { inReplyTo: '<our-reply-1@support.example>', references: ['<our-reply-1@support.example>'] };
 const toSomeoneElse = { inReplyTo: '<q-1@customer.example>', references: ['<q-1@customer.example>'] };
+const words = (question: string): Partial<InboundMail> => ({ question, text: question });
+// Sample 11e's text: a shop's automatic acknowledgement of an inquiry.
+const AUTO_ACK = '※本メールは送信専用アドレスから自動送信しております。\n\nこの度はお問い合わせいただき、誠にありがとうございます。\n以下の内容でお問い合わせを受け付けました。\n担当者より3営業日以内にご連絡いたします。';
 
 const outcome = (mail: InboundMail): IgnoreReason | 'answer' => {
   const decision = decideReply(mail, ctx);
@@ -63,6 +66,19 @@ describe('a bracketed notice name anywhere in the subject', () => {
     ['【自動返信】の設定方法', { subject: '【自動返信】の設定方法について' }, 'answer'],
     ['the words without brackets in a new mail', { subject: '自動返信の設定について' }, 'answer'],
     ['a web form notification: 【自動送信】 is no auto-reply', { subject: '【自動送信】お問い合わせがありました' }, 'answer'],
+    // A new mail's tag decides only beside a notice's own wording, a subject it answers, or a notice opening the text:
+    // a customer may name the feature in brackets and ask about it below.
+    ['a new mail naming the feature in brackets, a noun after the tag', { subject: '【自動返信】機能が動作しない', ...words('自動返信機能が動作しません。対処法を教えてください。') }, 'answer'],
+    ['a new mail naming the feature in brackets, a space after the tag', { subject: '【自動返信】 メールの設定方法', ...words('お世話になっております。自動返信メールの設定方法を教えてください。') }, 'answer'],
+    ['a new mail, the tag after a customer\'s words', { subject: '請求書の送付について【自動返信】', ...words('【自動返信】で届いた請求書の宛名が違います。再発行をお願いします。') }, 'answer'],
+    ['the tag alone on a new mail', { subject: '【自動返信】' }, 'auto-reply'],
+    ['a new mail answering a subject behind the tag, no thread headers', { subject: '【自動返信】Re: ログインできません' }, 'auto-reply'],
+    ['a new mail answering a subject before the tag, no thread headers', { subject: 'Re: ログインできません【不在通知】' }, 'auto-reply'],
+    ['an absence notice\'s wording after the tag', { subject: '【自動返信】不在のお知らせ' }, 'auto-reply'],
+    ['a thanks for an inquiry after the tag', { subject: '【自動応答】お問い合わせいただきありがとうございます' }, 'auto-reply'],
+    ['a new mail whose text opens with a notice (sample 11e\'s text)', { subject: '【自動返信】株式会社パートナーショップ', ...words(AUTO_ACK) }, 'auto-reply'],
+    // On a reply to one of our Message-IDs the tag decides as before.
+    ['a reply to our mail, a noun after the tag', { subject: '【自動返信】機能が動作しない', ...toUs }, 'auto-reply'],
   ])('%s → %s', (_name, overrides, expected) => {
     expect(outcome(mailWith(overrides))).toBe(expected);
     if (expected !== 'answer') expect(decideReply(mailWith(overrides), ctx)).toMatchObject({ detail: `Subject: ${overrides.subject}` });
@@ -74,6 +90,10 @@ it.each<[string, Partial<InboundMail>, IgnoreReason | 'answer']>([
   ['a run of opening brackets', { subject: '【'.repeat(300_000) }, 'answer'],
   ['reply prefixes, then a tag', { subject: `${'re: '.repeat(100_000)}【自動返信】` }, 'answer'],
   ['a prefix, spaces, a word, then a tag', { subject: `re:${' '.repeat(300_000)}x【自動返信】` }, 'auto-reply'],
+  ['a tag, then a number label and spaces', { subject: `【自動返信】No${' '.repeat(300_000)}x` }, 'answer'],
+  ['a tag, then a notice\'s wording and spaces', { subject: `【自動返信】受付${' '.repeat(300_000)}のお知らせ` }, 'answer'],
+  ['a notice, then a long run of dotted letters', { subject: 'Re: s', question: `※このメールは自動送信されています。${'a.'.repeat(150_000)}`, ...toUs }, 'auto-reply'],
+  ['a pasted notice, then a long run of spaces', { subject: 'Re: s', question: `※このメールは自動送信されています。${' '.repeat(300_000)}`, ...toUs }, 'auto-reply'],
   ['the start of a notice, then spaces', { subject: 'Re: s', question: `このメールは${' '.repeat(300_000)}`, ...toUs }, 'answer'],
 ])('a hostile mail (%s) is decided in one pass', { timeout: 20_000 }, (_what, overrides, expected) => {
   expect(outcome(mailWith(overrides))).toBe(expected);
@@ -100,6 +120,7 @@ describe('a plain-text read receipt on a reply', () => {
 describe('own words that begin by saying the mail was sent automatically', () => {
   const notice = '※このメールは自動送信されています。\n山田は11月25日まで出張のため不在にしております。\nご返信が遅れますことをご了承ください。';
   const webForm = '※このメールは自動送信されています。\n\nお名前：鈴木 花子\nお問い合わせ内容：ログインできません。対処方法を教えてください。';
+  const PASTED_NOTICE = '※このメールは自動送信されています。\nお支払いの確認ができませんでした。\n\n↑このようなメールが届きましたが、支払い済みです。どういうことでしょうか？';
   it.each<[string, Partial<InboundMail>, IgnoreReason | 'answer']>([
     ['in a reply to our reply, the subject echoed (sample 11d)', { subject: 'Re: ログインできません', question: notice, text: notice, ...toUs }, 'auto-reply'],
     ['本メールは自動返信です in a reply known by References only', { subject: 'Re: ログインできません', question: `本メールは自動返信です。\n${notice}`, references: ['<our-reply-1@support.example>'] }, 'auto-reply'],
@@ -107,6 +128,15 @@ describe('own words that begin by saying the mail was sent automatically', () =>
     ['a web-form notification (a new mail)', { subject: 'お問い合わせがありました', question: webForm, text: webForm }, 'answer'],
     ['in a reply to someone else\'s mail', { subject: 'Re: ログインできません', question: notice, text: notice, ...toSomeoneElse }, 'answer'],
     ['the sentence further down a reply to us', { subject: 'Re: ログインできません', question: `ログインできません。\n${notice}`, ...toUs }, 'answer'],
+    // A customer pasting a notice they got above their own words about it.
+    ['a pasted notice, then a question about it', { subject: 'Re: 請求について', ...words(PASTED_NOTICE), ...toUs }, 'answer'],
+    ['a pasted notice, then a full-width question mark at its end', { subject: 'Re: 請求について', ...words('※このメールは自動送信されています。お支払いの確認ができませんでした。これは何でしょうか？'), ...toUs }, 'answer'],
+    ['a pasted notice, then the customer\'s words pointing at it', { subject: 'Re: 請求について', ...words('※このメールは自動送信されています。\nお支払いの確認ができませんでした。\n\n↑このようなメールが届きましたが、支払い済みです。確認をお願いします。'), ...toUs }, 'answer'],
+    ['a pasted notice, then the customer\'s request in its paragraph', { subject: 'Re: 請求について', ...words('※このメールは自動送信されています。\nお支払いの確認ができませんでした。\nどういう意味か教えてください。'), ...toUs }, 'answer'],
+    // An autoresponder's own paragraphs after the notice's are no customer's words.
+    ['a notice, a blank line, an absence and a return date', { subject: 'Re: ログインできません', ...words('※このメールは自動送信されています。\n\n山田は11月25日まで出張のため不在にしております。\nお急ぎの場合は 03-1234-5678 までご連絡ください。'), ...toUs }, 'auto-reply'],
+    ['sample 11e\'s text in a reply to us', { subject: 'Re: ログインできません', ...words(AUTO_ACK), ...toUs }, 'auto-reply'],
+    ['a notice whose link has a query', { subject: 'Re: ログインできません', ...words('※このメールは自動送信されています。\n山田は11月25日まで不在にしております。\nよくあるご質問: https://www.customer.example/faq?id=12'), ...toUs }, 'auto-reply'],
   ])('%s → %s', (_name, overrides, expected) => {
     expect(outcome(mailWith(overrides))).toBe(expected);
   });
@@ -116,5 +146,39 @@ describe('own words that begin by saying the mail was sent automatically', () =>
     expect(decideReply(mail, ctx)).toMatchObject({ answer: false, reason: 'auto-reply' });
     const stored = JSON.parse(JSON.stringify(replySignalsOf(mail))) as NonNullable<ReturnType<typeof replySignalsOf>>;
     expect(decideReply({ ...stored, subject: mail.subject, inReplyTo: mail.inReplyTo, references: mail.references }, ctx)).toEqual(decideReply(mail, ctx));
+  });
+});
+
+// The review's reproductions, whole mails decided from the signals a ticket records, as the agent worker decides.
+describe('real questions beside a notice name, decided from the recorded signals', () => {
+  function raw(subject: string, body: string, reply: boolean): Buffer {
+    return Buffer.from(
+      [
+        'From: 山田 太郎 <taro@customer.example>',
+        'To: support@support.example',
+        `Subject: ${subject}`,
+        'Message-ID: <m@customer.example>',
+        ...(reply ? ['In-Reply-To: <our-1@support.example>', 'References: <our-1@support.example>'] : []),
+        'MIME-Version: 1.0',
+        'Content-Type: text/plain; charset=utf-8',
+        'Content-Transfer-Encoding: 8bit',
+        '',
+        body,
+        '',
+      ].join('\r\n'),
+      'utf8',
+    );
+  }
+  it.each<[string, IgnoreReason | 'answer', Buffer]>([
+    ['a new mail about the auto-reply feature, tag then a noun', 'answer', raw('【自動返信】機能が動作しない', '自動返信機能が動作しません。対処法を教えてください。', false)],
+    ['a new mail, tag then a noun after a space', 'answer', raw('【自動返信】 メールの設定方法', 'お世話になっております。自動返信メールの設定方法を教えてください。', false)],
+    ['a reply that pastes a notice it got, then asks about it', 'answer', raw('Re: 請求について', '※このメールは自動送信されています。\nお支払いの確認ができませんでした。\n\n↑このようなメールが届きましたが、支払い済みです。どういうことでしょうか？', true)],
+    ['a new automatic acknowledgement (sample 11e)', 'auto-reply', raw('【自動返信】お問い合わせありがとうございます', '※本メールは送信専用アドレスから自動送信しております。\n\nこの度はお問い合わせいただき、誠にありがとうございます。', false)],
+    ['an absence notice in a reply to us (sample 11d)', 'auto-reply', raw('Re: ログインできません', '※このメールは自動送信されています。\n山田は11月25日まで出張のため不在にしております。', true)],
+  ])('%s → %s', async (_name, expected, mail) => {
+    const parsed = await parseInboundMail(mail, { extraHeaders: [...REPLY_SIGNAL_HEADERS] });
+    const stored = JSON.parse(JSON.stringify(replySignalsOf(parsed))) as NonNullable<ReturnType<typeof replySignalsOf>>;
+    const decision = decideReply({ ...stored, subject: parsed.subject, inReplyTo: parsed.inReplyTo, references: parsed.references }, ctx);
+    expect(decision.answer ? 'answer' : decision.reason).toBe(expected);
   });
 });

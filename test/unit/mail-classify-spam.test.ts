@@ -53,9 +53,15 @@ describe('a "not spam" verdict outweighs the score only when the same filter wro
       'answer',
     ],
     ['MailScanner without a site name: SpamCheck above SpamScore', mail(['X-MailScanner-SpamCheck: not spam (whitelisted)', 'X-MailScanner-SpamScore: sssssss']), 'answer'],
+    // rspamd's milter_headers write no threshold (its default reject score is 6): the score the stars show is its reading.
+    ["rspamd: Level, then Status No with the stars' score and no threshold", mail(['X-Spam-Level: *****', 'X-Spam-Status: No, score=5.90']), 'answer'],
+    ["rspamd: Status No with no threshold above Level", mail(['X-Spam-Status: No, score=6.20', 'X-Spam-Level: ******']), 'answer'],
     // A verdict of the same filter that does not agree with its own stars is not its reading of this mail.
     ['SpamAssassin: Status No below with another score than the stars', mail(['X-Spam-Level: **********', 'X-Spam-Status: No, score=7.2 required=10.0']), 'spam'],
     ['SpamAssassin: Status No below whose score reaches its threshold', mail(['X-Spam-Level: *******', 'X-Spam-Status: No, score=7.2 required=7.0']), 'spam'],
+    ['a Status No below with no threshold and another score than the stars', mail(['X-Spam-Level: ********', 'X-Spam-Status: No, score=5.90']), 'spam'],
+    ["a sender's Status No with no threshold and a made-up score", mail(['X-Spam-Level: *****'], ['X-Spam-Status: No, score=1.0']), 'spam'],
+    ['a Status No below naming no score at all', mail(['X-Spam-Level: *****', 'X-Spam-Status: No']), 'spam'],
   ])('%s', async (_name, raw, expected) => {
     const parsed = await parseInboundMail(raw, { extraHeaders: replySignalHeaders({ SPAM_HEADER: undefined }) });
     const decision = decideReply(parsed, ctx);
