@@ -5,6 +5,45 @@
 import { domainToASCII } from 'node:url';
 import addressparser from 'nodemailer/lib/addressparser';
 
+/**
+ * Answers of a function of one string, kept for the strings asked again: at most `entries` of them (all forgotten
+ * when it is full), and none longer than `maxKeyChars`, so that what strangers write (a flood of made-up addresses,
+ * a header of a megabyte) cannot grow the memory it holds.
+ */
+export class StringMemo<V> {
+  private readonly kept = new Map<string, V>();
+
+  constructor(
+    private readonly entries: number,
+    private readonly maxKeyChars: number,
+  ) {}
+
+  /** How many answers are kept. */
+  get size(): number {
+    return this.kept.size;
+  }
+
+  /** The answer for `key`: the one kept, or `answer()`'s, kept when `key` is short enough. */
+  get(key: string, answer: () => V): V {
+    const known = this.kept.get(key);
+    if (known !== undefined || this.kept.has(key)) return known as V;
+    const value = answer();
+    if (key.length <= this.maxKeyChars) {
+      if (this.kept.size >= this.entries) this.kept.clear();
+      this.kept.set(key, value);
+    }
+    return value;
+  }
+}
+
+// One ticket's few addresses are read again and again (the reply decision, the rate limits' keys, the budgets, the
+// check of every reply's recipient and of each address in a draft), each time through the address parser. A header
+// value is short: one longer than a line of mail (998 characters) is read each time it comes.
+const ADDRESSES_KEPT = 2_000;
+const ADDRESS_CHARS_KEPT = 998;
+const normalisedAddresses = new StringMemo<string | undefined>(ADDRESSES_KEPT, ADDRESS_CHARS_KEPT);
+const comparableAddresses = new StringMemo<string | undefined>(ADDRESSES_KEPT, ADDRESS_CHARS_KEPT);
+
 /** One mailbox of an address header. */
 export interface MailAddress {
   /** The addr-spec as written by the sender (`local@domain`), trimmed, case kept. */
@@ -95,7 +134,8 @@ export function extractAddress(value: string | undefined | null): string | undef
  * on that, and comparisons must not depend on how a client chose to spell it.
  */
 export function normaliseAddress(value: string | undefined | null): string | undefined {
-  return extractAddress(value)?.toLowerCase();
+  if (typeof value !== 'string') return undefined;
+  return normalisedAddresses.get(value, () => extractAddress(value)?.toLowerCase());
 }
 
 /** The local part (before the last `@`) of an address, lower-cased; the whole value when it has no `@`. */
@@ -124,7 +164,12 @@ const GMAIL_DOMAINS: ReadonlySet<string> = new Set(['gmail.com', 'googlemail.com
  * mailbox. Only for that comparison: replies still go to the address exactly as the sender wrote it.
  */
 export function comparableAddress(value: string): string | undefined {
-  const normalised = normaliseAddress(value.normalize('NFKC'))?.normalize('NFKC').toLowerCase();
+  return comparableAddresses.get(value, () => comparableAddressOf(value));
+}
+
+function comparableAddressOf(value: string): string | undefined {
+  // normaliseAddress's answer, not kept apart: the whole comparable form is.
+  const normalised = extractAddress(value.normalize('NFKC'))?.toLowerCase().normalize('NFKC').toLowerCase();
   if (!normalised) return undefined;
   const at = normalised.lastIndexOf('@');
   // IDN domains compare in their ASCII (punycode) form, so bücher.example and xn--bcher-kva.example are one; a

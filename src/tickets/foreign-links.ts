@@ -14,7 +14,7 @@
 import { domainToASCII, domainToUnicode } from 'node:url';
 import LinkifyIt from 'linkify-it';
 import { phoneNumbersIn } from '../knowledge/personal-data.js';
-import { comparableAddress } from '../mail/addresses.js';
+import { comparableAddress, StringMemo } from '../mail/addresses.js';
 
 /** What may appear in a reply besides what the knowledge holds. */
 export interface AllowedLinks {
@@ -56,9 +56,6 @@ const VERSION = /^(?:v|ver\.?)?\d+(?:\.\d+)+\.[a-z]+$/i;
 // space is not put inside a host: "サポート.jp" and "xyz-サポート.com" stay one host. Symbols used as bullets and
 // arrows (→, ★, ■) get the same space: linkify-it reads them as letters of a host.
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\u30fb\u30fc\uff00-\uffef]|(?![\0-\x7f])\p{S}/u;
-const STARTS_AFTER_CJK = /[A-Za-z0-9/]/;
-const ENDS_BEFORE_CJK = /[!-~]/;
-const JOINS_CJK = /[./\-@]/;
 
 // linkify-it is written for markdown-it, which takes code spans, emphasis and tables out first: it does not start a
 // scheme link after `=`, `_`, `|` or a backtick ("URL=https://…", "`https://…`"), nor after a letter
@@ -117,8 +114,8 @@ export function foreignLinks(draft: string, allowed: AllowedLinks): string[] {
   // Only knowledge that names one of the draft's hosts can vouch for its links and addresses: the text around those
   // names is read, not every hit whole.
   const hosts = [...new Set(found.map((f) => f.host).filter(Boolean))];
-  const names = hosts.length > 0 ? hostNames(hosts) : undefined;
-  const known = names ? allowed.knowledge.flatMap((text) => linksAndAddressesIn(textAround(text, names))) : [];
+  const names = hosts.length > 0 && allowed.knowledge.length > 0 ? hostNames(hosts) : undefined;
+  const known = names ? allowed.knowledge.flatMap((text) => knownIn(text, names)) : [];
   const knownKeys = new Set(known.map((f) => f.key).filter((k): k is string => k !== undefined));
   const ours = allowed.addresses.map((a) => comparableAddress(a)).filter((a): a is string => a !== undefined);
   const oursSet = new Set(ours);
@@ -140,6 +137,23 @@ export function foreignLinks(draft: string, allowed: AllowedLinks): string[] {
   return [...new Set(foreign)];
 }
 
+/** What a link or an address of the knowledge vouches for. */
+type Known = Pick<Found, 'key' | 'host'>;
+
+// The knowledge is the same manual sections and Q&A pairs ticket after ticket, and drafts name the same few hosts:
+// what a text holds around those names is kept. Bounded: a text this long is read each time (sections and pairs are
+// far shorter), and the memo is cleared when full.
+const KNOWLEDGE_READINGS_KEPT = 256;
+const KNOWLEDGE_CHARS_KEPT = 8_000;
+const knownByText = new StringMemo<readonly Known[]>(KNOWLEDGE_READINGS_KEPT, KNOWLEDGE_CHARS_KEPT);
+
+/** The links and addresses of `text` around the hosts of `names` ({@link textAround}). */
+function knownIn(text: string, names: RegExp | 'whole'): readonly Known[] {
+  // A pattern's source is never empty (an empty one reads `(?:)`) and no host holds a NUL.
+  const reading = `${names === 'whole' ? '' : names.source}\0${text}`;
+  return knownByText.get(reading, () => linksAndAddressesIn(textAround(text, names)).map(({ key, host }) => ({ key, host })));
+}
+
 /** How far around a host's name the knowledge is read: a whole URL or address it belongs to fits. */
 const AROUND_HOST_CHARS = 600;
 /**
@@ -156,6 +170,16 @@ const MAX_HOST_PATTERN_CHARS = 2_000;
  * would be longer than {@link MAX_HOST_PATTERN_CHARS}. Made once per draft, not once per knowledge text.
  */
 function hostNames(hosts: readonly string[]): RegExp | 'whole' {
+  // No host holds a line break. The pattern is only read (`matchAll` reads a copy), so one serves every draft.
+  return hostPatterns.get(hosts.join('\n'), () => hostPattern(hosts));
+}
+
+// Drafts name the same few hosts ticket after ticket (the knowledge's own, ours): their pattern is kept. Bounded like
+// the pattern itself; cleared when full.
+const HOST_PATTERNS_KEPT = 256;
+const hostPatterns = new StringMemo<RegExp | 'whole'>(HOST_PATTERNS_KEPT, MAX_HOST_PATTERN_CHARS);
+
+function hostPattern(hosts: readonly string[]): RegExp | 'whole' {
   const names = [...new Set(hosts.flatMap((h) => [h, domainToUnicode(h)]).filter((n) => n.length > 0))];
   const source = names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
   return source.length > MAX_HOST_PATTERN_CHARS ? 'whole' : new RegExp(source, 'giu');
@@ -218,8 +242,8 @@ const NOT_IN_A_LINK = /[\p{Z}\p{Cc}]/u;
 
 /** Every link and address of a text, read as a mail client reads it (see the module comment). */
 function linksAndAddressesIn(original: string): Found[] {
-  const { text, from, to } = readable(original);
-  const span = (start: number, end: number) => ({ start: from[start] ?? original.length, end: to[end - 1] ?? original.length });
+  const { text, origins } = readable(original);
+  const span = (start: number, end: number) => ({ start: origins.from(start, text.length), end: origins.to(end - 1, text.length) });
   const found: Found[] = [];
   // Each pass reads what the ones before left: a link's user info is no address, an address's domain no bare domain.
   // What a pass takes is blanked once after it, not match by match: a subject of 75,000 links is one pass, not 75,000
@@ -322,56 +346,166 @@ function addressFound(original: string, { start, end }: { start: number; end: nu
 
 /**
  * The text as links are looked for in it: NFKC, and a space between Japanese and ASCII written against it (see
- * {@link CJK}). `from[i]`/`to[i]` are where the original character behind `text[i]` starts and ends, so a link is
- * named and cut out as the original writes it.
+ * {@link CJK}), with where each of its code units comes from in the original ({@link Origins}), so a link is named
+ * and cut out as the original writes it.
  */
-function readable(original: string): { text: string; from: number[]; to: number[] } {
-  let text = '';
-  const from: number[] = [];
-  const to: number[] = [];
-  let previous = '';
+function readable(original: string): { text: string; origins: Origins } {
+  const origins = new Origins(original.length);
+  // The text is the original's runs that fold to themselves, copied as slices, with a space or a folded character
+  // between them, not built character by character: that and two numbers kept per character were most of the check's
+  // time on a two-topic draft.
+  const parts: string[] = [];
+  let copiedTo = 0;
+  const put = (i: number, what: string, resume: number) => {
+    parts.push(original.slice(copiedTo, i), what);
+    copiedTo = resume;
+  };
+  const spaceBefore = (i: number) => {
+    put(i, ' ', i);
+    origins.block(i, 1, i);
+  };
+  // The last code unit of the text so far, -1 while there is none.
+  let previous = -1;
   for (let i = 0; i < original.length; ) {
+    const unit = original.charCodeAt(i);
     // ASCII, most of a link and much of a draft, stays as it is and takes a space only after what is not ASCII.
-    if (original.charCodeAt(i) < 0x80) {
-      const ch = original.charAt(i);
-      if (previous >= '\u0080' && breaksBetween(previous, ch)) {
-        text += ' ';
-        from.push(i);
-        to.push(i);
-      }
-      from.push(i);
-      to.push(i + 1);
-      text += ch;
-      previous = ch;
+    if (unit < 0x80) {
+      if (previous >= 0x80 && breaksBetween(previous, unit)) spaceBefore(i);
+      previous = unit;
       i++;
       continue;
     }
-    const ch = String.fromCodePoint(original.codePointAt(i) ?? 0);
-    const folded = nfkc(ch);
-    const first = folded.charAt(0);
-    if (previous !== '' && first !== '' && breaksBetween(previous, first)) {
-      text += ' ';
-      from.push(i);
-      to.push(i);
+    const width = isHighSurrogate(unit) && isLowSurrogate(original.charCodeAt(i + 1)) ? 2 : 1;
+    if (width === 1 && foldsToItself(unit)) {
+      if (previous !== -1 && breaksBetween(previous, unit)) spaceBefore(i);
+      previous = unit;
+      i++;
+      continue;
     }
-    for (let k = 0; k < folded.length; k++) {
-      from.push(i);
-      to.push(i + ch.length);
-    }
-    text += folded;
-    if (folded !== '') previous = folded.charAt(folded.length - 1);
-    i += ch.length;
+    const folded = nfkc(original.slice(i, i + width));
+    if (previous !== -1 && folded.length > 0 && breaksBetween(previous, folded.charCodeAt(0))) spaceBefore(i);
+    put(i, folded, i + width);
+    origins.block(i, folded.length, i + width);
+    if (folded.length > 0) previous = folded.charCodeAt(folded.length - 1);
+    i += width;
   }
-  return { text, from, to };
+  const text = parts.length === 0 ? original : parts.join('') + original.slice(copiedTo);
+  return { text, origins };
+}
+
+/**
+ * Where each code unit of {@link readable}'s text comes from: the original's `[from, to)`. The text is runs copied
+ * from the original unit for unit, between blocks whose every unit comes from one original character (its NFKC form,
+ * or both halves of a surrogate pair: `[i, i + width)`) or from none (an inserted space: `[i, i)`). Kept as those
+ * segments, not as two numbers per unit: only the few units where a link or an address starts or ends are asked for.
+ */
+class Origins {
+  /** Where each segment starts in the text, in order. */
+  private readonly textAt: number[] = [0];
+  /** A block's original start; for a run, what its text index exceeds its original index by. */
+  private readonly fromOrShift: number[] = [0];
+  /** A block's original end; -1 for a run. */
+  private readonly toAt: number[] = [-1];
+  /** Text index minus original index where the text is a run. */
+  private shift = 0;
+
+  constructor(private readonly originalLength: number) {}
+
+  /**
+   * `units` code units of the text from the original `[i, resume)` each (a space inserted before original `i`:
+   * `resume` is `i`); the text goes on as a run from original `resume`.
+   */
+  block(i: number, units: number, resume: number): void {
+    const at = i + this.shift;
+    this.shift += units - (resume - i);
+    if (units > 0) this.push(at, i, resume);
+    this.push(at + units, this.shift, -1);
+  }
+
+  /** Where the original character behind text unit `j` starts; the original's length outside the text. */
+  from(j: number, textLength: number): number {
+    if (!(j >= 0 && j < textLength)) return this.originalLength;
+    const k = this.segmentOf(j);
+    return this.toAt[k] === -1 ? j - this.fromOrShift[k]! : this.fromOrShift[k]!;
+  }
+
+  /** Where the original character behind text unit `j` ends; the original's length outside the text. */
+  to(j: number, textLength: number): number {
+    if (!(j >= 0 && j < textLength)) return this.originalLength;
+    const k = this.segmentOf(j);
+    return this.toAt[k] === -1 ? j - this.fromOrShift[k]! + 1 : this.toAt[k]!;
+  }
+
+  private push(textAt: number, fromOrShift: number, to: number): void {
+    // A segment that starts where the last one does replaces it: the last one holds no unit.
+    const last = this.textAt.length - 1;
+    if (this.textAt[last] === textAt) {
+      this.fromOrShift[last] = fromOrShift;
+      this.toAt[last] = to;
+      return;
+    }
+    this.textAt.push(textAt);
+    this.fromOrShift.push(fromOrShift);
+    this.toAt.push(to);
+  }
+
+  /** The last segment starting at or before `j`. */
+  private segmentOf(j: number): number {
+    let low = 0;
+    let high = this.textAt.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (this.textAt[middle]! <= j) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
+}
+
+// What one code unit is, worked out the first time it is met and kept: 0 not yet known. Japanese repeats a few
+// thousand characters, and a table of every code unit is 64 KB, bounded whatever a text holds.
+const UNKNOWN = 0;
+const YES = 1;
+const NO = 2;
+const foldsToItselfByUnit = new Uint8Array(0x10000);
+const cjkByUnit = new Uint8Array(0x10000);
+
+/** Whether NFKC leaves the character of this code unit (not half of a surrogate pair) as it is. */
+function foldsToItself(unit: number): boolean {
+  let known = foldsToItselfByUnit[unit]!;
+  if (known === UNKNOWN) {
+    const ch = String.fromCharCode(unit);
+    known = ch.normalize('NFKC') === ch ? YES : NO;
+    foldsToItselfByUnit[unit] = known;
+  }
+  return known === YES;
+}
+
+/** {@link CJK} of one code unit. */
+function isCjk(unit: number): boolean {
+  let known = cjkByUnit[unit]!;
+  if (known === UNKNOWN) {
+    known = CJK.test(String.fromCharCode(unit)) ? YES : NO;
+    cjkByUnit[unit] = known;
+  }
+  return known === YES;
 }
 
 // NFKC one character at a time keeps the way back to the original, but `normalize` per character is slow on a long
-// knowledge text; characters repeat, so their forms are kept (ASCII never changes). Bounded: cleared when full.
+// knowledge text; the characters it changes (and those of two code units) repeat, so their forms are kept. Bounded:
+// cleared when full.
 const folds = new Map<string, string>();
 const FOLDS_KEPT = 20_000;
 
 function nfkc(ch: string): string {
-  if (ch < '\u0080') return ch;
   let folded = folds.get(ch);
   if (folded === undefined) {
     folded = ch.normalize('NFKC');
@@ -381,12 +515,28 @@ function nfkc(ch: string): string {
   return folded;
 }
 
-function breaksBetween(before: string, after: string): boolean {
-  // Only where ASCII meets what is not (the common case, two of a kind, costs no pattern test).
-  const beforeIsAscii = before < '\u0080';
-  if (beforeIsAscii === after < '\u0080') return false;
-  if (!beforeIsAscii) return STARTS_AFTER_CJK.test(after) && CJK.test(before);
-  return ENDS_BEFORE_CJK.test(before) && !JOINS_CJK.test(before) && CJK.test(after);
+/** Whether a space goes between the code units `before` and `after` (see {@link CJK}). */
+function breaksBetween(before: number, after: number): boolean {
+  // Only where ASCII meets what is not (the common case, two of a kind, costs no table look-up).
+  const beforeIsAscii = before < 0x80;
+  if (beforeIsAscii === after < 0x80) return false;
+  if (!beforeIsAscii) return startsAfterCjk(after) && isCjk(before);
+  return endsBeforeCjk(before) && !joinsCjk(before) && isCjk(after);
+}
+
+/** What takes a space before it after Japanese: `[A-Za-z0-9/]`. */
+function startsAfterCjk(unit: number): boolean {
+  return (unit >= 0x41 && unit <= 0x5a) || (unit >= 0x61 && unit <= 0x7a) || (unit >= 0x30 && unit <= 0x39) || unit === 0x2f;
+}
+
+/** What takes a space after it before Japanese, unless it {@link joinsCjk}: `[!-~]`. */
+function endsBeforeCjk(unit: number): boolean {
+  return unit >= 0x21 && unit <= 0x7e;
+}
+
+/** What stays joined to the Japanese after it, as inside a host (`xyz-サポート.com`) or an address: `[./\-@]`. */
+function joinsCjk(unit: number): boolean {
+  return unit === 0x2e || unit === 0x2f || unit === 0x2d || unit === 0x40;
 }
 
 /** A domain as hosts are compared: NFKC, lower-case, punycode, without leading or trailing dots. */

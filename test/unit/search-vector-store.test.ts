@@ -124,6 +124,24 @@ describe('LiveIndexFile', () => {
     expect(await reader.current()).toBe(text.slice(3));
   });
 
+  // A search during a rebuild in the same process, or a worker searching for many tickets, reads the index again and
+  // again: each look at the file must let the rest of the process (the rebuild's writes, timers, sockets) go on.
+  it('lets the process go on between the looks of a caller that reads it in a loop', async () => {
+    const file = path.join(dir, 'x.idx');
+    await writeFile(file, 'ok:one');
+    const reader = new LiveIndexFile({ file, decode, log });
+    expect(await reader.current()).toBe('one');
+    let timerFired = false;
+    setTimeout(() => (timerFired = true), 0);
+    let reads = 0;
+    // Bounded: a look that never yields would spin here for ever, with vitest's own timeout unable to fire.
+    while (!timerFired && reads < 100_000) {
+      expect(await reader.current()).toBe('one');
+      reads++;
+    }
+    expect(timerFired).toBe(true);
+  });
+
   it('with checkIntervalMs, does not look at the file again within the interval', async () => {
     const file = path.join(dir, 'x.idx');
     await writeFile(file, 'ok:first');

@@ -110,6 +110,35 @@ describe('foreignLinks', () => {
     expect(foreignLinks(draft, allowed)).toEqual([]);
   });
 
+  // The draft is read after NFKC with spaces put in, and what is found is named as the draft writes it: characters of
+  // two code units, and characters NFKC writes as several, are cut out whole.
+  it.each<[string, string, string[]]>([
+    ['a link after an emoji', '😀https://evil.example/x', ['https://evil.example/x']],
+    ['a host in mathematical bold letters', 'https://𝐞𝐯𝐢𝐥.example/verify', ['https://𝐞𝐯𝐢𝐥.example/verify']],
+    ['a bare domain after a character NFKC writes as four', '㍿xyz-login.com にログイン', ['xyz-login.com']],
+    ['ligatures inside a host and an address', 'https://oﬃce-login.example/ と ﬁle@evil.example', ['https://oﬃce-login.example/', 'ﬁle@evil.example']],
+    ['a link between characters of two code units', '𠮷野家https://evil.example/𠮷', ['https://evil.example/']],
+    ['a full-width link of the knowledge beside one that is not', '① ｈｔｔｐｓ：／／ｈｅｌｐ．ｘｙｚ－ｓｙｓｔｅｍ．ｅｘａｍｐｌｅ．ｊｐ ② ｈｔｔｐｓ：／／ｅｖｉｌ．ｅｘａｍｐｌｅ', ['ｈｔｔｐｓ：／／ｅｖｉｌ．ｅｘａｍｐｌｅ']],
+    ['a bare domain after half-width katakana', 'ﾛｸﾞｲﾝはxyz-login.comで', ['xyz-login.com']],
+    ['an address with a combining accent', 'e\u0301vil@evil.example', ['e\u0301vil@evil.example']],
+  ])('%s', (_what, draft, expected) => {
+    expect(foreignLinks(draft, allowed)).toEqual(expected);
+  });
+
+  // What the knowledge holds around a draft's hosts is kept from one draft to the next: it vouches for the hosts it
+  // was read for, and a draft naming another host has the knowledge read for that one.
+  it('vouches with the knowledge as read for each draft’s own hosts', () => {
+    // Far enough apart that the text around one host does not reach the other.
+    const page = `ログイン https://app.xyz-system.example.jp/login ${'設定 '.repeat(500)}お知らせ https://news.xyz-system.example.jp/2026`;
+    const site = { knowledge: [page], trustedDomains: [], addresses: [] };
+    for (let round = 0; round < 2; round++) {
+      expect(foreignLinks('https://app.xyz-system.example.jp/login', site)).toEqual([]);
+      expect(foreignLinks('https://news.xyz-system.example.jp/2026', site)).toEqual([]);
+      expect(foreignLinks('https://news.xyz-system.example.jp/2027', site)).toEqual(['https://news.xyz-system.example.jp/2027']);
+      expect(foreignLinks('https://app.xyz-system.example.jp/login と https://evil.example/login', site)).toEqual(['https://evil.example/login']);
+    }
+  });
+
   it('compares whole addresses: a shortened one is not vouched for by the knowledge', () => {
     const shop = { knowledge: ['お問い合わせはサポート窓口 support@xyz-system.co.jp までご連絡ください。', '請求については billing@xyz.com.au へ。'], trustedDomains: [], addresses: [] };
     expect(foreignLinks('返金手続きは support@xyz-system.co までお送りください。', shop)).toEqual(['support@xyz-system.co']);
