@@ -11,9 +11,10 @@
  * hosts in any script (`https://хуз-support.com`). The draft is read after NFKC (full-width `ｈｔｔｐｓ：／／` is
  * `https://`), and hosts are compared in their ASCII (punycode) form, so a look-alike never equals the real host.
  */
+import { createRequire } from 'node:module';
 import { domainToASCII, domainToUnicode } from 'node:url';
 import LinkifyIt from 'linkify-it';
-import { phoneNumbersIn } from '../knowledge/personal-data.js';
+import { phoneNumberDigits, phoneNumbersIn } from '../knowledge/personal-data.js';
 import { comparableAddress, StringMemo } from '../mail/addresses.js';
 
 /** What may appear in a reply besides what the knowledge holds. */
@@ -29,10 +30,13 @@ export interface AllowedLinks {
 /** Reasons name this many links; the rest are counted. */
 const NAMED_IN_REASON = 3;
 
-// linkify-it knows the common generic TLDs and every country code; these are added because a bare domain on them is a
-// link in Gmail too, and they are where phishing pages live (app, xyz, top, online, support, help…). File-name
-// extensions that are also TLDs (zip, mov) are left out: "logs.zip" in a reply is a file far more often than a site.
+// linkify-it knows the common generic TLDs and every country code; every other TLD of IANA's list (the `tlds`
+// package) is added, because a bare domain on any of them opens in a browser, and phishing pages live on the new ones
+// (xyz, top, tokyo, ninja…): a short list of common ones missed most of them. TLDs that are also common file-name
+// extensions are left out: "logs.zip" or "Main.java" in a reply is a file far more often than a site.
 // The reserved names (RFC 2606, 6761) never resolve publicly, but tests and sample manuals write their hosts on them.
+const FILE_EXTENSION_TLDS = new Set(['zip', 'mov', 'java', 'data', 'new', 'cab', 'run']);
+const IANA_TLDS = (createRequire(import.meta.url)('tlds') as string[]).filter((tld) => !FILE_EXTENSION_TLDS.has(tld));
 const MORE_TLDS = [
   'app', 'dev', 'xyz', 'top', 'online', 'site', 'club', 'live', 'store', 'cloud', 'tech', 'link', 'click', 'page', 'icu',
   'vip', 'work', 'email', 'support', 'help', 'services', 'website', 'space', 'life', 'world', 'today', 'fun', 'buzz',
@@ -42,7 +46,19 @@ const MORE_TLDS = [
   'wiki', 'zone', 'monster', 'quest', 'lat',
   'example', 'test', 'invalid', 'localhost',
 ];
-const linkify = new LinkifyIt().tlds(MORE_TLDS, true);
+const linkify = new LinkifyIt().tlds([...new Set([...IANA_TLDS, ...MORE_TLDS])], true);
+// The TLDs read before the whole list was: linkify-it's own (every two-letter one too) and MORE_TLDS.
+const FIRST_TLDS = new Set([...MORE_TLDS, 'biz', 'com', 'edu', 'gov', 'net', 'org', 'pro', 'web', 'xxx', 'aero', 'asia', 'coop', 'info', 'museum', 'name', 'shop']);
+/**
+ * A sentence run on after its full stop ("…with delays.You will…"): the whole list holds English words (you, one,
+ * now, best…), and a word written capitalised right after a dot is the next sentence far more often than a host. Only
+ * for the TLDs the whole list added, so what was read as a link before still is.
+ */
+function runOnSentence(raw: string): boolean {
+  const host = raw.split(/[/?#:]/, 1)[0] ?? '';
+  const tld = host.slice(host.lastIndexOf('.') + 1);
+  return tld.length > 2 && !FIRST_TLDS.has(tld.toLowerCase()) && /^\p{Lu}\p{Ll}+$/u.test(tld);
+}
 
 // Product names whose last part happens to be a TLD: a mail client links `ASP.NET` to Microsoft's asp.net, nothing an
 // instruction could redirect. Written exactly so; `asp.net/login` is still a link.
@@ -216,7 +232,8 @@ function textAround(original: string, names: RegExp | 'whole'): string {
 }
 
 function phoneDigits(phone: string): string {
-  return phone.normalize('NFKC').replace(/\D/g, '');
+  // Kanji numerals too: read as no digits, any two numbers written in them would compare equal.
+  return phoneNumberDigits(phone.normalize('NFKC'));
 }
 
 /**
@@ -264,7 +281,7 @@ function linksAndAddressesIn(original: string): Found[] {
   const rest = blanked(afterLinks, addresses.map((match) => [match.index, match.index + match[0].length]));
   if (MAY_HOLD_BARE_LINK.test(rest)) {
     for (const match of linkify.match(withoutMarkup(rest)) ?? []) {
-      if (match.schema !== '' || PRODUCT_NAMES.has(match.raw) || VERSION.test(match.raw)) continue;
+      if (match.schema !== '' || PRODUCT_NAMES.has(match.raw) || VERSION.test(match.raw) || runOnSentence(match.raw)) continue;
       found.push(linkFound(original, span(match.index, match.lastIndex), match.url));
     }
   }

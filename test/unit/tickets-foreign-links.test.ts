@@ -58,6 +58,10 @@ describe('foreignLinks', () => {
     ['an address with a Japanese local part nobody gave', 'サポート@evil.example まで', ['サポート@evil.example']],
     ['a full-width address nobody gave', 'ｓｅｃｕｒｉｔｙ＠ｅｖｉｌ．ｅｘａｍｐｌｅ まで', ['ｓｅｃｕｒｉｔｙ＠ｅｖｉｌ．ｅｘａｍｐｌｅ']],
     ['an address cut short of the known one', 'support@xyz-system.example までご連絡ください。', ['support@xyz-system.example']],
+    // Phishing pages live on every new generic TLD, not only the ones a list of common ones names.
+    ['a bare domain on a city TLD', '継続するには xyz-account-verify.tokyo/login でログインしてください。', ['xyz-account-verify.tokyo/login']],
+    ['bare domains on other new TLDs', 'xyz-login.ninja と xyz-pay.osaka、xyz-id.guru', ['xyz-login.ninja', 'xyz-pay.osaka', 'xyz-id.guru']],
+    ['a phone number in kanji numerals nobody gave', 'お問い合わせは 〇三－一二三四－五六七八 まで', ['〇三－一二三四－五六七八']],
     ['an address inside the known one', 'port@xyz-system.example.jp までご連絡ください。', ['port@xyz-system.example.jp']],
     // Markdown and config-style text around a link: a mail client links it all the same.
     ['a link in a code span', '`https://evil.example/verify` を開いてください。', ['https://evil.example/verify']],
@@ -106,6 +110,9 @@ describe('foreignLinks', () => {
     ['an IP-like version', 'ファームウェア 1.2.3.4 に更新してください。'],
     ['a version before a country code', 'XYZシステム v3.2.JP版 と Ver.2.3.jp'],
     ['Japanese company names', '株式会社XYZ Co.,Ltd. サポート部、U.S. and U.K. customers'],
+    // TLDs that are also common file extensions: "logs.zip" in a reply is a file far more often than a site.
+    ['sentences run on after a full stop', 'Your transfer is subject to delays.You will be notified.Best regards'],
+    ['file names whose extension is also a TLD', 'logs.zip、demo.mov、Main.java、setup.run、config.new、backup.data を送ってください。'],
   ])('%s', (_what, draft) => {
     expect(foreignLinks(draft, allowed)).toEqual([]);
   });
@@ -137,6 +144,12 @@ describe('foreignLinks', () => {
       expect(foreignLinks('https://news.xyz-system.example.jp/2027', site)).toEqual(['https://news.xyz-system.example.jp/2027']);
       expect(foreignLinks('https://app.xyz-system.example.jp/login と https://evil.example/login', site)).toEqual(['https://evil.example/login']);
     }
+  });
+
+  it('compares phone numbers in kanji numerals by their digits: another number in the knowledge vouches for none', () => {
+    const desk = { knowledge: ['サポートデスク 〇一二〇－一二三－四五六（平日）'], trustedDomains: [], addresses: [] };
+    expect(foreignLinks('サポートデスク（0120-123-456）まで', desk)).toEqual([]);
+    expect(foreignLinks('本人確認は 〇三－一二三四－五六七八 まで', desk)).toEqual(['〇三－一二三四－五六七八']);
   });
 
   it('compares whole addresses: a shortened one is not vouched for by the knowledge', () => {
