@@ -19,37 +19,18 @@ import {
   type ReplyDecision,
 } from '../../src/mail/classify.js';
 import { parseInboundMail, type InboundMail } from '../../src/mail/parse.js';
+import { inboundMail } from '../support/inbound-mail.js';
 
 const ctx = { ourAddresses: ['Helpdesk <support@support.example>', 'help@support.example'] };
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/mail');
 
-function mailWith(overrides: Partial<InboundMail> = {}): InboundMail {
-  return {
-    messageId: '<m1@customer.example>',
-    from: { address: 'taro@customer.example', name: 'Taro' },
-    replyTo: undefined,
-    to: [{ address: 'support@support.example', name: '' }],
-    cc: [],
-    subject: 'Question',
-    date: undefined,
-    inReplyTo: undefined,
-    references: [],
-    headers: {},
-    contentType: 'text/plain',
-    text: 'ログインできません。どうすればよいですか。',
-    question: 'ログインできません。どうすればよいですか。',
-    attachments: [],
-    parseWarnings: [],
-    ...overrides,
-  };
-}
 
 const OUR_REPLY = '<our-reply-1@support.example>';
 const toUs = { inReplyTo: OUR_REPLY, references: ['<q-1@customer.example>', OUR_REPLY] };
 const toSomeoneElse = { inReplyTo: '<q-1@customer.example>', references: ['<q-1@customer.example>'] };
 const words = (question: string): Partial<InboundMail> => ({ question, text: question });
 
-const held = (overrides: Partial<InboundMail>): boolean => senderVerificationOf(mailWith(overrides), ctx) !== undefined;
+const held = (overrides: Partial<InboundMail>): boolean => senderVerificationOf(inboundMail(overrides), ctx) !== undefined;
 
 // What the guards write, from their templates (TMDA's confirm_request.txt, BoxTrapper's verify form, Boxbe's and
 // Bluebottle's notices, SpamArrest's request) and the audit's Japanese sample.
@@ -93,7 +74,7 @@ describe('a spam guard asking us to confirm that we are a sender', () => {
     ['「送信者確認のお願い」 alone in a reply to our reply', { subject: '送信者確認のお願い', ...toUs, ...words(JA_GUARD_NO_HOLD) }],
     ['"Please verify your email address" alone in a reply to our reply', { subject: 'Please verify your email address', ...toUs, ...words('https://guard.example/v/123') }],
   ])('%s is held for a person', (_name, overrides) => {
-    expect(senderVerificationOf(mailWith(overrides), ctx)).toBeDefined();
+    expect(senderVerificationOf(inboundMail(overrides), ctx)).toBeDefined();
   });
 
   it.each<[string, Partial<InboundMail>]>([
@@ -128,12 +109,12 @@ describe('a spam guard asking us to confirm that we are a sender', () => {
   });
 
   it('names what decided and the Message-IDs of ours it answers, In-Reply-To first', () => {
-    expect(senderVerificationOf(mailWith({ subject: '【送信者確認】メールアドレスの確認をお願いします', ...toUs, references: [OUR_REPLY, '<older@support.example>'] }), ctx)).toEqual({
+    expect(senderVerificationOf(inboundMail({ subject: '【送信者確認】メールアドレスの確認をお願いします', ...toUs, references: [OUR_REPLY, '<older@support.example>'] }), ctx)).toEqual({
       detail: 'Subject: 【送信者確認】メールアドレスの確認をお願いします',
       ourMessageIds: [OUR_REPLY, '<older@support.example>'],
     });
-    expect(senderVerificationOf(mailWith({ subject: 'x', headers: { 'x-spamarrest-noauth': ['1'] } }), ctx)).toEqual({ detail: 'X-Spamarrest-noauth: 1', ourMessageIds: [] });
-    expect(senderVerificationOf(mailWith({ subject: 'Re: Cannot log in', ...toUs, ...words(BOXBE) }), ctx)?.detail).toBe('the text begins “Hello John Smith, Your message about "Cannot log in" has been waitlisted. Please…”');
+    expect(senderVerificationOf(inboundMail({ subject: 'x', headers: { 'x-spamarrest-noauth': ['1'] } }), ctx)).toEqual({ detail: 'X-Spamarrest-noauth: 1', ourMessageIds: [] });
+    expect(senderVerificationOf(inboundMail({ subject: 'Re: Cannot log in', ...toUs, ...words(BOXBE) }), ctx)?.detail).toBe('the text begins “Hello John Smith, Your message about "Cannot log in" has been waitlisted. Please…”');
   });
 
   // The opening's words alone may be a customer's (their question without a question mark): they park the request, but
@@ -145,8 +126,8 @@ describe('a spam guard asking us to confirm that we are a sender', () => {
     ["the text's opening alone", true, { subject: 'ご確認ください', ...toUs, ...words(JA_GUARD) }],
     ["Boxbe's text, its link's query aside", true, { subject: 'Re: Cannot log in', ...toUs, ...words(BOXBE) }],
   ])('held by %s: wordsOnly is %s', (_name, wordsOnly, overrides) => {
-    expect(senderVerificationOf(mailWith(overrides), ctx)).toMatchObject({ ourMessageIds: expect.any(Array) });
-    expect(senderVerificationOf(mailWith(overrides), ctx)?.wordsOnly).toBe(wordsOnly);
+    expect(senderVerificationOf(inboundMail(overrides), ctx)).toMatchObject({ ourMessageIds: expect.any(Array) });
+    expect(senderVerificationOf(inboundMail(overrides), ctx)?.wordsOnly).toBe(wordsOnly);
   });
 
   it.each<[string, Partial<InboundMail>]>([

@@ -21,6 +21,7 @@ import {
 } from '../../src/mail/classify.js';
 import type { MailAddress } from '../../src/mail/addresses.js';
 import { parseInboundMail, type InboundMail } from '../../src/mail/parse.js';
+import { inboundMail } from '../support/inbound-mail.js';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/mail');
 
@@ -42,24 +43,8 @@ const groupBeside: OwnMailboxes = {
 const PARKED = /^list mail that copies our address: /;
 
 function mailWith(overrides: Partial<InboundMail> = {}): InboundMail {
-  return {
-    messageId: '<m1@customer.example>',
-    from: { address: 'taro@customer.example', name: 'Taro' },
-    replyTo: undefined,
-    to: [{ address: 'support@support.example', name: '' }],
-    cc: [],
-    subject: 'バックアップの保存期間',
-    date: undefined,
-    inReplyTo: undefined,
-    references: [],
-    headers: {},
-    contentType: 'text/plain',
-    text: 'バックアップの保存期間は何日でしょうか。',
-    question: 'バックアップの保存期間は何日でしょうか。',
-    attachments: [],
-    parseWarnings: [],
-    ...overrides,
-  };
+  const question = 'バックアップの保存期間は何日でしょうか。';
+  return inboundMail({ subject: 'バックアップの保存期間', text: question, question, ...overrides });
 }
 
 const rcpt = (...addresses: string[]): MailAddress[] => addresses.map((address) => ({ address, name: '' }));

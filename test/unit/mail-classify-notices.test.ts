@@ -11,30 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { decideReply, ignoreReasonText, REPLY_SIGNAL_HEADERS, replySignalsOf, type IgnoreReason } from '../../src/mail/classify.js';
 import { parseInboundMail, type InboundMail } from '../../src/mail/parse.js';
+import { inboundMail } from '../support/inbound-mail.js';
 
 const ctx = { ourAddresses: ['Helpdesk <support@support.example>', 'help@support.example'], loopMarker: 'helpdesk-worker' };
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/mail');
 
-function mailWith(overrides: Partial<InboundMail> = {}): InboundMail {
-  return {
-    messageId: '<m1@customer.example>',
-    from: { address: 'taro@customer.example', name: 'Taro' },
-    replyTo: undefined,
-    to: [{ address: 'support@support.example', name: '' }],
-    cc: [],
-    subject: 'Question',
-    date: undefined,
-    inReplyTo: undefined,
-    references: [],
-    headers: {},
-    contentType: 'text/plain',
-    text: 'ログインできません。どうすればよいですか。',
-    question: 'ログインできません。どうすればよいですか。',
-    attachments: [],
-    parseWarnings: [],
-    ...overrides,
-  };
-}
 
 const toUs = { inReplyTo: '<our-reply-1@support.example>', references: ['<our-reply-1@support.example>'] };
 const toSomeoneElse = { inReplyTo: '<q-1@customer.example>', references: ['<q-1@customer.example>'] };
@@ -80,8 +61,8 @@ describe('a bracketed notice name anywhere in the subject', () => {
     // On a reply to one of our Message-IDs the tag decides as before.
     ['a reply to our mail, a noun after the tag', { subject: '【自動返信】機能が動作しない', ...toUs }, 'auto-reply'],
   ])('%s → %s', (_name, overrides, expected) => {
-    expect(outcome(mailWith(overrides))).toBe(expected);
-    if (expected !== 'answer') expect(decideReply(mailWith(overrides), ctx)).toMatchObject({ detail: `Subject: ${overrides.subject}` });
+    expect(outcome(inboundMail(overrides))).toBe(expected);
+    if (expected !== 'answer') expect(decideReply(inboundMail(overrides), ctx)).toMatchObject({ detail: `Subject: ${overrides.subject}` });
   });
 });
 
@@ -96,7 +77,7 @@ it.each<[string, Partial<InboundMail>, IgnoreReason | 'answer']>([
   ['a pasted notice, then a long run of spaces', { subject: 'Re: s', question: `※このメールは自動送信されています。${' '.repeat(300_000)}`, ...toUs }, 'auto-reply'],
   ['the start of a notice, then spaces', { subject: 'Re: s', question: `このメールは${' '.repeat(300_000)}`, ...toUs }, 'answer'],
 ])('a hostile mail (%s) is decided in one pass', { timeout: 20_000 }, (_what, overrides, expected) => {
-  expect(outcome(mailWith(overrides))).toBe(expected);
+  expect(outcome(inboundMail(overrides))).toBe(expected);
 });
 
 describe('a plain-text read receipt on a reply', () => {
@@ -108,11 +89,11 @@ describe('a plain-text read receipt on a reply', () => {
     ['a reply that writes about read receipts', { subject: '開封済みの通知について', ...toUs }, 'answer'],
     ['a reply whose subject starts with the word Read', { subject: 'Reading the invoice', ...toUs }, 'answer'],
   ])('%s → %s', (_name, overrides, expected) => {
-    expect(outcome(mailWith(overrides))).toBe(expected);
+    expect(outcome(inboundMail(overrides))).toBe(expected);
   });
 
   it('says it is a read receipt', () => {
-    const decision = decideReply(mailWith({ subject: '開封済み: Re: ログインできません', ...toUs }), ctx);
+    const decision = decideReply(inboundMail({ subject: '開封済み: Re: ログインできません', ...toUs }), ctx);
     expect(decision.answer === false && ignoreReasonText(decision)).toBe('read receipt: Subject: 開封済み: Re: ログインできません');
   });
 });
@@ -138,7 +119,7 @@ describe('own words that begin by saying the mail was sent automatically', () =>
     ['sample 11e\'s text in a reply to us', { subject: 'Re: ログインできません', ...words(AUTO_ACK), ...toUs }, 'auto-reply'],
     ['a notice whose link has a query', { subject: 'Re: ログインできません', ...words('※このメールは自動送信されています。\n山田は11月25日まで不在にしております。\nよくあるご質問: https://www.customer.example/faq?id=12'), ...toUs }, 'auto-reply'],
   ])('%s → %s', (_name, overrides, expected) => {
-    expect(outcome(mailWith(overrides))).toBe(expected);
+    expect(outcome(inboundMail(overrides))).toBe(expected);
   });
 
   it('decides alike from the signals a ticket records', async () => {
