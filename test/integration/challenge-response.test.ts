@@ -7,35 +7,14 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
+import { describe, expect, it } from 'vitest';
 import { createDashboardApp } from '../../src/server/app.js';
 import type { Ticket } from '../../src/tickets/ticket.js';
-import { buildMail, customerMessageId, ingest, pipelineEnv, removePrefix, startPipelineServers, startRoles, waitForState, type PipelineServers, type RunningRoles } from '../support/pipeline.js';
+import { buildMail, customerMessageId, ingest, waitForState, type RunningRoles } from '../support/pipeline.js';
+import { pipelineSuite } from '../support/pipeline-suite.js';
 
-let servers: PipelineServers;
-const cleanups: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  servers = await startPipelineServers();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  servers.smtp.clear();
-});
-afterAll(async () => {
-  await servers?.stop();
-});
-
-async function run(): Promise<RunningRoles> {
-  const config = parseConfig(pipelineEnv(servers));
-  const running = await startRoles(config);
-  cleanups.push(async () => {
-    await running.stop();
-    await removePrefix(servers.redis.url, config.QUEUE_PREFIX);
-  });
-  return running;
-}
+const suite = pipelineSuite();
+const run = () => suite.run();
 
 /** A customer's question, answered and sent; returns its ticket as sent. */
 async function answered(running: RunningRoles, tag: string, subject = 'ログインできません', body = 'ログインできません。どうすればよいですか。'): Promise<Ticket> {
@@ -112,7 +91,7 @@ describe("a customer's spam guard holding our reply", () => {
     expect(detail).toContain('spam guard');
     expect(detail).toContain(`/tickets/${first.ticketId}`);
     // Only the customer's reply went out: nothing to the guard.
-    expect(servers.smtp.messages.map((m) => m.envelope.to)).toEqual([['guarded@customer.example']]);
+    expect(suite.servers.smtp.messages.map((m) => m.envelope.to)).toEqual([['guarded@customer.example']]);
   });
 
   it('without a Message-ID of ours (25b), or with one no ticket has, is parked all the same', async () => {
@@ -139,7 +118,7 @@ describe("a customer's spam guard holding our reply", () => {
         "sender verification: the customer's spam guard holds our reply <reply-removed-long-ago@helpdesk.test> until someone confirms; a person decides whether to (Subject: 【送信者確認】メールアドレスの確認をお願いします)",
     });
     expect((await running.store.bouncedReplies(10)).total).toBe(0);
-    expect(servers.smtp.messages).toHaveLength(0);
+    expect(suite.servers.smtp.messages).toHaveLength(0);
   });
 
   it('a customer asking how to verify an address, new or in a reply to ours, is answered', async () => {

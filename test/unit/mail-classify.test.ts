@@ -17,29 +17,13 @@ import {
   type OwnMailboxes,
 } from '../../src/mail/classify.js';
 import { parseInboundMail, type InboundMail } from '../../src/mail/parse.js';
+import { inboundMail } from '../support/inbound-mail.js';
 
 const ctx = { ourAddresses: ['Helpdesk <support@support.example>', 'help@support.example'], loopMarker: 'helpdesk-worker' };
 
 /** A human customer mail; rows override headers or addresses. */
 function mailWith(overrides: Partial<InboundMail> = {}): InboundMail {
-  return {
-    messageId: '<m1@customer.example>',
-    from: { address: 'taro@customer.example', name: 'Taro' },
-    replyTo: undefined,
-    to: [{ address: 'support@support.example', name: '' }],
-    cc: [],
-    subject: 'Question',
-    date: undefined,
-    inReplyTo: undefined,
-    references: [],
-    headers: {},
-    contentType: 'text/plain',
-    text: 'How do I reset my password?',
-    question: 'How do I reset my password?',
-    attachments: [],
-    parseWarnings: [],
-    ...overrides,
-  };
+  return inboundMail({ text: 'How do I reset my password?', question: 'How do I reset my password?', ...overrides });
 }
 
 const from = (address: string): Partial<InboundMail> => ({ from: { address, name: '' } });
