@@ -73,8 +73,8 @@ export async function takeOverQuestion(redis: Redis, prefix: string, ticket: Pic
   await CLAIM.run(redis, [repeatedQuestionKey(prefix, ticket), erasedTicketsKey(prefix)], [ticket.id, windowMs, 'take-over']);
 }
 
-/** How {@link repeatedQuestionReason} starts: a rerun of such a ticket parks its new draft (src/tickets/review.ts). */
-export const REPEATED_QUESTION_PREFIX = 'repeated question:';
+/** How {@link repeatedQuestionReason} starts. */
+const REPEATED_QUESTION_PREFIX = 'repeated question:';
 
 /** Why a later copy is parked, naming the first and how long ago it came. */
 export function repeatedQuestionReason(first: Pick<Ticket, 'id' | 'state' | 'createdAt'>, now: Date): string {

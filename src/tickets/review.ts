@@ -20,7 +20,6 @@ import { createLogger } from '../logger.js';
 import { answerTicketJob, proposeLearnedAnswerJob, sendReplyJob, type JobTuning } from '../queues/job-options.js';
 import type { Queues } from '../queues/registry.js';
 import { approvalRecord } from './outcome.js';
-import { REPEATED_QUESTION_PREFIX } from './repeated-question.js';
 import { IllegalTransitionError, TICKET_ID_PATTERN, describeBounce, jobGeneration, type Acknowledgement, type Ticket, type TicketPatch, type TicketState } from './ticket.js';
 import { TicketConflictError, TicketNotFoundError, type TicketStore } from './ticket-store.js';
 
@@ -457,9 +456,9 @@ export async function rerunAgent(deps: RerunDeps, request: RerunRequest): Promis
   }
   const refused = whyNoNewDraft(ticket);
   if (refused) return { outcome: 'conflict', message: refused, state: ticket.state };
-  // The customer already has an automatic reply to this question, or a check parked the mail before any run: those
-  // checks do not run again on a rerun, so the new draft is for a person, from a terminal too.
-  if (ticket.reason?.startsWith(REPEATED_QUESTION_PREFIX) || parkedBeforeAgent(ticket)) request = { ...request, forReview: true };
+  // A check parked the mail before any run (a repeated question, whose customer already has an automatic reply, among
+  // them): those checks do not run again on a rerun, so the new draft is for a person, from a terminal too.
+  if (parkedBeforeAgent(ticket)) request = { ...request, forReview: true };
   let requeued: Ticket;
   try {
     requeued = await deps.store.transition(ticket.id, { from: ['parked'], to: 'processing', actor: operatorActor(request.operator), note: RERUN_NOTE, current: ticket });
