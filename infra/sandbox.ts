@@ -60,7 +60,7 @@ async function serve(withLlm: boolean): Promise<number> {
     const redis = await start(startRedis(), (r) => r.stop());
     const imap = await start(startDovecot({ user: 'support@helpdesk.test', password: 'support' }), (i) => i.stop());
     const smtp = await start(startSmtpReceiver(), (m) => m.stop());
-    const llm = withLlm ? await start(startOpenAIServer({ handler: scriptedModel({ judgeRelevance: true }) }), (l) => l.close()) : undefined;
+    const llm = withLlm ? await start(startOpenAIServer({ handler: scriptedModel({ judgeRelevance: true, tools: 'both' }) }), (l) => l.close()) : undefined;
     servers = { redis, imap, smtp, llm };
   } catch (err) {
     await Promise.allSettled(started.map((stop) => stop()));

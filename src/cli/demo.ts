@@ -149,7 +149,7 @@ async function main(): Promise<void> {
     startRedis(),
     startDovecot({ user: SUPPORT, password: 'support' }),
     startSmtpReceiver(),
-    model.OPENAI_API_KEY || model.OPENAI_BASE_URL ? Promise.resolve(undefined) : startOpenAIServer({ handler: scriptedModel({ judgeRelevance: true }) }),
+    model.OPENAI_API_KEY || model.OPENAI_BASE_URL ? Promise.resolve(undefined) : startOpenAIServer({ handler: scriptedModel({ judgeRelevance: true, tools: 'both' }) }),
     reserveDashboardPort(),
   ]);
   const port = reserved.port;
