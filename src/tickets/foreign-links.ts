@@ -32,11 +32,9 @@ const NAMED_IN_REASON = 3;
 
 // linkify-it knows the common generic TLDs and every country code; every other TLD of IANA's list (the `tlds`
 // package) is added, because a bare domain on any of them opens in a browser, and phishing pages live on the new ones
-// (xyz, top, tokyo, ninja…): a short list of common ones missed most of them. TLDs that are also common file-name
-// extensions are left out: "logs.zip" or "Main.java" in a reply is a file far more often than a site.
+// (xyz, top, tokyo, ninja, zip, mov…): a short list of common ones missed most of them.
 // The reserved names (RFC 2606, 6761) never resolve publicly, but tests and sample manuals write their hosts on them.
-const FILE_EXTENSION_TLDS = new Set(['zip', 'mov', 'java', 'data', 'new', 'cab', 'run']);
-const IANA_TLDS = (createRequire(import.meta.url)('tlds') as string[]).filter((tld) => !FILE_EXTENSION_TLDS.has(tld));
+const IANA_TLDS = createRequire(import.meta.url)('tlds') as string[];
 const MORE_TLDS = [
   'app', 'dev', 'xyz', 'top', 'online', 'site', 'club', 'live', 'store', 'cloud', 'tech', 'link', 'click', 'page', 'icu',
   'vip', 'work', 'email', 'support', 'help', 'services', 'website', 'space', 'life', 'world', 'today', 'fun', 'buzz',
@@ -49,16 +47,44 @@ const MORE_TLDS = [
 const linkify = new LinkifyIt().tlds([...new Set([...IANA_TLDS, ...MORE_TLDS])], true);
 // The TLDs read before the whole list was: linkify-it's own (every two-letter one too) and MORE_TLDS.
 const FIRST_TLDS = new Set([...MORE_TLDS, 'biz', 'com', 'edu', 'gov', 'net', 'org', 'pro', 'web', 'xxx', 'aero', 'asia', 'coop', 'info', 'museum', 'name', 'shop']);
+// TLDs that are also common file-name extensions: "logs.zip", "Main.java", "key.pub" or "bundle.js.map" alone in a
+// reply is a file far more often than a site. A file name has no path, port or query after it: with one
+// ("office-update.zip/setup") it is a site, and .zip and .mov are live TLDs phishing pages use.
+const FILE_EXTENSION_TLDS = new Set(['zip', 'mov', 'java', 'data', 'new', 'cab', 'run', 'pub', 'map']);
+
+/** The host part of a bare domain linkify-it read: what comes before its port, path, query or fragment. */
+function hostOf(raw: string): string {
+  return raw.split(/[/?#:]/, 1)[0] ?? '';
+}
+
+/**
+ * Whether a bare host with nothing after it (see {@link hostOf}) is written as ordinary text, not as a site: a file
+ * name, a company suffix ("ABC CO.LTD", "Co.LLC") or a sentence run on after its full stop. Never with a path, port
+ * or query after the host, which only a link has.
+ */
+function hostWrittenAsText(host: string): boolean {
+  const dot = host.lastIndexOf('.');
+  const label = host.slice(0, dot);
+  const tld = host.slice(dot + 1);
+  return FILE_EXTENSION_TLDS.has(tld.toLowerCase()) || (/^(?:co|corp)$/i.test(label) && /^(?:ltd|inc|llc)$/i.test(tld)) || runOnSentence(label, tld);
+}
+
 /**
  * A sentence run on after its full stop ("…with delays.You will…"): the whole list holds English words (you, one,
- * now, best…), and a word written capitalised right after a dot is the next sentence far more often than a host. Only
- * for the TLDs the whole list added, so what was read as a link before still is.
+ * now, best…), and a capitalised word right after a sentence's last word, one lower-case word, is the next sentence
+ * far more often than a host. A host's labels are the sender's to write in any case ("Secure-Login.Tokyo", which
+ * browsers open as secure-login.tokyo), so nothing else is. Only for the TLDs the whole list added, so what was read
+ * as a link before still is.
  */
-function runOnSentence(raw: string): boolean {
-  const host = raw.split(/[/?#:]/, 1)[0] ?? '';
-  const tld = host.slice(host.lastIndexOf('.') + 1);
-  return tld.length > 2 && !FIRST_TLDS.has(tld.toLowerCase()) && /^\p{Lu}\p{Ll}+$/u.test(tld);
+function runOnSentence(label: string, tld: string): boolean {
+  return tld.length > 2 && !FIRST_TLDS.has(tld.toLowerCase()) && /^\p{Lu}\p{Ll}+$/u.test(tld) && /^\p{Ll}+$/u.test(label);
 }
+
+// Japanese written with ，． (technical and official style) has NFKC make its full stop a dot, and the word after it
+// may be an IDN TLD ("設定完了です．ポイント", セール, クラウド, コム, 家電…): a host's last dot written as `．` between
+// kana or kanji is that sentence's full stop. Read on the original host, whose `．` NFKC has made a `.`.
+const SENTENCE_LETTER = String.raw`[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ーｰ]`;
+const JAPANESE_FULL_STOP = new RegExp(`${SENTENCE_LETTER}．${SENTENCE_LETTER}[^.．]*$`, 'u');
 
 // Product names whose last part happens to be a TLD: a mail client links `ASP.NET` to Microsoft's asp.net, nothing an
 // instruction could redirect. Written exactly so; `asp.net/login` is still a link.
@@ -79,16 +105,20 @@ const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hang
 // it (`,a@b.example`). So links with a scheme or `www.`, and addresses, are read by these patterns, which only need
 // the scheme, `www.` or the `@`; linkify-it reads what is left, for bare domains. A host may be in
 // any script; a path is read in the characters RFC 3986 allows, so Japanese after it is not part of it, and trailing
-// sentence punctuation is dropped.
+// sentence punctuation is dropped. A fully qualified host's root dot (`https://forms.gle./x`) is read with it: the
+// same host, and what follows it is the link's path, not text.
 const HOST = String.raw`(?:[\p{L}\p{N}\p{M}-]+(?:\.[\p{L}\p{N}\p{M}-]+)*|\[[0-9A-Fa-f:.]+\])`;
 const PATH = String.raw`(?:[/?#][A-Za-z0-9\-._~:/?#@!$&*+,;=%]*)?`;
 const SCHEME_LINK = new RegExp(
-  String.raw`(?:(?:https?|ftp):\/\/(?:[\p{L}\p{N}\-._~!$&*+,;=:%]+@)?${HOST}|(?<![\p{L}\p{N}:/])\/\/[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+|(?<![\p{L}\p{N}.\-])www\.${HOST})(?::\d*)?${PATH}`,
+  String.raw`(?:(?:https?|ftp):\/\/(?:[\p{L}\p{N}\-._~!$&*+,;=:%]+@)?${HOST}|(?<![\p{L}\p{N}:/])\/\/[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+|(?<![\p{L}\p{N}.\-])www\.${HOST})(?:\.(?=[/?#:]))?(?::\d*)?${PATH}`,
   'giu',
 );
 // An address's local part may be in any script too (RFC 6531); Japanese before an ASCII one is spaced off by readable().
 const ADDRESS = /(?<![\p{L}\p{N}\p{M}._%+-])[\p{L}\p{N}\p{M}._%+-]+@[\p{L}\p{N}\p{M}-]+(?:\.[\p{L}\p{N}\p{M}-]+)*\.(?:xn--[A-Za-z0-9-]+|[A-Za-z]{2,})/gu;
 const TRAILING = /[.,;:!?*_~]+$/;
+// What linkify-it leaves of a bare host written fully qualified ("forms.gle./x", it stops before the root dot): the
+// dot, and the port and path after it. Sticky: read where the bare host ends.
+const ROOT_DOT_AND_PATH = new RegExp(String.raw`\.(?=[/?#:])(?::\d*)?${PATH}`, 'y');
 // Markup around a bare domain that linkify-it would take for part of it or that stops it from seeing one: backticks
 // and table bars anywhere (neither is a URL character), runs of `*`, `_`, `~` (and a leading `-`) at the edge of a
 // word (`_xyz.com_`, `**xyz.com**`; not `/~user` or `a_b` in a path), and a colon that starts neither a port nor a
@@ -280,10 +310,22 @@ function linksAndAddressesIn(original: string): Found[] {
   for (const match of addresses) found.push(addressFound(original, span(match.index, match.index + match[0].length), match[0]));
   const rest = blanked(afterLinks, addresses.map((match) => [match.index, match.index + match[0].length]));
   for (const match of bareDomainsIn(rest)) {
-    if (match.schema !== '' || PRODUCT_NAMES.has(match.raw) || VERSION.test(match.raw) || runOnSentence(match.raw)) continue;
-    found.push(linkFound(original, span(match.index, match.lastIndex), match.url));
+    if (match.schema !== '' || PRODUCT_NAMES.has(match.raw) || VERSION.test(match.raw)) continue;
+    const host = hostOf(match.raw);
+    const rooted = host === match.raw ? rootDotAndPath(rest, match.lastIndex) : '';
+    if (rooted === '' && host === match.raw && hostWrittenAsText(host)) continue;
+    const hostSpan = span(match.index, match.index + host.length);
+    if (JAPANESE_FULL_STOP.test(original.slice(hostSpan.start, hostSpan.end))) continue;
+    found.push(linkFound(original, span(match.index, match.lastIndex + rooted.length), match.url + rooted));
   }
   return found.sort((a, b) => a.start - b.start);
+}
+
+/** The {@link ROOT_DOT_AND_PATH} at `at` in `text`, without trailing sentence punctuation; '' when there is none. */
+function rootDotAndPath(text: string, at: number): string {
+  if (text.charCodeAt(at) !== 0x2e) return '';
+  ROOT_DOT_AND_PATH.lastIndex = at;
+  return ROOT_DOT_AND_PATH.exec(text)?.[0].replace(TRAILING, '') ?? '';
 }
 
 // Where a bare-domain run ends: a space or a line break. linkify-it reads such a character before or after a link as

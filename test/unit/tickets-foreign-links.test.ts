@@ -61,6 +61,18 @@ describe('foreignLinks', () => {
     // Phishing pages live on every new generic TLD, not only the ones a list of common ones names.
     ['a bare domain on a city TLD', '継続するには xyz-account-verify.tokyo/login でログインしてください。', ['xyz-account-verify.tokyo/login']],
     ['bare domains on other new TLDs', 'xyz-login.ninja と xyz-pay.osaka、xyz-id.guru', ['xyz-login.ninja', 'xyz-pay.osaka', 'xyz-id.guru']],
+    // Browsers and DNS ignore case: a host written in Title Case is the same host, and a forged mail can ask for it so.
+    ['a Title-case host on a new TLD with a path', 'Please verify your account at Secure-Login.Tokyo/verify today.', ['Secure-Login.Tokyo/verify']],
+    ['a Title-case host with a path written against Japanese', 'ログインはXyz-Account-Verify.Tokyo/loginから確認してください。', ['Xyz-Account-Verify.Tokyo/login']],
+    ['a Title-case TLD with a path', 'お問い合わせはxyz-support.Ninja/formまで', ['xyz-support.Ninja/form']],
+    ['a bare Title-case host of more than one word', 'Sign in at Secure-Login.Tokyo to keep your account.', ['Secure-Login.Tokyo']],
+    // TLDs that are also file extensions (zip, mov, run…) are live ones: with a path, port or query it is a site.
+    ['a host on .zip with a path', 'Download the fix from office-update.zip/setup now.', ['office-update.zip/setup']],
+    ['a host on .mov with a query', 'Watch the guide at xyz-help.mov/watch?id=1', ['xyz-help.mov/watch?id=1']],
+    ['a host on .run with a path', 'Open support-portal.run/login to continue.', ['support-portal.run/login']],
+    ['a host on .zip with a port', 'Download the fix from office-update.zip:8443 now.', ['office-update.zip:8443']],
+    // Only a host's last dot written as ． between Japanese words is a full stop: not one in its path or subdomain.
+    ['a full-width full stop between Japanese in a path or a subdomain', 'evil.com/確認です．ポイント と 確認です．ポイント.com/verify', ['evil.com/確認です．ポイント', '確認です．ポイント.com/verify']],
     ['a phone number in kanji numerals nobody gave', 'お問い合わせは 〇三－一二三四－五六七八 まで', ['〇三－一二三四－五六七八']],
     ['an address inside the known one', 'port@xyz-system.example.jp までご連絡ください。', ['port@xyz-system.example.jp']],
     // Markdown and config-style text around a link: a mail client links it all the same.
@@ -113,8 +125,34 @@ describe('foreignLinks', () => {
     // TLDs that are also common file extensions: "logs.zip" in a reply is a file far more often than a site.
     ['sentences run on after a full stop', 'Your transfer is subject to delays.You will be notified.Best regards'],
     ['file names whose extension is also a TLD', 'logs.zip、demo.mov、Main.java、setup.run、config.new、backup.data を送ってください。'],
+    ['a public key and a source map', 'Upload the key.pub file to the server. The stack trace points into bundle.js.map.'],
+    ['a company suffix in capitals', 'ABC CO.LTD と XYZ CORP.INC、Example Co.LLC'],
+    // Japanese written with ，． (technical and official style): NFKC makes ． a dot before a word that is an IDN TLD.
+    ['a full-width full stop before ポイント', '設定完了です．ポイント：再起動が必要です'],
+    ['a full-width full stop before ポイント and a number', '設定完了です．ポイント：3つあります'],
+    ['a full-width full stop before セール', 'ご注文を承りました．セール\n期間は来週までです'],
+    ['a full-width full stop before クラウド', '以上です．クラウド\n版の場合は管理画面から設定します'],
+    ['a full-width full stop before ストア', '新商品です．ストア\nで販売します'],
+    ['a full-width full stop before コム', 'お得です．コム、ご確認ください'],
+    ['a full-width full stop before 家電', '新しいモデルです．家電\n売場でどうぞ'],
+    ['a full-width full stop before 通販', '詳しくは公式です．通販。'],
   ])('%s', (_what, draft) => {
     expect(foreignLinks(draft, allowed)).toEqual([]);
+  });
+
+  // A fully qualified host ends in the root's dot (`forms.gle.`): browsers open the same host, so the link is that host's
+  // page, path and all, not its front page (which any link of the knowledge on the host vouches for).
+  it.each<[string, string, string[]]>([
+    ['a scheme link with a path', 'アカウント確認のため https://forms.gle./PhishForm123 にご入力ください。', ['https://forms.gle./PhishForm123']],
+    ['a bare host with a path', 'アカウント確認のため forms.gle./PhishForm123 にご入力ください。', ['forms.gle./PhishForm123']],
+    ['a scheme link with a query', 'Open https://help.example.com./logout?next=//evil.example now', ['https://help.example.com./logout?next=//evil.example']],
+    ['a scheme link with a port and a path', 'Open https://help.example.com.:443/attacker-path now', ['https://help.example.com.:443/attacker-path']],
+    ['a bare host on a new TLD with a path', 'xyz-account-verify.tokyo./login でログイン', ['xyz-account-verify.tokyo./login']],
+    ['the page of the knowledge', 'アンケート https://forms.gle./Q8sSurvey2024 と forms.gle./Q8sSurvey2024', []],
+    ['the front page of a knowledge host', 'https://help.example.com./ と help.example.com. をご覧ください。', []],
+  ])('a host with a trailing dot: %s', (_what, draft, expected) => {
+    const survey = { knowledge: ['アンケートはこちら: https://forms.gle/Q8sSurvey2024 から回答できます。公式サイト https://help.example.com'], trustedDomains: [], addresses: [] };
+    expect(foreignLinks(draft, survey)).toEqual(expected);
   });
 
   // The draft is read after NFKC with spaces put in, and what is found is named as the draft writes it: characters of
