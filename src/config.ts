@@ -432,7 +432,7 @@ export const VARIABLES = {
     schema: int(0),
     default: '24',
     description:
-      "On the poller's first start with a mailbox (no sync state yet), unseen mail the server received more than this many hours earlier is parked for a person instead of answered (0: park all of it)",
+      "On the poller's first start with a mailbox (no sync state yet), unseen mail the server received more than this many hours earlier that would be answered is parked for a person instead (0: all of it); old auto-replies, bounces and list mail are ignored as on any day",
     sensitive: false,
     group: 'mail',
   },

@@ -18,6 +18,8 @@
  * - First run only: an unseen message the server received (INTERNALDATE) more than FIRST_START_ANSWER_HOURS before
  *   the sync is ingested as any other but held ({@link firstStartHoldReason}): its ticket is parked for a person, with
  *   no job, so an existing mailbox's months of unread mail get no late automatic replies, and none of it is lost.
+ *   Only mail the agent worker would take up is held ({@link wouldBeTakenUp}): the auto-replies, bounces and list mail
+ *   an unread backlog is mostly made of are queued as on any day and end ignored, not parked for a person to clear.
  *   After a UIDVALIDITY change unseen mail is what arrived while the poller was away, and is answered.
  * - A message larger than MAX_EMAIL_BYTES is not downloaded; it becomes a parked ticket from its envelope.
  * - New messages are downloaded in batches ({@link downloadBatches}: one FETCH for up to 50 messages or 16 MB) and
@@ -66,7 +68,21 @@ import type { JobTuning } from '../queues/job-options.js';
 import { closeAll, createQueues, type Queues } from '../queues/registry.js';
 import type { RoleHandle } from './lifecycle.js';
 import { TicketStore } from '../tickets/ticket-store.js';
-import { HELD_AT_FIRST_START, ingestMessage, parkFromEnvelope, parkOversizeMessage, syntheticMessageId, type EnvelopeInfo, type IngestDeps, type IngestResult } from '../mail/ingest.js';
+import {
+  HELD_AT_FIRST_START,
+  ingestMessage,
+  parkFromEnvelope,
+  parkOversizeMessage,
+  syntheticMessageId,
+  ticketInputForMail,
+  type EnvelopeInfo,
+  type IngestDeps,
+  type IngestResult,
+} from '../mail/ingest.js';
+import { decideReply, ownMailboxesOf, replySignalHeaders } from '../mail/classify.js';
+import { MailParseError, parseInboundMail, type InboundMail } from '../mail/parse.js';
+import { newTicket } from '../tickets/ticket.js';
+import { deskTimeZone } from '../tickets/local-day.js';
 import { imapTransportSecurity, isStartTlsRefusal, STARTTLS_REFUSAL_HINT } from '../mail/imap-security.js';
 import { mailServerProblem } from '../mail/connection-problem.js';
 import { imapLoginSetting, mailTokenSource, OAuth2TokenError, usesOAuth2, type MailOAuth2Config, type OAuth2TokenSource } from '../mail/oauth2.js';
@@ -83,6 +99,7 @@ export type PollerConfig = Pick<
   Config,
   | 'IMAP_HOST'
   | 'SPAM_HEADER'
+  | 'SPAM_HEADER_VALUE'
   | 'MAIL_FROM'
   | 'SUPPORT_ADDRESSES'
   | 'SUPPORT_GROUP_ADDRESSES'
@@ -253,21 +270,58 @@ function ageInWords(ms: number): string {
 }
 
 /**
+ * `2025-11-11 00:30 GMT+9`: an instant in `timeZone` as the dashboard writes its times (`localTime` in
+ * src/server/views.ts, which the poller does not load: the view layer would double its start-up imports).
+ */
+function deskTime(at: Date, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' }).formatToParts(at);
+  const part = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')} ${part('timeZoneName')}`;
+}
+
+/**
  * Why the poller's first start holds an unseen mail for a person instead of answering it, or undefined to answer it:
  * the mail server received it (its IMAP INTERNALDATE, `receivedAt`) more than `answerHours` (FIRST_START_ANSWER_HOURS)
  * before `firstStartAt`. A reply months late does the customer no good and may do harm; a person decides. A mail
  * whose arrival the server does not say is held too: its age is unknown. A "first start" is any sync without sync
  * state for the mailbox, so also one after Redis lost it (a flush, a new QUEUE_PREFIX), when old unseen mail may be
- * an outage's: the reason ({@link HELD_AT_FIRST_START}) says either may be the case.
+ * an outage's: the reason ({@link HELD_AT_FIRST_START}) says either may be the case. The arrival is written in
+ * `timeZone` (the poller passes the desk's, `TZ`, the zone the dashboard shows the ticket's own times in).
  */
-export function firstStartHoldReason(receivedAt: Date | string | undefined, firstStartAt: Date, answerHours: number): string | undefined {
+export function firstStartHoldReason(receivedAt: Date | string | undefined, firstStartAt: Date, answerHours: number, timeZone = 'UTC'): string | undefined {
   const decides = 'a person decides whether it still needs an answer';
   const at = receivedAt === undefined ? undefined : new Date(receivedAt);
   if (!at || Number.isNaN(at.getTime())) return `${HELD_AT_FIRST_START}the server gave no arrival time for it, so it may be months old: ${decides}`;
   const age = firstStartAt.getTime() - at.getTime();
   if (age <= answerHours * HOUR_MS && answerHours > 0) return undefined;
-  const received = `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-  return `${HELD_AT_FIRST_START}it arrived ${ageInWords(age)} earlier, on ${received} (FIRST_START_ANSWER_HOURS=${answerHours}): ${decides}`;
+  return `${HELD_AT_FIRST_START}it arrived ${ageInWords(age)} earlier, on ${deskTime(at, timeZone)} (FIRST_START_ANSWER_HOURS=${answerHours}): ${decides}`;
+}
+
+/**
+ * Whether the agent worker would take `raw` up at all, or ignore it as an automatic reply, a bounce, list mail, our
+ * own mail… (undefined for input that is no mail, which ingest parks as unreadable whatever else). Judged as the agent
+ * worker judges a new ticket first (`checkBeforeAgent` in jobs/answer-ticket.ts): {@link decideReply} over the reply
+ * signals, subject and thread of the ticket ingest will store, with the same own mailboxes and spam header. The first
+ * start holds only mail this says yes to: what it says no to ends as it would on any day (ignored, a bounce marking our
+ * reply; a spam guard's request or SPAM_ACTION=park parked under its own reason), never with an agent run or a reply.
+ */
+export async function wouldBeTakenUp(
+  raw: Buffer,
+  config: Pick<Config, 'MAX_EMAIL_BYTES' | 'SPAM_HEADER' | 'SPAM_HEADER_VALUE' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SUPPORT_GROUP_ADDRESSES' | 'AUTHSERV_ID'>,
+): Promise<boolean | undefined> {
+  let mail: InboundMail;
+  try {
+    mail = await parseInboundMail(raw, { maxBytes: config.MAX_EMAIL_BYTES, extraHeaders: replySignalHeaders(config) });
+  } catch (err) {
+    if (err instanceof MailParseError) return undefined;
+    throw err;
+  }
+  const mailboxes = ownMailboxesOf(config);
+  // The ticket as stored, not the parsed mail: the agent worker decides from what the ticket recorded.
+  const ticket = newTicket(ticketInputForMail(mail, raw, { rawRef: '', mailboxes }));
+  const signals = ticket.replySignals ?? mail;
+  const spamHeader = config.SPAM_HEADER ? { name: config.SPAM_HEADER, value: config.SPAM_HEADER_VALUE } : undefined;
+  return decideReply({ ...signals, subject: ticket.subject, inReplyTo: ticket.inReplyTo, references: ticket.references }, { ...mailboxes, spamHeader }).answer;
 }
 
 /** Most messages downloaded by one FETCH. */
@@ -706,7 +760,7 @@ export class MailboxSupervisor {
       const hours = this.config.FIRST_START_ANSWER_HOURS;
       this.log.info(
         { held: report.held, considered: report.considered, firstStartAnswerHours: hours },
-        `First start on ${this.config.IMAP_MAILBOX}: held ${report.held} of ${report.considered} unseen mails for a person (${hours > 0 ? `received more than ${hours} h before the start` : 'FIRST_START_ANSWER_HOURS=0'}): parked, not answered; see the review page or npm run review -- list`,
+        `First start on ${this.config.IMAP_MAILBOX}: held ${report.held} of ${report.considered} unseen mails for a person (${hours > 0 ? `received more than ${hours} h before the start` : 'FIRST_START_ANSWER_HOURS=0'}): parked, not answered; see the review page or npm run review -- list. Old automatic replies, bounces and list mail are not held: they are ignored as on any day`,
       );
     }
   }
@@ -715,7 +769,7 @@ export class MailboxSupervisor {
   private firstStartHolds(messages: readonly FetchMessageObject[], firstStartAt: Date): Map<number, string> {
     const holds = new Map<number, string>();
     for (const message of messages) {
-      const reason = firstStartHoldReason(message.internalDate, firstStartAt, this.config.FIRST_START_ANSWER_HOURS);
+      const reason = firstStartHoldReason(message.internalDate, firstStartAt, this.config.FIRST_START_ANSWER_HOURS, deskTimeZone());
       if (reason !== undefined) holds.set(message.uid, reason);
     }
     return holds;
@@ -767,7 +821,8 @@ export class MailboxSupervisor {
   /**
    * Ingests (or parks) one message; returns true when it is to be marked done, false when it vanished before it
    * was downloaded. Throws to stop the sync with the message left unmarked. `hold`: why a person decides whether it
-   * gets an answer (the first start found it long unread); it is then parked, not queued.
+   * gets an answer (the first start found it long unread); it is then parked, not queued, unless the agent worker would
+   * not take it up at all ({@link wouldBeTakenUp}).
    */
   private async processMessage(
     message: FetchMessageObject,
@@ -790,8 +845,11 @@ export class MailboxSupervisor {
       return false;
     } else {
       result = await this.ingestWithRetries(message, size, uidValidity, async () => {
-        const ingested = await ingestMessage(source, this.deps, { noticedAt: report.startedAt, ...(hold ? { hold } : {}) });
-        held = hold !== undefined && ingested.outcome === 'parked';
+        // What the agent worker ignores on any day is not held: an unread backlog is mostly such mail.
+        // Nor is input that is no mail: ingest parks it as unreadable, which it would be whenever it came.
+        const holding = hold !== undefined && (await wouldBeTakenUp(source, this.config)) === true;
+        const ingested = await ingestMessage(source, this.deps, { noticedAt: report.startedAt, ...(holding ? { hold } : {}) });
+        held = holding && ingested.outcome === 'parked';
         return ingested;
       });
     }

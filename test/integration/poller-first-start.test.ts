@@ -2,8 +2,9 @@
  * The poller's first start against an existing support mailbox, the whole pipeline in one process (real Dovecot,
  * redis-server and SMTP receiver, the scripted model over HTTP): unseen mail the server received long before the
  * first start is ticketed but parked for a person, with no agent run and no reply, while recent unseen mail is
- * answered as always. Only the first start holds mail: after a UIDVALIDITY change, or on a restart with sync state,
- * unseen mail is what arrived while the poller was away and is answered.
+ * answered as always. Only mail that would be answered is held: the auto-replies, bounces and list mail an unread
+ * backlog is mostly made of are ignored as on any day. Only the first start holds mail: after a UIDVALIDITY change, or
+ * on a restart with sync state, unseen mail is what arrived while the poller was away and is answered.
  */
 import { randomUUID } from 'node:crypto';
 import { ImapFlow } from 'imapflow';
@@ -14,16 +15,20 @@ import { parseConfig } from '../../src/config.js';
 import { answerJobId } from '../../src/queues/job-options.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { closeAll, createQueues } from '../../src/queues/registry.js';
+import { ticketMessageId } from '../../src/mail/ingest.js';
+import { ignoreKindOf } from '../../src/mail/classify.js';
 import { MailboxSupervisor, mailboxStateKey } from '../../src/runtime/poller.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
 import { jobGeneration, ticketIdFor } from '../../src/tickets/ticket.js';
 import {
   buildMail,
   customerMessageId,
+  ingest,
   pipelineEnv,
   removePrefix,
   startPipelineServers,
   startRoles,
+  waitFor,
   waitForState,
   type PipelineServers,
   type RunningRoles,
@@ -97,6 +102,65 @@ async function start(config: ReturnType<typeof parseConfig>): Promise<RunningRol
   return running;
 }
 
+/** A mailbox supervisor of its own on `config`'s mailbox (the roles' agent worker answers what it queues), and its log. */
+async function superviseWithLog(config: ReturnType<typeof parseConfig>): Promise<{ store: TicketStore; lines: Array<{ level: number; msg: string; held?: number }> }> {
+  const redis = await connectProducer(servers.redis.url);
+  const queues = createQueues(redis, config.QUEUE_PREFIX);
+  const store = new TicketStore(redis, { prefix: config.QUEUE_PREFIX });
+  const lines: Array<{ level: number; msg: string; held?: number }> = [];
+  const supervisor = new MailboxSupervisor({
+    config,
+    redis,
+    store,
+    ticketsQueue: queues.tickets,
+    logger: pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) }),
+  });
+  cleanups.push(() => closeAll(queues, redis));
+  cleanups.push(() => supervisor.stop());
+  supervisor.start();
+  return { store, lines };
+}
+
+/** An RFC 3464 bounce of our reply `replyMessageId`, as Postfix writes one. */
+function bounceOf(messageId: string, replyMessageId: string, recipient: string, date: Date): Buffer {
+  const body = [
+    '--dsn',
+    'Content-Type: text/plain; charset=us-ascii',
+    '',
+    "I'm sorry to have to inform you that your message could not be delivered.",
+    '',
+    '--dsn',
+    'Content-Type: message/delivery-status',
+    '',
+    'Reporting-MTA: dns; mx.customer.example',
+    '',
+    `Final-Recipient: rfc822; ${recipient}`,
+    'Action: failed',
+    'Status: 5.1.1',
+    `Diagnostic-Code: smtp; 550 5.1.1 <${recipient}>: Recipient address rejected: User unknown`,
+    '',
+    '--dsn',
+    'Content-Type: text/rfc822-headers',
+    '',
+    'From: XYZ Support <support@helpdesk.test>',
+    `To: ${recipient}`,
+    'Subject: Re: パスワードについて',
+    `Message-ID: ${replyMessageId}`,
+    '',
+    '--dsn--',
+    '',
+  ].join('\n');
+  return buildMail({
+    messageId,
+    from: 'MAILER-DAEMON@mx.customer.example (Mail Delivery System)',
+    subject: 'Undelivered Mail Returned to Sender',
+    body: '',
+    date: date.toUTCString(),
+    headers: { 'Auto-Submitted': 'auto-replied' },
+    rawBody: { contentType: 'multipart/report; report-type=delivery-status; boundary=dsn', body },
+  });
+}
+
 function modelSaw(text: string): boolean {
   return servers.llm.chatRequests().some((r) => JSON.stringify(r.body).includes(text));
 }
@@ -116,7 +180,7 @@ describe('the first start of the poller on a mailbox with old unseen mail', () =
 
     const held = await waitForState(running.store, ticketIdFor(old.messageId), FINAL, 30_000);
     expect(held.state).toBe('parked');
-    expect(held.reason).toMatch(/^held: no sync state for this mailbox yet \(a first start, or Redis lost it\); it arrived 4 months earlier, on \d{4}-\d\d-\d\d \d\d:\d\d UTC \(FIRST_START_ANSWER_HOURS=24\): a person decides whether it still needs an answer$/);
+    expect(held.reason).toMatch(/^held: no sync state for this mailbox yet \(a first start, or Redis lost it\); it arrived 4 months earlier, on \d{4}-\d\d-\d\d \d\d:\d\d \S+ \(FIRST_START_ANSWER_HOURS=24\): a person decides whether it still needs an answer$/);
     // The whole mail is kept, so a person can read it and let the agent draft a reply (rerun) after all.
     expect(held.question).toBe(OLD_QUESTION);
     expect(held.rawRef).toBeTruthy();
@@ -151,6 +215,69 @@ describe('the first start of the poller on a mailbox with old unseen mail', () =
       expect(repliesTo(messageId)).toBe(1);
     }
     expect(modelSaw(OLD_QUESTION)).toBe(true);
+  });
+
+  it('ignores the old auto-replies, list mail and bounces it finds as on any day, and holds only what would be answered', async () => {
+    const { mailbox, config, old } = await mailboxWithBacklog();
+    // The agent worker and the sender only: the poller's first start comes once the backlog is complete.
+    const running = await startRoles(config);
+    cleanups.push(() => running.stop());
+    // One of our replies, sent before the first start, that an old bounce in the backlog reports as undelivered.
+    const replied = await ingest(running, buildMail({ messageId: customerMessageId('replied'), from: 'gone@customer.example', subject: 'パスワードについて', body: 'パスワードの条件を教えてください。' }));
+    const sent = await waitForState(running.store, replied.ticketId, FINAL, 30_000);
+    expect(sent.state, sent.reason).toBe('sent');
+
+    const oldAt = new Date(Date.now() - 120 * DAY_MS);
+    const ids = { ooo: customerMessageId('ooo'), news: customerMessageId('news'), bounce: customerMessageId('dsn') };
+    const junk = [
+      {
+        what: 'an out-of-office reply',
+        kind: 'auto-reply',
+        messageId: ids.ooo,
+        raw: buildMail({ messageId: ids.ooo, from: 'away@other.example', subject: '不在通知: お問い合わせ', body: '現在不在にしております。', date: oldAt.toUTCString(), headers: { 'Auto-Submitted': 'auto-replied' } }),
+      },
+      {
+        what: 'a newsletter',
+        kind: 'list',
+        messageId: ids.news,
+        raw: buildMail({
+          messageId: ids.news,
+          from: 'news@shop.example',
+          subject: '今週のセール情報',
+          body: '今週のおすすめ商品をご紹介します。',
+          date: oldAt.toUTCString(),
+          headers: { 'List-Id': '<news.shop.example>', 'List-Unsubscribe': '<https://shop.example/unsub>', Precedence: 'bulk' },
+        }),
+      },
+      { what: 'a bounce of our reply', kind: 'bounce', messageId: ids.bounce, raw: bounceOf(ids.bounce, sent.outbound!.messageId, 'gone@customer.example', oldAt) },
+    ];
+    for (const { raw } of junk) await appendReceivedAt(mailbox, raw, oldAt);
+    // Parked as unreadable whenever it came: not one the first start held, so not counted as held.
+    const unreadable = Buffer.from('no header at all, only words\r\n');
+    await appendReceivedAt(mailbox, unreadable, oldAt);
+    const { store, lines } = await superviseWithLog(config);
+
+    for (const { what, kind, messageId } of junk) {
+      const ticket = await waitForState(store, ticketIdFor(messageId), FINAL, 30_000);
+      // As the same mail arriving today ends: ignored, under the same kind, with no agent run and no reply.
+      expect({ what, state: ticket.state, kind: ignoreKindOf(ticket.reason) }, ticket.reason).toEqual({ what, state: 'ignored', kind });
+      expect(repliesTo(messageId)).toBe(0);
+    }
+    expect((await store.require(sent.id)).replyBounce?.reportTicketId).toBe(ticketIdFor(ids.bounce));
+    const held = await waitForState(store, ticketIdFor(old.messageId), FINAL, 30_000);
+    expect(held.state).toBe('parked');
+    expect(held.reason).toMatch(/^held: /);
+    const unread = await waitForState(store, ticketIdFor(ticketMessageId(undefined, unreadable)), FINAL, 30_000);
+    expect(unread.state).toBe('parked');
+    expect(unread.reason).toMatch(/^unreadable mail: /);
+    expect(modelSaw(OLD_QUESTION)).toBe(false);
+
+    await waitFor(() => lines.find((l) => l.msg.startsWith('First start on ')), 'the first start\'s info line');
+    const firstStart = lines.filter((l) => l.msg.startsWith('First start on '));
+    expect(firstStart).toHaveLength(1);
+    // The old question only: the recent one is answered, the unreadable one parked for being unreadable.
+    expect(firstStart[0]).toMatchObject({ level: 30, held: 1 });
+    expect(firstStart[0]!.msg).toMatch(/held 1 of 6 unseen mails for a person/);
   });
 
   it('with FIRST_START_ANSWER_HOURS=0 holds all of it, and says in one info line how many it held', async () => {
