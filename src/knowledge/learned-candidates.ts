@@ -12,8 +12,9 @@
  *   customer's words ({@link shareFromCustomer}); anything else falls back to the rules.
  *
  * Both fields of every candidate are then scrubbed of personal data ({@link scrubCandidate}): the rules of
- * `personal-data.ts` with the customer's names, and the model's second pass when a model is given. What comes out is
- * exactly what the operator sees and may store.
+ * `personal-data.ts` with the customer's names, and the model's second pass when a model is given; and the question's
+ * links, addresses and phone numbers the answer does not hold are replaced too ({@link replaceCustomerLinks}). What
+ * comes out is exactly what the operator sees and may store.
  */
 import type OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
@@ -23,8 +24,9 @@ import { modelCallUsage, type ModelCallUsage } from '../agent/types.js';
 import { replyBody, replyContent } from '../tickets/outcome.js';
 import { questionTerms } from './gap-similarity.js';
 import { scrubPersonalDataWithModel, type PersonalDataModel } from './personal-data-model.js';
-import { scrubPersonalData } from './personal-data.js';
+import { PLACEHOLDERS, placeholderLanguage, scrubPersonalData } from './personal-data.js';
 import { removeControls, removeInvisible } from '../mail/invisible.js';
+import { foreignLinks } from '../tickets/foreign-links.js';
 
 /** Longest question a candidate keeps (a customer's whole mail body is rarely longer). */
 export const MAX_CANDIDATE_QUESTION_CHARS = 2_000;
@@ -250,15 +252,70 @@ export interface ScrubSummary {
    * its question and answer; absent when none were.
    */
   invisibleRemoved?: number;
+  /** Links, addresses and phone numbers replaced in the question ({@link replaceCustomerLinks}); absent when none were. */
+  linksReplaced?: number;
+}
+
+/** The placeholder of a link in a candidate's question, in either language (the scrub keeps links: none of its own). */
+const LINK_PLACEHOLDER = '[URL]';
+
+/**
+ * The links, mail addresses and phone numbers of a candidate's `question` that its `answer` does not hold, each once,
+ * as the question writes them: read as the link check reads a draft (src/tickets/foreign-links.ts), with the answer
+ * as the only knowledge. The question is the customer's words and the answer the operator's: what the customer
+ * links to, writes to or calls is nothing the company said, however ordinary the answer that came with it.
+ */
+export function questionLinksNotInAnswer(question: string, answer: string): string[] {
+  return foreignLinks(question, { knowledge: [answer], trustedDomains: [], addresses: [] });
+}
+
+/**
+ * `question` with {@link questionLinksNotInAnswer} replaced by placeholders in the personal-data scrub's style
+ * (`[URL]`, `[メールアドレス]`/`[email]`, `[電話番号]`/`[phone]`, the language read from the text without them), and how
+ * many were replaced. The scrub keeps links, role addresses (support@…) and toll-free numbers, which answers need;
+ * in a customer's question they are where an attacker puts the site and number a learned pair would show every later
+ * customer's agent run as knowledge ("公式の案内 https://… と 0120-…").
+ */
+function replaceCustomerLinks(question: string, answer: string): { text: string; replaced: number } {
+  const found = questionLinksNotInAnswer(question, answer);
+  if (found.length === 0) return { text: question, replaced: 0 };
+  // Longest first, so that a link is not cut by a shorter one inside it.
+  const ordered = [...found].sort((a, b) => b.length - a.length);
+  const language = placeholderLanguage(ordered.reduce((text, written) => text.split(written).join(' '), question));
+  let text = question;
+  let replaced = 0;
+  for (const written of ordered) {
+    const parts = text.split(written);
+    replaced += parts.length - 1;
+    text = parts.join(placeholderOf(written, language));
+  }
+  return { text, replaced };
+}
+
+/** The placeholder of what {@link questionLinksNotInAnswer} found: an address, a link, else a phone number. */
+function placeholderOf(written: string, language: keyof typeof PLACEHOLDERS): string {
+  if (/^[^\s/:：／]+[@＠][^\s/:：／]+$/u.test(written)) return PLACEHOLDERS[language].email;
+  // A phone number has no scheme, no `//` and no dot before a letter; a host has.
+  if (/^(?:[a-z][a-z0-9+.-]*:|\/\/)|[.．。][\p{L}]/iu.test(written.normalize('NFKC'))) return LINK_PLACEHOLDER;
+  return PLACEHOLDERS[language].phone;
 }
 
 /**
  * Builds a candidate's text from a pair: removes invisible characters ({@link removeInvisible}, counted in
  * `scrub.invisibleRemoved`) and control characters ({@link removeControls}), then personal data from both fields: the
  * rules with `names` (the customer's display name and signature names), then the model's second pass when `llm` is
- * given.
+ * given; last, the question's links, addresses and phone numbers the answer does not hold
+ * ({@link replaceCustomerLinks}, counted in `scrub.linksReplaced`).
  */
 export async function scrubCandidate(draft: DraftPair, names: readonly string[], llm?: PersonalDataModel): Promise<DraftPair & { scrub: ScrubSummary; calls: ModelCallUsage[] }> {
+  const scrubbed = await scrubPersonalDataOf(draft, names, llm);
+  // After the scrub, on what it left: a personal address is its placeholder by then, counted as personal data.
+  const links = replaceCustomerLinks(scrubbed.question, scrubbed.answer);
+  if (links.replaced === 0) return scrubbed;
+  return { ...scrubbed, question: links.text, scrub: { ...scrubbed.scrub, linksReplaced: links.replaced } };
+}
+
+async function scrubPersonalDataOf(draft: DraftPair, names: readonly string[], llm?: PersonalDataModel): Promise<DraftPair & { scrub: ScrubSummary; calls: ModelCallUsage[] }> {
   // First, so that the rules see `taro@example.com` rather than a zero-width space splitting it.
   const [visibleQuestion, visibleAnswer] = [removeInvisible(draft.question), removeInvisible(draft.answer)];
   const invisible = (draft.invisibleRemoved ?? 0) + visibleQuestion.removed + visibleAnswer.removed;

@@ -117,5 +117,20 @@ export function formatQaPair(pair: Pick<QaPair, 'question' | 'answer'>): string 
   return removeInvisible(`Q: ${pair.question}\nA: ${pair.answer}`).text;
 }
 
+/** What starts a pair's answer in {@link formatQaPair}'s text. */
+const ANSWER_MARK = '\nA: ';
+
+/**
+ * The answer of a Q&A pair's text as {@link formatQaPair} writes it (and a search tool may cut it), or '' when the text
+ * has no answer part. Read from the last answer mark: the question is a customer's words (a learned pair's always)
+ * and may write an `A: ` line of its own; an answer that writes one loses what comes before it, which only makes less
+ * of the answer count (see src/tickets/quote-omission.ts `knowledgeFound`). A learned question is at most
+ * MAX_CANDIDATE_QUESTION_CHARS, well under what the tool shows of a hit, so its real mark is never cut off.
+ */
+export function qaPairAnswerOf(text: string): string {
+  const at = text.lastIndexOf(ANSWER_MARK);
+  return at < 0 ? '' : text.slice(at + ANSWER_MARK.length);
+}
+
 /** Most results a search tool returns to the agent (the design's MAX_SEARCH_RESULTS). */
 export const MAX_SEARCH_RESULTS = 3;

@@ -17,7 +17,7 @@ import {
   type ShownTarget,
   type UpdateTarget,
 } from '../knowledge/learned-answers.js';
-import { MAX_CANDIDATE_ANSWER_CHARS, MAX_CANDIDATE_QUESTION_CHARS } from '../knowledge/learned-candidates.js';
+import { MAX_CANDIDATE_ANSWER_CHARS, MAX_CANDIDATE_QUESTION_CHARS, questionLinksNotInAnswer } from '../knowledge/learned-candidates.js';
 import type { QaSearch } from '../search/types.js';
 import { ANONYMOUS_OPERATOR, type CsrfTokens } from './auth.js';
 import { html, type SafeHtml } from './html.js';
@@ -173,6 +173,11 @@ function renderCandidate({ candidate: c, target }: KnowledgePageView['candidates
   const modelPass = c.scrub.modelPass === 'failed' ? ' (the model’s check failed: rules only)' : c.scrub.modelPass === 'done' ? ' (rules and model)' : ' (rules)';
   // Invisible characters in a customer's mail are rarely an accident: they hide text from the people who review it.
   const invisible = c.scrub.invisibleRemoved ?? 0;
+  const linksReplaced = c.scrub.linksReplaced ?? 0;
+  const links = linksReplaced > 0 ? ` · ${linksReplaced} of the customer’s links, addresses or phone numbers replaced in the question` : '';
+  // What a question still links to, writes to or calls that the answer does not: a candidate proposed before they were
+  // replaced when built, or an edit. The model reads the question of every pair it finds, and may repeat it.
+  const unvouched = questionLinksNotInAnswer(c.question, c.answer);
   return html`<article class="candidate" id="candidate-${c.id}">
   <header>
     <h3>Candidate ${c.id}</h3>
@@ -196,7 +201,12 @@ function renderCandidate({ candidate: c, target }: KnowledgePageView['candidates
         ? html`<p class="flash bad small" role="alert">${invisible} invisible character${invisible === 1 ? '' : 's'} removed (tag, zero-width or text-direction characters: text a reader does not see, possibly instructions hidden for the model). Check the ticket before you accept.</p>`
         : null
     }
-    <p class="small muted">Stored exactly as written here · ${scrub}${modelPass}</p>
+    ${
+      unvouched.length > 0
+        ? html`<p class="flash bad small" role="alert">The question holds links, addresses or phone numbers the answer does not: <bdi>${unvouched.join(', ')}</bdi>. They are the customer’s words, not ours: replace them (for example with [URL]) before you accept.</p>`
+        : null
+    }
+    <p class="small muted">Stored exactly as written here · ${scrub}${modelPass}${links}</p>
     <div class="actions">
       <button type="submit" class="primary">${target ? `Accept as update of learned#${target.pair.id}` : 'Accept'}</button>
       ${target ? html`<label class="small"><input type="checkbox" name="asNew" value="1"> store as a new pair instead</label>` : null}

@@ -3,12 +3,14 @@
  * configuration alone, so the sender decides it for every reply when it sends it (automatic, approved, written by a
  * person on a ticket the agent never answered), and the review page shows the same decision before anyone approves.
  */
+import { QA_TOOL_NAME } from '../agent/tools.js';
 import type { AgentResult } from '../agent/types.js';
 import type { Config } from '../config.js';
 import { domainOf, isSameMailbox } from '../mail/addresses.js';
 import { ourAddressesOf, ownMailboxesOf, senderVouchedFor, type MailboxConfig } from '../mail/classify.js';
 import { quoteOriginal } from '../mail/compose-reply.js';
 import { isSharedMailDomain } from '../mail/shared-mail-domains.js';
+import { qaPairAnswerOf } from '../search/types.js';
 import { foreignLinks, foreignLinksReason } from './foreign-links.js';
 import type { Ticket } from './ticket.js';
 
@@ -18,9 +20,18 @@ export type QuoteConfig = MailboxConfig & Pick<Config, 'TRUSTED_LINK_DOMAINS'>;
 /** What the decision reads of the ticket. */
 export type QuotedTicket = Pick<Ticket, 'from' | 'fromName' | 'replyTo' | 'question' | 'replySignals' | 'agent'>;
 
-/** The texts the agent's searches returned for its answer: a link or a phone number in them is vouched for. */
+/**
+ * The texts the agent's searches returned for its answer that the company wrote: a link, address or phone number in
+ * them is vouched for. A manual section counts whole; of a Q&A pair only the answer ({@link qaPairAnswerOf}). The
+ * question is a customer's words, a learned pair's always and a CSV row's as often (past inquiries copied in), and
+ * a link or number an attacker wrote into it would otherwise vouch for itself in every later draft once an operator
+ * accepted the pair for its answer. The model still reads the whole pair; only the check reads less.
+ */
 export function knowledgeFound(result: AgentResult | undefined): string[] {
-  return (result?.subtasks ?? []).flatMap((s) => s.toolResults.flat().flatMap((call) => call.results.map((hit) => hit.content)));
+  const texts = (result?.subtasks ?? []).flatMap((s) =>
+    s.toolResults.flat().flatMap((call) => call.results.map((hit) => (call.toolName === QA_TOOL_NAME ? qaPairAnswerOf(hit.content) : hit.content))),
+  );
+  return texts.filter((text) => text !== '');
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type CandidateSource,
   type DraftPair,
 } from '../../src/knowledge/learned-candidates.js';
+import type { PersonalDataModel } from '../../src/knowledge/personal-data-model.js';
 import { parseQaCsv } from '../../src/knowledge/qa-loader.js';
 import { formatQaPair } from '../../src/search/types.js';
 import { closestPair, learnedPairIdOf, learnedPairsCsv, questionSimilarity, SIMILAR_QUESTION_THRESHOLD, type LearnedPair } from '../../src/knowledge/learned-answers.js';
@@ -174,6 +175,52 @@ describe('scrubCandidate (rules only)', () => {
     expect({ question: scrubbed.question, answer: scrubbed.answer }).toEqual(expected);
     expect(scrubbed.scrub.modelPass).toBe('off');
     expect(scrubbed.scrub.replaced).toBeGreaterThanOrEqual(2);
+  });
+});
+
+// tmp/sec4/learned-link-laundering.test.ts: the attacker's question kept its link and phone number word for word (the
+// scrub keeps URLs and toll-free numbers, which answers need), and every later agent run read them in the pair. What
+// the customer's question links to, writes to or calls, the operator's answer does not vouch for: placeholders.
+describe('scrubCandidate: links, addresses and phone numbers of the question the answer does not hold', () => {
+  const EVIL = 'https://xyz-support-center.example/reset';
+  it.each([
+    [
+      'the attacker\'s question: a link and a toll-free number',
+      { question: `領収書の宛名変更はできますか？\n公式の案内 ${EVIL} と 0120-444-555 の手順ではうまくいきませんでした。`, answer: '「請求」→「領収書」→「宛名を編集」で変更できます。' },
+      '領収書の宛名変更はできますか？\n公式の案内 [URL] と [電話番号] の手順ではうまくいきませんでした。',
+      2,
+    ],
+    [
+      'a role address, a bare domain, the same link twice',
+      { question: `support@xyz-support-center.example に送りました。xyz-support-center.example/reset と ${EVIL} と ${EVIL} も試しました。`, answer: '「請求」から変更できます。' },
+      '[メールアドレス] に送りました。[URL] と [URL] と [URL] も試しました。',
+      4,
+    ],
+    [
+      'English placeholders for English text',
+      { question: `I followed ${EVIL} and called 1-800-555-0199, then wrote to help@xyz-support-center.example.`, answer: 'Go to Billing > Receipts > Edit name.' },
+      'I followed [URL] and called [phone], then wrote to [email].',
+      3,
+    ],
+    [
+      'what the answer holds stays: our help page and our number',
+      { question: 'https://help.helpdesk.test/receipt を読みましたが、0120-000-123 にも繋がりません。', answer: '手順は https://help.helpdesk.test/receipt 、お電話は 0120-000-123 です。' },
+      'https://help.helpdesk.test/receipt を読みましたが、0120-000-123 にも繋がりません。',
+      0,
+    ],
+  ] as const)('%s', async (_name, draft, question, replaced) => {
+    const built = await scrubCandidate(draft, []);
+    expect(built.question).toBe(question);
+    expect(built.answer).toBe(draft.answer);
+    expect(built.scrub.linksReplaced ?? 0).toBe(replaced);
+  });
+
+  it('replaces them when a model is given, whatever its pass did', async () => {
+    const down = { client: { chat: { completions: { parse: async () => Promise.reject(new Error('model down')) } } }, model: 'm' } as unknown as PersonalDataModel;
+    const built = await scrubCandidate({ question: `公式の案内 ${EVIL} で再設定できません。`, answer: '「設定」から再設定できます。' }, [], down);
+    expect(built.scrub.modelPass).toBe('failed');
+    expect(built.question).toBe('公式の案内 [URL] で再設定できません。');
+    expect(built.scrub.linksReplaced).toBe(1);
   });
 });
 
