@@ -80,10 +80,37 @@ export const ANONYMOUS_OPERATOR = 'local';
 
 /** Distinct wrong passwords a client may try within {@link LOGIN_THROTTLE_WINDOW_MS} before it must wait. */
 export const LOGIN_FAILURES_ALLOWED = 10;
-/** The window of {@link LOGIN_FAILURES_ALLOWED}. */
+/**
+ * Distinct wrong passwords all clients of one IPv6 /48 may try together within the window. A /48 is what one site (a
+ * subscriber, a hosting customer) is handed: 65 536 /64s, so counted per /64 alone it would give one attacker some
+ * 655 000 guesses. Three clients' worth, so colleagues at one site mistyping do not lock each other out, and below
+ * {@link LOGIN_FAILURES_ALLOWED_FROM_NEW_BROWSERS}, so one site cannot spend that total alone.
+ *
+ * IPv4 has no such count per /24: every IPv4 address costs its holder money, and a /24 is as often a carrier's or a
+ * cloud's, shared by strangers, so one of them could lock out the others' new browsers for nothing the total below
+ * does not already bound.
+ */
+export const LOGIN_FAILURES_ALLOWED_PER_SITE = 30;
+/**
+ * Distinct wrong passwords all browsers without a known-device cookie (see {@link KnownDevices}) may try together
+ * within the window, from however many addresses: spreading guesses over addresses does not multiply them. Once it is
+ * spent, every such browser waits, with the right password too, while browsers that logged in before still get in,
+ * so an attacker can lock out only new browsers, never the operators.
+ */
+export const LOGIN_FAILURES_ALLOWED_FROM_NEW_BROWSERS = 100;
+/** The window of the failures allowed ({@link LOGIN_FAILURES_ALLOWED} and the others). */
 export const LOGIN_THROTTLE_WINDOW_MS = 15 * 60_000;
-/** Clients tracked at most; the oldest is forgotten first, so a flood of addresses cannot exhaust memory. */
+/** Addresses and sites tracked at most, and known browsers at most, so a flood of addresses cannot exhaust memory. */
 const MAX_TRACKED_CLIENTS = 10_000;
+
+/** Whom a login attempt is counted against: a browser by its known-device id, or else the address it comes from. */
+export type LoginClient = { device: string } | { address: string };
+
+/**
+ * A count a failed login adds to: a known browser's own; else its address's (an IPv6 client's /64), its IPv6 site's
+ * (/48) and the total of all browsers that never logged in.
+ */
+export type LoginScope = 'browser' | 'address' | 'site' | 'new browsers';
 
 /** One counted failure: when, and an HMAC of the credentials tried (never the password itself). */
 interface Failure {
@@ -91,11 +118,111 @@ interface Failure {
   guess: string;
 }
 
+/** The failures counted under one key, and how many within the window the key allows. */
+interface Tally {
+  allowed: number;
+  failures: Failure[];
+}
+
+function withinWindow(failures: readonly Failure[], now: number): Failure[] {
+  return failures.filter((failure) => failure.at > now - LOGIN_THROTTLE_WINDOW_MS);
+}
+
+/** Seconds until a tally allows another try, or undefined when it does now. */
+function waitOf(tally: Tally | undefined, now: number): number | undefined {
+  const recent = withinWindow(tally?.failures ?? [], now);
+  if (!tally || recent.length < tally.allowed) return undefined;
+  // Failures are kept up to `allowed`, so the first is the one whose ageing out lets the key try again.
+  return Math.max(1, Math.ceil((recent[0]!.at + LOGIN_THROTTLE_WINDOW_MS - now) / 1000));
+}
+
 /**
- * Failed dashboard logins per client (an address, see {@link loginClientKey}, or a known browser, see
- * {@link KnownDevices}), in this process: after {@link LOGIN_FAILURES_ALLOWED} failures within
- * {@link LOGIN_THROTTLE_WINDOW_MS} the client waits until the oldest failure leaves the window, so a password cannot
- * be guessed at network speed.
+ * Failures per key, at most `capacity` keys, in the order of their latest failure. A full table makes room by
+ * forgetting the least recently failed key that is not throttled. It never forgets a throttled key, or that client
+ * would start over; while every key is throttled it has no room, and a client it does not know yet must wait.
+ */
+class FailureTable {
+  private readonly tallies = new Map<string, Tally>();
+
+  constructor(private readonly capacity: number) {}
+
+  /** Seconds until `key` may try again, or undefined when it may now. */
+  wait(key: string, now: number): number | undefined {
+    return waitOf(this.tallies.get(key), now);
+  }
+
+  /** True when those of `keys` not in the table yet would fit, forgetting only keys that are not throttled. */
+  hasRoomFor(keys: readonly string[], now: number): boolean {
+    return this.forgettable(keys, now) !== undefined;
+  }
+
+  /** Seconds until some key of the table is no longer throttled: when {@link hasRoomFor} may turn true. */
+  secondsUntilRoom(now: number): number {
+    let soonest = Math.ceil(LOGIN_THROTTLE_WINDOW_MS / 1000);
+    for (const tally of this.tallies.values()) soonest = Math.min(soonest, waitOf(tally, now) ?? soonest);
+    return Math.max(1, soonest);
+  }
+
+  /**
+   * Records a failure under `key` (a guess already counted within the window is not counted again), making room
+   * without forgetting `keep` (the client's other keys here). True when this failure used up what the key allows.
+   */
+  record(key: string, allowed: number, guess: string, now: number, keep: readonly string[]): boolean {
+    const recent = withinWindow(this.tallies.get(key)?.failures ?? [], now);
+    const before = recent.length;
+    if (!recent.some((failure) => failure.guess === guess)) recent.push({ at: now, guess });
+    // Without room (only for a client that fails without being asked about first) the failure is kept all the same:
+    // forgetting a throttled key is what the bound must never cost.
+    for (const forgotten of this.forgettable([key, ...keep], now) ?? []) this.tallies.delete(forgotten);
+    this.tallies.delete(key);
+    this.tallies.set(key, { allowed, failures: recent.slice(-allowed) });
+    return before < allowed && recent.length >= allowed;
+  }
+
+  /**
+   * The keys to forget so that those of `keys` missing here fit: the least recently failed that are not throttled
+   * and not among `keys`; undefined when there are not enough of them.
+   */
+  private forgettable(keys: readonly string[], now: number): string[] | undefined {
+    const needed = this.tallies.size + keys.filter((key) => !this.tallies.has(key)).length - this.capacity;
+    const chosen: string[] = [];
+    if (needed <= 0) return chosen;
+    for (const [key, tally] of this.tallies) {
+      if (keys.includes(key) || waitOf(tally, now) !== undefined) continue;
+      chosen.push(key);
+      if (chosen.length === needed) return chosen;
+    }
+    return undefined;
+  }
+}
+
+/** One count a client's failures go to. */
+interface Counter {
+  scope: LoginScope;
+  table: FailureTable;
+  key: string;
+  allowed: number;
+}
+
+/** The limits of a {@link LoginThrottle}; the defaults are the exported constants. */
+export interface LoginThrottleOptions {
+  /** Per address (an IPv6 client's /64) and per known browser; {@link LOGIN_FAILURES_ALLOWED}. */
+  allowed?: number;
+  /** Per IPv6 /48; {@link LOGIN_FAILURES_ALLOWED_PER_SITE}. */
+  allowedPerSite?: number;
+  /** All browsers without a known-device cookie together; {@link LOGIN_FAILURES_ALLOWED_FROM_NEW_BROWSERS}. */
+  allowedFromNewBrowsers?: number;
+  /** Addresses and sites tracked at most, and known browsers at most (10 000 each). */
+  maxTrackedClients?: number;
+}
+
+/**
+ * Failed dashboard logins in this process, counted per client (see {@link LoginClient}): a browser that logged in
+ * before (see {@link KnownDevices}) on its own; any other by its address (see {@link loginClientKey}), its IPv6 site
+ * (see {@link loginSiteKey}) and the total of all such browsers. Once a count reaches what it allows within
+ * {@link LOGIN_THROTTLE_WINDOW_MS} ({@link LOGIN_FAILURES_ALLOWED}, {@link LOGIN_FAILURES_ALLOWED_PER_SITE},
+ * {@link LOGIN_FAILURES_ALLOWED_FROM_NEW_BROWSERS}), the clients it covers wait until its oldest failure leaves the
+ * window, so a password cannot be guessed at network speed, nor from many addresses at once.
  *
  * A successful login does not clear a client's failures: behind a reverse proxy or a NAT many people share one
  * address, and an operator's logins would otherwise reset a stranger's count for ever. Failures only age out. So that
@@ -104,39 +231,65 @@ interface Failure {
  * request.
  */
 export class LoginThrottle {
-  private readonly failures = new Map<string, Failure[]>();
   private readonly allowed: number;
+  private readonly allowedPerSite: number;
+  private readonly allowedFromNewBrowsers: number;
+  /** IPv4 addresses, IPv6 /64s and /48s. */
+  private readonly addresses: FailureTable;
+  /** Known browsers apart, so that no flood of addresses can fill their table and lock the operators out. */
+  private readonly devices: FailureTable;
+  /** The total of browsers without a known-device cookie: one key, never forgotten. */
+  private readonly newBrowsers = new FailureTable(1);
   /** Keys the fingerprints of wrong guesses, so the process never holds a password someone mistyped. */
   private readonly guessKey = randomBytes(32);
 
-  /** `allowed` defaults to {@link LOGIN_FAILURES_ALLOWED}. */
-  constructor(options: { allowed?: number } = {}) {
+  constructor(options: LoginThrottleOptions = {}) {
     this.allowed = options.allowed ?? LOGIN_FAILURES_ALLOWED;
-  }
-
-  /** Seconds the client must wait, or undefined when it may try. */
-  retryAfterSeconds(client: string, now = Date.now()): number | undefined {
-    const recent = this.recent(client, now);
-    if (recent.length < this.allowed) return undefined;
-    return Math.max(1, Math.ceil((recent[0]!.at + LOGIN_THROTTLE_WINDOW_MS - now) / 1000));
+    this.allowedPerSite = options.allowedPerSite ?? LOGIN_FAILURES_ALLOWED_PER_SITE;
+    this.allowedFromNewBrowsers = options.allowedFromNewBrowsers ?? LOGIN_FAILURES_ALLOWED_FROM_NEW_BROWSERS;
+    this.addresses = new FailureTable(options.maxTrackedClients ?? MAX_TRACKED_CLIENTS);
+    this.devices = new FailureTable(options.maxTrackedClients ?? MAX_TRACKED_CLIENTS);
   }
 
   /**
-   * Records a failed login of `client` that tried `guess` (the user and password, e.g. `user\0password`); a guess the
-   * client already made within the window is not counted again.
+   * Seconds the client must wait, or undefined when it may try: the longest wait of its counts, or, when a table is
+   * full of throttled clients and this one is not among them, until one of those is free.
    */
-  fail(client: string, guess: string, now = Date.now()): void {
-    const recent = this.recent(client, now);
-    const fingerprint = createHmac('sha256', this.guessKey).update(guess, 'utf8').digest('base64url');
-    if (!recent.some((failure) => failure.guess === fingerprint)) recent.push({ at: now, guess: fingerprint });
-    this.failures.delete(client);
-    this.failures.set(client, recent.slice(-this.allowed));
-    if (this.failures.size > MAX_TRACKED_CLIENTS) this.failures.delete(this.failures.keys().next().value as string);
+  retryAfterSeconds(client: LoginClient, now = Date.now()): number | undefined {
+    const counters = this.countersOf(client);
+    const waits = counters.map((counter) => counter.table.wait(counter.key, now)).filter((wait) => wait !== undefined);
+    if (waits.length > 0) return Math.max(...waits);
+    for (const table of new Set(counters.map((counter) => counter.table))) {
+      if (!table.hasRoomFor(keysIn(counters, table), now)) return table.secondsUntilRoom(now);
+    }
+    return undefined;
   }
 
-  private recent(client: string, now: number): Failure[] {
-    return (this.failures.get(client) ?? []).filter((failure) => failure.at > now - LOGIN_THROTTLE_WINDOW_MS);
+  /**
+   * Records a failed login of `client` that tried `guess` (the user and password, e.g. `user\0password`); a guess
+   * already counted within the window is not counted again. Returns the counts this failure used up.
+   */
+  fail(client: LoginClient, guess: string, now = Date.now()): LoginScope[] {
+    const fingerprint = createHmac('sha256', this.guessKey).update(guess, 'utf8').digest('base64url');
+    const counters = this.countersOf(client);
+    return counters
+      .filter((counter) => counter.table.record(counter.key, counter.allowed, fingerprint, now, keysIn(counters, counter.table)))
+      .map((counter) => counter.scope);
   }
+
+  private countersOf(client: LoginClient): Counter[] {
+    if ('device' in client) return [{ scope: 'browser', table: this.devices, key: client.device, allowed: this.allowed }];
+    const site = loginSiteKey(client.address);
+    return [
+      { scope: 'address', table: this.addresses, key: loginClientKey(client.address), allowed: this.allowed },
+      ...(site ? [{ scope: 'site' as const, table: this.addresses, key: site, allowed: this.allowedPerSite }] : []),
+      { scope: 'new browsers', table: this.newBrowsers, key: 'new browsers', allowed: this.allowedFromNewBrowsers },
+    ];
+  }
+}
+
+function keysIn(counters: readonly Counter[], table: FailureTable): string[] {
+  return counters.filter((counter) => counter.table === table).map((counter) => counter.key);
 }
 
 /** The cookie that marks a browser as one that logged in to the dashboard before (see {@link KnownDevices}). */
@@ -223,16 +376,51 @@ export class KnownDevices {
  * IPv6, since one subscriber is handed a whole /64 and could otherwise take ten guesses from each of its addresses.
  */
 export function loginClientKey(ip: string): string {
-  const address = ip.replace(/%.*$/, '');
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped && isIPv4(mapped[1]!)) return mapped[1]!;
-  if (!isIPv6(address)) return ip;
-  const [head = '', tail] = address.toLowerCase().split('::');
-  const groups = (part: string | undefined) => (part ? part.split(':') : []);
-  // An IPv4 tail (::1.2.3.4) lies in the last 32 bits, outside the /64 prefix: counting it as one group is enough here.
-  const known = [...groups(head), ...(tail === undefined ? [] : Array(Math.max(0, 8 - groups(head).length - groups(tail).length)).fill('0')), ...groups(tail)];
-  return `${known.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  const address = withoutZone(ip);
+  const mapped = mappedIPv4(address);
+  if (mapped) return mapped;
+  const groups = ipv6Groups(address);
+  return groups ? `${groups.slice(0, 4).join(':')}::/64` : ip;
 }
+
+/**
+ * The IPv6 site (/48) failed logins are also counted under ({@link LOGIN_FAILURES_ALLOWED_PER_SITE}), or undefined
+ * for IPv4 (also when mapped into IPv6) and anything that is no address.
+ */
+export function loginSiteKey(ip: string): string | undefined {
+  const address = withoutZone(ip);
+  if (mappedIPv4(address)) return undefined;
+  const groups = ipv6Groups(address);
+  return groups ? `${groups.slice(0, 3).join(':')}::/48` : undefined;
+}
+
+function withoutZone(ip: string): string {
+  return ip.replace(/%.*$/, '');
+}
+
+function mappedIPv4(address: string): string | undefined {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  return mapped && isIPv4(mapped) ? mapped : undefined;
+}
+
+/** The eight groups of an IPv6 address, lower case without leading zeros; undefined for anything else. */
+function ipv6Groups(address: string): string[] | undefined {
+  if (!isIPv6(address)) return undefined;
+  const [head = '', tail] = address.toLowerCase().split('::');
+  // An IPv4 tail (64:ff9b::1.2.3.4) fills the last two groups, beyond every prefix counted here: zeros will do.
+  const groups = (part: string | undefined) => (part ? part.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g.replace(/^0+(?=.)/, '')])) : []);
+  const [front, back] = [groups(head), groups(tail)];
+  return [...front, ...Array<string>(8 - front.length - back.length).fill('0'), ...back];
+}
+
+/** The warning when a failure uses up a count: whom it locks out, for the admin reading the log. */
+const THROTTLED_BECAUSE: Record<LoginScope, string> = {
+  browser: 'dashboard logins throttled: too many failed logins from this browser',
+  address: 'dashboard logins throttled: too many failed logins from this address',
+  site: 'dashboard logins throttled: too many failed logins from this IPv6 site (/48)',
+  'new browsers':
+    'dashboard logins throttled for every browser that has not logged in before: too many failed logins from many addresses (browsers that logged in before are not affected)',
+};
 
 /** What {@link checkLogin} found for one request. */
 type LoginCheck =
@@ -264,7 +452,7 @@ function checkLogin(req: Request, auth: DashboardAuth, options: LoginOptions & {
   // A browser that logged in before is counted on its own: strangers' failures at its address do not lock it out,
   // and its own mistypes do not lock out the others there.
   const device = options.devices?.fromCookieHeader(req.headers.cookie);
-  const client = device ? `device:${device.id}` : loginClientKey(address);
+  const client: LoginClient = device ? { device: device.id } : { address };
   const wait = throttle.retryAfterSeconds(client);
   if (wait !== undefined) return { kind: 'throttled', retryAfterSeconds: wait };
   const given = parseBasicAuth(req.headers.authorization);
@@ -272,13 +460,10 @@ function checkLogin(req: Request, auth: DashboardAuth, options: LoginOptions & {
   if (!given) return { kind: 'none' };
   // A success clears nothing (see LoginThrottle): the failures of a shared address may be someone else's.
   if (credentialsMatch(given, auth)) return { kind: 'ok', user: given.user, ...(device ? { device } : {}) };
-  throttle.fail(client, `${given.user}\0${given.password}`);
+  const spent = throttle.fail(client, `${given.user}\0${given.password}`);
   const who = { client: address, ...(device ? { device: device.id.slice(0, 8) } : {}) };
   logger?.warn({ ...who, user: given.user.slice(0, 100), path: req.path }, 'dashboard login failed');
-  const throttled = throttle.retryAfterSeconds(client);
-  if (throttled !== undefined) {
-    logger?.warn({ ...who, retryAfterSeconds: throttled }, `dashboard logins throttled: too many failed logins from this ${device ? 'browser' : 'address'}`);
-  }
+  for (const scope of spent) logger?.warn({ ...who, retryAfterSeconds: throttle.retryAfterSeconds(client) }, THROTTLED_BECAUSE[scope]);
   return { kind: 'wrong' };
 }
 

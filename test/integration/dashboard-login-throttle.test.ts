@@ -8,7 +8,13 @@ import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { DashboardDeps } from '../../src/server/app.js';
-import { KNOWN_DEVICE_COOKIE, LOGIN_FAILURES_ALLOWED } from '../../src/server/auth.js';
+import {
+  KNOWN_DEVICE_COOKIE,
+  LOGIN_FAILURES_ALLOWED,
+  LOGIN_FAILURES_ALLOWED_FROM_NEW_BROWSERS,
+  LOGIN_FAILURES_ALLOWED_PER_SITE,
+  LoginThrottle,
+} from '../../src/server/auth.js';
 import { TEST_DASHBOARD_LOGIN, basicAuth, useDashboardHarness } from '../support/dashboard.js';
 
 const USER = TEST_DASHBOARD_LOGIN.user;
@@ -188,5 +194,101 @@ describe('DASHBOARD_TRUST_PROXY', () => {
     const url = await startDashboard({ DASHBOARD_TRUST_PROXY: 'loopback' });
     const res = await visit(url, '/', forwarded('198.51.100.7', { 'x-forwarded-proto': 'https' }));
     expect(res.headers.getSetCookie().find((c) => c.startsWith(`${KNOWN_DEVICE_COOKIE}=`))).toMatch(/; Secure/i);
+  });
+});
+
+describe('guesses spread over many addresses (behind a trusted proxy that names each client)', () => {
+  const proxied = { DASHBOARD_TRUST_PROXY: 'loopback' };
+  const from = (client: string, options: Visit = {}): Visit => ({ ...options, headers: { 'x-forwarded-for': client } });
+
+  it.each([
+    // A subscriber or hosting customer gets a whole /48 (65 536 /64s): per /64 alone it would guess without end.
+    ['the /64s of one IPv6 /48 share one count', (n: number) => `2001:db8:77:${n.toString(16)}::1`, 20, LOGIN_FAILURES_ALLOWED_PER_SITE, '2001:db8:77:ffff::1', 429],
+    // Not per /24: IPv4 addresses cost money each, and a /24 is often a carrier's or a cloud's, shared by strangers.
+    ['the addresses of one IPv4 /24 are counted each on its own', (n: number) => `198.51.100.${n}`, 5, 5 * LOGIN_FAILURES_ALLOWED, '198.51.100.200', 200],
+  ])('%s', async (_name, address, clients, checked, neighbour, neighbourStatus) => {
+    const url = await startDashboard(proxied);
+    let compared = 0;
+    for (let n = 1; n <= clients; n++) {
+      for (let i = 0; i < LOGIN_FAILURES_ALLOWED + 2; i++) if ((await visit(url, '/', from(address(n), { auth: guess(`${n}-${i}`) }))).status === 401) compared++;
+    }
+    expect(compared, 'wrong passwords compared').toBe(checked);
+    // Another client of the same network, with the right password.
+    const next = await visit(url, '/', from(neighbour));
+    expect(next.status).toBe(neighbourStatus);
+    if (neighbourStatus === 429) expect(Number(next.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await visit(url, '/', from('2001:db8:78:1::1'))).status, 'another network').toBe(200);
+  });
+
+  it('share one total among browsers that never logged in: once it is spent they all wait, while operators\' browsers get in', async () => {
+    const url = await startDashboard(proxied);
+    const operator = await knownDevice(url);
+    const networks = LOGIN_FAILURES_ALLOWED_FROM_NEW_BROWSERS / LOGIN_FAILURES_ALLOWED;
+    for (let n = 0; n < networks; n++) {
+      // A new IPv4 address and a new IPv6 /48 each time: no per-address or per-site count is reached.
+      const client = n % 2 ? `203.0.113.${n}` : `2001:db8:${(0x100 + n).toString(16)}::1`;
+      for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) expect((await visit(url, '/', from(client, { auth: guess(`${n}-${i}`) }))).status, `${client} ${i}`).toBe(401);
+    }
+    for (const fresh of ['192.0.2.44', '2001:db8:fff::1']) {
+      const wrong = await visit(url, '/api/tickets', from(fresh, { auth: guess(`fresh ${fresh}`) }));
+      expect(wrong.status, `${fresh}, a wrong password`).toBe(429);
+      expect(Number(wrong.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await visit(url, '/', from(fresh))).status, `${fresh}, the right password`).toBe(429);
+    }
+    // An operator's browser, from any address: in with the password, and its own mistype is a plain 401.
+    expect((await visit(url, '/api/tickets', from('192.0.2.44', { device: operator }))).status).toBe(200);
+    expect((await visit(url, '/', from('192.0.2.45', { device: operator, auth: guess('mistyped') }))).status).toBe(401);
+    expect((await visit(url, '/', from('192.0.2.45', { device: operator }))).status).toBe(200);
+  });
+
+  it('keep a throttled /64 throttled after 10 000 other /64s failed once each', async () => {
+    const url = await startDashboard(proxied);
+    const victim = from('2001:db8:99:1::1', { auth: guess('after') });
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) await visit(url, '/', from('2001:db8:99:1::1', { auth: guess(`victim ${i}`) }));
+    expect((await visit(url, '/', victim)).status).toBe(429);
+    for (let n = 0; n < 10_000; n += 100) {
+      await Promise.all(
+        Array.from({ length: 100 }, async (_, k) => {
+          const res = await visit(url, '/', from(`2001:db8:${(0x1000 + n + k).toString(16)}:1::1`, { auth: guess('x') }));
+          await res.arrayBuffer();
+        }),
+      );
+    }
+    expect((await visit(url, '/', victim)).status).toBe(429);
+    // 10 000 requests: a few seconds on an idle machine, several times that on a busy CI runner.
+  }, 120_000);
+});
+
+describe('a full table of clients', () => {
+  const proxied = { DASHBOARD_TRUST_PROXY: 'loopback' };
+  const from = (client: string, options: Visit = {}): Visit => ({ ...options, headers: { 'x-forwarded-for': client } });
+  /** Fails `client` until it is throttled. */
+  const throttle = async (url: string, client: string) => {
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) expect((await visit(url, '/', from(client, { auth: guess(`${client} ${i}`) }))).status).toBe(401);
+    expect((await visit(url, '/', from(client))).status).toBe(429);
+  };
+  // A small table and a total out of the way, so that the table fills up after a few clients.
+  const smallTable = (maxTrackedClients: number) => ({ loginThrottle: new LoginThrottle({ maxTrackedClients, allowedFromNewBrowsers: 10_000 }) });
+
+  it('makes room by forgetting clients that are not throttled, never one that is', async () => {
+    const url = await startDashboard(proxied, smallTable(4));
+    await throttle(url, '203.0.113.1');
+    for (let n = 1; n <= 12; n++) expect((await visit(url, '/', from(`198.51.100.${n}`, { auth: guess(n) }))).status, `client ${n}`).toBe(401);
+    expect((await visit(url, '/', from('203.0.113.1'))).status).toBe(429);
+  });
+
+  it('refuses new browsers (429) when every client in it is throttled, and still lets operators in', async () => {
+    const url = await startDashboard(proxied, smallTable(2));
+    const operator = await knownDevice(url);
+    await throttle(url, '203.0.113.1');
+    await throttle(url, '203.0.113.2');
+    for (const auth of [undefined, guess('new')]) {
+      const res = await visit(url, '/', from('198.51.100.9', auth ? { auth } : {}));
+      expect(res.status, `a new client with ${auth ? 'a wrong' : 'the right'} password`).toBe(429);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    for (const client of ['203.0.113.1', '203.0.113.2']) expect((await visit(url, '/', from(client))).status, client).toBe(429);
+    expect((await visit(url, '/', from('198.51.100.9', { device: operator }))).status).toBe(200);
+    expect((await visit(url, '/', from('198.51.100.9', { device: operator, auth: guess('mistyped') }))).status).toBe(401);
   });
 });

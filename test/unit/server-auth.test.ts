@@ -6,10 +6,13 @@ import {
   KNOWN_DEVICE_MAX_AGE_MS,
   KnownDevices,
   LOGIN_FAILURES_ALLOWED,
+  LOGIN_FAILURES_ALLOWED_FROM_NEW_BROWSERS,
+  LOGIN_FAILURES_ALLOWED_PER_SITE,
   LOGIN_THROTTLE_WINDOW_MS,
   LoginThrottle,
   credentialsMatch,
   loginClientKey,
+  loginSiteKey,
   parseBasicAuth,
   resolveAuth,
   secretsEqual,
@@ -93,39 +96,129 @@ describe('loginClientKey', () => {
     ['IPv6 written short', '2001:db8::1', '2001:db8:0:0::/64'],
     ['IPv6 loopback', '::1', '0:0:0:0::/64'],
     ['IPv6 with a zone', 'fe80::1%eth0', 'fe80:0:0:0::/64'],
+    ['IPv6 with an IPv4 tail (NAT64)', '64:ff9b::198.51.100.7', '64:ff9b:0:0::/64'],
+    ['IPv6 with an IPv4 tail after five groups', '1:2:3:4:5::198.51.100.7', '1:2:3:4::/64'],
     ['not an address', 'unknown', 'unknown'],
   ])('%s', (_name, ip, key) => {
     expect(loginClientKey(ip)).toBe(key);
   });
 });
 
+describe('loginSiteKey', () => {
+  // A /48 is what one site is handed (RFC 6177); IPv4 has no such unit: a /24 is as often strangers behind one carrier.
+  it.each([
+    ['IPv6', '2001:db8:1:2:aaaa:bbbb:cccc:dddd', '2001:db8:1::/48'],
+    ['IPv6, another /64 of the same /48', '2001:db8:1:ffff::1', '2001:db8:1::/48'],
+    ['IPv6 written short', '2001:db8::1', '2001:db8:0::/48'],
+    ['IPv6 with a zone', 'fe80::1%eth0', 'fe80:0:0::/48'],
+    ['IPv6 with an IPv4 tail (NAT64)', '64:ff9b::198.51.100.7', '64:ff9b:0::/48'],
+    ['IPv4', '203.0.113.7', undefined],
+    ['IPv4 mapped into IPv6', '::ffff:203.0.113.7', undefined],
+    ['not an address', 'unknown', undefined],
+  ])('%s', (_name, ip, key) => {
+    expect(loginSiteKey(ip)).toBe(key);
+  });
+});
+
 describe('LoginThrottle', () => {
   const t0 = Date.UTC(2026, 0, 1);
+  const address = (ip: string) => ({ address: ip });
 
   it('lets a client wait once it failed the allowed number of times in the window, until the oldest failure ages out', () => {
     const throttle = new LoginThrottle();
     for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) {
-      expect(throttle.retryAfterSeconds('198.51.100.7', t0 + i * 1000)).toBeUndefined();
-      throttle.fail('198.51.100.7', `guess-${i}`, t0 + i * 1000);
+      expect(throttle.retryAfterSeconds(address('198.51.100.7'), t0 + i * 1000)).toBeUndefined();
+      throttle.fail(address('198.51.100.7'), `guess-${i}`, t0 + i * 1000);
     }
-    expect(throttle.retryAfterSeconds('198.51.100.7', t0 + 10_000)).toBe(LOGIN_THROTTLE_WINDOW_MS / 1000 - 10);
-    expect(throttle.retryAfterSeconds('198.51.100.8', t0 + 10_000)).toBeUndefined();
-    expect(throttle.retryAfterSeconds('198.51.100.7', t0 + LOGIN_THROTTLE_WINDOW_MS + 1)).toBeUndefined();
+    expect(throttle.retryAfterSeconds(address('198.51.100.7'), t0 + 10_000)).toBe(LOGIN_THROTTLE_WINDOW_MS / 1000 - 10);
+    expect(throttle.retryAfterSeconds(address('198.51.100.8'), t0 + 10_000)).toBeUndefined();
+    expect(throttle.retryAfterSeconds(address('198.51.100.7'), t0 + LOGIN_THROTTLE_WINDOW_MS + 1)).toBeUndefined();
   });
 
   it('counts a wrong password repeated within the window once: repeating a guess tells nothing new', () => {
     const throttle = new LoginThrottle({ allowed: 3 });
-    for (let i = 0; i < 10; i++) throttle.fail('c', 'admin\0old password', t0 + i);
-    throttle.fail('c', 'admin\0second', t0 + 20);
-    expect(throttle.retryAfterSeconds('c', t0 + 30)).toBeUndefined();
-    throttle.fail('c', 'admin\0third', t0 + 40);
-    expect(throttle.retryAfterSeconds('c', t0 + 50)).toBeDefined();
+    for (let i = 0; i < 10; i++) throttle.fail(address('c'), 'admin\0old password', t0 + i);
+    throttle.fail(address('c'), 'admin\0second', t0 + 20);
+    expect(throttle.retryAfterSeconds(address('c'), t0 + 30)).toBeUndefined();
+    throttle.fail(address('c'), 'admin\0third', t0 + 40);
+    expect(throttle.retryAfterSeconds(address('c'), t0 + 50)).toBeDefined();
     // Once it has aged out, the same password counts again.
     const later = new LoginThrottle({ allowed: 2 });
-    later.fail('c', 'x', t0);
-    later.fail('c', 'x', t0 + LOGIN_THROTTLE_WINDOW_MS + 1);
-    later.fail('c', 'y', t0 + LOGIN_THROTTLE_WINDOW_MS + 2);
-    expect(later.retryAfterSeconds('c', t0 + LOGIN_THROTTLE_WINDOW_MS + 3)).toBeDefined();
+    later.fail(address('c'), 'x', t0);
+    later.fail(address('c'), 'x', t0 + LOGIN_THROTTLE_WINDOW_MS + 1);
+    later.fail(address('c'), 'y', t0 + LOGIN_THROTTLE_WINDOW_MS + 2);
+    expect(later.retryAfterSeconds(address('c'), t0 + LOGIN_THROTTLE_WINDOW_MS + 3)).toBeDefined();
+  });
+
+  // Each failure one second after the last, each from `client(n)`; then who waits, and for how long.
+  it.each([
+    {
+      name: 'the /64s of one /48 share the per-site count',
+      failures: LOGIN_FAILURES_ALLOWED_PER_SITE,
+      client: (n: number) => address(`2001:db8:5:${Math.floor(n / LOGIN_FAILURES_ALLOWED)}::1`),
+      waits: [address('2001:db8:5:ffff::1')],
+      free: [address('2001:db8:6::1'), address('198.51.100.7')],
+      scope: 'site',
+    },
+    {
+      name: 'browsers that never logged in share one total, across networks',
+      failures: LOGIN_FAILURES_ALLOWED_FROM_NEW_BROWSERS,
+      client: (n: number) => address(`203.0.${Math.floor(n / LOGIN_FAILURES_ALLOWED)}.1`),
+      waits: [address('198.51.100.7'), address('2001:db8:6::1'), address('unknown')],
+      free: [{ device: 'operator-browser' }],
+      scope: 'new browsers',
+    },
+  ])('$name', ({ failures, client, waits, free, scope }) => {
+    const throttle = new LoginThrottle();
+    const exhausted: string[][] = [];
+    for (let n = 0; n < failures; n++) {
+      expect(throttle.retryAfterSeconds(client(n), t0 + n * 1000), `failure ${n}`).toBeUndefined();
+      exhausted.push(throttle.fail(client(n), `guess-${n}`, t0 + n * 1000));
+    }
+    expect(exhausted.at(-1), 'the last failure reports the count it spent').toContain(scope);
+    expect(exhausted.slice(0, -1).flat(), 'no earlier failure reports it').not.toContain(scope);
+    const now = t0 + failures * 1000;
+    // Until the first failure ages out: it was made `failures` seconds before now.
+    for (const c of waits) expect(throttle.retryAfterSeconds(c, now), JSON.stringify(c)).toBe(LOGIN_THROTTLE_WINDOW_MS / 1000 - failures);
+    for (const c of free) expect(throttle.retryAfterSeconds(c, now), JSON.stringify(c)).toBeUndefined();
+    for (const c of waits) expect(throttle.retryAfterSeconds(c, t0 + LOGIN_THROTTLE_WINDOW_MS + 1), `${JSON.stringify(c)} later`).toBeUndefined();
+  });
+
+  it('counts a known browser\'s failures against it alone, not against the total of new browsers', () => {
+    const throttle = new LoginThrottle({ allowedFromNewBrowsers: 3 });
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) throttle.fail({ device: 'a' }, `mistype-${i}`, t0 + i);
+    expect(throttle.retryAfterSeconds({ device: 'a' }, t0 + 100)).toBeDefined();
+    expect(throttle.retryAfterSeconds({ device: 'b' }, t0 + 100)).toBeUndefined();
+    expect(throttle.retryAfterSeconds(address('198.51.100.7'), t0 + 100)).toBeUndefined();
+  });
+
+  it('makes room in a full table by forgetting the oldest client that is not throttled', () => {
+    const throttle = new LoginThrottle({ maxTrackedClients: 3, allowed: 2 });
+    for (const guess of ['x', 'y']) throttle.fail(address('203.0.113.1'), guess, t0);
+    throttle.fail(address('203.0.113.2'), 'x', t0 + 1);
+    throttle.fail(address('203.0.113.3'), 'x', t0 + 2);
+    throttle.fail(address('203.0.113.4'), 'x', t0 + 3);
+    throttle.fail(address('203.0.113.4'), 'y', t0 + 4);
+    // .2 was forgotten (its one failure no longer counts), the throttled .1 and .4 were not.
+    throttle.fail(address('203.0.113.2'), 'y', t0 + 5);
+    expect(throttle.retryAfterSeconds(address('203.0.113.2'), t0 + 6)).toBeUndefined();
+    expect(throttle.retryAfterSeconds(address('203.0.113.1'), t0 + 6)).toBeDefined();
+    expect(throttle.retryAfterSeconds(address('203.0.113.4'), t0 + 6)).toBeDefined();
+  });
+
+  it('refuses a new client while every client in a full table is throttled, until one of them is free', () => {
+    const throttle = new LoginThrottle({ maxTrackedClients: 3, allowed: 1, allowedPerSite: 1 });
+    // As the dashboard does: a failure is only recorded for a client that was allowed to try.
+    const attempt = (ip: string, at: number) => {
+      expect(throttle.retryAfterSeconds(address(ip), at), ip).toBeUndefined();
+      throttle.fail(address(ip), 'x', at);
+    };
+    attempt('203.0.113.1', t0);
+    // Its /64 and its /48: the table is full, and all three are throttled.
+    attempt('2001:db8:1:1::1', t0 + 60_000);
+    expect(throttle.retryAfterSeconds(address('198.51.100.9'), t0 + 60_000)).toBe(LOGIN_THROTTLE_WINDOW_MS / 1000 - 60);
+    expect(throttle.retryAfterSeconds({ device: 'operator-browser' }, t0 + 60_000)).toBeUndefined();
+    expect(throttle.retryAfterSeconds(address('198.51.100.9'), t0 + LOGIN_THROTTLE_WINDOW_MS + 1)).toBeUndefined();
   });
 });
 
