@@ -26,7 +26,7 @@ import type { TicketStore } from '../tickets/ticket-store.js';
 import { legacyRawKey, messageKey, normaliseMessageId } from './message-id.js';
 import { customerBehindOwnGroup, ownMailboxesOf, replySignalHeaders, replySignalsOf, type MailboxConfig, type OwnMailboxes } from './classify.js';
 import { isUsableAddress, type MailAddress } from './addresses.js';
-import { capSubject, MailParseError, parseInboundMail, type InboundMail } from './parse.js';
+import { capSubject, MailParseError, parseInboundMail, questionWithSubject, type InboundMail } from './parse.js';
 import { visibleHeaderText } from './invisible.js';
 import { deleteRaw, loadRaw, rawRefFor, saveRaw } from './raw-store.js';
 
@@ -159,7 +159,9 @@ export function ticketInputForMail(
     from: sender?.address ?? '',
     subject: mail?.subject ?? '',
     references: mail?.references ?? [],
-    question: mail?.question ?? '',
+    // The subject where the words lean on it; what decides an acknowledgement or a notice (replySignals, below) reads
+    // the mail's own words.
+    question: mail ? questionWithSubject(mail) : '',
     ...(mail ? { mailText: mail.text } : {}),
     attachments: (mail?.attachments ?? []).map((a) => ({
       ...(a.filename ? { filename: a.filename } : {}),

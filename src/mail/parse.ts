@@ -11,7 +11,7 @@ import { isUsableAddress, parseAddressList, stripComments, type MailAddress } fr
 import { decodeBytes, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
 import { isBounce } from './classify.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
-import { unreadableReason } from './unreadable.js';
+import { onlyGreetings, unreadableReason } from './unreadable.js';
 import { withoutHiddenElements } from './hidden-html.js';
 import { limitHtmlNesting, MAX_HTML_DEPTH } from './html-nesting.js';
 import { massMailingEvidence } from './mass-mailing.js';
@@ -72,8 +72,10 @@ export interface InboundMail {
    */
   text: string;
   /**
-   * The customer's own words: {@link text} without quoted history and signatures, followed by the text of a mail
-   * they forward (see `extractQuestion`), or the subject when that leaves nothing; trimmed, '' when neither has content.
+   * The customer's own words: {@link text} without quoted history and signatures, followed by the text of the mails
+   * they forward, in the text or attached (see `extractQuestion`), or the subject when that leaves nothing; trimmed, ''
+   * when neither has content. The checks that read the sender's words (an acknowledgement, an automatic notice) read
+   * this; the ticket's question adds the subject where the words lean on it ({@link questionWithSubject}).
    */
   question: string;
   /** Attachments (and inline parts such as images) by name, type and size; not processed further. */
@@ -687,14 +689,20 @@ export function subjectAsQuestion(subject: string): string {
  * when neither has content.
  */
 export function extractQuestion(text: string, subject = ''): string {
-  return ownQuestion(text, subject) ?? subjectAsQuestion(subject);
+  const own = ownTextOf(text, subject);
+  return withForwards(own.note, own.forwarded ? [own.forwarded] : []) ?? subjectAsQuestion(subject);
 }
 
-/**
- * {@link extractQuestion} without the subject: the customer's own words and the text of a mail they forward, or
- * undefined when they wrote nothing of their own (a quote, a signature or a phone's footer only) and forward nothing.
- */
-function ownQuestion(text: string, subject: string): string | undefined {
+/** What the customer wrote of their own in a mail's text, as the question reads it. */
+interface OwnText {
+  /** Their words above any quoted or forwarded history, without quoted lines, signatures and footers; may be ''. */
+  note: string;
+  /** The mail they forward in the text, when its history is a forward rather than the answer replied to. */
+  forwarded: ForwardedMessage | undefined;
+}
+
+/** The customer's own part of `text` (its first MAX_QUESTION_SOURCE_CHARS): their note and a mail they forward in it. */
+function ownTextOf(text: string, subject: string): OwnText {
   let source = text.replace(/\r\n?/g, '\n');
   if (source.length > MAX_QUESTION_SOURCE_CHARS) {
     const cut = source.lastIndexOf('\n', MAX_QUESTION_SOURCE_CHARS);
@@ -704,10 +712,47 @@ function ownQuestion(text: string, subject: string): string | undefined {
   const historyStart = quotedHistoryStart(all);
   const note = ownWords(historyStart >= 0 ? all.slice(0, historyStart) : all);
   const forwarded = historyStart >= 0 && isForward(all[historyStart] ?? '', subject) ? forwardedMessage(all.slice(historyStart)) : undefined;
-  const forwardedText = forwarded && hasWords(forwarded.text) ? forwarded : undefined;
-  if (hasWords(note)) return forwardedText ? withForwarded(note, forwardedText) : note;
-  // Nothing of their own above a forwarded mail: the customer asks about that mail.
-  return forwardedText?.text;
+  return { note, forwarded };
+}
+
+/**
+ * The customer's note and the mails they forward (in the text, then attached), or undefined when they wrote nothing
+ * of their own (a quote, a signature or a phone's footer only) and forward nothing with words. With nothing of their
+ * own, the first forwarded mail's text is what they ask about.
+ */
+function withForwards(note: string, forwards: readonly ForwardedMessage[]): string | undefined {
+  const readable = forwards.filter((forwarded) => hasWords(forwarded.text));
+  if (hasWords(note)) return [note, ...readable.map(forwardedBlock)].join('\n\n');
+  const [first, ...rest] = readable;
+  return first ? [first.text, ...rest.map(forwardedBlock)].join('\n\n') : undefined;
+}
+
+// Words that point at the subject instead of repeating it: 件名の通り, 標題の件, 表題のとおり, "as in the subject".
+const POINTS_AT_SUBJECT =
+  /(?:件名|表題|標題|題名)(?:の(?:通り|とおり|件|ように|内容)|に(?:記載|書いた|書きました|ある)(?:の|した)?(?:通り|とおり|件|内容)?)|タイトルの(?:通り|とおり)|\b(?:as (?:per|in|stated in|mentioned in|said in|written in) (?:the|my) subject(?: line)?|see (?:the )?subject(?: line)?|(?:the )?subject(?: line)? says it all)\b/iu;
+
+/**
+ * The question a ticket carries for the agent and the operator: the mail's {@link InboundMail.question}, with the
+ * subject where the words lean on it. As for a mail of no words at all, the bare subject (without reply prefixes) is
+ * the question when the customer's words are only greetings and a closing ({@link onlyGreetings}) in a mail that
+ * replies to nothing (a reply's subject is the thread's, not a new question); when their words point at the subject
+ * (「件名の通り、コードが届きません」, 「標題の件」) the subject comes first, as the mail reads. The agent is handed the
+ * question alone, so a question asked only in the subject is otherwise lost.
+ */
+export function questionWithSubject(mail: Pick<InboundMail, 'question' | 'subject' | 'text' | 'inReplyTo' | 'references'>): string {
+  const { question } = mail;
+  const fromSubject = subjectAsQuestion(mail.subject);
+  if (question === '' || fromSubject === '' || question === fromSubject) return question;
+  // The customer's note: a forward they add below it is not theirs to point with.
+  const note = question.split(`\n\n${FORWARDED_DELIMITER}\n`)[0] ?? question;
+  if (POINTS_AT_SUBJECT.test(note) && !squeezed(question).includes(squeezed(fromSubject))) return `${fromSubject}\n\n${question}`;
+  const reply = Boolean(mail.inReplyTo) || mail.references.length > 0 || REPLY_OR_FORWARD_PREFIX.test(mail.subject) || ownPart(mail.text).quoted;
+  return !reply && onlyGreetings(question) ? fromSubject : question;
+}
+
+/** `text` without white space, for telling whether one text holds another. */
+function squeezed(text: string): string {
+  return text.replace(/\s+/gu, '');
 }
 
 /**
@@ -790,23 +835,31 @@ function headerValue(head: string[], field: RegExp): string | undefined {
   for (const line of head) {
     const name = field.exec(line);
     if (!name) continue;
-    const value = line.slice(name[0].length).replace(/^\s*\*?\s*/, '').replace(/\s+/g, ' ').trim();
-    return value === '' ? undefined : value.length > MAX_FORWARDED_HEADER_CHARS ? `${value.slice(0, MAX_FORWARDED_HEADER_CHARS)}…` : value;
+    return boundedHeaderValue(line.slice(name[0].length).replace(/^\s*\*?\s*/, ''));
   }
   return undefined;
 }
 
+/** A forwarded mail's header value on one line, cut to {@link MAX_FORWARDED_HEADER_CHARS}; undefined when empty. */
+function boundedHeaderValue(value: string): string | undefined {
+  const line = value.replace(/\s+/g, ' ').trim();
+  if (line === '') return undefined;
+  const chars = Array.from(line);
+  return chars.length > MAX_FORWARDED_HEADER_CHARS ? `${chars.slice(0, MAX_FORWARDED_HEADER_CHARS).join('')}…` : line;
+}
+
 /**
- * The customer's note, then the forwarded mail under {@link FORWARDED_DELIMITER}. The note comes first because the
- * agent reads a question from its start (MAX_QUESTION_CHARS): a long forward never pushes the note out.
+ * A forwarded mail as it follows the customer's note: under {@link FORWARDED_DELIMITER}, its From and Subject, its
+ * text cut to {@link MAX_FORWARDED_CHARS}. The note comes first because the agent reads a question from its start
+ * (MAX_QUESTION_CHARS): a long forward never pushes the note out.
  */
-function withForwarded(note: string, forwarded: ForwardedMessage): string {
+function forwardedBlock(forwarded: ForwardedMessage): string {
   const head = [
     FORWARDED_DELIMITER,
     ...(forwarded.from ? [`From: ${forwarded.from}`] : []),
     ...(forwarded.subject ? [`Subject: ${forwarded.subject}`] : []),
   ];
-  return `${note}\n\n${head.join('\n')}\n\n${cutAtLineEnd(forwarded.text, MAX_FORWARDED_CHARS)}`;
+  return `${head.join('\n')}\n\n${cutAtLineEnd(forwarded.text, MAX_FORWARDED_CHARS)}`;
 }
 
 /** `text` when it has at most `max` characters; else its start, cut at a line end where there is one, and `[…]`. */
@@ -1029,6 +1082,20 @@ function charsetOfContentType(mail: ParsedMail): string | undefined {
  * @throws {MailParseError} when the input is empty or has no header field at all (not a mail).
  */
 export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Promise<InboundMail> {
+  return (await readMail(raw, opts, 0)).mail;
+}
+
+/** A parsed mail and what a mail that forwards it as an attachment reads of it. */
+interface ReadMail {
+  mail: InboundMail;
+  /** Its From as it names itself (`Name <address>`), usable for a reply or not; undefined without one. */
+  sender: string | undefined;
+  /** Its own words and the mails it forwards, never its subject; undefined when it has none. */
+  ownWords: string | undefined;
+}
+
+/** {@link parseInboundMail} of a mail `depth` attachments deep (0: the mail we received). */
+async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise<ReadMail> {
   if (!Buffer.isBuffer(raw)) throw new MailParseError('expected the raw mail as a Buffer');
   if (raw.every((b) => b <= 0x20)) {
     throw new MailParseError('empty input: no header fields and no body');
@@ -1188,7 +1255,9 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
     notes.warn(`${notes.controlsRemoved} control character(s) removed (terminal escape sequences, NUL, DEL): a mail client shows nothing of them, an operator's terminal would run them`);
   }
 
-  const ownWords = ownQuestion(text, subject);
+  const own = ownTextOf(text, subject);
+  const attached = await attachedMails(body, input, opts, depth);
+  const ownWords = withForwards(own.note, [...(own.forwarded ? [own.forwarded] : []), ...attached]);
   const sendersPart = ownPart(text);
   const mail: InboundMail = {
     messageId,
@@ -1216,6 +1285,7 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
     // Whether the customer wrote anything decides whether an attachment or the quote is all there is; the subject,
     // which stands in for a question when they wrote nothing, does not count.
     ownWords: ownWords ?? '',
+    ownText: own.note,
     quoted: sendersPart.quoted,
     parts: (body.attachments ?? []).map((a) => ({ contentType: a.contentType || '', params: paramsOf(a.headers?.get('content-type')), filename: a.filename })),
     subject,
@@ -1231,5 +1301,42 @@ export async function parseInboundMail(raw: Buffer, opts: ParseOptions = {}): Pr
   if (notes.warnings.length > 0 || notes.charset.length > 0) {
     log.debug({ messageId, warnings: notes.warnings, charsetProblems: notes.charset }, 'mail parsed with problems');
   }
-  return mail;
+  const named = fromList[0];
+  return { mail, sender: named && (named.name ? `${named.name} <${named.address}>` : named.address), ownWords };
+}
+
+// Attached mails read into the question: a customer forwards one or two ("is this genuine?"), a hostile mail hundreds.
+const MAX_ATTACHED_MAILS = 3;
+// How deep attached mails are read: one attached to the customer's mail, and one attached to that (a colleague's forward
+// of the suspicious mail, which the customer forwards to us); each is cut to MAX_FORWARDED_CHARS in the one above it.
+const MAX_ATTACHED_MAIL_DEPTH = 2;
+// Bytes of an attached mail parsed: its text comes first, and its own attachments add nothing to the question.
+const MAX_ATTACHED_MAIL_BYTES = 1024 * 1024;
+const ATTACHED_MAIL_TYPES = new Set(['message/rfc822', 'message/global']);
+// A multipart/digest's parts are message/rfc822 by default: a list's digest, not mail anyone forwards to us.
+const DIGEST = /^content-type:[ \t]*(?:\r?\n[ \t]+)?multipart\/digest\b/im;
+
+/**
+ * The mails attached to `body` (message/rfc822, Gmail's and Outlook's "forward as attachment"), read as a forward in
+ * the text is: From, Subject and their own words, for the question. Not the mail a delivery report returns, nor a
+ * digest's; at most {@link MAX_ATTACHED_MAILS}, {@link MAX_ATTACHED_MAIL_DEPTH} deep, each from its first
+ * {@link MAX_ATTACHED_MAIL_BYTES}.
+ */
+async function attachedMails(body: ParsedMail, input: Buffer, opts: ParseOptions, depth: number): Promise<ForwardedMessage[]> {
+  if (depth >= MAX_ATTACHED_MAIL_DEPTH) return [];
+  const parts = (body.attachments ?? []).filter((a) => ATTACHED_MAIL_TYPES.has((a.contentType ?? '').toLowerCase())).slice(0, MAX_ATTACHED_MAILS);
+  if (parts.length === 0 || contentTypeOf(body) === 'multipart/report' || DIGEST.test(input.toString('latin1'))) return [];
+  const maxBytes = Math.min(opts.maxBytes ?? DEFAULT_MAX_BYTES, MAX_ATTACHED_MAIL_BYTES);
+  const forwards: ForwardedMessage[] = [];
+  for (const part of parts) {
+    let attached: ReadMail;
+    try {
+      attached = await readMail(part.content ?? Buffer.alloc(0), { maxBytes }, depth + 1);
+    } catch (err) {
+      if (err instanceof MailParseError) continue;
+      throw err;
+    }
+    forwards.push({ from: boundedHeaderValue(attached.sender ?? ''), subject: boundedHeaderValue(attached.mail.subject), text: attached.ownWords ?? '' });
+  }
+  return forwards;
 }

@@ -7,8 +7,11 @@
  * whose question is only in an attachment (a screenshot, a PDF, an archive, a forwarded mail: anything but a contact card,
  * a signature or key, a calendar file or a report's machine-readable part) and that has no words of the sender's own (a
  * phone's footer, a signature, greetings and "詳細は添付ファイルをご確認ください" are none): the agent reads no
- * attachment, and would answer the subject as if it were the question. Likewise a reply that holds nothing but the
- * quoted earlier mail: its subject is the thread's, not a new question.
+ * attachment, and would answer the subject as if it were the question. Words that only point at an attachment the mail
+ * does not carry ("添付の通りです" with nothing attached) leave the question nowhere at all. Likewise a reply that holds
+ * nothing but the quoted earlier mail (or an emoji above it): its subject is the thread's, not a new question. Mail
+ * whose customer's words are behind a wrapper the agent cannot open (Microsoft 365 Message Encryption, Gmail's
+ * confidential mode) would have the wrapper's boilerplate answered.
  */
 
 /** A MIME part as the check reads it: its type, its Content-Type parameters (lower-case names) and file name. */
@@ -29,6 +32,11 @@ export interface UnreadableCheckInput {
    * text of a mail they forward (see `extractQuestion`), but never the subject; the whole text when not given.
    */
   ownWords?: string | undefined;
+  /**
+   * The sender's own part as {@link ownWords} reads it but also when it holds no letter or digit (an emoji alone, which
+   * ownWords leaves out); '' or absent when there is none.
+   */
+  ownText?: string | undefined;
   /** The text holds quoted or forwarded history (an attribution, a header block or `>` lines). */
   quoted?: boolean | undefined;
   /** The parts mailparser hands over as attachments (calendar parts among them). */
@@ -61,6 +69,15 @@ const RECALL_SENTENCE = /would like to recall the message, ["“](.+)["”]\.?\s
 const RECALL_SUBJECT = /^recall:\s*/i;
 // The notice is one sentence, with a list's or a gateway's footer at most: a longer text is a customer's own.
 const MAX_RECALL_TEXT = 2000;
+// Microsoft 365 (Purview, formerly Office 365) Message Encryption: outside the sender's organisation the message travels
+// as message.rpmsg beside a wrapper text, or only as a wrapper with a link to Microsoft's portal. The wrapper's sentence
+// decides only beside the service's name, so a customer asking about a protected message is read.
+const RPMSG_TYPE = 'application/x-microsoft-rpmsg-message';
+const RPMSG_NAME = /\.rpmsg$/i;
+const PROTECTED_MESSAGE_SENTENCE = /\bhas sent you (?:a|an) (?:protected|encrypted) (?:message|e-?mail)\b|から(?:保護された|暗号化された)メッセージ(?:を受信しました|が届きました|が送信されました|を受け取りました)/iu;
+const MESSAGE_ENCRYPTION = /\b(?:Microsoft 365|Office 365|Microsoft Purview|Microsoft) Message Encryption\b/iu;
+// Gmail's confidential mode sends a link to Google's servers in place of the mail: what the customer wrote is there.
+const CONFIDENTIAL_MODE_LINK = /https?:\/\/confidential-mail\.google\.com\//iu;
 
 /**
  * Why the agent cannot answer this mail from its text, as a ticket reason; undefined for mail it can read. Pure:
@@ -82,6 +99,12 @@ export function unreadableReason(mail: UnreadableCheckInput): string | undefined
     const what = IMIP_METHODS[method];
     if (what) return `${what} (text/calendar; method=${method}): a person answers it`;
   }
+  if (mail.parts.some((p) => p.contentType.toLowerCase() === RPMSG_TYPE || RPMSG_NAME.test(p.filename ?? '')) || isProtectedMessageWrapper(mail.ownWords ?? mail.text)) {
+    return 'encrypted mail (Microsoft 365 Message Encryption): its text cannot be read here';
+  }
+  if (CONFIDENTIAL_MODE_LINK.test(mail.ownWords ?? mail.text)) {
+    return "the mail's content is only behind Gmail's confidential-mode link, which is not opened here: a person reads it";
+  }
   const recall = recallReason(mail);
   if (recall) return recall;
   const noise = undecodableShare(mail.text);
@@ -99,12 +122,36 @@ export function unreadableReason(mail: UnreadableCheckInput): string | undefined
       const more = attached.length > MAX_NAMED_ATTACHMENTS ? ` and ${attached.length - MAX_NAMED_ATTACHMENTS} more` : '';
       return `the mail's text is only in its attachment${attached.length > 1 ? 's' : ''} ${shown}${more}: a person reads it`;
     }
+    // A contact card or a calendar file may be what the words point at; a signature never is.
+    if (pointsAtAttachment(ownWords) && mail.parts.every((p) => isSignature(p))) {
+      return 'the mail points at an attachment it does not carry (forgotten, or removed on the way), and says nothing else: a person reads it';
+    }
   }
   // Only a reply of no words at all: a greeting or a thanks above the quote is the sender's, for the reply decision.
   if (mail.quoted && !hasLetters(ownWords) && hasLetters(mail.text)) {
+    const reaction = reactionOf(mail.ownText ?? '');
+    if (reaction) return `the reply is only an emoji or a reaction ("${reaction}"), no words: a person reads it`;
     return "the reply holds only the quoted earlier mail, no words of the sender's own (sent by mistake, or the words were lost): a person reads it";
   }
   return undefined;
+}
+
+/** True for Microsoft's wrapper of an encrypted message: its sentence beside the service's name. */
+function isProtectedMessageWrapper(words: string): boolean {
+  return PROTECTED_MESSAGE_SENTENCE.test(words) && MESSAGE_ENCRYPTION.test(words);
+}
+
+// A pictograph (with its modifiers, joiners and variation selectors), beside white space and punctuation at most.
+const REACTION = /^(?=[^]*\p{Extended_Pictographic})[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Emoji_Component}\u200d\ufe0f\s\p{P}]+$/u;
+// A reason quotes so many characters of a reaction at most.
+const MAX_REACTION_CHARS = 20;
+
+/** `text` when it is only emoji (🙏, 👍🏻), cut to {@link MAX_REACTION_CHARS} characters; undefined otherwise. */
+function reactionOf(text: string): string | undefined {
+  const reaction = text.replace(/\s+/gu, ' ').trim();
+  if (!REACTION.test(reaction)) return undefined;
+  const chars = Array.from(reaction);
+  return chars.length > MAX_REACTION_CHARS ? `${chars.slice(0, MAX_REACTION_CHARS).join('')}…` : reaction;
 }
 
 function hasLetters(text: string): boolean {
@@ -116,7 +163,8 @@ function hasLetters(text: string): boolean {
 // a closed list: any other sentence ("添付ファイルが開けません", "Why does the export fail?") is the sender's.
 const GREETINGS: readonly RegExp[] = [
   /^(?:いつも)?(?:大変)?お世話に(?:なっております|なります)$|^お世話様です$|^お疲れ(?:様|さま)です$|^(?:いつも)?ありがとうございます$/u,
-  /^(?:\S{1,30}\s?)?(?:ご?担当者?(?:様|さま)|御中)$/u,
+  // サポートご担当者様, XYZサポート様, サポートセンター御中: whom the mail addresses, never any word ending in 様 (仕様).
+  /^(?:\S{1,30}\s?)?(?:(?:ご|御)?(?:担当|担当者|担当の方|サポート|センター|デスク|窓口|係|チーム)\s?(?:様|さま|殿)|御中|各位)$/u,
   // A greeting names at most two capitalised words ("Hi Taro", "Dear Support Team"), never a lower-case sentence.
   /^(?:[Hh]i|[Hh]ello|[Hh]ey|[Dd]ear|[Gg]ood (?:morning|afternoon|evening))(?: (?:support|team|all|there|everyone|\p{Lu}[\p{L}'-]*)){0,2}$/u,
 ];
@@ -127,27 +175,61 @@ const CLOSINGS: readonly RegExp[] = [
 const POINTERS: readonly RegExp[] = [
   /^(?:詳細|詳しく|詳しい内容|内容|エラー内容)?(?:は|を|につきましては)?、?添付(?:ファイル|資料|画像|の(?:ファイル|資料|画像|スクリーンショット))?(?:を|に|にて)?、?(?:ご確認|ご覧|ご参照)(?:ください|下さい|くださいませ|願います|をお願い(?:します|いたします|致します))$/u,
   /^(?:ファイル|資料|画像|スクリーンショット)?(?:を)?添付(?:します|いたします|致します|しました|いたしました|致しました)$/u,
-  /^(?:詳細|内容)は添付(?:ファイル|資料)?の(?:通り|とおり)です$/u,
+  /^添付(?:ファイル|資料|画像)?(?:を|にて|で)?(?:お送り|送付|送信)(?:します|いたします|致します|しました|いたしました|致しました)$/u,
+  // 添付の通りです, 詳細は添付画像のとおりです: top-posted above the quote of what we asked for. Not 「添付の通りに設定したのに…」.
+  /^(?:(?:詳細|内容|状況|画面|エラー(?:内容)?)は)?添付(?:の)?(?:ファイル|資料|画像|写真|スクリーンショット)?の(?:通り|とおり)(?:です|でございます|となります)?$/u,
   /^(?:(?:please )?(?:see|find|check|refer to) )?(?:the )?(?:attached|attachment)(?: (?:file|files|document|screenshot|image))?(?: for (?:the )?details)?$/iu,
 ];
 const NOT_OWN_SENTENCES = [...GREETINGS, ...CLOSINGS, ...POINTERS];
 // The sender's name on the line after the closing ("よろしくお願いいたします。\n山田", "Thanks,\nTaro Yamada").
 const NAME_AFTER_CLOSING = /^[\p{L}・'-]{1,12}(?: [\p{L}・'-]{1,12})?$/u;
+// A thanks among the greetings and closings: to the reply decision a reply of thanks is an acknowledgement.
+const THANKS = /ありがと|有難う|有り難う|感謝|\bthank|\bthx\b|appreciate/iu;
 
 /**
  * True when `words` hold a sentence of the sender's own: one with a letter or digit that is none of
  * {@link NOT_OWN_SENTENCES}, nor a name right after a closing. A question mark keeps any sentence the sender's.
  */
 function hasOwnSentence(words: string): boolean {
-  const sentences = words
+  const sentences = sentencesOf(words);
+  return sentences.some((sentence, i) => !NOT_OWN_SENTENCES.some((pattern) => pattern.test(sentence)) && !isNameAfterClosing(sentences, i));
+}
+
+/** True when the `i`-th of `sentences` is the last, a name (「山田」, "Taro Yamada"), right after a closing. */
+function isNameAfterClosing(sentences: readonly string[], i: number): boolean {
+  return i > 0 && i === sentences.length - 1 && NAME_AFTER_CLOSING.test(sentences[i]!) && CLOSINGS.some((pattern) => pattern.test(sentences[i - 1]!));
+}
+
+/**
+ * True when `words` hold sentences and each is a greeting, an addressee line or a closing (the sender's name after
+ * the closing too), none of them a thanks: 「XYZサポート様 いつもお世話になっております。よろしくお願いいたします。 山田」
+ * asks nothing, and the question is in the subject. A thanks makes no such body: a reply of thanks is an
+ * acknowledgement to the reply decision, a new mail of thanks is read as it is.
+ */
+export function onlyGreetings(words: string): boolean {
+  const sentences = sentencesOf(words);
+  if (sentences.length === 0 || sentences.some((sentence) => THANKS.test(sentence))) return false;
+  return sentences.every((sentence, i) => [...GREETINGS, ...CLOSINGS].some((pattern) => pattern.test(sentence)) || isNameAfterClosing(sentences, i));
+}
+
+/** The sentences of `words` with a letter or digit, without their closing punctuation, white space squeezed. */
+function sentencesOf(words: string): string[] {
+  return words
     .split(/\n|(?<=[。．！!.])/u)
     .map((sentence) => sentence.replace(/\s+/gu, ' ').replace(/[\s。．.！!、，,]+$/u, '').trim())
     .filter(hasLetters);
-  return sentences.some((sentence, i) => {
-    if (NOT_OWN_SENTENCES.some((pattern) => pattern.test(sentence))) return false;
-    const last = i === sentences.length - 1;
-    return !(last && i > 0 && NAME_AFTER_CLOSING.test(sentence) && CLOSINGS.some((pattern) => pattern.test(sentences[i - 1]!)));
-  });
+}
+
+/** True when one of the sentences of `words` only points at an attachment ({@link POINTERS}). */
+function pointsAtAttachment(words: string): boolean {
+  return sentencesOf(words).some((sentence) => POINTERS.some((pattern) => pattern.test(sentence)));
+}
+
+const SIGNATURE_TYPES = new Set(['application/pkcs7-signature', 'application/x-pkcs7-signature', 'application/pgp-signature']);
+
+/** A signature part (S/MIME, OpenPGP): what a pointer in the text never points at. */
+function isSignature(part: MimePartInfo): boolean {
+  return SIGNATURE_TYPES.has(part.contentType.toLowerCase()) || /\.(?:p7s|sig)$/i.test(part.filename ?? '');
 }
 
 /**

@@ -17,6 +17,14 @@ const pointers: ReadonlyArray<[what: string, text: string]> = [
   ['See attached', 'See attached'],
   ['a pointer, a closing and the sender\'s name', 'お世話になっております。\n詳細は添付ファイルをご確認ください。\nよろしくお願いいたします。\n山田'],
   ['a pointer, thanks and the sender\'s name', 'Hi Taro,\n\nPlease see the attached file.\n\nThanks,\nTaro Yamada'],
+  // Top-posted above the quote, no 「詳細は」 before the pointer (the audit's sample 49).
+  ['添付の通りです', '添付の通りです。'],
+  ['添付画像のとおりです between greetings', 'お世話になっております。\n添付画像のとおりです。\nよろしくお願いいたします。'],
+  ['添付ファイルの通りです', '添付ファイルの通りです'],
+  ['添付のスクリーンショットの通りです', '添付のスクリーンショットの通りです。'],
+  ['添付ファイルをお送りします', '添付ファイルをお送りします。'],
+  ['an addressee line, a pointer, a closing and a name', 'XYZサポート様\n\n添付の通りです。\nよろしくお願いいたします。\n\n山田'],
+  ['please find attached, lower case', 'please find attached'],
 ];
 const ownSentences: ReadonlyArray<[what: string, text: string]> = [
   ['a question', 'お世話になっております。\n添付の画面でエラーが出ます。どうすればよいですか？\nよろしくお願いいたします。'],
@@ -28,6 +36,8 @@ const ownSentences: ReadonlyArray<[what: string, text: string]> = [
   ['a self-introduction', 'お世話になっております。株式会社カスタマーの山田です。\n詳細は添付ファイルをご確認ください。'],
   ['a greeting that runs into a sentence', 'Hello I cannot open this file'],
   ['a word under a pointer, no closing above it', '詳細は添付ファイルをご確認ください。\n至急'],
+  ['a sentence that goes on after 添付の通り', '添付の通りに設定したのにエラーになります。'],
+  ['a pointer that asks about the file', '添付ファイルの通りでよろしいでしょうか'],
 ];
 
 describe('unreadableReason', () => {
@@ -111,7 +121,15 @@ describe('unreadableReason', () => {
     ...pointers.map(([what, text]) => [`only ${what} beside an Excel file`, { ...mixed([xlsx], text), ownWords: text }, 'only in its attachment bug.xlsx'] as [string, UnreadableCheckInput, string]),
     // Any other sentence is the sender's, however short, and the mail is read (the agent sees the file's name).
     ...ownSentences.map(([what, text]) => [`${what} beside an Excel file`, { ...mixed([xlsx], text), ownWords: text }, undefined] as [string, UnreadableCheckInput, undefined]),
-    ['only a pointer, no attachment: the subject is the question', { ...plain, text: '詳細は添付ファイルをご確認ください。', ownWords: '詳細は添付ファイルをご確認ください。' }, undefined],
+    // Words that only point at an attachment the mail does not carry (forgotten, or stripped on the way): what the
+    // customer asks is in neither the text nor the subject (the audit's sample 49b).
+    ['only a pointer, no attachment', { ...plain, text: '詳細は添付ファイルをご確認ください。', ownWords: '詳細は添付ファイルをご確認ください。' }, 'the mail points at an attachment it does not carry'],
+    ['添付の通りです above the quote, no attachment', { ...plain, text: '添付の通りです。\n\n-----Original Message-----\nFrom: Support', ownWords: '添付の通りです。', quoted: true }, 'points at an attachment it does not carry'],
+    ...pointers.map(([what, text]) => [`only ${what}, no attachment`, { ...plain, text, ownWords: text }, 'points at an attachment it does not carry'] as [string, UnreadableCheckInput, string]),
+    ['See attached beside only an S/MIME signature', { top: { contentType: 'multipart/signed' }, text: 'See attached.', ownWords: 'See attached.', parts: [{ contentType: 'application/pkcs7-signature', filename: 'smime.p7s' }] }, 'points at an attachment it does not carry'],
+    ...ownSentences.map(([what, text]) => [`${what}, no attachment`, { ...plain, text, ownWords: text }, undefined] as [string, UnreadableCheckInput, undefined]),
+    ['greetings only, no attachment: no pointer, the subject is the question', { ...plain, text: 'お世話になっております。\nよろしくお願いいたします。', ownWords: 'お世話になっております。\nよろしくお願いいたします。' }, undefined],
+    // A contact card may be what "see attached" points at.
     ['only a pointer beside a vCard', { ...mixed([{ contentType: 'text/vcard', filename: 'taro.vcf' }], 'See attached.'), ownWords: 'See attached.' }, undefined],
     // A reply of nothing but the quoted earlier mail: its subject is the thread's, not a new question.
     ['a reply that is only the quote', { ...plain, text: '2026年11月20日(金) 9:00 サポート <s@support.example>:\n> ブラウザのキャッシュを削除してお試しください。', ownWords: '', quoted: true }, 'the reply holds only the quoted earlier mail'],
@@ -119,6 +137,29 @@ describe('unreadableReason', () => {
     ['a reply with words of its own above the quote', { ...plain, text: 'まだログインできません。\n> ブラウザのキャッシュを削除してお試しください。', ownWords: 'まだログインできません。', quoted: true }, undefined],
     ['a reply of only thanks above the quote is the sender\'s (the reply decision may ignore it)', { ...plain, text: 'Thanks!\n> Clear the cache.', ownWords: 'Thanks!', quoted: true }, undefined],
     ['only a signature, no quote, no attachment: the subject is the question', { ...plain, text: '--\n山田 太郎\nTEL: 03-1234-5678', ownWords: '', quoted: false }, undefined],
+    // A reaction above the quote is no quote sent by mistake: it says what it is (the audit's sample 69).
+    ['only emoji above the quote', { ...plain, text: '🙏🙏🙏\n\niPhoneから送信\n\n> 山田 太郎 様', ownWords: '', ownText: '🙏🙏🙏', quoted: true }, 'the reply is only an emoji or a reaction ("🙏🙏🙏"), no words: a person reads it'],
+    ['a thumbs-up with a skin tone above the quote', { ...plain, text: '👍🏻\n> Clear the cache.', ownWords: '', ownText: '👍🏻', quoted: true }, 'only an emoji or a reaction ("👍🏻")'],
+    ['a long run of emoji is cut in the reason', { ...plain, text: `${'🎉'.repeat(100)}\n> Clear the cache.`, ownWords: '', ownText: '🎉'.repeat(100), quoted: true }, `("${'🎉'.repeat(20)}…")`],
+    ['punctuation only above the quote is still a quote sent by mistake', { ...plain, text: '...\n> Clear the cache.', ownWords: '', ownText: '...', quoted: true }, 'the reply holds only the quoted earlier mail'],
+    // Microsoft 365 Message Encryption (the audit's sample 79): the text is a wrapper, the message is in message.rpmsg
+    // or behind a link; the customer's words are not in the mail.
+    [
+      'Microsoft 365 Message Encryption: message.rpmsg beside its wrapper',
+      mixed([{ contentType: 'application/x-microsoft-rpmsg-message', filename: 'message.rpmsg' }, { contentType: 'text/html', filename: 'message.html' }], 'taro@customer.example から暗号化されたメッセージを受信しました\n\nメッセージを読むには、添付ファイル message.html を開いてください。\nMicrosoft 365 Message Encryption'),
+      'encrypted mail (Microsoft 365 Message Encryption): its text cannot be read here',
+    ],
+    ['an .rpmsg file sent as octet-stream', mixed([{ contentType: 'application/octet-stream', filename: 'Message.RPMSG' }], ''), 'encrypted mail (Microsoft 365 Message Encryption)'],
+    ['a protected-message notice without the file', { ...plain, text: 'Taro Yamada (taro@customer.example) has sent you a protected message.\n\nRead the message\n\nLearn about messages protected by Microsoft Purview Message Encryption.' }, 'encrypted mail (Microsoft 365 Message Encryption)'],
+    ['a question about a protected message is read', { ...plain, text: 'I cannot open the protected message you sent me. Do I need Microsoft 365 Message Encryption?' }, undefined],
+    // Gmail's confidential mode (the audit's sample 78): the mail is a link to Google's servers.
+    [
+      "Gmail's confidential mode",
+      { ...plain, text: '藤井 亮さんから機密モードでメールが送信されました。\n\nメールを表示\nhttps://confidential-mail.google.com/msg/AbCdEf123\n\nGmail の機密モードでは、送信者がアクセス権の有効期限の設定や取り消しを行うことができます。' },
+      "the mail's content is only behind Gmail's confidential-mode link, which is not opened here: a person reads it",
+    ],
+    ["Gmail's confidential mode in English", { ...plain, text: 'Ryo Fujii has sent you a confidential email.\n\nView the email\nhttps://confidential-mail.google.com/msg/AbCdEf123' }, "only behind Gmail's confidential-mode link"],
+    ['a question about confidential mode is read', { ...plain, text: 'Gmailの機密モードで送ったメールが開けないと言われました。どうすればよいですか？' }, undefined],
   ])('%s', (_what, input, expected) => {
     const reason = unreadableReason(input);
     if (expected === undefined) expect(reason).toBeUndefined();
@@ -144,11 +185,16 @@ describe('unreadable: a question only in an attachment, parsed', () => {
       ].join('\r\n'),
     );
   const png = 'Content-Type: image/png; name=screenshot.png\r\nContent-Disposition: attachment; filename=screenshot.png\r\nContent-Transfer-Encoding: base64\r\n\r\niVBORw0KGgo=';
+  const topPosted =
+    'Content-Type: text/plain; charset=utf-8\r\n\r\n添付の通りです。\r\n\r\n-----Original Message-----\r\nFrom: XYZサポート <support@support.example>\r\nSent: Friday, November 20, 2026 10:00 AM\r\nTo: 山田 太郎 <taro@customer.example>\r\nSubject: Re: CSVエクスポートの文字化け\r\n\r\nお手数ですが、表示される画面のスクリーンショットをお送りください。';
 
   it.each<[string, Buffer, string | undefined]>([
     ['a screenshot and no text part', mail('エラーが出ます', [png]), 'only in its attachment screenshot.png'],
     ['an empty text part and question.txt', mail('Help', ['Content-Type: text/plain; charset=utf-8\r\n\r\n', 'Content-Type: text/plain; name=question.txt\r\nContent-Disposition: attachment; filename=question.txt\r\n\r\nPlease tell me how to export.']), 'only in its attachment question.txt'],
-    ['a mail forwarded as an attachment', mail('Fwd: Your order failed', ['Content-Type: text/plain\r\n\r\n', 'Content-Type: message/rfc822\r\n\r\nFrom: shop@shop.example\r\nSubject: Your order failed\r\n\r\nOrder 1234 failed.']), 'only in its attachment (a forwarded mail, message/rfc822)'],
+    // A forwarded mail's text is read, as an inline forward's is (mail-parse-attached-forward.test.ts); one with no
+    // text of its own is what a person opens.
+    ['a mail forwarded as an attachment', mail('Fwd: Your order failed', ['Content-Type: text/plain\r\n\r\n', 'Content-Type: message/rfc822\r\n\r\nFrom: shop@shop.example\r\nSubject: Your order failed\r\n\r\nOrder 1234 failed.']), undefined],
+    ['a forwarded mail of only a picture', mail('Fwd: photo', ['Content-Type: text/plain\r\n\r\n', `Content-Type: message/rfc822\r\n\r\nFrom: shop@shop.example\r\nSubject: photo\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=c\r\n\r\n--c\r\n${png}\r\n--c--\r\n`]), 'only in its attachment (a forwarded mail, message/rfc822)'],
     ['a screenshot beside a question', mail('エラーが出ます', ['Content-Type: text/plain; charset=utf-8\r\n\r\n添付の画面でエラーが出ます。', png]), undefined],
     // The corpus's attachment_only_email: the whole mail is one gzip part, no text at all.
     [
@@ -171,6 +217,20 @@ describe('unreadable: a question only in an attachment, parsed', () => {
     ],
     ['a zip and an empty text part', mail('Logs', ['Content-Type: text/plain\r\n\r\n', 'Content-Type: application/zip; name=logs.zip\r\nContent-Disposition: attachment; filename=logs.zip\r\nContent-Transfer-Encoding: base64\r\n\r\nUEsDBA==']), 'only in its attachment logs.zip'],
     ['a vCard alone', mail('Question', ['Content-Type: text/plain\r\n\r\n', 'Content-Type: text/vcard; name=taro.vcf\r\nContent-Disposition: attachment; filename=taro.vcf\r\n\r\nBEGIN:VCARD\r\nFN:Taro\r\nEND:VCARD']), undefined],
+    // The audit's round-2 samples.
+    ['49: 添付の通りです above the quote, with a screenshot', mail('RE: CSVエクスポートの文字化け', [topPosted, png]), 'only in its attachment screenshot.png'],
+    ['49b: the same words, no attachment', mail('RE: CSVエクスポートの文字化け', [topPosted]), 'the mail points at an attachment it does not carry'],
+    ["78: Gmail's confidential mode", mail('契約内容の確認', [`Content-Type: text/plain; charset=utf-8\r\n\r\n藤井 亮さんから機密モードでメールが送信されました。\r\n\r\nメールを表示\r\nhttps://confidential-mail.google.com/msg/AbCdEf123\r\n`]), "only behind Gmail's confidential-mode link"],
+    [
+      '79: Microsoft 365 Message Encryption',
+      mail('【暗号化】見積依頼', [
+        'Content-Type: text/plain; charset=utf-8\r\n\r\ntaro@customer.example から暗号化されたメッセージを受信しました\r\n\r\nメッセージを読むには、添付ファイル message.html を開いてください。\r\nMicrosoft 365 Message Encryption',
+        'Content-Type: application/x-microsoft-rpmsg-message; name="message.rpmsg"\r\nContent-Disposition: attachment; filename="message.rpmsg"\r\nContent-Transfer-Encoding: base64\r\n\r\ndmVyc2lvbiAxLjA=',
+        'Content-Type: text/html; name="message.html"\r\nContent-Disposition: attachment; filename="message.html"\r\n\r\n<html><body>Encrypted message.</body></html>',
+      ]),
+      'encrypted mail (Microsoft 365 Message Encryption)',
+    ],
+    ['69: only emoji and a phone footer above the quote', mail('Re: CSVエクスポートの文字化け', ['Content-Type: text/plain; charset=utf-8\r\n\r\n🙏🙏🙏\r\n\r\niPhoneから送信\r\n\r\n> 2026/11/18 14:03、XYZサポート <support@support.example>のメール:\r\n>\r\n> 山田 太郎 様']), 'the reply is only an emoji or a reaction ("🙏🙏🙏")'],
   ])('%s', async (_what, raw, expected) => {
     const parsed = await parseInboundMail(raw);
     if (expected === undefined) expect(parsed.unreadable).toBeUndefined();
