@@ -24,7 +24,7 @@ import { UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { APIError } from 'openai';
 import { EmptyQuestionError, agentRunSpendOf, withSpend } from '../src/agent/agent.js';
-import { BLOCK_TAGS, PromptConfigError } from '../src/agent/prompts.js';
+import { BLOCK_TAGS, PromptConfigError, defaultPrompts, type PromptSet } from '../src/agent/prompts.js';
 import type { AgentResult, AgentRunSpend, LlmUsage, Subtask } from '../src/agent/types.js';
 import type { Config } from '../src/config.js';
 import { learnGapsFrom } from '../src/knowledge/gaps.js';
@@ -40,6 +40,7 @@ import {
   isNoReplyAddress,
   isSameOrSubdomain,
   listCopyReviewReason,
+  organisationDomain,
   ourAddressesOf,
   outrankedBySenderVerification,
   replySignalHeaders,
@@ -59,6 +60,7 @@ import type { AnswerTicketData } from '../src/queues/payloads.js';
 import type { Queues } from '../src/queues/registry.js';
 import { foreignLinks, foreignLinksReason, type AllowedLinks } from '../src/tickets/foreign-links.js';
 import { replyBody } from '../src/tickets/outcome.js';
+import { promptEcho } from '../src/tickets/prompt-echo.js';
 import { knowledgeFound } from '../src/tickets/quote-omission.js';
 import { ANSWERING_STATES, claimQuestion, repeatedQuestionReason, takeOverQuestion } from '../src/tickets/repeated-question.js';
 import { rerunReason } from '../src/tickets/review.js';
@@ -87,8 +89,8 @@ export interface AnswerTicketDeps {
   redis: Redis;
   /** Where `send-reply` jobs go. */
   outbound: Queues['outbound'];
-  /** The help-desk agent (only `runAgent` is used). */
-  agent: { runAgent(question: string, options?: { conversation?: string; signal?: AbortSignal }): Promise<AgentResult> };
+  /** The help-desk agent: `runAgent`, and the prompts it uses, which a draft must not repeat. */
+  agent: { runAgent(question: string, options?: { conversation?: string; signal?: AbortSignal }): Promise<AgentResult>; readonly prompts: Readonly<PromptSet> };
   /** Backoff of the `send-reply` jobs this handler queues; tests shorten it. */
   tuning?: JobTuning;
   logger?: Logger;
@@ -253,7 +255,7 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
   const draft = result.answer.trim();
   // What no review mode sends without a person: no answer, one cut off, one leaking the model's reasoning…
   const readers = replyReaders(ticket, result, ourReplies, signals, config);
-  const problem = draft ? (draftProblem(ticket.question, draft, result) ?? foreignLinksProblem(ticket, draft, readers)) : 'the agent produced an empty answer';
+  const problem = draft ? (draftProblem(ticket.question, draft, result, deps.agent.prompts) ?? foreignLinksProblem(ticket, draft, readers)) : 'the agent produced an empty answer';
   let verdict = problem ? { send: false, reason: problem } : reviewVerdict(config.REVIEW_MODE, result);
   // A person asked for this draft from the review page or the API (`reviewBy`): it goes back to them, never out on its
   // own, whatever the mode; the checks before the agent, such as the repeated question, did not run on this rerun.
@@ -485,12 +487,27 @@ function rateLimitReason(ticket: Ticket, budget: AutoReplyBudget, config: Pick<C
 }
 
 /**
+ * The parent of two domains, one the same as or under the other, when it is a public suffix rather than one
+ * organisation's domain (`co.jp` above `bigcorp.co.jp`, `jp`, `com`): their organisation domains differ. Nobody can
+ * authenticate mail from a public suffix, so a From there gets `dmarc=none`, never `fail`, and "covers" every company
+ * under it. `organisationDomain` (src/mail/classify.ts) knows the bare TLDs and a short list of country second levels
+ * (co, com, ne, or, ac, go… under a two-letter TLD), not the Public Suffix List: a suffix it does not know
+ * (`tokyo.jp`, `github.io`) still passes for an organisation's domain, as it did before this check.
+ */
+function publicSuffixAbove(fromDomain: string, replyDomain: string): string | undefined {
+  if (organisationDomain(fromDomain) === organisationDomain(replyDomain)) return undefined;
+  return fromDomain.length <= replyDomain.length ? fromDomain : replyDomain;
+}
+
+/**
  * Why an automatic reply must not go to the ticket's Reply-To, or undefined when it may. A Reply-To on a trusted
  * domain (`TRUSTED_REPLY_TO_DOMAINS`, a listed domain or a subdomain of one) may always be answered. Otherwise:
  * - a no-reply From (noreply@, do-not-reply@…) with another address in Reply-To is a system's notification naming
  *   someone else (an invitation, a CRM's "X assigned you…"), not that person's question;
  * - a Reply-To on another domain than From can aim our reply at a third party (a relay). A subdomain either way
- *   (`reply.mysurvey.example` beside `mysurvey.example`) is the same sender;
+ *   (`reply.mysurvey.example` beside `mysurvey.example`) is the same sender, within one organisation's domain: not
+ *   a company under the public suffix the other names ({@link publicSuffixAbove}: From `co.jp`, Reply-To
+ *   `bigcorp.co.jp`);
  * - but not on a shared mail provider's domain (gmail.com, docomo.ne.jp, ocn.ne.jp: src/mail/shared-mail-domains.ts),
  *   where anyone holds a mailbox: From mallory@gmail.com with Reply-To victim@gmail.com is two strangers, and the
  *   reply would be mallory's message to the victim from our address. Only the From's own mailbox (case and `+tag`
@@ -506,6 +523,10 @@ export function foreignReplyToReason(ticket: Pick<Ticket, 'from' | 'replyTo'>, t
   }
   if (!isSameOrSubdomain(replyDomain, fromDomain) && !isSameOrSubdomain(fromDomain, replyDomain)) {
     return `Reply-To domain ${replyDomain} differs from the sender's domain ${fromDomain} (not in TRUSTED_REPLY_TO_DOMAINS)`;
+  }
+  const suffix = publicSuffixAbove(fromDomain, replyDomain);
+  if (suffix !== undefined) {
+    return `Reply-To domain ${replyDomain} differs from the sender's domain ${fromDomain}: ${suffix} is a public suffix, under which anyone registers a domain (not in TRUSTED_REPLY_TO_DOMAINS)`;
   }
   const shared = [replyDomain, fromDomain].find(isSharedMailDomain);
   if (shared === undefined) return undefined;
@@ -659,6 +680,41 @@ function japaneseQuestion(question: string): boolean {
   return cjkShare(asked) >= JAPANESE_QUESTION_SHARE || cjkShare(sentences.join('\n')) >= JAPANESE_QUESTION_SHARE;
 }
 
+const HAN_OR_HANGUL = /[\p{Script=Han}\p{Script=Hangul}]/u;
+const HANGUL = /\p{Script=Hangul}/u;
+
+/** Share of the letters of `text` that are Han or Hangul. */
+function hanOrHangulShare(text: string): number {
+  const letters = text.match(/\p{L}/gu) ?? [];
+  if (letters.length === 0) return 0;
+  return letters.filter((c) => HAN_OR_HANGUL.test(c)).length / letters.length;
+}
+
+/**
+ * Whether a question is Chinese or Korean, and which: what it asks (greeting and closing aside, as for
+ * {@link japaneseQuestion}) has no kana, which Japanese prose always has, and at least
+ * {@link JAPANESE_QUESTION_SHARE} of its letters are Han or Hangul, over all of it or over its lines that hold any
+ * (a pasted English log does not make it English). An English question naming a kanji menu (「Where is the 設定
+ * menu?」) stays below that share. Hangul anywhere makes it Korean. A terse Japanese note in kanji alone
+ * (「請求書再発行希望」) reads as Chinese here: a Japanese draft to it waits for a person, nothing worse.
+ */
+function chineseOrKoreanQuestion(question: string): 'Chinese' | 'Korean' | undefined {
+  const asked = replyBody(question) || question;
+  if (KANA.test(asked)) return undefined;
+  const lines = asked.split('\n').filter((line) => HAN_OR_HANGUL.test(line));
+  if (hanOrHangulShare(asked) < JAPANESE_QUESTION_SHARE && hanOrHangulShare(lines.join('\n')) < JAPANESE_QUESTION_SHARE) return undefined;
+  return HANGUL.test(asked) ? 'Korean' : 'Chinese';
+}
+
+// What an answer quotes in brackets: the names of screens and buttons, which a Chinese or Korean answer built from a
+// Japanese manual keeps as the customer sees them (「設定」→「セキュリティ」), in its own prose.
+const QUOTED_LABEL = /「[^「」\n]{0,60}」|『[^『』\n]{0,60}』|【[^【】\n]{0,60}】|“[^“”\n]{0,60}”|"[^"\n]{0,60}"/g;
+
+/** Whether a draft is written in Japanese: it has kana outside the labels it quotes. */
+function japaneseProse(draft: string): boolean {
+  return KANA.test(draft) && KANA.test(draft.replace(QUOTED_LABEL, ''));
+}
+
 // Reasoning as models write it when served without a reasoning parser: <think>/<thinking>/<reasoning> tags, gpt-oss's
 // harmony channels, Kimi's ◁think▷, Mistral's [THINK].
 const REASONING = /<\/?(?:think(?:ing)?|reasoning)>|<\|channel\|>\s*(?:analysis|commentary)|◁\/?think▷|\[\/?THINK\]/i;
@@ -670,21 +726,32 @@ const OWN_BLOCK = new RegExp(`</?(?:${Object.values(BLOCK_TAGS).join('|')})>`, '
  * stopped before it was done (the token limit cut the answer off); the answer carries the model's reasoning
  * (`<think>`, from a reasoning model served without a reasoning parser); it holds only a greeting and a closing; it is
  * not in the customer's language (a Japanese question, by {@link japaneseQuestion}, answered without a kana, a
- * question without any CJK script answered in Japanese: typically a refusal); or it is longer than any reply
- * ({@link MAX_AUTO_REPLY_CHARS}).
+ * question without any CJK script answered in Japanese: typically a refusal; a Chinese or Korean question, by
+ * {@link chineseOrKoreanQuestion}, answered in Japanese prose, {@link japaneseProse}); it is longer than any reply
+ * ({@link MAX_AUTO_REPLY_CHARS}); or it repeats the agent's own input, a passage of `prompts` (the prompts in use:
+ * the agent's, PROMPTS_FILE applied) or the subtask results (src/tickets/prompt-echo.ts).
  */
-export function draftProblem(question: string, draft: string, result: Pick<AgentResult, 'answerFinishReason'>): string | undefined {
+export function draftProblem(
+  question: string,
+  draft: string,
+  result: Pick<AgentResult, 'answerFinishReason'>,
+  prompts: Readonly<PromptSet> = defaultPrompts,
+): string | undefined {
   if (result.answerFinishReason === 'length') return 'the answer was cut off: the model reached its output limit before it finished';
   if (result.answerFinishReason) return `the model stopped before it finished the answer (finish_reason: ${result.answerFinishReason})`;
   if (REASONING.test(draft)) return "the answer contains the model's reasoning (<think>, an analysis channel): serve the model with a reasoning parser";
   if (OWN_BLOCK.test(draft)) return "the answer contains a block of the agent's own prompt (the model echoed its input)";
   if (draft.length > MAX_AUTO_REPLY_CHARS) return `the answer is longer than ${MAX_AUTO_REPLY_CHARS.toLocaleString('en-US')} characters`;
+  const echo = promptEcho(draft, prompts);
+  if (echo) return `the answer repeats ${echo}: the agent's own input, not a reply (an instruction in the mail may have asked for it)`;
   if (replyBody(draft) === '') return 'the answer holds only a greeting and a closing: no answer';
   // Japanese prose always has kana: an answer of kanji alone is Chinese, and a kanji label in English is no Japanese.
   if (japaneseQuestion(question) && !KANA.test(draft)) {
     return 'the answer is not in the language of the question (Japanese question, no Japanese in the answer)';
   }
   if (!CJK.test(question) && cjkShare(draft) > 0.5) return 'the answer is not in the language of the question (answered in Chinese, Japanese or Korean)';
+  const otherCjk = chineseOrKoreanQuestion(question);
+  if (otherCjk && japaneseProse(draft)) return `the answer is not in the language of the question (${otherCjk} question, answered in Japanese)`;
   return undefined;
 }
 

@@ -57,6 +57,38 @@ describe('foreignReplyToReason: subdomains and no-reply senders', () => {
   });
 });
 
+// A domain under a public suffix belongs to whoever registered it: From notice@co.jp (which nobody can authenticate,
+// so no check says fail) with Reply-To keiri@bigcorp.co.jp would aim our reply at bigcorp (security review 4, #1).
+describe('foreignReplyToReason: one organisation, not one public suffix', () => {
+  it.each([
+    ['From on co.jp, Reply-To a company under it', 'notice@co.jp', 'keiri@bigcorp.co.jp', 'co.jp'],
+    ['From on com.au, Reply-To a company under it', 'notice@com.au', 'accounts@bigbank.com.au', 'com.au'],
+    ['From on the bare TLD jp', 'notice@jp', 'keiri@bigcorp.co.jp', 'jp'],
+    ['From on a bare generic TLD', 'notice@com', 'billing@bigcorp.com', 'com'],
+    ['From on ne.jp, Reply-To an ISP customer under it', 'info@ne.jp', 'taro@mail.example.ne.jp', 'ne.jp'],
+    ['Reply-To on the public suffix above From', 'keiri@bigcorp.co.jp', 'notice@co.jp', 'co.jp'],
+  ])('parks %s', (_name, from, replyTo, suffix) => {
+    expect(foreignReplyToReason({ from, replyTo }, TRUSTED)).toBe(
+      `Reply-To domain ${replyTo.split('@')[1]} differs from the sender's domain ${from.split('@')[1]}: ${suffix} is a public suffix, under which anyone registers a domain (not in TRUSTED_REPLY_TO_DOMAINS)`,
+    );
+  });
+
+  it.each([
+    ['Reply-To on a subdomain of From', 'carol@mysurvey.example', 'carol@reply.mysurvey.example'],
+    ['From on a subdomain of Reply-To', 'carol@reply.mysurvey.example', 'desk@mysurvey.example'],
+    ['From on a subdomain of a co.jp company', 'news@mail.shop.co.jp', 'desk@shop.co.jp'],
+    ['Reply-To on a subdomain of a co.jp company', 'desk@shop.co.jp', 'desk@support.shop.co.jp'],
+    ['From on a subdomain of a com.au company', 'news@mail.shop.com.au', 'desk@shop.com.au'],
+  ])('lets the reply go: %s', (_name, from, replyTo) => {
+    expect(foreignReplyToReason({ from, replyTo }, TRUSTED)).toBeUndefined();
+  });
+
+  it('lets a Reply-To on a trusted domain through whatever the From', () => {
+    expect(foreignReplyToReason({ from: 'notice@co.jp', replyTo: 'desk@partner.co.jp' }, ['partner.co.jp'])).toBeUndefined();
+    expect(foreignReplyToReason({ from: 'notice@jp', replyTo: 'desk@mail.partner.co.jp' }, ['partner.co.jp'])).toBeUndefined();
+  });
+});
+
 // On a shared mail provider anyone can open a mailbox: From mallory@gmail.com with Reply-To victim@gmail.com is two
 // strangers, and our reply would carry whatever mallory wrote to the victim from our address.
 describe('foreignReplyToReason: shared mail providers', () => {
