@@ -1,17 +1,21 @@
 /**
  * The insights page: charts drawn here as inline SVG (no script, no images, nothing fetched: the review page's CSP
  * holds), coloured by classes of the stylesheet so they follow its light and dark palettes, each followed by a table
- * of the same numbers for screen readers and for copying.
+ * of the same numbers for screen readers and for copying. Bars are per day up to {@link DAILY_BARS_MAX_DAYS} days and
+ * per week beyond: a year of daily bars is a smear, and its table a scroll box of 365 rows.
  */
 import { OUTCOMES, type OutcomeKind } from '../tickets/outcome.js';
-import type { InsightDay, ReplyTimeStats } from '../tickets/insights.js';
+import type { InsightWeek, ReplyTimeStats } from '../tickets/insights.js';
 import { formatDuration } from './health.js';
 import { html, type SafeHtml } from './html.js';
 import type { InsightsReport } from './insights.js';
-import { layout } from './views.js';
+import { layout, timeTag } from './views.js';
 
 /** Periods offered above the charts, in days. */
 export const PERIOD_CHOICES = [7, 30, 90, 365] as const;
+
+/** Longest period drawn with a bar per day; longer ones get a bar per week. */
+export const DAILY_BARS_MAX_DAYS = 31;
 
 /** What people call each outcome on the page. */
 export const OUTCOME_LABELS: Record<OutcomeKind, string> = {
@@ -33,6 +37,7 @@ const BOTTOM = 22;
 const TOP = 8;
 const PLOT_H = HEIGHT - TOP - BOTTOM;
 const plotWidth = (width: number) => width - LEFT - 8;
+const MAX_RATE_BAR = 48;
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
@@ -64,11 +69,35 @@ function axisMax(max: number): number {
   return step * magnitude;
 }
 
-/** Labels under at most ~10 of the days, so they never overlap. */
-function dayLabels(days: readonly InsightDay[], slot: number): SafeHtml[] {
-  const every = Math.max(1, Math.ceil(days.length / 15));
-  return days.flatMap((d, i) =>
-    i % every === 0 ? [html`<text class="axis" x="${round1(LEFT + slot * i + slot / 2)}" y="${HEIGHT - 6}" text-anchor="middle">${d.day.slice(5)}</text>`] : [],
+/** A day or a week of the period, as a bar of the charts and a row of the table under them. */
+interface Span {
+  /** Under the bar: `MM-DD` of the day, or of the week's Monday. */
+  axis: string;
+  /** In the bar's hover text and the table: the day, or `week of` its Monday. */
+  name: string;
+  /** The table's first cell. */
+  row: string;
+  outcomes: Record<OutcomeKind, number>;
+  answered: number;
+  automationRate: number | null;
+}
+
+/** What the period's bars are: days, or weeks for a period longer than {@link DAILY_BARS_MAX_DAYS}. */
+function spansOf(r: InsightsReport): { unit: 'day' | 'week'; spans: Span[] } {
+  if (r.days <= DAILY_BARS_MAX_DAYS) return { unit: 'day', spans: r.daily.map((d) => ({ ...d, axis: d.day.slice(5), name: d.day, row: d.day })) };
+  return { unit: 'week', spans: r.weekly.map((w) => ({ ...w, axis: w.week.slice(5), name: `week of ${w.week}`, row: weekLabel(w) })) };
+}
+
+/** The week's Monday, with how many of its days the period holds when not all seven. */
+function weekLabel(w: Pick<InsightWeek, 'week' | 'days'>): string {
+  return w.days < 7 ? `${w.week} (${w.days} day${w.days === 1 ? '' : 's'})` : w.week;
+}
+
+/** Labels under at most ~15 of the bars, so they never overlap. */
+function spanLabels(spans: ReadonlyArray<Pick<Span, 'axis'>>, slot: number): SafeHtml[] {
+  const every = Math.max(1, Math.ceil(spans.length / 15));
+  return spans.flatMap((s, i) =>
+    i % every === 0 ? [html`<text class="axis" x="${round1(LEFT + slot * i + slot / 2)}" y="${HEIGHT - 6}" text-anchor="middle">${s.axis}</text>`] : [],
   );
 }
 
@@ -94,33 +123,77 @@ function chart(id: string, title: string, body: SafeHtml, width: number, height 
   return html`<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="${id}-title" preserveAspectRatio="xMidYMid meet"><title id="${id}-title">${title}</title>${body}</svg>`;
 }
 
-function outcomesChart(days: readonly InsightDay[]): SafeHtml {
-  const max = axisMax(Math.max(0, ...days.map((d) => OUTCOMES.reduce((n, o) => n + d.outcomes[o], 0))));
-  const slot = plotWidth(WIDE) / days.length;
+function outcomesChart(spans: readonly Span[], unit: 'day' | 'week'): SafeHtml {
+  const max = axisMax(Math.max(0, ...spans.map((d) => OUTCOMES.reduce((n, o) => n + d.outcomes[o], 0))));
+  const slot = plotWidth(WIDE) / spans.length;
   const bar = Math.max(1, slot * 0.72);
-  const bars = days.map((d, i) => {
+  const bars = spans.map((d, i) => {
     let y = TOP + PLOT_H;
     const x = round1(LEFT + slot * i + (slot - bar) / 2);
     return OUTCOMES.filter((o) => d.outcomes[o] > 0).map((o) => {
       const h = (d.outcomes[o] / max) * PLOT_H;
       y -= h;
-      return html`<rect class="seg o-${o}" x="${x}" y="${round1(y)}" width="${round1(bar)}" height="${round1(h)}"><title>${d.day}: ${d.outcomes[o]} ${OUTCOME_LABELS[o]}</title></rect>`;
+      return html`<rect class="seg o-${o}" x="${x}" y="${round1(y)}" width="${round1(bar)}" height="${round1(h)}"><title>${d.name}: ${d.outcomes[o]} ${OUTCOME_LABELS[o]}</title></rect>`;
     });
   });
-  return chart('outcomes', 'Tickets per day by outcome', html`${yAxis(max, integer, WIDE, true)}${bars}${dayLabels(days, slot)}`, WIDE);
+  return chart('outcomes', `Tickets per ${unit} by outcome`, html`${yAxis(max, integer, WIDE, true)}${bars}${spanLabels(spans, slot)}`, WIDE);
 }
 
-function automationChart(days: readonly InsightDay[]): SafeHtml {
-  const slot = plotWidth(WIDE) / days.length;
-  const bar = Math.max(1, slot * 0.72);
-  const bars = days.flatMap((d, i) => {
-    if (d.automationRate === null) return [];
-    const h = d.automationRate * PLOT_H;
-    return [
-      html`<rect class="bar rate" x="${round1(LEFT + slot * i + (slot - bar) / 2)}" y="${round1(TOP + PLOT_H - h)}" width="${round1(bar)}" height="${round1(h)}"><title>${d.day}: ${percent(d.automationRate)} of ${d.answered} replies sent automatically</title></rect>`,
-    ];
+/** Bars of a share (0 to 1) per day or week; a span without a share (nothing to divide) has no bar. */
+function rateChart(id: string, title: string, bars: ReadonlyArray<{ axis: string; rate: number | null; tip: string }>): SafeHtml {
+  const slot = plotWidth(WIDE) / bars.length;
+  // A share reads from the bar's height: a period of two weeks gets two slim bars, not two blocks.
+  const width = Math.min(MAX_RATE_BAR, Math.max(1, slot * 0.72));
+  const body = bars.flatMap((b, i) => {
+    if (b.rate === null) return [];
+    const h = b.rate * PLOT_H;
+    return [html`<rect class="bar rate" x="${round1(LEFT + slot * i + (slot - width) / 2)}" y="${round1(TOP + PLOT_H - h)}" width="${round1(width)}" height="${round1(h)}"><title>${b.tip}</title></rect>`];
   });
-  return chart('automation', 'Automation rate per day (sent automatically / replies sent)', html`${yAxis(1, (v) => `${Math.round(v * 100)}%`, WIDE, false)}${bars}${dayLabels(days, slot)}`, WIDE);
+  return chart(id, title, html`${yAxis(1, (v) => `${Math.round(v * 100)}%`, WIDE, false)}${body}${spanLabels(bars, slot)}`, WIDE);
+}
+
+function automationChart(spans: readonly Span[], unit: 'day' | 'week'): SafeHtml {
+  const bars = spans.map((d) => ({ axis: d.axis, rate: d.automationRate, tip: `${d.name}: ${percent(d.automationRate)} of ${d.answered} replies sent automatically` }));
+  return rateChart('automation', `Automation rate per ${unit} (sent automatically / replies sent)`, bars);
+}
+
+function answeredWellChart(weeks: readonly InsightWeek[]): SafeHtml {
+  const bars = weeks.map((w) => ({ axis: w.week.slice(5), rate: w.answeredWell, tip: `week of ${w.week}: ${percent(w.answeredWell)} of ${w.answered} replies answered well` }));
+  return rateChart('answered-well', 'Answered well per week (sent automatically or approved as drafted / replies sent)', bars);
+}
+
+/** A change of a share in percentage points: `+3 pts`, `−2.5 pts`, `±0 pts`, or a dash when there is none. */
+export function points(change: number | null): string {
+  if (change === null) return '–';
+  if (change === 0) return '±0 pts';
+  const size = Number.isInteger(change) ? String(Math.abs(change)) : Math.abs(change).toFixed(1);
+  return `${change > 0 ? '+' : '−'}${size} pts`;
+}
+
+/**
+ * The week's replies citing a learned answer: a dash when none of its replies had their sources recorded, and how many
+ * were when only some were (the others may have cited one too).
+ */
+function learnedCell(w: InsightWeek): string {
+  if (w.answered > 0 && w.sourcesRecorded === 0) return '–';
+  return w.sourcesRecorded < w.answered ? `${w.learnedReplies} of ${w.sourcesRecorded} recorded` : String(w.learnedReplies);
+}
+
+function weeksSection(r: InsightsReport): SafeHtml {
+  const newestFirst = [...r.weekly].reverse();
+  return html`<section class="card" id="weeks">
+  <h2>Answered well, week by week</h2>
+  <p class="small muted">Answered well: replies sent automatically or approved as the agent drafted them, of all replies sent. Weeks start on Monday; the first and last week of the period hold only its days.</p>
+  ${answeredWellChart(r.weekly)}
+  <div class="scroll"><table class="numbers">
+    <caption>Per week, newest first. Mail in: tickets created that week that are still stored. Auto-sent: replies sent without a person; as drafted: approved without an edit; edited: approved after an edit. Change: from the week before, in percentage points. Learned: replies whose sources cite a learned answer (learned#…); – where the sources of the week's replies were not recorded.</caption>
+    <thead><tr><th>Week of</th><th class="num">mail in</th><th class="num">replies</th><th class="num">auto-sent</th><th class="num">as drafted</th><th class="num">edited</th><th class="num">answered well</th><th class="num">change</th><th class="num">learned</th></tr></thead>
+    <tbody>${newestFirst.map(
+      (w) =>
+        html`<tr><td class="nowrap">${weekLabel(w)}</td><td class="num">${w.mailIn === null ? '–' : integer(w.mailIn)}</td><td class="num">${integer(w.answered)}</td><td class="num">${integer(w.outcomes.auto_sent)}</td><td class="num">${integer(w.outcomes.approved_as_is)}</td><td class="num">${integer(w.outcomes.approved_edited)}</td><td class="num">${percent(w.answeredWell)}</td><td class="num nowrap">${points(w.answeredWellChange)}</td><td class="num">${learnedCell(w)}</td></tr>`,
+    )}</tbody>
+  </table></div>
+</section>`;
 }
 
 /** Horizontal bars: one row per item, the label left of the bar and the value right of it. */
@@ -204,10 +277,10 @@ export interface InsightsView {
 /** The insights page. */
 export function renderInsightsPage(view: InsightsView): SafeHtml {
   const r = view.report;
-  const days = r.daily;
+  const { unit, spans } = spansOf(r);
   // The charts read left to right, oldest to newest; the table is read from the top, where today's row belongs
   // rather than under a month of older ones in its scroll box.
-  const newestFirst = [...days].reverse();
+  const newestFirst = [...spans].reverse();
   // Runs that all failed (the model server down midway) still cost money: their calls show without any run.
   const anyLlmUse = r.llm.agentRuns > 0 || r.llm.calls > 0;
   const perRun = (n: number | null, format: (n: number) => string) => (n === null ? '–' : format(n));
@@ -219,26 +292,29 @@ export function renderInsightsPage(view: InsightsView): SafeHtml {
 <div class="tiles">
   ${tile('Tickets ended', integer(r.totals.ended))}
   ${tile('Replies sent', integer(r.totals.answered))}
+  ${tile('Answered well', percent(r.totals.answeredWell), 'sent automatically or approved as drafted / replies sent')}
   ${tile('Automation rate', percent(r.totals.automationRate), 'sent automatically / replies sent')}
   ${tile('Replies bounced', integer(r.totals.bounced), 'reported undelivered after sending')}
   ${tile('LLM cost', dollars(r.llm.costUsd), r.llm.costPerRun !== null ? `${dollars(r.llm.costPerRun)} per ticket run` : undefined)}
 </div>
 
+${weeksSection(r)}
+
 <section class="card" id="outcomes">
-  <h2>Tickets per day by outcome</h2>
-  ${outcomesChart(days)}
+  <h2>Tickets per ${unit} by outcome</h2>
+  ${outcomesChart(spans, unit)}
   ${legend()}
   <div class="scroll"><table class="numbers">
-    <caption>Tickets that ended each day, by outcome, newest first</caption>
-    <thead><tr><th>Day</th>${OUTCOMES.map((o) => html`<th class="num">${OUTCOME_LABELS[o]}</th>`)}<th class="num">automation rate</th></tr></thead>
-    <tbody>${newestFirst.map((d) => html`<tr><td class="nowrap">${d.day}</td>${OUTCOMES.map((o) => html`<td class="num">${d.outcomes[o]}</td>`)}<td class="num">${percent(d.automationRate)}</td></tr>`)}</tbody>
+    <caption>Tickets that ended each ${unit}, by outcome, newest first</caption>
+    <thead><tr><th>${unit === 'day' ? 'Day' : 'Week of'}</th>${OUTCOMES.map((o) => html`<th class="num">${OUTCOME_LABELS[o]}</th>`)}<th class="num">automation rate</th></tr></thead>
+    <tbody>${newestFirst.map((d) => html`<tr><td class="nowrap">${d.row}</td>${OUTCOMES.map((o) => html`<td class="num">${d.outcomes[o]}</td>`)}<td class="num">${percent(d.automationRate)}</td></tr>`)}</tbody>
   </table></div>
 </section>
 
 <section class="card" id="automation">
-  <h2>Automation rate per day</h2>
-  <p class="small muted">Share of the replies sent each day that went out without a person. Days without replies have no bar; the numbers are in the table above.</p>
-  ${automationChart(days)}
+  <h2>Automation rate per ${unit}</h2>
+  <p class="small muted">Share of the replies sent each ${unit} that went out without a person. A ${unit} without replies has no bar; the numbers are in the table above.</p>
+  ${automationChart(spans, unit)}
 </section>
 
 <div class="columns">
@@ -319,7 +395,7 @@ ${
   <table class="numbers">
     <caption>Topics the knowledge base did not answer</caption>
     <thead><tr><th>Topic</th><th class="num">tickets</th><th>example</th><th>last seen</th></tr></thead>
-    <tbody>${r.knowledgeGaps.map((g) => html`<tr><td>${g.topic}</td><td class="num">${g.tickets}</td><td>${g.example ?? ''}</td><td class="nowrap small">${g.lastSeenAt ?? ''}</td></tr>`)}</tbody>
+    <tbody>${r.knowledgeGaps.map((g) => html`<tr><td>${g.topic}</td><td class="num">${g.tickets}</td><td>${g.example ?? ''}</td><td class="nowrap small">${g.lastSeenAt ? timeTag(g.lastSeenAt, r.timeZone) : ''}</td></tr>`)}</tbody>
   </table>
 </section>`
     : null

@@ -21,6 +21,8 @@
  * | `llm:<model>:in` / `:cached` / `:out` | the same               | prompt (of which cached) and completion tokens       |
  * | `bounced`                | a bounce marks a reply              | replies reported undelivered, each once              |
  * | `reopened:<outcome>`     | a person reopens an ended ticket    | endings taken back (an ignored mail reopened), on the day of the ending |
+ * | `src:replies`            | a reply is sent, its sources given  | replies whose sources the write recorded (`replySources`) |
+ * | `src:learned`            | the same                            | of those, replies citing a learned answer (`learned#<n>`) |
  *
  * A ticket a person reopens (`ignored → parked`, `failed → parked|processing`) ends again later and is counted then.
  * Its first ending stays in the outcome counts, which only grow, and the reopening is counted against it on the day
@@ -31,15 +33,22 @@
  * A failed agent run stores no result, so its calls are added by the agent worker when the attempt fails
  * (`recordFailedAgentRun`, src/server/metrics.ts), with {@link llmCallFields}; it is not an `agent_runs`.
  *
+ * Weeks ({@link InsightWeek}) start on Monday in the same calendar and add up the days of the period they hold. Their
+ * mail in is the one figure not in the day hashes: the tickets created in the week, counted in the ticket store's
+ * creation index (`P:store:all`, scored by creation time) with one ZCOUNT per week, so it leaves out the tickets
+ * retention archived and those erased on request.
+ *
  * Reply times are kept as a histogram of geometric buckets ({@link LATENCY_BUCKET_RATIO} apart), so percentiles are
  * read as the upper bound of the bucket the exact percentile falls in: at most 10 % above it, never below.
  */
 import type { Redis } from 'ioredis';
-import type { AgentResult, ModelCallUsage } from '../agent/types.js';
+import type { AgentResult, AnswerSource, ModelCallUsage } from '../agent/types.js';
 import { costOf, priceOf, type PriceTable } from '../agent/prices.js';
+import { LEARNED_ID_PREFIX } from '../search/types.js';
 import { addDays, deskTimeZone, localDay } from './local-day.js';
 import { EDIT_RATIO_BUCKETS, EDIT_RATIO_SUM_SCALE, OUTCOMES, editRatioBucketField, isOutcomeKind, outcomeKeys, type OutcomeKind, type TicketOutcome } from './outcome.js';
 import type { Ticket } from './ticket.js';
+import { TicketStore } from './ticket-store.js';
 
 /** Ratio of consecutive reply-time bucket bounds: a percentile is read at most this much too high. */
 export const LATENCY_BUCKET_RATIO = 1.1;
@@ -55,6 +64,12 @@ export const BOUNCED_FIELD = 'bounced';
  * ticket; {@link insightsFromDays} subtracts them from the day's outcome counts.
  */
 export const REOPENED_FIELD_PREFIX = 'reopened:';
+
+/** Day-hash field of the replies whose sources the write that recorded their outcome was given. */
+export const REPLY_SOURCES_FIELD = 'src:replies';
+
+/** Day-hash field of those of {@link REPLY_SOURCES_FIELD} that cite a learned answer. */
+export const LEARNED_REPLY_FIELD = 'src:learned';
 
 /** Longest period the page and the API accept, in days. */
 export const MAX_INSIGHT_DAYS = 366;
@@ -103,15 +118,17 @@ export function replyKindOf(kind: OutcomeKind): ReplyKind | undefined {
 /**
  * The day-hash increments of one write of the ticket store, as field → amount: those of the outcome it records
  * (reply time, edit-ratio bucket, rejection reason), those of the agent result it stores (runs, calls, tokens), a
- * bounce when the write is the one that marks the reply bounced (`change.replyBounced`), and the ending a person takes
- * back when the write reopens an ended ticket (`change.reopened`, the outcome it removes). The outcome counts and
- * edit-ratio sums themselves are counted by the store's own script (`outcomeKeys`).
+ * bounce when the write is the one that marks the reply bounced (`change.replyBounced`), the ending a person takes
+ * back when the write reopens an ended ticket (`change.reopened`, the outcome it removes), and for a reply whose write
+ * is given the sources of the draft it sent (`change.replySources`: the agent result's `sources`, empty when the
+ * agent cited none or wrote no draft) whether it cites a learned answer. The outcome counts and edit-ratio sums
+ * themselves are counted by the store's own script (`outcomeKeys`).
  */
 export function insightFieldsOnWrite(
   ticket: Pick<Ticket, 'createdAt'> & Partial<Pick<Ticket, 'outbound'>>,
   outcome: TicketOutcome | undefined,
   agent: AgentResult | undefined,
-  change: { replyBounced?: boolean; reopened?: OutcomeKind | undefined } = {},
+  change: { replyBounced?: boolean; reopened?: OutcomeKind | undefined; replySources?: ReadonlyArray<Pick<AnswerSource, 'kind' | 'fileName'>> | undefined } = {},
 ): Map<string, number> {
   const fields = new Map<string, number>();
   const add = (field: string, n: number) => {
@@ -124,6 +141,10 @@ export function insightFieldsOnWrite(
     if (reply) add(`lat:${reply}:${latencyBucket(replySeconds(ticket, outcome))}`, 1);
     if (reply === 'reviewed' && outcome.editRatio !== undefined) add(`er:${editRatioBucketField(outcome.editRatio)}`, 1);
     if (outcome.kind === 'rejected') add(`rej:${normalizeReason(outcome.reason)}`, 1);
+    if (reply && change.replySources) {
+      add(REPLY_SOURCES_FIELD, 1);
+      if (citesLearnedAnswer(change.replySources)) add(LEARNED_REPLY_FIELD, 1);
+    }
   }
   if (agent) {
     add('agent_runs', 1);
@@ -131,6 +152,11 @@ export function insightFieldsOnWrite(
     for (const [field, n] of llmCallFields(agent.llmCalls ?? [])) add(field, n);
   }
   return fields;
+}
+
+/** True when one of a draft's sources is a learned answer: a Q&A hit named `learned#<n>`. */
+export function citesLearnedAnswer(sources: ReadonlyArray<Pick<AnswerSource, 'kind' | 'fileName'>>): boolean {
+  return sources.some((s) => s.kind === 'qa' && s.fileName.startsWith(LEARNED_ID_PREFIX) && /^\d+$/.test(s.fileName.slice(LEARNED_ID_PREFIX.length)));
 }
 
 /** The day-hash increments of LLM calls, as field → amount: per model, the calls and their tokens. */
@@ -168,6 +194,10 @@ export interface InsightDay {
   answered: number;
   /** auto_sent / answered; null on a day without replies. */
   automationRate: number | null;
+  /** Replies of the day whose sources were recorded with their outcome (`src:replies`). */
+  sourcesRecorded: number;
+  /** Of those, replies citing a learned answer (`src:learned`). */
+  learnedReplies: number;
   /** Agent runs whose result was stored that day. */
   agentRuns: number;
   llmCalls: number;
@@ -176,6 +206,38 @@ export interface InsightDay {
   completionTokens: number;
   /** Cost of that day's tokens (USD) for the models the price table knows; null when it knows none of them. */
   costUsd: number | null;
+}
+
+/**
+ * One week of the period: Monday to Sunday in {@link Insights.timeZone}, of which the period's first and last week hold
+ * only the days inside it. The figures are the sums of those days.
+ */
+export interface InsightWeek {
+  /** The Monday the week starts on, `YYYY-MM-DD`. */
+  week: string;
+  /** First and last day of the period in the week, and how many days that is (7 but at the period's ends). */
+  from: string;
+  to: string;
+  days: number;
+  /** Tickets created in those days that Redis still holds; null when not read. */
+  mailIn: number | null;
+  /** Tickets that ended in those days, per outcome. */
+  outcomes: Record<OutcomeKind, number>;
+  /** Replies sent: auto-sent plus approved. */
+  answered: number;
+  /** auto_sent / answered; null in a week without replies. */
+  automationRate: number | null;
+  /** Answered well: (auto_sent + approved_as_is) / answered, the replies nobody had to change; null without replies. */
+  answeredWell: number | null;
+  /**
+   * {@link answeredWell} minus the previous week's, in percentage points to a tenth; null for the period's first week
+   * and when either week sent no reply.
+   */
+  answeredWellChange: number | null;
+  /** Replies whose sources were recorded with their outcome; the rest may or may not have cited a learned answer. */
+  sourcesRecorded: number;
+  /** Of those, replies citing a learned answer (`learned#<n>`). */
+  learnedReplies: number;
 }
 
 /** Tokens and cost of one model over the period. */
@@ -198,12 +260,16 @@ export interface Insights {
   timeZone: string;
   days: number;
   daily: InsightDay[];
+  /** The period's weeks, oldest first. */
+  weekly: InsightWeek[];
   totals: {
     outcomes: Record<OutcomeKind, number>;
     /** Tickets that ended in the period (sum of the outcomes). */
     ended: number;
     answered: number;
     automationRate: number | null;
+    /** (auto_sent + approved_as_is) / answered over the period; null without replies. */
+    answeredWell: number | null;
     /** Replies sent that a bounce later reported undelivered, counted on the day the bounce was read. */
     bounced: number;
   };
@@ -256,19 +322,72 @@ export function periodDays(days: number, now: Date, timeZone?: string): string[]
   return Array.from({ length: days }, (_, i) => addDays(today, i - (days - 1)));
 }
 
-/** Reads the day hashes of the period (one pipelined HGETALL per day) and computes the {@link Insights}. */
+/**
+ * Reads the day hashes of the period (one pipelined HGETALL per day) and the mail in of its weeks (one ZCOUNT of the
+ * ticket store's creation index per week), and computes the {@link Insights}.
+ */
 export async function readInsights(redis: Redis, prefix: string, options: InsightsOptions): Promise<Insights> {
-  const days = periodDays(options.days, options.now ?? new Date(), options.timeZone);
+  const timeZone = options.timeZone ?? deskTimeZone();
+  const days = periodDays(options.days, options.now ?? new Date(), timeZone);
+  const weeks = periodWeeks(days);
   const k = outcomeKeys(prefix);
+  const created = new TicketStore(redis, { prefix }).keys().all;
   const pipeline = redis.pipeline();
   for (const day of days) pipeline.hgetall(k.day(day));
+  // The weeks are consecutive: each one ends where the next begins.
+  const bounds = [...weeks.map((w) => w.from), addDays(days.at(-1)!, 1)].map((day) => dayStart(day, timeZone));
+  weeks.forEach((_, i) => pipeline.zcount(created, bounds[i]!, `(${bounds[i + 1]!}`));
   const results = (await pipeline.exec()) ?? [];
-  const hashes = days.map((day, i) => {
-    const [err, value] = results[i] ?? [new Error('missing pipeline result'), null];
+  const value = (i: number): unknown => {
+    const [err, result] = results[i] ?? [new Error('missing pipeline result'), null];
     if (err) throw err;
-    return { day, fields: (value ?? {}) as Record<string, string> };
-  });
-  return insightsFromDays(hashes, options.prices, options.timeZone ?? deskTimeZone());
+    return result;
+  };
+  const hashes = days.map((day, i) => ({ day, fields: (value(i) ?? {}) as Record<string, string> }));
+  const mailIn = new Map(weeks.map((w, i) => [w.week, Number(value(days.length + i))]));
+  return insightsFromDays(hashes, options.prices, timeZone, mailIn);
+}
+
+/** The Monday (`YYYY-MM-DD`) starting the week of calendar day `day`: calendar arithmetic, the same in every zone. */
+export function weekStartOf(day: string): string {
+  const weekday = new Date(`${addDays(day, 0)}T00:00:00Z`).getUTCDay();
+  return addDays(day, -((weekday + 6) % 7));
+}
+
+/** The weeks of a period's days (oldest first): each week's Monday and the first and last of the days in it. */
+export function periodWeeks(days: readonly string[]): Array<{ week: string; from: string; to: string; days: number }> {
+  const weeks: Array<{ week: string; from: string; to: string; days: number }> = [];
+  for (const day of days) {
+    const week = weekStartOf(day);
+    const last = weeks.at(-1);
+    if (last?.week === week) {
+      last.to = day;
+      last.days++;
+    } else weeks.push({ week, from: day, to: day, days: 1 });
+  }
+  return weeks;
+}
+
+// Local midnight lies between 14 hours before and 12 hours after the UTC one (UTC+14 to UTC−12): a margin on each side.
+const EARLIEST_MIDNIGHT_S = -15 * 3600;
+const LATEST_MIDNIGHT_S = 13 * 3600;
+
+/**
+ * The instant (epoch ms) calendar day `day` begins in `timeZone`: its local midnight, or the first instant after it
+ * where clocks skip midnight (Brazil's daylight saving began at 00:00, so 4 November 2018 began at 01:00). Searched
+ * through the zone's own rules ({@link localDay}), to the second.
+ */
+export function dayStart(day: string, timeZone: string): number {
+  const utcMidnightS = Date.parse(`${addDays(day, 0)}T00:00:00Z`) / 1000;
+  // localDay(lo) is before `day`, localDay(hi) is `day` or later; days only move forward as time does.
+  let lo = utcMidnightS + EARLIEST_MIDNIGHT_S;
+  let hi = utcMidnightS + LATEST_MIDNIGHT_S;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (localDay(mid * 1000, timeZone) < day) lo = mid;
+    else hi = mid;
+  }
+  return hi * 1000;
 }
 
 function emptyOutcomes(): Record<OutcomeKind, number> {
@@ -277,9 +396,15 @@ function emptyOutcomes(): Record<OutcomeKind, number> {
 
 /**
  * {@link Insights} from the day hashes of a period, oldest first (pure: the part {@link readInsights} does not read);
- * `timeZone` names the zone their days are in (default: the process's).
+ * `timeZone` names the zone their days are in (default: the process's); `mailIn` holds the tickets created per week,
+ * by the week's Monday (weeks absent from it have no mail in).
  */
-export function insightsFromDays(hashes: ReadonlyArray<{ day: string; fields: Record<string, string> }>, prices: PriceTable, timeZone: string = deskTimeZone()): Insights {
+export function insightsFromDays(
+  hashes: ReadonlyArray<{ day: string; fields: Record<string, string> }>,
+  prices: PriceTable,
+  timeZone: string = deskTimeZone(),
+  mailIn?: ReadonlyMap<string, number>,
+): Insights {
   const totals = emptyOutcomes();
   const latency: Record<ReplyKind, Map<number, number>> = { auto: new Map(), reviewed: new Map() };
   const editBuckets = new Map<string, number>();
@@ -295,6 +420,8 @@ export function insightsFromDays(hashes: ReadonlyArray<{ day: string; fields: Re
     const reopened = emptyOutcomes();
     const dayModels = new Map<string, ModelUsage>();
     let agentRuns = 0;
+    let sourcesRecorded = 0;
+    let learnedReplies = 0;
     for (const [field, raw] of Object.entries(fields)) {
       const n = Number(raw);
       if (!Number.isFinite(n)) continue;
@@ -307,6 +434,8 @@ export function insightsFromDays(hashes: ReadonlyArray<{ day: string; fields: Re
       else if (field === 'edit_ratio_sum_e6') editSum += n;
       else if (field === 'agent_runs') agentRuns += n;
       else if (field === BOUNCED_FIELD) bounced += n;
+      else if (field === REPLY_SOURCES_FIELD) sourcesRecorded += n;
+      else if (field === LEARNED_REPLY_FIELD) learnedReplies += n;
       else if (field.startsWith('er:')) editBuckets.set(field.slice(3), (editBuckets.get(field.slice(3)) ?? 0) + n);
       else if (field.startsWith('rej:')) reasons.set(field.slice(4), (reasons.get(field.slice(4)) ?? 0) + n);
       else if (field.startsWith('lat:')) {
@@ -351,6 +480,8 @@ export function insightsFromDays(hashes: ReadonlyArray<{ day: string; fields: Re
       outcomes,
       answered,
       automationRate: answered > 0 ? outcomes.auto_sent / answered : null,
+      sourcesRecorded,
+      learnedReplies,
       agentRuns,
       llmCalls: sum.calls,
       promptTokens: sum.promptTokens,
@@ -381,11 +512,13 @@ export function insightsFromDays(hashes: ReadonlyArray<{ day: string; fields: Re
     timeZone,
     days: hashes.length,
     daily,
+    weekly: insightWeeks(daily, mailIn),
     totals: {
       outcomes: totals,
       ended: OUTCOMES.reduce((n, o) => n + totals[o], 0),
       answered,
       automationRate: answered > 0 ? totals.auto_sent / answered : null,
+      answeredWell: answeredWellOf(totals, answered),
       bounced,
     },
     replyTime: { auto: percentiles(latency.auto), reviewed: percentiles(latency.reviewed) },
@@ -409,6 +542,44 @@ export function insightsFromDays(hashes: ReadonlyArray<{ day: string; fields: Re
       unpricedModels: unpriced,
     },
   };
+}
+
+/** (auto_sent + approved_as_is) / answered: the share of replies that went out as the agent drafted them. */
+function answeredWellOf(outcomes: Record<OutcomeKind, number>, answered: number): number | null {
+  return answered > 0 ? (outcomes.auto_sent + outcomes.approved_as_is) / answered : null;
+}
+
+/** The weeks of a period from its days (oldest first), with the mail in of each week by its Monday. */
+function insightWeeks(daily: readonly InsightDay[], mailIn: ReadonlyMap<string, number> | undefined): InsightWeek[] {
+  const byDay = new Map(daily.map((d) => [d.day, d]));
+  const weeks: InsightWeek[] = [];
+  for (const w of periodWeeks(daily.map((d) => d.day))) {
+    const outcomes = emptyOutcomes();
+    let sourcesRecorded = 0;
+    let learnedReplies = 0;
+    for (let day = w.from; day <= w.to; day = addDays(day, 1)) {
+      const d = byDay.get(day);
+      if (!d) continue;
+      for (const o of OUTCOMES) outcomes[o] += d.outcomes[o];
+      sourcesRecorded += d.sourcesRecorded;
+      learnedReplies += d.learnedReplies;
+    }
+    const answered = outcomes.auto_sent + outcomes.approved_as_is + outcomes.approved_edited;
+    const answeredWell = answeredWellOf(outcomes, answered);
+    const previous = weeks.at(-1)?.answeredWell ?? null;
+    weeks.push({
+      ...w,
+      mailIn: mailIn?.get(w.week) ?? null,
+      outcomes,
+      answered,
+      automationRate: answered > 0 ? outcomes.auto_sent / answered : null,
+      answeredWell,
+      answeredWellChange: answeredWell !== null && previous !== null ? Math.round((answeredWell - previous) * 1000) / 10 : null,
+      sourcesRecorded,
+      learnedReplies,
+    });
+  }
+  return weeks;
 }
 
 /**

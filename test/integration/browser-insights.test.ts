@@ -184,6 +184,9 @@ describe.skipIf(!HAVE_CHROMIUM)('insights page in a browser', () => {
     await expect(page.getByRole('img', { name: 'Rejections per reason' }).isVisible()).resolves.toBe(true);
     const dayRows = page.locator('#outcomes table.numbers tbody tr');
     expect(await dayRows.count()).toBe(30);
+    // The lead's week-by-week view: answered well per week, as a chart and a table.
+    await expect(page.getByRole('img', { name: /Answered well per week/ }).isVisible()).resolves.toBe(true);
+    expect(await page.locator('#weeks table.numbers tbody tr').count()).toBeGreaterThanOrEqual(5);
     // Read every morning: today's row on top of the scroll box, not below 29 older ones.
     const listedDays = await dayRows.locator('td:first-child').allInnerTexts();
     expect(listedDays).toEqual([...listedDays].sort().reverse());
@@ -210,6 +213,26 @@ describe.skipIf(!HAVE_CHROMIUM)('insights page in a browser', () => {
     await page.getByRole('link', { name: '7 days' }).click();
     await page.waitForURL('**/insights?days=7');
     expect(await page.locator('#outcomes table.numbers tbody tr').count()).toBe(7);
+
+    // A year: a bar and a row per week (a Monday-started week, the first and last cut to the period), the newest on
+    // top; the week-by-week answered-well table lists the same weeks.
+    await page.getByRole('link', { name: '365 days' }).click();
+    await page.waitForURL('**/insights?days=365');
+    const weekly = page.getByRole('img', { name: 'Tickets per week by outcome' });
+    await expect(weekly.isVisible()).resolves.toBe(true);
+    const weekRows = page.locator('#outcomes table.numbers tbody tr');
+    const weekCount = await weekRows.count();
+    expect([53, 54]).toContain(weekCount);
+    expect(await page.locator('#weeks table.numbers tbody tr').count()).toBe(weekCount);
+    expect(await page.locator('#automation rect.bar.rate').count()).toBeLessThanOrEqual(weekCount);
+    const listedWeeks = (await weekRows.locator('td:first-child').allInnerTexts()).map((w) => w.slice(0, 10));
+    expect(listedWeeks).toEqual([...listedWeeks].sort().reverse());
+    for (const week of listedWeeks) expect(new Date(`${week}T12:00:00Z`).getUTCDay(), week).toBe(1);
+    // The seeded month shows in the newest weeks: replies sent, and a share answered well.
+    const newestWeek = await page.locator('#weeks table.numbers tbody tr').first().locator('td').allInnerTexts();
+    expect(Number(newestWeek[2])).toBeGreaterThan(0);
+    expect(newestWeek[6]).toMatch(/^\d+ %$/);
+    await page.screenshot({ path: path.join(tmpdir(), 'helpdesk-screenshots', 'insights-365.png'), fullPage: true });
     const origin = `http://127.0.0.1:${dashboard.address.port}/`;
     expect(requests.filter((u) => !u.startsWith(origin))).toEqual([]);
     expect(consoleLines.filter((l) => l.startsWith('error') || l.startsWith('pageerror'))).toEqual([]);

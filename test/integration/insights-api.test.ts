@@ -254,6 +254,17 @@ function periodOf(days: number): string[] {
   return Array.from({ length: days }, (_, i) => new Date(Date.UTC(y, m - 1, d - (days - 1 - i))).toISOString().slice(0, 10));
 }
 
+/** The days of `period` by the Monday of their week, by another route than the code under test. */
+function mondaysOf(period: readonly string[]): Map<string, string[]> {
+  const weeks = new Map<string, string[]>();
+  for (const day of period) {
+    const noon = Date.parse(`${day}T12:00:00Z`);
+    const monday = new Date(noon - ((new Date(noon).getUTCDay() + 6) % 7) * DAY_MS).toISOString().slice(0, 10);
+    weeks.set(monday, [...(weeks.get(monday) ?? []), day]);
+  }
+  return weeks;
+}
+
 describe('insights API', () => {
   // TODAY is 08:30 on 11 April in Tokyo and 19:30 on 10 April in New York: each zone cuts the days elsewhere.
   it.each(['UTC', 'Asia/Tokyo', 'America/New_York'])('answers the same numbers as a recomputation from the tickets, for the whole spread and a shorter period, in %s', async (zone) => {
@@ -316,6 +327,19 @@ describe('insights API', () => {
       expect(api.daily.reduce((n, d) => n + (d.costUsd ?? 0), 0)).toBeCloseTo(want.cost, 9);
       expect(api.timeZone).toBe(zone);
       expect(periods.at(-1)).toEqual({ from: period[0], to: period.at(-1), limit: 10 });
+
+      // Weeks from Monday in the zone: the sums of their days, and the mail in counted from the tickets' creation.
+      const weeks = mondaysOf(period);
+      expect(api.weekly.map((w) => w.week)).toEqual([...weeks.keys()]);
+      for (const w of api.weekly) {
+        const weekDays = weeks.get(w.week)!;
+        const outcomes = Object.fromEntries(OUTCOMES.map((o) => [o, weekDays.reduce((n, day) => n + want.perDay.get(day)![o], 0)]));
+        expect(w.outcomes, w.week).toEqual(outcomes);
+        expect([w.from, w.to, w.days]).toEqual([weekDays[0], weekDays.at(-1), weekDays.length]);
+        expect(w.mailIn, w.week).toBe(tickets.filter((t) => weekDays.includes(dayOf(t.createdAt))).length);
+        const answered = outcomes.auto_sent! + outcomes.approved_as_is! + outcomes.approved_edited!;
+        expect(w.answeredWell).toBe(answered > 0 ? (outcomes.auto_sent! + outcomes.approved_as_is!) / answered : null);
+      }
     }
     const page = await (await get(f, '/insights?days=3')).text();
     expect(page).toContain(`${periodOf(3)[0]} – ${periodOf(3).at(-1)} (${zone})`);

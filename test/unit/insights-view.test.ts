@@ -67,3 +67,69 @@ describe('daily table', () => {
     expect(axis).toEqual(['04-10', '04-11', '04-12']);
   });
 });
+
+/** The rows of the table in the card `id`, as the texts of their cells. */
+function tableRows(page: string, id: string): string[][] {
+  const card = page.slice(page.indexOf(`<section class="card" id="${id}">`));
+  const table = card.slice(card.indexOf('<tbody>'), card.indexOf('</tbody>'));
+  return [...table.matchAll(/<tr>(.*?)<\/tr>/g)].map((row) => [...row[1]!.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((cell) => cell[1]!.replace(/<[^>]+>/g, '')));
+}
+
+/** The days from `first` on, `n` of them. */
+function daysFrom(first: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => new Date(Date.parse(`${first}T00:00:00Z`) + i * 86_400_000).toISOString().slice(0, 10));
+}
+
+describe('weekly table', () => {
+  it('lists each week newest first: mail in, replies, how they went out, answered well and its change, learned answers', () => {
+    const fields: Record<string, Record<string, string>> = {
+      '2025-04-05': { auto_sent: '1', approved_as_is: '1', approved_edited: '2' },
+      '2025-04-08': { auto_sent: '3', approved_edited: '1', approved_as_is: '1', 'src:replies': '5', 'src:learned': '2' },
+      '2025-04-15': { approved_edited: '3', 'src:replies': '2', 'src:learned': '1' },
+    };
+    const days = daysFrom('2025-04-05', 11);
+    const report = insightsFromDays(days.map((day) => ({ day, fields: fields[day] ?? {} })), DEFAULT_PRICES, 'UTC', new Map([['2025-03-31', 9], ['2025-04-07', 12], ['2025-04-14', 4]]));
+    const page = renderInsightsPage({ report, user: 'anna' }).toString();
+    expect(tableRows(page, 'weeks')).toEqual([
+      // week, mail in, replies, auto-sent, approved as drafted, approved after an edit, answered well, change, learned
+      ['2025-04-14 (2 days)', '4', '3', '0', '0', '3', '0 %', '−80 pts', '1 of 2 recorded'],
+      ['2025-04-07', '12', '5', '3', '1', '1', '80 %', '+30 pts', '2'],
+      ['2025-03-31 (2 days)', '9', '4', '1', '1', '2', '50 %', '–', '–'],
+    ]);
+    expect(page).toContain('Answered well');
+  });
+
+  it('shows a week without replies without a rate or a change', () => {
+    const report = insightsFromDays(daysFrom('2025-04-07', 7).map((day) => ({ day, fields: (day === '2025-04-08' ? { rejected: '2' } : {}) as Record<string, string> })), DEFAULT_PRICES, 'UTC');
+    expect(tableRows(renderInsightsPage({ report, user: 'anna' }).toString(), 'weeks')).toEqual([['2025-04-07', '–', '0', '0', '0', '0', '–', '–', '0']]);
+  });
+});
+
+describe('bars per day or per week', () => {
+  it.each<[number, string, number]>([
+    [31, 'Tickets per day by outcome', 31],
+    [32, 'Tickets per week by outcome', 5],
+    [365, 'Tickets per week by outcome', 53],
+  ])('%d days: %s, %d rows under it', (n, title, rows) => {
+    const days = daysFrom('2025-01-06', n);
+    const report = insightsFromDays(days.map((day) => ({ day, fields: { auto_sent: '1', approved_edited: '1' } })), DEFAULT_PRICES, 'UTC');
+    const page = renderInsightsPage({ report, user: 'anna' }).toString();
+    const outcomes = page.slice(page.indexOf('<section class="card" id="outcomes">'));
+    const svg = outcomes.slice(0, outcomes.indexOf('</svg>'));
+    expect(svg).toContain(`<title id="outcomes-title">${title}</title>`);
+    // One stacked bar per day or week: its auto-sent segment.
+    expect(svg.match(/class="seg o-auto_sent"/g)).toHaveLength(rows);
+    expect(tableRows(page, 'outcomes')).toHaveLength(rows);
+    const automation = page.slice(page.indexOf('<section class="card" id="automation">'));
+    expect(automation.slice(0, automation.indexOf('</svg>')).match(/class="bar rate"/g)).toHaveLength(rows);
+  });
+});
+
+describe('knowledge gaps', () => {
+  it("shows when a gap was last seen as a time in the desk's zone, the exact value kept", () => {
+    const report = { ...insightsFromDays([{ day: '2025-04-11', fields: {} }], DEFAULT_PRICES, 'Asia/Tokyo'), knowledgeGaps: [{ topic: 'invoice <b>', tickets: 2, lastSeenAt: '2025-04-10T23:30:00.000Z' }] };
+    const page = renderInsightsPage({ report, user: 'anna' }).toString();
+    expect(page).toContain('<time datetime="2025-04-10T23:30:00.000Z" title="2025-04-10T23:30:00.000Z">2025-04-11 08:30 GMT+9</time>');
+    expect(page).toContain('invoice &lt;b&gt;');
+  });
+});
