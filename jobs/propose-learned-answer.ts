@@ -1,14 +1,16 @@
 /**
  * `propose-learned-answer`: after an operator approved a ticket's reply, propose candidate Q&A pairs from it (see
- * src/knowledge/learned-candidates.ts) and store them for the Knowledge page, scrubbed of personal data. Runs on the
+ * src/knowledge/learned-candidates.ts) and store them for the Knowledge page, scrubbed of personal data, without what
+ * would teach nothing ({@link learnableDrafts}: "not found" fallbacks, questions that ask nothing). Runs on the
  * agent workers (it may call the model), queued by the approval; it never changes the ticket, so nothing it does
  * can hold up or undo the approval or the reply.
  */
 import type OpenAI from 'openai';
 import type { ModelCallUsage } from '../src/agent/types.js';
-import { distilCandidates, ruleCandidates, scrubCandidate, signatureNames, type CandidateSource } from '../src/knowledge/learned-candidates.js';
+import { distilCandidates, learnableDrafts, ruleCandidates, scrubCandidate, signatureNames, teamNamesOf, type CandidateSource } from '../src/knowledge/learned-candidates.js';
 import type { LearnedAnswerStore, LearnedCandidate } from '../src/knowledge/learned-answers.js';
 import { createLogger, type Logger } from '../src/logger.js';
+import { hasQuestion } from '../src/mail/classify.js';
 import type { ProposeLearnedAnswerData } from '../src/queues/payloads.js';
 import type { TicketStore } from '../src/tickets/ticket-store.js';
 import type { TicketState } from '../src/tickets/ticket.js';
@@ -19,6 +21,11 @@ export interface ProposeLearnedDeps {
   learned: Pick<LearnedAnswerStore, 'proposeOnce'>;
   /** The model for distilling and the second scrub pass; without it the rules alone propose and scrub. */
   llm?: { client: Pick<OpenAI, 'chat'>; model: string } | undefined;
+  /**
+   * Our From header (MAIL_FROM): its display name is a signature operators write under an answer, cut from the
+   * candidates ({@link teamNamesOf}). Without it, only lines that name a support team are cut.
+   */
+  mailFrom?: string | undefined;
   logger?: Logger;
 }
 
@@ -45,13 +52,20 @@ export async function proposeLearnedAnswer(data: ProposeLearnedAnswerData, deps:
   // queues a job of its own.
   if (!ticket.approval || !APPROVED_STATES.includes(ticket.state)) return { proposed: [], skipped: `the ticket is ${ticket.state}, not approved` };
   if (!ticket.draft?.trim()) return { proposed: [], skipped: 'the ticket has no reply' };
+  // The operator answered a mail the agent could not read or that asks nothing (an attachment alone, an encrypted
+  // mail, empty): their reply answers what no question in the ticket says, so no pair could find it again.
+  if (ticket.unreadable) return { proposed: [], skipped: `the agent could not read the mail (${ticket.unreadable})` };
+  if (!hasQuestion(ticket)) return { proposed: [], skipped: 'the mail has no question' };
 
   const source: CandidateSource = { question: ticket.question, reply: ticket.draft, ...(ticket.agent ? { subtasks: ticket.agent.subtasks } : {}) };
   const llm = deps.llm ? { ...deps.llm, ...(signal ? { signal } : {}) } : undefined;
   const distilled = llm ? await distilCandidates(source, llm) : undefined;
   if (distilled?.error) logger.warn({ ticketId: ticket.id, err: distilled.error }, 'the model could not split the approved reply; proposing by rules');
-  const drafts = distilled?.pairs ?? ruleCandidates(source);
+  const split = distilled?.pairs ?? ruleCandidates(source);
   const origin = distilled?.pairs ? 'model' : 'rules';
+  // Whichever path split the reply: the model sees no subtask's fallback, and the rules catch only whole sections.
+  const { pairs: drafts, dropped } = learnableDrafts(split, source, { teamNames: teamNamesOf(deps.mailFrom) });
+  if (dropped.length > 0) logger.info({ ticketId: ticket.id, dropped }, 'approved reply parts not proposed');
   const names = [ticket.fromName, ...signatureNames(ticket.mailText ?? ticket.question)].filter((n): n is string => Boolean(n?.trim()));
   const scrubbed = [];
   for (const draft of drafts) scrubbed.push(await scrubCandidate(draft, names, llm));
@@ -64,7 +78,8 @@ export async function proposeLearnedAnswer(data: ProposeLearnedAnswerData, deps:
   );
   const stored = proposal.outcome === 'stored' ? proposal.candidates : [];
   logger.info({ ticketId: ticket.id, candidates: stored.map((c) => c.id), origin, ...(proposal.outcome === 'stored' ? {} : { refused: proposal.outcome }) }, 'learned-answer candidates proposed');
-  const skipped = drafts.length === 0 ? 'nothing to learn' : proposal.outcome === 'erased' ? 'the ticket was erased' : 'proposed before';
+  const nothing = dropped.length > 0 ? `nothing to learn: ${[...new Set(dropped)].join('; ')}` : 'nothing to learn';
+  const skipped = drafts.length === 0 ? nothing : proposal.outcome === 'erased' ? 'the ticket was erased' : 'proposed before';
   return {
     proposed: stored.map((c) => c.id),
     origin,

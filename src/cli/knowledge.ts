@@ -1,8 +1,8 @@
 /**
  * `npm run knowledge -- <command>`: the learned answers from a terminal (the Knowledge page's twin).
  *
- * - `list [--json]`: candidates waiting (with the ticket they came from and the pair they would update), then the
- *   accepted pairs.
+ * - `list [--json]`: candidates waiting (with the ticket they came from, the pair they would update and the scrub's
+ *   counts), then the accepted pairs.
  * - `show <id> [--json]`: one candidate or accepted pair in full (`<id>` is the number, `learned#<n>` works too).
  * - `accept <id> [--question Q] [--answer A] [--by NAME] [--new]`: store a candidate (optionally edited) as a pair;
  *   a candidate close to an accepted pair updates that pair unless `--new` is given.
@@ -60,10 +60,19 @@ export function parseLearnedId(ref: string): number {
   return id;
 }
 
-/** One line of a candidate in `list`. */
+/** The lines of a candidate in `list`: its id, ticket and question, then what the scrub did to it. */
 function candidateLine(c: LearnedCandidate, target: UpdateTarget | undefined): string {
   const update = target ? `  update of learned#${target.pair.id} (similarity ${target.similarity.toFixed(2)})` : '';
-  return `${String(c.id).padStart(4)}  ticket ${c.ticketId.slice(0, 12)}  ${cut(oneLine(c.question), 60)}${update}`;
+  return `${String(c.id).padStart(4)}  ticket ${c.ticketId.slice(0, 12)}  ${cut(oneLine(c.question), 60)}${update}\n      ${scrubLine(c.scrub)}`;
+}
+
+/**
+ * Every count of the scrub, zeros too, so a reader of the list sees which candidates lost a customer's link or hidden
+ * text before opening one.
+ */
+function scrubLine(scrub: LearnedCandidate['scrub']): string {
+  const model = `model pass ${scrub.modelPass}${scrub.modelError ? ` (${oneLine(scrub.modelError)})` : ''}`;
+  return `scrubbed: personal data ${scrub.replaced}, links ${scrub.linksReplaced ?? 0}, invisible characters ${scrub.invisibleRemoved ?? 0}; ${model}`;
 }
 
 function pairLine(p: LearnedPair): string {

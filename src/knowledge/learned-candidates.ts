@@ -15,6 +15,10 @@
  * `personal-data.ts` with the customer's names, and the model's second pass when a model is given; and the question's
  * links, addresses and phone numbers the answer does not hold are replaced too ({@link replaceCustomerLinks}). What
  * comes out is exactly what the operator sees and may store.
+ *
+ * Whichever path split the reply, {@link learnableDrafts} then keeps only what is worth learning: no answer that still
+ * holds the agent's "not found" fallback, no question that asks nothing of the customer's own, and no team signature
+ * under an answer.
  */
 import type OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
@@ -25,7 +29,9 @@ import { replyBody, replyContent } from '../tickets/outcome.js';
 import { questionTerms } from './gap-similarity.js';
 import { scrubPersonalDataWithModel, type PersonalDataModel } from './personal-data-model.js';
 import { PLACEHOLDERS, placeholderLanguage, scrubPersonalData } from './personal-data.js';
+import { parseAddressList } from '../mail/addresses.js';
 import { removeControls, removeInvisible } from '../mail/invisible.js';
+import { onlyGreetings, unreadableReason } from '../mail/unreadable.js';
 import { foreignLinks } from '../tickets/foreign-links.js';
 
 /** Longest question a candidate keeps (a customer's whole mail body is rarely longer). */
@@ -135,7 +141,7 @@ export function questionTopics(question: string): string[] {
  * The candidates the rules give: one pair per `■` section when the reply has two or more and the question has the
  * same number of numbered topics (the scripted and the real agent write one section per subtask, in plan order);
  * otherwise one pair of the whole question and the whole reply. Greeting, closing, signature and quoted text are
- * removed from both (as for edit ratios). A section the operator left as the agent's "not found" fallback teaches
+ * removed from both (as for edit ratios). A section that still holds the agent's "not found" fallback teaches
  * nothing and is dropped. Always at least one pair when the question and reply have any content.
  */
 export function ruleCandidates(source: CandidateSource): DraftPair[] {
@@ -151,13 +157,142 @@ function visibleRuleCandidates(source: CandidateSource): DraftPair[] {
   const sections = replySections(answer);
   const topics = questionTopics(question);
   if (sections.length >= 2 && topics.length === sections.length) {
-    const fallbacks = new Set((source.subtasks ?? []).filter((s) => s.usedFallback).map((s) => normalizeSpace(s.subtaskAnswer)));
+    const fallbacks = fallbacksOf(source);
     const pairs = sections
       .map((section, i) => ({ question: topics[i]!, answer: section.text }))
-      .filter((pair) => pair.question !== '' && pair.answer !== '' && !fallbacks.has(normalizeSpace(pair.answer)));
+      .filter((pair) => pair.question !== '' && pair.answer !== '' && !heldFallback(pair.answer, fallbacks));
     if (pairs.length > 0) return pairs.slice(0, MAX_CANDIDATES_PER_TICKET).map(bounded);
   }
   return [bounded({ question, answer })];
+}
+
+/** A subtask's "not found" fallback as {@link heldFallback} looks for it in an answer. */
+interface Fallback {
+  taskName: string;
+  /** The fallback sentence in {@link comparableText} form, without its closing punctuation. */
+  sentence: string;
+}
+
+/** The fallback answers of `source`'s subtasks that ran out of tries. */
+function fallbacksOf(source: CandidateSource): Fallback[] {
+  return (source.subtasks ?? [])
+    .filter((s) => s.usedFallback)
+    .map((s) => ({ taskName: s.taskName, sentence: comparableText(s.subtaskAnswer).replace(/[。．.!！]+$/u, '') }))
+    // An empty one would be found in every answer.
+    .filter((f) => f.sentence !== '');
+}
+
+/**
+ * The fallback still in `answer`, if any. Judged by the sentence itself, not by the section it stood in: an operator
+ * who wrote a real answer over it is what learning is for, one who left it under a P.S. still sends "not found".
+ */
+function heldFallback(answer: string, fallbacks: readonly Fallback[]): Fallback | undefined {
+  const text = comparableText(answer);
+  return fallbacks.find((f) => text.includes(f.sentence));
+}
+
+/** `text` compared as the model may copy it: NFKC (full-width punctuation), no white space at all. */
+function comparableText(text: string): string {
+  return text.normalize('NFKC').replace(/\s+/gu, '');
+}
+
+/**
+ * True when `question` asks something of the customer's own: not only greetings and a closing, and not, read as a
+ * mail with nothing attached, unreadable (only words that point at an attachment: 「詳細は添付ファイルをご確認ください。」).
+ * A stored pair is found by its question; one that asks nothing would bring its answer to every such mail.
+ */
+function asksSomething(question: string): boolean {
+  if (!/[\p{L}\p{N}]/u.test(question) || onlyGreetings(question)) return false;
+  return unreadableReason({ top: { contentType: 'text/plain' }, text: question, ownWords: question, parts: [] }) === undefined;
+}
+
+// A support team's signature line: up to three words of its name (capitalised Latin, kanji, katakana or digits), a
+// support word, perhaps a unit, perhaps the writer's name after a space. 「XYZサポート」, 「XYZ サポートセンター 田中」,
+// "The XYZ Support Team"; never a sentence (no hiragana or lower-case words before the support word, no punctuation
+// but a name's), so 「詳しくはXYZサポートまで…」, "Please contact Support" and "Settings > Support" stay.
+const TEAM_WORD = String.raw`(?:\p{Lu}[\p{L}\p{N}&'’.-]*|[\p{Script=Han}\p{Script=Katakana}ー・]+|\p{N}+)`;
+const SUPPORT_WORD = String.raw`(?:サポート|ヘルプデスク|カスタマーセンター|お客様(?:窓口|センター)|Support|Help ?[Dd]esk|Customer (?:Service|Care|Success))`;
+const TEAM_UNIT = String.raw`(?:センター|チーム|デスク|窓口|事務局|Team|Center|Centre|Desk)`;
+const WRITER = String.raw`(?:\p{Lu}[\p{L}'’.-]*|[\p{Script=Han}\p{Script=Katakana}\p{Script=Hiragana}ー・]{1,10})`;
+const TEAM_SIGNATURE = new RegExp(`^(?:${TEAM_WORD} ?){0,3}${SUPPORT_WORD}(?: ?${TEAM_UNIT})?(?: ${WRITER}){0,2}$`, 'u');
+/** Longest line read as a team signature. */
+const MAX_TEAM_SIGNATURE_CHARS = 60;
+
+/**
+ * The names our replies sign with, in {@link comparableName} form: MAIL_FROM's display name ("XYZ Support" of
+ * `XYZ Support <support@example.com>`); none without one.
+ */
+export function teamNamesOf(mailFrom: string | undefined): string[] {
+  const name = comparableName(parseAddressList(mailFrom)[0]?.name ?? '');
+  return name === '' ? [] : [name];
+}
+
+/** A name as signatures are compared: NFKC, lower case, one space, none beside a character that is not Latin. */
+function comparableName(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/\s+/gu, ' ')
+    .replace(/ (?=[^\p{Script=Latin}\p{N} ])|(?<=[^\p{Script=Latin}\p{N} ]) /gu, '')
+    .trim();
+}
+
+function isTeamSignatureLine(line: string, teamNames: readonly string[]): boolean {
+  const text = line.normalize('NFKC').replace(/\s+/gu, ' ').trim();
+  if (text === '' || text.length > MAX_TEAM_SIGNATURE_CHARS) return false;
+  return teamNames.includes(comparableName(text)) || TEAM_SIGNATURE.test(text);
+}
+
+/**
+ * `answer` without the support team's signature lines at its end: a line of one of `teamNames` ({@link teamNamesOf})
+ * or a support team's name ({@link TEAM_SIGNATURE}). Operators sign under their answer without a closing, so the
+ * rules' cut at the closing leaves it (「…お試しください。\n\nXYZサポート」); learned, every later reply the agent
+ * writes from the pair would carry it in its middle. `answer` as it is when it ends otherwise.
+ */
+export function withoutTeamSignature(answer: string, teamNames: readonly string[]): string {
+  const lines = answer.replace(/\r\n?/g, '\n').split('\n');
+  let end = lines.length;
+  let cut = false;
+  while (end > 0) {
+    const line = lines[end - 1]!;
+    if (line.trim() !== '' && !isTeamSignatureLine(line, teamNames)) break;
+    if (line.trim() !== '') cut = true;
+    end--;
+  }
+  return cut ? lines.slice(0, end).join('\n').trimEnd() : answer;
+}
+
+/** What {@link learnableDrafts} keeps, and why it dropped the others. */
+export interface LearnableDrafts {
+  pairs: DraftPair[];
+  /** One reason per pair dropped, in order. */
+  dropped: string[];
+}
+
+/**
+ * The pairs of `drafts` (from {@link ruleCandidates} or {@link distilCandidates}) worth learning, each answer without
+ * the team's signature ({@link withoutTeamSignature}). Dropped: a pair whose answer still holds a subtask's "not
+ * found" fallback of `source` (the operator approved it as is, or added only a P.S.: a pair would teach "not found");
+ * one whose question asks nothing of the customer's own ({@link asksSomething}); one whose answer was only the
+ * signature.
+ */
+export function learnableDrafts(drafts: readonly DraftPair[], source: CandidateSource, options: { teamNames?: readonly string[] } = {}): LearnableDrafts {
+  const fallbacks = fallbacksOf(source);
+  const result: LearnableDrafts = { pairs: [], dropped: [] };
+  for (const draft of drafts) {
+    const pair = { ...draft, answer: withoutTeamSignature(draft.answer, options.teamNames ?? []) };
+    const why = whyNotLearnable(pair, fallbacks);
+    if (why) result.dropped.push(why);
+    else result.pairs.push(pair);
+  }
+  return result;
+}
+
+function whyNotLearnable(pair: DraftPair, fallbacks: readonly Fallback[]): string | undefined {
+  if (!asksSomething(pair.question)) return "no question of the customer's own: only greetings, or words pointing at an attachment";
+  if (pair.answer.trim() === '') return 'the answer was only the team signature';
+  const fallback = heldFallback(pair.answer, fallbacks);
+  return fallback ? `the answer still holds the agent's "not found" fallback of the subtask 「${fallback.taskName}」` : undefined;
 }
 
 /** Structured output of the distilling call. */

@@ -150,6 +150,7 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
     learned: new LearnedAnswerStore(redis, { prefix: config.QUEUE_PREFIX }),
     llm: { client: createOpenAIClient(config), model: config.OPENAI_MODEL },
     logger: createLogger('learned-answers'),
+    mailFrom: config.MAIL_FROM,
   };
 
   // The monitor starts once the worker exists: its first verdicts may pause it.
