@@ -43,6 +43,7 @@ import {
   organisationDomain,
   ourAddressesOf,
   outrankedBySenderVerification,
+  parkBeforeAgentReason,
   replySignalHeaders,
   senderVerificationOf,
   senderVouchedFor,
@@ -82,7 +83,7 @@ export const CONVERSATION_LIMIT = 10;
 
 /** What the handler runs against; built once per process by `src/runtime/services.ts`. */
 export interface AnswerTicketDeps {
-  config: Pick<Config, 'REVIEW_MODE' | 'REPEATED_QUESTION_HOURS' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR' | 'AGENT_RUN_LIMIT_PER_HOUR' | 'AGENT_RUN_LIMIT_TOTAL_PER_HOUR' | 'TRUSTED_REPLY_TO_DOMAINS' | 'TRUSTED_LINK_DOMAINS' | 'SPAM_ACTION' | 'SPAM_HEADER' | 'SPAM_HEADER_VALUE' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SUPPORT_GROUP_ADDRESSES' | 'AUTHSERV_ID' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX'> &
+  config: Pick<Config, 'REVIEW_MODE' | 'REPEATED_QUESTION_HOURS' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR' | 'AGENT_RUN_LIMIT_PER_HOUR' | 'AGENT_RUN_LIMIT_TOTAL_PER_HOUR' | 'TRUSTED_REPLY_TO_DOMAINS' | 'TRUSTED_LINK_DOMAINS' | 'SPAM_ACTION' | 'SPAM_HEADER' | 'SPAM_HEADER_VALUE' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SUPPORT_GROUP_ADDRESSES' | 'AUTHSERV_ID' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX' | 'PRODUCT_NAME'> &
     TrustSettings;
   store: TicketStore;
   /** A producer connection (fail-fast), for the raw mail and the per-sender auto-reply window. */
@@ -327,7 +328,8 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
 /**
  * The checks that need no agent, in the order of the brief: mail that must not be answered is `ignored`; a spam
  * guard's request to confirm us as a sender (its held reply marked), list mail that copies our address, mail the
- * agent cannot read, mail with nothing to answer, or from a sender over the hourly auto-reply limit, is `parked` (kept for a person, not dropped). Last, the run about to start is counted against the hourly agent-run limits, or
+ * agent cannot read, mail with nothing to answer, mail an answer would take to the wrong party or that asks us nothing
+ * (parkBeforeAgentReason), or from a sender over the hourly auto-reply limit, is `parked` (kept for a person, not dropped). Last, the run about to start is counted against the hourly agent-run limits, or
  * the mail is parked over them. Returns undefined when the agent should run.
  */
 async function checkBeforeAgent(
@@ -355,6 +357,10 @@ async function checkBeforeAgent(
   if (ticket.unreadable) return { to: 'parked', reason: ticket.unreadable };
 
   if (!hasQuestion(ticket)) return { to: 'parked', reason: noQuestionReason(ticket.question) };
+  // Mail an answer would take to the wrong party, or that asks us nothing: a stranger named as us, a colleague, a
+  // no-reply Reply-To beside a person, a null envelope sender that is no bounce, a circular.
+  const held = parkBeforeAgentReason({ ...mail, question: ticket.question }, config);
+  if (held) return { to: 'parked', reason: held };
 
   // Nothing goes out automatically in `always` mode, so the sender's auto-reply budget is not touched there, and a
   // repeated question gets its draft like any other for the person who reviews it.

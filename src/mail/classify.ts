@@ -4,7 +4,7 @@
  * over: a reply that only says thank you (read from the customer's own words). Rate limiting and the "is there a
  * question at all" check need state or come later in the pipeline and are not decided here.
  */
-import { comparableAddress, domainOf, isUsableAddress, localPart, normaliseAddress, ownAddressMatcher, parseAddressList, stripComments, type MailAddress } from './addresses.js';
+import { comparableAddress, domainOf, isSameMailbox, isUsableAddress, localPart, normaliseAddress, ownAddressMatcher, parseAddressList, stripComments, type MailAddress } from './addresses.js';
 import type { Config } from '../config.js';
 import { visibleHeaderText } from './invisible.js';
 import type { InboundMail } from './parse.js';
@@ -87,7 +87,7 @@ export interface ReplyContext extends OwnMailboxes {
  */
 export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'contentType'> &
   Partial<Pick<InboundMail, 'subject' | 'inReplyTo' | 'references' | 'text' | 'question' | 'attachments' | 'to' | 'cc'>> &
-  Pick<ReplySignals, 'deliveryStatusPart' | 'senderIsRecipient' | 'massMailing' | 'acknowledgement' | 'automaticNotice' | 'listCopy'>;
+  Pick<ReplySignals, 'deliveryStatusPart' | 'senderIsRecipient' | 'massMailing' | 'acknowledgement' | 'automaticNotice' | 'listCopy' | 'recipientCount'>;
 
 /**
  * What the reply decision reads of a mail besides what its ticket holds anyway (subject, thread), recorded on the
@@ -122,10 +122,11 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
    */
   acknowledgement?: string | undefined;
   /**
-   * The first line of the customer's own words when it says the mail was sent automatically
-   * (「※このメールは自動送信されています」) and no customer's words about it follow, as {@link automaticNoticeOf} found
-   * it; absent for other mail. Only in a reply to one of our own Message-IDs, or beside a notice tag, is it an
-   * auto-reply: web-form notifications say the same above a question.
+   * The opening of the customer's own words, up to the line among its first three that says the mail was sent
+   * automatically (「※このメールは自動送信されています」, 「お問い合わせありがとうございます。 本メールは…自動でお送り
+   * しております。」), when no customer's words surround it, as {@link automaticNoticeOf} found it; absent for other
+   * mail. Only in a reply to one of our own Message-IDs, or beside a notice tag, is it an auto-reply: web-form
+   * notifications say the same above a question.
    */
   automaticNotice?: string | undefined;
   /**
@@ -134,6 +135,12 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
    * that the recipients of most mail need not be kept; {@link listCopyReviewReason} reads whether one of them is ours.
    */
   listCopy?: ListCopy | undefined;
+  /**
+   * How many distinct addresses the mail's To and Cc name, when more than {@link CIRCULAR_RECIPIENTS}: a circular,
+   * which {@link parkBeforeAgentReason} holds for a person when it is a new mail. Absent for other mail, so that the
+   * recipients themselves need not be kept.
+   */
+  recipientCount?: number | undefined;
 };
 
 /** The recipients of a list mail that names the list itself beside others ({@link ReplySignals.listCopy}). */
@@ -194,6 +201,8 @@ export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined
   if (notice) signals.automaticNotice = notice;
   const listCopy = listCopyOf(mail);
   if (listCopy) signals.listCopy = listCopy;
+  const recipients = recipientCountOf(mail);
+  if (recipients > CIRCULAR_RECIPIENTS) signals.recipientCount = recipients;
   return JSON.stringify(signals).length <= MAX_REPLY_SIGNALS_CHARS ? signals : undefined;
 }
 
@@ -309,10 +318,22 @@ const ONLY_ANSWER_PREFIXES = /^(?:\s*(?:re|aw|sv|vs|antw|odp|fw|fwd|wg|tr|rv|enc
 // report: its prefix before the subject of the mail it reports on. Only on a reply, and only with its colon: 開封済み
 // and 既読 are words a customer may begin a question with.
 const READ_RECEIPT_SUBJECT = /^\s*(?:開封済み|開封済|既読|read)\s*[:：]/iu;
-// The first line of an autoresponder's text saying so: 本メールは自動返信です, ※このメールは自動送信されています,
-// ※本メールは送信専用アドレスから自動送信しております. Web-form notifications open with the same sentence above a
-// customer's question, so it decides only in a reply to our own mail ({@link repliesToOurMail}).
-const AUTOMATIC_NOTICE = /^[\s※＊*■□◆◇●○・【\[［(（]*(?:本|この)(?:メール|メッセージ)(?:は|につきましては)[、，,\s]*[^。\n]{0,20}?自動(?:送信|返信|応答|返答|配信)/u;
+// A line of an autoresponder's opening saying so: 本メールは自動返信です, ※このメールは自動送信されています,
+// ※本メールは送信専用アドレスから自動送信しております, 本メールは受付確認のため自動でお送りしております. Web-form
+// notifications open with the same sentence above a customer's question, so it decides only in a reply to our own
+// mail ({@link repliesToOurMail}).
+const AUTOMATIC_NOTICE = /^[\s※＊*■□◆◇●○・【\[［(（]*(?:本|この)(?:メール|メッセージ)(?:は|につきましては)[、，,\s]*[^。\n]{0,20}?自動(?:で|的に)?(?:送信|返信|応答|返答|配信|お送り|送付)/u;
+// How many of the opening's non-blank lines may hold the notice: a helpdesk's acknowledgement thanks first
+// (「お問い合わせありがとうございます。⏎本メールは受付確認のため自動でお送りしております。」).
+const NOTICE_LINES = 3;
+// What an autoresponder writes above its notice: thanks for the inquiry or order, a greeting, that it was received.
+// Anything else there (「ログインできません。」, 「下記のようなメールが届きました。」) is a customer's, who pasted the notice.
+const NOTICE_PREAMBLE_SENTENCE = new RegExp(
+  String.raw`^(?:(?:この度は|このたびは|先日は)[、，]?)?(?:(?:お|ご)?(?:問い?合わ?せ|注文|申し?込み?|連絡|依頼|予約|登録|メール|ご利用)(?:を|の)?(?:いただき|頂き|下さり|くださり)?(?:まして)?[、，]?)?(?:誠に|まことに|大変|本当に)?(?:ありがとうございます|ありがとうございました)` +
+    String.raw`|^(?:いつも|大変)?お世話に(?:なっております|なります)` +
+    String.raw`|^(?:(?:お|ご)?(?:問い?合わ?せ|注文|申し?込み?|依頼|予約|登録)(?:内容)?を)?(?:受け付けました|受付(?:いた|致)?しました|承りました|受領(?:いた|致)?しました)`,
+  'u',
+);
 // A link, whose query may hold a `?`: an autoresponder's or a guard's text carries one, and only a `?` outside links
 // says the writer is asking. Fixed schemes, so that a stranger's long run of letters is read once.
 const LINK = /(?:https?:\/\/|ftp:\/\/|mailto:|www\.)\S*/giu;
@@ -321,7 +342,7 @@ const LINK = /(?:https?:\/\/|ftp:\/\/|mailto:|www\.)\S*/giu;
 // paragraphs (an absence, a return date, 「お急ぎの場合は…までご連絡ください」) have none of them.
 const CUSTOMER_WORDS_AFTER_NOTICE =
   /[?？↑⇧]|(?:(?:この|その|上の|上記の|以下の)ような|こういう|こんな|そんな)(?:メール|通知|連絡|メッセージ|案内)(?:が|を)|(?:この|上の|上記の)(?:メール|通知|メッセージ)が(?:届|来)|どういう(?:こと|意味)|どうすれば|どうしたら|教えて|でしょうか|ですか|ますか/u;
-// The longest first line kept as the notice.
+// The longest opening kept as the notice.
 const MAX_NOTICE_CHARS = 120;
 // What beside a tag makes a new mail's subject a notice's ({@link noticeTagDecides}): the subject it answers, behind its
 // own reply prefix; a notice's wording whole (受付のお知らせ, お問い合わせいただきありがとうございます, ご注文確認,
@@ -378,17 +399,47 @@ function withoutSurroundingMarks(part: string): string {
 }
 
 /**
- * The first line of the customer's own words when it says the mail was sent automatically ({@link AUTOMATIC_NOTICE}),
- * cut to {@link MAX_NOTICE_CHARS}; read from {@link ReplySignals.automaticNotice} when recorded, else from the question.
- * Not when the rest reads as a customer's words about a notice they pasted ({@link CUSTOMER_WORDS_AFTER_NOTICE}):
+ * The opening of the customer's own words up to the line that says the mail was sent automatically
+ * ({@link AUTOMATIC_NOTICE}), one of its first {@link NOTICE_LINES} non-blank lines, its lines joined by a space and
+ * cut to {@link MAX_NOTICE_CHARS}; read from {@link ReplySignals.automaticNotice} when recorded, else from the
+ * question. Only when the lines above it are an autoresponder's courtesies ({@link NOTICE_PREAMBLE_SENTENCE}), and not
+ * when the rest reads as a customer's words about a notice they pasted ({@link CUSTOMER_WORDS_AFTER_NOTICE}):
  * 「※このメールは自動送信されています。…↑このようなメールが届きましたが、どういうことでしょうか？」 is a question.
  */
 export function automaticNoticeOf(mail: Pick<ClassifiableMail, 'question' | 'automaticNotice'>): string | undefined {
   if (mail.automaticNotice) return mail.automaticNotice;
   const question = mail.question?.trimStart() ?? '';
-  const notice = AUTOMATIC_NOTICE.exec(question);
-  if (!notice || CUSTOMER_WORDS_AFTER_NOTICE.test(question.slice(notice[0].length).replace(LINK, ' '))) return undefined;
-  return Array.from((question.split('\n')[0] ?? '').trim()).slice(0, MAX_NOTICE_CHARS).join('');
+  const lines = openingLines(question, NOTICE_LINES);
+  const at = lines.findIndex((line) => AUTOMATIC_NOTICE.test(line.text));
+  if (at < 0 || !lines.slice(0, at).every((line) => isNoticePreamble(line.text))) return undefined;
+  const notice = AUTOMATIC_NOTICE.exec(lines[at]!.text)!;
+  if (CUSTOMER_WORDS_AFTER_NOTICE.test(question.slice(lines[at]!.start + notice[0].length).replace(LINK, ' '))) return undefined;
+  return Array.from(lines.slice(0, at + 1).map((line) => line.text.trim()).join(' ')).slice(0, MAX_NOTICE_CHARS).join('');
+}
+
+/** A line of a text and where it starts in it. */
+interface TextLine {
+  text: string;
+  start: number;
+}
+
+/** The first `count` non-blank lines of `text`, read a line at a time: a stranger's text may be one long line. */
+function openingLines(text: string, count: number): TextLine[] {
+  const lines: TextLine[] = [];
+  for (let start = 0; lines.length < count && start <= text.length; ) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    if (/\S/u.test(text.slice(start, end))) lines.push({ text: text.slice(start, end), start });
+    if (newline < 0) break;
+    start = newline + 1;
+  }
+  return lines;
+}
+
+/** Whether a line above a notice is an autoresponder's courtesy: each of its sentences ({@link NOTICE_PREAMBLE_SENTENCE}). */
+function isNoticePreamble(line: string): boolean {
+  const sentences = line.normalize('NFKC').split(/[。.!！]/u).map((sentence) => sentence.trim()).filter((sentence) => sentence !== '');
+  return sentences.length > 0 && sentences.every((sentence) => NOTICE_PREAMBLE_SENTENCE.test(sentence) && !/[?？]/u.test(sentence));
 }
 
 /** The Message-ID of ours (right of its `@`, one of our addresses' domains) that the mail answers, if any. */
@@ -608,6 +659,17 @@ const RECIPIENT_FIELDS = [
 ];
 // Only the start of a text is searched: a DSN's fields follow a few lines of prose.
 const MAX_STATUS_SCAN_CHARS = 64 * 1024;
+// A bounce's subject, as MTAs write it: Postfix's "Undelivered Mail Returned to Sender", sendmail's "Returned mail:
+// …", Exim's "Mail delivery failed: …", Exchange's "Undeliverable: …", Gmail's "Delivery Status Notification
+// (Failure)", qmail's "failure notice", Japanese ISPs' and carriers' 「メール配信エラーのお知らせ」, 「メール送信エラー」,
+// 「【配信不能】Re: …」. Whole or before a colon or bracket, so that a customer's 「メール送信エラーについて」 is none. Read
+// only beside a null envelope sender, which form relays use too (see nullEnvelopeSender).
+const BOUNCE_SUBJECT_NAME = String.raw`(?:メール)?(?:の)?(?:配信|送信|配送|受信)(?:エラー|不能|失敗)|(?:メール)?不達(?:通知)?`;
+const BOUNCE_SUBJECT = new RegExp(
+  String.raw`^\s*(?:(?:undeliver(?:ed|able)(?: mail| message)?(?: returned to sender)?|returned mail|mail delivery (?:failed|failure)|delivery (?:status notification|failure|failed|notification)|failure notice|non-?delivery(?: report| notification)?|message (?:not delivered|undeliverable)|mail system error)(?=\s*(?:[:：(\-–—]|$))|warning: could not send message for past\b)` +
+    String.raw`|^\s*[【\[［]\s*(?:${BOUNCE_SUBJECT_NAME})\s*[】\]］]|^\s*(?:${BOUNCE_SUBJECT_NAME})(?:の(?:お知らせ|ご連絡|通知))?\s*(?:[:：]|$)`,
+  'iu',
+);
 // A customer forwarding a bounce inline (with its parts) asks about it: such mail is theirs, not the MTA's.
 const FORWARD_SUBJECT = /^\s*(?:fwd?|wg|tr|rv|enc|転送|转发|轉寄)\s*[:：]/i;
 
@@ -633,14 +695,29 @@ function bounceDetail(mail: ClassifiableMail): string | undefined {
   }
   const statusPart = deliveryStatusPartOf(mail);
   if (statusPart) return `${statusPart} part in ${mail.contentType}`;
-  // The topmost Return-Path is the one the final MTA wrote; an empty reverse-path is how MTAs send bounces, and
-  // sendmail's local delivery writes it as <MAILER-DAEMON> (with or without its host).
+  // A null envelope sender is named first, as it always was, but decides only beside a second sign: form relays send
+  // people's questions with it too.
+  const nullSender = nullEnvelopeSender(mail);
+  const second = bounceSenderDetail(mail);
+  if (nullSender && (second || (mail.subject && BOUNCE_SUBJECT.test(mail.subject)))) return nullSender;
+  return second;
+}
+
+/**
+ * `Return-Path: <>` (or sendmail's `<MAILER-DAEMON>`, with or without its host) in the topmost Return-Path, the one
+ * the final MTA wrote: the null reverse-path MTAs send bounces with, and RFC 3834 responders and some form relays
+ * their mail. Undefined for any other envelope sender.
+ */
+function nullEnvelopeSender(mail: ClassifiableMail): string | undefined {
   const returnPath = values(mail, 'return-path')[0];
-  if (returnPath !== undefined) {
-    const reversePath = stripComments(returnPath).replace(/\s+/g, '').replace(/^<|>$/g, '');
-    if (reversePath === '') return 'Return-Path: <>';
-    if (localPart(reversePath) === 'mailer-daemon') return `Return-Path: ${returnPath}`;
-  }
+  if (returnPath === undefined) return undefined;
+  const reversePath = stripComments(returnPath).replace(/\s+/g, '').replace(/^<|>$/g, '');
+  if (reversePath === '') return 'Return-Path: <>';
+  return localPart(reversePath) === 'mailer-daemon' ? `Return-Path: ${returnPath}` : undefined;
+}
+
+/** X-Failed-Recipients, or a MAILER-DAEMON or postmaster From or Sender: each a bounce's. */
+function bounceSenderDetail(mail: ClassifiableMail): string | undefined {
   const failed = values(mail, 'x-failed-recipients')[0];
   if (failed !== undefined) return `X-Failed-Recipients: ${failed}`;
   if (mail.from && BOUNCE_SENDERS.has(localPart(mail.from.address))) return `From: ${mail.from.address}`;
@@ -1134,9 +1211,12 @@ export function isNoReplyAddress(address: string): boolean {
  *    answering would mail ourselves. Except a From of ours with the customer in Reply-To in a mail whose list
  *    headers name our address: our own group may have rewritten it to itself ({@link customerBehindOwnGroup}).
  * 3. `bounce` — multipart/report (any report-type) or another report type at top level, a delivery-status part
- *    in another multipart ({@link deliveryStatusPartOf}), `Return-Path: <>` (or `<MAILER-DAEMON>`),
- *    X-Failed-Recipients, or a MAILER-DAEMON / postmaster From or Sender. Before `auto-reply` because delivery
- *    reports also carry `Auto-Submitted`, and "bounce" is the more useful answer.
+ *    in another multipart ({@link deliveryStatusPartOf}), X-Failed-Recipients, a MAILER-DAEMON / postmaster From or
+ *    Sender, or `Return-Path: <>` (or `<MAILER-DAEMON>`) beside a bounce's subject (「メール配信エラーのお知らせ」,
+ *    "Undelivered Mail Returned to Sender"). A null envelope sender alone is no bounce: form relays send questions
+ *    with it, and RFC 3834 responders, which the next rule ignores; the agent worker parks what is left
+ *    ({@link parkBeforeAgentReason}). Before `auto-reply` because delivery reports also carry `Auto-Submitted`, and
+ *    "bounce" is the more useful answer.
  * 4. `auto-reply` — Auto-Submitted other than `no` (RFC 3834), X-Autoreply, X-Auto-Reply, X-Autorespond,
  *    X-Autoresponder, Precedence auto_reply, X-Auto-Response-Suppress with OOF/AutoReply/All,
  *    X-MS-Exchange-Inbox-Rules-Loop, Exchange "Mailbox Rules Agent" messages, and a reply (In-Reply-To or
@@ -1146,8 +1226,9 @@ export function isNoReplyAddress(address: string): boolean {
  *    the feature. A bracketed Japanese tag (`【自動返信】`, `［自動応答］`, `〔不在通知〕`) decides anywhere in the subject,
  *    unless a particle follows it or only a person's `Re:`/`Fwd:` stands before it, and on a mail that is no reply to
  *    ours only beside more of a notice ({@link noticeTagDecides}). A reply to one of our own Message-IDs whose own
- *    words begin 「※このメールは自動送信されています」 or 「本メールは自動返信です」 with no customer's words about it
- *    below ({@link automaticNoticeOf}; web-form notifications begin so too, and are new mail). A reply whose subject starts
+ *    words say in their first three lines, below at most a thanks or greeting, 「※このメールは自動送信されています」,
+ *    「本メールは自動返信です」 or 「本メールは受付確認のため自動でお送りしております」, with no customer's words about it
+ *    ({@link automaticNoticeOf}; web-form notifications begin so too, and are new mail). A reply whose subject starts
  *    `開封済み:`, `既読:` or `Read:`, a read receipt sent as plain mail, is one too (`kind` `read receipt`).
  * 5. `list` — List-Id, RFC 2369's List-* fields (Unsubscribe, Post, Help, Subscribe, Owner, Archive), X-Mailing-List,
  *    Mailing-List; for list software that writes none of them, a Sender (not the From) that is a list mailbox
@@ -1164,6 +1245,8 @@ export function isNoReplyAddress(address: string): boolean {
  * 7. `no-reply-sender` — the address a reply would go to (Reply-To, else From) is a noreply-style mailbox. Reply-To
  *    wins so web forms that send from noreply@ with the customer in Reply-To still get a draft (which the agent
  *    worker parks for a person: a no-reply From naming another Reply-To may as well be a system's notification).
+ *    Not a no-reply Reply-To beside a person's From (a workflow tool sending for them): the agent worker parks that
+ *    for a person to decide whom to answer ({@link parkBeforeAgentReason}).
  * 8. `acknowledgement` — a reply whose own words only thank or acknowledge ({@link acknowledgementOf}:
  *    「ありがとうございました。」, "Thanks, that fixed it!"): the conversation is over, and a reply would start it again.
  * Otherwise the mail is answered. Weaker signs that a mail is no person's ({@link bulkMailDetail}) or that its sender
@@ -1206,12 +1289,183 @@ export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDec
   if (!isUsableAddress(target.address)) {
     return ignore('no-sender', `${mail.replyTo ? 'Reply-To' : 'From'} is not an address a reply may go to (route or domain literal): ${target.address}`);
   }
-  if (isNoReplyAddress(target.address)) {
+  if (isNoReplyAddress(target.address) && personBehindNoReplyReplyTo(mail) === undefined) {
     return ignore('no-reply-sender', `${mail.replyTo ? 'Reply-To' : 'From'}: ${target.address}`);
   }
   const acknowledgement = acknowledgementOf(mail);
   if (acknowledgement) return ignore('acknowledgement', `the reply only thanks or acknowledges (“${quoted(acknowledgement)}”): nothing to answer`);
   return { answer: true };
+}
+
+/**
+ * The configuration {@link parkBeforeAgentReason} reads: our mailboxes, and the names we go by (MAIL_FROM's display
+ * name, and PRODUCT_NAME when the caller's configuration has it).
+ */
+export type ParkConfig = MailboxConfig & Partial<Pick<Config, 'PRODUCT_NAME'>>;
+
+/**
+ * Why a mail that {@link decideReply} lets through must wait for a person before the agent runs, or undefined. Mail a
+ * reply would reach the wrong party with, or that no one asked us:
+ * - a stranger whose display name presents it as our own support: MAIL_FROM's display name whole, or the product name
+ *   (PRODUCT_NAME) as a word beside a support word (「XYZ サポートセンター」), on a domain not ours; a reply would
+ *   confirm our mailbox to a phisher ({@link imitationDetail});
+ * - a colleague: a Reply-To, else From, on our own addresses' domain (or under it) that is none of our addresses; a
+ *   reply would go to them, not to the customer whose mail they forward ({@link colleagueDetail});
+ * - a person's From with a no-reply Reply-To (a workflow tool sending for them): whom to answer is a person's call;
+ * - a null envelope sender with nothing else of a bounce: a form relay's question, or a bounce no rule knows;
+ * - a circular: a new mail to more than {@link CIRCULAR_RECIPIENTS} recipients, or whose subject is a notice's
+ *   (「年末年始休業のお知らせ」) under a 各位 salutation ({@link circularDetail}); a salutation with 各位 alone decides
+ *   nothing, customers open questions with 「サポートご担当者各位」.
+ * Reads what a ticket records (its {@link ReplySignals}, subject, thread and question), so the agent worker decides as
+ * over the parsed mail.
+ */
+export function parkBeforeAgentReason(mail: ClassifiableMail, config: ParkConfig): string | undefined {
+  const mailboxes = ownMailboxesOf(config);
+  const imitation = imitationDetail(mail, config);
+  if (imitation) return imitation;
+  const colleague = colleagueDetail(mail, mailboxes);
+  if (colleague) return colleague;
+  const person = personBehindNoReplyReplyTo(mail);
+  if (person) {
+    return `Reply-To ${mail.replyTo!.address} is a no-reply address; the From ${person} is a person: a person decides whom to answer`;
+  }
+  const nullSender = nullEnvelopeSender(mail);
+  if (nullSender) return `null envelope sender (${nullSender}) but nothing else of a bounce: a person checks whether it is a delivery report or a question`;
+  const circular = circularDetail(mail);
+  return circular ? `a circular: ${circular}; a person decides whether it asks us anything` : undefined;
+}
+
+/**
+ * The From of a mail whose Reply-To is a no-reply address while the From is a person's usable, other mailbox (a
+ * workflow tool such as kintone sending for them), or undefined.
+ */
+function personBehindNoReplyReplyTo(mail: ClassifiableMail): string | undefined {
+  const replyTo = mail.replyTo?.address;
+  const from = mail.from?.address;
+  if (!replyTo || !from || !isNoReplyAddress(replyTo) || !isUsableAddress(from) || isNoReplyAddress(from) || isSameMailbox(from, replyTo)) return undefined;
+  return from;
+}
+
+/** The domains of our own addresses, never a shared mail domain's, where anyone may hold a mailbox. */
+function ownDomains(mailboxes: OwnMailboxes): string[] {
+  return [...new Set(bareOwnAddresses(mailboxes).map((address) => domainOf(comparableAddress(address) ?? address)))].filter((domain) => domain !== '' && !isSharedMailDomain(domain));
+}
+
+/** Which of our own domains ({@link ownDomains}) `address` is on or under, if any. */
+function ownDomainOf(address: string, mailboxes: OwnMailboxes): string | undefined {
+  const domain = domainOf(comparableAddress(address) ?? address);
+  return ownDomains(mailboxes).find((own) => isSameOrSubdomain(domain, own));
+}
+
+// A forwarded mail's sender, as a forward's header block writes it (the parser's own, Outlook's, Gmail's, Japanese
+// clients' 差出人).
+const FORWARDED_FROM = /^[ \t>]*(?:From|差出人|送信者|送信元)[ \t]*[:：][ \t]*([^\n]{1,300})/imu;
+
+/**
+ * Why a mail is internal: the address an answer would go to (Reply-To, else From) is on the domain of one of our
+ * addresses (or under it) but is none of them, e.g. sales forwarding a customer's question to support with 「先方へ
+ * 直接ご返信ください」. Names the forwarded sender when the question holds a forward. Not our website's form mailer with
+ * the customer in Reply-To (the answer goes to the customer), nor a no-reply address (ignored before), and never on a
+ * shared mail domain (MAIL_FROM on gmail.com makes no gmail.com user a colleague).
+ */
+function colleagueDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): string | undefined {
+  const target = (mail.replyTo ?? mail.from)?.address;
+  if (!target || ownMatcher(mailboxes)(target) || isNoReplyAddress(target)) return undefined;
+  const domain = ownDomainOf(target, mailboxes);
+  if (!domain) return undefined;
+  const forwarded = parseAddressList(FORWARDED_FROM.exec(mail.question ?? '')?.[1]).map((entry) => entry.address).find((address) => !isSameMailbox(address, target));
+  const whom = forwarded ? `the forwarded sender is ${forwarded}, whom a person answers` : 'a person answers';
+  return `internal mail from ${target} on our own domain ${domain} (a colleague, or a system of ours): an answer would go to them; ${whom}`;
+}
+
+// Words by which a display name claims to be a product's support or its operator, not a customer's person.
+const SUPPORT_WORDS =
+  /サポート|ヘルプデスク|カスタマー(?:サポート|センター|サービス|サクセス)|お客(?:様|さま)(?:センター|窓口|相談室|サービス)|窓口|事務局|運営|公式|セキュリティ|\b(?:support|help ?desk|customer (?:service|care|success|cent(?:er|re))|security|official|billing)\b/giu;
+
+/**
+ * `text` as display names are compared: NFKC, lower case, runs of spaces as one, and none beside a character that is
+ * no Latin letter or digit (「XYZ サポート」 and 「XYZサポート」 are one name; "ACME Helpdesk" keeps its space).
+ */
+function comparableName(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/\s+/gu, ' ')
+    .replace(/ (?=[^\p{Script=Latin}\p{N} ])|(?<=[^\p{Script=Latin}\p{N} ]) /gu, '')
+    .trim();
+}
+
+/**
+ * Whether `name` holds `part` whole: where `part` begins or ends with a Latin letter or digit, no such character
+ * stands right beside it (XYZ is in 「XYZサポート」 and "XYZ Support", not in "XYZZY").
+ */
+function containsWhole(name: string, part: string): boolean {
+  if (part === '') return false;
+  const word = /[a-z0-9]/u;
+  for (let at = name.indexOf(part); at >= 0; at = name.indexOf(part, at + 1)) {
+    const before = name.charAt(at - 1);
+    const after = name.charAt(at + part.length);
+    if ((!word.test(part.charAt(0)) || !word.test(before)) && (!word.test(part.charAt(part.length - 1)) || !word.test(after))) return true;
+  }
+  return false;
+}
+
+/**
+ * Why the From's display name presents a stranger as our own support: it holds MAIL_FROM's display name whole when
+ * that name is more than support words (a "Support" of ours says nothing a customer's helpdesk does not), or the
+ * product name whole beside a support word ({@link SUPPORT_WORDS}); and the From is on none of our domains. A
+ * customer's name that merely mentions the product (「山田 (XYZ導入担当)」) or holds it inside a longer word is none.
+ */
+function imitationDetail(mail: ClassifiableMail, config: ParkConfig): string | undefined {
+  const name = mail.from?.name ? comparableName(mail.from.name) : '';
+  const from = mail.from?.address;
+  if (name === '' || !from) return undefined;
+  const mailboxes = ownMailboxesOf(config);
+  if (ownMatcher(mailboxes)(from) || ownDomainOf(from, mailboxes) !== undefined) return undefined;
+  const ourName = comparableName(parseAddressList(config.MAIL_FROM ?? '')[0]?.name ?? '');
+  const distinctive = /[\p{L}\p{N}]/u.test(ourName.replace(SUPPORT_WORDS, ''));
+  const product = comparableName(config.PRODUCT_NAME ?? '');
+  const claim =
+    distinctive && containsWhole(name, ourName)
+      ? `MAIL_FROM's name ${quoted(parseAddressList(config.MAIL_FROM ?? '')[0]!.name)}`
+      : containsWhole(name, product) && new RegExp(SUPPORT_WORDS.source, 'iu').test(name)
+        ? `the product name ${quoted(config.PRODUCT_NAME ?? '')}`
+        : undefined;
+  if (!claim) return undefined;
+  return `the sender's name 「${quoted(mail.from!.name)}」 presents it as our own support (${claim}), from ${domainOf(from)}, not our domain: possibly phishing that imitates us; a person checks it`;
+}
+
+// More recipients than a person's question is sent to: a circular to customers or partners.
+const CIRCULAR_RECIPIENTS = 20;
+// A subject that is a notice whole: 「年末年始休業のお知らせ」, 「【重要】システムメンテナンスのご案内（12/5）」, read in
+// NFKC; bracketed tags before it and a bracketed note after it allowed. 「お知らせメールが届きません」 is a question.
+const NOTICE_SUBJECT = /^(?:[【\[<〈《][^】\]>〉》\n]{1,12}[】\]>〉》]\s*)*[^\n]{0,60}?(?:お知らせ|ご案内|ご通知|お詫び)(?:\s*[(【\[][^)】\]\n]{0,30}[)】\]])?\s*$/u;
+// A notice's subject is short; a longer one is a customer's sentence, and is not read.
+const MAX_NOTICE_SUBJECT_CHARS = 120;
+// A salutation to all of a group: お取引先各位, 関係者各位, お客様各位.
+const ALL_SALUTATION = /^[\p{L}\p{N}・ ]{1,20}各位[、,。]?$/u;
+
+/** How many distinct addresses To and Cc name; read from {@link ReplySignals.recipientCount} when recorded. */
+function recipientCountOf(mail: ClassifiableMail): number {
+  if (mail.recipientCount !== undefined) return mail.recipientCount;
+  return new Set([...(mail.to ?? []), ...(mail.cc ?? [])].map(({ address }) => comparableAddress(address) ?? address)).size;
+}
+
+/**
+ * Why a new mail is a circular: it names more than {@link CIRCULAR_RECIPIENTS} addresses in To and Cc, or its subject
+ * is a notice's whole ({@link NOTICE_SUBJECT}) and one of its first lines a 各位 salutation. A reply is none: a
+ * customer answering a thread many are copied on asks something.
+ */
+function circularDetail(mail: ClassifiableMail): string | undefined {
+  if (isReply(mail)) return undefined;
+  const count = recipientCountOf(mail);
+  if (count > CIRCULAR_RECIPIENTS) return `a new mail to ${count} recipients (To and Cc)`;
+  const subject = mail.subject?.trim() ?? '';
+  if (subject === '' || subject.length > MAX_NOTICE_SUBJECT_CHARS || !NOTICE_SUBJECT.test(subject.normalize('NFKC'))) return undefined;
+  const salutation = openingLines(mail.question ?? '', NOTICE_LINES)
+    .map((line) => line.text.normalize('NFKC').replace(/\s+/gu, ' ').trim())
+    .find((line) => ALL_SALUTATION.test(line));
+  return salutation ? `the subject 「${quoted(subject)}」 is a notice's, addressed to 「${quoted(salutation.replace(/[、,。]$/u, ''))}」` : undefined;
 }
 
 // Reading a thank-you or an acknowledgement. The customer's own words (greetings are kept, quotes and signatures are

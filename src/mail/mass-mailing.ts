@@ -14,7 +14,11 @@
  *    because…", "To unsubscribe…", 「このメールは…ご登録いただいた方にお送りしています」, 「今後…配信を希望されない場合は」…;
  *    or, on any line, a newsletter's "View this email in your browser";
  * 3. an unsubscribe URL (in the text, or an HTML link's target) in a mail that also has many links or a tracking pixel
- *    (a 1×1 image) in its HTML.
+ *    (a 1×1 image) in its HTML;
+ * 4. machine mail no one answers: a line after the first saying that no one reads replies (「このメールには返信しないで
+ *    ください」, "Please do not reply to this email", "This mailbox is not monitored"), or a ticket system's reply
+ *    marker (「##- このラインより上にご返信ください -##」) on any line. Replying would answer a payment service or a
+ *    vendor's helpdesk.
  * Sentences in the first person (I, me, 私) or asking something (ending in `?`) are never evidence: they are a
  * customer's (but "Having trouble viewing this email?" asks the reader). Only the mail's own part is read: the caller cuts quoted and forwarded history away, and leaves out the
  * HTML (which holds the quoted mail too) of a reply or a forward.
@@ -101,6 +105,24 @@ const JA_FOOTER = new RegExp(
   ].join('|')})`,
   'u',
 );
+// Machine mail saying that no one reads replies to it (a payment service's notice, a shop's order mail): 「このメールには
+// 返信しないでください」, 「本メールは送信専用のため…」, "Please do not reply to this email", "This mailbox is not
+// monitored". A customer asking 「このメールに返信しても大丈夫ですか？」 is a question, and never evidence.
+const DO_NOT_REPLY = new RegExp(
+  `^(?:${[
+    String.raw`(?:なお|尚|また)?[、，]?(?:この|本)(?:メール|メッセージ)(?:に|へ)(?:は)?(?:ご|お)?返信(?:しないで|なさらないで|されないよう|をしないで|はご遠慮)`,
+    String.raw`(?:なお|尚|また)?[、，]?(?:この|本)(?:メール|メールアドレス|アドレス)は送信専用(?:です|のため|となって|の(?:メール)?アドレス)`,
+    String.raw`(?:ご|お)?返信(?:いただいても|頂いても|されても)(?:お答え|ご?回答|ご?対応|お返事)(?:でき|いたしかね|致しかね)`,
+    String.raw`(?:please )?(?:do not|don't|don’t) reply(?: directly)? to this (?:e-?mail|message|notification)\b`,
+    String.raw`(?:this|the) (?:mailbox|e-?mail address|address|inbox) is (?:not monitored|unmonitored|not checked)\b`,
+    String.raw`replies to this (?:e-?mail|message|address) (?:are|will) not (?:be )?(?:monitored|read|answered)\b`,
+  ].join('|')})`,
+  'iu',
+);
+// A ticket system's line above which a reply is to be typed (Zendesk's and Freshdesk's 「##- このラインより上にご返信
+// ください -##」, "##- Please type your reply above this line -##"), whole on its line: a vendor's helpdesk wrote it.
+const REPLY_ABOVE_MARKER =
+  /^#{0,3}-?\s*(?:(?:please\s+)?(?:type\s+|write\s+|enter\s+)?(?:your\s+)?(?:reply|response)\s+above\s+this\s+line|(?:この|こちらの)?(?:ライン|行|線)より(?:上|上部)に(?:ご)?返信(?:を(?:入力|記入))?(?:して)?(?:ください|下さい))\s*-?#{0,3}$/iu;
 // "View this email in your browser", and the Japanese "このメールが正しく表示されない場合は": newsletters' first line.
 const VIEW_IN_BROWSER = new RegExp(
   `^(?:${[
@@ -149,7 +171,7 @@ interface HtmlSigns {
 export function massMailingEvidence(input: MassMailingInput): string | undefined {
   const html = input.quoted || !input.html ? undefined : htmlSigns(input.html);
   const { head, footer } = windows(input.text);
-  return unsubscribeLabel(footer, html) ?? footerWording(head, footer) ?? unsubscribeUrl(footer, html);
+  return unsubscribeLabel(footer, html) ?? footerWording(head, footer) ?? unsubscribeUrl(footer, html) ?? machineOnlyLine(head, footer);
 }
 
 /** A line of the text, and whether the text's first line (its main text, never a footer) is above it. */
@@ -254,6 +276,23 @@ function footerWording(head: readonly Line[], footer: readonly Line[]): string |
   for (const line of [...head, ...footer]) {
     for (const sentence of sentences(line.text)) {
       if (!isFirstPerson(sentence) && VIEW_IN_BROWSER.test(unframed(sentence))) return `a mass-mail line (“${quote(shown(sentence))}”)`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Rule 4: a line saying that no one reads replies ({@link DO_NOT_REPLY}, in a footer, after the first line of the
+ * text), or a ticket system's reply marker on any line ({@link REPLY_ABOVE_MARKER}).
+ */
+function machineOnlyLine(head: readonly Line[], footer: readonly Line[]): string | undefined {
+  for (const line of [...head, ...footer]) {
+    if (REPLY_ABOVE_MARKER.test(line.text)) return `a ticket system's reply marker (“${quote(line.text)}”)`;
+  }
+  for (const line of footer) {
+    if (!line.afterMain) continue;
+    for (const sentence of sentences(line.text)) {
+      if (!isCustomers(sentence) && DO_NOT_REPLY.test(unframed(sentence))) return `a do-not-reply line (“${quote(shown(sentence))}”)`;
     }
   }
   return undefined;

@@ -32,7 +32,7 @@ const QUESTION = '二段階認証の設定方法を教えてください。';
 const LINK = 'https://xyz-account-verify.example/login';
 // A real question, then a fake notice from "XYZ Support" with a phishing link: what the quote would carry.
 const PHISHING_BODY = [QUESTION, '', '【重要】XYZサポートより: 24時間以内にアカウントが停止されます。', `継続するには ${LINK} でパスワードを確認してください。`].join('\n');
-const FORGED_FROM = 'XYZ Support Security <victim@bank.example>';
+const FORGED_FROM = 'Bank Security <victim@bank.example>';
 const UNVOUCHED: ReadonlyArray<readonly [string, Record<string, string>, Record<string, string>]> = [
   ['no Authentication-Results', {}, {}],
   ['spf=softfail, dmarc=none', { 'Authentication-Results': `${OURS}; spf=softfail smtp.mailfrom=bank.example; dkim=none; dmarc=none header.from=bank.example` }, {}],
@@ -62,7 +62,7 @@ describe('a forged From that no verdict fails', () => {
     expect(reply!.text).toContain(parked.draft!.trim());
     expect(reply!.text).not.toContain('xyz-account-verify.example');
     expect(reply!.text).not.toContain('アカウントが停止されます');
-    expect(reply!.text).not.toContain('XYZ Support Security');
+    expect(reply!.text).not.toContain('Bank Security');
   });
 
   it.each(UNVOUCHED)('%s, a plain subject: sent on its own, without the quote', async (_case, headers, env) => {
@@ -76,7 +76,7 @@ describe('a forged From that no verdict fails', () => {
     expect(reply!.text).toContain(sent.draft!.trim());
     expect(reply!.text).not.toContain('xyz-account-verify.example');
     expect(reply!.text).not.toContain('アカウントが停止されます');
-    expect(reply!.text).not.toContain('XYZ Support Security');
+    expect(reply!.text).not.toContain('Bank Security');
   });
 });
 
@@ -100,7 +100,7 @@ describe('a forged From parked before the agent, answered by a person', () => {
     expect(reply!.text).toContain(written);
     expect(reply!.text).not.toContain('xyz-account-verify.example');
     expect(reply!.text).not.toContain('アカウントが停止されます');
-    expect(reply!.text).not.toContain('XYZ Support Security');
+    expect(reply!.text).not.toContain('Bank Security');
   });
 });
 

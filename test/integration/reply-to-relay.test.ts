@@ -37,7 +37,7 @@ describe('Reply-To on the sender\'s own domain', () => {
       running,
       buildMail({
         messageId: '<atk-relay-1@mail.gmail.com>',
-        from: 'XYZ Support Security <mallory@gmail.com>',
+        from: 'Account Security <mallory@gmail.com>',
         subject: '二段階認証について',
         headers: { 'Reply-To': 'victim.hanako@gmail.com' },
         body: PHISHING_BODY,
@@ -65,7 +65,7 @@ describe('Reply-To on the sender\'s own domain', () => {
     expect(reply!.text).toContain(parked.draft!.trim());
     expect(reply!.text).not.toContain('xyz-account-verify.example');
     expect(reply!.text).not.toContain('アカウントが停止されます');
-    expect(reply!.text).not.toContain('XYZ Support Security');
+    expect(reply!.text).not.toContain('Account Security');
     expect(reply!.text).not.toContain('mallory@gmail.com');
   });
 

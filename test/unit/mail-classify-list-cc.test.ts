@@ -141,7 +141,7 @@ describe('a list mail that copies our address', () => {
     // What decides before the list still does.
     ['a list copy flagged as spam', 'spam', { headers: { ...teamList, 'x-spam-flag': ['YES'] }, to: rcpt('it-team@customer.example'), cc: rcpt('support@support.example') }, ours],
     ['a list copy that is an automatic reply', 'auto-reply', { headers: { ...teamList, 'auto-submitted': ['auto-replied'] }, to: rcpt('it-team@customer.example'), cc: rcpt('support@support.example') }, ours],
-    ['a list copy that is a bounce', 'bounce', { headers: { ...teamList, 'return-path': ['<>'] }, to: rcpt('it-team@customer.example'), cc: rcpt('support@support.example') }, ours],
+    ['a list copy that is a bounce', 'bounce', { headers: { ...teamList, 'return-path': ['<>'] }, subject: 'Undelivered Mail Returned to Sender', to: rcpt('it-team@customer.example'), cc: rcpt('support@support.example') }, ours],
     ['a list copy from a no-reply sender', 'no-reply-sender', { ...{ from: { address: 'noreply@customer.example', name: '' } }, headers: teamList, to: rcpt('it-team@customer.example'), cc: rcpt('support@support.example') }, ours],
     ['a list copy that only thanks, in a reply', 'acknowledgement', { headers: teamList, to: rcpt('it-team@customer.example'), cc: rcpt('support@support.example'), inReplyTo: '<a@support.example>', question: 'ありがとうございました。', text: 'ありがとうございました。' }, ours],
   ])('%s → %s', (_name, expected, overrides, mailboxes) => {

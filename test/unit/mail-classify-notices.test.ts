@@ -101,6 +101,7 @@ describe('a plain-text read receipt on a reply', () => {
 describe('own words that begin by saying the mail was sent automatically', () => {
   const notice = '※このメールは自動送信されています。\n山田は11月25日まで出張のため不在にしております。\nご返信が遅れますことをご了承ください。';
   const webForm = '※このメールは自動送信されています。\n\nお名前：鈴木 花子\nお問い合わせ内容：ログインできません。対処方法を教えてください。';
+  const HELPDESK_ACK = 'お問い合わせありがとうございます。\n本メールは受付確認のため自動でお送りしております。\n内容を確認のうえ、担当者より2営業日以内にご連絡いたします。\n\nカスタマー社 ヘルプデスク';
   const PASTED_NOTICE = '※このメールは自動送信されています。\nお支払いの確認ができませんでした。\n\n↑このようなメールが届きましたが、支払い済みです。どういうことでしょうか？';
   it.each<[string, Partial<InboundMail>, IgnoreReason | 'answer']>([
     ['in a reply to our reply, the subject echoed (sample 11d)', { subject: 'Re: ログインできません', question: notice, text: notice, ...toUs }, 'auto-reply'],
@@ -118,8 +119,23 @@ describe('own words that begin by saying the mail was sent automatically', () =>
     ['a notice, a blank line, an absence and a return date', { subject: 'Re: ログインできません', ...words('※このメールは自動送信されています。\n\n山田は11月25日まで出張のため不在にしております。\nお急ぎの場合は 03-1234-5678 までご連絡ください。'), ...toUs }, 'auto-reply'],
     ['sample 11e\'s text in a reply to us', { subject: 'Re: ログインできません', ...words(AUTO_ACK), ...toUs }, 'auto-reply'],
     ['a notice whose link has a query', { subject: 'Re: ログインできません', ...words('※このメールは自動送信されています。\n山田は11月25日まで不在にしております。\nよくあるご質問: https://www.customer.example/faq?id=12'), ...toUs }, 'auto-reply'],
+    // A helpdesk's acknowledgement thanks first and says it is automatic on its second or third line (sample 82).
+    ['a helpdesk acknowledgement, 自動でお送り on its second line (sample 82)', { subject: 'Re: CSVエクスポートの文字化け', ...words(HELPDESK_ACK), ...toUs }, 'auto-reply'],
+    ['自動的に配信 on the third line', { subject: 'Re: ログインできません', ...words('いつもお世話になっております。\nお問い合わせを受け付けました。\n※本メールはシステムより自動的に配信されています。\n担当者よりご連絡いたします。'), ...toUs }, 'auto-reply'],
+    ['自動で送付 on the second line', { subject: 'Re: ログインできません', ...words('お問い合わせありがとうございます。\nこのメールは受付確認のため自動で送付しています。'), ...toUs }, 'auto-reply'],
+    ['the sentence on the fourth line is no opening', { subject: 'Re: ログインできません', ...words('ログインできません。\n昨日から続いています。\n再起動もしました。\n本メールは自動でお送りしております。'), ...toUs }, 'answer'],
+    ['a notice on the second line, then the customer\'s question about it', { subject: 'Re: 請求について', ...words('いつもお世話になっております。\n本メールは自動でお送りしております。\nというメールが届きましたが、どういう意味でしょうか？'), ...toUs }, 'answer'],
+    ['the customer\'s words above a notice pasted on the second line', { subject: 'Re: 請求について', ...words('下記のようなメールが届きました。支払い済みです。\n※このメールは自動送信されています。\nお支払いが確認できませんでした。'), ...toUs }, 'answer'],
+    ['a web-form notification with the sentence on its second line (a new mail)', { subject: 'お問い合わせがありました', ...words('お問い合わせがありました。\n※本メールは自動でお送りしております。\nお問い合わせ内容：ログインできません。') }, 'answer'],
   ])('%s → %s', (_name, overrides, expected) => {
     expect(outcome(inboundMail(overrides))).toBe(expected);
+  });
+
+  it('quotes the opening up to the notice in the reason (sample 82)', () => {
+    const decision = decideReply(inboundMail({ subject: 'Re: CSVエクスポートの文字化け', ...words(HELPDESK_ACK), ...toUs }), ctx);
+    expect(decision.answer === false && ignoreReasonText(decision)).toBe(
+      'auto-reply: the text begins “お問い合わせありがとうございます。 本メールは受付確認のため自動でお送りしております。” in a reply to our mail <our-reply-1@support.example>',
+    );
   });
 
   it('decides alike from the signals a ticket records', async () => {

@@ -77,6 +77,21 @@ describe('what the parser records as a sign of a mass mailing', () => {
     ],
     ['メルマガ: ■配信停止・登録変更は会員ページより', { text: '秋の新作のご案内です。\n\n■配信停止・登録変更は会員ページより\nhttps://mag.shop.example.jp/member' }, 'an unsubscribe link in the footer (“配信停止・登録変更は会員ページより” https://mag.shop.example.jp/member)'],
     ['メルマガ: 配信解除・変更はマイページから, its URL on the same line', { text: '秋の新作のご案内です。\n\n配信解除・変更はマイページから https://mag.shop.example.jp/mypage' }, 'an unsubscribe link in the footer (“配信解除・変更はマイページから” https://mag.shop.example.jp/mypage)'],
+    // Machine mail that says no one reads replies (sample 61), or a ticket system's reply marker (sample 57).
+    [
+      'a payment notice in HTML: 「このメールには返信しないでください。」 (sample 61)',
+      { html: '<html><body><div>株式会社カスタマー様から ¥5,500 JPY のお支払いを受け取りました。</div>\n<div>取引ID: 7AB12345CD678901E</div>\n<div><a href="https://www.paypal.example/myaccount/transactions">取引を確認する</a></div>\n<div>このメールには返信しないでください。</div></body></html>' },
+      'a do-not-reply line (“このメールには返信しないでください。”)',
+    ],
+    ['"Please do not reply to this email." under a notice', { text: 'You received a payment of $55.00 USD from Customer Inc.\nTransaction ID: 7AB12345CD678901E\n\nPlease do not reply to this email. This mailbox is not monitored.' }, 'a do-not-reply line (“Please do not reply to this email.”)'],
+    ['"This mailbox is not monitored."', { text: 'Your invoice INV-2291 is ready.\n\nThis mailbox is not monitored, and replies will not be read.' }, 'a do-not-reply line (“This mailbox is not monitored, and replies will not be read.”)'],
+    ['※本メールは送信専用のため、ご返信いただいてもお答えできません', { text: 'ご注文ありがとうございます。\n注文番号：12345\n\n※本メールは送信専用のため、ご返信いただいてもお答えできません。' }, 'a do-not-reply line (“本メールは送信専用のため、ご返信いただいてもお答えできません。”)'],
+    [
+      "a vendor's Zendesk acknowledgement: its reply marker first (sample 57)",
+      { text: '##- このラインより上にご返信ください -##\n\nお問い合わせ番号 #48213 を受け付けました。\n\n担当者より2営業日以内にご連絡いたします。\n追加の情報がございましたら、このメールにご返信ください。\n\nパートナー決済サポートチーム' },
+      "a ticket system's reply marker (“##- このラインより上にご返信ください -##”)",
+    ],
+    ["the marker in English", { text: '##- Please type your reply above this line -##\n\nYour request (48213) has been received and is being reviewed by our support staff.' }, "a ticket system's reply marker (“##- Please type your reply above this line -##”)"],
   ])('%s', async (_what, body, expected) => {
     const mail = await parseInboundMail(rawMail(body));
     expect(mail.massMailing).toBe(expected);
@@ -120,6 +135,13 @@ describe('what the parser records as a sign of a mass mailing', () => {
     ['a customer asking where to change or cancel on the My Page', { text: 'お世話になっております。\nメールアドレスの変更・解除はマイページからできますか\nhttps://shop.example/mypage\n山田' }],
     ['a customer saying the My Page does not let them cancel', { text: 'お世話になっております。\n変更・解除はマイページからと書かれていますが、ボタンがありません。\nhttps://shop.example/mypage' }],
     ['a customer\'s note on changing their address, no unsubscribing', { text: 'お世話になっております。\nメールアドレスの変更はマイページから行いました。\nhttps://shop.example/mypage' }],
+    ['a customer asking whether they may reply', { text: 'お世話になっております。\nこのメールに返信しても大丈夫ですか？\n山田' }],
+    ['a customer asking not to be replied to by mail, in the first person', { text: 'Hello,\nmy export fails with error 500.\nPlease do not reply to this email, I will call you tomorrow.\nTaro' }],
+    ["a customer writing about a vendor's reply marker", { text: 'お世話になっております。\n「##- このラインより上にご返信ください -##」という行が届いたメールの先頭にあります。これは何ですか。\n山田' }],
+    [
+      'a customer replying to a no-reply notice: the line is in the quoted mail',
+      { text: 'この請求は何でしょうか？\n\n2026年11月20日 14:45 PayPal <service@paypal.example>:\n> お支払いを受け取りました。\n> このメールには返信しないでください。\n' },
+    ],
     ['a customer quoting a footer sentence inside their own', { text: 'Hello,\nyour mail says "you are receiving this email because you signed up", but I never signed up. Where did you get my address?\nTaro' }],
   ])('not for %s', async (_what, body) => {
     const mail = await parseInboundMail(rawMail(body, 'Question'));
