@@ -30,6 +30,7 @@ import { questionTerms } from './gap-similarity.js';
 import { scrubPersonalDataWithModel, type PersonalDataModel } from './personal-data-model.js';
 import { PLACEHOLDERS, placeholderLanguage, scrubPersonalData } from './personal-data.js';
 import { parseAddressList } from '../mail/addresses.js';
+import { comparableDisplayName } from '../mail/classify.js';
 import { removeControls, removeInvisible } from '../mail/invisible.js';
 import { onlyGreetings, unreadableReason } from '../mail/unreadable.js';
 import { foreignLinks } from '../tickets/foreign-links.js';
@@ -223,24 +224,14 @@ const MAX_TEAM_SIGNATURE_CHARS = 60;
  * `XYZ Support <support@example.com>`); none without one.
  */
 export function teamNamesOf(mailFrom: string | undefined): string[] {
-  const name = comparableName(parseAddressList(mailFrom)[0]?.name ?? '');
+  const name = comparableDisplayName(parseAddressList(mailFrom)[0]?.name ?? '');
   return name === '' ? [] : [name];
-}
-
-/** A name as signatures are compared: NFKC, lower case, one space, none beside a character that is not Latin. */
-function comparableName(text: string): string {
-  return text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/\s+/gu, ' ')
-    .replace(/ (?=[^\p{Script=Latin}\p{N} ])|(?<=[^\p{Script=Latin}\p{N} ]) /gu, '')
-    .trim();
 }
 
 function isTeamSignatureLine(line: string, teamNames: readonly string[]): boolean {
   const text = line.normalize('NFKC').replace(/\s+/gu, ' ').trim();
   if (text === '' || text.length > MAX_TEAM_SIGNATURE_CHARS) return false;
-  return teamNames.includes(comparableName(text)) || TEAM_SIGNATURE.test(text);
+  return teamNames.includes(comparableDisplayName(text)) || TEAM_SIGNATURE.test(text);
 }
 
 /**

@@ -1386,7 +1386,7 @@ const SUPPORT_WORDS =
  * `text` as display names are compared: NFKC, lower case, runs of spaces as one, and none beside a character that is
  * no Latin letter or digit (「XYZ サポート」 and 「XYZサポート」 are one name; "ACME Helpdesk" keeps its space).
  */
-function comparableName(text: string): string {
+export function comparableDisplayName(text: string): string {
   return text
     .normalize('NFKC')
     .toLowerCase()
@@ -1417,14 +1417,14 @@ function containsWhole(name: string, part: string): boolean {
  * customer's name that merely mentions the product (「山田 (XYZ導入担当)」) or holds it inside a longer word is none.
  */
 function imitationDetail(mail: ClassifiableMail, config: ParkConfig): string | undefined {
-  const name = mail.from?.name ? comparableName(mail.from.name) : '';
+  const name = mail.from?.name ? comparableDisplayName(mail.from.name) : '';
   const from = mail.from?.address;
   if (name === '' || !from) return undefined;
   const mailboxes = ownMailboxesOf(config);
   if (ownMatcher(mailboxes)(from) || ownDomainOf(from, mailboxes) !== undefined) return undefined;
-  const ourName = comparableName(parseAddressList(config.MAIL_FROM ?? '')[0]?.name ?? '');
+  const ourName = comparableDisplayName(parseAddressList(config.MAIL_FROM ?? '')[0]?.name ?? '');
   const distinctive = /[\p{L}\p{N}]/u.test(ourName.replace(SUPPORT_WORDS, ''));
-  const product = comparableName(config.PRODUCT_NAME ?? '');
+  const product = comparableDisplayName(config.PRODUCT_NAME ?? '');
   const claim =
     distinctive && containsWhole(name, ourName)
       ? `MAIL_FROM's name ${quoted(parseAddressList(config.MAIL_FROM ?? '')[0]!.name)}`
