@@ -2,11 +2,15 @@
  * `npm run review -- <command>`: the operator's view of the tickets from a terminal.
  *
  * - `list [--state S] [--limit N] [--json]`: newest first; a table, or one JSON array.
- * - `show <id> [--json]`: question, draft, plan, subtasks with their answers and reflection advice, sources and
- *   history; `--json` prints the whole ticket.
- * - `approve <id> [--reply-file F] [--by NAME] [--checked-no-copy]`: a parked draft (optionally replaced by the text
- *   of F) is approved and queued for sending, without `Auto-Submitted` since a person vouched for it. A reply that
- *   may already have been sent is refused without `--checked-no-copy` (the operator checked the customer has none).
+ * - `show <id> [--json] [--save-attachments DIR]`: question, attachments, draft, plan, subtasks with their answers and
+ *   reflection advice, sources and history; `--json` prints the whole ticket. `--save-attachments` writes the mail's
+ *   attachments, read from its stored raw mail, into DIR under safe names, never over a file already there.
+ * - `approve <id> [--reply-file F] [--by NAME] [--checked-no-copy] [--read-newer-mail] [--sender-verified]`: a parked
+ *   draft (optionally replaced by the text of F) is approved and queued for sending, without `Auto-Submitted` since a
+ *   person vouched for it. Refused, as the review page asks for its ticks: a reply that may already have been sent
+ *   without `--checked-no-copy` (the operator checked the customer has none), a ticket whose conversation got mail
+ *   from the customer after it (`show` lists it) without `--read-newer-mail`, and mail whose sender may be forged
+ *   without `--sender-verified`.
  * - `reject <id> [--reason TEXT]`: a parked ticket gets no reply.
  * - `rerun <id> [--by NAME]`: the agent answers a parked ticket again (once its cause was fixed: the model's
  *   settings, the manual); refused for a ticket a reply may already have left for. The new draft is sent or parked as
@@ -40,8 +44,10 @@ import { archiveDir, findArchived } from '../tickets/archive.js';
 import { describeOutcome, type TicketOutcome } from '../tickets/outcome.js';
 import { forgetCustomer, type ForgetReport } from '../tickets/retention.js';
 import { TICKET_STATES, describeBounce, isTicketState, normalizeMessageId, ticketIdFor, type Ticket, type TicketState } from '../tickets/ticket.js';
-import { MIN_ID_PREFIX, TicketStore, isIdPrefix } from '../tickets/ticket-store.js';
-import { approveTicket, closeUndeliverable, confirmArrived, rejectTicket, reopenIgnored, rerunAgent, uncertainSendAttempts } from '../tickets/review.js';
+import { MIN_ID_PREFIX, TicketStore, type ConversationEntry } from '../tickets/ticket-store.js';
+import { ticketsByReference } from '../server/ticket-search.js';
+import { approveTicket, closeUndeliverable, confirmArrived, conversationAround, rejectTicket, reopenIgnored, rerunAgent, uncertainSendAttempts, type ConversationView } from '../tickets/review.js';
+import { AttachmentUnavailableError, loadTicketAttachments, saveAttachments, type RawMailSource, type TicketAttachment } from '../server/attachments.js';
 import { CliError, operatorName, runCommand, type CliContext } from './common.js';
 import { cut, formatTable, terminalSafe } from './format.js';
 
@@ -75,8 +81,13 @@ export function summarize(ticket: Ticket): TicketSummary {
 }
 
 
-/** The human `show` output. */
-export function formatTicket(t: Ticket): string {
+/** One other mail of the conversation in `show`: when, its id, state and subject, and our reply's time when we sent one. */
+function conversationLine(m: ConversationEntry): string {
+  return `${m.createdAt}  ${m.ticketId.slice(0, 12)}  ${m.state}  ${m.subject || '(no subject)'}${m.repliedAt ? `  (our reply sent ${m.repliedAt})` : m.reply !== undefined ? '  (our reply sent)' : ''}`;
+}
+
+/** The human `show` output; with `conversation`, the other mail of its conversation before and after it. */
+export function formatTicket(t: Ticket, conversation?: ConversationView): string {
   const out: string[] = [];
   out.push(`Ticket ${t.id}`, `State:      ${t.state}${t.reason ? ` — ${t.reason}` : ''}`);
   out.push(`From:       ${t.fromName ? `${t.fromName} <${t.from}>` : t.from}`, `Subject:    ${t.subject}`, `Message-ID: ${normalizeMessageId(t.messageId)}`);
@@ -96,7 +107,15 @@ export function formatTicket(t: Ticket): string {
     const acknowledged = ack ? `; acknowledged by ${ack.by} at ${ack.at}${ack.note ? `: ${ack.note}` : ''}` : '';
     out.push(`Bounced:    ${describeBounce(t.replyBounce)} at ${t.replyBounce.at}; report ${t.replyBounce.reportTicketId}${acknowledged}`);
   }
+  if (conversation && (conversation.earlier.length > 0 || conversation.laterTotal > 0)) {
+    const hidden = conversation.laterTotal - conversation.later.length;
+    out.push('', '── Conversation', ...conversation.earlier.map(conversationLine), `${t.createdAt}  ${t.id.slice(0, 12)}  this mail`, ...conversation.later.map(conversationLine));
+    if (hidden > 0) out.push(`… and ${hidden} more later mail`);
+    if (conversation.laterTotal > 0) out.push(`The customer wrote again after this mail: read it (\`show <id>\`) before approving this draft; \`approve\` asks for --read-newer-mail.`);
+  }
   out.push('', '── Question', t.question || '(empty)');
+  // Numbered as the dashboard's download links and `--save-attachments` number them.
+  if (t.attachments.length > 0) out.push('', '── Attachments', ...t.attachments.map((a, i) => `${i + 1}. ${a.filename ?? '(unnamed)'} (${a.contentType}, ${a.size} bytes)`));
   if (t.agent) {
     out.push('', '── Plan', ...t.agent.plan.subtasks.map((s, i) => `${i + 1}. ${s}`));
     out.push('', '── Subtasks');
@@ -130,24 +149,23 @@ async function withStore<T>(ctx: CliContext, body: (session: Session) => Promise
 /** Matches listed when a short id is ambiguous. */
 const AMBIGUOUS_SHOWN = 10;
 
-/** The ticket named by `ref` (id, unique start of an id, or Message-ID), or a {@link CliError}. */
+/**
+ * The ticket named by `ref` (id, unique start of an id, or Message-ID: the review page's search resolves it the same
+ * way, `ticketsByReference`), with its agent result, or a {@link CliError}.
+ */
 async function findTicket(store: TicketStore, redis: Redis, ref: string): Promise<Ticket> {
   const key = ref.trim();
-  const hex = key.toLowerCase();
-  if (/^[0-9a-f]{64}$/.test(hex) || !isIdPrefix(hex)) {
-    const ticket = await produce(redis, () => (/^[0-9a-f]{64}$/.test(hex) ? store.get(hex) : store.findByMessageId(key)));
-    if (!ticket) throw new CliError(`no ticket ${key} (give the ticket id, at least its first ${MIN_ID_PREFIX} characters, or the mail's Message-ID)`);
-    return ticket;
+  const found = await produce(redis, () => ticketsByReference(store, key, AMBIGUOUS_SHOWN));
+  if (found && (found.tickets.length > 1 || found.more)) {
+    const more = found.more ? ', and more' : '';
+    throw new CliError(`${key} is the start of more than one ticket id; give more characters: ${found.tickets.map((t) => t.id).join(', ')}${more}`);
   }
-  const ids = await produce(redis, () => store.findByIdPrefix(hex, AMBIGUOUS_SHOWN + 1));
-  if (ids.length > 1) {
-    const shown = ids.sort().slice(0, AMBIGUOUS_SHOWN);
-    const more = ids.length > AMBIGUOUS_SHOWN ? ', and more' : '';
-    throw new CliError(`${key} is the start of more than one ticket id; give more characters: ${shown.join(', ')}${more}`);
-  }
-  const ticket = ids[0] ? await produce(redis, () => store.get(ids[0]!)) : undefined;
-  if (!ticket) throw new CliError(`no ticket id starts with ${key} (give the ticket id, at least its first ${MIN_ID_PREFIX} characters, or the mail's Message-ID)`);
-  return ticket;
+  // Anything else may still be a Message-ID of a mail that wrote it without an `@`.
+  const id = found ? found.tickets[0]?.id : (await produce(redis, () => store.findByMessageId(key)))?.id;
+  const ticket = id ? await produce(redis, () => store.get(id)) : undefined;
+  if (ticket) return ticket;
+  const how = `give the ticket id, at least its first ${MIN_ID_PREFIX} characters, or the mail's Message-ID`;
+  throw new CliError(found?.kind === 'id-prefix' ? `no ticket id starts with ${key} (${how})` : `no ticket ${key} (${how})`);
 }
 
 
@@ -176,11 +194,13 @@ program
   .description('Show one ticket: question, draft, plan, subtasks, sources and history')
   .argument('<id>', 'ticket id or Message-ID')
   .option('--json', 'print the whole ticket as JSON')
-  .action(async (id: string, opts: { json?: boolean }) => {
+  .option('--save-attachments <dir>', "write the mail's attachments into this folder (made when missing) under safe names; a name already there gets a copy beside it")
+  .action(async (id: string, opts: { json?: boolean; saveAttachments?: string }) => {
     await runCommand('review', async (ctx) => {
       await withStore(ctx, async ({ store, redis }) => {
         const ticket = await findTicket(store, redis, id);
-        ctx.print(opts.json ? JSON.stringify(ticket) : terminalSafe(formatTicket(ticket)));
+        ctx.print(opts.json ? JSON.stringify(ticket) : terminalSafe(formatTicket(ticket, await produce(redis, () => conversationAround({ store, redis }, ticket)))));
+        if (opts.saveAttachments !== undefined) ctx.print(terminalSafe(await saveTicketAttachments(ticket, opts.saveAttachments, { redis, prefix: ctx.config.QUEUE_PREFIX })));
       });
     });
   });
@@ -192,7 +212,9 @@ program
   .option('--reply-file <file>', 'send the text of this file (UTF-8) instead of the stored draft')
   .option('--by <name>', 'who approves (default: the OS user)')
   .option('--checked-no-copy', 'for a reply that may already have been sent: you checked that the customer has no copy of it')
-  .action(async (id: string, opts: { replyFile?: string; by?: string; checkedNoCopy?: boolean }) => {
+  .option('--read-newer-mail', 'the customer wrote again in the conversation after this mail: you read it (`show` lists it)')
+  .option('--sender-verified', 'for mail whose sender may be forged: you verified another way that they wrote it')
+  .action(async (id: string, opts: { replyFile?: string; by?: string; checkedNoCopy?: boolean; readNewerMail?: boolean; senderVerified?: boolean }) => {
     await runCommand('review', async (ctx) => {
       const reply = opts.replyFile === undefined ? undefined : await readReplyFile(opts.replyFile);
       const by = operatorName(opts.by);
@@ -202,7 +224,11 @@ program
         try {
           // As the page's tick: a reply that may already have reached the customer is not sent again unasked.
           const checkedNoCopy = opts.checkedNoCopy ?? false;
-          const result = await approveTicket({ store, redis, outbound: queues.outbound, learning: queues.tickets, config: ctx.config }, { ticketId: ticket.id, operator: by, reply, checkedNoCopy });
+          // As the page's ticks: the customer's later mail and a possibly forged sender are the operator's to check.
+          const result = await approveTicket(
+            { store, redis, outbound: queues.outbound, learning: queues.tickets, config: ctx.config },
+            { ticketId: ticket.id, operator: by, reply, checkedNoCopy, readNewerMail: opts.readNewerMail ?? false, senderVerified: opts.senderVerified ?? false },
+          );
           if (result.outcome !== 'approved' && !checkedNoCopy && uncertainSendAttempts(ticket).length > 0) {
             throw new CliError(
               `cannot approve ticket ${ticket.id}: ${result.message} From a terminal: run \`npm run review -- approve ${ticket.id} --checked-no-copy\` once you checked, or \`npm run review -- arrived ${ticket.id}\` if it arrived.`,
@@ -411,6 +437,25 @@ program
       });
     });
   });
+
+/** Writes the attachments of `ticket` into `dir` and says where each went; a {@link CliError} when they cannot be had. */
+async function saveTicketAttachments(ticket: Ticket, dir: string, source: RawMailSource): Promise<string> {
+  let attachments: TicketAttachment[];
+  try {
+    attachments = await produce(source.redis, () => loadTicketAttachments(source, ticket));
+  } catch (err) {
+    if (err instanceof AttachmentUnavailableError) throw new CliError(`cannot save the attachments of ticket ${ticket.id}: ${err.message}`);
+    throw err;
+  }
+  if (attachments.length === 0) return `ticket ${ticket.id} has no attachments; nothing was saved`;
+  let written: string[];
+  try {
+    written = await saveAttachments(dir, attachments);
+  } catch (err) {
+    throw new CliError(`cannot save the attachments of ticket ${ticket.id} in ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  return [`saved ${attachments.length} attachment${attachments.length === 1 ? '' : 's'} to ${dir}:`, ...written.map((file, i) => `${i + 1}. ${file}`)].join('\n');
+}
 
 async function readReplyFile(file: string): Promise<string> {
   let text: string;

@@ -954,7 +954,21 @@ function looksLikeHtml(text: string): boolean {
 
 // mailparser (mailsplit) refuses a mail of more than 1,000 MIME parts outright. Such a mail is read as its first
 // parts: the text a customer wrote comes first, and hundreds of attachments after it change nothing for the answer.
-const MIME_PARTS_READ = 500;
+export const MIME_PARTS_READ = 500;
+
+/**
+ * `input` as mailparser is handed it: without a byte order mark (from a mail saved by a Windows editor, or a web
+ * form's upload: the first header's name would be `\ufeffFrom`, and the mail lose its sender), and with an obsolete
+ * `From  :` first line (whitespace before the colon) spelled `From:`, which mailparser reads as an mbox "From "
+ * separator and then drops the sender (the key still uses the raw bytes).
+ */
+export function parserInput(input: Buffer): Buffer {
+  let read = input;
+  if (read[0] === 0xef && read[1] === 0xbb && read[2] === 0xbf) read = read.subarray(3);
+  const obsoleteFrom = /^From[ \t]+:/.exec(read.toString('latin1', 0, 64));
+  if (obsoleteFrom) read = Buffer.concat([Buffer.from('From:'), read.subarray(obsoleteFrom[0].length)]);
+  return read;
+}
 
 /**
  * mailparser's parse, except that a mail over its part limit is read as its first {@link MIME_PARTS_READ} parts
@@ -965,7 +979,7 @@ async function simpleParserWithinPartLimit(input: Buffer, notes: Notes): Promise
   try {
     return await simpleParser(input, PARSER_OPTIONS);
   } catch (err) {
-    if ((err as { code?: unknown }).code !== 'EMAXLEN' || !/child nodes/i.test((err as Error).message)) throw err;
+    if (!isPartLimit(err)) throw err;
     const cut = firstMimeParts(input, MIME_PARTS_READ);
     if (!cut) throw err;
     notes.warn(`the mail has more MIME parts than can be read (over 1,000); only its first ${MIME_PARTS_READ} parts were read`);
@@ -973,8 +987,13 @@ async function simpleParserWithinPartLimit(input: Buffer, notes: Notes): Promise
   }
 }
 
+/** True for mailparser's refusal of a mail of more MIME parts than it reads (see {@link MIME_PARTS_READ}). */
+export function isPartLimit(err: unknown): boolean {
+  return (err as { code?: unknown }).code === 'EMAXLEN' && /child nodes/i.test((err as Error).message);
+}
+
 /** `raw` cut before the `keep`-th boundary line of any of its multiparts, closed with the outermost boundary. */
-function firstMimeParts(raw: Buffer, keep: number): Buffer | undefined {
+export function firstMimeParts(raw: Buffer, keep: number): Buffer | undefined {
   const text = raw.toString('latin1');
   const boundaries = [...new Set(Array.from(text.matchAll(/boundary\s*=\s*(?:"([^"\r\n]{1,200})"|([^\s;"]{1,200}))/gi), (m) => m[1] ?? m[2] ?? ''))]
     .filter(Boolean)
@@ -994,7 +1013,8 @@ function firstMimeParts(raw: Buffer, keep: number): Buffer | undefined {
   return undefined;
 }
 
-const PARSER_OPTIONS = {
+/** How mailparser reads inbound mail, here and where an attachment is read again (src/server/attachments.ts). */
+export const PARSER_OPTIONS = {
   // We convert HTML ourselves; mailparser's own conversion also rejects the whole mail when the HTML is large.
   skipHtmlToText: true,
   skipImageLinks: true,
@@ -1108,14 +1128,7 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
     notes.warn(`mail of ${raw.length} bytes truncated to the first ${maxBytes} bytes`);
   }
 
-  // A byte order mark (from a mail saved by a Windows editor, or a web form's upload) would make the first header's
-  // name `\ufeffFrom`, and the mail lose its sender.
-  if (input[0] === 0xef && input[1] === 0xbb && input[2] === 0xbf) input = input.subarray(3);
-
-  // `From  :` (obsolete whitespace before the colon) as the first line reads as an mbox "From " separator to
-  // mailparser, which then drops the sender; spell it `From:` for the parser (the key still uses the raw bytes).
-  const obsoleteFrom = /^From[ \t]+:/.exec(input.toString('latin1', 0, 64));
-  if (obsoleteFrom) input = Buffer.concat([Buffer.from('From:'), input.subarray(obsoleteFrom[0].length)]);
+  input = parserInput(input);
 
   let parsed: ParsedMail;
   try {

@@ -12,9 +12,12 @@ import { ANONYMOUS_OPERATOR } from './auth.js';
 import { HttpError, parseInput, type Handler, type HandlerResult } from './http.js';
 import { MAX_SEARCH_CHARS, SEARCH_SCAN_LIMIT, searchTickets, searchWords } from './ticket-search.js';
 import {
+  CONVERSATION_SEEN,
   MAX_REASON_CHARS,
   MAX_REPLY_CHARS,
   NO_COPY_CHECKED,
+  READ_NEWER_MAIL,
+  SENDER_VERIFIED,
   approveTicket,
   closeUndeliverable,
   confirmArrived,
@@ -77,8 +80,19 @@ const listQuerySchema = z
 
 // `seen`: the ticket's history length the caller decided on; a ticket that moved on since is refused (409).
 const seenField = z.number().int().min(0).optional();
-// `checkedNoCopy`: the caller checked that the customer has no copy of a reply that may already have been sent.
-const approveBodySchema = z.object({ reply: z.string().max(MAX_REPLY_CHARS).optional(), seen: seenField, [NO_COPY_CHECKED]: z.boolean().optional() }).strict();
+// `checkedNoCopy`: the caller checked that the customer has no copy of a reply that may already have been sent;
+// `conversationSeen`: when the newest mail of the conversation the caller read was received, and `readNewerMail`:
+// they read the customer's mail after this ticket's; `senderVerified`: they verified a possibly forged sender.
+const approveBodySchema = z
+  .object({
+    reply: z.string().max(MAX_REPLY_CHARS).optional(),
+    seen: seenField,
+    [NO_COPY_CHECKED]: z.boolean().optional(),
+    [CONVERSATION_SEEN]: z.iso.datetime().optional(),
+    [READ_NEWER_MAIL]: z.boolean().optional(),
+    [SENDER_VERIFIED]: z.boolean().optional(),
+  })
+  .strict();
 const rejectBodySchema = z.object({ reason: z.string().trim().min(1, 'required').max(MAX_REASON_CHARS), seen: seenField }).strict();
 const rerunBodySchema = z.object({ seen: seenField }).strict();
 // `note`: the operator's optional note on a reply's delivery (how they know it arrived, what they did instead).
@@ -122,8 +136,16 @@ export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps; reru
     async approve({ params, body, user }) {
       const ticketId = ticketIdParam(params);
       const input = parseInput(approveBodySchema, body ?? {}, 'body');
-      const checkedNoCopy = input[NO_COPY_CHECKED] ?? false;
-      const outcome = await approveTicket(deps.review, { ticketId, operator: user ?? ANONYMOUS_OPERATOR, reply: input.reply, seen: input.seen, checkedNoCopy });
+      const outcome = await approveTicket(deps.review, {
+        ticketId,
+        operator: user ?? ANONYMOUS_OPERATOR,
+        reply: input.reply,
+        seen: input.seen,
+        checkedNoCopy: input[NO_COPY_CHECKED] ?? false,
+        conversationSeen: input[CONVERSATION_SEEN],
+        readNewerMail: input[READ_NEWER_MAIL] ?? false,
+        senderVerified: input[SENDER_VERIFIED] ?? false,
+      });
       if (outcome.outcome !== 'approved') return refusal(outcome);
       return {
         status: 202,

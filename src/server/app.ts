@@ -11,8 +11,9 @@
  * | GET    | `/readyz`                     | Redis, IMAP poller, agent, sender, search backends (503 when not ready); details with the login | no   |
  * | GET    | `/`                           | parked tickets (`?page=&order=oldest|newest`), flash after actions (`?done=`), what is wrong with the deployment; `?state=&page=`: the tickets in another state, newest first; `?q=&skip=`: a search of the newest tickets by address, name or subject | yes  |
  * | GET    | `/tickets/:id`                | one ticket: mail, editable draft, plan, subtasks, sources   | yes  |
+ * | GET    | `/tickets/:id/attachments/:n` | attachment n (from 1) of the ticket's mail, from the stored raw mail, as a download (octet-stream, CSP sandbox); 404 saying why when there is none | yes  |
  * | GET    | `/insights`                   | `?days=30`: outcomes, automation, reply times, edits, cost   | yes  |
- * | POST   | `/tickets/:id/approve`        | form: `reply`, `seen`, `checkedNoCopy`?, `_csrf` → 303 (the next waiting ticket) | yes  |
+ * | POST   | `/tickets/:id/approve`        | form: `reply`, `seen`, `conversationSeen`, `readNewerMail`?, `senderVerified`?, `checkedNoCopy`?, `_csrf` → 303 (the next waiting ticket) | yes  |
  * | POST   | `/tickets/:id/reject`         | form: `reason`, `seen`, `_csrf` → 303                        | yes  |
  * | POST   | `/tickets/:id/rerun`          | form: `seen`, `_csrf` → a new draft, parked for review, 303  | yes  |
  * | POST   | `/tickets/:id/arrived`        | form: `note`?, `seen`, `_csrf` → a reply that may already have been sent did arrive: `sent`, 303 | yes  |
@@ -25,7 +26,7 @@
  * | POST   | `/knowledge/pairs/:id/remove` | form: `_csrf` → 303                                          | yes  |
  * | GET    | `/api/tickets`                | `?state=&limit=&offset=` → summaries, `X-Total-Count`; `?q=&state=&limit=&skip=` → matches, `X-Searched-Count`, `X-Search-Next-Skip` | yes  |
  * | GET    | `/api/tickets/:id`            | the full ticket                                             | yes  |
- * | POST   | `/api/tickets/:id/approve`    | JSON `{ "reply"?, "seen"?, "checkedNoCopy"? }` → 202          | yes  |
+ * | POST   | `/api/tickets/:id/approve`    | JSON `{ "reply"?, "seen"?, "checkedNoCopy"?, "readNewerMail"?, "conversationSeen"?, "senderVerified"? }` → 202 | yes  |
  * | POST   | `/api/tickets/:id/reject`     | JSON `{ "reason", "seen"? }` → 200                           | yes  |
  * | POST   | `/api/tickets/:id/rerun`      | JSON `{ "seen"? }` → a new draft, parked for review, 202      | yes  |
  * | POST   | `/api/tickets/:id/arrived`    | JSON `{ "note"?, "seen"? }` → closed as sent, 200            | yes  |
@@ -66,6 +67,7 @@ import { errorMiddleware, jsonError, route, send, userOf, type ErrorRenderer } f
 import { createMetricsRegistry } from './metrics.js';
 import { insightsHandlers, type InsightProviders } from './insights.js';
 import { htmlErrorRenderer, reviewPageHandlers } from './review-page.js';
+import { attachmentDownloadRoute } from './attachments.js';
 import { knowledgePageHandlers } from './knowledge-page.js';
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import type { QaSearch } from '../search/types.js';
@@ -367,6 +369,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   ];
   app.get('/', route(pages.list, htmlError, logger));
   app.get('/tickets/:id', route(pages.detail, htmlError, logger));
+  app.get('/tickets/:id/attachments/:n', attachmentDownloadRoute({ store: deps.store, redis: deps.redis, prefix: deps.config.QUEUE_PREFIX, logger }, htmlError));
   app.get('/insights', route(insights.page, htmlError, logger));
   app.post('/tickets/:id/approve', ...form, route(pages.approve, htmlError, logger));
   app.post('/tickets/:id/reject', ...form, route(pages.reject, htmlError, logger));

@@ -18,8 +18,26 @@ import type { TicketStore } from '../tickets/ticket-store.js';
 import { ANONYMOUS_OPERATOR, type CsrfTokens } from './auth.js';
 import { HttpError, type ErrorRenderer, type Handler, type HandlerResult } from './http.js';
 import { requestReindex } from './reindex-action.js';
-import { MAX_SEARCH_CHARS, SEARCH_SCAN_LIMIT, searchTickets, searchWords } from './ticket-search.js';
-import { NO_COPY_CHECKED, approveTicket, closeUndeliverable, confirmArrived, rejectTicket, reopenIgnored, rerunAgent, type RerunDeps, type ReviewDeps, type ReviewRefusal } from '../tickets/review.js';
+import { MAX_SEARCH_CHARS, SEARCH_SCAN_LIMIT, searchTickets, searchWords, ticketsByReference, type TicketReference } from './ticket-search.js';
+import { DEFAULT_TUNING } from '../queues/job-options.js';
+import {
+  CONVERSATION_SEEN,
+  NO_COPY_CHECKED,
+  READ_NEWER_MAIL,
+  SENDER_VERIFIED,
+  approveTicket,
+  closeUndeliverable,
+  confirmArrived,
+  conversationAround,
+  laterMailCounts,
+  rejectTicket,
+  reopenIgnored,
+  rerunAgent,
+  sendRetryStatus,
+  type RerunDeps,
+  type ReviewDeps,
+  type ReviewRefusal,
+} from '../tickets/review.js';
 import { renderMessagePage, renderTicketDetail, renderTicketList, type DeploymentProblem, type Flash, type SubmittedText } from './views.js';
 
 /** Parked tickets per page of the list. */
@@ -156,7 +174,17 @@ function refusalPage(refusal: ReviewRefusal, ticketId: string, user: string | un
 // `seen`: the history length the page showed (see DecisionRequest.seen); every decision form carries it.
 const seenField = z.coerce.number().int().min(0).max(1_000_000).optional();
 // The checkbox of a reply that may already have been sent: present (any value) only when ticked.
-const approveFormSchema = z.object({ reply: z.string().max(200_000).optional(), seen: seenField, [NO_COPY_CHECKED]: z.string().max(10).optional() });
+// The ticks of the later mail and of a possibly forged sender likewise; `conversationSeen`: the newest mail of the
+// conversation the page showed (see ApproveRequest.conversationSeen).
+const tick = z.string().max(10).optional();
+const approveFormSchema = z.object({
+  reply: z.string().max(200_000).optional(),
+  seen: seenField,
+  [CONVERSATION_SEEN]: z.string().max(40).optional(),
+  [NO_COPY_CHECKED]: tick,
+  [READ_NEWER_MAIL]: tick,
+  [SENDER_VERIFIED]: tick,
+});
 const rejectFormSchema = z.object({ reason: z.string().max(10_000).default(''), seen: seenField });
 const rerunFormSchema = z.object({ seen: seenField });
 const deliveryFormSchema = z.object({ note: z.string().max(10_000).optional(), seen: seenField });
@@ -200,6 +228,19 @@ async function afterDecision(store: TicketStore, done: (typeof DONE_VALUES)[numb
   return next ? `/tickets/${next}?done=${done}&ticket=${decided}` : `/?done=${done}&ticket=${decided}`;
 }
 
+/**
+ * The page of `/tickets/<name>` where the name is no whole ticket id: a start of one or a Message-ID (as the CLI takes
+ * them) leads to its ticket; a start several ids share lists them (300); anything else is no ticket.
+ */
+function referencedTicket(reference: TicketReference | undefined, user: string | undefined): HandlerResult {
+  const [only] = reference?.tickets ?? [];
+  if (!reference || !only) throw new HttpError(404, 'No such ticket');
+  if (reference.tickets.length === 1 && !reference.more) return { status: 303, location: `/tickets/${only.id}` };
+  const ids = reference.tickets.map((t) => t.id).join(', ');
+  const message = `${reference.text} is the start of more than one ticket id: ${ids}${reference.more ? ', and more' : ''}. Open one, or give more characters.`;
+  return { status: 300, html: renderMessagePage({ status: 300, message, user }) };
+}
+
 const detailQuerySchema = z.object({ done: z.enum(DONE_VALUES).optional(), ticket: z.string().regex(TICKET_ID_PATTERN).optional() });
 
 /** The review page's handlers. */
@@ -218,6 +259,10 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
       const state = parsed.data.state ?? 'parked';
       // A blank search is none: the parked list, as without one.
       const searching = q !== undefined && searchWords(q).length > 0;
+      // A ticket's own name (its id, a start of it, its mail's Message-ID) opens that ticket, as the CLI takes it.
+      const reference = searching && skip === 0 ? await ticketsByReference(deps.store, q) : undefined;
+      const [only] = reference?.tickets ?? [];
+      if (only && reference?.tickets.length === 1 && !reference.more) return { status: 303, location: `/tickets/${only.id}` };
       const scanLimit = deps.searchScanLimit ?? SEARCH_SCAN_LIMIT;
       const counts = await deps.store.countByState();
       const [list, flash, problems, bounced, found] = await Promise.all([
@@ -227,6 +272,7 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
         searching || state !== 'parked' ? undefined : deps.store.bouncedReplies(BOUNCED_SHOWN),
         searching ? searchTickets(deps.store, { text: q, skip, scanLimit, resultLimit: SEARCH_RESULTS_SHOWN }) : undefined,
       ]);
+      const laterMail = !searching && state === 'parked' ? await laterMailCounts(deps, list.tickets) : undefined;
       return {
         status: 200,
         html: renderTicketList({
@@ -244,21 +290,24 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
           problems,
           bounced,
           timeZone: deps.timeZone,
-          search: found && q !== undefined ? { text: q, result: found, scanLimit, resultLimit: SEARCH_RESULTS_SHOWN } : undefined,
+          search: found && q !== undefined ? { text: q, result: found, scanLimit, resultLimit: SEARCH_RESULTS_SHOWN, reference } : undefined,
+          laterMail,
         }),
       };
     },
 
     async detail({ params, query, user }) {
       const id = params.id ?? '';
-      const ticket = TICKET_ID_PATTERN.test(id) ? await deps.store.get(id) : undefined;
+      if (!TICKET_ID_PATTERN.test(id)) return referencedTicket(await ticketsByReference(deps.store, id), user);
+      const ticket = await deps.store.get(id);
       if (!ticket) throw new HttpError(404, 'No such ticket');
       // What the decision on the previous ticket did, when this page is where it led.
       const decided = detailQuerySchema.safeParse(query);
-      const [mail, learnedSources, flash] = await Promise.all([
+      const [mail, learnedSources, flash, conversation] = await Promise.all([
         mailTextOf(ticket, deps),
         learnedSourcesOf(ticket, deps.learned),
         decided.success ? flashFor(decided.data.done, decided.data.ticket, deps.store) : undefined,
+        conversationAround(deps, ticket),
       ]);
       return {
         status: 200,
@@ -273,6 +322,8 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
           user,
           flash,
           timeZone: deps.timeZone,
+          conversation,
+          sendRetry: sendRetryStatus(ticket, { attempts: deps.review.config.SENDER_ATTEMPTS, backoffMs: (deps.review.tuning ?? DEFAULT_TUNING).sendBackoffMs }),
         }),
       };
     },
@@ -280,8 +331,16 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
     async approve({ params, body, user }) {
       const ticketId = params.id ?? '';
       const form = parseForm(approveFormSchema, body);
-      const checkedNoCopy = form[NO_COPY_CHECKED] !== undefined;
-      const outcome = await approveTicket(deps.review, { ticketId, operator: operator(user), reply: form.reply, seen: form.seen, checkedNoCopy });
+      const outcome = await approveTicket(deps.review, {
+        ticketId,
+        operator: operator(user),
+        reply: form.reply,
+        seen: form.seen,
+        checkedNoCopy: form[NO_COPY_CHECKED] !== undefined,
+        conversationSeen: form[CONVERSATION_SEEN],
+        readNewerMail: form[READ_NEWER_MAIL] !== undefined,
+        senderVerified: form[SENDER_VERIFIED] !== undefined,
+      });
       if (outcome.outcome !== 'approved') return refusalPage(outcome, ticketId, user, { label: 'Your reply', text: form.reply ?? '' });
       return { status: 303, location: await afterDecision(deps.store, outcome.alreadyApproved ? 'requeued' : 'approved', outcome.ticket.id) };
     },

@@ -13,10 +13,13 @@
  * occur as it is in the sender's address, the Reply-To address, the sender's name or the subject. A word that is a
  * whole address also matches the same mailbox written another way (case, full-width letters, IDN, a `+tag`), as
  * erasure compares addresses.
+ *
+ * A ticket's own name is looked up instead ({@link ticketsByReference}), as `npm run review` takes it: its id or a
+ * start of it of at least 8 characters (the 12 that lists print), or the Message-ID of its mail.
  */
 import { comparableAddress } from '../mail/addresses.js';
 import type { Ticket, TicketState } from '../tickets/ticket.js';
-import type { TicketStore } from '../tickets/ticket-store.js';
+import { isIdPrefix, type TicketStore } from '../tickets/ticket-store.js';
 
 /** Longest search accepted, in characters (the page's box says so too). */
 export const MAX_SEARCH_CHARS = 200;
@@ -110,4 +113,52 @@ export async function searchTickets(store: Pick<TicketStore, 'newestIds' | 'getM
   const result: TicketSearchResult = { tickets: found, skip, scanned, total };
   if (skip + scanned < total) result.next = skip + scanned;
   return result;
+}
+
+/** How a text names a ticket: its whole id, a start of it, or the Message-ID of its mail. */
+export type TicketReferenceKind = 'id' | 'id-prefix' | 'message-id';
+
+/** The tickets a {@link ticketsByReference} lookup found. */
+export interface TicketReference {
+  kind: TicketReferenceKind;
+  /** What was looked up: the id or its start in lower case, or the Message-ID as typed (trimmed). */
+  text: string;
+  /** The tickets found (none, one, or for a start several ids share, up to the limit), without their agent results. */
+  tickets: Ticket[];
+  /** True when more tickets than those share the start. */
+  more: boolean;
+}
+
+/**
+ * How `text` names a ticket, or undefined when it names none: 64 hex characters are an id, 8 to 63 a start of one
+ * (the CLI's `MIN_ID_PREFIX`, either case), and a word with an `@` (angle brackets optional) a Message-ID.
+ */
+export function ticketReferenceKind(text: string): TicketReferenceKind | undefined {
+  const key = text.trim();
+  const hex = key.toLowerCase();
+  if (/^[0-9a-f]{64}$/.test(hex)) return 'id';
+  if (isIdPrefix(hex)) return 'id-prefix';
+  return /^<?[^\s<>@]+@[^\s<>@]+>?$/u.test(key) ? 'message-id' : undefined;
+}
+
+/**
+ * The tickets `text` names ({@link ticketReferenceKind}), at most `limit` for a start of an id that several share;
+ * undefined when the text names no ticket (then it is searched as words). A start of an id walks the ticket ids
+ * (`TicketStore.findByIdPrefix`), which is for people, as here.
+ */
+export async function ticketsByReference(store: Pick<TicketStore, 'get' | 'getMany' | 'findByIdPrefix' | 'findByMessageId'>, text: string, limit = 10): Promise<TicketReference | undefined> {
+  const kind = ticketReferenceKind(text);
+  if (!kind) return undefined;
+  const key = text.trim();
+  if (kind === 'message-id') {
+    const ticket = await store.findByMessageId(key);
+    return { kind, text: key, tickets: ticket ? [ticket] : [], more: false };
+  }
+  const hex = key.toLowerCase();
+  if (kind === 'id') {
+    const ticket = await store.get(hex, { agentResult: false });
+    return { kind, text: hex, tickets: ticket ? [ticket] : [], more: false };
+  }
+  const ids = (await store.findByIdPrefix(hex, limit + 1)).sort();
+  return { kind, text: hex, tickets: await store.getMany(ids.slice(0, limit), { agentResult: false }), more: ids.length > limit };
 }

@@ -7,12 +7,28 @@ import type { GapList, KnowledgeGap } from '../knowledge/gaps.js';
 import { forgetCommand } from '../tickets/retention.js';
 import { describeBounce, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { describeOutcome } from '../tickets/outcome.js';
-import { NO_COPY_CHECKED, uncertainSendAttempts, undeliverableWhy, whyNoNewDraft, whyNotReopenable, type UncertainSendAttempt } from '../tickets/review.js';
+import { isSameMailbox } from '../mail/addresses.js';
+import type { ConversationEntry } from '../tickets/ticket-store.js';
+import {
+  CONVERSATION_SEEN,
+  NO_COPY_CHECKED,
+  READ_NEWER_MAIL,
+  SENDER_VERIFIED,
+  approverOf,
+  uncertainSendAttempts,
+  undeliverableWhy,
+  unverifiedSender,
+  whyNoNewDraft,
+  whyNotReopenable,
+  type ConversationView,
+  type SendRetryStatus,
+  type UncertainSendAttempt,
+} from '../tickets/review.js';
 import type { PollerStatus } from '../runtime/poller.js';
 import { failingSince, formatDuration, pollerCheck } from './health.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 import { STYLESHEET_PATH } from './styles.js';
-import { MAX_SEARCH_CHARS, type TicketSearchResult } from './ticket-search.js';
+import { MAX_SEARCH_CHARS, type TicketReference, type TicketSearchResult } from './ticket-search.js';
 
 /** Where the page is, for the navigation. */
 type Section = 'review' | 'knowledge' | 'insights' | 'none';
@@ -202,9 +218,15 @@ function senderCell(ticket: Pick<Ticket, 'from' | 'fromName'>): SafeHtml {
   return html`<td class="from">${senderName(ticket)}<span class="addr">${ticket.from}</span></td>`;
 }
 
-/** The subject in a list cell, a link to the ticket, isolated. */
-function subjectCell(ticket: Pick<Ticket, 'id' | 'subject'>): SafeHtml {
-  return html`<td class="subject"><bdi><a href="/tickets/${ticket.id}">${ticket.subject || '(no subject)'}</a></bdi></td>`;
+/**
+ * The subject in a list cell, a link to the ticket, isolated; with `laterMail`, a mark that the customer wrote that
+ * many more mails in the conversation since, which its draft may not fit.
+ */
+function subjectCell(ticket: Pick<Ticket, 'id' | 'subject'>, laterMail?: number): SafeHtml {
+  const mark = laterMail
+    ? html` <span class="badge parked" title="The customer wrote again in this conversation after this mail: read it before approving">+${laterMail} newer mail</span>`
+    : null;
+  return html`<td class="subject"><bdi><a href="/tickets/${ticket.id}">${ticket.subject || '(no subject)'}</a></bdi>${mark}</td>`;
 }
 
 // Ticket ids named in a reason or a history note (a repeated question's first copy, a bounced reply, the bounce).
@@ -246,6 +268,8 @@ export interface TicketListView {
   timeZone?: string | undefined;
   /** A search of the tickets: shown instead of the parked list. */
   search?: TicketSearchView | undefined;
+  /** How many mails each listed ticket's conversation received after it (tickets with none left out). */
+  laterMail?: ReadonlyMap<string, number> | undefined;
 }
 
 /** A search on the start page: what was typed, and what was found how far back. */
@@ -258,6 +282,21 @@ export interface TicketSearchView {
   scanLimit: number;
   /** The most matches one search shows. */
   resultLimit: number;
+  /**
+   * What was typed as a ticket's own name (its id, a start of it, its mail's Message-ID), when it was one and named
+   * no single ticket: none, or several ids with that start.
+   */
+  reference?: TicketReference | undefined;
+}
+
+/** What a lookup by a ticket's own name found, above the search's matches: several tickets to pick from, or none. */
+function renderReference(reference: TicketReference | undefined, timeZone: string | undefined): SafeHtml | null {
+  if (!reference) return null;
+  const what = reference.kind === 'message-id' ? html`with the Message-ID <code>${reference.text}</code>` : reference.kind === 'id' ? html`with the id <code>${reference.text}</code>` : html`whose id starts with <code>${reference.text}</code>`;
+  // An address looks like a Message-ID too: a search for one that is no mail's says nothing of it.
+  if (reference.tickets.length === 0) return reference.kind === 'message-id' ? null : html`<p class="small muted">No ticket ${what}.</p>`;
+  const items = reference.tickets.map((t) => html`<li><a href="/tickets/${t.id}"><code>${t.id.slice(0, SHORT_TICKET_ID)}…</code></a> <span class="badge ${badgeClass(t.state)}">${t.state}</span> ${timeTag(t.createdAt, timeZone)} <bdi>${t.subject || '(no subject)'}</bdi></li>`);
+  return html`<p class="small">Tickets ${what}${reference.more ? ' (the first ones; give more characters)' : ''}:</p><ul class="sources">${items}</ul>`;
 }
 
 /**
@@ -302,7 +341,7 @@ function counted(n: number, noun: string): string {
 /** The search box of the start page; what was typed stays in it. */
 function searchBox(text: string): SafeHtml {
   return html`<form method="get" action="/" class="search" role="search">
-    <input type="search" name="q" value="${text}" maxlength="${MAX_SEARCH_CHARS}" placeholder="Customer address, name or subject words" aria-label="Search tickets by customer address, name or subject words">
+    <input type="search" name="q" value="${text}" maxlength="${MAX_SEARCH_CHARS}" placeholder="Customer address, name, subject words, ticket id or Message-ID" aria-label="Search tickets by customer address, name or subject words, or open one by its id or Message-ID">
     <button type="submit" class="secondary">Search</button>
   </form>`;
 }
@@ -340,7 +379,8 @@ function renderSearchResults(search: TicketSearchView, timeZone: string | undefi
         : html`<p class="small"><a href="/?q=${encodeURIComponent(search.text)}&amp;skip=${next}">Search the next ${counted(Math.min(search.scanLimit, result.total - next), 'older ticket')} →</a></p>`;
   return html`<section class="card" id="search">
   <h2>Tickets matching “${search.text}” <span class="muted">(${result.tickets.length})</span> <a href="/" class="small">clear the search</a></h2>
-  <p class="small muted">${searchedStretch(result)}: sender and Reply-To addresses, sender names and subjects, ${counted(search.scanLimit, 'ticket')} at most per search.</p>
+  ${renderReference(search.reference, timeZone)}
+  <p class="small muted">${searchedStretch(result)}: sender and Reply-To addresses, sender names and subjects, ${counted(search.scanLimit, 'ticket')} at most per search. A ticket's id (8 characters or more) or its mail's Message-ID opens that ticket.</p>
   ${
     rows.length > 0
       ? html`<table class="list">
@@ -372,7 +412,7 @@ export function renderTicketList(view: TicketListView): SafeHtml {
     (t) => html`<tr>
       <td class="age" title="${exactTime(t.createdAt, view.timeZone)}">${formatDuration(view.now.getTime() - Date.parse(t.createdAt))}</td>
       ${senderCell(t)}
-      ${subjectCell(t)}
+      ${subjectCell(t, view.laterMail?.get(t.id))}
       <td class="text">${withTicketLinks(t.reason ?? '')}</td>
     </tr>`,
   );
@@ -500,6 +540,10 @@ export interface TicketDetailView {
   flash?: Flash | undefined;
   /** The IANA zone the page's times are shown in (default UTC). */
   timeZone?: string | undefined;
+  /** The other mail of the ticket's conversation; absent, the page shows none and its approval names none it saw. */
+  conversation?: ConversationView | undefined;
+  /** Where the sender stands with a reply the SMTP server has not accepted yet. */
+  sendRetry?: SendRetryStatus | undefined;
 }
 
 function subtaskStatus(s: Subtask): SafeHtml {
@@ -667,7 +711,91 @@ function renderQuoteNotice(ticket: Ticket, quoteOmitted: string | undefined): Sa
   return html`<p class="warning small" id="quote-omitted">The customer's mail will not be quoted in the reply: ${quoteOmitted}</p>`;
 }
 
-function renderDecision(ticket: Ticket, csrfToken: string, timeZone: string | undefined, quoteOmitted: string | undefined): SafeHtml {
+/** What the decision card needs besides the ticket. */
+interface DecisionView {
+  csrfToken: string;
+  timeZone: string | undefined;
+  quoteOmitted: string | undefined;
+  conversation: ConversationView | undefined;
+  sendRetry: SendRetryStatus | undefined;
+}
+
+/**
+ * The reply that went out: to whom, our Message-ID, when, who vouched for it (a person's approval, or none: sent
+ * automatically), what the SMTP server answered, its copy in the Sent folder, and whether it quoted the customer's
+ * mail (as the sender decides it from this ticket: to another mailbox than the From, or because of what the quote
+ * holds, `quoteOmitted`).
+ */
+function renderSentReply(ticket: Ticket, timeZone: string | undefined, quoteOmitted: string | undefined): SafeHtml | null {
+  const out = ticket.outbound;
+  if (ticket.state !== 'sent' || !out) return null;
+  const recipient = ticket.replyTo || ticket.from;
+  const approver = out.approvedBy ?? (out.autoSubmitted ? undefined : approverOf(ticket));
+  const how = out.autoSubmitted ? 'sent automatically (no person approved it)' : approver ? `approved by ${approver}` : 'approved by a person';
+  const quote = !isSameMailbox(recipient, ticket.from)
+    ? "left out: the reply went to another mailbox than the sender's"
+    : quoteOmitted
+      ? `left out: ${quoteOmitted}`
+      : "the customer's mail was quoted below the reply";
+  return html`<dl class="meta" id="sent-reply">
+    <dt>To</dt><dd>${recipient}</dd>
+    <dt>Our Message-ID</dt><dd><code>${out.messageId}</code></dd>
+    <dt>Sent</dt><dd>${out.sentAt ? timeTag(out.sentAt, timeZone) : 'no time recorded'}${out.deliveryCheck?.verdict === 'arrived' ? html` <span class="muted small">(the attempt that a person confirmed arrived)</span>` : null}</dd>
+    <dt>How</dt><dd>${how}</dd>
+    ${out.smtpResponse ? html`<dt>SMTP answer</dt><dd><code>${out.smtpResponse}</code></dd>` : null}
+    <dt>Sent folder</dt><dd>${out.sentCopy ? html`copy filed in <code>${out.sentCopy.mailbox}</code> ${timeTag(out.sentCopy.at, timeZone)}` : 'no copy filed (IMAP_SENT_MAILBOX is off, or the copy has not been filed yet)'}</dd>
+    <dt>Quote</dt><dd>${quote}</dd>
+  </dl>`;
+}
+
+/**
+ * A reply the SMTP server has not accepted yet: that it is not sent, how many attempts failed and why, when the next
+ * one starts, and when, if every attempt fails, it is parked here for a person.
+ */
+function renderSendRetry(retry: SendRetryStatus | undefined, timeZone: string | undefined): SafeHtml | null {
+  if (!retry) return null;
+  return html`<div class="warning" role="status" id="send-retry">
+    <strong>Not sent yet:</strong> the mail server did not accept this reply. Attempt ${retry.failedAttempts} of ${retry.attempts} failed ${timeTag(retry.lastFailedAt, timeZone)}: ${retry.lastError}.
+    The sender tries again by ${timeTag(retry.nextAttemptBy, timeZone)}${
+      retry.failedAttempts + 1 < retry.attempts ? html`; if every attempt fails, the last starts by ${timeTag(retry.lastAttemptBy, timeZone)}, and the reply is then parked here for you` : html`; that is the last attempt: if it fails, the reply is parked here for you`
+    }. Nothing needs doing now; if the mail server stays down, see “Readiness”.
+  </div>`;
+}
+
+/** The later mail of the conversation, at the draft: the customer wrote again, and the draft may no longer fit. */
+function renderLaterMailWarning(conversation: ConversationView | undefined): SafeHtml | null {
+  if (!conversation || conversation.laterTotal === 0) return null;
+  const links = conversation.later.map((m, i) => html`${i > 0 ? ', ' : ''}<a href="/tickets/${m.ticketId}"><bdi>${m.subject || '(no subject)'}</bdi></a>`);
+  const more = conversation.laterTotal > conversation.later.length ? ` and ${conversation.laterTotal - conversation.later.length} more` : '';
+  return html`<div class="warning" role="alert" id="later-mail">
+    <strong>The customer wrote again after this mail:</strong> ${links}${more} (see “Conversation”). Read it before you approve: this draft may no longer fit.
+  </div>`;
+}
+
+/** The operator's word that they read the later mail; the server refuses the approval without it. */
+function laterMailCheck(conversation: ConversationView | undefined): SafeHtml | null {
+  if (!conversation || conversation.laterTotal === 0) return null;
+  return html`<label class="check"><input type="checkbox" name="${READ_NEWER_MAIL}" value="yes" required> I read the customer's later mail</label>`;
+}
+
+/** At the top of the page of a possibly forged sender's mail: who a reply would really reach, and what to do. */
+function renderUnverifiedSender(ticket: Ticket): SafeHtml | null {
+  const why = ticket.state === 'parked' ? unverifiedSender(ticket) : undefined;
+  if (!why) return null;
+  return html`<div class="flash bad" role="alert" id="unverified-sender">
+    <strong>The sender may be forged.</strong> ${why}. A reply goes to ${ticket.replyTo || ticket.from}, who may not have written this mail.
+    Reject it unless you verified another way (a phone call, an address you already know) that they did.
+  </div>`;
+}
+
+/** The operator's word that they verified the sender; the server refuses the approval without it. */
+function senderCheck(ticket: Ticket): SafeHtml | null {
+  if (!unverifiedSender(ticket)) return null;
+  return html`<label class="check"><input type="checkbox" name="${SENDER_VERIFIED}" value="yes" required> I verified the sender another way</label>`;
+}
+
+function renderDecision(ticket: Ticket, view: DecisionView): SafeHtml {
+  const { csrfToken, timeZone, quoteOmitted, conversation } = view;
   if (ticket.state === 'ignored') {
     return html`<section class="card">
   <h2>No reply</h2>
@@ -676,27 +804,35 @@ function renderDecision(ticket: Ticket, csrfToken: string, timeZone: string | un
 </section>`;
   }
   if (ticket.state !== 'parked') {
+    const sent = renderSentReply(ticket, timeZone, quoteOmitted);
     return html`<section class="card">
-  <h2>Reply</h2>
-  <p class="muted">This ticket is <span class="badge ${badgeClass(ticket.state)}">${ticket.state}</span>; only parked tickets can be approved or rejected.</p>
+  <h2>${sent ? 'Sent reply' : 'Reply'}</h2>
+  ${renderSendRetry(view.sendRetry, timeZone)}
+  ${sent ?? html`<p class="muted">This ticket is <span class="badge ${badgeClass(ticket.state)}">${ticket.state}</span>; only parked tickets can be approved or rejected.</p>`}
   ${renderQuoteNotice(ticket, quoteOmitted)}
   ${ticket.draft ? html`<pre class="text">${ticket.draft}</pre>` : null}
   ${ticket.replyBounce && !ticket.replyBounce.acknowledged ? renderCloseUndeliverable(ticket, csrfToken) : null}
 </section>`;
   }
   const uncertain = uncertainSendAttempts(ticket);
+  // A possibly forged sender's draft is not one keystroke away: approving is secondary, behind the operator's check.
+  const unverified = unverifiedSender(ticket) !== undefined;
   return html`<section class="card">
   <h2>Draft reply</h2>
   ${renderMaybeSentWarning(uncertain, timeZone)}
+  ${renderLaterMailWarning(conversation)}
   ${renderQuoteNotice(ticket, quoteOmitted)}
   <form method="post" action="/tickets/${ticket.id}/approve">
     ${csrfField(csrfToken)}
     ${seenField(ticket)}
+    ${conversation ? html`<input type="hidden" name="${CONVERSATION_SEEN}" value="${conversation.newestAt}">` : null}
     <label for="reply" class="small muted">Edit the reply if needed; it is sent exactly as written here.</label>
     <textarea id="reply" name="reply" rows="${draftRows(ticket.draft)}" required autofocus>${ticket.draft ?? ''}</textarea>
     <div class="actions">
       ${noCopyCheck(uncertain)}
-      <button type="submit" class="primary">Approve and send</button>
+      ${laterMailCheck(conversation)}
+      ${senderCheck(ticket)}
+      <button type="submit" class="${unverified ? 'secondary' : 'primary'}">Approve and send</button>
     </div>
   </form>
   ${renderArrived(ticket, uncertain, csrfToken)}
@@ -704,10 +840,35 @@ function renderDecision(ticket: Ticket, csrfToken: string, timeZone: string | un
   <form method="post" action="/tickets/${ticket.id}/reject" class="reject">
     ${csrfField(csrfToken)}
     ${seenField(ticket)}
-    <input type="text" name="reason" required maxlength="2000" placeholder="Reason, e.g. answered by phone" aria-label="Reason for rejecting">
+    <input type="text" name="reason" required maxlength="2000" placeholder="${unverified ? 'Reason, e.g. sender could not be verified' : 'Reason, e.g. answered by phone'}" aria-label="Reason for rejecting">
     <button type="submit" class="danger">Reject</button>
   </form>
   ${renderNewDraft(ticket, csrfToken)}
+</section>`;
+}
+
+/** One other mail of the conversation: when, its state, its subject (a link to it), what the customer wrote, our reply. */
+function renderConversationMail(mail: ConversationEntry, timeZone: string | undefined): SafeHtml {
+  return html`<div class="subtask">
+  <header><h3>${timeTag(mail.createdAt, timeZone)} · <a href="/tickets/${mail.ticketId}"><bdi>${mail.subject || '(no subject)'}</bdi></a></h3><span class="badge ${badgeClass(mail.state)}">${mail.state}</span></header>
+  <div class="answer">${mail.question}</div>
+  ${mail.reply !== undefined ? html`<div class="small muted">Our reply${mail.repliedAt ? html`, sent ${timeTag(mail.repliedAt, timeZone)}` : null}</div><pre class="text">${mail.reply}</pre>` : null}
+</div>`;
+}
+
+/**
+ * The other mail of the ticket's conversation, oldest first, this mail's place among them marked: what was asked
+ * and answered before, and what the customer wrote after it. Absent when the conversation is this mail alone.
+ */
+function renderConversation(ticket: Ticket, conversation: ConversationView | undefined, timeZone: string | undefined): SafeHtml | null {
+  if (!conversation || (conversation.earlier.length === 0 && conversation.laterTotal === 0)) return null;
+  const hidden = conversation.laterTotal - conversation.later.length;
+  return html`<section class="card" id="conversation">
+  <h2>Conversation <span class="muted">(${conversation.earlier.length} earlier, ${conversation.laterTotal} later)</span></h2>
+  ${conversation.earlier.map((m) => renderConversationMail(m, timeZone))}
+  <p class="small"><b>This mail</b>, received ${timeTag(ticket.createdAt, timeZone)}</p>
+  ${conversation.later.map((m) => renderConversationMail(m, timeZone))}
+  ${hidden > 0 ? html`<p class="small muted">and ${hidden} more later mail not shown.</p>` : null}
 </section>`;
 }
 
@@ -740,9 +901,13 @@ export function renderTicketDetail(view: TicketDetailView): SafeHtml {
   const history = t.history.map(
     (h) => html`<tr><td class="small">${timeTag(h.at, zone)}</td><td>${h.from ?? '—'} → ${h.to}</td><td class="text">${h.actor}</td><td class="text">${withTicketLinks(h.note ?? '')}</td></tr>`,
   );
-  const attachments = t.attachments.map((a) => html`<li><bdi>${a.filename ?? '(unnamed)'}</bdi> <span class="muted">${a.contentType}, ${a.size} bytes</span></li>`);
+  // Each name opens the attachment as a download (src/server/attachments.ts), read from the stored raw mail.
+  const attachments = t.attachments.map(
+    (a, i) => html`<li><bdi><a href="/tickets/${t.id}/attachments/${i + 1}">${a.filename ?? '(unnamed)'}</a></bdi> <span class="muted">${a.contentType}, ${a.size} bytes</span></li>`,
+  );
   const body = html`
 ${flashBanner(view.flash)}
+${renderUnverifiedSender(t)}
 ${t.replyBounce ? html`<div class="flash bad" role="alert">Our reply did not arrive: a bounce came back (${describeBounce(t.replyBounce)}). The customer has no answer.</div>` : null}
 <p class="small">${t.state === 'ignored' ? html`<a href="${stateListPath(t.state)}">← all ignored mail</a> · ` : null}<a href="/">← all parked tickets</a></p>
 <section class="card">
@@ -772,8 +937,9 @@ ${t.replyBounce ? html`<div class="flash bad" role="alert">Our reply did not arr
     ${view.mailTextNote ? html`<p class="small muted">${view.mailTextNote}</p>` : null}
     <pre class="text">${view.mailText ?? t.question}</pre>
   </section>
-  ${renderDecision(t, view.csrfToken, zone, view.quoteOmitted)}
+  ${renderDecision(t, { csrfToken: view.csrfToken, timeZone: zone, quoteOmitted: view.quoteOmitted, conversation: view.conversation, sendRetry: view.sendRetry })}
 </div>
+${renderConversation(t, view.conversation, zone)}
 ${renderAgent(t, view.learnedSources)}
 <section class="card">
   <h2>History</h2>
@@ -802,7 +968,8 @@ function renderSubmitted(submitted: SubmittedText | undefined): SafeHtml | null 
 
 /** A page saying something went wrong (or was refused), with a way back and what the operator had typed. */
 export function renderMessagePage(options: { status: number; message: string; user: string | undefined; back?: string; submitted?: SubmittedText | undefined }): SafeHtml {
-  const body = html`<div class="flash bad" role="alert">${options.message}</div>
+  // A refusal may name other tickets (the customer's later mail): each a link, the rest escaped.
+  const body = html`<div class="flash bad" role="alert">${withTicketLinks(options.message)}</div>
 ${renderSubmitted(options.submitted)}
 <p><a href="${options.back ?? '/'}">← back</a></p>`;
   return layout({ title: `Error ${options.status}`, user: options.user, body });

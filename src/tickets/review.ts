@@ -21,7 +21,7 @@ import { answerTicketJob, proposeLearnedAnswerJob, sendReplyJob, type JobTuning 
 import type { Queues } from '../queues/registry.js';
 import { approvalRecord } from './outcome.js';
 import { IllegalTransitionError, TICKET_ID_PATTERN, describeBounce, jobGeneration, type Acknowledgement, type Ticket, type TicketPatch, type TicketState } from './ticket.js';
-import { TicketConflictError, TicketNotFoundError, type TicketStore } from './ticket-store.js';
+import { TicketConflictError, TicketNotFoundError, type ConversationEntry, type TicketStore } from './ticket-store.js';
 
 /** Longest reply an operator may store; far beyond any real mail, small enough to keep one ticket document bounded. */
 export const MAX_REPLY_CHARS = 100_000;
@@ -76,10 +76,14 @@ export function operatorActor(operator: string): string {
 
 const OPERATOR_PREFIX = 'operator:';
 
-/** The operator of the latest approval in a ticket's history, if a person approved it. */
+/**
+ * The operator of the latest approval by a person in a ticket's history, if any. Only a person's entry counts: the
+ * sender gives a ticket back to `approved` after an SMTP 4xx (`sending → approved`) while it retries, and that entry is
+ * no approval.
+ */
 export function approverOf(ticket: Pick<Ticket, 'history'>): string | undefined {
-  const entry = [...ticket.history].reverse().find((h) => h.to === 'approved');
-  return entry?.actor.startsWith(OPERATOR_PREFIX) ? entry.actor.slice(OPERATOR_PREFIX.length) : undefined;
+  const entry = ticket.history.findLast((h) => h.to === 'approved' && h.actor.startsWith(OPERATOR_PREFIX));
+  return entry?.actor.slice(OPERATOR_PREFIX.length);
 }
 
 /** Line endings of browser form posts (CRLF) become LF, as in the rest of the ticket's text. */
@@ -163,6 +167,56 @@ export function undeliverableWhy(ticket: Pick<Ticket, 'reason' | 'replyBounce' |
   return undefined;
 }
 
+/**
+ * The start of the sender's history note when the SMTP server did not accept a reply and BullMQ retries the job
+ * (jobs/send-reply.ts gives the ticket back to `approved` or `drafted` with it, then the error).
+ */
+export const WILL_RETRY_NOTE = 'not accepted, will retry: ';
+
+/** A reply the SMTP server has not accepted yet, while the sender retries it ({@link sendRetryStatus}). */
+export interface SendRetryStatus {
+  /** Attempts of this send that failed so far. */
+  failedAttempts: number;
+  /** Attempts the sender makes in all (SENDER_ATTEMPTS). */
+  attempts: number;
+  /** The last attempt's error, as the sender recorded it. */
+  lastError: string;
+  /** When the last attempt failed (ISO 8601). */
+  lastFailedAt: string;
+  /** When the next attempt starts at the latest, the workers running (ISO 8601). */
+  nextAttemptBy: string;
+  /** When the last attempt starts at the latest: if it fails too, the reply is parked for a person (ISO 8601). */
+  lastAttemptBy: string;
+}
+
+/**
+ * Where the sender stands with a reply the SMTP server did not accept yet (an approved or automatic one whose last
+ * history entry is the sender's "will retry"), or undefined. From the ticket alone: the failed attempts since the
+ * decision that queued the send, and the send job's exponential backoff (`backoffMs` doubling, BullMQ's jitter only
+ * shortening it), so the times are the latest an attempt starts while a sender runs.
+ */
+export function sendRetryStatus(ticket: Pick<Ticket, 'state' | 'history'>, send: { attempts: number; backoffMs: number }): SendRetryStatus | undefined {
+  if (ticket.state !== 'approved' && ticket.state !== 'drafted') return undefined;
+  const last = ticket.history.at(-1);
+  if (!last || last.from !== 'sending' || last.to !== ticket.state || !last.note?.startsWith(WILL_RETRY_NOTE)) return undefined;
+  // The decision that queued this send: the last entry into the state that did not come back from an attempt.
+  const decided = ticket.history.findLastIndex((h) => h.to === ticket.state && h.from !== 'sending');
+  const failedAttempts = ticket.history.slice(decided + 1).filter((h) => h.from === 'sending' && h.to === ticket.state).length;
+  const failedAt = Date.parse(last.at);
+  // After the n-th failure BullMQ waits at most backoff·2^(n-1): the next attempt by then, the last after the sum.
+  const wait = (n: number) => send.backoffMs * 2 ** (n - 1);
+  let lastAttemptAt = failedAt;
+  for (let n = failedAttempts; n < send.attempts; n++) lastAttemptAt += wait(n);
+  return {
+    failedAttempts,
+    attempts: send.attempts,
+    lastError: last.note.slice(WILL_RETRY_NOTE.length),
+    lastFailedAt: last.at,
+    nextAttemptBy: new Date(failedAt + wait(failedAttempts)).toISOString(),
+    lastAttemptBy: new Date(lastAttemptAt).toISOString(),
+  };
+}
+
 /** The reason of a ticket closed as undeliverable: one wording, so the insights count these closings as one reason. */
 export const UNDELIVERABLE_REASON = 'undeliverable: closed by a person without a reply (the mail server refused it for good, or it bounced)';
 
@@ -193,6 +247,176 @@ export interface ApproveRequest extends DecisionRequest {
    * step, which approves as before. The page, the API and the CLI (`--checked-no-copy`) all ask.
    */
   checkedNoCopy?: boolean | undefined;
+  /**
+   * When the newest mail of the ticket's conversation that the page showed was received (ISO 8601,
+   * {@link ConversationView.newestAt}): mail received after it is mail the operator never saw, and refuses the
+   * approval whatever {@link readNewerMail} says. Absent (the CLI, an API caller without it): the caller saw only
+   * this ticket's mail, and {@link readNewerMail} speaks for all the later mail.
+   */
+  conversationSeen?: string | undefined;
+  /**
+   * The operator read the customer's mail received in the conversation after this ticket's
+   * ({@link laterMailRefusal}); without it, such mail refuses the approval. The page's tick, the API's
+   * `readNewerMail`, the CLI's `--read-newer-mail`.
+   */
+  readNewerMail?: boolean | undefined;
+  /**
+   * The operator verified another way that the sender wrote this mail, for a ticket parked because its sender may be
+   * forged ({@link unverifiedSender}). `false` refuses to approve such a ticket; `undefined` is a caller with no such
+   * step, which approves as before. The page, the API and the CLI (`--sender-verified`) all ask.
+   */
+  senderVerified?: boolean | undefined;
+}
+
+/** The review form's field (and the API's body field) of {@link ApproveRequest.conversationSeen}. */
+export const CONVERSATION_SEEN = 'conversationSeen';
+/** The review form's field (and the API's body field) of {@link ApproveRequest.readNewerMail}. */
+export const READ_NEWER_MAIL = 'readNewerMail';
+/** The review form's field (and the API's body field) of {@link ApproveRequest.senderVerified}. */
+export const SENDER_VERIFIED = 'senderVerified';
+
+/** Mail of one conversation shown or named at most, each way from the ticket. */
+export const CONVERSATION_SHOWN = 20;
+
+/** What the review reads of the conversation: the store and the connection it uses. */
+export type ConversationDeps = { store: TicketStore; redis: Redis };
+
+/**
+ * The mail of a ticket's conversation around it, for the review page: what came before (with the replies we sent)
+ * and what the customer wrote after it, and when the newest of all was received.
+ */
+export interface ConversationView {
+  /** The earlier tickets, oldest first, at most {@link CONVERSATION_SHOWN} of the most recent. */
+  earlier: ConversationEntry[];
+  /** The later tickets, oldest first, at most {@link CONVERSATION_SHOWN} of the oldest. */
+  later: ConversationEntry[];
+  /** How many tickets of the conversation came after this one, shown or not. */
+  laterTotal: number;
+  /** When the newest mail of the conversation was received (this ticket's own time when none came after it). */
+  newestAt: string;
+}
+
+/** A ticket as a {@link ConversationEntry}: as `TicketStore.conversationHistory` makes them, our sent reply included. */
+function conversationEntryOf(t: Ticket): ConversationEntry {
+  const entry: ConversationEntry = { ticketId: t.id, createdAt: t.createdAt, from: t.from, subject: t.subject, question: t.question, state: t.state };
+  if (t.state === 'sent' && t.draft !== undefined) {
+    entry.reply = t.draft;
+    if (t.outbound?.sentAt) entry.repliedAt = t.outbound.sentAt;
+  }
+  return entry;
+}
+
+/**
+ * The tickets of the conversation received after `afterMs` (epoch ms; strictly after), oldest first, at most `limit`,
+ * and how many there are. The conversation's sorted set is scored by each ticket's creation.
+ */
+async function mailAfter(deps: ConversationDeps, conversationId: string, afterMs: number, limit: number): Promise<{ tickets: Ticket[]; total: number }> {
+  const key = deps.store.keys().conversation(conversationId);
+  const [ids, total] = await Promise.all([deps.redis.zrangebyscore(key, `(${afterMs}`, '+inf', 'LIMIT', 0, limit), deps.redis.zcount(key, `(${afterMs}`, '+inf')]);
+  return { tickets: await deps.store.getMany(ids, { agentResult: false }), total };
+}
+
+/** The mail of the ticket's conversation around it ({@link ConversationView}). */
+export async function conversationAround(deps: ConversationDeps, ticket: Ticket): Promise<ConversationView> {
+  const [earlier, later] = await Promise.all([
+    deps.store.conversationHistory(ticket.id, { limit: CONVERSATION_SHOWN }),
+    mailAfter(deps, ticket.conversationId, Date.parse(ticket.createdAt), CONVERSATION_SHOWN),
+  ]);
+  return { earlier, later: later.tickets.map(conversationEntryOf), laterTotal: later.total, newestAt: await newestMailAt(deps, ticket, later) };
+}
+
+/** When the newest mail of the conversation was received: the last later ticket's, read by score when not all were read. */
+async function newestMailAt(deps: ConversationDeps, ticket: Ticket, later: { tickets: Ticket[]; total: number }): Promise<string> {
+  if (later.total === 0) return ticket.createdAt;
+  if (later.total === later.tickets.length && later.tickets.length > 0) return later.tickets.at(-1)!.createdAt;
+  const [, score] = await deps.redis.zrevrangebyscore(deps.store.keys().conversation(ticket.conversationId), '+inf', '-inf', 'WITHSCORES', 'LIMIT', 0, 1);
+  const ms = Number(score);
+  // The score is the creation time in ms, the same instant `createdAt` holds.
+  return Number.isFinite(ms) && ms > Date.parse(ticket.createdAt) ? new Date(ms).toISOString() : ticket.createdAt;
+}
+
+/**
+ * How many tickets each ticket's conversation received after it, for the list of parked tickets: one count per
+ * ticket, in one round trip. Tickets whose conversation got no later mail are left out.
+ */
+export async function laterMailCounts(deps: ConversationDeps, tickets: readonly Ticket[]): Promise<Map<string, number>> {
+  if (tickets.length === 0) return new Map();
+  const pipeline = deps.redis.pipeline();
+  for (const t of tickets) pipeline.zcount(deps.store.keys().conversation(t.conversationId), `(${Date.parse(t.createdAt)}`, '+inf');
+  const results = (await pipeline.exec()) ?? [];
+  const counts = new Map<string, number>();
+  tickets.forEach((t, i) => {
+    const [err, n] = results[i] ?? [new Error('missing pipeline result'), 0];
+    if (err) throw err;
+    if (Number(n) > 0) counts.set(t.id, Number(n));
+  });
+  return counts;
+}
+
+/** One later mail, named for a refusal: its subject, id (a link on the page), when it came and its state. */
+function namedMail(t: Ticket): string {
+  return `“${t.subject || '(no subject)'}” (ticket ${t.id}, received ${t.createdAt}, ${t.state})`;
+}
+
+function namedMails(found: { tickets: Ticket[]; total: number }): string {
+  const more = found.total > found.tickets.length ? ` and ${found.total - found.tickets.length} more` : '';
+  return `${found.tickets.map(namedMail).join('; ')}${more}`;
+}
+
+/**
+ * Why the approval must wait because the customer wrote again in the conversation after this ticket's mail (a reply
+ * drafted for the first mail may no longer fit: the customer withdrew the question, or asked something else), or
+ * undefined: mail received after what the page showed ({@link ApproveRequest.conversationSeen}) refuses it always;
+ * later mail the operator saw refuses it until they say they read it ({@link ApproveRequest.readNewerMail}). Both
+ * name the later mail. The check and the approval are two writes apart: mail that arrives between them is mail the
+ * approval could not have known of either way.
+ */
+export async function laterMailRefusal(deps: ConversationDeps, ticket: Ticket, request: Pick<ApproveRequest, 'conversationSeen' | 'readNewerMail'>): Promise<ReviewRefusal | undefined> {
+  const ownMs = Date.parse(ticket.createdAt);
+  if (request.conversationSeen !== undefined) {
+    const seenMs = Date.parse(request.conversationSeen);
+    if (Number.isNaN(seenMs)) return { outcome: 'invalid', message: `${CONVERSATION_SEEN} is not a time (ISO 8601): ${request.conversationSeen.slice(0, 80)}` };
+    const unseen = await mailAfter(deps, ticket.conversationId, Math.max(ownMs, seenMs), 3);
+    if (unseen.total > 0) {
+      return {
+        outcome: 'conflict',
+        message: `The customer wrote again after you opened this ticket: ${namedMails(unseen)}. Read it, then reload this ticket and decide again: the draft may no longer fit.`,
+        state: ticket.state,
+      };
+    }
+  }
+  if (request.readNewerMail === true) return undefined;
+  const later = await mailAfter(deps, ticket.conversationId, ownMs, 3);
+  if (later.total === 0) return undefined;
+  return {
+    outcome: 'conflict',
+    message: `The customer wrote again in this conversation after this mail: ${namedMails(later)}. Read it first: the draft may no longer fit. To send it anyway, tick "I read the customer's later mail" (API: "${READ_NEWER_MAIL}": true; CLI: --read-newer-mail).`,
+    state: ticket.state,
+  };
+}
+
+/**
+ * The starts of the agent worker's reasons for a draft held because its sender may not be who the mail says
+ * (jobs/answer-ticket.ts `senderReviewReason`): the receiving server found the From forged, or mail from our own
+ * address through a group was not authenticated as the group's. A reply goes to whoever was impersonated.
+ */
+export const UNVERIFIED_SENDER_REASONS = ['possibly forged sender:', 'not authenticated as mail through our group:'] as const;
+
+/**
+ * Why the ticket's sender may be forged, or undefined: the agent worker's hold ({@link UNVERIFIED_SENDER_REASONS}),
+ * found in its history, so that a new draft asked for later (parked with another reason) keeps it: the mail is the
+ * same.
+ */
+export function unverifiedSender(ticket: Pick<Ticket, 'history'>): string | undefined {
+  return ticket.history.findLast((h) => h.to === 'parked' && UNVERIFIED_SENDER_REASONS.some((start) => h.note?.startsWith(start)))?.note;
+}
+
+/** The refusal of an approval of a possibly forged sender's mail without the operator's check. */
+function unverifiedSenderRefusal(why: string): ReviewRefusal {
+  return {
+    outcome: 'invalid',
+    message: `The sender of this mail may be forged (${why}). Verify another way that they wrote it (a phone call, an address you already know), then tick "I verified the sender another way" (API: "${SENDER_VERIFIED}": true; CLI: --sender-verified) to send it; otherwise reject it.`,
+  };
 }
 
 /** The refusal of a decision taken on a page that no longer shows the ticket as it is. */
@@ -271,6 +495,10 @@ async function approveOnce(deps: ReviewDeps, request: ApproveRequest, mayRetry: 
   const text = reply ?? ticket.draft;
   if (!text?.trim()) return { outcome: 'invalid', message: 'The ticket has no draft; write the reply to send' };
   if (request.checkedNoCopy === false && uncertainSendAttempts(ticket).length > 0) return unconfirmedResend();
+  const forged = request.senderVerified === false ? unverifiedSender(ticket) : undefined;
+  if (forged) return unverifiedSenderRefusal(forged);
+  const laterMail = await laterMailRefusal(deps, ticket, request);
+  if (laterMail) return laterMail;
 
   // Measured against the agent's own answer, not the current draft: a draft edited in an earlier round (approved,
   // then parked again by the sender) is still the operator's change.
@@ -442,9 +670,11 @@ export async function rerunAgent(deps: RerunDeps, request: RerunRequest): Promis
   if (badId) return badId;
   const ticket = await deps.store.get(request.ticketId, { agentResult: false });
   if (!ticket) return { outcome: 'not-found', message: `Ticket ${request.ticketId} not found` };
-  // The checks that ignored the mail may have been right after all (an auto-responder that quotes a question): its
-  // reply goes out only once a person read it. Decided before either path, so a repeated request queues the same job.
-  if (reopenedFromIgnored(ticket)) request = { ...request, forReview: true };
+  // The checks that ignored the mail may have been right after all (an auto-responder that quotes a question), or a
+  // check parked it before any run (a repeated question, whose customer already has an automatic reply, spam, a first
+  // start's hold): those checks do not run again on a rerun, so its reply goes out only once a person read it, from a
+  // terminal too. Decided before either path, so a request repeated after its job add failed queues the same job.
+  if (reopenedFromIgnored(ticket) || parkedBeforeAgent(ticket)) request = { ...request, forReview: true };
   const last = ticket.history.at(-1);
   if (ticket.state === 'processing' && last?.from === 'parked' && last.actor.startsWith(OPERATOR_PREFIX)) {
     if (request.seen !== undefined && !isRerunAfter(ticket, request.seen)) return changedSince(ticket);
@@ -456,9 +686,6 @@ export async function rerunAgent(deps: RerunDeps, request: RerunRequest): Promis
   }
   const refused = whyNoNewDraft(ticket);
   if (refused) return { outcome: 'conflict', message: refused, state: ticket.state };
-  // A check parked the mail before any run (a repeated question, whose customer already has an automatic reply, among
-  // them): those checks do not run again on a rerun, so the new draft is for a person, from a terminal too.
-  if (parkedBeforeAgent(ticket)) request = { ...request, forReview: true };
   let requeued: Ticket;
   try {
     requeued = await deps.store.transition(ticket.id, { from: ['parked'], to: 'processing', actor: operatorActor(request.operator), note: RERUN_NOTE, current: ticket });

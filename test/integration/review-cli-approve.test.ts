@@ -155,6 +155,40 @@ describe('npm run review', () => {
     expect((await waitForState(running.store, ticketId, ['sent'])).outbound?.approvedBy).toBe('ren');
   }, 60_000);
 
+  it('shows the conversation and asks for --read-newer-mail once the customer wrote again, and --sender-verified for a possibly forged sender', async () => {
+    const parked = async (options: { tag: string; minutesAgo: number; conversationId?: string; reason?: string }) => {
+      const messageId = customerMessageId(options.tag);
+      const id = ticketIdFor(messageId);
+      const base = { messageId, from: 'kai@customer.example', subject: `件名 ${options.tag}`, question: `${options.tag} について教えてください。`, actor: 'poller' };
+      await running.store.createIfAbsent(newTicket({ ...base, ...(options.conversationId ? { conversationId: options.conversationId } : {}) }, new Date(Date.now() - options.minutesAgo * 60_000)));
+      await running.store.transition(id, { to: 'processing', actor: 'agent-worker' });
+      const reason = options.reason ?? 'review mode always';
+      return running.store.transition(id, { to: 'parked', actor: 'agent-worker', note: reason, patch: { reason, draft: 'ご回答します。' } });
+    };
+    const first = await parked({ tag: 'conv-first', minutesAgo: 30 });
+    const later = await parked({ tag: 'conv-later', minutesAgo: 5, conversationId: first.id });
+
+    const show = await review('show', first.id);
+    expect(show.stdout).toContain('── Conversation');
+    expect(show.stdout).toContain(`${later.id.slice(0, 12)}  parked  件名 conv-later`);
+    const refused = await review('approve', first.id);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('The customer wrote again in this conversation after this mail');
+    expect(refused.stderr).toContain(later.id);
+    expect(refused.stderr).toContain('--read-newer-mail');
+    expect((await running.store.require(first.id)).state).toBe('parked');
+    const read = await review('approve', first.id, '--read-newer-mail');
+    expect(read.code, read.stderr).toBe(0);
+
+    const forged = await parked({ tag: 'forged', minutesAgo: 1, reason: "possibly forged sender: the receiving server's Authentication-Results says dmarc=fail; a reply would go to whoever was impersonated" });
+    const unverified = await review('approve', forged.id);
+    expect(unverified.code).toBe(1);
+    expect(unverified.stderr).toContain('--sender-verified');
+    expect((await running.store.require(forged.id)).state).toBe('parked');
+    const verified = await review('approve', forged.id, '--sender-verified');
+    expect(verified.code, verified.stderr).toBe(0);
+  }, 60_000);
+
   it('rejects a parked ticket, and names an unknown ticket in one line', async () => {
     const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId('rej'), from: 'spam@customer.example', subject: '宣伝', body: '新商品のご案内です。' }));
     await waitForState(running.store, ticketId, ['parked']);

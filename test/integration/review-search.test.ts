@@ -147,6 +147,59 @@ describe('searching tickets on the review page', () => {
   });
 });
 
+describe("opening a ticket by its own name, as `npm run review` takes it", () => {
+  /** Two Message-IDs whose ticket ids (sha256) share their first 8 hex characters: a birthday search. */
+  function twinMessageIds(): [string, string] {
+    const seen = new Map<string, string>();
+    for (let i = 0; i < 1_000_000; i++) {
+      const messageId = `<twin-${i}@mail.example>`;
+      const earlier = seen.get(ticketIdFor(messageId).slice(0, 8));
+      if (earlier) return [earlier, messageId];
+      seen.set(ticketIdFor(messageId).slice(0, 8), messageId);
+    }
+    throw new Error('no twin found');
+  }
+
+  it.each([
+    ['the 12 characters lists print', (id: string) => id.slice(0, 12)],
+    ['8 characters, in capitals', (id: string) => id.slice(0, 8).toUpperCase()],
+    ['the whole id', (id: string) => id],
+    ["the mail's Message-ID without angle brackets", (_id: string, messageId: string) => messageId.slice(1, -1)],
+    ["the mail's Message-ID with them", (_id: string, messageId: string) => messageId],
+  ])('a search for %s opens the ticket', async (_case, name) => {
+    const d = await harness.start();
+    const messageId = `<jp-park-${randomUUID()}@customer.example>`;
+    const id = ticketIdFor(messageId);
+    await d.store.createIfAbsent(newTicket({ messageId, from: 'taro@customer.example', subject: '社員旅行', question: '集合場所は？', state: 'parked', reason: 'test', actor: 'poller' }));
+    const res = await fetch(`${d.url}${search(name(id, messageId))}`, { headers: { authorization: AUTH }, redirect: 'manual' });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(`/tickets/${id}`);
+  });
+
+  it('opens /tickets/<start of an id> at the full id, lists the tickets a start shares, and says when none has it', async () => {
+    const d = await harness.start();
+    const [a, b] = await Promise.all(
+      twinMessageIds().map(async (messageId) => (await d.store.createIfAbsent(newTicket({ messageId, from: 'twin@customer.example', subject: 'Twin', question: '?', state: 'parked', reason: 'test', actor: 'poller' }))).ticket),
+    );
+    const shared = a!.id.slice(0, 8);
+    const redirect = await fetch(`${d.url}/tickets/${a!.id.slice(0, 12)}`, { headers: { authorization: AUTH }, redirect: 'manual' });
+    expect(redirect.status).toBe(303);
+    expect(redirect.headers.get('location')).toBe(`/tickets/${a!.id}`);
+
+    const both = await get(d, `/tickets/${shared}`);
+    expect(both.status).toBe(300);
+    const listed = await both.text();
+    for (const t of [a!, b!]) expect(listed).toContain(`href="/tickets/${t.id}"`);
+    const searched = await page(d, search(shared));
+    for (const t of [a!, b!]) expect(searched).toContain(`href="/tickets/${t.id}"`);
+
+    expect((await get(d, '/tickets/abcdef0123')).status).toBe(404);
+    expect(await page(d, search('abcdef0123'))).toContain('No ticket whose id starts with <code>abcdef0123</code>');
+    // An address is searched as words, not taken for a Message-ID.
+    expect(resultsIn(await page(d, search('twin@customer.example'))).map((r) => r.id).sort()).toEqual([a!.id, b!.id].sort());
+  });
+});
+
 describe('searching tickets through the JSON API', () => {
   it('GET /api/tickets?q= answers the same matches, newest first, with how far it searched; state narrows it', async () => {
     const d = await harness.start({}, { searchScanLimit: 3 });

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { PollerStatus } from '../../src/runtime/poller.js';
 import { pollerCheck } from '../../src/server/health.js';
 import { html, type SafeHtml } from '../../src/server/html.js';
-import { checkTimeZone, localTime, pollerProblem, renderTicketList, timeTag, withTicketLinks, type DeploymentProblem } from '../../src/server/views.js';
-import { describeBounce, TICKET_STATES, type TicketState } from '../../src/tickets/ticket.js';
+import { checkTimeZone, localTime, pollerProblem, renderTicketDetail, renderTicketList, timeTag, withTicketLinks, type DeploymentProblem } from '../../src/server/views.js';
+import { sendRetryStatus } from '../../src/tickets/review.js';
+import { describeBounce, newTicket, TICKET_STATES, type HistoryEntry, type OutboundInfo, type Ticket, type TicketState } from '../../src/tickets/ticket.js';
 
 describe('withTicketLinks', () => {
   const id = 'a'.repeat(12) + 'b'.repeat(52);
@@ -160,5 +161,49 @@ describe('deployment banners on the start page', () => {
     ],
   ])('%s', (_case, problem, markup) => {
     expect(page([problem])).toContain(markup);
+  });
+});
+
+describe('the detail page of a reply that went out, or is still trying to', () => {
+  const base = newTicket({ messageId: '<mary-1@customer.example>', from: 'mary@customer.example', subject: 'Invoice', question: 'Where is my invoice?', actor: 'poller' }, new Date('2026-03-02T09:00:00.000Z'));
+  const history = (...entries: [TicketState | null, TicketState, string, string?][]): HistoryEntry[] =>
+    entries.map(([from, to, actor, note], i) => ({ at: new Date(Date.parse('2026-03-02T09:00:00.000Z') + i * 60_000).toISOString(), from, to, actor, ...(note ? { note } : {}) }));
+  const approvedThenRetried = history([null, 'received', 'poller'], ['received', 'processing', 'agent-worker'], ['processing', 'parked', 'agent-worker'], ['parked', 'approved', 'operator:anna'], ['approved', 'sending', 'sender', 'attempt 1'], ['sending', 'approved', 'sender', 'not accepted, will retry: 421 4.7.0 try later']);
+  const outbound: OutboundInfo = { messageId: '<reply-1@support.example>', autoSubmitted: false, sentAt: '2026-03-02T09:10:00.000Z', smtpResponse: '250 2.0.0 OK queued' };
+  const page = (ticket: Ticket, extra: Partial<Parameters<typeof renderTicketDetail>[0]> = {}) =>
+    String(renderTicketDetail({ ticket, mailText: undefined, now: new Date('2026-03-02T12:00:00.000Z'), csrfToken: 't', user: 'anna', timeZone: 'Asia/Tokyo', ...extra })).replace(/<[^>]+>/g, '').replaceAll('&#39;', "'");
+
+  it.each<[string, Partial<Ticket>, string | undefined, string[]]>([
+    [
+      'approved, sent after a retry (the sender stored no approver then): who approved it is read from the history',
+      { state: 'sent', draft: 'It is under Billing.', history: [...approvedThenRetried, ...history(['approved', 'sending', 'sender', 'attempt 2'], ['sending', 'sent', 'sender', '250'])], outbound: { ...outbound, sentCopy: { mailbox: 'Sent', at: '2026-03-02T09:11:00.000Z' } } },
+      undefined,
+      ['Sent reply', 'Tomary@customer.example', 'Our Message-ID&lt;reply-1@support.example&gt;', 'Sent2026-03-02 18:10 GMT+9', 'Howapproved by anna', 'SMTP answer250 2.0.0 OK queued', 'Sent foldercopy filed in Sent 2026-03-02 18:11 GMT+9', "Quotethe customer's mail was quoted below the reply"],
+    ],
+    [
+      'sent automatically, the quote left out, no copy filed',
+      { state: 'sent', draft: 'It is under Billing.', outbound: { ...outbound, autoSubmitted: true } },
+      'a link nothing vouches for',
+      ['Howsent automatically (no person approved it)', 'Sent folderno copy filed', 'Quoteleft out: a link nothing vouches for'],
+    ],
+    [
+      'to a Reply-To of another mailbox: no quote',
+      { state: 'sent', draft: 'x', replyTo: 'office@customer.example', outbound: { ...outbound, approvedBy: 'ben' } },
+      undefined,
+      ['Tooffice@customer.example', 'Howapproved by ben', "Quoteleft out: the reply went to another mailbox than the sender's"],
+    ],
+  ])('%s', (_case, patch, quoteOmitted, expected) => {
+    const text = page({ ...base, ...patch } as Ticket, { quoteOmitted });
+    for (const line of expected) expect(text.replace(/\s+/g, ' ')).toContain(line.replace(/\s+/g, ' '));
+  });
+
+  it('says a reply held up by the mail server is not sent yet, how often it failed, and when it is parked if it keeps failing', () => {
+    const ticket = { ...base, state: 'approved', draft: 'x', history: approvedThenRetried, outbound } as Ticket;
+    const sendRetry = sendRetryStatus(ticket, { attempts: 8, backoffMs: 60_000 });
+    const text = page(ticket, { sendRetry }).replace(/\s+/g, ' ');
+    expect(text).toContain('Not sent yet: the mail server did not accept this reply. Attempt 1 of 8 failed 2026-03-02 18:05 GMT+9: 421 4.7.0 try later.');
+    // Failed at 09:05 UTC: the next attempt within a minute, the 8th within 127.
+    expect(text).toContain('The sender tries again by 2026-03-02 18:06 GMT+9; if every attempt fails, the last starts by 2026-03-02 20:12 GMT+9, and the reply is then parked here for you');
+    expect(page({ ...ticket, state: 'sent' } as Ticket)).not.toContain('Not sent yet');
   });
 });
