@@ -455,6 +455,30 @@ export const VARIABLES = {
     sensitive: false,
     group: 'mail',
   },
+  RAW_MAIL_BYTES_PER_SENDER_PER_HOUR: {
+    schema: int(1024 * 1024),
+    default: String(64 * 1024 * 1024),
+    description:
+      "Bytes of one sender's (From, a +tag folded) mail kept in Redis per hour, counted as the raw copies are stored; a mail that would pass it is parked with its text but without its raw copy (it stays in the mailbox) and is not answered automatically. The default lets a customer's several mails of MAX_EMAIL_BYTES through in an hour",
+    sensitive: false,
+    group: 'mail',
+  },
+  RAW_MAIL_BYTES_PER_DOMAIN_PER_HOUR: {
+    schema: int(1024 * 1024),
+    default: String(256 * 1024 * 1024),
+    description:
+      "The same for all senders of one organisation's domain together (mail.corp.example with corp.example; a shared mail provider's domain such as gmail.com is no organisation and has none), so made-up addresses of one domain share a budget",
+    sensitive: false,
+    group: 'mail',
+  },
+  RAW_MAIL_REDIS_MEMORY_PERCENT: {
+    schema: int(1, 100),
+    default: '75',
+    description:
+      "Raw mail is kept only while Redis's used memory, the mail included, stays within this share of its maxmemory (of the machine's memory when Redis has none); later mail is parked without its raw copy, and the rest stays free for tickets and queues (README, Redis memory)",
+    sensitive: false,
+    group: 'mail',
+  },
   SMTP_HOST: { schema: optionalStr, description: 'SMTP server for replies (required by the sender)', sensitive: false, group: 'mail' },
   SMTP_PORT: { schema: int(1, 65535), default: '587', description: 'SMTP server port (587 submission, 465 TLS, 25)', sensitive: false, group: 'mail' },
   SMTP_SECURE: {

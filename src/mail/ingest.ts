@@ -5,7 +5,8 @@
  * Order of writes, each of which is idempotent so that a crash or a Redis outage at any point is repaired by simply
  * ingesting the same mail again (the poller does that, since it marks a mail `\Seen` only after this returns):
  *
- * 1. the raw bytes ({@link saveRaw}), so no ticket or job ever names a mail whose bytes are missing;
+ * 1. the raw bytes ({@link keepRaw}), so no ticket or job ever names a mail whose bytes are missing; unless a budget
+ *    of raw mail in Redis is spent (the sender's, its domain's, Redis's memory): then the ticket is parked without them;
  * 2. the ticket (`TicketStore.createIfAbsent`), keyed by the mail's Message-ID, so a second copy finds the first
  *    (another mail under a Message-ID already taken, told apart by its sender, date or content, is keyed apart);
  * 3. the job, whose id is derived from the ticket id and generation, so BullMQ ignores a second add.
@@ -16,7 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Config } from '../config.js';
+import { VARIABLES, type Config } from '../config.js';
 import { createLogger, type Logger } from '../logger.js';
 import { answerTicketJob, type JobTuning } from '../queues/job-options.js';
 import { produce } from '../queues/connection.js';
@@ -28,7 +29,7 @@ import { customerBehindOwnGroup, ownMailboxesOf, replySignalHeaders, replySignal
 import { isUsableAddress, type MailAddress } from './addresses.js';
 import { capSubject, MailParseError, parseInboundMail, questionWithSubject, type InboundMail } from './parse.js';
 import { visibleHeaderText } from './invisible.js';
-import { deleteRaw, loadRaw, rawRefFor, saveRaw } from './raw-store.js';
+import { deleteRaw, keepRaw, loadRaw, rawRefFor, type RawMailBudgets, type RawMailRefusal } from './raw-store.js';
 
 /** Actor of the history entries the poller writes. */
 export const POLLER_ACTOR = 'poller';
@@ -56,10 +57,28 @@ export interface IngestDeps {
   ticketsQueue: Queues['tickets'];
   /** QUEUE_PREFIX; the raw mail is stored under it. */
   prefix: string;
-  config: Pick<Config, 'AGENT_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'SPAM_HEADER'> & MailboxConfig;
+  config: Pick<Config, 'AGENT_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'SPAM_HEADER'> & MailboxConfig & Partial<Pick<Config, RawMailBudgetVariable>>;
   /** Job backoff tuning; tests shorten it. */
   tuning?: JobTuning;
   logger?: Logger;
+  /** Clock of the raw-mail budgets' hour; tests pass a fixed one. */
+  now?: () => Date;
+}
+
+/** The settings that bound the raw mail kept in Redis (see {@link keepRaw}). */
+export type RawMailBudgetVariable = 'RAW_MAIL_BYTES_PER_SENDER_PER_HOUR' | 'RAW_MAIL_BYTES_PER_DOMAIN_PER_HOUR' | 'RAW_MAIL_REDIS_MEMORY_PERCENT';
+
+/**
+ * The raw-mail budgets of a configuration; a setting it lacks (a caller's narrower config type) has its default, so
+ * no caller stores raw mail unbounded.
+ */
+export function rawMailBudgetsOf(config: Partial<Pick<Config, RawMailBudgetVariable>>): RawMailBudgets {
+  const setting = (name: RawMailBudgetVariable): number => config[name] ?? Number(VARIABLES[name].default);
+  return {
+    perSender: setting('RAW_MAIL_BYTES_PER_SENDER_PER_HOUR'),
+    perDomain: setting('RAW_MAIL_BYTES_PER_DOMAIN_PER_HOUR'),
+    memoryPercent: setting('RAW_MAIL_REDIS_MEMORY_PERCENT'),
+  };
 }
 
 /**
@@ -262,6 +281,47 @@ export interface IngestOptions {
    * is added, so no agent run and no reply. An unreadable mail keeps its own reason.
    */
   hold?: string;
+  /**
+   * Where the mail stays in the mailbox, as a person finds it there (the poller: `<mailbox>/<uid>`): named by the
+   * reason of a mail whose raw copy was not kept ({@link rawNotKeptReason}).
+   */
+  place?: string;
+}
+
+/**
+ * The reason of a ticket whose raw mail {@link keepRaw} refused, e.g. `raw mail not kept: 63 MB from this sender in
+ * the last hour, and this mail is 9 MB (RAW_MAIL_BYTES_PER_SENDER_PER_HOUR is 64 MB); the mail is still in the
+ * mailbox, INBOX/4711`. `whereabouts` says where the mail is.
+ */
+export function rawNotKeptReason(refusal: RawMailRefusal, whereabouts: string): string {
+  const size = formatBytes(refusal.size);
+  let why: string;
+  if (refusal.by === 'memory') {
+    const of = refusal.source === 'maxmemory' ? `its maxmemory (${formatBytes(refusal.max)})` : `the machine's memory (${formatBytes(refusal.max)}; Redis has no maxmemory)`;
+    why = `Redis uses ${formatBytes(refusal.used)}, and this ${size} mail would take it past ${formatBytes(refusal.limit)}, RAW_MAIL_REDIS_MEMORY_PERCENT (${refusal.percent}%) of ${of}: give Redis more memory (README, Redis memory)`;
+  } else {
+    const from = refusal.by === 'domain' ? `senders at ${refusal.domain}` : refusal.sender ? 'this sender' : 'mail without a sender address';
+    const setting = refusal.by === 'domain' ? 'RAW_MAIL_BYTES_PER_DOMAIN_PER_HOUR' : 'RAW_MAIL_BYTES_PER_SENDER_PER_HOUR';
+    why = `${formatBytes(refusal.held)} from ${from} in the last hour, and this mail is ${size} (${setting} is ${formatBytes(refusal.limit)})`;
+  }
+  return `raw mail not kept: ${why}; ${whereabouts}`;
+}
+
+/** Where a mail whose raw copy is not kept can still be found: its place in the mailbox, else its Message-ID. */
+function whereaboutsOf(place: string | undefined, mail: InboundMail | undefined): string {
+  if (place) return `the mail is still in the mailbox, ${place}`;
+  return mail?.messageId ? `the mail is still in the mailbox (Message-ID ${mail.messageId})` : 'the mail is still in the mailbox';
+}
+
+/**
+ * `input` without a raw copy, parked with `reason`: nobody may count on bytes Redis does not hold, and a sender who
+ * filled their budget is not answered automatically. A ticket parked anyway (unreadable, held) keeps its own reason,
+ * and its note says why the raw copy is missing.
+ */
+function parkedWithoutRaw(input: NewTicketInput, reason: string): NewTicketInput {
+  const { rawRef: _dropped, ...rest } = input;
+  if (input.state === 'parked') return { ...rest, note: [input.note, reason].filter(Boolean).join('; ') };
+  return { ...rest, state: 'parked', reason, note: [reason, input.note].filter(Boolean).join('; ') };
 }
 
 /**
@@ -317,7 +377,6 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: Inge
   }
   if (existing) return duplicate(existing, deps, log);
 
-  const wroteRaw = await produce(deps.redis, () => saveRaw(deps.redis, deps.prefix, ticketId, raw));
   const thread = mail
     ? await produce(deps.redis, () => deps.store.joinConversation(threadRefs(mail), (mail.replyTo ?? mail.from)?.address))
     : {};
@@ -334,7 +393,11 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: Inge
     input.reason = options.hold;
     input.note = [options.hold, input.note].filter(Boolean).join('; ');
   }
-  const ticket = newTicket(input);
+  // Before the ticket, so no ticket names a raw mail that is missing; bounded by sender, domain and Redis's memory.
+  const kept = await produce(deps.redis, () => keepRaw(deps.redis, deps.prefix, ticketId, raw, input.from, rawMailBudgetsOf(deps.config), deps.now?.()));
+  const wroteRaw = kept.kept && kept.wrote;
+  const ticket = newTicket(kept.kept ? input : parkedWithoutRaw(input, rawNotKeptReason(kept.refusal, whereaboutsOf(options.place, mail))));
+  if (!kept.kept) log.warn({ ticketId, bound: kept.refusal.by }, 'Raw mail not kept in Redis (a budget is spent); the ticket is parked with the mail text only');
   const created = await produce(deps.redis, () => deps.store.createIfAbsent(ticket));
   if (!created.created) {
     // Another ingest of the same mail won between our check and our create; its ticket keeps its own raw copy.

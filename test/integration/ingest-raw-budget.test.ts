@@ -1,0 +1,266 @@
+/**
+ * What raw mail ingest leaves in Redis: at most RAW_MAIL_BYTES_PER_SENDER_PER_HOUR of one sender's mail (From, a
+ * `+tag` folded), RAW_MAIL_BYTES_PER_DOMAIN_PER_HOUR of one organisation's domain (not a shared mail provider's), and
+ * nothing past RAW_MAIL_REDIS_MEMORY_PERCENT of Redis's memory. A mail over a bound is stored as a parked ticket with
+ * its text but without its raw copy and without a job, its reason naming the bound and where the mail still is. Real
+ * redis-server, as the other ingest tests.
+ */
+import { randomUUID } from 'node:crypto';
+import type { JobType } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { ingestMessage, type IngestDeps, type IngestOptions } from '../../src/mail/ingest.js';
+import { loadRaw, rawKey } from '../../src/mail/raw-store.js';
+import { connectProducer } from '../../src/queues/connection.js';
+import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
+import { AttachmentUnavailableError, loadTicketAttachments } from '../../src/server/attachments.js';
+import { TicketStore } from '../../src/tickets/ticket-store.js';
+import type { Ticket } from '../../src/tickets/ticket.js';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
+
+const MiB = 1024 * 1024;
+const ALL_JOB_STATES: JobType[] = ['waiting', 'active', 'completed', 'failed', 'delayed', 'prioritized', 'waiting-children'];
+const QUESTION = '請求書の再発行をお願いできますか。';
+
+let server: RedisServer;
+let redis: Redis;
+const opened: Queues[] = [];
+const prefixes: string[] = [];
+
+beforeAll(async () => {
+  server = await startRedis();
+  redis = await connectProducer(server.url);
+});
+
+afterEach(async () => {
+  await closeAll(...opened.splice(0));
+  for (const prefix of prefixes.splice(0)) {
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+  }
+});
+
+afterAll(async () => {
+  await closeAll(redis);
+  await server?.stop();
+});
+
+type Harness = IngestDeps & { queues: Queues; clock: { at: number } };
+
+function harness(env: Record<string, string> = {}): Harness {
+  const prefix = `test-${randomUUID()}`;
+  prefixes.push(prefix);
+  const config = parseConfig({ QUEUE_PREFIX: prefix, ...env });
+  const queues = createQueues(redis, prefix);
+  for (const q of [queues.tickets, queues.outbound, queues.maintenance]) q.on('error', () => undefined);
+  opened.push(queues);
+  const clock = { at: Date.parse('2026-03-03T09:00:00Z') };
+  return { redis, store: new TicketStore(redis, { prefix }), ticketsQueue: queues.tickets, prefix, config, queues, clock, now: () => new Date(clock.at) };
+}
+
+/** A mail from `from` (no From header when empty) of exactly `bytes` bytes: the question, then filler lines. */
+function mail(from: string, bytes: number, headers: string[] = []): Buffer {
+  const head = [
+    ...(from ? [`From: ${from}`] : []),
+    'To: support@support.example',
+    'Subject: 請求書について',
+    `Message-ID: <${randomUUID()}@customer.example>`,
+    'Date: Tue, 3 Mar 2026 09:00:00 +0900',
+    ...headers,
+    'MIME-Version: 1.0',
+    'Content-Type: text/plain; charset=UTF-8',
+    'Content-Transfer-Encoding: 8bit',
+    '',
+    QUESTION,
+    '',
+  ].join('\r\n');
+  const start = Buffer.from(head, 'utf8');
+  const line = `${'x'.repeat(76)}\r\n`;
+  const filler = line.repeat(Math.ceil((bytes - start.length) / line.length)).slice(0, bytes - start.length - 2);
+  return Buffer.concat([start, Buffer.from(`${filler}\r\n`, 'ascii')]);
+}
+
+async function jobsOf(deps: Harness) {
+  return deps.queues.tickets.getJobs(ALL_JOB_STATES);
+}
+
+/** Checks a ticket whose raw mail was not kept: parked, the text on it, no raw copy, no job of its own. */
+async function expectNotKept(deps: Harness, ticket: Ticket, reason: string | RegExp): Promise<void> {
+  expect(ticket.state).toBe('parked');
+  if (typeof reason === 'string') expect(ticket.reason).toBe(reason);
+  else expect(ticket.reason).toMatch(reason);
+  expect(ticket.rawRef).toBeUndefined();
+  expect(await redis.exists(rawKey(deps.prefix, ticket.id))).toBe(0);
+  expect(ticket.question).toContain(QUESTION);
+  expect(ticket.mailText).toContain(QUESTION);
+  expect((await jobsOf(deps)).map((j) => j.data.ticketId)).not.toContain(ticket.id);
+}
+
+interface BudgetCase {
+  name: string;
+  env: Record<string, string>;
+  /** Mails of 1 MiB ingested in turn: their From, and the reason when the raw mail is not kept (undefined: kept). */
+  mails: Array<{ from: string; refused?: string }>;
+}
+
+const OVER_SENDER = 'raw mail not kept: 3 MB from this sender in the last hour, and this mail is 1 MB (RAW_MAIL_BYTES_PER_SENDER_PER_HOUR is 3 MB); the mail is still in the mailbox, INBOX/7';
+
+const BUDGET_CASES: BudgetCase[] = [
+  {
+    name: 'one address: the mail that would pass RAW_MAIL_BYTES_PER_SENDER_PER_HOUR, not another address of its domain',
+    env: { RAW_MAIL_BYTES_PER_SENDER_PER_HOUR: String(3 * MiB) },
+    mails: [{ from: 'a@corp.example' }, { from: 'a@corp.example' }, { from: 'A@Corp.Example' }, { from: 'a@corp.example', refused: OVER_SENDER }, { from: 'b@corp.example' }],
+  },
+  {
+    name: 'one mailbox written with +tags',
+    env: { RAW_MAIL_BYTES_PER_SENDER_PER_HOUR: String(3 * MiB) },
+    mails: [{ from: 'a+1@corp.example' }, { from: 'a+2@corp.example' }, { from: 'a@corp.example' }, { from: 'a+4@corp.example', refused: OVER_SENDER }],
+  },
+  {
+    name: 'mail without a From shares one budget',
+    env: { RAW_MAIL_BYTES_PER_SENDER_PER_HOUR: String(3 * MiB) },
+    mails: [
+      { from: '' },
+      { from: '' },
+      { from: '' },
+      { from: '', refused: 'raw mail not kept: 3 MB from mail without a sender address in the last hour, and this mail is 1 MB (RAW_MAIL_BYTES_PER_SENDER_PER_HOUR is 3 MB); the mail is still in the mailbox, INBOX/7' },
+      { from: 'a@corp.example' },
+    ],
+  },
+  {
+    name: "one organisation's domain, its subdomains included: the mail that would pass RAW_MAIL_BYTES_PER_DOMAIN_PER_HOUR",
+    env: { RAW_MAIL_BYTES_PER_DOMAIN_PER_HOUR: String(3 * MiB) },
+    mails: [
+      { from: 'a@corp.example' },
+      { from: 'b@corp.example' },
+      { from: 'c@mail.corp.example' },
+      { from: 'd@corp.example', refused: 'raw mail not kept: 3 MB from senders at corp.example in the last hour, and this mail is 1 MB (RAW_MAIL_BYTES_PER_DOMAIN_PER_HOUR is 3 MB); the mail is still in the mailbox, INBOX/7' },
+      { from: 'x@other.example' },
+    ],
+  },
+  {
+    name: "a shared mail provider's domain is no organisation: its strangers do not share a budget",
+    env: { RAW_MAIL_BYTES_PER_DOMAIN_PER_HOUR: String(3 * MiB) },
+    mails: [{ from: 'a@gmail.com' }, { from: 'b@gmail.com' }, { from: 'c@gmail.com' }, { from: 'd@gmail.com' }, { from: 'e@docomo.ne.jp' }],
+  },
+];
+
+describe('ingestMessage: raw mail per sender and per organisation domain per hour', () => {
+  it.each(BUDGET_CASES)('$name', async ({ env, mails }) => {
+    const deps = harness(env);
+    for (const [i, { from, refused }] of mails.entries()) {
+      const raw = mail(from, MiB);
+      const result = await ingestMessage(raw, deps, { place: 'INBOX/7' });
+      const ticket = await deps.store.require(result.ticketId);
+      if (refused) {
+        expect(result, `mail ${i + 1}`).toEqual({ ticketId: ticket.id, outcome: 'parked', state: 'parked' });
+        await expectNotKept(deps, ticket, refused);
+      } else {
+        expect(result.outcome, `mail ${i + 1}: ${ticket.reason ?? ''}`).toBe('queued');
+        expect((await loadRaw(redis, deps.prefix, ticket.id))?.equals(raw), `mail ${i + 1}`).toBe(true);
+      }
+    }
+  });
+
+  it("lets a customer's several large mails through with the defaults, and keeps no more than 64 MB of one sender's in an hour", async () => {
+    const deps = harness();
+    const outcomes: string[] = [];
+    for (let i = 0; i < 8; i++) outcomes.push((await ingestMessage(mail('mallory@evil-co.example', 9 * MiB), deps)).outcome);
+    expect(outcomes).toEqual([...Array<string>(7).fill('queued'), 'parked']);
+    const parked = (await deps.store.list({ state: 'parked', limit: 10 })).tickets;
+    expect(parked).toHaveLength(1);
+    // Without a place from the caller the reason still says the mail stays in the mailbox, and names it.
+    await expectNotKept(deps, parked[0]!, /^raw mail not kept: 63 MB from this sender in the last hour, and this mail is 9 MB \(RAW_MAIL_BYTES_PER_SENDER_PER_HOUR is 64 MB\); the mail is still in the mailbox \(Message-ID <[^>]+@customer\.example>\)$/);
+    expect(await redis.keys(`${deps.prefix}:raw:*`)).toHaveLength(7);
+  });
+
+  it('frees the budget as the hour passes: a sliding window, not a fixed hour', async () => {
+    const deps = harness({ RAW_MAIL_BYTES_PER_SENDER_PER_HOUR: String(2 * MiB) });
+    const from = 'a@corp.example';
+    expect((await ingestMessage(mail(from, MiB), deps)).outcome).toBe('queued');
+    deps.clock.at += 30 * 60_000;
+    expect((await ingestMessage(mail(from, MiB), deps)).outcome).toBe('queued');
+    deps.clock.at += 20 * 60_000;
+    expect((await ingestMessage(mail(from, MiB), deps)).outcome).toBe('parked');
+    // The first mail is an hour old: its megabyte is free again, the second's is not.
+    deps.clock.at += 11 * 60_000;
+    expect((await ingestMessage(mail(from, MiB), deps)).outcome).toBe('queued');
+    expect((await ingestMessage(mail(from, MiB), deps)).outcome).toBe('parked');
+  });
+
+  it('counts a mail once however often it is ingested, and makes one ticket and no job of a refused one', async () => {
+    const deps = harness({ RAW_MAIL_BYTES_PER_SENDER_PER_HOUR: String(2 * MiB) });
+    const first = mail('a@corp.example', MiB);
+    expect((await ingestMessage(first, deps)).outcome).toBe('queued');
+    for (let i = 0; i < 3; i++) expect((await ingestMessage(first, deps)).outcome).toBe('duplicate');
+    expect((await ingestMessage(mail('a@corp.example', MiB), deps)).outcome).toBe('queued');
+
+    const over = mail('a@corp.example', MiB);
+    const refused = await ingestMessage(over, deps, { place: 'INBOX/9' });
+    expect(refused.outcome).toBe('parked');
+    expect(await ingestMessage(over, deps, { place: 'INBOX/9' })).toEqual({ ticketId: refused.ticketId, outcome: 'duplicate', state: 'parked' });
+    const jobs = await jobsOf(deps);
+    expect(jobs).toHaveLength(2);
+    expect(jobs.map((j) => j.data.ticketId)).not.toContain(refused.ticketId);
+    // The readers of raw mail say it is not stored instead of failing: the attachments download, here.
+    const ticket = await deps.store.require(refused.ticketId);
+    await expect(loadTicketAttachments({ redis, prefix: deps.prefix }, { ...ticket, attachments: [{ contentType: 'application/pdf', size: 1, filename: 'a.pdf' }] })).rejects.toBeInstanceOf(AttachmentUnavailableError);
+  });
+
+  it.each<{ name: string; raw: (from: string) => Buffer; options: IngestOptions; reason: RegExp }>([
+    { name: 'held at the first start', raw: (from) => mail(from, MiB), options: { hold: 'held: no sync state for this mailbox yet; a person decides' }, reason: /^held: no sync state/ },
+    { name: 'unreadable (no mail at all)', raw: () => Buffer.concat([Buffer.from('\r\n \r\n'), Buffer.alloc(MiB, 0x20)]), options: {}, reason: /^unreadable mail: / },
+  ])('a mail parked anyway ($name) keeps its reason; the note says its raw copy was not kept', async ({ raw, options, reason }) => {
+    const deps = harness({ RAW_MAIL_BYTES_PER_SENDER_PER_HOUR: String(MiB) });
+    const from = 'a@corp.example';
+    // Mail without a From shares one budget: spend both that one and a@'s.
+    await ingestMessage(mail(from, MiB - 2048), deps);
+    await ingestMessage(mail('', MiB - 2048), deps);
+    const result = await ingestMessage(raw(from), deps, { ...options, place: 'INBOX/3' });
+    const ticket = await deps.store.require(result.ticketId);
+    expect(ticket.state).toBe('parked');
+    expect(ticket.reason).toMatch(reason);
+    expect(ticket.rawRef).toBeUndefined();
+    expect(await redis.exists(rawKey(deps.prefix, ticket.id))).toBe(0);
+    expect(ticket.history[0]?.note).toMatch(/raw mail not kept: .* the mail is still in the mailbox, INBOX\/3/);
+  });
+});
+
+describe('ingestMessage: raw mail and the memory Redis may use', () => {
+  it('parks a mail without its raw copy when keeping it would take Redis past RAW_MAIL_REDIS_MEMORY_PERCENT of its maxmemory', async () => {
+    const deps = harness({ RAW_MAIL_REDIS_MEMORY_PERCENT: '50', MAX_EMAIL_BYTES: String(64 * MiB) });
+    const used = Number(/^used_memory:(\d+)/m.exec(await redis.info('memory'))![1]);
+    // Raw mail may bring Redis to used + 12 MiB: half of this maxmemory. Redis's own buffers (a client's query buffer
+    // holds a mail for a moment) move used memory by a few megabytes, so the mails are far from that line either way.
+    await redis.config('SET', 'maxmemory', String(2 * (used + 12 * MiB)));
+    try {
+      expect((await ingestMessage(mail('a@corp.example', MiB), deps)).outcome).toBe('queued');
+      const refused = await ingestMessage(mail('b@corp.example', 16 * MiB), deps, { place: 'INBOX/12' });
+      expect(refused.outcome).toBe('parked');
+      await expectNotKept(
+        deps,
+        await deps.store.require(refused.ticketId),
+        /^raw mail not kept: Redis uses [\d.]+ MB, and this 16 MB mail would take it past [\d.]+ MB, RAW_MAIL_REDIS_MEMORY_PERCENT \(50%\) of its maxmemory \([\d.]+ MB\): give Redis more memory \(README, Redis memory\); the mail is still in the mailbox, INBOX\/12$/,
+      );
+      // A small mail still fits.
+      expect((await ingestMessage(mail('c@corp.example', 64 * 1024), deps)).outcome).toBe('queued');
+    } finally {
+      await redis.config('SET', 'maxmemory', '0');
+    }
+  });
+
+  it('still bounds each sender when Redis will not tell its memory (INFO refused by an ACL, as some hosted Redis do)', async () => {
+    await redis.call('ACL', 'SETUSER', 'no-info', 'on', '>secret', '~*', '&*', '+@all', '-info');
+    const limited = await connectProducer(server.url.replace('redis://', 'redis://no-info:secret@'));
+    try {
+      await expect(limited.info('memory')).rejects.toThrow(/NOPERM/);
+      const deps = { ...harness({ RAW_MAIL_BYTES_PER_SENDER_PER_HOUR: String(MiB) }), redis: limited };
+      expect((await ingestMessage(mail('a@corp.example', MiB), deps)).outcome).toBe('queued');
+      expect((await ingestMessage(mail('a@corp.example', MiB), deps)).outcome).toBe('parked');
+    } finally {
+      await closeAll(limited);
+      await redis.call('ACL', 'DELUSER', 'no-info');
+    }
+  });
+});
