@@ -29,12 +29,15 @@
  * {@link TicketStore.remove} takes a ticket out of all of them at once (retention, erasure on request).
  * A write that ends a ticket (enters `sent`, `rejected`, `ignored` or `failed`) also counts its outcome in the keys
  * of `outcomeKeys` (src/tickets/outcome.ts), in the same script, so the counts never disagree with the tickets; that
- * write, and one that stores an agent result, also add the day's insight fields (src/tickets/insights.ts). A write
+ * write, and one that stores an agent result, also add the day's insight fields (src/tickets/insights.ts); a write
+ * that ends it as a reply (auto-sent or approved) gives them the sources of the draft it sent, so the insights count
+ * the replies citing a learned answer (`src:replies`, `src:learned`). A write
  * that reopens an ended ticket (a person takes an ignored or failed ticket back) counts that in the day hash of the
  * ending it takes back (`reopened:<outcome>`; the day stored with the outcome, `TicketOutcome.day`, so a reopening in
  * another zone finds it), so the insights count the ticket's ending once. A write
  * that records a review (approved and sent, or rejected; not the closing of an undeliverable reply) also pushes it onto
- * the trust list of every source the draft cited (src/tickets/trust.ts), in the same script.
+ * the trust list of every source the draft cited (src/tickets/trust.ts), in the same script. Those two endings, and
+ * only they, read the stored agent result (once, for both) before their write.
  *
  * Costs: get/create/transition/update are O(1) keys plus O(log N) sorted-set updates; `list` and `newestIds` are
  * O(log N + offset + limit); nothing uses KEYS or a SCAN of the keyspace. Only `findByIdPrefix`, for operators who
@@ -45,8 +48,9 @@
  * as BullMQ also requires for its queues.
  */
 import type { Redis } from 'ioredis';
+import type { AgentResult, AnswerSource } from '../agent/types.js';
 import { execAll } from '../queues/connection.js';
-import { insightFieldsOnWrite } from './insights.js';
+import { insightFieldsOnWrite, replyKindOf } from './insights.js';
 import { LuaScript } from './lua.js';
 import { TRUST_HISTORY_CAP, citedSources, isReview, reviewEntry, trustKeys } from './trust.js';
 import {
@@ -441,7 +445,7 @@ export class TicketStore {
       const ended = ending && countedOutcome(ending);
       if (ended) next.outcome = ended;
       else delete next.outcome;
-      const written = await this.compareAndSet(current, next, request.patch?.agent, ended, ended && isReview(ended) ? await this.citedBy(id, request.patch?.agent) : []);
+      const written = await this.compareAndSet(current, next, request.patch?.agent, ended, await this.draftSources(current, request.patch?.agent, ended));
       if (written === 'ok') return next;
       if (written === 'missing') throw new TicketNotFoundError(id);
       // The caller's copy was stale: decide again on what is stored.
@@ -751,33 +755,42 @@ export class TicketStore {
   }
 
   /**
+   * What the write recording `ending` needs of the draft it ends the ticket with: a review's (approved or rejected)
+   * cited sources for trust, a reply's (auto-sent or approved) sources for the insights. Taken from the agent result
+   * the write stores, else read: one HGET of the result on those endings (a reply at the sender's pace, a review at
+   * an operator's), none on any other write. The version check makes the read safe, since an agent result changes
+   * only with the version. A ticket stored before the split keeps its result in the document, which `current` holds.
+   */
+  private async draftSources(current: Ticket, agentPatch: TicketPatch['agent'], ending: TicketOutcome | undefined): Promise<DraftSources> {
+    const review = ending !== undefined && isReview(ending);
+    const reply = ending !== undefined && replyKindOf(ending.kind) !== undefined;
+    if (!review && !reply) return NO_DRAFT_SOURCES;
+    let agent: AgentResult | undefined = agentPatch ?? undefined;
+    if (agentPatch === undefined) {
+      const stored = await this.redis.hget(this.keys().ticket(current.id), 'agent');
+      agent = stored ? (JSON.parse(stored) as AgentResult) : current.agent;
+    }
+    return {
+      cited: review && agent ? citedSources(agent).map((s) => s.key) : [],
+      // A reply the agent drafted nothing for (a person wrote it) cites nothing: recorded as such, not left out.
+      ...(reply ? { reply: agent?.sources ?? [] } : {}),
+    };
+  }
+
+  /**
    * Writes `next` if the ticket is still at `current`'s version. `current` was read without the agent result, so
    * `next` holds one only when the patch set it (or the ticket predates the split): then it is written too.
    */
-  /**
-   * The trust keys of the sources the ticket's draft cited: from the agent result the write stores, else the stored
-   * one. Read only for writes that record a review (operator pace); the version check makes the read safe, since an
-   * agent result changes only with the version.
-   */
-  private async citedBy(id: string, agentPatch: TicketPatch['agent']): Promise<string[]> {
-    let agent = agentPatch ?? undefined;
-    if (agentPatch === undefined) {
-      const stored = await this.redis.hget(this.keys().ticket(id), 'agent');
-      if (stored) agent = JSON.parse(stored) as Ticket['agent'];
-      else agent = (await this.get(id))?.agent;
-    }
-    return agent ? citedSources(agent).map((s) => s.key) : [];
-  }
-
   private async compareAndSet(
     current: Ticket,
     next: Ticket,
     agentPatch: TicketPatch['agent'],
     outcome?: TicketOutcome,
-    cited: readonly string[] = [],
+    draft: DraftSources = NO_DRAFT_SOURCES,
   ): Promise<'ok' | 'conflict' | 'missing'> {
     const k = this.keys();
     const trust = trustKeys(this.prefix);
+    const cited = draft.cited;
     const review = outcome && cited.length > 0 ? reviewEntry(outcome, current.id) : '';
     const { doc, agent } = splitTicket(next);
     const agentMode = agentPatch === null ? 'del' : agent !== undefined ? 'set' : 'keep';
@@ -789,6 +802,7 @@ export class TicketStore {
     const insights = insightFieldsOnWrite(next, outcome, agentPatch ? next.agent : undefined, {
       replyBounced: !current.replyBounce && next.replyBounce !== undefined,
       reopened: reopened?.kind,
+      replySources: draft.reply,
     });
     const counted = outcomeCounting(this.prefix, outcome, writeDay(outcome ?? reopened, next.updatedAt), insights);
     const [kind, bucket, ratio, ...pairs] = counted.args;
@@ -839,6 +853,16 @@ function outcomeCounting(prefix: string, outcome: TicketOutcome | undefined, day
   if (ratio === undefined) return { keys, args: [outcome.kind, '', '0', ...extra] };
   return { keys, args: [outcome.kind, editRatioBucketField(ratio), String(Math.round(ratio * EDIT_RATIO_SUM_SCALE)), ...extra] };
 }
+
+/** What a write takes from the draft it ends a ticket with ({@link TicketStore} `draftSources`). */
+interface DraftSources {
+  /** Trust keys of the sources a reviewed draft cited (src/tickets/trust.ts); empty for any other write. */
+  cited: readonly string[];
+  /** The agent result's sources of a draft sent as a reply (empty when it cited none or the agent wrote none). */
+  reply?: readonly AnswerSource[];
+}
+
+const NO_DRAFT_SOURCES: DraftSources = { cited: [] };
 
 /** Options of the reads of {@link TicketStore}. */
 export interface ReadOptions {

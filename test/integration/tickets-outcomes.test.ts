@@ -123,8 +123,9 @@ describe('outcomes', () => {
     expect(smtpServer.messages).toHaveLength(1);
     const c = await counts(f);
     expect(c.totals).toEqual({ auto_sent: '1' });
-    // The day also holds the insights: the agent run, and the reply's receipt→reply time bucket.
-    expect(c.day).toEqual({ auto_sent: '1', agent_runs: '1', [`lat:auto:${latencyBucket(replySeconds(t, sent.outcome!))}`]: '1' });
+    // The day also holds the insights: the agent run, the reply's receipt→reply time bucket, and that its sources
+    // were recorded (they cite no learned answer).
+    expect(c.day).toEqual({ auto_sent: '1', agent_runs: '1', [`lat:auto:${latencyBucket(replySeconds(t, sent.outcome!))}`]: '1', 'src:replies': '1' });
     // Only approvals are edit-ratio observations.
     expect(c.histogram).toEqual({});
     // Insights read at most a year back: a day's hash expires after OUTCOME_DAY_TTL_S instead of staying for ever.
@@ -155,6 +156,7 @@ describe('outcomes', () => {
       'er:le:0': '1',
       agent_runs: '1',
       [`lat:reviewed:${latencyBucket(replySeconds(t, sent.outcome!))}`]: '1',
+      'src:replies': '1',
     });
   });
 
