@@ -79,6 +79,7 @@ import {
   type IngestDeps,
   type IngestResult,
 } from '../mail/ingest.js';
+import type { RawMailBudgetVariable } from '../mail/ingest.js';
 import { decideReply, ownMailboxesOf, replySignalHeaders } from '../mail/classify.js';
 import { MailParseError, parseInboundMail, type InboundMail } from '../mail/parse.js';
 import { newTicket } from '../tickets/ticket.js';
@@ -116,6 +117,7 @@ export type PollerConfig = Pick<
   | 'FIRST_START_ANSWER_HOURS'
   | 'AGENT_ATTEMPTS'
   | 'QUEUE_PREFIX'
+  | RawMailBudgetVariable
 > &
   Partial<MailOAuth2Config>;
 
@@ -765,6 +767,15 @@ export class MailboxSupervisor {
     }
   }
 
+  /**
+   * Where a person finds a message in the mailbox once it is processed, for a ticket whose raw copy was not kept:
+   * `INBOX/4711`, or the processed mailbox it is moved to (where it gets a new UID).
+   */
+  private placeOf(uid: number): string {
+    const { IMAP_MAILBOX: mailbox, IMAP_PROCESSED_MAILBOX: processed } = this.config;
+    return processed ? `${processed} (moved there from ${mailbox}, where its UID was ${uid})` : `${mailbox}/${uid}`;
+  }
+
   /** The first start's hold reason of each unseen message received too long ago, by uid. */
   private firstStartHolds(messages: readonly FetchMessageObject[], firstStartAt: Date): Map<number, string> {
     const holds = new Map<number, string>();
@@ -848,7 +859,7 @@ export class MailboxSupervisor {
         // What the agent worker ignores on any day is not held: an unread backlog is mostly such mail.
         // Nor is input that is no mail: ingest parks it as unreadable, which it would be whenever it came.
         const holding = hold !== undefined && (await wouldBeTakenUp(source, this.config)) === true;
-        const ingested = await ingestMessage(source, this.deps, { noticedAt: report.startedAt, ...(holding ? { hold } : {}) });
+        const ingested = await ingestMessage(source, this.deps, { noticedAt: report.startedAt, place: this.placeOf(message.uid), ...(holding ? { hold } : {}) });
         held = holding && ingested.outcome === 'parked';
         return ingested;
       });
