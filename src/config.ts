@@ -361,7 +361,7 @@ export const VARIABLES = {
   PRODUCT_NAME: {
     schema: str.min(1),
     default: 'XYZ',
-    description: 'Product name used in the prompts, and to hold for a person mail whose sender\'s display name names it beside a support word on a domain not ours (「XYZ サポートセンター」)',
+    description: 'Product name used in the prompts, and to hold for a person mail whose sender\'s display name is ours on a domain not ours: the product name with only support or team words beside it (「XYZ サポートセンター」)',
     sensitive: false,
     group: 'agent',
   },

@@ -1306,11 +1306,12 @@ export type ParkConfig = MailboxConfig & Partial<Pick<Config, 'PRODUCT_NAME'>>;
 /**
  * Why a mail that {@link decideReply} lets through must wait for a person before the agent runs, or undefined. Mail a
  * reply would reach the wrong party with, or that no one asked us:
- * - a stranger whose display name presents it as our own support: MAIL_FROM's display name whole, or the product name
- *   (PRODUCT_NAME) as a word beside a support word (「XYZ サポートセンター」), on a domain not ours; a reply would
- *   confirm our mailbox to a phisher ({@link imitationDetail});
- * - a colleague: a Reply-To, else From, on our own addresses' domain (or under it) that is none of our addresses; a
- *   reply would go to them, not to the customer whose mail they forward ({@link colleagueDetail});
+ * - a stranger whose display name presents it as our own support: nothing but MAIL_FROM's display name, or the
+ *   product name (PRODUCT_NAME) with a support word, and support or team words (「XYZ サポートセンター」), on a domain
+ *   not ours; a reply would confirm our mailbox to a phisher ({@link imitationDetail});
+ * - a colleague: a Reply-To, else From, on our own addresses' domain (or under it) that is none of our addresses, a
+ *   shared mail provider's or a group host's never counting as ours; a reply would go to them, not to the customer
+ *   whose mail they forward ({@link colleagueDetail});
  * - a person's From with a no-reply Reply-To (a workflow tool sending for them): whom to answer is a person's call;
  * - a null envelope sender with nothing else of a bounce: a form relay's question, or a bounce no rule knows;
  * - a circular: a new mail to more than {@link CIRCULAR_RECIPIENTS} recipients, or whose subject is a notice's
@@ -1346,9 +1347,15 @@ function personBehindNoReplyReplyTo(mail: ClassifiableMail): string | undefined 
   return from;
 }
 
-/** The domains of our own addresses, never a shared mail domain's, where anyone may hold a mailbox. */
+// Hosts of mailing lists and groups, where anyone may open a group: our group there (SUPPORT_GROUP_ADDRESSES on
+// googlegroups.com, or a subgroup under groups.io) makes no other group or member on it ours. Subdomains included.
+const GROUP_HOSTING_DOMAINS: readonly string[] = ['googlegroups.com', 'groups.io', 'freelists.org', 'yahoogroups.com', 'lists.sourceforge.net'];
+
+/** The domains of our own addresses, never a shared mail domain's or a group host's, where anyone may hold a mailbox. */
 function ownDomains(mailboxes: OwnMailboxes): string[] {
-  return [...new Set(bareOwnAddresses(mailboxes).map((address) => domainOf(comparableAddress(address) ?? address)))].filter((domain) => domain !== '' && !isSharedMailDomain(domain));
+  return [...new Set(bareOwnAddresses(mailboxes).map((address) => domainOf(comparableAddress(address) ?? address)))].filter(
+    (domain) => domain !== '' && !isSharedMailDomain(domain) && !GROUP_HOSTING_DOMAINS.some((host) => isSameOrSubdomain(domain, host)),
+  );
 }
 
 /** Which of our own domains ({@link ownDomains}) `address` is on or under, if any. */
@@ -1395,26 +1402,39 @@ export function comparableDisplayName(text: string): string {
     .trim();
 }
 
+// Words naming a unit of a support organisation rather than who it is: 「XYZ サポートセンター」 and "XYZ Support Team"
+// are one claim. Read after SUPPORT_WORDS, so that 「サポート窓口」 and 「カスタマーセンター」 are support words first.
+const TEAM_WORDS = /センター|チーム|デスク|窓口|事務局|係|\b(?:team|cent(?:er|re)|desk|office|dept|department)\b/gu;
+
 /**
- * Whether `name` holds `part` whole: where `part` begins or ends with a Latin letter or digit, no such character
- * stands right beside it (XYZ is in 「XYZサポート」 and "XYZ Support", not in "XYZZY").
+ * What is left of a comparable display name ({@link comparableDisplayName}) once support words, team words and every
+ * mark and space are taken out: the part that says who the sender is. Empty for a name that is only "Support".
  */
-function containsWhole(name: string, part: string): boolean {
-  if (part === '') return false;
-  const word = /[a-z0-9]/u;
-  for (let at = name.indexOf(part); at >= 0; at = name.indexOf(part, at + 1)) {
-    const before = name.charAt(at - 1);
-    const after = name.charAt(at + part.length);
-    if ((!word.test(part.charAt(0)) || !word.test(before)) && (!word.test(part.charAt(part.length - 1)) || !word.test(after))) return true;
-  }
-  return false;
+function identityOf(name: string): string {
+  return name.replace(SUPPORT_WORDS, ' ').replace(TEAM_WORDS, ' ').replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
 /**
- * Why the From's display name presents a stranger as our own support: it holds MAIL_FROM's display name whole when
- * that name is more than support words (a "Support" of ours says nothing a customer's helpdesk does not), or the
- * product name whole beside a support word ({@link SUPPORT_WORDS}); and the From is on none of our domains. A
- * customer's name that merely mentions the product (「山田 (XYZ導入担当)」) or holds it inside a longer word is none.
+ * `name` without `part` wherever it stands whole, or undefined when `part` is nowhere in it whole: where `part` begins
+ * or ends with a Latin letter or digit, no such character may stand right beside it (XYZ is taken out of
+ * 「XYZサポート」 and "XYZ Support", not out of "XYZZY").
+ */
+function withoutWhole(name: string, part: string): string | undefined {
+  if (part === '') return undefined;
+  const escaped = part.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+  const before = /^[a-z0-9]/u.test(part) ? '(?<![a-z0-9])' : '';
+  const after = /[a-z0-9]$/u.test(part) ? '(?![a-z0-9])' : '';
+  const whole = new RegExp(`${before}${escaped}${after}`, 'gu');
+  return whole.test(name) ? name.replace(whole, ' ') : undefined;
+}
+
+/**
+ * Why the From's display name presents a stranger as our own support, on none of our domains. A name is ours only when
+ * it is nothing but our name and support or team words ({@link identityOf}): MAIL_FROM's display name, when it is
+ * more than support words (a "Support" of ours says nothing a customer's helpdesk does not), is compared whole by
+ * equality (「XYZ サポートセンター」 for 「XYZサポート」); the product name needs a support word beside it and nothing else
+ * (「XYZ カスタマーサポート」). A customer who names the product or our company (「佐藤 (XYZ セキュリティ担当)」,
+ * 「XYZ販売店 サポート窓口」, "Bob (XYZ admin)", "Acme Japan 山田") keeps a part of the name that is theirs, and is none.
  */
 function imitationDetail(mail: ClassifiableMail, config: ParkConfig): string | undefined {
   const name = mail.from?.name ? comparableDisplayName(mail.from.name) : '';
@@ -1422,14 +1442,13 @@ function imitationDetail(mail: ClassifiableMail, config: ParkConfig): string | u
   if (name === '' || !from) return undefined;
   const mailboxes = ownMailboxesOf(config);
   if (ownMatcher(mailboxes)(from) || ownDomainOf(from, mailboxes) !== undefined) return undefined;
-  const ourName = comparableDisplayName(parseAddressList(config.MAIL_FROM ?? '')[0]?.name ?? '');
-  const distinctive = /[\p{L}\p{N}]/u.test(ourName.replace(SUPPORT_WORDS, ''));
-  const product = comparableDisplayName(config.PRODUCT_NAME ?? '');
+  const ourIdentity = identityOf(comparableDisplayName(parseAddressList(config.MAIL_FROM ?? '')[0]?.name ?? ''));
+  const withoutProduct = withoutWhole(name, comparableDisplayName(config.PRODUCT_NAME ?? ''));
   const claim =
-    distinctive && containsWhole(name, ourName)
-      ? `MAIL_FROM's name ${quoted(parseAddressList(config.MAIL_FROM ?? '')[0]!.name)}`
-      : containsWhole(name, product) && new RegExp(SUPPORT_WORDS.source, 'iu').test(name)
-        ? `the product name ${quoted(config.PRODUCT_NAME ?? '')}`
+    withoutProduct !== undefined && new RegExp(SUPPORT_WORDS.source, 'iu').test(withoutProduct) && identityOf(withoutProduct) === ''
+      ? `the product name ${quoted(config.PRODUCT_NAME ?? '')}`
+      : ourIdentity !== '' && identityOf(name) === ourIdentity
+        ? `MAIL_FROM's name ${quoted(parseAddressList(config.MAIL_FROM ?? '')[0]!.name)}`
         : undefined;
   if (!claim) return undefined;
   return `the sender's name 「${quoted(mail.from!.name)}」 presents it as our own support (${claim}), from ${domainOf(from)}, not our domain: possibly phishing that imitates us; a person checks it`;

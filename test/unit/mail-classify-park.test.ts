@@ -62,6 +62,27 @@ describe('parkBeforeAgentReason', () => {
     ['the product name without a support word (a customer in charge of it)', { from: person('taro@customer.example', '山田 太郎 (XYZ導入担当)') }, undefined],
     ["a company name holding MAIL_FROM's name when that is only a common word", { from: person('desk@partners.example', 'Support Partners Inc.') }, undefined, { MAIL_FROM: 'Support <support@support.example>' }],
     ["a customer's helpdesk named like a generic MAIL_FROM name", { from: person('helpdesk@customer.example', 'Support') }, undefined, { MAIL_FROM: 'Support <support@support.example>' }],
+    // A name is ours only when nothing is left of it but our name and support or team words (review 5, finding 1).
+    ['「XYZ Support Security」 on a foreign domain', { from: person('alert@xyz-secure.example', 'XYZ Support Security') }, /^the sender's name 「XYZ Support Security」 presents it as our own support/],
+    ['「XYZ Support Team」 on a foreign domain', { from: person('team@xyz-help.example', 'XYZ Support Team') }, /^the sender's name 「XYZ Support Team」 presents it as our own support/],
+    ['「XYZ カスタマーサポート」 on a foreign domain', { from: person('cs@xyz-help.example', 'XYZ カスタマーサポート') }, /\(the product name XYZ\)/],
+    ['「【XYZ】サポート窓口」 on a foreign domain', { from: person('desk@xyz-help.example', '【XYZ】サポート窓口') }, /\(the product name XYZ\)/],
+    ["MAIL_FROM's name with team words on a foreign domain", { from: person('desk@acme-help.example', 'ACME Helpdesk Team') }, /\(MAIL_FROM's name ACME Helpdesk\)/, { MAIL_FROM: 'ACME Helpdesk <support@support.example>', PRODUCT_NAME: 'Widget' }],
+    ["a customer's security officer naming the product", { from: person('sato@abc.example', '佐藤 (XYZ セキュリティ担当)') }, undefined],
+    ["a customer's project office for the product", { from: person('sato@abc.example', 'XYZ導入事務局 佐藤') }, undefined],
+    ["a reseller's support desk for the product", { from: person('support@reseller.example', 'XYZ販売店 サポート窓口') }, undefined],
+    ['a company named after the product and a support word', { from: person('tanaka@xyzss.example', '株式会社XYZサポートシステムズ 田中') }, undefined],
+    ["a customer naming a MAIL_FROM that is only the brand", { from: person('bob@abc.example', 'Bob (XYZ admin)') }, undefined, { MAIL_FROM: 'XYZ <support@support.example>' }],
+    ["a partner's person whose company holds MAIL_FROM's name", { from: person('yamada@acme-partner.example', 'Acme Japan 山田') }, undefined, { MAIL_FROM: 'Acme <help@acme.example>', PRODUCT_NAME: 'Widget' }],
+    // A group host or shared provider holds everyone's mailboxes: our group there makes no one on it a colleague (finding 9).
+    ['SUPPORT_GROUP_ADDRESSES on googlegroups.com: another googlegroups.com sender is no colleague', { from: person('other-list@googlegroups.com') }, undefined, { SUPPORT_GROUP_ADDRESSES: ['xyz-support@googlegroups.com'] }],
+    ['SUPPORT_GROUP_ADDRESSES on groups.io: a sender on another group there is no colleague', { from: person('owner@other.groups.io') }, undefined, { SUPPORT_GROUP_ADDRESSES: ['support@xyz.groups.io'] }],
+    ['MAIL_FROM on groups.io: another groups.io sender is no colleague', { from: person('someone@groups.io') }, undefined, { MAIL_FROM: 'XYZ Support <xyz@groups.io>', SUPPORT_ADDRESSES: [] }],
+    ['SUPPORT_GROUP_ADDRESSES on a shared provider (outlook.jp): another user there is no colleague', { from: person('taro@outlook.jp') }, undefined, { SUPPORT_GROUP_ADDRESSES: ['xyz-support@outlook.jp'] }],
+    ['SUPPORT_GROUP_ADDRESSES on our own domain still makes a colleague', { from: person('k.suzuki@corp.example') }, /^internal mail from k\.suzuki@corp\.example on our own domain corp\.example/, { SUPPORT_GROUP_ADDRESSES: ['support-team@corp.example'] }],
+    // A reply is never a circular, however many are copied or whatever its subject (a customer answering our mail).
+    ['a reply (References only) to 200 recipients', { cc: cc(200), references: ['<our-1@support.example>'] }, undefined],
+    ['a reply under a notice subject beside 各位', { inReplyTo: '<our-1@support.example>', subject: 'Re: 年末年始休業のお知らせ', ...words(HOLIDAY_NOTICE) }, undefined],
   ])('%s', (_name, overrides, expected, changes) => {
     const reason = parkBeforeAgentReason(inboundMail(overrides), { ...config, ...changes });
     if (expected === undefined) expect(reason).toBeUndefined();
@@ -96,6 +117,15 @@ describe('parkBeforeAgentReason', () => {
       'utf8',
     );
   }
+  it('reads a reply to 200 recipients from the recorded signals as no circular', async () => {
+    const reply = raw(['From: kobai@customer.example', 'To: support@support.example', `Cc: ${cc(200).map((p) => p.address).join(', ')}`, 'Subject: Re: 出荷停止について', 'In-Reply-To: <our-1@support.example>'], '再開日を教えてください。');
+    const parsed = await parseInboundMail(reply, { extraHeaders: [...REPLY_SIGNAL_HEADERS] });
+    const stored = JSON.parse(JSON.stringify(replySignalsOf(parsed))) as NonNullable<ReturnType<typeof replySignalsOf>>;
+    expect(stored.recipientCount).toBe(201);
+    expect(parkBeforeAgentReason(parsed, config)).toBeUndefined();
+    expect(parkBeforeAgentReason({ ...stored, subject: parsed.subject, inReplyTo: parsed.inReplyTo, references: parsed.references, question: parsed.question }, config)).toBeUndefined();
+  });
+
   it.each<[string, Buffer]>([
     ['a circular to 200 recipients in Cc (sample 71)', raw(['From: 購買部 <kobai@customer.example>', 'To: お取引先各位 <kobai@customer.example>', `Cc: ${cc(200).map((p) => p.address).join(', ')}`, 'Subject: 在庫棚卸のため出荷停止について'], '出荷を停止します。')],
     ['a notice subject beside お取引先各位', raw(['From: kobai@customer.example', 'To: support@support.example', 'Subject: 年末年始休業のお知らせ'], HOLIDAY_NOTICE)],
