@@ -696,20 +696,30 @@ function hanOrHangulShare(text: string): number {
   return letters.filter((c) => HAN_OR_HANGUL.test(c)).length / letters.length;
 }
 
+// Words of Chinese that Japanese does not write, simplified or traditional: pronouns (您, 我们), particles (吗, 呢, 吧),
+// question words (怎, 什么), and simplified forms Japanese keeps in their old shape (请 for 請, 问 for 問, 这 for 這…).
+// 的, 了 and 是 are left out: Japanese writes them in 定期的, 完了, 是非.
+const CHINESE_ONLY = /[您们們吗嗎呢吧怎么麼这还请问谢说发开关时过为对进没页设码账录该]|我們|我们|你们|謝謝|請問|可以|已經|沒有/u;
+
 /**
  * Whether a question is Chinese or Korean, and which: what it asks (greeting and closing aside, as for
  * {@link japaneseQuestion}) has no kana, which Japanese prose always has, and at least
  * {@link JAPANESE_QUESTION_SHARE} of its letters are Han or Hangul, over all of it or over its lines that hold any
  * (a pasted English log does not make it English). An English question naming a kanji menu (「Where is the 設定
- * menu?」) stays below that share. Hangul anywhere makes it Korean. A terse Japanese note in kanji alone
- * (「請求書再発行希望」) reads as Chinese here: a Japanese draft to it waits for a person, nothing worse.
+ * menu?」) stays below that share. Hangul anywhere makes it Korean. Kana in the whole mail (its greeting, closing or
+ * signature) make it Japanese unless what it asks holds Chinese words no Japanese writes ({@link CHINESE_ONLY}): a
+ * Japanese business mail often asks in kanji alone between 「お世話になっております」 and 「よろしくお願いいたします」
+ * (「請求書再発行依頼。」), while a Chinese customer of a Japanese company may put the same set phrases around a
+ * Chinese question. A terse note in kanji alone with no kana anywhere (「請求書再発行希望」) still reads as Chinese: a
+ * Japanese draft to it waits for a person, nothing worse.
  */
 function chineseOrKoreanQuestion(question: string): 'Chinese' | 'Korean' | undefined {
   const asked = replyBody(question) || question;
   if (KANA.test(asked)) return undefined;
   const lines = asked.split('\n').filter((line) => HAN_OR_HANGUL.test(line));
   if (hanOrHangulShare(asked) < JAPANESE_QUESTION_SHARE && hanOrHangulShare(lines.join('\n')) < JAPANESE_QUESTION_SHARE) return undefined;
-  return HANGUL.test(asked) ? 'Korean' : 'Chinese';
+  if (HANGUL.test(asked)) return 'Korean';
+  return KANA.test(question) && !CHINESE_ONLY.test(asked) ? undefined : 'Chinese';
 }
 
 // What an answer quotes in brackets: the names of screens and buttons, which a Chinese or Korean answer built from a

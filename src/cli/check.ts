@@ -1,8 +1,8 @@
 /**
  * `npm run check`: reads the configuration as the roles do and reaches each server they need once — Redis, the
  * IMAP mailbox, the SMTP server, the model server, the search indexes — reads the Authentication-Results on top of
- * the mailbox's latest mails against AUTHSERV_ID, and checks that the dashboard would start, then prints one line per
- * check and exits 1 when any failed. What an admin runs after filling in `.env`, instead
+ * the mailbox's latest mails against AUTHSERV_ID, reads PROMPTS_FILE as the agent does (src/cli/check-prompts.ts), and
+ * checks that the dashboard would start, then prints one line per check and exits 1 when any failed. What an admin runs after filling in `.env`, instead
  * of starting every role and reading logs. Nothing is changed anywhere: no mail is sent or marked, no index written,
  * no model call billed (the model server is asked for its list of models), the dashboard's port is only tried.
  */
@@ -21,6 +21,7 @@ import { failureLine } from '../runtime/role-status.js';
 import { createSearchBackends } from '../search/factory.js';
 import { resolveAuth, type DashboardAuth } from '../server/auth.js';
 import { RECENT_MAILS, senderAuthenticationOutcome, senderAuthenticationUnread } from './check-authentication.js';
+import { promptsFileOutcome } from './check-prompts.js';
 import {
   appPasswordHint,
   evictionPolicyProblem,
@@ -364,7 +365,8 @@ function checkOwnGroup(config: Config): CheckOutcome | undefined {
 
 /**
  * Every check, in the order the pipeline uses the servers (the OAuth2 token before the logins that need it, the group
- * setting where the poller's mail is classified), then the dashboard where people review its work.
+ * setting where the poller's mail is classified, the prompts before the model), then the dashboard where people
+ * review its work.
  */
 export async function runChecks(config: Config): Promise<CheckOutcome[]> {
   const token = checkOAuth2Token(config);
@@ -378,12 +380,14 @@ export async function runChecks(config: Config): Promise<CheckOutcome[]> {
     checkDashboard(config),
   ]);
   const ownGroup = checkOwnGroup(config);
+  const prompts = promptsFileOutcome(config.PROMPTS_FILE);
   return [
     redis,
     ...(oauth2 ? [oauth2] : []),
     imap.imap,
     ...(imap.senderAuthentication ? [imap.senderAuthentication] : []),
     ...(ownGroup ? [ownGroup] : []),
+    ...(prompts ? [prompts] : []),
     model,
     ...search,
     smtp,

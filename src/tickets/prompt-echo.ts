@@ -128,3 +128,44 @@ export function promptEcho(draft: string, prompts: Readonly<PromptSet>): string 
   }
   return SUBTASK_KEY.test(draft) && ANSWER_KEY.test(draft) ? "the subtask results' JSON" : undefined;
 }
+
+// Words by which a prompt hands the model text to write rather than a rule to follow: "the following sentence",
+// 「次の一文」, 「定型文」, a closing or signature, "verbatim".
+const TEXT_TO_WRITE_CUE =
+  /(?:次|以下|下記)の(?:一文|文言|文章|定型文|文(?!字))|定型文|署名|締めの(?:言葉|文)|そのまま(?:書き写|記載|入れ|載せ|引用|転記|コピー)|一字一句|\b(?:following|this|these)\s+(?:sentence|text|line|paragraph|wording|words|closing|signature|disclaimer|footer|notice)s?\b|\b(?:closing|signature|disclaimer|footer)(?:\s+(?:text|line|sentence))?\s*:|\bverbatim\b|\bword for word\b/iu;
+const COLON = /[:：]/u;
+
+/** Whether `text` holds a run of {@link PROMPT_ECHO_CHARS} letters and digits outside what it quotes. */
+function echoableOutsideQuotes(text: string): boolean {
+  return text.split(QUOTED).some((part) => folded(part).length >= PROMPT_ECHO_CHARS);
+}
+
+/**
+ * The fixed sentences `prompt` gives the model to write outside 「」, 『』, “” and "", each as the prompt writes it:
+ * what follows a cue for text to write ({@link TEXT_TO_WRITE_CUE}) after its colon on the same line, or, when the cue's
+ * line quotes nothing and leaves nothing after a colon, the lines below it up to a blank line, when they hold
+ * {@link PROMPT_ECHO_CHARS} letters in a row outside quotes. A draft that writes such a sentence is parked by
+ * {@link promptEcho}, as it cannot tell it from an echo; in quotes it is left aside. Heuristic by design: it finds
+ * the usual wordings for `npm run check` to name, and a rule it takes for a sentence costs one warning line.
+ */
+export function unquotedTextToWrite(prompt: string): string[] {
+  const lines = prompt.split('\n');
+  const found: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (!TEXT_TO_WRITE_CUE.test(line)) continue;
+    const colonAt = line.search(COLON);
+    const afterColon = colonAt >= 0 ? line.slice(colonAt + 1).trim() : '';
+    if (afterColon !== '') {
+      if (echoableOutsideQuotes(afterColon)) found.push(afterColon);
+      continue;
+    }
+    // The sentence is quoted on the cue's own line: what follows is the next rule.
+    if (line.split(QUOTED).length > 1) continue;
+    for (let j = i + 1; j < lines.length && lines[j]!.trim() !== ''; j++) {
+      const below = lines[j]!.trim();
+      if (echoableOutsideQuotes(below)) found.push(below);
+    }
+  }
+  return found;
+}

@@ -119,6 +119,9 @@ describe('draftProblem: Chinese and Korean questions', () => {
     ['a traditional Chinese question (sample 68)', SAMPLE_68_ZH_HANT, BUT_JAPANESE],
     ['a Chinese question with a cut Japanese signature (sample 85)', SAMPLE_85_ZH, BUT_JAPANESE],
     ['a Chinese question between Japanese greeting and closing', `お世話になっております。\n\n${SAMPLE_85_ZH}\n\nよろしくお願いいたします。`, BUT_JAPANESE],
+    // Chinese words none of Japanese writes (您, 请问, 吗, 谢谢) keep a Chinese question Chinese inside Japanese set phrases.
+    ['a traditional Chinese question between Japanese greeting and closing', `お世話になっております。\n\n${SAMPLE_68_ZH_HANT}\n\nよろしくお願いいたします。`, BUT_JAPANESE],
+    ['a Korean question between Japanese greeting and closing', `お世話になっております。\n\n${SAMPLE_66_KO}\n\nよろしくお願いいたします。`, BUT_JAPANESE],
     ['a Chinese question above a pasted English log', `${SAMPLE_85_ZH}\n\nHTTP/1.1 429 Too Many Requests\nRetry-After: 60\n{"error":"rate_limit_exceeded","message":"Too many requests, please retry after 60 seconds"}\n    at RateLimiter.check (/app/lib/limiter.js:42:11)\n    at async ApiClient.request (/app/lib/client.js:88:5)`, BUT_JAPANESE],
     // Unchanged: kana or Latin letters keep these apart.
     ['an English question naming Japanese screens, in a Japanese thread (sample 90)', SAMPLE_90, ALL],
@@ -133,6 +136,17 @@ describe('draftProblem: Chinese and Korean questions', () => {
       return problem === undefined;
     });
     expect(passed).toEqual(passing);
+  });
+
+  // Review 5, #3: a Japanese business mail whose only kana are its greeting and closing, around a request in kanji
+  // alone, was read as Chinese, and its Japanese answer parked.
+  it.each([
+    ['greeting, a terse kanji request, closing', 'お世話になっております。\n\n先月分請求書再発行依頼。\n\nよろしくお願いいたします。\n山田商事 山田'],
+    ['self-introduction and a kanji request', 'いつもお世話になっております。株式会社山田の山田です。\n\n請求書宛名変更希望。\n担当部署：経理部\n\n以上、よろしくお願いいたします。'],
+    ['a kanji request above a signature in katakana', '請求書再発行依頼。\n\nカスタマー商事 経理部 山田'],
+    ['a kanji request with a kana closing on the same line', '至急、請求書再発行願います。'],
+  ])('Japanese business mail (%s): a Japanese answer is sent', (_name, question) => {
+    expect(draftProblem(question, DRAFTS.ja, {})).toBeUndefined();
   });
 
   it.each([
