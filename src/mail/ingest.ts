@@ -288,6 +288,9 @@ export interface IngestOptions {
   place?: string;
 }
 
+/** How the reason of a ticket whose raw mail was not kept starts ({@link rawNotKeptReason}). */
+export const RAW_NOT_KEPT = 'raw mail not kept:';
+
 /**
  * The reason of a ticket whose raw mail {@link keepRaw} refused, e.g. `raw mail not kept: 63 MB from this sender in
  * the last hour, and this mail is 9 MB (RAW_MAIL_BYTES_PER_SENDER_PER_HOUR is 64 MB); the mail is still in the
@@ -304,7 +307,7 @@ export function rawNotKeptReason(refusal: RawMailRefusal, whereabouts: string): 
     const setting = refusal.by === 'domain' ? 'RAW_MAIL_BYTES_PER_DOMAIN_PER_HOUR' : 'RAW_MAIL_BYTES_PER_SENDER_PER_HOUR';
     why = `${formatBytes(refusal.held)} from ${from} in the last hour, and this mail is ${size} (${setting} is ${formatBytes(refusal.limit)})`;
   }
-  return `raw mail not kept: ${why}; ${whereabouts}`;
+  return `${RAW_NOT_KEPT} ${why}; ${whereabouts}`;
 }
 
 /** Where a mail whose raw copy is not kept can still be found: its place in the mailbox, else its Message-ID. */

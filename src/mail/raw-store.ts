@@ -164,9 +164,19 @@ export interface MemoryRefusal extends RedisMemory {
   percent: number;
 }
 
-/** Why keeping `size` more bytes would take Redis past `percent` of its memory, or undefined when it fits (or the memory is unknown). */
+/**
+ * Raw mail of at most this many bytes is never refused on the memory bound: its ticket (question, mail text, signals)
+ * costs Redis about as much, so refusing it saves little, and a mail without its raw copy is parked unchecked (an
+ * out-of-office reply or a bounce then waits for a person). The per-sender and per-domain budgets still count it.
+ */
+export const SMALL_RAW_MAIL_BYTES = 256 * 1024;
+
+/**
+ * Why keeping `size` more bytes would take Redis past `percent` of its memory, or undefined when it fits, when the
+ * memory is unknown, or when the mail is small ({@link SMALL_RAW_MAIL_BYTES}).
+ */
 export function rawMailMemoryRefusal(memory: RedisMemory | undefined, size: number, percent: number): MemoryRefusal | undefined {
-  if (!memory) return undefined;
+  if (!memory || size <= SMALL_RAW_MAIL_BYTES) return undefined;
   const limit = Math.floor((memory.max * percent) / 100);
   return memory.used + size > limit ? { ...memory, size, limit, percent } : undefined;
 }

@@ -19,6 +19,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { MailParser, type AttachmentStream, type MessageText } from 'mailparser';
 import type { Logger } from '../logger.js';
+import { RAW_NOT_KEPT } from '../mail/ingest.js';
 import { visibleHeaderText } from '../mail/invisible.js';
 import { MIME_PARTS_READ, PARSER_OPTIONS, firstMimeParts, isPartLimit, parserInput } from '../mail/parse.js';
 import { RAW_REF_SCHEME, loadRaw } from '../mail/raw-store.js';
@@ -259,10 +260,14 @@ export interface RawMailSource {
 /**
  * Attachments `numbers` (default: all) of `ticket`, from its stored raw mail; [] for a ticket without attachments.
  *
- * @throws {AttachmentUnavailableError} when the mail was not downloaded or its raw copy is gone, and as
+ * @throws {AttachmentUnavailableError} when the mail was not downloaded, its raw copy was not kept or is gone, and as
  *   {@link readTicketAttachments} does.
  */
-export async function loadTicketAttachments(source: RawMailSource, ticket: Pick<Ticket, 'id' | 'rawRef' | 'attachments'>, numbers?: readonly number[]): Promise<TicketAttachment[]> {
+export async function loadTicketAttachments(
+  source: RawMailSource,
+  ticket: Pick<Ticket, 'id' | 'rawRef' | 'attachments'> & Partial<Pick<Ticket, 'reason' | 'history'>>,
+  numbers?: readonly number[],
+): Promise<TicketAttachment[]> {
   if (ticket.attachments.length === 0 && !numbers?.length) return [];
   if (numbers) {
     for (const n of numbers) {
@@ -270,7 +275,7 @@ export async function loadTicketAttachments(source: RawMailSource, ticket: Pick<
     }
   }
   if (!ticket.rawRef?.startsWith(RAW_REF_SCHEME)) {
-    throw new AttachmentUnavailableError('The mail of this ticket was not downloaded, so its attachments cannot be opened; the ticket keeps only their names and sizes.', 'not-stored');
+    throw new AttachmentUnavailableError(notStoredMessage(ticket), 'not-stored');
   }
   const raw = await loadRaw(source.redis, source.prefix, ticket.id);
   if (!raw) {
@@ -280,6 +285,18 @@ export async function loadTicketAttachments(source: RawMailSource, ticket: Pick<
     );
   }
   return readTicketAttachments(raw, ticket.attachments, numbers);
+}
+
+/**
+ * Why a ticket without a raw copy cannot serve its attachments: a budget refused the copy (its reason or first note
+ * says so; the mail itself stays in the mailbox), or the mail was never downloaded whole.
+ */
+function notStoredMessage(ticket: Partial<Pick<Ticket, 'reason' | 'history'>>): string {
+  const refused = ticket.reason?.startsWith(RAW_NOT_KEPT) || ticket.history?.some((h) => h.note?.includes(RAW_NOT_KEPT));
+  if (refused) {
+    return "The raw copy of this mail was not kept (a raw-mail budget was spent when it arrived: see the ticket's reason or history), so its attachments cannot be opened here; the mail is still in the mailbox, and the ticket keeps only their names and sizes.";
+  }
+  return 'The mail of this ticket was not downloaded, so its attachments cannot be opened; the ticket keeps only their names and sizes.';
 }
 
 /** Most copies of one name {@link saveAttachments} tries beside the files already in the folder. */

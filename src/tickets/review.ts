@@ -307,13 +307,33 @@ function conversationEntryOf(t: Ticket): ConversationEntry {
 }
 
 /**
- * The tickets of the conversation received after `afterMs` (epoch ms; strictly after), oldest first, at most `limit`,
- * and how many there are. The conversation's sorted set is scored by each ticket's creation.
+ * The kinds of ignored mail (the start of its reason, src/mail/classify.ts `ignoreReasonText`) that no person wrote:
+ * an auto-reply or out-of-office notice, a read receipt, a bounce, a thank-you only, spam. Such mail in the
+ * conversation is no customer writing again, and must not ask for the later-mail tick with a message saying so.
+ */
+const AUTOMATIC_MAIL_KINDS: ReadonlySet<string> = new Set<IgnoreReason | 'read receipt'>(['auto-reply', 'read receipt', 'bounce', 'acknowledgement', 'spam']);
+
+/** True when the ticket is mail the checks ignored as no person's ({@link AUTOMATIC_MAIL_KINDS}); a reopened one is not. */
+function isAutomaticMail(t: Pick<Ticket, 'state' | 'reason' | 'deliveryReport'>): boolean {
+  if (t.state !== 'ignored') return false;
+  const kind = ignoreKindOf(t.reason);
+  return t.deliveryReport !== undefined || (kind !== undefined && AUTOMATIC_MAIL_KINDS.has(kind));
+}
+
+/** Later tickets read at most to tell automatic mail from a person's; any beyond are counted as a person's. */
+const LATER_MAIL_READ = 200;
+
+/**
+ * The tickets of the conversation received after `afterMs` (epoch ms; strictly after) that a person may have written
+ * (not {@link isAutomaticMail}), oldest first, at most `limit`, and how many there are. The conversation's sorted set
+ * is scored by each ticket's creation. Only the first {@link LATER_MAIL_READ} are read: the rest count whatever they
+ * are, which errs on the side of asking for the tick.
  */
 async function mailAfter(deps: ConversationDeps, conversationId: string, afterMs: number, limit: number): Promise<{ tickets: Ticket[]; total: number }> {
   const key = deps.store.keys().conversation(conversationId);
-  const [ids, total] = await Promise.all([deps.redis.zrangebyscore(key, `(${afterMs}`, '+inf', 'LIMIT', 0, limit), deps.redis.zcount(key, `(${afterMs}`, '+inf')]);
-  return { tickets: await deps.store.getMany(ids, { agentResult: false }), total };
+  const [ids, count] = await Promise.all([deps.redis.zrangebyscore(key, `(${afterMs}`, '+inf', 'LIMIT', 0, LATER_MAIL_READ), deps.redis.zcount(key, `(${afterMs}`, '+inf')]);
+  const written = (await deps.store.getMany(ids, { agentResult: false })).filter((t) => !isAutomaticMail(t));
+  return { tickets: written.slice(0, limit), total: written.length + Math.max(0, count - ids.length) };
 }
 
 /** The mail of the ticket's conversation around it ({@link ConversationView}). */
@@ -336,19 +356,15 @@ async function newestMailAt(deps: ConversationDeps, ticket: Ticket, later: { tic
 }
 
 /**
- * How many tickets each ticket's conversation received after it, for the list of parked tickets: one count per
- * ticket, in one round trip. Tickets whose conversation got no later mail are left out.
+ * How many tickets each ticket's conversation received after it that a person may have written ({@link mailAfter}),
+ * for the list of parked tickets: one count per ticket. Tickets whose conversation got no such mail are left out.
  */
 export async function laterMailCounts(deps: ConversationDeps, tickets: readonly Ticket[]): Promise<Map<string, number>> {
-  if (tickets.length === 0) return new Map();
-  const pipeline = deps.redis.pipeline();
-  for (const t of tickets) pipeline.zcount(deps.store.keys().conversation(t.conversationId), `(${Date.parse(t.createdAt)}`, '+inf');
-  const results = (await pipeline.exec()) ?? [];
   const counts = new Map<string, number>();
+  // Read, not only counted, to leave automatic mail out: the reads of a page of tickets run side by side.
+  const found = await Promise.all(tickets.map((t) => mailAfter(deps, t.conversationId, Date.parse(t.createdAt), 0)));
   tickets.forEach((t, i) => {
-    const [err, n] = results[i] ?? [new Error('missing pipeline result'), 0];
-    if (err) throw err;
-    if (Number(n) > 0) counts.set(t.id, Number(n));
+    if (found[i]!.total > 0) counts.set(t.id, found[i]!.total);
   });
   return counts;
 }

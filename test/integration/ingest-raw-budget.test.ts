@@ -250,6 +250,30 @@ describe('ingestMessage: raw mail and the memory Redis may use', () => {
     }
   });
 
+  it('keeps mail of at most 256 KB past RAW_MAIL_REDIS_MEMORY_PERCENT, so it is decided as on any day, and still counts it per sender', async () => {
+    const deps = harness({ RAW_MAIL_REDIS_MEMORY_PERCENT: '1', RAW_MAIL_BYTES_PER_SENDER_PER_HOUR: String(MiB) });
+    // 1 % of this maxmemory is less than Redis holds already: every mail over 256 KB is refused on the memory bound.
+    await redis.config('SET', 'maxmemory', String(64 * MiB));
+    try {
+      const cases: Array<{ from: string; size: number; outcome: string; reason?: RegExp }> = [
+        { from: 'small@corp.example', size: 390, outcome: 'queued' },
+        ...Array.from({ length: 4 }, () => ({ from: 'small@corp.example', size: 255 * 1024, outcome: 'queued' })),
+        { from: 'large@corp.example', size: 256 * 1024 + 1024, outcome: 'parked', reason: /^raw mail not kept: Redis uses .*RAW_MAIL_REDIS_MEMORY_PERCENT \(1%\)/ },
+        // The small mails' sender has its hour spent (390 B + 5 × 255 KB > 1 MiB): the sender's budget refuses it.
+        { from: 'small@corp.example', size: 255 * 1024, outcome: 'parked', reason: /^raw mail not kept: [\d.]+ KB from this sender in the last hour/ },
+      ];
+      for (const [i, { from, size, outcome, reason }] of cases.entries()) {
+        const result = await ingestMessage(mail(from, size), deps);
+        const ticket = await deps.store.require(result.ticketId);
+        expect(result.outcome, `mail ${i + 1}: ${ticket.reason ?? ''}`).toBe(outcome);
+        if (reason) expect(ticket.reason, `mail ${i + 1}`).toMatch(reason);
+        else expect(await loadRaw(redis, deps.prefix, ticket.id), `mail ${i + 1}`).toBeDefined();
+      }
+    } finally {
+      await redis.config('SET', 'maxmemory', '0');
+    }
+  });
+
   it('still bounds each sender when Redis will not tell its memory (INFO refused by an ACL, as some hosted Redis do)', async () => {
     await redis.call('ACL', 'SETUSER', 'no-info', 'on', '>secret', '~*', '&*', '+@all', '-info');
     const limited = await connectProducer(server.url.replace('redis://', 'redis://no-info:secret@'));

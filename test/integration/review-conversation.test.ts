@@ -116,6 +116,32 @@ describe('the conversation of a parked ticket', () => {
     expect((await post(d, `/api/tickets/${followUp.id}/approve`, { json: {} })).status).toBe(202);
   });
 
+  // Automatic mail that joined the conversation (ignored by the checks, with the reason they record) is no customer
+  // writing again: no tick, no 409, no mark. A person's follow-up still asks for both.
+  it.each([
+    { name: 'an out-of-office reply', reason: 'auto-reply: Auto-Submitted: auto-replied', counts: false },
+    { name: 'a read receipt', reason: 'read receipt: Disposition-Notification', counts: false },
+    { name: 'a bounce of an earlier reply', reason: 'bounce: Content-Type: multipart/report; report-type=delivery-status', counts: false },
+    { name: 'a thank-you only', reason: 'acknowledgement: the reply only thanks or acknowledges (“ありがとうございました。”): nothing to answer', counts: false },
+    { name: 'spam', reason: 'spam: X-Spam-Flag: YES', counts: false },
+    { name: "a person's follow-up question", reason: undefined, counts: true },
+  ])('later mail that is $name: counts as the customer writing again: $counts', async ({ reason, counts }) => {
+    const d = await harness.start();
+    const first = await mail(d, { minutesAgo: 30, subject: 'Invoice', question: 'Can I change the name on my invoice?', state: 'parked', draft: 'Yes, under Billing.' });
+    const messageId = `<auto-${randomUUID()}@customer.example>`;
+    const at = new Date(Date.now() - 5 * 60_000);
+    const base = { messageId, from: 'taro@customer.example', subject: 'Re: Invoice', question: 'And the address on it too?', conversationId: first.id, actor: 'poller' };
+    await d.store.createIfAbsent(newTicket(reason ? { ...base, state: 'ignored', reason } : base, at));
+
+    const list = await get(d, '/');
+    const row = list.slice(list.lastIndexOf('<tr', list.indexOf(`href="/tickets/${first.id}"`)), list.indexOf('</tr>', list.indexOf(`href="/tickets/${first.id}"`)));
+    const { form } = await openPage(d, first.id);
+    const plain = await post(d, `/api/tickets/${first.id}/approve`, { json: {} });
+    expect({ marked: row.includes('newer mail'), tick: form.includes('name="readNewerMail"'), status: plain.status }).toEqual(
+      counts ? { marked: true, tick: true, status: 409 } : { marked: false, tick: false, status: 202 },
+    );
+  });
+
   it('marks parked tickets whose conversation has later mail in the list', async () => {
     const d = await harness.start();
     const first = await mail(d, { minutesAgo: 30, subject: 'Invoice', question: 'Can I change the name on my invoice?', state: 'parked', draft: 'Yes.' });

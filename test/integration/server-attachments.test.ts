@@ -199,6 +199,20 @@ describe('GET /tickets/:id/attachments/:n', () => {
     expect(await gone.text()).toContain('no longer stored');
   });
 
+  it('says of a mail whose raw copy a budget refused that the copy was not kept and the mail is still in the mailbox', async () => {
+    const d = await harness.start();
+    const raw = mail(multipart('multipart/mixed', [textPart('attached'), file('application/pdf', 'name="big.pdf"', Buffer.concat([PDF, randomBytes(1024 * 1024)]))]));
+    const config = { ...d.config, RAW_MAIL_BYTES_PER_SENDER_PER_HOUR: 1024 * 1024 };
+    const { ticketId } = await ingestMessage(raw, { redis: harness.redis(), store: d.store, ticketsQueue: d.queues.tickets, prefix: d.prefix, config });
+    expect((await d.store.require(ticketId)).reason).toMatch(/^raw mail not kept:/);
+    const res = await get(d, `/tickets/${ticketId}/attachments/1`);
+    expect(res.status).toBe(404);
+    const text = await res.text();
+    expect(text).not.toContain('not downloaded');
+    expect(text).toContain('The raw copy of this mail was not kept');
+    expect(text).toContain('still in the mailbox');
+  });
+
   it('refuses, rather than serve another file, when the stored mail no longer matches what the ticket lists', async () => {
     const d = await harness.start();
     const id = await ingest(d, mail(multipart('multipart/mixed', [textPart('attached'), file('application/pdf', 'name="a.pdf"', PDF)])));

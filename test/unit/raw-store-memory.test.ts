@@ -30,7 +30,10 @@ describe('rawMailMemoryRefusal', () => {
     { name: 'room left under the share', used: 2 * GiB, max: 4 * GiB, size: 9 * MiB, percent: 75, refused: false },
     { name: 'exactly at the share', used: 3 * GiB - 9 * MiB, max: 4 * GiB, size: 9 * MiB, percent: 75, refused: false },
     { name: 'one byte past the share', used: 3 * GiB - 9 * MiB + 1, max: 4 * GiB, size: 9 * MiB, percent: 75, refused: true },
-    { name: 'already past the share: even a small mail', used: 3.5 * GiB, max: 4 * GiB, size: 2048, percent: 75, refused: true },
+    { name: 'already past the share: a mail over 256 KB', used: 3.5 * GiB, max: 4 * GiB, size: 256 * 1024 + 1, percent: 75, refused: true },
+    // Its ticket costs about as much memory as its raw copy: refusing it only parks it unchecked.
+    { name: 'already past the share: a mail of 256 KB is kept', used: 3.5 * GiB, max: 4 * GiB, size: 256 * 1024, percent: 75, refused: false },
+    { name: 'already past the share: a 390-byte mail is kept', used: 3.5 * GiB, max: 4 * GiB, size: 390, percent: 75, refused: false },
     { name: '100%: only what would not fit at all', used: 4 * GiB - 10 * MiB, max: 4 * GiB, size: 9 * MiB, percent: 100, refused: false },
   ])('$name', ({ used, max, size, percent, refused }) => {
     const refusal = rawMailMemoryRefusal({ used, max, source: 'maxmemory' }, size, percent);
