@@ -496,9 +496,8 @@ function rateLimitReason(ticket: Ticket, budget: AutoReplyBudget, config: Pick<C
  * The parent of two domains, one the same as or under the other, when it is a public suffix rather than one
  * organisation's domain (`co.jp` above `bigcorp.co.jp`, `jp`, `com`): their organisation domains differ. Nobody can
  * authenticate mail from a public suffix, so a From there gets `dmarc=none`, never `fail`, and "covers" every company
- * under it. `organisationDomain` (src/mail/classify.ts) knows the bare TLDs and a short list of country second levels
- * (co, com, ne, or, ac, go… under a two-letter TLD), not the Public Suffix List: a suffix it does not know
- * (`tokyo.jp`, `github.io`) still passes for an organisation's domain, as it did before this check.
+ * under it. `organisationDomain` (src/mail/classify.ts) reads the Public Suffix List, its private section included
+ * (`tokyo.jp`, `github.io`), and Microsoft 365's `onmicrosoft.com`.
  */
 function publicSuffixAbove(fromDomain: string, replyDomain: string): string | undefined {
   if (organisationDomain(fromDomain) === organisationDomain(replyDomain)) return undefined;

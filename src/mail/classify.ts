@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import { visibleHeaderText } from './invisible.js';
 import type { InboundMail } from './parse.js';
 import { isSharedMailDomain } from './shared-mail-domains.js';
+import { getDomain } from 'tldts';
 
 /** Why a mail is not answered. */
 export type IgnoreReason = 'auto-reply' | 'bounce' | 'list' | 'loop' | 'own-address' | 'spam' | 'no-reply-sender' | 'no-sender' | 'acknowledgement';
@@ -1634,16 +1635,32 @@ export function isSameOrSubdomain(domain: string, parent: string): boolean {
   return parent !== '' && (domain === parent || domain.endsWith(`.${parent}`));
 }
 
-// Second-level labels under which a country's registry hands out names (shop.co.jp, shop.com.au, uni.ac.uk): with one
-// of them, an organisation's domain is its last three labels, else its last two. A short list rather than the Public
-// Suffix List: a wrong guess only parks a draft or lets it on to the other checks, it never ignores a mail.
-const COUNTRY_SECOND_LEVELS = new Set(['ac', 'co', 'com', 'ed', 'edu', 'go', 'gob', 'gov', 'gr', 'lg', 'ltd', 'mil', 'ne', 'net', 'nom', 'or', 'org', 'plc', 'sch']);
+// Microsoft 365 names each tenant's own mail domain under these (contoso.onmicrosoft.com, and
+// contoso.mail.onmicrosoft.com for routing), yet they are not in the Public Suffix List: without them every tenant
+// would be one organisation.
+const TENANT_SUFFIXES: readonly string[] = ['mail.onmicrosoft.com', 'onmicrosoft.com'];
 
-/** The domain an organisation registered, approximately: `mail.shop.co.jp` → `shop.co.jp`, `bounce.esp.net` → `esp.net`. */
+// The Public Suffix List with its private section (github.io, blogspot.com: each customer's name is its own); names
+// come already in domainOf's form, and a label a hostname may not have (`_dmarc`, a typo in a header) still counts.
+const PUBLIC_SUFFIX_OPTIONS = { allowPrivateDomains: true, extractHostname: false, validateHostname: false } as const;
+
+// A domain as domainOf writes it: lower-case ASCII labels, none empty, no root dot.
+const ASCII_DOMAIN = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*$/;
+
+/**
+ * The domain an organisation registered, by the Public Suffix List: `mail.shop.co.jp` → `shop.co.jp`,
+ * `www.city.tokyo.jp` → `city.tokyo.jp`, `alice.github.io` → itself, `bounce.esp.net` → `esp.net`; under a TLD the
+ * list does not know (`.example`, `.test`) the last two labels. Written as `domainOf` writes a domain (lower case, IDN
+ * as punycode). A public suffix (`co.jp`, `github.io`) or an address literal (`[192.0.2.1]`) is no organisation's and
+ * names itself, so it differs from every organisation under it; '' stays ''.
+ */
 export function organisationDomain(domain: string): string {
-  const labels = domain.split('.').filter((label) => label !== '');
-  const underCountry = labels.length >= 3 && labels.at(-1)!.length === 2 && COUNTRY_SECOND_LEVELS.has(labels.at(-2)!);
-  return labels.slice(underCountry ? -3 : -2).join('.');
+  // Callers pass domainOf's output already, which its IDN conversion would take four times the lookup to confirm.
+  const name = ASCII_DOMAIN.test(domain) ? domain : domainOf(`@${domain}`);
+  if (name.startsWith('[') || TENANT_SUFFIXES.includes(name)) return name;
+  const tenantSuffix = TENANT_SUFFIXES.find((suffix) => name.endsWith(`.${suffix}`));
+  if (tenantSuffix !== undefined) return name.slice(name.lastIndexOf('.', name.length - tenantSuffix.length - 2) + 1);
+  return getDomain(name, PUBLIC_SUFFIX_OPTIONS) ?? name;
 }
 
 // Local parts of Unix system and service accounts: what a web server, a cron job or a daemon sends as, never a person.
