@@ -271,7 +271,8 @@ export async function keepRaw(
 ): Promise<KeepRawResult> {
   if (!Buffer.isBuffer(raw)) throw new TypeError('keepRaw: raw must be a Buffer');
   const key = rawKey(prefix, ticketId);
-  const memory = rawMailMemoryRefusal(await redisMemory(redis), raw.length, budgets.memoryPercent);
+  // Mail the memory bound never refuses costs no INFO round trip (and its parse): most mail is that small.
+  const memory = raw.length > SMALL_RAW_MAIL_BYTES ? rawMailMemoryRefusal(await redisMemory(redis), raw.length, budgets.memoryPercent) : undefined;
   if (memory) {
     // Stored by an earlier ingest of this mail (a crash before its ticket): those bytes are in memory already.
     return (await redis.exists(key)) === 1 ? { kept: true, wrote: false } : { kept: false, refusal: { by: 'memory', ...memory } };
