@@ -330,13 +330,32 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
  * guard's request to confirm us as a sender (its held reply marked), list mail that copies our address, mail the
  * agent cannot read, mail with nothing to answer, mail an answer would take to the wrong party or that asks us nothing
  * (parkBeforeAgentReason), or from a sender over the hourly auto-reply limit, is `parked` (kept for a person, not dropped). Last, the run about to start is counted against the hourly agent-run limits, or
- * the mail is parked over them. Returns undefined when the agent should run.
+ * the mail is parked over them. Mail held at ingest ({@link Ticket.heldReason}: a first start's backlog, a raw copy
+ * a budget refused) goes through every check of the mail itself, so it is ignored as on any day, and is then parked
+ * with its hold (beside a park reason of those checks) instead of reaching the limits or the agent. Returns undefined
+ * when the agent should run.
  */
 async function checkBeforeAgent(
   ticket: Ticket,
   signals: ReplySignals,
   deps: AnswerTicketDeps,
-): Promise<{ to: 'ignored' | 'parked'; reason: string; ignoreReason?: IgnoreReason } | undefined> {
+): Promise<EarlyDecision | undefined> {
+  const own = await checkMailBeforeAgent(ticket, signals, deps);
+  if (own?.to === 'ignored') return own;
+  // The hold first, so the reason reads as held (and a refused raw copy is named as such); the checks' words after.
+  if (ticket.heldReason) return { to: 'parked', reason: own ? `${ticket.heldReason}; ${own.reason}` : ticket.heldReason };
+  return own ?? (await checkLimitsBeforeAgent(ticket, deps));
+}
+
+/** What the checks before the agent decided: the ticket is ignored or parked with `reason`. */
+interface EarlyDecision {
+  to: 'ignored' | 'parked';
+  reason: string;
+  ignoreReason?: IgnoreReason;
+}
+
+/** The checks before the agent that read the mail itself (not the hourly limits); see {@link checkBeforeAgent}. */
+async function checkMailBeforeAgent(ticket: Ticket, signals: ReplySignals, deps: AnswerTicketDeps): Promise<EarlyDecision | undefined> {
   const { config } = deps;
   const spamHeader = config.SPAM_HEADER ? { name: config.SPAM_HEADER, value: config.SPAM_HEADER_VALUE } : undefined;
   // The subject and the thread are on the ticket itself (an out-of-office notice is a reply under a fixed prefix).
@@ -361,7 +380,15 @@ async function checkBeforeAgent(
   // no-reply Reply-To beside a person, a null envelope sender that is no bounce, a circular.
   const held = parkBeforeAgentReason({ ...mail, question: ticket.question }, config);
   if (held) return { to: 'parked', reason: held };
+  return undefined;
+}
 
+/**
+ * The hourly limits before the agent: the sender's auto-reply budget and a repeated question (not in `always` mode),
+ * then the agent-run limits, which count the run about to start; see {@link checkBeforeAgent}.
+ */
+async function checkLimitsBeforeAgent(ticket: Ticket, deps: AnswerTicketDeps): Promise<EarlyDecision | undefined> {
+  const { config } = deps;
   // Nothing goes out automatically in `always` mode, so the sender's auto-reply budget is not touched there, and a
   // repeated question gets its draft like any other for the person who reviews it.
   if (config.REVIEW_MODE !== 'always') {

@@ -432,7 +432,7 @@ export const VARIABLES = {
     schema: int(0),
     default: '24',
     description:
-      "On the poller's first start with a mailbox (no sync state yet), unseen mail the server received more than this many hours earlier that would be answered is parked for a person instead (0: all of it); old auto-replies, bounces and list mail are ignored as on any day",
+      "On the poller's first start with a mailbox (no sync state yet), unseen mail the server received more than this many hours earlier is held for a person instead of answered (0: all of it); old auto-replies, bounces and list mail are still ignored as on any day",
     sensitive: false,
     group: 'mail',
   },
@@ -459,7 +459,7 @@ export const VARIABLES = {
     schema: int(1024 * 1024),
     default: String(64 * 1024 * 1024),
     description:
-      "Bytes of one sender's (From, a +tag folded) mail kept in Redis per hour, counted as the raw copies are stored; a mail that would pass it is parked with its text but without its raw copy (it stays in the mailbox) and is not answered automatically. The default lets a customer's several mails of MAX_EMAIL_BYTES through in an hour",
+      "Bytes of one sender's (From, a +tag folded) mail kept in Redis per hour, counted as the raw copies are stored; a mail that would pass it is kept with its text but without its raw copy (it stays in the mailbox) and held for a person unless the checks ignore it, never answered automatically. The default lets a customer's several mails of MAX_EMAIL_BYTES through in an hour",
     sensitive: false,
     group: 'mail',
   },
@@ -475,7 +475,7 @@ export const VARIABLES = {
     schema: int(1, 100),
     default: '75',
     description:
-      "Raw mail is kept only while Redis's used memory, the mail included, stays within this share of its maxmemory (of the machine's memory when Redis has none); later mail over 256 KB is parked without its raw copy, and the rest stays free for tickets and queues (README, Redis memory)",
+      "Raw mail is kept only while Redis's used memory, the mail included, stays within this share of its maxmemory (of the machine's memory when Redis has none); later mail over 256 KB is held for a person without its raw copy (unless the checks ignore it), and the rest stays free for tickets and queues (README, Redis memory)",
     sensitive: false,
     group: 'mail',
   },

@@ -6,7 +6,8 @@
  * ingesting the same mail again (the poller does that, since it marks a mail `\Seen` only after this returns):
  *
  * 1. the raw bytes ({@link keepRaw}), so no ticket or job ever names a mail whose bytes are missing; unless a budget
- *    of raw mail in Redis is spent (the sender's, its domain's, Redis's memory): then the ticket is parked without them;
+ *    of raw mail in Redis is spent (the sender's, its domain's, Redis's memory): then the ticket is stored without
+ *    them and held for a person ({@link Ticket.heldReason}), decided from the reply signals it records;
  * 2. the ticket (`TicketStore.createIfAbsent`), keyed by the mail's Message-ID, so a second copy finds the first
  *    (another mail under a Message-ID already taken, told apart by its sender, date or content, is keyed apart);
  * 3. the job, whose id is derived from the ticket id and generation, so BullMQ ignores a second add.
@@ -83,8 +84,9 @@ export function rawMailBudgetsOf(config: Partial<Pick<Config, RawMailBudgetVaria
 
 /**
  * What happened to one mail:
- * - `queued`: a new ticket in `received` and its `answer-ticket` job;
- * - `parked`: a new ticket in `parked` (unreadable, oversize or held mail) for a person, no job;
+ * - `queued`: a new ticket in `received` and its `answer-ticket` job (held mail too: {@link Ticket.heldReason});
+ * - `parked`: a new ticket in `parked` (unreadable or oversize mail, or one the checks cannot judge: no raw copy and
+ *   no reply signals) for a person, no job;
  * - `duplicate`: the mail already had a ticket; nothing new was created (its job is re-added only while the ticket
  *   is still `received`, which BullMQ ignores when the job exists, so a crash between ticket and job heals).
  */
@@ -96,6 +98,11 @@ export interface IngestResult {
   outcome: IngestOutcome;
   /** State of the ticket after the call (the existing ticket's state for a duplicate). */
   state: TicketState;
+  /**
+   * True when the new ticket records the caller's hold ({@link IngestOptions.hold}): the agent worker parks it for a
+   * person unless its checks ignore the mail.
+   */
+  held?: boolean;
 }
 
 /**
@@ -277,8 +284,10 @@ export interface IngestOptions {
   noticedAt?: string;
   /**
    * Why a person, not the agent, decides whether this mail gets an answer (the poller's first start found it long
-   * unread): its ticket is created `parked` with this reason, the whole mail kept for reading or a rerun, and no job
-   * is added, so no agent run and no reply. An unreadable mail keeps its own reason.
+   * unread): recorded as the ticket's {@link Ticket.heldReason}. The ticket and its job are made as for any mail, so
+   * the checks before the agent ignore an automatic reply, a bounce or list mail as on any day and give their own park
+   * reasons; what they would hand to the agent is parked with this reason instead, so no agent run and no reply. An
+   * unreadable mail is parked with its own reason.
    */
   hold?: string;
   /**
@@ -317,21 +326,30 @@ function whereaboutsOf(place: string | undefined, mail: InboundMail | undefined)
 }
 
 /**
- * `input` without a raw copy, parked with `reason`: nobody may count on bytes Redis does not hold, and a sender who
- * filled their budget is not answered automatically. A ticket parked anyway (unreadable, held) keeps its own reason,
- * and its note says why the raw copy is missing.
+ * `input` without a raw copy, `reason` saying why: nobody may count on bytes Redis does not hold, and a sender who
+ * filled their budget is not answered automatically, so the ticket is held for a person with `reason` (a hold already
+ * recorded stays its reason) and still goes through the checks before the agent, which read its recorded reply
+ * signals. Without signals those checks would need the raw mail: such a ticket is parked here, as is one parked
+ * anyway (unreadable), whose note says why the raw copy is missing.
  */
-function parkedWithoutRaw(input: NewTicketInput, reason: string): NewTicketInput {
-  const { rawRef: _dropped, ...rest } = input;
+function heldWithoutRaw(input: NewTicketInput, reason: string): NewTicketInput {
+  const { rawRef: _dropped, heldReason, ...rest } = input;
   if (input.state === 'parked') return { ...rest, note: [input.note, reason].filter(Boolean).join('; ') };
-  return { ...rest, state: 'parked', reason, note: [reason, input.note].filter(Boolean).join('; ') };
+  if (!input.replySignals) {
+    const unjudged = `${reason}; its headers were too large to record, so the checks before the agent cannot judge it without the raw mail: a person decides`;
+    const note = heldReason ? [input.note, unjudged] : [unjudged, input.note];
+    return { ...rest, state: 'parked', reason: [heldReason, unjudged].filter(Boolean).join('; '), note: note.filter(Boolean).join('; ') };
+  }
+  const note = heldReason ? [input.note, reason] : [reason, input.note];
+  return { ...rest, heldReason: heldReason ?? reason, note: note.filter(Boolean).join('; ') };
 }
 
 /**
  * Ingests one downloaded mail: parse, store the raw bytes, create the ticket, add its `answer-ticket` job.
  *
- * Unreadable input (a `MailParseError`) still becomes a ticket, parked with the reason; so does a mail the caller
- * holds ({@link IngestOptions.hold}). A mail whose ticket exists creates nothing new. Throws (typically
+ * Unreadable input (a `MailParseError`) still becomes a ticket, parked with the reason. A mail the caller holds
+ * ({@link IngestOptions.hold}) or whose raw copy a budget refused is queued with the hold recorded
+ * ({@link Ticket.heldReason}). A mail whose ticket exists creates nothing new. Throws (typically
  * `RedisUnavailableError`) when Redis fails; everything written so far is idempotent, so the caller leaves the mail
  * unseen and simply calls again later.
  */
@@ -391,31 +409,33 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: Inge
   if (thread.refusedRoot) input.note = [refusedThreadNote(thread.refusedRoot), input.note].filter(Boolean).join('; ');
   if (reusedNotes.length > 0) input.note = [...reusedNotes, input.note].filter(Boolean).join('; ');
   if (options.noticedAt) input.noticedAt = options.noticedAt;
-  if (options.hold && input.state !== 'parked') {
-    input.state = 'parked';
-    input.reason = options.hold;
+  const holding = options.hold !== undefined && input.state !== 'parked';
+  if (holding) {
+    input.heldReason = options.hold;
     input.note = [options.hold, input.note].filter(Boolean).join('; ');
   }
   // Before the ticket, so no ticket names a raw mail that is missing; bounded by sender, domain and Redis's memory.
   const kept = await produce(deps.redis, () => keepRaw(deps.redis, deps.prefix, ticketId, raw, input.from, rawMailBudgetsOf(deps.config), deps.now?.()));
   const wroteRaw = kept.kept && kept.wrote;
-  const ticket = newTicket(kept.kept ? input : parkedWithoutRaw(input, rawNotKeptReason(kept.refusal, whereaboutsOf(options.place, mail))));
-  if (!kept.kept) log.warn({ ticketId, bound: kept.refusal.by }, 'Raw mail not kept in Redis (a budget is spent); the ticket is parked with the mail text only');
+  const ticket = newTicket(kept.kept ? input : heldWithoutRaw(input, rawNotKeptReason(kept.refusal, whereaboutsOf(options.place, mail))));
+  if (!kept.kept) log.warn({ ticketId, bound: kept.refusal.by, state: ticket.state }, 'Raw mail not kept in Redis (a budget is spent); the ticket keeps the mail text only and is held for a person');
   const created = await produce(deps.redis, () => deps.store.createIfAbsent(ticket));
   if (!created.created) {
     // Another ingest of the same mail won between our check and our create; its ticket keeps its own raw copy.
     if (wroteRaw) await produce(deps.redis, () => deleteRaw(deps.redis, deps.prefix, ticketId));
     return duplicate(created.ticket, deps, log);
   }
+  const held = holding ? { held: true } : {};
   if (ticket.state === 'parked') {
-    // Debug: the poller's first start may hold hundreds and says how many in one line.
     if (parseError === undefined) log.debug({ ticketId, reason: ticket.reason }, 'Mail held for a person; not answered automatically');
     else log.warn({ ticketId, reason: ticket.reason }, 'Unreadable mail parked for a person');
-    return { ticketId, outcome: 'parked', state: 'parked' };
+    return { ticketId, outcome: 'parked', state: 'parked', ...held };
   }
   await addAnswerJob(ticket, deps);
-  log.info({ ticketId, messageId: ticket.messageId }, 'Mail queued for an answer');
-  return { ticketId, outcome: 'queued', state: ticket.state };
+  // Debug for held mail: the poller's first start may hold hundreds and says how many in one line.
+  if (holding) log.debug({ ticketId, reason: ticket.heldReason }, 'Mail queued for the checks, held for a person unless they ignore it');
+  else log.info({ ticketId, messageId: ticket.messageId }, 'Mail queued for an answer');
+  return { ticketId, outcome: 'queued', state: ticket.state, ...held };
 }
 
 /**

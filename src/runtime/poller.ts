@@ -16,10 +16,11 @@
  *   job id keep it to one ticket and one job. The state is written only when the whole resync finished: an
  *   interrupted resync is simply run again, rather than leaving a lastUid below read mail that would then be taken.
  * - First run only: an unseen message the server received (INTERNALDATE) more than FIRST_START_ANSWER_HOURS before
- *   the sync is ingested as any other but held ({@link firstStartHoldReason}): its ticket is parked for a person, with
- *   no job, so an existing mailbox's months of unread mail get no late automatic replies, and none of it is lost.
- *   Only mail the agent worker would take up is held ({@link wouldBeTakenUp}): the auto-replies, bounces and list mail
- *   an unread backlog is mostly made of are queued as on any day and end ignored, not parked for a person to clear.
+ *   the sync is ingested as any other but held ({@link firstStartHoldReason}, recorded as the ticket's `heldReason`):
+ *   the agent worker's checks before the agent run on it as on any day, so the auto-replies, bounces and list mail an
+ *   unread backlog is mostly made of end ignored, not parked for a person to clear; whatever they would hand to the
+ *   agent is parked for a person instead, so an existing mailbox's months of unread mail get no late automatic
+ *   replies, and none of it is lost.
  *   After a UIDVALIDITY change unseen mail is what arrived while the poller was away, and is answered.
  * - A message larger than MAX_EMAIL_BYTES is not downloaded; it becomes a parked ticket from its envelope.
  * - New messages are downloaded in batches ({@link downloadBatches}: one FETCH for up to 50 messages or 16 MB) and
@@ -74,15 +75,11 @@ import {
   parkFromEnvelope,
   parkOversizeMessage,
   syntheticMessageId,
-  ticketInputForMail,
   type EnvelopeInfo,
   type IngestDeps,
   type IngestResult,
 } from '../mail/ingest.js';
 import type { RawMailBudgetVariable } from '../mail/ingest.js';
-import { decideReply, ownMailboxesOf, replySignalHeaders } from '../mail/classify.js';
-import { MailParseError, parseInboundMail, type InboundMail } from '../mail/parse.js';
-import { newTicket } from '../tickets/ticket.js';
 import { deskTimeZone } from '../tickets/local-day.js';
 import { imapTransportSecurity, isStartTlsRefusal, STARTTLS_REFUSAL_HINT } from '../mail/imap-security.js';
 import { mailServerProblem } from '../mail/connection-problem.js';
@@ -168,8 +165,9 @@ export interface SyncReport {
   queued: number;
   parked: number;
   /**
-   * Of `parked`: unseen mail the first start held for a person ({@link firstStartHoldReason}); not mail parked for
-   * its size, which would have been parked whenever it came.
+   * Unseen mail the first start held for a person ({@link firstStartHoldReason}), counted in `queued`: the agent worker
+   * parks it unless its checks ignore it. Not mail parked for its size or as unreadable, which would have been parked
+   * whenever it came.
    */
   held: number;
   duplicates: number;
@@ -297,33 +295,6 @@ export function firstStartHoldReason(receivedAt: Date | string | undefined, firs
   const age = firstStartAt.getTime() - at.getTime();
   if (age <= answerHours * HOUR_MS && answerHours > 0) return undefined;
   return `${HELD_AT_FIRST_START}it arrived ${ageInWords(age)} earlier, on ${deskTime(at, timeZone)} (FIRST_START_ANSWER_HOURS=${answerHours}): ${decides}`;
-}
-
-/**
- * Whether the agent worker would take `raw` up at all, or ignore it as an automatic reply, a bounce, list mail, our
- * own mail… (undefined for input that is no mail, which ingest parks as unreadable whatever else). Judged as the agent
- * worker judges a new ticket first (`checkBeforeAgent` in jobs/answer-ticket.ts): {@link decideReply} over the reply
- * signals, subject and thread of the ticket ingest will store, with the same own mailboxes and spam header. The first
- * start holds only mail this says yes to: what it says no to ends as it would on any day (ignored, a bounce marking our
- * reply; a spam guard's request or SPAM_ACTION=park parked under its own reason), never with an agent run or a reply.
- */
-export async function wouldBeTakenUp(
-  raw: Buffer,
-  config: Pick<Config, 'MAX_EMAIL_BYTES' | 'SPAM_HEADER' | 'SPAM_HEADER_VALUE' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SUPPORT_GROUP_ADDRESSES' | 'AUTHSERV_ID'>,
-): Promise<boolean | undefined> {
-  let mail: InboundMail;
-  try {
-    mail = await parseInboundMail(raw, { maxBytes: config.MAX_EMAIL_BYTES, extraHeaders: replySignalHeaders(config) });
-  } catch (err) {
-    if (err instanceof MailParseError) return undefined;
-    throw err;
-  }
-  const mailboxes = ownMailboxesOf(config);
-  // The ticket as stored, not the parsed mail: the agent worker decides from what the ticket recorded.
-  const ticket = newTicket(ticketInputForMail(mail, raw, { rawRef: '', mailboxes }));
-  const signals = ticket.replySignals ?? mail;
-  const spamHeader = config.SPAM_HEADER ? { name: config.SPAM_HEADER, value: config.SPAM_HEADER_VALUE } : undefined;
-  return decideReply({ ...signals, subject: ticket.subject, inReplyTo: ticket.inReplyTo, references: ticket.references }, { ...mailboxes, spamHeader }).answer;
 }
 
 /** Most messages downloaded by one FETCH. */
@@ -762,7 +733,7 @@ export class MailboxSupervisor {
       const hours = this.config.FIRST_START_ANSWER_HOURS;
       this.log.info(
         { held: report.held, considered: report.considered, firstStartAnswerHours: hours },
-        `First start on ${this.config.IMAP_MAILBOX}: held ${report.held} of ${report.considered} unseen mails for a person (${hours > 0 ? `received more than ${hours} h before the start` : 'FIRST_START_ANSWER_HOURS=0'}): parked, not answered; see the review page or npm run review -- list. Old automatic replies, bounces and list mail are not held: they are ignored as on any day`,
+        `First start on ${this.config.IMAP_MAILBOX}: held ${report.held} of ${report.considered} unseen mails for a person (${hours > 0 ? `received more than ${hours} h before the start` : 'FIRST_START_ANSWER_HOURS=0'}) unless the checks ignore them: old automatic replies, bounces and list mail end ignored as on any day, the rest is parked, not answered; see the review page or npm run review -- list`,
       );
     }
   }
@@ -832,8 +803,8 @@ export class MailboxSupervisor {
   /**
    * Ingests (or parks) one message; returns true when it is to be marked done, false when it vanished before it
    * was downloaded. Throws to stop the sync with the message left unmarked. `hold`: why a person decides whether it
-   * gets an answer (the first start found it long unread); it is then parked, not queued, unless the agent worker would
-   * not take it up at all ({@link wouldBeTakenUp}).
+   * gets an answer (the first start found it long unread); recorded on its ticket, which the agent worker parks unless
+   * its checks ignore the mail.
    */
   private async processMessage(
     message: FetchMessageObject,
@@ -845,8 +816,8 @@ export class MailboxSupervisor {
     const size = message.size ?? 0;
     const envelope = message.envelope ?? {};
     let result: IngestResult;
-    // Whether the hold parked it: only a downloaded mail is held; one parked for its size (or from its envelope after
-    // failed ingests) would have been parked whenever it came.
+    // Whether its ticket records the hold: only a downloaded mail is held; one parked for its size (or from its envelope
+    // after failed ingests, or as unreadable) would have been parked whenever it came.
     let held = false;
     if (size > this.config.MAX_EMAIL_BYTES) {
       result = await this.redisStep(() => parkOversizeMessage(envelope, size, this.deps));
@@ -856,11 +827,8 @@ export class MailboxSupervisor {
       return false;
     } else {
       result = await this.ingestWithRetries(message, size, uidValidity, async () => {
-        // What the agent worker ignores on any day is not held: an unread backlog is mostly such mail.
-        // Nor is input that is no mail: ingest parks it as unreadable, which it would be whenever it came.
-        const holding = hold !== undefined && (await wouldBeTakenUp(source, this.config)) === true;
-        const ingested = await ingestMessage(source, this.deps, { noticedAt: report.startedAt, place: this.placeOf(message.uid), ...(holding ? { hold } : {}) });
-        held = holding && ingested.outcome === 'parked';
+        const ingested = await ingestMessage(source, this.deps, { noticedAt: report.startedAt, place: this.placeOf(message.uid), ...(hold !== undefined ? { hold } : {}) });
+        held = ingested.held === true;
         return ingested;
       });
     }

@@ -265,7 +265,7 @@ export interface RawMailSource {
  */
 export async function loadTicketAttachments(
   source: RawMailSource,
-  ticket: Pick<Ticket, 'id' | 'rawRef' | 'attachments'> & Partial<Pick<Ticket, 'reason' | 'history'>>,
+  ticket: Pick<Ticket, 'id' | 'rawRef' | 'attachments'> & Partial<Pick<Ticket, 'reason' | 'heldReason' | 'history'>>,
   numbers?: readonly number[],
 ): Promise<TicketAttachment[]> {
   if (ticket.attachments.length === 0 && !numbers?.length) return [];
@@ -291,8 +291,8 @@ export async function loadTicketAttachments(
  * Why a ticket without a raw copy cannot serve its attachments: a budget refused the copy (its reason or first note
  * says so; the mail itself stays in the mailbox), or the mail was never downloaded whole.
  */
-function notStoredMessage(ticket: Partial<Pick<Ticket, 'reason' | 'history'>>): string {
-  const refused = ticket.reason?.startsWith(RAW_NOT_KEPT) || ticket.history?.some((h) => h.note?.includes(RAW_NOT_KEPT));
+function notStoredMessage(ticket: Partial<Pick<Ticket, 'reason' | 'heldReason' | 'history'>>): string {
+  const refused = [ticket.heldReason, ticket.reason].some((r) => r?.startsWith(RAW_NOT_KEPT)) || ticket.history?.some((h) => h.note?.includes(RAW_NOT_KEPT));
   if (refused) {
     return "The raw copy of this mail was not kept (a raw-mail budget was spent when it arrived: see the ticket's reason or history), so its attachments cannot be opened here; the mail is still in the mailbox, and the ticket keeps only their names and sizes.";
   }

@@ -309,6 +309,14 @@ export interface Ticket {
    * recorded at ingest (src/mail/unreadable.ts): the agent worker parks the ticket with it instead of answering.
    */
   unreadable?: string;
+  /**
+   * Why a person, not the agent, decides whether this mail gets an answer, recorded at ingest: the poller's first start
+   * found it long unread (`held: …`), or a raw-mail budget kept no raw copy of it (`raw mail not kept: …`). The ticket
+   * starts `received` all the same, so the checks before the agent still ignore what they ignore on any day; where the
+   * limits and the agent would run, the agent worker parks it with this reason instead. Absent on other tickets, and
+   * on tickets stored before it existed (those were created `parked`).
+   */
+  heldReason?: string;
   /** The agent's full result (plan, subtasks, sources, usage); absent until the agent ran. */
   agent?: AgentResult;
   /** The reply text to send: the agent's answer, or a person's edit of it. */
@@ -411,6 +419,8 @@ export interface NewTicketInput {
   deliveryReport?: DeliveryReport;
   /** Why the agent cannot read the mail ({@link Ticket.unreadable}). */
   unreadable?: string;
+  /** Why a person decides whether the mail is answered ({@link Ticket.heldReason}). */
+  heldReason?: string;
 }
 
 /** Builds a new ticket (not yet stored) with its first history entry. */
@@ -453,6 +463,7 @@ export function newTicket(input: NewTicketInput, now: Date = new Date()): Ticket
   if (input.mailDate) ticket.mailDate = input.mailDate;
   if (input.deliveryReport) ticket.deliveryReport = input.deliveryReport;
   if (input.unreadable) ticket.unreadable = input.unreadable;
+  if (input.heldReason) ticket.heldReason = input.heldReason;
   return ticket;
 }
 

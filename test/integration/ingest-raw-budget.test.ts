@@ -1,9 +1,10 @@
 /**
  * What raw mail ingest leaves in Redis: at most RAW_MAIL_BYTES_PER_SENDER_PER_HOUR of one sender's mail (From, a
  * `+tag` folded), RAW_MAIL_BYTES_PER_DOMAIN_PER_HOUR of one organisation's domain (not a shared mail provider's), and
- * nothing past RAW_MAIL_REDIS_MEMORY_PERCENT of Redis's memory. A mail over a bound is stored as a parked ticket with
- * its text but without its raw copy and without a job, its reason naming the bound and where the mail still is. Real
- * redis-server, as the other ingest tests.
+ * nothing past RAW_MAIL_REDIS_MEMORY_PERCENT of Redis's memory. A mail over a bound is stored as a ticket with its
+ * text but without its raw copy, held for a person (`heldReason` naming the bound and where the mail still is), and
+ * its job is added so the checks before the agent still ignore what they ignore on any day (held-mail-checks.test.ts
+ * runs the agent worker on such tickets). Real redis-server, as the other ingest tests.
  */
 import { randomUUID } from 'node:crypto';
 import type { JobType } from 'bullmq';
@@ -85,16 +86,24 @@ async function jobsOf(deps: Harness) {
   return deps.queues.tickets.getJobs(ALL_JOB_STATES);
 }
 
-/** Checks a ticket whose raw mail was not kept: parked, the text on it, no raw copy, no job of its own. */
+/** Checks a ticket whose raw mail was not kept: held with the reason, the text on it, no raw copy, its job for the checks. */
 async function expectNotKept(deps: Harness, ticket: Ticket, reason: string | RegExp): Promise<void> {
-  expect(ticket.state).toBe('parked');
-  if (typeof reason === 'string') expect(ticket.reason).toBe(reason);
-  else expect(ticket.reason).toMatch(reason);
+  expect(ticket.state).toBe('received');
+  if (typeof reason === 'string') expect(ticket.heldReason).toBe(reason);
+  else expect(ticket.heldReason).toMatch(reason);
   expect(ticket.rawRef).toBeUndefined();
   expect(await redis.exists(rawKey(deps.prefix, ticket.id))).toBe(0);
   expect(ticket.question).toContain(QUESTION);
   expect(ticket.mailText).toContain(QUESTION);
-  expect((await jobsOf(deps)).map((j) => j.data.ticketId)).not.toContain(ticket.id);
+  // The agent worker decides from the signals the ticket records, not the raw mail.
+  expect(ticket.replySignals).toBeDefined();
+  expect((await jobsOf(deps)).map((j) => j.data.ticketId)).toContain(ticket.id);
+}
+
+/** Whether ingest kept the raw copy of a mail or held its ticket for a person without it. */
+async function fate(deps: Harness, result: { ticketId: string }): Promise<'kept' | 'held'> {
+  const ticket = await deps.store.require(result.ticketId);
+  return ticket.heldReason?.startsWith('raw mail not kept:') ? 'held' : 'kept';
 }
 
 interface BudgetCase {
@@ -154,10 +163,11 @@ describe('ingestMessage: raw mail per sender and per organisation domain per hou
       const result = await ingestMessage(raw, deps, { place: 'INBOX/7' });
       const ticket = await deps.store.require(result.ticketId);
       if (refused) {
-        expect(result, `mail ${i + 1}`).toEqual({ ticketId: ticket.id, outcome: 'parked', state: 'parked' });
+        expect(result, `mail ${i + 1}`).toEqual({ ticketId: ticket.id, outcome: 'queued', state: 'received' });
         await expectNotKept(deps, ticket, refused);
       } else {
         expect(result.outcome, `mail ${i + 1}: ${ticket.reason ?? ''}`).toBe('queued');
+        expect(ticket.heldReason, `mail ${i + 1}`).toBeUndefined();
         expect((await loadRaw(redis, deps.prefix, ticket.id))?.equals(raw), `mail ${i + 1}`).toBe(true);
       }
     }
@@ -165,31 +175,34 @@ describe('ingestMessage: raw mail per sender and per organisation domain per hou
 
   it("lets a customer's several large mails through with the defaults, and keeps no more than 64 MB of one sender's in an hour", async () => {
     const deps = harness();
-    const outcomes: string[] = [];
-    for (let i = 0; i < 8; i++) outcomes.push((await ingestMessage(mail('mallory@evil-co.example', 9 * MiB), deps)).outcome);
-    expect(outcomes).toEqual([...Array<string>(7).fill('queued'), 'parked']);
-    const parked = (await deps.store.list({ state: 'parked', limit: 10 })).tickets;
-    expect(parked).toHaveLength(1);
+    const fates: string[] = [];
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const result = await ingestMessage(mail('mallory@evil-co.example', 9 * MiB), deps);
+      ids.push(result.ticketId);
+      fates.push(await fate(deps, result));
+    }
+    expect(fates).toEqual([...Array<string>(7).fill('kept'), 'held']);
     // Without a place from the caller the reason still says the mail stays in the mailbox, and names it.
-    await expectNotKept(deps, parked[0]!, /^raw mail not kept: 63 MB from this sender in the last hour, and this mail is 9 MB \(RAW_MAIL_BYTES_PER_SENDER_PER_HOUR is 64 MB\); the mail is still in the mailbox \(Message-ID <[^>]+@customer\.example>\)$/);
+    await expectNotKept(deps, await deps.store.require(ids[7]!), /^raw mail not kept: 63 MB from this sender in the last hour, and this mail is 9 MB \(RAW_MAIL_BYTES_PER_SENDER_PER_HOUR is 64 MB\); the mail is still in the mailbox \(Message-ID <[^>]+@customer\.example>\)$/);
     expect(await redis.keys(`${deps.prefix}:raw:*`)).toHaveLength(7);
   });
 
   it('frees the budget as the hour passes: a sliding window, not a fixed hour', async () => {
     const deps = harness({ RAW_MAIL_BYTES_PER_SENDER_PER_HOUR: String(2 * MiB) });
     const from = 'a@corp.example';
-    expect((await ingestMessage(mail(from, MiB), deps)).outcome).toBe('queued');
+    expect(await fate(deps, await ingestMessage(mail(from, MiB), deps))).toBe('kept');
     deps.clock.at += 30 * 60_000;
-    expect((await ingestMessage(mail(from, MiB), deps)).outcome).toBe('queued');
+    expect(await fate(deps, await ingestMessage(mail(from, MiB), deps))).toBe('kept');
     deps.clock.at += 20 * 60_000;
-    expect((await ingestMessage(mail(from, MiB), deps)).outcome).toBe('parked');
+    expect(await fate(deps, await ingestMessage(mail(from, MiB), deps))).toBe('held');
     // The first mail is an hour old: its megabyte is free again, the second's is not.
     deps.clock.at += 11 * 60_000;
-    expect((await ingestMessage(mail(from, MiB), deps)).outcome).toBe('queued');
-    expect((await ingestMessage(mail(from, MiB), deps)).outcome).toBe('parked');
+    expect(await fate(deps, await ingestMessage(mail(from, MiB), deps))).toBe('kept');
+    expect(await fate(deps, await ingestMessage(mail(from, MiB), deps))).toBe('held');
   });
 
-  it('counts a mail once however often it is ingested, and makes one ticket and no job of a refused one', async () => {
+  it('counts a mail once however often it is ingested, and makes one ticket and one job of a refused one', async () => {
     const deps = harness({ RAW_MAIL_BYTES_PER_SENDER_PER_HOUR: String(2 * MiB) });
     const first = mail('a@corp.example', MiB);
     expect((await ingestMessage(first, deps)).outcome).toBe('queued');
@@ -198,20 +211,27 @@ describe('ingestMessage: raw mail per sender and per organisation domain per hou
 
     const over = mail('a@corp.example', MiB);
     const refused = await ingestMessage(over, deps, { place: 'INBOX/9' });
-    expect(refused.outcome).toBe('parked');
-    expect(await ingestMessage(over, deps, { place: 'INBOX/9' })).toEqual({ ticketId: refused.ticketId, outcome: 'duplicate', state: 'parked' });
+    expect(await fate(deps, refused)).toBe('held');
+    expect(await ingestMessage(over, deps, { place: 'INBOX/9' })).toEqual({ ticketId: refused.ticketId, outcome: 'duplicate', state: 'received' });
     const jobs = await jobsOf(deps);
-    expect(jobs).toHaveLength(2);
-    expect(jobs.map((j) => j.data.ticketId)).not.toContain(refused.ticketId);
+    expect(jobs).toHaveLength(3);
+    expect(jobs.filter((j) => j.data.ticketId === refused.ticketId)).toHaveLength(1);
     // The readers of raw mail say it is not stored instead of failing: the attachments download, here.
     const ticket = await deps.store.require(refused.ticketId);
     await expect(loadTicketAttachments({ redis, prefix: deps.prefix }, { ...ticket, attachments: [{ contentType: 'application/pdf', size: 1, filename: 'a.pdf' }] })).rejects.toBeInstanceOf(AttachmentUnavailableError);
   });
 
-  it.each<{ name: string; raw: (from: string) => Buffer; options: IngestOptions; reason: RegExp }>([
-    { name: 'held at the first start', raw: (from) => mail(from, MiB), options: { hold: 'held: no sync state for this mailbox yet; a person decides' }, reason: /^held: no sync state/ },
-    { name: 'unreadable (no mail at all)', raw: () => Buffer.concat([Buffer.from('\r\n \r\n'), Buffer.alloc(MiB, 0x20)]), options: {}, reason: /^unreadable mail: / },
-  ])('a mail parked anyway ($name) keeps its reason; the note says its raw copy was not kept', async ({ raw, options, reason }) => {
+  it.each<{ name: string; raw: (from: string) => Buffer; options: IngestOptions; state: string; reason: (t: Ticket) => string | undefined; pattern: RegExp }>([
+    {
+      name: 'held at the first start',
+      raw: (from) => mail(from, MiB),
+      options: { hold: 'held: no sync state for this mailbox yet; a person decides' },
+      state: 'received',
+      reason: (t) => t.heldReason,
+      pattern: /^held: no sync state/,
+    },
+    { name: 'unreadable (no mail at all)', raw: () => Buffer.concat([Buffer.from('\r\n \r\n'), Buffer.alloc(MiB, 0x20)]), options: {}, state: 'parked', reason: (t) => t.reason, pattern: /^unreadable mail: / },
+  ])('a mail held or parked anyway ($name) keeps its reason; the note says its raw copy was not kept', async ({ raw, options, state, reason, pattern }) => {
     const deps = harness({ RAW_MAIL_BYTES_PER_SENDER_PER_HOUR: String(MiB) });
     const from = 'a@corp.example';
     // Mail without a From shares one budget: spend both that one and a@'s.
@@ -219,8 +239,8 @@ describe('ingestMessage: raw mail per sender and per organisation domain per hou
     await ingestMessage(mail('', MiB - 2048), deps);
     const result = await ingestMessage(raw(from), deps, { ...options, place: 'INBOX/3' });
     const ticket = await deps.store.require(result.ticketId);
-    expect(ticket.state).toBe('parked');
-    expect(ticket.reason).toMatch(reason);
+    expect(ticket.state).toBe(state);
+    expect(reason(ticket)).toMatch(pattern);
     expect(ticket.rawRef).toBeUndefined();
     expect(await redis.exists(rawKey(deps.prefix, ticket.id))).toBe(0);
     expect(ticket.history[0]?.note).toMatch(/raw mail not kept: .* the mail is still in the mailbox, INBOX\/3/);
@@ -228,7 +248,7 @@ describe('ingestMessage: raw mail per sender and per organisation domain per hou
 });
 
 describe('ingestMessage: raw mail and the memory Redis may use', () => {
-  it('parks a mail without its raw copy when keeping it would take Redis past RAW_MAIL_REDIS_MEMORY_PERCENT of its maxmemory', async () => {
+  it('holds a mail without its raw copy when keeping it would take Redis past RAW_MAIL_REDIS_MEMORY_PERCENT of its maxmemory', async () => {
     const deps = harness({ RAW_MAIL_REDIS_MEMORY_PERCENT: '50', MAX_EMAIL_BYTES: String(64 * MiB) });
     const used = Number(/^used_memory:(\d+)/m.exec(await redis.info('memory'))![1]);
     // Raw mail may bring Redis to used + 12 MiB: half of this maxmemory. Redis's own buffers (a client's query buffer
@@ -237,14 +257,14 @@ describe('ingestMessage: raw mail and the memory Redis may use', () => {
     try {
       expect((await ingestMessage(mail('a@corp.example', MiB), deps)).outcome).toBe('queued');
       const refused = await ingestMessage(mail('b@corp.example', 16 * MiB), deps, { place: 'INBOX/12' });
-      expect(refused.outcome).toBe('parked');
+      expect(await fate(deps, refused)).toBe('held');
       await expectNotKept(
         deps,
         await deps.store.require(refused.ticketId),
         /^raw mail not kept: Redis uses [\d.]+ MB, and this 16 MB mail would take it past [\d.]+ MB, RAW_MAIL_REDIS_MEMORY_PERCENT \(50%\) of its maxmemory \([\d.]+ MB\): give Redis more memory \(README, Redis memory\); the mail is still in the mailbox, INBOX\/12$/,
       );
       // A small mail still fits.
-      expect((await ingestMessage(mail('c@corp.example', 64 * 1024), deps)).outcome).toBe('queued');
+      expect(await fate(deps, await ingestMessage(mail('c@corp.example', 64 * 1024), deps))).toBe('kept');
     } finally {
       await redis.config('SET', 'maxmemory', '0');
     }
@@ -256,17 +276,17 @@ describe('ingestMessage: raw mail and the memory Redis may use', () => {
     await redis.config('SET', 'maxmemory', String(64 * MiB));
     try {
       const cases: Array<{ from: string; size: number; outcome: string; reason?: RegExp }> = [
-        { from: 'small@corp.example', size: 390, outcome: 'queued' },
-        ...Array.from({ length: 4 }, () => ({ from: 'small@corp.example', size: 255 * 1024, outcome: 'queued' })),
-        { from: 'large@corp.example', size: 256 * 1024 + 1024, outcome: 'parked', reason: /^raw mail not kept: Redis uses .*RAW_MAIL_REDIS_MEMORY_PERCENT \(1%\)/ },
+        { from: 'small@corp.example', size: 390, outcome: 'kept' },
+        ...Array.from({ length: 4 }, () => ({ from: 'small@corp.example', size: 255 * 1024, outcome: 'kept' })),
+        { from: 'large@corp.example', size: 256 * 1024 + 1024, outcome: 'held', reason: /^raw mail not kept: Redis uses .*RAW_MAIL_REDIS_MEMORY_PERCENT \(1%\)/ },
         // The small mails' sender has its hour spent (390 B + 5 × 255 KB > 1 MiB): the sender's budget refuses it.
-        { from: 'small@corp.example', size: 255 * 1024, outcome: 'parked', reason: /^raw mail not kept: [\d.]+ KB from this sender in the last hour/ },
+        { from: 'small@corp.example', size: 255 * 1024, outcome: 'held', reason: /^raw mail not kept: [\d.]+ KB from this sender in the last hour/ },
       ];
       for (const [i, { from, size, outcome, reason }] of cases.entries()) {
         const result = await ingestMessage(mail(from, size), deps);
         const ticket = await deps.store.require(result.ticketId);
-        expect(result.outcome, `mail ${i + 1}: ${ticket.reason ?? ''}`).toBe(outcome);
-        if (reason) expect(ticket.reason, `mail ${i + 1}`).toMatch(reason);
+        expect(await fate(deps, result), `mail ${i + 1}: ${ticket.heldReason ?? ''}`).toBe(outcome);
+        if (reason) expect(ticket.heldReason, `mail ${i + 1}`).toMatch(reason);
         else expect(await loadRaw(redis, deps.prefix, ticket.id), `mail ${i + 1}`).toBeDefined();
       }
     } finally {
@@ -280,8 +300,8 @@ describe('ingestMessage: raw mail and the memory Redis may use', () => {
     try {
       await expect(limited.info('memory')).rejects.toThrow(/NOPERM/);
       const deps = { ...harness({ RAW_MAIL_BYTES_PER_SENDER_PER_HOUR: String(MiB) }), redis: limited };
-      expect((await ingestMessage(mail('a@corp.example', MiB), deps)).outcome).toBe('queued');
-      expect((await ingestMessage(mail('a@corp.example', MiB), deps)).outcome).toBe('parked');
+      expect(await fate(deps, await ingestMessage(mail('a@corp.example', MiB), deps))).toBe('kept');
+      expect(await fate(deps, await ingestMessage(mail('a@corp.example', MiB), deps))).toBe('held');
     } finally {
       await closeAll(limited);
       await redis.call('ACL', 'DELUSER', 'no-info');

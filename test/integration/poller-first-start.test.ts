@@ -1,9 +1,9 @@
 /**
  * The poller's first start against an existing support mailbox, the whole pipeline in one process (real Dovecot,
  * redis-server and SMTP receiver, the scripted model over HTTP): unseen mail the server received long before the
- * first start is ticketed but parked for a person, with no agent run and no reply, while recent unseen mail is
- * answered as always. Only mail that would be answered is held: the auto-replies, bounces and list mail an unread
- * backlog is mostly made of are ignored as on any day. Only the first start holds mail: after a UIDVALIDITY change, or
+ * first start is ticketed and held for a person: the checks before the agent run on it as on any day, so the
+ * auto-replies, bounces and list mail an unread backlog is mostly made of are ignored, and the rest is parked with no
+ * agent run and no reply, while recent unseen mail is answered as always. Only the first start holds mail: after a UIDVALIDITY change, or
  * on a restart with sync state, unseen mail is what arrived while the poller was away and is answered.
  */
 import { randomUUID } from 'node:crypto';
@@ -12,14 +12,13 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
-import { answerJobId } from '../../src/queues/job-options.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { closeAll, createQueues } from '../../src/queues/registry.js';
 import { ticketMessageId } from '../../src/mail/ingest.js';
 import { ignoreKindOf } from '../../src/mail/classify.js';
 import { MailboxSupervisor, mailboxStateKey } from '../../src/runtime/poller.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
-import { jobGeneration, ticketIdFor } from '../../src/tickets/ticket.js';
+import { ticketIdFor } from '../../src/tickets/ticket.js';
 import {
   buildMail,
   customerMessageId,
@@ -184,9 +183,9 @@ describe('the first start of the poller on a mailbox with old unseen mail', () =
     // The whole mail is kept, so a person can read it and let the agent draft a reply (rerun) after all.
     expect(held.question).toBe(OLD_QUESTION);
     expect(held.rawRef).toBeTruthy();
-    expect(held.history.map((h) => h.to)).toEqual(['parked']);
-    const tickets = (await running.services.queues()).tickets;
-    expect(await tickets.getJob(answerJobId(held.id, jobGeneration(held)))).toBeUndefined();
+    // Parked by the agent worker's checks, before the limits and the agent: no run was counted or started.
+    expect(held.history.map((h) => h.to)).toEqual(['received', 'parked']);
+    expect(held.heldReason).toBe(held.reason);
     expect(modelSaw(OLD_QUESTION)).toBe(false);
     expect(modelSaw(NEW_QUESTION)).toBe(true);
     expect(repliesTo(old.messageId)).toBe(0);
@@ -217,7 +216,7 @@ describe('the first start of the poller on a mailbox with old unseen mail', () =
     expect(modelSaw(OLD_QUESTION)).toBe(true);
   });
 
-  it('ignores the old auto-replies, list mail and bounces it finds as on any day, and holds only what would be answered', async () => {
+  it('ignores the old auto-replies, list mail and bounces it finds as on any day, and parks only what would be answered', async () => {
     const { mailbox, config, old } = await mailboxWithBacklog();
     // The agent worker and the sender only: the poller's first start comes once the backlog is complete.
     const running = await startRoles(config);
@@ -275,9 +274,10 @@ describe('the first start of the poller on a mailbox with old unseen mail', () =
     await waitFor(() => lines.find((l) => l.msg.startsWith('First start on ')), 'the first start\'s info line');
     const firstStart = lines.filter((l) => l.msg.startsWith('First start on '));
     expect(firstStart).toHaveLength(1);
-    // The old question only: the recent one is answered, the unreadable one parked for being unreadable.
-    expect(firstStart[0]).toMatchObject({ level: 30, held: 1 });
-    expect(firstStart[0]!.msg).toMatch(/held 1 of 6 unseen mails for a person/);
+    // Every old mail but the unreadable one (parked for being unreadable whenever it came) is held unless the checks
+    // ignore it, which they decide later: the line says so. The recent one is answered.
+    expect(firstStart[0]).toMatchObject({ level: 30, held: 4 });
+    expect(firstStart[0]!.msg).toMatch(/held 4 of 6 unseen mails for a person \(received more than 24 h before the start\) unless the checks ignore them: /);
   });
 
   it('with FIRST_START_ANSWER_HOURS=0 holds all of it, and says in one info line how many it held', async () => {
@@ -288,6 +288,9 @@ describe('the first start of the poller on a mailbox with old unseen mail', () =
     const oversizeAt = new Date(Date.now() - 120 * DAY_MS);
     const oversize = buildMail({ messageId: oversizeId, from: 'Log Sender <logs@customer.example>', subject: 'ログ', body: 'log line\n'.repeat(10_000), date: oversizeAt.toUTCString() });
     await appendReceivedAt(mailbox, oversize, oversizeAt);
+    // The agent worker runs the checks that park what the first start held.
+    const running = await startRoles(config);
+    cleanups.push(() => running.stop());
     const redis = await connectProducer(servers.redis.url);
     const queues = createQueues(redis, config.QUEUE_PREFIX);
     const store = new TicketStore(redis, { prefix: config.QUEUE_PREFIX });
@@ -307,14 +310,15 @@ describe('the first start of the poller on a mailbox with old unseen mail', () =
     // The next sync (the state is written after the first) takes nothing again and logs no second line.
     expect(await supervisor.syncNow()).toMatchObject({ mode: 'incremental', considered: 0 });
     for (const messageId of [old.messageId, recent.messageId]) {
-      const ticket = await store.require(ticketIdFor(messageId));
+      const ticket = await waitForState(store, ticketIdFor(messageId), FINAL, 30_000);
       expect(ticket.state).toBe('parked');
       expect(ticket.reason).toMatch(/FIRST_START_ANSWER_HOURS=0\): a person decides whether it still needs an answer$/);
+      expect(ticket.history.some((h) => h.to === 'processing')).toBe(false);
     }
+    expect(modelSaw(OLD_QUESTION) || modelSaw(NEW_QUESTION)).toBe(false);
     const parkedForSize = await store.require(ticketIdFor(oversizeId));
     expect(parkedForSize.state).toBe('parked');
     expect(parkedForSize.reason).not.toMatch(/^held/);
-    expect(await queues.tickets.getJobCounts()).toMatchObject({ waiting: 0, active: 0, delayed: 0, completed: 0 });
     const firstStart = lines.filter((l) => l.msg.startsWith('First start on '));
     expect(firstStart).toHaveLength(1);
     expect(firstStart[0]).toMatchObject({ level: 30, held: 2 });

@@ -204,7 +204,7 @@ describe('GET /tickets/:id/attachments/:n', () => {
     const raw = mail(multipart('multipart/mixed', [textPart('attached'), file('application/pdf', 'name="big.pdf"', Buffer.concat([PDF, randomBytes(1024 * 1024)]))]));
     const config = { ...d.config, RAW_MAIL_BYTES_PER_SENDER_PER_HOUR: 1024 * 1024 };
     const { ticketId } = await ingestMessage(raw, { redis: harness.redis(), store: d.store, ticketsQueue: d.queues.tickets, prefix: d.prefix, config });
-    expect((await d.store.require(ticketId)).reason).toMatch(/^raw mail not kept:/);
+    expect((await d.store.require(ticketId)).heldReason).toMatch(/^raw mail not kept:/);
     const res = await get(d, `/tickets/${ticketId}/attachments/1`);
     expect(res.status).toBe(404);
     const text = await res.text();
