@@ -1,7 +1,8 @@
 /**
  * `npm run review -- <command>`: the operator's view of the tickets from a terminal.
  *
- * - `list [--state S] [--limit N] [--json]`: newest first; a table, or one JSON array.
+ * - `list [--state S] [--limit N] [--json]`: parked tickets oldest first, as the review page lists them (the customer
+ *   who waited longest on top); any other state, or all together, newest first. A table, or one JSON array.
  * - `show <id> [--json] [--save-attachments DIR]`: question, attachments, draft, plan, subtasks with their answers and
  *   reflection advice, sources and history; `--json` prints the whole ticket. `--save-attachments` writes the mail's
  *   attachments, read from its stored raw mail, into DIR under safe names, never over a file already there.
@@ -171,9 +172,15 @@ async function findTicket(store: TicketStore, redis: Redis, ref: string): Promis
 
 const program = new Command('review').description('Review, approve and reject tickets').showHelpAfterError();
 
+/** The `limit` parked tickets that waited longest, oldest first (the review page's order), and how many are parked. */
+async function longestWaiting(store: TicketStore, limit: number): Promise<{ tickets: Ticket[]; total: number }> {
+  const [ids, counts] = await Promise.all([store.idsCreatedBefore('parked', Number.MAX_SAFE_INTEGER, limit), store.countByState()]);
+  return { tickets: await store.getMany(ids), total: counts.parked };
+}
+
 program
   .command('list')
-  .description('List tickets, newest first')
+  .description('List tickets: parked tickets oldest first, as the review page lists them; any other state, or all together, newest first')
   .addOption(new Option('--state <state>', 'only tickets in this state').choices([...TICKET_STATES]))
   .option('--limit <n>', 'at most this many (1–500)', '50')
   .option('--json', 'print one JSON array')
@@ -183,7 +190,7 @@ program
       if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new CliError('--limit must be a whole number from 1 to 500', 2);
       const state = opts.state && isTicketState(opts.state) ? opts.state : undefined;
       await withStore(ctx, async ({ store, redis }) => {
-        const page = await produce(redis, () => store.list({ limit, ...(state ? { state } : {}) }));
+        const page = await produce(redis, () => (state === 'parked' ? longestWaiting(store, limit) : store.list({ limit, ...(state ? { state } : {}) })));
         ctx.print(opts.json ? JSON.stringify(page.tickets.map(summarize)) : terminalSafe(formatTable(page.tickets, page.total)));
       });
     });

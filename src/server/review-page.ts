@@ -223,9 +223,17 @@ async function listedPage(store: TicketStore, state: Ticket['state'], order: Lis
  * (the operator works through the queue without going back to the list), else the list.
  */
 async function afterDecision(store: TicketStore, done: (typeof DONE_VALUES)[number], decided: string): Promise<string> {
-  // Two ids: the decided ticket may still be parked (a refused race) and first in line.
-  const next = (await store.idsCreatedBefore('parked', ANY_TIME, 2)).find((id) => id !== decided);
+  const next = await nextToReview(store, decided);
   return next ? `/tickets/${next}?done=${done}&ticket=${decided}` : `/?done=${done}&ticket=${decided}`;
+}
+
+/**
+ * The ticket the review flow opens next: the longest-waiting parked one other than `decided`. The start page's first
+ * tab stop leads there too, so the keyboard and the flow agree on where the queue starts.
+ */
+async function nextToReview(store: TicketStore, decided?: string): Promise<string | undefined> {
+  // Two ids: the decided ticket may still be parked (a refused race) and first in line.
+  return (await store.idsCreatedBefore('parked', ANY_TIME, 2)).find((id) => id !== decided);
 }
 
 /**
@@ -265,12 +273,13 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
       if (only && reference?.tickets.length === 1 && !reference.more) return { status: 303, location: `/tickets/${only.id}` };
       const scanLimit = deps.searchScanLimit ?? SEARCH_SCAN_LIMIT;
       const counts = await deps.store.countByState();
-      const [list, flash, problems, bounced, found] = await Promise.all([
+      const [list, flash, problems, bounced, found, next] = await Promise.all([
         searching ? { tickets: [], total: counts[state] } : listedPage(deps.store, state, order, page, counts[state]),
         flashFor(done, ticket, deps.store),
         deps.deploymentProblems?.() ?? [],
         searching || state !== 'parked' ? undefined : deps.store.bouncedReplies(BOUNCED_SHOWN),
         searching ? searchTickets(deps.store, { text: q, skip, scanLimit, resultLimit: SEARCH_RESULTS_SHOWN }) : undefined,
+        counts.parked > 0 ? nextToReview(deps.store) : undefined,
       ]);
       const laterMail = !searching && state === 'parked' ? await laterMailCounts(deps, list.tickets) : undefined;
       return {
@@ -292,6 +301,7 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
           timeZone: deps.timeZone,
           search: found && q !== undefined ? { text: q, result: found, scanLimit, resultLimit: SEARCH_RESULTS_SHOWN, reference } : undefined,
           laterMail,
+          nextToReview: next,
         }),
       };
     },

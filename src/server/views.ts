@@ -34,7 +34,7 @@ import { MAX_SEARCH_CHARS, type TicketReference, type TicketSearchResult } from 
 type Section = 'review' | 'knowledge' | 'insights' | 'none';
 
 /** The page frame: head, navigation bar and `body`. */
-export function layout(options: { title: string; user: string | undefined; section?: Section; body: SafeHtml }): SafeHtml {
+export function layout(options: { title: string; user: string | undefined; section?: Section; body: SafeHtml; firstStop?: SafeHtml | null }): SafeHtml {
   const current = (s: Section) => (options.section === s ? 'current' : undefined);
   return html`<!doctype html>
 <html lang="en">
@@ -48,6 +48,7 @@ export function layout(options: { title: string; user: string | undefined; secti
 <header class="top">
   <span class="brand">helpdesk-worker</span>
   <nav>
+    ${options.firstStop ?? null}
     <a href="/" class="${current('review')}">Review</a>
     <a href="/knowledge" class="${current('knowledge')}">Knowledge</a>
     <a href="/insights" class="${current('insights')}">Insights</a>
@@ -270,6 +271,8 @@ export interface TicketListView {
   search?: TicketSearchView | undefined;
   /** How many mails each listed ticket's conversation received after it (tickets with none left out). */
   laterMail?: ReadonlyMap<string, number> | undefined;
+  /** The id of the ticket the review flow opens next (the longest-waiting parked one), if any waits. */
+  nextToReview?: string | undefined;
 }
 
 /** A search on the start page: what was typed, and what was found how far back. */
@@ -408,8 +411,15 @@ export function renderTicketList(view: TicketListView): SafeHtml {
         ? html`<span class="chip current">${state} <b>${n}</b></span>`
         : html`<a class="chip" href="${stateListPath(state)}">${state} <b>${n}</b></a>`,
     );
-  const rows = view.tickets.map(
-    (t) => html`<tr>
+  const rows = view.tickets.map((t) =>
+    listed === 'sent'
+      ? html`<tr>
+      <td class="nowrap small">${t.outbound?.sentAt ? timeTag(t.outbound.sentAt, view.timeZone) : 'no time recorded'}</td>
+      ${senderCell(t)}
+      ${subjectCell(t)}
+      <td class="text">${howSent(t)}</td>
+    </tr>`
+      : html`<tr>
       <td class="age" title="${exactTime(t.createdAt, view.timeZone)}">${formatDuration(view.now.getTime() - Date.parse(t.createdAt))}</td>
       ${senderCell(t)}
       ${subjectCell(t, view.laterMail?.get(t.id))}
@@ -433,7 +443,25 @@ ${view.search ? renderSearchResults(view.search, view.timeZone) : listed === 'pa
     user: view.user,
     section: 'review',
     body: html`${body}${view.search ? null : renderBouncedReplies(view.bounced, view.now, view.timeZone)}`,
+    firstStop: nextToReviewLink(view.nextToReview),
   });
+}
+
+/**
+ * The start page's first tab stop: the ticket the review flow opens next, so a keyboard reaches it with one Tab
+ * instead of passing the menu, the state counts, the search and the reindex button.
+ */
+function nextToReviewLink(ticketId: string | undefined): SafeHtml | null {
+  // To its reply form: the decision the flow is about, where the page puts the cursor anyway.
+  return ticketId ? html`<a href="/tickets/${ticketId}#reply" class="next-to-review">Review the oldest waiting ticket</a>` : null;
+}
+
+/** How a sent reply went out: without a person, or approved by whom (the sender's record, else the history). */
+function howSent(ticket: Ticket): string {
+  const out = ticket.outbound;
+  if (out?.autoSubmitted) return 'sent automatically';
+  const approver = out?.approvedBy ?? approverOf(ticket);
+  return approver ? `approved by ${approver}` : 'approved by a person';
 }
 
 /** The start page's list of a state's tickets: `/` for the parked ones, `/?state=<state>` for the others. */
@@ -473,8 +501,8 @@ function renderStateList(view: TicketListView, state: TicketState, rows: readonl
   ${
     rows.length > 0
       ? html`<table class="list">
-    <colgroup><col class="age"><col class="from"><col class="subject"><col></colgroup>
-    <thead><tr><th>Age</th><th>From</th><th>Subject</th><th>${reasonLabel(state)}</th></tr></thead>
+    <colgroup><col class="${state === 'sent' ? 'when' : 'age'}"><col class="from"><col class="subject"><col></colgroup>
+    <thead><tr>${state === 'sent' ? html`<th>Sent</th><th>From</th><th>Subject</th><th>How it went out</th>` : html`<th>Age</th><th>From</th><th>Subject</th><th>${reasonLabel(state)}</th>`}</tr></thead>
     <tbody>${rows}</tbody>
   </table>`
       : html`<p class="empty">No ${state} tickets.</p>`
@@ -961,7 +989,7 @@ function renderSubmitted(submitted: SubmittedText | undefined): SafeHtml | null 
   if (!submitted?.text.trim()) return null;
   return html`<section class="card">
   <h2>${submitted.label} as you submitted it</h2>
-  <p class="small muted">It was not sent and not saved. Copy it before you reload the ticket, then decide again on what the page shows now.</p>
+  <p class="small muted">It was not sent and not saved. Copy it before you reload the ticket if you still need it: the message above says what is left to decide.</p>
   <textarea id="submitted" readonly rows="${draftRows(submitted.text)}" aria-label="${submitted.label} as you submitted it">${submitted.text}</textarea>
 </section>`;
 }

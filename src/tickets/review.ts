@@ -19,8 +19,9 @@ import { produce } from '../queues/connection.js';
 import { createLogger } from '../logger.js';
 import { answerTicketJob, proposeLearnedAnswerJob, sendReplyJob, type JobTuning } from '../queues/job-options.js';
 import type { Queues } from '../queues/registry.js';
+import { deskTimeZone } from './local-day.js';
 import { approvalRecord } from './outcome.js';
-import { IllegalTransitionError, TICKET_ID_PATTERN, describeBounce, jobGeneration, type Acknowledgement, type Ticket, type TicketPatch, type TicketState } from './ticket.js';
+import { IllegalTransitionError, TICKET_ID_PATTERN, describeBounce, jobGeneration, type Acknowledgement, type HistoryEntry, type Ticket, type TicketPatch, type TicketState } from './ticket.js';
 import { TicketConflictError, TicketNotFoundError, type ConversationEntry, type TicketStore } from './ticket-store.js';
 
 /** Longest reply an operator may store; far beyond any real mail, small enough to keep one ticket document bounded. */
@@ -75,6 +76,8 @@ export function operatorActor(operator: string): string {
 }
 
 const OPERATOR_PREFIX = 'operator:';
+/** The history note of an approval whose reply the operator changed. */
+const EDITED_APPROVAL_NOTE = 'approved with an edited reply';
 
 /**
  * The operator of the latest approval by a person in a ticket's history, if any. Only a person's entry counts: the
@@ -435,8 +438,16 @@ function unverifiedSenderRefusal(why: string): ReviewRefusal {
   };
 }
 
-/** The refusal of a decision taken on a page that no longer shows the ticket as it is. */
-function changedSince(ticket: Ticket): ReviewRefusal {
+/**
+ * The refusal of a decision taken on a page that no longer shows the ticket as it is. When a person decided since
+ * (`seen`: the history length the page showed; without it, the last decision), it names who, when and how, and
+ * whether anything is left to decide: a second operator must not think their approval is still wanted.
+ */
+function changedSince(ticket: Ticket, seen?: number): ReviewRefusal {
+  const decision = ticket.history.slice(seen ?? 0).findLast((h) => h.from === 'parked' && h.actor.startsWith(OPERATOR_PREFIX));
+  if (decision) {
+    return { outcome: 'conflict', message: `The ticket changed since you opened it: ${describeDecision(decision)}; ${whatIsLeft(ticket)}.`, state: ticket.state };
+  }
   const last = ticket.history.at(-1);
   const why = ticket.reason ?? last?.note;
   return {
@@ -444,6 +455,61 @@ function changedSince(ticket: Ticket): ReviewRefusal {
     message: `The ticket changed since you opened it: it is now ${ticket.state}${why ? ` (${why})` : ''}${last ? `, last changed by ${last.actor}` : ''}. Reload it and decide again.`,
     state: ticket.state,
   };
+}
+
+/** A person's decision on a parked ticket: `approved by alice at 2026-03-03 10:02 GMT+9 with a reply of its own`. */
+function describeDecision(entry: HistoryEntry): string {
+  const by = `by ${entry.actor.slice(OPERATOR_PREFIX.length)} at ${deskTime(entry.at)}`;
+  switch (entry.to) {
+    case 'approved':
+      return `approved ${by} ${entry.note === EDITED_APPROVAL_NOTE ? 'with a reply of its own' : 'with the draft as it was'}`;
+    case 'rejected':
+      return `rejected ${by}${entry.note ? ` (${entry.note})` : ''}`;
+    case 'processing':
+      return `sent back to the agent for a new draft ${by}`;
+    default:
+      return `${entry.to} ${by}`;
+  }
+}
+
+/** What the ticket's state leaves to the operator whose decision came too late. */
+function whatIsLeft(ticket: Ticket): string {
+  switch (ticket.state) {
+    case 'approved':
+    case 'sending':
+      return 'it is being sent — nothing left to decide here';
+    case 'sent':
+      return 'it was sent — nothing left to decide here';
+    case 'rejected':
+      return 'nothing is sent — nothing left to decide here';
+    case 'processing':
+      return 'the agent is writing a new draft: open it again once it is parked';
+    case 'parked':
+      return `it is parked again${ticket.reason ? ` (${ticket.reason})` : ''}: reload it and decide again`;
+    default:
+      return `it is now ${ticket.state}: reload it to see what is left`;
+  }
+}
+
+// One formatter per zone: the process has one zone, tests a handful.
+const deskTimeFormats = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * `iso` as the review page writes a time (src/server/views.ts `localTime`: `2026-03-03 10:02 GMT+9`), in the desk's
+ * zone, which is the page's unless the dashboard was given another; `iso` itself when it is no date.
+ */
+function deskTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const zone = deskTimeZone();
+  let format = deskTimeFormats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' });
+    deskTimeFormats.set(zone, format);
+  }
+  const parts = format.formatToParts(date);
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')} ${part('timeZoneName')}`;
 }
 
 /** True when the entry right after the `seen` ones is an approval: the one a repeated submit of that page made. */
@@ -497,14 +563,13 @@ async function approveOnce(deps: ReviewDeps, request: ApproveRequest, mayRetry: 
   if (!ticket) return { outcome: 'not-found', message: `Ticket ${request.ticketId} not found` };
 
   if (ticket.state === 'approved') {
-    if (reply !== undefined && reply !== ticket.draft) {
-      return { outcome: 'conflict', message: 'The ticket is already approved; its reply can no longer be edited', state: ticket.state };
-    }
+    // Another operator's approval, with another reply than this one, reads as "approved by … with a reply of its own".
+    if (reply !== undefined && reply !== ticket.draft) return changedSince(ticket, request.seen);
     // The same decision submitted twice (a double click, a retry): the approval right after what the page showed.
-    if (request.seen !== undefined && !isApprovalAfter(ticket, request.seen)) return changedSince(ticket);
+    if (request.seen !== undefined && !isApprovalAfter(ticket, request.seen)) return changedSince(ticket, request.seen);
     return { outcome: 'approved', ticket, jobId: await queueSend(deps, ticket), alreadyApproved: true };
   }
-  if (request.seen !== undefined && ticket.history.length !== request.seen) return changedSince(ticket);
+  if (request.seen !== undefined && ticket.history.length !== request.seen) return changedSince(ticket, request.seen);
   if (ticket.state !== 'parked') {
     return { outcome: 'conflict', message: `The ticket is ${ticket.state}; only parked tickets can be approved`, state: ticket.state };
   }
@@ -527,7 +592,7 @@ async function approveOnce(deps: ReviewDeps, request: ApproveRequest, mayRetry: 
       from: ['parked'],
       to: 'approved',
       actor: operatorActor(request.operator),
-      note: reply !== undefined && reply !== ticket.draft ? 'approved with an edited reply' : 'approved',
+      note: reply !== undefined && reply !== ticket.draft ? EDITED_APPROVAL_NOTE : 'approved',
       patch,
     });
   } catch (err) {
@@ -577,7 +642,7 @@ export async function rejectTicket(
   try {
     if (request.seen !== undefined) {
       const current = await deps.store.get(request.ticketId, { agentResult: false });
-      if (current && current.history.length !== request.seen) return changedSince(current);
+      if (current && current.history.length !== request.seen) return changedSince(current, request.seen);
       // The write below is a compare-and-set on the state, and a decision between this read and it changes the state.
     }
     const ticket = await deps.store.transition(request.ticketId, {
@@ -658,8 +723,9 @@ export function whyNoNewDraft(ticket: Pick<Ticket, 'history' | 'unreadable' | 'q
 
 /**
  * True when the mail never reached the agent through the checks before it: a check parked it while it was
- * `received` (spam with SPAM_ACTION=park, the auto-reply or agent-run limits, a repeated question) or it was created
- * parked (held at the poller's first start). Those checks run only on a `received` ticket (jobs/answer-ticket.ts), so
+ * `received` (spam with SPAM_ACTION=park, the auto-reply or agent-run limits, a repeated question, a hold recorded at
+ * ingest: the poller's first start, a raw copy not kept) or it was created parked (such a hold by an older version).
+ * Those checks run only on a `received` ticket (jobs/answer-ticket.ts), so
  * a rerun's draft of such mail must not go out on the review mode's word alone.
  */
 export function parkedBeforeAgent(ticket: Pick<Ticket, 'history'>): boolean {
@@ -693,10 +759,10 @@ export async function rerunAgent(deps: RerunDeps, request: RerunRequest): Promis
   if (reopenedFromIgnored(ticket) || parkedBeforeAgent(ticket)) request = { ...request, forReview: true };
   const last = ticket.history.at(-1);
   if (ticket.state === 'processing' && last?.from === 'parked' && last.actor.startsWith(OPERATOR_PREFIX)) {
-    if (request.seen !== undefined && !isRerunAfter(ticket, request.seen)) return changedSince(ticket);
+    if (request.seen !== undefined && !isRerunAfter(ticket, request.seen)) return changedSince(ticket, request.seen);
     return { outcome: 'requeued', ticket, jobId: await queueAnswer(deps, ticket, request), alreadyRequeued: true, forReview: Boolean(request.forReview) };
   }
-  if (request.seen !== undefined && ticket.history.length !== request.seen) return changedSince(ticket);
+  if (request.seen !== undefined && ticket.history.length !== request.seen) return changedSince(ticket, request.seen);
   if (ticket.state !== 'parked') {
     return { outcome: 'conflict', message: `The ticket is ${ticket.state}; only parked tickets can be answered again`, state: ticket.state };
   }
@@ -806,7 +872,7 @@ async function confirmArrivedOnce(deps: Pick<ReviewDeps, 'store'>, request: Deli
   const { ticket, note } = read;
   const confirmed = ticket.state === 'sent' && ticket.outbound?.deliveryCheck?.verdict === 'arrived';
   if (request.seen !== undefined && ticket.history.length !== request.seen) {
-    return confirmed && isArrivalAfter(ticket, request.seen) ? { outcome: 'confirmed', ticket, alreadyConfirmed: true } : changedSince(ticket);
+    return confirmed && isArrivalAfter(ticket, request.seen) ? { outcome: 'confirmed', ticket, alreadyConfirmed: true } : changedSince(ticket, request.seen);
   }
   if (confirmed) return { outcome: 'confirmed', ticket, alreadyConfirmed: true };
   if (ticket.state !== 'parked') {
@@ -867,7 +933,7 @@ async function closeUndeliverableOnce(deps: Pick<ReviewDeps, 'store'>, request: 
   if (isRefusal(read)) return read;
   const { ticket, note } = read;
   if (request.seen !== undefined && ticket.history.length !== request.seen) {
-    return isUndeliverableCloseAfter(ticket, request.seen) ? { outcome: 'closed', ticket, closedAs: 'rejected', alreadyClosed: true } : changedSince(ticket);
+    return isUndeliverableCloseAfter(ticket, request.seen) ? { outcome: 'closed', ticket, closedAs: 'rejected', alreadyClosed: true } : changedSince(ticket, request.seen);
   }
   const acknowledgement = acknowledgementOf(request.operator, note);
   try {
@@ -991,7 +1057,7 @@ async function reopenOnce(deps: Pick<ReviewDeps, 'store'>, request: ReopenReques
   if (isRefusal(read)) return read;
   const { ticket, note } = read;
   if (request.seen !== undefined && ticket.history.length !== request.seen) {
-    return isReopenAfter(ticket, request.seen) ? { outcome: 'reopened', ticket, alreadyReopened: true } : changedSince(ticket);
+    return isReopenAfter(ticket, request.seen) ? { outcome: 'reopened', ticket, alreadyReopened: true } : changedSince(ticket, request.seen);
   }
   if (ticket.state !== 'ignored') {
     // Asked again without a page (the command run twice): the reopening is the last change, done already.

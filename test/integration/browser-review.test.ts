@@ -343,6 +343,23 @@ describe.skipIf(!HAVE_CHROMIUM)('review page in a browser', () => {
     expect(consoleLines.filter((l) => l.startsWith('error') || l.startsWith('pageerror'))).toEqual([]);
   });
 
+  it('makes the first Tab on the start page a link to the ticket the review flow opens next', async () => {
+    const d = await deploy();
+    const oldest = await passwordTicket(d);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await parkedTicket(d, { fromName: 'Ben', from: 'ben@example.com', subject: 'Later question', body: 'Where is my invoice?', draft: 'Under Billing.', reason: 'review mode always', agent: { question: 'q', plan: { subtasks: [] }, subtasks: [], answer: 'Under Billing.', sources: [], usage: { calls: 1, promptTokens: 1, completionTokens: 1, totalTokens: 2 }, llmCalls: [], truncated: false, droppedSubtasks: [], durationMs: 10 } });
+    const { page, consoleLines } = await newPage(d);
+
+    await page.goto('/?order=newest');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement && document.activeElement.textContent')).toBe('Review the oldest waiting ticket');
+    await expect(page.getByRole('link', { name: 'Review the oldest waiting ticket' }).isVisible()).resolves.toBe(true);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`**/tickets/${oldest.id}#reply`);
+    expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe('reply');
+    expect(consoleLines.filter((l) => l.startsWith('error') || l.startsWith('pageerror'))).toEqual([]);
+  });
+
   it('keeps the list and the ticket page within the window with a long sender, subject and link, and puts the cursor in the draft', async () => {
     const d = await deploy();
     const usage = { calls: 1, promptTokens: 1, completionTokens: 1, totalTokens: 2 };

@@ -207,3 +207,52 @@ describe('the detail page of a reply that went out, or is still trying to', () =
     expect(page({ ...ticket, state: 'sent' } as Ticket)).not.toContain('Not sent yet');
   });
 });
+
+describe('the start page for a keyboard', () => {
+  const counts = { ...(Object.fromEntries(TICKET_STATES.map((s) => [s, 0])) as Record<TicketState, number>), parked: 2 };
+  const oldest = 'a'.repeat(64);
+  const page = (nextToReview: string | undefined, state: TicketState = 'parked') =>
+    String(renderTicketList({ tickets: [], total: 2, page: 1, pageSize: 20, order: 'newest', state, counts, now: new Date(), csrfToken: 't', user: 'anna', nextToReview }));
+  // The first element a Tab reaches: links, buttons, fields, in document order.
+  const firstTabStop = (markup: string) => /<(a|button|input(?![^>]*type="hidden")|textarea|select)\b[^>]*>([^<]*)/.exec(markup);
+
+  it.each<[string, TicketState]>([
+    ['the parked list, newest first', 'parked'],
+    ["another state's list", 'sent'],
+  ])('%s: the first tab stop opens the ticket the review flow opens next', (_case, state) => {
+    const stop = firstTabStop(page(oldest, state));
+    expect(stop?.[0]).toContain(`href="/tickets/${oldest}#reply"`);
+    expect(stop?.[2]).toBe('Review the oldest waiting ticket');
+  });
+
+  it('has no such link when nothing waits', () => {
+    expect(page(undefined)).not.toContain('Review the oldest waiting ticket');
+    expect(firstTabStop(page(undefined))?.[0]).toContain('href="/"');
+  });
+});
+
+describe('the Sent list', () => {
+  const counts = { ...(Object.fromEntries(TICKET_STATES.map((s) => [s, 0])) as Record<TicketState, number>), sent: 3 };
+  const base = newTicket({ messageId: '<sent-1@customer.example>', from: 'mary@customer.example', subject: 'Invoice', question: 'Where is my invoice?', actor: 'poller' }, new Date('2026-03-01T09:00:00.000Z'));
+  const outbound: OutboundInfo = { messageId: '<reply-1@support.example>', autoSubmitted: false, sentAt: '2026-03-02T01:02:00.000Z' };
+  const approvedByAnna: HistoryEntry = { at: '2026-03-02T01:00:00.000Z', from: 'parked', to: 'approved', actor: 'operator:anna' };
+  const row = (patch: Partial<Ticket>) => {
+    const markup = String(renderTicketList({ tickets: [{ ...base, state: 'sent', ...patch } as Ticket], total: 1, page: 1, pageSize: 20, order: 'oldest', state: 'sent', counts, now: new Date('2026-03-05T00:00:00.000Z'), csrfToken: 't', user: 'anna', timeZone: 'Asia/Tokyo' }));
+    return {
+      head: /<thead>(.*?)<\/thead>/s.exec(markup)![1]!.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim(),
+      cells: [.../<tbody>(.*?)<\/tbody>/s.exec(markup)![1]!.matchAll(/<td[^>]*>(.*?)<\/td>/gs)].map((m) => m[1]!.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim()),
+    };
+  };
+
+  it.each<[string, Partial<Ticket>, string, string]>([
+    ['sent without a person', { outbound: { ...outbound, autoSubmitted: true } }, '2026-03-02 10:02 GMT+9', 'sent automatically'],
+    ['approved, the sender named the approver', { outbound: { ...outbound, approvedBy: 'ben' } }, '2026-03-02 10:02 GMT+9', 'approved by ben'],
+    ['approved, the approver only in the history', { outbound, history: [...base.history, approvedByAnna] }, '2026-03-02 10:02 GMT+9', 'approved by anna'],
+    ['no send time recorded', { outbound: { messageId: '<r@support.example>', autoSubmitted: true } }, 'no time recorded', 'sent automatically'],
+  ])('%s: shows when it went out, in the desk zone, and how', (_case, patch, sent, how) => {
+    const { head, cells } = row(patch);
+    expect(head).toBe('Sent From Subject How it went out');
+    expect(cells[0]).toBe(sent);
+    expect(cells.at(-1)).toBe(how);
+  });
+});
