@@ -1412,8 +1412,13 @@ const TEAM_WORDS = /センター|チーム|デスク|窓口|事務局|係|\b(?:t
  * mark and space are taken out: the part that says who the sender is. Empty for a name that is only "Support".
  */
 function identityOf(name: string): string {
-  return name.replace(SUPPORT_WORDS, ' ').replace(TEAM_WORDS, ' ').replace(/[^\p{L}\p{N}]+/gu, '');
+  return name.replace(SUPPORT_WORDS, ' ').replace(TEAM_WORDS, ' ').replace(NOTICE_WORDS, ' ').replace(/[^\p{L}\p{N}]+/gu, '');
 }
+
+// Company forms, countries and notice words beside a name say nothing of who sends: "XYZ Inc. Support", "XYZ Support
+// Japan", 「XYZ サポート事務局からのお知らせ」 are as much ours as "XYZ Support" (a phisher adds one to pass).
+const NOTICE_WORDS =
+  /株式会社|有限会社|合同会社|お知らせ|ご案内|通知|からの|より|\b(?:inc|corp|corporation|co|ltd|llc|gmbh|k\.k|japan|jp|global|notifications?|notices?|alerts?|info|news|no-?reply)\b/gu;
 
 /**
  * `name` without `part` wherever it stands whole, or undefined when `part` is nowhere in it whole: where `part` begins
@@ -1445,8 +1450,10 @@ function imitationDetail(mail: ClassifiableMail, config: ParkConfig): string | u
   if (ownMatcher(mailboxes)(from) || ownDomainOf(from, mailboxes) !== undefined) return undefined;
   const ourIdentity = identityOf(comparableDisplayName(parseAddressList(config.MAIL_FROM ?? '')[0]?.name ?? ''));
   const withoutProduct = withoutWhole(name, comparableDisplayName(config.PRODUCT_NAME ?? ''));
+  // Beside the product name, nothing but support words, or MAIL_FROM's name ("Acme XYZ Support" for "Acme Support").
+  const restBesideProduct = withoutProduct === undefined ? undefined : identityOf(withoutProduct);
   const claim =
-    withoutProduct !== undefined && new RegExp(SUPPORT_WORDS.source, 'iu').test(withoutProduct) && identityOf(withoutProduct) === ''
+    withoutProduct !== undefined && new RegExp(SUPPORT_WORDS.source, 'iu').test(withoutProduct) && (restBesideProduct === '' || restBesideProduct === ourIdentity)
       ? `the product name ${quoted(config.PRODUCT_NAME ?? '')}`
       : ourIdentity !== '' && identityOf(name) === ourIdentity
         ? `MAIL_FROM's name ${quoted(parseAddressList(config.MAIL_FROM ?? '')[0]!.name)}`
@@ -1659,7 +1666,11 @@ export function organisationDomain(domain: string): string {
   const name = ASCII_DOMAIN.test(domain) ? domain : domainOf(`@${domain}`);
   if (name.startsWith('[') || TENANT_SUFFIXES.includes(name)) return name;
   const tenantSuffix = TENANT_SUFFIXES.find((suffix) => name.endsWith(`.${suffix}`));
-  if (tenantSuffix !== undefined) return name.slice(name.lastIndexOf('.', name.length - tenantSuffix.length - 2) + 1);
+  if (tenantSuffix !== undefined) {
+    const tenant = name.slice(name.lastIndexOf('.', name.length - tenantSuffix.length - 2) + 1, -tenantSuffix.length - 1);
+    // The tenant's routing domain (contoso.mail.onmicrosoft.com) is the same organisation as contoso.onmicrosoft.com.
+    return `${tenant}.onmicrosoft.com`;
+  }
   return getDomain(name, PUBLIC_SUFFIX_OPTIONS) ?? name;
 }
 

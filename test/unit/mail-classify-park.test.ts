@@ -68,6 +68,12 @@ describe('parkBeforeAgentReason', () => {
     ['「XYZ カスタマーサポート」 on a foreign domain', { from: person('cs@xyz-help.example', 'XYZ カスタマーサポート') }, /\(the product name XYZ\)/],
     ['「【XYZ】サポート窓口」 on a foreign domain', { from: person('desk@xyz-help.example', '【XYZ】サポート窓口') }, /\(the product name XYZ\)/],
     ["MAIL_FROM's name with team words on a foreign domain", { from: person('desk@acme-help.example', 'ACME Helpdesk Team') }, /\(MAIL_FROM's name ACME Helpdesk\)/, { MAIL_FROM: 'ACME Helpdesk <support@support.example>', PRODUCT_NAME: 'Widget' }],
+    // Company forms and notice words say nothing of who sends: a name of only those beside ours is ours (review 6, F1).
+    ['「XYZ Inc. Support」 on a foreign domain', { from: person('help@xyz-inc.example', 'XYZ Inc. Support') }, /\(the product name XYZ\)/],
+    ['「XYZ Support Japan」 on a foreign domain', { from: person('help@xyz-jp.example', 'XYZ Support Japan') }, /\(the product name XYZ\)/],
+    ['「XYZ Support Notification」 on a foreign domain', { from: person('notify@xyz-mail.example', 'XYZ Support Notification') }, /\(the product name XYZ\)/],
+    ['「XYZ サポート事務局からのお知らせ」 on a foreign domain', { from: person('info@xyz-info.example', 'XYZ サポート事務局からのお知らせ') }, /\(the product name XYZ\)/],
+    ["MAIL_FROM's name and the product name together on a foreign domain", { from: person('help@acme-xyz.example', 'Acme XYZ Support') }, /presents it as our own support/, { MAIL_FROM: 'Acme Support <support@support.example>' }],
     ["a customer's security officer naming the product", { from: person('sato@abc.example', '佐藤 (XYZ セキュリティ担当)') }, undefined],
     ["a customer's project office for the product", { from: person('sato@abc.example', 'XYZ導入事務局 佐藤') }, undefined],
     ["a reseller's support desk for the product", { from: person('support@reseller.example', 'XYZ販売店 サポート窓口') }, undefined],
