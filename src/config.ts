@@ -475,7 +475,7 @@ export const VARIABLES = {
     schema: int(1, 100),
     default: '75',
     description:
-      "Raw mail is kept only while Redis's used memory, the mail included, stays within this share of its maxmemory (of the machine's memory when Redis has none); later mail over 256 KB is held for a person without its raw copy (unless the checks ignore it), and the rest stays free for tickets and queues (README, Redis memory)",
+      "Raw mail is kept only while Redis's used memory, the mail included, stays within this share of its maxmemory (of the machine's memory when Redis has none); later mail over 256 KB (any mail past 95 %) is held for a person without its raw copy (unless the checks ignore it), and the rest stays free for tickets and queues (README, Redis memory)",
     sensitive: false,
     group: 'mail',
   },

@@ -172,13 +172,21 @@ export interface MemoryRefusal extends RedisMemory {
 export const SMALL_RAW_MAIL_BYTES = 256 * 1024;
 
 /**
- * Why keeping `size` more bytes would take Redis past `percent` of its memory, or undefined when it fits, when the
- * memory is unknown, or when the mail is small ({@link SMALL_RAW_MAIL_BYTES}).
+ * The share of Redis's memory past which even small raw mail ({@link SMALL_RAW_MAIL_BYTES}) is not kept: many senders,
+ * each within their own budget, must not take Redis to its maxmemory, where every write of the desk fails.
+ */
+export const SMALL_RAW_MAIL_CEILING_PERCENT = 95;
+
+/**
+ * Why keeping `size` more bytes would take Redis past `percent` of its memory, or undefined when it fits or the memory
+ * is unknown. A small mail ({@link SMALL_RAW_MAIL_BYTES}) is held to {@link SMALL_RAW_MAIL_CEILING_PERCENT} instead
+ * (or `percent`, when higher).
  */
 export function rawMailMemoryRefusal(memory: RedisMemory | undefined, size: number, percent: number): MemoryRefusal | undefined {
-  if (!memory || size <= SMALL_RAW_MAIL_BYTES) return undefined;
-  const limit = Math.floor((memory.max * percent) / 100);
-  return memory.used + size > limit ? { ...memory, size, limit, percent } : undefined;
+  if (!memory) return undefined;
+  const share = size <= SMALL_RAW_MAIL_BYTES ? Math.max(percent, SMALL_RAW_MAIL_CEILING_PERCENT) : percent;
+  const limit = Math.floor((memory.max * share) / 100);
+  return memory.used + size > limit ? { ...memory, size, limit, percent: share } : undefined;
 }
 
 /** Why {@link keepRaw} kept no raw copy. */
@@ -252,6 +260,24 @@ async function redisMemory(redis: Redis): Promise<RedisMemory | undefined> {
   }
 }
 
+/** How old a reading of Redis's memory may be for small mail: refused only near the ceiling, a second is near enough. */
+const SMALL_MAIL_READING_MS = 1_000;
+const recentReadings = new WeakMap<Redis, { at: number; memory: Promise<RedisMemory | undefined> }>();
+
+/**
+ * {@link redisMemory}, read at most once a {@link SMALL_MAIL_READING_MS} per connection: most mail is small, and an INFO
+ * round trip and its parse per mail was a measurable share of the poller's time (issue 16).
+ */
+function recentRedisMemory(redis: Redis, now: number): Promise<RedisMemory | undefined> {
+  const last = recentReadings.get(redis);
+  if (last && now - last.at >= 0 && now - last.at < SMALL_MAIL_READING_MS) return last.memory;
+  const memory = redisMemory(redis);
+  recentReadings.set(redis, { at: now, memory });
+  // A failed read is not kept: the next mail asks again.
+  memory.catch(() => recentReadings.delete(redis));
+  return memory;
+}
+
 /**
  * Stores the raw mail of a ticket, as {@link saveRaw} does (a copy already there stays, and counts nothing again),
  * when it stays within `budgets`: the bytes of `sender`'s mail and of its organisation domain's ({@link budgetDomainOf})
@@ -271,8 +297,8 @@ export async function keepRaw(
 ): Promise<KeepRawResult> {
   if (!Buffer.isBuffer(raw)) throw new TypeError('keepRaw: raw must be a Buffer');
   const key = rawKey(prefix, ticketId);
-  // Mail the memory bound never refuses costs no INFO round trip (and its parse): most mail is that small.
-  const memory = raw.length > SMALL_RAW_MAIL_BYTES ? rawMailMemoryRefusal(await redisMemory(redis), raw.length, budgets.memoryPercent) : undefined;
+  const reading = raw.length > SMALL_RAW_MAIL_BYTES ? await redisMemory(redis) : await recentRedisMemory(redis, now.getTime());
+  const memory = rawMailMemoryRefusal(reading, raw.length, budgets.memoryPercent);
   if (memory) {
     // Stored by an earlier ingest of this mail (a crash before its ticket): those bytes are in memory already.
     return (await redis.exists(key)) === 1 ? { kept: true, wrote: false } : { kept: false, refusal: { by: 'memory', ...memory } };
