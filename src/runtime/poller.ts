@@ -80,7 +80,7 @@ import {
   type IngestResult,
 } from '../mail/ingest.js';
 import type { RawMailBudgetVariable } from '../mail/ingest.js';
-import { deskTimeZone } from '../tickets/local-day.js';
+import { deskTimeZone, localTime } from '../tickets/local-day.js';
 import { imapTransportSecurity, isStartTlsRefusal, STARTTLS_REFUSAL_HINT } from '../mail/imap-security.js';
 import { mailServerProblem } from '../mail/connection-problem.js';
 import { imapLoginSetting, mailTokenSource, OAuth2TokenError, usesOAuth2, type MailOAuth2Config, type OAuth2TokenSource } from '../mail/oauth2.js';
@@ -269,15 +269,6 @@ function ageInWords(ms: number): string {
   return unit(Math.floor(ms / (365.25 * DAY_MS)), 'year');
 }
 
-/**
- * `2025-11-11 00:30 GMT+9`: an instant in `timeZone` as the dashboard writes its times (`localTime` in
- * src/server/views.ts, which the poller does not load: the view layer would double its start-up imports).
- */
-function deskTime(at: Date, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' }).formatToParts(at);
-  const part = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? '';
-  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')} ${part('timeZoneName')}`;
-}
 
 /**
  * Why the poller's first start holds an unseen mail for a person instead of answering it, or undefined to answer it:
@@ -294,7 +285,7 @@ export function firstStartHoldReason(receivedAt: Date | string | undefined, firs
   if (!at || Number.isNaN(at.getTime())) return `${HELD_AT_FIRST_START}the server gave no arrival time for it, so it may be months old: ${decides}`;
   const age = firstStartAt.getTime() - at.getTime();
   if (age <= answerHours * HOUR_MS && answerHours > 0) return undefined;
-  return `${HELD_AT_FIRST_START}it arrived ${ageInWords(age)} earlier, on ${deskTime(at, timeZone)} (FIRST_START_ANSWER_HOURS=${answerHours}): ${decides}`;
+  return `${HELD_AT_FIRST_START}it arrived ${ageInWords(age)} earlier, on ${localTime(at, timeZone)} (FIRST_START_ANSWER_HOURS=${answerHours}): ${decides}`;
 }
 
 /** Most messages downloaded by one FETCH. */

@@ -29,6 +29,7 @@ import { failingSince, formatDuration, pollerCheck } from './health.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 import { STYLESHEET_PATH } from './styles.js';
 import { MAX_SEARCH_CHARS, type TicketReference, type TicketSearchResult } from './ticket-search.js';
+import { localTime, timeFormat } from '../tickets/local-day.js';
 
 /** Where the page is, for the navigation. */
 type Section = 'review' | 'knowledge' | 'insights' | 'none';
@@ -134,27 +135,6 @@ export function csrfField(token: string): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${token}">`;
 }
 
-// One formatter per zone: the zone is the deployment's, so the map holds one or two entries.
-const timeFormats = new Map<string, Intl.DateTimeFormat>();
-
-function timeFormat(timeZone: string): Intl.DateTimeFormat {
-  let format = timeFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-      timeZoneName: 'short',
-    });
-    timeFormats.set(timeZone, format);
-  }
-  return format;
-}
-
 /**
  * The IANA time zone `timeZone` if ICU knows it, for the pages' times.
  *
@@ -169,17 +149,8 @@ export function checkTimeZone(timeZone: string): string {
   }
 }
 
-/**
- * `iso` as a wall-clock time in `timeZone`, the zone named (`2026-03-03 00:04 GMT+9`, `2026-03-02 15:04 UTC`), so an
- * operator never converts from UTC in their head; undefined for a value that is not a date.
- */
-export function localTime(iso: string, timeZone = 'UTC'): string | undefined {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return undefined;
-  const parts = timeFormat(timeZone).formatToParts(date);
-  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
-  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')} ${part('timeZoneName')}`;
-}
+/** The dashboard's times: {@link localTime} of src/tickets/local-day.ts. */
+export { localTime };
 
 /** A time of the page: {@link localTime} in a `<time>` element that keeps the exact ISO value (and shows it on hover). */
 export function timeTag(iso: string, timeZone: string | undefined): SafeHtml {

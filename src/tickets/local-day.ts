@@ -20,6 +20,32 @@ function dayFormat(timeZone: string): Intl.DateTimeFormat {
   return format;
 }
 
+// One time formatter per zone, as for days.
+const timeFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The formatter of {@link localTime} in `timeZone`; throws RangeError for a zone ICU does not know. */
+export function timeFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = timeFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' });
+    timeFormats.set(timeZone, format);
+  }
+  return format;
+}
+
+/**
+ * `at` as a wall-clock time in `timeZone`, the zone named (`2026-03-03 00:04 GMT+9`, `2026-03-02 15:04 UTC`), as the
+ * dashboard, the review flow's refusals and the poller's hold reasons write a time, so an operator never converts from
+ * UTC in their head; undefined for a value that is not a date.
+ */
+export function localTime(at: string | Date, timeZone = 'UTC'): string | undefined {
+  const date = new Date(at);
+  if (Number.isNaN(date.getTime())) return undefined;
+  const parts = timeFormat(timeZone).formatToParts(date);
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')} ${part('timeZoneName')}`;
+}
+
 /**
  * This process's IANA time zone: `TZ` (src/config.ts applies a `TZ` from `.env` to the process), else the system's;
  * `UTC` when Node cannot name it (an empty `TZ`, which Node reads as UTC). Read at each call, since `TZ` may be set

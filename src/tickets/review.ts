@@ -19,7 +19,7 @@ import { produce } from '../queues/connection.js';
 import { createLogger } from '../logger.js';
 import { answerTicketJob, proposeLearnedAnswerJob, sendReplyJob, type JobTuning } from '../queues/job-options.js';
 import type { Queues } from '../queues/registry.js';
-import { deskTimeZone } from './local-day.js';
+import { deskTimeZone, localTime } from './local-day.js';
 import { approvalRecord } from './outcome.js';
 import { IllegalTransitionError, TICKET_ID_PATTERN, describeBounce, jobGeneration, type Acknowledgement, type HistoryEntry, type Ticket, type TicketPatch, type TicketState } from './ticket.js';
 import { TicketConflictError, TicketNotFoundError, type ConversationEntry, type TicketStore } from './ticket-store.js';
@@ -491,25 +491,9 @@ function whatIsLeft(ticket: Ticket): string {
   }
 }
 
-// One formatter per zone: the process has one zone, tests a handful.
-const deskTimeFormats = new Map<string, Intl.DateTimeFormat>();
-
-/**
- * `iso` as the review page writes a time (src/server/views.ts `localTime`: `2026-03-03 10:02 GMT+9`), in the desk's
- * zone, which is the page's unless the dashboard was given another; `iso` itself when it is no date.
- */
+/** `iso` as the review page writes a time ({@link localTime}), in the desk's zone; `iso` itself when it is no date. */
 function deskTime(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  const zone = deskTimeZone();
-  let format = deskTimeFormats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' });
-    deskTimeFormats.set(zone, format);
-  }
-  const parts = format.formatToParts(date);
-  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
-  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')} ${part('timeZoneName')}`;
+  return localTime(iso, deskTimeZone()) ?? iso;
 }
 
 /** True when the entry right after the `seen` ones is an approval: the one a repeated submit of that page made. */
