@@ -25,9 +25,8 @@ export interface SourceFile {
 export interface ListOptions {
   /**
    * Descend into subfolders (documentation sites keep their pages in folder trees). Dot-folders are skipped. A
-   * symbolic link to a folder outside the tree is followed once (not from inside a followed link, and one target
-   * only once); a link back into the tree is skipped, since that folder is read under its own path. So no loop and
-   * no file read twice.
+   * symbolic link to a folder is never followed: one into the tree is skipped, since that folder is read under its
+   * own path (so no loop and no file read twice), and one out of it is refused with a warning, as a linked file is.
    */
   recursive?: boolean;
   /**
@@ -48,6 +47,12 @@ export interface SourceListing {
    */
   emptyFolders: string[];
 }
+
+/**
+ * The largest manual or Q&A file read: each is read whole into memory and its reader holds several copies of its
+ * text. Room for a PDF or Word manual full of screenshots; a bigger file is refused before any byte is read.
+ */
+export const MAX_SOURCE_FILE_BYTES = 200_000_000;
 
 const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -72,7 +77,7 @@ const SITE_ASSET_EXTENSIONS: ReadonlySet<string> = new Set(
  * a debug log; subfolders are listed only with `recursive`.
  *
  * @throws KnowledgeError when `dir` does not exist or is not a directory — a missing directory must never look
- *   like an empty knowledge base.
+ *   like an empty knowledge base — or when a file to read is larger than {@link MAX_SOURCE_FILE_BYTES}, naming it.
  */
 export async function listSourceFiles(
   dir: string,
@@ -105,16 +110,12 @@ export async function listSources(
   }
   const listing: SourceListing = { files: [], perFolder: {}, emptyFolders: [] };
   const rootReal = await realpath(abs);
-  const followed = new Set<string>();
-  await walk(abs, '', false, rootReal);
+  await walk(abs, '');
   listing.files.sort((a, b) => byCodePoint(a.fileName, b.fileName));
   return listing;
 
-  /**
-   * Lists one folder; returns how many readable files its subtree holds, and how many files it did not read.
-   * `treeReal` is the real path of the tree being walked: the folder given, or the linked folder it came through.
-   */
-  async function walk(folder: string, rel: string, insideLink: boolean, treeReal: string): Promise<{ found: number; unread: number }> {
+  /** Lists one folder; returns how many readable files its subtree holds, and how many files it did not read. */
+  async function walk(folder: string, rel: string): Promise<{ found: number; unread: number }> {
     let found = 0;
     let unread = 0;
     // A name that is not UTF-8 (Shift_JIS names from a Windows zip unpacked on Linux) reads as U+FFFD and then names
@@ -162,23 +163,18 @@ export async function listSources(
           logger?.debug({ file: filePath }, `skipping ${relName}: a folder`);
           continue;
         }
+        // A documentation checkout can carry folder links as it carries file links (git stores both), and
+        // `ops -> /etc` would put every text file below it into the knowledge base the agent quotes to anyone. A
+        // folder from elsewhere belongs in the tree as a copy or a bind mount, which the admin makes on purpose.
         if (entry.isSymbolicLink()) {
-          const real = await realpath(filePath);
-          if (insideLink) {
-            logger?.warn({ file: filePath }, `skipping ${relName}: a link inside a linked folder is not followed`);
-            continue;
-          }
-          if (isWithin(real, rootReal)) {
+          if (isWithin(await realpath(filePath), rootReal)) {
             logger?.warn({ file: filePath }, `skipping ${relName}: links into the folder being read (read under its own path)`);
-            continue;
+          } else {
+            logger?.warn({ file: filePath }, `skipping ${relName}: a link to a folder outside the folder being read is not followed (copy or mount that folder instead)`);
           }
-          if (followed.has(real)) {
-            logger?.warn({ file: filePath }, `skipping ${relName}: that folder was already read through another link`);
-            continue;
-          }
-          followed.add(real);
+          continue;
         }
-        const inner = await walk(filePath, relName, insideLink || entry.isSymbolicLink(), entry.isSymbolicLink() ? await realpath(filePath) : treeReal);
+        const inner = await walk(filePath, relName);
         if (inner.found === 0 && inner.unread > 0) listing.emptyFolders.push(relName);
         found += inner.found;
         unread += inner.unread;
@@ -194,15 +190,22 @@ export async function listSources(
         logger?.debug({ file: filePath }, `skipping ${relName}: not a regular file`);
         continue;
       }
-      // A linked folder is the admin's choice; a linked file is read only when it stays in the folders being read.
-      // A documentation checkout can carry links (git stores them), and `config.txt -> /app/.env` would otherwise
-      // put the server's secrets into the knowledge base, where the agent may quote them to anyone.
+      // A linked file is read only when it stays in the folder being read. A documentation checkout can carry links
+      // (git stores them), and `config.txt -> /app/.env` would otherwise put the server's secrets into the knowledge
+      // base, where the agent may quote them to anyone.
       if (entry.isSymbolicLink()) {
         const real = await realpath(filePath);
-        if (!isWithin(real, rootReal) && !isWithin(real, treeReal)) {
+        if (!isWithin(real, rootReal)) {
           logger?.warn({ file: filePath }, `skipping ${relName}: a link to a file outside the folder being read is not followed`);
           continue;
         }
+      }
+      // Every reader reads its file whole; a file of gigabytes would exhaust the worker before any error.
+      if (info.size > MAX_SOURCE_FILE_BYTES) {
+        throw new KnowledgeError(
+          `${filePath}: ${info.size.toLocaleString('en-US')} bytes, more than the ${MAX_SOURCE_FILE_BYTES.toLocaleString('en-US')} a knowledge file may hold; split it or make it smaller`,
+          filePath,
+        );
       }
       listing.files.push({ fileName: relName, path: filePath, ext });
       const key = rel || '.';

@@ -2,8 +2,11 @@
  * The guard an Office file (a Word manual, an Excel Q&A workbook) passes before its reader opens it. Both are zips,
  * and mammoth and exceljs unpack their parts in memory through JSZip, which inflates a part whole and compares it
  * with the size the zip declared only afterwards: a few kilobytes that inflate to gigabytes (a zip bomb) would
- * exhaust the maintenance worker before any error. mammoth opens only the text parts; exceljs opens every part.
+ * exhaust the maintenance worker before any error. mammoth opens every part but pictures, embedded objects and fonts
+ * (whatever the others are called); exceljs opens every part.
  */
+import path from 'node:path';
+import { Parser } from 'htmlparser2';
 import yauzl from 'yauzl';
 
 /**
@@ -17,11 +20,22 @@ export class OfficeArchiveTooLargeError extends Error {
   override readonly name = 'OfficeArchiveTooLargeError';
 }
 
-// The parts mammoth parses: XML and its relationships (a document, its styles, numbering and notes). Its pictures,
-// embedded objects and fonts are never opened, so their size costs nothing.
-const TEXT_PART = /\.(?:xml|rels)$/i;
+// What mammoth never inflates: pictures, embedded objects and fonts, which it meets only through image relationships
+// and leaves unread (manual-loader gives it an image converter that never reads). Every other part counts, whatever
+// its name: mammoth opens the main document, styles, numbering, notes and comments wherever the relationships put them.
+const MEDIA_PART = /^word\/(?:media|embeddings|fonts)\//;
+// Case-insensitive and after `\\` → `/`, `.`/`..` and a leading `/`, so no spelling of a target slips past.
+const MEDIA_TARGET = /^word\/(?:media|embeddings|fonts)\//i;
+const RELATIONSHIPS_PART = /\.rels$/i;
+// The last segment of the relationship types that name a picture, an embedded object or a font: what mammoth reads
+// as text is named by others (officeDocument, styles, numbering, footnotes, endnotes, comments).
+const MEDIA_RELATIONSHIP = /\/(?:image|hdphoto|media|video|audio|oleObject|package|font)$/;
 
-/** Which parts of an Office file its reader unpacks: `text` (mammoth: XML and relationships) or `every` (exceljs). */
+/**
+ * Which parts of an Office file its reader unpacks: `text` (mammoth: every part but the pictures, embedded objects and
+ * fonts of `word/media/`, `word/embeddings/`, `word/fonts/`, unless a relationship names one of those as something
+ * else) or `every` (exceljs).
+ */
 export type UnpackedParts = 'text' | 'every';
 
 const megabytes = (bytes: number): string => `${Math.round((bytes / 1_000_000) * 10) / 10} MB`;
@@ -33,37 +47,105 @@ const megabytes = (bytes: number): string => `${Math.round((bytes / 1_000_000) *
  *
  * The declared sizes are checked first, so an honest huge part is refused without inflating anything; then every
  * such part is streamed through yauzl and counted, and yauzl stops a stream that runs past its declared size, so a
- * lying header costs at most what it declared. Nothing is kept: the reader unpacks the file again afterwards.
+ * lying header costs at most what it declared. Nothing is kept but the relationship parts, which count too: when one
+ * of them names a picture, object or font folder part as a document, styles or notes, mammoth would open that part
+ * as text, so every part counts.
  */
 export async function checkOfficeArchive(data: Buffer, limit: number, parts: UnpackedParts = 'text'): Promise<void> {
-  const what = parts === 'text' ? 'its text parts' : 'its parts';
   const zip = await yauzl.fromBufferPromise(data, { lazyEntries: true, validateEntrySizes: true });
   try {
-    const unpackedParts: yauzl.Entry[] = [];
-    let declared = 0;
+    const counted: yauzl.Entry[] = [];
+    const media: yauzl.Entry[] = [];
     for await (const entry of zip.eachEntry()) {
       // Folders (names ending in `/`) hold nothing.
-      if (entry.fileName.endsWith('/') || (parts === 'text' && !TEXT_PART.test(entry.fileName))) continue;
-      unpackedParts.push(entry);
-      declared += entry.uncompressedSize;
+      if (entry.fileName.endsWith('/')) continue;
+      (parts === 'text' && MEDIA_PART.test(entry.fileName) && !RELATIONSHIPS_PART.test(entry.fileName) ? media : counted).push(entry);
     }
-    if (declared > limit) throw new OfficeArchiveTooLargeError(`${what} unpack to more than ${megabytes(limit)} (${megabytes(declared)} declared)`);
-    let unpacked = 0;
-    for (const part of unpackedParts) {
-      const stream = await zip.openReadStreamPromise(part);
-      try {
-        for await (const chunk of stream) {
-          unpacked += (chunk as Buffer).length;
-          if (unpacked > limit) throw new OfficeArchiveTooLargeError(`${what} unpack to more than ${megabytes(limit)}`);
-        }
-      } catch (err) {
-        stream.destroy();
-        if (err instanceof OfficeArchiveTooLargeError) throw err;
-        // yauzl's "too many bytes in the stream": the part inflates past the size its header declared.
-        throw new OfficeArchiveTooLargeError(`${part.fileName}: ${(err as Error).message}`, { cause: err });
-      }
+    const budget = new UnpackBudget(limit, parts === 'text' ? 'its text parts' : 'its parts');
+    budget.declare(counted);
+    const relationships = await unpack(zip, counted, budget, (part) => RELATIONSHIPS_PART.test(part.fileName));
+    if (media.length > 0 && relationships.some(({ part, xml }) => namesMediaAsText(part, xml))) {
+      budget.what = 'its parts';
+      budget.declare(media);
+      await unpack(zip, media, budget, () => false);
     }
   } finally {
     zip.close();
   }
+}
+
+/** The bytes counted so far against the limit, and what the error says was counted. */
+class UnpackBudget {
+  private declared = 0;
+  unpacked = 0;
+  constructor(
+    readonly limit: number,
+    public what: string,
+  ) {}
+
+  /** Adds the sizes `parts` declare; throws when they pass the limit, before anything is inflated. */
+  declare(parts: readonly yauzl.Entry[]): void {
+    for (const part of parts) this.declared += part.uncompressedSize;
+    if (this.declared > this.limit) throw new OfficeArchiveTooLargeError(`${this.what} unpack to more than ${megabytes(this.limit)} (${megabytes(this.declared)} declared)`);
+  }
+
+  count(bytes: number): void {
+    this.unpacked += bytes;
+    if (this.unpacked > this.limit) throw new OfficeArchiveTooLargeError(`${this.what} unpack to more than ${megabytes(this.limit)}`);
+  }
+}
+
+/** Streams `parts` through `budget`; returns the text of those `keep` accepts (bounded by the budget). */
+async function unpack(zip: yauzl.ZipFile, parts: readonly yauzl.Entry[], budget: UnpackBudget, keep: (part: yauzl.Entry) => boolean): Promise<{ part: string; xml: string }[]> {
+  const kept: { part: string; xml: string }[] = [];
+  for (const part of parts) {
+    const chunks: Buffer[] = [];
+    const stream = await zip.openReadStreamPromise(part);
+    try {
+      for await (const chunk of stream) {
+        budget.count((chunk as Buffer).length);
+        if (keep(part)) chunks.push(chunk as Buffer);
+      }
+    } catch (err) {
+      stream.destroy();
+      if (err instanceof OfficeArchiveTooLargeError) throw err;
+      // yauzl's "too many bytes in the stream": the part inflates past the size its header declared.
+      throw new OfficeArchiveTooLargeError(`${part.fileName}: ${(err as Error).message}`, { cause: err });
+    }
+    if (keep(part)) kept.push({ part: part.fileName, xml: Buffer.concat(chunks).toString('utf8') });
+  }
+  return kept;
+}
+
+/**
+ * True when the relationship part `part` (`word/_rels/document.xml.rels`) names a part of the picture, object or
+ * font folders through a relationship that is not a picture's, object's or font's. Read with an XML parser (entities
+ * decoded, any namespace prefix) and each target resolved both as mammoth joins it and normalised, so no spelling
+ * hides one.
+ */
+function namesMediaAsText(part: string, xml: string): boolean {
+  // `<folder>/_rels/<name>.rels` describes `<folder>/<name>`, whose folder relative targets start from.
+  const base = path.posix.dirname(path.posix.dirname(part.replace(/\\/g, '/')));
+  let found = false;
+  const parser = new Parser(
+    {
+      onopentag(name, attributes) {
+        if (found || name.slice(name.lastIndexOf(':') + 1) !== 'Relationship') return;
+        const type = attributes.Type ?? '';
+        const target = attributes.Target;
+        if (target === undefined || MEDIA_RELATIONSHIP.test(type)) return;
+        found = resolvedTargets(base === '.' ? '' : base, target).some((name) => MEDIA_TARGET.test(name));
+      },
+    },
+    { xmlMode: true, decodeEntities: true },
+  );
+  parser.end(xml);
+  return found;
+}
+
+/** Where `target` may lead from `base`: as mammoth joins it (no `..` resolved) and normalised. */
+function resolvedTargets(base: string, target: string): string[] {
+  const slashed = target.replace(/\\/g, '/');
+  const joined = slashed.startsWith('/') ? slashed : `${base}/${slashed}`;
+  return [joined, path.posix.normalize(joined)].map((name) => name.replace(/^(?:\.?\/)+/, ''));
 }

@@ -65,8 +65,11 @@ const EXTENSION = /\.[^.\s]{1,16}$/;
 // Characters Windows refuses in a file name (the path separators are handled before), and which a quoted header
 // parameter would have to escape.
 const FORBIDDEN_IN_NAMES = /[<>:"|?*]/g;
-// Windows opens a device, not a file, for these names whatever the extension.
-const WINDOWS_DEVICE = /^(?:con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(?:\..*)?$/i;
+// Windows opens a device, not a file, for these names whatever the extension; older Windows also after dropping the
+// spaces and dots before it (`con .txt`).
+const WINDOWS_DEVICE = /^(?:con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])[ .]*(?:\..*)?$/i;
+// An extension plain enough to keep on the ASCII name of a download.
+const ASCII_EXTENSION = /^\.[A-Za-z0-9]{1,16}$/;
 
 /**
  * The name attachment `number` is downloaded or saved under: the sender's `name` without what a reader does not see
@@ -117,18 +120,33 @@ function withinBytes(name: string, suffix: string, max: number): string {
 }
 
 /**
- * The `Content-Disposition` of a download named `fileName` (RFC 6266): `filename` in printable ASCII for old
- * clients (accents dropped, other characters, quotes, backslashes and `%` as `_`), and `filename*` in UTF-8 when that
- * is not the name itself.
+ * The `Content-Disposition` of attachment `number` named `fileName` ({@link attachmentFileName}) (RFC 6266):
+ * `filename` in printable ASCII for old clients, and `filename*` in UTF-8 when that is not the name itself. The ASCII
+ * name is `fileName` with accents dropped and other characters, quotes, backslashes and `%` as `_`
+ * ({@link asciiFileName}).
  */
-export function attachmentDisposition(fileName: string): string {
-  const ascii = fileName
+export function attachmentDisposition(fileName: string, number: number): string {
+  const ascii = asciiFileName(fileName, number);
+  const header = `attachment; filename="${ascii}"`;
+  return ascii === fileName ? header : `${header}; filename*=UTF-8''${encodeRfc5987(fileName)}`;
+}
+
+/**
+ * The ASCII name of a download named `fileName`. Folding to ASCII turns full-width letters, dot leaders and slashes
+ * into plain ones after {@link attachmentFileName} checked the name (`ｃｏｎ.txt` → `con.txt`, `invoice․pdf` →
+ * `invoice.pdf`), so the folded name must pass the same rules unchanged and keep the dots it had; otherwise it is
+ * `attachment-<number>` with the name's extension when that is plain ASCII.
+ */
+function asciiFileName(fileName: string, number: number): string {
+  const folded = fileName
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
     .replace(/[^\x20-\x7e]+/g, '_')
     .replace(/["\\%]/g, '_');
-  const header = `attachment; filename="${ascii}"`;
-  return ascii === fileName ? header : `${header}; filename*=UTF-8''${encodeRfc5987(fileName)}`;
+  const dots = (name: string): number => name.split('.').length;
+  if (dots(folded) === dots(fileName) && attachmentFileName(folded, number) === folded) return folded;
+  const ext = EXTENSION.exec(fileName)?.[0] ?? '';
+  return `attachment-${number}${ASCII_EXTENSION.test(ext) ? ext : ''}`;
 }
 
 /** Percent-encoding of RFC 5987's value-chars: encodeURIComponent leaves `'()*` as they are, which it does not allow. */
@@ -381,7 +399,7 @@ export function attachmentDownloadRoute(deps: AttachmentRouteDeps, renderError: 
       .set({
         // Never the sender's type: an HTML or SVG file declared as such would run as a page of the dashboard.
         'Content-Type': 'application/octet-stream',
-        'Content-Disposition': attachmentDisposition(attachment.fileName),
+        'Content-Disposition': attachmentDisposition(attachment.fileName, attachment.number),
         'Content-Security-Policy': ATTACHMENT_CSP,
         'X-Content-Type-Options': 'nosniff',
         'Cache-Control': 'no-store',

@@ -273,7 +273,7 @@ describe('loadManualChunks', () => {
     expect(chunks).toEqual([{ id: 'install.mdx#1', fileName: 'install.mdx', heading: 'インストール', content: 'アプリをダウンロードして開きます。' }]);
   });
 
-  it('reads a folder tree: relative-path sources, no clash between two index.md, dot-folders skipped, links followed once', async () => {
+  it('reads a folder tree: relative-path sources, no clash between two index.md, dot-folders skipped, folder links not followed', async () => {
     const outside = await mkdtemp(path.join(tmpdir(), 'manual-outside-'));
     try {
       await mkdir(path.join(dir, 'guide', 'admin'), { recursive: true });
@@ -304,10 +304,11 @@ describe('loadManualChunks', () => {
 
       const result = await loadManualChunks(dir, { logger });
 
-      expect(result.files).toEqual(['guide/admin/users.md', 'guide/index.md', 'index.md', 'linked/shared.md']);
-      expect(result.chunks.map((c) => c.id)).toEqual(['guide/admin/users.md#1', 'guide/index.md#1', 'index.md#1', 'linked/shared.md#1']);
+      // A folder link out of the tree is refused as a file link is (test/unit/knowledge-files-links.test.ts).
+      expect(result.files).toEqual(['guide/admin/users.md', 'guide/index.md', 'index.md']);
+      expect(result.chunks.map((c) => c.id)).toEqual(['guide/admin/users.md#1', 'guide/index.md#1', 'index.md#1']);
       expect(result.chunks.find((c) => c.id === 'guide/index.md#1')?.content).toBe('ガイドの本文。');
-      expect(result.perFolder).toEqual({ '.': 1, guide: 1, 'guide/admin': 1, linked: 1 });
+      expect(result.perFolder).toEqual({ '.': 1, guide: 1, 'guide/admin': 1 });
       expect(result.emptyFolders).toEqual(['drafts']);
       expect(warnings.some((w) => w.includes('drafts/'))).toBe(true);
       expect(warnings.some((w) => w.includes('loop'))).toBe(true);
@@ -327,10 +328,11 @@ describe('loadManualChunks', () => {
       await writeFile(path.join(dir, 'index.md'), '# トップ\nトップの本文。');
       await symlink(path.join(outside, 'secrets.env'), path.join(dir, 'config.txt'));
       await symlink(path.join(dir, 'index.md'), path.join(dir, 'alias.md'));
-      // Inside a linked folder, a file may link within that folder, not out of it.
-      await symlink(path.join(outside, 'docs'), path.join(dir, 'shared'));
-      await symlink(path.join(outside, 'docs', 'linked.md'), path.join(outside, 'docs', 'again.md'));
-      await symlink(path.join(outside, 'secrets.env'), path.join(outside, 'docs', 'env.txt'));
+      // A file in a subfolder may link within the tree, not out of it.
+      await mkdir(path.join(dir, 'shared'));
+      await writeFile(path.join(dir, 'shared', 'linked.md'), '# リンク先\nリンク先の本文。');
+      await symlink(path.join(dir, 'shared', 'linked.md'), path.join(dir, 'shared', 'again.md'));
+      await symlink(path.join(outside, 'secrets.env'), path.join(dir, 'shared', 'env.txt'));
       const warnings: string[] = [];
       const logger = { warn: (_: unknown, msg: string) => void warnings.push(msg), debug: () => undefined, info: () => undefined } as unknown as Logger;
 

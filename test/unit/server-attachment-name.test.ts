@@ -59,7 +59,7 @@ describe('attachmentDisposition', () => {
     ['100%.txt', `attachment; filename="100_.txt"; filename*=UTF-8''100%25.txt`],
     ["é'(x)*.txt", `attachment; filename="e'(x)_.txt"; filename*=UTF-8''%C3%A9%27%28x%29_.txt`],
   ])('%j → %s', (name, header) => {
-    expect(attachmentDisposition(attachmentFileName(name, 1))).toBe(header);
+    expect(attachmentDisposition(attachmentFileName(name, 1), 1)).toBe(header);
   });
 });
 
