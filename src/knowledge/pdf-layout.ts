@@ -11,6 +11,7 @@
  */
 import { extractTextItems, getDocumentProxy, type StructuredTextItem } from 'unpdf';
 import { errorMessage, KnowledgeError } from './errors.js';
+import { checkPdfStreams, MAX_PDF_DECODED_BYTES } from './pdf-budget.js';
 import { SectionCollector, type ManualSection } from './sections.js';
 
 /** A text run as pdf.js reports it: PDF coordinates in points, y growing upwards. */
@@ -291,14 +292,22 @@ export function pdfLayoutSections(pages: readonly PdfLine[][]): ManualSection[] 
  */
 export const MAX_PDF_PAGES = 2_000;
 
+/** Limits of {@link pdfSections}; tests lower them to stay small. */
+export interface PdfReadOptions {
+  /** Most bytes the file's streams may decode to (default {@link MAX_PDF_DECODED_BYTES}); see `pdf-budget.ts`. */
+  maxDecodedBytes?: number;
+}
+
 /**
- * Reads a PDF file's text as sections; see the module comment.
+ * Reads a PDF file's text as sections; see the module comment. Before pdf.js opens the file, its streams are
+ * measured ({@link checkPdfStreams}), so a decompression bomb is refused instead of decoded.
  *
- * @throws KnowledgeError naming `file` when the bytes are not a readable PDF.
+ * @throws KnowledgeError naming `file` when the bytes are not a readable PDF, or decode to more than the limit.
  */
-export async function pdfSections(data: Uint8Array, file: string): Promise<ManualSection[]> {
+export async function pdfSections(data: Uint8Array, file: string, options: PdfReadOptions = {}): Promise<ManualSection[]> {
   let pages: PdfLine[][];
   try {
+    await checkPdfStreams(data, options.maxDecodedBytes ?? MAX_PDF_DECODED_BYTES);
     // pdf.js takes ownership of (detaches) the buffer it is given; a copy keeps the caller's bytes usable. Verbosity 0
     // stops its console warnings ("Indexing all PDF objects"), which would otherwise land on a CLI's stdout.
     const pdf = await getDocumentProxy(new Uint8Array(data), { verbosity: 0 });
