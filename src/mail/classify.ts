@@ -8,6 +8,7 @@ import { comparableAddress, domainOf, isSameMailbox, isUsableAddress, localPart,
 import type { Config } from '../config.js';
 import { visibleHeaderText } from './invisible.js';
 import type { InboundMail } from './parse.js';
+import { DO_NOT_REPLY_EVIDENCE } from './mass-mailing.js';
 import { isSharedMailDomain } from './shared-mail-domains.js';
 import { getDomain } from 'tldts';
 
@@ -88,7 +89,7 @@ export interface ReplyContext extends OwnMailboxes {
  */
 export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'contentType'> &
   Partial<Pick<InboundMail, 'subject' | 'inReplyTo' | 'references' | 'text' | 'question' | 'attachments' | 'to' | 'cc'>> &
-  Pick<ReplySignals, 'deliveryStatusPart' | 'senderIsRecipient' | 'massMailing' | 'acknowledgement' | 'automaticNotice' | 'listCopy' | 'recipientCount'>;
+  Pick<ReplySignals, 'deliveryStatusPart' | 'senderIsRecipient' | 'massMailing' | 'unsolicited' | 'acknowledgement' | 'automaticNotice' | 'listCopy' | 'recipientCount'>;
 
 /**
  * What the reply decision reads of a mail besides what its ticket holds anyway (subject, thread), recorded on the
@@ -116,6 +117,12 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
    * itself need not be kept. {@link bulkMailDetail} parks the draft for it.
    */
   massMailing?: string | undefined;
+  /**
+   * Why the mail reads as unsolicited business mail (a cold pitch's opener in a new mail, a vendor's 「ご査収」 beside
+   * an attached document), as {@link unsolicitedDetail} found it in the parsed mail; absent for other mail.
+   * {@link bulkMailDetail} parks the draft for it.
+   */
+  unsolicited?: string | undefined;
   /**
    * The customer's own words (the question) of a reply that only thanks or acknowledges, as
    * {@link acknowledgementOf} found them in the parsed mail; absent for other mail. {@link decideReply} ignores such
@@ -196,6 +203,8 @@ export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined
   if (statusPart) signals.deliveryStatusPart = statusPart;
   if (senderIsRecipient(mail)) signals.senderIsRecipient = true;
   if (mail.massMailing) signals.massMailing = mail.massMailing;
+  const unsolicited = unsolicitedDetail(mail);
+  if (unsolicited) signals.unsolicited = unsolicited;
   const acknowledgement = acknowledgementOf(mail);
   if (acknowledgement) signals.acknowledgement = acknowledgement;
   const notice = automaticNoticeOf(mail);
@@ -1278,9 +1287,12 @@ export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDec
   // A list member who names our address beside the list's asked us directly: not ignored, and parked for a person
   // by the agent worker (listCopyReviewReason) unless a rule below decides.
   const copiesUs = list !== undefined && copiedListMember(mail, ctx, isOurs) !== undefined;
-  if (list && !copiesUs) return ignore('list', list);
+  // A list on our own domain is our own group that SUPPORT_GROUP_ADDRESSES forgot, or a colleague's list: ignoring it
+  // would drop every customer who writes to it without a trace. The agent worker parks it (parkBeforeAgentReason).
+  const ownDomainList = list !== undefined && listOnOwnDomain(mail, ctx) !== undefined;
+  if (list && !copiesUs && !ownDomainList) return ignore('list', list);
   // Counted with lists (the metrics' `list`, as stored tickets and dashboards know it) but named for what it is.
-  const bulk = claimsOwnList || copiesUs ? undefined : bulkPrecedenceDetail(mail);
+  const bulk = claimsOwnList || copiesUs || ownDomainList ? undefined : bulkPrecedenceDetail(mail);
   if (bulk) return ignore('list', bulk, 'bulk mail');
   const spam = spamDetail(mail, ctx.spamHeader);
   if (spam) return ignore('spam', spam);
@@ -1327,6 +1339,8 @@ export function parkBeforeAgentReason(mail: ClassifiableMail, config: ParkConfig
   if (imitation) return imitation;
   const colleague = colleagueDetail(mail, mailboxes);
   if (colleague) return colleague;
+  const ownList = unconfiguredOwnListDetail(mail, mailboxes);
+  if (ownList) return ownList;
   const person = personBehindNoReplyReplyTo(mail);
   if (person) {
     return `Reply-To ${mail.replyTo!.address} is a no-reply address; the From ${person} is a person: a person decides whom to answer`;
@@ -1335,6 +1349,40 @@ export function parkBeforeAgentReason(mail: ClassifiableMail, config: ParkConfig
   if (nullSender) return `null envelope sender (${nullSender}) but nothing else of a bounce: a person checks whether it is a delivery report or a question`;
   const circular = circularDetail(mail);
   return circular ? `a circular: ${circular}; a person decides whether it asks us anything` : undefined;
+}
+
+/**
+ * The list address (else the list's domain) of list mail whose list is on one of our own domains ({@link ownDomains}),
+ * by its List-Id, List-* mailtos, Mailing-List or list mailbox; undefined for other mail.
+ */
+function listOnOwnDomain(mail: ClassifiableMail, mailboxes: OwnMailboxes): string | undefined {
+  const list = listIdentityOf(mail);
+  if (!list) return undefined;
+  const own = ownDomains(mailboxes);
+  const isOwn = (domain: string) => own.some((ours) => isSameOrSubdomain(domain, ours));
+  const address = [...list.addresses].find((candidate) => isOwn(domainOf(candidate)));
+  if (address) return address;
+  // List-Id writes the list's address with `@` as `.`: info.support.example is info@support.example.
+  const id = [...list.ids].find((candidate) => candidate.includes('.') && isOwn(candidate.slice(candidate.indexOf('.') + 1)));
+  if (id) return `${id.slice(0, id.indexOf('.'))}@${id.slice(id.indexOf('.') + 1)}`;
+  return [...list.domains].find(isOwn);
+}
+
+/**
+ * Why list mail through a list on our own domain that is none of our configured groups waits for a person: most
+ * likely our own group (Google Groups, Mailman) delivering a customer's mail to the support mailbox while
+ * SUPPORT_GROUP_ADDRESSES does not name it. Not ignored as list traffic ({@link decideReply}), and not answered
+ * blind: the group's From and footer are ours, and only a person (or the setting) says whom to answer. Undefined for
+ * any other mail, and for mail whose list headers name one of our addresses (its own rules hold the draft).
+ */
+function unconfiguredOwnListDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): string | undefined {
+  const isOurs = ownMatcher(mailboxes);
+  if (claimedOwnList(mail, mailboxes) !== undefined || listDetail(mail, isOurs) === undefined) return undefined;
+  const list = listOnOwnDomain(mail, mailboxes);
+  if (!list) return undefined;
+  const customer = customerInReplyTo(mail, isOurs);
+  const whom = customer ? `the customer is likely ${customer.address} (Reply-To)` : 'a person decides whom to answer';
+  return `mail through a group on our own domain (${list}) that SUPPORT_GROUP_ADDRESSES does not list: ${whom}; if that group delivers customers' mail to this mailbox, add it there`;
 }
 
 /**
@@ -1514,12 +1562,15 @@ const ACKNOWLEDGING_PHRASES: readonly RegExp[] = [
   /^(?:承知|了解|確認|拝見|把握)(?:しました|いたしました|致しました|です|しております|いたしております)$|^(?:かしこまりました|承りました|わかりました|分かりました|了解)$/u,
   // 解決しました, 無事に変更できました, 直りました: the customer reports success. Only these verbs: "再現できました"
   // (the fault showed again) is news to answer.
-  /^(?:おかげさまで|お陰様で|おかげで)? ?(?:無事に?|問題なく|正常に)? ?(?:(?:解決|解消)(?:しました|いたしました|致しました)|(?:解決|解消|変更|設定|登録|削除|解除|ログイン|ダウンロード|インストール|確認|送信|受信|保存|印刷|出力|復旧|接続|再設定|更新|表示)?(?:できました|出来ました)|直りました|治りました|動きました|うまくいきました|上手くいきました|使えるようになりました)$/u,
+  // A purpose may come first: 「ご案内の方法で解決しました」, 「ご教示いただいた手順で」, 「ご案内どおりに設定できました」.
+  /^(?:おかげさまで|お陰様で|おかげで)? ?(?:(?:ご|お)?(?:案内|教示|説明|回答|指示|指摘|連絡)(?:いただいた|頂いた|くださった|下さった|の)?(?:方法|手順|設定|やり方|通り|とおり|どおり)(?:で|に)? ?)?(?:無事に?|問題なく|正常に)? ?(?:(?:解決|解消)(?:しました|いたしました|致しました)|(?:解決|解消|変更|設定|登録|削除|解除|ログイン|ダウンロード|インストール|確認|送信|受信|保存|印刷|出力|復旧|接続|再設定|更新|表示)?(?:できました|出来ました)|直りました|治りました|動きました|うまくいきました|上手くいきました|使えるようになりました)$/u,
   /^(?:早速)?(?:試して|やって|確認して)(?:みます|見ます)$|^(?:もう|これで)?大丈夫(?:です|そうです)$/u,
+  // 社内で確認のうえ、改めてご連絡いたします: the customer will write again when they have something to say.
+  /^(?:(?:社内|こちら|弊社|当社|部内)で ?)?(?:(?:確認|検討|相談|共有)(?:の上|のうえ|した上で|したうえで|して|させていただき|いたしまして|し) ?)?(?:改めて|あらためて|後ほど|のちほど|追って|また) ?(?:ご連絡|ご返信|ご報告|連絡|返信)(?:を)?(?:いたします|致します|します|させていただきます|させて頂きます|差し上げます)$/u,
   // thanks, thank you so much for your help, ok thanks, much appreciated
   /^(?:(?:ok|okay|great|perfect|awesome|excellent|brilliant|wonderful|super) )?(?:thanks|thank you|thx|ty|many thanks|much appreciated|appreciated|(?:i )?(?:really )?appreciate it)(?: (?:so|very) much| a lot| a ton| again| everyone| all| team)*(?: for (?:(?:all )?(?:your|the) )?(?:(?:quick|fast|prompt|kind|detailed|speedy|swift|great) )?(?:help|reply|response|answer|support|assistance|explanation|information|info))?(?: (?:so|very) much| again)?$/u,
   // that fixed it, it works now, problem solved, got it, ok
-  /^(?:(?:ok|okay|great|perfect|awesome|excellent|brilliant|wonderful|super|good) )?(?:(?:that|this|it) (?:fixed it|fixed the (?:issue|problem)|worked|solved it|solved the (?:issue|problem)|did it|did the trick|helped)(?: (?:perfectly|fine|great|now))?|(?:it's |it is )?working (?:now|again|fine now|fine)|(?:it )?works (?:now|again|fine|fine now|perfectly)|(?:problem|issue) (?:solved|resolved|fixed)|all (?:good|sorted|set|working)(?: now)?|got it|understood|noted|will do|(?:i'll|i will) (?:try|give) (?:that|it)(?: a try)?|sounds good|solved|resolved|fixed)$|^(?:ok|okay|great|perfect|awesome|excellent|brilliant|wonderful|super)$/u,
+  /^(?:(?:ok|okay|great|perfect|awesome|excellent|brilliant|wonderful|super|good) )?(?:(?:that|this|it) (?:fixed it|fixed the (?:issue|problem)|worked|solved it|solved the (?:issue|problem)|did it|did the trick|helped)(?: (?:perfectly|fine|great|now))?|(?:it's |it is )?working (?:now|again|fine now|fine)|(?:it )?works (?:now|again|fine|fine now|perfectly)|(?:problem|issue) (?:solved|resolved|fixed)|all (?:good|sorted|set|working)(?: now)?|got it|understood|noted|will do|(?:i'll|i will) (?:try|give) (?:that|it)(?: a try)?|sounds good|solved|resolved|fixed|that's (?:all|everything) (?:we|i) (?:needed|need|wanted|needed to know|wanted to know)|that (?:answers|answered) (?:it|everything|my question|our question|my questions|our questions)|(?:we|i)(?:'ll| will) (?:check (?:internally|with (?:the|my|our) team) and )?get back to you(?: (?:soon|later|if needed|if we need anything))?)$|^(?:ok|okay|great|perfect|awesome|excellent|brilliant|wonderful|super)$/u,
 ];
 // Greetings, forms of address and closings: allowed beside a thanks, never enough alone.
 const COURTESY_PHRASES: readonly RegExp[] = [
@@ -1628,13 +1679,20 @@ function quoted(text: string): string {
 // something after its colon ("Note: the export fails") is no label.
 const EMPTY_FORM_FIELD = /^[ \t]*[\p{L}\p{N}][\p{L}\p{N}\p{M} _'’/&()-]{0,39}[:：][ \t\r]*$/gmu;
 
+// A form field that says who wrote (Contact Form 7's 差出人, お名前, 会社名, メールアドレス, 電話番号, Name, Email), with a
+// short value on its line: a name, an address, a number, never a sentence (no 。!? mark, four words at most once
+// an <address> is left out). A form whose message field is empty is these alone: nothing to answer.
+const IDENTITY_FORM_FIELD =
+  /^[ \t]*(?:差出人|送信者|お名前|名前|氏名|ご氏名|フリガナ|ふりがな|会社名|貴社名|御社名|法人名|団体名|組織名|部署名?|役職|メールアドレス|メール|E-?mail(?: address)?|電話番号|電話|TEL|FAX|携帯電話|Phone(?: number)?|(?:Your |Full |First |Last )?Name|From|Company(?: name)?|Organi[sz]ation)[ \t]*[:：][ \t]*(?:<[^<>\n]{0,200}>|[^\s<>。!！?？\n]{1,60})?(?:[ \t　]+(?:<[^<>\n]{0,200}>|[^\s<>。!！?？\n]{1,60})){0,3}[ \t\r]*$/gimu;
+
 /**
  * True when the mail carries something to answer: its question (body, or subject as fallback) has at least one
- * letter or digit outside form labels that have nothing after them (an empty web form is no question). Kept apart
+ * letter or digit outside form labels that have nothing after them (an empty web form is no question), and outside
+ * fields that only say who wrote ({@link IDENTITY_FORM_FIELD}: a web form whose message is empty names its sender). Kept apart
  * from {@link decideReply} because the pipeline checks it after rate limiting.
  */
 export function hasQuestion(mail: Pick<InboundMail, 'question'>): boolean {
-  return /[\p{L}\p{N}]/u.test(mail.question.replace(EMPTY_FORM_FIELD, ''));
+  return /[\p{L}\p{N}]/u.test(mail.question.replace(EMPTY_FORM_FIELD, '').replace(IDENTITY_FORM_FIELD, ''));
 }
 
 /** True when `domain` is `parent` or a subdomain of it (whole labels: `evilshop.example` is not under `shop.example`). */
@@ -1745,10 +1803,64 @@ export function bulkMailDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes):
   if (returnPath && SYSTEM_ACCOUNTS.has(localPart(returnPath))) return `Return-Path <${returnPath}> is a system account`;
   const campaign = campaignHeaderDetail(mail);
   if (campaign) return campaign;
-  if (mail.massMailing && !viaOwnGroup) return mail.massMailing;
+  if (mail.massMailing && !viaOwnGroup && !isServiceSendingForPerson(mail, mail.massMailing, isOurs)) return mail.massMailing;
+  const unsolicited = unsolicitedDetail(mail);
+  if (unsolicited) return unsolicited;
   const replyTo = mail.replyTo?.address;
   if (replyTo && comparableAddress(replyTo) !== (mail.from ? comparableAddress(mail.from.address) : undefined) && isMachineAddress(localPart(replyTo))) {
     return `Reply-To <${replyTo}> is a machine-made address, no person's`;
+  }
+  return undefined;
+}
+
+/**
+ * True when the only sign of mass mail is a do-not-reply line ({@link DO_NOT_REPLY_EVIDENCE}) and a reply goes to a
+ * person elsewhere: a form or CRM service (formrun, a customer's CRM) sends from its own do-not-reply mailbox for the
+ * person in Reply-To. That person is no noreply, machine-made or our own address, and either the line names them
+ * (「ご返信は r.nakamura@… までお願いいたします」) or they are on another organisation's domain than the From (a payment
+ * service's Reply-To to its own helpdesk stays a sign).
+ */
+function isServiceSendingForPerson(mail: ClassifiableMail, evidence: string, isOurs: (address: string | undefined) => boolean): boolean {
+  const replyTo = mail.replyTo?.address;
+  const from = mail.from?.address;
+  if (!evidence.startsWith(DO_NOT_REPLY_EVIDENCE) || !replyTo || !from || isSameMailbox(replyTo, from)) return false;
+  if (!isUsableAddress(replyTo) || isNoReplyAddress(replyTo) || isMachineAddress(localPart(replyTo)) || isOurs(replyTo)) return false;
+  return evidence.toLowerCase().includes(replyTo.toLowerCase()) || organisationDomain(domainOf(replyTo)) !== organisationDomain(domainOf(from));
+}
+
+// The opener of a first contact from a stranger: 「突然のご連絡失礼いたします」, 「突然のメールにて失礼します」,
+// 「突然ご連絡を差し上げる失礼をお許しください」. Read at the start of a line of the mail's first lines.
+const COLD_OPENER = /(?:^|[\n。])[ \t　]*(突然(?:の)?(?:ご連絡|メール|お便り|ご案内)(?:に ?て|で|を)?(?:大変)?(?:失礼|申し訳)[^\n。]{0,12}|突然(?:の)?ご連絡(?:を)?差し上げ[^\n。]{0,16})/u;
+// The English cold email's: "I hope this email finds you well" with "reaching out" near it.
+const COLD_OUTREACH_EN = /\bI hope (?:this|my) (?:e-?mail|message|note) finds you well\b/iu;
+const REACHING_OUT = /\b(?:reaching out|reach out)\b/iu;
+// How far into the mail's words an opener is looked for: a pitch opens with it, below an address line or two.
+const OPENER_CHARS = 400;
+// 「ご査収ください」: "please find the enclosed and accept it", what a vendor writes over a quote or an invoice.
+const PLEASE_ACCEPT = /ご査収/u;
+const DOCUMENT_ATTACHMENT = /^application\/(?:pdf|vnd\.openxmlformats-officedocument\.|vnd\.ms-excel|msword)/u;
+
+/**
+ * Why a mail reads as unsolicited business mail rather than a question about our product, or undefined: a new mail
+ * (no In-Reply-To or References) that opens as a stranger's pitch does ({@link COLD_OPENER}, "I hope this email
+ * finds you well … reaching out"), or 「ご査収」 beside an attached document (a vendor's quote or invoice). A
+ * first-time customer may open with 突然のご連絡 too, so this only holds the draft for a person
+ * ({@link bulkMailDetail}). Read from {@link ReplySignals.unsolicited} when recorded, else from the parsed mail.
+ */
+export function unsolicitedDetail(mail: ClassifiableMail): string | undefined {
+  if (mail.unsolicited) return mail.unsolicited;
+  const words = mail.question ?? '';
+  if (words === '') return undefined;
+  const opening = words.slice(0, OPENER_CHARS);
+  if (!isReply(mail)) {
+    const opener = COLD_OPENER.exec(opening)?.[1];
+    if (opener) return `an unsolicited first contact (「${quoted(opener.replace(/[、,]$/u, ''))}」): how sales, recruiting and seminar pitches open, though a first-time customer may write so too`;
+    const outreach = COLD_OUTREACH_EN.exec(opening)?.[0];
+    if (outreach && REACHING_OUT.test(opening)) return `an unsolicited first contact (“${outreach} … reaching out”): how a cold sales email opens`;
+  }
+  const document = (mail.attachments ?? []).find((attachment) => DOCUMENT_ATTACHMENT.test(attachment.contentType) || /\.(?:pdf|xlsx?|docx?)$/iu.test(attachment.filename ?? ''));
+  if (document && PLEASE_ACCEPT.test(words)) {
+    return `「ご査収」 beside an attached document (${quoted(document.filename ?? document.contentType)}): a vendor's quote or invoice rather than a question`;
   }
   return undefined;
 }

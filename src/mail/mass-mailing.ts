@@ -102,14 +102,21 @@ const JA_FOOTER = new RegExp(
     String.raw`(?:今後|以後)?.{0,30}?(?:メール|メルマガ|メールマガジン|ご案内|お知らせ|ニュースレター)の?(?:配信|送付|受信|お届け)(?:を|が)?(?:ご希望|希望され)(?:ない|でない|されない|ません)`,
     // 配信停止をご希望の方は…
     String.raw`(?:配信停止|配信解除|登録解除|購読解除|購読停止)(?:を|は)?(?:ご希望|希望される)`,
+    // 今後のご案内が不要な方は / メールの配信が不要な場合は: a seminar invitation or a pitch sent without list software.
+    String.raw`(?:今後|以後)?[の、]?.{0,20}?(?:ご案内|配信|送付|メール|お知らせ|メルマガ|情報)(?:が|は)?(?:ご)?不要(?:な|の)(?:方|場合|お客様|際)は`,
   ].join('|')})`,
   'u',
 );
 // Machine mail saying that no one reads replies to it (a payment service's notice, a shop's order mail): 「このメールには
 // 返信しないでください」, 「本メールは送信専用のため…」, "Please do not reply to this email", "This mailbox is not
 // monitored". A customer asking 「このメールに返信しても大丈夫ですか？」 is a question, and never evidence.
+// 「このメールは送信専用アドレスから送信されています」: only that the From reads no replies, as rule 4 counts it, not a
+// mailing to subscribers (JA_FOOTER's 「…ご登録いただいた皆様にお送りしています」), which names its readers.
+const SEND_ONLY_SENTENCE = /^(?:なお|尚|また)?[、，]?(?:この|本)(?:メール|メッセージ)は(?:配信専用|送信専用)/u;
+const NAMES_SUBSCRIBERS = /ご登録|ご購読|お申し?込み|皆様|皆さま/u;
 const DO_NOT_REPLY = new RegExp(
   `^(?:${[
+    String.raw`${SEND_ONLY_SENTENCE.source.slice(1)}(?:の(?:メール)?アドレス|アドレス)?(?:から|より)?.{0,20}?(?:配信|お送り|送信|お届け|送付)`,
     String.raw`(?:なお|尚|また)?[、，]?(?:この|本)(?:メール|メッセージ)(?:に|へ)(?:は)?(?:ご|お)?返信(?:しないで|なさらないで|されないよう|をしないで|はご遠慮)`,
     String.raw`(?:なお|尚|また)?[、，]?(?:この|本)(?:メール|メールアドレス|アドレス)は送信専用(?:です|のため|となって|の(?:メール)?アドレス)`,
     String.raw`(?:ご|お)?返信(?:いただいても|頂いても|されても)(?:お答え|ご?回答|ご?対応|お返事)(?:でき|いたしかね|致しかね)`,
@@ -269,6 +276,7 @@ function footerWording(head: readonly Line[], footer: readonly Line[]): string |
     for (const sentence of sentences(line.text)) {
       if (isCustomers(sentence)) continue;
       const start = unframed(sentence);
+      if (SEND_ONLY_SENTENCE.test(start) && !NAMES_SUBSCRIBERS.test(start)) continue;
       if (EN_FOOTER.test(start) || JA_FOOTER.test(start) || EN_UNSUBSCRIBE_FROM.test(sentence)) return `a mass-mail footer line (“${quote(shown(sentence))}”)`;
     }
   }
@@ -282,6 +290,12 @@ function footerWording(head: readonly Line[], footer: readonly Line[]): string |
 }
 
 /**
+ * How the evidence of a do-not-reply line ({@link DO_NOT_REPLY}) begins: the one sign that says only that the From
+ * reads no replies, which a form or CRM service sending for a person in Reply-To writes too (see `bulkMailDetail`).
+ */
+export const DO_NOT_REPLY_EVIDENCE = 'a do-not-reply line';
+
+/**
  * Rule 4: a line saying that no one reads replies ({@link DO_NOT_REPLY}, in a footer, after the first line of the
  * text), or a ticket system's reply marker on any line ({@link REPLY_ABOVE_MARKER}).
  */
@@ -292,7 +306,7 @@ function machineOnlyLine(head: readonly Line[], footer: readonly Line[]): string
   for (const line of footer) {
     if (!line.afterMain) continue;
     for (const sentence of sentences(line.text)) {
-      if (!isCustomers(sentence) && DO_NOT_REPLY.test(unframed(sentence))) return `a do-not-reply line (“${quote(shown(sentence))}”)`;
+      if (!isCustomers(sentence) && DO_NOT_REPLY.test(unframed(sentence))) return `${DO_NOT_REPLY_EVIDENCE} (“${quote(shown(sentence))}”)`;
     }
   }
   return undefined;

@@ -175,7 +175,9 @@ describe('decideReply', () => {
     ['our group known by its List-Id alone', { headers: { 'list-id': ['Support <help.support.example>'], precedence: ['list'] } }, 'answer'],
     ['our group known by its List-Post alone', { headers: { 'list-post': ['<mailto:Help@Support.Example>'] } }, 'answer'],
     ["another list's mail", { headers: { ...googleGroup, 'list-id': ['<users.lists.example>'], 'mailing-list': ['list users@lists.example'], 'list-post': ['<mailto:users@lists.example>'] } }, 'list'],
-    ['a list id that only ends like ours', { headers: { 'list-id': ['<xsupport.support.example>'] } }, 'list'],
+    ['a list id that only ends like ours', { headers: { 'list-id': ['<help.notsupport.example>'] } }, 'list'],
+    // Another list on our own domain is not ignored (audit 3, sample 122): parkBeforeAgentReason parks it for a person.
+    ['another list on our own domain', { headers: { 'list-id': ['<xsupport.support.example>'] } }, 'answer'],
     ['our group does not hide an auto-reply', { headers: { ...googleGroup, 'auto-submitted': ['auto-replied'] } }, 'auto-reply'],
   ])('%s', (_name, overrides, expected) => {
     const decision = decideReply(mailWith(overrides), ctx);

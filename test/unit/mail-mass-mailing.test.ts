@@ -85,6 +85,13 @@ describe('what the parser records as a sign of a mass mailing', () => {
     ],
     ['"Please do not reply to this email." under a notice', { text: 'You received a payment of $55.00 USD from Customer Inc.\nTransaction ID: 7AB12345CD678901E\n\nPlease do not reply to this email. This mailbox is not monitored.' }, 'a do-not-reply line (“Please do not reply to this email.”)'],
     ['"This mailbox is not monitored."', { text: 'Your invoice INV-2291 is ready.\n\nThis mailbox is not monitored, and replies will not be read.' }, 'a do-not-reply line (“This mailbox is not monitored, and replies will not be read.”)'],
+    // A CRM sending for a person (audit 3, sample 132): a do-not-reply line, which bulkMailDetail weighs against Reply-To.
+    [
+      '※このメールは送信専用アドレスから送信されています (sample 132)',
+      { text: 'いつもお世話になっております。\nライセンスを増やしたいのですが、日割りで請求されますか？\n\n※このメールは送信専用アドレスから送信されています。ご返信は r.nakamura@nakamura-co.example までお願いいたします。' },
+      'a do-not-reply line (“このメールは送信専用アドレスから送信されています。”)',
+    ],
+    ['a mailing to subscribers from a send-only address stays a footer line', { text: '11月のお知らせです。\n\n※本メールは送信専用アドレスよりご登録の皆様にお送りしています。' }, 'a mass-mail footer line (“本メールは送信専用アドレスよりご登録の皆様にお送りしています。”)'],
     ['※本メールは送信専用のため、ご返信いただいてもお答えできません', { text: 'ご注文ありがとうございます。\n注文番号：12345\n\n※本メールは送信専用のため、ご返信いただいてもお答えできません。' }, 'a do-not-reply line (“本メールは送信専用のため、ご返信いただいてもお答えできません。”)'],
     [
       "a vendor's Zendesk acknowledgement: its reply marker first (sample 57)",
