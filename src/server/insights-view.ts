@@ -158,8 +158,8 @@ function automationChart(spans: readonly Span[], unit: 'day' | 'week'): SafeHtml
 }
 
 function answeredWellChart(weeks: readonly InsightWeek[]): SafeHtml {
-  const bars = weeks.map((w) => ({ axis: w.week.slice(5), rate: w.answeredWell, tip: `week of ${w.week}: ${percent(w.answeredWell)} of ${w.answered} replies answered well` }));
-  return rateChart('answered-well', 'Answered well per week (sent automatically or approved as drafted / replies sent)', bars);
+  const bars = weeks.map((w) => ({ axis: w.week.slice(5), rate: w.answeredWell, tip: `week of ${w.week}: ${percent(w.answeredWell)} of ${w.needingAnswer} mails that needed an answer answered well` }));
+  return rateChart('answered-well', 'Answered well per week (sent automatically or approved as drafted / mail that needed an answer)', bars);
 }
 
 /** A change of a share in percentage points: `+3 pts`, `−2.5 pts`, `±0 pts`, or a dash when there is none. */
@@ -183,14 +183,14 @@ function weeksSection(r: InsightsReport): SafeHtml {
   const newestFirst = [...r.weekly].reverse();
   return html`<section class="card" id="weeks">
   <h2>Answered well, week by week</h2>
-  <p class="small muted">Answered well: replies sent automatically or approved as the agent drafted them, of all replies sent. Weeks start on Monday; the first and last week of the period hold only its days.</p>
+  <p class="small muted">Answered well: of the mail that needed an answer, the share that got a reply sent automatically or approved as the agent drafted it. Mail that needed an answer is every mail but what the checks ignored (automatic replies, bulk mail, spam): the replies sent, the mail rejected or failed, and the mail still waiting for a reply. Ended mail counts in the week it ended, mail still waiting in the week it came in; so a reply edited before sending, a rejection, a failure and mail still waiting all lower the share. Weeks start on Monday; the first and last week of the period hold only its days.</p>
   ${answeredWellChart(r.weekly)}
   <div class="scroll"><table class="numbers">
-    <caption>Per week, newest first. Mail in: tickets created that week that are still stored. Auto-sent: replies sent without a person; as drafted: approved without an edit; edited: approved after an edit. Change: from the week before, in percentage points. Learned: replies whose sources cite a learned answer (learned#…); – where the sources of the week's replies were not recorded.</caption>
-    <thead><tr><th>Week of</th><th class="num">mail in</th><th class="num">replies</th><th class="num">auto-sent</th><th class="num">as drafted</th><th class="num">edited</th><th class="num">answered well</th><th class="num">change</th><th class="num">learned</th></tr></thead>
+    <caption>Per week, newest first. Mail in: tickets created that week that are still stored. Needed an answer: mail that ended that week not ignored, and mail that came in that week still waiting (of which: still waiting). Auto-sent: replies sent without a person; as drafted: approved without an edit; edited: approved after an edit. Change: from the week before, in percentage points. Of replies sent: the older figure, answered well of the replies sent only. Learned: replies whose sources cite a learned answer (learned#…); – where the sources of the week's replies were not recorded.</caption>
+    <thead><tr><th>Week of</th><th class="num">mail in</th><th class="num">needed an answer</th><th class="num">still waiting</th><th class="num">replies</th><th class="num">auto-sent</th><th class="num">as drafted</th><th class="num">edited</th><th class="num">answered well</th><th class="num">change</th><th class="num">of replies sent</th><th class="num">learned</th></tr></thead>
     <tbody>${newestFirst.map(
       (w) =>
-        html`<tr><td class="nowrap">${weekLabel(w)}</td><td class="num">${w.mailIn === null ? '–' : integer(w.mailIn)}</td><td class="num">${integer(w.answered)}</td><td class="num">${integer(w.outcomes.auto_sent)}</td><td class="num">${integer(w.outcomes.approved_as_is)}</td><td class="num">${integer(w.outcomes.approved_edited)}</td><td class="num">${percent(w.answeredWell)}</td><td class="num nowrap">${points(w.answeredWellChange)}</td><td class="num">${learnedCell(w)}</td></tr>`,
+        html`<tr><td class="nowrap">${weekLabel(w)}</td><td class="num">${w.mailIn === null ? '–' : integer(w.mailIn)}</td><td class="num">${integer(w.needingAnswer)}</td><td class="num">${integer(w.waiting)}</td><td class="num">${integer(w.answered)}</td><td class="num">${integer(w.outcomes.auto_sent)}</td><td class="num">${integer(w.outcomes.approved_as_is)}</td><td class="num">${integer(w.outcomes.approved_edited)}</td><td class="num">${percent(w.answeredWell)}</td><td class="num nowrap">${points(w.answeredWellChange)}</td><td class="num">${percent(w.answeredWellOfReplies)}</td><td class="num">${learnedCell(w)}</td></tr>`,
     )}</tbody>
   </table></div>
 </section>`;
@@ -292,7 +292,7 @@ export function renderInsightsPage(view: InsightsView): SafeHtml {
 <div class="tiles">
   ${tile('Tickets ended', integer(r.totals.ended))}
   ${tile('Replies sent', integer(r.totals.answered))}
-  ${tile('Answered well', percent(r.totals.answeredWell), 'sent automatically or approved as drafted / replies sent')}
+  ${tile('Answered well', percent(r.totals.answeredWell), `sent automatically or approved as drafted, of the ${integer(r.totals.needingAnswer)} mails that needed an answer (${integer(r.totals.waiting)} still waiting); ${percent(r.totals.answeredWellOfReplies)} of replies sent`)}
   ${tile('Automation rate', percent(r.totals.automationRate), 'sent automatically / replies sent')}
   ${tile('Replies bounced', integer(r.totals.bounced), 'reported undelivered after sending')}
   ${tile('LLM cost', dollars(r.llm.costUsd), r.llm.costPerRun !== null ? `${dollars(r.llm.costPerRun)} per ticket run` : undefined)}

@@ -33,10 +33,17 @@
  * A failed agent run stores no result, so its calls are added by the agent worker when the attempt fails
  * (`recordFailedAgentRun`, src/server/metrics.ts), with {@link llmCallFields}; it is not an `agent_runs`.
  *
- * Weeks ({@link InsightWeek}) start on Monday in the same calendar and add up the days of the period they hold. Their
- * mail in is the one figure not in the day hashes: the tickets created in the week, counted in the ticket store's
- * creation index (`P:store:all`, scored by creation time) with one ZCOUNT per week, so it leaves out the tickets
- * retention archived and those erased on request.
+ * Weeks ({@link InsightWeek}) start on Monday in the same calendar and add up the days of the period they hold. Two
+ * figures of theirs are not in the day hashes: their mail in, the tickets created in the week, counted in the ticket
+ * store's creation index (`P:store:all`, scored by creation time) with one ZCOUNT per week, so it leaves out the
+ * tickets retention archived and those erased on request; and their mail still waiting for a reply, the tickets
+ * created in the week that are in one of the {@link AWAITING_REPLY_STATES} now, one ZCOUNT of each state's index
+ * (`P:store:state:<state>`, scored the same) per week.
+ *
+ * Answered well ({@link answeredWellShare}) is a share of the mail that needed an answer: every ticket but those the
+ * checks ignored (automatic, bulk, spam, our own). A ticket counts once: in the week it ended, by its outcome, or
+ * while it still waits for a reply, in the week it came in. Answered well are the replies sent automatically or
+ * approved as the agent drafted them; rejected, failed, edited before sending and still waiting count against it.
  *
  * Reply times are kept as a histogram of geometric buckets ({@link LATENCY_BUCKET_RATIO} apart), so percentiles are
  * read as the upper bound of the bucket the exact percentile falls in: at most 10 % above it, never below.
@@ -47,7 +54,7 @@ import { costOf, priceOf, type PriceTable } from '../agent/prices.js';
 import { LEARNED_ID_PREFIX } from '../search/types.js';
 import { addDays, deskTimeZone, localDay } from './local-day.js';
 import { EDIT_RATIO_BUCKETS, EDIT_RATIO_SUM_SCALE, OUTCOMES, editRatioBucketField, isOutcomeKind, outcomeKeys, type OutcomeKind, type TicketOutcome } from './outcome.js';
-import type { Ticket } from './ticket.js';
+import type { Ticket, TicketState } from './ticket.js';
 import { TicketStore } from './ticket-store.js';
 
 /** Ratio of consecutive reply-time bucket bounds: a percentile is read at most this much too high. */
@@ -73,6 +80,12 @@ export const LEARNED_REPLY_FIELD = 'src:learned';
 
 /** Longest period the page and the API accept, in days. */
 export const MAX_INSIGHT_DAYS = 366;
+
+/**
+ * States of a ticket that needs an answer and has none yet: the mail still waiting for a reply. The others are
+ * endings (`sent`, `rejected`, `failed`) or mail no reply is due to (`ignored`).
+ */
+export const AWAITING_REPLY_STATES = ['received', 'processing', 'drafted', 'sending', 'parked', 'approved'] as const satisfies readonly TicketState[];
 
 /** Replies sent without a person, and those a person approved. */
 export type ReplyKind = 'auto' | 'reviewed';
@@ -227,11 +240,23 @@ export interface InsightWeek {
   answered: number;
   /** auto_sent / answered; null in a week without replies. */
   automationRate: number | null;
-  /** Answered well: (auto_sent + approved_as_is) / answered, the replies nobody had to change; null without replies. */
+  /** Tickets created in those days still waiting for a reply now (in one of the {@link AWAITING_REPLY_STATES}). */
+  waiting: number;
+  /**
+   * Mail that needed an answer: the replies sent, rejected and failed tickets that ended in those days, and
+   * {@link waiting}; everything but the mail the checks ignored.
+   */
+  needingAnswer: number;
+  /**
+   * Answered well: (auto_sent + approved_as_is) / {@link needingAnswer}, the share of the mail that needed an answer
+   * that got a reply nobody had to change; null when no mail needed one.
+   */
   answeredWell: number | null;
+  /** The older figure: (auto_sent + approved_as_is) / answered, of the replies sent; null without replies. */
+  answeredWellOfReplies: number | null;
   /**
    * {@link answeredWell} minus the previous week's, in percentage points to a tenth; null for the period's first week
-   * and when either week sent no reply.
+   * and when either week had no mail that needed an answer.
    */
   answeredWellChange: number | null;
   /** Replies whose sources were recorded with their outcome; the rest may or may not have cited a learned answer. */
@@ -268,8 +293,14 @@ export interface Insights {
     ended: number;
     answered: number;
     automationRate: number | null;
-    /** (auto_sent + approved_as_is) / answered over the period; null without replies. */
+    /** Tickets created in the period still waiting for a reply now; see {@link InsightWeek.waiting}. */
+    waiting: number;
+    /** Replies sent, rejected and failed tickets that ended in the period, and {@link waiting}. */
+    needingAnswer: number;
+    /** (auto_sent + approved_as_is) / needingAnswer over the period; null when no mail needed an answer. */
     answeredWell: number | null;
+    /** (auto_sent + approved_as_is) / answered over the period; null without replies. */
+    answeredWellOfReplies: number | null;
     /** Replies sent that a bounce later reported undelivered, counted on the day the bounce was read. */
     bounced: number;
   };
@@ -323,20 +354,25 @@ export function periodDays(days: number, now: Date, timeZone?: string): string[]
 }
 
 /**
- * Reads the day hashes of the period (one pipelined HGETALL per day) and the mail in of its weeks (one ZCOUNT of the
- * ticket store's creation index per week), and computes the {@link Insights}.
+ * Reads the day hashes of the period (one pipelined HGETALL per day), the mail in of its weeks (one ZCOUNT of the
+ * ticket store's creation index per week) and their mail still waiting (one ZCOUNT per week of each of the
+ * {@link AWAITING_REPLY_STATES}' index), and computes the {@link Insights}.
  */
 export async function readInsights(redis: Redis, prefix: string, options: InsightsOptions): Promise<Insights> {
   const timeZone = options.timeZone ?? deskTimeZone();
   const days = periodDays(options.days, options.now ?? new Date(), timeZone);
   const weeks = periodWeeks(days);
   const k = outcomeKeys(prefix);
-  const created = new TicketStore(redis, { prefix }).keys().all;
+  const storeKeys = new TicketStore(redis, { prefix }).keys();
+  const created = storeKeys.all;
   const pipeline = redis.pipeline();
   for (const day of days) pipeline.hgetall(k.day(day));
   // The weeks are consecutive: each one ends where the next begins.
   const bounds = [...weeks.map((w) => w.from), addDays(days.at(-1)!, 1)].map((day) => dayStart(day, timeZone));
   weeks.forEach((_, i) => pipeline.zcount(created, bounds[i]!, `(${bounds[i + 1]!}`));
+  weeks.forEach((_, i) => {
+    for (const state of AWAITING_REPLY_STATES) pipeline.zcount(storeKeys.state(state), bounds[i]!, `(${bounds[i + 1]!}`);
+  });
   const results = (await pipeline.exec()) ?? [];
   const value = (i: number): unknown => {
     const [err, result] = results[i] ?? [new Error('missing pipeline result'), null];
@@ -345,7 +381,11 @@ export async function readInsights(redis: Redis, prefix: string, options: Insigh
   };
   const hashes = days.map((day, i) => ({ day, fields: (value(i) ?? {}) as Record<string, string> }));
   const mailIn = new Map(weeks.map((w, i) => [w.week, Number(value(days.length + i))]));
-  return insightsFromDays(hashes, options.prices, timeZone, mailIn);
+  const waitingFrom = days.length + weeks.length;
+  const waiting = new Map(
+    weeks.map((w, i) => [w.week, AWAITING_REPLY_STATES.reduce((n, _, s) => n + Number(value(waitingFrom + i * AWAITING_REPLY_STATES.length + s)), 0)]),
+  );
+  return insightsFromDays(hashes, options.prices, timeZone, mailIn, waiting);
 }
 
 /** The Monday (`YYYY-MM-DD`) starting the week of calendar day `day`: calendar arithmetic, the same in every zone. */
@@ -397,13 +437,15 @@ function emptyOutcomes(): Record<OutcomeKind, number> {
 /**
  * {@link Insights} from the day hashes of a period, oldest first (pure: the part {@link readInsights} does not read);
  * `timeZone` names the zone their days are in (default: the process's); `mailIn` holds the tickets created per week,
- * by the week's Monday (weeks absent from it have no mail in).
+ * by the week's Monday (weeks absent from it have no mail in), and `waiting` the tickets created per week still
+ * waiting for a reply (weeks absent from it have none).
  */
 export function insightsFromDays(
   hashes: ReadonlyArray<{ day: string; fields: Record<string, string> }>,
   prices: PriceTable,
   timeZone: string = deskTimeZone(),
   mailIn?: ReadonlyMap<string, number>,
+  waiting?: ReadonlyMap<string, number>,
 ): Insights {
   const totals = emptyOutcomes();
   const latency: Record<ReplyKind, Map<number, number>> = { auto: new Map(), reviewed: new Map() };
@@ -506,19 +548,25 @@ export function insightsFromDays(
   const promptTokens = daily.reduce((n, d) => n + d.promptTokens, 0);
   const completionTokens = daily.reduce((n, d) => n + d.completionTokens, 0);
   const answered = totals.auto_sent + totals.approved_as_is + totals.approved_edited;
+  const weekly = insightWeeks(daily, mailIn, waiting);
+  const totalWaiting = weekly.reduce((n, w) => n + w.waiting, 0);
+  const needingAnswer = needingAnswerOf(totals, totalWaiting);
   return {
     from: hashes[0]?.day ?? '',
     to: hashes.at(-1)?.day ?? '',
     timeZone,
     days: hashes.length,
     daily,
-    weekly: insightWeeks(daily, mailIn),
+    weekly,
     totals: {
       outcomes: totals,
       ended: OUTCOMES.reduce((n, o) => n + totals[o], 0),
       answered,
       automationRate: answered > 0 ? totals.auto_sent / answered : null,
-      answeredWell: answeredWellOf(totals, answered),
+      waiting: totalWaiting,
+      needingAnswer,
+      answeredWell: answeredWellShare(totals, needingAnswer),
+      answeredWellOfReplies: answeredWellShare(totals, answered),
       bounced,
     },
     replyTime: { auto: percentiles(latency.auto), reviewed: percentiles(latency.reviewed) },
@@ -544,13 +592,21 @@ export function insightsFromDays(
   };
 }
 
-/** (auto_sent + approved_as_is) / answered: the share of replies that went out as the agent drafted them. */
-function answeredWellOf(outcomes: Record<OutcomeKind, number>, answered: number): number | null {
-  return answered > 0 ? (outcomes.auto_sent + outcomes.approved_as_is) / answered : null;
+/**
+ * The replies that went out as the agent drafted them (auto_sent + approved_as_is) as a share of `of`: of the mail
+ * that needed an answer ({@link needingAnswerOf}), or of the replies sent for the older figure; null when `of` is 0.
+ */
+export function answeredWellShare(outcomes: Record<OutcomeKind, number>, of: number): number | null {
+  return of > 0 ? (outcomes.auto_sent + outcomes.approved_as_is) / of : null;
 }
 
-/** The weeks of a period from its days (oldest first), with the mail in of each week by its Monday. */
-function insightWeeks(daily: readonly InsightDay[], mailIn: ReadonlyMap<string, number> | undefined): InsightWeek[] {
+/** Mail that needed an answer: every ending but `ignored`, and the mail still waiting for a reply. */
+export function needingAnswerOf(outcomes: Record<OutcomeKind, number>, waiting: number): number {
+  return OUTCOMES.reduce((n, o) => (o === 'ignored' ? n : n + outcomes[o]), 0) + waiting;
+}
+
+/** The weeks of a period from its days (oldest first), with the mail in and the mail still waiting of each week by its Monday. */
+function insightWeeks(daily: readonly InsightDay[], mailIn: ReadonlyMap<string, number> | undefined, waitingByWeek: ReadonlyMap<string, number> | undefined): InsightWeek[] {
   const byDay = new Map(daily.map((d) => [d.day, d]));
   const weeks: InsightWeek[] = [];
   for (const w of periodWeeks(daily.map((d) => d.day))) {
@@ -565,7 +621,9 @@ function insightWeeks(daily: readonly InsightDay[], mailIn: ReadonlyMap<string, 
       learnedReplies += d.learnedReplies;
     }
     const answered = outcomes.auto_sent + outcomes.approved_as_is + outcomes.approved_edited;
-    const answeredWell = answeredWellOf(outcomes, answered);
+    const waiting = waitingByWeek?.get(w.week) ?? 0;
+    const needingAnswer = needingAnswerOf(outcomes, waiting);
+    const answeredWell = answeredWellShare(outcomes, needingAnswer);
     const previous = weeks.at(-1)?.answeredWell ?? null;
     weeks.push({
       ...w,
@@ -573,7 +631,10 @@ function insightWeeks(daily: readonly InsightDay[], mailIn: ReadonlyMap<string, 
       outcomes,
       answered,
       automationRate: answered > 0 ? outcomes.auto_sent / answered : null,
+      waiting,
+      needingAnswer,
       answeredWell,
+      answeredWellOfReplies: answeredWellShare(outcomes, answered),
       answeredWellChange: answeredWell !== null && previous !== null ? Math.round((answeredWell - previous) * 1000) / 10 : null,
       sourcesRecorded,
       learnedReplies,

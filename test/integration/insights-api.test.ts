@@ -338,7 +338,13 @@ describe('insights API', () => {
         expect([w.from, w.to, w.days]).toEqual([weekDays[0], weekDays.at(-1), weekDays.length]);
         expect(w.mailIn, w.week).toBe(tickets.filter((t) => weekDays.includes(dayOf(t.createdAt))).length);
         const answered = outcomes.auto_sent! + outcomes.approved_as_is! + outcomes.approved_edited!;
-        expect(w.answeredWell).toBe(answered > 0 ? (outcomes.auto_sent! + outcomes.approved_as_is!) / answered : null);
+        const well = outcomes.auto_sent! + outcomes.approved_as_is!;
+        // Mail that needed an answer: every ending but ignored, and what still waits, in the week it came in.
+        const waiting = tickets.filter((t) => !t.outcome && weekDays.includes(dayOf(t.createdAt))).length;
+        const needing = answered + outcomes.rejected! + outcomes.failed! + waiting;
+        expect([w.waiting, w.needingAnswer], w.week).toEqual([waiting, needing]);
+        expect(w.answeredWell).toBe(needing > 0 ? well / needing : null);
+        expect(w.answeredWellOfReplies).toBe(answered > 0 ? well / answered : null);
       }
     }
     const page = await (await get(f, '/insights?days=3')).text();

@@ -81,27 +81,47 @@ function daysFrom(first: string, n: number): string[] {
 }
 
 describe('weekly table', () => {
-  it('lists each week newest first: mail in, replies, how they went out, answered well and its change, learned answers', () => {
+  it('lists each week newest first: mail in, mail that needed an answer and still waits, replies, how they went out, answered well and its change, of replies sent, learned answers', () => {
     const fields: Record<string, Record<string, string>> = {
-      '2025-04-05': { auto_sent: '1', approved_as_is: '1', approved_edited: '2' },
+      '2025-04-05': { auto_sent: '1', approved_as_is: '1', approved_edited: '2', rejected: '1', ignored: '2' },
       '2025-04-08': { auto_sent: '3', approved_edited: '1', approved_as_is: '1', 'src:replies': '5', 'src:learned': '2' },
       '2025-04-15': { approved_edited: '3', 'src:replies': '2', 'src:learned': '1' },
     };
     const days = daysFrom('2025-04-05', 11);
-    const report = insightsFromDays(days.map((day) => ({ day, fields: fields[day] ?? {} })), DEFAULT_PRICES, 'UTC', new Map([['2025-03-31', 9], ['2025-04-07', 12], ['2025-04-14', 4]]));
+    const report = insightsFromDays(
+      days.map((day) => ({ day, fields: fields[day] ?? {} })),
+      DEFAULT_PRICES,
+      'UTC',
+      new Map([['2025-03-31', 9], ['2025-04-07', 12], ['2025-04-14', 4]]),
+      new Map([['2025-04-07', 3]]),
+    );
     const page = renderInsightsPage({ report, user: 'anna' }).toString();
     expect(tableRows(page, 'weeks')).toEqual([
-      // week, mail in, replies, auto-sent, approved as drafted, approved after an edit, answered well, change, learned
-      ['2025-04-14 (2 days)', '4', '3', '0', '0', '3', '0 %', '−80 pts', '1 of 2 recorded'],
-      ['2025-04-07', '12', '5', '3', '1', '1', '80 %', '+30 pts', '2'],
-      ['2025-03-31 (2 days)', '9', '4', '1', '1', '2', '50 %', '–', '–'],
+      // week, mail in, needed an answer, still waiting, replies, auto-sent, approved as drafted, approved after an edit,
+      // answered well, change, of replies sent, learned
+      ['2025-04-14 (2 days)', '4', '3', '0', '3', '0', '0', '3', '0 %', '−50 pts', '0 %', '1 of 2 recorded'],
+      ['2025-04-07', '12', '8', '3', '5', '3', '1', '1', '50 %', '+10 pts', '80 %', '2'],
+      ['2025-03-31 (2 days)', '9', '5', '0', '4', '1', '1', '2', '40 %', '–', '50 %', '–'],
     ]);
     expect(page).toContain('Answered well');
   });
 
-  it('shows a week without replies without a rate or a change', () => {
-    const report = insightsFromDays(daysFrom('2025-04-07', 7).map((day) => ({ day, fields: (day === '2025-04-08' ? { rejected: '2' } : {}) as Record<string, string> })), DEFAULT_PRICES, 'UTC');
-    expect(tableRows(renderInsightsPage({ report, user: 'anna' }).toString(), 'weeks')).toEqual([['2025-04-07', '–', '0', '0', '0', '0', '–', '–', '0']]);
+  it.each<[string, Record<string, string>, string[]]>([
+    ['a week of only rejections answered none well and sent no reply', { rejected: '2' }, ['2025-04-07', '–', '2', '0', '0', '0', '0', '0', '0 %', '–', '–', '0']],
+    ['a week without mail that needed an answer has no rate', { ignored: '2' }, ['2025-04-07', '–', '0', '0', '0', '0', '0', '0', '–', '–', '–', '0']],
+  ])('%s', (_case, fields, row) => {
+    const report = insightsFromDays(daysFrom('2025-04-07', 7).map((day) => ({ day, fields: day === '2025-04-08' ? fields : {} })), DEFAULT_PRICES, 'UTC');
+    expect(tableRows(renderInsightsPage({ report, user: 'anna' }).toString(), 'weeks')).toEqual([row]);
+  });
+});
+
+describe('answered well tile', () => {
+  it('gives the share of the mail that needed an answer, and the older share of the replies sent under its own name', () => {
+    // The walkthrough's demo: two mails in, one sent automatically, one still parked.
+    const report = insightsFromDays([{ day: '2025-04-08', fields: { auto_sent: '1' } }], DEFAULT_PRICES, 'UTC', undefined, new Map([['2025-04-07', 1]]));
+    const page = renderInsightsPage({ report, user: 'anna' }).toString();
+    const tile = page.slice(page.indexOf('<div class="tile-label">Answered well</div>'));
+    expect(tile.slice(0, tile.indexOf('</div></div>'))).toMatch(/tile-value">50 %<\/div>.*of the 2 mails that needed an answer.*100 % of replies sent/);
   });
 });
 

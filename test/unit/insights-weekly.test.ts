@@ -1,7 +1,8 @@
 /**
  * The insights' weeks: weeks start on Monday in the desk's calendar, the period's first and last weeks hold only its
- * days, "answered well" is (auto-sent + approved as drafted) / replies sent with its change from the week before in
- * points, and the replies citing a learned answer are counted from what the store recorded with each reply.
+ * days, "answered well" is (auto-sent + approved as drafted) / the mail that needed an answer (every ending but
+ * ignored, and the mail still waiting) with its change from the week before in points, beside the older figure of the
+ * replies sent, and the replies citing a learned answer are counted from what the store recorded with each reply.
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PRICES } from '../../src/agent/prices.js';
@@ -59,34 +60,54 @@ const day = (outcomes: Partial<Record<OutcomeKind, number>>, extra: Record<strin
   Object.fromEntries(Object.entries({ ...outcomes, ...extra }).map(([k, v]) => [k, String(v)]));
 
 describe('weekly figures from the day hashes', () => {
-  type Row = [week: string, days: number, mailIn: number | null, answered: number, autoSent: number, asDrafted: number, edited: number, answeredWell: number | null, change: number | null, learned: number, recorded: number];
-  it.each<[string, Array<[string, Record<string, string>]>, Record<string, number> | undefined, Row[]]>([
+  type Row = [
+    week: string,
+    days: number,
+    mailIn: number | null,
+    answered: number,
+    autoSent: number,
+    asDrafted: number,
+    edited: number,
+    waiting: number,
+    needingAnswer: number,
+    answeredWell: number | null,
+    ofReplies: number | null,
+    change: number | null,
+    learned: number,
+    recorded: number,
+  ];
+  type Counts = Record<string, number>;
+  it.each<[string, Array<[string, Record<string, string>]>, { mailIn?: Counts; waiting?: Counts }, Row[]]>([
     [
-      'two part weeks: answered well and its change in points',
+      'two part weeks: answered well of the mail that needed an answer, and its change in points',
       [
         ['2025-04-05', day({ auto_sent: 1, approved_as_is: 1 })],
         ['2025-04-06', day({ approved_edited: 2, rejected: 1 })],
         ['2025-04-07', day({ auto_sent: 3, approved_edited: 1 })],
         ['2025-04-08', day({ approved_as_is: 1, ignored: 4 })],
       ],
-      { '2025-03-31': 9, '2025-04-07': 12 },
+      { mailIn: { '2025-03-31': 9, '2025-04-07': 12 }, waiting: { '2025-03-31': 1 } },
       [
-        ['2025-03-31', 2, 9, 4, 1, 1, 2, 0.5, null, 0, 0],
-        ['2025-04-07', 2, 12, 5, 3, 1, 1, 0.8, 30, 0, 0],
+        // 2 well of 4 replies, 1 rejected and 1 still waiting
+        ['2025-03-31', 2, 9, 4, 1, 1, 2, 1, 6, 1 / 3, 0.5, null, 0, 0],
+        // the ignored mail needed no answer
+        ['2025-04-07', 2, 12, 5, 3, 1, 1, 0, 5, 0.8, 0.8, 46.7, 0, 0],
       ],
     ],
     [
-      'a week without replies has no rate, and the week after it no change',
+      'a week of only rejections answered nothing well; a week without mail that needed an answer has no rate, nor the week after it a change',
       [
         ['2025-04-06', day({ auto_sent: 1, approved_edited: 2 })],
         ['2025-04-07', day({ rejected: 2 })],
-        ['2025-04-14', day({ approved_as_is: 1 })],
+        ['2025-04-14', day({ ignored: 3 })],
+        ['2025-04-21', day({ approved_as_is: 1 })],
       ],
-      undefined,
+      {},
       [
-        ['2025-03-31', 1, null, 3, 1, 0, 2, 1 / 3, null, 0, 0],
-        ['2025-04-07', 1, null, 0, 0, 0, 0, null, null, 0, 0],
-        ['2025-04-14', 1, null, 1, 0, 1, 0, 1, null, 0, 0],
+        ['2025-03-31', 1, null, 3, 1, 0, 2, 0, 3, 1 / 3, 1 / 3, null, 0, 0],
+        ['2025-04-07', 1, null, 0, 0, 0, 0, 0, 2, 0, null, -33.3, 0, 0],
+        ['2025-04-14', 1, null, 0, 0, 0, 0, 0, 0, null, null, null, 0, 0],
+        ['2025-04-21', 1, null, 1, 0, 1, 0, 0, 1, 1, 1, null, 0, 0],
       ],
     ],
     [
@@ -95,36 +116,56 @@ describe('weekly figures from the day hashes', () => {
         ['2025-04-11', day({ auto_sent: 3, approved_as_is: 1 }, { 'reopened:auto_sent': 1 })],
         ['2025-04-14', day({ auto_sent: 1, approved_edited: 2 })],
       ],
-      undefined,
+      {},
       [
-        ['2025-04-07', 1, null, 3, 2, 1, 0, 1, null, 0, 0],
-        ['2025-04-14', 1, null, 3, 1, 0, 2, 1 / 3, -66.7, 0, 0],
+        ['2025-04-07', 1, null, 3, 2, 1, 0, 0, 3, 1, 1, null, 0, 0],
+        ['2025-04-14', 1, null, 3, 1, 0, 2, 0, 3, 1 / 3, 1 / 3, -66.7, 0, 0],
       ],
     ],
     [
-      'replies citing a learned answer, of the replies whose sources were recorded',
+      'mail still waiting halves a week of only good replies; replies citing a learned answer, of those whose sources were recorded',
       [
         ['2025-04-09', day({ auto_sent: 2, approved_as_is: 1 }, { 'src:replies': 2, 'src:learned': 1 })],
         ['2025-04-10', day({ auto_sent: 1 }, { 'src:replies': 1, 'src:learned': 1 })],
       ],
-      { '2025-04-07': 5 },
-      [['2025-04-07', 2, 5, 4, 3, 1, 0, 1, null, 2, 3]],
+      { mailIn: { '2025-04-07': 8 }, waiting: { '2025-04-07': 4 } },
+      [['2025-04-07', 2, 8, 4, 3, 1, 0, 4, 8, 0.5, 1, null, 2, 3]],
     ],
-  ])('%s', (_case, hashes, mailIn, want) => {
+  ])('%s', (_case, hashes, counts, want) => {
     const r = insightsFromDays(
       hashes.map(([d, fields]) => ({ day: d, fields })),
       DEFAULT_PRICES,
       'UTC',
-      mailIn ? new Map(Object.entries(mailIn)) : undefined,
+      counts.mailIn ? new Map(Object.entries(counts.mailIn)) : undefined,
+      counts.waiting ? new Map(Object.entries(counts.waiting)) : undefined,
     );
-    const got = r.weekly.map((w) => [w.week, w.days, w.mailIn, w.answered, w.outcomes.auto_sent, w.outcomes.approved_as_is, w.outcomes.approved_edited, w.answeredWell, w.answeredWellChange, w.learnedReplies, w.sourcesRecorded]);
+    const got = r.weekly.map((w) => [
+      w.week,
+      w.days,
+      w.mailIn,
+      w.answered,
+      w.outcomes.auto_sent,
+      w.outcomes.approved_as_is,
+      w.outcomes.approved_edited,
+      w.waiting,
+      w.needingAnswer,
+      w.answeredWell,
+      w.answeredWellOfReplies,
+      w.answeredWellChange,
+      w.learnedReplies,
+      w.sourcesRecorded,
+    ]);
     expect(got).toEqual(want);
   });
 
-  it('gives the period answered well over all its replies', () => {
-    const r = insightsFromDays([{ day: '2025-04-07', fields: day({ auto_sent: 1, approved_as_is: 2, approved_edited: 1, rejected: 5 }) }], DEFAULT_PRICES, 'UTC');
-    expect(r.totals.answeredWell).toBe(0.75);
-    expect(insightsFromDays([{ day: '2025-04-07', fields: day({ rejected: 5 }) }], DEFAULT_PRICES, 'UTC').totals.answeredWell).toBeNull();
+  it.each<[string, Record<string, number>, number, { waiting: number; needing: number; well: number | null; ofReplies: number | null }]>([
+    ['replies, rejections, ignored mail and one still waiting', { auto_sent: 1, approved_as_is: 2, approved_edited: 1, rejected: 5, ignored: 3 }, 1, { waiting: 1, needing: 10, well: 0.3, ofReplies: 0.75 }],
+    ['only rejections: none answered well, no reply to divide by', { rejected: 5 }, 0, { waiting: 0, needing: 5, well: 0, ofReplies: null }],
+    ['only mail still waiting', {}, 2, { waiting: 2, needing: 2, well: 0, ofReplies: null }],
+    ['only ignored mail: nothing needed an answer', { ignored: 4 }, 0, { waiting: 0, needing: 0, well: null, ofReplies: null }],
+  ])('gives the period answered well over its mail that needed an answer: %s', (_case, outcomes, waiting, want) => {
+    const r = insightsFromDays([{ day: '2025-04-07', fields: day(outcomes) }], DEFAULT_PRICES, 'UTC', undefined, new Map([['2025-04-07', waiting]]));
+    expect([r.totals.waiting, r.totals.needingAnswer, r.totals.answeredWell, r.totals.answeredWellOfReplies]).toEqual([want.waiting, want.needing, want.well, want.ofReplies]);
   });
 });
 
