@@ -3,11 +3,15 @@
  * `convertToOpenAITool`. The names keep the design's `xyz` whatever PRODUCT_NAME is: prompts, logs and stored
  * results refer to the tools by these names.
  *
+ * Both hand every engine (embedded, Meilisearch, Qdrant) the query without mail greetings, closings and signatures
+ * ({@link questionOfQuery}): a weak model passes the customer's mail as it is.
+ *
  * The agent runs these two tools without `tool.invoke` (see {@link directSearchOf}): LangChain's tool machinery
  * (callback manager, run tree, signal race) costs more per call than the search of a small index.
  */
 import { tool, type StructuredToolInterface } from '@langchain/core/tools';
 import { z } from 'zod';
+import { questionOfQuery } from '../search/query-text.js';
 import { MAX_SEARCH_RESULTS, type ManualSearch, type QaSearch, type SearchHit, type SearchOutput } from '../search/types.js';
 
 /** Name of the manual full-text search tool. */
@@ -79,7 +83,7 @@ function withDirectSearch<S extends z.ZodType>(
 /** Builds the manual search tool over `manual`. */
 export function createManualSearchTool(manual: ManualSearch, productName = 'XYZ'): StructuredToolInterface {
   const search = async ({ keywords }: z.infer<typeof manualSchema>): Promise<SearchOutput[]> =>
-    toOutputs(await manual.search(keywords, MAX_SEARCH_RESULTS));
+    toOutputs(await manual.search(questionOfQuery(keywords), MAX_SEARCH_RESULTS));
   const searchTool = tool(search, {
     name: MANUAL_TOOL_NAME,
     description:
@@ -93,7 +97,7 @@ export function createManualSearchTool(manual: ManualSearch, productName = 'XYZ'
 /** Builds the past Q&A search tool over `qa`. */
 export function createQaSearchTool(qa: QaSearch, productName = 'XYZ'): StructuredToolInterface {
   const search = async ({ query }: z.infer<typeof qaSchema>): Promise<SearchOutput[]> =>
-    toOutputs(await qa.search(query, MAX_SEARCH_RESULTS));
+    toOutputs(await qa.search(questionOfQuery(query), MAX_SEARCH_RESULTS));
   const searchTool = tool(search, {
     name: QA_TOOL_NAME,
     description: `${productName}について過去に寄せられた質問と回答の組から、意味の近いものを探すツール。`,

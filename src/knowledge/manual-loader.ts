@@ -239,9 +239,10 @@ export function cleanMarkdown(markdown: string): string {
 }
 
 /**
- * Splits Markdown into sections by its `#`, `##` and `###` headings (ATX style). Deeper headings stay in the text,
- * where they still help matching; lines inside fenced code blocks are never taken for headings. Sections without
- * any text (a chapter heading directly followed by a section heading) are dropped.
+ * Splits Markdown into sections by its ATX headings, `#` to `######`: a `####` title is often the most specific one a
+ * manual has (a step, a command), so it belongs in the heading path, nested under the `###` above it, where the
+ * search weighs it as a title. Lines inside fenced code blocks are never taken for headings. Sections without any
+ * text (a chapter heading directly followed by a section heading) are dropped.
  */
 export function markdownSections(markdown: string): ManualSection[] {
   const sections = new SectionCollector();
@@ -414,7 +415,7 @@ export async function loadManualChunks(
 
 // An ATX heading's opening `#`s and the space after them; the text is read by headingText. One pattern for the whole
 // line (`(.*?)(?:[ \t]+#+)?[ \t]*$`) rescanned a long run of spaces from every position: minutes on one line.
-const ATX_HEADING_START = /^\s{0,3}(#{1,3})[ \t]+/;
+const ATX_HEADING_START = /^\s{0,3}(#{1,6})[ \t]+/;
 
 /** The text of an ATX heading after its opening `#`s: without the optional closing `#`s and the spaces around. */
 function headingText(rest: string): string {

@@ -15,7 +15,7 @@ export interface ManualSection {
 
 /**
  * Collects sections as a reader walks a document: a heading closes the section before it and opens the next one at
- * its level (1–3, as `#`–`###`); text is added in pieces. A section without text (a chapter heading directly
+ * its level (1–6, as `#`–`######` in Markdown; HTML and Word give 1–3); text is added in pieces. A section without text (a chapter heading directly
  * followed by a section heading) is dropped.
  */
 export class SectionCollector {

@@ -527,7 +527,8 @@ const BEGIN_FORWARDED = /^\s*(?:begin forwarded message|転送されたメッセ
 const BLOCK_FROM = /^\s*(?:\*\s*)?(?:from|差出人|送信者|送信元|von|de)\s*(?:\*\s*)?[:：]/i;
 const BLOCK_NEXT = /^\s*(?:\*\s*)?(?:sent|date|to|cc|subject|送信日時|送信日|日付|日時|宛先|件名|gesendet|an|betreff|envoyé|objet|à)\s*(?:\*\s*)?[:：]/i;
 const QUOTED_LINE = /^\s*[>＞]/;
-const SEPARATOR_LINE = /^\s*[-_=*＊━─―－~〜#+・=＝]{3,}\s*$/;
+/** A line of separator characters (`-----`, `━━━`, `＊＊＊`) that frames a signature or a banner. */
+export const SEPARATOR_LINE = /^\s*[-_=*＊━─―－~〜#+・=＝]{3,}\s*$/;
 // The line a phone, a carrier or a mail app adds under a mail ("Sent from my iPhone", "Sent via Bell Mobility's Text
 // Messaging service.", "Envoyé de mon iPhone", "Von meinem iPhone gesendet", "Galaxy から送信"…), in the languages of
 // the customers we see. Matched against one trimmed line of at most MAX_FOOTER_CHARS.
@@ -611,7 +612,7 @@ function isContactBlock(lines: string[]): boolean {
  * that is nothing but such a block (a screenshot sent with the signature only) is left empty, so the subject is the
  * question; a block at the top with anything after its closing separator is kept, as it may be a banner.
  */
-function stripSignatureBlock(lines: string[]): string[] {
+export function stripSignatureBlock(lines: string[]): string[] {
   const first = lines.findIndex((l) => l.trim() !== '');
   if (first >= 0 && SEPARATOR_LINE.test(lines[first] ?? '')) {
     const close = lines.findIndex((l, i) => i > first && SEPARATOR_LINE.test(l));
@@ -634,7 +635,7 @@ function stripSignatureBlock(lines: string[]): string[] {
  * with nothing above it cuts too when the block below looks like contact details (a screenshot sent with the
  * signature only), so the subject is the question rather than the sender's name and phone number.
  */
-function stripDelimitedSignature(lines: string[]): string[] {
+export function stripDelimitedSignature(lines: string[]): string[] {
   for (let i = lines.length - 1; i >= 0; i--) {
     if (!/^--\s?$/.test(lines[i] ?? '')) continue;
     const below = lines.slice(i + 1);

@@ -103,7 +103,27 @@ describe('markdownSections', () => {
     { name: 'empty sections are dropped', md: '# 章\n\n## 節\n本文。', sections: [['章 > 節', '本文。']] },
     { name: 'closing hashes are not part of the heading', md: '## 節 ##\n本文。', sections: [['節', '本文。']] },
     { name: 'a skipped level', md: '# 章\n### 項\n本文。\n## 節\n別。', sections: [['章 > 項', '本文。'], ['章 > 節', '別。']] },
-    { name: '#### stays in the text', md: '# 章\n#### 注意\n本文。', sections: [['章', '#### 注意\n本文。']] },
+    {
+      name: '#### to ###### are headings, nested under ###',
+      md: '# 章\n## 節\n### 項\n#### 注意\n本文。\n##### 詳細\n細部。\n###### 例\n例文。\n#### 補足\n補足。\n## 次節\n別。',
+      sections: [
+        ['章 > 節 > 項 > 注意', '本文。'],
+        ['章 > 節 > 項 > 注意 > 詳細', '細部。'],
+        ['章 > 節 > 項 > 注意 > 詳細 > 例', '例文。'],
+        ['章 > 節 > 項 > 補足', '補足。'],
+        ['章 > 次節', '別。'],
+      ],
+    },
+    { name: '#### right under #', md: '# 章\n#### 注意\n本文。', sections: [['章 > 注意', '本文。']] },
+    { name: 'seven #s are not a heading', md: '# 章\n####### 七\n本文。', sections: [['章', '####### 七\n本文。']] },
+    {
+      name: 'fenced code under a ##### heading keeps it in its path',
+      md: '### 監査ロール\n手順。\n##### CLIで付与するコマンド\n```sh\n# 管理者で実行\nxyz role grant audit\n```',
+      sections: [
+        ['監査ロール', '手順。'],
+        ['監査ロール > CLIで付与するコマンド', '```sh\n# 管理者で実行\nxyz role grant audit\n```'],
+      ],
+    },
     { name: 'no space after # is not a heading', md: '#タグ\n本文。', sections: [['', '#タグ\n本文。']] },
     {
       name: 'fenced code is never a heading',
@@ -312,7 +332,8 @@ describe('loadManualChunks', () => {
       expect(result.emptyFolders).toEqual(['drafts']);
       expect(warnings.some((w) => w.includes('drafts/'))).toBe(true);
       expect(warnings.some((w) => w.includes('loop'))).toBe(true);
-      expect(warnings.some((w) => w.includes('linked-again'))).toBe(true);
+      expect(warnings.some((w) => w.includes('linked: a link to a folder outside'))).toBe(true);
+      expect(warnings.some((w) => w.includes('linked-again: a link to a folder outside'))).toBe(true);
     } finally {
       await rm(outside, { recursive: true, force: true });
     }

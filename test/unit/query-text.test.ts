@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { questionOfQuery } from '../../src/search/query-text.js';
+
+const SIGNATURE = [
+  '--------------------------------',
+  '株式会社サンプル商事 総務部',
+  '田中 一郎',
+  'TEL: 03-1234-5600 / FAX: 03-1234-5679',
+  '〒100-0005 東京都千代田区丸の内1-2-3 丸の内ビル5F',
+  'Mail: tanaka@example.co.jp',
+  'URL: https://www.example.co.jp/',
+  '--------------------------------',
+].join('\n');
+
+describe('questionOfQuery: mail boilerplate around a search query is dropped', () => {
+  it.each([
+    {
+      name: 'greeting, self-introduction, closing and a framed signature',
+      query: `XYZサポートご担当者様\n\nお世話になっております。\n株式会社サンプル商事の田中です。\n\nCSVの取り込みでエラーコード E-1001 が出ます。\n\nお忙しいところ恐縮ですが、よろしくお願いいたします。\n\n${SIGNATURE}`,
+      question: 'CSVの取り込みでエラーコード E-1001 が出ます。',
+    },
+    {
+      name: 'a signature after `--`',
+      query: 'お世話になっております。\nパスワードの再設定方法を教えてください。\nよろしくお願いします。\n--\n山田工業株式会社 山田\nTEL 06-1234-5678',
+      question: 'パスワードの再設定方法を教えてください。',
+    },
+    {
+      name: 'an unframed signature block after the closing',
+      query: 'ログインできません。\n\n以上、よろしくお願いいたします。\n\n有限会社みどり企画\n佐藤 花子\n電話：045-123-4567\nE-mail: sato@midori.example.jp',
+      question: 'ログインできません。',
+    },
+    {
+      name: 'all on one line, as a model passes it',
+      query: 'いつもお世話になっております。株式会社ABCの鈴木と申します。二段階認証の設定方法を知りたいです。何卒よろしくお願い申し上げます。',
+      question: '二段階認証の設定方法を知りたいです。',
+    },
+    {
+      name: 'contact lines and tokens in the middle',
+      query: '請求書の送付先を変更したい\nTEL:03-1234-5678\n担当 tanaka@example.com 宛に https://example.com/invoice から届く請求書です 〒100-0005',
+      question: '請求書の送付先を変更したい\n担当 宛に から届く請求書です',
+    },
+    {
+      name: 'a label goes with its number',
+      query: 'ログインできません TEL 03-1234-5678 FAX 03-1234-5679 までご連絡ください。よろしくお願いいたします。TEL:045-200-3000',
+      question: 'ログインできません までご連絡ください。',
+    },
+    {
+      name: 'a phone number in the question itself',
+      query: 'サポート窓口 0120-123-456 の受付時間は？',
+      question: 'サポート窓口 の受付時間は？',
+    },
+  ])('$name', ({ query, question }) => {
+    expect(questionOfQuery(query)).toBe(question);
+  });
+});
+
+describe('questionOfQuery: a plain question is left as it is', () => {
+  it.each([
+    'エラーコード 1234 が表示されます',
+    '2024年版のライセンス更新手順',
+    'E-1001',
+    'XYZ-2000 シリーズの対応OS',
+    'v2.3.1 で追加された機能',
+    '2024-03-15 以降に請求額が変わった理由',
+    'ポート 8080 と 443 のどちらを開ければよいですか？',
+    'How do I reset my password?',
+    'SSO login fails with error 403',
+    'メール通知が届きません',
+    'メールアドレスの変更方法',
+    '電話サポートの受付時間',
+    '住所変更の手続き',
+    'API仕様\nレート制限は何件まで？',
+    '株式会社の登記情報を変更したい',
+    'ログイン パスワード 再設定',
+    'よろしくお願いしますと表示されたまま進みません',
+    '本文中の --verbose オプションの意味',
+  ])('%s', (query) => {
+    expect(questionOfQuery(query)).toBe(query);
+  });
+});
+
+describe('questionOfQuery: never empty', () => {
+  it.each([
+    'お世話になっております。よろしくお願いいたします。',
+    `田中様\n\nお世話になっております。\n\n${SIGNATURE}`,
+    'TEL: 03-1234-5678',
+    'tanaka@example.com',
+    '',
+    '   ',
+  ])('%j falls back to the query as it was', (query) => {
+    expect(questionOfQuery(query)).toBe(query);
+  });
+});
