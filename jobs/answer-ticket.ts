@@ -570,7 +570,7 @@ export function foreignReplyToReason(ticket: Pick<Ticket, 'from' | 'replyTo'>, t
  * and its kind for the logs.
  */
 export interface SenderReview {
-  kind: 'forged-sender' | 'own-group' | 'bulk-mail' | 'reply-to' | 'possible-copy';
+  kind: 'forged-sender' | 'own-group' | 'possible-phishing' | 'bulk-mail' | 'reply-to' | 'possible-copy';
   reason: string;
 }
 
@@ -600,7 +600,7 @@ export function possibleCopyReview(ticket: Pick<Ticket, 'possibleCopyOf'>): Send
  * ({@link foreignReplyToReason}). Decided after the draft, so that sending it is one click where a person agrees.
  */
 export function senderReviewReason(
-  ticket: Pick<Ticket, 'from' | 'replyTo'>,
+  ticket: Pick<Ticket, 'from' | 'replyTo'> & Partial<Pick<Ticket, 'question' | 'subject'>>,
   signals: ReplySignals,
   config: Pick<Config, 'TRUSTED_REPLY_TO_DOMAINS' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SUPPORT_GROUP_ADDRESSES' | 'AUTHSERV_ID'>,
 ): SenderReview | undefined {
@@ -615,10 +615,39 @@ export function senderReviewReason(
   // Before bulk mail: a group's envelope and footer read as bulk mail, and what to configure is the useful reason.
   const group = ownGroupReviewDetail(signals, mailboxes);
   if (group) return { kind: 'own-group', reason: `not authenticated as mail through our group: ${group}` };
+  const lure = loginLureDetail(`${ticket.subject ?? ''}\n${ticket.question ?? ''}`, signals, mailboxes);
+  if (lure) return { kind: 'possible-phishing', reason: `possible phishing: ${lure}; a reply would confirm our mailbox to the sender` };
   const bulk = bulkMailDetail(signals, mailboxes);
   if (bulk) return { kind: 'bulk-mail', reason: `bulk mail: ${bulk}` };
   const replyTo = foreignReplyToReason(ticket, config.TRUSTED_REPLY_TO_DOMAINS);
   return replyTo ? { kind: 'reply-to', reason: replyTo } : undefined;
+}
+
+// What a credential-phishing mail asks and threatens, each a sign of its own: that the reader verify or log in, that an
+// account or card is restricted, and a deadline. A customer asking about 本人確認書類 writes one of them at most.
+const LURE_SIGNS: readonly RegExp[] = [
+  /(?:ご?本人(?:様)?確認|ログイン|サインイン|パスワード|認証)(?:を|の)?(?:お願い|完了|して(?:ください|下さい)|が必要|を行って)|\b(?:verify|confirm) your (?:account|identity|information|details)\b/iu,
+  /(?:口座|アカウント|カード|お取引|ご利用|サービス)[^。\n]{0,15}(?:制限|凍結|停止|ロック|無効|利用できなく)|\baccount (?:has been |will be |is )?(?:suspended|locked|limited|restricted|disabled|closed)\b/iu,
+  /(?:24|48|72)\s*時間以内|本日中|\bwithin (?:24|48|72) hours\b/iu,
+];
+// A link to follow: a URL in the text, or the words that stand for one (an HTML link's URL is not in the text).
+const LURE_LINK = /https?:\/\/|\bwww\.|(?:下記|以下|次)の(?:リンク|URL|ＵＲＬ)|リンク(?:より|から|を(?:クリック|タップ))|(?:URL|ＵＲＬ)(?:より|から)|はこちら|\bclick (?:here|the link|below)\b/iu;
+const MIN_LURE_SIGNS = 2;
+
+/**
+ * Why a mail reads as credential phishing (a bank's or a shop's name on a domain of its own), or undefined: a link to
+ * follow and at least {@link MIN_LURE_SIGNS} of {@link LURE_SIGNS} in `words` (the subject and the question), from a
+ * sender the receiving server did not authenticate by DMARC (`dmarc=none` of a domain with no policy, which is what a
+ * phisher's own fresh domain has, `fail`, or no result). SPF or DKIM passing for the sender's own domain proves only
+ * that the phisher owns it. A DMARC-passing sender's words are read as they are.
+ */
+function loginLureDetail(words: string, signals: ReplySignals, mailboxes: ReturnType<typeof ownMailboxesOf>): string | undefined {
+  if (!LURE_LINK.test(words) || LURE_SIGNS.filter((sign) => sign.test(words)).length < MIN_LURE_SIGNS) return undefined;
+  const topmost = signals.headers['authentication-results']?.[0];
+  const dmarc = topmost === undefined ? undefined : /\bdmarc\s*=\s*([a-z]+)/i.exec(topmost)?.[1]?.toLowerCase();
+  if (dmarc === 'pass' && senderVouchedFor(signals, mailboxes)) return undefined;
+  const verdict = topmost === undefined ? 'no Authentication-Results' : dmarc ? `dmarc=${dmarc}` : 'no DMARC result';
+  return `a login lure (verify, restricted account, deadline) with a link, from a sender not authenticated by DMARC (${verdict})`;
 }
 
 /** Whether a draft may go out without a person, and why (for the ticket's reason and history). */
@@ -752,6 +781,18 @@ function chineseOrKoreanQuestion(question: string): 'Chinese' | 'Korean' | undef
 // Japanese manual keeps as the customer sees them (「設定」→「セキュリティ」), in its own prose.
 const QUOTED_LABEL = /「[^「」\n]{0,60}」|『[^『』\n]{0,60}』|【[^【】\n]{0,60}】|“[^“”\n]{0,60}”|"[^"\n]{0,60}"/g;
 
+const HAN = /\p{Script=Han}/u;
+
+/**
+ * Whether a draft's own prose (outside the labels it quotes) is in `language`: Korean has Hangul; Chinese has Han and
+ * no Hangul (Japanese prose is told by {@link japaneseProse} first). An English, a Chinese or a Korean stand-in for the
+ * other is as foreign to the customer as a Japanese one.
+ */
+function writtenIn(language: 'Chinese' | 'Korean', draft: string): boolean {
+  const prose = draft.replace(QUOTED_LABEL, '');
+  return language === 'Korean' ? HANGUL.test(prose) : HAN.test(prose) && !HANGUL.test(prose);
+}
+
 /** Whether a draft is written in Japanese: it has kana outside the labels it quotes. */
 function japaneseProse(draft: string): boolean {
   return KANA.test(draft) && KANA.test(draft.replace(QUOTED_LABEL, ''));
@@ -769,7 +810,8 @@ const OWN_BLOCK = new RegExp(`</?(?:${Object.values(BLOCK_TAGS).join('|')})>`, '
  * (`<think>`, from a reasoning model served without a reasoning parser); it holds only a greeting and a closing; it is
  * not in the customer's language (a Japanese question, by {@link japaneseQuestion}, answered without a kana, a
  * question without any CJK script answered in Japanese: typically a refusal; a Chinese or Korean question, by
- * {@link chineseOrKoreanQuestion}, answered in Japanese prose, {@link japaneseProse}); it is longer than any reply
+ * {@link chineseOrKoreanQuestion}, answered in Japanese prose, {@link japaneseProse}, or in no prose of its own
+ * language, {@link writtenIn}); it is longer than any reply
  * ({@link MAX_AUTO_REPLY_CHARS}); or it repeats the agent's own input, a passage of `prompts` (the prompts in use:
  * the agent's, PROMPTS_FILE applied) or the subtask results (src/tickets/prompt-echo.ts).
  */
@@ -794,6 +836,7 @@ export function draftProblem(
   if (!CJK.test(question) && cjkShare(draft) > 0.5) return 'the answer is not in the language of the question (answered in Chinese, Japanese or Korean)';
   const otherCjk = chineseOrKoreanQuestion(question);
   if (otherCjk && japaneseProse(draft)) return `the answer is not in the language of the question (${otherCjk} question, answered in Japanese)`;
+  if (otherCjk && !writtenIn(otherCjk, draft)) return `the answer is not in the language of the question (${otherCjk} question, no ${otherCjk} in the answer)`;
   return undefined;
 }
 

@@ -711,9 +711,50 @@ function ownTextOf(text: string, subject: string): OwnText {
   }
   const all = unwrapClearSigned(source.split('\n'));
   const historyStart = quotedHistoryStart(all);
-  const note = ownWords(historyStart >= 0 ? all.slice(0, historyStart) : all);
-  const forwarded = historyStart >= 0 && isForward(all[historyStart] ?? '', subject) ? forwardedMessage(all.slice(historyStart)) : undefined;
+  if (historyStart < 0) return { note: ownWords(all), forwarded: undefined };
+  let history = all.slice(historyStart);
+  let note = ownWords(all.slice(0, historyStart));
+  if (!hasWords(note)) {
+    // Bottom-posted: nothing above the history, so the customer may have written below it.
+    const below = noteBelowHistory(history);
+    if (below) ({ note, history } = { note: below.note, history: history.slice(0, below.start) });
+  }
+  const forwarded = isForward(all[historyStart] ?? '', subject) ? forwardedMessage(history) : undefined;
   return { note, forwarded };
+}
+
+// A note written below the history ends in a sentence; a forwarded mail's signature under a separator (a name, a
+// team, a phone number) does not.
+const NOTE_SENTENCE = /[?？。.!！]/u;
+
+/**
+ * The customer's note below `history` (which starts with a quoted or forwarded mail), and where it starts: the text
+ * after the last separator line (「------」) that follows the last mail's header block, when it holds a sentence of
+ * its own. Undefined when there is none: without a separator the last mail's text and a note below it cannot be told
+ * apart, and the history is read as before.
+ */
+function noteBelowHistory(history: string[]): { note: string; start: number } | undefined {
+  let lastBlock = -1;
+  for (let i = 0; i < history.length; i++) {
+    const line = history[i] ?? '';
+    if (ORIGINAL_MESSAGE.test(line) || BEGIN_FORWARDED.test(line) || isHeaderBlockStart(history, i)) lastBlock = i;
+  }
+  if (lastBlock < 0) return undefined;
+  let body = lastBlock + 1;
+  while (body < history.length && isForwardHead(history[body] ?? '')) body += 1;
+  for (let i = history.length - 1; i >= body; i--) {
+    if (!SEPARATOR_LINE.test(history[i] ?? '')) continue;
+    // Read with its separator, so a signature block under it is cut as one; the separator is no part of the note.
+    const [first = '', ...rest] = ownWords(history.slice(i)).split('\n');
+    const note = (SEPARATOR_LINE.test(first) ? rest : [first, ...rest]).join('\n').trim();
+    return hasWords(note) && NOTE_SENTENCE.test(note) ? { note, start: i } : undefined;
+  }
+  return undefined;
+}
+
+/** True for a line of a quoted or forwarded mail's marker and header block, blank lines among them. */
+function isForwardHead(line: string): boolean {
+  return line.trim() === '' || ORIGINAL_MESSAGE.test(line) || BEGIN_FORWARDED.test(line) || SEPARATOR_LINE.test(line) || BLOCK_FROM.test(line) || BLOCK_NEXT.test(line);
 }
 
 /**
@@ -824,9 +865,8 @@ function isForward(line: string, subject: string): boolean {
 
 /** The forwarded mail that `history` starts with: its marker line and header block read, its text after them. */
 function forwardedMessage(history: string[]): ForwardedMessage {
-  const isHead = (line: string) => line.trim() === '' || ORIGINAL_MESSAGE.test(line) || BEGIN_FORWARDED.test(line) || SEPARATOR_LINE.test(line) || BLOCK_FROM.test(line) || BLOCK_NEXT.test(line);
   let bodyStart = 0;
-  while (bodyStart < history.length && isHead(history[bodyStart] ?? '')) bodyStart += 1;
+  while (bodyStart < history.length && isForwardHead(history[bodyStart] ?? '')) bodyStart += 1;
   const head = history.slice(0, bodyStart);
   return { from: headerValue(head, BLOCK_FROM), subject: headerValue(head, BLOCK_SUBJECT), text: ownWords(history.slice(bodyStart)) };
 }

@@ -64,9 +64,13 @@ const TNEF = new Set(['application/ms-tnef', 'application/vnd.ms-tnef']);
 const PGP_MESSAGE = /^-----BEGIN PGP MESSAGE-----$/m;
 // Outside the sender's Exchange organisation a recall cannot delete anything: Exchange sends this sentence instead,
 // under the subject "Recall: <subject>". Exchange Online also marks it in a header; older servers only write the
-// sentence (in the sender's language: only the English one is known here, and the header covers the rest there).
-const RECALL_SENTENCE = /would like to recall the message, ["“](.+)["”]\.?\s*$/su;
-const RECALL_SUBJECT = /^recall:\s*/i;
+// sentence (in the sender's language: English and Japanese are known here, and the header covers the rest there).
+// The Japanese wording is the audit's sample (round 3, 129), not checked against Exchange's own template.
+const RECALL_SENTENCES: readonly RegExp[] = [
+  /would like to recall the message, ["“](.+)["”]\.?\s*$/su,
+  /はメッセージ\s*[「"“](.+)[」"”]\s*を取り消そうとしています。?\s*$/su,
+];
+const RECALL_SUBJECT = /^(?:recall|取り消し|取消し?)\s*[:：]\s*/i;
 // The notice is one sentence, with a list's or a gateway's footer at most: a longer text is a customer's own.
 const MAX_RECALL_TEXT = 2000;
 // Microsoft 365 (Purview, formerly Office 365) Message Encryption: outside the sender's organisation the message travels
@@ -115,6 +119,8 @@ export function unreadableReason(mail: UnreadableCheckInput): string | undefined
   const saysSomething = hasOwnSentence(ownWords);
   const tnef = mail.parts.find((p) => TNEF.has(p.contentType.toLowerCase()) || p.filename?.toLowerCase() === 'winmail.dat');
   if (tnef && !saysSomething) return "the text is only in winmail.dat (Outlook's rich-text format), which is not read here";
+  const unseen = saysSomething ? unseenImagesReferredTo(ownWords, mail.parts) : undefined;
+  if (unseen) return unseen;
   if (!saysSomething) {
     const attached = contentAttachments(mail.parts);
     if (attached.length > 0) {
@@ -134,6 +140,28 @@ export function unreadableReason(mail: UnreadableCheckInput): string | undefined
     return "the reply holds only the quoted earlier mail, no words of the sender's own (sent by mistake, or the words were lost): a person reads it";
   }
   return undefined;
+}
+
+// Words that point at what a picture shows instead of saying it: この画面, このエラー, この表示, 添付の画像, スクリーンショット,
+// "this screen", "this error", "the screenshot", "attached image". Not 添付の画面でエラーが出ます, which names the error.
+const REFERS_TO_IMAGE =
+  /(?:この|こちらの)(?:画面|エラー|表示|画像|写真|スクリーンショット|スクショ)|添付(?:の)?(?:画像|写真|スクリーンショット|スクショ)|スクリーンショット|スクショ|\b(?:this|these) (?:screens?|errors?|messages?|dialog|pop-?up|warning)\b|\b(?:the|this|attached) (?:screenshots?|screen ?shots?|images?|pictures?|photos?)\b/iu;
+// Words that say what the picture shows: a quoted message (「パスワードが違います」, "wrong password") is readable as it is.
+const QUOTES_WHAT_IT_SHOWS = /「[^」]+」|『[^』]+』|“[^”]+”|"[^"]+"/u;
+
+/**
+ * The reason to park a mail whose only content attachments are images and whose words lean on them (「この画面から先に
+ * 進めません」): the agent is handed the text, never the picture, and would answer blind. Undefined when the words say
+ * what the picture shows, or a file of another kind travels beside it (its name tells the agent something).
+ */
+function unseenImagesReferredTo(ownWords: string, parts: readonly MimePartInfo[]): string | undefined {
+  if (!REFERS_TO_IMAGE.test(ownWords) || QUOTES_WHAT_IT_SHOWS.test(ownWords)) return undefined;
+  const content = parts.filter((part) => contentAttachments([part]).length > 0);
+  if (content.length === 0 || !content.every((part) => part.contentType.toLowerCase().startsWith('image/'))) return undefined;
+  const names = contentAttachments(content);
+  const shown = names.slice(0, MAX_NAMED_ATTACHMENTS).join(', ');
+  const more = names.length > MAX_NAMED_ATTACHMENTS ? ` and ${names.length - MAX_NAMED_ATTACHMENTS} more` : '';
+  return `the question refers to ${names.length > 1 ? 'attached images' : 'an attached image'} (${shown}${more}) the agent cannot see: a person reads it`;
 }
 
 /** True for Microsoft's wrapper of an encrypted message: its sentence beside the service's name. */
@@ -238,7 +266,7 @@ function isSignature(part: MimePartInfo): boolean {
  */
 function recallReason(mail: UnreadableCheckInput): string | undefined {
   const text = mail.text.trim();
-  const sentence = text.length <= MAX_RECALL_TEXT ? RECALL_SENTENCE.exec(text) : null;
+  const sentence = text.length <= MAX_RECALL_TEXT ? RECALL_SENTENCES.map((pattern) => pattern.exec(text)).find(Boolean) : undefined;
   const subject = mail.subject ?? '';
   if (!mail.exchangeRecall && !(sentence && RECALL_SUBJECT.test(subject))) return undefined;
   // A subject under another language's prefix is not cut: the operator reads it as the sender wrote it.

@@ -367,6 +367,29 @@ describe('parseInboundMail: question', () => {
     ['a note above an Outlook reply', 'RE: Invoice', 'Can I pay by card?\n\n-----Original Message-----\nFrom: Support <support@support.example>\nSent: Monday\nSubject: Invoice\n\nOur earlier answer.', 'Can I pay by card?'],
     ['a note above a reply header block', 'AW: Rechnung', 'Kann ich mit Karte zahlen?\n\nVon: Support <support@support.example>\nGesendet: Montag\nAn: me\nBetreff: Rechnung\n\nUnsere Antwort.', 'Kann ich mit Karte zahlen?'],
     ['a note above a forward of nothing', 'Fwd: Invoice', 'See below.\n\n---------- Forwarded message ---------\nFrom: Billing <billing@x.example>\nSubject: Invoice\n', 'See below.'],
+    // Bottom-posted below the history (the audit's round-3 sample 119): nothing above the first block, the note under a
+    // separator after the last one. The note leads, the forward (its latest mail) follows as it would below a note.
+    [
+      'a note below a forwarded Outlook chain',
+      'FW: 請求書の件',
+      `${[0, 1].map((n) => `-----Original Message-----\nFrom: 営業部 ${n} <sales${n}@customer.example>\nSent: Monday, November 16, 2026 10:00 AM\nTo: 情報システム部\nSubject: RE: 請求書の件\n\n請求書の件、経理と確認中です（${n}）。\n金額は前回と同じで問題ないと思います。\n\n`).join('')}\n------\nXYZサポート様\n上記のやり取りの件ですが、請求書の宛名を部署名入りにできますか？\n山田`,
+      `XYZサポート様\n上記のやり取りの件ですが、請求書の宛名を部署名入りにできますか？\n山田\n\n${FWD}\nFrom: 営業部 0 <sales0@customer.example>\nSubject: RE: 請求書の件\n\n請求書の件、経理と確認中です（0）。\n金額は前回と同じで問題ないと思います。`,
+    ],
+    [
+      'a note below a forwarded Gmail mail',
+      'Fwd: Import failed',
+      '---------- Forwarded message ---------\nFrom: Importer <noreply@x.example>\nSubject: Import failed\n\nRow 12 is not a number.\n\n-----\nWhat does this mean? We did not change the file.',
+      `What does this mean? We did not change the file.\n\n${FWD}\nFrom: Importer <noreply@x.example>\nSubject: Import failed\n\nRow 12 is not a number.`,
+    ],
+    ['a note below a quoted Outlook reply', 'RE: Invoice', '-----Original Message-----\nFrom: Support <support@support.example>\nSent: Monday\nSubject: Invoice\n\nOur earlier answer.\n\n--------\nCan I pay by card?', 'Can I pay by card?'],
+    // What follows a separator in the forwarded mail itself (its signature, a name) is no note: the forward is read as it was.
+    [
+      'a forward ending in its sender\'s signature block',
+      'Fwd: Invoice',
+      '---------- Forwarded message ---------\nFrom: Billing <billing@x.example>\nSubject: Invoice\n\nYour invoice 123 is overdue.\n\n----------\n株式会社ビリング 経理部\nTEL: 03-1234-5678',
+      'Your invoice 123 is overdue.',
+    ],
+    ['a forward ending in a name under a separator', 'Fwd: Invoice', '---------- Forwarded message ---------\nFrom: Billing <billing@x.example>\nSubject: Invoice\n\nYour invoice 123 is overdue.\n\n-----\nBilling Team', 'Your invoice 123 is overdue.\n\n-----\nBilling Team'],
   ])('%s', (_name, subject, text, expected) => {
     expect(extractQuestion(text, subject)).toBe(expected);
   });

@@ -71,6 +71,12 @@ describe('unreadableReason', () => {
     // Without the "Recall:" subject the sentence alone is a customer's words.
     ['the sentence without the subject', { ...plain, subject: 'Question', text: 'Kenji would like to recall the message, "Cannot log in".' }, undefined],
     ['a long text ending in the sentence', { ...plain, subject: 'Recall: x', text: `${'long question text '.repeat(200)}Kenji would like to recall the message, "x".` }, undefined],
+    // Japanese Outlook (the audit's round-3 sample 129): 「取り消し: 件名」 and 「名前 はメッセージ「件名」を取り消そうとしています。」.
+    ['a Japanese recall by its sentence and subject', { ...plain, subject: '取り消し: アカウント追加の料金', text: '山田 太郎 はメッセージ「アカウント追加の料金」を取り消そうとしています。' }, 'withdraw their earlier message "アカウント追加の料金"'],
+    ['a Japanese recall, full-width colon', { ...plain, subject: '取り消し：請求書', text: '山田 太郎 はメッセージ "請求書" を取り消そうとしています。\n' }, 'recall request (Outlook)'],
+    ['a Japanese recall marked by Exchange: the subject prefix is cut', { ...plain, subject: '取り消し: 請求書', text: '', exchangeRecall: true }, 'withdraw their earlier message "請求書"'],
+    ['the Japanese sentence without the subject', { ...plain, subject: '質問', text: '山田 太郎 はメッセージ「請求書」を取り消そうとしています。' }, undefined],
+    ['a customer asking how to recall, under a 取り消し subject', { ...plain, subject: '取り消し: 注文', text: '昨日の注文を取り消したいのですが、どうすればよいですか？' }, undefined],
     ['Japanese text is no noise', { ...plain, text: 'パスワードを忘れました。再設定の方法を教えてください。\ufffd' }, undefined],
     // A mail whose question is only in an attachment: the subject alone would be answered as if it were the question.
     ['only a screenshot', mixed([{ contentType: 'image/png', filename: 'screenshot.png' }], ''), "the mail's text is only in its attachment screenshot.png: a person reads it"],
@@ -84,7 +90,28 @@ describe('unreadableReason', () => {
     ['only a forwarded mail', mixed([{ contentType: 'message/rfc822' }], '\n'), 'only in its attachment (a forwarded mail, message/rfc822)'],
     ['several attachments, some not content', mixed([{ contentType: 'text/vcard', filename: 'taro.vcf' }, { contentType: 'image/png', filename: 'a.png' }, { contentType: 'application/pdf', filename: 'b.pdf' }], ''), 'only in its attachments a.png, b.pdf'],
     ['only an image under a hostile name: the reason stays short', mixed([{ contentType: 'image/png', filename: `${'a\n'.repeat(5000)}.png` }], ''), `only in its attachment ${'a '.repeat(40)}…: a person reads it`],
-    ['a screenshot beside real text', mixed([{ contentType: 'image/png', filename: 'screenshot.png' }], 'The export fails with this error.'), undefined],
+    ['a screenshot beside real text', mixed([{ contentType: 'image/png', filename: 'screenshot.png' }], 'The export fails with error E42.'), undefined],
+    // A question that only points at the screenshot ("this screen", 「この画面」) cannot be answered by an agent that
+    // does not see the image (the audit's round-3 sample 117); one that says what it shows is read.
+    ...([
+      ['この画面から先に進めません', 'この画面から先に進めません。どうすればいいですか？'],
+      ['このエラーが出ます', 'お世話になっております。\nこのエラーが出ます。対処法を教えてください。'],
+      ['この表示が消えません', 'この表示が消えません。'],
+      ['添付の画像のエラー', '添付の画像のエラーについて教えてください。'],
+      ['スクリーンショットのエラー', 'スクリーンショットのようなエラーになります。どうすれば直りますか？'],
+      ['this screen', 'I am stuck on this screen. What should I do?'],
+      ['this error', 'The export fails with this error.'],
+      ['the screenshot', 'What does the error in the screenshot mean?'],
+      ['attached image', 'Please explain the attached image.'],
+    ] as const).map(([what, text]) => [`${what}, beside a screenshot only`, { ...mixed([png], text), ownWords: text }, 'the question refers to an attached image (IMG_0001.PNG) the agent cannot see'] as [string, UnreadableCheckInput, string]),
+    ['このエラー beside two photos', { ...mixed([png, { contentType: 'image/jpeg', filename: 'b.jpg' }], 'このエラーの意味は？'), ownWords: 'このエラーの意味は？' }, 'attached images (IMG_0001.PNG, b.jpg)'],
+    ['a self-contained question beside a screenshot', { ...mixed([png], 'ログイン時に『パスワードが違います』と出ます。'), ownWords: 'ログイン時に『パスワードが違います』と出ます。' }, undefined],
+    ['a self-contained English question beside a screenshot', { ...mixed([png], 'Login says "wrong password". How do I reset it?'), ownWords: 'Login says "wrong password". How do I reset it?' }, undefined],
+    ['このエラー quoted in the words beside a screenshot', { ...mixed([png], 'このエラー「AADSTS50011」の意味は？'), ownWords: 'このエラー「AADSTS50011」の意味は？' }, undefined],
+    // Beside a file the agent is told of by name (a PDF, a workbook), or no file at all, the words are read as they are.
+    ['このエラー beside a screenshot and a PDF', { ...mixed([png, { contentType: 'application/pdf', filename: 'log.pdf' }], 'このエラーの意味は？'), ownWords: 'このエラーの意味は？' }, undefined],
+    ['このエラー beside an Excel file', { ...mixed([xlsx], 'このエラーの意味は？'), ownWords: 'このエラーの意味は？' }, undefined],
+    ['このエラー, no attachment', { ...plain, text: 'このエラーの意味は？', ownWords: 'このエラーの意味は？' }, undefined],
     // Words that only point at the attachment are no question of their own: the question is in the file.
     ['only a pointer to the attached PDF', mixed([{ contentType: 'application/pdf', filename: 'q.pdf' }], 'See attached.'), 'only in its attachment q.pdf'],
     ['a short question beside a PDF', mixed([{ contentType: 'application/pdf', filename: 'q.pdf' }], 'Is this invoice right?'), undefined],
@@ -196,6 +223,7 @@ describe('unreadable: a question only in an attachment, parsed', () => {
     ['a mail forwarded as an attachment', mail('Fwd: Your order failed', ['Content-Type: text/plain\r\n\r\n', 'Content-Type: message/rfc822\r\n\r\nFrom: shop@shop.example\r\nSubject: Your order failed\r\n\r\nOrder 1234 failed.']), undefined],
     ['a forwarded mail of only a picture', mail('Fwd: photo', ['Content-Type: text/plain\r\n\r\n', `Content-Type: message/rfc822\r\n\r\nFrom: shop@shop.example\r\nSubject: photo\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=c\r\n\r\n--c\r\n${png}\r\n--c--\r\n`]), 'only in its attachment (a forwarded mail, message/rfc822)'],
     ['a screenshot beside a question', mail('エラーが出ます', ['Content-Type: text/plain; charset=utf-8\r\n\r\n添付の画面でエラーが出ます。', png]), undefined],
+    ["117: a screenshot beside 「この画面から先に進めません」", mail('ログインできません', ['Content-Type: text/plain; charset=utf-8\r\n\r\nこの画面から先に進めません。どうすればいいですか？\r\n\r\niPhoneから送信', png]), 'the question refers to an attached image (screenshot.png) the agent cannot see'],
     // The corpus's attachment_only_email: the whole mail is one gzip part, no text at all.
     [
       'a single-part mail that is only a gzip file',

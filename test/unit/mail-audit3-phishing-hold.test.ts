@@ -1,0 +1,56 @@
+/**
+ * A draft to a mail that reads as a login lure from an unauthenticated sender waits for a person (the mail audit's
+ * round-3 sample 124: a bank's name on an unrelated domain, dmarc=none, 「本人確認」, 「口座…制限」, 「24時間以内」 and a
+ * link): a reply confirms our mailbox to the phisher. A customer asking about 本人確認書類 is answered as before.
+ */
+import { describe, expect, it } from 'vitest';
+import { senderReviewReason } from '../../jobs/answer-ticket.js';
+import { parseConfig } from '../../src/config.js';
+import type { ReplySignals } from '../../src/mail/classify.js';
+
+const config = parseConfig({ MAIL_FROM: 'support@helpdesk.example.jp' });
+const signals = (address: string, results: string | undefined, name = ''): ReplySignals => ({
+  from: { address, name },
+  replyTo: undefined,
+  headers: results === undefined ? {} : { 'authentication-results': [results] },
+  contentType: 'text/html',
+});
+const PHISHER = 'info@smbc-card-secure.top';
+const NOT_AUTHENTICATED = 'mx1.helpdesk.example.jp; dkim=none; spf=pass smtp.mailfrom=smbc-card-secure.top; dmarc=none header.from=smbc-card-secure.top';
+const SAMPLE_124 =
+  'いつも三井住友銀行をご利用いただきありがとうございます。\nお客様の口座に不正な取引の可能性が検知されたため、お取引を一時的に制限しております。\n下記のリンクよりご本人様確認をお願いいたします。24時間以内にご確認いただけない場合、口座が凍結されます。\nご本人様確認はこちら\n本人確認を完了していただけますか？\n三井住友銀行';
+const CUSTOMER = 'taro@customer.co.jp';
+const CUSTOMER_DMARC_PASS = 'mx1.helpdesk.example.jp; dkim=pass header.d=customer.co.jp; spf=pass smtp.mailfrom=customer.co.jp; dmarc=pass header.from=customer.co.jp';
+const CUSTOMER_NO_DMARC = 'mx1.helpdesk.example.jp; dkim=none; spf=pass smtp.mailfrom=customer.co.jp; dmarc=none header.from=customer.co.jp';
+
+describe('senderReviewReason: a login lure from an unauthenticated sender', () => {
+  it.each<[string, string, string | undefined, string]>([
+    ['124: a bank lure, dmarc=none, link wording', PHISHER, NOT_AUTHENTICATED, SAMPLE_124],
+    ['dmarc=fail is held as forged before this', PHISHER, 'mx1.helpdesk.example.jp; spf=fail smtp.mailfrom=x.top; dmarc=fail header.from=x.top', SAMPLE_124],
+    ['no Authentication-Results at all', PHISHER, undefined, SAMPLE_124],
+    ['a bare URL, an account lock and a deadline', 'security@amaz0n-verify.top', 'mx1.helpdesk.example.jp; dmarc=none header.from=amaz0n-verify.top', 'Your account has been locked. Verify your identity within 24 hours: https://amaz0n-verify.top/login'],
+    ['アカウント停止 and ログイン via a URL', 'no-reply@secure-line.top', NOT_AUTHENTICATED, 'お客様のアカウントは停止されています。\n以下のURLからログインして本人確認を完了してください。\nhttps://secure-line.top/verify'],
+  ])('%s: held', (_what, from, results, question) => {
+    const hold = senderReviewReason({ from, replyTo: from, question }, signals(from, results, '三井住友銀行'), config);
+    expect(hold?.kind).toMatch(/^(?:possible-phishing|forged-sender)$/);
+    expect(hold?.reason).toMatch(/possibl[ey] (?:phishing|forged)/);
+  });
+
+  it('names what it read in its reason', () => {
+    const hold = senderReviewReason({ from: PHISHER, replyTo: PHISHER, question: SAMPLE_124 }, signals(PHISHER, NOT_AUTHENTICATED, '三井住友銀行'), config);
+    expect(hold).toEqual({ kind: 'possible-phishing', reason: expect.stringMatching(/^possible phishing: .*with a link.*not authenticated by DMARC \(dmarc=none\)/) });
+  });
+
+  it.each<[string, string, string | undefined, string]>([
+    // Real customers ask about identity documents, without a link.
+    ['本人確認書類 question, no link', CUSTOMER, CUSTOMER_NO_DMARC, '本人確認書類として何が使えますか？運転免許証は使えますか？'],
+    ['本人確認 deadline, no link', CUSTOMER, CUSTOMER_NO_DMARC, '本人確認が完了しないとアカウントが制限されると聞きました。24時間以内に必要ですか？'],
+    // One lure sentence and a link to our own page: a customer asking where to upload.
+    ['本人確認書類 upload page link', CUSTOMER, CUSTOMER_NO_DMARC, '本人確認書類の提出はこちらのページからで良いですか？ https://helpdesk.example.jp/kyc'],
+    // An authenticated sender (DMARC passes for its own domain) writing the same words is read as they are.
+    ['the lure from a DMARC-passing sender', CUSTOMER, CUSTOMER_DMARC_PASS, SAMPLE_124],
+    ['a plain question, dmarc=none, a link', CUSTOMER, CUSTOMER_NO_DMARC, 'CSVの取り込みでエラーになります。下記のリンクの手順通りにしました。 https://helpdesk.example.jp/help/csv'],
+  ])('%s: not held', (_what, from, results, question) => {
+    expect(senderReviewReason({ from, replyTo: from, question }, signals(from, results), config)).toBeUndefined();
+  });
+});
