@@ -24,6 +24,7 @@ import { UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { APIError } from 'openai';
 import { EmptyQuestionError, agentRunSpendOf, withSpend } from '../src/agent/agent.js';
+import { modelFailure, withoutSecrets, type ModelServerSettings } from '../src/agent/model-errors.js';
 import { BLOCK_TAGS, PromptConfigError, defaultPrompts, type PromptSet } from '../src/agent/prompts.js';
 import type { AgentResult, AgentRunSpend, LlmUsage, Subtask } from '../src/agent/types.js';
 import type { Config } from '../src/config.js';
@@ -84,7 +85,9 @@ export const CONVERSATION_LIMIT = 10;
 /** What the handler runs against; built once per process by `src/runtime/services.ts`. */
 export interface AnswerTicketDeps {
   config: Pick<Config, 'REVIEW_MODE' | 'REPEATED_QUESTION_HOURS' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR' | 'AGENT_RUN_LIMIT_PER_HOUR' | 'AGENT_RUN_LIMIT_TOTAL_PER_HOUR' | 'TRUSTED_REPLY_TO_DOMAINS' | 'TRUSTED_LINK_DOMAINS' | 'SPAM_ACTION' | 'SPAM_HEADER' | 'SPAM_HEADER_VALUE' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SUPPORT_GROUP_ADDRESSES' | 'AUTHSERV_ID' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX' | 'PRODUCT_NAME'> &
-    TrustSettings;
+    TrustSettings &
+    // Optional: only the reason of a ticket parked after a model failure names them.
+    ModelServerSettings;
   store: TicketStore;
   /** A producer connection (fail-fast), for the raw mail and the per-sender auto-reply window. */
   redis: Redis;
@@ -141,14 +144,29 @@ export async function answerTicket(data: AnswerTicketData, deps: AnswerTicketDep
   } catch (err) {
     const failure = toJobError(err);
     if (failure instanceof UnrecoverableError || attempt.attemptsMade + 1 >= attempt.attempts) {
-      const reason =
-        failure instanceof UnrecoverableError
-          ? `agent failed permanently: ${failure.message}`
-          : `agent failed ${attempt.attempts} time(s); last error: ${failure.message}`;
-      await parkAfterFailure(deps.store, data.ticketId, reason, log);
+      await parkAfterFailure(deps.store, data.ticketId, agentFailureReason(failure, attempt.attempts, data.ticketId, deps.config), log);
     }
     throw failure;
   }
+}
+
+/**
+ * Characters of a ticket id the rerun command in a reason names: what `review list` prints, which the CLI takes, and
+ * shown whole on the review page (which shortens a full id behind a link, hiding the rest of the command's argument).
+ */
+const RERUN_ID_CHARS = 12;
+
+/**
+ * The reason a ticket is parked with when the agent gave up (`failure` as {@link toJobError} made it). A model
+ * server that could not be used is named with its masked URL and the setting to check, and the reason ends with the
+ * command that tries again once it is fixed; any other failure keeps its error. Never carries the API key.
+ */
+export function agentFailureReason(failure: Error, attempts: number, ticketId: string, settings: ModelServerSettings): string {
+  const ran = failure instanceof UnrecoverableError ? 'agent failed permanently' : `agent failed ${attempts} time(s)`;
+  const model = modelFailure(failure, settings);
+  if (model) return `${ran}: ${model.what}; ${model.then}, rerun: npm run review -- rerun ${ticketId.slice(0, RERUN_ID_CHARS)}`;
+  const separator = failure instanceof UnrecoverableError ? ': ' : '; last error: ';
+  return withoutSecrets(`${ran}${separator}${failure.message}`, settings);
 }
 
 /**

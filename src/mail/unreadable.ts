@@ -143,9 +143,10 @@ export function unreadableReason(mail: UnreadableCheckInput): string | undefined
 }
 
 // Words that point at what a picture shows instead of saying it: この画面, このエラー, この表示, 添付の画像, スクリーンショット,
-// "this screen", "this error", "the screenshot", "attached image". Not 添付の画面でエラーが出ます, which names the error.
+// 添付の画面, "this screen", "this error", "the screenshot", "attached image". 「添付の画面でエラーが出ます」 names no
+// error (newcomer walkthrough 7): which error is only in the picture, as with この画面.
 const REFERS_TO_IMAGE =
-  /(?:この|こちらの)(?:画面|エラー|表示|画像|写真|スクリーンショット|スクショ)|添付(?:の)?(?:画像|写真|スクリーンショット|スクショ)|スクリーンショット|スクショ|\b(?:this|these) (?:screens?|errors?|messages?|dialog|pop-?up|warning)\b|\b(?:the|this|attached) (?:screenshots?|screen ?shots?|images?|pictures?|photos?)\b/iu;
+  /(?:この|こちらの)(?:画面|エラー|表示|画像|写真|スクリーンショット|スクショ)|添付(?:の|した|している)?(?:画面|画像|写真|スクリーンショット|スクショ)|スクリーンショット|スクショ|\b(?:this|these) (?:screens?|errors?|messages?|dialog|pop-?up|warning)\b|\b(?:the|this|attached) (?:screenshots?|screen ?shots?|images?|pictures?|photos?)\b/iu;
 // Words that say what the picture shows: a quoted message (「パスワードが違います」, "wrong password") is readable as it is.
 const QUOTES_WHAT_IT_SHOWS = /「[^」]+」|『[^』]+』|“[^”]+”|"[^"]+"/u;
 

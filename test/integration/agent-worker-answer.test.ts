@@ -435,7 +435,9 @@ describe('agent worker and sender', () => {
     const running = await run({ AGENT_ATTEMPTS: '2' });
     const temporary = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'd@customer.example', subject: '質問', body: QUESTION }));
     const exhausted = await waitForState(running.store, temporary.ticketId, ['parked', 'sent']);
-    expect(exhausted.reason).toMatch(/^agent failed 2 time\(s\); last error: .*model overloaded/);
+    expect(exhausted.reason).toBe(
+      `agent failed 2 time(s): the model server at ${servers.llm.url} (OPENAI_BASE_URL) failed (500 model overloaded); once it answers, rerun: npm run review -- rerun ${temporary.ticketId.slice(0, 12)}`,
+    );
 
     servers.llm.reset();
     servers.llm.setHandler(scriptedModel({ override: (call) => (call.kind === 'plan' ? httpError(400, { message: 'unknown model' }) : undefined) }));
@@ -444,6 +446,18 @@ describe('agent worker and sender', () => {
     expect(parked.reason).toMatch(/^agent failed permanently: .*unknown model/);
     expect(servers.llm.chatRequests()).toHaveLength(1);
     expect(servers.smtp.attempts).toHaveLength(0);
+  });
+
+  it('parks with the URL, the variable and the rerun command when the model server cannot be reached', async () => {
+    // Nothing listens on the discard port: what a stopped Ollama looks like (newcomer walkthrough 7).
+    const running = await run({ AGENT_ATTEMPTS: '2', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'l@customer.example', subject: '質問', body: QUESTION }));
+    const parked = await waitForState(running.store, ticketId, ['parked', 'sent']);
+    expect(parked.reason).toMatch(
+      new RegExp(
+        `^agent failed 2 time\\(s\\): the model server at http://127\\.0\\.0\\.1:9/v1 \\(OPENAI_BASE_URL\\) could not be reached \\(Connection error\\.[^)]*\\); once it answers, rerun: npm run review -- rerun ${ticketId.slice(0, 12)}$`,
+      ),
+    );
   });
 
   it('counts the LLM calls and tokens of attempts that failed after the model had answered some of their steps', async () => {
@@ -455,7 +469,7 @@ describe('agent worker and sender', () => {
     });
     const running = await run({ AGENT_ATTEMPTS: '2' });
     const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'k@customer.example', subject: '二段階認証', body: QUESTION }));
-    expect((await waitForState(running.store, ticketId, ['parked', 'sent'])).reason).toMatch(/^agent failed 2 time\(s\); last error: .*model crashed/);
+    expect((await waitForState(running.store, ticketId, ['parked', 'sent'])).reason).toMatch(/^agent failed 2 time\(s\): the model server at .* failed \(500 model crashed\); once it answers, rerun: /);
 
     const answered = servers.llm.chatRequests().filter((r) => r.status === 200).length;
     expect(answered).toBe(8);
@@ -571,7 +585,9 @@ describe('agent worker and sender', () => {
     const running = await run({ AGENT_ATTEMPTS: '1', LLM_MAX_RETRIES: '2' });
     const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'j@customer.example', subject: '質問', body: QUESTION }));
     const parked = await waitForState(running.store, ticketId, ['parked', 'sent']);
-    expect(parked.reason).toMatch(/^agent failed 1 time\(s\); last error: 429 quota exceeded/);
+    expect(parked.reason).toBe(
+      `agent failed 1 time(s): the model server at ${servers.llm.url} (OPENAI_BASE_URL) refused more requests: rate limit or quota (429 quota exceeded); once the account's quota or rate limit allows, rerun: npm run review -- rerun ${ticketId.slice(0, 12)}`,
+    );
     expect(servers.llm.chatRequests()).toHaveLength(1);
   });
 

@@ -51,7 +51,7 @@ describe('parseInboundMail: a question only in an attachment, beside words that 
     ['a PDF with a pointer and a phone footer', mail('Invoice', 'Please see the attached file.\n\nSent from my iPhone', [pdf]), 'only in its attachment invoice.pdf'],
     ['a screenshot in a reply that holds only the quote', mail('Re: ログインできません', '\n2026年11月20日(金) 9:00 サポート <support@support.example>:\n> キャッシュを削除してお試しください。', [png], reply), 'only in its attachment screenshot.png'],
     // Words of the sender's own beside the file: the agent reads them.
-    ['a screenshot beside a question and a footer', mail('エラー画面', '添付の画面でエラーが出ます。どうすればよいですか？\n\niPhoneから送信', [png]), undefined],
+    ['a screenshot beside a question and a footer', mail('エラー画面', 'CSVの取り込みでエラーが出ます。どうすればよいですか？\n\niPhoneから送信', [png]), undefined],
     ['an Excel file beside a pointer and a sentence of the problem', mail('不具合報告', 'お世話になっております。\n詳細は添付ファイルをご確認ください。\nCSVの取り込みでエラーになります。\nよろしくお願いいたします。', [pdf]), undefined],
     ['a PDF beside a sentence about the file itself', mail('請求書', '添付ファイルが開けません。', [pdf]), undefined],
     // A forward with nothing above it is a question about the forwarded mail, whose text is read.

@@ -103,10 +103,18 @@ describe('unreadableReason', () => {
       ['this error', 'The export fails with this error.'],
       ['the screenshot', 'What does the error in the screenshot mean?'],
       ['attached image', 'Please explain the attached image.'],
+      // 「添付の画面」 names no error either (newcomer walkthrough 7): the screen is only in the picture.
+      ['添付の画面でエラーが出ます', 'お世話になっております。\n添付の画面でエラーが出ます。どうすればよいですか？\nよろしくお願いいたします。'],
+      ['添付の画面でエラーが出ます, alone', '添付の画面でエラーが出ます。'],
+      ['添付画面のエラー', '添付画面のエラーが消えません。'],
+      ['添付した画面', '添付した画面から先に進めません。'],
+      ['添付のスクショ', '添付のスクショのとおりエラーになります。対処法を教えてください。'],
+      ['添付の画像', '添付の画像のようになります。どうすればよいですか？'],
     ] as const).map(([what, text]) => [`${what}, beside a screenshot only`, { ...mixed([png], text), ownWords: text }, 'the question refers to an attached image (IMG_0001.PNG) the agent cannot see'] as [string, UnreadableCheckInput, string]),
     ['このエラー beside two photos', { ...mixed([png, { contentType: 'image/jpeg', filename: 'b.jpg' }], 'このエラーの意味は？'), ownWords: 'このエラーの意味は？' }, 'attached images (IMG_0001.PNG, b.jpg)'],
     ['a self-contained question beside a screenshot', { ...mixed([png], 'ログイン時に『パスワードが違います』と出ます。'), ownWords: 'ログイン時に『パスワードが違います』と出ます。' }, undefined],
     ['a self-contained English question beside a screenshot', { ...mixed([png], 'Login says "wrong password". How do I reset it?'), ownWords: 'Login says "wrong password". How do I reset it?' }, undefined],
+    ['添付の画面 with the message quoted, beside a screenshot', { ...mixed([png], '添付の画面のとおり「ライセンスが無効です」と出ます。どうすればよいですか？'), ownWords: '添付の画面のとおり「ライセンスが無効です」と出ます。どうすればよいですか？' }, undefined],
     ['このエラー quoted in the words beside a screenshot', { ...mixed([png], 'このエラー「AADSTS50011」の意味は？'), ownWords: 'このエラー「AADSTS50011」の意味は？' }, undefined],
     // Beside a file the agent is told of by name (a PDF, a workbook), or no file at all, the words are read as they are.
     ['このエラー beside a screenshot and a PDF', { ...mixed([png, { contentType: 'application/pdf', filename: 'log.pdf' }], 'このエラーの意味は？'), ownWords: 'このエラーの意味は？' }, undefined],
@@ -143,7 +151,7 @@ describe('unreadableReason', () => {
     ['a screenshot beside only a phone footer', { ...mixed([png], 'iPhoneから送信'), ownWords: '' }, 'only in its attachment IMG_0001.PNG'],
     ['a PDF beside only a signature', { ...mixed([{ contentType: 'application/pdf', filename: 'mitsumori.pdf' }], '--\n山田 太郎\nTEL: 03-1234-5678'), ownWords: '' }, 'only in its attachment mitsumori.pdf'],
     ['winmail.dat beside only a signature', { ...mixed([{ contentType: 'application/ms-tnef', filename: 'winmail.dat' }], '--\nTaro Yamada\nTel 03-1234-5678'), ownWords: '' }, 'only in winmail.dat'],
-    ['a screenshot beside a question and a footer', { ...mixed([png], '添付の画面でエラーが出ます。\n\niPhoneから送信'), ownWords: '添付の画面でエラーが出ます。' }, undefined],
+    ['a screenshot beside a question and a footer', { ...mixed([png], 'CSVの取り込みでエラーが出ます。\n\niPhoneから送信'), ownWords: 'CSVの取り込みでエラーが出ます。' }, undefined],
     // Greetings, closings and sentences that only point at the attachment are no words of the sender's own either.
     ...pointers.map(([what, text]) => [`only ${what} beside an Excel file`, { ...mixed([xlsx], text), ownWords: text }, 'only in its attachment bug.xlsx'] as [string, UnreadableCheckInput, string]),
     // Any other sentence is the sender's, however short, and the mail is read (the agent sees the file's name).
@@ -222,7 +230,8 @@ describe('unreadable: a question only in an attachment, parsed', () => {
     // text of its own is what a person opens.
     ['a mail forwarded as an attachment', mail('Fwd: Your order failed', ['Content-Type: text/plain\r\n\r\n', 'Content-Type: message/rfc822\r\n\r\nFrom: shop@shop.example\r\nSubject: Your order failed\r\n\r\nOrder 1234 failed.']), undefined],
     ['a forwarded mail of only a picture', mail('Fwd: photo', ['Content-Type: text/plain\r\n\r\n', `Content-Type: message/rfc822\r\n\r\nFrom: shop@shop.example\r\nSubject: photo\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=c\r\n\r\n--c\r\n${png}\r\n--c--\r\n`]), 'only in its attachment (a forwarded mail, message/rfc822)'],
-    ['a screenshot beside a question', mail('エラーが出ます', ['Content-Type: text/plain; charset=utf-8\r\n\r\n添付の画面でエラーが出ます。', png]), undefined],
+    ['a screenshot beside a question', mail('エラーが出ます', ['Content-Type: text/plain; charset=utf-8\r\n\r\nCSVの取り込みでエラーが出ます。', png]), undefined],
+    ['a screenshot beside 「添付の画面でエラーが出ます」', mail('エラーが出ます', ['Content-Type: text/plain; charset=utf-8\r\n\r\n添付の画面でエラーが出ます。どうすればよいですか？', png]), 'the question refers to an attached image (screenshot.png) the agent cannot see'],
     ["117: a screenshot beside 「この画面から先に進めません」", mail('ログインできません', ['Content-Type: text/plain; charset=utf-8\r\n\r\nこの画面から先に進めません。どうすればいいですか？\r\n\r\niPhoneから送信', png]), 'the question refers to an attached image (screenshot.png) the agent cannot see'],
     // The corpus's attachment_only_email: the whole mail is one gzip part, no text at all.
     [

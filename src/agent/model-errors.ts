@@ -1,0 +1,99 @@
+/**
+ * What a person is told when the agent could not use the model server: which server (its URL, credentials masked),
+ * which setting points there, what went wrong, and when trying again makes sense. "Connection error." alone, the
+ * SDK's own words, names neither the URL nor the variable.
+ *
+ * Never carries a secret: the URL is shown masked, and the API key or the URL's password is cut from whatever the
+ * server or the network layer said.
+ */
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { PLACEHOLDER_API_KEY, type Config } from '../config.js';
+import { causes, llmServerUrl } from '../openai.js';
+
+/** The settings that name the model server; the key only to keep it out of what is shown. */
+export type ModelServerSettings = Partial<Pick<Config, 'OPENAI_BASE_URL' | 'OPENAI_MODEL' | 'OPENAI_API_KEY'>>;
+
+/** A model server that could not be used: what went wrong, and when to try again ("once it answers"). */
+export interface ModelFailure {
+  what: string;
+  then: string;
+}
+
+/** Shorter keys are no secret worth cutting (and would cut ordinary words out of a message). */
+const MIN_SECRET_LENGTH = 6;
+
+/**
+ * The server's URL as shown to a person: user, password and query values masked, since a gateway's token may ride
+ * in any of them (`https://***@host/v1`, Azure's `?api-key=***`).
+ */
+export function maskedServerUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return '(OPENAI_BASE_URL is not a URL)';
+  }
+  const auth = parsed.username || parsed.password ? '***@' : '';
+  const query = [...parsed.searchParams.keys()].map((key) => `${key}=***`).join('&');
+  const path = parsed.pathname === '/' && !url.endsWith('/') ? '' : parsed.pathname;
+  return `${parsed.protocol}//${auth}${parsed.host}${path}${query ? `?${query}` : ''}`;
+}
+
+/**
+ * What went wrong with the model server, when `err` (or an error it wraps) says it could not be used: no connection
+ * or no answer in time, the key refused (401, 403), the model unknown (404), rate limit or quota (429), the server
+ * failing (5xx). Undefined for a refusal of one request (400, 422: its content) and for errors not from the server.
+ */
+export function modelFailure(err: unknown, settings: ModelServerSettings): ModelFailure | undefined {
+  const found = describe(err, settings);
+  return found && { what: withoutSecrets(found.what, settings), then: found.then };
+}
+
+/** `text` with the API key and the base URL's user and password replaced by `***`. */
+export function withoutSecrets(text: string, settings: ModelServerSettings): string {
+  return secretsOf(settings).reduce((cleaned, secret) => cleaned.split(secret).join('***'), text);
+}
+
+function describe(err: unknown, settings: ModelServerSettings): ModelFailure | undefined {
+  const server = `the model server at ${serverLabel(settings)}`;
+  for (const e of causes(err)) {
+    if (e instanceof APIConnectionTimeoutError) return { what: `${server} did not answer within LLM_TIMEOUT_MS (${e.message})`, then: 'once it answers' };
+    if (e instanceof APIConnectionError) {
+      const detail = e.cause instanceof Error && e.cause.message && e.cause.message !== e.message ? `; ${e.cause.message}` : '';
+      return { what: `${server} could not be reached (${e.message}${detail})`, then: 'once it answers' };
+    }
+    if (!(e instanceof APIError) || typeof e.status !== 'number') continue;
+    if (e.status === 401 || e.status === 403) return { what: `${server} refused the API key (${e.message})`, then: 'once OPENAI_API_KEY is right' };
+    if (e.status === 404) {
+      const model = settings.OPENAI_MODEL ? `the model "${settings.OPENAI_MODEL}"` : 'the model';
+      return { what: `${server} does not serve ${model} (OPENAI_MODEL), or the URL is wrong (${e.message})`, then: 'once OPENAI_MODEL names a model it serves' };
+    }
+    if (e.status === 429) return { what: `${server} refused more requests: rate limit or quota (${e.message})`, then: "once the account's quota or rate limit allows" };
+    if (e.status >= 500) return { what: `${server} failed (${e.message})`, then: 'once it answers' };
+  }
+  return undefined;
+}
+
+/** The URL and the setting it comes from: without OPENAI_BASE_URL the SDK talks to OpenAI. */
+function serverLabel(settings: ModelServerSettings): string {
+  if (!settings.OPENAI_BASE_URL) return `${llmServerUrl({ OPENAI_BASE_URL: undefined })} (OpenAI: OPENAI_BASE_URL is not set)`;
+  return `${maskedServerUrl(settings.OPENAI_BASE_URL)} (OPENAI_BASE_URL)`;
+}
+
+function secretsOf(settings: ModelServerSettings): string[] {
+  const key = settings.OPENAI_API_KEY;
+  const secrets = key && key !== PLACEHOLDER_API_KEY ? [key] : [];
+  if (settings.OPENAI_BASE_URL && URL.canParse(settings.OPENAI_BASE_URL)) {
+    const url = new URL(settings.OPENAI_BASE_URL);
+    for (const part of [url.password, url.username, ...url.searchParams.values()]) secrets.push(part, safeDecode(part));
+  }
+  return [...new Set(secrets)].filter((secret) => secret.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * modelFailure and maskedServerUrl: what a parked ticket says when the model server could not be used, over the
+ * openai SDK's own error classes built as the SDK builds them (APIError.generate for an answer, APIConnectionError
+ * for no answer).
+ */
+import { APIConnectionError, APIConnectionTimeoutError, APIError, AuthenticationError, InternalServerError, NotFoundError, RateLimitError } from 'openai';
+import { describe, expect, it } from 'vitest';
+import { maskedServerUrl, modelFailure, type ModelServerSettings } from '../../src/agent/model-errors.js';
+import { PLACEHOLDER_API_KEY } from '../../src/config.js';
+
+const OLLAMA: ModelServerSettings = { OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', OPENAI_MODEL: 'qwen2.5:7b', OPENAI_API_KEY: PLACEHOLDER_API_KEY };
+const OPENAI: ModelServerSettings = { OPENAI_MODEL: 'gpt-4o', OPENAI_API_KEY: 'sk-proj-SECRETSECRETSECRET' };
+const answered = (status: number, message: string) => APIError.generate(status, { error: { message } }, undefined, new Headers());
+const refused = new APIConnectionError({ message: 'Connection error.', cause: new Error('connect ECONNREFUSED 127.0.0.1:11434') });
+const wrapped = (err: Error) => Object.assign(new Error('agent run failed'), { cause: err });
+
+describe('modelFailure', () => {
+  it('builds the classes the SDK throws', () => {
+    expect([answered(401, 'x'), answered(404, 'x'), answered(429, 'x'), answered(503, 'x')].map((e) => e.constructor)).toEqual([
+      AuthenticationError,
+      NotFoundError,
+      RateLimitError,
+      InternalServerError,
+    ]);
+  });
+
+  it.each<[string, unknown, ModelServerSettings, { what: string; then: string } | undefined]>([
+    [
+      'no connection to a server of our own',
+      refused,
+      OLLAMA,
+      {
+        what: 'the model server at http://127.0.0.1:11434/v1 (OPENAI_BASE_URL) could not be reached (Connection error.; connect ECONNREFUSED 127.0.0.1:11434)',
+        then: 'once it answers',
+      },
+    ],
+    [
+      'no connection, wrapped by the agent',
+      wrapped(refused),
+      OLLAMA,
+      {
+        what: 'the model server at http://127.0.0.1:11434/v1 (OPENAI_BASE_URL) could not be reached (Connection error.; connect ECONNREFUSED 127.0.0.1:11434)',
+        then: 'once it answers',
+      },
+    ],
+    [
+      'no connection to OpenAI',
+      new APIConnectionError({ message: 'Connection error.' }),
+      OPENAI,
+      { what: 'the model server at https://api.openai.com/v1 (OpenAI: OPENAI_BASE_URL is not set) could not be reached (Connection error.)', then: 'once it answers' },
+    ],
+    [
+      'a timeout',
+      new APIConnectionTimeoutError(),
+      OLLAMA,
+      { what: 'the model server at http://127.0.0.1:11434/v1 (OPENAI_BASE_URL) did not answer within LLM_TIMEOUT_MS (Request timed out.)', then: 'once it answers' },
+    ],
+    [
+      'a refused key',
+      answered(401, 'Incorrect API key provided'),
+      OPENAI,
+      { what: 'the model server at https://api.openai.com/v1 (OpenAI: OPENAI_BASE_URL is not set) refused the API key (401 Incorrect API key provided)', then: 'once OPENAI_API_KEY is right' },
+    ],
+    [
+      'a key not allowed there',
+      answered(403, 'Forbidden'),
+      OLLAMA,
+      { what: 'the model server at http://127.0.0.1:11434/v1 (OPENAI_BASE_URL) refused the API key (403 Forbidden)', then: 'once OPENAI_API_KEY is right' },
+    ],
+    [
+      'an unknown model',
+      answered(404, 'model "qwen2.5:7b" not found, try pulling it first'),
+      OLLAMA,
+      {
+        what: 'the model server at http://127.0.0.1:11434/v1 (OPENAI_BASE_URL) does not serve the model "qwen2.5:7b" (OPENAI_MODEL), or the URL is wrong (404 model "qwen2.5:7b" not found, try pulling it first)',
+        then: 'once OPENAI_MODEL names a model it serves',
+      },
+    ],
+    [
+      'the quota or rate limit',
+      answered(429, 'You exceeded your current quota'),
+      OPENAI,
+      {
+        what: 'the model server at https://api.openai.com/v1 (OpenAI: OPENAI_BASE_URL is not set) refused more requests: rate limit or quota (429 You exceeded your current quota)',
+        then: "once the account's quota or rate limit allows",
+      },
+    ],
+    [
+      'the server failing',
+      answered(502, 'Bad gateway'),
+      OLLAMA,
+      { what: 'the model server at http://127.0.0.1:11434/v1 (OPENAI_BASE_URL) failed (502 Bad gateway)', then: 'once it answers' },
+    ],
+    ['one request refused (its content)', answered(400, 'context length exceeded'), OLLAMA, undefined],
+    ['not from the model server', new Error('WRONGTYPE Operation against a key holding the wrong kind of value'), OLLAMA, undefined],
+  ])('%s', (_what, err, settings, expected) => {
+    expect(modelFailure(err, settings)).toEqual(expected);
+  });
+
+  it.each<[string, unknown, ModelServerSettings, string]>([
+    ['the key echoed by a server', answered(401, 'Incorrect API key provided: sk-proj-SECRETSECRETSECRET'), OPENAI, 'sk-proj-SECRETSECRETSECRET'],
+    [
+      'the password of the base URL in a connection detail',
+      new APIConnectionError({ message: 'Connection error.', cause: new Error('request to http://bob:hunter2pw@llm.internal:8000/v1/chat/completions failed') }),
+      { OPENAI_BASE_URL: 'http://bob:hunter2pw@llm.internal:8000/v1', OPENAI_MODEL: 'm' },
+      'hunter2pw',
+    ],
+  ])('never carries a secret: %s', (_what, err, settings, secret) => {
+    const failure = modelFailure(err, settings);
+    expect(failure).toBeDefined();
+    expect(JSON.stringify(failure)).not.toContain(secret);
+  });
+});
+
+describe('maskedServerUrl', () => {
+  it.each([
+    ['a plain URL', 'http://127.0.0.1:11434/v1', 'http://127.0.0.1:11434/v1'],
+    ['user and password', 'https://bob:hunter2@llm.example.com/v1', 'https://***@llm.example.com/v1'],
+    ['a token as the user', 'https://sk-abc@llm.example.com/v1', 'https://***@llm.example.com/v1'],
+    ['a key in the query', 'https://my.openai.azure.com/openai/deployments/x?api-version=2024-06-01&api-key=abc123', 'https://my.openai.azure.com/openai/deployments/x?api-version=***&api-key=***'],
+    ['not a URL', 'not a url', '(OPENAI_BASE_URL is not a URL)'],
+  ])('%s', (_what, url, shown) => {
+    expect(maskedServerUrl(url)).toBe(shown);
+  });
+});
