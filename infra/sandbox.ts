@@ -72,6 +72,8 @@ async function serve(withLlm: boolean): Promise<number> {
     ...localServerSettings(redis, imap, smtp),
     // Twelve characters or more: the dashboard warns at every start about a shorter one.
     DASHBOARD_PASSWORD: 'sandbox-only',
+    // As the demo: replies appear here, as the README shows; the default (learn) would park each one for review.
+    REVIEW_MODE: 'auto',
     // The model name says the stand-in answered, so the insights price no tokens at a real model's rates.
     ...(llm ? { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: 'sandbox', OPENAI_MODEL: 'scripted-model', EMBEDDINGS_PROVIDER: 'local' } : {}),
   };
@@ -97,13 +99,16 @@ async function serve(withLlm: boolean): Promise<number> {
       ...Object.entries(env).map(([k, v]) => `  ${k}=${v}`),
       '',
       ...(llm || namesModel(parseDotenv(readFileSync('.env')))
-        ? []
+        ? ['in another terminal:  npm run reindex && npm start']
         : [
             'no model here: put OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL (Ollama, vLLM) with EMBEDDINGS_PROVIDER=local or an',
             'embedding model it serves (EMBEDDING_MODEL), in your .env before the sandbox starts (it keeps your lines), or',
-            'restart it with --llm for the scripted model the tests use',
+            'restart it with the scripted model the tests use: npm run sandbox -- --llm',
+            // Without any model the indexes can still be built, and mail is read and parked: nothing writes a draft.
+            'or, with no model at all, in another terminal:',
+            '                      EMBEDDINGS_PROVIDER=local npm run reindex && EMBEDDINGS_PROVIDER=local npm start',
+            '                      (mail is read and parked for review after the agent fails to reach a model)',
           ]),
-      'in another terminal:  npm run reindex && npm start',
       'then:                 npm run sandbox -- send "二段階認証を認証アプリで設定する手順を教えてください。"',
       '',
     ].join('\n'),

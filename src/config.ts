@@ -570,9 +570,10 @@ export const VARIABLES = {
 
   REVIEW_MODE: {
     schema: z.enum(['always', 'auto', 'learn', 'never']),
-    default: 'auto',
+    // A fresh install sends nothing unreviewed, yet shows the desk earning autonomy from its reviewers.
+    default: 'learn',
     description:
-      'always: every draft waits for a person; auto: only fully answered drafts are sent; learn: as auto, and only when every source the draft cites is trusted (TRUST_*); never: send all that can be answered',
+      'always: every draft waits for a person; auto: only fully answered drafts are sent; learn: as auto, and only when every source the draft cites is trusted (TRUST_*), so until reviews have earned that trust every draft waits for a person; never: send all that can be answered',
     sensitive: false,
     group: 'pipeline',
   },

@@ -32,7 +32,7 @@ import {
   speaksTlsAtOnce,
   type MailServerSetting,
 } from './check-diagnosis.js';
-import { closeAll, noIndexMessage, runCommand } from './common.js';
+import { closeAll, describeError, noIndexMessage, runCommand } from './common.js';
 
 /** How long one server may take to answer before its check fails. */
 const CHECK_TIMEOUT_MS = 15_000;
@@ -88,7 +88,8 @@ async function checkRedis(config: Config): Promise<CheckOutcome> {
     }
     return eviction ? { what: 'Redis', where, status: 'warning', detail: eviction } : { what: 'Redis', where, status: 'ok' };
   } catch (err) {
-    return { what: 'Redis', where, status: 'failed', detail: oneLine(err) };
+    // As review and knowledge say it: the variable to fix, and a stand-in's .env left behind.
+    return { what: 'Redis', where, status: 'failed', detail: failureLine(describeError(err, config)) };
   }
 }
 

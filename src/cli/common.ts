@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { APIConnectionError, APIError } from 'openai';
-import { apiKeyHint, causes, llmServerUrl, OWN_SERVER_HINT } from '../openai.js';
+import { apiKeyHint, apiKeyProblem, causes, llmServerUrl, OWN_SERVER_HINT } from '../openai.js';
 import { loadConfigOrExit, type Config, type VariableGroup } from '../config.js';
 import { EmptySourceError, KnowledgeError } from '../knowledge/errors.js';
 import { RedisUnavailableError } from '../queues/connection.js';
@@ -84,16 +84,42 @@ export function startCli(name: string, options: CommandOptions = {}): CliContext
 }
 
 /**
+ * What to do about an LLM server that cannot be reached: with OPENAI_BASE_URL, that server is the admin's own; without
+ * it the server is OpenAI's, whose first cause is the key `npm run check` names ({@link apiKeyProblem}), and past
+ * that, another server or local embeddings.
+ */
+function unreachableServerHint(config: Pick<Config, 'OPENAI_BASE_URL'> & Partial<Pick<Config, 'OPENAI_API_KEY'>>): string {
+  if (config.OPENAI_BASE_URL) return '; check OPENAI_BASE_URL / that the server is running';
+  // A caller that did not pass the key cannot tell a placeholder from a real one; the generic hint still holds.
+  const keyProblem = 'OPENAI_API_KEY' in config ? apiKeyProblem({ ...config, OPENAI_API_KEY: config.OPENAI_API_KEY ?? '' }) : undefined;
+  return `; ${keyProblem ?? OWN_SERVER_HINT}`;
+}
+
+/** The stand-ins that lend `.env`, and where each keeps the user's own file while it runs. */
+const LENT_ENV_FILES = [
+  { backup: '.env.before-sandbox', by: 'a sandbox', restore: 'npm run sandbox restores it' },
+  { backup: '.env.before-demo', by: 'a demo', restore: 'npm run demo, then Ctrl-C, restores it' },
+] as const;
+
+/**
+ * The note for a Redis that is gone when a stand-in that lent `.env` was killed (SIGKILL, a crashed tab): its `.env`
+ * still points at its dead servers, with the user's own file beside it. Empty when no such file is there.
+ */
+export function lentEnvNote(exists: (file: string) => boolean = existsSync): string {
+  const lent = LENT_ENV_FILES.find((f) => exists(f.backup));
+  return lent ? ` (.env was written by ${lent.by} that is no longer running? your own is ${lent.backup}; ${lent.restore})` : '';
+}
+
+/**
  * The one line to show for a failure. Errors of our own carry their message; LLM errors say which server, since
  * "Connection error." alone does not tell an operator that OPENAI_BASE_URL points at a stopped Ollama.
  */
-export function describeError(err: unknown, config?: Pick<Config, 'OPENAI_BASE_URL'>): string {
+export function describeError(err: unknown, config?: Pick<Config, 'OPENAI_BASE_URL'> & Partial<Pick<Config, 'OPENAI_API_KEY'>>): string {
   for (const e of causes(err)) {
     if (e instanceof APIConnectionError) {
       const url = config ? llmServerUrl(config) : 'the configured URL';
       const detail = e.cause instanceof Error && e.cause.message !== e.message ? ` (${e.cause.message})` : '';
-      // Without OPENAI_BASE_URL the server is OpenAI's: on a machine without that access, say what else works.
-      const hint = config && !config.OPENAI_BASE_URL ? `; ${OWN_SERVER_HINT}` : '';
+      const hint = config ? unreachableServerHint(config) : '';
       return `cannot reach the LLM server at ${url}: ${e.message}${detail}${hint}`;
     }
     if (e instanceof APIError && e.status !== undefined) {
@@ -103,15 +129,22 @@ export function describeError(err: unknown, config?: Pick<Config, 'OPENAI_BASE_U
   }
   if (err instanceof CliError || err instanceof KnowledgeError || err instanceof EmptySourceError) return err.message;
   for (const e of causes(err)) {
-    // The bare connection error does not say what to do; a sandbox that was killed leaves its .env pointing at a
-    // Redis that is gone, with the user's own file beside it.
-    if (e instanceof RedisUnavailableError) {
-      const lent = existsSync('.env.before-sandbox') ? ' (.env was written by a sandbox that is no longer running? your own is .env.before-sandbox; npm run sandbox restores it)' : '';
-      return `${e.message}: is Redis running? Set REDIS_URL${lent}`;
-    }
+    // The bare connection error does not say what to do.
+    if (e instanceof RedisUnavailableError) return `${e.message}: is Redis running? Set REDIS_URL${lentEnvNote()}`;
   }
   const first = err instanceof Error ? err.message || err.name : String(err);
   return first.split('\n')[0] ?? first;
+}
+
+/**
+ * What `review approve` prints: the approval, and that the approved reply may come back as a learned-answer candidate
+ * — approving alone teaches the desk nothing until a person accepts that candidate.
+ */
+export function approvalMessage(ticketId: string, by: string): string {
+  return [
+    `approved ${ticketId} (by ${by}); the reply is queued for sending`,
+    'it may be proposed as a learned answer: accept it on the dashboard\'s /knowledge page or with npm run knowledge -- list / accept <id>, and the next such question is answered from it',
+  ].join('\n');
 }
 
 /**

@@ -261,6 +261,8 @@ async function main(): Promise<void> {
       say(`   answer:   npm run review -- approve ${id} --reply-file answer.txt   (your text; without it the draft goes as is)`);
       say(`   or:       npm run review -- reject ${id} --reason "…"`);
       say(`   or open   ${dashboard}/tickets/${ticket.id}`);
+      // Approving alone teaches nothing: the learned answer it proposes is used once a person accepts it.
+      say(`   then:     accept the learned answer it proposes on ${dashboard}/knowledge (or npm run knowledge -- list), and the next such question is answered from it`);
     } else say(`• "${mail.text}": ${ticket.state}${ticket.reason ? ` — ${terminalSafe(ticket.reason)}` : ''}`);
     say();
   }

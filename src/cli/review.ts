@@ -49,7 +49,7 @@ import { MIN_ID_PREFIX, TicketStore, type ConversationEntry } from '../tickets/t
 import { ticketsByReference } from '../server/ticket-search.js';
 import { approveTicket, closeUndeliverable, confirmArrived, conversationAround, rejectTicket, reopenIgnored, rerunAgent, uncertainSendAttempts, type ConversationView } from '../tickets/review.js';
 import { AttachmentUnavailableError, loadTicketAttachments, saveAttachments, type RawMailSource, type TicketAttachment } from '../server/attachments.js';
-import { CliError, operatorName, runCommand, type CliContext } from './common.js';
+import { approvalMessage, CliError, operatorName, runCommand, type CliContext } from './common.js';
 import { cut, formatTable, terminalSafe } from './format.js';
 
 /** The fields `list --json` prints for each ticket. */
@@ -242,7 +242,7 @@ program
             );
           }
           if (result.outcome !== 'approved') throw new CliError(`cannot approve ticket ${ticket.id}: ${result.message}`);
-          ctx.print(`approved ${ticket.id} (by ${by}); the reply is queued for sending`);
+          ctx.print(approvalMessage(ticket.id, by));
         } finally {
           await closeQueues(queues);
         }

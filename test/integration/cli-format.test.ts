@@ -70,7 +70,7 @@ describe('describeError', () => {
   it('names the LLM server on connection errors, also when wrapped', () => {
     const connection = new APIConnectionError({ message: 'Connection error.', cause: new Error('connect ECONNREFUSED 127.0.0.1:11434') });
     expect(describeError(connection, config)).toBe(
-      'cannot reach the LLM server at http://127.0.0.1:11434/v1: Connection error. (connect ECONNREFUSED 127.0.0.1:11434)',
+      'cannot reach the LLM server at http://127.0.0.1:11434/v1: Connection error. (connect ECONNREFUSED 127.0.0.1:11434); check OPENAI_BASE_URL / that the server is running',
     );
     expect(describeError(new Error('graph failed', { cause: connection }), config)).toMatch(/^cannot reach the LLM server at http:\/\/127\.0\.0\.1:11434\/v1: /);
     expect(describeError(connection, { OPENAI_BASE_URL: undefined })).toMatch(/^cannot reach the LLM server at https:\/\/api\.openai\.com\/v1: /);

@@ -39,7 +39,7 @@ describe('config', () => {
     expect(c.MAX_QUESTION_CHARS).toBe(1000);
     expect(c.MAX_SUBTASKS).toBe(5);
     expect(c.MAX_EMAIL_BYTES).toBe(10 * 1024 * 1024);
-    expect(c.REVIEW_MODE).toBe('auto');
+    expect(c.REVIEW_MODE).toBe('learn');
     expect(c.AGENT_CONCURRENCY).toBe(4);
     expect(c.AGENT_RUN_LIMIT_PER_HOUR).toBe(20);
     expect(c.AGENT_RUN_LIMIT_TOTAL_PER_HOUR).toBe(1000);

@@ -1,0 +1,97 @@
+/**
+ * What a newcomer reads first: the review mode a fresh install starts in, and the one-line hints of the command-line
+ * tools when a server is missing, a stand-in's `.env` was left behind, or an approval could teach the desk. The same
+ * hints as the commands print them: test/integration/cli-newcomer-hints.test.ts.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { APIConnectionError } from 'openai';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { approvalMessage, describeError, lentEnvNote } from '../../src/cli/common.js';
+import { OWN_SERVER_HINT } from '../../src/openai.js';
+import { RedisUnavailableError } from '../../src/queues/connection.js';
+import { learnVerdict } from '../../src/tickets/trust.js';
+
+const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
+
+describe('the review mode a fresh install starts in', () => {
+  it('is learn: nothing goes out unreviewed until its sources earned trust', () => {
+    expect(parseConfig({}).REVIEW_MODE).toBe('learn');
+  });
+
+  // A draft the model wrote from its own knowledge has no source to earn trust: even a fully answered one waits.
+  it('parks, with no reviews yet, a fully answered draft that cites nothing', async () => {
+    const subtasks = [{ taskName: '二段階認証', isCompleted: true, toolResults: [] }] as unknown as Parameters<typeof learnVerdict>[2]['subtasks'];
+    const settings = { TRUST_MIN_REVIEWS: 5, TRUST_MIN_AS_IS: 0.9, TRUST_WINDOW: 20, TRUST_MAX_EDIT_RATIO: 0.2 };
+    // Nothing cited, nothing to read: the verdict is reached before Redis is asked.
+    const verdict = await learnVerdict(undefined as never, 'unused', { subtasks }, settings);
+    expect(verdict).toMatchObject({ send: false, reason: 'not yet trusted: the draft cites no source' });
+  });
+
+  it.each([['.env.example'], ['infra/compose.env.example']])('%s sets REVIEW_MODE=learn, with a comment above it', (file) => {
+    const lines = readFileSync(path.join(REPO_ROOT, file), 'utf8').split('\n');
+    const at = lines.indexOf('REVIEW_MODE=learn');
+    expect(at, file).toBeGreaterThan(0);
+    expect(lines[at - 1]).toMatch(/^#/);
+    expect(lines.filter((l) => /^REVIEW_MODE=/.test(l))).toEqual(['REVIEW_MODE=learn']);
+  });
+});
+
+const unreachable = () => new APIConnectionError({ message: 'Connection error.', cause: new Error('connect ECONNREFUSED 127.0.0.1:9') });
+
+describe('describeError, the model server out of reach', () => {
+  it.each([
+    {
+      name: 'own server set: the URL tried and what to check',
+      config: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'not-needed' },
+      has: ['http://127.0.0.1:9/v1', 'check OPENAI_BASE_URL / that the server is running'],
+      lacks: ['EMBEDDINGS_PROVIDER=local'],
+    },
+    {
+      name: 'OpenAI with the placeholder key: the key, as check says it',
+      config: { OPENAI_BASE_URL: undefined, OPENAI_API_KEY: 'not-needed' },
+      has: ['https://api.openai.com/v1', 'OPENAI_API_KEY is the placeholder not-needed'],
+      lacks: ['EMBEDDINGS_PROVIDER=local'],
+    },
+    {
+      name: 'OpenAI with a real key: what else works',
+      config: { OPENAI_BASE_URL: undefined, OPENAI_API_KEY: 'sk-real' },
+      has: ['https://api.openai.com/v1', OWN_SERVER_HINT],
+      lacks: ['placeholder'],
+    },
+  ])('$name', ({ config, has, lacks }) => {
+    const line = describeError(unreachable(), config);
+    for (const text of has) expect(line).toContain(text);
+    for (const text of lacks) expect(line).not.toContain(text);
+  });
+});
+
+describe('describeError, Redis out of reach', () => {
+  it('asks whether Redis runs and names REDIS_URL', () => {
+    expect(describeError(new RedisUnavailableError('redis://127.0.0.1:1', new Error('connect ECONNREFUSED')))).toMatch(
+      /^Redis unavailable at redis:\/\/127\.0\.0\.1:1: connect ECONNREFUSED: is Redis running\? Set REDIS_URL/,
+    );
+  });
+
+  it.each([
+    { name: 'nothing lent', backups: [], has: [], lacks: ['.env.before'] },
+    { name: 'a sandbox left its .env', backups: ['.env.before-sandbox'], has: ['your own is .env.before-sandbox', 'npm run sandbox'], lacks: ['.env.before-demo'] },
+    { name: 'a demo left its .env', backups: ['.env.before-demo'], has: ['your own is .env.before-demo', 'npm run demo'], lacks: ['.env.before-sandbox'] },
+  ])('$name', ({ backups, has, lacks }) => {
+    const note = lentEnvNote((file) => backups.includes(file));
+    if (has.length === 0) expect(note).toBe('');
+    for (const text of has) expect(note).toContain(text);
+    for (const text of lacks) expect(note).not.toContain(text);
+  });
+});
+
+describe('review approve', () => {
+  it('points at the learned-answer candidates the approval may propose', () => {
+    const text = approvalMessage('t-1', 'ana');
+    expect(text.split('\n')[0]).toBe('approved t-1 (by ana); the reply is queued for sending');
+    expect(text).toContain('npm run knowledge -- list');
+    expect(text).toContain('/knowledge');
+    expect(text.split('\n')).toHaveLength(2);
+  });
+});
