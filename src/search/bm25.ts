@@ -141,9 +141,10 @@ export class Bm25Index {
 
   /**
    * Ranks documents by the sum of BM25 contributions of every query term they contain (OR semantics). Ties break
-   * by document index so results are deterministic. `filter` can exclude documents before ranking.
+   * by document index so results are deterministic. `filter` can exclude documents before ranking; `coverage`
+   * scales each score by the share of the keywords the document holds ({@link KeywordCoverage}).
    */
-  search(query: Bm25Query, k: number, filter?: (doc: number) => boolean): Bm25Result[] {
+  search(query: Bm25Query, k: number, filter?: (doc: number) => boolean, coverage?: KeywordCoverage): Bm25Result[] {
     if (k <= 0 || this.docCount === 0) return [];
     const weights = queryWeights(query);
     const { k1 } = this.params;
@@ -169,9 +170,37 @@ export class Bm25Index {
         acc[d] = prev + (w * tf) / (tf + docNorm[d]!) + 1e-12;
       }
     }
+    if (coverage) this.scaleByCoverage(nTouched, coverage);
     const results = topK(acc, touched, nTouched, k, filter);
     for (let i = 0; i < nTouched; i++) acc[touched[i]!] = 0;
     return results;
+  }
+
+  /** Multiplies the accumulated scores of the touched documents by their {@link KeywordCoverage} factor. */
+  private scaleByCoverage(nTouched: number, coverage: KeywordCoverage): void {
+    let total = 0;
+    const ids: number[] = [];
+    const idfs: number[] = [];
+    for (const term of coverage.terms) {
+      const id = this.termIds.get(term);
+      const idf = this.idf(term);
+      total += idf;
+      if (id !== undefined && idf > 0) {
+        ids.push(id);
+        idfs.push(idf);
+      }
+    }
+    if (!(total > 0)) return;
+    const got = new Float64Array(this.docCount);
+    ids.forEach((id, i) => {
+      for (let p = this.offsets[id]!; p < this.offsets[id + 1]!; p++) got[this.docs[p]!]! += idfs[i]!;
+    });
+    const floor = coverage.floor;
+    for (let i = 0; i < nTouched; i++) {
+      const d = this.touched[i]!;
+      // The epsilon keeps the document touched (see search) even when it holds none of the keywords.
+      this.acc[d] = this.acc[d]! * (floor + (1 - floor) * (got[d]! / total)) + 1e-12;
+    }
   }
 
   /** Compact binary form: a small header, the term list and the typed arrays, 4-byte aligned. */
@@ -233,6 +262,16 @@ export class Bm25Index {
     const tfs = f32(nPostings);
     return new Bm25Index({ k1, b }, terms, offsets, docs, tfs, docLengths);
   }
+}
+
+/**
+ * Keywords a result should hold all of (see `keywordCoverage` in query-words.ts): each result's score is multiplied
+ * by `floor + (1 − floor) × share`, where share is the part of the keywords' IDF mass the result holds.
+ */
+export interface KeywordCoverage {
+  terms: ReadonlySet<string>;
+  /** Factor of a result holding none of the keywords; 1 switches coverage off. */
+  floor: number;
 }
 
 function queryWeights(query: Bm25Query): Map<string, number> {

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { createLogger } from '../logger.js';
 import { Bm25Builder, Bm25Index, type Bm25Params } from './bm25.js';
+import { keywordCoverage } from './query-words.js';
 import { weightedTerms } from './tokenize.js';
 import { decodeContainer, encodeContainer, LiveIndexFile } from './vector-store.js';
 import { manualContentHash, servedIndex } from './index-builds.js';
@@ -95,14 +96,18 @@ export class EmbeddedManualSearch implements ManualSearch {
     });
   }
 
-  /** Up to `k` chunks ranked by BM25 (OR over the query's terms). Empty or blank queries give no hits. */
+  /**
+   * Up to `k` chunks ranked by BM25 (OR over the query's terms), a keyword query's scores scaled by how many of its
+   * keywords each chunk holds ({@link keywordCoverage}). Empty or blank queries give no hits.
+   */
   async search(keywords: string, k: number = MAX_SEARCH_RESULTS): Promise<SearchHit[]> {
     if (keywords.trim() === '' || k <= 0) return [];
     const index = await this.live.current();
     if (!index) return [];
     const query = manualQueryTerms(keywords, index.ranking);
     if (query.size === 0) return [];
-    return index.bm25.search(query, k).map(({ doc, score }) => {
+    const coverage = keywordCoverage(keywords, query, index.ranking.unigramWeight > 0 ? index.ranking.queryUnigramWeight : 0);
+    return index.bm25.search(query, k, undefined, coverage).map(({ doc, score }) => {
       const chunk = index.chunks[doc]!;
       return { id: chunk.id, fileName: chunk.fileName, heading: chunk.heading, content: withHeadingLine(chunk), score };
     });

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { createLogger, type Logger } from '../logger.js';
 import { Bm25Builder, Bm25Index, type Bm25Params } from './bm25.js';
-import { splitQuestionWords } from './query-words.js';
+import { keywordCoverage, splitQuestionWords } from './query-words.js';
 import { weightedTerms } from './tokenize.js';
 import { embedQuery } from './embeddings.js';
 import {
@@ -170,7 +170,11 @@ export class EmbeddedQaSearch implements QaSearch {
     const add = (doc: number, rank: number, weight: number) => fused.set(doc, (fused.get(doc) ?? 0) + weight / (ranking.rrfK + rank + 1));
     const { lexical: lexicalWeight, vector: vectorWeight } = this.fusion;
 
-    if (lexicalWeight > 0) index.bm25.search(qaQueryTerms(query, ranking), depth).forEach((r, rank) => add(r.doc, rank, lexicalWeight));
+    if (lexicalWeight > 0) {
+      const terms = qaQueryTerms(query, ranking);
+      const coverage = keywordCoverage(query, terms, ranking.unigramWeight);
+      index.bm25.search(terms, depth, undefined, coverage).forEach((r, rank) => add(r.doc, rank, lexicalWeight));
+    }
 
     if (vectorWeight <= 0) {
       // The vector ranking is switched off: no query embedding is spent.
