@@ -23,6 +23,7 @@
 import { UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { APIError } from 'openai';
+import { getDomain } from 'tldts';
 import { EmptyQuestionError, agentRunSpendOf, withSpend } from '../src/agent/agent.js';
 import { modelFailure, withoutSecrets, type ModelServerSettings } from '../src/agent/model-errors.js';
 import { BLOCK_TAGS, PromptConfigError, defaultPrompts, type PromptSet } from '../src/agent/prompts.js';
@@ -620,7 +621,8 @@ export function possibleCopyReview(ticket: Pick<Ticket, 'possibleCopyOf'>): Send
 export function senderReviewReason(
   ticket: Pick<Ticket, 'from' | 'replyTo'> & Partial<Pick<Ticket, 'question' | 'subject'>>,
   signals: ReplySignals,
-  config: Pick<Config, 'TRUSTED_REPLY_TO_DOMAINS' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SUPPORT_GROUP_ADDRESSES' | 'AUTHSERV_ID'>,
+  config: Pick<Config, 'TRUSTED_REPLY_TO_DOMAINS' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SUPPORT_GROUP_ADDRESSES' | 'AUTHSERV_ID'> &
+    Partial<Pick<Config, 'TRUSTED_LINK_DOMAINS'>>,
 ): SenderReview | undefined {
   const mailboxes = ownMailboxesOf(config);
   const forged = forgedSenderDetail(signals, mailboxes);
@@ -633,8 +635,9 @@ export function senderReviewReason(
   // Before bulk mail: a group's envelope and footer read as bulk mail, and what to configure is the useful reason.
   const group = ownGroupReviewDetail(signals, mailboxes);
   if (group) return { kind: 'own-group', reason: `not authenticated as mail through our group: ${group}` };
-  const lure = loginLureDetail(`${ticket.subject ?? ''}\n${ticket.question ?? ''}`, signals, mailboxes);
-  if (lure) return { kind: 'possible-phishing', reason: `possible phishing: ${lure}; a reply would confirm our mailbox to the sender` };
+  const lure = loginLureDetail(`${ticket.subject ?? ''}\n${ticket.question ?? ''}`, signals, mailboxes, ownLinkDomains(mailboxes, config.TRUSTED_LINK_DOMAINS ?? []));
+  // Worded as a check, not a verdict: the same words come from customers locked out of our own login screen.
+  if (lure) return { kind: 'possible-phishing', reason: `check the sender before answering: ${lure}` };
   const bulk = bulkMailDetail(signals, mailboxes);
   if (bulk) return { kind: 'bulk-mail', reason: `bulk mail: ${bulk}` };
   const replyTo = foreignReplyToReason(ticket, config.TRUSTED_REPLY_TO_DOMAINS);
@@ -651,20 +654,52 @@ const LURE_SIGNS: readonly RegExp[] = [
 // A link to follow: a URL in the text, or the words that stand for one (an HTML link's URL is not in the text).
 const LURE_LINK = /https?:\/\/|\bwww\.|(?:下記|以下|次)の(?:リンク|URL|ＵＲＬ)|リンク(?:より|から|を(?:クリック|タップ))|(?:URL|ＵＲＬ)(?:より|から)|はこちら|\bclick (?:here|the link|below)\b/iu;
 const MIN_LURE_SIGNS = 2;
+// A customer reporting their own lock-out (「ログインできません」, 「私のアカウント」, "my account is locked", "we cannot log
+// in"): a phisher writes to the reader's account, never of its own. 「ロックされました」 counts only when not said of
+// お客様's account, which is how a lure puts it.
+const OWN_PROBLEM_REPORT =
+  /(?:私|わたし|僕|弊社|当社|自分|うち)の(?:アカウント|口座|ID|ユーザー|パスワード)|(?:ログイン|サインイン|ログオン)(?:が|も)?(?:でき(?:ません|ない|なくなりました|なくなった)|出来(?:ません|ない))|(?<!(?:お客様|あなた|貴殿|会員様)[^。\n]{0,20})ロックされ(?:ました|てしまいました|てしまい|て(?:ログイン|使え|入れ))|\bmy (?:account|login|password|user(?:name)?)\b|\b(?:I|we) (?:can(?:no|')t|cannot|am unable to|are unable to|could not|couldn't|can ?not) (?:log ?in|sign ?in|access)\b|\bour (?:\w+ )?account (?:has been|was|is|got) (?:locked|suspended|disabled|restricted)\b/iu;
+// The links of a text, each as its host (lower case): a URL's, or a `www.` host's.
+const LINK_HOST = /(?:https?:\/\/|\bwww\.)([^\s/?#:<>"'()「」]{1,253})/giu;
+
+/**
+ * The registrable domains that are ours to link to: MAIL_FROM's and SUPPORT_ADDRESSES' organisation domains
+ * (helpdesk.example.jp → example.jp, so app.example.jp is ours too) and TRUSTED_LINK_DOMAINS.
+ */
+function ownLinkDomains(mailboxes: ReturnType<typeof ownMailboxesOf>, trusted: readonly string[]): string[] {
+  const ours = mailboxes.ourAddresses.flatMap((entry) => {
+    const domain = domainOf(/<([^>]+)>/.exec(entry)?.[1] ?? entry);
+    return domain ? [getDomain(domain) ?? domain] : [];
+  });
+  return [...ours, ...trusted].map((d) => d.toLowerCase().replace(/^\.+/, ''));
+}
+
+/** `words` without the links to `ownDomains` (a host in one of them or one of them itself). */
+function withoutOwnLinks(words: string, ownDomains: readonly string[]): string {
+  return words.replace(LINK_HOST, (link, host: string) => {
+    const name = host.toLowerCase().replace(/\.+$/, '');
+    return ownDomains.some((d) => name === d || name.endsWith(`.${d}`)) ? ' ' : link;
+  });
+}
 
 /**
  * Why a mail reads as credential phishing (a bank's or a shop's name on a domain of its own), or undefined: a link to
- * follow and at least {@link MIN_LURE_SIGNS} of {@link LURE_SIGNS} in `words` (the subject and the question), from a
- * sender the receiving server did not authenticate by DMARC (`dmarc=none` of a domain with no policy, which is what a
- * phisher's own fresh domain has, `fail`, or no result). SPF or DKIM passing for the sender's own domain proves only
- * that the phisher owns it. A DMARC-passing sender's words are read as they are.
+ * follow (not to one of `ownDomains`) and at least {@link MIN_LURE_SIGNS} of {@link LURE_SIGNS} in `words` (the
+ * subject and the question), not a customer's report of their own lock-out ({@link OWN_PROBLEM_REPORT}), from a sender
+ * the receiving server did not authenticate by DMARC: its verdict is there and is not `pass` (`dmarc=none` of a domain
+ * with no policy, which is what a phisher's own fresh domain has, `fail`, `temperror`, or no DMARC result in it).
+ * SPF or DKIM passing for the sender's own domain proves only that the phisher owns it. A DMARC-passing sender's words
+ * are read as they are; so are a mail's without any Authentication-Results: a server that writes none says nothing
+ * of anyone, and holding on that alone would hold every customer behind it.
  */
-function loginLureDetail(words: string, signals: ReplySignals, mailboxes: ReturnType<typeof ownMailboxesOf>): string | undefined {
-  if (!LURE_LINK.test(words) || LURE_SIGNS.filter((sign) => sign.test(words)).length < MIN_LURE_SIGNS) return undefined;
+function loginLureDetail(words: string, signals: ReplySignals, mailboxes: ReturnType<typeof ownMailboxesOf>, ownDomains: readonly string[]): string | undefined {
   const topmost = signals.headers['authentication-results']?.[0];
-  const dmarc = topmost === undefined ? undefined : /\bdmarc\s*=\s*([a-z]+)/i.exec(topmost)?.[1]?.toLowerCase();
+  if (topmost === undefined || OWN_PROBLEM_REPORT.test(words)) return undefined;
+  const linked = withoutOwnLinks(words, ownDomains);
+  if (!LURE_LINK.test(linked) || LURE_SIGNS.filter((sign) => sign.test(words)).length < MIN_LURE_SIGNS) return undefined;
+  const dmarc = /\bdmarc\s*=\s*([a-z]+)/i.exec(topmost)?.[1]?.toLowerCase();
   if (dmarc === 'pass' && senderVouchedFor(signals, mailboxes)) return undefined;
-  const verdict = topmost === undefined ? 'no Authentication-Results' : dmarc ? `dmarc=${dmarc}` : 'no DMARC result';
+  const verdict = dmarc ? `dmarc=${dmarc}` : 'no DMARC result';
   return `a login lure (verify, restricted account, deadline) with a link, from a sender not authenticated by DMARC (${verdict})`;
 }
 

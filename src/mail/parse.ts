@@ -703,7 +703,7 @@ interface OwnText {
 }
 
 /** The customer's own part of `text` (its first MAX_QUESTION_SOURCE_CHARS): their note and a mail they forward in it. */
-function ownTextOf(text: string, subject: string): OwnText {
+function ownTextOf(text: string, subject: string, recipients: readonly string[] = []): OwnText {
   let source = text.replace(/\r\n?/g, '\n');
   if (source.length > MAX_QUESTION_SOURCE_CHARS) {
     const cut = source.lastIndexOf('\n', MAX_QUESTION_SOURCE_CHARS);
@@ -716,7 +716,7 @@ function ownTextOf(text: string, subject: string): OwnText {
   let note = ownWords(all.slice(0, historyStart));
   if (!hasWords(note)) {
     // Bottom-posted: nothing above the history, so the customer may have written below it.
-    const below = noteBelowHistory(history);
+    const below = noteBelowHistory(history, recipients);
     if (below) ({ note, history } = { note: below.note, history: history.slice(0, below.start) });
   }
   const forwarded = isForward(all[historyStart] ?? '', subject) ? forwardedMessage(history) : undefined;
@@ -726,14 +726,37 @@ function ownTextOf(text: string, subject: string): OwnText {
 // A note written below the history ends in a sentence; a forwarded mail's signature under a separator (a name, a
 // team, a phone number) does not.
 const NOTE_SENTENCE = /[?？。.!！]/u;
+// Opening hours are a support desk's signature line, never a customer's note (「受付時間 平日9:00-18:00」).
+const OPENING_HOURS = /受付時間|営業時間|対応時間|business hours|opening hours|\b\d{1,2}:\d{2}\s*[-–~〜～]\s*\d{1,2}:\d{2}\b/i;
+// A note opens with a greeting or the addressee (「XYZサポート様」) or a sentence; a signature with a name or team line.
+const NOTE_OPENING = /[?？。.!！、,]|様|さん|殿|御中|各位|(?:です|ます|ました|ません)\s*$|^\s*(?:dear|hi|hello|hey)\b/iu;
+const ASKS = /[?？]|か[。.]?\s*$/mu;
+const MAIL_ADDRESS_IN_HEADER = /[^\s<>[\]():;,"]{1,64}@[^\s<>[\]():;,"]{1,255}/u;
+
+/**
+ * True when the text under the history's last separator reads as that mail's signature: contact lines or opening
+ * hours, or a name or team line first with no question in it. Such text is the quoted mail's own, not a note.
+ */
+function readsAsSignature(lines: string[]): boolean {
+  const content = lines.filter((l) => l.trim() !== '');
+  if (isContactBlock(content) || content.some((l) => OPENING_HOURS.test(l))) return true;
+  return !NOTE_OPENING.test(content[0] ?? '') && !ASKS.test(content.join('\n'));
+}
+
+/** True when the header block `head` names as its From one of `recipients`: a mail of the mailbox now written to. */
+function isFromRecipient(head: string[], recipients: readonly string[]): boolean {
+  const address = MAIL_ADDRESS_IN_HEADER.exec(headerValue(head, BLOCK_FROM) ?? '')?.[0]?.toLowerCase();
+  return address !== undefined && recipients.includes(address);
+}
 
 /**
  * The customer's note below `history` (which starts with a quoted or forwarded mail), and where it starts: the text
  * after the last separator line (「------」) that follows the last mail's header block, when it holds a sentence of
  * its own. Undefined when there is none: without a separator the last mail's text and a note below it cannot be told
- * apart, and the history is read as before.
+ * apart, and the history is read as before. Undefined too when that text is the last mail's own: the mail is from one
+ * of `recipients` (ours, quoted in a reply to us) or the text reads as its signature.
  */
-function noteBelowHistory(history: string[]): { note: string; start: number } | undefined {
+function noteBelowHistory(history: string[], recipients: readonly string[]): { note: string; start: number } | undefined {
   let lastBlock = -1;
   for (let i = 0; i < history.length; i++) {
     const line = history[i] ?? '';
@@ -742,8 +765,10 @@ function noteBelowHistory(history: string[]): { note: string; start: number } | 
   if (lastBlock < 0) return undefined;
   let body = lastBlock + 1;
   while (body < history.length && isForwardHead(history[body] ?? '')) body += 1;
+  if (isFromRecipient(history.slice(lastBlock, body), recipients)) return undefined;
   for (let i = history.length - 1; i >= body; i--) {
     if (!SEPARATOR_LINE.test(history[i] ?? '')) continue;
+    if (readsAsSignature(history.slice(i + 1).filter((l) => !SEPARATOR_LINE.test(l)))) return undefined;
     // Read with its separator, so a signature block under it is cut as one; the separator is no part of the note.
     const [first = '', ...rest] = ownWords(history.slice(i)).split('\n');
     const note = (SEPARATOR_LINE.test(first) ? rest : [first, ...rest]).join('\n').trim();
@@ -847,6 +872,19 @@ export const FORWARDED_DELIMITER = '---------- Forwarded message ----------';
 export const MAX_FORWARDED_CHARS = 2_000;
 // A header value of a forwarded mail is a name and an address, or a subject line; anything longer is cut.
 const MAX_FORWARDED_HEADER_CHARS = 200;
+
+/** True when `html` shows the part with Content-ID `cid` (`src="cid:…"`, as Outlook places a signature logo). */
+// Signature logos and icons are a few KB; a screenshot pasted into the mail (Outlook sends it inline too) is tens.
+const MAX_LAYOUT_IMAGE_BYTES = 24 * 1024;
+
+/**
+ * True for a small image the HTML shows by its Content-ID: part of the layout (a signature logo), not a picture
+ * sent to be looked at. A pasted screenshot is inline too, but larger, and counts as attached.
+ */
+function layoutImage(cid: string | undefined, size: number, html: unknown): boolean {
+  if (!cid || typeof html !== 'string' || size > MAX_LAYOUT_IMAGE_BYTES) return false;
+  return html.toLowerCase().includes(`cid:${cid.toLowerCase()}`);
+}
 
 /** What a question carries of a forwarded mail. */
 interface ForwardedMessage {
@@ -1309,7 +1347,8 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
     notes.warn(`${notes.controlsRemoved} control character(s) removed (terminal escape sequences, NUL, DEL): a mail client shows nothing of them, an operator's terminal would run them`);
   }
 
-  const own = ownTextOf(text, subject);
+  // A quoted mail from a mailbox this one was sent to is ours (the customer replies to it): its closing text is no note.
+  const own = ownTextOf(text, subject, [...to, ...cc].map((m) => m.address.toLowerCase()));
   const attached = await attachedMails(body, input, opts, depth);
   const ownWords = withForwards(own.note, [...(own.forwarded ? [own.forwarded] : []), ...attached]);
   const sendersPart = ownPart(text);
@@ -1341,7 +1380,12 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
     ownWords: ownWords ?? '',
     ownText: own.note,
     quoted: sendersPart.quoted,
-    parts: (body.attachments ?? []).map((a) => ({ contentType: a.contentType || '', params: paramsOf(a.headers?.get('content-type')), filename: a.filename })),
+    parts: (body.attachments ?? []).map((a) => ({
+      contentType: a.contentType || '',
+      params: paramsOf(a.headers?.get('content-type')),
+      filename: a.filename,
+      inline: layoutImage(a.cid, a.size ?? a.content?.length ?? 0, body.html),
+    })),
     subject,
     exchangeRecall: headers.some((h) => h.key === 'x-ms-traffictypediagnostic' && /\bEE_MessageRecallEmail\b/i.test(rawText(h.bytes))),
   });

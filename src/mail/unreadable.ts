@@ -19,6 +19,11 @@ export interface MimePartInfo {
   contentType: string;
   params?: Record<string, string> | undefined;
   filename?: string | undefined;
+  /**
+   * The mail's HTML shows it by its Content-ID (`cid:`): part of the layout (Outlook's signature logo image001.png),
+   * not a picture attached to be looked at.
+   */
+  inline?: boolean | undefined;
 }
 
 /** What {@link unreadableReason} reads of a parsed mail. */
@@ -147,8 +152,14 @@ export function unreadableReason(mail: UnreadableCheckInput): string | undefined
 // error (newcomer walkthrough 7): which error is only in the picture, as with この画面.
 const REFERS_TO_IMAGE =
   /(?:この|こちらの)(?:画面|エラー|表示|画像|写真|スクリーンショット|スクショ)|添付(?:の|した|している)?(?:画面|画像|写真|スクリーンショット|スクショ)|スクリーンショット|スクショ|\b(?:this|these) (?:screens?|errors?|messages?|dialog|pop-?up|warning)\b|\b(?:the|this|attached) (?:screenshots?|screen ?shots?|images?|pictures?|photos?)\b/iu;
-// Words that say what the picture shows: a quoted message (「パスワードが違います」, "wrong password") is readable as it is.
-const QUOTES_WHAT_IT_SHOWS = /「[^」]+」|『[^』]+』|“[^”]+”|"[^"]+"/u;
+// Words that say what the picture shows: a quoted message (「パスワードが違います」, "wrong password"), an error code
+// (E1234, 0x80070005, AADSTS50011) or a message after a colon ("…: Error 0x80070005 access denied") is readable as
+// it is. Bounded and line-bound, so a run of 「 without its 」 is not rescanned from every start.
+const QUOTES_WHAT_IT_SHOWS =
+  /「[^」\n]{1,200}」|『[^』\n]{1,200}』|“[^”\n]{1,200}”|"[^"\n]{1,200}"|\b(?:0x[0-9a-f]{4,}|[A-Z]{1,8}-?\d{3,})\b|(?<![\d/:])[:：][ \t]*[^\s/:：][^\n]{5,}/u;
+// Images as what the question is about (changing a profile picture, 「この画像を変更するには」), not a picture of the problem.
+const ASKS_ABOUT_IMAGES =
+  /\b(?:change|upload|replace|set|update|add|remove|delete|resize|crop|use)\b[^.?!\n]{0,20}\b(?:images?|pictures?|photos?|logos?|icons?|avatars?)\b|(?:画像|写真|ロゴ|アイコン)(?:を|の)(?:変更|アップロード|設定|差し替え|差替|削除|追加|登録|変え|入れ替え|サイズ)/iu;
 
 /**
  * The reason to park a mail whose only content attachments are images and whose words lean on them (「この画面から先に
@@ -156,8 +167,8 @@ const QUOTES_WHAT_IT_SHOWS = /「[^」]+」|『[^』]+』|“[^”]+”|"[^"]+"/
  * what the picture shows, or a file of another kind travels beside it (its name tells the agent something).
  */
 function unseenImagesReferredTo(ownWords: string, parts: readonly MimePartInfo[]): string | undefined {
-  if (!REFERS_TO_IMAGE.test(ownWords) || QUOTES_WHAT_IT_SHOWS.test(ownWords)) return undefined;
-  const content = parts.filter((part) => contentAttachments([part]).length > 0);
+  if (!REFERS_TO_IMAGE.test(ownWords) || QUOTES_WHAT_IT_SHOWS.test(ownWords) || ASKS_ABOUT_IMAGES.test(ownWords)) return undefined;
+  const content = parts.filter((part) => !part.inline && contentAttachments([part]).length > 0);
   if (content.length === 0 || !content.every((part) => part.contentType.toLowerCase().startsWith('image/'))) return undefined;
   const names = contentAttachments(content);
   const shown = names.slice(0, MAX_NAMED_ATTACHMENTS).join(', ');

@@ -389,6 +389,20 @@ describe('parseInboundMail: question', () => {
       '---------- Forwarded message ---------\nFrom: Billing <billing@x.example>\nSubject: Invoice\n\nYour invoice 123 is overdue.\n\n----------\n株式会社ビリング 経理部\nTEL: 03-1234-5678',
       'Your invoice 123 is overdue.',
     ],
+    // Review 7 #1: a reply with no words of its own quoting our mail, whose signature sits under one separator, is no
+    // note below the history: our signature must not become the question (the subject is read, as with no words at all).
+    [
+      'our quoted signature under one separator, a sentence in it',
+      'RE: ライセンス追加',
+      'From: XYZサポート <support@helpdesk.example.jp>\nSent: Thursday, November 26, 2026 9:00 AM\nTo: 山田 太郎 <taro@customer.example>\nSubject: RE: ライセンス追加\n\n山田様\nライセンス追加の件、承知しました。\n\n----------------------------------------\nXYZサポートセンター\n受付時間 平日9:00-18:00\nよくあるご質問はヘルプセンターをご覧ください。\n',
+      'ライセンス追加',
+    ],
+    [
+      'a quoted signature with its hours line only',
+      'Re: Invoice',
+      '-----Original Message-----\nFrom: Support <support@support.example>\nSent: Monday\nSubject: Invoice\n\nOur earlier answer.\n\n--------\nXYZ Support Desk\nOpen Mon-Fri 9:00-18:00.',
+      'Invoice',
+    ],
     ['a forward ending in a name under a separator', 'Fwd: Invoice', '---------- Forwarded message ---------\nFrom: Billing <billing@x.example>\nSubject: Invoice\n\nYour invoice 123 is overdue.\n\n-----\nBilling Team', 'Your invoice 123 is overdue.\n\n-----\nBilling Team'],
   ])('%s', (_name, subject, text, expected) => {
     expect(extractQuestion(text, subject)).toBe(expected);
@@ -425,6 +439,19 @@ describe('parseInboundMail: question', () => {
     ['a footer line mid-text', 'Sent from my iPhone\nThis line is there in every mail I send you.\nWhy?\nHow do I remove it?', 'Sent from my iPhone\nThis line is there in every mail I send you.\nWhy?\nHow do I remove it?'],
   ])('service footer: %s', (_name, text, expected) => {
     expect(extractQuestion(text, 'Question')).toBe(expected);
+  });
+
+  // Review 7 #1: a quoted mail from a mailbox this mail was sent to is ours, so what sits under its last separator is
+  // its own text, not a note; a colleague's mail forwarded to us keeps the customer's note below it (sample 119).
+  it.each([
+    ['our quoted mail: its closing line is no note', 'support@support.example', 'Invoice'],
+    ['a colleague\'s forwarded mail: the note below it is read', 'sales@customer.example', 'Thank you for using XYZ Cloud.'],
+  ])('note below the history, parsed: %s', async (_name, quotedFrom, question) => {
+    const raw = mail(
+      'From: Taro <taro@customer.example>\nTo: XYZ Support <support@support.example>\nSubject: RE: Invoice\nMIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8',
+      `-----Original Message-----\nFrom: Someone <${quotedFrom}>\nSent: Monday\nSubject: Invoice\n\nOur earlier answer.\n\n--------\nThank you for using XYZ Cloud.\n`,
+    );
+    expect((await parseInboundMail(raw)).question).toBe(question);
   });
 
   it('a note above a forward, parsed: the forwarded problem report reaches the question (the corpus sample)', async () => {

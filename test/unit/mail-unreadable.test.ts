@@ -116,6 +116,17 @@ describe('unreadableReason', () => {
     ['a self-contained English question beside a screenshot', { ...mixed([png], 'Login says "wrong password". How do I reset it?'), ownWords: 'Login says "wrong password". How do I reset it?' }, undefined],
     ['添付の画面 with the message quoted, beside a screenshot', { ...mixed([png], '添付の画面のとおり「ライセンスが無効です」と出ます。どうすればよいですか？'), ownWords: '添付の画面のとおり「ライセンスが無効です」と出ます。どうすればよいですか？' }, undefined],
     ['このエラー quoted in the words beside a screenshot', { ...mixed([png], 'このエラー「AADSTS50011」の意味は？'), ownWords: 'このエラー「AADSTS50011」の意味は？' }, undefined],
+    // Review 7 #6: words that say what the image shows (an error code, a message after a colon) or that ask about images
+    // as a topic are read as they are; a signature logo shown in the HTML (cid:) is no attachment the words lean on.
+    ...([
+      ['an error code written out (a08)', 'お世話になっております。\nこのエラーが出て起動できません。エラーコードは E1234 です。'],
+      ['a hex error code after a colon (b05)', 'I get this error when installing version 3.2: Error 0x80070005 access denied.\nHow can I fix it?'],
+      ['a message after a colon', 'この表示が出ます：ライセンスの有効期限が切れています。どうすればよいですか？'],
+      ['the image as the topic (a09)', 'How do I change the image shown on my profile page? I attached the picture I want to use.'],
+      ['画像を変更するには', 'この画像を変更するにはどうすればよいですか？'],
+    ] as const).map(([what, text]) => [`${what}, beside a screenshot only`, { ...mixed([png], text), ownWords: text }, undefined] as [string, UnreadableCheckInput, undefined]),
+    ['この表示 beside only an inline logo (a10)', { ...mixed([{ contentType: 'image/png', filename: 'image001.png', inline: true }], 'この表示を英語に切り替える方法はありますか。'), ownWords: 'この表示を英語に切り替える方法はありますか。' }, undefined],
+    ['この画面 beside an inline logo and a screenshot', { ...mixed([{ contentType: 'image/png', filename: 'image001.png', inline: true }, png], 'この画面から先に進めません。'), ownWords: 'この画面から先に進めません。' }, 'the question refers to an attached image (IMG_0001.PNG) the agent cannot see'],
     // Beside a file the agent is told of by name (a PDF, a workbook), or no file at all, the words are read as they are.
     ['このエラー beside a screenshot and a PDF', { ...mixed([png, { contentType: 'application/pdf', filename: 'log.pdf' }], 'このエラーの意味は？'), ownWords: 'このエラーの意味は？' }, undefined],
     ['このエラー beside an Excel file', { ...mixed([xlsx], 'このエラーの意味は？'), ownWords: 'このエラーの意味は？' }, undefined],
@@ -232,6 +243,62 @@ describe('unreadable: a question only in an attachment, parsed', () => {
     ['a forwarded mail of only a picture', mail('Fwd: photo', ['Content-Type: text/plain\r\n\r\n', `Content-Type: message/rfc822\r\n\r\nFrom: shop@shop.example\r\nSubject: photo\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=c\r\n\r\n--c\r\n${png}\r\n--c--\r\n`]), 'only in its attachment (a forwarded mail, message/rfc822)'],
     ['a screenshot beside a question', mail('エラーが出ます', ['Content-Type: text/plain; charset=utf-8\r\n\r\nCSVの取り込みでエラーが出ます。', png]), undefined],
     ['a screenshot beside 「添付の画面でエラーが出ます」', mail('エラーが出ます', ['Content-Type: text/plain; charset=utf-8\r\n\r\n添付の画面でエラーが出ます。どうすればよいですか？', png]), 'the question refers to an attached image (screenshot.png) the agent cannot see'],
+    // Review 7 #6 (a10): Outlook's signature logo, shown in the HTML by its Content-ID, is no image the question leans on.
+    [
+      'an HTML mail whose only image is the inline signature logo',
+      Buffer.from(
+        [
+          'From: Taro <taro@customer.example>',
+          'To: support@support.example',
+          'Subject: =?UTF-8?B?' + Buffer.from('表示について').toString('base64') + '?=',
+          'MIME-Version: 1.0',
+          'Content-Type: multipart/related; boundary=r',
+          '',
+          '--r',
+          'Content-Type: text/html; charset=utf-8',
+          '',
+          '<p>お世話になっております。<br>この表示を英語に切り替える方法はありますか。</p><p>山田<br><img src="cid:image001.png@01DA"></p>',
+          '--r',
+          'Content-Type: image/png; name=image001.png',
+          'Content-Disposition: inline; filename=image001.png',
+          'Content-ID: <image001.png@01DA>',
+          'Content-Transfer-Encoding: base64',
+          '',
+          'iVBORw0KGgo=',
+          '--r--',
+          '',
+        ].join('\r\n'),
+      ),
+      undefined,
+    ],
+    // A screenshot pasted into an Outlook mail is inline too, but no logo: it is as unseen as an attached one.
+    [
+      'an HTML mail whose only image is a pasted screenshot (inline, 60 KB)',
+      Buffer.from(
+        [
+          'From: Taro <taro@customer.example>',
+          'To: support@support.example',
+          'Subject: =?UTF-8?B?' + Buffer.from('ログインできません').toString('base64') + '?=',
+          'MIME-Version: 1.0',
+          'Content-Type: multipart/related; boundary=r',
+          '',
+          '--r',
+          'Content-Type: text/html; charset=utf-8',
+          '',
+          '<p>この画面から先に進めません。どうすればいいですか？</p><p><img src="cid:image001.png@01DA"></p><p>山田</p>',
+          '--r',
+          'Content-Type: image/png; name=image001.png',
+          'Content-Disposition: inline; filename=image001.png',
+          'Content-ID: <image001.png@01DA>',
+          'Content-Transfer-Encoding: base64',
+          '',
+          ...(Buffer.alloc(60_000, 7).toString('base64').match(/.{1,76}/g) ?? []),
+          '--r--',
+          '',
+        ].join('\r\n'),
+      ),
+      'the question refers to an attached image (image001.png) the agent cannot see',
+    ],
     ["117: a screenshot beside 「この画面から先に進めません」", mail('ログインできません', ['Content-Type: text/plain; charset=utf-8\r\n\r\nこの画面から先に進めません。どうすればいいですか？\r\n\r\niPhoneから送信', png]), 'the question refers to an attached image (screenshot.png) the agent cannot see'],
     // The corpus's attachment_only_email: the whole mail is one gzip part, no text at all.
     [
