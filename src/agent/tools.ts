@@ -39,6 +39,19 @@ const qaSchema = z.object({
  */
 export const MAX_HIT_CHARS = 4_000;
 
+/**
+ * Characters of a search query the tools clean and search with. A question is a few sentences; past this a model
+ * has pasted a log or a blob, and the cleaning's line rules and every engine's term weighing would run over all of
+ * it (the schema's strings are unbounded).
+ */
+export const MAX_QUERY_CHARS = 2_000;
+
+/** `query` cut by code points at {@link MAX_QUERY_CHARS}, then cleaned of mail boilerplate. */
+function searchText(query: string): string {
+  const chars = query.length <= MAX_QUERY_CHARS ? undefined : Array.from(query);
+  return questionOfQuery(chars === undefined || chars.length <= MAX_QUERY_CHARS ? query : chars.slice(0, MAX_QUERY_CHARS).join(''));
+}
+
 /** A hit's text as the model gets it: cut by code points at {@link MAX_HIT_CHARS}, with a line saying how much more. */
 function shownContent(content: string): string {
   if (content.length <= MAX_HIT_CHARS) return content;
@@ -83,7 +96,7 @@ function withDirectSearch<S extends z.ZodType>(
 /** Builds the manual search tool over `manual`. */
 export function createManualSearchTool(manual: ManualSearch, productName = 'XYZ'): StructuredToolInterface {
   const search = async ({ keywords }: z.infer<typeof manualSchema>): Promise<SearchOutput[]> =>
-    toOutputs(await manual.search(questionOfQuery(keywords), MAX_SEARCH_RESULTS));
+    toOutputs(await manual.search(searchText(keywords), MAX_SEARCH_RESULTS));
   const searchTool = tool(search, {
     name: MANUAL_TOOL_NAME,
     description:
@@ -97,7 +110,7 @@ export function createManualSearchTool(manual: ManualSearch, productName = 'XYZ'
 /** Builds the past Q&A search tool over `qa`. */
 export function createQaSearchTool(qa: QaSearch, productName = 'XYZ'): StructuredToolInterface {
   const search = async ({ query }: z.infer<typeof qaSchema>): Promise<SearchOutput[]> =>
-    toOutputs(await qa.search(questionOfQuery(query), MAX_SEARCH_RESULTS));
+    toOutputs(await qa.search(searchText(query), MAX_SEARCH_RESULTS));
   const searchTool = tool(search, {
     name: QA_TOOL_NAME,
     description: `${productName}について過去に寄せられた質問と回答の組から、意味の近いものを探すツール。`,

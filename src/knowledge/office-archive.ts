@@ -27,14 +27,16 @@ const MEDIA_PART = /^word\/(?:media|embeddings|fonts)\//;
 // Case-insensitive and after `\\` → `/`, `.`/`..` and a leading `/`, so no spelling of a target slips past.
 const MEDIA_TARGET = /^word\/(?:media|embeddings|fonts)\//i;
 const RELATIONSHIPS_PART = /\.rels$/i;
-// The last segment of the relationship types that name a picture, an embedded object or a font: what mammoth reads
-// as text is named by others (officeDocument, styles, numbering, footnotes, endnotes, comments).
-const MEDIA_RELATIONSHIP = /\/(?:image|hdphoto|media|video|audio|oleObject|package|font)$/;
+// The last segment of the relationship types mammoth follows to a part it reads as text (docx-reader.js: the package's
+// officeDocument, then the main document's styles, numbering, footnotes, endnotes, comments); it follows no other
+// type to read a part, so a 3D model or a hyperlink into word/media unpacks nothing. Matched on any namespace and
+// case, a superset of mammoth's exact URIs. TargetMode="External" does not exempt one: mammoth ignores it.
+const TEXT_RELATIONSHIP = /\/(?:officeDocument|styles|numbering|footnotes|endnotes|comments)$/i;
 
 /**
  * Which parts of an Office file its reader unpacks: `text` (mammoth: every part but the pictures, embedded objects and
- * fonts of `word/media/`, `word/embeddings/`, `word/fonts/`, unless a relationship names one of those as something
- * else) or `every` (exceljs).
+ * fonts of `word/media/`, `word/embeddings/`, `word/fonts/`, unless a relationship names one of those as a part
+ * mammoth reads as text) or `every` (exceljs).
  */
 export type UnpackedParts = 'text' | 'every';
 
@@ -119,7 +121,8 @@ async function unpack(zip: yauzl.ZipFile, parts: readonly yauzl.Entry[], budget:
 
 /**
  * True when the relationship part `part` (`word/_rels/document.xml.rels`) names a part of the picture, object or
- * font folders through a relationship that is not a picture's, object's or font's. Read with an XML parser (entities
+ * font folders through a relationship mammoth follows to read text (a main document, styles, numbering, notes,
+ * comments). Read with an XML parser (entities
  * decoded, any namespace prefix) and each target resolved both as mammoth joins it and normalised, so no spelling
  * hides one.
  */
@@ -133,7 +136,7 @@ function namesMediaAsText(part: string, xml: string): boolean {
         if (found || name.slice(name.lastIndexOf(':') + 1) !== 'Relationship') return;
         const type = attributes.Type ?? '';
         const target = attributes.Target;
-        if (target === undefined || MEDIA_RELATIONSHIP.test(type)) return;
+        if (target === undefined || !TEXT_RELATIONSHIP.test(type)) return;
         found = resolvedTargets(base === '.' ? '' : base, target).some((name) => MEDIA_TARGET.test(name));
       },
     },

@@ -8,9 +8,12 @@
  * export its parser; pdfkit only writes), so this is a documented scan, not a full parser. Every `>> stream EOL` is a
  * stream; its dictionary runs back to the `N G obj` before it. The body is `/Length` bytes long when the dictionary
  * gives a length (directly, or as a reference to a plain `N G obj <int> endobj`) and `endstream` follows it, which
- * is how pdf.js reads it; otherwise the body is measured to the end of the file, since a decoder stops at its own end
- * marker, and a fake `endstream` planted inside compressed data (where pdf.js, knowing the length, reads past it)
- * cannot cut the measurement short. Streams cannot sit inside object streams (PDF 32000 §7.5.7), so the
+ * is how pdf.js reads it. Otherwise a decoder is handed the rest of the file, since it stops at its own end marker,
+ * and a fake `endstream` planted inside compressed data (where pdf.js, knowing the length, reads past it) cannot cut
+ * the measurement short; but raw bytes (an unfiltered stream, a body that does not decode) count only up to the next
+ * `endstream`, as pdf.js reads a stream without a length: to the end of the file, every such stream would count
+ * the rest of the file again (60 uncompressed pages before an 8 MB photo, each length 2 off, were refused). A fake
+ * `endstream` there hides at most raw file bytes, which grow nothing. Streams cannot sit inside object streams (PDF 32000 §7.5.7), so the
  * object streams are measured like any stream and their text is searched only for references (see `imagesOnlyDrawn`).
  */
 import { constants, createInflate, inflateSync } from 'node:zlib';
@@ -87,7 +90,7 @@ export async function checkPdfStreams(data: Uint8Array, limit: number = MAX_PDF_
   // Object streams first: the references that decide which images are only drawn may sit inside them.
   const objectStreamTexts: string[] = [];
   for (const stream of streams.filter(isObjectStream)) {
-    const decoded = await measure(bodyOf(bytes, stream), filtersOf(stream.dict), budget, true);
+    const decoded = await measure(bodyOf(bytes, stream), rawLengthOf(stream), filtersOf(stream.dict), budget, true);
     if (decoded !== undefined) objectStreamTexts.push(decoded.toString('latin1'));
   }
   const images = new Set(streams.filter((s) => !isObjectStream(s) && /\/Subtype\s*\/Image\b/.test(s.dict) && s.objectNumber !== undefined));
@@ -99,12 +102,14 @@ export async function checkPdfStreams(data: Uint8Array, limit: number = MAX_PDF_
       imagesNotCounted++;
       continue;
     }
-    await measure(bodyOf(bytes, stream), filtersOf(stream.dict), budget, false);
+    await measure(bodyOf(bytes, stream), rawLengthOf(stream), filtersOf(stream.dict), budget, false);
   }
   return { decodedBytes: budget.used, streams: streams.length, imagesNotCounted };
 }
 
 const bodyOf = (bytes: Buffer, stream: PdfStream): Buffer => bytes.subarray(stream.bodyStart, stream.bodyEnd ?? bytes.length);
+/** The body's raw bytes as pdf.js finds them: its confirmed length, or up to the next `endstream`. */
+const rawLengthOf = (stream: PdfStream): number => (stream.bodyEnd ?? stream.skipTo) - stream.bodyStart;
 
 /** The file without its stream bodies: where dictionaries, and so references between objects, are written. */
 function syntaxOutsideStreams(text: string, streams: PdfStream[]): string[] {
@@ -230,19 +235,19 @@ function filtersOf(dict: string): string[] {
 
 /**
  * Decodes `body` through `filters` within the budget, counting each stage's output (pdf.js holds each). An unfiltered
- * stream counts its raw length. Returns the decoded bytes when `keep` (an object stream, searched for references).
+ * stream counts its raw length (`rawLength`, which may end before `body` does when the length was not confirmed). Returns the decoded bytes when `keep` (an object stream, searched for references).
  * A filter this module does not know (Crypt, which pdf.js applies during decryption, or a name pdf.js does not know
  * either) passes its input on, counted once more: the later filters in the chain are still measured.
  */
-async function measure(body: Buffer, filters: string[], budget: Budget, keep: boolean): Promise<Buffer | undefined> {
+async function measure(body: Buffer, rawLength: number, filters: string[], budget: Budget, keep: boolean): Promise<Buffer | undefined> {
   if (filters.length === 0) {
-    budget.add(body.length);
-    return keep ? body : undefined;
+    budget.add(rawLength);
+    return keep ? body.subarray(0, rawLength) : undefined;
   }
   let input = body;
-  for (const filter of filters) {
+  for (const [stage, filter] of filters.entries()) {
     if (IMAGE_FILTERS.has(filter)) break;
-    const decoded = await decodeStage(filter, input, budget);
+    const decoded = await decodeStage(filter, input, stage === 0 ? rawLength : input.length, budget);
     if (decoded === undefined) return undefined;
     input = decoded;
   }
@@ -250,10 +255,10 @@ async function measure(body: Buffer, filters: string[], budget: Budget, keep: bo
 }
 
 /** One filter's output, counted; undefined when only its size was needed, or when it could not decode at all. */
-async function decodeStage(filter: string, input: Buffer, budget: Budget): Promise<Buffer | undefined> {
+async function decodeStage(filter: string, input: Buffer, rawLength: number, budget: Budget): Promise<Buffer | undefined> {
   switch (filter) {
     case 'FlateDecode':
-      return inflateWithin(input, budget);
+      return inflateWithin(input, rawLength, budget);
     case 'ASCIIHexDecode': {
       const end = input.indexOf(0x3e); // '>'
       const hex = input.subarray(0, end < 0 ? input.length : end).toString('latin1').replace(/[^0-9a-fA-F]/g, '');
@@ -272,7 +277,8 @@ async function decodeStage(filter: string, input: Buffer, budget: Budget): Promi
       budget.add(lzwSize(input));
       return undefined;
     default:
-      budget.add(input.length);
+      // Passed on whole: a later decoder stops at its own end marker, not at an `endstream` inside its data.
+      budget.add(rawLength);
       return input;
   }
 }
@@ -280,16 +286,16 @@ async function decodeStage(filter: string, input: Buffer, budget: Budget): Promi
 /**
  * Inflates `input`, refusing as soon as the output passes the remaining budget (zlib's maxOutputLength stops it
  * there, so a bomb costs at most the budget). A stream that is cut short or corrupt (or encrypted) counts what
- * inflated before the error plus its raw length; pdf.js keeps what it decoded up to such an error.
+ * inflated before the error plus its raw length (`rawLength`); pdf.js keeps what it decoded up to such an error.
  */
-async function inflateWithin(input: Buffer, budget: Budget): Promise<Buffer | undefined> {
+async function inflateWithin(input: Buffer, rawLength: number, budget: Budget): Promise<Buffer | undefined> {
   try {
     const output = inflateSync(input, { maxOutputLength: budget.remaining + 1, finishFlush: constants.Z_SYNC_FLUSH });
     budget.add(output.length);
     return output;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') budget.refuse();
-    budget.add(input.length + (await partialInflate(input, budget.remaining + 1)));
+    budget.add(rawLength + (await partialInflate(input, budget.remaining + 1)));
     return undefined;
   }
 }

@@ -12,24 +12,34 @@ import { onlyGreetings } from '../mail/unreadable.js';
 const DIGIT = '[0-9０-９]';
 const DASH = '[-‐‑–−－]';
 
-/** A phone number (`03-1234-5678`, `0120-123-456`, `+81-3-1234-5678`, `(03)1234-5678`); digits counted apart. */
+/**
+ * Digits grouped as a phone number may be (`03-1234-5678`, `0120-123-456`, `+81-3-1234-5678`, `(03)1234-5678`), but
+ * as well an order, product or serial number (`123-4567-8901`): {@link isPhone} decides.
+ */
 const PHONE = new RegExp(
   `(?<![0-9０-９A-Za-z\\-])(?:(?:\\+${DIGIT}{1,3}${DASH}?|[0０]${DIGIT}{0,4}${DASH}?)?(?:${DIGIT}{1,4}${DASH}${DIGIT}{1,4}${DASH}${DIGIT}{3,4})|[(（][0０]${DIGIT}{1,4}[)）]\\s?${DIGIT}{1,4}${DASH}${DIGIT}{4})(?![0-9０-９A-Za-z\\-])`,
   'gu',
 );
 /** A postcode: only after 〒, since a bare `100-0005` may as well be a product's code. */
 const POSTCODE = new RegExp(`〒\\s?(?:${DIGIT}{3}${DASH}?${DIGIT}{4})?`, 'gu');
-const MAIL_ADDRESS = /[A-Za-z0-9._%+-]*[A-Za-z0-9_%+-]@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/gu;
+// Bounded and anchored at the start of a run, as outcome.ts's 'email' fact: unbounded, it was tried from every position
+// of a long run without '@' (a pasted base64 blob), quadratic in the run (100 KB: 26 s).
+const MAIL_ADDRESS = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}/gu;
 const URL = /(?:https?:\/\/|www\.)[A-Za-z0-9\-._~:/?#[\]@!$&'*+,;=%]+/giu;
+/** The labels of contact details; a token right after one of them is a contact detail whatever its shape. */
+const CONTACT_LABEL = String.raw`(?:TEL|FAX|Phone|Mobile|電話(?:番号)?|携帯(?:電話)?|直通|代表|☎|℡|E-?mail|Mail|メール(?:アドレス)?|URL|HP|Web|ホームページ|住所|所在地)`;
+const AFTER_CONTACT_LABEL = new RegExp(`${CONTACT_LABEL}\\s*[:：]?\\s*$`, 'iu');
+const CONTACT_LABEL_LINE = new RegExp(`^\\s*${CONTACT_LABEL}\\s*[:：]`, 'iu');
 
 /**
  * A line of contact details: a label (TEL, FAX, 電話, 住所, Mail, URL…) followed by a colon or by the detail itself, or
- * a line opening with 〒 or a web address. `メール通知が届きません` and `電話サポートの受付時間` are questions, not labels.
+ * a line opening with 〒. `メール通知が届きません` and `電話サポートの受付時間` are questions, not labels; a line opening
+ * with a web address is not one either (「www.xyz-cloud.jp/admin/sso が開けません」): only its address is cut.
  */
 const CONTACT_LINE = new RegExp(
   [
-    String.raw`^\s*(?:〒|https?:\/\/|www\.)`,
-    String.raw`^\s*(?:TEL|FAX|Phone|Mobile|電話(?:番号)?|携帯(?:電話)?|直通|代表)\s*(?:[:：]|(?=[+(（0-9０-９]))`,
+    String.raw`^\s*〒`,
+    String.raw`^\s*(?:TEL|FAX|Phone|Mobile|電話(?:番号)?|携帯(?:電話)?|直通|代表|☎|℡)\s*(?:[:：]|(?=[+(（0-9０-９]))`,
     String.raw`^\s*(?:E-?mail|Mail|メール(?:アドレス)?)\s*(?:[:：]|(?=[A-Za-z0-9._%+-]+@))`,
     String.raw`^\s*(?:URL|HP|Web|ホームページ)\s*(?:[:：]|(?=https?:|www\.))`,
     String.raw`^\s*(?:住所|所在地)\s*(?:[:：]|(?=〒|[0-9０-９]))`,
@@ -56,6 +66,12 @@ const NOT_ADDRESSEE = /(?:仕|同|模|多|異|一|態|有)様$/u;
 const MAX_SIGNATURE_LINES = 8;
 const MAX_SIGNATURE_LINE_CHARS = 40;
 const SENTENCE_END = /(?:[。．.！!？?]|です|ます|ません|ください|下さい|たい|か)$/u;
+/**
+ * A `label: value` line (製品: XYZ Pro 3.2, OS: Windows 11, シリアル番号: …): what the customer runs or asks about,
+ * unless the label is a contact one ({@link CONTACT_LINE}) or names the sender ({@link SENDER_LABEL}).
+ */
+const LABELLED_LINE = /^[^:：\s]{1,20}\s*[:：]\s*\S/u;
+const SENDER_LABEL = /^(?:会社名?|企業名|社名|氏名|お?名前|担当(?:者)?|部署(?:名)?|所属|役職|Name|Company|Dept|Department|Title)\s*[:：]/iu;
 
 /**
  * The question of a search query: `query` without a mail's greeting, self-introduction, closing, signature block,
@@ -101,20 +117,44 @@ function isCourtesy(sentence: string): boolean {
 
 /** `line` without phone, postcode, mail-address and URL tokens, spaces squeezed; unchanged when it has none. */
 function withoutContactTokens(line: string): string {
-  const phoneless = line.replace(PHONE, (phone) => (isPhone(phone) ? CUT : phone));
-  const marked = phoneless.replace(POSTCODE, CUT).replace(MAIL_ADDRESS, CUT).replace(URL, CUT);
+  const labelled = (offset: number, text: string): boolean => AFTER_CONTACT_LABEL.test(text.slice(Math.max(0, offset - 16), offset));
+  const phoneless = line.replace(PHONE, (phone, offset: number, text: string) => (isPhone(phone, labelled(offset, text)) ? CUT : phone));
+  const marked = phoneless
+    .replace(POSTCODE, CUT)
+    .replace(MAIL_ADDRESS, CUT)
+    .replace(URL, (url, offset: number, text: string) => (labelled(offset, text) ? CUT : `${CUT}${pathWords(url)}${CUT}`));
   if (marked === line) return line;
   return marked.replace(LABEL_OF_CUT, ' ').replaceAll(CUT, ' ').replace(/[ \t\u3000]{2,}/gu, ' ').trim();
 }
 
 // Where a token was cut, so that its label (`TEL:`, `Mail`) goes with it; a private-use code point, never in a query.
 const CUT = '\uE000';
-const LABEL_OF_CUT = /(?:TEL|FAX|Phone|Mobile|電話(?:番号)?|携帯(?:電話)?|直通|代表|E-?mail|Mail|メール(?:アドレス)?|URL|HP|Web|ホームページ|住所|所在地)\s*[:：]?\s*\uE000/giu;
+const LABEL_OF_CUT = new RegExp(`${CONTACT_LABEL}\\s*[:：]?\\s*\\uE000`, 'giu');
 
-/** Phone numbers have 10 or 11 digits in Japan, more with a country code; a date such as 01-02-2024 has fewer. */
-function isPhone(token: string): boolean {
-  const digits = token.normalize('NFKC').replace(/\D/g, '').length;
-  return token.trim().startsWith('+') ? digits >= 9 : digits >= 10 && digits <= 11;
+/**
+ * Whether dash-grouped digits are a phone number: 10 or 11 digits (a date such as 01-02-2024 has fewer), after a
+ * contact label (TEL, 電話, ☎) or shaped as a Japanese number is, opening with 0 or an area code in brackets
+ * (03-1234-5678, 090-1234-5678, 0120-123-456); with a country code, 9 digits or more. Without either, an order,
+ * product or serial number (123-4567-8901, 2024-1234-5678) is what the customer asks about.
+ */
+function isPhone(token: string, labelled: boolean): boolean {
+  const bare = token.normalize('NFKC').trim();
+  const digits = bare.replace(/\D/g, '').length;
+  if (bare.startsWith('+')) return digits >= 9;
+  return digits >= 10 && digits <= 11 && (labelled || /^[0(]/.test(bare));
+}
+
+/**
+ * The words of a URL's path (`https://app.xyz.jp/settings/export-csv` → `settings export-csv`): the screen or
+ * function the customer asks about; the host and the query string name nothing in a manual.
+ */
+function pathWords(url: string): string {
+  const path = url.replace(/^(?:https?:\/\/)?[^/?#]*/iu, '').replace(/[?#].*$/u, '');
+  return path
+    .split('/')
+    .map((segment) => segment.replace(/\.[A-Za-z0-9]{1,5}$/u, ''))
+    .filter((segment) => /[A-Za-z]/.test(segment))
+    .join(' ');
 }
 
 /**
@@ -137,6 +177,7 @@ function isSignatureLine(line: string): boolean {
   const text = line.trim();
   if (text === '') return false;
   if (CONTACT_LINE.test(text) || SEPARATOR_LINE.test(text)) return true;
+  if (LABELLED_LINE.test(text) && !SENDER_LABEL.test(text) && !CONTACT_LABEL_LINE.test(text)) return false;
   // Judged without its phone numbers and addresses: a sentence that names one is still a sentence.
   const words = withoutContactTokens(text);
   return words.length <= MAX_SIGNATURE_LINE_CHARS && !SENTENCE_END.test(words) && !isCourtesy(words);

@@ -3,7 +3,7 @@ import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { describe, expect, it } from 'vitest';
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
-import { MANUAL_TOOL_NAME, MAX_HIT_CHARS, QA_TOOL_NAME, createSearchTools, directSearchOf } from '../../src/agent/tools.js';
+import { MANUAL_TOOL_NAME, MAX_HIT_CHARS, MAX_QUERY_CHARS, QA_TOOL_NAME, createSearchTools, directSearchOf } from '../../src/agent/tools.js';
 import { MAX_SEARCH_RESULTS, type ManualSearch, type QaSearch, type SearchHit } from '../../src/search/types.js';
 
 const hits = (n: number, prefix: string): SearchHit[] =>
@@ -72,6 +72,22 @@ describe('search tools', () => {
     expect(cut!.content.startsWith('先頭。')).toBe(true);
     expect(cut!.content).toMatch(/\n\[… 196,\d{3} more characters not shown\]$/);
     expect(whole).toEqual({ fileName: 'qa.md', content: '内容0' });
+  });
+
+  it.each([
+    ['a pasted log', `CSVの取り込みでエラーになります\n${'ERROR 0x80070005 at Import.run()\n'.repeat(2_000)}`],
+    ['a base64 blob', `添付が開けません ${'QUJD'.repeat(50_000)}`],
+    ['astral characters', `${'𠮷'.repeat(3_000)}`],
+  ])('searches with at most MAX_QUERY_CHARS characters of %s', async (_, text) => {
+    const { manual, qa, calls } = fakes();
+    const [manualTool, qaTool] = createSearchTools({ manual, qa });
+    await directSearchOf(manualTool!)!.run({ keywords: text });
+    await directSearchOf(qaTool!)!.run({ query: text });
+    expect(calls).toHaveLength(2);
+    for (const call of calls) {
+      expect(Array.from(call.text).length).toBeLessThanOrEqual(MAX_QUERY_CHARS);
+      expect(call.text.slice(0, 6)).toBe(text.slice(0, 6));
+    }
   });
 
   it('returns an empty list when nothing matches', async () => {

@@ -93,4 +93,26 @@ describe('the unpacked-size guard of a Word document counts every part mammoth o
     // A workbook's pictures are unpacked by exceljs, so there they count.
     await expect(checkOfficeArchive(docx, LIMIT, 'every')).rejects.toThrow(/unpack to more than/);
   });
+
+  it.each([
+    ['a 3D model', '<Relationship Id="rIdM" Type="http://schemas.microsoft.com/office/2017/06/relationships/model3d" Target="media/model3d1.glb"/>'],
+    ['an external hyperlink whose address reads media/…', '<Relationship Id="rIdH" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="media/manual.pdf" TargetMode="External"/>'],
+    ['an internal hyperlink into the pictures folder', '<Relationship Id="rIdH" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="media/screenshot1.png"/>'],
+  ])('pictures still do not count beside %s, a relationship mammoth never opens', async (_, relationship) => {
+    const zip = await JSZip.loadAsync(await withLargeMedia(await longWordDocument(20), LIMIT));
+    zip.file('word/media/model3d1.glb', randomBytes(LIMIT));
+    const rels = await zip.file('word/_rels/document.xml.rels')!.async('string');
+    zip.file('word/_rels/document.xml.rels', rels.replace('</Relationships>', `${relationship}</Relationships>`));
+    const docx = await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
+    await expect(checkOfficeArchive(docx, LIMIT)).resolves.toBeUndefined();
+  });
+
+  it('a styles relationship into the pictures folder marked External is refused: mammoth ignores TargetMode', async () => {
+    const zip = await JSZip.loadAsync(await longWordDocument(1));
+    zip.file('word/media/styles.png', 'x'.repeat(LIMIT * 2));
+    const rels = await zip.file('word/_rels/document.xml.rels')!.async('string');
+    zip.file('word/_rels/document.xml.rels', rels.replace(/Target="styles\.xml"/, 'Target="media/styles.png" TargetMode="External"'));
+    const docx = await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
+    await expect(checkOfficeArchive(docx, LIMIT)).rejects.toThrow(/unpack to more than 0\.2 MB/);
+  });
 });

@@ -2,7 +2,7 @@
 // decodes them, as an Office file that unpacks to too much is (see knowledge-docx.test.ts).
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { deflateSync } from 'node:zlib';
+import { deflateRawSync, deflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KnowledgeError } from '../../src/knowledge/errors.js';
 import { pdfSections } from '../../src/knowledge/pdf-layout.js';
@@ -154,5 +154,43 @@ describe('a PDF whose streams decode to more than the reader takes (a decompress
   it('the sample manual reads under the default limit', async () => {
     const sections = await pdfSections(await readFile(path.resolve('data/pdf/xyz-manual.pdf')), 'xyz-manual.pdf');
     expect(sections.length).toBeGreaterThan(10);
+  });
+});
+
+/** `pdf` with every stream's direct /Length made `by` bytes longer than its body: a writer's off-by-a-few length. */
+const lengthsOff = (pdf: Buffer, by: number): Buffer =>
+  Buffer.from(pdf.toString('latin1').replace(/\/Length (\d+)( >>\nstream\n)/g, (_, n: string, rest: string) => `/Length ${Number(n) + by}${rest}`), 'latin1');
+
+describe('a stream whose /Length cannot be confirmed', () => {
+  it('an uncompressed 60-page manual with an 8 MB photo whose /Length values are 2 off is read (pdf.js reads it)', async () => {
+    const { default: PDFDocument } = await import('pdfkit');
+    const doc = new PDFDocument({ compress: false });
+    const parts: Buffer[] = [];
+    doc.on('data', (d: Buffer) => parts.push(d));
+    const done = new Promise<Buffer>((resolve) => doc.on('end', () => resolve(Buffer.concat(parts))));
+    // A baseline JPEG header (1920 × 1080) around 8 MB of filler: pdfkit embeds it as a DCT image, never decoded.
+    const sof = Buffer.from([0xff, 0xd8, 0xff, 0xc0, 0x00, 0x11, 0x08, 0x04, 0x38, 0x07, 0x80, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01]);
+    const jpeg = Buffer.concat([sof, Buffer.alloc(8_000_000, 0x20), Buffer.from([0xff, 0xd9])]);
+    for (let page = 0; page < 60; page++) {
+      if (page > 0) doc.addPage();
+      doc.text(`Page ${page}: how to export CSV. `.repeat(20));
+      if (page === 59) doc.image(jpeg, 50, 300, { width: 400 });
+    }
+    doc.end();
+    const pdf = (await done).toString('latin1').replace(/\/Length (\d+)\n>>\nstream\n/g, (m, n: string) => m.replace(`/Length ${n}`, `/Length ${Number(n) + 2}`));
+    const { checkPdfStreams } = await import('../../src/knowledge/pdf-budget.js');
+    await expect(checkPdfStreams(Buffer.from(pdf, 'latin1'))).resolves.toBeDefined();
+  });
+
+  it('a Flate bomb with a fake endstream inside its compressed data is still refused', async () => {
+    // A stored (uncompressed) deflate block carries the bytes `endstream` verbatim; the bomb's compressed spaces follow.
+    const decoy = Buffer.from('\nendstream\n', 'latin1');
+    const stored = Buffer.concat([Buffer.from([0x00, decoy.length, 0x00, ~decoy.length & 0xff, 0xff]), decoy]);
+    const rest = deflateRawSync(pageContent(2 * LIMIT), { level: 9 });
+    const zlibBody = Buffer.concat([Buffer.from([0x78, 0x01]), stored, rest, Buffer.alloc(4)]);
+    expect(zlibBody.includes('endstream')).toBe(true);
+    const pdf = lengthsOff(onePagePdf({ dict: '/Filter /FlateDecode', body: zlibBody }), 2);
+    const error = await refusal(pdf, 'bomb.pdf');
+    expect((error as Error).message).toMatch(/decode to more than 1 MB/);
   });
 });
