@@ -39,6 +39,7 @@ import {
   ownMailboxesOf,
   hasQuestion,
   ignoreReasonText,
+  noQuestionReason,
   isNoReplyAddress,
   isSameOrSubdomain,
   listCopyReviewReason,
@@ -494,10 +495,6 @@ async function repeatedQuestion(ticket: Ticket, deps: AnswerTicketDeps): Promise
  * Why a ticket is parked as having no question: nothing at all to read, or a web form whose fields are all empty
  * (its labels are letters, but no question).
  */
-function noQuestionReason(question: string): string {
-  return /[\p{L}\p{N}]/u.test(question) ? 'no question: only form labels with nothing after them (an empty web form)' : 'no question: empty subject and body';
-}
-
 /** For a ticket without recorded {@link Ticket.replySignals}: the stored raw mail, parsed again. */
 async function replySignalsFromRaw(ticket: Ticket, deps: AnswerTicketDeps): Promise<ReplySignals> {
   const raw = await produce(deps.redis, () => loadRaw(deps.redis, deps.config.QUEUE_PREFIX, ticket.id));

@@ -8,7 +8,7 @@ import { comparableAddress, domainOf, isSameMailbox, isUsableAddress, localPart,
 import type { Config } from '../config.js';
 import { visibleHeaderText } from './invisible.js';
 import type { InboundMail } from './parse.js';
-import { DO_NOT_REPLY_EVIDENCE } from './mass-mailing.js';
+import { DO_NOT_REPLY_EVIDENCE, questionSentences } from './mass-mailing.js';
 import { isSharedMailDomain } from './shared-mail-domains.js';
 import { getDomain } from 'tldts';
 
@@ -1686,6 +1686,16 @@ const IDENTITY_FORM_FIELD =
   /^[ \t]*(?:差出人|送信者|お名前|名前|氏名|ご氏名|フリガナ|ふりがな|会社名|貴社名|御社名|法人名|団体名|組織名|部署名?|役職|メールアドレス|メール|E-?mail(?: address)?|電話番号|電話|TEL|FAX|携帯電話|Phone(?: number)?|(?:Your |Full |First |Last )?Name|From|Company(?: name)?|Organi[sz]ation)[ \t]*[:：][ \t]*(?:<[^<>\n]{0,200}>|[^\s<>。!！?？\n]{1,60})?(?:[ \t　]+(?:<[^<>\n]{0,200}>|[^\s<>。!！?？\n]{1,60})){0,3}[ \t\r]*$/gimu;
 
 /**
+ * Why a mail without a question ({@link hasQuestion} false) is parked, for the ticket and the review page: an empty
+ * web form (labels, or only the sender's own details) or nothing at all.
+ */
+export function noQuestionReason(question: string): string {
+  return /[\p{L}\p{N}]/u.test(question)
+    ? "no question: only form labels with nothing after them or the sender's own details (an empty web form)"
+    : 'no question: empty subject and body';
+}
+
+/**
  * True when the mail carries something to answer: its question (body, or subject as fallback) has at least one
  * letter or digit outside form labels that have nothing after them (an empty web form is no question), and outside
  * fields that only say who wrote ({@link IDENTITY_FORM_FIELD}: a web form whose message is empty names its sender). Kept apart
@@ -1693,6 +1703,27 @@ const IDENTITY_FORM_FIELD =
  */
 export function hasQuestion(mail: Pick<InboundMail, 'question'>): boolean {
   return /[\p{L}\p{N}]/u.test(mail.question.replace(EMPTY_FORM_FIELD, '').replace(IDENTITY_FORM_FIELD, ''));
+}
+
+// What a contact form writes as the subject when it has none of the customer's: the placeholder of an empty subject
+// field (111c's 「XYZ "(件名なし)"」), or the form's name (お問い合わせ, お問い合わせフォームからの送信, Contact form,
+// New submission) as a part beside the site's name.
+const EMPTY_SUBJECT_PLACEHOLDER = /件名なし|無題|\bno subject\b|\buntitled\b/iu;
+const FORM_NAME =
+  /^(?:(?:お|ご)?問い?合わ?せ|ご相談|資料請求)(?:フォーム)?(?:(?:から|より)の?(?:送信|メール|お問い?合わ?せ))?$|^(?:contact(?: us)?|inquiry|enquiry)(?: form)?(?: submission| message| entry)?$|^new (?:form )?(?:submission|message|entry|inquiry|enquiry)$/iu;
+const SUBJECT_PARTS = /\s*[-–—|:：/「」『』"“”【】[\]()（）]\s*/u;
+
+/**
+ * True when the customer asks only in the subject: the words are contact fields alone (no question by
+ * {@link hasQuestion}, yet not empty) and the subject is the customer's, not a form's title ({@link FORM_NAME},
+ * {@link EMPTY_SUBJECT_PLACEHOLDER}). Such a mail is asked about by its subject, as one of greetings only is (the caller
+ * reads the subject without reply prefixes, and only for a mail that replies to nothing).
+ */
+export function asksOnlyInSubject(question: string, subject: string): boolean {
+  const words = /[\p{L}\p{N}]/u;
+  if (!words.test(question) || hasQuestion({ question }) || !words.test(subject)) return false;
+  if (EMPTY_SUBJECT_PLACEHOLDER.test(subject)) return false;
+  return !subject.split(SUBJECT_PARTS).some((part) => FORM_NAME.test(part.trim()));
 }
 
 /** True when `domain` is `parent` or a subdomain of it (whole labels: `evilshop.example` is not under `shop.example`). */
@@ -1836,33 +1867,63 @@ const COLD_OUTREACH_EN = /\bI hope (?:this|my) (?:e-?mail|message|note) finds yo
 const REACHING_OUT = /\b(?:reaching out|reach out)\b/iu;
 // How far into the mail's words an opener is looked for: a pitch opens with it, below an address line or two.
 const OPENER_CHARS = 400;
+// An opener alone does not make a pitch: a first-time customer writes 突然のご連絡 or "I hope this email finds you
+// well" too. A pitch offers the sender's own business (弊社では…, ご提案, ご紹介, 無料, サービスのご案内, "our
+// solution", "we help companies") and asks for the reader's time (お打ち合わせ, 情報交換, お時間をいただけ, "a quick
+// call", "15 minutes"); a customer asks about our product or their problem. PITCH_SIGN is either half; PITCH_ASK is
+// what a pitch's questions ask for: the reader's time, interest or need (お困りではございませんか), never information.
+const PITCH_SIGN = new RegExp(
+  [
+    String.raw`弊社(?:では|は|の(?:サービス|製品|ソリューション))|ご提案|ご紹介(?:可能|させて|いたし|致し|します)|無料|(?:サービス|製品)のご案内|ご案内させて|実績が(?:ございます|あります)`,
+    String.raw`お打ち?合わせ|情報交換|お時間を(?:いただ|頂)|商談|面談`,
+    String.raw`\bour (?:solution|platform|service|product|agency|team|company)s?\b|\bwe (?:help|work with|partner with|specialize in|specialise in)\b`,
+    String.raw`\b(?:schedule|book|set up|hop on|jump on) a (?:quick |short |brief )?(?:call|meeting|demo|chat)\b|\b\d+ minutes\b`,
+  ].join('|'),
+  'iu',
+);
+const PITCH_ASK =
+  /お打ち?合わせ|情報交換|お時間|機会|面談|商談|ご興味|ご関心|お困り|ご検討|ご都合|日程|\b(?:a|quick|short|brief) (?:call|chat)\b|\b(?:meeting|demo|minutes|interested|open to)\b/iu;
 // 「ご査収ください」: "please find the enclosed and accept it", what a vendor writes over a quote or an invoice.
 const PLEASE_ACCEPT = /ご査収/u;
 const DOCUMENT_ATTACHMENT = /^application\/(?:pdf|vnd\.openxmlformats-officedocument\.|vnd\.ms-excel|msword)/u;
 
 /**
- * Why a mail reads as unsolicited business mail rather than a question about our product, or undefined: a new mail
- * (no In-Reply-To or References) that opens as a stranger's pitch does ({@link COLD_OPENER}, "I hope this email
- * finds you well … reaching out"), or 「ご査収」 beside an attached document (a vendor's quote or invoice). A
- * first-time customer may open with 突然のご連絡 too, so this only holds the draft for a person
- * ({@link bulkMailDetail}). Read from {@link ReplySignals.unsolicited} when recorded, else from the parsed mail.
+ * Why a mail reads as unsolicited business mail rather than a question about our product, or undefined. Only a new mail
+ * (no In-Reply-To or References: a reply sends what we asked for): one that opens as a stranger's pitch does
+ * ({@link COLD_OPENER}, "I hope this email finds you well … reaching out") and pitches ({@link isPitch}: it offers and
+ * asks for nothing but the reader's time), or one with 「ご査収」 beside an attached document that asks nothing (a
+ * vendor's quote or invoice; a customer's order asks when it ships). A first-time customer may write all of these, so
+ * this only holds the draft for a person ({@link bulkMailDetail}). Read from {@link ReplySignals.unsolicited} when
+ * recorded, else from the parsed mail.
  */
 export function unsolicitedDetail(mail: ClassifiableMail): string | undefined {
   if (mail.unsolicited) return mail.unsolicited;
   const words = mail.question ?? '';
-  if (words === '') return undefined;
+  // A reply is in a thread we are part of: the customer sends what we asked for (a log in Excel 「ご査収ください」).
+  if (words === '' || isReply(mail)) return undefined;
+  const questions = questionSentences(words);
   const opening = words.slice(0, OPENER_CHARS);
-  if (!isReply(mail)) {
+  if (isPitch(words, questions)) {
     const opener = COLD_OPENER.exec(opening)?.[1];
     if (opener) return `an unsolicited first contact (「${quoted(opener.replace(/[、,]$/u, ''))}」): how sales, recruiting and seminar pitches open, though a first-time customer may write so too`;
     const outreach = COLD_OUTREACH_EN.exec(opening)?.[0];
     if (outreach && REACHING_OUT.test(opening)) return `an unsolicited first contact (“${outreach} … reaching out”): how a cold sales email opens`;
   }
+  // A vendor sends a quote or an invoice and asks nothing; a customer's order or form beside 「ご査収」 asks when it
+  // ships or whether we take it.
   const document = (mail.attachments ?? []).find((attachment) => DOCUMENT_ATTACHMENT.test(attachment.contentType) || /\.(?:pdf|xlsx?|docx?)$/iu.test(attachment.filename ?? ''));
-  if (document && PLEASE_ACCEPT.test(words)) {
+  if (document && PLEASE_ACCEPT.test(words) && questions.length === 0) {
     return `「ご査収」 beside an attached document (${quoted(document.filename ?? document.contentType)}): a vendor's quote or invoice rather than a question`;
   }
   return undefined;
+}
+
+/**
+ * Whether a new mail's words pitch ({@link PITCH_SIGN}) and ask nothing but the reader's time or need
+ * ({@link PITCH_ASK}): any other question (how, how much, why an error) is a customer's.
+ */
+function isPitch(words: string, questions: readonly string[]): boolean {
+  return PITCH_SIGN.test(words) && questions.every((question) => PITCH_ASK.test(question));
 }
 
 // Longest header value quoted in a reason.

@@ -62,6 +62,12 @@ const QUOTED_LINE = /^\s*[>＞]/;
 // question.
 const FIRST_PERSON = /\b(?:i|i'm|i’m|i've|i’ve|i'd|i’d|me)\b|私|わたし|わたくし|僕/iu;
 const QUESTION = /[?？]\s*$/u;
+// A Japanese question often ends in か。 and no question mark (「どこで配信を止められますか。」, 「オフにできるのでしょうか。」),
+// after a verb or copula (ます, ません, です, でしょう, る, た, ない, の); a word that merely ends in か (ほか, いくつか,
+// わずか) does not follow one of those. 教えて and できますか ask wherever they stand. No mass mail's footer asks its
+// reader a question; it directs them (こちらから, 下記までご連絡ください).
+const JA_QUESTION_END = /(?:ます|ません|です|でしょう|ましょう|ました|でした|ない|る|た|の)か[。．.]?\s*$/u;
+const JA_ASKING = /教えて|ご教示|できますか|できませんか/u;
 
 // What an unsubscribe label says, alone on its line (bar-separated footers: "Unsubscribe | Update preferences").
 const EN_LABEL = new RegExp(
@@ -219,7 +225,21 @@ function isFirstPerson(sentence: string): boolean {
 }
 
 function isCustomers(sentence: string): boolean {
-  return isFirstPerson(sentence) || QUESTION.test(sentence);
+  return isFirstPerson(sentence) || asksSomething(sentence);
+}
+
+/**
+ * True when a sentence asks something: it ends in a question mark, or in a Japanese question's か (with or without 。),
+ * or asks to be told (教えて, ご教示, できますか). Links are left out, whose query may hold a `?`.
+ */
+export function asksSomething(sentence: string): boolean {
+  const words = sentence.replace(/(?:https?:\/\/|www\.)\S*/giu, ' ');
+  return QUESTION.test(words) || JA_QUESTION_END.test(words) || JA_ASKING.test(words);
+}
+
+/** The sentences of `text` that ask something ({@link asksSomething}), line by line. */
+export function questionSentences(text: string): string[] {
+  return text.split('\n').flatMap(sentences).filter(asksSomething);
 }
 
 /** `text` without its framing marks and brackets, spaces collapsed. */

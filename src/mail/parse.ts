@@ -9,7 +9,7 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import { createLogger } from '../logger.js';
 import { isUsableAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
 import { decodeBytes, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
-import { isBounce } from './classify.js';
+import { asksOnlyInSubject, isBounce } from './classify.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
 import { onlyGreetings, unreadableReason } from './unreadable.js';
 import { withoutHiddenElements } from './hidden-html.js';
@@ -814,7 +814,7 @@ export function questionWithSubject(mail: Pick<InboundMail, 'question' | 'subjec
   const note = question.split(`\n\n${FORWARDED_DELIMITER}\n`)[0] ?? question;
   if (POINTS_AT_SUBJECT.test(note) && !squeezed(question).includes(squeezed(fromSubject))) return `${fromSubject}\n\n${question}`;
   const reply = Boolean(mail.inReplyTo) || mail.references.length > 0 || REPLY_OR_FORWARD_PREFIX.test(mail.subject) || ownPart(mail.text).quoted;
-  return !reply && onlyGreetings(question) ? fromSubject : question;
+  return !reply && (onlyGreetings(question) || asksOnlyInSubject(question, fromSubject)) ? fromSubject : question;
 }
 
 /** `text` without white space, for telling whether one text holds another. */

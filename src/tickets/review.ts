@@ -14,7 +14,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { learnGapsFrom } from '../knowledge/gaps.js';
-import { hasQuestion, ignoreKindOf, type IgnoreReason } from '../mail/classify.js';
+import { hasQuestion, ignoreKindOf, noQuestionReason, type IgnoreReason } from '../mail/classify.js';
 import { produce } from '../queues/connection.js';
 import { createLogger } from '../logger.js';
 import { answerTicketJob, proposeLearnedAnswerJob, sendReplyJob, type JobTuning } from '../queues/job-options.js';
@@ -701,7 +701,7 @@ export interface RerunRequest extends DecisionRequest {
 export function whyNoNewDraft(ticket: Pick<Ticket, 'history' | 'unreadable' | 'question'>): string | undefined {
   if (ticket.history.some((h) => h.to === 'sending')) return 'A reply to this ticket may already have gone out; approve its draft to send it, close it (as sent if it arrived, as undeliverable if the server refused it), or reject it';
   if (ticket.unreadable) return `The agent cannot read this mail (${ticket.unreadable}); write the reply yourself and approve it, or reject it`;
-  if (!hasQuestion(ticket)) return 'The mail has no question for the agent (empty subject and body); write the reply yourself and approve it, or reject it';
+  if (!hasQuestion(ticket)) return `The mail has no question for the agent (${noQuestionReason(ticket.question).replace(/^no question: /, '')}); write the reply yourself and approve it, or reject it`;
   return undefined;
 }
 

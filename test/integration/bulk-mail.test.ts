@@ -262,7 +262,7 @@ To unsubscribe from this group and stop receiving emails from it, send an email 
     const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'visitor@customer.example', subject: '', body: 'CONTACT:\n\nCOMMENT:\n\nPAGE THEY WERE ON:\n' }));
     const ticket = await waitForState(running.store, ticketId, FINAL);
     expect(ticket.state).toBe('parked');
-    expect(ticket.reason).toBe('no question: only form labels with nothing after them (an empty web form)');
+    expect(ticket.reason).toBe("no question: only form labels with nothing after them or the sender's own details (an empty web form)");
     expect(suite.servers.llm.chatRequests()).toHaveLength(0);
   });
 

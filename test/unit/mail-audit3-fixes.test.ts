@@ -6,7 +6,7 @@
  * rows include what it must leave alone.
  */
 import { describe, expect, it } from 'vitest';
-import { bulkMailDetail, decideReply, hasQuestion, ownMailboxesOf, parkBeforeAgentReason, replySignalsOf, type ParkConfig } from '../../src/mail/classify.js';
+import { asksOnlyInSubject, bulkMailDetail, decideReply, hasQuestion, ownMailboxesOf, parkBeforeAgentReason, replySignalsOf, type ParkConfig } from '../../src/mail/classify.js';
 import { massMailingEvidence } from '../../src/mail/mass-mailing.js';
 import type { InboundMail } from '../../src/mail/parse.js';
 import { inboundMail } from '../support/inbound-mail.js';
@@ -95,6 +95,7 @@ describe('thank-you replies in common wordings (samples 105, 136, 137)', () => {
 
 describe('sales, recruiting, seminar and vendor mail: the draft is held (samples 126, 127, 144, 125b)', () => {
   const PDF = { filename: 'mitsumori.pdf', contentType: 'application/pdf', size: 1000 } as InboundMail['attachments'][number];
+  const XLSX = { filename: 'error-log.xlsx', contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', size: 1000 } as InboundMail['attachments'][number];
   it.each<[string, Partial<InboundMail>, RegExp | undefined]>([
     ['126: 突然のご連絡失礼いたします in a new mail', words('XYZ株式会社\nカスタマーサポートご担当者様\n\n突然のご連絡失礼いたします。\n株式会社グロースパートナーズの西田と申します。\n15分ほどお時間をいただけないでしょうか？'), /「突然のご連絡失礼いたします」/],
     ['127: the opener and a name on one line', words('採用ご担当者様\n突然のご連絡失礼いたします。キャリアエージェントの鈴木です。\n一度お打ち合わせの機会をいただけませんか？'), /「突然のご連絡失礼いたします」/],
@@ -107,6 +108,17 @@ describe('sales, recruiting, seminar and vendor mail: the draft is held (samples
     ['ご査収 without an attachment', words('ご査収ください、とはどういう意味ですか？'), undefined],
     ['a PDF without ご査収', { ...words('添付の請求書の宛名を変更できますか？'), attachments: [PDF] }, undefined],
     ['I hope this email finds you well, then a question', words('I hope this email finds you well. How do I export invoices as CSV?'), undefined],
+    // Review 7 (#4, #5): a first-time customer's question, and a customer's own document, are no pitch.
+    ['126 whole: an offer and a meeting asked for', words('XYZ株式会社\nカスタマーサポートご担当者様\n\n突然のご連絡失礼いたします。\n株式会社グロースパートナーズの西田と申します。\n弊社ではAIチャットボットによる問い合わせ対応の自動化を支援しており、\n同業のSaaS企業様で対応工数を平均50%削減した実績がございます。\nつきましては、15分ほどオンラインで情報交換のお時間をいただけないでしょうか？\n下記より日程をご選択いただけますと幸いです。'), /「突然のご連絡失礼いたします」/],
+    ['127 whole: asks after our needs and for a meeting', words('採用ご担当者様\n突然のご連絡失礼いたします。キャリアエージェントの鈴木です。\nITエンジニアの採用でお困りではございませんか？\n成功報酬型でご紹介可能です。一度お打ち合わせの機会をいただけませんか？'), /「突然のご連絡失礼いたします」/],
+    ['English pitch asking for a call', words("Hi,\nI hope this email finds you well. I'm reaching out because our platform helps support teams answer faster.\nCan we schedule a quick call next week?"), /I hope this email finds you well/],
+    ['a01: 突然のご連絡 from a new customer asking about CSV', words('突然のご連絡失礼いたします。\n株式会社サンプルの山田と申します。\n先月よりXYZクラウドを導入しております。\nCSV出力で日本語が文字化けするのですが、対処法を教えていただけますでしょうか。\n\nよろしくお願いいたします。'), undefined],
+    ['a19: 突然のメール before a price enquiry', words('突然のメールにて失礼いたします。\n御社のXYZを検討しております。50ユーザーの場合の費用を教えてください。'), undefined],
+    ['a20: finds you well … reaching out about an API error', words("Hi team,\nI hope this email finds you well. I'm reaching out because our integration hits HTTP 429 on the export API after 100 calls. What is the documented rate limit?\nThanks,\nJohn"), undefined],
+    ['突然のご連絡 before a problem, nothing offered', words('突然のご連絡失礼いたします。\n昨日からログインできなくなりました。'), undefined],
+    ['a03: a new purchase order with ご査収 that asks when it ships', { ...words('いつもお世話になっております。\n追加ライセンス5本の注文書を添付いたしますので、ご査収のほどよろしくお願いいたします。\n納品はいつ頃になりますでしょうか。'), attachments: [PDF] }, undefined],
+    ['a02: a reply sending the requested log in Excel with ご査収', { ...reply, ...words('お世話になっております。\nご指示いただいたエラーログとスクリーンショットをExcelにまとめて添付いたしましたので、ご査収ください。\n引き続き原因の調査をお願いいたします。'), attachments: [XLSX] }, undefined],
+    ['b06: a reply with an application form, ご査収 and a question', { ...reply, ...words('お世話になっております。\n社内稟議用に必要事項を記入した申込書をお送りしますので、ご査収ください。\n支払いは請求書払いに対応していますか？'), attachments: [PDF] }, undefined],
   ])('%s', async (_name, overrides, expected) => {
     const mail = inboundMail(overrides);
     expect(decideReply(mail, mailboxes)).toEqual({ answer: true });
@@ -121,6 +133,12 @@ describe('sales, recruiting, seminar and vendor mail: the draft is held (samples
     ['配信が不要な場合は', 'セミナーのお知らせです。\n\n今後メールの配信が不要な場合は、こちらからお手続きください。', /不要な場合は/],
     ['メールが不要な方は', 'キャンペーンのお知らせ\n\nメールが不要な方は配信停止のご連絡をお願いします。', /メールが不要な方は/],
     ['a customer asking', 'ご案内のメールが不要なのですが、止めるにはどうすればよいですか？', undefined],
+    // Review 7 (#3): a customer's question without a question mark is theirs, never a footer.
+    ['a04: asks where to stop them, ending in か。', 'お世話になっております。\nXYZから届く更新情報のメールについてです。\n今後のご案内が不要な場合は、どこで配信を止められますか。\n\n山田', undefined],
+    ['a05: asks, ending in でしょうか。', 'お世話になっております。\nユーザーへの通知メールを止めたいです。\n\n通知メールが不要な方は個別にオフにできるのでしょうか。教えてください。\n\n山田', undefined],
+    ['asks, ending in か without 。', 'お世話になっております。\n\n今後のご案内が不要な場合は、どこで止められますか', undefined],
+    ['asks with 教えて', 'お世話になっております。\n\nメールが不要な場合は、止める方法を教えてください。', undefined],
+    ['a footer that directs, held', 'セミナーのお知らせです。\n\n今後のご案内が不要な場合は、下記までご連絡ください。', /ご案内が不要な場合は/],
   ])('mass-mail footer: %s', (_name, text, expected) => {
     const evidence = massMailingEvidence({ text, quoted: false });
     if (expected) expect(evidence).toMatch(expected);
@@ -139,6 +157,20 @@ describe('an empty Contact Form 7 mail: identity fields are no question (sample 
     ['a sentence that begins with Name:', 'Name: the field shows an error when I save', true],
   ])('%s → %s', (_name, question, expected) => {
     expect(hasQuestion({ question })).toBe(expected);
+  });
+
+  // Review 7 (#9): a mail whose body names its sender and whose question is the subject is asked about by its subject,
+  // as one of greetings only is; a form's own title (111c's 「XYZ "(件名なし)"」) asks nothing.
+  it.each<[string, string, string, boolean]>([
+    ['b01: contact fields, the request in the subject', '会社名：株式会社サンプル\n氏名：山田 太郎\n電話：03-1234-5678', '請求書の再発行をお願いします', true],
+    ['English contact fields, the question in the subject', 'Name: Taro Yamada\nPhone: +81 3 1234 5678', 'How do I export invoices?', true],
+    ['111c: an empty form under its title with an empty subject field', '差出人: 松本 大輔 <d.matsumoto@matsumoto-tax.jp>\n題名: \n\nメッセージ本文:\n', 'XYZ "(件名なし)"', false],
+    ["a form's bare title", 'お名前：山田 太郎\nメールアドレス：taro@yamada.example\nお問い合わせ内容：', 'お問い合わせ', false],
+    ["a form's title with the site's name", 'Name: Taro Yamada\nEmail: taro@customer.example\nMessage:', 'XYZ Soft - Contact form', false],
+    ['a body with a question of its own', '氏名：山田 太郎\nCSVが文字化けします。対処法を教えてください。', '請求書の再発行をお願いします', false],
+    ['no subject', '氏名：山田 太郎', '', false],
+  ])('asksOnlyInSubject: %s → %s', (_name, question, subject, expected) => {
+    expect(asksOnlyInSubject(question, subject)).toBe(expected);
   });
 });
 

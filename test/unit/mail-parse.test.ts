@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { limitHtmlNesting } from '../../src/mail/html-nesting.js';
-import { MailParseError, decodeEncodedWords, extractQuestion, parseInboundMail, type InboundMail } from '../../src/mail/parse.js';
+import { MailParseError, decodeEncodedWords, extractQuestion, parseInboundMail, questionWithSubject, type InboundMail } from '../../src/mail/parse.js';
 import { isValidMessageId, messageKey, normaliseMessageId, parseMessageIdList } from '../../src/mail/message-id.js';
 import { encodeIso2022Jp } from '../support/iso-2022-jp.js';
 
@@ -743,6 +743,25 @@ Content-Type: multipart/mixed; boundary=b`,
     ['a question naming a phone number under `--`', '--\nWhy does 03-1234-5678 show as our support number?', '--\nWhy does 03-1234-5678 show as our support number?'],
   ])('%s: kept', async (_what, text, question) => {
     expect((await parseInboundMail(withScreenshot(text))).question).toBe(question);
+  });
+});
+
+// A mail whose words are only the sender's contact fields asks in its subject (review 7 #9): the subject is the
+// question, unless it is a form's own title, which asks nothing.
+describe('parseInboundMail: contact fields only, the question in the subject', () => {
+  const fieldsOnly = (subject: string) =>
+    mail(
+      `From: Taro <taro@customer.example>\nSubject: =?UTF-8?B?${Buffer.from(subject).toString('base64')}?=\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8`,
+      '会社名：株式会社サンプル\r\n氏名：山田 太郎\r\n電話：03-1234-5678\r\n',
+    );
+
+  it.each([
+    ['a subject that asks', '請求書の再発行をお願いします', true],
+    ['a form title', 'お問い合わせ', false],
+    ['a form title with the site name', 'XYZ - お問い合わせフォーム', false],
+  ])('%s', async (_what, subject, subjectIsQuestion) => {
+    // The ticket's question, as ingest stores it.
+    expect(questionWithSubject(await parseInboundMail(fieldsOnly(subject))) === subject).toBe(subjectIsQuestion);
   });
 });
 
