@@ -836,14 +836,25 @@ function renderDecision(ticket: Ticket, view: DecisionView): SafeHtml {
   </form>
   ${renderArrived(ticket, uncertain, csrfToken)}
   ${undeliverableWhy(ticket) ? renderCloseUndeliverable(ticket, csrfToken) : null}
-  <form method="post" action="/tickets/${ticket.id}/reject" class="reject">
-    ${csrfField(csrfToken)}
-    ${seenField(ticket)}
-    <input type="text" name="reason" required maxlength="2000" placeholder="${unverified ? 'Reason, e.g. sender could not be verified' : 'Reason, e.g. answered by phone'}" aria-label="Reason for rejecting">
-    <button type="submit" class="danger">Reject</button>
-  </form>
+  ${renderReject(ticket, unverified, csrfToken)}
   ${renderNewDraft(ticket, csrfToken)}
 </section>`;
+}
+
+/**
+ * The reject form of a parked ticket. Without a draft (parked by the checks before the agent wrote one) rejecting it
+ * is the operator's word that the mail needs no reply, and the insights count it so (`rejected:no_draft`): the
+ * button says that; the route and the action are the same.
+ */
+function renderReject(ticket: Ticket, unverified: boolean, csrfToken: string): SafeHtml {
+  const noDraft = !ticket.draft?.trim();
+  const example = unverified ? 'sender could not be verified' : noDraft ? 'a forward for information' : 'answered by phone';
+  return html`<form method="post" action="/tickets/${ticket.id}/reject" class="reject">
+    ${csrfField(csrfToken)}
+    ${seenField(ticket)}
+    <input type="text" name="reason" required maxlength="2000" placeholder="Reason, e.g. ${example}" aria-label="${noDraft ? 'Why no reply is needed' : 'Reason for rejecting'}">
+    <button type="submit" class="danger">${noDraft ? 'No reply needed' : 'Reject'}</button>
+  </form>`;
 }
 
 /** One other mail of the conversation: when, its state, its subject (a link to it), what the customer wrote, our reply. */

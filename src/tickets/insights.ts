@@ -16,6 +16,7 @@
  * | `lat:auto:<i>`           | a reply goes out without review     | replies whose receipt→reply time falls in bucket i   |
  * | `lat:reviewed:<i>`       | an approved reply is sent           | the same, for replies a person approved              |
  * | `rej:<reason>`           | a ticket is rejected                | rejections per (normalised) reason                   |
+ * | `rejected:no_draft`      | a ticket without a draft is rejected | of the rejections, those of mail the agent drafted no reply for |
  * | `agent_runs`             | an agent result is stored           | agent runs                                           |
  * | `llm:<model>:calls`      | an agent result is stored, or an agent run fails | LLM calls of that model                 |
  * | `llm:<model>:in` / `:cached` / `:out` | the same               | prompt (of which cached) and completion tokens       |
@@ -43,7 +44,11 @@
  * Answered well ({@link answeredWellShare}) is a share of the mail that needed an answer: every ticket but those the
  * checks ignored (automatic, bulk, spam, our own). A ticket counts once: in the week it ended, by its outcome, or
  * while it still waits for a reply, in the week it came in. Answered well are the replies sent automatically or
- * approved as the agent drafted them; rejected, failed, edited before sending and still waiting count against it.
+ * approved as the agent drafted them; rejected drafts, failed, edited before sending and still waiting count against it.
+ * A rejection of a ticket without a draft ({@link NO_DRAFT_REJECTION_FIELD}: mail the checks parked before the agent
+ * ran, a forward, a recall, an invitation, a bounce) is a person's word that the mail needed no answer, as ignoring is
+ * the checks': it leaves the mail that needed one. A rejected draft still counts against it. Days recorded before that
+ * field existed hold no such count, so their rejections all count against it, as they did then.
  *
  * Reply times are kept as a histogram of geometric buckets ({@link LATENCY_BUCKET_RATIO} apart), so percentiles are
  * read as the upper bound of the bucket the exact percentile falls in: at most 10 % above it, never below.
@@ -71,6 +76,12 @@ export const BOUNCED_FIELD = 'bounced';
  * ticket; {@link insightsFromDays} subtracts them from the day's outcome counts.
  */
 export const REOPENED_FIELD_PREFIX = 'reopened:';
+
+/**
+ * Day-hash field of the rejections of tickets without a draft: mail parked before the agent wrote a reply (or with
+ * none written), which a person closed without one, judging that it needed none. Counted beside `rejected`.
+ */
+export const NO_DRAFT_REJECTION_FIELD = 'rejected:no_draft';
 
 /** Day-hash field of the replies whose sources the write that recorded their outcome was given. */
 export const REPLY_SOURCES_FIELD = 'src:replies';
@@ -130,15 +141,16 @@ export function replyKindOf(kind: OutcomeKind): ReplyKind | undefined {
 
 /**
  * The day-hash increments of one write of the ticket store, as field → amount: those of the outcome it records
- * (reply time, edit-ratio bucket, rejection reason), those of the agent result it stores (runs, calls, tokens), a
- * bounce when the write is the one that marks the reply bounced (`change.replyBounced`), the ending a person takes
+ * (reply time, edit-ratio bucket, rejection reason, and {@link NO_DRAFT_REJECTION_FIELD} for a ticket rejected without
+ * a draft), those of the agent result it stores (runs, calls, tokens), a bounce when the write is the one that marks
+ * the reply bounced (`change.replyBounced`), the ending a person takes
  * back when the write reopens an ended ticket (`change.reopened`, the outcome it removes), and for a reply whose write
  * is given the sources of the draft it sent (`change.replySources`: the agent result's `sources`, empty when the
  * agent cited none or wrote no draft) whether it cites a learned answer. The outcome counts and edit-ratio sums
  * themselves are counted by the store's own script (`outcomeKeys`).
  */
 export function insightFieldsOnWrite(
-  ticket: Pick<Ticket, 'createdAt'> & Partial<Pick<Ticket, 'outbound'>>,
+  ticket: Pick<Ticket, 'createdAt'> & Partial<Pick<Ticket, 'outbound' | 'draft'>>,
   outcome: TicketOutcome | undefined,
   agent: AgentResult | undefined,
   change: { replyBounced?: boolean; reopened?: OutcomeKind | undefined; replySources?: ReadonlyArray<Pick<AnswerSource, 'kind' | 'fileName'>> | undefined } = {},
@@ -154,6 +166,7 @@ export function insightFieldsOnWrite(
     if (reply) add(`lat:${reply}:${latencyBucket(replySeconds(ticket, outcome))}`, 1);
     if (reply === 'reviewed' && outcome.editRatio !== undefined) add(`er:${editRatioBucketField(outcome.editRatio)}`, 1);
     if (outcome.kind === 'rejected') add(`rej:${normalizeReason(outcome.reason)}`, 1);
+    if (outcome.kind === 'rejected' && !ticket.draft?.trim()) add(NO_DRAFT_REJECTION_FIELD, 1);
     if (reply && change.replySources) {
       add(REPLY_SOURCES_FIELD, 1);
       if (citesLearnedAnswer(change.replySources)) add(LEARNED_REPLY_FIELD, 1);
@@ -205,6 +218,8 @@ export interface InsightDay {
   outcomes: Record<OutcomeKind, number>;
   /** Replies sent: auto-sent plus approved. */
   answered: number;
+  /** Of the day's rejections, those of tickets without a draft: mail a person judged needed no reply. */
+  noReplyNeeded: number;
   /** auto_sent / answered; null on a day without replies. */
   automationRate: number | null;
   /** Replies of the day whose sources were recorded with their outcome (`src:replies`). */
@@ -238,13 +253,15 @@ export interface InsightWeek {
   outcomes: Record<OutcomeKind, number>;
   /** Replies sent: auto-sent plus approved. */
   answered: number;
+  /** Of the week's rejections, those of tickets without a draft: mail a person judged needed no reply. */
+  noReplyNeeded: number;
   /** auto_sent / answered; null in a week without replies. */
   automationRate: number | null;
   /** Tickets created in those days still waiting for a reply now (in one of the {@link AWAITING_REPLY_STATES}). */
   waiting: number;
   /**
-   * Mail that needed an answer: the replies sent, rejected and failed tickets that ended in those days, and
-   * {@link waiting}; everything but the mail the checks ignored.
+   * Mail that needed an answer: the replies sent, rejected drafts and failed tickets that ended in those days, and
+   * {@link waiting}; everything but the mail the checks ignored and {@link noReplyNeeded}.
    */
   needingAnswer: number;
   /**
@@ -295,7 +312,9 @@ export interface Insights {
     automationRate: number | null;
     /** Tickets created in the period still waiting for a reply now; see {@link InsightWeek.waiting}. */
     waiting: number;
-    /** Replies sent, rejected and failed tickets that ended in the period, and {@link waiting}. */
+    /** Of the period's rejections, those of tickets without a draft: mail a person judged needed no reply. */
+    noReplyNeeded: number;
+    /** Replies sent, rejected drafts and failed tickets that ended in the period, and {@link waiting}. */
     needingAnswer: number;
     /** (auto_sent + approved_as_is) / needingAnswer over the period; null when no mail needed an answer. */
     answeredWell: number | null;
@@ -464,6 +483,7 @@ export function insightsFromDays(
     let agentRuns = 0;
     let sourcesRecorded = 0;
     let learnedReplies = 0;
+    let noDraftRejections = 0;
     for (const [field, raw] of Object.entries(fields)) {
       const n = Number(raw);
       if (!Number.isFinite(n)) continue;
@@ -478,6 +498,7 @@ export function insightsFromDays(
       else if (field === BOUNCED_FIELD) bounced += n;
       else if (field === REPLY_SOURCES_FIELD) sourcesRecorded += n;
       else if (field === LEARNED_REPLY_FIELD) learnedReplies += n;
+      else if (field === NO_DRAFT_REJECTION_FIELD) noDraftRejections += n;
       else if (field.startsWith('er:')) editBuckets.set(field.slice(3), (editBuckets.get(field.slice(3)) ?? 0) + n);
       else if (field.startsWith('rej:')) reasons.set(field.slice(4), (reasons.get(field.slice(4)) ?? 0) + n);
       else if (field.startsWith('lat:')) {
@@ -521,6 +542,8 @@ export function insightsFromDays(
       day,
       outcomes,
       answered,
+      // Part of the day's rejections; a count above them (a hash written by hand) takes no other ending with it.
+      noReplyNeeded: Math.min(noDraftRejections, outcomes.rejected),
       automationRate: answered > 0 ? outcomes.auto_sent / answered : null,
       sourcesRecorded,
       learnedReplies,
@@ -550,7 +573,8 @@ export function insightsFromDays(
   const answered = totals.auto_sent + totals.approved_as_is + totals.approved_edited;
   const weekly = insightWeeks(daily, mailIn, waiting);
   const totalWaiting = weekly.reduce((n, w) => n + w.waiting, 0);
-  const needingAnswer = needingAnswerOf(totals, totalWaiting);
+  const noReplyNeeded = daily.reduce((n, d) => n + d.noReplyNeeded, 0);
+  const needingAnswer = needingAnswerOf(totals, totalWaiting, noReplyNeeded);
   return {
     from: hashes[0]?.day ?? '',
     to: hashes.at(-1)?.day ?? '',
@@ -564,6 +588,7 @@ export function insightsFromDays(
       answered,
       automationRate: answered > 0 ? totals.auto_sent / answered : null,
       waiting: totalWaiting,
+      noReplyNeeded,
       needingAnswer,
       answeredWell: answeredWellShare(totals, needingAnswer),
       answeredWellOfReplies: answeredWellShare(totals, answered),
@@ -600,9 +625,12 @@ export function answeredWellShare(outcomes: Record<OutcomeKind, number>, of: num
   return of > 0 ? (outcomes.auto_sent + outcomes.approved_as_is) / of : null;
 }
 
-/** Mail that needed an answer: every ending but `ignored`, and the mail still waiting for a reply. */
-export function needingAnswerOf(outcomes: Record<OutcomeKind, number>, waiting: number): number {
-  return OUTCOMES.reduce((n, o) => (o === 'ignored' ? n : n + outcomes[o]), 0) + waiting;
+/**
+ * Mail that needed an answer: every ending but `ignored`, less the rejections a person made without a draft
+ * (`noReplyNeeded`, part of `outcomes.rejected`), and the mail still waiting for a reply.
+ */
+export function needingAnswerOf(outcomes: Record<OutcomeKind, number>, waiting: number, noReplyNeeded = 0): number {
+  return OUTCOMES.reduce((n, o) => (o === 'ignored' ? n : n + outcomes[o]), 0) - noReplyNeeded + waiting;
 }
 
 /** The weeks of a period from its days (oldest first), with the mail in and the mail still waiting of each week by its Monday. */
@@ -613,16 +641,18 @@ function insightWeeks(daily: readonly InsightDay[], mailIn: ReadonlyMap<string, 
     const outcomes = emptyOutcomes();
     let sourcesRecorded = 0;
     let learnedReplies = 0;
+    let noReplyNeeded = 0;
     for (let day = w.from; day <= w.to; day = addDays(day, 1)) {
       const d = byDay.get(day);
       if (!d) continue;
       for (const o of OUTCOMES) outcomes[o] += d.outcomes[o];
       sourcesRecorded += d.sourcesRecorded;
       learnedReplies += d.learnedReplies;
+      noReplyNeeded += d.noReplyNeeded;
     }
     const answered = outcomes.auto_sent + outcomes.approved_as_is + outcomes.approved_edited;
     const waiting = waitingByWeek?.get(w.week) ?? 0;
-    const needingAnswer = needingAnswerOf(outcomes, waiting);
+    const needingAnswer = needingAnswerOf(outcomes, waiting, noReplyNeeded);
     const answeredWell = answeredWellShare(outcomes, needingAnswer);
     const previous = weeks.at(-1)?.answeredWell ?? null;
     weeks.push({
@@ -630,6 +660,7 @@ function insightWeeks(daily: readonly InsightDay[], mailIn: ReadonlyMap<string, 
       mailIn: mailIn?.get(w.week) ?? null,
       outcomes,
       answered,
+      noReplyNeeded,
       automationRate: answered > 0 ? outcomes.auto_sent / answered : null,
       waiting,
       needingAnswer,

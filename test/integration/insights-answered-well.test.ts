@@ -1,7 +1,8 @@
 /**
  * "Answered well" is a share of the mail that needed an answer, not of the replies sent: mail still waiting for a
- * reply (received, processing, parked…), rejected, failed and edited before sending all count against it; mail the
- * checks ignored (automatic, bulk, spam) is not in it. The old figure stays, as "of replies sent". Through the real
+ * reply (received, processing, parked…), a rejected draft, failed and edited before sending all count against it; mail
+ * the checks ignored (automatic, bulk, spam) is not in it, nor mail a person rejected before the agent drafted a reply
+ * (parked by the checks: the operator judged it needed none). The old figure stays, as "of replies sent". Through the real
  * ticket store on a real redis-server and `GET /api/insights` over HTTP, week row and period totals alike.
  */
 import { randomUUID } from 'node:crypto';
@@ -25,7 +26,7 @@ const TUESDAY = Date.parse('2025-04-08T09:00:00Z');
 const DRAFT = 'Settings → Security → Two-factor authentication.';
 
 /** Where a mail of the demo ends up. */
-type Fate = 'auto_sent' | 'approved_as_is' | 'approved_edited' | 'rejected' | 'failed' | 'ignored' | 'reopened_ignored' | 'received' | 'processing' | 'parked';
+type Fate = 'auto_sent' | 'approved_as_is' | 'approved_edited' | 'rejected' | 'rejected_without_draft' | 'failed' | 'ignored' | 'reopened_ignored' | 'received' | 'processing' | 'parked';
 
 let redisServer: RedisServer;
 let redis: Redis;
@@ -67,6 +68,13 @@ async function deliver(store: TicketStore, at: (ms: number) => void, i: number, 
   await store.createIfAbsent(ticket);
   if (fate === 'ignored' || fate === 'received') return;
   step();
+  if (fate === 'rejected_without_draft') {
+    // Parked before the agent ran (the checks' own reason, no draft); the operator judges it needs no reply.
+    await store.transition(ticket.id, { to: 'parked', actor: 'agent-worker', patch: { reason: 'unreadable: a calendar invitation' } });
+    step();
+    await store.transition(ticket.id, { to: 'rejected', actor: 'operator:anna', patch: { reason: 'no reply needed' } });
+    return;
+  }
   if (fate === 'reopened_ignored') {
     await store.transition(ticket.id, { to: 'parked', actor: 'operator:anna', patch: { reason: 'reopened' } });
     return;
@@ -127,6 +135,9 @@ describe('answered well: a share of the mail that needed an answer', () => {
     ['the demo: two mails in, one auto-sent, one still parked', ['auto_sent', 'parked'], { needing: 2, well: 0.5, ofReplies: 1 }],
     ['mail the checks ignored is not counted', ['auto_sent', 'parked', 'ignored', 'ignored'], { needing: 2, well: 0.5, ofReplies: 1 }],
     ['a rejected mail counts against it', ['auto_sent', 'rejected'], { needing: 2, well: 0.5, ofReplies: 1 }],
+    ['a mail rejected before the agent drafted anything needed no reply', ['auto_sent', 'rejected_without_draft'], { needing: 1, well: 1, ofReplies: 1 }],
+    ['a rejected draft counts against it beside one that needed no reply', ['auto_sent', 'rejected', 'rejected_without_draft'], { needing: 2, well: 0.5, ofReplies: 1 }],
+    ['only mail rejected without a draft: nothing to divide', ['rejected_without_draft'], { needing: 0, well: null, ofReplies: null }],
     ['mail waiting anywhere before a reply counts', ['approved_as_is', 'received', 'processing', 'parked'], { needing: 4, well: 0.25, ofReplies: 1 }],
     ['failed and edited before sending count, as drafted is well', ['auto_sent', 'approved_as_is', 'approved_edited', 'failed'], { needing: 4, well: 0.5, ofReplies: 2 / 3 }],
     ['an ignored mail a person reopened needs an answer again', ['auto_sent', 'reopened_ignored'], { needing: 2, well: 0.5, ofReplies: 1 }],

@@ -84,7 +84,7 @@ describe('weekly table', () => {
   it('lists each week newest first: mail in, mail that needed an answer and still waits, replies, how they went out, answered well and its change, of replies sent, learned answers', () => {
     const fields: Record<string, Record<string, string>> = {
       '2025-04-05': { auto_sent: '1', approved_as_is: '1', approved_edited: '2', rejected: '1', ignored: '2' },
-      '2025-04-08': { auto_sent: '3', approved_edited: '1', approved_as_is: '1', 'src:replies': '5', 'src:learned': '2' },
+      '2025-04-08': { auto_sent: '3', approved_edited: '1', approved_as_is: '1', rejected: '2', 'rejected:no_draft': '2', 'src:replies': '5', 'src:learned': '2' },
       '2025-04-15': { approved_edited: '3', 'src:replies': '2', 'src:learned': '1' },
     };
     const days = daysFrom('2025-04-05', 11);
@@ -97,18 +97,19 @@ describe('weekly table', () => {
     );
     const page = renderInsightsPage({ report, user: 'anna' }).toString();
     expect(tableRows(page, 'weeks')).toEqual([
-      // week, mail in, needed an answer, still waiting, replies, auto-sent, approved as drafted, approved after an edit,
-      // answered well, change, of replies sent, learned
-      ['2025-04-14 (2 days)', '4', '3', '0', '3', '0', '0', '3', '0 %', '−50 pts', '0 %', '1 of 2 recorded'],
-      ['2025-04-07', '12', '8', '3', '5', '3', '1', '1', '50 %', '+10 pts', '80 %', '2'],
-      ['2025-03-31 (2 days)', '9', '5', '0', '4', '1', '1', '2', '40 %', '–', '50 %', '–'],
+      // week, mail in, needed an answer, still waiting, no reply needed, replies, auto-sent, approved as drafted,
+      // approved after an edit, answered well, change, of replies sent, learned
+      ['2025-04-14 (2 days)', '4', '3', '0', '0', '3', '0', '0', '3', '0 %', '−50 pts', '0 %', '1 of 2 recorded'],
+      ['2025-04-07', '12', '8', '3', '2', '5', '3', '1', '1', '50 %', '+10 pts', '80 %', '2'],
+      ['2025-03-31 (2 days)', '9', '5', '0', '0', '4', '1', '1', '2', '40 %', '–', '50 %', '–'],
     ]);
     expect(page).toContain('Answered well');
   });
 
   it.each<[string, Record<string, string>, string[]]>([
-    ['a week of only rejections answered none well and sent no reply', { rejected: '2' }, ['2025-04-07', '–', '2', '0', '0', '0', '0', '0', '0 %', '–', '–', '0']],
-    ['a week without mail that needed an answer has no rate', { ignored: '2' }, ['2025-04-07', '–', '0', '0', '0', '0', '0', '0', '–', '–', '–', '0']],
+    ['a week of only rejections answered none well and sent no reply', { rejected: '2' }, ['2025-04-07', '–', '2', '0', '0', '0', '0', '0', '0', '0 %', '–', '–', '0']],
+    ['a week without mail that needed an answer has no rate', { ignored: '2' }, ['2025-04-07', '–', '0', '0', '0', '0', '0', '0', '0', '–', '–', '–', '0']],
+    ['a week of only rejections without a draft needed no answer', { rejected: '2', 'rejected:no_draft': '2' }, ['2025-04-07', '–', '0', '0', '2', '0', '0', '0', '0', '–', '–', '–', '0']],
   ])('%s', (_case, fields, row) => {
     const report = insightsFromDays(daysFrom('2025-04-07', 7).map((day) => ({ day, fields: day === '2025-04-08' ? fields : {} })), DEFAULT_PRICES, 'UTC');
     expect(tableRows(renderInsightsPage({ report, user: 'anna' }).toString(), 'weeks')).toEqual([row]);
@@ -122,6 +123,13 @@ describe('answered well tile', () => {
     const page = renderInsightsPage({ report, user: 'anna' }).toString();
     const tile = page.slice(page.indexOf('<div class="tile-label">Answered well</div>'));
     expect(tile.slice(0, tile.indexOf('</div></div>'))).toMatch(/tile-value">50 %<\/div>.*of the 2 mails that needed an answer.*100 % of replies sent/);
+  });
+
+  it('names the mail a person closed as needing no reply, which is not in the share', () => {
+    const report = insightsFromDays([{ day: '2025-04-08', fields: { auto_sent: '1', rejected: '3', 'rejected:no_draft': '2' } }], DEFAULT_PRICES, 'UTC');
+    const page = renderInsightsPage({ report, user: 'anna' }).toString();
+    const tile = page.slice(page.indexOf('<div class="tile-label">Answered well</div>'));
+    expect(tile.slice(0, tile.indexOf('</div></div>'))).toMatch(/tile-value">50 %<\/div>.*of the 2 mails that needed an answer.*2 rejected without a draft needed no reply/);
   });
 });
 

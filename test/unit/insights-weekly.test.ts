@@ -131,6 +131,18 @@ describe('weekly figures from the day hashes', () => {
       { mailIn: { '2025-04-07': 8 }, waiting: { '2025-04-07': 4 } },
       [['2025-04-07', 2, 8, 4, 3, 1, 0, 4, 8, 0.5, 1, null, 2, 3]],
     ],
+    [
+      'a rejection without a draft needed no reply and leaves the week; one with a draft counts against it; a week recorded before the split keeps every rejection',
+      [
+        ['2025-04-04', day({ auto_sent: 1, rejected: 1 })],
+        ['2025-04-08', day({ auto_sent: 1, rejected: 3 }, { 'rejected:no_draft': 2 })],
+      ],
+      {},
+      [
+        ['2025-03-31', 1, null, 1, 1, 0, 0, 0, 2, 0.5, 1, null, 0, 0],
+        ['2025-04-07', 1, null, 1, 1, 0, 0, 0, 2, 0.5, 1, 0, 0, 0],
+      ],
+    ],
   ])('%s', (_case, hashes, counts, want) => {
     const r = insightsFromDays(
       hashes.map(([d, fields]) => ({ day: d, fields })),
@@ -163,8 +175,11 @@ describe('weekly figures from the day hashes', () => {
     ['only rejections: none answered well, no reply to divide by', { rejected: 5 }, 0, { waiting: 0, needing: 5, well: 0, ofReplies: null }],
     ['only mail still waiting', {}, 2, { waiting: 2, needing: 2, well: 0, ofReplies: null }],
     ['only ignored mail: nothing needed an answer', { ignored: 4 }, 0, { waiting: 0, needing: 0, well: null, ofReplies: null }],
+    ['rejections without a draft needed no reply', { auto_sent: 1, rejected: 3, 'rejected:no_draft': 2 }, 1, { waiting: 1, needing: 3, well: 1 / 3, ofReplies: 1 }],
+    ['only rejections without a draft: nothing needed an answer', { rejected: 2, 'rejected:no_draft': 2 }, 0, { waiting: 0, needing: 0, well: null, ofReplies: null }],
+    ['a no-draft count above the rejections (a damaged hash) never takes more than them', { auto_sent: 1, rejected: 1, 'rejected:no_draft': 5 }, 0, { waiting: 0, needing: 1, well: 1, ofReplies: 1 }],
   ])('gives the period answered well over its mail that needed an answer: %s', (_case, outcomes, waiting, want) => {
-    const r = insightsFromDays([{ day: '2025-04-07', fields: day(outcomes) }], DEFAULT_PRICES, 'UTC', undefined, new Map([['2025-04-07', waiting]]));
+    const r = insightsFromDays([{ day: '2025-04-07', fields: day({}, outcomes) }], DEFAULT_PRICES, 'UTC', undefined, new Map([['2025-04-07', waiting]]));
     expect([r.totals.waiting, r.totals.needingAnswer, r.totals.answeredWell, r.totals.answeredWellOfReplies]).toEqual([want.waiting, want.needing, want.well, want.ofReplies]);
   });
 });
@@ -187,5 +202,19 @@ describe('replies citing a learned answer, as the store counts them', () => {
     const fields = insightFieldsOnWrite(ticket, { kind, at }, undefined, replySources ? { replySources } : {});
     const src = Object.fromEntries([...fields].filter(([f]) => f.startsWith('src:')));
     expect(src).toEqual(want);
+  });
+});
+
+describe('rejections that needed no reply, as the store counts them', () => {
+  const at = '2025-04-01T10:05:00.000Z';
+  it.each<[string, { draft?: string }, OutcomeKind, Record<string, number>]>([
+    ['a rejection of mail parked before the agent wrote anything', {}, 'rejected', { 'rejected:no_draft': 1 }],
+    ['a rejection of mail whose draft is only blank lines', { draft: ' \n ' }, 'rejected', { 'rejected:no_draft': 1 }],
+    ['a rejection of the agent\'s draft', { draft: 'Settings → Security.' }, 'rejected', {}],
+    ['mail the checks ignored had no draft either, and is no rejection', {}, 'ignored', {}],
+    ['a failure without a draft', {}, 'failed', {}],
+  ])('%s', (_case, drafted, kind, want) => {
+    const fields = insightFieldsOnWrite({ createdAt: '2025-04-01T10:00:00.000Z', ...drafted }, { kind, at, reason: 'calendar invitation' }, undefined);
+    expect(Object.fromEntries([...fields].filter(([f]) => !f.startsWith('rej:')))).toEqual(want);
   });
 });

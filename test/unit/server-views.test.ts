@@ -208,6 +208,24 @@ describe('the detail page of a reply that went out, or is still trying to', () =
   });
 });
 
+describe("the reject button of a parked ticket", () => {
+  const base = newTicket({ messageId: '<mary-2@customer.example>', from: 'mary@customer.example', subject: 'Fwd: minutes', question: 'FYI', actor: 'poller' }, new Date('2026-03-02T09:00:00.000Z'));
+  const rejectForm = (ticket: Ticket) => {
+    const html = String(renderTicketDetail({ ticket, mailText: undefined, now: new Date('2026-03-02T12:00:00.000Z'), csrfToken: 't', user: 'anna', timeZone: 'UTC' }));
+    const form = html.slice(html.indexOf(`action="/tickets/${ticket.id}/reject"`));
+    return form.slice(0, form.indexOf('</form>'));
+  };
+  it.each<[string, Partial<Ticket>, string, string]>([
+    ['parked by the checks before the agent wrote anything: no reply needed', { reason: 'colleague: mail from our own domain' }, '>No reply needed</button>', 'Reason, e.g. a forward for information'],
+    ['a draft of only blank lines is none', { draft: ' \n', reason: 'unreadable: a calendar invitation' }, '>No reply needed</button>', 'Reason, e.g. a forward for information'],
+    ["the agent's draft: a rejection of it", { draft: 'It is under Billing.', reason: 'review mode always' }, '>Reject</button>', 'Reason, e.g. answered by phone'],
+  ])('%s', (_case, patch, button, placeholder) => {
+    const form = rejectForm({ ...base, state: 'parked', ...patch } as Ticket);
+    expect(form).toContain(button);
+    expect(form).toContain(placeholder);
+  });
+});
+
 describe('the start page for a keyboard', () => {
   const counts = { ...(Object.fromEntries(TICKET_STATES.map((s) => [s, 0])) as Record<TicketState, number>), parked: 2 };
   const oldest = 'a'.repeat(64);

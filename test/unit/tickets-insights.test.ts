@@ -50,7 +50,8 @@ describe('insightFieldsOnWrite', () => {
     expect(Object.fromEntries(fields)).toEqual({ [`lat:reviewed:${latencyBucket(3600)}`]: 1, 'er:le:0.4': 1 });
   });
   it('counts a rejection by its normalised reason, and nothing for ignored or failed', () => {
-    expect(Object.fromEntries(insightFieldsOnWrite(ticket, { kind: 'rejected', at: ticket.createdAt, reason: ' answered\n by  phone ' }, undefined))).toEqual({ 'rej:answered by phone': 1 });
+    // A rejected draft; a rejection without one is also counted as needing no reply (test/unit/insights-weekly.test.ts).
+    expect(Object.fromEntries(insightFieldsOnWrite({ ...ticket, draft: 'Call us.' }, { kind: 'rejected', at: ticket.createdAt, reason: ' answered\n by  phone ' }, undefined))).toEqual({ 'rej:answered by phone': 1 });
     expect(insightFieldsOnWrite(ticket, { kind: 'ignored', at: ticket.createdAt, reason: 'list' }, undefined).size).toBe(0);
     expect(insightFieldsOnWrite(ticket, { kind: 'failed', at: ticket.createdAt }, undefined).size).toBe(0);
   });
