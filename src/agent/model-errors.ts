@@ -21,6 +21,17 @@ export interface ModelFailure {
 
 /** Shorter keys are no secret worth cutting (and would cut ordinary words out of a message). */
 const MIN_SECRET_LENGTH = 6;
+/**
+ * A part of the base URL (password, query value) is cut from any length but this: below it, cutting would take digits
+ * and letters out of every word. Its URL forms are masked by pattern whatever its length.
+ */
+const MIN_URL_PART_LENGTH = 3;
+/** The userinfo of any URL in a text (`scheme://user:pass@`), up to the last `@` before the path. */
+const URL_USERINFO = /\b([a-z][a-z\d+.-]*:\/\/)[^/\s?#]*@/gi;
+/** A query value (`?name=value`, `&name=value`): a gateway's token may ride in any of them. */
+const QUERY_VALUE = /([?&][^=&\s?#]+=)[^&\s#]*/g;
+/** The userinfo of the base URL as written in `.env`, before any parser re-encodes it. */
+const WRITTEN_USERINFO = /^[a-z][a-z\d+.-]*:\/\/([^/\s?#]*)@/i;
 
 /**
  * The server's URL as shown to a person: user, password and query values masked, since a gateway's token may ride
@@ -49,9 +60,14 @@ export function modelFailure(err: unknown, settings: ModelServerSettings): Model
   return found && { what: withoutSecrets(found.what, settings), then: found.then };
 }
 
-/** `text` with the API key and the base URL's user and password replaced by `***`. */
+/**
+ * `text` with every secret replaced by `***`: by pattern, the userinfo (`scheme://***@`) and query values (`?key=***`)
+ * of any URL in it; by value, the API key and the base URL's user, password and query values, each as written, decoded,
+ * percent-encoded and in base64 (a Basic or Bearer header), wherever they appear.
+ */
 export function withoutSecrets(text: string, settings: ModelServerSettings): string {
-  return secretsOf(settings).reduce((cleaned, secret) => cleaned.split(secret).join('***'), text);
+  const cut = secretsOf(settings).reduce((cleaned, secret) => cleaned.split(secret).join('***'), text);
+  return cut.replace(URL_USERINFO, '$1***@').replace(QUERY_VALUE, '$1***');
 }
 
 function describe(err: unknown, settings: ModelServerSettings): ModelFailure | undefined {
@@ -82,12 +98,34 @@ function serverLabel(settings: ModelServerSettings): string {
 
 function secretsOf(settings: ModelServerSettings): string[] {
   const key = settings.OPENAI_API_KEY;
-  const secrets = key && key !== PLACEHOLDER_API_KEY ? [key] : [];
-  if (settings.OPENAI_BASE_URL && URL.canParse(settings.OPENAI_BASE_URL)) {
-    const url = new URL(settings.OPENAI_BASE_URL);
-    for (const part of [url.password, url.username, ...url.searchParams.values()]) secrets.push(part, safeDecode(part));
-  }
-  return [...new Set(secrets)].filter((secret) => secret.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+  const keys = key && key !== PLACEHOLDER_API_KEY && key.length >= MIN_SECRET_LENGTH ? formsOf(key) : [];
+  return [...new Set([...keys, ...urlSecretsOf(settings.OPENAI_BASE_URL)])].filter((secret) => secret.length > 0).sort((a, b) => b.length - a.length);
+}
+
+/** The base URL's user, password and query values in every form a message may repeat them in. */
+function urlSecretsOf(baseUrl: string | undefined): string[] {
+  if (!baseUrl || !URL.canParse(baseUrl)) return [];
+  const url = new URL(baseUrl);
+  // As written in .env: the parser re-encodes what the userinfo may not hold raw, and reads `+` in a query as a space.
+  const writtenUserinfo = WRITTEN_USERINFO.exec(baseUrl)?.[1] ?? '';
+  const colon = writtenUserinfo.indexOf(':');
+  const written = colon < 0 ? [writtenUserinfo] : [writtenUserinfo.slice(0, colon), writtenUserinfo.slice(colon + 1)];
+  const writtenQuery = url.search.slice(1).split('&').map((pair) => pair.slice(pair.indexOf('=') + 1));
+  const parts = [url.username, url.password, ...written, ...writtenQuery, ...url.searchParams.values()].filter((part) => part.length >= MIN_URL_PART_LENGTH);
+  const basicAuth = url.username || url.password ? [`${safeDecode(url.username)}:${safeDecode(url.password)}`] : [];
+  return [...parts.flatMap(formsOf), ...basicAuth.flatMap(base64Forms)];
+}
+
+/** A secret as written, decoded, percent-encoded, and in base64. */
+function formsOf(secret: string): string[] {
+  const decoded = safeDecode(secret);
+  return [secret, decoded, encodeURIComponent(decoded), ...base64Forms(decoded)];
+}
+
+/** Base64 of `text`, with and without its padding (a header may drop it), in the standard and URL alphabets. */
+function base64Forms(text: string): string[] {
+  const bytes = Buffer.from(text);
+  return [bytes.toString('base64'), bytes.toString('base64').replace(/=+$/, ''), bytes.toString('base64url')];
 }
 
 function safeDecode(text: string): string {

@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { APIConnectionError, APIError } from 'openai';
+import { maskedServerUrl, withoutSecrets } from '../agent/model-errors.js';
 import { apiKeyHint, apiKeyProblem, causes, llmServerUrl, OWN_SERVER_HINT } from '../openai.js';
 import { loadConfigOrExit, type Config, type VariableGroup } from '../config.js';
 import { EmptySourceError, KnowledgeError } from '../knowledge/errors.js';
@@ -110,21 +111,25 @@ export function lentEnvNote(exists: (file: string) => boolean = existsSync): str
   return lent ? ` (.env was written by ${lent.by} that is no longer running? your own is ${lent.backup}; ${lent.restore})` : '';
 }
 
+/** The model server's URL for a terminal: its user, password and query values masked, as a parked ticket shows it. */
+function shownServerUrl(config: Pick<Config, 'OPENAI_BASE_URL'> | undefined): string {
+  return config ? maskedServerUrl(llmServerUrl(config)) : 'the configured URL';
+}
+
 /**
  * The one line to show for a failure. Errors of our own carry their message; LLM errors say which server, since
- * "Connection error." alone does not tell an operator that OPENAI_BASE_URL points at a stopped Ollama.
+ * "Connection error." alone does not tell an operator that OPENAI_BASE_URL points at a stopped Ollama, with the URL
+ * masked and every secret cut from what the server or fetch said (fetch repeats a URL with credentials whole).
  */
 export function describeError(err: unknown, config?: Pick<Config, 'OPENAI_BASE_URL'> & Partial<Pick<Config, 'OPENAI_API_KEY'>>): string {
   for (const e of causes(err)) {
     if (e instanceof APIConnectionError) {
-      const url = config ? llmServerUrl(config) : 'the configured URL';
       const detail = e.cause instanceof Error && e.cause.message !== e.message ? ` (${e.cause.message})` : '';
       const hint = config ? unreachableServerHint(config) : '';
-      return `cannot reach the LLM server at ${url}: ${e.message}${detail}${hint}`;
+      return withoutSecrets(`cannot reach the LLM server at ${shownServerUrl(config)}: ${e.message}${detail}${hint}`, config ?? {});
     }
     if (e instanceof APIError && e.status !== undefined) {
-      const url = config ? llmServerUrl(config) : 'the configured URL';
-      return `the LLM server at ${url} answered ${e.status}: ${e.message}${apiKeyHint(e.status)}`;
+      return withoutSecrets(`the LLM server at ${shownServerUrl(config)} answered ${e.status}: ${e.message}${apiKeyHint(e.status)}`, config ?? {});
     }
   }
   if (err instanceof CliError || err instanceof KnowledgeError || err instanceof EmptySourceError) return err.message;

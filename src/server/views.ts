@@ -6,6 +6,7 @@ import type { Subtask } from '../agent/types.js';
 import type { GapList, KnowledgeGap } from '../knowledge/gaps.js';
 import { forgetCommand } from '../tickets/retention.js';
 import { describeBounce, type Ticket, type TicketState } from '../tickets/ticket.js';
+import { needsNoReply } from '../tickets/insights.js';
 import { describeOutcome } from '../tickets/outcome.js';
 import { isSameMailbox } from '../mail/addresses.js';
 import type { ConversationEntry } from '../tickets/ticket-store.js';
@@ -842,12 +843,13 @@ function renderDecision(ticket: Ticket, view: DecisionView): SafeHtml {
 }
 
 /**
- * The reject form of a parked ticket. Without a draft (parked by the checks before the agent wrote one) rejecting it
- * is the operator's word that the mail needs no reply, and the insights count it so (`rejected:no_draft`): the
- * button says that; the route and the action are the same.
+ * The reject form of a parked ticket. Without a draft, on mail the checks parked before the agent for what it is
+ * (`needsNoReply`), rejecting it is the operator's word that the mail needs no reply, and the insights count it so
+ * (`rejected:no_draft`): the button says that; the route and the action are the same. Mail the agent failed on, or
+ * that a limit or its size parked, needed an answer: its button stays "Reject".
  */
 function renderReject(ticket: Ticket, unverified: boolean, csrfToken: string): SafeHtml {
-  const noDraft = !ticket.draft?.trim();
+  const noDraft = needsNoReply(ticket);
   const example = unverified ? 'sender could not be verified' : noDraft ? 'a forward for information' : 'answered by phone';
   return html`<form method="post" action="/tickets/${ticket.id}/reject" class="reject">
     ${csrfField(csrfToken)}

@@ -16,7 +16,7 @@
  * | `lat:auto:<i>`           | a reply goes out without review     | replies whose receipt→reply time falls in bucket i   |
  * | `lat:reviewed:<i>`       | an approved reply is sent           | the same, for replies a person approved              |
  * | `rej:<reason>`           | a ticket is rejected                | rejections per (normalised) reason                   |
- * | `rejected:no_draft`      | a ticket without a draft is rejected | of the rejections, those of mail the agent drafted no reply for |
+ * | `rejected:no_draft`      | a ticket without a draft is rejected | of the rejections, those of mail the checks parked for what it is (`needsNoReply`) |
  * | `agent_runs`             | an agent result is stored           | agent runs                                           |
  * | `llm:<model>:calls`      | an agent result is stored, or an agent run fails | LLM calls of that model                 |
  * | `llm:<model>:in` / `:cached` / `:out` | the same               | prompt (of which cached) and completion tokens       |
@@ -45,9 +45,10 @@
  * checks ignored (automatic, bulk, spam, our own). A ticket counts once: in the week it ended, by its outcome, or
  * while it still waits for a reply, in the week it came in. Answered well are the replies sent automatically or
  * approved as the agent drafted them; rejected drafts, failed, edited before sending and still waiting count against it.
- * A rejection of a ticket without a draft ({@link NO_DRAFT_REJECTION_FIELD}: mail the checks parked before the agent
- * ran, a forward, a recall, an invitation, a bounce) is a person's word that the mail needed no answer, as ignoring is
- * the checks': it leaves the mail that needed one. A rejected draft still counts against it. Days recorded before that
+ * A rejection of a ticket the checks parked before the agent for what the mail is ({@link NO_DRAFT_REJECTION_FIELD},
+ * {@link needsNoReply}: a forward, a recall, an invitation, a bounce) is a person's word that the mail needed no
+ * answer, as ignoring is the checks': it leaves the mail that needed one. A rejected draft still counts against it, and
+ * so does a rejection of mail without a draft that needed an answer: the agent failed on it, a limit or its size parked it. Days recorded before that
  * field existed hold no such count, so their rejections all count against it, as they did then.
  *
  * Reply times are kept as a histogram of geometric buckets ({@link LATENCY_BUCKET_RATIO} apart), so percentiles are
@@ -58,6 +59,7 @@ import type { AgentResult, AnswerSource, ModelCallUsage } from '../agent/types.j
 import { costOf, priceOf, type PriceTable } from '../agent/prices.js';
 import { LEARNED_ID_PREFIX } from '../search/types.js';
 import { addDays, deskTimeZone, localDay } from './local-day.js';
+import { parkedForTheMailItself } from './review.js';
 import { EDIT_RATIO_BUCKETS, EDIT_RATIO_SUM_SCALE, OUTCOMES, editRatioBucketField, isOutcomeKind, outcomeKeys, type OutcomeKind, type TicketOutcome } from './outcome.js';
 import type { Ticket, TicketState } from './ticket.js';
 import { TicketStore } from './ticket-store.js';
@@ -78,8 +80,9 @@ export const BOUNCED_FIELD = 'bounced';
 export const REOPENED_FIELD_PREFIX = 'reopened:';
 
 /**
- * Day-hash field of the rejections of tickets without a draft: mail parked before the agent wrote a reply (or with
- * none written), which a person closed without one, judging that it needed none. Counted beside `rejected`.
+ * Day-hash field of the rejections of mail the checks parked before the agent for what the mail is, without a draft
+ * ({@link needsNoReply}), which a person closed judging that it needed no reply. Counted beside `rejected`. The name
+ * stays as days recorded it.
  */
 export const NO_DRAFT_REJECTION_FIELD = 'rejected:no_draft';
 
@@ -141,8 +144,8 @@ export function replyKindOf(kind: OutcomeKind): ReplyKind | undefined {
 
 /**
  * The day-hash increments of one write of the ticket store, as field → amount: those of the outcome it records
- * (reply time, edit-ratio bucket, rejection reason, and {@link NO_DRAFT_REJECTION_FIELD} for a ticket rejected without
- * a draft), those of the agent result it stores (runs, calls, tokens), a bounce when the write is the one that marks
+ * (reply time, edit-ratio bucket, rejection reason, and {@link NO_DRAFT_REJECTION_FIELD} for a ticket whose rejection
+ * says it needed no reply, {@link needsNoReply}), those of the agent result it stores (runs, calls, tokens), a bounce when the write is the one that marks
  * the reply bounced (`change.replyBounced`), the ending a person takes
  * back when the write reopens an ended ticket (`change.reopened`, the outcome it removes), and for a reply whose write
  * is given the sources of the draft it sent (`change.replySources`: the agent result's `sources`, empty when the
@@ -150,7 +153,7 @@ export function replyKindOf(kind: OutcomeKind): ReplyKind | undefined {
  * themselves are counted by the store's own script (`outcomeKeys`).
  */
 export function insightFieldsOnWrite(
-  ticket: Pick<Ticket, 'createdAt'> & Partial<Pick<Ticket, 'outbound' | 'draft'>>,
+  ticket: Pick<Ticket, 'createdAt'> & Partial<Pick<Ticket, 'outbound' | 'draft' | 'history' | 'heldReason'>>,
   outcome: TicketOutcome | undefined,
   agent: AgentResult | undefined,
   change: { replyBounced?: boolean; reopened?: OutcomeKind | undefined; replySources?: ReadonlyArray<Pick<AnswerSource, 'kind' | 'fileName'>> | undefined } = {},
@@ -166,7 +169,7 @@ export function insightFieldsOnWrite(
     if (reply) add(`lat:${reply}:${latencyBucket(replySeconds(ticket, outcome))}`, 1);
     if (reply === 'reviewed' && outcome.editRatio !== undefined) add(`er:${editRatioBucketField(outcome.editRatio)}`, 1);
     if (outcome.kind === 'rejected') add(`rej:${normalizeReason(outcome.reason)}`, 1);
-    if (outcome.kind === 'rejected' && !ticket.draft?.trim()) add(NO_DRAFT_REJECTION_FIELD, 1);
+    if (outcome.kind === 'rejected' && needsNoReply(ticket)) add(NO_DRAFT_REJECTION_FIELD, 1);
     if (reply && change.replySources) {
       add(REPLY_SOURCES_FIELD, 1);
       if (citesLearnedAnswer(change.replySources)) add(LEARNED_REPLY_FIELD, 1);
@@ -178,6 +181,15 @@ export function insightFieldsOnWrite(
     for (const [field, n] of llmCallFields(agent.llmCalls ?? [])) add(field, n);
   }
   return fields;
+}
+
+/**
+ * True when a rejection of the ticket is a person's word that its mail needed no reply: no draft, and the checks
+ * before the agent parked it for what the mail is ({@link parkedForTheMailItself}). Mail the agent failed on, or that
+ * a limit or its size parked, needed an answer: its rejection counts against answered well.
+ */
+export function needsNoReply(ticket: Partial<Pick<Ticket, 'draft' | 'history' | 'heldReason'>>): boolean {
+  return !ticket.draft?.trim() && ticket.history !== undefined && parkedForTheMailItself({ history: ticket.history, heldReason: ticket.heldReason });
 }
 
 /** True when one of a draft's sources is a learned answer: a Q&A hit named `learned#<n>`. */

@@ -716,6 +716,34 @@ export function parkedBeforeAgent(ticket: Pick<Ticket, 'history'>): boolean {
   return !ticket.history.some((h) => h.from === 'received' && h.to === 'processing');
 }
 
+/** The actor of the checks before the agent (jobs/answer-ticket.ts, `AGENT_WORKER_ACTOR`); src/ does not import jobs/. */
+const CHECKS_ACTOR = 'agent-worker';
+
+/**
+ * How the agent worker's park notes begin when the mail needed an answer it could not give: a failure (the job's own,
+ * `agentFailureReason`, or the worker's `failed` listener) or an hourly limit (jobs/answer-ticket.ts).
+ */
+const NOT_ABOUT_THE_MAIL = /^(?:agent failed\b|agent job failed\b|auto-reply limit reached:|agent-run limit reached:)/;
+
+/**
+ * True when rejecting the ticket says its mail needed no reply: the checks before the agent parked it for what the mail
+ * itself is (unreadable, no question, a colleague's, a recall, an invitation, a circular, a list member's copy, spam,
+ * a repeated question whose customer has its reply, …), or a person reopened mail the checks ignored. False for mail
+ * that needed an answer the desk could not give: parked by an hourly limit or a hold alone (a first start, no raw
+ * copy), at ingest (too large, unparseable), after a failure, or after any run of the agent. The last park decides,
+ * by its history note: the ticket's reason is a person's once they rejected it.
+ */
+export function parkedForTheMailItself(ticket: Pick<Ticket, 'history'> & Partial<Pick<Ticket, 'heldReason'>>): boolean {
+  if (!parkedBeforeAgent(ticket)) return false;
+  const park = ticket.history.findLast((h) => h.to === 'parked');
+  if (park?.from === 'ignored') return true;
+  if (park?.from !== 'received' || park.actor !== CHECKS_ACTOR) return false;
+  // A hold comes first in the note; what the checks found of the mail, if anything, follows it.
+  const note = park.note ?? '';
+  const why = ticket.heldReason && note.startsWith(ticket.heldReason) ? note.slice(ticket.heldReason.length).replace(/^;\s*/, '') : note;
+  return why.trim() !== '' && !NOT_ABOUT_THE_MAIL.test(why);
+}
+
 /** True when the entry right after the `seen` ones is a person's rerun: the one a repeated submit of that page made. */
 function isRerunAfter(ticket: Ticket, seen: number): boolean {
   const next = ticket.history[seen];

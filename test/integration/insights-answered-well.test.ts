@@ -26,7 +26,7 @@ const TUESDAY = Date.parse('2025-04-08T09:00:00Z');
 const DRAFT = 'Settings → Security → Two-factor authentication.';
 
 /** Where a mail of the demo ends up. */
-type Fate = 'auto_sent' | 'approved_as_is' | 'approved_edited' | 'rejected' | 'rejected_without_draft' | 'failed' | 'ignored' | 'reopened_ignored' | 'received' | 'processing' | 'parked';
+type Fate = 'auto_sent' | 'approved_as_is' | 'approved_edited' | 'rejected' | 'rejected_without_draft' | 'rejected_over_limit' | 'rejected_after_failure' | 'failed' | 'ignored' | 'reopened_ignored' | 'received' | 'processing' | 'parked';
 
 let redisServer: RedisServer;
 let redis: Redis;
@@ -68,9 +68,11 @@ async function deliver(store: TicketStore, at: (ms: number) => void, i: number, 
   await store.createIfAbsent(ticket);
   if (fate === 'ignored' || fate === 'received') return;
   step();
-  if (fate === 'rejected_without_draft') {
-    // Parked before the agent ran (the checks' own reason, no draft); the operator judges it needs no reply.
-    await store.transition(ticket.id, { to: 'parked', actor: 'agent-worker', patch: { reason: 'unreadable: a calendar invitation' } });
+  if (fate === 'rejected_without_draft' || fate === 'rejected_over_limit') {
+    // Parked before the agent ran, no draft, as the checks park it (the reason also the note); the operator rejects it:
+    // mail parked for what it is needed no reply, mail a limit parked needed one.
+    const reason = fate === 'rejected_without_draft' ? 'unreadable: a calendar invitation' : 'agent-run limit reached: 20 agent runs in the last hour';
+    await store.transition(ticket.id, { to: 'parked', actor: 'agent-worker', note: reason, patch: { reason } });
     step();
     await store.transition(ticket.id, { to: 'rejected', actor: 'operator:anna', patch: { reason: 'no reply needed' } });
     return;
@@ -82,6 +84,13 @@ async function deliver(store: TicketStore, at: (ms: number) => void, i: number, 
   await store.transition(ticket.id, { to: 'processing', actor: 'agent-worker' });
   if (fate === 'processing') return;
   step();
+  if (fate === 'rejected_after_failure') {
+    const reason = 'agent failed 3 time(s): the model server could not be reached';
+    await store.transition(ticket.id, { to: 'parked', actor: 'agent-worker', note: reason, patch: { reason } });
+    step();
+    await store.transition(ticket.id, { to: 'rejected', actor: 'operator:anna', patch: { reason: 'answered by phone' } });
+    return;
+  }
   if (fate === 'failed') {
     await store.transition(ticket.id, { to: 'failed', actor: 'agent-worker', patch: { reason: 'raw mail missing' } });
     return;
@@ -138,6 +147,8 @@ describe('answered well: a share of the mail that needed an answer', () => {
     ['a mail rejected before the agent drafted anything needed no reply', ['auto_sent', 'rejected_without_draft'], { needing: 1, well: 1, ofReplies: 1 }],
     ['a rejected draft counts against it beside one that needed no reply', ['auto_sent', 'rejected', 'rejected_without_draft'], { needing: 2, well: 0.5, ofReplies: 1 }],
     ['only mail rejected without a draft: nothing to divide', ['rejected_without_draft'], { needing: 0, well: null, ofReplies: null }],
+    ['a mail the agent failed on, rejected without a draft, needed an answer', ['auto_sent', 'rejected_after_failure'], { needing: 2, well: 0.5, ofReplies: 1 }],
+    ['a mail the agent-run limit parked, rejected without a draft, needed an answer', ['auto_sent', 'rejected_over_limit'], { needing: 2, well: 0.5, ofReplies: 1 }],
     ['mail waiting anywhere before a reply counts', ['approved_as_is', 'received', 'processing', 'parked'], { needing: 4, well: 0.25, ofReplies: 1 }],
     ['failed and edited before sending count, as drafted is well', ['auto_sent', 'approved_as_is', 'approved_edited', 'failed'], { needing: 4, well: 0.5, ofReplies: 2 / 3 }],
     ['an ignored mail a person reopened needs an answer again', ['auto_sent', 'reopened_ignored'], { needing: 2, well: 0.5, ofReplies: 1 }],

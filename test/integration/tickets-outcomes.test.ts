@@ -229,7 +229,8 @@ describe('outcomes', () => {
     // The totals (a Prometheus counter) keep both endings; the day hash takes the reopened one back for the insights.
     const c = await counts(f);
     expect(c.totals).toEqual({ ignored: '2', rejected: '1' });
-    expect(c.day).toEqual({ ignored: '2', rejected: '1', 'rej:spam after all': '1', 'reopened:ignored': '1' });
+    // Ignored by the checks, reopened and rejected: the mail needed no reply (insights' answered well leaves it out).
+    expect(c.day).toEqual({ ignored: '2', rejected: '1', 'rejected:no_draft': '1', 'rej:spam after all': '1', 'reopened:ignored': '1' });
   });
 
   it('records failed, and a refused or lost write counts nothing', async () => {
@@ -330,7 +331,7 @@ describe('the day of an ending a person takes back', () => {
     const rejected = await f.store.transition(ending.id, { from: ['parked'], to: 'rejected', actor: 'operator:kato', patch: { reason: 'spam after all' } });
     expect(await dayHashes(f)).toEqual({
       '2026-11-26': { ignored: '1', 'reopened:ignored': '1' },
-      '2026-11-27': { rejected: '1', 'rej:spam after all': '1' },
+      '2026-11-27': { rejected: '1', 'rejected:no_draft': '1', 'rej:spam after all': '1' },
     });
     expect(rejected.outcome?.day).toBe('2026-11-27');
   });

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { APIConnectionError } from 'openai';
+import { APIConnectionError, APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { approvalMessage, describeError, lentEnvNote } from '../../src/cli/common.js';
@@ -64,6 +64,22 @@ describe('describeError, the model server out of reach', () => {
     const line = describeError(unreachable(), config);
     for (const text of has) expect(line).toContain(text);
     for (const text of lacks) expect(line).not.toContain(text);
+  });
+});
+
+describe('describeError never shows a secret of OPENAI_BASE_URL or the key', () => {
+  // Node's fetch refuses a URL with credentials and repeats the whole URL in its error.
+  const refusedUrl = (url: string) => new APIConnectionError({ cause: new TypeError(`Request cannot be constructed from a URL that includes credentials: ${url}/chat/completions`) });
+  const answered = (status: number, message: string) => APIError.generate(status, undefined, message, new Headers());
+  it.each<[string, unknown, { OPENAI_BASE_URL: string | undefined; OPENAI_API_KEY?: string }, string, string]>([
+    ['a password the server could not be reached with', refusedUrl('http://apikey:verysecretpassword@127.0.0.1:1/v1'), { OPENAI_BASE_URL: 'http://apikey:verysecretpassword@127.0.0.1:1/v1', OPENAI_API_KEY: 'sk-x' }, 'verysecretpassword', 'at http://***@127.0.0.1:1/v1:'],
+    ['a short password', refusedUrl('http://bob:pw12@127.0.0.1:1/v1'), { OPENAI_BASE_URL: 'http://bob:pw12@127.0.0.1:1/v1' }, 'pw12', 'http://***@127.0.0.1:1/v1'],
+    ['a query token the server answered about', answered(401, 'no route /v1?api-key=Ab%2Bcd%2FEFGH'), { OPENAI_BASE_URL: 'https://gw.example.com/v1?api-key=Ab%2Bcd%2FEFGH' }, 'Ab%2Bcd', 'at https://gw.example.com/v1?api-key=*** answered 401'],
+    ['the key echoed URL-encoded', answered(401, 'Incorrect API key provided: sk-ab%2Fcd%2Bef%3Dgh12'), { OPENAI_BASE_URL: undefined, OPENAI_API_KEY: 'sk-ab/cd+ef=gh12' }, 'sk-ab', 'https://api.openai.com/v1 answered 401'],
+  ])('%s', (_what, err, config, secret, shown) => {
+    const line = describeError(err, config);
+    expect(line).not.toContain(secret);
+    expect(line).toContain(shown);
   });
 });
 

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_PRICES } from '../../src/agent/prices.js';
 import { dayStart, insightFieldsOnWrite, insightsFromDays, periodWeeks, weekStartOf } from '../../src/tickets/insights.js';
 import type { OutcomeKind } from '../../src/tickets/outcome.js';
+import type { HistoryEntry } from '../../src/tickets/ticket.js';
 
 describe('weekStartOf', () => {
   it.each([
@@ -207,14 +208,26 @@ describe('replies citing a learned answer, as the store counts them', () => {
 
 describe('rejections that needed no reply, as the store counts them', () => {
   const at = '2025-04-01T10:05:00.000Z';
-  it.each<[string, { draft?: string }, OutcomeKind, Record<string, number>]>([
-    ['a rejection of mail parked before the agent wrote anything', {}, 'rejected', { 'rejected:no_draft': 1 }],
-    ['a rejection of mail whose draft is only blank lines', { draft: ' \n ' }, 'rejected', { 'rejected:no_draft': 1 }],
-    ['a rejection of the agent\'s draft', { draft: 'Settings → Security.' }, 'rejected', {}],
-    ['mail the checks ignored had no draft either, and is no rejection', {}, 'ignored', {}],
-    ['a failure without a draft', {}, 'failed', {}],
-  ])('%s', (_case, drafted, kind, want) => {
-    const fields = insightFieldsOnWrite({ createdAt: '2025-04-01T10:00:00.000Z', ...drafted }, { kind, at, reason: 'calendar invitation' }, undefined);
+  const received: HistoryEntry = { from: null, to: 'received', actor: 'poller', at: '2025-04-01T10:00:00.000Z' };
+  const parkedBy = (note: string, ran = false): HistoryEntry[] => [
+    received,
+    ...(ran ? [{ from: 'received', to: 'processing', actor: 'agent-worker', at } as HistoryEntry] : []),
+    { from: ran ? 'processing' : 'received', to: 'parked', actor: 'agent-worker', at, note },
+  ];
+  const invitation = parkedBy('unreadable: a calendar invitation');
+  it.each<[string, { draft?: string; history?: HistoryEntry[] }, OutcomeKind, Record<string, number>]>([
+    ['a rejection of mail the checks parked before the agent for what it is', { history: invitation }, 'rejected', { 'rejected:no_draft': 1 }],
+    ['a rejection of such mail whose draft is only blank lines', { draft: ' \n ', history: invitation }, 'rejected', { 'rejected:no_draft': 1 }],
+    ['a rejection of the agent\'s draft', { draft: 'Settings → Security.', history: parkedBy('review mode always', true) }, 'rejected', {}],
+    ['a rejection of mail the agent failed on: it needed an answer', { history: parkedBy('agent failed 3 time(s): the model server could not be reached', true) }, 'rejected', {}],
+    ['a rejection of mail the agent-run limit parked', { history: parkedBy('agent-run limit reached: 20 agent runs in the last hour') }, 'rejected', {}],
+    ['a rejection of mail the auto-reply limit parked', { history: parkedBy('auto-reply limit reached: 5 automatic replies in the last hour') }, 'rejected', {}],
+    ['a rejection of mail parked as too large to read', { history: [{ from: null, to: 'parked', actor: 'poller', at, note: 'too large to download' }] }, 'rejected', {}],
+    ['a rejection without a recorded history counts against', {}, 'rejected', {}],
+    ['mail the checks ignored had no draft either, and is no rejection', { history: invitation }, 'ignored', {}],
+    ['a failure without a draft', { history: invitation }, 'failed', {}],
+  ])('%s', (_case, ticket, kind, want) => {
+    const fields = insightFieldsOnWrite({ createdAt: '2025-04-01T10:00:00.000Z', ...ticket }, { kind, at, reason: 'calendar invitation' }, undefined);
     expect(Object.fromEntries([...fields].filter(([f]) => !f.startsWith('rej:')))).toEqual(want);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, AuthenticationError, InternalServerError, NotFoundError, RateLimitError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { maskedServerUrl, modelFailure, type ModelServerSettings } from '../../src/agent/model-errors.js';
+import { maskedServerUrl, modelFailure, withoutSecrets, type ModelServerSettings } from '../../src/agent/model-errors.js';
 import { PLACEHOLDER_API_KEY } from '../../src/config.js';
 
 const OLLAMA: ModelServerSettings = { OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', OPENAI_MODEL: 'qwen2.5:7b', OPENAI_API_KEY: PLACEHOLDER_API_KEY };
@@ -121,5 +121,36 @@ describe('maskedServerUrl', () => {
     ['not a URL', 'not a url', '(OPENAI_BASE_URL is not a URL)'],
   ])('%s', (_what, url, shown) => {
     expect(maskedServerUrl(url)).toBe(shown);
+  });
+});
+
+/** Node's fetch refuses a URL with credentials and repeats the whole URL in its error. */
+const fetchRefusal = (url: string) => `Request cannot be constructed from a URL that includes credentials: ${url}/chat/completions`;
+const base64 = (text: string) => Buffer.from(text).toString('base64');
+
+describe('withoutSecrets: by pattern, and every form of a configured secret', () => {
+  const token = 'Ab%2Bcd%2FEFGHxyz%3D%3D';
+  it.each<[string, string, ModelServerSettings, string, string?]>([
+    ['a short password in the refused URL', fetchRefusal('http://bob:pw12@127.0.0.1:1/v1'), { OPENAI_BASE_URL: 'http://bob:pw12@127.0.0.1:1/v1' }, 'pw12', 'http://***@127.0.0.1:1/v1/chat/completions'],
+    ['a long password in the refused URL', fetchRefusal('http://apikey:verysecretpassword@127.0.0.1:1/v1'), { OPENAI_BASE_URL: 'http://apikey:verysecretpassword@127.0.0.1:1/v1' }, 'verysecretpassword', 'http://***@127.0.0.1:1/v1'],
+    ['the short password alone, outside the URL', 'login failed for bob with pw12', { OPENAI_BASE_URL: 'http://bob:pw12@127.0.0.1:1/v1' }, 'pw12'],
+    ['userinfo of a URL nobody configured', fetchRefusal('https://eve:zz9@proxy.example.net'), {}, 'zz9', 'https://***@proxy.example.net'],
+    ['a percent-encoded query token echoed as written', `no route /v1?api-key=${token}`, { OPENAI_BASE_URL: `https://gw.example.com/v1?api-key=${token}` }, 'Ab%2Bcd', '/v1?api-key=***'],
+    ['that token echoed alone', `unknown token ${token}`, { OPENAI_BASE_URL: `https://gw.example.com/v1?api-key=${token}` }, 'Ab%2Bcd'],
+    ['that token echoed decoded', 'unknown token Ab+cd/EFGHxyz==', { OPENAI_BASE_URL: `https://gw.example.com/v1?api-key=${token}` }, 'Ab+cd/EFGHxyz'],
+    ['a token with + as written in .env', 'unknown token Ab+cdEFGH12', { OPENAI_BASE_URL: 'https://gw.example.com/v1?api-key=Ab+cdEFGH12' }, 'Ab+cdEFGH12'],
+    ['a token with + as a query parser reads it', 'unknown token Ab cdEFGH12', { OPENAI_BASE_URL: 'https://gw.example.com/v1?api-key=Ab+cdEFGH12' }, 'Ab cdEFGH12'],
+    ['a query value of a URL nobody configured', 'redirected to https://login.example.com/cb?state=1&code=XYZ123abc', {}, 'XYZ123abc', 'https://login.example.com/cb?state=***&code=***'],
+    ['the API key URL-encoded', 'key sk-ab%2Fcd%2Bef%3Dgh12 is invalid', { OPENAI_API_KEY: 'sk-ab/cd+ef=gh12' }, 'sk-ab%2Fcd'],
+    ['the API key in base64', `header ${base64('sk-proj-SECRET123')} refused`, { OPENAI_API_KEY: 'sk-proj-SECRET123' }, base64('sk-proj-SECRET123').slice(0, 16)],
+    ["the URL's user and password as Basic auth", `Authorization: Basic ${base64('apikey:verysecretpassword')}`, { OPENAI_BASE_URL: 'http://apikey:verysecretpassword@127.0.0.1:1/v1' }, base64('apikey:verysecretpassword').slice(0, 16)],
+  ])('%s', (_what, text, settings, secret, shown) => {
+    const cleaned = withoutSecrets(text, settings);
+    expect(cleaned).not.toContain(secret);
+    if (shown) expect(cleaned).toContain(shown);
+  });
+
+  it('leaves text without a secret as it was', () => {
+    expect(withoutSecrets('connect ECONNREFUSED 127.0.0.1:11434 (see https://ollama.com/download)', OLLAMA)).toBe('connect ECONNREFUSED 127.0.0.1:11434 (see https://ollama.com/download)');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { whyNoNewDraft } from '../../src/tickets/review.js';
+import { parkedForTheMailItself, whyNoNewDraft } from '../../src/tickets/review.js';
+import type { HistoryEntry } from '../../src/tickets/ticket.js';
 
 // Why a ticket without a question gets no new draft, as the review page and `review rerun` say it: the operator
 // must see what the mail held, not "empty subject and body" for a web form that named its sender (review 7 #9).
@@ -14,5 +15,34 @@ describe('whyNoNewDraft: a mail without a question', () => {
 
   it('a mail with a question gets a new draft', () => {
     expect(whyNoNewDraft({ history: [], question: '請求書を再発行できますか？' })).toBeUndefined();
+  });
+});
+
+describe('parkedForTheMailItself: rejecting it says the mail needed no reply', () => {
+  const at = '2026-11-20T10:00:00.000Z';
+  const created: HistoryEntry = { from: null, to: 'received', actor: 'poller', at };
+  const byChecks = (note: string): HistoryEntry[] => [created, { from: 'received', to: 'parked', actor: 'agent-worker', at, note }];
+  const held = 'held: the poller\'s first start found this mail unread for 3 days';
+  it.each<[string, HistoryEntry[], string | undefined, boolean]>([
+    ['no question', byChecks('no question: the mail has no text'), undefined, true],
+    ['unreadable: an encrypted mail', byChecks('unreadable: the mail is encrypted (S/MIME)'), undefined, true],
+    ["a colleague's mail", byChecks('colleague: mail from our own domain'), undefined, true],
+    ['a circular', byChecks('a circular: sent to 40 recipients; a person decides whether it asks us anything'), undefined, true],
+    ["a list member's copy", byChecks('list mail that copies our address: a member of list x@y wrote to it and asked support@z directly'), undefined, true],
+    ['spam parked for a look', byChecks('spam: X-Spam-Flag YES'), undefined, true],
+    ['a repeated question, whose customer has its reply', byChecks('repeated question: the same sender asked the same under the same subject 5 min ago'), undefined, true],
+    ['a hold and a check on the mail', byChecks(`${held}; colleague: mail from our own domain`), held, true],
+    ['a person reopened mail the checks ignored', [created, { from: 'received', to: 'ignored', actor: 'agent-worker', at, note: 'auto-reply' }, { from: 'ignored', to: 'parked', actor: 'operator:anna', at, note: 'reopened' }], undefined, true],
+    ['a hold alone: a person decides, the mail may well need an answer', byChecks(held), held, false],
+    ['the auto-reply limit', byChecks('auto-reply limit reached: 5 automatic replies to a@b in the last hour (AUTO_REPLY_LIMIT_PER_HOUR=5)'), undefined, false],
+    ['the agent-run limit', byChecks('agent-run limit reached: 20 agent runs in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=20)'), undefined, false],
+    ['a failure before the agent ran', byChecks('agent failed permanently: the stored raw mail of ticket x is missing'), undefined, false],
+    ['a job that failed for good', byChecks('agent job failed for good: job stalled more than allowable limit'), undefined, false],
+    ['a model failure during the run', [created, { from: 'received', to: 'processing', actor: 'agent-worker', at }, { from: 'processing', to: 'parked', actor: 'agent-worker', at, note: 'agent failed 3 time(s): the model server could not be reached' }], undefined, false],
+    ['too large: created parked by the poller', [{ from: null, to: 'parked', actor: 'poller', at, note: 'too large to download: 40 MB over MAX_EMAIL_BYTES' }], undefined, false],
+    ['parked by the poller, not by the checks', [created, { from: 'received', to: 'parked', actor: 'poller', at, note: 'could not be queued after 3 attempts' }], undefined, false],
+    ['a new draft asked for after the checks, whose run failed', [...byChecks('colleague: mail from our own domain'), { from: 'parked', to: 'processing', actor: 'operator:anna', at }, { from: 'processing', to: 'parked', actor: 'agent-worker', at, note: 'agent failed 3 time(s): Connection error.' }], undefined, false],
+  ])('%s', (_case, history, heldReason, want) => {
+    expect(parkedForTheMailItself({ history, ...(heldReason ? { heldReason } : {}) })).toBe(want);
   });
 });

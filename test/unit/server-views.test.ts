@@ -215,10 +215,16 @@ describe("the reject button of a parked ticket", () => {
     const form = html.slice(html.indexOf(`action="/tickets/${ticket.id}/reject"`));
     return form.slice(0, form.indexOf('</form>'));
   };
+  const parkedEntry = (from: 'received' | 'processing', note: string) => ({ from, to: 'parked' as const, actor: 'agent-worker', at: base.createdAt, note });
+  const byChecks = (reason: string): Partial<Ticket> => ({ reason, history: [...base.history, parkedEntry('received', reason)] });
+  const afterRun = (reason: string): Partial<Ticket> => ({ reason, history: [...base.history, { from: 'received', to: 'processing', actor: 'agent-worker', at: base.createdAt }, parkedEntry('processing', reason)] });
   it.each<[string, Partial<Ticket>, string, string]>([
-    ['parked by the checks before the agent wrote anything: no reply needed', { reason: 'colleague: mail from our own domain' }, '>No reply needed</button>', 'Reason, e.g. a forward for information'],
-    ['a draft of only blank lines is none', { draft: ' \n', reason: 'unreadable: a calendar invitation' }, '>No reply needed</button>', 'Reason, e.g. a forward for information'],
-    ["the agent's draft: a rejection of it", { draft: 'It is under Billing.', reason: 'review mode always' }, '>Reject</button>', 'Reason, e.g. answered by phone'],
+    ['parked by the checks before the agent wrote anything: no reply needed', byChecks('colleague: mail from our own domain'), '>No reply needed</button>', 'Reason, e.g. a forward for information'],
+    ['a draft of only blank lines is none', { draft: ' \n', ...byChecks('unreadable: a calendar invitation') }, '>No reply needed</button>', 'Reason, e.g. a forward for information'],
+    ["the agent's draft: a rejection of it", { draft: 'It is under Billing.', ...afterRun('review mode always') }, '>Reject</button>', 'Reason, e.g. answered by phone'],
+    ['no draft because the model failed: the mail needed an answer', afterRun('agent failed 3 time(s): the model server could not be reached'), '>Reject</button>', 'Reason, e.g. answered by phone'],
+    ['no draft because the agent-run limit parked it', byChecks('agent-run limit reached: 20 agent runs in the last hour'), '>Reject</button>', 'Reason, e.g. answered by phone'],
+    ['no draft because it was too large to read', { reason: 'too large', history: [{ from: null, to: 'parked', actor: 'poller', at: base.createdAt, note: 'too large' }] }, '>Reject</button>', 'Reason, e.g. answered by phone'],
   ])('%s', (_case, patch, button, placeholder) => {
     const form = rejectForm({ ...base, state: 'parked', ...patch } as Ticket);
     expect(form).toContain(button);
