@@ -547,6 +547,11 @@ function publicSuffixAbove(fromDomain: string, replyDomain: string): string | un
   return fromDomain.length <= replyDomain.length ? fromDomain : replyDomain;
 }
 
+// A web form (our contact page, WordPress, a form service, a CRM) sends from its own address with the visitor's in
+// Reply-To: whatever the visitor typed, a victim's address too. No setting can vouch for it (TRUSTED_REPLY_TO_DOMAINS
+// matches the Reply-To, each visitor's own domain), so form mail is held by design and the reviewer is told why.
+const WEB_FORM_NOTE = "a web form's Reply-To is typed by the visitor: check the address before approving";
+
 /**
  * Why an automatic reply must not go to the ticket's Reply-To, or undefined when it may. A Reply-To on a trusted
  * domain (`TRUSTED_REPLY_TO_DOMAINS`, a listed domain or a subdomain of one) may always be answered. Otherwise:
@@ -560,6 +565,7 @@ function publicSuffixAbove(fromDomain: string, replyDomain: string): string | un
  *   where anyone holds a mailbox: From mallory@gmail.com with Reply-To victim@gmail.com is two strangers, and the
  *   reply would be mallory's message to the victim from our address. Only the From's own mailbox (case and `+tag`
  *   aside) goes out there.
+ * Web-form mail meets the first or second rule and is held by design: its Reply-To is what a visitor typed.
  */
 export function foreignReplyToReason(ticket: Pick<Ticket, 'from' | 'replyTo'>, trusted: readonly string[]): string | undefined {
   if (!ticket.replyTo || isSameMailbox(ticket.replyTo, ticket.from)) return undefined;
@@ -567,10 +573,10 @@ export function foreignReplyToReason(ticket: Pick<Ticket, 'from' | 'replyTo'>, t
   const fromDomain = domainOf(ticket.from);
   if (trusted.some((d) => isSameOrSubdomain(replyDomain, domainOf(`@${d}`)))) return undefined;
   if (isNoReplyAddress(ticket.from)) {
-    return `From ${ticket.from} is a no-reply address and Reply-To names another, ${ticket.replyTo}: a system notification on someone else's behalf`;
+    return `From ${ticket.from} is a no-reply address and Reply-To names another, ${ticket.replyTo}: a system notification on someone else's behalf, or a web form's mail (${WEB_FORM_NOTE})`;
   }
   if (!isSameOrSubdomain(replyDomain, fromDomain) && !isSameOrSubdomain(fromDomain, replyDomain)) {
-    return `Reply-To domain ${replyDomain} differs from the sender's domain ${fromDomain} (not in TRUSTED_REPLY_TO_DOMAINS)`;
+    return `Reply-To domain ${replyDomain} differs from the sender's domain ${fromDomain} (not in TRUSTED_REPLY_TO_DOMAINS): a relay, or a web form's mail (${WEB_FORM_NOTE})`;
   }
   const suffix = publicSuffixAbove(fromDomain, replyDomain);
   if (suffix !== undefined) {
@@ -641,21 +647,38 @@ export function senderReviewReason(
   return replyTo ? { kind: 'reply-to', reason: replyTo } : undefined;
 }
 
-// What a credential-phishing mail asks and threatens, each a sign of its own: that the reader verify or log in, that an
-// account or card is restricted, and a deadline. A customer asking about 本人確認書類 writes one of them at most.
-const LURE_SIGNS: readonly RegExp[] = [
-  /(?:ご?本人(?:様)?確認|ログイン|サインイン|パスワード|認証)(?:を|の)?(?:お願い|完了|して(?:ください|下さい)|が必要|を行って)|\b(?:verify|confirm) your (?:account|identity|information|details)\b/iu,
+// What a credential-phishing mail asks: that the reader verify or log in (on the link). Always there: it is the lure's
+// purpose. A customer in a hurry names a locked account and a deadline too, but asks us to act, not themselves.
+const LURE_CALL =
+  /(?:ご?本人(?:様)?確認|ログイン|サインイン|パスワード|認証|アカウント(?:情報)?|登録情報|カード情報|お支払い情報)(?:を|の)?(?:ご?(?:確認|更新|再設定|再入力|入力))?(?:お願い|完了|して(?:ください|下さい)|が必要|を行って)|\b(?:verify|confirm|update) your (?:account|identity|information|details|password|payment)\b/iu;
+// What it threatens beside the call, one of them at least: that an account or card is restricted, a deadline. A
+// customer asking about 本人確認書類 writes one of these signs at most.
+const LURE_PRESSURE: readonly RegExp[] = [
   /(?:口座|アカウント|カード|お取引|ご利用|サービス)[^。\n]{0,15}(?:制限|凍結|停止|ロック|無効|利用できなく)|\baccount (?:has been |will be |is )?(?:suspended|locked|limited|restricted|disabled|closed)\b/iu,
   /(?:24|48|72)\s*時間以内|本日中|\bwithin (?:24|48|72) hours\b/iu,
 ];
 // A link to follow: a URL in the text, or the words that stand for one (an HTML link's URL is not in the text).
 const LURE_LINK = /https?:\/\/|\bwww\.|(?:下記|以下|次)の(?:リンク|URL|ＵＲＬ)|リンク(?:より|から|を(?:クリック|タップ))|(?:URL|ＵＲＬ)(?:より|から)|はこちら|\bclick (?:here|the link|below)\b/iu;
-const MIN_LURE_SIGNS = 2;
-// A customer reporting their own lock-out (「ログインできません」, 「私のアカウント」, "my account is locked", "we cannot log
-// in"): a phisher writes to the reader's account, never of its own. 「ロックされました」 counts only when not said of
-// お客様's account, which is how a lure puts it.
-const OWN_PROBLEM_REPORT =
-  /(?:私|わたし|僕|弊社|当社|自分|うち)の(?:アカウント|口座|ID|ユーザー|パスワード)|(?:ログイン|サインイン|ログオン)(?:が|も)?(?:でき(?:ません|ない|なくなりました|なくなった)|出来(?:ません|ない))|(?<!(?:お客様|あなた|貴殿|会員様)[^。\n]{0,20})ロックされ(?:ました|てしまいました|てしまい|て(?:ログイン|使え|入れ))|\bmy (?:account|login|password|user(?:name)?)\b|\b(?:I|we) (?:can(?:no|')t|cannot|am unable to|are unable to|could not|couldn't|can ?not) (?:log ?in|sign ?in|access)\b|\bour (?:\w+ )?account (?:has been|was|is|got) (?:locked|suspended|disabled|restricted)\b/iu;
+// How a lure names the reader: its lock-out is always the reader's, never the writer's own.
+const READER = String.raw`(?:お客様|あなた|貴殿|会員様|ユーザー様)`;
+// A customer reporting their own or their users' lock-out (「ログインできません」, 「私のアカウント」, 「弊社ユーザー（…）の
+// アカウント」, 「社員のアカウント」, "my account is locked", "our users' accounts", "we cannot log in"): a phisher writes
+// to the reader's account, never of its own or its staff's. The company's words need their own の before アカウント, so
+// that a phisher's 「弊社システムにて、お客様のアカウントに…」 is no report; 「ロックされ…」 counts only when not said of
+// the reader's account and not as a notice (「ロックされています」), which is how a lure puts it.
+const OWN_PROBLEM_REPORT = new RegExp(
+  [
+    String.raw`(?:私|わたし|僕|弊社|当社|自分|うち)の(?:アカウント|口座|ID|ユーザー|パスワード)`,
+    String.raw`(?:弊社|当社|社員|(?<!各)ユーザー(?!様))(?:(?!${READER})[^。\n、，,]){0,60}?の(?:アカウント|ID|ＩＤ)`,
+    String.raw`(?:ログイン|サインイン|ログオン)(?:が|も)?(?:でき(?:ません|ない|なくなりました|なくなった)|出来(?:ません|ない))`,
+    String.raw`(?<!${READER}[^。\n]{0,20})ロックされ(?:、|て(?!います|おります)|ました)`,
+    String.raw`\bmy (?:account|login|password|user(?:name)?)\b`,
+    String.raw`\bour (?:users?|staff|employees?|members?|colleagues?)(?:'s?|’s?)? (?:accounts?|logins?|ids?)\b`,
+    String.raw`\b(?:I|we) (?:can(?:no|')t|cannot|am unable to|are unable to|could not|couldn't|can ?not) (?:log ?in|sign ?in|access)\b`,
+    String.raw`\bour (?:\w+ )?account (?:has been|was|is|got) (?:locked|suspended|disabled|restricted)\b`,
+  ].join('|'),
+  'iu',
+);
 // The links of a text, each as its host (lower case): a URL's, or a `www.` host's.
 const LINK_HOST = /(?:https?:\/\/|\bwww\.)([^\s/?#:<>"'()「」]{1,253})/giu;
 
@@ -681,8 +704,9 @@ function withoutOwnLinks(words: string, ownDomains: readonly string[]): string {
 
 /**
  * Why a mail reads as credential phishing (a bank's or a shop's name on a domain of its own), or undefined: a link to
- * follow (not to one of `ownDomains`) and at least {@link MIN_LURE_SIGNS} of {@link LURE_SIGNS} in `words` (the
- * subject and the question), not a customer's report of their own lock-out ({@link OWN_PROBLEM_REPORT}), from a sender
+ * follow (not to one of `ownDomains`), the call to verify or log in ({@link LURE_CALL}) and a restricted account or a
+ * deadline ({@link LURE_PRESSURE}) in `words` (the subject and the question), not a customer's report of their own or
+ * their users' lock-out ({@link OWN_PROBLEM_REPORT}), from a sender
  * the receiving server did not authenticate by DMARC: its verdict is there and is not `pass` (`dmarc=none` of a domain
  * with no policy, which is what a phisher's own fresh domain has, `fail`, `temperror`, or no DMARC result in it).
  * SPF or DKIM passing for the sender's own domain proves only that the phisher owns it. A DMARC-passing sender's words
@@ -693,11 +717,11 @@ function loginLureDetail(words: string, signals: ReplySignals, mailboxes: Return
   const topmost = signals.headers['authentication-results']?.[0];
   if (topmost === undefined || OWN_PROBLEM_REPORT.test(words)) return undefined;
   const linked = withoutOwnLinks(words, ownDomains);
-  if (!LURE_LINK.test(linked) || LURE_SIGNS.filter((sign) => sign.test(words)).length < MIN_LURE_SIGNS) return undefined;
+  if (!LURE_LINK.test(linked) || !LURE_CALL.test(words) || !LURE_PRESSURE.some((sign) => sign.test(words))) return undefined;
   const dmarc = /\bdmarc\s*=\s*([a-z]+)/i.exec(topmost)?.[1]?.toLowerCase();
   if (dmarc === 'pass' && senderVouchedFor(signals, mailboxes)) return undefined;
   const verdict = dmarc ? `dmarc=${dmarc}` : 'no DMARC result';
-  return `a login lure (verify, restricted account, deadline) with a link, from a sender not authenticated by DMARC (${verdict})`;
+  return `a login lure (a call to verify or log in, beside a restricted account or a deadline) with a link, from a sender not authenticated by DMARC (${verdict})`;
 }
 
 /** Whether a draft may go out without a person, and why (for the ticket's reason and history). */

@@ -691,7 +691,7 @@ export const VARIABLES = {
     default: '',
     emptyIsValue: true,
     description:
-      'Domains (and their subdomains) a Reply-To may name when it differs from the From domain, or when it is another mailbox than From on a shared mail provider (gmail.com, docomo.ne.jp…); otherwise such a draft is parked, not sent automatically',
+      "Domains (and their subdomains) of Reply-To addresses an automatic reply may go to when the Reply-To is not the From mailbox: on another domain than From, another mailbox on a shared mail provider (gmail.com, docomo.ne.jp…), or beside a no-reply From; otherwise such a draft is parked, not sent automatically. It matches the Reply-To's domain (a ticketing partner's), not the sender's, so it does not release web-form mail: a form's Reply-To is whatever address the visitor typed, and such mail is parked by design for a person to check",
     sensitive: false,
     group: 'pipeline',
   },

@@ -11,7 +11,8 @@
  *    「メールアドレスの変更・解除はマイページから」), with its
  *    link: a URL on that line or the next, or an HTML link on its words;
  * 2. a sentence in the wording only mass mail uses, on a line after the first: "You are receiving this email
- *    because…", "To unsubscribe…", 「このメールは…ご登録いただいた方にお送りしています」, 「今後…配信を希望されない場合は」…;
+ *    because…", "To unsubscribe…", 「このメールは…ご登録いただいた方にお送りしています」, 「今後…配信を希望されない場合は」…
+ *    (an opt-out asking for a reply, without a link, under a mail that asks something: only beside a second sign);
  *    or, on any line, a newsletter's "View this email in your browser";
  * 3. an unsubscribe URL (in the text, or an HTML link's target) in a mail that also has many links or a tracking pixel
  *    (a 1×1 image) in its HTML;
@@ -113,6 +114,12 @@ const JA_FOOTER = new RegExp(
   ].join('|')})`,
   'u',
 );
+// A footer's opt-out that asks for a reply or a word (「配信停止をご希望の方はお手数ですがご返信ください」, 「…その旨ご連絡
+// ください」, "…please reply"): no list software behind it, and the line Japanese sales staff carry in their own signature.
+const OPT_OUT_BY_REPLY = /(?:ご?返信|ご連絡|ご一報|お知らせ)(?:ください|下さい|いただ|頂|を?お願い)|その旨|\breply\b/iu;
+// 「※本メールは名刺交換をさせていただいた方にお送りしております」: the mailing names whom it goes to, which no customer's
+// own mail does. Only a second sign beside an opt-out by reply ({@link footerWording}).
+const AUDIENCE_LINE = /^(?:この|本)(?:メール|メッセージ|ご案内)は.{0,80}?(?:方|皆様|皆さま|お客様|関係者様)(?:に|へ|を対象に)(?:お送り|配信|送信|お届け|送付|ご案内)/u;
 // Machine mail saying that no one reads replies to it (a payment service's notice, a shop's order mail): 「このメールには
 // 返信しないでください」, 「本メールは送信専用のため…」, "Please do not reply to this email", "This mailbox is not
 // monitored". A customer asking 「このメールに返信しても大丈夫ですか？」 is a question, and never evidence.
@@ -289,17 +296,30 @@ function unsubscribeLabel(footer: readonly Line[], html: HtmlSigns | undefined):
   return undefined;
 }
 
-/** Rule 2: a sentence in the wording only mass mail uses (in a footer, after the first line of the text). */
+/**
+ * Rule 2: a sentence in the wording only mass mail uses (in a footer, after the first line of the text). An opt-out
+ * by reply without a link ({@link OPT_OUT_BY_REPLY}) under a mail that asks something of its own is a salesperson's
+ * signature line as often as a mailing's: it counts only beside a second footer line, or a line naming the mailing's
+ * audience ({@link AUDIENCE_LINE}). Rules 1, 3 and 4 are signs of their own.
+ */
 function footerWording(head: readonly Line[], footer: readonly Line[]): string | undefined {
+  let optOutByReply: string | undefined;
+  let otherSigns = 0;
   for (const line of footer) {
     if (!line.afterMain) continue;
     for (const sentence of sentences(line.text)) {
       if (isCustomers(sentence)) continue;
       const start = unframed(sentence);
+      if (AUDIENCE_LINE.test(start)) otherSigns += 1;
       if (SEND_ONLY_SENTENCE.test(start) && !NAMES_SUBSCRIBERS.test(start)) continue;
-      if (EN_FOOTER.test(start) || JA_FOOTER.test(start) || EN_UNSUBSCRIBE_FROM.test(sentence)) return `a mass-mail footer line (“${quote(shown(sentence))}”)`;
+      if (!(EN_FOOTER.test(start) || JA_FOOTER.test(start) || EN_UNSUBSCRIBE_FROM.test(sentence))) continue;
+      const evidence = `a mass-mail footer line (“${quote(shown(sentence))}”)`;
+      if (!OPT_OUT_BY_REPLY.test(sentence) || urlsIn(sentence).length > 0) return evidence;
+      if (optOutByReply === undefined) optOutByReply = evidence;
+      else otherSigns += 1;
     }
   }
+  if (optOutByReply !== undefined && (otherSigns > 0 || !asksOwnQuestion([...head, ...footer]))) return optOutByReply;
   // "Having trouble viewing this email?" asks the reader, not us.
   for (const line of [...head, ...footer]) {
     for (const sentence of sentences(line.text)) {
@@ -314,6 +334,11 @@ function footerWording(head: readonly Line[], footer: readonly Line[]): string |
  * reads no replies, which a form or CRM service sending for a person in Reply-To writes too (see `bulkMailDetail`).
  */
 export const DO_NOT_REPLY_EVIDENCE = 'a do-not-reply line';
+
+/** Whether a sentence of `lines` asks something ({@link asksSomething}): a customer's question, or an invitation's. */
+function asksOwnQuestion(lines: readonly Line[]): boolean {
+  return lines.some((line) => sentences(line.text).some(asksSomething));
+}
 
 /**
  * Rule 4: a line saying that no one reads replies ({@link DO_NOT_REPLY}, in a footer, after the first line of the

@@ -298,7 +298,9 @@ describe('agent worker and sender', () => {
     );
     const parked = await waitForState(running.store, foreign.ticketId, ['parked', 'sent']);
     expect(parked.state).toBe('parked');
-    expect(parked.reason).toBe('Reply-To domain elsewhere.example differs from the sender\'s domain customer.example (not in TRUSTED_REPLY_TO_DOMAINS)');
+    expect(parked.reason).toBe(
+      "Reply-To domain elsewhere.example differs from the sender's domain customer.example (not in TRUSTED_REPLY_TO_DOMAINS): a relay, or a web form's mail (a web form's Reply-To is typed by the visitor: check the address before approving)",
+    );
     expect(parked.draft).toBeTruthy();
     expect(servers.smtp.attempts).toHaveLength(0);
 

@@ -279,7 +279,7 @@ To unsubscribe from this group and stop receiving emails from it, send an email 
     expect((await waitForState(running.store, survey.ticketId, FINAL)).state).toBe('sent');
     const parked = await waitForState(running.store, notice.ticketId, FINAL);
     expect(parked.state).toBe('parked');
-    expect(parked.reason).toBe("From gmail-noreply@google.example is a no-reply address and Reply-To names another, x.y@gmail.example: a system notification on someone else's behalf");
+    expect(parked.reason).toBe("From gmail-noreply@google.example is a no-reply address and Reply-To names another, x.y@gmail.example: a system notification on someone else's behalf, or a web form's mail (a web form's Reply-To is typed by the visitor: check the address before approving)");
     expect(parked.draft).toBeTruthy();
     const replies = await suite.servers.smtp.waitFor(1);
     expect(replies.map((r) => r.envelope.to)).toEqual([['carol@reply.mysurvey.example']]);

@@ -33,13 +33,30 @@ const LINK = 'https://xyz-account-verify.example/login';
 // A real question, then a fake notice from "XYZ Support" with a phishing link: what the quote would carry.
 const PHISHING_BODY = [QUESTION, '', '【重要】XYZサポートより: 24時間以内にアカウントが停止されます。', `継続するには ${LINK} でパスワードを確認してください。`].join('\n');
 const FORGED_FROM = 'Bank Security <victim@bank.example>';
-const UNVOUCHED: ReadonlyArray<readonly [string, Record<string, string>, Record<string, string>]> = [
-  ['no Authentication-Results', {}, {}],
-  ['spf=softfail, dmarc=none', { 'Authentication-Results': `${OURS}; spf=softfail smtp.mailfrom=bank.example; dkim=none; dmarc=none header.from=bank.example` }, {}],
+// The last field: whether PHISHING_BODY's login lure holds the draft for a person first (an Authentication-Results
+// verdict without dmarc=pass; a mail without any is not held for it, README: Security).
+const UNVOUCHED: ReadonlyArray<readonly [string, Record<string, string>, Record<string, string>, boolean]> = [
+  ['no Authentication-Results', {}, {}, false],
+  ['spf=softfail, dmarc=none', { 'Authentication-Results': `${OURS}; spf=softfail smtp.mailfrom=bank.example; dkim=none; dmarc=none header.from=bank.example` }, {}, true],
   // The only field is the sender's: AUTHSERV_ID names our server, which wrote none.
-  ['a dmarc=pass by another authserv-id than AUTHSERV_ID', { 'Authentication-Results': 'mx.evil.example; dmarc=pass header.from=bank.example' }, { AUTHSERV_ID: OURS }],
-  ['a forged dmarc=pass below our server\'s softfail', { 'Authentication-Results': `${OURS}; spf=softfail smtp.mailfrom=bank.example; dmarc=none\r\nAuthentication-Results: mx.evil.example; dmarc=pass header.from=bank.example` }, {}],
+  ['a dmarc=pass by another authserv-id than AUTHSERV_ID', { 'Authentication-Results': 'mx.evil.example; dmarc=pass header.from=bank.example' }, { AUTHSERV_ID: OURS }, true],
+  ['a forged dmarc=pass below our server\'s softfail', { 'Authentication-Results': `${OURS}; spf=softfail smtp.mailfrom=bank.example; dmarc=none\r\nAuthentication-Results: mx.evil.example; dmarc=pass header.from=bank.example` }, {}, true],
 ];
+
+/**
+ * Waits for the ticket's reply to be sent: at once, or, when `lureHeld`, after the login-lure hold parked its draft
+ * and a person approved it as it is.
+ */
+async function sentAfterLureHold(running: RunningRoles, ticketId: string, lureHeld: boolean): Promise<Awaited<ReturnType<typeof waitForState>>> {
+  const decided = await waitForState(running.store, ticketId, ['parked', 'sent', 'ignored'], 60_000);
+  if (lureHeld) {
+    expect(decided.state, decided.reason).toBe('parked');
+    expect(decided.reason).toMatch(/^check the sender before answering: a login lure/);
+    await approve(running, ticketId);
+    return waitForState(running.store, ticketId, ['sent', 'parked']);
+  }
+  return decided;
+}
 
 describe('a forged From that no verdict fails', () => {
   it.each(UNVOUCHED)('%s, a link in the subject: parked for the subject; the approved reply goes without the quote', async (_case, headers, env) => {
@@ -65,10 +82,10 @@ describe('a forged From that no verdict fails', () => {
     expect(reply!.text).not.toContain('Bank Security');
   });
 
-  it.each(UNVOUCHED)('%s, a plain subject: sent on its own, without the quote', async (_case, headers, env) => {
+  it.each(UNVOUCHED)('%s, a plain subject: sent on its own (after the lure hold where a verdict exists), without the quote', async (_case, headers, env, lureHeld) => {
     const running = await run(env);
     const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: FORGED_FROM, subject: '二段階認証について', headers, body: PHISHING_BODY }));
-    const sent = await waitForState(running.store, ticketId, ['parked', 'sent', 'ignored'], 60_000);
+    const sent = await sentAfterLureHold(running, ticketId, lureHeld);
     expect(sent.state, sent.reason).toBe('sent');
     expect(quoteOmission(sent, running.services.config)).toMatch(/^the sender is not authenticated/);
     const [reply] = await suite.servers.smtp.waitFor(1);
@@ -148,17 +165,19 @@ describe('a customer\'s mail keeps its quote', () => {
     expect(reply!.text).toMatch(/Taro <taro@customer\.example>:\n> 二段階認証の設定方法を教えてください。/);
   });
 
+  // Authenticated is not vouched for against the login lure: only dmarc=pass lifts that hold (a phisher's own domain
+  // passes SPF and DKIM), yet an approved reply keeps the quote of an authenticated sender.
   it.each([
-    ['dmarc=pass', `${OURS}; spf=softfail smtp.mailfrom=bank.example; dmarc=pass header.from=bank.example`, {}],
-    ['an aligned dkim=pass, AUTHSERV_ID set', `${OURS}; dkim=pass header.d=mail.bank.example; dmarc=none`, { AUTHSERV_ID: OURS }],
-    ['an aligned spf=pass', `${OURS}; spf=pass smtp.mailfrom=bounces@bank.example`, {}],
-  ])('authenticated by %s, with links in its subject and text: sent with its quote', async (_case, results, env) => {
+    ['dmarc=pass', `${OURS}; spf=softfail smtp.mailfrom=bank.example; dmarc=pass header.from=bank.example`, {}, false],
+    ['an aligned dkim=pass, AUTHSERV_ID set', `${OURS}; dkim=pass header.d=mail.bank.example; dmarc=none`, { AUTHSERV_ID: OURS }, true],
+    ['an aligned spf=pass', `${OURS}; spf=pass smtp.mailfrom=bounces@bank.example`, {}, true],
+  ] as const)('authenticated by %s, with links in its subject and text: sent with its quote', async (_case, results, env, lureHeld) => {
     const running = await run(env);
     const { ticketId } = await ingest(
       running,
       buildMail({ messageId: customerMessageId(), from: 'XYZ Bank <victim@bank.example>', subject: `二段階認証について ${LINK}`, headers: { 'Authentication-Results': results }, body: PHISHING_BODY }),
     );
-    const ticket = await waitForState(running.store, ticketId, ['parked', 'sent'], 60_000);
+    const ticket = await sentAfterLureHold(running, ticketId, lureHeld);
     expect(ticket.state, ticket.reason).toBe('sent');
     expect(quoteOmission(ticket, running.services.config)).toBeUndefined();
     const [reply] = await suite.servers.smtp.waitFor(1);

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { foreignReplyToReason } from '../../jobs/answer-ticket.js';
 
 const TRUSTED = ['partner.example'];
+const WEB_FORM_NOTE = "a web form's Reply-To is typed by the visitor: check the address before approving";
 
 describe('foreignReplyToReason', () => {
   it.each([
@@ -48,7 +49,17 @@ describe('foreignReplyToReason: subdomains and no-reply senders', () => {
     ['a subdomain', 'no-reply@notify.shop.example', 'taro@shop.example'],
   ])('parks a no-reply From that names another Reply-To (%s), saying so', (_name, from, replyTo) => {
     const reason = foreignReplyToReason({ from, replyTo }, TRUSTED);
-    expect(reason).toBe(`From ${from} is a no-reply address and Reply-To names another, ${replyTo}: a system notification on someone else's behalf`);
+    expect(reason).toBe(`From ${from} is a no-reply address and Reply-To names another, ${replyTo}: a system notification on someone else's behalf, or a web form's mail (${WEB_FORM_NOTE})`);
+  });
+
+  // Legit-4 samples 056-060: a web form's mail is held by design, whatever TRUSTED_REPLY_TO_DOMAINS lists (it matches
+  // the Reply-To's domain, each visitor's own); the reason tells the reviewer what to check.
+  it.each([
+    ['our own contact form (056)', 'no-reply@helpdesk.example.jp', 'k.sato@sato-shoten.co.jp'],
+    ['a form service (059)', 'noreply@form.run.example', 'taro@customer.example'],
+    ['WordPress on our site domain (058)', 'wordpress@www.example.jp', 'fukuda@fukuda-ya.jp'],
+  ])('parks %s naming the visitor-typed Reply-To', (_name, from, replyTo) => {
+    expect(foreignReplyToReason({ from, replyTo }, TRUSTED)).toContain(WEB_FORM_NOTE);
   });
 
   it('lets a no-reply From through when its Reply-To is on a trusted domain, or is the From itself', () => {

@@ -139,6 +139,13 @@ describe('sales, recruiting, seminar and vendor mail: the draft is held (samples
     ['asks, ending in か without 。', 'お世話になっております。\n\n今後のご案内が不要な場合は、どこで止められますか', undefined],
     ['asks with 教えて', 'お世話になっております。\n\nメールが不要な場合は、止める方法を教えてください。', undefined],
     ['a footer that directs, held', 'セミナーのお知らせです。\n\n今後のご案内が不要な場合は、下記までご連絡ください。', /ご案内が不要な場合は/],
+    // Legit-4 sample 077: an opt-out by reply, without a link, under a mail that asks its own question is a personal
+    // signature's line; it holds only beside a second sign of a mailing.
+    ['077: a question, 配信停止…ご返信ください in the signature', 'XYZ株式会社\nご担当者様\n\n突然のご連絡失礼いたします。株式会社マーケティングパートナーズの石田と申します。\n現在御社のサービスを利用中で、APIで顧客データを連携したいと考えております。\nAPIのドキュメントはどこで確認できますでしょうか。\n\n石田\n配信停止をご希望の方はお手数ですがご返信ください。', undefined],
+    ['a question, 今後のご案内が不要な方は…ご連絡ください in the signature', 'お世話になっております。\n請求書の宛名は変更できますか？\n\n山田\n今後のご案内が不要な方はお手数ですがご連絡ください。', undefined],
+    ['144 whole: an invitation that asks, its audience line and an opt-out by reply', 'XYZ株式会社 ご担当者様\n\nこの度、カスタマーサクセスをテーマにした無料ウェビナーを開催いたします。\nご参加いただけますでしょうか？\n\n■日時 2026年12月10日(木) 15:00-16:00\n■お申込み https://saas-summit.jp/webinar/1210\n\n※本メールは名刺交換をさせていただいた方にお送りしております。\n今後のご案内が不要な方はお手数ですがその旨ご返信ください。', /ご案内が不要な方は/],
+    ['a question and two opt-out lines', 'ご参加いただけますでしょうか？\n\n今後のご案内が不要な方はご返信ください。\n配信停止をご希望の方はその旨ご連絡ください。', /が不要な方は|配信停止をご希望/],
+    ['a question and an opt-out that names its link', 'ご参加いただけますでしょうか？\n\n配信停止をご希望の方は https://seminar.example.jp/stop よりお手続きください。', /配信停止をご希望/],
   ])('mass-mail footer: %s', (_name, text, expected) => {
     const evidence = massMailingEvidence({ text, quoted: false });
     if (expected) expect(evidence).toMatch(expected);

@@ -31,6 +31,14 @@ describe('senderReviewReason: a login lure from an unauthenticated sender', () =
     ['dmarc=temperror', PHISHER, 'mx1.helpdesk.example.jp; dmarc=temperror header.from=smbc-card-secure.top', SAMPLE_124],
     ['the phisher\'s 「お客様のアカウントはロックされました」', PHISHER, NOT_AUTHENTICATED, 'お客様のアカウントはロックされました。下記のリンクよりログインしてください。https://secure-line.top/verify'],
     ['アカウント停止 and ログイン via a URL', 'no-reply@secure-line.top', NOT_AUTHENTICATED, 'お客様のアカウントは停止されています。\n以下のURLからログインして本人確認を完了してください。\nhttps://secure-line.top/verify'],
+    // A phisher writes 弊社 of itself and ユーザー様 of the reader: no report of its own lock-out.
+    ['弊社 as the phisher\'s company, お客様のアカウント', PHISHER, NOT_AUTHENTICATED, '弊社システムにて、お客様のアカウントに不正なアクセスを検知したため、ご利用を制限しております。下記のリンクよりログインしてください。'],
+    // A lure's notice 「ロックされています」 is the reader's lock, not a report of the writer's own.
+    ['a bare notice, ロックされています, and a call to log in', PHISHER, NOT_AUTHENTICATED, 'アカウントがロックされています。24時間以内に下記のリンクからログインしてください。'],
+    ['ユーザー様のアカウント', PHISHER, NOT_AUTHENTICATED, 'ユーザー様のアカウントは一時的にロックされています。24時間以内に以下のURLから本人確認を完了してください。https://secure-line.top/verify'],
+    // The call to act on the link in other words: confirm the password, update the account's details.
+    ['パスワードを確認してください, a deadline and a suspension', PHISHER, NOT_AUTHENTICATED, '【重要】24時間以内にアカウントが停止されます。\n継続するには https://xyz-account-verify.example/login でパスワードを確認してください。'],
+    ['アカウント情報を更新してください and a suspension', PHISHER, NOT_AUTHENTICATED, 'お客様のアカウントは一時停止されました。下記のリンクよりアカウント情報を更新してください。https://secure-line.top/update'],
   ])('%s: held', (_what, from, results, question) => {
     const hold = senderReviewReason({ from, replyTo: from, question }, signals(from, results, '三井住友銀行'), config);
     expect(hold?.kind).toMatch(/^(?:possible-phishing|forged-sender)$/);
@@ -59,6 +67,13 @@ describe('senderReviewReason: a login lure from an unauthenticated sender', () =
     ['an English locked-out customer, dmarc=none', CUSTOMER, CUSTOMER_NO_DMARC, 'My account is locked. The page at https://login.example.net says verify your account within 24 hours. What should I do?'],
     ['a07: the lure words, no Authentication-Results at all', CUSTOMER, undefined, 'Our admin account has been locked after the password reset. The page at https://login.example.net says we must verify your account within 24 hours.'],
     ['the lure words with a link to our own organisation domain', CUSTOMER, CUSTOMER_NO_DMARC, 'アカウントが制限されています。ログインが必要と表示されます。本日中にお願いします。https://app.example.jp/login'],
+    // Legit-4 sample 039: a customer's IT admin asks us to unlock one of their users, with their own intranet's link.
+    // A lure asks the reader to verify or log in; an urgent customer names a lock and a deadline only.
+    ['039: 弊社ユーザー（…）のアカウントがロックされ、本日中に解除を', 'it-admin@fujimoto-seisakusho.co.jp', 'mx1.helpdesk.example.jp; dkim=none; spf=pass smtp.mailfrom=fujimoto-seisakusho.co.jp; dmarc=none (p=none dis=none) header.from=fujimoto-seisakusho.co.jp', 'XYZサポート御中\n\n弊社ユーザー（suzuki@fujimoto-seisakusho.co.jp）のアカウントがロックされ、利用できなくなっています。\n本日中に解除をお願いできますでしょうか。\n社内手順書: https://intra.fujimoto-seisakusho.co.jp/wiki/xyz'],
+    ['a restricted account and a deadline, no call to log in', CUSTOMER, CUSTOMER_NO_DMARC, 'アカウントが停止されています。24時間以内に対応が必要です。詳細は https://status.customer.co.jp をご覧ください'],
+    ['弊社ユーザーの lock-out quoting the screen\'s ログインが必要', CUSTOMER, CUSTOMER_NO_DMARC, '弊社ユーザー（suzuki@customer.co.jp）のアカウントがロックされ、ログインが必要と表示されます。本日中に解除をお願いします。https://intra.customer.co.jp/wiki'],
+    ['社員のアカウント, ロックされている', CUSTOMER, CUSTOMER_NO_DMARC, '社員のアカウントがロックされているようです。本人確認が必要と表示されます。本日中に対応をお願いします。https://intra.customer.co.jp/wiki'],
+    ['our users\' accounts in English', CUSTOMER, CUSTOMER_NO_DMARC, 'Two of our users\' accounts are locked. The page at https://login.example.net asks them to verify your account within 24 hours. Can you unlock them?'],
     ['a plain question, dmarc=none, a link', CUSTOMER, CUSTOMER_NO_DMARC, 'CSVの取り込みでエラーになります。下記のリンクの手順通りにしました。 https://helpdesk.example.jp/help/csv'],
   ])('%s: not held', (_what, from, results, question) => {
     expect(senderReviewReason({ from, replyTo: from, question }, signals(from, results), config)).toBeUndefined();
