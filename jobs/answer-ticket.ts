@@ -679,6 +679,10 @@ const OWN_PROBLEM_REPORT = new RegExp(
   ].join('|'),
   'iu',
 );
+// The reader's account, as only a lure names it (「お客様のアカウント」, "your account has been suspended"; a customer
+// quoting the screen's "verify your account" names no such state): beside it, the writer's words
+// about logging in (「ログインできない場合は」, "we cannot access") are the threat, not a report of their own lock-out.
+const READERS_ACCOUNT = new RegExp(String.raw`${READER}の?(?:アカウント|口座|ID|ＩＤ|カード|ご利用)|\byour (?:account|card)(?: has been| will be| is| was)? (?:suspended|locked|limited|restricted|disabled|closed|on hold)\b`, 'iu');
 // The links of a text, each as its host (lower case): a URL's, or a `www.` host's.
 const LINK_HOST = /(?:https?:\/\/|\bwww\.)([^\s/?#:<>"'()「」]{1,253})/giu;
 
@@ -715,7 +719,7 @@ function withoutOwnLinks(words: string, ownDomains: readonly string[]): string {
  */
 function loginLureDetail(words: string, signals: ReplySignals, mailboxes: ReturnType<typeof ownMailboxesOf>, ownDomains: readonly string[]): string | undefined {
   const topmost = signals.headers['authentication-results']?.[0];
-  if (topmost === undefined || OWN_PROBLEM_REPORT.test(words)) return undefined;
+  if (topmost === undefined || (OWN_PROBLEM_REPORT.test(words) && !READERS_ACCOUNT.test(words))) return undefined;
   const linked = withoutOwnLinks(words, ownDomains);
   if (!LURE_LINK.test(linked) || !LURE_CALL.test(words) || !LURE_PRESSURE.some((sign) => sign.test(words))) return undefined;
   const dmarc = /\bdmarc\s*=\s*([a-z]+)/i.exec(topmost)?.[1]?.toLowerCase();

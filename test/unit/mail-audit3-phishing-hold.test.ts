@@ -39,6 +39,11 @@ describe('senderReviewReason: a login lure from an unauthenticated sender', () =
     // The call to act on the link in other words: confirm the password, update the account's details.
     ['パスワードを確認してください, a deadline and a suspension', PHISHER, NOT_AUTHENTICATED, '【重要】24時間以内にアカウントが停止されます。\n継続するには https://xyz-account-verify.example/login でパスワードを確認してください。'],
     ['アカウント情報を更新してください and a suspension', PHISHER, NOT_AUTHENTICATED, 'お客様のアカウントは一時停止されました。下記のリンクよりアカウント情報を更新してください。https://secure-line.top/update'],
+    // Review 8 #2: a lure that speaks of the reader's account is no report of the writer's own lock-out, whatever
+    // else it says of logging in.
+    ['「ログインできない場合は」 in a lure', PHISHER, NOT_AUTHENTICATED, 'お客様のアカウントのご利用を一時的に制限しております。\n24時間以内に下記のリンクより本人確認を完了してください。\nログインできない場合はアカウントが停止されます。\nhttps://smbc-card-secure.top/verify'],
+    ['「現在ログインできない状態です」 of お客様のアカウント', PHISHER, NOT_AUTHENTICATED, 'お客様のアカウントはロックされ、現在ログインできない状態です。本日中に以下のURLからご本人様確認をお願いします。https://smbc-card-secure.top/verify'],
+    ['"your account" beside "we cannot access"', PHISHER, NOT_AUTHENTICATED, 'We cannot access your account records. Your account has been suspended. Verify your identity within 24 hours: https://smbc-card-secure.top/verify'],
   ])('%s: held', (_what, from, results, question) => {
     const hold = senderReviewReason({ from, replyTo: from, question }, signals(from, results, '三井住友銀行'), config);
     expect(hold?.kind).toMatch(/^(?:possible-phishing|forged-sender)$/);
