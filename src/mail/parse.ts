@@ -11,7 +11,7 @@ import { isUsableAddress, parseAddressList, stripComments, type MailAddress } fr
 import { decodeBytes, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
 import { asksOnlyInSubject, isBounce } from './classify.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
-import { onlyGreetings, unreadableReason } from './unreadable.js';
+import { onlyGreetings, onlyGreetingsAndIntroduction, unreadableReason } from './unreadable.js';
 import { withoutHiddenElements } from './hidden-html.js';
 import { limitHtmlNesting, MAX_HTML_DEPTH } from './html-nesting.js';
 import { massMailingEvidence } from './mass-mailing.js';
@@ -542,6 +542,9 @@ const SERVICE_FOOTER = new RegExp(
     String.raw`发自我的.{1,40}`,
     String.raw`(?:從|从)我的.{1,40}(?:傳送|發送|发送)`,
     String.raw`[^.!?]{1,40}에서 보냄`,
+    // A ticket system's footer under the mail it sends (Zendesk: 「このメールは…から送信されています。[7KQ1XY-Z8P2]」).
+    String.raw`(?:この|本)(?:メール|メッセージ)は.{1,60}(?:から|によって|により)(?:送信|配信)(?:されて(?:い|おり)ます|されました)。?(?:\s*\[[A-Z0-9-]{4,20}\])?`,
+    String.raw`This (?:e-?mail|message) is a service from .{1,60}?\.?(?:\s*\[[A-Z0-9-]{4,20}\])?`,
   ].join('|')})$`,
   'iu',
 );
@@ -709,8 +712,10 @@ function ownTextOf(text: string, subject: string, recipients: readonly string[] 
     const cut = source.lastIndexOf('\n', MAX_QUESTION_SOURCE_CHARS);
     source = source.slice(0, cut > 0 ? cut : MAX_QUESTION_SOURCE_CHARS);
   }
-  const all = unwrapClearSigned(source.split('\n'));
+  const all = withoutExternalBanner(atReplyMarker(unwrapClearSigned(source.split('\n'))));
   const historyStart = quotedHistoryStart(all);
+  const pasted = pastedMail(all, historyStart, recipients);
+  if (pasted) return pasted;
   if (historyStart < 0) return { note: ownWords(all), forwarded: undefined };
   let history = all.slice(historyStart);
   let note = ownWords(all.slice(0, historyStart));
@@ -719,8 +724,119 @@ function ownTextOf(text: string, subject: string, recipients: readonly string[] 
     const below = noteBelowHistory(history, recipients);
     if (below) ({ note, history } = { note: below.note, history: history.slice(0, below.start) });
   }
-  const forwarded = isForward(all[historyStart] ?? '', subject) ? forwardedMessage(history) : undefined;
+  const forwarded = isForward(all[historyStart] ?? '', subject) || pointsAtHistory(note, history, recipients) ? forwardedMessage(history) : undefined;
   return { note, forwarded };
+}
+
+// Words that point at a mail pasted below them: 「以下のメールが届きました」, 「下記のメッセージ」, 「次のようなメール」, "the
+// following email", "the message below". Not 「以下のメールアドレス」.
+const POINTS_AT_FOLLOWING_MAIL =
+  /(?:以下|下記|次)の(?:ような|内容の)?(?:メール|メッセージ|SMS)(?!アドレス|ボックス|ソフト|設定)|\bthe following (?:e-?mail|mail|message)\b|\b(?:e-?mail|mail|message) (?:below|pasted below)\b|\bbelow (?:e-?mail|mail|message)\b/iu;
+
+/**
+ * True when the customer's `note` points at the mail that `history` starts with (a header block or a marker pasted or
+ * forwarded without a forwarding subject), which is then read as a forward: with its links under the forward's
+ * delimiter, the quoted mail's and not the customer's. Never a quote attribution (「… wrote:」, the answer replied to)
+ * nor a mail from one of `recipients` (ours, quoted in a reply to us).
+ */
+function pointsAtHistory(note: string, history: string[], recipients: readonly string[]): boolean {
+  if (!POINTS_AT_FOLLOWING_MAIL.test(note) || isQuoteHeader(history[0] ?? '', history[1])) return false;
+  return !isFromRecipient(history.slice(0, forwardHeadEnd(history)), recipients);
+}
+
+/**
+ * The customer's note and the mail they pasted between separator lines below words pointing at it (legit-4 074:
+ * 「以下のメールが届きました。貴社からのものでしょうか？」 over `-----` lines framing a suspicious mail), read as a forward
+ * is: the note first (with what they wrote under the closing separator), the pasted mail under the forward's
+ * delimiter, so a link in it is the quoted mail's and not the customer's. Undefined when no words point at it, the
+ * block is a signature or a mail of ours, or quoted history starts above its opening separator.
+ */
+function pastedMail(lines: string[], historyStart: number, recipients: readonly string[]): OwnText | undefined {
+  const pointer = lines.findIndex((line) => POINTS_AT_FOLLOWING_MAIL.test(line));
+  if (pointer < 0 || (historyStart >= 0 && historyStart <= pointer)) return undefined;
+  const open = lines.findIndex((line, i) => i > pointer && SEPARATOR_LINE.test(line));
+  if (open < 0 || (historyStart >= 0 && historyStart < open)) return undefined;
+  const closeAfter = lines.slice(open + 1).findIndex((line) => SEPARATOR_LINE.test(line));
+  const close = closeAfter < 0 ? lines.length : open + 1 + closeAfter;
+  const block = lines.slice(open + 1, close);
+  if ((isContactBlock(block) && !block.some((line) => MAIL_SENTENCE.test(line))) || isFromRecipient(block.slice(0, forwardHeadEnd(block)), recipients)) return undefined;
+  const forwarded = forwardedMessage(block);
+  if (!hasWords(forwarded.text)) return undefined;
+  const after = lines.slice(close + 1);
+  const afterHistory = quotedHistoryStart(after);
+  return { note: ownWords([...lines.slice(0, open), '', ...(afterHistory < 0 ? after : after.slice(0, afterHistory))]), forwarded };
+}
+
+// A sentence of a pasted mail, which a signature block never holds (its link or address is a contact line there).
+const MAIL_SENTENCE = /。|[！？]|(?:\S+\s+){3}[^\n]*[.!?](?:\s|$)/u;
+
+// A ticket system's line that marks where a reply is typed (Zendesk's 「##- ここより上に返信を入力してください -##」,
+// "##- Please type your reply above this line -##").
+const REPLY_MARKER = /^\s*##-\s*[^\n]{1,80}?\s*-##\s*$/u;
+
+/**
+ * `lines` without a ticket system's reply marker ({@link REPLY_MARKER}) and what the system quoted below it, when the
+ * customer typed above it; without the marker line alone when it is on top (a mail the system sends, its words below).
+ */
+function atReplyMarker(lines: string[]): string[] {
+  const marker = lines.findIndex((line) => REPLY_MARKER.test(line));
+  if (marker < 0) return lines;
+  const above = lines.slice(0, marker);
+  return above.some(hasWords) ? above : [...above, ...lines.slice(marker + 1)];
+}
+
+// A mail gateway's tag and banner for mail from outside the customer's company, put on a mail's first line:
+// 「[EXTERNAL] 社外からのメールにご注意ください」, 【社外メール】, "CAUTION: This email originated from outside of the
+// organization…". Read on the first lines only: further down such words are the customer's.
+const EXTERNAL_TAG = /^\s*(?:\[\s*(?:external|外部|社外)(?:\s*(?:e-?mail|mail|sender|メール))?\s*\]|【\s*(?:external|外部|社外)(?:\s*(?:e-?mail|mail|メール))?\s*】)\s*/iu;
+const EXTERNAL_BANNER =
+  /^(?:(?:caution|warning|notice|注意|ご注意|警告)\s*[:：!！]?\s*)?(?:this (?:e-?mail|message) (?:originated|came|was sent|is) from (?:outside|an external)|external (?:e-?mail|sender)\b|(?:※\s*)?(?:このメールは)?(?:社外|外部)(?:から(?:の|届いた)?|の)(?:メール|送信者|差出人)|do not click links or open attachments)/iu;
+// A banner is a line or two; a longer line is the customer's text.
+const MAX_BANNER_CHARS = 300;
+const MAX_BANNER_LINES = 2;
+
+/** `lines` without the gateway tag and banner lines ({@link EXTERNAL_BANNER}) at their top; a question is never one. */
+function withoutExternalBanner(lines: string[]): string[] {
+  const kept = [...lines];
+  for (let cut = 0; cut < MAX_BANNER_LINES; cut++) {
+    const first = kept.findIndex((line) => line.trim() !== '');
+    const line = kept[first] ?? '';
+    if (first < 0 || line.length > MAX_BANNER_CHARS || /[?？]/u.test(line)) break;
+    const rest = line.replace(EXTERNAL_TAG, '');
+    if (rest.trim() !== '' && !EXTERNAL_BANNER.test(rest.trim())) {
+      if (rest !== line) kept[first] = rest;
+      break;
+    }
+    kept.splice(0, first + 1);
+  }
+  return kept;
+}
+
+// A legal notice a company's mail system appends (「本メールは機密情報を含む場合があります…」, "This e-mail and any
+// attachments are confidential…", "CONFIDENTIALITY NOTICE: …"): its opening, and the two things every such notice
+// says, that the mail is confidential and what to do with it when misdelivered.
+const NOTICE_OPENING =
+  /^\s*(?:[*【[(]?\s*(?:confidentiality(?: notice| statement| note)?|disclaimer|legal notice|privileged (?:and|&) confidential|機密(?:保持)?(?:情報)?(?:に関する)?(?:注意|ご注意|通知|事項)|免責事項)\s*[*】\])]?\s*[:：]?|this (?:e-?mail|message|communication|transmission)\b|the information (?:contained )?in this (?:e-?mail|message)\b|(?:本|この)(?:電子)?(?:メール|メッセージ)(?:は|には|および|及び|の))/iu;
+const NOTICE_CONFIDENTIAL = /confidential|privileged|機密|秘密|守秘/iu;
+// Not a bare "delete" or 削除: 「このメールは機密扱いで削除できません」 is a customer's problem.
+const NOTICE_MISDELIVERY = /intended (?:solely |only )?(?:for|recipient)|addressee|in error|prohibited|notify the sender|宛先|誤って|誤送信|破棄|禁じ|禁止/iu;
+const MAX_NOTICE_LINES = 12;
+const MAX_NOTICE_CHARS = 1_500;
+
+/**
+ * Cuts a trailing legal notice (confidentiality, misdelivery; {@link NOTICE_OPENING}) with the separators that framed
+ * it, in English as in Japanese. Only with words above it and no question in it: a customer's own sentence about
+ * confidential data asks something.
+ */
+function stripLegalNotice(lines: string[]): string[] {
+  for (let i = 1; i < lines.length; i++) {
+    if (!NOTICE_OPENING.test(lines[i] ?? '')) continue;
+    if (!lines.slice(0, i).some((line) => hasWords(line) && !SEPARATOR_LINE.test(line))) continue;
+    const notice = lines.slice(i).filter((line) => line.trim() !== '' && !SEPARATOR_LINE.test(line)).join('\n');
+    if (notice.split('\n').length > MAX_NOTICE_LINES || notice.length > MAX_NOTICE_CHARS || /[?？]/u.test(notice)) continue;
+    if (NOTICE_CONFIDENTIAL.test(notice) && NOTICE_MISDELIVERY.test(notice)) return withoutTrailingSeparators(lines.slice(0, i));
+  }
+  return lines;
 }
 
 // A note written below the history ends in a sentence; a forwarded mail's signature under a separator (a name, a
@@ -802,7 +918,9 @@ const POINTS_AT_SUBJECT =
  * The question a ticket carries for the agent and the operator: the mail's {@link InboundMail.question}, with the
  * subject where the words lean on it. As for a mail of no words at all, the bare subject (without reply prefixes) is
  * the question when the customer's words are only greetings and a closing ({@link onlyGreetings}) in a mail that
- * replies to nothing (a reply's subject is the thread's, not a new question); when their words point at the subject
+ * replies to nothing (a reply's subject is the thread's, not a new question), and leads the words when they are
+ * greetings and who writes ({@link onlyGreetingsAndIntroduction}: 「田中です」 under 「至急電話ください」, the name kept
+ * for the agent where greetings carry nothing it needs); when their words point at the subject
  * (「件名の通り、コードが届きません」, 「標題の件」) the subject comes first, as the mail reads. The agent is handed the
  * question alone, so a question asked only in the subject is otherwise lost.
  */
@@ -814,7 +932,10 @@ export function questionWithSubject(mail: Pick<InboundMail, 'question' | 'subjec
   const note = question.split(`\n\n${FORWARDED_DELIMITER}\n`)[0] ?? question;
   if (POINTS_AT_SUBJECT.test(note) && !squeezed(question).includes(squeezed(fromSubject))) return `${fromSubject}\n\n${question}`;
   const reply = Boolean(mail.inReplyTo) || mail.references.length > 0 || REPLY_OR_FORWARD_PREFIX.test(mail.subject) || ownPart(mail.text).quoted;
-  return !reply && (onlyGreetings(question) || asksOnlyInSubject(question, fromSubject)) ? fromSubject : question;
+  if (reply) return question;
+  if (onlyGreetings(question) || asksOnlyInSubject(question, fromSubject)) return fromSubject;
+  // Who writes is worth keeping where greetings are not: the agent addresses the sender and a person calls them back.
+  return onlyGreetingsAndIntroduction(question) ? `${fromSubject}\n\n${question}` : question;
 }
 
 /** `text` without white space, for telling whether one text holds another. */
@@ -845,7 +966,7 @@ function ownWords(history: string[]): string {
   let visible = lines.join('\n');
   if (visible.trim() !== '' && visible.length <= MAX_REPLY_PARSER_CHARS) visible = new EmailReplyParser().parseReply(visible);
 
-  lines = stripServiceFooter(stripSignatureBlock(stripDelimitedSignature(visible.split('\n'))));
+  lines = stripServiceFooter(stripSignatureBlock(stripDelimitedSignature(stripLegalNotice(visible.split('\n')))));
   return lines
     .map((l) => l.trimEnd())
     .join('\n')
@@ -874,8 +995,10 @@ export const MAX_FORWARDED_CHARS = 2_000;
 const MAX_FORWARDED_HEADER_CHARS = 200;
 
 /** True when `html` shows the part with Content-ID `cid` (`src="cid:…"`, as Outlook places a signature logo). */
-// Signature logos and icons are a few KB; a screenshot pasted into the mail (Outlook sends it inline too) is tens.
-const MAX_LAYOUT_IMAGE_BYTES = 24 * 1024;
+// Signature icons and small logos are a few KB. A screenshot pasted into the mail (Outlook sends it inline too) is
+// more, yet a cropped error dialog can be 10 KB, as large as many logos: past this, an inline image counts as a
+// picture sent to be looked at, and a question leaning on it is parked rather than answered blind.
+const MAX_LAYOUT_IMAGE_BYTES = 4 * 1024;
 
 /**
  * True for a small image the HTML shows by its Content-ID: part of the layout (a signature logo), not a picture
@@ -903,10 +1026,16 @@ function isForward(line: string, subject: string): boolean {
 
 /** The forwarded mail that `history` starts with: its marker line and header block read, its text after them. */
 function forwardedMessage(history: string[]): ForwardedMessage {
-  let bodyStart = 0;
-  while (bodyStart < history.length && isForwardHead(history[bodyStart] ?? '')) bodyStart += 1;
+  const bodyStart = forwardHeadEnd(history);
   const head = history.slice(0, bodyStart);
   return { from: headerValue(head, BLOCK_FROM), subject: headerValue(head, BLOCK_SUBJECT), text: ownWords(history.slice(bodyStart)) };
+}
+
+/** Where the text of the mail that `history` starts with begins: after its marker and header lines. */
+function forwardHeadEnd(history: string[]): number {
+  let bodyStart = 0;
+  while (bodyStart < history.length && isForwardHead(history[bodyStart] ?? '')) bodyStart += 1;
+  return bodyStart;
 }
 
 /** The value of the first line of `head` that `field` matches (Outlook's bold `*From:*` unwrapped), bounded. */

@@ -149,9 +149,11 @@ export function unreadableReason(mail: UnreadableCheckInput): string | undefined
 
 // Words that point at what a picture shows instead of saying it: この画面, このエラー, この表示, 添付の画像, スクリーンショット,
 // 添付の画面, "this screen", "this error", "the screenshot", "attached image". 「添付の画面でエラーが出ます」 names no
-// error (newcomer walkthrough 7): which error is only in the picture, as with この画面.
+// error (newcomer walkthrough 7): which error is only in the picture, as with この画面. 「下記の画面」, 「以下の画面」,
+// 「上記の画面」 point at a screenshot pasted below or above the words just as well (legit-4 030); 「下記のエラー」 mostly
+// precedes the error written out, so with these only the screen and the picture lean on the image.
 const REFERS_TO_IMAGE =
-  /(?:この|こちらの)(?:画面|エラー|表示|画像|写真|スクリーンショット|スクショ)|添付(?:の|した|している)?(?:画面|画像|写真|スクリーンショット|スクショ)|スクリーンショット|スクショ|\b(?:this|these) (?:screens?|errors?|messages?|dialog|pop-?up|warning)\b|\b(?:the|this|attached) (?:screenshots?|screen ?shots?|images?|pictures?|photos?)\b/iu;
+  /(?:この|こちらの)(?:画面|エラー|表示|画像|写真|スクリーンショット|スクショ)|(?:下記|以下|上記)の(?:画面|画像|写真|スクリーンショット|スクショ)|添付(?:の|した|している)?(?:画面|画像|写真|スクリーンショット|スクショ)|スクリーンショット|スクショ|\b(?:this|these) (?:screens?|errors?|messages?|dialog|pop-?up|warning)\b|\b(?:the|this|attached) (?:screenshots?|screen ?shots?|images?|pictures?|photos?)\b/iu;
 // Words that say what the picture shows: a quoted message (「パスワードが違います」, "wrong password"), an error code
 // (E1234, 0x80070005, AADSTS50011) or a message after a colon ("…: Error 0x80070005 access denied") is readable as
 // it is. Bounded and line-bound, so a run of 「 without its 」 is not rescanned from every start.
@@ -250,6 +252,34 @@ export function onlyGreetings(words: string): boolean {
   const sentences = sentencesOf(words);
   if (sentences.length === 0 || sentences.some((sentence) => THANKS.test(sentence))) return false;
   return sentences.every((sentence, i) => [...GREETINGS, ...CLOSINGS].some((pattern) => pattern.test(sentence)) || isNameAfterClosing(sentences, i));
+}
+
+// Who writes: 「田中です」, 「株式会社サンプルの田中と申します」, 「山田商事の山田でございます」, "This is Taro from ACME",
+// "My name is Anna Kowalski". A short 〜です sentence may be something else (「不具合です」); the one reader of these,
+// questionWithSubject, keeps the words beside the subject, so such a miss costs nothing.
+const INTRODUCTIONS: readonly RegExp[] = [
+  // The name before です has no hiragana: 「解約したいです」, 「配信を停止したいです」 say what the sender wants.
+  /^(?:[^、。？?\s]{1,30}の)?[^、。？?の\s\p{Script=Hiragana}]{1,10}(?:\s[^、。？?の\s\p{Script=Hiragana}]{1,10})?(?:です|でございます|と申します)$/u,
+  /^(?:[Tt]his is|[Mm]y name is|[Ii]t'?s)\s\p{Lu}[\p{L}'.-]*(?:\s\p{Lu}[\p{L}'.-]*){0,2}(?:\s(?:from|of|at)\s[^.?!]{1,40})?$/u,
+];
+
+// A name on a line of its own: kanji or katakana (田中, 田中 太郎, タナカ) or capitalised words (Taro, Taro Yamada). Not
+// hiragana: 「至急お電話ください」 is a request and 「すみません」 an apology.
+const NAME_ALONE = /^(?:[\p{Script=Han}\p{Script=Katakana}ー・]{1,8}(?:\s[\p{Script=Han}\p{Script=Katakana}ー・]{1,8})?|\p{Lu}\p{Ll}[\p{Ll}'-]{0,14}(?:\s\p{Lu}\p{Ll}[\p{Ll}'-]{0,14})?)$/u;
+
+/**
+ * True when `words` are greetings, closings and who writes (a self-introduction, {@link INTRODUCTIONS}, or the
+ * sender's name as the first or last line), with at least one of the latter and no thanks: 「田中です」 under the subject
+ * 「至急電話ください」 asks nothing of its own, but unlike greetings it tells who is asking. Greetings alone are
+ * {@link onlyGreetings}.
+ */
+export function onlyGreetingsAndIntroduction(words: string): boolean {
+  const sentences = sentencesOf(words);
+  if (sentences.length === 0 || sentences.some((sentence) => THANKS.test(sentence))) return false;
+  const introduces = (sentence: string, i: number) =>
+    INTRODUCTIONS.some((pattern) => pattern.test(sentence)) || ((i === 0 || i === sentences.length - 1) && NAME_ALONE.test(sentence));
+  const greets = (sentence: string, i: number) => [...GREETINGS, ...CLOSINGS].some((pattern) => pattern.test(sentence)) || isNameAfterClosing(sentences, i);
+  return sentences.some((sentence, i) => !greets(sentence, i) && introduces(sentence, i)) && sentences.every((sentence, i) => greets(sentence, i) || introduces(sentence, i));
 }
 
 /** The sentences of `words` with a letter or digit, without their closing punctuation, white space squeezed. */

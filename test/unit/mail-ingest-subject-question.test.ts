@@ -58,6 +58,9 @@ describe('ticketInputForMail: the subject in the question when the body asks not
     ['表題のとおり', mail('CSVが文字化けする', '表題のとおりです。対処法はありますか。'), 'CSVが文字化けする\n\n表題のとおりです。対処法はありますか。'],
     ['as in the subject', mail('Export fails with error 500', 'Hello,\n\nAs in the subject: the export has failed since Monday. What can I do?'), 'Export fails with error 500\n\nHello,\n\nAs in the subject: the export has failed since Monday. What can I do?'],
     ['see subject', mail('Cannot log in after password reset', 'See subject. Any idea?'), 'Cannot log in after password reset\n\nSee subject. Any idea?'],
+    // Legit-4 014: greetings and who writes ask nothing either; the subject leads and the words follow, so the agent
+    // still sees the sender's name (greetings alone carry nothing it needs, so there the subject stands alone).
+    ['a self-introduction beside the greetings', mail('見積もり', 'お世話になっております。株式会社カスタマーの山田です。\nよろしくお願いいたします。'), '見積もり\n\nお世話になっております。株式会社カスタマーの山田です。\nよろしくお願いいたします。'],
     // A reply refers to its own subject, without the prefix.
     ['件名の通り in a reply', mail('Re: 二段階認証のコードが届かない', '件名の通り、まだ届きません。', reply), '二段階認証のコードが届かない\n\n件名の通り、まだ届きません。'],
   ])('%s', async (_what, raw, question) => {
@@ -68,7 +71,6 @@ describe('ticketInputForMail: the subject in the question when the body asks not
   // whose subject is the thread's and not a new question.
   it.each<[what: string, raw: Buffer, question: string]>([
     ['greetings around a question', mail('請求書について', 'お世話になっております。\n請求書の宛名を変更できますか？\nよろしくお願いいたします。'), 'お世話になっております。\n請求書の宛名を変更できますか？\nよろしくお願いいたします。'],
-    ['a self-introduction beside the greetings', mail('見積もり', 'お世話になっております。株式会社カスタマーの山田です。\nよろしくお願いいたします。'), 'お世話になっております。株式会社カスタマーの山田です。\nよろしくお願いいたします。'],
     ['a reply of greetings only', mail('Re: 請求書払いに変更できますか', 'お世話になっております。\nよろしくお願いいたします。', reply), 'お世話になっております。\nよろしくお願いいたします。'],
     ['a reply prefix without In-Reply-To', mail('RE: 請求書払い', 'お世話になっております。\nよろしくお願いいたします。'), 'お世話になっております。\nよろしくお願いいたします。'],
     ['greetings above a quote', mail('請求書払い', 'よろしくお願いいたします。\n\n> 請求書払いは法人プランでご利用いただけます。'), 'よろしくお願いいたします。'],

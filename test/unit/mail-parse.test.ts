@@ -765,6 +765,150 @@ describe('parseInboundMail: contact fields only, the question in the subject', (
   });
 });
 
+// Legit-4 074: a customer who pastes a mail they received and asks about it (「以下のメールが届きました。貴社からのもの
+// でしょうか？」) asks about the pasted mail: it follows their note as a forward does, under the forward's delimiter, so
+// its links stay marked as the quoted mail's, not the customer's. Without words pointing at it, or in a reply quoting
+// our own mail, a separated block or a header block is read as before.
+describe('extractQuestion: a mail the note points at', () => {
+  const FWD = '---------- Forwarded message ----------';
+  const lure = '【XYZ】アカウントが一時停止されました\nお客様のアカウントは利用制限されています。24時間以内に下記リンクから本人確認を完了してください。\nhttp://xyz-secure-login.top/verify';
+  it.each<[what: string, subject: string, text: string, question: string]>([
+    [
+      'a pasted mail between separators (legit-4 074)',
+      'このメールは本物ですか？',
+      `以下のメールが届きました。貴社からのものでしょうか？\n\n-----\n${lure}\n-----\n\n怪しいと思いクリックしていません。`,
+      `以下のメールが届きました。貴社からのものでしょうか？\n\n怪しいと思いクリックしていません。\n\n${FWD}\n\n${lure}`,
+    ],
+    [
+      'a pasted mail with its header lines between separators',
+      'このメールは本物ですか？',
+      `下記のメールは貴社から送られたものですか？\n\n--------------------\n差出人: XYZ <info@xyz-secure-login.top>\n件名: 【重要】アカウント停止のお知らせ\n\n${lure}\n--------------------\n`,
+      `下記のメールは貴社から送られたものですか？\n\n${FWD}\nFrom: XYZ <info@xyz-secure-login.top>\nSubject: 【重要】アカウント停止のお知らせ\n\n${lure}`,
+    ],
+    [
+      'a pasted header block without Fwd: in the subject',
+      '本物ですか',
+      `次のメールが届いたのですが、本物でしょうか？\n\n差出人: XYZ <info@xyz-secure-login.top>\n件名: 【重要】アカウント停止のお知らせ\n\n${lure}`,
+      `次のメールが届いたのですが、本物でしょうか？\n\n${FWD}\nFrom: XYZ <info@xyz-secure-login.top>\nSubject: 【重要】アカウント停止のお知らせ\n\n${lure}`,
+    ],
+    [
+      'the following email, in English',
+      'Is this from you?',
+      'I received the following email. Is it really from you?\n\n----\nFrom: XYZ Billing <billing@xyz-pay.top>\nSubject: Payment failed\n\nUpdate your card at http://xyz-pay.top/card within 24 hours.\n----\nI did not click the link.',
+      `I received the following email. Is it really from you?\n\nI did not click the link.\n\n${FWD}\nFrom: XYZ Billing <billing@xyz-pay.top>\nSubject: Payment failed\n\nUpdate your card at http://xyz-pay.top/card within 24 hours.`,
+    ],
+  ])('%s', (_what, subject, text, question) => {
+    expect(extractQuestion(text, subject)).toBe(question);
+  });
+
+  it.each<[what: string, subject: string, text: string, question: string]>([
+    ['a separated block without a pointer', 'Steps', 'Steps:\n-----\nopen the app\nclick export', 'Steps:\n-----\nopen the app\nclick export'],
+    ['a pointer above a signature block only', '質問', '以下のメールアドレスに送ってください。\n-----\n株式会社サンプル\nTEL: 03-1234-5678', '以下のメールアドレスに送ってください。'],
+    ['a pointer above a quoted reply', 'Re: 請求書', '以下のメールの件、まだ届きません。\n\nOn Mon, Nov 2, 2026 at 10:00 AM Support <support@support.example> wrote:\n> 請求書を再送しました。', '以下のメールの件、まだ届きません。'],
+  ])('%s: as before', (_what, subject, text, question) => {
+    expect(extractQuestion(text, subject)).toBe(question);
+  });
+});
+
+// Legit-4 028/029/033, 083, 099, 061: what the customer's mail system adds reaches the agent as noise. A framed Outlook
+// signature above a legal notice, the notice itself (in English as in Japanese), a gateway's external-mail banner on
+// the first line and a ticket system's reply marker with its footer are cut; the customer's words stay.
+describe('extractQuestion: what the mail system adds', () => {
+  const signature = '━━━━━━━━━━━━━━━━━━━━━━━━\n株式会社サンプル商事\n管理本部 情報システム部 課長\n佐藤 健一 (Kenichi Sato)\n〒100-0005 東京都千代田区丸の内1-2-3 丸の内ビル15F\nTEL: 03-1234-5678 / FAX: 03-1234-5679\nMobile: 090-1234-5678\nE-mail: k.sato@sample-shoji.co.jp\nURL: https://www.sample-shoji.co.jp/\n━━━━━━━━━━━━━━━━━━━━━━━━';
+  const jaNotice = '本メールは機密情報を含む場合があります。本メールの宛先に記載されていない方が受信された場合は、\n大変お手数ですが直ちに送信者にご連絡いただくとともに、本メールを破棄してください。\n本メールの内容の全部または一部を無断で複製、転送、開示することを固く禁じます。';
+  const enNotice = 'This e-mail may contain confidential information. If you are not the intended recipient, please notify the sender immediately and delete this e-mail.';
+  const ask = 'XYZサポート御中\n\nリダイレクトURIは何を設定すればよいでしょうか。\n\nよろしくお願いいたします。';
+  it.each<[what: string, text: string, question: string]>([
+    ['a framed signature above a Japanese and English notice (legit-4 028)', `${ask}\n${signature}\n${jaNotice}\n${enNotice}\n`, ask],
+    ['a framed signature above an English notice', `${ask}\n${signature}\n${enNotice}`, ask],
+    [
+      'an English notice without a separator (legit-4 083)',
+      'Hello,\n\nCould you send your latest SOC 2 report?\n\nAnna Kowalski | Vendor Risk | BigBank\nThis message is intended only for the use of the addressee and may contain information that is privileged and confidential. If you are not the intended recipient, you are hereby notified that any dissemination of this communication is strictly prohibited.',
+      'Hello,\n\nCould you send your latest SOC 2 report?\n\nAnna Kowalski | Vendor Risk | BigBank',
+    ],
+    [
+      'CONFIDENTIALITY NOTICE over two paragraphs',
+      'Can you extend our trial by a week?\n\nCONFIDENTIALITY NOTICE: This e-mail and any attachments are confidential and may be privileged.\n\nIf you have received this e-mail in error, please notify the sender and delete it. Any copying or distribution is prohibited.',
+      'Can you extend our trial by a week?',
+    ],
+    ['a Japanese notice alone under the words', `請求書の宛名を変更できますか？\n\n${jaNotice}`, '請求書の宛名を変更できますか？'],
+    [
+      'an external-mail banner on the first line (legit-4 099)',
+      '[EXTERNAL] 社外からのメールにご注意ください\n\nXYZサポート御中\n\n来月から請求書の送付先を経理部に変更してください。\n\n久保',
+      'XYZサポート御中\n\n来月から請求書の送付先を経理部に変更してください。\n\n久保',
+    ],
+    ['an English caution banner', 'CAUTION: This email originated from outside of the organization. Do not click links or open attachments unless you recognize the sender.\n\nHow do I export invoices?', 'How do I export invoices?'],
+    ['a 【社外メール】 tag line', '【社外メール】\nプランの変更方法を教えてください。', 'プランの変更方法を教えてください。'],
+    [
+      'a ticket system\'s reply marker on top, its footer below (legit-4 061)',
+      '##- ここより上に返信を入力してください -##\n\nXYZサポート御中\n\n新しい証明書の登録はどの画面から行えばよいでしょうか。\n\n情報システム部 木下\n\n--------------------------------\nこのメールはサンプル社ヘルプデスク（Zendesk）から送信されています。[7KQ1XY-Z8P2]\n',
+      'XYZサポート御中\n\n新しい証明書の登録はどの画面から行えばよいでしょうか。\n\n情報システム部 木下',
+    ],
+    [
+      'a ticket system\'s footer in 〜によって送信されました (mailaudit2 57)',
+      '##- このラインより上にご返信ください -##\n\nお問い合わせ番号 #48213 を受け付けました。\n\n--------------------------------\nこのメールはZendeskによって送信されました。',
+      'お問い合わせ番号 #48213 を受け付けました。',
+    ],
+    [
+      'words typed above the reply marker',
+      'Is there an update on this?\n\n##- Please type your reply above this line -##\n\nYour request (48213) has been updated.\nSupport Team\n\nThis email is a service from Sample Helpdesk. [7KQ1XY-Z8P2]',
+      'Is there an update on this?',
+    ],
+  ])('%s', (what, text, question) => {
+    expect(extractQuestion(text, 'Question')).toBe(question);
+  });
+
+  it.each<[what: string, text: string]>([
+    ['confidential named by the customer', 'Our data is confidential. If you are not the right team, who handles the deletion certificate?'],
+    ['a notice sentence of the customer\'s own with a question', '本メールは機密情報を含みますが、宛先以外の方に転送しても問題ないでしょうか？'],
+    ['a problem with a confidential mail at the end', 'How do I export?\n\nThis message is marked confidential by your system and I cannot delete it.'],
+    ['EXTERNAL mid-text', 'How do I export?\n[EXTERNAL] appears in the subject of your mails. Why?'],
+    ['a banner-like line that is the question', '社外からのメールに注意が出ます。消せますか？'],
+  ])('%s: kept', (_what, text) => {
+    expect(extractQuestion(text, 'Question')).toBe(text);
+  });
+});
+
+// Legit-4 014: 「至急電話ください」 with the body 「田中です」 handed the agent a name and no request. A body of greetings and
+// who writes (「〜です」, 「〜と申します」, 「〇〇株式会社の〜です」, "This is Taro", a name alone) asks nothing: the subject
+// leads, and the body follows it, so the agent still sees who wrote. Words of the sender's own keep the body alone.
+describe('questionWithSubject: a body of greetings and the sender\'s name only', () => {
+  const plain = (subject: string, body: string, headers = '') =>
+    mail(
+      `From: Taro <taro@customer.example>\nSubject: =?UTF-8?B?${Buffer.from(subject).toString('base64')}?=\n${headers}MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8`,
+      `${body.replace(/\n/g, '\r\n')}\r\n`,
+    );
+
+  it.each<[what: string, subject: string, body: string, question: string]>([
+    ['a name in 〜です (legit-4 014)', '至急電話ください', '田中です', '至急電話ください\n\n田中です'],
+    ['greetings and 〜と申します', '見積もりの依頼', 'お世話になっております。\n株式会社サンプルの田中と申します。\nよろしくお願いいたします。', '見積もりの依頼\n\nお世話になっております。\n株式会社サンプルの田中と申します。\nよろしくお願いいたします。'],
+    ['a company and a name in 〜です', '請求書を再送してください', 'サンプル株式会社の田中です。', '請求書を再送してください\n\nサンプル株式会社の田中です。'],
+    ['an addressee and a name in 〜でございます', '折り返しお電話ください', 'XYZサポート様\n山田商事の山田でございます。', '折り返しお電話ください\n\nXYZサポート様\n山田商事の山田でございます。'],
+    ['a name alone', '至急電話ください', '田中', '至急電話ください\n\n田中'],
+    ['a name alone in two words', 'Please call me back', 'Taro Yamada', 'Please call me back\n\nTaro Yamada'],
+    ['This is Taro', 'Please call me back', 'Hi,\nThis is Taro from ACME.', 'Please call me back\n\nHi,\nThis is Taro from ACME.'],
+    ['My name is', 'Call me please', 'Hello,\nMy name is Anna Kowalski.\nBest regards,\nAnna', 'Call me please\n\nHello,\nMy name is Anna Kowalski.'],
+  ])('%s: the subject leads', async (_what, subject, body, question) => {
+    expect(questionWithSubject(await parseInboundMail(plain(subject, body)))).toBe(question);
+  });
+
+  it.each<[what: string, subject: string, body: string, headers?: string]>([
+    ['a question of their own beside the name', '電話の件', '田中です。折り返しの電話は何時頃になりますか？'],
+    ['a request of their own beside the name', '至急', 'サンプル株式会社の田中です。\n至急お電話ください。'],
+    ['a sentence of their own', 'ログインできない', 'お世話になっております。田中です。\n昨日からログインできません。'],
+    ['a name in a reply', 'Re: 至急電話ください', '田中です', 'In-Reply-To: <a@support.example>\n'],
+    ['thanks and a name', '請求書', 'ありがとうございます。田中です。'],
+    ['This is more than a name', 'Export', 'This is a problem for our whole team.'],
+    ['a wish in 〜たいです (legit-4 101)', '解約', '解約したいです'],
+    ['a wish after の', '配信停止', 'メールの配信を停止したいです\nよろしくお願いします'],
+    ['an apology in kana', 'Question', 'すみません。'],
+  ])('%s: the body alone', async (_what, subject, body, headers) => {
+    const raw = plain(subject, body, headers);
+    const parsed = await parseInboundMail(raw);
+    expect(questionWithSubject(parsed)).toBe(parsed.question);
+  });
+});
+
 // Text a person reading the mail cannot see must not reach the model: it is where prompt injections hide.
 describe('parseInboundMail: HTML text hidden from the reader', () => {
   const html = (body: string) => mail('From: a@x.example\nSubject: Question\nMIME-Version: 1.0\nContent-Type: text/html; charset=utf-8', `<html><body><p>How do I change my plan?</p>${body}<p>Thanks.</p></body></html>\r\n`);
