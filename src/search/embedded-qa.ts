@@ -172,7 +172,9 @@ export class EmbeddedQaSearch implements QaSearch {
 
     if (lexicalWeight > 0) {
       const terms = qaQueryTerms(query, ranking);
-      const coverage = keywordCoverage(query, terms, ranking.unigramWeight);
+      // The keywords are the topic's: a question word (誰, 何故) is down-weighted in `terms` and would otherwise take
+      // a full share of the coverage, so a pair sharing only it and one topic word outranked the pair on the topic.
+      const coverage = keywordCoverage(splitQuestionWords(query).topic, terms, ranking.unigramWeight);
       index.bm25.search(terms, depth, undefined, coverage).forEach((r, rank) => add(r.doc, rank, lexicalWeight));
     }
 

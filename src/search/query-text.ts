@@ -32,9 +32,10 @@ const AFTER_CONTACT_LABEL = new RegExp(`${CONTACT_LABEL}\\s*[:：]?\\s*$`, 'iu')
 const CONTACT_LABEL_LINE = new RegExp(`^\\s*${CONTACT_LABEL}\\s*[:：]`, 'iu');
 
 /**
- * A line of contact details: a label (TEL, FAX, 電話, 住所, Mail, URL…) followed by a colon or by the detail itself, or
- * a line opening with 〒. `メール通知が届きません` and `電話サポートの受付時間` are questions, not labels; a line opening
- * with a web address is not one either (「www.xyz-cloud.jp/admin/sso が開けません」): only its address is cut.
+ * A line opening as contact details do: a label (TEL, FAX, 電話, 住所, Mail, URL…) followed by a colon or by the detail
+ * itself, or 〒. `メール通知が届きません` and `電話サポートの受付時間` are questions, not labels; a line opening with a
+ * web address is not one either (「www.xyz-cloud.jp/admin/sso が開けません」): only its address is cut. See
+ * {@link isContactLine} for the lines that open so and go on with a question.
  */
 const CONTACT_LINE = new RegExp(
   [
@@ -46,6 +47,15 @@ const CONTACT_LINE = new RegExp(
   ].join('|'),
   'iu',
 );
+/** A contact line whose detail is a token (a number, an address, a URL), not free text as a postal address is. */
+const TOKEN_CONTACT_LINE = /^\s*(?:TEL|FAX|Phone|Mobile|電話(?:番号)?|携帯(?:電話)?|直通|代表|☎|℡|E-?mail|Mail|メール(?:アドレス)?|URL|HP|Web|ホームページ)/iu;
+/**
+ * What a sentence has and a contact detail's note (（代表）, (weekdays 9-18)) has not: kana endings and particles, or
+ * a closing full stop or question mark.
+ */
+const SENTENCE_AFTER_DETAIL = /\p{Script=Hiragana}|[。．.！!？?]$/u;
+/** A bracketed note on a contact detail: （平日9時から18時まで）. */
+const BRACKETED_NOTE = /[(（][^()（）]*[)）]/gu;
 
 /**
  * A closing with the courtesy phrases before it (お忙しいところ恐縮ですが、ご確認のほど…よろしくお願いいたします), which
@@ -82,7 +92,7 @@ const SENDER_LABEL = /^(?:会社名?|企業名|社名|氏名|お?名前|担当(?
 export function questionOfQuery(query: string): string {
   const lines = query.replace(/\r\n?/g, '\n').split('\n');
   let kept = stripSignatureBlock(stripDelimitedSignature(lines));
-  kept = withoutTrailingContactBlock(kept).filter((line) => !CONTACT_LINE.test(line));
+  kept = withoutTrailingContactBlock(kept).filter((line) => !isContactLine(line));
   const firstContent = kept.findIndex((line) => line.trim() !== '');
   const cleaned = kept.map((line, i) => {
     if (i === firstContent && isAddressee(line) && kept.slice(i + 1).some((l) => l.trim() !== '')) return '';
@@ -97,6 +107,21 @@ export function questionOfQuery(query: string): string {
   return question === query.trim() ? query : question;
 }
 
+/**
+ * Whether `line` is contact details ({@link CONTACT_LINE}). A phone, mail or URL label followed by its detail and
+ * then a sentence (「URL: https://…/admin/sso を開くと403になります。」, 「電話番号 090-… を変更したい」) is a question
+ * about that detail, and so is a label with no detail at all (「メール：通知が届きません」).
+ */
+function isContactLine(line: string): boolean {
+  const opening = CONTACT_LINE.exec(line);
+  if (!opening) return false;
+  if (!TOKEN_CONTACT_LINE.test(line)) return true;
+  const rest = line.slice(opening[0].length);
+  const words = rest.replace(PHONE, CUT).replace(MAIL_ADDRESS, CUT).replace(URL, CUT);
+  if (!words.includes(CUT) && !/[0-9０-９]/u.test(words)) return false;
+  return !asksAbout(words.replaceAll(CUT, ' '));
+}
+
 function isAddressee(line: string): boolean {
   const text = line.trim();
   return ADDRESSEE.test(text) && !NOT_ADDRESSEE.test(text);
@@ -109,27 +134,72 @@ function withoutCourtesySentences(line: string): string {
   return kept.length === sentences.length ? line : kept.join('').trim();
 }
 
+/**
+ * Longer than any greeting, closing or self-introduction (the longest patterns above take under 100 characters). A
+ * longer sentence is not read for them: the mail reader's {@link onlyGreetings} trims a sentence with a pattern that is
+ * quadratic in a run of 「、」 (100 KB: 27 s), and a sentence is not split at 「、」.
+ */
+const MAX_COURTESY_CHARS = 160;
+
 function isCourtesy(sentence: string): boolean {
-  const bare = sentence.replace(/\s+/gu, ' ').replace(/[\s。．.！!、，,]+$/u, '').trim();
-  if (bare === '' || /[？?]$/u.test(bare)) return false;
+  const bare = withoutTrailingPunctuation(sentence.replace(/\s+/gu, ' '));
+  if (bare === '' || bare.length > MAX_COURTESY_CHARS || /[？?]$/u.test(bare)) return false;
   return onlyGreetings(bare) || COURTESY_CLOSING.test(bare) || SELF_INTRODUCTION.some((pattern) => pattern.test(bare));
+}
+
+const TRAILING_PUNCTUATION = new Set([...' 。．.！!、，,']);
+
+/**
+ * `text` without the spaces and punctuation that end it. A loop from the end: the pattern `[…]+$` was tried from
+ * every position of a run that does not end the text (「、」×100,000 + 'a'), quadratic in the run (27 s).
+ */
+function withoutTrailingPunctuation(text: string): string {
+  let end = text.length;
+  while (end > 0 && TRAILING_PUNCTUATION.has(text[end - 1]!)) end--;
+  return text.slice(0, end).trim();
 }
 
 /** `line` without phone, postcode, mail-address and URL tokens, spaces squeezed; unchanged when it has none. */
 function withoutContactTokens(line: string): string {
   const labelled = (offset: number, text: string): boolean => AFTER_CONTACT_LABEL.test(text.slice(Math.max(0, offset - 16), offset));
-  const phoneless = line.replace(PHONE, (phone, offset: number, text: string) => (isPhone(phone, labelled(offset, text)) ? CUT : phone));
+  const identified = (offset: number, text: string): boolean => AFTER_IDENTIFIER_LABEL.test(text.slice(Math.max(0, offset - 24), offset));
+  const phoneless = line.replace(PHONE, (phone, offset: number, text: string) =>
+    !identified(offset, text) && isPhone(phone, labelled(offset, text)) ? CUT : phone,
+  );
   const marked = phoneless
     .replace(POSTCODE, CUT)
     .replace(MAIL_ADDRESS, CUT)
-    .replace(URL, (url, offset: number, text: string) => (labelled(offset, text) ? CUT : `${CUT}${pathWords(url)}${CUT}`));
+    .replace(URL, (url, offset: number, text: string) => (labelled(offset, text) && !asksAbout(text.slice(offset + url.length)) ? CUT : `${CUT}${pathWords(url)}${CUT}`));
   if (marked === line) return line;
-  return marked.replace(LABEL_OF_CUT, ' ').replaceAll(CUT, ' ').replace(/[ \t\u3000]{2,}/gu, ' ').trim();
+  return marked
+    .replace(LABEL_OF_CUT, (cut, label: string, offset: number, text: string) => (TOPIC_AFTER_CUT.test(text.slice(offset + cut.length)) ? `${label} ` : ' '))
+    .replaceAll(CUT, ' ')
+    .replace(/[ \t\u3000]{2,}/gu, ' ')
+    .trim();
+}
+
+/** Whether the text after a contact detail is a sentence about it (「を開くと403になります。」), not a note on it (（代表）). */
+function asksAbout(rest: string): boolean {
+  const words = rest.replace(BRACKETED_NOTE, ' ').replace(new RegExp(CONTACT_LABEL, 'giu'), ' ').trim();
+  return /\p{L}/u.test(words) && SENTENCE_AFTER_DETAIL.test(words);
 }
 
 // Where a token was cut, so that its label (`TEL:`, `Mail`) goes with it; a private-use code point, never in a query.
 const CUT = '\uE000';
-const LABEL_OF_CUT = new RegExp(`${CONTACT_LABEL}\\s*[:：]?\\s*\\uE000`, 'giu');
+const LABEL_OF_CUT = new RegExp(`(${CONTACT_LABEL})\\s*[:：]?\\s*\\uE000`, 'giu');
+/**
+ * A particle after a cut detail that makes its label the sentence's topic (「電話番号 090-… を変更したい」,
+ * 「メールアドレス x@y が届かない」): the label stays. Before まで, へ, に or another label it is a number to call.
+ */
+const TOPIC_AFTER_CUT = /^\s*(?:を|が|は|の|も|について|に(?:ついて|関して|関する))/u;
+/**
+ * The label of an identifier the customer asks about (注文番号, 伝票番号, order number, No., #): a number after it is
+ * that identifier, never a phone number, whatever its shape (注文番号 012-3456-7890). `Phone No.` stays a phone label.
+ */
+const AFTER_IDENTIFIER_LABEL = new RegExp(
+  String.raw`(?:(?:ご?注文|伝票|受付|お?問い?合わ?せ|会員|契約|顧客|お客様|管理|製品|チケット|請求書?|案件|予約|申込)番号|シリアル(?:番号|ナンバー|No\.?)?|\b(?:order|ticket|invoice|serial|case|reference|booking)(?:\s*(?:number|no\.?|id))?|(?<!(?:TEL|FAX|Phone|Mobile|電話|携帯)\s*)(?<![A-Za-z])No\.?|#|＃|№)\s*[:：]?\s*$`,
+  'iu',
+);
 
 /**
  * Whether dash-grouped digits are a phone number: 10 or 11 digits (a date such as 01-02-2024 has fewer), after a
@@ -176,7 +246,7 @@ function withoutTrailingContactBlock(lines: string[]): string[] {
 function isSignatureLine(line: string): boolean {
   const text = line.trim();
   if (text === '') return false;
-  if (CONTACT_LINE.test(text) || SEPARATOR_LINE.test(text)) return true;
+  if (isContactLine(text) || SEPARATOR_LINE.test(text)) return true;
   if (LABELLED_LINE.test(text) && !SENDER_LABEL.test(text) && !CONTACT_LABEL_LINE.test(text)) return false;
   // Judged without its phone numbers and addresses: a sentence that names one is still a sentence.
   const words = withoutContactTokens(text);
@@ -184,5 +254,5 @@ function isSignatureLine(line: string): boolean {
 }
 
 function isContactDetail(line: string): boolean {
-  return CONTACT_LINE.test(line) || withoutContactTokens(line) !== line;
+  return isContactLine(line) || withoutContactTokens(line) !== line;
 }

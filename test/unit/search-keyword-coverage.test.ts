@@ -63,6 +63,23 @@ describe('embedded Q&A: keyword queries', () => {
   });
 });
 
+describe('embedded Q&A: question words are not keywords', () => {
+  // 誰 is down-weighted in the Q&A query, as how the question is asked; as a keyword it gave the pair sharing only 誰
+  // and パスワード full coverage and cut the pair about changing the password to a part.
+  const pairs = [
+    pair(1, 'パスワードの変更', 'パスワードの変更は、ログイン後の画面右上にあるアカウント設定を開いてください。'),
+    pair(2, '誰がパスワードを知っていますか', 'パスワードは誰も知りません。'),
+    ...fillerPairs,
+  ];
+  it.each([
+    { query: '誰がパスワードを変更できますか', expectRow: 1 },
+  ])('$query → row $expectRow', async ({ query, expectRow }) => {
+    const search = new EmbeddedQaSearch({ dir: await tempDir(), embedder: new HashedNgramEmbedder({ dimensions: 64 }) });
+    await search.replaceAll(pairs);
+    expect((await search.search(query, 3))[0]?.id).toBe(`faq.csv#${expectRow}`);
+  });
+});
+
 describe('Bm25Index coverage', () => {
   // 'a' is rare and repeated by doc 0; doc 1 holds both query terms once in a longer text; doc 2 holds 'c' only.
   const build = () => {
