@@ -26,6 +26,7 @@ import { APIError } from 'openai';
 import { getDomain } from 'tldts';
 import { EmptyQuestionError, agentRunSpendOf, withSpend } from '../src/agent/agent.js';
 import { modelFailure, withoutSecrets, type ModelServerSettings } from '../src/agent/model-errors.js';
+import { PARK_NOTE } from '../src/tickets/park-notes.js';
 import { BLOCK_TAGS, PromptConfigError, defaultPrompts, type PromptSet } from '../src/agent/prompts.js';
 import type { AgentResult, AgentRunSpend, LlmUsage, Subtask } from '../src/agent/types.js';
 import type { Config } from '../src/config.js';
@@ -164,7 +165,7 @@ const RERUN_ID_CHARS = 12;
  * command that tries again once it is fixed; any other failure keeps its error. Never carries the API key.
  */
 export function agentFailureReason(failure: Error, attempts: number, ticketId: string, settings: ModelServerSettings): string {
-  const ran = failure instanceof UnrecoverableError ? 'agent failed permanently' : `agent failed ${attempts} time(s)`;
+  const ran = failure instanceof UnrecoverableError ? `${PARK_NOTE.agentFailed} permanently` : `${PARK_NOTE.agentFailed} ${attempts} time(s)`;
   const model = modelFailure(failure, settings);
   if (model) return `${ran}: ${model.what}; ${model.then}, rerun: npm run review -- rerun ${ticketId.slice(0, RERUN_ID_CHARS)}`;
   const separator = failure instanceof UnrecoverableError ? ': ' : '; last error: ';
@@ -522,17 +523,17 @@ function agentRuns(count: number): string {
 
 function agentRunLimitReason(ticket: Ticket, budget: AgentRunBudget, config: Pick<Config, 'AGENT_RUN_LIMIT_PER_HOUR' | 'AGENT_RUN_LIMIT_TOTAL_PER_HOUR'>): string {
   if (budget.refusedBy === 'total') {
-    return `agent-run limit reached: ${agentRuns(budget.count)} in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=${config.AGENT_RUN_LIMIT_TOTAL_PER_HOUR})`;
+    return `${PARK_NOTE.agentRunLimit}: ${agentRuns(budget.count)} in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=${config.AGENT_RUN_LIMIT_TOTAL_PER_HOUR})`;
   }
-  return `agent-run limit reached: ${agentRuns(budget.count)} for ${ticket.from} in the last hour (AGENT_RUN_LIMIT_PER_HOUR=${config.AGENT_RUN_LIMIT_PER_HOUR})`;
+  return `${PARK_NOTE.agentRunLimit}: ${agentRuns(budget.count)} for ${ticket.from} in the last hour (AGENT_RUN_LIMIT_PER_HOUR=${config.AGENT_RUN_LIMIT_PER_HOUR})`;
 }
 
 function rateLimitReason(ticket: Ticket, budget: AutoReplyBudget, config: Pick<Config, 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR'>): string {
   if (budget.refusedBy === 'total') {
-    return `auto-reply limit reached: ${budget.count} automatic replies in the last hour (AUTO_REPLY_LIMIT_TOTAL_PER_HOUR=${config.AUTO_REPLY_LIMIT_TOTAL_PER_HOUR})`;
+    return `${PARK_NOTE.autoReplyLimit}: ${budget.count} automatic replies in the last hour (AUTO_REPLY_LIMIT_TOTAL_PER_HOUR=${config.AUTO_REPLY_LIMIT_TOTAL_PER_HOUR})`;
   }
   const address = budget.refusedBy === 'recipient' ? partiesOf(ticket).recipient : ticket.from;
-  return `auto-reply limit reached: ${budget.count} automatic replies to ${address} in the last hour (AUTO_REPLY_LIMIT_PER_HOUR=${config.AUTO_REPLY_LIMIT_PER_HOUR})`;
+  return `${PARK_NOTE.autoReplyLimit}: ${budget.count} automatic replies to ${address} in the last hour (AUTO_REPLY_LIMIT_PER_HOUR=${config.AUTO_REPLY_LIMIT_PER_HOUR})`;
 }
 
 /**

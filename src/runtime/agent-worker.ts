@@ -31,6 +31,7 @@ import type { RoleHandle } from './lifecycle.js';
 import { RoleStatusReporter } from './role-status.js';
 import type { Services } from './services.js';
 import { AGENT_WORKER_TIMINGS, bullmqTimings, type WorkerTimings } from './worker-timings.js';
+import { PARK_NOTE } from '../tickets/park-notes.js';
 
 /**
  * V8's old-generation growing factor for this process: the heap may grow to (1 + n/100) × what survived the last
@@ -214,7 +215,7 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
       // A failed proposal loses a suggestion, never the ticket: only the agent's own job parks.
       if (!job || job.name !== 'answer-ticket') return;
       const ticketId = (job.data as { ticketId?: unknown }).ticketId;
-      if (final && typeof ticketId === 'string') await parkAfterFailure(store, ticketId, `agent job failed for good: ${error.message}`, logger);
+      if (final && typeof ticketId === 'string') await parkAfterFailure(store, ticketId, `${PARK_NOTE.agentJobFailed}: ${error.message}`, logger);
       // Every failed attempt, retried or not: the model billed the calls it answered before the run broke off.
       const spend = agentRunSpendOf(error);
       // A run whose result the ticket holds produced one (the send job could not be queued after it).

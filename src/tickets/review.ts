@@ -15,6 +15,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { learnGapsFrom } from '../knowledge/gaps.js';
 import { hasQuestion, ignoreKindOf, noQuestionReason, type IgnoreReason } from '../mail/classify.js';
+import { PARK_NOTE } from './park-notes.js';
 import { produce } from '../queues/connection.js';
 import { createLogger } from '../logger.js';
 import { answerTicketJob, proposeLearnedAnswerJob, sendReplyJob, type JobTuning } from '../queues/job-options.js';
@@ -721,9 +722,11 @@ const CHECKS_ACTOR = 'agent-worker';
 
 /**
  * How the agent worker's park notes begin when the mail needed an answer it could not give: a failure (the job's own,
- * `agentFailureReason`, or the worker's `failed` listener) or an hourly limit (jobs/answer-ticket.ts).
+ * `agentFailureReason`, or the worker's `failed` listener) or an hourly limit ({@link PARK_NOTE}).
  */
-const NOT_ABOUT_THE_MAIL = /^(?:agent failed\b|agent job failed\b|auto-reply limit reached:|agent-run limit reached:)/;
+const NOT_ABOUT_THE_MAIL = new RegExp(
+  `^(?:${PARK_NOTE.agentFailed}\\b|${PARK_NOTE.agentJobFailed}:|${PARK_NOTE.autoReplyLimit}:|${PARK_NOTE.agentRunLimit}:)`,
+);
 
 /**
  * True when rejecting the ticket says its mail needed no reply: the checks before the agent parked it for what the mail

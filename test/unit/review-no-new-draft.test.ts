@@ -1,4 +1,7 @@
+import { UnrecoverableError } from 'bullmq';
 import { describe, expect, it } from 'vitest';
+import { agentFailureReason } from '../../jobs/answer-ticket.js';
+import { PARK_NOTE } from '../../src/tickets/park-notes.js';
 import { parkedForTheMailItself, whyNoNewDraft } from '../../src/tickets/review.js';
 import type { HistoryEntry } from '../../src/tickets/ticket.js';
 
@@ -44,5 +47,24 @@ describe('parkedForTheMailItself: rejecting it says the mail needed no reply', (
     ['a new draft asked for after the checks, whose run failed', [...byChecks('colleague: mail from our own domain'), { from: 'parked', to: 'processing', actor: 'operator:anna', at }, { from: 'processing', to: 'parked', actor: 'agent-worker', at, note: 'agent failed 3 time(s): Connection error.' }], undefined, false],
   ])('%s', (_case, history, heldReason, want) => {
     expect(parkedForTheMailItself({ history, ...(heldReason ? { heldReason } : {}) })).toBe(want);
+  });
+});
+
+// The notes as their writers make them, not as copied here: a change of wording on either side fails this.
+describe('parkedForTheMailItself reads the notes the agent worker writes', () => {
+  const at = '2026-11-20T10:00:00.000Z';
+  const byChecks = (note: string): HistoryEntry[] => [
+    { from: null, to: 'received', actor: 'poller', at },
+    { from: 'received', to: 'parked', actor: 'agent-worker', at, note },
+  ];
+  const settings = { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_MODEL: 'gpt-4o', OPENAI_API_KEY: 'sk-test-123456' };
+  it.each([
+    ['a failure for good', agentFailureReason(new UnrecoverableError('the stored raw mail is missing'), 3, 'abc', settings)],
+    ['a failure after retries', agentFailureReason(new Error('Connection error.'), 3, 'abc', settings)],
+    ["the worker's failed listener", `${PARK_NOTE.agentJobFailed}: job stalled more than allowable limit`],
+    ['the auto-reply limit', `${PARK_NOTE.autoReplyLimit}: 5 automatic replies to a@b in the last hour`],
+    ['the agent-run limit', `${PARK_NOTE.agentRunLimit}: 20 agent runs in the last hour`],
+  ])('%s: not about the mail', (_case, note) => {
+    expect(parkedForTheMailItself({ history: byChecks(note) })).toBe(false);
   });
 });

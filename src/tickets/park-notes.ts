@@ -1,0 +1,16 @@
+/**
+ * How the agent worker's park notes begin when the mail needed an answer the worker could not give: the agent failed
+ * (the job's own reason, or the worker's `failed` listener for a job that never reached it) or an hourly limit held it.
+ * The review flow and the insights read a note by these beginnings to tell such a park from one for what the mail
+ * itself is (src/tickets/review.ts `parkedForTheMailItself`), so the writers and that reader share them.
+ */
+export const PARK_NOTE = {
+  /** `agent failed 3 time(s): …`, `agent failed permanently: …` (jobs/answer-ticket.ts `agentFailureReason`). */
+  agentFailed: 'agent failed',
+  /** The worker's `failed` listener, for a job that failed without its handler parking the ticket. */
+  agentJobFailed: 'agent job failed for good',
+  /** AUTO_REPLY_LIMIT_PER_HOUR / _TOTAL_PER_HOUR. */
+  autoReplyLimit: 'auto-reply limit reached',
+  /** AGENT_RUN_LIMIT_PER_HOUR / _TOTAL_PER_HOUR. */
+  agentRunLimit: 'agent-run limit reached',
+} as const;
