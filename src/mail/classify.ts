@@ -836,8 +836,8 @@ function bulkPrecedenceDetail(mail: ClassifiableMail): string | undefined {
 
 // The List-* fields whose mailto URLs are the list software's own mailboxes, on the list's domain.
 const LIST_MAILTO_HEADERS = ['list-post', 'list-unsubscribe', 'list-subscribe', 'list-help', 'list-owner'];
-// What a list mail that copies our address ({@link listCopyReviewReason}) is, first in its reason.
-const LIST_COPY_KIND = 'list mail that copies our address';
+/** What a list mail that copies our address ({@link listCopyReviewReason}) is, first in its reason; read by src/tickets/review.ts. */
+export const LIST_COPY_KIND = 'list mail that copies our address';
 
 /** How a list names itself in a mail it delivered ({@link listIdentityOf}). */
 interface ListIdentity {
@@ -1348,7 +1348,7 @@ export function parkBeforeAgentReason(mail: ClassifiableMail, config: ParkConfig
   const nullSender = nullEnvelopeSender(mail);
   if (nullSender) return `null envelope sender (${nullSender}) but nothing else of a bounce: a person checks whether it is a delivery report or a question`;
   const circular = circularDetail(mail);
-  return circular ? `a circular: ${circular}; a person decides whether it asks us anything` : undefined;
+  return circular ? `${CIRCULAR_REASON} ${circular}; a person decides whether it asks us anything` : undefined;
 }
 
 /**
@@ -1417,6 +1417,15 @@ function ownDomainOf(address: string, mailboxes: OwnMailboxes): string | undefin
 // clients' 差出人).
 const FORWARDED_FROM = /^[ \t>]*(?:From|差出人|送信者|送信元)[ \t]*[:：][ \t]*([^\n]{1,300})/imu;
 
+/** How a colleague's park reason begins ({@link parkBeforeAgentReason}); read by src/tickets/review.ts. */
+export const COLLEAGUE_REASON = 'internal mail from';
+
+/** How a circular's park reason begins ({@link parkBeforeAgentReason}); read by src/tickets/review.ts. */
+export const CIRCULAR_REASON = 'a circular:';
+
+/** How the park reason of mail without a question begins ({@link noQuestionReason}); read by src/tickets/review.ts. */
+export const NO_QUESTION_REASON = 'no question:';
+
 /**
  * Why a mail is internal: the address an answer would go to (Reply-To, else From) is on the domain of one of our
  * addresses (or under it) but is none of them, e.g. sales forwarding a customer's question to support with 「先方へ
@@ -1431,7 +1440,7 @@ function colleagueDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): strin
   if (!domain) return undefined;
   const forwarded = parseAddressList(FORWARDED_FROM.exec(mail.question ?? '')?.[1]).map((entry) => entry.address).find((address) => !isSameMailbox(address, target));
   const whom = forwarded ? `the forwarded sender is ${forwarded}, whom a person answers` : 'a person answers';
-  return `internal mail from ${target} on our own domain ${domain} (a colleague, or a system of ours): an answer would go to them; ${whom}`;
+  return `${COLLEAGUE_REASON} ${target} on our own domain ${domain} (a colleague, or a system of ours): an answer would go to them; ${whom}`;
 }
 
 // Words by which a display name claims to be a product's support or its operator, not a customer's person.
@@ -1691,8 +1700,8 @@ const IDENTITY_FORM_FIELD =
  */
 export function noQuestionReason(question: string): string {
   return /[\p{L}\p{N}]/u.test(question)
-    ? "no question: only form labels with nothing after them or the sender's own details (an empty web form)"
-    : 'no question: empty subject and body';
+    ? `${NO_QUESTION_REASON} only form labels with nothing after them or the sender's own details (an empty web form)`
+    : `${NO_QUESTION_REASON} empty subject and body`;
 }
 
 /**

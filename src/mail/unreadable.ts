@@ -54,7 +54,11 @@ export interface UnreadableCheckInput {
 
 // RFC 5546's methods that ask something of the recipient or answer an invitation; PUBLISH is a calendar file shared
 // as is (a customer attaching an export to a question) and stays with the agent.
-const IMIP_METHODS: Record<string, string> = {
+/**
+ * What a calendar message (iMIP) is by its METHOD, first in its park reason (`calendar invitation (text/calendar; …`):
+ * the review flow reads these to tell protocol mail that asks for no written reply (src/tickets/review.ts).
+ */
+export const IMIP_METHODS: Readonly<Record<string, string>> = {
   REQUEST: 'calendar invitation',
   ADD: 'calendar invitation',
   CANCEL: 'calendar cancellation',
@@ -302,6 +306,9 @@ function isSignature(part: MimePartInfo): boolean {
   return SIGNATURE_TYPES.has(part.contentType.toLowerCase()) || /\.(?:p7s|sig)$/i.test(part.filename ?? '');
 }
 
+/** How an Outlook recall's park reason begins ({@link unreadableReason}); the review flow reads it (src/tickets/review.ts). */
+export const RECALL_REASON = 'recall request (Outlook):';
+
 /**
  * An Outlook recall reaching us is a customer asking to withdraw a mail they sent us, which may already be answered
  * or waiting as a draft: answering the notice itself is wrong, and ignoring it hides the wish from the operator.
@@ -313,7 +320,7 @@ function recallReason(mail: UnreadableCheckInput): string | undefined {
   if (!mail.exchangeRecall && !(sentence && RECALL_SUBJECT.test(subject))) return undefined;
   // A subject under another language's prefix is not cut: the operator reads it as the sender wrote it.
   const recalled = (sentence?.[1] ?? (RECALL_SUBJECT.test(subject) ? subject.replace(RECALL_SUBJECT, '') : '')).trim();
-  return `recall request (Outlook): the sender asks to withdraw their earlier message${recalled ? ` "${recalled}"` : ''}; a person checks what became of it`;
+  return `${RECALL_REASON} the sender asks to withdraw their earlier message${recalled ? ` "${recalled}"` : ''}; a person checks what became of it`;
 }
 
 // Attachments that are no content of their own, beside no words of the sender's own: a contact card, a signature or

@@ -843,8 +843,8 @@ function renderDecision(ticket: Ticket, view: DecisionView): SafeHtml {
 }
 
 /**
- * The reject form of a parked ticket. Without a draft, on mail the checks parked before the agent for what it is
- * (`needsNoReply`), rejecting it is the operator's word that the mail needs no reply, and the insights count it so
+ * The reject form of a parked ticket. Without a draft, on mail the checks parked before the agent as asking nothing
+ * of us (`needsNoReply`: no question, a colleague's forward, a recall, an invitation, a circular), rejecting it is the operator's word that the mail needs no reply, and the insights count it so
  * (`rejected:no_draft`): the button says that; the route and the action are the same. Mail the agent failed on, or
  * that a limit or its size parked, needed an answer: its button stays "Reject".
  */

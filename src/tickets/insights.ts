@@ -46,9 +46,10 @@
  * while it still waits for a reply, in the week it came in. Answered well are the replies sent automatically or
  * approved as the agent drafted them; rejected drafts, failed, edited before sending and still waiting count against it.
  * A rejection of a ticket the checks parked before the agent for what the mail is ({@link NO_DRAFT_REJECTION_FIELD},
- * {@link needsNoReply}: a forward, a recall, an invitation, a bounce) is a person's word that the mail needed no
+ * {@link needsNoReply}: no question, a colleague's forward, a recall, an invitation, a circular) is a person's word that the mail needed no
  * answer, as ignoring is the checks': it leaves the mail that needed one. A rejected draft still counts against it, and
- * so does a rejection of mail without a draft that needed an answer: the agent failed on it, a limit or its size parked it. Days recorded before that
+ * so does a rejection of mail without a draft that needed an answer: the agent failed on it, a limit or its size parked it,
+ * or the checks parked it for a person to answer (unreadable, a hold, a sender to verify). Days recorded before that
  * field existed hold no such count, so their rejections all count against it, as they did then.
  *
  * Reply times are kept as a histogram of geometric buckets ({@link LATENCY_BUCKET_RATIO} apart), so percentiles are
@@ -185,8 +186,9 @@ export function insightFieldsOnWrite(
 
 /**
  * True when a rejection of the ticket is a person's word that its mail needed no reply: no draft, and the checks
- * before the agent parked it for what the mail is ({@link parkedForTheMailItself}). Mail the agent failed on, or that
- * a limit or its size parked, needed an answer: its rejection counts against answered well.
+ * before the agent parked it for mail that asks nothing of us ({@link parkedForTheMailItself}). Mail the agent failed
+ * on, that a limit or its size parked, or that the checks parked for a person to answer needed an answer: its
+ * rejection counts against answered well.
  */
 export function needsNoReply(ticket: Partial<Pick<Ticket, 'draft' | 'history' | 'heldReason'>>): boolean {
   return !ticket.draft?.trim() && ticket.history !== undefined && parkedForTheMailItself({ history: ticket.history, heldReason: ticket.heldReason });

@@ -1,6 +1,7 @@
 /**
  * How the agent worker's park notes begin when the mail needed an answer the worker could not give: the agent failed
- * (the job's own reason, or the worker's `failed` listener for a job that never reached it) or an hourly limit held it.
+ * (the job's own reason, or the worker's `failed` listener for a job that never reached it) or an hourly limit held it;
+ * and the one park for what the mail is that the worker words itself (spam).
  * The review flow and the insights read a note by these beginnings to tell such a park from one for what the mail
  * itself is (src/tickets/review.ts `parkedForTheMailItself`), so the writers and that reader share them.
  */
@@ -13,4 +14,9 @@ export const PARK_NOTE = {
   autoReplyLimit: 'auto-reply limit reached',
   /** AGENT_RUN_LIMIT_PER_HOUR / _TOTAL_PER_HOUR. */
   agentRunLimit: 'agent-run limit reached',
+  /**
+   * SPAM_ACTION=park: `spam: <what the filter said>`, a park for what the mail is. Written inline by jobs/answer-ticket.ts
+   * `checkMailBeforeAgent` today; named here so the reader does not guess it.
+   */
+  spam: 'spam',
 } as const;

@@ -14,7 +14,8 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { learnGapsFrom } from '../knowledge/gaps.js';
-import { hasQuestion, ignoreKindOf, noQuestionReason, type IgnoreReason } from '../mail/classify.js';
+import { CIRCULAR_REASON, COLLEAGUE_REASON, LIST_COPY_KIND, NO_QUESTION_REASON, hasQuestion, ignoreKindOf, noQuestionReason, type IgnoreReason } from '../mail/classify.js';
+import { IMIP_METHODS, RECALL_REASON } from '../mail/unreadable.js';
 import { PARK_NOTE } from './park-notes.js';
 import { produce } from '../queues/connection.js';
 import { createLogger } from '../logger.js';
@@ -702,7 +703,7 @@ export interface RerunRequest extends DecisionRequest {
 export function whyNoNewDraft(ticket: Pick<Ticket, 'history' | 'unreadable' | 'question'>): string | undefined {
   if (ticket.history.some((h) => h.to === 'sending')) return 'A reply to this ticket may already have gone out; approve its draft to send it, close it (as sent if it arrived, as undeliverable if the server refused it), or reject it';
   if (ticket.unreadable) return `The agent cannot read this mail (${ticket.unreadable}); write the reply yourself and approve it, or reject it`;
-  if (!hasQuestion(ticket)) return `The mail has no question for the agent (${noQuestionReason(ticket.question).replace(/^no question: /, '')}); write the reply yourself and approve it, or reject it`;
+  if (!hasQuestion(ticket)) return `The mail has no question for the agent (${noQuestionReason(ticket.question).slice(NO_QUESTION_REASON.length).trim()}); write the reply yourself and approve it, or reject it`;
   return undefined;
 }
 
@@ -721,20 +722,35 @@ export function parkedBeforeAgent(ticket: Pick<Ticket, 'history'>): boolean {
 const CHECKS_ACTOR = 'agent-worker';
 
 /**
- * How the agent worker's park notes begin when the mail needed an answer it could not give: a failure (the job's own,
- * `agentFailureReason`, or the worker's `failed` listener) or an hourly limit ({@link PARK_NOTE}).
+ * How the checks' park reasons begin for mail that asks nothing of us, so that rejecting it says it needed no reply:
+ * an empty mail or web form, a colleague's forward (a person answers its customer), a circular, a list member's copy,
+ * spam, a repeated question (its customer has the first copy's reply), an Outlook recall and calendar protocol mail
+ * (answered in the calendar, not by mail). Every other park by the checks needed a person's reply: mail the agent
+ * cannot read although its customer asked something (encrypted, its text only in an attachment, a screenshot it cannot
+ * see), a reply a customer's spam guard holds, a stranger named as us, a no-reply Reply-To beside a person, a null
+ * envelope sender, our own group without its setting, a hold. An allow-list, so that a new park reason counts as
+ * needing a reply until it is named here.
  */
-const NOT_ABOUT_THE_MAIL = new RegExp(
-  `^(?:${PARK_NOTE.agentFailed}\\b|${PARK_NOTE.agentJobFailed}:|${PARK_NOTE.autoReplyLimit}:|${PARK_NOTE.agentRunLimit}:)`,
-);
+const NO_REPLY_NEEDED: readonly string[] = [
+  NO_QUESTION_REASON,
+  `${COLLEAGUE_REASON} `,
+  CIRCULAR_REASON,
+  `${LIST_COPY_KIND}:`,
+  `${PARK_NOTE.spam}:`,
+  // src/tickets/repeated-question.ts `repeatedQuestionReason` (its prefix is not exported; a test reads the writer).
+  'repeated question:',
+  RECALL_REASON,
+  ...new Set(Object.values(IMIP_METHODS).map((what) => `${what} (text/calendar;`)),
+];
 
 /**
- * True when rejecting the ticket says its mail needed no reply: the checks before the agent parked it for what the mail
- * itself is (unreadable, no question, a colleague's, a recall, an invitation, a circular, a list member's copy, spam,
- * a repeated question whose customer has its reply, …), or a person reopened mail the checks ignored. False for mail
- * that needed an answer the desk could not give: parked by an hourly limit or a hold alone (a first start, no raw
- * copy), at ingest (too large, unparseable), after a failure, or after any run of the agent. The last park decides,
- * by its history note: the ticket's reason is a person's once they rejected it.
+ * True when rejecting the ticket says its mail needed no reply: the checks before the agent parked it for mail that asks
+ * nothing of us ({@link NO_REPLY_NEEDED}: no question, a colleague's forward, a circular, a list member's copy, spam, a
+ * repeated question, a recall, a calendar invitation or answer), or a person reopened mail the checks ignored. False
+ * for mail that needed an answer the desk could not give: unreadable (encrypted, its text only in an attachment, a
+ * screenshot the agent cannot see), held for a person (a customer's spam guard, a hold alone), parked at ingest (too
+ * large, unparseable), by an hourly limit, after a failure, or after any run of the agent. The last park decides, by
+ * its history note: the ticket's reason is a person's once they rejected it.
  */
 export function parkedForTheMailItself(ticket: Pick<Ticket, 'history'> & Partial<Pick<Ticket, 'heldReason'>>): boolean {
   if (!parkedBeforeAgent(ticket)) return false;
@@ -744,7 +760,7 @@ export function parkedForTheMailItself(ticket: Pick<Ticket, 'history'> & Partial
   // A hold comes first in the note; what the checks found of the mail, if anything, follows it.
   const note = park.note ?? '';
   const why = ticket.heldReason && note.startsWith(ticket.heldReason) ? note.slice(ticket.heldReason.length).replace(/^;\s*/, '') : note;
-  return why.trim() !== '' && !NOT_ABOUT_THE_MAIL.test(why);
+  return NO_REPLY_NEEDED.some((start) => why.startsWith(start));
 }
 
 /** True when the entry right after the `seen` ones is a person's rerun: the one a repeated submit of that page made. */

@@ -71,7 +71,7 @@ async function deliver(store: TicketStore, at: (ms: number) => void, i: number, 
   if (fate === 'rejected_without_draft' || fate === 'rejected_over_limit') {
     // Parked before the agent ran, no draft, as the checks park it (the reason also the note); the operator rejects it:
     // mail parked for what it is needed no reply, mail a limit parked needed one.
-    const reason = fate === 'rejected_without_draft' ? 'unreadable: a calendar invitation' : 'agent-run limit reached: 20 agent runs in the last hour';
+    const reason = fate === 'rejected_without_draft' ? 'calendar invitation (text/calendar; method=REQUEST): a person answers it' : 'agent-run limit reached: 20 agent runs in the last hour';
     await store.transition(ticket.id, { to: 'parked', actor: 'agent-worker', note: reason, patch: { reason } });
     step();
     await store.transition(ticket.id, { to: 'rejected', actor: 'operator:anna', patch: { reason: 'no reply needed' } });

@@ -214,7 +214,7 @@ describe('rejections that needed no reply, as the store counts them', () => {
     ...(ran ? [{ from: 'received', to: 'processing', actor: 'agent-worker', at } as HistoryEntry] : []),
     { from: ran ? 'processing' : 'received', to: 'parked', actor: 'agent-worker', at, note },
   ];
-  const invitation = parkedBy('unreadable: a calendar invitation');
+  const invitation = parkedBy('calendar invitation (text/calendar; method=REQUEST): a person answers it');
   it.each<[string, { draft?: string; history?: HistoryEntry[] }, OutcomeKind, Record<string, number>]>([
     ['a rejection of mail the checks parked before the agent for what it is', { history: invitation }, 'rejected', { 'rejected:no_draft': 1 }],
     ['a rejection of such mail whose draft is only blank lines', { draft: ' \n ', history: invitation }, 'rejected', { 'rejected:no_draft': 1 }],

@@ -219,8 +219,8 @@ describe("the reject button of a parked ticket", () => {
   const byChecks = (reason: string): Partial<Ticket> => ({ reason, history: [...base.history, parkedEntry('received', reason)] });
   const afterRun = (reason: string): Partial<Ticket> => ({ reason, history: [...base.history, { from: 'received', to: 'processing', actor: 'agent-worker', at: base.createdAt }, parkedEntry('processing', reason)] });
   it.each<[string, Partial<Ticket>, string, string]>([
-    ['parked by the checks before the agent wrote anything: no reply needed', byChecks('colleague: mail from our own domain'), '>No reply needed</button>', 'Reason, e.g. a forward for information'],
-    ['a draft of only blank lines is none', { draft: ' \n', ...byChecks('unreadable: a calendar invitation') }, '>No reply needed</button>', 'Reason, e.g. a forward for information'],
+    ['parked by the checks before the agent wrote anything: no reply needed', byChecks('internal mail from k.suzuki@support.example on our own domain support.example (a colleague, or a system of ours): an answer would go to them; a person answers'), '>No reply needed</button>', 'Reason, e.g. a forward for information'],
+    ['a draft of only blank lines is none', { draft: ' \n', ...byChecks('calendar invitation (text/calendar; method=REQUEST): a person answers it') }, '>No reply needed</button>', 'Reason, e.g. a forward for information'],
     ["the agent's draft: a rejection of it", { draft: 'It is under Billing.', ...afterRun('review mode always') }, '>Reject</button>', 'Reason, e.g. answered by phone'],
     ['no draft because the model failed: the mail needed an answer', afterRun('agent failed 3 time(s): the model server could not be reached'), '>Reject</button>', 'Reason, e.g. answered by phone'],
     ['no draft because the agent-run limit parked it', byChecks('agent-run limit reached: 20 agent runs in the last hour'), '>Reject</button>', 'Reason, e.g. answered by phone'],
