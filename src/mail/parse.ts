@@ -772,14 +772,21 @@ const MAIL_SENTENCE = /。|[！？]|(?:\S+\s+){3}[^\n]*[.!?](?:\s|$)/u;
 
 // A ticket system's line that marks where a reply is typed (Zendesk's 「##- ここより上に返信を入力してください -##」,
 // "##- Please type your reply above this line -##").
-const REPLY_MARKER = /^\s*##-\s*[^\n]{1,80}?\s*-##\s*$/u;
+// Tested on the trimmed line: spaces around a lazy run backtracked quadratically on "##-" and 10 KB of spaces.
+const REPLY_MARKER = /^##-[^\n]{1,80}-##$/u;
+
+/** True when `line` is a ticket system's reply marker ({@link REPLY_MARKER}). */
+function isReplyMarker(line: string): boolean {
+  const trimmed = line.trim();
+  return trimmed.length <= 86 && REPLY_MARKER.test(trimmed);
+}
 
 /**
  * `lines` without a ticket system's reply marker ({@link REPLY_MARKER}) and what the system quoted below it, when the
  * customer typed above it; without the marker line alone when it is on top (a mail the system sends, its words below).
  */
 function atReplyMarker(lines: string[]): string[] {
-  const marker = lines.findIndex((line) => REPLY_MARKER.test(line));
+  const marker = lines.findIndex(isReplyMarker);
   if (marker < 0) return lines;
   const above = lines.slice(0, marker);
   return above.some(hasWords) ? above : [...above, ...lines.slice(marker + 1)];
@@ -787,23 +794,35 @@ function atReplyMarker(lines: string[]): string[] {
 
 // A mail gateway's tag and banner for mail from outside the customer's company, put on a mail's first line:
 // 「[EXTERNAL] 社外からのメールにご注意ください」, 【社外メール】, "CAUTION: This email originated from outside of the
-// organization…". Read on the first lines only: further down such words are the customer's.
-const EXTERNAL_TAG = /^\s*(?:\[\s*(?:external|外部|社外)(?:\s*(?:e-?mail|mail|sender|メール))?\s*\]|【\s*(?:external|外部|社外)(?:\s*(?:e-?mail|mail|メール))?\s*】)\s*/iu;
-const EXTERNAL_BANNER =
-  /^(?:(?:caution|warning|notice|注意|ご注意|警告)\s*[:：!！]?\s*)?(?:this (?:e-?mail|message) (?:originated|came|was sent|is) from (?:outside|an external)|external (?:e-?mail|sender)\b|(?:※\s*)?(?:このメールは)?(?:社外|外部)(?:から(?:の|届いた)?|の)(?:メール|送信者|差出人)|do not click links or open attachments)/iu;
+// organization…". Read on the first lines only, and only an explicit tag or a whole banner sentence: at a mail-service
+// helpdesk 社外/外部/external mail is the customer's topic (「社外からのメールが届かなくなりました」).
+const EXTERNAL_TAG = /^\s*(?:\[\s*(?:external|外部|社外)(?:\s*(?:e-?mail|mail|sender|メール))?\s*\]|【\s*(?:external|外部|社外)(?:\s*(?:e-?mail|mail|メール))?\s*】|external e-?mail\s*[:：])\s*/iu;
+// The banner sentences themselves, anchored at both ends so that a customer's sentence that starts alike stays.
+const EXTERNAL_BANNER = [
+  /^(?:(?:caution|warning|notice|注意|ご注意|警告)\s*[:：!！]?\s*)?this (?:e-?mail|message) (?:originated|came|was sent|is) from (?:outside (?:of )?(?:the|your|our) (?:organi[sz]ation|company|network)|an external (?:sender|source|address))[^?？]*$/iu,
+  /^do not click (?:on )?links or open attachments\b[^?？]*$/iu,
+  /^(?:(?:注意|ご注意|警告)\s*[:：!！]?\s*)?(?:※\s*)?(?:この|本)?(?:メールは)?(?:社外|外部)(?:から(?:の|届いた)?|の)(?:メール|送信者|差出人)(?:から(?:のメール)?)?(?:です|にご注意ください)[。.]?(?:\s*(?:リンク|URL|添付ファイル)[^。?？]{0,30}(?:ご)?注意(?:して)?ください[。.]?)?$/u,
+];
+// Words of a request or question: a banner warns, it asks nothing.
+const BANNER_REQUEST = /[?？]|教えて|お願い|できません|でしょうか|いただけ|\b(?:please|how|can you|could you|would you)\b/iu;
 // A banner is a line or two; a longer line is the customer's text.
 const MAX_BANNER_CHARS = 300;
 const MAX_BANNER_LINES = 2;
 
-/** `lines` without the gateway tag and banner lines ({@link EXTERNAL_BANNER}) at their top; a question is never one. */
+/** True when `text` (a trimmed line, its tag removed) is a whole gateway banner sentence ({@link EXTERNAL_BANNER}). */
+function isExternalBanner(text: string): boolean {
+  return !BANNER_REQUEST.test(text) && EXTERNAL_BANNER.some((banner) => banner.test(text));
+}
+
+/** `lines` without the gateway tag ({@link EXTERNAL_TAG}) and banner lines at their top; a request is never one. */
 function withoutExternalBanner(lines: string[]): string[] {
   const kept = [...lines];
   for (let cut = 0; cut < MAX_BANNER_LINES; cut++) {
     const first = kept.findIndex((line) => line.trim() !== '');
     const line = kept[first] ?? '';
-    if (first < 0 || line.length > MAX_BANNER_CHARS || /[?？]/u.test(line)) break;
+    if (first < 0 || line.length > MAX_BANNER_CHARS) break;
     const rest = line.replace(EXTERNAL_TAG, '');
-    if (rest.trim() !== '' && !EXTERNAL_BANNER.test(rest.trim())) {
+    if (rest.trim() !== '' && !isExternalBanner(rest.trim())) {
       if (rest !== line) kept[first] = rest;
       break;
     }
@@ -814,27 +833,47 @@ function withoutExternalBanner(lines: string[]): string[] {
 
 // A legal notice a company's mail system appends (「本メールは機密情報を含む場合があります…」, "This e-mail and any
 // attachments are confidential…", "CONFIDENTIALITY NOTICE: …"): its opening, and the two things every such notice
-// says, that the mail is confidential and what to do with it when misdelivered.
+// says, that the mail is confidential and what a recipient it was not meant for does with it.
 const NOTICE_OPENING =
   /^\s*(?:[*【[(]?\s*(?:confidentiality(?: notice| statement| note)?|disclaimer|legal notice|privileged (?:and|&) confidential|機密(?:保持)?(?:情報)?(?:に関する)?(?:注意|ご注意|通知|事項)|免責事項)\s*[*】\])]?\s*[:：]?|this (?:e-?mail|message|communication|transmission)\b|the information (?:contained )?in this (?:e-?mail|message)\b|(?:本|この)(?:電子)?(?:メール|メッセージ)(?:は|には|および|及び|の))/iu;
 const NOTICE_CONFIDENTIAL = /confidential|privileged|機密|秘密|守秘/iu;
-// Not a bare "delete" or 削除: 「このメールは機密扱いで削除できません」 is a customer's problem.
-const NOTICE_MISDELIVERY = /intended (?:solely |only )?(?:for|recipient)|addressee|in error|prohibited|notify the sender|宛先|誤って|誤送信|破棄|禁じ|禁止/iu;
+// The impersonal misdelivery wording of the templates, not a bare 誤って/破棄/in error: a customer who sent us a
+// confidential file by mistake writes those words too.
+const NOTICE_MISDELIVERY =
+  /intended (?:solely |only |exclusively )?(?:for|recipient)|(?:for )?the (?:sole )?use of the (?:intended )?(?:addressee|recipient)|if you (?:are not|have received)|received (?:this|it) in error|宛先(?:に誤り|以外|に記載されていない)|誤って(?:受信|届|配信)|誤送信|(?:受信|受け取)(?:され|られ)た場合|無断で?[^。]{0,30}(?:禁じ|禁止)/iu;
+// The customer's own voice: a notice speaks of "this e-mail" and "the sender", never of what I or we sent.
+const NOTICE_FIRST_PERSON = /私|わたし|弊社|当社|僕|\b(?:I|we|my|our|me|us)\b/u;
+// A question anywhere, or a request outside the notice's "if misdelivered, please delete" sentence.
+const NOTICE_QUESTION = /[?？]|でしょうか|教えて|\b(?:how|can you|could you|would you|tell me)\b/iu;
+const NOTICE_REQUEST = /ください|いただけ|お願い|\bplease\b/iu;
+const NOTICE_CONDITION = /場合|\bif you\b|in error/iu;
+const NOTICE_SENTENCE_END = /[。！!]|\.(?=\s|$)/gu;
 const MAX_NOTICE_LINES = 12;
 const MAX_NOTICE_CHARS = 1_500;
 
+/** True when `notice` reads as a template's impersonal wording: no first person, no question, no request of its own. */
+function isImpersonalNotice(notice: string): boolean {
+  if (!NOTICE_CONFIDENTIAL.test(notice) || !NOTICE_MISDELIVERY.test(notice)) return false;
+  if (NOTICE_FIRST_PERSON.test(notice) || NOTICE_QUESTION.test(notice)) return false;
+  const sentences = notice.replace(/\s*\n\s*/g, ' ').split(/(?<=[。！!]|\.(?=\s|$))/u);
+  return sentences.every((sentence) => !NOTICE_REQUEST.test(sentence) || NOTICE_CONDITION.test(sentence));
+}
+
 /**
- * Cuts a trailing legal notice (confidentiality, misdelivery; {@link NOTICE_OPENING}) with the separators that framed
- * it, in English as in Japanese. Only with words above it and no question in it: a customer's own sentence about
- * confidential data asks something.
+ * Cuts a legal notice (confidentiality, misdelivery; {@link NOTICE_OPENING}) that ends the text, with the separators
+ * that framed it, in English as in Japanese. Only below the customer's words, after a separator or when it is a notice
+ * of two sentences or more, and only a template's impersonal wording ({@link isImpersonalNotice}): a customer's own
+ * sentence about a confidential file sent in error, or a P.S. below the notice, is the request.
  */
 function stripLegalNotice(lines: string[]): string[] {
   for (let i = 1; i < lines.length; i++) {
     if (!NOTICE_OPENING.test(lines[i] ?? '')) continue;
-    if (!lines.slice(0, i).some((line) => hasWords(line) && !SEPARATOR_LINE.test(line))) continue;
+    const above = lines.slice(0, i).filter((line) => line.trim() !== '');
+    if (!above.some((line) => hasWords(line) && !SEPARATOR_LINE.test(line))) continue;
     const notice = lines.slice(i).filter((line) => line.trim() !== '' && !SEPARATOR_LINE.test(line)).join('\n');
-    if (notice.split('\n').length > MAX_NOTICE_LINES || notice.length > MAX_NOTICE_CHARS || /[?？]/u.test(notice)) continue;
-    if (NOTICE_CONFIDENTIAL.test(notice) && NOTICE_MISDELIVERY.test(notice)) return withoutTrailingSeparators(lines.slice(0, i));
+    if (notice.split('\n').length > MAX_NOTICE_LINES || notice.length > MAX_NOTICE_CHARS || !isImpersonalNotice(notice)) continue;
+    const afterSeparator = SEPARATOR_LINE.test(above[above.length - 1] ?? '');
+    if (afterSeparator || (notice.match(NOTICE_SENTENCE_END)?.length ?? 0) >= 2) return withoutTrailingSeparators(lines.slice(0, i));
   }
   return lines;
 }

@@ -200,6 +200,15 @@ describe('parseInboundMail: HTML', () => {
     expect(mail.question).toContain('請求書の再発行をお願いします。');
   }, 10_000);
 
+  it('a line of "##-" and 12 KB of spaces is read in linear time, not one scan per space (review 9 #2)', async () => {
+    // The reply-marker pattern's two \\s* around a lazy run backtracked quadratically: 1 MB held the poller for 14 s.
+    const raw = Buffer.from(`From: a@x.example\r\nSubject: s\r\n\r\n請求書の再発行をお願いします。\r\n##-${' '.repeat(12_000)}\r\n`);
+    const started = performance.now();
+    const mail = await parseInboundMail(raw, { maxBytes: 30_000_000 });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(mail.question).toContain('請求書の再発行をお願いします。');
+  }, 60_000);
+
   it.each([
     { name: 'shallow markup is untouched', html: '<div><p>a<br>b</p></div>', depth: 5, out: '<div><p>a<br>b</p></div>', dropped: 0 },
     { name: 'tags below the limit become spaces', html: '<div><div><div>x</div></div></div>', depth: 2, out: '<div><div> x </div></div>', dropped: 2 },
@@ -864,6 +873,27 @@ describe('extractQuestion: what the mail system adds', () => {
     ['a problem with a confidential mail at the end', 'How do I export?\n\nThis message is marked confidential by your system and I cannot delete it.'],
     ['EXTERNAL mid-text', 'How do I export?\n[EXTERNAL] appears in the subject of your mails. Why?'],
     ['a banner-like line that is the question', '社外からのメールに注意が出ます。消せますか？'],
+    // Review 9 #1: a customer's own words about a mis-sent confidential file, and about external mail, are the request.
+    [
+      'a customer asking to destroy a mis-sent confidential file (review 9 a1)',
+      'XYZサポート ご担当者様\n\nいつもお世話になっております。\n\nこのメールの直前にお送りしたメールに、弊社の機密情報を含むファイルを誤って添付してしまいました。\n大変お手数ですが、受信したメールとファイルを破棄していただけますようお願いいたします。',
+    ],
+    [
+      'a customer asking how to recall a confidential contract sent in error (review 9 a2)',
+      'Hello,\n\nThis email is about the confidential contract I sent to your support address in error this morning.\nPlease delete it and tell me how to recall a message from your ticket portal.',
+    ],
+    [
+      'a P.S. below an English notice (review 9 a4)',
+      'Hi,\nWe received the invoice.\n\nCONFIDENTIALITY NOTICE: This e-mail is confidential and intended only for the addressee.\n\nP.S. Please re-issue the invoice to ACME Holdings Ltd. and cancel the old one, invoice 2024-118.',
+    ],
+    [
+      'a P.S. below a Japanese notice (review 9 a3, without its -- line)',
+      'お世話になっております。\n請求書を受け取りました。\n\n本メールは機密情報を含む場合があります。誤送信の場合は破棄してください。\n\n追記：請求書の宛名を「株式会社ABC」に変更して再発行をお願いします。',
+    ],
+    ['external mail that stopped arriving (review 9 a5)', '社外からのメールが昨日から一通も届かなくなりました。\n至急調査をお願いします。'],
+    ['a one-line request about forwarding to an external address (review 9 a6)', '外部のメールアドレスへ転送する設定方法を教えてください'],
+    ['external email forwarding that stopped (review 9 a7)', 'External email forwarding stopped working for our domain since Monday.\nPlease look into it urgently.'],
+    ['a request that opens like a notice, at the end', 'How do I export?\n\nThis email contains confidential data I sent you in error. Please delete it.'],
   ])('%s: kept', (_what, text) => {
     expect(extractQuestion(text, 'Question')).toBe(text);
   });
