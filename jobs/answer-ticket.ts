@@ -664,13 +664,15 @@ const LURE_LINK = /https?:\/\/|\bwww\.|(?:下記|以下|次)の(?:リンク|URL|
 const READER = String.raw`(?:お客様|あなた|貴殿|会員様|ユーザー様)`;
 // A customer reporting their own or their users' lock-out (「ログインできません」, 「私のアカウント」, 「弊社ユーザー（…）の
 // アカウント」, 「社員のアカウント」, "my account is locked", "our users' accounts", "we cannot log in"): a phisher writes
-// to the reader's account, never of its own or its staff's. The company's words need their own の before アカウント, so
-// that a phisher's 「弊社システムにて、お客様のアカウントに…」 is no report; 「ロックされ…」 counts only when not said of
-// the reader's account and not as a notice (「ロックされています」), which is how a lure puts it.
+// to the reader's account, never of its own or its staff's. The staff's words (ユーザー, 社員, with 弊社/当社 only right
+// before them) need their own の before アカウント, so that a phisher's 「弊社システムにて、お客様のアカウントに…」 and
+// 「当社サービスのアカウントが制限されました」 are no report; 「ロックされ…」 counts only when not said of the reader's
+// account and not as a notice (「ロックされています」), which is how a lure puts it. Read without nav labels
+// ({@link withoutNavLabels}): a footer's "My Account" link is no one's report.
 const OWN_PROBLEM_REPORT = new RegExp(
   [
     String.raw`(?:私|わたし|僕|弊社|当社|自分|うち)の(?:アカウント|口座|ID|ユーザー|パスワード)`,
-    String.raw`(?:弊社|当社|社員|(?<!各)ユーザー(?!様))(?:(?!${READER})[^。\n、，,]){0,60}?の(?:アカウント|ID|ＩＤ)`,
+    String.raw`(?:(?:弊社|当社)の?)?(?:社員|(?<!各)ユーザー(?!様))(?:(?!${READER})[^。\n、，,]){0,60}?の(?:アカウント|ID|ＩＤ)`,
     String.raw`(?:ログイン|サインイン|ログオン)(?:が|も)?(?:でき(?:ません|ない|なくなりました|なくなった)|出来(?:ません|ない))`,
     String.raw`(?<!${READER}[^。\n]{0,20})ロックされ(?:、|て(?!います|おります)|ました)`,
     String.raw`\bmy (?:account|login|password|user(?:name)?)\b`,
@@ -683,7 +685,24 @@ const OWN_PROBLEM_REPORT = new RegExp(
 // The reader's account, as only a lure names it (「お客様のアカウント」, "your account has been suspended"; a customer
 // quoting the screen's "verify your account" names no such state): beside it, the writer's words
 // about logging in (「ログインできない場合は」, "we cannot access") are the threat, not a report of their own lock-out.
-const READERS_ACCOUNT = new RegExp(String.raw`${READER}の?(?:アカウント|口座|ID|ＩＤ|カード|ご利用)|\byour (?:account|card)(?: has been| will be| is| was)? (?:suspended|locked|limited|restricted|disabled|closed|on hold)\b`, 'iu');
+const READERS_ACCOUNT = new RegExp(
+  String.raw`${READER}の?(?:アカウント|口座|ID|ＩＤ|カード|ご利用)|\byour (?:account|card|access|login)(?: has been| will be| is| was)? (?:suspended|locked|limited|restricted|disabled|closed|on hold)\b`,
+  'iu',
+);
+// A notice of what will happen to the reader (「ログインできない状態となります」, 「停止されます」), the reader's account
+// too: a customer tells what has happened, and a screen's notice they quote is read without its quotes (QUOTED).
+const READERS_FUTURE =
+  /(?:ログイン|サインイン|ご?利用)(?:が|も)?(?:でき(?:ない|なくなる)状態(?:と|に)なります|できなくなります)|(?:停止|制限|凍結|ロック|無効化?)(?:され|となり|になり)ます(?!か)/u;
+// A quoted phrase (「…」『…』"…" “…”) on one line: a customer quoting what a screen says, whose call to act or notice is
+// the screen's, not the writer's.
+const QUOTED = /「[^「」\n]{1,80}」|『[^『』\n]{1,80}』|"[^"\n]{1,80}"|“[^“”\n]{1,80}”/gu;
+// A nav label, never a report: a capitalised "My Account", a link's words in brackets ([My Account]), a nav line of
+// labels between bars ("My Account | Help | Privacy").
+const NAV_LABEL = /\bMy (?:Account|Login|Profile|Page)\b|\[[^\]\n]{1,40}\]|^[^\n|｜]{1,30}(?:\s[|｜]\s[^\n|｜]{1,30})+$/gmu;
+// The writer's own problem (a first-person word beside something not working or a question): a customer asking about
+// their own site, whose link is theirs to give.
+const FIRST_PERSON = /(?:私|わたし|弊社|当社|自社|うち)|\b(?:I|we|our|my)\b/iu;
+const PROBLEM = /でき(?:ません|ない)|出来(?:ません|ない)|(?:完了|表示|動作|反映)(?:しません|されません)|エラー|不具合|教えて|[?？]|\b(?:how (?:do|can|to)|can't|cannot|doesn't|does not|won't|isn't|not working|fails?)\b/iu;
 // The links of a text, each as its host (lower case): a URL's, or a `www.` host's.
 const LINK_HOST = /(?:https?:\/\/|\bwww\.)([^\s/?#:<>"'()「」]{1,253})/giu;
 
@@ -699,6 +718,30 @@ function ownLinkDomains(mailboxes: ReturnType<typeof ownMailboxesOf>, trusted: r
   return [...ours, ...trusted].map((d) => d.toLowerCase().replace(/^\.+/, ''));
 }
 
+/**
+ * Whether `unquoted` (a mail's words without quotes) reports the writer's own problem (a first-person word and a
+ * question or something not working), naming no reader's account (`readers`): a lure names the reader's.
+ */
+function firstPersonProblem(unquoted: string, readers: boolean): boolean {
+  return !readers && FIRST_PERSON.test(unquoted) && PROBLEM.test(unquoted);
+}
+
+/** The From's organisation domain (shop.customer.co.jp → customer.co.jp), as a list of none or one. */
+function fromOrganisation(signals: ReplySignals): string[] {
+  const domain = domainOf(signals.from?.address ?? '');
+  return domain ? [getDomain(domain) ?? domain] : [];
+}
+
+/** `words` without its quoted phrases ({@link QUOTED}). */
+function withoutQuotes(words: string): string {
+  return words.replace(QUOTED, ' ');
+}
+
+/** `words` without its nav labels ({@link NAV_LABEL}). */
+function withoutNavLabels(words: string): string {
+  return words.replace(NAV_LABEL, ' ');
+}
+
 /** `words` without the links to `ownDomains` (a host in one of them or one of them itself). */
 function withoutOwnLinks(words: string, ownDomains: readonly string[]): string {
   return words.replace(LINK_HOST, (link, host: string) => {
@@ -709,10 +752,11 @@ function withoutOwnLinks(words: string, ownDomains: readonly string[]): string {
 
 /**
  * Why a mail reads as credential phishing (a bank's or a shop's name on a domain of its own), or undefined: a link to
- * follow (not to one of `ownDomains`), the call to verify or log in ({@link LURE_CALL}) and a restricted account or a
+ * follow (not to one of `ownDomains`, nor to the From's own domain in a first-person problem report), the call to
+ * verify or log in ({@link LURE_CALL}, outside quotes: a customer quoting a screen) and a restricted account or a
  * deadline ({@link LURE_PRESSURE}) in `words` (the subject and the question), not a customer's report of their own or
- * their users' lock-out ({@link OWN_PROBLEM_REPORT}), from a sender
- * the receiving server did not authenticate by DMARC: its verdict is there and is not `pass` (`dmarc=none` of a domain
+ * their users' lock-out ({@link OWN_PROBLEM_REPORT}) naming no reader's account ({@link READERS_ACCOUNT},
+ * {@link READERS_FUTURE}), from a sender the receiving server did not authenticate by DMARC: its verdict is there and is not `pass` (`dmarc=none` of a domain
  * with no policy, which is what a phisher's own fresh domain has, `fail`, `temperror`, or no DMARC result in it).
  * SPF or DKIM passing for the sender's own domain proves only that the phisher owns it. A DMARC-passing sender's words
  * are read as they are; so are a mail's without any Authentication-Results: a server that writes none says nothing
@@ -720,9 +764,11 @@ function withoutOwnLinks(words: string, ownDomains: readonly string[]): string {
  */
 function loginLureDetail(words: string, signals: ReplySignals, mailboxes: ReturnType<typeof ownMailboxesOf>, ownDomains: readonly string[]): string | undefined {
   const topmost = signals.headers['authentication-results']?.[0];
-  if (topmost === undefined || (OWN_PROBLEM_REPORT.test(words) && !READERS_ACCOUNT.test(words))) return undefined;
-  const linked = withoutOwnLinks(words, ownDomains);
-  if (!LURE_LINK.test(linked) || !LURE_CALL.test(words) || !LURE_PRESSURE.some((sign) => sign.test(words))) return undefined;
+  const unquoted = withoutQuotes(words);
+  const readers = READERS_ACCOUNT.test(words) || READERS_FUTURE.test(unquoted);
+  if (topmost === undefined || (OWN_PROBLEM_REPORT.test(withoutNavLabels(words)) && !readers)) return undefined;
+  const linked = withoutOwnLinks(words, firstPersonProblem(unquoted, readers) ? [...ownDomains, ...fromOrganisation(signals)] : ownDomains);
+  if (!LURE_LINK.test(linked) || !LURE_CALL.test(unquoted) || !LURE_PRESSURE.some((sign) => sign.test(words))) return undefined;
   const dmarc = /\bdmarc\s*=\s*([a-z]+)/i.exec(topmost)?.[1]?.toLowerCase();
   if (dmarc === 'pass' && senderVouchedFor(signals, mailboxes)) return undefined;
   const verdict = dmarc ? `dmarc=${dmarc}` : 'no DMARC result';

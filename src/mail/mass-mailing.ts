@@ -335,9 +335,16 @@ function footerWording(head: readonly Line[], footer: readonly Line[]): string |
  */
 export const DO_NOT_REPLY_EVIDENCE = 'a do-not-reply line';
 
-/** Whether a sentence of `lines` asks something ({@link asksSomething}): a customer's question, or an invitation's. */
+// A mailing's invitation or pitch put as a question (「ぜひご参加いただけませんでしょうか？」, 「ご検討いただけますか」,
+// "Would you like to join?"): it asks the reader to come or to buy, which a customer asking us never does.
+const INVITATION = /ご参加|ご検討|ご出席|ご来場|お申し?込み(?:いただけ|ください|頂け|を?お待ち)|\bwould you (?:like|be interested) (?:to )?(?:join|attend|register|sign up|in (?:joining|attending))\b/iu;
+
+/**
+ * Whether a sentence of `lines` asks something of its own ({@link asksSomething}): a customer's question, not an
+ * invitation's ({@link INVITATION}).
+ */
 function asksOwnQuestion(lines: readonly Line[]): boolean {
-  return lines.some((line) => sentences(line.text).some(asksSomething));
+  return lines.some((line) => sentences(line.text).some((sentence) => asksSomething(sentence) && !INVITATION.test(sentence)));
 }
 
 /**

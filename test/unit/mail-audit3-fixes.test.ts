@@ -146,6 +146,13 @@ describe('sales, recruiting, seminar and vendor mail: the draft is held (samples
     ['144 whole: an invitation that asks, its audience line and an opt-out by reply', 'XYZ株式会社 ご担当者様\n\nこの度、カスタマーサクセスをテーマにした無料ウェビナーを開催いたします。\nご参加いただけますでしょうか？\n\n■日時 2026年12月10日(木) 15:00-16:00\n■お申込み https://saas-summit.jp/webinar/1210\n\n※本メールは名刺交換をさせていただいた方にお送りしております。\n今後のご案内が不要な方はお手数ですがその旨ご返信ください。', /ご案内が不要な方は/],
     ['a question and two opt-out lines', 'ご参加いただけますでしょうか？\n\n今後のご案内が不要な方はご返信ください。\n配信停止をご希望の方はその旨ご連絡ください。', /が不要な方は|配信停止をご希望/],
     ['a question and an opt-out that names its link', 'ご参加いただけますでしょうか？\n\n配信停止をご希望の方は https://seminar.example.jp/stop よりお手続きください。', /配信停止をご希望/],
+    // Review 9 #5: an invitation's question (ご参加いただけ…, ご検討…, would you like to join) is the mailing's, not a
+    // customer's own: the opt-out by reply holds beside it on its own.
+    ['c1: a seminar invitation asking ご参加いただけませんでしょうか？, an opt-out by reply', 'ご担当者様\n\n突然のご連絡失礼いたします。株式会社セールスの鈴木です。\n6月20日に業務効率化セミナーを開催いたします。\nぜひご参加いただけませんでしょうか？\n\n株式会社セールス 鈴木一郎\n今後このようなご案内が不要な方は、お手数ですがその旨ご返信ください。', /ご案内が不要な方は/],
+    ['ご検討いただけますでしょうか？ and an opt-out by reply', 'ご担当者様\n\n新サービスのご紹介です。\nぜひ導入をご検討いただけますでしょうか？\n\n佐藤\n今後のご案内が不要な方はお手数ですがご返信ください。', /ご案内が不要な方は/],
+    ['ご出席いただけますか？ and an opt-out by reply', 'ご担当者様\n\n交流会を開催します。ご出席いただけますか？\n\n佐藤\n今後のご案内が不要な方はお手数ですがご返信ください。', /ご案内が不要な方は/],
+    ['お申し込みいただけますか？ and an opt-out by reply', 'ご担当者様\n\n無料体験のご案内です。お申し込みいただけますか？\n\n佐藤\n今後のご案内が不要な方はお手数ですがご返信ください。', /ご案内が不要な方は/],
+    ['a customer asking how to apply, with an opt-out line in the signature', 'お世話になっております。\n有料プランへの申し込み方法を教えていただけますか？\n\n山田\n今後のご案内が不要な方はお手数ですがご連絡ください。', undefined],
   ])('mass-mail footer: %s', (_name, text, expected) => {
     const evidence = massMailingEvidence({ text, quoted: false });
     if (expected) expect(evidence).toMatch(expected);

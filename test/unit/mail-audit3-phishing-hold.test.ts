@@ -44,6 +44,16 @@ describe('senderReviewReason: a login lure from an unauthenticated sender', () =
     ['「ログインできない場合は」 in a lure', PHISHER, NOT_AUTHENTICATED, 'お客様のアカウントのご利用を一時的に制限しております。\n24時間以内に下記のリンクより本人確認を完了してください。\nログインできない場合はアカウントが停止されます。\nhttps://smbc-card-secure.top/verify'],
     ['「現在ログインできない状態です」 of お客様のアカウント', PHISHER, NOT_AUTHENTICATED, 'お客様のアカウントはロックされ、現在ログインできない状態です。本日中に以下のURLからご本人様確認をお願いします。https://smbc-card-secure.top/verify'],
     ['"your account" beside "we cannot access"', PHISHER, NOT_AUTHENTICATED, 'We cannot access your account records. Your account has been suspended. Verify your identity within 24 hours: https://smbc-card-secure.top/verify'],
+    // Review 9 #3: 当社…のアカウント is the phisher's own service, not a company's report of its staff's lock-out; a
+    // notice of the reader's future state (「ログインできない状態となります」, "your access will be suspended") is the
+    // threat; a "My Account" nav link is no first-person report.
+    ['b2: 当社サービスのアカウントが一時的に制限されました', PHISHER, NOT_AUTHENTICATED, '当社サービスのアカウントが一時的に制限されました。\n24時間以内に下記URLよりアカウント情報を更新してください。\nhttps://secure-verify.example.net/update'],
+    ['b1: ご本人確認, ログインできない状態となります', PHISHER, NOT_AUTHENTICATED, 'いつもご利用ありがとうございます。\n24時間以内にご本人確認をお願いします。\n確認いただけない場合、ログインできない状態となります。\n下記のリンクより手続きしてください。\nhttps://secure-verify.example.net/login'],
+    ['b3: "your access will be suspended", a My Account nav line', PHISHER, NOT_AUTHENTICATED, 'We were unable to verify your billing information.\nPlease confirm your details within 24 hours or your access will be suspended.\nClick here: https://secure-verify.example.net/billing\n\nMy Account | Help | Privacy'],
+    ['ログインできなくなります as a notice', PHISHER, NOT_AUTHENTICATED, '本日中にパスワードを再設定してください。期限を過ぎるとログインできなくなります。https://secure-verify.example.net/reset'],
+    ['"your account will be limited", [My Account] as a link text', PHISHER, NOT_AUTHENTICATED, 'Verify your identity within 24 hours or your account will be limited. Sign in at https://secure-verify.example.net [My Account]'],
+    // A lure on its own domain is still a lure: the From-domain link counts unless the mail reports its own problem.
+    ['the amaz0n lure links to its own From domain', 'security@amaz0n-verify.top', 'mx1.helpdesk.example.jp; dmarc=none header.from=amaz0n-verify.top', 'Your account has been locked. Verify your identity within 24 hours: https://amaz0n-verify.top/login'],
   ])('%s: held', (_what, from, results, question) => {
     const hold = senderReviewReason({ from, replyTo: from, question }, signals(from, results, '三井住友銀行'), config);
     expect(hold?.kind).toMatch(/^(?:possible-phishing|forged-sender)$/);
@@ -80,6 +90,12 @@ describe('senderReviewReason: a login lure from an unauthenticated sender', () =
     ['社員のアカウント, ロックされている', CUSTOMER, CUSTOMER_NO_DMARC, '社員のアカウントがロックされているようです。本人確認が必要と表示されます。本日中に対応をお願いします。https://intra.customer.co.jp/wiki'],
     ['our users\' accounts in English', CUSTOMER, CUSTOMER_NO_DMARC, 'Two of our users\' accounts are locked. The page at https://login.example.net asks them to verify your account within 24 hours. Can you unlock them?'],
     ['a plain question, dmarc=none, a link', CUSTOMER, CUSTOMER_NO_DMARC, 'CSVの取り込みでエラーになります。下記のリンクの手順通りにしました。 https://helpdesk.example.jp/help/csv'],
+    // Review 9 #3: customers quoting the call their own shop's screen shows (『』「」""), with their own site's link.
+    ['b4: 弊社ECサイト shows 「カード情報を入力してください」', CUSTOMER, CUSTOMER_NO_DMARC, 'お世話になっております。\n弊社ECサイト https://shop.customer.co.jp/cart で「カード情報を入力してください」と表示されて決済が完了しません。\n本日中にセール開始のため、至急対応をお願いします。'],
+    ['b4 with 『』', CUSTOMER, CUSTOMER_NO_DMARC, '弊社ECサイト https://shop.customer.co.jp/cart で『カード情報を入力してください』と表示されて決済が完了しません。本日中にセール開始のため、至急対応をお願いします。'],
+    ['b5: our store shows "Update your payment details"', 'ops@acme-shop.example.com', 'mx1.helpdesk.example.jp; dkim=none; spf=pass smtp.mailfrom=acme-shop.example.com; dmarc=none header.from=acme-shop.example.com', 'Hello,\nOur store at https://www.acme-shop.example.com shows "Update your payment details" to every buyer at checkout.\nThe sale starts within 24 hours. How do we turn that banner off?'],
+    ['弊社の社員のアカウント, a lure screen quoted', CUSTOMER, CUSTOMER_NO_DMARC, '弊社の社員のアカウントが制限されました。本人確認が必要と表示されます。本日中に解除をお願いします。https://intra.customer.co.jp/wiki'],
+    ['当社社員のアカウント', CUSTOMER, CUSTOMER_NO_DMARC, '当社社員のアカウントがロックされ、ログインが必要と表示されます。24時間以内に解除をお願いします。https://intra.customer.co.jp/wiki'],
   ])('%s: not held', (_what, from, results, question) => {
     expect(senderReviewReason({ from, replyTo: from, question }, signals(from, results), config)).toBeUndefined();
   });
