@@ -2,6 +2,35 @@ import { describe, expect, it } from 'vitest';
 import { parseInboundMail } from '../../src/mail/parse.js';
 import { unreadableReason, type UnreadableCheckInput } from '../../src/mail/unreadable.js';
 
+/** An Outlook-style HTML mail whose one image, `image`, is shown in the HTML by its Content-ID (image001.png). */
+function inlineImageMail(subject: string, html: string, image: Buffer): Buffer {
+  return Buffer.from(
+    [
+      'From: Taro <taro@customer.example>',
+      'To: support@support.example',
+      `Subject: =?UTF-8?B?${Buffer.from(subject).toString('base64')}?=`,
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/related; boundary=r',
+      '',
+      '--r',
+      'Content-Type: text/html; charset=utf-8',
+      '',
+      html,
+      '--r',
+      'Content-Type: image/png; name=image001.png',
+      'Content-Disposition: inline; filename=image001.png',
+      'Content-ID: <image001.png@01DA>',
+      'Content-Transfer-Encoding: base64',
+      '',
+      ...(image.toString('base64').match(/.{1,76}/g) ?? []),
+      '--r--',
+      '',
+    ].join('\r\n'),
+  );
+}
+const PASTED_BELOW_QUESTION = '<p>この画面から先に進めません。どうすればいいですか？</p><p><img src="cid:image001.png@01DA"></p><p>山田</p>';
+
+
 const plain: UnreadableCheckInput = { top: { contentType: 'text/plain' }, text: 'How do I reset my password?', parts: [] };
 const mixed = (parts: UnreadableCheckInput['parts'], text = plain.text): UnreadableCheckInput => ({ top: { contentType: 'multipart/mixed' }, text, parts });
 const png = { contentType: 'image/png', filename: 'IMG_0001.PNG' };
@@ -254,89 +283,11 @@ describe('unreadable: a question only in an attachment, parsed', () => {
     ['a screenshot beside a question', mail('エラーが出ます', ['Content-Type: text/plain; charset=utf-8\r\n\r\nCSVの取り込みでエラーが出ます。', png]), undefined],
     ['a screenshot beside 「添付の画面でエラーが出ます」', mail('エラーが出ます', ['Content-Type: text/plain; charset=utf-8\r\n\r\n添付の画面でエラーが出ます。どうすればよいですか？', png]), 'the question refers to an attached image (screenshot.png) the agent cannot see'],
     // Review 7 #6 (a10): Outlook's signature logo, shown in the HTML by its Content-ID, is no image the question leans on.
-    [
-      'an HTML mail whose only image is the inline signature logo',
-      Buffer.from(
-        [
-          'From: Taro <taro@customer.example>',
-          'To: support@support.example',
-          'Subject: =?UTF-8?B?' + Buffer.from('表示について').toString('base64') + '?=',
-          'MIME-Version: 1.0',
-          'Content-Type: multipart/related; boundary=r',
-          '',
-          '--r',
-          'Content-Type: text/html; charset=utf-8',
-          '',
-          '<p>お世話になっております。<br>この表示を英語に切り替える方法はありますか。</p><p>山田<br><img src="cid:image001.png@01DA"></p>',
-          '--r',
-          'Content-Type: image/png; name=image001.png',
-          'Content-Disposition: inline; filename=image001.png',
-          'Content-ID: <image001.png@01DA>',
-          'Content-Transfer-Encoding: base64',
-          '',
-          'iVBORw0KGgo=',
-          '--r--',
-          '',
-        ].join('\r\n'),
-      ),
-      undefined,
-    ],
-    // A screenshot pasted into an Outlook mail is inline too, but no logo: it is as unseen as an attached one.
-    [
-      'an HTML mail whose only image is a pasted screenshot (inline, 60 KB)',
-      Buffer.from(
-        [
-          'From: Taro <taro@customer.example>',
-          'To: support@support.example',
-          'Subject: =?UTF-8?B?' + Buffer.from('ログインできません').toString('base64') + '?=',
-          'MIME-Version: 1.0',
-          'Content-Type: multipart/related; boundary=r',
-          '',
-          '--r',
-          'Content-Type: text/html; charset=utf-8',
-          '',
-          '<p>この画面から先に進めません。どうすればいいですか？</p><p><img src="cid:image001.png@01DA"></p><p>山田</p>',
-          '--r',
-          'Content-Type: image/png; name=image001.png',
-          'Content-Disposition: inline; filename=image001.png',
-          'Content-ID: <image001.png@01DA>',
-          'Content-Transfer-Encoding: base64',
-          '',
-          ...(Buffer.alloc(60_000, 7).toString('base64').match(/.{1,76}/g) ?? []),
-          '--r--',
-          '',
-        ].join('\r\n'),
-      ),
-      'the question refers to an attached image (image001.png) the agent cannot see',
-    ],
-    // Review 8 #1: a cropped dialog is as small as many logos; only icons of a few KB count as layout.
-    [
-      'an HTML mail whose only image is a pasted crop of an error dialog (inline, 14 KB)',
-      Buffer.from(
-        [
-          'From: Taro <taro@customer.example>',
-          'To: support@support.example',
-          'Subject: =?UTF-8?B?' + Buffer.from('ログインできません').toString('base64') + '?=',
-          'MIME-Version: 1.0',
-          'Content-Type: multipart/related; boundary=r',
-          '',
-          '--r',
-          'Content-Type: text/html; charset=utf-8',
-          '',
-          '<p>この画面から先に進めません。どうすればいいですか？</p><p><img src="cid:image001.png@01DA"></p><p>山田</p>',
-          '--r',
-          'Content-Type: image/png; name=image001.png',
-          'Content-Disposition: inline; filename=image001.png',
-          'Content-ID: <image001.png@01DA>',
-          'Content-Transfer-Encoding: base64',
-          '',
-          ...(Buffer.alloc(14_000, 7).toString('base64').match(/.{1,76}/g) ?? []),
-          '--r--',
-          '',
-        ].join('\r\n'),
-      ),
-      'the question refers to an attached image (image001.png) the agent cannot see',
-    ],
+    ['an HTML mail whose only image is the inline signature logo', inlineImageMail('表示について', '<p>お世話になっております。<br>この表示を英語に切り替える方法はありますか。</p><p>山田<br><img src="cid:image001.png@01DA"></p>', Buffer.from('iVBORw0KGgo=', 'base64')), undefined],
+    // A screenshot pasted into an Outlook mail is inline too, but no logo: it is as unseen as an attached one; so is a
+    // cropped dialog, as small as many logos (review 8 #1): only icons of a few KB count as layout.
+    ['an HTML mail whose only image is a pasted screenshot (inline, 60 KB)', inlineImageMail('ログインできません', PASTED_BELOW_QUESTION, Buffer.alloc(60_000, 7)), 'the question refers to an attached image (image001.png) the agent cannot see'],
+    ['an HTML mail whose only image is a pasted crop of an error dialog (inline, 14 KB)', inlineImageMail('ログインできません', PASTED_BELOW_QUESTION, Buffer.alloc(14_000, 7)), 'the question refers to an attached image (image001.png) the agent cannot see'],
     ["117: a screenshot beside 「この画面から先に進めません」", mail('ログインできません', ['Content-Type: text/plain; charset=utf-8\r\n\r\nこの画面から先に進めません。どうすればいいですか？\r\n\r\niPhoneから送信', png]), 'the question refers to an attached image (screenshot.png) the agent cannot see'],
     // The corpus's attachment_only_email: the whole mail is one gzip part, no text at all.
     [
