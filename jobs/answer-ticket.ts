@@ -651,7 +651,7 @@ export function senderReviewReason(
 // What a credential-phishing mail asks: that the reader verify or log in (on the link). Always there: it is the lure's
 // purpose. A customer in a hurry names a locked account and a deadline too, but asks us to act, not themselves.
 const LURE_CALL =
-  /(?:ご?本人(?:様)?確認|ログイン|サインイン|パスワード|認証|アカウント(?:情報)?|登録情報|カード情報|お支払い情報)(?:を|の)?(?:ご?(?:確認|更新|再設定|再入力|入力))?(?:お願い|完了|して(?:ください|下さい)|が必要|を行って)|\b(?:verify|confirm|update) your (?:account|identity|information|details|password|payment)\b/iu;
+  /ご?(?:本人(?:様)?確認|ログイン|サインイン|パスワード|認証|アカウント(?:情報)?|登録情報|カード情報|お支払い情報)(?:を|の)?(?:ご?(?:確認|更新|再設定|再入力|入力)を?)?(?:お願い|完了|して(?:ください|下さい)|が必要|を行って)|\b(?:verify|confirm|update) your (?:account|identity|information|details|password|payment)\b/iu;
 // What it threatens beside the call, one of them at least: that an account or card is restricted, a deadline. A
 // customer asking about 本人確認書類 writes one of these signs at most.
 const LURE_PRESSURE: readonly RegExp[] = [

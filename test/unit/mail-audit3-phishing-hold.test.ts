@@ -54,6 +54,9 @@ describe('senderReviewReason: a login lure from an unauthenticated sender', () =
     ['"your account will be limited", [My Account] as a link text', PHISHER, NOT_AUTHENTICATED, 'Verify your identity within 24 hours or your account will be limited. Sign in at https://secure-verify.example.net [My Account]'],
     // A lure on its own domain is still a lure: the From-domain link counts unless the mail reports its own problem.
     ['the amaz0n lure links to its own From domain', 'security@amaz0n-verify.top', 'mx1.helpdesk.example.jp; dmarc=none header.from=amaz0n-verify.top', 'Your account has been locked. Verify your identity within 24 hours: https://amaz0n-verify.top/login'],
+    // The call with its object between the verb and お願い: 「パスワードの再設定をお願いします」.
+    ['パスワードの再設定をお願いします, a suspension and a deadline', PHISHER, NOT_AUTHENTICATED, 'お客様のアカウントは24時間以内に停止されます。下記のリンクよりパスワードの再設定をお願いします。https://secure-line.top/reset'],
+    ['ご登録情報の確認をお願いいたします and a restriction', PHISHER, NOT_AUTHENTICATED, 'お客様のカードのご利用を制限しております。以下のURLよりご登録情報の確認をお願いいたします。https://secure-line.top/check'],
   ])('%s: held', (_what, from, results, question) => {
     const hold = senderReviewReason({ from, replyTo: from, question }, signals(from, results, '三井住友銀行'), config);
     expect(hold?.kind).toMatch(/^(?:possible-phishing|forged-sender)$/);
