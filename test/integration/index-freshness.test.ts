@@ -283,7 +283,11 @@ describe('agent workers on several machines with the embedded engines', () => {
     await sleep(1_000);
     const ticket = await store.get(ticketId);
     expect(ticket?.state).toBe('received');
-    expect(errorLines(b.lines)).toHaveLength(1);
+    // One error naming the remedy; a loaded machine may add others (a status write that timed out), which are not
+    // what this test is about, and are printed if the count is wrong.
+    const errors = errorLines(b.lines).filter((l) => l.msg.includes(REMEDY));
+    expect(errors, JSON.stringify(errorLines(b.lines))).toHaveLength(1);
+    expect(errors[0]!.msg).toContain('manual index');
   });
 
   it('without an index: before any build it answers as before and /readyz names the missing index; once a build is recorded it takes no tickets', { timeout: 120_000 }, async () => {
