@@ -161,8 +161,10 @@ ul.legend { list-style: none; display: flex; flex-wrap: wrap; gap: 6px 18px; mar
 .swatch { display: inline-block; width: 11px; height: 11px; border-radius: 2px; margin-right: 6px; vertical-align: -1px; }
 table.numbers { font-size: 13px; }
 table.numbers caption { text-align: left; font-size: 13px; color: var(--muted); padding: 4px 0 6px; caption-side: top; }
-table.numbers th, table.numbers td { padding: 4px 8px; }
+table.numbers th, table.numbers td { padding: 4px 6px; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+/* A numbers table's long column names wrap, so a dozen columns fit a laptop-wide card. */
+table.numbers th.num { white-space: normal; }
 .scroll { max-height: 320px; overflow: auto; }
 .chip.current { border-color: var(--accent); }
 .toolbar h1 { margin: 0; }

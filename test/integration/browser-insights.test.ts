@@ -41,6 +41,9 @@ const SCREENSHOT =
 const DAY_MS = 86_400_000;
 // Evaluated in the page (as a string: the test's TypeScript has no DOM types).
 const FILL_OF_AUTO_SENT = "getComputedStyle(document.querySelector('#outcomes rect.seg.o-auto_sent')).fill";
+/** The section ids of the scroll boxes whose content is wider than the box (a sideways scroll hides part of it). */
+const CLIPPED_SIDEWAYS =
+  "[...document.querySelectorAll('.scroll')].filter((box) => box.scrollWidth > box.clientWidth + 1).map((box) => box.closest('section')?.id ?? '?')";
 const DRAFT = 'お世話になっております。\n\n設定画面の「セキュリティ」から二段階認証を有効にできます。\n\nよろしくお願いいたします。';
 
 let redisServer: RedisServer;
@@ -195,6 +198,10 @@ describe.skipIf(!HAVE_CHROMIUM)('insights page in a browser', () => {
     const newestRow = await dayRows.filter({ hasText: newest }).boundingBox();
     expect(newestRow!.y + newestRow!.height, 'the newest day shows without scrolling the table').toBeLessThanOrEqual(box!.y + box!.height);
     await expect(page.locator('#llm').getByText('gpt-4o-mini').isVisible()).resolves.toBe(true);
+    // On a laptop's width every table fits its card: no column or line of an explanation hides behind a sideways
+    // scroll (the week table's 13 columns once pushed its explanation and its last columns out of sight).
+    const clipped = await page.evaluate(CLIPPED_SIDEWAYS);
+    expect(clipped, 'tables wider than their scroll box').toEqual([]);
     // A bar is drawn in the stylesheet's colour: the CSP let the stylesheet apply and the chart is not a black blob.
     const lightFill = await page.evaluate(FILL_OF_AUTO_SENT);
     expect(lightFill).toBe('rgb(31, 138, 85)');
