@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { createLogger } from '../logger.js';
 import { Bm25Builder, Bm25Index, type Bm25Params } from './bm25.js';
-import { keywordCoverage } from './query-words.js';
+import { askingSentenceCoverage, keywordCoverage } from './query-words.js';
 import { weightedTerms } from './tokenize.js';
 import { decodeContainer, encodeContainer, LiveIndexFile } from './vector-store.js';
 import { manualContentHash, servedIndex } from './index-builds.js';
@@ -98,7 +98,8 @@ export class EmbeddedManualSearch implements ManualSearch {
 
   /**
    * Up to `k` chunks ranked by BM25 (OR over the query's terms), a keyword query's scores scaled by how many of its
-   * keywords each chunk holds ({@link keywordCoverage}). Empty or blank queries give no hits.
+   * keywords each chunk holds ({@link keywordCoverage}), a long query's by how much of its asking sentence
+   * ({@link askingSentenceCoverage}). Empty or blank queries give no hits.
    */
   async search(keywords: string, k: number = MAX_SEARCH_RESULTS): Promise<SearchHit[]> {
     if (keywords.trim() === '' || k <= 0) return [];
@@ -106,7 +107,8 @@ export class EmbeddedManualSearch implements ManualSearch {
     if (!index) return [];
     const query = manualQueryTerms(keywords, index.ranking);
     if (query.size === 0) return [];
-    const coverage = keywordCoverage(keywords, query, index.ranking.unigramWeight > 0 ? index.ranking.queryUnigramWeight : 0);
+    const unigramWeight = index.ranking.unigramWeight > 0 ? index.ranking.queryUnigramWeight : 0;
+    const coverage = keywordCoverage(keywords, query, unigramWeight) ?? askingSentenceCoverage(keywords, query, unigramWeight);
     return index.bm25.search(query, k, undefined, coverage).map(({ doc, score }) => {
       const chunk = index.chunks[doc]!;
       return { id: chunk.id, fileName: chunk.fileName, heading: chunk.heading, content: withHeadingLine(chunk), score };

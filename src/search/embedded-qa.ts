@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { createLogger, type Logger } from '../logger.js';
 import { Bm25Builder, Bm25Index, type Bm25Params } from './bm25.js';
-import { keywordCoverage, splitQuestionWords } from './query-words.js';
+import { askingSentenceCoverage, keywordCoverage, splitQuestionWords } from './query-words.js';
 import { weightedTerms } from './tokenize.js';
 import { embedQuery } from './embeddings.js';
 import {
@@ -174,7 +174,8 @@ export class EmbeddedQaSearch implements QaSearch {
       const terms = qaQueryTerms(query, ranking);
       // The keywords are the topic's: a question word (誰, 何故) is down-weighted in `terms` and would otherwise take
       // a full share of the coverage, so a pair sharing only it and one topic word outranked the pair on the topic.
-      const coverage = keywordCoverage(splitQuestionWords(query).topic, terms, ranking.unigramWeight);
+      // A long query's asking sentence is found by its question words and endings, so it reads the query itself.
+      const coverage = keywordCoverage(splitQuestionWords(query).topic, terms, ranking.unigramWeight) ?? askingSentenceCoverage(query, terms, ranking.unigramWeight);
       index.bm25.search(terms, depth, undefined, coverage).forEach((r, rank) => add(r.doc, rank, lexicalWeight));
     }
 
