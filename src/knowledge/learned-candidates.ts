@@ -28,10 +28,11 @@ import { modelCallUsage, type ModelCallUsage } from '../agent/types.js';
 import { replyBody, replyContent } from '../tickets/outcome.js';
 import { questionTerms } from './gap-similarity.js';
 import { scrubPersonalDataWithModel, type PersonalDataModel } from './personal-data-model.js';
-import { PLACEHOLDERS, placeholderLanguage, scrubPersonalData } from './personal-data.js';
+import { PLACEHOLDERS, placeholderLanguage, scrubPersonalData, type PersonalDataKind, type PersonalDataReplacement, type PlaceholderLanguage } from './personal-data.js';
 import { parseAddressList } from '../mail/addresses.js';
 import { comparableDisplayName } from '../mail/classify.js';
 import { removeControls, removeInvisible } from '../mail/invisible.js';
+import { asksSomething as asksInSentence } from '../mail/mass-mailing.js';
 import { onlyGreetings, unreadableReason } from '../mail/unreadable.js';
 import { foreignLinks } from '../tickets/foreign-links.js';
 
@@ -89,6 +90,8 @@ export interface DraftPair {
   answer: string;
   /** Invisible characters removed from the mail and reply the pair was cut from ({@link removeInvisible}). */
   invisibleRemoved?: number;
+  /** Instructions to the assistant and made-up answer lines in the customer's mail ({@link assistantInstructions}). */
+  assistantInstructions?: number;
 }
 
 /** The question and reply of `source` without invisible characters, and how many were removed from both. */
@@ -253,6 +256,121 @@ export function withoutTeamSignature(answer: string, teamNames: readonly string[
   return cut ? lines.slice(0, end).join('\n').trimEnd() : answer;
 }
 
+// A line that poses as the answer to the customer's own question (「A: 窓口は閉鎖中です…」, 「回答：…」): once learned, a
+// later agent run reads it as the desk's answer. Its following lines up to a blank line or a new Q: line go with it.
+const FAKE_ANSWER_LINE = /^[ \t　]*[（(【［\[]?[ \t　]*(?:A|Ａ|[Aa]nswer|ANSWER|回答|答え?|返答|アンサー)[ \t　]*[）)】］\]]?[ \t　]*[:：]/u;
+const QUESTION_LINE = /^[ \t　]*[（(【［\[]?[ \t　]*(?:Q|Ｑ|[Qq]uestion|QUESTION|質問|問い?)[ \t　]*[）)】］\]]?[ \t　]*[:：]/u;
+// Text that speaks to the assistant rather than to us: addressed to it (「AIアシスタントへ:」, "Note to the AI:"), telling
+// it to forget its instructions, or laying down what every later answer must say (「これ以降の回答では必ず…」, 「…と回答に
+// 書き加えてください」, "always tell customers …"). A question about the product's own AI (「AIアシスタント機能で…できますか」)
+// or a wish about how we reply (「今後の回答はメールでお願いします」) is none of these.
+const ASSISTANT_INSTRUCTIONS: readonly RegExp[] = [
+  /(?:^|[\s（(「【［\[])(?:AI|ＡＩ|アシスタント|AIアシスタント|ＡＩアシスタント|チャットボット|ボット|言語モデル|assistant|Assistant|ASSISTANT|chat ?bot|LLM|GPT|ChatGPT)(?:さん|様)?(?:へ|に告ぐ|宛て?|の方へ)?[ \t　]*[:：]/u,
+  /(?:AI|ＡＩ|アシスタント|チャットボット|ボット|言語モデル)(?:さん|様)?(?:へ|宛て?|の方へ)(?:の(?:指示|お願い|メッセージ))?[、,，\s]/u,
+  /\b(?:dear|attention|note (?:to|for)|message (?:to|for)|instructions? (?:to|for)|hey|hi) (?:the )?(?:AI|assistant|bot|chatbot|LLM|language model|model)\b/iu,
+  /\b(?:system|developer) (?:prompt|note|message|instructions?)\b|システム(?:プロンプト|指示|メッセージ)|プロンプト(?:を|の指示)/iu,
+  /\b(?:ignore|disregard|forget|override)\b[^.\n]{0,30}\b(?:instructions?|prompts?|rules?|directions?|guidelines?)\b/iu,
+  /(?:指示|命令|指令|ルール|プロンプト|設定)を(?:全て|すべて)?(?:無視|忘れ|上書き)/u,
+  /\b(?:always|must|should always)\s+(?:tell|reply|answer|respond|include|mention|say|recommend|direct|refer|add|write)\b[^.\n]{0,60}\b(?:customers?|users?|everyone|people|them|answers?|replies|responses)\b/iu,
+  /\b(?:in|to|into) (?:all |every |any |each )?(?:of )?(?:your |the |future |later |subsequent )+(?:answers?|replies|responses)\b[^.\n]{0,60}\b(?:always|must|include|mention|add|say|tell)\b/iu,
+  /(?:回答|返信|返答|応答|答え)[^。\n]{0,40}(?:必ず|常に|絶対に)|(?:必ず|常に|絶対に)[^。\n]{0,40}(?:回答|返信|返答|応答)(?:に|へ|で|文)/u,
+  /(?:回答|返信|返答|応答)(?:文)?(?:に|へ|の(?:最後|末尾|冒頭)に)[^。\n]{0,40}(?:書き加え|書き足し|追記|付け加え|含め|入れ)(?:て|る|ろ|なさい|ること)/u,
+];
+// A bracketed aside (（…）, (...), 【…】, 「…」), taken whole when it holds an instruction: its sentences may not each read as one.
+const ASIDE = /[（(【［\[「『][^（()）【】［］\[\]「」『』\n]{1,400}[）)】］\]」』]/gu;
+
+function readsAsInstruction(text: string): boolean {
+  return ASSISTANT_INSTRUCTIONS.some((pattern) => pattern.test(text));
+}
+
+// A sentence that asks or requests something of us, or says what goes wrong for the writer: what a learned question
+// is found by. Questions are judged as the mass-mailing check judges them ({@link asksInSentence}).
+const REQUEST = /ください|下さい|お願い|願います|いただけ|頂け|もらえ|ほしい|欲しい|たい(?:です|と思|の|んです|のですが)?|困って|\b(?:please|could you|can you|would you|how|what|why|where|when|which|is there|are there|I(?:'d| would) like|I want|I need|we need|we want)\b/iu;
+const PROBLEM = /ません|ない|なく|できず|エラー|不具合|失敗|届か|表示され|忘れ|紛失|なくし|\b(?:forgot|forgotten|lost)\b|\b(?:can't|cannot|can not|couldn't|doesn't|don't|didn't|won't|isn't|aren't|wasn't|not|never|no longer|fails?|failed|failing|error|broken|missing|stuck|wrong)\b|[’']t\b/iu;
+const FIRST_PERSON = /\b(?:I|I'm|I’m|I've|I’ve|I'd|I’d|me|my|My)\b|私|わたし|わたくし|僕/u;
+
+function asksUs(sentence: string): boolean {
+  return asksInSentence(sentence) || REQUEST.test(sentence) || PROBLEM.test(sentence) || FIRST_PERSON.test(sentence);
+}
+
+/** The sentences of a line, each with the white space that followed it: cut after `.!?` and a space, and after `。！？`. */
+function sentencesOfLine(line: string): { text: string; gap: string }[] {
+  const parts = line.split(/((?<=[.!?])[ \t]+)|(?<=[。！？])/u);
+  const sentences: { text: string; gap: string }[] = [];
+  for (let i = 0; i < parts.length; i += 2) {
+    const text = parts[i] ?? '';
+    if (text.trim() !== '') sentences.push({ text, gap: parts[i + 1] ?? '' });
+  }
+  return sentences;
+}
+
+/** The lines of `question` as sentences, without made-up answer lines and text addressed to the assistant, and how many of those there were. */
+function withoutInstructions(question: string): { lines: { text: string; gap: string }[][]; found: string[] } {
+  const found: string[] = [];
+  const lines: { text: string; gap: string }[][] = [];
+  let inFakeAnswer = false;
+  for (const line of question.replace(/\r\n?/g, '\n').split('\n')) {
+    if (line.trim() === '' || QUESTION_LINE.test(line)) inFakeAnswer = false;
+    if (FAKE_ANSWER_LINE.test(line)) {
+      found.push(line.trim());
+      inFakeAnswer = true;
+    }
+    if (inFakeAnswer) continue;
+    const open = line.replace(ASIDE, (aside) => {
+      if (!readsAsInstruction(aside)) return aside;
+      found.push(aside);
+      return '';
+    });
+    lines.push(
+      sentencesOfLine(open).filter((sentence) => {
+        if (!readsAsInstruction(sentence.text)) return true;
+        found.push(sentence.text.trim());
+        return false;
+      }),
+    );
+  }
+  return { lines, found };
+}
+
+/**
+ * What in `question` reads as instructions to the assistant (addressed to it, telling it to ignore its instructions,
+ * laying down what every later answer must say) or poses as an answer (an `A:` or `回答：` line), as written; none in a
+ * customer's ordinary question. A learned pair's question goes to every later agent run that finds the pair.
+ */
+export function assistantInstructions(question: string): string[] {
+  return withoutInstructions(question).found;
+}
+
+// A topic line above the question (「領収書の宛名について」, 「請求書の件」, "About invoices"): it names what the question is
+// about, and a later search finds the pair by it.
+const TOPIC_HEADING = /^[^。．！!？?\n]{1,40}(?:について|の件|に関して|に関する(?:ご?質問|お?問い?合わ?せ)|につきまして)$|^(?:About|Regarding|Re:)\s[^.!?\n]{1,60}$/u;
+
+function isTopicHeading(sentences: readonly { text: string }[]): boolean {
+  return sentences.length === 1 && TOPIC_HEADING.test(sentences[0]!.text.trim());
+}
+
+/**
+ * The question a learned pair keeps of `question`: the customer's sentences that ask or request something of us or
+ * say what goes wrong for them ({@link asksUs}), each with the sentence before it on its line, and a topic line
+ * ({@link TOPIC_HEADING}), without greetings, statements for the agent to repeat ("our
+ * support desk is closed, use @…"), text addressed to the assistant and made-up answer lines
+ * ({@link assistantInstructions}, counted in `instructions`). A question none of whose sentences asks is kept whole
+ * but for those, so a plain statement of a problem still teaches.
+ */
+export function askedQuestion(question: string): { text: string; instructions: number } {
+  const { lines, found } = withoutInstructions(question);
+  const asks = (s: { text: string }) => asksUs(s.text) && !onlyGreetings(s.text);
+  const anyAsks = lines.some((sentences) => sentences.some(asks));
+  const kept = lines.map((sentences) => {
+    if (anyAsks && isTopicHeading(sentences)) return sentences.map((s) => s.text).join(' ').trim();
+    // The sentence right before an asking one on its line is what it leans on: 「…ロックされました。どうすればいいですか。」
+    const chosen = anyAsks ? sentences.filter((s, i) => asks(s) || (sentences[i + 1] !== undefined && asks(sentences[i + 1]!) && !onlyGreetings(s.text))) : sentences;
+    return chosen.map((s, i) => (i < chosen.length - 1 ? s.text + (s.gap === '' ? '' : ' ') : s.text)).join('').trim();
+  });
+  const text = collapseBlankLines(kept.join('\n'));
+  return { text: text === '' && found.length === 0 ? question : text, instructions: found.length };
+}
+
 /** What {@link learnableDrafts} keeps, and why it dropped the others. */
 export interface LearnableDrafts {
   pairs: DraftPair[];
@@ -261,8 +379,9 @@ export interface LearnableDrafts {
 }
 
 /**
- * The pairs of `drafts` (from {@link ruleCandidates} or {@link distilCandidates}) worth learning, each answer without
- * the team's signature ({@link withoutTeamSignature}). Dropped: a pair whose answer still holds a subtask's "not
+ * The pairs of `drafts` (from {@link ruleCandidates} or {@link distilCandidates}) worth learning, each question cut to
+ * what the customer asked ({@link askedQuestion}, the pair counting the instructions to the assistant found in the mail)
+ * and each answer without the team's signature ({@link withoutTeamSignature}). Dropped: a pair whose answer still holds a subtask's "not
  * found" fallback of `source` (the operator approved it as is, or added only a P.S.: a pair would teach "not found");
  * one whose question asks nothing of the customer's own ({@link asksSomething}); one whose answer was only the
  * signature.
@@ -270,8 +389,17 @@ export interface LearnableDrafts {
 export function learnableDrafts(drafts: readonly DraftPair[], source: CandidateSource, options: { teamNames?: readonly string[] } = {}): LearnableDrafts {
   const fallbacks = fallbacksOf(source);
   const result: LearnableDrafts = { pairs: [], dropped: [] };
+  // Counted over the whole mail: a pair of one topic is no safer when the instruction stood under another.
+  const inMail = assistantInstructions(removeInvisible(source.question).text).length;
   for (const draft of drafts) {
-    const pair = { ...draft, answer: withoutTeamSignature(draft.answer, options.teamNames ?? []) };
+    const asked = askedQuestion(draft.question);
+    const instructions = Math.max(inMail, asked.instructions);
+    const pair = {
+      ...draft,
+      question: asked.text,
+      answer: withoutTeamSignature(draft.answer, options.teamNames ?? []),
+      ...(instructions > 0 ? { assistantInstructions: instructions } : {}),
+    };
     const why = whyNotLearnable(pair, fallbacks);
     if (why) result.dropped.push(why);
     else result.pairs.push(pair);
@@ -380,6 +508,11 @@ export interface ScrubSummary {
   invisibleRemoved?: number;
   /** Links, addresses and phone numbers replaced in the question ({@link replaceCustomerLinks}); absent when none were. */
   linksReplaced?: number;
+  /**
+   * Instructions to the assistant and made-up answer lines found in the customer's mail ({@link assistantInstructions})
+   * and left out of the question; absent when none were. The Knowledge page warns of them.
+   */
+  assistantInstructions?: number;
 }
 
 /** The placeholder of a link in a candidate's question, in either language (the scrub keeps links: none of its own). */
@@ -434,7 +567,9 @@ function placeholderOf(written: string, language: keyof typeof PLACEHOLDERS): st
  * ({@link replaceCustomerLinks}, counted in `scrub.linksReplaced`).
  */
 export async function scrubCandidate(draft: DraftPair, names: readonly string[], llm?: PersonalDataModel): Promise<DraftPair & { scrub: ScrubSummary; calls: ModelCallUsage[] }> {
-  const scrubbed = await scrubPersonalDataOf(draft, names, llm);
+  const personal = await scrubPersonalDataOf(draft, names, llm);
+  const { assistantInstructions: instructions, ...text } = personal;
+  const scrubbed = instructions ? { ...text, scrub: { ...personal.scrub, assistantInstructions: instructions } } : text;
   // After the scrub, on what it left: a personal address is its placeholder by then, counted as personal data.
   const links = replaceCustomerLinks(scrubbed.question, scrubbed.answer);
   if (links.replaced === 0) return scrubbed;
@@ -450,24 +585,82 @@ async function scrubPersonalDataOf(draft: DraftPair, names: readonly string[], l
   const pair = { question: removeControls(visibleQuestion.text).text, answer: removeControls(visibleAnswer.text).text };
   const removedNote = invisible > 0 ? { invisibleRemoved: invisible } : {};
   const options = { names };
+  const flag = draft.assistantInstructions ? { assistantInstructions: draft.assistantInstructions } : {};
   if (!llm) {
     const q = scrubPersonalData(pair.question, options);
     const a = scrubPersonalData(pair.answer, options);
-    return { question: q.text, answer: a.text, scrub: { replaced: q.replacements.length + a.replacements.length, modelPass: 'off', ...removedNote }, calls: [] };
+    const both = sameOnBothSides(q, a);
+    return {
+      question: both.question,
+      answer: both.answer,
+      ...flag,
+      scrub: { replaced: q.replacements.length + a.replacements.length + both.replaced, modelPass: 'off', ...removedNote },
+      calls: [],
+    };
   }
   const [q, a] = [await scrubPersonalDataWithModel(pair.question, llm, options), await scrubPersonalDataWithModel(pair.answer, llm, options)];
   const failed = [q, a].find((r) => r.modelPass === 'failed');
+  const both = sameOnBothSides(q, a);
   return {
-    question: q.text,
-    answer: a.text,
+    question: both.question,
+    answer: both.answer,
+    ...flag,
     calls: [q.call, a.call].filter((c): c is ModelCallUsage => c !== undefined),
     scrub: {
-      replaced: q.replacements.length + a.replacements.length,
+      replaced: q.replacements.length + a.replacements.length + both.replaced,
       modelPass: failed ? 'failed' : 'done',
       ...(failed?.modelError ? { modelError: failed.modelError } : {}),
       ...removedNote,
     },
   };
+}
+
+/** The scrub of one side of a pair, as {@link sameOnBothSides} reads it. */
+interface SideScrub {
+  text: string;
+  replacements: readonly PersonalDataReplacement[];
+  language: PlaceholderLanguage;
+}
+
+/**
+ * The question and answer with what the scrub replaced on one side replaced on the other too, and how many more
+ * replacements that made. The sides are scrubbed apart, and a rule may see a piece on one side only: 「ご注文A-2026…」 in
+ * the answer is an order number, 「注文したA-2026…」 in the question is not; 「花子様」 in the answer is a name, 「妻の花子が」
+ * in the question is not. A Latin name's words go too (Priya of Priya Raman).
+ */
+function sameOnBothSides(question: SideScrub, answer: SideScrub): { question: string; answer: string; replaced: number } {
+  const q = replaceFound(question.text, answer.replacements, question.language);
+  const a = replaceFound(answer.text, question.replacements, answer.language);
+  return { question: q.text, answer: a.text, replaced: q.replaced + a.replaced };
+}
+
+const ALL_PLACEHOLDERS = [...Object.values(PLACEHOLDERS.ja), ...Object.values(PLACEHOLDERS.en), LINK_PLACEHOLDER];
+// A word of a Latin name worth replacing alone: capitalised, three letters or more (not "Li", not an initial).
+const LATIN_NAME_WORD = /^\p{Lu}\p{Ll}{2,}$/u;
+
+function replaceFound(text: string, found: readonly PersonalDataReplacement[], language: PlaceholderLanguage): { text: string; replaced: number } {
+  const pieces = new Map<string, PersonalDataKind>();
+  for (const r of found) {
+    const words = r.kind === 'name' ? r.original.split(/[\s・]+/u).filter((w) => LATIN_NAME_WORD.test(w)) : [];
+    for (const piece of [r.original.trim(), ...words]) {
+      // One character, or a piece of a placeholder, would take ordinary text with it.
+      if (piece.length >= 2 && !ALL_PLACEHOLDERS.some((p) => p.includes(piece))) pieces.set(piece, r.kind);
+    }
+  }
+  let replaced = 0;
+  // Longest first, so that a name's word does not cut the whole name.
+  for (const [piece, kind] of [...pieces].sort(([a], [b]) => b.length - a.length)) {
+    const escaped = piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    // A piece that starts or ends in a Latin letter or a digit is taken whole: 12345 is not part of 123456, Anna not
+    // of Annabel. Japanese has no spaces, so a kana or kanji beside it is no word of it (注文したA-2026…の).
+    const before = /^[A-Za-z0-9０-９]/u.test(piece) ? '(?<![A-Za-z0-9０-９])' : '';
+    const after = /[A-Za-z0-9０-９]$/u.test(piece) ? '(?![A-Za-z0-9０-９])' : '';
+    text = text.replace(new RegExp(`${before}${escaped}${after}`, 'gu'), () => {
+      replaced++;
+      return PLACEHOLDERS[language][kind];
+    });
+  }
+  return { text, replaced };
 }
 
 // A sign-off line of a customer's mail, after which the name follows.

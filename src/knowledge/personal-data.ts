@@ -40,7 +40,8 @@
  * ご注文者：, 受取人：, Name:), in the From, To and Cc lines of a forwarded mail's header block, in the
  * line a mail client writes above a quoted reply ("On … , Taro Yamada <…> wrote:", "2026年11月3日(月) 10:02 山田太郎
  * <…>:", "Am … schrieb …:"), and in a self-introduction (佐藤と申します, 私の名前は山田です, "My name is Jane Doe", "I'm
- * Jane Doe,", "This is Jane from ACME"). Each is replaced by a placeholder in the text's language (`[メールアドレス]`
+ * Jane Doe,", "This is Jane from ACME") or after who they are to the writer ("my colleague Priya Raman", "my wife
+ * Anna"). A number after 伝票 (お問い合わせ伝票 1234-5678-9012) is a tracking number. Each is replaced by a placeholder in the text's language (`[メールアドレス]`
  * in mostly Japanese text, `[email]` otherwise), so the pair still reads naturally.
  *
  * The rules prefer removing too much to too little, but leave what a support answer needs: version numbers (four-part
@@ -146,7 +147,7 @@ const CARD_RUN = /(?<![0-9０-９])[0-9０-９]{13,19}(?![0-9０-９])/g;
 // labelled numbers too.
 const ID_WORD = '(?:ID|ＩＤ)';
 const JA_NUMBER_LABEL =
-  `(?:ご?注文(?:No\\.?|NO\\.?|Ｎｏ[．.]?)|口座番号|ご?注文番号|オーダー(?:番号|${ID_WORD})|受注番号|ご?契約(?:者)?番号|お客様(?:番号|${ID_WORD}|コード)|顧客(?:番号|${ID_WORD}|コード)|会員(?:番号|${ID_WORD})|ユーザー\\s?${ID_WORD}|アカウント\\s?${ID_WORD}|受付番号|お?問い?合わ?せ(?:番号|No\\.?|NO\\.?|Ｎｏ[．.]?)|送り状(?:番号|No\\.?|NO\\.?)|荷物番号|(?:クレジット)?カード番号|チケット番号|ご?請求書?番号|伝票番号|追跡番号|お?申込(?:み)?番号|予約番号|シリアル(?:番号|ナンバー)|ライセンス(?:番号|キー)|証券番号|(?:運転)?免許証?番号|パスポート番号|旅券番号|被保険者番号|保険証番号|(?:基礎)?年金番号|(?:社員|従業員|職員|学籍|学生|患者|診察券)番号)`;
+  `(?:ご?注文(?:No\\.?|NO\\.?|Ｎｏ[．.]?)|口座番号|ご?注文番号|オーダー(?:番号|${ID_WORD})|受注番号|ご?契約(?:者)?番号|お客様(?:番号|${ID_WORD}|コード)|顧客(?:番号|${ID_WORD}|コード)|会員(?:番号|${ID_WORD})|ユーザー\\s?${ID_WORD}|アカウント\\s?${ID_WORD}|受付番号|お?問い?合わ?せ(?:番号|No\\.?|NO\\.?|Ｎｏ[．.]?)|送り状(?:番号|No\\.?|NO\\.?)|荷物番号|(?:クレジット)?カード番号|チケット番号|ご?請求書?番号|(?:お?問い?合わ?せ)?伝票(?:番号|No\\.?|NO\\.?)?|追跡番号|お?申込(?:み)?番号|予約番号|シリアル(?:番号|ナンバー)|ライセンス(?:番号|キー)|証券番号|(?:運転)?免許証?番号|パスポート番号|旅券番号|被保険者番号|保険証番号|(?:基礎)?年金番号|(?:社員|従業員|職員|学籍|学生|患者|診察券)番号)`;
 const EN_NUMBER_LABEL =
   '\\b(?:(?:order|contract|ticket|case|invoice|customer|account|acct|member(?:ship)?|reference|ref|booking|reservation|tracking|serial|licen[cs]e|policy|subscription|passport)(?:\\s*(?:no\\.?|number|num\\.?|id|code|key))?|(?:employee|staff|student|patient|insurance|social security)\\s*(?:no\\.?|number|num\\.?|id)|SSN)';
 // Tracking and individual numbers are also written in groups of four digits with spaces (4567 8901 2345).
@@ -896,6 +897,12 @@ const EN_SELF_INTRODUCTION = new RegExp(
   `(?<![\\p{L}'’])(?:I['’]m|I am|[Tt]his is)[ \\t]+(${OWN_NAME})(?=[ \\t]*(?:[,.!;)\\r\\n]|$)|[ \\t]+(?:from|at|of|with|here|speaking|calling|writing|and)\\b)`,
   'gdu',
 );
+// A person named after who they are to the writer ("my colleague Priya Raman", "my wife Anna"): no honorific, no
+// label, yet as much another customer's data as one. Capitalised words that are a product stay ({@link isOwnName}).
+const EN_RELATIVE = new RegExp(
+  `(?<![\\p{L}'’])(?:[Mm]y|[Oo]ur)[ \\t]+(?:colleague|co-?worker|wife|husband|son|daughter|mother|father|mom|mum|dad|brother|sister|friend|boss|manager|supervisor|partner|teammate|neighbou?r)[ \\t]+(${OWN_NAME})(?![\\p{L}\\p{N}'’])`,
+  'gdu',
+);
 // Capitalised words after "I'm" / "This is" that are not a name.
 const NOT_AN_OWN_NAME = new Set([
   'sorry', 'back', 'done', 'ok', 'okay', 'fine', 'here', 'new', 'not', 'also', 'still', 'just', 'urgent', 'important', 'correct', 'wrong',
@@ -1173,6 +1180,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...accountHolderRanges(text),
     ...groupsOf(text, EN_MY_NAME).filter(([s, e]) => isOwnName(text.slice(s, e))),
     ...groupsOf(text, EN_SELF_INTRODUCTION).filter(([s, e]) => isOwnName(text.slice(s, e))),
+    ...groupsOf(text, EN_RELATIVE).filter(([s, e]) => isOwnName(text.slice(s, e))),
     ...groupsOf(text, JA_MY_NAME).filter(([s, e]) => isLabelledName(text.slice(s, e))),
     ...groupsOf(text, KO_MY_NAME),
   ]);

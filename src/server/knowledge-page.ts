@@ -17,7 +17,7 @@ import {
   type ShownTarget,
   type UpdateTarget,
 } from '../knowledge/learned-answers.js';
-import { MAX_CANDIDATE_ANSWER_CHARS, MAX_CANDIDATE_QUESTION_CHARS, questionLinksNotInAnswer } from '../knowledge/learned-candidates.js';
+import { assistantInstructions, MAX_CANDIDATE_ANSWER_CHARS, MAX_CANDIDATE_QUESTION_CHARS, questionLinksNotInAnswer, type ScrubSummary } from '../knowledge/learned-candidates.js';
 import type { QaSearch } from '../search/types.js';
 import { ANONYMOUS_OPERATOR, type CsrfTokens } from './auth.js';
 import { html, type SafeHtml } from './html.js';
@@ -165,12 +165,21 @@ function rowsFor(text: string, min: number, max: number): number {
   return Math.min(Math.max(lines + 1, min), max);
 }
 
+/**
+ * What the scrub did, in words that do not claim more: the rules find labelled and shaped data, not a company, a
+ * relative named in passing or what one customer was refunded, and the model's pass may not have run.
+ */
+function scrubNote(scrub: ScrubSummary): string {
+  const count = scrub.replaced > 0 ? `${scrub.replaced} replaced` : 'nothing replaced';
+  if (scrub.modelPass === 'done') return `${count} by the rules and the model’s check; read it for what is one customer’s before accepting`;
+  const failed = scrub.modelPass === 'failed' ? ' (the model’s check failed)' : '';
+  return `${count} by the rules${failed}; read it for names, companies, amounts and dates before accepting`;
+}
+
 function renderCandidate({ candidate: c, target }: KnowledgePageView['candidates'][number], csrfToken: string): SafeHtml {
-  const scrub =
-    c.scrub.replaced > 0
-      ? `${c.scrub.replaced} piece${c.scrub.replaced === 1 ? '' : 's'} of personal data replaced`
-      : 'no personal data found';
-  const modelPass = c.scrub.modelPass === 'failed' ? ' (the model’s check failed: rules only)' : c.scrub.modelPass === 'done' ? ' (rules and model)' : ' (rules)';
+  const scrub = scrubNote(c.scrub);
+  // Left out of the question when proposed, or still in it (proposed before they were, or edited back in).
+  const instructions = (c.scrub.assistantInstructions ?? 0) > 0 || assistantInstructions(c.question).length > 0;
   // Invisible characters in a customer's mail are rarely an accident: they hide text from the people who review it.
   const invisible = c.scrub.invisibleRemoved ?? 0;
   const linksReplaced = c.scrub.linksReplaced ?? 0;
@@ -202,11 +211,16 @@ function renderCandidate({ candidate: c, target }: KnowledgePageView['candidates
         : null
     }
     ${
+      instructions
+        ? html`<p class="flash bad small" role="alert">The customer’s mail contains instructions to the assistant or a made-up answer line; check the ticket, the question and the answer before accepting.</p>`
+        : null
+    }
+    ${
       unvouched.length > 0
         ? html`<p class="flash bad small" role="alert">The question holds links, addresses or phone numbers the answer does not: <bdi>${unvouched.join(', ')}</bdi>. They are the customer’s words, not ours: replace them (for example with [URL]) before you accept.</p>`
         : null
     }
-    <p class="small muted">Stored exactly as written here · ${scrub}${modelPass}${links}</p>
+    <p class="small muted">Stored exactly as written here · ${scrub}${links}</p>
     <div class="actions">
       <button type="submit" class="primary">${target ? `Accept as update of learned#${target.pair.id}` : 'Accept'}</button>
       ${target ? html`<label class="small"><input type="checkbox" name="asNew" value="1"> store as a new pair instead</label>` : null}
