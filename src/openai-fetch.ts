@@ -220,3 +220,87 @@ function decode(raw: Buffer, encoding: string | null): Buffer {
       return raw;
   }
 }
+
+/** What a masked secret becomes in a model server's error (the same mark `src/agent/model-errors.ts` leaves). */
+export const SECRET_MASK = '***';
+/** Shorter keys are no secret worth cutting (and would cut ordinary words out of a message). */
+const MIN_KEY_LENGTH = 6;
+/**
+ * A run of this many of the key's characters in a row is taken for the key: a gateway may print a prefix of it
+ * ("sk-live-SECRETKEY012..."), its end ("…6789abcd"), or the key glued to more ("<key>:tenant-7"). Random keys share
+ * no such run with ordinary words.
+ */
+const KEY_RUN_LENGTH = 8;
+/**
+ * Where the whole key was cut, before the words are read: part of a word, so what a gateway glued to the key
+ * ("<key>x7") goes with it. The same character sent by a server only costs its word: that word is masked too.
+ */
+const CUT = '\u0001';
+/** A word of the characters keys and their base64 are made of (and {@link CUT}), which is what is masked whole. */
+const KEY_LIKE_WORD = /[\w.~+/=\u0001-]+/g;
+/** An OpenAI-style key (`sk-…`, `sk-proj-…`), whoever's it is, with at least this many characters after `sk-`. */
+const OPENAI_STYLE_KEY = /^sk-[\w-]{8,}/;
+
+/**
+ * `text` without the API key: the key as written, percent-encoded and in base64 (a Basic header), and any word that
+ * holds a run of {@link KEY_RUN_LENGTH} of its characters (a prefix, an end, the key padded), each replaced by
+ * {@link SECRET_MASK}; so is any OpenAI-style key, configured or not. Without a key (or one too short to be a secret)
+ * only the OpenAI-style words are masked.
+ */
+export function withoutApiKey(text: string, apiKey: string | undefined): string {
+  const key = apiKey && apiKey.length >= MIN_KEY_LENGTH ? apiKey : undefined;
+  const whole = key ? keyForms(key).reduce((cleaned, form) => cleaned.split(form).join(CUT), text) : text;
+  const runs = new Set<string>();
+  for (let i = 0; key && i + KEY_RUN_LENGTH <= key.length; i++) runs.add(key.slice(i, i + KEY_RUN_LENGTH));
+  const masked = (word: string) => word.includes(CUT) || OPENAI_STYLE_KEY.test(word) || holdsRun(word, runs);
+  return whole.replace(KEY_LIKE_WORD, (word) => (masked(word) ? SECRET_MASK : word));
+}
+
+function holdsRun(word: string, runs: ReadonlySet<string>): boolean {
+  if (runs.size === 0) return false;
+  for (let i = 0; i + KEY_RUN_LENGTH <= word.length; i++) if (runs.has(word.slice(i, i + KEY_RUN_LENGTH))) return true;
+  return false;
+}
+
+/** The key as a message may repeat it, longest first: as written, decoded, percent-encoded, in base64. */
+function keyForms(key: string): string[] {
+  let decoded = key;
+  try {
+    decoded = decodeURIComponent(key);
+  } catch {
+    // Not percent-encoded: the key as written is all there is.
+  }
+  const base64 = [key, decoded].flatMap((form) => {
+    const bytes = Buffer.from(form);
+    return [bytes.toString('base64'), bytes.toString('base64').replace(/=+$/, ''), bytes.toString('base64url')];
+  });
+  return [...new Set([key, decoded, encodeURIComponent(decoded), ...base64])].filter((form) => form.length > 0).sort((a, b) => b.length - a.length);
+}
+
+/**
+ * `fetch` whose error responses (status 400 and up) carry no API key: the body, the headers and the status text go
+ * through {@link withoutApiKey} before the SDK reads them. Every model-server error passes here before the SDK makes
+ * its `APIError` of it, so the error's message, its `error` body and its headers, and with them the park reason, the
+ * job's failedReason and stack on Bull Board and every log line, show the key masked. Some gateways do repeat it
+ * ("Invalid API key: sk-…", the Authorization header they got).
+ *
+ * Successful responses pass untouched, unread: the key has no business in an answer, and the product never streams
+ * (an error inside a 200 event stream would not be masked here).
+ */
+export function keyMaskingFetch(inner: typeof fetch, apiKey: string | undefined): typeof fetch {
+  const masking = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const response = await inner(input, init);
+    return response.status >= 400 ? maskedResponse(response, apiKey) : response;
+  };
+  return masking as typeof fetch;
+}
+
+async function maskedResponse(response: Response, apiKey: string | undefined): Promise<Response> {
+  const body = withoutApiKey(await response.text(), apiKey);
+  const headers = new Headers();
+  for (const [name, value] of response.headers) headers.append(name, withoutApiKey(value, apiKey));
+  // The body was read decoded and is now other text: its length and encoding no longer describe it.
+  headers.delete('content-length');
+  headers.delete('content-encoding');
+  return new Response(body, { status: response.status, statusText: withoutApiKey(response.statusText, apiKey), headers });
+}

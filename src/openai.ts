@@ -8,7 +8,9 @@
  * explicitly rather than reading the environment, so `.env` settings apply too.
  *
  * Requests go through {@link createKeepAliveFetch} (Node's http over keep-alive sockets) rather than the global fetch,
- * which costs nearly twice the CPU per call on Node 20.
+ * which costs nearly twice the CPU per call on Node 20. Its error responses go through {@link keyMaskingFetch}: a
+ * gateway that repeats OPENAI_API_KEY in an error ("Invalid API key: sk-…") gets it masked before the SDK's error,
+ * and so before any park reason, BullMQ failedReason or log line, holds it.
  *
  * The wrapper is loaded only when tracing is on: importing it installs a process-wide AsyncLocalStorage, which
  * costs every promise of the process on Node 20 and makes LangGraph build a run tree per step (see
@@ -20,7 +22,7 @@ import { Client as LangSmithClient } from 'langsmith';
 import type { wrapOpenAI as WrapOpenAI } from 'langsmith/wrappers/openai';
 import OpenAI, { APIConnectionError, APIError } from 'openai';
 import { PLACEHOLDER_API_KEY, type Config } from './config.js';
-import { createKeepAliveFetch } from './openai-fetch.js';
+import { createKeepAliveFetch, keyMaskingFetch } from './openai-fetch.js';
 
 const requireModule = createRequire(import.meta.url);
 /** One set of keep-alive sockets per process, whichever client sends. */
@@ -36,7 +38,8 @@ export function createOpenAIClient(config: ClientConfig, tracer?: LangSmithClien
     baseURL: config.OPENAI_BASE_URL,
     timeout: config.LLM_TIMEOUT_MS,
     maxRetries: config.LLM_MAX_RETRIES,
-    fetch: (keepAliveFetch ??= createKeepAliveFetch()),
+    // Masked where every answer of the server comes in, before the SDK makes an error of it: see keyMaskingFetch.
+    fetch: keyMaskingFetch((keepAliveFetch ??= createKeepAliveFetch()), config.OPENAI_API_KEY === PLACEHOLDER_API_KEY ? undefined : config.OPENAI_API_KEY),
   });
   if (!config.LANGSMITH_TRACING) return client;
   const { wrapOpenAI } = requireModule('langsmith/wrappers/openai.mjs') as { wrapOpenAI: typeof WrapOpenAI };

@@ -9,6 +9,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { PLACEHOLDER_API_KEY, type Config } from '../config.js';
 import { causes, llmServerUrl } from '../openai.js';
+import { withoutApiKey } from '../openai-fetch.js';
 
 /** The settings that name the model server; the key only to keep it out of what is shown. */
 export type ModelServerSettings = Partial<Pick<Config, 'OPENAI_BASE_URL' | 'OPENAI_MODEL' | 'OPENAI_API_KEY'>>;
@@ -19,8 +20,6 @@ export interface ModelFailure {
   then: string;
 }
 
-/** Shorter keys are no secret worth cutting (and would cut ordinary words out of a message). */
-const MIN_SECRET_LENGTH = 6;
 /**
  * A part of the base URL (password, query value) is cut from any length but this: below it, cutting would take digits
  * and letters out of every word. Its URL forms are masked by pattern whatever its length.
@@ -62,11 +61,18 @@ export function modelFailure(err: unknown, settings: ModelServerSettings): Model
 
 /**
  * `text` with every secret replaced by `***`: by pattern, the userinfo (`scheme://***@`) and query values (`?key=***`)
- * of any URL in it; by value, the API key and the base URL's user, password and query values, each as written, decoded,
- * percent-encoded and in base64 (a Basic or Bearer header), wherever they appear.
+ * of any URL in it, and any OpenAI-style key (`sk-…`); by value, the API key and the base URL's user, password and
+ * query values, each as written, decoded, percent-encoded and in base64 (a Basic or Bearer header), wherever they
+ * appear, and any word holding a run of the API key (a prefix or an end a gateway printed, the key padded).
+ *
+ * The client masks the key in the server's errors already (`keyMaskingFetch`); this covers what did not come
+ * through it (errors built elsewhere, text read before) and the URL's secrets, which the client does not know.
  */
 export function withoutSecrets(text: string, settings: ModelServerSettings): string {
-  const cut = secretsOf(settings).reduce((cleaned, secret) => cleaned.split(secret).join('***'), text);
+  const key = settings.OPENAI_API_KEY === PLACEHOLDER_API_KEY ? undefined : settings.OPENAI_API_KEY;
+  const cut = [...new Set(urlSecretsOf(settings.OPENAI_BASE_URL))]
+    .sort((a, b) => b.length - a.length)
+    .reduce((cleaned, secret) => cleaned.split(secret).join('***'), withoutApiKey(text, key));
   return cut.replace(URL_USERINFO, '$1***@').replace(QUERY_VALUE, '$1***');
 }
 
@@ -94,12 +100,6 @@ function describe(err: unknown, settings: ModelServerSettings): ModelFailure | u
 function serverLabel(settings: ModelServerSettings): string {
   if (!settings.OPENAI_BASE_URL) return `${llmServerUrl({ OPENAI_BASE_URL: undefined })} (OpenAI: OPENAI_BASE_URL is not set)`;
   return `${maskedServerUrl(settings.OPENAI_BASE_URL)} (OPENAI_BASE_URL)`;
-}
-
-function secretsOf(settings: ModelServerSettings): string[] {
-  const key = settings.OPENAI_API_KEY;
-  const keys = key && key !== PLACEHOLDER_API_KEY && key.length >= MIN_SECRET_LENGTH ? formsOf(key) : [];
-  return [...new Set([...keys, ...urlSecretsOf(settings.OPENAI_BASE_URL)])].filter((secret) => secret.length > 0).sort((a, b) => b.length - a.length);
 }
 
 /** The base URL's user, password and query values in every form a message may repeat them in. */

@@ -144,6 +144,12 @@ describe('withoutSecrets: by pattern, and every form of a configured secret', ()
     ['the API key URL-encoded', 'key sk-ab%2Fcd%2Bef%3Dgh12 is invalid', { OPENAI_API_KEY: 'sk-ab/cd+ef=gh12' }, 'sk-ab%2Fcd'],
     ['the API key in base64', `header ${base64('sk-proj-SECRET123')} refused`, { OPENAI_API_KEY: 'sk-proj-SECRET123' }, base64('sk-proj-SECRET123').slice(0, 16)],
     ["the URL's user and password as Basic auth", `Authorization: Basic ${base64('apikey:verysecretpassword')}`, { OPENAI_BASE_URL: 'http://apikey:verysecretpassword@127.0.0.1:1/v1' }, base64('apikey:verysecretpassword').slice(0, 16)],
+    // A gateway may print only part of the key, or more than it: any word holding 8 of its characters in a row goes.
+    ['a prefix of the API key a gateway printed', 'invalid credentials (key sk-live-Q7vX2mRk9T...)', { OPENAI_API_KEY: 'sk-live-Q7vX2mRk9TzL4pWn8HsJ' }, 'Q7vX2mRk', 'invalid credentials (key ***)'],
+    ['the end of the API key', 'forbidden for …Rk9TzL4pWn8HsJ', { OPENAI_API_KEY: 'sk-live-Q7vX2mRk9TzL4pWn8HsJ' }, 'TzL4pWn8', 'forbidden for …***'],
+    ['the API key padded', 'key sk-live-Q7vX2mRk9TzL4pWn8HsJx7:tenant-7 refused', { OPENAI_API_KEY: 'sk-live-Q7vX2mRk9TzL4pWn8HsJ' }, 'Q7vX2mRk', 'key ***:tenant-7 refused'],
+    ['a prefix of a key without sk-', 'token Q7vX2mRk9TzL is unknown', { OPENAI_API_KEY: 'Q7vX2mRk9TzL4pWn8HsJ' }, 'Q7vX2mRk', 'token *** is unknown'],
+    ['an OpenAI-style key nobody configured', 'key sk-proj-abcdEFGH1234 belongs to another project', OLLAMA, 'abcdEFGH1234', 'key *** belongs to another project'],
   ])('%s', (_what, text, settings, secret, shown) => {
     const cleaned = withoutSecrets(text, settings);
     expect(cleaned).not.toContain(secret);
