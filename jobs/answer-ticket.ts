@@ -678,7 +678,7 @@ const OWN_PROBLEM_REPORT = new RegExp(
     String.raw`\bmy (?:account|login|password|user(?:name)?)\b`,
     String.raw`\bour (?:users?|staff|employees?|members?|colleagues?)(?:'s?|’s?)? (?:accounts?|logins?|ids?)\b`,
     String.raw`\b(?:I|we) (?:can(?:no|')t|cannot|am unable to|are unable to|could not|couldn't|can ?not) (?:log ?in|sign ?in|access)\b`,
-    String.raw`\bour (?:\w+ )?account (?:has been|was|is|got) (?:locked|suspended|disabled|restricted)\b`,
+    String.raw`\bour (?:\w+ )?account (?:has been|was|is|got|will be) (?:locked|suspended|disabled|restricted)\b`,
   ].join('|'),
   'iu',
 );
@@ -693,9 +693,31 @@ const READERS_ACCOUNT = new RegExp(
 // too: a customer tells what has happened, and a screen's notice they quote is read without its quotes (QUOTED).
 const READERS_FUTURE =
   /(?:ログイン|サインイン|ご?利用)(?:が|も)?(?:でき(?:ない|なくなる)状態(?:と|に)なります|できなくなります)|(?:停止|制限|凍結|ロック|無効化?)(?:され|となり|になり)ます(?!か)/u;
-// A quoted phrase (「…」『…』"…" “…”) on one line: a customer quoting what a screen says, whose call to act or notice is
-// the screen's, not the writer's.
-const QUOTED = /「[^「」\n]{1,80}」|『[^『』\n]{1,80}』|"[^"\n]{1,80}"|“[^“”\n]{1,80}”/gu;
+// A quoted phrase (「…」『…』"…" “…”) on one line, or a `>` line: a customer quoting what a screen or a mail says,
+// whose call to act, reader and deadline are the screen's, not the writer's.
+const QUOTED = /「[^「」\n]{1,80}」|『[^『』\n]{1,80}』|"[^"\n]{1,80}"|“[^“”\n]{1,80}”|^[ \t]*[>＞].*$/gmu;
+// A call to act the customer reports without quote marks (「本人確認が必要とのことですが」, 「カード情報の更新が必要と表示
+// されます」): the screen's words again.
+const REPORTED_CALL = new RegExp(
+  String.raw`(?:${LURE_CALL.source})[^。\n、]{0,8}?(?:と|って)(?:表示|出て|出ま|書かれ|書いて|言われ|のこと|案内|記載)`,
+  'giu',
+);
+// A sentence asking us how or where the writer can act (「どうすればよいでしょうか」, 「どこから行えばよいですか？」,
+// 「手順を教えてください」, "Where do I …?", "How can we …?"): the customer's own problem. A lure asks the reader to act
+// (「完了していただけますか？」, "Can you verify…?"), which is a request ({@link REQUEST}), not such a question.
+const JA_QUESTION = /^(?=.*\p{Script=Hiragana}).*(?:か|[?？])[」』)）\s]*[。．]?\s*$/u;
+const ASKS_US_TO_TELL = /教えて/u;
+const EN_OWN_QUESTION = /\b(?:where|how|what|when|which|why|can|could|should|do|may|must|shall)\s+(?:(?:do|can|could|should|shall|may|must)\s+)?(?:I|we)\b[^?]*\?\s*$/iu;
+// A request, to us or to the reader: which of the two is told by its link, its reader, its act and its threat.
+const REQUEST = /お願い|(?:て|で)(?:ください|下さい)|(?:て|で)(?:いただけ|頂け|もらえ|くださ|下さ)(?:ます|ません)(?:でしょう)?か/u;
+// Acts only the reader does for themselves (verify who they are, log in, type in their credentials or card), never
+// what a customer asks us to do for them (reset a password, check an account).
+const READERS_OWN_ACT = /本人|ログイン|サインイン|認証|入力|カード情報|お支払い情報|登録情報/u;
+const READER_NAMED = new RegExp(READER, 'u');
+// A threat of what befalls the reader's account if they do not act (「確認がない場合、アカウントを停止します」): a lure's,
+// which makes its request one to the reader.
+const THREAT_IF_NOT =
+  /(?:ない|なければ|無い|過ぎる)(?:場合|と|とき|時)[^。\n]{0,30}?(?:アカウント|口座|カード|ご利用|サービス|ログイン)[^。\n]{0,10}(?:停止|制限|凍結|ロック|無効|削除|でき)/u;
 // A nav label, never a report: a capitalised "My Account", a link's words in brackets ([My Account]), a nav line of
 // labels between bars ("My Account | Help | Privacy").
 const NAV_LABEL = /\bMy (?:Account|Login|Profile|Page)\b|\[[^\]\n]{1,40}\]|^[^\n|｜]{1,30}(?:\s[|｜]\s[^\n|｜]{1,30})+$/gmu;
@@ -737,6 +759,28 @@ function withoutQuotes(words: string): string {
   return words.replace(QUOTED, ' ');
 }
 
+/**
+ * The sentences of `unquoted` whose call to act ({@link LURE_CALL}) may be addressed to the reader: without those that
+ * ask us how the writer can act ({@link JA_QUESTION}, {@link ASKS_US_TO_TELL}, {@link EN_OWN_QUESTION}), those that ask
+ * us to act for the writer (a {@link REQUEST} with no link words, no reader named, no act of the reader's own, in a mail
+ * that names no reader's account (`readers`) and threatens nothing), and the calls the writer reports a screen made
+ * ({@link REPORTED_CALL}).
+ */
+function callsToReader(unquoted: string, readers: boolean): string {
+  const threatens = readers || THREAT_IF_NOT.test(unquoted);
+  const sentences = unquoted.replace(REPORTED_CALL, ' ').split(/(?<=[。！？!?])|\n|(?<=\.)\s+/u);
+  return sentences
+    .filter((sentence) => {
+      const text = sentence.trim();
+      const call = LURE_CALL.exec(text)?.[0];
+      if (call === undefined) return false;
+      if (EN_OWN_QUESTION.test(text) || ASKS_US_TO_TELL.test(text) || (JA_QUESTION.test(text) && !REQUEST.test(text))) return false;
+      const forUs = REQUEST.test(text) && !threatens && !LURE_LINK.test(text) && !READER_NAMED.test(text) && !READERS_OWN_ACT.test(call);
+      return !forUs;
+    })
+    .join('\n');
+}
+
 /** `words` without its nav labels ({@link NAV_LABEL}). */
 function withoutNavLabels(words: string): string {
   return words.replace(NAV_LABEL, ' ');
@@ -753,8 +797,9 @@ function withoutOwnLinks(words: string, ownDomains: readonly string[]): string {
 /**
  * Why a mail reads as credential phishing (a bank's or a shop's name on a domain of its own), or undefined: a link to
  * follow (not to one of `ownDomains`, nor to the From's own domain in a first-person problem report), the call to
- * verify or log in ({@link LURE_CALL}, outside quotes: a customer quoting a screen) and a restricted account or a
- * deadline ({@link LURE_PRESSURE}) in `words` (the subject and the question), not a customer's report of their own or
+ * verify or log in ({@link LURE_CALL}) addressed to the reader ({@link callsToReader}: not a customer's request to us
+ * or question how to act) and a restricted account or a deadline ({@link LURE_PRESSURE}) in `words` (the subject and
+ * the question; calls, pressure and reader read outside quotes: a customer quoting a screen), not a customer's report of their own or
  * their users' lock-out ({@link OWN_PROBLEM_REPORT}) naming no reader's account ({@link READERS_ACCOUNT},
  * {@link READERS_FUTURE}), from a sender the receiving server did not authenticate by DMARC: its verdict is there and is not `pass` (`dmarc=none` of a domain
  * with no policy, which is what a phisher's own fresh domain has, `fail`, `temperror`, or no DMARC result in it).
@@ -765,10 +810,10 @@ function withoutOwnLinks(words: string, ownDomains: readonly string[]): string {
 function loginLureDetail(words: string, signals: ReplySignals, mailboxes: ReturnType<typeof ownMailboxesOf>, ownDomains: readonly string[]): string | undefined {
   const topmost = signals.headers['authentication-results']?.[0];
   const unquoted = withoutQuotes(words);
-  const readers = READERS_ACCOUNT.test(words) || READERS_FUTURE.test(unquoted);
+  const readers = READERS_ACCOUNT.test(unquoted) || READERS_FUTURE.test(unquoted);
   if (topmost === undefined || (OWN_PROBLEM_REPORT.test(withoutNavLabels(words)) && !readers)) return undefined;
   const linked = withoutOwnLinks(words, firstPersonProblem(unquoted, readers) ? [...ownDomains, ...fromOrganisation(signals)] : ownDomains);
-  if (!LURE_LINK.test(linked) || !LURE_CALL.test(unquoted) || !LURE_PRESSURE.some((sign) => sign.test(words))) return undefined;
+  if (!LURE_LINK.test(linked) || !LURE_PRESSURE.some((sign) => sign.test(unquoted)) || !LURE_CALL.test(callsToReader(unquoted, readers))) return undefined;
   const dmarc = /\bdmarc\s*=\s*([a-z]+)/i.exec(topmost)?.[1]?.toLowerCase();
   if (dmarc === 'pass' && senderVouchedFor(signals, mailboxes)) return undefined;
   const verdict = dmarc ? `dmarc=${dmarc}` : 'no DMARC result';
