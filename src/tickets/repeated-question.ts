@@ -1,13 +1,20 @@
 /**
  * The same question from the same sender, again, within `REPEATED_QUESTION_HOURS`: a customer who sends twice (a
- * double click, a "resend" in Outlook, which makes a new Message-ID, or impatience) must not get the same automatic
- * reply twice. The same means the same subject (reply and forward prefixes aside) and the same question text: both
- * copies of a double send or a resend have them, while a script that numbers its test mails in the subject does not. The first copy is answered; a later one is parked for a person, naming the first, while the first is
- * being answered or was answered. When the first ended without an answer (parked, rejected, failed), the later copy
- * is answered and takes its place.
+ * double click, a "resend" in Outlook, which makes a new Message-ID, or impatience) must not get the same reply twice.
+ * The same means the same subject (reply and forward prefixes aside) and the same question text: both copies of a
+ * double send or a resend have them, while a script that numbers its test mails in the subject does not.
+ *
+ * The first copy answers; a later one is parked for a person, naming the first, without a draft of its own, while the
+ * first is being answered, was answered, or is parked: a parked first copy waits for a person (its draft for review, as
+ * nearly every draft in `REVIEW_MODE=learn`, or no draft after a failure, which "Get a new draft" gives it), so a later
+ * copy with a draft of its own would let a person approving both send the customer two replies. Only a first copy that
+ * ended without an answer (rejected, failed, ignored) hands the question over: the later copy is answered and takes
+ * its place. A later copy parked while the first was waiting stays parked naming it when the first is rejected; a
+ * person reads it there (the reason links the first) and gets it a draft or writes the reply.
  *
  * Key: `P:repeat:<sha256 of the comparable sender address and the fingerprints of the subject and the question>` → the id of the ticket
- * that holds the question; set if absent, expiring after the window. Hashed, so neither the address nor the text
+ * that holds the question; set if absent, expiring after the window, which runs from the first copy's claim: a copy
+ * after it is a new question, even when the first is still parked. Hashed, so neither the address nor the text
  * becomes part of a key name. A retried job of the holding ticket finds its own id and goes on.
  */
 import { createHash } from 'node:crypto';
@@ -16,10 +23,20 @@ import { comparableAddress } from '../mail/addresses.js';
 import { subjectAsQuestion } from '../mail/parse.js';
 import { erasedTicketsKey } from './erased.js';
 import { LuaScript } from './lua.js';
-import type { Ticket, TicketState } from './ticket.js';
+import { TICKET_STATES, type Ticket, type TicketState } from './ticket.js';
 
-/** States of a first copy that is being answered or was: a later copy waits for a person instead. */
-export const ANSWERING_STATES: readonly TicketState[] = ['received', 'processing', 'drafted', 'sending', 'sent', 'approved'];
+/**
+ * States of a first copy that ended without an answer, and so hands the question to a later copy: a person rejected
+ * it, it failed for good, or the checks ignored it. Named rather than their complement, so a state added later holds
+ * the question: a second draft is worse than a later copy waiting for a person.
+ */
+export const UNANSWERED_END_STATES: readonly TicketState[] = ['rejected', 'failed', 'ignored'];
+
+/**
+ * States of a first copy that is being answered, was, or waits for a person (`parked`): a later copy waits for a person
+ * instead of getting a draft of its own.
+ */
+export const ANSWERING_STATES: readonly TicketState[] = TICKET_STATES.filter((state) => !UNANSWERED_END_STATES.includes(state));
 
 /**
  * The question as compared: its letters and digits only, Unicode NFKC (full-width and half-width forms alike) and in
@@ -68,7 +85,10 @@ export async function claimQuestion(redis: Redis, prefix: string, ticket: Pick<T
   return typeof holder === 'string' && holder !== ticket.id ? holder : undefined;
 }
 
-/** Hands the question to `ticket` for a new window: the earlier holder ended without an answer. Nothing for an erased ticket. */
+/**
+ * Hands the question to `ticket` for a new window: the earlier holder ended without an answer (one of
+ * {@link UNANSWERED_END_STATES}). Nothing for an erased ticket.
+ */
 export async function takeOverQuestion(redis: Redis, prefix: string, ticket: Pick<Ticket, 'id' | 'from' | 'subject' | 'question'>, windowMs: number): Promise<void> {
   await CLAIM.run(redis, [repeatedQuestionKey(prefix, ticket), erasedTicketsKey(prefix)], [ticket.id, windowMs, 'take-over']);
 }

@@ -73,12 +73,14 @@ interface LimitCase {
 }
 
 describe('agent runs per hour', () => {
-  it('a flood of one question from one sender whose drafts are all parked (Reply-To on another domain) costs at most AGENT_RUN_LIMIT_PER_HOUR runs', async () => {
+  it('a flood of mail from one sender whose drafts are all parked (Reply-To on another domain) costs at most AGENT_RUN_LIMIT_PER_HOUR runs', async () => {
     const running = await run({ AGENT_RUN_LIMIT_PER_HOUR: '3', AUTO_REPLY_LIMIT_PER_HOUR: '1', AUTO_REPLY_LIMIT_TOTAL_PER_HOUR: '2' });
-    const flood = Array.from({ length: 12 }, () => mail('mallory@attacker.example', { headers: { 'Reply-To': 'x@elsewhere.example' } }));
+    // Numbered subjects, as a script's: the same question under one subject would be parked as a repeated question
+    // while the first copy's draft waits, before any run.
+    const flood = Array.from({ length: 12 }, (_, i) => mail('mallory@attacker.example', { subject: `二段階認証について ${i + 1}`, headers: { 'Reply-To': 'x@elsewhere.example' } }));
     const handled = await handleInTurn(running, flood);
 
-    // Each earlier copy ended parked, so the repeated-question check hands the question on: one run each, up to the limit.
+    // Each mail is a question of its own: one run each, up to the limit.
     for (const { ticket, modelCalls } of handled.slice(0, 3)) {
       expect(ticket.state).toBe('parked');
       expect(ticket.reason).toMatch(/^Reply-To domain elsewhere\.example differs/);

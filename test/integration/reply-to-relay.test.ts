@@ -126,9 +126,10 @@ describe('Reply-To on the sender\'s own domain', () => {
     expect(suite.servers.smtp.attempts).toHaveLength(0);
 
     // To the From itself the subject goes back to whoever wrote it, when the receiving server vouches for that From
-    // (without Authentication-Results it would be parked too: test/integration/forged-from-quote.test.ts).
+    // (without Authentication-Results it would be parked too: test/integration/forged-from-quote.test.ts). Another
+    // writer: Taro's same question again would be parked as repeated while his first copy waits for a person.
     const authenticated = { 'Authentication-Results': 'mx.helpdesk.test; dmarc=pass header.from=customer.example' };
-    const own = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'taro@customer.example', subject, headers: authenticated, body: QUESTION }));
+    const own = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'hanako@customer.example', subject, headers: authenticated, body: QUESTION }));
     expect((await waitForState(running.store, own.ticketId, ['parked', 'sent'], 60_000)).state).toBe('sent');
   });
 });

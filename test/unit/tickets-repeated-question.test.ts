@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { questionFingerprint, repeatedQuestionKey, repeatedQuestionReason } from '../../src/tickets/repeated-question.js';
+import { ANSWERING_STATES, questionFingerprint, repeatedQuestionKey, repeatedQuestionReason } from '../../src/tickets/repeated-question.js';
+import { TICKET_STATES, type TicketState } from '../../src/tickets/ticket.js';
 
 describe('the same question', () => {
   const question = '二段階認証を認証アプリで設定する手順を教えてください。';
@@ -38,5 +39,14 @@ describe('the same question', () => {
     const now = new Date('2026-11-26T12:00:00Z');
     const reason = repeatedQuestionReason({ id: 'abc', state: 'sent', createdAt: new Date(now.getTime() - ms).toISOString() }, now);
     expect(reason).toBe(`repeated question: the same sender asked the same under the same subject ${ago} ago (ticket abc, sent); parked so the customer does not get the same automatic reply twice`);
+  });
+});
+
+// Which first copies hold the question: every state but an end without an answer. A parked first copy waits for a
+// person (learn mode parks nearly every draft), so a later copy must not get a second draft (operator walkthrough 8 #1).
+describe('a first copy holds the question unless it ended without an answer', () => {
+  const handsOver: readonly TicketState[] = ['rejected', 'failed', 'ignored'];
+  it.each(TICKET_STATES.map((state) => [state, !handsOver.includes(state)] as const))('%s holds it: %s', (state, holds) => {
+    expect(ANSWERING_STATES.includes(state)).toBe(holds);
   });
 });
