@@ -84,7 +84,22 @@ export const BULL_BOARD_PATH = '/admin/queues';
 /** The configuration the dashboard reads. */
 export type DashboardConfig = Pick<
   Config,
-  'DASHBOARD_AUTH' | 'DASHBOARD_USER' | 'DASHBOARD_PASSWORD' | 'DASHBOARD_TRUST_PROXY' | 'METRICS_TOKEN' | 'QUEUE_PREFIX' | 'SENDER_ATTEMPTS' | 'AGENT_ATTEMPTS' | 'IMAP_POLL_INTERVAL_MS' | 'LLM_PRICES'
+  | 'DASHBOARD_AUTH'
+  | 'DASHBOARD_USER'
+  | 'DASHBOARD_PASSWORD'
+  | 'DASHBOARD_TRUST_PROXY'
+  | 'METRICS_TOKEN'
+  | 'QUEUE_PREFIX'
+  | 'SENDER_ATTEMPTS'
+  | 'AGENT_ATTEMPTS'
+  | 'IMAP_POLL_INTERVAL_MS'
+  | 'LLM_PRICES'
+  // The review page reads the sources' trust records with them.
+  | 'REVIEW_MODE'
+  | 'TRUST_MIN_REVIEWS'
+  | 'TRUST_MIN_AS_IS'
+  | 'TRUST_WINDOW'
+  | 'TRUST_MAX_EDIT_RATIO'
 > &
   QuoteConfig;
 
@@ -238,6 +253,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     redis: deps.redis,
     prefix: deps.config.QUEUE_PREFIX,
     quoting: deps.config,
+    trust: deps.config,
     review,
     rerun,
     maintenance: deps.queues.maintenance,

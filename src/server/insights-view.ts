@@ -6,6 +6,7 @@
  */
 import { OUTCOMES, type OutcomeKind } from '../tickets/outcome.js';
 import type { InsightWeek, ReplyTimeStats } from '../tickets/insights.js';
+import { sourceLabelOfId } from '../tickets/trust.js';
 import { formatDuration } from './health.js';
 import { html, type SafeHtml } from './html.js';
 import type { InsightsReport } from './insights.js';
@@ -413,7 +414,7 @@ ${
   <table class="numbers">
     <caption>Track record of each source in review</caption>
     <thead><tr><th>Source</th><th class="num">reviews</th><th class="num">approved as is</th><th>status</th></tr></thead>
-    <tbody>${r.sourceTrust.sources.map((s) => html`<tr><td><code>${s.sourceId}</code></td><td class="num">${s.reviews}</td><td class="num">${s.approvedAsIs}</td><td>${s.trusted ? 'trusted' : `not yet trusted${s.missing ? `: ${s.missing}` : ''}`}</td></tr>`)}</tbody>
+    <tbody>${r.sourceTrust.sources.map((s) => html`<tr><td><bdi>${sourceLabelOfId(s.sourceId)}</bdi><br><code class="small muted">${s.sourceId}</code></td><td class="num">${s.reviews}</td><td class="num">${s.approvedAsIs}</td><td>${s.trusted ? 'trusted' : `not yet trusted${s.missing ? `: ${s.missing}` : ''}`}</td></tr>`)}</tbody>
   </table>
 </section>`
     : null

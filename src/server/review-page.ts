@@ -6,13 +6,16 @@
  */
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import type { Config } from '../config.js';
 import { learnedPairIdOf, type LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import type { Logger } from '../logger.js';
 import { removeInvisible } from '../mail/invisible.js';
 import { parseInboundMail } from '../mail/parse.js';
 import { RAW_REF_SCHEME, loadRaw } from '../mail/raw-store.js';
 import type { Queues } from '../queues/registry.js';
+import { outcomeOnEntering } from '../tickets/outcome.js';
 import { quoteOmission, type QuoteConfig } from '../tickets/quote-omission.js';
+import { describeStanding, isReview, labelledSources, parkedForTrust, readReviewEntry, readStanding, reviewEntry, type Review, type TrustSettings } from '../tickets/trust.js';
 import { TICKET_ID_PATTERN, TICKET_STATES, type Ticket } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { ANONYMOUS_OPERATOR, type CsrfTokens } from './auth.js';
@@ -38,7 +41,7 @@ import {
   type ReviewDeps,
   type ReviewRefusal,
 } from '../tickets/review.js';
-import { renderMessagePage, renderTicketDetail, renderTicketList, type DeploymentProblem, type Flash, type SubmittedText } from './views.js';
+import { renderMessagePage, renderTicketDetail, renderTicketList, type DeploymentProblem, type Flash, type LearningView, type SubmittedText } from './views.js';
 
 /** Parked tickets per page of the list. */
 export const PAGE_SIZE = 50;
@@ -78,7 +81,15 @@ export interface ReviewPageDeps {
   timeZone?: string;
   /** Most tickets one search reads (default {@link SEARCH_SCAN_LIMIT}). */
   searchScanLimit?: number;
+  /**
+   * The review mode and the trust settings: a draft parked for trust shows its sources' standing as it is now, and
+   * in `learn` an approval says how its sources will stand. Without them, neither is shown.
+   */
+  trust?: TrustSettings & Pick<Config, 'REVIEW_MODE'>;
 }
+
+/** Sources an approval's message lists; the rest are counted. */
+const STANDING_SHOWN = 8;
 
 /** The learned pairs among a ticket's sources → the ticket that taught each (null when removed since). */
 async function learnedSourcesOf(ticket: Ticket, learned: ReviewPageDeps['learned']): Promise<Map<string, string | null> | undefined> {
@@ -120,13 +131,56 @@ function subjectOf(ticket: Ticket | undefined): string {
   return ticket?.subject ? `“${removeInvisible(ticket.subject).text}”` : 'the ticket';
 }
 
-async function flashFor(done: (typeof DONE_VALUES)[number] | undefined, ticketId: string | undefined, store: TicketStore): Promise<Flash | undefined> {
+/**
+ * The sources of a draft parked for trust alone, each with its standing read now: the stored reason keeps the counts
+ * of when it was parked, and other approvals may have raised them since.
+ */
+async function learningOf(ticket: Ticket, deps: ReviewPageDeps): Promise<LearningView | undefined> {
+  if (!deps.trust || ticket.state !== 'parked' || !ticket.agent || !parkedForTrust(ticket.reason)) return undefined;
+  const sources = labelledSources(ticket.agent);
+  if (sources.length === 0) return undefined;
+  const standing = await readStanding(deps.redis, deps.prefix, sources.map((s) => s.key), deps.trust);
+  return { sources: sources.map((s, i) => ({ label: s.label, standing: standing[i]! })) };
+}
+
+/**
+ * The review an approved ticket records once its reply is sent (the sender records it then), so the message after
+ * the approval counts it already; undefined when it records none.
+ */
+function reviewOnSending(ticket: Ticket, now: Date): Review | undefined {
+  const outcome = outcomeOnEntering(ticket, 'sent', now.toISOString());
+  return outcome && isReview(outcome) ? readReviewEntry(reviewEntry(outcome, ticket.id)) : undefined;
+}
+
+/**
+ * In `learn`, how each source of an approved draft stands with this approval counted: `<label>: 3 of 5 approved
+ * unchanged — 2 more …`. Undefined in the other modes, where trust sends nothing, or when the draft cites no source.
+ */
+async function standingAfterApproval(ticket: Ticket | undefined, deps: ReviewPageDeps): Promise<string[] | undefined> {
+  if (deps.trust?.REVIEW_MODE !== 'learn' || !ticket?.agent) return undefined;
+  const sources = labelledSources(ticket.agent);
+  if (sources.length === 0) return undefined;
+  const standing = await readStanding(deps.redis, deps.prefix, sources.map((s) => s.key), deps.trust, reviewOnSending(ticket, deps.now()));
+  const lines = sources.slice(0, STANDING_SHOWN).map((s, i) => `${s.label}: ${describeStanding(standing[i]!)}`);
+  return sources.length > STANDING_SHOWN ? [...lines, `and ${sources.length - STANDING_SHOWN} more`] : lines;
+}
+
+/** What an approval did: queued (or, on a reload once it went out, sent), and in `learn` where its sources stand. */
+async function approvedFlash(ticket: Ticket | undefined, deps: ReviewPageDeps): Promise<Flash> {
+  const sent = ticket?.state === 'sent';
+  const message = `Approved ${subjectOf(ticket)}: ${sent ? 'the reply was sent.' : 'the reply is queued for sending.'}`;
+  const details = await standingAfterApproval(ticket, deps);
+  if (!details) return { kind: 'ok', message };
+  return { kind: 'ok', message: `${message} ${sent ? 'Its sources now stand:' : 'Once it is sent, it counts toward trusting its sources, which then stand:'}`, details };
+}
+
+async function flashFor(done: (typeof DONE_VALUES)[number] | undefined, ticketId: string | undefined, deps: ReviewPageDeps): Promise<Flash | undefined> {
   if (!done) return undefined;
   if (done === 'reindex') return { kind: 'ok', message: 'Reindex queued: an agent worker will rebuild the manual and the Q&A index.' };
-  const ticket = ticketId ? await store.get(ticketId) : undefined;
+  const ticket = ticketId ? await deps.store.get(ticketId) : undefined;
   switch (done) {
     case 'approved':
-      return { kind: 'ok', message: `Approved ${subjectOf(ticket)}: the reply is queued for sending.` };
+      return approvedFlash(ticket, deps);
     case 'requeued':
       return { kind: 'ok', message: `${subjectOf(ticket)} was already approved; its reply is queued for sending.` };
     case 'rejected':
@@ -275,7 +329,7 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
       const counts = await deps.store.countByState();
       const [list, flash, problems, bounced, found, next] = await Promise.all([
         searching ? { tickets: [], total: counts[state] } : listedPage(deps.store, state, order, page, counts[state]),
-        flashFor(done, ticket, deps.store),
+        flashFor(done, ticket, deps),
         deps.deploymentProblems?.() ?? [],
         searching || state !== 'parked' ? undefined : deps.store.bouncedReplies(BOUNCED_SHOWN),
         searching ? searchTickets(deps.store, { text: q, skip, scanLimit, resultLimit: SEARCH_RESULTS_SHOWN }) : undefined,
@@ -313,11 +367,12 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
       if (!ticket) throw new HttpError(404, 'No such ticket');
       // What the decision on the previous ticket did, when this page is where it led.
       const decided = detailQuerySchema.safeParse(query);
-      const [mail, learnedSources, flash, conversation] = await Promise.all([
+      const [mail, learnedSources, flash, conversation, learning] = await Promise.all([
         mailTextOf(ticket, deps),
         learnedSourcesOf(ticket, deps.learned),
-        decided.success ? flashFor(decided.data.done, decided.data.ticket, deps.store) : undefined,
+        decided.success ? flashFor(decided.data.done, decided.data.ticket, deps) : undefined,
         conversationAround(deps, ticket),
+        learningOf(ticket, deps),
       ]);
       return {
         status: 200,
@@ -334,6 +389,7 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
           timeZone: deps.timeZone,
           conversation,
           sendRetry: sendRetryStatus(ticket, { attempts: deps.review.config.SENDER_ATTEMPTS, backoffMs: (deps.review.tuning ?? DEFAULT_TUNING).sendBackoffMs }),
+          learning,
         }),
       };
     },

@@ -8,6 +8,7 @@ import { forgetCommand } from '../tickets/retention.js';
 import { describeBounce, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { needsNoReply } from '../tickets/insights.js';
 import { describeOutcome } from '../tickets/outcome.js';
+import { describeStanding, parkedForTrust, type TrustStanding } from '../tickets/trust.js';
 import { isSameMailbox } from '../mail/addresses.js';
 import type { ConversationEntry } from '../tickets/ticket-store.js';
 import {
@@ -72,11 +73,15 @@ ${options.body}
 export interface Flash {
   kind: 'ok' | 'bad';
   message: string;
+  /** Lines listed under the message, e.g. how each source of an approved draft now stands. */
+  details?: readonly string[];
 }
 
 /** The banner of {@link Flash}, or nothing. */
 export function flashBanner(flash: Flash | undefined): SafeHtml | null {
-  return flash ? html`<div class="flash ${flash.kind}" role="status">${flash.message}</div>` : null;
+  if (!flash) return null;
+  const details = flash.details && flash.details.length > 0 ? html`<ul class="sources">${flash.details.map((d) => html`<li><bdi>${d}</bdi></li>`)}</ul>` : null;
+  return html`<div class="flash ${flash.kind}" role="status">${flash.message}${details}</div>`;
 }
 
 /**
@@ -301,6 +306,18 @@ function renderBouncedReplies(bounced: { tickets: Ticket[]; total: number } | un
 </section>`;
 }
 
+/**
+ * A ticket's reason in a list. A draft parked for trust alone gets what it means instead of its reason, whose counts
+ * are those of when it was parked (its page shows them as they are now).
+ */
+function listedReason(ticket: Pick<Ticket, 'state' | 'reason'>): HtmlValue {
+  if (ticket.state === 'parked' && parkedForTrust(ticket.reason)) return WAITS_FOR_TRUST_SHORT;
+  return withTicketLinks(ticket.reason ?? '');
+}
+
+/** A draft parked for trust alone, in the list. */
+const WAITS_FOR_TRUST_SHORT = 'The checks passed; it waits only while the desk learns to trust its sources (open it to see how far along they are).';
+
 /** The toggle of the list's order; the current order is plain text. */
 function orderToggle(order: TicketListView['order']): SafeHtml {
   const option = (value: TicketListView['order'], label: string) =>
@@ -395,7 +412,7 @@ export function renderTicketList(view: TicketListView): SafeHtml {
       <td class="age" title="${exactTime(t.createdAt, view.timeZone)}">${formatDuration(view.now.getTime() - Date.parse(t.createdAt))}</td>
       ${senderCell(t)}
       ${subjectCell(t, view.laterMail?.get(t.id))}
-      <td class="text">${withTicketLinks(t.reason ?? '')}</td>
+      <td class="text">${listedReason(t)}</td>
     </tr>`,
   );
   const body = html`
@@ -544,6 +561,38 @@ export interface TicketDetailView {
   conversation?: ConversationView | undefined;
   /** Where the sender stands with a reply the SMTP server has not accepted yet. */
   sendRetry?: SendRetryStatus | undefined;
+  /** A draft parked for trust alone (`REVIEW_MODE=learn`): its cited sources and how each stands now. */
+  learning?: LearningView | undefined;
+}
+
+/** The sources of a draft parked for trust alone, each with its standing read when the page was built. */
+export interface LearningView {
+  sources: ReadonlyArray<{ label: string; standing: TrustStanding }>;
+}
+
+/** What a draft parked for trust alone waits for, in plain words, first on its page. */
+export const WAITS_FOR_TRUST =
+  'The checks passed. This draft waits only because the desk is still learning: its sources have not been approved often enough yet. Approving it unchanged counts toward trusting them.';
+
+/** The same draft once every source it cites has been trusted since it was parked. */
+const TRUSTED_SINCE =
+  'The checks passed, and every source this draft cites has been trusted since it was parked: a draft like it now goes out on its own. Approving it sends it as written.';
+
+/**
+ * Why a draft parked for trust waits, in place of its parking reason (whose counts are those of when it was parked,
+ * and whose sources are keys ending in a hash): the plain sentence, then each cited source by name with its count now.
+ */
+function renderLearning(learning: LearningView): SafeHtml {
+  const allTrusted = learning.sources.every((s) => s.standing.record.trusted);
+  const rows = learning.sources.map((s) => html`<tr><td><bdi>${s.label}</bdi></td><td>${describeStanding(s.standing)}</td></tr>`);
+  return html`<div id="learning">
+    <p>${allTrusted ? TRUSTED_SINCE : WAITS_FOR_TRUST}</p>
+    <table class="numbers">
+      <caption>The sources it cites, counted now</caption>
+      <thead><tr><th>Source</th><th>Reviews</th></tr></thead>
+      <tbody>${rows}</tbody>
+    </table>
+  </div>`;
 }
 
 function subtaskStatus(s: Subtask): SafeHtml {
@@ -617,14 +666,16 @@ function renderNewDraft(ticket: Ticket, csrfToken: string): SafeHtml {
   if (refused) return html`<p class="small muted new-draft">${refused}.</p>`;
   // A ticket the agent never answered (mail reopened after the checks ignored it) has no draft to replace.
   const hasDraft = Boolean(ticket.draft?.trim());
+  // A draft parked for trust alone has no cause to fix: only a wrong draft is worth another.
+  const offer = !hasDraft
+    ? 'No draft yet: the agent can write one; it comes back here for you to review, nothing is sent.'
+    : parkedForTrust(ticket.reason)
+      ? 'Nothing needs fixing for this draft: the checks passed. If it is wrong, the agent can write a new one; it comes back here for you to review, nothing is sent.'
+      : "Fixed the cause (the model's settings, the manual)? The agent writes a new draft; it comes back here for you to review, nothing is sent.";
   return html`<form method="post" action="/tickets/${ticket.id}/rerun" class="reject">
     ${csrfField(csrfToken)}
     ${seenField(ticket)}
-    <span class="small muted">${
-      hasDraft
-        ? "Fixed the cause (the model's settings, the manual)? The agent writes a new draft; it comes back here for you to review, nothing is sent."
-        : 'No draft yet: the agent can write one; it comes back here for you to review, nothing is sent.'
-    }</span>
+    <span class="small muted">${offer}</span>
     <button type="submit">Get a new draft</button>
   </form>`;
 }
@@ -929,7 +980,7 @@ ${t.replyBounce ? html`<div class="flash bad" role="alert">Our reply did not arr
     <dt>From</dt><dd>${sender(t)}</dd>
     ${t.replyTo !== t.from ? html`<dt>Reply-To</dt><dd>${t.replyTo}</dd>` : null}
     <dt>Received</dt><dd>${timeTag(t.createdAt, zone)} <span class="muted">(${formatDuration(view.now.getTime() - Date.parse(t.createdAt))} ago)</span></dd>
-    ${t.reason ? html`<dt>${reasonLabel(t.state)}</dt><dd>${withTicketLinks(t.reason)}</dd>` : null}
+    ${t.reason ? html`<dt>${reasonLabel(t.state)}</dt><dd>${view.learning ? renderLearning(view.learning) : withTicketLinks(t.reason)}</dd>` : null}
     ${
       t.replyBounce
         ? html`<dt>Reply bounced</dt><dd>${describeBounce(t.replyBounce)} <span class="muted small">${timeTag(t.replyBounce.at, zone)}</span> · <a href="/tickets/${t.replyBounce.reportTicketId}">the bounce</a>${

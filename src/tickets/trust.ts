@@ -21,6 +21,7 @@ import type { Redis } from 'ioredis';
 import { TOOL_SOURCE_KIND } from '../agent/tools.js';
 import type { AgentResult } from '../agent/types.js';
 import type { Config } from '../config.js';
+import { HEADING_SEPARATOR } from '../knowledge/sections.js';
 import { LuaScript } from './lua.js';
 import type { OutcomeKind, TicketOutcome } from './outcome.js';
 
@@ -43,13 +44,14 @@ export interface CitedSource {
 /** Length of the text hash in a source key: enough to tell a file's sections apart. */
 const HASH_CHARS = 12;
 
-/**
- * The distinct sources behind a draft: every search result of the subtasks that completed (a subtask that ran out of
- * tries answered "not found" and relied on nothing), as `sourcesOf` in src/agent/agent.ts counts them, but one per
- * section or pair text rather than per file.
- */
-export function citedSources(agent: Pick<AgentResult, 'subtasks'>): CitedSource[] {
-  const seen = new Map<string, CitedSource>();
+/** A cited search hit: its source and the text the agent got. */
+interface CitedHit extends CitedSource {
+  content: string;
+}
+
+// Every search result of the subtasks that completed, one per source key, first occurrence kept.
+function citedHits(agent: Pick<AgentResult, 'subtasks'>): CitedHit[] {
+  const seen = new Map<string, CitedHit>();
   for (const subtask of agent.subtasks) {
     if (!subtask.isCompleted) continue;
     for (const attempt of subtask.toolResults) {
@@ -58,12 +60,69 @@ export function citedSources(agent: Pick<AgentResult, 'subtasks'>): CitedSource[
         for (const r of call.results) {
           const hash = createHash('sha256').update(r.content.replace(/\r\n?/g, '\n').trim()).digest('hex').slice(0, HASH_CHARS);
           const key = `${kind}:${r.fileName}#${hash}`;
-          if (!seen.has(key)) seen.set(key, { key, kind, fileName: r.fileName });
+          if (!seen.has(key)) seen.set(key, { key, kind, fileName: r.fileName, content: r.content });
         }
       }
     }
   }
   return [...seen.values()];
+}
+
+/**
+ * The distinct sources behind a draft: every search result of the subtasks that completed (a subtask that ran out of
+ * tries answered "not found" and relied on nothing), as `sourcesOf` in src/agent/agent.ts counts them, but one per
+ * section or pair text rather than per file.
+ */
+export function citedSources(agent: Pick<AgentResult, 'subtasks'>): CitedSource[] {
+  return citedHits(agent).map(({ key, kind, fileName }) => ({ key, kind, fileName }));
+}
+
+/** A cited source with a name a person recognises ({@link sourceLabel}). */
+export interface LabelledSource extends CitedSource {
+  label: string;
+}
+
+/**
+ * The sources behind a draft as {@link citedSources} finds them, each named from the hit the agent got: the trust key
+ * alone ends in a hash of the text, which tells an operator nothing.
+ */
+export function labelledSources(agent: Pick<AgentResult, 'subtasks'>): LabelledSource[] {
+  return citedHits(agent).map(({ content, ...source }) => ({ ...source, label: sourceLabel(source, content) }));
+}
+
+/** Characters of a heading or question a label keeps: enough to recognise it in a table cell. */
+const LABEL_TEXT_CHARS = 40;
+
+/** `text` on one line, cut at {@link LABEL_TEXT_CHARS} code points. */
+function shortened(text: string): string {
+  const chars = Array.from(text.replace(/\s+/g, ' ').trim());
+  return chars.length <= LABEL_TEXT_CHARS ? chars.join('') : `${chars.slice(0, LABEL_TEXT_CHARS).join('')}…`;
+}
+
+// The heading line the manual searches put first (`withHeadingLine` in src/search/embedded-manual.ts, and the
+// Meilisearch adapter): 【chapter > section】.
+const HEADING_LINE = /^【([^\n]*)】/;
+// The question of a pair as `formatQaPair` (src/search/types.ts) writes it: `Q: <question>\nA: <answer>`.
+const QUESTION = /^Q: ([\s\S]*?)\nA: /;
+
+/**
+ * A source's name for people, from the text the search gave the agent: `<manual file> › <innermost section heading>`,
+ * `<file.csv#row> › <question>` (cut short), or the file name alone when the text carries neither.
+ */
+export function sourceLabel(source: Pick<CitedSource, 'kind' | 'fileName'>, content: string): string {
+  const text = content.replace(/\r\n?/g, '\n');
+  const found = source.kind === 'qa' ? QUESTION.exec(text)?.[1] : HEADING_LINE.exec(text)?.[1]?.split(HEADING_SEPARATOR).at(-1);
+  const shown = found ? shortened(found) : '';
+  return shown ? `${source.fileName} › ${shown}` : source.fileName;
+}
+
+/**
+ * A source's name from its trust key alone (`manual:guide/login.md#3f1c9a0b2d4e` → `guide/login.md`), where the
+ * text behind it is not at hand: the file, or the Q&A pair's `file.csv#row`.
+ */
+export function sourceLabelOfId(sourceId: string): string {
+  const match = new RegExp(`^[^:]+:(.+)#[0-9a-f]{${HASH_CHARS}}$`).exec(sourceId);
+  return match?.[1] ?? sourceId;
 }
 
 /**
@@ -190,18 +249,71 @@ export function judgeTrust(sourceId: string, reviews: readonly Review[], setting
   return record;
 }
 
-/** The records of `sourceIds`, in their order, from one pipelined read. */
-export async function readTrust(redis: Redis, prefix: string, sourceIds: readonly string[], settings: TrustSettings): Promise<TrustRecord[]> {
+/** The reviews within the window of each of `sourceIds`, in their order, newest first, from one pipelined read. */
+async function readReviews(redis: Redis, prefix: string, sourceIds: readonly string[], settings: TrustSettings): Promise<Review[][]> {
   if (sourceIds.length === 0) return [];
   const k = trustKeys(prefix);
   const pipeline = redis.pipeline();
   for (const id of sourceIds) pipeline.lrange(k.source(id), 0, settings.TRUST_WINDOW - 1);
   const results = (await pipeline.exec()) ?? [];
-  return sourceIds.map((id, i) => {
+  return sourceIds.map((_, i) => {
     const [err, entries] = results[i] ?? [new Error('missing pipeline result'), []];
     if (err) throw err;
-    return judgeTrust(id, (entries as string[]).flatMap((e) => readReviewEntry(e) ?? []), settings);
+    return (entries as string[]).flatMap((e) => readReviewEntry(e) ?? []);
   });
+}
+
+/** The records of `sourceIds`, in their order, from one pipelined read. */
+export async function readTrust(redis: Redis, prefix: string, sourceIds: readonly string[], settings: TrustSettings): Promise<TrustRecord[]> {
+  const reviews = await readReviews(redis, prefix, sourceIds, settings);
+  return sourceIds.map((id, i) => judgeTrust(id, reviews[i] ?? [], settings));
+}
+
+/**
+ * How many more approvals as is, each for another customer, make a source with these reviews (newest first) trusted
+ * under {@link judgeTrust}: 0 when it is. Found by adding them one by one, so the answer follows the rule (the window
+ * sliding, one review per customer) rather than restating it; TRUST_WINDOW of them always suffice.
+ */
+export function approvalsUntilTrusted(reviews: readonly Review[], settings: TrustSettings): number {
+  const upcoming: Review[] = [];
+  while (!judgeTrust('', [...upcoming, ...reviews], settings).trusted && upcoming.length < settings.TRUST_WINDOW) {
+    const n = upcoming.length;
+    upcoming.push({ kind: 'approved_as_is', editRatio: 0, ticketId: `upcoming-${n}`, sender: `upcoming-${n}` });
+  }
+  return upcoming.length;
+}
+
+/** Where a source stands: its record now, and how many approvals as is it still needs ({@link approvalsUntilTrusted}). */
+export interface TrustStanding {
+  record: TrustRecord;
+  toGo: number;
+}
+
+/**
+ * The standing of each of `sourceIds`, read now (a parking reason keeps the numbers of when it was written). With
+ * `pending`, a review not recorded yet (an approval whose reply is still to be sent, which records it) counts as the
+ * newest, unless the list already holds that ticket's review.
+ */
+export async function readStanding(redis: Redis, prefix: string, sourceIds: readonly string[], settings: TrustSettings, pending?: Review): Promise<TrustStanding[]> {
+  const lists = await readReviews(redis, prefix, sourceIds, settings);
+  return sourceIds.map((id, i) => {
+    const recorded = lists[i] ?? [];
+    const reviews = pending && !recorded.some((r) => r.ticketId === pending.ticketId) ? [pending, ...recorded] : recorded;
+    return { record: judgeTrust(id, reviews, settings), toGo: approvalsUntilTrusted(reviews, settings) };
+  });
+}
+
+/**
+ * A source's standing in words: `3 of 5 approved unchanged — 2 more unchanged approvals until replies citing it go
+ * out on their own`, `5 of its last 6 reviews approved unchanged — …` once a review in the window was not as is, or
+ * `trusted: …`.
+ */
+export function describeStanding(standing: TrustStanding): string {
+  const { record, toGo } = standing;
+  const ofLast = `${record.approvedAsIs} of its last ${record.reviews} reviews approved unchanged`;
+  if (record.trusted) return `trusted: ${ofLast}`;
+  const sofar = record.approvedAsIs === record.reviews ? `${record.approvedAsIs} of ${record.approvedAsIs + toGo} approved unchanged` : ofLast;
+  return `${sofar} — ${toGo} more unchanged ${toGo === 1 ? 'approval' : 'approvals'} until replies citing it go out on their own`;
 }
 
 /** Every source with a record, most recently reviewed first (at most `limit`). */
@@ -216,6 +328,12 @@ export type LearnVerdict = { send: true; reason: string } | { send: false; reaso
 /** Sources named in a parking reason; the rest are summarised as "and N more". */
 const REASON_SOURCES = 3;
 
+/** How every learn-mode parking reason begins. */
+const NOT_YET_TRUSTED = 'not yet trusted: ';
+/** How the learn-mode reasons end that name no source: the draft, or a subtask of it, cites none. */
+const CITES_NO_SOURCE = 'cites no source';
+const CITE_NO_SOURCE = 'cite no source';
+
 /**
  * The learn-mode check of a draft that passed the `auto` conditions: sent only when it cites at least one source,
  * every completed subtask cites one (see {@link unsourcedSubtasks}) and every cited source is trusted; otherwise the
@@ -224,18 +342,27 @@ const REASON_SOURCES = 3;
  */
 export async function learnVerdict(redis: Redis, prefix: string, agent: Pick<AgentResult, 'subtasks'>, settings: TrustSettings): Promise<LearnVerdict> {
   const cited = citedSources(agent);
-  if (cited.length === 0) return { send: false, reason: 'not yet trusted: the draft cites no source', untrusted: [] };
+  if (cited.length === 0) return { send: false, reason: `${NOT_YET_TRUSTED}the draft ${CITES_NO_SOURCE}`, untrusted: [] };
   const unsourced = unsourcedSubtasks(agent);
   if (unsourced.length > 0) {
     const names = unsourced.map((name) => `「${name}」`).join(', ');
-    return { send: false, reason: `not yet trusted: ${unsourced.length === 1 ? 'subtask' : 'subtasks'} ${names} ${unsourced.length === 1 ? 'cites' : 'cite'} no source`, untrusted: [] };
+    return { send: false, reason: `${NOT_YET_TRUSTED}${unsourced.length === 1 ? 'subtask' : 'subtasks'} ${names} ${unsourced.length === 1 ? CITES_NO_SOURCE : CITE_NO_SOURCE}`, untrusted: [] };
   }
   const records = await readTrust(redis, prefix, cited.map((c) => c.key), settings);
   const untrusted = records.filter((r) => !r.trusted);
   if (untrusted.length === 0) return { send: true, reason: `all ${records.length} cited sources trusted` };
   const named = untrusted.slice(0, REASON_SOURCES).map((r) => `${r.sourceId} has ${r.missing}`);
   const more = untrusted.length > REASON_SOURCES ? `; and ${untrusted.length - REASON_SOURCES} more` : '';
-  return { send: false, reason: `not yet trusted: ${named.join('; ')}${more}`, untrusted };
+  return { send: false, reason: `${NOT_YET_TRUSTED}${named.join('; ')}${more}`, untrusted };
+}
+
+/**
+ * Whether a parking reason is a wait for trust alone: the draft passed every check `auto` makes and cites sources,
+ * some not trusted yet ({@link learnVerdict}). A draft or subtask citing no source is not: approvals teach nothing
+ * about it.
+ */
+export function parkedForTrust(reason: string | undefined): boolean {
+  return reason !== undefined && reason.startsWith(NOT_YET_TRUSTED) && !reason.endsWith(CITES_NO_SOURCE) && !reason.endsWith(CITE_NO_SOURCE);
 }
 
 // In one source's list, the entries of the given tickets (ARGV) lose their sender field; the review stays. One script,

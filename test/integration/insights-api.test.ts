@@ -384,6 +384,7 @@ describe('insights API', () => {
         sourceRecords: async () => [
           { sourceId: 'guide/login.md#3', reviews: 3, approvedAsIs: 3, trusted: false, missing: '3 of 5 reviews' },
           { sourceId: 'qa:faq.csv#12', reviews: 7, approvedAsIs: 7, trusted: true },
+          { sourceId: 'manual:xyz-manual.md#56f291ea4a12', reviews: 1, approvedAsIs: 0, trusted: false, missing: '1 of 5 reviews' },
         ],
       },
     };
@@ -393,16 +394,19 @@ describe('insights API', () => {
     expect(api.knowledgeGaps).toEqual([{ topic: '請求書の再発行 <b>', tickets: 4, example: '請求書をもう一度送ってください' }]);
     expect(api.sourceTrust).toEqual({
       trusted: 1,
-      notYetTrusted: 1,
+      notYetTrusted: 2,
       sources: [
         { sourceId: 'qa:faq.csv#12', reviews: 7, approvedAsIs: 7, trusted: true },
         { sourceId: 'guide/login.md#3', reviews: 3, approvedAsIs: 3, trusted: false, missing: '3 of 5 reviews' },
+        { sourceId: 'manual:xyz-manual.md#56f291ea4a12', reviews: 1, approvedAsIs: 0, trusted: false, missing: '1 of 5 reviews' },
       ],
     });
     const html = await (await get(fed, '/insights')).text();
     expect(html).toContain('Top knowledge gaps');
     expect(html).toContain('請求書の再発行 &lt;b&gt;');
     expect(html).toContain('not yet trusted: 3 of 5 reviews');
+    // A source by its file first; the key, ending in a hash of the text, only tells sections of one file apart.
+    expect(html).toMatch(/<td><bdi>xyz-manual\.md<\/bdi><br><code class="small muted">manual:xyz-manual\.md#56f291ea4a12<\/code><\/td>/);
   });
 
   it('counts the calls of agent runs that failed in the tokens and cost, not as runs, and shows them on the page', async () => {

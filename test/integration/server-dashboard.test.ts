@@ -892,6 +892,80 @@ describe('review page', () => {
   });
 });
 
+describe('review page in learn mode', () => {
+  const MANUAL_HIT = { fileName: 'account.md', content: '【アカウント > パスワード】\nパスワードは8文字以上で設定します。' };
+  const QA_HIT = { fileName: 'faq.csv#12', content: 'Q: パスワードを忘れたときはどうすればよいですか？\nA: ログイン画面から再設定してください。' };
+  // As learnVerdict wrote it when the drafts were parked: numbers of that moment, sources by key.
+  const STALE_REASON = 'not yet trusted: manual:account.md#0123456789ab has 0 of 5 reviews; qa:faq.csv#12#ba9876543210 has 0 of 5 reviews';
+
+  const DRAFT = '山田様\n\nパスワードは8文字以上で設定してください。忘れた場合はログイン画面から再設定できます。';
+
+  /** An agent result citing the same manual section and Q&A pair, as the agent worker stores it, with its draft. */
+  function learnAgent(question: string): AgentResult {
+    const base = agentResult(question, { answer: DRAFT });
+    const [first, second] = base.subtasks;
+    return {
+      ...base,
+      subtasks: [
+        { ...first!, toolResults: [[{ toolName: 'search_xyz_manual', args: '{"keywords":"パスワード"}', results: [MANUAL_HIT] }]] },
+        { ...second!, toolResults: [[{ toolName: 'search_xyz_qa', args: '{"query":"パスワード 忘れた"}', results: [QA_HIT] }]] },
+      ],
+    };
+  }
+
+  /** What the sender does once the SMTP server accepted an approved reply: the review is recorded then. */
+  async function markSent(d: Dashboard, id: string): Promise<void> {
+    await d.store.transition(id, { from: ['approved'], to: 'sending', actor: 'sender', patch: { outbound: { messageId: `<r-${randomUUID()}@helpdesk.test>`, autoSubmitted: false } } });
+    await d.store.transition(id, { from: ['sending'], to: 'sent', actor: 'sender' });
+  }
+
+  it('says the checks passed, names each cited source and shows its current count, which an approval of another ticket raises', async () => {
+    const d = await startDashboard({ REVIEW_MODE: 'learn' });
+    const first = await parkedTicket(d, { subject: 'パスワード 1', reason: STALE_REASON, draft: DRAFT, agent: learnAgent('q1') });
+    const second = await parkedTicket(d, { subject: 'パスワード 2', reason: STALE_REASON, draft: DRAFT, agent: learnAgent('q2') });
+
+    const before = await (await call(d, `/tickets/${second.id}`)).text();
+    expect(before).toContain('The checks passed. This draft waits only because the desk is still learning: its sources have not been approved often enough yet. Approving it unchanged counts toward trusting them.');
+    expect(before).toContain('account.md › パスワード');
+    expect(before).toContain('faq.csv#12 › パスワードを忘れたときはどうすればよいですか？');
+    expect(before).toContain('0 of 5 approved unchanged');
+    // Nothing needs fixing: the offer of a new draft does not say there is a cause to fix.
+    expect(before).not.toContain('Fixed the cause');
+    // "Why parked" shows the counts of now, not those the reason kept (the history still has that note, as written).
+    const whyParked = /<dt>Why parked<\/dt><dd>([\s\S]*?)<\/dd>/.exec(before)?.[1] ?? '';
+    expect(whyParked).toContain('0 of 5 approved unchanged');
+    expect(whyParked).not.toContain('has 0 of 5 reviews');
+
+    // The operator approves the first as drafted; the next page says how its sources will stand once it is sent.
+    const token = await csrfTokenOf(d, `/tickets/${first.id}`);
+    const res = await call(d, `/tickets/${first.id}/approve`, { form: { _csrf: token, reply: DRAFT } });
+    expect(res.status).toBe(303);
+    const next = await (await call(d, res.headers.get('location') ?? '')).text();
+    expect(next).toContain('account.md › パスワード: 1 of 5 approved unchanged — 4 more unchanged approvals until replies citing it go out on their own');
+
+    await markSent(d, first.id);
+    // Reloaded once the reply went out, the page no longer says it is queued.
+    const reloaded = await (await call(d, res.headers.get('location') ?? '')).text();
+    expect(reloaded).toContain('Approved “パスワード 1”: the reply was sent. Its sources now stand:');
+    const after = await (await call(d, `/tickets/${second.id}`)).text();
+    expect(after).toContain('1 of 5 approved unchanged');
+    expect(after).not.toContain('0 of 5 approved unchanged');
+    // The list does not repeat the numbers of park time either.
+    const list = await (await call(d, '/')).text();
+    expect(list).not.toContain('has 0 of 5 reviews');
+    expect(list).toContain('The checks passed');
+  });
+
+  it('keeps the offer of a new draft and the stored reason for a draft that cites no source', async () => {
+    const d = await startDashboard({ REVIEW_MODE: 'learn' });
+    const t = await parkedTicket(d, { reason: 'not yet trusted: subtask 「料金を調べる」 cites no source', agent: learnAgent('q') });
+    const page = await (await call(d, `/tickets/${t.id}`)).text();
+    expect(page).toContain('cites no source');
+    expect(page).not.toContain('The checks passed. This draft waits only');
+    expect(page).toContain('Get a new draft');
+  });
+});
+
 describe('Bull Board', () => {
   it('shows the tickets, outbound, maintenance and sentcopy queues', async () => {
     const d = await startDashboard();
