@@ -20,9 +20,12 @@
  *    ください」, "Please do not reply to this email", "This mailbox is not monitored"), or a ticket system's reply
  *    marker (「##- このラインより上にご返信ください -##」) on any line. Replying would answer a payment service or a
  *    vendor's helpdesk.
- * Sentences in the first person (I, me, 私) or asking something (ending in `?`) are never evidence: they are a
- * customer's (but "Having trouble viewing this email?" asks the reader). Only the mail's own part is read: the caller cuts quoted and forwarded history away, and leaves out the
- * HTML (which holds the quoted mail too) of a reply or a forward.
+ * Sentences in the first person (I, me, 私), asking something (ending in `?`) or reporting what the writer was told
+ * (「…と伺いました」, 「…とのご案内をいただきました」, "we were told") are never evidence: they are a customer's (but
+ * "Having trouble viewing this email?" asks the reader). A pitch's 「今後のご案内が不要な方は」 counts only when its subject
+ * is the mailing (ご案内, メルマガ, 配信…, not 「紙の請求書の送付」) and its paragraph is no customer's own. Only the
+ * mail's own part is read: the caller cuts quoted and forwarded history away, and leaves out the HTML (which holds the
+ * quoted mail too) of a reply or a forward.
  *
  * Bounded: the text's first {@link HEADER_CHARS} and last {@link FOOTER_CHARS} characters, lines cut to
  * {@link MAX_LINE_CHARS}, and the HTML's last {@link MAX_HTML_SCAN_CHARS} characters are read, each with patterns that
@@ -63,6 +66,10 @@ const QUOTED_LINE = /^\s*[>＞]/;
 // question.
 const FIRST_PERSON = /\b(?:i|i'm|i’m|i've|i’ve|i'd|i’d|me)\b|私|わたし|わたくし|僕/iu;
 const QUESTION = /[?？]\s*$/u;
+// A sentence reporting what its writer was told or read (「…管理画面で切り替えられると伺いました」, 「…その旨ご連絡くださいとの
+// ご案内をいただきました」, "…we were told"): a customer's, quoting someone else's wording, which no mailing does of its own.
+// Not "you told us": a newsletter's "You are receiving this email because you told us…" is its own footer.
+const REPORTED = /と(?:の(?:ご案内|ご説明|ご連絡|こと)を?)?(?:伺い|お伺いし|お聞きし|聞き|言われ|書かれ|記載され|案内され|説明され|いただき|頂き|受け)(?:まし|てい|てお)|\bwe (?:were|have been|'ve been|’ve been) (?:told|informed|advised)\b/iu;
 // A Japanese question often ends in か。 and no question mark (「どこで配信を止められますか。」, 「オフにできるのでしょうか。」),
 // after a verb or copula (ます, ません, です, でしょう, る, た, ない, の); a word that merely ends in か (ほか, いくつか,
 // わずか) does not follow one of those. 教えて and できますか ask wherever they stand. No mass mail's footer asks its
@@ -109,9 +116,14 @@ const JA_FOOTER = new RegExp(
     String.raw`(?:今後|以後)?.{0,30}?(?:メール|メルマガ|メールマガジン|ご案内|お知らせ|ニュースレター)の?(?:配信|送付|受信|お届け)(?:を|が)?(?:ご希望|希望され)(?:ない|でない|されない|ません)`,
     // 配信停止をご希望の方は…
     String.raw`(?:配信停止|配信解除|登録解除|購読解除|購読停止)(?:を|は)?(?:ご希望|希望される)`,
-    // 今後のご案内が不要な方は / メールの配信が不要な場合は: a seminar invitation or a pitch sent without list software.
-    String.raw`(?:今後|以後)?[の、]?.{0,20}?(?:ご案内|配信|送付|メール|お知らせ|メルマガ|情報)(?:が|は)?(?:ご)?不要(?:な|の)(?:方|場合|お客様|際)は`,
   ].join('|')})`,
+  'u',
+);
+// 今後のご案内が不要な方は / メールの配信が不要な場合は / 最新情報が不要な方は: a seminar invitation or a pitch sent
+// without list software. What is not needed is the mailing itself: a mailing's word (ご案内, お知らせ, メール, メルマガ…)
+// after any words, or a bare 配信, 送付 or 情報 right after 今後; 「紙の請求書の送付が不要な場合は」 is a customer's invoice.
+const JA_NOT_NEEDED_FOOTER = new RegExp(
+  String.raw`^(?:今後|以後)?[の、]?(?:.{0,20}?(?:ご案内|お知らせ|メールマガジン|メール|メルマガ|ニュースレター|ダイレクトメール|DM)(?:の?(?:配信|送付|お届け|受信))?|配信|送付|(?:最新|各種|お得な|キャンペーン|セミナー|イベント)?情報)(?:が|は)?(?:ご)?不要(?:な|の)(?:方|場合|お客様|際)は`,
   'u',
 );
 // A footer's opt-out that asks for a reply or a word (「配信停止をご希望の方はお手数ですがご返信ください」, 「…その旨ご連絡
@@ -194,10 +206,12 @@ export function massMailingEvidence(input: MassMailingInput): string | undefined
   return unsubscribeLabel(footer, html) ?? footerWording(head, footer) ?? unsubscribeUrl(footer, html) ?? machineOnlyLine(head, footer);
 }
 
-/** A line of the text, and whether the text's first line (its main text, never a footer) is above it. */
+/** A line of the text, whether the text's first line (its main text, never a footer) is above it, and its paragraph. */
 interface Line {
   text: string;
   afterMain: boolean;
+  /** Where its paragraph (the lines between blank lines) starts in the text: the same number for each of its lines. */
+  paragraph: number;
 }
 
 /** The lines of the text's start and of its end (quoted lines left out), each cut to {@link MAX_LINE_CHARS}. */
@@ -206,11 +220,13 @@ function windows(text: string): { head: Line[]; footer: Line[] } {
   const toLines = (part: string, start: number): Line[] => {
     const lines: Line[] = [];
     let offset = start;
+    let paragraph = start;
     for (const line of part.split('\n')) {
       const begins = offset;
       offset += line.length + 1;
+      if (line.trim() === '') paragraph = offset;
       if (line.trim() === '' || QUOTED_LINE.test(line)) continue;
-      lines.push({ text: line.slice(0, MAX_LINE_CHARS).trim(), afterMain: firstLineEnd >= 0 && begins > firstLineEnd });
+      lines.push({ text: line.slice(0, MAX_LINE_CHARS).trim(), afterMain: firstLineEnd >= 0 && begins > firstLineEnd, paragraph });
     }
     return lines;
   };
@@ -232,7 +248,7 @@ function isFirstPerson(sentence: string): boolean {
 }
 
 function isCustomers(sentence: string): boolean {
-  return isFirstPerson(sentence) || asksSomething(sentence);
+  return isFirstPerson(sentence) || asksSomething(sentence) || REPORTED.test(sentence);
 }
 
 /**
@@ -312,7 +328,8 @@ function footerWording(head: readonly Line[], footer: readonly Line[]): string |
       const start = unframed(sentence);
       if (AUDIENCE_LINE.test(start)) otherSigns += 1;
       if (SEND_ONLY_SENTENCE.test(start) && !NAMES_SUBSCRIBERS.test(start)) continue;
-      if (!(EN_FOOTER.test(start) || JA_FOOTER.test(start) || EN_UNSUBSCRIBE_FROM.test(sentence))) continue;
+      const notNeeded = JA_NOT_NEEDED_FOOTER.test(start) && !inCustomersParagraph(line, footer);
+      if (!(EN_FOOTER.test(start) || JA_FOOTER.test(start) || notNeeded || EN_UNSUBSCRIBE_FROM.test(sentence))) continue;
       const evidence = `a mass-mail footer line (“${quote(shown(sentence))}”)`;
       if (!OPT_OUT_BY_REPLY.test(sentence) || urlsIn(sentence).length > 0) return evidence;
       if (optOutByReply === undefined) optOutByReply = evidence;
@@ -345,6 +362,16 @@ const INVITATION = /ご参加|ご検討|ご出席|ご来場|お申し?込み(?:�
  */
 function asksOwnQuestion(lines: readonly Line[]): boolean {
   return lines.some((line) => sentences(line.text).some((sentence) => asksSomething(sentence) && !INVITATION.test(sentence)));
+}
+
+/**
+ * Whether `line` stands in a customer's own paragraph: one of its lines asks something of its own ({@link asksOwnQuestion})
+ * or speaks in the first person. A pitch's 「今後のご案内が不要な方は」 is a footer line, set apart from its text or
+ * under its sender's name; in a paragraph that goes on 「解約の方法を教えてください。」 it is the customer's words.
+ */
+function inCustomersParagraph(line: Line, lines: readonly Line[]): boolean {
+  const paragraph = lines.filter((other) => other.paragraph === line.paragraph);
+  return asksOwnQuestion(paragraph) || paragraph.some((other) => sentences(other.text).some(isFirstPerson));
 }
 
 /**

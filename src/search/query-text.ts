@@ -91,8 +91,11 @@ const SENDER_LABEL = /^(?:会社名?|企業名|社名|氏名|お?名前|担当(?
  */
 export function questionOfQuery(query: string): string {
   const lines = query.replace(/\r\n?/g, '\n').split('\n');
-  let kept = stripSignatureBlock(stripDelimitedSignature(lines));
-  kept = withoutTrailingContactBlock(kept).filter((line) => !isContactLine(line));
+  const unsigned = stripSignatureBlock(stripDelimitedSignature(lines));
+  const urlsOfQuestion = new Set(unsigned.flatMap((_line, i) => (isUrlOfQuestion(unsigned, i) ? [i] : [])));
+  const kept = withoutTrailingContactBlock(unsigned, urlsOfQuestion)
+    .map((line, i) => (urlsOfQuestion.has(i) ? pathWordsOfUrlLine(line) : line))
+    .filter((line) => !isContactLine(line));
   const firstContent = kept.findIndex((line) => line.trim() !== '');
   const cleaned = kept.map((line, i) => {
     if (i === firstContent && isAddressee(line) && kept.slice(i + 1).some((l) => l.trim() !== '')) return '';
@@ -193,11 +196,12 @@ const LABEL_OF_CUT = new RegExp(`(${CONTACT_LABEL})\\s*[:：]?\\s*\\uE000`, 'giu
  */
 const TOPIC_AFTER_CUT = /^\s*(?:を|が|は|の|も|について|に(?:ついて|関して|関する))/u;
 /**
- * The label of an identifier the customer asks about (注文番号, 伝票番号, order number, No., #): a number after it is
- * that identifier, never a phone number, whatever its shape (注文番号 012-3456-7890). `Phone No.` stays a phone label.
+ * The label of an identifier the customer asks about (注文番号, 伝票番号, 型番, 品番, order number, model, SKU, No., #): a
+ * number after it is that identifier, never a phone number, whatever its shape (注文番号 012-3456-7890, 型番
+ * 0120-456-789). `Phone No.` stays a phone label.
  */
 const AFTER_IDENTIFIER_LABEL = new RegExp(
-  String.raw`(?:(?:ご?注文|伝票|受付|お?問い?合わ?せ|会員|契約|顧客|お客様|管理|製品|チケット|請求書?|案件|予約|申込)番号|シリアル(?:番号|ナンバー|No\.?)?|\b(?:order|ticket|invoice|serial|case|reference|booking)(?:\s*(?:number|no\.?|id))?|(?<!(?:TEL|FAX|Phone|Mobile|電話|携帯)\s*)(?<![A-Za-z])No\.?|#|＃|№)\s*[:：]?\s*$`,
+  String.raw`(?:(?:ご?注文|伝票|受付|お?問い?合わ?せ|会員|契約|顧客|お客様|管理|製品|商品|チケット|請求書?|案件|予約|申込)番号|シリアル(?:番号|ナンバー|No\.?)?|型番|品番|モデル(?:番号|名|No\.?)?|\b(?:order|ticket|invoice|serial|case|reference|booking|model|part|product|item)(?:\s*(?:number|no\.?|id))?|\bSKU|\bP\/N|(?<!(?:TEL|FAX|Phone|Mobile|電話|携帯)\s*)(?<![A-Za-z])No\.?|#|＃|№)\s*[:：]?\s*$`,
   'iu',
 );
 
@@ -229,18 +233,21 @@ function pathWords(url: string): string {
 
 /**
  * Lines without a separator above them that end a query as a signature does: a run of at most
- * {@link MAX_SIGNATURE_LINES} short lines that are not sentences, one of them contact details, after other text.
+ * {@link MAX_SIGNATURE_LINES} short lines that are not sentences, one of them contact details, after other text. The
+ * lines `urlsOfQuestion` names ({@link isUrlOfQuestion}) belong to the question, and so do the items of a list its
+ * last sentence announces ({@link listItemsAtStart}).
  */
-function withoutTrailingContactBlock(lines: string[]): string[] {
+function withoutTrailingContactBlock(lines: string[], urlsOfQuestion: ReadonlySet<number>): string[] {
   let end = lines.length;
   while (end > 0 && lines[end - 1]!.trim() === '') end--;
   let start = end;
-  while (start > 0 && isSignatureLine(lines[start - 1]!)) start--;
+  while (start > 0 && !urlsOfQuestion.has(start - 1) && isSignatureLine(lines[start - 1]!)) start--;
   const block = lines.slice(start, end);
   if (block.length === 0 || block.length > MAX_SIGNATURE_LINES) return lines;
   if (!block.some(isContactDetail)) return lines;
-  if (!lines.slice(0, start).some((line) => line.trim() !== '' && !SEPARATOR_LINE.test(line))) return lines;
-  return lines.slice(0, start);
+  const before = lines.slice(0, start).filter((line) => line.trim() !== '' && !SEPARATOR_LINE.test(line));
+  if (before.length === 0) return lines;
+  return lines.slice(0, start + listItemsAtStart(block, before.at(-1)!));
 }
 
 function isSignatureLine(line: string): boolean {
@@ -248,9 +255,72 @@ function isSignatureLine(line: string): boolean {
   if (text === '') return false;
   if (isContactLine(text) || SEPARATOR_LINE.test(text)) return true;
   if (LABELLED_LINE.test(text) && !SENDER_LABEL.test(text) && !CONTACT_LABEL_LINE.test(text)) return false;
+  if (LIST_ITEM.test(text) || isListIntroduction(text)) return false;
   // Judged without its phone numbers and addresses: a sentence that names one is still a sentence.
   const words = withoutContactTokens(text);
-  return words.length <= MAX_SIGNATURE_LINE_CHARS && !SENTENCE_END.test(words) && !isCourtesy(words);
+  const sentence = SENTENCE_END.test(words) && !COMPANY_NAME_END.test(words);
+  return words.length <= MAX_SIGNATURE_LINE_CHARS && !sentence && !isCourtesy(words);
+}
+
+// A company's name ends in a full stop as no sentence does: ABC Inc., XYZ Co., Ltd.
+const COMPANY_NAME_END = /\b(?:Inc|Ltd|Co|Corp|LLC|GmbH|K\.K|S\.A|B\.V)\.$/u;
+// A line a list's item opens with: ・, •, 1., 1), ①, (1). A signature's lines open with none of these.
+const LIST_ITEM = /^(?:[・•]|[0-9０-９]{1,2}[.)．）]|[①-⑳]|[(（][0-9０-９]{1,2}[)）])\s*\S/u;
+// A sentence that announces a list under it (次の2点を教えてください。, 以下について…：, "the following two things?").
+const LIST_INTRODUCTION = /(?:次の|以下の?|下記の?)|\b(?:the following|as follows)\b|[:：]$/iu;
+// How many items it announces: 次の2点, 3つ, 二点, "the following two".
+const LIST_COUNT = /([0-9０-９]{1,2}|[一二三四五六七八九])\s*(?:点|つ|項目|件)|\bfollowing (\d{1,2}|two|three|four|five|six)\b/iu;
+const COUNT_WORDS: Record<string, number> = { 一: 1, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9, two: 2, three: 3, four: 4, five: 5, six: 6 };
+// Where a signature begins under an uncounted list: a company or department, or a name alone on its line (山田太郎,
+// 山田 太郎, Taro Yamada).
+const SIGNATURE_OPENING = /株式会社|有限会社|合同会社|\b(?:Inc|Ltd|LLC|Corp|GmbH)\b|(?:部|課|室|グループ|\bDepartment|\bDept\.?)$|^[\p{Script=Han}]{1,4}[ \u3000]?[\p{Script=Han}]{1,4}$|^[\p{Script=Katakana}ー]{2,8}[ \u3000・][\p{Script=Katakana}ー]{2,8}$|^[A-Z][a-z]+(?: [A-Z][a-z]+){1,2}$/u;
+
+/** Whether `line` is a sentence that ends in a colon and so announces what follows (「以下について教えてください：」). */
+function isListIntroduction(line: string): boolean {
+  if (!/[:：]$/u.test(line)) return false;
+  const words = line.slice(0, -1).trim();
+  return SENTENCE_END.test(words) || LIST_INTRODUCTION.test(words);
+}
+
+/**
+ * How many of a signature-like block's first lines are the items of a list that `introduction` (the last line above
+ * the block) announces: as many as it counts (次の2点), else those above the signature's first line (a contact line,
+ * a company, a name alone); none when it announces no list.
+ */
+function listItemsAtStart(block: readonly string[], introduction: string): number {
+  if (!LIST_INTRODUCTION.test(introduction.trim())) return 0;
+  const counted = LIST_COUNT.exec(introduction.normalize('NFKC'));
+  const announced = counted ? (COUNT_WORDS[(counted[1] ?? counted[2] ?? '').toLowerCase()] ?? Number(counted[1] ?? counted[2])) : undefined;
+  let items = 0;
+  while (items < block.length && (announced === undefined || items < announced)) {
+    const line = block[items]!.trim();
+    if (isContactLine(line) || SEPARATOR_LINE.test(line)) break;
+    if (announced === undefined && SIGNATURE_OPENING.test(line)) break;
+    items++;
+  }
+  return items;
+}
+
+// A `URL:` line of a bare address: the label and the link, nothing after them.
+const URL_LINE = /^\s*URL\s*[:：]\s*((?:https?:\/\/|www\.)\S+)\s*$/iu;
+
+/**
+ * Whether `lines[i]` is a `URL:` line right under a sentence of the question, no blank line between
+ * (「管理画面でエラーになります。」 over 「URL: https://app.example.jp/admin/sso」): it shows where the problem is, as
+ * the same URL with a sentence after it on its line does. A signature's URL comes under a name, a company or a
+ * closing, and a bare host has no path words anyway.
+ */
+function isUrlOfQuestion(lines: readonly string[], i: number): boolean {
+  const url = URL_LINE.exec(lines[i] ?? '')?.[1];
+  if (url === undefined || pathWords(url) === '') return false;
+  const above = (lines[i - 1] ?? '').trim();
+  if (above === '' || isContactLine(above)) return false;
+  return SENTENCE_END.test(withoutContactTokens(above)) && !isCourtesy(above);
+}
+
+/** A `URL:` line of the question as its path words (`admin sso`). */
+function pathWordsOfUrlLine(line: string): string {
+  return pathWords(URL_LINE.exec(line)?.[1] ?? '');
 }
 
 function isContactDetail(line: string): boolean {

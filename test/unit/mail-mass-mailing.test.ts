@@ -4,6 +4,7 @@
  * replying to or forwarding our newsletter). The agent worker parks the draft of such mail; see bulkMailDetail.
  */
 import { describe, expect, it } from 'vitest';
+import { massMailingEvidence } from '../../src/mail/mass-mailing.js';
 import { parseInboundMail } from '../../src/mail/parse.js';
 
 /** A raw mail with a plain text body, an HTML body, or both (multipart/alternative). */
@@ -170,5 +171,33 @@ describe('what the parser records as a sign of a mass mailing', () => {
     for (const body of bodies) await parseInboundMail(rawMail(body));
     // Generous: one pass over these takes well under a second; a quadratic scan takes minutes.
     expect(performance.now() - started).toBeLessThan(15_000);
+  });
+});
+
+// Bug review 38 #4: an opt-out footer's subject is the mailing itself (ご案内, メルマガ, 配信, "these emails"), and it is a
+// footer line, not a sentence of a customer's own paragraph or one that reports what the customer was told.
+describe('an opt-out footer against a customer writing about what they no longer need sent', () => {
+  it.each<[string, string, RegExp | undefined]>([
+    ['a paper invoice they no longer need, asked about on the next line', 'お世話になっております。\n紙の請求書の送付が不要な場合は、管理画面で切り替えられると伺いました。\n切り替え方法を教えてください。\n\n山田', undefined],
+    ['a paper invoice, what they were told and that they need none', 'お世話になっております。\n今後、紙の請求書の送付が不要な場合は、その旨ご連絡くださいとのご案内をいただきました。\n弊社は不要ですので、電子のみでお願いします。\n\n山田', undefined],
+    ['a statement they no longer need posted, no reported speech', 'お世話になっております。\n利用明細の送付が不要な場合は、管理画面から停止できます。\n\n山田', undefined],
+    ['a mailing\'s opt-out they quote, in a paragraph that asks', 'お世話になっております。\n今後のご案内が不要な場合は解約手続きが必要とのことです。\n解約の方法を教えてください。\n\n山田', undefined],
+    ['a mailing\'s opt-out they report being told', 'お世話になっております。\n\n「今後のご案内が不要な方はご連絡ください」とのご案内をいただきました。\n弊社は不要です。\n\n山田', undefined],
+    ['English: paper invoices they were told how to stop', 'Hello,\nTo stop receiving paper invoices by post, you can switch to e-invoices in the admin console, we were told.\nWhere is that setting?\n\nTaro', undefined],
+    ['English: a mailing\'s opt-out they were told about', 'Hello,\n\nIf you no longer wish to receive these emails, reply STOP, we were informed.\nWe would like to keep them.\n\nTaro', undefined],
+    // What the opt-out footer rule was added for (audit 3, sample 144; review 9) still holds.
+    ['a pitch\'s footer: 今後のご案内が不要な方は…その旨ご返信ください', 'XYZ株式会社 ご担当者様\n\n無料ウェビナーを開催いたします。\n\n※本メールは名刺交換をさせていただいた方にお送りしております。\n今後のご案内が不要な方はお手数ですがその旨ご返信ください。', /ご案内が不要な方は/],
+    ['a pitch\'s signature: 今後このようなご案内が不要な方は', 'ご担当者様\n\n6月20日に業務効率化セミナーを開催いたします。\nぜひご参加いただけませんでしょうか？\n\n株式会社セールス 鈴木一郎\n今後このようなご案内が不要な方は、お手数ですがその旨ご返信ください。', /ご案内が不要な方は/],
+    ['今後メールの配信が不要な場合は、こちらから', 'セミナーのお知らせです。\n\n今後メールの配信が不要な場合は、こちらからお手続きください。', /配信が不要な場合は/],
+    ['メルマガが不要な方は', '新製品のお知らせです。\n\nメルマガが不要な方は、下記までご連絡ください。', /メルマガが不要な方は/],
+    ['今後、配信が不要な場合は', '秋のキャンペーンのお知らせです。\n\n今後、配信が不要な場合は下記URLより停止できます。', /配信が不要な場合は/],
+    ['最新情報が不要な方は', '展示会のご案内です。\n\n最新情報が不要な方は、お手数ですがご返信ください。', /最新情報が不要な方は/],
+    ['an opt-out line in the paragraph of a pitch that only invites', 'ご担当者様\n\n交流会を開催します。\nご出席いただけますか？\n今後のご案内が不要な方はお手数ですがご返信ください。', /ご案内が不要な方は/],
+    ['English: "To stop receiving these emails"', 'Our autumn sale starts today.\n\nTo stop receiving these emails, reply with STOP.', /To stop receiving these emails/],
+    ['English: "…because you told us…" is the mailing\'s own footer', 'Our autumn sale starts today.\n\nYou are receiving this email because you told us you wanted our offers.', /You are receiving this email/],
+  ])('%s', (_name, text, expected) => {
+    const evidence = massMailingEvidence({ text, quoted: false });
+    if (expected) expect(evidence).toMatch(expected);
+    else expect(evidence).toBeUndefined();
   });
 });

@@ -120,6 +120,21 @@ describe('questionOfQuery: what the customer asks about stays', () => {
     { name: 'an English order number', query: 'Where is order number 090-1234-5678?', kept: ['090-1234-5678'] },
     { name: 'a case No.', query: 'Case No. 03-1234-5678 is still open', kept: ['03-1234-5678'] },
     { name: 'a number after #', query: 'チケット #0120-123-456 の状況は？', kept: ['0120-123-456'] },
+    // Bug review 38 #6: a model, part or product number is what the customer asks about, whatever its shape.
+    { name: 'a phone-shaped model number after 型番', query: '型番 0120-456-789 の設定方法', kept: ['0120-456-789'] },
+    { name: 'a phone-shaped part number after 品番 and a colon', query: '品番：03-1234-5678 の在庫はありますか', kept: ['03-1234-5678'] },
+    { name: 'a phone-shaped number after モデル', query: 'モデル 0120-111-222 の仕様を教えてください', kept: ['0120-111-222'] },
+    { name: 'an English model number', query: 'Model 0120-456-789 does not start after the update', kept: ['0120-456-789'] },
+    { name: 'an English part number', query: 'Is Part No. 03-1234-5678 still sold?', kept: ['03-1234-5678'] },
+    { name: 'a SKU', query: 'SKU 090-1234-5678 の価格を教えてください', kept: ['090-1234-5678'] },
+    // A list right above a signature, no blank line between: its items are the question.
+    { name: 'a counted list right above a signature', query: '次の2点を教えてください。\nCSV出力の方法\n請求書の再発行\n山田太郎\n株式会社ABC\nTEL 03-1234-5678', kept: ['CSV出力の方法\n請求書の再発行'] },
+    { name: 'a list with a colon right above a signature', query: '以下について教えてください：\nCSV出力の方法\n請求書の再発行\n山田太郎\n株式会社ABC\nTEL 03-1234-5678', kept: ['CSV出力の方法\n請求書の再発行'] },
+    { name: 'a bulleted list right above a signature', query: '教えてください。\n・CSV出力の方法\n・請求書の再発行\n山田太郎\n株式会社ABC\nTEL 03-1234-5678', kept: ['CSV出力の方法', '請求書の再発行'] },
+    { name: 'an English list right above a signature', query: 'Could you help with the following two things?\nCSV export\nInvoice reissue\nTaro Yamada\nABC Inc.\nTel: +81 3-1234-5678', kept: ['CSV export\nInvoice reissue'] },
+    // A URL line right under a sentence of the question shows where it happens: its path words stay.
+    { name: 'a URL line under the sentence it belongs to', query: '管理画面でエラーになります。\nURL: https://app.example.jp/admin/sso', kept: ['管理画面でエラーになります。', 'admin sso'] },
+    { name: 'an English URL line under the sentence it belongs to', query: 'The admin page shows an error.\nURL: https://app.example.com/admin/sso', kept: ['The admin page shows an error.', 'admin sso'] },
   ])('$name', ({ query, kept }) => {
     const question = questionOfQuery(query);
     for (const words of kept) expect(question).toContain(words);
@@ -136,6 +151,16 @@ describe('questionOfQuery: what the customer asks about stays', () => {
     { name: 'a phone number labelled Phone No.', query: 'ログインできません。Phone No. 03-1234-5678', dropped: '03-1234-5678' },
     { name: 'a phone number after 電話番号 and a colon', query: 'ログインできません。\n電話番号: 03-1234-5678', dropped: '03-1234-5678' },
     { name: 'a URL line with only a note after it', query: 'ログインできません。\n株式会社サンプル\nURL: https://www.example.co.jp/company (本社)', dropped: 'company' },
+    { name: 'a number to call after a sentence naming 型番', query: '型番の件は 03-1234-5678 までお電話ください', dropped: '03-1234-5678' },
+    { name: 'the name under a counted list', query: '次の2点を教えてください。\nCSV出力の方法\n請求書の再発行\n山田太郎\n株式会社ABC\nTEL 03-1234-5678', dropped: '山田太郎' },
+    { name: 'the company under a counted list', query: '次の2点を教えてください。\nCSV出力の方法\n請求書の再発行\n山田太郎\n株式会社ABC\nTEL 03-1234-5678', dropped: '株式会社ABC' },
+    { name: 'the name under a list with a colon', query: '以下について教えてください：\nCSV出力の方法\n請求書の再発行\n山田太郎\n株式会社ABC\nTEL 03-1234-5678', dropped: '山田太郎' },
+    { name: 'the name under a bulleted list', query: '教えてください。\n・CSV出力の方法\n・請求書の再発行\n山田太郎\n株式会社ABC\nTEL 03-1234-5678', dropped: '山田太郎' },
+    { name: 'the name under an English list', query: 'Could you help with the following two things?\nCSV export\nInvoice reissue\nTaro Yamada\nABC Inc.\nTel: +81 3-1234-5678', dropped: 'Taro Yamada' },
+    { name: 'a signature under a question without a list', query: 'CSVの出力方法を教えてください。\n山田太郎\n株式会社ABC\nTEL 03-1234-5678', dropped: '株式会社ABC' },
+    { name: 'a URL line under a closing', query: 'ログインできません。\nよろしくお願いいたします。\nURL: https://www.example.co.jp/company', dropped: 'company' },
+    { name: 'a URL line at the end of a signature block', query: 'ログインできません。\n山田太郎\n株式会社サンプル\nTEL 03-1234-5678\nURL: https://www.example.co.jp/company', dropped: 'company' },
+    { name: 'a bare host under a sentence', query: '管理画面でエラーになります。\nURL: https://www.company.co.jp/', dropped: 'company' },
   ])('$name is still dropped', ({ query, dropped }) => {
     expect(questionOfQuery(query)).not.toContain(dropped);
   });
