@@ -1690,9 +1690,39 @@ const EMPTY_FORM_FIELD = /^[ \t]*[\p{L}\p{N}][\p{L}\p{N}\p{M} _'’/&()-]{0,39}[
 
 // A form field that says who wrote (Contact Form 7's 差出人, お名前, 会社名, メールアドレス, 電話番号, Name, Email), with a
 // short value on its line: a name, an address, a number, never a sentence (no 。!? mark, four words at most once
-// an <address> is left out). A form whose message field is empty is these alone: nothing to answer.
+// an <address> is left out; see namesTheSender). A form whose message field is empty is these alone: nothing to answer.
 const IDENTITY_FORM_FIELD =
-  /^[ \t]*(?:差出人|送信者|お名前|名前|氏名|ご氏名|フリガナ|ふりがな|会社名|貴社名|御社名|法人名|団体名|組織名|部署名?|役職|メールアドレス|メール|E-?mail(?: address)?|電話番号|電話|TEL|FAX|携帯電話|Phone(?: number)?|(?:Your |Full |First |Last )?Name|From|Company(?: name)?|Organi[sz]ation)[ \t]*[:：][ \t]*(?:<[^<>\n]{0,200}>|[^\s<>。!！?？\n]{1,60})?(?:[ \t　]+(?:<[^<>\n]{0,200}>|[^\s<>。!！?？\n]{1,60})){0,3}[ \t\r]*$/gimu;
+  /^[ \t]*(?:(?<channel>メールアドレス|メール|E-?mail(?: address)?|電話番号|電話|TEL|FAX|携帯電話|Phone(?: number)?)|差出人|送信者|お名前|名前|氏名|ご氏名|フリガナ|ふりがな|会社名|貴社名|御社名|法人名|団体名|組織名|部署名?|役職|(?:Your |Full |First |Last )?Name|From|Company(?: name)?|Organi[sz]ation)[ \t]*[:：][ \t]*(?<value>(?:<[^<>\n]{0,200}>|[^\s<>。!！?？\n]{1,60})?(?:[ \t　]+(?:<[^<>\n]{0,200}>|[^\s<>。!！?？\n]{1,60})){0,3})[ \t\r]*$/gimu;
+// What a mail or phone field holds: an address or a number. A field the visitor left blank in words (なし, N/A, -)
+// holds no letter of the customer's either.
+const CONTACT_VALUE = /[@＠]|\p{Nd}{2}/u;
+const LEFT_BLANK = /^[(（]?(?:なし|無し|未記入|未入力|特になし|n\/?a|none|-+|ー+)[)）]?$/iu;
+// A predicate makes the value a sentence (「届きません」, 「通話中のまま切れない」, "not arriving since Monday"): a polite
+// or plain verb ending, a negation, a wish. Names end in none of these; kana names (佐藤ゆかり, やまだ たろう) do not either.
+const JA_PREDICATE = /(?:ません|ない|ます|ました|です|でした|たい|ください|下さい|ている|ていた|てる|かった|できず)(?=$|[\s、,])/u;
+// English sentence words, in lower case: a name or company is capitalised ("Will Smith", "Can Do Inc.").
+const EN_PREDICATE =
+  /(?<![\p{L}'’])(?:not|never|cannot|can['’]t|won['’]t|doesn['’]t|don['’]t|didn['’]t|isn['’]t|aren['’]t|wasn['’]t|weren['’]t|hasn['’]t|haven['’]t|is|are|was|were|has|have|had|does|did|will|can|since|keeps?|stopped|fails?|failed|broken)(?![\p{L}'’])/u;
+
+/**
+ * True when a form field's `value` names the sender rather than says something: no predicate ({@link JA_PREDICATE},
+ * {@link EN_PREDICATE}), and for a mail or phone field (`channel`) an address or a number, or a blank in words. A
+ * terse mail's only line, 「メール：届きません」 or "Email: not arriving since Monday", is the customer's words.
+ */
+function namesTheSender(value: string, channel: boolean): boolean {
+  // An address is no sentence, whatever words its local part spells (will@, not.reply@).
+  const words = value.replace(/<[^<>\n]*>|\S*[@＠]\S*/gu, ' ').trim();
+  if (JA_PREDICATE.test(words) || EN_PREDICATE.test(words)) return false;
+  return !channel || words === '' || CONTACT_VALUE.test(value) || LEFT_BLANK.test(words);
+}
+
+/** `question` without its identity form fields ({@link IDENTITY_FORM_FIELD} lines whose value names the sender). */
+function withoutIdentityFields(question: string): string {
+  return question.replace(IDENTITY_FORM_FIELD, (line, ...args) => {
+    const groups = args[args.length - 1] as { channel?: string; value?: string };
+    return namesTheSender(groups.value ?? '', groups.channel !== undefined) ? '' : line;
+  });
+}
 
 /**
  * Why a mail without a question ({@link hasQuestion} false) is parked, for the ticket and the review page: an empty
@@ -1711,7 +1741,7 @@ export function noQuestionReason(question: string): string {
  * from {@link decideReply} because the pipeline checks it after rate limiting.
  */
 export function hasQuestion(mail: Pick<InboundMail, 'question'>): boolean {
-  return /[\p{L}\p{N}]/u.test(mail.question.replace(EMPTY_FORM_FIELD, '').replace(IDENTITY_FORM_FIELD, ''));
+  return /[\p{L}\p{N}]/u.test(withoutIdentityFields(mail.question.replace(EMPTY_FORM_FIELD, '')));
 }
 
 // What a contact form writes as the subject when it has none of the customer's: the placeholder of an empty subject

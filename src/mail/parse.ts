@@ -552,6 +552,8 @@ const SERVICE_FOOTER = new RegExp(
 const MAX_FOOTER_CHARS = 80;
 const CONTACT_MARKER =
   /@|https?:\/\/|www\.|\b(?:tel|fax|phone|mobile|mail)\b|電話|携帯|株式会社|有限会社|合同会社|\b(?:inc|ltd|llc|gmbh|corp)\b|〒|\d{2,4}-\d{2,4}-\d{3,4}/i;
+// A line that asks: never a signature's, so a framed link or error with the customer's question below it stays.
+const SIGNATURE_NEVER_ASKS = /(?:[?？]|(?:でしょう|ます|です)か[。.]?)\s*$/u;
 // Longest signature block (non-empty lines after its separator) we are willing to remove.
 const MAX_SIGNATURE_LINES = 8;
 // The count (`Re[2]:`) takes its trailing whitespace with it: two whitespace runs side by side around an optional
@@ -613,7 +615,8 @@ function isContactBlock(lines: string[]): boolean {
 /**
  * Removes a trailing separator-delimited block that looks like contact details (Japanese-style signatures). A text
  * that is nothing but such a block (a screenshot sent with the signature only) is left empty, so the subject is the
- * question; a block at the top with anything after its closing separator is kept, as it may be a banner.
+ * question; a block at the top with anything after its closing separator is kept, as it may be a banner, and so is a
+ * block with a question in it or below it ({@link SIGNATURE_NEVER_ASKS}).
  */
 export function stripSignatureBlock(lines: string[]): string[] {
   const first = lines.findIndex((l) => l.trim() !== '');
@@ -626,7 +629,7 @@ export function stripSignatureBlock(lines: string[]): string[] {
     if (!SEPARATOR_LINE.test(lines[i] ?? '')) continue;
     if (!lines.slice(0, i).some((l) => l.trim() !== '' && !SEPARATOR_LINE.test(l))) continue;
     const tail = lines.slice(i + 1).filter((l) => l.trim() !== '' && !SEPARATOR_LINE.test(l));
-    if (tail.length <= MAX_SIGNATURE_LINES && (tail.length === 0 || tail.some((l) => CONTACT_MARKER.test(l)))) {
+    if (tail.length <= MAX_SIGNATURE_LINES && (tail.length === 0 || tail.some((l) => CONTACT_MARKER.test(l))) && !tail.some((l) => SIGNATURE_NEVER_ASKS.test(l))) {
       return lines.slice(0, i);
     }
   }
@@ -712,7 +715,9 @@ function ownTextOf(text: string, subject: string, recipients: readonly string[] 
     const cut = source.lastIndexOf('\n', MAX_QUESTION_SOURCE_CHARS);
     source = source.slice(0, cut > 0 ? cut : MAX_QUESTION_SOURCE_CHARS);
   }
-  const all = withoutExternalBanner(atReplyMarker(unwrapClearSigned(source.split('\n'))));
+  const unwrapped = unwrapClearSigned(source.split('\n'));
+  // A copy: quotedHistoryStart blanks the attributions above `>` lines, which the banner check must still see as before.
+  const all = withoutExternalBanner(atReplyMarker(unwrapped, quotedHistoryStart([...unwrapped])));
   const historyStart = quotedHistoryStart(all);
   const pasted = pastedMail(all, historyStart, recipients);
   if (pasted) return pasted;
@@ -759,12 +764,30 @@ function pastedMail(lines: string[], historyStart: number, recipients: readonly 
   const closeAfter = lines.slice(open + 1).findIndex((line) => SEPARATOR_LINE.test(line));
   const close = closeAfter < 0 ? lines.length : open + 1 + closeAfter;
   const block = lines.slice(open + 1, close);
+  if (pointsAtMessage(lines[pointer] ?? '') && !looksLikeMail(block)) return undefined;
   if ((isContactBlock(block) && !block.some((line) => MAIL_SENTENCE.test(line))) || isFromRecipient(block.slice(0, forwardHeadEnd(block)), recipients)) return undefined;
   const forwarded = forwardedMessage(block);
   if (!hasWords(forwarded.text)) return undefined;
   const after = lines.slice(close + 1);
   const afterHistory = quotedHistoryStart(after);
   return { note: ownWords([...lines.slice(0, open), '', ...(afterHistory < 0 ? after : after.slice(0, afterHistory))]), forwarded };
+}
+
+// 「メッセージ」 and "message" also name what a screen shows (「以下のメッセージが表示されます」, "I get the following
+// message"): a block below them is a mail only with a mail's header lines.
+const MESSAGE_WORD = /メッセージ|message/iu;
+const PASTED_HEADER_LINE = /^\s*(?:件名|題名|差出人|送信者|送信元|送信日時|日時|From|Subject|Sent)\s*[:：]/iu;
+// A pasted mail's header lines are its first lines.
+const MAX_PASTED_HEADER_LINES = 6;
+
+/** True when the words pointing at a pasted block (the `line` of {@link POINTS_AT_FOLLOWING_MAIL}) name a message. */
+function pointsAtMessage(line: string): boolean {
+  return MESSAGE_WORD.test(POINTS_AT_FOLLOWING_MAIL.exec(line)?.[0] ?? '');
+}
+
+/** True when `block` opens with a mail's header lines ({@link PASTED_HEADER_LINE}): 件名:, 差出人:, From:, Subject:. */
+function looksLikeMail(block: string[]): boolean {
+  return block.filter((line) => line.trim() !== '').slice(0, MAX_PASTED_HEADER_LINES).some((line) => PASTED_HEADER_LINE.test(line));
 }
 
 // A sentence of a pasted mail, which a signature block never holds (its link or address is a contact line there).
@@ -784,9 +807,11 @@ function isReplyMarker(line: string): boolean {
 /**
  * `lines` without a ticket system's reply marker ({@link REPLY_MARKER}) and what the system quoted below it, when the
  * customer typed above it; without the marker line alone when it is on top (a mail the system sends, its words below).
+ * The marker is looked for only above `historyStart` (the quoted or forwarded history, -1 for none): one inside a mail
+ * the customer forwards is that mail's, and the forward below their note is what they ask about.
  */
-function atReplyMarker(lines: string[]): string[] {
-  const marker = lines.findIndex(isReplyMarker);
+function atReplyMarker(lines: string[], historyStart: number): string[] {
+  const marker = lines.findIndex((line, i) => (historyStart < 0 || i < historyStart) && isReplyMarker(line));
   if (marker < 0) return lines;
   const above = lines.slice(0, marker);
   return above.some(hasWords) ? above : [...above, ...lines.slice(marker + 1)];
