@@ -38,6 +38,7 @@ import {
   forgedSenderDetail,
   ownGroupReviewDetail,
   ownMailboxesOf,
+  dmarcResultOf,
   hasQuestion,
   ignoreReasonText,
   noQuestionReason,
@@ -405,19 +406,19 @@ async function checkMailBeforeAgent(ticket: Ticket, signals: ReplySignals, deps:
 }
 
 /**
- * The hourly limits before the agent: the sender's auto-reply budget and a repeated question (not in `always` mode),
+ * The hourly limits before the agent: the sender's auto-reply budget (not in `always` mode), a repeated question,
  * then the agent-run limits, which count the run about to start; see {@link checkBeforeAgent}.
  */
 async function checkLimitsBeforeAgent(ticket: Ticket, deps: AnswerTicketDeps): Promise<EarlyDecision | undefined> {
   const { config } = deps;
-  // Nothing goes out automatically in `always` mode, so the sender's auto-reply budget is not touched there, and a
-  // repeated question gets its draft like any other for the person who reviews it.
+  // Nothing goes out automatically in `always` mode, so the sender's auto-reply budget is not touched there.
   if (config.REVIEW_MODE !== 'always') {
     const check = await produce(deps.redis, () => autoReplyBudget(deps.redis, config.QUEUE_PREFIX, partiesOf(ticket), limitsOf(config)));
     if (!check.allowed) return { to: 'parked', reason: rateLimitReason(ticket, check, config) };
-    const repeated = config.REPEATED_QUESTION_HOURS > 0 ? await repeatedQuestion(ticket, deps) : undefined;
-    if (repeated) return { to: 'parked', reason: repeated };
   }
+  // In every mode: in `always` each copy's draft waits for a person, and one approving both sends the customer two replies.
+  const repeated = config.REPEATED_QUESTION_HOURS > 0 ? await repeatedQuestion(ticket, deps) : undefined;
+  if (repeated) return { to: 'parked', reason: repeated };
   // Counted here, as the run starts and in every review mode: a run costs model calls and a reviewer's time whatever
   // becomes of its draft, and a parked draft never reaches the reply limits. Only mail comes this way (`received`): a
   // retry of a run that began is `processing`, as is a person's request for a new draft, which is theirs to spend.
@@ -814,7 +815,7 @@ function loginLureDetail(words: string, signals: ReplySignals, mailboxes: Return
   if (topmost === undefined || (OWN_PROBLEM_REPORT.test(withoutNavLabels(words)) && !readers)) return undefined;
   const linked = withoutOwnLinks(words, firstPersonProblem(unquoted, readers) ? [...ownDomains, ...fromOrganisation(signals)] : ownDomains);
   if (!LURE_LINK.test(linked) || !LURE_PRESSURE.some((sign) => sign.test(unquoted)) || !LURE_CALL.test(callsToReader(unquoted, readers))) return undefined;
-  const dmarc = /\bdmarc\s*=\s*([a-z]+)/i.exec(topmost)?.[1]?.toLowerCase();
+  const dmarc = dmarcResultOf(topmost);
   if (dmarc === 'pass' && senderVouchedFor(signals, mailboxes)) return undefined;
   const verdict = dmarc ? `dmarc=${dmarc}` : 'no DMARC result';
   return `a login lure (a call to verify or log in, beside a restricted account or a deadline) with a link, from a sender not authenticated by DMARC (${verdict})`;
@@ -852,7 +853,7 @@ export function reviewVerdict(mode: Config['REVIEW_MODE'], result: Pick<AgentRes
   ];
   if (mode === 'auto' || mode === 'learn') {
     const missing = [...(unanswered.length > 0 ? [`unanswered subtasks ${names(unanswered.map((s) => s.taskName))}`] : []), ...skipped];
-    return missing.length === 0 ? { send: true, reason: 'all subtasks answered' } : { send: false, reason: `not fully answered (review mode ${mode}): ${missing.join('; ')}` };
+    return missing.length === 0 ? { send: true, reason: 'all subtasks answered' } : { send: false, reason: `not fully answered: ${missing.join('; ')}` };
   }
   const fallbacks = result.subtasks.filter((s) => s.usedFallback);
   if (fallbacks.length === result.subtasks.length) {

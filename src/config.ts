@@ -631,7 +631,7 @@ export const VARIABLES = {
     schema: int(0),
     default: '24',
     description:
-      'A question the same sender already asked under the same subject within these hours is parked for a person instead of answered again, while the first copy is answered (0: off; not in REVIEW_MODE=always)',
+      'A question the same sender already asked under the same subject within these hours is parked for a person, with no draft, instead of answered again, while the first copy is answered or waits for a person (in every REVIEW_MODE; 0: off)',
     sensitive: false,
     group: 'pipeline',
   },

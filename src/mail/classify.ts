@@ -2009,8 +2009,7 @@ interface AuthenticationResult {
 /** The results of one Authentication-Results field (RFC 8601) in their order: one per DKIM signature, say. */
 function authenticationResults(field: string): AuthenticationResult[] {
   const results: AuthenticationResult[] = [];
-  // The first element is the receiving server's id; comments are no results ("(earlier hop said spf=fail)").
-  for (const resinfo of stripComments(field).split(';').slice(1)) {
+  for (const resinfo of resultElements(field)) {
     const match = /^\s*([\w.-]+)\s*=\s*([\w-]+)(.*)$/s.exec(resinfo);
     if (!match) continue;
     const rest = match[3]!;
@@ -2023,6 +2022,38 @@ function authenticationResults(field: string): AuthenticationResult[] {
     results.push({ method: match[1]!.toLowerCase(), result: match[2]!.toLowerCase(), properties: rest.replace(/\s+/g, ' ').trim().slice(0, MAX_RESULT_CHARS), props });
   }
   return results;
+}
+
+/**
+ * The results of an Authentication-Results field: its elements after the first (the receiving server's id), without
+ * comments ("(earlier hop said spf=fail)", which also echo the envelope sender the sender picks:
+ * `dmarc=pass@phisher.example`), split at semicolons outside quoted strings: a `reason="…"` may hold anything,
+ * semicolons included, and none of it is a result.
+ */
+function resultElements(field: string): string[] {
+  const elements: string[] = [];
+  let element = '';
+  let quoted = false;
+  const text = stripComments(field);
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === '\\' && quoted) {
+      element += ch + (text[i + 1] ?? '');
+      i++;
+    } else if (ch === ';' && !quoted) {
+      elements.push(element);
+      element = '';
+    } else {
+      if (ch === '"') quoted = !quoted;
+      element += ch;
+    }
+  }
+  return [...elements, element].slice(1);
+}
+
+/** The DMARC result (`pass`, `none`, `fail`…, lower case) of an Authentication-Results field, or undefined when it has none. */
+export function dmarcResultOf(field: string): string | undefined {
+  return authenticationResults(field).find((r) => r.method === 'dmarc')?.result;
 }
 
 /**

@@ -220,7 +220,7 @@ function passwordTicket(d: Deployment): Promise<Ticket> {
     subject: 'パスワードの条件と二段階認証について',
     body,
     draft,
-    reason: 'not fully answered (review mode auto): unanswered subtasks 「二段階認証を一時的に無効にする方法を調べる」',
+    reason: 'not fully answered: unanswered subtasks 「二段階認証を一時的に無効にする方法を調べる」',
     agent,
   });
 }

@@ -627,7 +627,7 @@ describe('JSON API', () => {
 describe('review page', () => {
   it('lists parked tickets with reason, sender, subject and age', async () => {
     const d = await startDashboard();
-    const t = await parkedTicket(d, { subject: '請求書の再発行', reason: 'not fully answered (review mode auto): unanswered subtasks 1' });
+    const t = await parkedTicket(d, { subject: '請求書の再発行', reason: 'not fully answered: unanswered subtasks 「請求書を探す」' });
     const other = await parkedTicket(d, { subject: 'already handled' });
     await d.store.transition(other.id, { to: 'rejected', actor: 'operator:x', patch: { reason: 'x' } });
     const res = await call(d, '/');
@@ -636,7 +636,7 @@ describe('review page', () => {
     const page = await res.text();
     expect(page).toContain(`href="/tickets/${t.id}"`);
     expect(page).toContain('請求書の再発行');
-    expect(page).toContain('not fully answered (review mode auto)');
+    expect(page).toContain('not fully answered: unanswered subtasks 「請求書を探す」');
     // The name, and the address on a line of its own (it may wrap).
     expect(page).toMatch(/<td class="from"><bdi class="name">山田 花子<\/bdi><span class="addr">[^<]+@[^<]+<\/span><\/td>/);
     expect(page).toMatch(/<td class="age"[^>]*>\d+ s<\/td>/);

@@ -57,6 +57,12 @@ describe('senderReviewReason: a login lure from an unauthenticated sender', () =
     // The call with its object between the verb and お願い: 「パスワードの再設定をお願いします」.
     ['パスワードの再設定をお願いします, a suspension and a deadline', PHISHER, NOT_AUTHENTICATED, 'お客様のアカウントは24時間以内に停止されます。下記のリンクよりパスワードの再設定をお願いします。https://secure-line.top/reset'],
     ['ご登録情報の確認をお願いいたします and a restriction', PHISHER, NOT_AUTHENTICATED, 'お客様のカードのご利用を制限しております。以下のURLよりご登録情報の確認をお願いいたします。https://secure-line.top/check'],
+    // Security review 6 #4: the verdict is the parsed DMARC result, not any "dmarc=pass" in the field. Our own server
+    // echoes the envelope sender, which the phisher picks, in its SPF comment and property, and may quote text in a
+    // reason string; the real verdict beside them is dmarc=none.
+    ['"dmarc=pass" as the envelope local part, echoed in our SPF comment', PHISHER, 'mx1.helpdesk.example.jp; spf=pass (mx1.helpdesk.example.jp: domain of dmarc=pass@smbc-card-secure.top designates 192.0.2.1 as permitted sender) smtp.mailfrom=dmarc=pass@smbc-card-secure.top; dmarc=none header.from=smbc-card-secure.top', SAMPLE_124],
+    ['a reason="dmarc=pass" ptype string before the real dmarc=none', PHISHER, 'mx1.helpdesk.example.jp; spf=pass smtp.mailfrom=smbc-card-secure.top reason="dmarc=pass"; dmarc=none header.from=smbc-card-secure.top', SAMPLE_124],
+    ['a quoted reason holding "; dmarc=pass"', PHISHER, 'mx1.helpdesk.example.jp; spf=pass smtp.mailfrom=smbc-card-secure.top reason="checked; dmarc=pass"; dmarc=none header.from=smbc-card-secure.top', SAMPLE_124],
   ])('%s: held', (_what, from, results, question) => {
     const hold = senderReviewReason({ from, replyTo: from, question }, signals(from, results, '三井住友銀行'), config);
     expect(hold?.kind).toMatch(/^(?:possible-phishing|forged-sender)$/);
@@ -78,6 +84,8 @@ describe('senderReviewReason: a login lure from an unauthenticated sender', () =
     ['本人確認書類 upload page link', CUSTOMER, CUSTOMER_NO_DMARC, '本人確認書類の提出はこちらのページからで良いですか？ https://helpdesk.example.jp/kyc'],
     // An authenticated sender (DMARC passes for its own domain) writing the same words is read as they are.
     ['the lure from a DMARC-passing sender', CUSTOMER, CUSTOMER_DMARC_PASS, SAMPLE_124],
+    // A domain of the sender's own that publishes p=none passes DMARC as well: the design limit the README names.
+    ['the lure from a sender whose own p=none domain passes, with a comment', PHISHER, 'mx1.helpdesk.example.jp; spf=pass (sender SPF authorized) smtp.mailfrom=smbc-card-secure.top; dmarc=pass (p=NONE sp=NONE dis=NONE) header.from=smbc-card-secure.top', SAMPLE_124],
     // Review 7 #2: locked-out customers describe our login screen in the lure's words; a missing Authentication-Results
     // is unknown, not a verdict; a link to our own domain is no lure.
     ['a06: a locked-out customer, dmarc=none', CUSTOMER, CUSTOMER_NO_DMARC, 'お世話になっております。\n本日朝からアカウントがロックされてログインできません。\n二段階認証が必要と表示されますが、コードが届きません。\nhttps://app.xyz.example.jp/login\n本日中に請求処理をしなければならず、至急対応をお願いいたします。'],

@@ -36,6 +36,10 @@ describe('senderVouchedFor', () => {
     ['spf=neutral', [`${OURS}; spf=neutral smtp.mailfrom=shop.example`], [], false],
     ['everything none', [`${OURS}; spf=none; dkim=none; dmarc=none`], [], false],
     ['a pass only in a comment', [`${OURS}; spf=none (earlier hop said dmarc=pass) smtp.mailfrom=shop.example`], [], false],
+    // A reason="…" may hold any text, semicolons included: a sender-chosen value is no result of its own.
+    ['a pass only inside a quoted reason', [`${OURS}; spf=none reason="x; dmarc=pass"; dmarc=none header.from=shop.example`], [], false],
+    ['a quoted reason with an escaped quote before a pass', [`${OURS}; spf=none reason="a \\"b\\"; dmarc=pass"; dmarc=none`], [], false],
+    ['a real pass after a quoted reason', [`${OURS}; spf=none reason="no; record"; dmarc=pass header.from=shop.example`], [], true],
     ['no Authentication-Results', [], [], false],
     ['AUTHSERV_ID matching the topmost field', [`${OURS}; dmarc=pass header.from=shop.example`], [OURS], true],
     ['AUTHSERV_ID matching in another case', [`MX.Helpdesk.Test 1; dmarc=pass header.from=shop.example`], [OURS], true],
