@@ -307,8 +307,11 @@ export function originalOf(ticket: Ticket, quoteOmitted?: string): OriginalMail 
     from: ticket.from,
     ...(ticket.fromName ? { fromName: ticket.fromName } : {}),
     replyTo: ticket.replyTo,
-    // The mail's Date header, or when it reached us for one without.
+    // The name the customer gave the Reply-To, so the reply greets them by it (the From's name when it goes there).
+    ...(ticket.replyToName ? { replyToName: ticket.replyToName } : {}),
+    // The mail's Date header, or when it reached us for one without; with the offset it was written in, when known.
     date: ticket.mailDate ?? ticket.createdAt,
+    ...(ticket.mailDate && ticket.mailDateOffsetMinutes !== undefined ? { dateOffsetMinutes: ticket.mailDateOffsetMinutes } : {}),
     text: ticket.question,
     ...(quoteOmitted ? { quoteOmitted } : {}),
   };

@@ -202,7 +202,7 @@ export const VARIABLES = {
   TZ: {
     schema: timeZone,
     description:
-      "IANA time zone (UTC, Asia/Tokyo) of the reindex and retention schedules, of the date quoted in replies, of the review page's times and of the insights' days; a TZ in the process environment wins over .env. Empty: the process's own zone (UTC in Compose)",
+      "IANA time zone (UTC, Asia/Tokyo) of the reindex and retention schedules, of the date quoted in replies when the customer's Date header named no zone, of the review page's times and of the insights' days; a TZ in the process environment wins over .env. Empty: the process's own zone (UTC in Compose)",
     sensitive: false,
     group: 'core',
   },

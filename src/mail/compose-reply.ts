@@ -29,8 +29,21 @@ export interface OriginalMail {
   /** The sender's display name, apart from the address, so it can never be read as another recipient. */
   fromName?: string;
   replyTo?: string;
-  /** When the customer sent it (ISO 8601: the mail's Date header), for the attribution line of the quote. */
+  /** The Reply-To's own display name, apart from its address; absent when it had none (or was not recorded). */
+  replyToName?: string;
+  /**
+   * When the customer sent it, for the attribution line of the quote: the mail's Date header as written (RFC 5322)
+   * or ISO 8601. A numeric offset in it (`+0900`, `+09:00`) is the customer's own, and the time is shown in it; an
+   * instant alone (`…Z`, as tickets store it) is shown in the offset {@link dateOffsetMinutes} names, else in the
+   * sender's zone, named.
+   */
   date?: string;
+  /**
+   * The offset from UTC, in minutes, the customer's Date header was written in (`+0900` → 540), for a {@link date}
+   * that is an instant which lost it (a ticket's `mailDate`): the time is shown in it, unlabelled, as the customer's
+   * client showed it. Ignored unless whole minutes within ±14 hours.
+   */
+  dateOffsetMinutes?: number;
   /** The customer's text as received (quoted below the answer when the reply goes to `from` itself). */
   text: string;
   /**
@@ -46,7 +59,10 @@ export interface ReplyMail {
   from: string;
   /** The recipient's address alone: exactly one mailbox, never a header value to parse again. */
   to: string;
-  /** The recipient's display name, when the reply goes to the From that had one; written quoted as needed. */
+  /**
+   * The recipient's display name: the Reply-To's own when the reply goes there, the From's when it goes to the From;
+   * one line, handed to nodemailer apart from the address, which encodes or quotes it.
+   */
   toName?: string;
   subject: string;
   messageId: string;
@@ -77,7 +93,7 @@ const REPLY_PREFIX = /^\s*(?:(?:re|aw|sv|vs|antw|réf|rif|odp|返信|回复|答�
 
 // What mail clients show for a mail without a subject. A bare `Re:` reads as a truncated subject, and clients list
 // it as an empty one.
-const NO_SUBJECT: Record<AttributionLanguage, string> = { en: '(no subject)', ja: '(件名なし)' };
+const NO_SUBJECT: Record<AttributionLanguage, string> = { en: '(no subject)', ja: '(件名なし)', ko: '(제목 없음)', zh: '(无主题)' };
 /** The subjects our replies give a mail that had none, in every language: a customer's answer to one has no subject either. */
 export const NO_SUBJECT_PLACEHOLDERS: readonly string[] = Object.values(NO_SUBJECT);
 
@@ -97,14 +113,19 @@ export function newMessageId(fromAddress: string): string {
 }
 
 /** The language of the reply's own words (the quote's attribution line, a missing subject's placeholder). */
-export type AttributionLanguage = 'ja' | 'en';
+export type AttributionLanguage = 'ja' | 'ko' | 'zh' | 'en';
 
 /** Options of {@link quoteOriginal}. */
 export interface QuoteOptions {
   /** Language of the attribution line (default English). */
   language?: AttributionLanguage;
-  /** IANA time zone of its date (default the process's: `TZ`, as mail clients use their own zone). */
+  /**
+   * IANA time zone of its date when the date's own offset is unknown (default the process's: `TZ`, as mail clients
+   * use their own zone); the zone is then named after the time.
+   */
   timeZone?: string;
+  /** The offset the date was written in, when the date is an instant that lost it ({@link OriginalMail.dateOffsetMinutes}). */
+  dateOffsetMinutes?: number;
 }
 
 // A display name longer than this is cut: the attribution must stay one line that the quote-stripping patterns
@@ -114,50 +135,118 @@ const MAX_ATTRIBUTION_NAME_CHARS = 200;
 
 /**
  * The line above the quoted original, in the reply's language, as the common clients write it:
- * `On Tue, 24 Nov 2026 at 10:00, Name <a@b> wrote:` or Gmail's Japanese `2026年11月24日(火) 10:00 山田 <a@b>:`; without a
- * usable date, `Name <a@b> wrote:` / `山田 <a@b>のメール:`. The sender's name is put on one line and cut to 200
- * characters, so a hostile display name cannot break the quote into lines of its own.
+ * `On Tue, 24 Nov 2026 at 10:00, Name <a@b> wrote:`, Gmail's Japanese `2026年11月24日(火) 10:00 山田 <a@b>:`, Korean
+ * `2026년 11월 24일 (화) 10:00, 김민수 <a@b>님이 작성:` and Chinese `2026年11月24日(周二) 10:00 王伟 <a@b> 写道：`; without a
+ * usable date, `Name <a@b> wrote:` / `山田 <a@b>のメール:` / `김민수 <a@b>님이 작성:` / `王伟 <a@b> 写道：`. The time is the
+ * one the customer wrote at, in the offset of their Date header (`options.dateOffsetMinutes`, else one written in
+ * `date`); for a date whose offset is unknown, the time in `timeZone` followed by its offset (`01:00 UTC`,
+ * `10:00 UTC+9`), so it is never read in the wrong zone. The sender's name is put on one line and
+ * cut to 200 characters, so a hostile display name cannot break the quote into lines of its own.
  */
 export function attributionLine(from: string, date: string | undefined, options: QuoteOptions = {}): string {
-  const oneLine = from.replace(/\s+/g, ' ').trim();
-  const who = oneLine.length > MAX_ATTRIBUTION_NAME_CHARS ? `${oneLine.slice(0, MAX_ATTRIBUTION_NAME_CHARS)}…` : oneLine;
-  const when = date ? attributionDate(date, options.language ?? 'en', options.timeZone) : undefined;
-  if (options.language === 'ja') return when ? `${when} ${who}:` : `${who}のメール:`;
-  return when ? `On ${when}, ${who} wrote:` : `${who} wrote:`;
+  const who = oneLine(from, MAX_ATTRIBUTION_NAME_CHARS);
+  const language = options.language ?? 'en';
+  const when = date ? attributionDate(date, language, options.timeZone, options.dateOffsetMinutes) : undefined;
+  switch (language) {
+    case 'ja':
+      return when ? `${when} ${who}:` : `${who}のメール:`;
+    case 'ko':
+      return when ? `${when}, ${who}님이 작성:` : `${who}님이 작성:`;
+    case 'zh':
+      return when ? `${when} ${who} 写道：` : `${who} 写道：`;
+    default:
+      return when ? `On ${when}, ${who} wrote:` : `${who} wrote:`;
+  }
 }
 
-/** `Tue, 24 Nov 2026 at 10:00` / `2026年11月24日(火) 10:00` in `timeZone`; undefined for a date that is not one. */
-function attributionDate(iso: string, language: AttributionLanguage, timeZone: string | undefined): string | undefined {
-  const date = new Date(iso);
-  const format = attributionFormat(language, timeZone);
-  if (Number.isNaN(date.getTime()) || !format) return undefined;
-  const parts = format.formatToParts(date);
+/** `text` on one line (control characters and line breaks as one space), cut to `max` characters with an ellipsis. */
+function oneLine(text: string, max: number): string {
+  const line = text.replace(/[\p{Cc}\s]+/gu, ' ').trim();
+  if (line.length <= max) return line;
+  // Cut on a character, never inside a surrogate pair.
+  return `${Array.from(line).slice(0, max).join('')}…`;
+}
+
+// The numeric zone of a date as its writer wrote it: RFC 5322's `+0900` (a comment may follow), ISO 8601's `+09:00`,
+// or `GMT`/`UT`. ISO's `Z` is not one: it is how an instant is stored (`toISOString`), which says nothing of the
+// writer's zone.
+const WRITTEN_OFFSET = /\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(?:([+-])(\d\d):?(\d\d)|(GMT|UTC?))\s*(?:\([^()]*\)\s*)?$/i;
+// Zones as far as any place is from UTC (Kiribati +14, Baker Island -12); a larger offset is no zone a client wrote.
+const MAX_OFFSET_MINUTES = 14 * 60;
+
+/** `offset` when it is one a zone has (whole minutes within ±14 hours), else undefined. */
+function zoneOffset(offset: number | undefined): number | undefined {
+  return offset !== undefined && Number.isInteger(offset) && Math.abs(offset) <= MAX_OFFSET_MINUTES ? offset : undefined;
+}
+
+/** The offset from UTC, in minutes, that a written date states; undefined when it states none. */
+function writtenOffsetMinutes(date: string): number | undefined {
+  const match = WRITTEN_OFFSET.exec(date.trim());
+  if (!match) return undefined;
+  if (match[4]) return 0;
+  const minutes = Number(match[2]) * 60 + Number(match[3]);
+  if (Number(match[3]) > 59 || minutes > MAX_OFFSET_MINUTES) return undefined;
+  return match[1] === '-' ? -minutes : minutes;
+}
+
+/**
+ * The attribution's date in `language`: in the offset the date was written in (`knownOffset`, else one `written`
+ * states), else in `timeZone` with that zone's offset after the time; undefined for a date that is not one (or a time
+ * zone ICU does not know).
+ */
+function attributionDate(written: string, language: AttributionLanguage, timeZone: string | undefined, knownOffset: number | undefined): string | undefined {
+  const date = new Date(written);
+  if (Number.isNaN(date.getTime())) return undefined;
+  const offset = zoneOffset(knownOffset) ?? writtenOffsetMinutes(written);
+  // The writer's wall-clock time: the instant moved by their offset, read in UTC.
+  const format = offset !== undefined ? attributionFormat(language, 'UTC', false) : attributionFormat(language, timeZone, true);
+  if (!format) return undefined;
+  const parts = format.formatToParts(offset !== undefined ? new Date(date.getTime() + offset * 60_000) : date);
   const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
-  const time = `${part('hour').padStart(2, '0')}:${part('minute')}`;
-  return language === 'ja'
-    ? `${part('year')}年${part('month')}月${part('day')}日(${part('weekday')}) ${time}`
-    : `${part('weekday')}, ${part('day')} ${part('month')} ${part('year')} at ${time}`;
+  const zone = offset === undefined ? ` ${zoneLabel(part('timeZoneName'))}` : '';
+  const time = `${part('hour').padStart(2, '0')}:${part('minute')}${zone}`;
+  switch (language) {
+    case 'ja':
+      return `${part('year')}年${part('month')}月${part('day')}日(${part('weekday')}) ${time}`;
+    case 'ko':
+      return `${part('year')}년 ${part('month')}월 ${part('day')}일 (${part('weekday')}) ${time}`;
+    case 'zh':
+      return `${part('year')}年${part('month')}月${part('day')}日(${part('weekday')}) ${time}`;
+    default:
+      return `${part('weekday')}, ${part('day')} ${part('month')} ${part('year')} at ${time}`;
+  }
+}
+
+/** ICU's `GMT+09:00` / `GMT-05:00` / `GMT+05:30` / `GMT` as `UTC+9` / `UTC-5` / `UTC+5:30` / `UTC`. */
+function zoneLabel(icuOffset: string): string {
+  const match = /([+-−])(\d{1,2})(?::?(\d\d))?/.exec(icuOffset);
+  if (!match || (Number(match[2]) === 0 && Number(match[3] ?? 0) === 0)) return 'UTC';
+  const minutes = match[3] && match[3] !== '00' ? `:${match[3]}` : '';
+  return `UTC${match[1] === '+' ? '+' : '-'}${Number(match[2])}${minutes}`;
 }
 
 // Building an Intl.DateTimeFormat costs about 0.15 ms (ICU loads the locale's patterns), formatting with one a few
 // µs: one per language and time zone, kept for the process, since a sender quotes in the same one or two all day.
 const attributionFormats = new Map<string, Intl.DateTimeFormat | null>();
 
-/** The formatter of the quote line's date; null for a time zone ICU does not know. */
-function attributionFormat(language: AttributionLanguage, timeZone: string | undefined): Intl.DateTimeFormat | null {
-  const key = `${language} ${timeZone ?? ''}`;
+const LOCALES: Record<AttributionLanguage, string> = { en: 'en-US', ja: 'ja-JP', ko: 'ko-KR', zh: 'zh-CN' };
+
+/** The formatter of the quote line's date, with the zone's offset when `withOffset`; null for a time zone ICU does not know. */
+function attributionFormat(language: AttributionLanguage, timeZone: string | undefined, withOffset: boolean): Intl.DateTimeFormat | null {
+  const key = `${language} ${timeZone ?? ''} ${withOffset}`;
   let format = attributionFormats.get(key);
   if (format !== undefined) return format;
   try {
-    format = new Intl.DateTimeFormat(language === 'ja' ? 'ja-JP' : 'en-US', {
+    format = new Intl.DateTimeFormat(LOCALES[language], {
       ...(timeZone ? { timeZone } : {}),
       weekday: 'short',
       year: 'numeric',
-      month: language === 'ja' ? 'numeric' : 'short',
+      month: language === 'en' ? 'short' : 'numeric',
       day: 'numeric',
       hour: 'numeric',
       minute: '2-digit',
       hourCycle: 'h23',
+      ...(withOffset ? { timeZoneName: 'longOffset' as const } : {}),
     });
   } catch {
     format = null; // an unknown time zone: the line goes without its date rather than the reply failing
@@ -166,19 +255,34 @@ function attributionFormat(language: AttributionLanguage, timeZone: string | und
   return format;
 }
 
-/** The original text with every line prefixed by `> `, under an {@link attributionLine} naming `fromName <from>`. */
-export function quoteOriginal(original: Pick<OriginalMail, 'from' | 'date' | 'text'> & Partial<Pick<OriginalMail, 'fromName'>>, options: QuoteOptions = {}): string {
+/**
+ * The original text with every line prefixed by `> `, under an {@link attributionLine} naming `fromName <from>` and
+ * dated in the offset the original's Date was written in when known.
+ */
+export function quoteOriginal(original: Pick<OriginalMail, 'from' | 'date' | 'text'> & Partial<Pick<OriginalMail, 'fromName' | 'dateOffsetMinutes'>>, options: QuoteOptions = {}): string {
   const lines = original.text.replace(/\r\n?/g, '\n').trimEnd().split('\n');
   const who = original.fromName ? `${original.fromName} <${original.from}>` : original.from;
-  return [attributionLine(who, original.date, options), ...lines.map((l) => (l ? `> ${l}` : '>'))].join('\n');
+  const dated = original.dateOffsetMinutes !== undefined ? { ...options, dateOffsetMinutes: original.dateOffsetMinutes } : options;
+  return [attributionLine(who, original.date, dated), ...lines.map((l) => (l ? `> ${l}` : '>'))].join('\n');
 }
 
-// Kana only: a Chinese reply has Han characters too, and gets the English line.
+// Any kana makes a reply Japanese (Japanese writes Han characters too). Hangul or Han characters make it Korean or
+// Chinese only when they outnumber its Latin words: an English answer naming a screen (`設定`) or greeting a person
+// (`김민수`) stays English.
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const HANGUL = /\p{Script=Hangul}/gu;
+const HAN = /\p{Script=Han}/gu;
+const LATIN_WORD = /\p{Script=Latin}+/gu;
 
-/** The attribution's language for a reply: Japanese when the answer has kana in it, else English. */
+/** The attribution's language for a reply: Japanese with kana in it, Korean or Chinese when written mostly in those, else English. */
 export function replyLanguage(answer: string): AttributionLanguage {
-  return KANA.test(answer) ? 'ja' : 'en';
+  if (KANA.test(answer)) return 'ja';
+  const latinWords = answer.match(LATIN_WORD)?.length ?? 0;
+  const hangul = answer.match(HANGUL)?.length ?? 0;
+  const han = answer.match(HAN)?.length ?? 0;
+  if (hangul > 0 && hangul >= han && hangul >= latinWords) return 'ko';
+  if (han > 0 && han >= latinWords) return 'zh';
+  return 'en';
 }
 
 /**
@@ -204,7 +308,7 @@ const MAX_REFERENCES_CHARS = 2048;
 /**
  * The `References` of a reply (RFC 5322 §3.6.4): the original's References, or, when it has none, its In-Reply-To
  * (`inReplyTo`) if that holds a single `<local@domain>` id (given several, none is named: the parent is unclear; text
- * around no id is none), then the original's Message-ID. The sender gives the ticket's one id, the first of the header
+ * around no id is none), then the original's Message-ID; each id once, where it first appears, the Message-ID last. The sender gives the ticket's one id, the first of the header
  * ({@link OriginalMail.inReplyTo}), so in production a mail whose In-Reply-To names several is threaded after the
  * first. Ids that are not `<…>` around printable ASCII without spaces or brackets, or longer than 250 characters, are
  * dropped; a chain longer than about 2 KB keeps its first id (the thread's root) and as many of the last as fit, as mail
@@ -212,11 +316,14 @@ const MAX_REFERENCES_CHARS = 2048;
  */
 export function replyReferences(references: readonly string[], messageId: string | undefined, inReplyTo: readonly string[] = []): string[] {
   const own = messageId ? [messageId.trim()].filter(referable) : [];
-  const chain = references.map((r) => r.trim()).filter(referable);
+  // Each id once, where it first appears, and the mail's own id last: a client may already have put it in its own
+  // References (or an id twice), and a repeat only makes the header longer.
+  const named = new Set(own);
+  const chain = references.map((r) => r.trim()).filter((r) => referable(r) && !named.has(r) && named.add(r));
   const parent = chain.length === 0 && inReplyTo.length === 1 ? inReplyTo[0]!.trim() : undefined;
   // The In-Reply-To fallback asks for `@` too: a client writing no References may write an RFC 822 phrase there
   // ("Your message of …"), and a word of it is no id. A parent that is the mail itself is not named twice.
-  if (parent && isValidMessageId(parent) && referable(parent) && parent !== own[0]) chain.push(parent);
+  if (parent && isValidMessageId(parent) && referable(parent) && !named.has(parent)) chain.push(parent);
   const valid = [...chain, ...own];
   const length = (ids: readonly string[]) => ids.reduce((n, r) => n + r.length + 1, 0);
   if (valid.length <= 1 || length(valid) <= MAX_REFERENCES_CHARS) return valid;
@@ -272,17 +379,32 @@ export function composeReply(input: ComposeReplyInput): ReplyMail {
   };
 }
 
+// A display name longer than this is cut: no person's name is this long, and the To line stays well under RFC 5322's
+// 998 characters however nodemailer writes it.
+const MAX_RECIPIENT_NAME_CHARS = 200;
+
 /**
- * Whom a reply goes to: the Reply-To's address, else the From's with its display name apart. A `from` written as
- * `Name <addr>` (callers before {@link OriginalMail.fromName}) is split at its last `<`: the address is what the
- * brackets at the end hold, and everything before them is the name, however many addresses it spells, so a name can
- * never add a recipient. Nothing is parsed as an address list: `Support <v1@victim.example> <a@b>` parses as one
- * mailbox, the victim's. Whatever is left, the sender checks (`replyRecipientProblem`, src/mail/smtp-transport.ts).
+ * Whom a reply goes to, with the name the customer gave that mailbox: the Reply-To's address and its own name (the
+ * From's, when the Reply-To names none and is the From's mailbox; none when it is another's, as on a ticket stored
+ * before Reply-To names were kept), else the From's address and name. A `from` written as `Name <addr>` (callers before
+ * {@link OriginalMail.fromName}) is split at its last `<`: the address is what the brackets at the end hold, and
+ * everything before them is the name, however many addresses it spells, so a name can never add a recipient. Nothing
+ * is parsed as an address list: `Support <v1@victim.example> <a@b>` parses as one mailbox, the victim's. The name is
+ * put on one line; nodemailer gets it apart from the address and encodes or quotes it, so nothing in it can add a
+ * recipient or a header. Whatever is left, the sender checks (`replyRecipientProblem`, src/mail/smtp-transport.ts).
  */
-function recipientOf(original: Pick<OriginalMail, 'from' | 'fromName' | 'replyTo'>): MailAddress {
-  if (original.replyTo) return { address: original.replyTo.trim(), name: '' };
+function recipientOf(original: Pick<OriginalMail, 'from' | 'fromName' | 'replyTo' | 'replyToName'>): MailAddress {
+  const sender = fromMailbox(original);
+  if (!original.replyTo) return sender;
+  const address = original.replyTo.trim();
+  const name = original.replyToName ?? (isSameMailbox(address, sender.address) ? sender.name : '');
+  return { address, name: oneLine(name, MAX_RECIPIENT_NAME_CHARS) };
+}
+
+/** The From's address and display name, apart (see {@link recipientOf}). */
+function fromMailbox(original: Pick<OriginalMail, 'from' | 'fromName'>): MailAddress {
   const from = original.from.trim();
   const open = from.lastIndexOf('<');
-  if (original.fromName !== undefined || open < 0 || !from.endsWith('>')) return { address: from, name: original.fromName ?? '' };
-  return { address: from.slice(open + 1, -1).trim(), name: from.slice(0, open).trim().replace(/^"([^"]*)"$/, '$1') };
+  if (original.fromName !== undefined || open < 0 || !from.endsWith('>')) return { address: from, name: oneLine(original.fromName ?? '', MAX_RECIPIENT_NAME_CHARS) };
+  return { address: from.slice(open + 1, -1).trim(), name: oneLine(from.slice(0, open).trim().replace(/^"([^"]*)"$/, '$1'), MAX_RECIPIENT_NAME_CHARS) };
 }

@@ -198,12 +198,18 @@ export function ticketInputForMail(
     actor: POLLER_ACTOR,
   };
   if (sender?.name) input.fromName = sender.name;
-  if (mail?.replyTo?.address) input.replyTo = mail.replyTo.address;
+  if (mail?.replyTo?.address) {
+    input.replyTo = mail.replyTo.address;
+    // Kept for the reply's To: the customer is greeted by the name they gave the mailbox the reply goes to.
+    if (mail.replyTo.name) input.replyToName = mail.replyTo.name;
+  }
   const replySignals = mail && extra.parseError === undefined ? replySignalsOf(mail) : undefined;
   if (replySignals) input.replySignals = replySignals;
   if (mail?.inReplyTo) input.inReplyTo = mail.inReplyTo;
   const mailDate = mail && mailDateOf(mail);
   if (mailDate) input.mailDate = mailDate;
+  // The customer's own zone, which the instant loses: the quote dates their mail as their client showed it.
+  if (mailDate && mail?.dateOffsetMinutes !== undefined) input.mailDateOffsetMinutes = mail.dateOffsetMinutes;
   if (mail?.deliveryReport && extra.parseError === undefined) input.deliveryReport = mail.deliveryReport;
   if (mail?.unreadable && extra.parseError === undefined) input.unreadable = mail.unreadable;
   if (extra.conversationId) input.conversationId = extra.conversationId;
@@ -272,7 +278,11 @@ export function ticketInputForEnvelope(
   };
   const visibleName = fromName ? visibleHeaderText(fromName).text : '';
   if (visibleName) input.fromName = visibleName;
-  if (replyTo) input.replyTo = replyTo.address;
+  if (replyTo) {
+    input.replyTo = replyTo.address;
+    const visibleReplyToName = replyTo.name ? visibleHeaderText(replyTo.name).text : '';
+    if (visibleReplyToName) input.replyToName = visibleReplyToName;
+  }
   if (inReplyTo) input.inReplyTo = inReplyTo;
   if (conversationId) input.conversationId = conversationId;
   return input;

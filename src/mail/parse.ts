@@ -52,6 +52,13 @@ export interface InboundMail {
   subject: string;
   /** The Date header, or undefined when missing or unparseable. */
   date: Date | undefined;
+  /**
+   * The offset from UTC, in minutes, the Date header was written in (`+0900` → 540, `GMT` → 0): the sender's own
+   * zone, which {@link date} as an instant loses. Absent without a readable {@link date}, and when the header names no
+   * zone one can trust: `-0000` (RFC 5322 §3.3: the writer's zone is unknown), a military letter (RFC 5322 §4.3:
+   * their signs were often written wrong), or an offset no zone has.
+   */
+  dateOffsetMinutes?: number;
   /** First well-formed msg-id of In-Reply-To, normalised; undefined when none. */
   inReplyTo: string | undefined;
   /**
@@ -484,13 +491,37 @@ const MAX_DATE_CHARS = 1_000;
  * first (`09(comment):   55  :  06` → `09:55:06`).
  */
 function parseDate(value: string): Date | undefined {
+  const cleaned = cleanedDate(value);
+  if (!cleaned) return undefined;
+  const date = new Date(cleaned);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** A Date header without comments and obsolete whitespace; undefined for one too long to be a date. */
+function cleanedDate(value: string): string | undefined {
   if (value.length > MAX_DATE_CHARS) return undefined;
   // Whitespace runs are collapsed before the colons are tightened: `\s*:\s*` over a long run of spaces without a
   // colon backtracks once per space (300 KB of them held the event loop for minutes).
-  const cleaned = stripComments(value).replace(/\s+/g, ' ').replace(/ ?: ?/g, ':').trim();
-  if (cleaned === '') return undefined;
-  const date = new Date(cleaned);
-  return Number.isNaN(date.getTime()) ? undefined : date;
+  return stripComments(value).replace(/\s+/g, ' ').replace(/ ?: ?/g, ':').trim();
+}
+
+// The zone at the end of a date-time (RFC 5322 §3.3 and its obsolete names, §4.3), after a time. An ISO 8601 `+09:00`
+// is taken too: some webmail writes the header that way, and the Date constructor reads it.
+const DATE_ZONE = /\d:\d\d(?::\d\d)? ?(?:([+-])(\d\d):?(\d\d)|(UT|GMT|EST|EDT|CST|CDT|MST|MDT|PST|PDT))$/i;
+// RFC 5322 §4.3's North American zones.
+const NAMED_ZONE_HOURS: Record<string, number> = { UT: 0, GMT: 0, EST: -5, EDT: -4, CST: -6, CDT: -5, MST: -7, MDT: -6, PST: -8, PDT: -7 };
+// Kiribati is 14 hours ahead of UTC, Baker Island 12 behind: a larger offset is no zone a client writes in.
+const MAX_ZONE_MINUTES = 14 * 60;
+
+/** The offset, in minutes, a Date header was written in ({@link InboundMail.dateOffsetMinutes}); undefined when it names none. */
+function dateOffsetMinutes(value: string): number | undefined {
+  const match = DATE_ZONE.exec(cleanedDate(value) ?? '');
+  if (!match) return undefined;
+  if (match[4]) return NAMED_ZONE_HOURS[match[4].toUpperCase()]! * 60;
+  const [hours, minutes] = [Number(match[2]), Number(match[3])];
+  const offset = hours * 60 + minutes;
+  if (minutes > 59 || offset > MAX_ZONE_MINUTES || (offset === 0 && match[1] === '-')) return undefined;
+  return match[1] === '-' ? -offset : offset;
 }
 
 // Real threads reference a few dozen mails at most; a hostile References of thousands would ride on the ticket
@@ -1469,6 +1500,7 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
   const dateHeader = firstRaw(headers, 'date');
   const date = dateHeader ? parseDate(rawText(dateHeader.bytes)) : undefined;
   if (dateHeader && !date) notes.warn('unparseable Date header');
+  const dateOffset = dateHeader && date ? dateOffsetMinutes(rawText(dateHeader.bytes)) : undefined;
 
   const classifierHeaders: Record<string, string[]> = {};
   const extra = (opts.extraHeaders ?? []).map((h) => h.trim().toLowerCase());
@@ -1555,6 +1587,7 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
     cc,
     subject,
     date,
+    ...(dateOffset !== undefined ? { dateOffsetMinutes: dateOffset } : {}),
     inReplyTo,
     references,
     headers: classifierHeaders,

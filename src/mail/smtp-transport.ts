@@ -87,6 +87,10 @@ function composer(mail: ReplyMail): MailComposer {
     headers: mail.headers,
     // UTF-8 throughout: Japanese replies must stay readable in every client.
     textEncoding: 'base64',
+    // CRLF throughout. An ASCII text goes 7bit with the line ends it has, and SMTP's DATA stream turns a bare LF into
+    // CRLF on the wire: the Sent copy, made of these bytes, would differ from what the server received, and IMAP
+    // servers that refuse bare newlines (Cyrus) would refuse the copy.
+    newline: 'windows',
   });
 }
 

@@ -256,6 +256,11 @@ export interface Ticket {
   fromName?: string;
   /** Address replies go to: Reply-To when present, otherwise From. */
   replyTo: string;
+  /**
+   * Display name of the Reply-To, when the mail had a Reply-To with one: the reply greets that mailbox by it. Absent
+   * otherwise, and on tickets stored before it was kept (their reply to another mailbox than the From goes unnamed).
+   */
+  replyToName?: string;
   /** Subject of the inbound mail as received. */
   subject: string;
   /** The References header of the inbound mail (normalised Message-IDs, oldest first). */
@@ -287,6 +292,13 @@ export interface Ticket {
    * the same mail from another mail that reuses its Message-ID.
    */
   mailDate?: string;
+  /**
+   * The offset from UTC, in minutes, the mail's Date header was written in (`+0900` → 540): the customer's own zone,
+   * which {@link mailDate} (an instant, kept in that format for duplicate detection) loses. The reply's quote dates
+   * the mail in it, as the customer's client showed it. Absent when the header named no zone, and on tickets stored
+   * before it was kept.
+   */
+  mailDateOffsetMinutes?: number;
   /** When the ticket last changed (ISO 8601). */
   updatedAt: string;
   /** Attachments of the inbound mail (names, types, sizes only). */
@@ -385,6 +397,8 @@ export interface NewTicketInput {
   fromName?: string;
   /** Reply-To address; defaults to `from`. */
   replyTo?: string;
+  /** The Reply-To's display name ({@link Ticket.replyToName}); kept only beside a {@link replyTo}. */
+  replyToName?: string;
   /** Subject as received. */
   subject: string;
   /** References header, oldest first. */
@@ -415,6 +429,8 @@ export interface NewTicketInput {
   noticedAt?: string;
   /** The mail's Date header ({@link Ticket.mailDate}). */
   mailDate?: string;
+  /** The offset that header was written in ({@link Ticket.mailDateOffsetMinutes}); kept only beside a {@link mailDate}. */
+  mailDateOffsetMinutes?: number;
   /** What a bounce reports ({@link Ticket.deliveryReport}). */
   deliveryReport?: DeliveryReport;
   /** Why the agent cannot read the mail ({@link Ticket.unreadable}). */
@@ -451,6 +467,7 @@ export function newTicket(input: NewTicketInput, now: Date = new Date()): Ticket
   if (mailMessageId && mailMessageId !== messageId) ticket.mailMessageId = mailMessageId;
   if (input.possibleCopyOf) ticket.possibleCopyOf = input.possibleCopyOf;
   if (input.fromName) ticket.fromName = input.fromName;
+  if (input.replyTo && input.replyToName) ticket.replyToName = input.replyToName;
   if (input.inReplyTo && normalizeMessageId(input.inReplyTo)) ticket.inReplyTo = normalizeMessageId(input.inReplyTo);
   if (input.reason) ticket.reason = input.reason;
   if (input.rawRef) ticket.rawRef = input.rawRef;
@@ -461,6 +478,7 @@ export function newTicket(input: NewTicketInput, now: Date = new Date()): Ticket
   if (input.replySignals) ticket.replySignals = input.replySignals;
   if (input.noticedAt) ticket.noticedAt = input.noticedAt;
   if (input.mailDate) ticket.mailDate = input.mailDate;
+  if (input.mailDate && input.mailDateOffsetMinutes !== undefined) ticket.mailDateOffsetMinutes = input.mailDateOffsetMinutes;
   if (input.deliveryReport) ticket.deliveryReport = input.deliveryReport;
   if (input.unreadable) ticket.unreadable = input.unreadable;
   if (input.heldReason) ticket.heldReason = input.heldReason;

@@ -279,6 +279,47 @@ describe('the Sent-folder copy of a reply whose sender died after sending it', (
   }, 60_000);
 });
 
+// nodemailer writes an all-ASCII reply 7bit with the line ends it is given, and SMTP's DATA stream turns a bare LF into
+// CRLF: a copy of bare-LF bytes would differ from what the server received, and servers refusing bare newlines
+// (Cyrus) would refuse it. Japanese replies are base64, CRLF either way; this is the English one.
+describe('the Sent-folder copy of an English reply', () => {
+  it('files the very bytes SMTP received, CRLF throughout', async () => {
+    const running = await run({}, { agent: false, sender: false });
+    const { ticketId } = await ingest(
+      running,
+      buildMail({ messageId: customerMessageId('english'), from: 'Ann <ann@customer.example>', subject: 'Password rules', body: 'What are the password rules?\r\nThanks,\r\nAnn' }),
+    );
+    // The draft an agent would write, in English: the reply and its quote are ASCII only.
+    await running.store.transition(ticketId, { from: ['received'], to: 'processing', actor: 'test' });
+    await running.store.transition(ticketId, { from: ['processing'], to: 'drafted', actor: 'test', patch: { draft: 'Thank you for your message.\n\nA password needs 12 characters.\n\nBest regards,\nSupport' } });
+    const { services } = running;
+    const redis = await services.producer();
+    const ticket = await running.store.require(ticketId);
+    const outcome = await sendReply(
+      { ticketId },
+      { config: services.config, store: running.store, redis, smtp: services.smtp(), sentCopy: sentCopyQueuer(redis, services.config.QUEUE_PREFIX, (await services.queues()).sentcopy, FAST_TUNING) },
+      { attemptsMade: 0, attempts: 3, jobId: sendJobId(ticket.id, jobGeneration(ticket)) },
+    );
+    expect(outcome.outcome).toBe('sent');
+    const sent = await running.store.require(ticketId);
+    const received = servers.smtp.messages.filter((m) => m.parsed.messageId === sent.outbound?.messageId);
+    expect(received).toHaveLength(1);
+    const wire = received[0]!.raw.toString('latin1');
+    expect(wire).toMatch(/\r\nContent-Transfer-Encoding: 7bit\r\n/i);
+    expect(wire).toContain('\r\nTo: Ann <ann@customer.example>\r\n');
+    // The bytes kept for the copy are those the server received.
+    expect((await loadSentRaw(redis, services.config.QUEUE_PREFIX, ticketId))?.equals(received[0]!.raw)).toBe(true);
+
+    // The sender role files the copy the send job queued.
+    const sender = await runWith(services.config, { agent: false });
+    expect((await waitForCopy(sender, ticketId))?.mailbox).toBe('Sent');
+    const copies = await copiesIn('Sent', sent.outbound!.messageId);
+    expect(copies).toHaveLength(1);
+    expect(copies[0]!.source.toString('latin1')).not.toMatch(/(?<!\r)\n/);
+    expect(copies[0]!.source.equals(received[0]!.raw)).toBe(true);
+  }, 60_000);
+});
+
 describe('the Sent-folder connection', () => {
   const copyConfig = () => parseConfig(pipelineEnv(servers));
   const copyBytes = (messageId: string) =>

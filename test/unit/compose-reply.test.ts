@@ -104,14 +104,15 @@ describe('helpers', () => {
 });
 
 describe('the quote\'s attribution line', () => {
-  // 2026-11-24T01:05Z is Tuesday 10:05 in Tokyo and still Monday 20:05 in New York.
+  // 2026-11-24T01:05Z is Tuesday 10:05 in Tokyo and still Monday 20:05 in New York. An instant says nothing of the
+  // writer's zone: the time is shown in the server's, named (test/unit/reply-headers.test.ts has the writer's own).
   const sent = '2026-11-24T01:05:00.000Z';
   const taro = '山田太郎 <taro@customer.example>';
   it.each([
-    ['Japanese, Tokyo', taro, sent, 'ja', 'Asia/Tokyo', '2026年11月24日(火) 10:05 山田太郎 <taro@customer.example>:'],
-    ['Japanese, UTC', taro, sent, 'ja', 'UTC', '2026年11月24日(火) 01:05 山田太郎 <taro@customer.example>:'],
-    ['English, New York (the day before)', 'Ann <ann@customer.example>', sent, 'en', 'America/New_York', 'On Mon, 23 Nov 2026 at 20:05, Ann <ann@customer.example> wrote:'],
-    ['English, Tokyo', 'ann@customer.example', sent, 'en', 'Asia/Tokyo', 'On Tue, 24 Nov 2026 at 10:05, ann@customer.example wrote:'],
+    ['Japanese, Tokyo', taro, sent, 'ja', 'Asia/Tokyo', '2026年11月24日(火) 10:05 UTC+9 山田太郎 <taro@customer.example>:'],
+    ['Japanese, UTC', taro, sent, 'ja', 'UTC', '2026年11月24日(火) 01:05 UTC 山田太郎 <taro@customer.example>:'],
+    ['English, New York (the day before)', 'Ann <ann@customer.example>', sent, 'en', 'America/New_York', 'On Mon, 23 Nov 2026 at 20:05 UTC-5, Ann <ann@customer.example> wrote:'],
+    ['English, Tokyo', 'ann@customer.example', sent, 'en', 'Asia/Tokyo', 'On Tue, 24 Nov 2026 at 10:05 UTC+9, ann@customer.example wrote:'],
     ['Japanese, no date', taro, undefined, 'ja', 'UTC', '山田太郎 <taro@customer.example>のメール:'],
     ['English, no date', 'ann@customer.example', undefined, 'en', 'UTC', 'ann@customer.example wrote:'],
     ['a date that is not one', 'ann@customer.example', 'yesterday-ish', 'en', 'UTC', 'ann@customer.example wrote:'],
@@ -124,22 +125,22 @@ describe('the quote\'s attribution line', () => {
   it('cuts a huge display name, so the line stays one the quote strippers recognise', () => {
     const line = attributionLine(`${'x'.repeat(5_000)} <x@customer.example>`, sent, { timeZone: 'UTC' });
     expect(line.length).toBeLessThan(260);
-    expect(line).toMatch(/^On Tue, 24 Nov 2026 at 01:05, x+… wrote:$/);
+    expect(line).toMatch(/^On Tue, 24 Nov 2026 at 01:05 UTC, x+… wrote:$/);
   });
 
   it.each([
     ['設定手順は次のとおりです。', 'ja'],
     ['カタカナだけ', 'ja'],
     ['You can change it under Settings.', 'en'],
-    ['您可以在设置中更改。', 'en'],
+    ['您可以在设置中更改。', 'zh'],
     ['', 'en'],
   ] as const)('a reply %j gets the %s line', (answer, language) => {
     expect(replyLanguage(answer)).toBe(language);
   });
 
   it.each([
-    ['Japanese', '設定手順は次のとおりです。', '2026年11月24日(火) 10:05 山田太郎 <taro@customer.example>:'],
-    ['English', 'Here is how to set it up.', 'On Tue, 24 Nov 2026 at 10:05, 山田太郎 <taro@customer.example> wrote:'],
+    ['Japanese', '設定手順は次のとおりです。', '2026年11月24日(火) 10:05 UTC+9 山田太郎 <taro@customer.example>:'],
+    ['English', 'Here is how to set it up.', 'On Tue, 24 Nov 2026 at 10:05 UTC+9, 山田太郎 <taro@customer.example> wrote:'],
   ])('a %s reply quotes the original under a line in its language', (_language, answer, line) => {
     const mail = composeReply({
       original: { subject: 'q', references: [], from: taro, date: sent, text: '二段階認証の設定方法を教えてください。' },
@@ -283,8 +284,8 @@ describe('the recipient of a reply', () => {
   }
 
   it.each(NAMES)('a display name with %s stays the name of the one recipient', async (_case, fromName) => {
-    const { replyTo: _none, ...original } = originalOf(ticket(fromName));
-    const mail = composeReply({ original, answer: 'x', from: 'Support <support@support.example>', messageId: '<r9@support.example>', automatic: true });
+    // Composed as the sender composes it: the ticket's replyTo is the From's address when the mail had no Reply-To.
+    const mail = composeReply({ original: originalOf(ticket(fromName)), answer: 'x', from: 'Support <support@support.example>', messageId: '<r9@support.example>', automatic: true });
     expect(mail.to).toBe('a@cust.example');
     expect(mail.toName).toBe(fromName);
     const { envelope, lines } = await recipients(mail);
