@@ -541,13 +541,15 @@ function firstUsable(list: MailAddress[]): MailAddress | undefined {
 // ---------------------------------------------------------------------------------------------------------------
 // Question extraction.
 
-// Attribution lines that introduce quoted history, English and Japanese client styles.
+// Attribution lines that introduce quoted history, English, Japanese, Korean and Chinese client styles.
 const QUOTE_HEADER_PATTERNS: RegExp[] = [
   /^\s*On\s.{1,300}\swrote\s*:\s*$/i, // Gmail, Apple Mail, Thunderbird (en)
   /^.{1,300}\s(?:wrote|writes)\s*:\s*$/i, // "Name <addr> wrote:" (our own replies, Thunderbird without date)
   /^.{0,300}書きました\s*[:：]\s*$/, // Thunderbird ja: "2024/01/15 10:00 に 山田 さんは書きました:"
   /^.{0,300}(?:のメール|のメッセージ)\s*[:：]\s*$/, // Apple Mail / iOS ja: "2024/01/15 10:00、山田 <a@b>のメール:"
   /^\s*\d{4}年\s*\d{1,2}月\s*\d{1,2}日.{0,300}[:：]\s*$/, // Gmail ja: "2024年1月15日(月) 10:00 山田 <a@b>:"
+  /^.{0,300}님이\s*작성\s*[:：]\s*$/, // Gmail ko and our Korean replies: "2024년 1월 15일 (월) 오전 10:00, 김민수 <a@b>님이 작성:"
+  /^.{0,300}(?:写道|寫道)\s*[:：]\s*$/, // Gmail zh and our Chinese replies: "王伟 <a@b> 于2024年1月15日周一 10:00写道："
 ];
 // "-----Original Message-----" separators (Outlook en/ja, forwarded messages of Gmail, Thunderbird, Apple Mail).
 const ORIGINAL_MESSAGE =

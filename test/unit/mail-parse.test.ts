@@ -297,6 +297,11 @@ describe('parseInboundMail: question', () => {
     ['wrapped Gmail attribution', 'New question?\n\nOn Mon, Nov 2, 2026 at 10:00 AM Support <\nsupport@support.example> wrote:\nold', 'New question?'],
     ['full-width quote marks', '了解しました。追加で質問です。\n＞ 以前の回答\n＞ 二行目', '了解しました。追加で質問です。'],
     ['Apple Mail ja attribution', '領収書は発行できますか？\n\n2026/11/02 10:00、サポート <s@support.example>のメール:\n\n旧本文', '領収書は発行できますか？'],
+    // Our Korean and Chinese replies quote with these lines, and so do Gmail's Korean and Chinese clients.
+    ['Korean attribution (ours, Gmail ko)', '하나 더 질문이 있습니다. 환불은 언제 되나요?\n\n2026년 11월 24일 (화) 10:05, XYZ 지원 <s@support.example>님이 작성:\n\n이전 답변', '하나 더 질문이 있습니다. 환불은 언제 되나요?'],
+    ['Korean attribution with 오전', '감사합니다. 다른 질문입니다.\n\n2026년 11월 24일 (화) 오전 10:05, XYZ 지원 <s@support.example>님이 작성:\n\n이전 답변', '감사합니다. 다른 질문입니다.'],
+    ['Chinese attribution without a date', '还有一个问题：如何导出？\n\nXYZ 支持 <s@support.example> 于2026年11月24日周二 10:05写道：\n\n之前的回答', '还有一个问题：如何导出？'],
+    ['Traditional Chinese attribution', '請問如何匯出？\n\nXYZ 支援 <s@support.example> 於 2026年11月24日 週二 上午10:05 寫道：\n\n之前的回答', '請問如何匯出？'],
     ['iPhone signature', '請求書を再送してください。\n\niPhoneから送信', '請求書を再送してください。'],
     ['Sent from my iPhone', 'Please resend the invoice.\n\nSent from my iPhone', 'Please resend the invoice.'],
     ['`-- ` signature', 'Why was I charged twice?\n\n-- \nJane Doe\nACME', 'Why was I charged twice?'],

@@ -58,6 +58,8 @@ describe('replyBody', () => {
     ['our quoted original', 'The answer.\n\ncustomer@example.com wrote:\n> my question\n> more', 'The answer.'],
     ['Gmail attribution', 'The answer.\n\nOn Mon, 1 Jan 2024 at 10:00, A <a@b> wrote:\n> q', 'The answer.'],
     ['Apple Mail ja attribution', '回答です。\n\n2024/01/15 10:00、山田 <a@b>のメール:\n> 質問', '回答です。'],
+    ['Korean attribution', '답변입니다.\n\n2026년 11월 24일 (화) 10:05, 김민수 <a@b>님이 작성:\n> 질문', '답변입니다.'],
+    ['Chinese attribution', '回答如下。\n\n王伟 <a@b> 写道：\n> 问题', '回答如下。'],
     ['stray quoted lines', 'Before\n> quoted\nAfter', 'Before\nAfter'],
     ['CRLF and blank runs', 'A\r\n\r\n\r\n\r\nB\r\n', 'A\n\nB'],
   ])('%s', (_name, text, body) => {
