@@ -3,7 +3,8 @@
  * src/knowledge/learned-candidates.ts) and store them for the Knowledge page, scrubbed of personal data, without what
  * would teach nothing ({@link learnableDrafts}: "not found" fallbacks, questions that ask nothing). Runs on the
  * agent workers (it may call the model), queued by the approval; it never changes the ticket, so nothing it does
- * can hold up or undo the approval or the reply.
+ * can hold up or undo the approval or the reply. A pair a pending candidate already teaches (the same question and
+ * answer, `foldTargetOf` in src/knowledge/learned-answers.ts) is folded into it: the page shows one candidate proposed by several approvals.
  */
 import type OpenAI from 'openai';
 import type { ModelCallUsage } from '../src/agent/types.js';
@@ -31,8 +32,10 @@ export interface ProposeLearnedDeps {
 
 /** What the job did (the job's return value, shown in the queue dashboard). */
 export interface ProposeLearnedResult {
-  /** Candidate ids stored. */
+  /** Candidate ids stored as new rows. */
   proposed: number[];
+  /** Pending candidates this approval was folded into (it taught the same pair). */
+  folded?: number[];
   /** Why nothing was proposed, when nothing was. */
   skipped?: string;
   origin?: LearnedCandidate['origin'];
@@ -77,13 +80,18 @@ export async function proposeLearnedAnswer(data: ProposeLearnedAnswerData, deps:
     scrubbed.map((c) => ({ question: c.question, answer: c.answer, origin, scrub: c.scrub, ...(distilled?.error ? { distilError: distilled.error } : {}) })),
   );
   const stored = proposal.outcome === 'stored' ? proposal.candidates : [];
-  logger.info({ ticketId: ticket.id, candidates: stored.map((c) => c.id), origin, ...(proposal.outcome === 'stored' ? {} : { refused: proposal.outcome }) }, 'learned-answer candidates proposed');
+  const folded = proposal.outcome === 'stored' ? (proposal.folded ?? []).map((c) => c.id) : [];
+  logger.info(
+    { ticketId: ticket.id, candidates: stored.map((c) => c.id), ...(folded.length > 0 ? { folded } : {}), origin, ...(proposal.outcome === 'stored' ? {} : { refused: proposal.outcome }) },
+    'learned-answer candidates proposed',
+  );
   const nothing = dropped.length > 0 ? `nothing to learn: ${[...new Set(dropped)].join('; ')}` : 'nothing to learn';
   const skipped = drafts.length === 0 ? nothing : proposal.outcome === 'erased' ? 'the ticket was erased' : 'proposed before';
   return {
     proposed: stored.map((c) => c.id),
+    ...(folded.length > 0 ? { folded } : {}),
     origin,
-    ...(stored.length === 0 ? { skipped } : {}),
+    ...(stored.length === 0 && folded.length === 0 ? { skipped } : {}),
     ...(llmCalls.length > 0 ? { llmCalls } : {}),
   };
 }

@@ -11,13 +11,19 @@
  * | `P:learned:seq`      | string | last id given; candidates and pairs share the sequence                      |
  * | `P:learned:cand`     | hash   | candidate id → {@link LearnedCandidate} JSON                                |
  * | `P:learned:pairs`    | hash   | pair id → {@link LearnedPair} JSON                                          |
- * | `P:learned:proposed` | hash   | ticket id → candidate ids proposed for it, so a retried job proposes once   |
+ * | `P:learned:proposed` | hash   | ticket id → candidate ids proposed for it (or folded into), so a retried job proposes once |
+ * | `P:learned:cand-gen` | string | incremented whenever a proposal adds candidates: a proposal that read the candidates before refuses to add its own |
  * | `P:learned:version`  | string | incremented on every change of the pairs; searches merge again when it moves |
  * | `P:learned:erased`   | set    | ids of tickets erased on request (`forget`, src/tickets/erased.ts): proposals and gap writes refuse them |
  *
  * A candidate keeps its id when accepted as a new pair, so `learned#<id>` names the pair in search results and
  * sources. A candidate whose question is close to an accepted pair's ({@link SIMILAR_QUESTION_THRESHOLD}) is
  * offered as an update of that pair: accepting it replaces the pair's text under the pair's id.
+ *
+ * A proposal whose question is the same as a pending candidate's by that measure, with the same answer
+ * ({@link comparableAnswer}), is folded into it ({@link foldTargetOf}): the candidate counts one more approval and keeps
+ * the ticket id, and no second row appears. One whose answer differs stays a row of its own, and the Knowledge page
+ * names the two on each other ({@link otherAnswersOf}): the reviewer must see the disagreement.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -26,7 +32,7 @@ import { LEARNED_ID_PREFIX, type LearnedPairSource } from '../search/embedded-qa
 import type { QaPair, QaSearch } from '../search/types.js';
 import { erasedTicketsKey } from '../tickets/erased.js';
 import { LuaScript } from '../tickets/lua.js';
-import { MAX_CANDIDATE_ANSWER_CHARS, MAX_CANDIDATE_QUESTION_CHARS, removeControls, removeInvisible, type ScrubSummary } from './learned-candidates.js';
+import { comparableAnswer, MAX_CANDIDATE_ANSWER_CHARS, MAX_CANDIDATE_QUESTION_CHARS, removeControls, removeInvisible, type ScrubSummary } from './learned-candidates.js';
 import { questionTerms } from './gap-similarity.js';
 import { FORMULA_START } from './qa-loader.js';
 
@@ -61,7 +67,20 @@ export interface LearnedCandidate {
   proposedAt: string;
   /** Set when an operator edited the candidate before accepting. */
   editedBy?: string;
+  /**
+   * How many approvals proposed this pair, its own ticket's included ({@link foldedInto}); absent means 1. It goes on
+   * counting past {@link MAX_FOLDED_TICKET_IDS}.
+   */
+  approvals?: number;
+  /**
+   * The other tickets whose approval proposed the same pair, newest first, at most {@link MAX_FOLDED_TICKET_IDS}: ticket
+   * ids only, nothing of the customers (their words are in `ticketId`'s text alone). An erasure takes its ticket's out.
+   */
+  alsoProposedBy?: string[];
 }
+
+/** Most ticket ids a folded candidate keeps besides its own; the page links each, the count says how many more. */
+export const MAX_FOLDED_TICKET_IDS = 20;
 
 /** An accepted pair: part of the knowledge base. */
 export interface LearnedPair {
@@ -122,6 +141,7 @@ export function learnedKeys(prefix: string) {
     pairs: `${prefix}:learned:pairs`,
     proposed: `${prefix}:learned:proposed`,
     version: `${prefix}:learned:version`,
+    candidateGeneration: `${prefix}:learned:cand-gen`,
     erased: erasedTicketsKey(prefix),
   } as const;
 }
@@ -156,6 +176,63 @@ export function closestPair(question: string, pairs: readonly LearnedPair[]): Up
   return best;
 }
 
+/**
+ * The pending candidate a new pair teaches the same as, if any: a question as similar as an update's
+ * ({@link SIMILAR_QUESTION_THRESHOLD}) and the same answer after {@link comparableAnswer}; the most similar question,
+ * then the oldest. The question may be reworded (it is the first customer's words that stay) but not the answer: two
+ * answers to one question are a disagreement the reviewer must see, not a count.
+ */
+export function foldTargetOf(pair: Pick<LearnedCandidate, 'question' | 'answer'>, pending: readonly LearnedCandidate[]): LearnedCandidate | undefined {
+  const answer = comparableAnswer(pair.answer);
+  let best: { candidate: LearnedCandidate; similarity: number } | undefined;
+  for (const candidate of pending) {
+    if (comparableAnswer(candidate.answer) !== answer) continue;
+    const similarity = questionSimilarity(pair.question, candidate.question);
+    if (similarity < SIMILAR_QUESTION_THRESHOLD) continue;
+    if (!best || similarity > best.similarity || (similarity === best.similarity && candidate.id < best.candidate.id)) best = { candidate, similarity };
+  }
+  return best?.candidate;
+}
+
+/** `candidate` having been proposed once more, by `ticketId`'s approval; as it was when that ticket is counted already. */
+export function foldedInto(candidate: LearnedCandidate, ticketId: string): LearnedCandidate {
+  if (ticketId === candidate.ticketId || candidate.alsoProposedBy?.includes(ticketId)) return candidate;
+  const alsoProposedBy = [ticketId, ...(candidate.alsoProposedBy ?? [])].slice(0, MAX_FOLDED_TICKET_IDS);
+  return { ...candidate, approvals: approvalsOf(candidate) + 1, alsoProposedBy };
+}
+
+/** `candidate` without the erased tickets' ids, and their approvals no longer counted. */
+function unfolded(candidate: LearnedCandidate, erased: ReadonlySet<string>): LearnedCandidate {
+  const kept = (candidate.alsoProposedBy ?? []).filter((id) => !erased.has(id));
+  const removed = (candidate.alsoProposedBy?.length ?? 0) - kept.length;
+  const { approvals: _approvals, alsoProposedBy: _ids, ...rest } = candidate;
+  const approvals = Math.max(1, approvalsOf(candidate) - removed);
+  return approvals > 1 || kept.length > 0 ? { ...rest, approvals, alsoProposedBy: kept } : rest;
+}
+
+/** How many approvals proposed `candidate` ({@link LearnedCandidate.approvals}). */
+export function approvalsOf(candidate: Pick<LearnedCandidate, 'approvals'>): number {
+  return candidate.approvals ?? 1;
+}
+
+/** Every ticket id `candidate` names: its own first, then the folded ones, newest first. */
+export function ticketsOf(candidate: Pick<LearnedCandidate, 'ticketId' | 'alsoProposedBy'>): string[] {
+  return [candidate.ticketId, ...(candidate.alsoProposedBy ?? [])];
+}
+
+/**
+ * The other pending candidates that answer `candidate`'s question (as similar as {@link foldTargetOf} asks) with
+ * another answer, oldest first: the page names them on each other, so the reviewer decides between them knowingly.
+ */
+export function otherAnswersOf(candidate: LearnedCandidate, pending: readonly LearnedCandidate[]): LearnedCandidate[] {
+  const answer = comparableAnswer(candidate.answer);
+  return sortById(
+    pending.filter(
+      (other) => other.id !== candidate.id && comparableAnswer(other.answer) !== answer && questionSimilarity(candidate.question, other.question) >= SIMILAR_QUESTION_THRESHOLD,
+    ),
+  );
+}
+
 /** A learned pair as the Q&A index holds it. */
 export function toQaPair(pair: Pick<LearnedPair, 'id' | 'question' | 'answer' | 'ticketId'>): QaPair {
   return { id: `${LEARNED_ID_PREFIX}${pair.id}`, fileName: LEARNED_FILE_NAME, row: pair.id, question: pair.question, answer: pair.answer, ticketId: pair.ticketId };
@@ -167,31 +244,62 @@ export function learnedPairIdOf(name: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-// Writes every candidate of a ticket and marks the ticket proposed, unless it already is (0) or the ticket was erased
-// (-1): checked in the write itself, so a proposal that read the ticket before an erasure cannot store after it.
+// Writes a ticket's proposal and marks the ticket proposed, unless it already is (0) or the ticket was erased (-1):
+// checked in the write itself, so a proposal that read the ticket before an erasure cannot store after it. ARGV: the
+// ticket, the candidates' generation as read, the numbers of new rows and of folds, then per new row its id and JSON,
+// per fold the candidate's id, its JSON as read and its JSON folded. The fold decision was made on what was read (the
+// similarity is not Lua's), so the write refuses (2, read again) when a new row appeared since (the generation moved)
+// or a fold's candidate changed: two proposals of one pair at once give one row, and no fold overwrites another's.
 const PROPOSE = new LuaScript(
   `if redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 1 then return -1 end
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
+local fresh = tonumber(ARGV[3])
+local folds = tonumber(ARGV[4])
+if fresh > 0 and (redis.call('GET', KEYS[4]) or '0') ~= ARGV[2] then return 2 end
+local first = 5 + 2 * fresh
+for i = first, first + 3 * (folds - 1), 3 do
+  if redis.call('HGET', KEYS[1], ARGV[i]) ~= ARGV[i + 1] then return 2 end
+end
 local ids = {}
-for i = 2, #ARGV, 2 do
+for i = 5, first - 1, 2 do
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
   table.insert(ids, ARGV[i])
 end
+for i = first, first + 3 * (folds - 1), 3 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
+  table.insert(ids, ARGV[i])
+end
+if fresh > 0 then redis.call('INCR', KEYS[4]) end
 redis.call('HSET', KEYS[2], ARGV[1], table.concat(ids, ','))
 return 1`,
-  3,
+  4,
+);
+
+/** Times a proposal reads the candidates again because others changed them under it, before it fails (and is retried). */
+const MAX_PROPOSE_ATTEMPTS = 10;
+
+// Sets a candidate's JSON only while it is still the JSON read (ARGV[2]): an edit or an erasure's unfold rebuilt from
+// what it read loses no fold written in between.
+const REPLACE_CANDIDATE = new LuaScript(
+  `if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1`,
+  1,
 );
 
 /**
  * What {@link LearnedAnswerStore.proposeOnce} did: stored the candidates (none when there were no drafts), or stored
  * nothing because the ticket was proposed before or was erased on request.
  */
-export type ProposalOutcome = { outcome: 'stored'; candidates: LearnedCandidate[] } | { outcome: 'proposed-before' } | { outcome: 'erased' };
+export type ProposalOutcome = { outcome: 'stored'; candidates: LearnedCandidate[]; folded?: LearnedCandidate[] } | { outcome: 'proposed-before' } | { outcome: 'erased' };
 
-// Accepts a candidate: removes it and writes the pair. 'update' only when the pair still exists; 'exact' only when it
-// is still the version shown (ARGV[5], its stored JSON).
+// Accepts a candidate: removes it and writes the pair. Only while the candidate is as read (ARGV[6]; -3: read again),
+// so that an approval folded into it meanwhile is among the pair's tickets. 'update' only when the pair still exists;
+// 'exact' only when it is still the version shown (ARGV[5], its stored JSON).
 const ACCEPT = new LuaScript(
-  `if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+  `local candidate = redis.call('HGET', KEYS[1], ARGV[1])
+if not candidate then return 0 end
+if candidate ~= ARGV[6] then return -3 end
 if ARGV[4] ~= 'new' then
   local stored = redis.call('HGET', KEYS[2], ARGV[2])
   if not stored then return -1 end
@@ -230,14 +338,41 @@ export class LearnedAnswerStore {
    */
   async proposeOnce(ticketId: string, drafts: readonly Omit<LearnedCandidate, 'id' | 'ticketId' | 'proposedAt'>[], now = new Date()): Promise<ProposalOutcome> {
     if (drafts.length === 0) return { outcome: 'stored', candidates: [] };
-    if (await this.redis.hexists(this.keys.proposed, ticketId)) return { outcome: 'proposed-before' };
-    // Ids taken but not used (the ticket was proposed or erased in between) leave a harmless gap.
-    const last = await this.redis.incrby(this.keys.seq, drafts.length);
-    const candidates = drafts.map((d, i) => ({ ...d, id: last - drafts.length + 1 + i, ticketId, proposedAt: now.toISOString() }));
-    const args = [ticketId, ...candidates.flatMap((c) => [String(c.id), JSON.stringify(c)])];
-    const stored = await PROPOSE.run(this.redis, [this.keys.candidates, this.keys.proposed, this.keys.erased], args);
-    if (stored === -1) return { outcome: 'erased' };
-    return stored === 1 ? { outcome: 'stored', candidates } : { outcome: 'proposed-before' };
+    for (let attempt = 0; attempt < MAX_PROPOSE_ATTEMPTS; attempt++) {
+      if (await this.redis.hexists(this.keys.proposed, ticketId)) return { outcome: 'proposed-before' };
+      const { generation, pending } = await this.pendingSnapshot();
+      const plan = planProposal(ticketId, drafts, pending);
+      // Ids taken but not used (the ticket was proposed or erased in between, or the write read again) leave a
+      // harmless gap.
+      const last = plan.fresh.length > 0 ? await this.redis.incrby(this.keys.seq, plan.fresh.length) : 0;
+      const candidates = plan.fresh.map((d, i) => ({ ...d, id: last - plan.fresh.length + 1 + i, ticketId, proposedAt: now.toISOString() }));
+      const args = [
+        ticketId,
+        generation,
+        String(candidates.length),
+        String(plan.folds.length),
+        ...candidates.flatMap((c) => [String(c.id), JSON.stringify(c)]),
+        ...plan.folds.flatMap((f) => [String(f.folded.id), f.stored, JSON.stringify(f.folded)]),
+      ];
+      const stored = await PROPOSE.run(this.redis, [this.keys.candidates, this.keys.proposed, this.keys.erased, this.keys.candidateGeneration], args);
+      if (stored === -1) return { outcome: 'erased' };
+      if (stored === 0) return { outcome: 'proposed-before' };
+      if (stored === 1) return { outcome: 'stored', candidates, ...(plan.folds.length > 0 ? { folded: plan.folds.map((f) => f.folded) } : {}) };
+    }
+    // Thrown for the queue to retry the job later: the store is busy with this very question.
+    throw new Error(`the learned-answer candidates changed under ${MAX_PROPOSE_ATTEMPTS} attempts to propose ticket ${ticketId}'s`);
+  }
+
+  /** The pending candidates with their stored JSON, and the generation they are of, read at one moment. */
+  private async pendingSnapshot(): Promise<{ generation: string; pending: { candidate: LearnedCandidate; stored: string }[] }> {
+    const results = await this.redis.multi().get(this.keys.candidateGeneration).hgetall(this.keys.candidates).exec();
+    const failed = results?.find(([err]) => err);
+    if (!results || failed?.[0]) throw failed?.[0] ?? new Error('the read of the learned-answer candidates was aborted');
+    const all = (results[1]![1] ?? {}) as Record<string, string>;
+    return {
+      generation: (results[0]![1] as string | null) ?? '0',
+      pending: Object.values(all).map((stored) => ({ candidate: JSON.parse(stored) as LearnedCandidate, stored })),
+    };
   }
 
   /** Candidates waiting for an operator, oldest first. */
@@ -279,18 +414,14 @@ export class LearnedAnswerStore {
   async edit(id: number, change: { question?: string | undefined; answer?: string | undefined; by: string }): Promise<{ outcome: 'edited'; candidate: LearnedCandidate } | LearnedRefusal> {
     const checked = checkText(change);
     if ('outcome' in checked) return checked;
-    const candidate = await this.candidate(id);
-    if (!candidate) return notFound('candidate', id);
-    const edited: LearnedCandidate = { ...candidate, ...checked, editedBy: change.by };
-    // HSET only if the candidate is still there: an accept or discard in between wins.
-    const stored = await this.redis.eval(
-      `if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1`,
-      1,
-      this.keys.candidates,
-      String(id),
-      JSON.stringify(edited),
-    );
-    return stored === 1 ? { outcome: 'edited', candidate: edited } : notFound('candidate', id);
+    for (let attempt = 0; attempt < MAX_PROPOSE_ATTEMPTS; attempt++) {
+      const stored = await this.redis.hget(this.keys.candidates, String(id));
+      if (!stored) return notFound('candidate', id);
+      const edited: LearnedCandidate = { ...(JSON.parse(stored) as LearnedCandidate), ...checked, editedBy: change.by };
+      // Only over the candidate as read: an accept or discard in between wins, an approval folded in is kept.
+      if ((await REPLACE_CANDIDATE.run(this.redis, [this.keys.candidates], [String(id), stored, JSON.stringify(edited)])) === 1) return { outcome: 'edited', candidate: edited };
+    }
+    throw new Error(`learned candidate ${id} changed under ${MAX_PROPOSE_ATTEMPTS} attempts to edit it`);
   }
 
   /**
@@ -308,9 +439,10 @@ export class LearnedAnswerStore {
     const checked = checkText(request);
     if ('outcome' in checked) return checked;
     if (!request.by.trim()) return { outcome: 'invalid', message: 'Who accepts the pair is required' };
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const candidate = await this.candidate(id);
-      if (!candidate) return notFound('candidate', id);
+    for (let attempt = 0, reads = 0; attempt < 2 && reads < MAX_PROPOSE_ATTEMPTS; reads++) {
+      const read = await this.redis.hget(this.keys.candidates, String(id));
+      if (!read) return notFound('candidate', id);
+      const candidate = JSON.parse(read) as LearnedCandidate;
       // A candidate's own text is checked as an operator's would be: one proposed before candidates lost control
       // characters when built may still hold them.
       const text = checkText({ question: checked.question ?? candidate.question, answer: checked.answer ?? candidate.answer });
@@ -320,20 +452,29 @@ export class LearnedAnswerStore {
       if ('outcome' in planned) return planned;
       const { target, exact, stored } = planned;
       const at = now.toISOString();
+      // Every approval folded into the candidate taught the pair too; oldest first, as a pair lists them (the text is
+      // its own ticket's, the first).
+      const taught = [candidate.ticketId, ...[...(candidate.alsoProposedBy ?? [])].reverse()];
       const pair: LearnedPair = target
-        ? { ...target.pair, question, answer, ticketId: candidate.ticketId, ticketIds: [...target.pair.ticketIds, candidate.ticketId], acceptedBy: request.by, acceptedAt: at }
-        : { id: candidate.id, question, answer, ticketId: candidate.ticketId, ticketIds: [candidate.ticketId], acceptedBy: request.by, acceptedAt: at, createdAt: at };
+        ? { ...target.pair, question, answer, ticketId: candidate.ticketId, ticketIds: [...new Set([...target.pair.ticketIds, ...taught])], acceptedBy: request.by, acceptedAt: at }
+        : { id: candidate.id, question, answer, ticketId: candidate.ticketId, ticketIds: taught, acceptedBy: request.by, acceptedAt: at, createdAt: at };
       const result = await ACCEPT.run(this.redis, [this.keys.candidates, this.keys.pairs, this.keys.version], [
         String(candidate.id),
         String(pair.id),
         JSON.stringify(pair),
         target ? (exact ? 'exact' : 'update') : 'new',
         stored ?? '',
+        read,
       ]);
       if (result === 0) return notFound('candidate', id);
+      // An approval was folded into the candidate (or it was edited) since it was read: read it again.
+      if (result === -3) continue;
       if (target && exact && (result === -1 || result === -2)) return conflict(target.pair.id, result === -1 ? 'removed' : 'changed');
       // The pair to update was removed meanwhile: accept as a new pair instead.
-      if (result === -1) continue;
+      if (result === -1) {
+        attempt++;
+        continue;
+      }
       return { outcome: 'accepted', pair, updated: Boolean(target) };
     }
     return notFound('candidate', id);
@@ -380,14 +521,34 @@ export class LearnedAnswerStore {
   async candidatesOfTickets(ticketIds: ReadonlySet<string>, options: { remove: boolean }): Promise<number[]> {
     if (ticketIds.size === 0) return [];
     if (options.remove) await this.redis.sadd(this.keys.erased, ...ticketIds);
-    const ids = (await this.candidates()).filter((c) => ticketIds.has(c.ticketId)).map((c) => c.id);
+    const candidates = await this.candidates();
+    const ids = candidates.filter((c) => ticketIds.has(c.ticketId)).map((c) => c.id);
+    // A candidate another customer's ticket proposed, into which one of these approvals was folded: its text is not
+    // theirs, only the ticket id in its list.
+    const folded = candidates.filter((c) => !ticketIds.has(c.ticketId) && c.alsoProposedBy?.some((id) => ticketIds.has(id))).map((c) => c.id);
     if (options.remove) {
       const tx = this.redis.multi();
       if (ids.length > 0) tx.hdel(this.keys.candidates, ...ids.map(String));
       tx.hdel(this.keys.proposed, ...ticketIds);
       await execAll(tx);
+      for (const id of folded) await this.unfold(id, ticketIds);
     }
-    return ids;
+    return sortNumbers([...ids, ...folded]);
+  }
+
+  /**
+   * Takes `ticketIds` out of candidate `id`'s folded tickets, over whatever folds came meanwhile. None of them can
+   * come back: the tickets are marked erased, and a fold of theirs is refused in its write.
+   */
+  private async unfold(id: number, ticketIds: ReadonlySet<string>): Promise<void> {
+    for (let attempt = 0; attempt < MAX_PROPOSE_ATTEMPTS; attempt++) {
+      const stored = await this.redis.hget(this.keys.candidates, String(id));
+      if (!stored) return;
+      const candidate = JSON.parse(stored) as LearnedCandidate;
+      if (!candidate.alsoProposedBy?.some((t) => ticketIds.has(t))) return;
+      if ((await REPLACE_CANDIDATE.run(this.redis, [this.keys.candidates], [String(id), stored, JSON.stringify(unfolded(candidate, ticketIds))])) === 1) return;
+    }
+    throw new Error(`learned candidate ${id} changed under ${MAX_PROPOSE_ATTEMPTS} attempts to take erased tickets out of it`);
   }
 
   /** Removes an accepted pair from the knowledge base. */
@@ -490,6 +651,35 @@ function conflict(pairId: number, change: AcceptConflict['change']): AcceptConfl
 
 function notFound(what: 'candidate' | 'pair', id: number): LearnedRefusal {
   return { outcome: 'not-found', message: `No learned ${what} ${id}` };
+}
+
+function sortNumbers(items: number[]): number[] {
+  return items.sort((a, b) => a - b);
+}
+
+/** What one proposal writes: new rows, and folds of pending candidates (each with its JSON as read). */
+interface ProposalPlan {
+  fresh: Omit<LearnedCandidate, 'id' | 'ticketId' | 'proposedAt'>[];
+  folds: { folded: LearnedCandidate; stored: string }[];
+}
+
+/**
+ * How `ticketId`'s `drafts` go into the `pending` candidates: each folds into the candidate {@link foldTargetOf} finds,
+ * else becomes a row of its own. A second draft of the ticket on a candidate it already folded into adds nothing.
+ */
+function planProposal(ticketId: string, drafts: readonly ProposalPlan['fresh'][number][], pending: readonly { candidate: LearnedCandidate; stored: string }[]): ProposalPlan {
+  const stored = new Map(pending.map((p) => [p.candidate.id, p.stored]));
+  const current = new Map(pending.map((p) => [p.candidate.id, p.candidate]));
+  const fresh: ProposalPlan['fresh'] = [];
+  for (const draft of drafts) {
+    const target = foldTargetOf(draft, [...current.values()]);
+    if (target) current.set(target.id, foldedInto(target, ticketId));
+    else fresh.push(draft);
+  }
+  const folds = [...current.values()]
+    .filter((c) => c !== pending.find((p) => p.candidate.id === c.id)?.candidate)
+    .map((folded) => ({ folded, stored: stored.get(folded.id)! }));
+  return { fresh, folds };
 }
 
 function sortById<T extends { id: number }>(items: T[]): T[] {

@@ -195,6 +195,23 @@ function heldFallback(answer: string, fallbacks: readonly Fallback[]): Fallback 
   return fallbacks.find((f) => text.includes(f.sentence));
 }
 
+/**
+ * An answer as two candidates are compared for teaching the same pair: {@link comparableText} (NFKC, no white space,
+ * so a re-wrapped line or a full-width digit is no difference) with each personal-data placeholder written as its
+ * kind (`[氏名]` and `[name]` alike). Nothing else is forgiven: a word more or less is another answer, which the
+ * reviewer must see beside the first.
+ */
+export function comparableAnswer(answer: string): string {
+  let text = answer.normalize('NFKC');
+  for (const [kind, placeholder] of PLACEHOLDER_KINDS) text = text.split(placeholder).join(`\u0000${kind}\u0000`);
+  return comparableText(text);
+}
+
+// Longest first, so that no shorter placeholder could cut a longer one; NFKC'd like the text they are found in.
+const PLACEHOLDER_KINDS: readonly (readonly [string, string])[] = (['ja', 'en'] as const)
+  .flatMap((language) => Object.entries(PLACEHOLDERS[language]).map(([kind, placeholder]) => [kind, placeholder.normalize('NFKC')] as const))
+  .sort(([, a], [, b]) => b.length - a.length);
+
 /** `text` compared as the model may copy it: NFKC (full-width punctuation), no white space at all. */
 function comparableText(text: string): string {
   return text.normalize('NFKC').replace(/\s+/gu, '');

@@ -7,8 +7,11 @@
 import { z } from 'zod';
 import {
   acceptLearned,
+  approvalsOf,
+  otherAnswersOf,
   pairStamp,
   removeLearned,
+  ticketsOf,
   type AcceptConflict,
   type LearnedAnswerStore,
   type LearnedCandidate,
@@ -106,7 +109,9 @@ export function knowledgePageHandlers(deps: KnowledgePageDeps): Record<'page' | 
       const parsed = pageQuerySchema.safeParse(query);
       if (!parsed.success) throw new HttpError(400, 'Invalid page address');
       const [candidates, pairs] = await Promise.all([deps.learned.candidates(), deps.learned.pairs()]);
-      const items = await Promise.all(candidates.map(async (candidate) => ({ candidate, target: await deps.learned.updateTargetOf(candidate, pairs) })));
+      const items = await Promise.all(
+        candidates.map(async (candidate) => ({ candidate, target: await deps.learned.updateTargetOf(candidate, pairs), otherAnswers: otherAnswersOf(candidate, candidates) })),
+      );
       const gaps = deps.gaps ? await deps.gaps() : null;
       return {
         status: 200,
@@ -151,7 +156,11 @@ export function knowledgePageHandlers(deps: KnowledgePageDeps): Record<'page' | 
 
 /** Data of the Knowledge page. */
 export interface KnowledgePageView {
-  candidates: { candidate: LearnedCandidate; target: UpdateTarget | undefined }[];
+  /**
+   * Each pending candidate, the accepted pair it would update, and the other pending candidates that answer its
+   * question differently ({@link otherAnswersOf}; none when absent).
+   */
+  candidates: { candidate: LearnedCandidate; target: UpdateTarget | undefined; otherAnswers?: LearnedCandidate[] }[];
   pairs: LearnedPair[];
   /** The gaps section, when one is wired (see {@link KnowledgePageDeps.gaps}). */
   gaps: SafeHtml | null;
@@ -176,7 +185,28 @@ function scrubNote(scrub: ScrubSummary): string {
   return `${count} by the rules${failed}; read it for names, companies, amounts and dates before accepting`;
 }
 
-function renderCandidate({ candidate: c, target }: KnowledgePageView['candidates'][number], csrfToken: string): SafeHtml {
+/**
+ * Where a candidate came from: its ticket, or — folded approvals of the same pair — how many approvals proposed it and
+ * a link to each ticket kept, its own first.
+ */
+function provenance(c: LearnedCandidate): SafeHtml {
+  const approvals = approvalsOf(c);
+  if (approvals <= 1) return html`from <a href="/tickets/${c.ticketId}">ticket ${c.ticketId.slice(0, 12)}</a>`;
+  const tickets = ticketsOf(c);
+  const links = tickets.map((id, i) => html`${i > 0 ? ', ' : ''}<a href="/tickets/${id}">${id.slice(0, 12)}</a>`);
+  const unlisted = approvals - tickets.length;
+  return html`proposed by ${approvals} approvals (tickets ${links}${unlisted > 0 ? ` and ${unlisted} more` : ''})`;
+}
+
+/** The other pending candidates that answer the same question differently, named so that the reviewer compares them. */
+function otherAnswersNote(others: readonly LearnedCandidate[]): SafeHtml | null {
+  if (others.length === 0) return null;
+  const links = others.map((o, i) => html`${i > 0 ? ', ' : ''}<a href="#candidate-${o.id}">candidate ${o.id}</a>`);
+  const verb = others.length === 1 ? 'answers' : 'answer';
+  return html`<p class="flash bad small">Another pending candidate answers the same question differently: ${links} ${verb} it with other text. Compare them before you accept one; accepting both teaches the agent two answers.</p>`;
+}
+
+function renderCandidate({ candidate: c, target, otherAnswers = [] }: KnowledgePageView['candidates'][number], csrfToken: string): SafeHtml {
   const scrub = scrubNote(c.scrub);
   // Left out of the question when proposed, or still in it (proposed before they were, or edited back in).
   const instructions = (c.scrub.assistantInstructions ?? 0) > 0 || assistantInstructions(c.question).length > 0;
@@ -190,7 +220,7 @@ function renderCandidate({ candidate: c, target }: KnowledgePageView['candidates
   return html`<article class="candidate" id="candidate-${c.id}">
   <header>
     <h3>Candidate ${c.id}</h3>
-    <span class="small muted">from <a href="/tickets/${c.ticketId}">ticket ${c.ticketId.slice(0, 12)}</a> · ${c.proposedAt.slice(0, 16).replace('T', ' ')} · split by ${c.origin}</span>
+    <span class="small muted">${provenance(c)} · ${c.proposedAt.slice(0, 16).replace('T', ' ')} · split by ${c.origin}</span>
     ${target ? html`<span class="badge update" title="similarity ${target.similarity.toFixed(2)}">update of learned#${target.pair.id}</span>` : null}
   </header>
   ${
@@ -198,6 +228,7 @@ function renderCandidate({ candidate: c, target }: KnowledgePageView['candidates
       ? html`<p class="small muted">Close to the accepted question “${target.pair.question}”: accepting replaces that pair’s text (it keeps id learned#${target.pair.id}).</p>`
       : null
   }
+  ${otherAnswersNote(otherAnswers)}
   <form method="post" action="/knowledge/candidates/${c.id}/accept">
     ${csrfField(csrfToken)}
     <input type="hidden" name="target" value="${targetField(target)}">
