@@ -406,7 +406,7 @@ export function formatForgetReport(report: ForgetReport): string {
   out.push(`${verb} ${lines} archive lines${lines > 0 ? ':' : ''}`);
   for (const f of report.archiveLines) out.push(`  ${f.file}: ${f.tickets.join(', ')}`);
   out.push(`${verb} ${report.threadLinks} further Message-ID links and ${report.rateLimitKeys.length} rate-limit windows`);
-  out.push(`${verb} ${report.learnedCandidates.length} learned-answer candidates proposed from these tickets${report.learnedCandidates.length > 0 ? ` (${report.learnedCandidates.join(', ')})` : ''}`);
+  out.push(`${verb} ${report.learnedCandidates.length} learned-answer candidates proposed from these tickets (or these tickets from the candidates they were folded into)${report.learnedCandidates.length > 0 ? ` (${report.learnedCandidates.join(', ')})` : ''}`);
   out.push(`${verb} these tickets' questions from ${report.knowledgeGaps.length} knowledge gaps${report.knowledgeGaps.length > 0 ? ` (${report.knowledgeGaps.join(', ')})` : ''}`);
   out.push(`${verb} the customer's digest from ${report.trustReviews} reviews in the sources' trust records (the reviews stay)`);
   if (report.learnedPairs.length > 0) {
