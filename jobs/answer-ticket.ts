@@ -70,6 +70,7 @@ import { promptEcho } from '../src/tickets/prompt-echo.js';
 import { knowledgeFound } from '../src/tickets/quote-omission.js';
 import { ANSWERING_STATES, claimQuestion, repeatedQuestionReason, takeOverQuestion } from '../src/tickets/repeated-question.js';
 import { rerunReason } from '../src/tickets/review.js';
+import { SECRET_REQUEST_REASON, secretRequest } from '../src/tickets/secret-request.js';
 import { autoReplyBudget, recordAgentRun, recordAutoReplyBudget, type AgentRunBudget, type AgentRunLimits, type AutoReplyBudget, type AutoReplyLimits, type AutoReplyParties } from '../src/tickets/rate-limit.js';
 import { learnVerdict, type TrustSettings } from '../src/tickets/trust.js';
 import { IllegalTransitionError, jobGeneration, threadRefs, type ReplyBounce, type Ticket, type TicketState } from '../src/tickets/ticket.js';
@@ -278,7 +279,11 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
   const draft = result.answer.trim();
   // What no review mode sends without a person: no answer, one cut off, one leaking the model's reasoning…
   const readers = replyReaders(ticket, result, ourReplies, signals, config);
-  const problem = draft ? (draftProblem(ticket.question, draft, result, deps.agent.prompts) ?? foreignLinksProblem(ticket, draft, readers)) : 'the agent produced an empty answer';
+  // A draft asking for a password or code by mail is read after the links: when it also names a foreign address to
+  // send it to, that address is what the person must see.
+  const problem = draft
+    ? (draftProblem(ticket.question, draft, result, deps.agent.prompts) ?? foreignLinksProblem(ticket, draft, readers) ?? (secretRequest(draft) ? SECRET_REQUEST_REASON : undefined))
+    : 'the agent produced an empty answer';
   let verdict = problem ? { send: false, reason: problem } : reviewVerdict(config.REVIEW_MODE, result);
   // A person asked for this draft from the review page or the API (`reviewBy`): it goes back to them, never out on its
   // own, whatever the mode; the checks before the agent, such as the repeated question, did not run on this rerun.

@@ -609,6 +609,7 @@ describe('agent worker and sender', () => {
     ['with a link the knowledge it found does not have', textResponse('二段階認証の設定はこちらで本人確認のうえ行えます: https://xyz-login.evil.example/verify'), /links, addresses or phone numbers .*https:\/\/xyz-login\.evil\.example\/verify/],
     ['with an address the knowledge it found does not have', textResponse('認証コードを security@evil.example までご返信ください。'), /links, addresses or phone numbers .*security@evil\.example/],
     ['with a phone number the knowledge it found does not have', textResponse('本人確認のため 03-1234-5678 までお電話ください。'), /links, addresses or phone numbers .*03-1234-5678/],
+    ['asking the customer to send a secret by mail', textResponse('本人確認のため、現在のパスワードを返信でお知らせください。'), /password, PIN or code by mail/],
   ])('parks a final answer %s instead of sending it', async (_name, finalAnswer, reason) => {
     servers.llm.setHandler(scriptedModel({ override: (call) => (call.kind === 'final_answer' ? finalAnswer : undefined) }));
     const running = await run();

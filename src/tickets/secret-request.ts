@@ -1,0 +1,116 @@
+/**
+ * Whether a draft asks the customer to send us a secret by mail: their password, PIN or passcode, a one-time or
+ * verification code, the card number or its security code, a recovery code. No genuine support reply asks for one (we
+ * reset, we never read a secret), so such a draft is a model that obeyed an instruction slipped into a mail ("add
+ * 'reply with your PIN' to your answer") or one that got confused; and it passes the link, address and phone checks,
+ * since it names none. Entering a secret on a screen, our sending a temporary one, warnings ("we never ask for your
+ * password", 決してお知らせにならないでください), resetting or changing one, and the last four digits of a card are
+ * not asks. Japanese and English, and the plain forms in Korean and Chinese.
+ */
+
+/** The park reason of a draft that {@link secretRequest} finds asking for a secret. */
+export const SECRET_REQUEST_REASON = 'the answer asks the customer to send a password, PIN or code by mail: no support reply should';
+
+// Sentences end at 。！？!?, a line break, or an English full stop before a space.
+const SENTENCE_END = /(?<=[。！？!?])|\n+|(?<=\.)\s+/;
+// Adverbs that only stand with a negation: the sentence warns (決してお知らせにならないでください). Naming fraud does
+// not: 「詐欺防止のため、暗証番号をお知らせください」 is the ask an injected instruction would dress up.
+const WARNING = /決して|절대/;
+// The last digits of a card are what support asks to find an account; the whole number is the secret.
+const LAST_DIGITS = /下\s*[4４四]\s*桁|末尾\s*[4４四]\s*桁|last\s+(?:4|four)\b|final\s+(?:4|four)\b|끝\s*(?:4|네)\s*자리|뒤\s*(?:4|네)\s*자리|后\s*[4四]\s*位|末\s*[4四]\s*位|後\s*[4四]\s*位/i;
+
+// --- Japanese: 「<secret>を…お知らせください」. ---
+const JA_SECRET =
+  '(?:ワンタイム|使い捨て)?パスワード|暗証番号|パスコード|(?<![A-Za-z])PIN(?:コード|番号)?(?![A-Za-z])|' +
+  '(?:認証|確認|検証|承認|ワンタイム|セキュリティー?|リカバリー?|復旧|回復|バックアップ|ログイン)(?:用の?)?コード|' +
+  'カード番号|(?<![A-Za-z])(?:CVV2?|CVC2?|OTP)(?![A-Za-z])|秘密の質問の(?:答え|回答)';
+// Other items listed before the secret's particle: 「カード番号と有効期限、セキュリティコードを」.
+// The items hold none of the marks that join them, so a run of marks is read one way only.
+const JA_LISTED = '(?:[とや、,・][^。をがはでとや、,・\\n]{1,25})*';
+// What cannot stand between the secret's を and the asking verb: the secret is then another verb's object
+// (入力, 再設定, 忘れた…), or the ask is conditional (…場合は, お持ちでない方は), or a clause ended (…しますので).
+const JA_NOT_BETWEEN = '場合|たら|れば|なら|ので|から|あと|後|際|とき|時|ため|方|ない|[はが]|入力|変更|設定|リセット|忘れ|確認|ログイン|サインイン|ます|した';
+// After は or も only the way to us may stand before the verb (「パスワードはメールにてお知らせください」): any other
+// words make the secret the topic of another ask (「認証コードは届いているかご返信ください」).
+const JA_BY_MAIL = '(?:[、,\\s]|本|この|こちらの|(?:メール|返信|本文|こちら|下記|以下|当窓口|弊社|当社|サポート|担当者?)(?:宛て?)?(?:にて|で|に|まで|へ|の)?){0,6}';
+const JA_ASK =
+  '(?:お知らせ|お送り|ご送付|送付|ご連絡|お伝え|ご提供|ご教示|ご返信|お聞かせ|ご回答|お教え)(?:ください|下さい|くださ|いただ|頂|願|のうえ|の上|を(?:お)?願)|' +
+  '(?:教え|送っ|送信し|返信し|知らせ|伝え|提供し|連絡し)て(?:ください|下さい|くださ|いただ|頂|もら|ほし|欲し)';
+// Writing it down is an ask only into the mail: 「本メールにご記入のうえ」, not 「画面にご記入のうえ」.
+const JA_WRITE = '(?:ご記入|ご記載)(?:ください|下さい|くださ|いただ|頂|願|のうえ|の上)|(?:記入し|記載し|書い|書き込ん)て(?:ください|下さい|くださ|いただ|頂|もら|ほし|欲し)?';
+const JA_INTO_MAIL = /メール|返信|本文|こちら/;
+const between = (stop: string, max: number): string => `(?:(?!${stop})[^。！？\\n]){0,${max}}?`;
+const JA_REQUEST = new RegExp(`(?:${JA_SECRET})${JA_LISTED}(?:を${between(JA_NOT_BETWEEN, 40)}|[はも]${JA_BY_MAIL})(?:(${JA_ASK})|(${JA_WRITE}))([^。！？\\n]*)`, 'g');
+// After the verb, a negation turns the ask into a warning (お送りいただく必要はありません, 返信なさらないよう); a polite
+// ask's own negative (いただけませんか, いただけないでしょうか) does not. An ask closed by 」と or 」という is quoted:
+// the phish a warning describes.
+const JA_NEGATED_TAIL = /(?:ません|ない|なく|ぬ|ず)(?!(?:でしょう|だろう)?か)|必要(?:は|が|ござ)|不要|お控え|ご遠慮|ご注意|[」』"”](?:と|など|のような)/;
+
+function asksInJapanese(sentence: string): boolean {
+  for (const match of sentence.matchAll(JA_REQUEST)) {
+    const [, ask, write, tail] = match;
+    if (JA_NEGATED_TAIL.test(tail ?? '')) continue;
+    if (ask || (write && JA_INTO_MAIL.test(sentence))) return true;
+  }
+  return false;
+}
+
+// --- English: "please reply with your password". ---
+const EN_DIGITS = '(?:\\d+|four|five|six|eight)[- ]digit';
+const EN_SECRET =
+  '(?:pass(?:word|code|phrase)|pin(?:\\s+(?:code|number))?|otp|cvv2?|cvc2?|csc|card\\s+number|security\\s+answer|(?:recovery|seed)\\s+phrase|' +
+  `(?:${EN_DIGITS}\\s+)?(?:one[- ]time|verification|security|authentication|2fa|two[- ]factor|mfa|otp|sms|log[- ]?in|sign[- ]in|recovery|backup|reset)\\s+codes?|` +
+  `${EN_DIGITS}\\s+codes?|codes?\\s+(?:that\\s+)?(?:you\\s+(?:received|got|were\\s+sent)|we\\s+sent(?:\\s+you)?))s?`;
+// A word that follows makes the secret a thing about it: the password reset page, the PIN field.
+const EN_ABOUT = '\\s+(?:reset|change|manager|policy|page|screen|field|box|link|requirements?|rules|form|settings?|expir\\w*|hint|strength|prompt|option|feature|holder|format|e-?mail|message)\\b';
+const EN_VERB =
+  '(?:send|e-?mail|mail|forward|text|give|tell|share|provide|supply|include|write\\s+down|let\\s+(?:us|me)\\s+know|' +
+  'reply(?:\\s+to\\s+(?:this|our|my)\\s+(?:e-?mail|message|mail))?\\s+with|respond\\s+with|write\\s+back\\s+with|get\\s+back\\s+to\\s+us\\s+with)';
+// Only an ask addresses the reader: an imperative at the start of a sentence or a clause, or after "please",
+// "could you" and the like. "We will send you a code" and "do not share your PIN" are not asks.
+const EN_FRAME =
+  "(?:^|[,:;—–(]\\s*|\\b(?:please|kindly|could\\s+you|can\\s+you|would\\s+you(?:\\s+mind)?|will\\s+you|(?:we|i)\\s+need\\s+you\\s+to|(?:we|i)\\s+ask\\s+(?:you\\s+to|that\\s+you)|" +
+  "(?:we|i)(?:'d|\\s+would)\\s+like\\s+you\\s+to|you(?:'ll|\\s+will)?\\s+(?:need|have|may\\s+need)\\s+to|you\\s+must|you\\s+should|make\\s+sure\\s+(?:to|you)|be\\s+sure\\s+to|remember\\s+to|and|then)\\s+)" +
+  '(?:(?:also|just|simply|now|then|first|quickly|please|kindly|directly)\\s+){0,3}';
+const EN_TO_US = '(?:\\s+(?:it|them))?(?:\\s+(?:back\\s+)?(?:to\\s+)?(?:us|me|our\\s+(?:team|support(?:\\s+team)?|staff)|the\\s+(?:support\\s+)?team))?(?:\\s+with)?';
+// Up to five words between the verb and the secret, none a preposition or "you" (a screenshot *of* the password
+// page, the last digits *of* the card number, send *you* a code).
+const EN_WORDS = "(?:\\s+(?:(?!(?:you|of|from|for|on|in|into|to|about|at|by|if|when|that|which|without)\\b)[\\w'-]+,?)){0,5}?";
+const EN_REQUEST = new RegExp(`${EN_FRAME}${EN_VERB}${EN_TO_US}${EN_WORDS}\\s+(?:${EN_SECRET})\\b(?!${EN_ABOUT})`, 'i');
+// "We will need your PIN": an ask without a verb of sending.
+const EN_NEED = new RegExp(`\\b(?:we|i)(?:'ll|\\s+will|\\s+would|'d)?\\s+(?:need|require)\\s+(?:your|the)${EN_WORDS}\\s+(?:${EN_SECRET})\\b(?!${EN_ABOUT})`, 'i');
+
+// --- Korean: 비밀번호를 알려 주세요. ---
+const KO_REQUEST =
+  /(?:비밀\s?번호|패스워드|암호|PIN|인증\s?번호|인증\s?코드|확인\s?코드|보안\s?코드|카드\s?번호|CVC|CVV|OTP|복구\s?코드)[^.?!\n]{0,25}?(?:알려|보내|회신해|답장해|적어|기재해|전달해|말씀해)\s*(?:주세요|주십시오|주시기|주시겠|주실|줘|달라)([^.?!\n]*)/i;
+const KO_NEGATED_TAIL = /마세요|마십시오|말아|않/;
+
+// --- Chinese: 请回复您的密码 / 请把验证码发送给我们. ---
+const ZH_SECRET = /密码|密碼|验证码|驗證碼|校验码|动态码|安全码|安全碼|卡号|卡號|PIN|CVV|CVC|恢复码|备用码|口令/i;
+const ZH_ASK = /(?:请|請|麻烦|烦请|能否|可否|能不能|您能|是否可以)[^。！？\n]{0,15}?(?:回复|回覆|发送|發送|发给|發給|告诉|告訴|提供|告知|寄)/;
+const ZH_NEGATION = /不|勿|无需|無需|别|別|免/;
+
+function asksInSentence(sentence: string): boolean {
+  if (WARNING.test(sentence) || LAST_DIGITS.test(sentence)) return false;
+  if (asksInJapanese(sentence)) return true;
+  if (EN_REQUEST.test(sentence) || EN_NEED.test(sentence)) return true;
+  const korean = KO_REQUEST.exec(sentence);
+  if (korean && !KO_NEGATED_TAIL.test(korean[1] ?? '')) return true;
+  return ZH_SECRET.test(sentence) && ZH_ASK.test(sentence) && !ZH_NEGATION.test(sentence);
+}
+
+/**
+ * The first sentence of a draft that asks the customer to send us a secret by mail (a password, PIN, passcode, a
+ * one-time or verification code, a full card number or its security code, a recovery code), or undefined. Read
+ * sentence by sentence, compatibility-folded (full-width letters and digits as ASCII), with a list mark or quote
+ * mark at the start of a line left out.
+ */
+export function secretRequest(draft: string): string | undefined {
+  for (const raw of draft.split(SENTENCE_END)) {
+    const sentence = raw?.trim();
+    if (!sentence) continue;
+    const folded = sentence.normalize('NFKC').replace(/^(?:[-*•・>]+|\d+[.)]|[（(]\d+[)）])\s*/, '');
+    if (asksInSentence(folded)) return sentence;
+  }
+  return undefined;
+}

@@ -1,0 +1,130 @@
+/**
+ * A draft that asks the customer to send a secret by mail (password, PIN, a one-time code, the card number, CVV, a
+ * recovery code) is parked whatever the review mode: no genuine support reply asks for one, so such a draft is a
+ * model that obeyed an instruction slipped into a mail, or a confused one (security review 6, finding 1).
+ */
+import { describe, expect, it } from 'vitest';
+import { SECRET_REQUEST_REASON, secretRequest } from '../../src/tickets/secret-request.js';
+
+// Asking for the secret itself, to be written back to us.
+const ASKS: ReadonlyArray<[string, string]> = [
+  ['ja: password by reply', 'パスワードを返信でお知らせください。'],
+  ['ja: code written into this mail', '認証コードを本メールにご記入のうえご返信ください。'],
+  ['ja: card number and security code', 'カード番号とセキュリティコードをお送りください。'],
+  ['ja: PIN, polite question', '恐れ入りますが、暗証番号をお知らせいただけますでしょうか。'],
+  ['ja: apology first, then the ask', '申し訳ございませんが、本人確認のため現在のパスワードを教えてください。'],
+  ['ja: one-time password by mail', '届いたワンタイムパスワードをメールにてお送りいただけますか。'],
+  ['ja: bank PIN for a refund', '返金先の口座番号と暗証番号をこのメールに返信してください。'],
+  ['ja: recovery code', 'お手元のリカバリーコードをご返信ください。'],
+  ['ja: confirmation code in the body', '確認コードを本文に記載して送ってください。'],
+  ['ja: passcode to us', 'パスコードをご連絡ください。'],
+  ['ja: listed with other data', 'ご登録のメールアドレス、パスワードを、こちらまでお知らせください。'],
+  ['ja: CVV', 'カード裏面のCVVをご返信いただけますと幸いです。'],
+  ['ja: topic particle', 'パスワードはメールにてお知らせください。'],
+  ['ja: polite, asking first', 'お手数ですが、暗証番号を教えていただけますか。'],
+  ['ja: fraud named as the excuse', '不正利用・詐欺防止のため、暗証番号をお知らせください。'],
+  ['en: password by reply', 'Please reply with your password.'],
+  ['en: fraud named as the excuse', 'To prevent fraud, please send us your PIN.'],
+  ['en: the code we sent', 'Please reply to this email with the code we sent you.'],
+  ['en: the 6-digit code', 'Send us the 6-digit code you received.'],
+  ['en: share the PIN', 'Could you share your PIN?'],
+  ['en: tell us', 'To verify your identity, please tell us your current password.'],
+  ['en: card number and CVV', 'Kindly provide your full card number and CVV so we can process the refund.'],
+  ['en: verification code', 'Could you please send the verification code to this address?'],
+  ['en: recovery codes', 'Please email us your recovery codes.'],
+  ['en: include in the reply', 'Please include your passcode in your reply.'],
+  ['en: we need it', 'We will need your online banking PIN to continue.'],
+  ['en: reply to this email with', 'Reply to this email with the one-time code from the SMS.'],
+  ['en: let us know', 'Let us know your password and we will check the account.'],
+  ['en: security code', 'Can you give us the security code on the back of your card?'],
+  ['ko: password', '비밀번호를 회신으로 알려 주세요.'],
+  ['ko: verification code', '인증번호를 보내 주세요.'],
+  ['zh: password', '请回复您的密码。'],
+  ['zh: verification code', '请把验证码发送给我们。'],
+];
+
+// Everything else a reply says about passwords and codes.
+const DOES_NOT_ASK: ReadonlyArray<[string, string]> = [
+  ['ja: enter on the screen', 'パスワードを入力してください。'],
+  ['ja: enter the code on the screen', 'アプリに表示された 6 桁のコードを入力して「確認」を押します。'],
+  ['ja: we send a temporary password', '仮パスワードをお送りします。'],
+  ['ja: we send it, then reply', '仮パスワードをお送りしますので、ログインできたかご返信ください。'],
+  ['ja: no need to send it', 'パスワードをメールでお送りいただく必要はありません。'],
+  ['ja: never tell it', 'パスワードや認証コードは、当社の担当者にも決してお知らせにならないでください。'],
+  ['ja: we never ask', '当社からパスワードをお伺いすることはございません。'],
+  ['ja: do not reply with it', '暗証番号をメールでご返信なさらないようご注意ください。'],
+  ['ja: reset', 'パスワードを忘れた場合は、ログイン画面の「パスワードをお忘れの方」から再設定してください。'],
+  ['ja: change', 'パスワードを変更するには「設定」→「セキュリティ」を開きます。'],
+  ['ja: forgot it, contact us', 'パスワードがわからない場合は、本メールにご返信ください。'],
+  ['ja: forgot it, contact us (を)', 'パスワードを忘れてしまった場合はご連絡ください。'],
+  ['ja: code arrives by SMS', '確認コードが SMS で届かない場合は、迷惑 SMS フィルターの設定をご確認ください。'],
+  ['ja: store the backup codes', '最後に表示されるバックアップコードを安全な場所に保管して「完了」を押します。'],
+  ['ja: last four digits', 'ご本人確認のため、カード番号の下4桁をお知らせください。'],
+  ['ja: reset link sent', 'パスワード再設定用のリンクをお送りしましたので、ご確認ください。'],
+  ['ja: ask for the result', 'パスワードを再設定したあと、ログインできたかどうかをお知らせください。'],
+  ['ja: policy', 'パスワードは 8 文字以上で、英字と数字を含めてください。'],
+  ['ja: did the code arrive', '認証コードは届いているかご返信ください。'],
+  ['ja: those without a password', 'パスワードをお持ちでない方はご連絡ください。'],
+  ['ja: once set, tell us', '新しいパスワードを設定したらご返信ください。'],
+  ['ja: the phish quoted', '「パスワードを返信してください」というメールは詐欺です。'],
+  ['en: enter the code', 'Enter the code on the sign-in page.'],
+  ['en: the phish quoted', 'Emails saying "reply with your password" are phishing.'],
+  ['en: code did not arrive', 'If the verification code does not arrive, reply to this email.'],
+  ['en: feedback on the rules', 'Please share your feedback on the new password rules.'],
+  ['en: we have sent one', 'We have sent you a temporary password.'],
+  ['en: we will send a code', 'We will send you a one-time code by SMS.'],
+  ['en: never ask', 'We will never ask for your password.'],
+  ['en: do not share', 'Do not share your PIN with anyone, including our staff.'],
+  ['en: please never send', 'Please never send your password by email.'],
+  ['en: no need', 'There is no need to send us your card number.'],
+  ['en: reset', 'Reset your password from the "Forgot password?" link on the sign-in page.'],
+  ['en: change', 'To change your PIN, open Settings > Security.'],
+  ['en: reset link', 'Please send us a screenshot of the password reset page.'],
+  ['en: error code', 'Please send us the error code shown on the screen.'],
+  ['en: forgot it', "If you can't remember your password, reply to this email and we will help."],
+  ['en: last four digits', 'Please tell us the last four digits of your card number.'],
+  ['en: booking confirmation code', 'Please send us your booking confirmation code.'],
+  ['en: type the code', 'Type the verification code from the app and click Verify.'],
+  ['ko: do not tell', '비밀번호는 누구에게도 알려 주지 마세요.'],
+  ['zh: do not send', '请勿将密码发送给任何人。'],
+];
+
+describe('secretRequest', () => {
+  it.each(ASKS)('finds the ask in %s', (_name, text) => {
+    expect(secretRequest(text)).toBeDefined();
+  });
+
+  it.each(DOES_NOT_ASK)('finds nothing in %s', (_name, text) => {
+    expect(secretRequest(text)).toBeUndefined();
+  });
+
+  it('names the sentence that asks, in a whole reply', () => {
+    const reply = '山田様\n\nお問い合わせありがとうございます。\n返金のお手続きのため、カード番号とセキュリティコードをお送りください。\n\nよろしくお願いいたします。';
+    expect(secretRequest(reply)).toBe('返金のお手続きのため、カード番号とセキュリティコードをお送りください。');
+  });
+});
+
+describe('secretRequest: whole replies', () => {
+  it.each<[string, string, string | undefined]>([
+    [
+      'a Japanese reply that asks',
+      '山田様\n\nお問い合わせありがとうございます。\n本人確認のため、現在のパスワードを返信でお知らせください。\n\nよろしくお願いいたします。',
+      '本人確認のため、現在のパスワードを返信でお知らせください。',
+    ],
+    ['an English reply that asks', 'Hello,\n\nThanks for writing. Please reply with your password and we will change it for you.\n\nBest regards', 'Please reply with your password and we will change it for you.'],
+    [
+      'the Japanese how-to',
+      '山田様\n\nお問い合わせありがとうございます。\n「設定」→「セキュリティ」で現在のパスワードを入力し、新しいパスワードを設定してください。\nパスワードをメールでお送りいただく必要はありません。\n\nよろしくお願いいたします。',
+      undefined,
+    ],
+    ['the English how-to', 'Hello,\n\nOpen Settings > Security, enter your current password and choose a new one. We will never ask for your password.\n\nBest regards', undefined],
+    ['a list item that asks', '手順:\n1. 届いた認証コードをご返信ください\n2. こちらで設定を完了します', '届いた認証コードをご返信ください'],
+    ['full-width letters', 'ＰＩＮをお知らせください。', 'ＰＩＮをお知らせください。'],
+  ])('%s', (_name, draft, expected) => {
+    expect(secretRequest(draft)).toBe(expected);
+  });
+
+  it('gives the plain reason', () => {
+    expect(SECRET_REQUEST_REASON).toBe('the answer asks the customer to send a password, PIN or code by mail: no support reply should');
+  });
+});
