@@ -48,9 +48,32 @@ export function queryWords(text: string): string[] {
   return words;
 }
 
+/**
+ * Characters handed to the segmenter at once: each segment it yields keeps a copy of its input, so one long run of
+ * text (16,000 か: 500 MB) costs memory quadratic in its length. Pieces are cut after a space or punctuation mark.
+ */
+const SEGMENT_PIECE_CHARS = 1_000;
+const PIECE_BREAK = /[\s、。，,.!?！？・]/u;
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
 function segmentWords(text: string): string[] {
   if (!text.trim()) return [];
-  return [...segmenter.segment(text)].filter((segment) => segment.isWordLike).map((segment) => segment.segment);
+  const words: string[] = [];
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(text.length, start + SEGMENT_PIECE_CHARS);
+    if (end < text.length) {
+      let cut = end;
+      while (cut > start + SEGMENT_PIECE_CHARS / 2 && !PIECE_BREAK.test(text[cut - 1]!)) cut--;
+      // No break in the second half of the piece: cut where it is, but never inside a surrogate pair.
+      end = cut > start + SEGMENT_PIECE_CHARS / 2 ? cut : isLowSurrogate(text.charCodeAt(end)) ? end - 1 : end;
+    }
+    for (const segment of segmenter.segment(text.slice(start, end))) if (segment.isWordLike) words.push(segment.segment);
+    start = end;
+  }
+  return words;
 }
 
 /** The words of `text` that name its topic, first occurrence only, in order. */

@@ -41,3 +41,22 @@ describe('query words', () => {
     expect(fitQueryWords(sentence)).toBe(sentence);
   });
 });
+
+// The segmenter is fed long text in pieces (each segment it yields keeps a copy of its input): the words must be the
+// same as if it read the text at once, with no word or surrogate pair cut at a piece's end.
+describe('queryWords on text longer than one piece', () => {
+  it.each([
+    ['words between spaces', '設定 画面 '.repeat(400), Array.from({ length: 400 }, () => ['設定', '画面']).flat()],
+    ['sentences', 'パスワードを変更したい。'.repeat(150), undefined],
+    ['one run of kanji with a surrogate pair where a piece would end', `${'設'.repeat(999)}𠮷${'定'.repeat(50)}`, undefined],
+    ['English words', 'export the invoice as csv '.repeat(120), undefined],
+  ])('%s', (_case, text, expected) => {
+    const words = queryWords(text);
+    const whole = [...new Intl.Segmenter('ja', { granularity: 'word' }).segment(text.normalize('NFKC'))].filter((s) => s.isWordLike).map((s) => s.segment);
+    if (expected) expect(words).toEqual(expected);
+    // A run with no space or mark in it is cut where the piece ends; elsewhere the words are exactly the whole text's.
+    if (/[\s。]/u.test(text)) expect(words).toEqual(whole);
+    expect(words.join('')).toBe(whole.join(''));
+    expect(words.some((w) => /^[\uDC00-\uDFFF]/.test(w) || /[\uD800-\uDBFF]$/.test(w))).toBe(false);
+  });
+});
