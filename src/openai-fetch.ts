@@ -277,12 +277,47 @@ function keyForms(key: string): string[] {
   return [...new Set([key, decoded, encodeURIComponent(decoded), ...base64])].filter((form) => form.length > 0).sort((a, b) => b.length - a.length);
 }
 
+/** Deeper than this, a JSON error body is not walked (nor shown): no server's error nests anywhere near it. */
+const MAX_JSON_DEPTH = 64;
+
 /**
- * `fetch` whose error responses (status 400 and up) carry no API key: the body, the headers and the status text go
- * through {@link withoutApiKey} before the SDK reads them. Every model-server error passes here before the SDK makes
- * its `APIError` of it, so the error's message, its `error` body and its headers, and with them the park reason, the
- * job's failedReason and stack on Bull Board and every log line, show the key masked. Some gateways do repeat it
- * ("Invalid API key: sk-…", the Authorization header they got).
+ * `value` (parsed JSON) with every string in it, keys included, passed through `mask`. Throws a `RangeError` past
+ * {@link MAX_JSON_DEPTH}, so a hostile body cannot exhaust the stack.
+ */
+export function maskedJsonValue(value: unknown, mask: (text: string) => string, depth = 0): unknown {
+  if (depth > MAX_JSON_DEPTH) throw new RangeError(`JSON nested deeper than ${MAX_JSON_DEPTH}`);
+  if (typeof value === 'string') return mask(value);
+  if (Array.isArray(value)) return value.map((item) => maskedJsonValue(item, mask, depth + 1));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([name, item]) => [mask(name), maskedJsonValue(item, mask, depth + 1)]));
+}
+
+/**
+ * An error body without the API key. A JSON body is masked string by string after parsing: a gateway may write the
+ * key with `\u` escapes (`"sk-\u0061…"`), which the raw text never shows and the SDK's parsed message holds whole.
+ * Any other body is masked as text, which is how the SDK reads it.
+ */
+function maskedBody(text: string, apiKey: string | undefined): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return withoutApiKey(text, apiKey);
+  }
+  try {
+    return JSON.stringify(maskedJsonValue(parsed, (value) => withoutApiKey(value, apiKey)));
+  } catch {
+    return `(the model server's error body is not shown: JSON nested deeper than ${MAX_JSON_DEPTH})`;
+  }
+}
+
+/**
+ * `fetch` whose responses that are not ok (any status outside 200–299) carry no API key: the body, the headers and
+ * the status text go through {@link withoutApiKey} before the SDK reads them. The SDK makes an `APIError` of every
+ * such response, a 3xx included (300, a 301 without Location, 399), so every model-server error passes here first:
+ * the error's message, its `error` body and its headers, and with them the park reason, the job's failedReason and
+ * stack on Bull Board and every log line, show the key masked. Some gateways do repeat it ("Invalid API key: sk-…",
+ * the Authorization header they got).
  *
  * Successful responses pass untouched, unread: the key has no business in an answer, and the product never streams
  * (an error inside a 200 event stream would not be masked here).
@@ -290,13 +325,14 @@ function keyForms(key: string): string[] {
 export function keyMaskingFetch(inner: typeof fetch, apiKey: string | undefined): typeof fetch {
   const masking = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const response = await inner(input, init);
-    return response.status >= 400 ? maskedResponse(response, apiKey) : response;
+    return response.ok ? response : maskedResponse(response, apiKey);
   };
   return masking as typeof fetch;
 }
 
 async function maskedResponse(response: Response, apiKey: string | undefined): Promise<Response> {
-  const body = withoutApiKey(await response.text(), apiKey);
+  // A 304's (or 204's) response may carry no body at all: the Response constructor refuses even an empty one.
+  const body = NULL_BODY_STATUSES.has(response.status) ? null : maskedBody(await response.text(), apiKey);
   const headers = new Headers();
   for (const [name, value] of response.headers) headers.append(name, withoutApiKey(value, apiKey));
   // The body was read decoded and is now other text: its length and encoding no longer describe it.

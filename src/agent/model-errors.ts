@@ -9,7 +9,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { PLACEHOLDER_API_KEY, type Config } from '../config.js';
 import { causes, llmServerUrl } from '../openai.js';
-import { withoutApiKey } from '../openai-fetch.js';
+import { maskedJsonValue, withoutApiKey } from '../openai-fetch.js';
 
 /** The settings that name the model server; the key only to keep it out of what is shown. */
 export type ModelServerSettings = Partial<Pick<Config, 'OPENAI_BASE_URL' | 'OPENAI_MODEL' | 'OPENAI_API_KEY'>>;
@@ -74,6 +74,34 @@ export function withoutSecrets(text: string, settings: ModelServerSettings): str
     .sort((a, b) => b.length - a.length)
     .reduce((cleaned, secret) => cleaned.split(secret).join('***'), withoutApiKey(text, key));
   return cut.replace(URL_USERINFO, '$1***@').replace(QUERY_VALUE, '$1***');
+}
+
+/**
+ * `err` with {@link withoutSecrets} applied, in place, to what BullMQ stores of a failed job (its message, the
+ * failedReason, and its stack, the stacktrace Bull Board shows) and to what the log serializer prints: the message and
+ * stack of every error in its `cause` chain, and an `APIError`'s `error` body. The same error is returned, so its
+ * class and status still decide whether the job is retried.
+ *
+ * The client masks the key in the server's errors already (`keyMaskingFetch`); this is for errors built elsewhere
+ * from text that repeats a secret, before the job's error leaves the process.
+ */
+export function errorWithoutSecrets<E extends Error>(err: E, settings: ModelServerSettings): E {
+  const mask = (text: string) => withoutSecrets(text, settings);
+  for (const e of causes(err)) {
+    if (!(e instanceof Error)) break;
+    e.message = mask(e.message);
+    if (e.stack) e.stack = mask(e.stack);
+    if (e instanceof APIError && e.error !== undefined) (e as { error: unknown }).error = maskedErrorBody(e.error, mask);
+  }
+  return err;
+}
+
+function maskedErrorBody(body: unknown, mask: (text: string) => string): unknown {
+  try {
+    return maskedJsonValue(body, mask);
+  } catch {
+    return '(not shown: nested too deeply)';
+  }
 }
 
 function describe(err: unknown, settings: ModelServerSettings): ModelFailure | undefined {

@@ -38,6 +38,12 @@ interface Answer {
 }
 
 const json = (message: string) => JSON.stringify({ error: { message, type: 'invalid_request_error', code: 'invalid_api_key' } });
+/** `text` as a JSON string's inside, with the characters `escaped` picks written as `\uXXXX` (as some gateways write). */
+const jsonEscaped = (text: string, escaped: (char: string, index: number) => boolean) =>
+  [...text].map((char, i) => (escaped(char, i) ? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}` : char)).join('');
+/** An error body whose message holds the key `\u`-escaped: the raw text never shows the key, the parsed JSON does. */
+const escapedJson = (escaped: (char: string, index: number) => boolean) => () =>
+  `{"error":{"message":"Invalid API key: ${jsonEscaped(KEY, escaped)}","type":"invalid_request_error","code":"invalid_api_key"}}`;
 
 let answer: Answer;
 let server: http.Server;
@@ -74,6 +80,15 @@ describe("a model server's error that repeats the API key", () => {
       { status: 401, contentType: 'application/json', headers: { 'www-authenticate': `Bearer error="invalid_token", token="${KEY}"`, 'x-debug-key': KEY }, body: () => json(`Invalid API key: ${KEY}`) },
       'Invalid API key',
     ],
+    // The SDK makes an error of every answer that is not ok, 3xx included (a 301 without Location comes back as is).
+    ['300, the key in the JSON message', 'chat', { status: 300, contentType: 'application/json', body: () => json(`Invalid API key: ${KEY}`) }, 'Invalid API key'],
+    ['301 without Location, the key in the JSON message', 'chat', { status: 301, contentType: 'application/json', body: () => json(`Invalid API key: ${KEY}`) }, 'Invalid API key'],
+    ['399, the Authorization header echoed', 'chat', { status: 399, contentType: 'application/json', body: (auth) => json(`invalid credentials: got "${auth}"`) }, 'invalid credentials'],
+    ['304, the key in a header (no body)', 'chat', { status: 304, contentType: 'application/json', headers: { 'x-debug-key': KEY }, body: () => '' }, '304'],
+    // Masking the raw text alone misses these: the key shows only once the SDK has parsed the JSON.
+    ['401, the key \\u-escaped whole', 'chat', { status: 401, contentType: 'application/json', body: escapedJson(() => true) }, 'Invalid API key'],
+    ['401, the key partly \\u-escaped', 'chat', { status: 401, contentType: 'application/json', body: escapedJson((_char, i) => i % 3 === 1) }, 'Invalid API key'],
+    ['401, only the key\'s dashes \\u-escaped', 'chat', { status: 401, contentType: 'application/json', body: escapedJson((char) => char === '-') }, 'Invalid API key'],
     ['401 on a streamed request', 'chat streamed', { status: 401, contentType: 'application/json', body: () => json(`Invalid API key: ${KEY}`) }, 'Invalid API key'],
     ['401 on an embeddings request', 'embeddings', { status: 401, contentType: 'application/json', body: () => json(`Invalid API key: ${KEY}`) }, 'Invalid API key'],
   ])('%s (%s)', async (_what, call, given, kept) => {

@@ -5,8 +5,10 @@
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, AuthenticationError, InternalServerError, NotFoundError, RateLimitError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { maskedServerUrl, modelFailure, withoutSecrets, type ModelServerSettings } from '../../src/agent/model-errors.js';
+import { UnrecoverableError } from 'bullmq';
+import { errorWithoutSecrets, maskedServerUrl, modelFailure, withoutSecrets, type ModelServerSettings } from '../../src/agent/model-errors.js';
 import { PLACEHOLDER_API_KEY } from '../../src/config.js';
+import { serializeError } from '../../src/logger.js';
 
 const OLLAMA: ModelServerSettings = { OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', OPENAI_MODEL: 'qwen2.5:7b', OPENAI_API_KEY: PLACEHOLDER_API_KEY };
 const OPENAI: ModelServerSettings = { OPENAI_MODEL: 'gpt-4o', OPENAI_API_KEY: 'sk-proj-SECRETSECRETSECRET' };
@@ -158,5 +160,42 @@ describe('withoutSecrets: by pattern, and every form of a configured secret', ()
 
   it('leaves text without a secret as it was', () => {
     expect(withoutSecrets('connect ECONNREFUSED 127.0.0.1:11434 (see https://ollama.com/download)', OLLAMA)).toBe('connect ECONNREFUSED 127.0.0.1:11434 (see https://ollama.com/download)');
+  });
+});
+
+describe('errorWithoutSecrets: the job error BullMQ stores and the log prints', () => {
+  const KEY = 'sk-live-Q7vX2mRk9TzL4pWn8HsJ3dYbF6cA';
+  const settings: ModelServerSettings = { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: 'http://bob:hunter2pw@llm.internal:8000/v1' };
+  const leaked = (text: string) => ['Q7vX2mRk', '8HsJ3dYb', 'hunter2pw'].find((piece) => text.includes(piece));
+  // Errors that never passed keyMaskingFetch: built by a wrapper from the text it read, or by the SDK from a body
+  // some other path handed it.
+  it.each<[string, () => Error, string]>([
+    ['a plain error repeating the key', () => new Error(`model call failed: Invalid API key: ${KEY}`), 'model call failed'],
+    ['an API error built from a body holding the key', () => APIError.generate(401, { error: { message: `Invalid API key: ${KEY}` } }, undefined, new Headers()), 'Invalid API key'],
+    [
+      'a permanent error whose cause holds the key and the URL password',
+      () => Object.assign(new UnrecoverableError('agent gave up'), { cause: new Error(`request with ${KEY} to http://bob:hunter2pw@llm.internal:8000 failed`) }),
+      'agent gave up',
+    ],
+  ])('%s', (_what, build, kept) => {
+    const original = build();
+    const masked = errorWithoutSecrets(original, settings);
+    // The same error, so what decides a retry (its class, its status) still reads it.
+    expect(masked).toBe(original);
+    expect(masked.message).toContain(kept);
+    const shown = {
+      failedReason: masked.message,
+      stacktrace: masked.stack ?? '',
+      body: JSON.stringify((masked as { error?: unknown }).error ?? null),
+      log: JSON.stringify(serializeError(masked)),
+    };
+    for (const [where, text] of Object.entries(shown)) expect(leaked(text), `${where}: ${text}`).toBeUndefined();
+  });
+
+  it('leaves an error without a secret as it was', () => {
+    const err = new Error('WRONGTYPE Operation against a key holding the wrong kind of value');
+    const stack = err.stack;
+    expect(errorWithoutSecrets(err, settings)).toBe(err);
+    expect([err.message, err.stack]).toEqual(['WRONGTYPE Operation against a key holding the wrong kind of value', stack]);
   });
 });
