@@ -23,7 +23,7 @@
  * A proposal whose question is the same as a pending candidate's by that measure, with the same answer
  * ({@link comparableAnswer}), is folded into it ({@link foldTargetOf}): the candidate counts one more approval and keeps
  * the ticket id, and no second row appears. One whose answer differs stays a row of its own, and the Knowledge page
- * names the two on each other ({@link otherAnswersOf}): the reviewer must see the disagreement.
+ * names the two on each other ({@link otherAnswersOf}, {@link otherAnswersOfEach}): the reviewer must see the disagreement.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -231,6 +231,88 @@ export function otherAnswersOf(candidate: LearnedCandidate, pending: readonly Le
       (other) => other.id !== candidate.id && comparableAnswer(other.answer) !== answer && questionSimilarity(candidate.question, other.question) >= SIMILAR_QUESTION_THRESHOLD,
     ),
   );
+}
+
+/** What {@link otherAnswersOfEach} counts, for a test to see how much it compared. */
+export interface ComparisonCount {
+  comparisons: number;
+}
+
+/** A pending candidate as {@link otherAnswersOfEach} compares it: its question's terms and its answer read once. */
+interface ComparedCandidate {
+  candidate: LearnedCandidate;
+  terms: ReadonlySet<string>;
+  answer: string;
+}
+
+/**
+ * {@link otherAnswersOf} of every candidate of `pending` at once, by candidate id: what the Knowledge page shows on
+ * each. Comparing every candidate with every other, each time reading both questions' terms anew, took seconds of
+ * the dashboard's one thread for a thousand candidates. Each question's terms are read once, and two candidates are
+ * compared only when they share a term among the rarest of either's terms: a Jaccard similarity of at least
+ * {@link SIMILAR_QUESTION_THRESHOLD} needs that many terms in common that the rarest ones must meet (prefix filtering),
+ * so nothing the pairwise compare would find is missed. Questions without topic terms meet only their equals
+ * ({@link questionKey}), as in {@link questionSimilarity}. `count`, when given, counts the questions compared.
+ */
+export function otherAnswersOfEach(pending: readonly LearnedCandidate[], count?: ComparisonCount): Map<number, LearnedCandidate[]> {
+  const compared: ComparedCandidate[] = pending.map((candidate) => ({ candidate, terms: new Set(questionTerms(candidate.question).keys()), answer: comparableAnswer(candidate.answer) }));
+  const others = new Map<number, LearnedCandidate[]>(pending.map((c) => [c.id, []]));
+  const link = (a: ComparedCandidate, b: ComparedCandidate) => {
+    if (a.candidate.id === b.candidate.id || a.answer === b.answer) return;
+    if (count) count.comparisons++;
+    if (termSimilarity(a.terms, b.terms) < SIMILAR_QUESTION_THRESHOLD) return;
+    others.get(a.candidate.id)!.push(b.candidate);
+    others.get(b.candidate.id)!.push(a.candidate);
+  };
+  const rarity = termRarity(compared);
+  // Candidates seen so far, by a term of their prefix, and by question key for those without terms.
+  const byTerm = new Map<string, ComparedCandidate[]>();
+  const byKey = new Map<string, ComparedCandidate[]>();
+  for (const current of compared) {
+    if (current.terms.size === 0) {
+      const key = questionKey(current.candidate.question);
+      const bucket = byKey.get(key);
+      for (const earlier of bucket ?? []) link(current, earlier);
+      if (bucket) bucket.push(current);
+      else byKey.set(key, [current]);
+      continue;
+    }
+    const prefix = [...current.terms].sort(rarity).slice(0, prefixLength(current.terms.size));
+    const met = new Set<ComparedCandidate>();
+    for (const term of prefix) for (const earlier of byTerm.get(term) ?? []) met.add(earlier);
+    for (const earlier of met) link(current, earlier);
+    for (const term of prefix) {
+      const bucket = byTerm.get(term);
+      if (bucket) bucket.push(current);
+      else byTerm.set(term, [current]);
+    }
+  }
+  for (const list of others.values()) sortById(list);
+  return others;
+}
+
+/** Jaccard similarity of two non-empty term sets, computed as {@link questionSimilarity} does. */
+function termSimilarity(x: ReadonlySet<string>, y: ReadonlySet<string>): number {
+  let shared = 0;
+  for (const term of x) if (y.has(term)) shared++;
+  return shared / (x.size + y.size - shared);
+}
+
+/** An order of terms, rarest among `compared` first (then by the term): the order prefixes are taken in. */
+function termRarity(compared: readonly ComparedCandidate[]): (a: string, b: string) => number {
+  const frequency = new Map<string, number>();
+  for (const { terms } of compared) for (const term of terms) frequency.set(term, (frequency.get(term) ?? 0) + 1);
+  return (a, b) => frequency.get(a)! - frequency.get(b)! || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/**
+ * How many of its rarest terms a question of `size` terms is indexed by: a question as similar as
+ * {@link SIMILAR_QUESTION_THRESHOLD} shares at least ⌈threshold × size⌉ of them, so one of these. The small margin
+ * keeps a product such as 0.7 × 10 from rounding up past a whole number and so taking one term too few.
+ */
+function prefixLength(size: number): number {
+  const shared = Math.max(1, Math.ceil(SIMILAR_QUESTION_THRESHOLD * size - 1e-9));
+  return size - shared + 1;
 }
 
 /** A learned pair as the Q&A index holds it. */

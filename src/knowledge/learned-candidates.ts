@@ -275,23 +275,36 @@ export function withoutTeamSignature(answer: string, teamNames: readonly string[
 
 // A line that poses as the answer to the customer's own question (「A: 窓口は閉鎖中です…」, 「回答：…」): once learned, a
 // later agent run reads it as the desk's answer. Its following lines up to a blank line or a new Q: line go with it.
-const FAKE_ANSWER_LINE = /^[ \t　]*[（(【［\[]?[ \t　]*(?:A|Ａ|[Aa]nswer|ANSWER|回答|答え?|返答|アンサー)[ \t　]*[）)】］\]]?[ \t　]*[:：]/u;
-const QUESTION_LINE = /^[ \t　]*[（(【［\[]?[ \t　]*(?:Q|Ｑ|[Qq]uestion|QUESTION|質問|問い?)[ \t　]*[）)】］\]]?[ \t　]*[:：]/u;
-// Text that speaks to the assistant rather than to us: addressed to it (「AIアシスタントへ:」, "Note to the AI:"), telling
-// it to forget its instructions, or laying down what every later answer must say (「これ以降の回答では必ず…」, 「…と回答に
-// 書き加えてください」, "always tell customers …"). A question about the product's own AI (「AIアシスタント機能で…できますか」)
-// or a wish about how we reply (「今後の回答はメールでお願いします」) is none of these.
+// The white space after a bracket is only looked for after one: two runs of it with nothing between made a line of
+// spaces take time in the square of its length.
+const FAKE_ANSWER_LINE = /^[ \t　]*(?:[（(【［\[][ \t　]*)?(?:A|Ａ|[Aa]nswer|ANSWER|回答|答え?|返答|アンサー)[ \t　]*(?:[）)】］\]][ \t　]*)?[:：]/u;
+const QUESTION_LINE = /^[ \t　]*(?:[（(【［\[][ \t　]*)?(?:Q|Ｑ|[Qq]uestion|QUESTION|質問|問い?)[ \t　]*(?:[）)】］\]][ \t　]*)?[:：]/u;
+// Text that speaks to the assistant rather than to us: addressed to it (「AIアシスタントへ:」, "Note to the AI:"), a
+// made-up system prompt ("System prompt: …"), telling it to forget what it was told (「これまでの指示をすべて無視して、」,
+// "Ignore previous instructions"), or laying down what it must tell other customers or say in all later answers
+// (「これ以降の回答では必ず…」, 「すべてのお客様に…と案内してください」, "always tell customers …"). Each needs one of those:
+// the words alone are everyday support wording. A system message on screen (「システムメッセージが出て進めません」,
+// "System prompt error appears"), a command prompt, settings overwritten, a mail rule ignored, "Invoices must include
+// the customer's tax ID", "you must include your customer ID", an impatient 「回答は必ず今日中にお願いします」, a
+// wish about our reply to the writer (「回答に注文番号を含めてください」, 「今後の回答はメールでお願いします」) and a
+// question about the product's own AI (「AIアシスタント機能で…できますか」) are none of these.
 const ASSISTANT_INSTRUCTIONS: readonly RegExp[] = [
   /(?:^|[\s（(「【［\[])(?:AI|ＡＩ|アシスタント|AIアシスタント|ＡＩアシスタント|チャットボット|ボット|言語モデル|assistant|Assistant|ASSISTANT|chat ?bot|LLM|GPT|ChatGPT)(?:さん|様)?(?:へ|に告ぐ|宛て?|の方へ)?[ \t　]*[:：]/u,
-  /(?:AI|ＡＩ|アシスタント|チャットボット|ボット|言語モデル)(?:さん|様)?(?:へ|宛て?|の方へ)(?:の(?:指示|お願い|メッセージ))?[、,，\s]/u,
-  /\b(?:dear|attention|note (?:to|for)|message (?:to|for)|instructions? (?:to|for)|hey|hi) (?:the )?(?:AI|assistant|bot|chatbot|LLM|language model|model)\b/iu,
-  /\b(?:system|developer) (?:prompt|note|message|instructions?)\b|システム(?:プロンプト|指示|メッセージ)|プロンプト(?:を|の指示)/iu,
-  /\b(?:ignore|disregard|forget|override)\b[^.\n]{0,30}\b(?:instructions?|prompts?|rules?|directions?|guidelines?)\b/iu,
-  /(?:指示|命令|指令|ルール|プロンプト|設定)を(?:全て|すべて)?(?:無視|忘れ|上書き)/u,
-  /\b(?:always|must|should always)\s+(?:tell|reply|answer|respond|include|mention|say|recommend|direct|refer|add|write)\b[^.\n]{0,60}\b(?:customers?|users?|everyone|people|them|answers?|replies|responses)\b/iu,
-  /\b(?:in|to|into) (?:all |every |any |each )?(?:of )?(?:your |the |future |later |subsequent )+(?:answers?|replies|responses)\b[^.\n]{0,60}\b(?:always|must|include|mention|add|say|tell)\b/iu,
-  /(?:回答|返信|返答|応答|答え)[^。\n]{0,40}(?:必ず|常に|絶対に)|(?:必ず|常に|絶対に)[^。\n]{0,40}(?:回答|返信|返答|応答)(?:に|へ|で|文)/u,
-  /(?:回答|返信|返答|応答)(?:文)?(?:に|へ|の(?:最後|末尾|冒頭)に)[^。\n]{0,40}(?:書き加え|書き足し|追記|付け加え|含め|入れ)(?:て|る|ろ|なさい|ること)/u,
+  /(?:AI|ＡＩ|アシスタント|チャットボット|(?<!ロ)ボット|言語モデル)(?:さん|様)?(?:へ|宛て?|の方へ)(?:の(?:指示|お願い|メッセージ))?[、,，\s]/u,
+  /\b(?:dear|attention|note (?:to|for)|message (?:to|for)|instructions? (?:to|for)|hey|hi) (?:the )?(?:AI|assistant|bot|chatbot|LLM|language model)\b/iu,
+  // A system prompt written out (a label), or one's own named; not the words in an error's name.
+  /\b(?:system|developer) (?:prompt|instructions?)[ \t]*[:：]|\b(?:your|its|the assistant[’']s|the AI[’']s|the bot[’']s|new|updated) (?:system|developer) (?:prompt|instructions?|message)\b/iu,
+  /システム(?:プロンプト|への指示|指示)[ \t　]*[:：]|(?:あなた|AI|ＡＩ|アシスタント|ボット)(?:へ)?の(?:システムプロンプト|システム指示|プロンプト)|新しい(?:システム)?プロンプト/u,
+  // Told to forget what it was told: an order (at a sentence's start, after please/and/now), not "Outlook seems to ignore the rules".
+  /(?:^|[,;:]\s*|\b(?:please|and|now|just|then|so)\s+)(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|these\s+|those\s+)?(?:(?:previous|prior|above|earlier|preceding|original|initial|system|existing|former|old|other)\s+)?(?:instructions?|prompts?|rules?|directions?|guidelines?)\b/iu,
+  /(?:これまで|今まで|以前|前|先|上記|上|元|最初|既存|システム)の(?:全て|すべて)?の?(?:指示|命令|指令|ルール|プロンプト|設定)(?:は|を)(?:全て|すべて)?(?:無視|忘れ)(?:して|て|ろ|せよ|なさい)(?:[、,，]|ください|下さい|$)/u,
+  // What to tell other customers: an order, about every customer or customers at large, not "I always reply to customers".
+  /(?:^|[,;:]\s*|\b(?:please|and|then|also|now)\s+|\byou\s+(?:must|should|will|need\s+to|have\s+to)\s+)(?:always\s+|from\s+now\s+on,?\s+)?(?:tell|say\s+to|reply\s+to|answer|respond\s+to|direct|refer|instruct|advise|ask|inform)\s+(?:(?:every|all|any|each|other|future)\s+(?:other\s+)?)?(?:customers|users|clients|everyone|everybody|people|callers|senders)\b/iu,
+  /\b(?:tell|say\s+to|reply\s+to|answer|respond\s+to|direct|refer|instruct|advise|inform)\s+(?:every|all|any|each|other)\s+(?:other\s+)?(?:customers?|users?|clients?|callers?|senders?)\s+(?:to|that)\b/iu,
+  // What all later answers must say.
+  /\b(?:in|to|into)\s+(?:(?:all|every|any|each)\s+(?:of\s+)?(?:your\s+|the\s+|future\s+|later\s+|subsequent\s+)*|(?:your\s+|the\s+|all\s+)?(?:future|later|subsequent)\s+)(?:answers?|replies|responses)\b[^.\n]{0,60}\b(?:always|must|include|mention|add|say|tell)\b/iu,
+  /(?:これ以降|以降|今後|これから|次回以降|この先)の?(?:全て|すべて)?の?(?:回答|返信|返答|応答)(?:では|で|に(?:は)?)[^。\n]{0,40}(?:必ず|常に|絶対に|書き加え|書き足し|追記|付け加え)/u,
+  /(?:全て|すべて|あらゆる|どの|他|ほか|似た|同様|類似)の?(?:お客様|お客さま|顧客|ユーザー|利用者|人|方|問い?合わ?せ|お問い?合わ?せ|質問)(?:への|に(?:も|は|対して)?|には)[^。\n]{0,40}と(?:回答|返信|返答|案内|伝え|説明|答え)/u,
 ];
 // A bracketed aside (（…）, (...), 【…】, 「…」), taken whole when it holds an instruction: its sentences may not each read as one.
 const ASIDE = /[（(【［\[「『][^（()）【】［］\[\]「」『』\n]{1,400}[）)】］\]」』]/gu;
@@ -606,7 +619,7 @@ async function scrubPersonalDataOf(draft: DraftPair, names: readonly string[], l
   if (!llm) {
     const q = scrubPersonalData(pair.question, options);
     const a = scrubPersonalData(pair.answer, options);
-    const both = sameOnBothSides(q, a);
+    const both = sameOnBothSides({ ...q, input: pair.question }, { ...a, input: pair.answer });
     return {
       question: both.question,
       answer: both.answer,
@@ -617,7 +630,7 @@ async function scrubPersonalDataOf(draft: DraftPair, names: readonly string[], l
   }
   const [q, a] = [await scrubPersonalDataWithModel(pair.question, llm, options), await scrubPersonalDataWithModel(pair.answer, llm, options)];
   const failed = [q, a].find((r) => r.modelPass === 'failed');
-  const both = sameOnBothSides(q, a);
+  const both = sameOnBothSides({ ...q, input: pair.question }, { ...a, input: pair.answer });
   return {
     question: both.question,
     answer: both.answer,
@@ -634,6 +647,8 @@ async function scrubPersonalDataOf(draft: DraftPair, names: readonly string[], l
 
 /** The scrub of one side of a pair, as {@link sameOnBothSides} reads it. */
 interface SideScrub {
+  /** The side as it was scrubbed. */
+  input: string;
   text: string;
   replacements: readonly PersonalDataReplacement[];
   language: PlaceholderLanguage;
@@ -643,38 +658,99 @@ interface SideScrub {
  * The question and answer with what the scrub replaced on one side replaced on the other too, and how many more
  * replacements that made. The sides are scrubbed apart, and a rule may see a piece on one side only: 「ご注文A-2026…」 in
  * the answer is an order number, 「注文したA-2026…」 in the question is not; 「花子様」 in the answer is a name, 「妻の花子が」
- * in the question is not. A Latin name's words go too (Priya of Priya Raman).
+ * in the question is not. A Latin name's words go too (Priya of Priya Raman), but only where they cannot be an
+ * ordinary word of the other side ({@link nameReach}).
  */
 function sameOnBothSides(question: SideScrub, answer: SideScrub): { question: string; answer: string; replaced: number } {
-  const q = replaceFound(question.text, answer.replacements, question.language);
-  const a = replaceFound(answer.text, question.replacements, answer.language);
+  const pair = `${question.input}\n${answer.input}`;
+  const q = replaceFound(question, answer, pair);
+  const a = replaceFound(answer, question, pair);
   return { question: q.text, answer: a.text, replaced: q.replaced + a.replaced };
 }
 
 const ALL_PLACEHOLDERS = [...Object.values(PLACEHOLDERS.ja), ...Object.values(PLACEHOLDERS.en), LINK_PLACEHOLDER];
 // A word of a Latin name worth replacing alone: capitalised, three letters or more (not "Li", not an initial).
 const LATIN_NAME_WORD = /^\p{Lu}\p{Ll}{2,}$/u;
+const ONE_LATIN_WORD = /^\p{Script=Latin}[\p{Script=Latin}'’-]*$/u;
+// Given names and surnames that are everyday English words, above all in support text ("Mark as paid", "Will it
+// sync?", "add a Page"): found as a name on one side, they are the word on the other.
+const ORDINARY_NAME_WORDS = new Set([
+  'mark', 'will', 'page', 'bill', 'rose', 'grace', 'hope', 'joy', 'faith', 'june', 'may', 'april', 'august', 'amber', 'ruby', 'jack',
+  'frank', 'art', 'pat', 'sue', 'dawn', 'eve', 'summer', 'autumn', 'winter', 'sky', 'river', 'heather', 'holly', 'ivy', 'iris',
+  'lily', 'daisy', 'hazel', 'olive', 'violet', 'pearl', 'crystal', 'ginger', 'penny', 'candy', 'sandy', 'chase', 'hunter', 'mason',
+  'cooper', 'baker', 'carter', 'miles', 'chuck', 'drew', 'gene', 'guy', 'ray', 'rob', 'rod', 'stone', 'wade', 'grant', 'lance',
+  'norm', 'reed', 'rich', 'price', 'major', 'king', 'long', 'young', 'brown', 'white', 'green', 'black', 'gray', 'grey', 'bell',
+  'hall', 'wood', 'field', 'hill', 'ford', 'rush', 'shepherd', 'sharp', 'strong', 'swift', 'dean', 'earl', 'don', 'skip',
+  'buck', 'cliff', 'dale', 'glen', 'jean', 'kit', 'max', 'nick', 'pierce', 'sterling', 'tab', 'ward', 'lane', 'park', 'case',
+  'post', 'chance', 'trust', 'harmony', 'melody', 'destiny', 'precious', 'honey', 'sunny', 'star', 'angel', 'victory', 'justice',
+  'new', 'bishop', 'cook', 'fisher', 'miller', 'porter', 'turner', 'walker', 'tucker', 'mayer', 'marsh', 'banks', 'booth', 'rock',
+]);
+// A capitalised word at a sentence's start is capitalised for the sentence: after the start of the text or a line, or
+// after a sentence end or a colon, with only white space, quotes or an opening bracket between.
+const BEFORE_SENTENCE_START = String.raw`(?:^|[.!?。！？:：\n])[\s"'“‘(\[（「]*`;
+const HONORIFIC_AFTER = '[ 　]?(?:様|さま|さん|殿|氏|くん|ちゃん)';
+const HONORIFIC_BEFORE = String.raw`\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?[ \t]+`;
 
-function replaceFound(text: string, found: readonly PersonalDataReplacement[], language: PlaceholderLanguage): { text: string; replaced: number } {
-  const pieces = new Map<string, PersonalDataKind>();
-  for (const r of found) {
+/** Where a piece found on one side may be replaced on the other: every occurrence, none, or not at a sentence's start. */
+type Reach = 'everywhere' | 'not-at-sentence-start' | 'nowhere';
+
+/**
+ * How far a name found on `found`'s side reaches on the other. A CJK name, a full name (two words or more) and one
+ * written with an honorific are names wherever they stand, and so is a word of a full name (Priya of Priya Raman).
+ * One Latin word alone is a name only inside a sentence ("sent it to Priya"), not at its start ("Mark it as paid").
+ * Either Latin word is no name where it is an ordinary word ({@link isOrdinaryWord}).
+ */
+function nameReach(piece: string, original: string, found: SideScrub, pair: string): Reach {
+  if (!ONE_LATIN_WORD.test(piece)) return 'everywhere';
+  if (isOrdinaryWord(piece, found, pair)) return 'nowhere';
+  const wholeName = original.trim();
+  const withHonorific = new RegExp(`${escapeRegExp(wholeName)}${HONORIFIC_AFTER}|${HONORIFIC_BEFORE}${escapeRegExp(wholeName)}`, 'u').test(found.input);
+  return piece !== wholeName || withHonorific ? 'everywhere' : 'not-at-sentence-start';
+}
+
+/**
+ * True when `word` is an ordinary word of this pair rather than only a name: one of {@link ORDINARY_NAME_WORDS}, written
+ * in lower case somewhere in the pair ("How do I mark an invoice"), or left in place by the scrub of the side it was
+ * found on, which read that occurrence as no name ("How do I add a Page").
+ */
+function isOrdinaryWord(word: string, found: SideScrub, pair: string): boolean {
+  if (ORDINARY_NAME_WORDS.has(word.toLowerCase())) return true;
+  const whole = (w: string) => new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(w)}(?![\\p{L}\\p{N}])`, 'u');
+  return (word.toLowerCase() !== word && whole(word.toLowerCase()).test(pair)) || whole(word).test(found.text);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** `target`'s scrubbed text with what the scrub found on the other side, `found`, replaced as far as it reaches. */
+function replaceFound(target: SideScrub, found: SideScrub, pair: string): { text: string; replaced: number } {
+  let text = target.text;
+  const pieces = new Map<string, { kind: PersonalDataKind; reach: Reach }>();
+  for (const r of found.replacements) {
     const words = r.kind === 'name' ? r.original.split(/[\s・]+/u).filter((w) => LATIN_NAME_WORD.test(w)) : [];
     for (const piece of [r.original.trim(), ...words]) {
       // One character, or a piece of a placeholder, would take ordinary text with it.
-      if (piece.length >= 2 && !ALL_PLACEHOLDERS.some((p) => p.includes(piece))) pieces.set(piece, r.kind);
+      if (piece.length < 2 || ALL_PLACEHOLDERS.some((p) => p.includes(piece))) continue;
+      const reach = r.kind === 'name' ? nameReach(piece, r.original, found, pair) : 'everywhere';
+      // A piece found twice reaches as far as its widest finding allows.
+      const before = pieces.get(piece)?.reach;
+      if (before === 'everywhere' || (before === 'not-at-sentence-start' && reach === 'nowhere')) continue;
+      pieces.set(piece, { kind: r.kind, reach });
     }
   }
   let replaced = 0;
   // Longest first, so that a name's word does not cut the whole name.
-  for (const [piece, kind] of [...pieces].sort(([a], [b]) => b.length - a.length)) {
-    const escaped = piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  for (const [piece, { kind, reach }] of [...pieces].sort(([a], [b]) => b.length - a.length)) {
+    if (reach === 'nowhere') continue;
     // A piece that starts or ends in a Latin letter or a digit is taken whole: 12345 is not part of 123456, Anna not
     // of Annabel. Japanese has no spaces, so a kana or kanji beside it is no word of it (注文したA-2026…の).
     const before = /^[A-Za-z0-9０-９]/u.test(piece) ? '(?<![A-Za-z0-9０-９])' : '';
     const after = /[A-Za-z0-9０-９]$/u.test(piece) ? '(?![A-Za-z0-9０-９])' : '';
-    text = text.replace(new RegExp(`${before}${escaped}${after}`, 'gu'), () => {
+    const notAtStart = reach === 'not-at-sentence-start' ? `(?<!${BEFORE_SENTENCE_START})` : '';
+    text = text.replace(new RegExp(`${notAtStart}${before}${escapeRegExp(piece)}${after}`, 'gu'), () => {
       replaced++;
-      return PLACEHOLDERS[language][kind];
+      return PLACEHOLDERS[target.language][kind];
     });
   }
   return { text, replaced };

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import {
   acceptLearned,
   approvalsOf,
-  otherAnswersOf,
+  otherAnswersOfEach,
   pairStamp,
   removeLearned,
   ticketsOf,
@@ -109,8 +109,9 @@ export function knowledgePageHandlers(deps: KnowledgePageDeps): Record<'page' | 
       const parsed = pageQuerySchema.safeParse(query);
       if (!parsed.success) throw new HttpError(400, 'Invalid page address');
       const [candidates, pairs] = await Promise.all([deps.learned.candidates(), deps.learned.pairs()]);
+      const otherAnswers = otherAnswersOfEach(candidates);
       const items = await Promise.all(
-        candidates.map(async (candidate) => ({ candidate, target: await deps.learned.updateTargetOf(candidate, pairs), otherAnswers: otherAnswersOf(candidate, candidates) })),
+        candidates.map(async (candidate) => ({ candidate, target: await deps.learned.updateTargetOf(candidate, pairs), otherAnswers: otherAnswers.get(candidate.id) ?? [] })),
       );
       const gaps = deps.gaps ? await deps.gaps() : null;
       return {
@@ -158,7 +159,7 @@ export function knowledgePageHandlers(deps: KnowledgePageDeps): Record<'page' | 
 export interface KnowledgePageView {
   /**
    * Each pending candidate, the accepted pair it would update, and the other pending candidates that answer its
-   * question differently ({@link otherAnswersOf}; none when absent).
+   * question differently ({@link otherAnswersOfEach}; none when absent).
    */
   candidates: { candidate: LearnedCandidate; target: UpdateTarget | undefined; otherAnswers?: LearnedCandidate[] }[];
   pairs: LearnedPair[];

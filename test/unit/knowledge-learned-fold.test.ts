@@ -4,7 +4,7 @@
  * Knowledge page shows both.
  */
 import { describe, expect, it } from 'vitest';
-import { foldedInto, foldTargetOf, MAX_FOLDED_TICKET_IDS, otherAnswersOf, type LearnedCandidate } from '../../src/knowledge/learned-answers.js';
+import { foldedInto, foldTargetOf, MAX_FOLDED_TICKET_IDS, otherAnswersOf, otherAnswersOfEach, type LearnedCandidate } from '../../src/knowledge/learned-answers.js';
 import { renderKnowledgePage } from '../../src/server/knowledge-page.js';
 
 const T = (n: number) => String(n).repeat(64).slice(0, 64);
@@ -78,6 +78,47 @@ describe('otherAnswersOf', () => {
     ['not one on another question', c, []],
   ] as const)('%s', (_case, candidate, expected) => {
     expect(otherAnswersOf(candidate, [a, b, c, d]).map((o) => o.id)).toEqual(expected.map((o) => o.id));
+  });
+});
+
+// The page names other answers on every pending candidate at once (bugrev38b finding 7): the same result as asking
+// for each alone, without comparing every candidate with every other.
+describe('otherAnswersOfEach', () => {
+  // A small vocabulary, so that many questions are close and many answers the same.
+  const TOPICS = ['パスワード', '請求書', '領収書', 'ログイン', '解約', 'invoice', 'refund', 'export'];
+  const WORDS = ['設定', '画面', 'エラー', '変更', '表示', 'settings', 'error', 'page', 'account', '急ぎ'];
+  const ANSWERS = [RESET, '管理者に依頼してください。', '設定画面から変更できます。', 'Open Settings > Billing.'];
+
+  function randomPending(seed: number, count: number): LearnedCandidate[] {
+    let state = seed;
+    const next = (n: number) => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state % n;
+    };
+    return Array.from({ length: count }, (_, i) => {
+      const words = Array.from({ length: next(4) }, () => WORDS[next(WORDS.length)]!);
+      const question = [TOPICS[next(TOPICS.length)]!, ...words].join(next(2) === 0 ? 'の' : ' ') + (next(2) === 0 ? 'について教えてください。' : '');
+      return pending(i + 1, next(10) === 0 ? '教えてください' : question, ANSWERS[next(ANSWERS.length)]!);
+    });
+  }
+
+  it.each([1, 2, 3, 4, 5])('matches otherAnswersOf on random candidates (seed %i)', (seed) => {
+    const candidates = randomPending(seed, 120);
+    const each = otherAnswersOfEach(candidates);
+    for (const c of candidates) expect((each.get(c.id) ?? []).map((o) => o.id)).toEqual(otherAnswersOf(c, candidates).map((o) => o.id));
+  });
+
+  it('compares only candidates that could be alike: 2,000 questions on their own topics', () => {
+    const word = (n: number) => Array.from({ length: 4 }, (_, i) => String.fromCharCode(97 + (Math.floor(n / 26 ** i) % 26))).join('');
+    const candidates = Array.from({ length: 2000 }, (_, i) => pending(i + 1, `How do I export the ${word(i)} ${word(i + 5000)} report?`, `Open ${word(i)} and export it.`));
+    // Two that do disagree, so the count is not zero for want of work.
+    candidates.push(pending(2001, `How do I export the ${word(7)} ${word(5007)} report?`, 'Ask your administrator.'));
+    const count = { comparisons: 0 };
+    const each = otherAnswersOfEach(candidates, count);
+    expect(each.get(2001)?.map((o) => o.id)).toEqual([8]);
+    expect(each.get(8)?.map((o) => o.id)).toEqual([2001]);
+    // Every pair would be 2,001,000 comparisons.
+    expect(count.comparisons).toBeLessThan(10 * candidates.length);
   });
 });
 
