@@ -201,7 +201,11 @@ function attributionDate(written: string, language: AttributionLanguage, timeZon
   // The writer's wall-clock time: the instant moved by their offset, read in UTC.
   const format = offset !== undefined ? attributionFormat(language, 'UTC', false) : attributionFormat(language, timeZone, true);
   if (!format) return undefined;
-  const parts = format.formatToParts(offset !== undefined ? new Date(date.getTime() + offset * 60_000) : date);
+  // The writer's offset can move an instant at the edge of the Date range past it (year 275760 at +0900): such a line
+  // goes without its date, as the reply must go all the same.
+  const shown = offset !== undefined ? new Date(date.getTime() + offset * 60_000) : date;
+  if (Number.isNaN(shown.getTime())) return undefined;
+  const parts = format.formatToParts(shown);
   const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
   const zone = offset === undefined ? ` ${zoneLabel(part('timeZoneName'))}` : '';
   const time = `${part('hour').padStart(2, '0')}:${part('minute')}${zone}`;
@@ -266,22 +270,28 @@ export function quoteOriginal(original: Pick<OriginalMail, 'from' | 'date' | 'te
   return [attributionLine(who, original.date, dated), ...lines.map((l) => (l ? `> ${l}` : '>'))].join('\n');
 }
 
-// Any kana makes a reply Japanese (Japanese writes Han characters too). Hangul or Han characters make it Korean or
-// Chinese only when they outnumber its Latin words: an English answer naming a screen (`設定`) or greeting a person
-// (`김민수`) stays English.
+// Any kana makes a reply Japanese (Japanese writes Han characters too). Otherwise words are weighed against words:
+// Latin and Hangul runs are words (both languages space them), and a run of Han characters is about one word per two
+// characters (Chinese writes no spaces). The larger side names the language, so an English answer naming a screen
+// (`设置`) or greeting a person (`김민수`) stays English and a Chinese one naming `Microsoft Outlook` stays Chinese.
+// Han characters in an English sentence are names, screens and addresses, which can outweigh its few words
+// (`Your address: 北京市朝阳区建国路88号华贸中心写字楼1座.`): Chinese is taken over Latin words only when its own
+// punctuation or grammar words are there too, which no name or address has.
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
-const HANGUL = /\p{Script=Hangul}/gu;
+const HANGUL_WORD = /\p{Script=Hangul}+/gu;
 const HAN = /\p{Script=Han}/gu;
 const LATIN_WORD = /\p{Script=Latin}+/gu;
+const HAN_CHARACTERS_PER_WORD = 2;
+const CHINESE_PROSE = /[，。！？；：、「」『』（）]|[的了是您你我请請吗嗎呢吧这這和]/u;
 
 /** The attribution's language for a reply: Japanese with kana in it, Korean or Chinese when written mostly in those, else English. */
 export function replyLanguage(answer: string): AttributionLanguage {
   if (KANA.test(answer)) return 'ja';
   const latinWords = answer.match(LATIN_WORD)?.length ?? 0;
-  const hangul = answer.match(HANGUL)?.length ?? 0;
-  const han = answer.match(HAN)?.length ?? 0;
-  if (hangul > 0 && hangul >= han && hangul >= latinWords) return 'ko';
-  if (han > 0 && han >= latinWords) return 'zh';
+  const hangulWords = answer.match(HANGUL_WORD)?.length ?? 0;
+  const hanWords = (answer.match(HAN)?.length ?? 0) / HAN_CHARACTERS_PER_WORD;
+  if (hangulWords > 0 && hangulWords >= hanWords && hangulWords >= latinWords) return 'ko';
+  if (hanWords > 0 && hanWords >= latinWords && (latinWords === 0 || CHINESE_PROSE.test(answer))) return 'zh';
   return 'en';
 }
 

@@ -494,7 +494,19 @@ function parseDate(value: string): Date | undefined {
   const cleaned = cleanedDate(value);
   if (!cleaned) return undefined;
   const date = new Date(cleaned);
-  return Number.isNaN(date.getTime()) ? undefined : date;
+  return writableYear(date) ? date : undefined;
+}
+
+// RFC 5322 §3.3 writes a year in four digits. A year outside them is no date a client wrote, its ISO form
+// (`+275760-09-13T…`, the ticket's `mailDate`) neither sorts nor compares with the others, and at the edge of the
+// Date range (year 275760) the writer's offset moves it out, so quoting it in their time could not be done.
+const FIRST_YEAR = 1;
+const LAST_YEAR = 9999;
+
+/** Whether `date` is a date (not NaN) in a year of four digits, 0001 to 9999 in UTC. */
+function writableYear(date: Date): boolean {
+  const year = date.getUTCFullYear();
+  return !Number.isNaN(year) && year >= FIRST_YEAR && year <= LAST_YEAR;
 }
 
 /** A Date header without comments and obsolete whitespace; undefined for one too long to be a date. */
@@ -541,6 +553,20 @@ function firstUsable(list: MailAddress[]): MailAddress | undefined {
 // ---------------------------------------------------------------------------------------------------------------
 // Question extraction.
 
+// 写道：/寫道： is also "it says:" and 님이 작성: "Mr … wrote:", words a customer writes above what a screen or a
+// letter said. So a Korean or Chinese attribution must name the writer's address (Gmail, Apple Mail, our own replies)
+// or a date with a time, at the line's start (ours, Apple Mail, Thunderbird's 「在 2024/1/15 10:00, 王伟 写道:」) or after
+// 于/於 (Gmail zh: 「王伟 <a@b> 于2024年1月15日周一 10:00写道：」, zh-TW: 「… 於 2024年1月15日 週一 上午10:05 寫道：」). Lazy
+// scans of at most 300 characters, so a long line costs no more than the other patterns.
+const ATTRIBUTION_ADDRESS = String.raw`(?=.{0,300}?(?:<[^<>\s@]+@[^<>\s@]+>|[\w.+-]@[\w-]+\.\w))`;
+const CJK_DATE = String.raw`\d{4}\s*(?:[年년]\s*\d{1,2}\s*[月월]\s*\d{1,2}\s*[日일]|[/.-]\d{1,2}[/.-]\d{1,2})`;
+const ATTRIBUTION_DATE = String.raw`(?:\s*(?:在\s*)?|.{0,300}?[于於]\s*)${CJK_DATE}.{0,60}?\d{1,2}:\d\d`;
+/** Korean and Chinese attribution lines (Gmail's and ours), each with an address or a date and time on it. */
+export const CJK_ATTRIBUTIONS: readonly RegExp[] = [
+  new RegExp(String.raw`^(?:${ATTRIBUTION_ADDRESS}|(?=${ATTRIBUTION_DATE})).{0,300}님이\s*작성\s*[:：]\s*$`), // "2024년 1월 15일 (월) 오전 10:00, 김민수 <a@b>님이 작성:"
+  new RegExp(String.raw`^(?:${ATTRIBUTION_ADDRESS}|(?=${ATTRIBUTION_DATE})).{0,300}(?:写道|寫道)\s*[:：]\s*$`), // "王伟 <a@b> 于2024年1月15日周一 10:00写道："
+];
+
 // Attribution lines that introduce quoted history, English, Japanese, Korean and Chinese client styles.
 const QUOTE_HEADER_PATTERNS: RegExp[] = [
   /^\s*On\s.{1,300}\swrote\s*:\s*$/i, // Gmail, Apple Mail, Thunderbird (en)
@@ -548,8 +574,7 @@ const QUOTE_HEADER_PATTERNS: RegExp[] = [
   /^.{0,300}書きました\s*[:：]\s*$/, // Thunderbird ja: "2024/01/15 10:00 に 山田 さんは書きました:"
   /^.{0,300}(?:のメール|のメッセージ)\s*[:：]\s*$/, // Apple Mail / iOS ja: "2024/01/15 10:00、山田 <a@b>のメール:"
   /^\s*\d{4}年\s*\d{1,2}月\s*\d{1,2}日.{0,300}[:：]\s*$/, // Gmail ja: "2024年1月15日(月) 10:00 山田 <a@b>:"
-  /^.{0,300}님이\s*작성\s*[:：]\s*$/, // Gmail ko and our Korean replies: "2024년 1월 15일 (월) 오전 10:00, 김민수 <a@b>님이 작성:"
-  /^.{0,300}(?:写道|寫道)\s*[:：]\s*$/, // Gmail zh and our Chinese replies: "王伟 <a@b> 于2024年1月15日周一 10:00写道："
+  ...CJK_ATTRIBUTIONS,
 ];
 // "-----Original Message-----" separators (Outlook en/ja, forwarded messages of Gmail, Thunderbird, Apple Mail).
 const ORIGINAL_MESSAGE =

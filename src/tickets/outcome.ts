@@ -7,6 +7,7 @@
  * ({@link outcomeKeys}). The store writes the outcome and the counters in the same atomic write as the state change,
  * so a ticket's outcome is counted exactly once per time it ends.
  */
+import { CJK_ATTRIBUTIONS } from '../mail/parse.js';
 import { localDay } from './local-day.js';
 import { addressDigest } from './rate-limit.js';
 import type { Ticket, TicketState } from './ticket.js';
@@ -269,7 +270,9 @@ const QUOTED_LINE = /^\s*[>＞]/;
 const ATTRIBUTION = [
   /^\s*On\s.{1,300}\swrote\s*:\s*$/i,
   /^.{1,300}\s(?:wrote|writes)\s*:\s*$/i,
-  /^.{0,300}(?:のメール|のメッセージ|書きました|님이\s*작성|写道|寫道)\s*[:：]\s*$/,
+  /^.{0,300}(?:のメール|のメッセージ|書きました)\s*[:：]\s*$/,
+  // Shared with the mail parser: 写道：/님이 작성: count only with an address or a date on the line (also "it says:").
+  ...CJK_ATTRIBUTIONS,
   /^\s*\d{4}年\s*\d{1,2}月\s*\d{1,2}日.{0,300}[:：]\s*$/,
 ];
 const ORIGINAL_MESSAGE = /^\s*[-－―_=＝]{2,}\s*(?:original message|元のメッセージ|オリジナル\s*メッセージ)\s*[-－―_=＝]{2,}\s*$/i;

@@ -90,6 +90,16 @@ describe('sender', () => {
     expect(text).toContain('\n\n2026年11月24日(火) 10:05 山田太郎 <dated@customer.example>:\n> パスワードの条件を教えてください。');
   });
 
+  it('answers a mail whose Date header is at the edge of the date range, dated when it reached us', async () => {
+    const running = await run();
+    const raw = buildMail({ messageId: customerMessageId('edge'), from: 'edge@customer.example', subject: 'パスワードについて', body: 'パスワードの条件を教えてください。', date: 'Sat, 13 Sep 275760 09:00:00 +0900' });
+    const { ticketId } = await ingest(running, raw);
+    const ticket = await waitForState(running.store, ticketId, ['sent', 'parked']);
+    expect(ticket.state, ticket.reason).toBe('sent');
+    expect(ticket.mailDate).toBeUndefined();
+    expect(servers.smtp.messages[0]!.text ?? '').toMatch(/\n\n\d{4}年\d{1,2}月\d{1,2}日\(.\) \d\d:\d\d UTC[^\n]* edge@customer\.example:\n> パスワードの条件を教えてください。/);
+  });
+
   it('answers a mail that had no Message-ID without naming the made-up id of its ticket', async () => {
     const running = await run();
     const raw = Buffer.from(mail('noid').toString('latin1').replace(/^Message-ID: .*\r\n/m, ''), 'latin1');

@@ -166,6 +166,20 @@ describe('the reply\'s language', () => {
     ['您可以在設定中更改。', 'zh'],
     ['설정에서 변경할 수 있습니다.', 'ko'],
     ['설정(設定)에서 변경할 수 있습니다.', 'ko'],
+    // An English reply naming a Chinese person, screen or address stays English.
+    ['Hello 王伟, the 设置 screen is under 系统管理 > 账户设置 > 安全中心. Go there.', 'en'],
+    ['Thanks! Your address: 北京市朝阳区建国路88号华贸中心写字楼1座.', 'en'],
+    ['Dear 欧阳娜娜, your refund has been issued.', 'en'],
+    ['Hello 김민수, your account is ready.', 'en'],
+    ['The message 密码错误，请重新输入。 means the password is wrong; please reset it on the login page.', 'en'],
+    // A Chinese or Korean reply naming an English product or screen stays Chinese or Korean.
+    ['您可以在 Microsoft Outlook 的设置中更改。', 'zh'],
+    ['请在 Settings > Account 页面中点击 Reset Password 按钮。', 'zh'],
+    ['請在 Settings 頁面中更改密碼。', 'zh'],
+    ['可以。', 'zh'],
+    ['请在 Settings 页面中更改密码', 'zh'],
+    ['비밀번호는 Microsoft Outlook 설정에서 변경할 수 있습니다.', 'ko'],
+    ['Google Workspace 관리 콘솔에서 변경하세요.', 'ko'],
   ] as const)('%j → %s', (answer, language) => {
     expect(replyLanguage(answer)).toBe(language);
   });
@@ -282,5 +296,61 @@ describe('the attribution time of a reply, from the customer\'s Date header thro
       timeZone: DESK,
     });
     expect(mail.text.split('\n')).toContain(line);
+  });
+});
+
+// A Date header is the sender's text: one at the edge of what a JS Date holds, or that its offset moves past it, must
+// never stop the reply (the sender composes before it sends, and a throw there fails every retry alike).
+describe('a Date header at the edge of the date range', () => {
+  const WHO = '山田太郎 <taro@customer.example>';
+  const TARO = `=?UTF-8?B?${Buffer.from('山田太郎').toString('base64')}?= <taro@customer.example>`;
+  const RECEIVED = new Date('2026-11-24T03:00:00.000Z');
+
+  /** The English attribution line of the reply the sender builds for a ticket, the desk in Tokyo. */
+  function attributionOf(ticket: Ticket): string | undefined {
+    const mail = composeReply({ original: originalOf(ticket), answer: 'Thank you.', from: OURS, messageId: '<r@support.example>', automatic: true, timeZone: 'Asia/Tokyo' });
+    return mail.text.split('\n').find((l) => l.includes(WHO));
+  }
+
+  // No year a client writes: read as no Date (the ticket keeps none), so the line is dated when the mail reached us.
+  it.each([
+    ['the last instant a Date holds, +0900', 'Sat, 13 Sep 275760 09:00:00 +0900'],
+    ['the last instant, +1400 (the largest zone)', 'Sat, 13 Sep 275760 14:00:00 +1400'],
+    ['the last instant, +2359 (1439 minutes: no zone)', 'Sat, 13 Sep 275760 23:59:00 +2359'],
+    ['the first instant a Date holds, ISO with -09:00', '-271821-04-19T15:00:00-09:00'],
+    ['the first instant, ISO in UTC', '-271821-04-20T00:00:00Z'],
+    ['year 0, ISO', '0000-01-01T10:00:00+09:00'],
+    ['year 10000', 'Mon, 1 Jan 10000 10:00:00 +0900'],
+  ])('%s', async (_case, date) => {
+    const raw = rawMail(TARO, undefined, date);
+    const ticket = await ticketOf(raw, RECEIVED);
+    expect(ticket.mailDate).toBeUndefined();
+    expect(ticket.mailDateOffsetMinutes).toBeUndefined();
+    expect(attributionOf(ticket)).toBe(`On Tue, 24 Nov 2026 at 12:00 UTC+9, ${WHO} wrote:`);
+  });
+
+  // A ticket stored before such dates were refused: a date its offset moves out of range goes off the line.
+  it.each<[string, string, number, string]>([
+    ['the last instant, +0900', '+275760-09-13T00:00:00.000Z', 540, `${WHO} wrote:`],
+    ['the last instant, +1400', '+275760-09-13T00:00:00.000Z', 840, `${WHO} wrote:`],
+    ['the first instant, -0900', '-271821-04-20T00:00:00.000Z', -540, `${WHO} wrote:`],
+    // No zone's offset: the desk's zone, named, which stays in range.
+    ['the last instant, +1439 minutes', '+275760-09-13T00:00:00.000Z', 1439, `On Sat, 13 Sep 275760 at 09:00 UTC+9, ${WHO} wrote:`],
+    ['not a date', 'soon', 540, `${WHO} wrote:`],
+  ])('a stored ticket: %s', async (_case, mailDate, offset, line) => {
+    const stored: Ticket = { ...(await ticketOf(rawMail(TARO), RECEIVED)), mailDate, mailDateOffsetMinutes: offset };
+    expect(attributionOf(stored)).toBe(line);
+  });
+
+  it.each<[string, string, number | undefined, string | undefined]>([
+    ['the last instant, +0900', '+275760-09-13T00:00:00.000Z', 540, 'Asia/Tokyo'],
+    ['the first instant, -0900', '-271821-04-20T00:00:00.000Z', -540, 'UTC'],
+    ['the last instant in the desk\'s zone +14', '+275760-09-13T00:00:00.000Z', undefined, 'Pacific/Kiritimati'],
+    ['the first instant in the desk\'s zone -10', '-271821-04-20T00:00:00.000Z', undefined, 'Pacific/Honolulu'],
+  ])('the attribution line of %s never throws, dated or not', (_case, date, dateOffsetMinutes, timeZone) => {
+    for (const language of ['en', 'ja', 'ko', 'zh'] as const) {
+      const line = attributionLine(WHO, date, { language, timeZone, ...(dateOffsetMinutes !== undefined ? { dateOffsetMinutes } : {}) });
+      expect(line).toContain(WHO);
+    }
   });
 });

@@ -60,6 +60,11 @@ describe('replyBody', () => {
     ['Apple Mail ja attribution', '回答です。\n\n2024/01/15 10:00、山田 <a@b>のメール:\n> 質問', '回答です。'],
     ['Korean attribution', '답변입니다.\n\n2026년 11월 24일 (화) 10:05, 김민수 <a@b>님이 작성:\n> 질문', '답변입니다.'],
     ['Chinese attribution', '回答如下。\n\n王伟 <a@b> 写道：\n> 问题', '回答如下。'],
+    ['Chinese attribution, dated (ours)', '回答如下。\n\n2026年11月24日(周二) 10:05 王伟 <wei@customer.example> 写道：\n> 问题', '回答如下。'],
+    ['Traditional Chinese attribution (Gmail zh-TW)', '回答如下。\n\n王偉 於 2026年11月24日 週二 上午10:05 寫道：\n> 問題', '回答如下。'],
+    // 写道： is also "it says:": a line naming no address and no date is the answer's own.
+    ['Chinese prose: what the screen says', '登录后页面上写道：\n> 欢迎回来\n请点击确定。', '登录后页面上写道：\n请点击确定。'],
+    ['Korean prose: what the agent wrote', '담당자님이 작성:\n> 확인했습니다\n다시 시도해 주세요.', '담당자님이 작성:\n다시 시도해 주세요.'],
     ['stray quoted lines', 'Before\n> quoted\nAfter', 'Before\nAfter'],
     ['CRLF and blank runs', 'A\r\n\r\n\r\n\r\nB\r\n', 'A\n\nB'],
   ])('%s', (_name, text, body) => {
