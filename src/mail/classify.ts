@@ -89,7 +89,20 @@ export interface ReplyContext extends OwnMailboxes {
  */
 export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'contentType'> &
   Partial<Pick<InboundMail, 'subject' | 'inReplyTo' | 'references' | 'text' | 'question' | 'attachments' | 'to' | 'cc'>> &
-  Pick<ReplySignals, 'deliveryStatusPart' | 'senderIsRecipient' | 'massMailing' | 'unsolicited' | 'acknowledgement' | 'automaticNotice' | 'listCopy' | 'recipientCount'>;
+  Pick<
+    ReplySignals,
+    | 'deliveryStatusPart'
+    | 'senderIsRecipient'
+    | 'massMailing'
+    | 'unsolicited'
+    | 'acknowledgement'
+    | 'automaticNotice'
+    | 'absenceNotice'
+    | 'ticketAcknowledgement'
+    | 'personInNotification'
+    | 'listCopy'
+    | 'recipientCount'
+  >;
 
 /**
  * What the reply decision reads of a mail besides what its ticket holds anyway (subject, thread), recorded on the
@@ -137,6 +150,24 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
    * notifications say the same above a question.
    */
   automaticNotice?: string | undefined;
+  /**
+   * The customer's own words when they are an out-of-office notice and nothing else (an absence, a return date, whom
+   * to call meanwhile, greetings and a signature), as {@link absenceNoticeOf} found them; absent for other mail. Only in
+   * a reply to one of our own Message-IDs is it an auto-reply: a customer may say they will be away in a new mail.
+   */
+  absenceNotice?: string | undefined;
+  /**
+   * The opening of the own words of another helpdesk's ticket acknowledgement ("we have received your request … Ticket
+   * ID", "opened on your behalf"), as {@link ticketAcknowledgementOf} found it; absent for other mail. An auto-reply in
+   * a reply to one of our own Message-IDs, a sign of machine mail ({@link bulkMailDetail}) in any other.
+   */
+  ticketAcknowledgement?: string | undefined;
+  /**
+   * What a notification from a no-reply address carries of a person ({@link personMessageInNotificationOf}): their
+   * address on another domain beside a message or note of theirs. Absent for other mail; {@link decideReply} does not
+   * ignore such a mail as a no-reply sender, and {@link parkBeforeAgentReason} parks it.
+   */
+  personInNotification?: string | undefined;
   /**
    * The To and Cc addresses of list mail that names the list's own address among them beside another recipient, as
    * {@link listCopyOf} found them in the parsed mail: the list's addresses and the others. Absent for other mail, so
@@ -209,6 +240,12 @@ export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined
   if (acknowledgement) signals.acknowledgement = acknowledgement;
   const notice = automaticNoticeOf(mail);
   if (notice) signals.automaticNotice = notice;
+  const absence = absenceNoticeOf(mail);
+  if (absence) signals.absenceNotice = absence;
+  const ticketAcknowledgement = ticketAcknowledgementOf(mail);
+  if (ticketAcknowledgement) signals.ticketAcknowledgement = ticketAcknowledgement;
+  const person = personMessageInNotificationOf(mail);
+  if (person) signals.personInNotification = person;
   const listCopy = listCopyOf(mail);
   if (listCopy) signals.listCopy = listCopy;
   const recipients = recipientCountOf(mail);
@@ -296,6 +333,7 @@ const AUTO_REPLY_NAMES = [
   '自动回复',
   '自動回覆',
   String.raw`자동\s?회신`,
+  String.raw`부재중(?:\s?자동\s?(?:응답|회신))?`,
 ];
 // What may follow a notice's name: the subject it answers under its own reply or forward prefix, a return date in
 // brackets or after a dash, or nothing.
@@ -309,7 +347,7 @@ const JA_END = String.raw`(?=\s|$|[:：】\]］)）(（【\[［「『<＜。、!
 // Whitespace is allowed only after an opening bracket, never as a second run beside the leading one: two adjacent
 // runs cost a pass per split of a long run of spaces.
 const AUTO_REPLY_SUBJECT = new RegExp(
-  String.raw`^\s*(?:(?:${AUTO_REPLY_NAMES.join('|')})${NAME_END}|[【\[［](?:自動応答|自動返信|自動返答|不在通知)[】\]］]|(?:[【\[［(（<＜]\s*)?${JA_ABSENCE}${JA_END})`,
+  String.raw`^\s*(?:(?:${AUTO_REPLY_NAMES.join('|')})${NAME_END}|[【\[［](?:自動応答|自動返信|自動返答|不在通知|부재중)[】\]］]|(?:[【\[［(（<＜]\s*)?${JA_ABSENCE}${JA_END})`,
   'iu',
 );
 // Lotus/HCL Domino's out-of-office agent: "AUTO: Taro Yamada is out of the office (returning 05/01/2024)". Only in
@@ -507,9 +545,130 @@ function autoReplyDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): strin
   const tagged = noticeTagDetail(mail, mailboxes);
   if (tagged) return tagged;
   const notice = automaticNoticeOf(mail);
-  const ours = notice ? repliesToOurMail(mail, mailboxes) : undefined;
-  return notice && ours ? `the text begins “${notice}” in a reply to our mail ${ours}` : undefined;
+  const absence = absenceNoticeOf(mail);
+  const acknowledgement = ticketAcknowledgementOf(mail);
+  const ours = notice || absence || acknowledgement ? repliesToOurMail(mail, mailboxes) : undefined;
+  if (!ours) return undefined;
+  if (notice) return `the text begins “${notice}” in a reply to our mail ${ours}`;
+  if (absence) return `the text is only an out-of-office notice (“${quoted(absence)}”) in a reply to our mail ${ours}`;
+  return `the text is a ticket system's acknowledgement (“${quoted(acknowledgement!)}”) in a reply to our mail ${ours}`;
 }
+
+// Reading an out-of-office notice by its words, for autoresponders that write no header and keep the subject
+// (procmail, ISPs', mail clients' rules). The customer's own words are cut into sentences, and each must be one of a
+// notice's: that the writer is away now ({@link ABSENCE}), when they return or answer, whom to call meanwhile, that
+// the mail is not forwarded ({@link ABSENCE_SIDE}), a greeting or thanks, or the signature. Anything else ("エクスポートは
+// まだ文字化けしています", "Please call me before Friday") is the customer's own, and the mail is answered.
+// Away now, in each language the desk meets: 不在にしております, 休暇をいただいております, "I'm currently out of the office",
+// 휴가 중, 부재중, 休假中, 不在办公室, absent(e) du bureau, en congés, nicht im Büro, abwesend, fuera de la oficina. Not the past
+// of a customer back from a trip ("I was out of the office last week", 「先週は出張で不在にしており」 beside a question).
+const ABSENCE = new RegExp(
+  [
+    String.raw`(?:不在|留守)に(?:して|いたして|致して)(?:おります|います|おり)|休暇を(?:いただいて|頂いて|取得して|とって|取って)(?:おります|います|おり)|(?:休暇|出張|外出|休業|不在)中(?:です|でございます|のため|につき)`,
+    String.raw`\b(?:i am|i'm|i will be|i'll be)(?: currently| now| presently)? (?:out of (?:the )?office|ooo|away from (?:the |my )?(?:office|desk)|on (?:annual |parental |sick |maternity |paternity )?leave|on (?:vacation|holiday|holidays|a business trip|business travel))\b`,
+    String.raw`부재\s?중|휴가\s?중|출장\s?중|자리(?:를|에) (?:비웁|비우|없습)`,
+    String.raw`休假(?:中|期间|期間)|不在(?:办公室|辦公室)|出差(?:中|期间|期間)|外出(?:中|期间|期間)`,
+    String.raw`absente? du bureau|\ben cong[ée]s?\b|\ben vacances\b|\ben d[ée]placement\b`,
+    String.raw`nicht im b[üu]ro|\babwesend\b|\bim urlaub\b|au[ßs]er haus`,
+    String.raw`fuera de la oficina|\bde vacaciones\b|\bausente\b`,
+  ].join('|'),
+  'iu',
+);
+// A notice's other sentences: when the writer returns or answers, that replies are late or the mail not forwarded, who
+// answers meanwhile or for urgent matters.
+const ABSENCE_SIDE = new RegExp(
+  [
+    String.raw`順次|改めて|(?:ご返信|ご返答|ご連絡|ご対応|返信|対応)(?:いたします|致します|させていただきます|させて頂きます|します)|戻り|出社|返信(?:が|は)遅れ|ご了承|ご迷惑|確認(?:が|は)?(?:でき|難し|困難)|お急ぎ|至急|緊急`,
+    String.raw`\b(?:back|return|returning|limited access|no access|reply|respond|get back|forwarded|delayed|urgent|in my absence)\b`,
+    String.raw`복귀|돌아오|확인이 (?:어렵|불가)|답장|회신|답변|급한|긴급`,
+    String.raw`返回|回来|回來|回复|回覆|延迟|延遲|急事|紧急|緊急|联系|聯繫|聯絡`,
+    String.raw`\bretour\b|acc[èe]s limit|transf[ée]r|r[ée]pond|urgen|pendant mon absence`,
+    String.raw`zur[üu]ck|zugriff|weitergeleitet|antwort|bearbeit|dringend|wenden sie sich`,
+    String.raw`regreso|volver|respond|reenviad|acceso|urgente|contactar`,
+  ].join('|'),
+  'iu',
+);
+// Greetings, thanks for the mail and closings a notice writes in the languages beside Japanese and English, whose own
+// are the acknowledgement lists'.
+const ABSENCE_COURTESY =
+  /^(?:bonjour|bonsoir|hallo|guten tag|sehr geehrte damen und herren|hola|buenos d[ií]as|estimad[oa]s?(?: \p{L}+)?)$|^(?:thank you|thanks|vielen dank|danke|merci|gracias)(?: (?:for|f[üu]r|pour|por) (?:your|ihre|votre|su) (?:e-?mail|message|nachricht|courriel|mensaje|correo))?$|^(?:cordialement|bien cordialement|mit freundlichen gr[üu](?:ß|ss)en|viele gr[üu](?:ß|ss)e|beste gr[üu](?:ß|ss)e|saludos|un saludo|atentamente)$|^(?:感谢您的(?:来信|邮件)|感謝您的(?:來信|郵件))$|^(?:メール|ご連絡)(?:を)?(?:いただき)?ありがとうございます$/u;
+// What only a customer writes: the trouble they are in. An autoresponder's sentence never names an error.
+const CUSTOMER_TROUBLE = /エラー|文字化け|不具合|\b(?:error|errors|fails?|failed|failing|broken|bug|garbled|crash(?:es|ed)?|still)\b|오류|에러|깨지|깨집|错误|錯誤|报错|乱码|亂碼|erreur|fehler/iu;
+// The longest text read as a notice, and the longest signature line below it.
+const MAX_ABSENCE_NOTICE_CHARS = 600;
+const MAX_SIGNATURE_LINE_CHARS = 40;
+const MAX_SIGNATURE_LINES = 4;
+
+/**
+ * The customer's own words when they are an out-of-office notice and nothing else, or undefined. Read from
+ * {@link ReplySignals.absenceNotice} when recorded, else from the parsed mail: no `?`/`？` outside links, no trouble
+ * named ({@link CUSTOMER_TROUBLE}), at most {@link MAX_ABSENCE_NOTICE_CHARS} characters, at least one sentence saying
+ * the writer is away ({@link ABSENCE}), and every other one a notice's ({@link ABSENCE_SIDE}), a greeting, a thanks, a
+ * closing, the sender's name, or a short line of the signature block at the end.
+ */
+export function absenceNoticeOf(mail: Pick<ClassifiableMail, 'question' | 'absenceNotice' | 'from'>): string | undefined {
+  if (mail.absenceNotice) return mail.absenceNotice;
+  const words = mail.question?.trim() ?? '';
+  if (words === '' || words.length > MAX_ABSENCE_NOTICE_CHARS) return undefined;
+  const text = words.replace(LINK, ' ').replace(/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu, ' ');
+  if (/[?？]/u.test(text) || CUSTOMER_TROUBLE.test(text)) return undefined;
+  const names = nameWordsOf(mail.from?.name);
+  for (const word of localPart(mail.from?.address ?? '').toLowerCase().split(/[._+-]/u)) if (word.length >= 3) names.add(word);
+  const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  let away = false;
+  let unread = -1;
+  lines.forEach((line, at) => {
+    for (const sentence of line.normalize('NFKC').split(/[。!！]|(?<!\d)\.(?=\s|$)/u)) {
+      const phrase = comparable(sentence).replace(/[^\p{L}\p{N}\p{M}'、, ]+/gu, ' ').replace(/\s+/gu, ' ').replace(/^[、, ]+|[、, ]+$/gu, '');
+      if (!/[\p{L}]/u.test(phrase)) continue;
+      if (ABSENCE.test(sentence)) away = true;
+      else if (!ABSENCE_SIDE.test(sentence) && !isNoticeCourtesy(phrase, names) && unread < 0) unread = at;
+    }
+  });
+  if (!away) return undefined;
+  // Lines the lists do not know may only be the signature block at the end: short, and no sentence among them.
+  const signature = unread < 0 ? [] : lines.slice(unread);
+  const isSignature = signature.length <= MAX_SIGNATURE_LINES && signature.every((line) => line.length <= MAX_SIGNATURE_LINE_CHARS && !/[。.!！]\s*\S/u.test(line) && !ABSENCE.test(line));
+  return isSignature ? words : undefined;
+}
+
+/** Whether a notice's phrase is a greeting, a thanks, a closing or the sender's name ({@link phraseKind}, {@link ABSENCE_COURTESY}). */
+function isNoticeCourtesy(phrase: string, names: ReadonlySet<string>): boolean {
+  if (ABSENCE_COURTESY.test(phrase) || phraseKind(phrase, names) !== undefined) return true;
+  const introduced = /^(.+?)(?:입니다|です|でございます)$/u.exec(phrase)?.[1];
+  return introduced !== undefined && introduced.split(' ').every((word) => names.has(word));
+}
+
+// Another helpdesk's acknowledgement of a ticket (Freshdesk, ServiceNow, Salesforce, Zendesk's first mail): that the
+// request was received or a ticket opened; its number; that a person of theirs will answer. Two of the three make one:
+// a customer may write any one of them ("we have received your message, but…").
+const TICKET_RECEIVED =
+  /\b(?:we(?: have|'ve)? received your (?:request|e-?mail|message|inquiry|enquiry|ticket|case|support request|query)|your (?:request|e-?mail|message|inquiry|enquiry|ticket) has been received|(?:ticket|case|incident|request)(?: (?:#|no\.? ?|number )?[\w-]*\d[\w-]*)? (?:has been|was|is now) (?:created|opened|logged|raised|registered)|opened on your behalf)\b/iu;
+const TICKET_NUMBER = /\b(?:ticket|case|incident|request|reference)\s*(?:id|number|no\.?|#)\s*(?:is|:|-|–)?\s*#?[\w-]*\d|\b(?:ticket|case|incident) #?[a-z]{0,5}\d{3,}\b/iu;
+const RESPONSE_PROMISED =
+  /\b(?:a (?:support )?(?:representative|agent|engineer|specialist)|a member of our (?:[a-z]+ )?team|one of our (?:agents|representatives|team members|engineers)|our (?:support )?team) will (?:respond|review|reply|get back|contact|be (?:in touch|reviewing|with you|responding))/iu;
+// A person's own trouble or voice, which no ticket system's acknowledgement carries.
+// Not "me": a link's words say it ("Take me to the Incident").
+const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|my)\b/iu;
+// The longest text read as an acknowledgement.
+const MAX_TICKET_ACKNOWLEDGEMENT_CHARS = 1_500;
+
+/**
+ * The opening of the own words of another helpdesk's English ticket acknowledgement, or undefined. Read from
+ * {@link ReplySignals.ticketAcknowledgement} when recorded, else from the parsed mail: two of a received request or an
+ * opened ticket ({@link TICKET_RECEIVED}), its number ({@link TICKET_NUMBER}) and a promise of a person's answer
+ * ({@link RESPONSE_PROMISED}); no `?` outside links, no trouble named and no first person singular.
+ */
+export function ticketAcknowledgementOf(mail: Pick<ClassifiableMail, 'question' | 'ticketAcknowledgement'>): string | undefined {
+  if (mail.ticketAcknowledgement) return mail.ticketAcknowledgement;
+  const words = mail.question?.trim() ?? '';
+  if (words === '' || words.length > MAX_TICKET_ACKNOWLEDGEMENT_CHARS) return undefined;
+  const text = words.replace(LINK, ' ');
+  if (/[?？]/u.test(text) || CUSTOMER_TROUBLE.test(text) || FIRST_PERSON.test(text)) return undefined;
+  const signs = [TICKET_RECEIVED, TICKET_NUMBER, RESPONSE_PROMISED].filter((pattern) => pattern.test(text)).length;
+  return signs >= 2 ? Array.from(words.replace(/\s+/gu, ' ')).slice(0, MAX_NOTICE_CHARS).join('') : undefined;
+}
+
 
 /**
  * A challenge-response system's request to confirm us as a sender, as {@link senderVerificationOf} found it.
@@ -1238,7 +1397,9 @@ export function isNoReplyAddress(address: string): boolean {
  *    ours only beside more of a notice ({@link noticeTagDecides}). A reply to one of our own Message-IDs whose own
  *    words say in their first three lines, below at most a thanks or greeting, 「※このメールは自動送信されています」,
  *    「本メールは自動返信です」 or 「本メールは受付確認のため自動でお送りしております」, with no customer's words about it
- *    ({@link automaticNoticeOf}; web-form notifications begin so too, and are new mail). A reply whose subject starts
+ *    ({@link automaticNoticeOf}; web-form notifications begin so too, and are new mail); a reply to ours whose own
+ *    words are only an out-of-office notice ({@link absenceNoticeOf}) or another helpdesk's English ticket
+ *    acknowledgement ({@link ticketAcknowledgementOf}; in other mail it holds the draft, {@link bulkMailDetail}). A reply whose subject starts
  *    `開封済み:`, `既読:` or `Read:`, a read receipt sent as plain mail, is one too (`kind` `read receipt`).
  * 5. `list` — List-Id, RFC 2369's List-* fields (Unsubscribe, Post, Help, Subscribe, Owner, Archive), X-Mailing-List,
  *    Mailing-List; for list software that writes none of them, a Sender (not the From) that is a list mailbox
@@ -1256,7 +1417,8 @@ export function isNoReplyAddress(address: string): boolean {
  *    wins so web forms that send from noreply@ with the customer in Reply-To still get a draft (which the agent
  *    worker parks for a person: a no-reply From naming another Reply-To may as well be a system's notification).
  *    Not a no-reply Reply-To beside a person's From (a workflow tool sending for them): the agent worker parks that
- *    for a person to decide whom to answer ({@link parkBeforeAgentReason}).
+ *    for a person to decide whom to answer ({@link parkBeforeAgentReason}). Nor a notification that carries a person's
+ *    address and message ({@link personMessageInNotificationOf}), which the agent worker parks too.
  * 8. `acknowledgement` — a reply whose own words only thank or acknowledge ({@link acknowledgementOf}:
  *    「ありがとうございました。」, "Thanks, that fixed it!"): the conversation is over, and a reply would start it again.
  * Otherwise the mail is answered. Weaker signs that a mail is no person's ({@link bulkMailDetail}) or that its sender
@@ -1302,7 +1464,8 @@ export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDec
   if (!isUsableAddress(target.address)) {
     return ignore('no-sender', `${mail.replyTo ? 'Reply-To' : 'From'} is not an address a reply may go to (route or domain literal): ${target.address}`);
   }
-  if (isNoReplyAddress(target.address) && personBehindNoReplyReplyTo(mail) === undefined) {
+  // A notification that carries a person's message is not dropped: the agent worker parks it (parkBeforeAgentReason).
+  if (isNoReplyAddress(target.address) && personBehindNoReplyReplyTo(mail) === undefined && personInNotificationOf(mail, isOurs) === undefined) {
     return ignore('no-reply-sender', `${mail.replyTo ? 'Reply-To' : 'From'}: ${target.address}`);
   }
   const acknowledgement = acknowledgementOf(mail);
@@ -1326,6 +1489,8 @@ export type ParkConfig = MailboxConfig & Partial<Pick<Config, 'PRODUCT_NAME'>>;
  *   shared mail provider's or a group host's never counting as ours; a reply would go to them, not to the customer
  *   whose mail they forward ({@link colleagueDetail});
  * - a person's From with a no-reply Reply-To (a workflow tool sending for them): whom to answer is a person's call;
+ * - a no-reply notification carrying a person's address and message (a form service's, a share's note): the person
+ *   is only in its text ({@link personMessageInNotificationOf});
  * - a null envelope sender with nothing else of a bounce: a form relay's question, or a bounce no rule knows;
  * - a circular: a new mail to more than {@link CIRCULAR_RECIPIENTS} recipients, or whose subject is a notice's
  *   (「年末年始休業のお知らせ」) under a 各位 salutation ({@link circularDetail}); a salutation with 各位 alone decides
@@ -1344,6 +1509,10 @@ export function parkBeforeAgentReason(mail: ClassifiableMail, config: ParkConfig
   const person = personBehindNoReplyReplyTo(mail);
   if (person) {
     return `Reply-To ${mail.replyTo!.address} is a no-reply address; the From ${person} is a person: a person decides whom to answer`;
+  }
+  const carried = personInNotificationOf(mail, ownMatcher(mailboxes));
+  if (carried) {
+    return `a system notification from the no-reply address ${(mail.replyTo ?? mail.from)!.address} carries a person's message (${carried}): their address is only in its text, so a person decides whom to answer`;
   }
   const nullSender = nullEnvelopeSender(mail);
   if (nullSender) return `null envelope sender (${nullSender}) but nothing else of a bounce: a person checks whether it is a delivery report or a question`;
@@ -1386,6 +1555,16 @@ function unconfiguredOwnListDetail(mail: ClassifiableMail, mailboxes: OwnMailbox
 }
 
 /**
+ * What a no-reply notification carries of a person ({@link personMessageInNotificationOf}), unless the person is one of
+ * our own addresses or a colleague on our own domain (a Teams or Slack notice of a colleague's message to us).
+ */
+function personInNotificationOf(mail: ClassifiableMail, isOurs: (address: string | undefined) => boolean): string | undefined {
+  const carried = personMessageInNotificationOf(mail);
+  const address = carried?.split(' ')[0];
+  return carried && !isOurs(address) ? carried : undefined;
+}
+
+/**
  * The From of a mail whose Reply-To is a no-reply address while the From is a person's usable, other mailbox (a
  * workflow tool such as kintone sending for them), or undefined.
  */
@@ -1394,6 +1573,48 @@ function personBehindNoReplyReplyTo(mail: ClassifiableMail): string | undefined 
   const from = mail.from?.address;
   if (!replyTo || !from || !isNoReplyAddress(replyTo) || !isUsableAddress(from) || isNoReplyAddress(from) || isSameMailbox(from, replyTo)) return undefined;
   return from;
+}
+
+// A notification's field naming the address of the person it is about (a form's submitter), alone on its line; its
+// value on the same line or the next.
+const ADDRESS_FIELD_LABEL = /^[ \t]*(?:(?:your )?e-?mail(?: address)?|mail address|メールアドレス|メール|eメール|電子メール|連絡先メールアドレス|이메일(?: 주소)?|电子邮件|電子郵件|邮箱|郵箱)[ \t]*[:：][ \t]*(\S*)[ \t]*$/iu;
+// A field holding a person's own words: a form's message or question, the note of a share or an invitation.
+const MESSAGE_FIELD_LABEL =
+  /^[ \t]*(?:(?:your |personal )?message|comments?|questions?|inquiry|enquiry|note|メッセージ|お問い?合わ?せ内容|お問い?合わ?せ|ご?質問(?:内容)?|ご?相談内容|ご?要望|本文|備考|コメント|문의(?:\s?내용)?|메시지|留言|咨询内容|諮詢內容|nachricht)[ \t]*[:：][ \t]*(.*)$/iu;
+// A person named by their address beside their name, as share and invitation notices write them: 山田 太郎
+// (taro.yamada@customer.co.jp) さんが…, "John Smith <john@acme.com> shared…".
+const BRACKETED_ADDRESS = /[(（<＜]\s*([\w.+-]+@[\w-]+(?:\.[\w-]+)+)\s*[)）>＞]/gu;
+const BARE_ADDRESS = /^<?([\w.+-]+@[\w-]+(?:\.[\w-]+)+)>?$/u;
+
+/**
+ * What a notification from a no-reply address (the address a reply would go to, with no person's From behind a no-reply
+ * Reply-To) carries of a person, or undefined: their address on another organisation's domain than the sender's, in a
+ * field of its own (`Email:`, `メールアドレス:`) or in brackets beside their name (a share's inviter), and beside it a
+ * message or note field with their words (`Message:`, `お問い合わせ内容:`, `メッセージ:`). A HubSpot form, a Box invite
+ * with a note: the person is only in the text, and ignoring it would drop them without a trace. A notice with no
+ * address (Teams' missed message, a social network's), an empty form, or an address of the sender's own organisation
+ * (a newsletter's contact) carries none. Read from {@link ReplySignals.personInNotification} when recorded.
+ */
+export function personMessageInNotificationOf(mail: Pick<ClassifiableMail, 'question' | 'personInNotification' | 'from' | 'replyTo'>): string | undefined {
+  if (mail.personInNotification) return mail.personInNotification;
+  const target = (mail.replyTo ?? mail.from)?.address;
+  if (!target || !isNoReplyAddress(target) || personBehindNoReplyReplyTo(mail as ClassifiableMail) !== undefined) return undefined;
+  const senderDomain = organisationDomain(domainOf(target));
+  const isOther = (address: string) => isUsableAddress(address) && !isNoReplyAddress(address) && organisationDomain(domainOf(address)) !== senderDomain;
+  const lines = (mail.question ?? '').split('\n');
+  const valueAt = (at: number, same: string) => (same.trim() !== '' ? same.trim() : (lines.slice(at + 1).find((line) => line.trim() !== '')?.trim() ?? ''));
+  let person: string | undefined;
+  let message: string | undefined;
+  lines.forEach((line, at) => {
+    const field = ADDRESS_FIELD_LABEL.exec(line);
+    const address = field ? BARE_ADDRESS.exec(valueAt(at, field[1]!))?.[1] : undefined;
+    if (!person && address && isOther(address)) person = `${address} in a field of its own`;
+    if (!person) for (const [, named] of line.matchAll(BRACKETED_ADDRESS)) if (!person && isOther(named!)) person = `${named} beside their name`;
+    const note = MESSAGE_FIELD_LABEL.exec(line);
+    const words = note ? valueAt(at, note[1]!) : '';
+    if (!message && note && /\p{L}/u.test(words) && !ADDRESS_FIELD_LABEL.test(words) && !MESSAGE_FIELD_LABEL.test(words)) message = words;
+  });
+  return person && message ? `${person}, and their message “${quoted(message)}”` : undefined;
 }
 
 // Hosts of mailing lists and groups, where anyone may open a group: our group there (SUPPORT_GROUP_ADDRESSES on
@@ -1579,6 +1800,15 @@ const ACKNOWLEDGING_PHRASES: readonly RegExp[] = [
   // thanks, thank you so much for your help, ok thanks, much appreciated
   /^(?:(?:ok|okay|great|perfect|awesome|excellent|brilliant|wonderful|super) )?(?:thanks|thank you|thx|ty|many thanks|much appreciated|appreciated|(?:i )?(?:really )?appreciate it)(?: (?:so|very) much| a lot| a ton| again| everyone| all| team)*(?: for (?:(?:all )?(?:your|the) )?(?:(?:quick|fast|prompt|kind|detailed|speedy|swift|great) )?(?:help|reply|response|answer|support|assistance|explanation|information|info))?(?: (?:so|very) much| again)?$/u,
   // that fixed it, it works now, problem solved, got it, ok
+  // 감사합니다, 정말 고맙습니다, 감사드립니다
+  /^(?:(?:정말|진심으로|너무|대단히|매우|다시 한번|다시 한 번) )*(?:감사|고맙)(?:합니다|해요|드립니다|드려요|했습니다|습니다)$/u,
+  // 네, 확인했습니다, 알겠습니다; 덕분에 해결되었습니다, 잘 해결됐어요: the customer reports success. Not 해결되지 않았습니다.
+  /^(?:네|예|넵)$|^(?:(?:네|예) )?(?:(?:잘 )?(?:확인|이해)(?:했습니다|했어요|하였습니다)|(?:잘 )?알겠습니다|알겠어요)$/u,
+  /^(?:덕분에 )?(?:(?:잘|무사히|문제 ?없이) )?(?:해결|처리|설정|변경)(?:되었습니다|됐습니다|되었어요|됐어요|했습니다|했어요|할 수 있었습니다)$/u,
+  // 谢谢, 非常感谢, 謝謝您, 多谢: thanks in Chinese, simplified and traditional.
+  /^(?:非常|十分|万分|萬分|太|真的|真是|再次)?(?:感谢|感謝|谢谢|謝謝|多谢|多謝)(?:您|你|你们|你們|您们|您們|大家)?(?:的(?:帮助|幫助|回复|回覆|解答|支持))?(?:了|啦)?$/u,
+  // 收到, 好的, 明白了; 问题已经解决了, 已解決: acknowledged, or solved. Not 还没有解决 or 没有解决.
+  /^(?:收到|好的|好|明白|了解|知道|清楚)(?:了|啦)?$|^(?:问题|問題)?(?:已经|已經|已)(?:解决|解決)(?:了)?$|^(?:问题|問題)(?:解决|解決)了$/u,
   /^(?:(?:ok|okay|great|perfect|awesome|excellent|brilliant|wonderful|super|good) )?(?:(?:that|this|it) (?:fixed it|fixed the (?:issue|problem)|worked|solved it|solved the (?:issue|problem)|did it|did the trick|helped)(?: (?:perfectly|fine|great|now))?|(?:it's |it is )?working (?:now|again|fine now|fine)|(?:it )?works (?:now|again|fine|fine now|perfectly)|(?:problem|issue) (?:solved|resolved|fixed)|all (?:good|sorted|set|working)(?: now)?|got it|understood|noted|will do|(?:i'll|i will) (?:try|give) (?:that|it)(?: a try)?|sounds good|solved|resolved|fixed|that's (?:all|everything) (?:we|i) (?:needed|need|wanted|needed to know|wanted to know)|that (?:answers|answered) (?:it|everything|my question|our question|my questions|our questions)|(?:we|i)(?:'ll| will) (?:check (?:internally|with (?:the|my|our) team) and )?get back to you(?: (?:soon|later|if needed|if we need anything))?)$|^(?:ok|okay|great|perfect|awesome|excellent|brilliant|wonderful|super)$/u,
 ];
 // Greetings, forms of address and closings: allowed beside a thanks, never enough alone.
@@ -1590,6 +1820,10 @@ const COURTESY_PHRASES: readonly RegExp[] = [
   /^[\p{L}\p{N} ]{0,20}(?:(?:担当|担当者|担当の方|サポート|センター|デスク|窓口|係|チーム)(?: ?(?:様|さま|殿))|御中|各位)$/u,
   /^(?:hi|hello|hey|good (?:morning|afternoon|evening))(?: (?:there|all|everyone|team|support|support team|helpdesk|help desk|folks|guys))?$|^dear(?: [\p{L}']+){1,3}$/u,
   /^(?:(?:best|kind|warm|warmest|many) )?regards$|^(?:best|cheers|all the best|best wishes|sincerely|yours sincerely|yours truly)$|^have a (?:nice|good|great) (?:day|weekend)$/u,
+  // 안녕하세요; a Korean letter's closing under the writer's name: 김민수 드림, 박지영 올림.
+  /^(?:안녕하세요|안녕하십니까)$|^(?:\p{L}{1,20} ?){0,2}(?:드림|올림|배상)$/u,
+  // 您好; a Chinese letter's closing: 此致 敬礼, 王伟 敬上, 祝好.
+  /^(?:您好|你好|您們好|你们好|大家好)$|^(?:此致|敬礼|敬禮|祝好|顺祝商祺|順祝商祺)$|^(?:\p{Script=Han}{1,4} ?)?敬上$/u,
 ];
 // A bound on what may read as a short acknowledgement: a longer text is a letter with something in it.
 const MAX_ACKNOWLEDGEMENT_CHARS = 300;
@@ -1876,6 +2110,10 @@ export function bulkMailDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes):
   if (mail.massMailing && !viaOwnGroup && !isServiceSendingForPerson(mail, mail.massMailing, isOurs)) return mail.massMailing;
   const unsolicited = unsolicitedDetail(mail);
   if (unsolicited) return unsolicited;
+  // In a reply to ours the acknowledgement is ignored as an auto-reply; elsewhere the same words might stand above a
+  // person's, so the draft waits for one.
+  const ticketAcknowledgement = ticketAcknowledgementOf(mail);
+  if (ticketAcknowledgement) return `a ticket system's acknowledgement (“${quoted(ticketAcknowledgement)}”): another helpdesk's automatic receipt, not a person's question`;
   const replyTo = mail.replyTo?.address;
   if (replyTo && comparableAddress(replyTo) !== (mail.from ? comparableAddress(mail.from.address) : undefined) && isMachineAddress(localPart(replyTo))) {
     return `Reply-To <${replyTo}> is a machine-made address, no person's`;
