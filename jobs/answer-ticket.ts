@@ -25,7 +25,7 @@ import type { Redis } from 'ioredis';
 import { APIError } from 'openai';
 import { getDomain } from 'tldts';
 import { EmptyQuestionError, agentRunSpendOf, withSpend } from '../src/agent/agent.js';
-import { modelFailure, withoutSecrets, type ModelServerSettings } from '../src/agent/model-errors.js';
+import { errorWithoutSecrets, modelFailure, withoutSecrets, type ModelServerSettings } from '../src/agent/model-errors.js';
 import { PARK_NOTE } from '../src/tickets/park-notes.js';
 import { BLOCK_TAGS, PromptConfigError, defaultPrompts, type PromptSet } from '../src/agent/prompts.js';
 import type { AgentResult, AgentRunSpend, LlmUsage, Subtask } from '../src/agent/types.js';
@@ -147,7 +147,8 @@ export async function answerTicket(data: AnswerTicketData, deps: AnswerTicketDep
   try {
     return await answer(data.ticketId, deps, attempt, log, data.reviewBy);
   } catch (err) {
-    const failure = toJobError(err);
+    // What BullMQ stores and logs of the failure (Bull Board shows it) carries no key or URL secret of the model server.
+    const failure = errorWithoutSecrets(toJobError(err), deps.config);
     if (failure instanceof UnrecoverableError || attempt.attemptsMade + 1 >= attempt.attempts) {
       await parkAfterFailure(deps.store, data.ticketId, agentFailureReason(failure, attempt.attempts, data.ticketId, deps.config), log);
     }
@@ -288,10 +289,7 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
   // A person asked for this draft from the review page or the API (`reviewBy`): it goes back to them, never out on its
   // own, whatever the mode; the checks before the agent, such as the repeated question, did not run on this rerun.
   if (reviewBy) verdict = { send: false, reason: rerunReason(reviewBy, verdict.send ? undefined : verdict.reason) };
-  // Earned autonomy: what `auto` would send goes out only when every source it cited has proved itself in review.
-  if (config.REVIEW_MODE === 'learn' && verdict.send) verdict = await produce(deps.redis, () => learnVerdict(deps.redis, config.QUEUE_PREFIX, result, config));
-  if (!verdict.send) {
-    const reason = verdict.reason;
+  const parkDraft = async (reason: string): Promise<AnswerOutcome> => {
     const parked = await store.transition(ticketId, {
       from: ['processing'],
       to: 'parked',
@@ -305,7 +303,8 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
     log.info({ reason: reason.split(':')[0] }, 'Draft parked for review');
     log.debug({ reason }, 'Reason in full');
     return { outcome: 'parked', ticketId, reason, agentRun };
-  }
+  };
+  if (!verdict.send) return parkDraft(verdict.reason);
 
   // Who the reply would reach (a forged sender, bulk mail, a Reply-To on another domain than From), or whether the
   // mail may be a second copy of another ticket's. A person decides; the draft is kept, so sending it is one click.
@@ -317,6 +316,14 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
     log.info({ kind: hold.kind }, 'Draft parked: a person decides whether it goes out');
     log.debug({ reason: hold.reason }, 'Reason in full');
     return { outcome: 'parked', ticketId, reason: hold.reason, agentRun };
+  }
+
+  // Earned autonomy: what `auto` would send goes out only when every source it cited has proved itself in review.
+  // Asked last, of a draft every other check let through: a wait for trust then means nothing else stood in its way,
+  // which is what the review page tells the operator, and a forged sender keeps its own reason, banner and tick.
+  if (config.REVIEW_MODE === 'learn') {
+    verdict = await produce(deps.redis, () => learnVerdict(deps.redis, config.QUEUE_PREFIX, result, config));
+    if (!verdict.send) return parkDraft(verdict.reason);
   }
 
   // The binding rate-limit check: counted atomically when the reply is queued, so two tickets of one sender (or
@@ -699,9 +706,14 @@ const READERS_ACCOUNT = new RegExp(
 // too: a customer tells what has happened, and a screen's notice they quote is read without its quotes (QUOTED).
 const READERS_FUTURE =
   /(?:ログイン|サインイン|ご?利用)(?:が|も)?(?:でき(?:ない|なくなる)状態(?:と|に)なります|できなくなります)|(?:停止|制限|凍結|ロック|無効化?)(?:され|となり|になり)ます(?!か)/u;
-// A quoted phrase (「…」『…』"…" “…”) on one line, or a `>` line: a customer quoting what a screen or a mail says,
-// whose call to act, reader and deadline are the screen's, not the writer's.
-const QUOTED = /「[^「」\n]{1,80}」|『[^『』\n]{1,80}』|"[^"\n]{1,80}"|“[^“”\n]{1,80}”|^[ \t]*[>＞].*$/gmu;
+// A quoted phrase (「…」『…』"…" “…”) on one line: a customer quoting what a screen or a mail says, whose call to act,
+// reader and deadline are the screen's, not the writer's.
+const QUOTED = /「[^「」\n]{1,80}」|『[^『』\n]{1,80}』|"[^"\n]{1,80}"|“[^“”\n]{1,80}”/gu;
+// A `>` line: quoted too, but only beside words of the writer's own ({@link quotesSomeone}); a lure can write its
+// call as `>` lines as easily as a customer pastes a screen.
+const QUOTED_LINE = /^[ \t]*[>＞].*$/gmu;
+// How a customer introduces what they paste (「次のように表示されます」, "The login page shows:").
+const INTRODUCES_QUOTE = /表示|出て|出ま|書かれ|書いて|届きました|とのこと|\b(?:shows?|says?|said|displays?|displayed|reads?|got|received)\b/iu;
 // A call to act the customer reports without quote marks (「本人確認が必要とのことですが」, 「カード情報の更新が必要と表示
 // されます」): the screen's words again.
 const REPORTED_CALL = new RegExp(
@@ -716,9 +728,15 @@ const ASKS_US_TO_TELL = /教えて/u;
 const EN_OWN_QUESTION = /\b(?:where|how|what|when|which|why|can|could|should|do|may|must|shall)\s+(?:(?:do|can|could|should|shall|may|must)\s+)?(?:I|we)\b[^?]*\?\s*$/iu;
 // A request, to us or to the reader: which of the two is told by its link, its reader, its act and its threat.
 const REQUEST = /お願い|(?:て|で)(?:ください|下さい)|(?:て|で)(?:いただけ|頂け|もらえ|くださ|下さ)(?:ます|ません)(?:でしょう)?か/u;
-// Acts only the reader does for themselves (verify who they are, log in, type in their credentials or card), never
-// what a customer asks us to do for them (reset a password, check an account).
-const READERS_OWN_ACT = /本人|ログイン|サインイン|認証|入力|カード情報|お支払い情報|登録情報/u;
+// Acts only the reader does for themselves (verify who they are or their account, log in, type in or update their
+// credentials or card), never what a customer asks us to do for them (reset a password): 「アカウントの確認をお願い
+// いたします」 beside a link and a deadline is the lure's call, not a customer asking us to look.
+const READERS_OWN_ACT = /本人|ログイン|サインイン|認証|入力|確認|更新|カード情報|お支払い情報|登録情報/u;
+// The account a request to us is about, as a customer names it (「管理者アカウントの」, 「担当者のID」): we act on one
+// account of theirs, and they say which. A lure's 「パスワードの再設定をお願いします」 names none: the account is the
+// reader's. (An address is no such name: a lure signs with its own.)
+const NAMED_ACCOUNT =
+  /(?:管理者?|担当者?|社員|従業員|スタッフ|メンバー|(?<!各)ユーザー(?!様)|利用者(?!様)|サブ|子|共有|法人|代表|前任者?|退職者?)(?:用)?の?\s*(?:アカウント|ID|ＩＤ)/u;
 const READER_NAMED = new RegExp(READER, 'u');
 // A threat of what befalls the reader's account if they do not act (「確認がない場合、アカウントを停止します」): a lure's,
 // which makes its request one to the reader.
@@ -760,28 +778,47 @@ function fromOrganisation(signals: ReplySignals): string[] {
   return domain ? [getDomain(domain) ?? domain] : [];
 }
 
-/** `words` without its quoted phrases ({@link QUOTED}). */
+/**
+ * `words` without its quoted phrases ({@link QUOTED}), and without its `>` lines ({@link QUOTED_LINE}) when they
+ * quote someone ({@link quotesSomeone}).
+ */
 function withoutQuotes(words: string): string {
-  return words.replace(QUOTED, ' ');
+  const outside = words.replace(QUOTED_LINE, ' ');
+  return (quotesSomeone(outside) ? outside : words).replace(QUOTED, ' ');
+}
+
+/**
+ * Whether `outside` (a mail's words outside its `>` lines) reads as a writer quoting someone: words of their own that
+ * introduce the quote, ask something or tell their own problem, naming no reader's account. A mail of nothing but `>`
+ * lines quotes no one, and a lure's own threat (「お客様のアカウントは…」, "Your account will be suspended") beside its
+ * `>` call is the lure's voice, not a customer's.
+ */
+function quotesSomeone(outside: string): boolean {
+  const own = outside.replace(QUOTED, ' ');
+  if (READERS_ACCOUNT.test(own) || READERS_FUTURE.test(own)) return false;
+  return INTRODUCES_QUOTE.test(own) || PROBLEM.test(own) || FIRST_PERSON.test(own) || own.split('\n').some((line) => JA_QUESTION.test(line.trim()));
 }
 
 /**
  * The sentences of `unquoted` whose call to act ({@link LURE_CALL}) may be addressed to the reader: without those that
- * ask us how the writer can act ({@link JA_QUESTION}, {@link ASKS_US_TO_TELL}, {@link EN_OWN_QUESTION}), those that ask
- * us to act for the writer (a {@link REQUEST} with no link words, no reader named, no act of the reader's own, in a mail
- * that names no reader's account (`readers`) and threatens nothing), and the calls the writer reports a screen made
- * ({@link REPORTED_CALL}).
+ * ask us how the writer can act ({@link JA_QUESTION}, {@link ASKS_US_TO_TELL}, {@link EN_OWN_QUESTION}) in a mail that
+ * threatens nothing (beside "Your account has been suspended", "How do I verify your account?" is the lure's), those
+ * that ask us to act for the writer (a {@link REQUEST} with no link words, no reader named, no act of the reader's own,
+ * in a mail that names the account it is about ({@link NAMED_ACCOUNT}), names no reader's account (`readers`) and
+ * threatens nothing), and the calls the writer reports a screen made ({@link REPORTED_CALL}).
  */
 function callsToReader(unquoted: string, readers: boolean): string {
   const threatens = readers || THREAT_IF_NOT.test(unquoted);
+  const namesAccount = NAMED_ACCOUNT.test(unquoted);
   const sentences = unquoted.replace(REPORTED_CALL, ' ').split(/(?<=[。！？!?])|\n|(?<=\.)\s+/u);
   return sentences
     .filter((sentence) => {
       const text = sentence.trim();
       const call = LURE_CALL.exec(text)?.[0];
       if (call === undefined) return false;
-      if (EN_OWN_QUESTION.test(text) || ASKS_US_TO_TELL.test(text) || (JA_QUESTION.test(text) && !REQUEST.test(text))) return false;
-      const forUs = REQUEST.test(text) && !threatens && !LURE_LINK.test(text) && !READER_NAMED.test(text) && !READERS_OWN_ACT.test(call);
+      const ownQuestion = EN_OWN_QUESTION.test(text) || ASKS_US_TO_TELL.test(text) || (JA_QUESTION.test(text) && !REQUEST.test(text));
+      if (ownQuestion && !threatens) return false;
+      const forUs = REQUEST.test(text) && namesAccount && !threatens && !LURE_LINK.test(text) && !READER_NAMED.test(text) && !READERS_OWN_ACT.test(call);
       return !forUs;
     })
     .join('\n');

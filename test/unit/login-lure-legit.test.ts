@@ -57,6 +57,17 @@ describe('login-lure hold: a lure addressed to the reader is still held', () => 
     ['an English request to the reader as a question', 'Can you verify your account within 24 hours so we can restore your access? Your account has been limited. https://secure-line.top/verify'],
     ['an English lure that quotes nothing', 'Your account has been suspended. Please verify your identity within 24 hours: https://secure-line.top/verify'],
     ['the lure\'s call and deadline outside its quoted label', '「重要なお知らせ」\n本日中に下記のリンクよりパスワードの再設定をお願いします。期限を過ぎるとアカウントが停止されます。\nhttps://secure-line.top/reset'],
+    // Bug review 38b #2: held at 832399b, let through by cb4b6bd. A verification is the reader's act, a request to us
+    // names the account it is about, a question is the writer's own only beside no reader's account, and `>` lines
+    // quote someone only beside text of the writer's own.
+    ['アカウントの確認をお願いいたします, the link and deadline in the next sentence', 'セキュリティ強化のため、アカウントの確認をお願いいたします。\n下記リンクより24時間以内に手続きしてください。\nhttps://secure-line.top/login'],
+    ['アカウント情報の更新をお願いいたします, ご利用のアカウントは制限', 'アカウント情報の更新をお願いいたします。ご利用のアカウントは制限されています。\nhttps://secure-line.top/login'],
+    ['パスワードの再設定をお願いします naming no account, 24時間以内', 'パスワードの再設定をお願いします。24時間以内にお願いします。\nhttps://secure-line.top/reset'],
+    ['ご本人確認をお願いします, the deadline in the next sentence', 'ご本人確認をお願いします。\n24時間以内に下記リンクより手続きしてください。\nhttps://secure-line.top/verify'],
+    ['"How do I verify your account?" beside "Your account has been suspended"', 'Your account has been suspended. How do I verify your account? Click here: https://secure-line.top/verify'],
+    ['the call in a > line beside the lure\'s own threat', 'Your account will be suspended within 24 hours.\n> Please verify your account at https://secure-line.top/verify'],
+    ['nothing but > lines', '> Your account has been suspended.\n> Please verify your account within 24 hours: https://secure-line.top/verify'],
+    ['nothing but > lines, in Japanese', '> お客様のアカウントを一時的に制限しております。\n> 24時間以内に下記リンクより本人確認をお願いします。\n> https://secure-line.top/verify'],
   ])('%s: held', (_what, question) => {
     expect(holdOf(PHISHER, PHISHER_NO_DMARC, question)?.kind).toBe('possible-phishing');
   });
