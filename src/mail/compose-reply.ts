@@ -89,7 +89,7 @@ export interface ComposeReplyInput {
 // Reply prefixes of common clients and languages, collapsed into one (forward prefixes stay). The count (`Re[2]:`)
 // takes its trailing whitespace with it: two whitespace runs side by side around an optional group backtrack
 // quadratically over a long run of spaces without a colon.
-const REPLY_PREFIX = /^\s*(?:(?:re|aw|sv|vs|antw|réf|rif|odp|返信|回复|答复)\s*(?:(?:\[\d+\]|\(\d+\))\s*)?[:：]\s*)+/i;
+const REPLY_PREFIX = /^\s*(?:(?:re|aw|sv|vs|antw|réf|rif|odp|返信|回复|答复|回覆|회신)\s*(?:(?:\[\d+\]|\(\d+\))\s*)?[:：]\s*)+/i;
 
 // What mail clients show for a mail without a subject. A bare `Re:` reads as a truncated subject, and clients list
 // it as an empty one.
@@ -393,6 +393,39 @@ export function composeReply(input: ComposeReplyInput): ReplyMail {
 // 998 characters however nodemailer writes it.
 const MAX_RECIPIENT_NAME_CHARS = 200;
 
+// Longer than any person's or team's name ("株式会社ABC 営業部 山田 太郎", "Dr. Anna Müller (Customer Success)"): a name
+// this long is a sentence.
+const MAX_PLAIN_NAME_CHARS = 80;
+// What no name holds but a message does: an address or its brackets, a link (a scheme, `www.`, a host name, its dot
+// also the ideographic full stop browsers read as one), an encoded word (the receiver's client decodes it once more:
+// a name stored as `=?utf-8?B?…?=` shows there as `<evil@…>` and a line break), a phone number (a run of six digits,
+// or groups of digits joined by hyphens, dots, spaces or brackets), a character a reader does not see (controls,
+// text-direction and zero-width characters, line and paragraph separators, default-ignorable fillers).
+const NOT_A_NAME = [
+  /[@<>]/u,
+  /:\/\/|www\./iu,
+  /[\p{L}\p{N}-]+[.。｡][\p{L}]{2,}/u,
+  /=\?/u,
+  /\d{6}/u,
+  /\+?\(?\d{1,4}\)?[-.\s]\(?\d{1,4}\)?[-.\s]\d{2,}/u,
+  /[\p{C}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]/u,
+] as const;
+
+/**
+ * True when a display name is plainly a name: at most 80 characters of none of {@link NOT_A_NAME}, read after NFKC
+ * (so full-width `＠` and `０３－１２３４` are what they look like). A name is text a stranger wrote; in our reply's To it
+ * reaches the mailbox it names from our address, and no draft check reads it (security review 7, finding 1).
+ */
+export function isPlainDisplayName(name: string): boolean {
+  const folded = name.normalize('NFKC').replace(/[ \t]+/g, ' ').trim();
+  return Array.from(folded).length <= MAX_PLAIN_NAME_CHARS && !NOT_A_NAME.some((pattern) => pattern.test(folded));
+}
+
+/** `name` on one line when it is plainly a name ({@link isPlainDisplayName}), else '' (the reply goes to the bare address). */
+function recipientName(name: string): string {
+  return isPlainDisplayName(name) ? oneLine(name, MAX_RECIPIENT_NAME_CHARS) : '';
+}
+
 /**
  * Whom a reply goes to, with the name the customer gave that mailbox: the Reply-To's address and its own name (the
  * From's, when the Reply-To names none and is the From's mailbox; none when it is another's, as on a ticket stored
@@ -408,13 +441,13 @@ function recipientOf(original: Pick<OriginalMail, 'from' | 'fromName' | 'replyTo
   if (!original.replyTo) return sender;
   const address = original.replyTo.trim();
   const name = original.replyToName ?? (isSameMailbox(address, sender.address) ? sender.name : '');
-  return { address, name: oneLine(name, MAX_RECIPIENT_NAME_CHARS) };
+  return { address, name: recipientName(name) };
 }
 
 /** The From's address and display name, apart (see {@link recipientOf}). */
 function fromMailbox(original: Pick<OriginalMail, 'from' | 'fromName'>): MailAddress {
   const from = original.from.trim();
   const open = from.lastIndexOf('<');
-  if (original.fromName !== undefined || open < 0 || !from.endsWith('>')) return { address: from, name: oneLine(original.fromName ?? '', MAX_RECIPIENT_NAME_CHARS) };
-  return { address: from.slice(open + 1, -1).trim(), name: oneLine(from.slice(0, open).trim().replace(/^"([^"]*)"$/, '$1'), MAX_RECIPIENT_NAME_CHARS) };
+  if (original.fromName !== undefined || open < 0 || !from.endsWith('>')) return { address: from, name: recipientName(original.fromName ?? '') };
+  return { address: from.slice(open + 1, -1).trim(), name: recipientName(from.slice(0, open).trim().replace(/^"([^"]*)"$/, '$1')) };
 }

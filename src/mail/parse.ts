@@ -576,14 +576,19 @@ const QUOTE_HEADER_PATTERNS: RegExp[] = [
   /^\s*\d{4}年\s*\d{1,2}月\s*\d{1,2}日.{0,300}[:：]\s*$/, // Gmail ja: "2024年1月15日(月) 10:00 山田 <a@b>:"
   ...CJK_ATTRIBUTIONS,
 ];
-// "-----Original Message-----" separators (Outlook en/ja, forwarded messages of Gmail, Thunderbird, Apple Mail).
+// "-----Original Message-----" separators (Outlook en/ja/ko/zh, Coremail, forwarded messages of Gmail, Thunderbird,
+// Apple Mail), and QQ Mail's `------------------&nbsp;原始邮件&nbsp;------------------`: QQ writes the entity into its
+// text part, and its HTML part gives a no-break space (which `\s` takes).
 const ORIGINAL_MESSAGE =
-  /^\s*[-－―‐_=＝]{2,}\s*(?:original message|元のメッセージ|オリジナル\s*メッセージ|転送(?:された)?メッセージ|forwarded message|message d'origine|ursprüngliche nachricht)\s*[-－―‐_=＝]{2,}\s*$/i;
+  /^\s*[-－―‐_=＝]{2,}(?:\s|&nbsp;)*(?:original message|元のメッセージ|オリジナル\s*メッセージ|転送(?:された)?メッセージ|forwarded message|message d'origine|ursprüngliche nachricht|原始邮件|原始郵件|원본\s?메시지)(?:\s|&nbsp;)*[-－―‐_=＝]{2,}\s*$/i;
 const BEGIN_FORWARDED = /^\s*(?:begin forwarded message|転送されたメッセージ)\s*[:：]\s*$/i;
-// Outlook-style header blocks: a From line soon followed by Sent/Date/To/Subject lines. The bold marker (`*From:*`)
-// takes its trailing whitespace with it, so no two whitespace runs meet (quadratic on a long line of spaces).
-const BLOCK_FROM = /^\s*(?:\*\s*)?(?:from|差出人|送信者|送信元|von|de)\s*(?:\*\s*)?[:：]/i;
-const BLOCK_NEXT = /^\s*(?:\*\s*)?(?:sent|date|to|cc|subject|送信日時|送信日|日付|日時|宛先|件名|gesendet|an|betreff|envoyé|objet|à)\s*(?:\*\s*)?[:：]/i;
+// Outlook-style header blocks: a From line soon followed by Sent/Date/To/Subject lines, with Outlook's labels in
+// English, Japanese, German, French, Chinese (zh-CN 发件人/发送时间/收件人/主题, also QQ Mail's and Coremail's; zh-TW
+// 寄件者/寄件日期/收件者/主旨) and Korean (보낸 사람/보낸 날짜/받는 사람/제목). The bold marker (`*From:*`) takes its
+// trailing whitespace with it, so no two whitespace runs meet (quadratic on a long line of spaces).
+const BLOCK_FROM = /^\s*(?:\*\s*)?(?:from|差出人|送信者|送信元|von|de|发件人|寄件者|보낸\s?사람)\s*(?:\*\s*)?[:：]/i;
+const BLOCK_NEXT =
+  /^\s*(?:\*\s*)?(?:sent|date|to|cc|subject|送信日時|送信日|日付|日時|宛先|件名|gesendet|an|betreff|envoyé|objet|à|发送时间|日期|收件人|抄送|主题|寄件日期|收件者|副本|主旨|보낸\s?날짜|날짜|받는\s?사람|참조|제목)\s*(?:\*\s*)?[:：]/i;
 const QUOTED_LINE = /^\s*[>＞]/;
 /** A line of separator characters (`-----`, `━━━`, `＊＊＊`) that frames a signature or a banner. */
 export const SEPARATOR_LINE = /^\s*[-_=*＊━─―－~〜#+・=＝]{3,}\s*$/;
@@ -616,7 +621,7 @@ const SIGNATURE_NEVER_ASKS = /(?:[?？]|(?:でしょう|ます|です)か[。.]?
 const MAX_SIGNATURE_LINES = 8;
 // The count (`Re[2]:`) takes its trailing whitespace with it: two whitespace runs side by side around an optional
 // group backtrack quadratically over a long run of spaces without a colon.
-const REPLY_OR_FORWARD_PREFIX = /^\s*(?:(?:re|fwd?|aw|wg|sv|vs|antw|tr|réf|rif|odp|返信|転送|回复|答复|转发)\s*(?:(?:\[\d+\]|\(\d+\))\s*)?[:：]\s*)+/i;
+const REPLY_OR_FORWARD_PREFIX = /^\s*(?:(?:re|fwd?|aw|wg|sv|vs|antw|tr|réf|rif|odp|返信|転送|回复|答复|转发|回覆|轉寄|회신|답장|전달)\s*(?:(?:\[\d+\]|\(\d+\))\s*)?[:：]\s*)+/i;
 
 function isQuoteHeader(line: string, next: string | undefined): boolean {
   if (QUOTE_HEADER_PATTERNS.some((re) => re.test(line))) return true;
@@ -1096,11 +1101,12 @@ function ownWords(history: string[]): string {
     .trim();
 }
 
-// A subject that forwards (Fwd:, FW:, WG:, TR:, RV:, 転送:, 转发:), and the markers that open a forwarded mail.
-const FORWARD_SUBJECT = /^\s*(?:fwd?|wg|tr|rv|転送|转发)\s*[:：]/i;
+// A subject that forwards (Fwd:, FW:, WG:, TR:, RV:, 転送:, 转发:, 轉寄:, 전달:), and the markers that open a forwarded
+// mail.
+const FORWARD_SUBJECT = /^\s*(?:fwd?|wg|tr|rv|転送|转发|轉寄|전달)\s*[:：]/i;
 const FORWARD_MARKER = /forwarded message|転送(?:された)?メッセージ/i;
 // The Subject line of a forwarded mail's header block, in the languages BLOCK_NEXT knows.
-const BLOCK_SUBJECT = /^\s*(?:\*\s*)?(?:subject|件名|betreff|objet)\s*(?:\*\s*)?[:：]/i;
+const BLOCK_SUBJECT = /^\s*(?:\*\s*)?(?:subject|件名|betreff|objet|主题|主旨|제목)\s*(?:\*\s*)?[:：]/i;
 
 /**
  * The line that opens a forwarded mail in a question, whatever the customer's client wrote (Gmail's, Thunderbird's,

@@ -275,7 +275,9 @@ const ATTRIBUTION = [
   ...CJK_ATTRIBUTIONS,
   /^\s*\d{4}年\s*\d{1,2}月\s*\d{1,2}日.{0,300}[:：]\s*$/,
 ];
-const ORIGINAL_MESSAGE = /^\s*[-－―_=＝]{2,}\s*(?:original message|元のメッセージ|オリジナル\s*メッセージ)\s*[-－―_=＝]{2,}\s*$/i;
+// The separators the mail parser knows for a reply's original (Outlook en/ja/ko/zh, Coremail, QQ Mail's `&nbsp;`).
+const ORIGINAL_MESSAGE =
+  /^\s*[-－―_=＝]{2,}(?:\s|&nbsp;)*(?:original message|元のメッセージ|オリジナル\s*メッセージ|原始邮件|原始郵件|원본\s?메시지)(?:\s|&nbsp;)*[-－―_=＝]{2,}\s*$/i;
 // Opening lines: an address to the customer ("Dear …", "Hi …,", "山田様") or a stock courtesy phrase.
 const GREETING = [
   /^(?:dear|hi|hello|hey|good\s+(?:morning|afternoon|evening)|greetings)\b[^\n]{0,60}[,!.:]?$/i,

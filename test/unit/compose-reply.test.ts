@@ -14,6 +14,14 @@ describe('replySubject', () => {
     ['Re[2]: Backup', 'Re: Backup'],
     ['AW: Frage', 'Re: Frage'],
     ['返信: 質問', 'Re: 質問'],
+    // What Outlook writes in zh-TW and Korean (mail audit 4, finding 7).
+    ['回覆: CSV匯出亂碼', 'Re: CSV匯出亂碼'],
+    ['회신: 주문 문의', 'Re: 주문 문의'],
+    ['RE: 회신: 주문 문의', 'Re: 주문 문의'],
+    // Not collapsed: prefixes Gmail may not strip stack rather than split a Gmail thread (thread review 38, defect 3).
+    ['답장: 주문 문의', 'Re: 답장: 주문 문의'],
+    ['RES: Pedido', 'Re: RES: Pedido'],
+    ['轉寄: 錯誤通知', 'Re: 轉寄: 錯誤通知'],
     ['Re：全角コロン', 'Re: 全角コロン'],
     ['Fwd: forwarded stays', 'Re: Fwd: forwarded stays'],
     ['Regarding renewal', 'Re: Regarding renewal'],
@@ -166,6 +174,22 @@ describe('the quote\'s attribution line', () => {
   });
 });
 
+// A customer's Chinese or Korean client quotes our reply under its own separator: the mail parser and the edit ratio
+// (replyBody) cut at the same lines (mail audit 4, finding 3).
+describe('a Chinese or Korean client\'s separator above the quote', () => {
+  it.each([
+    ['QQ Mail', '------------------&nbsp;原始邮件&nbsp;------------------'],
+    ['QQ Mail through HTML-to-text', '------------------\u00a0原始邮件\u00a0------------------'],
+    ['Outlook zh-CN', '-----原始邮件-----'],
+    ['Outlook zh-TW', '-----原始郵件-----'],
+    ['Outlook ko', '-----원본 메시지-----'],
+  ])('%s', (_client, separator) => {
+    const text = `请问可以按日期导出吗？\n\n${separator}\n发件人: support@support.example\n\n您可以在设置中更改字符编码。`;
+    expect(extractQuestion(text)).toBe('请问可以按日期导出吗？');
+    expect(replyBody(text)).toBe('请问可以按日期导出吗？');
+  });
+});
+
 describe('replyReferences', () => {
   const id = (n: number) => `<id${n}.${'x'.repeat(20)}@mail.customer.example>`;
 
@@ -283,11 +307,20 @@ describe('the recipient of a reply', () => {
     return { envelope: built.envelope.to, lines: built.raw.toString('latin1').split('\r\n').filter((line) => /^(?:To|Cc|Bcc):/i.test(line)) };
   }
 
-  it.each(NAMES)('a display name with %s stays the name of the one recipient', async (_case, fromName) => {
+  // No plain name holds an address: the reply goes to the one recipient, unnamed (security review 7, finding 1).
+  it.each(NAMES)('a display name with %s is left out: the one recipient, unnamed', async (_case, fromName) => {
     // Composed as the sender composes it: the ticket's replyTo is the From's address when the mail had no Reply-To.
     const mail = composeReply({ original: originalOf(ticket(fromName)), answer: 'x', from: 'Support <support@support.example>', messageId: '<r9@support.example>', automatic: true });
     expect(mail.to).toBe('a@cust.example');
-    expect(mail.toName).toBe(fromName);
+    expect(mail.toName).toBeUndefined();
+    const { envelope, lines } = await recipients(mail);
+    expect(envelope).toEqual(['a@cust.example']);
+    expect(lines).toEqual(['To: a@cust.example']);
+  });
+
+  it('a plain display name with a comma and quotes is the name of the one recipient', async () => {
+    const mail = composeReply({ original: originalOf(ticket('Yamada, "Taro"')), answer: 'x', from: 'Support <support@support.example>', messageId: '<r9@support.example>', automatic: true });
+    expect(mail.toName).toBe('Yamada, "Taro"');
     const { envelope, lines } = await recipients(mail);
     expect(envelope).toEqual(['a@cust.example']);
     expect(lines).toHaveLength(1);

@@ -1211,3 +1211,49 @@ function b64Subject(subject: string): string {
   for (let i = 0; i < chars.length; i += 10) words.push(`=?utf-8?b?${Buffer.from(chars.slice(i, i + 10).join('')).toString('base64')}?=`);
   return words.join('\r\n ');
 }
+
+// Chinese and Korean clients open the quoted answer with their own separator or header block (mail audit 4, finding
+// 3): without them our previous answer is read as the customer's question.
+describe('extractQuestion: quoted history of Chinese and Korean clients', () => {
+  const OURS = '"XYZ Support" <support@helpdesk.example.jp>';
+  it.each<[what: string, text: string, question: string]>([
+    [
+      'QQ Mail, &nbsp; written into the text part',
+      `请问导出的时候能不能只导出某个日期范围的数据？\n\n\n------------------&nbsp;原始邮件&nbsp;------------------\n发件人: ${OURS};\n发送时间:&nbsp;2026年11月18日(星期三) 上午10:30\n收件人:&nbsp;"李娜"<1234567890@qq.com>;\n\n主题:&nbsp;Re: CSV导出乱码\n\n您可以在设置中更改字符编码。`,
+      '请问导出的时候能不能只导出某个日期范围的数据？',
+    ],
+    [
+      'QQ Mail through HTML-to-text (no-break spaces)',
+      `请问可以按日期导出吗？\n\n------------------\u00a0原始邮件\u00a0------------------\n发件人:\u00a0${OURS};\n发送时间:\u00a02026年11月18日\n\n您可以在设置中更改字符编码。`,
+      '请问可以按日期导出吗？',
+    ],
+    ['Outlook zh-CN, Coremail', `请问可以按日期导出吗？\n\n-----原始邮件-----\n发件人: ${OURS}\n发送时间: 2026年11月18日 10:30\n收件人: wangwei@abc.com.cn\n主题: Re: CSV\n\n您可以在设置中更改字符编码。`, '请问可以按日期导出吗？'],
+    ['Outlook zh-TW separator', `請問可以按日期匯出嗎？\n\n-----原始郵件-----\n寄件者: ${OURS}\n\n您可以在設定中變更字元編碼。`, '請問可以按日期匯出嗎？'],
+    ['Outlook ko separator', `날짜별로 내보낼 수 있나요?\n\n-----원본 메시지-----\n보낸 사람: ${OURS}\n받는 사람: "이수진"<sj.lee@abc.co.kr>;\n날짜: 2026-11-18 (수) 10:30:00\n제목: Re: CSV\n\n설정에서 변경할 수 있습니다.`, '날짜별로 내보낼 수 있나요?'],
+    ['Outlook zh-CN header block', `请问可以按日期导出吗？\n\n发件人: ${OURS}\n发送时间: 2026年11月18日 10:30\n收件人: wangwei@abc.com.cn\n主题: Re: CSV\n\n您可以在设置中更改字符编码。`, '请问可以按日期导出吗？'],
+    ['Outlook zh-TW header block', `請問可以按日期匯出嗎？\n\n寄件者: ${OURS}\n寄件日期: 2026年11月18日 上午 10:30\n收件者: 陳美 <chen.mei@hinet.net>\n主旨: Re: CSV匯出亂碼\n\n您可以在設定中變更字元編碼。`, '請問可以按日期匯出嗎？'],
+    ['Outlook ko header block', `날짜별로 내보낼 수 있나요?\n\n보낸 사람: ${OURS}\n보낸 날짜: 2026년 11월 18일 수요일 오전 10:30\n받는 사람: 이수진 <sj.lee@samsung-partner.co.kr>\n제목: Re: CSV 내보내기 한글 깨짐\n\n설정에서 변경할 수 있습니다.`, '날짜별로 내보낼 수 있나요?'],
+  ])('%s', (_what, text, question) => {
+    expect(extractQuestion(text, 'Re: CSV')).toBe(question);
+  });
+
+  // A label alone in the customer's words is no header block: the question stays whole.
+  it.each<[what: string, text: string]>([
+    ['one 发件人 line', '发件人: 我的同事说导出的文件是乱码。\n请问怎么解决？'],
+    ['one 제목 line', '제목: CSV 문제\n내보낸 파일의 한글이 깨집니다. 어떻게 해야 하나요?'],
+  ])('keeps %s', (_what, text) => {
+    expect(extractQuestion(text, 'CSV')).toBe(text);
+  });
+});
+
+describe('subjectAsQuestion: reply prefixes of zh-TW and Korean Outlook', () => {
+  it.each([
+    ['回覆: 請問發票', '請問發票'],
+    ['회신: 주문 문의', '주문 문의'],
+    ['RE: 회신: 주문 문의', '주문 문의'],
+    ['轉寄: 錯誤通知', '錯誤通知'],
+    ['전달: 오류 알림', '오류 알림'],
+  ])('%j → %j', (subject, question) => {
+    expect(extractQuestion('', subject)).toBe(question);
+  });
+});

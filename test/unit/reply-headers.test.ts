@@ -118,9 +118,74 @@ describe('a hostile display name in the To of a reply', () => {
     expect(lines.every((l) => l.length <= 998)).toBe(true);
   });
 
-  it('puts a name with line breaks on one line', async () => {
-    const ticket = newTicket({ messageId: '<q4@customer.example>', from: 'taro@customer.example', fromName: 'Taro\r\n  Yamada', subject: 'q', question: 'q', actor: 'test' });
+  it('puts a name with only spaces to spare on one line', async () => {
+    const ticket = newTicket({ messageId: '<q4@customer.example>', from: 'taro@customer.example', fromName: '  Taro    Yamada ', subject: 'q', question: 'q', actor: 'test' });
     expect((await replyTo(ticket)).mail.toName).toBe('Taro Yamada');
+  });
+});
+
+// A display name goes into the To only when it is plainly a person's or a team's name: anything else is a stranger's
+// words in our reply's header, mailed from our address to the mailbox it names (security review 7, finding 1).
+describe('a display name that is no plain name', () => {
+  const b64 = (s: string) => `=?utf-8?B?${Buffer.from(s, 'utf8').toString('base64')}?=`;
+  const HOSTILE: readonly (readonly [string, string])[] = [
+    ['a link and a phone number', '【重要】XYZサポート https://xyz-verify.example/login 03-1234-5678 へ至急'],
+    ['an address', 'ceo@customer.example'],
+    ['angle brackets', 'Taro <boss>'],
+    ['a link without a scheme', 'Visit www.xyz-verify.example now'],
+    ['a host name', 'XYZ Support xyz-verify.example'],
+    ['a host name with an ideographic full stop', 'XYZ サポート xyz-verify。example'],
+    ['a scheme', 'hxxp://evil'],
+    ['an encoded word inside the name', b64(`=?utf-8?B?${Buffer.from('<evil@attacker.example>\r\nBcc: e@x', 'utf8').toString('base64')}?=`)],
+    ['a literal encoded word', '=?utf-8?Q?Taro?='],
+    ['a run of digits', 'Call 0120123456'],
+    ['a phone number with hyphens', 'サポート窓口 03-1234-5678'],
+    ['a phone number with spaces and a plus', 'Support +81 3 1234 5678'],
+    ['a phone number in full-width digits', 'サポート ０３－１２３４－５６７８'],
+    ['a full-width at sign', 'ceo＠customer'],
+    ['a right-to-left override', 'Taro \u202eelgoog'],
+    ['a zero-width space', 'Ta\u200bro'],
+    ['a control character', 'Taro\u0007Yamada'],
+    ['a line break', 'Taro\r\nYamada'],
+    ['more than 80 characters', 'Taro Yamada '.repeat(8)],
+  ];
+  const cases = HOSTILE.flatMap(([what, name]) => [
+    [`the From's name with ${what}`, { fromName: name } as Partial<NewTicketInput>, 'taro@customer.example'],
+    [`the Reply-To's name with ${what}`, { replyTo: 'ceo@customer.example', replyToName: name } as Partial<NewTicketInput>, 'ceo@customer.example'],
+  ] as const);
+
+  it.each(cases)('%s: the bare address', async (_case, extra, address) => {
+    const ticket = newTicket({ messageId: '<q5@customer.example>', from: 'taro@customer.example', subject: 'q', question: 'How do I reset?', actor: 'test', ...extra });
+    const { mail, to } = await replyTo(ticket);
+    expect(mail.toName).toBeUndefined();
+    expect(to).toEqual([{ name: '', address }]);
+  });
+
+  it.each([
+    ['Japanese', '山田 太郎'],
+    ['Japanese with an honorific and a company', '株式会社ABC 山田様'],
+    ['English', 'Anne Miller'],
+    ['Korean', '김민수'],
+    ['Chinese', '王伟'],
+    ['a comma', 'Yamada, Taro'],
+    ['an apostrophe', "Sean O'Brien"],
+    ['a title with a dot and an umlaut', 'Dr. Anna Müller'],
+    ['initials', 'J. R. R. Tolkien'],
+    ['a team and a number', 'Support Team 2'],
+    ['a hyphen', 'Anne-Marie Dupont'],
+  ])('keeps a name in %s', async (_case, name) => {
+    const ticket = newTicket({ messageId: '<q6@customer.example>', from: 'taro@customer.example', replyTo: 'hanako@customer.example', replyToName: name, subject: 'q', question: 'q', actor: 'test' });
+    const { mail, to } = await replyTo(ticket);
+    expect(mail.toName).toBe(name);
+    expect(to).toEqual([{ name, address: 'hanako@customer.example' }]);
+  });
+
+  it('sends a Reply-To whose name is a nested encoded word to the bare address, from the raw mail', async () => {
+    const inner = `=?utf-8?B?${Buffer.from('<evil@attacker.example>\r\nBcc: e@x', 'utf8').toString('base64')}?=`;
+    const { mail, to, headerBlock } = await replyTo(await ticketOf(rawMail('mallory@customer.example', `${b64(inner)} <ceo@customer.example>`)));
+    expect(mail.toName).toBeUndefined();
+    expect(to).toEqual([{ name: '', address: 'ceo@customer.example' }]);
+    expect(headerBlock).toMatch(/\r\nTo: ceo@customer\.example\r\n/);
   });
 });
 
