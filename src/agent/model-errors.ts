@@ -89,11 +89,24 @@ export function errorWithoutSecrets<E extends Error>(err: E, settings: ModelServ
   const mask = (text: string) => withoutSecrets(text, settings);
   for (const e of causes(err)) {
     if (!(e instanceof Error)) break;
-    e.message = mask(e.message);
-    if (e.stack) e.stack = mask(e.stack);
-    if (e instanceof APIError && e.error !== undefined) (e as { error: unknown }).error = maskedErrorBody(e.error, mask);
+    setIfWritable(e, 'message', mask(String(e.message)));
+    if (e.stack) setIfWritable(e, 'stack', mask(e.stack));
+    if (e instanceof APIError && e.error !== undefined) setIfWritable(e, 'error', maskedErrorBody(e.error, mask));
   }
   return err;
+}
+
+/**
+ * Sets `key` of `e` unless the error will not take it (frozen, a getter, a DOMException's message): the job's error
+ * must still reach the park and BullMQ. Such a value stays as it is; what the model server said was masked by the
+ * client before any error was built from it.
+ */
+function setIfWritable(e: Error, key: 'message' | 'stack' | 'error', value: unknown): void {
+  try {
+    (e as unknown as Record<string, unknown>)[key] = value;
+  } catch {
+    // Read-only: left as it is.
+  }
 }
 
 function maskedErrorBody(body: unknown, mask: (text: string) => string): unknown {

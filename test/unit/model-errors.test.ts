@@ -192,6 +192,18 @@ describe('errorWithoutSecrets: the job error BullMQ stores and the log prints', 
     for (const [where, text] of Object.entries(shown)) expect(leaked(text), `${where}: ${text}`).toBeUndefined();
   });
 
+  // A job's error must reach parkAfterFailure and BullMQ whatever it is: masking never throws, it skips what it cannot set.
+  it.each<[string, () => Error]>([
+    ['a frozen error', () => Object.freeze(new Error(`failed with ${KEY}`))],
+    ['a message that is a getter only', () => Object.defineProperty(new Error('x'), 'message', { get: () => `failed with ${KEY}` })],
+    ['a DOMException', () => new DOMException(`aborted with ${KEY}`, 'AbortError')],
+    ['a cause chain that loops', () => { const e = new Error(`a ${KEY}`); (e as { cause?: unknown }).cause = e; return e; }],
+  ])('does not throw for %s', (_what, build) => {
+    const err = build();
+    expect(() => errorWithoutSecrets(err, settings)).not.toThrow();
+    expect(errorWithoutSecrets(err, settings)).toBe(err);
+  });
+
   it('leaves an error without a secret as it was', () => {
     const err = new Error('WRONGTYPE Operation against a key holding the wrong kind of value');
     const stack = err.stack;
