@@ -6,8 +6,9 @@
  * Spanish.
  *
  * A secret is what logs in or pays:
- * - a password, passcode or PIN (暗証番号, パスコード, PW, パス, 合言葉; a bank's or a card's PIN too), and login
- *   details or credentials (ログイン情報, "login credentials");
+ * - a password, passcode or PIN (暗証番号, パスコード, PW, 合言葉; a bank's or a card's PIN too), and login
+ *   details or credentials (ログイン情報, "login credentials"). パス is one only after the account it opens (ログインパス)
+ *   or standing alone at the head of a clause (パスを…, ログインIDとパスを…): after a noun or の it is a file's path;
  * - a code that proves who the customer is: one-time, verification, authentication, security, 2FA, SMS, login or
  *   recovery/backup codes (認証コード, ワンタイムパスワード), and a bare N-digit code ("the 6-digit code you received");
  * - a payment card's number (クレジットカード番号, "card number", 卡号) and its CVV/CVC/security code (セキュリティコード).
@@ -20,6 +21,9 @@
  *   SMS, 認証, ログイン or 段階 between. The English "confirmation code" is a secret only after SMS, login and the like;
  * - an N-digit code shown on the device, TV or printer being set up (a pairing code);
  * - an Indian postal "PIN code" of an area or address.
+ * The secret must stand in the clause that asks: "send us your customer number, then we reset your password", 「请提供
+ * 您的订单号，我们将为您重置密码」 ask for the number. A clause ends at a semicolon, at a comma that does not go on
+ * with a list, and at the words that open the next one (then, so, dann, damit, puis, luego, 然后, 以便, 으니 …).
  * Entering a secret on a screen, our sending a temporary one, warnings ("we never ask for your password",
  * 決してお知らせにならないでください), resetting or changing one, and the last four digits of a card are not asks.
  *
@@ -52,10 +56,14 @@ const JA_ID_CARD = '(?:ポイント|会員|メンバー(?:ズ|シップ)?|スタ
 // stands between (ご予約時にSMSで届いた確認コード).
 const JA_BOOKING = '(?:予約|注文|申込|申し込み|受付|購入|チケット|搭乗|宿泊|発注)';
 const JA_LOGIN_WORD = 'SMS|ショートメール|認証|ログイン|サインイン|段階|ワンタイム';
+// In software support パス is mostly a path (保存先フォルダのパス, 絶対パス): it is the password only after the account it
+// opens, or on its own at the head of a clause or beside the ID it goes with.
+// The look back runs only where パス stands, not at every character.
+const JA_PASS = 'パス(?<=(?:^|[、,\\s「『(]|(?:ID|ユーザー?名)[とや・/]|(?:ログイン|サインイン|アカウント)用?)パス)(?![ァ-ヶー])';
 const JA_SECRET =
   '(?:ワンタイム|使い捨て)?パスワード|暗証番号|パスコード|(?<![A-Za-z])PIN(?:コード|番号)?(?![A-Za-z])|' +
   // PW and パス are short for パスワード; not フリーパス or パスポート, whose katakana run on.
-  '(?<![A-Za-z])PW(?![A-Za-z])|(?<![ァ-ヶー])パス(?![ァ-ヶー])|合言葉|認証番号|(?:ログイン|サインイン)情報|' +
+  `(?<![A-Za-z])PW(?![A-Za-z])|${JA_PASS}|合言葉|認証番号|(?:ログイン|サインイン)情報|` +
   '(?:認証|検証|承認|ワンタイム|セキュリティー?|リカバリー?|復旧|回復|バックアップ|ログイン)(?:用の?)?コード|' +
   `(?<!${JA_BOOKING}(?:(?!${JA_LOGIN_WORD})[^。！？\\n]){0,12})確認(?:用の?)?コード|` +
   `(?<!${JA_ID_CARD})カード番号|(?<![A-Za-z])(?:CVV2?|CVC2?|OTP)(?![A-Za-z])|秘密の質問の(?:答え|回答)`;
@@ -64,7 +72,7 @@ const JA_SECRET =
 const JA_LISTED = '(?:[とや、,・][^。をがはでとや、,・\\n]{1,25})*';
 // What cannot stand between the secret's を and the asking verb: the secret is then another verb's object
 // (入力, 再設定, 忘れた…), or the ask is conditional (…場合は, お持ちでない方は), or a clause ended (…しますので).
-const JA_NOT_BETWEEN = '場合|たら|れば|なら|ので|から|あと|後|際|とき|時|ため|方|ない|[はが]|入力|変更|設定|リセット|忘れ|確認|ログイン|サインイン|ます|した';
+const JA_NOT_BETWEEN = '[、,]|を|前|場合|たら|れば|なら|ので|から|あと|後|際|とき|時|ため|方|ない|[はが]|入力|変更|設定|リセット|忘れ|確認|ログイン|サインイン|ます|した';
 // After は or も only the way to us may stand before the verb (「パスワードはメールにてお知らせください」): any other
 // words make the secret the topic of another ask (「認証コードは届いているかご返信ください」).
 const JA_BY_MAIL = '(?:[、,\\s]|本|この|こちらの|(?:メール|返信|本文|こちら|下記|以下|当窓口|弊社|当社|サポート|担当者?)(?:宛て?)?(?:にて|で|に|まで|へ|の)?){0,6}';
@@ -75,7 +83,7 @@ const JA_ASK =
 const JA_WRITE = '(?:ご記入|ご記載)(?:ください|下さい|くださ|いただ|頂|願|のうえ|の上)|(?:記入し|記載し|書い|書き込ん)て(?:ください|下さい|くださ|いただ|頂|もら|ほし|欲し)?';
 const JA_INTO_MAIL = /メール|返信|本文|こちら/;
 const between = (stop: string, max: number): string => `(?:(?!${stop})[^。！？\\n]){0,${max}}?`;
-const JA_REQUEST = new RegExp(`(?:${JA_SECRET})${JA_LISTED}(?:を${between(JA_NOT_BETWEEN, 40)}|[はも]${JA_BY_MAIL})(?:(${JA_ASK})|(${JA_WRITE}))([^。！？\\n]*)`, 'g');
+const JA_REQUEST = new RegExp(`(?:${JA_SECRET})${JA_LISTED}(?:を[、,]?${between(JA_NOT_BETWEEN, 40)}|[はも]${JA_BY_MAIL})(?:(${JA_ASK})|(${JA_WRITE}))([^。！？\\n]*)`, 'g');
 // After the verb, a negation turns the ask into a warning (お送りいただく必要はありません, 返信なさらないよう); a polite
 // ask's own negative (いただけませんか, いただけないでしょうか) does not. An ask closed by 」と or 」という is quoted:
 // the phish a warning describes.
@@ -121,7 +129,10 @@ const EN_FRAME =
 const EN_TO_US = '(?:\\s+(?:it|them))?(?:\\s+(?:back\\s+)?(?:to\\s+)?(?:us|me|our\\s+(?:team|support(?:\\s+team)?|staff)|the\\s+(?:support\\s+)?team))?(?:\\s+with)?';
 // Up to five words between the verb and the secret, none a preposition or "you" (a screenshot *of* the password
 // page, the last digits *of* the card number, send *you* a code).
-const EN_WORDS = "(?:\\s+(?:(?!(?:you|of|from|for|on|in|into|to|about|at|by|if|when|that|which|without)\\b)[\\w'-]+,?)){0,5}?";
+// Nor a word that opens the next clause ("send us your email, we'll reset your password", "… so your password can be
+// reset"): a comma goes on with a list only.
+const EN_WORDS =
+  "(?:\\s+(?:(?!(?:you|of|from|for|on|in|into|to|about|at|by|if|when|that|which|without|we|i|they|then|so|once|after|before|because|while|until|since|otherwise|thus)\\b)[\\w'-]+,?)){0,5}?";
 const EN_REQUEST = new RegExp(`${EN_FRAME}${EN_VERB}${EN_TO_US}${EN_WORDS}\\s+(?:${EN_SECRET})\\b(?!${EN_ABOUT})`, 'i');
 // "We will need your PIN": an ask without a verb of sending.
 const EN_NEED = new RegExp(`\\b(?:we|i)(?:'ll|\\s+will|\\s+would|'d)?\\s+(?:need|require)\\s+(?:your|the)${EN_WORDS}\\s+(?:${EN_SECRET})\\b(?!${EN_ABOUT})`, 'i');
@@ -134,7 +145,9 @@ const KO_ASK =
   '(?:회신|답장|답신|전달|송부|공유)(?:\\s*[을를])?\\s*(?:부탁|바랍니다|요청드립니다)';
 // What cannot stand between the secret and the ask: the secret is then another verb's object (재설정하신 후 회신),
 // or the ask is conditional (잊으신 경우).
-const KO_NOT_BETWEEN = '재설정|변경|바꾸|바꿔|잊|분실|후|경우|때';
+// A clause ends there too: at a verb's ending before a comma (드릴게요, / 되었다,), at 으니, 니까, 므로, 지만, 는데 or a
+// semicolon. A comma after a noun goes on with a list (비밀번호, 아이디를 알려 주세요).
+const KO_NOT_BETWEEN = '재설정|변경|바꾸|바꿔|잊|분실|후|경우|때|[요다]\\s*,|;|으니|니까|므로|지만|는데';
 const KO_REQUEST = new RegExp(
   '(?:비밀\\s?번호|패스워드|암호|PIN|인증\\s?번호|인증\\s?코드|(?<!(?:예약|주문|예매|신청|접수)\\s?)확인\\s?코드|보안\\s?코드|' +
     '(?<!(?:멤버십|멤버쉽|포인트|회원|적립|마일리지|학생|사원|도서관?)\\s?)카드\\s?번호|CVC|CVV|OTP|복구\\s?코드)' +
@@ -147,9 +160,10 @@ const KO_NEGATED_TAIL = /마세요|마십시오|마시기|말아|않/;
 // 会员卡号 and 积分卡号 find a member; 银行卡号 and a bare 卡号 are the payment card's.
 const ZH_SECRET = /密码|密碼|验证码|驗證碼|校验码|动态码|安全码|安全碼|(?<!会员|會員|积分|積分|贵宾|貴賓|VIP|学生|學生|员工|員工|借书|借書|图书|圖書)卡[号號]|PIN|CVV|CVC|恢复码|备用码|口令/i;
 // An ask opens with 请, 麻烦 or a question of whether one can, or with 需要您 (we need you to) and ends in a verb of
-// telling or sending; the secret stands between them or after the verb.
+// telling or sending; the secret stands between them or after the verb, in the same clause: a ， or ； ends it, and so
+// do 以便, 然后, 稍后 and 我们 with a verb of our own (我们将, 我们会).
 const ZH_ASK =
-  /(请|請|麻烦|麻煩|烦请|煩請|劳烦|勞煩|能否|可否|能不能|您能|你能|是否可以|需要您|需要你|要求您|要求你)([^。！？\n]{0,15}?)(?:回复|回覆|发送|發送|发给|發給|发过来|發過來|发来|發來|告诉|告訴|提供|告知|寄|透露)([^。！？\n]{0,30})/g;
+  /(请|請|麻烦|麻煩|烦请|煩請|劳烦|勞煩|能否|可否|能不能|您能|你能|是否可以|需要您|需要你|要求您|要求你)((?:(?![，,；;])[^。！？\n]){0,15}?)(?:回复|回覆|发送|發送|发给|發給|发过来|發過來|发来|發來|告诉|告訴|提供|告知|寄|透露)((?:给?(?:我们|我們|我方|我))?(?:(?!(?:[，,；;]|以便|以免|便于|便於|用于|用於|用来|用來|然后|然後|之后|之後|随后|隨後|稍后|稍後|(?:我们|我們|我方)(?:将|將|会|會|就|可以|才|再|马上|馬上|立即|为|為|帮|幫|给|給)|来(?:为|帮|给)|來(?:為|幫|給)))[^。！？\n]){0,30})/g;
 // A negation turns the ask into a warning only near it: between the opener and the verb (请勿, 请不要), or just before
 // the opener in its own clause (我们不会要求您提供, 我们不需要您提供). A 不 in another clause (为了不影响使用，请告知…)
 // does not, nor does the 不 of a question (能不能).
@@ -184,7 +198,15 @@ const EU_ASK =
   'por\\s+favor,?\\s+(?:envíe|envía|indique|responda\\s+con)';
 // Between the verb and the secret: not a condition or a time (si, ob, cuando), nor a page or link the secret names.
 const EU_NOT_BETWEEN = '\\b(?:si|ob|wenn|falls|nachdem|après|lorsque|quand|cuando|después|tras|page|seite|página|écran|pantalla|bildschirm|lien|link|enlace)\\b';
-const EU_REQUEST = new RegExp(`(?<![\\p{L}])(?:${EU_ASK})(?![\\p{L}])(?:(?!${EU_NOT_BETWEEN})[^.!?\\n]){0,40}?(?<![\\p{L}])(?:${EU_SECRET})(?![\\p{L}-])`, 'iu');
+// The clause ends at a semicolon, at a comma unless an item of a list follows (", Ihre Adresse und Ihr Passwort"),
+// and at the words that open the next clause (dann, damit, wir, puis, nous, luego …).
+// A list's next item opens with its article or possessive; "bitte", "s'il vous plaît", "por favor" only set off the ask.
+const EU_LIST_GOES_ON =
+  "(?:(?:und|oder|sowie|et|ou|y|o|e)\\s+)?(?:(?:ihre?[nmrs]?|seine?[nmrs]?|deine?[nmrs]?|den|die|das|dem|der|votre|vos|ton|ta|tes|le|la|les|un|une|des|su|sus|tu|tus|el|los|las|una?|bitte|por\\s+favor)(?![\\p{L}])|l'|s'il)";
+const EU_CLAUSE_END =
+  `;|,(?!\\s*${EU_LIST_GOES_ON})|` +
+  '(?<![\\p{L}])(?:dann|danach|anschließend|damit|sodass|so\\s+dass|wir|ich|puis|ensuite|alors|afin|pour\\s+que|nous|je|luego|entonces|para\\s+que|nosotros|así)(?![\\p{L}])';
+const EU_REQUEST = new RegExp(`(?<![\\p{L}])(?:${EU_ASK})(?![\\p{L}])(?:(?!${EU_NOT_BETWEEN}|${EU_CLAUSE_END})[^.!?\\n]){0,40}?(?<![\\p{L}])(?:${EU_SECRET})(?![\\p{L}-])`, 'iu');
 const EU_NEGATION = /(?<!\p{L})(?:(?:nicht|nie|niemals|keine?[nmrs]?|ne|jamais|aucun|no|nunca|jamás)(?!\p{L})|n['’])/iu;
 
 function asksInSentence(sentence: string): boolean {

@@ -69,7 +69,6 @@ const ASKS: ReadonlyArray<[string, string]> = [
   ['ja: ログイン情報', 'ログイン情報を本メールにご返信ください。'],
   ['ja: ログインID and password', 'ログインIDとパスワードをお知らせください。'],
   ['ja: PW', 'PWをメールでお知らせください。'],
-  ['ja: パス', 'パスをお知らせください。'],
   ['en: login credentials', 'Please reply with your login credentials so we can check your account.'],
   ['en: credentials', 'Please send us your credentials.'],
   ['en: login details', 'Could you share your login details with us?'],
@@ -196,6 +195,86 @@ const DOES_NOT_ASK: ReadonlyArray<[string, string]> = [
   ['fr: elided negation only', "Veuillez n'envoyer votre mot de passe à personne."],
   ['es: tan is no TAN', 'Díganos tan pronto como pueda qué día le viene bien.'],
 ];
+
+// パス is short for パスワード only after the account it opens (ログインパス) or on its own, at the head of a clause; in
+// software support it is far more often a file or folder path (bug review 38c, finding 3).
+const PASS_AS_PASSWORD: ReadonlyArray<[string, string]> = [
+  ['ja: bare パス at the head of the sentence', 'パスをお知らせください。'],
+  ['ja: ログインパス', 'ログインパスをお知らせください。'],
+  ['ja: アカウントパス', 'ご本人確認のため、アカウントパスをご返信ください。'],
+  ['ja: ログインIDとパス', 'ログインIDとパスをお知らせください。'],
+];
+const PASS_AS_PATH: ReadonlyArray<[string, string]> = [
+  ['ja: path of the save folder', '保存先フォルダのパスをお知らせください。'],
+  ['ja: path of the exported file', 'エクスポートしたファイルのパスを教えてください。'],
+  ['ja: install path written into the reply', 'インストール先のパスを記載してご返信ください。'],
+  ['ja: file path by mail', 'ファイルのパスはメールにてお知らせください。'],
+  ['ja: save-to path', 'ログファイルの保存先パスをお知らせください。'],
+  ['ja: absolute path', '絶対パスをお知らせください。'],
+  ['ja: relative path', '相対パスを教えてください。'],
+  ['ja: URL or path', '共有フォルダーのURLまたはパスをお知らせください。'],
+  ['ja: network drive path', 'ネットワークドライブのパスをご返信ください。'],
+  ['ja: directory path', 'インストールディレクトリのパスをお送りください。'],
+  ['en: the file path', 'Please send us the file path shown in the error dialog.'],
+  ['en: the install path', 'Please send us the full path to the installation folder.'],
+];
+
+// The secret must stand in the clause that asks: "send us your customer number, then we reset your password" asks for
+// the number only (bug review 38c, findings 4 and 10).
+const ASKS_IN_ANOTHER_CLAUSE: ReadonlyArray<[string, string]> = [
+  ['de: comma, dann', 'Bitte senden Sie uns Ihre Kundennummer, dann setzen wir Ihr Passwort zurück.'],
+  ['de: comma, wir', 'Bitte schicken Sie uns Ihre Bestellnummer, wir setzen Ihr Passwort dann zurück.'],
+  ['de: comma, damit', 'Bitte senden Sie uns Ihre Kundennummer, damit wir Ihr Passwort ändern.'],
+  ['fr: comma, puis', 'Envoyez-nous votre nom, puis changez votre mot de passe.'],
+  ['fr: comma, nous', 'Envoyez-nous votre nom, nous changeons votre mot de passe.'],
+  ['fr: semicolon', 'Veuillez nous indiquer votre nom; nous changeons le mot de passe.'],
+  ['es: comma, luego', 'Envíenos su DNI, luego cambiamos su contraseña.'],
+  ['es: y luego', 'Envíenos su DNI y luego cambiamos su contraseña.'],
+  ['es: comma, next verb', 'Envíenos su DNI, cambiaremos su contraseña.'],
+  ['en: comma, we', "Send us your email, we'll reset your password."],
+  ['en: comma, then', 'Please send us your order number, then your password will be reset.'],
+  ['en: so', 'Please provide your order number so your password can be reset.'],
+  ['zh: ，我们将', '请提供您的订单号，我们将为您重置密码。'],
+  ['zh: ，我们会发送', '请告诉我们您的用户名，我们会发送重置密码的链接。'],
+  ['zh: ，稍后', '请回复您的注册邮箱，稍后我们会通过邮件发送新的临时密码给您。'],
+  ['zh: ，然后', '请告诉我们订单号，然后我们会重置密码。'],
+  ['zh: ，之后', '请提供订单号，之后密码会重置。'],
+  ['zh: 以便', '请提供订单号以便我们重置密码。'],
+  ['zh: 请放心，we send it', '请放心，我们会把验证码发给您。'],
+  ['ko: comma after the secret', '새 비밀번호는 메일로 발송되었으니, 주문번호를 알려 주세요.'],
+  ['ko: comma, another object', '비밀번호 문제는 해결해 드릴게요, 주문번호만 알려 주세요.'],
+  ['ko: 으니 ends the clause', '비밀번호를 초기화해 드리겠으니 주문번호를 알려 주세요.'],
+  ['ja: 前に、another object', 'パスワードをお送りする前に、ご注文番号をお知らせください。'],
+];
+
+// Lists stay one clause: the secret among other items is still asked for.
+const ASKS_IN_A_LIST: ReadonlyArray<[string, string]> = [
+  ['es: comma list', 'Envíenos su nombre, su correo y su contraseña.'],
+  ['de: und', 'Bitte senden Sie uns Ihren Benutzernamen und Ihr Passwort.'],
+  ['de: comma list', 'Bitte senden Sie uns Ihren Namen, Ihre Adresse und Ihr Passwort.'],
+  ['fr: comma list', 'Veuillez nous envoyer votre identifiant, votre mot de passe et votre adresse.'],
+  ['en: comma list', 'Please send us your name, email address, and password.'],
+  ['zh: 、 list', '请提供您的用户名、邮箱和密码。'],
+  ['zh: colon opens the list', '请提供以下信息：用户名和密码。'],
+  ['ja: 、 list then を、', 'アカウント名、パスワードを、こちらまでお知らせください。'],
+  ['ko: list', '아이디와 비밀번호를 알려 주세요.'],
+  ['ko: comma list after the secret', '비밀번호, 아이디를 알려 주세요.'],
+  ['fr: comma around s’il vous plaît', "Envoyez-nous, s'il vous plaît, votre mot de passe."],
+  ['fr: comma list with l’', "Veuillez nous envoyer votre nom, l'identifiant et le mot de passe."],
+  ['es: comma around por favor', 'Envíenos, por favor, su contraseña.'],
+  ['zh: 我们 inside the object', '请提供您在我们网站注册时设置的密码。'],
+  ['en: we inside the object', 'Please send us the password we set up for you last week.'],
+];
+
+describe('secretRequest: パス and the clause that asks', () => {
+  it.each([...PASS_AS_PASSWORD, ...ASKS_IN_A_LIST])('finds the ask in %s', (_name, text) => {
+    expect(secretRequest(text)).toBeDefined();
+  });
+
+  it.each([...PASS_AS_PATH, ...ASKS_IN_ANOTHER_CLAUSE])('finds nothing in %s', (_name, text) => {
+    expect(secretRequest(text)).toBeUndefined();
+  });
+});
 
 describe('secretRequest', () => {
   it.each(ASKS)('finds the ask in %s', (_name, text) => {
