@@ -279,6 +279,9 @@ export function withoutTeamSignature(answer: string, teamNames: readonly string[
 // spaces take time in the square of its length.
 const FAKE_ANSWER_LINE = /^[ \t　]*(?:[（(【［\[][ \t　]*)?(?:A|Ａ|[Aa]nswer|ANSWER|回答|答え?|返答|アンサー)[ \t　]*(?:[）)】］\]][ \t　]*)?[:：]/u;
 const QUESTION_LINE = /^[ \t　]*(?:[（(【［\[][ \t　]*)?(?:Q|Ｑ|[Qq]uestion|QUESTION|質問|問い?)[ \t　]*(?:[）)】］\]][ \t　]*)?[:：]/u;
+// Where an order starts: a sentence's or clause's start, please/kindly/and/now…, or words that hand it to the reader
+// ("you should", "I want you to", "we need you to").
+const ORDER_LEAD = String.raw`(?:^|[,;:]\s*|\b(?:please|kindly|and|now|just|then|so|simply)\s+|\byou\s+(?:must|should|shall|will|need\s+to|have\s+to|are\s+to)\s+|\b(?:want|need|ask|tell|order|instruct|require)\s+you\s+to\s+)`;
 // Text that speaks to the assistant rather than to us: addressed to it (「AIアシスタントへ:」, "Note to the AI:"), a
 // made-up system prompt ("System prompt: …"), telling it to forget what it was told (「これまでの指示をすべて無視して、」,
 // "Ignore previous instructions"), or laying down what it must tell other customers or say in all later answers
@@ -292,18 +295,33 @@ const ASSISTANT_INSTRUCTIONS: readonly RegExp[] = [
   /(?:^|[\s（(「【［\[])(?:AI|ＡＩ|アシスタント|AIアシスタント|ＡＩアシスタント|チャットボット|ボット|言語モデル|assistant|Assistant|ASSISTANT|chat ?bot|LLM|GPT|ChatGPT)(?:さん|様)?(?:へ|に告ぐ|宛て?|の方へ)?[ \t　]*[:：]/u,
   /(?:AI|ＡＩ|アシスタント|チャットボット|(?<!ロ)ボット|言語モデル)(?:さん|様)?(?:へ|宛て?|の方へ)(?:の(?:指示|お願い|メッセージ))?[、,，\s]/u,
   /\b(?:dear|attention|note (?:to|for)|message (?:to|for)|instructions? (?:to|for)|hey|hi) (?:the )?(?:AI|assistant|bot|chatbot|LLM|language model)\b/iu,
+  // "The model" alone is a product's too ("the instructions for the model X200"): a note to it only as a label.
+  /\b(?:note|message|memo) (?:to|for) (?:the )?(?:AI )?model[ \t]*[:：]/iu,
   // A system prompt written out (a label), or one's own named; not the words in an error's name.
   /\b(?:system|developer) (?:prompt|instructions?)[ \t]*[:：]|\b(?:your|its|the assistant[’']s|the AI[’']s|the bot[’']s|new|updated) (?:system|developer) (?:prompt|instructions?|message)\b/iu,
   /システム(?:プロンプト|への指示|指示)[ \t　]*[:：]|(?:あなた|AI|ＡＩ|アシスタント|ボット)(?:へ)?の(?:システムプロンプト|システム指示|プロンプト)|新しい(?:システム)?プロンプト/u,
-  // Told to forget what it was told: an order (at a sentence's start, after please/and/now), not "Outlook seems to ignore the rules".
-  /(?:^|[,;:]\s*|\b(?:please|and|now|just|then|so)\s+)(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|these\s+|those\s+)?(?:(?:previous|prior|above|earlier|preceding|original|initial|system|existing|former|old|other)\s+)?(?:instructions?|prompts?|rules?|directions?|guidelines?)\b/iu,
+  // Told to forget what it was told: an order, whoever it is addressed to (at a sentence's start, after please/kindly,
+  // "you should", "I want you to"), to ignore instructions, prompts or what came before; not "Outlook seems to ignore
+  // the rules I set", "ignore my previous email" or "you can ignore the warning". Rules and settings are the writer's
+  // own unless they are the earlier or the system's.
+  new RegExp(
+    String.raw`${ORDER_LEAD}(?:ignore|disregard|forget|override)\s+(?:(?:all|any|every|each)\s+)?(?:of\s+)?(?:(?:the|your|these|those|its)\s+)?` +
+      String.raw`(?:(?:(?:previous|prior|above|earlier|preceding|original|initial|system|existing|former|old|other)\s+)?(?:instructions?|prompts?|directions?|directives?|guidelines?|commands?)|` +
+      String.raw`(?:previous|prior|above|earlier|preceding|original|initial|system|existing|former|old)\s+(?:rules?|settings?|context)|(?:above|previous|prior)(?=\s*(?:[.,;:!]|$|and\b))|(?:everything|anything|all)\s+(?:above|before|previously\s+said)|(?:(?:everything|anything|all)\s+)?(?:you\s+(?:were|have\s+been|['’]ve\s+been)\s+told))\b`,
+    'iu',
+  ),
   /(?:これまで|今まで|以前|前|先|上記|上|元|最初|既存|システム)の(?:全て|すべて)?の?(?:指示|命令|指令|ルール|プロンプト|設定)(?:は|を)(?:全て|すべて)?(?:無視|忘れ)(?:して|て|ろ|せよ|なさい)(?:[、,，]|ください|下さい|$)/u,
+  // 「指示を無視して」 alone: an instruction is what one gives the assistant; rules and settings are the writer's own
+  // (「振り分けルールを無視して届きます」, 「印刷設定を無視して」), and 「印刷指示」 is a device's.
+  /(?<![\p{Script=Han}\p{Script=Katakana}ー])(?:指示|命令|指令|プロンプト)(?:は|を)(?:全て|すべて)?(?:無視|忘れ)(?:して|て|ろ|せよ|なさい|すること)/u,
   // What to tell other customers: an order, about every customer or customers at large, not "I always reply to customers".
   /(?:^|[,;:]\s*|\b(?:please|and|then|also|now)\s+|\byou\s+(?:must|should|will|need\s+to|have\s+to)\s+)(?:always\s+|from\s+now\s+on,?\s+)?(?:tell|say\s+to|reply\s+to|answer|respond\s+to|direct|refer|instruct|advise|ask|inform)\s+(?:(?:every|all|any|each|other|future)\s+(?:other\s+)?)?(?:customers|users|clients|everyone|everybody|people|callers|senders)\b/iu,
   /\b(?:tell|say\s+to|reply\s+to|answer|respond\s+to|direct|refer|instruct|advise|inform)\s+(?:every|all|any|each|other)\s+(?:other\s+)?(?:customers?|users?|clients?|callers?|senders?)\s+(?:to|that)\b/iu,
   // What all later answers must say.
   /\b(?:in|to|into)\s+(?:(?:all|every|any|each)\s+(?:of\s+)?(?:your\s+|the\s+|future\s+|later\s+|subsequent\s+)*|(?:your\s+|the\s+|all\s+)?(?:future|later|subsequent)\s+)(?:answers?|replies|responses)\b[^.\n]{0,60}\b(?:always|must|include|mention|add|say|tell)\b/iu,
-  /(?:これ以降|以降|今後|これから|次回以降|この先)の?(?:全て|すべて)?の?(?:回答|返信|返答|応答)(?:では|で|に(?:は)?)[^。\n]{0,40}(?:必ず|常に|絶対に|書き加え|書き足し|追記|付け加え)/u,
+  /(?:これ以降|以降|今後|これから|次回以降|この先)(?:は|も)?[、,，]?の?(?:全て|すべて)?の?(?:回答|返信|返答|応答)(?:では|で|に(?:は)?)[^。\n]{0,40}(?:必ず|常に|絶対に|書き加え|書き足し|追記|付け加え)/u,
+  // A rule for every later answer, however it goes on (「今後はすべての回答で…」); 「今後の回答はメールで」 is a wish for ours.
+  /(?:これ以降|以降|今後|これから|次回以降|この先)(?:は|も)?[、,，]?(?:全て|すべて|あらゆる)の(?:回答|返信|返答|応答)(?:では|で|に(?:は)?)/u,
   /(?:全て|すべて|あらゆる|どの|他|ほか|似た|同様|類似)の?(?:お客様|お客さま|顧客|ユーザー|利用者|人|方|問い?合わ?せ|お問い?合わ?せ|質問)(?:への|に(?:も|は|対して)?|には)[^。\n]{0,40}と(?:回答|返信|返答|案内|伝え|説明|答え)/u,
 ];
 // A bracketed aside (（…）, (...), 【…】, 「…」), taken whole when it holds an instruction: its sentences may not each read as one.
@@ -658,22 +676,35 @@ interface SideScrub {
  * The question and answer with what the scrub replaced on one side replaced on the other too, and how many more
  * replacements that made. The sides are scrubbed apart, and a rule may see a piece on one side only: 「ご注文A-2026…」 in
  * the answer is an order number, 「注文したA-2026…」 in the question is not; 「花子様」 in the answer is a name, 「妻の花子が」
- * in the question is not. A Latin name's words go too (Priya of Priya Raman), but only where they cannot be an
- * ordinary word of the other side ({@link nameReach}).
+ * in the question is not. A Latin name's words go too (Priya of Priya Raman), on both sides (the scrub that found the
+ * full name leaves "Priya needs it by Friday"), but only where they cannot be an ordinary word ({@link nameReach}).
  */
 function sameOnBothSides(question: SideScrub, answer: SideScrub): { question: string; answer: string; replaced: number } {
-  const pair = `${question.input}\n${answer.input}`;
-  const q = replaceFound(question, answer, pair);
-  const a = replaceFound(answer, question, pair);
+  const running = `${runningWords(question.input)}\n${runningWords(answer.input)}`;
+  const q = replaceFound(question, answer, running);
+  const a = replaceFound(answer, question, running);
   return { question: q.text, answer: a.text, replaced: q.replaced + a.replaced };
 }
+
+/**
+ * `text` without the words that are no running text: mail addresses, links and identifiers (priya.raman@…,
+ * https://…, user_42). A name written there in lower case is still the name, not an ordinary word.
+ */
+function runningWords(text: string): string {
+  // Token by token: a pattern with a run of \S on each side took time in the square of a line without spaces.
+  return text
+    .split(/(\s+)/u)
+    .map((token) => (NO_RUNNING_WORD.test(token) ? ' ' : token))
+    .join('');
+}
+const NO_RUNNING_WORD = /[@＠]|:\/\/|\bwww\.|[\p{L}\p{N}][._][\p{L}\p{N}]|\p{L}\p{N}|\p{N}\p{L}/iu;
 
 const ALL_PLACEHOLDERS = [...Object.values(PLACEHOLDERS.ja), ...Object.values(PLACEHOLDERS.en), LINK_PLACEHOLDER];
 // A word of a Latin name worth replacing alone: capitalised, three letters or more (not "Li", not an initial).
 const LATIN_NAME_WORD = /^\p{Lu}\p{Ll}{2,}$/u;
 const ONE_LATIN_WORD = /^\p{Script=Latin}[\p{Script=Latin}'’-]*$/u;
 // Given names and surnames that are everyday English words, above all in support text ("Mark as paid", "Will it
-// sync?", "add a Page"): found as a name on one side, they are the word on the other.
+// sync?", "add a Page"): found as a name, they are replaced only where they are not plainly the word ({@link asWord}).
 const ORDINARY_NAME_WORDS = new Set([
   'mark', 'will', 'page', 'bill', 'rose', 'grace', 'hope', 'joy', 'faith', 'june', 'may', 'april', 'august', 'amber', 'ruby', 'jack',
   'frank', 'art', 'pat', 'sue', 'dawn', 'eve', 'summer', 'autumn', 'winter', 'sky', 'river', 'heather', 'holly', 'ivy', 'iris',
@@ -687,58 +718,91 @@ const ORDINARY_NAME_WORDS = new Set([
 ]);
 // A capitalised word at a sentence's start is capitalised for the sentence: after the start of the text or a line, or
 // after a sentence end or a colon, with only white space, quotes or an opening bracket between.
-const BEFORE_SENTENCE_START = String.raw`(?:^|[.!?。！？:：\n])[\s"'“‘(\[（「]*`;
+const SENTENCE_END = /[.!?。！？:：\n]/u;
+const BEFORE_SENTENCE_WORD = /[\s"'“‘(\[（「]/u;
 const HONORIFIC_AFTER = '[ 　]?(?:様|さま|さん|殿|氏|くん|ちゃん)';
 const HONORIFIC_BEFORE = String.raw`\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?[ \t]+`;
-
-/** Where a piece found on one side may be replaced on the other: every occurrence, none, or not at a sentence's start. */
-type Reach = 'everywhere' | 'not-at-sentence-start' | 'nowhere';
+// Where a list word is plainly the word: after an article or determiner ("add a Page", "New Page"), after a verb of
+// the screen ("choose Mark as paid") or right after an opening quote (a button's label); at a sentence's start,
+// before what a verb or a modal takes ("Mark it as paid", "Will the export…", "Bill the customer", "Page 2"). A name
+// stands elsewhere: "for Grace", "Hi Grace", "Grace's account", "Grace can now log in", 「Markさん」.
+const WORD_AFTER = new Set(['a', 'an', 'the', 'this', 'that', 'each', 'every', 'any', 'your', 'my', 'our', 'its', 'their', 'new', 'click', 'choose', 'select', 'tap', 'press', 'pick', 'use', 'hit', 'open']);
+const OPENING_QUOTE = /["“‘「『[]/u;
+const WORD_AT_START_BEFORE = /^\s+(?:it|them|this|that|these|those|the|a|an|all|your|my|our|its|their|as|each|every|any|you|me|us|I|we|they|he|she|\d)\b/u;
 
 /**
- * How far a name found on `found`'s side reaches on the other. A CJK name, a full name (two words or more) and one
- * written with an honorific are names wherever they stand, and so is a word of a full name (Priya of Priya Raman).
- * One Latin word alone is a name only inside a sentence ("sent it to Priya"), not at its start ("Mark it as paid").
- * Either Latin word is no name where it is an ordinary word ({@link isOrdinaryWord}).
+ * Where a piece found on one side may be replaced: every occurrence, none, not at a sentence's start, or only where a
+ * list word is not plainly the word ({@link WORD_AFTER}).
  */
-function nameReach(piece: string, original: string, found: SideScrub, pair: string): Reach {
+type Reach = 'everywhere' | 'where-a-name' | 'not-at-sentence-start' | 'nowhere';
+// A piece found twice reaches as far as its widest finding allows.
+const REACH_WIDTH: Record<Reach, number> = { everywhere: 3, 'where-a-name': 2, 'not-at-sentence-start': 1, nowhere: 0 };
+
+/**
+ * How far a name found on `found`'s side reaches. A CJK name, a full name (two words or more) and one written with an
+ * honorific are names wherever they stand, and so is a word of a full name (Priya of Priya Raman), even where the
+ * scrub that found the full name left it. One Latin word alone is a name only inside a sentence ("sent it to Priya"),
+ * not at its start. A word of {@link ORDINARY_NAME_WORDS} is a name except where it is plainly the word; any other
+ * is no name anywhere when the pair's running text ({@link runningWords}) writes it in lower case ("the lotus
+ * theme"), which the customer's address (priya@…) does not.
+ */
+function nameReach(piece: string, original: string, found: SideScrub, running: string): Reach {
   if (!ONE_LATIN_WORD.test(piece)) return 'everywhere';
-  if (isOrdinaryWord(piece, found, pair)) return 'nowhere';
+  if (ORDINARY_NAME_WORDS.has(piece.toLowerCase())) return 'where-a-name';
+  const lower = piece.toLowerCase();
+  if (lower !== piece && new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(lower)}(?![\\p{L}\\p{N}])`, 'u').test(running)) return 'nowhere';
   const wholeName = original.trim();
   const withHonorific = new RegExp(`${escapeRegExp(wholeName)}${HONORIFIC_AFTER}|${HONORIFIC_BEFORE}${escapeRegExp(wholeName)}`, 'u').test(found.input);
   return piece !== wholeName || withHonorific ? 'everywhere' : 'not-at-sentence-start';
 }
 
-/**
- * True when `word` is an ordinary word of this pair rather than only a name: one of {@link ORDINARY_NAME_WORDS}, written
- * in lower case somewhere in the pair ("How do I mark an invoice"), or left in place by the scrub of the side it was
- * found on, which read that occurrence as no name ("How do I add a Page").
- */
-function isOrdinaryWord(word: string, found: SideScrub, pair: string): boolean {
-  if (ORDINARY_NAME_WORDS.has(word.toLowerCase())) return true;
-  const whole = (w: string) => new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(w)}(?![\\p{L}\\p{N}])`, 'u');
-  return (word.toLowerCase() !== word && whole(word.toLowerCase()).test(pair)) || whole(word).test(found.text);
+/** True when the word at `at` in `text` starts a sentence: only white space, quotes or brackets since a sentence's end. */
+function atSentenceStart(text: string, at: number): boolean {
+  let i = at;
+  while (i > 0 && BEFORE_SENTENCE_WORD.test(text[i - 1]!)) i--;
+  return i === 0 || SENTENCE_END.test(text[i - 1]!);
+}
+
+/** The word right before `at` in `text` across white space, in lower case; '' when there is none. */
+function wordBefore(text: string, at: number): string {
+  let end = at;
+  while (end > 0 && /\s/u.test(text[end - 1]!)) end--;
+  if (end === at) return '';
+  let start = end;
+  while (start > 0 && /\p{L}/u.test(text[start - 1]!)) start--;
+  return text.slice(start, end).toLowerCase();
+}
+
+/** True when the list word at `at` (of `length` characters) in `text` is plainly the word, not a name ({@link WORD_AFTER}). */
+function asWord(text: string, at: number, length: number): boolean {
+  if ((at > 0 && OPENING_QUOTE.test(text[at - 1]!)) || WORD_AFTER.has(wordBefore(text, at))) return true;
+  return atSentenceStart(text, at) && WORD_AT_START_BEFORE.test(text.slice(at + length, at + length + 40));
 }
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** `target`'s scrubbed text with what the scrub found on the other side, `found`, replaced as far as it reaches. */
-function replaceFound(target: SideScrub, found: SideScrub, pair: string): { text: string; replaced: number } {
-  let text = target.text;
+/**
+ * `target`'s scrubbed text with what the scrub found on the other side, `found`, replaced as far as it reaches, and
+ * the words of names found on `target`'s own side that its scrub left.
+ */
+function replaceFound(target: SideScrub, found: SideScrub, running: string): { text: string; replaced: number } {
   const pieces = new Map<string, { kind: PersonalDataKind; reach: Reach }>();
-  for (const r of found.replacements) {
-    const words = r.kind === 'name' ? r.original.split(/[\s・]+/u).filter((w) => LATIN_NAME_WORD.test(w)) : [];
-    for (const piece of [r.original.trim(), ...words]) {
-      // One character, or a piece of a placeholder, would take ordinary text with it.
-      if (piece.length < 2 || ALL_PLACEHOLDERS.some((p) => p.includes(piece))) continue;
-      const reach = r.kind === 'name' ? nameReach(piece, r.original, found, pair) : 'everywhere';
-      // A piece found twice reaches as far as its widest finding allows.
-      const before = pieces.get(piece)?.reach;
-      if (before === 'everywhere' || (before === 'not-at-sentence-start' && reach === 'nowhere')) continue;
-      pieces.set(piece, { kind: r.kind, reach });
+  const add = (piece: string, kind: PersonalDataKind, reach: Reach) => {
+    // One character, or a piece of a placeholder, would take ordinary text with it.
+    if (piece.length < 2 || ALL_PLACEHOLDERS.some((p) => p.includes(piece))) return;
+    const before = pieces.get(piece)?.reach;
+    if (before === undefined || REACH_WIDTH[reach] > REACH_WIDTH[before]) pieces.set(piece, { kind, reach });
+  };
+  for (const [side, own] of [[found, false], [target, true]] as const) {
+    for (const r of side.replacements) {
+      const words = r.kind === 'name' ? r.original.split(/[\s・]+/u).filter((w) => LATIN_NAME_WORD.test(w)) : [];
+      // The scrub replaced what it found on its own side; only a name's words may be left there.
+      for (const piece of own ? words : [r.original.trim(), ...words]) add(piece, r.kind, r.kind === 'name' ? nameReach(piece, r.original, side, running) : 'everywhere');
     }
   }
+  let text = target.text;
   let replaced = 0;
   // Longest first, so that a name's word does not cut the whole name.
   for (const [piece, { kind, reach }] of [...pieces].sort(([a], [b]) => b.length - a.length)) {
@@ -747,8 +811,9 @@ function replaceFound(target: SideScrub, found: SideScrub, pair: string): { text
     // of Annabel. Japanese has no spaces, so a kana or kanji beside it is no word of it (注文したA-2026…の).
     const before = /^[A-Za-z0-9０-９]/u.test(piece) ? '(?<![A-Za-z0-9０-９])' : '';
     const after = /[A-Za-z0-9０-９]$/u.test(piece) ? '(?![A-Za-z0-9０-９])' : '';
-    const notAtStart = reach === 'not-at-sentence-start' ? `(?<!${BEFORE_SENTENCE_START})` : '';
-    text = text.replace(new RegExp(`${notAtStart}${before}${escapeRegExp(piece)}${after}`, 'gu'), () => {
+    text = text.replace(new RegExp(`${before}${escapeRegExp(piece)}${after}`, 'gu'), (match: string, at: number, whole: string) => {
+      if (reach === 'not-at-sentence-start' && atSentenceStart(whole, at)) return match;
+      if (reach === 'where-a-name' && asWord(whole, at, match.length)) return match;
       replaced++;
       return PLACEHOLDERS[target.language][kind];
     });
