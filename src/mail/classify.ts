@@ -333,7 +333,7 @@ const AUTO_REPLY_NAMES = [
   '自动回复',
   '自動回覆',
   String.raw`자동\s?회신`,
-  String.raw`부재중(?:\s?자동\s?(?:응답|회신))?`,
+  String.raw`부재중\s?자동\s?(?:응답|회신)`,
 ];
 // What may follow a notice's name: the subject it answers under its own reply or forward prefix, a return date in
 // brackets or after a dash, or nothing.
@@ -343,11 +343,15 @@ const NAME_END = String.raw`(?:\s*[:：]|\s+${ANSWERED_PREFIX}|\s*[-–—|(（\
 // 不在のご連絡, 休暇のお知らせ, 年末年始休業のお知らせ, 休暇のため不在にしております. Followed by a particle they are a
 // customer's sentence (不在のお知らせが届きません, 不在通知の設定について), so they too must end where a notice does.
 const JA_ABSENCE = String.raw`(?:(?:年末年始|夏季|冬季|長期|臨時|お盆|GW|ゴールデンウィーク)?(?:休暇|休業|出張|外出|不在)中?(?:の|に関する)?(?:お知らせ|ご連絡|連絡|ご案内|案内|通知)|(?:(?:休暇|休業|出張|外出)中?(?:の|のため|につき)[、，]?)?不在に(?:して|いたして)?(?:おります|います))`;
+// Korean 부재중 is also a missed call (「부재중 전화 알림이 오지 않습니다」, 「부재중: 알림 설정 문의」): a notice's only
+// when the subject it answers follows, which in a reply to ours begins with our Re: (「부재중: Re: …」, 「(부재중) RE: …」);
+// 부재중 자동응답 and the bracketed [부재중] are a notice's with anything after them.
+const KO_ABSENCE = String.raw`(?:[(（]\s?부재중\s?[)）]|부재중\s?[:：\-–—]?)\s*(?:${ANSWERED_PREFIX}|(?:회신|답장)\s*[:：])`;
 const JA_END = String.raw`(?=\s|$|[:：】\]］)）(（【\[［「『<＜。、!！]|${ANSWERED_PREFIX})`;
 // Whitespace is allowed only after an opening bracket, never as a second run beside the leading one: two adjacent
 // runs cost a pass per split of a long run of spaces.
 const AUTO_REPLY_SUBJECT = new RegExp(
-  String.raw`^\s*(?:(?:${AUTO_REPLY_NAMES.join('|')})${NAME_END}|[【\[［](?:自動応答|自動返信|自動返答|不在通知|부재중)[】\]］]|(?:[【\[［(（<＜]\s*)?${JA_ABSENCE}${JA_END})`,
+  String.raw`^\s*(?:(?:${AUTO_REPLY_NAMES.join('|')})${NAME_END}|[【\[［](?:自動応答|自動返信|自動返答|不在通知|부재중)[】\]］]|${KO_ABSENCE}|(?:[【\[［(（<＜]\s*)?${JA_ABSENCE}${JA_END})`,
   'iu',
 );
 // Lotus/HCL Domino's out-of-office agent: "AUTO: Taro Yamada is out of the office (returning 05/01/2024)". Only in
@@ -556,44 +560,82 @@ function autoReplyDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): strin
 
 // Reading an out-of-office notice by its words, for autoresponders that write no header and keep the subject
 // (procmail, ISPs', mail clients' rules). The customer's own words are cut into sentences, and each must be one of a
-// notice's: that the writer is away now ({@link ABSENCE}), when they return or answer, whom to call meanwhile, that
-// the mail is not forwarded ({@link ABSENCE_SIDE}), a greeting or thanks, or the signature. Anything else ("エクスポートは
-// まだ文字化けしています", "Please call me before Friday") is the customer's own, and the mail is answered.
+// notice's: that the writer is away now ({@link ABSENCE}), or one of the notice's own phrasings around it
+// ({@link ABSENCE_NOTICE_PHRASES}), a greeting or thanks, or the signature, with nothing asked beside them
+// ({@link ABSENCE_REQUEST}). Anything else ("エクスポートはまだ文字化けしています", "Please cancel my order") is the
+// customer's own, and the mail is answered: a pointless reply to an autoresponder costs little, a customer ignored a lot.
 // Away now, in each language the desk meets: 不在にしております, 休暇をいただいております, "I'm currently out of the office",
-// 휴가 중, 부재중, 休假中, 不在办公室, absent(e) du bureau, en congés, nicht im Büro, abwesend, fuera de la oficina. Not the past
-// of a customer back from a trip ("I was out of the office last week", 「先週は出張で不在にしており」 beside a question).
+// 휴가 중입니다, 부재중이라, 休假中, 不在办公室, absent(e) du bureau, en congés, nicht im Büro, abwesend, fuera de la oficina.
+// Present and future forms only: 不在にしておりました and 休暇をいただいておりました are a customer back at their desk,
+// and 부재중 alone is as often a missed call (부재중 전화).
 const ABSENCE = new RegExp(
   [
-    String.raw`(?:不在|留守)に(?:して|いたして|致して)(?:おります|います|おり)|休暇を(?:いただいて|頂いて|取得して|とって|取って)(?:おります|います|おり)|(?:休暇|出張|外出|休業|不在)中(?:です|でございます|のため|につき)`,
+    String.raw`(?:不在|留守)に(?:して|いたして|致して)(?:おります|います|おり(?=[、，,]))|休暇を(?:いただいて|頂いて|取得して|とって|取って)(?:おります|います|おり(?=[、，,]))|(?:休暇|出張|外出|休業|不在)中(?:です|でございます|のため|につき|となっております)`,
     String.raw`\b(?:i am|i'm|i will be|i'll be)(?: currently| now| presently)? (?:out of (?:the )?office|ooo|away from (?:the |my )?(?:office|desk)|on (?:annual |parental |sick |maternity |paternity )?leave|on (?:vacation|holiday|holidays|a business trip|business travel))\b`,
-    String.raw`부재\s?중|휴가\s?중|출장\s?중|자리(?:를|에) (?:비웁|비우|없습)`,
+    String.raw`(?:부재|휴가|출장|외근|휴무)\s?중(?:입니다|이며|이라|이어서|이오니|이므로|이니|으로|에는|이기)|자리(?:를|에) (?:비웁|비우|없습)|현재 자리에 없`,
     String.raw`休假(?:中|期间|期間)|不在(?:办公室|辦公室)|出差(?:中|期间|期間)|外出(?:中|期间|期間)`,
-    String.raw`absente? du bureau|\ben cong[ée]s?\b|\ben vacances\b|\ben d[ée]placement\b`,
+    String.raw`absente? du bureau|\ben cong[ée]s?(?!\p{L})|\ben vacances\b|\ben d[ée]placement\b`,
     String.raw`nicht im b[üu]ro|\babwesend\b|\bim urlaub\b|au[ßs]er haus`,
     String.raw`fuera de la oficina|\bde vacaciones\b|\bausente\b`,
   ].join('|'),
   'iu',
 );
-// A notice's other sentences: when the writer returns or answers, that replies are late or the mail not forwarded, who
-// answers meanwhile or for urgent matters.
-const ABSENCE_SIDE = new RegExp(
+// The past, which no notice writes of its absence: the customer was away and writes now (返信が遅れました, 늦었습니다,
+// "I was out of the office", war im Urlaub).
+const ABSENCE_PAST =
+  /(?<!ありがとうござい)ました|でした|(?:었|았|였|했|됐|갔|왔|봤|셨)(?:습니다|어요|다|는데|지만|으나|고)|\b(?:i was|i've been|i have been|i had been|we were)\b|\b(?:war|waren|gewesen)\b|(?<!\p{L})(?:j'étais|étais|ai été)(?!\p{L})|\b(?:estuve|estaba|he estado)\b/iu;
+// A notice's own phrasings beside the absence, present or future, each whole: when the writer returns or answers, that
+// answers may be late or the mail is not forwarded, whom to call meanwhile or for urgent matters, its apology and
+// closing. A sentence passes only when taking them out leaves nothing asked ({@link ABSENCE_REQUEST}); a word such as
+// "back" or 返信 in a customer's own sentence is no notice.
+const ABSENCE_NOTICE_PHRASES = new RegExp(
   [
-    String.raw`順次|改めて|(?:ご返信|ご返答|ご連絡|ご対応|返信|対応)(?:いたします|致します|させていただきます|させて頂きます|します)|戻り|出社|返信(?:が|は)遅れ|ご了承|ご迷惑|確認(?:が|は)?(?:でき|難し|困難)|お急ぎ|至急|緊急`,
-    String.raw`\b(?:back|return|returning|limited access|no access|reply|respond|get back|forwarded|delayed|urgent|in my absence)\b`,
-    String.raw`복귀|돌아오|확인이 (?:어렵|불가)|답장|회신|답변|급한|긴급`,
-    String.raw`返回|回来|回來|回复|回覆|延迟|延遲|急事|紧急|緊急|联系|聯繫|聯絡`,
-    String.raw`\bretour\b|acc[èe]s limit|transf[ée]r|r[ée]pond|urgen|pendant mon absence`,
-    String.raw`zur[üu]ck|zugriff|weitergeleitet|antwort|bearbeit|dringend|wenden sie sich`,
-    String.raw`regreso|volver|respond|reenviad|acceso|urgente|contactar`,
+    // 12月1日より順次ご返信いたします, 以降に順次対応させていただきます, 戻り次第ご連絡いたします
+    String.raw`(?:順次|改めて|以降に?|より|から|戻り次第|帰社後|出社後|復帰後)[、，]?(?:順次)?(?:ご|お)?(?:返信|返答|回答|対応|連絡|確認)(?:を)?(?:いたします|致します|させていただきます|させて頂きます|します|申し上げます)`,
+    String.raw`(?:出社|帰社|復帰)(?:予定|の予定|いたします|致します|します)|戻り(?:は|の予定は)?[^。]{0,20}?(?:予定|となります)|戻ります|戻る予定`,
+    String.raw`(?:ご|お)?(?:返信|返答|回答|連絡|対応)(?:が|は)?(?:遅れ|遅く)(?:ます|る(?:場合|可能性|こと)|なります|なる(?:場合|可能性|こと))`,
+    String.raw`(?:お急ぎ|至急|緊急)(?:の)?(?:方|場合|ご用件|ご用|用件|案件|際)?(?:は|につきましては|の際は)[^。]{0,60}?(?:ご連絡|お電話|連絡|お問い合わせ|電話)(?:を)?(?:ください|下さい|お願い(?:いたし|致し|し)ます|願います|いただけますよう[^。]{0,15})`,
+    String.raw`(?:何卒|なにとぞ)?(?:ご了承|ご理解|ご容赦)(?:の(?:ほど|程))?(?:を)?(?:ください|下さい|お願い(?:いたし|致し|申し上げ)?ます|願います|いただけますよう[^。]{0,15})|ご(?:迷惑|不便)を?(?:お)?かけ(?:いたし|致し|し)?ますが|(?:何卒|なにとぞ)?(?:よろしく|宜しく)お願い(?:いたし|致し|申し上げ)?ます`,
+    String.raw`(?:メール|メッセージ)(?:の)?(?:確認|返信|閲覧)(?:が|は)?(?:できません|出来ません|できない|難しい|困難)|(?:メール|メッセージ)は転送されません|(?:期間中|不在中|休暇中)(?:は)?[、，]?(?:メール(?:の)?)?(?:ご?返信|ご?連絡|対応|確認)(?:が|は|を)?(?:できません|いたしかねます|致しかねます|出来ません|できかねます)`,
+    // I will be back on, upon my return, I will respond when I return, limited access to email
+    String.raw`\b(?:i will|i'll|i shall) (?:be )?(?:back|return|returning)\b|\b(?:i am|i'm) (?:back|returning) on\b|\b(?:upon|on|after) my return\b|\bwhen i (?:return|get back|am back)\b|\b(?:back|returning) (?:in the office |to the office )?on\b`,
+    String.raw`\b(?:i will|i'll|i shall)(?: (?:be happy to|gladly|then|try to|do my best to))? (?:reply|respond|answer|get back to you|attend to|deal with|read)\b|\b(?:responses?|replies|my (?:reply|response))(?: to (?:your )?(?:e-?mails?|messages?))? (?:may|will|might) be (?:delayed|slow|late|slower)\b|\b(?:with|have|having) (?:limited|no|intermittent|little) access to (?:my )?e-?mails?\b`,
+    // For urgent matters please contact, In my absence please contact, If you need immediate assistance, please call
+    String.raw`\b(?:for|in case of|if you have an?|if this is an?|if it is an?|if this is|if it is|if your (?:matter|request|enquiry|inquiry) is) (?:urgent (?:matters?|issues?|requests?|enquiries|inquiries|queries|questions?)|anything urgent|urgent)\b[, ]*(?:please )?(?:contact|call|reach|e-?mail|write to|get in touch with)?`,
+    String.raw`\b(?:in my absence|meanwhile|in the meantime|during my absence|while i am (?:away|out))[, ]*(?:please )?(?:contact|call|reach out to|reach|e-?mail|write to|get in touch with)\b|\bif you (?:need|require) (?:immediate|urgent) (?:assistance|help|support)[, ]*(?:please )?(?:contact|call|reach|e-?mail)\b|\bplease (?:note|be advised)(?: that)?\b`,
+    String.raw`\b(?:your )?(?:e-?mails?|messages?|mails?) (?:will|is|are) not (?:be )?(?:forwarded|read|monitored|checked)\b`,
+    // 12월 1일에 복귀합니다, 회신이 늦어질 수 있습니다, 급한 용무는 …로 연락 부탁드립니다, 전달되지 않습니다
+    String.raw`복귀(?:합니다|할 예정|예정입니다|하겠습니다|후|하는 대로)|돌아(?:옵니다|올 예정|오는 대로|온 후)`,
+    String.raw`(?:회신|답장|답변|연락|확인)(?:이|은|을|는)?\s?(?:늦어질 수 있습니다|늦어질 수 있으니|늦어집니다|어렵습니다|어려우니|불가합니다|불가능합니다|드리겠습니다|하겠습니다|드릴 예정입니다)`,
+    String.raw`(?:급한|긴급한?)\s?(?:용무|용건|사항|문의|일|건)(?:는|은|가 있으시면|이 있으시면|의 경우)?[^.]{0,60}?(?:연락|문의|전화)\s?(?:해\s?주시기 바랍니다|해\s?주세요|하시기 바랍니다|주십시오|주시기 바랍니다|부탁드립니다|바랍니다)|전달되지 않습니다`,
+    // 12月1日返回办公室, 回复可能会延迟, 如有急事，请联系, 不会转发
+    String.raw`(?:返回|回到|回)(?:办公室|辦公室|公司)|(?:返回|回来|回來)(?:后|後)(?:尽快|盡快)?(?:回复|回覆|处理|處理)?|(?:回复|回覆|答复)(?:可能)?(?:会|會)?(?:有所)?(?:延迟|延遲|延误|延誤)|(?:无法|無法|不能)(?:及时|及時)?(?:查看|回复|回覆)(?:邮件|郵件)?|(?:如有|如果有|若有)(?:急事|紧急|緊急|要事)[^。]{0,10}?[，,]?\s?(?:请|請)?(?:联系|聯繫|聯絡|致电|致電)|不会转发|不會轉發`,
+    String.raw`\b(?:serai|suis) de retour\b|\b(?:à|dès) mon retour\b|\bje (?:vous )?(?:répondrai|traiterai|recontacterai)\b|\bne sera pas (?:transférée?|lue?)(?!\p{L})|\b(?:en cas d'urgence|pour toute (?:demande|question) urgente|pour les urgences)[, ]*(?:veuillez |merci de )?(?:contacter|joindre|écrire à|vous adresser à)?|\baccès limité(?!\p{L})`,
+    String.raw`\b(?:ab|am)\b[^.]{0,30}?\b(?:wieder (?:im b[üu]ro|erreichbar|da|zur[üu]ck)|zur[üu]ck)\b|\b(?:werde|wird|werden) [^.]{0,40}?(?:beantworten|bearbeiten|antworten|bearbeitet|beantwortet)\b|\bwird nicht weitergeleitet\b|\b(?:in dringenden f[äa]llen|bei dringenden (?:anliegen|fragen|angelegenheiten))[, ]*(?:wenden sie sich (?:bitte )?an|kontaktieren sie (?:bitte )?|bitte)?|\b(?:eingeschr[äa]nkte[mn]?|keinen) zugriff\b`,
+    String.raw`\b(?:responderé|contestaré|atenderé)(?!\p{L})|\b(?:a mi regreso|regresaré|volveré|estaré de vuelta)(?!\p{L})|\bno (?:será|sera) reenviad[oa]\b|\b(?:para|en caso de) (?:asuntos |temas )?urgen(?:te|tes|cias?)[, ]*(?:por favor )?(?:contacte|contactar con|póngase en contacto con|escriba a)?|\bacceso limitado\b`,
   ].join('|'),
-  'iu',
+  'giu',
 );
+// Something asked of us, which no notice asks outside its own phrasings: a request or an imperative, in each language.
+const ABSENCE_REQUEST =
+  /ください|下さい|お願い|願います|いただけ(?:ます|ません)か|頂け(?:ます|ません)か|(?:ほ|欲)しい|希望(?:します|です)|부탁|주세요|주십시오|주시기|바랍니다|请|請|麻烦|麻煩|帮我|幫我|\b(?:please|pls|plz|kindly|could you|can you|would you|will you|we need|i need|we would like|i would like|i'd like|we'd like|i want|we want)\b|\bbitte\b|\bveuillez\b|\bmerci de\b|s'il vous pla[iî]t|\bpor favor\b|\bnecesito\b|\bbrauche\b/iu;
 // Greetings, thanks for the mail and closings a notice writes in the languages beside Japanese and English, whose own
 // are the acknowledgement lists'.
 const ABSENCE_COURTESY =
   /^(?:bonjour|bonsoir|hallo|guten tag|sehr geehrte damen und herren|hola|buenos d[ií]as|estimad[oa]s?(?: \p{L}+)?)$|^(?:thank you|thanks|vielen dank|danke|merci|gracias)(?: (?:for|f[üu]r|pour|por) (?:your|ihre|votre|su) (?:e-?mail|message|nachricht|courriel|mensaje|correo))?$|^(?:cordialement|bien cordialement|mit freundlichen gr[üu](?:ß|ss)en|viele gr[üu](?:ß|ss)e|beste gr[üu](?:ß|ss)e|saludos|un saludo|atentamente)$|^(?:感谢您的(?:来信|邮件)|感謝您的(?:來信|郵件))$|^(?:メール|ご連絡)(?:を)?(?:いただき)?ありがとうございます$/u;
 // What only a customer writes: the trouble they are in. An autoresponder's sentence never names an error.
 const CUSTOMER_TROUBLE = /エラー|文字化け|不具合|\b(?:error|errors|fails?|failed|failing|broken|bug|garbled|crash(?:es|ed)?|still)\b|오류|에러|깨지|깨집|错误|錯誤|报错|乱码|亂碼|erreur|fehler/iu;
+// A line of CJK text that says something rather than names someone: a pronoun, an object particle, a verb's ending, or
+// what a customer asks to have done (解約, 환불, 取消).
+const CJK_SENTENCE =
+  /を|[私僕我您你]|わたし|저는|제가|저희|(?:ます|ません|です|ました|でした|します|する|した|して|ない|たい|れる|られる|ましょう)$|(?:니다|세요|어요|아요|해요|에요|예요|나요|까요|죠)$|再発行|解約|キャンセル|返金|変更|削除|送付|환불|취소|해지|삭제|변경|요청|取消|退款|退货|退貨|删除|刪除|修改|更改|发送|發送|寄|开具|開具|需要|希望|想|要求|处理|處理|办理|辦理|帮|幫/u;
+// A word of a Latin signature line: a capitalised name or company word, an acronym, a number or a phone, an address
+// label, or a joining word ("Head of Sales", "Acme & Co", "Tel: +81 3 1234 5678").
+const SIGNATURE_WORD =
+  /^(?:\p{Lu}[\p{L}\p{M}'’.&-]*|[\p{L}.-]*\d[\p{L}\p{N}+.:()-]*|[+(]?\d[\d().+-]*|of|and|&|de|du|des|la|le|von|van|der|den|di|da|y|e|at|tel|fax|mobile|phone|mob|cell|direct|e-?mail|mail|web|www\S*|[\p{P}\p{S}]+)$/u;
+// What a customer asks to have done, never a word of a name or a company in a signature.
+const SIGNATURE_ACTION =
+  /\b(?:cancel|refund|delete|remove|send|change|update|close|stop|call|ship|issue|reset|renew|unsubscribe|k[üu]ndigen|stornieren|l[öo]schen|annuler|supprimer|envoyer|cancelar|eliminar|enviar)\b/iu;
 // The longest text read as a notice, and the longest signature line below it.
 const MAX_ABSENCE_NOTICE_CHARS = 600;
 const MAX_SIGNATURE_LINE_CHARS = 40;
@@ -603,8 +645,10 @@ const MAX_SIGNATURE_LINES = 4;
  * The customer's own words when they are an out-of-office notice and nothing else, or undefined. Read from
  * {@link ReplySignals.absenceNotice} when recorded, else from the parsed mail: no `?`/`？` outside links, no trouble
  * named ({@link CUSTOMER_TROUBLE}), at most {@link MAX_ABSENCE_NOTICE_CHARS} characters, at least one sentence saying
- * the writer is away ({@link ABSENCE}), and every other one a notice's ({@link ABSENCE_SIDE}), a greeting, a thanks, a
- * closing, the sender's name, or a short line of the signature block at the end.
+ * the writer is away now ({@link ABSENCE}, not in the past: {@link ABSENCE_PAST}), and every other one a notice's own
+ * phrasing ({@link ABSENCE_NOTICE_PHRASES}), a greeting, a thanks, a closing or the sender's name, with nothing asked
+ * ({@link ABSENCE_REQUEST}) outside those phrasings; below them at most {@link MAX_SIGNATURE_LINES} lines of a
+ * signature, each shaped as a name, a company or a contact ({@link isSignatureLine}).
  */
 export function absenceNoticeOf(mail: Pick<ClassifiableMail, 'question' | 'absenceNotice' | 'from'>): string | undefined {
   if (mail.absenceNotice) return mail.absenceNotice;
@@ -619,17 +663,40 @@ export function absenceNoticeOf(mail: Pick<ClassifiableMail, 'question' | 'absen
   let unread = -1;
   lines.forEach((line, at) => {
     for (const sentence of line.normalize('NFKC').split(/[。!！]|(?<!\d)\.(?=\s|$)/u)) {
-      const phrase = comparable(sentence).replace(/[^\p{L}\p{N}\p{M}'、, ]+/gu, ' ').replace(/\s+/gu, ' ').replace(/^[、, ]+|[、, ]+$/gu, '');
-      if (!/[\p{L}]/u.test(phrase)) continue;
-      if (ABSENCE.test(sentence)) away = true;
-      else if (!ABSENCE_SIDE.test(sentence) && !isNoticeCourtesy(phrase, names) && unread < 0) unread = at;
+      const phrase = noticePhraseOf(sentence);
+      if (!/[\p{L}]/u.test(phrase) || isNoticeCourtesy(phrase, names)) continue;
+      const rest = sentence.replace(ABSENCE_NOTICE_PHRASES, ' ');
+      const absent = ABSENCE.test(sentence);
+      const notice = (absent || rest !== sentence) && !ABSENCE_PAST.test(sentence) && !ABSENCE_REQUEST.test(rest);
+      if (notice) away ||= absent;
+      else if (unread < 0) unread = at;
     }
   });
   if (!away) return undefined;
-  // Lines the lists do not know may only be the signature block at the end: short, and no sentence among them.
   const signature = unread < 0 ? [] : lines.slice(unread);
-  const isSignature = signature.length <= MAX_SIGNATURE_LINES && signature.every((line) => line.length <= MAX_SIGNATURE_LINE_CHARS && !/[。.!！]\s*\S/u.test(line) && !ABSENCE.test(line));
-  return isSignature ? words : undefined;
+  return signature.length <= MAX_SIGNATURE_LINES && signature.every((line) => isSignatureLine(line, names)) ? words : undefined;
+}
+
+/** A sentence as the phrase lists compare it: {@link comparable}, marks read as spaces, no comma at either end. */
+function noticePhraseOf(sentence: string): string {
+  return comparable(sentence).replace(/[^\p{L}\p{N}\p{M}'、, ]+/gu, ' ').replace(/\s+/gu, ' ').replace(/^[、, ]+|[、, ]+$/gu, '');
+}
+
+/**
+ * Whether a line below a notice may be its signature: short, one piece (no sentence mark inside), asking nothing
+ * ({@link ABSENCE_REQUEST}, {@link SIGNATURE_ACTION}), and shaped as a name, a company or a contact: CJK text with no
+ * verb or pronoun ({@link CJK_SENTENCE}), else words each a name's, a company's or a contact's ({@link SIGNATURE_WORD}) or
+ * the sender's own. "please delete my account" and 「見積書を本日中にご送付ください」 are a customer's.
+ */
+function isSignatureLine(line: string, names: ReadonlySet<string>): boolean {
+  const bare = line.normalize('NFKC').replace(/[。.!！、,]+$/u, '');
+  if (line.length > MAX_SIGNATURE_LINE_CHARS || /[。.!！]\s*\S/u.test(bare) || ABSENCE.test(bare) || ABSENCE_REQUEST.test(bare) || SIGNATURE_ACTION.test(bare)) return false;
+  if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(bare)) return !CJK_SENTENCE.test(bare);
+  return bare
+    .split(/[\s,;|/·•–—]+/u)
+    .filter((word) => word !== '')
+    .map((word) => word.replace(/[:：]$/u, ''))
+    .every((word) => word === '' || SIGNATURE_WORD.test(word) || names.has(comparable(word)));
 }
 
 /** Whether a notice's phrase is a greeting, a thanks, a closing or the sender's name ({@link phraseKind}, {@link ABSENCE_COURTESY}). */
@@ -639,25 +706,36 @@ function isNoticeCourtesy(phrase: string, names: ReadonlySet<string>): boolean {
   return introduced !== undefined && introduced.split(' ').every((word) => names.has(word));
 }
 
-// Another helpdesk's acknowledgement of a ticket (Freshdesk, ServiceNow, Salesforce, Zendesk's first mail): that the
-// request was received or a ticket opened; its number; that a person of theirs will answer. Two of the three make one:
-// a customer may write any one of them ("we have received your message, but…").
-const TICKET_RECEIVED =
-  /\b(?:we(?: have|'ve)? received your (?:request|e-?mail|message|inquiry|enquiry|ticket|case|support request|query)|your (?:request|e-?mail|message|inquiry|enquiry|ticket) has been received|(?:ticket|case|incident|request)(?: (?:#|no\.? ?|number )?[\w-]*\d[\w-]*)? (?:has been|was|is now) (?:created|opened|logged|raised|registered)|opened on your behalf)\b/iu;
+// Another helpdesk's acknowledgement of a ticket (Freshdesk, ServiceNow, Salesforce, Zendesk's first mail): the
+// ticket's number, and that a person of theirs will answer or that the ticket was opened. "We have received your
+// email" alone is no sign: a customer's purchasing or accounts team writes it above what they ask of us.
+const TICKET_OPENED = /\b(?:(?:ticket|case|incident|request)(?: (?:#|no\.? ?|number )?[\w-]*\d[\w-]*)? (?:has been|was|is now) (?:created|opened|logged|raised|registered)|opened on your behalf)\b/iu;
 const TICKET_NUMBER = /\b(?:ticket|case|incident|request|reference)\s*(?:id|number|no\.?|#)\s*(?:is|:|-|–)?\s*#?[\w-]*\d|\b(?:ticket|case|incident) #?[a-z]{0,5}\d{3,}\b/iu;
 const RESPONSE_PROMISED =
   /\b(?:a (?:support )?(?:representative|agent|engineer|specialist)|a member of our (?:[a-z]+ )?team|one of our (?:agents|representatives|team members|engineers)|our (?:support )?team) will (?:respond|review|reply|get back|contact|be (?:in touch|reviewing|with you|responding))/iu;
 // A person's own trouble or voice, which no ticket system's acknowledgement carries.
 // Not "me": a link's words say it ("Take me to the Incident").
 const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|my)\b/iu;
+// What a ticket system asks of the one it answers, taken out before asking whether the text asks anything: to visit
+// the portal, to keep the subject, not to reply; and its "we would like to acknowledge".
+const TICKET_SYSTEM_INSTRUCTION =
+  /\bplease (?:visit|click|use|follow|see|go to|log ?in|sign in|quote|include|reference|keep|refer to|note|allow|be patient|feel free|do not hesitate|contact us|do not (?:reply|respond|change|modify|remove|edit|alter)|don't (?:reply|respond|change)|(?:reply|respond) (?:to|above) this (?:e-?mail|message|line))\b|\bwe would like to (?:acknowledge|inform|confirm|let you know)\b/giu;
+// A request or an imperative addressed to us, in the languages the desk meets: a customer's, never an acknowledgement's.
+const ADDRESSED_REQUEST =
+  /\b(?:please|pls|kindly|could you|can you|would you|will you|we need|we would like|we'd like|we want|we require|we request|we ask|we expect)\b|ください|下さい|お願い|부탁|주세요|주십시오|请|請|麻烦|麻煩|\bbitte\b|\bveuillez\b|\bpor favor\b/iu;
+// We or our (team, users, order…) beside a need or a problem: a business customer's own voice ("our users cannot log
+// in", "we still need the quote"). Not "our team will review", which a ticket system writes.
+const OUR_NEED_OR_TROUBLE =
+  /\b(?:we|our(?: [a-z]+){1,2})(?: (?:still|also|now|currently|really))? (?:cannot|can't|can not|could not|couldn't|are unable|were unable|do not|don't|did not|didn't|does not|doesn't|have not|haven't|has not|hasn't|are having|have had|are still|is still|are missing|is missing|is wrong|are wrong|need|needs|require|requires|want|wants)\b/iu;
 // The longest text read as an acknowledgement.
 const MAX_TICKET_ACKNOWLEDGEMENT_CHARS = 1_500;
 
 /**
  * The opening of the own words of another helpdesk's English ticket acknowledgement, or undefined. Read from
- * {@link ReplySignals.ticketAcknowledgement} when recorded, else from the parsed mail: two of a received request or an
- * opened ticket ({@link TICKET_RECEIVED}), its number ({@link TICKET_NUMBER}) and a promise of a person's answer
- * ({@link RESPONSE_PROMISED}); no `?` outside links, no trouble named and no first person singular.
+ * {@link ReplySignals.ticketAcknowledgement} when recorded, else from the parsed mail: a ticket's number
+ * ({@link TICKET_NUMBER}) beside a promise of a person's answer ({@link RESPONSE_PROMISED}) or the ticket's opening
+ * ({@link TICKET_OPENED}); no `?` outside links, no trouble named, no first person singular, and nothing asked of us
+ * ({@link ADDRESSED_REQUEST} outside a ticket system's own instructions, {@link OUR_NEED_OR_TROUBLE}).
  */
 export function ticketAcknowledgementOf(mail: Pick<ClassifiableMail, 'question' | 'ticketAcknowledgement'>): string | undefined {
   if (mail.ticketAcknowledgement) return mail.ticketAcknowledgement;
@@ -665,10 +743,10 @@ export function ticketAcknowledgementOf(mail: Pick<ClassifiableMail, 'question' 
   if (words === '' || words.length > MAX_TICKET_ACKNOWLEDGEMENT_CHARS) return undefined;
   const text = words.replace(LINK, ' ');
   if (/[?？]/u.test(text) || CUSTOMER_TROUBLE.test(text) || FIRST_PERSON.test(text)) return undefined;
-  const signs = [TICKET_RECEIVED, TICKET_NUMBER, RESPONSE_PROMISED].filter((pattern) => pattern.test(text)).length;
-  return signs >= 2 ? Array.from(words.replace(/\s+/gu, ' ')).slice(0, MAX_NOTICE_CHARS).join('') : undefined;
+  if (ADDRESSED_REQUEST.test(text.replace(TICKET_SYSTEM_INSTRUCTION, ' ')) || OUR_NEED_OR_TROUBLE.test(text)) return undefined;
+  const acknowledges = TICKET_NUMBER.test(text) && (RESPONSE_PROMISED.test(text) || TICKET_OPENED.test(text));
+  return acknowledges ? Array.from(words.replace(/\s+/gu, ' ')).slice(0, MAX_NOTICE_CHARS).join('') : undefined;
 }
-
 
 /**
  * A challenge-response system's request to confirm us as a sender, as {@link senderVerificationOf} found it.
@@ -1602,7 +1680,11 @@ export function personMessageInNotificationOf(mail: Pick<ClassifiableMail, 'ques
   const senderDomain = organisationDomain(domainOf(target));
   const isOther = (address: string) => isUsableAddress(address) && !isNoReplyAddress(address) && organisationDomain(domainOf(address)) !== senderDomain;
   const lines = (mail.question ?? '').split('\n');
-  const valueAt = (at: number, same: string) => (same.trim() !== '' ? same.trim() : (lines.slice(at + 1).find((line) => line.trim() !== '')?.trim() ?? ''));
+  // The first non-blank line below each, in one pass from the end: a search per empty field would be quadratic in
+  // the lines of a text of empty fields.
+  const below: string[] = new Array<string>(lines.length).fill('');
+  for (let at = lines.length - 2; at >= 0; at--) below[at] = lines[at + 1]!.trim() || below[at + 1]!;
+  const valueAt = (at: number, same: string) => (same.trim() !== '' ? same.trim() : below[at]!);
   let person: string | undefined;
   let message: string | undefined;
   lines.forEach((line, at) => {
