@@ -655,7 +655,8 @@ export function absenceNoticeOf(mail: Pick<ClassifiableMail, 'question' | 'absen
   const words = mail.question?.trim() ?? '';
   if (words === '' || words.length > MAX_ABSENCE_NOTICE_CHARS) return undefined;
   const text = words.replace(LINK, ' ').replace(/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu, ' ');
-  if (/[?？]/u.test(text) || CUSTOMER_TROUBLE.test(text)) return undefined;
+  // Every mail is read at ingest: one look for an away phrase anywhere spares the others the sentence-by-sentence pass.
+  if (/[?？]/u.test(text) || CUSTOMER_TROUBLE.test(text) || !ABSENCE.test(text.normalize('NFKC'))) return undefined;
   const names = nameWordsOf(mail.from?.name);
   for (const word of localPart(mail.from?.address ?? '').toLowerCase().split(/[._+-]/u)) if (word.length >= 3) names.add(word);
   const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
