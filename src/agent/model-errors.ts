@@ -87,13 +87,31 @@ export function withoutSecrets(text: string, settings: ModelServerSettings): str
  */
 export function errorWithoutSecrets<E extends Error>(err: E, settings: ModelServerSettings): E {
   const mask = (text: string) => withoutSecrets(text, settings);
-  for (const e of causes(err)) {
-    if (!(e instanceof Error)) break;
-    setIfWritable(e, 'message', mask(String(e.message)));
-    if (e.stack) setIfWritable(e, 'stack', mask(e.stack));
-    if (e instanceof APIError && e.error !== undefined) setIfWritable(e, 'error', maskedErrorBody(e.error, mask));
+  try {
+    for (const e of causes(err)) {
+      if (!(e instanceof Error)) break;
+      maskOne(e, mask);
+    }
+  } catch {
+    // A `cause` getter that throws ends the walk: what was masked so far stays masked.
   }
   return err;
+}
+
+/** One error of the chain; a property whose getter throws or that holds no string is skipped. */
+function maskOne(e: Error, mask: (text: string) => string): void {
+  const read = (key: 'message' | 'stack'): unknown => {
+    try {
+      return e[key];
+    } catch {
+      return undefined;
+    }
+  };
+  const message = read('message');
+  if (typeof message === 'string') setIfWritable(e, 'message', mask(message));
+  const stack = read('stack');
+  if (typeof stack === 'string' && stack !== '') setIfWritable(e, 'stack', mask(stack));
+  if (e instanceof APIError && e.error !== undefined) setIfWritable(e, 'error', maskedErrorBody(e.error, mask));
 }
 
 /**

@@ -198,6 +198,9 @@ describe('errorWithoutSecrets: the job error BullMQ stores and the log prints', 
     ['a message that is a getter only', () => Object.defineProperty(new Error('x'), 'message', { get: () => `failed with ${KEY}` })],
     ['a DOMException', () => new DOMException(`aborted with ${KEY}`, 'AbortError')],
     ['a cause chain that loops', () => { const e = new Error(`a ${KEY}`); (e as { cause?: unknown }).cause = e; return e; }],
+    ['a stack that is no string', () => Object.assign(new Error(`failed with ${KEY}`), { stack: 42 })],
+    ['a message getter that throws', () => Object.defineProperty(new Error('x'), 'message', { get: () => { throw new Error('no'); } })],
+    ['a cause getter that throws', () => Object.defineProperty(new Error(`failed with ${KEY}`), 'cause', { get: () => { throw new Error('no'); } })],
   ])('does not throw for %s', (_what, build) => {
     const err = build();
     expect(() => errorWithoutSecrets(err, settings)).not.toThrow();
