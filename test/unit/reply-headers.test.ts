@@ -148,6 +148,9 @@ describe('a display name that is no plain name', () => {
     ['a control character', 'Taro\u0007Yamada'],
     ['a line break', 'Taro\r\nYamada'],
     ['more than 80 characters', 'Taro Yamada '.repeat(8)],
+    ['a host in capitals', 'Free-Quilting.COM'],
+    ['a host of three labels', 'Support Xyz.Verify.Example'],
+    ['a link without a scheme in capitals', 'Visit WWW.XYZ now'],
   ];
   const cases = HOSTILE.flatMap(([what, name]) => [
     [`the From's name with ${what}`, { fromName: name } as Partial<NewTicketInput>, 'taro@customer.example'],
@@ -173,6 +176,13 @@ describe('a display name that is no plain name', () => {
     ['initials', 'J. R. R. Tolkien'],
     ['a team and a number', 'Support Team 2'],
     ['a hyphen', 'Anne-Marie Dupont'],
+    // Dotted names that end in no domain, and what a name may join invisibly (bug review 38d, finding 4).
+    ['an initial and a dot', 'J.Smith'],
+    ['a title and a dot', 'Mr.Smith'],
+    ['St.John', 'St.John Rivers'],
+    ['an emoji with its variation selector', 'Anna ❤️'],
+    ['an emoji family joined by ZWJ', '👨‍👩‍👧 Family'],
+    ['a Persian name with a zero-width non-joiner', 'می‌خواهم'],
   ])('keeps a name in %s', async (_case, name) => {
     const ticket = newTicket({ messageId: '<q6@customer.example>', from: 'taro@customer.example', replyTo: 'hanako@customer.example', replyToName: name, subject: 'q', question: 'q', actor: 'test' });
     const { mail, to } = await replyTo(ticket);
