@@ -590,6 +590,18 @@ const BLOCK_FROM = /^\s*(?:\*\s*)?(?:from|差出人|送信者|送信元|von|de|�
 const BLOCK_NEXT =
   /^\s*(?:\*\s*)?(?:sent|date|to|cc|subject|送信日時|送信日|日付|日時|宛先|件名|gesendet|an|betreff|envoyé|objet|à|发送时间|日期|收件人|抄送|主题|寄件日期|收件者|副本|主旨|보낸\s?날짜|날짜|받는\s?사람|참조|제목)\s*(?:\*\s*)?[:：]/i;
 const QUOTED_LINE = /^\s*[>＞]/;
+// 发件人/寄件者/보낸 사람 and the labels after them (日期, 主题, 날짜, 제목, 참조) are everyday words: customers write them
+// when they describe a sender setting, paste a bounce or fill in a form of their own (bug review 38d, finding 1). A
+// block opened by one is a client's quote header only under a separator (「-----原始邮件-----」, Outlook's `____`) or
+// with the shape clients write: the labels adjacent, among them a sent date with digits and a recipient.
+const CJK_BLOCK_FROM = /^\s*(?:\*\s*)?(?:发件人|寄件者|보낸\s?사람)\s*(?:\*\s*)?[:：]/;
+const CJK_BLOCK_SENT = /^\s*(?:\*\s*)?(?:发送时间|寄件日期|보낸\s?날짜|日期|날짜)\s*(?:\*\s*)?[:：][^\d\n]{0,40}\d/;
+const CJK_BLOCK_TO = /^\s*(?:\*\s*)?(?:收件人|收件者|받는\s?사람)\s*(?:\*\s*)?[:：]/;
+const CJK_ORIGINAL_MESSAGE = /原始邮件|原始郵件|원본\s?메시지/;
+// Outlook's rule above its header block in HTML mail turned to text.
+const OUTLOOK_RULE = /^\s*_{5,}\s*$/;
+// A line of the customer's asking, in the first paragraph under a CJK header block they pasted.
+const CJK_ASKS = /[?？]\s*$|请问|麻烦|拜托|請問|麻煩|부탁|주세요|주시겠|주실\s?수/;
 /** A line of separator characters (`-----`, `━━━`, `＊＊＊`) that frames a signature or a banner. */
 export const SEPARATOR_LINE = /^\s*[-_=*＊━─―－~〜#+・=＝]{3,}\s*$/;
 // The line a phone, a carrier or a mail app adds under a mail ("Sent from my iPhone", "Sent via Bell Mobility's Text
@@ -635,6 +647,7 @@ function isQuoteHeader(line: string, next: string | undefined): boolean {
 
 function isHeaderBlockStart(lines: string[], index: number): boolean {
   if (!BLOCK_FROM.test(lines[index] ?? '')) return false;
+  if (CJK_BLOCK_FROM.test(lines[index] ?? '') && !underSeparator(lines, index) && !isCjkClientHeader(lines, index)) return false;
   let seen = 0;
   for (let j = index + 1; j < lines.length && seen < 4; j++) {
     const line = lines[j] ?? '';
@@ -645,12 +658,61 @@ function isHeaderBlockStart(lines: string[], index: number): boolean {
   return false;
 }
 
+function nextContentLine(lines: string[], index: number): string | undefined {
+  return lines.slice(index + 1).find((l) => l.trim() !== '');
+}
+
+/** True when the line above `index` (blank lines aside) is a reply's separator or Outlook's rule. */
+function underSeparator(lines: string[], index: number): boolean {
+  const above = lines
+    .slice(0, index)
+    .reverse()
+    .find((l) => l.trim() !== '');
+  return above !== undefined && (ORIGINAL_MESSAGE.test(above) || OUTLOOK_RULE.test(above));
+}
+
+/**
+ * True when the CJK From line at `index` heads the block a mail client writes: at least two adjacent labels below it,
+ * a sent date with digits and a recipient among them, and no question of the customer's own right under it with
+ * nothing quoted further down (a sender's header pasted to ask about it).
+ */
+function isCjkClientHeader(lines: string[], index: number): boolean {
+  let end = index + 1;
+  while (end < lines.length && BLOCK_NEXT.test(lines[end] ?? '')) end += 1;
+  const labels = lines.slice(index + 1, end);
+  if (labels.length < 2 || !labels.some((l) => CJK_BLOCK_SENT.test(l)) || !labels.some((l) => CJK_BLOCK_TO.test(l))) return false;
+  return !customerAsksBelow(lines, end);
+}
+
+/** True when the first paragraph from `start` asks or requests and no quoted mail follows it. */
+function customerAsksBelow(lines: string[], start: number): boolean {
+  let first = start;
+  while (first < lines.length && (lines[first] ?? '').trim() === '') first += 1;
+  let end = first;
+  while (end < lines.length && (lines[end] ?? '').trim() !== '') end += 1;
+  if (!lines.slice(first, end).some((l) => CJK_ASKS.test(l))) return false;
+  const rest = lines.slice(end);
+  return !rest.some((l, i) => QUOTED_LINE.test(l) || ORIGINAL_MESSAGE.test(l) || BEGIN_FORWARDED.test(l) || BLOCK_FROM.test(l) || isQuoteHeader(l, rest[i + 1]));
+}
+
+/**
+ * True for a reply's separator line at `index`. A Chinese or Korean one (「-----原始邮件-----」) counts only above a
+ * header or quoted line: a customer may write it in a question about the line itself.
+ */
+function isOriginalMessageSeparator(lines: string[], index: number): boolean {
+  const line = lines[index] ?? '';
+  if (!ORIGINAL_MESSAGE.test(line)) return false;
+  if (!CJK_ORIGINAL_MESSAGE.test(line)) return true;
+  const next = nextContentLine(lines, index) ?? '';
+  return BLOCK_FROM.test(next) || BLOCK_NEXT.test(next) || QUOTED_LINE.test(next);
+}
+
 /** Index of the first line of quoted history (attribution, separator or header block), or -1. */
 function quotedHistoryStart(lines: string[]): number {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
     if (line.trim() === '') continue;
-    if (ORIGINAL_MESSAGE.test(line) || BEGIN_FORWARDED.test(line) || isHeaderBlockStart(lines, i)) return i;
+    if (isOriginalMessageSeparator(lines, i) || BEGIN_FORWARDED.test(line) || isHeaderBlockStart(lines, i)) return i;
     if (isQuoteHeader(line, lines[i + 1])) {
       const next = lines.slice(i + 1).find((l) => l.trim() !== '');
       // Attribution followed by `>` lines: bottom-posted answers below the quote must survive, so only the

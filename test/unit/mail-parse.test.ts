@@ -1244,6 +1244,47 @@ describe('extractQuestion: quoted history of Chinese and Korean clients', () => 
   ])('keeps %s', (_what, text) => {
     expect(extractQuestion(text, 'CSV')).toBe(text);
   });
+
+  // Customers write the labels in their own words: a sender setting, a pasted bounce, a form-shaped mail (bug review
+  // 38d, finding 1). Only a client's quote header (date and recipient lines, or a separator above) opens history.
+  it.each<[what: string, text: string]>([
+    ['p01 zh template (发件人/主题)', '您好，\n\n我们在通知邮件模板里设置了：\n发件人：客服中心\n主题：订单确认\n但是客户收到的邮件发件人显示为 noreply。请问怎么修改发件人名称？\n\n王伟'],
+    ['p02 zh bounce paste (发件人/日期/主题)', '您好，\n\n我们发送邮件时收到下面的退信：\n发件人: MAILER-DAEMON\n日期: 2026年11月20日\n主题: 投递失败\n收件人地址不存在。\n\n请问是什么原因？应该怎么处理？\n\n王伟'],
+    ['p03 ko form (보낸 사람/제목/내용)', '보낸 사람: 김민수\n제목: 환불 요청\n내용: 지난주 주문한 상품(주문번호 12345)의 환불을 부탁드립니다. 어떻게 진행하면 되나요?'],
+    ['p04 ko sender setting (보낸 사람/제목)', '안녕하세요.\n\n메일 설정 화면에서\n보낸 사람: 고객센터\n제목: 주문 확인\n으로 설정했는데 고객에게는 보낸 사람이 noreply로 표시됩니다. 어떻게 바꾸나요?\n\n김민수'],
+    ['p05 zh 原始邮件 line inside the question', '您好，\n\n我们用贵公司的系统转发邮件时，正文里总是出现下面这一行：\n-----原始邮件-----\n请问怎么去掉这一行？\n\n王伟'],
+    ['p06 zh-TW form (寄件者/主旨)', '寄件者：陳大文\n主旨：訂單問題\n我上週訂購的商品還沒有收到，請問什麼時候會出貨？'],
+    ['p07 zh form (发件人/日期/内容)', '发件人：王伟（采购部）\n日期：2026年11月20日\n内容：请开具11月的增值税发票，谢谢。'],
+    ['p08 ko cc label (보낸 사람/참조)', '안녕하세요.\n보낸 사람: 김민수 (영업팀)\n참조: 이영희 과장\n견적서를 다시 보내 주실 수 있나요?'],
+    [
+      'a full zh header pasted with the question right below it',
+      '我们的通知邮件是这样的：\n发件人：客服中心\n发送时间：2026年11月20日 10:00\n收件人：客户\n主题：订单确认\n请问为什么客户收不到？\n\n王伟',
+    ],
+    ['원본 메시지 line inside the question', '회신할 때 본문에 아래 줄이 들어갑니다.\n-----원본 메시지-----\n이 줄을 없앨 수 있나요?'],
+  ])('keeps %s', (_what, text) => {
+    expect(extractQuestion(text, '问题')).toBe(text);
+  });
+
+  // The clients' quote headers of mail audit 4 (samples 208, 210, 268, 269) still end the customer's words.
+  it.each<[what: string, text: string, question: string]>([
+    [
+      '269 ko Outlook header block, no separator, an older quote below',
+      '엑셀에서 열 때 한글이 깨집니다. 방법이 있나요?\n\n보낸 사람: XYZ 지원팀 <support@helpdesk.example.jp>\n보낸 날짜: 2026년 11월 18일 수요일 오전 10:30\n받는 사람: 이수진 <sj.lee@samsung-partner.co.kr>\n제목: Re: CSV 내보내기 한글 깨짐\n\n김민수 님\n\n문의해 주셔서 감사합니다. 설정에서 변경할 수 있습니다.\n\n2026년 11월 18일 (수) 09:12, 김민수 <minsu.kim@naver.com>님이 작성:\n> CSV 내보내기에서 한글이 깨집니다. 어떻게 해결하나요?',
+      '엑셀에서 열 때 한글이 깨집니다. 방법이 있나요?',
+    ],
+    [
+      '268 zh-TW header block whose quoted answer asks back',
+      '我用的是 3.2 版。\n\n寄件者: XYZ 支援團隊 <support@helpdesk.example.jp>\n寄件日期: 2026年11月18日 上午 10:30\n收件者: 陳美 <chen.mei@hinet.net>\n主旨: Re: CSV匯出亂碼\n\n陳美 您好，\n\n請問您使用的是哪個版本？',
+      '我用的是 3.2 版。',
+    ],
+    [
+      'Outlook ____ line above a zh block without a date',
+      '好的，谢谢。\n\n________________________________\n发件人: XYZ Support <support@helpdesk.example.jp>\n主题: Re: 发票\n\n发票已发送。',
+      '好的，谢谢。',
+    ],
+  ])('cuts %s', (_what, text, question) => {
+    expect(extractQuestion(text, 'Re: CSV')).toBe(question);
+  });
 });
 
 describe('subjectAsQuestion: reply prefixes of zh-TW and Korean Outlook', () => {
