@@ -23,7 +23,10 @@
  * - an Indian postal "PIN code" of an area or address.
  * The secret must stand in the clause that asks: "send us your customer number, then we reset your password", 「请提供
  * 您的订单号，我们将为您重置密码」 ask for the number. A clause ends at a semicolon, at a comma that does not go on
- * with a list, and at the words that open the next one (then, so, dann, damit, puis, luego, 然后, 以便, 으니 …).
+ * with a list, and at the words that open the next one (then, so, dann, damit, puis, luego, 然后, 以便, 으니 …). A list
+ * goes on past a comma or ， before a bare noun ("Benutzername, Passwort und …", 用户名，以及密码) and past "then",
+ * dann, puis, luego before a noun phrase ("your username, then your password"), unless the secret has a verb of its
+ * own ("…, then your password will be reset").
  * Entering a secret on a screen, our sending a temporary one, warnings ("we never ask for your password",
  * 決してお知らせにならないでください), resetting or changing one, and the last four digits of a card are not asks.
  *
@@ -130,12 +133,18 @@ const EN_TO_US = '(?:\\s+(?:it|them))?(?:\\s+(?:back\\s+)?(?:to\\s+)?(?:us|me|ou
 // Up to five words between the verb and the secret, none a preposition or "you" (a screenshot *of* the password
 // page, the last digits *of* the card number, send *you* a code).
 // Nor a word that opens the next clause ("send us your email, we'll reset your password", "… so your password can be
-// reset"): a comma goes on with a list only.
+// reset"): a comma goes on with a list only. "then" goes on before a noun phrase ("your username, then your password").
 const EN_WORDS =
-  "(?:\\s+(?:(?!(?:you|of|from|for|on|in|into|to|about|at|by|if|when|that|which|without|we|i|they|then|so|once|after|before|because|while|until|since|otherwise|thus)\\b)[\\w'-]+,?)){0,5}?";
-const EN_REQUEST = new RegExp(`${EN_FRAME}${EN_VERB}${EN_TO_US}${EN_WORDS}\\s+(?:${EN_SECRET})\\b(?!${EN_ABOUT})`, 'i');
+  "(?:\\s+(?:(?!(?:you|of|from|for|on|in|into|to|about|at|by|if|when|that|which|without|we|i|they|then(?!\\s+(?:your|the|also|finally)\\b)|so|once|after|before|because|while|until|since|otherwise|thus)\\b)[\\w'-]+,?)){0,5}?";
+// A secret with a verb of its own is the subject of the next clause, not the thing asked for ("…, then your password
+// will be reset", "let us know your password has been reset"). "what your new password will be" still asks.
+const EN_OWN_VERB =
+  '\\s+(?:(?:will|would|can|could|shall|should|may|might|must)(?:\\s+(?:not|then|now|also|automatically))?\\s+(?:be\\s+)?|' +
+  '(?:is|are|was|were|has|have|had|gets?|got)\\s+(?:been\\s+|being\\s+|now\\s+|then\\s+|automatically\\s+)?)' +
+  '(?:\\w+ed|reset|set|sent|expire|change|work|stop)\\b';
+const EN_REQUEST = new RegExp(`${EN_FRAME}${EN_VERB}${EN_TO_US}${EN_WORDS}\\s+(?:${EN_SECRET})\\b(?!${EN_ABOUT}|${EN_OWN_VERB})`, 'i');
 // "We will need your PIN": an ask without a verb of sending.
-const EN_NEED = new RegExp(`\\b(?:we|i)(?:'ll|\\s+will|\\s+would|'d)?\\s+(?:need|require)\\s+(?:your|the)${EN_WORDS}\\s+(?:${EN_SECRET})\\b(?!${EN_ABOUT})`, 'i');
+const EN_NEED = new RegExp(`\\b(?:we|i)(?:'ll|\\s+will|\\s+would|'d)?(?:\\s+also)?\\s+(?:need|require)\\s+(?:your|the)${EN_WORDS}\\s+(?:${EN_SECRET})\\b(?!${EN_ABOUT}|${EN_OWN_VERB})`, 'i');
 
 // --- Korean: 비밀번호를 알려 주세요. ---
 // A membership or point card's number and a booking's confirmation code find the customer; as in Japanese.
@@ -160,10 +169,20 @@ const KO_NEGATED_TAIL = /마세요|마십시오|마시기|말아|않/;
 // 会员卡号 and 积分卡号 find a member; 银行卡号 and a bare 卡号 are the payment card's.
 const ZH_SECRET = /密码|密碼|验证码|驗證碼|校验码|动态码|安全码|安全碼|(?<!会员|會員|积分|積分|贵宾|貴賓|VIP|学生|學生|员工|員工|借书|借書|图书|圖書)卡[号號]|PIN|CVV|CVC|恢复码|备用码|口令/i;
 // An ask opens with 请, 麻烦 or a question of whether one can, or with 需要您 (we need you to) and ends in a verb of
-// telling or sending; the secret stands between them or after the verb, in the same clause: a ， or ； ends it, and so
-// do 以便, 然后, 稍后 and 我们 with a verb of our own (我们将, 我们会).
-const ZH_ASK =
-  /(请|請|麻烦|麻煩|烦请|煩請|劳烦|勞煩|能否|可否|能不能|您能|你能|是否可以|需要您|需要你|要求您|要求你)((?:(?![，,；;])[^。！？\n]){0,15}?)(?:回复|回覆|发送|發送|发给|發給|发过来|發過來|发来|發來|告诉|告訴|提供|告知|寄|透露)((?:给?(?:我们|我們|我方|我))?(?:(?!(?:[，,；;]|以便|以免|便于|便於|用于|用於|用来|用來|然后|然後|之后|之後|随后|隨後|稍后|稍後|(?:我们|我們|我方)(?:将|將|会|會|就|可以|才|再|马上|馬上|立即|为|為|帮|幫|给|給)|来(?:为|帮|给)|來(?:為|幫|給)))[^。！？\n]){0,30})/g;
+// telling or sending; the secret stands between them or after the verb, in the same clause: a ； ends it, and so do
+// 以便, 然后, 稍后 and 我们 with a verb of our own (我们将, 我们会). A ， after the verb ends it too unless a list goes on:
+// a short item without the secret and the next ，/、/和 (用户名，邮箱，密码), or the secret itself with no verb before it
+// and nothing of its own after it (用户名，以及密码。, but not 订单号，密码重置链接将发送给您 or 订单号，重置密码，…).
+const ZH_LIST_ITEM = '(?:以及|还有|還有|及|和|与|與)?(?:您的|你的|您|你)?';
+const ZH_ITEM_CHAR = '[^，,；;。！？\\n]';
+const ZH_SECRET_VERB = '重置|重设|重設|修改|更改|设置|設置|输入|輸入|找回|忘记|忘記|变更|變更|更新|获取|獲取|收到|接收';
+const ZH_LIST_GOES_ON =
+  `(?=${ZH_LIST_ITEM}(?:(?:(?!${ZH_SECRET.source})${ZH_ITEM_CHAR}){1,8}?(?:[，,、和及与與]|以及)|` +
+  `(?:(?!${ZH_SECRET_VERB})${ZH_ITEM_CHAR}){0,4}?(?:${ZH_SECRET.source})(?:[，,、；;。！？\\n]|$|和|及|与|與|以及|等)))`;
+const ZH_ASK = new RegExp(
+  `(请|請|麻烦|麻煩|烦请|煩請|劳烦|勞煩|能否|可否|能不能|您能|你能|是否可以|需要您|需要你|要求您|要求你)((?:(?![，,；;])[^。！？\\n]){0,15}?)(?:回复|回覆|发送|發送|发给|發給|发过来|發過來|发来|發來|告诉|告訴|提供|告知|寄|透露)((?:给?(?:我们|我們|我方|我))?(?:(?!(?:[，,](?!${ZH_LIST_GOES_ON})|[；;]|以便|以免|便于|便於|用于|用於|用来|用來|然后|然後|之后|之後|随后|隨後|稍后|稍後|(?:我们|我們|我方)(?:将|將|会|會|就|可以|才|再|马上|馬上|立即|为|為|帮|幫|给|給)|来(?:为|帮|给)|來(?:為|幫|給)))[^。！？\\n]){0,30})`,
+  'gi',
+);
 // A negation turns the ask into a warning only near it: between the opener and the verb (请勿, 请不要), or just before
 // the opener in its own clause (我们不会要求您提供, 我们不需要您提供). A 不 in another clause (为了不影响使用，请告知…)
 // does not, nor does the 不 of a question (能不能).
@@ -200,13 +219,26 @@ const EU_ASK =
 const EU_NOT_BETWEEN = '\\b(?:si|ob|wenn|falls|nachdem|après|lorsque|quand|cuando|después|tras|page|seite|página|écran|pantalla|bildschirm|lien|link|enlace)\\b';
 // The clause ends at a semicolon, at a comma unless an item of a list follows (", Ihre Adresse und Ihr Passwort"),
 // and at the words that open the next clause (dann, damit, wir, puis, nous, luego …).
-// A list's next item opens with its article or possessive; "bitte", "s'il vous plaît", "por favor" only set off the ask.
+// A list's next item opens with its article or possessive, or is the secret itself (", Passwort und Kundennummer"), or
+// a bare word the list goes on after (", Adresse und …", ", correo, …"); a verb that opens a clause has its object
+// after it instead (", cambiaremos su contraseña"). "bitte", "s'il vous plaît", "por favor" only set off the ask.
+const EU_ITEM_OPENS =
+  "(?:(?:ihre?[nmrs]?|seine?[nmrs]?|deine?[nmrs]?|den|die|das|dem|der|votre|vos|ton|ta|tes|le|la|les|un|une|des|su|sus|tu|tus|el|los|las|una?)(?![\\p{L}])|l')";
+// "dann", "puis", "luego" before a noun phrase go on with the list ("…, dann Ihr Passwort"); before a verb they open
+// the next clause ("…, dann setzen wir Ihr Passwort zurück").
+const EU_THEN = '(?:dann|danach|anschließend|puis|ensuite|luego)';
+const EU_AND = '(?:und|oder|sowie|et|ou|y|o|e)(?![\\p{L}])';
 const EU_LIST_GOES_ON =
-  "(?:(?:und|oder|sowie|et|ou|y|o|e)\\s+)?(?:(?:ihre?[nmrs]?|seine?[nmrs]?|deine?[nmrs]?|den|die|das|dem|der|votre|vos|ton|ta|tes|le|la|les|un|une|des|su|sus|tu|tus|el|los|las|una?|bitte|por\\s+favor)(?![\\p{L}])|l'|s'il)";
+  `(?:(?:${EU_AND}|${EU_THEN}(?![\\p{L}]))\\s+)?(?:${EU_ITEM_OPENS}|(?:bitte|por\\s+favor)(?![\\p{L}])|s'il|(?:${EU_SECRET})(?![\\p{L}-])|\\p{L}+(?:\\s*,|\\s+${EU_AND}))`;
 const EU_CLAUSE_END =
-  `;|,(?!\\s*${EU_LIST_GOES_ON})|` +
-  '(?<![\\p{L}])(?:dann|danach|anschließend|damit|sodass|so\\s+dass|wir|ich|puis|ensuite|alors|afin|pour\\s+que|nous|je|luego|entonces|para\\s+que|nosotros|así)(?![\\p{L}])';
-const EU_REQUEST = new RegExp(`(?<![\\p{L}])(?:${EU_ASK})(?![\\p{L}])(?:(?!${EU_NOT_BETWEEN}|${EU_CLAUSE_END})[^.!?\\n]){0,40}?(?<![\\p{L}])(?:${EU_SECRET})(?![\\p{L}-])`, 'iu');
+  `;|,(?!\\s*${EU_LIST_GOES_ON})|(?<![\\p{L}])${EU_THEN}(?![\\p{L}])(?!\\s+(?:${EU_ITEM_OPENS}|(?:${EU_SECRET})(?![\\p{L}-])))|` +
+  '(?<![\\p{L}])(?:damit|sodass|so\\s+dass|wir|ich|alors|afin|pour\\s+que|nous|je|entonces|para\\s+que|nosotros|así)(?![\\p{L}])';
+// A secret with a verb of its own is the subject of the next clause: "…, puis votre mot de passe sera réinitialisé".
+const EU_OWN_VERB = '\\s+(?:wird|werden|ist|kann|sera|est|peut|va|será|es|está|puede|va|se)(?![\\p{L}])';
+const EU_REQUEST = new RegExp(
+  `(?<![\\p{L}])(?:${EU_ASK})(?![\\p{L}])(?:(?!${EU_NOT_BETWEEN}|${EU_CLAUSE_END})[^.!?\\n]){0,40}?(?<![\\p{L}])(?:${EU_SECRET})(?![\\p{L}-])(?!${EU_OWN_VERB})`,
+  'iu',
+);
 const EU_NEGATION = /(?<!\p{L})(?:(?:nicht|nie|niemals|keine?[nmrs]?|ne|jamais|aucun|no|nunca|jamás)(?!\p{L})|n['’])/iu;
 
 function asksInSentence(sentence: string): boolean {

@@ -245,6 +245,16 @@ const ASKS_IN_ANOTHER_CLAUSE: ReadonlyArray<[string, string]> = [
   ['ko: comma, another object', '비밀번호 문제는 해결해 드릴게요, 주문번호만 알려 주세요.'],
   ['ko: 으니 ends the clause', '비밀번호를 초기화해 드리겠으니 주문번호를 알려 주세요.'],
   ['ja: 前に、another object', 'パスワードをお送りする前に、ご注文番号をお知らせください。'],
+  // "then" and a comma before a noun phrase go on with the ask, but not when that noun phrase has a verb of its own
+  // (bug review 38d, finding 2).
+  ['en: comma, then it', 'Please send us your order number, then it will reset your password.'],
+  ['en: the secret has its own verb', 'Please let us know your password has been reset.'],
+  ['fr: puis, the secret has its own verb', 'Envoyez-nous votre nom, puis votre mot de passe sera réinitialisé.'],
+  ['de: dann, the secret has its own verb', 'Bitte senden Sie uns Ihre Kundennummer, dann wird Ihr Passwort zurückgesetzt.'],
+  ['zh: ，the secret has its own verb', '请提供订单号，密码重置链接将发送给您。'],
+  ['zh: ，new password sent later', '请提供您的订单号，新密码会在重置后发给您。'],
+  ['zh: ，a clause about the secret, then ，', '请告诉我们您的邮箱，密码重置后，我们会通知您。'],
+  ['zh: ，a verb before the secret', '请提供您的订单号，重置密码，然后登录。'],
 ];
 
 // Lists stay one clause: the secret among other items is still asked for.
@@ -264,6 +274,28 @@ const ASKS_IN_A_LIST: ReadonlyArray<[string, string]> = [
   ['es: comma around por favor', 'Envíenos, por favor, su contraseña.'],
   ['zh: 我们 inside the object', '请提供您在我们网站注册时设置的密码。'],
   ['en: we inside the object', 'Please send us the password we set up for you last week.'],
+  // Bare nouns after a comma, "then" before a noun phrase and a Chinese ， between items go on with the list too
+  // (bug review 38d, finding 2).
+  ['de: bare noun list', 'Bitte nennen Sie uns Benutzername, Passwort und Kundennummer.'],
+  ['de: possessive, then bare nouns', 'Bitte senden Sie uns Ihren Benutzernamen, Passwort und die Kundennummer.'],
+  ['de: bare nouns, secret last', 'Bitte senden Sie uns Name, Adresse und Passwort.'],
+  ['de: bare nouns, commas only', 'Bitte senden Sie uns Name, Adresse, Passwort.'],
+  ['de: dann before a noun phrase', 'Bitte senden Sie uns Ihren Benutzernamen, dann Ihr Passwort.'],
+  ['es: bare noun list', 'Por favor envíe usuario, contraseña y correo.'],
+  ['es: bare nouns, commas only', 'Envíenos nombre, correo, contraseña.'],
+  ['es: luego before a noun phrase', 'Envíenos su usuario, luego su contraseña.'],
+  ['fr: bare noun list', 'Envoyez-nous identifiant, mot de passe et adresse.'],
+  ['fr: bare nouns, commas only', 'Veuillez nous envoyer identifiant, adresse, mot de passe.'],
+  ['fr: puis before a noun phrase', 'Envoyez-nous votre identifiant, puis votre mot de passe.'],
+  ['en: then your password', 'Please send us your username, then your password.'],
+  ['en: then the password', 'Please send us your username, then the password.'],
+  ['en: we also need', 'Please reply with your login ID, we also need your password.'],
+  ['zh: ， between two items', '请提供您的用户名，密码。'],
+  ['zh: ，以及', '请提供您的用户名，以及密码。'],
+  ['zh: ， between three items', '请提供您的姓名，邮箱，密码。'],
+  ['zh: ，还有您的', '请提供您的用户名，还有您的密码。'],
+  ['ko: comma list of three', '아이디, 이메일, 비밀번호를 알려 주세요.'],
+  ['ja: 、 list of three', 'ログインID、メールアドレス、パスワードをお知らせください。'],
 ];
 
 describe('secretRequest: パス and the clause that asks', () => {
