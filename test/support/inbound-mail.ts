@@ -25,3 +25,37 @@ export function inboundMail(overrides: Partial<InboundMail> = {}): InboundMail {
     ...overrides,
   };
 }
+
+/** What {@link rawCustomerMail} writes; each field has a customer's default. */
+export interface RawCustomerMail {
+  subject: string;
+  body: string;
+  /** The From line's value (default: 山田太郎, encoded, at taro.yamada@customer.example). */
+  from?: string;
+  to?: string;
+  messageId?: string;
+  /** More header lines, before the MIME ones (a reply's In-Reply-To and References). */
+  headers?: readonly string[];
+}
+
+/** The subject or a name as an RFC 2047 encoded word, as mail clients write non-ASCII text in a header. */
+export const encodedWord = (text: string): string => `=?UTF-8?B?${Buffer.from(text).toString('base64')}?=`;
+
+/** A customer's plain-text UTF-8 mail as it arrives: CRLF line ends, the subject an encoded word. */
+export function rawCustomerMail(mail: RawCustomerMail): Buffer {
+  return Buffer.from(
+    [
+      `From: ${mail.from ?? `${encodedWord('山田太郎')} <taro.yamada@customer.example>`}`,
+      `To: ${mail.to ?? 'support@support.example'}`,
+      `Message-ID: ${mail.messageId ?? '<q1@customer.example>'}`,
+      `Subject: ${encodedWord(mail.subject)}`,
+      ...(mail.headers ?? []),
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset=utf-8',
+      'Content-Transfer-Encoding: 8bit',
+      '',
+      mail.body.replace(/\n/g, '\r\n'),
+      '',
+    ].join('\r\n'),
+  );
+}

@@ -27,6 +27,7 @@ import {
 } from '../../src/mail/classify.js';
 import { ticketInputForMail } from '../../src/mail/ingest.js';
 import { parseInboundMail } from '../../src/mail/parse.js';
+import { rawCustomerMail } from '../support/inbound-mail.js';
 import { newTicket } from '../../src/tickets/ticket.js';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/mail/audit4');
@@ -61,24 +62,15 @@ async function outcomeOf(raw: Buffer): Promise<string> {
 const sample = (name: string) => outcomeOf(readFileSync(path.join(fixtures, `${name}.eml`)));
 
 /** A plain-text UTF-8 mail; a reply to {@link OURS} when `reply`. */
-function raw(from: string, subject: string, body: string, reply = true): Buffer {
-  const b64 = (text: string) => `=?UTF-8?B?${Buffer.from(text).toString('base64')}?=`;
-  return Buffer.from(
-    [
-      `From: ${from}`,
-      'To: support@helpdesk.example.jp',
-      `Subject: ${b64(subject)}`,
-      'Message-ID: <audit4-guard@customer.example>',
-      ...(reply ? [`In-Reply-To: ${OURS}`, `References: ${OURS}`] : []),
-      'MIME-Version: 1.0',
-      'Content-Type: text/plain; charset=utf-8',
-      'Content-Transfer-Encoding: 8bit',
-      '',
-      body.replace(/\n/g, '\r\n'),
-      '',
-    ].join('\r\n'),
-  );
-}
+const raw = (from: string, subject: string, body: string, reply = true): Buffer =>
+  rawCustomerMail({
+    from,
+    to: 'support@helpdesk.example.jp',
+    subject,
+    body,
+    messageId: '<audit4-guard@customer.example>',
+    headers: reply ? [`In-Reply-To: ${OURS}`, `References: ${OURS}`] : [],
+  });
 
 describe("#1: a no-reply notification carrying a person's message is parked, never dropped", () => {
   it.each<[string, RegExp]>([

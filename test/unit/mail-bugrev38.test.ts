@@ -10,26 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { asksOnlyInSubject, hasQuestion } from '../../src/mail/classify.js';
 import { ticketInputForMail } from '../../src/mail/ingest.js';
 import { extractQuestion, FORWARDED_DELIMITER, parseInboundMail } from '../../src/mail/parse.js';
+import { rawCustomerMail } from '../support/inbound-mail.js';
 
-const b64 = (text: string) => `=?UTF-8?B?${Buffer.from(text).toString('base64')}?=`;
 
 /** A new plain-text mail from a customer under `subject`. */
-function mail(subject: string, body: string): Buffer {
-  return Buffer.from(
-    [
-      'From: =?UTF-8?B?5bGx55Sw5aSq6YOO?= <taro.yamada@customer.example>',
-      'To: support@support.example',
-      'Message-ID: <bugrev38@customer.example>',
-      `Subject: ${b64(subject)}`,
-      'MIME-Version: 1.0',
-      'Content-Type: text/plain; charset=utf-8',
-      'Content-Transfer-Encoding: 8bit',
-      '',
-      body.replace(/\n/g, '\r\n'),
-      '',
-    ].join('\r\n'),
-  );
-}
+const mail = (subject: string, body: string): Buffer => rawCustomerMail({ subject, body, messageId: '<bugrev38@customer.example>' });
 
 /** The question of the ticket the poller makes of `raw`. */
 async function ticketQuestion(raw: Buffer): Promise<string> {

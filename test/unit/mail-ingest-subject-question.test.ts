@@ -9,32 +9,17 @@ import { describe, expect, it } from 'vitest';
 import { acknowledgementOf } from '../../src/mail/classify.js';
 import { ticketInputForMail } from '../../src/mail/ingest.js';
 import { parseInboundMail } from '../../src/mail/parse.js';
+import { rawCustomerMail } from '../support/inbound-mail.js';
 
 /** The question of the ticket the poller makes of `raw`. */
 async function ticketQuestion(raw: Buffer): Promise<string> {
   return ticketInputForMail(await parseInboundMail(raw), raw, { rawRef: 'raw:test' }).question;
 }
 
-const b64 = (text: string) => `=?UTF-8?B?${Buffer.from(text).toString('base64')}?=`;
 
 /** A plain-text mail from a customer under `subject`, optionally with more headers (a reply's). */
-function mail(subject: string, body: string, headers: string[] = []): Buffer {
-  return Buffer.from(
-    [
-      'From: =?UTF-8?B?5bGx55Sw5aSq6YOO?= <taro.yamada@customer.example>',
-      'To: support@support.example',
-      'Message-ID: <subject-question-1@customer.example>',
-      `Subject: ${b64(subject)}`,
-      ...headers,
-      'MIME-Version: 1.0',
-      'Content-Type: text/plain; charset=utf-8',
-      'Content-Transfer-Encoding: 8bit',
-      '',
-      body.replace(/\n/g, '\r\n'),
-      '',
-    ].join('\r\n'),
-  );
-}
+const mail = (subject: string, body: string, headers: string[] = []): Buffer =>
+  rawCustomerMail({ subject, body, headers, messageId: '<subject-question-1@customer.example>' });
 const reply = ['In-Reply-To: <our-reply-1@support.example>', 'References: <q1@customer.example> <our-reply-1@support.example>'];
 
 describe('ticketInputForMail: the subject in the question when the body asks nothing of its own', () => {
