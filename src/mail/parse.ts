@@ -562,13 +562,14 @@ const ATTRIBUTION_ADDRESS = String.raw`(?=.{0,300}?(?:<[^<>\s@]+@[^<>\s@]+>|[\w.
 const CJK_DATE = String.raw`\d{4}\s*(?:[年년]\s*\d{1,2}\s*[月월]\s*\d{1,2}\s*[日일]|[/.-]\d{1,2}[/.-]\d{1,2})`;
 const ATTRIBUTION_DATE = String.raw`(?:\s*(?:在\s*)?|.{0,300}?[于於]\s*)${CJK_DATE}.{0,60}?\d{1,2}:\d\d`;
 /** Korean and Chinese attribution lines (Gmail's and ours), each with an address or a date and time on it. */
-export const CJK_ATTRIBUTIONS: readonly RegExp[] = [
+const CJK_ATTRIBUTIONS: readonly RegExp[] = [
   new RegExp(String.raw`^(?:${ATTRIBUTION_ADDRESS}|(?=${ATTRIBUTION_DATE})).{0,300}님이\s*작성\s*[:：]\s*$`), // "2024년 1월 15일 (월) 오전 10:00, 김민수 <a@b>님이 작성:"
   new RegExp(String.raw`^(?:${ATTRIBUTION_ADDRESS}|(?=${ATTRIBUTION_DATE})).{0,300}(?:写道|寫道)\s*[:：]\s*$`), // "王伟 <a@b> 于2024年1月15日周一 10:00写道："
 ];
 
 // Attribution lines that introduce quoted history, English, Japanese, Korean and Chinese client styles.
-const QUOTE_HEADER_PATTERNS: RegExp[] = [
+/** The attribution lines above a quoted original, as mail clients and our own replies write them. */
+export const QUOTE_HEADER_PATTERNS: readonly RegExp[] = [
   /^\s*On\s.{1,300}\swrote\s*:\s*$/i, // Gmail, Apple Mail, Thunderbird (en)
   /^.{1,300}\s(?:wrote|writes)\s*:\s*$/i, // "Name <addr> wrote:" (our own replies, Thunderbird without date)
   /^.{0,300}書きました\s*[:：]\s*$/, // Thunderbird ja: "2024/01/15 10:00 に 山田 さんは書きました:"
@@ -579,8 +580,12 @@ const QUOTE_HEADER_PATTERNS: RegExp[] = [
 // "-----Original Message-----" separators (Outlook en/ja/ko/zh, Coremail, forwarded messages of Gmail, Thunderbird,
 // Apple Mail), and QQ Mail's `------------------&nbsp;原始邮件&nbsp;------------------`: QQ writes the entity into its
 // text part, and its HTML part gives a no-break space (which `\s` takes).
-const ORIGINAL_MESSAGE =
-  /^\s*[-－―‐_=＝]{2,}(?:\s|&nbsp;)*(?:original message|元のメッセージ|オリジナル\s*メッセージ|転送(?:された)?メッセージ|forwarded message|message d'origine|ursprüngliche nachricht|原始邮件|原始郵件|원본\s?메시지)(?:\s|&nbsp;)*[-－―‐_=＝]{2,}\s*$/i;
+const separatorLine = (words: string): RegExp =>
+  new RegExp(String.raw`^\s*[-－―‐_=＝]{2,}(?:\s|&nbsp;)*(?:${words})(?:\s|&nbsp;)*[-－―‐_=＝]{2,}\s*$`, 'i');
+const REPLY_ORIGINAL_WORDS = String.raw`original message|元のメッセージ|オリジナル\s*メッセージ|message d'origine|ursprüngliche nachricht|原始邮件|原始郵件|원본\s?메시지`;
+/** The separator a client writes above the original of a reply ("-----Original Message-----", 「-----原始邮件-----」). */
+export const REPLY_ORIGINAL_SEPARATOR = separatorLine(REPLY_ORIGINAL_WORDS);
+const ORIGINAL_MESSAGE = separatorLine(String.raw`${REPLY_ORIGINAL_WORDS}|転送(?:された)?メッセージ|forwarded message`);
 const BEGIN_FORWARDED = /^\s*(?:begin forwarded message|転送されたメッセージ)\s*[:：]\s*$/i;
 // Outlook-style header blocks: a From line soon followed by Sent/Date/To/Subject lines, with Outlook's labels in
 // English, Japanese, German, French, Chinese (zh-CN 发件人/发送时间/收件人/主题, also QQ Mail's and Coremail's; zh-TW

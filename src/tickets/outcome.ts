@@ -7,7 +7,7 @@
  * ({@link outcomeKeys}). The store writes the outcome and the counters in the same atomic write as the state change,
  * so a ticket's outcome is counted exactly once per time it ends.
  */
-import { CJK_ATTRIBUTIONS } from '../mail/parse.js';
+import { QUOTE_HEADER_PATTERNS, REPLY_ORIGINAL_SEPARATOR } from '../mail/parse.js';
 import { localDay } from './local-day.js';
 import { addressDigest } from './rate-limit.js';
 import type { Ticket, TicketState } from './ticket.js';
@@ -266,18 +266,10 @@ export interface ReplyBodyOptions {
 }
 
 const QUOTED_LINE = /^\s*[>＞]/;
-// Attributions that introduce a quoted original, as ours (`quoteOriginal`) and common clients write them.
-const ATTRIBUTION = [
-  /^\s*On\s.{1,300}\swrote\s*:\s*$/i,
-  /^.{1,300}\s(?:wrote|writes)\s*:\s*$/i,
-  /^.{0,300}(?:のメール|のメッセージ|書きました)\s*[:：]\s*$/,
-  // Shared with the mail parser: 写道：/님이 작성: count only with an address or a date on the line (also "it says:").
-  ...CJK_ATTRIBUTIONS,
-  /^\s*\d{4}年\s*\d{1,2}月\s*\d{1,2}日.{0,300}[:：]\s*$/,
-];
-// The separators the mail parser knows for a reply's original (Outlook en/ja/ko/zh, Coremail, QQ Mail's `&nbsp;`).
-const ORIGINAL_MESSAGE =
-  /^\s*[-－―_=＝]{2,}(?:\s|&nbsp;)*(?:original message|元のメッセージ|オリジナル\s*メッセージ|原始邮件|原始郵件|원본\s?메시지)(?:\s|&nbsp;)*[-－―_=＝]{2,}\s*$/i;
+// Attributions and separators that introduce a quoted original, as ours (`quoteOriginal`) and mail clients write them:
+// the mail parser's, so what cuts a customer's quote cuts ours.
+const ATTRIBUTION = QUOTE_HEADER_PATTERNS;
+const ORIGINAL_MESSAGE = REPLY_ORIGINAL_SEPARATOR;
 // Opening lines: an address to the customer ("Dear …", "Hi …,", "山田様") or a stock courtesy phrase.
 const GREETING = [
   /^(?:dear|hi|hello|hey|good\s+(?:morning|afternoon|evening)|greetings)\b[^\n]{0,60}[,!.:]?$/i,
