@@ -743,9 +743,10 @@ export function ticketAcknowledgementOf(mail: Pick<ClassifiableMail, 'question' 
   const words = mail.question?.trim() ?? '';
   if (words === '' || words.length > MAX_TICKET_ACKNOWLEDGEMENT_CHARS) return undefined;
   const text = words.replace(LINK, ' ');
-  if (/[?？]/u.test(text) || CUSTOMER_TROUBLE.test(text) || FIRST_PERSON.test(text)) return undefined;
+  // Every mail is read at ingest: the ticket number, which few have, is looked for first.
+  if (!TICKET_NUMBER.test(text) || /[?？]/u.test(text) || CUSTOMER_TROUBLE.test(text) || FIRST_PERSON.test(text)) return undefined;
   if (ADDRESSED_REQUEST.test(text.replace(TICKET_SYSTEM_INSTRUCTION, ' ')) || OUR_NEED_OR_TROUBLE.test(text)) return undefined;
-  const acknowledges = TICKET_NUMBER.test(text) && (RESPONSE_PROMISED.test(text) || TICKET_OPENED.test(text));
+  const acknowledges = RESPONSE_PROMISED.test(text) || TICKET_OPENED.test(text);
   return acknowledges ? Array.from(words.replace(/\s+/gu, ' ')).slice(0, MAX_NOTICE_CHARS).join('') : undefined;
 }
 
