@@ -5,9 +5,9 @@
  * `Auto-Submitted` when no person approved it. The recipient is one address, its display name kept apart.
  */
 import { randomUUID } from 'node:crypto';
-import { parse as parseHost } from 'tldts';
 import { isSameMailbox, normaliseAddress, type MailAddress } from './addresses.js';
 import { isValidMessageId } from './message-id.js';
+import { foreignLinks, type AllowedLinks } from '../tickets/foreign-links.js';
 
 /** What the reply needs to know about the customer's mail. */
 export interface OriginalMail {
@@ -397,49 +397,40 @@ const MAX_RECIPIENT_NAME_CHARS = 200;
 // Longer than any person's or team's name ("株式会社ABC 営業部 山田 太郎", "Dr. Anna Müller (Customer Success)"): a name
 // this long is a sentence.
 const MAX_PLAIN_NAME_CHARS = 80;
-// What no name holds but a message does: an address or its brackets, a link (a scheme, `www.`; a host name is
-// {@link namesAHost}'s), an encoded word (the receiver's client decodes it once more:
-// a name stored as `=?utf-8?B?…?=` shows there as `<evil@…>` and a line break), a phone number (a run of six digits,
-// or groups of digits joined by hyphens, dots, spaces or brackets), a character a reader does not see (controls,
+// What no name holds but a message does, beside the links, addresses and phone numbers the draft check finds
+// ({@link foreignLinks}): an address's at sign or brackets, a scheme (`hxxp://`), a host whose dot is the ideographic
+// full stop browsers read as one, an encoded word (the receiver's client decodes it once more: a name stored as
+// `=?utf-8?B?…?=` shows there as `<evil@…>` and a line break), a character a reader does not see (controls,
 // text-direction and zero-width characters, line and paragraph separators, default-ignorable fillers).
 const NOT_A_NAME = [
   /[@<>]/u,
-  /:\/\/|\bwww\./iu,
+  /:\/\//u,
+  /[a-z0-9-]。[a-z]/iu,
   /=\?/u,
-  /\d{6}/u,
-  /\+?\(?\d{1,4}\)?[-.\s]\(?\d{1,4}\)?[-.\s]\d{2,}/u,
   /[\p{C}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]/u,
 ] as const;
+// Nothing vouches for anything in a name: every link, address or phone number in it is foreign.
+const NOTHING_VOUCHED: AllowedLinks = { knowledge: [], addresses: [], trustedDomains: [] };
 
 /**
- * True when a display name is plainly a name: at most 80 characters of none of {@link NOT_A_NAME}, read after NFKC
- * (so full-width `＠` and `０３－１２３４` are what they look like). A name is text a stranger wrote; in our reply's To it
- * reaches the mailbox it names from our address, and no draft check reads it (security review 7, finding 1).
+ * True when a display name is plainly a name: at most 80 characters, with no link, address or phone number the draft
+ * check would find in a draft ({@link foreignLinks}: `Free-Quilting.com` and `www.x` are links, `J.Smith` is not) and
+ * none of {@link NOT_A_NAME}, read after NFKC (so full-width `＠` and `０３－１２３４` are what they look like). A name is
+ * text a stranger wrote; in our reply's To it reaches the mailbox it names from our address, and no draft check reads
+ * it (security review 7, finding 1).
  */
 export function isPlainDisplayName(name: string): boolean {
   const folded = name.normalize('NFKC').replace(/[ \t]+/g, ' ').trim();
   // A joiner or an emoji's variation selector inside a name (a Persian name's ZWNJ, 👨‍👩‍👧, ❤️) is part of how it is written.
   const read = folded.replace(NAME_JOINER, '');
-  return Array.from(folded).length <= MAX_PLAIN_NAME_CHARS && !NOT_A_NAME.some((pattern) => pattern.test(read)) && !namesAHost(read);
+  return (
+    Array.from(folded).length <= MAX_PLAIN_NAME_CHARS &&
+    !NOT_A_NAME.some((pattern) => pattern.test(read)) &&
+    foreignLinks(read, NOTHING_VOUCHED).length === 0
+  );
 }
 
 const NAME_JOINER = /(?<=[\p{L}\p{M}\p{Extended_Pictographic}])[\u200c\u200d\ufe0f](?=[\p{L}\p{Extended_Pictographic}]|$)/gu;
-// Dotted words: `Free-Quilting.com`, `xyz-login.evil.example`, `J.Smith`, `St.John` (the dot also the ideographic full
-// stop browsers read as one).
-const DOTTED = /[\p{L}\p{N}-]+(?:[.。｡][\p{L}\p{N}-]+)+/gu;
-
-/**
- * Whether `name` holds a host name: dotted words of three labels or more, or of two whose last is in lower case or a
- * top-level domain (`xyz-verify.example`, `Free-Quilting.COM`, `shop.jp`); `J.Smith`, `Mr.Smith` and `St.John` end in
- * a capitalised word that is no domain and are names.
- */
-function namesAHost(name: string): boolean {
-  for (const [token] of name.matchAll(DOTTED)) {
-    const labels = token.split(/[.。｡]/u);
-    if (labels.length >= 3 || /^[a-z]{2,}$/u.test(labels.at(-1)!) || parseHost(labels.join('.')).isIcann === true) return true;
-  }
-  return false;
-}
 
 /** `name` on one line when it is plainly a name ({@link isPlainDisplayName}), else '' (the reply goes to the bare address). */
 function recipientName(name: string): string {
