@@ -220,19 +220,6 @@ export function ticketsOf(candidate: Pick<LearnedCandidate, 'ticketId' | 'alsoPr
   return [candidate.ticketId, ...(candidate.alsoProposedBy ?? [])];
 }
 
-/**
- * The other pending candidates that answer `candidate`'s question (as similar as {@link foldTargetOf} asks) with
- * another answer, oldest first: the page names them on each other, so the reviewer decides between them knowingly.
- */
-export function otherAnswersOf(candidate: LearnedCandidate, pending: readonly LearnedCandidate[]): LearnedCandidate[] {
-  const answer = comparableAnswer(candidate.answer);
-  return sortById(
-    pending.filter(
-      (other) => other.id !== candidate.id && comparableAnswer(other.answer) !== answer && questionSimilarity(candidate.question, other.question) >= SIMILAR_QUESTION_THRESHOLD,
-    ),
-  );
-}
-
 /** What {@link otherAnswersOfEach} counts, for a test to see how much it compared. */
 export interface ComparisonCount {
   comparisons: number;
@@ -246,8 +233,9 @@ interface ComparedCandidate {
 }
 
 /**
- * {@link otherAnswersOf} of every candidate of `pending` at once, by candidate id: what the Knowledge page shows on
- * each. Comparing every candidate with every other, each time reading both questions' terms anew, took seconds of
+ * For each candidate of `pending`, by id, the other pending candidates that answer its question (as similar as
+ * {@link foldTargetOf} asks) with another answer, oldest first: the Knowledge page names them on each other, so the
+ * reviewer decides between them knowingly. Comparing every candidate with every other, each time reading both questions' terms anew, took seconds of
  * the dashboard's one thread for a thousand candidates. Each question's terms are read once, and two candidates are
  * compared only when they share a term among the rarest of either's terms: a Jaccard similarity of at least
  * {@link SIMILAR_QUESTION_THRESHOLD} needs that many terms in common that the rarest ones must meet (prefix filtering),

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
-import { LearnedAnswerStore, otherAnswersOf, type LearnedCandidate } from '../../src/knowledge/learned-answers.js';
+import { LearnedAnswerStore, otherAnswersOfEach, type LearnedCandidate } from '../../src/knowledge/learned-answers.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { forgetCustomer } from '../../src/tickets/retention.js';
 import { newTicket } from '../../src/tickets/ticket.js';
@@ -78,8 +78,9 @@ describe('folding candidates that teach the same pair', () => {
     const candidates = await learned.candidates();
     expect(candidates).toHaveLength(2);
     const [a, b] = candidates as [LearnedCandidate, LearnedCandidate];
-    expect(otherAnswersOf(a, candidates).map((c) => c.id)).toEqual([b.id]);
-    expect(otherAnswersOf(b, candidates).map((c) => c.id)).toEqual([a.id]);
+    const others = otherAnswersOfEach(candidates);
+    expect((others.get(a.id) ?? []).map((c) => c.id)).toEqual([b.id]);
+    expect((others.get(b.id) ?? []).map((c) => c.id)).toEqual([a.id]);
   });
 
   it.each([

@@ -4,7 +4,8 @@
  * Knowledge page shows both.
  */
 import { describe, expect, it } from 'vitest';
-import { foldedInto, foldTargetOf, MAX_FOLDED_TICKET_IDS, otherAnswersOf, otherAnswersOfEach, type LearnedCandidate } from '../../src/knowledge/learned-answers.js';
+import { foldedInto, foldTargetOf, MAX_FOLDED_TICKET_IDS, otherAnswersOfEach, questionSimilarity, SIMILAR_QUESTION_THRESHOLD, type LearnedCandidate } from '../../src/knowledge/learned-answers.js';
+import { comparableAnswer } from '../../src/knowledge/learned-candidates.js';
 import { renderKnowledgePage } from '../../src/server/knowledge-page.js';
 
 const T = (n: number) => String(n).repeat(64).slice(0, 64);
@@ -67,7 +68,15 @@ describe('foldedInto', () => {
   });
 });
 
-describe('otherAnswersOf', () => {
+/** Every other candidate compared with `candidate` one by one: the definition the page's bucketed search must meet. */
+function otherAnswersPairwise(candidate: LearnedCandidate, pending: readonly LearnedCandidate[]): LearnedCandidate[] {
+  const answer = comparableAnswer(candidate.answer);
+  return pending
+    .filter((other) => other.id !== candidate.id && comparableAnswer(other.answer) !== answer && questionSimilarity(candidate.question, other.question) >= SIMILAR_QUESTION_THRESHOLD)
+    .sort((x, y) => x.id - y.id);
+}
+
+describe('other answers to the same question', () => {
   const a = pending(1, 'パスワードを忘れました', RESET);
   const b = pending(2, 'パスワードを忘れてしまいました。', '管理者にリセットを依頼してください。');
   const c = pending(3, '返品の方法を教えてください', RESET);
@@ -77,7 +86,7 @@ describe('otherAnswersOf', () => {
     ['on both sides', b, [a, d]],
     ['not one on another question', c, []],
   ] as const)('%s', (_case, candidate, expected) => {
-    expect(otherAnswersOf(candidate, [a, b, c, d]).map((o) => o.id)).toEqual(expected.map((o) => o.id));
+    expect((otherAnswersOfEach([a, b, c, d]).get(candidate.id) ?? []).map((o) => o.id)).toEqual(expected.map((o) => o.id));
   });
 });
 
@@ -102,10 +111,10 @@ describe('otherAnswersOfEach', () => {
     });
   }
 
-  it.each([1, 2, 3, 4, 5])('matches otherAnswersOf on random candidates (seed %i)', (seed) => {
+  it.each([1, 2, 3, 4, 5])('matches the pairwise comparison on random candidates (seed %i)', (seed) => {
     const candidates = randomPending(seed, 120);
     const each = otherAnswersOfEach(candidates);
-    for (const c of candidates) expect((each.get(c.id) ?? []).map((o) => o.id)).toEqual(otherAnswersOf(c, candidates).map((o) => o.id));
+    for (const c of candidates) expect((each.get(c.id) ?? []).map((o) => o.id)).toEqual(otherAnswersPairwise(c, candidates).map((o) => o.id));
   });
 
   it('compares only candidates that could be alike: 2,000 questions on their own topics', () => {
