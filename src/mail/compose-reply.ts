@@ -5,6 +5,7 @@
  * `Auto-Submitted` when no person approved it. The recipient is one address, its display name kept apart.
  */
 import { randomUUID } from 'node:crypto';
+import { parse as parseHost } from 'tldts';
 import { isSameMailbox, normaliseAddress, type MailAddress } from './addresses.js';
 import { isValidMessageId } from './message-id.js';
 import { foreignLinks, type AllowedLinks } from '../tickets/foreign-links.js';
@@ -398,26 +399,34 @@ const MAX_RECIPIENT_NAME_CHARS = 200;
 // this long is a sentence.
 const MAX_PLAIN_NAME_CHARS = 80;
 // What no name holds but a message does, beside the links, addresses and phone numbers the draft check finds
-// ({@link foreignLinks}): an address's at sign or brackets, a scheme (`hxxp://`), a host whose dot is the ideographic
-// full stop browsers read as one, an encoded word (the receiver's client decodes it once more: a name stored as
-// `=?utf-8?B?…?=` shows there as `<evil@…>` and a line break), a character a reader does not see (controls,
-// text-direction and zero-width characters, line and paragraph separators, default-ignorable fillers).
+// ({@link foreignLinks}): an address's at sign or brackets, a scheme (`hxxp://`), an ideographic full stop between
+// letters or digits (browsers read it as a host's dot, whatever script the labels are in: `サポート。jp`, `пример。рф`),
+// an encoded word (the receiver's client decodes it once more: a name stored as `=?utf-8?B?…?=` shows there as
+// `<evil@…>` and a line break), a character a reader does not see (controls, text-direction and zero-width
+// characters, line and paragraph separators, default-ignorable fillers).
 const NOT_A_NAME = [
   /[@<>]/u,
   /:\/\//u,
-  /[a-z0-9-]。[a-z]/iu,
+  /[\p{L}\p{N}-]。[\p{L}\p{N}]/u,
   /=\?/u,
   /[\p{C}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]/u,
 ] as const;
+// A phone number in any shape: seven digits or more once the spaces, dashes, dots and brackets between their groups
+// are left out. The draft check's finder reads only the shapes a draft writes (Japanese, North American, French,
+// `+` international), and a name has no need of it: "5551234567", "212-5550100" and "44 20 7946 0958" are numbers to
+// call, while "Team 2", "第2営業部", "Acme 2024" and a six-digit staff number stay names. Any script's digits
+// (NFKC leaves Arabic-Indic and Devanagari ones as they are); the katakana long vowel mark is a dash between digits.
+const PHONE_DIGITS = /\p{Nd}(?:[\s\p{Pd}.()ー]*\p{Nd}){6}/u;
 // Nothing vouches for anything in a name: every link, address or phone number in it is foreign.
 const NOTHING_VOUCHED: AllowedLinks = { knowledge: [], addresses: [], trustedDomains: [] };
 
 /**
  * True when a display name is plainly a name: at most 80 characters, with no link, address or phone number the draft
- * check would find in a draft ({@link foreignLinks}: `Free-Quilting.com` and `www.x` are links, `J.Smith` is not) and
- * none of {@link NOT_A_NAME}, read after NFKC (so full-width `＠` and `０３－１２３４` are what they look like). A name is
- * text a stranger wrote; in our reply's To it reaches the mailbox it names from our address, and no draft check reads
- * it (security review 7, finding 1).
+ * check would find in a draft ({@link foreignLinks}: `Free-Quilting.com` and `www.x` are links, `J.Smith` is not),
+ * no host ({@link namesAHost}), no run of digits long enough to call ({@link PHONE_DIGITS}) and none of
+ * {@link NOT_A_NAME}, read after NFKC (so full-width `＠` and `０３－１２３４` are what they look like). A name is text a
+ * stranger wrote; in our reply's To it reaches the mailbox it names from our address, and no draft check reads it
+ * (security review 7, finding 1).
  */
 export function isPlainDisplayName(name: string): boolean {
   const folded = name.normalize('NFKC').replace(/[ \t]+/g, ' ').trim();
@@ -426,11 +435,30 @@ export function isPlainDisplayName(name: string): boolean {
   return (
     Array.from(folded).length <= MAX_PLAIN_NAME_CHARS &&
     !NOT_A_NAME.some((pattern) => pattern.test(read)) &&
+    !PHONE_DIGITS.test(read) &&
+    !namesAHost(read) &&
     foreignLinks(read, NOTHING_VOUCHED).length === 0
   );
 }
 
 const NAME_JOINER = /(?<=[\p{L}\p{M}\p{Extended_Pictographic}])[\u200c\u200d\ufe0f](?=[\p{L}\p{Extended_Pictographic}]|$)/gu;
+// Dotted words: `office-update.zip`, `xyz-login.evil.example`, `J.Smith`, `St.John`.
+const DOTTED = /[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu;
+
+/**
+ * Whether `name` holds a host name: dotted words of three labels or more, or of two whose last is in lower case or a
+ * top-level domain (`xyz-verify.example`, `Free-Quilting.COM`, `shop.jp`, `пример.рф`). The draft check lets a file
+ * name (`office-update.zip`, `setup.mov`), a product (`ASP.NET`) or a company suffix (`CO.LTD`) pass as text, as
+ * a draft writes them; a name has no need of one, and those top-level domains are live. `J.Smith`, `Mr.Smith` and
+ * `St.John` end in a capitalised word that is no domain and are names.
+ */
+function namesAHost(name: string): boolean {
+  for (const [token] of name.matchAll(DOTTED)) {
+    const labels = token.split('.');
+    if (labels.length >= 3 || /^[a-z]{2,}$/u.test(labels.at(-1)!) || parseHost(token).isIcann === true) return true;
+  }
+  return false;
+}
 
 /** `name` on one line when it is plainly a name ({@link isPlainDisplayName}), else '' (the reply goes to the bare address). */
 function recipientName(name: string): string {
