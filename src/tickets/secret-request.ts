@@ -26,7 +26,9 @@
  * with a list, and at the words that open the next one (then, so, dann, damit, puis, luego, 然后, 以便, 으니 …). A list
  * goes on past a comma or ， before a bare noun ("Benutzername, Passwort und …", 用户名，以及密码) and past "then",
  * dann, puis, luego before a noun phrase ("your username, then your password"), unless the secret has a verb of its
- * own ("…, then your password will be reset").
+ * own ("…, then your password will be reset", "…, Passwort ändern Sie im Portal"). A verb after the secret is the
+ * question's, not the next clause's, when the ask is what the secret is ("tell us what your PIN is set to",
+ * "indíquenos qué contraseña está usando").
  * Entering a secret on a screen, our sending a temporary one, warnings ("we never ask for your password",
  * 決してお知らせにならないでください), resetting or changing one, and the last four digits of a card are not asks.
  *
@@ -130,21 +132,25 @@ const EN_FRAME =
   "(?:we|i)(?:'d|\\s+would)\\s+like\\s+you\\s+to|you(?:'ll|\\s+will)?\\s+(?:need|have|may\\s+need)\\s+to|you\\s+must|you\\s+should|make\\s+sure\\s+(?:to|you)|be\\s+sure\\s+to|remember\\s+to|and|then)\\s+)" +
   '(?:(?:also|just|simply|now|then|first|quickly|please|kindly|directly)\\s+){0,3}';
 const EN_TO_US = '(?:\\s+(?:it|them))?(?:\\s+(?:back\\s+)?(?:to\\s+)?(?:us|me|our\\s+(?:team|support(?:\\s+team)?|staff)|the\\s+(?:support\\s+)?team))?(?:\\s+with)?';
+// "What your PIN is set to", "which passcode was used": the verb after the secret is the question's, so it still asks.
+// At most one word between the determiner and the secret: "what time your password was reset" asks for a time.
+const EN_WHAT_SECRET = `\\s+(?:(?:your|the)\\s+)?(?:[\\w'-]+\\s+)?(?:${EN_SECRET})`;
 // Up to five words between the verb and the secret, none a preposition or "you" (a screenshot *of* the password
-// page, the last digits *of* the card number, send *you* a code).
+// page, the last digits *of* the card number, send *you* a code), nor "which" unless it asks which secret.
 // Nor a word that opens the next clause ("send us your email, we'll reset your password", "… so your password can be
 // reset"): a comma goes on with a list only. "then" goes on before a noun phrase ("your username, then your password").
 const EN_WORDS =
-  "(?:\\s+(?:(?!(?:you|of|from|for|on|in|into|to|about|at|by|if|when|that|which|without|we|i|they|then(?!\\s+(?:your|the|also|finally)\\b)|so|once|after|before|because|while|until|since|otherwise|thus)\\b)[\\w'-]+,?)){0,5}?";
+  `(?:\\s+(?:(?!(?:you|of|from|for|on|in|into|to|about|at|by|if|when|that|which(?!${EN_WHAT_SECRET}\\b)|without|we|i|they|then(?!\\s+(?:your|the|also|finally)\\b)|so|once|after|before|because|while|until|since|otherwise|thus)\\b)[\\w'-]+,?)){0,5}?`;
 // A secret with a verb of its own is the subject of the next clause, not the thing asked for ("…, then your password
 // will be reset", "let us know your password has been reset"). "what your new password will be" still asks.
 const EN_OWN_VERB =
   '\\s+(?:(?:will|would|can|could|shall|should|may|might|must)(?:\\s+(?:not|then|now|also|automatically))?\\s+(?:be\\s+)?|' +
   '(?:is|are|was|were|has|have|had|gets?|got)\\s+(?:been\\s+|being\\s+|now\\s+|then\\s+|automatically\\s+)?)' +
   '(?:\\w+ed|reset|set|sent|expire|change|work|stop)\\b';
-const EN_REQUEST = new RegExp(`${EN_FRAME}${EN_VERB}${EN_TO_US}${EN_WORDS}\\s+(?:${EN_SECRET})\\b(?!${EN_ABOUT}|${EN_OWN_VERB})`, 'i');
+const EN_ASKED = `(?!${EN_ABOUT})(?:(?!${EN_OWN_VERB})|(?<=\\b(?:what|which)${EN_WHAT_SECRET}))`;
+const EN_REQUEST = new RegExp(`${EN_FRAME}${EN_VERB}${EN_TO_US}${EN_WORDS}\\s+(?:${EN_SECRET})\\b${EN_ASKED}`, 'i');
 // "We will need your PIN": an ask without a verb of sending.
-const EN_NEED = new RegExp(`\\b(?:we|i)(?:'ll|\\s+will|\\s+would|'d)?(?:\\s+also)?\\s+(?:need|require)\\s+(?:your|the)${EN_WORDS}\\s+(?:${EN_SECRET})\\b(?!${EN_ABOUT}|${EN_OWN_VERB})`, 'i');
+const EN_NEED = new RegExp(`\\b(?:we|i)(?:'ll|\\s+will|\\s+would|'d)?(?:\\s+also)?\\s+(?:need|require)\\s+(?:your|the)${EN_WORDS}\\s+(?:${EN_SECRET})\\b${EN_ASKED}`, 'i');
 
 // --- Korean: 비밀번호를 알려 주세요. ---
 // A membership or point card's number and a booking's confirmation code find the customer; as in Japanese.
@@ -228,15 +234,26 @@ const EU_ITEM_OPENS =
 // the next clause ("…, dann setzen wir Ihr Passwort zurück").
 const EU_THEN = '(?:dann|danach|anschließend|puis|ensuite|luego)';
 const EU_AND = '(?:und|oder|sowie|et|ou|y|o|e)(?![\\p{L}])';
+// A bare secret is the list's next item only if the item ends with it, at a comma, "und", the sentence's end or the way
+// to us (", Passwort und …", ", contraseña por correo"); with a verb of its own it opens the next clause (", Passwort
+// ändern Sie im Portal", ", mot de passe oublié ?").
+const EU_BY_MAIL = '(?:bitte\\s+)?(?:per|par|por|via)\\s+(?:e-?mail|mail|courriel|correo)';
+const EU_BARE_SECRET_ITEM = `(?:${EU_SECRET})(?![\\p{L}-])(?=\\s*(?:[,;.!?)]|$)|\\s+(?:${EU_AND}|${EU_BY_MAIL}))`;
 const EU_LIST_GOES_ON =
-  `(?:(?:${EU_AND}|${EU_THEN}(?![\\p{L}]))\\s+)?(?:${EU_ITEM_OPENS}|(?:bitte|por\\s+favor)(?![\\p{L}])|s'il|(?:${EU_SECRET})(?![\\p{L}-])|\\p{L}+(?:\\s*,|\\s+${EU_AND}))`;
+  `(?:(?:${EU_AND}|${EU_THEN}(?![\\p{L}]))\\s+)?(?:${EU_ITEM_OPENS}|(?:bitte|por\\s+favor)(?![\\p{L}])|s'il|${EU_BARE_SECRET_ITEM}|\\p{L}+(?:\\s*,|\\s+${EU_AND}))`;
+// German sets a comma before the question it asks: "Teilen Sie uns mit, welches Passwort Sie verwenden".
+const EU_WHICH_SECRET = `(?:welche[nrsm]?|quel(?:le)?s?|qué|cuál(?:es)?)\\s+(?:${EU_SECRET})(?![\\p{L}-])`;
 const EU_CLAUSE_END =
-  `;|,(?!\\s*${EU_LIST_GOES_ON})|(?<![\\p{L}])${EU_THEN}(?![\\p{L}])(?!\\s+(?:${EU_ITEM_OPENS}|(?:${EU_SECRET})(?![\\p{L}-])))|` +
+  `;|,(?!\\s*(?:${EU_LIST_GOES_ON}|${EU_WHICH_SECRET}))|(?<![\\p{L}])${EU_THEN}(?![\\p{L}])(?!\\s+(?:${EU_ITEM_OPENS}|${EU_BARE_SECRET_ITEM}))|` +
   '(?<![\\p{L}])(?:damit|sodass|so\\s+dass|wir|ich|alors|afin|pour\\s+que|nous|je|entonces|para\\s+que|nosotros|así)(?![\\p{L}])';
 // A secret with a verb of its own is the subject of the next clause: "…, puis votre mot de passe sera réinitialisé".
+// Only where a next item or clause could open, after a comma, "und" or "puis" ("…, et votre mot de passe sera …"):
+// these bare forms are any verb's, and straight after the ask the verb is the question's ("indíquenos qué contraseña
+// está usando", "envíenos el código … se lo enviamos").
 const EU_OWN_VERB = '\\s+(?:wird|werden|ist|kann|sera|est|peut|va|será|es|está|puede|va|se)(?![\\p{L}])';
+const EU_OPENS_NEXT = `(?<=(?:,|(?<![\\p{L}])(?:${EU_THEN}|${EU_AND}))\\s*(?:${EU_ITEM_OPENS}\\s*)?(?:${EU_SECRET}))`;
 const EU_REQUEST = new RegExp(
-  `(?<![\\p{L}])(?:${EU_ASK})(?![\\p{L}])(?:(?!${EU_NOT_BETWEEN}|${EU_CLAUSE_END})[^.!?\\n]){0,40}?(?<![\\p{L}])(?:${EU_SECRET})(?![\\p{L}-])(?!${EU_OWN_VERB})`,
+  `(?<![\\p{L}])(?:${EU_ASK})(?![\\p{L}])(?:(?!${EU_NOT_BETWEEN}|${EU_CLAUSE_END})[^.!?\\n]){0,40}?(?<![\\p{L}])(?:${EU_SECRET})(?![\\p{L}-])(?!${EU_OPENS_NEXT}${EU_OWN_VERB})`,
   'iu',
 );
 const EU_NEGATION = /(?<!\p{L})(?:(?:nicht|nie|niemals|keine?[nmrs]?|ne|jamais|aucun|no|nunca|jamás)(?!\p{L})|n['’])/iu;

@@ -87,6 +87,16 @@ const ASKS: ReadonlyArray<[string, string]> = [
   ['fr: the verification code', 'Merci de nous communiquer le code de vérification reçu par SMS.'],
   ['es: send us your password', 'Por favor, envíenos su contraseña por correo.'],
   ['es: the verification code', 'Indíquenos el código de verificación que recibió.'],
+  // A secret that a verb follows is still asked for when the sentence asks what it is, and, in German, French and
+  // Spanish, unless it opens the next item after a comma or "puis" (bug review 39, finding 3).
+  ['en: what the PIN is set to', 'Please tell us what your PIN is set to.'],
+  ['en: what the password was changed to', 'Please let us know what your password was changed to.'],
+  ['en: what the password was set to', 'Please tell us what your password was set to when you created the account.'],
+  ['en: which passcode was used', 'Could you tell us which passcode was used?'],
+  ['es: qué contraseña está usando', 'Por favor, indíquenos qué contraseña está usando.'],
+  ['fr: quel mot de passe est utilisé', 'Veuillez nous indiquer quel mot de passe est utilisé.'],
+  ['es: the code, then se', 'Por favor, envíenos el código de verificación se lo enviamos por SMS.'],
+  ['de: mit, welches Passwort', 'Bitte teilen Sie uns mit, welches Passwort Sie verwenden.'],
 ];
 
 // Everything else a reply says about passwords and codes.
@@ -255,6 +265,18 @@ const ASKS_IN_ANOTHER_CLAUSE: ReadonlyArray<[string, string]> = [
   ['zh: ，new password sent later', '请提供您的订单号，新密码会在重置后发给您。'],
   ['zh: ，a clause about the secret, then ，', '请告诉我们您的邮箱，密码重置后，我们会通知您。'],
   ['zh: ，a verb before the secret', '请提供您的订单号，重置密码，然后登录。'],
+  // A bare secret after a comma or "danach" is the next item only if the item ends there; a verb of its own after it
+  // opens the next clause (bug review 39, finding 4).
+  ['de: comma, Passwort ändern Sie', 'Bitte senden Sie uns Ihre Kundennummer, Passwort ändern Sie bitte selbst im Portal.'],
+  ['fr: comma, mot de passe oublié ?', 'Envoyez-nous votre numéro client, mot de passe oublié ? Cliquez sur le lien.'],
+  ['de: danach Passwort zurücksetzen', 'Bitte nennen Sie uns Ihre Kundennummer, danach Passwort zurücksetzen im Portal.'],
+  ['es: comma, contraseña cambiada', 'Envíenos su DNI, contraseña cambiada en el portal.'],
+  // What the asks above must not take in: what names another thing, a comma before the secret and its verb.
+  ['en: what time the password was reset', 'Please let us know what time your password was reset.'],
+  ['en: which day the PIN was changed', 'Please tell us which day your PIN was changed.'],
+  ['fr: comma, the secret has its own verb', 'Envoyez-nous votre nom, votre mot de passe sera réinitialisé.'],
+  ['es: comma, the secret has its own verb', 'Envíenos su DNI, su contraseña será cambiada.'],
+  ['fr: et, the secret has its own verb', 'Envoyez-nous votre nom et votre mot de passe sera réinitialisé.'],
 ];
 
 // Lists stay one clause: the secret among other items is still asked for.
@@ -296,6 +318,14 @@ const ASKS_IN_A_LIST: ReadonlyArray<[string, string]> = [
   ['zh: ，还有您的', '请提供您的用户名，还有您的密码。'],
   ['ko: comma list of three', '아이디, 이메일, 비밀번호를 알려 주세요.'],
   ['ja: 、 list of three', 'ログインID、メールアドレス、パスワードをお知らせください。'],
+  // A bare secret ends its item at a comma, "und", sentence end, or the way to us (bug review 39, finding 4).
+  ['de: bare secret last, no full stop', 'Bitte senden Sie uns Name, Passwort'],
+  ['de: bare secret, then by mail', 'Bitte senden Sie uns Name, Passwort per E-Mail.'],
+  ['de: bare secret, then bitte by mail', 'Bitte senden Sie uns Name, Passwort bitte per Mail.'],
+  ['fr: bare secret, then by mail', 'Envoyez-nous identifiant, mot de passe par e-mail.'],
+  ['es: bare secret, then by mail', 'Envíenos nombre, contraseña por correo.'],
+  ['de: dann, bare secret last', 'Bitte senden Sie uns Ihre Kundennummer, dann Passwort.'],
+  ['fr: bare secret, ou', 'Envoyez-nous identifiant, mot de passe ou code PIN.'],
 ];
 
 describe('secretRequest: パス and the clause that asks', () => {
