@@ -220,6 +220,9 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
     logger: false,
     // The default reverse DNS lookup of 127.0.0.1 can take hundreds of ms in CI sandboxes.
     disableReverseLookup: true,
+    // Real MTAs (Postfix, Exim) take the quoted local parts a reply to a legacy docomo/au address carries
+    // (`"taro..yamada"@docomo.ne.jp`); smtp-server's strict default answers 501.
+    lenientAddressParsing: true,
     // Pooled clients may keep a connection open; stop() should not wait 30 s for them.
     closeTimeout: 100,
     onConnect(_session, callback) {

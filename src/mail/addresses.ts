@@ -86,24 +86,49 @@ const DOMAIN = /^[^\s@<>()[\]\\,;:".]+(?:\.[^\s@<>()[\]\\,;:".]+)*\.?$/;
 // Source routes inside the local part (`support%ours.example@relay`, `host!user`): a relay would forward to the
 // embedded address, so a reply could reach an address no check saw.
 const ROUTED_LOCAL_PART = /[%!]/;
+// A local part quoted as a whole, with nothing inside that would need an escape.
+const QUOTED_LOCAL_PART = /^"([^"\\]*)"$/;
 
 /**
- * True when `address` is a plain `local@domain` that a reply can be sent to. Dotless domains are accepted (RFC-valid,
- * and rejecting them would silently drop a customer on an internal host); quoted local parts, domain literals and
- * percent-hack or bang routes in the local part are not.
+ * The address with a quoted local part written without its quotes when what they hold is a plain (dotted) local
+ * part: `"hanako."@ezweb.ne.jp` → `hanako.@ezweb.ne.jp`, the address the carrier issued. RFC 5322 wants a dot before
+ * the `@` or two dots in a row quoted; senders write such addresses either way, and nodemailer quotes them again when
+ * it sends. A quoted local part holding anything else (a space, an `@`, a comma) is returned as it is.
+ */
+function withoutNeedlessQuotes(address: string): string {
+  const at = address.lastIndexOf('@');
+  const quoted = at > 0 ? QUOTED_LOCAL_PART.exec(address.slice(0, at)) : null;
+  return quoted && isPlainLocalPart(quoted[1]!) ? `${quoted[1]}${address.slice(at)}` : address;
+}
+
+/**
+ * A local part a reply may go to: no character that needs quoting, no route, and not starting with a dot. A dot
+ * before the `@` and two dots in a row are allowed: docomo and au issued such addresses until 2009, their owners
+ * still write from them, and rejecting them would drop those customers' mail.
+ */
+function isPlainLocalPart(local: string): boolean {
+  return LOCAL_PART.test(local) && !ROUTED_LOCAL_PART.test(local) && !local.startsWith('.');
+}
+
+/**
+ * True when `address` is a `local@domain` that a reply can be sent to. Dotless domains are accepted (RFC-valid, and
+ * rejecting them would silently drop a customer on an internal host), and so are the legacy Japanese carrier local
+ * parts with a dot before the `@` or two dots in a row, bare or quoted (`"hanako."@ezweb.ne.jp`); any other quoted
+ * local part, a local part starting with a dot, domain literals and percent-hack or bang routes in the local part
+ * are not.
  */
 export function isUsableAddress(address: string): boolean {
-  const at = address.lastIndexOf('@');
-  if (at <= 0 || at === address.length - 1) return false;
-  const local = address.slice(0, at);
-  const domain = address.slice(at + 1);
-  return LOCAL_PART.test(local) && !ROUTED_LOCAL_PART.test(local) && !local.startsWith('.') && !local.endsWith('.') && DOMAIN.test(domain);
+  const plain = withoutNeedlessQuotes(address);
+  const at = plain.lastIndexOf('@');
+  if (at <= 0 || at === plain.length - 1) return false;
+  return isPlainLocalPart(plain.slice(0, at)) && DOMAIN.test(plain.slice(at + 1));
 }
 
 /**
  * Every mailbox in an address header value (`To`, `Cc`, `From`…), groups flattened, comments understood, entries
- * without an address (a bare phrase, `undisclosed-recipients:;`) dropped. Unusable addresses are kept: callers
- * decide with {@link isUsableAddress}.
+ * without an address (a bare phrase, `undisclosed-recipients:;`) dropped. A quoted local part that holds a plain one
+ * is written without its quotes (addressparser drops them only outside angle brackets), so one mailbox reads the same
+ * however the header wrote it. Unusable addresses are kept: callers decide with {@link isUsableAddress}.
  */
 export function parseAddressList(value: string | undefined | null): MailAddress[] {
   if (typeof value !== 'string' || value.trim() === '') return [];
@@ -115,7 +140,7 @@ export function parseAddressList(value: string | undefined | null): MailAddress[
     return [];
   }
   return parsed
-    .map((a) => ({ address: (a.address ?? '').trim(), name: (a.name ?? '').trim() }))
+    .map((a) => ({ address: withoutNeedlessQuotes((a.address ?? '').trim()), name: (a.name ?? '').trim() }))
     .filter((a) => a.address !== '');
 }
 
@@ -138,10 +163,15 @@ export function normaliseAddress(value: string | undefined | null): string | und
   return normalisedAddresses.get(value, () => extractAddress(value)?.toLowerCase());
 }
 
-/** The local part (before the last `@`) of an address, lower-cased; the whole value when it has no `@`. */
+/**
+ * The local part (before the last `@`) of an address, lower-cased, without quotes that hold a plain local part
+ * (`"hanako."@ezweb.ne.jp` → `hanako.`, as nodemailer's envelope writes what the ticket holds as `hanako.@…`); the
+ * whole value when it has no `@`.
+ */
 export function localPart(address: string): string {
-  const at = address.lastIndexOf('@');
-  return (at < 0 ? address : address.slice(0, at)).trim().toLowerCase();
+  const plain = withoutNeedlessQuotes(address.trim());
+  const at = plain.lastIndexOf('@');
+  return (at < 0 ? plain : plain.slice(0, at)).toLowerCase();
 }
 
 /** The domain of an address, lower case, without a trailing dot and in its IDN ASCII form ('' when it has none). */

@@ -56,7 +56,8 @@ export async function buildReplyMessage(mail: ReplyMail): Promise<BuiltReply> {
 /**
  * Why a reply must not be sent because of its recipient, or undefined: its SMTP envelope, as nodemailer builds it from
  * the headers, would hold anything but its one recipient `mail.to`, or that address is none a reply may go to
- * ({@link isUsableAddress}: a quoted local part, a domain literal, a percent-hack or bang route). The recipient goes to
+ * ({@link isUsableAddress}: a quoted local part other than a plain dotted one, a domain literal, a percent-hack or bang
+ * route). The recipient goes to
  * nodemailer as an address object, never as a header value it parses again, so a display name or a quoted local part
  * with a comma cannot become a second recipient; this is the check that it did not. The sender parks a ticket for it
  * before it claims the reply.

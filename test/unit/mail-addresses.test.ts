@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { comparableAddress, normaliseAddress, StringMemo } from '../../src/mail/addresses.js';
+import { comparableAddress, domainOf, isOwnAddress, isUsableAddress, localPart, normaliseAddress, parseAddressList, StringMemo } from '../../src/mail/addresses.js';
 
 describe('StringMemo', () => {
   const counting = <V>(answer: (key: string) => V) => {
@@ -52,5 +52,75 @@ describe('kept address answers', () => {
       expect(normaliseAddress(value)).toBe(normalised);
       expect(comparableAddress(value)).toBe(comparable);
     }
+  });
+});
+
+// Docomo and au issued addresses with a dot before the `@` or two dots in a row until 2009, and their owners still
+// write from them; the carriers' servers take them. RFC 5322 wants such a local part quoted (`"hanako."@ezweb.ne.jp`),
+// which is how nodemailer sends it. Everything else a reply must not go to stays refused.
+describe('addresses a reply may go to', () => {
+  it.each<[string, string, boolean]>([
+    ['a plain address', 'taro@customer.example', true],
+    ['a legacy carrier address with a dot before the @', 'hanako.@ezweb.ne.jp', true],
+    ['a legacy carrier address with two dots in a row', 'taro..yamada@docomo.ne.jp', true],
+    ['both at once', 'taro..hanako.@docomo.ne.jp', true],
+    ['the dotted local part quoted, as RFC 5322 writes it', '"hanako."@ezweb.ne.jp', true],
+    ['a quoted local part that needs no quotes', '"taro"@customer.example', true],
+    ['a local part that starts with a dot (no carrier issued one)', '.hanako@ezweb.ne.jp', false],
+    ['a local part of dots only', '..@ezweb.ne.jp', false],
+    ['an empty quoted local part', '""@customer.example', false],
+    ['a quoted local part with a space', '"taro yamada"@customer.example', false],
+    ['a quoted local part hiding a second address', '"victim1@bank.example,victim2"@customer.example', false],
+    ['a quoted local part hiding an angle address', '"<victim@bank.example>"@customer.example', false],
+    ['a quoted local part with an escaped quote', '"hanako.\\"x"@ezweb.ne.jp', false],
+    ['a partly quoted local part', '"hanako".x@ezweb.ne.jp', false],
+    ['a percent-hack route', 'support%ours.example@relay.example', false],
+    ['a percent-hack route, quoted', '"support%ours.example"@relay.example', false],
+    ['a bang route', 'host!user@relay.example', false],
+    ['a domain literal', 'hanako.@[192.0.2.1]', false],
+    ['a dotted local part without a domain', 'hanako.@', false],
+    ['a domain with two dots in a row', 'hanako.@ezweb..ne.jp', false],
+  ])('%s: %s', (_what, address, usable) => {
+    expect(isUsableAddress(address)).toBe(usable);
+  });
+
+  // addressparser drops the quotes of a bare quoted local part but keeps them inside angle brackets: one mailbox must
+  // read the same however the header wrote it, for the reply, the limits' keys and the own-address check alike.
+  it.each<[string, string, string | undefined]>([
+    ['bare', 'hanako.@ezweb.ne.jp', 'hanako.@ezweb.ne.jp'],
+    ['bare and quoted', '"hanako."@ezweb.ne.jp', 'hanako.@ezweb.ne.jp'],
+    ['quoted in angle brackets with a name', '花子 <"Hanako."@EZweb.ne.jp>', 'hanako.@ezweb.ne.jp'],
+    ['two dots, quoted in angle brackets', '<"taro..yamada"@docomo.ne.jp>', 'taro..yamada@docomo.ne.jp'],
+    ['a quoted local part that must stay quoted', 'X <"taro yamada"@customer.example>', undefined],
+  ])('a dotted local part written %s reads as one mailbox', (_how, header, normalised) => {
+    expect(normaliseAddress(header)).toBe(normalised);
+    expect(comparableAddress(header)).toBe(normalised);
+  });
+
+  it('keeps the quotes a local part needs in what the header parser hands on', () => {
+    expect(parseAddressList('X <"taro yamada"@customer.example>, <"hanako."@ezweb.ne.jp>')).toEqual([
+      { address: '"taro yamada"@customer.example', name: 'X' },
+      { address: 'hanako.@ezweb.ne.jp', name: '' },
+    ]);
+  });
+
+  // The sender checks nodemailer's envelope (`"hanako."@ezweb.ne.jp`) against the ticket's address by these parts.
+  it.each<[string, string, string]>([
+    ['"hanako."@ezweb.ne.jp', 'hanako.', 'ezweb.ne.jp'],
+    ['hanako.@ezweb.ne.jp', 'hanako.', 'ezweb.ne.jp'],
+    ['"Taro..Yamada"@docomo.ne.jp', 'taro..yamada', 'docomo.ne.jp'],
+    ['"taro yamada"@customer.example', '"taro yamada"', 'customer.example'],
+  ])('names the parts of %s as %s at %s', (address, local, domain) => {
+    expect(localPart(address)).toBe(local);
+    expect(domainOf(address)).toBe(domain);
+  });
+
+  it.each<[string, boolean]>([
+    ['Support <"support"@helpdesk.test>', true],
+    ['"support"@helpdesk.test', true],
+    ['"support."@helpdesk.test', false],
+    ['hanako.@ezweb.ne.jp', false],
+  ])('knows our own address however it is quoted: %s', (address, ours) => {
+    expect(isOwnAddress(address, ['XYZ Support <support@helpdesk.test>'])).toBe(ours);
   });
 });
