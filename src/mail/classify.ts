@@ -10,6 +10,7 @@ import { visibleHeaderText } from './invisible.js';
 import type { InboundMail } from './parse.js';
 import { DO_NOT_REPLY_EVIDENCE, questionSentences } from './mass-mailing.js';
 import { isSharedMailDomain } from './shared-mail-domains.js';
+import { deliversOnlyPassword } from './unreadable.js';
 import { getDomain } from 'tldts';
 
 /** Why a mail is not answered. */
@@ -466,6 +467,9 @@ export function automaticNoticeOf(mail: Pick<ClassifiableMail, 'question' | 'aut
   if (at < 0 || !lines.slice(0, at).every((line) => isNoticePreamble(line.text))) return undefined;
   const notice = AUTOMATIC_NOTICE.exec(lines[at]!.text)!;
   if (CUSTOMER_WORDS_AFTER_NOTICE.test(question.slice(lines[at]!.start + notice[0].length).replace(LINK, ' '))) return undefined;
+  // A PPAP tool's password notice says it was sent automatically too, but ignored, it would leave the customer's
+  // encrypted file unopened: the unreadable check parks it for a person instead.
+  if (deliversOnlyPassword(question)) return undefined;
   return Array.from(lines.slice(0, at + 1).map((line) => line.text.trim()).join(' ')).slice(0, MAX_NOTICE_CHARS).join('');
 }
 
@@ -1661,6 +1665,17 @@ const ADDRESS_FIELD_LABEL = /^[ \t]*(?:(?:your )?e-?mail(?: address)?|mail addre
 // A field holding a person's own words: a form's message or question, the note of a share or an invitation.
 const MESSAGE_FIELD_LABEL =
   /^[ \t]*(?:(?:your |personal )?message|comments?|questions?|inquiry|enquiry|note|メッセージ|お問い?合わ?せ内容|お問い?合わ?せ|ご?質問(?:内容)?|ご?相談内容|ご?要望|本文|備考|コメント|문의(?:\s?내용)?|메시지|留言|咨询内容|諮詢內容|nachricht)[ \t]*[:：][ \t]*(.*)$/iu;
+// The same field as a heading of its own line, its words on the lines below: file-transfer and share notices write
+// 「■メッセージ」, 「【メッセージ】」, 「［送信者からのメッセージ］」, "Message from sender". A label needs a heading's
+// mark around it (「メッセージ」 alone is a word of any text); the sender phrases are headings as they stand.
+const MESSAGE_HEADING_LABEL = String.raw`(?:(?:your |personal )?message|comments?|questions?|inquiry|enquiry|note|メッセージ|お問い?合わ?せ内容|ご?質問(?:内容)?|ご?相談内容|本文|備考|コメント|(?:送信者|差出人|送り主)からの(?:メッセージ|コメント|メモ))`;
+const MESSAGE_HEADING = new RegExp(
+  String.raw`^[ \t]*(?:[■□◆◇●○▼▽◎★☆＊*][ \t]*${MESSAGE_HEADING_LABEL}|[【\[［〔<＜《][ \t]*${MESSAGE_HEADING_LABEL}[ \t]*[】\]］〕>＞》]|(?:message|note|comments?) from (?:the )?sender|sender'?s (?:message|note)|(?:送信者|差出人|送り主)からの(?:メッセージ|コメント|メモ))[ \t]*$`,
+  'iu',
+);
+// A line that opens another field of the notice (「■ダウンロード期限」, 「【備考】」) or its closing note (「※このメールは
+// 送信専用アドレスから…」): no message under an empty heading.
+const HEADING_LINE = /^[ \t]*(?:[■□◆◇●○▼▽◎★☆※]|[【\[［〔][^】\]］〕\n]{1,30}[】\]］〕][ \t]*$)/u;
 // A person named by their address beside their name, as share and invitation notices write them: 山田 太郎
 // (taro.yamada@customer.co.jp) さんが…, "John Smith <john@acme.com> shared…".
 const BRACKETED_ADDRESS = /[(（<＜]\s*([\w.+-]+@[\w-]+(?:\.[\w-]+)+)\s*[)）>＞]/gu;
@@ -1695,8 +1710,10 @@ export function personMessageInNotificationOf(mail: Pick<ClassifiableMail, 'ques
     if (!person && address && isOther(address)) person = `${address} in a field of its own`;
     if (!person) for (const [, named] of line.matchAll(BRACKETED_ADDRESS)) if (!person && isOther(named!)) person = `${named} beside their name`;
     const note = MESSAGE_FIELD_LABEL.exec(line);
-    const words = note ? valueAt(at, note[1]!) : '';
-    if (!message && note && /\p{L}/u.test(words) && !ADDRESS_FIELD_LABEL.test(words) && !MESSAGE_FIELD_LABEL.test(words)) message = words;
+    const heading = !note && MESSAGE_HEADING.test(line);
+    const words = note ? valueAt(at, note[1]!) : heading ? below[at]! : '';
+    const isField = (text: string) => ADDRESS_FIELD_LABEL.test(text) || MESSAGE_FIELD_LABEL.test(text) || MESSAGE_HEADING.test(text) || (heading && HEADING_LINE.test(text));
+    if (!message && (note || heading) && /\p{L}/u.test(words) && !isField(words)) message = words;
   });
   return person && message ? `${person}, and their message “${quoted(message)}”` : undefined;
 }

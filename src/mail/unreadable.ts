@@ -11,7 +11,9 @@
  * does not carry ("添付の通りです" with nothing attached) leave the question nowhere at all. Likewise a reply that holds
  * nothing but the quoted earlier mail (or an emoji above it): its subject is the thread's, not a new question. Mail
  * whose customer's words are behind a wrapper the agent cannot open (Microsoft 365 Message Encryption, Gmail's
- * confidential mode) would have the wrapper's boilerplate answered.
+ * confidential mode) would have the wrapper's boilerplate answered. An encrypted archive (the Japanese PPAP custom: a
+ * password-protected zip, its password in a second mail) is as closed to the agent as an encrypted mail; the second
+ * mail, which only delivers that password, asks nothing and carries a secret the model must not be handed.
  */
 
 /** A MIME part as the check reads it: its type, its Content-Type parameters (lower-case names) and file name. */
@@ -24,6 +26,11 @@ export interface MimePartInfo {
    * not a picture attached to be looked at.
    */
   inline?: boolean | undefined;
+  /**
+   * The part's decoded bytes, when the caller hands them over: what tells an encrypted archive
+   * ({@link isEncryptedArchive}). Without them the sender's words decide ("パスワードは別途お送りします").
+   */
+  content?: Uint8Array | undefined;
 }
 
 /** What {@link unreadableReason} reads of a parsed mail. */
@@ -125,6 +132,15 @@ export function unreadableReason(mail: UnreadableCheckInput): string | undefined
     return `the text could not be decoded: ${Math.round(noise * 100)} % of its characters are undecodable bytes or control characters (a broken charset or transfer encoding)`;
   }
   const ownWords = mail.ownWords ?? mail.text;
+  const locked = encryptedArchivesOf(mail.parts, ownWords);
+  if (locked.length > 0) {
+    const shown = locked.slice(0, MAX_NAMED_ATTACHMENTS).join(', ');
+    const more = locked.length > MAX_NAMED_ATTACHMENTS ? ` and ${locked.length - MAX_NAMED_ATTACHMENTS} more` : '';
+    return locked.length > 1
+      ? `the attachments ${shown}${more} are encrypted archives (password-protected), which the agent cannot open: a person reads them with the password the sender gives`
+      : `the attachment ${shown} is an encrypted archive (password-protected), which the agent cannot open: a person reads it with the password the sender gives`;
+  }
+  if (deliversOnlyPassword(ownWords)) return PASSWORD_MAIL_REASON;
   const saysSomething = hasOwnSentence(ownWords);
   const tnef = mail.parts.find((p) => TNEF.has(p.contentType.toLowerCase()) || p.filename?.toLowerCase() === 'winmail.dat');
   if (tnef && !saysSomething) return "the text is only in winmail.dat (Outlook's rich-text format), which is not read here";
@@ -225,6 +241,10 @@ const POINTERS: readonly RegExp[] = [
   // 添付の通りです, 詳細は添付画像のとおりです: top-posted above the quote of what we asked for. Not 「添付の通りに設定したのに…」.
   /^(?:(?:詳細|内容|状況|画面|エラー(?:内容)?)は)?添付(?:の)?(?:ファイル|資料|画像|写真|スクリーンショット)?の(?:通り|とおり)(?:です|でございます|となります)?$/u,
   /^(?:(?:please )?(?:see|find|check|refer to) )?(?:the )?(?:attached|attachment)(?: (?:file|files|document|screenshot|image))?(?: for (?:the )?details)?$/iu,
+  // A multifunction printer's scan-to-mail notice (RICOH's 「スキャンしたデータを送信します。」, Xerox's "Please open the
+  // attached document. It was scanned and sent to you using …"): a device's words beside the scan, nobody's question.
+  /^(?:スキャン|読み取り|読取り?)(?:した|された)?(?:データ|文書|原稿|画像|ファイル|PDF)?(?:を)?(?:送信|送付|お送り)(?:します|いたします|致します|しました|いたしました|致しました)$/u,
+  /^(?:please open the attached (?:document|file|image|scan)|it was scanned and sent to you using (?:an? )?[\p{L}\d .()/-]{1,60}|scanned (?:document|image|file)s?(?: attached)?)$/iu,
 ];
 const NOT_OWN_SENTENCES = [...GREETINGS, ...CLOSINGS, ...POINTERS];
 // The sender's name on the line after the closing ("よろしくお願いいたします。\n山田", "Thanks,\nTaro Yamada").
@@ -234,11 +254,23 @@ const THANKS = /ありがと|有難う|有り難う|感謝|\bthank|\bthx\b|appre
 
 /**
  * True when `words` hold a sentence of the sender's own: one with a letter or digit that is none of
- * {@link NOT_OWN_SENTENCES}, nor a name right after a closing. A question mark keeps any sentence the sender's.
+ * {@link NOT_OWN_SENTENCES}, nor a name right after a closing or a greeting. A question mark keeps any sentence the
+ * sender's.
  */
 function hasOwnSentence(words: string): boolean {
   const sentences = sentencesOf(words);
-  return sentences.some((sentence, i) => !NOT_OWN_SENTENCES.some((pattern) => pattern.test(sentence)) && !isNameAfterClosing(sentences, i));
+  return sentences.some(
+    (sentence, i) => !NOT_OWN_SENTENCES.some((pattern) => pattern.test(sentence)) && !isNameAfterClosing(sentences, i) && !isNameAfterGreeting(sentences, i),
+  );
+}
+
+/**
+ * True when the `i`-th of `sentences` is the last, a name ({@link NAME_ALONE}: 「山田」, "Taro Yamada", never a
+ * lower-case word) right after a greeting: 「お世話になっております。⏎山田」 above a workbook asks nothing of its own
+ * (the audit's round-5 sample 356). Only beside an attachment: {@link onlyGreetings} keeps the closing it requires.
+ */
+function isNameAfterGreeting(sentences: readonly string[], i: number): boolean {
+  return i > 0 && i === sentences.length - 1 && NAME_ALONE.test(sentences[i]!) && GREETINGS.some((pattern) => pattern.test(sentences[i - 1]!));
 }
 
 /** True when the `i`-th of `sentences` is the last, a name (「山田」, "Taro Yamada"), right after a closing. */
@@ -297,6 +329,128 @@ function sentencesOf(words: string): string[] {
 /** True when one of the sentences of `words` only points at an attachment ({@link POINTERS}). */
 function pointsAtAttachment(words: string): boolean {
   return sentencesOf(words).some((sentence) => POINTERS.some((pattern) => pattern.test(sentence)));
+}
+
+// An archive a tool can lock with a password, by its type or its name: the PPAP custom sends zips, some tools 7z or LZH.
+const ARCHIVE_TYPES = new Set([
+  'application/zip',
+  'application/x-zip',
+  'application/x-zip-compressed',
+  'application/x-7z-compressed',
+  'application/x-rar-compressed',
+  'application/vnd.rar',
+  'application/x-lzh',
+  'application/x-lzh-compressed',
+]);
+const ARCHIVE_NAME = /\.(?:zip|7z|rar|lzh)$/i;
+// The sender's word that the password comes in another mail: 「パスワードは別途お送りいたします」, 「パスワードは別メールにて」,
+// 「追ってパスワードをお送りします」, "The password will follow in a separate email". Bounded, on one line.
+const PASSWORD_FOLLOWS =
+  /パスワード(?:は|を|につきましては)?[、,]?[ \t]*(?:別途|別メール|別便|後ほど|後程|追って|次の?メール|この後|このあと)|(?:別途|別メール|別便|後ほど|後程|追って)[^。\n]{0,20}パスワード|\bpassword (?:will (?:follow|be sent)|follows|to follow|(?:comes )?in a separate (?:e-?mail|mail|message))|\bthe password (?:separately|in a separate (?:e-?mail|mail|message))/iu;
+
+// The general-purpose bit flag's bit 0: the entry is encrypted (PKWARE's traditional encryption, WinZip's AES, strong
+// encryption). In every local header (offset 6) and central directory header (offset 8).
+const ZIP_ENCRYPTED_FLAG = 0x0001;
+const ZIP_LOCAL_HEADER = 0x04034b50;
+const ZIP_CENTRAL_HEADER = 0x02014b50;
+const ZIP_END_OF_CENTRAL_DIRECTORY = 0x06054b50;
+// The end record's fixed size and its comment's longest: where it can start, counted from the end.
+const ZIP_END_RECORD_BYTES = 22;
+const ZIP_MAX_COMMENT_BYTES = 0xffff;
+// Entries read of an archive: the first thousands tell as well as all of them, and a hostile directory stays cheap.
+const MAX_ZIP_ENTRIES_READ = 4096;
+
+/**
+ * True when the zip in `bytes` holds an encrypted entry: bit 0 of the general-purpose flags in its central directory
+ * (found from the end record, so a self-extractor's stub before the zip changes nothing), or, of a zip without a
+ * readable directory (cut short on the way, or a tool's truncated copy), in its local headers from the start. False for
+ * anything else, a plain zip included. Pure: reads headers, inflates nothing.
+ */
+export function isEncryptedArchive(bytes: Uint8Array): boolean {
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const central = centralDirectoryFlags(data);
+  return (central ?? localHeaderFlags(data)).some((flags) => (flags & ZIP_ENCRYPTED_FLAG) !== 0);
+}
+
+/** The flags of the central directory's entries, or undefined when `data` has no readable end record and directory. */
+function centralDirectoryFlags(data: Buffer): number[] | undefined {
+  const earliest = Math.max(0, data.length - ZIP_END_RECORD_BYTES - ZIP_MAX_COMMENT_BYTES);
+  for (let end = data.length - ZIP_END_RECORD_BYTES; end >= earliest; end--) {
+    if (data.readUInt32LE(end) !== ZIP_END_OF_CENTRAL_DIRECTORY) continue;
+    const size = data.readUInt32LE(end + 12);
+    const entries = data.readUInt16LE(end + 10);
+    // Where the directory ends is where the end record starts; counted back from there, as prepended bytes shift the
+    // offset the record declares.
+    let at = end - size;
+    if (at < 0) return undefined;
+    const flags: number[] = [];
+    for (let n = 0; n < Math.min(entries, MAX_ZIP_ENTRIES_READ) && at + 46 <= end; n++) {
+      if (data.readUInt32LE(at) !== ZIP_CENTRAL_HEADER) return undefined;
+      flags.push(data.readUInt16LE(at + 8));
+      at += 46 + data.readUInt16LE(at + 28) + data.readUInt16LE(at + 30) + data.readUInt16LE(at + 32);
+    }
+    return flags.length > 0 ? flags : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The flags of the local headers from the start of `data`, entry after entry while their sizes are in them (bit 3 puts
+ * them after the data instead, and the walk stops there).
+ */
+function localHeaderFlags(data: Buffer): number[] {
+  const flags: number[] = [];
+  let at = 0;
+  while (flags.length < MAX_ZIP_ENTRIES_READ && at + 30 <= data.length && data.readUInt32LE(at) === ZIP_LOCAL_HEADER) {
+    const entryFlags = data.readUInt16LE(at + 6);
+    flags.push(entryFlags);
+    if ((entryFlags & 0x0008) !== 0) break;
+    at += 30 + data.readUInt16LE(at + 26) + data.readUInt16LE(at + 28) + data.readUInt32LE(at + 18);
+  }
+  return flags;
+}
+
+/**
+ * The attachments that are encrypted archives, as a reason names them: by their bytes when given
+ * ({@link isEncryptedArchive}), else an archive beside the sender's word that its password follows
+ * ({@link PASSWORD_FOLLOWS}).
+ */
+function encryptedArchivesOf(parts: readonly MimePartInfo[], ownWords: string): string[] {
+  const passwordFollows = PASSWORD_FOLLOWS.test(ownWords);
+  return parts
+    .filter((part) => (part.content ? isEncryptedArchive(part.content) : passwordFollows && isArchive(part)))
+    .flatMap((part) => contentAttachments([part]));
+}
+
+function isArchive(part: MimePartInfo): boolean {
+  return ARCHIVE_TYPES.has(part.contentType.toLowerCase()) || ARCHIVE_NAME.test(part.filename ?? '');
+}
+
+/** The park reason of a mail that only delivers the password of an earlier attachment ({@link deliversOnlyPassword}). */
+export const PASSWORD_MAIL_REASON =
+  'the mail only delivers the password of an earlier attachment (the PPAP custom: an encrypted file, its password in a second mail): a person opens the file with it; neither the mail nor the password goes to the model';
+// A password given on a line of its own, after a label and a colon up to the line's end (「パスワード：Xk7#pQ2m」,
+// 「解凍パスワード: 9vN2-aQ8r」, "The password for the zip file is: Xk7#pQ2m"), or in a sentence (「パスワードは「Xk7#pQ2m」です」).
+// The value is printable ASCII, as passwords are: 「パスワード: を求められます」 is a customer's problem, not one.
+const PASSWORD_GIVEN: readonly RegExp[] = [
+  /(?:パスワード|パスワ－ド|暗証番号|\bpassword|\bpasscode|\bpasswd)[^:：=\n]{0,40}[:：=][ \t　]*[「『"“]?[\x21-\x7e]{4,64}?[」』"”]?[ \t　]*$/imu,
+  /パスワードは[ \t　]*(?:[「『"“][\x21-\x7e]{4,64}[」』"”]|[\x21-\x7e]{4,64}[ \t　]*(?:です|となります|になります))/u,
+  /\bthe password is[ \t]*["“]?[\x21-\x7e]{4,64}/iu,
+];
+// The file the password opens, named or pointed at: 「先ほどお送りした添付ファイル」, 「添付ファイル名: log.zip」, "the zip file".
+const POINTS_AT_FILE = /ファイル|添付|資料|圧縮|\.(?:zip|7z|lzh|rar)\b|\b(?:zip|file|files|attachment|archive|document)\b/iu;
+// What a sender asks: a question mark (outside links) or a Japanese question's ending, a plea to explain.
+const ASKS = /[?？]|でしょうか|ますか|ませんか|ですか|教えて|どう(?:すれば|したら)/u;
+const LINK = /(?:https?:\/\/|www\.)\S*/giu;
+
+/**
+ * True when `words` deliver a password ({@link PASSWORD_GIVEN}) for a file they point at ({@link POINTS_AT_FILE}) and
+ * ask nothing ({@link ASKS}): the second mail of the PPAP custom, a person's (「先ほどお送りしたファイルのパスワードを
+ * お知らせします。パスワード：Xk7#pQ2m」) or a tool's automatic notice. A question beside the password is read. The
+ * reply decision reads this too: such a mail is no ignorable automatic notice, since a person needs the password.
+ */
+export function deliversOnlyPassword(words: string): boolean {
+  return PASSWORD_GIVEN.some((pattern) => pattern.test(words)) && POINTS_AT_FILE.test(words) && !ASKS.test(words.replace(LINK, ' '));
 }
 
 const SIGNATURE_TYPES = new Set(['application/pkcs7-signature', 'application/x-pkcs7-signature', 'application/pgp-signature']);
