@@ -558,7 +558,12 @@ function firstUsable(list: MailAddress[]): MailAddress | undefined {
 // or a date with a time, at the line's start (ours, Apple Mail, Thunderbird's 「在 2024/1/15 10:00, 王伟 写道:」) or after
 // 于/於 (Gmail zh: 「王伟 <a@b> 于2024年1月15日周一 10:00写道：」, zh-TW: 「… 於 2024年1月15日 週一 上午10:05 寫道：」). Lazy
 // scans of at most 300 characters, so a long line costs no more than the other patterns.
-const ATTRIBUTION_ADDRESS = String.raw`(?=.{0,300}?(?:<[^<>\s@]+@[^<>\s@]+>|[\w.+-]@[\w-]+\.\w))`;
+const MAIL_ADDRESS = String.raw`<[^<>\s@]+@[^<>\s@]+>|[\w.+-]@[\w-]+\.\w`;
+const ATTRIBUTION_ADDRESS = String.raw`(?=.{0,300}?(?:${MAIL_ADDRESS}))`;
+// "… writes:" is also what a customer or an operator writes above a quote of a manual or a screen ("The manual
+// writes:"); Gnus's line names the writer's address, others the time of the mail (bug review 39, finding 7). "…
+// wrote:" is a client's past tense (Thunderbird's "Name wrote:" has neither) and stays an attribution on its own.
+const ATTRIBUTION_TIME = String.raw`(?=.{0,300}?\d{1,2}:\d\d)`;
 const CJK_DATE = String.raw`\d{4}\s*(?:[年년]\s*\d{1,2}\s*[月월]\s*\d{1,2}\s*[日일]|[/.-]\d{1,2}[/.-]\d{1,2})`;
 const ATTRIBUTION_DATE = String.raw`(?:\s*(?:在\s*)?|.{0,300}?[于於]\s*)${CJK_DATE}.{0,60}?\d{1,2}:\d\d`;
 /** Korean and Chinese attribution lines (Gmail's and ours), each with an address or a date and time on it. */
@@ -571,7 +576,8 @@ const CJK_ATTRIBUTIONS: readonly RegExp[] = [
 /** The attribution lines above a quoted original, as mail clients and our own replies write them. */
 export const QUOTE_HEADER_PATTERNS: readonly RegExp[] = [
   /^\s*On\s.{1,300}\swrote\s*:\s*$/i, // Gmail, Apple Mail, Thunderbird (en)
-  /^.{1,300}\s(?:wrote|writes)\s*:\s*$/i, // "Name <addr> wrote:" (our own replies, Thunderbird without date)
+  /^.{1,300}\swrote\s*:\s*$/i, // "Name <addr> wrote:" (our own replies), "Name wrote:" (Thunderbird without date)
+  new RegExp(String.raw`^(?:${ATTRIBUTION_ADDRESS}|${ATTRIBUTION_TIME}).{1,300}\swrites\s*:\s*$`, 'i'), // "Name <addr> writes:" (Gnus)
   /^.{0,300}書きました\s*[:：]\s*$/, // Thunderbird ja: "2024/01/15 10:00 に 山田 さんは書きました:"
   /^.{0,300}(?:のメール|のメッセージ)\s*[:：]\s*$/, // Apple Mail / iOS ja: "2024/01/15 10:00、山田 <a@b>のメール:"
   /^\s*\d{4}年\s*\d{1,2}月\s*\d{1,2}日.{0,300}[:：]\s*$/, // Gmail ja: "2024年1月15日(月) 10:00 山田 <a@b>:"
@@ -603,6 +609,11 @@ const CJK_BLOCK_FROM = /^\s*(?:\*\s*)?(?:发件人|寄件者|보낸\s?사람)\s*
 const CJK_BLOCK_SENT = /^\s*(?:\*\s*)?(?:发送时间|寄件日期|보낸\s?날짜|日期|날짜)\s*(?:\*\s*)?[:：][^\d\n]{0,40}\d/;
 const CJK_BLOCK_TO = /^\s*(?:\*\s*)?(?:收件人|收件者|받는\s?사람)\s*(?:\*\s*)?[:：]/;
 const CJK_ORIGINAL_MESSAGE = /原始邮件|原始郵件|원본\s?메시지/;
+// A client's From line names the sender's address; a customer's own 发件人/보낸 사람 line (a setting, a form) does not.
+const HOLDS_MAIL_ADDRESS = new RegExp(MAIL_ADDRESS);
+// A sender line without a label under a separator (「XYZ 支持 <support@…>」, QQ's `"XYZ Support"<support@…>;`): a
+// name, then an address that ends the line. Bounded parts, so a long line of word characters costs little.
+const SENDER_LINE = /^[^@]{0,200}(?:<[^<>\s@]{1,64}@[^<>\s@]{1,255}>|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8})\s*[;；,]?\s*$/;
 // Outlook's rule above its header block in HTML mail turned to text.
 const OUTLOOK_RULE = /^\s*_{5,}\s*$/;
 // A line of the customer's asking, in the first paragraph under a CJK header block they pasted.
@@ -663,8 +674,10 @@ function isHeaderBlockStart(lines: string[], index: number): boolean {
   return false;
 }
 
-function nextContentLine(lines: string[], index: number): string | undefined {
-  return lines.slice(index + 1).find((l) => l.trim() !== '');
+/** Index of the first non-blank line after `index`, or -1. */
+function nextContentIndex(lines: string[], index: number): number {
+  for (let i = index + 1; i < lines.length; i++) if ((lines[i] ?? '').trim() !== '') return i;
+  return -1;
 }
 
 /** True when the line above `index` (blank lines aside) is a reply's separator or Outlook's rule. */
@@ -678,15 +691,17 @@ function underSeparator(lines: string[], index: number): boolean {
 
 /**
  * True when the CJK From line at `index` heads the block a mail client writes: at least two adjacent labels below it,
- * a sent date with digits and a recipient among them, and no question of the customer's own right under it with
- * nothing quoted further down (a sender's header pasted to ask about it).
+ * a sent date with digits and a recipient among them, and either an address on the From line or no question of the
+ * customer's own right under it with nothing quoted further down (a sender's header pasted to ask about it). Under a
+ * client's block with the sender's address, a paragraph that asks is our previous answer asking back (bug review 39,
+ * finding 1).
  */
 function isCjkClientHeader(lines: string[], index: number): boolean {
   let end = index + 1;
   while (end < lines.length && BLOCK_NEXT.test(lines[end] ?? '')) end += 1;
   const labels = lines.slice(index + 1, end);
   if (labels.length < 2 || !labels.some((l) => CJK_BLOCK_SENT.test(l)) || !labels.some((l) => CJK_BLOCK_TO.test(l))) return false;
-  return !customerAsksBelow(lines, end);
+  return HOLDS_MAIL_ADDRESS.test(lines[index] ?? '') || !customerAsksBelow(lines, end);
 }
 
 /** True when the first paragraph from `start` asks or requests and no quoted mail follows it. */
@@ -702,14 +717,16 @@ function customerAsksBelow(lines: string[], start: number): boolean {
 
 /**
  * True for a reply's separator line at `index`. A Chinese or Korean one (「-----原始邮件-----」) counts only above a
- * header or quoted line: a customer may write it in a question about the line itself.
+ * header, an attribution, a sender line or a quoted line: a customer may write it in a question about the line itself.
  */
 function isOriginalMessageSeparator(lines: string[], index: number): boolean {
   const line = lines[index] ?? '';
   if (!ORIGINAL_MESSAGE.test(line)) return false;
   if (!CJK_ORIGINAL_MESSAGE.test(line)) return true;
-  const next = nextContentLine(lines, index) ?? '';
-  return BLOCK_FROM.test(next) || BLOCK_NEXT.test(next) || QUOTED_LINE.test(next);
+  const at = nextContentIndex(lines, index);
+  if (at < 0) return false;
+  const next = lines[at] ?? '';
+  return BLOCK_FROM.test(next) || BLOCK_NEXT.test(next) || QUOTED_LINE.test(next) || SENDER_LINE.test(next) || isQuoteHeader(next, lines[at + 1]);
 }
 
 /** Index of the first line of quoted history (attribution, separator or header block), or -1. */

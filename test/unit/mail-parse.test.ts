@@ -315,6 +315,12 @@ describe('parseInboundMail: question', () => {
     ['Traditional Chinese prose', '網頁上寫道：\n密碼錯誤。\n請問怎麼辦？', '網頁上寫道：\n密碼錯誤。\n請問怎麼辦？'],
     ['Korean: ours, undated', '하나 더 질문이 있습니다.\n\n김민수 <minsu@customer.example>님이 작성:\n> 이전 답변', '하나 더 질문이 있습니다.'],
     ['Korean prose: what the agent wrote', '안녕하세요.\n담당자님이 작성:\n결제가 안 됩니다. 어떻게 하나요?', '안녕하세요.\n담당자님이 작성:\n결제가 안 됩니다. 어떻게 하나요?'],
+    // "… writes:" is an attribution only with the writer's address or a time on it, as Gnus writes it (bug review 39,
+    // finding 7): "the screen writes:" is the customer's own line. "… wrote:", a client's past tense, is one alone.
+    ['English prose: what the screen writes', 'Export fails. The screen writes:\nCode invalid\nWhat does it mean?', 'Export fails. The screen writes:\nCode invalid\nWhat does it mean?'],
+    ['"Name <addr> writes:" (Gnus)', 'One more question?\n\nXYZ Support <s@support.example> writes:\n\nold answer', 'One more question?'],
+    ['"Name wrote:" (Thunderbird without a date)', 'Still broken. What next?\n\nSupport Team wrote:\n> Please try again later.', 'Still broken. What next?'],
+    ['"Name wrote:" dated without "On"', 'One more question?\n\n24.11.2026 10:05, XYZ Support wrote:\n\nold answer', 'One more question?'],
     ['iPhone signature', '請求書を再送してください。\n\niPhoneから送信', '請求書を再送してください。'],
     ['Sent from my iPhone', 'Please resend the invoice.\n\nSent from my iPhone', 'Please resend the invoice.'],
     ['`-- ` signature', 'Why was I charged twice?\n\n-- \nJane Doe\nACME', 'Why was I charged twice?'],
@@ -1260,6 +1266,7 @@ describe('extractQuestion: quoted history of Chinese and Korean clients', () => 
       'a full zh header pasted with the question right below it',
       '我们的通知邮件是这样的：\n发件人：客服中心\n发送时间：2026年11月20日 10:00\n收件人：客户\n主题：订单确认\n请问为什么客户收不到？\n\n王伟',
     ],
+    ['a full ko header pasted with the question right below it', '알림 메일이 이렇게 옵니다.\n보낸 사람: 고객센터\n보낸 날짜: 2026년 11월 20일 오전 10:00\n받는 사람: 고객\n제목: 주문 확인\n왜 고객이 받지 못하나요?\n\n김민수'],
     ['원본 메시지 line inside the question', '회신할 때 본문에 아래 줄이 들어갑니다.\n-----원본 메시지-----\n이 줄을 없앨 수 있나요?'],
   ])('keeps %s', (_what, text) => {
     expect(extractQuestion(text, '问题')).toBe(text);
@@ -1277,6 +1284,27 @@ describe('extractQuestion: quoted history of Chinese and Korean clients', () => 
       '我用的是 3.2 版。\n\n寄件者: XYZ 支援團隊 <support@helpdesk.example.jp>\n寄件日期: 2026年11月18日 上午 10:30\n收件者: 陳美 <chen.mei@hinet.net>\n主旨: Re: CSV匯出亂碼\n\n陳美 您好，\n\n請問您使用的是哪個版本？',
       '我用的是 3.2 版。',
     ],
+    // Our answer under the client's block asks back in its first paragraph (bug review 39, finding 1): a client's From
+    // line names an address, a customer's own pasted one does not.
+    [
+      'zh Outlook header block, our question below it in the greeting\'s paragraph',
+      '电子发票就可以。\n\n发件人: Support <support@helpdesk.example.jp>\n发送时间: 2026年11月20日 10:00\n收件人: 王伟 <wang.wei@customer.cn>\n主题: 发票问题\n\n王先生您好，\n请问您需要纸质发票还是电子发票？\n\nXYZ 支持团队',
+      '电子发票就可以。',
+    ],
+    [
+      'ko Outlook header block, our request below it in the greeting\'s paragraph',
+      '20개로 부탁드립니다.\n\n보낸 사람: Support <support@helpdesk.example.jp>\n보낸 날짜: 2026년 11월 20일 목요일 오전 10:00\n받는 사람: 김민수\n제목: 견적 문의\n\n김민수 님, 안녕하세요.\n견적서를 첨부합니다. 수량을 알려 주세요.\n\nXYZ 지원팀',
+      '20개로 부탁드립니다.',
+    ],
+    // A separator above a sender line without a label, or above an attribution (bug review 39, finding 5).
+    ['ko separator above a bare sender line', '20개로 부탁드립니다.\n\n-----원본 메시지-----\nXYZ 지원팀 <support@helpdesk.example.jp>\n견적서를 첨부합니다.', '20개로 부탁드립니다.'],
+    [
+      'QQ separator above a quoted sender line',
+      '请问可以按日期导出吗？\n\n------------------ 原始邮件 ------------------\n"XYZ Support"<support@helpdesk.example.jp>\n2026年11月18日 10:30\n\n您可以在设置中更改字符编码。',
+      '请问可以按日期导出吗？',
+    ],
+    ['zh separator above a 写道 attribution', '好的，谢谢。\n\n-----原始邮件-----\n在 2024年1月15日 10:00, 王伟 <w@c.cn> 写道:\n之前的回答', '好的，谢谢。'],
+    ['zh separator above an attribution and quoted lines', '好的，谢谢。\n\n-----原始邮件-----\n在 2024年1月15日 10:00, 王伟 <w@c.cn> 写道:\n> 之前的回答', '好的，谢谢。'],
     [
       'Outlook ____ line above a zh block without a date',
       '好的，谢谢。\n\n________________________________\n发件人: XYZ Support <support@helpdesk.example.jp>\n主题: Re: 发票\n\n发票已发送。',

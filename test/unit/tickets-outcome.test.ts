@@ -11,6 +11,7 @@ import {
   outcomeKeys,
   outcomeOnEntering,
   replyBody,
+  replyContent,
 } from '../../src/tickets/outcome.js';
 import { TICKET_STATES, type HistoryEntry, type TicketState } from '../../src/tickets/ticket.js';
 
@@ -65,6 +66,10 @@ describe('replyBody', () => {
     // 写道： is also "it says:": a line naming no address and no date is the answer's own.
     ['Chinese prose: what the screen says', '登录后页面上写道：\n> 欢迎回来\n请点击确定。', '登录后页面上写道：\n请点击确定。'],
     ['Korean prose: what the agent wrote', '담당자님이 작성:\n> 확인했습니다\n다시 시도해 주세요.', '담당자님이 작성:\n다시 시도해 주세요.'],
+    // The mail parser's reply-original separators (af67de8): Outlook's, with U+2010 dashes, in French and in German.
+    ['Outlook separator of U+2010 dashes', 'The answer.\n\n\u2010\u2010\u2010\u2010\u2010Original Message\u2010\u2010\u2010\u2010\u2010\nFrom: A <a@b>\n\nquestion', 'The answer.'],
+    ['Outlook fr separator', 'La réponse.\n\n-----Message d\'origine-----\nDe : A <a@b>\n\nquestion', 'La réponse.'],
+    ['Outlook de separator', 'Die Antwort.\n\n-----Ursprüngliche Nachricht-----\nVon: A <a@b>\n\nFrage', 'Die Antwort.'],
     ['stray quoted lines', 'Before\n> quoted\nAfter', 'Before\nAfter'],
     ['CRLF and blank runs', 'A\r\n\r\n\r\n\r\nB\r\n', 'A\n\nB'],
   ])('%s', (_name, text, body) => {
@@ -220,6 +225,16 @@ describe('replyBody and editRatio keep what an operator may have corrected', () 
     ['an attribution, a blank line, then quoted lines', 'The answer.\n\nOn Mon, A <a@b> wrote:\n\n> q', 'The answer.'],
   ])('%s', (_name, text, body) => {
     expect(replyBody(text)).toBe(body);
+  });
+
+  // "… writes:" above a quoted line is an operator's own sentence unless a client's address or time is on it (bug
+  // review 39, finding 7): the learned answer is cut from this text.
+  it.each([
+    ['a "writes:" line above a quoted step', 'Hi,\n\nThe manual writes:\n> step 1\n\nThen do step 2.', 'The manual writes:\n\nThen do step 2.'],
+    ['"Name <addr> writes:" above the quoted original', 'Hi,\n\nThen do step 2.\n\nAnna <anna@customer.example> writes:\n> How?', 'Then do step 2.'],
+    ['"Name wrote:" with a date and time', 'Hi,\n\nThen do step 2.\n\n24.11.2026 10:05, Anna wrote:\n> How?', 'Then do step 2.'],
+  ])('replyContent keeps %s', (_name, text, content) => {
+    expect(replyContent(text)).toBe(content);
   });
 
   it.each([
