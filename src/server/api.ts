@@ -92,7 +92,13 @@ const approveBodySchema = z
     [READ_NEWER_MAIL]: z.boolean().optional(),
     [SENDER_VERIFIED]: z.boolean().optional(),
   })
-  .strict();
+  .strict()
+  // Without either, the approval would be of whatever draft is stored when it arrives: a rerun may have replaced the
+  // one the caller read. `reply` is what it sends; `seen` pins the draft it read.
+  .refine((body) => body.reply !== undefined || body.seen !== undefined, {
+    message: 'send "reply" (the text to send) or "seen" (the history length of the ticket you read, to approve its draft)',
+    path: ['reply'],
+  });
 const rejectBodySchema = z.object({ reason: z.string().trim().min(1, 'required').max(MAX_REASON_CHARS), seen: seenField }).strict();
 const rerunBodySchema = z.object({ seen: seenField }).strict();
 // `note`: the operator's optional note on a reply's delivery (how they know it arrived, what they did instead).

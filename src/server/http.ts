@@ -53,9 +53,11 @@ export function classifyError(err: unknown): { status: number; message: string; 
   if (err instanceof RedisUnavailableError || isConnectionError(err)) {
     return { status: 503, message: 'Redis is unreachable; try again shortly', headers: { 'Retry-After': '5' } };
   }
-  // body-parser's errors carry a 4xx `status` and `type` (bad JSON, too large, unsupported charset).
+  // body-parser's errors carry a 4xx `status` and `type` (bad JSON, too large, unsupported charset or encoding).
   const e = err as { status?: unknown; type?: unknown; message?: unknown };
-  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && typeof e.type === 'string') {
+  const clientStatus = typeof e?.status === 'number' && e.status >= 400 && e.status < 500 ? e.status : undefined;
+  if (clientStatus !== undefined && isDecompressionError(err)) return { status: clientStatus, message: UNDECODABLE_BODY };
+  if (clientStatus !== undefined && typeof e.type === 'string') {
     const message =
       e.type === 'entity.parse.failed'
         ? 'The request body is not a valid JSON object'
@@ -64,9 +66,20 @@ export function classifyError(err: unknown): { status: number; message: string; 
           : typeof e.message === 'string'
             ? e.message
             : 'Bad request';
-    return { status: e.status, message };
+    return { status: clientStatus, message };
   }
   return undefined;
+}
+
+const UNDECODABLE_BODY = 'The request body does not decode as its Content-Encoding says; send it uncompressed (or correctly encoded)';
+
+/**
+ * A decompression stream's failure (zlib's Z_DATA_ERROR, Z_BUF_ERROR, brotli's): a body that is not what its
+ * Content-Encoding says. body-parser passes it on with status 400 but, unlike its own errors, without a `type`.
+ */
+function isDecompressionError(err: unknown): boolean {
+  const e = err as { code?: unknown; errno?: unknown; type?: unknown };
+  return err instanceof Error && e.type === undefined && typeof e.errno === 'number' && typeof e.code === 'string' && /^(Z_|ERR_)/.test(e.code);
 }
 
 /** One line naming each invalid field, for 400 answers. */

@@ -218,6 +218,7 @@ function renderCandidate({ candidate: c, target, otherAnswers = [] }: KnowledgeP
   // What a question still links to, writes to or calls that the answer does not: a candidate proposed before they were
   // replaced when built, or an edit. The model reads the question of every pair it finds, and may repeat it.
   const unvouched = questionLinksNotInAnswer(c.question, c.answer);
+  // Each <textarea> starts with the line feed the HTML parser drops, so a text's own leading newline is kept.
   return html`<article class="candidate" id="candidate-${c.id}">
   <header>
     <h3>Candidate ${c.id}</h3>
@@ -234,9 +235,9 @@ function renderCandidate({ candidate: c, target, otherAnswers = [] }: KnowledgeP
     ${csrfField(csrfToken)}
     <input type="hidden" name="target" value="${targetField(target)}">
     <label for="q-${c.id}" class="small muted">Question</label>
-    <textarea id="q-${c.id}" name="question" rows="${rowsFor(c.question, 2, 8)}" required maxlength="${MAX_CANDIDATE_QUESTION_CHARS}">${c.question}</textarea>
+    <textarea id="q-${c.id}" name="question" rows="${rowsFor(c.question, 2, 8)}" required maxlength="${MAX_CANDIDATE_QUESTION_CHARS}">\n${c.question}</textarea>
     <label for="a-${c.id}" class="small muted">Answer</label>
-    <textarea id="a-${c.id}" name="answer" rows="${rowsFor(c.answer, 4, 16)}" required maxlength="${MAX_CANDIDATE_ANSWER_CHARS}">${c.answer}</textarea>
+    <textarea id="a-${c.id}" name="answer" rows="${rowsFor(c.answer, 4, 16)}" required maxlength="${MAX_CANDIDATE_ANSWER_CHARS}">\n${c.answer}</textarea>
     ${
       invisible > 0
         ? html`<p class="flash bad small" role="alert">${invisible} invisible character${invisible === 1 ? '' : 's'} removed (tag, zero-width or text-direction characters: text a reader does not see, possibly instructions hidden for the model). Check the ticket before you accept.</p>`

@@ -868,6 +868,8 @@ function renderDecision(ticket: Ticket, view: DecisionView): SafeHtml {
   const uncertain = uncertainSendAttempts(ticket);
   // A possibly forged sender's draft is not one keystroke away: approving is secondary, behind the operator's check.
   const unverified = unverifiedSender(ticket) !== undefined;
+  // The line feed right after <textarea> is the one the HTML parser drops (html.spec.whatwg.org, "element
+  // restrictions"): without it a draft's own leading newline is lost and an untouched approval reads as an edit.
   return html`<section class="card">
   <h2>Draft reply</h2>
   ${renderMaybeSentWarning(uncertain, timeZone)}
@@ -878,7 +880,7 @@ function renderDecision(ticket: Ticket, view: DecisionView): SafeHtml {
     ${seenField(ticket)}
     ${conversation ? html`<input type="hidden" name="${CONVERSATION_SEEN}" value="${conversation.newestAt}">` : null}
     <label for="reply" class="small muted">Edit the reply if needed; it is sent exactly as written here.</label>
-    <textarea id="reply" name="reply" rows="${draftRows(ticket.draft)}" required autofocus>${ticket.draft ?? ''}</textarea>
+    <textarea id="reply" name="reply" rows="${draftRows(ticket.draft)}" required autofocus>\n${ticket.draft ?? ''}</textarea>
     <div class="actions">
       ${noCopyCheck(uncertain)}
       ${laterMailCheck(conversation)}
@@ -1022,10 +1024,11 @@ export interface SubmittedText {
 /** The refused form's text, read-only: selectable and copyable, never submitted from here. */
 function renderSubmitted(submitted: SubmittedText | undefined): SafeHtml | null {
   if (!submitted?.text.trim()) return null;
+  // The line feed after <textarea> is dropped by the HTML parser; the text's own first one stays (see renderDecision).
   return html`<section class="card">
   <h2>${submitted.label} as you submitted it</h2>
   <p class="small muted">It was not sent and not saved. Copy it before you reload the ticket if you still need it: the message above says what is left to decide.</p>
-  <textarea id="submitted" readonly rows="${draftRows(submitted.text)}" aria-label="${submitted.label} as you submitted it">${submitted.text}</textarea>
+  <textarea id="submitted" readonly rows="${draftRows(submitted.text)}" aria-label="${submitted.label} as you submitted it">\n${submitted.text}</textarea>
 </section>`;
 }
 

@@ -28,7 +28,8 @@ async function showForm(d: Dashboard, candidateId: number): Promise<ShownForm> {
   expect(start, `the page shows candidate ${candidateId}`).toBeGreaterThan(0);
   const form = page.slice(start, page.indexOf('</form>', start));
   const hidden = Object.fromEntries([...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]));
-  const textarea = (name: string) => /<textarea[^>]*>([^<]*)<\/textarea>/.exec(form.slice(form.indexOf(`name="${name}"`) - 40))?.[1] ?? '';
+  // As a browser reads it: the line feed right after <textarea> is the parser's, not the text's.
+  const textarea = (name: string) => (/<textarea[^>]*>([^<]*)<\/textarea>/.exec(form.slice(form.indexOf(`name="${name}"`) - 40))?.[1] ?? '').replace(/^\n/, '');
   return { hidden, button: /<button type="submit" class="primary">([^<]+)<\/button>/.exec(form)?.[1] ?? '', question: textarea('question'), answer: textarea('answer') };
 }
 

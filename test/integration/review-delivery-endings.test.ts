@@ -115,7 +115,8 @@ async function sendAttempt(store: TicketStore, ticketId: string, end: 'maybe-sen
 }
 
 async function approve(d: Dashboard, ticketId: string, json: Record<string, unknown> = {}): Promise<void> {
-  expect((await post(d, `/api/tickets/${ticketId}/approve`, { json })).status).toBe(202);
+  const seen = (await d.store.require(ticketId)).history.length;
+  expect((await post(d, `/api/tickets/${ticketId}/approve`, { json: { seen, ...json } })).status).toBe(202);
 }
 
 async function jobIds(d: Dashboard): Promise<string[]> {

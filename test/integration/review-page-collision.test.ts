@@ -84,7 +84,7 @@ describe('a decision refused because another operator decided first', () => {
     expect(page).toContain(says(await decidedAt(d, t.id)));
     expect(page).toContain('changed since you opened it');
     expect(page).not.toContain('decide again');
-    expect(/<textarea[^>]*\breadonly\b[^>]*>([^<]*)<\/textarea>/.exec(page)?.[1]).toBe(bobsReply);
+    expect(/<textarea[^>]*\breadonly\b[^>]*>\n([^<]*)<\/textarea>/.exec(page)?.[1]).toBe(bobsReply);
   });
 
   it('still asks for a new decision when the ticket is parked again for a person', async () => {

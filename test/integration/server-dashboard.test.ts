@@ -253,7 +253,7 @@ describe('authentication', () => {
       ['GET', `/tickets/${t.id}`, {}],
       ['GET', '/api/tickets', {}],
       ['GET', `/api/tickets/${t.id}`, {}],
-      ['POST', `/api/tickets/${t.id}/approve`, { json: {} }],
+      ['POST', `/api/tickets/${t.id}/approve`, { json: { seen: t.history.length } }],
       ['POST', `/api/tickets/${t.id}/reject`, { json: { reason: 'x' } }],
       ['POST', `/tickets/${t.id}/approve`, { form: { reply: 'x' } }],
       ['POST', `/tickets/${t.id}/reject`, { form: { reason: 'x' } }],
@@ -284,7 +284,7 @@ describe('authentication', () => {
       const res = await call(d, pathname);
       expect(res.status, pathname).toBe(200);
     }
-    expect((await call(d, `/api/tickets/${t.id}/approve`, { json: {} })).status).toBe(202);
+    expect((await call(d, `/api/tickets/${t.id}/approve`, { json: { seen: t.history.length } })).status).toBe(202);
     const other = await parkedTicket(d);
     expect((await call(d, `/api/tickets/${other.id}/reject`, { json: { reason: 'answered by phone' } })).status).toBe(200);
   });
@@ -367,7 +367,7 @@ describe('authentication', () => {
     const d = await startDashboard({ DASHBOARD_AUTH: 'off', DASHBOARD_PASSWORD: '' });
     const t = await parkedTicket(d);
     expect((await call(d, '/', { auth: false })).status).toBe(200);
-    const approved = await call(d, `/api/tickets/${t.id}/approve`, { auth: false, json: {} });
+    const approved = await call(d, `/api/tickets/${t.id}/approve`, { auth: false, json: { seen: t.history.length } });
     expect(approved.status).toBe(202);
     expect((await d.store.require(t.id)).history.at(-1)?.actor).toBe('operator:local');
     // A page on another host name resolving to 127.0.0.1 (DNS rebinding) must not reach it.
@@ -402,7 +402,8 @@ describe('JSON API: cross-site requests', () => {
   ])('accepts $name', async ({ headers, contentType }) => {
     const d = await startDashboard();
     const t = await parkedTicket(d);
-    const res = await call(d, `/api/tickets/${t.id}/approve`, { method: 'POST', headers: headers as Record<string, string>, ...(contentType ? { contentType } : {}) });
+    // "Get a new draft": an API call that takes an empty body (an approval must name what it approves).
+    const res = await call(d, `/api/tickets/${t.id}/rerun`, { method: 'POST', headers: headers as Record<string, string>, ...(contentType ? { contentType } : {}) });
     expect(res.status).toBe(202);
   });
 });
@@ -451,7 +452,7 @@ describe('JSON API', () => {
   it('approves a parked ticket: 202, state approved by the operator, one send-reply job with its deterministic id', async () => {
     const d = await startDashboard();
     const t = await parkedTicket(d);
-    const res = await call(d, `/api/tickets/${t.id}/approve`, { method: 'POST', contentType: 'application/json' });
+    const res = await call(d, `/api/tickets/${t.id}/approve`, { json: { seen: t.history.length } });
     expect(res.status).toBe(202);
     const approved = await d.store.require(t.id);
     expect(approved.state).toBe('approved');
@@ -466,7 +467,7 @@ describe('JSON API', () => {
     expect(job?.opts.attempts).toBe(d.config.SENDER_ATTEMPTS);
 
     // A second approve (double click, retry after an outage) adds no second job.
-    const again = await call(d, `/api/tickets/${t.id}/approve`, { json: {} });
+    const again = await call(d, `/api/tickets/${t.id}/approve`, { json: { seen: t.history.length } });
     expect(again.status).toBe(202);
     expect(await again.json()).toMatchObject({ alreadyApproved: true, jobId });
     expect(await outboundJobIds(d)).toEqual([jobId]);
@@ -475,13 +476,13 @@ describe('JSON API', () => {
   it('re-approving a ticket whose send is waiting for a retry (SMTP 4xx) adds no second send job', async () => {
     const d = await startDashboard();
     const t = await parkedTicket(d);
-    const res = await call(d, `/api/tickets/${t.id}/approve`, { json: {} });
+    const res = await call(d, `/api/tickets/${t.id}/approve`, { json: { seen: t.history.length } });
     const { jobId } = (await res.json()) as { jobId: string };
     // What the sender does on a 4xx: claim, then give the ticket back to `approved` while BullMQ retries the job.
     await d.store.transition(t.id, { from: ['approved'], to: 'sending', actor: 'sender', note: 'attempt 1' });
     await d.store.transition(t.id, { from: ['sending'], to: 'approved', actor: 'sender', note: 'not accepted, will retry: 451' });
     // A stale form resubmitted, or the API called again: a second job would race the retry and park a sent reply.
-    const again = await call(d, `/api/tickets/${t.id}/approve`, { json: {} });
+    const again = await call(d, `/api/tickets/${t.id}/approve`, { json: { seen: t.history.length } });
     expect(again.status).toBe(202);
     expect(await again.json()).toMatchObject({ alreadyApproved: true, jobId });
     expect(await outboundJobIds(d)).toEqual([jobId]);
@@ -566,10 +567,11 @@ describe('JSON API', () => {
       ['reply of the wrong type', `/api/tickets/${t.id}/approve`, { json: { reply: 42 } }, 400, /reply/],
       ['blank reply', `/api/tickets/${t.id}/approve`, { json: { reply: '  \n ' } }, 400, /empty/],
       ['unknown field', `/api/tickets/${t.id}/approve`, { json: { reply: 'x', send: 'now' } }, 400, /send|Unrecognized/i],
-      ['no draft and no reply', `/api/tickets/${noDraft.id}/approve`, { json: {} }, 400, /no draft/],
+      ['neither reply nor seen', `/api/tickets/${t.id}/approve`, { json: {} }, 400, /reply.*seen/],
+      ['no draft and no reply', `/api/tickets/${noDraft.id}/approve`, { json: { seen: noDraft.history.length } }, 400, /no draft/],
       ['missing reason', `/api/tickets/${t.id}/reject`, { json: {} }, 400, /reason/],
       ['blank reason', `/api/tickets/${t.id}/reject`, { json: { reason: '   ' } }, 400, /reason/],
-      ['unknown ticket', `/api/tickets/${'f'.repeat(64)}/approve`, { json: {} }, 404, /not found/],
+      ['unknown ticket', `/api/tickets/${'f'.repeat(64)}/approve`, { json: { seen: 0 } }, 404, /not found/],
       ['unknown ticket (reject)', `/api/tickets/${'f'.repeat(64)}/reject`, { json: { reason: 'x' } }, 404, /not found/],
       ['malformed id', `/api/tickets/..%2F..%2Fetc/approve`, { json: {} }, 400, /ticket id/],
     ];
@@ -588,7 +590,7 @@ describe('JSON API', () => {
     const d = await startDashboard();
     const t = await parkedTicket(d);
     await d.store.transition(t.id, { to: 'rejected', actor: 'operator:other', patch: { reason: 'duplicate' } });
-    const approve = await call(d, `/api/tickets/${t.id}/approve`, { json: {} });
+    const approve = await call(d, `/api/tickets/${t.id}/approve`, { json: { seen: t.history.length } });
     expect(approve.status).toBe(409);
     expect(await approve.json()).toEqual({ error: expect.stringMatching(/rejected/), state: 'rejected' });
     const reject = await call(d, `/api/tickets/${t.id}/reject`, { json: { reason: 'again' } });
@@ -610,7 +612,7 @@ describe('JSON API', () => {
     for (const [pathname, options] of [
       ['/api/tickets', {}],
       [`/api/tickets/${t.id}`, {}],
-      [`/api/tickets/${t.id}/approve`, { json: {} }],
+      [`/api/tickets/${t.id}/approve`, { json: { seen: t.history.length } }],
     ] as const) {
       const res = await call(d, pathname, options);
       expect(res.status, pathname).toBe(503);
@@ -650,7 +652,7 @@ describe('review page', () => {
     expect(res.status).toBe(200);
     const page = await res.text();
     expect(page).toContain('以前のメールの引用'); // the full text of the stored mail, not only the extracted question
-    expect(page).toMatch(/<textarea id="reply" name="reply" rows="\d+" required autofocus>山田様\n\nパスワードは8文字以上/);
+    expect(page).toMatch(/<textarea id="reply" name="reply" rows="\d+" required autofocus>\n山田様\n\nパスワードは8文字以上/);
     expect(page).toContain('パスワードを忘れた場合のリセット手順を調べる');
     expect(page).toContain('ログイン画面の「パスワードをお忘れですか？」');
     expect(page).toContain('account.md');
@@ -1008,7 +1010,7 @@ describe('metrics', () => {
     const d = await startDashboard();
     const t = await parkedTicket(d);
     await parkedTicket(d);
-    await call(d, `/api/tickets/${t.id}/approve`, { json: {} });
+    await call(d, `/api/tickets/${t.id}/approve`, { json: { seen: t.history.length } });
     await recordAgentRun(redis, d.prefix, { durationMs: 4_200, usage: { calls: 5, promptTokens: 1000, completionTokens: 200 } });
     await recordAgentRun(redis, d.prefix, { durationMs: 750_000, usage: { calls: 7, promptTokens: 1500, completionTokens: 300 } });
     // A run the model server broke off after two answered calls: billed, but not a run of the duration histogram.
@@ -1068,7 +1070,7 @@ describe('outcomes', () => {
     const edited = await parkedTicket(d, { draft: DRAFT, agent: agentResult('q', { answer: DRAFT }) });
     const rejected = await parkedTicket(d);
     const reply = '山田様\n\nパスワードは12文字以上で、英大文字・英小文字・数字・記号を含めてください。\n\nよろしくお願いいたします。';
-    expect((await call(d, `/api/tickets/${asIs.id}/approve`, { json: {} })).status).toBe(202);
+    expect((await call(d, `/api/tickets/${asIs.id}/approve`, { json: { seen: asIs.history.length } })).status).toBe(202);
     expect((await call(d, `/api/tickets/${edited.id}/approve`, { json: { reply } })).status).toBe(202);
     expect((await call(d, `/api/tickets/${rejected.id}/reject`, { json: { reason: 'answered by phone <b>today</b>' } })).status).toBe(200);
     await markSent(d, asIs.id);
