@@ -576,6 +576,8 @@ async function approveOnce(deps: ReviewDeps, request: ApproveRequest, mayRetry: 
   try {
     approved = await deps.store.transition(ticket.id, {
       from: ['parked'],
+      // The draft and the checks above are this read's; a rerun that parked another draft since makes it stale.
+      ifHistoryLength: ticket.history.length,
       to: 'approved',
       actor: operatorActor(request.operator),
       note: reply !== undefined && reply !== ticket.draft ? EDITED_APPROVAL_NOTE : 'approved',
@@ -629,10 +631,12 @@ export async function rejectTicket(
     if (request.seen !== undefined) {
       const current = await deps.store.get(request.ticketId, { agentResult: false });
       if (current && current.history.length !== request.seen) return changedSince(current, request.seen);
-      // The write below is a compare-and-set on the state, and a decision between this read and it changes the state.
     }
+    // A rerun that parked another draft between the read above and this write leaves the state as it was and makes
+    // the history longer: the write is refused on the history the person saw.
     const ticket = await deps.store.transition(request.ticketId, {
       from: ['parked'],
+      ...(request.seen !== undefined ? { ifHistoryLength: request.seen } : {}),
       to: 'rejected',
       actor: operatorActor(request.operator),
       note: reason,

@@ -135,6 +135,12 @@ export interface TransitionRequest {
    * out stale only costs the read it meant to save. Every check is made again on the stored ticket before an error.
    */
   current?: Ticket;
+  /**
+   * Refuse the transition ({@link TicketConflictError}) unless the ticket's history has this many entries, checked
+   * on the version written: a person's decision on the draft they read must not land on a draft a rerun parked in
+   * between, which `from` alone misses (parked → processing → parked ends where it began).
+   */
+  ifHistoryLength?: number;
 }
 
 /** Options of {@link TicketStore.update}. */
@@ -431,6 +437,10 @@ export class TicketStore {
       if (!canTransition(current.state, request.to)) {
         if (assumed) continue;
         throw new IllegalTransitionError(id, current.state, request.to);
+      }
+      if (request.ifHistoryLength !== undefined && current.history.length !== request.ifHistoryLength) {
+        if (assumed) continue;
+        throw new TicketConflictError(id, request.from ?? [current.state], current.state, true);
       }
       const at = this.now().toISOString();
       const entry: HistoryEntry = { at, from: current.state, to: request.to, actor: request.actor };
