@@ -212,9 +212,10 @@ const CHALLENGE_HEADERS = ['x-spamarrest-noauth', 'x-boxtrapper', 'x-bluebottle-
 /**
  * Header fields the checks after the draft read ({@link forgedSenderDetail}, {@link bulkMailDetail}) and the
  * challenge-response check ({@link senderVerificationOf}) read besides those the parser always keeps for the reply
- * decision: the poller and the agent worker parse with them as extra headers.
+ * decision: the poller and the agent worker parse with them as extra headers. `From` shows a sender whose address the
+ * parser left out as none a reply may go to, which is parked rather than ignored ({@link unusableSenderOf}).
  */
-export const REPLY_SIGNAL_HEADERS: readonly string[] = ['authentication-results', 'errors-to', ...CAMPAIGN_HEADERS.map(([name]) => name), ...CHALLENGE_HEADERS];
+export const REPLY_SIGNAL_HEADERS: readonly string[] = ['from', 'authentication-results', 'errors-to', ...CAMPAIGN_HEADERS.map(([name]) => name), ...CHALLENGE_HEADERS];
 
 /** The extra headers to keep when a mail is parsed for its reply signals: {@link REPLY_SIGNAL_HEADERS} and SPAM_HEADER. */
 export function replySignalHeaders(config: Pick<Config, 'SPAM_HEADER'>): string[] {
@@ -1496,7 +1497,10 @@ export function isNoReplyAddress(address: string): boolean {
  *    parked after ({@link ownGroupReviewDetail}) unless the receiving server authenticated it as the group's.
  * 5a. `spam` — the upstream filter's verdict (X-Spam-Flag, X-Spam-Status, X-Spam, MailScanner's SpamCheck, the
  *    configured header, and a score of 5 marks or more in X-Spam-Level or MailScanner's SpamScore).
- * 6. `no-sender` — neither Reply-To nor From holds a usable address.
+ * 6. `no-sender` — neither Reply-To nor From holds an address at all (a From of only a name, or none). An address
+ *    that is there but no reply may go to ({@link unusableSenderOf}: a quoted local part, a route, a domain literal)
+ *    is not ignored for it: the rules below decide, and what they let through the agent worker parks for a person
+ *    ({@link parkBeforeAgentReason}), who sees the mail while nothing is sent to that address automatically.
  * 7. `no-reply-sender` — the address a reply would go to (Reply-To, else From) is a noreply-style mailbox. Reply-To
  *    wins so web forms that send from noreply@ with the customer in Reply-To still get a draft (which the agent
  *    worker parks for a person: a no-reply From naming another Reply-To may as well be a system's notification).
@@ -1544,12 +1548,11 @@ export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDec
   if (spam) return ignore('spam', spam);
 
   const target = mail.replyTo ?? mail.from;
-  if (!target) return ignore('no-sender', 'no usable From or Reply-To address');
-  if (!isUsableAddress(target.address)) {
-    return ignore('no-sender', `${mail.replyTo ? 'Reply-To' : 'From'} is not an address a reply may go to (route or domain literal): ${target.address}`);
-  }
+  // An address no reply may go to (a route, a domain literal, a quoted local part) is still a person's: the rules
+  // below may ignore the mail, else the agent worker parks it (parkBeforeAgentReason). Only no address at all is ignored.
+  if (!target && unusableSenderOf(mail) === undefined) return ignore('no-sender', 'no address in From or Reply-To');
   // A notification that carries a person's message is not dropped: the agent worker parks it (parkBeforeAgentReason).
-  if (isNoReplyAddress(target.address) && personBehindNoReplyReplyTo(mail) === undefined && personInNotificationOf(mail, isOurs) === undefined) {
+  if (target && isNoReplyAddress(target.address) && personBehindNoReplyReplyTo(mail) === undefined && personInNotificationOf(mail, isOurs) === undefined) {
     return ignore('no-reply-sender', `${mail.replyTo ? 'Reply-To' : 'From'}: ${target.address}`);
   }
   const acknowledgement = acknowledgementOf(mail);
@@ -1566,6 +1569,9 @@ export type ParkConfig = MailboxConfig & Partial<Pick<Config, 'PRODUCT_NAME'>>;
 /**
  * Why a mail that {@link decideReply} lets through must wait for a person before the agent runs, or undefined. Mail a
  * reply would reach the wrong party with, or that no one asked us:
+ * - a sender's address no reply may go to ({@link unusableSenderOf}): a route or a domain literal may be abuse to make
+ *   us mail an internal host, and a quoted local part may read as more than one address; first, since no other
+ *   reason matters while a reply has nowhere to go;
  * - a stranger whose display name presents it as our own support: nothing but MAIL_FROM's display name, or the
  *   product name (PRODUCT_NAME) with a support word, and support or team words (「XYZ サポートセンター」), on a domain
  *   not ours; a reply would confirm our mailbox to a phisher ({@link imitationDetail});
@@ -1583,6 +1589,10 @@ export type ParkConfig = MailboxConfig & Partial<Pick<Config, 'PRODUCT_NAME'>>;
  * over the parsed mail.
  */
 export function parkBeforeAgentReason(mail: ClassifiableMail, config: ParkConfig): string | undefined {
+  const unusable = unusableSenderOf(mail);
+  if (unusable) {
+    return `the sender's address ${JSON.stringify(unusable.address)} (${unusable.header}) is not one a reply may go to (${unusable.why}): a person decides`;
+  }
   const mailboxes = ownMailboxesOf(config);
   const imitation = imitationDetail(mail, config);
   if (imitation) return imitation;
@@ -1646,6 +1656,41 @@ function personInNotificationOf(mail: ClassifiableMail, isOurs: (address: string
   const carried = personMessageInNotificationOf(mail);
   const address = carried?.split(' ')[0];
   return carried && !isOurs(address) ? carried : undefined;
+}
+
+/** The address a reply would go to when it is none a reply may go to, the header it is in, and why it is not. */
+interface UnusableSender {
+  address: string;
+  header: 'From' | 'Reply-To';
+  why: string;
+}
+
+// Longer addresses are cut in a park reason: a stranger writes the header.
+const MAX_SHOWN_ADDRESS_CHARS = 200;
+
+/**
+ * The address a reply would go to (Reply-To, else From) when one is written but none a reply may go to
+ * ({@link isUsableAddress}), or undefined. The parser keeps no unusable From, so a mail without one is read for the
+ * From header it keeps for this ({@link REPLY_SIGNAL_HEADERS}); a From of only a name holds no address at all.
+ */
+function unusableSenderOf(mail: ClassifiableMail): UnusableSender | undefined {
+  const described = (header: UnusableSender['header'], address: string): UnusableSender | undefined =>
+    isUsableAddress(address) ? undefined : { header, address: Array.from(address).slice(0, MAX_SHOWN_ADDRESS_CHARS).join(''), why: unusableBecause(address) };
+  if (mail.replyTo) return described('Reply-To', mail.replyTo.address);
+  if (mail.from) return described('From', mail.from.address);
+  const written = parseAddressList(values(mail, 'from')[0])[0];
+  return written ? described('From', written.address) : undefined;
+}
+
+/** Why {@link isUsableAddress} refuses an address, in a reason's words. */
+function unusableBecause(address: string): string {
+  const at = address.lastIndexOf('@');
+  const local = at < 0 ? address : address.slice(0, at);
+  if (at > 0 && address.slice(at + 1).startsWith('[')) return 'a domain literal';
+  if (local.startsWith('"')) return 'a quoted local part';
+  if (/[%!]/.test(local)) return 'a route through another host';
+  if (local.startsWith('.')) return 'a local part starting with a dot';
+  return 'not a plain local@domain address';
 }
 
 /**

@@ -349,10 +349,25 @@ describe('the recipient of a reply', () => {
     ['a percent hack', 'victim%bank.example@customer.example'],
     ['a name and an address in one', 'Taro <a@cust.example>, v1@victim.example'],
     ['no address', ''],
+    // What the reply decision parks for a person (src/mail/classify.ts, unusableSenderOf) stays unsendable after they approve.
+    ['a quoted local part that needs its quotes', '"john smith"@example.com'],
+    ['a local part starting with a dot', '.taro@customer.example'],
+    ['a bang route', 'relay!taro@customer.example'],
   ])('refuses to build a reply to %s', async (_case, to) => {
     const mail = { ...composeReply({ original: originalOf(ticket('Taro')), answer: 'x', from: 'support@support.example', messageId: '<r11@support.example>', automatic: true }), to };
     expect(replyRecipientProblem(mail)).toMatch(/^the reply would not go to exactly one address a reply may go to/);
     await expect(buildReplyMessage(mail)).rejects.toThrow(/would not go to exactly one address/);
+  });
+
+  // A person approving the draft of a parked ticket whose sender's address no reply may go to: the sender parks it again.
+  it.each<[string, Partial<NewTicketInput>]>([
+    ['a Reply-To of a domain literal', { replyTo: 'admin@[10.0.0.1]' }],
+    ['a Reply-To routed through another host', { replyTo: 'support%support.example@relay.example' }],
+    ['a Reply-To of a quoted local part', { replyTo: '"john smith"@example.com' }],
+    ['a From the parser left out (the ticket holds none)', { from: '' }],
+  ])('refuses an approved reply to a ticket with %s', (_case, extra) => {
+    const mail = composeReply({ original: originalOf(ticket('Taro', extra)), answer: 'x', from: 'support@support.example', messageId: '<r16@support.example>', automatic: false });
+    expect(replyRecipientProblem(mail)).toMatch(/^the reply would not go to exactly one address a reply may go to/);
   });
 
   it.each([

@@ -147,7 +147,7 @@ describe('what a sender verification outranks', () => {
     // all the same, for a person may confirm.
     [{ answer: false, reason: 'auto-reply', detail: 'Auto-Submitted: auto-replied' }, true],
     [{ answer: false, reason: 'no-reply-sender', detail: 'From: noreply@guard.example' }, true],
-    [{ answer: false, reason: 'no-sender', detail: 'no usable From or Reply-To address' }, true],
+    [{ answer: false, reason: 'no-sender', detail: 'no address in From or Reply-To' }, true],
     [{ answer: false, reason: 'acknowledgement', detail: 'thanks' }, true],
     // Stronger evidence stands: a bounce marks our reply itself; a list, spam, a loop or our own mail is never held.
     [{ answer: false, reason: 'bounce', detail: 'Content-Type: multipart/report' }, false],

@@ -28,6 +28,13 @@ const words = (question: string): Partial<InboundMail> => ({ question, text: que
 describe('parkBeforeAgentReason', () => {
   it.each<[string, Partial<InboundMail>, RegExp | undefined, Partial<ParkConfig>?]>([
     ["a customer's question", {}, undefined],
+    // 0. A sender's address no reply may go to (a route, a domain literal, a quoted local part): a person decides, first.
+    ['a Reply-To routed through our own domain', { replyTo: person('k.suzuki%support.example@relay.example') }, /^the sender's address "k\.suzuki%support\.example@relay\.example" \(Reply-To\) is not one a reply may go to \(a route through another host\): a person decides$/],
+    ['a Reply-To of a domain literal', { replyTo: person('admin@[10.0.0.1]') }, /^the sender's address "admin@\[10\.0\.0\.1\]" \(Reply-To\) is not one a reply may go to \(a domain literal\): a person decides$/],
+    ['a From of a quoted local part the parser left out', { from: undefined, headers: { from: ['"yamada taro"@customer.example'] } }, /^the sender's address "\\"yamada taro\\"@customer\.example" \(From\) is not one a reply may go to \(a quoted local part\): a person decides$/],
+    ['an unusable From named as our support: the address is named first', { from: undefined, headers: { from: ['XYZ サポートセンター <support@[192.0.2.1]>'] } }, /^the sender's address "support@\[192\.0\.2\.1\]" \(From\)/],
+    ['a usable Reply-To beside an unusable From: the reply goes to Reply-To', { from: undefined, headers: { from: ['taro@[192.0.2.1]'] }, replyTo: person('taro@customer.example') }, undefined],
+    ['a From of only a name', { from: undefined, headers: { from: ['Taro Yamada'] } }, undefined],
     // 1. A workflow tool sending for a person (sample 72): the answer would go nowhere, the question is a person's.
     ["a person's From, a no-reply Reply-To (sample 72)", { replyTo: person('noreply@customer.example') }, /^Reply-To noreply@customer\.example is a no-reply address; the From taro@customer\.example is a person: /],
     ['a no-reply From with a person in Reply-To (a web form): held after the draft, not here', { from: person('noreply@forms.example'), replyTo: person('taro@customer.example') }, undefined],

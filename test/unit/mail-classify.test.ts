@@ -11,6 +11,7 @@ import {
   MAX_REPLY_SIGNALS_CHARS,
   ownGroupReviewDetail,
   ownMailboxesOf,
+  parkBeforeAgentReason,
   REPLY_SIGNAL_HEADERS,
   replySignalsOf,
   type IgnoreReason,
@@ -20,6 +21,7 @@ import { parseInboundMail, type InboundMail } from '../../src/mail/parse.js';
 import { inboundMail } from '../support/inbound-mail.js';
 
 const ctx = { ourAddresses: ['Helpdesk <support@support.example>', 'help@support.example'], loopMarker: 'helpdesk-worker' };
+const parkConfig = { MAIL_FROM: 'Helpdesk <support@support.example>', SUPPORT_ADDRESSES: ['help@support.example'], SUPPORT_GROUP_ADDRESSES: [], AUTHSERV_ID: [] };
 
 /** A human customer mail; rows override headers or addresses. */
 function mailWith(overrides: Partial<InboundMail> = {}): InboundMail {
@@ -135,8 +137,25 @@ describe('decideReply', () => {
     ['no From and no Reply-To', { from: undefined }, 'no-sender'],
     ['From our address, full-width letters (NFKC folds them)', from('ｓｕｐｐｏｒｔ@ｓｕｐｐｏｒｔ.ｅｘａｍｐｌｅ'), 'own-address'],
     ['From our address with a trailing dot on the domain', from('support@support.example.'), 'own-address'],
-    ['Reply-To a percent-hack route through us', { replyTo: { address: 'support%support.example@relay.example', name: '' } }, 'no-sender'],
-    ['Reply-To a domain literal', { replyTo: { address: 'support@[127.0.0.1]', name: '' } }, 'no-sender'],
+    // A present address no reply may go to is no reason to drop a person's question: let through, and parked before the
+    // agent runs (parkBeforeAgentReason), so a person sees it and nothing is sent to it automatically.
+    ['Reply-To a percent-hack route through us', { replyTo: { address: 'support%support.example@relay.example', name: '' } }, 'answer'],
+    ['Reply-To a domain literal', { replyTo: { address: 'support@[127.0.0.1]', name: '' } }, 'answer'],
+    ['Reply-To a quoted local part that needs its quotes', { replyTo: { address: '"john smith"@example.com', name: '' } }, 'answer'],
+    // The parser keeps no unusable From; the From header it keeps for the decision (REPLY_SIGNAL_HEADERS) shows one was written.
+    ['From a quoted local part that needs its quotes, no Reply-To', { from: undefined, headers: { from: ['John <"john smith"@example.com>'] } }, 'answer'],
+    ['From a local part starting with a dot', { from: undefined, headers: { from: ['.taro@customer.example'] } }, 'answer'],
+    ['From a bang route', { from: undefined, headers: { from: ['relay!taro@customer.example'] } }, 'answer'],
+    ['From a domain literal', { from: undefined, headers: { from: ['taro@[192.0.2.1]'] } }, 'answer'],
+    ['a From of only a name: no address at all', { from: undefined, headers: { from: ['John Smith'] } }, 'no-sender'],
+    ['From undisclosed-recipients:;', { from: undefined, headers: { from: ['undisclosed-recipients:;'] } }, 'no-sender'],
+    // What is ignored anyway stays ignored whatever the address.
+    ['an unusable From on a delivery report', { from: undefined, headers: { from: ['"mail system"@[192.0.2.1]'] }, contentType: 'multipart/report' }, 'bounce'],
+    ['an unusable Reply-To on an automatic reply', { replyTo: { address: 'user%host@relay.example', name: '' }, headers: { 'auto-submitted': ['auto-replied'] } }, 'auto-reply'],
+    ['an unusable From on list mail', { from: undefined, headers: { from: ['"list owner"@lists.example'], 'list-id': ['<news.lists.example>'] } }, 'list'],
+    ['an unusable From on spam', { from: undefined, headers: { from: ['user@[192.0.2.1]'], 'x-spam-flag': ['YES'] } }, 'spam'],
+    ['an unusable Reply-To that only thanks', { replyTo: { address: '"john smith"@example.com', name: '' }, inReplyTo: '<our-1@support.example>', question: 'Got it, thanks!', text: 'Got it, thanks!' }, 'acknowledgement'],
+    ['our From with an unusable Reply-To', { from: { address: 'help@support.example', name: '' }, replyTo: { address: 'support@[127.0.0.1]', name: '' } }, 'own-address'],
     ['From noreply2@…', from('noreply2@shop.example'), 'no-reply-sender'],
     ['From noreply0015@…', from('noreply0015@shop.example'), 'no-reply-sender'],
     ['From donotreply@…', from('donotreply@shop.example'), 'no-reply-sender'],
@@ -315,15 +334,42 @@ describe('decideReply', () => {
   });
 
   it.each([
-    ['a percent-hack route', 'support%support.example@relay.example'],
-    ['a domain literal', 'customer@[127.0.0.1]'],
-  ])('ignores a parsed mail whose only Reply-To is %s, instead of answering its From', async (_name, replyTo) => {
+    ['a percent-hack route', 'support%support.example@relay.example', 'a route through another host'],
+    ['a domain literal', 'customer@[127.0.0.1]', 'a domain literal'],
+    ['a quoted local part that needs its quotes', '"john smith"@example.com', 'a quoted local part'],
+  ])('parks a parsed mail whose only Reply-To is %s, instead of answering its From or ignoring it', async (_name, replyTo, why) => {
     const raw = Buffer.from(`From: Customer <taro@customer.example>\r\nReply-To: ${replyTo}\r\nSubject: s\r\n\r\nHow do I export?\r\n`);
-    const decision = decideReply(await parseInboundMail(raw), ctx);
-    expect(decision).toMatchObject({ answer: false, reason: 'no-sender' });
+    const parsed = await parseInboundMail(raw, { extraHeaders: [...REPLY_SIGNAL_HEADERS] });
+    expect(decideReply(parsed, ctx)).toEqual({ answer: true });
+    const reason = `the sender's address ${JSON.stringify(replyTo)} (Reply-To) is not one a reply may go to (${why}): a person decides`;
+    expect(parkBeforeAgentReason(parsed, parkConfig)).toBe(reason);
+    const stored = JSON.parse(JSON.stringify(replySignalsOf(parsed))) as NonNullable<ReturnType<typeof replySignalsOf>>;
+    expect(parkBeforeAgentReason({ ...stored, question: parsed.question }, parkConfig)).toBe(reason);
     // One usable address among them is where the reply goes.
     const mixed = Buffer.from(`From: taro@customer.example\r\nReply-To: ${replyTo}, Taro <taro.home@customer.example>\r\nSubject: s\r\n\r\nHow?\r\n`);
     expect((await parseInboundMail(mixed)).replyTo?.address).toBe('taro.home@customer.example');
+  });
+
+  it.each([
+    ['a quoted local part that needs its quotes', 'Taro <"taro yamada"@customer.example>', '"taro yamada"@customer.example', 'a quoted local part'],
+    ['a local part starting with a dot', '.taro@customer.example', '.taro@customer.example', 'a local part starting with a dot'],
+    ['a percent-hack route', 'taro%customer.example@relay.example', 'taro%customer.example@relay.example', 'a route through another host'],
+    ['a domain literal', 'taro@[192.0.2.1]', 'taro@[192.0.2.1]', 'a domain literal'],
+  ])('parks a parsed mail whose only sender is a From with %s, from the mail and from the signals a ticket records', async (_name, fromLine, address, why) => {
+    const raw = Buffer.from(`From: ${fromLine}\r\nTo: support@support.example\r\nSubject: s\r\n\r\nHow do I export?\r\n`);
+    const parsed = await parseInboundMail(raw, { extraHeaders: [...REPLY_SIGNAL_HEADERS] });
+    const stored = JSON.parse(JSON.stringify(replySignalsOf(parsed))) as NonNullable<ReturnType<typeof replySignalsOf>>;
+    const reason = `the sender's address ${JSON.stringify(address)} (From) is not one a reply may go to (${why}): a person decides`;
+    for (const mail of [parsed, { ...stored, question: parsed.question }]) {
+      expect(decideReply(mail, ctx)).toEqual({ answer: true });
+      expect(parkBeforeAgentReason(mail, parkConfig)).toBe(reason);
+    }
+  });
+
+  it('ignores a parsed mail with no From and no Reply-To, and parks nothing for it', async () => {
+    const parsed = await parseInboundMail(Buffer.from('To: support@support.example\r\nSubject: s\r\n\r\nHow do I export?\r\n'), { extraHeaders: [...REPLY_SIGNAL_HEADERS] });
+    expect(decideReply(parsed, ctx)).toEqual({ answer: false, reason: 'no-sender', detail: 'no address in From or Reply-To' });
+    expect(parkBeforeAgentReason(parsed, parkConfig)).toBeUndefined();
   });
 
   it('replySignalsOf keeps exactly what the decision reads, and nothing when that is too large for a ticket', () => {
