@@ -2,9 +2,10 @@
  * Loads past questions and answers from CSV files (RFC 4180: a header row, then one pair per row; quoted fields may
  * hold commas, doubled quotes and line breaks) and Excel workbooks (.xlsx: each visible sheet read the same way).
  * Spreadsheet exports are accepted as they come: UTF-8 with BOM or Shift_JIS, CRLF, blank lines, and columns in any
- * order when the header names them (`question`/`answer`, `質問`/`回答`, `Q`/`A`…, see {@link qaColumns}); a header
- * that names neither means the first two columns. Fields exported as HTML are read as their text
- * ({@link qaFieldText}).
+ * order when the header names them (`question`/`answer`, `質問`/`回答`, `Q`/`A`, a helpdesk's `お問い合わせ内容`/`対応内容`…,
+ * see {@link qaColumns}); a header that names one means that one and the column of text beside it, one that names
+ * neither the first two columns; a column of only numbers or ids is never read as questions or answers. Fields
+ * exported as HTML are read as their text ({@link qaFieldText}).
  */
 import { readFile } from 'node:fs/promises';
 import { CsvError, parse } from 'csv-parse/sync';
@@ -44,41 +45,156 @@ export interface QaLoadResult {
   skipped: SkippedQaRow[];
 }
 
-/** Header names of the question column, normalised (NFKC, lower case, no spaces). */
-const QUESTION_HEADERS = ['question', 'questions', 'q', 'query', '質問', '質問文', '質問内容', '問い合わせ', '問い合わせ内容', 'お問い合わせ', '問合せ', '問', '問い'];
-/** Header names of the answer column, normalised likewise. */
-const ANSWER_HEADERS = ['answer', 'answers', 'a', 'response', '回答', '回答文', '回答内容', '答え', '答', '解答'];
+/**
+ * Header names of the question column, normalised (NFKC, lower case, no spaces), the likelier first: a header that
+ * has two of them reads the first listed.
+ */
+const QUESTION_HEADERS = [
+  'question', 'questions', 'q', 'query', 'inquiry', 'enquiry',
+  '質問', '質問文', '質問内容', '問い合わせ', '問い合わせ内容', 'お問い合わせ', 'お問い合わせ内容', '問合せ', '問合せ内容', 'お問合せ', 'お問合せ内容',
+  '相談内容', '問', '問い',
+];
+/** Header names of the answer column, normalised likewise: a FAQ's names first, then a helpdesk export's (how a ticket was handled). */
+const ANSWER_HEADERS = [
+  'answer', 'answers', 'a', 'response', 'reply', 'resolution', 'solution',
+  '回答', '回答文', '回答内容', '回答例', '答え', '答', '解答', '返答', '返答内容',
+  '対応内容', '対応', '解決方法', '対処方法', '対処', '処置',
+];
+/** 内容 ("content") heads a helpdesk export's question only beside a named answer: alone it may be either. */
+const CONTENT_HEADERS = ['内容'];
+/**
+ * Headers of the columns around a pair in an export (an id, a category, a person, a date, a link), passed over when
+ * the header names only one of question and answer and the other is looked for.
+ */
+const RECORD_HEADERS = [
+  'id', 'no', 'no.', '#', '番号', 'category', 'カテゴリ', 'カテゴリー', '分類', '担当', '担当者', '対応者', 'date', '日付', '受付日',
+  '作成日', '更新日', '対応日', 'url', 'status', 'ステータス', '状態', 'tags', 'タグ',
+];
 
 function normalizedHeader(cell: string): string {
   return cell.normalize('NFKC').toLowerCase().replace(/\s+/g, '');
 }
 
-/** The column whose header is one of `names`, or carries one of them before a qualifier (`質問（日本語）`, `question_text`). */
-function namedColumn(header: readonly string[], names: readonly string[]): number {
-  const cells = header.map(normalizedHeader);
-  const exact = cells.findIndex((c) => names.includes(c));
-  if (exact >= 0) return exact;
+/** Whether a normalised header cell is `name` followed by a qualifier (`質問（日本語）`, `question_text`). */
+function qualifiedName(cell: string, name: string): boolean {
   // One-letter names only match whole, so `q` does not claim `quantity`.
-  return cells.findIndex((c) => names.some((n) => n.length > 1 && c.startsWith(n) && /^[(（:：_\-\[［]/.test(c.slice(n.length))));
+  return name.length > 1 && cell.startsWith(name) && /^[(（:：_\-\[［]/.test(cell.slice(name.length));
 }
 
-/** Which columns hold the question and the answer; `named` is false when the header names neither (the first two). */
+/** The column headed by one of `names` (the earliest listed name wins), else by one of them with a qualifier; -1 when none. */
+function namedColumn(cells: readonly string[], names: readonly string[]): number {
+  for (const name of names) {
+    const exact = cells.indexOf(name);
+    if (exact >= 0) return exact;
+  }
+  return cells.findIndex((c) => names.some((n) => qualifiedName(c, n)));
+}
+
+/** A number or a date, bare or as a row number (`12`, `001`, `#5`, `No.3`, `2024/01/05`). */
+const NUMBER_SHAPE = /^(?:#|no\.?\s*)?\d+(?:[-_./:]\d+)*$/i;
+/** A number, a date, a ticket id (`T-201`, `INC0012345`) or a UUID. */
+const ID_SHAPE = /^(?:#|no\.?\s*)?(?:\d+|[a-z]{1,8}[-_]\d+|[a-z]{1,8}\d{3,})(?:[-_./:]\d+)*$|^[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i;
+
+/** The column's non-blank values in `rows`. */
+function columnValues(rows: readonly (readonly string[])[], column: number): string[] {
+  return rows.map((record) => (record[column] ?? '').normalize('NFKC').trim()).filter((value) => value !== '');
+}
+
+/** Whether a column holds values and every one has `shape`: no questions or answers to index. */
+function onlyOfShape(values: readonly string[], shape: RegExp): boolean {
+  return values.length > 0 && values.every((value) => shape.test(value));
+}
+
+/** Which columns hold the question and the answer, and which of them the header names. */
 export interface QaColumns {
   question: number;
   answer: number;
-  named: boolean;
+  /** `both`, one of them (the other was looked for), or `none` (the first two columns). */
+  named: 'both' | 'question' | 'answer' | 'none';
 }
 
 /**
- * The question and answer columns of a CSV header: those it names (`question`/`answer`, `質問`/`回答`, `Q`/`A`, in any
- * order, among other columns such as an id or a category), else the first two. A spreadsheet export often starts
- * with an id or a category column; taking the first two columns blindly would index those as the questions.
+ * The column that goes with the one the header names: the nearest with text in it, looking after a question and
+ * before an answer first, and passing over the columns of a record around the pair (an id, a person, a date) and
+ * columns of numbers or ids. The adjacent column when none has text.
  */
-export function qaColumns(header: readonly string[]): QaColumns {
-  const question = namedColumn(header, QUESTION_HEADERS);
-  const answer = namedColumn(header, ANSWER_HEADERS);
-  if (question >= 0 && answer >= 0 && question !== answer) return { question, answer, named: true };
-  return { question: 0, answer: 1, named: false };
+function otherColumn(cells: readonly string[], rows: readonly (readonly string[])[], named: number, ahead: 1 | -1): number {
+  const width = cells.length;
+  const nearest = (step: 1 | -1): number[] => {
+    const found: number[] = [];
+    for (let i = named + step; i >= 0 && i < width; i += step) found.push(i);
+    return found;
+  };
+  const order = [...nearest(ahead), ...nearest(ahead === 1 ? -1 : 1)];
+  const hasText = (i: number): boolean => {
+    const values = columnValues(rows, i);
+    return !RECORD_HEADERS.includes(cells[i] ?? '') && values.length > 0 && !onlyOfShape(values, ID_SHAPE);
+  };
+  return order.find(hasText) ?? order[0] ?? named + 1;
+}
+
+/**
+ * The question and answer columns of a header row: those it names (`question`/`answer`, `質問`/`回答`, `Q`/`A`,
+ * `お問い合わせ内容`/`対応内容`…, in any order, among other columns such as an id or a category); when it names only
+ * one, that one and the nearest column of text beside it (see `rows`, the data rows); else the first two.
+ */
+export function qaColumns(header: readonly string[], rows: readonly (readonly string[])[] = []): QaColumns {
+  const cells = header.map(normalizedHeader);
+  let question = namedColumn(cells, QUESTION_HEADERS);
+  const answer = namedColumn(cells, ANSWER_HEADERS);
+  if (question < 0 && answer >= 0) {
+    const content = cells.flatMap((c, i) => (CONTENT_HEADERS.some((n) => c === n || qualifiedName(c, n)) ? [i] : []));
+    if (content.length === 1) question = content[0]!;
+  }
+  if (question >= 0 && answer >= 0) return { question, answer, named: 'both' };
+  if (question >= 0) return { question, answer: otherColumn(cells, rows, question, 1), named: 'question' };
+  if (answer >= 0) return { question: otherColumn(cells, rows, answer, -1), answer, named: 'answer' };
+  return { question: 0, answer: 1, named: 'none' };
+}
+
+/** A column as a message names it: its header, or its position when the header cell is blank. */
+function columnName(header: readonly string[], column: number): string {
+  return header[column]?.trim() || `#${column + 1}`;
+}
+
+/** The warning for a header of more than two columns that does not name both, saying which columns are read. */
+function columnsWarning(header: readonly string[], columns: QaColumns): string | undefined {
+  if (header.length <= 2) return undefined;
+  const question = columnName(header, columns.question);
+  const answer = columnName(header, columns.answer);
+  switch (columns.named) {
+    case 'both':
+      return undefined;
+    case 'question':
+      return `the header names the question column (${question}) but no answer column (answer, 回答, 対応内容…); reading ${answer} as the answer`;
+    case 'answer':
+      return `the header names the answer column (${answer}) but no question column (question, 質問, 問い合わせ…); reading ${question} as the question`;
+    case 'none':
+      return `the header names no question and answer columns (question/answer, 質問/回答, Q/A); reading the first two columns (${question}, ${answer}) as question and answer`;
+  }
+}
+
+/** A data record as read, or fitted to the header's width by {@link fitToHeader}. */
+interface FittedRecord {
+  record: string[];
+  /** How many fields the row had, when more than the header's columns. */
+  fields?: number;
+  /** Whether those fields were joined back into the last of two columns (else the row is not read). */
+  joined?: boolean;
+}
+
+/**
+ * A CSV record fitted to a header of `width` columns. An ASCII comma typed unquoted in Japanese text splits a field:
+ * with a two-column header the fields after the first are joined back with their commas (the writer's answer); a
+ * wider header leaves no telling which field was split, so `fields` is reported and the row is not read. Empty fields
+ * past the header (a trailing comma) are no text and are dropped.
+ */
+function fitToHeader(record: readonly string[], width: number): FittedRecord {
+  let end = record.length;
+  while (end > width && (record[end - 1] ?? '').trim() === '') end--;
+  if (width < 2 || end <= width) return { record: record.slice(0, end) };
+  if (width === 2) return { record: [record[0] ?? '', record.slice(1, end).join(',')], fields: end, joined: true };
+  return { record: record.slice(0, end), fields: end, joined: false };
 }
 
 /** Tags of the HTML a FAQ tool exports (a help centre's article body); `<テナント ID>` or `a < b` are none of them. */
@@ -118,12 +234,14 @@ export function qaFieldText(raw: string): string {
 
 /**
  * Parses one CSV text into pairs, reading the columns {@link qaColumns} picks from the header (with a warning when a
- * header of more than two columns names neither). Row numbers count data records after the header, including skipped
- * ones, so a pair keeps its id (`${fileName}#${row}`) when a neighbouring row is fixed or emptied. Rows whose
- * question or answer is empty (after trimming) are skipped, each with a warning naming the file and row.
+ * header of more than two columns does not name both). Row numbers count data records after the header, including
+ * skipped ones, so a pair keeps its id (`${fileName}#${row}`) when a neighbouring row is fixed or emptied. Rows whose
+ * question or answer is empty (after trimming) are skipped, each with a warning naming the file and row; a row with
+ * more fields than the header (an unquoted comma) is mended or skipped with a warning ({@link fitToHeader}).
  *
  * @param file path used in messages; its base name is `fileName`.
- * @throws KnowledgeError with the line of the problem when the CSV is malformed (e.g. an unclosed quote).
+ * @throws KnowledgeError with the line of the problem when the CSV is malformed (e.g. an unclosed quote), or naming
+ *   the header when the question or answer column holds only numbers or ids.
  */
 export function parseQaCsv(text: string, fileName: string, options: { file?: string; logger?: Logger } = {}): QaParseResult {
   const file = options.file ?? fileName;
@@ -134,7 +252,7 @@ export function parseQaCsv(text: string, fileName: string, options: { file?: str
       bom: true,
       info: true,
       skip_empty_lines: true,
-      // A short row is reported as a missing answer below and extra columns (notes, tags) are ignored, rather than
+      // A short row is reported as a missing answer below and a long one mended or skipped (fitToHeader), rather than
       // rejecting the whole file.
       relax_column_count: true,
     }) as unknown as { record: string[]; info: { lines: number } }[];
@@ -146,7 +264,7 @@ export function parseQaCsv(text: string, fileName: string, options: { file?: str
     throw new KnowledgeError(`${file}: cannot parse CSV: ${errorMessage(err)}`, file, undefined, { cause: err });
   }
   const rows = records.map(({ record, info }) => ({ record, line: info.lines }));
-  return pairsOfRows(rows, fileName, { where: file, lineName: 'line', logger: options.logger });
+  return pairsOfRows(rows, fileName, { file, where: file, lineName: 'line', csv: true, logger: options.logger });
 }
 
 /**
@@ -170,7 +288,7 @@ export async function readQaWorkbook(
   }
   const result: QaParseResult = { pairs: [], skipped: [] };
   for (const sheet of sheets) {
-    const { pairs, skipped } = pairsOfRows(sheet.records, `${fileName}:${sheet.name}`, { where: `${file} sheet ${sheet.name}`, lineName: 'Excel row', logger: options.logger });
+    const { pairs, skipped } = pairsOfRows(sheet.records, `${fileName}:${sheet.name}`, { file, where: `${file} sheet ${sheet.name}`, lineName: 'Excel row', csv: false, logger: options.logger });
     // Not push(...): a spread of more than ~125,000 items overflows the call stack (a large history export).
     for (const pair of pairs) result.pairs.push(pair);
     for (const skip of skipped) result.skipped.push(skip);
@@ -179,31 +297,69 @@ export async function readQaWorkbook(
 }
 
 /**
- * Pairs of a header row and the data rows after it, reading the columns {@link qaColumns} picks (with a warning when a
- * header of more than two columns names neither). Row numbers count data records after the header, including skipped
- * ones, so a pair keeps its id (`${fileName}#${row}`) when a neighbouring row is fixed or emptied. Rows whose question
- * or answer is empty (after trimming) are skipped, each with a warning naming `where` and the row.
+ * Why the question or the answer column cannot be read, or undefined. A column the header names is refused when it
+ * holds only numbers (a named error-code column, `E-1001`, may be a real question); one taken without a name also
+ * when it holds only ids (`T-201`): a file read so would index ticket numbers as questions, and only its header can
+ * say which columns to read.
  */
-function pairsOfRows(rows: SheetRecord[], fileName: string, options: { where: string; lineName: string; logger?: Logger | undefined }): QaParseResult {
-  const { where, lineName, logger } = options;
+function columnOfIds(header: readonly string[], rows: readonly (readonly string[])[], columns: QaColumns): string | undefined {
+  const roles = [
+    { column: columns.question, role: 'questions', named: columns.named === 'both' || columns.named === 'question' },
+    { column: columns.answer, role: 'answers', named: columns.named === 'both' || columns.named === 'answer' },
+  ];
+  const refused = roles.find(({ column, named }) => onlyOfShape(columnValues(rows, column), named ? NUMBER_SHAPE : ID_SHAPE));
+  if (!refused) return undefined;
+  return `the column ${columnName(header, refused.column)} holds only numbers or ids and would be indexed as the ${refused.role}; the header reads ${header.join(', ')}: head the question column question (or 質問, 問い合わせ, Q) and the answer column answer (or 回答, 対応内容, A), then reindex`;
+}
+
+/** Why a row without a question or an answer is skipped, or undefined when it has both. */
+function emptyFieldReason(question: string, answer: string): string | undefined {
+  if (!question && !answer) return 'empty question and answer';
+  if (!question) return 'empty question';
+  return answer ? undefined : 'empty answer';
+}
+
+/**
+ * Pairs of a header row and the data rows after it, reading the columns {@link qaColumns} picks (with a warning when a
+ * header of more than two columns does not name both). Row numbers count data records after the header, including
+ * skipped ones, so a pair keeps its id (`${fileName}#${row}`) when a neighbouring row is fixed or emptied. Rows whose
+ * question or answer is empty (after trimming) are skipped, each with a warning naming `where` and the row; so are CSV
+ * rows with more fields than the header that cannot be mended ({@link fitToHeader}).
+ *
+ * @throws KnowledgeError when the question or the answer column holds only numbers or ids ({@link columnOfIds}).
+ */
+function pairsOfRows(
+  rows: SheetRecord[],
+  fileName: string,
+  options: { file: string; where: string; lineName: string; csv: boolean; logger?: Logger | undefined },
+): QaParseResult {
+  const { file, where, lineName, logger } = options;
   const pairs: QaPair[] = [];
   const skipped: SkippedQaRow[] = [];
-  const header = rows[0]?.record ?? [];
-  const columns = qaColumns(header);
-  if (!columns.named && header.length > 2) {
-    logger?.warn(
-      { file: where, header },
-      `${where}: the header names no question and answer columns (question/answer, 質問/回答, Q/A); reading the first two columns (${header.slice(0, 2).join(', ')}) as question and answer`,
-    );
-  }
-  for (const [index, { record, line }] of rows.slice(1).entries()) {
-    const row = index + 1;
+  const untrimmed = rows[0]?.record ?? [];
+  let width = untrimmed.length;
+  // An export's header may end in empty cells of formatted but unused columns.
+  while (width > 0 && (untrimmed[width - 1] ?? '').trim() === '') width--;
+  const header = untrimmed.slice(0, width);
+  const data = rows.slice(1).map(({ record, line }, index) => {
+    const fitted: FittedRecord = options.csv ? fitToHeader(record, width) : { record };
+    return { row: index + 1, line, ...fitted };
+  });
+  const readable = data.filter((d) => d.fields === undefined || d.joined).map((d) => d.record);
+  const columns = qaColumns(header, readable);
+  const refusal = columnOfIds(header, readable, columns);
+  if (refusal) throw new KnowledgeError(`${where}: ${refusal}`, file);
+  const warning = columnsWarning(header, columns);
+  if (warning) logger?.warn({ file: where, header }, `${where}: ${warning}`);
+  for (const { row, line, record, fields, joined } of data) {
+    const at = `${where} row ${row} (${lineName} ${line})`;
+    if (joined) logger?.warn({ file: where, row, line }, `${at}: ${fields} fields where the header has 2 (an unquoted comma?); joined the last ones back into ${columnName(header, 1)} with their commas`);
     const question = qaFieldText(record[columns.question] ?? '');
     const answer = qaFieldText(record[columns.answer] ?? '');
-    if (!question || !answer) {
-      const reason = !question && !answer ? 'empty question and answer' : !question ? 'empty question' : 'empty answer';
+    const reason = fields !== undefined && !joined ? `${fields} fields where the header has ${width} (an unquoted comma? quote the field that holds it)` : emptyFieldReason(question, answer);
+    if (reason) {
       skipped.push({ fileName, row, line, reason });
-      logger?.warn({ file: where, row, line }, `${where} row ${row} (${lineName} ${line}): ${reason}; skipped`);
+      logger?.warn({ file: where, row, line }, `${at}: ${reason}; skipped`);
       continue;
     }
     pairs.push({ id: `${fileName}#${row}`, fileName, row, question, answer });

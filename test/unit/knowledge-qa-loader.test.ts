@@ -8,18 +8,114 @@ import type { Logger } from '../../src/logger.js';
 
 type Row = [row: number, question: string, answer: string];
 
+function recordingLogger(): { logger: Logger; warnings: string[] } {
+  const warnings: string[] = [];
+  const logger = { warn: (_: unknown, msg: string) => void warnings.push(msg), debug: () => undefined, info: () => undefined } as unknown as Logger;
+  return { logger, warnings };
+}
+
 describe('parseQaCsv', () => {
-  it('warns, naming the columns it reads, when a wider header names no question and answer', () => {
-    const warnings: string[] = [];
-    const logger = { warn: (_: unknown, msg: string) => void warnings.push(msg), debug: () => undefined, info: () => undefined } as unknown as Logger;
-    parseQaCsv('id,category,text\n1,ログイン,x\n', 'faq.csv', { logger });
-    expect(warnings).toEqual([expect.stringContaining('reading the first two columns (id, category)')]);
-    warnings.length = 0;
-    parseQaCsv('ID,質問,回答\n1,Q1,A1\n', 'faq.csv', { logger });
-    parseQaCsv('x,y\nQ1,A1\n', 'faq.csv', { logger });
-    expect(warnings).toEqual([]);
+  it.each([
+    { csv: 'foo,bar,baz\nQ1,A1,x\n', warning: 'the header names no question and answer columns (question/answer, 質問/回答, Q/A); reading the first two columns (foo, bar) as question and answer' },
+    // A helpdesk export whose answer header is its own: the named question column is used, its neighbour the answer.
+    { csv: 'ID,お問い合わせ内容,メモ欄,担当\n1,Q1,A1,田中\n', warning: 'the header names the question column (お問い合わせ内容) but no answer column (answer, 回答, 対応内容…); reading メモ欄 as the answer' },
+    { csv: 'ID,本文,回答,担当\n1,Q1,A1,田中\n', warning: 'the header names the answer column (回答) but no question column (question, 質問, 問い合わせ…); reading 本文 as the question' },
+    { csv: 'ID,お問い合わせ内容,対応内容,担当\n1,Q1,A1,田中\n', warning: undefined },
+    { csv: 'ID,質問,回答\n1,Q1,A1\n', warning: undefined },
+    { csv: 'x,y\nQ1,A1\n', warning: undefined },
+    { csv: '質問,メモ\nQ1,A1\n', warning: undefined },
+  ])('warns with what it reads when a wider header does not name both columns: $csv', ({ csv, warning }) => {
+    const { logger, warnings } = recordingLogger();
+    const { pairs } = parseQaCsv(csv, 'faq.csv', { file: '/qa/faq.csv', logger });
+    expect(pairs.map((p) => [p.question, p.answer])).toEqual([['Q1', 'A1']]);
+    expect(warnings).toEqual(warning ? [`/qa/faq.csv: ${warning}`] : []);
   });
 
+  // Headers of Japanese helpdesk and ticket-system exports, each between an id column and a person column.
+  it.each([
+    ['お問い合わせ内容', '対応内容'],
+    ['問い合わせ', '対応'],
+    ['質問内容', '返答'],
+    ['相談内容', '返答内容'],
+    ['お問合せ内容', '回答例'],
+    ['質問', '回答内容'],
+    ['問い合わせ内容', '解決方法'],
+    ['質問', '対処方法'],
+    ['質問', '対処'],
+    ['質問', '処置'],
+    ['Inquiry', 'Resolution'],
+    ['Question', 'Response'],
+    ['Question', 'Solution'],
+    ['Question', 'Reply'],
+    // 内容 alone is the question only beside a named answer.
+    ['内容', '対応内容'],
+  ])('reads %s as the question and %s as the answer', (question, answer) => {
+    for (const csv of [`ID,${question},${answer},担当\n1,Q1,A1,田中\n`, `ID,${answer},担当,${question}\n1,A1,田中,Q1\n`]) {
+      const { logger, warnings } = recordingLogger();
+      expect(parseQaCsv(csv, 'faq.csv', { logger }).pairs.map((p) => [p.question, p.answer])).toEqual([['Q1', 'A1']]);
+      expect(warnings).toEqual([]);
+    }
+  });
+
+  it.each([
+    { name: '内容 beside a named question is not the question', csv: '質問,内容,回答\nQ1,x,A1\n', pair: ['Q1', 'A1'] },
+    { name: 'the other column is not a column of ids', csv: 'ID,回答,本文\n1,A1,Q1\n2,A2,Q2\n', pair: ['Q1', 'A1'] },
+    { name: 'a person column after the question is passed over', csv: 'ID,お問い合わせ内容,担当,メモ\n1,Q1,田中,A1\n', pair: ['Q1', 'A1'] },
+    { name: '回答 is preferred over 対応 when both are there', csv: '質問,対応,回答\nQ1,済,A1\n', pair: ['Q1', 'A1'] },
+  ])('finds the other column: $name', ({ csv, pair }) => {
+    expect(parseQaCsv(csv, 'faq.csv').pairs.map((p) => [p.question, p.answer])[0]).toEqual(pair);
+  });
+
+  // README: an export that starts with an id column is not indexed as questions of numbers.
+  it.each([
+    { name: 'an id and a category, no names', csv: 'id,category,text\n1,ログイン,x\n2,請求,y\n', column: 'id' },
+    { name: 'two columns, ids first', csv: 'No,foo\n1,A1\n2,A2\n', column: 'No' },
+    { name: 'ticket numbers', csv: 'チケット,本文,メモ\nT-201,A1,x\nT-202,A2,y\n', column: 'チケット' },
+    { name: 'zero-padded and with a hash', csv: 'x,y\n001,A1\n#2,A2\nNo.3,A3\n', column: 'x' },
+    { name: 'answers that are only numbers', csv: '質問,回答\nQ1,1\nQ2,2\n', column: '回答' },
+    { name: 'dates as questions', csv: '受付日,内容\n2024/01/05,A1\n2024-01-06,A2\n', column: '受付日' },
+  ])('refuses a file whose question or answer column holds only numbers or ids ($name)', ({ csv, column }) => {
+    let error: unknown;
+    try {
+      parseQaCsv(csv, 'export.csv', { file: '/qa/export.csv' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(KnowledgeError);
+    const message = (error as Error).message;
+    expect(message).toContain(`/qa/export.csv: the column ${column} holds only numbers or ids`);
+    expect(message).toContain(`the header reads ${csv.split('\n')[0]!.split(',').join(', ')}`);
+    expect(message).toMatch(/head the question column question \(or 質問, 問い合わせ, Q\) and the answer column answer \(or 回答, 対応内容, A\)/);
+  });
+
+  it.each([
+    { name: 'a number among real questions', csv: '質問,回答\n2024,A1\nQ2,A2\n' },
+    // An error-code FAQ: a column the header names as the question may hold only codes; only numbers are refused there.
+    { name: 'error codes under a header that names them the questions', csv: 'ID,質問,回答\n1,E-1001,認証サーバーに接続できません。\n2,E-1002,パスワードの期限切れです。\n' },
+  ])('reads a file that is no column of ids: $name', ({ csv }) => {
+    expect(parseQaCsv(csv, 'faq.csv').pairs).toHaveLength(2);
+  });
+
+  // A comma typed unquoted in a field (an ASCII comma in Japanese text) splits the row into more fields than the header.
+  it.each([
+    { name: 'a comma in the answer', csv: 'q,a\n打刻を忘れました,アプリの申請から、所属長が承認, 期限は3営業日後\n', pairs: [[1, '打刻を忘れました', 'アプリの申請から、所属長が承認, 期限は3営業日後']] as Row[], skipped: [], warnings: ['/qa/f.csv row 1 (line 2): 3 fields where the header has 2 (an unquoted comma?); joined the last ones back into a with their commas'] },
+    { name: 'several commas', csv: '質問,回答\nQ1,a,b,c\nQ2,A2\n', pairs: [[1, 'Q1', 'a,b,c'], [2, 'Q2', 'A2']] as Row[], skipped: [], warnings: ['/qa/f.csv row 1 (line 2): 4 fields where the header has 2 (an unquoted comma?); joined the last ones back into 回答 with their commas'] },
+    { name: 'a header ending in empty cells', csv: 'q,a,,\nQ1,x, y,,\n', pairs: [[1, 'Q1', 'x, y']] as Row[], skipped: [], warnings: ['/qa/f.csv row 1 (line 2): 3 fields where the header has 2 (an unquoted comma?); joined the last ones back into a with their commas'] },
+    { name: 'a trailing empty field is no comma of the text', csv: 'q,a\nQ1,A1,\n', pairs: [[1, 'Q1', 'A1']] as Row[], skipped: [], warnings: [] },
+    { name: 'a wider header: the row is skipped', csv: 'ID,質問,回答\n1,Q1,A1, more\n2,Q2,A2\n', pairs: [[2, 'Q2', 'A2']] as Row[], skipped: [1], warnings: ['/qa/f.csv row 1 (line 2): 4 fields where the header has 3 (an unquoted comma? quote the field that holds it); skipped'] },
+    { name: 'as wide as the header: extra columns ignored', csv: 'q,a,tags\nQ1,A1,login\n', pairs: [[1, 'Q1', 'A1']] as Row[], skipped: [], warnings: [] },
+  ])('a row with more fields than the header: $name', ({ csv, pairs, skipped, warnings: expected }) => {
+    const { logger, warnings } = recordingLogger();
+    const result = parseQaCsv(csv, 'f.csv', { file: '/qa/f.csv', logger });
+    expect(result.pairs.map((p): Row => [p.row, p.question, p.answer])).toEqual(pairs);
+    expect(result.skipped.map((s) => s.row)).toEqual(skipped);
+    expect(warnings).toEqual(expected);
+  });
+
+  it('counts a row too wide to mend among the skipped, with its line and reason', () => {
+    const { skipped } = parseQaCsv('ID,質問,回答\n1,Q1,A1\n\n2,Q2,A2,x\n', 'f.csv');
+    expect(skipped).toEqual([{ fileName: 'f.csv', row: 2, line: 4, reason: '4 fields where the header has 3 (an unquoted comma? quote the field that holds it)' }]);
+  });
 
   const cases: { name: string; csv: string; pairs: Row[]; skipped?: number[] }[] = [
     { name: 'plain rows', csv: 'question,answer\nQ1,A1\nQ2,A2\n', pairs: [[1, 'Q1', 'A1'], [2, 'Q2', 'A2']] },

@@ -80,6 +80,22 @@ describe('readQaWorkbook', () => {
     expect(warnings).toEqual(['/qa/faq.xlsx sheet FAQ row 1 (Excel row 2): empty answer; skipped', '/qa/faq.xlsx sheet FAQ row 3 (Excel row 5): empty question; skipped']);
   });
 
+  it('refuses a sheet whose question column holds only numbers or ids, naming the sheet and its header', async () => {
+    const data = await workbook([{ name: '履歴', rows: [['No', 'カテゴリ', 'メモ'], [1, 'ログイン', 'x'], [2, '請求', 'y']] }]);
+    const error = await readQaWorkbook(data, 'faq.xlsx', { file: '/qa/faq.xlsx' }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(KnowledgeError);
+    expect((error as Error).message).toMatch(/^\/qa\/faq\.xlsx sheet 履歴: the column No holds only numbers or ids.*the header reads No, カテゴリ, メモ/);
+  });
+
+  it('a cell beyond the header is a note, not a split answer: a sheet has no commas to mend', async () => {
+    const data = await workbook([{ name: 'FAQ', rows: [['質問', '回答'], ['Q1', 'A1', '確認済み']] }]);
+    const { logger, warnings } = recordingLogger();
+    const { pairs, skipped } = await readQaWorkbook(data, 'faq.xlsx', { logger });
+    expect(pairs.map((p) => [p.question, p.answer])).toEqual([['Q1', 'A1']]);
+    expect(skipped).toEqual([]);
+    expect(warnings).toEqual([]);
+  });
+
   it('a file that is not a workbook, or unpacks to too much, is a clear error naming it', async () => {
     const notZip = await readQaWorkbook(Buffer.from('question,answer\nQ,A\n'), 'faq.xlsx', { file: '/qa/faq.xlsx' }).catch((err: unknown) => err);
     expect(notZip).toBeInstanceOf(KnowledgeError);
