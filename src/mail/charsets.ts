@@ -177,6 +177,20 @@ export function textPartCharset(bytes: Buffer, label: string | undefined): strin
   return guess.charset === declared ? undefined : guess.charset;
 }
 
+// The labels of single-byte Latin charsets (and ASCII): what a web system writes on UTF-8 it never converted. Not the
+// Cyrillic, Greek, Hebrew or Arabic ones, nor a multi-byte label, whose text is not second-guessed in a header.
+const SINGLE_BYTE_LATIN_LABEL = /^(?:iso[-_ ]?8859-(?:1|2|3|4|9|10|13|14|15|16)|latin-?(?:[1-9]|10)|l[1-9]|windows-125[02478]|cp125[02478]|us-?ascii|ascii)$/i;
+
+/**
+ * The charset to read an RFC 2047 encoded-word's bytes in instead of its label: 'utf-8' when the label is a single-byte
+ * Latin one ({@link SINGLE_BYTE_LATIN_LABEL}) and {@link textPartCharset} reads the bytes as UTF-8, as it does a text
+ * part's (a PHP system's `=?iso-8859-1?Q?=E3=81=8A…?=`); undefined when the label stands.
+ */
+export function encodedWordCharset(bytes: Buffer, label: string): string | undefined {
+  if (!SINGLE_BYTE_LATIN_LABEL.test(label.trim())) return undefined;
+  return textPartCharset(bytes, label) === 'utf-8' ? 'utf-8' : undefined;
+}
+
 // Accented letters are a small share of a Latin text (French about 4 %, Portuguese or Czech more).
 const MAX_LATIN_ACCENT_SHARE = 0.15;
 

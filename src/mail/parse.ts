@@ -8,10 +8,10 @@ import { convert, type FormatCallback, type HtmlToTextOptions } from 'html-to-te
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { createLogger } from '../logger.js';
 import { isUsableAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
-import { decodeBytes, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
+import { decodeBytes, encodedWordCharset, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
 import { asksOnlyInSubject, isBounce } from './classify.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
-import { onlyGreetings, onlyGreetingsAndIntroduction, unreadableReason } from './unreadable.js';
+import { isZipArchive, onlyGreetings, onlyGreetingsAndIntroduction, unreadableReason } from './unreadable.js';
 import { withoutHiddenElements } from './hidden-html.js';
 import { limitHtmlNesting, MAX_HTML_DEPTH } from './html-nesting.js';
 import { massMailingEvidence } from './mass-mailing.js';
@@ -273,6 +273,8 @@ class Notes {
   invisibleRemoved = 0;
   /** Control characters ({@link removeControls}) removed from the same. */
   controlsRemoved = 0;
+  /** Runs of encoded-words read in another charset than their label ({@link encodedWordCharset}). */
+  encodedWordsRepaired = 0;
   warn(message: string): void {
     if (!this.warnings.includes(message)) this.warnings.push(message);
   }
@@ -352,7 +354,14 @@ function decodeWords(value: string, what: string, notes: Notes): string {
   let pending: { charset: string; bytes: Buffer[]; raw: string } | undefined;
   const flush = (): void => {
     if (!pending) return;
-    const decoded = decodeBytes(Buffer.concat(pending.bytes), pending.charset);
+    const bytes = Buffer.concat(pending.bytes);
+    // UTF-8 labelled Latin-1 is read as UTF-8 here as in the body, or the reply's subject goes out as mojibake.
+    const repaired = encodedWordCharset(bytes, pending.charset);
+    if (repaired) {
+      notes.encodedWordsRepaired += 1;
+      notes.charsetProblem(`${what}: an encoded-word declared as ${pending.charset} was read as ${repaired}, which its bytes are in`);
+    }
+    const decoded = decodeBytes(bytes, repaired ?? pending.charset);
     if (decoded === undefined) {
       notes.charsetProblem(`${what}: unknown charset "${pending.charset}" in an encoded-word`);
       out += pending.raw;
@@ -1008,6 +1017,19 @@ function withoutExternalBanner(lines: string[]): string[] {
 // says, that the mail is confidential and what a recipient it was not meant for does with it.
 const NOTICE_OPENING =
   /^\s*(?:[*【[(]?\s*(?:confidentiality(?: notice| statement| note)?|disclaimer|legal notice|privileged (?:and|&) confidential|機密(?:保持)?(?:情報)?(?:に関する)?(?:注意|ご注意|通知|事項)|免責事項)\s*[*】\])]?\s*[:：]?|this (?:e-?mail|message|communication|transmission)\b|the information (?:contained )?in this (?:e-?mail|message)\b|(?:本|この)(?:電子)?(?:メール|メッセージ)(?:は|には|および|及び|の))/iu;
+// A notice's heading on a line of its own, in the brackets and marks Japanese mail writes it with: 【機密保持に関するお知らせ】,
+// 【機密保持について】, 【ご注意】, ＜機密情報＞, ■機密情報の取り扱いについて, [Confidentiality Notice]. A whole line only:
+// 「機密保持についてのお知らせメールが届きません」 is a customer's sentence. What follows it is still read as a notice must be.
+const NOTICE_HEADING =
+  /^[【［[（(＜<〈《■□◆◇●※*]?[ 　]?(?:(?:機密|秘密|守秘)(?:保持|情報|保持義務)?(?:の取り?扱い?)?(?:に関する|について(?:の)?)?(?:お知らせ|ご案内|お願い|ご注意|注意(?:事項)?|通知|事項)?|ご?注意(?:事項)?|免責(?:事項)?|confidential(?:ity)?(?: notice| statement| note| warning)?|disclaimer|legal notice)[ 　]?[】］\]）)＞>〉》]?[ 　]?[:：]?$/iu;
+// A heading is a few words; a longer line is never one, and is not scanned.
+const MAX_NOTICE_HEADING_CHARS = 40;
+
+/** True when `line` is a notice's heading on a line of its own ({@link NOTICE_HEADING}). */
+function isNoticeHeading(line: string): boolean {
+  const trimmed = line.trim();
+  return trimmed.length <= MAX_NOTICE_HEADING_CHARS && NOTICE_HEADING.test(trimmed);
+}
 const NOTICE_CONFIDENTIAL = /confidential|privileged|機密|秘密|守秘/iu;
 // The impersonal misdelivery wording of the templates, not a bare 誤って/破棄/in error: a customer who sent us a
 // confidential file by mistake writes those words too.
@@ -1032,22 +1054,44 @@ function isImpersonalNotice(notice: string): boolean {
 }
 
 /**
- * Cuts a legal notice (confidentiality, misdelivery; {@link NOTICE_OPENING}) that ends the text, with the separators
- * that framed it, in English as in Japanese. Only below the customer's words, after a separator or when it is a notice
- * of two sentences or more, and only a template's impersonal wording ({@link isImpersonalNotice}): a customer's own
- * sentence about a confidential file sent in error, or a P.S. below the notice, is the request.
+ * Cuts a legal notice (confidentiality, misdelivery; {@link NOTICE_OPENING}) that ends the text, with its heading line
+ * ({@link NOTICE_HEADING}) and the separators that framed it, in English as in Japanese. Only below the customer's
+ * words, after a separator or when it is a notice of two sentences or more, and only a template's impersonal wording
+ * ({@link isImpersonalNotice}): a customer's own sentence about a confidential file sent in error, or a P.S. below the
+ * notice, is the request.
  */
 function stripLegalNotice(lines: string[]): string[] {
+  const isContent = (line: string) => line.trim() !== '' && !SEPARATOR_LINE.test(line);
+  const firstWords = lines.findIndex((line) => hasWords(line) && !SEPARATOR_LINE.test(line));
+  // The content lines from each line to the end. A notice is the text's last few lines: where more follow, nothing is
+  // read, so a text of many heading-like lines costs no more than one of few.
+  const contentFrom = new Array<number>(lines.length + 1).fill(0);
+  for (let i = lines.length - 1; i >= 0; i--) contentFrom[i] = contentFrom[i + 1]! + (isContent(lines[i] ?? '') ? 1 : 0);
   for (let i = 1; i < lines.length; i++) {
-    if (!NOTICE_OPENING.test(lines[i] ?? '')) continue;
-    const above = lines.slice(0, i).filter((line) => line.trim() !== '');
-    if (!above.some((line) => hasWords(line) && !SEPARATOR_LINE.test(line))) continue;
-    const notice = lines.slice(i).filter((line) => line.trim() !== '' && !SEPARATOR_LINE.test(line)).join('\n');
-    if (notice.split('\n').length > MAX_NOTICE_LINES || notice.length > MAX_NOTICE_CHARS || !isImpersonalNotice(notice)) continue;
-    const afterSeparator = SEPARATOR_LINE.test(above[above.length - 1] ?? '');
-    if (afterSeparator || (notice.match(NOTICE_SENTENCE_END)?.length ?? 0) >= 2) return withoutTrailingSeparators(lines.slice(0, i));
+    const line = lines[i] ?? '';
+    if (contentFrom[i]! > MAX_NOTICE_LINES || (!NOTICE_OPENING.test(line) && !isNoticeHeading(line))) continue;
+    // A heading above the notice's first sentence goes with it, however long the notice below it is.
+    const start = noticeHeadingAbove(lines, i);
+    if (firstWords < 0 || firstWords >= start) continue;
+    const notice = lines.slice(i).filter(isContent).join('\n');
+    if (notice.length > MAX_NOTICE_CHARS || !isImpersonalNotice(notice)) continue;
+    const afterSeparator = SEPARATOR_LINE.test(lastNonBlankBefore(lines, start));
+    if (afterSeparator || (notice.match(NOTICE_SENTENCE_END)?.length ?? 0) >= 2) return withoutTrailingSeparators(lines.slice(0, start));
   }
   return lines;
+}
+
+/** The last line above `index` with something on it, or ''. */
+function lastNonBlankBefore(lines: string[], index: number): string {
+  for (let i = index - 1; i >= 0; i--) if ((lines[i] ?? '').trim() !== '') return lines[i]!;
+  return '';
+}
+
+/** The index of a notice heading ({@link NOTICE_HEADING}) right above line `i`, blank lines between; else `i`. */
+function noticeHeadingAbove(lines: string[], i: number): number {
+  let above = i - 1;
+  while (above > 0 && (lines[above] ?? '').trim() === '') above -= 1;
+  return above > 0 && isNoticeHeading(lines[above] ?? '') ? above : i;
 }
 
 // A note written below the history ends in a sentence; a forwarded mail's signature under a separator (a name, a
@@ -1170,9 +1214,23 @@ function hasWords(text: string): boolean {
   return /[\p{L}\p{N}]/u.test(text);
 }
 
+// What a mail client writes in the plain-text alternative of an HTML mail for each image in it: Gmail `[image: name]`
+// (its alt text), Outlook `[cid:image001.png@01DB3F2A.5C1E7E80]`. Marks of a picture, no words of the sender's: a mail of
+// screenshots alone is a mail of attachments, and a question beside one is only its words. Bounded, one line; one
+// space before it goes with it (a run of them would be rescanned from every start).
+const IMAGE_PLACEHOLDER = /[ \t]?\[(?:image:[^\]\n]{0,200}|cid:[^\]\s]{1,200})\]/giu;
+
+/** `lines` without image placeholders ({@link IMAGE_PLACEHOLDER}), and without the lines that held nothing else. */
+function withoutImagePlaceholders(lines: string[]): string[] {
+  return lines.flatMap((line) => {
+    const rest = line.replace(IMAGE_PLACEHOLDER, '');
+    return rest === line ? [line] : rest.trim() === '' ? [] : [rest];
+  });
+}
+
 /** The text of `lines` without quoted lines and signatures, trimmed. */
 function ownWords(history: string[]): string {
-  let lines = history.filter((l) => !QUOTED_LINE.test(l));
+  let lines = withoutImagePlaceholders(history.filter((l) => !QUOTED_LINE.test(l)));
 
   let visible = lines.join('\n');
   if (visible.trim() !== '' && visible.length <= MAX_REPLY_PARSER_CHARS) visible = new EmailReplyParser().parseReply(visible);
@@ -1586,7 +1644,13 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
   if (rawSubject && (rawSubject.bytes.includes(0x1b) || (rawSubject.bytes.some((b) => b >= 0x80) && !isValidUtf8(rawSubject.bytes)))) {
     subject = decodeRawHeader(rawSubject.bytes, headerCharsets, 'subject', notes);
   } else {
-    subject = typeof parsed.subject === 'string' ? parsed.subject : rawSubject ? decodeRawHeader(rawSubject.bytes, headerCharsets, 'subject', notes) : '';
+    // mailparser's reading, unless an encoded-word in it is UTF-8 under a Latin label, which only ours reads as UTF-8.
+    const ownNotes = new Notes();
+    const ours = rawSubject ? decodeRawHeader(rawSubject.bytes, headerCharsets, 'subject', ownNotes) : '';
+    const theirs = typeof parsed.subject === 'string' ? parsed.subject : undefined;
+    const useOurs = ownNotes.encodedWordsRepaired > 0 || theirs === undefined;
+    subject = useOurs ? ours : theirs;
+    if (useOurs) ownNotes.charset.forEach((problem) => notes.charsetProblem(problem));
   }
   // Removed before anything reads it: the reply decision, the question of a mail without a body, the review page.
   subject = visibleLine(subject, notes);
@@ -1697,8 +1761,8 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
   const mail: InboundMail = {
     messageId,
     from: firstUsable(fromList),
-    // A Reply-To with no usable address (a route, a domain literal) is kept as it is, so the reply decision ignores the
-    // mail (no-sender) rather than answer its From, which the sender asked us not to.
+    // A Reply-To with no usable address (a route, a domain literal) is kept as it is, so the reply decision parks the
+    // mail, naming it, rather than answer its From, which the sender asked us not to.
     replyTo: firstUsable(replyToList) ?? replyToList[0],
     to,
     cc,
@@ -1728,6 +1792,8 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
       params: paramsOf(a.headers?.get('content-type')),
       filename: a.filename,
       inline: layoutImage(a.cid, a.size ?? a.content?.length ?? 0, body.html),
+      // A zip's bytes tell whether it is encrypted; they go to this check only, never onto the mail or the ticket.
+      ...(a.content && isZipArchive({ contentType: a.contentType || '', filename: a.filename }) ? { content: a.content } : {}),
     })),
     subject,
     exchangeRecall: headers.some((h) => h.key === 'x-ms-traffictypediagnostic' && /\bEE_MessageRecallEmail\b/i.test(rawText(h.bytes))),

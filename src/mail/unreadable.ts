@@ -27,8 +27,9 @@ export interface MimePartInfo {
    */
   inline?: boolean | undefined;
   /**
-   * The part's decoded bytes, when the caller hands them over: what tells an encrypted archive
-   * ({@link isEncryptedArchive}). Without them the sender's words decide ("パスワードは別途お送りします").
+   * The part's decoded bytes, when the caller hands them over (parse.ts does for a zip only, {@link isZipArchive}):
+   * what tells an encrypted archive ({@link isEncryptedArchive}). Without them, or beside them, the sender's words
+   * tell ("パスワードは別途お送りします").
    */
   content?: Uint8Array | undefined;
 }
@@ -343,6 +344,9 @@ const ARCHIVE_TYPES = new Set([
   'application/x-lzh-compressed',
 ]);
 const ARCHIVE_NAME = /\.(?:zip|7z|rar|lzh)$/i;
+// The zips among them, whose entries' encryption flag {@link isEncryptedArchive} reads.
+const ZIP_TYPES = new Set(['application/zip', 'application/x-zip', 'application/x-zip-compressed']);
+const ZIP_NAME = /\.zip$/i;
 // The sender's word that the password comes in another mail: 「パスワードは別途お送りいたします」, 「パスワードは別メールにて」,
 // 「追ってパスワードをお送りします」, "The password will follow in a separate email". Bounded, on one line.
 const PASSWORD_FOLLOWS =
@@ -412,14 +416,23 @@ function localHeaderFlags(data: Buffer): number[] {
 
 /**
  * The attachments that are encrypted archives, as a reason names them: by their bytes when given
- * ({@link isEncryptedArchive}), else an archive beside the sender's word that its password follows
- * ({@link PASSWORD_FOLLOWS}).
+ * ({@link isEncryptedArchive}), or an archive beside the sender's word that its password follows
+ * ({@link PASSWORD_FOLLOWS}): a zip without the flag may hold files locked one by one (a password-protected workbook).
  */
 function encryptedArchivesOf(parts: readonly MimePartInfo[], ownWords: string): string[] {
   const passwordFollows = PASSWORD_FOLLOWS.test(ownWords);
   return parts
-    .filter((part) => (part.content ? isEncryptedArchive(part.content) : passwordFollows && isArchive(part)))
+    .filter((part) => (part.content !== undefined && isEncryptedArchive(part.content)) || (passwordFollows && isArchive(part)))
     .flatMap((part) => contentAttachments([part]));
+}
+
+/**
+ * True for a zip by its type or its name (an octet-stream `logs.zip`): the part whose bytes a caller hands to
+ * {@link unreadableReason} ({@link MimePartInfo.content}) for {@link isEncryptedArchive} to read. Not an Office file,
+ * though a zip inside: Office does not lock one with the zip flag.
+ */
+export function isZipArchive(part: Pick<MimePartInfo, 'contentType' | 'filename'>): boolean {
+  return ZIP_TYPES.has(part.contentType.toLowerCase()) || ZIP_NAME.test(part.filename ?? '');
 }
 
 function isArchive(part: MimePartInfo): boolean {

@@ -165,6 +165,8 @@ describe('unreadableReason: encrypted archives, password mails, greetings beside
     ['an encrypted zip sent as octet-stream', mixed([zipPart(encryptedZip, 'logs.ZIP', 'application/octet-stream')], ''), 'logs.ZIP is an encrypted archive'],
     ['350 as parsed without the bytes: the words say the password follows', mixed([zipPart(undefined)], PPAP_ZIP_WORDS), 'log_20261124.zip is an encrypted archive'],
     ['the password to follow, in English', mixed([zipPart(undefined, 'logs.zip', 'application/zip')], 'Please find the logs attached. The password will follow in a separate email.'), 'logs.zip is an encrypted archive'],
+    // The bytes add to the words, never overrule them: a zip without the flag may hold files locked one by one.
+    ['a plain zip beside "the password follows"', mixed([zipPart(plainZip)], PPAP_ZIP_WORDS), 'log_20261124.zip is an encrypted archive'],
     ['a plain zip beside a question is read', mixed([zipPart(plainZip)], 'CSVの取り込みでエラーになります。ログを添付しますので原因を教えてください。'), undefined],
     ['"password follows" beside a PDF, no archive, is read', mixed([pdf], '見積書を送付いたします。パスワードは別途お送りいたします。開けない場合はご連絡ください。'), undefined],
     // #5 PPAP: a mail that only delivers the password of an earlier file: nothing to answer, and the password is a secret.
@@ -208,6 +210,10 @@ describe('the audit samples through the parser and the checks before the agent',
     ['a PPAP tool\'s short notice in a reply to ours', rawMail({ from: yamada, subject: 'RE: CSVエクスポートの文字化け', body: 'このメールは自動送信されています。\n添付ファイルの解凍パスワードをお知らせします。\nパスワード: 9vN2-aQ8r-L4tE', reply: true }), /^park .*only delivers the password of an earlier attachment/],
     ['356: a greeting and a name beside a workbook', rawMail({ from: yamada, subject: 'RE: CSVエクスポートの文字化け', body: 'お世話になっております。\n\n山田', reply: true, attachments: [{ type: xlsx.contentType, name: 'data_1124.xlsx', bytes: plainZip }] }), /^park the mail's text is only in its attachment data_1124\.xlsx/],
     ['357: a scanner\'s scan-to-mail', rawMail({ from: 'scanner@customer.co.jp', subject: 'Scan Data from RICOH IM C3000', body: 'スキャンしたデータを送信します。\n\n送信元：RICOH IM C3000\n送信日時：2026/11/24 09:30\nファイル形式：PDF\n', attachments: [{ type: 'application/pdf', name: '20261124093000.pdf', bytes: Buffer.from('%PDF-1.4\n%%EOF\n') }] }), /^park the mail's text is only in its attachment 20261124093000\.pdf/],
+    // #9: the bytes of a zip are handed to the check, so its encryption flag tells without the sender's word.
+    ['an encrypted zip beside words that only send it', rawMail({ from: yamada, subject: 'ログ', body: 'ログを送ります。', attachments: [{ type: 'application/zip', name: 'log.zip', bytes: encryptedZip }] }), /^park the attachment log\.zip is an encrypted archive/],
+    ['an encrypted zip sent as octet-stream, known by its name', rawMail({ from: yamada, subject: 'ログ', body: 'ログを送ります。', attachments: [{ type: 'application/octet-stream', name: 'LOG.ZIP', bytes: encryptedZip }] }), /^park the attachment LOG\.ZIP is an encrypted archive/],
+    ['a plain zip beside the same words is no encrypted archive', rawMail({ from: yamada, subject: 'ログ', body: 'ログを送ります。', attachments: [{ type: 'application/zip', name: 'log.zip', bytes: plainZip }] }), /^(?!.*encrypted archive)/],
     ['a question beside a plain zip is answered', rawMail({ from: yamada, subject: 'CSV取り込みエラー', body: 'CSVの取り込みでエラーになります。ログを添付しますので原因を教えてください。', attachments: [{ type: 'application/zip', name: 'log.zip', bytes: plainZip }] }), /^answer$/],
   ])('%s', async (_what, raw, expected) => {
     expect(await outcomeOf(raw)).toMatch(expected);
