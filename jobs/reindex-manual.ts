@@ -7,7 +7,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Config } from '../src/config.js';
 import { EmptySourceError, parseJobData } from '../src/knowledge/errors.js';
-import { loadManualChunks } from '../src/knowledge/manual-loader.js';
+import { loadManualChunks, type SkippedManualFile } from '../src/knowledge/manual-loader.js';
 import { createLogger, type Logger } from '../src/logger.js';
 import type { ManualSearch, ProgressFn } from '../src/search/types.js';
 
@@ -32,6 +32,8 @@ export interface ReindexManualResult {
   folders?: Record<string, number>;
   /** Folders (`.` for the top) that hold no readable manual file; each was logged as a warning. */
   emptyFolders?: string[];
+  /** Files left out (unreadable, over a budget, a type not read), each with its reason and fix; each was warned about. */
+  skipped?: SkippedManualFile[];
   /** Chunks now in the index. */
   chunks: number;
   /** Wall time of the whole job. */
@@ -50,7 +52,7 @@ export interface ReindexManualContext {
 /**
  * Rebuilds the manual index from the manual directory.
  *
- * @throws TypeError on invalid data, KnowledgeError when a file cannot be read (nothing is replaced),
+ * @throws TypeError on invalid data, KnowledgeError when the directory is missing (a file that cannot be read is skipped),
  *   {@link EmptySourceError} when the directory yields no chunks while the live index has some.
  */
 export async function reindexManual(data: ReindexManualJobData | undefined, ctx: ReindexManualContext): Promise<ReindexManualResult> {
@@ -65,7 +67,7 @@ export async function reindexManual(data: ReindexManualJobData | undefined, ctx:
   }
 
   logger.info({ dir, chunkSize, chunkOverlap, backend: ctx.manual.kind }, 'reindexing manual');
-  const { files, chunks, perFolder, emptyFolders } = await loadManualChunks(dir, { chunkSize, chunkOverlap, logger, onProgress: ctx.onProgress });
+  const { files, chunks, perFolder, emptyFolders, skipped } = await loadManualChunks(dir, { chunkSize, chunkOverlap, logger, onProgress: ctx.onProgress });
   if (chunks.length === 0) {
     const live = await ctx.manual.count();
     if (live > 0) {
@@ -78,6 +80,8 @@ export async function reindexManual(data: ReindexManualJobData | undefined, ctx:
   await ctx.manual.replaceAll(chunks, ctx.onProgress);
 
   const seconds = (performance.now() - started) / 1000;
-  logger.info({ files: files.length, chunks: chunks.length, folders: perFolder, seconds }, 'manual reindexed');
-  return { files: files.length, chunks: chunks.length, folders: perFolder, emptyFolders, seconds };
+  const skippedNames = skipped.map((s) => s.fileName);
+  const skippedNote = skipped.length > 0 ? `; skipped ${skipped.length === 1 ? '1 file' : `${skipped.length} files`}: ${skippedNames.join(', ')}` : '';
+  logger.info({ files: files.length, chunks: chunks.length, folders: perFolder, skipped: skippedNames, seconds }, `manual reindexed${skippedNote}`);
+  return { files: files.length, chunks: chunks.length, folders: perFolder, emptyFolders, skipped, seconds };
 }

@@ -18,7 +18,8 @@ export interface ReindexSummary {
 
 /**
  * The summary, e.g. `reindexed: 12 manual files, 142 chunks, 48 Q&A pairs in 2.3 s`, then, when the manual has
- * subfolders, one line of files per folder, and a warning line per folder without any readable file.
+ * subfolders, one line of files per folder, a warning line per folder without any readable file, and one per
+ * manual file skipped (the first {@link MAX_SKIPPED_LINES}; the log names every one).
  */
 export function formatReindexSummary(summary: ReindexSummary): string {
   const parts: string[] = [];
@@ -35,8 +36,14 @@ export function formatReindexSummary(summary: ReindexSummary): string {
   for (const folder of summary.manual?.emptyFolders ?? []) {
     lines.push(`  warning: no readable manual file in ${folder === '.' ? 'the manual directory' : `${folder}/`}`);
   }
+  const skipped = summary.manual?.skipped ?? [];
+  for (const { fileName, reason } of skipped.slice(0, MAX_SKIPPED_LINES)) lines.push(`  warning: skipped ${fileName}: ${reason}`);
+  if (skipped.length > MAX_SKIPPED_LINES) lines.push(`  warning: ${plural(skipped.length - MAX_SKIPPED_LINES, 'more file')} skipped (named in the log)`);
   return lines.join('\n');
 }
+
+/** Skipped manual files the summary names one per line; a folder of hundreds of .doc files would bury the rest. */
+const MAX_SKIPPED_LINES = 10;
 
 /** A search hit as `search --json` prints it. */
 export interface JsonHit {

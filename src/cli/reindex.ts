@@ -19,7 +19,7 @@ import { Command, Option } from 'commander';
 import { reindexManual, type ReindexManualResult } from '../../jobs/reindex-manual.js';
 import { reindexQa, type ReindexQaResult } from '../../jobs/reindex-qa.js';
 import type { Config } from '../config.js';
-import { MANUAL_EXTENSIONS } from '../knowledge/manual-loader.js';
+import { noReadableManualMessage } from '../knowledge/manual-loader.js';
 import { connectProducer, createWorkerConnection, produce } from '../queues/connection.js';
 import { reindexJob } from '../queues/job-options.js';
 import { QUEUE_NAMES } from '../queues/names.js';
@@ -155,7 +155,7 @@ function warnUnrecorded(logger: Logger, err: unknown): void {
  */
 function failWhenNothingFound(summary: ReindexSummary, config: Config): void {
   if (summary.manual && summary.manual.files === 0) {
-    throw new CliError(`no readable manual file found in ${config.MANUALS_DIR} or its subfolders (${MANUAL_EXTENSIONS.join(', ')})`);
+    throw new CliError(noReadableManualMessage(config.MANUALS_DIR, summary.manual.skipped ?? []));
   }
 }
 

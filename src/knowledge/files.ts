@@ -34,6 +34,17 @@ export interface ListOptions {
    * repository's `node_modules`, a site's navigation files. Skipped like dotfiles, so they count nowhere.
    */
   skip?: ReadonlyMap<string, string>;
+  /**
+   * What a file over {@link MAX_SOURCE_FILE_BYTES} does: `refuse` (default) fails the listing, `skip` leaves it out,
+   * unread, and lists it in {@link SourceListing.refused} so the caller can warn and read the rest.
+   */
+  oversized?: 'refuse' | 'skip';
+}
+
+/** A file left out of a listing before any byte of it was read, with why and what to do. */
+export interface RefusedSource {
+  fileName: string;
+  reason: string;
 }
 
 /** What {@link listSourceFiles} found, for summaries and warnings. */
@@ -46,6 +57,13 @@ export interface SourceListing {
    * it holds files of other kinds that are not {@link SITE_ASSET_EXTENSIONS} (documents in a format not read).
    */
   emptyFolders: string[];
+  /**
+   * Files (relative, `/`-separated) not read for their type that are no {@link SITE_ASSET_EXTENSIONS} either:
+   * documents in a format not read, such as a legacy `.doc`.
+   */
+  unsupported: string[];
+  /** Files over {@link MAX_SOURCE_FILE_BYTES}, with `oversized: 'skip'` only. */
+  refused: RefusedSource[];
 }
 
 /**
@@ -108,10 +126,12 @@ export async function listSources(
     const reason = code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? String(err)})`;
     throw new KnowledgeError(`${what} directory ${reason}: ${abs}`, abs, undefined, { cause: err });
   }
-  const listing: SourceListing = { files: [], perFolder: {}, emptyFolders: [] };
+  const listing: SourceListing = { files: [], perFolder: {}, emptyFolders: [], unsupported: [], refused: [] };
   const rootReal = await realpath(abs);
   await walk(abs, '');
   listing.files.sort((a, b) => byCodePoint(a.fileName, b.fileName));
+  listing.unsupported.sort(byCodePoint);
+  listing.refused.sort((a, b) => byCodePoint(a.fileName, b.fileName));
   return listing;
 
   /** Lists one folder; returns how many readable files its subtree holds, and how many files it did not read. */
@@ -183,7 +203,10 @@ export async function listSources(
       const ext = path.extname(name).toLowerCase();
       if (!extensions.includes(ext)) {
         logger?.debug({ file: filePath }, `skipping ${relName}: not one of ${extensions.join(', ')}`);
-        if (!SITE_ASSET_EXTENSIONS.has(ext)) unread++;
+        if (!SITE_ASSET_EXTENSIONS.has(ext)) {
+          unread++;
+          listing.unsupported.push(relName);
+        }
         continue;
       }
       if (!info.isFile()) {
@@ -202,10 +225,11 @@ export async function listSources(
       }
       // Every reader reads its file whole; a file of gigabytes would exhaust the worker before any error.
       if (info.size > MAX_SOURCE_FILE_BYTES) {
-        throw new KnowledgeError(
-          `${filePath}: ${info.size.toLocaleString('en-US')} bytes, more than the ${MAX_SOURCE_FILE_BYTES.toLocaleString('en-US')} a knowledge file may hold; split it or make it smaller`,
-          filePath,
-        );
+        const reason = `${info.size.toLocaleString('en-US')} bytes, more than the ${MAX_SOURCE_FILE_BYTES.toLocaleString('en-US')} a knowledge file may hold; split it or make it smaller`;
+        if (options.oversized !== 'skip') throw new KnowledgeError(`${filePath}: ${reason}`, filePath);
+        listing.refused.push({ fileName: relName, reason });
+        unread++;
+        continue;
       }
       listing.files.push({ fileName: relName, path: filePath, ext });
       const key = rel || '.';

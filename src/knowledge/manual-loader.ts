@@ -13,13 +13,32 @@ import type { Logger } from '../logger.js';
 import { limitHtmlNesting, MAX_HTML_DEPTH } from '../mail/html-nesting.js';
 import type { ManualChunk, ProgressFn } from '../search/types.js';
 import { errorMessage, KnowledgeError } from './errors.js';
+import { PdfTooLargeError } from './pdf-budget.js';
 import { pdfSections } from './pdf-layout.js';
-import { MAX_UNPACKED_TEXT_BYTES, checkOfficeArchive } from './office-archive.js';
+import { MAX_UNPACKED_TEXT_BYTES, OfficeArchiveTooLargeError, checkOfficeArchive } from './office-archive.js';
 import { SectionCollector, type ManualSection } from './sections.js';
 import { decodeText, listSources, normalizeNewlines, type SourceFile } from './files.js';
 
 /** File types the manual loader reads; anything else in the directory is skipped. */
 export const MANUAL_EXTENSIONS = ['.md', '.markdown', '.mdx', '.txt', '.html', '.htm', '.pdf', '.docx'] as const;
+
+/**
+ * Documents an operator may put beside the manual in a format it is not read from, each with the fix. They are named
+ * in a warning; other files not read (a docs repository's `Makefile`, `LICENSE`) are not, or every nightly reindex
+ * of such a checkout would warn about them.
+ */
+const UNSUPPORTED_DOCUMENTS: ReadonlyMap<string, string> = new Map([
+  ...['.doc', '.docm', '.dot', '.dotx', '.dotm', '.rtf', '.odt', '.pages', '.wpd', '.jtd', '.jtdc'].map((ext) => [ext, 'save it as .docx or PDF'] as const),
+  ...['.xls', '.xlsx', '.xlsm', '.xlsb', '.ods', '.numbers'].map((ext) => [ext, 'save it as PDF (questions and answers belong in QA_DIR as .xlsx or .csv)'] as const),
+  ...['.ppt', '.pptx', '.pptm', '.pps', '.ppsx', '.odp'].map((ext) => [ext, 'save it as PDF'] as const),
+]);
+
+/** A manual file left out of the index, named by its path in the manual tree, with why and what to do. */
+export interface SkippedManualFile {
+  fileName: string;
+  /** Why, then what to do, e.g. `.doc is not read; save it as .docx or PDF`. */
+  reason: string;
+}
 
 /**
  * What a manual folder may hold that is not the manual: the packages of a documentation repository (thousands of
@@ -61,6 +80,31 @@ export interface ManualLoadResult {
   perFolder: Record<string, number>;
   /** Folders (`.` for the top) whose whole subtree holds no readable manual file. */
   emptyFolders: string[];
+  /** Files left out (unreadable, over a budget, or a document type not read), in path order; each was warned about. */
+  skipped: SkippedManualFile[];
+}
+
+/**
+ * The error of a reindex that found no readable manual file: the directory, the types read, and the files skipped
+ * with their reasons, so an operator with a folder of `.doc` files learns which to convert.
+ */
+export function noReadableManualMessage(dir: string, skipped: readonly SkippedManualFile[]): string {
+  const message = `no readable manual file found in ${dir} or its subfolders (${MANUAL_EXTENSIONS.join(', ')})`;
+  return skipped.length === 0 ? message : `${message}; skipped: ${skipped.map((s) => `${s.fileName} (${s.reason})`).join(', ')}`;
+}
+
+/** Why a file could not be read (without its path) and what to do about it. */
+function skipReason(err: unknown, file: SourceFile): string {
+  const full = errorMessage(err);
+  const message = full.startsWith(`${file.path}: `) ? full.slice(file.path.length + 2) : full;
+  const cause = err instanceof Error ? err.cause : undefined;
+  if (cause instanceof PdfTooLargeError || cause instanceof OfficeArchiveTooLargeError) return `${message}; split it into smaller files, or remove it`;
+  // pdf.js says only "No password given".
+  if (cause instanceof Error && cause.name === 'PasswordException') return 'cannot read PDF: it is password-protected; save a copy without a password, or remove it';
+  // A library's own message ends a sentence ("Invalid PDF structure."); the fix follows it after a semicolon.
+  if (/^cannot read (?:PDF|Word document): /.test(message) && !message.includes('; ')) return `${message.replace(/\.$/, '')}; re-export it as PDF or .docx, or remove it`;
+  // Our own refusals (too many pages, not UTF-8 text) already say what to do; anything else gets the generic fix.
+  return err instanceof KnowledgeError ? message : `${message}; fix it or remove it`;
 }
 
 /**
@@ -321,6 +365,14 @@ export function htmlSections(html: string): ManualSection[] {
  * @throws KnowledgeError naming `file` when the bytes are not a readable .docx or unpack to too much.
  */
 export async function wordHtml(data: Buffer, file: string, options: { maxUnpackedBytes?: number } = {}): Promise<string> {
+  // Word saves a password-protected .docx as an OLE compound file (as a Word 97-2003 .doc is), not a zip; the zip
+  // reader's "end of central directory record signature not found" would tell an operator nothing.
+  if (data.subarray(0, OLE_SIGNATURE.length).equals(OLE_SIGNATURE)) {
+    throw new KnowledgeError(
+      `${file}: cannot read Word document: it is password-protected, or a Word 97-2003 .doc under a .docx name; save it as .docx without a password, or remove it`,
+      file,
+    );
+  }
   try {
     await checkOfficeArchive(data, options.maxUnpackedBytes ?? MAX_UNPACKED_TEXT_BYTES);
     const result = await mammoth.convertToHtml({ buffer: data }, { convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })) });
@@ -329,6 +381,8 @@ export async function wordHtml(data: Buffer, file: string, options: { maxUnpacke
     throw new KnowledgeError(`${file}: cannot read Word document: ${errorMessage(err)}`, file, undefined, { cause: err });
   }
 }
+
+const OLE_SIGNATURE = Buffer.from('d0cf11e0a1b11ae1', 'hex');
 
 /** Reads one manual file into sections according to its extension. */
 export async function readManualSections(file: SourceFile, logger?: Logger): Promise<ManualSection[]> {
@@ -377,10 +431,13 @@ export async function chunkSections(
 /**
  * Reads and chunks every manual file in `dir` and its subfolders (sorted by relative path; see
  * {@link listSources} for dotfiles and links). A folder of files none of which can be read is reported with a
- * warning (one of a site's pictures, styles and scripts alone is not).
+ * warning (one of a site's pictures, styles and scripts alone is not). A file that cannot be read (corrupt,
+ * password-protected, over a size or unpacking budget) or a document of a type not read (`.doc`) is skipped with a
+ * warning naming it, the reason and the fix, and listed in `skipped`: one bad file no longer keeps the rest of the
+ * manual out of the index. A file refused by a budget is never handed to its reader.
  *
  * @param onProgress called with stage `read` after each file.
- * @throws KnowledgeError when the directory is missing or a file cannot be read (the message names the file).
+ * @throws KnowledgeError when the directory is missing or not a directory.
  */
 export async function loadManualChunks(
   dir: string,
@@ -388,29 +445,77 @@ export async function loadManualChunks(
 ): Promise<ManualLoadResult> {
   const { logger, onProgress } = options;
   const splitter = createManualSplitter(options);
-  const listing = await listSources(dir, MANUAL_EXTENSIONS, 'manuals', logger, { recursive: true, skip: MANUAL_SKIPPED_NAMES });
+  const listing = await listSources(dir, MANUAL_EXTENSIONS, 'manuals', logger, { recursive: true, skip: MANUAL_SKIPPED_NAMES, oversized: 'skip' });
   const files = listing.files;
-  for (const folder of listing.emptyFolders) {
-    const where = folder === '.' ? dir : `${folder}/ in ${dir}`;
-    logger?.warn({ dir, folder }, `no readable manual file (${MANUAL_EXTENSIONS.join(', ')}) in ${where}`);
+  const skipped: SkippedManualFile[] = [...listing.refused];
+  for (const { fileName, reason } of listing.refused) logger?.warn({ dir, file: fileName }, `skipping ${fileName}: ${reason}`);
+  for (const fileName of listing.unsupported) {
+    const ext = fileName.slice(fileName.lastIndexOf('.')).toLowerCase();
+    const fix = fileName.includes('.') ? UNSUPPORTED_DOCUMENTS.get(ext) : undefined;
+    if (fix === undefined) continue;
+    skipped.push({ fileName, reason: `${ext} is not read; ${fix}` });
+    logger?.warn({ dir, file: fileName }, `skipping ${fileName}: ${ext} is not read (the manual is read from ${MANUAL_EXTENSIONS.join(', ')}); ${fix}`);
   }
   const chunks: ManualChunk[] = [];
+  const read: string[] = [];
   await onProgress?.({ stage: 'read', done: 0, total: files.length });
   for (const [i, file] of files.entries()) {
-    let sections: ManualSection[];
+    let sections: ManualSection[] | undefined;
     try {
       sections = await readManualSections(file, logger);
     } catch (err) {
-      if (err instanceof KnowledgeError) throw err;
-      throw new KnowledgeError(`${file.path}: ${errorMessage(err)}`, file.path, undefined, { cause: err });
+      const reason = skipReason(err, file);
+      skipped.push({ fileName: file.fileName, reason });
+      logger?.warn({ dir, file: file.fileName }, `skipping ${file.fileName}: ${reason}`);
     }
+    await onProgress?.({ stage: 'read', done: i + 1, total: files.length });
+    if (sections === undefined) continue;
+    read.push(file.fileName);
     const fileChunks = await chunkSections(file.fileName, sections, splitter);
     logger?.debug({ file: file.path, sections: sections.length, chunks: fileChunks.length }, `read ${file.fileName}`);
     // Not push(...): a spread of more than ~125,000 items overflows the call stack (one large manual file).
     for (const chunk of fileChunks) chunks.push(chunk);
-    await onProgress?.({ stage: 'read', done: i + 1, total: files.length });
   }
-  return { files: files.map((f) => f.fileName), chunks, perFolder: listing.perFolder, emptyFolders: listing.emptyFolders };
+  skipped.sort((a, b) => (a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0));
+  const emptyFolders = foldersWithoutReadFile(listing.emptyFolders, read, files);
+  for (const folder of emptyFolders) {
+    const where = folder === '.' ? dir : `${folder}/ in ${dir}`;
+    const inFolder = skipped.filter((s) => folder === '.' || s.fileName.startsWith(`${folder}/`)).map((s) => s.fileName);
+    const named = inFolder.length > 0 ? `; skipped: ${inFolder.join(', ')}` : '';
+    logger?.warn({ dir, folder }, `no readable manual file (${MANUAL_EXTENSIONS.join(', ')}) in ${where}${named}`);
+  }
+  return { files: read, chunks, perFolder: perFolderOf(read), emptyFolders, skipped };
+}
+
+/** The folder (`.` for the top) of a path in the manual tree. */
+function folderOf(fileName: string): string {
+  const slash = fileName.lastIndexOf('/');
+  return slash < 0 ? '.' : fileName.slice(0, slash);
+}
+
+/** Files read per folder, for the summary. */
+function perFolderOf(read: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const fileName of read) counts[folderOf(fileName)] = (counts[folderOf(fileName)] ?? 0) + 1;
+  return counts;
+}
+
+/**
+ * The listing's folders without a readable file, plus those whose every listed file turned out unreadable (a folder
+ * of one corrupt PDF holds nothing readable either), sorted, the top first.
+ */
+function foldersWithoutReadFile(listed: readonly string[], read: readonly string[], files: readonly SourceFile[]): string[] {
+  const ancestors = (fileName: string): string[] => {
+    const folders: string[] = [];
+    for (let folder = folderOf(fileName); folder !== '.'; folder = folderOf(folder)) folders.push(folder);
+    return [...folders, '.'];
+  };
+  const holdingRead = new Set(read.flatMap(ancestors));
+  // Every folder on the path of a listed file may hold nothing readable now that some files were skipped.
+  const candidates = new Set([...listed, ...files.flatMap((f) => ancestors(f.fileName))]);
+  if (read.length === 0) candidates.add('.');
+  const empty = [...candidates].filter((folder) => !holdingRead.has(folder));
+  return empty.sort((a, b) => (a === '.' ? -1 : b === '.' ? 1 : a < b ? -1 : a > b ? 1 : 0));
 }
 
 // An ATX heading's opening `#`s and the space after them; the text is read by headingText. One pattern for the whole

@@ -115,17 +115,23 @@ describe('Word manuals (.docx)', () => {
       expect((error as Error).message).toMatch(/^liar\.docx: cannot read Word document: .*word\/document\.xml/);
     });
 
-    it('the whole reindex fails naming the file, as for any unreadable manual', async () => {
+    it('the reindex skips it, naming it, as any unreadable manual file, and reads the rest', async () => {
       await writeFile(path.join(dir, 'bomb.docx'), withDeclaredSize(await wordManual(), 'word/document.xml', 0xfffffff0));
-      const error = await loadManualChunks(dir).catch((err: unknown) => err);
-      expect(error).toBeInstanceOf(KnowledgeError);
-      expect((error as Error).message).toContain(`${path.join(dir, 'bomb.docx')}: cannot read Word document`);
+      await writeFile(path.join(dir, 'guide.md'), '# ログイン\n本文。');
+      const result = await loadManualChunks(dir);
+      expect(result.files).toEqual(['guide.md']);
+      expect(result.skipped).toEqual([
+        { fileName: 'bomb.docx', reason: expect.stringMatching(/^cannot read Word document: .*unpack to more than .*; split it into smaller files, or remove it$/) },
+      ]);
     });
   });
 
-  it('a file that is not a Word document is a clear error naming it', async () => {
+  it('a file that is not a Word document is skipped with a clear reason naming it', async () => {
     await writeFile(path.join(dir, 'broken.docx'), 'not a zip at all');
-    const error = await loadManualChunks(dir).catch((err: unknown) => err);
+    const result = await loadManualChunks(dir);
+    expect(result.files).toEqual([]);
+    expect(result.skipped).toEqual([{ fileName: 'broken.docx', reason: expect.stringMatching(/^cannot read Word document: .+; re-export it as PDF or \.docx, or remove it$/) }]);
+    const error = await wordHtml(Buffer.from('not a zip at all'), path.join(dir, 'broken.docx')).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(KnowledgeError);
     expect((error as Error).message).toContain(`${path.join(dir, 'broken.docx')}: cannot read Word document`);
   });

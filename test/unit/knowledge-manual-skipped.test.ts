@@ -1,0 +1,262 @@
+// One manual file that cannot be read (corrupt, password-protected, over a size or unpacking budget, or of a type
+// not read such as .doc) is skipped with a warning naming it, the reason and what to do; the other files are
+// indexed, and the reindex summary lists what was skipped (newcomer walkthrough 39, items 4 and 7).
+import { mkdir, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { Document, Packer, Paragraph } from 'docx';
+import JSZip from 'jszip';
+import mammoth from 'mammoth';
+import PDFDocument from 'pdfkit';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { reindexManual } from '../../jobs/reindex-manual.js';
+import { formatReindexSummary, type ReindexSummary } from '../../src/cli/format.js';
+import { parseConfig } from '../../src/config.js';
+import { MAX_SOURCE_FILE_BYTES } from '../../src/knowledge/files.js';
+import { MANUAL_EXTENSIONS, loadManualChunks, noReadableManualMessage } from '../../src/knowledge/manual-loader.js';
+import { MAX_UNPACKED_TEXT_BYTES } from '../../src/knowledge/office-archive.js';
+import { MAX_PDF_DECODED_BYTES } from '../../src/knowledge/pdf-budget.js';
+import type { Logger } from '../../src/logger.js';
+import { createSearchBackends } from '../../src/search/factory.js';
+
+// Wrapped, not replaced: the tests assert that a file refused by a budget is never handed to its reader.
+vi.mock('unpdf', async (importOriginal) => {
+  const original = await importOriginal<typeof import('unpdf')>();
+  return { ...original, getDocumentProxy: vi.fn(original.getDocumentProxy) };
+});
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const original = await importOriginal<typeof import('node:fs/promises')>();
+  return { ...original, readFile: vi.fn(original.readFile) };
+});
+const { getDocumentProxy } = await import('unpdf');
+const { readFile } = await import('node:fs/promises');
+
+async function makePdf(lines: string[], options: PDFKit.PDFDocumentOptions = {}): Promise<Buffer> {
+  const doc = new PDFDocument({ info: { CreationDate: new Date('2025-01-01T00:00:00Z') }, ...options });
+  const parts: Buffer[] = [];
+  doc.on('data', (part: Buffer) => parts.push(part));
+  const ended = new Promise<void>((resolve) => doc.on('end', resolve));
+  for (const line of lines) doc.text(line);
+  doc.end();
+  await ended;
+  return Buffer.concat(parts);
+}
+
+/** A one-page PDF whose content stream inflates to `size` bytes of spaces (a decompression bomb). */
+function pdfBomb(size: number): Buffer {
+  const body = deflateSync(Buffer.alloc(size, 0x20), { level: 9 });
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>',
+  ];
+  const parts: Buffer[] = [Buffer.from('%PDF-1.5\n')];
+  for (const [i, o] of objects.entries()) parts.push(Buffer.from(`${i + 1} 0 obj\n${o}\nendobj\n`));
+  parts.push(Buffer.from(`4 0 obj\n<< /Filter /FlateDecode /Length ${body.length} >>\nstream\n`), body, Buffer.from('\nendstream\nendobj\n'));
+  parts.push(Buffer.from('trailer\n<< /Size 5 /Root 1 0 R >>\n%%EOF\n'));
+  return Buffer.concat(parts);
+}
+
+/** A Word document whose main part unpacks to `size` bytes (spaces inside one paragraph). */
+async function docxBomb(size: number): Promise<Buffer> {
+  const zip = await JSZip.loadAsync(await Packer.toBuffer(new Document({ sections: [{ children: [new Paragraph('x')] }] })));
+  const main = await zip.file('word/document.xml')!.async('string');
+  zip.file('word/document.xml', main.replace('<w:t', `${' '.repeat(size)}<w:t`));
+  return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', compressionOptions: { level: 9 } });
+}
+
+function capture(): { logger: Logger; warnings: string[]; infos: { obj: Record<string, unknown>; msg: string }[] } {
+  const warnings: string[] = [];
+  const infos: { obj: Record<string, unknown>; msg: string }[] = [];
+  const logger = {
+    warn: (_: unknown, msg: string) => void warnings.push(msg),
+    info: (obj: Record<string, unknown>, msg: string) => void infos.push({ obj, msg }),
+    debug: () => undefined,
+  } as unknown as Logger;
+  return { logger, warnings, infos };
+}
+
+const REEXPORT = '; re-export it as PDF or .docx, or remove it';
+const SPLIT = '; split it into smaller files, or remove it';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'manual-skipped-'));
+  await writeFile(path.join(dir, 'guide.md'), '# ログイン\nメールアドレスでログインします。');
+  vi.mocked(getDocumentProxy).mockClear();
+  vi.mocked(readFile).mockClear();
+});
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('a manual file that cannot be read is skipped, the others indexed', () => {
+  it.each([
+    { name: 'not a PDF at all', file: 'broken.pdf', bytes: () => Promise.resolve(Buffer.from('just some text, not a PDF')), reason: /^cannot read PDF: Invalid PDF structure; re-export it as PDF or \.docx, or remove it$/ },
+    { name: 'a truncated PDF', file: 'broken.pdf', bytes: async () => (await makePdf(['Hello'])).subarray(0, 200), reason: /^cannot read PDF: .+; re-export it as PDF or \.docx, or remove it$/ },
+    {
+      name: 'a password-protected PDF',
+      file: 'locked.pdf',
+      bytes: () => makePdf(['Secret'], { userPassword: 'pw', ownerPassword: 'owner', pdfVersion: '1.7' }),
+      reason: /^cannot read PDF: it is password-protected; save a copy without a password, or remove it$/,
+    },
+    { name: 'a corrupt Word document', file: 'bad.docx', bytes: () => Promise.resolve(Buffer.from('PK\u0003\u0004 not really a zip')), reason: /^cannot read Word document: .+; re-export it as PDF or \.docx, or remove it$/ },
+    {
+      // Word saves a password-protected .docx as an OLE compound file, not a zip.
+      name: 'a password-protected Word document',
+      file: 'locked.docx',
+      bytes: () => Promise.resolve(Buffer.concat([Buffer.from('d0cf11e0a1b11ae1', 'hex'), Buffer.alloc(600)])),
+      reason: /^cannot read Word document: it is password-protected, or a Word 97-2003 \.doc under a \.docx name; save it as \.docx without a password, or remove it$/,
+    },
+    { name: 'text neither UTF-8 nor Shift_JIS', file: 'notes.txt', bytes: () => Promise.resolve(Buffer.from([0x41, 0xff, 0xfd, 0xff])), reason: /^not valid UTF-8 or Shift_JIS text; save it as UTF-8$/ },
+  ])('$name', async ({ file, bytes, reason }) => {
+    await writeFile(path.join(dir, file), await bytes());
+    const { logger, warnings } = capture();
+    const result = await loadManualChunks(dir, { logger });
+    expect(result.files).toEqual(['guide.md']);
+    expect(result.chunks.map((c) => c.id)).toEqual(['guide.md#1']);
+    expect(result.skipped).toEqual([{ fileName: file, reason: expect.stringMatching(reason) }]);
+    expect(warnings).toEqual([`skipping ${file}: ${result.skipped[0]!.reason}`]);
+  });
+
+  it('a file in a subfolder is named by its path in the tree', async () => {
+    await mkdir(path.join(dir, 'admin'));
+    await writeFile(path.join(dir, 'admin', 'broken.pdf'), 'not a PDF');
+    const { logger, warnings } = capture();
+    const result = await loadManualChunks(dir, { logger });
+    expect(result.skipped.map((s) => s.fileName)).toEqual(['admin/broken.pdf']);
+    // A folder whose only file could not be read holds nothing readable, and is counted as such.
+    expect(result.perFolder).toEqual({ '.': 1 });
+    expect(result.emptyFolders).toEqual(['admin']);
+    expect(warnings).toContain(`no readable manual file (${MANUAL_EXTENSIONS.join(', ')}) in admin/ in ${dir}; skipped: admin/broken.pdf`);
+  });
+});
+
+describe('a file refused by a budget is skipped without being opened', () => {
+  it('a PDF whose streams decode to more than MAX_PDF_DECODED_BYTES never reaches pdf.js', async () => {
+    await writeFile(path.join(dir, 'bomb.pdf'), pdfBomb(MAX_PDF_DECODED_BYTES + 1_000_000));
+    await writeFile(path.join(dir, 'small.pdf'), await makePdf(['Backup runs nightly.']));
+    const { logger, warnings } = capture();
+    const result = await loadManualChunks(dir, { logger });
+    expect(result.files).toEqual(['guide.md', 'small.pdf']);
+    expect(result.skipped).toEqual([{ fileName: 'bomb.pdf', reason: expect.stringMatching(/^cannot read PDF: its streams decode to more than 64 MB .*; split it into smaller files, or remove it$/) }]);
+    expect(result.skipped[0]!.reason.endsWith(SPLIT)).toBe(true);
+    expect(vi.mocked(getDocumentProxy)).toHaveBeenCalledTimes(1);
+    expect(warnings).toEqual([expect.stringMatching(/^skipping bomb\.pdf: /)]);
+  });
+
+  it('a Word document that unpacks to more than MAX_UNPACKED_TEXT_BYTES never reaches mammoth', async () => {
+    const convert = vi.spyOn(mammoth, 'convertToHtml');
+    await writeFile(path.join(dir, 'bomb.docx'), await docxBomb(MAX_UNPACKED_TEXT_BYTES + 1_000_000));
+    const result = await loadManualChunks(dir);
+    expect(result.files).toEqual(['guide.md']);
+    expect(result.skipped).toEqual([{ fileName: 'bomb.docx', reason: expect.stringMatching(/^cannot read Word document: .*unpack to more than 64 MB.*; split it into smaller files, or remove it$/) }]);
+    expect(convert).not.toHaveBeenCalled();
+  });
+
+  it('a file over MAX_SOURCE_FILE_BYTES is never read', async () => {
+    const big = path.join(dir, 'huge.txt');
+    await writeFile(big, '');
+    await truncate(big, MAX_SOURCE_FILE_BYTES + 1);
+    const result = await loadManualChunks(dir);
+    expect(result.files).toEqual(['guide.md']);
+    expect(result.skipped).toEqual([
+      { fileName: 'huge.txt', reason: `${(MAX_SOURCE_FILE_BYTES + 1).toLocaleString('en-US')} bytes, more than the ${MAX_SOURCE_FILE_BYTES.toLocaleString('en-US')} a knowledge file may hold; split it or make it smaller` },
+    ]);
+    expect(vi.mocked(readFile).mock.calls.map(([file]) => String(file))).not.toContain(big);
+  });
+});
+
+describe('a document of a type not read is named, with the fix', () => {
+  it.each([
+    { file: 'notes.doc', fix: 'save it as .docx or PDF' },
+    { file: 'OLD.DOC', fix: 'save it as .docx or PDF' },
+    { file: 'memo.rtf', fix: 'save it as .docx or PDF' },
+    { file: 'guide.pages', fix: 'save it as .docx or PDF' },
+    { file: 'prices.xls', fix: 'save it as PDF (questions and answers belong in QA_DIR as .xlsx or .csv)' },
+    { file: 'slides.ppt', fix: 'save it as PDF' },
+    { file: 'slides.pptx', fix: 'save it as PDF' },
+  ])('$file', async ({ file, fix }) => {
+    await writeFile(path.join(dir, file), 'legacy bytes');
+    const { logger, warnings } = capture();
+    const result = await loadManualChunks(dir, { logger });
+    const ext = path.extname(file).toLowerCase();
+    expect(result.files).toEqual(['guide.md']);
+    expect(result.skipped).toEqual([{ fileName: file, reason: `${ext} is not read; ${fix}` }]);
+    expect(warnings).toEqual([`skipping ${file}: ${ext} is not read (the manual is read from ${MANUAL_EXTENSIONS.join(', ')}); ${fix}`]);
+  });
+
+  it("a site's pictures, styles and scripts are not warned about", async () => {
+    for (const name of ['logo.png', 'site.css', 'app.js', 'config.yml']) await writeFile(path.join(dir, name), 'x');
+    const { logger, warnings } = capture();
+    const result = await loadManualChunks(dir, { logger });
+    expect(result.skipped).toEqual([]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('a folder of only .doc files: the no-readable-file message names them and the fix', async () => {
+    await rm(path.join(dir, 'guide.md'));
+    await writeFile(path.join(dir, 'manual.doc'), 'legacy');
+    await writeFile(path.join(dir, 'broken.pdf'), 'not a PDF');
+    const { logger, warnings } = capture();
+    const result = await loadManualChunks(dir, { logger });
+    expect(result.files).toEqual([]);
+    expect(result.emptyFolders).toEqual(['.']);
+    expect(result.skipped.map((s) => s.fileName)).toEqual(['broken.pdf', 'manual.doc']);
+    const message = noReadableManualMessage(dir, result.skipped);
+    expect(message).toBe(
+      `no readable manual file found in ${dir} or its subfolders (${MANUAL_EXTENSIONS.join(', ')}); skipped: broken.pdf (${result.skipped[0]!.reason}), manual.doc (.doc is not read; save it as .docx or PDF)`,
+    );
+    expect(warnings).toContain(`no readable manual file (${MANUAL_EXTENSIONS.join(', ')}) in ${dir}; skipped: broken.pdf, manual.doc`);
+  });
+
+  it('without skipped files the message is the one of before', () => {
+    expect(noReadableManualMessage('/m', [])).toBe(`no readable manual file found in /m or its subfolders (${MANUAL_EXTENSIONS.join(', ')})`);
+  });
+});
+
+describe('the reindex summary lists the skipped files', () => {
+  it('the job indexes the rest and logs and returns what it skipped', async () => {
+    await writeFile(path.join(dir, 'broken.pdf'), 'not a PDF');
+    await writeFile(path.join(dir, 'notes.doc'), 'legacy');
+    const config = parseConfig({ DATA_DIR: path.join(dir, '.data'), MANUALS_DIR: dir, EMBEDDINGS_PROVIDER: 'local', EMBEDDING_DIMENSIONS: '256', LOG_LEVEL: 'silent' });
+    const backends = createSearchBackends(config);
+    try {
+      const { logger, infos } = capture();
+      const result = await reindexManual({}, { config, manual: backends.manual, logger });
+      expect(result).toMatchObject({ files: 1, chunks: 1 });
+      expect(result.skipped?.map((s) => s.fileName)).toEqual(['broken.pdf', 'notes.doc']);
+      expect(await backends.manual.count()).toBe(1);
+      const done = infos.find((i) => i.msg.startsWith('manual reindexed'));
+      expect(done?.obj.skipped).toEqual(['broken.pdf', 'notes.doc']);
+      expect(done?.msg).toBe('manual reindexed; skipped 2 files: broken.pdf, notes.doc');
+    } finally {
+      await backends.manual.close?.();
+      await backends.qa.close?.();
+    }
+  });
+
+  const skipped = (n: number): { fileName: string; reason: string }[] =>
+    Array.from({ length: n }, (_, i) => ({ fileName: `old-${String(i + 1).padStart(2, '0')}.doc`, reason: '.doc is not read; save it as .docx or PDF' }));
+  it.each([
+    {
+      name: 'one unreadable file',
+      manual: { files: 3, chunks: 9, skipped: [{ fileName: 'broken.pdf', reason: `cannot read PDF: Invalid PDF structure${REEXPORT}` }] },
+      text: `reindexed: 3 manual files, 9 chunks in 1.0 s\n  warning: skipped broken.pdf: cannot read PDF: Invalid PDF structure${REEXPORT}`,
+    },
+    {
+      name: 'more than ten: the rest counted',
+      manual: { files: 1, chunks: 2, skipped: skipped(12) },
+      text: [
+        'reindexed: 1 manual file, 2 chunks in 1.0 s',
+        ...skipped(10).map((s) => `  warning: skipped ${s.fileName}: ${s.reason}`),
+        '  warning: 2 more files skipped (named in the log)',
+      ].join('\n'),
+    },
+    { name: 'none', manual: { files: 1, chunks: 2, skipped: [] }, text: 'reindexed: 1 manual file, 2 chunks in 1.0 s' },
+  ])('CLI summary: $name', ({ manual, text }) => {
+    expect(formatReindexSummary({ manual: { ...manual, seconds: 1 }, seconds: 1 } as ReindexSummary)).toBe(text);
+  });
+});
