@@ -75,6 +75,21 @@ export function apiKeyHint(status: number | undefined): string {
   return status === 401 || status === 403 ? ' — check OPENAI_API_KEY' : '';
 }
 
+/** What to ask an admin whose base URL lacks the API's version (see {@link baseUrlHint}). */
+export const BASE_URL_V1_HINT = 'does OPENAI_BASE_URL end in /v1? (Ollama: http://host:11434/v1, vLLM: http://host:8000/v1)';
+
+/**
+ * What to add to a 404 of a server whose OPENAI_BASE_URL names no API version (`http://host:11434`, `…/api`): the SDK
+ * appends `/models` and `/chat/completions` to it, so every request misses the server's routes, and its "no route GET
+ * /models" or "page not found" names neither the setting nor the fix. A path with a version anywhere (`/v1`,
+ * Gemini's `/v1beta/openai`) is taken as meant; so is OpenAI's own URL (no OPENAI_BASE_URL).
+ */
+export function baseUrlHint(status: number | undefined, config: Partial<Pick<Config, 'OPENAI_BASE_URL'>>): string {
+  if (status !== 404 || !config.OPENAI_BASE_URL || !URL.canParse(config.OPENAI_BASE_URL)) return '';
+  const segments = new URL(config.OPENAI_BASE_URL).pathname.split('/');
+  return segments.some((segment) => /^v\d/i.test(segment)) ? '' : `; ${BASE_URL_V1_HINT}`;
+}
+
 /**
  * What else works when OpenAI's own server (no OPENAI_BASE_URL) cannot be reached, e.g. on a machine without that
  * access: a server of one's own, or indexing without an embedding model.
@@ -99,7 +114,7 @@ export function apiKeyProblem(config: Pick<Config, 'OPENAI_API_KEY' | 'OPENAI_BA
 /**
  * One line saying that the model server cannot be used at all, when `err` (or an error it wraps) says so: no
  * connection, or an answer that no request gets past (401 or 403: the key, which the line then names; 404: the model
- * or the URL; 429: quota or rate; 5xx). Undefined for a refusal of one request (400, 422: its content) and for
+ * or the URL, whose missing `/v1` the line then asks about; 429: quota or rate; 5xx). Undefined for a refusal of one request (400, 422: its content) and for
  * errors not from the server.
  */
 export function modelServerFailure(err: unknown, config: Pick<Config, 'OPENAI_BASE_URL'>): string | undefined {
@@ -109,7 +124,7 @@ export function modelServerFailure(err: unknown, config: Pick<Config, 'OPENAI_BA
       return `cannot reach ${llmServerUrl(config)}: ${e.message}${detail}`;
     }
     if (e instanceof APIError && typeof e.status === 'number' && (SERVER_WIDE_STATUSES.includes(e.status) || e.status >= 500)) {
-      return `${llmServerUrl(config)} answered ${e.status}: ${e.message}${apiKeyHint(e.status)}`;
+      return `${llmServerUrl(config)} answered ${e.status}: ${e.message}${apiKeyHint(e.status)}${baseUrlHint(e.status, config)}`;
     }
   }
   return undefined;

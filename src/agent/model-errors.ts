@@ -8,7 +8,7 @@
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { PLACEHOLDER_API_KEY, type Config } from '../config.js';
-import { causes, llmServerUrl } from '../openai.js';
+import { baseUrlHint, causes, llmServerUrl } from '../openai.js';
 import { maskedJsonValue, withoutApiKey } from '../openai-fetch.js';
 
 /** The settings that name the model server; the key only to keep it out of what is shown. */
@@ -147,7 +147,7 @@ function describe(err: unknown, settings: ModelServerSettings): ModelFailure | u
     if (e.status === 401 || e.status === 403) return { what: `${server} refused the API key (${e.message})`, then: 'once OPENAI_API_KEY is right' };
     if (e.status === 404) {
       const model = settings.OPENAI_MODEL ? `the model "${settings.OPENAI_MODEL}"` : 'the model';
-      return { what: `${server} does not serve ${model} (OPENAI_MODEL), or the URL is wrong (${e.message})`, then: 'once OPENAI_MODEL names a model it serves' };
+      return { what: `${server} does not serve ${model} (OPENAI_MODEL), or the URL is wrong (${e.message})${baseUrlHint(e.status, settings)}`, then: 'once OPENAI_MODEL names a model it serves' };
     }
     if (e.status === 429) return { what: `${server} refused more requests: rate limit or quota (${e.message})`, then: "once the account's quota or rate limit allows" };
     if (e.status >= 500) return { what: `${server} failed (${e.message})`, then: 'once it answers' };

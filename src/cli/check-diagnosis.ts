@@ -6,9 +6,26 @@
  */
 import { isIP } from 'node:net';
 import tls from 'node:tls';
+import type { CheckOutcome } from './check.js';
 import { terminalSafe } from './format.js';
 
 export { appPasswordHint, gotNoGreeting, mailConnectionProblem, type MailServerSetting } from '../mail/connection-problem.js';
+
+const CHECK_MARKS: Record<CheckOutcome['status'], string> = { ok: '✓', failed: '✗', warning: '!', skipped: '-' };
+
+/** `text` on one line for a terminal: servers end their messages with a newline or spread them over several. */
+function shownOnOneLine(text: string): string {
+  return terminalSafe(text).replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * One check as `npm run check` prints it: mark, what, where, and what is wrong, on one line whatever a server's
+ * message holds (a 401's trailing newline split the model server's line in two), with no control character of it.
+ */
+export function checkLine(outcome: CheckOutcome): string {
+  const detail = outcome.detail ? shownOnOneLine(outcome.detail) : '';
+  return `${CHECK_MARKS[outcome.status]} ${outcome.what}: ${shownOnOneLine(outcome.where)}${detail ? ` — ${detail}` : ''}`;
+}
 
 /** Most mailbox names listed beside a missing one. */
 const LISTED_MAILBOXES = 10;

@@ -1,6 +1,7 @@
 /**
  * `npm run check`: reads the configuration as the roles do and reaches each server they need once — Redis, the
- * IMAP mailbox, the SMTP server, the model server, the search indexes — reads the Authentication-Results on top of
+ * IMAP mailbox, the SMTP server, the model server, the search indexes (compared with the last recorded build as the
+ * agent worker compares them: src/cli/check-indexes.ts) — reads the Authentication-Results on top of
  * the mailbox's latest mails against AUTHSERV_ID, reads PROMPTS_FILE as the agent does (src/cli/check-prompts.ts), and
  * checks that the dashboard would start, then prints one line per check and exits 1 when any failed. What an admin runs after filling in `.env`, instead
  * of starting every role and reading logs. Nothing is changed anywhere: no mail is sent or marked, no index written,
@@ -18,12 +19,13 @@ import { connectForSentCopy } from '../mail/sent-copy.js';
 import { classifySmtpError, createSmtpTransport, describeSmtp } from '../mail/smtp-transport.js';
 import { describeImapFailure, type ConnectPhase } from '../runtime/poller.js';
 import { failureLine } from '../runtime/role-status.js';
-import { createSearchBackends } from '../search/factory.js';
 import { resolveAuth, type DashboardAuth } from '../server/auth.js';
 import { RECENT_MAILS, senderAuthenticationOutcome, senderAuthenticationUnread } from './check-authentication.js';
+import { checkIndexes } from './check-indexes.js';
 import { promptsFileOutcome } from './check-prompts.js';
 import {
   appPasswordHint,
+  checkLine,
   evictionPolicyProblem,
   gotNoGreeting,
   mailConnectionProblem,
@@ -32,7 +34,7 @@ import {
   speaksTlsAtOnce,
   type MailServerSetting,
 } from './check-diagnosis.js';
-import { closeAll, describeError, noIndexMessage, runCommand } from './common.js';
+import { describeError, runCommand } from './common.js';
 
 /** How long one server may take to answer before its check fails. */
 const CHECK_TIMEOUT_MS = 15_000;
@@ -317,26 +319,6 @@ async function checkDashboard(config: Config): Promise<CheckOutcome> {
   return { what: 'Dashboard', where, status: 'ok', detail: login };
 }
 
-async function checkSearch(config: Config): Promise<CheckOutcome[]> {
-  const backends = createSearchBackends(config);
-  const one = async (what: string, where: string, count: () => Promise<number>, name: 'manual' | 'Q&A'): Promise<CheckOutcome> => {
-    try {
-      const n = await withTimeout(count(), where);
-      return n > 0 ? { what, where, status: 'ok', detail: `${n} entries` } : { what, where, status: 'warning', detail: noIndexMessage(name) };
-    } catch (err) {
-      return { what, where, status: 'failed', detail: oneLine(err) };
-    }
-  };
-  try {
-    return await Promise.all([
-      one('Manual search', config.MEILI_HOST ? `Meilisearch ${config.MEILI_HOST} ${config.MEILI_INDEX}` : `embedded, ${config.DATA_DIR}`, () => backends.manual.count(), 'manual'),
-      one('Q&A search', config.QDRANT_URL ? `Qdrant ${config.QDRANT_URL} ${config.QDRANT_COLLECTION}` : `embedded, ${config.DATA_DIR}`, () => backends.qa.count(), 'Q&A'),
-    ]);
-  } finally {
-    await closeAll(backends.manual, backends.qa);
-  }
-}
-
 /**
  * A warning when only one of SUPPORT_GROUP_ADDRESSES and AUTHSERV_ID is set: a mail is our group's only with both
  * (src/mail/classify.ts), so until then every mail through the group is parked for a person, which the admin would
@@ -377,7 +359,7 @@ export async function runChecks(config: Config): Promise<CheckOutcome[]> {
     checkImap(config, token),
     checkSmtp(config, token),
     checkModelServer(config),
-    checkSearch(config),
+    checkIndexes(config),
     checkDashboard(config),
   ]);
   const ownGroup = checkOwnGroup(config);
@@ -396,11 +378,9 @@ export async function runChecks(config: Config): Promise<CheckOutcome[]> {
   ];
 }
 
-const MARK: Record<CheckOutcome['status'], string> = { ok: '✓', failed: '✗', warning: '!', skipped: '-' };
-
-/** One line per check: mark, what, where, and what is wrong. */
+/** One line per check ({@link checkLine}). */
 export function formatChecks(outcomes: readonly CheckOutcome[]): string {
-  return outcomes.map((o) => `${MARK[o.status]} ${o.what}: ${o.where}${o.detail ? ` — ${o.detail}` : ''}`).join('\n');
+  return outcomes.map(checkLine).join('\n');
 }
 
 const program = new Command('check')

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { APIConnectionError, APIError } from 'openai';
 import { maskedServerUrl, withoutSecrets } from '../agent/model-errors.js';
-import { apiKeyHint, apiKeyProblem, causes, llmServerUrl, OWN_SERVER_HINT } from '../openai.js';
+import { apiKeyHint, apiKeyProblem, baseUrlHint, causes, llmServerUrl, OWN_SERVER_HINT } from '../openai.js';
 import { loadConfigOrExit, type Config, type VariableGroup } from '../config.js';
 import { EmptySourceError, KnowledgeError } from '../knowledge/errors.js';
 import { RedisUnavailableError } from '../queues/connection.js';
@@ -129,7 +129,7 @@ export function describeError(err: unknown, config?: Pick<Config, 'OPENAI_BASE_U
       return withoutSecrets(`cannot reach the LLM server at ${shownServerUrl(config)}: ${e.message}${detail}${hint}`, config ?? {});
     }
     if (e instanceof APIError && e.status !== undefined) {
-      return withoutSecrets(`the LLM server at ${shownServerUrl(config)} answered ${e.status}: ${e.message}${apiKeyHint(e.status)}`, config ?? {});
+      return withoutSecrets(`the LLM server at ${shownServerUrl(config)} answered ${e.status}: ${e.message}${apiKeyHint(e.status)}${config ? baseUrlHint(e.status, config) : ''}`, config ?? {});
     }
   }
   if (err instanceof CliError || err instanceof KnowledgeError || err instanceof EmptySourceError) return err.message;

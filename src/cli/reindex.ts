@@ -11,7 +11,7 @@
  * Either way each build is recorded in Redis (`src/search/index-builds.ts`) as the one agent workers must serve: with
  * the embedded engines a local rebuild is how a machine's agent worker becomes current again after a rebuild
  * elsewhere. Redis is not needed for the rebuild itself; when it cannot be reached the build is not recorded, and
- * the command warns.
+ * the command exits 1 after the rebuild: an agent worker serving the new index takes no tickets until it is recorded.
  */
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import { QueueEvents, type Job } from 'bullmq';
@@ -28,7 +28,6 @@ import { closeAll as closeQueues, createQueues } from '../queues/registry.js';
 import { createSearchBackends } from '../search/factory.js';
 import { recordBuild, type IndexName } from '../search/index-builds.js';
 import type { ManualSearch, QaSearch } from '../search/types.js';
-import type { Logger } from '../logger.js';
 import type { Redis } from 'ioredis';
 import { CliError, closeAll, runCommand, type CliContext } from './common.js';
 import { formatReindexSummary, type ReindexSummary } from './format.js';
@@ -87,7 +86,8 @@ async function reindexHere({ config, logger, print }: CliContext, opts: ReindexO
   const redis = server ? await connect() : undefined;
   // Connected while the rebuild runs, and waited for only when a build is to be recorded.
   const recorder: Promise<Redis | Error> = redis ? Promise.resolve(redis) : connect().catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
-  let warned = false;
+  // Why the first build could not be recorded: the command fails with it once the rebuild is done.
+  let unrecorded: unknown;
   const locked = async <T>(server: boolean, kind: 'manual' | 'qa', work: () => Promise<T>): Promise<T> => {
     if (!server || !redis) return await work();
     try {
@@ -104,8 +104,7 @@ async function reindexHere({ config, logger, print }: CliContext, opts: ReindexO
       if (target instanceof Error) throw target;
       await recordBuild(target, config.QUEUE_PREFIX, index, backend);
     } catch (err) {
-      if (!warned) warnUnrecorded(logger, err);
-      warned = true;
+      unrecorded ??= err;
     }
   };
   try {
@@ -135,18 +134,17 @@ async function reindexHere({ config, logger, print }: CliContext, opts: ReindexO
   summary.seconds = (performance.now() - started) / 1000;
   print(opts.json ? JSON.stringify(summary) : formatReindexSummary(summary));
   failWhenNothingFound(summary, config);
+  if (unrecorded !== undefined) throw new CliError(unrecordedMessage(unrecorded));
 }
 
 /**
  * The build could not be recorded: the rebuild stands, but agent workers compare what they serve with the last
- * recorded build, so one that serves this new index may take no tickets until a build is recorded (see README,
- * Scaling agent workers).
+ * recorded build, so one that serves this new index takes no tickets until a build is recorded (see README, Scaling
+ * agent workers). A success exit would hide that until mail stops being answered.
  */
-function warnUnrecorded(logger: Logger, err: unknown): void {
+function unrecordedMessage(err: unknown): string {
   const why = err instanceof Error ? err.message : String(err);
-  logger.warn(
-    `this build is not recorded in Redis (${why}): agent workers compare their index with the last build recorded there, and one serving this index takes no tickets while they differ; run npm run reindex again once Redis answers`,
-  );
+  return `the index is rebuilt here, but this build is not recorded in Redis (${why}): agent workers compare their index with the last build recorded there, and one serving this index takes no tickets until it is; run \`npm run reindex\` again once Redis is reachable`;
 }
 
 /**

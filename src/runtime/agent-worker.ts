@@ -9,9 +9,9 @@
  *
  * With the embedded engines a rebuild writes only the files of the machine that ran it. Every few seconds this
  * worker compares the indexes it serves with the last recorded build (`src/search/index-freshness.ts`); while one is
- * another build, or missing although a build is recorded, it takes no tickets (its BullMQ worker is paused locally,
- * so the tickets wait for a worker that is current, or for this one), says so once in its log, and reports it for
- * `/readyz`; it takes tickets again once the index matches.
+ * another build, or missing although a build is recorded, or it has no index at all, it takes no tickets (its BullMQ
+ * worker is paused locally, so the tickets wait for a worker that is current, or for this one), says so once in its
+ * log, and reports it for `/readyz`; it takes tickets again once the index matches.
  */
 import v8 from 'node:v8';
 import { WaitingError, type Job, type Worker } from 'bullmq';
@@ -20,13 +20,13 @@ import { answerTicket, parkAfterFailure, type AnswerOutcome } from '../../jobs/a
 import { proposeLearnedAnswer, type ProposeLearnedResult } from '../../jobs/propose-learned-answer.js';
 import { agentRunSpendOf } from '../agent/agent.js';
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
-import { causes, createOpenAIClient, modelServerFailure } from '../openai.js';
+import { apiKeyProblem, BASE_URL_V1_HINT, causes, createOpenAIClient, modelServerFailure } from '../openai.js';
 import type { Config } from '../config.js';
 import { recordAgentRun, recordFailedAgentRun, recordIgnored, recordModelCalls, recordReplyBounced } from '../server/metrics.js';
 import { createLogger, type Logger } from '../logger.js';
 import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
-import { INDEX_NAMES, shortHash } from '../search/index-builds.js';
-import { anyBlocks, blocksTickets, describeIndexProblem, IndexFreshnessMonitor, INDEX_LABELS, type IndexVerdicts } from '../search/index-freshness.js';
+import { INDEX_NAMES, shortHash, type IndexName } from '../search/index-builds.js';
+import { anyBlocks, blocksTickets, describeIndexProblem, describeIndexProblems, IndexFreshnessMonitor, INDEX_LABELS, noIndexYet, type IndexVerdicts } from '../search/index-freshness.js';
 import type { RoleHandle } from './lifecycle.js';
 import { RoleStatusReporter } from './role-status.js';
 import type { Services } from './services.js';
@@ -89,19 +89,24 @@ export interface AgentWorkerRole extends RoleHandle {
 
 /**
  * What changed about the indexes, as log lines: an error (with what to do) for an index that now keeps the worker
- * from taking tickets, a warning for one that is missing before any build, an info line for one that is fine again.
- * An index whose problem did not change gives no line, so each problem is logged once.
+ * from taking tickets (one for both when it has none at all), a warning for one that is missing before any build, an
+ * info line for one that is fine again. An index whose problem did not change gives no line, so each problem is
+ * logged once.
  */
 export function indexLogLines(verdicts: IndexVerdicts, previous: IndexVerdicts | undefined): IndexLogLine[] {
   const words = { who: 'this agent worker', where: 'this machine', when: (at: number) => `built ${new Date(at).toISOString()}` };
-  return INDEX_NAMES.flatMap((index): IndexLogLine[] => {
-    const now = describeIndexProblem(index, verdicts[index], words);
-    const before = previous && describeIndexProblem(index, previous[index], words);
+  // With no index at all both indexes have one problem, said once.
+  const problem = (of: IndexVerdicts, index: IndexName) =>
+    noIndexYet(of) ? describeIndexProblems(of, words)[0] : describeIndexProblem(index, of[index], words);
+  const lines = INDEX_NAMES.flatMap((index): IndexLogLine[] => {
+    const now = problem(verdicts, index);
+    const before = previous && problem(previous, index);
     if (now === before) return [];
-    if (now) return [{ level: blocksTickets(verdicts[index]) ? 'error' : 'warn', message: now }];
+    if (now) return [{ level: blocksTickets(verdicts[index]) || noIndexYet(verdicts) ? 'error' : 'warn', message: now }];
     const last = verdicts[index].state === 'current' ? ', the last build' : '';
     return [{ level: 'info', message: `the ${INDEX_LABELS[index]} index here is ${shortHash(verdicts[index].hash)} now${last}` }];
   });
+  return lines.filter((line, i) => lines.findIndex((other) => other.message === line.message) === i);
 }
 
 /** One line of {@link indexLogLines}. */
@@ -114,15 +119,31 @@ export interface IndexLogLine {
  * Asks the model server for its model list once, when the worker starts, so `/readyz` says at once that the key is
  * refused or the server cannot be reached, instead of after the first customer's mail failed and parked. Only what
  * no request gets past counts as a failure: no connection, or 401. A server without a model list (404) or a key not
- * allowed to list models (403) says nothing about chat, and is no report either way. Costs no tokens.
+ * allowed to list models (403) says nothing about chat, and is no report either way; a 404 under a base URL without
+ * `/v1` is worth a warning, since chat is then likely to miss as well. Costs no tokens.
+ *
+ * OpenAI without a real key ({@link apiKeyProblem}) is reported as that, without a request: OpenAI refuses it
+ * anyway, and on a machine without access to OpenAI the request's "cannot reach … ENOTFOUND" hid the cause.
  */
-export async function probeModelServer(client: OpenAI, config: Pick<Config, 'OPENAI_BASE_URL'>, reporter: RoleStatusReporter, logger: Logger): Promise<void> {
+export async function probeModelServer(
+  client: OpenAI,
+  config: Pick<Config, 'OPENAI_BASE_URL' | 'OPENAI_API_KEY'>,
+  reporter: RoleStatusReporter,
+  logger: Logger,
+): Promise<void> {
+  const keyProblem = apiKeyProblem(config);
+  if (keyProblem) {
+    logger.warn(`model server check at start failed: ${keyProblem}; tickets are retried, then parked for a person, until it is fixed`);
+    await reporter.failed(keyProblem);
+    return;
+  }
   try {
     await client.models.list();
     await reporter.reached();
   } catch (err) {
     const failure = modelServerFailure(err, config);
     const refused = [...causes(err)].some((e) => e instanceof APIConnectionError || (e instanceof APIError && e.status === 401));
+    if (failure?.endsWith(BASE_URL_V1_HINT)) logger.warn(`model server check at start: ${failure}`);
     if (!failure || !refused) return;
     logger.warn(`model server check at start failed: ${failure}; tickets are retried, then parked for a person, until it is fixed`);
     await reporter.failed(failure);

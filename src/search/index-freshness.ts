@@ -10,7 +10,9 @@
  * - a server backend (Meilisearch, Qdrant) is one index every machine shares: always fine (`shared`);
  * - no build recorded yet (a fresh install, or builds from before they were recorded): the worker answers as it
  *   always did (`unrecorded`); a missing index still fails readiness (`missing`), so a fresh install that never built
- *   shows, but takes tickets as before;
+ *   shows. A worker with one index and not the other (no Q&A folder) takes tickets as before; one with neither
+ *   ({@link noIndexYet}) takes none: it would answer every mail from nothing, park it as not fully answered and
+ *   record a knowledge gap that is none, so the mail waits in the queue for the first build instead;
  * - a build recorded: the index must carry that build's hash (`current`); another hash, a file older than build hashes
  *   (`stale`) or no index (`missing`) keeps the worker from taking tickets until it does.
  */
@@ -51,7 +53,10 @@ export function judgeIndex(backend: string, served: ServedIndex | undefined, las
   return { state: served.hash === lastBuild.hash ? 'current' : 'stale', ...base, ...hash };
 }
 
-/** True when the worker must not answer from this index: it is not the last recorded build, or there is none. */
+/**
+ * True when the worker must not answer from this index: it is not the last recorded build, or there is none although
+ * a build is recorded. (Without any index at all the worker takes no tickets either: see {@link noIndexYet}.)
+ */
 export function blocksTickets(verdict: IndexVerdict): boolean {
   return verdict.state === 'stale' || (verdict.state === 'missing' && verdict.lastBuild !== undefined);
 }
@@ -74,9 +79,28 @@ export interface ProblemWords {
   when: (at: number) => string;
 }
 
-/** What to do about an index that is not the last build, run on `where`. */
+/**
+ * What to do about an index that is not the last build, run on `where`: on one machine it is a reindex whose build
+ * could not be recorded (Redis was down), so the fix for one machine comes first.
+ */
 function remedy(where: string): string {
-  return `copy the knowledge folders and run \`npm run reindex\` on ${where}, or use Meilisearch and Qdrant`;
+  return `run \`npm run reindex\` on ${where} with Redis reachable; with several machines, copy the knowledge folders to ${where} first, or use Meilisearch and Qdrant`;
+}
+
+/**
+ * True when the worker has no index at all and no build of either is recorded: never built on this machine nor
+ * anywhere. It then takes no tickets, as for an index that is not the last build. One index without the other (an
+ * empty Q&A folder is an empty index, a missing one none) answers as before.
+ */
+export function noIndexYet(verdicts: IndexVerdicts): boolean {
+  return INDEX_NAMES.every((index) => verdicts[index].state === 'missing' && verdicts[index].lastBuild === undefined);
+}
+
+/** The sentence for {@link noIndexYet}: who takes no tickets, and the fix. */
+function noIndexYetSentence(verdicts: IndexVerdicts, words: ProblemWords): string {
+  const errors = INDEX_NAMES.flatMap((index) => (verdicts[index].error ? [verdicts[index].error] : []));
+  const why = errors.length > 0 ? ` (${errors.join('; ')})` : '';
+  return `${words.who} takes no tickets: no knowledge index yet${why}: run \`npm run reindex\` (or start the scheduler) on ${words.where}; the mail waits in the queue`;
 }
 
 /** Why one index keeps its worker from taking tickets, e.g. `its manual index … is not the last build …`. */
@@ -95,12 +119,13 @@ function missingBeforeAnyBuild(indexes: readonly [IndexName, IndexVerdict][], wo
   const names = indexes.map(([index]) => INDEX_LABELS[index]).join(' or ');
   const errors = indexes.flatMap(([, v]) => (v.error ? [v.error] : []));
   const why = errors.length > 0 ? ` (${errors.join('; ')})` : '';
-  return `${words.who} has no ${names} index${why}, and no build is recorded yet: its searches find nothing until one is built (the scheduler builds empty indexes when it starts; or run \`npm run reindex\` on ${words.where})`;
+  return `${words.who} has no ${names} index${why}, and no build is recorded yet: its ${names} searches find nothing until one is built (the scheduler builds a missing or empty index when it starts; or run \`npm run reindex\` on ${words.where})`;
 }
 
 /**
  * One sentence about an index that fails readiness — who takes no tickets and why, and what to do — or undefined
- * when the index is fine. For logs, where each index's problem is logged once.
+ * when the index is fine. For logs, where each index's problem is logged once; the case of no index at all is said
+ * of both together ({@link describeIndexProblems}).
  */
 export function describeIndexProblem(index: IndexName, verdict: IndexVerdict, words: ProblemWords): string | undefined {
   if (!failsReadiness(verdict)) return undefined;
@@ -110,10 +135,12 @@ export function describeIndexProblem(index: IndexName, verdict: IndexVerdict, wo
 
 /**
  * The sentences about one worker's indexes that fail readiness, both indexes together: at most one about what keeps
- * it from taking tickets (with what to do, once) and one about indexes missing before any build. Empty when all is
+ * it from taking tickets (with what to do, once) and one about an index missing before any build (one sentence when
+ * there is none at all, {@link noIndexYet}). Empty when all is
  * well. For `/readyz` and the review page's banner, where one worker's two indexes read as one problem.
  */
 export function describeIndexProblems(verdicts: IndexVerdicts, words: ProblemWords): string[] {
+  if (noIndexYet(verdicts)) return [noIndexYetSentence(verdicts, words)];
   const entries = INDEX_NAMES.map((index) => [index, verdicts[index]] as [IndexName, IndexVerdict]);
   const blocking = entries.filter(([, v]) => blocksTickets(v));
   const missing = entries.filter(([, v]) => failsReadiness(v) && !blocksTickets(v));
@@ -148,9 +175,9 @@ function sameVerdicts(a: IndexVerdicts | undefined, b: IndexVerdicts | undefined
   return a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** True when any index keeps the worker from taking tickets. */
+/** True when any index keeps the worker from taking tickets, or it has none at all ({@link noIndexYet}). */
 export function anyBlocks(verdicts: IndexVerdicts | undefined): boolean {
-  return verdicts !== undefined && INDEX_NAMES.some((index) => blocksTickets(verdicts[index]));
+  return verdicts !== undefined && (INDEX_NAMES.some((index) => blocksTickets(verdicts[index])) || noIndexYet(verdicts));
 }
 
 /**

@@ -59,7 +59,8 @@ export interface ReviewPageDeps {
   review: ReviewDeps;
   /** For "answer it again with the agent". */
   rerun: RerunDeps;
-  maintenance: Pick<Queues['maintenance'], 'add'>;
+  /** Where "Reindex now" queues its jobs, and whether a scheduler listens there to take them. */
+  maintenance: Pick<Queues['maintenance'], 'add' | 'getWorkersCount'>;
   csrf: CsrfTokens;
   now: () => Date;
   logger: Logger;
@@ -174,9 +175,22 @@ async function approvedFlash(ticket: Ticket | undefined, deps: ReviewPageDeps): 
   return { kind: 'ok', message: `${message} ${sent ? 'Its sources now stand:' : 'Once it is sent, it counts toward trusting its sources, which then stand:'}`, details };
 }
 
+/**
+ * The flash after "Reindex now". The scheduler role takes the jobs; while none runs they wait in silence and `/readyz`
+ * stays ready, so the page says so when BullMQ sees no worker on the queue. A Redis that refuses CLIENT LIST (some
+ * managed ones) leaves that unknown, and the page asks instead.
+ */
+async function reindexFlash(maintenance: ReviewPageDeps['maintenance']): Promise<Flash> {
+  const queued = 'Reindex queued: the scheduler rebuilds the manual and the Q&A index';
+  const listening = await maintenance.getWorkersCount().catch(() => undefined);
+  if (listening === undefined) return { kind: 'ok', message: `${queued} (is npm run scheduler running?).` };
+  if (listening > 0) return { kind: 'ok', message: `${queued}.` };
+  return { kind: 'bad', message: `${queued}, but none is connected now: is npm run scheduler (or npm start, or the compose service) running? The jobs wait until one is.` };
+}
+
 async function flashFor(done: (typeof DONE_VALUES)[number] | undefined, ticketId: string | undefined, deps: ReviewPageDeps): Promise<Flash | undefined> {
   if (!done) return undefined;
-  if (done === 'reindex') return { kind: 'ok', message: 'Reindex queued: an agent worker will rebuild the manual and the Q&A index.' };
+  if (done === 'reindex') return reindexFlash(deps.maintenance);
   const ticket = ticketId ? await deps.store.get(ticketId) : undefined;
   switch (done) {
     case 'approved':

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentResult } from '../../src/agent/types.js';
 import { startOpenAIServer, type OpenAIServer } from '../../src/dev/openai-server.js';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 import { TWO_TOPIC_QUESTION, scriptedModel } from '../../src/dev/scripted-model.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -21,6 +22,7 @@ interface RunResult {
 }
 
 let server: OpenAIServer;
+let redis: RedisServer;
 let root: string;
 let baseEnv: Record<string, string>;
 
@@ -58,7 +60,7 @@ const stderrLines = (r: RunResult) => r.stderr.split('\n').filter(Boolean);
 const SLOW = { timeout: 180_000 };
 
 beforeAll(async () => {
-  server = await startOpenAIServer({ handler: scriptedModel({ tools: 'both' }) });
+  [server, redis] = await Promise.all([startOpenAIServer({ handler: scriptedModel({ tools: 'both' }) }), startRedis()]);
   root = await mkdtemp(path.join(tmpdir(), 'cli-commands-'));
   baseEnv = {
     PATH: process.env.PATH ?? '',
@@ -75,8 +77,9 @@ beforeAll(async () => {
     LOG_LEVEL: 'warn',
     // Never the checkout's .env nor the Redis on the default port: README's own redis-server listens there, and a
     // reindex run by this test would record its build as the one a developer's running agent workers must serve.
+    // A Redis of its own instead, where reindex records its builds (without one it exits 1).
     HELPDESK_ENV_FILE: 'none',
-    REDIS_URL: `redis://127.0.0.1:${await closedPort()}`,
+    REDIS_URL: redis.url,
     // Empty counts as unset and wins over a developer's .env: the embedded engines, the built-in prompts.
     MEILI_HOST: '',
     QDRANT_URL: '',
@@ -85,7 +88,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server?.close();
+  await Promise.allSettled([server?.close(), redis?.stop()]);
   if (root) await rm(root, { recursive: true, force: true });
 });
 

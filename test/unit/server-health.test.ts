@@ -87,7 +87,7 @@ describe('agentCheck: the model server and the indexes each agent worker serves'
     ...fields,
     ...(indexes ? { indexes } : {}),
   });
-  const REMEDY = 'copy the knowledge folders and run `npm run reindex` on that machine, or use Meilisearch and Qdrant';
+  const REMEDY = 'run `npm run reindex` on that machine with Redis reachable; with several machines, copy the knowledge folders to that machine first, or use Meilisearch and Qdrant';
 
   it("lists each worker's machine and the short hashes of what it serves", () => {
     const shared: IndexVerdicts = { manual: { state: 'shared', backend: 'meilisearch' }, qa: { state: 'unrecorded', backend: 'embedded' } };
@@ -115,7 +115,7 @@ describe('agentCheck: the model server and the indexes each agent worker serves'
     const result = agentCheck([worker('hostC#9', { manual: none, qa: current.qa }, {})], NOW);
     expect(result.status).toBe('fail');
     expect(result.detail).toBe(
-      'agent worker hostC#9 has no manual index, and no build is recorded yet: its searches find nothing until one is built (the scheduler builds empty indexes when it starts; or run `npm run reindex` on that machine); ' +
+      'agent worker hostC#9 has no manual index, and no build is recorded yet: its manual searches find nothing until one is built (the scheduler builds a missing or empty index when it starts; or run `npm run reindex` on that machine); ' +
         'indexes served: hostC#9 manual none, Q&A dddddddddddd',
     );
   });

@@ -1,0 +1,101 @@
+/**
+ * `npm run check`'s lines about the search indexes: how many entries each holds and, with the embedded engines,
+ * whether the index this machine serves is the last build recorded in Redis, judged as the agent worker judges it
+ * (`src/search/index-freshness.ts`). An index that is not would keep this machine's agent worker from taking tickets
+ * (after a reindex that could not record its build, or a build on another machine), so check fails it with the fix.
+ */
+import type { Config } from '../config.js';
+import { connectProducer } from '../queues/connection.js';
+import { failureLine } from '../runtime/role-status.js';
+import { createSearchBackends } from '../search/factory.js';
+import { readIndexBuilds, type IndexBuild, type IndexName } from '../search/index-builds.js';
+import { blocksTickets, describeIndexProblem, judgeIndex } from '../search/index-freshness.js';
+import type { ManualSearch, QaSearch } from '../search/types.js';
+import type { CheckOutcome } from './check.js';
+import { closeAll, noIndexMessage } from './common.js';
+
+/** How long one index or the recorded builds may take before the check gives up on them. */
+const INDEX_CHECK_TIMEOUT_MS = 15_000;
+
+function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${INDEX_CHECK_TIMEOUT_MS / 1000} s from ${what}`)), INDEX_CHECK_TIMEOUT_MS);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+const LABEL = { manual: 'manual', qa: 'Q&A' } as const satisfies Record<IndexName, string>;
+
+const oneLine = (err: unknown) => failureLine(err instanceof Error ? err.message : String(err));
+
+/** The last recorded build of each index. */
+type RecordedBuilds = Partial<Record<IndexName, IndexBuild>>;
+
+/** The words of the index problem as this machine's agent worker would have it, for the admin at this machine. */
+const HERE = { who: 'an agent worker here', where: 'this machine', when: (at: number) => `built ${new Date(at).toISOString()}` };
+
+/**
+ * The last recorded builds, or why they could not be read. Only for the embedded engines: a server backend's index
+ * is shared, and no worker compares it.
+ */
+async function recordedBuilds(config: Config): Promise<RecordedBuilds | Error> {
+  try {
+    const redis = await connectProducer(config.REDIS_URL, { name: `${config.QUEUE_PREFIX}:cli-check`, giveUpOnError: true, timeoutMs: 3_000 });
+    try {
+      return await withTimeout(readIndexBuilds(redis, config.QUEUE_PREFIX), 'Redis');
+    } finally {
+      redis.disconnect();
+    }
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  }
+}
+
+/**
+ * The line of one index: its entries, then what its agent worker would make of it. An index that would keep the
+ * worker from taking tickets fails, with the fix; one that could not be compared because Redis could not be read is a
+ * warning (the Redis line says why it failed).
+ */
+async function checkIndex(
+  index: IndexName,
+  what: string,
+  where: string,
+  search: ManualSearch | QaSearch,
+  builds: () => Promise<RecordedBuilds | Error>,
+): Promise<CheckOutcome> {
+  let entries: number;
+  try {
+    entries = await withTimeout(search.count(), where);
+  } catch (err) {
+    return { what, where, status: 'failed', detail: oneLine(err) };
+  }
+  const served = search.served ? await search.served() : undefined;
+  const recorded = served ? await builds() : undefined;
+  if (recorded instanceof Error) {
+    const detail = entries > 0 ? `${entries} entries` : noIndexMessage(LABEL[index]);
+    return { what, where, status: 'warning', detail: `${detail}; not compared with the last recorded build (Redis unavailable: ${oneLine(recorded)})` };
+  }
+  const verdict = judgeIndex(search.kind, served, recorded?.[index]);
+  if (blocksTickets(verdict)) {
+    return { what, where, status: 'failed', detail: `${entries} entries; ${describeIndexProblem(index, verdict, HERE)}` };
+  }
+  if (entries === 0) return { what, where, status: 'warning', detail: noIndexMessage(LABEL[index]) };
+  return { what, where, status: 'ok', detail: verdict.state === 'current' ? `${entries} entries, the last recorded build` : `${entries} entries` };
+}
+
+/** One line per index, manual first. */
+export async function checkIndexes(config: Config): Promise<CheckOutcome[]> {
+  const backends = createSearchBackends(config);
+  // Read once for both indexes, and only when an embedded engine asks for it.
+  let read: Promise<RecordedBuilds | Error> | undefined;
+  const builds = () => (read ??= recordedBuilds(config));
+  try {
+    return await Promise.all([
+      checkIndex('manual', 'Manual search', config.MEILI_HOST ? `Meilisearch ${config.MEILI_HOST} ${config.MEILI_INDEX}` : `embedded, ${config.DATA_DIR}`, backends.manual, builds),
+      checkIndex('qa', 'Q&A search', config.QDRANT_URL ? `Qdrant ${config.QDRANT_URL} ${config.QDRANT_COLLECTION}` : `embedded, ${config.DATA_DIR}`, backends.qa, builds),
+    ]);
+  } finally {
+    await closeAll(backends.manual, backends.qa);
+  }
+}
