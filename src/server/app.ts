@@ -26,7 +26,7 @@
  * | POST   | `/knowledge/pairs/:id/remove` | form: `_csrf` → 303                                          | yes  |
  * | GET    | `/api/tickets`                | `?state=&limit=&offset=` → summaries, `X-Total-Count`; `?q=&state=&limit=&skip=` → matches, `X-Searched-Count`, `X-Search-Next-Skip` | yes  |
  * | GET    | `/api/tickets/:id`            | the full ticket                                             | yes  |
- * | POST   | `/api/tickets/:id/approve`    | JSON `{ "reply"?, "seen"?, "checkedNoCopy"?, "readNewerMail"?, "conversationSeen"?, "senderVerified"? }` → 202 | yes  |
+ * | POST   | `/api/tickets/:id/approve`    | JSON `{ "reply" or "seen", "checkedNoCopy"?, "readNewerMail"?, "conversationSeen"?, "senderVerified"? }` → 202 (400 with neither) | yes  |
  * | POST   | `/api/tickets/:id/reject`     | JSON `{ "reason", "seen"? }` → 200                           | yes  |
  * | POST   | `/api/tickets/:id/rerun`      | JSON `{ "seen"? }` → a new draft, parked for review, 202      | yes  |
  * | POST   | `/api/tickets/:id/arrived`    | JSON `{ "note"?, "seen"? }` → closed as sent, 200            | yes  |

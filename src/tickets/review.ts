@@ -645,6 +645,11 @@ export async function rejectTicket(
     if (deps.redis) await learnGapsFrom({ store: deps.store, redis: deps.redis }, ticket);
     return { outcome: 'rejected', ticket };
   } catch (err) {
+    // Lost to a change since the page was read (a rerun's new draft): say what changed, as an approval does.
+    if (err instanceof TicketConflictError && request.seen !== undefined) {
+      const latest = await deps.store.get(request.ticketId, { agentResult: false });
+      if (latest && latest.history.length !== request.seen) return changedSince(latest, request.seen);
+    }
     const refusal = refusalOf(err, 'reject');
     if (refusal) return refusal;
     throw err;

@@ -66,7 +66,7 @@ it.each([
   const ticket = await parkedTicket();
   store.rerunAfterReadOf = ticket.id;
   const outcome = await decide(ticket);
-  expect(outcome.outcome).toBe('conflict');
+  expect(outcome).toMatchObject({ outcome: 'conflict', message: expect.stringMatching(/^The ticket changed since you opened it/) });
   const after = (await store.get(ticket.id))!;
   expect(after.state).toBe('parked');
   expect(after.draft).toBe('A draft nobody read');
