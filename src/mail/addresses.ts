@@ -1,6 +1,7 @@
 /**
  * Mail address helpers: pulling the addr-spec out of header values and comparing addresses the way the reply
- * decision needs (case-insensitive, display names ignored, `+tag` ignored only when matching our own addresses).
+ * decision needs (case-insensitive, display names ignored, `+tag` ignored only when matching our own addresses, and
+ * a dot before the `@` or a run of dots only when telling whether an address is ours).
  */
 import { domainToASCII } from 'node:url';
 import addressparser from 'nodemailer/lib/addressparser';
@@ -224,19 +225,36 @@ export function isSameMailbox(a: string, b: string): boolean {
 }
 
 /**
+ * The form used to tell whether an address is one of ours: {@link comparableAddress}'s, with the local part's
+ * trailing dots dropped and each run of dots written as one (`support.@…`, `"support."@…`, `support..@…` →
+ * `support@…`; `sup..port@…` → `sup.port@…`). Those legacy carrier spellings are usable, so on a shared mail domain
+ * anyone may hold `xyz-support.@outlook.jp`, and a mail from it is ours or a spoof of ours, never a customer to
+ * answer. Not {@link comparableAddress} itself: a carrier issued `hanako.@` and `hanako@` to two people, whom the
+ * limits, the budgets and erasure keep apart.
+ */
+function ownComparableAddress(value: string): string | undefined {
+  const comparable = comparableAddress(value);
+  if (comparable === undefined) return undefined;
+  const at = comparable.lastIndexOf('@');
+  const local = comparable.slice(0, at).replace(/\.{2,}/g, '.').replace(/\.$/, '');
+  // A usable local part never starts with a dot, so something is left.
+  return `${local}${comparable.slice(at)}`;
+}
+
+/**
  * A matcher for "is this one of our addresses?" over MAIL_FROM and SUPPORT_ADDRESSES style values (bare addresses or
- * `Name <addr>`); entries without a usable address are ignored.
+ * `Name <addr>`); entries without a usable address are ignored. Compared as {@link ownComparableAddress} does.
  */
 export function ownAddressMatcher(ourAddresses: readonly string[]): (address: string | undefined) => boolean {
-  const ours = new Set(ourAddresses.map(comparableAddress).filter((a): a is string => a !== undefined));
+  const ours = new Set(ourAddresses.map(ownComparableAddress).filter((a): a is string => a !== undefined));
   return (address) => {
     if (!address) return false;
-    const comparable = comparableAddress(address);
+    const comparable = ownComparableAddress(address);
     return comparable !== undefined && ours.has(comparable);
   };
 }
 
-/** True when `address` is one of `ourAddresses` (case, display name and `+tag` ignored). */
+/** True when `address` is one of `ourAddresses` (case, display name, `+tag` and a dot before the `@` ignored). */
 export function isOwnAddress(address: string | undefined, ourAddresses: readonly string[]): boolean {
   return ownAddressMatcher(ourAddresses)(address);
 }

@@ -148,9 +148,14 @@ const EN_OWN_VERB =
   '(?:is|are|was|were|has|have|had|gets?|got)\\s+(?:been\\s+|being\\s+|now\\s+|then\\s+|automatically\\s+)?)' +
   '(?:\\w+ed|reset|set|sent|expire|change|work|stop)\\b';
 const EN_ASKED = `(?!${EN_ABOUT})(?:(?!${EN_OWN_VERB})|(?<=\\b(?:what|which)${EN_WHAT_SECRET}))`;
-const EN_REQUEST = new RegExp(`${EN_FRAME}${EN_VERB}${EN_TO_US}${EN_WORDS}\\s+(?:${EN_SECRET})\\b${EN_ASKED}`, 'i');
+// The what or which that asks which secret, with the word or two that EN_WHAT_SECRET lets stand before the secret,
+// does not count among the five words: "tell us your account ID and what your password is set to" asks for the
+// password as "tell us what your password is set to" does.
+const EN_WHAT_BEFORE = "(?:\\s+(?:what|which)(?:\\s+(?:your|the))?(?:\\s+[\\w'-]+)??)?";
+const EN_ASKED_SECRET = `${EN_WORDS}${EN_WHAT_BEFORE}\\s+(?:${EN_SECRET})\\b${EN_ASKED}`;
+const EN_REQUEST = new RegExp(`${EN_FRAME}${EN_VERB}${EN_TO_US}${EN_ASKED_SECRET}`, 'i');
 // "We will need your PIN": an ask without a verb of sending.
-const EN_NEED = new RegExp(`\\b(?:we|i)(?:'ll|\\s+will|\\s+would|'d)?(?:\\s+also)?\\s+(?:need|require)\\s+(?:your|the)${EN_WORDS}\\s+(?:${EN_SECRET})\\b${EN_ASKED}`, 'i');
+const EN_NEED = new RegExp(`\\b(?:we|i)(?:'ll|\\s+will|\\s+would|'d)?(?:\\s+also)?\\s+(?:need|require)\\s+(?:your|the)${EN_ASKED_SECRET}`, 'i');
 
 // --- Korean: 비밀번호를 알려 주세요. ---
 // A membership or point card's number and a booking's confirmation code find the customer; as in Japanese.

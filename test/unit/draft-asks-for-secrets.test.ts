@@ -93,6 +93,12 @@ const ASKS: ReadonlyArray<[string, string]> = [
   ['en: what the password was changed to', 'Please let us know what your password was changed to.'],
   ['en: what the password was set to', 'Please tell us what your password was set to when you created the account.'],
   ['en: which passcode was used', 'Could you tell us which passcode was used?'],
+  // After another item and "and", the what/which before the secret still wins over its verb (bug review 39b, finding 6).
+  ['en: an item, and what the password is set to', 'Please tell us your account ID and what your password is set to.'],
+  ['en: a longer item, and what the password is', 'Please tell us your full account ID and what your password is.'],
+  ['en: an item, and which PIN was used', 'Please let us know your card number and which PIN was used.'],
+  ['en: an item, comma and what the passcode is', 'Could you tell us your username, and what your passcode was changed to?'],
+  ['en: we need an item and what the PIN is set to', 'We will need your customer number and what your PIN is set to.'],
   ['es: qué contraseña está usando', 'Por favor, indíquenos qué contraseña está usando.'],
   ['fr: quel mot de passe est utilisé', 'Veuillez nous indiquer quel mot de passe est utilisé.'],
   ['es: the code, then se', 'Por favor, envíenos el código de verificación se lo enviamos por SMS.'],
@@ -274,6 +280,8 @@ const ASKS_IN_ANOTHER_CLAUSE: ReadonlyArray<[string, string]> = [
   // What the asks above must not take in: what names another thing, a comma before the secret and its verb.
   ['en: what time the password was reset', 'Please let us know what time your password was reset.'],
   ['en: which day the PIN was changed', 'Please tell us which day your PIN was changed.'],
+  ['en: an item, and what time the password was reset', 'Please tell us your account ID and what time your password was reset.'],
+  ['en: an item, and the password has its own verb', 'Please tell us your account ID and your password will be reset.'],
   ['fr: comma, the secret has its own verb', 'Envoyez-nous votre nom, votre mot de passe sera réinitialisé.'],
   ['es: comma, the secret has its own verb', 'Envíenos su DNI, su contraseña será cambiada.'],
   ['fr: et, the secret has its own verb', 'Envoyez-nous votre nom et votre mot de passe sera réinitialisé.'],

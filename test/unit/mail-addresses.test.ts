@@ -118,9 +118,41 @@ describe('addresses a reply may go to', () => {
   it.each<[string, boolean]>([
     ['Support <"support"@helpdesk.test>', true],
     ['"support"@helpdesk.test', true],
-    ['"support."@helpdesk.test', false],
     ['hanako.@ezweb.ne.jp', false],
   ])('knows our own address however it is quoted: %s', (address, ours) => {
     expect(isOwnAddress(address, ['XYZ Support <support@helpdesk.test>'])).toBe(ours);
+  });
+
+  // Now that a dot before the @ and two dots in a row are usable, `support.@ours` must not pass for a stranger: on a
+  // shared mail domain (a support mailbox at outlook.jp) anyone may register it, and answering it would loop or
+  // answer a spoof of our own address (bug review 39b, finding 5). Only the own-address check folds the dots.
+  it.each<[string, string, string, boolean]>([
+    ['a dot before the @', 'support.@helpdesk.example.jp', 'support@helpdesk.example.jp', true],
+    ['a dot before the @, quoted in angle brackets', 'X <"support."@helpdesk.example.jp>', 'support@helpdesk.example.jp', true],
+    ['a dot before the @, quoted bare', '"support."@helpdesk.example.jp', 'support@helpdesk.example.jp', true],
+    ['two dots before the @', 'support..@helpdesk.example.jp', 'support@helpdesk.example.jp', true],
+    ['a dot before the @ and a tag', 'support.+t1@helpdesk.example.jp', 'support@helpdesk.example.jp', true],
+    ['two dots in a row', 'sup..port@helpdesk.example.jp', 'sup.port@helpdesk.example.jp', true],
+    ['three dots in a row, quoted', '<"sup...port"@helpdesk.example.jp>', 'sup.port@helpdesk.example.jp', true],
+    ['full-width, a dot before the @', 'ｓｕｐｐｏｒｔ．＠ｈｅｌｐｄｅｓｋ．ｅｘａｍｐｌｅ．ｊｐ', 'support@helpdesk.example.jp', true],
+    ['full-width, two dots in a row', 'ｓｕｐ．．ｐｏｒｔ＠ｈｅｌｐｄｅｓｋ．ｅｘａｍｐｌｅ．ｊｐ', 'sup.port@helpdesk.example.jp', true],
+    ['our own address written with the dot', 'support@helpdesk.example.jp', 'XYZ <support.@helpdesk.example.jp>', true],
+    ['a shared free-mail domain', 'xyz-support.@outlook.jp', 'xyz-support@outlook.jp', true],
+    ['a dot inside is another mailbox', 'sup.port@helpdesk.example.jp', 'support@helpdesk.example.jp', false],
+    ['two dots in a row are not none', 'sup..port@helpdesk.example.jp', 'support@helpdesk.example.jp', false],
+    ['another mailbox with a dot before the @', 'supports.@helpdesk.example.jp', 'support@helpdesk.example.jp', false],
+    ['the same local part on another domain', 'support.@outlook.jp', 'support@helpdesk.example.jp', false],
+    ['a leading dot stays unusable', '.support@helpdesk.example.jp', 'support@helpdesk.example.jp', false],
+  ])('takes %s for our own address as it should: %s vs %s', (_what, address, ours, same) => {
+    expect(isOwnAddress(address, [ours])).toBe(same);
+  });
+
+  // A carrier issued hanako. and hanako to two people: the limits', budgets' and erasure's key keeps them apart.
+  it.each<[string, string]>([
+    ['hanako.@ezweb.ne.jp', 'hanako@ezweb.ne.jp'],
+    ['taro..yamada@docomo.ne.jp', 'taro.yamada@docomo.ne.jp'],
+  ])('keeps %s and %s apart outside the own-address check', (a, b) => {
+    expect(comparableAddress(a)).not.toBe(comparableAddress(b));
+    expect(isOwnAddress(a, [b])).toBe(true);
   });
 });
