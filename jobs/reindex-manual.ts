@@ -32,7 +32,10 @@ export interface ReindexManualResult {
   folders?: Record<string, number>;
   /** Folders (`.` for the top) that hold no readable manual file; each was logged as a warning. */
   emptyFolders?: string[];
-  /** Files left out (unreadable, over a budget, a type not read), each with its reason and fix; each was warned about. */
+  /**
+   * Files left out (unreadable, over a budget, a type not read), each with its reason and fix; each was warned about.
+   * The start page reads them from the completed job (`readLastManualReindex`), so keep the field's name and shape.
+   */
   skipped?: SkippedManualFile[];
   /** Chunks now in the index. */
   chunks: number;
@@ -52,8 +55,9 @@ export interface ReindexManualContext {
 /**
  * Rebuilds the manual index from the manual directory.
  *
- * @throws TypeError on invalid data, KnowledgeError when the directory is missing (a file that cannot be read is skipped),
- *   {@link EmptySourceError} when the directory yields no chunks while the live index has some.
+ * @throws TypeError on invalid data, KnowledgeError when the directory is missing (a file its reader refuses is
+ *   skipped), the file system's error when a file cannot be read from the disk (EIO, EACCES, ENOENT: the live index
+ *   stays), {@link EmptySourceError} when the directory yields no chunks while the live index has some.
  */
 export async function reindexManual(data: ReindexManualJobData | undefined, ctx: ReindexManualContext): Promise<ReindexManualResult> {
   const started = performance.now();

@@ -93,6 +93,26 @@ export function noReadableManualMessage(dir: string, skipped: readonly SkippedMa
   return skipped.length === 0 ? message : `${message}; skipped: ${skipped.map((s) => `${s.fileName} (${s.reason})`).join(', ')}`;
 }
 
+// A system call's errno code (EIO, EACCES, ENOENT, EMFILE), not zlib's Z_DATA_ERROR nor Node's ERR_* codes.
+const ERRNO_CODE = /^E[A-Z0-9]+$/;
+
+/**
+ * True when `err` (or what it wraps) says nothing about the file's content: the disk or the permissions failed, the
+ * file was replaced mid-run (ENOENT), the process ran out of descriptors, or our own code has a bug (TypeError,
+ * RangeError, ReferenceError). Such a file is not skipped: the reindex fails and the live index keeps serving it,
+ * where a skip would drop its content from search as a successful rebuild.
+ */
+export function isNotAboutTheFile(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    // TextDecoder's verdict on the bytes is a TypeError too (under our "not UTF-8 or Shift_JIS" refusal).
+    if (code === 'ERR_ENCODING_INVALID_ENCODED_DATA') return false;
+    if (typeof code === 'string' && ERRNO_CODE.test(code)) return true;
+    if (e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError) return true;
+  }
+  return false;
+}
+
 /** Why a file could not be read (without its path) and what to do about it. */
 function skipReason(err: unknown, file: SourceFile): string {
   const full = errorMessage(err);
@@ -431,13 +451,15 @@ export async function chunkSections(
 /**
  * Reads and chunks every manual file in `dir` and its subfolders (sorted by relative path; see
  * {@link listSources} for dotfiles and links). A folder of files none of which can be read is reported with a
- * warning (one of a site's pictures, styles and scripts alone is not). A file that cannot be read (corrupt,
+ * warning (one of a site's pictures, styles and scripts alone is not). A file its reader refuses (corrupt,
  * password-protected, over a size or unpacking budget) or a document of a type not read (`.doc`) is skipped with a
  * warning naming it, the reason and the fix, and listed in `skipped`: one bad file no longer keeps the rest of the
- * manual out of the index. A file refused by a budget is never handed to its reader.
+ * manual out of the index. A file refused by a budget is never handed to its reader. An error that says nothing about
+ * the file's content ({@link isNotAboutTheFile}: I/O, a file replaced mid-run, a bug of ours) is thrown, not skipped.
  *
  * @param onProgress called with stage `read` after each file.
- * @throws KnowledgeError when the directory is missing or not a directory.
+ * @throws KnowledgeError when the directory is missing or not a directory; the file system's error (errno `code`) or
+ *   a TypeError, RangeError or ReferenceError when reading a file fails for a reason other than its content.
  */
 export async function loadManualChunks(
   dir: string,
@@ -464,6 +486,7 @@ export async function loadManualChunks(
     try {
       sections = await readManualSections(file, logger);
     } catch (err) {
+      if (isNotAboutTheFile(err)) throw err;
       const reason = skipReason(err, file);
       skipped.push({ fileName: file.fileName, reason });
       logger?.warn({ dir, file: file.fileName }, `skipping ${file.fileName}: ${reason}`);

@@ -62,7 +62,8 @@ import { ANONYMOUS_OPERATOR, CsrfTokens, KnownDevices, LoginThrottle, basicAuthM
 import type { PollerStatus } from '../runtime/poller.js';
 import type { RoleStatus } from '../runtime/role-status.js';
 import { readReindexOutcomes } from '../runtime/reindex-outcome.js';
-import { checkReadiness, reindexProblems, type ReadinessDeps } from './health.js';
+import { readIndexBuilds } from '../search/index-builds.js';
+import { checkReadiness, manualSkipsWarning, readLastManualReindex, reindexProblems, type ReadinessDeps } from './health.js';
 import { errorMiddleware, jsonError, route, send, userOf, type ErrorRenderer } from './http.js';
 import { createMetricsRegistry } from './metrics.js';
 import { insightsHandlers, type InsightProviders } from './insights.js';
@@ -206,7 +207,8 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     now,
   };
   // The start page's banners: the poller's state, the agent workers' and senders' checks (Redis reads; no search
-  // server is asked on every page view) and the indexes whose last queued reindex failed. The poller's banner is
+  // server is asked on every page view), the indexes whose last queued reindex failed and the manual files the last
+  // one skipped (their content is missing from search while the job counts as done). The poller's banner is
   // built from its state rather than the check's detail: it shows times in the page's zone, and warns before the
   // check fails.
   const pollerBanner = async (): Promise<DeploymentProblem[]> => {
@@ -219,13 +221,21 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     }
   };
   const deploymentProblems = async (): Promise<DeploymentProblem[]> => {
-    const [poller, { checks }, reindexes] = await Promise.all([
+    const [poller, { checks }, reindexes, lastManual, builds] = await Promise.all([
       pollerBanner(),
       checkReadiness({ ...readiness, pollerStatus: undefined, search: undefined }),
       readReindexOutcomes(deps.redis, deps.config.QUEUE_PREFIX),
+      readLastManualReindex(deps.queues.maintenance),
+      readIndexBuilds(deps.redis, deps.config.QUEUE_PREFIX),
     ]);
     const failing = [checks.agent, checks.sender].filter((c) => c.status === 'fail').map((c): DeploymentProblem => ({ level: 'bad', detail: c.detail }));
-    return [...poller, ...failing, ...reindexProblems(reindexes, now()).map((detail): DeploymentProblem => ({ level: 'bad', detail }))];
+    const skips = manualSkipsWarning(lastManual, builds.manual);
+    return [
+      ...poller,
+      ...failing,
+      ...reindexProblems(reindexes, now()).map((detail): DeploymentProblem => ({ level: 'bad', detail })),
+      ...(skips ? [{ level: 'warn' as const, detail: skips }] : []),
+    ];
   };
   const secret = deps.csrfSecret ?? randomBytes(32);
   const csrf = new CsrfTokens(secret);

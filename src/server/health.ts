@@ -6,13 +6,16 @@
  * ready", never a hang.
  */
 import type { Redis } from 'ioredis';
+import type { SkippedManualFile } from '../knowledge/manual-loader.js';
 import { describeConnection } from '../queues/connection.js';
+import type { Queues } from '../queues/registry.js';
 import type { ReindexKind, ReindexOutcome } from '../runtime/reindex-outcome.js';
 import type { PollerStatus } from '../runtime/poller.js';
-import type { RoleStatus } from '../runtime/role-status.js';
-import { INDEX_NAMES as SEARCH_INDEXES, shortHash } from '../search/index-builds.js';
+import { CLOCK_SKEW_WARN_MS, type RoleStatus } from '../runtime/role-status.js';
+import { INDEX_NAMES as SEARCH_INDEXES, shortHash, type IndexBuild } from '../search/index-builds.js';
 import { describeIndexProblems, INDEX_LABELS, type IndexVerdict } from '../search/index-freshness.js';
 import type { ManualSearch, QaSearch } from '../search/types.js';
+import { html, type SafeHtml } from './html.js';
 
 /** Outcome of one check. `skipped` checks do not affect readiness. */
 export type CheckStatus = 'ok' | 'fail' | 'skipped';
@@ -271,4 +274,50 @@ export function reindexProblems(outcomes: Partial<Record<ReindexKind, ReindexOut
     const ago = formatDuration(now.getTime() - outcome.at.getTime());
     return [`the last reindex of ${INDEX_NAMES[kind]} failed ${ago} ago (${outcome.error ?? 'no reason given'}); the agent answers from the index built before it`];
   });
+}
+
+/** The last manual reindex the maintenance worker completed: when, and the files its job returned as skipped. */
+export interface CompletedManualReindex {
+  /** When the job finished, by the maintenance machine's clock (epoch ms). */
+  finishedOn: number;
+  skipped: SkippedManualFile[];
+}
+
+/** Files named on the start page; the rest are counted (the maintenance worker's log names every one). */
+export const MAX_SKIPPED_FILES_NAMED = 20;
+
+// The newest completed maintenance jobs searched for the last manual reindex: a day's schedule runs three (manual,
+// Q&A, retention), so a handful of "Reindex now" presses still leave it among them.
+const RECENT_MAINTENANCE_JOBS = 30;
+
+/**
+ * The last completed `reindex-manual` job of the maintenance queue, read from its return value as BullMQ stores it,
+ * or undefined when none is among the newest completed jobs.
+ */
+export async function readLastManualReindex(queue: Pick<Queues['maintenance'], 'getJobs'>): Promise<CompletedManualReindex | undefined> {
+  const jobs = await queue.getJobs(['completed'], 0, RECENT_MAINTENANCE_JOBS - 1);
+  const job = jobs.find((j) => j?.name === 'reindex-manual');
+  if (!job?.finishedOn) return undefined;
+  const returned = (job.returnvalue as { skipped?: unknown } | null | undefined)?.skipped;
+  const skipped = Array.isArray(returned)
+    ? returned.filter((s): s is SkippedManualFile => typeof s?.fileName === 'string' && typeof s?.reason === 'string')
+    : [];
+  return { finishedOn: job.finishedOn, skipped };
+}
+
+/**
+ * The start page's warning that the manual files the last completed reindex skipped are not searchable, naming the
+ * first {@link MAX_SKIPPED_FILES_NAMED} with their reasons (a warning, not a `/readyz` failure: the desk works, part
+ * of the manual is missing). Nothing when it skipped none, or when a build recorded later than the job finished (an
+ * in-process `npm run reindex`, which prints its own skips) replaced it; the clock skew allowed between machines
+ * keeps the job's own record, stamped by Redis's clock, from counting as later.
+ */
+export function manualSkipsWarning(last: CompletedManualReindex | undefined, build: IndexBuild | undefined): SafeHtml | undefined {
+  if (!last || last.skipped.length === 0) return undefined;
+  if (build && build.at > last.finishedOn + CLOCK_SKEW_WARN_MS) return undefined;
+  const count = last.skipped.length;
+  const named = last.skipped.slice(0, MAX_SKIPPED_FILES_NAMED).map((s, i) => html`${i > 0 ? ', ' : ''}<bdi>${s.fileName}</bdi> (${s.reason})`);
+  const rest = count > MAX_SKIPPED_FILES_NAMED ? `, and ${count - MAX_SKIPPED_FILES_NAMED} more (named in the maintenance worker’s log)` : '';
+  const fix = count === 1 ? 'fix or remove it; its content is not searchable' : 'fix or remove them; their content is not searchable';
+  return html`the last manual reindex skipped ${count === 1 ? '1 file' : `${count} files`}: ${named}${rest}: ${fix}`;
 }

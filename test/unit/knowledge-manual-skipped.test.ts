@@ -260,3 +260,75 @@ describe('the reindex summary lists the skipped files', () => {
     expect(formatReindexSummary({ manual: { ...manual, seconds: 1 }, seconds: 1 } as ReindexSummary)).toBe(text);
   });
 });
+
+/** An error as Node's file system raises it: errno code, syscall and path. */
+function systemError(code: string, syscall: string, file: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: ${syscall} failed, '${file}'`), { code, errno: -5, syscall, path: file });
+}
+
+describe('only what a reader says about the file is skipped; the disk and our own bugs stop the reindex', () => {
+  // Back to the wrapped original (vitest 3 resets a vi.fn to the implementation it was made with).
+  afterEach(() => {
+    vi.mocked(readFile).mockReset();
+    vi.mocked(getDocumentProxy).mockReset();
+  });
+
+  // Nothing here says the file is bad: the disk, the permissions or the sync that replaced it mid-run, or a bug of
+  // ours. Skipping would drop a good file's content from the live index as a "successful" reindex.
+  it.each([
+    { name: 'EIO (a failing disk or network mount)', file: 'guide.pdf', error: (p: string) => systemError('EIO', 'read', p) },
+    { name: 'EACCES (permissions changed)', file: 'guide.docx', error: (p: string) => systemError('EACCES', 'open', p) },
+    { name: 'ENOENT (the file was replaced mid-run)', file: 'faq.md', error: (p: string) => systemError('ENOENT', 'open', p) },
+    { name: 'EMFILE (out of file descriptors)', file: 'notes.txt', error: (p: string) => systemError('EMFILE', 'open', p) },
+    { name: 'a TypeError of our own code', file: 'faq.md', error: () => new TypeError("Cannot read properties of undefined (reading 'text')") },
+    { name: 'a RangeError of our own code', file: 'faq.md', error: () => new RangeError('Invalid array length') },
+    { name: 'a ReferenceError of our own code', file: 'faq.md', error: () => new ReferenceError('sections is not defined') },
+  ])('reading the bytes fails: $name', async ({ file, error }) => {
+    const target = path.join(dir, file);
+    await writeFile(target, 'x');
+    const thrown = error(target);
+    const actual = await vi.importActual<typeof import('node:fs/promises')>('node:fs/promises');
+    vi.mocked(readFile).mockImplementation(((p: Parameters<typeof actual.readFile>[0], ...rest: never[]) =>
+      String(p) === target ? Promise.reject(thrown) : actual.readFile(p, ...rest)) as typeof actual.readFile);
+    const { logger, warnings } = capture();
+    await expect(loadManualChunks(dir, { logger })).rejects.toBe(thrown);
+    expect(warnings).toEqual([]);
+  });
+
+  it.each([
+    { name: 'pdf.js hits a bug of ours (TypeError)', file: 'guide.pdf', make: () => makePdf(['Hello']), fail: () => vi.mocked(getDocumentProxy).mockRejectedValueOnce(new TypeError('x is not a function')), cause: TypeError },
+    { name: 'mammoth hits a bug of ours (RangeError)', file: 'guide.docx', make: () => Packer.toBuffer(new Document({ sections: [{ children: [new Paragraph('x')] }] })), fail: () => vi.spyOn(mammoth, 'convertToHtml').mockRejectedValueOnce(new RangeError('Invalid string length')), cause: RangeError },
+    { name: 'the PDF is read from a disk that fails mid-read (EIO inside the reader)', file: 'guide.pdf', make: () => makePdf(['Hello']), fail: () => vi.mocked(getDocumentProxy).mockRejectedValueOnce(systemError('EIO', 'read', 'guide.pdf')), cause: Error },
+  ])('inside a reader: $name', async ({ file, make, fail, cause }) => {
+    await writeFile(path.join(dir, file), await make());
+    fail();
+    const { logger, warnings } = capture();
+    const error = await loadManualChunks(dir, { logger }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(Error);
+    // The reader's wrapper names the file; what it wraps is what decided.
+    expect((error as Error).cause).toBeInstanceOf(cause);
+    expect(warnings).toEqual([]);
+  });
+
+  it('a reindex that hits EIO fails and the live index keeps its chunks (the review of 3a9f86e, finding 5)', async () => {
+    await writeFile(path.join(dir, 'guide.pdf'), await makePdf(['Backup runs nightly.']));
+    const config = parseConfig({ DATA_DIR: path.join(dir, '.data'), MANUALS_DIR: dir, EMBEDDINGS_PROVIDER: 'local', EMBEDDING_DIMENSIONS: '256', LOG_LEVEL: 'silent' });
+    const backends = createSearchBackends(config);
+    try {
+      expect(await reindexManual({}, { config, manual: backends.manual, logger: capture().logger })).toMatchObject({ files: 2, skipped: [] });
+      const live = await backends.manual.count();
+      const target = path.join(dir, 'guide.pdf');
+      const actual = await vi.importActual<typeof import('node:fs/promises')>('node:fs/promises');
+      vi.mocked(readFile).mockImplementation(((p: Parameters<typeof actual.readFile>[0], ...rest: never[]) =>
+        String(p) === target ? Promise.reject(systemError('EIO', 'read', target)) : actual.readFile(p, ...rest)) as typeof actual.readFile);
+      await expect(reindexManual({}, { config, manual: backends.manual, logger: capture().logger })).rejects.toMatchObject({ code: 'EIO' });
+      expect(await backends.manual.count()).toBe(live);
+    } finally {
+      await backends.manual.close?.();
+      await backends.qa.close?.();
+    }
+  });
+});
