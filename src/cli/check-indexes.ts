@@ -2,14 +2,15 @@
  * `npm run check`'s lines about the search indexes: how many entries each holds and, with the embedded engines,
  * whether the index this machine serves is the last build recorded in Redis, judged as the agent worker judges it
  * (`src/search/index-freshness.ts`). An index that is not would keep this machine's agent worker from taking tickets
- * (after a reindex that could not record its build, or a build on another machine), so check fails it with the fix.
+ * (after a reindex that could not record its build, or a build on another machine), so check fails it with the fix;
+ * so it does when there is no index here at all, which keeps the worker from taking tickets too.
  */
 import type { Config } from '../config.js';
 import { connectProducer } from '../queues/connection.js';
 import { failureLine } from '../runtime/role-status.js';
 import { createSearchBackends } from '../search/factory.js';
 import { readIndexBuilds, type IndexBuild, type IndexName } from '../search/index-builds.js';
-import { blocksTickets, describeIndexProblem, judgeIndex } from '../search/index-freshness.js';
+import { blocksTickets, describeIndexProblem, describeIndexProblems, judgeIndex, noIndexYet } from '../search/index-freshness.js';
 import type { ManualSearch, QaSearch } from '../search/types.js';
 import type { CheckOutcome } from './check.js';
 import { closeAll, noIndexMessage } from './common.js';
@@ -84,17 +85,39 @@ async function checkIndex(
   return { what, where, status: 'ok', detail: verdict.state === 'current' ? `${entries} entries, the last recorded build` : `${entries} entries` };
 }
 
+/**
+ * The sentence `/readyz` gives when this machine has neither index and no build of either is recorded
+ * ({@link noIndexYet}): its agent worker then takes no tickets. Judged as the worker judges it, also when the recorded
+ * builds cannot be read (it compares with none then); undefined otherwise.
+ */
+async function noIndexHere(search: { manual: ManualSearch; qa: QaSearch }, builds: () => Promise<RecordedBuilds | Error>): Promise<string | undefined> {
+  if (!search.manual.served || !search.qa.served) return undefined;
+  const [manual, qa] = await Promise.all([search.manual.served(), search.qa.served()]);
+  if (manual.present || qa.present) return undefined;
+  const read = await builds();
+  const recorded = read instanceof Error ? {} : read;
+  const verdicts = { manual: judgeIndex(search.manual.kind, manual, recorded.manual), qa: judgeIndex(search.qa.kind, qa, recorded.qa) };
+  return noIndexYet(verdicts) ? describeIndexProblems(verdicts, HERE)[0] : undefined;
+}
+
 /** One line per index, manual first. */
 export async function checkIndexes(config: Config): Promise<CheckOutcome[]> {
   const backends = createSearchBackends(config);
   // Read once for both indexes, and only when an embedded engine asks for it.
   let read: Promise<RecordedBuilds | Error> | undefined;
   const builds = () => (read ??= recordedBuilds(config));
+  const manualWhere = config.MEILI_HOST ? `Meilisearch ${config.MEILI_HOST} ${config.MEILI_INDEX}` : `embedded, ${config.DATA_DIR}`;
+  const qaWhere = config.QDRANT_URL ? `Qdrant ${config.QDRANT_URL} ${config.QDRANT_COLLECTION}` : `embedded, ${config.DATA_DIR}`;
   try {
-    return await Promise.all([
-      checkIndex('manual', 'Manual search', config.MEILI_HOST ? `Meilisearch ${config.MEILI_HOST} ${config.MEILI_INDEX}` : `embedded, ${config.DATA_DIR}`, backends.manual, builds),
-      checkIndex('qa', 'Q&A search', config.QDRANT_URL ? `Qdrant ${config.QDRANT_URL} ${config.QDRANT_COLLECTION}` : `embedded, ${config.DATA_DIR}`, backends.qa, builds),
-    ]);
+    // Both lines fail alike: either index built would let the worker answer.
+    const none = await noIndexHere(backends, builds);
+    if (none !== undefined) {
+      return [
+        { what: 'Manual search', where: manualWhere, status: 'failed', detail: none },
+        { what: 'Q&A search', where: qaWhere, status: 'failed', detail: none },
+      ];
+    }
+    return await Promise.all([checkIndex('manual', 'Manual search', manualWhere, backends.manual, builds), checkIndex('qa', 'Q&A search', qaWhere, backends.qa, builds)]);
   } finally {
     await closeAll(backends.manual, backends.qa);
   }

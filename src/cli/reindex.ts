@@ -10,8 +10,9 @@
  *
  * Either way each build is recorded in Redis (`src/search/index-builds.ts`) as the one agent workers must serve: with
  * the embedded engines a local rebuild is how a machine's agent worker becomes current again after a rebuild
- * elsewhere. Redis is not needed for the rebuild itself; when it cannot be reached the build is not recorded, and
- * the command exits 1 after the rebuild: an agent worker serving the new index takes no tickets until it is recorded.
+ * elsewhere. Redis is not needed for the rebuild itself: when it cannot be reached at all the rebuild stands and the
+ * command exits 0 with a warning (README's `npm run reindex && npm run -s ask` runs without Redis); when Redis answers
+ * but refuses the record (an error reply, out of memory) the command exits 1 after the rebuild.
  */
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import { QueueEvents, type Job } from 'bullmq';
@@ -20,7 +21,7 @@ import { reindexManual, type ReindexManualResult } from '../../jobs/reindex-manu
 import { reindexQa, type ReindexQaResult } from '../../jobs/reindex-qa.js';
 import type { Config } from '../config.js';
 import { noReadableManualMessage } from '../knowledge/manual-loader.js';
-import { connectProducer, createWorkerConnection, produce } from '../queues/connection.js';
+import { connectProducer, createWorkerConnection, produce, RedisUnavailableError } from '../queues/connection.js';
 import { reindexJob } from '../queues/job-options.js';
 import { QUEUE_NAMES } from '../queues/names.js';
 import { LockBusyError, withReindexLock } from '../queues/redis-lock.js';
@@ -86,7 +87,7 @@ async function reindexHere({ config, logger, print }: CliContext, opts: ReindexO
   const redis = server ? await connect() : undefined;
   // Connected while the rebuild runs, and waited for only when a build is to be recorded.
   const recorder: Promise<Redis | Error> = redis ? Promise.resolve(redis) : connect().catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
-  // Why the first build could not be recorded: the command fails with it once the rebuild is done.
+  // Why the first build could not be recorded: said once the rebuild is done (a warning or the command's failure).
   let unrecorded: unknown;
   const locked = async <T>(server: boolean, kind: 'manual' | 'qa', work: () => Promise<T>): Promise<T> => {
     if (!server || !redis) return await work();
@@ -134,17 +135,37 @@ async function reindexHere({ config, logger, print }: CliContext, opts: ReindexO
   summary.seconds = (performance.now() - started) / 1000;
   print(opts.json ? JSON.stringify(summary) : formatReindexSummary(summary));
   failWhenNothingFound(summary, config);
-  if (unrecorded !== undefined) throw new CliError(unrecordedMessage(unrecorded));
+  if (unrecorded === undefined) return;
+  if (!isUnreachable(unrecorded)) throw new CliError(unrecordedMessage(unrecorded));
+  logger.warn(unreachableWarning(unrecorded));
 }
 
 /**
- * The build could not be recorded: the rebuild stands, but agent workers compare what they serve with the last
- * recorded build, so one that serves this new index takes no tickets until a build is recorded (see README, Scaling
- * agent workers). A success exit would hide that until mail stops being answered.
+ * True when the connection to Redis failed before Redis said anything (refused, unknown host, no answer in time):
+ * there may be no Redis here at all, as in README's `npm run reindex && npm run -s ask`, and the rebuild is all that
+ * was asked. A Redis that answered with an error (a wrong password) set up for the workers is not that.
+ */
+function isUnreachable(err: unknown): err is RedisUnavailableError {
+  return err instanceof RedisUnavailableError && !(err.cause instanceof Error && err.cause.name === 'ReplyError');
+}
+
+/**
+ * Redis could not be reached: whether an agent worker minds depends on a build recorded there before, which cannot
+ * be known now (without one, workers answer as before), so the command warns with both cases instead of failing.
+ */
+function unreachableWarning(err: RedisUnavailableError): string {
+  const why = err.cause instanceof Error ? ` (${err.cause.message})` : '';
+  return `the index is rebuilt here, but this build is not recorded: Redis is unreachable at ${err.where}${why}; if a build was recorded there before, an agent worker serving this index takes no tickets until you run npm run reindex again with Redis reachable (npm run check compares them)`;
+}
+
+/**
+ * Redis answered but refused the record: the rebuild stands, but agent workers compare what they serve with the last
+ * recorded build there, so one serving this new index may take no tickets (see README, Scaling agent workers). A
+ * success exit would hide a Redis the workers depend on refusing writes until mail stops being answered.
  */
 function unrecordedMessage(err: unknown): string {
   const why = err instanceof Error ? err.message : String(err);
-  return `the index is rebuilt here, but this build is not recorded in Redis (${why}): agent workers compare their index with the last build recorded there, and one serving this index takes no tickets until it is; run \`npm run reindex\` again once Redis is reachable`;
+  return `the index is rebuilt here, but this build is not recorded in Redis (${why}): agent workers compare their index with the last build recorded there, so while another is recorded one serving this index takes no tickets; run \`npm run reindex\` again once Redis accepts the record (npm run check compares them)`;
 }
 
 /**

@@ -57,10 +57,14 @@ describe('npm run check', () => {
     expect(result.stdout.trim().split('\n').at(-1)).toBe('2 of 7 checks failed');
   });
 
-  it('says an empty index is not built yet, without failing', SLOW, async () => {
+  it('fails when there is no index at all, in the words of /readyz, as the agent worker takes no tickets', SLOW, async () => {
     const result = await check({ DATA_DIR: path.join(servers.kb.dataDir, 'nothing-here') });
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^! Manual search: embedded, .* — no manual index yet: run npm run reindex$/m);
+    expect(result.code).toBe(1);
+    for (const what of ['Manual search', 'Q&A search']) {
+      expect(result.stdout).toMatch(
+        new RegExp(`^✗ ${what}: embedded, .* — an agent worker here takes no tickets: no knowledge index yet: run \`npm run reindex\` \\(or start the scheduler\\) on this machine; the mail waits in the queue$`, 'm'),
+      );
+    }
   });
 
   it('fails a dashboard that would not start, and OpenAI without a key, before asking any server', SLOW, async () => {

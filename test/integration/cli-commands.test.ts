@@ -77,7 +77,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'warn',
     // Never the checkout's .env nor the Redis on the default port: README's own redis-server listens there, and a
     // reindex run by this test would record its build as the one a developer's running agent workers must serve.
-    // A Redis of its own instead, where reindex records its builds (without one it exits 1).
+    // A Redis of its own instead, where reindex records its builds (without one it warns that it could not).
     HELPDESK_ENV_FILE: 'none',
     REDIS_URL: redis.url,
     // Empty counts as unset and wins over a developer's .env: the embedded engines, the built-in prompts.
@@ -103,6 +103,28 @@ describe('before any reindex', SLOW, () => {
     expect(ask.stdout).toBe('');
     expect(stderrLines(ask)).toEqual(['ask: no manual index yet: run npm run reindex']);
     expect(server.chatRequests()).toHaveLength(0);
+  });
+
+  it("README's \"ask the agent directly\" line runs without Redis: reindex warns that its build is not recorded, ask answers", async () => {
+    // As README has it, through npm and sh: `npm run reindex && npm run -s ask -- --json "…"`, on a fresh DATA_DIR.
+    const port = await closedPort();
+    const demo = await new Promise<RunResult>((resolve, reject) => {
+      const child = spawn('sh', ['-c', 'npm run reindex && npm run -s ask -- --json "$QUESTION"'], {
+        cwd: ROOT,
+        env: { ...baseEnv, DATA_DIR: path.join(root, 'readme-demo'), REDIS_URL: `redis://127.0.0.1:${port}`, QUESTION: TWO_TOPIC_QUESTION },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(demo.code, demo.stderr).toBe(0);
+    expect(demo.stderr).toContain(`not recorded: Redis is unreachable at redis://127.0.0.1:${port}`);
+    const answer = JSON.parse(demo.stdout.slice(demo.stdout.indexOf('\n{') + 1)) as AgentResult;
+    expect(answer.answer).toMatch(/認証アプリ/);
   });
 
   it('env:example --help prints the usage and rewrites nothing; an unknown option exits 2', async () => {
