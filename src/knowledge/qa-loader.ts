@@ -3,9 +3,10 @@
  * hold commas, doubled quotes and line breaks) and Excel workbooks (.xlsx: each visible sheet read the same way).
  * Spreadsheet exports are accepted as they come: UTF-8 with BOM or Shift_JIS, CRLF, blank lines, and columns in any
  * order when the header names them (`question`/`answer`, `質問`/`回答`, `Q`/`A`, a helpdesk's `お問い合わせ内容`/`対応内容`…,
- * see {@link qaColumns}); a header that names one means that one and the column of text beside it, one that names
- * neither the first two columns; a column of only numbers or ids is never read as questions or answers. Fields
- * exported as HTML are read as their text ({@link qaFieldText}).
+ * see {@link qaColumns}); a header that names one means that one and the column of text beside it (never a column of
+ * personal data), one that names neither the first two columns; a column taken without a name that holds only numbers
+ * or ids is never read as questions or answers: its file or sheet is passed over with a warning. Fields exported as
+ * HTML are read as their text ({@link qaFieldText}).
  */
 import { readFile } from 'node:fs/promises';
 import { CsvError, parse } from 'csv-parse/sync';
@@ -31,10 +32,18 @@ export interface SkippedQaRow {
   reason: string;
 }
 
-/** The pairs of one CSV text or workbook and the rows left out. */
+/** A CSV file or a workbook's sheet that was not read at all, and why (its columns cannot be told). */
+export interface PassedOverQaTable {
+  /** The file's base name, or `${fileName}:${sheet}` for a sheet, as in {@link QaPair.fileName}. */
+  table: string;
+  reason: string;
+}
+
+/** The pairs of one CSV text or workbook, the rows left out, and the tables (file or sheets) not read. */
 export interface QaParseResult {
   pairs: QaPair[];
   skipped: SkippedQaRow[];
+  passedOver: PassedOverQaTable[];
 }
 
 /** What {@link loadQaPairs} read. */
@@ -43,6 +52,8 @@ export interface QaLoadResult {
   files: string[];
   pairs: QaPair[];
   skipped: SkippedQaRow[];
+  /** Files and sheets passed over, each with a warning ({@link PassedOverQaTable}). */
+  passedOver: PassedOverQaTable[];
 }
 
 /**
@@ -63,13 +74,29 @@ const ANSWER_HEADERS = [
 /** 内容 ("content") heads a helpdesk export's question only beside a named answer: alone it may be either. */
 const CONTENT_HEADERS = ['内容'];
 /**
- * Headers of the columns around a pair in an export (an id, a category, a person, a date, a link), passed over when
- * the header names only one of question and answer and the other is looked for.
+ * Headers of an error-code table's code column, the question when the header names neither question nor answer: a
+ * user asks about `E-1001`, and the table's other column says what it means.
+ */
+const CODE_HEADERS = ['エラーコード', 'エラー番号', 'エラーid', 'コード', 'code', 'errorcode', 'error_code', 'error-code', 'エラー', 'error'];
+/**
+ * Headers of the columns around a pair in an export (an id, a category, a date, a link), passed over when the header
+ * names only one of question and answer and the other is looked for.
  */
 const RECORD_HEADERS = [
-  'id', 'no', 'no.', '#', '番号', 'category', 'カテゴリ', 'カテゴリー', '分類', '担当', '担当者', '対応者', 'date', '日付', '受付日',
+  'id', 'no', 'no.', '#', '番号', 'category', 'カテゴリ', 'カテゴリー', '分類', '対応者', 'date', '日付', '受付日',
   '作成日', '更新日', '対応日', 'url', 'status', 'ステータス', '状態', 'tags', 'タグ',
 ];
+/**
+ * Headers of a person's name, address or number (a customer, a requester, an agent): never read as a question or an
+ * answer, so no one's personal data goes into the index or the text the model answers from.
+ */
+const PERSON_HEADERS = [
+  '顧客名', 'お客様名', '氏名', '名前', 'お名前', '担当', '担当者', '担当者名', '依頼者', '依頼者名', '申請者', '報告者', '起票者',
+  'メール', 'メールアドレス', 'eメール', '電話', '電話番号', '携帯番号', 'requester', 'assignee', 'customer', 'submitter',
+  'reporter', 'name', 'email', 'e-mail', 'mail', 'phone', 'tel',
+];
+/** Endings of an English header of personal data (`Customer email`, `requester_name`, `Contact phone`). */
+const PERSON_HEADER_ENDINGS = ['name', 'email', 'e-mail', 'phone'];
 
 function normalizedHeader(cell: string): string {
   return cell.normalize('NFKC').toLowerCase().replace(/\s+/g, '');
@@ -95,6 +122,23 @@ const NUMBER_SHAPE = /^(?:#|no\.?\s*)?\d+(?:[-_./:]\d+)*$/i;
 /** A number, a date, a ticket id (`T-201`, `INC0012345`) or a UUID. */
 const ID_SHAPE = /^(?:#|no\.?\s*)?(?:\d+|[a-z]{1,8}[-_]\d+|[a-z]{1,8}\d{3,})(?:[-_./:]\d+)*$|^[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i;
 
+/** An e-mail address, bare or with a display name (`山田 <taro@example.com>`). */
+const EMAIL_SHAPE = /^(?:[^<>]*<)?[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>?$/;
+/** A phone number as written: digits in groups, maybe a country code or parentheses (`+81 90 1234 5678`, `(03) 1234-5678`). */
+const PHONE_SHAPE = /^\+?[\d\s()\-]{10,20}$/;
+
+/** Whether a value is an e-mail address or a phone number (10 to 15 digits). */
+function contactValue(value: string): boolean {
+  if (EMAIL_SHAPE.test(value)) return true;
+  const digits = value.replace(/\D/g, '').length;
+  return PHONE_SHAPE.test(value) && digits >= 10 && digits <= 15;
+}
+
+/** Whether a normalised header cell names a person's data. */
+function personHeader(cell: string): boolean {
+  return PERSON_HEADERS.includes(cell) || (/^[\x21-\x7e]+$/.test(cell) && PERSON_HEADER_ENDINGS.some((end) => cell.endsWith(end)));
+}
+
 /** The column's non-blank values in `rows`. */
 function columnValues(rows: readonly (readonly string[])[], column: number): string[] {
   return rows.map((record) => (record[column] ?? '').normalize('NFKC').trim()).filter((value) => value !== '');
@@ -105,9 +149,16 @@ function onlyOfShape(values: readonly string[], shape: RegExp): boolean {
   return values.length > 0 && values.every((value) => shape.test(value));
 }
 
+/** Whether most of a column's values are e-mail addresses or phone numbers (a blank or `-` here and there aside). */
+function mostlyContacts(values: readonly string[]): boolean {
+  return values.length > 0 && values.filter(contactValue).length * 2 > values.length;
+}
+
 /** Which columns hold the question and the answer, and which of them the header names. */
 export interface QaColumns {
+  /** -1 when the header names the answer and every other column holds personal data. */
   question: number;
+  /** -1 when the header names the question and every other column holds personal data. */
   answer: number;
   /** `both`, one of them (the other was looked for), or `none` (the first two columns). */
   named: 'both' | 'question' | 'answer' | 'none';
@@ -115,8 +166,9 @@ export interface QaColumns {
 
 /**
  * The column that goes with the one the header names: the nearest with text in it, looking after a question and
- * before an answer first, and passing over the columns of a record around the pair (an id, a person, a date) and
- * columns of numbers or ids. The adjacent column when none has text.
+ * before an answer first, and passing over the columns of a record around the pair (an id, a category, a date) and
+ * columns of numbers or ids. The nearest column when none has text. A column of personal data (headed as a name, an
+ * address or a number, or holding mostly e-mail addresses or phone numbers) is never taken: -1 when only those are left.
  */
 function otherColumn(cells: readonly string[], rows: readonly (readonly string[])[], named: number, ahead: 1 | -1): number {
   const width = cells.length;
@@ -125,18 +177,24 @@ function otherColumn(cells: readonly string[], rows: readonly (readonly string[]
     for (let i = named + step; i >= 0 && i < width; i += step) found.push(i);
     return found;
   };
-  const order = [...nearest(ahead), ...nearest(ahead === 1 ? -1 : 1)];
-  const hasText = (i: number): boolean => {
-    const values = columnValues(rows, i);
-    return !RECORD_HEADERS.includes(cells[i] ?? '') && values.length > 0 && !onlyOfShape(values, ID_SHAPE);
-  };
-  return order.find(hasText) ?? order[0] ?? named + 1;
+  const around = [...nearest(ahead), ...nearest(ahead === 1 ? -1 : 1)];
+  // A one-column header: the field after it, as a row may have one the header did not head.
+  if (around.length === 0) return named + 1;
+  const order = around.filter((i) => !personHeader(cells[i] ?? '') && !mostlyContacts(columnValues(rows, i)));
+  return order.find((i) => textColumn(cells, rows, i)) ?? order[0] ?? -1;
+}
+
+/** Whether a column may hold questions or answers: not one of a record's ids, categories or dates, and with text in it. */
+function textColumn(cells: readonly string[], rows: readonly (readonly string[])[], column: number): boolean {
+  const values = columnValues(rows, column);
+  return !RECORD_HEADERS.includes(cells[column] ?? '') && values.length > 0 && !onlyOfShape(values, ID_SHAPE);
 }
 
 /**
  * The question and answer columns of a header row: those it names (`question`/`answer`, `質問`/`回答`, `Q`/`A`,
  * `お問い合わせ内容`/`対応内容`…, in any order, among other columns such as an id or a category); when it names only
- * one, that one and the nearest column of text beside it (see `rows`, the data rows); else the first two.
+ * one, that one and the nearest column of text beside it (see `rows`, the data rows), never one of personal data;
+ * an error-code table's code column (`エラーコード`, `code`) is its question; else the first two.
  */
 export function qaColumns(header: readonly string[], rows: readonly (readonly string[])[] = []): QaColumns {
   const cells = header.map(normalizedHeader);
@@ -148,7 +206,14 @@ export function qaColumns(header: readonly string[], rows: readonly (readonly st
   }
   if (question >= 0 && answer >= 0) return { question, answer, named: 'both' };
   if (question >= 0) return { question, answer: otherColumn(cells, rows, question, 1), named: 'question' };
-  if (answer >= 0) return { question: otherColumn(cells, rows, answer, -1), answer, named: 'answer' };
+  // A user asks about the code (`E-1001`) an error-code table lists; a ticket's subject beside a named answer asks better.
+  const code = namedColumn(cells, CODE_HEADERS);
+  if (answer >= 0) {
+    const other = otherColumn(cells, rows, answer, -1);
+    if (code >= 0 && code !== answer && (other < 0 || !textColumn(cells, rows, other))) return { question: code, answer, named: 'both' };
+    return { question: other, answer, named: 'answer' };
+  }
+  if (code >= 0) return { question: code, answer: otherColumn(cells, rows, code, 1), named: 'question' };
   return { question: 0, answer: 1, named: 'none' };
 }
 
@@ -159,7 +224,7 @@ function columnName(header: readonly string[], column: number): string {
 
 /** The warning for a header of more than two columns that does not name both, saying which columns are read. */
 function columnsWarning(header: readonly string[], columns: QaColumns): string | undefined {
-  if (header.length <= 2) return undefined;
+  if (header.length <= 2 || columns.question < 0 || columns.answer < 0) return undefined;
   const question = columnName(header, columns.question);
   const answer = columnName(header, columns.answer);
   switch (columns.named) {
@@ -181,19 +246,24 @@ interface FittedRecord {
   fields?: number;
   /** Whether those fields were joined back into the last of two columns (else the row is not read). */
   joined?: boolean;
+  /** Whether text under the header's unnamed trailing columns was left out. */
+  unheaded?: boolean;
 }
 
 /**
- * A CSV record fitted to a header of `width` columns. An ASCII comma typed unquoted in Japanese text splits a field:
- * with a two-column header the fields after the first are joined back with their commas (the writer's answer); a
- * wider header leaves no telling which field was split, so `fields` is reported and the row is not read. Empty fields
- * past the header (a trailing comma) are no text and are dropped.
+ * A CSV record fitted to a header of `width` named columns followed by `padding` empty ones. A spreadsheet pads its
+ * export's header with empty cells out to the used range: text under them is a note beside the pair (`要確認`,
+ * `internal: check SSO`), left out and reported as `unheaded`. An ASCII comma typed unquoted in Japanese text splits
+ * a field: under a two-column header with no padding the fields after the first are joined back with their commas
+ * (the writer's answer); a wider or padded header leaves no telling which field was split, so `fields` is reported
+ * and the row is not read. Empty fields past the header (a trailing comma) are no text and are dropped.
  */
-function fitToHeader(record: readonly string[], width: number): FittedRecord {
+function fitToHeader(record: readonly string[], width: number, padding: number): FittedRecord {
   let end = record.length;
   while (end > width && (record[end - 1] ?? '').trim() === '') end--;
   if (width < 2 || end <= width) return { record: record.slice(0, end) };
-  if (width === 2) return { record: [record[0] ?? '', record.slice(1, end).join(',')], fields: end, joined: true };
+  if (end <= width + padding) return { record: record.slice(0, width), unheaded: true };
+  if (width === 2 && padding === 0) return { record: [record[0] ?? '', record.slice(1, end).join(',')], fields: end, joined: true };
   return { record: record.slice(0, end), fields: end, joined: false };
 }
 
@@ -237,11 +307,12 @@ export function qaFieldText(raw: string): string {
  * header of more than two columns does not name both). Row numbers count data records after the header, including
  * skipped ones, so a pair keeps its id (`${fileName}#${row}`) when a neighbouring row is fixed or emptied. Rows whose
  * question or answer is empty (after trimming) are skipped, each with a warning naming the file and row; a row with
- * more fields than the header (an unquoted comma) is mended or skipped with a warning ({@link fitToHeader}).
+ * more fields than the header (an unquoted comma) is mended or skipped with a warning ({@link fitToHeader}). A file
+ * whose columns cannot be read (a column taken without a name holds only numbers or ids) gives no pairs and is listed
+ * in `passedOver`, with a warning naming it and how to head its columns.
  *
  * @param file path used in messages; its base name is `fileName`.
- * @throws KnowledgeError with the line of the problem when the CSV is malformed (e.g. an unclosed quote), or naming
- *   the header when the question or answer column holds only numbers or ids.
+ * @throws KnowledgeError with the line of the problem when the CSV is malformed (e.g. an unclosed quote).
  */
 export function parseQaCsv(text: string, fileName: string, options: { file?: string; logger?: Logger } = {}): QaParseResult {
   const file = options.file ?? fileName;
@@ -264,13 +335,15 @@ export function parseQaCsv(text: string, fileName: string, options: { file?: str
     throw new KnowledgeError(`${file}: cannot parse CSV: ${errorMessage(err)}`, file, undefined, { cause: err });
   }
   const rows = records.map(({ record, info }) => ({ record, line: info.lines }));
-  return pairsOfRows(rows, fileName, { file, where: file, lineName: 'line', csv: true, logger: options.logger });
+  return pairsOfRows(rows, fileName, { where: file, lineName: 'line', csv: true, logger: options.logger });
 }
 
 /**
  * Reads a workbook's visible sheets as {@link parseQaCsv} reads a CSV file: each sheet has its header row and its
  * pairs, named `${fileName}:${sheet}` (a colon cannot appear in a sheet name), so `faq.xlsx:請求#3` is the third data
- * row of the sheet 請求. Skipped rows are reported with the sheet and its row number as Excel shows it.
+ * row of the sheet 請求. Skipped rows are reported with the sheet and its row number as Excel shows it; a sheet whose
+ * columns cannot be read (a cover, a revision history, a count of questions by category) is passed over with a
+ * warning naming it, and the other sheets are read.
  *
  * @throws KnowledgeError naming the file when it is not a readable workbook or unpacks to too much.
  */
@@ -286,30 +359,42 @@ export async function readQaWorkbook(
   } catch (err) {
     throw new KnowledgeError(`${file}: cannot read Excel workbook: ${errorMessage(err)}`, file, undefined, { cause: err });
   }
-  const result: QaParseResult = { pairs: [], skipped: [] };
+  const result: QaParseResult = { pairs: [], skipped: [], passedOver: [] };
   for (const sheet of sheets) {
-    const { pairs, skipped } = pairsOfRows(sheet.records, `${fileName}:${sheet.name}`, { file, where: `${file} sheet ${sheet.name}`, lineName: 'Excel row', csv: false, logger: options.logger });
+    const { pairs, skipped, passedOver } = pairsOfRows(sheet.records, `${fileName}:${sheet.name}`, { where: sheetLocation(file, sheet.name), lineName: 'Excel row', csv: false, logger: options.logger });
     // Not push(...): a spread of more than ~125,000 items overflows the call stack (a large history export).
     for (const pair of pairs) result.pairs.push(pair);
     for (const skip of skipped) result.skipped.push(skip);
+    result.passedOver.push(...passedOver);
   }
   return result;
 }
 
+/** Where a sheet is, as messages name it. */
+function sheetLocation(file: string, sheet: string): string {
+  return `${file} sheet ${sheet}`;
+}
+
+/** How a message tells the writer to head the columns so the file is read. */
+const HEAD_THE_COLUMNS = 'head the question column question (or 質問, 問い合わせ, Q) and the answer column answer (or 回答, 対応内容, A), then reindex';
+
 /**
- * Why the question or the answer column cannot be read, or undefined. A column the header names is refused when it
- * holds only numbers (a named error-code column, `E-1001`, may be a real question); one taken without a name also
- * when it holds only ids (`T-201`): a file read so would index ticket numbers as questions, and only its header can
- * say which columns to read.
+ * Why the question and answer columns cannot be read, or undefined. A column the header names is read whatever it
+ * holds (error codes, `台数は？` → `3`); one taken without a name is refused when it holds only numbers or ids (`1`,
+ * `T-201`, a date): read so, a count or revision sheet or an export's id column would be indexed, and only its header
+ * can say which columns to read. So is a header that names one column when every other holds personal data.
  */
-function columnOfIds(header: readonly string[], rows: readonly (readonly string[])[], columns: QaColumns): string | undefined {
+function unreadableColumns(header: readonly string[], rows: readonly (readonly string[])[], columns: QaColumns): string | undefined {
+  const others = header.flatMap((_, i) => (i === columns.question || i === columns.answer ? [] : [columnName(header, i)]));
+  if (columns.answer < 0) return `no column of text beside ${columnName(header, columns.question)} but personal data (${others.join(', ')}) to read as the answers; ${HEAD_THE_COLUMNS}`;
+  if (columns.question < 0) return `no column of text beside ${columnName(header, columns.answer)} but personal data (${others.join(', ')}) to read as the questions; ${HEAD_THE_COLUMNS}`;
   const roles = [
     { column: columns.question, role: 'questions', named: columns.named === 'both' || columns.named === 'question' },
     { column: columns.answer, role: 'answers', named: columns.named === 'both' || columns.named === 'answer' },
   ];
-  const refused = roles.find(({ column, named }) => onlyOfShape(columnValues(rows, column), named ? NUMBER_SHAPE : ID_SHAPE));
+  const refused = roles.find(({ column, named }) => !named && onlyOfShape(columnValues(rows, column), ID_SHAPE));
   if (!refused) return undefined;
-  return `the column ${columnName(header, refused.column)} holds only numbers or ids and would be indexed as the ${refused.role}; the header reads ${header.join(', ')}: head the question column question (or 質問, 問い合わせ, Q) and the answer column answer (or 回答, 対応内容, A), then reindex`;
+  return `the column ${columnName(header, refused.column)} holds only numbers or ids and would be indexed as the ${refused.role}; the header reads ${header.join(', ')}: ${HEAD_THE_COLUMNS}`;
 }
 
 /** Why a row without a question or an answer is skipped, or undefined when it has both. */
@@ -324,16 +409,16 @@ function emptyFieldReason(question: string, answer: string): string | undefined 
  * header of more than two columns does not name both). Row numbers count data records after the header, including
  * skipped ones, so a pair keeps its id (`${fileName}#${row}`) when a neighbouring row is fixed or emptied. Rows whose
  * question or answer is empty (after trimming) are skipped, each with a warning naming `where` and the row; so are CSV
- * rows with more fields than the header that cannot be mended ({@link fitToHeader}).
- *
- * @throws KnowledgeError when the question or the answer column holds only numbers or ids ({@link columnOfIds}).
+ * rows with more fields than the header that cannot be mended ({@link fitToHeader}). A table whose columns cannot be
+ * read ({@link unreadableColumns}) is passed over whole with a warning naming it and how to head its columns: one
+ * count sheet in a FAQ workbook must not stop the reindex of everything else.
  */
 function pairsOfRows(
   rows: SheetRecord[],
   fileName: string,
-  options: { file: string; where: string; lineName: string; csv: boolean; logger?: Logger | undefined },
+  options: { where: string; lineName: string; csv: boolean; logger?: Logger | undefined },
 ): QaParseResult {
-  const { file, where, lineName, logger } = options;
+  const { where, lineName, logger } = options;
   const pairs: QaPair[] = [];
   const skipped: SkippedQaRow[] = [];
   const untrimmed = rows[0]?.record ?? [];
@@ -342,21 +427,32 @@ function pairsOfRows(
   while (width > 0 && (untrimmed[width - 1] ?? '').trim() === '') width--;
   const header = untrimmed.slice(0, width);
   const data = rows.slice(1).map(({ record, line }, index) => {
-    const fitted: FittedRecord = options.csv ? fitToHeader(record, width) : { record };
+    const fitted: FittedRecord = options.csv ? fitToHeader(record, width, untrimmed.length - width) : { record };
     return { row: index + 1, line, ...fitted };
   });
   const readable = data.filter((d) => d.fields === undefined || d.joined).map((d) => d.record);
   const columns = qaColumns(header, readable);
-  const refusal = columnOfIds(header, readable, columns);
-  if (refusal) throw new KnowledgeError(`${where}: ${refusal}`, file);
+  const refusal = unreadableColumns(header, readable, columns);
+  if (refusal) {
+    logger?.warn({ file: where, header }, `${where}: not read: ${refusal}`);
+    return { pairs, skipped, passedOver: [{ table: fileName, reason: refusal }] };
+  }
   const warning = columnsWarning(header, columns);
   if (warning) logger?.warn({ file: where, header }, `${where}: ${warning}`);
+  const unheaded = data.find((d) => d.unheaded);
+  if (unheaded) {
+    // Once per file: an export padded to its used range may carry a note on every row.
+    logger?.warn(
+      { file: where, row: unheaded.row, line: unheaded.line },
+      `${where}: the header has columns with no name after ${columnName(header, width - 1)} (as a spreadsheet pads its export); their text, first on row ${unheaded.row} (${lineName} ${unheaded.line}), is not read: give the column a name to have it ignored without this warning`,
+    );
+  }
   for (const { row, line, record, fields, joined } of data) {
     const at = `${where} row ${row} (${lineName} ${line})`;
     if (joined) logger?.warn({ file: where, row, line }, `${at}: ${fields} fields where the header has 2 (an unquoted comma?); joined the last ones back into ${columnName(header, 1)} with their commas`);
     const question = qaFieldText(record[columns.question] ?? '');
     const answer = qaFieldText(record[columns.answer] ?? '');
-    const reason = fields !== undefined && !joined ? `${fields} fields where the header has ${width} (an unquoted comma? quote the field that holds it)` : emptyFieldReason(question, answer);
+    const reason = fields !== undefined && !joined ? `${fields} fields where the header has ${untrimmed.length} (an unquoted comma? quote the field that holds it)` : emptyFieldReason(question, answer);
     if (reason) {
       skipped.push({ fileName, row, line, reason });
       logger?.warn({ file: where, row, line }, `${at}: ${reason}; skipped`);
@@ -364,20 +460,23 @@ function pairsOfRows(
     }
     pairs.push({ id: `${fileName}#${row}`, fileName, row, question, answer });
   }
-  return { pairs, skipped };
+  return { pairs, skipped, passedOver: [] };
 }
 
 /**
  * Reads every CSV file and workbook in `dir` (non-recursive, sorted by name).
  *
  * @param onProgress called with stage `read` after each file.
- * @throws KnowledgeError when the directory is missing or a file is malformed (the message names file and line).
+ * @throws KnowledgeError when the directory is missing or a file is malformed (the message names file and line), or
+ *   when files or sheets were passed over ({@link QaParseResult.passedOver}) and none yielded a pair: an index of
+ *   nothing would replace the pairs the reindex was meant to bring.
  */
 export async function loadQaPairs(dir: string, options: { logger?: Logger; onProgress?: ProgressFn } = {}): Promise<QaLoadResult> {
   const { logger, onProgress } = options;
   const files = await listSourceFiles(dir, QA_EXTENSIONS, 'Q&A', logger);
   const pairs: QaPair[] = [];
   const skipped: SkippedQaRow[] = [];
+  const passedOver: (PassedOverQaTable & { file: string; where: string })[] = [];
   await onProgress?.({ stage: 'read', done: 0, total: files.length });
   for (const [i, file] of files.entries()) {
     const data = await readFile(file.path);
@@ -388,7 +487,16 @@ export async function loadQaPairs(dir: string, options: { logger?: Logger; onPro
     logger?.debug({ file: file.path, pairs: result.pairs.length, skipped: result.skipped.length }, `read ${file.fileName}`);
     for (const pair of result.pairs) pairs.push(pair);
     for (const skip of result.skipped) skipped.push(skip);
+    for (const table of result.passedOver) {
+      const sheet = table.table.startsWith(`${file.fileName}:`) ? table.table.slice(file.fileName.length + 1) : undefined;
+      passedOver.push({ ...table, file: file.path, where: sheet === undefined ? file.path : sheetLocation(file.path, sheet) });
+    }
     await onProgress?.({ stage: 'read', done: i + 1, total: files.length });
   }
-  return { files: files.map((f) => f.fileName), pairs, skipped };
+  const [first] = passedOver;
+  if (first && pairs.length === 0) {
+    const message = passedOver.map((table) => `${table.where}: ${table.reason}`).join('; ');
+    throw new KnowledgeError(message, first.file);
+  }
+  return { files: files.map((f) => f.fileName), pairs, skipped, passedOver: passedOver.map(({ table, reason }) => ({ table, reason })) };
 }

@@ -8,6 +8,10 @@ import type { Logger } from '../../src/logger.js';
 
 type Row = [row: number, question: string, answer: string];
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
 function recordingLogger(): { logger: Logger; warnings: string[] } {
   const warnings: string[] = [];
   const logger = { warn: (_: unknown, msg: string) => void warnings.push(msg), debug: () => undefined, info: () => undefined } as unknown as Logger;
@@ -62,48 +66,88 @@ describe('parseQaCsv', () => {
     { name: 'the other column is not a column of ids', csv: 'ID,回答,本文\n1,A1,Q1\n2,A2,Q2\n', pair: ['Q1', 'A1'] },
     { name: 'a person column after the question is passed over', csv: 'ID,お問い合わせ内容,担当,メモ\n1,Q1,田中,A1\n', pair: ['Q1', 'A1'] },
     { name: '回答 is preferred over 対応 when both are there', csv: '質問,対応,回答\nQ1,済,A1\n', pair: ['Q1', 'A1'] },
+    // Personal data is never read as a question or an answer (bug review 39c #4): by its header, or by its values.
+    { name: 'a customer name before the answer (kintone)', csv: 'レコード番号,件名,詳細,顧客名,対応内容\n1,ログイン,ログインできません,山田太郎,再設定してください\n', pair: ['ログインできません', '再設定してください'] },
+    { name: 'a Zendesk requester before the resolution', csv: 'Id,Subject,Description,Status,Requester,Resolution\n101,Login fails,I cannot log in since today.,solved,a@example.com,Clear the cache.\n', pair: ['I cannot log in since today.', 'Clear the cache.'] },
+    { name: 'a customer e-mail after the question', csv: 'ID,Question,Customer email,Notes\n1,How do I reset my password?,taro@example.com,Settings > Password\n', pair: ['How do I reset my password?', 'Settings > Password'] },
+    ...['氏名', '名前', 'お名前', '担当者', '依頼者', 'メールアドレス', '電話番号', 'Requester', 'Assignee', 'Customer', 'Name', 'Email', 'E-mail', 'Phone'].map((person) => ({
+      name: `a ${person} column after the question`,
+      csv: `質問,${person},メモ\nQ1,佐藤花子,A1\n`,
+      pair: ['Q1', 'A1'],
+    })),
+    { name: 'a column of mostly e-mail addresses under another header', csv: '質問,連絡先,メモ\nQ1,taro@example.com,A1\nQ2,hanako@example.co.jp,A2\nQ3,-,A3\n', pair: ['Q1', 'A1'] },
+    { name: 'a column of phone numbers under another header', csv: '回答,連絡先,問題\nA1,+81 90 1234 5678,Q1\nA2,(03) 1234-5678,Q2\n', pair: ['Q1', 'A1'] },
   ])('finds the other column: $name', ({ csv, pair }) => {
     expect(parseQaCsv(csv, 'faq.csv').pairs.map((p) => [p.question, p.answer])[0]).toEqual(pair);
   });
 
-  // README: an export that starts with an id column is not indexed as questions of numbers.
+  it('reads no personal data as the answer when no other column is left: the file is passed over with a warning', () => {
+    const { logger, warnings } = recordingLogger();
+    const result = parseQaCsv('質問,メールアドレス\nQ1,taro@example.com\n', 'faq.csv', { file: '/qa/faq.csv', logger });
+    expect(result.pairs).toEqual([]);
+    expect(result.passedOver).toEqual([{ table: 'faq.csv', reason: expect.stringContaining('no column of text beside 質問 but personal data (メールアドレス)') }]);
+    expect(warnings).toEqual([expect.stringMatching(/^\/qa\/faq\.csv: not read: .*head the question column question .* and the answer column answer \(or 回答, 対応内容, A\)/)]);
+  });
+
+  // README: an export that starts with an id column is not indexed as questions of numbers. Such a file (or a
+  // spreadsheet's count or revision sheet) is passed over with a warning, not a failed reindex (bug review 39c #1).
   it.each([
     { name: 'an id and a category, no names', csv: 'id,category,text\n1,ログイン,x\n2,請求,y\n', column: 'id' },
     { name: 'two columns, ids first', csv: 'No,foo\n1,A1\n2,A2\n', column: 'No' },
     { name: 'ticket numbers', csv: 'チケット,本文,メモ\nT-201,A1,x\nT-202,A2,y\n', column: 'チケット' },
     { name: 'zero-padded and with a hash', csv: 'x,y\n001,A1\n#2,A2\nNo.3,A3\n', column: 'x' },
-    { name: 'answers that are only numbers', csv: '質問,回答\nQ1,1\nQ2,2\n', column: '回答' },
     { name: 'dates as questions', csv: '受付日,内容\n2024/01/05,A1\n2024-01-06,A2\n', column: '受付日' },
-  ])('refuses a file whose question or answer column holds only numbers or ids ($name)', ({ csv, column }) => {
-    let error: unknown;
-    try {
-      parseQaCsv(csv, 'export.csv', { file: '/qa/export.csv' });
-    } catch (err) {
-      error = err;
-    }
-    expect(error).toBeInstanceOf(KnowledgeError);
-    const message = (error as Error).message;
-    expect(message).toContain(`/qa/export.csv: the column ${column} holds only numbers or ids`);
-    expect(message).toContain(`the header reads ${csv.split('\n')[0]!.split(',').join(', ')}`);
-    expect(message).toMatch(/head the question column question \(or 質問, 問い合わせ, Q\) and the answer column answer \(or 回答, 対応内容, A\)/);
+    { name: 'a count table', csv: 'カテゴリ,件数\nログイン,12\n請求,5\n', column: '件数' },
+    { name: 'an English summary', csv: 'Category,Count\nLogin,3\nBilling,2\n', column: 'Count' },
+    { name: 'a revision history', csv: '版,日付,内容,担当\n1,2024/01/05,初版,佐藤\n2,2024/03/01,質問追加,鈴木\n', column: '版' },
+    { name: 'an id column beside the one named question', csv: 'お問い合わせ内容,チケット番号\nQ1,T-201\nQ2,T-202\n', column: 'チケット番号' },
+  ])('passes over, with a warning naming it and how to head the columns, a file whose unnamed question or answer column holds only numbers or ids ($name)', ({ csv, column }) => {
+    const { logger, warnings } = recordingLogger();
+    const result = parseQaCsv(csv, 'export.csv', { file: '/qa/export.csv', logger });
+    expect(result.pairs).toEqual([]);
+    expect(result.passedOver).toEqual([{ table: 'export.csv', reason: expect.stringContaining(`the column ${column} holds only numbers or ids`) }]);
+    const warning = warnings.find((w) => w.includes('holds only numbers or ids'));
+    expect(warning).toContain(`/qa/export.csv: not read: the column ${column} holds only numbers or ids`);
+    expect(warning).toContain(`the header reads ${csv.split('\n')[0]!.split(',').join(', ')}`);
+    expect(warning).toMatch(/head the question column question \(or 質問, 問い合わせ, Q\) and the answer column answer \(or 回答, 対応内容, A\)/);
   });
 
   it.each([
-    { name: 'a number among real questions', csv: '質問,回答\n2024,A1\nQ2,A2\n' },
-    // An error-code FAQ: a column the header names as the question may hold only codes; only numbers are refused there.
-    { name: 'error codes under a header that names them the questions', csv: 'ID,質問,回答\n1,E-1001,認証サーバーに接続できません。\n2,E-1002,パスワードの期限切れです。\n' },
-  ])('reads a file that is no column of ids: $name', ({ csv }) => {
-    expect(parseQaCsv(csv, 'faq.csv').pairs).toHaveLength(2);
+    { name: 'a number among real questions', csv: '質問,回答\n2024,A1\nQ2,A2\n', pairs: [['2024', 'A1'], ['Q2', 'A2']] },
+    // An error-code FAQ: a column the header names as the question may hold only codes.
+    { name: 'error codes under a header that names them the questions', csv: 'ID,質問,回答\n1,E-1001,認証サーバーに接続できません。\n2,E-1002,パスワードの期限切れです。\n', pairs: [['E-1001', '認証サーバーに接続できません。'], ['E-1002', 'パスワードの期限切れです。']] },
+    // A column the header names is never refused for its values (bug review 39c #2).
+    { name: 'an error-code table', csv: 'エラーコード,説明\nE-1001,ネットワークに接続できません\nE-1002,認証に失敗しました\n', pairs: [['E-1001', 'ネットワークに接続できません'], ['E-1002', '認証に失敗しました']] },
+    { name: 'numeric codes', csv: 'code,meaning\n1001,Network unreachable\n1002,Auth failed\n', pairs: [['1001', 'Network unreachable'], ['1002', 'Auth failed']] },
+    { name: 'codes among other columns', csv: 'No,Error Code,Description\n1,E-1001,Network unreachable\n', pairs: [['E-1001', 'Network unreachable']] },
+    { name: 'codes beside a named answer', csv: 'エラーコード,対処方法\nE-1001,ケーブルを確認してください\n', pairs: [['E-1001', 'ケーブルを確認してください']] },
+    { name: 'a subject beside a named answer asks better than a code', csv: 'ID,エラーコード,件名,対応内容\n1,E-1001,印刷できない,ドライバーを更新してください\n', pairs: [['印刷できない', 'ドライバーを更新してください']] },
+    { name: 'answers that are all numbers', csv: 'question,answer\n台数は？,3\nパスワードの最低文字数は？,8\n', pairs: [['台数は？', '3'], ['パスワードの最低文字数は？', '8']] },
+    { name: 'answers that are all numbers, in Japanese', csv: '質問,回答\nQ1,1\nQ2,2\n', pairs: [['Q1', '1'], ['Q2', '2']] },
+    { name: 'questions that are all dates under a named header', csv: '質問,回答\n2024/01/05,祝日です\n', pairs: [['2024/01/05', '祝日です']] },
+  ])('reads a file whose columns are not ids picked without a name: $name', ({ csv, pairs }) => {
+    const { logger, warnings } = recordingLogger();
+    const result = parseQaCsv(csv, 'faq.csv', { logger });
+    expect(result.pairs.map((p) => [p.question, p.answer])).toEqual(pairs);
+    expect(result.passedOver).toEqual([]);
+    expect(warnings.filter((w) => w.includes('not read'))).toEqual([]);
   });
 
   // A comma typed unquoted in a field (an ASCII comma in Japanese text) splits the row into more fields than the header.
   it.each([
     { name: 'a comma in the answer', csv: 'q,a\n打刻を忘れました,アプリの申請から、所属長が承認, 期限は3営業日後\n', pairs: [[1, '打刻を忘れました', 'アプリの申請から、所属長が承認, 期限は3営業日後']] as Row[], skipped: [], warnings: ['/qa/f.csv row 1 (line 2): 3 fields where the header has 2 (an unquoted comma?); joined the last ones back into a with their commas'] },
     { name: 'several commas', csv: '質問,回答\nQ1,a,b,c\nQ2,A2\n', pairs: [[1, 'Q1', 'a,b,c'], [2, 'Q2', 'A2']] as Row[], skipped: [], warnings: ['/qa/f.csv row 1 (line 2): 4 fields where the header has 2 (an unquoted comma?); joined the last ones back into 回答 with their commas'] },
-    { name: 'a header ending in empty cells', csv: 'q,a,,\nQ1,x, y,,\n', pairs: [[1, 'Q1', 'x, y']] as Row[], skipped: [], warnings: ['/qa/f.csv row 1 (line 2): 3 fields where the header has 2 (an unquoted comma?); joined the last ones back into a with their commas'] },
     { name: 'a trailing empty field is no comma of the text', csv: 'q,a\nQ1,A1,\n', pairs: [[1, 'Q1', 'A1']] as Row[], skipped: [], warnings: [] },
     { name: 'a wider header: the row is skipped', csv: 'ID,質問,回答\n1,Q1,A1, more\n2,Q2,A2\n', pairs: [[2, 'Q2', 'A2']] as Row[], skipped: [1], warnings: ['/qa/f.csv row 1 (line 2): 4 fields where the header has 3 (an unquoted comma? quote the field that holds it); skipped'] },
     { name: 'as wide as the header: extra columns ignored', csv: 'q,a,tags\nQ1,A1,login\n', pairs: [[1, 'Q1', 'A1']] as Row[], skipped: [], warnings: [] },
+    // Excel pads the header of a CSV with empty cells out to the used range: what is under them is a note, never
+    // part of the answer (bug review 39c #3), and one warning says so for the whole file.
+    { name: 'a header ending in empty cells', csv: 'q,a,,\nQ1,x, y,,\n', pairs: [[1, 'Q1', 'x']] as Row[], skipped: [], warnings: ['/qa/f.csv: the header has columns with no name after a (as a spreadsheet pads its export); their text, first on row 1 (line 2), is not read: give the column a name to have it ignored without this warning'] },
+    { name: 'a memo under a padded two-column header', csv: '質問,回答,,\nパスワードを忘れた,再設定メールを送ります,要確認\n請求書は？,管理画面の請求から,\nQ3,A3,済,\n', pairs: [[1, 'パスワードを忘れた', '再設定メールを送ります'], [2, '請求書は？', '管理画面の請求から'], [3, 'Q3', 'A3']] as Row[], skipped: [], warnings: ['/qa/f.csv: the header has columns with no name after 回答 (as a spreadsheet pads its export); their text, first on row 1 (line 2), is not read: give the column a name to have it ignored without this warning'] },
+    { name: 'an internal note under a padded English header', csv: 'Question,Answer,\nHow do I reset my password?,Open Settings > Password.,internal: check SSO\nWhere is my invoice?,Billing page.,\n', pairs: [[1, 'How do I reset my password?', 'Open Settings > Password.'], [2, 'Where is my invoice?', 'Billing page.']] as Row[], skipped: [], warnings: ['/qa/f.csv: the header has columns with no name after Answer (as a spreadsheet pads its export); their text, first on row 1 (line 2), is not read: give the column a name to have it ignored without this warning'] },
+    { name: 'a memo under a padded three-column header', csv: 'No,質問,回答,,\n1,Q1,A1,メモ,\n2,Q2,A2,,\n', pairs: [[1, 'Q1', 'A1'], [2, 'Q2', 'A2']] as Row[], skipped: [], warnings: ['/qa/f.csv: the header has columns with no name after 回答 (as a spreadsheet pads its export); their text, first on row 1 (line 2), is not read: give the column a name to have it ignored without this warning'] },
+    { name: 'a padded header, a row wider than the padding', csv: '質問,回答,\nQ1,A1,memo,x\nQ2,A2,\n', pairs: [[2, 'Q2', 'A2']] as Row[], skipped: [1], warnings: ['/qa/f.csv row 1 (line 2): 4 fields where the header has 3 (an unquoted comma? quote the field that holds it); skipped'] },
+    { name: 'a padded header with nothing under the padding', csv: '質問,回答,,\nQ1,A1,,\n', pairs: [[1, 'Q1', 'A1']] as Row[], skipped: [], warnings: [] },
   ])('a row with more fields than the header: $name', ({ csv, pairs, skipped, warnings: expected }) => {
     const { logger, warnings } = recordingLogger();
     const result = parseQaCsv(csv, 'f.csv', { file: '/qa/f.csv', logger });
@@ -238,6 +282,31 @@ describe('loadQaPairs', () => {
   });
 
   it('an empty directory gives no pairs', async () => {
-    expect(await loadQaPairs(dir)).toEqual({ files: [], pairs: [], skipped: [] });
+    expect(await loadQaPairs(dir)).toEqual({ files: [], pairs: [], skipped: [], passedOver: [] });
+  });
+
+  // A file of ids or counts beside the FAQ must not stop the nightly reindex (bug review 39c #1).
+  it('passes over a file whose columns are ids, with a warning, and reads the others', async () => {
+    await writeFile(path.join(dir, 'a-faq.csv'), '質問,回答\nQ1,A1\n');
+    await writeFile(path.join(dir, 'b-count.csv'), 'カテゴリ,件数\nログイン,12\n');
+    await writeFile(path.join(dir, 'c-tickets.csv'), 'チケット,本文\nT-201,x\n');
+    const { logger, warnings } = recordingLogger();
+    const result = await loadQaPairs(dir, { logger });
+    expect(result.pairs.map((p) => p.id)).toEqual(['a-faq.csv#1']);
+    expect(result.files).toEqual(['a-faq.csv', 'b-count.csv', 'c-tickets.csv']);
+    expect(result.passedOver.map((p) => p.table)).toEqual(['b-count.csv', 'c-tickets.csv']);
+    expect(warnings).toEqual([
+      expect.stringMatching(new RegExp(`^${escapeRegExp(path.join(dir, 'b-count.csv'))}: not read: the column 件数 holds only numbers or ids`)),
+      expect.stringMatching(new RegExp(`^${escapeRegExp(path.join(dir, 'c-tickets.csv'))}: not read: the column チケット holds only numbers or ids`)),
+    ]);
+  });
+
+  it('fails, naming the files and how to head them, when no file of the directory yields a pair', async () => {
+    await writeFile(path.join(dir, 'export.csv'), 'id,category,text\n1,ログイン,x\n');
+    await writeFile(path.join(dir, 'empty.csv'), 'question,answer\n');
+    const error = await loadQaPairs(dir).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(KnowledgeError);
+    expect((error as KnowledgeError).file).toBe(path.join(dir, 'export.csv'));
+    expect((error as Error).message).toMatch(new RegExp(`^${escapeRegExp(path.join(dir, 'export.csv'))}: the column id holds only numbers or ids.*the header reads id, category, text: head the question column question`));
   });
 });

@@ -80,11 +80,23 @@ describe('readQaWorkbook', () => {
     expect(warnings).toEqual(['/qa/faq.xlsx sheet FAQ row 1 (Excel row 2): empty answer; skipped', '/qa/faq.xlsx sheet FAQ row 3 (Excel row 5): empty question; skipped']);
   });
 
-  it('refuses a sheet whose question column holds only numbers or ids, naming the sheet and its header', async () => {
-    const data = await workbook([{ name: '履歴', rows: [['No', 'カテゴリ', 'メモ'], [1, 'ログイン', 'x'], [2, '請求', 'y']] }]);
-    const error = await readQaWorkbook(data, 'faq.xlsx', { file: '/qa/faq.xlsx' }).catch((err: unknown) => err);
-    expect(error).toBeInstanceOf(KnowledgeError);
-    expect((error as Error).message).toMatch(/^\/qa\/faq\.xlsx sheet 履歴: the column No holds only numbers or ids.*the header reads No, カテゴリ, メモ/);
+  // Japanese FAQ workbooks carry a cover, a revision history or a count sheet beside the FAQ; English ones a summary.
+  // Such a sheet is passed over with a warning naming it, and the FAQ is read (bug review 39c #1).
+  it.each([
+    { sheet: '表紙', rows: [['よくある質問集'], ['作成日', '2024/04/01'], ['版数', '1.2']], column: '#2' },
+    { sheet: '改訂履歴', rows: [['版', '日付', '内容', '担当'], [1, '2024/01/05', '初版', '佐藤'], [2, '2024/03/01', '質問追加', '鈴木']], column: '版' },
+    { sheet: '集計', rows: [['カテゴリ', '件数'], ['ログイン', 12], ['請求', 5]], column: '件数' },
+    { sheet: 'Summary', rows: [['Category', 'Count'], ['Login', 3], ['Billing', 2]], column: 'Count' },
+    { sheet: '履歴', rows: [['No', 'カテゴリ', 'メモ'], [1, 'ログイン', 'x'], [2, '請求', 'y']], column: 'No' },
+  ])('passes over a $sheet sheet of numbers or ids with a warning naming it, and reads the FAQ sheet', async ({ sheet, rows, column }) => {
+    const data = await workbook([{ name: sheet, rows }, { name: 'FAQ', rows: [['質問', '回答'], ['Q1', 'A1']] }]);
+    const { logger, warnings } = recordingLogger();
+    const { pairs, passedOver } = await readQaWorkbook(data, 'faq.xlsx', { file: '/qa/faq.xlsx', logger });
+    expect(pairs.map((p) => p.id)).toEqual(['faq.xlsx:FAQ#1']);
+    expect(passedOver).toEqual([{ table: `faq.xlsx:${sheet}`, reason: expect.stringContaining(`the column ${column} holds only numbers or ids`) }]);
+    expect(warnings.filter((w) => w.includes('not read'))).toEqual([
+      expect.stringMatching(new RegExp(`^/qa/faq\\.xlsx sheet ${sheet}: not read: the column ${column} holds only numbers or ids.*head the question column question \\(or 質問, 問い合わせ, Q\\) and the answer column answer`)),
+    ]);
   });
 
   it('a cell beyond the header is a note, not a split answer: a sheet has no commas to mend', async () => {
@@ -137,5 +149,23 @@ describe('loadQaPairs with workbooks', () => {
     const result = await loadQaPairs(dir);
     expect(result.files).toEqual(['a.csv', 'b.xlsx']);
     expect(result.pairs.map((p) => p.id)).toEqual(['a.csv#1', 'b.xlsx:Sheet1#1']);
+  });
+
+  it('reindexes a FAQ workbook with a revision-history sheet beside a CSV file', async () => {
+    await writeFile(path.join(dir, 'a.csv'), 'question,answer\nQ1,A1\n');
+    await writeFile(path.join(dir, 'faq.xlsx'), await workbook([
+      { name: 'FAQ', rows: [['質問', '回答'], ['Q2', 'A2']] },
+      { name: '改訂履歴', rows: [['版', '日付', '内容', '担当'], [1, '2024/01/05', '初版', '佐藤']] },
+    ]));
+    const result = await loadQaPairs(dir);
+    expect(result.pairs.map((p) => p.id)).toEqual(['a.csv#1', 'faq.xlsx:FAQ#1']);
+    expect(result.passedOver.map((p) => p.table)).toEqual(['faq.xlsx:改訂履歴']);
+  });
+
+  it('fails as before when no sheet of any file yields a pair', async () => {
+    await writeFile(path.join(dir, 'faq.xlsx'), await workbook([{ name: '集計', rows: [['カテゴリ', '件数'], ['ログイン', 12]] }]));
+    const error = await loadQaPairs(dir).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(KnowledgeError);
+    expect((error as Error).message).toMatch(/faq\.xlsx sheet 集計: the column 件数 holds only numbers or ids/);
   });
 });
