@@ -1501,7 +1501,8 @@ export function isNoReplyAddress(address: string): boolean {
  *    that is there but no reply may go to ({@link unusableSenderOf}: a quoted local part, a route, a domain literal)
  *    is not ignored for it: the rules below decide, and what they let through the agent worker parks for a person
  *    ({@link parkBeforeAgentReason}), who sees the mail while nothing is sent to that address automatically.
- * 7. `no-reply-sender` — the address a reply would go to (Reply-To, else From) is a noreply-style mailbox. Reply-To
+ * 7. `no-reply-sender` — the address a reply would go to (Reply-To, else From; one no reply may go to counts as
+ *    written) is a noreply-style mailbox. Reply-To
  *    wins so web forms that send from noreply@ with the customer in Reply-To still get a draft (which the agent
  *    worker parks for a person: a no-reply From naming another Reply-To may as well be a system's notification).
  *    Not a no-reply Reply-To beside a person's From (a workflow tool sending for them): the agent worker parks that
@@ -1550,10 +1551,13 @@ export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDec
   const target = mail.replyTo ?? mail.from;
   // An address no reply may go to (a route, a domain literal, a quoted local part) is still a person's: the rules
   // below may ignore the mail, else the agent worker parks it (parkBeforeAgentReason). Only no address at all is ignored.
-  if (!target && unusableSenderOf(mail) === undefined) return ignore('no-sender', 'no address in From or Reply-To');
+  // The parser keeps no unusable From, so the address written in it is read instead: a system's noreply@[192.0.2.1]
+  // is ignored as any no-reply sender, not parked (bug review 39b, finding 4).
+  const sender = target ? { address: target.address, header: mail.replyTo ? 'Reply-To' : 'From' } : unusableSenderOf(mail);
+  if (!sender) return ignore('no-sender', 'no address in From or Reply-To');
   // A notification that carries a person's message is not dropped: the agent worker parks it (parkBeforeAgentReason).
-  if (target && isNoReplyAddress(target.address) && personBehindNoReplyReplyTo(mail) === undefined && personInNotificationOf(mail, isOurs) === undefined) {
-    return ignore('no-reply-sender', `${mail.replyTo ? 'Reply-To' : 'From'}: ${target.address}`);
+  if (isNoReplyAddress(sender.address) && personBehindNoReplyReplyTo(mail) === undefined && personInNotificationOf(mail, isOurs) === undefined) {
+    return ignore('no-reply-sender', `${sender.header}: ${sender.address}`);
   }
   const acknowledgement = acknowledgementOf(mail);
   if (acknowledgement) return ignore('acknowledgement', `the reply only thanks or acknowledges (“${quoted(acknowledgement)}”): nothing to answer`);

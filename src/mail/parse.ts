@@ -623,6 +623,12 @@ const HOLDS_MAIL_ADDRESS = new RegExp(MAIL_ADDRESS);
 // A sender line without a label under a separator (「XYZ 支持 <support@…>」, QQ's `"XYZ Support"<support@…>;`): a
 // name, then an address that ends the line. Bounded parts, so a long line of word characters costs little.
 const SENDER_LINE = /^[^@]{0,200}(?:<[^<>\s@]{1,64}@[^<>\s@]{1,255}>|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8})\s*[;；,]?\s*$/;
+// The date a client writes under such a sender line (QQ: 「2026年11月18日(星期三) 上午10:30」): a short line with a date
+// or a time of day near its start.
+const SENT_DATE_LINE = new RegExp(String.raw`^.{0,40}?(?:${CJK_DATE}|\d{1,2}:\d\d)`);
+const MAX_SENT_DATE_LINE_CHARS = 80;
+// The lines below a sender line (blank ones aside) where a client writes its date, a quote or a header label.
+const SENDER_LINE_FOLLOWERS = 2;
 // Outlook's rule above its header block in HTML mail turned to text.
 const OUTLOOK_RULE = /^\s*_{5,}\s*$/;
 // A line of the customer's asking, in the first paragraph under a CJK header block they pasted.
@@ -726,7 +732,8 @@ function customerAsksBelow(lines: string[], start: number): boolean {
 
 /**
  * True for a reply's separator line at `index`. A Chinese or Korean one (「-----原始邮件-----」) counts only above a
- * header, an attribution, a sender line or a quoted line: a customer may write it in a question about the line itself.
+ * header, an attribution, a sender line that heads a quoted mail ({@link opensQuotedMail}) or a quoted line: a customer
+ * may write it in a question about the line itself.
  */
 function isOriginalMessageSeparator(lines: string[], index: number): boolean {
   const line = lines[index] ?? '';
@@ -735,7 +742,28 @@ function isOriginalMessageSeparator(lines: string[], index: number): boolean {
   const at = nextContentIndex(lines, index);
   if (at < 0) return false;
   const next = lines[at] ?? '';
-  return BLOCK_FROM.test(next) || BLOCK_NEXT.test(next) || QUOTED_LINE.test(next) || SENDER_LINE.test(next) || isQuoteHeader(next, lines[at + 1]);
+  if (SENDER_LINE.test(next)) return opensQuotedMail(lines, at);
+  return BLOCK_FROM.test(next) || BLOCK_NEXT.test(next) || QUOTED_LINE.test(next) || isQuoteHeader(next, lines[at + 1]);
+}
+
+/**
+ * True when the bare sender line at `index` (under a CJK separator) heads a quoted mail: a client writes its date, a
+ * quote or a header label right below it, or the text below asks nothing (our answer's words). A customer quotes such
+ * a line in a new mail and asks about it below, with nothing quoted further down (bug review 39b, finding 3).
+ */
+function opensQuotedMail(lines: string[], index: number): boolean {
+  let seen = 0;
+  for (let i = index + 1; i < lines.length && seen < SENDER_LINE_FOLLOWERS; i++) {
+    const line = lines[i] ?? '';
+    if (line.trim() === '') continue;
+    seen += 1;
+    if (QUOTED_LINE.test(line) || BLOCK_FROM.test(line) || BLOCK_NEXT.test(line) || isSentDateLine(line)) return true;
+  }
+  return !customerAsksBelow(lines, index + 1);
+}
+
+function isSentDateLine(line: string): boolean {
+  return line.length <= MAX_SENT_DATE_LINE_CHARS && SENT_DATE_LINE.test(line) && !CJK_ASKS.test(line);
 }
 
 /** Index of the first line of quoted history (attribution, separator or header block), or -1. */
@@ -869,7 +897,7 @@ function ownTextOf(text: string, subject: string, recipients: readonly string[] 
   let source = text.replace(/\r\n?/g, '\n');
   if (source.length > MAX_QUESTION_SOURCE_CHARS) {
     const cut = source.lastIndexOf('\n', MAX_QUESTION_SOURCE_CHARS);
-    source = source.slice(0, cut > 0 ? cut : MAX_QUESTION_SOURCE_CHARS);
+    source = source.slice(0, cut > 0 ? cut : cutOutsidePlaceholder(source, MAX_QUESTION_SOURCE_CHARS));
   }
   const unwrapped = unwrapClearSigned(source.split('\n'));
   // A copy: quotedHistoryStart blanks the attributions above `>` lines, which the banner check must still see as before.
@@ -1218,7 +1246,25 @@ function hasWords(text: string): boolean {
 // (its alt text), Outlook `[cid:image001.png@01DB3F2A.5C1E7E80]`. Marks of a picture, no words of the sender's: a mail of
 // screenshots alone is a mail of attachments, and a question beside one is only its words. Bounded, one line; one
 // space before it goes with it (a run of them would be rescanned from every start).
-const IMAGE_PLACEHOLDER = /[ \t]?\[(?:image:[^\]\n]{0,200}|cid:[^\]\s]{1,200})\]/giu;
+const PLACEHOLDER = String.raw`\[(?:image:[^\]\n]{0,200}|cid:[^\]\s]{1,200})\]`;
+const IMAGE_PLACEHOLDER = new RegExp(String.raw`[ \t]?${PLACEHOLDER}`, 'giu');
+// One placeholder where it starts, and how long one may be ("[image:", 200 characters, "]").
+const PLACEHOLDER_AT = new RegExp(PLACEHOLDER, 'iuy');
+const MAX_PLACEHOLDER_CHARS = 208;
+
+/**
+ * Where to cut `text` at `cut` (mid-line: a line longer than the text limit) so that no image placeholder is split: a
+ * split one ("[image") is none for {@link withoutImagePlaceholders} and would stay as words (bug review 39b, finding 7).
+ */
+function cutOutsidePlaceholder(text: string, cut: number): number {
+  // Every `[` a placeholder straddling the cut may start at: its name may hold brackets of its own.
+  for (let open = text.lastIndexOf('[', cut - 1); open >= 0 && cut - open < MAX_PLACEHOLDER_CHARS; open = open > 0 ? text.lastIndexOf('[', open - 1) : -1) {
+    PLACEHOLDER_AT.lastIndex = open;
+    const found = PLACEHOLDER_AT.exec(text);
+    if (found && open + found[0].length > cut) return open;
+  }
+  return cut;
+}
 
 /** `lines` without image placeholders ({@link IMAGE_PLACEHOLDER}), and without the lines that held nothing else. */
 function withoutImagePlaceholders(lines: string[]): string[] {

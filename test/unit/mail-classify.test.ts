@@ -147,6 +147,9 @@ describe('decideReply', () => {
     ['From a local part starting with a dot', { from: undefined, headers: { from: ['.taro@customer.example'] } }, 'answer'],
     ['From a bang route', { from: undefined, headers: { from: ['relay!taro@customer.example'] } }, 'answer'],
     ['From a domain literal', { from: undefined, headers: { from: ['taro@[192.0.2.1]'] } }, 'answer'],
+    // A no-reply mailbox is ignored as one whatever else is wrong with its address (bug review 39b, finding 4, probe 021).
+    ['From a no-reply domain literal', { from: undefined, headers: { from: ['noreply@[192.0.2.1]'] } }, 'no-reply-sender'],
+    ['From a no-reply local part starting with a dot', { from: undefined, headers: { from: ['Shop <.no-reply@shop.example>'] } }, 'no-reply-sender'],
     ['a From of only a name: no address at all', { from: undefined, headers: { from: ['John Smith'] } }, 'no-sender'],
     ['From undisclosed-recipients:;', { from: undefined, headers: { from: ['undisclosed-recipients:;'] } }, 'no-sender'],
     // What is ignored anyway stays ignored whatever the address.
@@ -363,6 +366,15 @@ describe('decideReply', () => {
     for (const mail of [parsed, { ...stored, question: parsed.question }]) {
       expect(decideReply(mail, ctx)).toEqual({ answer: true });
       expect(parkBeforeAgentReason(mail, parkConfig)).toBe(reason);
+    }
+  });
+
+  it('ignores a parsed mail from a no-reply domain literal as no-reply, from the mail and from the signals a ticket records (039b #4)', async () => {
+    const raw = Buffer.from('From: noreply@[192.0.2.1]\r\nTo: support@support.example\r\nSubject: s\r\n\r\nこのメールは送信専用アドレスから送信されています。\r\n');
+    const parsed = await parseInboundMail(raw, { extraHeaders: [...REPLY_SIGNAL_HEADERS] });
+    const stored = JSON.parse(JSON.stringify(replySignalsOf(parsed))) as NonNullable<ReturnType<typeof replySignalsOf>>;
+    for (const mail of [parsed, { ...stored, question: parsed.question }]) {
+      expect(decideReply(mail, ctx)).toEqual({ answer: false, reason: 'no-reply-sender', detail: 'From: noreply@[192.0.2.1]' });
     }
   });
 

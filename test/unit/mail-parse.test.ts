@@ -1268,6 +1268,10 @@ describe('extractQuestion: quoted history of Chinese and Korean clients', () => 
     ],
     ['a full ko header pasted with the question right below it', '알림 메일이 이렇게 옵니다.\n보낸 사람: 고객센터\n보낸 날짜: 2026년 11월 20일 오전 10:00\n받는 사람: 고객\n제목: 주문 확인\n왜 고객이 받지 못하나요?\n\n김민수'],
     ['원본 메시지 line inside the question', '회신할 때 본문에 아래 줄이 들어갑니다.\n-----원본 메시지-----\n이 줄을 없앨 수 있나요?'],
+    // A bare sender line under the separator, then the customer's question with nothing of a client's below (bug
+    // review 39b, finding 3, probe 052): the line is one they quote in a new mail, not the head of a quoted answer.
+    ['zh separator above a bare sender line, the question below it (052)', '你好，\n\n-----原始邮件-----\nXYZ 支持 <support@helpdesk.example.jp>\n\n导出CSV时出现乱码，怎么办？'],
+    ['ko separator above a bare sender line, the question right below it', '안녕하세요.\n-----원본 메시지-----\nXYZ 지원팀 <support@helpdesk.example.jp>\nCSV를 내보내면 한글이 깨집니다. 어떻게 하나요?'],
   ])('keeps %s', (_what, text) => {
     expect(extractQuestion(text, '问题')).toBe(text);
   });
@@ -1302,6 +1306,20 @@ describe('extractQuestion: quoted history of Chinese and Korean clients', () => 
       'QQ separator above a quoted sender line',
       '请问可以按日期导出吗？\n\n------------------ 原始邮件 ------------------\n"XYZ Support"<support@helpdesk.example.jp>\n2026年11月18日 10:30\n\n您可以在设置中更改字符编码。',
       '请问可以按日期导出吗？',
+    ],
+    // What a client writes under the bare sender line (QQ: the date; a quote; a header label), or an answer below it
+    // that asks nothing or sits above an older quote, still makes it the head of history (bug review 39b, finding 3).
+    [
+      'QQ separator above a bare sender line and its date, our question below',
+      '3.2 版。\n\n------------------ 原始邮件 ------------------\n"XYZ Support"<support@helpdesk.example.jp>;\n2026年11月18日(星期三) 上午10:30\n\n请问您使用的是哪个版本？',
+      '3.2 版。',
+    ],
+    ['zh separator above a bare sender line and quoted lines', '好的。\n\n-----原始邮件-----\nXYZ 支持 <support@helpdesk.example.jp>\n> 请问您使用的是哪个版本？', '好的。'],
+    ['zh separator above a bare sender line and a subject label', '好的。\n\n-----原始邮件-----\nXYZ 支持 <support@helpdesk.example.jp>\n主题: Re: 发票\n\n请问您需要纸质发票吗？', '好的。'],
+    [
+      'zh separator above a bare sender line, our question and an older quote below',
+      '好的。\n\n-----原始邮件-----\nXYZ 支持 <support@helpdesk.example.jp>\n\n请问您使用的是哪个版本？\n\n> 导出CSV时出现乱码',
+      '好的。',
     ],
     ['zh separator above a 写道 attribution', '好的，谢谢。\n\n-----原始邮件-----\n在 2024年1月15日 10:00, 王伟 <w@c.cn> 写道:\n之前的回答', '好的，谢谢。'],
     ['zh separator above an attribution and quoted lines', '好的，谢谢。\n\n-----原始邮件-----\n在 2024年1月15日 10:00, 王伟 <w@c.cn> 写道:\n> 之前的回答', '好的，谢谢。'],

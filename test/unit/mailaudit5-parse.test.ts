@@ -156,6 +156,12 @@ describe("#7: inline images' placeholders are no words of the sender's", () => {
     ['Outlook: a cid placeholder in the signature', 'ログインできません。どうすればよいですか？\n\n[cid:image001.png@01DB3F2A.5C1E7E80]\n山田', 'ログインできません。どうすればよいですか？\n\n山田'],
     ['a bracketed word of the customer stays', '設定画面の [image] ボタンは何ですか？', '設定画面の [image] ボタンは何ですか？'],
     ['an "image:" label without brackets stays', 'image: のフィールドには何を入れますか？', 'image: のフィールドには何を入れますか？'],
+    // The text limit (16,000 characters) cuts a line of more before a placeholder it would split: it left "[image" as
+    // the question (bug review 39b, finding 7, probe 059).
+    ['one line of placeholders beyond the text limit', '[image: a] '.repeat(10_000), ''],
+    ['Outlook: placeholders beyond the text limit', '[cid:image001.png@01DB3F2A.5C1E7E80] '.repeat(1_000), ''],
+    ['words up to a placeholder the text limit splits', `${'あ'.repeat(15_995)}[image: a] ${'い'.repeat(100)}`, 'あ'.repeat(15_995)],
+    ['a placeholder whose name holds a bracket, split by the text limit', `${'あ'.repeat(15_990)}[image: [1].png] ${'い'.repeat(100)}`, 'あ'.repeat(15_990)],
   ])('%s', (_what, text, expected) => {
     expect(extractQuestion(text)).toBe(expected);
   });
