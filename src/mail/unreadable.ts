@@ -141,7 +141,8 @@ export function unreadableReason(mail: UnreadableCheckInput): string | undefined
       ? `the attachments ${shown}${more} are encrypted archives (password-protected), which the agent cannot open: a person reads them with the password the sender gives`
       : `the attachment ${shown} is an encrypted archive (password-protected), which the agent cannot open: a person reads it with the password the sender gives`;
   }
-  if (deliversOnlyPassword(ownWords)) return PASSWORD_MAIL_REASON;
+  const passwordMail = passwordMailReason(ownWords);
+  if (passwordMail) return passwordMail;
   const saysSomething = hasOwnSentence(ownWords);
   const tnef = mail.parts.find((p) => TNEF.has(p.contentType.toLowerCase()) || p.filename?.toLowerCase() === 'winmail.dat');
   if (tnef && !saysSomething) return "the text is only in winmail.dat (Outlook's rich-text format), which is not read here";
@@ -442,28 +443,96 @@ function isArchive(part: MimePartInfo): boolean {
 /** The park reason of a mail that only delivers the password of an earlier attachment ({@link deliversOnlyPassword}). */
 export const PASSWORD_MAIL_REASON =
   'the mail only delivers the password of an earlier attachment (the PPAP custom: an encrypted file, its password in a second mail): a person opens the file with it; neither the mail nor the password goes to the model';
-// A password given on a line of its own, after a label and a colon up to the line's end (「パスワード：Xk7#pQ2m」,
-// 「解凍パスワード: 9vN2-aQ8r」, "The password for the zip file is: Xk7#pQ2m"), or in a sentence (「パスワードは「Xk7#pQ2m」です」).
-// The value is printable ASCII, as passwords are: 「パスワード: を求められます」 is a customer's problem, not one.
+/**
+ * The park reason of a mail that gives a password and asks nothing ({@link deliversOnlyPassword}) but points at no
+ * earlier file: a customer's report quoting their own login (「ID：taro01 パスワード：…」) is no PPAP mail, yet its
+ * password must not reach the model either. Never quotes the password.
+ */
+export const PASSWORD_GIVEN_REASON =
+  'the mail carries a password (パスワード: …) and asks nothing: a person reads it, so that the password does not go to the model';
+// The labels of a password in a sentence or before a colon (「添付ファイルのパスワード：」, "The password for the zip
+// file is:"); NFKC has made 「パスワ－ド」's full-width hyphen a "-".
+const PASSWORD_LABEL = String.raw`(?:パスワード|パスワ-ド|暗証番号|\bpassword|\bpasscode|\bpasswd)`;
+// The short labels and headings that stand at a line's start (「■パスワード」, 【パスワード】, 「PW：」, 「パス：」,
+// 「解凍パスワード」), in a heading's marks or brackets. Only at a line's start: 「保存先パス：/var/log」 names a path.
+// No two runs of white space stand side by side in it, nor beside the separators after it: a long run of spaces is
+// read once, not split every way.
+const PASSWORD_HEADING = String.raw`^[ \t]*(?:[■□◆◇●○◎・※*#>-][ \t]*)?(?:[【\[<〔《(][ \t]*)?(?:解凍|zip[ \t]*)?(?:パスワード|パスワ-ド|パス|暗証番号|\bpasswords?|\bpwd?)(?:[ \t]*[】\]>〕》)])?`;
+// The heading's closing bracket, as the value's only separator (【パスワード】Xk7#pQ2m).
+const AFTER_BRACKET = String.raw`(?<=[】\]>〕》)])`;
+// A password's value: printable ASCII, as passwords are (「パスワード: を求められます」 is a customer's problem, not one).
+const VALUE = String.raw`[「『"“]?[\x21-\x7e]{4,64}?[」』"”]?`;
+// A value that stands after mere white space or on the next line must look like one: a digit or a symbol in it, so
+// "password:⏎please resend it" and 「パスワード reset」 give none; and no path (/var/log, C:\, ~/.ssh).
+const SECRET = String.raw`(?![A-Za-z]:[\\/]|[/\\~.])(?=[\x21-\x7e]{0,63}[\x21-\x40\x5b-\x60\x7b-\x7e])[\x21-\x7e]{4,64}`;
+const LINE_END = String.raw`([ \t\r]*)$`;
+// A password given, as (what leads to it)(the value)(what follows it), over the NFKC-normalised words: after a label
+// and a colon up to the line's end or alone on the next line (「解凍パスワード: 9vN2-aQ8r」, "…the zip file I sent
+// earlier:⏎Xk7#pQ2m"), after a heading with or without a colon, beside it or on the next line (【パスワード】Xk7#pQ2m,
+// 「■パスワード⏎Xk7#pQ2m」, 「パスワード　Xk7#pQ2m」, 「PW：Xk7#pQ2m」), or in a sentence (「パスワードは「Xk7#pQ2m」です」).
 const PASSWORD_GIVEN: readonly RegExp[] = [
-  /(?:パスワード|パスワ－ド|暗証番号|\bpassword|\bpasscode|\bpasswd)[^:：=\n]{0,40}[:：=][ \t　]*[「『"“]?[\x21-\x7e]{4,64}?[」』"”]?[ \t　]*$/imu,
-  /パスワードは[ \t　]*(?:[「『"“][\x21-\x7e]{4,64}[」』"”]|[\x21-\x7e]{4,64}[ \t　]*(?:です|となります|になります))/u,
-  /\bthe password is[ \t]*["“]?[\x21-\x7e]{4,64}/iu,
+  new RegExp(String.raw`(${PASSWORD_LABEL}[^:=\n]{0,40}[:=][ \t]*)(${VALUE})${LINE_END}`, 'gimu'),
+  new RegExp(String.raw`(${PASSWORD_LABEL}[^:=\n]{0,40}[:=][ \t]*\r?\n[ \t]*)(${SECRET})${LINE_END}`, 'gimu'),
+  new RegExp(String.raw`(${PASSWORD_HEADING}[ \t]*[:=][ \t]*)(${VALUE})${LINE_END}`, 'gimu'),
+  new RegExp(String.raw`(${PASSWORD_HEADING}${AFTER_BRACKET}[ \t]*)(${VALUE})${LINE_END}`, 'gimu'),
+  new RegExp(String.raw`(${PASSWORD_HEADING}(?:[ \t]+|[ \t]*\r?\n[ \t]*))(${SECRET})${LINE_END}`, 'gimu'),
+  /(パスワードは[ \t]*)([「『"“][\x21-\x7e]{4,64}[」』"”]|[\x21-\x7e]{4,64}(?=[ \t]*(?:です|となります|になります)))()/gu,
+  /(\bthe password is[ \t]*)(["“]?[\x21-\x7e]{4,64})()/giu,
 ];
 // The file the password opens, named or pointed at: 「先ほどお送りした添付ファイル」, 「添付ファイル名: log.zip」, "the zip file".
 const POINTS_AT_FILE = /ファイル|添付|資料|圧縮|\.(?:zip|7z|lzh|rar)\b|\b(?:zip|file|files|attachment|archive|document)\b/iu;
+// Words that put the file in an earlier mail, as the PPAP custom does: 「先ほどお送りした」, 「別途」, 「前のメール」,
+// 「解凍パスワード」 (a tool's notice), "the zip file I sent earlier". A customer's report quoting a login has none.
+const EARLIER_FILE = /先ほど|先程|さきほど|別途|別メール|別便|前のメール|前便|お送りした|送付した|解凍|\b(?:earlier|previous(?:ly)?|separately)\b/iu;
 // What a sender asks: a question mark (outside links) or a Japanese question's ending, a plea to explain.
 const ASKS = /[?？]|でしょうか|ますか|ませんか|ですか|教えて|どう(?:すれば|したら)/u;
 const LINK = /(?:https?:\/\/|www\.)\S*/giu;
 
 /**
+ * `words` NFKC-normalised (full-width letters, digits, colons and spaces as ASCII) with every password given
+ * ({@link PASSWORD_GIVEN}) cut out, so a "?" or a file's name in a password says nothing; undefined when they give none.
+ */
+function withoutPasswordsGiven(words: string): string | undefined {
+  let rest = words.normalize('NFKC');
+  let found = false;
+  for (const pattern of PASSWORD_GIVEN) {
+    rest = rest.replace(pattern, (_match, lead: string, _value: string, trail: string) => {
+      found = true;
+      return `${lead} ${trail}`;
+    });
+  }
+  return found ? rest : undefined;
+}
+
+/**
+ * What is left of `words` without their passwords when they give one for a file they point at
+ * ({@link POINTS_AT_FILE}) and ask nothing ({@link ASKS}); undefined otherwise.
+ */
+function passwordOnlyRest(words: string): string | undefined {
+  const rest = withoutPasswordsGiven(words);
+  return rest !== undefined && POINTS_AT_FILE.test(rest) && !ASKS.test(rest.replace(LINK, ' ')) ? rest : undefined;
+}
+
+/**
  * True when `words` deliver a password ({@link PASSWORD_GIVEN}) for a file they point at ({@link POINTS_AT_FILE}) and
- * ask nothing ({@link ASKS}): the second mail of the PPAP custom, a person's (「先ほどお送りしたファイルのパスワードを
- * お知らせします。パスワード：Xk7#pQ2m」) or a tool's automatic notice. A question beside the password is read. The
- * reply decision reads this too: such a mail is no ignorable automatic notice, since a person needs the password.
+ * ask nothing ({@link ASKS}) outside the password itself: the second mail of the PPAP custom, a person's
+ * (「先ほどお送りしたファイルのパスワードをお知らせします。パスワード：Xk7#pQ2m」) or a tool's automatic notice, or a
+ * customer quoting a password beside a file. A question beside the password is read. The reply decision reads this
+ * too: such a mail is no ignorable automatic notice, since a person needs the password.
  */
 export function deliversOnlyPassword(words: string): boolean {
-  return PASSWORD_GIVEN.some((pattern) => pattern.test(words)) && POINTS_AT_FILE.test(words) && !ASKS.test(words.replace(LINK, ' '));
+  return passwordOnlyRest(words) !== undefined;
+}
+
+/**
+ * The park reason of a mail that only gives a password ({@link deliversOnlyPassword}): {@link PASSWORD_MAIL_REASON}
+ * when it puts the file in an earlier mail ({@link EARLIER_FILE}), else {@link PASSWORD_GIVEN_REASON}; undefined
+ * for any other mail.
+ */
+function passwordMailReason(words: string): string | undefined {
+  const rest = passwordOnlyRest(words);
+  if (rest === undefined) return undefined;
+  return EARLIER_FILE.test(rest) ? PASSWORD_MAIL_REASON : PASSWORD_GIVEN_REASON;
 }
 
 const SIGNATURE_TYPES = new Set(['application/pkcs7-signature', 'application/x-pkcs7-signature', 'application/pgp-signature']);

@@ -6,6 +6,8 @@
  * - #5 (350–352, PPAP): an encrypted zip was answered blind, and the mail that delivers its password (a person's or a
  *   tool's) was answered, the password handed to the model;
  * - #6 (357): a scanner's scan-to-mail notice beside its PDF was answered, to the device's address.
+ * - bug review 39b #1, #2: a password with a "?" in it, under a heading, after a space, a short label or on the next
+ *   line, or in full-width characters still reached the model; a customer quoting their login was parked as PPAP.
  * Each rule's rows include the customer's mail it must leave answered.
  */
 import { describe, expect, it } from 'vitest';
@@ -153,6 +155,8 @@ const pdf = { contentType: 'application/pdf', filename: '20261124093000.pdf' };
 const PPAP_ZIP_WORDS = 'XYZサポート ご担当者様\n\nお世話になっております。山田です。\nご依頼いただいたログファイルを送付いたします。\nパスワードは別途お送りいたします。\n\n山田';
 // Sample 351: the person's own password mail.
 const PPAP_PASSWORD_WORDS = 'XYZサポート ご担当者様\n\nお世話になっております。山田です。\n先ほどお送りした添付ファイルのパスワードをお知らせいたします。\n\nパスワード：Xk7#pQ2m\n\n山田';
+// The opening of a person's password mail that points at the earlier file.
+const PPAP_INTRO = 'お世話になっております。山田です。\n先ほどお送りした添付ファイルのパスワードをお知らせします。';
 // Sample 352: the notice a PPAP tool (CipherCraft and its kind) sends automatically from the sender's own address.
 const PPAP_TOOL_NOTICE =
   'このメールは、送信者が送信した添付ファイル付きメールの\n解凍パスワードをお知らせするため、システムより自動送信されています。\n\n--------------------------------------------------\n件名: RE: CSVエクスポートの文字化け\n送信日時: 2026/11/24 09:30\n添付ファイル名: log_20261124.zip\nパスワード: 9vN2-aQ8r-L4tE\n--------------------------------------------------\n\n※本メールに返信されても送信者には届きません。';
@@ -178,6 +182,29 @@ describe('unreadableReason: encrypted archives, password mails, greetings beside
     ['a question beside a password line is read', plain('添付ファイルのパスワード：Xk7#pQ2m\nこのファイルが開けないのですが、どうすればよいですか？'), undefined],
     ['a customer who cannot log in with their password is read', plain('ログインできません。\nパスワード：Xk7#pQ2m で試しましたがエラーになります。'), undefined],
     ['a question about the password-protected export is read', plain('エクスポートしたファイルにパスワードを設定できますか。'), undefined],
+    // Bug review 39b #1: a "?" in the password is no question, and the password comes in more shapes than
+    // "label: value" at a line's end: a heading (【パスワード】, ■パスワード) with the value beside it or on the next line,
+    // a space for the colon, short labels, the value on the line after "…password …:", full-width characters.
+    ['a "?" in the password is no question', plain(`${PPAP_INTRO}\n\nパスワード：Xk7?pQ2m\n\nよろしくお願いいたします。`), 'only delivers the password of an earlier attachment'],
+    ['【パスワード】 on its own line, the value on the next', plain(`${PPAP_INTRO}\n\n【パスワード】\nXk7#pQ2m\n\nよろしくお願いいたします。`), 'only delivers the password of an earlier attachment'],
+    ['【パスワード】 and the value on one line', plain(`${PPAP_INTRO}\n\n【パスワード】Xk7#pQ2m\n\nよろしくお願いいたします。`), 'only delivers the password of an earlier attachment'],
+    ['［パスワード］ and the value on one line', plain(`${PPAP_INTRO}\n\n［パスワード］ Xk7#pQ2m`), 'only delivers the password of an earlier attachment'],
+    ['■パスワード on its own line, the value on the next', plain(`${PPAP_INTRO}\n\n■パスワード\nXk7#pQ2m\n\nよろしくお願いいたします。`), 'only delivers the password of an earlier attachment'],
+    ['■パスワード and the value on one line', plain(`${PPAP_INTRO}\n\n■パスワード　Xk7#pQ2m\n\nよろしくお願いいたします。`), 'only delivers the password of an earlier attachment'],
+    ['a full-width space for the colon', plain(`${PPAP_INTRO}\n\nパスワード　Xk7#pQ2m\n\nよろしくお願いいたします。`), 'only delivers the password of an earlier attachment'],
+    ['PW：', plain('お世話になっております。山田です。\n先ほどの添付ファイルのPWです。\n\nPW：Xk7#pQ2m\n\nよろしくお願いいたします。'), 'only delivers the password of an earlier attachment'],
+    ['パス：', plain('先ほどの添付ファイルのパスです。\nパス：Xk7#pQ2m'), 'only delivers the password of an earlier attachment'],
+    ['解凍パスワード： with a "?" in it', plain('添付ファイルの解凍パスワードをお送りします。\n解凍パスワード：Xk7?pQ2m'), 'only delivers the password of an earlier attachment'],
+    ['English, the value on the line after the colon', plain('Hi,\n\nHere is the password for the zip file I sent earlier:\nXk7#pQ2m\n\nThanks,\nTaro'), 'only delivers the password of an earlier attachment'],
+    ['a full-width value', plain(`${PPAP_INTRO}\nパスワード：Ｘｋ７＃ｐＱ２ｍ`), 'only delivers the password of an earlier attachment'],
+    // Bug review 39b #2: a password with nothing that points at an earlier file is parked for what it is, not as PPAP.
+    ['040: a login problem quoting the password, a screenshot mentioned', plain('ログインできません。\nID：taro01\nパスワード：abcd1234\nエラー画面のファイルを添付します。確認をお願いします。'), 'the mail carries a password'],
+    ['039: a full-width password of "the attached file", no earlier one named', plain('お世話になっております。\n添付ファイルのパスワード：Ｘｋ７＃ｐＱ２ｍ\nよろしくお願いいたします。'), 'the mail carries a password'],
+    // Shapes that are no password given: a path, a label with words after it, a value inside a sentence.
+    ['a file path under "パス" is read', plain('保存先パス：/var/log/xyz.log\nこのファイルが作成されません。'), undefined],
+    ['a heading of words, not a value, is read', plain('■パスワード変更\n添付ファイルの手順でパスワードを変更できません。'), undefined],
+    ['a plain word after "password:" on the next line is read', plain('The zip file I sent earlier asks for a password:\nplease resend it'), undefined],
+    ['042: a password inside a sentence is read', plain('管理画面のパスワード: abcd1234 でログインしても、添付ファイルのダウンロードができません。\n確認してください。'), undefined],
     // #4: a greeting and the sender's name beside a workbook say nothing of their own, as a closing and a name do.
     ['356: a greeting and a name beside a workbook', mixed([xlsx], 'お世話になっております。\n\n山田'), 'only in its attachment 取込データ_1124.xlsx'],
     ['356b: a greeting, a closing and a name beside a workbook', mixed([xlsx], 'お世話になっております。\nよろしくお願いいたします。\n山田'), 'only in its attachment 取込データ_1124.xlsx'],
@@ -191,11 +218,27 @@ describe('unreadableReason: encrypted archives, password mails, greetings beside
     ['a customer asking about a scan is read', mixed([pdf], 'スキャンしたデータを送信しますが、文字が読み取れません。どうすればよいですか？'), undefined],
   ])('%s', (what, input, expected) => {
     const reason = unreadableReason(input);
+    // No reason quotes a password, whatever its shape in the mail.
+    for (const secret of ['Xk7', 'Ｘｋ７', 'abcd1234', '9vN2']) expect(reason ?? '').not.toContain(secret);
+    if (expected?.startsWith('the mail carries a password')) expect(reason).not.toContain('earlier attachment');
     if (what === 'the reason never quotes the password') {
       expect(reason).toBeDefined();
       expect(reason).not.toContain('Xk7#pQ2m');
     } else if (expected === undefined) expect(reason).toBeUndefined();
     else expect(reason).toContain(expected);
+  });
+});
+
+describe('the password check on hostile text', () => {
+  // A run of white space after a heading is read once, not split between the runs beside it (quadratic: minutes).
+  it.each([
+    ['a heading, 20,000 spaces and no value', `■パスワード${' '.repeat(20_000)}x\n添付ファイル`],
+    ['a bracket, spaces on both sides of the label', `【${' '.repeat(20_000)}パスワード${' '.repeat(20_000)}】${' '.repeat(20_000)}x\n添付ファイル`],
+    ['a colon, spaces and a newline', `パスワード:${' '.repeat(20_000)}\n${' '.repeat(20_000)}x\n添付ファイル`],
+  ])('%s is read in well under a second', (_what, words) => {
+    const started = performance.now();
+    unreadableReason(plain(words));
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 });
 
@@ -207,6 +250,8 @@ describe('the audit samples through the parser and the checks before the agent',
     ['352: the PPAP tool\'s notice', rawMail({ from: yamada, subject: '[パスワード通知] RE: CSVエクスポートの文字化け', body: PPAP_TOOL_NOTICE }), /^park .*only delivers the password of an earlier attachment/],
     // A short "sent automatically" line above the password must not make it an ignored auto-reply in a reply to ours:
     // a person needs the password to open the file.
+    ['038: the value on the line after "…I sent earlier:"', rawMail({ from: yamada, subject: 'Password', body: 'Hi,\n\nHere is the password for the zip file I sent earlier:\nXk7#pQ2m\n\nThanks,\nTaro' }), /^park .*only delivers the password of an earlier attachment/],
+    ['040: a login problem quoting the password', rawMail({ from: yamada, subject: 'ログインできません', body: 'お世話になっております。\nログインできません。\nID：taro01\nパスワード：abcd1234\nエラー画面のファイルを添付します。確認をお願いします。\n山田' }), /^park the mail carries a password \(パスワード: …\)(?!.*abcd1234)/],
     ['a PPAP tool\'s short notice in a reply to ours', rawMail({ from: yamada, subject: 'RE: CSVエクスポートの文字化け', body: 'このメールは自動送信されています。\n添付ファイルの解凍パスワードをお知らせします。\nパスワード: 9vN2-aQ8r-L4tE', reply: true }), /^park .*only delivers the password of an earlier attachment/],
     ['356: a greeting and a name beside a workbook', rawMail({ from: yamada, subject: 'RE: CSVエクスポートの文字化け', body: 'お世話になっております。\n\n山田', reply: true, attachments: [{ type: xlsx.contentType, name: 'data_1124.xlsx', bytes: plainZip }] }), /^park the mail's text is only in its attachment data_1124\.xlsx/],
     ['357: a scanner\'s scan-to-mail', rawMail({ from: 'scanner@customer.co.jp', subject: 'Scan Data from RICOH IM C3000', body: 'スキャンしたデータを送信します。\n\n送信元：RICOH IM C3000\n送信日時：2026/11/24 09:30\nファイル形式：PDF\n', attachments: [{ type: 'application/pdf', name: '20261124093000.pdf', bytes: Buffer.from('%PDF-1.4\n%%EOF\n') }] }), /^park the mail's text is only in its attachment 20261124093000\.pdf/],
