@@ -98,17 +98,19 @@ const ERRNO_CODE = /^E[A-Z0-9]+$/;
 
 /**
  * True when `err` (or what it wraps) says nothing about the file's content: the disk or the permissions failed, the
- * file was replaced mid-run (ENOENT), the process ran out of descriptors, or our own code has a bug (TypeError,
- * RangeError, ReferenceError). Such a file is not skipped: the reindex fails and the live index keeps serving it,
- * where a skip would drop its content from search as a successful rebuild.
+ * file was replaced mid-run (ENOENT), the process ran out of descriptors (an errno `code` anywhere in the chain), or
+ * our own code has a bug (a TypeError, RangeError or ReferenceError not wrapped by a reader). Such a file is not
+ * skipped: the reindex fails and the live index keeps serving it, where a skip would drop its content from search as
+ * a successful rebuild. What a reader raised as a {@link KnowledgeError} for the file is a verdict on its content
+ * whatever it wraps: mammoth throws a plain TypeError on a malformed part (bug review 39e, finding 1).
  */
 export function isNotAboutTheFile(err: unknown): boolean {
+  let inReader = false;
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
     const code = (e as NodeJS.ErrnoException).code;
-    // TextDecoder's verdict on the bytes is a TypeError too (under our "not UTF-8 or Shift_JIS" refusal).
-    if (code === 'ERR_ENCODING_INVALID_ENCODED_DATA') return false;
     if (typeof code === 'string' && ERRNO_CODE.test(code)) return true;
-    if (e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError) return true;
+    if (e instanceof KnowledgeError) inReader = true;
+    else if (!inReader && (e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError)) return true;
   }
   return false;
 }

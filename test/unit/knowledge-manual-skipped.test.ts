@@ -66,6 +66,13 @@ async function docxBomb(size: number): Promise<Buffer> {
   return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', compressionOptions: { level: 9 } });
 }
 
+/** A Word document with one part replaced, as a damaged or hand-edited file carries it (bug review 39e, finding 1). */
+async function docxWithPart(part: string, content: string): Promise<Buffer> {
+  const zip = await JSZip.loadAsync(await Packer.toBuffer(new Document({ sections: [{ children: [new Paragraph('x')] }] })));
+  zip.file(part, content);
+  return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
+}
+
 function capture(): { logger: Logger; warnings: string[]; infos: { obj: Record<string, unknown>; msg: string }[] } {
   const warnings: string[] = [];
   const infos: { obj: Record<string, unknown>; msg: string }[] = [];
@@ -109,6 +116,14 @@ describe('a manual file that cannot be read is skipped, the others indexed', () 
       file: 'locked.docx',
       bytes: () => Promise.resolve(Buffer.concat([Buffer.from('d0cf11e0a1b11ae1', 'hex'), Buffer.alloc(600)])),
       reason: /^cannot read Word document: it is password-protected, or a Word 97-2003 \.doc under a \.docx name; save it as \.docx without a password, or remove it$/,
+    },
+    // mammoth throws a plain TypeError on these malformed parts; wrapped by the reader it is still about the file.
+    { name: 'a Word document whose relationships part is garbage', file: 'bad-rels.docx', bytes: () => docxWithPart('word/_rels/document.xml.rels', 'garbage'), reason: /^cannot read Word document: Cannot read properties of null \(reading 'tagName'\); re-export it as PDF or \.docx, or remove it$/ },
+    {
+      name: 'a Word document whose numbering has a <w:num/> without attributes',
+      file: 'bad-numbering.docx',
+      bytes: () => docxWithPart('word/numbering.xml', '<w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:num/><w:abstractNum/></w:numbering>'),
+      reason: /^cannot read Word document: Cannot read properties of undefined \(reading 'attributes'\); re-export it as PDF or \.docx, or remove it$/,
     },
     { name: 'text neither UTF-8 nor Shift_JIS', file: 'notes.txt', bytes: () => Promise.resolve(Buffer.from([0x41, 0xff, 0xfd, 0xff])), reason: /^not valid UTF-8 or Shift_JIS text; save it as UTF-8$/ },
   ])('$name', async ({ file, bytes, reason }) => {
@@ -295,10 +310,26 @@ describe('only what a reader says about the file is skipped; the disk and our ow
     expect(warnings).toEqual([]);
   });
 
+  // A library's TypeError on malformed bytes looks like a bug of ours; once a reader has wrapped it for a named file
+  // it is a verdict on that file (mammoth throws one on a garbage relationships part), so only an errno code below
+  // the reader's error stops the reindex.
   it.each([
-    { name: 'pdf.js hits a bug of ours (TypeError)', file: 'guide.pdf', make: () => makePdf(['Hello']), fail: () => vi.mocked(getDocumentProxy).mockRejectedValueOnce(new TypeError('x is not a function')), cause: TypeError },
-    { name: 'mammoth hits a bug of ours (RangeError)', file: 'guide.docx', make: () => Packer.toBuffer(new Document({ sections: [{ children: [new Paragraph('x')] }] })), fail: () => vi.spyOn(mammoth, 'convertToHtml').mockRejectedValueOnce(new RangeError('Invalid string length')), cause: RangeError },
+    { name: 'pdf.js throws a TypeError', file: 'guide.pdf', make: () => makePdf(['Hello']), fail: () => vi.mocked(getDocumentProxy).mockRejectedValueOnce(new TypeError('x is not a function')), reason: /^cannot read PDF: x is not a function; re-export/ },
+    { name: 'mammoth throws a RangeError', file: 'guide.docx', make: () => Packer.toBuffer(new Document({ sections: [{ children: [new Paragraph('x')] }] })), fail: () => vi.spyOn(mammoth, 'convertToHtml').mockRejectedValueOnce(new RangeError('Invalid string length')), reason: /^cannot read Word document: Invalid string length; re-export/ },
+    { name: 'mammoth throws a ReferenceError', file: 'guide.docx', make: () => Packer.toBuffer(new Document({ sections: [{ children: [new Paragraph('x')] }] })), fail: () => vi.spyOn(mammoth, 'convertToHtml').mockRejectedValueOnce(new ReferenceError('w is not defined')), reason: /^cannot read Word document: w is not defined; re-export/ },
+  ])('inside a reader, skipped: $name', async ({ file, make, fail, reason }) => {
+    await writeFile(path.join(dir, file), await make());
+    fail();
+    const { logger, warnings } = capture();
+    const result = await loadManualChunks(dir, { logger });
+    expect(result.files).toEqual(['guide.md']);
+    expect(result.skipped).toEqual([{ fileName: file, reason: expect.stringMatching(reason) }]);
+    expect(warnings).toEqual([`skipping ${file}: ${result.skipped[0]!.reason}`]);
+  });
+
+  it.each([
     { name: 'the PDF is read from a disk that fails mid-read (EIO inside the reader)', file: 'guide.pdf', make: () => makePdf(['Hello']), fail: () => vi.mocked(getDocumentProxy).mockRejectedValueOnce(systemError('EIO', 'read', 'guide.pdf')), cause: Error },
+    { name: 'mammoth reports EACCES two causes deep', file: 'guide.docx', make: () => Packer.toBuffer(new Document({ sections: [{ children: [new Paragraph('x')] }] })), fail: () => vi.spyOn(mammoth, 'convertToHtml').mockRejectedValueOnce(new TypeError('open failed', { cause: systemError('EACCES', 'open', 'guide.docx') })), cause: TypeError },
   ])('inside a reader: $name', async ({ file, make, fail, cause }) => {
     await writeFile(path.join(dir, file), await make());
     fail();
