@@ -453,11 +453,16 @@ export const PASSWORD_GIVEN_REASON =
 // The labels of a password in a sentence or before a colon (「添付ファイルのパスワード：」, "The password for the zip
 // file is:"); NFKC has made 「パスワ－ド」's full-width hyphen a "-".
 const PASSWORD_LABEL = String.raw`(?:パスワード|パスワ-ド|暗証番号|\bpassword|\bpasscode|\bpasswd)`;
-// The short labels and headings that stand at a line's start (「■パスワード」, 【パスワード】, 「PW：」, 「パス：」,
-// 「解凍パスワード」), in a heading's marks or brackets. Only at a line's start: 「保存先パス：/var/log」 names a path.
+// The short labels and headings that stand at a line's start (「■パスワード」, 【パスワード】, 「PW：」,
+// 「解凍パスワード」), in a heading's marks or brackets. Not 「パス」 alone, which mostly names a file path
+// (「パス：C:\Users\…」), nor PWD, the shell's word for the working directory (「PWD=/home/taro」).
 // No two runs of white space stand side by side in it, nor beside the separators after it: a long run of spaces is
 // read once, not split every way.
-const PASSWORD_HEADING = String.raw`^[ \t]*(?:[■□◆◇●○◎・※*#>-][ \t]*)?(?:[【\[<〔《(][ \t]*)?(?:解凍|zip[ \t]*)?(?:パスワード|パスワ-ド|パス|暗証番号|\bpasswords?|\bpwd?)(?:[ \t]*[】\]>〕》)])?`;
+const HEADING_MARKS = String.raw`^[ \t]*(?:[■□◆◇●○◎・※*#>-][ \t]*)?(?:[【\[<〔《(][ \t]*)?`;
+const PASSWORD_HEADING = String.raw`${HEADING_MARKS}(?:解凍|zip[ \t]*)?(?:パスワード|パスワ-ド|暗証番号|\bpasswords?|\bpw\b)(?:[ \t]*[】\]>〕》)])?`;
+// 「パス」 as a password's short label: only before a colon, with a value that looks like a password
+// ({@link looksLikePassword}): 「パス：Xk7#pQ2m」, but not 「パス：logs/app/error.log」.
+const PASS_HEADING = String.raw`${HEADING_MARKS}パス(?:[ \t]*[】\]>〕》)])?`;
 // The heading's closing bracket, as the value's only separator (【パスワード】Xk7#pQ2m).
 const AFTER_BRACKET = String.raw`(?<=[】\]>〕》)])`;
 // A password's value: printable ASCII, as passwords are (「パスワード: を求められます」 is a customer's problem, not one).
@@ -466,19 +471,65 @@ const VALUE = String.raw`[「『"“]?[\x21-\x7e]{4,64}?[」』"”]?`;
 // "password:⏎please resend it" and 「パスワード reset」 give none; and no path (/var/log, C:\, ~/.ssh).
 const SECRET = String.raw`(?![A-Za-z]:[\\/]|[/\\~.])(?=[\x21-\x7e]{0,63}[\x21-\x40\x5b-\x60\x7b-\x7e])[\x21-\x7e]{4,64}`;
 const LINE_END = String.raw`([ \t\r]*)$`;
+/** A pattern of a password given, and whether its value must look like one ({@link looksLikePassword}). */
+interface PasswordShape {
+  readonly pattern: RegExp;
+  readonly loose: boolean;
+}
 // A password given, as (what leads to it)(the value)(what follows it), over the NFKC-normalised words: after a label
 // and a colon up to the line's end or alone on the next line (「解凍パスワード: 9vN2-aQ8r」, "…the zip file I sent
 // earlier:⏎Xk7#pQ2m"), after a heading with or without a colon, beside it or on the next line (【パスワード】Xk7#pQ2m,
 // 「■パスワード⏎Xk7#pQ2m」, 「パスワード　Xk7#pQ2m」, 「PW：Xk7#pQ2m」), or in a sentence (「パスワードは「Xk7#pQ2m」です」).
-const PASSWORD_GIVEN: readonly RegExp[] = [
-  new RegExp(String.raw`(${PASSWORD_LABEL}[^:=\n]{0,40}[:=][ \t]*)(${VALUE})${LINE_END}`, 'gimu'),
-  new RegExp(String.raw`(${PASSWORD_LABEL}[^:=\n]{0,40}[:=][ \t]*\r?\n[ \t]*)(${SECRET})${LINE_END}`, 'gimu'),
-  new RegExp(String.raw`(${PASSWORD_HEADING}[ \t]*[:=][ \t]*)(${VALUE})${LINE_END}`, 'gimu'),
-  new RegExp(String.raw`(${PASSWORD_HEADING}${AFTER_BRACKET}[ \t]*)(${VALUE})${LINE_END}`, 'gimu'),
-  new RegExp(String.raw`(${PASSWORD_HEADING}(?:[ \t]+|[ \t]*\r?\n[ \t]*))(${SECRET})${LINE_END}`, 'gimu'),
-  /(パスワードは[ \t]*)([「『"“][\x21-\x7e]{4,64}[」』"”]|[\x21-\x7e]{4,64}(?=[ \t]*(?:です|となります|になります)))()/gu,
-  /(\bthe password is[ \t]*)(["“]?[\x21-\x7e]{4,64})()/giu,
+// Without a label and a colon on its line, a status ("Password incorrect.", 【パスワード】E-1024) stands where a
+// password would: those shapes are loose, and their value must look like a password.
+const PASSWORD_GIVEN: readonly PasswordShape[] = [
+  { pattern: new RegExp(String.raw`(${PASSWORD_LABEL}[^:=\n]{0,40}[:=][ \t]*)(${VALUE})${LINE_END}`, 'gimu'), loose: false },
+  { pattern: new RegExp(String.raw`(${PASSWORD_LABEL}[^:=\n]{0,40}[:=][ \t]*\r?\n[ \t]*)(${SECRET})${LINE_END}`, 'gimu'), loose: true },
+  { pattern: new RegExp(String.raw`(${PASSWORD_HEADING}[ \t]*[:=][ \t]*)(${VALUE})${LINE_END}`, 'gimu'), loose: false },
+  { pattern: new RegExp(String.raw`(${PASS_HEADING}[ \t]*[:=][ \t]*)(${VALUE})${LINE_END}`, 'gimu'), loose: true },
+  { pattern: new RegExp(String.raw`(${PASSWORD_HEADING}${AFTER_BRACKET}[ \t]*)(${VALUE})${LINE_END}`, 'gimu'), loose: true },
+  { pattern: new RegExp(String.raw`(${PASSWORD_HEADING}(?:[ \t]+|[ \t]*\r?\n[ \t]*))(${SECRET})${LINE_END}`, 'gimu'), loose: true },
+  { pattern: /(パスワードは[ \t]*)([「『"“][\x21-\x7e]{4,64}[」』"”]|[\x21-\x7e]{4,64}(?=[ \t]*(?:です|となります|になります)))()/gu, loose: false },
+  { pattern: /(\bthe password is[ \t]*)(["“]?[\x21-\x7e]{4,64})()/giu, loose: false },
 ];
+// A value that is a path or a link, not a password: any slash or backslash (logs/app/error.log, \\fileserver\share),
+// a drive (C:), a URL, an environment variable (%APPDATA%), a home directory (~).
+const PATH_OR_LINK = /[/\\]|^[A-Za-z]:|^https?:|%[A-Za-z_][A-Za-z0-9_]*%|^~/u;
+// A value that ends as a question ("why?"): the customer's question, left for the question test.
+const QUESTION_END = /[?？]$/u;
+// A word and a sentence's end ("incorrect.", "required!"), and an error code (E-1024, ERR_500, 0x80070005).
+const WORD_AND_STOP = /^[A-Za-z]+[.!]+$/u;
+const ERROR_CODE = /^(?:[A-Z]{1,5}[-_][0-9]{2,8}|0x[0-9A-Fa-f]+)$/u;
+
+/**
+ * The value inside a password's quotes (「Xk7#pQ2m」, "Xk7#pQ2m").
+ */
+function unquoted(value: string): string {
+  return value.replace(/^[「『"“]|[」』"”]$/gu, '');
+}
+
+/**
+ * True when `value` may be a password given: no path, link or question ending ({@link PATH_OR_LINK},
+ * {@link QUESTION_END}), and, of a loose shape, one that looks like a password ({@link looksLikePassword}).
+ */
+function isPasswordValue(value: string, loose: boolean): boolean {
+  const bare = unquoted(value);
+  if (PATH_OR_LINK.test(bare) || QUESTION_END.test(bare)) return false;
+  return !loose || looksLikePassword(bare);
+}
+
+/**
+ * True when `value` looks like a password, not a word or a code: six characters or more, letters with digits or
+ * letters or digits with a symbol, not a word and a full stop ("incorrect.") nor an error code (E-1024).
+ */
+function looksLikePassword(value: string): boolean {
+  if (value.length < 6 || WORD_AND_STOP.test(value) || ERROR_CODE.test(value)) return false;
+  const letters = /[A-Za-z]/u.test(value);
+  const digits = /[0-9]/u.test(value);
+  const symbols = /[^A-Za-z0-9]/u.test(value);
+  return (letters && digits) || ((letters || digits) && symbols);
+}
+
 // The file the password opens, named or pointed at: 「先ほどお送りした添付ファイル」, 「添付ファイル名: log.zip」, "the zip file".
 const POINTS_AT_FILE = /ファイル|添付|資料|圧縮|\.(?:zip|7z|lzh|rar)\b|\b(?:zip|file|files|attachment|archive|document)\b/iu;
 // Words that put the file in an earlier mail, as the PPAP custom does: 「先ほどお送りした」, 「別途」, 「前のメール」,
@@ -495,8 +546,9 @@ const LINK = /(?:https?:\/\/|www\.)\S*/giu;
 function withoutPasswordsGiven(words: string): string | undefined {
   let rest = words.normalize('NFKC');
   let found = false;
-  for (const pattern of PASSWORD_GIVEN) {
-    rest = rest.replace(pattern, (_match, lead: string, _value: string, trail: string) => {
+  for (const { pattern, loose } of PASSWORD_GIVEN) {
+    rest = rest.replace(pattern, (match: string, lead: string, value: string, trail: string) => {
+      if (!isPasswordValue(value, loose)) return match;
       found = true;
       return `${lead} ${trail}`;
     });

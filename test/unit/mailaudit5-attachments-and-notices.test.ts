@@ -205,6 +205,32 @@ describe('unreadableReason: encrypted archives, password mails, greetings beside
     ['a heading of words, not a value, is read', plain('■パスワード変更\n添付ファイルの手順でパスワードを変更できません。'), undefined],
     ['a plain word after "password:" on the next line is read', plain('The zip file I sent earlier asks for a password:\nplease resend it'), undefined],
     ['042: a password inside a sentence is read', plain('管理画面のパスワード: abcd1234 でログインしても、添付ファイルのダウンロードができません。\n確認してください。'), undefined],
+    // Bug review 39d #1: in Japanese 「パス」 mostly names a file path, and PWD is the shell's word: a path, a URL or an
+    // environment line after them is a customer's report, not a password.
+    ['39d pw01: a Windows path after パス：', plain('エクスポートしたファイルが開けません。\nパス：C:\\Users\\taro\\Desktop\\export.csv\nよろしくお願いいたします。'), undefined],
+    ...[
+      'パス：logs/app/error.log',
+      'パス config/app.yml',
+      'パス：\\\\fileserver\\share\\doc',
+      'パス：https://example.com/share/doc',
+      'パス：%APPDATA%\\App\\log',
+      '・パス：opt/app/conf.d',
+      'PWD=/home/taro/app',
+      'pwd\nhome/john/app',
+      'パスワード：C:\\Users\\taro\\secret',
+      '【パスワード】\n/etc/app/conf.d',
+    ].map((line): [string, UnreadableCheckInput, undefined] => [`39d: a path or URL is no password: ${JSON.stringify(line)}`, plain(`添付ファイルが開けません。\n${line}\nよろしくお願いいたします。`), undefined]),
+    // Bug review 39d #2: a status line or an error code after "Password" without a colon is no password.
+    ['39d pw04: "Password incorrect." the viewer says', plain('I cannot open the attachment you sent me.\nThe viewer says:\nPassword incorrect.\nPlease advise.'), undefined],
+    ...['Password expired.', 'Password mismatch!', 'Password unchanged.', 'Password\nrequired!', '【パスワード】E-1024', '■パスワード\nERR-500'].map(
+      (line): [string, UnreadableCheckInput, undefined] => [`39d: a status or error code is no password: ${JSON.stringify(line)}`, plain(`The attached file does not open.\n${line}\nRegards.`), undefined],
+    ),
+    // Bug review 39d #3: a question on the line after "Password:" is the customer's question, not the password.
+    ['39d: "why?" under "Password:" is the question', plain('The attached file shows the login page.\nPassword:\nwhy?'), undefined],
+    ['39d: a value ending in "?" is no password', plain('添付ファイルのパスワード：abc123?'), undefined],
+    // The password shapes beside them still park.
+    ['39d: a password-like value after "Password" and a space', plain('Password for the file I sent earlier\nPassword Xk7#pQ2m'), 'only delivers the password of an earlier attachment'],
+    ['39d: letters and digits under 【パスワード】', plain(`${PPAP_INTRO}\n\n【パスワード】\nabcd1234`), 'only delivers the password of an earlier attachment'],
     // #4: a greeting and the sender's name beside a workbook say nothing of their own, as a closing and a name do.
     ['356: a greeting and a name beside a workbook', mixed([xlsx], 'お世話になっております。\n\n山田'), 'only in its attachment 取込データ_1124.xlsx'],
     ['356b: a greeting, a closing and a name beside a workbook', mixed([xlsx], 'お世話になっております。\nよろしくお願いいたします。\n山田'), 'only in its attachment 取込データ_1124.xlsx'],
