@@ -732,26 +732,29 @@ function customerAsksBelow(lines: string[], start: number): boolean {
 
 /**
  * True for a reply's separator line at `index`. A Chinese or Korean one (「-----原始邮件-----」) counts only above a
- * header, an attribution, a sender line that heads a quoted mail ({@link opensQuotedMail}) or a quoted line: a customer
- * may write it in a question about the line itself.
+ * header, an attribution, a sender line that heads a quoted mail ({@link opensQuotedMail}; `recipients` are the To and
+ * Cc addresses, lower-case) or a quoted line: a customer may write it in a question about the line itself.
  */
-function isOriginalMessageSeparator(lines: string[], index: number): boolean {
+function isOriginalMessageSeparator(lines: string[], index: number, recipients: readonly string[]): boolean {
   const line = lines[index] ?? '';
   if (!ORIGINAL_MESSAGE.test(line)) return false;
   if (!CJK_ORIGINAL_MESSAGE.test(line)) return true;
   const at = nextContentIndex(lines, index);
   if (at < 0) return false;
   const next = lines[at] ?? '';
-  if (SENDER_LINE.test(next)) return opensQuotedMail(lines, at);
+  if (SENDER_LINE.test(next)) return opensQuotedMail(lines, at, recipients);
   return BLOCK_FROM.test(next) || BLOCK_NEXT.test(next) || QUOTED_LINE.test(next) || isQuoteHeader(next, lines[at + 1]);
 }
 
 /**
- * True when the bare sender line at `index` (under a CJK separator) heads a quoted mail: a client writes its date, a
- * quote or a header label right below it, or the text below asks nothing (our answer's words). A customer quotes such
- * a line in a new mail and asks about it below, with nothing quoted further down (bug review 39b, finding 3).
+ * True when the bare sender line at `index` (under a CJK separator) heads a quoted mail: it names one of `recipients`
+ * (the mailbox written to, so the quote is of our mail, whose answer may well ask back: bug review 39d, finding 4), a
+ * client writes its date, a quote or a header label right below it, or the text below asks nothing (our answer's
+ * words). A customer quotes such a line in a new mail and asks about it below, with nothing quoted further down (bug
+ * review 39b, finding 3).
  */
-function opensQuotedMail(lines: string[], index: number): boolean {
+function opensQuotedMail(lines: string[], index: number, recipients: readonly string[]): boolean {
+  if (namesRecipient(lines[index] ?? '', recipients)) return true;
   let seen = 0;
   for (let i = index + 1; i < lines.length && seen < SENDER_LINE_FOLLOWERS; i++) {
     const line = lines[i] ?? '';
@@ -762,16 +765,25 @@ function opensQuotedMail(lines: string[], index: number): boolean {
   return !customerAsksBelow(lines, index + 1);
 }
 
+/** True when the sender `line` names one of `recipients` (lower-case) as its address. */
+function namesRecipient(line: string, recipients: readonly string[]): boolean {
+  const address = MAIL_ADDRESS_IN_HEADER.exec(line)?.[0]?.toLowerCase();
+  return address !== undefined && recipients.includes(address);
+}
+
 function isSentDateLine(line: string): boolean {
   return line.length <= MAX_SENT_DATE_LINE_CHARS && SENT_DATE_LINE.test(line) && !CJK_ASKS.test(line);
 }
 
-/** Index of the first line of quoted history (attribution, separator or header block), or -1. */
-function quotedHistoryStart(lines: string[]): number {
+/**
+ * Index of the first line of quoted history (attribution, separator or header block), or -1. `recipients` (the To and
+ * Cc addresses, lower-case) mark a quote of our own mail ({@link opensQuotedMail}).
+ */
+function quotedHistoryStart(lines: string[], recipients: readonly string[] = []): number {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
     if (line.trim() === '') continue;
-    if (isOriginalMessageSeparator(lines, i) || BEGIN_FORWARDED.test(line) || isHeaderBlockStart(lines, i)) return i;
+    if (isOriginalMessageSeparator(lines, i, recipients) || BEGIN_FORWARDED.test(line) || isHeaderBlockStart(lines, i)) return i;
     if (isQuoteHeader(line, lines[i + 1])) {
       const next = lines.slice(i + 1).find((l) => l.trim() !== '');
       // Attribution followed by `>` lines: bottom-posted answers below the quote must survive, so only the
@@ -901,8 +913,8 @@ function ownTextOf(text: string, subject: string, recipients: readonly string[] 
   }
   const unwrapped = unwrapClearSigned(source.split('\n'));
   // A copy: quotedHistoryStart blanks the attributions above `>` lines, which the banner check must still see as before.
-  const all = withoutExternalBanner(atReplyMarker(unwrapped, quotedHistoryStart([...unwrapped])));
-  const historyStart = quotedHistoryStart(all);
+  const all = withoutExternalBanner(atReplyMarker(unwrapped, quotedHistoryStart([...unwrapped], recipients)));
+  const historyStart = quotedHistoryStart(all, recipients);
   const pasted = pastedMail(all, historyStart, recipients);
   if (pasted) return pasted;
   if (historyStart < 0) return { note: ownWords(all), forwarded: undefined };

@@ -1333,6 +1333,54 @@ describe('extractQuestion: quoted history of Chinese and Korean clients', () => 
   });
 });
 
+// A bare sender line under a CJK separator that names the mailbox the mail was sent to heads a quote of our own mail,
+// whatever our answer below asks back (bug review 39d, finding 4, probes cjk08-10). One naming someone else is still
+// read by what follows it (bug review 39b, finding 3).
+describe('parseInboundMail: a CJK separator above a bare sender line naming our mailbox', () => {
+  const ours = 'support@helpdesk.example.jp';
+  it.each<[what: string, recipients: string, text: string, question: string]>([
+    [
+      'ko: our answer asks back for the quantity (cjk08)',
+      `To: ${ours}`,
+      '20개로 부탁드립니다.\n\n-----원본 메시지-----\nXYZ 지원팀 <support@helpdesk.example.jp>\n견적서를 첨부합니다. 필요한 수량을 알려 주시겠어요?',
+      '20개로 부탁드립니다.',
+    ],
+    [
+      'zh: our greeting, question and closing (cjk09)',
+      `To: ${ours}`,
+      '3.2 版。\n\n-----原始邮件-----\nXYZ 支持 <support@helpdesk.example.jp>\n\n您好，请问您使用的是哪个版本？\n\n此致\nXYZ 支持',
+      '3.2 版。',
+    ],
+    [
+      'QQ: a quoted name and a semicolon, no date line (cjk10)',
+      `To: ${ours}`,
+      '3.2 版。\n\n------------------ 原始邮件 ------------------\n"XYZ Support"<support@helpdesk.example.jp>;\n\n请问您使用的是哪个版本？',
+      '3.2 版。',
+    ],
+    [
+      'our mailbox in Cc, the sender line in other letter case',
+      `To: sales@helpdesk.example.jp\nCc: ${ours}`,
+      '20개로 부탁드립니다.\n\n-----원본 메시지-----\nSupport@Helpdesk.Example.JP\n수량을 알려 주세요.',
+      '20개로 부탁드립니다.',
+    ],
+    [
+      'someone else\'s sender line, the question below it, kept',
+      `To: ${ours}`,
+      '你好，\n\n-----原始邮件-----\n王伟 <wang.wei@customer.cn>\n\n导出CSV时出现乱码，怎么办？',
+      '你好，\n\n-----原始邮件-----\n王伟 <wang.wei@customer.cn>\n\n导出CSV时出现乱码，怎么办？',
+    ],
+    [
+      'our address in the sender line of a mail sent elsewhere, the question below it, kept',
+      'To: sales@other.example',
+      '안녕하세요.\n-----원본 메시지-----\nXYZ 지원팀 <support@helpdesk.example.jp>\nCSV를 내보내면 한글이 깨집니다. 어떻게 하나요?',
+      '안녕하세요.\n-----원본 메시지-----\nXYZ 지원팀 <support@helpdesk.example.jp>\nCSV를 내보내면 한글이 깨집니다. 어떻게 하나요?',
+    ],
+  ])('%s', async (_what, recipients, text, question) => {
+    const raw = mail(`From: Taro <taro@customer.example>\n${recipients}\nSubject: Re: CSV\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8`, `${text}\r\n`);
+    expect((await parseInboundMail(raw)).question).toBe(question);
+  });
+});
+
 describe('subjectAsQuestion: reply prefixes of zh-TW and Korean Outlook', () => {
   it.each([
     ['回覆: 請問發票', '請問發票'],
