@@ -7,7 +7,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Config } from '../src/config.js';
 import { EmptySourceError, parseJobData } from '../src/knowledge/errors.js';
-import { loadQaPairs } from '../src/knowledge/qa-loader.js';
+import { loadQaPairs, type PassedOverQaTable } from '../src/knowledge/qa-loader.js';
 import { createLogger, type Logger } from '../src/logger.js';
 import type { ProgressFn, QaPair, QaSearch } from '../src/search/types.js';
 
@@ -30,6 +30,11 @@ export interface ReindexQaResult {
   learned: number;
   /** Rows left out because the question or answer was empty (each was logged with file and row). */
   skipped: number;
+  /**
+   * Files and sheets not read at all (a count or revision sheet: no text but ids, numbers or dates), each with why;
+   * shown after the run so the person who ran it sees them, not only the log. Absent in results recorded before it.
+   */
+  passedOver: PassedOverQaTable[];
   /** Wall time of the whole job. */
   seconds: number;
 }
@@ -63,7 +68,7 @@ export async function reindexQa(data: ReindexQaJobData | undefined, ctx: Reindex
 
   logger.info({ dir, backend: ctx.qa.kind }, 'reindexing Q&A');
   const loaded = await loadQaPairs(dir, { logger, onProgress: ctx.onProgress });
-  const { files, skipped } = loaded;
+  const { files, skipped, passedOver } = loaded;
   const learned = (await ctx.learned?.()) ?? [];
   const pairs = [...loaded.pairs, ...learned];
   if (pairs.length === 0) {
@@ -78,6 +83,9 @@ export async function reindexQa(data: ReindexQaJobData | undefined, ctx: Reindex
   await ctx.qa.replaceAll(pairs, ctx.onProgress);
 
   const seconds = (performance.now() - started) / 1000;
-  logger.info({ files: files.length, pairs: pairs.length, learned: learned.length, skipped: skipped.length, seconds }, 'Q&A reindexed');
-  return { files: files.length, pairs: pairs.length, learned: learned.length, skipped: skipped.length, seconds };
+  logger.info(
+    { files: files.length, pairs: pairs.length, learned: learned.length, skipped: skipped.length, passedOver: passedOver.map((t) => t.table), seconds },
+    'Q&A reindexed',
+  );
+  return { files: files.length, pairs: pairs.length, learned: learned.length, skipped: skipped.length, passedOver, seconds };
 }

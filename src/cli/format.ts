@@ -19,7 +19,8 @@ export interface ReindexSummary {
 /**
  * The summary, e.g. `reindexed: 12 manual files, 142 chunks, 48 Q&A pairs in 2.3 s`, then, when the manual has
  * subfolders, one line of files per folder, a warning line per folder without any readable file, and one per
- * manual file skipped (the first {@link MAX_SKIPPED_LINES}; the log names every one).
+ * manual file skipped and one per Q&A file or sheet passed over (the first {@link MAX_SKIPPED_LINES} of each; the log
+ * names every one).
  */
 export function formatReindexSummary(summary: ReindexSummary): string {
   const parts: string[] = [];
@@ -39,10 +40,15 @@ export function formatReindexSummary(summary: ReindexSummary): string {
   const skipped = summary.manual?.skipped ?? [];
   for (const { fileName, reason } of skipped.slice(0, MAX_SKIPPED_LINES)) lines.push(`  warning: skipped ${fileName}: ${reason}`);
   if (skipped.length > MAX_SKIPPED_LINES) lines.push(`  warning: ${plural(skipped.length - MAX_SKIPPED_LINES, 'more file')} skipped (named in the log)`);
+  // A result recorded before passedOver existed has none.
+  const passedOver = summary.qa?.passedOver ?? [];
+  for (const { table, reason } of passedOver.slice(0, MAX_SKIPPED_LINES)) lines.push(`  warning: passed over ${table}: ${reason}`);
+  const more = passedOver.length - MAX_SKIPPED_LINES;
+  if (more > 0) lines.push(`  warning: ${more} more Q&A ${more === 1 ? 'file or sheet' : 'files or sheets'} passed over (named in the log)`);
   return lines.join('\n');
 }
 
-/** Skipped manual files the summary names one per line; a folder of hundreds of .doc files would bury the rest. */
+/** Skipped manual files (and passed-over Q&A tables) the summary names one per line; hundreds would bury the rest. */
 const MAX_SKIPPED_LINES = 10;
 
 /** A search hit as `search --json` prints it. */

@@ -5,8 +5,9 @@
  * order when the header names them (`question`/`answer`, `質問`/`回答`, `Q`/`A`, a helpdesk's `お問い合わせ内容`/`対応内容`…,
  * see {@link qaColumns}); a header that names one means that one and the column of text beside it (never a column of
  * personal data), one that names neither the first two columns; a column taken without a name that holds only numbers
- * or ids is never read as questions or answers: its file or sheet is passed over with a warning. Fields exported as
- * HTML are read as their text ({@link qaFieldText}).
+ * or ids is never read as questions or answers: a table with no text but ids, numbers or dates (a cover, revision-history
+ * or count sheet), or a sheet beside another sheet of pairs, is passed over with a warning; any other such file stops the
+ * reindex, naming its columns. Fields exported as HTML are read as their text ({@link qaFieldText}).
  */
 import { readFile } from 'node:fs/promises';
 import { CsvError, parse } from 'csv-parse/sync';
@@ -308,11 +309,13 @@ export function qaFieldText(raw: string): string {
  * skipped ones, so a pair keeps its id (`${fileName}#${row}`) when a neighbouring row is fixed or emptied. Rows whose
  * question or answer is empty (after trimming) are skipped, each with a warning naming the file and row; a row with
  * more fields than the header (an unquoted comma) is mended or skipped with a warning ({@link fitToHeader}). A file
- * whose columns cannot be read (a column taken without a name holds only numbers or ids) gives no pairs and is listed
- * in `passedOver`, with a warning naming it and how to head its columns.
+ * whose columns cannot be read ({@link unreadableColumns}) and that holds no text but ids, numbers or dates (a count
+ * sheet saved as CSV) gives no pairs and is listed in `passedOver`, with a warning naming it and how to head its columns.
  *
  * @param file path used in messages; its base name is `fileName`.
- * @throws KnowledgeError with the line of the problem when the CSV is malformed (e.g. an unclosed quote).
+ * @throws KnowledgeError with the line of the problem when the CSV is malformed (e.g. an unclosed quote), or naming
+ *   the columns and how to head them when its columns cannot be read but it holds text (a helpdesk export, a FAQ
+ *   without a header): passed over, its pairs would be missing from the index with only a log line to say so.
  */
 export function parseQaCsv(text: string, fileName: string, options: { file?: string; logger?: Logger } = {}): QaParseResult {
   const file = options.file ?? fileName;
@@ -335,17 +338,28 @@ export function parseQaCsv(text: string, fileName: string, options: { file?: str
     throw new KnowledgeError(`${file}: cannot parse CSV: ${errorMessage(err)}`, file, undefined, { cause: err });
   }
   const rows = records.map(({ record, info }) => ({ record, line: info.lines }));
-  return pairsOfRows(rows, fileName, { where: file, lineName: 'line', csv: true, logger: options.logger });
+  const table = pairsOfRows(rows, fileName, { where: file, lineName: 'line', csv: true, logger: options.logger });
+  if (!table.unreadable) return { pairs: table.pairs, skipped: table.skipped, passedOver: [] };
+  if (table.unreadable.text) throw new KnowledgeError(`${file}: ${table.unreadable.reason}`, file);
+  return { pairs: [], skipped: [], passedOver: [passOver(fileName, file, table.unreadable.reason, options.logger)] };
+}
+
+/** A table not read: logged with where it is and returned for the reindex's result. */
+function passOver(table: string, where: string, reason: string, logger: Logger | undefined): PassedOverQaTable {
+  logger?.warn({ file: where }, `${where}: not read: ${reason}`);
+  return { table, reason };
 }
 
 /**
  * Reads a workbook's visible sheets as {@link parseQaCsv} reads a CSV file: each sheet has its header row and its
  * pairs, named `${fileName}:${sheet}` (a colon cannot appear in a sheet name), so `faq.xlsx:請求#3` is the third data
- * row of the sheet 請求. Skipped rows are reported with the sheet and its row number as Excel shows it; a sheet whose
- * columns cannot be read (a cover, a revision history, a count of questions by category) is passed over with a
- * warning naming it, and the other sheets are read.
+ * row of the sheet 請求. Skipped rows are reported with the sheet and its row number as Excel shows it. A sheet whose
+ * columns cannot be read ({@link unreadableColumns}) is passed over with a warning naming it when it holds no text but
+ * ids, numbers or dates, or when another sheet of the workbook gives pairs (a cover, a revision history, a count of
+ * questions by category beside the FAQ); the other sheets are read.
  *
- * @throws KnowledgeError naming the file when it is not a readable workbook or unpacks to too much.
+ * @throws KnowledgeError naming the file when it is not a readable workbook or unpacks to too much, or naming the
+ *   sheet, its columns and how to head them when a sheet with text cannot be read and no other sheet gives pairs.
  */
 export async function readQaWorkbook(
   data: Buffer,
@@ -359,13 +373,19 @@ export async function readQaWorkbook(
   } catch (err) {
     throw new KnowledgeError(`${file}: cannot read Excel workbook: ${errorMessage(err)}`, file, undefined, { cause: err });
   }
+  const tables = sheets.map((sheet) => {
+    const where = sheetLocation(file, sheet.name);
+    return { table: `${fileName}:${sheet.name}`, where, ...pairsOfRows(sheet.records, `${fileName}:${sheet.name}`, { where, lineName: 'Excel row', csv: false, logger: options.logger }) };
+  });
+  // A sheet that gives pairs shows the workbook is the FAQ: a sheet of text beside it is its notes or history.
+  const faqSheet = tables.some((t) => t.pairs.length > 0);
   const result: QaParseResult = { pairs: [], skipped: [], passedOver: [] };
-  for (const sheet of sheets) {
-    const { pairs, skipped, passedOver } = pairsOfRows(sheet.records, `${fileName}:${sheet.name}`, { where: sheetLocation(file, sheet.name), lineName: 'Excel row', csv: false, logger: options.logger });
+  for (const { table, where, pairs, skipped, unreadable } of tables) {
+    if (unreadable?.text && !faqSheet) throw new KnowledgeError(`${where}: ${unreadable.reason}`, file);
+    if (unreadable) result.passedOver.push(passOver(table, where, unreadable.reason, options.logger));
     // Not push(...): a spread of more than ~125,000 items overflows the call stack (a large history export).
     for (const pair of pairs) result.pairs.push(pair);
     for (const skip of skipped) result.skipped.push(skip);
-    result.passedOver.push(...passedOver);
   }
   return result;
 }
@@ -397,6 +417,20 @@ function unreadableColumns(header: readonly string[], rows: readonly (readonly s
   return `the column ${columnName(header, refused.column)} holds only numbers or ids and would be indexed as the ${refused.role}; the header reads ${header.join(', ')}: ${HEAD_THE_COLUMNS}`;
 }
 
+/**
+ * Whether a table holds text someone could have meant as questions or answers: a column that is not an export's ids,
+ * categories, dates or personal data and holds more than numbers or ids. A cover, revision-history or count sheet has
+ * none; a helpdesk export or a FAQ saved without a header has.
+ */
+function holdsText(header: readonly string[], rows: readonly (readonly string[])[]): boolean {
+  const cells = header.map(normalizedHeader);
+  // Not Math.max(...): a large export's rows would overflow the call stack as arguments.
+  const width = rows.reduce((widest, record) => Math.max(widest, record.length), cells.length);
+  return Array.from({ length: width }, (_, i) => i).some(
+    (i) => textColumn(cells, rows, i) && !personHeader(cells[i] ?? '') && !mostlyContacts(columnValues(rows, i)),
+  );
+}
+
 /** Why a row without a question or an answer is skipped, or undefined when it has both. */
 function emptyFieldReason(question: string, answer: string): string | undefined {
   if (!question && !answer) return 'empty question and answer';
@@ -410,14 +444,14 @@ function emptyFieldReason(question: string, answer: string): string | undefined 
  * skipped ones, so a pair keeps its id (`${fileName}#${row}`) when a neighbouring row is fixed or emptied. Rows whose
  * question or answer is empty (after trimming) are skipped, each with a warning naming `where` and the row; so are CSV
  * rows with more fields than the header that cannot be mended ({@link fitToHeader}). A table whose columns cannot be
- * read ({@link unreadableColumns}) is passed over whole with a warning naming it and how to head its columns: one
- * count sheet in a FAQ workbook must not stop the reindex of everything else.
+ * read ({@link unreadableColumns}) gives no pairs and `unreadable`: why, and whether it holds text ({@link holdsText}),
+ * for the caller to pass it over or stop the reindex.
  */
 function pairsOfRows(
   rows: SheetRecord[],
   fileName: string,
   options: { where: string; lineName: string; csv: boolean; logger?: Logger | undefined },
-): QaParseResult {
+): TablePairs {
   const { where, lineName, logger } = options;
   const pairs: QaPair[] = [];
   const skipped: SkippedQaRow[] = [];
@@ -433,10 +467,7 @@ function pairsOfRows(
   const readable = data.filter((d) => d.fields === undefined || d.joined).map((d) => d.record);
   const columns = qaColumns(header, readable);
   const refusal = unreadableColumns(header, readable, columns);
-  if (refusal) {
-    logger?.warn({ file: where, header }, `${where}: not read: ${refusal}`);
-    return { pairs, skipped, passedOver: [{ table: fileName, reason: refusal }] };
-  }
+  if (refusal) return { pairs, skipped, unreadable: { reason: refusal, text: holdsText(header, readable) } };
   const warning = columnsWarning(header, columns);
   if (warning) logger?.warn({ file: where, header }, `${where}: ${warning}`);
   const unheaded = data.find((d) => d.unheaded);
@@ -460,7 +491,14 @@ function pairsOfRows(
     }
     pairs.push({ id: `${fileName}#${row}`, fileName, row, question, answer });
   }
-  return { pairs, skipped, passedOver: [] };
+  return { pairs, skipped };
+}
+
+/** One table's pairs and skipped rows, or why its columns cannot be read and whether it holds text. */
+interface TablePairs {
+  pairs: QaPair[];
+  skipped: SkippedQaRow[];
+  unreadable?: { reason: string; text: boolean };
 }
 
 /**

@@ -3,13 +3,26 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KnowledgeError } from '../../src/knowledge/errors.js';
-import { loadQaPairs, parseQaCsv, qaFieldText } from '../../src/knowledge/qa-loader.js';
+import { reindexQa, type ReindexQaResult } from '../../jobs/reindex-qa.js';
+import { formatReindexSummary } from '../../src/cli/format.js';
+import type { Config } from '../../src/config.js';
+import { loadQaPairs, parseQaCsv, qaFieldText, type PassedOverQaTable } from '../../src/knowledge/qa-loader.js';
 import type { Logger } from '../../src/logger.js';
+import type { QaSearch } from '../../src/search/types.js';
 
 type Row = [row: number, question: string, answer: string];
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+function captureError(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (err) {
+    return err;
+  }
+  return undefined;
 }
 
 function recordingLogger(): { logger: Logger; warnings: string[] } {
@@ -81,27 +94,20 @@ describe('parseQaCsv', () => {
     expect(parseQaCsv(csv, 'faq.csv').pairs.map((p) => [p.question, p.answer])[0]).toEqual(pair);
   });
 
-  it('reads no personal data as the answer when no other column is left: the file is passed over with a warning', () => {
-    const { logger, warnings } = recordingLogger();
-    const result = parseQaCsv('質問,メールアドレス\nQ1,taro@example.com\n', 'faq.csv', { file: '/qa/faq.csv', logger });
-    expect(result.pairs).toEqual([]);
-    expect(result.passedOver).toEqual([{ table: 'faq.csv', reason: expect.stringContaining('no column of text beside 質問 but personal data (メールアドレス)') }]);
-    expect(warnings).toEqual([expect.stringMatching(/^\/qa\/faq\.csv: not read: .*head the question column question .* and the answer column answer \(or 回答, 対応内容, A\)/)]);
+  // A file with text in it is never left out silently: a person must head its columns (bug review 39e #5, #6).
+  it('refuses, naming the columns and how to head them, a file where only personal data is left beside the named question', () => {
+    const error = captureError(() => parseQaCsv('質問,メールアドレス\nQ1,taro@example.com\n', 'faq.csv', { file: '/qa/faq.csv' }));
+    expect(error).toBeInstanceOf(KnowledgeError);
+    expect((error as Error).message).toMatch(/^\/qa\/faq\.csv: no column of text beside 質問 but personal data \(メールアドレス\) to read as the answers; head the question column question .* and the answer column answer \(or 回答, 対応内容, A\)/);
   });
 
-  // README: an export that starts with an id column is not indexed as questions of numbers. Such a file (or a
-  // spreadsheet's count or revision sheet) is passed over with a warning, not a failed reindex (bug review 39c #1).
+  // README: an export that starts with an id column is not indexed as questions of numbers. A table with nothing but
+  // ids, numbers, dates and categories (a count sheet saved as CSV) is passed over with a warning (bug review 39c #1).
   it.each([
-    { name: 'an id and a category, no names', csv: 'id,category,text\n1,ログイン,x\n2,請求,y\n', column: 'id' },
-    { name: 'two columns, ids first', csv: 'No,foo\n1,A1\n2,A2\n', column: 'No' },
-    { name: 'ticket numbers', csv: 'チケット,本文,メモ\nT-201,A1,x\nT-202,A2,y\n', column: 'チケット' },
-    { name: 'zero-padded and with a hash', csv: 'x,y\n001,A1\n#2,A2\nNo.3,A3\n', column: 'x' },
-    { name: 'dates as questions', csv: '受付日,内容\n2024/01/05,A1\n2024-01-06,A2\n', column: '受付日' },
     { name: 'a count table', csv: 'カテゴリ,件数\nログイン,12\n請求,5\n', column: '件数' },
     { name: 'an English summary', csv: 'Category,Count\nLogin,3\nBilling,2\n', column: 'Count' },
-    { name: 'a revision history', csv: '版,日付,内容,担当\n1,2024/01/05,初版,佐藤\n2,2024/03/01,質問追加,鈴木\n', column: '版' },
-    { name: 'an id column beside the one named question', csv: 'お問い合わせ内容,チケット番号\nQ1,T-201\nQ2,T-202\n', column: 'チケット番号' },
-  ])('passes over, with a warning naming it and how to head the columns, a file whose unnamed question or answer column holds only numbers or ids ($name)', ({ csv, column }) => {
+    { name: 'ids and dates only', csv: 'No,更新日\n1,2024/01/05\n2,2024/03/01\n', column: 'No' },
+  ])('passes over, with a warning naming it and how to head the columns, a file of no text but ids or numbers ($name)', ({ csv, column }) => {
     const { logger, warnings } = recordingLogger();
     const result = parseQaCsv(csv, 'export.csv', { file: '/qa/export.csv', logger });
     expect(result.pairs).toEqual([]);
@@ -110,6 +116,32 @@ describe('parseQaCsv', () => {
     expect(warning).toContain(`/qa/export.csv: not read: the column ${column} holds only numbers or ids`);
     expect(warning).toContain(`the header reads ${csv.split('\n')[0]!.split(',').join(', ')}`);
     expect(warning).toMatch(/head the question column question \(or 質問, 問い合わせ, Q\) and the answer column answer \(or 回答, 対応内容, A\)/);
+  });
+
+  // A helpdesk export or a FAQ with text columns whose header names neither question nor answer would lose all its
+  // pairs with only a log line if passed over: the reindex stops and says how to head the columns (bug review 39e #5).
+  it.each([
+    { name: 'an id and a category, no names', csv: 'id,category,text\n1,ログイン,x\n2,請求,y\n', column: 'id' },
+    { name: 'two columns, ids first', csv: 'No,foo\n1,A1\n2,A2\n', column: 'No' },
+    { name: 'ticket numbers', csv: 'チケット,本文,メモ\nT-201,A1,x\nT-202,A2,y\n', column: 'チケット' },
+    { name: 'zero-padded and with a hash', csv: 'x,y\n001,A1\n#2,A2\nNo.3,A3\n', column: 'x' },
+    { name: 'dates as questions', csv: '受付日,内容\n2024/01/05,A1\n2024-01-06,A2\n', column: '受付日' },
+    { name: 'a revision history', csv: '版,日付,内容,担当\n1,2024/01/05,初版,佐藤\n2,2024/03/01,質問追加,鈴木\n', column: '版' },
+    { name: 'an id column beside the one named question', csv: 'お問い合わせ内容,チケット番号\nQ1,T-201\nQ2,T-202\n', column: 'チケット番号' },
+    { name: 'a Zendesk export', csv: 'Ticket ID,Subject,Description,Comment\n1,Login,I cannot log in,Clear the cache\n2,Invoice,Where is the invoice,See billing\n', column: 'Ticket ID' },
+    { name: 'a Zendesk export with requesters', csv: 'Ticket ID,Subject,Requester,Requester email,Description,Latest comment,Status\n101,Login fails,Taro Yamada,taro@example.com,I cannot log in after reset,Clear the cache and retry,solved\n', column: 'Ticket ID' },
+    { name: 'a Backlog export', csv: 'ID,キー,件名,詳細,状態,担当者,コメント\n1,HD-1,ログイン不可,ログインできません,完了,鈴木,キャッシュを削除してください\n2,HD-2,請求書,請求書が欲しい,完了,田中,請求書画面から取得できます\n', column: 'ID' },
+    { name: 'a numbered FAQ without a header', csv: '1,パスワードを忘れた,再設定してください\n2,料金は？,月額1000円です\n3,解約したい,設定画面から解約できます\n', column: '1' },
+  ])('refuses, naming the columns and how to head them, a file with text whose unnamed question or answer column holds only ids ($name)', ({ csv, column }) => {
+    const { logger, warnings } = recordingLogger();
+    const error = captureError(() => parseQaCsv(csv, 'export.csv', { file: '/qa/export.csv', logger }));
+    expect(error).toBeInstanceOf(KnowledgeError);
+    expect((error as KnowledgeError).file).toBe('/qa/export.csv');
+    const message = (error as Error).message;
+    expect(message).toContain(`/qa/export.csv: the column ${column} holds only numbers or ids`);
+    expect(message).toContain(`the header reads ${csv.split('\n')[0]!.split(',').join(', ')}`);
+    expect(message).toMatch(/head the question column question \(or 質問, 問い合わせ, Q\) and the answer column answer \(or 回答, 対応内容, A\)/);
+    expect(warnings.filter((w) => w.includes('not read'))).toEqual([]);
   });
 
   it.each([
@@ -285,20 +317,33 @@ describe('loadQaPairs', () => {
     expect(await loadQaPairs(dir)).toEqual({ files: [], pairs: [], skipped: [], passedOver: [] });
   });
 
-  // A file of ids or counts beside the FAQ must not stop the nightly reindex (bug review 39c #1).
-  it('passes over a file whose columns are ids, with a warning, and reads the others', async () => {
+  // A file of counts beside the FAQ must not stop the nightly reindex (bug review 39c #1).
+  it('passes over a file of no text but ids or numbers, with a warning, and reads the others', async () => {
     await writeFile(path.join(dir, 'a-faq.csv'), '質問,回答\nQ1,A1\n');
     await writeFile(path.join(dir, 'b-count.csv'), 'カテゴリ,件数\nログイン,12\n');
-    await writeFile(path.join(dir, 'c-tickets.csv'), 'チケット,本文\nT-201,x\n');
     const { logger, warnings } = recordingLogger();
     const result = await loadQaPairs(dir, { logger });
     expect(result.pairs.map((p) => p.id)).toEqual(['a-faq.csv#1']);
-    expect(result.files).toEqual(['a-faq.csv', 'b-count.csv', 'c-tickets.csv']);
-    expect(result.passedOver.map((p) => p.table)).toEqual(['b-count.csv', 'c-tickets.csv']);
+    expect(result.files).toEqual(['a-faq.csv', 'b-count.csv']);
+    expect(result.passedOver).toEqual([{ table: 'b-count.csv', reason: expect.stringContaining('the column 件数 holds only numbers or ids') }]);
     expect(warnings).toEqual([
       expect.stringMatching(new RegExp(`^${escapeRegExp(path.join(dir, 'b-count.csv'))}: not read: the column 件数 holds only numbers or ids`)),
-      expect.stringMatching(new RegExp(`^${escapeRegExp(path.join(dir, 'c-tickets.csv'))}: not read: the column チケット holds only numbers or ids`)),
     ]);
+  });
+
+  // Beside a readable FAQ, an export with text columns was passed over and its pairs silently lost (bug review 39e #5).
+  it.each([
+    { name: 'ticket numbers', file: 'c-tickets.csv', csv: 'チケット,本文\nT-201,x\n', column: 'チケット' },
+    { name: 'a Zendesk export', file: 'zendesk.csv', csv: 'Ticket ID,Subject,Description,Comment\n1,Login,I cannot log in,Clear the cache\n', column: 'Ticket ID' },
+    { name: 'a numbered FAQ without a header', file: 'faq2.csv', csv: '1,パスワードを忘れた,再設定してください\n2,料金は？,月額1000円です\n', column: '1' },
+    { name: 'an Assignee beside the question', file: 'assigned.csv', csv: 'Question,Assignee\nHow to log in?,Bob Smith\n', column: 'Assignee' },
+  ])('stops the reindex beside a readable FAQ for a file with text it cannot read ($name)', async ({ file, csv, column }) => {
+    await writeFile(path.join(dir, 'a-faq.csv'), '質問,回答\nQ1,A1\n');
+    await writeFile(path.join(dir, file), csv);
+    const error = await loadQaPairs(dir).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(KnowledgeError);
+    expect((error as KnowledgeError).file).toBe(path.join(dir, file));
+    expect((error as Error).message).toMatch(new RegExp(`^${escapeRegExp(path.join(dir, file))}: .*${escapeRegExp(column)}.*head the question column question`));
   });
 
   it('fails, naming the files and how to head them, when no file of the directory yields a pair', async () => {
@@ -308,5 +353,52 @@ describe('loadQaPairs', () => {
     expect(error).toBeInstanceOf(KnowledgeError);
     expect((error as KnowledgeError).file).toBe(path.join(dir, 'export.csv'));
     expect((error as Error).message).toMatch(new RegExp(`^${escapeRegExp(path.join(dir, 'export.csv'))}: the column id holds only numbers or ids.*the header reads id, category, text: head the question column question`));
+  });
+});
+
+// A passed-over file or sheet is named where the person who ran the reindex looks: the job's result and the CLI
+// summary, not only the log (bug review 39e #5).
+describe('passed-over Q&A tables in the reindex result and summary', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'qa-passed-over-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const emptyQaIndex: QaSearch = {
+    kind: 'test',
+    search: async () => [],
+    replaceAll: async () => undefined,
+    count: async () => 0,
+    ping: async () => undefined,
+  };
+
+  it('lists them in the reindex-qa result and its summary log line', async () => {
+    await writeFile(path.join(dir, 'a-faq.csv'), '質問,回答\nQ1,A1\n');
+    await writeFile(path.join(dir, 'b-count.csv'), 'カテゴリ,件数\nログイン,12\n');
+    const infos: Record<string, unknown>[] = [];
+    const logger = { ...recordingLogger().logger, info: (fields: Record<string, unknown>) => void infos.push(fields) } as unknown as Logger;
+    const result = await reindexQa({ dir }, { config: {} as Config, qa: emptyQaIndex, logger });
+    expect(result.pairs).toBe(1);
+    expect(result.passedOver).toEqual([{ table: 'b-count.csv', reason: expect.stringContaining('the column 件数 holds only numbers or ids') }]);
+    expect(infos.at(-1)).toMatchObject({ pairs: 1, passedOver: ['b-count.csv'] });
+  });
+
+  const table = (n: number): PassedOverQaTable => ({ table: `faq.xlsx:集計${n}`, reason: `the column 件数 holds only numbers or ids (${n})` });
+  it.each([
+    { name: 'none', passedOver: [], lines: ['reindexed: 3 Q&A pairs in 1.0 s'] },
+    { name: 'one', passedOver: [table(1)], lines: ['reindexed: 3 Q&A pairs in 1.0 s', '  warning: passed over faq.xlsx:集計1: the column 件数 holds only numbers or ids (1)'] },
+    {
+      name: 'more than ten',
+      passedOver: Array.from({ length: 12 }, (_, i) => table(i + 1)),
+      lines: ['reindexed: 3 Q&A pairs in 1.0 s', ...Array.from({ length: 10 }, (_, i) => `  warning: passed over faq.xlsx:集計${i + 1}: the column 件数 holds only numbers or ids (${i + 1})`), '  warning: 2 more Q&A files or sheets passed over (named in the log)'],
+    },
+    // A result recorded before passedOver existed (a queued job's returnvalue) still prints.
+    { name: 'absent', passedOver: undefined, lines: ['reindexed: 3 Q&A pairs in 1.0 s'] },
+  ])('the CLI summary names them, capped like the skipped manual files ($name)', ({ passedOver, lines }) => {
+    const qa = { files: 2, pairs: 3, learned: 0, skipped: 0, seconds: 1, passedOver } as ReindexQaResult;
+    expect(formatReindexSummary({ qa, seconds: 1 }).split('\n')).toEqual(lines);
   });
 });

@@ -99,6 +99,28 @@ describe('readQaWorkbook', () => {
     ]);
   });
 
+  // An export with text whose header names neither question nor answer is passed over only beside another sheet of
+  // the same workbook that gives pairs; alone (or beside only a count sheet) it stops the reindex (bug review 39e #5).
+  const zendesk = { name: 'Tickets', rows: [['Ticket ID', 'Subject', 'Description', 'Comment'], [1, 'Login', 'I cannot log in', 'Clear the cache'], [2, 'Invoice', 'Where is the invoice', 'See billing']] };
+  const numbered = { name: 'Sheet1', rows: [[1, 'パスワードを忘れた', '再設定してください'], [2, '料金は？', '月額1000円です']] };
+  it.each([
+    { name: 'a Zendesk export alone', sheets: [zendesk], sheet: 'Tickets', column: 'Ticket ID' },
+    { name: 'a Zendesk export beside a count sheet', sheets: [{ name: '集計', rows: [['カテゴリ', '件数'], ['ログイン', 12]] }, zendesk], sheet: 'Tickets', column: 'Ticket ID' },
+    { name: 'a numbered FAQ without a header', sheets: [numbered], sheet: 'Sheet1', column: '1' },
+  ])('refuses, naming the sheet, its columns and how to head them, a sheet with text and no other sheet of pairs ($name)', async ({ sheets, sheet, column }) => {
+    const error = await readQaWorkbook(await workbook(sheets), 'faq.xlsx', { file: '/qa/faq.xlsx' }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(KnowledgeError);
+    expect((error as KnowledgeError).file).toBe('/qa/faq.xlsx');
+    expect((error as Error).message).toMatch(new RegExp(`^/qa/faq\\.xlsx sheet ${sheet}: the column ${column} holds only numbers or ids.*the header reads .*head the question column question`));
+  });
+
+  it('passes over a sheet with text beside a sheet of pairs in the same workbook, naming it', async () => {
+    const data = await workbook([zendesk, { name: 'FAQ', rows: [['質問', '回答'], ['Q1', 'A1']] }]);
+    const { pairs, passedOver } = await readQaWorkbook(data, 'faq.xlsx', { file: '/qa/faq.xlsx' });
+    expect(pairs.map((p) => p.id)).toEqual(['faq.xlsx:FAQ#1']);
+    expect(passedOver).toEqual([{ table: 'faq.xlsx:Tickets', reason: expect.stringContaining('the column Ticket ID holds only numbers or ids') }]);
+  });
+
   it('a cell beyond the header is a note, not a split answer: a sheet has no commas to mend', async () => {
     const data = await workbook([{ name: 'FAQ', rows: [['質問', '回答'], ['Q1', 'A1', '確認済み']] }]);
     const { logger, warnings } = recordingLogger();
@@ -160,6 +182,15 @@ describe('loadQaPairs with workbooks', () => {
     const result = await loadQaPairs(dir);
     expect(result.pairs.map((p) => p.id)).toEqual(['a.csv#1', 'faq.xlsx:FAQ#1']);
     expect(result.passedOver.map((p) => p.table)).toEqual(['faq.xlsx:改訂履歴']);
+  });
+
+  // Pairs from another file do not excuse a sheet with text: only a sheet of the same workbook does.
+  it('stops the reindex for a workbook whose only sheet is an export with text, beside a CSV file of pairs', async () => {
+    await writeFile(path.join(dir, 'a.csv'), 'question,answer\nQ1,A1\n');
+    await writeFile(path.join(dir, 'tickets.xlsx'), await workbook([{ name: 'Tickets', rows: [['Ticket ID', 'Subject', 'Description'], [1, 'Login', 'I cannot log in']] }]));
+    const error = await loadQaPairs(dir).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(KnowledgeError);
+    expect((error as Error).message).toMatch(/tickets\.xlsx sheet Tickets: the column Ticket ID holds only numbers or ids/);
   });
 
   it('fails as before when no sheet of any file yields a pair', async () => {
