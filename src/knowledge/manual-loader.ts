@@ -14,7 +14,7 @@ import { limitHtmlNesting, MAX_HTML_DEPTH } from '../mail/html-nesting.js';
 import type { ManualChunk, ProgressFn } from '../search/types.js';
 import { errorMessage, KnowledgeError } from './errors.js';
 import { PdfTooLargeError } from './pdf-budget.js';
-import { pdfSections } from './pdf-layout.js';
+import { pdfSections, ReaderVerdictError, readerCall } from './pdf-layout.js';
 import { MAX_UNPACKED_TEXT_BYTES, OfficeArchiveTooLargeError, checkOfficeArchive } from './office-archive.js';
 import { SectionCollector, type ManualSection } from './sections.js';
 import { decodeText, listSources, normalizeNewlines, type SourceFile } from './files.js';
@@ -99,17 +99,21 @@ const ERRNO_CODE = /^E[A-Z0-9]+$/;
 /**
  * True when `err` (or what it wraps) says nothing about the file's content: the disk or the permissions failed, the
  * file was replaced mid-run (ENOENT), the process ran out of descriptors (an errno `code` anywhere in the chain), or
- * our own code has a bug (a TypeError, RangeError or ReferenceError not wrapped by a reader). Such a file is not
- * skipped: the reindex fails and the live index keeps serving it, where a skip would drop its content from search as
- * a successful rebuild. What a reader raised as a {@link KnowledgeError} for the file is a verdict on its content
- * whatever it wraps: mammoth throws a plain TypeError on a malformed part (bug review 39e, finding 1).
+ * our own code has a bug (a TypeError, RangeError or ReferenceError not wrapped by a reader library's call). Such a
+ * file is not skipped: the reindex fails and the live index keeps serving it, where a skip would drop its content
+ * from search as a successful rebuild. What pdf.js or mammoth threw, wrapped as a {@link ReaderVerdictError}, is a
+ * verdict on the file whatever it is: mammoth throws a plain TypeError on a malformed part (bug review 39e, finding
+ * 1). A plain {@link KnowledgeError} also wraps our own checks (the budgets), so it vouches for nothing it wraps
+ * (bug review 39f, finding 4).
  */
 export function isNotAboutTheFile(err: unknown): boolean {
   let inReader = false;
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
     const code = (e as NodeJS.ErrnoException).code;
     if (typeof code === 'string' && ERRNO_CODE.test(code)) return true;
-    if (e instanceof KnowledgeError) inReader = true;
+    // TextDecoder's verdict on the bytes is a TypeError too (under our "not UTF-8 or Shift_JIS" refusal).
+    if (code === 'ERR_ENCODING_INVALID_ENCODED_DATA') return false;
+    if (e instanceof ReaderVerdictError) inReader = true;
     else if (!inReader && (e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError)) return true;
   }
   return false;
@@ -397,11 +401,14 @@ export async function wordHtml(data: Buffer, file: string, options: { maxUnpacke
   }
   try {
     await checkOfficeArchive(data, options.maxUnpackedBytes ?? MAX_UNPACKED_TEXT_BYTES);
-    const result = await mammoth.convertToHtml({ buffer: data }, { convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })) });
-    return result.value;
   } catch (err) {
+    // Named for the file, but not mammoth's verdict: a TypeError here is a bug of ours and still fails the reindex.
     throw new KnowledgeError(`${file}: cannot read Word document: ${errorMessage(err)}`, file, undefined, { cause: err });
   }
+  const result = await readerCall(file, 'Word document', () =>
+    mammoth.convertToHtml({ buffer: data }, { convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })) }),
+  );
+  return result.value;
 }
 
 const OLE_SIGNATURE = Buffer.from('d0cf11e0a1b11ae1', 'hex');

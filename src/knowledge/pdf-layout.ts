@@ -299,30 +299,55 @@ export interface PdfReadOptions {
 }
 
 /**
+ * What a reader library (pdf.js, mammoth) threw on a file's bytes, wrapped for the named file: its verdict on that
+ * file even when it is a TypeError (mammoth throws one on a malformed part). Only the calls into the library are
+ * wrapped in it, never our own code around them, whose TypeError is a bug of ours (bug review 39f, finding 4).
+ */
+export class ReaderVerdictError extends KnowledgeError {
+  readonly fromReader = true;
+}
+
+/**
+ * Runs one call into a reader library; what it throws becomes a {@link ReaderVerdictError} whose message reads
+ * `${file}: cannot read ${what}: …`.
+ */
+export async function readerCall<T>(file: string, what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    throw new ReaderVerdictError(`${file}: cannot read ${what}: ${errorMessage(err)}`, file, undefined, { cause: err });
+  }
+}
+
+/**
  * Reads a PDF file's text as sections; see the module comment. Before pdf.js opens the file, its streams are
  * measured ({@link checkPdfStreams}), so a decompression bomb is refused instead of decoded.
  *
  * @throws KnowledgeError naming `file` when the bytes are not a readable PDF, or decode to more than the limit.
  */
 export async function pdfSections(data: Uint8Array, file: string, options: PdfReadOptions = {}): Promise<ManualSection[]> {
-  let pages: PdfLine[][];
   try {
     await checkPdfStreams(data, options.maxDecodedBytes ?? MAX_PDF_DECODED_BYTES);
-    // pdf.js takes ownership of (detaches) the buffer it is given; a copy keeps the caller's bytes usable. Verbosity 0
-    // stops its console warnings ("Indexing all PDF objects"), which would otherwise land on a CLI's stdout.
-    const pdf = await getDocumentProxy(new Uint8Array(data), { verbosity: 0 });
-    try {
-      if (pdf.numPages > MAX_PDF_PAGES) {
-        throw new KnowledgeError(`${file}: ${pdf.numPages} pages, more than MAX_PDF_PAGES (${MAX_PDF_PAGES}); split it, or leave it out of the manuals`, file);
-      }
-      const { items } = await extractTextItems(pdf);
-      pages = items.map((runs) => pageLines(runs));
-    } finally {
-      await pdf.destroy();
-    }
   } catch (err) {
-    if (err instanceof KnowledgeError) throw err;
+    // Named for the file, but not pdf.js's verdict: a TypeError here is a bug of ours and still fails the reindex.
     throw new KnowledgeError(`${file}: cannot read PDF: ${errorMessage(err)}`, file, undefined, { cause: err });
   }
-  return pdfLayoutSections(pages);
+  const runs = await pdfTextRuns(data, file);
+  return pdfLayoutSections(runs.map((page) => pageLines(page)));
+}
+
+/** pdf.js's text runs, page by page; each call into pdf.js alone is wrapped by {@link readerCall}. */
+async function pdfTextRuns(data: Uint8Array, file: string): Promise<PdfTextRun[][]> {
+  // pdf.js takes ownership of (detaches) the buffer it is given; a copy keeps the caller's bytes usable. Verbosity 0
+  // stops its console warnings ("Indexing all PDF objects"), which would otherwise land on a CLI's stdout.
+  const pdf = await readerCall(file, 'PDF', () => getDocumentProxy(new Uint8Array(data), { verbosity: 0 }));
+  try {
+    if (pdf.numPages > MAX_PDF_PAGES) {
+      throw new KnowledgeError(`${file}: ${pdf.numPages} pages, more than MAX_PDF_PAGES (${MAX_PDF_PAGES}); split it, or leave it out of the manuals`, file);
+    }
+    const { items } = await readerCall(file, 'PDF', () => extractTextItems(pdf));
+    return items;
+  } finally {
+    await readerCall(file, 'PDF', () => pdf.destroy());
+  }
 }

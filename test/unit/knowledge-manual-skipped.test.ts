@@ -23,13 +23,24 @@ import { createSearchBackends } from '../../src/search/factory.js';
 // Wrapped, not replaced: the tests assert that a file refused by a budget is never handed to its reader.
 vi.mock('unpdf', async (importOriginal) => {
   const original = await importOriginal<typeof import('unpdf')>();
-  return { ...original, getDocumentProxy: vi.fn(original.getDocumentProxy) };
+  return { ...original, getDocumentProxy: vi.fn(original.getDocumentProxy), extractTextItems: vi.fn(original.extractTextItems) };
+});
+// Our own checks before the readers, wrapped so a test can plant a bug of ours in them.
+vi.mock('../../src/knowledge/pdf-budget.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/knowledge/pdf-budget.js')>();
+  return { ...original, checkPdfStreams: vi.fn(original.checkPdfStreams) };
+});
+vi.mock('../../src/knowledge/office-archive.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/knowledge/office-archive.js')>();
+  return { ...original, checkOfficeArchive: vi.fn(original.checkOfficeArchive) };
 });
 vi.mock('node:fs/promises', async (importOriginal) => {
   const original = await importOriginal<typeof import('node:fs/promises')>();
   return { ...original, readFile: vi.fn(original.readFile) };
 });
-const { getDocumentProxy } = await import('unpdf');
+const { extractTextItems, getDocumentProxy } = await import('unpdf');
+const { checkPdfStreams } = await import('../../src/knowledge/pdf-budget.js');
+const { checkOfficeArchive } = await import('../../src/knowledge/office-archive.js');
 const { readFile } = await import('node:fs/promises');
 
 async function makePdf(lines: string[], options: PDFKit.PDFDocumentOptions = {}): Promise<Buffer> {
@@ -286,6 +297,9 @@ describe('only what a reader says about the file is skipped; the disk and our ow
   afterEach(() => {
     vi.mocked(readFile).mockReset();
     vi.mocked(getDocumentProxy).mockReset();
+    vi.mocked(extractTextItems).mockReset();
+    vi.mocked(checkPdfStreams).mockReset();
+    vi.mocked(checkOfficeArchive).mockReset();
   });
 
   // Nothing here says the file is bad: the disk, the permissions or the sync that replaced it mid-run, or a bug of
@@ -317,6 +331,7 @@ describe('only what a reader says about the file is skipped; the disk and our ow
     { name: 'pdf.js throws a TypeError', file: 'guide.pdf', make: () => makePdf(['Hello']), fail: () => vi.mocked(getDocumentProxy).mockRejectedValueOnce(new TypeError('x is not a function')), reason: /^cannot read PDF: x is not a function; re-export/ },
     { name: 'mammoth throws a RangeError', file: 'guide.docx', make: () => Packer.toBuffer(new Document({ sections: [{ children: [new Paragraph('x')] }] })), fail: () => vi.spyOn(mammoth, 'convertToHtml').mockRejectedValueOnce(new RangeError('Invalid string length')), reason: /^cannot read Word document: Invalid string length; re-export/ },
     { name: 'mammoth throws a ReferenceError', file: 'guide.docx', make: () => Packer.toBuffer(new Document({ sections: [{ children: [new Paragraph('x')] }] })), fail: () => vi.spyOn(mammoth, 'convertToHtml').mockRejectedValueOnce(new ReferenceError('w is not defined')), reason: /^cannot read Word document: w is not defined; re-export/ },
+    { name: 'pdf.js throws a TypeError reading the text', file: 'guide.pdf', make: () => makePdf(['Hello']), fail: () => vi.mocked(extractTextItems).mockRejectedValueOnce(new TypeError("Cannot read properties of null (reading 'items')")), reason: /^cannot read PDF: Cannot read properties of null \(reading 'items'\); re-export/ },
   ])('inside a reader, skipped: $name', async ({ file, make, fail, reason }) => {
     await writeFile(path.join(dir, file), await make());
     fail();
@@ -325,6 +340,28 @@ describe('only what a reader says about the file is skipped; the disk and our ow
     expect(result.files).toEqual(['guide.md']);
     expect(result.skipped).toEqual([{ fileName: file, reason: expect.stringMatching(reason) }]);
     expect(warnings).toEqual([`skipping ${file}: ${result.skipped[0]!.reason}`]);
+  });
+
+  // Our own code around the readers (the budget checks, rebuilding lines from pdf.js's runs) is not a reader: a bug
+  // there would skip every PDF or .docx and report the reindex a success (bug review 39f, finding 4).
+  const bug = new TypeError("Cannot read properties of undefined (reading 'str')");
+  it.each([
+    { name: 'rebuilding the lines of a page (pageLines)', file: 'guide.pdf', make: () => makePdf(['Hello']), fail: () => vi.mocked(extractTextItems).mockResolvedValueOnce({ totalPages: 1, items: [[undefined as never]] }) },
+    { name: 'measuring the PDF streams (checkPdfStreams)', file: 'guide.pdf', make: () => makePdf(['Hello']), fail: () => vi.mocked(checkPdfStreams).mockRejectedValueOnce(bug) },
+    { name: 'measuring the Word parts (checkOfficeArchive)', file: 'guide.docx', make: () => Packer.toBuffer(new Document({ sections: [{ children: [new Paragraph('x')] }] })), fail: () => vi.mocked(checkOfficeArchive).mockRejectedValueOnce(bug) },
+  ])('a bug of ours beside a reader fails the reindex: $name', async ({ file, make, fail }) => {
+    await writeFile(path.join(dir, file), await make());
+    fail();
+    const { logger, warnings } = capture();
+    const error = await loadManualChunks(dir, { logger }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(Error);
+    const root = (error as Error).cause ?? error;
+    expect(root).toBeInstanceOf(TypeError);
+    expect((root as Error).message).toBe(bug.message);
+    expect(warnings).toEqual([]);
   });
 
   it.each([
