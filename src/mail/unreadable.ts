@@ -463,13 +463,17 @@ const PASSWORD_HEADING = String.raw`${HEADING_MARKS}(?:解凍|zip[ \t]*)?(?:パ�
 // 「パス」 as a password's short label: only before a colon, with a value that looks like a password
 // ({@link looksLikePassword}): 「パス：Xk7#pQ2m」, but not 「パス：logs/app/error.log」.
 const PASS_HEADING = String.raw`${HEADING_MARKS}パス(?:[ \t]*[】\]>〕》)])?`;
+// PWD before a colon is a password's short label too (「PWD：Ab12Cd34」); the shell writes it as PWD=/path or as
+// the command pwd above a path line, so only the colon counts, and the value must look like a password.
+const PWD_HEADING = String.raw`${HEADING_MARKS}pwd(?:[ \t]*[】\]>〕》)])?`;
 // The heading's closing bracket, as the value's only separator (【パスワード】Xk7#pQ2m).
 const AFTER_BRACKET = String.raw`(?<=[】\]>〕》)])`;
 // A password's value: printable ASCII, as passwords are (「パスワード: を求められます」 is a customer's problem, not one).
 const VALUE = String.raw`[「『"“]?[\x21-\x7e]{4,64}?[」』"”]?`;
-// A value that stands after mere white space or on the next line must look like one: a digit or a symbol in it, so
+// A value that stands after mere white space or on the next line must look like one: a digit or a symbol in it, or
+// eight letters alone on the line (「■パスワード⏎qwertyuiop」, sifted by {@link looksLikePassword}), so
 // "password:⏎please resend it" and 「パスワード reset」 give none; and no path (/var/log, C:\, ~/.ssh).
-const SECRET = String.raw`(?![A-Za-z]:[\\/]|[/\\~.])(?=[\x21-\x7e]{0,63}[\x21-\x40\x5b-\x60\x7b-\x7e])[\x21-\x7e]{4,64}`;
+const SECRET = String.raw`(?![A-Za-z]:[\\/]|[/\\~.])(?=[\x21-\x7e]{0,63}[\x21-\x40\x5b-\x60\x7b-\x7e]|[A-Za-z]{8,64}[ \t\r]*$)[\x21-\x7e]{4,64}`;
 const LINE_END = String.raw`([ \t\r]*)$`;
 /** A pattern of a password given, and whether its value must look like one ({@link looksLikePassword}). */
 interface PasswordShape {
@@ -487,19 +491,27 @@ const PASSWORD_GIVEN: readonly PasswordShape[] = [
   { pattern: new RegExp(String.raw`(${PASSWORD_LABEL}[^:=\n]{0,40}[:=][ \t]*\r?\n[ \t]*)(${SECRET})${LINE_END}`, 'gimu'), loose: true },
   { pattern: new RegExp(String.raw`(${PASSWORD_HEADING}[ \t]*[:=][ \t]*)(${VALUE})${LINE_END}`, 'gimu'), loose: false },
   { pattern: new RegExp(String.raw`(${PASS_HEADING}[ \t]*[:=][ \t]*)(${VALUE})${LINE_END}`, 'gimu'), loose: true },
+  { pattern: new RegExp(String.raw`(${PWD_HEADING}[ \t]*:[ \t]*)(${VALUE})${LINE_END}`, 'gimu'), loose: true },
   { pattern: new RegExp(String.raw`(${PASSWORD_HEADING}${AFTER_BRACKET}[ \t]*)(${VALUE})${LINE_END}`, 'gimu'), loose: true },
   { pattern: new RegExp(String.raw`(${PASSWORD_HEADING}(?:[ \t]+|[ \t]*\r?\n[ \t]*))(${SECRET})${LINE_END}`, 'gimu'), loose: true },
   { pattern: /(パスワードは[ \t]*)([「『"“][\x21-\x7e]{4,64}[」』"”]|[\x21-\x7e]{4,64}(?=[ \t]*(?:です|となります|になります)))()/gu, loose: false },
   { pattern: /(\bthe password is[ \t]*)(["“]?[\x21-\x7e]{4,64})()/giu, loose: false },
 ];
-// A value that is a path or a link, not a password: any slash or backslash (logs/app/error.log, \\fileserver\share),
-// a drive (C:), a URL, an environment variable (%APPDATA%), a home directory (~).
+// A value that is a path or a link, not a password, in a loose shape: any slash or backslash (logs/app/error.log,
+// \\fileserver\share), a drive (C:), a URL, an environment variable (%APPDATA%), a home directory (~).
 const PATH_OR_LINK = /[/\\]|^[A-Za-z]:|^https?:|%[A-Za-z_][A-Za-z0-9_]*%|^~/u;
+// A value that is a real path or link after a label and a colon, where a generated password may hold a '/' or start
+// with '~' (「パスワード：aB3/x9Kq」): a drive (C:\), a URL scheme, %APPDATA%, a leading /, ./, ~/ or \\, or two
+// separators between word or dot parts (logs/app/error.log, ..\..\conf).
+const REAL_PATH = /^[A-Za-z]:[\\/]|^[A-Za-z][A-Za-z0-9+.-]*:\/\/|^(?:https?|file|mailto):|%[A-Za-z_][A-Za-z0-9_]*%|^(?:\/|\.\/|~\/|\\\\)|[\w.-]+[/\\][\w.-]+[/\\][\w.-]+/u;
 // A value that ends as a question ("why?"): the customer's question, left for the question test.
 const QUESTION_END = /[?？]$/u;
 // A word and a sentence's end ("incorrect.", "required!"), and an error code (E-1024, ERR_500, 0x80070005).
 const WORD_AND_STOP = /^[A-Za-z]+[.!]+$/u;
 const ERROR_CODE = /^(?:[A-Z]{1,5}[-_][0-9]{2,8}|0x[0-9A-Fa-f]+)$/u;
+// The words a viewer or a login page shows where a password would stand ("Password⏎required", 【パスワード】Expired).
+const STATUS_WORD =
+  /required|expired|incorrect|invalid|wrong|error|fail|locked|reset|change|unknown|mismatch|forgot|missing|denied|disabled|protected|empty|blank|policy|needed|update/iu;
 
 /**
  * The value inside a password's quotes (「Xk7#pQ2m」, "Xk7#pQ2m").
@@ -509,21 +521,41 @@ function unquoted(value: string): string {
 }
 
 /**
- * True when `value` may be a password given: no path, link or question ending ({@link PATH_OR_LINK},
- * {@link QUESTION_END}), and, of a loose shape, one that looks like a password ({@link looksLikePassword}).
+ * True when `value` may be a password given. A question ending ({@link QUESTION_END}) is the customer's question
+ * ("why?", "abc123?") unless what stands before it is a generated password ({@link looksGenerated}: "Xk7#pQ2?").
+ * A loose shape's value must look like a password ({@link looksLikePassword}) and hold no slash, drive, link or
+ * home directory ({@link PATH_OR_LINK}); after a label and a colon only a real path is refused ({@link REAL_PATH}).
  */
 function isPasswordValue(value: string, loose: boolean): boolean {
   const bare = unquoted(value);
-  if (PATH_OR_LINK.test(bare) || QUESTION_END.test(bare)) return false;
-  return !loose || looksLikePassword(bare);
+  if (QUESTION_END.test(bare) && !looksGenerated(bare.slice(0, -1))) return false;
+  if (loose) return !PATH_OR_LINK.test(bare) && looksLikePassword(bare);
+  return !REAL_PATH.test(bare);
 }
 
 /**
- * True when `value` looks like a password, not a word or a code: six characters or more, letters with digits or
- * letters or digits with a symbol, not a word and a full stop ("incorrect.") nor an error code (E-1024).
+ * True when `value` mixes three of lower-case letters, capitals, digits and symbols, as a generated password does
+ * and a word or a guess the customer asks about ("abc123?") does not.
+ */
+function looksGenerated(value: string): boolean {
+  const kinds = [/[a-z]/u, /[A-Z]/u, /[0-9]/u, /[^A-Za-z0-9]/u].filter((kind) => kind.test(value)).length;
+  return value.length >= 6 && kinds >= 3;
+}
+
+/**
+ * True when `value` looks like a password, not a word or a code: four digits or more (a PIN, 20240401), eight
+ * letters or more with their case mixed inside (qWeRtYuI) or with no status word ({@link STATUS_WORD}: qwertyuiop,
+ * not "Required"), or six characters or more of letters with digits or letters or digits with a symbol; never a
+ * word and a full stop ("incorrect.") nor an error code (E-1024).
  */
 function looksLikePassword(value: string): boolean {
-  if (value.length < 6 || WORD_AND_STOP.test(value) || ERROR_CODE.test(value)) return false;
+  if (WORD_AND_STOP.test(value) || ERROR_CODE.test(value)) return false;
+  if (/^[0-9]+$/u.test(value)) return value.length >= 4;
+  if (/^[A-Za-z]+$/u.test(value)) {
+    const mixedCase = /[a-z]/u.test(value) && /[A-Z]/u.test(value.slice(1));
+    return value.length >= 8 && (mixedCase || !STATUS_WORD.test(value));
+  }
+  if (value.length < 6) return false;
   const letters = /[A-Za-z]/u.test(value);
   const digits = /[0-9]/u.test(value);
   const symbols = /[^A-Za-z0-9]/u.test(value);

@@ -231,6 +231,34 @@ describe('unreadableReason: encrypted archives, password mails, greetings beside
     // The password shapes beside them still park.
     ['39d: a password-like value after "Password" and a space', plain('Password for the file I sent earlier\nPassword Xk7#pQ2m'), 'only delivers the password of an earlier attachment'],
     ['39d: letters and digits under 【パスワード】', plain(`${PPAP_INTRO}\n\n【パスワード】\nabcd1234`), 'only delivers the password of an earlier attachment'],
+    // Bug review 39f #1: a loose shape's value of digits only (4+) or of letters only (8+, mixed case or no status word)
+    // is a password too: a miss sends the password to the model.
+    ...['【パスワード】\n20240401', 'パスワード　48213957', '■パスワード\n48213957', '【パスワード】48213957', '【パスワード】4821', '【パスワード】qwertyuiop', '【パスワード】qWeRtYuIoP', '■パスワード\nqwertyuiop'].map(
+      (line): [string, UnreadableCheckInput, string] => [`39f: a digits-only or letters-only value in a loose shape: ${JSON.stringify(line)}`, plain(`${PPAP_INTRO}\n\n${line}\n\nよろしくお願いいたします。`), 'only delivers the password of an earlier attachment'],
+    ),
+    ['39f: digits on the line after "…the zip file I sent earlier:"', plain('Hi,\n\nHere is the password for the zip file I sent earlier:\n48213957\n\nThanks,\nTaro'), 'only delivers the password of an earlier attachment'],
+    // Bug review 39f #2: a label and a colon on the value's line refuse only a real path, a '?' only after a non-password,
+    // and PWD with a colon is a password's label.
+    ...['パスワード：aB3/x9Kq', 'パスワード：Xk7#pQ2?', 'パスワード：~Xk7#pQ2', 'PWD：Ab12Cd34'].map(
+      (line): [string, UnreadableCheckInput, string] => [`39f: a strict shape's password: ${JSON.stringify(line)}`, plain(`${PPAP_INTRO}\n\n${line}\n\nよろしくお願いいたします。`), 'only delivers the password of an earlier attachment'],
+    ),
+    // ...and still give no password for a status word, a short number-less word or a real path.
+    ...[
+      '【パスワード】Required',
+      '【パスワード】INCORRECT',
+      '【パスワード】Expiredtoday',
+      'Password\nrequired',
+      '■パスワード\nforgotten',
+      '【パスワード】123',
+      'パスワード：~/.ssh/id_rsa',
+      'パスワード：./secret.txt',
+      'パスワード：src/app/main.ts',
+      'パスワード：/secret',
+      'パスワード：ftp://files.example.com',
+      'パスワード：what?',
+      'PWD: /home/taro/app',
+      'PWD=/home/taro',
+    ].map((line): [string, UnreadableCheckInput, undefined] => [`39f: no password: ${JSON.stringify(line)}`, plain(`The attached file does not open.\n${line}\nRegards.`), undefined]),
     // #4: a greeting and the sender's name beside a workbook say nothing of their own, as a closing and a name do.
     ['356: a greeting and a name beside a workbook', mixed([xlsx], 'お世話になっております。\n\n山田'), 'only in its attachment 取込データ_1124.xlsx'],
     ['356b: a greeting, a closing and a name beside a workbook', mixed([xlsx], 'お世話になっております。\nよろしくお願いいたします。\n山田'), 'only in its attachment 取込データ_1124.xlsx'],
