@@ -7,7 +7,7 @@ import EmailReplyParser from 'email-reply-parser';
 import { convert, type FormatCallback, type HtmlToTextOptions } from 'html-to-text';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { createLogger } from '../logger.js';
-import { isUsableAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
+import { domainOf, isUsableAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
 import { decodeBytes, encodedWordCharset, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
 import { asksOnlyInSubject, isBounce } from './classify.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
@@ -733,7 +733,8 @@ function customerAsksBelow(lines: string[], start: number): boolean {
 /**
  * True for a reply's separator line at `index`. A Chinese or Korean one (「-----原始邮件-----」) counts only above a
  * header, an attribution, a sender line that heads a quoted mail ({@link opensQuotedMail}; `recipients` are the To and
- * Cc addresses, lower-case) or a quoted line: a customer may write it in a question about the line itself.
+ * Cc addresses that may be ours, lower-case: {@link ourMailboxesOf}) or a quoted line: a customer may write it in a
+ * question about the line itself.
  */
 function isOriginalMessageSeparator(lines: string[], index: number, recipients: readonly string[]): boolean {
   const line = lines[index] ?? '';
@@ -748,9 +749,9 @@ function isOriginalMessageSeparator(lines: string[], index: number, recipients: 
 
 /**
  * True when the bare sender line at `index` (under a CJK separator) heads a quoted mail: it names one of `recipients`
- * (the mailbox written to, so the quote is of our mail, whose answer may well ask back: bug review 39d, finding 4), a
- * client writes its date, a quote or a header label right below it, or the text below asks nothing (our answer's
- * words). A customer quotes such a line in a new mail and asks about it below, with nothing quoted further down (bug
+ * (the mailbox written to, not a colleague Cc'd: so the quote is of our mail, whose answer may well ask back: bug
+ * review 39d, finding 4), a client writes its date, a quote or a header label right below it, or the text below asks
+ * nothing (our answer's words). A customer quotes such a line in a new mail and asks about it below, with nothing quoted further down (bug
  * review 39b, finding 3).
  */
 function opensQuotedMail(lines: string[], index: number, recipients: readonly string[]): boolean {
@@ -765,6 +766,16 @@ function opensQuotedMail(lines: string[], index: number, recipients: readonly st
   return !customerAsksBelow(lines, index + 1);
 }
 
+/**
+ * The `recipients` (To and Cc, lower-case) that may be the support mailbox: those off the `sender`'s domain. A
+ * customer's colleague in Cc shares it, our mailbox never does (bug review 39f, finding 3); all of them when the
+ * sender has no address.
+ */
+function ourMailboxesOf(recipients: readonly string[], sender: MailAddress | undefined): string[] {
+  const domain = domainOf(sender?.address ?? '');
+  return domain === '' ? [...recipients] : recipients.filter((address) => domainOf(address) !== domain);
+}
+
 /** True when the sender `line` names one of `recipients` (lower-case) as its address. */
 function namesRecipient(line: string, recipients: readonly string[]): boolean {
   const address = MAIL_ADDRESS_IN_HEADER.exec(line)?.[0]?.toLowerCase();
@@ -777,7 +788,8 @@ function isSentDateLine(line: string): boolean {
 
 /**
  * Index of the first line of quoted history (attribution, separator or header block), or -1. `recipients` (the To and
- * Cc addresses, lower-case) mark a quote of our own mail ({@link opensQuotedMail}).
+ * Cc addresses that may be ours, lower-case: {@link ourMailboxesOf}) mark a quote of our own mail
+ * ({@link opensQuotedMail}).
  */
 function quotedHistoryStart(lines: string[], recipients: readonly string[] = []): number {
   for (let i = 0; i < lines.length; i++) {
@@ -904,8 +916,12 @@ interface OwnText {
   forwarded: ForwardedMessage | undefined;
 }
 
-/** The customer's own part of `text` (its first MAX_QUESTION_SOURCE_CHARS): their note and a mail they forward in it. */
-function ownTextOf(text: string, subject: string, recipients: readonly string[] = []): OwnText {
+/**
+ * The customer's own part of `text` (its first MAX_QUESTION_SOURCE_CHARS): their note and a mail they forward in it.
+ * `recipients` are the To and Cc addresses, lower-case; `ourMailboxes` those of them that may be ours
+ * ({@link ourMailboxesOf}).
+ */
+function ownTextOf(text: string, subject: string, recipients: readonly string[] = [], ourMailboxes: readonly string[] = recipients): OwnText {
   let source = text.replace(/\r\n?/g, '\n');
   if (source.length > MAX_QUESTION_SOURCE_CHARS) {
     const cut = source.lastIndexOf('\n', MAX_QUESTION_SOURCE_CHARS);
@@ -913,8 +929,8 @@ function ownTextOf(text: string, subject: string, recipients: readonly string[] 
   }
   const unwrapped = unwrapClearSigned(source.split('\n'));
   // A copy: quotedHistoryStart blanks the attributions above `>` lines, which the banner check must still see as before.
-  const all = withoutExternalBanner(atReplyMarker(unwrapped, quotedHistoryStart([...unwrapped], recipients)));
-  const historyStart = quotedHistoryStart(all, recipients);
+  const all = withoutExternalBanner(atReplyMarker(unwrapped, quotedHistoryStart([...unwrapped], ourMailboxes)));
+  const historyStart = quotedHistoryStart(all, ourMailboxes);
   const pasted = pastedMail(all, historyStart, recipients);
   if (pasted) return pasted;
   if (historyStart < 0) return { note: ownWords(all), forwarded: undefined };
@@ -1812,7 +1828,8 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
   }
 
   // A quoted mail from a mailbox this one was sent to is ours (the customer replies to it): its closing text is no note.
-  const own = ownTextOf(text, subject, [...to, ...cc].map((m) => m.address.toLowerCase()));
+  const recipients = [...to, ...cc].map((m) => m.address.toLowerCase());
+  const own = ownTextOf(text, subject, recipients, ourMailboxesOf(recipients, firstUsable(fromList)));
   const attached = await attachedMails(body, input, opts, depth);
   const ownWords = withForwards(own.note, [...(own.forwarded ? [own.forwarded] : []), ...attached]);
   const sendersPart = ownPart(text);

@@ -1381,6 +1381,46 @@ describe('parseInboundMail: a CJK separator above a bare sender line naming our 
   });
 });
 
+// A Cc'd colleague of the customer is no mailbox of ours: their sender line under a CJK separator is read by what
+// follows it, so the question the customer asks about their quote survives (bug review 39f, finding 3). Our mailbox
+// is never on the sender's domain; one of the sender's domain is a colleague's.
+describe('parseInboundMail: a CJK separator above a Cc\'d colleague\'s bare sender line', () => {
+  const ours = 'support@helpdesk.example.jp';
+  it.each<[what: string, from: string, recipients: string, text: string, question: string]>([
+    [
+      'zh: a colleague on the customer\'s domain, the question below kept',
+      'li@cust.cn',
+      `To: ${ours}\nCc: wang@cust.cn`,
+      '你好，我同事收到了以下错误信息：\n-----原始邮件-----\nwang@cust.cn\n导出CSV时显示错误E-1024，这是什么原因？怎么解决？',
+      '你好，我同事收到了以下错误信息：\n-----原始邮件-----\nwang@cust.cn\n导出CSV时显示错误E-1024，这是什么原因？怎么解决？',
+    ],
+    [
+      'ko: a colleague on the customer\'s domain in other letter case, the question below kept',
+      'kim@cust.kr',
+      `To: ${ours}\nCc: Park@CUST.KR`,
+      '안녕하세요, 동료가 아래 오류 메시지를 받았습니다.\n-----원본 메시지-----\npark@cust.kr\nCSV를 내보낼 때 오류 E-1024가 표시됩니다. 원인이 무엇인가요? 어떻게 해결하나요?',
+      '안녕하세요, 동료가 아래 오류 메시지를 받았습니다.\n-----원본 메시지-----\npark@cust.kr\nCSV를 내보낼 때 오류 E-1024가 표시됩니다. 원인이 무엇인가요? 어떻게 해결하나요?',
+    ],
+    [
+      'free mail: a colleague on the same gmail.com, the question below kept',
+      'li.customer@gmail.com',
+      `To: ${ours}\nCc: wang.colleague@gmail.com`,
+      '你好，我同事收到了以下错误信息：\n-----原始邮件-----\nwang.colleague@gmail.com\n导出CSV时显示错误E-1024，这是什么原因？怎么解决？',
+      '你好，我同事收到了以下错误信息：\n-----原始邮件-----\nwang.colleague@gmail.com\n导出CSV时显示错误E-1024，这是什么原因？怎么解决？',
+    ],
+    [
+      'our mailbox beside a Cc\'d colleague: our answer asking back still cut',
+      'li@cust.cn',
+      `To: ${ours}\nCc: wang@cust.cn`,
+      '3.2 版。\n\n-----原始邮件-----\nXYZ 支持 <support@helpdesk.example.jp>\n\n您好，请问您使用的是哪个版本？',
+      '3.2 版。',
+    ],
+  ])('%s', async (_what, from, recipients, text, question) => {
+    const raw = mail(`From: ${from}\n${recipients}\nSubject: Re: CSV\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8`, `${text}\r\n`);
+    expect((await parseInboundMail(raw)).question).toBe(question);
+  });
+});
+
 describe('subjectAsQuestion: reply prefixes of zh-TW and Korean Outlook', () => {
   it.each([
     ['回覆: 請問發票', '請問發票'],
