@@ -1,5 +1,5 @@
 /**
- * The fifth mail audit's mismatches (tmp/mailaudit5/REPORT.md) that the unreadable check and the reply decision own:
+ * The fifth mail audit's mismatches that the unreadable check and the reply decision own:
  * - #2 (353): a no-reply file-transfer notice writes the sender's message under a heading (■メッセージ, 【メッセージ】,
  *   "Message from sender") with the words on the next line; it was ignored as a no-reply sender;
  * - #4 (356): a greeting and the sender's name beside a workbook asks nothing readable, as a closing and a name do;

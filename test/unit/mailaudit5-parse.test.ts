@@ -1,5 +1,5 @@
 /**
- * The fifth mail audit's mismatches (tmp/mailaudit5/REPORT.md) that the parser owns:
+ * The fifth mail audit's mismatches that the parser owns:
  * - #3 (354/355): a confidentiality notice under a heading of another shape (【機密保持に関するお知らせ】, 【ご注意】,
  *   ＜機密情報＞) stayed in the question with the signature above it, and a reply of thanks was answered;
  * - #7 (336): Gmail's `[image: name]` and Outlook's `[cid:…]` placeholders of inline images became the question;
