@@ -443,13 +443,6 @@ function isArchive(part: MimePartInfo): boolean {
 /** The park reason of a mail that only delivers the password of an earlier attachment ({@link deliversOnlyPassword}). */
 export const PASSWORD_MAIL_REASON =
   'the mail only delivers the password of an earlier attachment (the PPAP custom: an encrypted file, its password in a second mail): a person opens the file with it; neither the mail nor the password goes to the model';
-/**
- * The park reason of a mail that gives a password and asks nothing ({@link deliversOnlyPassword}) but points at no
- * earlier file: a customer's report quoting their own login (「ID：taro01 パスワード：…」) is no PPAP mail, yet its
- * password must not reach the model either. Never quotes the password.
- */
-export const PASSWORD_GIVEN_REASON =
-  'the mail carries a password (パスワード: …) and asks nothing: a person reads it, so that the password does not go to the model';
 // The labels of a password in a sentence or before a colon (「添付ファイルのパスワード：」, "The password for the zip
 // file is:"); NFKC has made 「パスワ－ド」's full-width hyphen a "-".
 const PASSWORD_LABEL = String.raw`(?:パスワード|パスワ-ド|暗証番号|\bpassword|\bpasscode|\bpasswd)`;
@@ -538,8 +531,9 @@ function isPasswordValue(value: string, loose: boolean): boolean {
  * and a word or a guess the customer asks about ("abc123?") does not.
  */
 function looksGenerated(value: string): boolean {
-  const kinds = [/[a-z]/u, /[A-Z]/u, /[0-9]/u, /[^A-Za-z0-9]/u].filter((kind) => kind.test(value)).length;
-  return value.length >= 6 && kinds >= 3;
+  const kinds = [/[a-z]/u, /[A-Z]/u, /[0-9]/u].filter((kind) => kind.test(value)).length;
+  // A symbol is what tells a generated password from a guess the customer asks about ("Summer2024?").
+  return value.length >= 6 && kinds >= 2 && /[^A-Za-z0-9]/u.test(value);
 }
 
 /**
@@ -567,6 +561,20 @@ const POINTS_AT_FILE = /ファイル|添付|資料|圧縮|\.(?:zip|7z|lzh|rar)\b
 // Words that put the file in an earlier mail, as the PPAP custom does: 「先ほどお送りした」, 「別途」, 「前のメール」,
 // 「解凍パスワード」 (a tool's notice), "the zip file I sent earlier". A customer's report quoting a login has none.
 const EARLIER_FILE = /先ほど|先程|さきほど|別途|別メール|別便|前のメール|前便|お送りした|送付した|解凍|\b(?:earlier|previous(?:ly)?|separately)\b/iu;
+// The PPAP custom in the words of the mail itself: a file in an earlier mail ({@link EARLIER_FILE}), a password
+// announced (「パスワードをお知らせします」, 「パスワード通知」), or the password named as a file's (「添付ファイルのパスワード」,
+// "the password for the zip file"). A customer quoting their own login beside a screenshot has none of them: their mail
+// is read, as before the PPAP check (bug review 39g: a UI word under a "Password" heading beside a file parked it).
+const PPAP_CONTEXT = new RegExp(
+  [
+    EARLIER_FILE.source,
+    String.raw`パスワード(?:を|の)?(?:お知らせ|通知|ご連絡|送付|お送り)`,
+    String.raw`(?:添付|ファイル|圧縮|zip)[^。\n]{0,12}の(?:パスワード|パスワ-ド)`,
+    String.raw`\bpassword (?:for|of|to) (?:the |your |this )?(?:attached |zip |encrypted )?(?:file|files|attachment|zip|archive)\b`,
+    String.raw`\bpassword notification\b`,
+  ].join('|'),
+  'iu',
+);
 // What a sender asks: a question mark (outside links) or a Japanese question's ending, a plea to explain.
 const ASKS = /[?？]|でしょうか|ますか|ませんか|ですか|教えて|どう(?:すれば|したら)/u;
 const LINK = /(?:https?:\/\/|www\.)\S*/giu;
@@ -594,29 +602,23 @@ function withoutPasswordsGiven(words: string): string | undefined {
  */
 function passwordOnlyRest(words: string): string | undefined {
   const rest = withoutPasswordsGiven(words);
-  return rest !== undefined && POINTS_AT_FILE.test(rest) && !ASKS.test(rest.replace(LINK, ' ')) ? rest : undefined;
+  return rest !== undefined && POINTS_AT_FILE.test(rest) && PPAP_CONTEXT.test(rest) && !ASKS.test(rest.replace(LINK, ' ')) ? rest : undefined;
 }
 
 /**
  * True when `words` deliver a password ({@link PASSWORD_GIVEN}) for a file they point at ({@link POINTS_AT_FILE}) and
- * ask nothing ({@link ASKS}) outside the password itself: the second mail of the PPAP custom, a person's
- * (「先ほどお送りしたファイルのパスワードをお知らせします。パスワード：Xk7#pQ2m」) or a tool's automatic notice, or a
- * customer quoting a password beside a file. A question beside the password is read. The reply decision reads this
+ * ask nothing ({@link ASKS}) outside the password itself, in words of the PPAP custom ({@link PPAP_CONTEXT}): its
+ * second mail, a person's (「先ほどお送りしたファイルのパスワードをお知らせします。パスワード：Xk7#pQ2m」) or a tool's
+ * automatic notice. A question beside the password, and a customer quoting their login beside a file, are read. The reply decision reads this
  * too: such a mail is no ignorable automatic notice, since a person needs the password.
  */
 export function deliversOnlyPassword(words: string): boolean {
   return passwordOnlyRest(words) !== undefined;
 }
 
-/**
- * The park reason of a mail that only gives a password ({@link deliversOnlyPassword}): {@link PASSWORD_MAIL_REASON}
- * when it puts the file in an earlier mail ({@link EARLIER_FILE}), else {@link PASSWORD_GIVEN_REASON}; undefined
- * for any other mail.
- */
+/** {@link PASSWORD_MAIL_REASON} for a mail that only delivers a password ({@link deliversOnlyPassword}), else undefined. */
 function passwordMailReason(words: string): string | undefined {
-  const rest = passwordOnlyRest(words);
-  if (rest === undefined) return undefined;
-  return EARLIER_FILE.test(rest) ? PASSWORD_MAIL_REASON : PASSWORD_GIVEN_REASON;
+  return passwordOnlyRest(words) === undefined ? undefined : PASSWORD_MAIL_REASON;
 }
 
 const SIGNATURE_TYPES = new Set(['application/pkcs7-signature', 'application/x-pkcs7-signature', 'application/pgp-signature']);

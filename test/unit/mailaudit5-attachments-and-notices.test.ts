@@ -198,8 +198,17 @@ describe('unreadableReason: encrypted archives, password mails, greetings beside
     ['English, the value on the line after the colon', plain('Hi,\n\nHere is the password for the zip file I sent earlier:\nXk7#pQ2m\n\nThanks,\nTaro'), 'only delivers the password of an earlier attachment'],
     ['a full-width value', plain(`${PPAP_INTRO}\nパスワード：Ｘｋ７＃ｐＱ２ｍ`), 'only delivers the password of an earlier attachment'],
     // Bug review 39b #2: a password with nothing that points at an earlier file is parked for what it is, not as PPAP.
-    ['040: a login problem quoting the password, a screenshot mentioned', plain('ログインできません。\nID：taro01\nパスワード：abcd1234\nエラー画面のファイルを添付します。確認をお願いします。'), 'the mail carries a password'],
-    ['039: a full-width password of "the attached file", no earlier one named', plain('お世話になっております。\n添付ファイルのパスワード：Ｘｋ７＃ｐＱ２ｍ\nよろしくお願いいたします。'), 'the mail carries a password'],
+    // A customer quoting their login beside a screenshot is no PPAP mail: it is read, as before the PPAP check.
+    ['040: a login problem quoting the password, a screenshot mentioned', plain('ログインできません。\nID：taro01\nパスワード：abcd1234\nエラー画面のファイルを添付します。確認をお願いします。'), undefined],
+    ['039: a full-width password of "the attached file", no earlier one named', plain('お世話になっております。\n添付ファイルのパスワード：Ｘｋ７＃ｐＱ２ｍ\nよろしくお願いいたします。'), 'the mail only delivers the password'],
+    // Bug review 39g: without the PPAP custom's words, a UI word, a code or a guess under a password label is no password.
+    ['39g: "Password" then "Settings" beside a file', plain('添付ファイルの画面をご確認ください。\nPassword\nSettings\nよろしくお願いいたします。'), undefined],
+    ['39g: "Email", "Password", "Continue" beside a file', plain('ログイン画面のスクリーンショットを添付します。\nEmail\nPassword\nContinue'), undefined],
+    ['39g: an error code on the line after a label with a colon', plain('パスワードを入力するとエラーコード:\n1603\nが表示されます。添付ファイルをご確認ください。'), undefined],
+    ['39g: "PWD: Documents" beside a file', plain('添付ファイルのとおりです。\nPWD: Documents'), undefined],
+    ['39g: a host and path after a label with a colon', plain('パスワード変更画面：example.com/settings\n添付ファイルをご確認ください。'), undefined],
+    ['39g: a guess the customer asks about, after "the password for the zip file"', plain('Is the password for the zip file: Summer2024?'), undefined],
+    ['39g: a guess after 「添付ファイルのパスワード：」', plain('添付ファイルのパスワード：Summer2024?'), undefined],
     // Shapes that are no password given: a path, a label with words after it, a value inside a sentence.
     ['a file path under "パス" is read', plain('保存先パス：/var/log/xyz.log\nこのファイルが作成されません。'), undefined],
     ['a heading of words, not a value, is read', plain('■パスワード変更\n添付ファイルの手順でパスワードを変更できません。'), undefined],
@@ -305,7 +314,7 @@ describe('the audit samples through the parser and the checks before the agent',
     // A short "sent automatically" line above the password must not make it an ignored auto-reply in a reply to ours:
     // a person needs the password to open the file.
     ['038: the value on the line after "…I sent earlier:"', rawMail({ from: yamada, subject: 'Password', body: 'Hi,\n\nHere is the password for the zip file I sent earlier:\nXk7#pQ2m\n\nThanks,\nTaro' }), /^park .*only delivers the password of an earlier attachment/],
-    ['040: a login problem quoting the password', rawMail({ from: yamada, subject: 'ログインできません', body: 'お世話になっております。\nログインできません。\nID：taro01\nパスワード：abcd1234\nエラー画面のファイルを添付します。確認をお願いします。\n山田' }), /^park the mail carries a password \(パスワード: …\)(?!.*abcd1234)/],
+    ['040: a login problem quoting the password', rawMail({ from: yamada, subject: 'ログインできません', body: 'お世話になっております。\nログインできません。\nID：taro01\nパスワード：abcd1234\nエラー画面のファイルを添付します。確認をお願いします。\n山田' }), /^answer$/],
     ['a PPAP tool\'s short notice in a reply to ours', rawMail({ from: yamada, subject: 'RE: CSVエクスポートの文字化け', body: 'このメールは自動送信されています。\n添付ファイルの解凍パスワードをお知らせします。\nパスワード: 9vN2-aQ8r-L4tE', reply: true }), /^park .*only delivers the password of an earlier attachment/],
     ['356: a greeting and a name beside a workbook', rawMail({ from: yamada, subject: 'RE: CSVエクスポートの文字化け', body: 'お世話になっております。\n\n山田', reply: true, attachments: [{ type: xlsx.contentType, name: 'data_1124.xlsx', bytes: plainZip }] }), /^park the mail's text is only in its attachment data_1124\.xlsx/],
     ['357: a scanner\'s scan-to-mail', rawMail({ from: 'scanner@customer.co.jp', subject: 'Scan Data from RICOH IM C3000', body: 'スキャンしたデータを送信します。\n\n送信元：RICOH IM C3000\n送信日時：2026/11/24 09:30\nファイル形式：PDF\n', attachments: [{ type: 'application/pdf', name: '20261124093000.pdf', bytes: Buffer.from('%PDF-1.4\n%%EOF\n') }] }), /^park the mail's text is only in its attachment 20261124093000\.pdf/],
