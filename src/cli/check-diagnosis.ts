@@ -7,9 +7,28 @@
 import { isIP } from 'node:net';
 import tls from 'node:tls';
 import type { CheckOutcome } from './check.js';
+import { failureLine } from '../runtime/role-status.js';
 import { terminalSafe } from './format.js';
 
 export { appPasswordHint, gotNoGreeting, mailConnectionProblem, type MailServerSetting } from '../mail/connection-problem.js';
+
+/** How long one server may take to answer before its check fails. */
+export const CHECK_TIMEOUT_MS = 15_000;
+
+/** The check's own timeout: the server said nothing the check could judge within {@link CHECK_TIMEOUT_MS}. */
+export class NoAnswerInTime extends Error {}
+
+/** `work`, or {@link NoAnswerInTime} naming `what` once {@link CHECK_TIMEOUT_MS} have passed. */
+export function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new NoAnswerInTime(`no answer within ${CHECK_TIMEOUT_MS / 1000} s from ${what}`)), CHECK_TIMEOUT_MS);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** An error's message as one line of a check ({@link failureLine}). */
+export const oneLine = (err: unknown): string => failureLine(err instanceof Error ? err.message : String(err));
 
 const CHECK_MARKS: Record<CheckOutcome['status'], string> = { ok: '✓', failed: '✗', warning: '!', skipped: '-' };
 

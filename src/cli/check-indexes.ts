@@ -7,28 +7,15 @@
  */
 import type { Config } from '../config.js';
 import { connectProducer } from '../queues/connection.js';
-import { failureLine } from '../runtime/role-status.js';
 import { createSearchBackends } from '../search/factory.js';
 import { readIndexBuilds, type IndexBuild, type IndexName } from '../search/index-builds.js';
 import { blocksTickets, describeIndexProblem, describeIndexProblems, judgeIndex, noIndexYet } from '../search/index-freshness.js';
 import type { ManualSearch, QaSearch } from '../search/types.js';
 import type { CheckOutcome } from './check.js';
+import { oneLine, withTimeout } from './check-diagnosis.js';
 import { closeAll, noIndexMessage } from './common.js';
 
-/** How long one index or the recorded builds may take before the check gives up on them. */
-const INDEX_CHECK_TIMEOUT_MS = 15_000;
-
-function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${INDEX_CHECK_TIMEOUT_MS / 1000} s from ${what}`)), INDEX_CHECK_TIMEOUT_MS);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
-
 const LABEL = { manual: 'manual', qa: 'Q&A' } as const satisfies Record<IndexName, string>;
-
-const oneLine = (err: unknown) => failureLine(err instanceof Error ? err.message : String(err));
 
 /** The last recorded build of each index. */
 type RecordedBuilds = Partial<Record<IndexName, IndexBuild>>;

@@ -25,7 +25,11 @@ import { checkIndexes } from './check-indexes.js';
 import { promptsFileOutcome } from './check-prompts.js';
 import {
   appPasswordHint,
+  CHECK_TIMEOUT_MS,
   checkLine,
+  NoAnswerInTime,
+  oneLine,
+  withTimeout,
   evictionPolicyProblem,
   gotNoGreeting,
   mailConnectionProblem,
@@ -36,8 +40,6 @@ import {
 } from './check-diagnosis.js';
 import { describeError, runCommand } from './common.js';
 
-/** How long one server may take to answer before its check fails. */
-const CHECK_TIMEOUT_MS = 15_000;
 /**
  * How long a mail server may take to connect and greet. Shorter than the check's other bounds on the connection (its
  * socket's quiet spell, the check's own timeout), so that a server that never greets fails as that, after which a TLS
@@ -56,19 +58,6 @@ export interface CheckOutcome {
   status: 'ok' | 'failed' | 'warning' | 'skipped';
   detail?: string;
 }
-
-/** The check's own timeout: the server said nothing the check could judge within {@link CHECK_TIMEOUT_MS}. */
-class NoAnswerInTime extends Error {}
-
-function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new NoAnswerInTime(`no answer within ${CHECK_TIMEOUT_MS / 1000} s from ${what}`)), CHECK_TIMEOUT_MS);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
-
-const oneLine = (err: unknown) => failureLine(err instanceof Error ? err.message : String(err));
 
 /** The roles' eviction-policy check logs its warning; here its answer becomes the line, so its log says nothing. */
 const SILENT = pino({ level: 'silent' });
