@@ -26,9 +26,9 @@ import type { Queues } from '../queues/registry.js';
 import { jobGeneration, newTicket, threadRefs, ticketIdFor, type NewTicketInput, type Ticket, type TicketState } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { legacyRawKey, messageKey, normaliseMessageId } from './message-id.js';
-import { customerBehindOwnGroup, ownMailboxesOf, replySignalHeaders, replySignalsOf, type MailboxConfig, type OwnMailboxes } from './classify.js';
+import { customerBehindOwnGroup, ourAddressesOf, ownMailboxesOf, replySignalHeaders, replySignalsOf, type MailboxConfig, type OwnMailboxes } from './classify.js';
 import { isUsableAddress, type MailAddress } from './addresses.js';
-import { capSubject, MailParseError, parseInboundMail, questionWithSubject, type InboundMail } from './parse.js';
+import { capSubject, MailParseError, parseInboundMail, questionWithSubject, type InboundMail, type ParseOptions } from './parse.js';
 import { visibleHeaderText } from './invisible.js';
 import { deleteRaw, keepRaw, loadRaw, rawRefFor, type RawMailBudgets, type RawMailRefusal } from './raw-store.js';
 
@@ -560,9 +560,9 @@ export function mailContentKey(mail: Pick<InboundMail, 'text' | 'attachments' | 
 }
 
 /** How every mail is parsed here, the stored one a new mail is compared with too. */
-function parseOptions(deps: Pick<IngestDeps, 'config'>): { maxBytes: number; extraHeaders: readonly string[] } {
+function parseOptions(deps: Pick<IngestDeps, 'config'>): ParseOptions {
   // With the headers the checks after the draft read (Authentication-Results, Errors-To), so the ticket records them.
-  return { maxBytes: deps.config.MAX_EMAIL_BYTES, extraHeaders: replySignalHeaders(deps.config) };
+  return { maxBytes: deps.config.MAX_EMAIL_BYTES, extraHeaders: replySignalHeaders(deps.config), ownAddresses: ourAddressesOf(deps.config) };
 }
 
 /** The mail's Date header as ISO 8601, when it had a valid one ({@link Ticket.mailDate}). */

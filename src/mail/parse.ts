@@ -7,7 +7,7 @@ import EmailReplyParser from 'email-reply-parser';
 import { convert, type FormatCallback, type HtmlToTextOptions } from 'html-to-text';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { createLogger } from '../logger.js';
-import { domainOf, isUsableAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
+import { domainOf, isUsableAddress, normaliseAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
 import { decodeBytes, encodedWordCharset, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
 import { asksOnlyInSubject, isBounce } from './classify.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
@@ -114,6 +114,11 @@ export interface ParseOptions {
   maxBytes?: number;
   /** Header names to keep in {@link InboundMail.headers} besides {@link CLASSIFIER_HEADERS} (e.g. SPAM_HEADER). */
   extraHeaders?: readonly string[];
+  /**
+   * Our own addresses (MAIL_FROM, SUPPORT_ADDRESSES…, bare or `Name <addr>`): a sender line naming one under a
+   * Chinese or Korean separator is our quoted mail whatever its domain (an internal helpdesk shares its customers').
+   */
+  ownAddresses?: readonly string[];
 }
 
 /** Thrown only for input that is not a mail at all (empty, or no header field). */
@@ -767,13 +772,16 @@ function opensQuotedMail(lines: string[], index: number, recipients: readonly st
 }
 
 /**
- * The `recipients` (To and Cc, lower-case) that may be the support mailbox: those off the `sender`'s domain. A
- * customer's colleague in Cc shares it, our mailbox never does (bug review 39f, finding 3); all of them when the
+ * The addresses a sender line may name as our own mailbox: our `ownAddresses` (lower-case), and the `recipients` (To
+ * and Cc, lower-case) off the `sender`'s domain. A customer's colleague in Cc shares that domain (bug review 39f,
+ * finding 3); our own addresses count on it too, for an internal helpdesk (39g, finding 1). All recipients when the
  * sender has no address.
  */
-function ourMailboxesOf(recipients: readonly string[], sender: MailAddress | undefined): string[] {
+function ourMailboxesOf(recipients: readonly string[], sender: MailAddress | undefined, ownAddresses: readonly string[] = []): string[] {
   const domain = domainOf(sender?.address ?? '');
-  return domain === '' ? [...recipients] : recipients.filter((address) => domainOf(address) !== domain);
+  const offDomain = domain === '' ? recipients : recipients.filter((address) => domainOf(address) !== domain);
+  const own = ownAddresses.flatMap((address) => normaliseAddress(address) ?? []);
+  return [...new Set([...offDomain, ...own])];
 }
 
 /** True when the sender `line` names one of `recipients` (lower-case) as its address. */
@@ -1829,7 +1837,7 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
 
   // A quoted mail from a mailbox this one was sent to is ours (the customer replies to it): its closing text is no note.
   const recipients = [...to, ...cc].map((m) => m.address.toLowerCase());
-  const own = ownTextOf(text, subject, recipients, ourMailboxesOf(recipients, firstUsable(fromList)));
+  const own = ownTextOf(text, subject, recipients, ourMailboxesOf(recipients, firstUsable(fromList), opts.ownAddresses));
   const attached = await attachedMails(body, input, opts, depth);
   const ownWords = withForwards(own.note, [...(own.forwarded ? [own.forwarded] : []), ...attached]);
   const sendersPart = ownPart(text);

@@ -1421,6 +1421,20 @@ describe('parseInboundMail: a CJK separator above a Cc\'d colleague\'s bare send
   });
 });
 
+// An internal helpdesk shares its customers' domain: our own addresses, which the parser is given, are ours whatever
+// the domain, so our quoted answer that asks back is cut there too (bug review 39g, finding 1).
+describe('parseInboundMail: a CJK separator above our own address on the sender\'s domain', () => {
+  const text = '好的，我试试看。\n\n-----原始邮件-----\nsupport@corp.example.cn\n\n您好，请问您使用的是哪个版本？能否提供错误截图？';
+  const raw = mail('From: li@corp.example.cn\nTo: support@corp.example.cn\nSubject: Re: CSV\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8', `${text}\r\n`);
+  it.each<[what: string, ownAddresses: readonly string[] | undefined, question: string]>([
+    ['given as ours (bare)', ['support@corp.example.cn'], '好的，我试试看。'],
+    ['given as ours (with a name, other letter case)', ['IT Helpdesk <Support@Corp.Example.cn>'], '好的，我试试看。'],
+    ['not given: a colleague on the sender\'s domain, read by what follows', undefined, text],
+  ])('%s', async (_what, ownAddresses, question) => {
+    expect((await parseInboundMail(raw, ownAddresses ? { ownAddresses } : {})).question).toBe(question);
+  });
+});
+
 describe('subjectAsQuestion: reply prefixes of zh-TW and Korean Outlook', () => {
   it.each([
     ['回覆: 請問發票', '請問發票'],
