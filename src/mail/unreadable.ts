@@ -568,9 +568,13 @@ const EARLIER_FILE = /先ほど|先程|さきほど|別途|別メール|別便|�
 const PPAP_CONTEXT = new RegExp(
   [
     EARLIER_FILE.source,
-    String.raw`パスワード(?:を|の)?(?:お知らせ|通知|ご連絡|送付|お送り)`,
-    String.raw`(?:添付|ファイル|圧縮|zip)[^。\n]{0,12}の(?:パスワード|パスワ-ド)`,
-    String.raw`\bpassword (?:for|of|to) (?:the |your |this )?(?:attached |zip |encrypted )?(?:file|files|attachment|zip|archive)\b`,
+    String.raw`パスワード(?:を|の|は)?(?:お知らせ|通知|ご?連絡|ご案内|送付|お?送り)`,
+    String.raw`(?:zip|解凍|開封|閲覧)用?(?:パスワード|パスワ-ド)`,
+    // A file named before its password, in a sentence or a tool's block (「添付ファイル(報告書.pdf)のパスワード」,
+    // 「■添付ファイル⏎見積書.zip⏎■パスワード」); a sentence's end between them parts them.
+    String.raw`(?:添付|ファイル|圧縮|資料|zip)[^。]{0,40}?(?:パスワード|パスワ-ド)`,
+    String.raw`\b(?:zip|file|attachment|document|archive) password\b`,
+    String.raw`\bpassword (?:for|of|to(?: open)?) (?:the |your |this )?(?:attached |zip |encrypted |excel |word |pdf )?(?:file|files|attachment|document|zip|archive)\b`,
     String.raw`\bpassword notification\b`,
   ].join('|'),
   'iu',

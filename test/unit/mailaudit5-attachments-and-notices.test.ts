@@ -201,6 +201,14 @@ describe('unreadableReason: encrypted archives, password mails, greetings beside
     // A customer quoting their login beside a screenshot is no PPAP mail: it is read, as before the PPAP check.
     ['040: a login problem quoting the password, a screenshot mentioned', plain('ログインできません。\nID：taro01\nパスワード：abcd1234\nエラー画面のファイルを添付します。確認をお願いします。'), undefined],
     ['039: a full-width password of "the attached file", no earlier one named', plain('お世話になっております。\n添付ファイルのパスワード：Ｘｋ７＃ｐＱ２ｍ\nよろしくお願いいたします。'), 'the mail only delivers the password'],
+    // Bug review 39h: the PPAP custom in more of its wordings still parks.
+    ['39h: ZIPパスワード beside the file\'s name', plain('ZIPパスワード：Xk7#pQ2m\n添付ファイル：見積書.zip'), 'the mail only delivers the password'],
+    ['39h: 開封パスワード', plain('添付ファイルの開封パスワードです。\nパスワード：Xk7#pQ2m'), 'the mail only delivers the password'],
+    ['39h: a long file name before のパスワード', plain('添付ファイル(報告書2024年度版最終.pdf)のパスワード：Xk7#pQ2m'), 'the mail only delivers the password'],
+    ['39h: パスワードの連絡', plain('パスワード付きファイルの件、パスワードの連絡です。\nパスワード：Xk7#pQ2m'), 'the mail only delivers the password'],
+    ['39h: "Attached file password:"', plain('Attached file password: Xk7#pQ2m'), 'the mail only delivers the password'],
+    ['39h: "Password for the Excel file:"', plain('Password for the Excel file: Xk7#pQ2m'), 'the mail only delivers the password'],
+    ['39h: a tool\'s block', plain('■添付ファイル\n見積書.zip\n■パスワード\nXk7#pQ2m'), 'the mail only delivers the password'],
     // Bug review 39g: without the PPAP custom's words, a UI word, a code or a guess under a password label is no password.
     ['39g: "Password" then "Settings" beside a file', plain('添付ファイルの画面をご確認ください。\nPassword\nSettings\nよろしくお願いいたします。'), undefined],
     ['39g: "Email", "Password", "Continue" beside a file', plain('ログイン画面のスクリーンショットを添付します。\nEmail\nPassword\nContinue'), undefined],
