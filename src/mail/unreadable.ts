@@ -443,6 +443,13 @@ function isArchive(part: MimePartInfo): boolean {
 /** The park reason of a mail that only delivers the password of an earlier attachment ({@link deliversOnlyPassword}). */
 export const PASSWORD_MAIL_REASON =
   'the mail only delivers the password of an earlier attachment (the PPAP custom: an encrypted file, its password in a second mail): a person opens the file with it; neither the mail nor the password goes to the model';
+/**
+ * The park reason of a mail that gives a real password near a file and asks nothing, without the PPAP custom's
+ * wording ({@link deliversOnlyPassword}): a tool's bare block, or a customer's report quoting their login beside a
+ * screenshot. Never quotes the password.
+ */
+export const PASSWORD_GIVEN_REASON =
+  'the mail carries a password (パスワード: …) beside a file and asks nothing: a person reads it, so that the password does not go to the model';
 // The labels of a password in a sentence or before a colon (「添付ファイルのパスワード：」, "The password for the zip
 // file is:"); NFKC has made 「パスワ－ド」's full-width hyphen a "-".
 const PASSWORD_LABEL = String.raw`(?:パスワード|パスワ-ド|暗証番号|\bpassword|\bpasscode|\bpasswd)`;
@@ -561,24 +568,26 @@ const POINTS_AT_FILE = /ファイル|添付|資料|圧縮|\.(?:zip|7z|lzh|rar)\b
 // Words that put the file in an earlier mail, as the PPAP custom does: 「先ほどお送りした」, 「別途」, 「前のメール」,
 // 「解凍パスワード」 (a tool's notice), "the zip file I sent earlier". A customer's report quoting a login has none.
 const EARLIER_FILE = /先ほど|先程|さきほど|別途|別メール|別便|前のメール|前便|お送りした|送付した|解凍|\b(?:earlier|previous(?:ly)?|separately)\b/iu;
-// The PPAP custom in the words of the mail itself: a file in an earlier mail ({@link EARLIER_FILE}), a password
-// announced (「パスワードをお知らせします」, 「パスワード通知」), or the password named as a file's (「添付ファイルのパスワード」,
-// "the password for the zip file"). A customer quoting their own login beside a screenshot has none of them: their mail
-// is read, as before the PPAP check (bug review 39g: a UI word under a "Password" heading beside a file parked it).
-const PPAP_CONTEXT = new RegExp(
+// The PPAP custom in its own words: a file in an earlier mail ({@link EARLIER_FILE}), a password announced
+// (「パスワードをお知らせします」, 「パスワード通知」), a file's password by name (「添付ファイルのパスワード」, 「解凍パスワード」,
+// "the password for the zip file"). These mails are the custom's second mail.
+const PPAP_WORDING = new RegExp(
   [
     EARLIER_FILE.source,
     String.raw`パスワード(?:を|の|は)?(?:お知らせ|通知|ご?連絡|ご案内|送付|お?送り)`,
     String.raw`(?:zip|解凍|開封|閲覧)用?(?:パスワード|パスワ-ド)`,
-    // A file named before its password, in a sentence or a tool's block (「添付ファイル(報告書.pdf)のパスワード」,
-    // 「■添付ファイル⏎見積書.zip⏎■パスワード」); a sentence's end between them parts them.
-    String.raw`(?:添付|ファイル|圧縮|資料|zip)[^。]{0,40}?(?:パスワード|パスワ-ド)`,
-    String.raw`\b(?:zip|file|attachment|document|archive) password\b`,
+    // A file's password on one line: 「添付ファイル(報告書.pdf)のパスワード」.
+    String.raw`(?:添付|ファイル|圧縮|資料|zip)[^。\n]{0,40}?(?:の|用)(?:パスワード|パスワ-ド)`,
+    String.raw`\b(?:zip|archive) password\b`,
     String.raw`\bpassword (?:for|of|to(?: open)?) (?:the |your |this )?(?:attached |zip |encrypted |excel |word |pdf )?(?:file|files|attachment|document|zip|archive)\b`,
     String.raw`\bpassword notification\b`,
   ].join('|'),
   'iu',
 );
+// A password near a file word, no more: a tool's block (「■添付ファイル⏎見積書.zip⏎■パスワード」) or a customer's
+// report quoting their login under a screenshot (「エラー画面を添付します⏎ID：taro01⏎パスワード：…」). Such a mail is
+// parked too, since the password is a real one, but with {@link PASSWORD_GIVEN_REASON} (bug review 39i).
+const PASSWORD_NEAR_FILE = /(?:添付|ファイル|圧縮|資料|zip)[^。]{0,40}?(?:パスワード|パスワ-ド)|\b(?:file|attachment|document) password\b/iu;
 // What a sender asks: a question mark (outside links) or a Japanese question's ending, a plea to explain.
 const ASKS = /[?？]|でしょうか|ますか|ませんか|ですか|教えて|どう(?:すれば|したら)/u;
 const LINK = /(?:https?:\/\/|www\.)\S*/giu;
@@ -606,12 +615,14 @@ function withoutPasswordsGiven(words: string): string | undefined {
  */
 function passwordOnlyRest(words: string): string | undefined {
   const rest = withoutPasswordsGiven(words);
-  return rest !== undefined && POINTS_AT_FILE.test(rest) && PPAP_CONTEXT.test(rest) && !ASKS.test(rest.replace(LINK, ' ')) ? rest : undefined;
+  return rest !== undefined && POINTS_AT_FILE.test(rest) && (PPAP_WORDING.test(rest) || PASSWORD_NEAR_FILE.test(rest)) && !ASKS.test(rest.replace(LINK, ' '))
+    ? rest
+    : undefined;
 }
 
 /**
  * True when `words` deliver a password ({@link PASSWORD_GIVEN}) for a file they point at ({@link POINTS_AT_FILE}) and
- * ask nothing ({@link ASKS}) outside the password itself, in words of the PPAP custom ({@link PPAP_CONTEXT}): its
+ * ask nothing ({@link ASKS}) outside the password itself, in the PPAP custom's words or near a file ({@link PPAP_WORDING}, {@link PASSWORD_NEAR_FILE}): its
  * second mail, a person's (「先ほどお送りしたファイルのパスワードをお知らせします。パスワード：Xk7#pQ2m」) or a tool's
  * automatic notice. A question beside the password, and a customer quoting their login beside a file, are read. The reply decision reads this
  * too: such a mail is no ignorable automatic notice, since a person needs the password.
@@ -620,9 +631,14 @@ export function deliversOnlyPassword(words: string): boolean {
   return passwordOnlyRest(words) !== undefined;
 }
 
-/** {@link PASSWORD_MAIL_REASON} for a mail that only delivers a password ({@link deliversOnlyPassword}), else undefined. */
+/**
+ * The park reason of a mail that only delivers a password ({@link deliversOnlyPassword}): {@link PASSWORD_MAIL_REASON}
+ * in the PPAP custom's wording ({@link PPAP_WORDING}), else {@link PASSWORD_GIVEN_REASON}; undefined for another mail.
+ */
 function passwordMailReason(words: string): string | undefined {
-  return passwordOnlyRest(words) === undefined ? undefined : PASSWORD_MAIL_REASON;
+  const rest = passwordOnlyRest(words);
+  if (rest === undefined) return undefined;
+  return PPAP_WORDING.test(rest) ? PASSWORD_MAIL_REASON : PASSWORD_GIVEN_REASON;
 }
 
 const SIGNATURE_TYPES = new Set(['application/pkcs7-signature', 'application/x-pkcs7-signature', 'application/pgp-signature']);

@@ -206,9 +206,12 @@ describe('unreadableReason: encrypted archives, password mails, greetings beside
     ['39h: 開封パスワード', plain('添付ファイルの開封パスワードです。\nパスワード：Xk7#pQ2m'), 'the mail only delivers the password'],
     ['39h: a long file name before のパスワード', plain('添付ファイル(報告書2024年度版最終.pdf)のパスワード：Xk7#pQ2m'), 'the mail only delivers the password'],
     ['39h: パスワードの連絡', plain('パスワード付きファイルの件、パスワードの連絡です。\nパスワード：Xk7#pQ2m'), 'the mail only delivers the password'],
-    ['39h: "Attached file password:"', plain('Attached file password: Xk7#pQ2m'), 'the mail only delivers the password'],
+    // A password near a file word, without the custom's wording, is parked with the neutral reason (bug review 39i).
+    ['39h: "Attached file password:"', plain('Attached file password: Xk7#pQ2m'), 'the mail carries a password'],
     ['39h: "Password for the Excel file:"', plain('Password for the Excel file: Xk7#pQ2m'), 'the mail only delivers the password'],
-    ['39h: a tool\'s block', plain('■添付ファイル\n見積書.zip\n■パスワード\nXk7#pQ2m'), 'the mail only delivers the password'],
+    ['39h: a tool\'s block', plain('■添付ファイル\n見積書.zip\n■パスワード\nXk7#pQ2m'), 'the mail carries a password'],
+    ['39i: a login quoted under a screenshot', plain('エラー画面を添付します\nID：taro01\nパスワード：abcd1234'), 'the mail carries a password'],
+    ['39i: "Attachment password:" beside a screenshot', plain('See the attached screenshot.\nAttachment password: Xk7#pQ2m'), 'the mail carries a password'],
     // Bug review 39g: without the PPAP custom's words, a UI word, a code or a guess under a password label is no password.
     ['39g: "Password" then "Settings" beside a file', plain('添付ファイルの画面をご確認ください。\nPassword\nSettings\nよろしくお願いいたします。'), undefined],
     ['39g: "Email", "Password", "Continue" beside a file', plain('ログイン画面のスクリーンショットを添付します。\nEmail\nPassword\nContinue'), undefined],
