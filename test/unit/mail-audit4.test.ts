@@ -14,54 +14,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  bulkMailDetail,
-  decideReply,
-  hasQuestion,
-  ignoreReasonText,
-  ownMailboxesOf,
-  parkBeforeAgentReason,
-  personMessageInNotificationOf,
-  REPLY_SIGNAL_HEADERS,
-  type ParkConfig,
-} from '../../src/mail/classify.js';
-import { ticketInputForMail } from '../../src/mail/ingest.js';
-import { parseInboundMail } from '../../src/mail/parse.js';
+import { personMessageInNotificationOf } from '../../src/mail/classify.js';
 import { rawCustomerMail } from '../support/inbound-mail.js';
-import { newTicket } from '../../src/tickets/ticket.js';
+import { mailOutcome, OUR_REPLY_ID } from '../support/mail-outcome.js';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/mail/audit4');
-const config: ParkConfig = {
-  MAIL_FROM: 'XYZ Support <support@helpdesk.example.jp>',
-  SUPPORT_ADDRESSES: ['support@helpdesk.example.jp'],
-  SUPPORT_GROUP_ADDRESSES: [],
-  AUTHSERV_ID: [],
-};
-const mailboxes = ownMailboxesOf(config);
-// One of our replies, which the samples' replies answer.
-const OURS = '<3f2b9c1e-7a4d-4e0b-9a51-2c6d8e0f1a11@helpdesk.example.jp>';
 
-/**
- * What happens to a raw mail before the agent, as the agent worker decides over the ticket the poller made of it:
- * `ignore <reason>`, `park <reason>`, `held <reason>` (answered, the draft held for a person) or `answer`.
- */
-async function outcomeOf(raw: Buffer): Promise<string> {
-  const mail = await parseInboundMail(raw, { extraHeaders: REPLY_SIGNAL_HEADERS });
-  const ticket = newTicket(ticketInputForMail(mail, raw, { rawRef: 'raw:test', mailboxes }));
-  if (ticket.state === 'parked') return `park ${ticket.reason}`;
-  const signals = { ...ticket.replySignals!, subject: ticket.subject, inReplyTo: ticket.inReplyTo, references: ticket.references };
-  const decision = decideReply(signals, mailboxes);
-  if (!decision.answer) return `ignore ${ignoreReasonText(decision)}`;
-  if (!hasQuestion(ticket)) return 'park no question';
-  const park = parkBeforeAgentReason({ ...signals, question: ticket.question }, config);
-  if (park) return `park ${park}`;
-  const held = bulkMailDetail(signals, mailboxes);
-  return held ? `held ${held}` : 'answer';
-}
+const sample = (name: string) => mailOutcome(readFileSync(path.join(fixtures, `${name}.eml`)));
 
-const sample = (name: string) => outcomeOf(readFileSync(path.join(fixtures, `${name}.eml`)));
-
-/** A plain-text UTF-8 mail; a reply to {@link OURS} when `reply`. */
+/** A plain-text UTF-8 mail; a reply to {@link OUR_REPLY_ID} when `reply`. */
 const raw = (from: string, subject: string, body: string, reply = true): Buffer =>
   rawCustomerMail({
     from,
@@ -69,7 +30,7 @@ const raw = (from: string, subject: string, body: string, reply = true): Buffer 
     subject,
     body,
     messageId: '<audit4-guard@customer.example>',
-    headers: reply ? [`In-Reply-To: ${OURS}`, `References: ${OURS}`] : [],
+    headers: reply ? [`In-Reply-To: ${OUR_REPLY_ID}`, `References: ${OUR_REPLY_ID}`] : [],
   });
 
 describe("#1: a no-reply notification carrying a person's message is parked, never dropped", () => {
@@ -121,7 +82,7 @@ describe("#1: a no-reply notification carrying a person's message is parked, nev
       /^ignore no-reply-sender/,
     ],
   ])('%s', async (_what, from, subject, body, expected) => {
-    expect(await outcomeOf(raw(from, subject, body, false))).toMatch(expected);
+    expect(await mailOutcome(raw(from, subject, body, false))).toMatch(expected);
   });
 });
 
@@ -143,7 +104,7 @@ describe('#2: Korean and Chinese thank-you replies are acknowledgements', () => 
     ['zh 多谢 and 此致 敬礼', '王伟 <wangwei@customer.example>', '明白了，多谢！\n此致\n敬礼\n王伟'],
     ['zh-TW 感謝', '陳美 <chen@customer.example>', '了解，非常感謝。'],
   ])('%s → acknowledgement', async (_what, from, body) => {
-    expect(await outcomeOf(raw(from, 'Re: CSV', body))).toMatch(/^ignore acknowledgement/);
+    expect(await mailOutcome(raw(from, 'Re: CSV', body))).toMatch(/^ignore acknowledgement/);
   });
 
   it.each<[string, string]>([
@@ -155,7 +116,7 @@ describe('#2: Korean and Chinese thank-you replies are acknowledgements', () => 
     ['zh-TW not solved', '謝謝，還是沒有解決。'],
     ['zh thanks with a question', '好的，谢谢！请问可以导出PDF吗？'],
   ])('%s → answered', async (_what, body) => {
-    expect(await outcomeOf(raw('Customer <customer@customer.example>', 'Re: CSV', body))).toBe('answer');
+    expect(await mailOutcome(raw('Customer <customer@customer.example>', 'Re: CSV', body))).toBe('answer');
   });
 });
 
@@ -186,7 +147,7 @@ describe('#4: out-of-office notices without autoresponder headers are auto-repli
     ['ko away but with a problem', 'Re: CSV', '다음 주 휴가 중입니다. 그 전에 엑셀에서 한글이 깨지는 문제를 해결해 주세요.', true, /^answer$/],
     ['a new mail saying the customer is away is no reply to ours', 'CSV', '只今、出張のため不在にしております。\n12月1日より順次ご返信いたします。', false, /^(?:answer|park)/],
   ])('%s', async (_what, subject, body, reply, expected) => {
-    expect(await outcomeOf(raw('Customer <customer@customer.example>', subject, body, reply))).toMatch(expected);
+    expect(await mailOutcome(raw('Customer <customer@customer.example>', subject, body, reply))).toMatch(expected);
   });
 });
 
@@ -204,7 +165,7 @@ describe("#5: other helpdesks' English ticket acknowledgements", () => {
     ['a customer asking about a ticket', 'Your ticket has been created, you said. What is the ticket ID?'],
     ['a customer who says a ticket was opened on their behalf and asks', 'A ticket was opened on my behalf by our admin. Could you tell me its status?'],
   ])('%s → answered', async (_what, body) => {
-    expect(await outcomeOf(raw('John Smith <john@acme-corp.example>', 'Re: Invoice question', body))).toBe('answer');
+    expect(await mailOutcome(raw('John Smith <john@acme-corp.example>', 'Re: Invoice question', body))).toBe('answer');
   });
 });
 
@@ -231,7 +192,7 @@ describe('bug review 38c #1: a customer who says they are away and asks for some
     ['de on holiday, cancel my subscription', 'Hans Müller <hans.mueller@kunde.de>', 'Hallo,\n\nich bin im Urlaub bis Montag.\nBitte kündigen Sie mein Abo.\n\nHans'],
     ['de not in the office, please call', 'Hans Müller <hans.mueller@kunde.de>', 'Ich bin bis Montag nicht im Büro.\nrufen Sie mich bitte an\nHans'],
   ])('%s → answered', async (_what, from, body) => {
-    expect(await outcomeOf(raw(from, 'Re: Invoice question', body))).toBe('answer');
+    expect(await mailOutcome(raw(from, 'Re: Invoice question', body))).toBe('answer');
   });
 
   it.each<[string, string, string]>([
@@ -241,7 +202,7 @@ describe('bug review 38c #1: a customer who says they are away and asks for some
     ['ko notice with a return date', '김민수 <minsu.kim@customer.co.kr>', '현재 출장 중입니다. 12월 1일에 복귀합니다.\n급한 용무는 02-123-4567로 연락 부탁드립니다.\n\n김민수 드림'],
     ['de notice, not forwarded', 'Hans Müller <hans.mueller@kunde.de>', 'Vielen Dank für Ihre Nachricht.\nIch bin bis zum 30.11. nicht im Büro. Ihre E-Mail wird nicht weitergeleitet.\nIn dringenden Fällen wenden Sie sich bitte an info@kunde.de.\n\nHans Müller\nKunde GmbH'],
   ])('%s stays an auto-reply', async (_what, from, body) => {
-    expect(await outcomeOf(raw(from, 'Re: Invoice question', body))).toMatch(/^ignore auto-reply/);
+    expect(await mailOutcome(raw(from, 'Re: Invoice question', body))).toMatch(/^ignore auto-reply/);
   });
 });
 
@@ -258,7 +219,7 @@ describe('bug review 38c #2: a business customer writing "we" is no ticket ackno
     ['a new mail: received, a ticket and a request', 'Hello,\n\nWe have received your request for ticket #5521 has been created on our side. Please send the admin guide PDF for version 3.\n\nAcme IT', false],
     ['a new mail: a reference number and a request', 'We have received your quote. Reference number: PO-2026-0012. We would like to order 20 licences.\n\nAcme Purchasing', false],
   ])('%s → answered', async (_what, body, reply) => {
-    expect(await outcomeOf(raw(from, reply ? 'Re: Invoice question' : 'Invoice question', body, reply))).toBe('answer');
+    expect(await mailOutcome(raw(from, reply ? 'Re: Invoice question' : 'Invoice question', body, reply))).toBe('answer');
   });
 });
 
@@ -270,11 +231,11 @@ describe('bug review 38c #8: 부재중 (a missed call) on the subject of a reply
     ['부재중: 알림 설정 문의', '부재중 알림을 끄는 방법을 알려 주세요.'],
     ['부재중 전화 알림', '부재중 전화 알림이 안 옵니다.'],
   ])('%s → answered', async (subject, body) => {
-    expect(await outcomeOf(raw(from, subject, body))).toBe('answer');
+    expect(await mailOutcome(raw(from, subject, body))).toBe('answer');
   });
 
   it.each<[string]>([['[부재중] Re: CSV'], ['부재중: Re: CSV'], ['부재중 자동응답: Re: CSV'], ['부재중 Re: CSV'], ['(부재중) RE: CSV']])('%s is an auto-reply by its subject', async (subject) => {
-    expect(await outcomeOf(raw(from, subject, '12월 1일 이후 확인하겠습니다.'))).toMatch(/^ignore auto-reply: Subject/);
+    expect(await mailOutcome(raw(from, subject, '12월 1일 이후 확인하겠습니다.'))).toMatch(/^ignore auto-reply: Subject/);
   });
 });
 

@@ -11,45 +11,11 @@
  * Each rule's rows include the customer's mail it must leave answered.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  decideReply,
-  hasQuestion,
-  ignoreReasonText,
-  ownMailboxesOf,
-  parkBeforeAgentReason,
-  personMessageInNotificationOf,
-  REPLY_SIGNAL_HEADERS,
-  type ParkConfig,
-} from '../../src/mail/classify.js';
-import { ticketInputForMail } from '../../src/mail/ingest.js';
-import { parseInboundMail } from '../../src/mail/parse.js';
+import { personMessageInNotificationOf } from '../../src/mail/classify.js';
 import { isEncryptedArchive, unreadableReason, type UnreadableCheckInput } from '../../src/mail/unreadable.js';
-import { newTicket } from '../../src/tickets/ticket.js';
 import { encodedWord } from '../support/inbound-mail.js';
+import { mailOutcome, OUR_REPLY_ID } from '../support/mail-outcome.js';
 
-const config: ParkConfig = {
-  MAIL_FROM: 'XYZ Support <support@helpdesk.example.jp>',
-  SUPPORT_ADDRESSES: ['support@helpdesk.example.jp'],
-  SUPPORT_GROUP_ADDRESSES: [],
-  AUTHSERV_ID: [],
-};
-const mailboxes = ownMailboxesOf(config);
-// One of our replies, which the samples' replies answer.
-const OURS = '<3f2b9c1e-7a4d-4e0b-9a51-2c6d8e0f1a11@helpdesk.example.jp>';
-
-/** `ignore <reason>`, `park <reason>` or `answer`: what the poller and the agent worker's checks make of a raw mail. */
-async function outcomeOf(raw: Buffer): Promise<string> {
-  const mail = await parseInboundMail(raw, { extraHeaders: REPLY_SIGNAL_HEADERS });
-  const ticket = newTicket(ticketInputForMail(mail, raw, { rawRef: 'raw:test', mailboxes }));
-  if (ticket.state === 'parked') return `park ${ticket.reason}`;
-  const signals = { ...ticket.replySignals!, subject: ticket.subject, inReplyTo: ticket.inReplyTo, references: ticket.references };
-  const decision = decideReply(signals, mailboxes);
-  if (!decision.answer) return `ignore ${ignoreReasonText(decision)}`;
-  if (ticket.unreadable) return `park ${ticket.unreadable}`;
-  if (!hasQuestion(ticket)) return 'park no question';
-  const park = parkBeforeAgentReason({ ...signals, question: ticket.question }, config);
-  return park ? `park ${park}` : 'answer';
-}
 
 /** An attachment part of {@link rawMail}: its type, file name and bytes. */
 interface Attachment {
@@ -87,7 +53,7 @@ function rawMail(opts: { from: string; subject: string; body: string; reply?: bo
       `Subject: ${encodedWord(opts.subject)}`,
       'Message-ID: <audit5@customer.co.jp>',
       'Date: Tue, 24 Nov 2026 09:30:00 +0900',
-      ...(opts.reply ? [`In-Reply-To: ${OURS}`, `References: ${OURS}`] : []),
+      ...(opts.reply ? [`In-Reply-To: ${OUR_REPLY_ID}`, `References: ${OUR_REPLY_ID}`] : []),
       'MIME-Version: 1.0',
       ...(attachments.length === 0 ? text : body),
       '',
@@ -335,7 +301,7 @@ describe('the audit samples through the parser and the checks before the agent',
     ['a plain zip beside the same words is no encrypted archive', rawMail({ from: yamada, subject: 'ログ', body: 'ログを送ります。', attachments: [{ type: 'application/zip', name: 'log.zip', bytes: plainZip }] }), /^(?!.*encrypted archive)/],
     ['a question beside a plain zip is answered', rawMail({ from: yamada, subject: 'CSV取り込みエラー', body: 'CSVの取り込みでエラーになります。ログを添付しますので原因を教えてください。', attachments: [{ type: 'application/zip', name: 'log.zip', bytes: plainZip }] }), /^answer$/],
   ])('%s', async (_what, raw, expected) => {
-    expect(await outcomeOf(raw)).toMatch(expected);
+    expect(await mailOutcome(raw)).toMatch(expected);
   });
 });
 
@@ -363,6 +329,6 @@ describe("#2: a no-reply notice's message under a heading of its own", () => {
       subject: '【セキュア便】山田 太郎 様からファイルが届いています',
       body: notice(['■メッセージ', 'エラー発生時のログです。原因を確認していただけますでしょうか。']),
     });
-    expect(await outcomeOf(raw)).toMatch(/^park .*taro\.yamada@customer\.co\.jp/);
+    expect(await mailOutcome(raw)).toMatch(/^park .*taro\.yamada@customer\.co\.jp/);
   });
 });

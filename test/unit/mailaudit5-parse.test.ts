@@ -7,34 +7,10 @@
  * Each rule's rows include the text it must leave as it is.
  */
 import { describe, expect, it } from 'vitest';
-import { decideReply, hasQuestion, ignoreReasonText, ownMailboxesOf, parkBeforeAgentReason, REPLY_SIGNAL_HEADERS, type ParkConfig } from '../../src/mail/classify.js';
-import { ticketInputForMail } from '../../src/mail/ingest.js';
 import { extractQuestion, parseInboundMail } from '../../src/mail/parse.js';
-import { newTicket } from '../../src/tickets/ticket.js';
 import { encodedWord } from '../support/inbound-mail.js';
+import { mailOutcome, OUR_REPLY_ID } from '../support/mail-outcome.js';
 
-const config: ParkConfig = {
-  MAIL_FROM: 'XYZ Support <support@helpdesk.example.jp>',
-  SUPPORT_ADDRESSES: ['support@helpdesk.example.jp'],
-  SUPPORT_GROUP_ADDRESSES: [],
-  AUTHSERV_ID: [],
-};
-const mailboxes = ownMailboxesOf(config);
-const OURS = '<3f2b9c1e-7a4d-4e0b-9a51-2c6d8e0f1a11@helpdesk.example.jp>';
-
-/** `ignore <reason>`, `park <reason>` or `answer`: what the poller and the agent worker's checks make of a raw mail. */
-async function outcomeOf(raw: Buffer): Promise<string> {
-  const mail = await parseInboundMail(raw, { extraHeaders: REPLY_SIGNAL_HEADERS });
-  const ticket = newTicket(ticketInputForMail(mail, raw, { rawRef: 'raw:test', mailboxes }));
-  if (ticket.state === 'parked') return `park ${ticket.reason}`;
-  const signals = { ...ticket.replySignals!, subject: ticket.subject, inReplyTo: ticket.inReplyTo, references: ticket.references };
-  const decision = decideReply(signals, mailboxes);
-  if (!decision.answer) return `ignore ${ignoreReasonText(decision)}`;
-  if (ticket.unreadable) return `park ${ticket.unreadable}`;
-  if (!hasQuestion(ticket)) return 'park no question';
-  const park = parkBeforeAgentReason({ ...signals, question: ticket.question }, config);
-  return park ? `park ${park}` : 'answer';
-}
 
 /** A UTF-8 mail to our support address; `headers` replace the defaults of the same name. */
 function rawMail(body: string, headers: Record<string, string> = {}): Buffer {
@@ -109,8 +85,8 @@ describe('#3: a confidentiality notice under a heading line is cut, and the sign
   });
 
   it('354 (thanks above a signature and a notice) is ignored as an acknowledgement, not answered', async () => {
-    const raw = rawMail(withNotice('【機密保持に関するお知らせ】'), { 'In-Reply-To': OURS, References: OURS });
-    expect(await outcomeOf(raw)).toMatch(/^ignore acknowledgement/);
+    const raw = rawMail(withNotice('【機密保持に関するお知らせ】'), { 'In-Reply-To': OUR_REPLY_ID, References: OUR_REPLY_ID });
+    expect(await mailOutcome(raw)).toMatch(/^ignore acknowledgement/);
   });
 
   it("355's question holds neither the signature nor the notice's heading", async () => {
@@ -167,7 +143,7 @@ describe("#7: inline images' placeholders are no words of the sender's", () => {
   });
 
   it('336: a Gmail mail of only inline images is parked as text only in its attachments, not answered', async () => {
-    expect(await outcomeOf(gmailWithImages('[image: image.png]\n[image: image.png]'))).toMatch(/^park the mail's text is only in its attachments image\.png/);
+    expect(await mailOutcome(gmailWithImages('[image: image.png]\n[image: image.png]'))).toMatch(/^park the mail's text is only in its attachments image\.png/);
   });
 
   it('336b: a question beside the placeholder keeps only its words', async () => {
