@@ -22,7 +22,7 @@ import { Client as LangSmithClient } from 'langsmith';
 import type { wrapOpenAI as WrapOpenAI } from 'langsmith/wrappers/openai';
 import OpenAI, { APIConnectionError, APIError } from 'openai';
 import { PLACEHOLDER_API_KEY, type Config } from './config.js';
-import { createKeepAliveFetch, keyMaskingFetch } from './openai-fetch.js';
+import { createKeepAliveFetch, keyMaskingFetch, maskedServerUrl, withoutSecrets } from './openai-fetch.js';
 
 const requireModule = createRequire(import.meta.url);
 /** One set of keep-alive sockets per process, whichever client sends. */
@@ -112,19 +112,33 @@ export function apiKeyProblem(config: Pick<Config, 'OPENAI_API_KEY' | 'OPENAI_BA
 }
 
 /**
+ * {@link llmServerUrl} as an operator may see it: the user, password and query values of OPENAI_BASE_URL masked,
+ * since a gateway's token may ride in any of them (`https://***@host/v1`, Azure's `?api-key=***`).
+ */
+export function shownLlmServerUrl(config: Pick<Config, 'OPENAI_BASE_URL'>): string {
+  return config.OPENAI_BASE_URL ? maskedServerUrl(config.OPENAI_BASE_URL) : llmServerUrl(config);
+}
+
+/**
  * One line saying that the model server cannot be used at all, when `err` (or an error it wraps) says so: no
  * connection, or an answer that no request gets past (401 or 403: the key, which the line then names; 404: the model
  * or the URL, whose missing `/v1` the line then asks about; 429: quota or rate; 5xx). Undefined for a refusal of one request (400, 422: its content) and for
  * errors not from the server.
+ *
+ * Never carries a secret, whoever shows the line (the worker's log, `/readyz`, the start page, `npm run check`): the
+ * URL is masked, and OPENAI_API_KEY and the URL's password and query values are cut from what the server or the
+ * network layer said, since a gateway may repeat the request's path or headers in its error. The hints, our own
+ * words, are added after the masking, so a short secret cannot cut into them.
  */
-export function modelServerFailure(err: unknown, config: Pick<Config, 'OPENAI_BASE_URL'>): string | undefined {
+export function modelServerFailure(err: unknown, config: Pick<Config, 'OPENAI_BASE_URL'> & Partial<Pick<Config, 'OPENAI_API_KEY'>>): string | undefined {
+  const said = (text: string) => withoutSecrets(text, config);
   for (const e of causes(err)) {
     if (e instanceof APIConnectionError) {
       const detail = e.cause instanceof Error && e.cause.message !== e.message ? ` (${e.cause.message})` : '';
-      return `cannot reach ${llmServerUrl(config)}: ${e.message}${detail}`;
+      return `cannot reach ${shownLlmServerUrl(config)}: ${said(`${e.message}${detail}`)}`;
     }
     if (e instanceof APIError && typeof e.status === 'number' && (SERVER_WIDE_STATUSES.includes(e.status) || e.status >= 500)) {
-      return `${llmServerUrl(config)} answered ${e.status}: ${e.message}${apiKeyHint(e.status)}${baseUrlHint(e.status, config)}`;
+      return `${shownLlmServerUrl(config)} answered ${e.status}: ${said(e.message)}${apiKeyHint(e.status)}${baseUrlHint(e.status, config)}`;
     }
   }
   return undefined;

@@ -7,46 +7,17 @@
  * server or the network layer said.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import { PLACEHOLDER_API_KEY, type Config } from '../config.js';
 import { baseUrlHint, causes, llmServerUrl } from '../openai.js';
-import { maskedJsonValue, withoutApiKey } from '../openai-fetch.js';
+import { maskedJsonValue, maskedServerUrl, withoutSecrets, type ModelServerSettings } from '../openai-fetch.js';
 
-/** The settings that name the model server; the key only to keep it out of what is shown. */
-export type ModelServerSettings = Partial<Pick<Config, 'OPENAI_BASE_URL' | 'OPENAI_MODEL' | 'OPENAI_API_KEY'>>;
+// Kept here for the modules that read model failures; they live beside the client's key masking, which src/openai.ts
+// uses too.
+export { maskedServerUrl, withoutSecrets, type ModelServerSettings };
 
 /** A model server that could not be used: what went wrong, and when to try again ("once it answers"). */
 export interface ModelFailure {
   what: string;
   then: string;
-}
-
-/**
- * A part of the base URL (password, query value) is cut from any length but this: below it, cutting would take digits
- * and letters out of every word. Its URL forms are masked by pattern whatever its length.
- */
-const MIN_URL_PART_LENGTH = 3;
-/** The userinfo of any URL in a text (`scheme://user:pass@`), up to the last `@` before the path. */
-const URL_USERINFO = /\b([a-z][a-z\d+.-]*:\/\/)[^/\s?#]*@/gi;
-/** A query value (`?name=value`, `&name=value`): a gateway's token may ride in any of them. */
-const QUERY_VALUE = /([?&][^=&\s?#]+=)[^&\s#]*/g;
-/** The userinfo of the base URL as written in `.env`, before any parser re-encodes it. */
-const WRITTEN_USERINFO = /^[a-z][a-z\d+.-]*:\/\/([^/\s?#]*)@/i;
-
-/**
- * The server's URL as shown to a person: user, password and query values masked, since a gateway's token may ride
- * in any of them (`https://***@host/v1`, Azure's `?api-key=***`).
- */
-export function maskedServerUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return '(OPENAI_BASE_URL is not a URL)';
-  }
-  const auth = parsed.username || parsed.password ? '***@' : '';
-  const query = [...parsed.searchParams.keys()].map((key) => `${key}=***`).join('&');
-  const path = parsed.pathname === '/' && !url.endsWith('/') ? '' : parsed.pathname;
-  return `${parsed.protocol}//${auth}${parsed.host}${path}${query ? `?${query}` : ''}`;
 }
 
 /**
@@ -57,23 +28,6 @@ export function maskedServerUrl(url: string): string {
 export function modelFailure(err: unknown, settings: ModelServerSettings): ModelFailure | undefined {
   const found = describe(err, settings);
   return found && { what: withoutSecrets(found.what, settings), then: found.then };
-}
-
-/**
- * `text` with every secret replaced by `***`: by pattern, the userinfo (`scheme://***@`) and query values (`?key=***`)
- * of any URL in it, and any OpenAI-style key (`sk-…`); by value, the API key and the base URL's user, password and
- * query values, each as written, decoded, percent-encoded and in base64 (a Basic or Bearer header), wherever they
- * appear, and any word holding a run of the API key (a prefix or an end a gateway printed, the key padded).
- *
- * The client masks the key in the server's errors already (`keyMaskingFetch`); this covers what did not come
- * through it (errors built elsewhere, text read before) and the URL's secrets, which the client does not know.
- */
-export function withoutSecrets(text: string, settings: ModelServerSettings): string {
-  const key = settings.OPENAI_API_KEY === PLACEHOLDER_API_KEY ? undefined : settings.OPENAI_API_KEY;
-  const cut = [...new Set(urlSecretsOf(settings.OPENAI_BASE_URL))]
-    .sort((a, b) => b.length - a.length)
-    .reduce((cleaned, secret) => cleaned.split(secret).join('***'), withoutApiKey(text, key));
-  return cut.replace(URL_USERINFO, '$1***@').replace(QUERY_VALUE, '$1***');
 }
 
 /**
@@ -161,36 +115,3 @@ function serverLabel(settings: ModelServerSettings): string {
   return `${maskedServerUrl(settings.OPENAI_BASE_URL)} (OPENAI_BASE_URL)`;
 }
 
-/** The base URL's user, password and query values in every form a message may repeat them in. */
-function urlSecretsOf(baseUrl: string | undefined): string[] {
-  if (!baseUrl || !URL.canParse(baseUrl)) return [];
-  const url = new URL(baseUrl);
-  // As written in .env: the parser re-encodes what the userinfo may not hold raw, and reads `+` in a query as a space.
-  const writtenUserinfo = WRITTEN_USERINFO.exec(baseUrl)?.[1] ?? '';
-  const colon = writtenUserinfo.indexOf(':');
-  const written = colon < 0 ? [writtenUserinfo] : [writtenUserinfo.slice(0, colon), writtenUserinfo.slice(colon + 1)];
-  const writtenQuery = url.search.slice(1).split('&').map((pair) => pair.slice(pair.indexOf('=') + 1));
-  const parts = [url.username, url.password, ...written, ...writtenQuery, ...url.searchParams.values()].filter((part) => part.length >= MIN_URL_PART_LENGTH);
-  const basicAuth = url.username || url.password ? [`${safeDecode(url.username)}:${safeDecode(url.password)}`] : [];
-  return [...parts.flatMap(formsOf), ...basicAuth.flatMap(base64Forms)];
-}
-
-/** A secret as written, decoded, percent-encoded, and in base64. */
-function formsOf(secret: string): string[] {
-  const decoded = safeDecode(secret);
-  return [secret, decoded, encodeURIComponent(decoded), ...base64Forms(decoded)];
-}
-
-/** Base64 of `text`, with and without its padding (a header may drop it), in the standard and URL alphabets. */
-function base64Forms(text: string): string[] {
-  const bytes = Buffer.from(text);
-  return [bytes.toString('base64'), bytes.toString('base64').replace(/=+$/, ''), bytes.toString('base64url')];
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}

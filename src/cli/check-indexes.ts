@@ -5,6 +5,7 @@
  * (after a reindex that could not record its build, or a build on another machine), so check fails it with the fix;
  * so it does when there is no index here at all, which keeps the worker from taking tickets too.
  */
+import { maskedServerUrl, withoutSecrets } from '../agent/model-errors.js';
 import type { Config } from '../config.js';
 import { connectProducer } from '../queues/connection.js';
 import { createSearchBackends } from '../search/factory.js';
@@ -87,14 +88,29 @@ async function noIndexHere(search: { manual: ManualSearch; qa: QaSearch }, build
   return noIndexYet(verdicts) ? describeIndexProblems(verdicts, HERE)[0] : undefined;
 }
 
-/** One line per index, manual first. */
+/**
+ * `text` without the secrets of the search servers' URLs (user, password, query values): an adapter's error repeats
+ * the URL it was given whole ("Meilisearch at https://user:pass@host is unreachable"). The model server's masking
+ * rules are those of any URL, so each search server's URL takes the place of OPENAI_BASE_URL there.
+ */
+function withoutSearchSecrets(text: string, config: Pick<Config, 'MEILI_HOST' | 'QDRANT_URL'>): string {
+  return [config.MEILI_HOST, config.QDRANT_URL].reduce<string>((masked, url) => withoutSecrets(masked, { OPENAI_BASE_URL: url }), text);
+}
+
+/** One line per index, manual first, with no secret of the search servers' URLs in it. */
 export async function checkIndexes(config: Config): Promise<CheckOutcome[]> {
+  const outcomes = await checkEachIndex(config);
+  return outcomes.map((o) => (o.detail === undefined ? o : { ...o, detail: withoutSearchSecrets(o.detail, config) }));
+}
+
+async function checkEachIndex(config: Config): Promise<CheckOutcome[]> {
   const backends = createSearchBackends(config);
   // Read once for both indexes, and only when an embedded engine asks for it.
   let read: Promise<RecordedBuilds | Error> | undefined;
   const builds = () => (read ??= recordedBuilds(config));
-  const manualWhere = config.MEILI_HOST ? `Meilisearch ${config.MEILI_HOST} ${config.MEILI_INDEX}` : `embedded, ${config.DATA_DIR}`;
-  const qaWhere = config.QDRANT_URL ? `Qdrant ${config.QDRANT_URL} ${config.QDRANT_COLLECTION}` : `embedded, ${config.DATA_DIR}`;
+  // Masked as the model server's URL is (config has checked that both are URLs).
+  const manualWhere = config.MEILI_HOST ? `Meilisearch ${maskedServerUrl(config.MEILI_HOST)} ${config.MEILI_INDEX}` : `embedded, ${config.DATA_DIR}`;
+  const qaWhere = config.QDRANT_URL ? `Qdrant ${maskedServerUrl(config.QDRANT_URL)} ${config.QDRANT_COLLECTION}` : `embedded, ${config.DATA_DIR}`;
   try {
     // Both lines fail alike: either index built would let the worker answer.
     const none = await noIndexHere(backends, builds);

@@ -12,7 +12,7 @@ import type { ImapFlow } from 'imapflow';
 import { Command } from 'commander';
 import { pino } from 'pino';
 import { ConfigError, type Config } from '../config.js';
-import { apiKeyProblem, createOpenAIClient, llmServerUrl, modelServerFailure, OWN_SERVER_HINT } from '../openai.js';
+import { apiKeyProblem, createOpenAIClient, modelServerFailure, OWN_SERVER_HINT, shownLlmServerUrl } from '../openai.js';
 import { checkEvictionPolicy, connectProducer, describeRedis } from '../queues/connection.js';
 import { imapLoginSetting, mailTokenSource } from '../mail/oauth2.js';
 import { connectForSentCopy } from '../mail/sent-copy.js';
@@ -243,7 +243,8 @@ async function checkSmtp(config: Config, token: Promise<CheckOutcome | undefined
 }
 
 async function checkModelServer(config: Config): Promise<CheckOutcome> {
-  const where = llmServerUrl(config);
+  // Masked as the failure line masks it: a gateway's password or query key would reach every terminal and CI log.
+  const where = shownLlmServerUrl(config);
   // OpenAI refuses the placeholder an empty key becomes; saying so needs no request (nor access to OpenAI).
   const keyProblem = apiKeyProblem(config);
   if (keyProblem) return { what: 'Model server', where, status: 'failed', detail: keyProblem };
