@@ -33,15 +33,25 @@ export interface ReindexManualResult {
   /** Folders (`.` for the top) that hold no readable manual file; each was logged as a warning. */
   emptyFolders?: string[];
   /**
-   * Files left out (unreadable, over a budget, a type not read), each with its reason and fix; each was warned about.
-   * The start page reads them from the completed job (`readLastManualReindex`), so keep the field's name and shape.
+   * The first {@link MAX_SKIPPED_IN_RESULT} files left out (unreadable, over a budget, a type not read), each with its
+   * reason and fix; each was warned about and the log names all. The start page reads them from the completed job
+   * (`readLastManualReindex`), so keep the field's name and shape.
    */
   skipped?: SkippedManualFile[];
+  /** Files left out in all; absent in results recorded before it, whose `skipped` names every one. */
+  skippedCount?: number;
   /** Chunks now in the index. */
   chunks: number;
   /** Wall time of the whole job. */
   seconds: number;
 }
+
+/**
+ * Skipped files a result names. BullMQ stores the result with the job and the start page reads the newest 30
+ * maintenance jobs on every view: a folder of 20,000 old `.doc` files made each result megabytes and each view slow.
+ * The start page names 20, the CLI's summary 10; the count says how many more.
+ */
+export const MAX_SKIPPED_IN_RESULT = 100;
 
 /** What the job runs against. */
 export interface ReindexManualContext {
@@ -87,5 +97,5 @@ export async function reindexManual(data: ReindexManualJobData | undefined, ctx:
   const skippedNames = skipped.map((s) => s.fileName);
   const skippedNote = skipped.length > 0 ? `; skipped ${skipped.length === 1 ? '1 file' : `${skipped.length} files`}: ${skippedNames.join(', ')}` : '';
   logger.info({ files: files.length, chunks: chunks.length, folders: perFolder, skipped: skippedNames, seconds }, `manual reindexed${skippedNote}`);
-  return { files: files.length, chunks: chunks.length, folders: perFolder, emptyFolders, skipped, seconds };
+  return { files: files.length, chunks: chunks.length, folders: perFolder, emptyFolders, skipped: skipped.slice(0, MAX_SKIPPED_IN_RESULT), skippedCount: skipped.length, seconds };
 }

@@ -10,8 +10,13 @@ import { apiKeyHint, apiKeyProblem, baseUrlHint, causes, llmServerUrl, OWN_SERVE
 import { loadConfigOrExit, type Config, type VariableGroup } from '../config.js';
 import { EmptySourceError, KnowledgeError } from '../knowledge/errors.js';
 import { RedisUnavailableError } from '../queues/connection.js';
+import { plural, terminalSafe } from './format.js';
 import { configureLogging, createLogger, type Logger } from '../logger.js';
 import type { ManualSearch, QaSearch } from '../search/types.js';
+
+// plural lives with the other formatting (format.ts, which this file takes terminalSafe from); commands take it
+// from here too.
+export { plural };
 
 /** A failure whose message is already the one line to show (no stack, no prefix beyond the tool name). */
 export class CliError extends Error {
@@ -153,16 +158,18 @@ export function approvalMessage(ticketId: string, by: string): string {
 }
 
 /**
- * Runs a command: {@link startCli}, then `body`. On failure prints `name: <one line>` to stderr, logs the details at
- * debug and sets a non-zero exit code. The process then ends by itself once handles close, so output still
- * buffered is never cut off.
+ * Runs a command: {@link startCli}, then `body`. On failure prints `name: <one line>` ({@link terminalSafe}) to
+ * stderr, logs the details at debug and sets a non-zero exit code. The process then ends by itself once handles
+ * close, so output still buffered is never cut off.
  */
 export async function runCommand(name: string, body: (ctx: CliContext) => Promise<void>, options: CommandOptions = {}): Promise<void> {
   const ctx = startCli(name, options);
   try {
     await body(ctx);
   } catch (err) {
-    process.stderr.write(`${name}: ${describeError(err, ctx.config)}\n`);
+    // A failure's message may quote what strangers wrote (a manual file's name, a reader's verdict on it, a worker's
+    // failedReason): its control characters must not retitle or clear the terminal.
+    process.stderr.write(`${name}: ${terminalSafe(describeError(err, ctx.config))}\n`);
     ctx.logger.debug({ err }, 'command failed');
     process.exitCode = err instanceof CliError ? err.exitCode : 1;
   }
@@ -188,11 +195,6 @@ export async function readStdin(): Promise<string> {
   const parts: Buffer[] = [];
   for await (const part of process.stdin) parts.push(typeof part === 'string' ? Buffer.from(part) : (part as Buffer));
   return Buffer.concat(parts).toString('utf8');
-}
-
-/** `1 file` / `2 files`. */
-export function plural(n: number, singular: string, pluralForm = `${singular}s`): string {
-  return `${n} ${n === 1 ? singular : pluralForm}`;
 }
 
 /** Who acts (approves, accepts): `--by NAME`, else the OS user. */

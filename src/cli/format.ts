@@ -7,7 +7,6 @@ import type { ReindexManualResult } from '../../jobs/reindex-manual.js';
 import type { ReindexQaResult } from '../../jobs/reindex-qa.js';
 import type { SearchHit } from '../search/types.js';
 import type { Ticket } from '../tickets/ticket.js';
-import { plural } from './common.js';
 
 /** What one `reindex` run did; the part not asked for is absent. */
 export interface ReindexSummary {
@@ -20,7 +19,8 @@ export interface ReindexSummary {
  * The summary, e.g. `reindexed: 12 manual files, 142 chunks, 48 Q&A pairs in 2.3 s`, then, when the manual has
  * subfolders, one line of files per folder, a warning line per folder without any readable file, and one per
  * manual file skipped and one per Q&A file or sheet passed over (the first {@link MAX_SKIPPED_LINES} of each; the log
- * names every one).
+ * names every one). Folder, file and sheet names and the reasons quoting them were chosen by whoever wrote the files:
+ * the whole text goes through {@link terminalSafe}, so both the local run and `--queue --wait` print them inert.
  */
 export function formatReindexSummary(summary: ReindexSummary): string {
   const parts: string[] = [];
@@ -39,13 +39,15 @@ export function formatReindexSummary(summary: ReindexSummary): string {
   }
   const skipped = summary.manual?.skipped ?? [];
   for (const { fileName, reason } of skipped.slice(0, MAX_SKIPPED_LINES)) lines.push(`  warning: skipped ${fileName}: ${reason}`);
-  if (skipped.length > MAX_SKIPPED_LINES) lines.push(`  warning: ${plural(skipped.length - MAX_SKIPPED_LINES, 'more file')} skipped (named in the log)`);
+  // The job result names only the first skipped files; a result recorded before the count existed names all.
+  const skippedCount = Math.max(summary.manual?.skippedCount ?? 0, skipped.length);
+  if (skippedCount > MAX_SKIPPED_LINES) lines.push(`  warning: ${plural(skippedCount - MAX_SKIPPED_LINES, 'more file')} skipped (named in the log)`);
   // A result recorded before passedOver existed has none.
   const passedOver = summary.qa?.passedOver ?? [];
   for (const { table, reason } of passedOver.slice(0, MAX_SKIPPED_LINES)) lines.push(`  warning: passed over ${table}: ${reason}`);
   const more = passedOver.length - MAX_SKIPPED_LINES;
   if (more > 0) lines.push(`  warning: ${more} more Q&A ${more === 1 ? 'file or sheet' : 'files or sheets'} passed over (named in the log)`);
-  return lines.join('\n');
+  return terminalSafe(lines.join('\n'));
 }
 
 /** Skipped manual files (and passed-over Q&A tables) the summary names one per line; hundreds would bury the rest. */
@@ -168,4 +170,9 @@ export function formatTable(tickets: readonly Ticket[], total: number): string {
       .trimEnd();
   const more = total > tickets.length ? `\n(${tickets.length} of ${total}; use --limit to see more)` : '';
   return [line(header), ...rows.map(line)].join('\n') + more;
+}
+
+/** `1 file` / `2 files`. */
+export function plural(n: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : pluralForm}`;
 }

@@ -30,7 +30,7 @@ import { createSearchBackends } from '../search/factory.js';
 import { recordBuild, type IndexName } from '../search/index-builds.js';
 import type { ManualSearch, QaSearch } from '../search/types.js';
 import type { Redis } from 'ioredis';
-import { CliError, closeAll, runCommand, type CliContext } from './common.js';
+import { CliError, closeAll, plural, runCommand, type CliContext } from './common.js';
 import { formatReindexSummary, type ReindexSummary } from './format.js';
 import { createProgressReporter } from './progress.js';
 
@@ -170,11 +170,16 @@ function unrecordedMessage(err: unknown): string {
 
 /**
  * A manual directory with no readable file at all is almost always a wrong MANUALS_DIR or an unsupported layout:
- * the command says so and exits 1 (after the rest of the work), so a script or an operator cannot miss it.
+ * the command says so and exits 1 (after the rest of the work), so a script or an operator cannot miss it. The job's
+ * result names only the first skipped files; the rest are counted. File names reach the terminal through
+ * `runCommand`, which makes the line `terminalSafe`.
  */
 function failWhenNothingFound(summary: ReindexSummary, config: Config): void {
   if (summary.manual && summary.manual.files === 0) {
-    throw new CliError(noReadableManualMessage(config.MANUALS_DIR, summary.manual.skipped ?? []));
+    const skipped = summary.manual.skipped ?? [];
+    const unnamed = (summary.manual.skippedCount ?? skipped.length) - skipped.length;
+    const more = unnamed > 0 ? `; and ${plural(unnamed, 'more file')} skipped (named in the log)` : '';
+    throw new CliError(`${noReadableManualMessage(config.MANUALS_DIR, skipped)}${more}`);
   }
 }
 

@@ -280,7 +280,10 @@ export function reindexProblems(outcomes: Partial<Record<ReindexKind, ReindexOut
 export interface CompletedManualReindex {
   /** When the job finished, by the maintenance machine's clock (epoch ms). */
   finishedOn: number;
+  /** The first skipped files, as the job's result names them. */
   skipped: SkippedManualFile[];
+  /** How many it skipped in all. */
+  skippedCount: number;
 }
 
 /** Files named on the start page; the rest are counted (the maintenance worker's log names every one). */
@@ -298,11 +301,15 @@ export async function readLastManualReindex(queue: Pick<Queues['maintenance'], '
   const jobs = await queue.getJobs(['completed'], 0, RECENT_MAINTENANCE_JOBS - 1);
   const job = jobs.find((j) => j?.name === 'reindex-manual');
   if (!job?.finishedOn) return undefined;
-  const returned = (job.returnvalue as { skipped?: unknown } | null | undefined)?.skipped;
+  const result = job.returnvalue as { skipped?: unknown; skippedCount?: unknown } | null | undefined;
+  const returned = result?.skipped;
   const skipped = Array.isArray(returned)
     ? returned.filter((s): s is SkippedManualFile => typeof s?.fileName === 'string' && typeof s?.reason === 'string')
     : [];
-  return { finishedOn: job.finishedOn, skipped };
+  // A result recorded before the count existed names every file it skipped.
+  const counted = result?.skippedCount;
+  const skippedCount = Number.isSafeInteger(counted) ? Math.max(counted as number, skipped.length) : skipped.length;
+  return { finishedOn: job.finishedOn, skipped, skippedCount };
 }
 
 /**
@@ -313,11 +320,14 @@ export async function readLastManualReindex(queue: Pick<Queues['maintenance'], '
  * keeps the job's own record, stamped by Redis's clock, from counting as later.
  */
 export function manualSkipsWarning(last: CompletedManualReindex | undefined, build: IndexBuild | undefined): SafeHtml | undefined {
-  if (!last || last.skipped.length === 0) return undefined;
+  if (!last || last.skippedCount === 0) return undefined;
   if (build && build.at > last.finishedOn + CLOCK_SKEW_WARN_MS) return undefined;
-  const count = last.skipped.length;
-  const named = last.skipped.slice(0, MAX_SKIPPED_FILES_NAMED).map((s, i) => html`${i > 0 ? ', ' : ''}<bdi>${s.fileName}</bdi> (${s.reason})`);
-  const rest = count > MAX_SKIPPED_FILES_NAMED ? `, and ${count - MAX_SKIPPED_FILES_NAMED} more (named in the maintenance worker’s log)` : '';
+  const count = last.skippedCount;
+  const shown = last.skipped.slice(0, MAX_SKIPPED_FILES_NAMED);
+  // A reason quotes what a reader said of the file: isolated as the name is, a text-direction override in it stays
+  // inside its parentheses.
+  const named = shown.map((s, i) => html`${i > 0 ? ', ' : ''}<bdi>${s.fileName}</bdi> (<bdi>${s.reason}</bdi>)`);
+  const rest = count > shown.length ? `${shown.length > 0 ? ', and ' : ''}${count - shown.length} more (named in the maintenance worker’s log)` : '';
   const fix = count === 1 ? 'fix or remove it; its content is not searchable' : 'fix or remove them; their content is not searchable';
   return html`the last manual reindex skipped ${count === 1 ? '1 file' : `${count} files`}: ${named}${rest}: ${fix}`;
 }

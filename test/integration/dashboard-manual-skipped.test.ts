@@ -111,7 +111,7 @@ async function startPage(desk: Desk): Promise<string> {
   return response.text();
 }
 
-const SKIP_BANNER = /<div class="warning" role="status">the last manual reindex skipped 1 file: <bdi>b\.pdf<\/bdi> \(cannot read PDF: [^<]*; re-export it as PDF or \.docx, or remove it\): fix or remove it; its content is not searchable<\/div>/;
+const SKIP_BANNER = /<div class="warning" role="status">the last manual reindex skipped 1 file: <bdi>b\.pdf<\/bdi> \(<bdi>cannot read PDF: [^<]*; re-export it as PDF or \.docx, or remove it<\/bdi>\): fix or remove it; its content is not searchable<\/div>/;
 
 describe('a manual file the reindex skipped is shown on the start page', () => {
   it('a PDF truncated between two reindexes: the job succeeds, the start page names the file until a build no longer skips it', async () => {
@@ -152,9 +152,21 @@ describe('a manual file the reindex skipped is shown on the start page', () => {
     await writeFile(path.join(desk.manuals, '<img src=x onerror=alert(1)>.pdf'), 'not a PDF');
     expect((await reindexNow(desk)).skipped).toHaveLength(24);
     const page = await startPage(desk);
-    expect(page).toContain('the last manual reindex skipped 24 files: <bdi>&lt;img src=x onerror=alert(1)&gt;.pdf</bdi> (cannot read PDF: ');
-    expect(page).toContain('<bdi>old/m19.doc</bdi> (.doc is not read; save it as .docx or PDF), and 4 more (named in the maintenance worker’s log): fix or remove them; their content is not searchable');
+    expect(page).toContain('the last manual reindex skipped 24 files: <bdi>&lt;img src=x onerror=alert(1)&gt;.pdf</bdi> (<bdi>cannot read PDF: ');
+    expect(page).toContain('<bdi>old/m19.doc</bdi> (<bdi>.doc is not read; save it as .docx or PDF</bdi>), and 4 more (named in the maintenance worker’s log): fix or remove them; their content is not searchable');
     expect(page).not.toContain('old/m20.doc');
     expect(page).not.toContain('<img src=x');
+  });
+
+  it('more than 100 skipped files: the job result keeps the first 100 and the count, the start page counts them all (security review 9, finding 3)', async () => {
+    const desk = await startDesk();
+    await mkdir(path.join(desk.manuals, 'old'));
+    await Promise.all(Array.from({ length: 130 }, (_, i) => writeFile(path.join(desk.manuals, 'old', `m${String(i).padStart(3, '0')}.doc`), 'legacy')));
+    const result = (await reindexNow(desk)) as { files: number; skipped?: unknown[]; skippedCount?: number };
+    expect(result).toMatchObject({ files: 2, skippedCount: 130 });
+    expect(result.skipped).toHaveLength(100);
+    const page = await startPage(desk);
+    expect(page).toContain('the last manual reindex skipped 130 files: <bdi>old/m000.doc</bdi> (<bdi>.doc is not read; save it as .docx or PDF</bdi>)');
+    expect(page).toContain(', and 110 more (named in the maintenance worker’s log): fix or remove them');
   });
 });
