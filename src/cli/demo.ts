@@ -258,7 +258,7 @@ async function main(): Promise<void> {
       const id = ticket.id.slice(0, 12); // as `review list` prints it; any unique start of 8+ characters works
       say(`   look:     npm run review -- show ${id}`);
       // The draft of a question the knowledge base cannot answer says so; sent as is it helps nobody.
-      say(`   answer:   npm run review -- approve ${id} --reply-file answer.txt   (your text; without it the draft goes as is)`);
+      say(`   answer:   npm run review -- approve ${id} --reply-file answer.txt   (your text; to send the draft as it is, pass the --seen N that show prints instead)`);
       say(`   or:       npm run review -- reject ${id} --reason "…"`);
       say(`   or open   ${dashboard}/tickets/${ticket.id}`);
       // Approving alone teaches nothing: the learned answer it proposes is used once a person accepts it.

@@ -6,9 +6,11 @@
  * - `show <id> [--json] [--save-attachments DIR]`: question, attachments, draft, plan, subtasks with their answers and
  *   reflection advice, sources and history; `--json` prints the whole ticket. `--save-attachments` writes the mail's
  *   attachments, read from its stored raw mail, into DIR under safe names, never over a file already there.
- * - `approve <id> [--reply-file F] [--by NAME] [--checked-no-copy] [--read-newer-mail] [--sender-verified]`: a parked
- *   draft (optionally replaced by the text of F) is approved and queued for sending, without `Auto-Submitted` since a
- *   person vouched for it. Refused, as the review page asks for its ticks: a reply that may already have been sent
+ * - `approve <id> (--seen N | --reply-file F) [--by NAME] [--checked-no-copy] [--read-newer-mail] [--sender-verified]`:
+ *   a parked draft (or the text of F instead) is approved and queued for sending, without `Auto-Submitted` since a
+ *   person vouched for it. Without F it must name the draft it approves, as the API and the review page do: `--seen N`,
+ *   the history length `show` prints under the draft; a ticket that moved on since (a rerun parked another draft) is
+ *   refused. Refused, as the review page asks for its ticks: a reply that may already have been sent
  *   without `--checked-no-copy` (the operator checked the customer has none), a ticket whose conversation got mail
  *   from the customer after it (`show` lists it) without `--read-newer-mail`, and mail whose sender may be forged
  *   without `--sender-verified`.
@@ -36,7 +38,7 @@
  * code 1.
  */
 import { readFile } from 'node:fs/promises';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Redis } from 'ioredis';
 import { connectProducer, produce } from '../queues/connection.js';
 import { closeAll as closeQueues, createQueues } from '../queues/registry.js';
@@ -130,7 +132,20 @@ export function formatTicket(t: Ticket, conversation?: ConversationView): string
   }
   out.push('', '── Draft', t.draft ?? '(none)');
   out.push('', '── History', ...t.history.map((h) => `${h.at}  ${h.from ?? '∅'} → ${h.to}  by ${h.actor}${h.note ? `: ${h.note}` : ''}`));
+  // The history length pins the draft shown above: a rerun that parks another lengthens it, and `approve` refuses.
+  if (t.state === 'parked' && t.draft !== undefined) out.push('', `To send this draft as it is: npm run review -- approve ${t.id} --seen ${t.history.length}`);
   return out.join('\n');
+}
+
+/** Why `approve` without `--reply-file` or `--seen` is refused, and what to run instead. */
+function unnamedDraftMessage(ticketId: string): string {
+  return `say which draft you approve: read it with \`npm run review -- show ${ticketId}\` and pass the --seen N it prints, or send your own text with --reply-file F`;
+}
+
+/** `--seen`: the history length `show` printed, in decimal digits as it prints it. */
+function historyLength(value: string): number {
+  if (!/^\d{1,7}$/.test(value)) throw new InvalidArgumentError('give the history length `show` printed (a whole number)');
+  return Number(value);
 }
 
 interface Session {
@@ -217,16 +232,20 @@ program
   .description('Approve a parked draft (optionally edited) and queue it for sending')
   .argument('<id>', 'ticket id or Message-ID')
   .option('--reply-file <file>', 'send the text of this file (UTF-8) instead of the stored draft')
+  .option('--seen <n>', 'the history length `show` printed: approves the draft shown then, refused once the ticket moved on (needed without --reply-file)', historyLength)
   .option('--by <name>', 'who approves (default: the OS user)')
   .option('--checked-no-copy', 'for a reply that may already have been sent: you checked that the customer has no copy of it')
   .option('--read-newer-mail', 'the customer wrote again in the conversation after this mail: you read it (`show` lists it)')
   .option('--sender-verified', 'for mail whose sender may be forged: you verified another way that they wrote it')
-  .action(async (id: string, opts: { replyFile?: string; by?: string; checkedNoCopy?: boolean; readNewerMail?: boolean; senderVerified?: boolean }) => {
+  .action(async (id: string, opts: { replyFile?: string; seen?: number; by?: string; checkedNoCopy?: boolean; readNewerMail?: boolean; senderVerified?: boolean }) => {
     await runCommand('review', async (ctx) => {
       const reply = opts.replyFile === undefined ? undefined : await readReplyFile(opts.replyFile);
       const by = operatorName(opts.by);
       await withStore(ctx, async ({ store, redis }) => {
         const ticket = await findTicket(store, redis, id);
+        // As the API and the page: without a text of the operator's own, the approval names the draft it approves,
+        // or it would send whatever a rerun parked since the operator read the ticket.
+        if (reply === undefined && opts.seen === undefined) throw new CliError(`cannot approve ticket ${ticket.id}: ${unnamedDraftMessage(ticket.id)}`);
         const queues = createQueues(redis, ctx.config.QUEUE_PREFIX);
         try {
           // As the page's tick: a reply that may already have reached the customer is not sent again unasked.
@@ -234,14 +253,17 @@ program
           // As the page's ticks: the customer's later mail and a possibly forged sender are the operator's to check.
           const result = await approveTicket(
             { store, redis, outbound: queues.outbound, learning: queues.tickets, config: ctx.config },
-            { ticketId: ticket.id, operator: by, reply, checkedNoCopy, readNewerMail: opts.readNewerMail ?? false, senderVerified: opts.senderVerified ?? false },
+            { ticketId: ticket.id, operator: by, reply, seen: opts.seen, checkedNoCopy, readNewerMail: opts.readNewerMail ?? false, senderVerified: opts.senderVerified ?? false },
           );
           if (result.outcome !== 'approved' && !checkedNoCopy && uncertainSendAttempts(ticket).length > 0) {
+            const sameDraft = reply === undefined ? `--seen ${opts.seen}` : `--reply-file ${opts.replyFile}`;
             throw new CliError(
-              `cannot approve ticket ${ticket.id}: ${result.message} From a terminal: run \`npm run review -- approve ${ticket.id} --checked-no-copy\` once you checked, or \`npm run review -- arrived ${ticket.id}\` if it arrived.`,
+              `cannot approve ticket ${ticket.id}: ${result.message} From a terminal: run \`npm run review -- approve ${ticket.id} ${sameDraft} --checked-no-copy\` once you checked, or \`npm run review -- arrived ${ticket.id}\` if it arrived.`,
             );
           }
-          if (result.outcome !== 'approved') throw new CliError(`cannot approve ticket ${ticket.id}: ${result.message}`);
+          // The refusal of a draft that changed speaks of a page to reload; a terminal reads the ticket again with `show`.
+          const readAgain = result.outcome === 'conflict' && result.state === 'parked' && opts.seen !== undefined ? ` From a terminal: \`npm run review -- show ${ticket.id}\` shows it as it is now, with the --seen that approves its draft.` : '';
+          if (result.outcome !== 'approved') throw new CliError(`cannot approve ticket ${ticket.id}: ${result.message}${readAgain}`);
           ctx.print(approvalMessage(ticket.id, by));
         } finally {
           await closeQueues(queues);

@@ -239,8 +239,14 @@ function refusalPage(refusal: ReviewRefusal, ticketId: string, user: string | un
   return { status, html: renderMessagePage({ status, message: refusal.message, user, back, submitted }) };
 }
 
-// `seen`: the history length the page showed (see DecisionRequest.seen); every decision form carries it.
-const seenField = z.coerce.number().int().min(0).max(1_000_000).optional();
+// `seen`: the history length the page showed (see DecisionRequest.seen); every decision form carries it, in decimal
+// digits. Coerced as a number, an empty field was 0 and `0x3` or `3e0` was 3: none of them is what a page wrote.
+const seenField = z
+  .string()
+  .regex(/^\d{1,7}$/)
+  .transform(Number)
+  .pipe(z.number().int().max(1_000_000))
+  .optional();
 // The checkbox of a reply that may already have been sent: present (any value) only when ticked.
 // The ticks of the later mail and of a possibly forged sender likewise; `conversationSeen`: the newest mail of the
 // conversation the page showed (see ApproveRequest.conversationSeen).
@@ -253,6 +259,14 @@ const approveFormSchema = z.object({
   [READ_NEWER_MAIL]: tick,
   [SENDER_VERIFIED]: tick,
 });
+
+/**
+ * The API's rule (`approveBodySchema` in api.ts), in its words: without either, the approval would be of whatever
+ * draft is stored when it arrives, and a rerun may have parked one the operator never saw. The page always sends both.
+ */
+const NEITHER_REPLY_NOR_SEEN =
+  'send "reply" (the text to send) or "seen" (the history length of the ticket you read, to approve its draft): reload the page, read the draft and approve again';
+
 const rejectFormSchema = z.object({ reason: z.string().max(10_000).default(''), seen: seenField });
 const rerunFormSchema = z.object({ seen: seenField });
 const deliveryFormSchema = z.object({ note: z.string().max(10_000).optional(), seen: seenField });
@@ -411,6 +425,7 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
     async approve({ params, body, user }) {
       const ticketId = params.id ?? '';
       const form = parseForm(approveFormSchema, body);
+      if (form.reply === undefined && form.seen === undefined) throw new HttpError(400, NEITHER_REPLY_NOR_SEEN);
       const outcome = await approveTicket(deps.review, {
         ticketId,
         operator: operator(user),

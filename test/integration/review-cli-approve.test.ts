@@ -126,7 +126,7 @@ describe('npm run review', () => {
     expect(mail!.headers.has('auto-submitted')).toBe(false);
 
     // Approving again is a forbidden transition: one line, no second mail.
-    const again = await review('approve', ticketId);
+    const again = await review('approve', ticketId, '--seen', String(sent.history.length));
     expect(again.code).toBe(1);
     expect(again.stderr.trim()).toBe(`review: cannot approve ticket ${ticketId}: The ticket is sent; only parked tickets can be approved`);
     expect(servers.smtp.messages).toHaveLength(1);
@@ -143,14 +143,15 @@ describe('npm run review', () => {
     const reason = `${MAYBE_SENT_REASON} (Connection closed unexpectedly)`;
     await running.store.transition(ticketId, { from: ['sending'], to: 'parked', actor: 'sender', note: reason, patch: { reason } });
 
-    const refused = await review('approve', ticketId);
+    const seen = String((await running.store.require(ticketId)).history.length);
+    const refused = await review('approve', ticketId, '--seen', seen);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('may already have reached the customer');
-    expect(refused.stderr).toContain('--checked-no-copy');
+    expect(refused.stderr).toContain(`npm run review -- approve ${ticketId} --seen ${seen} --checked-no-copy`);
     expect(refused.stderr).toContain(`npm run review -- arrived ${ticketId}`);
     expect((await running.store.require(ticketId)).state).toBe('parked');
 
-    const approved = await review('approve', ticketId, '--checked-no-copy', '--by', 'ren');
+    const approved = await review('approve', ticketId, '--seen', seen, '--checked-no-copy', '--by', 'ren');
     expect(approved.code, approved.stderr).toBe(0);
     expect((await waitForState(running.store, ticketId, ['sent'])).outbound?.approvedBy).toBe('ren');
   }, 60_000);
@@ -171,21 +172,21 @@ describe('npm run review', () => {
     const show = await review('show', first.id);
     expect(show.stdout).toContain('── Conversation');
     expect(show.stdout).toContain(`${later.id.slice(0, 12)}  parked  件名 conv-later`);
-    const refused = await review('approve', first.id);
+    const refused = await review('approve', first.id, '--seen', String(first.history.length));
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('The customer wrote again in this conversation after this mail');
     expect(refused.stderr).toContain(later.id);
     expect(refused.stderr).toContain('--read-newer-mail');
     expect((await running.store.require(first.id)).state).toBe('parked');
-    const read = await review('approve', first.id, '--read-newer-mail');
+    const read = await review('approve', first.id, '--seen', String(first.history.length), '--read-newer-mail');
     expect(read.code, read.stderr).toBe(0);
 
     const forged = await parked({ tag: 'forged', minutesAgo: 1, reason: "possibly forged sender: the receiving server's Authentication-Results says dmarc=fail; a reply would go to whoever was impersonated" });
-    const unverified = await review('approve', forged.id);
+    const unverified = await review('approve', forged.id, '--seen', String(forged.history.length));
     expect(unverified.code).toBe(1);
     expect(unverified.stderr).toContain('--sender-verified');
     expect((await running.store.require(forged.id)).state).toBe('parked');
-    const verified = await review('approve', forged.id, '--sender-verified');
+    const verified = await review('approve', forged.id, '--seen', String(forged.history.length), '--sender-verified');
     expect(verified.code, verified.stderr).toBe(0);
   }, 60_000);
 
