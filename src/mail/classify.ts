@@ -231,7 +231,7 @@ export const MAX_REPLY_SIGNALS_CHARS = 16_384;
 
 /** The {@link ReplySignals} of a parsed mail, or undefined when they are too large to keep on the ticket. */
 export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined {
-  const signals: ReplySignals = { from: mail.from, replyTo: mail.replyTo, headers: topmostOnly(mail.headers), contentType: mail.contentType };
+  const signals: ReplySignals = { from: mail.from, replyTo: mail.replyTo, headers: withShortFrom(topmostOnly(mail.headers)), contentType: mail.contentType };
   const statusPart = deliveryStatusPartOf(mail);
   if (statusPart) signals.deliveryStatusPart = statusPart;
   if (senderIsRecipient(mail)) signals.senderIsRecipient = true;
@@ -253,6 +253,24 @@ export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined
   const recipients = recipientCountOf(mail);
   if (recipients > CIRCULAR_RECIPIENTS) signals.recipientCount = recipients;
   return JSON.stringify(signals).length <= MAX_REPLY_SIGNALS_CHARS ? signals : undefined;
+}
+
+// The From header is a signal for one reading: the address written in it where the parser kept none
+// ({@link unusableSenderOf}). Its display name, as long as a stranger likes, counted a second time beside the parsed
+// From's and dropped the signals of a mail with a name of 8,000 characters (hostile-input audit 40). A From within a
+// header line's length (RFC 5322's 998 characters) is kept as written; a longer one as its first address.
+const MAX_FROM_SIGNAL_CHARS = 998;
+
+/** `headers` with a From over {@link MAX_FROM_SIGNAL_CHARS} cut to the first address written in it (none: no From). */
+function withShortFrom(headers: Record<string, string[]>): Record<string, string[]> {
+  const from = headers.from;
+  if (!from || from.reduce((chars, value) => chars + value.length, 0) <= MAX_FROM_SIGNAL_CHARS) return headers;
+  const others = Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'from'));
+  const written = parseAddressList(from[0])[0];
+  if (!written) return others;
+  const bare = `<${written.address}>`;
+  // Kept as written when the address alone would read back as another (the signals may then be too large to keep).
+  return parseAddressList(bare)[0]?.address === written.address ? { ...others, from: [bare] } : headers;
 }
 
 function topmostOnly(headers: Record<string, string[]>): Record<string, string[]> {

@@ -270,10 +270,16 @@ const HTML_TO_TEXT: HtmlToTextOptions = {
   ],
 };
 
+// Charset problems named one by one; the rest are counted. A header of encoded-words, each in a charset of its own
+// (`=?x-0?Q?a?= =?x-1?Q?a?= …`), makes tens of thousands, and a list that long helps no one reading a ticket.
+const MAX_CHARSET_PROBLEMS = 20;
+
 /** Collects warnings and charset problems without duplicates, and the characters removed from what strangers wrote. */
 class Notes {
   readonly warnings: string[] = [];
-  readonly charset: string[] = [];
+  // Every distinct problem, in order: looked up per note (a list's `includes` made tens of thousands quadratic, a
+  // minute for a 0.8 MB header), and what another reading's notes bring in ({@link Notes.addCharsetProblemsOf}).
+  private readonly charsetSeen = new Set<string>();
   /** Invisible characters ({@link removeInvisible}) removed from the text, subject, display names and file names. */
   invisibleRemoved = 0;
   /** Control characters ({@link removeControls}) removed from the same. */
@@ -284,7 +290,17 @@ class Notes {
     if (!this.warnings.includes(message)) this.warnings.push(message);
   }
   charsetProblem(message: string): void {
-    if (!this.charset.includes(message)) this.charset.push(message);
+    this.charsetSeen.add(message);
+  }
+  /** Records the charset problems `other` recorded, as if they were found here. */
+  addCharsetProblemsOf(other: Notes): void {
+    for (const message of other.charsetSeen) this.charsetSeen.add(message);
+  }
+  /** The charset problems: the first {@link MAX_CHARSET_PROBLEMS}, then how many more there were. */
+  get charset(): string[] {
+    const named = [...this.charsetSeen].slice(0, MAX_CHARSET_PROBLEMS);
+    const more = this.charsetSeen.size - named.length;
+    return more > 0 ? [...named, `…and ${more.toLocaleString('en')} more charset problems`] : named;
   }
 }
 
@@ -626,8 +642,14 @@ const CJK_ORIGINAL_MESSAGE = /原始邮件|原始郵件|원본\s?메시지/;
 // A client's From line names the sender's address; a customer's own 发件人/보낸 사람 line (a setting, a form) does not.
 const HOLDS_MAIL_ADDRESS = new RegExp(MAIL_ADDRESS);
 // A sender line without a label under a separator (「XYZ 支持 <support@…>」, QQ's `"XYZ Support"<support@…>;`): a
-// name, then an address that ends the line. Bounded parts, so a long line of word characters costs little.
-const SENDER_LINE = /^[^@]{0,200}(?:<[^<>\s@]{1,64}@[^<>\s@]{1,255}>|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8})\s*[;；,]?\s*$/;
+// name, then an address that ends the line. Bounded parts, so a long line of word characters costs little; the `;`
+// takes its trailing whitespace with it, so no two whitespace runs meet (a word-character name, an address, then a long
+// run of spaces and one more character backtracked per space and per split of the name from the address: 23 s for a
+// 16,000-character line, hostile-input audit 40).
+const SENDER_LINE = /^[^@]{0,200}(?:<[^<>\s@]{1,64}@[^<>\s@]{1,255}>|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8})\s*(?:[;；,]\s*)?$/;
+// The longest sender line the pattern can take (a name of 200, an address in brackets of 321) and a separator; a longer
+// one is never one and is not scanned.
+const MAX_SENDER_LINE_CHARS = 600;
 // The date a client writes under such a sender line (QQ: 「2026年11月18日(星期三) 上午10:30」): a short line with a date
 // or a time of day near its start.
 const SENT_DATE_LINE = new RegExp(String.raw`^.{0,40}?(?:${CJK_DATE}|\d{1,2}:\d\d)`);
@@ -748,7 +770,7 @@ function isOriginalMessageSeparator(lines: string[], index: number, recipients: 
   const at = nextContentIndex(lines, index);
   if (at < 0) return false;
   const next = lines[at] ?? '';
-  if (SENDER_LINE.test(next)) return opensQuotedMail(lines, at, recipients);
+  if (isSenderLine(next)) return opensQuotedMail(lines, at, recipients);
   return BLOCK_FROM.test(next) || BLOCK_NEXT.test(next) || QUOTED_LINE.test(next) || isQuoteHeader(next, lines[at + 1]);
 }
 
@@ -788,6 +810,12 @@ function ourMailboxesOf(recipients: readonly string[], sender: MailAddress | und
 function namesRecipient(line: string, recipients: readonly string[]): boolean {
   const address = MAIL_ADDRESS_IN_HEADER.exec(line)?.[0]?.toLowerCase();
   return address !== undefined && recipients.includes(address);
+}
+
+/** True when `line` is a bare sender line ({@link SENDER_LINE}); trailing whitespace aside, a short line only. */
+function isSenderLine(line: string): boolean {
+  const trimmed = line.trimEnd();
+  return trimmed.length <= MAX_SENDER_LINE_CHARS && SENDER_LINE.test(trimmed);
 }
 
 function isSentDateLine(line: string): boolean {
@@ -1732,7 +1760,7 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
     const theirs = typeof parsed.subject === 'string' ? parsed.subject : undefined;
     const useOurs = ownNotes.encodedWordsRepaired > 0 || theirs === undefined;
     subject = useOurs ? ours : theirs;
-    if (useOurs) ownNotes.charset.forEach((problem) => notes.charsetProblem(problem));
+    if (useOurs) notes.addCharsetProblemsOf(ownNotes);
   }
   // Removed before anything reads it: the reply decision, the question of a mail without a body, the review page.
   subject = visibleLine(subject, notes);
@@ -1861,7 +1889,8 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
     attachments,
     parseWarnings: notes.warnings,
   };
-  if (notes.charset.length > 0) mail.charsetProblems = notes.charset;
+  const charsetProblems = notes.charset;
+  if (charsetProblems.length > 0) mail.charsetProblems = charsetProblems;
   const unreadable = unreadableReason({
     top: { contentType: mail.contentType, params: paramsOf(parsed.headers.get('content-type')) },
     text: decodedText,
@@ -1888,8 +1917,8 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
     const report = deliveryReportOf(text, (body.attachments ?? []).map((a) => ({ contentType: a.contentType || '', content: a.content ?? Buffer.alloc(0) })));
     if (report) mail.deliveryReport = report;
   }
-  if (notes.warnings.length > 0 || notes.charset.length > 0) {
-    log.debug({ messageId, warnings: notes.warnings, charsetProblems: notes.charset }, 'mail parsed with problems');
+  if (notes.warnings.length > 0 || charsetProblems.length > 0) {
+    log.debug({ messageId, warnings: notes.warnings, charsetProblems }, 'mail parsed with problems');
   }
   const named = fromList[0];
   return { mail, sender: named && (named.name ? `${named.name} <${named.address}>` : named.address), ownWords };

@@ -39,7 +39,8 @@ export async function mailOutcome(raw: Buffer): Promise<string> {
   const mail = await parseInboundMail(raw, { extraHeaders: REPLY_SIGNAL_HEADERS });
   const ticket = newTicket(ticketInputForMail(mail, raw, { rawRef: 'raw:test', mailboxes }));
   if (ticket.state === 'parked') return `park ${ticket.reason}`;
-  const signals = { ...ticket.replySignals!, subject: ticket.subject, inReplyTo: ticket.inReplyTo, references: ticket.references };
+  // Signals too large to record on the ticket: the agent worker reads the raw mail again, as parsed here.
+  const signals = { ...(ticket.replySignals ?? mail), subject: ticket.subject, inReplyTo: ticket.inReplyTo, references: ticket.references };
   const decision = decideReply(signals, mailboxes);
   if (!decision.answer) return `ignore ${ignoreReasonText(decision)}`;
   if (ticket.unreadable) return `park ${ticket.unreadable}`;
