@@ -3,10 +3,11 @@
  * hold commas, doubled quotes and line breaks) and Excel workbooks (.xlsx: each visible sheet read the same way).
  * Spreadsheet exports are accepted as they come: UTF-8 with BOM or Shift_JIS, CRLF, blank lines, and columns in any
  * order when the header names them (`question`/`answer`, `質問`/`回答`, `Q`/`A`, a helpdesk's `お問い合わせ内容`/`対応内容`…,
- * see {@link qaColumns}); a header that names one means that one and the column of text beside it (never a column of
- * personal data), one that names neither the first two columns; a column taken without a name that holds only numbers
- * or ids is never read as questions or answers: a table with no text but ids, numbers or dates (a cover, revision-history
- * or count sheet), or a sheet beside another sheet of pairs, is passed over with a warning; any other such file stops the
+ * see {@link qaColumns}); a header that names one means that one and the column of text beside it, one that names
+ * neither the first two columns (unless one holds personal data: a ticket export, refused); never a column of personal
+ * data, named or not (pairs are quoted in replies). A column taken without a name that holds only numbers or ids is
+ * never read as questions or answers: a table with no text but ids, numbers or dates (a cover, revision-history or
+ * count sheet), or a sheet beside another sheet of pairs, is passed over with a warning; any other such file stops the
  * reindex, naming its columns. Fields exported as HTML are read as their text ({@link qaFieldText}).
  */
 import { readFile } from 'node:fs/promises';
@@ -18,6 +19,7 @@ import { limitHtmlNesting, MAX_HTML_DEPTH } from '../mail/html-nesting.js';
 import type { ProgressFn, QaPair } from '../search/types.js';
 import { errorMessage, KnowledgeError } from './errors.js';
 import { decodeText, listSourceFiles, normalizeNewlines } from './files.js';
+import { scrubPersonalData } from './personal-data.js';
 import { workbookSheets, type SheetRecord } from './qa-workbook.js';
 
 /** File types the Q&A loader reads. */
@@ -89,15 +91,39 @@ const RECORD_HEADERS = [
 ];
 /**
  * Headers of a person's name, address or number (a customer, a requester, an agent): never read as a question or an
- * answer, so no one's personal data goes into the index or the text the model answers from.
+ * answer, so no one's personal data goes into the index or the text the model answers from. A part of a header counts
+ * too (`対応（担当者）`, `phone_number`).
  */
 const PERSON_HEADERS = [
-  '顧客名', 'お客様名', '氏名', '名前', 'お名前', '担当', '担当者', '担当者名', '依頼者', '依頼者名', '申請者', '報告者', '起票者',
-  'メール', 'メールアドレス', 'eメール', '電話', '電話番号', '携帯番号', 'requester', 'assignee', 'customer', 'submitter',
-  'reporter', 'name', 'email', 'e-mail', 'mail', 'phone', 'tel',
+  '顧客', 'お客様', 'メール', 'eメール', '携帯', '携帯番号', 'requester', 'assignee', 'customer',
+  'submitter', 'reporter', 'sender', 'recipient', 'owner', 'agent', 'contactperson', 'name', 'email', 'e-mail', 'mail',
+  'phone', 'tel', 'mobile', 'fax', 'address', 'zip', 'zipcode', 'postcode', 'postalcode',
 ];
-/** Endings of an English header of personal data (`Customer email`, `requester_name`, `Contact phone`). */
-const PERSON_HEADER_ENDINGS = ['name', 'email', 'e-mail', 'phone'];
+/** Endings of an English header (or a part of one) of personal data (`Customer email`, `requester_name`). */
+const PERSON_HEADER_ENDINGS = ['name', 'email', 'e-mail', 'phone', 'address'];
+/**
+ * Mail headers of who a message went to or came from, and a bare `By`, whole (separators dropped: `Reply-To`,
+ * `assigned_to`): `to`, `from` or `by` in any part would take a FAQ's `How-To` column for a person.
+ */
+const MAIL_PERSON_HEADERS = ['to', 'from', 'cc', 'bcc', 'replyto', 'sentto', 'assignedto', 'by'];
+/** Roles before a `by` that names who acted (`Response_By`); a verb's `…ed by` (`Answered By`, `Created by`) counts too. */
+const BY_ROLES = ['response', 'reply', 'answer', 'resolution', 'review', 'approval'];
+/**
+ * Channels an answer went out by (`回答（メール）`, `Reply (Email)`): after an answer's name they say how, not whose,
+ * so such a column is judged by its values.
+ */
+const ANSWER_CHANNELS = ['メール', 'eメール', 'email', 'e-mail', 'mail', '電話', 'phone', 'tel', 'チャット', 'chat', 'fax'];
+/**
+ * Endings of a Japanese header (or a part of one) of personal data: a person (`顧客氏名`, `お客様名`, `回答者`, any
+ * `…者`), an address (`送付先住所`, `所在地`) or a contact point (`携帯電話`, `メールアドレス`, `郵便番号`).
+ */
+const PERSON_HEADER_JA_ENDINGS = ['氏名', '名前', '顧客', '顧客名', 'お客様', '客様名', '者', '者名', '担当', '住所', '所在地', '電話', '電話番号', 'アドレス', '郵便番号'];
+/** What parts a header: a qualifier's brackets and separators (`対応（担当者）`, `Reply-To`, `Tel.`). */
+const HEADER_PARTS = /[()（）:：_\-[\]［］.・/]+/;
+/** What sets a qualifier apart from a normalised header (NFKC made `（` and `：` ASCII): brackets and a colon. */
+const QUALIFIER_BRACKETS = /[()[\]:]+/;
+/** Separators inside a header's words (`Reply-To`, `Response_By`, `e.mail`). */
+const WORD_SEPARATORS = /[_\-.・/]+/g;
 
 function normalizedHeader(cell: string): string {
   return cell.normalize('NFKC').toLowerCase().replace(/\s+/g, '');
@@ -109,13 +135,17 @@ function qualifiedName(cell: string, name: string): boolean {
   return name.length > 1 && cell.startsWith(name) && /^[(（:：_\-\[［]/.test(cell.slice(name.length));
 }
 
-/** The column headed by one of `names` (the earliest listed name wins), else by one of them with a qualifier; -1 when none. */
-function namedColumn(cells: readonly string[], names: readonly string[]): number {
+/**
+ * The column headed by one of `names` (the earliest listed name wins), else by one of them with a qualifier, among the
+ * columns `usable` allows (a `Reply-To`, `Response_By` or `対応（担当者）` header, or a column of e-mail addresses,
+ * names no answer); -1 when none.
+ */
+function namedColumn(cells: readonly string[], names: readonly string[], usable: (column: number) => boolean): number {
   for (const name of names) {
-    const exact = cells.indexOf(name);
+    const exact = cells.findIndex((c, i) => c === name && usable(i));
     if (exact >= 0) return exact;
   }
-  return cells.findIndex((c) => names.some((n) => qualifiedName(c, n)));
+  return cells.findIndex((c, i) => names.some((n) => qualifiedName(c, n)) && usable(i));
 }
 
 /** A number or a date, bare or as a row number (`12`, `001`, `#5`, `No.3`, `2024/01/05`). */
@@ -135,9 +165,32 @@ function contactValue(value: string): boolean {
   return PHONE_SHAPE.test(value) && digits >= 10 && digits <= 15;
 }
 
-/** Whether a normalised header cell names a person's data. */
+/** Whether a normalised header cell, or a part of it, names a person's data. */
 function personHeader(cell: string): boolean {
-  return PERSON_HEADERS.includes(cell) || (/^[\x21-\x7e]+$/.test(cell) && PERSON_HEADER_ENDINGS.some((end) => cell.endsWith(end)));
+  if (answerByChannel(cell)) return false;
+  return (
+    cell.split(QUALIFIER_BRACKETS).some(mailPersonHeader) ||
+    [cell, ...cell.split(HEADER_PARTS)].some(
+      (part) =>
+        PERSON_HEADERS.includes(part) ||
+        (/^[\x21-\x7e]+$/.test(part) ? PERSON_HEADER_ENDINGS : PERSON_HEADER_JA_ENDINGS).some((end) => part.endsWith(end)),
+    )
+  );
+}
+
+/** Whether a header, or a bracketed part of it, is a mail header of a person or a `… By` after a verb or a role. */
+function mailPersonHeader(segment: string): boolean {
+  const words = segment.replace(WORD_SEPARATORS, '');
+  if (MAIL_PERSON_HEADERS.includes(words)) return true;
+  if (!words.endsWith('by')) return false;
+  const before = words.slice(0, -2);
+  return /[a-z]ed$/.test(before) || BY_ROLES.some((role) => before.endsWith(role));
+}
+
+/** Whether a normalised header is an answer's name with the channel it went out by in brackets (`回答(メール)`). */
+function answerByChannel(cell: string): boolean {
+  const qualified = /^(.+?)[([](.+)[)\]]$/.exec(cell);
+  return qualified !== null && ANSWER_HEADERS.includes(qualified[1]!) && ANSWER_CHANNELS.includes(qualified[2]!);
 }
 
 /** The column's non-blank values in `rows`. */
@@ -150,9 +203,49 @@ function onlyOfShape(values: readonly string[], shape: RegExp): boolean {
   return values.length > 0 && values.every((value) => shape.test(value));
 }
 
-/** Whether most of a column's values are e-mail addresses or phone numbers (a blank or `-` here and there aside). */
-function mostlyContacts(values: readonly string[]): boolean {
-  return values.length > 0 && values.filter(contactValue).length * 2 > values.length;
+/**
+ * Whether a value is mostly personal data: one the scrub of text bound for the knowledge base mostly replaces
+ * (`taro@example.com`, `TEL: 090-1234-5678`, `東京都千代田区1-2-3`, but not a role address or a toll-free number, as a
+ * FAQ gives them), or, in a column the header does not name, any e-mail address or phone number. Names are told by
+ * their header only: the scrub finds a bare name by nothing.
+ */
+function personalValue(value: string, named: boolean): boolean {
+  if (!named && contactValue(value)) return true;
+  const { replacements } = scrubPersonalData(value);
+  if (replacements.length === 0) return false;
+  const visible = (text: string): number => text.replace(/\s/g, '').length;
+  return replacements.reduce((sum, r) => sum + visible(r.original), 0) * 2 >= visible(value);
+}
+
+/** How many of a column's values, spread over it, tell whether it holds mostly personal data. */
+const PERSONAL_SAMPLE = 500;
+
+/**
+ * Whether most of a column's values are personal data ({@link personalValue}; a blank or `-` here and there aside),
+ * judged on {@link PERSONAL_SAMPLE} of them spread over the column: a history export's answer column may hold a hundred
+ * thousand values, and scrubbing every one took seconds.
+ */
+function mostlyPersonal(values: readonly string[], named: boolean): boolean {
+  const step = Math.max(1, values.length / PERSONAL_SAMPLE);
+  const sample = values.length <= PERSONAL_SAMPLE ? values : Array.from({ length: PERSONAL_SAMPLE }, (_, i) => values[Math.floor(i * step)]!);
+  let personal = 0;
+  let other = 0;
+  for (const value of sample) {
+    if (personalValue(value, named)) personal++;
+    else other++;
+    // Stops once the rest cannot change the answer.
+    if (personal * 2 > sample.length) return true;
+    if (other * 2 >= sample.length) return false;
+  }
+  return false;
+}
+
+/**
+ * Whether a column must not be read as questions or answers: headed as personal data, or holding mostly that;
+ * `named` when its header names it a question or an answer (see {@link personalValue}).
+ */
+function personalColumn(cells: readonly string[], rows: readonly (readonly string[])[], column: number, named = false): boolean {
+  return personHeader(cells[column] ?? '') || mostlyPersonal(columnValues(rows, column), named);
 }
 
 /** Which columns hold the question and the answer, and which of them the header names. */
@@ -169,9 +262,16 @@ export interface QaColumns {
  * The column that goes with the one the header names: the nearest with text in it, looking after a question and
  * before an answer first, and passing over the columns of a record around the pair (an id, a category, a date) and
  * columns of numbers or ids. The nearest column when none has text. A column of personal data (headed as a name, an
- * address or a number, or holding mostly e-mail addresses or phone numbers) is never taken: -1 when only those are left.
+ * address or a number, or holding mostly e-mail addresses, phone numbers or postal addresses: `personal`) is never
+ * taken: -1 when only those are left.
  */
-function otherColumn(cells: readonly string[], rows: readonly (readonly string[])[], named: number, ahead: 1 | -1): number {
+function otherColumn(
+  cells: readonly string[],
+  rows: readonly (readonly string[])[],
+  named: number,
+  ahead: 1 | -1,
+  personal: (column: number) => boolean,
+): number {
   const width = cells.length;
   const nearest = (step: 1 | -1): number[] => {
     const found: number[] = [];
@@ -181,7 +281,7 @@ function otherColumn(cells: readonly string[], rows: readonly (readonly string[]
   const around = [...nearest(ahead), ...nearest(ahead === 1 ? -1 : 1)];
   // A one-column header: the field after it, as a row may have one the header did not head.
   if (around.length === 0) return named + 1;
-  const order = around.filter((i) => !personHeader(cells[i] ?? '') && !mostlyContacts(columnValues(rows, i)));
+  const order = around.filter((i) => !personal(i));
   return order.find((i) => textColumn(cells, rows, i)) ?? order[0] ?? -1;
 }
 
@@ -194,27 +294,42 @@ function textColumn(cells: readonly string[], rows: readonly (readonly string[])
 /**
  * The question and answer columns of a header row: those it names (`question`/`answer`, `質問`/`回答`, `Q`/`A`,
  * `お問い合わせ内容`/`対応内容`…, in any order, among other columns such as an id or a category); when it names only
- * one, that one and the nearest column of text beside it (see `rows`, the data rows), never one of personal data;
- * an error-code table's code column (`エラーコード`, `code`) is its question; else the first two.
+ * one, that one and the nearest column of text beside it (see `rows`, the data rows); an error-code table's code
+ * column (`エラーコード`, `code`) is its question; else the first two (refused by {@link unreadableColumns} when any
+ * column holds personal data). Never a column of personal data, named or not (headed as a name, an address or a
+ * contact point, or holding mostly e-mail addresses, phone numbers or addresses): pairs are quoted in replies to other
+ * customers.
  */
 export function qaColumns(header: readonly string[], rows: readonly (readonly string[])[] = []): QaColumns {
   const cells = header.map(normalizedHeader);
-  let question = namedColumn(cells, QUESTION_HEADERS);
-  const answer = namedColumn(cells, ANSWER_HEADERS);
+  const remembered = (named: boolean): ((column: number) => boolean) => {
+    const known = new Map<number, boolean>();
+    return (column) => {
+      let found = known.get(column);
+      if (found === undefined) known.set(column, (found = personalColumn(cells, rows, column, named)));
+      return found;
+    };
+  };
+  const personal = remembered(false);
+  const personalNamed = remembered(true);
+  const usable = (column: number): boolean => !personalNamed(column);
+  let question = namedColumn(cells, QUESTION_HEADERS, usable);
+  const answer = namedColumn(cells, ANSWER_HEADERS, usable);
   if (question < 0 && answer >= 0) {
-    const content = cells.flatMap((c, i) => (CONTENT_HEADERS.some((n) => c === n || qualifiedName(c, n)) ? [i] : []));
+    const content = cells.flatMap((c, i) => (CONTENT_HEADERS.some((n) => c === n || qualifiedName(c, n)) && usable(i) ? [i] : []));
     if (content.length === 1) question = content[0]!;
   }
   if (question >= 0 && answer >= 0) return { question, answer, named: 'both' };
-  if (question >= 0) return { question, answer: otherColumn(cells, rows, question, 1), named: 'question' };
+  if (question >= 0) return { question, answer: otherColumn(cells, rows, question, 1, personal), named: 'question' };
   // A user asks about the code (`E-1001`) an error-code table lists; a ticket's subject beside a named answer asks better.
-  const code = namedColumn(cells, CODE_HEADERS);
+  const code = namedColumn(cells, CODE_HEADERS, usable);
   if (answer >= 0) {
-    const other = otherColumn(cells, rows, answer, -1);
+    const other = otherColumn(cells, rows, answer, -1, personal);
     if (code >= 0 && code !== answer && (other < 0 || !textColumn(cells, rows, other))) return { question: code, answer, named: 'both' };
     return { question: other, answer, named: 'answer' };
   }
-  if (code >= 0) return { question: code, answer: otherColumn(cells, rows, code, 1), named: 'question' };
+  if (code >= 0) return { question: code, answer: otherColumn(cells, rows, code, 1, personal), named: 'question' };
+  // A header naming neither with a column of personal data is no FAQ: unreadableColumns refuses it.
   return { question: 0, answer: 1, named: 'none' };
 }
 
@@ -402,7 +517,8 @@ const HEAD_THE_COLUMNS = 'head the question column question (or 質問, 問い�
  * Why the question and answer columns cannot be read, or undefined. A column the header names is read whatever it
  * holds (error codes, `台数は？` → `3`); one taken without a name is refused when it holds only numbers or ids (`1`,
  * `T-201`, a date): read so, a count or revision sheet or an export's id column would be indexed, and only its header
- * can say which columns to read. So is a header that names one column when every other holds personal data.
+ * can say which columns to read. So is a header that names one column when every other holds personal data, and one
+ * that names none beside a column of personal data ({@link ticketExport}).
  */
 function unreadableColumns(header: readonly string[], rows: readonly (readonly string[])[], columns: QaColumns): string | undefined {
   const others = header.flatMap((_, i) => (i === columns.question || i === columns.answer ? [] : [columnName(header, i)]));
@@ -413,8 +529,24 @@ function unreadableColumns(header: readonly string[], rows: readonly (readonly s
     { column: columns.answer, role: 'answers', named: columns.named === 'both' || columns.named === 'answer' },
   ];
   const refused = roles.find(({ column, named }) => !named && onlyOfShape(columnValues(rows, column), ID_SHAPE));
+  // A column of phone numbers is of ids' shape, but is no id: the message names it as personal data.
+  const cells = header.map(normalizedHeader);
+  if (columns.named === 'none' && (!refused || personalColumn(cells, rows, refused.column))) return ticketExport(header, rows);
   if (!refused) return undefined;
   return `the column ${columnName(header, refused.column)} holds only numbers or ids and would be indexed as the ${refused.role}; the header reads ${header.join(', ')}: ${HEAD_THE_COLUMNS}`;
+}
+
+/**
+ * Why a header that names no question or answer column but has columns of personal data (`Name,Email,Subject,Body`,
+ * `氏名,メールアドレス,件名,本文`), by header or by values, is not read, or undefined: it is an export of tickets or
+ * customers, not Q&A. Its text is the customers' own (a Body is the customer's message, not an answer), and quoted
+ * as an answer it would reach other customers.
+ */
+function ticketExport(header: readonly string[], rows: readonly (readonly string[])[]): string | undefined {
+  const cells = header.map(normalizedHeader);
+  const personal = cells.flatMap((_, i) => (personalColumn(cells, rows, i) ? [columnName(header, i)] : []));
+  if (personal.length === 0) return undefined;
+  return `the header names no question and answer columns but personal data (${personal.join(', ')}): an export of tickets or customers, whose text is the customers' own, not answers; the header reads ${header.join(', ')}: ${HEAD_THE_COLUMNS}`;
 }
 
 /**
@@ -427,7 +559,7 @@ function holdsText(header: readonly string[], rows: readonly (readonly string[])
   // Not Math.max(...): a large export's rows would overflow the call stack as arguments.
   const width = rows.reduce((widest, record) => Math.max(widest, record.length), cells.length);
   return Array.from({ length: width }, (_, i) => i).some(
-    (i) => textColumn(cells, rows, i) && !personHeader(cells[i] ?? '') && !mostlyContacts(columnValues(rows, i)),
+    (i) => textColumn(cells, rows, i) && !personalColumn(cells, rows, i),
   );
 }
 

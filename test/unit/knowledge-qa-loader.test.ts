@@ -337,6 +337,9 @@ describe('loadQaPairs', () => {
     { name: 'a Zendesk export', file: 'zendesk.csv', csv: 'Ticket ID,Subject,Description,Comment\n1,Login,I cannot log in,Clear the cache\n', column: 'Ticket ID' },
     { name: 'a numbered FAQ without a header', file: 'faq2.csv', csv: '1,パスワードを忘れた,再設定してください\n2,料金は？,月額1000円です\n', column: '1' },
     { name: 'an Assignee beside the question', file: 'assigned.csv', csv: 'Question,Assignee\nHow to log in?,Bob Smith\n', column: 'Assignee' },
+    // A ticket export's Body is the customer's own message: read as answers, it would be quoted to other customers.
+    { name: 'a ticket export with names and addresses', file: 'tickets.csv', csv: 'Name,Email,Subject,Body\nTaro Yamada,taro@example.com,Login,I cannot log in\n', column: 'Name, Email' },
+    { name: 'a Japanese ticket export', file: 'tickets-ja.csv', csv: '氏名,メールアドレス,件名,本文\n山田太郎,taro@example.com,ログイン,ログインできません\n', column: '氏名, メールアドレス' },
   ])('stops the reindex beside a readable FAQ for a file with text it cannot read ($name)', async ({ file, csv, column }) => {
     await writeFile(path.join(dir, 'a-faq.csv'), '質問,回答\nQ1,A1\n');
     await writeFile(path.join(dir, file), csv);
