@@ -45,6 +45,16 @@ const bool = z
   .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
 const url = z.url();
 const optionalUrl = z.url().optional();
+/**
+ * A search server's URL. Meilisearch's and Qdrant's clients send with fetch, which refuses a URL holding a user or
+ * password: every search and reindex would fail with "Request cannot be constructed from a URL that includes
+ * credentials", so such a URL is refused here, naming where the key goes.
+ */
+const searchServerUrl = (keyVariable: string) =>
+  z
+    .url()
+    .refine((v) => !URL.canParse(v) || (new URL(v).username === '' && new URL(v).password === ''), `must not carry a user or password (fetch refuses such URLs): put the key in ${keyVariable}`)
+    .optional();
 const csvList = z
   .string()
   .transform((v) =>
@@ -272,7 +282,7 @@ export const VARIABLES = {
   },
 
   MEILI_HOST: {
-    schema: optionalUrl,
+    schema: searchServerUrl('MEILI_API_KEY'),
     description: 'Meilisearch for manual search, e.g. http://localhost:7700; empty uses the embedded engine under DATA_DIR',
     sensitive: false,
     group: 'search',
@@ -291,7 +301,7 @@ export const VARIABLES = {
     group: 'search',
   },
   QDRANT_URL: {
-    schema: optionalUrl,
+    schema: searchServerUrl('QDRANT_API_KEY'),
     description: 'Qdrant for Q&A search, e.g. http://localhost:6333 or https://proxy/qdrant (port by scheme when absent, path kept); empty uses the embedded vector index under DATA_DIR',
     sensitive: false,
     group: 'search',
@@ -915,9 +925,9 @@ function sameMailbox(a: string, b: string): boolean {
 
 /** A value as an error message may show it: secrets masked, but a URL keeps everything except its password. */
 export function shownValue(raw: string, spec: Pick<VariableSpec, 'sensitive'>): string {
-  if (!spec.sensitive) return JSON.stringify(raw);
   const url = /^([a-z][a-z0-9+.-]*:\/\/)(?:([^@/]*)@)?/i.exec(raw);
-  if (!url) return '***';
+  // A URL of a variable that is no secret may still carry one (a proxy's password in MEILI_HOST): masked the same way.
+  if (!url) return spec.sensitive ? '***' : JSON.stringify(raw);
   if (url[2] === undefined) return JSON.stringify(raw);
   const colon = url[2].indexOf(':');
   const userinfo = colon >= 0 ? `${url[2].slice(0, colon)}:***` : '***';

@@ -136,6 +136,19 @@ describe('config', () => {
     expect(shownValue(raw, { sensitive: true })).toBe(shown);
   });
 
+  // fetch (Meilisearch's and Qdrant's clients) refuses a URL with a user or password in it, at the first search: the
+  // reindex and every search would fail with "Request cannot be constructed from a URL that includes credentials".
+  it.each([
+    ['MEILI_HOST', 'http://admin:hunter2@127.0.0.1:7700', '"http://admin:***@127.0.0.1:7700"', 'MEILI_API_KEY'],
+    ['QDRANT_URL', 'https://hunter2@qdrant.example/q', '"https://***@qdrant.example/q"', 'QDRANT_API_KEY'],
+  ])('refuses %s with a user or password in it, naming the key variable and masking the password', (name, raw, shown, key) => {
+    expect(() => parseConfig({ [name]: raw })).toThrow(`${name}=${shown} must not carry a user or password (fetch refuses such URLs): put the key in ${key}`);
+  });
+
+  it('masks the password of any URL it shows in an error, sensitive variable or not', () => {
+    expect(() => parseConfig({ OPENAI_BASE_URL: 'http://llm:hunter2@bad host/v1' })).toThrow('OPENAI_BASE_URL="http://llm:***@bad host/v1" is not a URL');
+  });
+
   it.each([
     [{ IMAP_PORT: 'abc' }, 'IMAP_PORT="abc" is not a number'],
     [{ AGENT_CONCURRENCY: '0' }, 'AGENT_CONCURRENCY="0" is too small: the least allowed is 1'],

@@ -137,18 +137,20 @@ describe('npm run check', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it('shows the search servers’ URLs without their passwords', async () => {
+  // A user or password in these URLs is refused by the configuration (fetch would refuse it); a gateway's token may
+  // still ride in a query value.
+  it('shows the search servers’ URLs without their query values', async () => {
     const config = parseConfig({
       DATA_DIR: path.join(root, 'data'),
       EMBEDDINGS_PROVIDER: 'local',
       LOG_LEVEL: 'silent',
       REDIS_URL: 'redis://127.0.0.1:1',
-      MEILI_HOST: 'https://mu:MEILIPASS@127.0.0.1:1',
-      QDRANT_URL: 'https://qd:QDRANTPASS@127.0.0.1:1/qdrant?api_key=QDRANTQUERY',
+      MEILI_HOST: 'https://127.0.0.1:1/meili?token=MEILIQUERY',
+      QDRANT_URL: 'https://127.0.0.1:1/qdrant?api_key=QDRANTQUERY',
     });
     const outcomes = await checkIndexes(config);
-    expect(outcomes.map((o) => o.where)).toEqual(['Meilisearch https://***@127.0.0.1:1 xyz_manual', 'Qdrant https://***@127.0.0.1:1/qdrant?api_key=*** xyz_qa']);
-    for (const secret of ['MEILIPASS', 'QDRANTPASS', 'QDRANTQUERY']) expect(JSON.stringify(outcomes)).not.toContain(secret);
+    expect(outcomes.map((o) => o.where)).toEqual(['Meilisearch https://127.0.0.1:1/meili?token=*** xyz_manual', 'Qdrant https://127.0.0.1:1/qdrant?api_key=*** xyz_qa']);
+    for (const secret of ['MEILIQUERY', 'QDRANTQUERY']) expect(JSON.stringify(outcomes)).not.toContain(secret);
   });
 
   it('shows the model server’s URL without its password or query key', { timeout: 90_000 }, async () => {
