@@ -357,7 +357,9 @@ const MIN_URL_PART_LENGTH = 3;
 const URL_USERINFO = /\b([a-z][a-z\d+.-]*:\/\/)[^/\s?#]*@/gi;
 
 /** A query value (`?name=value`, `&name=value`): a gateway's token may ride in any of them. */
-const QUERY_VALUE = /([?&][^=&\s?#]+=)[^&\s#]*/g;
+const QUERY_VALUE = /([?&](?!api-version=)[^=&\s?#]+=)[^&\s#)\]>"']*/g;
+/** Query parameters that carry no secret and help a diagnosis: Azure's `api-version` (a date the server may refuse). */
+const PLAIN_QUERY_PARAMETERS = new Set(['api-version']);
 
 /** The userinfo of the base URL as written in `.env`, before any parser re-encodes it. */
 const WRITTEN_USERINFO = /^[a-z][a-z\d+.-]*:\/\/([^/\s?#]*)@/i;
@@ -374,7 +376,7 @@ export function maskedServerUrl(url: string): string {
     return '(OPENAI_BASE_URL is not a URL)';
   }
   const auth = parsed.username || parsed.password ? '***@' : '';
-  const query = [...parsed.searchParams.keys()].map((key) => `${key}=***`).join('&');
+  const query = [...parsed.searchParams].map(([key, value]) => `${key}=${PLAIN_QUERY_PARAMETERS.has(key) ? value : '***'}`).join('&');
   const path = parsed.pathname === '/' && !url.endsWith('/') ? '' : parsed.pathname;
   return `${parsed.protocol}//${auth}${parsed.host}${path}${query ? `?${query}` : ''}`;
 }
@@ -389,7 +391,10 @@ export function maskedServerUrl(url: string): string {
  * through it (errors built elsewhere, text read before) and the URL's secrets, which the client does not know.
  */
 export function withoutSecrets(text: string, settings: ModelServerSettings): string {
-  const key = settings.OPENAI_API_KEY === PLACEHOLDER_API_KEY ? undefined : settings.OPENAI_API_KEY;
+  // A key that is the server's host name, or a label of it (Ollama's conventional key `ollama` in compose, where the
+  // host is `ollama`), is shown in the URL anyway; cutting it would take the host out of "ENOTFOUND ollama".
+  const hostLabels = settings.OPENAI_BASE_URL && URL.canParse(settings.OPENAI_BASE_URL) ? new URL(settings.OPENAI_BASE_URL).hostname.split('.') : [];
+  const key = settings.OPENAI_API_KEY === PLACEHOLDER_API_KEY || hostLabels.includes(settings.OPENAI_API_KEY ?? '') ? undefined : settings.OPENAI_API_KEY;
   const cut = [...new Set(urlSecretsOf(settings.OPENAI_BASE_URL))]
     .sort((a, b) => b.length - a.length)
     .reduce((cleaned, secret) => cleaned.split(secret).join('***'), withoutApiKey(text, key));
@@ -404,8 +409,10 @@ function urlSecretsOf(baseUrl: string | undefined): string[] {
   const writtenUserinfo = WRITTEN_USERINFO.exec(baseUrl)?.[1] ?? '';
   const colon = writtenUserinfo.indexOf(':');
   const written = colon < 0 ? [writtenUserinfo] : [writtenUserinfo.slice(0, colon), writtenUserinfo.slice(colon + 1)];
-  const writtenQuery = url.search.slice(1).split('&').map((pair) => pair.slice(pair.indexOf('=') + 1));
-  const parts = [url.username, url.password, ...written, ...writtenQuery, ...url.searchParams.values()].filter((part) => part.length >= MIN_URL_PART_LENGTH);
+  const secretPairs = url.search.slice(1).split('&').filter((pair) => !PLAIN_QUERY_PARAMETERS.has(safeDecode(pair.slice(0, Math.max(0, pair.indexOf('='))))));
+  const writtenQuery = secretPairs.map((pair) => pair.slice(pair.indexOf('=') + 1));
+  const parsedQuery = [...url.searchParams].filter(([name]) => !PLAIN_QUERY_PARAMETERS.has(name)).map(([, value]) => value);
+  const parts = [url.username, url.password, ...written, ...writtenQuery, ...parsedQuery].filter((part) => part.length >= MIN_URL_PART_LENGTH);
   const basicAuth = url.username || url.password ? [`${safeDecode(url.username)}:${safeDecode(url.password)}`] : [];
   return [...parts.flatMap(formsOf), ...basicAuth.flatMap(base64Forms)];
 }

@@ -119,7 +119,7 @@ describe('maskedServerUrl', () => {
     ['a plain URL', 'http://127.0.0.1:11434/v1', 'http://127.0.0.1:11434/v1'],
     ['user and password', 'https://bob:hunter2@llm.example.com/v1', 'https://***@llm.example.com/v1'],
     ['a token as the user', 'https://sk-abc@llm.example.com/v1', 'https://***@llm.example.com/v1'],
-    ['a key in the query', 'https://my.openai.azure.com/openai/deployments/x?api-version=2024-06-01&api-key=abc123', 'https://my.openai.azure.com/openai/deployments/x?api-version=***&api-key=***'],
+    ['a key in the query', 'https://my.openai.azure.com/openai/deployments/x?api-version=2024-06-01&api-key=abc123', 'https://my.openai.azure.com/openai/deployments/x?api-version=2024-06-01&api-key=***'],
     ['not a URL', 'not a url', '(OPENAI_BASE_URL is not a URL)'],
   ])('%s', (_what, url, shown) => {
     expect(maskedServerUrl(url)).toBe(shown);

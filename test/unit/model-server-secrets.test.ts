@@ -13,7 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { APIError } from 'openai';
+import { APIConnectionError, APIError, NotFoundError } from 'openai';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkIndexes } from '../../src/cli/check-indexes.js';
@@ -181,3 +181,29 @@ async function runCheck(env: Record<string, string>): Promise<{ code: number | n
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   return { code, stdout, stderr };
 }
+
+// What is no secret stays readable: the masking must not take the diagnosis with it.
+describe('what the model server line keeps', () => {
+  it.each([
+    {
+      why: "Ollama's default key, which is also the host's name in compose",
+      config: { OPENAI_BASE_URL: 'http://ollama:11434/v1', OPENAI_API_KEY: 'ollama' },
+      err: new APIConnectionError({ cause: Object.assign(new Error('getaddrinfo ENOTFOUND ollama'), { code: 'ENOTFOUND' }) }),
+      line: 'cannot reach http://ollama:11434/v1: Connection error. (getaddrinfo ENOTFOUND ollama)',
+    },
+    {
+      why: "Azure's api-version, a version and no key",
+      config: { OPENAI_BASE_URL: 'https://x.openai.azure.com/openai/deployments/gpt4o?api-version=2024-02-01&api-key=QUERYSECRET', OPENAI_API_KEY: API_KEY },
+      err: new NotFoundError(404, { message: 'Unsupported api-version 2024-02-01 (GET /openai/models?api-version=2024-02-01&api-key=QUERYSECRET)' }, undefined, new Headers()),
+      // The /v1 hint is asked of every 404 under a base URL without /v1.
+      line: 'https://x.openai.azure.com/openai/deployments/gpt4o?api-version=2024-02-01&api-key=*** answered 404: 404 Unsupported api-version 2024-02-01 (GET /openai/models?api-version=2024-02-01&api-key=***); does OPENAI_BASE_URL end in /v1? (Ollama: http://host:11434/v1, vLLM: http://host:8000/v1)',
+    },
+  ])('$why', ({ config, err, line }) => {
+    expect(modelServerFailure(err, config)).toBe(line);
+  });
+
+  it('still cuts a key that is no part of the host name', () => {
+    const err = new APIConnectionError({ cause: new Error('proxy said: token ollama-secret refused') });
+    expect(modelServerFailure(err, { OPENAI_BASE_URL: 'http://gpu-box:8000/v1', OPENAI_API_KEY: 'ollama-secret' })).toBe('cannot reach http://gpu-box:8000/v1: Connection error. (proxy said: token *** refused)');
+  });
+});
