@@ -4,8 +4,9 @@
  * Spreadsheet exports are accepted as they come: UTF-8 with BOM or Shift_JIS, CRLF, blank lines, and columns in any
  * order when the header names them (`question`/`answer`, `質問`/`回答`, `Q`/`A`, a helpdesk's `お問い合わせ内容`/`対応内容`…,
  * see {@link qaColumns}); a header that names one means that one and the column of text beside it, one that names
- * neither the first two columns (unless one holds personal data: a ticket export, refused); never a column of personal
- * data, named or not (pairs are quoted in replies). A column taken without a name that holds only numbers or ids is
+ * neither the first two columns without personal data (unless one is a contact of the customer: a ticket export,
+ * refused); an unnamed column of personal data is never read, a plainly named one always (pairs are quoted in
+ * replies; see {@link namedColumnReadable}). A column taken without a name that holds only numbers or ids is
  * never read as questions or answers: a table with no text but ids, numbers or dates (a cover, revision-history or
  * count sheet), or a sheet beside another sheet of pairs, is passed over with a warning; any other such file stops the
  * reindex, naming its columns. Fields exported as HTML are read as their text ({@link qaFieldText}).
@@ -96,11 +97,59 @@ const RECORD_HEADERS = [
  */
 const PERSON_HEADERS = [
   '顧客', 'お客様', 'メール', 'eメール', '携帯', '携帯番号', 'requester', 'assignee', 'customer',
-  'submitter', 'reporter', 'sender', 'recipient', 'owner', 'agent', 'contactperson', 'name', 'email', 'e-mail', 'mail',
-  'phone', 'tel', 'mobile', 'fax', 'address', 'zip', 'zipcode', 'postcode', 'postalcode',
+  'submitter', 'reporter', 'sender', 'recipient', 'owner', 'author', 'editor', 'agent', 'contactperson', 'email', 'e-mail', 'mail',
+  'phone', 'tel', 'mobile', 'fax', 'zip', 'zipcode', 'postcode', 'postalcode',
 ];
-/** Endings of an English header (or a part of one) of personal data (`Customer email`, `requester_name`). */
-const PERSON_HEADER_ENDINGS = ['name', 'email', 'e-mail', 'phone', 'address'];
+/** Endings of an English header (or a part of one) of personal data (`Customer email`, `contact_phone`). */
+const PERSON_HEADER_ENDINGS = ['email', 'e-mail', 'phone'];
+/**
+ * Whose `…name` or `…address` is a person's (`Customer Name`, `requester_name`, `Mailing address`, a bare `Name`):
+ * a `Feature Name`, `File Name` or `Web Address` is a FAQ's text, not anyone's data.
+ */
+const PERSON_NAME_OWNERS = [
+  '', 'customer', 'client', 'user', 'requester', 'contact', 'full', 'first', 'last', 'given', 'family', 'sur', 'middle',
+  'agent', 'staff', 'assignee', 'sender', 'recipient', 'reporter', 'submitter', 'member', 'person', 'display', 'owner',
+  'author', 'caller', 'applicant', 'guest',
+];
+const PERSON_ADDRESS_OWNERS = [
+  '', 'email', 'e-mail', 'mail', 'postal', 'mailing', 'home', 'street', 'shipping', 'billing', 'delivery', 'customer',
+  'contact', 'sender', 'recipient', 'reply', 'return', 'residential',
+];
+/**
+ * Headers of a contact point of the customer (a person's name, e-mail address, phone number or postal address), whole
+ * or before a qualifier, separators dropped: beside text under a header that names no question or answer, they make
+ * the file a ticket export ({@link ticketExport}). An author's or an agent's column (`作成者`, `Created By`, `Owner`)
+ * is never read either, but says nothing of whose the text is.
+ */
+const CUSTOMER_CONTACT_HEADERS = [
+  'name', 'fullname', 'customer', 'customername', 'client', 'clientname', 'contactname', 'firstname', 'lastname',
+  'requester', 'requestername', 'from', 'sender', 'sendername', 'replyto', '氏名', '名前', 'お名前', '顧客', '顧客名',
+  'お客様', 'お客様名', '依頼者', '依頼者名', '問い合わせ者', '問合せ者', 'お問い合わせ者', '申込者', 'email', 'mail',
+  'emailaddress', 'mailaddress', 'メール', 'eメール', 'phone', 'phonenumber', 'tel', 'telephone', 'mobile', 'fax',
+  '電話', '携帯', '携帯番号', 'address', 'postaladdress', 'mailingaddress', 'homeaddress', 'zip', 'zipcode', 'postcode',
+  'postalcode',
+];
+/** Endings of a header of the customer's contact point (`顧客氏名`, `Customer Email`, `携帯電話番号`, `送付先住所`). */
+const CUSTOMER_CONTACT_ENDINGS = ['氏名', '名前', '客様名', '顧客名', 'メール', 'メールアドレス', '電話', '電話番号', '住所', '郵便番号', 'email', 'phone'];
+/**
+ * Who a question or an answer is of, before or after its name (`customer_question`, `Agent Answer`, `質問（お客様）`,
+ * `answer_by_agent`, `お客様の質問`): the header still names that column, judged by its values (a customer's
+ * addresses under `agent_answer` are no answer).
+ */
+const QA_PERSON_QUALIFIERS = [
+  'customer', 'customers', 'client', 'user', 'requester', 'agent', 'staff', 'operator', 'support', 'rep', 'representative',
+  'member', 'guest', 'お客様', 'お客さま', '顧客', '利用者', 'ユーザー', 'ユーザ', '担当者', '担当', 'オペレーター', 'スタッフ', 'サポート', '窓口',
+];
+/**
+ * Answer names of an act rather than a text: with a person (`対応（担当者）`, like `対応者`) they name who acted, so
+ * they are judged as any header of a person.
+ */
+const ACT_ANSWER_HEADERS = ['対応', '対処', '処置'];
+/**
+ * A mailbox of a role, a desk or a machine (`info@`, `sales@`, `billing@`, and the scrub's `support@`, `no-reply@`): a
+ * FAQ's or a glossary's contact point, no one's address.
+ */
+const ROLE_MAILBOX = /^(?:info|sales|billing|contact|inquir(?:y|ies)|otoiawase|faq|recruit(?:ing)?|jobs|careers|hr|press|pr|media|office|admin|service|cs|customer-?(?:service|care|support)|care|hello|team|marketing|accounts?|accounting|orders?|shop|store|reservations?|booking|feedback|legal|privacy|partners?|returns|invoices?|payments?|support|helpdesk|help|no-?reply|do-?not-?reply|postmaster|webmaster|abuse|security|alerts?|notify|notifications?)(?:[+._-][^@\s]*)?@/i;
 /**
  * Mail headers of who a message went to or came from, and a bare `By`, whole (separators dropped: `Reply-To`,
  * `assigned_to`): `to`, `from` or `by` in any part would take a FAQ's `How-To` column for a person.
@@ -136,16 +185,21 @@ function qualifiedName(cell: string, name: string): boolean {
 }
 
 /**
- * The column headed by one of `names` (the earliest listed name wins), else by one of them with a qualifier, among the
- * columns `usable` allows (a `Reply-To`, `Response_By` or `対応（担当者）` header, or a column of e-mail addresses,
- * names no answer); -1 when none.
+ * The column headed by one of `names` (the earliest listed name wins), else by one of them with a qualifier or with
+ * whose it is (`customer_question`, `Agent Answer`), among the columns `usable` allows (a `Reply-To`, `Response_By` or
+ * `対応（担当者）` header, or `agent_answer` over e-mail addresses, names no answer); -1 when none.
  */
 function namedColumn(cells: readonly string[], names: readonly string[], usable: (column: number) => boolean): number {
   for (const name of names) {
     const exact = cells.findIndex((c, i) => c === name && usable(i));
     if (exact >= 0) return exact;
   }
-  return cells.findIndex((c, i) => names.some((n) => qualifiedName(c, n)) && usable(i));
+  return cells.findIndex(
+    (c, i) => {
+      const whose = personQualifiedName(c);
+      return names.some((n) => qualifiedName(c, n) || n === whose) && usable(i);
+    },
+  );
 }
 
 /** A number or a date, bare or as a row number (`12`, `001`, `#5`, `No.3`, `2024/01/05`). */
@@ -167,14 +221,65 @@ function contactValue(value: string): boolean {
 
 /** Whether a normalised header cell, or a part of it, names a person's data. */
 function personHeader(cell: string): boolean {
-  if (answerByChannel(cell)) return false;
+  if (answerByChannel(cell) || personQualifiedQa(cell)) return false;
   return (
-    cell.split(QUALIFIER_BRACKETS).some(mailPersonHeader) ||
+    cell.split(QUALIFIER_BRACKETS).some((segment) => mailPersonHeader(segment) || personNameOrAddress(segment)) ||
     [cell, ...cell.split(HEADER_PARTS)].some(
       (part) =>
         PERSON_HEADERS.includes(part) ||
         (/^[\x21-\x7e]+$/.test(part) ? PERSON_HEADER_ENDINGS : PERSON_HEADER_JA_ENDINGS).some((end) => part.endsWith(end)),
     )
+  );
+}
+
+/** Whether a header, or a bracketed part of it, is a person's name or address (`customer_name`, not `Feature Name`). */
+function personNameOrAddress(segment: string): boolean {
+  const words = segment.replace(WORD_SEPARATORS, '');
+  const owner = (ending: string, owners: readonly string[]): boolean => words.endsWith(ending) && owners.includes(words.slice(0, -ending.length));
+  return owner('name', PERSON_NAME_OWNERS) || owner('address', PERSON_ADDRESS_OWNERS);
+}
+
+/**
+ * The question's or answer's name of a normalised header that says whose it is (`customer_question`, `質問(お客様)`,
+ * `answer_by_agent`, `担当者の回答` → `question`, `質問`, `answer`, `回答`), not an act's (`対応(担当者)` is who
+ * handled it); undefined for any other header.
+ */
+function personQualifiedName(cell: string): string | undefined {
+  const qaName = (name: string): string | undefined =>
+    name.length > 1 && !ACT_ANSWER_HEADERS.includes(name) && (QUESTION_HEADERS.includes(name) || ANSWER_HEADERS.includes(name)) ? name : undefined;
+  const person = (words: string): boolean => QA_PERSON_QUALIFIERS.includes(words.replace(/^(?:by|from)/, ''));
+  const bracketed = /^(.+?)[([](.+)[)\]]$/.exec(cell);
+  if (bracketed) return person(bracketed[2]!.replace(WORD_SEPARATORS, '')) ? qaName(bracketed[1]!.replace(WORD_SEPARATORS, '')) : undefined;
+  const words = cell.replace(/[_\-.・/'’]+/g, '');
+  for (const who of QA_PERSON_QUALIFIERS) {
+    if (words.startsWith(who)) {
+      const rest = words.slice(who.length);
+      const name = qaName(rest) ?? qaName(rest.replace(/^(?:s|からの|の)/, ''));
+      if (name) return name;
+    }
+    for (const link of ['by', 'from']) {
+      const name = words.endsWith(link + who) ? qaName(words.slice(0, -(link + who).length)) : undefined;
+      if (name) return name;
+    }
+  }
+  return undefined;
+}
+
+/** Whether a normalised header is a question's or an answer's name with whose it is ({@link personQualifiedName}). */
+function personQualifiedQa(cell: string): boolean {
+  return personQualifiedName(cell) !== undefined;
+}
+
+/**
+ * Whether a normalised header names a contact point of the customer ({@link CUSTOMER_CONTACT_HEADERS}): a person's
+ * name, e-mail address, phone number or postal address, not an author's or agent's name nor a role's.
+ */
+function customerContactHeader(cell: string): boolean {
+  const base = (cell.split(QUALIFIER_BRACKETS)[0] ?? '').replace(WORD_SEPARATORS, '');
+  return (
+    CUSTOMER_CONTACT_HEADERS.includes(base) ||
+    CUSTOMER_CONTACT_ENDINGS.some((end) => base.endsWith(end)) ||
+    (base.endsWith('name') && ['customer', 'client', 'contact', 'requester', 'full', 'first', 'last', 'sender'].includes(base.slice(0, -4)))
   );
 }
 
@@ -205,13 +310,14 @@ function onlyOfShape(values: readonly string[], shape: RegExp): boolean {
 
 /**
  * Whether a value is mostly personal data: one the scrub of text bound for the knowledge base mostly replaces
- * (`taro@example.com`, `TEL: 090-1234-5678`, `東京都千代田区1-2-3`, but not a role address or a toll-free number, as a
- * FAQ gives them), or, in a column the header does not name, any e-mail address or phone number. Names are told by
+ * (`taro@example.com`, `TEL: 090-1234-5678`, `東京都千代田区1-2-3`, but not a role address such as `info@` or
+ * `billing@` or a toll-free number, as a FAQ gives them), or, in a column the header does not name, any e-mail address
+ * or phone number. Names are told by
  * their header only: the scrub finds a bare name by nothing.
  */
 function personalValue(value: string, named: boolean): boolean {
   if (!named && contactValue(value)) return true;
-  const { replacements } = scrubPersonalData(value);
+  const replacements = scrubPersonalData(value).replacements.filter((r) => !ROLE_MAILBOX.test(r.original));
   if (replacements.length === 0) return false;
   const visible = (text: string): number => text.replace(/\s/g, '').length;
   return replacements.reduce((sum, r) => sum + visible(r.original), 0) * 2 >= visible(value);
@@ -281,8 +387,8 @@ function otherColumn(
   const around = [...nearest(ahead), ...nearest(ahead === 1 ? -1 : 1)];
   // A one-column header: the field after it, as a row may have one the header did not head.
   if (around.length === 0) return named + 1;
-  const order = around.filter((i) => !personal(i));
-  return order.find((i) => textColumn(cells, rows, i)) ?? order[0] ?? -1;
+  // Text first: judging a column's values as personal data scrubs them, and an id column need not be.
+  return around.find((i) => textColumn(cells, rows, i) && !personal(i)) ?? around.find((i) => !personal(i)) ?? -1;
 }
 
 /** Whether a column may hold questions or answers: not one of a record's ids, categories or dates, and with text in it. */
@@ -295,24 +401,24 @@ function textColumn(cells: readonly string[], rows: readonly (readonly string[])
  * The question and answer columns of a header row: those it names (`question`/`answer`, `質問`/`回答`, `Q`/`A`,
  * `お問い合わせ内容`/`対応内容`…, in any order, among other columns such as an id or a category); when it names only
  * one, that one and the nearest column of text beside it (see `rows`, the data rows); an error-code table's code
- * column (`エラーコード`, `code`) is its question; else the first two (refused by {@link unreadableColumns} when any
- * column holds personal data). Never a column of personal data, named or not (headed as a name, an address or a
- * contact point, or holding mostly e-mail addresses, phone numbers or addresses): pairs are quoted in replies to other
- * customers.
+ * column (`エラーコード`, `code`) is its question; else the first two without personal data (refused by
+ * {@link unreadableColumns} beside a contact of the customer). A column it does not name is never one of personal data
+ * (headed as a name, an author, an address or a contact point, or holding mostly e-mail addresses, phone numbers or
+ * addresses): pairs are quoted in replies to other customers. A named one is read as {@link namedColumnReadable} says.
  */
 export function qaColumns(header: readonly string[], rows: readonly (readonly string[])[] = []): QaColumns {
   const cells = header.map(normalizedHeader);
-  const remembered = (named: boolean): ((column: number) => boolean) => {
+  const memo = (judge: (column: number) => boolean): ((column: number) => boolean) => {
     const known = new Map<number, boolean>();
     return (column) => {
       let found = known.get(column);
-      if (found === undefined) known.set(column, (found = personalColumn(cells, rows, column, named)));
+      if (found === undefined) known.set(column, (found = judge(column)));
       return found;
     };
   };
-  const personal = remembered(false);
-  const personalNamed = remembered(true);
-  const usable = (column: number): boolean => !personalNamed(column);
+  const personal = memo((column) => personalColumn(cells, rows, column));
+  const personalValues = memo((column) => mostlyPersonal(columnValues(rows, column), true));
+  const usable = (column: number): boolean => namedColumnReadable(cells[column] ?? '', () => personalValues(column));
   let question = namedColumn(cells, QUESTION_HEADERS, usable);
   const answer = namedColumn(cells, ANSWER_HEADERS, usable);
   if (question < 0 && answer >= 0) {
@@ -329,8 +435,23 @@ export function qaColumns(header: readonly string[], rows: readonly (readonly st
     return { question: other, answer, named: 'answer' };
   }
   if (code >= 0) return { question: code, answer: otherColumn(cells, rows, code, 1, personal), named: 'question' };
-  // A header naming neither with a column of personal data is no FAQ: unreadableColumns refuses it.
-  return { question: 0, answer: 1, named: 'none' };
+  // A header naming neither with a contact of the customer is no FAQ (unreadableColumns refuses it); an author's or a
+  // role's column is left out and the first two of the others read.
+  const columns = Array.from({ length: Math.max(cells.length, 2) }, (_, i) => i);
+  const readable = columns.filter((i) => !personal(i));
+  if (readable.length === columns.length) return { question: 0, answer: 1, named: 'none' };
+  return { question: readable[0] ?? -1, answer: readable[1] ?? -1, named: 'none' };
+}
+
+/**
+ * Whether a column the header names as a question or an answer may be read: one named plainly (`回答`, `Answer`,
+ * `質問（日本語）`) whatever it holds, as a FAQ may answer with a store's phone number or address; one whose header
+ * also says whose it is or how it went out (`agent_answer`, `回答（メール）`) unless it holds mostly personal data
+ * (`personalValues`); none headed as a person (`Reply-To`, `Response_By`, `対応（担当者）`).
+ */
+function namedColumnReadable(cell: string, personalValues: () => boolean): boolean {
+  if (answerByChannel(cell) || personQualifiedQa(cell)) return !personalValues();
+  return !personHeader(cell);
 }
 
 /** A column as a message names it: its header, or its position when the header cell is blank. */
@@ -351,7 +472,9 @@ function columnsWarning(header: readonly string[], columns: QaColumns): string |
     case 'answer':
       return `the header names the answer column (${answer}) but no question column (question, 質問, 問い合わせ…); reading ${question} as the question`;
     case 'none':
-      return `the header names no question and answer columns (question/answer, 質問/回答, Q/A); reading the first two columns (${question}, ${answer}) as question and answer`;
+      return columns.question === 0 && columns.answer === 1
+        ? `the header names no question and answer columns (question/answer, 質問/回答, Q/A); reading the first two columns (${question}, ${answer}) as question and answer`
+        : `the header names no question and answer columns (question/answer, 質問/回答, Q/A); reading the first two columns without personal data (${question}, ${answer}) as question and answer`;
   }
 }
 
@@ -521,30 +644,34 @@ const HEAD_THE_COLUMNS = 'head the question column question (or 質問, 問い�
  * that names none beside a column of personal data ({@link ticketExport}).
  */
 function unreadableColumns(header: readonly string[], rows: readonly (readonly string[])[], columns: QaColumns): string | undefined {
-  const others = header.flatMap((_, i) => (i === columns.question || i === columns.answer ? [] : [columnName(header, i)]));
-  if (columns.answer < 0) return `no column of text beside ${columnName(header, columns.question)} but personal data (${others.join(', ')}) to read as the answers; ${HEAD_THE_COLUMNS}`;
-  if (columns.question < 0) return `no column of text beside ${columnName(header, columns.answer)} but personal data (${others.join(', ')}) to read as the questions; ${HEAD_THE_COLUMNS}`;
   const roles = [
     { column: columns.question, role: 'questions', named: columns.named === 'both' || columns.named === 'question' },
     { column: columns.answer, role: 'answers', named: columns.named === 'both' || columns.named === 'answer' },
   ];
-  const refused = roles.find(({ column, named }) => !named && onlyOfShape(columnValues(rows, column), ID_SHAPE));
-  // A column of phone numbers is of ids' shape, but is no id: the message names it as personal data.
-  const cells = header.map(normalizedHeader);
-  if (columns.named === 'none' && (!refused || personalColumn(cells, rows, refused.column))) return ticketExport(header, rows);
+  const refused = roles.find(({ column, named }) => column >= 0 && !named && onlyOfShape(columnValues(rows, column), ID_SHAPE));
+  // An export's id column says more than its requester: the message that names it first.
+  const ticket = columns.named === 'none' && !refused ? ticketExport(header, rows) : undefined;
+  if (ticket) return ticket;
+  const others = header.flatMap((_, i) => (i === columns.question || i === columns.answer ? [] : [columnName(header, i)]));
+  if (columns.question < 0 && columns.answer < 0) return `the header names no question and answer columns and every column holds personal data (${others.join(', ')}); ${HEAD_THE_COLUMNS}`;
+  if (columns.answer < 0) return `no column of text beside ${columnName(header, columns.question)} but personal data (${others.join(', ')}) to read as the answers; ${HEAD_THE_COLUMNS}`;
+  if (columns.question < 0) return `no column of text beside ${columnName(header, columns.answer)} but personal data (${others.join(', ')}) to read as the questions; ${HEAD_THE_COLUMNS}`;
   if (!refused) return undefined;
   return `the column ${columnName(header, refused.column)} holds only numbers or ids and would be indexed as the ${refused.role}; the header reads ${header.join(', ')}: ${HEAD_THE_COLUMNS}`;
 }
 
 /**
- * Why a header that names no question or answer column but has columns of personal data (`Name,Email,Subject,Body`,
- * `氏名,メールアドレス,件名,本文`), by header or by values, is not read, or undefined: it is an export of tickets or
- * customers, not Q&A. Its text is the customers' own (a Body is the customer's message, not an answer), and quoted
- * as an answer it would reach other customers.
+ * Why a header that names no question or answer column but has a contact of the customer (`Name,Email,Subject,Body`,
+ * `氏名,メールアドレス,件名,本文`: a person's name, e-mail address, phone number or postal address, by header or by
+ * values) is not read, or undefined: it is an export of tickets or customers, not Q&A. Its text is the customers' own
+ * (a Body is the customer's message, not an answer), and quoted as an answer it would reach other customers. An
+ * author's column (`作成者`, `Created By`, `Owner`), a role mailbox (`info@`) or a `Feature Name` is no customer's.
  */
 function ticketExport(header: readonly string[], rows: readonly (readonly string[])[]): string | undefined {
   const cells = header.map(normalizedHeader);
-  const personal = cells.flatMap((_, i) => (personalColumn(cells, rows, i) ? [columnName(header, i)] : []));
+  const personal = cells.flatMap((cell, i) =>
+    customerContactHeader(cell) || mostlyPersonal(columnValues(rows, i), true) ? [columnName(header, i)] : [],
+  );
   if (personal.length === 0) return undefined;
   return `the header names no question and answer columns but personal data (${personal.join(', ')}): an export of tickets or customers, whose text is the customers' own, not answers; the header reads ${header.join(', ')}: ${HEAD_THE_COLUMNS}`;
 }

@@ -349,6 +349,19 @@ describe('loadQaPairs', () => {
     expect((error as Error).message).toMatch(new RegExp(`^${escapeRegExp(path.join(dir, file))}: .*${escapeRegExp(column)}.*head the question column question`));
   });
 
+  // A glossary or product list is no ticket export: its author or name columns must not stop the reindex (bug review 40 #1).
+  it.each([
+    { file: 'features.csv', csv: 'Feature Name,Description\nAuto Backup,Backs up your files every night\n', pair: ['Auto Backup', 'Backs up your files every night'] },
+    { file: 'glossary.csv', csv: '用語,説明,更新者\nSSO,シングルサインオンの略です,佐藤花子\n', pair: ['SSO', 'シングルサインオンの略です'] },
+    { file: 'articles.csv', csv: 'Title,Body,Created By\nReset a password,Open Settings > Security,Taro Yamada\n', pair: ['Reset a password', 'Open Settings > Security'] },
+  ])('reads $file beside a FAQ', async ({ file, csv, pair }) => {
+    await writeFile(path.join(dir, 'a-faq.csv'), '質問,回答\nQ1,A1\n');
+    await writeFile(path.join(dir, file), csv);
+    const result = await loadQaPairs(dir);
+    expect(result.files).toEqual(['a-faq.csv', file]);
+    expect(result.pairs.map((p) => [p.question, p.answer])).toEqual([['Q1', 'A1'], pair]);
+  });
+
   it('fails, naming the files and how to head them, when no file of the directory yields a pair', async () => {
     await writeFile(path.join(dir, 'export.csv'), 'id,category,text\n1,ログイン,x\n');
     await writeFile(path.join(dir, 'empty.csv'), 'question,answer\n');
