@@ -24,13 +24,55 @@ export function isSupportedCharset(label: string): boolean {
 /** Decodes bytes in `label`, or undefined when neither iconv-lite nor the platform knows the charset. */
 export function decodeBytes(bytes: Buffer, label: string): string | undefined {
   const charset = label.trim();
-  if (isJisLabel(charset)) return new TextDecoder('iso-2022-jp').decode(bytes);
+  if (isJisLabel(charset)) return decodeIso2022Jp(bytes);
   if (iconv.encodingExists(charset)) return iconv.decode(bytes, charset);
   try {
     return new TextDecoder(charset).decode(bytes);
   } catch {
     return undefined;
   }
+}
+
+// A shift into JIS X 0212 (ISO-2022-JP-1's supplementary kanji: 鷗, 﨑's rarer cousins) and its two-byte codes, up to
+// the next shift.
+const JIS_X_0212_RUN = /\x1b\$\(D([^\x1b]*)/g;
+const EUC_SS3 = 0x8f;
+
+/**
+ * ISO-2022-JP bytes (a header's encoded-word), including ISO-2022-JP-1's JIS X 0212 kanji, which the platform's
+ * WHATWG decoder does not know (it read 「森 鷗一」 as 「森 �l?一」). JIS X 0212 runs are read as the EUC-JP they
+ * map to (SS3 + the code with its high bits set), whose WHATWG decoder has the JIS X 0212 table; the rest by the
+ * ISO-2022-JP decoder, which reads the CP932 extensions ISO-2022-JP-MS writes (①, ㈱, 髙) and marks undecodable
+ * bytes as U+FFFD. encoding-japanese (mailparser's decoder of such bodies) is not used: package.json does not name it,
+ * and it turns undecodable codes, and NEC row 13's ≒ ≡ ∫ √ ⊥ ∠ ∵ ∩ ∪, into a plain `?`.
+ */
+function decodeIso2022Jp(bytes: Buffer): string {
+  const text = bytes.toString('latin1');
+  // 8-bit bytes are no ISO-2022-JP, and without a JIS X 0212 shift the platform's decoder reads it all.
+  if (!isAscii(bytes) || !text.includes('\x1b$(D')) return new TextDecoder('iso-2022-jp').decode(bytes);
+  let out = '';
+  let at = 0;
+  for (const run of text.matchAll(JIS_X_0212_RUN)) {
+    out += new TextDecoder('iso-2022-jp').decode(bytes.subarray(at, run.index));
+    out += decodeJisX0212(Buffer.from(run[1]!, 'latin1'));
+    at = run.index + run[0].length;
+  }
+  return out + new TextDecoder('iso-2022-jp').decode(bytes.subarray(at));
+}
+
+/**
+ * JIS X 0212 codes (two 7-bit bytes each) read as the EUC-JP they map to; a byte out of range, or an odd last one, is
+ * U+FFFD, as in the platform's decoders.
+ */
+function decodeJisX0212(codes: Buffer): string {
+  const inRange = (b: number | undefined) => b !== undefined && b >= 0x21 && b <= 0x7e;
+  const decoder = new TextDecoder('euc-jp');
+  let out = '';
+  for (let i = 0; i < codes.length; i += 2) {
+    const [lead, trail] = [codes[i], codes[i + 1]];
+    out += inRange(lead) && inRange(trail) ? decoder.decode(Buffer.from([EUC_SS3, lead! | 0x80, trail! | 0x80])) : '\ufffd';
+  }
+  return out;
 }
 
 /** True when the bytes are well-formed UTF-8 (checked without decoding them: a part may be megabytes). */

@@ -90,8 +90,9 @@ export interface ComposeReplyInput {
 
 // Reply prefixes of common clients and languages, collapsed into one (forward prefixes stay). The count (`Re[2]:`)
 // takes its trailing whitespace with it: two whitespace runs side by side around an optional group backtrack
-// quadratically over a long run of spaces without a colon.
-const REPLY_PREFIX = /^\s*(?:(?:re|aw|sv|vs|antw|réf|rif|odp|返信|回复|答复|回覆|회신)\s*(?:(?:\[\d+\]|\(\d+\))\s*)?[:：]\s*)+/i;
+// quadratically over a long run of spaces without a colon. `Ｒｅ：` and `Ｒｅ［２］：` are the same prefix typed with a
+// Japanese input method on, whose letters, digits, brackets and colon are full-width.
+const REPLY_PREFIX = /^\s*(?:(?:re|ｒｅ|aw|sv|vs|antw|réf|rif|odp|返信|回复|答复|回覆|회신)\s*(?:(?:[[［][\d０-９]+[\]］]|[(（][\d０-９]+[)）])\s*)?[:：]\s*)+/i;
 
 // What mail clients show for a mail without a subject. A bare `Re:` reads as a truncated subject, and clients list
 // it as an empty one.

@@ -10,11 +10,26 @@
  */
 const INVISIBLE = /(?![\u200C\u200D\uFE00-\uFE0F\u{E0100}-\u{E01EF}])[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]/gu;
 
-/** `text` without the characters a reader does not see (see the module comment), and how many were removed. */
+const BOM = '\uFEFF';
+
+/**
+ * True for a byte-order mark at the start of the text or of a line (a text part joined after another): what an
+ * editor or a mail system writes before UTF-8 text, not text hidden from the reader. U+FEFF is also the zero-width
+ * no-break space, so one inside a line, or a second one, still counts.
+ */
+function isLeadingBom(char: string, at: number, text: string): boolean {
+  return char === BOM && (at === 0 || text[at - 1] === '\n');
+}
+
+/**
+ * `text` without the characters a reader does not see (see the module comment), and how many were removed; a
+ * byte-order mark at the start of the text or of a line is removed without being counted ({@link isLeadingBom}),
+ * so it raises no hidden-text warning.
+ */
 export function removeInvisible(text: string): { text: string; removed: number } {
   let removed = 0;
-  const cleaned = text.replace(INVISIBLE, () => {
-    removed++;
+  const cleaned = text.replace(INVISIBLE, (char: string, at: number) => {
+    if (!isLeadingBom(char, at, text)) removed++;
     return '';
   });
   return { text: cleaned, removed };

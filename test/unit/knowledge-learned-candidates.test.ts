@@ -322,7 +322,8 @@ describe('removeInvisible', () => {
   it.each([
     ['tag characters', `返品の方法を教えてください。${HIDDEN}`, '返品の方法を教えてください。', Array.from(HIDDEN).length],
     ['zero-width space and word joiner', 'ログ\u200bイン\u2060できません', 'ログインできません', 2],
-    ['byte order mark and soft hyphen', '\ufeff請求書の\u00adダウンロード', '請求書のダウンロード', 2],
+    // Inside a line, where it is a zero-width no-break space; at the start of the text it is uncounted (mailaudit6).
+    ['byte order mark and soft hyphen', '請求書\ufeffの\u00adダウンロード', '請求書のダウンロード', 2],
     ['bidirectional overrides and isolates', '注文番号は\u202e1234\u202c、\u2066ABC\u2069です', '注文番号は1234、ABCです', 4],
     ['left-to-right and right-to-left marks', 'abc\u200e\u200fdef', 'abcdef', 2],
     // They hide no text and emoji sequences, kanji variants and some scripts need them (src/mail/invisible.ts).
