@@ -101,6 +101,7 @@ export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' 
     | 'absenceNotice'
     | 'ticketAcknowledgement'
     | 'personInNotification'
+    | 'inlineAnswers'
     | 'listCopy'
     | 'recipientCount'
   >;
@@ -146,8 +147,8 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
   /**
    * The opening of the customer's own words, up to the line among its first three that says the mail was sent
    * automatically (「※このメールは自動送信されています」, 「お問い合わせありがとうございます。 本メールは…自動でお送り
-   * しております。」), when no customer's words surround it, as {@link automaticNoticeOf} found it; absent for other
-   * mail. Only in a reply to one of our own Message-IDs, or beside a notice tag, is it an auto-reply: web-form
+   * しております。」), or `…` and that line among the last two of a short notice's text, when no customer's words
+   * surround it, as {@link automaticNoticeOf} found it; absent for other mail. Only in a reply to one of our own Message-IDs, or beside a notice tag, is it an auto-reply: web-form
    * notifications say the same above a question.
    */
   automaticNotice?: string | undefined;
@@ -169,6 +170,13 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
    * ignore such a mail as a no-reply sender, and {@link parkBeforeAgentReason} parks it.
    */
   personInNotification?: string | undefined;
+  /**
+   * The customer's words announcing answers written inline in the quoted mail below them (「インラインにて失礼いたします」,
+   * "see my comments inline"), when that quoted mail has no `>` marks and none of its lines reached the question, as
+   * {@link inlineAnswersOf} found them in the parsed mail; absent for other mail, so the text itself need not be kept.
+   * {@link parkBeforeAgentReason} parks it.
+   */
+  inlineAnswers?: string | undefined;
   /**
    * The To and Cc addresses of list mail that names the list's own address among them beside another recipient, as
    * {@link listCopyOf} found them in the parsed mail: the list's addresses and the others. Absent for other mail, so
@@ -248,6 +256,8 @@ export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined
   if (ticketAcknowledgement) signals.ticketAcknowledgement = ticketAcknowledgement;
   const person = personMessageInNotificationOf(mail);
   if (person) signals.personInNotification = person;
+  const inline = inlineAnswersOf(mail);
+  if (inline) signals.inlineAnswers = inline;
   const listCopy = listCopyOf(mail);
   if (listCopy) signals.listCopy = listCopy;
   const recipients = recipientCountOf(mail);
@@ -398,6 +408,20 @@ const AUTOMATIC_NOTICE = /^[\s※＊*■□◆◇●○・【\[［(（]*(?:本|�
 // How many of the opening's non-blank lines may hold the notice: a helpdesk's acknowledgement thanks first
 // (「お問い合わせありがとうございます。⏎本メールは受付確認のため自動でお送りしております。」).
 const NOTICE_LINES = 3;
+// A holiday responder may instead close with it, above at most its company's name (「…年末年始休業とさせていただきます。
+// ⏎※本メールは自動返信です。⏎丸井製菓株式会社」): the notice is then one of the last non-blank lines, a line of its own,
+// in a short text.
+const CLOSING_NOTICE_LINES = 2;
+const MAX_CLOSING_NOTICE_LINE_CHARS = 80;
+const MAX_CLOSING_NOTICE_TEXT_CHARS = 600;
+// Marks a closing notice as kept in {@link ReplySignals.automaticNotice}: the words before it are left out.
+const CLOSING_NOTICE_MARK = '…';
+// What a customer who pasted a notice writes above it, and no autoresponder does: words pointing at the pasted mail
+// (下記のメールが届きました, 以下の通知), or that it came.
+const POINTS_AT_PASTED_NOTICE = /(?:下記|以下|上記|次)の(?:ような)?(?:メール|通知|メッセージ|連絡|内容)|(?:届き|届いて|来て|受信し)(?:ました|います|おります)/u;
+// What the text above a closing notice must say for an autoresponder's: an absence or a holiday, or that the mail was
+// received and will be answered. A customer's 「ログインできません。…再起動もしました。」 above a pasted line says none.
+const CLOSING_NOTICE_BODY = /休業|休暇|不在|出張|外出|年末年始|夏季休|連休|お盆|受け付け|受付|承りました|順次(?:ご)?(?:対応|返信|回答|連絡)|担当者(?:より|から)/u;
 // What an autoresponder writes above its notice: thanks for the inquiry or order, a greeting, that it was received.
 // Anything else there (「ログインできません。」, 「下記のようなメールが届きました。」) is a customer's, who pasted the notice.
 const NOTICE_PREAMBLE_SENTENCE = new RegExp(
@@ -473,8 +497,8 @@ function withoutSurroundingMarks(part: string): string {
 /**
  * The opening of the customer's own words up to the line that says the mail was sent automatically
  * ({@link AUTOMATIC_NOTICE}), one of its first {@link NOTICE_LINES} non-blank lines, its lines joined by a space and
- * cut to {@link MAX_NOTICE_CHARS}; read from {@link ReplySignals.automaticNotice} when recorded, else from the
- * question. Only when the lines above it are an autoresponder's courtesies ({@link NOTICE_PREAMBLE_SENTENCE}), and not
+ * cut to {@link MAX_NOTICE_CHARS}; without one there, such a line closing a short notice ({@link closingNoticeOf});
+ * read from {@link ReplySignals.automaticNotice} when recorded, else from the question. Only when the lines above it are an autoresponder's courtesies ({@link NOTICE_PREAMBLE_SENTENCE}), and not
  * when the rest reads as a customer's words about a notice they pasted ({@link CUSTOMER_WORDS_AFTER_NOTICE}):
  * 「※このメールは自動送信されています。…↑このようなメールが届きましたが、どういうことでしょうか？」 is a question.
  */
@@ -483,13 +507,43 @@ export function automaticNoticeOf(mail: Pick<ClassifiableMail, 'question' | 'aut
   const question = mail.question?.trimStart() ?? '';
   const lines = openingLines(question, NOTICE_LINES);
   const at = lines.findIndex((line) => AUTOMATIC_NOTICE.test(line.text));
-  if (at < 0 || !lines.slice(0, at).every((line) => isNoticePreamble(line.text))) return undefined;
+  if (at < 0) return closingNoticeOf(question);
+  if (!lines.slice(0, at).every((line) => isNoticePreamble(line.text))) return undefined;
   const notice = AUTOMATIC_NOTICE.exec(lines[at]!.text)!;
   if (CUSTOMER_WORDS_AFTER_NOTICE.test(question.slice(lines[at]!.start + notice[0].length).replace(LINK, ' '))) return undefined;
   // A PPAP tool's password notice says it was sent automatically too, but ignored, it would leave the customer's
   // encrypted file unopened: the unreadable check parks it for a person instead.
   if (deliversOnlyPassword(question)) return undefined;
   return Array.from(lines.slice(0, at + 1).map((line) => line.text.trim()).join(' ')).slice(0, MAX_NOTICE_CHARS).join('');
+}
+
+/**
+ * The line among the last {@link CLOSING_NOTICE_LINES} non-blank ones of a short text that says the mail was sent
+ * automatically ({@link AUTOMATIC_NOTICE}), behind {@link CLOSING_NOTICE_MARK}, or undefined: only a line of its own,
+ * below a notice's words ({@link CLOSING_NOTICE_BODY}), and only when nothing in the text reads as a customer's (a
+ * question, a trouble, words about a pasted mail).
+ */
+function closingNoticeOf(question: string): string | undefined {
+  if (question.length > MAX_CLOSING_NOTICE_TEXT_CHARS) return undefined;
+  const notice = closingLines(question, CLOSING_NOTICE_LINES).find((line) => AUTOMATIC_NOTICE.test(line.text) && line.text.trim().length <= MAX_CLOSING_NOTICE_LINE_CHARS);
+  if (!notice) return undefined;
+  const words = question.replace(LINK, ' ');
+  const above = question.slice(0, notice.start);
+  if (!CLOSING_NOTICE_BODY.test(above) || POINTS_AT_PASTED_NOTICE.test(above)) return undefined;
+  if (/[?？]/u.test(words) || CUSTOMER_WORDS_AFTER_NOTICE.test(words) || CUSTOMER_TROUBLE.test(words)) return undefined;
+  if (deliversOnlyPassword(question)) return undefined;
+  return `${CLOSING_NOTICE_MARK}${notice.text.trim()}`;
+}
+
+/** The last `count` non-blank lines of `text` (a short one), last first. */
+function closingLines(text: string, count: number): TextLine[] {
+  const lines: TextLine[] = [];
+  let start = 0;
+  for (const line of text.split('\n')) {
+    if (/\S/u.test(line)) lines.push({ text: line, start });
+    start += line.length + 1;
+  }
+  return lines.slice(-count).reverse();
 }
 
 /** A line of a text and where it starts in it. */
@@ -576,6 +630,7 @@ function autoReplyDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): strin
   const acknowledgement = ticketAcknowledgementOf(mail);
   const ours = notice || absence || acknowledgement ? repliesToOurMail(mail, mailboxes) : undefined;
   if (!ours) return undefined;
+  if (notice?.startsWith(CLOSING_NOTICE_MARK)) return `the text ends “${notice.slice(CLOSING_NOTICE_MARK.length)}” in a reply to our mail ${ours}`;
   if (notice) return `the text begins “${notice}” in a reply to our mail ${ours}`;
   if (absence) return `the text is only an out-of-office notice (“${quoted(absence)}”) in a reply to our mail ${ours}`;
   return `the text is a ticket system's acknowledgement (“${quoted(acknowledgement!)}”) in a reply to our mail ${ours}`;
@@ -1500,7 +1555,8 @@ export function isNoReplyAddress(address: string): boolean {
  *    ours only beside more of a notice ({@link noticeTagDecides}). A reply to one of our own Message-IDs whose own
  *    words say in their first three lines, below at most a thanks or greeting, 「※このメールは自動送信されています」,
  *    「本メールは自動返信です」 or 「本メールは受付確認のため自動でお送りしております」, with no customer's words about it
- *    ({@link automaticNoticeOf}; web-form notifications begin so too, and are new mail); a reply to ours whose own
+ *    ({@link automaticNoticeOf}; web-form notifications begin so too, and are new mail), or that say so on one of
+ *    their last two lines below a holiday's or a receipt's words in a short text; a reply to ours whose own
  *    words are only an out-of-office notice ({@link absenceNoticeOf}) or another helpdesk's English ticket
  *    acknowledgement ({@link ticketAcknowledgementOf}; in other mail it holds the draft, {@link bulkMailDetail}). A reply whose subject starts
  *    `開封済み:`, `既読:` or `Read:`, a read receipt sent as plain mail, is one too (`kind` `read receipt`).
@@ -1603,7 +1659,12 @@ export type ParkConfig = MailboxConfig & Partial<Pick<Config, 'PRODUCT_NAME'>>;
  * - a person's From with a no-reply Reply-To (a workflow tool sending for them): whom to answer is a person's call;
  * - a no-reply notification carrying a person's address and message (a form service's, a share's note): the person
  *   is only in its text ({@link personMessageInNotificationOf});
+ * - a reply whose customer answers inline in an unmarked quote the question lost ({@link inlineAnswersOf}): the agent
+ *   would answer only the note above it;
+ * - a web form's new mail with no Reply-To, a customer's address and message only in its fields
+ *   ({@link formWithoutReplyToDetail}): a reply would go to the form service;
  * - a null envelope sender with nothing else of a bounce: a form relay's question, or a bounce no rule knows;
+ * - an e-mail address change notice ({@link addressChangeDetail}): a person updates the customer's address;
  * - a circular: a new mail to more than {@link CIRCULAR_RECIPIENTS} recipients, or whose subject is a notice's
  *   (「年末年始休業のお知らせ」) under a 各位 salutation ({@link circularDetail}); a salutation with 各位 alone decides
  *   nothing, customers open questions with 「サポートご担当者各位」.
@@ -1630,8 +1691,18 @@ export function parkBeforeAgentReason(mail: ClassifiableMail, config: ParkConfig
   if (carried) {
     return `a system notification from the no-reply address ${(mail.replyTo ?? mail.from)!.address} carries a person's message (${carried}): their address is only in its text, so a person decides whom to answer`;
   }
+  const inline = inlineAnswersOf(mail);
+  if (inline) {
+    return `the customer answers inline in the quoted text (“${inline}”), and only their words above it reached the question: a person reads the whole mail`;
+  }
+  const form = formWithoutReplyToDetail(mail);
+  if (form) {
+    return `a web form's mail from ${mail.from!.address} with no Reply-To carries ${form}: a reply would go to the form service, not the customer, so a person decides whom to answer`;
+  }
   const nullSender = nullEnvelopeSender(mail);
   if (nullSender) return `null envelope sender (${nullSender}) but nothing else of a bounce: a person checks whether it is a delivery report or a question`;
+  const addressChange = addressChangeDetail(mail);
+  if (addressChange) return `an e-mail address change notice (${addressChange}): a person updates the customer's address; nothing for the agent to answer`;
   const circular = circularDetail(mail);
   return circular ? `${CIRCULAR_REASON} ${circular}; a person decides whether it asks us anything` : undefined;
 }
@@ -1761,28 +1832,133 @@ export function personMessageInNotificationOf(mail: Pick<ClassifiableMail, 'ques
   if (mail.personInNotification) return mail.personInNotification;
   const target = (mail.replyTo ?? mail.from)?.address;
   if (!target || !isNoReplyAddress(target) || personBehindNoReplyReplyTo(mail as ClassifiableMail) !== undefined) return undefined;
-  const senderDomain = organisationDomain(domainOf(target));
+  const carried = personAndMessageIn(mail.question ?? '', target, { bracketed: true });
+  return carried ? `${carried.person}, and their message “${quoted(carried.message)}”` : undefined;
+}
+
+/** A person's address and message in a notification's text ({@link personAndMessageIn}), and the lines they are on. */
+interface CarriedPerson {
+  person: string;
+  personLine: number;
+  message: string;
+  messageLine: number;
+}
+
+/**
+ * The first address in `text` of another organisation than `sender`'s, in a field of its own (and, when `bracketed`,
+ * in brackets beside a name), and the first message or note field with words, or undefined without both.
+ */
+function personAndMessageIn(text: string, sender: string, { bracketed }: { bracketed: boolean }): CarriedPerson | undefined {
+  const senderDomain = organisationDomain(domainOf(sender));
   const isOther = (address: string) => isUsableAddress(address) && !isNoReplyAddress(address) && organisationDomain(domainOf(address)) !== senderDomain;
-  const lines = (mail.question ?? '').split('\n');
+  const lines = text.split('\n');
   // The first non-blank line below each, in one pass from the end: a search per empty field would be quadratic in
   // the lines of a text of empty fields.
   const below: string[] = new Array<string>(lines.length).fill('');
   for (let at = lines.length - 2; at >= 0; at--) below[at] = lines[at + 1]!.trim() || below[at + 1]!;
   const valueAt = (at: number, same: string) => (same.trim() !== '' ? same.trim() : below[at]!);
-  let person: string | undefined;
-  let message: string | undefined;
+  let person: { text: string; line: number } | undefined;
+  let message: { text: string; line: number } | undefined;
   lines.forEach((line, at) => {
     const field = ADDRESS_FIELD_LABEL.exec(line);
     const address = field ? BARE_ADDRESS.exec(valueAt(at, field[1]!))?.[1] : undefined;
-    if (!person && address && isOther(address)) person = `${address} in a field of its own`;
-    if (!person) for (const [, named] of line.matchAll(BRACKETED_ADDRESS)) if (!person && isOther(named!)) person = `${named} beside their name`;
+    if (!person && address && isOther(address)) person = { text: `${address} in a field of its own`, line: at };
+    if (!person && bracketed) for (const [, named] of line.matchAll(BRACKETED_ADDRESS)) if (!person && isOther(named!)) person = { text: `${named} beside their name`, line: at };
     const note = MESSAGE_FIELD_LABEL.exec(line);
     const heading = !note && MESSAGE_HEADING.test(line);
     const words = note ? valueAt(at, note[1]!) : heading ? below[at]! : '';
     const isField = (text: string) => ADDRESS_FIELD_LABEL.test(text) || MESSAGE_FIELD_LABEL.test(text) || MESSAGE_HEADING.test(text) || (heading && HEADING_LINE.test(text));
-    if (!message && (note || heading) && /\p{L}/u.test(words) && !isField(words)) message = words;
+    if (!message && (note || heading) && /\p{L}/u.test(words) && !isField(words)) message = { text: words, line: at };
   });
-  return person && message ? `${person}, and their message “${quoted(message)}”` : undefined;
+  return person && message ? { person: person.text, personLine: person.line, message: message.text, messageLine: message.line } : undefined;
+}
+
+/**
+ * What a web form's mail with no Reply-To carries of the customer, or undefined: a new mail (a form's is never a reply)
+ * from any address, its text shaped as a form, an address field of another organisation's domain than the From's
+ * above a message field (`メールアドレス：…` then `お問い合わせ内容：…`). A reply would go to the form service, a third
+ * party, and the customer would never get it. A customer's signature with a private address comes below their words.
+ */
+function formWithoutReplyToDetail(mail: ClassifiableMail): string | undefined {
+  const from = mail.from?.address;
+  if (mail.replyTo || !from || isReply(mail)) return undefined;
+  const carried = personAndMessageIn(mail.question ?? '', from, { bracketed: false });
+  return carried && carried.personLine < carried.messageLine ? `${carried.person}, and their message “${quoted(carried.message)}”` : undefined;
+}
+
+// Words announcing answers written into the quoted mail below: 「インラインにて失礼いたします」, 「下記、インラインにて
+// ご回答」, 「下記にて回答いたします」, 「以下、【山田】にてコメントします」, 「赤字にて回答」, "see my comments inline",
+// "answers below in red", "my comments below marked [JS]". Not "see below" (a log, a pasted mail) nor インライン画像.
+const INLINE_ANSWERS = new RegExp(
+  [
+    String.raw`インライン(?:にて|で|に)[、,]?\s?(?:失礼|(?:ご|お)?(?:回答|返信|返答|コメント|質問|記載|記入|追記|答え)|書き込|書か|書い|入れ)`,
+    String.raw`(?:以下|下記)[、,]?\s?(?:[【\[［(（<＜][^】\]］)）>＞\n]{1,20}[】\]］)）>＞]\s?)?(?:に|にて|で|の通り|のとおり)[、,]?\s?(?:ご|お)?(?:回答|返信|返答|コメント|答え|追記|記載)(?:いたし|致し|し|させていただき|させて頂き)`,
+    String.raw`(?:赤|青|緑)(?:字|文字|色)(?:にて|で)[、,]?\s?(?:ご|お)?(?:回答|返信|返答|コメント|答え|追記|記載|記入)`,
+    String.raw`\b(?:answers?|comments?|responses?|replies|notes?)(?: to (?:your|the) questions?)? (?:are )?(?:inline|below|in-line)\b`,
+    String.raw`\b(?:answered|replied|responded|commented) (?:inline|in-line|below)\b|\binline (?:answers|comments|responses|replies)\b|\bmarked (?:with )?\[`,
+  ].join('|'),
+  'iu',
+);
+// A header block of a quoted mail without `>` marks, as Outlook writes it: its From line, then its other fields.
+const QUOTED_FROM_FIELD = /^[ \t]*\*{0,2}(?:from|差出人|送信者|送信元|von|de|发件人|寄件者)\*{0,2}[ \t]*[:：]/iu;
+const QUOTED_HEADER_FIELD = /^[ \t]*\*{0,2}(?:sent|date|to|cc|subject|送信日時|日時|日付|宛先|件名|発信日時|gesendet|an|betreff|envoyé|à|objet|发送时间|收件人|主题)\*{0,2}[ \t]*[:：]/iu;
+const ORIGINAL_MESSAGE_LINE = /^[ \t]*-{2,}[ \t]*(?:original message|元のメッセージ|オリジナルメッセージ|ursprüngliche nachricht|message d'origine)[ \t]*-{2,}[ \t]*$/iu;
+// How far a text is read for the quoted mail below the customer's note.
+const MAX_INLINE_SCAN_CHARS = 64 * 1024;
+
+/**
+ * The customer's words announcing answers written inline in the quoted mail below them ({@link INLINE_ANSWERS}), when
+ * the mail's text quotes an earlier mail without `>` marks (a header block or an "Original Message" line) and none of
+ * that quoted mail's lines reached the question: the parser keeps only the note above such a quote, so the answers
+ * are lost, and the agent would answer 「インラインにて失礼いたします。」 alone. Read from
+ * {@link ReplySignals.inlineAnswers} when recorded, else from the parsed mail's text and question.
+ */
+export function inlineAnswersOf(mail: Pick<ClassifiableMail, 'question' | 'text' | 'inlineAnswers'>): string | undefined {
+  if (mail.inlineAnswers) return mail.inlineAnswers;
+  const question = mail.question ?? '';
+  const announced = INLINE_ANSWERS.exec(question.normalize('NFKC'));
+  if (!announced || !mail.text) return undefined;
+  const lines = mail.text.slice(0, MAX_INLINE_SCAN_CHARS).replace(/\r\n?/gu, '\n').split('\n');
+  const start = unmarkedQuoteBodyStart(lines);
+  if (start === undefined) return undefined;
+  const comparableLine = (line: string) => line.normalize('NFKC').replace(/\s+/gu, ' ').trim();
+  const asked = new Set(question.split('\n').map(comparableLine));
+  const above = new Set(lines.slice(0, start).map(comparableLine));
+  const quoted = lines.slice(start).filter((line) => !/^[ \t]*[>＞|]/u.test(line)).map(comparableLine).filter((line) => /[\p{L}\p{N}]/u.test(line));
+  if (quoted.length === 0 || quoted.some((line) => asked.has(line) && !above.has(line))) return undefined;
+  return announced[0];
+}
+
+/** Where the text of the first quoted mail without `>` marks starts below its header block, or undefined. */
+function unmarkedQuoteBodyStart(lines: readonly string[]): number | undefined {
+  for (let at = 0; at < lines.length; at++) {
+    if (ORIGINAL_MESSAGE_LINE.test(lines[at]!)) return at + 1;
+    if (!QUOTED_FROM_FIELD.test(lines[at]!)) continue;
+    let end = at + 1;
+    while (end < lines.length && QUOTED_HEADER_FIELD.test(lines[end]!)) end++;
+    if (end - at >= 3) return end;
+  }
+  return undefined;
+}
+
+// The heading of an e-mail address change notice, a line of its own or the subject (【メールアドレス変更のお知らせ】,
+// アドレス変更のご案内, "Email address change notice"): 「メールアドレス変更の方法」 or 「…のお知らせが届きません」 ask about it.
+const ADDRESS_CHANGE_HEADING =
+  /^[ \t]*(?:(?:re|fw|fwd)\s*[:：]\s*)*[【\[［〔<＜■◆●]?[ \t]*(?:(?:メール|e-?mail|電子メール)\s?)?アドレス(?:の)?変更(?:の|に関する|に伴う)?(?:お知らせ|ご案内|ご連絡|ご通知|通知|のお願い)[ \t]*[】\]］〕>＞]?[ \t]*$|^[ \t]*(?:(?:re|fw|fwd)\s*:\s*)*(?:notice of |notification of )?(?:(?:my |our )?e-?mail )?address change(?: notice| notification)?[ \t]*$|^[ \t]*change of (?:e-?mail )?address[ \t]*$/imu;
+// The old and the new address, each on a line of its label: 旧アドレス：…, 新メールアドレス：…, "Old address: …".
+const OLD_ADDRESS_LINE = /^[ \t]*[■・●◆]?[ \t]*(?:旧|変更前の?)(?:メール|e-?mail)?アドレス[ \t]*[:：][ \t]*\S+@|^[ \t]*(?:old|previous|former) (?:e-?mail )?address[ \t]*:[ \t]*\S+@/imu;
+const NEW_ADDRESS_LINE = /^[ \t]*[■・●◆]?[ \t]*(?:新|変更後の?)(?:メール|e-?mail)?アドレス[ \t]*[:：][ \t]*\S+@|^[ \t]*new (?:e-?mail )?address[ \t]*:[ \t]*\S+@/imu;
+
+/**
+ * What makes the customer's words an e-mail address change notice, or undefined: its heading on a line of its own or
+ * as the subject ({@link ADDRESS_CHANGE_HEADING}), or an old and a new address under their labels. A person updates
+ * the customer's address; the agent has nothing to answer, and would only thank them or promise what no one did.
+ */
+function addressChangeDetail(mail: Pick<ClassifiableMail, 'question' | 'subject'>): string | undefined {
+  const question = mail.question ?? '';
+  const heading = ADDRESS_CHANGE_HEADING.exec(question)?.[0] ?? (mail.subject ? ADDRESS_CHANGE_HEADING.exec(mail.subject)?.[0] : undefined);
+  if (heading) return `“${quoted(heading)}”`;
+  return OLD_ADDRESS_LINE.test(question) && NEW_ADDRESS_LINE.test(question) ? 'an old and a new address' : undefined;
 }
 
 // Hosts of mailing lists and groups, where anyone may open a group: our group there (SUPPORT_GROUP_ADDRESSES on
@@ -1956,15 +2132,16 @@ const ACKNOWLEDGING_PHRASES: readonly RegExp[] = [
     'u',
   ),
   /^(?:大変|本当に|とても|非常に)?助かりました$|^感謝(?:いたします|致します|しております|申し上げます|です)$|^お騒がせ(?:しました|いたしました|致しました)$/u,
-  // 承知しました, 確認いたしました, かしこまりました, 了解です
-  /^(?:承知|了解|確認|拝見|把握)(?:しました|いたしました|致しました|です|しております|いたしております)$|^(?:かしこまりました|承りました|わかりました|分かりました|了解)$/u,
+  // 承知しました, 確認いたしました, かしこまりました, 了解です; what was received before it: メール拝受いたしました,
+  // 資料を受領しました, ご回答拝見しました.
+  /^(?:(?:メール|(?:ご|お)?(?:連絡|回答|返信|返答|案内|説明|送付)|内容|資料)(?:を)? ?)?(?:承知|了解|確認|拝見|拝受|受領|把握)(?:しました|いたしました|致しました|です|しております|いたしております)$|^(?:かしこまりました|承りました|わかりました|分かりました|了解)$/u,
   // 解決しました, 無事に変更できました, 直りました: the customer reports success. Only these verbs: "再現できました"
   // (the fault showed again) is news to answer.
   // A purpose may come first: 「ご案内の方法で解決しました」, 「ご教示いただいた手順で」, 「ご案内どおりに設定できました」.
-  /^(?:おかげさまで|お陰様で|おかげで)? ?(?:(?:ご|お)?(?:案内|教示|説明|回答|指示|指摘|連絡)(?:いただいた|頂いた|くださった|下さった|の)?(?:方法|手順|設定|やり方|通り|とおり|どおり)(?:で|に)? ?)?(?:無事に?|問題なく|正常に)? ?(?:(?:解決|解消)(?:しました|いたしました|致しました)|(?:解決|解消|変更|設定|登録|削除|解除|ログイン|ダウンロード|インストール|確認|送信|受信|保存|印刷|出力|復旧|接続|再設定|更新|表示)?(?:できました|出来ました)|直りました|治りました|動きました|うまくいきました|上手くいきました|使えるようになりました)$/u,
+  /^(?:おかげさまで|お陰様で|おかげで)? ?(?:(?:ご|お)?(?:案内|教示|説明|回答|指示|指摘|連絡)(?:いただいた|頂いた|くださった|下さった|の)?(?:方法|手順|設定|やり方|通り|とおり|どおり)(?:で|に)? ?)?(?:無事に?|問題なく|正常に)? ?(?:(?:解決|解消)(?:しました|いたしました|致しました)|(?:解決|解消|変更|設定|登録|削除|解除|ログイン|ダウンロード|インストール|確認|送信|受信|保存|印刷|出力|復旧|接続|再設定|更新|表示)?(?:できました|出来ました)|直りました|治りました|動きました|動作(?:しました|いたしました|致しました|しております|しています|いたしております|致しております)|うまくいきました|上手くいきました|使えるようになりました)$/u,
   /^(?:早速)?(?:試して|やって|確認して)(?:みます|見ます)$|^(?:もう|これで)?大丈夫(?:です|そうです)$/u,
-  // 社内で確認のうえ、改めてご連絡いたします: the customer will write again when they have something to say.
-  /^(?:(?:社内|こちら|弊社|当社|部内)で ?)?(?:(?:確認|検討|相談|共有)(?:の上|のうえ|した上で|したうえで|して|させていただき|いたしまして|し) ?)?(?:改めて|あらためて|後ほど|のちほど|追って|また) ?(?:ご連絡|ご返信|ご報告|連絡|返信)(?:を)?(?:いたします|致します|します|させていただきます|させて頂きます|差し上げます)$/u,
+  // 社内で確認のうえ、改めてご連絡いたします, 内容確認のうえ…: the customer will write again when they have something to say.
+  /^(?:(?:社内|こちら|弊社|当社|部内)で ?)?(?:(?:(?:内容|詳細|資料|メール)(?:を)? ?)?(?:確認|検討|相談|共有)(?:の上|のうえ|した上で|したうえで|して|させていただき|いたしまして|し) ?)?(?:改めて|あらためて|後ほど|のちほど|追って|また) ?(?:ご連絡|ご返信|ご報告|連絡|返信)(?:を)?(?:いたします|致します|します|させていただきます|させて頂きます|差し上げます)$/u,
   // thanks, thank you so much for your help, ok thanks, much appreciated
   /^(?:(?:ok|okay|great|perfect|awesome|excellent|brilliant|wonderful|super) )?(?:thanks|thank you|thx|ty|many thanks|much appreciated|appreciated|(?:i )?(?:really )?appreciate it)(?: (?:so|very) much| a lot| a ton| again| everyone| all| team)*(?: for (?:(?:all )?(?:your|the) )?(?:(?:quick|fast|prompt|kind|detailed|speedy|swift|great) )?(?:help|reply|response|answer|support|assistance|explanation|information|info))?(?: (?:so|very) much| again)?$/u,
   // that fixed it, it works now, problem solved, got it, ok
@@ -2069,11 +2246,21 @@ function phraseKind(phrase: string, names: ReadonlySet<string>): 'acknowledging'
   return kinds.includes('acknowledging') ? 'acknowledging' : 'courtesy';
 }
 
-/** The sender's name (「山田」, "taro yamada"), or their self-introduction (「山田です」, 「カスタマーの山田です」). */
+// A company's name before the sender's on a Japanese signature line (清水運輸 清水, (株)清水運輸 清水): kanji and
+// katakana only, so that a sentence (まだエラーが出ます 清水) never reads as one.
+const COMPANY_WORD = /^[\p{Script=Han}\p{Script=Katakana}ー]{1,20}$/u;
+
+/**
+ * The sender's name (「山田」, "taro yamada"), their self-introduction (「山田です」, 「カスタマーの山田です」), or a
+ * signature line of their company's name and theirs (「清水運輸 清水」).
+ */
 function isSendersName(phrase: string, names: ReadonlySet<string>): boolean {
   if (names.size === 0) return false;
   const name = /^(?:[^ ]{1,20}の)?(.+?)(?:です|でございます)$/u.exec(phrase)?.[1] ?? phrase;
-  return name.split(' ').every((word) => names.has(word));
+  if (name.split(' ').every((word) => names.has(word))) return true;
+  const words = phrase.split(' ');
+  const company = words.slice(0, -1);
+  return company.length >= 1 && company.length <= 2 && names.has(words.at(-1)!) && company.every((word) => COMPANY_WORD.test(word) && !CUSTOMER_TROUBLE.test(word));
 }
 
 // Longest part of the customer's words quoted in a reason.

@@ -49,6 +49,8 @@ describe('a reply that only thanks or acknowledges', () => {
     ['English with a greeting and a sign-off', 'Hi team,\n\nThank you so much for your help, it works now.\n\nBest regards,\nTaro', { from: { address: 'taro@customer.example', name: 'Taro Yamada' } }],
     ['English short acknowledgement', 'Got it, thanks!'],
     ['a greeting of thanks beside an acknowledgement', 'いつもありがとうございます。承知しました。'],
+    // Mail audit 6, sample 433: 「清水運輸 清水」 under the thanks, a company's name before the sender's.
+    ['a company line under the thanks', 'ありがとうございました。\n\n株式会社カスタマー 山田'],
   ])('%s is ignored as an acknowledgement', (_name, question, overrides) => {
     const decision = decideReply(replyWith(question, overrides), ctx);
     expect(decision).toMatchObject({ answer: false, reason: 'acknowledgement' });
@@ -66,7 +68,8 @@ describe('a reply that only thanks or acknowledges', () => {
     ['a closing alone is no acknowledgement', 'よろしくお願いいたします。'],
     ['a greeting alone is no acknowledgement', 'お世話になっております。'],
     ['a name that is not the sender\'s', '承知しました。\n\n鈴木'],
-    ['a company line under the thanks', 'ありがとうございました。\n\n株式会社カスタマー 山田'],
+    // A company's name before the sender's is a signature line (mail audit 6, sample 433), a sentence there is not.
+    ['a company line with a fault under the thanks', 'ありがとうございました。\n\nまだエラーが出ます 山田'],
     ['a word that merely ends like a form of address', 'ありがとうございます。状況は前回と同様。'],
     ['thanks in a new mail (its subject may be the question)', 'ありがとうございました。', { inReplyTo: undefined, references: [], subject: 'パスワードの再設定' }],
     ['thanks with a screenshot attached', 'ありがとうございます。', { attachments: [{ filename: 'error.png', contentType: 'image/png', size: 20_000 }] }],

@@ -1,0 +1,176 @@
+/**
+ * The sixth mail audit's mismatches that the reply decision and the parks before the agent own, read through the real
+ * parser ({@link mailOutcome}):
+ * - #1 (442, 443, 466): the customer answers inline inside our unprefixed quoted reply, the parser keeps only the note
+ *   above it (「インラインにて失礼いたします。 山田」), and the agent answered a blank;
+ * - #3 (430): a web form's mail with no Reply-To was answered to the form service, the customer only in its text;
+ * - #5 (434): a holiday auto-reply whose 「※本メールは自動返信です。」 is its last line was answered;
+ * - #5 (437): an e-mail address change notice in reply to us was answered;
+ * - #6 (459, 433): acknowledgements (「問題なく動作しております」, 「メール拝受いたしました」, 「内容確認のうえ、改めて
+ *   ご連絡いたします」, a company name before the sender's) were answered.
+ * Each rule's rows include the customer's mail it must leave as it was.
+ */
+import { describe, expect, it } from 'vitest';
+import { encodedWord } from '../support/inbound-mail.js';
+import { mailOutcome, OUR_REPLY_ID } from '../support/mail-outcome.js';
+
+/** A UTF-8 mail to our support address: plain text, or HTML when `html`; a reply to ours when `reply`. */
+function rawMail(opts: { body: string; from?: string; replyTo?: string; subject?: string; reply?: boolean; html?: boolean }): Buffer {
+  return Buffer.from(
+    [
+      `From: ${opts.from ?? `${encodedWord('山田 太郎')} <taro.yamada@yamada-kogyo.co.jp>`}`,
+      'To: support@helpdesk.example.jp',
+      ...(opts.replyTo ? [`Reply-To: ${opts.replyTo}`] : []),
+      `Subject: ${encodedWord(opts.subject ?? (opts.reply ? 'Re: CSV出力について' : 'CSV出力について'))}`,
+      'Message-ID: <audit6@yamada-kogyo.co.jp>',
+      'Date: Wed, 25 Nov 2026 09:30:00 +0900',
+      ...(opts.reply ? [`In-Reply-To: ${OUR_REPLY_ID}`, `References: ${OUR_REPLY_ID}`] : []),
+      'MIME-Version: 1.0',
+      `Content-Type: text/${opts.html ? 'html' : 'plain'}; charset=utf-8`,
+      'Content-Transfer-Encoding: base64',
+      '',
+      ...(Buffer.from(opts.body.replace(/\n/g, '\r\n')).toString('base64').match(/.{1,76}/g) ?? []),
+      '',
+    ].join('\r\n'),
+  );
+}
+
+// Our reply as Outlook quotes it below a customer's note: a header block, then our text without `>` marks.
+const OUTLOOK_JA_BLOCK = '差出人: XYZサポート <support@helpdesk.example.jp>\n送信日時: 2026年11月24日 15:02\n宛先: 山田 太郎 <taro.yamada@yamada-kogyo.co.jp>\n件名: Re: CSV出力について\n\n山田様\n\nお問い合わせいただきありがとうございます。\n\nCSVの文字コードは「設定 > エクスポート」で変更できます。';
+const OUTLOOK_EN_BLOCK = 'From: XYZ Support <support@helpdesk.example.jp>\nSent: Tuesday, November 24, 2026 3:02 PM\nTo: John Smith <j.smith@fabrikam.example.com>\nSubject: Re: CSV export\n\nDear John,\n\nYou can export the CSV from Settings > Export.';
+// Sample 442: Outlook HTML, 【山田】 comments in red inside our quoted reply.
+const SAMPLE_442_HTML =
+  "<html><body lang=JA><div class=WordSection1><p class=MsoNormal>XYZサポート様</p><p class=MsoNormal>インラインにて失礼いたします。</p><p class=MsoNormal>山田</p><p class=MsoNormal>&nbsp;</p><div style='border:none;border-top:solid #E1E1E1 1.0pt;padding:3.0pt 0mm 0mm 0mm'><div id=\"divRplyFwdMsg\"><p class=MsoNormal><b>差出人:</b> XYZサポート &lt;support@helpdesk.example.jp&gt;<br><b>送信日時:</b> 2026年11月24日 15:02<br><b>宛先:</b> 山田 太郎<br><b>件名:</b> Re: CSV出力について</p></div></div><p class=MsoNormal>山田様</p><p class=MsoNormal>CSVの文字コードは「設定 &gt; エクスポート」で変更できます。</p><p class=MsoNormal><span style='color:red'>【山田】承知しました。</span></p><p class=MsoNormal>なお、区切り文字はカンマ固定となっております。</p><p class=MsoNormal><span style='color:red'>【山田】区切り文字をタブにする予定はありますでしょうか？</span></p><p class=MsoNormal>何卒よろしくお願いいたします。</p></div></body></html>";
+const INLINE_PARK = /^park the customer answers inline in the quoted text/;
+const JOHN = 'John Smith <j.smith@fabrikam.example.com>';
+
+describe('#1: inline answers inside an unprefixed quote of ours are parked, not answered blank', () => {
+  it.each<[string, Buffer, RegExp]>([
+    ['442: Outlook HTML, 【山田】 markers', rawMail({ body: SAMPLE_442_HTML, html: true, reply: true }), INLINE_PARK],
+    [
+      '443: 下記、インラインにて, → lines in our text',
+      rawMail({ body: `XYZサポート様\n\n下記、インラインにてご回答・ご質問させていただきます。\n\n山田\n\n${OUTLOOK_JA_BLOCK}\n→承知しました。\n\nなお、区切り文字はカンマ固定となっております。\n→セミコロン区切りには対応予定がありますか？`, reply: true }),
+      INLINE_PARK,
+    ],
+    [
+      '以下、【山田】にてコメントします',
+      rawMail({ body: `XYZサポート様\n\n以下、【山田】にてコメントします。\n\n山田\n\n${OUTLOOK_JA_BLOCK}\n【山田】タブ区切りにできますか？`, reply: true }),
+      INLINE_PARK,
+    ],
+    [
+      '下記にて回答いたします',
+      rawMail({ body: `XYZサポート様\n\nご質問の件、下記にて回答いたします。\n\n山田\n\n${OUTLOOK_JA_BLOCK}\n→Windows 11です。`, reply: true }),
+      INLINE_PARK,
+    ],
+    ['466: "see my comments inline marked [JS]"', rawMail({ from: JOHN, body: `Hi, see my comments inline marked [JS].\n\nJohn\n\n${OUTLOOK_EN_BLOCK}\n[JS] Can semicolons be supported later?`, reply: true }), INLINE_PARK],
+    ['"see my answers inline"', rawMail({ from: JOHN, body: `Hi,\n\nsee my answers inline.\n\nJohn\n\n${OUTLOOK_EN_BLOCK}\n>> Windows 11, version 23H2.`, reply: true }), INLINE_PARK],
+    ['"answers below in red"', rawMail({ from: JOHN, body: `Hi team,\nAnswers below in red.\nJohn\n\n${OUTLOOK_EN_BLOCK}\nWe use version 4.2.`, reply: true }), INLINE_PARK],
+    // The parser keeps inline answers between `>` lines: nothing was cut, so the agent reads them.
+    [
+      '408: Gmail, インラインで失礼します above `>` quotes with answers between them',
+      rawMail({ body: '山田です。インラインで失礼します。\n\n2026年11月24日(火) 15:02 XYZサポート <support@helpdesk.example.jp>:\n> CSVの文字コードは「設定 > エクスポート」で変更できます。\n\n承知しました。\n\n> なお、区切り文字はカンマ固定となっております。\n\nセミコロンにしたい場合はどうすればよいでしょうか？\n\n> 何卒よろしくお願いいたします。\n', reply: true }),
+      /^answer$/,
+    ],
+    // "See below" about a log pasted in the note, or a thank-you, announces no inline answers.
+    [
+      'a log "below" in the note, above our quoted reply',
+      rawMail({ from: JOHN, body: `Hi,\n\nThe export still fails, see the log below.\n\nERROR 2026-11-25 09:12 export failed: delimiter\n\nJohn\n\n${OUTLOOK_EN_BLOCK}`, reply: true }),
+      /^answer$/,
+    ],
+    ['a thank-you above our quoted reply', rawMail({ body: `XYZサポート様\n\nご回答ありがとうございました。\n\n山田\n\n${OUTLOOK_JA_BLOCK}`, reply: true }), /^ignore acknowledgement/],
+    [
+      'inline answers announced in a new mail with nothing quoted',
+      rawMail({ body: 'XYZサポート様\n\nご質問に下記にて回答いたします。\n1. Windows 11です。\n2. バージョンは4.2です。\nタブ区切りにできますか？\n\n山田' }),
+      /^answer$/,
+    ],
+  ])('%s', async (_what, raw, outcome) => {
+    expect(await mailOutcome(raw)).toMatch(outcome);
+  });
+});
+
+const FORM_BODY = 'お問い合わせがありました。\n\nお名前：岩田 由美\nメールアドレス：iwata.y@gmail.com\nお問い合わせ内容：\n無料トライアルの期間を延長することはできますか？\n\n--\nフォームメーラー https://formmailer-cloud.jp/';
+const FORM_FROM = `${encodedWord('フォームメーラー')} <contact@formmailer-cloud.jp>`;
+
+describe('#3: a web form\'s mail with no Reply-To, the customer only in its text, is parked', () => {
+  it.each<[string, Buffer, RegExp]>([
+    ['430: メールアドレス and お問い合わせ内容 fields, From the form service', rawMail({ from: FORM_FROM, subject: '[XYZ] お問い合わせがありました', body: FORM_BODY }), /^park a web form's mail from contact@formmailer-cloud\.jp with no Reply-To carries iwata\.y@gmail\.com/],
+    [
+      'an English form: Email and Message fields',
+      rawMail({ from: 'Site Forms <forms@sitebuilder.example.net>', subject: 'New submission', body: 'New submission\n\nName: Lisa Wong\nEmail: lisa.wong@acme-retail.com\nMessage: Do you integrate with Shopify?' }),
+      /^park a web form's mail from forms@sitebuilder\.example\.net with no Reply-To/,
+    ],
+    // With a Reply-To (429, legit4 056–060) the reply goes to the customer: this rule says nothing.
+    ['429-like: the customer in Reply-To', rawMail({ from: FORM_FROM, replyTo: 'iwata.y@gmail.com', subject: '[XYZ] お問い合わせがありました', body: FORM_BODY }), /^(?:answer|held )/],
+    // The address of the sender's own organisation is no other party's.
+    ['the address field on the sender\'s own domain', rawMail({ from: FORM_FROM, subject: 'お問い合わせ', body: FORM_BODY.replace('iwata.y@gmail.com', 'staff@formmailer-cloud.jp') }), /^answer$/],
+    // A customer's own mail with their address at the end of a signature, below their question.
+    [
+      'a customer\'s question, then a signature with a private address',
+      rawMail({ subject: 'CSVについて', body: '質問：CSVの区切り文字をタブにできますか？\n\n山田工業 山田\nメール：taro.home@gmail.com' }),
+      /^answer$/,
+    ],
+    // A reply to ours is the customer's mail, whatever fields they write.
+    ['a reply to ours with form-like fields', rawMail({ from: FORM_FROM, subject: 'Re: CSV出力について', body: FORM_BODY, reply: true }), /^answer$/],
+  ])('%s', async (_what, raw, outcome) => {
+    expect(await mailOutcome(raw)).toMatch(outcome);
+  });
+});
+
+const HOLIDAY_NOTICE =
+  '誠に勝手ながら、弊社は12月27日（土）から1月4日（日）まで年末年始休業とさせていただきます。\n期間中にいただいたメールへのご返信は、1月5日（月）以降順次対応させていただきます。\nご不便をおかけしますが、何卒ご了承くださいますようお願い申し上げます。\n\n※本メールは自動返信です。\n\n丸井製菓株式会社';
+const MARUI = `${encodedWord('丸井製菓株式会社')} <info@marui-seika.co.jp>`;
+
+describe('#5: an auto-reply that says so on its last lines, in reply to ours, is ignored', () => {
+  it.each<[string, Buffer, RegExp]>([
+    ['434: a holiday notice, 「※本メールは自動返信です。」 above the company name', rawMail({ from: MARUI, body: HOLIDAY_NOTICE, reply: true }), /^ignore auto-reply/],
+    ['the notice as the very last line', rawMail({ from: MARUI, body: HOLIDAY_NOTICE.replace('\n\n丸井製菓株式会社', ''), reply: true }), /^ignore auto-reply/],
+    // A customer who asks, or who pasted a notice they got, writes words of their own around it.
+    ['a question above the line', rawMail({ from: MARUI, body: HOLIDAY_NOTICE.replace('ご不便をおかけしますが', '休業中のサポート窓口はどうすればよいでしょうか。ご不便をおかけしますが'), reply: true }), /^answer$/],
+    [
+      'a customer who pasted a notice they got',
+      rawMail({ body: '下記のメールが届きました。\n\nご注文を受け付けました。発送までお待ちください。\n※本メールは自動返信です。\n\n山田', reply: true }),
+      /^answer$/,
+    ],
+    ['a customer\'s words above the line, no notice\'s', rawMail({ body: 'ログインできません。\n昨日から続いています。\n本メールは自動でお送りしております。', reply: true }), /^answer$/],
+    ['a trouble report above the line', rawMail({ body: 'CSVを出力するとエラーになります。\n※本メールは自動送信です。', reply: true }), /^answer$/],
+    // A new mail: a web form's notification says the same below a customer's question.
+    ['a new mail', rawMail({ from: MARUI, body: HOLIDAY_NOTICE }), /^answer$/],
+  ])('%s', async (_what, raw, outcome) => {
+    expect(await mailOutcome(raw)).toMatch(outcome);
+  });
+});
+
+const ADDRESS_CHANGE =
+  '【メールアドレス変更のお知らせ】\n\n平素より大変お世話になっております。\n弊社はドメイン変更に伴い、2026年12月1日よりメールアドレスを変更いたしました。\n旧アドレス：ueda@old.ueda-seiki.co.jp\n新アドレス：ueda@ueda-seiki.co.jp\nお手数ですが、アドレス帳の登録変更をお願いいたします。\n\n上田精機株式会社';
+const ADDRESS_PARK = /^park an e-mail address change notice/;
+
+describe('#5: an e-mail address change notice is parked for a person to update the customer', () => {
+  it.each<[string, Buffer, RegExp]>([
+    ['437: 旧アドレス/新アドレス under 【メールアドレス変更のお知らせ】', rawMail({ from: `${encodedWord('上田精機')} <ueda@old.ueda-seiki.co.jp>`, body: ADDRESS_CHANGE, reply: true }), ADDRESS_PARK],
+    ['the heading alone', rawMail({ body: 'メールアドレス変更のご案内\n\n4月1日より下記のアドレスに変更となりました。\ntaro@yamada-kogyo.jp\n\n山田', reply: true }), ADDRESS_PARK],
+    ['Old/New address in English', rawMail({ from: JOHN, body: 'Hello,\n\nPlease note that my e-mail address has changed.\nOld address: j.smith@fabrikam.example.com\nNew address: john.smith@fabrikam.example.org\n\nJohn', reply: true }), ADDRESS_PARK],
+    // A question about changing an address in the product is answered.
+    ['how to change the login address', rawMail({ body: 'ログイン用のメールアドレスを変更する方法を教えてください。' }), /^answer$/],
+    ['a notification address that does not change', rawMail({ body: '通知メールの送信元アドレスを変更できますか？\n現在のアドレス：notice@yamada-kogyo.co.jp' }), /^answer$/],
+  ])('%s', async (_what, raw, outcome) => {
+    expect(await mailOutcome(raw)).toMatch(outcome);
+  });
+});
+
+describe('#6: more acknowledgements are ignored, a thanks beside a request is answered', () => {
+  const SHIMIZU = `${encodedWord('清水 正')} <shimizu@shimizu-unyu.co.jp>`;
+  it.each<[string, string, string | undefined, RegExp]>([
+    ['459: 確認いたしました。問題なく動作しております。', '確認いたしました。問題なく動作しております。\nありがとうございました。', undefined, /^ignore acknowledgement/],
+    ['正常に動作しました', '正常に動作しました。ありがとうございます。', undefined, /^ignore acknowledgement/],
+    ['433: メール拝受いたしました, 内容確認のうえ改めてご連絡, company and name', 'XYZサポート 御中\n\nメール拝受いたしました。\n内容確認のうえ、改めてご連絡いたします。\n\n清水運輸 清水', SHIMIZU, /^ignore acknowledgement/],
+    ['資料を受領しました', '資料を受領しました。\n社内で確認のうえ、改めてご連絡いたします。\n清水', SHIMIZU, /^ignore acknowledgement/],
+    // A request or a fault beside the thanks is something to answer.
+    ['動作 beside a fault', '問題なく動作しております。ただ、CSVの出力だけできません。', undefined, /^answer$/],
+    ['動作していません', '確認しましたが、まだ正常に動作していません。', undefined, /^answer$/],
+    ['拝受 beside a request', 'メール拝受いたしました。\n追加で、請求書の宛名変更もお願いします。', undefined, /^answer$/],
+    ['拝受 beside a question', 'メール拝受いたしました。CSVは何件まで出力できますか？', undefined, /^answer$/],
+    ['a fault on the company line', 'メール拝受いたしました。\n\nまだエラーが出ます 清水', SHIMIZU, /^answer$/],
+  ])('%s', async (_what, body, from, outcome) => {
+    expect(await mailOutcome(rawMail({ body, reply: true, ...(from ? { from } : {}) }))).toMatch(outcome);
+  });
+});
