@@ -622,6 +622,10 @@ const REPLY_ORIGINAL_WORDS = String.raw`original message|元のメッセージ|�
 /** The separator a client writes above the original of a reply ("-----Original Message-----", 「-----原始邮件-----」). */
 export const REPLY_ORIGINAL_SEPARATOR = separatorLine(REPLY_ORIGINAL_WORDS);
 const ORIGINAL_MESSAGE = separatorLine(String.raw`${REPLY_ORIGINAL_WORDS}|転送(?:された)?メッセージ|forwarded message`);
+// Foxmail's separator (`------------------ Original ------------------`, over From:/Date:/To:/Subject: or
+// 发件人:/发送时间:/收件人:/主题:). A bare "original" frames a customer's own text too (「--- original ---」 above their data
+// as it was): it opens quoted history only above a header block.
+const FOXMAIL_ORIGINAL = separatorLine('original');
 const BEGIN_FORWARDED = /^\s*(?:begin forwarded message|転送されたメッセージ)\s*[:：]\s*$/i;
 // Outlook-style header blocks: a From line soon followed by Sent/Date/To/Subject lines, with Outlook's labels in
 // English, Japanese, German, French, Chinese (zh-CN 发件人/发送时间/收件人/主题, also QQ Mail's and Coremail's; zh-TW
@@ -660,8 +664,11 @@ const SENDER_LINE_FOLLOWERS = 2;
 const OUTLOOK_RULE = /^\s*_{5,}\s*$/;
 // A line of the customer's asking, in the first paragraph under a CJK header block they pasted.
 const CJK_ASKS = /[?？]\s*$|请问|麻烦|拜托|請問|麻煩|부탁|주세요|주시겠|주실\s?수/;
-/** A line of separator characters (`-----`, `━━━`, `＊＊＊`) that frames a signature or a banner. */
-export const SEPARATOR_LINE = /^\s*[-_=*＊━─―－~〜#+・=＝]{3,}\s*$/;
+/**
+ * A line of separator characters (`-----`, `━━━`, `＊＊＊`, `◆◇◆◇`, `★☆★☆`) that frames a signature or a banner. A
+ * run of stars alone may be a rating (「★★★」): as a separator it cuts only what below it reads as contact details.
+ */
+export const SEPARATOR_LINE = /^\s*[-_=*＊━─―－~〜#+・=＝◆◇★☆]{3,}\s*$/;
 // The line a phone, a carrier or a mail app adds under a mail ("Sent from my iPhone", "Sent via Bell Mobility's Text
 // Messaging service.", "Envoyé de mon iPhone", "Von meinem iPhone gesendet", "Galaxy から送信"…), in the languages of
 // the customers we see. Matched against one trimmed line of at most MAX_FOOTER_CHARS.
@@ -670,7 +677,7 @@ const SERVICE_FOOTER = new RegExp(
     String.raw`(?:Sent|Envoyé|Enviado|Inviato|Gesendet|Verzonden|Verstuurd|Sendt|Skickat|Lähetetty|Wysłane|Отправлено)\s(?:from|via|with|by|using|de|depuis|par|avec|à partir de|desde|con|por|vía|do|pelo|a partir do|da|dal|tramite|von|mit|über|vom|vanaf|met|van|fra|från|med|från min|z|из|с)\s.{1,70}`,
     String.raw`Von meine[mr]\s.{1,40}\sgesendet`,
     String.raw`Get Outlook for\s.{1,40}`,
-    String.raw`[^、。?？]{1,40}から送信(?:されました)?`,
+    String.raw`[^、。?？]{1,40}からの?送信(?:されました)?`, // 「iPhoneから送信」, Android's 「Android携帯からの送信」
     String.raw`送信元\s*[:：]\s*.{1,40}`,
     String.raw`发自我的.{1,40}`,
     String.raw`(?:從|从)我的.{1,40}(?:傳送|發送|发送)`,
@@ -728,7 +735,7 @@ function underSeparator(lines: string[], index: number): boolean {
     .slice(0, index)
     .reverse()
     .find((l) => l.trim() !== '');
-  return above !== undefined && (ORIGINAL_MESSAGE.test(above) || OUTLOOK_RULE.test(above));
+  return above !== undefined && (ORIGINAL_MESSAGE.test(above) || FOXMAIL_ORIGINAL.test(above) || OUTLOOK_RULE.test(above));
 }
 
 /**
@@ -761,10 +768,14 @@ function customerAsksBelow(lines: string[], start: number): boolean {
  * True for a reply's separator line at `index`. A Chinese or Korean one (「-----原始邮件-----」) counts only above a
  * header, an attribution, a sender line that heads a quoted mail ({@link opensQuotedMail}; `recipients` are the To and
  * Cc addresses that may be ours, lower-case: {@link ourMailboxesOf}) or a quoted line: a customer may write it in a
- * question about the line itself.
+ * question about the line itself. Foxmail's ({@link FOXMAIL_ORIGINAL}) counts only above a header block.
  */
 function isOriginalMessageSeparator(lines: string[], index: number, recipients: readonly string[]): boolean {
   const line = lines[index] ?? '';
+  if (FOXMAIL_ORIGINAL.test(line)) {
+    const at = nextContentIndex(lines, index);
+    return at >= 0 && isHeaderBlockStart(lines, at);
+  }
   if (!ORIGINAL_MESSAGE.test(line)) return false;
   if (!CJK_ORIGINAL_MESSAGE.test(line)) return true;
   const at = nextContentIndex(lines, index);
@@ -1340,17 +1351,53 @@ function withoutImagePlaceholders(lines: string[]): string[] {
 
 /** The text of `lines` without quoted lines and signatures, trimmed. */
 function ownWords(history: string[]): string {
-  let lines = withoutImagePlaceholders(history.filter((l) => !QUOTED_LINE.test(l)));
+  const { body, postscript } = postscriptBelowSignature(withoutImagePlaceholders(history.filter((l) => !QUOTED_LINE.test(l))));
 
-  let visible = lines.join('\n');
+  let visible = body.join('\n');
   if (visible.trim() !== '' && visible.length <= MAX_REPLY_PARSER_CHARS) visible = new EmailReplyParser().parseReply(visible);
 
-  lines = stripServiceFooter(stripSignatureBlock(stripDelimitedSignature(stripLegalNotice(visible.split('\n')))));
-  return lines
+  const unsigned = stripSignatureBlock(stripDelimitedSignature(stripLegalNotice(visible.split('\n'))));
+  const words = stripServiceFooter(postscript.length > 0 ? [...unsigned, '', ...postscript] : unsigned)
     .map((l) => l.trimEnd())
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
+  return NO_BODY_PLACEHOLDER.test(words) ? '' : words;
+}
+
+// What a client or a phone writes for a mail sent without a body (「（本文なし）」, "(no message body)"): no words of the
+// sender's, so the subject is the question, as for an empty body.
+const NO_BODY_PLACEHOLDER =
+  /^(?:[（(【［\[＜<]\s*(?:本文(?:なし|無し)|no (?:message )?body|no text|empty)\s*[）)】］\]＞>]|本文(?:なし|無し))$/iu;
+
+// The opening of a postscript (追伸, ※追記, "P.S.", "PS:"), which a customer may write below their signature.
+const POSTSCRIPT_START = /^\s*(?:(?:追伸|※\s*追記)(?:\s*[:：、,]|\s|$)|P\.\s?(?:P\.\s?)?S\.|P\.?S\s*[:：])/iu;
+// RFC 3676's signature delimiter. Not a separator line: what such a frame holds may be the customer's (a pasted link or
+// error), kept because a question follows it ({@link SIGNATURE_NEVER_ASKS}), and a postscript is such a question.
+const SIGNATURE_DELIMITER = /^--\s?$/;
+// Longest postscript (non-empty lines) kept below a signature.
+const MAX_POSTSCRIPT_LINES = 8;
+
+/**
+ * `lines` split at a postscript (a last paragraph opening with {@link POSTSCRIPT_START}) written below a `--` signature:
+ * email-reply-parser and {@link stripDelimitedSignature} cut everything below the delimiter, the customer's afterthought
+ * with it (mail audit 6, 447). No postscript when none follows a signature: then the lines are read as they are.
+ */
+function postscriptBelowSignature(lines: string[]): { body: string[]; postscript: string[] } {
+  const whole = { body: lines, postscript: [] };
+  let start = -1;
+  for (let i = lines.length - 1; i > 0; i--) {
+    const line = lines[i] ?? '';
+    if (SIGNATURE_DELIMITER.test(line)) break;
+    if (POSTSCRIPT_START.test(line) && (lines[i - 1] ?? '').trim() === '') {
+      start = i;
+      break;
+    }
+  }
+  if (start < 0 || lines.slice(start).filter((l) => l.trim() !== '').length > MAX_POSTSCRIPT_LINES) return whole;
+  const signature = lines.findIndex((l, i) => i < start && SIGNATURE_DELIMITER.test(l));
+  if (signature < 0 || !lines.slice(0, signature).some(hasWords)) return whole;
+  return { body: lines.slice(0, start), postscript: lines.slice(start) };
 }
 
 // A subject that forwards (Fwd:, FW:, WG:, TR:, RV:, 転送:, 转发:, 轉寄:, 전달:), and the markers that open a forwarded
@@ -1481,18 +1528,47 @@ function unwrapClearSigned(lines: string[]): string[] {
 
 /**
  * The mail's text: mailparser's text of its text/plain parts, or its HTML converted to text when there is no plain
- * text (HTML conversion is ours, see {@link HTML_TO_TEXT}). A body that declares no type and clearly is HTML is
+ * text or the plain text only says the mail is HTML ({@link htmlInsteadOfNotice}; HTML conversion is ours, see
+ * {@link HTML_TO_TEXT}). A body that declares no type and clearly is HTML is
  * converted as well: read as text/plain by default, its markup would be the question.
  */
 function bodyText(mail: ParsedMail, notes: Notes): string {
   const plain = (mail.text ?? '').replace(/\r\n?/g, '\n');
   if (plain.trim() !== '') {
-    if (declaredContentType(mail) !== undefined || !looksLikeHtml(plain)) return plain;
+    if (declaredContentType(mail) !== undefined || !looksLikeHtml(plain)) return htmlInsteadOfNotice(mail, plain, notes) ?? plain;
     notes.warn('the body has no Content-Type but is HTML; it was converted to text as HTML');
     return htmlText(plain, notes);
   }
   if (typeof mail.html !== 'string' || mail.html.trim() === '') return plain;
   return htmlText(mail.html, notes);
+}
+
+// A sentence an HTML mailer writes in the text part in place of the text (「このメールはHTML形式で送信されています。」,
+// 「HTML表示に対応したメールソフトでご覧ください。」, "This message is in HTML format.", "Your mail client does not support
+// HTML."): it names HTML, the mail program or viewing.
+const HTML_NOTICE_SENTENCE = /HTML|メールソフト|メーラー|ご覧(?:ください|下さい)|\b(?:e-?mail|mail) (?:client|program|reader|viewer|software)\b|\bview (?:this|the) (?:message|e-?mail)\b/iu;
+// Such a notice is a sentence or two; a longer text part holds the customer's words.
+const MAX_HTML_NOTICE_CHARS = 300;
+
+/** True when `text` is only an HTML mailer's notice that the mail is HTML ({@link HTML_NOTICE_SENTENCE}). */
+function isHtmlOnlyNotice(text: string): boolean {
+  const trimmed = text.trim();
+  if (trimmed.length > MAX_HTML_NOTICE_CHARS || !/HTML/i.test(trimmed)) return false;
+  return trimmed.split(/(?<=[。．.!！])|\n/u).every((sentence) => sentence.trim() === '' || HTML_NOTICE_SENTENCE.test(sentence));
+}
+
+/**
+ * The HTML part's text when the text part only says the mail is HTML ({@link isHtmlOnlyNotice}) and the HTML part has
+ * words of its own: the notice would be the question and the customer's words never read (mail audit 6, 426).
+ */
+function htmlInsteadOfNotice(mail: ParsedMail, plain: string, notes: Notes): string | undefined {
+  if (typeof mail.html !== 'string' || !isHtmlOnlyNotice(plain)) return undefined;
+  // Its notes are the mail's only when its text is read.
+  const htmlNotes = new Notes();
+  const html = htmlText(mail.html, htmlNotes);
+  if (!hasWords(html) || isHtmlOnlyNotice(html)) return undefined;
+  for (const warning of htmlNotes.warnings) notes.warn(warning);
+  return html;
 }
 
 /** HTML as the text its reader sees: cut to {@link MAX_HTML_CHARS}, nesting bounded, hidden elements left out. */

@@ -1,0 +1,229 @@
+/**
+ * The sixth mail audit's mismatches that the parser owns:
+ * - #2 (426): the text part only said the mail is HTML, and that notice became the question; the HTML part asks;
+ * - #4 (419): a body of only 「（本文なし）」 became the question, and the subject's question was dropped;
+ * - #6 (402): the footer 「Android携帯からの送信」 stayed, and a reply of thanks was answered;
+ * - #6 (455/456): Foxmail's `------------------ Original ------------------` opened no quoted history;
+ * - #8 (447): a 追伸 (P.S.) below the `--` signature was cut with it;
+ * - #11 (446): a signature framed by ◆◇ lines stayed.
+ * Each rule's rows include the text it must leave as it is.
+ */
+import { describe, expect, it } from 'vitest';
+import { extractQuestion, parseInboundMail } from '../../src/mail/parse.js';
+import { encodedWord } from '../support/inbound-mail.js';
+import { mailOutcome, OUR_REPLY_ID } from '../support/mail-outcome.js';
+
+/** A mail to our support address; `headers` replace the defaults of the same name. */
+function rawMail(body: string, headers: Record<string, string> = {}): Buffer {
+  const all: Record<string, string> = {
+    From: `${encodedWord('山田 太郎')} <taro.yamada@customer.co.jp>`,
+    To: 'support@helpdesk.example.jp',
+    Subject: encodedWord('ログインパスワードの変更方法'),
+    'Message-ID': '<audit6-parse@customer.co.jp>',
+    Date: 'Wed, 25 Nov 2026 09:30:00 +0900',
+    'MIME-Version': '1.0',
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Transfer-Encoding': '8bit',
+    ...headers,
+  };
+  return Buffer.from(`${Object.entries(all).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body.replace(/\n/g, '\r\n')}\r\n`);
+}
+
+/** A reply to our answer. */
+const REPLY_HEADERS = { Subject: encodedWord('Re: CSV出力について'), 'In-Reply-To': OUR_REPLY_ID, References: OUR_REPLY_ID };
+
+/** multipart/alternative of `plain` and `html`, as an HTML mailer sends it. */
+function alternative(plain: string, html: string): Buffer {
+  const body = [
+    '--alt',
+    'Content-Type: text/plain; charset="utf-8"',
+    'Content-Transfer-Encoding: 8bit',
+    '',
+    plain,
+    '',
+    '--alt',
+    'Content-Type: text/html; charset="utf-8"',
+    'Content-Transfer-Encoding: 8bit',
+    '',
+    html,
+    '',
+    '--alt--',
+  ].join('\n');
+  return rawMail(body, { Subject: encodedWord('追加ユーザーの料金'), 'Content-Type': 'multipart/alternative; boundary="alt"' });
+}
+
+const HTML_QUESTION = '<html><body><p>お世話になっております。</p><p>ユーザーを10名追加した場合の月額料金を教えてください。</p><p>桜ソフト 購買部</p></body></html>';
+
+describe('#2: a text part that only says the mail is HTML gives way to the HTML part', () => {
+  it.each<[string, string]>([
+    ['426: 「このメールはHTML形式で送信されています…」', 'このメールはHTML形式で送信されています。HTML表示に対応したメールソフトでご覧ください。'],
+    ['「HTMLメールです」', '※このメールはHTMLメールです。\nHTMLメールを表示できる環境でご覧ください。'],
+    ['「本メールはHTML形式です」', '本メールはHTML形式です。'],
+    ['"This message is in HTML format"', 'This message is in HTML format.'],
+    ['"Your mail client does not support HTML"', 'Your mail client does not support HTML messages. Please view this message in an HTML-capable client.'],
+    ['"To view this message, use an HTML compatible email viewer"', 'To view the message, please use an HTML compatible email viewer!'],
+  ])('%s', async (_what, plain) => {
+    const mail = await parseInboundMail(alternative(plain, HTML_QUESTION));
+    expect(mail.question).toContain('ユーザーを10名追加した場合の月額料金を教えてください。');
+    expect(mail.question).not.toContain('HTML');
+  });
+
+  it.each<[string, string, string]>([
+    // The customer's words about HTML are theirs: the HTML part says the same.
+    ['a question about HTML mail', 'HTMLメールが表示されません。どうすればよいですか？', '<p>HTMLメールが表示されません。どうすればよいですか？</p>'],
+    ['a notice above a question of its own', 'このメールはHTML形式で送信されています。\n\nユーザーを追加する方法を教えてください。', HTML_QUESTION],
+    ['a notice whose HTML part says nothing more', 'このメールはHTML形式で送信されています。', '<p>このメールはHTML形式で送信されています。</p>'],
+    ['a notice whose HTML part is empty', 'This message is in HTML format.', '<html><body></body></html>'],
+  ])('%s: the text part stays', async (_what, plain, html) => {
+    const mail = await parseInboundMail(alternative(plain, html));
+    expect(mail.text.trim()).toBe(plain);
+  });
+});
+
+describe('#4: a placeholder for no body is no words, so the subject is the question', () => {
+  const SUBJECT = 'ログインパスワードの変更方法';
+  it.each<[string, string]>([
+    ['419: 「（本文なし）」', '（本文なし）'],
+    ['「(本文なし)」', '(本文なし)'],
+    ['「本文なし」', '本文なし'],
+    ['「本文無し」', '本文無し'],
+    ['「【本文なし】」', '【本文なし】'],
+    ['"(no body)"', '(no body)'],
+    ['"(empty)"', '(empty)'],
+    ['"(no message body)"', '(no message body)'],
+    ['"[No message body]"', '[No message body]'],
+    ['a placeholder above a signature', '（本文なし）\n\n--\n山田 太郎\nTEL: 03-1234-5678'],
+  ])('%s', (_what, text) => {
+    expect(extractQuestion(text, SUBJECT)).toBe(SUBJECT);
+  });
+
+  it.each<[string, string]>([
+    ['a sentence that starts with the word', '本文なしで送るとエラーになりますか？'],
+    ['the word inside a question', '件名だけで本文なしのメールでも受け付けてもらえますか？'],
+    ['"empty" in a sentence', 'The export file is empty.'],
+  ])('%s stays', (_what, text) => {
+    expect(extractQuestion(text, SUBJECT)).toBe(text);
+  });
+
+  it('419: the ISO-2022-JP mail of only 「（本文なし）」 asks its subject', async () => {
+    const body = '\x1b$B!JK\\J8$J$7!K\x1b(B';
+    const mail = await parseInboundMail(rawMail(body, { 'Content-Type': 'text/plain; charset=ISO-2022-JP', 'Content-Transfer-Encoding': '7bit' }));
+    expect(mail.text.trim()).toBe('（本文なし）');
+    expect(mail.question).toBe(SUBJECT);
+  });
+});
+
+describe("#6: a phone's 「…からの送信」 footer is no words of the sender's", () => {
+  const THANKS = '承知しました。ありがとうございました。';
+  it.each<[string, string]>([
+    ['402: 「Android携帯からの送信」', 'Android携帯からの送信'],
+    ['「iPhoneからの送信」', 'iPhoneからの送信'],
+    ['「Galaxy からの送信」', 'Galaxy からの送信'],
+    ['「au携帯からの送信」', 'au携帯からの送信'],
+    ['「iPhoneから送信」 (as before)', 'iPhoneから送信'],
+    ['「ドコモのスマートフォンから送信」 (as before)', 'ドコモのスマートフォンから送信'],
+  ])('%s', (_what, footer) => {
+    expect(extractQuestion(`${THANKS}\n\n${footer}`)).toBe(THANKS);
+  });
+
+  it.each<[string, string]>([
+    ['a question', 'スマホからの送信はできますか？'],
+    ['a sentence that goes on', 'Android携帯からの送信ができません'],
+    ['a sentence with a comma', '先ほど、Android携帯からの送信'],
+  ])('%s stays', (_what, line) => {
+    expect(extractQuestion(`お世話になっております。\n\n${line}`)).toContain(line);
+  });
+
+  it('402: thanks above 「Android携帯からの送信」 is ignored as an acknowledgement', async () => {
+    expect(await mailOutcome(rawMail(`${THANKS}\n\nAndroid携帯からの送信`, REPLY_HEADERS))).toMatch(/^ignore acknowledgement/);
+  });
+});
+
+// Our answer, as Foxmail quotes it below its separator.
+const OUR_ANSWER = ['山田様', '', 'XYZサポートでございます。', '', 'CSVの文字コードは「設定 > エクスポート」で変更できます。', 'なお、区切り文字はカンマ固定となっております。', '', '--', 'XYZサポート', 'support@helpdesk.example.jp'].join('\n');
+const FOXMAIL_EN_HEAD = ['------------------ Original ------------------', 'From: "XYZサポート"<support@helpdesk.example.jp>;', 'Date: Tue, Nov 24, 2026 03:02 PM', 'To: "刘洋"<liu.yang@foxmail.com>;', 'Subject: Re: CSV导出'].join('\n');
+const FOXMAIL_ZH_HEAD = ['------------------ Original ------------------', '发件人: "XYZサポート"<support@helpdesk.example.jp>;', '发送时间: 2026年11月24日(星期二) 下午3:02', '收件人: "刘洋"<liu.yang@foxmail.com>;', '主题: Re: CSV导出'].join('\n');
+
+describe("#6: Foxmail's `------------------ Original ------------------` opens the quoted history", () => {
+  const QUESTION = '请问导出的CSV可以选择UTF-8编码吗？\n\n刘洋';
+  it.each<[string, string]>([
+    ['455: English labels', FOXMAIL_EN_HEAD],
+    ['Chinese labels', FOXMAIL_ZH_HEAD],
+    ['blank line under the separator', FOXMAIL_EN_HEAD.replace('------------------\n', '------------------\n\n')],
+  ])('%s', (_what, head) => {
+    expect(extractQuestion(`${QUESTION}\n\n${head}\n\n${OUR_ANSWER}`, 'Re: CSV导出')).toBe(QUESTION);
+  });
+
+  it.each<[string, string]>([
+    // A customer's own text framed the same way, with no mail's header below it: a before-and-after of their data.
+    ['a before-and-after of data', '以下のように変換されます。\n\n--- original ---\nA,B,C\n--- converted ---\nA;B;C\n\nカンマのままにできますか？'],
+    ['the separator above a paragraph', '请问这个怎么处理？\n\n------------------ Original ------------------\n原来的文件是UTF-8的。'],
+  ])('%s stays', (_what, text) => {
+    expect(extractQuestion(text)).toBe(text);
+  });
+
+  it('456: thanks above the Foxmail quote of our answer is ignored as an acknowledgement', async () => {
+    const raw = rawMail(`好的，收到，谢谢！\n\n${FOXMAIL_EN_HEAD}\n\n${OUR_ANSWER}`, { ...REPLY_HEADERS, From: `${encodedWord('刘洋')} <liu.yang@foxmail.com>` });
+    expect(await mailOutcome(raw)).toMatch(/^ignore acknowledgement/);
+  });
+});
+
+describe('#8: a postscript below the `--` signature is the customer\'s, the signature still goes', () => {
+  const BODY = 'お世話になっております。\n退職者のアカウントの削除方法を教えてください。\n\nよろしくお願いいたします。';
+  const SIGNATURE = ['山田工業株式会社', '総務部 部長', '山田 太郎', '〒530-0001 大阪府大阪市北区梅田1-1-1 梅田ビル8F', 'TEL：06-1234-5678　FAX：06-1234-5679', '携帯：080-1111-2222', 'Mail：taro.yamada@yamada-kogyo.co.jp', 'URL：https://www.yamada-kogyo.co.jp/'].join('\n');
+  it.each<[string, string]>([
+    ['447: 追伸：', '追伸：削除後もデータは30日間復元できますか？'],
+    ['追伸 on a line of its own', '追伸\n削除後もデータは30日間復元できますか？'],
+    ['P.S.', 'P.S. Can deleted data be restored within 30 days?'],
+    ['PS:', 'PS: Can deleted data be restored within 30 days?'],
+    ['※追記', '※追記\n削除後のライセンスは他のユーザーに割り当てられますか？'],
+    ['a postscript of two lines', '追伸：削除後もデータは30日間復元できますか？\n復元できる場合、その手順も教えてください。'],
+  ])('%s', (_what, postscript) => {
+    const question = extractQuestion(`${BODY}\n--\n\n${SIGNATURE}\n\n${postscript}`);
+    expect(question).toBe(`${BODY}\n\n${postscript}`);
+  });
+
+  it.each<[string, string]>([
+    // A frame may hold the customer's own link or error, kept because a question (here the postscript) follows it.
+    ['a framed link', 'ログイン後に次の画面が出ます。\n-----\nhttps://app.example.jp/error?code=E1234\n-----\n\n追伸：このURLは何の画面ですか？'],
+    ['a ━━ framed signature', `${BODY}\n\n━━━━━━━━━━━━━━━━━━━━\n${SIGNATURE}\n━━━━━━━━━━━━━━━━━━━━\n\n追伸：削除後もデータは30日間復元できますか？`],
+  ])('a postscript below %s: the text is read as before', (_what, text) => {
+    expect(extractQuestion(text)).toBe(text);
+  });
+
+  it.each<[string, string, string]>([
+    ['a signature without a postscript', `${BODY}\n--\n${SIGNATURE}`, BODY],
+    ['a postscript above the signature (447b)', `${BODY}\n\n追伸：削除後もデータは30日間復元できますか？\n--\n${SIGNATURE}`, `${BODY}\n\n追伸：削除後もデータは30日間復元できますか？`],
+    ['a postscript with no signature', `${BODY}\n\n追伸：削除後もデータは30日間復元できますか？`, `${BODY}\n\n追伸：削除後もデータは30日間復元できますか？`],
+    ['「追伸」 inside the signature is the signature', `${BODY}\n--\n山田 太郎\n追伸ニュース編集部\nTEL：06-1234-5678`, BODY],
+  ])('%s', (_what, text, expected) => {
+    expect(extractQuestion(text)).toBe(expected);
+  });
+
+  it('447: the mail asks both questions, without the signature', async () => {
+    const mail = await parseInboundMail(rawMail(`${BODY}\n--\n\n${SIGNATURE}\n\n追伸：削除後もデータは30日間復元できますか？`, { Subject: encodedWord('アカウント削除について') }));
+    expect(mail.question).toContain('追伸：削除後もデータは30日間復元できますか？');
+    expect(mail.question).not.toContain('〒530-0001');
+  });
+});
+
+describe('#11: a signature framed by ◆◇ or ★☆ lines is cut', () => {
+  const QUESTION = 'XYZ サポート御中\n\nSAML連携でAzure ADを利用できますか？\n\n大橋';
+  const signature = (rule: string) => [rule, '大橋ホールディングス株式会社', '情報システム部 大橋 誠', 'TEL：03-6666-7777', rule].join('\n');
+  it.each<[string, string]>([
+    ['446: ◆◇', '◆◇◆◇◆◇◆◇◆◇◆◇◆◇◆◇◆◇◆◇'],
+    ['◆◆◆', '◆◆◆◆◆◆◆◆◆◆◆◆◆◆◆◆'],
+    ['★☆', '★☆★☆★☆★☆★☆★☆★☆★☆'],
+    ['◇◇◇', '◇◇◇◇◇◇◇◇◇◇◇◇◇◇◇◇'],
+  ])('%s', (_what, rule) => {
+    expect(extractQuestion(`${QUESTION}\n\n${signature(rule)}`)).toBe(QUESTION);
+  });
+
+  it.each<[string, string, string]>([
+    ['a line of three stars rating something', 'サポートの評価です。\n★★★\nとても助かりました。', 'サポートの評価です。\n★★★\nとても助かりました。'],
+    // As under a ━━ frame, only the closing line goes.
+    ['a framed question', 'お世話になっております。\n◆◇◆◇◆◇◆◇◆◇\nTEL連携の設定方法を教えてください？\n◆◇◆◇◆◇◆◇◆◇', 'お世話になっております。\n◆◇◆◇◆◇◆◇◆◇\nTEL連携の設定方法を教えてください？'],
+  ])('%s stays', (_what, text, expected) => {
+    expect(extractQuestion(text)).toBe(expected);
+  });
+});
