@@ -46,14 +46,15 @@ const bool = z
 const url = z.url();
 const optionalUrl = z.url().optional();
 /**
- * A search server's URL. Meilisearch's and Qdrant's clients send with fetch, which refuses a URL holding a user or
- * password: every search and reindex would fail with "Request cannot be constructed from a URL that includes
- * credentials", so such a URL is refused here, naming where the key goes.
+ * A search server's URL, which may hold no user or password: neither search client sends them. Meilisearch's fetch
+ * refuses such a URL (every search and reindex failed with "Request cannot be constructed from a URL that includes
+ * credentials"), and Qdrant's connection is built from the host, port and path alone, so a proxy asking for them
+ * refused every request. Refused here, naming where the key goes.
  */
 const searchServerUrl = (keyVariable: string) =>
   z
     .url()
-    .refine((v) => !URL.canParse(v) || (new URL(v).username === '' && new URL(v).password === ''), `must not carry a user or password (fetch refuses such URLs): put the key in ${keyVariable}`)
+    .refine((v) => !URL.canParse(v) || (new URL(v).username === '' && new URL(v).password === ''), `must not carry a user or password (the search client does not send them): put the key in ${keyVariable}`)
     .optional();
 const csvList = z
   .string()

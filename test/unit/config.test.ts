@@ -136,13 +136,13 @@ describe('config', () => {
     expect(shownValue(raw, { sensitive: true })).toBe(shown);
   });
 
-  // fetch (Meilisearch's and Qdrant's clients) refuses a URL with a user or password in it, at the first search: the
-  // reindex and every search would fail with "Request cannot be constructed from a URL that includes credentials".
+  // Neither search client sends a URL's user or password: Meilisearch's fetch refuses the URL at the first search, and
+  // Qdrant's connection is built without them.
   it.each([
     ['MEILI_HOST', 'http://admin:hunter2@127.0.0.1:7700', '"http://admin:***@127.0.0.1:7700"', 'MEILI_API_KEY'],
     ['QDRANT_URL', 'https://hunter2@qdrant.example/q', '"https://***@qdrant.example/q"', 'QDRANT_API_KEY'],
   ])('refuses %s with a user or password in it, naming the key variable and masking the password', (name, raw, shown, key) => {
-    expect(() => parseConfig({ [name]: raw })).toThrow(`${name}=${shown} must not carry a user or password (fetch refuses such URLs): put the key in ${key}`);
+    expect(() => parseConfig({ [name]: raw })).toThrow(`${name}=${shown} must not carry a user or password (the search client does not send them): put the key in ${key}`);
   });
 
   it('masks the password of any URL it shows in an error, sensitive variable or not', () => {
