@@ -664,11 +664,8 @@ const SENDER_LINE_FOLLOWERS = 2;
 const OUTLOOK_RULE = /^\s*_{5,}\s*$/;
 // A line of the customer's asking, in the first paragraph under a CJK header block they pasted.
 const CJK_ASKS = /[?？]\s*$|请问|麻烦|拜托|請問|麻煩|부탁|주세요|주시겠|주실\s?수/;
-/**
- * A line of separator characters (`-----`, `━━━`, `＊＊＊`, `◆◇◆◇`, `★☆★☆`) that frames a signature or a banner. A
- * run of stars alone may be a rating (「★★★」): as a separator it cuts only what below it reads as contact details.
- */
-export const SEPARATOR_LINE = /^\s*[-_=*＊━─―－~〜#+・=＝◆◇★☆]{3,}\s*$/;
+/** A line of separator characters (`-----`, `━━━`, `＊＊＊`) that frames a signature or a banner. */
+export const SEPARATOR_LINE = /^\s*[-_=*＊━─―－~〜#+・=＝]{3,}\s*$/;
 // The line a phone, a carrier or a mail app adds under a mail ("Sent from my iPhone", "Sent via Bell Mobility's Text
 // Messaging service.", "Envoyé de mon iPhone", "Von meinem iPhone gesendet", "Galaxy から送信"…), in the languages of
 // the customers we see. Matched against one trimmed line of at most MAX_FOOTER_CHARS.
@@ -1377,11 +1374,33 @@ const POSTSCRIPT_START = /^\s*(?:(?:追伸|※\s*追記)(?:\s*[:：、,]|\s|$)|P
 const SIGNATURE_DELIMITER = /^--\s?$/;
 // Longest postscript (non-empty lines) kept below a signature.
 const MAX_POSTSCRIPT_LINES = 8;
+// A signature's own requests ask nothing of us: to bear with a holiday (ご了承ください), to mind something, to spare
+// paper ("Please consider the environment before printing", 「印刷は必要な場合のみにしてください」).
+const SIGNATURE_COURTESY =
+  /ご了承|ご容赦|ご注意|ご留意|印刷(?:は|する前に|前に|の際は)|お控え|\bplease (?:consider|note|be (?:advised|aware))\b|\bbefore (?:you )?print/iu;
+// The kanji spellings of a request, which {@link NOTICE_REQUEST} leaves to the notice's own wording (「お送り下さい」).
+const KANJI_REQUEST = /下さい|頂け/u;
+const WEB_ADDRESS = /https?:\/\/\S+/gu;
 
 /**
- * `lines` split at a postscript (a last paragraph opening with {@link POSTSCRIPT_START}) written below a `--` signature:
- * email-reply-parser and {@link stripDelimitedSignature} cut everything below the delimiter, the customer's afterthought
- * with it (mail audit 6, 447). No postscript when none follows a signature: then the lines are read as they are.
+ * True when `postscript` asks us something: a question ({@link SIGNATURE_NEVER_ASKS}, {@link NOTICE_QUESTION}) or a
+ * request ({@link NOTICE_REQUEST}) that is no signature's courtesy ({@link SIGNATURE_COURTESY}). A P.S. that tells
+ * (a holiday, a move) is the signature's (bug review 40b): kept, it made a thank-you a question.
+ */
+function postscriptAsks(postscript: string[]): boolean {
+  // A web address's `?` asks nothing.
+  const lines = postscript.map((l) => l.replace(WEB_ADDRESS, ''));
+  if (lines.some((l) => SIGNATURE_NEVER_ASKS.test(l))) return true;
+  const sentences = lines.join(' ').split(/(?<=[。！!]|\.(?=\s|$))/u);
+  const requests = (sentence: string) => NOTICE_REQUEST.test(sentence) || KANJI_REQUEST.test(sentence);
+  return sentences.some((sentence) => NOTICE_QUESTION.test(sentence) || (requests(sentence) && !SIGNATURE_COURTESY.test(sentence)));
+}
+
+/**
+ * `lines` split at a postscript (a last paragraph opening with {@link POSTSCRIPT_START}) written below a `--` signature
+ * that asks something ({@link postscriptAsks}): email-reply-parser and {@link stripDelimitedSignature} cut everything
+ * below the delimiter, the customer's afterthought with it (mail audit 6, 447). No postscript when none follows a
+ * signature or it asks nothing: then the lines are read as they are, and it goes with the signature.
  */
 function postscriptBelowSignature(lines: string[]): { body: string[]; postscript: string[] } {
   const whole = { body: lines, postscript: [] };
@@ -1394,7 +1413,7 @@ function postscriptBelowSignature(lines: string[]): { body: string[]; postscript
       break;
     }
   }
-  if (start < 0 || lines.slice(start).filter((l) => l.trim() !== '').length > MAX_POSTSCRIPT_LINES) return whole;
+  if (start < 0 || lines.slice(start).filter((l) => l.trim() !== '').length > MAX_POSTSCRIPT_LINES || !postscriptAsks(lines.slice(start))) return whole;
   const signature = lines.findIndex((l, i) => i < start && SIGNATURE_DELIMITER.test(l));
   if (signature < 0 || !lines.slice(0, signature).some(hasWords)) return whole;
   return { body: lines.slice(0, start), postscript: lines.slice(start) };

@@ -5,8 +5,8 @@
  * - #6 (402): the footer 「Android携帯からの送信」 stayed, and a reply of thanks was answered;
  * - #6 (455/456): Foxmail's `------------------ Original ------------------` opened no quoted history;
  * - #8 (447): a 追伸 (P.S.) below the `--` signature was cut with it;
- * - #11 (446): a signature framed by ◆◇ lines stayed.
- * Each rule's rows include the text it must leave as it is.
+ * - #11 (446): a signature framed by ◆◇ lines stayed; it still does (bug review 40b: ◆◇★☆ frames customers' own data).
+ * Each rule's rows include the text it must leave as it is. Bug review 40b's probes (f01–f23) are rows of #8 and #11.
  */
 import { describe, expect, it } from 'vitest';
 import { extractQuestion, parseInboundMail } from '../../src/mail/parse.js';
@@ -200,6 +200,32 @@ describe('#8: a postscript below the `--` signature is the customer\'s, the sign
     expect(extractQuestion(text)).toBe(expected);
   });
 
+  it.each<[string, string]>([
+    // Bug review 40b: a signature's own P.S. (a holiday, a move, the printing line) under a thank-you asks nothing.
+    ['f01: a holiday notice as P.S.', '解決しました。ありがとうございました。\n\n-- \n清水運輸株式会社 清水太郎\nTEL 03-1234-5678\n\nP.S. 弊社は12月28日から1月4日まで休業いたします。'],
+    ['f02: "P.S. We have moved!"', 'Thanks, that fixed it.\n\n--\nJohn Smith\nACME Corp | +1 555 0100\n\nP.S. We have moved! Our new office address is 1 Main St.'],
+    ['f11: 追伸：年末年始は…休業', 'ご対応ありがとうございました。\n\n--\n清水運輸株式会社\n清水 太郎\n\n追伸：年末年始は12/29〜1/3まで休業となります。'],
+    ['f12: "P.S. Please consider the environment before printing"', 'Thanks, that fixed it.\n\n--\nJohn Smith | ACME\n\nP.S. Please consider the environment before printing this e-mail.'],
+    ['「ご了承ください」', 'ご対応ありがとうございました。\n\n--\n清水運輸株式会社\n清水 太郎\n\n追伸：年末年始は休業となります。ご了承ください。'],
+    ['「印刷はお控えください」', 'ご対応ありがとうございました。\n\n--\n清水運輸株式会社\n清水 太郎\n\n追伸：環境保護のため、印刷は必要な場合のみにしてください。'],
+    ['a web address with a ?', 'Thanks, that fixed it.\n\n--\nJohn Smith | ACME\n\nP.S. Our new website: https://acme.example.com/?ref=signature'],
+  ])('%s: a thank-you above a signature\'s P.S. is ignored as an acknowledgement', async (_what, body) => {
+    expect(await mailOutcome(rawMail(body, REPLY_HEADERS))).toMatch(/^ignore acknowledgement/);
+  });
+
+  const THANKS_SIGNED = '設定できました。ありがとうございます。\n\n--\n清水\n\n';
+  it.each<[string, string]>([
+    ['f05: 追伸 on a line of its own, asking with ？', '追伸\nCSVの文字コードは変更できますか？'],
+    ['「できますか」 without ？', '追伸：CSVの文字コードは変更できますか'],
+    ['「いただけますか」', '追伸：請求書を再発行していただけますか'],
+    ['「…ください」', '追伸：請求書の再発行もお願いします。宛名は山田工業でお送りください。'],
+    ['「…下さい」', '追伸：請求書を再発行して下さい。'],
+    ['"could you"', 'P.S. Could you also send the invoice again'],
+    ['"please"', 'P.S. Please send the invoice again.'],
+  ])('%s: the postscript stays', (_what, postscript) => {
+    expect(extractQuestion(`${THANKS_SIGNED}${postscript}`)).toBe(`設定できました。ありがとうございます。\n\n${postscript}`);
+  });
+
   it('447: the mail asks both questions, without the signature', async () => {
     const mail = await parseInboundMail(rawMail(`${BODY}\n--\n\n${SIGNATURE}\n\n追伸：削除後もデータは30日間復元できますか？`, { Subject: encodedWord('アカウント削除について') }));
     expect(mail.question).toContain('追伸：削除後もデータは30日間復元できますか？');
@@ -207,7 +233,8 @@ describe('#8: a postscript below the `--` signature is the customer\'s, the sign
   });
 });
 
-describe('#11: a signature framed by ◆◇ or ★☆ lines is cut', () => {
+describe('#11: ◆◇ and ★☆ lines are no separators: what they frame is read as text', () => {
+  // 95b125e cut 446's ◆◇-framed signature, and with it customers' own framed data (bug review 40b): the signature stays.
   const QUESTION = 'XYZ サポート御中\n\nSAML連携でAzure ADを利用できますか？\n\n大橋';
   const signature = (rule: string) => [rule, '大橋ホールディングス株式会社', '情報システム部 大橋 誠', 'TEL：03-6666-7777', rule].join('\n');
   it.each<[string, string]>([
@@ -215,15 +242,17 @@ describe('#11: a signature framed by ◆◇ or ★☆ lines is cut', () => {
     ['◆◆◆', '◆◆◆◆◆◆◆◆◆◆◆◆◆◆◆◆'],
     ['★☆', '★☆★☆★☆★☆★☆★☆★☆★☆'],
     ['◇◇◇', '◇◇◇◇◇◇◇◇◇◇◇◇◇◇◇◇'],
-  ])('%s', (_what, rule) => {
-    expect(extractQuestion(`${QUESTION}\n\n${signature(rule)}`)).toBe(QUESTION);
+  ])('a signature framed by %s stays, as before 95b125e', (_what, rule) => {
+    expect(extractQuestion(`${QUESTION}\n\n${signature(rule)}`)).toBe(`${QUESTION}\n\n${signature(rule)}`);
   });
 
-  it.each<[string, string, string]>([
-    ['a line of three stars rating something', 'サポートの評価です。\n★★★\nとても助かりました。', 'サポートの評価です。\n★★★\nとても助かりました。'],
-    // As under a ━━ frame, only the closing line goes.
-    ['a framed question', 'お世話になっております。\n◆◇◆◇◆◇◆◇◆◇\nTEL連携の設定方法を教えてください？\n◆◇◆◇◆◇◆◇◆◇', 'お世話になっております。\n◆◇◆◇◆◇◆◇◆◇\nTEL連携の設定方法を教えてください？'],
-  ])('%s stays', (_what, text, expected) => {
-    expect(extractQuestion(text)).toBe(expected);
+  it.each<[string, string]>([
+    ['a line of three stars rating something', 'サポートの評価です。\n★★★\nとても助かりました。'],
+    ['a framed question', 'お世話になっております。\n◆◇◆◇◆◇◆◇◆◇\nTEL連携の設定方法を教えてください？\n◆◇◆◇◆◇◆◇◆◇'],
+    ['f03: an order framed by ◆◇ with the delivery address and phone', '下記の注文のお届け先を変更したいです。変更方法を教えてください\n\n◆◇◆◇◆◇◆◇◆◇◆◇\n注文番号：A-12345\nお届け先：東京都港区芝1-2-3\n電話番号：03-1234-5678\n◆◇◆◇◆◇◆◇◆◇◆◇'],
+    ['f21: a whole mail framed by ◆◇, asking with no ？', '◆◇◆◇◆◇◆◇◆◇\n注文番号：A-12345\n電話番号：03-1234-5678\n配送日を12月5日に変更できますか\n◆◇◆◇◆◇◆◇◆◇'],
+    ['f23: a reservation framed by ◆◆ with the shop\'s phone', 'いつもお世話になっております。\n以下の内容で予約の変更をお願いします\n◆◆◆◆◆◆\n予約番号：R-998\n店舗：渋谷店（TEL 03-1234-5678）\n変更後：12/5 18:00\n◆◆◆◆◆◆\nよろしくお願いいたします。'],
+  ])('%s stays', (_what, text) => {
+    expect(extractQuestion(text)).toBe(text);
   });
 });
