@@ -1873,29 +1873,63 @@ function personAndMessageIn(text: string, sender: string, { bracketed }: { brack
   return person && message ? { person: person.text, personLine: person.line, message: message.text, messageLine: message.line } : undefined;
 }
 
+// The local part of a form's or a site's mailbox, which no person answers from: form@, contact@, info@, wordpress@,
+// www@ (a token of it: site-form@, info.jp@). A customer writes from their own mailbox (shimizu@, taro@gmail.com).
+const FORM_SENDER_LOCAL_PART =
+  /(?:^|[-_.+])(?:forms?|contact|info|inquiry|inquiries|enquiry|toiawase|otoiawase|webmaster|wordpress|mailer|system|postmaster|www)\d*(?:$|[-_.+])/iu;
+// A form's field about the sender, besides the address and the message: お名前：…, 会社名：…, 電話番号：…, "Phone: …".
+const FORM_DETAIL_FIELD_LABEL =
+  /^[ \t]*[■・●◆]?[ \t]*[【\[［]?[ \t]*(?:お?名前|ご?氏名|フリガナ|ふりがな|会社名|貴社名|御社名|法人名|団体名|部署名?|役職|ご?担当者名?|電話番号|お電話番号|電話|tel|携帯(?:電話)?(?:番号)?|fax|ご?住所|郵便番号|都道府県|件名|お問い?合わ?せ(?:種別|項目|の種類)|(?:full |first |last |your )?name|company(?: name)?|organi[sz]ation|phone(?: number)?|telephone|subject|country|website)[ \t]*[】\]］]?[ \t]*[:：][ \t]*(.*)$/iu;
+// A form's name field, whose value a customer writing from their own mailbox fills with the From's display name.
+const NAME_FIELD_LABEL = /^[ \t]*[■・●◆]?[ \t]*[【\[［]?[ \t]*(?:お?名前|ご?氏名|ご?担当者名?|(?:full |your )?name)[ \t]*[】\]］]?[ \t]*[:：][ \t]*(.*)$/iu;
+// How many fields besides the address a form's text holds at least: a name and the message, say.
+const MIN_FORM_FIELDS = 2;
+
 /**
  * What a web form's mail with no Reply-To carries of the customer, or undefined: a new mail (a form's is never a reply)
- * from any address, its text shaped as a form, an address field of another organisation's domain than the From's
- * above a message field (`メールアドレス：…` then `お問い合わせ内容：…`). A reply would go to the form service, a third
- * party, and the customer would never get it. A customer's signature with a private address comes below their words.
+ * from a form's or a site's mailbox ({@link FORM_SENDER_LOCAL_PART}, or a no-reply one), its text shaped as a form (an
+ * address field of another organisation's domain than the From's above a message field, `メールアドレス：…` then
+ * `お問い合わせ内容：…`, beside at least {@link MIN_FORM_FIELDS} fields in all but the address), and no field naming the
+ * From's display name as the sender. A reply would go to the form service, a third party, and the customer would never
+ * get it. A customer writes their own structured mail from their own mailbox, their other address in a field, and
+ * their signature with a private address comes below their words.
  */
 function formWithoutReplyToDetail(mail: ClassifiableMail): string | undefined {
   const from = mail.from?.address;
   if (mail.replyTo || !from || isReply(mail)) return undefined;
-  const carried = personAndMessageIn(mail.question ?? '', from, { bracketed: false });
-  return carried && carried.personLine < carried.messageLine ? `${carried.person}, and their message “${quoted(carried.message)}”` : undefined;
+  if (!FORM_SENDER_LOCAL_PART.test(localPart(from)) && !isNoReplyAddress(from)) return undefined;
+  const question = mail.question ?? '';
+  const carried = personAndMessageIn(question, from, { bracketed: false });
+  if (!carried || carried.personLine >= carried.messageLine) return undefined;
+  const lines = question.split('\n');
+  const fields = lines.filter((line) => !ADDRESS_FIELD_LABEL.test(line) && (FORM_DETAIL_FIELD_LABEL.test(line) || MESSAGE_FIELD_LABEL.test(line) || MESSAGE_HEADING.test(line)));
+  if (fields.length < MIN_FORM_FIELDS || namesFromAsSender(lines, mail.from?.name)) return undefined;
+  return `${carried.person}, and their message “${quoted(carried.message)}”`;
+}
+
+/** Whether a name field among `lines` holds the From's display name (spaces and width aside): the sender's own mail. */
+function namesFromAsSender(lines: readonly string[], displayName: string | undefined): boolean {
+  const compact = (text: string) => text.normalize('NFKC').toLowerCase().replace(/\s+/gu, '');
+  const name = compact(displayName ?? '');
+  if (Array.from(name).length < 2) return false;
+  return lines.some((line) => {
+    const value = NAME_FIELD_LABEL.exec(line)?.[1];
+    return value !== undefined && compact(value) !== '' && (compact(value).includes(name) || name.includes(compact(value)));
+  });
 }
 
 // Words announcing answers written into the quoted mail below: 「インラインにて失礼いたします」, 「下記、インラインにて
-// ご回答」, 「下記にて回答いたします」, 「以下、【山田】にてコメントします」, 「赤字にて回答」, "see my comments inline",
-// "answers below in red", "my comments below marked [JS]". Not "see below" (a log, a pasted mail) nor インライン画像.
+// ご回答」, 「以下、【山田】にてコメントします」, 「赤字にて回答」, "see my comments inline", "answers below in red",
+// "my comments below marked [JS]". Not 「下記の通り回答いたします」, 「以下に回答いたします」 nor "my answers are below":
+// customers write those above answers in their own words, which the agent reads. Nor "see below" (a log, a pasted
+// mail) nor インライン画像.
 const INLINE_ANSWERS = new RegExp(
   [
     String.raw`インライン(?:にて|で|に)[、,]?\s?(?:失礼|(?:ご|お)?(?:回答|返信|返答|コメント|質問|記載|記入|追記|答え)|書き込|書か|書い|入れ)`,
-    String.raw`(?:以下|下記)[、,]?\s?(?:[【\[［(（<＜][^】\]］)）>＞\n]{1,20}[】\]］)）>＞]\s?)?(?:に|にて|で|の通り|のとおり)[、,]?\s?(?:ご|お)?(?:回答|返信|返答|コメント|答え|追記|記載)(?:いたし|致し|し|させていただき|させて頂き)`,
+    String.raw`[【\[［(（<＜][^】\]］)）>＞\n]{1,20}[】\]］)）>＞]\s?(?:に|にて|で)[、,]?\s?(?:ご|お)?(?:回答|返信|返答|コメント|答え|追記|記載)(?:いたし|致し|し|させていただき|させて頂き)`,
     String.raw`(?:赤|青|緑)(?:字|文字|色)(?:にて|で)[、,]?\s?(?:ご|お)?(?:回答|返信|返答|コメント|答え|追記|記載|記入)`,
-    String.raw`\b(?:answers?|comments?|responses?|replies|notes?)(?: to (?:your|the) questions?)? (?:are )?(?:inline|below|in-line)\b`,
-    String.raw`\b(?:answered|replied|responded|commented) (?:inline|in-line|below)\b|\binline (?:answers|comments|responses|replies)\b|\bmarked (?:with )?\[`,
+    String.raw`\b(?:answers?|comments?|responses?|replies|notes?)(?: to (?:your|the) questions?)? (?:are )?(?:inline|in-line|(?:below )?in (?:red|blue|green|bold))\b`,
+    String.raw`\b(?:answered|replied|responded|commented) (?:inline|in-line)\b|\binline (?:answers|comments|responses|replies)\b|\bmarked (?:with )?\[`,
   ].join('|'),
   'iu',
 );
@@ -1942,20 +1976,27 @@ function unmarkedQuoteBodyStart(lines: readonly string[]): number | undefined {
 }
 
 // The heading of an e-mail address change notice, a line of its own or the subject (【メールアドレス変更のお知らせ】,
-// アドレス変更のご案内, "Email address change notice"): 「メールアドレス変更の方法」 or 「…のお知らせが届きません」 ask about it.
+// アドレス変更のご案内, "Email address change notice"): 「メールアドレス変更の方法」 or 「…のお知らせが届きません」 ask about it,
+// and a customer asks for the change with 「…のお願い」. No `Re:` or `Fwd:`: a reply to our own 「…のご案内」 is the
+// customer's word about it.
 const ADDRESS_CHANGE_HEADING =
-  /^[ \t]*(?:(?:re|fw|fwd)\s*[:：]\s*)*[【\[［〔<＜■◆●]?[ \t]*(?:(?:メール|e-?mail|電子メール)\s?)?アドレス(?:の)?変更(?:の|に関する|に伴う)?(?:お知らせ|ご案内|ご連絡|ご通知|通知|のお願い)[ \t]*[】\]］〕>＞]?[ \t]*$|^[ \t]*(?:(?:re|fw|fwd)\s*:\s*)*(?:notice of |notification of )?(?:(?:my |our )?e-?mail )?address change(?: notice| notification)?[ \t]*$|^[ \t]*change of (?:e-?mail )?address[ \t]*$/imu;
+  /^[ \t]*[【\[［〔<＜■◆●]?[ \t]*(?:(?:メール|e-?mail|電子メール)\s?)?アドレス(?:の)?変更(?:の|に関する|に伴う)?(?:お知らせ|ご案内|ご連絡|ご通知|通知)[ \t]*[】\]］〕>＞]?[ \t]*$|^[ \t]*(?:notice of |notification of )?(?:(?:my |our )?e-?mail )?address change(?: notice| notification)?[ \t]*$|^[ \t]*change of (?:e-?mail )?address[ \t]*$/imu;
+// What a customer writes who asks about their address rather than announcing it: a question, a request to be told or
+// done (ください, 教えて), "how do I…?".
+const ASKS_ABOUT_ADDRESS = /[?？]|ください|下さい|教えて|ますか|でしょうか|\b(?:can|could|how|what|why|where)\b/iu;
 // The old and the new address, each on a line of its label: 旧アドレス：…, 新メールアドレス：…, "Old address: …".
 const OLD_ADDRESS_LINE = /^[ \t]*[■・●◆]?[ \t]*(?:旧|変更前の?)(?:メール|e-?mail)?アドレス[ \t]*[:：][ \t]*\S+@|^[ \t]*(?:old|previous|former) (?:e-?mail )?address[ \t]*:[ \t]*\S+@/imu;
 const NEW_ADDRESS_LINE = /^[ \t]*[■・●◆]?[ \t]*(?:新|変更後の?)(?:メール|e-?mail)?アドレス[ \t]*[:：][ \t]*\S+@|^[ \t]*new (?:e-?mail )?address[ \t]*:[ \t]*\S+@/imu;
 
 /**
  * What makes the customer's words an e-mail address change notice, or undefined: its heading on a line of its own or
- * as the subject ({@link ADDRESS_CHANGE_HEADING}), or an old and a new address under their labels. A person updates
+ * as the subject ({@link ADDRESS_CHANGE_HEADING}), or an old and a new address under their labels; never when those
+ * words ask anything ({@link ASKS_ABOUT_ADDRESS}), which the agent answers. A person updates
  * the customer's address; the agent has nothing to answer, and would only thank them or promise what no one did.
  */
 function addressChangeDetail(mail: Pick<ClassifiableMail, 'question' | 'subject'>): string | undefined {
   const question = mail.question ?? '';
+  if (ASKS_ABOUT_ADDRESS.test(question)) return undefined;
   const heading = ADDRESS_CHANGE_HEADING.exec(question)?.[0] ?? (mail.subject ? ADDRESS_CHANGE_HEADING.exec(mail.subject)?.[0] : undefined);
   if (heading) return `“${quoted(heading)}”`;
   return OLD_ADDRESS_LINE.test(question) && NEW_ADDRESS_LINE.test(question) ? 'an old and a new address' : undefined;
@@ -2247,8 +2288,29 @@ function phraseKind(phrase: string, names: ReadonlySet<string>): 'acknowledging'
 }
 
 // A company's name before the sender's on a Japanese signature line (清水運輸 清水, (株)清水運輸 清水): kanji and
-// katakana only, so that a sentence (まだエラーが出ます 清水) never reads as one.
+// katakana only, so that a sentence (まだエラーが出ます 清水) never reads as one, and with a company's mark or a
+// business's ending ({@link COMPANY_MARK}, {@link BUSINESS_ENDING}): any other word before the name may be a request
+// (見積書再送希望 清水, 至急確認依頼 清水), which a thank-you above it must not hide.
 const COMPANY_WORD = /^[\p{Script=Han}\p{Script=Katakana}ー]{1,20}$/u;
+// The mark of a company's legal form, before or after its name; (株) and ㈱ reach here as 株, their brackets dropped.
+const COMPANY_MARK =
+  /^(?:株|有)$|^(?:株式会社|有限会社|合同会社|合資会社|合名会社|有限責任|一般社団法人|一般財団法人|公益社団法人|公益財団法人|医療法人|学校法人|社会福祉法人)|(?:株式会社|有限会社|合同会社|合資会社|合名会社)$/u;
+const BUSINESS_ENDING =
+  /(?:運輸|運送|物流|商事|商店|商会|工業|産業|建設|工務店|物産|電機|電気|電子|製作所|精機|製薬|化学|食品|製菓|印刷|興業|販売|事務所|銀行|信用金庫|証券|保険|病院|医院|クリニック|薬局|不動産|技研|設計|システム|システムズ|サービス|ホールディングス|コーポレーション|グループ)$/u;
+// A request's or a status's words, never in a company's name: 見積書再送希望, 至急確認依頼, 再発行手続中. 中 and 済 only
+// at the end (田中工業, 済生会病院 are names).
+const REQUEST_OR_STATUS_WORD = /希望|依頼|願|要望|手配|確認|対応|予定|至急|再送|郵送|発送|送付|返送|再発行|手続|申請|見積|請求|[中済]$|済み/u;
+
+/**
+ * Whether the words before the sender's name on a signature line are their company's name: each a company's word,
+ * each with a company's mark or a business's ending, or beside a mark of its own (株 シミズ, from ㈱シミズ).
+ */
+function isCompanyName(words: readonly string[]): boolean {
+  const marked = words.some((word) => COMPANY_MARK.test(word));
+  return words.every(
+    (word) => COMPANY_WORD.test(word) && (marked || BUSINESS_ENDING.test(word)) && !REQUEST_OR_STATUS_WORD.test(word) && !CUSTOMER_TROUBLE.test(word),
+  );
+}
 
 /**
  * The sender's name (「山田」, "taro yamada"), their self-introduction (「山田です」, 「カスタマーの山田です」), or a
@@ -2260,7 +2322,7 @@ function isSendersName(phrase: string, names: ReadonlySet<string>): boolean {
   if (name.split(' ').every((word) => names.has(word))) return true;
   const words = phrase.split(' ');
   const company = words.slice(0, -1);
-  return company.length >= 1 && company.length <= 2 && names.has(words.at(-1)!) && company.every((word) => COMPANY_WORD.test(word) && !CUSTOMER_TROUBLE.test(word));
+  return company.length >= 1 && company.length <= 2 && names.has(words.at(-1)!) && isCompanyName(company);
 }
 
 // Longest part of the customer's words quoted in a reason.

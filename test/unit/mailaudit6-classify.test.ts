@@ -57,11 +57,7 @@ describe('#1: inline answers inside an unprefixed quote of ours are parked, not 
       rawMail({ body: `XYZサポート様\n\n以下、【山田】にてコメントします。\n\n山田\n\n${OUTLOOK_JA_BLOCK}\n【山田】タブ区切りにできますか？`, reply: true }),
       INLINE_PARK,
     ],
-    [
-      '下記にて回答いたします',
-      rawMail({ body: `XYZサポート様\n\nご質問の件、下記にて回答いたします。\n\n山田\n\n${OUTLOOK_JA_BLOCK}\n→Windows 11です。`, reply: true }),
-      INLINE_PARK,
-    ],
+    ['赤字にて回答いたします', rawMail({ body: `XYZサポート様\n\n赤字にて回答いたします。\n\n山田\n\n${OUTLOOK_JA_BLOCK}\n→Windows 11です。`, reply: true }), INLINE_PARK],
     ['466: "see my comments inline marked [JS]"', rawMail({ from: JOHN, body: `Hi, see my comments inline marked [JS].\n\nJohn\n\n${OUTLOOK_EN_BLOCK}\n[JS] Can semicolons be supported later?`, reply: true }), INLINE_PARK],
     ['"see my answers inline"', rawMail({ from: JOHN, body: `Hi,\n\nsee my answers inline.\n\nJohn\n\n${OUTLOOK_EN_BLOCK}\n>> Windows 11, version 23H2.`, reply: true }), INLINE_PARK],
     ['"answers below in red"', rawMail({ from: JOHN, body: `Hi team,\nAnswers below in red.\nJohn\n\n${OUTLOOK_EN_BLOCK}\nWe use version 4.2.`, reply: true }), INLINE_PARK],
@@ -77,6 +73,29 @@ describe('#1: inline answers inside an unprefixed quote of ours are parked, not 
       rawMail({ from: JOHN, body: `Hi,\n\nThe export still fails, see the log below.\n\nERROR 2026-11-25 09:12 export failed: delimiter\n\nJohn\n\n${OUTLOOK_EN_BLOCK}`, reply: true }),
       /^answer$/,
     ],
+    // Bug review 40b: 下記/以下/below announce answers written right below in the customer's own words as often as in
+    // the quote, so they are no inline answers (the agent reads what reached the question).
+    [
+      '下記にて回答いたします, the quote unmarked',
+      rawMail({ body: `XYZサポート様\n\nご質問の件、下記にて回答いたします。\n\n山田\n\n${OUTLOOK_JA_BLOCK}\n→Windows 11です。`, reply: true }),
+      /^answer$/,
+    ],
+    [
+      '下記の通り回答いたします, the answers and a question in the note',
+      rawMail({ body: `お世話になっております。\nご質問について、下記の通り回答いたします。\n1. 契約番号はABC-123です。\n2. 利用人数は5名です。\n\nその上で、CSV出力の方法を教えてください。\n\n山田\n\n${OUTLOOK_JA_BLOCK}`, reply: true }),
+      /^answer$/,
+    ],
+    [
+      '以下に回答いたします, the answers in the note',
+      rawMail({ body: `お世話になっております。\n以下に回答いたします。\n・契約番号：ABC-123\n・人数：5名\n\n山田\n\n${OUTLOOK_JA_BLOCK}`, reply: true }),
+      /^answer$/,
+    ],
+    ['"My answers are below:" above the answers', rawMail({ from: JOHN, body: `Hi,\n\nMy answers are below:\n1) Version 4.2\n2) Windows 11\n\nAlso, how do I export the CSV?\n\nJohn\n\n${OUTLOOK_EN_BLOCK}`, reply: true }), /^answer$/],
+    [
+      '"see my notes below …; can you correct line 3?"',
+      rawMail({ from: JOHN, body: `Hi team,\n\nPlease see my notes below on the invoice; can you correct line 3?\n\nLine 3 should be 5 seats, not 6.\n\nJohn\n\n${OUTLOOK_EN_BLOCK}`, reply: true }),
+      /^answer$/,
+    ],
     ['a thank-you above our quoted reply', rawMail({ body: `XYZサポート様\n\nご回答ありがとうございました。\n\n山田\n\n${OUTLOOK_JA_BLOCK}`, reply: true }), /^ignore acknowledgement/],
     [
       'inline answers announced in a new mail with nothing quoted',
@@ -89,6 +108,7 @@ describe('#1: inline answers inside an unprefixed quote of ours are parked, not 
 });
 
 const FORM_BODY = 'お問い合わせがありました。\n\nお名前：岩田 由美\nメールアドレス：iwata.y@gmail.com\nお問い合わせ内容：\n無料トライアルの期間を延長することはできますか？\n\n--\nフォームメーラー https://formmailer-cloud.jp/';
+const SHIMIZU_TARO = `${encodedWord('清水 太郎')} <shimizu@shimizu-unyu.co.jp>`;
 const FORM_FROM = `${encodedWord('フォームメーラー')} <contact@formmailer-cloud.jp>`;
 
 describe('#3: a web form\'s mail with no Reply-To, the customer only in its text, is parked', () => {
@@ -107,6 +127,32 @@ describe('#3: a web form\'s mail with no Reply-To, the customer only in its text
     [
       'a customer\'s question, then a signature with a private address',
       rawMail({ subject: 'CSVについて', body: '質問：CSVの区切り文字をタブにできますか？\n\n山田工業 山田\nメール：taro.home@gmail.com' }),
+      /^answer$/,
+    ],
+    // Bug review 40b: a customer's own structured mail from their mailbox, their other address in a field.
+    [
+      'a person\'s mailbox, a private address in the field',
+      rawMail({ from: SHIMIZU_TARO, subject: '資料請求', body: '会社名：清水運輸\n氏名：清水太郎\nメールアドレス：taro.shimizu@gmail.com\nお問い合わせ内容：料金プランの資料を送ってください。' }),
+      /^answer$/,
+    ],
+    [
+      'a person\'s mailbox, the company\'s second domain in the field',
+      rawMail({ from: SHIMIZU_TARO, subject: '料金について', body: '清水運輸の清水です。\nメール：shimizu@shimizu-unyu.jp\n質問：プランの変更は月途中でもできますか' }),
+      /^answer$/,
+    ],
+    [
+      'a free-mail sender, the company address in the field',
+      rawMail({ from: 'taro <taro@gmail.com>', subject: '問い合わせ', body: '以下、会社の連絡先です。\nメールアドレス：shimizu@shimizu-unyu.co.jp\n\nご相談内容：導入を検討しています。見積をお願いできますか。' }),
+      /^answer$/,
+    ],
+    [
+      'a role mailbox, but only the address and the message',
+      rawMail({ from: 'Info <info@shimizu-unyu.co.jp>', subject: '料金について', body: 'メール：shimizu@shimizu-unyu.jp\n質問：プランの変更は月途中でもできますか' }),
+      /^answer$/,
+    ],
+    [
+      'a role mailbox whose display name is the sender in the name field',
+      rawMail({ from: `${encodedWord('清水 太郎')} <contact@shimizu-unyu.co.jp>`, subject: '資料請求', body: '会社名：清水運輸\n氏名：清水 太郎\nメールアドレス：taro.shimizu@gmail.com\nお問い合わせ内容：料金プランの資料を送ってください。' }),
       /^answer$/,
     ],
     // A reply to ours is the customer's mail, whatever fields they write.
@@ -151,6 +197,13 @@ describe('#5: an e-mail address change notice is parked for a person to update t
     ['Old/New address in English', rawMail({ from: JOHN, body: 'Hello,\n\nPlease note that my e-mail address has changed.\nOld address: j.smith@fabrikam.example.com\nNew address: john.smith@fabrikam.example.org\n\nJohn', reply: true }), ADDRESS_PARK],
     // A question about changing an address in the product is answered.
     ['how to change the login address', rawMail({ body: 'ログイン用のメールアドレスを変更する方法を教えてください。' }), /^answer$/],
+    // Bug review 40b: a customer who asks about changing their address is answered, whatever the subject.
+    ['subject メールアドレス変更のお願い, a how-to question', rawMail({ subject: 'メールアドレス変更のお願い', body: '登録しているメールアドレスを変更したいのですが、手順を教えてください。' }), /^answer$/],
+    ['subject "Email address change", a how-to question', rawMail({ from: JOHN, subject: 'Email address change', body: 'Hi, how do I change the email address on my account? The settings page does not let me edit it.' }), /^answer$/],
+    ['旧/新アドレス lines and どこから変更できますか？', rawMail({ subject: 'ログインIDについて', body: 'ログインIDのメールアドレスを変更したいです。\n旧アドレス：old@yamada-kogyo.co.jp\n新アドレス：new@yamada-kogyo.co.jp\nどこから変更できますか？' }), /^answer$/],
+    ['Re: メールアドレス変更のご案内, a question about notifications', rawMail({ subject: 'Re: メールアドレス変更のご案内', body: '変更後に通知メールが届かなくなりました。どうすればよいですか？', reply: true }), /^answer$/],
+    ['Re: メールアドレス変更のご案内, a report without a question mark', rawMail({ subject: 'Re: メールアドレス変更のご案内', body: '変更後に通知メールが届かなくなりました。確認してください。', reply: true }), /^answer$/],
+    ['a heading 【メールアドレス変更のお願い】 above a request', rawMail({ body: '【メールアドレス変更のお願い】\n登録アドレスをtaro@yamada-kogyo.jpに変更してください。', reply: true }), /^answer$/],
     ['a notification address that does not change', rawMail({ body: '通知メールの送信元アドレスを変更できますか？\n現在のアドレス：notice@yamada-kogyo.co.jp' }), /^answer$/],
   ])('%s', async (_what, raw, outcome) => {
     expect(await mailOutcome(raw)).toMatch(outcome);
@@ -170,6 +223,20 @@ describe('#6: more acknowledgements are ignored, a thanks beside a request is an
     ['拝受 beside a request', 'メール拝受いたしました。\n追加で、請求書の宛名変更もお願いします。', undefined, /^answer$/],
     ['拝受 beside a question', 'メール拝受いたしました。CSVは何件まで出力できますか？', undefined, /^answer$/],
     ['a fault on the company line', 'メール拝受いたしました。\n\nまだエラーが出ます 清水', SHIMIZU, /^answer$/],
+    // Bug review 40b: only a word with a company's mark or a business's ending is a company's name; a request or a
+    // status before the name is something to answer.
+    ['株式会社清水運輸 清水', 'ありがとうございます。\n\n株式会社清水運輸 清水', SHIMIZU, /^ignore acknowledgement/],
+    ['(株)清水運輸 清水', 'ありがとうございます。\n\n(株)清水運輸 清水', SHIMIZU, /^ignore acknowledgement/],
+    ['㈱シミズ 清水', '承知しました。\n\n㈱シミズ 清水', SHIMIZU, /^ignore acknowledgement/],
+    ['シミズ運輸 清水', '承知しました\n\nシミズ運輸 清水', SHIMIZU, /^ignore acknowledgement/],
+    ['見積書再送希望 清水', 'ありがとうございます。\n見積書再送希望 清水', SHIMIZU, /^answer$/],
+    ['明日午前中着希望 清水', '承知しました。\n明日午前中着希望 清水', SHIMIZU, /^answer$/],
+    ['請求書郵送希望 清水運輸 清水', '確認しました。\n請求書郵送希望 清水運輸 清水', SHIMIZU, /^answer$/],
+    ['至急確認依頼 清水', 'メール拝受いたしました。\n\n至急確認依頼 清水', SHIMIZU, /^answer$/],
+    ['再発行手続中 清水', 'ご回答受領しました。\n再発行手続中 清水', SHIMIZU, /^answer$/],
+    ['請求書再発行 清水', '了解しました。\n\n請求書再発行 清水', SHIMIZU, /^answer$/],
+    ['至急対応 清水', 'ありがとうございます。\n\n至急対応 清水', SHIMIZU, /^answer$/],
+    ['a request word inside a word with a business ending', '確認しました。\n\n再送依頼事務所 清水', SHIMIZU, /^answer$/],
   ])('%s', async (_what, body, from, outcome) => {
     expect(await mailOutcome(rawMail({ body, reply: true, ...(from ? { from } : {}) }))).toMatch(outcome);
   });
