@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { READ_NEWER_MAIL } from '../../src/tickets/review.js';
 import { newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
-import { basicAuth, postToDashboard, useDashboardHarness, type TestDashboard as Dashboard } from '../support/dashboard.js';
+import { basicAuth, openApprovePage, postToDashboard, useDashboardHarness, type TestDashboard as Dashboard } from '../support/dashboard.js';
 
 const AUTH = basicAuth();
 const harness = useDashboardHarness();
@@ -17,15 +17,7 @@ const post = (d: Dashboard, pathname: string, body: { form?: Record<string, stri
 const get = async (d: Dashboard, pathname: string) => (await fetch(`${d.url}${pathname}`, { headers: { authorization: AUTH } })).text();
 
 /** The approve form's hidden fields and draft, as a browser submits them. */
-async function openPage(d: Dashboard, ticketId: string): Promise<{ page: string; hidden: Record<string, string>; draft: string; form: string }> {
-  const page = await get(d, `/tickets/${ticketId}`);
-  const start = page.indexOf(`action="/tickets/${ticketId}/approve"`);
-  const form = page.slice(start, page.indexOf('</form>', start));
-  const hidden = Object.fromEntries([...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]));
-  // As a browser reads it: the line feed right after <textarea> is the parser's, not the text's.
-  const draft = (/<textarea[^>]*>([^<]*)<\/textarea>/.exec(form)?.[1] ?? '').replace(/^\n/, '');
-  return { page, hidden, draft, form };
-}
+const openPage = (d: Dashboard, ticketId: string) => openApprovePage(d.url, ticketId, AUTH);
 
 /** A mail of the customer's conversation `conversationId`, received `minutesAgo`, in `state` with a draft. */
 async function mail(

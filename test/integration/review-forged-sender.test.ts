@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SENDER_VERIFIED, rerunReason } from '../../src/tickets/review.js';
 import { newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
-import { basicAuth, postToDashboard, useDashboardHarness, type TestDashboard as Dashboard } from '../support/dashboard.js';
+import { basicAuth, openApprovePage, postToDashboard, useDashboardHarness, type TestDashboard as Dashboard } from '../support/dashboard.js';
 
 const AUTH = basicAuth();
 const harness = useDashboardHarness();
@@ -32,13 +32,7 @@ async function parked(d: Dashboard, reason: string, options: { rerun?: boolean }
 }
 
 /** The page and its approve form: hidden fields, and the form's markup from the draft on. */
-async function openPage(d: Dashboard, id: string): Promise<{ page: string; form: string; hidden: Record<string, string> }> {
-  const page = await (await fetch(`${d.url}/tickets/${id}`, { headers: { authorization: AUTH } })).text();
-  const start = page.indexOf(`action="/tickets/${id}/approve"`);
-  const form = page.slice(start, page.indexOf('</form>', start));
-  const hidden = Object.fromEntries([...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]));
-  return { page, form, hidden };
-}
+const openPage = (d: Dashboard, id: string) => openApprovePage(d.url, id, AUTH);
 
 /** What a Tab after the draft reaches, in order: the focusable controls of the approve form after its text area. */
 function controlsAfterDraft(form: string): string[] {

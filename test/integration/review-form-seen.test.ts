@@ -7,19 +7,14 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
-import { basicAuth, postToDashboard, useDashboardHarness, type TestDashboard as Dashboard } from '../support/dashboard.js';
+import { basicAuth, openApprovePage, postToDashboard, useDashboardHarness, type TestDashboard as Dashboard } from '../support/dashboard.js';
 
 const AUTH = basicAuth();
 const harness = useDashboardHarness();
 const NEW_DRAFT = 'A new draft the operator never saw.';
 
 /** The approve form's hidden fields as the page wrote them (the CSRF token, `seen`). */
-async function openPage(d: Dashboard, ticketId: string): Promise<Record<string, string>> {
-  const page = await (await fetch(`${d.url}/tickets/${ticketId}`, { headers: { authorization: AUTH } })).text();
-  const start = page.indexOf(`action="/tickets/${ticketId}/approve"`);
-  const form = page.slice(start, page.indexOf('</form>', start));
-  return Object.fromEntries([...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]));
-}
+const openPage = async (d: Dashboard, ticketId: string) => (await openApprovePage(d.url, ticketId, AUTH)).hidden;
 
 async function parkedTicket(d: Dashboard): Promise<Ticket> {
   const messageId = `<seen-${randomUUID()}@customer.example>`;

@@ -9,19 +9,14 @@ import { localTime } from '../../src/server/views.js';
 import { deskTimeZone } from '../../src/tickets/local-day.js';
 import { newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
 import { TEST_DASHBOARD_LOGIN } from '../support/dashboard.js';
-import { basicAuth, useDashboardHarness, type TestDashboard as Dashboard, postToDashboard } from '../support/dashboard.js';
+import { basicAuth, openApprovePage, useDashboardHarness, type TestDashboard as Dashboard, postToDashboard } from '../support/dashboard.js';
 
 const AUTH = basicAuth();
 const harness = useDashboardHarness();
 const post = (d: Dashboard, pathname: string, form: Record<string, string>) => postToDashboard(d.url, pathname, { form }, AUTH);
 
 /** The approve form's hidden fields as a browser submits them. */
-async function openPage(d: Dashboard, ticketId: string): Promise<Record<string, string>> {
-  const page = await (await fetch(`${d.url}/tickets/${ticketId}`, { headers: { authorization: AUTH } })).text();
-  const start = page.indexOf(`action="/tickets/${ticketId}/approve"`);
-  const form = page.slice(start, page.indexOf('</form>', start));
-  return Object.fromEntries([...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]));
-}
+const openPage = async (d: Dashboard, ticketId: string) => (await openApprovePage(d.url, ticketId, AUTH)).hidden;
 
 async function parkedTicket(d: Dashboard): Promise<Ticket> {
   const messageId = `<race-${randomUUID()}@customer.example>`;

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { NO_COPY_CHECKED } from '../../src/tickets/review.js';
 import { newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
-import { basicAuth, useDashboardHarness, type TestDashboard as Dashboard, postToDashboard } from '../support/dashboard.js';
+import { basicAuth, openApprovePage, useDashboardHarness, type TestDashboard as Dashboard, postToDashboard } from '../support/dashboard.js';
 
 const AUTH = basicAuth();
 const MAYBE_SENT = 'the SMTP connection broke after the message was handed over: it may already have been sent';
@@ -20,11 +20,7 @@ const post = (d: Dashboard, pathname: string, body: { form?: Record<string, stri
 
 /** The review page's decision forms as a browser would submit them: each hidden field, and the draft as shown. */
 async function openPage(d: Dashboard, ticketId: string): Promise<{ hidden: Record<string, string>; draft: string }> {
-  const page = await (await fetch(`${d.url}/tickets/${ticketId}`, { headers: { authorization: AUTH } })).text();
-  const approveForm = page.slice(page.indexOf(`action="/tickets/${ticketId}/approve"`), page.indexOf('</form>', page.indexOf(`action="/tickets/${ticketId}/approve"`)));
-  const hidden = Object.fromEntries([...approveForm.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]));
-  // As a browser reads it: the line feed right after <textarea> is the parser's, not the text's.
-  const draft = (/<textarea[^>]*>([^<]*)<\/textarea>/.exec(approveForm)?.[1] ?? '').replace(/^\n/, '');
+  const { hidden, draft } = await openApprovePage(d.url, ticketId, AUTH);
   return { hidden, draft: draft.replaceAll('&amp;', '&') };
 }
 

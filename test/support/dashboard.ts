@@ -97,3 +97,25 @@ export function postToDashboard(url: string, pathname: string, body: { form?: Re
     redirect: 'manual',
   });
 }
+
+/** The ticket page as the operator opened it, and its approve form as a browser submits it. */
+export interface ApprovePage {
+  /** The whole page. */
+  page: string;
+  /** The approve form's markup. */
+  form: string;
+  /** Its hidden fields as the page wrote them (the CSRF token, `seen`, the conversation's newest mail). */
+  hidden: Record<string, string>;
+  /** The draft in its textarea as a browser reads it (the line feed right after `<textarea>` is the parser's). */
+  draft: string;
+}
+
+/** GETs the ticket page at `url` as the test operator and reads its approve form ({@link ApprovePage}). */
+export async function openApprovePage(url: string, ticketId: string, authorization = basicAuth()): Promise<ApprovePage> {
+  const page = await (await fetch(`${url}/tickets/${ticketId}`, { headers: { authorization } })).text();
+  const start = page.indexOf(`action="/tickets/${ticketId}/approve"`);
+  const form = page.slice(start, page.indexOf('</form>', start));
+  const hidden = Object.fromEntries([...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]));
+  const draft = (/<textarea[^>]*>([^<]*)<\/textarea>/.exec(form)?.[1] ?? '').replace(/^\n/, '');
+  return { page, form, hidden, draft };
+}
