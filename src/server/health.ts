@@ -7,6 +7,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { SkippedManualFile } from '../knowledge/manual-loader.js';
+import { removeControls, removeInvisible } from '../mail/invisible.js';
 import { describeConnection } from '../queues/connection.js';
 import type { Queues } from '../queues/registry.js';
 import type { ReindexKind, ReindexOutcome } from '../runtime/reindex-outcome.js';
@@ -324,9 +325,11 @@ export function manualSkipsWarning(last: CompletedManualReindex | undefined, bui
   if (build && build.at > last.finishedOn + CLOCK_SKEW_WARN_MS) return undefined;
   const count = last.skippedCount;
   const shown = last.skipped.slice(0, MAX_SKIPPED_FILES_NAMED);
-  // A reason quotes what a reader said of the file: isolated as the name is, a text-direction override in it stays
-  // inside its parentheses.
-  const named = shown.map((s, i) => html`${i > 0 ? ', ' : ''}<bdi>${s.fileName}</bdi> (<bdi>${s.reason}</bdi>)`);
+  // Shown as `npm run reindex` prints them, so the operator finds the file by the name shown: without control
+  // characters (boxes on the page) or text-direction ones (an override shows `…fdp.txt` for `…txt.pdf`); each still
+  // isolated, a reason quoting what a reader said of the file.
+  const plain = (text: string) => removeControls(removeInvisible(text).text, { singleLine: true }).text;
+  const named = shown.map((s, i) => html`${i > 0 ? ', ' : ''}<bdi>${plain(s.fileName)}</bdi> (<bdi>${plain(s.reason)}</bdi>)`);
   const rest = count > shown.length ? `${shown.length > 0 ? ', and ' : ''}${count - shown.length} more (named in the maintenance worker’s log)` : '';
   const fix = count === 1 ? 'fix or remove it; its content is not searchable' : 'fix or remove them; their content is not searchable';
   return html`the last manual reindex skipped ${count === 1 ? '1 file' : `${count} files`}: ${named}${rest}: ${fix}`;
