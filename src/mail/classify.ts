@@ -1873,37 +1873,48 @@ function personAndMessageIn(text: string, sender: string, { bracketed }: { brack
   return person && message ? { person: person.text, personLine: person.line, message: message.text, messageLine: message.line } : undefined;
 }
 
-// The local part of a form's or a site's mailbox, which no person answers from: form@, contact@, info@, wordpress@,
-// www@ (a token of it: site-form@, info.jp@). A customer writes from their own mailbox (shimizu@, taro@gmail.com).
+// The local part of a form's or a site's mailbox, which no person answers from: form@, webform@, formmailer@, contact@,
+// info@, wordpress@, www@ (a token of it: site-form@, info.jp@). A customer writes from their own mailbox (shimizu@,
+// taro@gmail.com).
 const FORM_SENDER_LOCAL_PART =
-  /(?:^|[-_.+])(?:forms?|contact|info|inquiry|inquiries|enquiry|toiawase|otoiawase|webmaster|wordpress|mailer|system|postmaster|www)\d*(?:$|[-_.+])/iu;
+  /(?:^|[-_.+])(?:(?:web)?forms?(?:mail(?:er)?)?|contact|info|inquiry|inquiries|enquiry|toiawase|otoiawase|webmaster|wordpress|mailer|system|postmaster|www)\d*(?:$|[-_.+])/iu;
+// A form's own mailbox, in its local part or its domain (wordpress@site, formmailer@, contact@formmailer-cloud.jp):
+// only a form sends from it, whatever name the form writes in the From (Contact Form 7's `[your-name] <wordpress@…>`),
+// while a company's contact@ or info@ is also where its people write from.
+const FORM_MAILBOX = /(?:^|[-_.+@])(?:(?:web)?forms?(?:mail(?:er)?)?|wordpress)\d*(?:$|[-_.+@])/iu;
 // A form's field about the sender, besides the address and the message: お名前：…, 会社名：…, 電話番号：…, "Phone: …".
 const FORM_DETAIL_FIELD_LABEL =
   /^[ \t]*[■・●◆]?[ \t]*[【\[［]?[ \t]*(?:お?名前|ご?氏名|フリガナ|ふりがな|会社名|貴社名|御社名|法人名|団体名|部署名?|役職|ご?担当者名?|電話番号|お電話番号|電話|tel|携帯(?:電話)?(?:番号)?|fax|ご?住所|郵便番号|都道府県|件名|お問い?合わ?せ(?:種別|項目|の種類)|(?:full |first |last |your )?name|company(?: name)?|organi[sz]ation|phone(?: number)?|telephone|subject|country|website)[ \t]*[】\]］]?[ \t]*[:：][ \t]*(.*)$/iu;
 // A form's name field, whose value a customer writing from their own mailbox fills with the From's display name.
 const NAME_FIELD_LABEL = /^[ \t]*[■・●◆]?[ \t]*[【\[［]?[ \t]*(?:お?名前|ご?氏名|ご?担当者名?|(?:full |your )?name)[ \t]*[】\]］]?[ \t]*[:：][ \t]*(.*)$/iu;
-// How many fields besides the address a form's text holds at least: a name and the message, say.
+// How many fields besides the address a form's text holds at least when it comes from a site's mailbox that people
+// also write from (contact@, info@): a name and the message, say. From a form's own mailbox the message is enough.
 const MIN_FORM_FIELDS = 2;
 
 /**
  * What a web form's mail with no Reply-To carries of the customer, or undefined: a new mail (a form's is never a reply)
  * from a form's or a site's mailbox ({@link FORM_SENDER_LOCAL_PART}, or a no-reply one), its text shaped as a form (an
  * address field of another organisation's domain than the From's above a message field, `メールアドレス：…` then
- * `お問い合わせ内容：…`, beside at least {@link MIN_FORM_FIELDS} fields in all but the address), and no field naming the
- * From's display name as the sender. A reply would go to the form service, a third party, and the customer would never
- * get it. A customer writes their own structured mail from their own mailbox, their other address in a field, and
- * their signature with a private address comes below their words.
+ * `お問い合わせ内容：…`). From a site's mailbox people also write from (contact@, info@), the text holds at least
+ * {@link MIN_FORM_FIELDS} fields in all but the address and no field naming the From's display name as the sender;
+ * from a form's own mailbox ({@link FORM_MAILBOX}) or a no-reply one, the From's name is the form's doing, and from a
+ * form's own mailbox the address and the message fields are enough. A reply would go to the form service, a third
+ * party, and the customer would never get it. A customer writes their own structured mail from their own mailbox,
+ * their other address in a field, and their signature with a private address comes below their words.
  */
 function formWithoutReplyToDetail(mail: ClassifiableMail): string | undefined {
   const from = mail.from?.address;
   if (mail.replyTo || !from || isReply(mail)) return undefined;
-  if (!FORM_SENDER_LOCAL_PART.test(localPart(from)) && !isNoReplyAddress(from)) return undefined;
+  const formMailbox = FORM_MAILBOX.test(from);
+  const noReply = isNoReplyAddress(from);
+  if (!formMailbox && !noReply && !FORM_SENDER_LOCAL_PART.test(localPart(from))) return undefined;
   const question = mail.question ?? '';
   const carried = personAndMessageIn(question, from, { bracketed: false });
   if (!carried || carried.personLine >= carried.messageLine) return undefined;
   const lines = question.split('\n');
   const fields = lines.filter((line) => !ADDRESS_FIELD_LABEL.test(line) && (FORM_DETAIL_FIELD_LABEL.test(line) || MESSAGE_FIELD_LABEL.test(line) || MESSAGE_HEADING.test(line)));
-  if (fields.length < MIN_FORM_FIELDS || namesFromAsSender(lines, mail.from?.name)) return undefined;
+  if (!formMailbox && fields.length < MIN_FORM_FIELDS) return undefined;
+  if (!formMailbox && !noReply && namesFromAsSender(lines, mail.from?.name)) return undefined;
   return `${carried.person}, and their message “${quoted(carried.message)}”`;
 }
 
@@ -1920,9 +1931,8 @@ function namesFromAsSender(lines: readonly string[], displayName: string | undef
 
 // Words announcing answers written into the quoted mail below: 「インラインにて失礼いたします」, 「下記、インラインにて
 // ご回答」, 「以下、【山田】にてコメントします」, 「赤字にて回答」, "see my comments inline", "answers below in red",
-// "my comments below marked [JS]". Not 「下記の通り回答いたします」, 「以下に回答いたします」 nor "my answers are below":
-// customers write those above answers in their own words, which the agent reads. Nor "see below" (a log, a pasted
-// mail) nor インライン画像.
+// "my comments below marked [JS]". Not "see below" (a log, a pasted mail) nor インライン画像. For 「下記の通り回答
+// いたします」 and the like see ANSWERS_BELOW_LINE.
 const INLINE_ANSWERS = new RegExp(
   [
     String.raw`インライン(?:にて|で|に)[、,]?\s?(?:失礼|(?:ご|お)?(?:回答|返信|返答|コメント|質問|記載|記入|追記|答え)|書き込|書か|書い|入れ)`,
@@ -1933,6 +1943,18 @@ const INLINE_ANSWERS = new RegExp(
   ].join('|'),
   'iu',
 );
+// A line announcing answers below, as phrasesOf writes it: 「下記の通り回答いたします」, 「ご質問の件、以下に回答
+// いたします」, 「下記に回答を記入しました」, "my answers are below". Customers write these above answers in their own
+// words as often as inside the quote, so they announce inline answers only when the customer's words hold nothing
+// else but greetings and their name: then the answers can only be in the quote.
+const ANSWERS_BELOW_LINE = new RegExp(
+  [
+    String.raw`^(?:[\p{L}\p{N} ]{0,20}[、,] ?)?(?:下記|以下)(?:の(?:通り|とおり)|に|にて|で)?[、,]? ?(?:ご|お)?(?:回答|返信|返答|コメント|答え|記入|記載|追記)(?:を(?:記入|記載|追記))?(?:いたします|致します|します|しました|いたしました|致しました|させていただきます|させて頂きます|させていただきました|です)?$`,
+    String.raw`^(?:(?:please )?see )?(?:(?:my|our) )?(?:answers?|comments?|responses?|replies|notes?)(?: to (?:your|the) questions?)? (?:are |is )?(?:below|underneath)$`,
+    String.raw`^(?:i(?:'ve| have)? )?(?:answered|replied|responded|commented) below$`,
+  ].join('|'),
+  'u',
+);
 // A header block of a quoted mail without `>` marks, as Outlook writes it: its From line, then its other fields.
 const QUOTED_FROM_FIELD = /^[ \t]*\*{0,2}(?:from|差出人|送信者|送信元|von|de|发件人|寄件者)\*{0,2}[ \t]*[:：]/iu;
 const QUOTED_HEADER_FIELD = /^[ \t]*\*{0,2}(?:sent|date|to|cc|subject|送信日時|日時|日付|宛先|件名|発信日時|gesendet|an|betreff|envoyé|à|objet|发送时间|收件人|主题)\*{0,2}[ \t]*[:：]/iu;
@@ -1941,16 +1963,17 @@ const ORIGINAL_MESSAGE_LINE = /^[ \t]*-{2,}[ \t]*(?:original message|元のメ�
 const MAX_INLINE_SCAN_CHARS = 64 * 1024;
 
 /**
- * The customer's words announcing answers written inline in the quoted mail below them ({@link INLINE_ANSWERS}), when
- * the mail's text quotes an earlier mail without `>` marks (a header block or an "Original Message" line) and none of
- * that quoted mail's lines reached the question: the parser keeps only the note above such a quote, so the answers
+ * The customer's words announcing answers written inline in the quoted mail below them ({@link INLINE_ANSWERS}, or
+ * {@link ANSWERS_BELOW_LINE} in a note of nothing else but greetings and the name), when the mail's text quotes an
+ * earlier mail without `>` marks (a header block or an "Original Message" line) and none of that quoted mail's lines
+ * reached the question: the parser keeps only the note above such a quote, so the answers
  * are lost, and the agent would answer 「インラインにて失礼いたします。」 alone. Read from
  * {@link ReplySignals.inlineAnswers} when recorded, else from the parsed mail's text and question.
  */
-export function inlineAnswersOf(mail: Pick<ClassifiableMail, 'question' | 'text' | 'inlineAnswers'>): string | undefined {
+export function inlineAnswersOf(mail: Pick<ClassifiableMail, 'question' | 'text' | 'inlineAnswers' | 'from'>): string | undefined {
   if (mail.inlineAnswers) return mail.inlineAnswers;
   const question = mail.question ?? '';
-  const announced = INLINE_ANSWERS.exec(question.normalize('NFKC'));
+  const announced = INLINE_ANSWERS.exec(question.normalize('NFKC'))?.[0] ?? answersBelowOnly(question, mail.from?.name);
   if (!announced || !mail.text) return undefined;
   const lines = mail.text.slice(0, MAX_INLINE_SCAN_CHARS).replace(/\r\n?/gu, '\n').split('\n');
   const start = unmarkedQuoteBodyStart(lines);
@@ -1960,7 +1983,23 @@ export function inlineAnswersOf(mail: Pick<ClassifiableMail, 'question' | 'text'
   const above = new Set(lines.slice(0, start).map(comparableLine));
   const quoted = lines.slice(start).filter((line) => !/^[ \t]*[>＞|]/u.test(line)).map(comparableLine).filter((line) => /[\p{L}\p{N}]/u.test(line));
   if (quoted.length === 0 || quoted.some((line) => asked.has(line) && !above.has(line))) return undefined;
-  return announced[0];
+  return announced;
+}
+
+/**
+ * The line of `words` announcing answers below ({@link ANSWERS_BELOW_LINE}) when every other phrase is a greeting, a
+ * thanks, a closing or the sender's name ({@link phraseKind}), or undefined: a note that says anything more holds the
+ * answers itself, or a question the agent reads.
+ */
+function answersBelowOnly(words: string, senderName: string | undefined): string | undefined {
+  if (words.length > MAX_ACKNOWLEDGEMENT_CHARS) return undefined;
+  const names = nameWordsOf(senderName);
+  let announcing: string | undefined;
+  for (const phrase of phrasesOf(words)) {
+    if (ANSWERS_BELOW_LINE.test(phrase)) announcing ??= phrase;
+    else if (phraseKind(phrase, names) === undefined) return undefined;
+  }
+  return announcing;
 }
 
 /** Where the text of the first quoted mail without `>` marks starts below its header block, or undefined. */
@@ -1982,8 +2021,9 @@ function unmarkedQuoteBodyStart(lines: readonly string[]): number | undefined {
 const ADDRESS_CHANGE_HEADING =
   /^[ \t]*[【\[［〔<＜■◆●]?[ \t]*(?:(?:メール|e-?mail|電子メール)\s?)?アドレス(?:の)?変更(?:の|に関する|に伴う)?(?:お知らせ|ご案内|ご連絡|ご通知|通知)[ \t]*[】\]］〕>＞]?[ \t]*$|^[ \t]*(?:notice of |notification of )?(?:(?:my |our )?e-?mail )?address change(?: notice| notification)?[ \t]*$|^[ \t]*change of (?:e-?mail )?address[ \t]*$/imu;
 // What a customer writes who asks about their address rather than announcing it: a question, a request to be told or
-// done (ください, 教えて), "how do I…?".
-const ASKS_ABOUT_ADDRESS = /[?？]|ください|下さい|教えて|ますか|でしょうか|\b(?:can|could|how|what|why|where)\b/iu;
+// done (ください, 教えて, ご教示願います), "how do I…?". Not 願います alone: 「新アドレスへ送付願います」 under the
+// notice asks the person who updates the address.
+const ASKS_ABOUT_ADDRESS = /[?？]|ください|下さい|教えて|お教え|教示|ますか|でしょうか|\b(?:can|could|how|what|why|where)\b/iu;
 // The old and the new address, each on a line of its label: 旧アドレス：…, 新メールアドレス：…, "Old address: …".
 const OLD_ADDRESS_LINE = /^[ \t]*[■・●◆]?[ \t]*(?:旧|変更前の?)(?:メール|e-?mail)?アドレス[ \t]*[:：][ \t]*\S+@|^[ \t]*(?:old|previous|former) (?:e-?mail )?address[ \t]*:[ \t]*\S+@/imu;
 const NEW_ADDRESS_LINE = /^[ \t]*[■・●◆]?[ \t]*(?:新|変更後の?)(?:メール|e-?mail)?アドレス[ \t]*[:：][ \t]*\S+@|^[ \t]*new (?:e-?mail )?address[ \t]*:[ \t]*\S+@/imu;
@@ -2296,19 +2336,27 @@ const COMPANY_WORD = /^[\p{Script=Han}\p{Script=Katakana}ー]{1,20}$/u;
 const COMPANY_MARK =
   /^(?:株|有)$|^(?:株式会社|有限会社|合同会社|合資会社|合名会社|有限責任|一般社団法人|一般財団法人|公益社団法人|公益財団法人|医療法人|学校法人|社会福祉法人)|(?:株式会社|有限会社|合同会社|合資会社|合名会社)$/u;
 const BUSINESS_ENDING =
-  /(?:運輸|運送|物流|商事|商店|商会|工業|産業|建設|工務店|物産|電機|電気|電子|製作所|精機|製薬|化学|食品|製菓|印刷|興業|販売|事務所|銀行|信用金庫|証券|保険|病院|医院|クリニック|薬局|不動産|技研|設計|システム|システムズ|サービス|ホールディングス|コーポレーション|グループ)$/u;
-// A request's or a status's words, never in a company's name: 見積書再送希望, 至急確認依頼, 再発行手続中. 中 and 済 only
-// at the end (田中工業, 済生会病院 are names).
-const REQUEST_OR_STATUS_WORD = /希望|依頼|願|要望|手配|確認|対応|予定|至急|再送|郵送|発送|送付|返送|再発行|手続|申請|見積|請求|[中済]$|済み/u;
+  /(?:運輸|運送|物流|商事|商店|商会|工業|産業|建設|工務店|物産|電機|電気|電子|製作所|精機|製薬|化学|食品|製菓|興業|販売|事務所|銀行|信用金庫|証券|保険|病院|医院|クリニック|薬局|不動産|技研|設計|システム|システムズ|サービス|ホールディングス|コーポレーション|グループ)$/u;
+// A mark standing alone as a word, which names the word after it: 株 シミズ (from ㈱シミズ, (株)シミズ), 株式会社 シミズ.
+const BARE_COMPANY_MARK = /^(?:株|有|株式会社|有限会社|合同会社|合資会社|合名会社)$/u;
+// A request's, a task's or a status's words, never in a company's name: 見積書再送希望, 至急確認依頼, 再発行手続中,
+// 領収書印刷, キャンセル受付, 返金. 中 and 済 only at the end (田中工業, 済生会病院 are names). A printing company
+// (清水印刷) reads as a request too, and is answered: better than a request ignored.
+const REQUEST_OR_STATUS_WORD =
+  /希望|依頼|願|要望|手配|確認|対応|予定|至急|再送|郵送|発送|送付|返送|再発行|手続|申請|見積|請求|印刷|受付|キャンセル|返金|返品|返却|交換|解約|取消|取り消|[中済]$|済み/u;
 
 /**
- * Whether the words before the sender's name on a signature line are their company's name: each a company's word,
- * each with a company's mark or a business's ending, or beside a mark of its own (株 シミズ, from ㈱シミズ).
+ * Whether the words before the sender's name on a signature line are their company's name: each a company's word
+ * with no request in it, and each with a company's mark or a business's ending, or right after a mark standing alone
+ * (株 シミズ, from ㈱シミズ). A mark names only its own word: 「株式会社清水運輸 返金」 holds a request.
  */
 function isCompanyName(words: readonly string[]): boolean {
-  const marked = words.some((word) => COMPANY_MARK.test(word));
   return words.every(
-    (word) => COMPANY_WORD.test(word) && (marked || BUSINESS_ENDING.test(word)) && !REQUEST_OR_STATUS_WORD.test(word) && !CUSTOMER_TROUBLE.test(word),
+    (word, at) =>
+      COMPANY_WORD.test(word) &&
+      (COMPANY_MARK.test(word) || BUSINESS_ENDING.test(word) || (at > 0 && BARE_COMPANY_MARK.test(words[at - 1]!))) &&
+      !REQUEST_OR_STATUS_WORD.test(word) &&
+      !CUSTOMER_TROUBLE.test(word),
   );
 }
 

@@ -1378,29 +1378,55 @@ const MAX_POSTSCRIPT_LINES = 8;
 // paper ("Please consider the environment before printing", 「印刷は必要な場合のみにしてください」).
 const SIGNATURE_COURTESY =
   /ご了承|ご容赦|ご注意|ご留意|印刷(?:は|する前に|前に|の際は)|お控え|\bplease (?:consider|note|be (?:advised|aware))\b|\bbefore (?:you )?print/iu;
+// What a signature's own P.S. announces: a holiday or closure, a move, new contact details, the printing line, or bears
+// with one of them (ご了承, ご注意).
+const SIGNATURE_NOTICE =
+  /休業|休暇|年末年始|夏季|冬季|お盆|移転|引っ?越|営業時間|営業日|定休日|新住所|住所(?:が|を)?変更|電話番号(?:が|を)?変更|(?:電話|FAX)番号.*変わ|印刷|ご了承|ご注意|ご容赦|\bwe(?:'ve| have) moved\b|\bnew (?:office |mailing |postal |e-?mail |web ?site |phone |telephone )?(?:address|website|site|number|office|phone)\b|\b(?:office|we) (?:is |are |will be )?closed\b|\bholidays?\b|\benvironment\b|\bbefore (?:you )?print|\bprint(?:ing)? this\b/iu;
 // The kanji spellings of a request, which {@link NOTICE_REQUEST} leaves to the notice's own wording (「お送り下さい」).
 const KANJI_REQUEST = /下さい|頂け/u;
 const WEB_ADDRESS = /https?:\/\/\S+/gu;
+// What a notice's continuation line may hold besides digits and marks (「12月29日～1月3日」, "Dec 29 - Jan 3", 「TEL 03-…」).
+const DATES_AND_NUMBERS = /[年月日時分〜～]|[（(]?[月火水木金土日][）)]|\b(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:am|pm|tel|fax|to)\b|〒/giu;
+
+/** True when `sentence` holds only dates, times or numbers: a notice's continuation (「12月29日～1月3日」), asking nothing. */
+function onlyDatesAndNumbers(sentence: string): boolean {
+  return sentence.replace(DATES_AND_NUMBERS, '').replace(/[\p{N}\p{P}\p{S}\s]/gu, '') === '';
+}
 
 /**
- * True when `postscript` asks us something: a question ({@link SIGNATURE_NEVER_ASKS}, {@link NOTICE_QUESTION}) or a
- * request ({@link NOTICE_REQUEST}) that is no signature's courtesy ({@link SIGNATURE_COURTESY}). A P.S. that tells
- * (a holiday, a move) is the signature's (bug review 40b): kept, it made a thank-you a question.
+ * True when `clause` (a sentence, or a part of one between 、 or commas) asks us something: a question
+ * ({@link SIGNATURE_NEVER_ASKS}, {@link NOTICE_QUESTION}) or a request ({@link NOTICE_REQUEST}) that is no signature's
+ * courtesy ({@link SIGNATURE_COURTESY}).
  */
-function postscriptAsks(postscript: string[]): boolean {
-  // A web address's `?` asks nothing.
-  const lines = postscript.map((l) => l.replace(WEB_ADDRESS, ''));
-  if (lines.some((l) => SIGNATURE_NEVER_ASKS.test(l))) return true;
-  const sentences = lines.join(' ').split(/(?<=[。！!]|\.(?=\s|$))/u);
-  const requests = (sentence: string) => NOTICE_REQUEST.test(sentence) || KANJI_REQUEST.test(sentence);
-  return sentences.some((sentence) => NOTICE_QUESTION.test(sentence) || (requests(sentence) && !SIGNATURE_COURTESY.test(sentence)));
+function clauseAsks(clause: string): boolean {
+  if (SIGNATURE_NEVER_ASKS.test(clause) || NOTICE_QUESTION.test(clause)) return true;
+  return (NOTICE_REQUEST.test(clause) || KANJI_REQUEST.test(clause)) && !SIGNATURE_COURTESY.test(clause);
+}
+
+/**
+ * True when `postscript` reads as the signature's own notice: every sentence announces something
+ * ({@link SIGNATURE_NOTICE}) or only carries its dates, and no clause asks ({@link clauseAsks}). A P.S. that tells (a
+ * holiday, a move) is the signature's (bug review 40b): kept, it made a thank-you a question. Anything else is the
+ * customer's, for an ask has more wordings than any list holds (bug review 40c: 「…送ってほしいです」, "Kindly resend…").
+ * Sentences end at a line's end as well as at 。, and a courtesy (ご了承ください) excuses only its own clause: joined,
+ * 「ご了承ください」 cancelled the request on the next line.
+ */
+function postscriptIsSignatureNotice(postscript: string[]): boolean {
+  const sentences = postscript
+    .map((line, i) => (i === 0 ? line.replace(POSTSCRIPT_START, '') : line).replace(WEB_ADDRESS, ''))
+    .flatMap((line) => line.split(/(?<=[。！!]|\.(?=\s|$))/u))
+    .map((sentence) => sentence.trim())
+    .filter((sentence) => sentence !== '');
+  if (sentences.some((sentence) => sentence.split(/[、，,]/u).some(clauseAsks))) return false;
+  return sentences.every((sentence) => SIGNATURE_NOTICE.test(sentence) || onlyDatesAndNumbers(sentence));
 }
 
 /**
  * `lines` split at a postscript (a last paragraph opening with {@link POSTSCRIPT_START}) written below a `--` signature
- * that asks something ({@link postscriptAsks}): email-reply-parser and {@link stripDelimitedSignature} cut everything
- * below the delimiter, the customer's afterthought with it (mail audit 6, 447). No postscript when none follows a
- * signature or it asks nothing: then the lines are read as they are, and it goes with the signature.
+ * that is no notice of the signature's own ({@link postscriptIsSignatureNotice}): email-reply-parser and
+ * {@link stripDelimitedSignature} cut everything below the delimiter, the customer's afterthought with it (mail audit 6,
+ * 447). No postscript when none follows a signature or it is the signature's notice: then the lines are read as they
+ * are, and it goes with the signature.
  */
 function postscriptBelowSignature(lines: string[]): { body: string[]; postscript: string[] } {
   const whole = { body: lines, postscript: [] };
@@ -1413,7 +1439,7 @@ function postscriptBelowSignature(lines: string[]): { body: string[]; postscript
       break;
     }
   }
-  if (start < 0 || lines.slice(start).filter((l) => l.trim() !== '').length > MAX_POSTSCRIPT_LINES || !postscriptAsks(lines.slice(start))) return whole;
+  if (start < 0 || lines.slice(start).filter((l) => l.trim() !== '').length > MAX_POSTSCRIPT_LINES || postscriptIsSignatureNotice(lines.slice(start))) return whole;
   const signature = lines.findIndex((l, i) => i < start && SIGNATURE_DELIMITER.test(l));
   if (signature < 0 || !lines.slice(0, signature).some(hasWords)) return whole;
   return { body: lines.slice(0, start), postscript: lines.slice(start) };

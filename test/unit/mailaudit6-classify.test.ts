@@ -73,13 +73,18 @@ describe('#1: inline answers inside an unprefixed quote of ours are parked, not 
       rawMail({ from: JOHN, body: `Hi,\n\nThe export still fails, see the log below.\n\nERROR 2026-11-25 09:12 export failed: delimiter\n\nJohn\n\n${OUTLOOK_EN_BLOCK}`, reply: true }),
       /^answer$/,
     ],
-    // Bug review 40b: 下記/以下/below announce answers written right below in the customer's own words as often as in
-    // the quote, so they are no inline answers (the agent reads what reached the question).
+    // Bug review 40c: 下記/以下/below announce answers in the quote when the note holds nothing else but greetings and
+    // the name (bug review 40b had these answered on the blank note).
     [
-      '下記にて回答いたします, the quote unmarked',
+      '下記にて回答いたします, the quote unmarked, the note only the addressee and the name',
       rawMail({ body: `XYZサポート様\n\nご質問の件、下記にて回答いたします。\n\n山田\n\n${OUTLOOK_JA_BLOCK}\n→Windows 11です。`, reply: true }),
-      /^answer$/,
+      INLINE_PARK,
     ],
+    ['i01: 下記の通り回答いたします, only a greeting and the name', rawMail({ body: `お世話になっております。\n下記の通り回答いたします。\n\n山田\n\n${OUTLOOK_JA_BLOCK}\n→Windows 11です。あわせて、タブ区切りは可能でしょうか？`, reply: true }), INLINE_PARK],
+    ['i02: 以下に回答いたします, only a greeting and the name', rawMail({ body: `お世話になっております。\n以下に回答いたします。\n\n山田\n\n${OUTLOOK_JA_BLOCK}\n→Windows 11です。`, reply: true }), INLINE_PARK],
+    ['i03: 下記に回答を記入しました', rawMail({ body: `お世話になっております。\n下記に回答を記入しました。\n\n山田\n\n${OUTLOOK_JA_BLOCK}\n→Windows 11です。`, reply: true }), INLINE_PARK],
+    ['i04: "My answers are below." above `>>` answers in the quote', rawMail({ from: JOHN, body: `Hi,\n\nMy answers are below.\n\nJohn\n\n${OUTLOOK_EN_BLOCK}\n>> Windows 11. Can we pay yearly?`, reply: true }), INLINE_PARK],
+    // Bug review 40b: the same words above answers in the customer's own words, which the agent reads.
     [
       '下記の通り回答いたします, the answers and a question in the note',
       rawMail({ body: `お世話になっております。\nご質問について、下記の通り回答いたします。\n1. 契約番号はABC-123です。\n2. 利用人数は5名です。\n\nその上で、CSV出力の方法を教えてください。\n\n山田\n\n${OUTLOOK_JA_BLOCK}`, reply: true }),
@@ -155,6 +160,14 @@ describe('#3: a web form\'s mail with no Reply-To, the customer only in its text
       rawMail({ from: `${encodedWord('清水 太郎')} <contact@shimizu-unyu.co.jp>`, subject: '資料請求', body: '会社名：清水運輸\n氏名：清水 太郎\nメールアドレス：taro.shimizu@gmail.com\nお問い合わせ内容：料金プランの資料を送ってください。' }),
       /^answer$/,
     ],
+    // Bug review 40c: a form's own mailbox (wordpress@, formmailer@, webform@, a form service's domain) is never the
+    // customer's, whatever name the form writes in the From, and its address and message fields are enough.
+    ['w01: Contact Form 7, the customer\'s name over wordpress@', rawMail({ from: `${encodedWord('岩田 由美')} <wordpress@xyz-site.example.jp>`, subject: '[XYZ] お問い合わせ', body: FORM_BODY }), /^park a web form's mail from wordpress@xyz-site\.example\.jp with no Reply-To carries iwata\.y@gmail\.com/],
+    ['w06: "Yumi Iwata <wordpress@…>", English fields', rawMail({ from: 'Yumi Iwata <wordpress@xyz-site.example.com>', subject: 'New contact form submission', body: 'New submission\n\nName: Yumi Iwata\nEmail: yumi@gmail.com\nPhone: 555-0100\nMessage:\nCan I extend the free trial?' }), /^park a web form's mail from wordpress@/],
+    ['w07: "WordPress <wordpress@…>"', rawMail({ from: 'WordPress <wordpress@xyz-site.example.jp>', subject: '[XYZ] お問い合わせ', body: FORM_BODY }), /^park a web form's mail from wordpress@/],
+    ['w02: formmailer@', rawMail({ from: `${encodedWord('フォーム')} <formmailer@formmailer-cloud.jp>`, subject: '[XYZ] お問い合わせ', body: FORM_BODY }), /^park a web form's mail from formmailer@/],
+    ['w03: webform@', rawMail({ from: `${encodedWord('フォーム')} <webform@xyz-site.example.jp>`, subject: '[XYZ] お問い合わせ', body: FORM_BODY }), /^park a web form's mail from webform@/],
+    ['w05: a form service\'s mailbox, only the address and the message', rawMail({ from: FORM_FROM, subject: '[XYZ] お問い合わせ', body: 'お問い合わせがありました。\n\nメールアドレス：iwata.y@gmail.com\nお問い合わせ内容：\n無料トライアルの期間を延長することはできますか？' }), /^park a web form's mail from contact@formmailer-cloud\.jp/],
     // A reply to ours is the customer's mail, whatever fields they write.
     ['a reply to ours with form-like fields', rawMail({ from: FORM_FROM, subject: 'Re: CSV出力について', body: FORM_BODY, reply: true }), /^answer$/],
   ])('%s', async (_what, raw, outcome) => {
@@ -204,6 +217,9 @@ describe('#5: an e-mail address change notice is parked for a person to update t
     ['Re: メールアドレス変更のご案内, a question about notifications', rawMail({ subject: 'Re: メールアドレス変更のご案内', body: '変更後に通知メールが届かなくなりました。どうすればよいですか？', reply: true }), /^answer$/],
     ['Re: メールアドレス変更のご案内, a report without a question mark', rawMail({ subject: 'Re: メールアドレス変更のご案内', body: '変更後に通知メールが届かなくなりました。確認してください。', reply: true }), /^answer$/],
     ['a heading 【メールアドレス変更のお願い】 above a request', rawMail({ body: '【メールアドレス変更のお願い】\n登録アドレスをtaro@yamada-kogyo.jpに変更してください。', reply: true }), /^answer$/],
+    // Bug review 40c: ご教示願います asks; 送付願います under the notice is a request for the person who updates it.
+    ['a04: the notice, then ご教示願います', rawMail({ subject: 'メールアドレス変更のお知らせ', body: 'メールアドレス変更のお知らせ\n\n旧アドレス：taro@old.yamada-kogyo.co.jp\n新アドレス：taro@yamada-kogyo.co.jp\n\nログインIDの変更方法もご教示願います。' }), /^answer$/],
+    ['a01: the notice, then 新アドレスへ送付願います', rawMail({ subject: 'メールアドレス変更のお知らせ', body: 'メールアドレス変更のお知らせ\n\n旧アドレス：taro@old.yamada-kogyo.co.jp\n新アドレス：taro@yamada-kogyo.co.jp\n\n今後の請求書は新アドレスへ送付願います。' }), ADDRESS_PARK],
     ['a notification address that does not change', rawMail({ body: '通知メールの送信元アドレスを変更できますか？\n現在のアドレス：notice@yamada-kogyo.co.jp' }), /^answer$/],
   ])('%s', async (_what, raw, outcome) => {
     expect(await mailOutcome(raw)).toMatch(outcome);
@@ -237,6 +253,14 @@ describe('#6: more acknowledgements are ignored, a thanks beside a request is an
     ['請求書再発行 清水', '了解しました。\n\n請求書再発行 清水', SHIMIZU, /^answer$/],
     ['至急対応 清水', 'ありがとうございます。\n\n至急対応 清水', SHIMIZU, /^answer$/],
     ['a request word inside a word with a business ending', '確認しました。\n\n再送依頼事務所 清水', SHIMIZU, /^answer$/],
+    // Bug review 40c: a mark names only its own word and the word after a bare mark; a task's word is no company's.
+    ['c01: 株式会社清水運輸 返金 清水', 'ありがとうございます。\n株式会社清水運輸 返金 清水', SHIMIZU, /^answer$/],
+    ['c02: ㈱清水運輸 解約 清水', '承知しました。\n㈱清水運輸 解約 清水', SHIMIZU, /^answer$/],
+    ['c08: 株式会社清水運輸 至急 清水', '承知しました。\n株式会社清水運輸 至急 清水', SHIMIZU, /^answer$/],
+    ['株式会社 シミズ 清水: the word after a bare mark', 'ありがとうございます。\n株式会社 シミズ 清水', SHIMIZU, /^ignore acknowledgement/],
+    ['c03: 領収書印刷 清水', '確認しました。\n領収書印刷 清水', SHIMIZU, /^answer$/],
+    ['c07: キャンセル受付システム 清水', '承知しました。\nキャンセル受付システム 清水', SHIMIZU, /^answer$/],
+    ['返品受付センター 清水', '承知しました。\n返品受付センター 清水', SHIMIZU, /^answer$/],
   ])('%s', async (_what, body, from, outcome) => {
     expect(await mailOutcome(rawMail({ body, reply: true, ...(from ? { from } : {}) }))).toMatch(outcome);
   });

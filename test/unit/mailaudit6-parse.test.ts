@@ -209,6 +209,9 @@ describe('#8: a postscript below the `--` signature is the customer\'s, the sign
     ['「ご了承ください」', 'ご対応ありがとうございました。\n\n--\n清水運輸株式会社\n清水 太郎\n\n追伸：年末年始は休業となります。ご了承ください。'],
     ['「印刷はお控えください」', 'ご対応ありがとうございました。\n\n--\n清水運輸株式会社\n清水 太郎\n\n追伸：環境保護のため、印刷は必要な場合のみにしてください。'],
     ['a web address with a ?', 'Thanks, that fixed it.\n\n--\nJohn Smith | ACME\n\nP.S. Our new website: https://acme.example.com/?ref=signature'],
+    // Bug review 40c: a notice's dates on a line of their own, and an English closure, are the signature's too.
+    ['a holiday notice with its dates on the next line', 'ご対応ありがとうございました。\n\n--\n清水運輸株式会社\n清水 太郎\n\n追伸：年末年始休業のお知らせ\n12月29日（月）～1月3日（土）'],
+    ['"P.S. Our office will be closed for the holidays"', 'Thanks, that fixed it.\n\n--\nJohn Smith | ACME\n\nP.S. Our office will be closed for the holidays, Dec 24 to Jan 2.'],
   ])('%s: a thank-you above a signature\'s P.S. is ignored as an acknowledgement', async (_what, body) => {
     expect(await mailOutcome(rawMail(body, REPLY_HEADERS))).toMatch(/^ignore acknowledgement/);
   });
@@ -222,6 +225,22 @@ describe('#8: a postscript below the `--` signature is the customer\'s, the sign
     ['「…下さい」', '追伸：請求書を再発行して下さい。'],
     ['"could you"', 'P.S. Could you also send the invoice again'],
     ['"please"', 'P.S. Please send the invoice again.'],
+    // Bug review 40c: asks in words no list holds; a P.S. goes with the signature only when it reads as the signature's notice.
+    ['p02: "Let me know if you can…"', 'P.S. Let me know if you can resend the March invoice.'],
+    ['p03: 「…送ってほしいです」', '追伸 見積書も送ってほしいです'],
+    ['p04: 「…再発行願います。」', '追伸：請求書の宛名が違うので再発行願います。'],
+    ['p05: 「印刷前に確認したいので、…送ってください。」', '追伸：印刷前に確認したいので、見積書をPDFでも送ってください。'],
+    ['p06: "Please note … we need a corrected one."', 'P.S. Please note the invoice shows our old address, we need a corrected one.'],
+    ['p07: "I\'d appreciate it if you could…"', "P.S. I'd appreciate it if you could resend the invoice."],
+    ['p08: "Is there a way…" without ?', 'P.S. Is there a way to export the report as PDF'],
+    ['p09: 「…請求書も必要です。」', '追伸：3月分の請求書も必要です。'],
+    ['p10: 「ご了承ください」 on one line, a request on the next', '追伸\n年末は12/29から休業となりますのでご了承ください\n見積書を年内に再送してください'],
+    ['p11: "Kindly resend…"', 'P.S. Kindly resend the invoice.'],
+    ['p12: 「…ご教示願います。」', '追伸：CSVの文字コードの変更方法についてご教示願います。'],
+    ['p13: 「ご留意の上、…変更してください。」', '追伸：来月から担当が変わりますのでご留意の上、請求書の宛先を経理部に変更してください。'],
+    ['p14: "Do you also support…" without ?', 'P.S. Do you also support SAML login'],
+    ['p15: 「…変更したいです。」', '追伸：領収書の宛名を変更したいです。'],
+    ['a notice and a question', '追伸：年末年始は12/29〜1/3まで休業となります。休業中の問い合わせはどうなりますか'],
   ])('%s: the postscript stays', (_what, postscript) => {
     expect(extractQuestion(`${THANKS_SIGNED}${postscript}`)).toBe(`設定できました。ありがとうございます。\n\n${postscript}`);
   });
