@@ -651,8 +651,9 @@ const HOLDS_MAIL_ADDRESS = new RegExp(MAIL_ADDRESS);
 // run of spaces and one more character backtracked per space and per split of the name from the address: 23 s for a
 // 16,000-character line, hostile-input audit 40).
 const SENDER_LINE = /^[^@]{0,200}(?:<[^<>\s@]{1,64}@[^<>\s@]{1,255}>|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8})\s*(?:[;；,]\s*)?$/;
-// The longest sender line the pattern can take (a name of 200, an address in brackets of 321) and a separator; a longer
-// one is never one and is not scanned.
+// Longer than any real sender line: a name of 200 and an address of at most 322 characters in brackets, or 318 bare (a
+// domain has at most 253), and a separator. The bare form's pattern would take up to 640 (eight labels of 63), which no
+// domain reaches; a longer line is not scanned.
 const MAX_SENDER_LINE_CHARS = 600;
 // The date a client writes under such a sender line (QQ: 「2026年11月18日(星期三) 上午10:30」): a short line with a date
 // or a time of day near its start.

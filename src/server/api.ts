@@ -17,6 +17,7 @@ import {
   MAX_REPLY_CHARS,
   NO_COPY_CHECKED,
   READ_NEWER_MAIL,
+  NEITHER_REPLY_NOR_SEEN,
   SENDER_VERIFIED,
   approveTicket,
   closeUndeliverable,
@@ -96,7 +97,7 @@ const approveBodySchema = z
   // Without either, the approval would be of whatever draft is stored when it arrives: a rerun may have replaced the
   // one the caller read. `reply` is what it sends; `seen` pins the draft it read.
   .refine((body) => body.reply !== undefined || body.seen !== undefined, {
-    message: 'send "reply" (the text to send) or "seen" (the history length of the ticket you read, to approve its draft)',
+    message: NEITHER_REPLY_NOR_SEEN,
     path: ['reply'],
   });
 const rejectBodySchema = z.object({ reason: z.string().trim().min(1, 'required').max(MAX_REASON_CHARS), seen: seenField }).strict();

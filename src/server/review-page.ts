@@ -27,6 +27,7 @@ import {
   CONVERSATION_SEEN,
   NO_COPY_CHECKED,
   READ_NEWER_MAIL,
+  NEITHER_REPLY_NOR_SEEN,
   SENDER_VERIFIED,
   approveTicket,
   closeUndeliverable,
@@ -260,12 +261,8 @@ const approveFormSchema = z.object({
   [SENDER_VERIFIED]: tick,
 });
 
-/**
- * The API's rule (`approveBodySchema` in api.ts), in its words: without either, the approval would be of whatever
- * draft is stored when it arrives, and a rerun may have parked one the operator never saw. The page always sends both.
- */
-const NEITHER_REPLY_NOR_SEEN =
-  'send "reply" (the text to send) or "seen" (the history length of the ticket you read, to approve its draft): reload the page, read the draft and approve again';
+// The API's rule and words (NEITHER_REPLY_NOR_SEEN), and what an operator does about it; the page always sends both.
+const FORM_NEITHER_REPLY_NOR_SEEN = `${NEITHER_REPLY_NOR_SEEN}: reload the page, read the draft and approve again`;
 
 const rejectFormSchema = z.object({ reason: z.string().max(10_000).default(''), seen: seenField });
 const rerunFormSchema = z.object({ seen: seenField });
@@ -425,7 +422,7 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
     async approve({ params, body, user }) {
       const ticketId = params.id ?? '';
       const form = parseForm(approveFormSchema, body);
-      if (form.reply === undefined && form.seen === undefined) throw new HttpError(400, NEITHER_REPLY_NOR_SEEN);
+      if (form.reply === undefined && form.seen === undefined) throw new HttpError(400, FORM_NEITHER_REPLY_NOR_SEEN);
       const outcome = await approveTicket(deps.review, {
         ticketId,
         operator: operator(user),

@@ -526,6 +526,13 @@ async function queueSend(deps: ReviewDeps, ticket: Ticket): Promise<string> {
 }
 
 /**
+ * Why an approval that carries neither the text to send (`reply`) nor the history length of the ticket read (`seen`)
+ * is refused, by the API and the review page alike: it would approve whatever draft is stored when it arrives, and a
+ * rerun may have parked one the operator never saw.
+ */
+export const NEITHER_REPLY_NOR_SEEN = 'send "reply" (the text to send) or "seen" (the history length of the ticket you read, to approve its draft)';
+
+/**
  * Approves a parked ticket's reply: stores `reply` as the draft when given and what the approval changed of the
  * agent's answer (`approval`, from which the sent ticket's outcome and edit ratio follow), moves the ticket
  * `parked → approved` (actor `operator:<operator>`) and adds its `send-reply` job; what the agent did answer closes
