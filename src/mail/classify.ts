@@ -8,6 +8,7 @@ import { comparableAddress, domainOf, isSameMailbox, isUsableAddress, localPart,
 import type { Config } from '../config.js';
 import { visibleHeaderText } from './invisible.js';
 import type { InboundMail } from './parse.js';
+import { BLOCK_FROM, BLOCK_NEXT, REPLY_ORIGINAL_SEPARATOR } from './quote-markers.js';
 import { DO_NOT_REPLY_EVIDENCE, questionSentences } from './mass-mailing.js';
 import { isSharedMailDomain } from './shared-mail-domains.js';
 import { deliversOnlyPassword } from './unreadable.js';
@@ -1955,10 +1956,6 @@ const ANSWERS_BELOW_LINE = new RegExp(
   ].join('|'),
   'u',
 );
-// A header block of a quoted mail without `>` marks, as Outlook writes it: its From line, then its other fields.
-const QUOTED_FROM_FIELD = /^[ \t]*\*{0,2}(?:from|差出人|送信者|送信元|von|de|发件人|寄件者)\*{0,2}[ \t]*[:：]/iu;
-const QUOTED_HEADER_FIELD = /^[ \t]*\*{0,2}(?:sent|date|to|cc|subject|送信日時|日時|日付|宛先|件名|発信日時|gesendet|an|betreff|envoyé|à|objet|发送时间|收件人|主题)\*{0,2}[ \t]*[:：]/iu;
-const ORIGINAL_MESSAGE_LINE = /^[ \t]*-{2,}[ \t]*(?:original message|元のメッセージ|オリジナルメッセージ|ursprüngliche nachricht|message d'origine)[ \t]*-{2,}[ \t]*$/iu;
 // How far a text is read for the quoted mail below the customer's note.
 const MAX_INLINE_SCAN_CHARS = 64 * 1024;
 
@@ -2002,13 +1999,16 @@ function answersBelowOnly(words: string, senderName: string | undefined): string
   return announcing;
 }
 
-/** Where the text of the first quoted mail without `>` marks starts below its header block, or undefined. */
+/**
+ * Where the text of the first quoted mail without `>` marks starts below its separator or header block, read with
+ * the parser's own markers (src/mail/quote-markers.ts), or undefined.
+ */
 function unmarkedQuoteBodyStart(lines: readonly string[]): number | undefined {
   for (let at = 0; at < lines.length; at++) {
-    if (ORIGINAL_MESSAGE_LINE.test(lines[at]!)) return at + 1;
-    if (!QUOTED_FROM_FIELD.test(lines[at]!)) continue;
+    if (REPLY_ORIGINAL_SEPARATOR.test(lines[at]!)) return at + 1;
+    if (!BLOCK_FROM.test(lines[at]!)) continue;
     let end = at + 1;
-    while (end < lines.length && QUOTED_HEADER_FIELD.test(lines[end]!)) end++;
+    while (end < lines.length && BLOCK_NEXT.test(lines[end]!)) end++;
     if (end - at >= 3) return end;
   }
   return undefined;

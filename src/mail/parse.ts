@@ -10,6 +10,7 @@ import { createLogger } from '../logger.js';
 import { domainOf, isUsableAddress, normaliseAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
 import { decodeBytes, encodedWordCharset, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
 import { asksOnlyInSubject, isBounce } from './classify.js';
+import { BLOCK_FROM, BLOCK_NEXT, REPLY_ORIGINAL_SEPARATOR, REPLY_ORIGINAL_WORDS, separatorLine } from './quote-markers.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
 import { isZipArchive, onlyGreetings, onlyGreetingsAndIntroduction, unreadableReason } from './unreadable.js';
 import { withoutHiddenElements } from './hidden-html.js';
@@ -613,27 +614,13 @@ export const QUOTE_HEADER_PATTERNS: readonly RegExp[] = [
   /^\s*\d{4}年\s*\d{1,2}月\s*\d{1,2}日.{0,300}[:：]\s*$/, // Gmail ja: "2024年1月15日(月) 10:00 山田 <a@b>:"
   ...CJK_ATTRIBUTIONS,
 ];
-// "-----Original Message-----" separators (Outlook en/ja/ko/zh, Coremail, forwarded messages of Gmail, Thunderbird,
-// Apple Mail), and QQ Mail's `------------------&nbsp;原始邮件&nbsp;------------------`: QQ writes the entity into its
-// text part, and its HTML part gives a no-break space (which `\s` takes).
-const separatorLine = (words: string): RegExp =>
-  new RegExp(String.raw`^\s*[-－―‐_=＝]{2,}(?:\s|&nbsp;)*(?:${words})(?:\s|&nbsp;)*[-－―‐_=＝]{2,}\s*$`, 'i');
-const REPLY_ORIGINAL_WORDS = String.raw`original message|元のメッセージ|オリジナル\s*メッセージ|message d'origine|ursprüngliche nachricht|原始邮件|原始郵件|원본\s?메시지`;
-/** The separator a client writes above the original of a reply ("-----Original Message-----", 「-----原始邮件-----」). */
-export const REPLY_ORIGINAL_SEPARATOR = separatorLine(REPLY_ORIGINAL_WORDS);
+export { REPLY_ORIGINAL_SEPARATOR };
 const ORIGINAL_MESSAGE = separatorLine(String.raw`${REPLY_ORIGINAL_WORDS}|転送(?:された)?メッセージ|forwarded message`);
 // Foxmail's separator (`------------------ Original ------------------`, over From:/Date:/To:/Subject: or
 // 发件人:/发送时间:/收件人:/主题:). A bare "original" frames a customer's own text too (「--- original ---」 above their data
 // as it was): it opens quoted history only above a header block.
 const FOXMAIL_ORIGINAL = separatorLine('original');
 const BEGIN_FORWARDED = /^\s*(?:begin forwarded message|転送されたメッセージ)\s*[:：]\s*$/i;
-// Outlook-style header blocks: a From line soon followed by Sent/Date/To/Subject lines, with Outlook's labels in
-// English, Japanese, German, French, Chinese (zh-CN 发件人/发送时间/收件人/主题, also QQ Mail's and Coremail's; zh-TW
-// 寄件者/寄件日期/收件者/主旨) and Korean (보낸 사람/보낸 날짜/받는 사람/제목). The bold marker (`*From:*`) takes its
-// trailing whitespace with it, so no two whitespace runs meet (quadratic on a long line of spaces).
-const BLOCK_FROM = /^\s*(?:\*\s*)?(?:from|差出人|送信者|送信元|von|de|发件人|寄件者|보낸\s?사람)\s*(?:\*\s*)?[:：]/i;
-const BLOCK_NEXT =
-  /^\s*(?:\*\s*)?(?:sent|date|to|cc|subject|送信日時|送信日|日付|日時|宛先|件名|gesendet|an|betreff|envoyé|objet|à|发送时间|日期|收件人|抄送|主题|寄件日期|收件者|副本|主旨|보낸\s?날짜|날짜|받는\s?사람|참조|제목)\s*(?:\*\s*)?[:：]/i;
 const QUOTED_LINE = /^\s*[>＞]/;
 // 发件人/寄件者/보낸 사람 and the labels after them (日期, 主题, 날짜, 제목, 참조) are everyday words: customers write them
 // when they describe a sender setting, paste a bounce or fill in a form of their own (bug review 38d, finding 1). A

@@ -1,0 +1,30 @@
+/**
+ * How mail clients mark the start of a quoted mail without `>` marks: the separator above a reply's original
+ * ("-----Original Message-----", 「-----原始邮件-----」) and Outlook-style header blocks (From:/差出人: then Sent:/To:/
+ * Subject: lines). The parser cuts the customer's own words there (src/mail/parse.ts); the reply decision looks for
+ * such a quote below a note that announces inline answers (src/mail/classify.ts). Here so both read the same labels:
+ * parse.ts imports classify.ts, so classify.ts cannot take them from parse.ts without a cycle.
+ */
+
+/**
+ * A separator line around `words` ("-----Original Message-----": Outlook en/ja/ko/zh, Coremail, forwarded messages of
+ * Gmail, Thunderbird, Apple Mail), also QQ Mail's `------------------&nbsp;原始邮件&nbsp;------------------`: QQ writes
+ * the entity into its text part, and its HTML part gives a no-break space (which `\s` takes).
+ */
+export const separatorLine = (words: string): RegExp =>
+  new RegExp(String.raw`^\s*[-－―‐_=＝]{2,}(?:\s|&nbsp;)*(?:${words})(?:\s|&nbsp;)*[-－―‐_=＝]{2,}\s*$`, 'i');
+/** The words of a reply's original separator, in the clients' languages. */
+export const REPLY_ORIGINAL_WORDS = String.raw`original message|元のメッセージ|オリジナル\s*メッセージ|message d'origine|ursprüngliche nachricht|原始邮件|原始郵件|원본\s?메시지`;
+/** The separator a client writes above the original of a reply ("-----Original Message-----", 「-----原始邮件-----」). */
+export const REPLY_ORIGINAL_SEPARATOR = separatorLine(REPLY_ORIGINAL_WORDS);
+
+/**
+ * The From line of an Outlook-style header block, which Sent/Date/To/Subject lines ({@link BLOCK_NEXT}) soon follow,
+ * with Outlook's labels in English, Japanese, German, French, Chinese (zh-CN 发件人/发送时间/收件人/主题, also QQ Mail's
+ * and Coremail's; zh-TW 寄件者/寄件日期/收件者/主旨) and Korean (보낸 사람/보낸 날짜/받는 사람/제목). The bold marker
+ * (`*From:*`) takes its trailing whitespace with it, so no two whitespace runs meet (quadratic on a long line of spaces).
+ */
+export const BLOCK_FROM = /^\s*(?:\*\s*)?(?:from|差出人|送信者|送信元|von|de|发件人|寄件者|보낸\s?사람)\s*(?:\*\s*)?[:：]/i;
+/** A header block's lines after its From line ({@link BLOCK_FROM}). */
+export const BLOCK_NEXT =
+  /^\s*(?:\*\s*)?(?:sent|date|to|cc|subject|送信日時|送信日|日付|日時|宛先|件名|gesendet|an|betreff|envoyé|objet|à|发送时间|日期|收件人|抄送|主题|寄件日期|收件者|副本|主旨|보낸\s?날짜|날짜|받는\s?사람|참조|제목)\s*(?:\*\s*)?[:：]/i;
