@@ -6,6 +6,7 @@ import stringWidth from 'string-width';
 import type { ReindexManualResult } from '../../jobs/reindex-manual.js';
 import type { ReindexQaResult } from '../../jobs/reindex-qa.js';
 import type { SearchHit } from '../search/types.js';
+import { skippedFilesByReason } from '../server/health.js';
 import type { Ticket } from '../tickets/ticket.js';
 
 /** What one `reindex` run did; the part not asked for is absent. */
@@ -17,9 +18,10 @@ export interface ReindexSummary {
 
 /**
  * The summary, e.g. `reindexed: 12 manual files, 142 chunks, 48 Q&A pairs in 2.3 s`, then, when the manual has
- * subfolders, one line of files per folder, a warning line per folder without any readable file, and one per
- * manual file skipped and one per Q&A file or sheet passed over (the first {@link MAX_SKIPPED_LINES} of each; the log
- * names every one). Folder, file and sheet names and the reasons quoting them were chosen by whoever wrote the files:
+ * subfolders, one line of files per folder, a warning line per folder without any readable file, one per reason manual
+ * files were skipped for, naming the first `MAX_SKIPPED_FILES_NAMED` files as the start page does
+ * ({@link skippedFilesByReason}), and one per Q&A file or sheet passed over (the first {@link MAX_SKIPPED_LINES}; the
+ * log names every one). Folder, file and sheet names and the reasons quoting them were chosen by whoever wrote the files:
  * the whole text goes through {@link terminalSafe}, so both the local run and `--queue --wait` print them inert.
  */
 export function formatReindexSummary(summary: ReindexSummary): string {
@@ -37,11 +39,14 @@ export function formatReindexSummary(summary: ReindexSummary): string {
   for (const folder of summary.manual?.emptyFolders ?? []) {
     lines.push(`  warning: no readable manual file in ${folder === '.' ? 'the manual directory' : `${folder}/`}`);
   }
-  const skipped = summary.manual?.skipped ?? [];
-  for (const { fileName, reason } of skipped.slice(0, MAX_SKIPPED_LINES)) lines.push(`  warning: skipped ${fileName}: ${reason}`);
   // The job result names only the first skipped files; a result recorded before the count existed names all.
-  const skippedCount = Math.max(summary.manual?.skippedCount ?? 0, skipped.length);
-  if (skippedCount > MAX_SKIPPED_LINES) lines.push(`  warning: ${plural(skippedCount - MAX_SKIPPED_LINES, 'more file')} skipped (named in the log)`);
+  const skipped = summary.manual?.skipped ?? [];
+  const { groups, unnamed } = skippedFilesByReason(skipped, summary.manual?.skippedCount ?? 0);
+  for (const { reason, count, fileNames } of groups) {
+    const more = count > fileNames.length ? ` and ${count - fileNames.length} more` : '';
+    lines.push(`  warning: skipped ${plural(count, 'file')}: ${reason}: ${fileNames.join(', ')}${more}`);
+  }
+  if (unnamed > 0) lines.push(`  warning: ${plural(unnamed, 'more file')} skipped (named in the log)`);
   // A result recorded before passedOver existed has none.
   const passedOver = summary.qa?.passedOver ?? [];
   for (const { table, reason } of passedOver.slice(0, MAX_SKIPPED_LINES)) lines.push(`  warning: passed over ${table}: ${reason}`);
@@ -50,7 +55,7 @@ export function formatReindexSummary(summary: ReindexSummary): string {
   return terminalSafe(lines.join('\n'));
 }
 
-/** Skipped manual files (and passed-over Q&A tables) the summary names one per line; hundreds would bury the rest. */
+/** Passed-over Q&A files and sheets the summary names one per line; hundreds would bury the rest. */
 const MAX_SKIPPED_LINES = 10;
 
 /** A search hit as `search --json` prints it. */

@@ -49,7 +49,7 @@ import { forgetCustomer, type ForgetReport } from '../tickets/retention.js';
 import { TICKET_STATES, describeBounce, isTicketState, normalizeMessageId, ticketIdFor, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { MIN_ID_PREFIX, TicketStore, type ConversationEntry } from '../tickets/ticket-store.js';
 import { ticketsByReference } from '../server/ticket-search.js';
-import { approveTicket, closeUndeliverable, confirmArrived, conversationAround, rejectTicket, reopenIgnored, rerunAgent, uncertainSendAttempts, type ConversationView } from '../tickets/review.js';
+import { approveTicket, closeUndeliverable, confirmArrived, conversationAround, rejectTicket, reopenIgnored, rerunAgent, uncertainSendAttempts, type ConversationView, type ReviewRefusal } from '../tickets/review.js';
 import { AttachmentUnavailableError, loadTicketAttachments, saveAttachments, type RawMailSource, type TicketAttachment } from '../server/attachments.js';
 import { approvalMessage, CliError, operatorName, runCommand, type CliContext } from './common.js';
 import { cut, formatTable, terminalSafe } from './format.js';
@@ -140,6 +140,29 @@ export function formatTicket(t: Ticket, conversation?: ConversationView): string
 /** Why `approve` without `--reply-file` or `--seen` is refused, and what to run instead. */
 function unnamedDraftMessage(ticketId: string): string {
   return `say which draft you approve: read it with \`npm run review -- show ${ticketId}\` and pass the --seen N it prints, or send your own text with --reply-file F`;
+}
+
+/**
+ * A refused approval in a terminal's words: the refusals about `--seen` (a ticket that changed since `show` printed
+ * it, a number that names no draft) speak of the page the review flow shares ("since you opened it", "reload it");
+ * here the next step is `show` and the --seen it prints. Other refusals as they are.
+ */
+function approvalRefusalMessage(ticketId: string, refusal: ReviewRefusal, seen: number | undefined): string {
+  const showAgain = `run \`npm run review -- show ${ticketId}\` and use the --seen it prints`;
+  if (refusal.outcome === 'invalid' && refusal.seenNamesNoDraft !== undefined) return `--seen ${refusal.seenNamesNoDraft} names no draft of this ticket: ${showAgain}`;
+  if (refusal.outcome !== 'conflict' || refusal.changed === undefined) return refusal.message;
+  const since = seen === undefined ? '' : ` since \`show\` printed --seen ${seen}`;
+  const next =
+    refusal.state === 'parked'
+      ? ` ${capitalized(showAgain)}.`
+      : refusal.state === 'processing'
+        ? ` Once it is parked, ${showAgain}.`
+        : ` \`npm run review -- show ${ticketId}\` shows it as it is now.`;
+  return `the ticket changed${since}: ${refusal.changed}.${next}`;
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** `--seen`: the history length `show` printed, in decimal digits as it prints it. */
@@ -261,9 +284,7 @@ program
               `cannot approve ticket ${ticket.id}: ${result.message} From a terminal: run \`npm run review -- approve ${ticket.id} ${sameDraft} --checked-no-copy\` once you checked, or \`npm run review -- arrived ${ticket.id}\` if it arrived.`,
             );
           }
-          // The refusal of a draft that changed speaks of a page to reload; a terminal reads the ticket again with `show`.
-          const readAgain = result.outcome === 'conflict' && result.state === 'parked' && opts.seen !== undefined ? ` From a terminal: \`npm run review -- show ${ticket.id}\` shows it as it is now, with the --seen that approves its draft.` : '';
-          if (result.outcome !== 'approved') throw new CliError(`cannot approve ticket ${ticket.id}: ${result.message}${readAgain}`);
+          if (result.outcome !== 'approved') throw new CliError(`cannot approve ticket ${ticket.id}: ${approvalRefusalMessage(ticket.id, result, opts.seen)}`);
           ctx.print(approvalMessage(ticket.id, by));
         } finally {
           await closeQueues(queues);

@@ -287,8 +287,44 @@ export interface CompletedManualReindex {
   skippedCount: number;
 }
 
-/** Files named on the start page; the rest are counted (the maintenance worker's log names every one). */
-export const MAX_SKIPPED_FILES_NAMED = 20;
+/**
+ * Skipped manual files named, on the start page and in `npm run reindex`'s summary alike; the rest are counted (the
+ * log names every one). Ten, grouped by reason, show which kinds of file fail and where to start, while the banner
+ * stays a few lines above the tickets it sits on and the summary within one screen of a terminal; twenty, each with
+ * its reason, filled the start page (walkthrough 40).
+ */
+export const MAX_SKIPPED_FILES_NAMED = 10;
+
+/** Skipped manual files of one reason: how many of the job's result have it, and the ones named. */
+export interface SkippedFilesOfReason {
+  reason: string;
+  /** Files of the result with this reason, the named ones included. */
+  count: number;
+  /** The first of them among the {@link MAX_SKIPPED_FILES_NAMED} files named. */
+  fileNames: string[];
+}
+
+/**
+ * The first {@link MAX_SKIPPED_FILES_NAMED} skipped files grouped by reason, in the order the reasons first appear,
+ * each group counting every file of the result with its reason; `unnamed`: the skipped files of no group shown (of
+ * other reasons, or beyond what the result names, whose reasons only the log holds). `skippedCount` below the
+ * result's length (a result recorded before the count existed) counts the result.
+ */
+export function skippedFilesByReason(skipped: readonly SkippedManualFile[], skippedCount: number): { groups: SkippedFilesOfReason[]; unnamed: number } {
+  const groups = new Map<string, SkippedFilesOfReason>();
+  for (const { fileName, reason } of skipped.slice(0, MAX_SKIPPED_FILES_NAMED)) {
+    const group = groups.get(reason) ?? { reason, count: 0, fileNames: [] };
+    group.fileNames.push(fileName);
+    groups.set(reason, group);
+  }
+  for (const { reason } of skipped) {
+    const group = groups.get(reason);
+    if (group) group.count += 1;
+  }
+  const shown = [...groups.values()];
+  const grouped = shown.reduce((sum, g) => sum + g.count, 0);
+  return { groups: shown, unnamed: Math.max(skippedCount, skipped.length) - grouped };
+}
 
 // The newest completed maintenance jobs searched for the last manual reindex: a day's schedule runs three (manual,
 // Q&A, retention), so a handful of "Reindex now" presses still leave it among them.
@@ -314,23 +350,32 @@ export async function readLastManualReindex(queue: Pick<Queues['maintenance'], '
 }
 
 /**
- * The start page's warning that the manual files the last completed reindex skipped are not searchable, naming the
- * first {@link MAX_SKIPPED_FILES_NAMED} with their reasons (a warning, not a `/readyz` failure: the desk works, part
- * of the manual is missing). Nothing when it skipped none, or when a build recorded later than the job finished (an
- * in-process `npm run reindex`, which prints its own skips) replaced it; the clock skew allowed between machines
- * keeps the job's own record, stamped by Redis's clock, from counting as later.
+ * The start page's warning that the manual files the last completed reindex skipped are not searchable: what to do,
+ * then the files by reason ({@link skippedFilesByReason}, as `npm run reindex` prints them), naming
+ * {@link MAX_SKIPPED_FILES_NAMED} at most (a warning, not a `/readyz` failure: the desk works, part of the manual is
+ * missing). Nothing when it skipped none, or when a build recorded later than the job finished (an in-process
+ * `npm run reindex`, which prints its own skips) replaced it; the clock skew allowed between machines keeps the job's
+ * own record, stamped by Redis's clock, from counting as later.
  */
 export function manualSkipsWarning(last: CompletedManualReindex | undefined, build: IndexBuild | undefined): SafeHtml | undefined {
   if (!last || last.skippedCount === 0) return undefined;
   if (build && build.at > last.finishedOn + CLOCK_SKEW_WARN_MS) return undefined;
   const count = last.skippedCount;
-  const shown = last.skipped.slice(0, MAX_SKIPPED_FILES_NAMED);
+  const { groups, unnamed } = skippedFilesByReason(last.skipped, count);
   // Shown as `npm run reindex` prints them, so the operator finds the file by the name shown: without control
   // characters (boxes on the page) or text-direction ones (an override shows `…fdp.txt` for `…txt.pdf`); each still
   // isolated, a reason quoting what a reader said of the file.
   const plain = (text: string) => removeControls(removeInvisible(text).text, { singleLine: true }).text;
-  const named = shown.map((s, i) => html`${i > 0 ? ', ' : ''}<bdi>${plain(s.fileName)}</bdi> (<bdi>${plain(s.reason)}</bdi>)`);
-  const rest = count > shown.length ? `${shown.length > 0 ? ', and ' : ''}${count - shown.length} more (named in the maintenance worker’s log)` : '';
+  const items = groups.map((g) => {
+    const names = g.fileNames.map((name, i) => html`${i > 0 ? ', ' : ''}<bdi>${plain(name)}</bdi>`);
+    const more = g.count > g.fileNames.length ? ` and ${g.count - g.fileNames.length} more` : '';
+    return html`<li>${filesCount(g.count)}: <bdi>${plain(g.reason)}</bdi>: ${names}${more}</li>`;
+  });
+  const rest = unnamed > 0 ? html`<li>${unnamed} more ${unnamed === 1 ? 'file' : 'files'} (named in the maintenance worker’s log)</li>` : null;
   const fix = count === 1 ? 'fix or remove it; its content is not searchable' : 'fix or remove them; their content is not searchable';
-  return html`the last manual reindex skipped ${count === 1 ? '1 file' : `${count} files`}: ${named}${rest}: ${fix}`;
+  return html`the last manual reindex skipped ${filesCount(count)}: ${fix}<ul>${items}${rest}</ul>`;
+}
+
+function filesCount(n: number): string {
+  return n === 1 ? '1 file' : `${n} files`;
 }

@@ -27,7 +27,6 @@ import {
   CONVERSATION_SEEN,
   NO_COPY_CHECKED,
   READ_NEWER_MAIL,
-  NEITHER_REPLY_NOR_SEEN,
   SENDER_VERIFIED,
   approveTicket,
   closeUndeliverable,
@@ -233,11 +232,29 @@ async function mailTextOf(ticket: Ticket, deps: ReviewPageDeps): Promise<{ text?
   }
 }
 
-/** The page of a refused form post; `submitted`, what the operator typed, is shown read-only so it is not lost. */
+/**
+ * The page of a refused form post, in the frame of the other review pages (who is signed in, the way back to the
+ * ticket); `submitted`, what the operator typed, is shown read-only so it is not lost.
+ */
 function refusalPage(refusal: ReviewRefusal, ticketId: string, user: string | undefined, submitted?: SubmittedText): HandlerResult {
   const status = refusal.outcome === 'not-found' ? 404 : refusal.outcome === 'conflict' ? 409 : 400;
   const back = TICKET_ID_PATTERN.test(ticketId) && refusal.outcome !== 'not-found' ? `/tickets/${ticketId}` : '/';
-  return { status, html: renderMessagePage({ status, message: refusal.message, user, back, submitted }) };
+  return { status, html: renderMessagePage({ status, message: refusal.message, user, back, submitted, section: 'review' }) };
+}
+
+/**
+ * A form post's handler whose refusals of the form itself (an {@link HttpError} 400: not filled in as the page fills
+ * it) show on the frame of the other review pages, as its decision's refusals do, rather than the bare error page.
+ */
+function framedForm(handler: Handler): Handler {
+  return async (request) => {
+    try {
+      return await handler(request);
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status !== 400) throw err;
+      return refusalPage({ outcome: 'invalid', message: err.message }, request.params.id ?? '', request.user);
+    }
+  };
 }
 
 // `seen`: the history length the page showed (see DecisionRequest.seen); every decision form carries it, in decimal
@@ -261,18 +278,30 @@ const approveFormSchema = z.object({
   [SENDER_VERIFIED]: tick,
 });
 
-// The API's rule and words (NEITHER_REPLY_NOR_SEEN), and what an operator does about it; the page always sends both.
-const FORM_NEITHER_REPLY_NOR_SEEN = `${NEITHER_REPLY_NOR_SEEN}: reload the page, read the draft and approve again`;
+// The API's rule (NEITHER_REPLY_NOR_SEEN) in the page's words: the page always sends the reply and `seen` (hidden),
+// so an approval without them, or with a `seen` the page never writes, came from no page of the ticket as it is.
+const NAMES_NO_DRAFT_STEP = 'Open the ticket again, read its draft and press “Approve and send”.';
+const FORM_NAMES_NO_DRAFT = `Nothing was sent: this approval did not say which draft you read, as “Approve and send” on the ticket’s page does. ${NAMES_NO_DRAFT_STEP}`;
+// A `seen` that is a number but names no draft the ticket ever had (approveTicket's `seenNamesNoDraft`).
+const FORM_SEEN_NAMES_NO_DRAFT = `Nothing was sent: this approval names no draft of this ticket; it did not come from the ticket’s page as the page wrote it. ${NAMES_NO_DRAFT_STEP}`;
 
 const rejectFormSchema = z.object({ reason: z.string().max(10_000).default(''), seen: seenField });
 const rerunFormSchema = z.object({ seen: seenField });
 const deliveryFormSchema = z.object({ note: z.string().max(10_000).optional(), seen: seenField });
 const reopenFormSchema = z.object({ note: z.string().max(10_000).optional(), seen: seenField });
 
+const FORM_NOT_AS_FILLED = 'The form was not filled in as expected; reload the page and try again';
+
 function parseForm<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const parsed = schema.safeParse(body ?? {});
-  if (!parsed.success) throw new HttpError(400, 'The form was not filled in as expected; reload the page and try again');
+  if (!parsed.success) throw new HttpError(400, FORM_NOT_AS_FILLED);
   return parsed.data;
+}
+
+/** The reply an approve form carried, to show on its refusal page so it is not lost. */
+function submittedReply(body: unknown): SubmittedText {
+  const reply = (body as { reply?: unknown } | undefined)?.reply;
+  return { label: 'Your reply', text: typeof reply === 'string' ? reply : '' };
 }
 
 /** Bounced replies listed on the start page; the card says how many more there are. */
@@ -335,7 +364,7 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
   const operator = (user: string | undefined) => user ?? ANONYMOUS_OPERATOR;
   const csrfToken = (user: string | undefined) => deps.csrf.tokenFor(operator(user));
 
-  return {
+  const handlers: ReturnType<typeof reviewPageHandlers> = {
     async list({ query, user }) {
       const parsed = listQuerySchema.safeParse(query);
       if (!parsed.success) {
@@ -421,8 +450,12 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
 
     async approve({ params, body, user }) {
       const ticketId = params.id ?? '';
-      const form = parseForm(approveFormSchema, body);
-      if (form.reply === undefined && form.seen === undefined) throw new HttpError(400, FORM_NEITHER_REPLY_NOR_SEEN);
+      const parsed = approveFormSchema.safeParse(body ?? {});
+      // A `seen` the page never writes (not decimal digits) names no draft, as the lack of it and of the reply does.
+      if (!parsed.success && !parsed.error.issues.some((issue) => issue.path[0] === 'seen')) throw new HttpError(400, FORM_NOT_AS_FILLED);
+      const form = parsed.data;
+      const submitted = submittedReply(body);
+      if (!form || (form.reply === undefined && form.seen === undefined)) return refusalPage({ outcome: 'invalid', message: FORM_NAMES_NO_DRAFT }, ticketId, user, submitted);
       const outcome = await approveTicket(deps.review, {
         ticketId,
         operator: operator(user),
@@ -433,7 +466,10 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
         readNewerMail: form[READ_NEWER_MAIL] !== undefined,
         senderVerified: form[SENDER_VERIFIED] !== undefined,
       });
-      if (outcome.outcome !== 'approved') return refusalPage(outcome, ticketId, user, { label: 'Your reply', text: form.reply ?? '' });
+      if (outcome.outcome === 'invalid' && outcome.seenNamesNoDraft !== undefined) {
+        return refusalPage({ outcome: 'invalid', message: FORM_SEEN_NAMES_NO_DRAFT }, ticketId, user, submitted);
+      }
+      if (outcome.outcome !== 'approved') return refusalPage(outcome, ticketId, user, submitted);
       return { status: 303, location: await afterDecision(deps.store, outcome.alreadyApproved ? 'requeued' : 'approved', outcome.ticket.id) };
     },
 
@@ -484,4 +520,6 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
       return { status: 303, location: '/?done=reindex' };
     },
   };
+  const forms = ['approve', 'reject', 'rerun', 'arrived', 'close', 'reopen'] as const;
+  return { ...handlers, ...Object.fromEntries(forms.map((name) => [name, framedForm(handlers[name])])) };
 }

@@ -1011,7 +1011,7 @@ ${renderAgent(t, view.learnedSources)}
   <table class="history"><colgroup><col class="when"><col class="change"><col class="by"><col></colgroup><thead><tr><th>When</th><th>Change</th><th>By</th><th>Note</th></tr></thead><tbody>${history}</tbody></table>
 </section>
 ${renderCustomerData(t)}`;
-  return layout({ title: t.subject || 'Ticket', user: view.user, body });
+  return layout({ title: t.subject || 'Ticket', user: view.user, section: 'review', body });
 }
 
 /** What an operator typed into a refused form (the edited reply, the rejection's reason), shown so it is not lost. */
@@ -1032,13 +1032,16 @@ function renderSubmitted(submitted: SubmittedText | undefined): SafeHtml | null 
 </section>`;
 }
 
-/** A page saying something went wrong (or was refused), with a way back and what the operator had typed. */
-export function renderMessagePage(options: { status: number; message: string; user: string | undefined; back?: string; submitted?: SubmittedText | undefined }): SafeHtml {
+/**
+ * A page saying something went wrong (or was refused), with a way back and what the operator had typed; `section`,
+ * the part of the dashboard it belongs to (a refused review decision: `review`), for the navigation.
+ */
+export function renderMessagePage(options: { status: number; message: string; user: string | undefined; back?: string; submitted?: SubmittedText | undefined; section?: Section }): SafeHtml {
   // A refusal may name other tickets (the customer's later mail): each a link, the rest escaped.
   const body = html`<div class="flash bad" role="alert">${withTicketLinks(options.message)}</div>
 ${renderSubmitted(options.submitted)}
 <p><a href="${options.back ?? '/'}">← back</a></p>`;
-  return layout({ title: `Error ${options.status}`, user: options.user, body });
+  return layout({ title: `Error ${options.status}`, user: options.user, section: options.section, body });
 }
 
 /** Characters of a ticket id shown in lists (what `npm run review -- list` prints). */

@@ -51,8 +51,23 @@ export interface ReviewDeps {
 /** An expected refusal: the caller reports `message` and does nothing else. */
 export type ReviewRefusal =
   | { outcome: 'not-found'; message: string }
-  | { outcome: 'conflict'; message: string; state: TicketState | undefined }
-  | { outcome: 'invalid'; message: string };
+  | {
+      outcome: 'conflict';
+      message: string;
+      state: TicketState | undefined;
+      /**
+       * On the refusal of a ticket that changed since it was read: what changed, in words of no surface
+       * (`approved by alice at … with the draft as it was; it is being sent — nothing left to decide`), for one whose
+       * next step is not the page's "reload it" (the CLI's is `show`).
+       */
+      changed?: string;
+    }
+  | {
+      outcome: 'invalid';
+      message: string;
+      /** On the refusal of a `seen` that names no draft the ticket ever had (forged or mistyped): that `seen`. */
+      seenNamesNoDraft?: number;
+    };
 
 /** Result of {@link approveTicket}. */
 export type ApproveOutcome =
@@ -238,7 +253,9 @@ export interface DecisionRequest {
   /**
    * How many history entries the ticket had on the page the decision was taken on. Given, the decision is refused
    * when the ticket moved on since (another operator's approval that the sender parked again as "may already have
-   * been sent", a new draft): the operator never saw that. The review page always sends it; API callers may.
+   * been sent", a new draft): the operator never saw that. The review page always sends it; API callers may. An
+   * approval's `seen` that names no draft of the ticket (longer than its history, or an earlier length that did not
+   * end with a parking) is refused as invalid, not as changed: no page of the ticket wrote it.
    */
   seen?: number | undefined;
 }
@@ -448,15 +465,37 @@ function unverifiedSenderRefusal(why: string): ReviewRefusal {
 function changedSince(ticket: Ticket, seen?: number): ReviewRefusal {
   const decision = ticket.history.slice(seen ?? 0).findLast((h) => h.from === 'parked' && h.actor.startsWith(OPERATOR_PREFIX));
   if (decision) {
-    return { outcome: 'conflict', message: `The ticket changed since you opened it: ${describeDecision(decision)}; ${whatIsLeft(ticket)}.`, state: ticket.state };
+    const left = whatIsLeft(ticket);
+    const changed = `${describeDecision(decision)}; ${left.fact}`;
+    return { outcome: 'conflict', message: `The ticket changed since you opened it: ${describeDecision(decision)}; ${left.onPage}.`, state: ticket.state, changed };
   }
   const last = ticket.history.at(-1);
   const why = ticket.reason ?? last?.note;
+  const changed = `it is now ${ticket.state}${why ? ` (${why})` : ''}${last ? `, last changed by ${last.actor}` : ''}`;
+  return { outcome: 'conflict', message: `The ticket changed since you opened it: ${changed}. Reload it and decide again.`, state: ticket.state, changed };
+}
+
+/**
+ * The refusal of an approval whose `seen` names no draft of the ticket: no entry of its history that parked one ends
+ * there (beyond its history, or the entry of another state). No page of the ticket wrote it, so it is not "changed
+ * since you opened it": it was forged or mistyped.
+ */
+function seenNamesNoDraft(ticket: Ticket, seen: number): ReviewRefusal {
   return {
-    outcome: 'conflict',
-    message: `The ticket changed since you opened it: it is now ${ticket.state}${why ? ` (${why})` : ''}${last ? `, last changed by ${last.actor}` : ''}. Reload it and decide again.`,
-    state: ticket.state,
+    outcome: 'invalid',
+    message: `"seen" ${seen} names no draft of this ticket (its history has ${ticket.history.length} entries, and a draft's "seen" is the history length when it was parked): read the ticket again and send the history length it has while parked`,
+    seenNamesNoDraft: seen,
   };
+}
+
+/**
+ * True when `seen` is no length the ticket's history had with a draft parked for review: beyond its history, or an
+ * earlier length whose last entry is not a parking. The length it has now is the ticket as it is, whose state says
+ * what is left ("only parked tickets can be approved").
+ */
+function namesNoDraft(ticket: Ticket, seen: number): boolean {
+  if (seen === ticket.history.length) return false;
+  return seen < 1 || seen > ticket.history.length || ticket.history[seen - 1]?.to !== 'parked';
 }
 
 /** A person's decision on a parked ticket: `approved by alice at 2026-03-03 10:02 GMT+9 with a reply of its own`. */
@@ -474,22 +513,28 @@ function describeDecision(entry: HistoryEntry): string {
   }
 }
 
-/** What the ticket's state leaves to the operator whose decision came too late. */
-function whatIsLeft(ticket: Ticket): string {
+/**
+ * What the ticket's state leaves to the operator whose decision came too late: the fact, and the fact with the
+ * page's next step.
+ */
+function whatIsLeft(ticket: Ticket): { fact: string; onPage: string } {
+  const done = (fact: string) => ({ fact: `${fact} — nothing left to decide`, onPage: `${fact} — nothing left to decide here` });
   switch (ticket.state) {
     case 'approved':
     case 'sending':
-      return 'it is being sent — nothing left to decide here';
+      return done('it is being sent');
     case 'sent':
-      return 'it was sent — nothing left to decide here';
+      return done('it was sent');
     case 'rejected':
-      return 'nothing is sent — nothing left to decide here';
+      return done('nothing is sent');
     case 'processing':
-      return 'the agent is writing a new draft: open it again once it is parked';
-    case 'parked':
-      return `it is parked again${ticket.reason ? ` (${ticket.reason})` : ''}: reload it and decide again`;
+      return { fact: 'the agent is writing a new draft', onPage: 'the agent is writing a new draft: open it again once it is parked' };
+    case 'parked': {
+      const fact = `it is parked again${ticket.reason ? ` (${ticket.reason})` : ''}`;
+      return { fact, onPage: `${fact}: reload it and decide again` };
+    }
     default:
-      return `it is now ${ticket.state}: reload it to see what is left`;
+      return { fact: `it is now ${ticket.state}`, onPage: `it is now ${ticket.state}: reload it to see what is left` };
   }
 }
 
@@ -554,6 +599,7 @@ async function approveOnce(deps: ReviewDeps, request: ApproveRequest, mayRetry: 
   }
   const ticket = await deps.store.get(request.ticketId);
   if (!ticket) return { outcome: 'not-found', message: `Ticket ${request.ticketId} not found` };
+  if (request.seen !== undefined && namesNoDraft(ticket, request.seen)) return seenNamesNoDraft(ticket, request.seen);
 
   if (ticket.state === 'approved') {
     // Another operator's approval, with another reply than this one, reads as "approved by … with a reply of its own".

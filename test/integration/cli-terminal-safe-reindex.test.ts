@@ -59,7 +59,7 @@ async function desk(withReadablePage: boolean): Promise<Record<string, string>> 
 
 describe('npm run reindex prints a hostile manual file name inert', () => {
   it.each([
-    { what: 'the summary of a rebuild that skipped it', readable: true, code: 0, stream: 'stdout' as const, shows: `  warning: skipped ${SHOWN_NAME}: .doc is not read` },
+    { what: 'the summary of a rebuild that skipped it', readable: true, code: 0, stream: 'stdout' as const, shows: `  warning: skipped 1 file: .doc is not read; save it as .docx or PDF: ${SHOWN_NAME}` },
     { what: 'the error of a rebuild that found nothing else', readable: false, code: 1, stream: 'stderr' as const, shows: `reindex: no readable manual file found in ` },
   ])('$what', async ({ readable, code, stream, shows }) => {
     const env = await desk(readable);
@@ -81,7 +81,8 @@ describe('npm run reindex prints a hostile manual file name inert', () => {
     try {
       const run = await runNpm(['run', 'reindex', '--', '--manual-only'], env, 60_000);
       expect(run.code, run.stderr).toBe(1);
-      expect(run.stdout).toContain('  warning: 95 more files skipped (named in the log)');
+      expect(run.stdout).toMatch(/^ {2}warning: skipped 100 files: \.doc is not read; save it as \.docx or PDF: (?:[^,\n]+, ){9}[^,\n]+ and 90 more$/m);
+      expect(run.stdout).toContain('  warning: 5 more files skipped (named in the log)');
       expect(run.stderr.trimEnd()).toMatch(/; and 5 more files skipped \(named in the log\)$/);
     } finally {
       await removePrefix(redisServer.url, env.QUEUE_PREFIX!);
@@ -95,7 +96,7 @@ describe('npm run reindex prints a hostile manual file name inert', () => {
       const run = await runNpm(['run', 'reindex', '--', '--manual-only', '--queue', '--wait'], env, 60_000);
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).not.toMatch(CONTROL);
-      expect(run.stdout).toContain(`  warning: skipped ${SHOWN_NAME}: .doc is not read`);
+      expect(run.stdout).toContain(`  warning: skipped 1 file: .doc is not read; save it as .docx or PDF: ${SHOWN_NAME}`);
     } finally {
       await role.stop();
       await removePrefix(redisServer.url, env.QUEUE_PREFIX!);

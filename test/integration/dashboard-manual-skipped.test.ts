@@ -111,7 +111,7 @@ async function startPage(desk: Desk): Promise<string> {
   return response.text();
 }
 
-const SKIP_BANNER = /<div class="warning" role="status">the last manual reindex skipped 1 file: <bdi>b\.pdf<\/bdi> \(<bdi>cannot read PDF: [^<]*; re-export it as PDF or \.docx, or remove it<\/bdi>\): fix or remove it; its content is not searchable<\/div>/;
+const SKIP_BANNER = /<div class="warning" role="status">the last manual reindex skipped 1 file: fix or remove it; its content is not searchable<ul><li>1 file: <bdi>cannot read PDF: [^<]*; re-export it as PDF or \.docx, or remove it<\/bdi>: <bdi>b\.pdf<\/bdi><\/li><\/ul><\/div>/;
 
 describe('a manual file the reindex skipped is shown on the start page', () => {
   it('a PDF truncated between two reindexes: the job succeeds, the start page names the file until a build no longer skips it', async () => {
@@ -145,16 +145,17 @@ describe('a manual file the reindex skipped is shown on the start page', () => {
     expect(await startPage(desk)).not.toContain('skipped');
   });
 
-  it('many skipped files: the first 20 are named, the rest counted, and a file name cannot inject markup', async () => {
+  it('many skipped files: grouped by reason, the first 10 named, the rest counted, and a file name cannot inject markup', async () => {
     const desk = await startDesk();
     await mkdir(path.join(desk.manuals, 'old'));
     for (let i = 1; i <= 23; i++) await writeFile(path.join(desk.manuals, 'old', `m${String(i).padStart(2, '0')}.doc`), 'legacy');
     await writeFile(path.join(desk.manuals, '<img src=x onerror=alert(1)>.pdf'), 'not a PDF');
     expect((await reindexNow(desk)).skipped).toHaveLength(24);
     const page = await startPage(desk);
-    expect(page).toContain('the last manual reindex skipped 24 files: <bdi>&lt;img src=x onerror=alert(1)&gt;.pdf</bdi> (<bdi>cannot read PDF: ');
-    expect(page).toContain('<bdi>old/m19.doc</bdi> (<bdi>.doc is not read; save it as .docx or PDF</bdi>), and 4 more (named in the maintenance worker’s log): fix or remove them; their content is not searchable');
-    expect(page).not.toContain('old/m20.doc');
+    expect(page).toContain('the last manual reindex skipped 24 files: fix or remove them; their content is not searchable<ul><li>1 file: <bdi>cannot read PDF: ');
+    expect(page).toContain(': <bdi>&lt;img src=x onerror=alert(1)&gt;.pdf</bdi></li><li>23 files: <bdi>.doc is not read; save it as .docx or PDF</bdi>: <bdi>old/m01.doc</bdi>, ');
+    expect(page).toContain('<bdi>old/m09.doc</bdi> and 14 more</li></ul>');
+    expect(page).not.toContain('old/m10.doc');
     expect(page).not.toContain('<img src=x');
   });
 
@@ -166,7 +167,7 @@ describe('a manual file the reindex skipped is shown on the start page', () => {
     expect(result).toMatchObject({ files: 2, skippedCount: 130 });
     expect(result.skipped).toHaveLength(100);
     const page = await startPage(desk);
-    expect(page).toContain('the last manual reindex skipped 130 files: <bdi>old/m000.doc</bdi> (<bdi>.doc is not read; save it as .docx or PDF</bdi>)');
-    expect(page).toContain(', and 110 more (named in the maintenance worker’s log): fix or remove them');
+    expect(page).toContain('the last manual reindex skipped 130 files: fix or remove them; their content is not searchable<ul><li>100 files: <bdi>.doc is not read; save it as .docx or PDF</bdi>: <bdi>old/m000.doc</bdi>, ');
+    expect(page).toContain('<bdi>old/m009.doc</bdi> and 90 more</li><li>30 more files (named in the maintenance worker’s log)</li></ul>');
   });
 });

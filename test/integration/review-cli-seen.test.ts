@@ -105,11 +105,25 @@ describe('npm run review -- approve says which draft it approves', () => {
     );
     const stale = await d.review('approve', t.id, '--seen', seen);
     expect(stale.code).toBe(1);
-    expect(stale.stderr).toContain(`review: cannot approve ticket ${t.id}: The ticket changed since you opened it`);
-    expect(stale.stderr).toContain(`\`npm run review -- show ${t.id}\` shows it as it is now, with the --seen that approves its draft`);
+    // A terminal's words: what changed since `show` printed the --seen, and the command to read it again; no page.
+    expect(stale.stderr).toContain(`review: cannot approve ticket ${t.id}: the ticket changed since \`show\` printed --seen ${seen}: sent back to the agent for a new draft by admin at `);
+    expect(stale.stderr.trimEnd()).toMatch(new RegExp(`it is parked again \\(review mode always\\)\\. Run \`npm run review -- show ${t.id}\` and use the --seen it prints\\.$`));
+    expect(stale.stderr).not.toMatch(/opened it|reload|Approve and send|decide again/i);
     expect(await d.store.require(t.id)).toMatchObject({ state: 'parked', draft: NEW_DRAFT });
     expect(await d.sendJobs()).toBe(0);
   }, 90_000);
+
+  it.each(['99', '0', '1'])('refuses --seen %s, which names no draft of the ticket, as invalid rather than changed', async (seen) => {
+    const d = desk();
+    const t = await parkedTicket(d.store);
+    const run = await d.review('approve', t.id, '--seen', seen);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(
+      `review: cannot approve ticket ${t.id}: --seen ${seen} names no draft of this ticket: run \`npm run review -- show ${t.id}\` and use the --seen it prints`,
+    );
+    expect((await d.store.require(t.id)).state).toBe('parked');
+    expect(await d.sendJobs()).toBe(0);
+  }, 60_000);
 
   it.each(['', 'abc', '-1', '1.5', '0x3', '3e0'])('refuses --seen %j as no history length', async (seen) => {
     const d = desk();

@@ -41,8 +41,10 @@ describe('the approve form says which draft it approves', () => {
 
     const res = await postToDashboard(d.url, `/tickets/${t.id}/approve`, { form: { _csrf: _csrf! } }, AUTH);
     expect(res.status).toBe(400);
-    // The API's rule in the API's words.
-    expect((await res.text()).replaceAll('&quot;', '"')).toContain('"reply" (the text to send) or "seen" (the history length of the ticket you read, to approve its draft)');
+    // The API's rule in the page's words: the button it shows, and what to do.
+    const page = (await res.text()).replaceAll('&#39;', "'");
+    expect(page).toContain('Nothing was sent: this approval did not say which draft you read, as “Approve and send” on the ticket’s page does. Open the ticket again, read its draft and press “Approve and send”.');
+    expect(page).not.toContain('&quot;reply&quot;');
     expect(await d.store.require(t.id)).toMatchObject({ state: 'parked', draft: NEW_DRAFT });
     expect(await sendJobs(d)).toBe(0);
   });

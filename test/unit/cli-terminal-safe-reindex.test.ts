@@ -17,12 +17,12 @@ describe('formatReindexSummary prints no terminal control characters from names 
     {
       what: 'a skipped manual file',
       summary: { manual: manual({ skipped: [{ fileName: `${HOSTILE}.doc`, reason: '.doc is not read; save it as .docx or PDF' }] }), seconds: 1 },
-      shows: '  warning: skipped a]0;PWNED[2J31mred.doc: .doc is not read; save it as .docx or PDF',
+      shows: '  warning: skipped 1 file: .doc is not read; save it as .docx or PDF: a]0;PWNED[2J31mred.doc',
     },
     {
       what: 'the reason of a skip (a reader quoting the file)',
       summary: { manual: manual({ skipped: [{ fileName: 'b.pdf', reason: `cannot read PDF: ${HOSTILE}` }] }), seconds: 1 },
-      shows: '  warning: skipped b.pdf: cannot read PDF: a]0;PWNED[2J31mred',
+      shows: '  warning: skipped 1 file: cannot read PDF: a]0;PWNED[2J31mred: b.pdf',
     },
     {
       what: 'a passed-over Q&A sheet and its header cells',
@@ -41,16 +41,31 @@ describe('formatReindexSummary prints no terminal control characters from names 
   });
 });
 
-describe('formatReindexSummary counts every skipped file when the job result names only the first', () => {
+describe('formatReindexSummary groups skipped files by reason and counts every one when the job result names only the first', () => {
   const named = (n: number) => Array.from({ length: n }, (_, i) => ({ fileName: `old/m${i}.doc`, reason: '.doc is not read; save it as .docx or PDF' }));
+  const pdf = (i: number) => ({ fileName: `bad${i}.pdf`, reason: 'cannot read PDF: Invalid PDF structure; re-export it as PDF or .docx, or remove it' });
+  const docs = (n: number) => Array.from({ length: n }, (_, i) => `old/m${i}.doc`).join(', ');
   it.each([
-    { skipped: named(100), skippedCount: 20_000, more: '  warning: 19990 more files skipped (named in the log)' },
-    { skipped: named(11), skippedCount: 11, more: '  warning: 1 more file skipped (named in the log)' },
+    {
+      what: '100 named of 20000',
+      skipped: named(100),
+      skippedCount: 20_000,
+      lines: [`  warning: skipped 100 files: .doc is not read; save it as .docx or PDF: ${docs(10)} and 90 more`, '  warning: 19900 more files skipped (named in the log)'],
+    },
+    { what: 'one more than it names', skipped: named(11), skippedCount: 11, lines: [`  warning: skipped 11 files: .doc is not read; save it as .docx or PDF: ${docs(10)} and 1 more`] },
     // A result recorded before the count existed: its list is all there is.
-    { skipped: named(12), skippedCount: undefined, more: '  warning: 2 more files skipped (named in the log)' },
-  ])('$skippedCount skipped, $skipped.length named', ({ skipped, skippedCount, more }) => {
+    { what: 'a result without its count', skipped: named(12), skippedCount: undefined, lines: [`  warning: skipped 12 files: .doc is not read; save it as .docx or PDF: ${docs(10)} and 2 more`] },
+    {
+      what: 'two reasons, interleaved',
+      skipped: [...named(2), pdf(0), pdf(1)],
+      skippedCount: 4,
+      lines: [
+        '  warning: skipped 2 files: .doc is not read; save it as .docx or PDF: old/m0.doc, old/m1.doc',
+        '  warning: skipped 2 files: cannot read PDF: Invalid PDF structure; re-export it as PDF or .docx, or remove it: bad0.pdf, bad1.pdf',
+      ],
+    },
+  ])('$what', ({ skipped, skippedCount, lines }) => {
     const text = formatReindexSummary({ manual: manual({ skipped, ...(skippedCount === undefined ? {} : { skippedCount }) }), seconds: 1 });
-    expect(text.split('\n').filter((l) => l.startsWith('  warning: skipped '))).toHaveLength(10);
-    expect(text.split('\n').at(-1)).toBe(more);
+    expect(text.split('\n').slice(1)).toEqual(lines);
   });
 });

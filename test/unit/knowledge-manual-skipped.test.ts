@@ -270,15 +270,23 @@ describe('the reindex summary lists the skipped files', () => {
     {
       name: 'one unreadable file',
       manual: { files: 3, chunks: 9, skipped: [{ fileName: 'broken.pdf', reason: `cannot read PDF: Invalid PDF structure${REEXPORT}` }] },
-      text: `reindexed: 3 manual files, 9 chunks in 1.0 s\n  warning: skipped broken.pdf: cannot read PDF: Invalid PDF structure${REEXPORT}`,
+      text: `reindexed: 3 manual files, 9 chunks in 1.0 s\n  warning: skipped 1 file: cannot read PDF: Invalid PDF structure${REEXPORT}: broken.pdf`,
     },
     {
-      name: 'more than ten: the rest counted',
+      name: 'more than ten of one reason: the rest counted in its line',
       manual: { files: 1, chunks: 2, skipped: skipped(12) },
       text: [
         'reindexed: 1 manual file, 2 chunks in 1.0 s',
-        ...skipped(10).map((s) => `  warning: skipped ${s.fileName}: ${s.reason}`),
-        '  warning: 2 more files skipped (named in the log)',
+        `  warning: skipped 12 files: ${skipped(1)[0]!.reason}: ${skipped(10).map((s) => s.fileName).join(', ')} and 2 more`,
+      ].join('\n'),
+    },
+    {
+      name: 'more than ten, the rest of another reason: counted on a line of their own',
+      manual: { files: 1, chunks: 2, skipped: [...skipped(10), { fileName: 'broken.pdf', reason: 'cannot read PDF' }] },
+      text: [
+        'reindexed: 1 manual file, 2 chunks in 1.0 s',
+        `  warning: skipped 10 files: ${skipped(1)[0]!.reason}: ${skipped(10).map((s) => s.fileName).join(', ')}`,
+        '  warning: 1 more file skipped (named in the log)',
       ].join('\n'),
     },
     { name: 'none', manual: { files: 1, chunks: 2, skipped: [] }, text: 'reindexed: 1 manual file, 2 chunks in 1.0 s' },

@@ -1,0 +1,107 @@
+/**
+ * A refused approval speaks to the operator in the page's words, on the page frame of the other review pages
+ * (walkthrough 40): a form that names no draft (no reply and no `seen`, or a `seen` the page never writes) names the
+ * button and says to open the ticket again, never the API's field names; a `seen` no draft of the ticket ever had
+ * (forged or mistyped) is refused as invalid, where a stale one still reads "changed since you opened it".
+ * Real HTTP against the dashboard app and a real redis-server.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
+import { basicAuth, openApprovePage, postToDashboard, TEST_DASHBOARD_LOGIN, useDashboardHarness, type TestDashboard as Dashboard } from '../support/dashboard.js';
+
+const AUTH = basicAuth();
+const harness = useDashboardHarness();
+
+async function parkedTicket(d: Dashboard): Promise<Ticket> {
+  const messageId = `<words-${randomUUID()}@customer.example>`;
+  const id = ticketIdFor(messageId);
+  await d.store.createIfAbsent(newTicket({ messageId, from: 'hanako@customer.example', subject: 'Password', question: 'How do I reset my password?', actor: 'poller' }));
+  await d.store.transition(id, { to: 'processing', actor: 'agent-worker' });
+  return d.store.transition(id, { to: 'parked', actor: 'agent-worker', patch: { reason: 'review mode always', draft: 'Open Settings, then Password.' } });
+}
+
+/** What a rerun does after the operator opened the page: the agent parks another draft. */
+async function rerunParksNewDraft(d: Dashboard, ticketId: string): Promise<void> {
+  await d.store.transition(ticketId, { from: ['parked'], to: 'processing', actor: 'operator:admin' });
+  await d.store.transition(ticketId, { from: ['processing'], to: 'parked', actor: 'agent-worker', patch: { draft: 'A new draft.' } });
+}
+
+const sendJobs = async (d: Dashboard) => (await d.queues.outbound.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed'])).length;
+const textOf = (page: string) => page.replace(/<[^>]+>/g, ' ').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replace(/\s+/g, ' ');
+
+describe('an approve form that names no draft is refused in the page’s words', () => {
+  it.each<{ what: string; form: Record<string, string> }>([
+    { what: 'neither reply nor seen', form: {} },
+    { what: 'a seen that is no number', form: { seen: 'abc' } },
+    { what: 'a seen with a sign', form: { seen: '+3' } },
+    { what: 'an empty seen', form: { seen: '' } },
+  ])('$what', async ({ form }) => {
+    const d = await harness.start();
+    const t = await parkedTicket(d);
+    const { hidden } = await openApprovePage(d.url, t.id, AUTH);
+    const res = await postToDashboard(d.url, `/tickets/${t.id}/approve`, { form: { _csrf: hidden._csrf!, ...form } }, AUTH);
+    expect(res.status).toBe(400);
+    const page = await res.text();
+    const text = textOf(page);
+    // The page's words: the button as it shows it, and what to do about it.
+    expect(text).toContain('“Approve and send”');
+    expect(text).toMatch(/open the ticket again/i);
+    expect(text).toContain('Nothing was sent');
+    expect(text).not.toMatch(/"reply"|"seen"|history length|not filled in as expected/);
+    // The frame of the other review pages: who is signed in, the review section, the way back to the ticket.
+    expect(page).toContain(`signed in as ${TEST_DASHBOARD_LOGIN.user}`);
+    expect(page).toContain('<a href="/" class="current">Review</a>');
+    expect(page).toContain(`<a href="/tickets/${t.id}">← back</a>`);
+    expect((await d.store.require(t.id)).state).toBe('parked');
+    expect(await sendJobs(d)).toBe(0);
+  });
+});
+
+describe('a seen that names no draft of the ticket is invalid, a stale one changed since', () => {
+  it.each([
+    { what: 'higher than the history ever was', seen: () => '99' },
+    { what: 'zero', seen: () => '0' },
+    { what: 'the entry of the received mail', seen: () => '1' },
+  ])('page: seen $what is refused as naming no draft', async ({ seen }) => {
+    const d = await harness.start();
+    const t = await parkedTicket(d);
+    const { hidden } = await openApprovePage(d.url, t.id, AUTH);
+    const res = await postToDashboard(d.url, `/tickets/${t.id}/approve`, { form: { ...hidden, seen: seen() } }, AUTH);
+    expect(res.status).toBe(400);
+    const page = await res.text();
+    const text = textOf(page);
+    expect(text).not.toContain('changed since');
+    expect(text).toContain('names no draft of this ticket');
+    expect(text).toContain('“Approve and send”');
+    expect(text).not.toMatch(/"seen"/);
+    expect(page).toContain(`signed in as ${TEST_DASHBOARD_LOGIN.user}`);
+    expect((await d.store.require(t.id)).state).toBe('parked');
+    expect(await sendJobs(d)).toBe(0);
+  });
+
+  it('API: a seen that names no draft is a 400 naming the field, a stale one a 409', async () => {
+    const d = await harness.start();
+    const t = await parkedTicket(d);
+    const forged = await postToDashboard(d.url, `/api/tickets/${t.id}/approve`, { json: { seen: 99 } }, AUTH);
+    expect(forged.status).toBe(400);
+    expect(((await forged.json()) as { error: string }).error).toMatch(/^"seen" 99 names no draft of this ticket/);
+
+    await rerunParksNewDraft(d, t.id);
+    const stale = await postToDashboard(d.url, `/api/tickets/${t.id}/approve`, { json: { seen: t.history.length } }, AUTH);
+    expect(stale.status).toBe(409);
+    expect(((await stale.json()) as { error: string }).error).toContain('changed since you opened it');
+    expect((await d.store.require(t.id)).state).toBe('parked');
+    expect(await sendJobs(d)).toBe(0);
+  });
+
+  it('page: a stale seen still reads "changed since you opened it"', async () => {
+    const d = await harness.start();
+    const t = await parkedTicket(d);
+    const { hidden } = await openApprovePage(d.url, t.id, AUTH);
+    await rerunParksNewDraft(d, t.id);
+    const res = await postToDashboard(d.url, `/tickets/${t.id}/approve`, { form: hidden }, AUTH);
+    expect(res.status).toBe(409);
+    expect(await res.text()).toContain('changed since you opened it');
+  });
+});
