@@ -1353,7 +1353,8 @@ function ownGroupVerdict(mail: ClassifiableMail, mailboxes: OwnMailboxes, isOurs
   const authserv = authservIdOf(topmost);
   if (!authservIds.includes(authserv)) return not(`the topmost Authentication-Results is ${authservShown(topmost)}, not by one of AUTHSERV_ID (${authservIds.join(', ')})`);
   const domain = domainOf(group);
-  const results = authenticationResults(topmost);
+  const { results, unreadable } = readAuthenticationResults(topmost);
+  if (unreadable) return not(`the receiving server's Authentication-Results (${authserv}) could not be read unambiguously (${unreadable})`);
   const signed = results.some((r) => r.method === 'dkim' && r.result === 'pass' && isAlignedWith(signingDomain(r), domain));
   const fromDomain = from ? domainOf(from) : '';
   const dmarc = results.some((r) => r.method === 'dmarc' && r.result === 'pass' && isAlignedWith(r.props.get('header.from') ?? '', domain) && isAlignedWith(fromDomain, domain));
@@ -2709,22 +2710,119 @@ interface AuthenticationResult {
   props: Map<string, string>;
 }
 
-/** The results of one Authentication-Results field (RFC 8601) in their order: one per DKIM signature, say. */
-function authenticationResults(field: string): AuthenticationResult[] {
+/**
+ * One Authentication-Results field as read: its results in their order, and why it cannot be read one way only.
+ * Receiving servers copy text the sender chose into their own field without escaping it: the envelope sender in
+ * Gmail's spf comment and in `smtp.mailfrom`, a DKIM selector in `header.s`. A quoted local part may hold `(`, `)`,
+ * `"`, `;` and spaces, so `"x(y"@evil.example` leaves a comment open that swallows the server's `dmarc=fail`, and
+ * `"a);dmarc=pass header.from=bank.example;x"@evil.example` writes a result of its own (security review 10).
+ */
+interface AuthenticationReading {
+  results: AuthenticationResult[];
+  /** Why the field cannot be read unambiguously (`an unclosed comment`, `more than one dmarc result`…), or undefined. */
+  unreadable?: string;
+}
+
+// A result element: the method, its result, and what follows (properties, a reason).
+const RESULT_ELEMENT = /^\s*([\w.-]+)\s*=\s*([\w-]+)(.*)$/s;
+// The methods of which a field holds one result: a second, or one inside a comment or quoted string, is the sender's.
+const SINGLE_RESULT_METHODS = ['dmarc', 'spf'] as const;
+
+/**
+ * An Authentication-Results field read fail-closed ({@link AuthenticationReading}): unreadable when its parentheses or
+ * quotes do not pair up, an element after the authserv-id is no result, a property's value holds a quote or a
+ * parenthesis (a quoted local part echoed raw) or comes twice in one result, it has more than one dmarc or spf result,
+ * or a `; dmarc=fail` or `; spf=fail` in its text is not among the results read (hidden in a comment or quoted string).
+ */
+function readAuthenticationResults(field: string): AuthenticationReading {
   const results: AuthenticationResult[] = [];
+  let unreadable = unpairedSyntax(field);
   for (const resinfo of resultElements(field)) {
-    const match = /^\s*([\w.-]+)\s*=\s*([\w-]+)(.*)$/s.exec(resinfo);
-    if (!match) continue;
+    if (/^\s*(?:none\s*)?$/i.test(resinfo)) continue;
+    const match = RESULT_ELEMENT.exec(resinfo);
+    if (!match) {
+      unreadable ??= 'an element that is no result';
+      continue;
+    }
     const rest = match[3]!;
     const props = new Map<string, string>();
-    // Split on white space first: a property pattern run over the whole text backtracks on a long run of letters.
-    for (const token of rest.split(/\s+/)) {
-      const property = /^([\w-]+\.[\w.-]+)=(.*)$/.exec(token);
-      if (property && !props.has(property[1]!.toLowerCase())) props.set(property[1]!.toLowerCase(), property[2]!.replace(/^"|"$/g, '').toLowerCase());
+    for (const token of unquotedWords(rest)) {
+      const property = /^([\w-]+\.[\w.-]+)=(.*)$/s.exec(token);
+      if (!property) continue;
+      const name = property[1]!.toLowerCase();
+      const value = propertyValue(property[2]!);
+      if (value === undefined) unreadable ??= `a quote or parenthesis in the value of ${name}`;
+      if (props.has(name)) unreadable ??= `${name} twice in one result`;
+      else props.set(name, (value ?? property[2]!).toLowerCase());
     }
     results.push({ method: match[1]!.toLowerCase(), result: match[2]!.toLowerCase(), properties: rest.replace(/\s+/g, ' ').trim().slice(0, MAX_RESULT_CHARS), props });
   }
-  return results;
+  for (const method of SINGLE_RESULT_METHODS) {
+    // An spf result for the HELO name beside the one for the envelope sender is no second verdict on the same
+    // identity: Stalwart, with its EHLO check on, writes both (`spf=pass smtp.helo=…` and `spf=pass smtp.mailfrom=…`).
+    const ofMethod = results.filter((r) => r.method === method);
+    const helo = method === 'spf' ? ofMethod.filter((r) => r.props.has('smtp.helo') && !r.props.has('smtp.mailfrom')) : [];
+    if (ofMethod.length - helo.length > 1 || helo.length > 1) unreadable ??= `more than one ${method} result`;
+  }
+  for (const hidden of field.matchAll(/;\s*(dmarc|spf)\s*=\s*fail\b/gi)) {
+    const method = hidden[1]!.toLowerCase();
+    if (!results.some((r) => r.method === method && r.result === 'fail')) unreadable ??= `a ${method}=fail inside a comment or quoted string`;
+  }
+  return unreadable === undefined ? { results } : { results, unreadable };
+}
+
+/**
+ * Why the comments and quoted strings of a header value do not pair up, read as {@link stripComments} reads them
+ * (comments nest, a quote inside one is text, a parenthesis inside a quoted string is text, a backslash escapes the
+ * next character): `an unclosed comment`, `an unclosed quoted string`, or a closing parenthesis without its opening
+ * one. Undefined when they pair up.
+ */
+function unpairedSyntax(value: string): string | undefined {
+  let depth = 0;
+  let quoted = false;
+  for (let i = 0; i < value.length; i++) {
+    const ch = value[i]!;
+    if (ch === '\\') i++;
+    else if (quoted) quoted = ch !== '"';
+    else if (ch === '(') depth++;
+    else if (ch === ')') {
+      if (depth === 0) return 'a closing parenthesis without its opening one';
+      depth--;
+    } else if (ch === '"' && depth === 0) quoted = true;
+  }
+  if (depth > 0) return 'an unclosed comment';
+  return quoted ? 'an unclosed quoted string' : undefined;
+}
+
+/** The words of a result's text without comments, split at white space outside quoted strings. */
+function unquotedWords(text: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === '\\' && quoted) {
+      word += ch + (text[i + 1] ?? '');
+      i++;
+    } else if (/\s/.test(ch) && !quoted) {
+      if (word !== '') words.push(word);
+      word = '';
+    } else {
+      if (ch === '"') quoted = !quoted;
+      word += ch;
+    }
+  }
+  return word === '' ? words : [...words, word];
+}
+
+/**
+ * A property's value (`shop.example`, `"AbCd1234"` as OpenDKIM quotes `header.b`) without the quotes around it;
+ * undefined when a quote or parenthesis is part of it (`"x(y"@evil.example`), which only text the receiving server
+ * copied from the sender without escaping has.
+ */
+function propertyValue(raw: string): string | undefined {
+  if (!/["()\\]/.test(raw)) return raw;
+  return /^"([^"\\()]*)"$/.exec(raw)?.[1];
 }
 
 /**
@@ -2756,7 +2854,7 @@ function resultElements(field: string): string[] {
 
 /** The DMARC result (`pass`, `none`, `fail`…, lower case) of an Authentication-Results field, or undefined when it has none. */
 export function dmarcResultOf(field: string): string | undefined {
-  return authenticationResults(field).find((r) => r.method === 'dmarc')?.result;
+  return readAuthenticationResults(field).results.find((r) => r.method === 'dmarc')?.result;
 }
 
 /**
@@ -2824,7 +2922,9 @@ function signingDomain(result: AuthenticationResult): string {
  * another authserv-id, is the sender's own writing. Without AUTHSERV_ID a server that writes no field of its own
  * leaves the sender's topmost field to be read: the limit the README names.
  *
- * False when nothing vouches: no field, no From, soft or no results. Such a sender's words (subject, quoted text)
+ * False when nothing vouches: no field, no From, soft or no results, a field that cannot be read unambiguously
+ * ({@link readAuthenticationResults}: text the sender chose, copied into it unescaped), a pass for an envelope sender
+ * with a quoted local part. Such a sender's words (subject, quoted text)
  * may be a stranger's put under a victim's address; the agent worker and the sender read them as such.
  */
 export function senderVouchedFor(mail: ClassifiableMail, mailboxes: OwnMailboxes): boolean {
@@ -2833,7 +2933,9 @@ export function senderVouchedFor(mail: ClassifiableMail, mailboxes: OwnMailboxes
   if (fromDomain === '' || topmost === undefined) return false;
   const ids = (mailboxes.authservIds ?? []).map((id) => id.toLowerCase());
   if (ids.length > 0 && !ids.includes(authservIdOf(topmost))) return false;
-  return authenticationResults(topmost).some((r) => r.result === 'pass' && vouchesFor(r, fromDomain)) || groupSealedDmarcPass(mail, mailboxes, topmost);
+  const reading = readAuthenticationResults(topmost);
+  if (reading.unreadable) return false;
+  return reading.results.some((r) => r.result === 'pass' && vouchesFor(r, fromDomain)) || groupSealedDmarcPass(mail, mailboxes, topmost);
 }
 
 /** Whether one passing result is about the From's domain: DMARC for it, DKIM or SPF for a domain aligned with it. */
@@ -2845,6 +2947,8 @@ function vouchesFor(result: AuthenticationResult, fromDomain: string): boolean {
   if (result.method === 'dkim') return isAlignedWith(signingDomain(result), fromDomain);
   if (result.method === 'spf') {
     const mailFrom = result.props.get('smtp.mailfrom') ?? '';
+    // A quoted local part may hold anything, a domain and spaces included: it is the sender's text, not a host.
+    if (mailFrom.includes('"')) return false;
     return isAlignedWith(domainOf(mailFrom.includes('@') ? mailFrom : `@${mailFrom}`), fromDomain);
   }
   return false;
@@ -2854,7 +2958,9 @@ function vouchesFor(result: AuthenticationResult, fromDomain: string): boolean {
  * Why the sender may be forged, by the receiving server's verdict: its Authentication-Results field (the topmost,
  * which that server adds above what the mail arrived with) says `dmarc=fail`, or `spf=fail` without a `dmarc=pass`
  * (DMARC passed by an aligned DKIM signature proves the From domain however a forwarder broke SPF). Names the result,
- * e.g. `dmarc=fail (header.from=bank.example)`; undefined otherwise. A reply would go to whoever was impersonated, so
+ * e.g. `dmarc=fail (header.from=bank.example)`; or, failing closed, that the field could not be read unambiguously
+ * ({@link readAuthenticationResults}), since the sender's text copied into it may hide a `dmarc=fail`; undefined
+ * otherwise. A reply would go to whoever was impersonated, so
  * the agent worker parks the draft. Mail that claims to come through our own group is judged alike (its list headers
  * prove nothing), and more: a `dkim=fail` for the domain of the group it names, with no signature of that domain
  * passing, says the claim is false, since a real group signs what it sends.
@@ -2862,7 +2968,9 @@ function vouchesFor(result: AuthenticationResult, fromDomain: string): boolean {
 export function forgedSenderDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): string | undefined {
   const topmost = values(mail, 'authentication-results')[0];
   if (topmost === undefined) return undefined;
-  const results = authenticationResults(topmost);
+  const { results, unreadable } = readAuthenticationResults(topmost);
+  // Fail closed: what the sender's text hides may be a dmarc=fail, and what it adds a pass.
+  if (unreadable) return `something that could not be read unambiguously (${unreadable}): text the sender chose may hide its verdict`;
   const first = (method: string): AuthenticationResult | undefined => results.find((r) => r.method === method);
   const failed = [...SENDER_CHECKS].find((method) => first(method)?.result === 'fail');
   if (failed && !(failed === 'spf' && first('dmarc')?.result === 'pass') && !(failed === 'dmarc' && groupSealedDmarcPass(mail, mailboxes, topmost))) {

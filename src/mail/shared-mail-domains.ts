@@ -1,19 +1,21 @@
 /**
  * Mail domains shared by strangers: free mail (gmail.com, outlook.jp, yahoo.co.jp), the phone carriers' mail
- * (docomo.ne.jp, ezweb.ne.jp, i.softbank.jp) and the consumer ISPs' (ocn.ne.jp, nifty.com). Anyone can have a mailbox
+ * (docomo.ne.jp, ezweb.ne.jp, i.softbank.jp), the consumer ISPs' (ocn.ne.jp, nifty.com) and the alias and relay
+ * services' (duck.com, mozmail.com). Anyone can have a mailbox
  * there, so two addresses on one such domain say nothing about each other: a Reply-To beside a From on the same
  * domain is the same sender on a company's domain, a stranger on gmail.com.
  *
  * The list is the `email-providers` package's (about 8,700 domains of free mail providers, kept current from goware's
  * emailproviders list; no dependencies, no install script), plus {@link OWN_SHARED_DOMAINS}: the big Japanese carriers,
- * ISPs and portals it lacks.
+ * ISPs and portals it lacks, and the alias services.
  */
 import { createRequire } from 'node:module';
 import { domainOf } from './addresses.js';
 
 /**
  * Shared mail domains `email-providers` does not list (checked against 2.26.0), mostly Japanese: carriers and their
- * MVNOs, the ISPs whose subscribers get an address on the ISP's domain, portals; and a few free services abroad.
+ * MVNOs, the ISPs whose subscribers get an address on the ISP's domain, portals; a few free services abroad; and the
+ * alias and relay services.
  * Unlike the package's entries these also stand for their subdomains, which these providers hand out by region or
  * plan (`ca2.so-net.ne.jp`, `d.vodafone.ne.jp`, `mue.biglobe.ne.jp`). Remove an entry once the package has it.
  */
@@ -65,6 +67,29 @@ const OWN_SHARED_DOMAINS: readonly string[] = [
   'iij4u.or.jp',
   'tiki.ne.jp',
   'kcn.ne.jp',
+  // ISPs whose subscribers share a host per region or server (`ab.auone-net.jp`, `mb.infoweb.ne.jp`): the entry
+  // stands for all of them.
+  'auone-net.jp',
+  'em-net.ne.jp',
+  't-com.ne.jp',
+  'alpha-web.ne.jp',
+  'tnc.ne.jp',
+  'infoweb.ne.jp',
+  'point.ne.jp',
+  'across.or.jp',
+  'ttcn.ne.jp',
+  // Alias and relay services anyone can join: an alias there is any stranger's (DuckDuckGo Email Protection,
+  // Firefox Relay, SimpleLogin, addy.io formerly AnonAddy, Proton Pass).
+  'duck.com',
+  'mozmail.com',
+  'simplelogin.com',
+  'simplelogin.co',
+  'slmail.me',
+  'aleeas.com',
+  'anonaddy.me',
+  'anonaddy.com',
+  'addy.io',
+  'passmail.net',
   // Free mail abroad.
   'tutanota.com',
   'tuta.io',

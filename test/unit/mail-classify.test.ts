@@ -558,6 +558,13 @@ describe('forgedSenderDetail', () => {
     ['dmarc=fail beside an ARC pass on mail not through our group', results('mx.support.example; arc=pass (i=1 dmarc=pass fromdomain=bank.example); dmarc=fail (p=NONE) header.from=bank.example'), 'dmarc=fail'],
     ['none', results('mx.support.example; none'), undefined],
     ['no header', {}, undefined],
+    // Text the sender chose, echoed unescaped by the receiving server (security review 10): a field that cannot be
+    // read one way only is held, never taken for one without a failure. More shapes in auth-results-hostile.test.ts.
+    ['an envelope "x(y"@evil.example echoed into the spf comment', results('mx.google.com; dkim=none; spf=softfail (google.com: domain of transitioning "x(y"@evil.example does not designate 203.0.113.5 as permitted sender) smtp.mailfrom="x(y"@evil.example; dmarc=fail (p=REJECT sp=REJECT dis=REJECT) header.from=bank.example'), 'could not be read unambiguously'],
+    ['a DKIM selector a"b', results('mx.google.com; dkim=neutral (no key for signature) header.i=@bank.example header.s=a"b header.b=AAAA; spf=softfail smtp.mailfrom=x@evil.example; dmarc=fail (p=REJECT sp=REJECT dis=REJECT) header.from=bank.example'), 'could not be read unambiguously'],
+    ['a DKIM selector a(b', results('mx.google.com; dkim=neutral (no key for signature) header.i=@bank.example header.s=a(b header.b=AAAA; spf=softfail smtp.mailfrom=x@evil.example; dmarc=fail (p=REJECT sp=REJECT dis=REJECT) header.from=bank.example'), 'could not be read unambiguously'],
+    ['rspamd, an envelope "x(y"@evil.example, dmarc last', results('mx.support.example; dkim=none; spf=softfail (mx.support.example: domain of "x(y"@evil.example is not allowed) smtp.mailfrom="x(y"@evil.example; dmarc=fail reason="No valid SPF, No valid DKIM" header.from=bank.example (policy=reject)'), 'could not be read unambiguously'],
+    ['an envelope "a);dmarc=pass header.from=bank.example;x"@evil.example', results('mx.google.com; dkim=none; spf=softfail (google.com: domain of transitioning "a);dmarc=pass header.from=bank.example;x"@evil.example does not designate 203.0.113.5 as permitted sender) smtp.mailfrom="a);dmarc=pass header.from=bank.example;x"@evil.example; dmarc=fail (p=REJECT sp=REJECT dis=REJECT) header.from=bank.example'), 'could not be read unambiguously'],
   ])('%s', (_name, overrides, expected) => {
     const detail = forgedSenderDetail(mailWith(overrides), ctx);
     if (expected === undefined) expect(detail).toBeUndefined();

@@ -47,6 +47,13 @@ describe('senderVouchedFor', () => {
     ['AUTHSERV_ID set, a field without an authserv-id (Exchange Online)', ['spf=pass smtp.mailfrom=shop.example; dmarc=pass header.from=shop.example'], [OURS], false],
     ['a forged pass below the server\'s own field', [`${OURS}; spf=softfail smtp.mailfrom=shop.example; dmarc=none`, 'mx.evil.example; dmarc=pass header.from=shop.example'], [], false],
     ['a forged pass below the server\'s own field, AUTHSERV_ID set', [`${OURS}; spf=none; dmarc=none`, `${OURS}; dmarc=pass header.from=shop.example`], [OURS], false],
+    // The envelope sender, chosen by the sender and echoed unescaped by our server into its own field, writes a
+    // dmarc=pass of its own and swallows the real dmarc=fail with an unclosed quote (security review 10).
+    ['an envelope sender that writes a dmarc=pass into our field', [`${OURS}; dkim=none; spf=softfail (${OURS}: domain of transitioning "a);dmarc=pass header.from=shop.example;x"@evil.example does not designate 203.0.113.5 as permitted sender) smtp.mailfrom="a);dmarc=pass header.from=shop.example;x"@evil.example; dmarc=fail (p=REJECT sp=REJECT dis=REJECT) header.from=shop.example`], [OURS], false],
+    ['a balanced envelope sender that writes a dkim=pass between two comments', [`${OURS}; dkim=none; spf=pass (${OURS}: domain of "a);dkim=pass header.d=shop.example;(b"@evil.example designates 203.0.113.5 as permitted sender) smtp.mailfrom="a);dkim=pass header.d=shop.example;(b"@evil.example; dmarc=none header.from=shop.example`], [OURS], false],
+    ['spf=pass for a quoted local part that reads like the From domain', [`${OURS}; spf=pass smtp.mailfrom="shop.example x"@evil.example; dmarc=none header.from=shop.example`], [OURS], false],
+    ['spf=pass for a quoted local part on the From domain', [`${OURS}; spf=pass smtp.mailfrom="taro"@shop.example; dmarc=none header.from=shop.example`], [OURS], false],
+    ['two dmarc results, one a pass', [`${OURS}; dmarc=pass header.from=shop.example; dmarc=fail header.from=shop.example`], [OURS], false],
   ])('%s', (_case, fields, authservIds, vouched, from) => {
     expect(senderVouchedFor(mail(fields, from), mailboxes(authservIds))).toBe(vouched);
   });

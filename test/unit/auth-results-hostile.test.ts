@@ -1,0 +1,117 @@
+/**
+ * An Authentication-Results field our receiving server writes may echo text the sender chose, unescaped: the envelope
+ * sender in Gmail's spf comment and in `smtp.mailfrom`, a DKIM selector in `header.s`. A quoted local part may hold
+ * `(`, `)`, `"`, `;` and spaces, so such text can hide the server's `dmarc=fail` or put a `dmarc=pass` of its own
+ * into the field (security review 10). A field that cannot be read one way only vouches for nothing and parks the
+ * draft as a possibly forged sender; the well-formed fields of real receivers read as before.
+ */
+import { describe, expect, it } from 'vitest';
+import { senderReviewReason } from '../../jobs/answer-ticket.js';
+import { forgedSenderDetail, ownMailboxesOf, replySignalHeaders, replySignalsOf, senderVouchedFor, type OwnMailboxes } from '../../src/mail/classify.js';
+import { parseInboundMail } from '../../src/mail/parse.js';
+
+const GMAIL = 'mx.google.com';
+const UNREADABLE = /could not be read unambiguously/;
+
+/** Gmail's field for a softfailing envelope sender `envelope` and a From on bank.example (p=reject). */
+const gmail = (envelope: string, dmarc = 'fail (p=REJECT sp=REJECT dis=REJECT)') =>
+  `${GMAIL}; dkim=none; spf=softfail (google.com: domain of transitioning ${envelope} does not designate 203.0.113.5 as permitted sender) smtp.mailfrom=${envelope}; dmarc=${dmarc} header.from=bank.example`;
+/** Gmail's field for an envelope sender on the forger's own domain, whose SPF the forger passes. */
+const gmailPass = (envelope: string, dmarc = 'none (p=NONE sp=NONE dis=NONE)') =>
+  `${GMAIL}; dkim=none; spf=pass (google.com: domain of ${envelope} designates 203.0.113.5 as permitted sender) smtp.mailfrom=${envelope}; dmarc=${dmarc} header.from=bank.example`;
+
+/** A forged From on bank.example with `field` as its topmost Authentication-Results. */
+const forged = (field: string) => ({ from: { address: 'ceo@bank.example', name: '' }, replyTo: undefined, contentType: 'text/plain', headers: { 'authentication-results': [field] } });
+
+const withoutId: OwnMailboxes = { ourAddresses: ['support@support.example'] };
+const withId: OwnMailboxes = { ourAddresses: ['support@support.example'], authservIds: [GMAIL] };
+
+// Each row: a field whose text a forger chose, which the reading before this fix took for no failure, or for a pass.
+const HOSTILE: readonly (readonly [string, string])[] = [
+  ['envelope "x(y"@evil.example in the spf comment (an unclosed comment swallows dmarc=fail)', gmail('"x(y"@evil.example')],
+  ['envelope "a);dmarc=pass header.from=bank.example;x"@evil.example (a dmarc=pass of its own)', gmail('"a);dmarc=pass header.from=bank.example;x"@evil.example')],
+  ['DKIM selector a"b', `${GMAIL}; dkim=neutral (no key for signature) header.i=@bank.example header.s=a"b header.b=AAAA; spf=softfail smtp.mailfrom=x@evil.example; dmarc=fail (p=REJECT sp=REJECT dis=REJECT) header.from=bank.example`],
+  ['DKIM selector a(b', `${GMAIL}; dkim=neutral (no key for signature) header.i=@bank.example header.s=a(b header.b=AAAA; spf=softfail smtp.mailfrom=x@evil.example; dmarc=fail (p=REJECT sp=REJECT dis=REJECT) header.from=bank.example`],
+  ['rspamd order, envelope "x(y"@evil.example, dmarc last', `${GMAIL}; dkim=none; spf=softfail (${GMAIL}: domain of "x(y"@evil.example is not allowed) smtp.mailfrom="x(y"@evil.example; dmarc=fail reason="No valid SPF, No valid DKIM" header.from=bank.example (policy=reject)`],
+  // Balanced throughout: the comment closes inside the envelope and a new one opens there, so the text between is
+  // a result element of its own, a dkim=pass for the From's domain.
+  ['a balanced envelope that puts a dkim=pass for bank.example between two comments', gmailPass('"a);dkim=pass header.d=bank.example;(b"@evil.example')],
+  ['a balanced envelope that puts smtp.mailfrom=bank.example before the real one', gmailPass('"a) smtp.mailfrom=bank.example (b"@evil.example')],
+  // A quoted local part that starts like a domain: split at its space, smtp.mailfrom read as bank.example.
+  ['an envelope "bank.example x"@evil.example, SPF passing for evil.example', gmailPass('"bank.example x"@evil.example')],
+  ['two dmarc results', `${GMAIL}; dmarc=pass header.from=bank.example; dmarc=fail header.from=bank.example`],
+  ['two spf results for the HELO name', `${GMAIL}; spf=pass smtp.helo=bank.example; spf=fail smtp.helo=bank.example; dmarc=pass header.from=bank.example`],
+  ['two spf results', `${GMAIL}; spf=pass smtp.mailfrom=bank.example; spf=fail smtp.mailfrom=bank.example`],
+  ['a ")" that closes no comment', `${GMAIL}; spf=softfail smtp.mailfrom=x@evil.example a); dmarc=pass header.from=bank.example`],
+  ['a dmarc=fail hidden in a quoted string', `${GMAIL}; spf=none reason="x; dmarc=fail header.from=bank.example"; dkim=pass header.d=bank.example`],
+];
+
+describe('an Authentication-Results field a forger wrote into: nothing vouches, the draft is parked', () => {
+  it.each(HOSTILE)('%s', (_name, field) => {
+    for (const boxes of [withoutId, withId]) {
+      expect(senderVouchedFor(forged(field), boxes)).toBe(false);
+      expect(forgedSenderDetail(forged(field), boxes)).toMatch(UNREADABLE);
+    }
+  });
+
+  it('never vouches through an spf=pass whose smtp.mailfrom has a quoted local part', () => {
+    const quoted = `${GMAIL}; spf=pass smtp.mailfrom="ceo"@bank.example; dmarc=none header.from=bank.example`;
+    expect(senderVouchedFor(forged(quoted), withId)).toBe(false);
+    expect(senderVouchedFor(forged(`${GMAIL}; spf=pass smtp.mailfrom=ceo@bank.example; dmarc=none header.from=bank.example`), withId)).toBe(true);
+  });
+});
+
+// The whole way a mail takes to the gate before sending: raw mail, parsed as the poller parses it, its signals, the
+// post-draft check. Each hostile field must hold the draft with a reason that tells the operator why.
+describe('the post-draft gate on raw mail with such a field', () => {
+  const config = { MAIL_FROM: 'support@support.example', SUPPORT_ADDRESSES: [], SUPPORT_GROUP_ADDRESSES: [], AUTHSERV_ID: [GMAIL], TRUSTED_REPLY_TO_DOMAINS: [], TRUSTED_LINK_DOMAINS: [], SPAM_HEADER: undefined };
+  async function gate(field: string) {
+    const raw = Buffer.from(
+      [`Authentication-Results: ${field}`, 'From: Bank Customer <victim@bank.example>', 'To: support@support.example', 'Subject: 解約について', 'Message-ID: <p1@evil.example>', 'Date: Fri, 27 Nov 2026 10:00:00 +0900', 'Content-Type: text/plain; charset=utf-8', '', '解約の手続き方法を教えてください。'].join('\r\n'),
+    );
+    const mail = await parseInboundMail(raw, { extraHeaders: replySignalHeaders(config) });
+    const signals = replySignalsOf(mail)!;
+    return { hold: senderReviewReason({ from: 'victim@bank.example', replyTo: 'victim@bank.example', question: mail.question, subject: mail.subject }, signals, config), vouched: senderVouchedFor(signals, ownMailboxesOf(config)) };
+  }
+
+  it.each(HOSTILE)('%s', async (_name, field) => {
+    const { hold, vouched } = await gate(field);
+    expect(vouched).toBe(false);
+    expect(hold?.kind).toBe('forged-sender');
+    expect(hold?.reason).toMatch(/^possibly forged sender: .*could not be read unambiguously/);
+  });
+
+  it('control: the plain envelope sender is parked for its dmarc=fail', async () => {
+    const { hold } = await gate(gmail('x@evil.example'));
+    expect(hold?.reason).toMatch(/^possibly forged sender: .*dmarc=fail/);
+  });
+});
+
+// The formats of real receivers, well formed, read as before: the verdict they give and whether they vouch.
+describe('well-formed fields of real receivers read as before', () => {
+  const from = 'taro@shop.example';
+  const mail = (field: string) => ({ from: { address: from, name: '' }, replyTo: undefined, contentType: 'text/plain', headers: { 'authentication-results': [field] } });
+  it.each<[string, string, string | undefined, boolean]>([
+    ['Gmail, everything passing, with an ARC comment', `${GMAIL}; dkim=pass header.i=@shop.example header.s=google header.b=AbC+d/12; arc=pass (i=1 spf=pass spfdomain=shop.example dkim=pass dkdomain=shop.example dmarc=pass fromdomain=shop.example); spf=pass (google.com: domain of taro@shop.example designates 209.85.220.41 as permitted sender) smtp.mailfrom=taro@shop.example; dmarc=pass (p=NONE sp=NONE dis=NONE) header.from=shop.example`, undefined, true],
+    ['Gmail, dmarc=fail', `${GMAIL}; spf=softfail (google.com: domain of transitioning x@evil.example does not designate 203.0.113.5 as permitted sender) smtp.mailfrom=x@evil.example; dmarc=fail (p=REJECT sp=REJECT dis=REJECT) header.from=shop.example`, 'dmarc=fail', false],
+    ['Microsoft 365 (no authserv-id)', 'spf=pass (sender IP is 40.107.74.1) smtp.mailfrom=shop.example; dkim=pass (signature was verified) header.d=shop.example;dmarc=pass action=none header.from=shop.example;compauth=pass reason=100', undefined, true],
+    ['Microsoft 365 with an authserv-id, dmarc=fail', 'mx.microsoft.com 1; spf=fail (sender IP is 203.0.113.5) smtp.mailfrom=evil.example; dkim=none (message not signed) header.d=none;dmarc=fail action=oreject header.from=shop.example;compauth=fail reason=000', 'dmarc=fail', false],
+    ['OpenDKIM with a quoted header.b, OpenDMARC', 'mx.helpdesk.test; dkim=pass (2048-bit key; unprotected) header.d=shop.example header.i=@shop.example header.a=rsa-sha256 header.s=s1 header.b="AbCd1234"; dmarc=pass (p=none dis=none) header.from=shop.example', undefined, true],
+    ['OpenDMARC alone, fail', 'mx.helpdesk.test; dmarc=fail (p=reject dis=none) header.from=shop.example', 'dmarc=fail', false],
+    ['rspamd', 'mx.helpdesk.test; dkim=pass header.d=shop.example header.s=default header.b=abcdEF12; dmarc=pass (policy=reject) header.from=shop.example; spf=pass (mx.helpdesk.test: domain of taro@shop.example designates 203.0.113.7 as permitted sender) smtp.mailfrom=taro@shop.example', undefined, true],
+    ['rspamd, dmarc=fail with a quoted reason', 'mx.helpdesk.test; dkim=none; spf=softfail (mx.helpdesk.test: domain of x@evil.example is not allowed) smtp.mailfrom=x@evil.example; dmarc=fail reason="No valid SPF, No valid DKIM" header.from=shop.example (policy=reject)', 'dmarc=fail', false],
+    ['Dovecot/Postfix with policyd-spf and OpenDKIM', 'mail.helpdesk.test; spf=pass (sender SPF authorized) smtp.mailfrom=shop.example (client-ip=203.0.113.7; helo=mail.shop.example; envelope-from=taro@shop.example); dkim=pass (1024-bit key) header.d=shop.example header.i=@shop.example', undefined, true],
+    ['Stalwart', 'mx.helpdesk.test; dkim=pass header.d=shop.example header.s=sel header.b=AbCd; spf=pass (mx.helpdesk.test: domain of taro@shop.example designates 203.0.113.7 as permitted sender) smtp.mailfrom=taro@shop.example; dmarc=pass header.from=shop.example', undefined, true],
+    ['Fastmail (authentication-milter)', 'mx.messagingengine.com; bimi=none (No BIMI records found); dkim=pass (2048-bit rsa key sha256) header.d=shop.example header.i=@shop.example header.b=AbCd header.a=rsa-sha256 header.s=s1 x-bits=2048; dmarc=pass policy.published-domain-policy=none policy.applied-disposition=none policy.evaluated-disposition=none (p=none,d=none,d.eval=none) policy.policy-from=p header.from=shop.example; iprev=pass smtp.remote-ip=203.0.113.7 (mail.shop.example); spf=pass smtp.mailfrom=taro@shop.example smtp.helo=mail.shop.example; x-aligned-from=pass (Address match); x-return-mx=pass header.domain=shop.example policy.is_org=yes (MX Records found: mx.shop.example); x-return-mx=pass smtp.domain=shop.example policy.is_org=yes (MX Records found: mx.shop.example); x-tls=pass smtp.version=TLSv1.3 smtp.cipher=TLS_AES_256_GCM_SHA384 smtp.bits=256/256', undefined, true],
+    ['Stalwart with its EHLO check on: an spf result for the HELO name beside the envelope sender\'s', 'mx.helpdesk.test; dkim=pass header.d=shop.example header.s=sel header.b=AbCd; spf=pass (mx.helpdesk.test: domain of mail.shop.example designates 203.0.113.7 as permitted sender) smtp.helo=mail.shop.example; spf=pass (mx.helpdesk.test: domain of taro@shop.example designates 203.0.113.7 as permitted sender) smtp.mailfrom=taro@shop.example; dmarc=pass header.from=shop.example', undefined, true],
+    ['Exim', 'mx.helpdesk.test; iprev=pass (mail.shop.example) smtp.remote-ip=203.0.113.7; spf=pass smtp.mailfrom=shop.example; dkim=pass header.d=shop.example header.s=s1 header.a=rsa-sha256; dmarc=pass header.from=shop.example; arc=none', undefined, true],
+    ['a version after the authserv-id and no result', 'mx.helpdesk.test 1; none', undefined, false],
+    ['a trailing semicolon', 'mx.helpdesk.test; dmarc=pass header.from=shop.example;', undefined, true],
+    ['a quoted reason holding a semicolon and parentheses', 'mx.helpdesk.test; spf=none reason="no (such); record"; dmarc=pass header.from=shop.example', undefined, true],
+  ])('%s', (_name, field, forgedAs, vouched) => {
+    const detail = forgedSenderDetail(mail(field), withoutId);
+    if (forgedAs === undefined) expect(detail).toBeUndefined();
+    else expect(detail).toContain(forgedAs);
+    expect(senderVouchedFor(mail(field), withoutId)).toBe(vouched);
+  });
+});
