@@ -12,6 +12,17 @@ import { BLOCK_FROM, BLOCK_NEXT, REPLY_ORIGINAL_SEPARATOR } from './quote-marker
 import { DO_NOT_REPLY_EVIDENCE, questionSentences } from './mass-mailing.js';
 import { isSharedMailDomain } from './shared-mail-domains.js';
 import { deliversOnlyPassword } from './unreadable.js';
+import {
+  MORE_ABSENCE,
+  MORE_ABSENCE_NOTICE_PHRASES,
+  MORE_ACKNOWLEDGING_PHRASES,
+  MORE_AUTO_REPLY_NAMES,
+  MORE_COURTESY_PHRASES,
+  READ_RECEIPT_PREFIXES,
+  serviceNoticeOf,
+  serviceNoticeParkReason,
+  type ServiceNotice,
+} from './relay-notices.js';
 import { getDomain } from 'tldts';
 
 /** Why a mail is not answered. */
@@ -105,6 +116,7 @@ export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' 
     | 'inlineAnswers'
     | 'listCopy'
     | 'recipientCount'
+    | 'serviceNotice'
   >;
 
 /**
@@ -190,6 +202,13 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
    * recipients themselves need not be kept.
    */
   recipientCount?: number | undefined;
+  /**
+   * A voicemail or fax notice, a marketplace's notice that a buyer asked something, or a read receipt's text, as
+   * {@link serviceNoticeOf} found it in the parsed mail; absent for other mail. {@link decideReply} does not ignore the
+   * first two as a no-reply sender's (nor a voicemail as an auto-reply), and {@link parkBeforeAgentReason} parks them;
+   * a read receipt's text lets its localized subject prefix decide without threading ({@link readReceiptDetail}).
+   */
+  serviceNotice?: ServiceNotice | undefined;
 };
 
 /** The recipients of a list mail that names the list itself beside others ({@link ReplySignals.listCopy}). */
@@ -223,8 +242,9 @@ const CHALLENGE_HEADERS = ['x-spamarrest-noauth', 'x-boxtrapper', 'x-bluebottle-
  * challenge-response check ({@link senderVerificationOf}) read besides those the parser always keeps for the reply
  * decision: the poller and the agent worker parse with them as extra headers. `From` shows a sender whose address the
  * parser left out as none a reply may go to, which is parked rather than ignored ({@link unusableSenderOf}).
+ * X-Original-From and X-Original-Sender name the customer behind our own Google Group's rewritten From ({@link ownGroupRelayOf}).
  */
-export const REPLY_SIGNAL_HEADERS: readonly string[] = ['from', 'authentication-results', 'errors-to', ...CAMPAIGN_HEADERS.map(([name]) => name), ...CHALLENGE_HEADERS];
+export const REPLY_SIGNAL_HEADERS: readonly string[] = ['from', 'authentication-results', 'errors-to', 'x-original-from', 'x-original-sender', ...CAMPAIGN_HEADERS.map(([name]) => name), ...CHALLENGE_HEADERS];
 
 /** The extra headers to keep when a mail is parsed for its reply signals: {@link REPLY_SIGNAL_HEADERS} and SPAM_HEADER. */
 export function replySignalHeaders(config: Pick<Config, 'SPAM_HEADER'>): string[] {
@@ -263,6 +283,8 @@ export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined
   if (listCopy) signals.listCopy = listCopy;
   const recipients = recipientCountOf(mail);
   if (recipients > CIRCULAR_RECIPIENTS) signals.recipientCount = recipients;
+  const serviceNotice = serviceNoticeIn(mail);
+  if (serviceNotice) signals.serviceNotice = serviceNotice;
   return JSON.stringify(signals).length <= MAX_REPLY_SIGNALS_CHARS ? signals : undefined;
 }
 
@@ -365,6 +387,7 @@ const AUTO_REPLY_NAMES = [
   '自動回覆',
   String.raw`자동\s?회신`,
   String.raw`부재중\s?자동\s?(?:응답|회신)`,
+  ...MORE_AUTO_REPLY_NAMES,
 ];
 // What may follow a notice's name: the subject it answers under its own reply or forward prefix, a return date in
 // brackets or after a dash, or nothing.
@@ -400,7 +423,7 @@ const ONLY_ANSWER_PREFIXES = /^(?:\s*(?:re|aw|sv|vs|antw|odp|fw|fwd|wg|tr|rv|enc
 // A read receipt sent as plain mail (some Japanese clients, Outlook to outside recipients) rather than as an RFC 8098
 // report: its prefix before the subject of the mail it reports on. Only on a reply, and only with its colon: 開封済み
 // and 既読 are words a customer may begin a question with.
-const READ_RECEIPT_SUBJECT = /^\s*(?:開封済み|開封済|既読|read)\s*[:：]/iu;
+const READ_RECEIPT_SUBJECT = new RegExp(String.raw`^\s*(?:開封済み|開封済|既読|read|${READ_RECEIPT_PREFIXES.join('|')})\s*[:：]`, 'iu');
 // A line of an autoresponder's opening saying so: 本メールは自動返信です, ※このメールは自動送信されています,
 // ※本メールは送信専用アドレスから自動送信しております, 本メールは受付確認のため自動でお送りしております. Web-form
 // notifications open with the same sentence above a customer's question, so it decides only in a reply to our own
@@ -584,9 +607,22 @@ function ourMessageIdMatcher(mailboxes: OwnMailboxes): (id: string) => boolean {
   return (id) => domains.has(domainOf(id.replace(/>\s*$/, '')));
 }
 
-/** Why the mail is a read receipt sent as plain mail, by its subject on a reply ({@link READ_RECEIPT_SUBJECT}). */
+/**
+ * Why the mail is a read receipt sent as plain mail, by its subject ({@link READ_RECEIPT_SUBJECT}) on a reply, or over
+ * a receipt's own text (Outlook's "Su mensaje … fue leído el …", which it sends with no In-Reply-To).
+ */
 function readReceiptDetail(mail: ClassifiableMail): string | undefined {
-  return isReply(mail) && mail.subject && READ_RECEIPT_SUBJECT.test(mail.subject) ? `Subject: ${mail.subject}` : undefined;
+  if (!mail.subject || !READ_RECEIPT_SUBJECT.test(mail.subject)) return undefined;
+  if (isReply(mail)) return `Subject: ${mail.subject}`;
+  const notice = serviceNoticeIn(mail);
+  return notice?.kind === 'read receipt' ? `Subject: ${mail.subject}, and the text says “${notice.evidence}”` : undefined;
+}
+
+/** The {@link ServiceNotice} recorded in the signals, else read from the parsed mail. */
+function serviceNoticeIn(mail: ClassifiableMail): ServiceNotice | undefined {
+  if (mail.serviceNotice) return mail.serviceNotice;
+  const target = mail.replyTo ?? mail.from;
+  return serviceNoticeOf(mail, target !== undefined && isNoReplyAddress(target.address));
 }
 
 /** True when the mail names a mail it answers (In-Reply-To or References). */
@@ -656,6 +692,7 @@ const ABSENCE = new RegExp(
     String.raw`absente? du bureau|\ben cong[ée]s?(?!\p{L})|\ben vacances\b|\ben d[ée]placement\b`,
     String.raw`nicht im b[üu]ro|\babwesend\b|\bim urlaub\b|au[ßs]er haus`,
     String.raw`fuera de la oficina|\bde vacaciones\b|\bausente\b`,
+    ...MORE_ABSENCE,
   ].join('|'),
   'iu',
 );
@@ -692,6 +729,7 @@ const ABSENCE_NOTICE_PHRASES = new RegExp(
     String.raw`\b(?:serai|suis) de retour\b|\b(?:à|dès) mon retour\b|\bje (?:vous )?(?:répondrai|traiterai|recontacterai)\b|\bne sera pas (?:transférée?|lue?)(?!\p{L})|\b(?:en cas d'urgence|pour toute (?:demande|question) urgente|pour les urgences)[, ]*(?:veuillez |merci de )?(?:contacter|joindre|écrire à|vous adresser à)?|\baccès limité(?!\p{L})`,
     String.raw`\b(?:ab|am)\b[^.]{0,30}?\b(?:wieder (?:im b[üu]ro|erreichbar|da|zur[üu]ck)|zur[üu]ck)\b|\b(?:werde|wird|werden) [^.]{0,40}?(?:beantworten|bearbeiten|antworten|bearbeitet|beantwortet)\b|\bwird nicht weitergeleitet\b|\b(?:in dringenden f[äa]llen|bei dringenden (?:anliegen|fragen|angelegenheiten))[, ]*(?:wenden sie sich (?:bitte )?an|kontaktieren sie (?:bitte )?|bitte)?|\b(?:eingeschr[äa]nkte[mn]?|keinen) zugriff\b`,
     String.raw`\b(?:responderé|contestaré|atenderé)(?!\p{L})|\b(?:a mi regreso|regresaré|volveré|estaré de vuelta)(?!\p{L})|\bno (?:será|sera) reenviad[oa]\b|\b(?:para|en caso de) (?:asuntos |temas )?urgen(?:te|tes|cias?)[, ]*(?:por favor )?(?:contacte|contactar con|póngase en contacto con|escriba a)?|\bacceso limitado\b`,
+    ...MORE_ABSENCE_NOTICE_PHRASES,
   ].join('|'),
   'giu',
 );
@@ -1538,7 +1576,11 @@ export function isNoReplyAddress(address: string): boolean {
  * 1. `loop` — X-Loop contains one of our addresses or `loopMarker`: our own mail came back.
  * 2. `own-address` — From, or the reply target (Reply-To), is one of our addresses (case and `+tag` ignored):
  *    answering would mail ourselves. Except a From of ours with the customer in Reply-To in a mail whose list
- *    headers name our address: our own group may have rewritten it to itself ({@link customerBehindOwnGroup}).
+ *    headers name our address: our own group may have rewritten it to itself ({@link customerBehindOwnGroup}). Nor
+ *    a From and Reply-To of ours there with a customer in X-Original-From or a "'Name' via Group" From: the agent
+ *    worker parks it ({@link ownGroupRelayDetail}). A voicemail or fax notice ({@link serviceNoticeOf}) is then
+ *    never ignored as an auto-reply, nor it or a marketplace's notice of a buyer's inquiry as a no-reply sender's:
+ *    the agent worker parks both.
  * 3. `bounce` — multipart/report (any report-type) or another report type at top level, a delivery-status part
  *    in another multipart ({@link deliveryStatusPartOf}), X-Failed-Recipients, a MAILER-DAEMON / postmaster From or
  *    Sender, or `Return-Path: <>` (or `<MAILER-DAEMON>`) beside a bounce's subject (「メール配信エラーのお知らせ」,
@@ -1600,12 +1642,19 @@ export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDec
   // Anyone can write those headers: unless the receiving server authenticated the mail as the group's, the agent
   // worker parks the draft (ownGroupReviewDetail), and the forged-sender check runs on it as on any mail.
   const claimsOwnList = claimedOwnList(mail, ctx) !== undefined;
-  if (isOurs(mail.from?.address) && !(claimsOwnList && customerInReplyTo(mail, isOurs))) return ignore('own-address', `From: ${mail.from?.address}`);
-  if (isOurs(mail.replyTo?.address)) return ignore('own-address', `Reply-To: ${mail.replyTo?.address}`);
+  // Our group may also rewrite Reply-To to itself, leaving the customer only in X-Original-From or the From's
+  // "'Name' via Group": not our own mail, and the agent worker parks it (ownGroupRelayDetail).
+  const relayed = claimsOwnList && ownGroupRelayOf(mail, ctx) !== undefined;
+  if (isOurs(mail.from?.address) && !(claimsOwnList && customerInReplyTo(mail, isOurs)) && !relayed) return ignore('own-address', `From: ${mail.from?.address}`);
+  if (isOurs(mail.replyTo?.address) && !relayed) return ignore('own-address', `Reply-To: ${mail.replyTo?.address}`);
 
   const bounce = bounceDetail(mail);
   if (bounce) return ignore('bounce', bounce);
-  const auto = autoReplyDetail(mail, ctx);
+  // A voicemail or fax notice (and a marketplace's notice of a buyer's inquiry) is a machine's mail that a person must
+  // act on: never ignored as an auto-reply or a no-reply sender's; the agent worker parks it (parkBeforeAgentReason).
+  const notice = serviceNoticeIn(mail);
+  const parkedNotice = notice?.kind === 'voicemail/fax' || notice?.kind === 'marketplace inquiry';
+  const auto = notice?.kind === 'voicemail/fax' ? undefined : autoReplyDetail(mail, ctx);
   if (auto) return ignore('auto-reply', auto);
   // Counted with auto-replies (a mail client's automatic mail, and reopenable as one) but named for what it is.
   const receipt = readReceiptDetail(mail);
@@ -1616,7 +1665,8 @@ export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDec
   const copiesUs = list !== undefined && copiedListMember(mail, ctx, isOurs) !== undefined;
   // A list on our own domain is our own group that SUPPORT_GROUP_ADDRESSES forgot, or a colleague's list: ignoring it
   // would drop every customer who writes to it without a trace. The agent worker parks it (parkBeforeAgentReason).
-  const ownDomainList = list !== undefined && listOnOwnDomain(mail, ctx) !== undefined;
+  // So is a list whose List-* URL names our own address in its path (a Microsoft 365 group's List-Unsubscribe).
+  const ownDomainList = list !== undefined && (listOnOwnDomain(mail, ctx) !== undefined || ownAddressInListUrl(mail, ctx) !== undefined);
   if (list && !copiesUs && !ownDomainList) return ignore('list', list);
   // Counted with lists (the metrics' `list`, as stored tickets and dashboards know it) but named for what it is.
   const bulk = claimsOwnList || copiesUs || ownDomainList ? undefined : bulkPrecedenceDetail(mail);
@@ -1632,9 +1682,10 @@ export function decideReply(mail: ClassifiableMail, ctx: ReplyContext): ReplyDec
   const sender = target ? { address: target.address, header: mail.replyTo ? 'Reply-To' : 'From' } : unusableSenderOf(mail);
   if (!sender) return ignore('no-sender', 'no address in From or Reply-To');
   // A notification that carries a person's message is not dropped: the agent worker parks it (parkBeforeAgentReason).
-  if (isNoReplyAddress(sender.address) && personBehindNoReplyReplyTo(mail) === undefined && personInNotificationOf(mail, isOurs) === undefined) {
+  if (isNoReplyAddress(sender.address) && !parkedNotice && personBehindNoReplyReplyTo(mail) === undefined && personInNotificationOf(mail, isOurs) === undefined) {
     return ignore('no-reply-sender', `${sender.header}: ${sender.address}`);
   }
+  if (parkedNotice) return { answer: true };
   const acknowledgement = acknowledgementOf(mail);
   if (acknowledgement) return ignore('acknowledgement', `the reply only thanks or acknowledges (“${quoted(acknowledgement)}”): nothing to answer`);
   return { answer: true };
@@ -1679,8 +1730,13 @@ export function parkBeforeAgentReason(mail: ClassifiableMail, config: ParkConfig
     return `the sender's address ${JSON.stringify(unusable.address)} (${unusable.header}) is not one a reply may go to (${unusable.why}): a person decides`;
   }
   const mailboxes = ownMailboxesOf(config);
+  const relay = ownGroupRelayDetail(mail, mailboxes);
+  if (relay) return relay;
   const imitation = imitationDetail(mail, config);
   if (imitation) return imitation;
+  const notice = serviceNoticeIn(mail);
+  const noticeReason = notice ? serviceNoticeParkReason(notice, (mail.replyTo ?? mail.from)?.address) : undefined;
+  if (noticeReason) return noticeReason;
   const colleague = colleagueDetail(mail, mailboxes);
   if (colleague) return colleague;
   const ownList = unconfiguredOwnListDetail(mail, mailboxes);
@@ -1737,10 +1793,82 @@ function unconfiguredOwnListDetail(mail: ClassifiableMail, mailboxes: OwnMailbox
   const isOurs = ownMatcher(mailboxes);
   if (claimedOwnList(mail, mailboxes) !== undefined || listDetail(mail, isOurs) === undefined) return undefined;
   const list = listOnOwnDomain(mail, mailboxes);
-  if (!list) return undefined;
+  if (!list) {
+    const named = ownAddressInListUrl(mail, mailboxes);
+    return named
+      ? `list mail whose ${named.header} URL names our own address ${named.address} (our own group, such as a Microsoft 365 group, delivering to this mailbox): a person checks that ${mail.from?.address ?? 'the sender'} is the customer and answers them`
+      : undefined;
+  }
   const customer = customerInReplyTo(mail, isOurs);
   const whom = customer ? `the customer is likely ${customer.address} (Reply-To)` : 'a person decides whom to answer';
   return `mail through a group on our own domain (${list}) that SUPPORT_GROUP_ADDRESSES does not list: ${whom}; if that group delivers customers' mail to this mailbox, add it there`;
+}
+
+// The List-* fields whose URLs a group service writes with the group's own address in the path.
+const LIST_URL_HEADERS: ReadonlyArray<readonly [name: string, label: string]> = LIST_HEADERS.filter(([name]) => name.startsWith('list-') && name !== 'list-id');
+
+/**
+ * Our own address (MAIL_FROM, SUPPORT_ADDRESSES, a group's) named as a whole segment of the path of an http(s) URL in a
+ * List-* field, and the field: Microsoft 365 groups write
+ * `List-Unsubscribe: <https://outlook.office365.com/groups/<domain>/<group address>/unsubscribe/…>`. Only the path: a
+ * newsletter's unsubscribe URL names its subscriber (us) in its query (`?email=support@…`).
+ */
+function ownAddressInListUrl(mail: ClassifiableMail, mailboxes: OwnMailboxes): { header: string; address: string } | undefined {
+  const isOurs = ownMatcher(mailboxes);
+  for (const [name, label] of LIST_URL_HEADERS) {
+    for (const value of values(mail, name)) {
+      for (const [, url] of value.matchAll(/<(https?:\/\/[^>\s]{1,2000})>/giu)) {
+        const path = url!.replace(/^https?:\/\/[^/]*/iu, '').split(/[?#]/u)[0] ?? '';
+        for (const segment of path.split('/')) {
+          let address = segment;
+          try {
+            address = decodeURIComponent(segment);
+          } catch {
+            // A malformed escape is read as written.
+          }
+          if (address.includes('@') && isOurs(address)) return { header: label, address };
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+// Google Groups' From when it rewrites a member's mail to the group's own address: "'David Lee' via XYZ Support".
+const VIA_GROUP_NAME = /^\s*'?(?<name>.+?)'?\s+via\s+\S.*$/u;
+
+/**
+ * Whom our own group relayed a mail for when it rewrote From to itself: the address of X-Original-From, else of
+ * X-Original-Sender (Google Groups writes both), when it is none of ours; else, with a From of ours named
+ * "'Name' via Group", the name alone. Undefined for mail whose From is not ours or that shows no one behind it (our own
+ * post through the group, a colleague's).
+ */
+function ownGroupRelayOf(mail: ClassifiableMail, mailboxes: OwnMailboxes): { address?: string; header?: string; name?: string } | undefined {
+  const isOurs = ownMatcher(mailboxes);
+  if (!isOurs(mail.from?.address)) return undefined;
+  for (const [name, label] of [['x-original-from', 'X-Original-From'], ['x-original-sender', 'X-Original-Sender']] as const) {
+    const address = parseAddressList(values(mail, name)[0] ?? '')[0]?.address;
+    // A colleague on our own domain posting through the group is our own mail, as before.
+    if (address) return isOurs(address) || ownDomainOf(address, mailboxes) !== undefined ? undefined : { address, header: label };
+  }
+  const via = VIA_GROUP_NAME.exec(mail.from?.name ?? '')?.groups?.['name'];
+  return via ? { name: via } : undefined;
+}
+
+/**
+ * Why a mail our own group relayed with its From (and Reply-To) rewritten to the group waits for a person: the
+ * customer is only in X-Original-From or the From's name, which anyone can write, and a reply to the From would
+ * mail ourselves. Undefined for other mail.
+ */
+function ownGroupRelayDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): string | undefined {
+  const isOurs = ownMatcher(mailboxes);
+  const group = claimedOwnList(mail, mailboxes);
+  const relay = group ? ownGroupRelayOf(mail, mailboxes) : undefined;
+  if (!group || !relay || customerInReplyTo(mail, isOurs)) return undefined;
+  const behind = relay.address
+    ? `the customer is likely ${relay.address} (${relay.header}), which nothing here authenticates`
+    : `the original sender is unknown (From “${mail.from!.name}”)`;
+  return `mail relayed through our own group ${group} with From and Reply-To rewritten to the group: ${behind}; a person answers them (Google Groups: set "Reply to" to the author to have the customer in Reply-To)`;
 }
 
 /**
@@ -2237,6 +2365,8 @@ const ACKNOWLEDGING_PHRASES: readonly RegExp[] = [
   // 收到, 好的, 明白了; 问题已经解决了, 已解決: acknowledged, or solved. Not 还没有解决 or 没有解决.
   /^(?:收到|好的|好|明白|了解|知道|清楚)(?:了|啦)?$|^(?:问题|問題)?(?:已经|已經|已)(?:解决|解決)(?:了)?$|^(?:问题|問題)(?:解决|解決)了$/u,
   /^(?:(?:ok|okay|great|perfect|awesome|excellent|brilliant|wonderful|super|good) )?(?:(?:that|this|it) (?:fixed it|fixed the (?:issue|problem)|worked|solved it|solved the (?:issue|problem)|did it|did the trick|helped)(?: (?:perfectly|fine|great|now))?|(?:it's |it is )?working (?:now|again|fine now|fine)|(?:it )?works (?:now|again|fine|fine now|perfectly)|(?:problem|issue) (?:solved|resolved|fixed)|all (?:good|sorted|set|working)(?: now)?|got it|understood|noted|will do|(?:i'll|i will) (?:try|give) (?:that|it)(?: a try)?|sounds good|solved|resolved|fixed|that's (?:all|everything) (?:we|i) (?:needed|need|wanted|needed to know|wanted to know)|that (?:answers|answered) (?:it|everything|my question|our question|my questions|our questions)|(?:we|i)(?:'ll| will) (?:check (?:internally|with (?:the|my|our) team) and )?get back to you(?: (?:soon|later|if needed|if we need anything))?)$|^(?:ok|okay|great|perfect|awesome|excellent|brilliant|wonderful|super)$/u,
+  // es, de, pt, fr, vi, th (mail audit 7)
+  ...MORE_ACKNOWLEDGING_PHRASES,
 ];
 // Greetings, forms of address and closings: allowed beside a thanks, never enough alone.
 const COURTESY_PHRASES: readonly RegExp[] = [
@@ -2251,6 +2381,7 @@ const COURTESY_PHRASES: readonly RegExp[] = [
   /^(?:안녕하세요|안녕하십니까)$|^(?:\p{L}{1,20} ?){0,2}(?:드림|올림|배상)$/u,
   // 您好; a Chinese letter's closing: 此致 敬礼, 王伟 敬上, 祝好.
   /^(?:您好|你好|您們好|你们好|大家好)$|^(?:此致|敬礼|敬禮|祝好|顺祝商祺|順祝商祺)$|^(?:\p{Script=Han}{1,4} ?)?敬上$/u,
+  ...MORE_COURTESY_PHRASES,
 ];
 // A bound on what may read as a short acknowledgement: a longer text is a letter with something in it.
 const MAX_ACKNOWLEDGEMENT_CHARS = 300;

@@ -1,0 +1,159 @@
+// Mail that a machine sends for a person, and words of languages the reply decision ({@link ./classify.ts}) did not
+// know: read here so that classify.ts only splices them in (mail audit round 7, tmp/mailaudit7/REPORT.md).
+// - Notices a person must act on though they come from a machine: a voicemail or fax delivered by mail, and a
+//   marketplace's notice that a buyer asked something. A reply goes to the service and reaches no one; ignoring them
+//   drops a customer's call, fax or question.
+// - Out-of-office names and absence words, thanks-only phrases and read-receipt prefixes in es/de/pt/fr/it/vi/th.
+
+/** A notice a person must act on, as {@link serviceNoticeOf} found it in the parsed mail. */
+export interface ServiceNotice {
+  /** `voicemail/fax`: a call or fax delivered by mail; `marketplace inquiry`: a marketplace says a buyer asked us. */
+  kind: 'voicemail/fax' | 'marketplace inquiry' | 'read receipt';
+  /** The words that showed it, for the reason a person reads. */
+  evidence: string;
+}
+
+/** What {@link serviceNoticeOf} reads of a parsed mail. */
+export interface NoticeMail {
+  subject?: string | undefined;
+  text?: string | undefined;
+  question?: string | undefined;
+  from?: { address: string } | undefined;
+  attachments?: ReadonlyArray<{ contentType: string; filename?: string | undefined }> | undefined;
+}
+
+// How much of the text is read: a notice says what it is at the top.
+const NOTICE_SCAN_CHARS = 2_000;
+
+// A voicemail or fax service's subject: "New voicemail from (415) 555-0132", "New Voice Message from WIRELESS CALLER",
+// "eFax message from "0312345678" - 2 page(s)", "You have received a 2 page fax", 【faximo】FAX受信のお知らせ,
+// 【留守番電話】新しいメッセージ. A customer's subject may say the same words ("New voicemail feature"), so a subject
+// alone decides nothing: the body's notice shape or a telephony sender must stand beside it.
+const PHONE_SUBJECT =
+  /^(?:\s*(?:[【\[［][^】\]］\n]{0,20}[】\]］]|fwd?:|wg:|tr:|転送:))*\s*(?:new voice ?(?:mail|message)s? from\b|voice ?(?:mail|message) from\b|missed call (?:with|and) voice ?mail\b|efax message from\b|you have (?:received )?an? (?:new )?(?:voice ?mail|voice message|\d+[- ]page fax|fax)\b|fax (?:received|message) from\b)|(?:FAX|ＦＡＸ|ファクス|ファックス)受信(?:のお知らせ|通知|しました)|【留守番電話】|留守番電話(?:の)?(?:お知らせ|通知)|新着(?:留守番電話|ボイスメール)|ボイスメール(?:のお知らせ|通知|が届きました)/iu;
+// What a voicemail or fax notice says at its top: "You have a new voice message", "You have received a 2 page fax",
+// "Transcription:", "Play message", 「FAXを受信しました」, 「留守番電話に新しいメッセージがあります」.
+const PHONE_BODY =
+  /\byou have (?:received )?(?:a |an )?new (?:voice ?mail|voice message|fax)\b|\byou have received an? (?:\d+[- ]page )?fax\b|^\s*transcription(?: \(beta\))?\s*:|\bvoice ?mail transcript(?:ion)?\b|^\s*play message\s*$|(?:FAX|ＦＡＸ|ファクス|ファックス)(?:を)?受信(?:しました|いたしました)|留守番電話(?:サービス)?(?:に|へ|で)?(?:新しい|新着の?)?(?:メッセージ|伝言|録音)|ボイスメールが届きました/imu;
+// Telephony and fax-to-mail services (their own domains, never a shared mail provider's).
+const PHONE_SERVICE_DOMAINS = ['ringcentral.com', 'efax.com', 'j2.com', 'myfax.com', 'metrofax.com', 'faximo.jp', 'dialpad.com', '8x8.com', 'vonage.com', 'nextiva.com', 'aircall.io', 'grasshopper.com', 'ooma.com', 'fax.plus', 'sfax.com'];
+// The voicemail sender of Google Voice (google.com sends much else).
+const PHONE_SERVICE_MAILBOXES = ['voice-noreply@google.com', 'voice-noreply@voice.google.com'];
+
+// A marketplace's or shop system's notice that a buyer asked something: 「お客様から新しいお問い合わせが届きました」,
+// 「お客様から商品に関する質問が届きました」, 「お問い合わせがありました」, "You have a new message from a buyer".
+// The verb is required: 「お客様からのお問い合わせが増えています」 is a newsletter's.
+const INQUIRY_ARRIVED =
+  /(?:お客様|購入者|ご購入者様?|バイヤー)から[^。\n]{0,20}?(?:お問い?合わ?せ|問い?合わ?せ|ご?質問|メッセージ)が(?:届きました|届いています|ありました|あります)|(?:新しい|新着の?)(?:お問い?合わ?せ|ご?質問|メッセージ)が(?:届きました|届いています|あります)|(?:お問い?合わ?せ|ご?質問)が(?:届きました|ありました)|\b(?:you have (?:received )?)?an? new (?:message|inquiry|enquiry|question) from (?:a |an |the |your )?(?:buyer|customer|shopper|guest)\b|\b(?:a |the )?(?:buyer|customer|shopper) (?:has )?(?:sent you a (?:message|question)|asked (?:you )?a question)\b/iu;
+
+/**
+ * A voicemail or fax notice, a marketplace's notice of a buyer's inquiry, or a read receipt's text, or undefined.
+ * `machineSender` says whether the sender is a no-reply mailbox (the caller knows its rules). A voicemail or fax
+ * notice needs two signs: its subject's or body's notice shape ({@link PHONE_SUBJECT}, {@link PHONE_BODY}), and the
+ * other shape, a telephony service's address, a no-reply sender or the recording attached (audio/*).
+ * A marketplace inquiry needs a no-reply sender and the words that an inquiry arrived ({@link INQUIRY_ARRIVED}).
+ */
+export function serviceNoticeOf(mail: NoticeMail, machineSender: boolean): ServiceNotice | undefined {
+  const subject = mail.subject ?? '';
+  const text = (mail.text ?? mail.question ?? '').slice(0, NOTICE_SCAN_CHARS);
+  const subjectShape = PHONE_SUBJECT.exec(subject)?.[0];
+  const bodyShape = PHONE_BODY.exec(text)?.[0]?.trim();
+  const address = mail.from?.address.toLowerCase() ?? '';
+  const service = PHONE_SERVICE_MAILBOXES.includes(address) || PHONE_SERVICE_DOMAINS.some((domain) => address.endsWith(`@${domain}`) || address.endsWith(`.${domain}`));
+  // The recording itself; a PDF or TIFF beside fax words may as well be a customer's scan.
+  const recording = (mail.attachments ?? []).some(({ contentType }) => /^audio\//iu.test(contentType));
+  const machine = service || machineSender || recording;
+  if ((subjectShape && bodyShape) || ((subjectShape || bodyShape) && machine)) return { kind: 'voicemail/fax', evidence: (subjectShape ? subject : bodyShape!).slice(0, 120) };
+  const receipt = readReceiptTextOf(text);
+  if (receipt) return { kind: 'read receipt', evidence: receipt };
+  const inquiry = machineSender ? (INQUIRY_ARRIVED.exec(text) ?? INQUIRY_ARRIVED.exec(subject))?.[0] : undefined;
+  return inquiry ? { kind: 'marketplace inquiry', evidence: inquiry.slice(0, 120) } : undefined;
+}
+
+/** The park reason of a {@link ServiceNotice} of kind voicemail/fax or marketplace inquiry. */
+export function serviceNoticeParkReason(notice: ServiceNotice, sender: string | undefined): string | undefined {
+  if (notice.kind === 'voicemail/fax') {
+    return `voicemail/fax notice (“${notice.evidence}”) from ${sender ?? 'a telephony service'}: a person listens/reads and calls back; a reply would go to the service`;
+  }
+  if (notice.kind === 'marketplace inquiry') {
+    return `a marketplace's notice from the no-reply address ${sender ?? '(none)'} says a customer's inquiry has arrived (“${notice.evidence}”): a person answers it in the marketplace's own tool; a reply to this address reaches no one`;
+  }
+  return undefined;
+}
+
+// Outlook's plain-text read receipt, as each language writes it: the first line names the mail, a line below says it
+// was read ("Your message … was read on …", "Su mensaje … fue leído el …", "Sua mensagem … foi lida em …", "Ihre
+// Nachricht … wurde am … gelesen", "Votre message … a été lu le …", "Il messaggio … è stato letto il …"), in a short text.
+const READ_RECEIPT_OPENING = /^\s*(?:your message|su mensaje|sua mensagem|ihre nachricht|votre message|il (?:suo )?messaggio|uw bericht)\s*$/imu;
+const READ_RECEIPT_READ =
+  /^\s*(?:was read on|fue leído el|foi lid[ao] (?:em|a)|wurde am .{1,80} gelesen|a été lu le|è stato letto (?:il|in data)|is gelezen op)\b/imu;
+const MAX_READ_RECEIPT_CHARS = 800;
+
+/** The read line of an Outlook read receipt's text ({@link READ_RECEIPT_OPENING}, {@link READ_RECEIPT_READ}), or undefined. */
+function readReceiptTextOf(text: string): string | undefined {
+  if (text.length > MAX_READ_RECEIPT_CHARS || !READ_RECEIPT_OPENING.test(text)) return undefined;
+  return READ_RECEIPT_READ.exec(text)?.[0]?.trim();
+}
+
+/**
+ * Read-receipt subject prefixes beside 開封済み/既読/Read (Outlook's, localized): es Leído, pt Lida/Lido, de Gelesen,
+ * fr Lu, it Letto, nl Gelezen, sv Läst, zh 已读/已讀, ko 읽음. Only with a colon, and only on a reply or over a receipt's
+ * text: a customer's subject may begin with the word.
+ */
+export const READ_RECEIPT_PREFIXES = [String.raw`le[íi]do`, 'lida', 'lido', 'gelesen', 'lu', 'letto', 'gelezen', 'läst', '已读', '已讀', '읽음'];
+
+/** Out-of-office subject names in Vietnamese and Thai, as Outlook writes them before the answered subject. */
+export const MORE_AUTO_REPLY_NAMES = [String.raw`tr[ảa] l[ờo]i t[ựu] [đd][ộo]ng`, 'ตอบกลับอัตโนมัติ'];
+
+/**
+ * That the writer is away now, in Vietnamese and Thai: nghỉ phép (on leave), không có mặt tại văn phòng (not in the
+ * office), đi công tác (on a business trip); ไม่อยู่ที่สำนักงาน / ไม่อยู่ (not in), ลาพักร้อน (on vacation leave), ลาพัก.
+ * Thai writes no spaces between words, so no word boundaries.
+ */
+export const MORE_ABSENCE = [
+  String.raw`(?:đang|hiện đang|sẽ) (?:nghỉ phép|đi công tác|vắng mặt)|(?:hiện )?không có mặt (?:tại|ở) văn phòng`,
+  String.raw`ไม่อยู่(?:ที่สำนักงาน|ที่ออฟฟิศ|ในสำนักงาน)|ลาพักร้อน|ลาพักผ่อน|เดินทางไปต่างประเทศ`.normalize('NFKC'),
+];
+
+/**
+ * A notice's own phrasings beside the absence in Vietnamese and Thai: when the writer answers (sẽ trả lời … khi quay
+ * lại), whom to call for urgent matters (trường hợp khẩn cấp vui lòng liên hệ, หากมีเรื่องด่วนกรุณาติดต่อ), until when
+ * (จนถึงวันที่).
+ */
+export const MORE_ABSENCE_NOTICE_PHRASES = [
+  String.raw`sẽ (?:trả lời|phản hồi|liên hệ lại)[^.]{0,30}?khi (?:quay lại|trở lại|trở về)|(?:trường hợp|nếu có (?:việc|vấn đề)) (?:khẩn cấp|gấp)[, ]*(?:xin )?(?:vui lòng )?liên hệ[^.]{0,60}`,
+  String.raw`(?:หากมี|ถ้ามี|กรณี)เรื่อง(?:ด่วน|เร่งด่วน)(?:กรุณา|โปรด)?ติดต่อ[^\n]{0,60}|จนถึงวันที่[^\n]{0,40}`.normalize('NFKC'),
+];
+
+/**
+ * Thanks and acknowledgements in es/de/pt/fr/vi/th, each whole phrase (read as the Japanese and English lists are, in
+ * NFKC, lower case): thanks, "it works now", "problem solved", "understood". Nothing that asks or reports a fault.
+ */
+export const MORE_ACKNOWLEDGING_PHRASES: readonly RegExp[] = [
+  // es: muchas gracias, gracias por la ayuda, ya funciona perfectamente, problema solucionado, entendido
+  /^(?:(?:muchas|muchísimas|mil) )?gracias(?: (?:de nuevo|otra vez|a (?:ti|usted|ustedes)))?(?: por (?:la|su|tu) (?:ayuda|respuesta|rápida respuesta|pronta respuesta|información|atención))?(?: de nuevo)?$/u,
+  /^(?:ya |ahora )?(?:funciona|está funcionando)(?: (?:perfectamente|bien|correctamente))?(?: ahora)?$|^(?:problema )?(?:resuelto|solucionado)$|^(?:perfecto|entendido|de acuerdo|todo claro)$/u,
+  // de: vielen dank, danke schön, hat funktioniert, funktioniert jetzt, alles klar, problem gelöst
+  /^(?:(?:vielen|herzlichen|besten|tausend) )?dank(?: (?:dir|ihnen|euch))?(?: (?:für|fur) (?:die|ihre|deine|eure) (?:hilfe|antwort|schnelle antwort|rasche antwort|unterstützung))?$|^danke(?: (?:schön|sehr|vielmals|nochmals))?(?: (?:für|fur) (?:die|ihre|deine|eure) (?:hilfe|antwort|schnelle antwort|rasche antwort|unterstützung))?$/u,
+  /^(?:es )?(?:hat|hat jetzt|hat nun) (?:funktioniert|geklappt)$|^(?:es )?funktioniert (?:jetzt|wieder|nun)(?: (?:einwandfrei|problemlos))?$|^(?:problem )?gelöst$|^alles klar$|^verstanden$/u,
+  // pt: obrigado, muito obrigada pela ajuda, deu certo, funcionou, resolvido
+  /^(?:muito )?obrigad[oa](?: (?:pela|pelo) (?:ajuda|resposta|retorno|suporte|atenção))?$|^(?:valeu|agradeço)$/u,
+  /^(?:deu certo|funcionou|(?:já |agora )?(?:está funcionando|funciona)|(?:problema )?resolvido|entendido|perfeito)$/u,
+  // fr: merci beaucoup, merci pour votre réponse, c'est réglé, ça marche, problème résolu
+  /^merci(?: (?:beaucoup|bien|infiniment|encore))?(?: (?:pour|de) (?:votre|ton|ta|la|l'|vos) ?(?:aide|réponse|retour|rapidité))?$/u,
+  /^(?:c'est (?:réglé|bon|parfait)|ça (?:marche|fonctionne)(?: maintenant)?|cela fonctionne(?: maintenant)?|(?:problème )?résolu|parfait|compris|entendu)$/u,
+  // vi: cảm ơn bạn nhiều, xin cảm ơn, mình làm được rồi ạ, được rồi
+  new RegExp(String.raw`^(?:xin )?(?:cảm ơn|cám ơn)(?: (?:bạn|anh|chị|em|các bạn|anh chị|nhiều|rất nhiều|nhé|ạ))*$|^(?:mình|tôi|em|anh|chị) (?:đã )?làm được rồi(?: (?:ạ|nhé|nha))?$|^(?:đã )?(?:được|ổn|xong) rồi(?: (?:ạ|nhé))?$`.normalize('NFKC'), 'u'),
+  // th: ขอบคุณมากครับ, ขอบคุณค่ะ, ทำได้แล้วครับ, ใช้ได้แล้วค่ะ
+  new RegExp(String.raw`^ขอบคุณ(?:มาก|มากๆ|มาก ๆ|ครับ|ค่ะ|คะ|นะ|ค่า| )*$|^(?:ทำได้แล้ว|ใช้ได้แล้ว|แก้ได้แล้ว|เรียบร้อยแล้ว)(?:ครับ|ค่ะ|คะ|นะ| )*$`.normalize('NFKC'), 'u'),
+];
+
+/** Greetings and closings in es/de/pt/fr/vi/th: allowed beside a thanks, never enough alone. */
+export const MORE_COURTESY_PHRASES: readonly RegExp[] = [
+  /^(?:hola|buenos días|buenas tardes|buenas)$|^(?:un saludo|saludos|saludos cordiales|atentamente|un abrazo)$/u,
+  /^(?:hallo|guten (?:tag|morgen|abend))$|^(?:mit freundlichen|viele|beste|liebe|freundliche) (?:grüßen|grüße|grüssen|grüsse)$|^(?:gruß|lg|mfg)$/u,
+  /^(?:olá|oi|bom dia|boa tarde|boa noite)$|^(?:abraços?|um abraço|att|atenciosamente|cumprimentos)$/u,
+  /^(?:bonjour|bonsoir|salut)$|^(?:bonne (?:journée|soirée|fin de journée)|cordialement|bien cordialement|bien à vous)$/u,
+  new RegExp(String.raw`^(?:xin chào|chào (?:bạn|anh|chị|em))$|^(?:trân trọng|thân mến|thân ái)$`.normalize('NFKC'), 'u'),
+  new RegExp(String.raw`^(?:เรียน\S*|สวัสดี(?:ครับ|ค่ะ)?)$`.normalize('NFKC'), 'u'),
+];
