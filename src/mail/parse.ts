@@ -10,7 +10,7 @@ import { createLogger } from '../logger.js';
 import { domainOf, isUsableAddress, normaliseAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
 import { decodeBytes, encodedWordCharset, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
 import { asksOnlyInSubject, isBounce } from './classify.js';
-import { BLOCK_FROM, BLOCK_NEXT, REPLY_ORIGINAL_SEPARATOR, REPLY_ORIGINAL_WORDS, separatorLine } from './quote-markers.js';
+import { BLOCK_FROM, BLOCK_NEXT, PIPE_QUOTE_LINE, PIPE_TABLE_ROW, REPLY_ORIGINAL_SEPARATOR, REPLY_ORIGINAL_WORDS, separatorLine } from './quote-markers.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
 import { isZipArchive, onlyGreetings, onlyGreetingsAndIntroduction, unreadableReason } from './unreadable.js';
 import { withoutHiddenElements } from './hidden-html.js';
@@ -876,6 +876,60 @@ export function stripSignatureBlock(lines: string[]): string[] {
   return lines;
 }
 
+// What only a contact block holds: a postal code (〒530-0001), or a line opening with a phone or fax label and its number.
+const POSTAL_CODE = /〒\s?\d{3}-?\d{4}/u;
+const PHONE_LINE = /^\s*(?:tel|fax|phone|mobile|携帯|電話|直通|代表)[^\d\n]{0,8}[+(（]?\d/iu;
+// A company, department or name line above them: short, no sentence, no label (「注文番号：A-123」 is the customer's data).
+const MAX_NAME_LINE_CHARS = 40;
+const SENTENCE_OR_LABEL = /[。？?！!:：]/u;
+// A sentence's end on the line above a block that starts right under the customer's closing (「よろしくお願いいたします。」).
+const ENDS_SENTENCE = /[。！!.]\s*$/u;
+// A request or question, which no signature line makes (「この住所に送ってください」).
+const ASKS_OR_REQUESTS = /[?？]|ください|下さい|お願い|教えて|いただけ|頂け|でしょうか|ますか|\bplease\b/iu;
+// Words above the block that point at it: then it is what the customer sends us (a new address), not a signature.
+const POINTS_BELOW = /以下|下記|次の|[:：]\s*$|\b(?:following|below)\b/iu;
+// The most lines an unframed contact block takes (company, department, name, address, phones, mail, web).
+const MAX_CONTACT_BLOCK_LINES = MAX_SIGNATURE_LINES + 2;
+
+/**
+ * Cuts an unframed contact block that ends the text (audit 444): the last lines with a postal code or a phone or fax
+ * line ({@link POSTAL_CODE}, {@link PHONE_LINE}) and other contact lines below it, with the company and name lines
+ * right above them, a paragraph of its own or right under a closing sentence. Kept when nothing of the customer's
+ * stands above it, when a line of it asks or requests ({@link ASKS_OR_REQUESTS}), when the words above point at it
+ * (「新しい住所は以下です」), or when it is a phone number alone or under labelled data (「お届け先：…」): then it is the
+ * customer's message (bug review 40b: framed order data with a phone was cut as a signature).
+ */
+function stripTrailingContactBlock(lines: string[]): string[] {
+  let end = lines.length;
+  while (end > 0 && (lines[end - 1] ?? '').trim() === '') end -= 1;
+  let start = end;
+  while (start > 0 && isContactLine(lines[start - 1] ?? '')) start -= 1;
+  const contacts = lines.slice(start, end);
+  if (!contacts.some((line) => POSTAL_CODE.test(line) || PHONE_LINE.test(line))) return lines;
+  const contactStart = start;
+  while (start > 0 && isNameLine(lines[start - 1] ?? '')) start -= 1;
+  const block = lines.slice(start, end);
+  // Who and where: a postal code, or a company or name line over the phone; a phone number alone may be the answer asked for.
+  const signs = contacts.some((line) => POSTAL_CODE.test(line)) || start < contactStart;
+  if (!signs || block.length < 2 || block.length > MAX_CONTACT_BLOCK_LINES || block.some((line) => ASKS_OR_REQUESTS.test(line))) return lines;
+  // A paragraph of its own, or right under a closing sentence: not the last lines of the customer's data.
+  const above = lastNonBlankBefore(lines, start);
+  const ownParagraph = start > 0 && (lines[start - 1] ?? '').trim() === '';
+  if (!hasWords(above) || POINTS_BELOW.test(above) || !(ownParagraph || ENDS_SENTENCE.test(above))) return lines;
+  return withoutTrailingSeparators(lines.slice(0, start));
+}
+
+/** True for a line of contact details: a marker of one ({@link CONTACT_MARKER}, {@link POSTAL_CODE}) and no sentence. */
+function isContactLine(line: string): boolean {
+  return line.trim() !== '' && line.length <= MAX_ADDRESS_LINE_CHARS && (CONTACT_MARKER.test(line) || POSTAL_CODE.test(line)) && !/[。？?！!]/u.test(line.replace(WEB_ADDRESS, ''));
+}
+
+/** True for a company, department or name line of a signature ({@link MAX_NAME_LINE_CHARS}, {@link SENTENCE_OR_LABEL}). */
+function isNameLine(line: string): boolean {
+  const trimmed = line.trim();
+  return trimmed !== '' && trimmed.length <= MAX_NAME_LINE_CHARS && hasWords(trimmed) && !SENTENCE_OR_LABEL.test(trimmed) && !ASKS_OR_REQUESTS.test(trimmed);
+}
+
 /**
  * Cuts at the last `-- ` delimiter (RFC 3676 §4.3) that has content above it and a short block below. A delimiter
  * with nothing above it cuts too when the block below looks like contact details (a screenshot sent with the
@@ -951,15 +1005,23 @@ interface OwnText {
 /**
  * The customer's own part of `text` (its first MAX_QUESTION_SOURCE_CHARS): their note and a mail they forward in it.
  * `recipients` are the To and Cc addresses, lower-case; `ourMailboxes` those of them that may be ours
- * ({@link ourMailboxesOf}).
+ * ({@link ourMailboxesOf}); `reply` when the mail replies to another (threading headers or a reply subject), where
+ * runs of `|` lines are a quote ({@link withPipeQuotesMarked}).
  */
-function ownTextOf(text: string, subject: string, recipients: readonly string[] = [], ourMailboxes: readonly string[] = recipients): OwnText {
+function ownTextOf(
+  text: string,
+  subject: string,
+  recipients: readonly string[] = [],
+  ourMailboxes: readonly string[] = recipients,
+  reply: boolean = REPLY_OR_FORWARD_PREFIX.test(subject),
+): OwnText {
   let source = text.replace(/\r\n?/g, '\n');
   if (source.length > MAX_QUESTION_SOURCE_CHARS) {
     const cut = source.lastIndexOf('\n', MAX_QUESTION_SOURCE_CHARS);
     source = source.slice(0, cut > 0 ? cut : cutOutsidePlaceholder(source, MAX_QUESTION_SOURCE_CHARS));
   }
-  const unwrapped = unwrapClearSigned(source.split('\n'));
+  const signed = unwrapClearSigned(source.split('\n'));
+  const unwrapped = reply ? withPipeQuotesMarked(signed) : signed;
   // A copy: quotedHistoryStart blanks the attributions above `>` lines, which the banner check must still see as before.
   const all = withoutExternalBanner(atReplyMarker(unwrapped, quotedHistoryStart([...unwrapped], ourMailboxes)));
   const historyStart = quotedHistoryStart(all, ourMailboxes);
@@ -975,6 +1037,33 @@ function ownTextOf(text: string, subject: string, recipients: readonly string[] 
   }
   const forwarded = isForward(all[historyStart] ?? '', subject) || pointsAtHistory(note, history, recipients) ? forwardedMessage(history) : undefined;
   return { note, forwarded };
+}
+
+// The fewest `|` lines in a row read as a quote: one or two are a customer's own marks as often (a log line, a path).
+const MIN_PIPE_QUOTE_LINES = 3;
+
+/**
+ * `lines` with the runs of `|`-quoted lines ({@link PIPE_QUOTE_LINE}: older Japanese mailers' mark, audit 413) marked
+ * as `>` quotes, so our previous answer is not read as the customer's words. Only in a reply (the caller's to know),
+ * only runs of {@link MIN_PIPE_QUOTE_LINES} or more without a table row ({@link PIPE_TABLE_ROW}), and only where a
+ * quote stands: under an attribution line, or at the end of the text (the customer top-posts). A table or a drawing
+ * the customer writes in the middle of their text stays theirs.
+ */
+function withPipeQuotesMarked(lines: string[]): string[] {
+  const marked = [...lines];
+  for (let start = 0; start < lines.length; start++) {
+    if (!PIPE_QUOTE_LINE.test(lines[start] ?? '')) continue;
+    let end = start;
+    while (end < lines.length && PIPE_QUOTE_LINE.test(lines[end] ?? '')) end += 1;
+    const run = lines.slice(start, end);
+    const above = lastNonBlankBefore(lines, start);
+    const atEnd = lines.slice(end).every((line) => line.trim() === '' || PIPE_QUOTE_LINE.test(line));
+    if (run.length >= MIN_PIPE_QUOTE_LINES && !run.some((line) => PIPE_TABLE_ROW.test(line)) && (atEnd || isQuoteHeader(above, undefined))) {
+      for (let i = start; i < end; i++) marked[i] = (lines[i] ?? '').replace(/^([ \t]*)[|｜]/, '$1>');
+    }
+    start = end;
+  }
+  return marked;
 }
 
 // Words that point at a mail pasted below them: 「以下のメールが届きました」, 「下記のメッセージ」, 「次のようなメール」, "the
@@ -1224,16 +1313,76 @@ function noteBelowHistory(history: string[], recipients: readonly string[]): { n
   if (lastBlock < 0) return undefined;
   let body = lastBlock + 1;
   while (body < history.length && isForwardHead(history[body] ?? '')) body += 1;
-  if (isFromRecipient(history.slice(lastBlock, body), recipients)) return undefined;
-  for (let i = history.length - 1; i >= body; i--) {
+  const ours = isFromRecipient(history.slice(lastBlock, body), recipients);
+  // Under a mail of ours only what follows its end can be the customer's: our reply may hold separators of its own.
+  const from = ours ? ourReplyEnd(history, body, recipients) : body;
+  if (from < 0) return undefined;
+  for (let i = history.length - 1; i >= from; i--) {
     if (!SEPARATOR_LINE.test(history[i] ?? '')) continue;
-    if (readsAsSignature(history.slice(i + 1).filter((l) => !SEPARATOR_LINE.test(l)))) return undefined;
-    // Read with its separator, so a signature block under it is cut as one; the separator is no part of the note.
-    const [first = '', ...rest] = ownWords(history.slice(i)).split('\n');
-    const note = (SEPARATOR_LINE.test(first) ? rest : [first, ...rest]).join('\n').trim();
-    return hasWords(note) && NOTE_SENTENCE.test(note) ? { note, start: i } : undefined;
+    return noteFrom(history, i);
   }
-  return undefined;
+  // Below the end of our reply a blank line parts it from the customer's words as well as a separator does.
+  return ours ? noteFrom(history, from) : undefined;
+}
+
+/**
+ * The note in `history` from line `start` (a separator line, or the first line after our quoted reply): undefined when
+ * it reads as the quoted mail's signature ({@link readsAsSignature}) or holds no sentence.
+ */
+function noteFrom(history: string[], start: number): { note: string; start: number } | undefined {
+  const below = history.slice(start).filter((l) => !SEPARATOR_LINE.test(l));
+  if (!hasWords(below.join('\n')) || readsAsSignature(below)) return undefined;
+  // Read with its separator, so a signature block under it is cut as one; the separator is no part of the note.
+  const [first = '', ...rest] = ownWords(history.slice(start)).split('\n');
+  const note = (SEPARATOR_LINE.test(first) ? rest : [first, ...rest]).join('\n').trim();
+  return hasWords(note) && NOTE_SENTENCE.test(note) ? { note, start } : undefined;
+}
+
+// A signature's line with our address on it (「support@…」, 「Mail: support@…」, 「XYZサポート <support@…>」): short, no
+// sentence. An address inside a sentence of our answer (「… までご連絡ください。」) ends nothing.
+const MAX_ADDRESS_LINE_CHARS = 120;
+const SENTENCE_MARK = /[。？?！!]/u;
+
+/**
+ * Where the customer's words may start below our own reply quoted without `>` marks (Outlook's 差出人 block over our
+ * mail, audit 405/406), `body` being our reply's first line: after the last of its two ends we can tell, or -1 when
+ * there is neither, and the mail is read as only the quote. The ends are the signature line with our mailbox's address
+ * (one of `recipients`, as the block names it) with the signature lines right below it, and the `>` quote of the
+ * customer's own mail under its attribution line, which compose-reply puts below every answer. Either must be
+ * followed by a blank or separator line or by the customer's text: never a sentence of ours run on below our
+ * address, nor a line of ours read as theirs.
+ */
+function ourReplyEnd(history: string[], body: number, recipients: readonly string[]): number {
+  let end = -1;
+  for (let i = body; i < history.length; i++) {
+    const line = history[i] ?? '';
+    if (QUOTED_LINE.test(line) && quoteUnderAttribution(history, body, i)) end = Math.max(end, i + 1);
+    else if (isOurAddressLine(line, recipients)) {
+      // The signature's lines right under the address (a phone, opening hours) are ours too.
+      let after = i + 1;
+      while (after < history.length && (history[after] ?? '').trim() !== '' && !SEPARATOR_LINE.test(history[after] ?? '')) {
+        if (SENTENCE_MARK.test(history[after] ?? '')) break;
+        after += 1;
+      }
+      const next = history[after] ?? '';
+      if (after >= history.length || next.trim() === '' || SEPARATOR_LINE.test(next)) end = Math.max(end, after);
+    }
+  }
+  return end;
+}
+
+/** True when `line` is a signature's line with one of `recipients` (ours) as its address ({@link MAX_ADDRESS_LINE_CHARS}). */
+function isOurAddressLine(line: string, recipients: readonly string[]): boolean {
+  if (line.length > MAX_ADDRESS_LINE_CHARS || SENTENCE_MARK.test(line)) return false;
+  const address = MAIL_ADDRESS_IN_HEADER.exec(line)?.[0]?.toLowerCase().replace(/^mailto:/, '');
+  return address !== undefined && recipients.includes(address);
+}
+
+/** True when the `>` line at `index` belongs to a quote opened by an attribution line between `body` and it. */
+function quoteUnderAttribution(history: string[], body: number, index: number): boolean {
+  let i = index;
+  while (i > body && (QUOTED_LINE.test(history[i - 1] ?? '') || (history[i - 1] ?? '').trim() === '')) i -= 1;
+  return i > body && isQuoteHeader(history[i - 1] ?? '', history[i]);
 }
 
 /** True for a line of a quoted or forwarded mail's marker and header block, blank lines among them. */
@@ -1289,10 +1438,12 @@ function squeezed(text: string): string {
 /**
  * The sender's own part of `text`, for the mass-mailing check: the text above quoted or forwarded history (looked for
  * in its first MAX_QUESTION_SOURCE_CHARS, as for the question), whole when there is none; `quoted` when there is
- * history or a `>` line, whose footer is the quoted mail's and not the sender's.
+ * history or a `>` line (or, in a `reply`, a run of `|` lines: {@link withPipeQuotesMarked}), whose footer is the
+ * quoted mail's and not the sender's.
  */
-function ownPart(text: string): { text: string; quoted: boolean } {
-  const lines = (text.length > MAX_QUESTION_SOURCE_CHARS ? text.slice(0, MAX_QUESTION_SOURCE_CHARS) : text).split('\n');
+function ownPart(text: string, reply = false): { text: string; quoted: boolean } {
+  const read = (text.length > MAX_QUESTION_SOURCE_CHARS ? text.slice(0, MAX_QUESTION_SOURCE_CHARS) : text).split('\n');
+  const lines = reply ? withPipeQuotesMarked(read) : read;
   const start = quotedHistoryStart(lines);
   if (start >= 0) return { text: lines.slice(0, start).join('\n'), quoted: true };
   return { text, quoted: lines.some((line) => QUOTED_LINE.test(line)) };
@@ -1341,7 +1492,7 @@ function ownWords(history: string[]): string {
   let visible = body.join('\n');
   if (visible.trim() !== '' && visible.length <= MAX_REPLY_PARSER_CHARS) visible = new EmailReplyParser().parseReply(visible);
 
-  const unsigned = stripSignatureBlock(stripDelimitedSignature(stripLegalNotice(visible.split('\n'))));
+  const unsigned = stripTrailingContactBlock(stripSignatureBlock(stripDelimitedSignature(stripLegalNotice(visible.split('\n')))));
   const words = stripServiceFooter(postscript.length > 0 ? [...unsigned, '', ...postscript] : unsigned)
     .map((l) => l.trimEnd())
     .join('\n')
@@ -1974,10 +2125,12 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
 
   // A quoted mail from a mailbox this one was sent to is ours (the customer replies to it): its closing text is no note.
   const recipients = [...to, ...cc].map((m) => m.address.toLowerCase());
-  const own = ownTextOf(text, subject, recipients, ourMailboxesOf(recipients, firstUsable(fromList), opts.ownAddresses));
+  // A `|` quote is one only in a reply: in a first mail such lines are a customer's table, log or drawing.
+  const reply = Boolean(inReplyTo) || references.length > 0 || REPLY_OR_FORWARD_PREFIX.test(subject);
+  const own = ownTextOf(text, subject, recipients, ourMailboxesOf(recipients, firstUsable(fromList), opts.ownAddresses), reply);
   const attached = await attachedMails(body, input, opts, depth);
   const ownWords = withForwards(own.note, [...(own.forwarded ? [own.forwarded] : []), ...attached]);
-  const sendersPart = ownPart(text);
+  const sendersPart = ownPart(text, reply);
   const mail: InboundMail = {
     messageId,
     from: firstUsable(fromList),

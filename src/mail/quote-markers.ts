@@ -28,3 +28,12 @@ export const BLOCK_FROM = /^\s*(?:\*\s*)?(?:from|差出人|送信者|送信元|v
 /** A header block's lines after its From line ({@link BLOCK_FROM}). */
 export const BLOCK_NEXT =
   /^\s*(?:\*\s*)?(?:sent|date|to|cc|subject|送信日時|送信日|日付|日時|宛先|件名|gesendet|an|betreff|envoyé|objet|à|发送时间|日期|收件人|抄送|主题|寄件日期|收件者|副本|主旨|보낸\s?날짜|날짜|받는\s?사람|참조|제목)\s*(?:\*\s*)?[:：]/i;
+
+/**
+ * A line quoted with a `|` mark (`| 山田様`, a bare `|`), as older Japanese mailers (and some ticket systems) quote the
+ * mail replied to, also with the full-width `｜`. Read as a quote only in runs and in a reply (src/mail/parse.ts): a
+ * `|` line alone is a customer's drawing, log or table as often as a quote.
+ */
+export const PIPE_QUOTE_LINE = /^[ \t]*[|｜](?:[ \t　]|$)/;
+/** A markdown or ASCII table row (`| 項目 | 値 |`): `|` at both ends, never a quote mark. */
+export const PIPE_TABLE_ROW = /^[ \t]*[|｜].*[|｜][ \t]*$/;

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { parseInboundMail } from '../../src/mail/parse.js';
+
+// Mail audit round 6, items 7, 10 and 11 (tmp/mailaudit6/REPORT.md): a customer's words written below our own
+// unprefixed quoted reply (405, 406), `| ` quote marks of older Japanese mailers (413), and an unframed 〒/TEL/FAX
+// signature block kept for the model (444). 446's ◆◇ frame is left alone: ◆◇★☆ lines are no separators (bug review
+// 40b, test/unit/mailaudit6-parse.test.ts #11).
+
+const SUPPORT = 'support@helpdesk.example.jp';
+
+interface RawMail {
+  subject?: string;
+  /** In-Reply-To of a reply to one of our answers. */
+  inReplyTo?: string;
+  html?: boolean;
+  body: string;
+}
+
+/** A raw mail from a customer to the support address, UTF-8, as a client writes it. */
+function raw({ subject = 'CSV出力について', inReplyTo, html = false, body }: RawMail): Buffer {
+  return Buffer.from(
+    [
+      'From: =?UTF-8?B?5bGx55SwIOWkqumDjg==?= <taro.yamada@yamada-kogyo.co.jp>',
+      `To: XYZ Support <${SUPPORT}>`,
+      `Subject: =?UTF-8?B?${Buffer.from(subject).toString('base64')}?=`,
+      'Date: Wed, 25 Nov 2026 14:06:11 +0900',
+      'Message-ID: <m1@yamada-kogyo.co.jp>',
+      ...(inReplyTo ? [`In-Reply-To: ${inReplyTo}`, `References: ${inReplyTo}`] : []),
+      'MIME-Version: 1.0',
+      `Content-Type: text/${html ? 'html' : 'plain'}; charset=UTF-8`,
+      'Content-Transfer-Encoding: base64',
+      '',
+      Buffer.from(body.replace(/\n/g, '\r\n')).toString('base64'),
+      '',
+    ].join('\r\n'),
+  );
+}
+
+const OUR_ID = '<3f2b9c1e@helpdesk.example.jp>';
+
+// Our reply as Outlook quotes it without `>` marks, under its 差出人 block.
+const OUR_BLOCK = ['差出人: XYZサポート <support@helpdesk.example.jp>', '送信日時: 2026年11月24日 15:02', '宛先: 山田 太郎 <taro.yamada@yamada-kogyo.co.jp>', '件名: Re: CSV出力について', ''];
+const OUR_ANSWER = ['山田様', '', 'XYZサポートでございます。', '', 'CSVの文字コードは「設定 > エクスポート」で変更できます。', 'なお、区切り文字はカンマ固定となっております。', '', '何卒よろしくお願いいたします。'];
+const OUR_SIGNATURE = ['', '--', 'XYZサポート', SUPPORT];
+// Our reply as compose-reply writes it: the customer's mail quoted below our answer under an attribution line.
+const OUR_QUOTE_OF_THEM = ['', '2026年11月24日(火) 10:00 山田 太郎 <taro.yamada@yamada-kogyo.co.jp>:', '> CSVの文字コードを変更できますか？', '> 山田'];
+const lines = (...parts: string[][]) => ['', '', ...parts.flat()].join('\n');
+
+const OUR_WORDS = /カンマ固定|XYZサポートでございます|文字コードを変更できますか/;
+
+describe('a note written below our own quoted reply (audit 405, 406)', () => {
+  it.each([
+    ['Outlook plain text, under a ---- line below our signature (405)', lines(OUR_BLOCK, OUR_ANSWER, OUR_SIGNATURE, ['', '', '----', '上記の件、承知しました。', 'もう1点、CSVの区切り文字をタブに変更することはできますか？', '', '山田']), false, /タブに変更することはできますか/],
+    ['Outlook plain text, a blank line below our address line', lines(OUR_BLOCK, OUR_ANSWER, OUR_SIGNATURE, ['', 'ご回答ありがとうございます。', 'タブ区切りで出力する方法はありますか？', '', '山田']), false, /タブ区切りで出力する方法はありますか/],
+    [
+      'Outlook HTML, a paragraph below our signature (406)',
+      `<html><body><div style="border-top:solid #E1E1E1 1.0pt"><p><b>差出人:</b> XYZサポート &lt;${SUPPORT}&gt;<br><b>送信日時:</b> 2026年11月24日 15:02<br><b>宛先:</b> 山田 太郎<br><b>件名:</b> Re: CSV出力について</p></div><p>山田様<br><br>XYZサポートでございます。<br><br>CSVの文字コードは「設定 &gt; エクスポート」で変更できます。<br>なお、区切り文字はカンマ固定となっております。<br><br>--<br>XYZサポート<br>${SUPPORT}</p><p>&nbsp;</p><p>ご回答ありがとうございます。</p><p>タブ区切りで出力する方法はありますか？</p><p>山田</p></body></html>`,
+      true,
+      /タブ区切りで出力する方法はありますか/,
+    ],
+    ['below the quote of their own mail that closes our reply', lines(OUR_BLOCK, OUR_ANSWER, OUR_QUOTE_OF_THEM, ['', 'ありがとうございます。タブ区切りにはできますか？', '', '山田']), false, /タブ区切りにはできますか/],
+  ])('%s', async (_what, body, html, asked) => {
+    const mail = await parseInboundMail(raw({ subject: 'RE: CSV出力について', inReplyTo: OUR_ID, html, body }));
+    expect(mail.question).toMatch(asked);
+    expect(mail.question).not.toMatch(OUR_WORDS);
+  });
+});
+
+describe('our own quoted reply with no end to tell: still parked, our words never the question (guards)', () => {
+  it.each([
+    ['only our reply, nothing below it', lines(OUR_BLOCK, OUR_ANSWER, OUR_SIGNATURE)],
+    ['our reply with a separator and more of our sentences, no address line', lines(OUR_BLOCK, OUR_ANSWER, ['', '----', '補足：タブ区切りは来月のリリースで対応予定です。'])],
+    ['our address inside a sentence of our reply, more of our reply below', lines(OUR_BLOCK, OUR_ANSWER, ['', `ご不明点は ${SUPPORT} までご連絡ください。`, '', '引き続きよろしくお願いいたします。'])],
+    ['our reply ending with the quote of their mail, nothing below', lines(OUR_BLOCK, OUR_ANSWER, OUR_QUOTE_OF_THEM)],
+  ])('%s', async (_what, body) => {
+    const mail = await parseInboundMail(raw({ subject: 'RE: CSV出力について', inReplyTo: OUR_ID, body }));
+    expect(mail.question).not.toMatch(/カンマ固定|来月のリリース|までご連絡ください|引き続き/);
+    expect(mail.question).toBe('CSV出力について');
+  });
+});
+
+const PIPE_QUOTE = ['| 山田様', '|', '| CSVの文字コードは「設定 > エクスポート」で変更できます。', '| なお、区切り文字はカンマ固定となっております。', '|', '| 何卒よろしくお願いいたします。'];
+
+describe('`|` quote marks of older Japanese mailers in a reply (audit 413)', () => {
+  it.each([
+    ['a note above a run of `| ` lines (413)', { inReplyTo: OUR_ID, subject: 'Re: CSV出力について' }, ['区切り文字の件、将来的に変更できるようになる予定はありますか？', '', ...PIPE_QUOTE].join('\n'), /将来的に変更できるようになる予定はありますか/],
+    ['full-width ｜ marks', { inReplyTo: OUR_ID }, ['区切り文字は変更できますか？', '', ...PIPE_QUOTE.map((l) => l.replace('|', '｜'))].join('\n'), /区切り文字は変更できますか/],
+    ['a Re: subject only, no reply headers', { subject: 'Re: CSV出力について' }, ['区切り文字は変更できますか？', '', ...PIPE_QUOTE].join('\n'), /区切り文字は変更できますか/],
+    ['bottom-posted below an attribution and the run', { inReplyTo: OUR_ID }, ['2026/11/24 15:02、XYZサポート さんは書きました:', ...PIPE_QUOTE, '', '将来的にタブ区切りにできる予定はありますか？'].join('\n'), /タブ区切りにできる予定はありますか/],
+  ])('%s', async (_what, headers, body, asked) => {
+    const mail = await parseInboundMail(raw({ ...headers, body }));
+    expect(mail.question).toMatch(asked);
+    expect(mail.question).not.toMatch(/カンマ固定|何卒/);
+  });
+});
+
+describe('`|` lines that are no quote stay the customer\'s (guards)', () => {
+  const TABLE = ['| 項目 | 設定値 |', '| --- | --- |', '| 文字コード | UTF-8 |', '| 区切り文字 | カンマ |'];
+  it.each([
+    ['a markdown table in a first mail', {}, ['以下の設定で出力しています。', '', ...TABLE, '', 'タブにできますか？'].join('\n'), /区切り文字 \| カンマ/],
+    ['a markdown table in a reply, below the note', { inReplyTo: OUR_ID }, ['今の設定は以下です。タブにできますか？', '', ...TABLE].join('\n'), /区切り文字 \| カンマ/],
+    ['`| ` lines in a first mail', {}, ['ログに以下が出ます。', '| error 1', '| error 2', '| error 3 CSV出力失敗'].join('\n'), /CSV出力失敗/],
+  ])('%s', async (_what, headers, body, kept) => {
+    const mail = await parseInboundMail(raw({ ...headers, body }));
+    expect(mail.question).toMatch(kept);
+  });
+});
+
+describe('an unframed contact block cut before the model reads it (audit 444)', () => {
+  const QUESTION = ['XYZサポート ご担当者様', '', 'お世話になっております。山田工業の山田です。', '年額プランの請求書は一括で発行されますか？', '', 'よろしくお願いいたします。', ''];
+  it.each([
+    ['an unframed block: company, name, 〒, TEL/FAX, 携帯, Mail, URL (444)', [...QUESTION, '山田工業株式会社', '総務部 部長', '山田 太郎', '〒530-0001 大阪府大阪市北区梅田1-1-1 梅田ビル8F', 'TEL：06-1234-5678　FAX：06-1234-5679', '携帯：080-1111-2222', 'Mail：taro.yamada@yamada-kogyo.co.jp', 'URL：https://www.yamada-kogyo.co.jp/'], /〒|TEL|携帯|URL|総務部/],
+    ['an unframed block right under the closing line', [...QUESTION.slice(0, -1), '山田工業株式会社 山田 太郎', '〒530-0001 大阪府大阪市北区梅田1-1-1', 'TEL 06-1234-5678 / FAX 06-1234-5679'], /〒|TEL|株式会社/],
+  ])('%s', async (_what, body, cut) => {
+    const mail = await parseInboundMail(raw({ subject: '年額プランについて', body: body.join('\n') }));
+    expect(mail.question).toMatch(/請求書は一括で発行されますか？/);
+    expect(mail.question).not.toMatch(cut);
+  });
+});
+
+describe('contact lines that are the customer\'s request stay (guards)', () => {
+  it.each([
+    ['a new address they ask us to register', ['登録住所の変更をお願いします。新しい住所は以下です。', '', '山田工業株式会社', '〒530-0001 大阪府大阪市北区梅田1-1-1', 'TEL：06-1234-5678'], /〒530-0001/],
+    ['order data ending with a phone line', ['お届け先を変更したいです。', '', '注文番号：A-12345', 'お届け先：東京都港区芝1-2-3', '電話番号：03-1234-5678'], /電話番号：03-1234-5678/],
+    ['a phone number alone below the request', ['折り返しお電話をいただけますか。', '', 'TEL：03-1234-5678'], /TEL：03-1234-5678/],
+    ['a question inside the block', ['よろしくお願いいたします。', '', '山田工業株式会社', '〒530-0001 大阪府大阪市北区梅田1-1-1', 'この住所宛に請求書を送っていただけますか？'], /この住所宛に請求書を送っていただけますか？/],
+  ])('%s', async (_what, body, kept) => {
+    const mail = await parseInboundMail(raw({ subject: '住所変更', body: body.join('\n') }));
+    expect(mail.question).toMatch(kept);
+  });
+});
