@@ -15,7 +15,7 @@ import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
 import { isZipArchive, onlyGreetings, onlyGreetingsAndIntroduction, unreadableReason } from './unreadable.js';
 import { withoutHiddenElements } from './hidden-html.js';
 import { limitHtmlNesting, MAX_HTML_DEPTH } from './html-nesting.js';
-import { massMailingEvidence } from './mass-mailing.js';
+import { massMailingEvidence, questionSentences } from './mass-mailing.js';
 import { removeControls, removeInvisible, visibleHeaderText } from './invisible.js';
 import { NO_SUBJECT_PLACEHOLDERS } from './compose-reply.js';
 import { normaliseMessageId, parseMessageIdList } from './message-id.js';
@@ -876,60 +876,6 @@ export function stripSignatureBlock(lines: string[]): string[] {
   return lines;
 }
 
-// What only a contact block holds: a postal code (〒530-0001), or a line opening with a phone or fax label and its number.
-const POSTAL_CODE = /〒\s?\d{3}-?\d{4}/u;
-const PHONE_LINE = /^\s*(?:tel|fax|phone|mobile|携帯|電話|直通|代表)[^\d\n]{0,8}[+(（]?\d/iu;
-// A company, department or name line above them: short, no sentence, no label (「注文番号：A-123」 is the customer's data).
-const MAX_NAME_LINE_CHARS = 40;
-const SENTENCE_OR_LABEL = /[。？?！!:：]/u;
-// A sentence's end on the line above a block that starts right under the customer's closing (「よろしくお願いいたします。」).
-const ENDS_SENTENCE = /[。！!.]\s*$/u;
-// A request or question, which no signature line makes (「この住所に送ってください」).
-const ASKS_OR_REQUESTS = /[?？]|ください|下さい|お願い|教えて|いただけ|頂け|でしょうか|ますか|\bplease\b/iu;
-// Words above the block that point at it: then it is what the customer sends us (a new address), not a signature.
-const POINTS_BELOW = /以下|下記|次の|[:：]\s*$|\b(?:following|below)\b/iu;
-// The most lines an unframed contact block takes (company, department, name, address, phones, mail, web).
-const MAX_CONTACT_BLOCK_LINES = MAX_SIGNATURE_LINES + 2;
-
-/**
- * Cuts an unframed contact block that ends the text (audit 444): the last lines with a postal code or a phone or fax
- * line ({@link POSTAL_CODE}, {@link PHONE_LINE}) and other contact lines below it, with the company and name lines
- * right above them, a paragraph of its own or right under a closing sentence. Kept when nothing of the customer's
- * stands above it, when a line of it asks or requests ({@link ASKS_OR_REQUESTS}), when the words above point at it
- * (「新しい住所は以下です」), or when it is a phone number alone or under labelled data (「お届け先：…」): then it is the
- * customer's message (bug review 40b: framed order data with a phone was cut as a signature).
- */
-function stripTrailingContactBlock(lines: string[]): string[] {
-  let end = lines.length;
-  while (end > 0 && (lines[end - 1] ?? '').trim() === '') end -= 1;
-  let start = end;
-  while (start > 0 && isContactLine(lines[start - 1] ?? '')) start -= 1;
-  const contacts = lines.slice(start, end);
-  if (!contacts.some((line) => POSTAL_CODE.test(line) || PHONE_LINE.test(line))) return lines;
-  const contactStart = start;
-  while (start > 0 && isNameLine(lines[start - 1] ?? '')) start -= 1;
-  const block = lines.slice(start, end);
-  // Who and where: a postal code, or a company or name line over the phone; a phone number alone may be the answer asked for.
-  const signs = contacts.some((line) => POSTAL_CODE.test(line)) || start < contactStart;
-  if (!signs || block.length < 2 || block.length > MAX_CONTACT_BLOCK_LINES || block.some((line) => ASKS_OR_REQUESTS.test(line))) return lines;
-  // A paragraph of its own, or right under a closing sentence: not the last lines of the customer's data.
-  const above = lastNonBlankBefore(lines, start);
-  const ownParagraph = start > 0 && (lines[start - 1] ?? '').trim() === '';
-  if (!hasWords(above) || POINTS_BELOW.test(above) || !(ownParagraph || ENDS_SENTENCE.test(above))) return lines;
-  return withoutTrailingSeparators(lines.slice(0, start));
-}
-
-/** True for a line of contact details: a marker of one ({@link CONTACT_MARKER}, {@link POSTAL_CODE}) and no sentence. */
-function isContactLine(line: string): boolean {
-  return line.trim() !== '' && line.length <= MAX_ADDRESS_LINE_CHARS && (CONTACT_MARKER.test(line) || POSTAL_CODE.test(line)) && !/[。？?！!]/u.test(line.replace(WEB_ADDRESS, ''));
-}
-
-/** True for a company, department or name line of a signature ({@link MAX_NAME_LINE_CHARS}, {@link SENTENCE_OR_LABEL}). */
-function isNameLine(line: string): boolean {
-  const trimmed = line.trim();
-  return trimmed !== '' && trimmed.length <= MAX_NAME_LINE_CHARS && hasWords(trimmed) && !SENTENCE_OR_LABEL.test(trimmed) && !ASKS_OR_REQUESTS.test(trimmed);
-}
-
 /**
  * Cuts at the last `-- ` delimiter (RFC 3676 §4.3) that has content above it and a short block below. A delimiter
  * with nothing above it cuts too when the block below looks like contact details (a screenshot sent with the
@@ -1013,7 +959,7 @@ function ownTextOf(
   subject: string,
   recipients: readonly string[] = [],
   ourMailboxes: readonly string[] = recipients,
-  reply: boolean = REPLY_OR_FORWARD_PREFIX.test(subject),
+  reply: boolean = REPLY_OR_FORWARD_PREFIX.test(subject) && !FORWARD_SUBJECT.test(subject),
 ): OwnText {
   let source = text.replace(/\r\n?/g, '\n');
   if (source.length > MAX_QUESTION_SOURCE_CHARS) {
@@ -1039,6 +985,8 @@ function ownTextOf(
   return { note, forwarded };
 }
 
+// Words above a run of `|` lines that point at it: the customer's own list, log or pasted text follows.
+const POINTS_AT_RUN = /以下|下記|次の|[:：]\s*$|\b(?:following|below)\b/iu;
 // The fewest `|` lines in a row read as a quote: one or two are a customer's own marks as often (a log line, a path).
 const MIN_PIPE_QUOTE_LINES = 3;
 
@@ -1046,8 +994,9 @@ const MIN_PIPE_QUOTE_LINES = 3;
  * `lines` with the runs of `|`-quoted lines ({@link PIPE_QUOTE_LINE}: older Japanese mailers' mark, audit 413) marked
  * as `>` quotes, so our previous answer is not read as the customer's words. Only in a reply (the caller's to know),
  * only runs of {@link MIN_PIPE_QUOTE_LINES} or more without a table row ({@link PIPE_TABLE_ROW}), and only where a
- * quote stands: under an attribution line, or at the end of the text (the customer top-posts). A table or a drawing
- * the customer writes in the middle of their text stays theirs.
+ * quote stands: under an attribution line, or at the end of the text (the customer top-posts) below words that do not
+ * point at it ({@link POINTS_AT_RUN}). A table or a drawing the customer writes in the middle of their text stays
+ * theirs.
  */
 function withPipeQuotesMarked(lines: string[]): string[] {
   const marked = [...lines];
@@ -1056,9 +1005,12 @@ function withPipeQuotesMarked(lines: string[]): string[] {
     let end = start;
     while (end < lines.length && PIPE_QUOTE_LINE.test(lines[end] ?? '')) end += 1;
     const run = lines.slice(start, end);
+    // Under an attribution line, or ending the text (the customer top-posts) unless the words above point at it: then
+    // it is the customer's own list or pasted text (「以下の3点を教えてください。⏎| 1. …」, 「エラー内容：」; bug review 41b).
     const above = lastNonBlankBefore(lines, start);
     const atEnd = lines.slice(end).every((line) => line.trim() === '' || PIPE_QUOTE_LINE.test(line));
-    if (run.length >= MIN_PIPE_QUOTE_LINES && !run.some((line) => PIPE_TABLE_ROW.test(line)) && (atEnd || isQuoteHeader(above, undefined))) {
+    const quoteStands = isQuoteHeader(above, undefined) || (atEnd && !POINTS_AT_RUN.test(above));
+    if (run.length >= MIN_PIPE_QUOTE_LINES && !run.some((line) => PIPE_TABLE_ROW.test(line)) && quoteStands) {
       for (let i = start; i < end; i++) marked[i] = (lines[i] ?? '').replace(/^([ \t]*)[|｜]/, '$1>');
     }
     start = end;
@@ -1315,14 +1267,16 @@ function noteBelowHistory(history: string[], recipients: readonly string[]): { n
   while (body < history.length && isForwardHead(history[body] ?? '')) body += 1;
   const ours = isFromRecipient(history.slice(lastBlock, body), recipients);
   // Under a mail of ours only what follows its end can be the customer's: our reply may hold separators of its own.
-  const from = ours ? ourReplyEnd(history, body, recipients) : body;
+  const from = ours ? ourReplyEnd(history, body) : body;
   if (from < 0) return undefined;
-  for (let i = history.length - 1; i >= from; i--) {
-    if (!SEPARATOR_LINE.test(history[i] ?? '')) continue;
-    return noteFrom(history, i);
-  }
-  // Below the end of our reply a blank line parts it from the customer's words as well as a separator does.
-  return ours ? noteFrom(history, from) : undefined;
+  let separator = -1;
+  for (let i = history.length - 1; i >= from && separator < 0; i--) if (SEPARATOR_LINE.test(history[i] ?? '')) separator = i;
+  if (!ours) return separator < 0 ? undefined : noteFrom(history, separator);
+  // Below the end of our reply a blank line parts it from the customer's words as well as a separator does. What is
+  // read there must ask something: a gateway's 「ウイルスチェック済み」 line or a thank-you under our quote is no question
+  // to answer, and the mail stays a person's (bug review 41b).
+  const found = noteFrom(history, separator < 0 ? from : separator);
+  return found && questionSentences(found.note).length > 0 ? found : undefined;
 }
 
 /**
@@ -1338,44 +1292,22 @@ function noteFrom(history: string[], start: number): { note: string; start: numb
   return hasWords(note) && NOTE_SENTENCE.test(note) ? { note, start } : undefined;
 }
 
-// A signature's line with our address on it (「support@…」, 「Mail: support@…」, 「XYZサポート <support@…>」): short, no
-// sentence. An address inside a sentence of our answer (「… までご連絡ください。」) ends nothing.
-const MAX_ADDRESS_LINE_CHARS = 120;
-const SENTENCE_MARK = /[。？?！!]/u;
-
 /**
  * Where the customer's words may start below our own reply quoted without `>` marks (Outlook's 差出人 block over our
- * mail, audit 405/406), `body` being our reply's first line: after the last of its two ends we can tell, or -1 when
- * there is neither, and the mail is read as only the quote. The ends are the signature line with our mailbox's address
- * (one of `recipients`, as the block names it) with the signature lines right below it, and the `>` quote of the
- * customer's own mail under its attribution line, which compose-reply puts below every answer. Either must be
- * followed by a blank or separator line or by the customer's text: never a sentence of ours run on below our
- * address, nor a line of ours read as theirs.
+ * mail, audit 405/406), `body` being our reply's first line: after the first `>` quote under an attribution line in it,
+ * the quote of the customer's own mail that compose-reply puts below every answer, or -1 when there is none, and the
+ * mail is read as only the quote. Only that end: a line with our address or a separator may stand anywhere in our
+ * answer or its footer (bug review 41b: 「下記までお問い合わせください。⏎XYZサポート⏎support@…」 mid-answer, a footer
+ * under our signature, were read as the customer's), and a later `>` quote may be one the customer cites.
  */
-function ourReplyEnd(history: string[], body: number, recipients: readonly string[]): number {
-  let end = -1;
+function ourReplyEnd(history: string[], body: number): number {
   for (let i = body; i < history.length; i++) {
-    const line = history[i] ?? '';
-    if (QUOTED_LINE.test(line) && quoteUnderAttribution(history, body, i)) end = Math.max(end, i + 1);
-    else if (isOurAddressLine(line, recipients)) {
-      // The signature's lines right under the address (a phone, opening hours) are ours too.
-      let after = i + 1;
-      while (after < history.length && (history[after] ?? '').trim() !== '' && !SEPARATOR_LINE.test(history[after] ?? '')) {
-        if (SENTENCE_MARK.test(history[after] ?? '')) break;
-        after += 1;
-      }
-      const next = history[after] ?? '';
-      if (after >= history.length || next.trim() === '' || SEPARATOR_LINE.test(next)) end = Math.max(end, after);
-    }
+    if (!QUOTED_LINE.test(history[i] ?? '') || !quoteUnderAttribution(history, body, i)) continue;
+    let end = i;
+    while (end < history.length && QUOTED_LINE.test(history[end] ?? '')) end += 1;
+    return end;
   }
-  return end;
-}
-
-/** True when `line` is a signature's line with one of `recipients` (ours) as its address ({@link MAX_ADDRESS_LINE_CHARS}). */
-function isOurAddressLine(line: string, recipients: readonly string[]): boolean {
-  if (line.length > MAX_ADDRESS_LINE_CHARS || SENTENCE_MARK.test(line)) return false;
-  const address = MAIL_ADDRESS_IN_HEADER.exec(line)?.[0]?.toLowerCase().replace(/^mailto:/, '');
-  return address !== undefined && recipients.includes(address);
+  return -1;
 }
 
 /** True when the `>` line at `index` belongs to a quote opened by an attribution line between `body` and it. */
@@ -1492,7 +1424,7 @@ function ownWords(history: string[]): string {
   let visible = body.join('\n');
   if (visible.trim() !== '' && visible.length <= MAX_REPLY_PARSER_CHARS) visible = new EmailReplyParser().parseReply(visible);
 
-  const unsigned = stripTrailingContactBlock(stripSignatureBlock(stripDelimitedSignature(stripLegalNotice(visible.split('\n')))));
+  const unsigned = stripSignatureBlock(stripDelimitedSignature(stripLegalNotice(visible.split('\n'))));
   const words = stripServiceFooter(postscript.length > 0 ? [...unsigned, '', ...postscript] : unsigned)
     .map((l) => l.trimEnd())
     .join('\n')
@@ -2125,8 +2057,9 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
 
   // A quoted mail from a mailbox this one was sent to is ours (the customer replies to it): its closing text is no note.
   const recipients = [...to, ...cc].map((m) => m.address.toLowerCase());
-  // A `|` quote is one only in a reply: in a first mail such lines are a customer's table, log or drawing.
-  const reply = Boolean(inReplyTo) || references.length > 0 || REPLY_OR_FORWARD_PREFIX.test(subject);
+  // A `|` quote is one only in a reply: in a first mail such lines are a customer's table, log or drawing, and in a
+  // forward the forwarded mail's own (an alert's data lines).
+  const reply = (Boolean(inReplyTo) || references.length > 0 || REPLY_OR_FORWARD_PREFIX.test(subject)) && !FORWARD_SUBJECT.test(subject);
   const own = ownTextOf(text, subject, recipients, ourMailboxesOf(recipients, firstUsable(fromList), opts.ownAddresses), reply);
   const attached = await attachedMails(body, input, opts, depth);
   const ownWords = withForwards(own.note, [...(own.forwarded ? [own.forwarded] : []), ...attached]);

@@ -35,5 +35,8 @@ export const BLOCK_NEXT =
  * `|` line alone is a customer's drawing, log or table as often as a quote.
  */
 export const PIPE_QUOTE_LINE = /^[ \t]*[|｜](?:[ \t　]|$)/;
-/** A markdown or ASCII table row (`| 項目 | 値 |`): `|` at both ends, never a quote mark. */
-export const PIPE_TABLE_ROW = /^[ \t]*[|｜].*[|｜][ \t]*$/;
+/**
+ * A markdown or ASCII table row, never a quote mark: a `|` after the first (`| 項目 | 値 |`, `| 項目 | 値` without the
+ * closing one, a row that ends in a full-width space; bug review 41b).
+ */
+export const PIPE_TABLE_ROW = /^[ \t]*[|｜].*[|｜]/;
