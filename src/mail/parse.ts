@@ -603,24 +603,42 @@ const CJK_ATTRIBUTIONS: readonly RegExp[] = [
   new RegExp(String.raw`^(?:${ATTRIBUTION_ADDRESS}|(?=${ATTRIBUTION_DATE})).{0,300}(?:写道|寫道)\s*[:：]\s*$`), // "王伟 <a@b> 于2024年1月15日周一 10:00写道："
 ];
 
-// Attribution lines that introduce quoted history, English, Japanese, Korean and Chinese client styles.
+// How Gmail, Outlook, Apple Mail and Thunderbird end an attribution in Spanish, Portuguese, German, French, Italian,
+// Dutch, Vietnamese and Thai (mail audit 7, 547: inline answers below 「El … escribió:」 were cut with the quote). German
+// and Dutch put the verb before the name ("Am … um 10:02 Uhr schrieb Name <a@b>:", "Op … om 10:02 schreef Name <a@b>:").
+// The name after the verb holds no colon, and white space before the colon is its own: no two runs that take spaces
+// meet (a line of " schrieb" and spaces cost milliseconds).
+const LOCALIZED_ATTRIBUTION_END = String.raw`(?:(?:\sescribió|\sescreveu|\sa\s+écrit|\sha\s+scritto|\shet volgende geschreven|\sđã viết|\s?เขียนว่า)\s*|\s(?:schrieb|schreef)(?:\s[^:：]{0,300})?)[:：]\s*$`;
+
+// Attribution lines that introduce quoted history, English, Japanese, Korean, Chinese and the European, Vietnamese and
+// Thai client styles.
 /** The attribution lines above a quoted original, as mail clients and our own replies write them. */
 export const QUOTE_HEADER_PATTERNS: readonly RegExp[] = [
   /^\s*On\s.{1,300}\swrote\s*:\s*$/i, // Gmail, Apple Mail, Thunderbird (en)
   /^.{1,300}\swrote\s*:\s*$/i, // "Name <addr> wrote:" (our own replies), "Name wrote:" (Thunderbird without date)
   new RegExp(String.raw`^(?:${ATTRIBUTION_ADDRESS}|${ATTRIBUTION_TIME}).{1,300}\swrites\s*:\s*$`, 'i'), // "Name <addr> writes:" (Gnus)
+  // "El lun, 3 mar 2025 a las 10:02, Name (<a@b>) escribió:", "Le lun. 3 mars 2025 à 10:02, Name <a@b> a écrit :". A
+  // customer writes the same verbs above what someone told them ("Mi jefe escribió:"), so, as for "writes:", the line
+  // names the writer's address or the mail's time.
+  new RegExp(String.raw`^(?:${ATTRIBUTION_ADDRESS}|${ATTRIBUTION_TIME}).{1,300}?${LOCALIZED_ATTRIBUTION_END}`, 'i'),
   /^.{0,300}書きました\s*[:：]\s*$/, // Thunderbird ja: "2024/01/15 10:00 に 山田 さんは書きました:"
   /^.{0,300}(?:のメール|のメッセージ)\s*[:：]\s*$/, // Apple Mail / iOS ja: "2024/01/15 10:00、山田 <a@b>のメール:"
   /^\s*\d{4}年\s*\d{1,2}月\s*\d{1,2}日.{0,300}[:：]\s*$/, // Gmail ja: "2024年1月15日(月) 10:00 山田 <a@b>:"
   ...CJK_ATTRIBUTIONS,
 ];
 export { REPLY_ORIGINAL_SEPARATOR };
-const ORIGINAL_MESSAGE = separatorLine(String.raw`${REPLY_ORIGINAL_WORDS}|転送(?:された)?メッセージ|forwarded message`);
+// The words of a forward's separator: Gmail's in the user's language ("---------- Mensaje reenviado ---------"; mail
+// audit 7, 580/582: kept in the question above the English one we write), Thunderbird's and Japanese clients'.
+const FORWARDED_WORDS = String.raw`forwarded message|転送(?:された)?メッセージ|mensaje reenviado|mensagem encaminhada|weitergeleitete nachricht|message transf[ée]r[ée]|messaggio inoltrato|doorgestuurd bericht`;
+const ORIGINAL_MESSAGE = separatorLine(String.raw`${REPLY_ORIGINAL_WORDS}|${FORWARDED_WORDS}`);
 // Foxmail's separator (`------------------ Original ------------------`, over From:/Date:/To:/Subject: or
 // 发件人:/发送时间:/收件人:/主题:). A bare "original" frames a customer's own text too (「--- original ---」 above their data
 // as it was): it opens quoted history only above a header block.
 const FOXMAIL_ORIGINAL = separatorLine('original');
-const BEGIN_FORWARDED = /^\s*(?:begin forwarded message|転送されたメッセージ)\s*[:：]\s*$/i;
+// Apple Mail's heading over a forward, in the user's language (mail audit 7, 581: 「Anfang der weitergeleiteten
+// Nachricht:」 was read as the customer's words and the invoice below it lost).
+const BEGIN_FORWARDED =
+  /^\s*(?:begin forwarded message|inicio del mensaje reenviado|in[íi]cio da mensagem (?:re)?encaminhada|anfang der weitergeleiteten (?:nachricht|e[-‐‑]?mail)|d[ée]but du message (?:réexpédié|transféré)|inizio (?:del )?messaggio inoltrato|begin doorgestuurd bericht|(?:以下[、，]?)?転送されたメッセージ|(?:以下是)?(?:转发的邮件|轉寄的郵件)|전달된 메시지)\s*[:：]\s*$/i;
 const QUOTED_LINE = /^\s*[>＞]/;
 // 发件人/寄件者/보낸 사람 and the labels after them (日期, 主题, 날짜, 제목, 참조) are everyday words: customers write them
 // when they describe a sender setting, paste a bounce or fill in a form of their own (bug review 38d, finding 1). A
@@ -661,7 +679,14 @@ const SERVICE_FOOTER = new RegExp(
   `^(?:${[
     String.raw`(?:Sent|Envoyé|Enviado|Inviato|Gesendet|Verzonden|Verstuurd|Sendt|Skickat|Lähetetty|Wysłane|Отправлено)\s(?:from|via|with|by|using|de|depuis|par|avec|à partir de|desde|con|por|vía|do|pelo|a partir do|da|dal|tramite|von|mit|über|vom|vanaf|met|van|fra|från|med|från min|z|из|с)\s.{1,70}`,
     String.raw`Von meine[mr]\s.{1,40}\sgesendet`,
+    // Outlook mobile's: "Get Outlook for Android", "Obtener Outlook para Android", 「Android 用 Outlook を入手」.
     String.raw`Get Outlook for\s.{1,40}`,
+    String.raw`Obtener Outlook para\s.{1,40}`,
+    String.raw`(?:Obter|Obtenha|Baixe|Baixar) o Outlook para\s.{1,40}`,
+    String.raw`Outlook für\s.{1,40}\sherunterladen`,
+    String.raw`Scarica Outlook per\s.{1,40}`,
+    String.raw`Outlook voor\s.{1,40}\sdownloaden`,
+    String.raw`[^、。?？]{1,40}用\s?(?:の\s?)?Outlook\s?を入手`,
     String.raw`[^、。?？]{1,40}からの?送信(?:されました)?`, // 「iPhoneから送信」, Android's 「Android携帯からの送信」
     String.raw`送信元\s*[:：]\s*.{1,40}`,
     String.raw`发自我的.{1,40}`,
@@ -685,10 +710,15 @@ const MAX_SIGNATURE_LINES = 8;
 // group backtrack quadratically over a long run of spaces without a colon.
 const REPLY_OR_FORWARD_PREFIX = /^\s*(?:(?:re|fwd?|aw|wg|sv|vs|antw|tr|réf|rif|odp|返信|転送|回复|答复|转发|回覆|轉寄|회신|답장|전달)\s*(?:(?:\[\d+\]|\(\d+\))\s*)?[:：]\s*)+/i;
 
+// How an attribution a client may wrap starts: "On …", a date, or the localized openings ("El …", "Em …", "Am …", "Le …",
+// "Il giorno …", "Op …", "Vào …", 「เมื่อ …」) with the date soon after them: "Am I right that" over a line of the
+// customer's ending in "wrote:" is their sentence.
+const WRAPPED_ATTRIBUTION_START = /^\s*(?:On\s|\d{4}[年/-]|(?:El|Em|Am|Le|Il|Op|Vào|เมื่อ)\s(?=.{0,40}?\d))/i;
+
 function isQuoteHeader(line: string, next: string | undefined): boolean {
   if (QUOTE_HEADER_PATTERNS.some((re) => re.test(line))) return true;
   // Clients wrap long attributions ("On …, Name <\naddr> wrote:"); try the line joined with the next one.
-  if (next !== undefined && /^\s*(?:On\s|\d{4}[年/-])/i.test(line)) {
+  if (next !== undefined && WRAPPED_ATTRIBUTION_START.test(line)) {
     const joined = `${line.trimEnd()} ${next.trim()}`;
     return QUOTE_HEADER_PATTERNS.some((re) => re.test(joined));
   }
@@ -829,11 +859,14 @@ function quotedHistoryStart(lines: string[], recipients: readonly string[] = [])
     if (line.trim() === '') continue;
     if (isOriginalMessageSeparator(lines, i, recipients) || BEGIN_FORWARDED.test(line) || isHeaderBlockStart(lines, i)) return i;
     if (isQuoteHeader(line, lines[i + 1])) {
-      const next = lines.slice(i + 1).find((l) => l.trim() !== '');
+      // A wrapped attribution ends on the next line.
+      const end = QUOTE_HEADER_PATTERNS.some((re) => re.test(line)) ? i : i + 1;
+      const next = lines.slice(end + 1).find((l) => l.trim() !== '');
       // Attribution followed by `>` lines: bottom-posted answers below the quote must survive, so only the
       // attribution goes here and the quoted lines are dropped later. Otherwise everything below is history.
       if (next !== undefined && QUOTED_LINE.test(next)) {
-        lines[i] = '';
+        lines.fill('', i, end + 1);
+        i = end;
         continue;
       }
       return i;
@@ -1519,7 +1552,7 @@ function postscriptBelowSignature(lines: string[]): { body: string[]; postscript
 // A subject that forwards (Fwd:, FW:, WG:, TR:, RV:, 転送:, 转发:, 轉寄:, 전달:), and the markers that open a forwarded
 // mail.
 const FORWARD_SUBJECT = /^\s*(?:fwd?|wg|tr|rv|転送|转发|轉寄|전달)\s*[:：]/i;
-const FORWARD_MARKER = /forwarded message|転送(?:された)?メッセージ/i;
+const FORWARD_MARKER = new RegExp(FORWARDED_WORDS, 'i');
 // The Subject line of a forwarded mail's header block, in the languages BLOCK_NEXT knows.
 const BLOCK_SUBJECT = /^\s*(?:\*\s*)?(?:subject|件名|betreff|objet|主题|主旨|제목)\s*(?:\*\s*)?[:：]/i;
 
@@ -1567,11 +1600,54 @@ function isForward(line: string, subject: string): boolean {
   return FORWARD_SUBJECT.test(subject) || BEGIN_FORWARDED.test(line) || (ORIGINAL_MESSAGE.test(line) && FORWARD_MARKER.test(line));
 }
 
-/** The forwarded mail that `history` starts with: its marker line and header block read, its text after them. */
+// The From and Subject labels of a forwarded mail's head that no Outlook-style block has (Apple Mail it/nl/es/pt).
+const FORWARDED_FROM = /^\s*(?:da|van)\s*[:：]/i;
+const FORWARDED_SUBJECT = /^\s*(?:asunto|assunto|oggetto|onderwerp)\s*[:：]/i;
+// A line of a forwarded mail's head in any language ("Datum:", "Fecha:", "Objet :", "Antwort an:"): a short label.
+const FORWARDED_HEAD_LABEL = /^\s*\p{L}[\p{L}\p{M} .-]{0,24}[:：]\s*\S/u;
+
+/**
+ * The forwarded mail that `history` starts with: its marker line and header block read, its text after them. Under
+ * Apple Mail's heading the whole mail is quoted with `>` ({@link withForwardUnquoted}), which would drop all of it as a
+ * quote: it is read one level down, its head down to the blank line that ends it.
+ */
 function forwardedMessage(history: string[]): ForwardedMessage {
-  const bodyStart = forwardHeadEnd(history);
-  const head = history.slice(0, bodyStart);
-  return { from: headerValue(head, BLOCK_FROM), subject: headerValue(head, BLOCK_SUBJECT), text: ownWords(history.slice(bodyStart)) };
+  const unquoted = BEGIN_FORWARDED.test(history[0] ?? '') ? withForwardUnquoted(history) : undefined;
+  const lines = unquoted ?? history;
+  const bodyStart = localizedHeadEnd(lines, forwardHeadEnd(lines), unquoted !== undefined);
+  const head = lines.slice(0, bodyStart);
+  return {
+    from: headerValue(head, BLOCK_FROM) ?? headerValue(head, FORWARDED_FROM),
+    subject: headerValue(head, BLOCK_SUBJECT) ?? headerValue(head, FORWARDED_SUBJECT),
+    text: ownWords(lines.slice(bodyStart)),
+  };
+}
+
+/**
+ * Where a forwarded mail's head ends when its labels go on past `end` (where the Outlook-style labels stop): from a
+ * From label no such block knows ({@link FORWARDED_FROM}: Gmail it/nl), or, in an Apple Mail forward (`apple`), right
+ * below a label ("Datum:", "Fecha:"): every label line down to the blank line that ends the head. A first line of the
+ * mail's text after a blank line ("Hinweis: …") is never read as one.
+ */
+function localizedHeadEnd(lines: string[], end: number, apple: boolean): number {
+  const goesOn = FORWARDED_FROM.test(lines[end] ?? '') || (apple && end > 0 && (lines[end - 1] ?? '').trim() !== '');
+  if (!goesOn) return end;
+  let last = end;
+  while (last < lines.length && FORWARDED_HEAD_LABEL.test(lines[last] ?? '')) last += 1;
+  return last;
+}
+
+/**
+ * `history` (a heading, then the mail forwarded under it) with one level of `>` taken off the quoted lines right under
+ * the heading, as Apple Mail quotes the mail it forwards; undefined when the first line under the heading is no quote.
+ */
+function withForwardUnquoted(history: string[]): string[] | undefined {
+  const first = nextContentIndex(history, 0);
+  if (first < 0 || !QUOTED_LINE.test(history[first] ?? '')) return undefined;
+  let end = first;
+  while (end < history.length && (QUOTED_LINE.test(history[end] ?? '') || (history[end] ?? '').trim() === '')) end += 1;
+  const forwarded = history.slice(1, end).map((line) => line.replace(/^\s*[>＞] ?/, ''));
+  return [history[0] ?? '', ...forwarded, ...history.slice(end)];
 }
 
 /** Where the text of the mail that `history` starts with begins: after its marker and header lines. */
