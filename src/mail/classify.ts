@@ -15,10 +15,14 @@ import { deliversOnlyPassword } from './unreadable.js';
 import {
   MORE_ABSENCE,
   MORE_ABSENCE_NOTICE_PHRASES,
+  MORE_ABSENCE_REQUEST,
+  MORE_CUSTOMER_TROUBLE,
   MORE_ACKNOWLEDGING_PHRASES,
   MORE_AUTO_REPLY_NAMES,
   MORE_COURTESY_PHRASES,
   READ_RECEIPT_PREFIXES,
+  asksBesideReceipt,
+  saysMoreThanThaiNotice,
   serviceNoticeOf,
   serviceNoticeParkReason,
   type ServiceNotice,
@@ -117,6 +121,7 @@ export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' 
     | 'listCopy'
     | 'recipientCount'
     | 'serviceNotice'
+    | 'receiptSubjectAsks'
   >;
 
 /**
@@ -209,6 +214,12 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
    * a read receipt's text lets its localized subject prefix decide without threading ({@link readReceiptDetail}).
    */
   serviceNotice?: ServiceNotice | undefined;
+  /**
+   * True when the subject begins as a read receipt's ({@link READ_RECEIPT_SUBJECT}) and the words ask something
+   * ({@link asksBesideReceipt}), as read in the parsed mail; absent for other mail. {@link readReceiptDetail} then
+   * finds no receipt: a customer's subject may begin "Lu :" or "Read:".
+   */
+  receiptSubjectAsks?: true | undefined;
 };
 
 /** The recipients of a list mail that names the list itself beside others ({@link ReplySignals.listCopy}). */
@@ -285,6 +296,7 @@ export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined
   if (recipients > CIRCULAR_RECIPIENTS) signals.recipientCount = recipients;
   const serviceNotice = serviceNoticeIn(mail);
   if (serviceNotice) signals.serviceNotice = serviceNotice;
+  if (receiptSubjectAsks(mail)) signals.receiptSubjectAsks = true;
   return JSON.stringify(signals).length <= MAX_REPLY_SIGNALS_CHARS ? signals : undefined;
 }
 
@@ -609,13 +621,20 @@ function ourMessageIdMatcher(mailboxes: OwnMailboxes): (id: string) => boolean {
 
 /**
  * Why the mail is a read receipt sent as plain mail, by its subject ({@link READ_RECEIPT_SUBJECT}) on a reply, or over
- * a receipt's own text (Outlook's "Su mensaje … fue leído el …", which it sends with no In-Reply-To).
+ * a receipt's own text (Outlook's "Su mensaje … fue leído el …", which it sends with no In-Reply-To). Never when the
+ * words ask something ({@link asksBesideReceipt}): a customer's subject may begin "Lu :" or "Read:".
  */
 function readReceiptDetail(mail: ClassifiableMail): string | undefined {
-  if (!mail.subject || !READ_RECEIPT_SUBJECT.test(mail.subject)) return undefined;
+  if (!mail.subject || !READ_RECEIPT_SUBJECT.test(mail.subject) || receiptSubjectAsks(mail)) return undefined;
   if (isReply(mail)) return `Subject: ${mail.subject}`;
   const notice = serviceNoticeIn(mail);
   return notice?.kind === 'read receipt' ? `Subject: ${mail.subject}, and the text says “${notice.evidence}”` : undefined;
+}
+
+/** Whether a mail under a read receipt's subject asks something: {@link ReplySignals.receiptSubjectAsks} when recorded, else read from the parsed mail. */
+function receiptSubjectAsks(mail: ClassifiableMail): boolean {
+  if (mail.receiptSubjectAsks) return true;
+  return mail.subject !== undefined && READ_RECEIPT_SUBJECT.test(mail.subject) && asksBesideReceipt(mail.question ?? mail.text ?? '');
 }
 
 /** The {@link ServiceNotice} recorded in the signals, else read from the parsed mail. */
@@ -734,14 +753,25 @@ const ABSENCE_NOTICE_PHRASES = new RegExp(
   'giu',
 );
 // Something asked of us, which no notice asks outside its own phrasings: a request or an imperative, in each language.
-const ABSENCE_REQUEST =
-  /ください|下さい|お願い|願います|いただけ(?:ます|ません)か|頂け(?:ます|ません)か|(?:ほ|欲)しい|希望(?:します|です)|부탁|주세요|주십시오|주시기|바랍니다|请|請|麻烦|麻煩|帮我|幫我|\b(?:please|pls|plz|kindly|could you|can you|would you|will you|we need|i need|we would like|i would like|i'd like|we'd like|i want|we want)\b|\bbitte\b|\bveuillez\b|\bmerci de\b|s'il vous pla[iî]t|\bpor favor\b|\bnecesito\b|\bbrauche\b/iu;
+const ABSENCE_REQUEST = new RegExp(
+  [
+    String.raw`ください|下さい|お願い|願います|いただけ(?:ます|ません)か|頂け(?:ます|ません)か|(?:ほ|欲)しい|希望(?:します|です)|부탁|주세요|주십시오|주시기|바랍니다|请|請|麻烦|麻煩|帮我|幫我`,
+    String.raw`\b(?:please|pls|plz|kindly|could you|can you|would you|will you|we need|i need|we would like|i would like|i'd like|we'd like|i want|we want)\b|\bbitte\b|\bveuillez\b|\bmerci de\b|s'il vous pla[iî]t|\bpor favor\b|\bnecesito\b|\bbrauche\b`,
+    ...MORE_ABSENCE_REQUEST,
+  ].join('|'),
+  'iu',
+);
 // Greetings, thanks for the mail and closings a notice writes in the languages beside Japanese and English, whose own
 // are the acknowledgement lists'.
 const ABSENCE_COURTESY =
   /^(?:bonjour|bonsoir|hallo|guten tag|sehr geehrte damen und herren|hola|buenos d[ií]as|estimad[oa]s?(?: \p{L}+)?)$|^(?:thank you|thanks|vielen dank|danke|merci|gracias)(?: (?:for|f[üu]r|pour|por) (?:your|ihre|votre|su) (?:e-?mail|message|nachricht|courriel|mensaje|correo))?$|^(?:cordialement|bien cordialement|mit freundlichen gr[üu](?:ß|ss)en|viele gr[üu](?:ß|ss)e|beste gr[üu](?:ß|ss)e|saludos|un saludo|atentamente)$|^(?:感谢您的(?:来信|邮件)|感謝您的(?:來信|郵件))$|^(?:メール|ご連絡)(?:を)?(?:いただき)?ありがとうございます$/u;
 // What only a customer writes: the trouble they are in. An autoresponder's sentence never names an error.
-const CUSTOMER_TROUBLE = /エラー|文字化け|不具合|\b(?:error|errors|fails?|failed|failing|broken|bug|garbled|crash(?:es|ed)?|still)\b|오류|에러|깨지|깨집|错误|錯誤|报错|乱码|亂碼|erreur|fehler/iu;
+const CUSTOMER_TROUBLE = new RegExp(
+  [String.raw`エラー|文字化け|不具合|\b(?:error|errors|fails?|failed|failing|broken|bug|garbled|crash(?:es|ed)?|still)\b|오류|에러|깨지|깨집|错误|錯誤|报错|乱码|亂碼|erreur|fehler`, ...MORE_CUSTOMER_TROUBLE].join('|'),
+  'iu',
+);
+// The away phrases, to take them all out of a Thai line ({@link saysMoreThanThaiNotice}).
+const ABSENCE_ALL = new RegExp(ABSENCE.source, 'giu');
 // A line of CJK text that says something rather than names someone: a pronoun, an object particle, a verb's ending, or
 // what a customer asks to have done (解約, 환불, 取消).
 const CJK_SENTENCE =
@@ -773,7 +803,7 @@ export function absenceNoticeOf(mail: Pick<ClassifiableMail, 'question' | 'absen
   if (words === '' || words.length > MAX_ABSENCE_NOTICE_CHARS) return undefined;
   const text = words.replace(LINK, ' ').replace(/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu, ' ');
   // Every mail is read at ingest: one look for an away phrase anywhere spares the others the sentence-by-sentence pass.
-  if (/[?？]/u.test(text) || CUSTOMER_TROUBLE.test(text) || !ABSENCE.test(text.normalize('NFKC'))) return undefined;
+  if (/[?？]/u.test(text) || CUSTOMER_TROUBLE.test(text.normalize('NFKC')) || !ABSENCE.test(text.normalize('NFKC'))) return undefined;
   const names = nameWordsOf(mail.from?.name);
   for (const word of localPart(mail.from?.address ?? '').toLowerCase().split(/[._+-]/u)) if (word.length >= 3) names.add(word);
   const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
@@ -785,7 +815,8 @@ export function absenceNoticeOf(mail: Pick<ClassifiableMail, 'question' | 'absen
       if (!/[\p{L}]/u.test(phrase) || isNoticeCourtesy(phrase, names)) continue;
       const rest = sentence.replace(ABSENCE_NOTICE_PHRASES, ' ');
       const absent = ABSENCE.test(sentence);
-      const notice = (absent || rest !== sentence) && !ABSENCE_PAST.test(sentence) && !ABSENCE_REQUEST.test(rest);
+      // Thai writes no sentence marks: a line is read as a notice only when it holds almost nothing else.
+      const notice = (absent || rest !== sentence) && !ABSENCE_PAST.test(sentence) && !ABSENCE_REQUEST.test(rest) && !saysMoreThanThaiNotice(rest, ABSENCE_ALL);
       if (notice) away ||= absent;
       else if (unread < 0) unread = at;
     }
@@ -1807,17 +1838,22 @@ function unconfiguredOwnListDetail(mail: ClassifiableMail, mailboxes: OwnMailbox
 // The List-* fields whose URLs a group service writes with the group's own address in the path.
 const LIST_URL_HEADERS: ReadonlyArray<readonly [name: string, label: string]> = LIST_HEADERS.filter(([name]) => name.startsWith('list-') && name !== 'list-id');
 
+// Where Microsoft 365 groups' List-* URLs point: Outlook on the web's groups, worldwide and in the national clouds.
+const M365_GROUPS_URL = /^https:\/\/(?:outlook\.office365\.com|outlook\.office\.com|outlook\.office365\.us|outlook\.office\.de|partner\.outlook\.cn)\/groups\//iu;
+
 /**
- * Our own address (MAIL_FROM, SUPPORT_ADDRESSES, a group's) named as a whole segment of the path of an http(s) URL in a
- * List-* field, and the field: Microsoft 365 groups write
+ * Our own address (MAIL_FROM, SUPPORT_ADDRESSES, a group's) named as a whole segment of the path of a Microsoft 365
+ * groups URL ({@link M365_GROUPS_URL}) in a List-* field, and the field: Microsoft 365 groups write
  * `List-Unsubscribe: <https://outlook.office365.com/groups/<domain>/<group address>/unsubscribe/…>`. Only the path: a
- * newsletter's unsubscribe URL names its subscriber (us) in its query (`?email=support@…`).
+ * newsletter's unsubscribe URL names its subscriber (us) in its query (`?email=support@…`), and a mass-mailing
+ * service's in its path as well (`/unsubscribe/support@…/7f3a`), so no other host counts.
  */
 function ownAddressInListUrl(mail: ClassifiableMail, mailboxes: OwnMailboxes): { header: string; address: string } | undefined {
   const isOurs = ownMatcher(mailboxes);
   for (const [name, label] of LIST_URL_HEADERS) {
     for (const value of values(mail, name)) {
       for (const [, url] of value.matchAll(/<(https?:\/\/[^>\s]{1,2000})>/giu)) {
+        if (!M365_GROUPS_URL.test(url!)) continue;
         const path = url!.replace(/^https?:\/\/[^/]*/iu, '').split(/[?#]/u)[0] ?? '';
         for (const segment of path.split('/')) {
           let address = segment;
@@ -2856,6 +2892,13 @@ interface AuthenticationReading {
 
 // A result element: the method, its result, and what follows (properties, a reason).
 const RESULT_ELEMENT = /^\s*([\w.-]+)\s*=\s*([\w-]+)(.*)$/s;
+// An element of a domain name alone: Exchange Online's 2019-21 form writes the tenant's domain after a result
+// (`smtp.mailfrom=163.com; contoso.onmicrosoft.com; dkim=…`). It says nothing; any other element that is no result
+// (two words, a quote, a parenthesis) may be the sender's text and leaves the field unreadable.
+const BARE_DOMAIN_ELEMENT = /^\s*[a-z\d-]+(?:\.[a-z\d-]+)*\.[a-z]{2,}\.?\s*$/iu;
+// The identities an spf result may name beside the envelope sender's, each checked once at most: the HELO name
+// (Stalwart's EHLO check) and the purported responsible address (Cisco Secure Email writes `spf=None smtp.pra=…`).
+const SPF_OTHER_IDENTITIES = ['smtp.helo', 'smtp.pra'] as const;
 // The methods of which a field holds one result: a second, or one inside a comment or quoted string, is the sender's.
 const SINGLE_RESULT_METHODS = ['dmarc', 'spf'] as const;
 
@@ -2869,7 +2912,7 @@ function readAuthenticationResults(field: string): AuthenticationReading {
   const results: AuthenticationResult[] = [];
   let unreadable = unpairedSyntax(field);
   for (const resinfo of resultElements(field)) {
-    if (/^\s*(?:none\s*)?$/i.test(resinfo)) continue;
+    if (/^\s*(?:none\s*)?$/i.test(resinfo) || BARE_DOMAIN_ELEMENT.test(resinfo)) continue;
     const match = RESULT_ELEMENT.exec(resinfo);
     if (!match) {
       unreadable ??= 'an element that is no result';
@@ -2889,17 +2932,26 @@ function readAuthenticationResults(field: string): AuthenticationReading {
     results.push({ method: match[1]!.toLowerCase(), result: match[2]!.toLowerCase(), properties: rest.replace(/\s+/g, ' ').trim().slice(0, MAX_RESULT_CHARS), props });
   }
   for (const method of SINGLE_RESULT_METHODS) {
-    // An spf result for the HELO name beside the one for the envelope sender is no second verdict on the same
-    // identity: Stalwart, with its EHLO check on, writes both (`spf=pass smtp.helo=…` and `spf=pass smtp.mailfrom=…`).
+    // An spf result for the HELO name or the PRA beside the one for the envelope sender is no second verdict on the
+    // same identity: Stalwart writes `spf=… smtp.helo=…` beside `spf=… smtp.mailfrom=…`, Cisco Secure Email both and
+    // `spf=… smtp.pra=…`. Two for one identity are one too many.
     const ofMethod = results.filter((r) => r.method === method);
-    const helo = method === 'spf' ? ofMethod.filter((r) => r.props.has('smtp.helo') && !r.props.has('smtp.mailfrom')) : [];
-    if (ofMethod.length - helo.length > 1 || helo.length > 1) unreadable ??= `more than one ${method} result`;
+    const others = method === 'spf' ? SPF_OTHER_IDENTITIES.map((identity) => ofMethod.filter((r) => otherSpfIdentityOf(r) === identity).length) : [];
+    const envelope = ofMethod.length - others.reduce((sum, count) => sum + count, 0);
+    if (envelope > 1 || others.some((count) => count > 1)) unreadable ??= `more than one ${method} result`;
   }
   for (const hidden of field.matchAll(/;\s*(dmarc|spf)\s*=\s*fail\b/gi)) {
     const method = hidden[1]!.toLowerCase();
     if (!results.some((r) => r.method === method && r.result === 'fail')) unreadable ??= `a ${method}=fail inside a comment or quoted string`;
   }
   return unreadable === undefined ? { results } : { results, unreadable };
+}
+
+/** The identity other than the envelope sender's that an spf result alone names ({@link SPF_OTHER_IDENTITIES}), or undefined. */
+function otherSpfIdentityOf(result: AuthenticationResult): (typeof SPF_OTHER_IDENTITIES)[number] | undefined {
+  if (result.props.has('smtp.mailfrom')) return undefined;
+  const named = SPF_OTHER_IDENTITIES.filter((identity) => result.props.has(identity));
+  return named.length === 1 ? named[0] : undefined;
 }
 
 /**
@@ -3102,7 +3154,9 @@ export function forgedSenderDetail(mail: ClassifiableMail, mailboxes: OwnMailbox
   const { results, unreadable } = readAuthenticationResults(topmost);
   // Fail closed: what the sender's text hides may be a dmarc=fail, and what it adds a pass.
   if (unreadable) return `something that could not be read unambiguously (${unreadable}): text the sender chose may hide its verdict`;
-  const first = (method: string): AuthenticationResult | undefined => results.find((r) => r.method === method);
+  // The envelope sender's spf result, not one for the HELO name or the PRA written before it.
+  const first = (method: string): AuthenticationResult | undefined =>
+    results.find((r) => r.method === method && (method !== 'spf' || otherSpfIdentityOf(r) === undefined)) ?? results.find((r) => r.method === method);
   const failed = [...SENDER_CHECKS].find((method) => first(method)?.result === 'fail');
   if (failed && !(failed === 'spf' && first('dmarc')?.result === 'pass') && !(failed === 'dmarc' && groupSealedDmarcPass(mail, mailboxes, topmost))) {
     const { properties } = first(failed)!;

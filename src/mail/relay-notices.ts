@@ -39,6 +39,10 @@ const PHONE_BODY =
 const PHONE_SERVICE_DOMAINS = ['ringcentral.com', 'efax.com', 'j2.com', 'myfax.com', 'metrofax.com', 'faximo.jp', 'dialpad.com', '8x8.com', 'vonage.com', 'nextiva.com', 'aircall.io', 'grasshopper.com', 'ooma.com', 'fax.plus', 'sfax.com'];
 // The voicemail sender of Google Voice (google.com sends much else).
 const PHONE_SERVICE_MAILBOXES = ['voice-noreply@google.com', 'voice-noreply@voice.google.com'];
+// The local part of a phone system's or fax machine's own mailbox (voicemail@, pbx@, fax-server@), no person's.
+const PHONE_MACHINE_LOCAL_PART = /^(?:voice-?mail|vmail|vm|pbx|ipbx|fax|efax|ifax|fax-?server|fax-?mail|telephony|voice)(?:$|[-_.+\d])/iu;
+// A fax as its machine attaches it: TIFF or the G3 fax type, or a file named as one.
+const FAX_IMAGE = /^image\/(?:tiff|g3fax)$|^application\/(?:x-)?fax$/iu;
 
 // A marketplace's or shop system's notice that a buyer asked something: 「お客様から新しいお問い合わせが届きました」,
 // 「お客様から商品に関する質問が届きました」, 「お問い合わせがありました」, "You have a new message from a buyer".
@@ -49,8 +53,11 @@ const INQUIRY_ARRIVED =
 /**
  * A voicemail or fax notice, a marketplace's notice of a buyer's inquiry, or a read receipt's text, or undefined.
  * `machineSender` says whether the sender is a no-reply mailbox (the caller knows its rules). A voicemail or fax
- * notice needs two signs: its subject's or body's notice shape ({@link PHONE_SUBJECT}, {@link PHONE_BODY}), and the
- * other shape, a telephony service's address, a no-reply sender or the recording attached (audio/*).
+ * notice needs two signs: its subject's or body's notice shape ({@link PHONE_SUBJECT}, {@link PHONE_BODY}), and a
+ * machine's: a telephony service's address, a no-reply sender, the recording (audio/*) or the fax ({@link FAX_IMAGE})
+ * attached. Both shapes stand for a machine's sign only from a phone system's own mailbox
+ * ({@link PHONE_MACHINE_LOCAL_PART}): a person writes 「FAX受信しましたが…」 or forwards a voicemail notice to ask
+ * about it.
  * A marketplace inquiry needs a no-reply sender and the words that an inquiry arrived ({@link INQUIRY_ARRIVED}).
  */
 export function serviceNoticeOf(mail: NoticeMail, machineSender: boolean): ServiceNotice | undefined {
@@ -60,10 +67,11 @@ export function serviceNoticeOf(mail: NoticeMail, machineSender: boolean): Servi
   const bodyShape = PHONE_BODY.exec(text)?.[0]?.trim();
   const address = mail.from?.address.toLowerCase() ?? '';
   const service = PHONE_SERVICE_MAILBOXES.includes(address) || PHONE_SERVICE_DOMAINS.some((domain) => address.endsWith(`@${domain}`) || address.endsWith(`.${domain}`));
-  // The recording itself; a PDF or TIFF beside fax words may as well be a customer's scan.
-  const recording = (mail.attachments ?? []).some(({ contentType }) => /^audio\//iu.test(contentType));
+  // The recording or the fax image itself; a PDF beside fax words may as well be a customer's scan.
+  const recording = (mail.attachments ?? []).some(({ contentType }) => /^audio\//iu.test(contentType) || FAX_IMAGE.test(contentType));
   const machine = service || machineSender || recording;
-  if ((subjectShape && bodyShape) || ((subjectShape || bodyShape) && machine)) return { kind: 'voicemail/fax', evidence: (subjectShape ? subject : bodyShape!).slice(0, 120) };
+  const phoneMailbox = PHONE_MACHINE_LOCAL_PART.test(address.slice(0, address.lastIndexOf('@')));
+  if ((subjectShape && bodyShape && phoneMailbox) || ((subjectShape || bodyShape) && machine)) return { kind: 'voicemail/fax', evidence: (subjectShape ? subject : bodyShape!).slice(0, 120) };
   const receipt = readReceiptTextOf(text);
   if (receipt) return { kind: 'read receipt', evidence: receipt };
   const inquiry = machineSender ? (INQUIRY_ARRIVED.exec(text) ?? INQUIRY_ARRIVED.exec(subject))?.[0] : undefined;
@@ -88,11 +96,21 @@ const READ_RECEIPT_OPENING = /^\s*(?:your message|su mensaje|sua mensagem|ihre n
 const READ_RECEIPT_READ =
   /^\s*(?:was read on|fue leído el|foi lid[ao] (?:em|a)|wurde am .{1,80} gelesen|a été lu le|è stato letto (?:il|in data)|is gelezen op)\b/imu;
 const MAX_READ_RECEIPT_CHARS = 800;
+// The receipt's line naming the subject of the mail that was read, which may ask ("Asunto: Re: ¿Cómo exporto?").
+const RECEIPT_SUBJECT_LINE = /^\s*(?:subject|asunto|assunto|betreff|objet|oggetto|onderwerp|ämne|主题|主題|제목|件名)\s*[:：].*$/gimu;
 
 /** The read line of an Outlook read receipt's text ({@link READ_RECEIPT_OPENING}, {@link READ_RECEIPT_READ}), or undefined. */
 function readReceiptTextOf(text: string): string | undefined {
-  if (text.length > MAX_READ_RECEIPT_CHARS || !READ_RECEIPT_OPENING.test(text)) return undefined;
+  if (text.length > MAX_READ_RECEIPT_CHARS || !READ_RECEIPT_OPENING.test(text) || asksBesideReceipt(text)) return undefined;
   return READ_RECEIPT_READ.exec(text)?.[0]?.trim();
+}
+
+/**
+ * Whether a mail under a read-receipt subject asks something: a `?`, `？` or `¿` outside the receipt's own subject line
+ * ({@link RECEIPT_SUBJECT_LINE}). No receipt asks; a customer whose subject begins "Lu :" may.
+ */
+export function asksBesideReceipt(text: string): boolean {
+  return /[?？¿]/u.test(text.replace(RECEIPT_SUBJECT_LINE, ''));
 }
 
 /**
@@ -121,9 +139,53 @@ export const MORE_ABSENCE = [
  * (จนถึงวันที่).
  */
 export const MORE_ABSENCE_NOTICE_PHRASES = [
-  String.raw`sẽ (?:trả lời|phản hồi|liên hệ lại)[^.]{0,30}?khi (?:quay lại|trở lại|trở về)|(?:trường hợp|nếu có (?:việc|vấn đề)) (?:khẩn cấp|gấp)[, ]*(?:xin )?(?:vui lòng )?liên hệ[^.]{0,60}`,
-  String.raw`(?:หากมี|ถ้ามี|กรณี)เรื่อง(?:ด่วน|เร่งด่วน)(?:กรุณา|โปรด)?ติดต่อ[^\n]{0,60}|จนถึงวันที่[^\n]{0,40}`.normalize('NFKC'),
+  String.raw`sẽ (?:trả lời|phản hồi|liên hệ lại)[^.]{0,30}?khi (?:quay lại|trở lại|trở về)|(?:trường hợp|nếu có (?:việc|vấn đề)) (?:khẩn cấp|gấp)[, ]*(?:xin )?(?:vui lòng )?liên hệ`.normalize('NFKC'),
+  String.raw`(?:หากมี|ถ้ามี|กรณี)เรื่อง(?:ด่วน|เร่งด่วน)(?:กรุณา|โปรด)?ติดต่อ|จนถึงวันที่|ตั้งแต่วันที่`.normalize('NFKC'),
 ];
+
+/**
+ * Something asked of us in Vietnamese and Thai, which an out-of-office notice never asks outside its own phrasings:
+ * please (vui lòng, làm ơn, xin, nhờ, giúp), cancel (hủy), when / how (khi nào, bao giờ, làm sao, thế nào), not yet or
+ * a question's closing particle (chưa, a sentence ending không); กรุณา, รบกวน, ช่วย, โปรด (please), ต้องการ, อยาก
+ * (want), ยกเลิก (cancel), ไหม, มั้ย, หรือไม่, หรือเปล่า (question particles), เมื่อไร, อย่างไร, ยังไง (when, how),
+ * ยังไม่ (not yet). Vietnamese words are read between letters (`\b` knows no ư or ơ); Thai writes no spaces. `xin` is
+ * not the one of xin chào (hello), xin cảm ơn (thank you) or xin lỗi (sorry).
+ */
+export const MORE_ABSENCE_REQUEST = [
+  String.raw`(?<!\p{L})(?:vui lòng|làm ơn|xin(?! chào| cảm ơn| cám ơn| lỗi)|nhờ|giúp|hủy|khi nào|bao giờ|làm sao|thế nào|chưa)(?!\p{L})|(?<!\p{L})không\s*$`.normalize('NFKC'),
+  String.raw`กรุณา|รบกวน|ช่วย|โปรด|ต้องการ|อยาก|ยกเลิก|ไหม|มั้ย|หรือไม่|หรือเปล่า|เมื่อไร|เมื่อไหร่|อย่างไร|ยังไง|ยังไม่`.normalize('NFKC'),
+];
+
+/**
+ * The trouble a customer names in Vietnamese and Thai, which no notice writes: lỗi (error; not xin lỗi, sorry),
+ * không được, không thể (cannot; not "cannot read email" of a notice); ไม่ได้ (cannot), ผิดพลาด (error), ปัญหา (problem).
+ */
+export const MORE_CUSTOMER_TROUBLE = [
+  String.raw`(?<!xin )(?<!\p{L})lỗi(?!\p{L})|(?<!\p{L})không được(?!\p{L})|(?<!\p{L})không thể(?! (?:trả lời|kiểm tra|đọc|truy cập|phản hồi) (?:email|e-mail|thư))(?!\p{L})`.normalize('NFKC'),
+  String.raw`ไม่ได้|ผิดพลาด|ปัญหา`.normalize('NFKC'),
+];
+
+// What a Thai notice line holds beside its absence and notice phrases: who (ผม, ดิฉัน…), now (ขณะนี้, ตอนนี้…), the
+// dates (months, ถึง "to", พ.ศ.), the colleague to contact (คุณ and a name before a space), polite particles and
+// thanks. Thai writes no sentence marks, so a line is one sentence: what is left once these are taken out is the
+// writer's own, and a notice leaves almost nothing.
+const THAI_NOTICE_FILLER = new RegExp(
+  String.raw`ขณะนี้|ตอนนี้|ปัจจุบัน|ช่วงนี้|สัปดาห์นี้|วันนี้|กระผม|ผม|ดิฉัน|ฉัน|เรา|ถึง|และ|พ\.ศ\.|คุณ[\p{Script=Thai}]{1,15}(?=\s|$)|มกราคม|กุมภาพันธ์|มีนาคม|เมษายน|พฤษภาคม|มิถุนายน|กรกฎาคม|สิงหาคม|กันยายน|ตุลาคม|พฤศจิกายน|ธันวาคม|ครับ|ค่ะ|นะ|ขอบคุณ`.normalize('NFKC'),
+  'gu',
+);
+// The most Thai letters a notice line may keep beyond its phrases and {@link THAI_NOTICE_FILLER}.
+const MAX_THAI_NOTICE_LEFTOVER = 3;
+
+/**
+ * Whether a line of Thai says more than a notice: what is left of `rest` (the line without its notice phrases) once
+ * the absence (`absence`, global) and {@link THAI_NOTICE_FILLER} are taken out holds more than
+ * {@link MAX_THAI_NOTICE_LEFTOVER} Thai letters. False for text without Thai.
+ */
+export function saysMoreThanThaiNotice(rest: string, absence: RegExp): boolean {
+  if (!/\p{Script=Thai}/u.test(rest)) return false;
+  const left = rest.replace(absence, ' ').replace(THAI_NOTICE_FILLER, ' ').replace(/[^\p{Script=Thai}]/gu, '');
+  return left.length > MAX_THAI_NOTICE_LEFTOVER;
+}
 
 /**
  * Thanks and acknowledgements in es/de/pt/fr/vi/th, each whole phrase (read as the Japanese and English lists are, in
@@ -144,8 +206,8 @@ export const MORE_ACKNOWLEDGING_PHRASES: readonly RegExp[] = [
   /^(?:c'est (?:réglé|bon|parfait)|ça (?:marche|fonctionne)(?: maintenant)?|cela fonctionne(?: maintenant)?|(?:problème )?résolu|parfait|compris|entendu)$/u,
   // vi: cảm ơn bạn nhiều, xin cảm ơn, mình làm được rồi ạ, được rồi
   new RegExp(String.raw`^(?:xin )?(?:cảm ơn|cám ơn)(?: (?:bạn|anh|chị|em|các bạn|anh chị|nhiều|rất nhiều|nhé|ạ))*$|^(?:mình|tôi|em|anh|chị) (?:đã )?làm được rồi(?: (?:ạ|nhé|nha))?$|^(?:đã )?(?:được|ổn|xong) rồi(?: (?:ạ|nhé))?$`.normalize('NFKC'), 'u'),
-  // th: ขอบคุณมากครับ, ขอบคุณค่ะ, ทำได้แล้วครับ, ใช้ได้แล้วค่ะ
-  new RegExp(String.raw`^ขอบคุณ(?:มาก|มากๆ|มาก ๆ|ครับ|ค่ะ|คะ|นะ|ค่า| )*$|^(?:ทำได้แล้ว|ใช้ได้แล้ว|แก้ได้แล้ว|เรียบร้อยแล้ว)(?:ครับ|ค่ะ|คะ|นะ| )*$`.normalize('NFKC'), 'u'),
+  // th: ขอบคุณมากครับ, ขอบคุณค่ะ, ทำได้แล้วครับ, ใช้ได้แล้วค่ะ; never คะ, the particle that ends a question
+  new RegExp(String.raw`^ขอบคุณ(?:มาก|มากๆ|มาก ๆ|ครับ|ค่ะ|นะ|ค่า| )*$|^(?:ทำได้แล้ว|ใช้ได้แล้ว|แก้ได้แล้ว|เรียบร้อยแล้ว)(?:ครับ|ค่ะ|นะ| )*$`.normalize('NFKC'), 'u'),
 ];
 
 /** Greetings and closings in es/de/pt/fr/vi/th: allowed beside a thanks, never enough alone. */

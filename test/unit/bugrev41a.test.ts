@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { parseInboundMail } from '../../src/mail/parse.js';
+import { ticketInputForMail } from '../../src/mail/ingest.js';
+import { newTicket } from '../../src/tickets/ticket.js';
+import {
+  decideReply,
+  hasQuestion,
+  ignoreReasonText,
+  listCopyReviewReason,
+  noQuestionReason,
+  outrankedBySenderVerification,
+  ownMailboxesOf,
+  parkBeforeAgentReason,
+  replySignalHeaders,
+  senderVerificationOf,
+} from '../../src/mail/classify.js';
+
+// Bug review 41a (tmp/bugrev41a/REPORT.md) of the audit-7 decisions: words that silenced or parked a customer's real
+// mail. Out-of-office words in Vietnamese and Thai beside a request, a Thai question particle read as thanks, a
+// localized read-receipt prefix over a question, and voicemail/fax and own-group list rules that parked a customer's
+// or a newsletter's mail. Each row is taken the poller's way and then through the agent worker's checks, as
+// test/unit/mail-audit7-decisions.test.ts does.
+
+const SUPPORT = 'support@helpdesk.example.jp';
+const config = parseConfig({ ...process.env, MAIL_FROM: `XYZ Support <${SUPPORT}>`, SUPPORT_ADDRESSES: SUPPORT, OPENAI_API_KEY: 'x' }, { groups: [] as never });
+const mailboxes = ownMailboxesOf(config);
+const OUR_ID = '<3f2b9c1e-7a4d@helpdesk.example.jp>';
+
+interface RawMail {
+  from: string;
+  subject: string;
+  body: string;
+  headers?: string[];
+  reply?: boolean;
+  attachment?: [type: string, name: string];
+}
+
+const encoded = (text: string) => (/^[\x20-\x7e]*$/.test(text) ? text : `=?UTF-8?B?${Buffer.from(text).toString('base64')}?=`);
+
+/** A raw mail to the support address, UTF-8 text, optionally with one attachment. */
+function raw({ from, subject, body, headers = [], reply = false, attachment }: RawMail): Buffer {
+  const text = ['Content-Type: text/plain; charset=UTF-8', 'Content-Transfer-Encoding: base64', '', Buffer.from(body.replace(/\n/g, '\r\n')).toString('base64')];
+  const content = attachment
+    ? ['Content-Type: multipart/mixed; boundary="b0"', '', '--b0', ...text, '--b0', `Content-Type: ${attachment[0]}; name="${attachment[1]}"`, `Content-Disposition: attachment; filename="${attachment[1]}"`, 'Content-Transfer-Encoding: base64', '', Buffer.from('abcdabcd').toString('base64'), '--b0--']
+    : text;
+  return Buffer.from(
+    [`From: ${from}`, `To: XYZ Support <${SUPPORT}>`, `Subject: ${encoded(subject)}`, 'Date: Wed, 25 Nov 2026 14:06:11 +0900', 'Message-ID: <m1@sender.example>', ...(reply ? [`In-Reply-To: ${OUR_ID}`, `References: ${OUR_ID}`] : []), ...headers, 'MIME-Version: 1.0', ...content, ''].join('\r\n'),
+  );
+}
+
+/** What the poller and the agent worker's checks before the agent decide: `ignore …`, `park …` or `answer`. */
+async function decisionOf(mail: RawMail | Buffer): Promise<string> {
+  const bytes = Buffer.isBuffer(mail) ? mail : raw(mail);
+  const parsed = await parseInboundMail(bytes, { maxBytes: config.MAX_EMAIL_BYTES, extraHeaders: replySignalHeaders(config) });
+  const ticket = newTicket(ticketInputForMail(parsed, bytes, { rawRef: 'x', mailboxes }));
+  if (ticket.state === 'parked') return `park ${ticket.reason}`;
+  const signals = { ...(ticket.replySignals ?? parsed), subject: ticket.subject, inReplyTo: ticket.inReplyTo, references: ticket.references };
+  const decision = decideReply(signals, mailboxes);
+  const verification = outrankedBySenderVerification(decision) ? senderVerificationOf({ ...signals, question: ticket.question }, mailboxes) : undefined;
+  if (verification) return `park sender verification ${verification.detail}`;
+  if (!decision.answer) return `ignore ${ignoreReasonText(decision)}`;
+  const listCopy = listCopyReviewReason(signals, mailboxes);
+  if (listCopy) return `park ${listCopy}`;
+  if (ticket.unreadable) return `park ${ticket.unreadable}`;
+  if (!hasQuestion(ticket)) return `park ${noQuestionReason(ticket.question)}`;
+  const held = parkBeforeAgentReason({ ...signals, question: ticket.question }, config);
+  return held ? `park ${held}` : 'answer';
+}
+
+const sample = (name: string) => readFileSync(new URL(`../fixtures/mail/audit7/${name}`, import.meta.url));
+
+describe('a request beside Vietnamese or Thai away words is answered (review 41a finding 1)', () => {
+  const customer = (body: string): RawMail => ({ from: 'Customer <cust@client.example.vn>', subject: 'Re: Báo giá / ใบเสนอราคา', body, reply: true });
+  it.each<[string, string]>([
+    ['vi: on a trip next week, so please (nhờ) send the quote before Friday', 'Chào anh,\n\nTôi sẽ đi công tác tuần sau nên nhờ anh gửi báo giá trước thứ Sáu.\n\nTrân trọng,\nNguyễn Văn An'],
+    ['vi: on leave from tomorrow, please (vui lòng) send the invoice', 'Tôi sẽ nghỉ phép từ ngày mai, vui lòng gửi hóa đơn cho kế toán của chúng tôi'],
+    ['vi: on a trip; when (khi nào) will my order arrive, no question mark', 'Tôi đang đi công tác, khi nào đơn hàng của tôi được giao'],
+    ['vi: not in the office; cancel (giúp) order 123 for me', 'Hiện tôi không có mặt tại văn phòng, hủy giúp tôi đơn hàng 123'],
+    ['th: on vacation next week, please (รบกวน) send the quote before Friday', 'ผมจะลาพักร้อนสัปดาห์หน้า รบกวนส่งใบเสนอราคาก่อนวันศุกร์ครับ'],
+    ['th: not at the office; the invoice has not (ยังไม่) arrived', 'ตอนนี้ดิฉันไม่อยู่ที่สำนักงาน ใบแจ้งหนี้เดือนนี้ยังไม่ได้รับเลยค่ะ'],
+    ['th: abroad next month, want (ต้องการ) to change the delivery address', 'ผมจะเดินทางไปต่างประเทศเดือนหน้า ต้องการเปลี่ยนที่อยู่จัดส่งเป็นที่อยู่ใหม่ครับ'],
+    ['th: on vacation until the 10th, please (กรุณา) cancel my subscription', 'ดิฉันลาพักร้อนจนถึงวันที่ 10 กรุณายกเลิกการสมัครสมาชิกของดิฉันด้วยค่ะ'],
+    ['th: away this week, the report is wrong, no request word', 'ผมไม่อยู่ที่สำนักงานสัปดาห์นี้ รายงานยอดขายเดือนตุลาคมแสดงตัวเลขซ้ำกันสองครั้ง'],
+    ['vi: on leave, and the export still has an error (lỗi)', 'Tôi đang nghỉ phép, nhưng xuất CSV vẫn bị lỗi font\n\nMinh'],
+  ])('%s', async (_what, body) => {
+    expect(await decisionOf(customer(body))).toBe('answer');
+  });
+
+  it.each<[string, string]>([
+    ['566-ooo-vi-headerless.eml', 'vi notice (566)'],
+    ['567-ooo-th-headerless.eml', 'th notice (567)'],
+  ])('the real notice %s is still ignored', async (file) => {
+    expect(await decisionOf(sample(file))).toMatch(/^ignore auto-reply/);
+  });
+});
+
+describe('a Thai question particle is no thanks (review 41a finding 5)', () => {
+  it('ขอบคุณค่ะ / เรียบร้อยแล้วคะ ("thanks — is it done?") is answered', async () => {
+    expect(await decisionOf({ from: '"Suda P." <suda@thaicorp.co.th>', subject: 'Re: ส่งออก CSV', body: 'ขอบคุณค่ะ\nเรียบร้อยแล้วคะ', reply: true })).toBe('answer');
+  });
+});
+
+describe('a localized read-receipt prefix over a question is no receipt (review 41a finding 6)', () => {
+  it.each<[string, RawMail]>([
+    ['fr Lu : on a reply that asks to resend the invoice', { from: 'C <c@client-firm.example>', subject: 'Lu : Re: Facture', body: 'Bonjour, pouvez-vous renvoyer la facture ?', reply: true }],
+    ['es Leído: over receipt-like lines and ¿…?', { from: 'C <c@client-firm.example>', subject: 'Leído: manual de usuario', body: 'Su mensaje\n\nfue leído el lunes por nuestro equipo. ¿Dónde está la sección 4?' }],
+  ])('%s', async (_what, mail) => {
+    expect(await decisionOf(mail)).toBe('answer');
+  });
+
+  it("guard: Outlook's receipt for our mail whose subject asks is still a receipt", async () => {
+    const body = 'Su mensaje\n\n  Para: Ana Pérez\n  Asunto: Re: ¿Cómo exporto el CSV?\n  Enviado: martes, 24 de noviembre de 2026 7:02:11 (UTC+01:00)\n\nfue leído el miércoles, 25 de noviembre de 2026 2:02:11 (UTC+01:00).';
+    expect(await decisionOf({ from: 'Ana Pérez <ana.perez.lopez@gmail.com>', subject: 'Leído: Re: ¿Cómo exporto el CSV?', body })).toMatch(/^ignore read receipt/);
+  });
+});
+
+describe('voicemail/fax words and our address in a List-* URL park only with a machine sign (review 41a finding 7)', () => {
+  it.each<[string, RawMail, RegExp]>([
+    ['a customer: your FAX arrived but page 2 is blank (subject and body say FAX受信)', { from: '田中 <tanaka@kensetsu-tanaka.co.jp>', subject: 'FAX受信しましたが2ページ目が白紙です', body: 'お世話になっております。\n本日御社からFAXを受信しましたが、2ページ目が白紙でした。\n再送していただけますでしょうか。\n\n田中' }, /^answer$/],
+    ['a customer forwards a voicemail notice and asks who called', { from: 'Bob <bob@acme-corp.example>', subject: 'Fwd: New voicemail from (415) 555-0132', body: 'Hi, we got this from your number but nobody is named. Who tried to reach us?\n\n---------- Forwarded message ---------\nYou have a new voice message from (415) 555-0132.\nTranscription: Hello this is support' }, /^answer$/],
+    ['a vendor newsletter whose List-Unsubscribe path names our address', { from: 'Vendor News <news@vendor-news.example>', subject: 'November product update', headers: [`List-Unsubscribe: <https://mailer.vendor-news.example/unsubscribe/${SUPPORT}/7f3a>`, 'List-Id: <monthly.vendor-news.example>', 'Precedence: bulk'], body: 'Our November update: new dashboards. Read more at https://vendor-news.example/blog' }, /^ignore list/],
+  ])('%s', async (_what, mail, expected) => {
+    expect(await decisionOf(mail)).toMatch(expected);
+  });
+
+  it.each<[string, RawMail | Buffer]>([
+    ["a PBX on our own domain with the recording attached (551)", sample('551-pbx-voicemail-ja-own-domain-wav.eml')],
+    ['a voicemail box (not a person) with both shapes', { from: 'PBX <voicemail@pbx.tanaka-office.example>', subject: '【留守番電話】新しいメッセージがあります（03-1234-5678）', body: '留守番電話に新しいメッセージがあります。\n\n発信者番号：03-1234-5678\n録音時間：0:35' }],
+    ["a person's address with the fax attached as TIFF", { from: '田中 <tanaka@kensetsu-tanaka.co.jp>', subject: 'FAX受信のお知らせ', body: 'FAXを受信しました。\n送信元FAX番号：0312345678', attachment: ['image/tiff', 'fax0001.tif'] }],
+  ])('guard, still parked: %s', async (_what, mail) => {
+    expect(await decisionOf(mail)).toMatch(/^park voicemail\/fax notice/);
+  });
+
+  it('guard: a Microsoft 365 group delivering a customer (572) is still parked', async () => {
+    expect(await decisionOf(sample('572-m365-group-delivery.eml'))).toMatch(/^park .*(?:our own|group)/);
+  });
+});
