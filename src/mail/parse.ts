@@ -610,23 +610,27 @@ const CJK_ATTRIBUTIONS: readonly RegExp[] = [
 // meet (a line of " schrieb" and spaces cost milliseconds).
 const LOCALIZED_ATTRIBUTION_END = String.raw`(?:(?:\sescribió|\sescreveu|\sa\s+écrit|\sha\s+scritto|\shet volgende geschreven|\sđã viết|\s?เขียนว่า)\s*|\s(?:schrieb|schreef)(?:\s[^:：]{0,300})?)[:：]\s*$`;
 
-// Attribution lines that introduce quoted history, English, Japanese, Korean, Chinese and the European, Vietnamese and
-// Thai client styles.
+// Attribution lines that introduce quoted history, English, Japanese, Korean and Chinese client styles.
 /** The attribution lines above a quoted original, as mail clients and our own replies write them. */
 export const QUOTE_HEADER_PATTERNS: readonly RegExp[] = [
   /^\s*On\s.{1,300}\swrote\s*:\s*$/i, // Gmail, Apple Mail, Thunderbird (en)
   /^.{1,300}\swrote\s*:\s*$/i, // "Name <addr> wrote:" (our own replies), "Name wrote:" (Thunderbird without date)
   new RegExp(String.raw`^(?:${ATTRIBUTION_ADDRESS}|${ATTRIBUTION_TIME}).{1,300}\swrites\s*:\s*$`, 'i'), // "Name <addr> writes:" (Gnus)
-  // "El lun, 3 mar 2025 a las 10:02, Name (<a@b>) escribió:", "Le lun. 3 mars 2025 à 10:02, Name <a@b> a écrit :". A
-  // customer writes the same verbs above what someone told them ("Mi jefe escribió:"), so, as for "writes:", the line
-  // names the writer's address or the mail's time.
-  new RegExp(String.raw`^(?:${ATTRIBUTION_ADDRESS}|${ATTRIBUTION_TIME}).{1,300}?${LOCALIZED_ATTRIBUTION_END}`, 'i'),
   /^.{0,300}書きました\s*[:：]\s*$/, // Thunderbird ja: "2024/01/15 10:00 に 山田 さんは書きました:"
   /^.{0,300}(?:のメール|のメッセージ)\s*[:：]\s*$/, // Apple Mail / iOS ja: "2024/01/15 10:00、山田 <a@b>のメール:"
   /^\s*\d{4}年\s*\d{1,2}月\s*\d{1,2}日.{0,300}[:：]\s*$/, // Gmail ja: "2024年1月15日(月) 10:00 山田 <a@b>:"
   ...CJK_ATTRIBUTIONS,
 ];
 export { REPLY_ORIGINAL_SEPARATOR };
+/**
+ * "El lun, 3 mar 2025 a las 10:02, Name (<a@b>) escribió:", "Le lun. 3 mars 2025 à 10:02, Name <a@b> a écrit :": the
+ * client's date opening, then the writer's address or the mail's time. A customer writes the same verbs above what
+ * someone told them (「Ayer a las 10:30 su técnico me escribió:」, bug review 41c), so such a line opens quoted history
+ * only above `>` lines ({@link quotedHistoryStart}), and is no attribution to any other reader.
+ */
+const LOCALIZED_ATTRIBUTION = new RegExp(
+  String.raw`^\s*(?:El|Em|Am|Le|Il|Op|Vào|เมื่อ)\s(?=.{0,40}?\d)(?:${ATTRIBUTION_ADDRESS}|${ATTRIBUTION_TIME}).{1,300}?${LOCALIZED_ATTRIBUTION_END}`,
+);
 // The words of a forward's separator: Gmail's in the user's language ("---------- Mensaje reenviado ---------"; mail
 // audit 7, 580/582: kept in the question above the English one we write), Thunderbird's and Japanese clients'.
 const FORWARDED_WORDS = String.raw`forwarded message|転送(?:された)?メッセージ|mensaje reenviado|mensagem encaminhada|weitergeleitete nachricht|message transf[ée]r[ée]|messaggio inoltrato|doorgestuurd bericht`;
@@ -681,12 +685,13 @@ const SERVICE_FOOTER = new RegExp(
     String.raw`Von meine[mr]\s.{1,40}\sgesendet`,
     // Outlook mobile's: "Get Outlook for Android", "Obtener Outlook para Android", 「Android 用 Outlook を入手」.
     String.raw`Get Outlook for\s.{1,40}`,
-    String.raw`Obtener Outlook para\s.{1,40}`,
-    String.raw`(?:Obter|Obtenha|Baixe|Baixar) o Outlook para\s.{1,40}`,
-    String.raw`Outlook für\s.{1,40}\sherunterladen`,
-    String.raw`Scarica Outlook per\s.{1,40}`,
-    String.raw`Outlook voor\s.{1,40}\sdownloaden`,
-    String.raw`[^、。?？]{1,40}用\s?(?:の\s?)?Outlook\s?を入手`,
+    // The localized ones name the platform, so a customer's 「Obtener Outlook para Android me da el error 0x80」 stays.
+    String.raw`Obtener Outlook para\s(?:Android|iOS)`,
+    String.raw`(?:Obter|Obtenha|Baixe|Baixar) o Outlook para\s(?:Android|iOS)`,
+    String.raw`Outlook für\s(?:Android|iOS)\sherunterladen`,
+    String.raw`Scarica Outlook per\s(?:Android|iOS)`,
+    String.raw`Outlook voor\s(?:Android|iOS)\sdownloaden`,
+    String.raw`(?:Android|iOS)\s?用\s?(?:の\s?)?Outlook\s?を入手`,
     String.raw`[^、。?？]{1,40}からの?送信(?:されました)?`, // 「iPhoneから送信」, Android's 「Android携帯からの送信」
     String.raw`送信元\s*[:：]\s*.{1,40}`,
     String.raw`发自我的.{1,40}`,
@@ -710,10 +715,25 @@ const MAX_SIGNATURE_LINES = 8;
 // group backtrack quadratically over a long run of spaces without a colon.
 const REPLY_OR_FORWARD_PREFIX = /^\s*(?:(?:re|fwd?|aw|wg|sv|vs|antw|tr|réf|rif|odp|返信|転送|回复|答复|转发|回覆|轉寄|회신|답장|전달)\s*(?:(?:\[\d+\]|\(\d+\))\s*)?[:：]\s*)+/i;
 
-// How an attribution a client may wrap starts: "On …", a date, or the localized openings ("El …", "Em …", "Am …", "Le …",
-// "Il giorno …", "Op …", "Vào …", 「เมื่อ …」) with the date soon after them: "Am I right that" over a line of the
-// customer's ending in "wrote:" is their sentence.
-const WRAPPED_ATTRIBUTION_START = /^\s*(?:On\s|\d{4}[年/-]|(?:El|Em|Am|Le|Il|Op|Vào|เมื่อ)\s(?=.{0,40}?\d))/i;
+/**
+ * The last line of a localized attribution ({@link LOCALIZED_ATTRIBUTION}) at `index`: that line, or the next one when
+ * the client wrapped it before the address and the line opens with the client's date (「El mar, 24 nov 2026 a las 15:02,
+ * XYZ Support (<」), never when the next line is an attribution of its own. Undefined when there is none.
+ */
+function localizedAttributionEnd(lines: string[], index: number): number | undefined {
+  const line = lines[index] ?? '';
+  if (LOCALIZED_ATTRIBUTION.test(line)) return index;
+  const next = lines[index + 1];
+  if (next === undefined || !LOCALIZED_WRAPPED_START.test(line) || isQuoteHeader(next, lines[index + 2]) || LOCALIZED_ATTRIBUTION.test(next)) return undefined;
+  return LOCALIZED_ATTRIBUTION.test(`${line.trimEnd()} ${next.trim()}`) ? index + 1 : undefined;
+}
+// A localized attribution's opening with its date right after it, a weekday's short name between ("El mar, 24",
+// "Am Mo., 3.", "Le lun. 3", "Vào Th 3,", "Il 24/11"), case as the clients write it: "Am I right that order 4512…" is
+// no date.
+const LOCALIZED_WRAPPED_START = /^\s*(?:El|Em|Am|Le|Il|Op|Vào|เมื่อ)\s(?:\p{L}{1,4}\.?,?\s)?\d/u;
+// How an attribution a client may wrap starts: "On …" or a date. Not the localized openings: "Am I right that order 4512
+// ships today?" joined with an attribution below it read as one (bug review 41c).
+const WRAPPED_ATTRIBUTION_START = /^\s*(?:On\s|\d{4}[年/-])/i;
 
 function isQuoteHeader(line: string, next: string | undefined): boolean {
   if (QUOTE_HEADER_PATTERNS.some((re) => re.test(line))) return true;
@@ -858,17 +878,20 @@ function quotedHistoryStart(lines: string[], recipients: readonly string[] = [])
     const line = lines[i] ?? '';
     if (line.trim() === '') continue;
     if (isOriginalMessageSeparator(lines, i, recipients) || BEGIN_FORWARDED.test(line) || isHeaderBlockStart(lines, i)) return i;
-    if (isQuoteHeader(line, lines[i + 1])) {
+    const localized = isQuoteHeader(line, lines[i + 1]) ? undefined : localizedAttributionEnd(lines, i);
+    if (localized !== undefined || isQuoteHeader(line, lines[i + 1])) {
       // A wrapped attribution ends on the next line.
-      const end = QUOTE_HEADER_PATTERNS.some((re) => re.test(line)) ? i : i + 1;
+      const end = localized ?? (QUOTE_HEADER_PATTERNS.some((re) => re.test(line)) ? i : i + 1);
       const next = lines.slice(end + 1).find((l) => l.trim() !== '');
       // Attribution followed by `>` lines: bottom-posted answers below the quote must survive, so only the
-      // attribution goes here and the quoted lines are dropped later. Otherwise everything below is history.
+      // attribution goes here and the quoted lines are dropped later. Otherwise everything below is history, but for
+      // a localized line ({@link LOCALIZED_ATTRIBUTION}), which without `>` lines below is the customer's own.
       if (next !== undefined && QUOTED_LINE.test(next)) {
         lines.fill('', i, end + 1);
         i = end;
         continue;
       }
+      if (localized !== undefined) continue;
       return i;
     }
   }
@@ -993,6 +1016,7 @@ function ownTextOf(
   recipients: readonly string[] = [],
   ourMailboxes: readonly string[] = recipients,
   reply: boolean = REPLY_OR_FORWARD_PREFIX.test(subject) && !FORWARD_SUBJECT.test(subject),
+  customer?: string,
 ): OwnText {
   let source = text.replace(/\r\n?/g, '\n');
   if (source.length > MAX_QUESTION_SOURCE_CHARS) {
@@ -1011,7 +1035,7 @@ function ownTextOf(
   let note = ownWords(all.slice(0, historyStart));
   if (!hasWords(note)) {
     // Bottom-posted: nothing above the history, so the customer may have written below it.
-    const below = noteBelowHistory(history, recipients);
+    const below = noteBelowHistory(history, recipients, customer);
     if (below) ({ note, history } = { note: below.note, history: history.slice(0, below.start) });
   }
   const forwarded = isForward(all[historyStart] ?? '', subject) || pointsAtHistory(note, history, recipients) ? forwardedMessage(history) : undefined;
@@ -1289,7 +1313,7 @@ function isFromRecipient(head: string[], recipients: readonly string[]): boolean
  * apart, and the history is read as before. Undefined too when that text is the last mail's own: the mail is from one
  * of `recipients` (ours, quoted in a reply to us) or the text reads as its signature.
  */
-function noteBelowHistory(history: string[], recipients: readonly string[]): { note: string; start: number } | undefined {
+function noteBelowHistory(history: string[], recipients: readonly string[], customer?: string): { note: string; start: number } | undefined {
   let lastBlock = -1;
   for (let i = 0; i < history.length; i++) {
     const line = history[i] ?? '';
@@ -1300,7 +1324,7 @@ function noteBelowHistory(history: string[], recipients: readonly string[]): { n
   while (body < history.length && isForwardHead(history[body] ?? '')) body += 1;
   const ours = isFromRecipient(history.slice(lastBlock, body), recipients);
   // Under a mail of ours only what follows its end can be the customer's: our reply may hold separators of its own.
-  const from = ours ? ourReplyEnd(history, body) : body;
+  const from = ours ? ourReplyEnd(history, body, customer) : body;
   if (from < 0) return undefined;
   let separator = -1;
   for (let i = history.length - 1; i >= from && separator < 0; i--) if (SEPARATOR_LINE.test(history[i] ?? '')) separator = i;
@@ -1327,15 +1351,18 @@ function noteFrom(history: string[], start: number): { note: string; start: numb
 
 /**
  * Where the customer's words may start below our own reply quoted without `>` marks (Outlook's 差出人 block over our
- * mail, audit 405/406), `body` being our reply's first line: after the first `>` quote under an attribution line in it,
- * the quote of the customer's own mail that compose-reply puts below every answer, or -1 when there is none, and the
- * mail is read as only the quote. Only that end: a line with our address or a separator may stand anywhere in our
- * answer or its footer (bug review 41b: 「下記までお問い合わせください。⏎XYZサポート⏎support@…」 mid-answer, a footer
- * under our signature, were read as the customer's), and a later `>` quote may be one the customer cites.
+ * mail, audit 405/406), `body` being our reply's first line: after the first `>` quote in it under an attribution
+ * line that names the `customer`'s address, the quote of their own mail that compose-reply puts below every answer,
+ * or -1 when there is none, and the mail is read as only the quote. Only that end: a line with our address or a
+ * separator may stand anywhere in our answer or its footer (bug review 41b: 「下記までお問い合わせください。⏎XYZサポート⏎
+ * support@…」 mid-answer, a footer under our signature, were read as the customer's), a quote in our answer of what
+ * someone wrote may be followed by more of our answer (bug review 41c), and a later `>` quote may be one the customer
+ * cites.
  */
-function ourReplyEnd(history: string[], body: number): number {
+function ourReplyEnd(history: string[], body: number, customer: string | undefined): number {
+  if (!customer) return -1;
   for (let i = body; i < history.length; i++) {
-    if (!QUOTED_LINE.test(history[i] ?? '') || !quoteUnderAttribution(history, body, i)) continue;
+    if (!QUOTED_LINE.test(history[i] ?? '') || !quoteUnderAttribution(history, body, i, customer)) continue;
     let end = i;
     while (end < history.length && QUOTED_LINE.test(history[end] ?? '')) end += 1;
     return end;
@@ -1343,11 +1370,15 @@ function ourReplyEnd(history: string[], body: number): number {
   return -1;
 }
 
-/** True when the `>` line at `index` belongs to a quote opened by an attribution line between `body` and it. */
-function quoteUnderAttribution(history: string[], body: number, index: number): boolean {
+/**
+ * True when the `>` line at `index` belongs to a quote opened by an attribution line between `body` and it, one that
+ * names `writer`'s address when given.
+ */
+function quoteUnderAttribution(history: string[], body: number, index: number, writer?: string): boolean {
   let i = index;
   while (i > body && (QUOTED_LINE.test(history[i - 1] ?? '') || (history[i - 1] ?? '').trim() === '')) i -= 1;
-  return i > body && isQuoteHeader(history[i - 1] ?? '', history[i]);
+  const attribution = history[i - 1] ?? '';
+  return i > body && isQuoteHeader(attribution, history[i]) && (writer === undefined || attribution.toLowerCase().includes(writer.toLowerCase()));
 }
 
 /** True for a line of a quoted or forwarded mail's marker and header block, blank lines among them. */
@@ -2136,7 +2167,7 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
   // A `|` quote is one only in a reply: in a first mail such lines are a customer's table, log or drawing, and in a
   // forward the forwarded mail's own (an alert's data lines).
   const reply = (Boolean(inReplyTo) || references.length > 0 || REPLY_OR_FORWARD_PREFIX.test(subject)) && !FORWARD_SUBJECT.test(subject);
-  const own = ownTextOf(text, subject, recipients, ourMailboxesOf(recipients, firstUsable(fromList), opts.ownAddresses), reply);
+  const own = ownTextOf(text, subject, recipients, ourMailboxesOf(recipients, firstUsable(fromList), opts.ownAddresses), reply, firstUsable(fromList)?.address);
   const attached = await attachedMails(body, input, opts, depth);
   const ownWords = withForwards(own.note, [...(own.forwarded ? [own.forwarded] : []), ...attached]);
   const sendersPart = ownPart(text, reply);

@@ -81,9 +81,9 @@ describe('a localized attribution above the quote never stays in the question (a
     ['th question (515)', `เมื่อ อ. 24 พ.ย. 2026 เวลา 15:02 XYZ Support <${SUPPORT}> เขียนว่า:`, 'ขอบคุณครับ แล้วส่งออกเป็นไฟล์ Excel ได้ไหมครับ'],
     ['vi thanks (526)', `Vào Th 3, 24 thg 11, 2026 vào lúc 15:02 XYZ Support <${SUPPORT}> đã viết:`, 'Cảm ơn bạn nhiều, mình làm được rồi ạ.'],
     ['th thanks (527)', `เมื่อ อ. 24 พ.ย. 2026 เวลา 15:02 XYZ Support <${SUPPORT}> เขียนว่า:`, 'ขอบคุณมากครับ ทำได้แล้วครับ'],
-    ['nl Apple Mail, nothing quoted with `>`', `Op 24 nov. 2026 om 15:02 heeft XYZ Support <${SUPPORT}> het volgende geschreven:`, 'Kan ik de export ook via de API ophalen?'],
   ])('%s', async (_what, attribution, own) => {
-    const quoted = attribution.startsWith('Op ') ? ['Hallo,', 'U kunt de CSV exporteren via Instellingen.'] : ['> Chào anh Minh,', '>', '> Anh có thể xuất file CSV tại Cài đặt.'];
+    // Only above `>` lines: a localized line over unquoted text may be the customer's own (bug review 41c).
+    const quoted = ['> Chào anh Minh,', '>', '> Anh có thể xuất file CSV tại Cài đặt.'];
     const asked = await question({ subject: 'Re: CSV', inReplyTo: OUR_ID, body: [own, '', attribution, '', ...quoted].join('\n') });
     expect(asked).toBe(own);
   });
@@ -199,5 +199,20 @@ describe('Gmail\'s localized forward separator is read as the forward\'s, not ke
     const asked = await question({ subject: 'Fwd: Sua fatura de novembro', body });
     expect(asked).not.toContain(words);
     expect(asked).toContain(`Por que fui cobrado duas vezes este mês?\n\n${FORWARDED_DELIMITER}\nFrom: XYZ Billing <billing@helpdesk.example.jp>\nSubject: Sua fatura de novembro\n\nSua fatura de novembro está disponível.`);
+  });
+});
+
+// Bug review 41c (tmp/bugrev41c/REPORT.md): a customer's own line that ends like a localized attribution (one that opens
+// like a client's, 「El lunes … escribió:」, email-reply-parser cuts with what follows, as before), a line of theirs that
+// opens like one's wrapped first half, and a customer's sentence that opens like Outlook mobile's footer.
+describe('the customer\'s own words that look like an attribution or a footer stay theirs (bug review 41c)', () => {
+  it.each([
+    ['es: what a technician wrote, with its time, over their own text', 'Re: Avería', ['Hola,', '', 'Ayer a las 10:30 su técnico me escribió:', 'que el equipo estaba reparado.', '¿Pueden enviar a alguien otra vez?'], /Pueden enviar a alguien otra vez/],
+    ['fr: with an address, over their own text', 'Re: Facture', ['Bonjour,', '', 'Hier à 10:02, votre comptable <compta@client.example> a écrit :', 'la facture est fausse.', 'Pouvez-vous la corriger ?'], /Pouvez-vous la corriger/],
+    ['pt: over their own text', 'Re: Pedido', ['Olá,', '', 'Ontem às 10:02 o vendedor <v@loja.example> escreveu:', 'o pedido saiu ontem.', 'Ainda não chegou. Podem verificar?'], /Podem verificar/],
+    ['en: a question of theirs that opens with "Am", right above an attribution', 'Re: Order', ['Thanks.', 'Am I right that order 4512 ships today?', `On Tue, Nov 24, 2026 at 3:02 PM XYZ Support <${SUPPORT}> wrote:`, '> Your order is being prepared.'], /Am I right that order 4512 ships today/],
+    ['es: an error that opens like Outlook mobile\'s footer', 'Error', ['Obtener Outlook para Android me da el error 0x80', '¿Qué hago?'], /me da el error 0x80/],
+  ])('%s', async (_what, subject, body, kept) => {
+    expect(await question({ subject, inReplyTo: OUR_ID, body: body.join('\n') })).toMatch(kept);
   });
 });

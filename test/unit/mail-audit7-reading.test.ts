@@ -75,6 +75,9 @@ describe('our own quoted reply with no end to tell, or nothing asked below it: s
     ['our footer under our signature', lines(OUR_BLOCK, OUR_ANSWER, OUR_SIGNATURE, FOOTER)],
     ['a gateway line under the quote that ends our reply', lines(OUR_BLOCK, OUR_ANSWER, OUR_QUOTE_OF_THEM, ['', 'このメールはウイルスチェック済みです。'])],
     ['a thank-you that asks nothing under that quote', lines(OUR_BLOCK, OUR_ANSWER, OUR_QUOTE_OF_THEM, ['', '承知しました。ありがとうございました。'])],
+    // Bug review 41c: our answer quotes what someone wrote and goes on asking; only the quote under the customer's own
+    // address ends it.
+    ['our answer quoting a colleague, then asking', lines(OUR_BLOCK, ['山田様', '', '営業担当の佐藤から次の通り聞いております。', '', '2026年11月20日(金) 9:00 佐藤 <sato@helpdesk.example.jp>:', '> カンマ固定です', '', '来月のリリースでタブ区切りに対応予定ですが、ご利用の環境を教えていただけますか？', '引き続きよろしくお願いいたします。'])],
   ])('%s', async (_what, body) => {
     const mail = await parseInboundMail(raw({ subject: 'RE: CSV出力について', inReplyTo: OUR_ID, body }));
     expect(mail.question).not.toMatch(/カンマ固定|来月のリリース|までご連絡ください|引き続き|送信専用|ウイルスチェック/);
