@@ -22,7 +22,7 @@ import {
   MORE_COURTESY_PHRASES,
   READ_RECEIPT_PREFIXES,
   asksBesideReceipt,
-  saysMoreThanThaiNotice,
+  saysMoreThanAwayNotice,
   serviceNoticeOf,
   serviceNoticeParkReason,
   type ServiceNotice,
@@ -770,7 +770,7 @@ const CUSTOMER_TROUBLE = new RegExp(
   [String.raw`エラー|文字化け|不具合|\b(?:error|errors|fails?|failed|failing|broken|bug|garbled|crash(?:es|ed)?|still)\b|오류|에러|깨지|깨집|错误|錯誤|报错|乱码|亂碼|erreur|fehler`, ...MORE_CUSTOMER_TROUBLE].join('|'),
   'iu',
 );
-// The away phrases, to take them all out of a Thai line ({@link saysMoreThanThaiNotice}).
+// The away phrases, to take them all out of a Thai or Vietnamese line ({@link saysMoreThanAwayNotice}).
 const ABSENCE_ALL = new RegExp(ABSENCE.source, 'giu');
 // A line of CJK text that says something rather than names someone: a pronoun, an object particle, a verb's ending, or
 // what a customer asks to have done (解約, 환불, 取消).
@@ -815,8 +815,9 @@ export function absenceNoticeOf(mail: Pick<ClassifiableMail, 'question' | 'absen
       if (!/[\p{L}]/u.test(phrase) || isNoticeCourtesy(phrase, names)) continue;
       const rest = sentence.replace(ABSENCE_NOTICE_PHRASES, ' ');
       const absent = ABSENCE.test(sentence);
-      // Thai writes no sentence marks: a line is read as a notice only when it holds almost nothing else.
-      const notice = (absent || rest !== sentence) && !ABSENCE_PAST.test(sentence) && !ABSENCE_REQUEST.test(rest) && !saysMoreThanThaiNotice(rest, ABSENCE_ALL);
+      // Thai writes no sentence marks and Vietnamese joins clauses with commas: such a line is read as a notice only
+      // when it holds almost nothing else.
+      const notice = (absent || rest !== sentence) && !ABSENCE_PAST.test(sentence) && !ABSENCE_REQUEST.test(rest) && !saysMoreThanAwayNotice(rest, ABSENCE_ALL);
       if (notice) away ||= absent;
       else if (unread < 0) unread = at;
     }

@@ -135,42 +135,45 @@ export const MORE_ABSENCE = [
 
 /**
  * A notice's own phrasings beside the absence in Vietnamese and Thai: when the writer answers (sẽ trả lời … khi quay
- * lại), whom to call for urgent matters (trường hợp khẩn cấp vui lòng liên hệ, หากมีเรื่องด่วนกรุณาติดต่อ), until when
- * (จนถึงวันที่).
+ * lại), for urgent matters (trường hợp khẩn cấp vui lòng, หากมีเรื่องด่วนกรุณา) before the contact, until when
+ * (จนถึงวันที่). The contact word itself (liên hệ, ติดต่อ) is left in the line: the residue rule
+ * ({@link saysMoreThanAwayNotice}) takes out a colleague's name only right after it.
  */
 export const MORE_ABSENCE_NOTICE_PHRASES = [
-  String.raw`sẽ (?:trả lời|phản hồi|liên hệ lại)[^.]{0,30}?khi (?:quay lại|trở lại|trở về)|(?:trường hợp|nếu có (?:việc|vấn đề)) (?:khẩn cấp|gấp)[, ]*(?:xin )?(?:vui lòng )?liên hệ`.normalize('NFKC'),
-  String.raw`(?:หากมี|ถ้ามี|กรณี)เรื่อง(?:ด่วน|เร่งด่วน)(?:กรุณา|โปรด)?ติดต่อ|จนถึงวันที่|ตั้งแต่วันที่`.normalize('NFKC'),
+  String.raw`sẽ (?:trả lời|phản hồi|liên hệ lại)[^.]{0,30}?khi (?:quay lại|trở lại|trở về)|(?:trường hợp|nếu có (?:việc|vấn đề)) (?:khẩn cấp|gấp)[, ]*(?:xin )?(?:vui lòng )?(?=liên hệ)`.normalize('NFKC'),
+  String.raw`(?:หากมี|ถ้ามี|กรณี)เรื่อง(?:ด่วน|เร่งด่วน)(?:กรุณา|โปรด)?(?=ติดต่อ)|จนถึงวันที่|ตั้งแต่วันที่`.normalize('NFKC'),
 ];
 
 /**
  * Something asked of us in Vietnamese and Thai, which an out-of-office notice never asks outside its own phrasings:
- * please (vui lòng, làm ơn, xin, nhờ, giúp), cancel (hủy), when / how (khi nào, bao giờ, làm sao, thế nào), not yet or
+ * please (vui lòng, làm ơn, xin, nhờ, giúp), the imperative hãy, cancel (hủy), when / how (khi nào, bao giờ, làm sao, thế nào), not yet or
  * a question's closing particle (chưa, a sentence ending không); กรุณา, รบกวน, ช่วย, โปรด (please), ต้องการ, อยาก
  * (want), ยกเลิก (cancel), ไหม, มั้ย, หรือไม่, หรือเปล่า (question particles), เมื่อไร, อย่างไร, ยังไง (when, how),
  * ยังไม่ (not yet). Vietnamese words are read between letters (`\b` knows no ư or ơ); Thai writes no spaces. `xin` is
  * not the one of xin chào (hello), xin cảm ơn (thank you) or xin lỗi (sorry).
  */
 export const MORE_ABSENCE_REQUEST = [
-  String.raw`(?<!\p{L})(?:vui lòng|làm ơn|xin(?! chào| cảm ơn| cám ơn| lỗi)|nhờ|giúp|hủy|khi nào|bao giờ|làm sao|thế nào|chưa)(?!\p{L})|(?<!\p{L})không\s*$`.normalize('NFKC'),
+  String.raw`(?<!\p{L})(?:vui lòng|làm ơn|xin(?! chào| cảm ơn| cám ơn| lỗi)|nhờ|giúp|hãy|hủy|khi nào|bao giờ|làm sao|thế nào|chưa)(?!\p{L})|(?<!\p{L})không\s*$`.normalize('NFKC'),
   String.raw`กรุณา|รบกวน|ช่วย|โปรด|ต้องการ|อยาก|ยกเลิก|ไหม|มั้ย|หรือไม่|หรือเปล่า|เมื่อไร|เมื่อไหร่|อย่างไร|ยังไง|ยังไม่`.normalize('NFKC'),
 ];
 
 /**
  * The trouble a customer names in Vietnamese and Thai, which no notice writes: lỗi (error; not xin lỗi, sorry),
- * không được, không thể (cannot; not "cannot read email" of a notice); ไม่ได้ (cannot), ผิดพลาด (error), ปัญหา (problem).
+ * không được, không thể (cannot; not "cannot read email" of a notice), vỡ, hỏng (broken), sai (wrong), thiếu (missing),
+ * chưa nhận, không nhận (not received; not a notice's "not receiving email"); ไม่ได้ (cannot), ผิดพลาด (error),
+ * ปัญหา (problem).
  */
 export const MORE_CUSTOMER_TROUBLE = [
-  String.raw`(?<!xin )(?<!\p{L})lỗi(?!\p{L})|(?<!\p{L})không được(?!\p{L})|(?<!\p{L})không thể(?! (?:trả lời|kiểm tra|đọc|truy cập|phản hồi) (?:email|e-mail|thư))(?!\p{L})`.normalize('NFKC'),
+  String.raw`(?<!xin )(?<!\p{L})lỗi(?!\p{L})|(?<!\p{L})không được(?!\p{L})|(?<!\p{L})không thể(?! (?:trả lời|kiểm tra|đọc|truy cập|phản hồi) (?:email|e-mail|thư))(?!\p{L})|(?<!\p{L})(?:vỡ|hỏng|sai|thiếu|chưa nhận|không nhận(?! (?:được )?(?:email|e-mail|thư)))(?!\p{L})`.normalize('NFKC'),
   String.raw`ไม่ได้|ผิดพลาด|ปัญหา`.normalize('NFKC'),
 ];
 
 // What a Thai notice line holds beside its absence and notice phrases: who (ผม, ดิฉัน…), now (ขณะนี้, ตอนนี้…), the
-// dates (months, ถึง "to", พ.ศ.), the colleague to contact (คุณ and a name before a space), polite particles and
-// thanks. Thai writes no sentence marks, so a line is one sentence: what is left once these are taken out is the
+// dates (months, ถึง "to", วันที่ "the day", พ.ศ.), the contact word and a colleague's name right after it (ติดต่อคุณสมศรี; a คุณ
+// elsewhere is "you" opening the writer's own clause), polite particles and thanks. Thai writes no sentence marks, so a line is one sentence: what is left once these are taken out is the
 // writer's own, and a notice leaves almost nothing.
 const THAI_NOTICE_FILLER = new RegExp(
-  String.raw`ขณะนี้|ตอนนี้|ปัจจุบัน|ช่วงนี้|สัปดาห์นี้|วันนี้|กระผม|ผม|ดิฉัน|ฉัน|เรา|ถึง|และ|พ\.ศ\.|คุณ[\p{Script=Thai}]{1,15}(?=\s|$)|มกราคม|กุมภาพันธ์|มีนาคม|เมษายน|พฤษภาคม|มิถุนายน|กรกฎาคม|สิงหาคม|กันยายน|ตุลาคม|พฤศจิกายน|ธันวาคม|ครับ|ค่ะ|นะ|ขอบคุณ`.normalize('NFKC'),
+  String.raw`ขณะนี้|ตอนนี้|ปัจจุบัน|ช่วงนี้|สัปดาห์นี้|วันนี้|กระผม|ผม|ดิฉัน|ฉัน|เรา|ถึง|วันที่|และ|พ\.ศ\.|ติดต่อ(?:คุณ[\p{Script=Thai}]{1,15}(?=\s|$))?|มกราคม|กุมภาพันธ์|มีนาคม|เมษายน|พฤษภาคม|มิถุนายน|กรกฎาคม|สิงหาคม|กันยายน|ตุลาคม|พฤศจิกายน|ธันวาคม|ครับ|ค่ะ|นะ|ขอบคุณ`.normalize('NFKC'),
   'gu',
 );
 // The most Thai letters a notice line may keep beyond its phrases and {@link THAI_NOTICE_FILLER}.
@@ -181,10 +184,47 @@ const MAX_THAI_NOTICE_LEFTOVER = 3;
  * the absence (`absence`, global) and {@link THAI_NOTICE_FILLER} are taken out holds more than
  * {@link MAX_THAI_NOTICE_LEFTOVER} Thai letters. False for text without Thai.
  */
-export function saysMoreThanThaiNotice(rest: string, absence: RegExp): boolean {
+function saysMoreThanThaiNotice(rest: string, absence: RegExp): boolean {
   if (!/\p{Script=Thai}/u.test(rest)) return false;
   const left = rest.replace(absence, ' ').replace(THAI_NOTICE_FILLER, ' ').replace(/[^\p{Script=Thai}]/gu, '');
   return left.length > MAX_THAI_NOTICE_LEFTOVER;
+}
+
+// A Vietnamese word: lower case and holding a letter no other Latin language the desk meets writes (ă, đ, ơ, ư, ạ…ỹ).
+// A colleague's name alone (Trần Thị Lan) in an English notice does not make its sentence Vietnamese.
+const VIETNAMESE_WORD = /(?<!\p{L})\p{Ll}*(?=\p{Ll})[ăđơư\u1EA0-\u1EF9]\p{Ll}*(?!\p{L})/u;
+// The contact word and the colleague named right after it, by title or capitals: liên hệ chị Lan, liên hệ anh Nguyễn
+// Văn Nam. Case-sensitive, so that only a name is taken.
+const VIETNAMESE_CONTACT = new RegExp(String.raw`[Ll]iên hệ(?:\s+với)?(?:\s+(?:anh|chị|ông|bà|cô|bạn|em))?(?:\s+\p{Lu}\p{L}*){0,4}`.normalize('NFKC'), 'gu');
+// What a Vietnamese notice sentence holds beside its absence and notice phrases: who (tôi, chúng tôi, anh, chị…), the
+// dates (từ ngày 1 đến hết ngày 5 tháng 12, tuần sau, thứ Hai), how to reach them (qua số, điện thoại, email), greetings,
+// thanks and particles. Whole words only: a customer's "hàng giao đến bị vỡ" keeps its own.
+const VIETNAMESE_NOTICE_FILLER = new RegExp(
+  String.raw`(?<!\p{L})(?:chúng tôi|chúng em|tôi|mình|em|anh|chị|ông|bà|bạn|quý khách|hiện nay|hiện tại|hiện giờ|hiện|bây giờ|lúc này|hôm nay|ngày mai|cho đến|đến hết|đến|tới|từ|hết|ngày|tháng|năm|tuần|này|sau|mai|thứ (?:hai|ba|tư|năm|sáu|bảy)|chủ nhật|đầu|cuối|vào|trong|thời gian|kỳ nghỉ|và|sẽ|qua|số|điện thoại|sđt|e-?mail|hoặc|xin chào|chào|xin cảm ơn|cảm ơn|cám ơn|thanks|thank you|ạ|nhé|trân trọng)(?!\p{L})`.normalize('NFKC'),
+  'giu',
+);
+// The most letters a Vietnamese notice sentence may keep beyond its phrases and {@link VIETNAMESE_NOTICE_FILLER}.
+const MAX_VIETNAMESE_NOTICE_LEFTOVER = 3;
+
+/**
+ * Whether a Vietnamese sentence says more than a notice: what is left of `rest` once the absence (`absence`, global),
+ * a contact and its colleague's name ({@link VIETNAMESE_CONTACT}) and {@link VIETNAMESE_NOTICE_FILLER} are taken out
+ * holds more than {@link MAX_VIETNAMESE_NOTICE_LEFTOVER} letters. False for a sentence without a Vietnamese word.
+ */
+function saysMoreThanVietnameseNotice(rest: string, absence: RegExp): boolean {
+  if (!VIETNAMESE_WORD.test(rest)) return false;
+  const left = rest.replace(absence, ' ').replace(VIETNAMESE_CONTACT, ' ').replace(VIETNAMESE_NOTICE_FILLER, ' ').replace(/[^\p{L}]/gu, '');
+  return left.length > MAX_VIETNAMESE_NOTICE_LEFTOVER;
+}
+
+/**
+ * Whether a Thai line or a Vietnamese sentence of an away notice says more than a notice does: `rest` is it without its
+ * notice phrases, `absence` the away phrases of every language (global). A notice leaves almost nothing once its
+ * absence, phrases and filler (who, when, whom to contact, thanks) are taken out; a customer's complaint or request
+ * beside "I'm on leave" leaves their own words. False for text in neither language.
+ */
+export function saysMoreThanAwayNotice(rest: string, absence: RegExp): boolean {
+  return saysMoreThanThaiNotice(rest, absence) || saysMoreThanVietnameseNotice(rest, absence);
 }
 
 /**

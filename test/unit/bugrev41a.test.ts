@@ -137,3 +137,33 @@ describe('voicemail/fax words and our address in a List-* URL park only with a m
     expect(await decisionOf(sample('572-m365-group-delivery.eml'))).toMatch(/^park .*(?:our own|group)/);
   });
 });
+
+describe('a Thai คุณ ("you") clause and Vietnamese trouble beside away words are answered (review 41c findings 4, 5)', () => {
+  const customer = (body: string): RawMail => ({ from: 'Khach <khach@example.vn>', subject: 'Re: Đơn hàng 4512 / คำสั่งซื้อ 4512', body, reply: true });
+  it.each<[string, string]>([
+    ['th d6: on leave; you (คุณ) sent the wrong colour', 'ผมลาพักร้อน คุณส่งสินค้าผิดสี'],
+    ['th: on leave; you (คุณ) forgot the receipt', 'ผมลาพักร้อน คุณลืมส่งใบเสร็จ'],
+    ['th d7: on leave until the 10th; you (คุณ) refund me', 'ดิฉันลาพักร้อนถึงวันที่ 10 คุณคืนเงินให้ดิฉันด้วย'],
+    ['vi d1: on a trip; the goods arrived broken (vỡ)', 'Tôi đang đi công tác, hàng giao đến bị vỡ hai cái.'],
+    ['vi d5: on leave; deliver (hãy) to my home', 'Tôi đang nghỉ phép, hãy giao hàng đến địa chỉ nhà tôi: 12 Lê Lợi, Quận 1.'],
+    ['vi: on leave; the printer arrived broken (hỏng)', 'Tôi đang nghỉ phép, máy in giao đến đã hỏng.'],
+    ['vi: on a trip; order 4512 is two boxes short (thiếu)', 'Tôi đang đi công tác, đơn hàng 4512 thiếu hai hộp.'],
+    ['vi: on leave; the invoice is wrong (sai)', 'Tôi sẽ nghỉ phép từ ngày mai, hóa đơn tháng 11 ghi sai mã số thuế.'],
+    ['vi: on a trip; our accountant did not receive (không nhận) the invoice', 'Tôi đang đi công tác, kế toán của tôi không nhận được hóa đơn.'],
+    ['vi: on leave; not yet received (chưa nhận) the goods', 'Tôi đang nghỉ phép nhưng công ty tôi chưa nhận hàng.'],
+    ['vi, no listed word: on leave; order 4512 came in blue instead of red', 'Tôi đang nghỉ phép, đơn hàng 4512 giao nhầm màu xanh thay vì màu đỏ.'],
+  ])('%s', async (_what, body) => {
+    expect(await decisionOf(customer(body))).toBe('answer');
+  });
+
+  it.each<[string, RawMail]>([
+    ['th: away, for urgent matters contact Khun Wipa', { from: 'Wipa <wipa@thaicorp.co.th>', subject: 'Re: ส่งออก CSV', body: 'ขณะนี้ดิฉันลาพักร้อนจนถึงวันที่ 5 ธันวาคม หากมีเรื่องด่วนกรุณาติดต่อคุณวิภา 02-123-4567 ค่ะ', reply: true }],
+    ['th: on leave until the 10th, contact Khun Somchai', { from: 'Lukkha <lukkha@example.co.th>', subject: 'Re: ส่งออก CSV', body: 'ผมลาพักร้อนถึงวันที่ 10 ติดต่อคุณสมชาย somchai@thaicorp.co.th\n\nขอบคุณครับ', reply: true }],
+    ['vi: on leave, for urgent matters contact chị Lan by phone', { from: 'Minh <minh@congty.vn>', subject: 'Re: Xuất CSV', body: 'Xin chào,\n\nTôi đang nghỉ phép đến hết ngày 5/12. Trường hợp khẩn cấp vui lòng liên hệ chị Lan qua số 0902 345 678.\n\nTrân trọng,\nMinh', reply: true }],
+    ['vi: on a trip from the 1st to the 5th, contact anh Nguyễn Văn Nam', { from: 'Minh <minh@congty.vn>', subject: 'Re: Xuất CSV', body: 'Tôi đang đi công tác từ ngày 1 đến ngày 5 tháng 12, liên hệ anh Nguyễn Văn Nam (nam@congty.vn).\n\nMinh', reply: true }],
+    ['vi: thanks, on leave, will answer on return', { from: 'Minh <minh@congty.vn>', subject: 'Re: Xuất CSV', body: 'Cảm ơn, tôi đang nghỉ phép đến hết ngày 5/12 và sẽ trả lời khi quay lại.', reply: true }],
+    ['en: out of the office, contact a Vietnamese colleague', { from: 'Minh <minh@congty.vn>', subject: 'Re: CSV export', body: 'I am out of the office until 5 December. In my absence please contact Trần Thị Lan.', reply: true }],
+  ])('guard, still ignored: %s', async (_what, mail) => {
+    expect(await decisionOf(mail)).toMatch(/^ignore auto-reply/);
+  });
+});
