@@ -5,27 +5,13 @@
  * (forged or mistyped) is refused as invalid, where a stale one still reads "changed since you opened it".
  * Real HTTP against the dashboard app and a real redis-server.
  */
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
-import { basicAuth, openApprovePage, postToDashboard, TEST_DASHBOARD_LOGIN, useDashboardHarness, type TestDashboard as Dashboard } from '../support/dashboard.js';
+import { basicAuth, openApprovePage, postToDashboard, TEST_DASHBOARD_LOGIN, parkedTicket, rerunParksNewDraft, useDashboardHarness, type TestDashboard as Dashboard } from '../support/dashboard.js';
 
 const AUTH = basicAuth();
 const harness = useDashboardHarness();
 
-async function parkedTicket(d: Dashboard): Promise<Ticket> {
-  const messageId = `<words-${randomUUID()}@customer.example>`;
-  const id = ticketIdFor(messageId);
-  await d.store.createIfAbsent(newTicket({ messageId, from: 'hanako@customer.example', subject: 'Password', question: 'How do I reset my password?', actor: 'poller' }));
-  await d.store.transition(id, { to: 'processing', actor: 'agent-worker' });
-  return d.store.transition(id, { to: 'parked', actor: 'agent-worker', patch: { reason: 'review mode always', draft: 'Open Settings, then Password.' } });
-}
 
-/** What a rerun does after the operator opened the page: the agent parks another draft. */
-async function rerunParksNewDraft(d: Dashboard, ticketId: string): Promise<void> {
-  await d.store.transition(ticketId, { from: ['parked'], to: 'processing', actor: 'operator:admin' });
-  await d.store.transition(ticketId, { from: ['processing'], to: 'parked', actor: 'agent-worker', patch: { draft: 'A new draft.' } });
-}
 
 const sendJobs = async (d: Dashboard) => (await d.queues.outbound.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed'])).length;
 const textOf = (page: string) => page.replace(/<[^>]+>/g, ' ').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replace(/\s+/g, ' ');
@@ -38,7 +24,7 @@ describe('an approve form that names no draft is refused in the page’s words',
     { what: 'an empty seen', form: { seen: '' } },
   ])('$what', async ({ form }) => {
     const d = await harness.start();
-    const t = await parkedTicket(d);
+    const t = await parkedTicket(d, { prefix: 'words' });
     const { hidden } = await openApprovePage(d.url, t.id, AUTH);
     const res = await postToDashboard(d.url, `/tickets/${t.id}/approve`, { form: { _csrf: hidden._csrf!, ...form } }, AUTH);
     expect(res.status).toBe(400);
@@ -65,7 +51,7 @@ describe('a seen that names no draft of the ticket is invalid, a stale one chang
     { what: 'the entry of the received mail', seen: () => '1' },
   ])('page: seen $what is refused as naming no draft', async ({ seen }) => {
     const d = await harness.start();
-    const t = await parkedTicket(d);
+    const t = await parkedTicket(d, { prefix: 'words' });
     const { hidden } = await openApprovePage(d.url, t.id, AUTH);
     const res = await postToDashboard(d.url, `/tickets/${t.id}/approve`, { form: { ...hidden, seen: seen() } }, AUTH);
     expect(res.status).toBe(400);
@@ -82,7 +68,7 @@ describe('a seen that names no draft of the ticket is invalid, a stale one chang
 
   it('API: a seen that names no draft is a 400 naming the field, a stale one a 409', async () => {
     const d = await harness.start();
-    const t = await parkedTicket(d);
+    const t = await parkedTicket(d, { prefix: 'words' });
     const forged = await postToDashboard(d.url, `/api/tickets/${t.id}/approve`, { json: { seen: 99 } }, AUTH);
     expect(forged.status).toBe(400);
     expect(((await forged.json()) as { error: string }).error).toMatch(/^"seen" 99 names no draft of this ticket/);
@@ -97,7 +83,7 @@ describe('a seen that names no draft of the ticket is invalid, a stale one chang
 
   it('page: a stale seen still reads "changed since you opened it"', async () => {
     const d = await harness.start();
-    const t = await parkedTicket(d);
+    const t = await parkedTicket(d, { prefix: 'words' });
     const { hidden } = await openApprovePage(d.url, t.id, AUTH);
     await rerunParksNewDraft(d, t.id);
     const res = await postToDashboard(d.url, `/tickets/${t.id}/approve`, { form: hidden }, AUTH);

@@ -4,10 +4,8 @@
  * token, after a rerun parked a new draft — is refused, and a `seen` that is not a whole decimal number is no `seen`.
  * Real HTTP against the dashboard app and a real redis-server.
  */
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
-import { basicAuth, openApprovePage, postToDashboard, useDashboardHarness, type TestDashboard as Dashboard } from '../support/dashboard.js';
+import { basicAuth, openApprovePage, postToDashboard, parkedTicket, rerunParksNewDraft, useDashboardHarness, type TestDashboard as Dashboard } from '../support/dashboard.js';
 
 const AUTH = basicAuth();
 const harness = useDashboardHarness();
@@ -16,28 +14,16 @@ const NEW_DRAFT = 'A new draft the operator never saw.';
 /** The approve form's hidden fields as the page wrote them (the CSRF token, `seen`). */
 const openPage = async (d: Dashboard, ticketId: string) => (await openApprovePage(d.url, ticketId, AUTH)).hidden;
 
-async function parkedTicket(d: Dashboard): Promise<Ticket> {
-  const messageId = `<seen-${randomUUID()}@customer.example>`;
-  const id = ticketIdFor(messageId);
-  await d.store.createIfAbsent(newTicket({ messageId, from: 'hanako@customer.example', subject: 'Password', question: 'How do I reset my password?', actor: 'poller' }));
-  await d.store.transition(id, { to: 'processing', actor: 'agent-worker' });
-  return d.store.transition(id, { to: 'parked', actor: 'agent-worker', patch: { reason: 'review mode always', draft: 'Open Settings, then Password.' } });
-}
 
-/** What a rerun does after the operator opened the page: the agent parks another draft. */
-async function rerunParksNewDraft(d: Dashboard, ticketId: string): Promise<void> {
-  await d.store.transition(ticketId, { from: ['parked'], to: 'processing', actor: 'operator:admin' });
-  await d.store.transition(ticketId, { from: ['processing'], to: 'parked', actor: 'agent-worker', patch: { draft: NEW_DRAFT } });
-}
 
 const sendJobs = async (d: Dashboard) => (await d.queues.outbound.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed'])).length;
 
 describe('the approve form says which draft it approves', () => {
   it('refuses a post with neither reply nor seen after a rerun parked a new draft', async () => {
     const d = await harness.start();
-    const t = await parkedTicket(d);
+    const t = await parkedTicket(d, { prefix: 'seen' });
     const { _csrf } = await openPage(d, t.id);
-    await rerunParksNewDraft(d, t.id);
+    await rerunParksNewDraft(d, t.id, NEW_DRAFT);
 
     const res = await postToDashboard(d.url, `/tickets/${t.id}/approve`, { form: { _csrf: _csrf! } }, AUTH);
     expect(res.status).toBe(400);
@@ -51,7 +37,7 @@ describe('the approve form says which draft it approves', () => {
 
   it.each(['', ' ', 'abc', '-1', '1e9', '1e1', '0x5', '5.0', '+5'])('refuses seen=%j without a reply as a form not filled in as the page fills it', async (seen) => {
     const d = await harness.start();
-    const t = await parkedTicket(d);
+    const t = await parkedTicket(d, { prefix: 'seen' });
     const { _csrf } = await openPage(d, t.id);
     const res = await postToDashboard(d.url, `/tickets/${t.id}/approve`, { form: { _csrf: _csrf!, seen } }, AUTH);
     expect(res.status).toBe(400);
@@ -64,7 +50,7 @@ describe('the approve form says which draft it approves', () => {
     { what: 'a reply of the operator\'s own', form: () => ({ reply: 'Open Settings, then Security, then Password.' }) },
   ])('approves with $what', async ({ form }) => {
     const d = await harness.start();
-    const t = await parkedTicket(d);
+    const t = await parkedTicket(d, { prefix: 'seen' });
     const hidden = await openPage(d, t.id);
     const res = await postToDashboard(d.url, `/tickets/${t.id}/approve`, { form: { _csrf: hidden._csrf!, ...form(hidden.seen!) } }, AUTH);
     expect(res.status).toBe(303);

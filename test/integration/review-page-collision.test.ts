@@ -3,12 +3,10 @@
  * decided, when (in the desk's zone, as the page shows times) and how, and says whether anything is left to decide;
  * what the second typed stays on the page. Real HTTP against the dashboard app and a real redis-server.
  */
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { localTime } from '../../src/server/views.js';
 import { deskTimeZone } from '../../src/tickets/local-day.js';
-import { newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
-import { TEST_DASHBOARD_LOGIN } from '../support/dashboard.js';
+import { TEST_DASHBOARD_LOGIN, parkedTicket } from '../support/dashboard.js';
 import { basicAuth, openApprovePage, useDashboardHarness, type TestDashboard as Dashboard, postToDashboard } from '../support/dashboard.js';
 
 const AUTH = basicAuth();
@@ -18,13 +16,6 @@ const post = (d: Dashboard, pathname: string, form: Record<string, string>) => p
 /** The approve form's hidden fields as a browser submits them. */
 const openPage = async (d: Dashboard, ticketId: string) => (await openApprovePage(d.url, ticketId, AUTH)).hidden;
 
-async function parkedTicket(d: Dashboard): Promise<Ticket> {
-  const messageId = `<race-${randomUUID()}@customer.example>`;
-  const id = ticketIdFor(messageId);
-  await d.store.createIfAbsent(newTicket({ messageId, from: 'kato@customer.example', subject: '駐車場', question: '来客用の駐車場はありますか', actor: 'poller' }));
-  await d.store.transition(id, { to: 'processing', actor: 'agent-worker' });
-  return d.store.transition(id, { to: 'parked', actor: 'agent-worker', patch: { reason: 'review mode always', draft: '駐車場はございます。' } });
-}
 
 const unescape = (s: string) => s.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
 
@@ -66,7 +57,7 @@ describe('a decision refused because another operator decided first', () => {
     },
   ])('$name: says who decided, when and that nothing is left, and keeps the typed reply', async ({ first, after, says }) => {
     const d = await harness.start();
-    const t = await parkedTicket(d);
+    const t = await parkedTicket(d, { prefix: 'race', from: 'kato@customer.example', subject: '駐車場', question: '来客用の駐車場はありますか', draft: '駐車場はございます。' });
     const bobsPage = await openPage(d, t.id);
     const alicesPage = await openPage(d, t.id);
     expect((await post(d, `/tickets/${t.id}/${first.action}`, { ...alicesPage, ...first.form })).status).toBe(303);
@@ -84,7 +75,7 @@ describe('a decision refused because another operator decided first', () => {
 
   it('still asks for a new decision when the ticket is parked again for a person', async () => {
     const d = await harness.start();
-    const t = await parkedTicket(d);
+    const t = await parkedTicket(d, { prefix: 'race', from: 'kato@customer.example', subject: '駐車場', question: '来客用の駐車場はありますか', draft: '駐車場はございます。' });
     const bobsPage = await openPage(d, t.id);
     expect((await post(d, `/tickets/${t.id}/approve`, await openPage(d, t.id))).status).toBe(303);
     await d.store.transition(t.id, { from: ['approved'], to: 'sending', actor: 'sender' });

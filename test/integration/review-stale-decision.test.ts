@@ -4,11 +4,9 @@
  * not send: the operator never saw the warning or the new draft. A double submit of the same decision is one decision.
  * Real HTTP against the dashboard app and a real redis-server.
  */
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { NO_COPY_CHECKED } from '../../src/tickets/review.js';
-import { newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
-import { basicAuth, openApprovePage, useDashboardHarness, type TestDashboard as Dashboard, postToDashboard } from '../support/dashboard.js';
+import { basicAuth, openApprovePage, useDashboardHarness, type TestDashboard as Dashboard, postToDashboard, parkedTicket } from '../support/dashboard.js';
 
 const AUTH = basicAuth();
 const MAYBE_SENT = 'the SMTP connection broke after the message was handed over: it may already have been sent';
@@ -24,13 +22,6 @@ async function openPage(d: Dashboard, ticketId: string): Promise<{ hidden: Recor
   return { hidden, draft: draft.replaceAll('&amp;', '&') };
 }
 
-async function parkedTicket(d: Dashboard): Promise<Ticket> {
-  const messageId = `<q-${randomUUID()}@customer.example>`;
-  const id = ticketIdFor(messageId);
-  await d.store.createIfAbsent(newTicket({ messageId, from: 'hanako@customer.example', subject: 'Password', question: 'How do I reset my password?', actor: 'poller' }));
-  await d.store.transition(id, { to: 'processing', actor: 'agent-worker' });
-  return d.store.transition(id, { to: 'parked', actor: 'agent-worker', patch: { reason: 'review mode always', draft: 'Open Settings, then Password.' } });
-}
 
 async function sendJobs(d: Dashboard): Promise<string[]> {
   return (await d.queues.outbound.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed'])).map((j) => String(j.id));

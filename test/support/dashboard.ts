@@ -13,6 +13,7 @@ import { connectProducer } from '../../src/queues/connection.js';
 import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
 import { createDashboardApp, type DashboardDeps } from '../../src/server/app.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
+import { newTicket, ticketIdFor, type Ticket } from '../../src/tickets/ticket.js';
 import { removePrefix } from './pipeline.js';
 
 /** The login every test dashboard has unless a test sets another. */
@@ -118,4 +119,30 @@ export async function openApprovePage(url: string, ticketId: string, authorizati
   const hidden = Object.fromEntries([...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]));
   const draft = (/<textarea[^>]*>([^<]*)<\/textarea>/.exec(form)?.[1] ?? '').replace(/^\n/, '');
   return { page, form, hidden, draft };
+}
+
+/** The customer mail and draft of {@link parkedTicket}; unset fields are an English password question. */
+export interface ParkedTicketMail {
+  /** Start of the made-up Message-ID's local part, which names the test in Redis. */
+  prefix?: string;
+  from?: string;
+  subject?: string;
+  question?: string;
+  draft?: string;
+}
+
+/** A ticket stored as the poller and the agent worker leave one in review mode: parked with its draft. */
+export async function parkedTicket(d: TestDashboard, mail: ParkedTicketMail = {}): Promise<Ticket> {
+  const { prefix = 'q', from = 'hanako@customer.example', subject = 'Password', question = 'How do I reset my password?', draft = 'Open Settings, then Password.' } = mail;
+  const messageId = `<${prefix}-${randomUUID()}@customer.example>`;
+  const id = ticketIdFor(messageId);
+  await d.store.createIfAbsent(newTicket({ messageId, from, subject, question, actor: 'poller' }));
+  await d.store.transition(id, { to: 'processing', actor: 'agent-worker' });
+  return d.store.transition(id, { to: 'parked', actor: 'agent-worker', patch: { reason: 'review mode always', draft } });
+}
+
+/** What a rerun does after the operator opened the page: the agent parks another draft. */
+export async function rerunParksNewDraft(d: TestDashboard, ticketId: string, draft = 'A new draft.'): Promise<void> {
+  await d.store.transition(ticketId, { from: ['parked'], to: 'processing', actor: 'operator:admin' });
+  await d.store.transition(ticketId, { from: ['processing'], to: 'parked', actor: 'agent-worker', patch: { draft } });
 }

@@ -1,73 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
-import { parseInboundMail } from '../../src/mail/parse.js';
-import { ticketInputForMail } from '../../src/mail/ingest.js';
-import { newTicket } from '../../src/tickets/ticket.js';
-import {
-  decideReply,
-  hasQuestion,
-  ignoreReasonText,
-  listCopyReviewReason,
-  noQuestionReason,
-  outrankedBySenderVerification,
-  ownMailboxesOf,
-  parkBeforeAgentReason,
-  replySignalHeaders,
-  senderVerificationOf,
-} from '../../src/mail/classify.js';
+import { decisionOf, SUPPORT, type RawMail } from '../support/decision-before-agent.js';
 
 // Bug review 41a (tmp/bugrev41a/REPORT.md) of the audit-7 decisions: words that silenced or parked a customer's real
 // mail. Out-of-office words in Vietnamese and Thai beside a request, a Thai question particle read as thanks, a
 // localized read-receipt prefix over a question, and voicemail/fax and own-group list rules that parked a customer's
 // or a newsletter's mail. Each row is taken the poller's way and then through the agent worker's checks, as
 // test/unit/mail-audit7-decisions.test.ts does.
-
-const SUPPORT = 'support@helpdesk.example.jp';
-const config = parseConfig({ ...process.env, MAIL_FROM: `XYZ Support <${SUPPORT}>`, SUPPORT_ADDRESSES: SUPPORT, OPENAI_API_KEY: 'x' }, { groups: [] as never });
-const mailboxes = ownMailboxesOf(config);
-const OUR_ID = '<3f2b9c1e-7a4d@helpdesk.example.jp>';
-
-interface RawMail {
-  from: string;
-  subject: string;
-  body: string;
-  headers?: string[];
-  reply?: boolean;
-  attachment?: [type: string, name: string];
-}
-
-const encoded = (text: string) => (/^[\x20-\x7e]*$/.test(text) ? text : `=?UTF-8?B?${Buffer.from(text).toString('base64')}?=`);
-
-/** A raw mail to the support address, UTF-8 text, optionally with one attachment. */
-function raw({ from, subject, body, headers = [], reply = false, attachment }: RawMail): Buffer {
-  const text = ['Content-Type: text/plain; charset=UTF-8', 'Content-Transfer-Encoding: base64', '', Buffer.from(body.replace(/\n/g, '\r\n')).toString('base64')];
-  const content = attachment
-    ? ['Content-Type: multipart/mixed; boundary="b0"', '', '--b0', ...text, '--b0', `Content-Type: ${attachment[0]}; name="${attachment[1]}"`, `Content-Disposition: attachment; filename="${attachment[1]}"`, 'Content-Transfer-Encoding: base64', '', Buffer.from('abcdabcd').toString('base64'), '--b0--']
-    : text;
-  return Buffer.from(
-    [`From: ${from}`, `To: XYZ Support <${SUPPORT}>`, `Subject: ${encoded(subject)}`, 'Date: Wed, 25 Nov 2026 14:06:11 +0900', 'Message-ID: <m1@sender.example>', ...(reply ? [`In-Reply-To: ${OUR_ID}`, `References: ${OUR_ID}`] : []), ...headers, 'MIME-Version: 1.0', ...content, ''].join('\r\n'),
-  );
-}
-
-/** What the poller and the agent worker's checks before the agent decide: `ignore …`, `park …` or `answer`. */
-async function decisionOf(mail: RawMail | Buffer): Promise<string> {
-  const bytes = Buffer.isBuffer(mail) ? mail : raw(mail);
-  const parsed = await parseInboundMail(bytes, { maxBytes: config.MAX_EMAIL_BYTES, extraHeaders: replySignalHeaders(config) });
-  const ticket = newTicket(ticketInputForMail(parsed, bytes, { rawRef: 'x', mailboxes }));
-  if (ticket.state === 'parked') return `park ${ticket.reason}`;
-  const signals = { ...(ticket.replySignals ?? parsed), subject: ticket.subject, inReplyTo: ticket.inReplyTo, references: ticket.references };
-  const decision = decideReply(signals, mailboxes);
-  const verification = outrankedBySenderVerification(decision) ? senderVerificationOf({ ...signals, question: ticket.question }, mailboxes) : undefined;
-  if (verification) return `park sender verification ${verification.detail}`;
-  if (!decision.answer) return `ignore ${ignoreReasonText(decision)}`;
-  const listCopy = listCopyReviewReason(signals, mailboxes);
-  if (listCopy) return `park ${listCopy}`;
-  if (ticket.unreadable) return `park ${ticket.unreadable}`;
-  if (!hasQuestion(ticket)) return `park ${noQuestionReason(ticket.question)}`;
-  const held = parkBeforeAgentReason({ ...signals, question: ticket.question }, config);
-  return held ? `park ${held}` : 'answer';
-}
 
 const sample = (name: string) => readFileSync(new URL(`../fixtures/mail/audit7/${name}`, import.meta.url));
 

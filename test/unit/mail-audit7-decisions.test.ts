@@ -1,106 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
-import { parseInboundMail } from '../../src/mail/parse.js';
-import { ticketInputForMail } from '../../src/mail/ingest.js';
-import { newTicket } from '../../src/tickets/ticket.js';
-import {
-  decideReply,
-  hasQuestion,
-  ignoreReasonText,
-  listCopyReviewReason,
-  noQuestionReason,
-  outrankedBySenderVerification,
-  ownMailboxesOf,
-  parkBeforeAgentReason,
-  replySignalHeaders,
-  senderVerificationOf,
-} from '../../src/mail/classify.js';
+import { decisionOf, SUPPORT, type RawMail } from '../support/decision-before-agent.js';
 
 // Mail audit round 7 (tmp/mailaudit7/REPORT.md), the decisions: a customer relayed by our own Google Group or
 // Microsoft 365 group (570, 572), voicemail and fax notices (549–553), marketplace inquiry notices (535, 536),
 // out-of-office notices in Vietnamese and Thai (566, 567), thanks-only replies in es/de/pt/fr/vi/th (523–528) and
 // plain-text read receipts in es/pt/de/fr/it (559, 561). Each row is a minimal raw mail taken the poller's way (parse,
 // ticket, recorded reply signals) and then the agent worker's checks before the agent, in their order.
-
-const SUPPORT = 'support@helpdesk.example.jp';
-const config = parseConfig(
-  { ...process.env, MAIL_FROM: `XYZ Support <${SUPPORT}>`, SUPPORT_ADDRESSES: SUPPORT, OPENAI_API_KEY: 'x' },
-  { groups: [] as never },
-);
-const mailboxes = ownMailboxesOf(config);
-const OUR_ID = '<3f2b9c1e-7a4d@helpdesk.example.jp>';
-
-interface RawMail {
-  from: string;
-  subject: string;
-  body: string;
-  /** Extra header lines, as written. */
-  headers?: string[];
-  /** Threaded under one of our replies. */
-  reply?: boolean;
-  /** An attachment's content type and file name. */
-  attachment?: [type: string, name: string];
-}
-
-function encoded(text: string): string {
-  return /^[\x20-\x7e]*$/.test(text) ? text : `=?UTF-8?B?${Buffer.from(text).toString('base64')}?=`;
-}
-
-/** A raw mail to the support address, UTF-8 text, optionally with one attachment. */
-function raw({ from, subject, body, headers = [], reply = false, attachment }: RawMail): Buffer {
-  const text = ['Content-Type: text/plain; charset=UTF-8', 'Content-Transfer-Encoding: base64', '', Buffer.from(body.replace(/\n/g, '\r\n')).toString('base64')];
-  const content = attachment
-    ? [
-        'Content-Type: multipart/mixed; boundary="b0"',
-        '',
-        '--b0',
-        ...text,
-        '--b0',
-        `Content-Type: ${attachment[0]}; name="${attachment[1]}"`,
-        `Content-Disposition: attachment; filename="${attachment[1]}"`,
-        'Content-Transfer-Encoding: base64',
-        '',
-        Buffer.from('JVBERi0xLjQKJSVFT0YK').toString('base64'),
-        '--b0--',
-      ]
-    : text;
-  return Buffer.from(
-    [
-      `From: ${from}`,
-      `To: XYZ Support <${SUPPORT}>`,
-      `Subject: ${encoded(subject)}`,
-      'Date: Wed, 25 Nov 2026 14:06:11 +0900',
-      'Message-ID: <m1@sender.example>',
-      ...(reply ? [`In-Reply-To: ${OUR_ID}`, `References: ${OUR_ID}`] : []),
-      ...headers,
-      'MIME-Version: 1.0',
-      ...content,
-      '',
-    ].join('\r\n'),
-  );
-}
-
-/**
- * What the poller and the agent worker's checks before the agent decide: `ignore <reason>: <detail>`,
- * `park <reason>`, or `answer` (the agent runs).
- */
-async function decisionOf(mail: RawMail): Promise<string> {
-  const bytes = raw(mail);
-  const parsed = await parseInboundMail(bytes, { maxBytes: config.MAX_EMAIL_BYTES, extraHeaders: replySignalHeaders(config) });
-  const ticket = newTicket(ticketInputForMail(parsed, bytes, { rawRef: 'x', mailboxes }));
-  if (ticket.state === 'parked') return `park ${ticket.reason}`;
-  const signals = { ...(ticket.replySignals ?? parsed), subject: ticket.subject, inReplyTo: ticket.inReplyTo, references: ticket.references };
-  const decision = decideReply(signals, mailboxes);
-  const verification = outrankedBySenderVerification(decision) ? senderVerificationOf({ ...signals, question: ticket.question }, mailboxes) : undefined;
-  if (verification) return `park sender verification ${verification.detail}`;
-  if (!decision.answer) return `ignore ${ignoreReasonText(decision)}`;
-  const listCopy = listCopyReviewReason(signals, mailboxes);
-  if (listCopy) return `park ${listCopy}`;
-  if (ticket.unreadable) return `park ${ticket.unreadable}`;
-  if (!hasQuestion(ticket)) return `park ${noQuestionReason(ticket.question)}`;
-  const held = parkBeforeAgentReason({ ...signals, question: ticket.question }, config);
-  return held ? `park ${held}` : 'answer';
-}
 
 // Google Groups' headers on a mail it delivers from our own group (support@ is the group).
 const GOOGLE_GROUP = [
