@@ -451,10 +451,13 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
     async approve({ params, body, user }) {
       const ticketId = params.id ?? '';
       const parsed = approveFormSchema.safeParse(body ?? {});
-      // A `seen` the page never writes (not decimal digits) names no draft, as the lack of it and of the reply does.
-      if (!parsed.success && !parsed.error.issues.some((issue) => issue.path[0] === 'seen')) throw new HttpError(400, FORM_NOT_AS_FILLED);
-      const form = parsed.data;
       const submitted = submittedReply(body);
+      // A `seen` the page never writes (not decimal digits) names no draft, as the lack of it and of the reply does.
+      // Any other refusal of the form still shows the reply typed (one over the limit, bug review 41b).
+      if (!parsed.success && !parsed.error.issues.some((issue) => issue.path[0] === 'seen')) {
+        return refusalPage({ outcome: 'invalid', message: FORM_NOT_AS_FILLED }, ticketId, user, submitted);
+      }
+      const form = parsed.data;
       if (!form || (form.reply === undefined && form.seen === undefined)) return refusalPage({ outcome: 'invalid', message: FORM_NAMES_NO_DRAFT }, ticketId, user, submitted);
       const outcome = await approveTicket(deps.review, {
         ticketId,

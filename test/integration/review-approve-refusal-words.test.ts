@@ -44,6 +44,21 @@ describe('an approve form that names no draft is refused in the page’s words',
   });
 });
 
+// Bug review 41b: a reply over the form's limit was refused without showing what the operator typed.
+it('a reply over the form\'s limit is refused with the typed text shown, so it is not lost', async () => {
+  const d = await harness.start();
+  const t = await parkedTicket(d, { prefix: 'words' });
+  const { hidden } = await openApprovePage(d.url, t.id, AUTH);
+  const typed = `typed-marker ${'x'.repeat(200_001)}`;
+  const res = await postToDashboard(d.url, `/tickets/${t.id}/approve`, { form: { ...hidden, reply: typed } }, AUTH);
+  expect(res.status).toBe(400);
+  const page = await res.text();
+  expect(page).toContain('typed-marker');
+  expect(page).toContain(`signed in as ${TEST_DASHBOARD_LOGIN.user}`);
+  expect((await d.store.require(t.id)).state).toBe('parked');
+  expect(await sendJobs(d)).toBe(0);
+});
+
 describe('a seen that names no draft of the ticket is invalid, a stale one changed since', () => {
   it.each([
     { what: 'higher than the history ever was', seen: () => '99' },
