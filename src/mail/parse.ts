@@ -679,19 +679,22 @@ export const SEPARATOR_LINE = /^\s*[-_=*＊━─―－~〜#+・=＝]{3,}\s*$/;
 // The line a phone, a carrier or a mail app adds under a mail ("Sent from my iPhone", "Sent via Bell Mobility's Text
 // Messaging service.", "Envoyé de mon iPhone", "Von meinem iPhone gesendet", "Galaxy から送信"…), in the languages of
 // the customers we see. Matched against one trimmed line of at most MAX_FOOTER_CHARS.
+// The store link Outlook mobile writes after its footer ("Get Outlook for iOS<https://aka.ms/o0ukef>").
+const APP_LINK = String.raw`(?:\s?<https?://[^\s<>]{1,80}>)?`;
 const SERVICE_FOOTER = new RegExp(
   `^(?:${[
     String.raw`(?:Sent|Envoyé|Enviado|Inviato|Gesendet|Verzonden|Verstuurd|Sendt|Skickat|Lähetetty|Wysłane|Отправлено)\s(?:from|via|with|by|using|de|depuis|par|avec|à partir de|desde|con|por|vía|do|pelo|a partir do|da|dal|tramite|von|mit|über|vom|vanaf|met|van|fra|från|med|från min|z|из|с)\s.{1,70}`,
     String.raw`Von meine[mr]\s.{1,40}\sgesendet`,
-    // Outlook mobile's: "Get Outlook for Android", "Obtener Outlook para Android", 「Android 用 Outlook を入手」.
-    String.raw`Get Outlook for\s.{1,40}`,
-    // The localized ones name the platform, so a customer's 「Obtener Outlook para Android me da el error 0x80」 stays.
-    String.raw`Obtener Outlook para\s(?:Android|iOS)`,
-    String.raw`(?:Obter|Obtenha|Baixe|Baixar) o Outlook para\s(?:Android|iOS)`,
-    String.raw`Outlook für\s(?:Android|iOS)\sherunterladen`,
-    String.raw`Scarica Outlook per\s(?:Android|iOS)`,
-    String.raw`Outlook voor\s(?:Android|iOS)\sdownloaden`,
-    String.raw`(?:Android|iOS)\s?用\s?(?:の\s?)?Outlook\s?を入手`,
+    // Outlook mobile's: "Get Outlook for Android", "Obtener Outlook para Android", 「Android 用 Outlook を入手」, with
+    // the store link the app writes after them. Each names the platform and ends there, so a customer's "Get Outlook
+    // for Android crashes on start" or 「Obtener Outlook para Android me da el error 0x80」 stays (bug reviews 41c, 41d).
+    String.raw`Get Outlook for\s(?:Android|iOS)${APP_LINK}`,
+    String.raw`Obtener Outlook para\s(?:Android|iOS)${APP_LINK}`,
+    String.raw`(?:Obter|Obtenha|Baixe|Baixar) o Outlook para\s(?:Android|iOS)${APP_LINK}`,
+    String.raw`Outlook für\s(?:Android|iOS)\sherunterladen${APP_LINK}`,
+    String.raw`Scarica Outlook per\s(?:Android|iOS)${APP_LINK}`,
+    String.raw`Outlook voor\s(?:Android|iOS)\sdownloaden${APP_LINK}`,
+    String.raw`(?:Android|iOS)\s?用\s?(?:の\s?)?Outlook\s?を入手${APP_LINK}`,
     String.raw`[^、。?？]{1,40}からの?送信(?:されました)?`, // 「iPhoneから送信」, Android's 「Android携帯からの送信」
     String.raw`送信元\s*[:：]\s*.{1,40}`,
     String.raw`发自我的.{1,40}`,
@@ -1324,7 +1327,10 @@ function noteBelowHistory(history: string[], recipients: readonly string[], cust
   while (body < history.length && isForwardHead(history[body] ?? '')) body += 1;
   const ours = isFromRecipient(history.slice(lastBlock, body), recipients);
   // Under a mail of ours only what follows its end can be the customer's: our reply may hold separators of its own.
-  const from = ours ? ourReplyEnd(history, body, customer) : body;
+  // The customer as our reply named them: the address it went to, on the quoted block's To line, may be another of
+  // theirs than the one they write from now (an alias, a +tag; bug review 41d).
+  const writers = ours ? [...(customer ? [customer] : []), ...addressesIn(history.slice(lastBlock, body)).filter((a) => !recipients.includes(a))] : [];
+  const from = ours ? ourReplyEnd(history, body, writers) : body;
   if (from < 0) return undefined;
   let separator = -1;
   for (let i = history.length - 1; i >= from && separator < 0; i--) if (SEPARATOR_LINE.test(history[i] ?? '')) separator = i;
@@ -1359,10 +1365,10 @@ function noteFrom(history: string[], start: number): { note: string; start: numb
  * someone wrote may be followed by more of our answer (bug review 41c), and a later `>` quote may be one the customer
  * cites.
  */
-function ourReplyEnd(history: string[], body: number, customer: string | undefined): number {
-  if (!customer) return -1;
+function ourReplyEnd(history: string[], body: number, customers: readonly string[]): number {
+  if (customers.length === 0) return -1;
   for (let i = body; i < history.length; i++) {
-    if (!QUOTED_LINE.test(history[i] ?? '') || !quoteUnderAttribution(history, body, i, customer)) continue;
+    if (!QUOTED_LINE.test(history[i] ?? '') || !quoteUnderAttribution(history, body, i, customers)) continue;
     let end = i;
     while (end < history.length && QUOTED_LINE.test(history[end] ?? '')) end += 1;
     return end;
@@ -1372,13 +1378,18 @@ function ourReplyEnd(history: string[], body: number, customer: string | undefin
 
 /**
  * True when the `>` line at `index` belongs to a quote opened by an attribution line between `body` and it, one that
- * names `writer`'s address when given.
+ * names one of `writers`' addresses when given.
  */
-function quoteUnderAttribution(history: string[], body: number, index: number, writer?: string): boolean {
+function quoteUnderAttribution(history: string[], body: number, index: number, writers?: readonly string[]): boolean {
   let i = index;
   while (i > body && (QUOTED_LINE.test(history[i - 1] ?? '') || (history[i - 1] ?? '').trim() === '')) i -= 1;
-  const attribution = history[i - 1] ?? '';
-  return i > body && isQuoteHeader(attribution, history[i]) && (writer === undefined || attribution.toLowerCase().includes(writer.toLowerCase()));
+  const attribution = (history[i - 1] ?? '').toLowerCase();
+  return i > body && isQuoteHeader(attribution, history[i]) && (writers === undefined || writers.some((w) => attribution.includes(w.toLowerCase())));
+}
+
+/** The mail addresses written on `lines` (a quoted mail's header block), lower-case. */
+function addressesIn(lines: readonly string[]): string[] {
+  return [...lines.join('\n').matchAll(/[^\s<>"'()[\]:;,@]+@[^\s<>"'()[\]:;,@]+\.[^\s<>"'()[\]:;,@]+/g)].map((m) => m[0].toLowerCase());
 }
 
 /** True for a line of a quoted or forwarded mail's marker and header block, blank lines among them. */

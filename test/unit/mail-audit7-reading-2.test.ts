@@ -216,3 +216,16 @@ describe('the customer\'s own words that look like an attribution or a footer st
     expect(await question({ subject, inReplyTo: OUR_ID, body: body.join('\n') })).toMatch(kept);
   });
 });
+
+// Outlook mobile's footers with the store link the app writes after them go, as those without. (A customer's line
+// opening "Get Outlook for …" is still cut by email-reply-parser's own English pattern, as before; bug review 41d.)
+describe('Outlook mobile\'s footers with their store link (bug review 41d)', () => {
+  it.each([
+    ['English, alone', ['My calendar does not sync. What can I do?', '', 'Get Outlook for Android'], /What can I do\?$/],
+    ['English, with its store link', ['My calendar does not sync. What can I do?', '', 'Get Outlook for iOS<https://aka.ms/o0ukef>'], /What can I do\?$/],
+    ['Spanish, with its store link', ['Mi calendario no se sincroniza. ¿Qué hago?', '', 'Obtener Outlook para Android<https://aka.ms/AAb9ysg>'], /¿Qué hago\?$/],
+    ['Japanese, with its store link', ['カレンダーが同期されません。どうすればよいですか？', '', 'Android 用 Outlook を入手<https://aka.ms/AAb9ysg>'], /どうすればよいですか？$/],
+  ])('%s', async (_what, body, asked) => {
+    expect(await question({ subject: 'Calendar sync', body: body.join('\n') })).toMatch(asked);
+  });
+});

@@ -15,13 +15,15 @@ interface RawMail {
   inReplyTo?: string;
   html?: boolean;
   body: string;
+  /** The customer's address (default the one our quoted reply went to). */
+  from?: string;
 }
 
 /** A raw mail from a customer to the support address, UTF-8, as a client writes it. */
-function raw({ subject = 'CSV出力について', inReplyTo, html = false, body }: RawMail): Buffer {
+function raw({ subject = 'CSV出力について', inReplyTo, html = false, body, from = 'taro.yamada@yamada-kogyo.co.jp' }: RawMail): Buffer {
   return Buffer.from(
     [
-      'From: =?UTF-8?B?5bGx55SwIOWkqumDjg==?= <taro.yamada@yamada-kogyo.co.jp>',
+      `From: =?UTF-8?B?5bGx55SwIOWkqumDjg==?= <${from}>`,
       `To: XYZ Support <${SUPPORT}>`,
       `Subject: =?UTF-8?B?${Buffer.from(subject).toString('base64')}?=`,
       'Date: Wed, 25 Nov 2026 14:06:11 +0900',
@@ -53,10 +55,14 @@ describe('a note written below our own quoted reply, after the quote of their ma
   it.each([
     ['below the quote of their own mail that closes our reply', lines(OUR_BLOCK, OUR_ANSWER, OUR_QUOTE_OF_THEM, ['', 'ありがとうございます。タブ区切りにはできますか？', '', '山田']), /タブ区切りにはできますか/],
     ['under a ---- line below that quote', lines(OUR_BLOCK, OUR_ANSWER, OUR_SIGNATURE, OUR_QUOTE_OF_THEM, ['', '----', '上記の件、承知しました。', 'もう1点、区切り文字をタブに変更することはできますか？']), /タブに変更することはできますか/],
+    // Bug review 41d: written from another of their addresses than the one our reply went to (an alias, a +tag): the
+    // quoted block's To line names the one the attribution does.
+    ['from an alias of the address our reply went to', lines(OUR_BLOCK, OUR_ANSWER, OUR_QUOTE_OF_THEM, ['', 'ありがとうございます。タブ区切りにはできますか？']), /タブ区切りにはできますか/, 't.yamada@yamada-kogyo.co.jp'],
+    ['from a +tag of it', lines(OUR_BLOCK, OUR_ANSWER, OUR_QUOTE_OF_THEM, ['', 'ありがとうございます。タブ区切りにはできますか？']), /タブ区切りにはできますか/, 'taro.yamada+help@yamada-kogyo.co.jp'],
     // Bug review 41b a1-06: a quote the customer cites in their own note does not move the end past their question.
     ['a quote the customer cites below their question', lines(OUR_BLOCK, OUR_ANSWER, OUR_QUOTE_OF_THEM, ['', 'タブ区切りにはできますか？', '', '営業の方のメール:', '> タブ区切りに対応予定です'])],
-  ].map(([what, body, asked = /タブ区切りにはできますか/]) => [what, body, asked] as const))('%s', async (_what, body, asked) => {
-    const mail = await parseInboundMail(raw({ subject: 'RE: CSV出力について', inReplyTo: OUR_ID, body: body as string }));
+  ].map(([what, body, asked = /タブ区切りにはできますか/, from]) => [what, body, asked, from] as const))('%s', async (_what, body, asked, from) => {
+    const mail = await parseInboundMail(raw({ subject: 'RE: CSV出力について', inReplyTo: OUR_ID, body: body as string, ...(from ? { from: from as string } : {}) }));
     expect(mail.question).toMatch(asked as RegExp);
     expect(mail.question).not.toMatch(OUR_WORDS);
   });
