@@ -136,12 +136,14 @@ export const MORE_ABSENCE = [
 /**
  * A notice's own phrasings beside the absence in Vietnamese and Thai: when the writer answers (sẽ trả lời … khi quay
  * lại), for urgent matters (trường hợp khẩn cấp vui lòng, หากมีเรื่องด่วนกรุณา) before the contact, until when
- * (จนถึงวันที่). The contact word itself (liên hệ, ติดต่อ) is left in the line: the residue rule
- * ({@link saysMoreThanAwayNotice}) takes out a colleague's name only right after it.
+ * (จนถึงวันที่). The Vietnamese contact word (liên hệ) is left in the line: the residue rule
+ * ({@link saysMoreThanAwayNotice}) takes out a colleague's name only right after it. The Thai urgent phrase takes its
+ * contact and a คุณ name with it: anywhere else 「ติดต่อคุณเรื่องเงินคืน」 is the writer's "contacting you about the refund"
+ * (bug review 41d).
  */
 export const MORE_ABSENCE_NOTICE_PHRASES = [
   String.raw`sẽ (?:trả lời|phản hồi|liên hệ lại)[^.]{0,30}?khi (?:quay lại|trở lại|trở về)|(?:trường hợp|nếu có (?:việc|vấn đề)) (?:khẩn cấp|gấp)[, ]*(?:xin )?(?:vui lòng )?(?=liên hệ)`.normalize('NFKC'),
-  String.raw`(?:หากมี|ถ้ามี|กรณี)เรื่อง(?:ด่วน|เร่งด่วน)(?:กรุณา|โปรด)?(?=ติดต่อ)|จนถึงวันที่|ตั้งแต่วันที่`.normalize('NFKC'),
+  String.raw`(?:หากมี|ถ้ามี|กรณี)เรื่อง(?:ด่วน|เร่งด่วน)(?:กรุณา|โปรด)?ติดต่อ(?:คุณ[\p{Script=Thai}]{1,15}(?=\s|$))?|จนถึงวันที่|ตั้งแต่วันที่`.normalize('NFKC'),
 ];
 
 /**
@@ -169,11 +171,12 @@ export const MORE_CUSTOMER_TROUBLE = [
 ];
 
 // What a Thai notice line holds beside its absence and notice phrases: who (ผม, ดิฉัน…), now (ขณะนี้, ตอนนี้…), the
-// dates (months, ถึง "to", วันที่ "the day", พ.ศ.), the contact word and a colleague's name right after it (ติดต่อคุณสมศรี; a คุณ
-// elsewhere is "you" opening the writer's own clause), polite particles and thanks. Thai writes no sentence marks, so a line is one sentence: what is left once these are taken out is the
+// dates (months, ถึง "to", วันที่ "the day", พ.ศ.), polite particles and thanks. Not the contact word: a colleague's
+// name is read only inside the urgent phrase ({@link MORE_ABSENCE_NOTICE_PHRASES}); a ติดต่อคุณ… elsewhere is the
+// writer's own clause (bug review 41d). Thai writes no sentence marks, so a line is one sentence: what is left once these are taken out is the
 // writer's own, and a notice leaves almost nothing.
 const THAI_NOTICE_FILLER = new RegExp(
-  String.raw`ขณะนี้|ตอนนี้|ปัจจุบัน|ช่วงนี้|สัปดาห์นี้|วันนี้|กระผม|ผม|ดิฉัน|ฉัน|เรา|ถึง|วันที่|และ|พ\.ศ\.|ติดต่อ(?:คุณ[\p{Script=Thai}]{1,15}(?=\s|$))?|มกราคม|กุมภาพันธ์|มีนาคม|เมษายน|พฤษภาคม|มิถุนายน|กรกฎาคม|สิงหาคม|กันยายน|ตุลาคม|พฤศจิกายน|ธันวาคม|ครับ|ค่ะ|นะ|ขอบคุณ`.normalize('NFKC'),
+  String.raw`ขณะนี้|ตอนนี้|ปัจจุบัน|ช่วงนี้|สัปดาห์นี้|วันนี้|กระผม|ผม|ดิฉัน|ฉัน|เรา|ถึง|วันที่|และ|พ\.ศ\.|มกราคม|กุมภาพันธ์|มีนาคม|เมษายน|พฤษภาคม|มิถุนายน|กรกฎาคม|สิงหาคม|กันยายน|ตุลาคม|พฤศจิกายน|ธันวาคม|ครับ|ค่ะ|นะ|ขอบคุณ`.normalize('NFKC'),
   'gu',
 );
 // The most Thai letters a notice line may keep beyond its phrases and {@link THAI_NOTICE_FILLER}.

@@ -91,13 +91,18 @@ describe('a Thai คุณ ("you") clause and Vietnamese trouble beside away wor
     ['vi: on a trip; our accountant did not receive (không nhận) the invoice', 'Tôi đang đi công tác, kế toán của tôi không nhận được hóa đơn.'],
     ['vi: on leave; not yet received (chưa nhận) the goods', 'Tôi đang nghỉ phép nhưng công ty tôi chưa nhận hàng.'],
     ['vi, no listed word: on leave; order 4512 came in blue instead of red', 'Tôi đang nghỉ phép, đơn hàng 4512 giao nhầm màu xanh thay vì màu đỏ.'],
+    // Bug review 41d: ติดต่อคุณ… outside the urgent phrase is the writer's "contacting you about …".
+    ['th e3: on leave until the 10th; contacting you about the refund', 'ดิฉันลาพักร้อนถึงวันที่ 10 ติดต่อคุณเรื่องเงินคืน'],
+    ['th e2: on leave; contacting you: you sent the wrong goods', 'ผมลาพักร้อน ติดต่อคุณส่งของผิด'],
+    // So a contact named outside the urgent phrase cannot be told from the writer's words: such a notice is answered,
+    // the safe side (the automatic-reply limits bound a loop).
+    ['th: on leave until the 10th, contact Khun Somchai (no urgent phrase)', 'ผมลาพักร้อนถึงวันที่ 10 ติดต่อคุณสมชาย somchai@thaicorp.co.th\n\nขอบคุณครับ'],
   ])('%s', async (_what, body) => {
     expect(await decisionOf(customer(body))).toBe('answer');
   });
 
   it.each<[string, RawMail]>([
     ['th: away, for urgent matters contact Khun Wipa', { from: 'Wipa <wipa@thaicorp.co.th>', subject: 'Re: ส่งออก CSV', body: 'ขณะนี้ดิฉันลาพักร้อนจนถึงวันที่ 5 ธันวาคม หากมีเรื่องด่วนกรุณาติดต่อคุณวิภา 02-123-4567 ค่ะ', reply: true }],
-    ['th: on leave until the 10th, contact Khun Somchai', { from: 'Lukkha <lukkha@example.co.th>', subject: 'Re: ส่งออก CSV', body: 'ผมลาพักร้อนถึงวันที่ 10 ติดต่อคุณสมชาย somchai@thaicorp.co.th\n\nขอบคุณครับ', reply: true }],
     ['vi: on leave, for urgent matters contact chị Lan by phone', { from: 'Minh <minh@congty.vn>', subject: 'Re: Xuất CSV', body: 'Xin chào,\n\nTôi đang nghỉ phép đến hết ngày 5/12. Trường hợp khẩn cấp vui lòng liên hệ chị Lan qua số 0902 345 678.\n\nTrân trọng,\nMinh', reply: true }],
     ['vi: on a trip from the 1st to the 5th, contact anh Nguyễn Văn Nam', { from: 'Minh <minh@congty.vn>', subject: 'Re: Xuất CSV', body: 'Tôi đang đi công tác từ ngày 1 đến ngày 5 tháng 12, liên hệ anh Nguyễn Văn Nam (nam@congty.vn).\n\nMinh', reply: true }],
     ['vi: thanks, on leave, will answer on return', { from: 'Minh <minh@congty.vn>', subject: 'Re: Xuất CSV', body: 'Cảm ơn, tôi đang nghỉ phép đến hết ngày 5/12 và sẽ trả lời khi quay lại.', reply: true }],
