@@ -1387,9 +1387,9 @@ function quoteUnderAttribution(history: string[], body: number, index: number, w
   return i > body && isQuoteHeader(attribution, history[i]) && (writers === undefined || writers.some((w) => attribution.includes(w.toLowerCase())));
 }
 
-/** The mail addresses written on `lines` (a quoted mail's header block), lower-case. */
+/** The mail addresses written on `lines` (a quoted mail's header block), lower-case ({@link MAIL_ADDRESS_IN_HEADER}). */
 function addressesIn(lines: readonly string[]): string[] {
-  return [...lines.join('\n').matchAll(/[^\s<>"'()[\]:;,@]+@[^\s<>"'()[\]:;,@]+\.[^\s<>"'()[\]:;,@]+/g)].map((m) => m[0].toLowerCase());
+  return [...lines.join('\n').matchAll(new RegExp(MAIL_ADDRESS_IN_HEADER.source, 'gu'))].map((m) => m[0].toLowerCase());
 }
 
 /** True for a line of a quoted or forwarded mail's marker and header block, blank lines among them. */
