@@ -2920,17 +2920,27 @@ function readAuthenticationResults(field: string): AuthenticationReading {
       continue;
     }
     const rest = match[3]!;
+    const method = match[1]!.toLowerCase();
     const props = new Map<string, string>();
+    let addresses = 0;
     for (const token of unquotedWords(rest)) {
+      // An @ outside quoted strings: a reason="…" may say anything.
+      const holdsAddress = token.replace(/"[^"]*"/g, '').includes('@');
+      if (holdsAddress) addresses++;
       const property = /^([\w-]+\.[\w.-]+)=(.*)$/s.exec(token);
-      if (!property) continue;
+      if (!property) {
+        // A word that is no property and holds an address is an identity the server copied with its spaces.
+        if (holdsAddress && !token.includes('=')) unreadable ??= 'an address outside any property';
+        continue;
+      }
       const name = property[1]!.toLowerCase();
       const value = propertyValue(property[2]!);
       if (value === undefined) unreadable ??= `a quote or parenthesis in the value of ${name}`;
       if (props.has(name)) unreadable ??= `${name} twice in one result`;
       else props.set(name, (value ?? property[2]!).toLowerCase());
     }
-    results.push({ method: match[1]!.toLowerCase(), result: match[2]!.toLowerCase(), properties: rest.replace(/\s+/g, ' ').trim().slice(0, MAX_RESULT_CHARS), props });
+    if (method === 'dkim') unreadable ??= signingIdentityProblem(props, addresses);
+    results.push({ method, result: match[2]!.toLowerCase(), properties: rest.replace(/\s+/g, ' ').trim().slice(0, MAX_RESULT_CHARS), props });
   }
   for (const method of SINGLE_RESULT_METHODS) {
     // An spf result for the HELO name or the PRA beside the one for the envelope sender is no second verdict on the
@@ -2946,6 +2956,24 @@ function readAuthenticationResults(field: string): AuthenticationReading {
     if (!results.some((r) => r.method === method && r.result === 'fail')) unreadable ??= `a ${method}=fail inside a comment or quoted string`;
   }
   return unreadable === undefined ? { results } : { results, unreadable };
+}
+
+/**
+ * Why a dkim result's signing identity (`header.i`, the signature's i= tag) cannot be the one the signature carried,
+ * or undefined. Stalwart writes i= decoded and unquoted in place of `header.d`; its local part may hold anything
+ * (`=20` is a space), and the signature passes when what follows its last `@` is the signer's domain, so
+ * `x=20header.d=bank.example=20@evil.example` reads as a pass for bank.example. A real identity is one word with one
+ * `@` (or `none`, as IronPort writes for no signature), the result's only address, on the signing domain or under it.
+ */
+function signingIdentityProblem(props: ReadonlyMap<string, string>, addresses: number): string | undefined {
+  const identity = props.get('header.i');
+  if (identity === undefined || identity === 'none') return addresses > 0 ? 'an address outside header.i in a dkim result' : undefined;
+  if (identity.indexOf('@') !== identity.lastIndexOf('@') || !identity.includes('@')) return 'a header.i that is no signing identity';
+  if (addresses > 1) return 'an address outside header.i in a dkim result';
+  const domain = props.get('header.d')?.replace(/\.$/, '');
+  const identityDomain = domainOf(identity);
+  if (domain !== undefined && identityDomain !== domain && !identityDomain.endsWith(`.${domain}`)) return 'a header.i outside header.d';
+  return undefined;
 }
 
 /** The identity other than the envelope sender's that an spf result alone names ({@link SPF_OTHER_IDENTITIES}), or undefined. */

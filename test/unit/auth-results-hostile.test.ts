@@ -20,6 +20,10 @@ const gmail = (envelope: string, dmarc = 'fail (p=REJECT sp=REJECT dis=REJECT)')
 const gmailPass = (envelope: string, dmarc = 'none (p=NONE sp=NONE dis=NONE)') =>
   `${GMAIL}; dkim=none; spf=pass (google.com: domain of ${envelope} designates 203.0.113.5 as permitted sender) smtp.mailfrom=${envelope}; dmarc=${dmarc} header.from=bank.example`;
 
+/** Stalwart's field for a forger's signature whose i= tag decodes to `identity`, the forger passing SPF, bank.example without DMARC. */
+const stalwart = (identity: string) =>
+  `mx.helpdesk.test; dkim=pass header.i=${identity} header.s=sel header.b=AbCdEf; spf=pass (mx.helpdesk.test: domain of x@evil.example designates 203.0.113.5 as permitted sender) smtp.mailfrom=x@evil.example; dmarc=none header.from=bank.example`;
+
 /** A forged From on bank.example with `field` as its topmost Authentication-Results. */
 const forged = (field: string) => ({ from: { address: 'ceo@bank.example', name: '' }, replyTo: undefined, contentType: 'text/plain', headers: { 'authentication-results': [field] } });
 
@@ -47,6 +51,13 @@ const HOSTILE: readonly (readonly [string, string])[] = [
   ['a quoted bare domain element', `${GMAIL}; spf=softfail smtp.mailfrom=x@evil.example; "bank.example"; dmarc=fail header.from=bank.example`],
   ['a ")" that closes no comment', `${GMAIL}; spf=softfail smtp.mailfrom=x@evil.example a); dmarc=pass header.from=bank.example`],
   ['a dmarc=fail hidden in a quoted string', `${GMAIL}; spf=none reason="x; dmarc=fail header.from=bank.example"; dkim=pass header.d=bank.example`],
+  // Stalwart writes a signature's i= tag, decoded, as header.i (in place of header.d) without quoting it. The local
+  // part of i= may hold anything (=20 is a space), and the signature passes when the part after its last @ is the
+  // signer's own domain: the forger's signature for evil.example reads as one for bank.example, which has no DMARC.
+  ['Stalwart: a signing identity "x header.d=bank.example @evil.example" (i= with =20)', stalwart('x header.d=bank.example @evil.example')],
+  ['Stalwart: a signing identity "x@bank.example header.d=bank.example z=q@evil.example"', stalwart('x@bank.example header.d=bank.example z=q@evil.example')],
+  ['Stalwart: a signing identity that writes a dmarc=pass of its own (i= with =3B, the server checking no DMARC)', `mx.helpdesk.test; dkim=pass header.i=x; dmarc=pass header.from=bank.example @evil.example header.s=sel header.b=AbCdEf; spf=pass smtp.mailfrom=x@evil.example`],
+  ['a selector with a space after a signing identity on evil.example: header.d=bank.example', `mx.helpdesk.test; dkim=pass header.i=x@evil.example header.s=sel header.d=bank.example header.b=AbCdEf; spf=pass smtp.mailfrom=x@evil.example; dmarc=none header.from=bank.example`],
 ];
 
 describe('an Authentication-Results field a forger wrote into: nothing vouches, the draft is parked', () => {
@@ -110,6 +121,8 @@ describe('well-formed fields of real receivers read as before', () => {
     ['Cisco Secure Email (IronPort): spf for the PRA, the envelope sender and the HELO name', 'esa1.shop.iphmx.com; spf=None smtp.pra=taro@shop.example; spf=Pass smtp.mailfrom=taro@shop.example; spf=None smtp.helo=postmaster@mail.shop.example; dkim=pass (signature verified) header.i=@shop.example; dmarc=pass (p=none dis=none) d=shop.example', undefined, true],
     ['Cisco Secure Email (IronPort) without DKIM or DMARC, verbatim shape', 'esa6.hc3370-68.iphmx.com; dkim=none (message not signed) header.i=none; spf=None smtp.pra=taro@shop.example; spf=Pass smtp.mailfrom=taro@shop.example; spf=None smtp.helo=postmaster@mail.shop.example', undefined, true],
     ['Microsoft 365, 2019-21 form with bare tenant-domain elements', 'spf=pass (sender IP is 123.126.97.3) smtp.mailfrom=shop.example; shopexample.onmicrosoft.com; dkim=pass (signature was verified) header.d=shop.example;shopexample.onmicrosoft.com; dmarc=pass action=none header.from=shop.example;compauth=pass reason=100', undefined, true],
+    ['Stalwart, a signature with an i= tag (header.i in place of header.d)', 'mx.helpdesk.test; dkim=pass header.i=taro@mail.shop.example header.s=sel header.b=AbCd; spf=pass (mx.helpdesk.test: domain of taro@shop.example designates 203.0.113.7 as permitted sender) smtp.mailfrom=taro@shop.example; dmarc=none header.from=shop.example', undefined, true],
+    ['OpenDKIM, a signing identity on a subdomain of the signing domain', 'mx.helpdesk.test; dkim=pass (2048-bit key) header.d=shop.example header.i=news@mail.shop.example header.s=s1', undefined, true],
     ['Exim', 'mx.helpdesk.test; iprev=pass (mail.shop.example) smtp.remote-ip=203.0.113.7; spf=pass smtp.mailfrom=shop.example; dkim=pass header.d=shop.example header.s=s1 header.a=rsa-sha256; dmarc=pass header.from=shop.example; arc=none', undefined, true],
     ['a version after the authserv-id and no result', 'mx.helpdesk.test 1; none', undefined, false],
     ['a trailing semicolon', 'mx.helpdesk.test; dmarc=pass header.from=shop.example;', undefined, true],
