@@ -160,7 +160,7 @@ function requireBodyType(type: string, renderError: ErrorRenderer) {
       next();
       return;
     }
-    send(res, renderError(415, `Unsupported Content-Type: this route accepts ${type} bodies only`));
+    send(res, renderError(415, `Unsupported Content-Type: this route accepts ${type} bodies only`, userOf(res)));
   };
 }
 
@@ -409,7 +409,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   app.post('/knowledge/candidates/:id/discard', ...form, route(knowledge.discard, htmlError, logger));
   app.post('/knowledge/pairs/:id/remove', ...form, route(knowledge.remove, htmlError, logger));
 
-  app.use((_req, res) => send(res, htmlError(404, 'No such page')));
+  app.use((_req, res) => send(res, htmlError(404, 'No such page', userOf(res))));
   app.use(errorMiddleware(htmlError, logger));
   return app;
 }

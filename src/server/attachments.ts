@@ -25,7 +25,7 @@ import { MIME_PARTS_READ, PARSER_OPTIONS, firstMimeParts, isPartLimit, parserInp
 import { RAW_REF_SCHEME, loadRaw } from '../mail/raw-store.js';
 import { TICKET_ID_PATTERN, type AttachmentSummary, type Ticket } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
-import { HttpError, errorResult, send, type ErrorRenderer } from './http.js';
+import { HttpError, errorResult, send, userOf, type ErrorRenderer } from './http.js';
 
 /** One attachment of a ticket with its content. */
 export interface TicketAttachment {
@@ -391,7 +391,7 @@ export function attachmentDownloadRoute(deps: AttachmentRouteDeps, renderError: 
     try {
       attachment = await requestedAttachment(deps, String(req.params.id ?? ''), String(req.params.n ?? ''));
     } catch (err) {
-      send(res, errorResult(err, renderError, deps.logger, req));
+      send(res, errorResult(err, renderError, deps.logger, req, userOf(res)));
       return;
     }
     res

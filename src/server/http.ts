@@ -95,7 +95,8 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what:
 }
 
 /** How error answers of a route are rendered. */
-export type ErrorRenderer = (status: number, message: string) => HandlerResult;
+/** An error's answer; `user` (the signed-in operator, when known) goes into an HTML page's frame. */
+export type ErrorRenderer = (status: number, message: string, user?: string) => HandlerResult;
 
 /** Errors as `{ "error": message }`. */
 export const jsonError: ErrorRenderer = (status, message) => ({ status, json: { error: message } });
@@ -134,23 +135,23 @@ export function route(handler: Handler, renderError: ErrorRenderer, logger: Logg
         user: userOf(res),
       });
     } catch (err) {
-      result = errorResult(err, renderError, logger, req);
+      result = errorResult(err, renderError, logger, req, userOf(res));
     }
     send(res, result);
   };
 }
 
 /** The answer to an error thrown by a handler or a middleware. */
-export function errorResult(err: unknown, renderError: ErrorRenderer, logger: Logger, req: Pick<Request, 'method' | 'path'>): HandlerResult {
+export function errorResult(err: unknown, renderError: ErrorRenderer, logger: Logger, req: Pick<Request, 'method' | 'path'>, user?: string): HandlerResult {
   const known = classifyError(err);
   if (known) {
     if (known.status >= 500) logger.warn({ method: req.method, path: req.path, err: (err as Error).message }, known.message);
-    const result = renderError(known.status, known.message);
+    const result = renderError(known.status, known.message, user);
     if (known.headers && !('location' in result)) result.headers = { ...result.headers, ...known.headers };
     return result;
   }
   logger.error({ err, method: req.method, path: req.path }, 'Dashboard request failed');
-  return renderError(500, 'Internal error; see the dashboard log');
+  return renderError(500, 'Internal error; see the dashboard log', user);
 }
 
 /** Express error middleware answering with `renderError` (body-parser errors, errors of other middleware). */
@@ -160,6 +161,6 @@ export function errorMiddleware(renderError: ErrorRenderer, logger: Logger) {
       next(err);
       return;
     }
-    send(res, errorResult(err, renderError, logger, req));
+    send(res, errorResult(err, renderError, logger, req, userOf(res)));
   };
 }

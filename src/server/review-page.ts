@@ -102,7 +102,7 @@ async function learnedSourcesOf(ticket: Ticket, learned: ReviewPageDeps['learned
 
 /** Error pages of the review routes: the message on a page with a way back. */
 export function htmlErrorRenderer(): ErrorRenderer {
-  return (status, message) => ({ status, html: renderMessagePage({ status, message, user: undefined }) });
+  return (status, message, user) => ({ status, html: renderMessagePage({ status, message, user }) });
 }
 
 const DONE_VALUES = ['approved', 'requeued', 'rejected', 'rerun', 'arrived', 'closed', 'acknowledged', 'reopened', 'reindex'] as const;

@@ -106,3 +106,21 @@ describe('a seen that names no draft of the ticket is invalid, a stale one chang
     expect(await res.text()).toContain('changed since you opened it');
   });
 });
+
+// Walkthrough 41: the review routes' error pages (no such ticket, a start several ids share, no such page, a form
+// posted with another body type) came without the frame's "signed in as", as if no one were signed in.
+describe('the review routes’ error pages show who is signed in', () => {
+  it.each<{ what: string; path: string; status: number; method?: 'POST' }>([
+    { what: 'no such ticket', path: '/tickets/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef', status: 404 },
+    { what: 'no such page', path: '/no-such-page', status: 404 },
+    { what: 'a form posted as JSON', path: '/tickets/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef/approve', status: 415, method: 'POST' },
+  ])('$what', async ({ path, status, method }) => {
+    const d = await harness.start();
+    const res =
+      method === 'POST'
+        ? await postToDashboard(d.url, path, { json: { reply: 'x' } }, AUTH)
+        : await fetch(new URL(path, d.url), { headers: { authorization: AUTH } });
+    expect(res.status).toBe(status);
+    expect(await res.text()).toContain(`signed in as ${TEST_DASHBOARD_LOGIN.user}`);
+  });
+});
