@@ -2939,8 +2939,9 @@ function readAuthenticationResults(field: string): AuthenticationReading {
       if (props.has(name)) unreadable ??= `${name} twice in one result`;
       else props.set(name, (value ?? property[2]!).toLowerCase());
     }
-    if (method === 'dkim') unreadable ??= signingIdentityProblem(props, addresses);
-    results.push({ method, result: match[2]!.toLowerCase(), properties: rest.replace(/\s+/g, ' ').trim().slice(0, MAX_RESULT_CHARS), props });
+    const result = match[2]!.toLowerCase();
+    if (method === 'dkim') unreadable ??= signingIdentityProblem(props, addresses, result === 'pass');
+    results.push({ method, result, properties: rest.replace(/\s+/g, ' ').trim().slice(0, MAX_RESULT_CHARS), props });
   }
   for (const method of SINGLE_RESULT_METHODS) {
     // An spf result for the HELO name or the PRA beside the one for the envelope sender is no second verdict on the
@@ -2963,13 +2964,15 @@ function readAuthenticationResults(field: string): AuthenticationReading {
  * or undefined. Stalwart writes i= decoded and unquoted in place of `header.d`; its local part may hold anything
  * (`=20` is a space), and the signature passes when what follows its last `@` is the signer's domain, so
  * `x=20header.d=bank.example=20@evil.example` reads as a pass for bank.example. A real identity is one word with one
- * `@` (or `none`, as IronPort writes for no signature), the result's only address, on the signing domain or under it.
+ * `@` (or `none`, as IronPort writes for no signature), the result's only address, and, in a pass, on the signing
+ * domain or under it (RFC 6376 passes no other; a failing signature's may be anything, and vouches for nothing).
  */
-function signingIdentityProblem(props: ReadonlyMap<string, string>, addresses: number): string | undefined {
+function signingIdentityProblem(props: ReadonlyMap<string, string>, addresses: number, pass: boolean): string | undefined {
   const identity = props.get('header.i');
-  if (identity === undefined || identity === 'none') return addresses > 0 ? 'an address outside header.i in a dkim result' : undefined;
+  if (identity === undefined || identity === '' || identity === 'none') return addresses > 0 ? 'an address outside header.i in a dkim result' : undefined;
   if (identity.indexOf('@') !== identity.lastIndexOf('@') || !identity.includes('@')) return 'a header.i that is no signing identity';
   if (addresses > 1) return 'an address outside header.i in a dkim result';
+  if (!pass) return undefined;
   const domain = props.get('header.d')?.replace(/\.$/, '');
   const identityDomain = domainOf(identity);
   if (domain !== undefined && identityDomain !== domain && !identityDomain.endsWith(`.${domain}`)) return 'a header.i outside header.d';
