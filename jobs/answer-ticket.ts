@@ -89,7 +89,7 @@ export const CONVERSATION_LIMIT = 10;
 
 /** What the handler runs against; built once per process by `src/runtime/services.ts`. */
 export interface AnswerTicketDeps {
-  config: Pick<Config, 'REVIEW_MODE' | 'REPEATED_QUESTION_HOURS' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR' | 'AGENT_RUN_LIMIT_PER_HOUR' | 'AGENT_RUN_LIMIT_TOTAL_PER_HOUR' | 'TRUSTED_REPLY_TO_DOMAINS' | 'TRUSTED_LINK_DOMAINS' | 'SPAM_ACTION' | 'SPAM_HEADER' | 'SPAM_HEADER_VALUE' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SUPPORT_GROUP_ADDRESSES' | 'AUTHSERV_ID' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX' | 'PRODUCT_NAME'> &
+  config: Pick<Config, 'REVIEW_MODE' | 'REPEATED_QUESTION_HOURS' | 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR' | 'AGENT_RUN_LIMIT_PER_HOUR' | 'AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR' | 'AGENT_RUN_LIMIT_TOTAL_PER_HOUR' | 'TRUSTED_REPLY_TO_DOMAINS' | 'TRUSTED_LINK_DOMAINS' | 'SPAM_ACTION' | 'SPAM_HEADER' | 'SPAM_HEADER_VALUE' | 'MAIL_FROM' | 'SUPPORT_ADDRESSES' | 'SUPPORT_GROUP_ADDRESSES' | 'AUTHSERV_ID' | 'SENDER_ATTEMPTS' | 'MAX_EMAIL_BYTES' | 'QUEUE_PREFIX' | 'PRODUCT_NAME'> &
     TrustSettings &
     // Optional: only the reason of a ticket parked after a model failure names them.
     ModelServerSettings;
@@ -525,8 +525,10 @@ function limitsOf(config: Pick<Config, 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY
   return { perAddress: config.AUTO_REPLY_LIMIT_PER_HOUR, total: config.AUTO_REPLY_LIMIT_TOTAL_PER_HOUR };
 }
 
-function agentRunLimitsOf(config: Pick<Config, 'AGENT_RUN_LIMIT_PER_HOUR' | 'AGENT_RUN_LIMIT_TOTAL_PER_HOUR'>): AgentRunLimits {
-  return { perSender: config.AGENT_RUN_LIMIT_PER_HOUR, total: config.AGENT_RUN_LIMIT_TOTAL_PER_HOUR };
+type AgentRunLimitConfig = Pick<Config, 'AGENT_RUN_LIMIT_PER_HOUR' | 'AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR' | 'AGENT_RUN_LIMIT_TOTAL_PER_HOUR'>;
+
+function agentRunLimitsOf(config: AgentRunLimitConfig): AgentRunLimits {
+  return { perSender: config.AGENT_RUN_LIMIT_PER_HOUR, perDomain: config.AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR, total: config.AGENT_RUN_LIMIT_TOTAL_PER_HOUR };
 }
 
 /** `1 agent run`, `20 agent runs`: what the limit counts, a run whatever became of its draft. */
@@ -534,9 +536,16 @@ function agentRuns(count: number): string {
   return `${count} agent run${count === 1 ? '' : 's'}`;
 }
 
-function agentRunLimitReason(ticket: Ticket, budget: AgentRunBudget, config: Pick<Config, 'AGENT_RUN_LIMIT_PER_HOUR' | 'AGENT_RUN_LIMIT_TOTAL_PER_HOUR'>): string {
+function agentRunLimitReason(ticket: Ticket, budget: AgentRunBudget, config: AgentRunLimitConfig): string {
   if (budget.refusedBy === 'total') {
     return `${PARK_NOTE.agentRunLimit}: ${agentRuns(budget.count)} in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=${config.AGENT_RUN_LIMIT_TOTAL_PER_HOUR})`;
+  }
+  // The domain is the From's as domainOf writes it (lower case, IDN as punycode): no header text beyond that.
+  if (budget.refusedBy === 'domain') {
+    return (
+      `${PARK_NOTE.agentRunLimit}: ${agentRuns(budget.count)} on mail from ${budget.domain} in the last hour ` +
+      `(AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR=${config.AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR}, shared by every address of the domain: raise it if this organisation really writes this much)`
+    );
   }
   return `${PARK_NOTE.agentRunLimit}: ${agentRuns(budget.count)} for ${ticket.from} in the last hour (AGENT_RUN_LIMIT_PER_HOUR=${config.AGENT_RUN_LIMIT_PER_HOUR})`;
 }

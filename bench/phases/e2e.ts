@@ -117,9 +117,10 @@ export async function e2ePhase(ctx: BenchContext): Promise<void> {
       SMTP_SECURE: 'false',
       MAIL_FROM,
       REVIEW_MODE: 'auto',
-      // The product caps automatic replies (200 an hour by default) and agent runs (1,000) in all; the benchmark sends
-      // thousands on purpose.
+      // The product caps automatic replies (200 an hour by default) and agent runs (1,000 in all, 100 per sender's
+      // domain); the benchmark sends thousands on purpose, all from customer.example.
       AUTO_REPLY_LIMIT_TOTAL_PER_HOUR: '1000000',
+      AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR: '1000000',
       AGENT_RUN_LIMIT_TOTAL_PER_HOUR: '1000000',
       IMAP_HOST: imap.host,
       IMAP_PORT: String(imap.port),

@@ -107,10 +107,12 @@ function budgetSender(address: string): string {
 }
 
 /**
- * The organisation domain whose senders share a budget, or undefined when there is none: no address, or a shared mail
- * provider's domain, where strangers hold the mailboxes (one of them must not spend the others' budget).
+ * The organisation domain whose senders share a budget (`mail.corp.example` and `corp.example` count as `corp.example`;
+ * IDN as punycode), or undefined when there is none: no address, or a shared mail provider's domain, where strangers
+ * hold the mailboxes (one of them must not spend the others' budget). The agent-run limit's domain window
+ * (src/tickets/rate-limit.ts) reads senders the same way.
  */
-function budgetDomainOf(address: string): string | undefined {
+export function budgetDomainOf(address: string): string | undefined {
   const domain = domainOf(budgetSender(address));
   if (!domain) return undefined;
   const organisation = organisationDomain(domain);

@@ -23,15 +23,21 @@
  * and a Gmail address's dots folded; hashed so arbitrary header text never becomes part of a key name); it expires one window after the last
  * record, so idle senders cost nothing.
  *
- * Agent runs per hour ({@link recordAgentRun}), per sender (From) and in all, in windows of their own built the same
- * way (`P:ratelimit:agent-run:<digest>`, `P:ratelimit:agent-run-total`): a run costs model calls and, when its draft
- * is parked, a reviewer's time, whether or not a reply ever goes out. So a run counts when it is about to start,
- * whatever becomes of its draft: mail whose drafts all end parked (a Reply-To on another domain, bulk signs, a forged
- * sender) never reaches the reply limits above, and without this a flood of it cost runs without end.
+ * Agent runs per hour ({@link recordAgentRun}), per sender (From), per organisation domain of the From and in all, in
+ * windows of their own built the same way (`P:ratelimit:agent-run:<digest>`, `P:ratelimit:agent-run-domain:<digest>`,
+ * `P:ratelimit:agent-run-total`): a run costs model calls and, when its draft is parked, a reviewer's time, whether or
+ * not a reply ever goes out. So a run counts when it is about to start, whatever becomes of its draft: mail whose
+ * drafts all end parked (a Reply-To on another domain, bulk signs, a forged sender) never reaches the reply limits
+ * above, and without this a flood of it cost runs without end. The domain window (security review 11) stands between
+ * the two: made-up or catch-all addresses at one domain each stay within the per-sender limit, and without it a flood
+ * from one domain spent the total, parking every other customer's mail for the rest of the hour. A shared mail
+ * provider's domain (gmail.com, docomo.ne.jp…) has none: its senders are strangers to each other, as for the raw-mail
+ * budget of src/mail/raw-store.ts. Its members are ticket ids, as the total's are, and erasure removes them from it.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { comparableAddress } from '../mail/addresses.js';
+import { budgetDomainOf } from '../mail/raw-store.js';
 import { erasedTicketsKey } from './erased.js';
 import { LuaScript } from './lua.js';
 
@@ -106,6 +112,7 @@ return {1, 0, counts[1]}
 const RECORD = new LuaScript(recordSource(false), 1);
 const RECORD_BUDGET = new LuaScript(recordSource(true), 4);
 const RECORD_AGENT_RUN = new LuaScript(recordSource(true), 3);
+const RECORD_AGENT_RUN_WITH_DOMAIN = new LuaScript(recordSource(true), 4);
 
 /** The Redis key of the window of automatic replies sent to one recipient address. */
 export function autoReplyRecipientKey(prefix: string, recipientAddress: string): string {
@@ -251,16 +258,36 @@ export function agentRunTotalKey(prefix: string): string {
   return `${prefix}:ratelimit:agent-run-total`;
 }
 
+/**
+ * The organisation domain whose senders share an agent-run window, or undefined when there is none (no address, or a
+ * shared mail provider's domain, where strangers hold the mailboxes and one of them must not spend the others' runs):
+ * as the raw-mail budget reads it ({@link budgetDomainOf}).
+ */
+export function agentRunDomainOf(senderAddress: string): string | undefined {
+  return budgetDomainOf(senderAddress);
+}
+
+/** The Redis key of the window of agent runs on the mail of one organisation domain ({@link agentRunDomainOf}). */
+export function agentRunDomainKey(prefix: string, organisationDomainName: string): string {
+  const digest = createHash('sha256').update(`agent-run-domain\0${organisationDomainName.toLowerCase()}`).digest('hex');
+  return `${prefix}:ratelimit:agent-run-domain:${digest}`;
+}
+
 /** Hourly limits of agent runs; a negative limit means none, 0 allows none. */
 export interface AgentRunLimits {
   /** On one sender's (From) mail: what one address flooding us costs at most. */
   perSender: number;
+  /**
+   * On the mail of one organisation domain of the From, shared mail providers' domains aside ({@link agentRunDomainOf}):
+   * what made-up addresses at one domain cost at most, so that they cannot spend `total` for everyone else.
+   */
+  perDomain: number;
   /** All runs together: what a flood from many addresses costs at most. */
   total: number;
 }
 
 /** Which window refused an agent run. */
-export type AgentRunWindow = 'sender' | 'total';
+export type AgentRunWindow = 'sender' | 'domain' | 'total';
 
 /** Result of {@link recordAgentRun}. */
 export interface AgentRunBudget {
@@ -270,17 +297,19 @@ export interface AgentRunBudget {
   erased?: true;
   /** The window that refused, when not allowed. */
   refusedBy?: AgentRunWindow;
+  /** The organisation domain whose window refused, when `refusedBy` is `domain`. */
+  domain?: string;
   /** Runs in the refusing window in the last hour (or in the sender's, when allowed), this one included when counted. */
   count: number;
 }
 
-const AGENT_RUN_WINDOWS: readonly AgentRunWindow[] = ['sender', 'total'];
-
 /**
- * Counts the agent run on ticket `ticketId` in the sender's and the overall window, atomically and only while both
- * have room; call it just before the run starts. The same ticket counts once however often its job is retried (the
- * ticket id is the member). An erased ticket is not recorded (`erased`), so a job that read it before the erasure
- * cannot bring back a window keyed by the customer's address.
+ * Counts the agent run on ticket `ticketId` in the sender's window, its organisation domain's (none for a shared mail
+ * provider's domain: {@link agentRunDomainOf}) and the overall one, atomically and only while all have room; call it
+ * just before the run starts. The windows are read in that order, so a run a domain's window refuses takes no slot of
+ * the total. The same ticket counts once however often its job is retried (the ticket id is the member). An erased
+ * ticket is not recorded (`erased`), so a job that read it before the erasure cannot bring back a window keyed by the
+ * customer's address.
  */
 export async function recordAgentRun(
   redis: Redis,
@@ -290,12 +319,21 @@ export async function recordAgentRun(
   limits: AgentRunLimits,
   now: number = Date.now(),
 ): Promise<AgentRunBudget> {
-  const keys = [agentRunKey(prefix, senderAddress), agentRunTotalKey(prefix), erasedTicketsKey(prefix)];
-  const [recorded, refused, count] = (await RECORD_AGENT_RUN.run(redis, keys, [now, AUTO_REPLY_WINDOW_MS, ticketId, limits.perSender, limits.total])) as [
+  const domain = agentRunDomainOf(senderAddress);
+  const windows: { window: AgentRunWindow; key: string; limit: number }[] = [
+    { window: 'sender', key: agentRunKey(prefix, senderAddress), limit: limits.perSender },
+    ...(domain ? [{ window: 'domain' as const, key: agentRunDomainKey(prefix, domain), limit: limits.perDomain }] : []),
+    { window: 'total', key: agentRunTotalKey(prefix), limit: limits.total },
+  ];
+  const script = domain ? RECORD_AGENT_RUN_WITH_DOMAIN : RECORD_AGENT_RUN;
+  const keys = [...windows.map((w) => w.key), erasedTicketsKey(prefix)];
+  const [recorded, refused, count] = (await script.run(redis, keys, [now, AUTO_REPLY_WINDOW_MS, ticketId, ...windows.map((w) => w.limit)])) as [
     number,
     number,
     number,
   ];
   if (recorded === -1) return { allowed: false, erased: true, count: 0 };
-  return recorded === 1 ? { allowed: true, count } : { allowed: false, refusedBy: AGENT_RUN_WINDOWS[refused - 1]!, count };
+  if (recorded === 1) return { allowed: true, count };
+  const refusedBy = windows[refused - 1]!.window;
+  return refusedBy === 'domain' && domain ? { allowed: false, refusedBy, domain, count } : { allowed: false, refusedBy, count };
 }

@@ -12,7 +12,8 @@
  * Erasure ({@link forgetCustomer}): every ticket whose sender (From) or reply address (Reply-To) is the customer's,
  * and every bounce whose delivery report names the customer as its recipient, compared as {@link comparableAddress}
  * does (case, IDN spelling, `+tag` and a Gmail address's dots folded), in any state; their raw mail, conversation entries and thread-index
- * links; their lines in every archive file; and the automatic-reply and agent-run rate-limit windows of those addresses; the
+ * links; their lines in every archive file; and the automatic-reply and agent-run rate-limit windows of those addresses
+ * (and the tickets' ids in the agent-run windows of their organisation domains, which their colleagues share); the
  * knowledge gaps' questions from those tickets and the learned-answer candidates proposed from them (accepted pairs
  * stay); their sent replies awaiting a Sent-folder copy, their queue jobs in every state with their results, errors
  * and logs, and their entries in each queue's BullMQ event stream, and the words of their rejection reasons in the
@@ -40,7 +41,7 @@ import { normalizeReason } from './insights.js';
 import { LuaScript } from './lua.js';
 import { countedDay, outcomeKeys } from './outcome.js';
 import { repeatedQuestionKey } from './repeated-question.js';
-import { agentRunKey, agentRunTotalKey, autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey } from './rate-limit.js';
+import { agentRunDomainKey, agentRunDomainOf, agentRunKey, agentRunTotalKey, autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey } from './rate-limit.js';
 import {
   archiveFileFor,
   clearJournal,
@@ -365,6 +366,16 @@ function rateLimitKeysOf(prefix: string, addresses: Iterable<string>): string[] 
   return [...keys];
 }
 
+/** The agent-run windows of the organisation domains of `addresses` (a run counts in its From's). */
+function agentRunDomainKeysOf(prefix: string, addresses: Iterable<string>): string[] {
+  const keys = new Set<string>();
+  for (const a of addresses) {
+    const domain = a ? agentRunDomainOf(a) : undefined;
+    if (domain) keys.add(agentRunDomainKey(prefix, domain));
+  }
+  return [...keys];
+}
+
 function summary(ticket: Ticket, rawMail: boolean): ForgottenTicket {
   return { id: ticket.id, state: ticket.state, from: ticket.from, replyTo: ticket.replyTo, subject: ticket.subject, createdAt: ticket.createdAt, rawMail };
 }
@@ -461,9 +472,13 @@ export async function forgetCustomer(deps: ForgetDeps, value: string, options: F
     if (ids.size > 0) cleanup.del(...[...ids].map((id) => sentRawKey(deps.prefix, id)));
     if (links.length > 0) cleanup.hdel(deps.store.keys().msgid, ...links);
     if (report.rateLimitKeys.length > 0) cleanup.del(...report.rateLimitKeys);
-    // The overall windows count replies and agent runs by ticket id; the ids go too, though the windows forget them
+    // The overall windows, and the agent-run windows of the senders' organisation domains (shared with the customer's
+    // colleagues, so kept), count replies and agent runs by ticket id; the ids go too, though the windows forget them
     // within the hour.
-    if (ids.size > 0) cleanup.zrem(autoReplyTotalKey(deps.prefix), ...ids).zrem(agentRunTotalKey(deps.prefix), ...ids);
+    if (ids.size > 0) {
+      cleanup.zrem(autoReplyTotalKey(deps.prefix), ...ids).zrem(agentRunTotalKey(deps.prefix), ...ids);
+      for (const key of agentRunDomainKeysOf(deps.prefix, addresses)) cleanup.zrem(key, ...ids);
+    }
     await execAll(cleanup);
     await lock.renew();
 

@@ -21,7 +21,7 @@ import { closeAll, createQueues } from '../../src/queues/registry.js';
 import { outcomeDay, outcomeKeys } from '../../src/tickets/outcome.js';
 import { rawKey, saveRaw } from '../../src/mail/raw-store.js';
 import { archiveDir, findArchived } from '../../src/tickets/archive.js';
-import { agentRunKey, agentRunTotalKey, autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey, recordAgentRun, recordAutoReplyBudget } from '../../src/tickets/rate-limit.js';
+import { agentRunDomainKey, agentRunKey, agentRunTotalKey, autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey, recordAgentRun, recordAutoReplyBudget } from '../../src/tickets/rate-limit.js';
 import { runRetention } from '../../src/tickets/retention.js';
 import { newTicket, type Ticket, type TicketState } from '../../src/tickets/ticket.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
@@ -108,7 +108,7 @@ describe('npm run review -- forget', () => {
       await recordAutoReplyBudget(redis, prefix, { sender, recipient: sender }, t.id, { perAddress: 10, total: 100 });
     }
     // Agent runs count per From: the +tag spelling's run lands in the same window as the plain address's.
-    for (const t of [answered, followUp, bob]) await recordAgentRun(redis, prefix, t.from, t.id, { perSender: 10, total: 100 });
+    for (const t of [answered, followUp, bob]) await recordAgentRun(redis, prefix, t.from, t.id, { perSender: 10, perDomain: 100, total: 100 });
     const aliceTickets = [answered, followUp, viaColleague];
 
     const dry = await review('forget', 'Alice <ALICE@customer.example>');
@@ -143,6 +143,8 @@ describe('npm run review -- forget', () => {
     expect(await redis.zscore(autoReplyTotalKey(prefix), answered.id)).toBeNull();
     expect(await redis.exists(agentRunKey(prefix, 'alice@customer.example'))).toBe(0);
     for (const t of [answered, followUp]) expect(await redis.zscore(agentRunTotalKey(prefix), t.id)).toBeNull();
+    // The domain's window is her colleagues' too: only her tickets' ids leave it.
+    for (const t of [answered, followUp]) expect(await redis.zscore(agentRunDomainKey(prefix, 'customer.example'), t.id)).toBeNull();
     expect(await findArchived(dir, archivedAlice.id)).toBeUndefined();
 
     // Bob keeps everything: his ticket, raw mail, links, rate-limit window and archive line.
@@ -153,6 +155,7 @@ describe('npm run review -- forget', () => {
     expect(await redis.zscore(autoReplyTotalKey(prefix), bob.id)).not.toBeNull();
     expect(await redis.exists(agentRunKey(prefix, 'bob@customer.example'))).toBe(1);
     expect(await redis.zscore(agentRunTotalKey(prefix), bob.id)).not.toBeNull();
+    expect(await redis.zscore(agentRunDomainKey(prefix, 'customer.example'), bob.id)).not.toBeNull();
     const shown = await review('archive', 'show', archivedBob.id);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(`Ticket ${archivedBob.id}`);

@@ -4,6 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { erasedTicketsKey } from '../../src/tickets/erased.js';
 import {
   AUTO_REPLY_WINDOW_MS,
+  agentRunDomainKey,
+  agentRunDomainOf,
   agentRunKey,
   agentRunTotalKey,
   autoReplyAllowed,
@@ -106,13 +108,13 @@ describe('auto-reply limit (sliding window)', () => {
   });
 });
 
-describe('agent-run limit (sliding windows per sender and in all)', () => {
-  const GENEROUS: AgentRunLimits = { perSender: 100, total: 1000 };
+describe('agent-run limit (sliding windows per sender, per organisation domain and in all)', () => {
+  const GENEROUS: AgentRunLimits = { perSender: 100, perDomain: 100, total: 1000 };
 
   it.each([
     {
       name: 'per sender, every spelling of the address in one window',
-      limits: { perSender: 2, total: 100 },
+      limits: { perSender: 2, perDomain: 100, total: 100 },
       runs: [['Mallory@Attacker.Example', 't1'], ['mallory+2@attacker.example', 't2'], ['ｍａｌｌｏｒｙ@attacker.example', 't3'], ['other@attacker.example', 't4']],
       expected: [
         { allowed: true, count: 1 },
@@ -123,7 +125,7 @@ describe('agent-run limit (sliding windows per sender and in all)', () => {
     },
     {
       name: 'in all, over different senders',
-      limits: { perSender: 5, total: 2 },
+      limits: { perSender: 5, perDomain: 100, total: 2 },
       runs: [['a@x.example', 't1'], ['b@x.example', 't2'], ['c@x.example', 't3']],
       expected: [
         { allowed: true, count: 1 },
@@ -133,7 +135,7 @@ describe('agent-run limit (sliding windows per sender and in all)', () => {
     },
     {
       name: 'a retried run of the same ticket once, even in a full window',
-      limits: { perSender: 1, total: 100 },
+      limits: { perSender: 1, perDomain: 100, total: 100 },
       runs: [['a@x.example', 't1'], ['a@x.example', 't1'], ['a@x.example', 't2']],
       expected: [
         { allowed: true, count: 1 },
@@ -143,13 +145,60 @@ describe('agent-run limit (sliding windows per sender and in all)', () => {
     },
     {
       name: 'nothing with a limit of 0, as the auto-reply limits',
-      limits: { perSender: 0, total: 100 },
+      limits: { perSender: 0, perDomain: 100, total: 100 },
       runs: [['a@x.example', 't1']],
       expected: [{ allowed: false, refusedBy: 'sender', count: 0 }],
     },
     {
+      name: 'per organisation domain over made-up addresses and its subdomains, leaving other domains and the total alone',
+      limits: { perSender: 20, perDomain: 3, total: 5 },
+      runs: [
+        ['x0@flood.example', 't1'],
+        ['x1@mail.flood.example', 't2'],
+        ['X2@FLOOD.EXAMPLE', 't3'],
+        ['taro@customer.example', 't4'],
+        ['x3@flood.example', 't5'],
+        ['x4@eu.mail.flood.example', 't6'],
+        ['hanako@other.example', 't7'],
+      ],
+      expected: [
+        { allowed: true, count: 1 },
+        { allowed: true, count: 1 },
+        { allowed: true, count: 1 },
+        { allowed: true, count: 1 },
+        { allowed: false, refusedBy: 'domain', domain: 'flood.example', count: 3 },
+        { allowed: false, refusedBy: 'domain', domain: 'flood.example', count: 3 },
+        { allowed: true, count: 1 },
+      ],
+    },
+    {
+      name: 'per organisation domain below a public suffix: each company under co.jp has its own window',
+      limits: { perSender: 20, perDomain: 1, total: 100 },
+      runs: [['a@bigcorp.co.jp', 't1'], ['b@smallcorp.co.jp', 't2'], ['c@tokyo.bigcorp.co.jp', 't3']],
+      expected: [
+        { allowed: true, count: 1 },
+        { allowed: true, count: 1 },
+        { allowed: false, refusedBy: 'domain', domain: 'bigcorp.co.jp', count: 1 },
+      ],
+    },
+    {
+      name: 'not per domain on shared mail domains, whose senders are strangers to each other',
+      limits: { perSender: 20, perDomain: 1, total: 100 },
+      runs: [['a@gmail.com', 't1'], ['b@gmail.com', 't2'], ['c@docomo.ne.jp', 't3'], ['d@docomo.ne.jp', 't4'], ['e@ab.auone-net.jp', 't5'], ['f@cd.auone-net.jp', 't6']],
+      expected: Array.from({ length: 6 }, () => ({ allowed: true, count: 1 })),
+    },
+    {
+      name: 'none from an organisation domain with a per-domain limit of 0, still from a shared mail domain',
+      limits: { perSender: 20, perDomain: 0, total: 100 },
+      runs: [['z@customer.example', 't1'], ['a@gmail.com', 't2']],
+      expected: [
+        { allowed: false, refusedBy: 'domain', domain: 'customer.example', count: 0 },
+        { allowed: true, count: 1 },
+      ],
+    },
+    {
       name: 'everything with a negative limit',
-      limits: { perSender: -1, total: -1 },
+      limits: { perSender: -1, perDomain: -1, total: -1 },
       runs: [['a@x.example', 't1'], ['a@x.example', 't2']],
       expected: [
         { allowed: true, count: 1 },
@@ -165,7 +214,7 @@ describe('agent-run limit (sliding windows per sender and in all)', () => {
 
   it('frees a slot an hour after the run it holds', async () => {
     const prefix = freshPrefix();
-    const limits = { perSender: 1, total: 100 };
+    const limits = { perSender: 1, perDomain: 100, total: 100 };
     expect(await recordAgentRun(redis, prefix, 'a@x.example', 't1', limits, T0)).toEqual({ allowed: true, count: 1 });
     expect(await recordAgentRun(redis, prefix, 'a@x.example', 't2', limits, T0 + AUTO_REPLY_WINDOW_MS - 1)).toMatchObject({ allowed: false });
     expect(await recordAgentRun(redis, prefix, 'a@x.example', 't2', limits, T0 + AUTO_REPLY_WINDOW_MS)).toEqual({ allowed: true, count: 1 });
@@ -174,17 +223,38 @@ describe('agent-run limit (sliding windows per sender and in all)', () => {
   it('refuses atomically once a limit is reached, even under concurrency', async () => {
     const prefix = freshPrefix();
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => recordAgentRun(redis, prefix, 'burst@x.example', `t${i}`, { perSender: 3, total: 100 }, T0 + i)),
+      Array.from({ length: 10 }, (_, i) => recordAgentRun(redis, prefix, 'burst@x.example', `t${i}`, { perSender: 3, perDomain: 100, total: 100 }, T0 + i)),
     );
     expect(results.filter((r) => r.allowed)).toHaveLength(3);
     expect(await redis.zcard(agentRunTotalKey(prefix))).toBe(3);
+  });
+
+  it('refuses atomically once a domain window is full, even under concurrency, and spends nothing of the others', async () => {
+    const prefix = freshPrefix();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => recordAgentRun(redis, prefix, `x${i}@flood.example`, `t${i}`, { perSender: 20, perDomain: 3, total: 100 }, T0 + i)),
+    );
+    expect(results.filter((r) => r.allowed)).toHaveLength(3);
+    expect(await redis.zcard(agentRunDomainKey(prefix, 'flood.example'))).toBe(3);
+    expect(await redis.zcard(agentRunTotalKey(prefix))).toBe(3);
+    // A refused run holds no slot in the sender's window either.
+    const refused = results.findIndex((r) => !r.allowed);
+    expect(await redis.exists(agentRunKey(prefix, `x${refused}@flood.example`))).toBe(0);
+  });
+
+  it('frees a slot of a domain window an hour after the run it holds', async () => {
+    const prefix = freshPrefix();
+    const limits = { perSender: 20, perDomain: 1, total: 100 };
+    expect(await recordAgentRun(redis, prefix, 'a@flood.example', 't1', limits, T0)).toEqual({ allowed: true, count: 1 });
+    expect(await recordAgentRun(redis, prefix, 'b@flood.example', 't2', limits, T0 + AUTO_REPLY_WINDOW_MS - 1)).toMatchObject({ allowed: false, refusedBy: 'domain' });
+    expect(await recordAgentRun(redis, prefix, 'b@flood.example', 't2', limits, T0 + AUTO_REPLY_WINDOW_MS)).toEqual({ allowed: true, count: 1 });
   });
 
   it('records nothing for a ticket erased on request', async () => {
     const prefix = freshPrefix();
     await redis.sadd(erasedTicketsKey(prefix), 'gone');
     expect(await recordAgentRun(redis, prefix, 'a@x.example', 'gone', GENEROUS, T0)).toEqual({ allowed: false, erased: true, count: 0 });
-    expect(await redis.exists(agentRunKey(prefix, 'a@x.example'), agentRunTotalKey(prefix))).toBe(0);
+    expect(await redis.exists(agentRunKey(prefix, 'a@x.example'), agentRunDomainKey(prefix, 'x.example'), agentRunTotalKey(prefix))).toBe(0);
   });
 
   it('keeps its windows apart from the auto-reply ones, keyed by a digest, expiring when idle', async () => {
@@ -193,10 +263,23 @@ describe('agent-run limit (sliding windows per sender and in all)', () => {
     expect(agentRunKey(prefix, 'idle@x.example')).not.toBe(autoReplyKey(prefix, 'idle@x.example'));
     expect(agentRunKey(prefix, 'idle@x.example')).not.toContain('idle');
     expect(await redis.exists(autoReplyKey(prefix, 'idle@x.example'))).toBe(0);
-    for (const key of [agentRunKey(prefix, 'idle@x.example'), agentRunTotalKey(prefix)]) {
+    expect(agentRunDomainKey(prefix, 'x.example')).not.toContain('x.example');
+    for (const key of [agentRunKey(prefix, 'idle@x.example'), agentRunDomainKey(prefix, 'x.example'), agentRunTotalKey(prefix)]) {
       const ttl = await redis.pttl(key);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(AUTO_REPLY_WINDOW_MS);
     }
+  });
+
+  it.each([
+    ['a company address', 'Taro <taro@Mail.Customer.Example>', 'customer.example'],
+    ['a company under a public suffix', 'a@tokyo.bigcorp.co.jp', 'bigcorp.co.jp'],
+    ['an IDN domain, as punycode', 'info@例え.jp', 'xn--r8jz45g.jp'],
+    ['free mail', 'someone@gmail.com', undefined],
+    ["a phone carrier's domain", 'someone@docomo.ne.jp', undefined],
+    ["a consumer ISP's per-region host", 'someone@ab.auone-net.jp', undefined],
+    ['no address', '', undefined],
+  ])('counts %s under the organisation domain %s', (_, from, domain) => {
+    expect(agentRunDomainOf(from)).toBe(domain);
   });
 });

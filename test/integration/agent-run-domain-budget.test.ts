@@ -1,0 +1,81 @@
+/**
+ * Agent runs per organisation domain (AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR), security review 11: made-up or catch-all
+ * addresses at one domain each stay within the per-sender limit, so without a window per domain a flood from one
+ * domain spent AGENT_RUN_LIMIT_TOTAL_PER_HOUR, after which every genuine customer's mail was parked without a draft for
+ * the rest of the hour. Real Redis and BullMQ, the agent worker against the scripted model server, whose requests are
+ * the model calls counted.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Ticket } from '../../src/tickets/ticket.js';
+import { buildMail, customerMessageId, ingest, waitForState, type RunningRoles } from '../support/pipeline.js';
+import { pipelineSuite } from '../support/pipeline-suite.js';
+
+const suite = pipelineSuite();
+
+/** One mail ingested and handled to its end, with the model calls its handling made. */
+interface Handled {
+  ticket: Ticket;
+  modelCalls: number;
+}
+
+let numbered = 0;
+
+/** A question from `from` under a subject of its own (the same one twice would be parked as a repeated question). */
+function mail(from: string, headers: Record<string, string> = {}): Buffer {
+  const n = ++numbered;
+  return buildMail({ messageId: customerMessageId(`domain-${n}`), from, subject: `パスワード ${n}`, body: `パスワードの条件を教えてください。${n}`, headers });
+}
+
+/** Ingests `raw` and waits for its ticket to settle. */
+async function handle(running: RunningRoles, raw: Buffer): Promise<Handled> {
+  const before = suite.servers.llm.chatRequests().length;
+  const { ticketId } = await ingest(running, raw);
+  const ticket = await waitForState(running.store, ticketId, ['parked', 'sent', 'ignored', 'failed'], 60_000);
+  return { ticket, modelCalls: suite.servers.llm.chatRequests().length - before };
+}
+
+function expectRun({ ticket, modelCalls }: Handled): void {
+  expect(ticket.agent, ticket.reason).toBeDefined();
+  expect(modelCalls).toBeGreaterThan(0);
+}
+
+/** Parked before the agent, no draft, no model call. */
+function expectLimited({ ticket, modelCalls }: Handled, reason: string): void {
+  expect(ticket.state).toBe('parked');
+  expect(ticket.reason).toBe(reason);
+  expect(ticket.draft ?? '').toBe('');
+  expect(ticket.history.some((h) => h.to === 'processing')).toBe(false);
+  expect(modelCalls).toBe(0);
+}
+
+const DOMAIN_REASON = (count: number, domain: string, limit: number) =>
+  `agent-run limit reached: ${count} agent run${count === 1 ? '' : 's'} on mail from ${domain} in the last hour ` +
+  `(AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR=${limit}, shared by every address of the domain: raise it if this organisation really writes this much)`;
+
+describe('agent runs per organisation domain', () => {
+  it("strangers at one domain spend that domain's window, not the total: a customer elsewhere still gets a draft", async () => {
+    const running = await run({ AGENT_RUN_LIMIT_TOTAL_PER_HOUR: '5', AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR: '3' });
+    // Three made-up addresses at flood.example, one on a subdomain of it: each within the per-sender limit.
+    for (const from of ['x0@flood.example', 'x1@mail.flood.example', 'x2@flood.example']) expectRun(await handle(running, mail(from)));
+
+    const genuine = await handle(running, mail('taro@customer.example', { 'Authentication-Results': 'mx.helpdesk.test; dmarc=pass header.from=customer.example' }));
+    expectRun(genuine);
+    expect(genuine.ticket.draft).toBeTruthy();
+
+    // The fourth and fifth at flood.example (a subdomain of it too) are parked naming the domain and the limit...
+    expectLimited(await handle(running, mail('x3@flood.example')), DOMAIN_REASON(3, 'flood.example', 3));
+    expectLimited(await handle(running, mail('x4@eu.flood.example')), DOMAIN_REASON(3, 'flood.example', 3));
+    // ...and took no slot of the total: the fifth run of the hour is still a customer's.
+    expectRun(await handle(running, mail('hanako@other.example')));
+  }, 120_000);
+
+  it('leaves shared mail domains out (their senders are strangers to each other); 0 runs nothing from any organisation domain', async () => {
+    const running = await run({ AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR: '0' });
+    expectLimited(await handle(running, mail('z@customer.example')), DOMAIN_REASON(0, 'customer.example', 0));
+    for (const from of ['a@gmail.com', 'b@gmail.com', 'c@docomo.ne.jp', 'd@docomo.ne.jp']) expectRun(await handle(running, mail(from)));
+  }, 120_000);
+});
+
+function run(overrides: Record<string, string>): Promise<RunningRoles> {
+  return suite.run({ REPEATED_QUESTION_HOURS: '0', ...overrides });
+}
