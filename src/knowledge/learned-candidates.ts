@@ -35,6 +35,7 @@ import { removeControls, removeInvisible } from '../mail/invisible.js';
 import { asksSomething as asksInSentence } from '../mail/mass-mailing.js';
 import { onlyGreetings, unreadableReason } from '../mail/unreadable.js';
 import { foreignLinks } from '../tickets/foreign-links.js';
+import { paymentFindingKind } from '../tickets/payment-details.js';
 
 /** Longest question a candidate keeps (a customer's whole mail body is rarely longer). */
 export const MAX_CANDIDATE_QUESTION_CHARS = 2_000;
@@ -573,7 +574,8 @@ const LINK_PLACEHOLDER = '[URL]';
  * links to, writes to or calls is nothing the company said, however ordinary the answer that came with it.
  */
 export function questionLinksNotInAnswer(question: string, answer: string): string[] {
-  return foreignLinks(question, { knowledge: [answer], trustedDomains: [], addresses: [] });
+  // The check also names a request for gift-card codes, which in a question is the customer asking, not a detail.
+  return foreignLinks(question, { knowledge: [answer], trustedDomains: [], addresses: [] }).filter((found) => paymentFindingKind(found) !== 'ask');
 }
 
 /**
@@ -599,8 +601,12 @@ function replaceCustomerLinks(question: string, answer: string): { text: string;
   return { text, replaced };
 }
 
-/** The placeholder of what {@link questionLinksNotInAnswer} found: an address, a link, else a phone number. */
+/**
+ * The placeholder of what {@link questionLinksNotInAnswer} found: a payment detail or chat handle (a bank account, an
+ * IBAN, `LINE ID: @…`: a number), an address, a link, else a phone number.
+ */
 function placeholderOf(written: string, language: keyof typeof PLACEHOLDERS): string {
+  if (paymentFindingKind(written) === 'detail') return PLACEHOLDERS[language]['reference-number'];
   if (/^[^\s/:：／]+[@＠][^\s/:：／]+$/u.test(written)) return PLACEHOLDERS[language].email;
   // A phone number has no scheme, no `//` and no dot before a letter; a host has.
   if (/^(?:[a-z][a-z0-9+.-]*:|\/\/)|[.．。][\p{L}]/iu.test(written.normalize('NFKC'))) return LINK_PLACEHOLDER;

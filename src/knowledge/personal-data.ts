@@ -988,6 +988,24 @@ export function phoneNumberDigits(phone: string): string {
   return toAsciiDigits(phone);
 }
 
+/**
+ * Where the numbers of Japanese bank accounts are in `text`: seven or eight digits after the account's type (普通
+ * 1234567, 当座預金口座 ７６５４３２１), by the pattern the scrub removes them with ({@link JA_BANK_ACCOUNT}); the bank,
+ * branch and type before the number are not in the range. For checks that compare accounts rather than remove them.
+ */
+export function bankAccountNumberRanges(text: string): [number, number][] {
+  return groupsOf(text, JA_BANK_ACCOUNT);
+}
+
+/**
+ * Where LINE ids stand after their label (LINE ID：taro_y, LINE ID は @xyz_support), the id without its @, by the
+ * scrub's pattern ({@link LINE_LOGIN}) but without its exceptions: an official account's @id, which the scrub keeps as
+ * published, is an id all the same to a check that asks whether the knowledge vouches for it.
+ */
+export function lineIdRanges(text: string): [number, number][] {
+  return groupsOf(text, LINE_LOGIN);
+}
+
 /** Where {@link phoneNumbersIn}'s numbers are: written without a label (a labelled one is found by its label). */
 function phoneRanges(text: string): [number, number][] {
   const digitsWithin = (min: number, max: number) => ([s, e]: [number, number]) => {
@@ -1809,7 +1827,7 @@ function postalCodeBeforeTown(text: string, match: RegExpExecArray, addressEnds:
  * The IBANs in `text`: {@link IBAN}'s matches that pass the mod-97 check, without a trailing group that is not part
  * of one (a year after it).
  */
-function ibanRanges(text: string): [number, number][] {
+export function ibanRanges(text: string): [number, number][] {
   const found: [number, number][] = [];
   for (const [start, end] of matchesOf(text, IBAN)) {
     // The pattern is greedy: "BE68 5390 0754 7034 2024" takes the year as a fifth group, so shorter readings are tried.

@@ -10,12 +10,17 @@
  * domain on a known top-level domain (`xyz-login.com/verify`; Gmail and Outlook link it), `ftp://` and `//host`, and
  * hosts in any script (`https://хуз-support.com`). The draft is read after NFKC (full-width `ｈｔｔｐｓ：／／` is
  * `https://`), and hosts are compared in their ASCII (punycode) form, so a look-alike never equals the real host.
+ *
+ * Payment details and off-channel contacts (a bank account, IBAN, crypto address, LINE or Telegram handle, a
+ * remote-access id) are read like phone numbers, and a request for gift-card codes is never vouched for
+ * (src/tickets/payment-details.ts, security review 11).
  */
 import { createRequire } from 'node:module';
 import { domainToASCII, domainToUnicode } from 'node:url';
 import LinkifyIt, { type Match } from 'linkify-it';
 import { phoneNumberDigits, phoneNumbersIn } from '../knowledge/personal-data.js';
 import { comparableAddress, StringMemo } from '../mail/addresses.js';
+import { foreignPaymentDetails, paymentFindingKind } from './payment-details.js';
 
 /** What may appear in a reply besides what the knowledge holds. */
 export interface AllowedLinks {
@@ -151,9 +156,14 @@ interface Found {
 export function foreignLinks(draft: string, allowed: AllowedLinks): string[] {
   const found = linksAndAddressesIn(draft);
   // Phone numbers outside the links and addresses: digits in a path or a query are not a number to call.
-  const phones = phoneNumbersIn(blanked(draft, found.map((f) => [f.start, f.end])));
-  // Most drafts have neither: then the knowledge (tens of KB of hits) need not be read at all.
-  if (found.length === 0 && phones.length === 0) return [];
+  const outsideLinks = blanked(draft, found.map((f) => [f.start, f.end]));
+  const phones = phoneNumbersIn(outsideLinks);
+  // Payment details and contact handles outside the links and addresses too (a crypto address in an explorer's
+  // link is the link's); a chat label before a phone number (WhatsApp +44 …) is named once, as the phone number.
+  const phoneDigitsFound = new Set(phones.map(phoneDigits));
+  const payment = foreignPaymentDetails(outsideLinks, allowed.knowledge, (d) => d.kind === 'handle' && phoneDigitsFound.has(d.key.slice('handle:'.length)));
+  // Most drafts have none: then the knowledge (tens of KB of hits) need not be read at all.
+  if (found.length === 0 && phones.length === 0) return payment;
 
   const trusted = allowed.trustedDomains.map(asciiDomain).filter(Boolean);
   const onTrustedDomain = (host: string) => host !== '' && trusted.some((d) => host === d || host.endsWith(`.${d}`));
@@ -180,7 +190,7 @@ export function foreignLinks(draft: string, allowed: AllowedLinks): string[] {
     const knownPhones = new Set(allowed.knowledge.flatMap((text) => phoneNumbersIn(text).map(phoneDigits)));
     for (const phone of phones) if (!knownPhones.has(phoneDigits(phone))) foreign.push(phone);
   }
-  return [...new Set(foreign)];
+  return [...new Set([...foreign, ...payment])];
 }
 
 /** What a link or an address of the knowledge vouches for. */
@@ -271,11 +281,27 @@ function phoneDigits(phone: string): string {
  * (`the subject, which …`).
  */
 export function foreignLinksReason(links: readonly string[], where?: string): string {
-  const named = links.slice(0, NAMED_IN_REASON).join(', ');
-  const more = links.length > NAMED_IN_REASON ? ` and ${links.length - NAMED_IN_REASON} more` : '';
-  const what = where ? `${where} contains` : 'the answer contains';
+  const subject = where ?? 'the answer';
   const knowledge = where ? 'the knowledge the agent found' : 'the knowledge it found';
-  return `${what} links, addresses or phone numbers that are neither in ${knowledge} nor trusted (TRUSTED_LINK_DOMAINS): ${named}${more}`;
+  // Each finding's kind is read again from how it is written (the check names a detail with its label).
+  const kinds = links.map((l) => paymentFindingKind(l));
+  const of = (kind: 'detail' | 'ask' | undefined) => links.filter((_l, i) => kinds[i] === kind);
+  const parts: string[] = [];
+  const plain = of(undefined);
+  if (plain.length > 0) parts.push(`${subject} contains links, addresses or phone numbers that are neither in ${knowledge} nor trusted (TRUSTED_LINK_DOMAINS): ${namedIn(plain)}`);
+  const details = of('detail');
+  if (details.length > 0) {
+    parts.push(`${subject} contains payment details or contact handles (bank accounts, IBAN, SWIFT/BIC, crypto addresses, chat, payment or remote-access IDs) that are not in ${knowledge}: ${namedIn(details)}`);
+  }
+  const asks = of('ask');
+  if (asks.length > 0) parts.push(`${subject} asks the customer to buy or send gift cards or their codes, which no support reply does: ${namedIn(asks)}`);
+  return parts.join('; and ');
+}
+
+/** The first {@link NAMED_IN_REASON} of `items`, and how many more. */
+function namedIn(items: readonly string[]): string {
+  const more = items.length > NAMED_IN_REASON ? ` and ${items.length - NAMED_IN_REASON} more` : '';
+  return `${items.slice(0, NAMED_IN_REASON).join(', ')}${more}`;
 }
 
 // What each pass needs to find anything, tested first: a draft is read whole before every reply, and the passes'

@@ -39,8 +39,9 @@ export function knowledgeFound(result: AgentResult | undefined): string[] {
  * Authentication-Results of our receiving server vouch for the From ({@link senderVouchedFor} over the signals the
  * poller recorded; a ticket without them, made from an IMAP envelope or with oversized headers, has nothing that
  * vouches), and the quote (the text `quoteOriginal` makes of the mail, its attribution line with the name included)
- * holds a link, address or phone number nothing vouches for. Such a quote may be a forger's notice ("account
- * suspended, confirm at …") delivered from our address to the person whose address they put in From. Vouched for are
+ * holds a link, address or phone number nothing vouches for, or a payment detail, chat or payment handle, remote-access
+ * id or gift-card ask (src/tickets/payment-details.ts). Such a quote may be a forger's notice ("account suspended,
+ * confirm at …", "our new bank account is …") delivered from our address to the person whose address they put in From. Vouched for are
  * what vouches in a draft (the knowledge the agent found, TRUSTED_LINK_DOMAINS, our addresses and the From) and the
  * From's own domain with its subdomains ({@link ownSite}): a link to the sender's own site is no forger's weapon
  * against that sender. A phone number is vouched for by the knowledge alone ("call 03-… to restore your account" is

@@ -203,6 +203,21 @@ describe('scrubCandidate: links, addresses and phone numbers of the question the
       3,
     ],
     [
+      // Security review 11: the link check also reads payment details and chat handles; in a question they are the
+      // customer's own, named as such, and a customer asking about gift cards keeps their words.
+      'a chat handle and a bank account: the placeholder of a number, not of a phone',
+      { question: 'LINE ID: @taro_support2 で連絡しましたが返事がありません。返金は みずほ銀行 新宿支店 普通 7654321 にお願いします。', answer: '返金は「注文」→「返金申請」からお手続きください。' },
+      '[番号] で連絡しましたが返事がありません。返金は みずほ銀行 新宿支店 普通 [番号] にお願いします。',
+      // The account is personal data, which the scrub before has replaced already.
+      1,
+    ],
+    [
+      'a gift-card question stays as the customer wrote it',
+      { question: 'ギフトカードの番号をお知らせいただければ残高を確認していただけますか？', answer: '残高は「マイページ」→「ギフトカード」で確認できます。' },
+      'ギフトカードの番号をお知らせいただければ残高を確認していただけますか？',
+      0,
+    ],
+    [
       'what the answer holds stays: our help page and our number',
       { question: 'https://help.helpdesk.test/receipt を読みましたが、0120-000-123 にも繋がりません。', answer: '手順は https://help.helpdesk.test/receipt 、お電話は 0120-000-123 です。' },
       'https://help.helpdesk.test/receipt を読みましたが、0120-000-123 にも繋がりません。',
