@@ -615,7 +615,7 @@ export function foreignReplyToReason(ticket: Pick<Ticket, 'from' | 'replyTo'>, t
  * and its kind for the logs.
  */
 export interface SenderReview {
-  kind: 'forged-sender' | 'own-group' | 'possible-phishing' | 'bulk-mail' | 'reply-to' | 'possible-copy';
+  kind: 'forged-sender' | 'unclear-sender' | 'own-group' | 'possible-phishing' | 'bulk-mail' | 'reply-to' | 'possible-copy';
   reason: string;
 }
 
@@ -637,7 +637,9 @@ export function possibleCopyReview(ticket: Pick<Ticket, 'possibleCopyOf'>): Send
 
 /**
  * Why a draft must wait for a person because of its mail's sender, or undefined, most serious first: the receiving
- * server found the sender forged (`dmarc=fail`, `spf=fail`: our reply would go to whoever was impersonated); the mail
+ * server found the sender forged (`dmarc=fail`, `spf=fail`: our reply would go to whoever was impersonated); the
+ * sender cannot be told (two From fields, several From addresses without a Sender: {@link ReplySignals.senderUnclear});
+ * the mail
  * is bulk mail by weaker signs than a list header (a mail service's bounce Return-Path, Errors-To, a system account, a
  * campaign header, a newsletter's unsubscribe footer recorded at ingest, a machine-made Reply-To), which a web form
  * relayed by such a service, or a customer's mail that reads like one, may also show; or the Reply-To is not to be
@@ -658,6 +660,8 @@ export function senderReviewReason(
       reason: `possibly forged sender: the receiving server's Authentication-Results says ${forged}; a reply would go to whoever was impersonated`,
     };
   }
+  // Two From fields, or several From addresses without a Sender: the first, which the reply takes, is the mail's choice.
+  if (signals.senderUnclear) return { kind: 'unclear-sender', reason: signals.senderUnclear };
   // Before bulk mail: a group's envelope and footer read as bulk mail, and what to configure is the useful reason.
   const group = ownGroupReviewDetail(signals, mailboxes);
   if (group) return { kind: 'own-group', reason: `not authenticated as mail through our group: ${group}` };

@@ -105,7 +105,7 @@ export interface ReplyContext extends OwnMailboxes {
  * {@link ReplySignals.deliveryStatusPart} records for a decision without them.
  */
 export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'contentType'> &
-  Partial<Pick<InboundMail, 'subject' | 'inReplyTo' | 'references' | 'text' | 'question' | 'attachments' | 'to' | 'cc'>> &
+  Partial<Pick<InboundMail, 'subject' | 'inReplyTo' | 'references' | 'text' | 'question' | 'attachments' | 'to' | 'cc' | 'senderUnclear'>> &
   Pick<
     ReplySignals,
     | 'deliveryStatusPart'
@@ -220,6 +220,12 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
    * finds no receipt: a customer's subject may begin "Lu :" or "Read:".
    */
   receiptSubjectAsks?: true | undefined;
+  /**
+   * Why the sender cannot be told from the From fields (two of them, or several addresses without a Sender), as the
+   * parser found it ({@link InboundMail.senderUnclear}); absent for other mail. The From the signals keep is cut to one
+   * address when long, so this is recorded on its own; the agent worker holds the draft for it.
+   */
+  senderUnclear?: string | undefined;
 };
 
 /** The recipients of a list mail that names the list itself beside others ({@link ReplySignals.listCopy}). */
@@ -297,6 +303,7 @@ export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined
   const serviceNotice = serviceNoticeIn(mail);
   if (serviceNotice) signals.serviceNotice = serviceNotice;
   if (receiptSubjectAsks(mail)) signals.receiptSubjectAsks = true;
+  if (mail.senderUnclear) signals.senderUnclear = mail.senderUnclear;
   return JSON.stringify(signals).length <= MAX_REPLY_SIGNALS_CHARS ? signals : undefined;
 }
 

@@ -170,12 +170,14 @@ export function oversizeReason(size: number, maxBytes: number): string {
 
 /**
  * The new-ticket input for a parsed mail (state `received`), or for raw bytes that did not parse as a mail
- * (`parseError` given: state `parked` with the reason, so a person sees it instead of it vanishing).
+ * (`parseError` given: state `parked` with the reason, so a person sees it instead of it vanishing). Such a ticket
+ * takes its From, Reply-To and Subject from the IMAP `envelope` when there is one (the server read the headers the
+ * parser could not), so its sender is known: to the raw-mail budget, the review page, and `forget`.
  */
 export function ticketInputForMail(
   mail: InboundMail | undefined,
   raw: Buffer,
-  extra: { rawRef: string; conversationId?: string | undefined; parseError?: string | undefined; mailboxes?: OwnMailboxes | undefined },
+  extra: { rawRef: string; conversationId?: string | undefined; parseError?: string | undefined; mailboxes?: OwnMailboxes | undefined; envelope?: EnvelopeInfo | undefined },
 ): NewTicketInput {
   // A From our own group rewrote to itself names the group; the customer is in Reply-To (see customerBehindOwnGroup).
   const customer = mail && extra.mailboxes ? customerBehindOwnGroup(mail, extra.mailboxes) : undefined;
@@ -217,6 +219,7 @@ export function ticketInputForMail(
     input.state = 'parked';
     input.reason = `unreadable mail: ${extra.parseError}`;
     input.note = input.reason;
+    if (!mail && extra.envelope) Object.assign(input, envelopeSenderFields(extra.envelope));
   } else if (mail && (mail.parseWarnings.length > 0 || mail.charsetProblems)) {
     // The agent still gets the mail; the warnings tell a person later why the text may look odd.
     input.note = [...mail.parseWarnings, ...(mail.charsetProblems ?? [])].join('; ');
@@ -240,6 +243,27 @@ function envelopeAddresses(envelope: EnvelopeInfo): { from: MailAddress | undefi
 }
 
 /**
+ * From, its name, Reply-To, its name and Subject of a ticket read from an IMAP envelope: only usable addresses
+ * ({@link envelopeAddresses}), the names and subject cleaned as parsing cleans a downloaded mail's headers.
+ */
+function envelopeSenderFields(envelope: EnvelopeInfo): Pick<NewTicketInput, 'from' | 'fromName' | 'replyTo' | 'replyToName' | 'subject'> {
+  const { from: sender, replyTo } = envelopeAddresses(envelope);
+  // The envelope is the mail's own headers, as imapflow decoded them: cleaned as parsing cleans a downloaded mail's.
+  const fields: Pick<NewTicketInput, 'from' | 'fromName' | 'replyTo' | 'replyToName' | 'subject'> = {
+    from: sender?.address ?? '',
+    subject: capSubject(visibleHeaderText(envelope.subject ?? '').text).subject,
+  };
+  const visibleName = sender?.name ? visibleHeaderText(sender.name).text : '';
+  if (visibleName) fields.fromName = visibleName;
+  if (replyTo) {
+    fields.replyTo = replyTo.address;
+    const visibleReplyToName = replyTo.name ? visibleHeaderText(replyTo.name).text : '';
+    if (visibleReplyToName) fields.replyToName = visibleReplyToName;
+  }
+  return fields;
+}
+
+/**
  * The new-ticket input for a mail known only by its IMAP envelope (not downloaded), parked with `reason`. Mail
  * without a Message-ID gets a synthetic one from the envelope and size, which stay the same when the mail is seen
  * again. Only usable addresses are kept ({@link envelopeAddresses}): with none in From or Reply-To the ticket has
@@ -251,9 +275,6 @@ export function ticketInputForEnvelope(
   reason: string,
   conversationId?: string,
 ): NewTicketInput {
-  const { from: sender, replyTo } = envelopeAddresses(envelope);
-  const from = sender?.address ?? '';
-  const fromName = sender?.name;
   const date = envelope.date instanceof Date ? envelope.date.toISOString() : (envelope.date ?? '');
   // Keyed by the first From as written, checked or not: the id a mail seen before the check got stays its id.
   const writtenFrom = envelope.from?.find((a) => a.address)?.address ?? '';
@@ -267,22 +288,13 @@ export function ticketInputForEnvelope(
   const inReplyTo = normaliseMessageId(envelope.inReplyTo);
   const input: NewTicketInput = {
     messageId,
-    from,
-    // The envelope is the mail's own headers, as imapflow decoded them: cleaned as parsing cleans a downloaded mail's.
-    subject: capSubject(visibleHeaderText(envelope.subject ?? '').text).subject,
+    ...envelopeSenderFields(envelope),
     question: '',
     state: 'parked',
     reason,
     note: reason,
     actor: POLLER_ACTOR,
   };
-  const visibleName = fromName ? visibleHeaderText(fromName).text : '';
-  if (visibleName) input.fromName = visibleName;
-  if (replyTo) {
-    input.replyTo = replyTo.address;
-    const visibleReplyToName = replyTo.name ? visibleHeaderText(replyTo.name).text : '';
-    if (visibleReplyToName) input.replyToName = visibleReplyToName;
-  }
   if (inReplyTo) input.inReplyTo = inReplyTo;
   if (conversationId) input.conversationId = conversationId;
   return input;
@@ -305,6 +317,11 @@ export interface IngestOptions {
    * reason of a mail whose raw copy was not kept ({@link rawNotKeptReason}).
    */
   place?: string;
+  /**
+   * The mail's IMAP envelope (the poller has it from its fetch): a mail whose headers the parser cannot read (a header
+   * section over its limit) takes its From, Reply-To and Subject from it, instead of being parked with no sender.
+   */
+  envelope?: EnvelopeInfo;
 }
 
 /** How the reason of a ticket whose raw mail was not kept starts ({@link rawNotKeptReason}). */
@@ -411,7 +428,7 @@ export async function ingestMessage(raw: Buffer, deps: IngestDeps, options: Inge
   const thread = mail
     ? await produce(deps.redis, () => deps.store.joinConversation(threadRefs(mail), (mail.replyTo ?? mail.from)?.address))
     : {};
-  const input = ticketInputForMail(mail, raw, { rawRef: rawRefFor(deps.prefix, ticketId), conversationId: thread.conversationId, parseError, mailboxes });
+  const input = ticketInputForMail(mail, raw, { rawRef: rawRefFor(deps.prefix, ticketId), conversationId: thread.conversationId, parseError, mailboxes, envelope: options.envelope });
   input.messageId = messageId;
   // Keyed apart, but the reply still names the mail's own id, or it would not thread in the customer's client.
   if (reusedNotes.length > 0 && mail?.messageId) input.mailMessageId = mail.messageId;

@@ -99,9 +99,16 @@ export interface InboundMail {
   deliveryReport?: DeliveryReport;
   /**
    * Why the agent cannot answer the mail from its text (encrypted, only in winmail.dat, a calendar invitation), see
-   * `unreadableReason`; absent for mail it can read.
+   * `unreadableReason`, led by what a parser limit cut of its text when one did ({@link TEXT_NOT_READ_WHOLE}); absent
+   * for mail it can read.
    */
   unreadable?: string;
+  /**
+   * Why the reply would go to a sender the mail does not name unambiguously: more than one From field, or a From of
+   * several addresses without the Sender field RFC 5322 requires then (e.g. `the sender cannot be told: 2 From fields
+   * (a@x.example, b@y.example); …`); absent for a mail with one From of one address. The draft then waits for a person.
+   */
+  senderUnclear?: string;
   /**
    * Why the mail's own text reads as a mass mailing though no header says so (an unsubscribe link in its footer, a
    * mass-mail footer line…), see `massMailingEvidence`; absent for other mail.
@@ -122,7 +129,14 @@ export interface ParseOptions {
   ownAddresses?: readonly string[];
 }
 
-/** Thrown only for input that is not a mail at all (empty, or no header field). */
+/**
+ * How {@link InboundMail.unreadable} begins for a mail whose text a limit of the parser cut (the 500-part cut, the HTML
+ * cut, the raw-bytes cut…): what lay past the cut may be the question, and the agent would answer the rest, often the
+ * subject alone. What was cut follows in parentheses.
+ */
+export const TEXT_NOT_READ_WHOLE = "the mail's text was not read whole";
+
+/** Thrown only for input that is not a mail at all (empty, no header field, or a header section it cannot read). */
 export class MailParseError extends Error {
   override readonly name = 'MailParseError';
 }
@@ -287,8 +301,20 @@ class Notes {
   controlsRemoved = 0;
   /** Runs of encoded-words read in another charset than their label ({@link encodedWordCharset}). */
   encodedWordsRepaired = 0;
+  /** What of the mail's text a limit left unread, for {@link TEXT_NOT_READ_WHOLE} (`only its first 500 MIME parts…`). */
+  readonly cuts: string[] = [];
   warn(message: string): void {
     if (!this.warnings.includes(message)) this.warnings.push(message);
+  }
+  /** A warning that some of the text was not read, and what was not, as the reason's words. */
+  cut(warning: string, what: string): void {
+    this.warn(warning);
+    if (!this.cuts.includes(what)) this.cuts.push(what);
+  }
+  /** Records the warnings and cuts of `other` (a reading whose text is the one kept), as if they were found here. */
+  addWarningsOf(other: Notes): void {
+    for (const warning of other.warnings) this.warn(warning);
+    for (const what of other.cuts) if (!this.cuts.includes(what)) this.cuts.push(what);
   }
   charsetProblem(message: string): void {
     this.charsetSeen.add(message);
@@ -474,6 +500,28 @@ function mailboxes(headers: RawHeader[], key: string, charsets: HeaderCharsets, 
     }
   }
   return out;
+}
+
+// Addresses an unclear sender's reason names; the rest are an ellipsis (a From of 1,000 addresses is one line).
+const UNCLEAR_SENDER_ADDRESSES_NAMED = 2;
+// Characters of one address named there: a quoted local part can be as long as the header.
+const UNCLEAR_SENDER_ADDRESS_CHARS = 100;
+
+/**
+ * Why the mail's author cannot be told from its From ({@link InboundMail.senderUnclear}): RFC 5322 allows exactly one
+ * From field, and a From of several mailboxes needs a Sender naming the one who sent it. A reply would go to the first
+ * address, which a hostile mail chooses (a bank's, above its own). Undefined when the From fields name one address
+ * however often written (a group of one, the same mailbox twice) and for several beside a Sender.
+ */
+function unclearSender(fromList: readonly MailAddress[], headers: readonly RawHeader[]): string | undefined {
+  const addresses = [...new Set(fromList.map((m) => m.address.toLowerCase()))];
+  if (addresses.length <= 1) return undefined;
+  const fields = headers.filter((h) => h.key === 'from').length;
+  const named = addresses.slice(0, UNCLEAR_SENDER_ADDRESSES_NAMED).map((a) => (a.length > UNCLEAR_SENDER_ADDRESS_CHARS ? `${a.slice(0, UNCLEAR_SENDER_ADDRESS_CHARS)}…` : a));
+  const list = [...named, ...(addresses.length > named.length ? ['…'] : [])].join(', ');
+  if (fields > 1) return `the sender cannot be told: ${fields.toLocaleString('en')} From fields (${list}); RFC 5322 allows one, and a reply would go to the first`;
+  if (headers.some((h) => h.key === 'sender')) return undefined;
+  return `the sender cannot be told: a From of ${addresses.length.toLocaleString('en')} addresses (${list}) and no Sender field, which RFC 5322 requires with several; a reply would go to the first`;
 }
 
 /**
@@ -1801,7 +1849,7 @@ function htmlInsteadOfNotice(mail: ParsedMail, plain: string, notes: Notes): str
   const htmlNotes = new Notes();
   const html = htmlText(mail.html, htmlNotes);
   if (!hasWords(html) || isHtmlOnlyNotice(html)) return undefined;
-  for (const warning of htmlNotes.warnings) notes.warn(warning);
+  notes.addWarningsOf(htmlNotes);
   return html;
 }
 
@@ -1809,7 +1857,10 @@ function htmlInsteadOfNotice(mail: ParsedMail, plain: string, notes: Notes): str
 function htmlText(html: string, notes: Notes): string {
   if (html.length > MAX_HTML_CHARS) {
     html = html.slice(0, MAX_HTML_CHARS);
-    notes.warn(`HTML body longer than ${MAX_HTML_CHARS} characters; only the start was converted to text`);
+    notes.cut(
+      `HTML body longer than ${MAX_HTML_CHARS} characters; only the start was converted to text`,
+      `only the first ${MAX_HTML_CHARS.toLocaleString('en')} characters of its HTML were read`,
+    );
   }
   const bounded = limitHtmlNesting(html, MAX_HTML_DEPTH);
   if (bounded.dropped > 0) {
@@ -1820,7 +1871,7 @@ function htmlText(html: string, notes: Notes): string {
     if (shown.removed > 0) notes.warn(`${shown.removed} HTML element(s) hidden from the reader (display:none, hidden, zero size, off-screen, <noscript>…) were left out of the text`);
     return convert(shown.html, HTML_TO_TEXT);
   } catch (err) {
-    notes.warn(`HTML body could not be converted to text: ${(err as Error).message}`);
+    notes.cut(`HTML body could not be converted to text: ${(err as Error).message}`, 'its HTML could not be converted to text');
     return '';
   }
 }
@@ -1880,7 +1931,11 @@ async function simpleParserWithinPartLimit(input: Buffer, notes: Notes): Promise
     if (!isPartLimit(err)) throw err;
     const cut = firstMimeParts(input, MIME_PARTS_READ);
     if (!cut) throw err;
-    notes.warn(`the mail has more MIME parts than can be read (over 1,000); only its first ${MIME_PARTS_READ} parts were read`);
+    // Parts past the cut may hold the text (a multipart nested thousands deep has it innermost): the mail is parked.
+    notes.cut(
+      `the mail has more MIME parts than can be read (over 1,000); only its first ${MIME_PARTS_READ} parts were read`,
+      `only its first ${MIME_PARTS_READ} MIME parts were read`,
+    );
     return simpleParser(cut, PARSER_OPTIONS);
   }
 }
@@ -1911,8 +1966,15 @@ export function firstMimeParts(raw: Buffer, keep: number): Buffer | undefined {
   return undefined;
 }
 
+/**
+ * Bytes of one MIME part's header section mailparser reads (mailsplit's default, passed so the reason of a mail over
+ * it names the limit in force); a longer one fails the whole mail.
+ */
+export const MAX_HEADER_SECTION_BYTES = 1024 * 1024;
+
 /** How mailparser reads inbound mail, here and where an attachment is read again (src/server/attachments.ts). */
 export const PARSER_OPTIONS = {
+  maxHeadSize: MAX_HEADER_SECTION_BYTES,
   // We convert HTML ourselves; mailparser's own conversion also rejects the whole mail when the HTML is large.
   skipHtmlToText: true,
   skipImageLinks: true,
@@ -1920,6 +1982,18 @@ export const PARSER_OPTIONS = {
   skipTextLinks: true,
   keepCidLinks: true,
 } as const;
+
+/**
+ * Why the header section of a mail could not be read, in an operator's words (the ticket's reason puts "unreadable
+ * mail: " before it), mailparser's own after them.
+ */
+function headerSectionProblem(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if ((err as { code?: unknown }).code === 'EMAXLEN' && /header size/i.test(message)) {
+    return `its header section is over the parser's limit of ${MAX_HEADER_SECTION_BYTES / (1024 * 1024)} MB per MIME part (${message})`;
+  }
+  return `its header section could not be read (${message})`;
+}
 
 function headerEnd(raw: Buffer): number {
   const crlf = raw.indexOf('\r\n\r\n');
@@ -2023,7 +2097,10 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
   let input = raw;
   if (raw.length > maxBytes) {
     input = raw.subarray(0, maxBytes);
-    notes.warn(`mail of ${raw.length} bytes truncated to the first ${maxBytes} bytes`);
+    notes.cut(
+      `mail of ${raw.length} bytes truncated to the first ${maxBytes} bytes`,
+      `only its first ${maxBytes.toLocaleString('en')} of ${raw.length.toLocaleString('en')} bytes were read`,
+    );
   }
 
   input = parserInput(input);
@@ -2037,7 +2114,7 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
     try {
       parsed = await parseHeadersOnly(input, notes);
     } catch (second) {
-      throw new MailParseError(`unreadable mail: ${(second as Error).message}`);
+      throw new MailParseError(headerSectionProblem(second));
     }
   }
 
@@ -2133,10 +2210,11 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
       }
     }
   }
-  for (const warning of bodyNotes.warnings) notes.warn(warning);
+  notes.addWarningsOf(bodyNotes);
   if (bytesLeftOut > 0) {
-    notes.warn(
+    notes.cut(
       `text parts longer than can be read again in the charset their bytes are in were cut to at most ${MAX_RELABELLED_TEXT_BYTES.toLocaleString('en')} bytes of plain text and ${MAX_RELABELLED_HTML_BYTES.toLocaleString('en')} bytes of HTML in all; the ${bytesLeftOut.toLocaleString('en')} bytes after the cut were not read`,
+      `the last ${bytesLeftOut.toLocaleString('en')} bytes of its text were not read: text read again in the charset its bytes are in stops at ${MAX_RELABELLED_TEXT_BYTES.toLocaleString('en')} bytes of plain text and ${MAX_RELABELLED_HTML_BYTES.toLocaleString('en')} of HTML`,
     );
   }
   for (const repair of repairs) {
@@ -2223,7 +2301,11 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
     subject,
     exchangeRecall: headers.some((h) => h.key === 'x-ms-traffictypediagnostic' && /\bEE_MessageRecallEmail\b/i.test(rawText(h.bytes))),
   });
-  if (unreadable) mail.unreadable = unreadable;
+  // A cut first: it may be why the rest reads as it does (the question past it, only an attachment before it).
+  const cut = notes.cuts.length > 0 ? `${TEXT_NOT_READ_WHOLE} (${notes.cuts.join('; ')})` : undefined;
+  if (cut || unreadable) mail.unreadable = [cut, unreadable].filter(Boolean).join('; ');
+  const senderUnclear = unclearSender(fromList, headers);
+  if (senderUnclear) mail.senderUnclear = senderUnclear;
   const massMailing = massMailingEvidence({ ...sendersPart, html: typeof body.html === 'string' ? body.html : undefined });
   if (massMailing) mail.massMailing = massMailing;
   if (isBounce(mail)) {

@@ -818,7 +818,8 @@ export class MailboxSupervisor {
       return false;
     } else {
       result = await this.ingestWithRetries(message, size, uidValidity, async () => {
-        const ingested = await ingestMessage(source, this.deps, { noticedAt: report.startedAt, place: this.placeOf(message.uid), ...(hold !== undefined ? { hold } : {}) });
+        // The envelope names the sender and subject of a mail whose header section the parser cannot read.
+        const ingested = await ingestMessage(source, this.deps, { noticedAt: report.startedAt, place: this.placeOf(message.uid), envelope, ...(hold !== undefined ? { hold } : {}) });
         held = ingested.held === true;
         return ingested;
       });

@@ -168,6 +168,16 @@ describe('IMAP → agent → SMTP', () => {
     expect(page.tickets.filter((t) => t.messageId === `${messageId}`)).toHaveLength(1);
     expect(repliesTo(messageId)).toHaveLength(1);
   });
+  // Hostile-MIME stress, F2: the poller hands ingest the IMAP envelope, so a mail whose header section the parser
+  // cannot read is parked under the sender and subject the server read, not as an anonymous ticket.
+  it('parks a mail whose header section the parser cannot read under its envelope\'s From and Subject', async () => {
+    const subject = 'ヘッダーが多すぎるメール';
+    const headers = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`X-H${i}`, `v${i}`] as [string, string]));
+    await servers.imap!.deliver(buildMail({ messageId: customerMessageId('heads'), from: 'Hanako <hanako@customer.example>', subject, body: 'パスワードの条件を教えてください。', headers }));
+    const ticket = await waitFor(async () => (await running.store.list({ limit: 500 })).tickets.find((t) => t.reason?.includes("header section is over the parser's limit")), 'the unreadable mail to be parked', 30_000);
+    expect(ticket).toMatchObject({ state: 'parked', from: 'hanako@customer.example', fromName: 'Hanako', subject });
+  });
+
   // Runs after the tests above: by then replies were sent and machine mail was ignored.
   it('records what the dashboard metrics show: agent runs, LLM usage, replies sent, mail ignored by reason', async () => {
     const { Redis } = await import('ioredis');

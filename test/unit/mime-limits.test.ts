@@ -1,0 +1,228 @@
+/**
+ * Mail the parser reads only in part, or not at all, because of its own limits (hostile-MIME stress review):
+ * - text past a cut (the 500-part cut, the 2,000,000-character HTML cut, the raw-bytes cut, the cut of text read again
+ *   in its real charset, HTML that could not be converted) is named as unreadable, so the mail is parked before the
+ *   agent instead of being answered from its subject alone (F1);
+ * - a header section over mailparser's limit is worded for an operator, once, and its ticket takes From, Reply-To and
+ *   Subject from the IMAP envelope (F2);
+ * - two From fields, or a From of several addresses without a Sender, hold the draft: the sender cannot be told (F3).
+ */
+import { describe, expect, it } from 'vitest';
+import { senderReviewReason } from '../../jobs/answer-ticket.js';
+import { parseConfig } from '../../src/config.js';
+import { replySignalsOf } from '../../src/mail/classify.js';
+import { ticketInputForMail } from '../../src/mail/ingest.js';
+import { MailParseError, parseInboundMail, questionWithSubject, TEXT_NOT_READ_WHOLE } from '../../src/mail/parse.js';
+
+const CRLF = '\r\n';
+const Q = 'パスワードをリセットする方法を教えてください。マニュアルのリセットリンクが動きません。';
+const SUBJECT = 'パスワードのリセット方法を教えてください';
+const SUBJECT_WORD = `=?utf-8?B?${Buffer.from(SUBJECT).toString('base64')}?=`;
+
+function head(extra: string[] = [], opts: { from?: string; subject?: string } = {}): string {
+  return [
+    `From: ${opts.from ?? 'Customer <c@customer.example>'}`,
+    'To: XYZ Support <support@helpdesk.test>',
+    `Subject: ${opts.subject ?? SUBJECT_WORD}`,
+    'Date: Tue, 3 Mar 2026 09:00:00 +0900',
+    'Message-ID: <mime-limits@customer.example>',
+    'MIME-Version: 1.0',
+    ...extra,
+  ].join(CRLF);
+}
+const mail = (h: string, body: string): Buffer => Buffer.from(`${h}${CRLF}${CRLF}${body}${CRLF}`, 'utf8');
+const textPart = (s = Q) => `Content-Type: text/plain; charset=utf-8${CRLF}${CRLF}${s}${CRLF}`;
+
+function nested(depth: number, text = Q): string {
+  let inner = textPart(text);
+  for (let i = depth; i >= 1; i--) inner = `Content-Type: multipart/mixed; boundary="b${i}"${CRLF}${CRLF}--b${i}${CRLF}${inner}--b${i}--${CRLF}`;
+  return inner;
+}
+
+const STYLE_5MB = `<style>${'.a{color:red}'.repeat(400_000)}</style>`;
+
+describe('F1: text past a parser limit makes the mail unreadable for the agent', () => {
+  const cut = (detail: string) => `${TEXT_NOT_READ_WHOLE} (${detail})`;
+  it.each([
+    {
+      name: 'multipart nested 5,000 deep, the question innermost, past the 500-part cut',
+      raw: () => Buffer.from(head() + CRLF + nested(5000, '請求書の宛名を変更できますか？')),
+      reason: cut('only its first 500 MIME parts were read'),
+    },
+    {
+      name: '10,000 sibling parts, the question first',
+      raw: () => mail(head(['Content-Type: multipart/mixed; boundary="p"']), [textPart(), ...Array.from({ length: 9_999 }, (_, i) => `Content-Type: text/plain${CRLF}${CRLF}part ${i}${CRLF}`)].map((p) => `--p${CRLF}${p}`).join('') + '--p--'),
+      reason: cut('only its first 500 MIME parts were read'),
+    },
+    {
+      name: 'an HTML body with a 5 MB <style> block before the question',
+      raw: () => mail(head(['Content-Type: text/html; charset=utf-8']), `<html><head>${STYLE_5MB}</head><body><p>請求書の宛名を変更できますか？</p></body></html>`),
+      reason: cut('only the first 2,000,000 characters of its HTML were read'),
+    },
+    {
+      name: 'a text part in an unknown charset, read again in the one its bytes are in, over that reading’s limit',
+      raw: () => mail(head(['Content-Type: text/plain; charset=x-unknown']), `${`${'x'.repeat(80)}${CRLF}`.repeat(14_000)}${Q}`),
+      reason: /^the mail's text was not read whole \(the last 99,\d{3} bytes of its text were not read: text read again in the charset its bytes are in stops at 1,048,576 bytes of plain text and 2,000,000 of HTML\)$/,
+    },
+  ])('$name', async ({ raw, reason }) => {
+    const parsed = await parseInboundMail(raw());
+    if (typeof reason === 'string') expect(parsed.unreadable).toBe(reason);
+    else expect(parsed.unreadable).toMatch(reason);
+  });
+
+  it('the raw-bytes cut (maxBytes)', async () => {
+    const raw = mail(head(['Content-Type: text/plain; charset=utf-8']), `${'x'.repeat(200_000)}${CRLF}${Q}`);
+    const parsed = await parseInboundMail(raw, { maxBytes: 100_000 });
+    expect(parsed.unreadable).toBe(`${TEXT_NOT_READ_WHOLE} (only its first 100,000 of ${raw.length.toLocaleString('en')} bytes were read)`);
+  });
+
+  it('the probe: the subject alone would have been the question (nested 5,000, 5 MB <style>)', async () => {
+    const nestedRaw = Buffer.from(head() + CRLF + nested(5000, '請求書の宛名を変更できますか？'));
+    const htmlRaw = mail(head(['Content-Type: text/html; charset=utf-8']), `<html><head>${STYLE_5MB}</head><body><p>請求書の宛名を変更できますか？ 至急ご連絡ください。</p></body></html>`);
+    for (const raw of [nestedRaw, htmlRaw]) {
+      const parsed = await parseInboundMail(raw);
+      expect(questionWithSubject(parsed)).toBe(SUBJECT);
+      expect(parsed.unreadable).toMatch(/^the mail's text was not read whole \(/);
+    }
+  });
+
+  it('a cut beside another reason the agent cannot read the mail names both', async () => {
+    const raw = mail(
+      head(['Content-Type: multipart/mixed; boundary="t"']),
+      `--t${CRLF}Content-Type: text/html; charset=utf-8${CRLF}${CRLF}<html><head>${STYLE_5MB}</head><body><p>x</p></body></html>${CRLF}--t${CRLF}Content-Type: application/pkcs7-mime; smime-type=enveloped-data; name=smime.p7m${CRLF}${CRLF}QUJD${CRLF}--t--`,
+    );
+    const parsed = await parseInboundMail(raw);
+    expect(parsed.unreadable).toMatch(/^the mail's text was not read whole \(only the first 2,000,000 characters of its HTML were read\); /);
+  });
+
+  it.each([
+    { name: 'multipart nested 500 deep (within the part limit)', raw: () => Buffer.from(head() + CRLF + nested(500)) },
+    {
+      name: 'HTML nested 50,000 deep: deeper tags are dropped, the text stays',
+      raw: () => mail(head(['Content-Type: text/html; charset=utf-8']), `${'<div>'.repeat(50_000)}<p>${Q}</p>${'</div>'.repeat(50_000)}`),
+    },
+    {
+      name: 'a 5 MB HTML alternative beside the plain text, which is what is read',
+      raw: () =>
+        mail(
+          head(['Content-Type: multipart/alternative; boundary="a"']),
+          `--a${CRLF}${textPart()}--a${CRLF}Content-Type: text/html; charset=utf-8${CRLF}${CRLF}<html><head>${STYLE_5MB}</head><body><p>${Q}</p></body></html>${CRLF}--a--`,
+        ),
+    },
+    { name: 'a long plain text within every limit', raw: () => mail(head(['Content-Type: text/plain; charset=utf-8']), `${Q}${CRLF}${'log line of the import\r\n'.repeat(40_000)}`) },
+  ])('nothing is cut: $name', async ({ raw }) => {
+    const parsed = await parseInboundMail(raw());
+    expect(parsed.unreadable).toBeUndefined();
+    expect(parsed.question).toContain('パスワード');
+  });
+
+  it('the ticket records the cut as unreadable, which the agent worker parks before the agent', async () => {
+    const raw = Buffer.from(head() + CRLF + nested(5000));
+    const parsed = await parseInboundMail(raw);
+    const input = ticketInputForMail(parsed, raw, { rawRef: 'redis:x' });
+    expect(input.unreadable).toBe(`${TEXT_NOT_READ_WHOLE} (only its first 500 MIME parts were read)`);
+    expect(input.note).toMatch(/more MIME parts than can be read/);
+  });
+});
+
+describe('F2: a header section over the parser limit', () => {
+  const cases = [
+    { name: '100,000 header fields', raw: () => mail(head([...Array.from({ length: 100_000 }, (_, i) => `X-H${i}: v${i}`), 'Content-Type: text/plain; charset=utf-8']), Q) },
+    { name: 'a 1 MB Subject folded 50,000 times', raw: () => mail(head(['Content-Type: text/plain; charset=utf-8'], { subject: 'word '.repeat(210_000).replace(/(.{21})/g, `$1${CRLF} `) }), Q) },
+    {
+      name: 'one 1 MB encoded-word in Subject and the From name',
+      raw: () => {
+        const word = `=?utf-8?B?${Buffer.from('パスワード'.repeat(60_000)).toString('base64')}?=`;
+        return mail(head(['Content-Type: text/plain; charset=utf-8'], { subject: word, from: `${word} <c@customer.example>` }), Q);
+      },
+    },
+  ];
+
+  it.each(cases)('$name: the error says what is over which limit, without a prefix', async ({ raw }) => {
+    const error = await parseInboundMail(raw()).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(MailParseError);
+    expect((error as Error).message).toBe("its header section is over the parser's limit of 1 MB per MIME part (Max header size for a MIME node exceeded)");
+  });
+
+  it('the parked ticket says "unreadable mail" once and takes From, Reply-To and Subject from the IMAP envelope', async () => {
+    const raw = cases[0]!.raw();
+    const error = (await parseInboundMail(raw).catch((err: unknown) => err)) as Error;
+    const envelope = {
+      messageId: '<mime-limits@customer.example>',
+      subject: SUBJECT,
+      from: [{ name: 'Customer', address: 'c@customer.example' }],
+      replyTo: [{ name: 'Desk', address: 'desk@customer.example' }],
+    };
+    const input = ticketInputForMail(undefined, raw, { rawRef: 'redis:x', parseError: error.message, envelope });
+    expect(input).toMatchObject({
+      state: 'parked',
+      from: 'c@customer.example',
+      fromName: 'Customer',
+      replyTo: 'desk@customer.example',
+      replyToName: 'Desk',
+      subject: SUBJECT,
+      reason: "unreadable mail: its header section is over the parser's limit of 1 MB per MIME part (Max header size for a MIME node exceeded)",
+    });
+    // Without an envelope (a caller that has none) the ticket stays without a sender, as before.
+    expect(ticketInputForMail(undefined, raw, { rawRef: 'redis:x', parseError: error.message })).toMatchObject({ from: '', subject: '' });
+  });
+
+  it('an envelope address a reply may not go to is not taken', () => {
+    const input = ticketInputForMail(undefined, Buffer.from('x'), {
+      rawRef: 'redis:x',
+      parseError: 'x',
+      envelope: { subject: 's', from: [{ address: '"victim@bank.example,x"@customer.example' }] },
+    });
+    expect(input.from).toBe('');
+  });
+});
+
+describe('F3: the sender cannot be told', () => {
+  const config = parseConfig({ MAIL_FROM: 'Support <support@helpdesk.test>' });
+  const holdOf = async (raw: Buffer) => {
+    const parsed = await parseInboundMail(raw);
+    const signals = replySignalsOf(parsed)!;
+    return { parsed, hold: senderReviewReason({ from: parsed.from?.address ?? '', replyTo: parsed.replyTo?.address ?? parsed.from?.address ?? '' }, signals, config) };
+  };
+  const plain = ['Content-Type: text/plain; charset=utf-8'];
+
+  it.each([
+    {
+      name: 'two From fields',
+      raw: () => mail(head([...plain, 'From: Other <other@evil.example>']), Q),
+      reason: 'the sender cannot be told: 2 From fields (c@customer.example, other@evil.example); RFC 5322 allows one, and a reply would go to the first',
+    },
+    {
+      name: 'two From fields, the second the attacker',
+      raw: () => mail(head([...plain, 'From: Attacker <x@attacker.example>'], { from: 'Bank <notice@bank.example>' }), Q),
+      reason: 'the sender cannot be told: 2 From fields (notice@bank.example, x@attacker.example); RFC 5322 allows one, and a reply would go to the first',
+    },
+    {
+      name: 'a From of 1,000 addresses and no Sender',
+      raw: () => mail(head(plain, { from: Array.from({ length: 1000 }, (_, i) => `u${i} <u${i}@customer.example>`).join(`,${CRLF} `) }), Q),
+      reason: 'the sender cannot be told: a From of 1,000 addresses (u0@customer.example, u1@customer.example, …) and no Sender field, which RFC 5322 requires with several; a reply would go to the first',
+    },
+    {
+      name: 'a group in From with two addresses and no Sender',
+      raw: () => mail(head(plain, { from: 'Undisclosed: a@customer.example, b@x.example;' }), Q),
+      reason: 'the sender cannot be told: a From of 2 addresses (a@customer.example, b@x.example) and no Sender field, which RFC 5322 requires with several; a reply would go to the first',
+    },
+  ])('held: $name', async ({ raw, reason }) => {
+    const { parsed, hold } = await holdOf(raw());
+    expect(parsed.senderUnclear).toBe(reason);
+    expect(hold).toEqual({ kind: 'unclear-sender', reason });
+  });
+
+  it.each([
+    { name: 'one From, one address', raw: () => mail(head(plain), Q) },
+    { name: 'a display name with a comma', raw: () => mail(head(plain, { from: '"Doe, John" <john@customer.example>' }), Q) },
+    { name: 'a group of one address', raw: () => mail(head(plain, { from: 'Team: a@customer.example;' }), Q) },
+    { name: 'a group of one address and an empty one', raw: () => mail(head(plain, { from: 'Team: a@customer.example;, undisclosed-recipients:;' }), Q) },
+    { name: 'several From addresses with a Sender (RFC 5322 allows it)', raw: () => mail(head([...plain, 'Sender: a@customer.example'], { from: 'a@customer.example, b@customer.example' }), Q) },
+    { name: 'the same address written twice', raw: () => mail(head(plain, { from: 'A <a@customer.example>, a@Customer.example' }), Q) },
+  ])('not held: $name', async ({ raw }) => {
+    const { parsed, hold } = await holdOf(raw());
+    expect(parsed.senderUnclear).toBeUndefined();
+    expect(hold).toBeUndefined();
+  });
+});
