@@ -122,6 +122,7 @@ export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' 
     | 'recipientCount'
     | 'serviceNotice'
     | 'receiptSubjectAsks'
+    | 'dkimSignatures'
   >;
 
 /**
@@ -226,6 +227,12 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
    * address when long, so this is recorded on its own; the agent worker holds the draft for it.
    */
   senderUnclear?: string | undefined;
+  /**
+   * How many DKIM-Signature fields the mail carries, when it has any: a verifier writes one dkim result for each, so a
+   * topmost Authentication-Results with more holds results no verifier wrote ({@link readAuthenticationResults}). The
+   * fields themselves are not kept.
+   */
+  dkimSignatures?: number | undefined;
 };
 
 /** The recipients of a list mail that names the list itself beside others ({@link ReplySignals.listCopy}). */
@@ -261,7 +268,7 @@ const CHALLENGE_HEADERS = ['x-spamarrest-noauth', 'x-boxtrapper', 'x-bluebottle-
  * parser left out as none a reply may go to, which is parked rather than ignored ({@link unusableSenderOf}).
  * X-Original-From and X-Original-Sender name the customer behind our own Google Group's rewritten From ({@link ownGroupRelayOf}).
  */
-export const REPLY_SIGNAL_HEADERS: readonly string[] = ['from', 'authentication-results', 'errors-to', 'x-original-from', 'x-original-sender', ...CAMPAIGN_HEADERS.map(([name]) => name), ...CHALLENGE_HEADERS];
+export const REPLY_SIGNAL_HEADERS: readonly string[] = ['from', 'authentication-results', 'dkim-signature', 'errors-to', 'x-original-from', 'x-original-sender', ...CAMPAIGN_HEADERS.map(([name]) => name), ...CHALLENGE_HEADERS];
 
 /** The extra headers to keep when a mail is parsed for its reply signals: {@link REPLY_SIGNAL_HEADERS} and SPAM_HEADER. */
 export function replySignalHeaders(config: Pick<Config, 'SPAM_HEADER'>): string[] {
@@ -277,7 +284,11 @@ export const MAX_REPLY_SIGNALS_CHARS = 16_384;
 
 /** The {@link ReplySignals} of a parsed mail, or undefined when they are too large to keep on the ticket. */
 export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined {
-  const signals: ReplySignals = { from: mail.from, replyTo: mail.replyTo, headers: withShortFrom(topmostOnly(mail.headers)), contentType: mail.contentType };
+  // The DKIM-Signature fields are counted, not kept: a few hundred characters each, and only their number is read.
+  const { 'dkim-signature': _dkimFields, ...headers } = mail.headers;
+  const signals: ReplySignals = { from: mail.from, replyTo: mail.replyTo, headers: withShortFrom(topmostOnly(headers)), contentType: mail.contentType };
+  const dkimSignatures = dkimSignaturesOf(mail);
+  if (dkimSignatures) signals.dkimSignatures = dkimSignatures;
   const statusPart = deliveryStatusPartOf(mail);
   if (statusPart) signals.deliveryStatusPart = statusPart;
   if (senderIsRecipient(mail)) signals.senderIsRecipient = true;
@@ -352,6 +363,14 @@ function comparableSender(mail: ClassifiableMail): string | undefined {
 /** First token of a header value: comments removed, parameters after `;` dropped, lower-case. */
 function keyword(value: string): string {
   return (stripComments(value).split(';')[0] ?? '').trim().toLowerCase();
+}
+
+/**
+ * How many DKIM-Signature fields a mail carries: as recorded with its reply signals, else as parsed (the field is one
+ * of {@link REPLY_SIGNAL_HEADERS}); undefined when neither says (signals recorded before the count was).
+ */
+function dkimSignaturesOf(mail: ClassifiableMail): number | undefined {
+  return mail.dkimSignatures ?? mail.headers['dkim-signature']?.length;
 }
 
 function values(mail: ClassifiableMail, name: string): string[] {
@@ -1430,7 +1449,7 @@ function ownGroupVerdict(mail: ClassifiableMail, mailboxes: OwnMailboxes, isOurs
   const authserv = authservIdOf(topmost);
   if (!authservIds.includes(authserv)) return not(`the topmost Authentication-Results is ${authservShown(topmost)}, not by one of AUTHSERV_ID (${authservIds.join(', ')})`);
   const domain = domainOf(group);
-  const { results, unreadable } = readAuthenticationResults(topmost);
+  const { results, unreadable } = readAuthenticationResults(topmost, dkimSignaturesOf(mail));
   if (unreadable) return not(`the receiving server's Authentication-Results (${authserv}) could not be read unambiguously (${unreadable})`);
   const signed = results.some((r) => r.method === 'dkim' && r.result === 'pass' && isAlignedWith(signingDomain(r), domain));
   const fromDomain = from ? domainOf(from) : '';
@@ -2904,6 +2923,11 @@ const RESULT_ELEMENT = /^\s*([\w.-]+)\s*=\s*([\w-]+)(.*)$/s;
 // (`smtp.mailfrom=163.com; contoso.onmicrosoft.com; dkim=…`). It says nothing; any other element that is no result
 // (two words, a quote, a parenthesis) may be the sender's text and leaves the field unreadable.
 const BARE_DOMAIN_ELEMENT = /^\s*[a-z\d-]+(?:\.[a-z\d-]+)*\.[a-z]{2,}\.?\s*$/iu;
+// Amazon SES's inbound field writes the client's address, the envelope sender and the HELO name as elements of their
+// own (`client-ip=…; envelope-from=taro@shop.example; helo=…`): one word each, no result, saying nothing.
+const SES_ELEMENT = /^\s*(?:client-ip|envelope-from|helo)\s*=\s*[^\s;]+\s*$/i;
+// The methods whose results carry a signature's selector and data (header.s, header.b).
+const SIGNATURE_METHODS = new Set(['dkim', 'dkim-atps', 'domainkeys']);
 // The identities an spf result may name beside the envelope sender's, each checked once at most: the HELO name
 // (Stalwart's EHLO check) and the purported responsible address (Cisco Secure Email writes `spf=None smtp.pra=…`).
 const SPF_OTHER_IDENTITIES = ['smtp.helo', 'smtp.pra'] as const;
@@ -2916,11 +2940,11 @@ const SINGLE_RESULT_METHODS = ['dmarc', 'spf'] as const;
  * parenthesis (a quoted local part echoed raw) or comes twice in one result, it has more than one dmarc or spf result,
  * or a `; dmarc=fail` or `; spf=fail` in its text is not among the results read (hidden in a comment or quoted string).
  */
-function readAuthenticationResults(field: string): AuthenticationReading {
+function readAuthenticationResults(field: string, dkimSignatures?: number): AuthenticationReading {
   const results: AuthenticationResult[] = [];
   let unreadable = unpairedSyntax(field);
   for (const resinfo of resultElements(field)) {
-    if (/^\s*(?:none\s*)?$/i.test(resinfo) || BARE_DOMAIN_ELEMENT.test(resinfo)) continue;
+    if (/^\s*(?:none\s*)?$/i.test(resinfo) || BARE_DOMAIN_ELEMENT.test(resinfo) || SES_ELEMENT.test(resinfo)) continue;
     const match = RESULT_ELEMENT.exec(resinfo);
     if (!match) {
       unreadable ??= 'an element that is no result';
@@ -2948,6 +2972,8 @@ function readAuthenticationResults(field: string): AuthenticationReading {
     }
     const result = match[2]!.toLowerCase();
     if (method === 'dkim') unreadable ??= signingIdentityProblem(props, addresses, result === 'pass');
+    // A signature's selector and signature data belong to its dkim result: elsewhere they are what followed an echo.
+    else if (!SIGNATURE_METHODS.has(method) && (props.has('header.s') || props.has('header.b'))) unreadable ??= `header.s or header.b in a ${method} result`;
     results.push({ method, result, properties: rest.replace(/\s+/g, ' ').trim().slice(0, MAX_RESULT_CHARS), props });
   }
   for (const method of SINGLE_RESULT_METHODS) {
@@ -2958,6 +2984,11 @@ function readAuthenticationResults(field: string): AuthenticationReading {
     const others = method === 'spf' ? SPF_OTHER_IDENTITIES.map((identity) => ofMethod.filter((r) => otherSpfIdentityOf(r) === identity).length) : [];
     const envelope = ofMethod.length - others.reduce((sum, count) => sum + count, 0);
     if (envelope > 1 || others.some((count) => count > 1)) unreadable ??= `more than one ${method} result`;
+  }
+  // One dkim result for each signature: more are results no verifier wrote (an identity echoed with its semicolons).
+  const signatureResults = results.filter((r) => r.method === 'dkim' && r.result !== 'none').length;
+  if (dkimSignatures !== undefined && dkimSignatures > 0 && signatureResults > dkimSignatures) {
+    unreadable ??= `${signatureResults} dkim results for ${dkimSignatures} DKIM-Signature field${dkimSignatures === 1 ? '' : 's'}`;
   }
   for (const hidden of field.matchAll(/;\s*(dmarc|spf)\s*=\s*fail\b/gi)) {
     const method = hidden[1]!.toLowerCase();
@@ -2976,12 +3007,16 @@ function readAuthenticationResults(field: string): AuthenticationReading {
  */
 function signingIdentityProblem(props: ReadonlyMap<string, string>, addresses: number, pass: boolean): string | undefined {
   const identity = props.get('header.i');
-  if (identity === undefined || identity === '' || identity === 'none') return addresses > 0 ? 'an address outside header.i in a dkim result' : undefined;
-  if (identity.indexOf('@') !== identity.lastIndexOf('@') || !identity.includes('@')) return 'a header.i that is no signing identity';
-  if (addresses > 1) return 'an address outside header.i in a dkim result';
+  // Outside a pass, an identity without @ is a verifier's word for none (dkim-milter's unknown, Haraka's undefined).
+  const none = identity === undefined || identity === '' || identity === 'none' || (!pass && !identity.includes('@'));
+  if (none) return addresses > 0 ? 'an address outside header.i in a dkim result' : undefined;
+  // Zoho writes the signing domain alone (header.i=shop.example): read as @shop.example.
+  const bareDomain = !identity.includes('@') && BARE_DOMAIN_ELEMENT.test(identity);
+  if (!bareDomain && (identity.indexOf('@') !== identity.lastIndexOf('@') || !identity.includes('@'))) return 'a header.i that is no signing identity';
+  if (addresses > (bareDomain ? 0 : 1)) return 'an address outside header.i in a dkim result';
   if (!pass) return undefined;
   const domain = props.get('header.d')?.replace(/\.$/, '');
-  const identityDomain = domainOf(identity);
+  const identityDomain = domainOf(bareDomain ? `@${identity}` : identity);
   if (domain !== undefined && identityDomain !== domain && !identityDomain.endsWith(`.${domain}`)) return 'a header.i outside header.d';
   return undefined;
 }
@@ -3128,7 +3163,8 @@ function signingDomain(result: AuthenticationResult): string {
   const d = result.props.get('header.d');
   if (d) return d.replace(/\.$/, '');
   const i = result.props.get('header.i');
-  return i ? domainOf(i) : '';
+  if (!i) return '';
+  return domainOf(i.includes('@') ? i : `@${i}`);
 }
 
 /**
@@ -3155,7 +3191,7 @@ export function senderVouchedFor(mail: ClassifiableMail, mailboxes: OwnMailboxes
   if (fromDomain === '' || topmost === undefined) return false;
   const ids = (mailboxes.authservIds ?? []).map((id) => id.toLowerCase());
   if (ids.length > 0 && !ids.includes(authservIdOf(topmost))) return false;
-  const reading = readAuthenticationResults(topmost);
+  const reading = readAuthenticationResults(topmost, dkimSignaturesOf(mail));
   if (reading.unreadable) return false;
   return reading.results.some((r) => r.result === 'pass' && vouchesFor(r, fromDomain)) || groupSealedDmarcPass(mail, mailboxes, topmost);
 }
@@ -3190,7 +3226,7 @@ function vouchesFor(result: AuthenticationResult, fromDomain: string): boolean {
 export function forgedSenderDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): string | undefined {
   const topmost = values(mail, 'authentication-results')[0];
   if (topmost === undefined) return undefined;
-  const { results, unreadable } = readAuthenticationResults(topmost);
+  const { results, unreadable } = readAuthenticationResults(topmost, dkimSignaturesOf(mail));
   // Fail closed: what the sender's text hides may be a dmarc=fail, and what it adds a pass.
   if (unreadable) return `something that could not be read unambiguously (${unreadable}): text the sender chose may hide its verdict`;
   // The envelope sender's spf result, not one for the HELO name or the PRA written before it.

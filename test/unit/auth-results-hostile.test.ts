@@ -57,6 +57,9 @@ const HOSTILE: readonly (readonly [string, string])[] = [
   ['Stalwart: a signing identity "x header.d=bank.example @evil.example" (i= with =20)', stalwart('x header.d=bank.example @evil.example')],
   ['Stalwart: a signing identity "x@bank.example header.d=bank.example z=q@evil.example"', stalwart('x@bank.example header.d=bank.example z=q@evil.example')],
   ['Stalwart: a signing identity that writes a dmarc=pass of its own (i= with =3B, the server checking no DMARC)', `mx.helpdesk.test; dkim=pass header.i=x; dmarc=pass header.from=bank.example @evil.example header.s=sel header.b=AbCdEf; spf=pass smtp.mailfrom=x@evil.example`],
+  // Bug review 42a: i= with =3B writes results of its own; the signature's header.s and header.b, which follow the
+  // echo, then stand in a result of another method.
+  ['Stalwart: a signing identity that writes a dkim=pass for bank.example and an auth result to end in', `mx.helpdesk.test; dkim=pass header.i=a@evil.example; dkim=pass header.d=bank.example; auth=pass smtp.auth=z@evil.example header.s=sel header.b=AbCdEf; spf=pass (mx.helpdesk.test: domain of x@evil.example designates 203.0.113.5 as permitted sender) smtp.mailfrom=x@evil.example; dmarc=none header.from=bank.example`],
   ['a selector with a space after a signing identity on evil.example: header.d=bank.example', `mx.helpdesk.test; dkim=pass header.i=x@evil.example header.s=sel header.d=bank.example header.b=AbCdEf; spf=pass smtp.mailfrom=x@evil.example; dmarc=none header.from=bank.example`],
 ];
 
@@ -121,6 +124,12 @@ describe('well-formed fields of real receivers read as before', () => {
     ['Cisco Secure Email (IronPort): spf for the PRA, the envelope sender and the HELO name', 'esa1.shop.iphmx.com; spf=None smtp.pra=taro@shop.example; spf=Pass smtp.mailfrom=taro@shop.example; spf=None smtp.helo=postmaster@mail.shop.example; dkim=pass (signature verified) header.i=@shop.example; dmarc=pass (p=none dis=none) d=shop.example', undefined, true],
     ['Cisco Secure Email (IronPort) without DKIM or DMARC, verbatim shape', 'esa6.hc3370-68.iphmx.com; dkim=none (message not signed) header.i=none; spf=None smtp.pra=taro@shop.example; spf=Pass smtp.mailfrom=taro@shop.example; spf=None smtp.helo=postmaster@mail.shop.example', undefined, true],
     ['Microsoft 365, 2019-21 form with bare tenant-domain elements', 'spf=pass (sender IP is 123.126.97.3) smtp.mailfrom=shop.example; shopexample.onmicrosoft.com; dkim=pass (signature was verified) header.d=shop.example;shopexample.onmicrosoft.com; dmarc=pass action=none header.from=shop.example;compauth=pass reason=100', undefined, true],
+    // Bug review 42a: shapes the signing-identity rules first read as unreadable.
+    ['Amazon SES inbound (client-ip, envelope-from and helo as elements of their own)', 'amazonses.com; spf=pass (spfCheck: domain of _spf.google.com designates 209.85.160.178 as permitted sender) client-ip=209.85.160.178; envelope-from=taro.yamada@shop.example; helo=mail-qt1-f178.google.com; dkim=pass header.i=@shop.example; dmarc=pass header.from=shop.example;', undefined, true],
+    ['Zoho: header.i as a bare domain', 'mx.zohomail.com; dkim=pass  header.i=shop.example; spf=pass  smtp.mailfrom=taro@shop.example; dmarc=pass header.from=shop.example', undefined, true],
+    ['Zoho: header.i as a bare domain, dmarc not checked', 'mx.zohomail.com; dkim=pass header.i=shop.example; spf=none', undefined, true],
+    ['Sendmail dkim-milter, unsigned: header.i=unknown', 'mail1.helpdesk.test; dkim=none (no signature) header.i=unknown; dkim-adsp=none; dmarc=pass header.from=shop.example', undefined, true],
+    ['Haraka, a signature it could not check: header.i=undefined', 'mx.helpdesk.test; dkim=temperror header.i=undefined; spf=pass smtp.mailfrom=taro@shop.example; dmarc=pass header.from=shop.example', undefined, true],
     ['Stalwart, a signature with an i= tag (header.i in place of header.d)', 'mx.helpdesk.test; dkim=pass header.i=taro@mail.shop.example header.s=sel header.b=AbCd; spf=pass (mx.helpdesk.test: domain of taro@shop.example designates 203.0.113.7 as permitted sender) smtp.mailfrom=taro@shop.example; dmarc=none header.from=shop.example', undefined, true],
     ['OpenDKIM, a failing signature whose identity lies outside its domain (a broken signer: vouches for nothing, hides nothing)', 'mx.helpdesk.test; dkim=permerror (bad signature) header.d=shop.example header.i=@other.example header.s=s1; dmarc=pass header.from=shop.example', undefined, true],
     ['OpenDKIM, a signing identity on a subdomain of the signing domain', 'mx.helpdesk.test; dkim=pass (2048-bit key) header.d=shop.example header.i=news@mail.shop.example header.s=s1', undefined, true],
@@ -133,5 +142,32 @@ describe('well-formed fields of real receivers read as before', () => {
     if (forgedAs === undefined) expect(detail).toBeUndefined();
     else expect(detail).toContain(forgedAs);
     expect(senderVouchedFor(mail(field), withoutId)).toBe(vouched);
+  });
+});
+
+// Bug review 42a: the echo can write whole results (i= with =3B); a field with more dkim results than the mail has
+// DKIM-Signature fields holds results no verifier wrote. The count is recorded with the reply signals at ingest.
+describe('more dkim results than the mail has signatures', () => {
+  const injected = `mx.helpdesk.test; dkim=pass header.i=a@evil.example; dkim=pass header.d=bank.example; dkim=neutral header.i=z@evil.example header.s=sel header.b=AbCdEf; spf=pass (mx.helpdesk.test: domain of x@evil.example designates 203.0.113.5 as permitted sender) smtp.mailfrom=x@evil.example; dmarc=none header.from=bank.example`;
+  const signed = (field: string, dkimSignatures?: number) => ({ ...forged(field), ...(dkimSignatures === undefined ? {} : { dkimSignatures }) });
+  it('three dkim results of one signature: nothing vouches, the draft is parked', () => {
+    expect(senderVouchedFor(signed(injected, 1), withoutId)).toBe(false);
+    expect(forgedSenderDetail(signed(injected, 1), withoutId)).toMatch(UNREADABLE);
+  });
+  it('as many results as signatures, dkim=none not counted: read as before', () => {
+    const two = `${GMAIL}; dkim=pass header.i=@bank.example header.s=a header.b=AAAA; dkim=pass header.i=@esp.example header.s=b header.b=BBBB; dkim-atps=neutral; spf=pass smtp.mailfrom=x@esp.example; dmarc=pass header.from=bank.example`;
+    expect(senderVouchedFor(signed(two, 2), withoutId)).toBe(true);
+    expect(senderVouchedFor(signed(`mx.helpdesk.test; dkim=none (message not signed) header.i=none; dmarc=pass header.from=bank.example`, 0), withoutId)).toBe(true);
+  });
+  it('counted from the raw mail at ingest: the signals record the number of DKIM-Signature fields, not the fields', async () => {
+    const raw = Buffer.from(
+      [`Authentication-Results: ${injected}`, 'DKIM-Signature: v=1; a=rsa-sha256; d=evil.example; s=sel; i=a@evil.example; h=from; bh=x; b=AbCdEfGh', 'From: Bank <ceo@bank.example>', 'To: support@support.example', 'Subject: s', 'Message-ID: <c1@evil.example>', 'Content-Type: text/plain; charset=utf-8', '', 'question'].join('\r\n'),
+    );
+    const mail = await parseInboundMail(raw, { extraHeaders: replySignalHeaders({ SPAM_HEADER: undefined }) });
+    const signals = replySignalsOf(mail)!;
+    expect(signals.dkimSignatures).toBe(1);
+    expect(signals.headers['dkim-signature']).toBeUndefined();
+    expect(senderVouchedFor(signals, withoutId)).toBe(false);
+    expect(forgedSenderDetail(signals, withoutId)).toMatch(UNREADABLE);
   });
 });
