@@ -378,7 +378,7 @@ async function checkBeforeAgent(
   if (own?.to === 'ignored') return own;
   // The hold first, so the reason reads as held (and a refused raw copy is named as such); the checks' words after.
   if (ticket.heldReason) return { to: 'parked', reason: own ? `${ticket.heldReason}; ${own.reason}` : ticket.heldReason };
-  return own ?? (await checkLimitsBeforeAgent(ticket, deps));
+  return own ?? (await checkLimitsBeforeAgent(ticket, signals, deps));
 }
 
 /** What the checks before the agent decided: the ticket is ignored or parked with `reason`. */
@@ -421,7 +421,7 @@ async function checkMailBeforeAgent(ticket: Ticket, signals: ReplySignals, deps:
  * The hourly limits before the agent: the sender's auto-reply budget (not in `always` mode), a repeated question,
  * then the agent-run limits, which count the run about to start; see {@link checkBeforeAgent}.
  */
-async function checkLimitsBeforeAgent(ticket: Ticket, deps: AnswerTicketDeps): Promise<EarlyDecision | undefined> {
+async function checkLimitsBeforeAgent(ticket: Ticket, signals: ReplySignals, deps: AnswerTicketDeps): Promise<EarlyDecision | undefined> {
   const { config } = deps;
   // Nothing goes out automatically in `always` mode, so the sender's auto-reply budget is not touched there.
   if (config.REVIEW_MODE !== 'always') {
@@ -434,7 +434,12 @@ async function checkLimitsBeforeAgent(ticket: Ticket, deps: AnswerTicketDeps): P
   // Counted here, as the run starts and in every review mode: a run costs model calls and a reviewer's time whatever
   // becomes of its draft, and a parked draft never reaches the reply limits. Only mail comes this way (`received`): a
   // retry of a run that began is `processing`, as is a person's request for a new draft, which is theirs to spend.
-  const run = await produce(deps.redis, () => recordAgentRun(deps.redis, config.QUEUE_PREFIX, ticket.from, ticket.id, agentRunLimitsOf(config)));
+  // A run on mail whose sender the receiving server vouched for counts in its domain's window of authenticated mail,
+  // so forgeries under the domain (which anyone can write) cannot spend it (review 42a). Only for the From the ticket
+  // is counted under: a ticket whose From was read elsewhere (an IMAP envelope) is vouched for by nothing here.
+  const authenticated = isSameMailbox(signals.from?.address ?? '', ticket.from) && senderVouchedFor(signals, ownMailboxesOf(config));
+  const sender = { address: ticket.from, authenticated };
+  const run = await produce(deps.redis, () => recordAgentRun(deps.redis, config.QUEUE_PREFIX, sender, ticket.id, agentRunLimitsOf(config)));
   if (run.erased) throw new UnrecoverableError(`ticket ${ticket.id} was erased on request; the agent does not run on it`);
   if (!run.allowed) return { to: 'parked', reason: agentRunLimitReason(ticket, run, config) };
   return undefined;
@@ -540,11 +545,18 @@ function agentRunLimitReason(ticket: Ticket, budget: AgentRunBudget, config: Age
   if (budget.refusedBy === 'total') {
     return `${PARK_NOTE.agentRunLimit}: ${agentRuns(budget.count)} in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=${config.AGENT_RUN_LIMIT_TOTAL_PER_HOUR})`;
   }
-  // The domain is the From's as domainOf writes it (lower case, IDN as punycode): no header text beyond that.
+  // The domain is the From's as domainOf writes it (lower case, IDN as punycode): no header text beyond that. Which of
+  // its two windows refused tells the reviewer whether raising the limit helps the organisation or a forger.
+  if (budget.refusedBy === 'domain' && budget.authenticated) {
+    return (
+      `${PARK_NOTE.agentRunLimit}: ${agentRuns(budget.count)} on mail from ${budget.domain} that the receiving server authenticated in the last hour ` +
+      `(AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR=${config.AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR}, shared by every authenticated address of the domain: raise it if this organisation really writes this much)`
+    );
+  }
   if (budget.refusedBy === 'domain') {
     return (
-      `${PARK_NOTE.agentRunLimit}: ${agentRuns(budget.count)} on mail from ${budget.domain} in the last hour ` +
-      `(AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR=${config.AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR}, shared by every address of the domain: raise it if this organisation really writes this much)`
+      `${PARK_NOTE.agentRunLimit}: ${agentRuns(budget.count)} on mail from ${budget.domain} that no receiving server authenticated in the last hour ` +
+      `(AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR=${config.AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR}, shared by every such address of the domain, which anyone can write: its authenticated mail counts apart and still runs)`
     );
   }
   return `${PARK_NOTE.agentRunLimit}: ${agentRuns(budget.count)} for ${ticket.from} in the last hour (AGENT_RUN_LIMIT_PER_HOUR=${config.AGENT_RUN_LIMIT_PER_HOUR})`;

@@ -684,7 +684,7 @@ export const VARIABLES = {
     schema: int(0),
     default: '100',
     description:
-      "Agent runs on the mail of one organisation's domain of the From per hour (mail.corp.example with corp.example), counted as AGENT_RUN_LIMIT_PER_HOUR is: made-up or catch-all addresses at one domain cannot spend AGENT_RUN_LIMIT_TOTAL_PER_HOUR for every other customer; a shared mail provider's domain (gmail.com, docomo.ne.jp…) has no such limit, its senders being strangers to each other; further mail is parked without a draft (0: the agent never runs on mail from an organisation's domain; to turn the limit off, set it to AGENT_RUN_LIMIT_TOTAL_PER_HOUR)",
+      "Agent runs on the mail of one organisation's domain of the From per hour (mail.corp.example with corp.example), counted as AGENT_RUN_LIMIT_PER_HOUR is: made-up or catch-all addresses at one domain cannot spend AGENT_RUN_LIMIT_TOTAL_PER_HOUR for every other customer; a shared mail provider's domain (gmail.com, docomo.ne.jp…) has no such limit, its senders being strangers to each other; mail whose sender the receiving server authenticated (Authentication-Results) and the rest count apart, each up to this limit, so forgeries under a domain cannot spend its authenticated mail's runs; further mail is parked without a draft (0: the agent never runs on mail from an organisation's domain; to turn the limit off, set it to AGENT_RUN_LIMIT_TOTAL_PER_HOUR)",
     sensitive: false,
     group: 'pipeline',
   },

@@ -24,8 +24,8 @@
  * record, so idle senders cost nothing.
  *
  * Agent runs per hour ({@link recordAgentRun}), per sender (From), per organisation domain of the From and in all, in
- * windows of their own built the same way (`P:ratelimit:agent-run:<digest>`, `P:ratelimit:agent-run-domain:<digest>`,
- * `P:ratelimit:agent-run-total`): a run costs model calls and, when its draft is parked, a reviewer's time, whether or
+ * windows of their own built the same way (`P:ratelimit:agent-run:<digest>`, `P:ratelimit:agent-run-domain:<digest>`
+ * and `P:ratelimit:agent-run-domain-authenticated:<digest>`, `P:ratelimit:agent-run-total`): a run costs model calls and, when its draft is parked, a reviewer's time, whether or
  * not a reply ever goes out. So a run counts when it is about to start, whatever becomes of its draft: mail whose
  * drafts all end parked (a Reply-To on another domain, bulk signs, a forged sender) never reaches the reply limits
  * above, and without this a flood of it cost runs without end. The domain window (security review 11) stands between
@@ -33,6 +33,10 @@
  * from one domain spent the total, parking every other customer's mail for the rest of the hour. A shared mail
  * provider's domain (gmail.com, docomo.ne.jp…) has none: its senders are strangers to each other, as for the raw-mail
  * budget of src/mail/raw-store.ts. Its members are ticket ids, as the total's are, and erasure removes them from it.
+ * Each domain has two such windows, each with the domain limit (review 42a): one for mail whose sender the receiving
+ * server authenticated, one for the rest. Anyone can write a From at a company's domain, so a flood of forgeries fills
+ * only the second, and the company's authenticated mail keeps running; where nothing is vouched for (no
+ * Authentication-Results) all of a domain's mail shares the second, as one window did before.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -267,10 +271,28 @@ export function agentRunDomainOf(senderAddress: string): string | undefined {
   return budgetDomainOf(senderAddress);
 }
 
-/** The Redis key of the window of agent runs on the mail of one organisation domain ({@link agentRunDomainOf}). */
-export function agentRunDomainKey(prefix: string, organisationDomainName: string): string {
+/**
+ * Which of an organisation domain's two agent-run windows a run counts in: mail whose sender the receiving server
+ * authenticated, or the rest (a From anyone can write).
+ */
+export type AgentRunDomainWindow = 'authenticated' | 'unauthenticated';
+
+/**
+ * The Redis key of one of the windows of agent runs on the mail of one organisation domain ({@link agentRunDomainOf}).
+ * The unauthenticated window keeps the key the domain's only window had.
+ */
+export function agentRunDomainKey(prefix: string, organisationDomainName: string, window: AgentRunDomainWindow): string {
   const digest = createHash('sha256').update(`agent-run-domain\0${organisationDomainName.toLowerCase()}`).digest('hex');
-  return `${prefix}:ratelimit:agent-run-domain:${digest}`;
+  return `${prefix}:ratelimit:agent-run-domain${window === 'authenticated' ? '-authenticated' : ''}:${digest}`;
+}
+
+/**
+ * The sender of the mail an agent run is for: its From address and whether the receiving server vouched for it
+ * (`senderVouchedFor`, src/mail/classify.ts). An address alone is a sender nothing vouched for.
+ */
+export interface AgentRunSender {
+  address: string;
+  authenticated: boolean;
 }
 
 /** Hourly limits of agent runs; a negative limit means none, 0 allows none. */
@@ -279,7 +301,9 @@ export interface AgentRunLimits {
   perSender: number;
   /**
    * On the mail of one organisation domain of the From, shared mail providers' domains aside ({@link agentRunDomainOf}):
-   * what made-up addresses at one domain cost at most, so that they cannot spend `total` for everyone else.
+   * what made-up addresses at one domain cost at most, so that they cannot spend `total` for everyone else. Counted
+   * apart, each up to this limit, for mail whose sender the receiving server authenticated and for the rest, so that
+   * forgeries cannot spend the runs of the organisation's own mail.
    */
   perDomain: number;
   /** All runs together: what a flood from many addresses costs at most. */
@@ -299,13 +323,16 @@ export interface AgentRunBudget {
   refusedBy?: AgentRunWindow;
   /** The organisation domain whose window refused, when `refusedBy` is `domain`. */
   domain?: string;
+  /** When `refusedBy` is `domain`: whether that was the domain's window of authenticated mail. */
+  authenticated?: boolean;
   /** Runs in the refusing window in the last hour (or in the sender's, when allowed), this one included when counted. */
   count: number;
 }
 
 /**
  * Counts the agent run on ticket `ticketId` in the sender's window, its organisation domain's (none for a shared mail
- * provider's domain: {@link agentRunDomainOf}) and the overall one, atomically and only while all have room; call it
+ * provider's domain: {@link agentRunDomainOf}; of authenticated mail or the other, by `sender.authenticated`) and the
+ * overall one, atomically and only while all have room; call it
  * just before the run starts. The windows are read in that order, so a run a domain's window refuses takes no slot of
  * the total. The same ticket counts once however often its job is retried (the ticket id is the member). An erased
  * ticket is not recorded (`erased`), so a job that read it before the erasure cannot bring back a window keyed by the
@@ -314,15 +341,17 @@ export interface AgentRunBudget {
 export async function recordAgentRun(
   redis: Redis,
   prefix: string,
-  senderAddress: string,
+  sender: string | AgentRunSender,
   ticketId: string,
   limits: AgentRunLimits,
   now: number = Date.now(),
 ): Promise<AgentRunBudget> {
-  const domain = agentRunDomainOf(senderAddress);
+  const { address, authenticated } = typeof sender === 'string' ? { address: sender, authenticated: false } : sender;
+  const domain = agentRunDomainOf(address);
+  const domainWindow: AgentRunDomainWindow = authenticated ? 'authenticated' : 'unauthenticated';
   const windows: { window: AgentRunWindow; key: string; limit: number }[] = [
-    { window: 'sender', key: agentRunKey(prefix, senderAddress), limit: limits.perSender },
-    ...(domain ? [{ window: 'domain' as const, key: agentRunDomainKey(prefix, domain), limit: limits.perDomain }] : []),
+    { window: 'sender', key: agentRunKey(prefix, address), limit: limits.perSender },
+    ...(domain ? [{ window: 'domain' as const, key: agentRunDomainKey(prefix, domain, domainWindow), limit: limits.perDomain }] : []),
     { window: 'total', key: agentRunTotalKey(prefix), limit: limits.total },
   ];
   const script = domain ? RECORD_AGENT_RUN_WITH_DOMAIN : RECORD_AGENT_RUN;
@@ -335,5 +364,5 @@ export async function recordAgentRun(
   if (recorded === -1) return { allowed: false, erased: true, count: 0 };
   if (recorded === 1) return { allowed: true, count };
   const refusedBy = windows[refused - 1]!.window;
-  return refusedBy === 'domain' && domain ? { allowed: false, refusedBy, domain, count } : { allowed: false, refusedBy, count };
+  return refusedBy === 'domain' && domain ? { allowed: false, refusedBy, domain, authenticated, count } : { allowed: false, refusedBy, count };
 }

@@ -13,7 +13,7 @@
  * and every bounce whose delivery report names the customer as its recipient, compared as {@link comparableAddress}
  * does (case, IDN spelling, `+tag` and a Gmail address's dots folded), in any state; their raw mail, conversation entries and thread-index
  * links; their lines in every archive file; and the automatic-reply and agent-run rate-limit windows of those addresses
- * (and the tickets' ids in the agent-run windows of their organisation domains, which their colleagues share); the
+ * (and the tickets' ids in the agent-run windows of their organisation domains, both, which their colleagues share); the
  * knowledge gaps' questions from those tickets and the learned-answer candidates proposed from them (accepted pairs
  * stay); their sent replies awaiting a Sent-folder copy, their queue jobs in every state with their results, errors
  * and logs, and their entries in each queue's BullMQ event stream, and the words of their rejection reasons in the
@@ -366,12 +366,15 @@ function rateLimitKeysOf(prefix: string, addresses: Iterable<string>): string[] 
   return [...keys];
 }
 
-/** The agent-run windows of the organisation domains of `addresses` (a run counts in its From's). */
+/**
+ * The agent-run windows of the organisation domains of `addresses` (a run counts in its From's), both of each: of
+ * authenticated mail and of the rest, since a ticket's run counted in either.
+ */
 function agentRunDomainKeysOf(prefix: string, addresses: Iterable<string>): string[] {
   const keys = new Set<string>();
   for (const a of addresses) {
     const domain = a ? agentRunDomainOf(a) : undefined;
-    if (domain) keys.add(agentRunDomainKey(prefix, domain));
+    if (domain) for (const window of ['authenticated', 'unauthenticated'] as const) keys.add(agentRunDomainKey(prefix, domain, window));
   }
   return [...keys];
 }

@@ -48,9 +48,13 @@ function expectLimited({ ticket, modelCalls }: Handled, reason: string): void {
   expect(modelCalls).toBe(0);
 }
 
-const DOMAIN_REASON = (count: number, domain: string, limit: number) =>
-  `agent-run limit reached: ${count} agent run${count === 1 ? '' : 's'} on mail from ${domain} in the last hour ` +
-  `(AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR=${limit}, shared by every address of the domain: raise it if this organisation really writes this much)`;
+const UNAUTHENTICATED_REASON = (count: number, domain: string, limit: number) =>
+  `agent-run limit reached: ${count} agent run${count === 1 ? '' : 's'} on mail from ${domain} that no receiving server authenticated in the last hour ` +
+  `(AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR=${limit}, shared by every such address of the domain, which anyone can write: its authenticated mail counts apart and still runs)`;
+
+const AUTHENTICATED_REASON = (count: number, domain: string, limit: number) =>
+  `agent-run limit reached: ${count} agent run${count === 1 ? '' : 's'} on mail from ${domain} that the receiving server authenticated in the last hour ` +
+  `(AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR=${limit}, shared by every authenticated address of the domain: raise it if this organisation really writes this much)`;
 
 describe('agent runs per organisation domain', () => {
   it("strangers at one domain spend that domain's window, not the total: a customer elsewhere still gets a draft", async () => {
@@ -63,15 +67,41 @@ describe('agent runs per organisation domain', () => {
     expect(genuine.ticket.draft).toBeTruthy();
 
     // The fourth and fifth at flood.example (a subdomain of it too) are parked naming the domain and the limit...
-    expectLimited(await handle(running, mail('x3@flood.example')), DOMAIN_REASON(3, 'flood.example', 3));
-    expectLimited(await handle(running, mail('x4@eu.flood.example')), DOMAIN_REASON(3, 'flood.example', 3));
+    expectLimited(await handle(running, mail('x3@flood.example')), UNAUTHENTICATED_REASON(3, 'flood.example', 3));
+    expectLimited(await handle(running, mail('x4@eu.flood.example')), UNAUTHENTICATED_REASON(3, 'flood.example', 3));
     // ...and took no slot of the total: the fifth run of the hour is still a customer's.
     expectRun(await handle(running, mail('hanako@other.example')));
   }, 120_000);
 
+  // Review 42a, F4: the From can be forged, so the flood above could as well be under a real customer's domain.
+  it("a forged flood under a customer's domain parks only that domain's unauthenticated mail: its authenticated mail still gets a draft", async () => {
+    const running = await run({ AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR: '3' });
+    // Made-up addresses at bigcustomer.co.jp: no access to the domain needed, so nothing authenticated them.
+    for (const from of ['x0@bigcustomer.co.jp', 'x1@bigcustomer.co.jp', 'x2@mail.bigcustomer.co.jp']) expectRun(await handle(running, mail(from)));
+    expectLimited(await handle(running, mail('x3@bigcustomer.co.jp')), UNAUTHENTICATED_REASON(3, 'bigcustomer.co.jp', 3));
+
+    // The company's own mail, which the receiving server authenticated (DKIM aligned with the From, or DMARC), runs.
+    const genuine = await handle(running, mail('tanaka@bigcustomer.co.jp', { 'Authentication-Results': 'mx.helpdesk.test; dkim=pass header.d=bigcustomer.co.jp; spf=pass smtp.mailfrom=bigcustomer.co.jp' }));
+    expectRun(genuine);
+    expect(genuine.ticket.draft).toBeTruthy();
+    for (const from of ['suzuki@bigcustomer.co.jp', 'sato@tokyo.bigcustomer.co.jp']) {
+      expectRun(await handle(running, mail(from, { 'Authentication-Results': `mx.helpdesk.test; dmarc=pass header.from=${from.split('@')[1]}` })));
+    }
+    // Its own window has the same limit, and says which it is.
+    expectLimited(
+      await handle(running, mail('ito@bigcustomer.co.jp', { 'Authentication-Results': 'mx.helpdesk.test; dmarc=pass header.from=bigcustomer.co.jp' })),
+      AUTHENTICATED_REASON(3, 'bigcustomer.co.jp', 3),
+    );
+    // A pass for another domain vouches for nothing about this From: unauthenticated, parked.
+    expectLimited(
+      await handle(running, mail('x4@bigcustomer.co.jp', { 'Authentication-Results': 'mx.helpdesk.test; dkim=pass header.d=attacker.example' })),
+      UNAUTHENTICATED_REASON(3, 'bigcustomer.co.jp', 3),
+    );
+  }, 120_000);
+
   it('leaves shared mail domains out (their senders are strangers to each other); 0 runs nothing from any organisation domain', async () => {
     const running = await run({ AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR: '0' });
-    expectLimited(await handle(running, mail('z@customer.example')), DOMAIN_REASON(0, 'customer.example', 0));
+    expectLimited(await handle(running, mail('z@customer.example')), UNAUTHENTICATED_REASON(0, 'customer.example', 0));
     for (const from of ['a@gmail.com', 'b@gmail.com', 'c@docomo.ne.jp', 'd@docomo.ne.jp']) expectRun(await handle(running, mail(from)));
   }, 120_000);
 });

@@ -108,7 +108,12 @@ describe('npm run review -- forget', () => {
       await recordAutoReplyBudget(redis, prefix, { sender, recipient: sender }, t.id, { perAddress: 10, total: 100 });
     }
     // Agent runs count per From: the +tag spelling's run lands in the same window as the plain address's.
-    for (const t of [answered, followUp, bob]) await recordAgentRun(redis, prefix, t.from, t.id, { perSender: 10, perDomain: 100, total: 100 });
+    // The domain's runs count in two windows, by whether the receiving server authenticated the sender: she has one in each.
+    for (const [t, authenticated] of [[answered, true], [followUp, false], [bob, true]] as const) {
+      await recordAgentRun(redis, prefix, { address: t.from, authenticated }, t.id, { perSender: 10, perDomain: 100, total: 100 });
+    }
+    expect(await redis.zscore(agentRunDomainKey(prefix, 'customer.example', 'authenticated'), answered.id)).not.toBeNull();
+    expect(await redis.zscore(agentRunDomainKey(prefix, 'customer.example', 'unauthenticated'), followUp.id)).not.toBeNull();
     const aliceTickets = [answered, followUp, viaColleague];
 
     const dry = await review('forget', 'Alice <ALICE@customer.example>');
@@ -144,7 +149,9 @@ describe('npm run review -- forget', () => {
     expect(await redis.exists(agentRunKey(prefix, 'alice@customer.example'))).toBe(0);
     for (const t of [answered, followUp]) expect(await redis.zscore(agentRunTotalKey(prefix), t.id)).toBeNull();
     // The domain's window is her colleagues' too: only her tickets' ids leave it.
-    for (const t of [answered, followUp]) expect(await redis.zscore(agentRunDomainKey(prefix, 'customer.example'), t.id)).toBeNull();
+    for (const window of ['authenticated', 'unauthenticated'] as const) {
+      for (const t of [answered, followUp]) expect(await redis.zscore(agentRunDomainKey(prefix, 'customer.example', window), t.id)).toBeNull();
+    }
     expect(await findArchived(dir, archivedAlice.id)).toBeUndefined();
 
     // Bob keeps everything: his ticket, raw mail, links, rate-limit window and archive line.
@@ -155,7 +162,7 @@ describe('npm run review -- forget', () => {
     expect(await redis.zscore(autoReplyTotalKey(prefix), bob.id)).not.toBeNull();
     expect(await redis.exists(agentRunKey(prefix, 'bob@customer.example'))).toBe(1);
     expect(await redis.zscore(agentRunTotalKey(prefix), bob.id)).not.toBeNull();
-    expect(await redis.zscore(agentRunDomainKey(prefix, 'customer.example'), bob.id)).not.toBeNull();
+    expect(await redis.zscore(agentRunDomainKey(prefix, 'customer.example', 'authenticated'), bob.id)).not.toBeNull();
     const shown = await review('archive', 'show', archivedBob.id);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(`Ticket ${archivedBob.id}`);

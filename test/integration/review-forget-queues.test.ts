@@ -22,7 +22,7 @@ import { classify, scriptedModel } from '../../src/dev/scripted-model.js';
 import { answerJobId, answerTicketJob, sendJobId } from '../../src/queues/job-options.js';
 import { closeAll, createQueueWorker } from '../../src/queues/registry.js';
 import { sentCopyQueuer } from '../../src/runtime/sender.js';
-import { addressDigest } from '../../src/tickets/rate-limit.js';
+import { addressDigest, agentRunDomainKey } from '../../src/tickets/rate-limit.js';
 import { claimQuestion, takeOverQuestion } from '../../src/tickets/repeated-question.js';
 import { forgetCustomer } from '../../src/tickets/retention.js';
 import { jobGeneration, type Ticket } from '../../src/tickets/ticket.js';
@@ -85,12 +85,13 @@ function customer(name: string) {
     address,
     name,
     order,
-    mail: (subject: string) =>
+    mail: (subject: string, headers: Record<string, string> = {}) =>
       buildMail({
         messageId: customerMessageId(tag),
         from: `${name} <${address}>`,
         subject: `${subject} (order ${order})`,
         body: `パスワードの条件を教えてください。\n\n注文番号 ${order} の件です。\n${name}`,
+        headers,
       }),
   };
 }
@@ -130,7 +131,10 @@ describe('forget leaves nothing of the customer in Redis', () => {
     const running = await run(config);
 
     // Sent, and copied to the Sent folder.
-    const sent = await waitForState(running.store, (await ingest(running, hanako.mail('Password'))).ticketId, ['sent', 'parked', 'failed', 'ignored']);
+    // Authenticated by the receiving server: its run counts in the domain's window of authenticated mail, the others' in
+    // the window of unauthenticated mail.
+    const authenticated = { 'Authentication-Results': 'mx.helpdesk.test; dmarc=pass header.from=customer.example' };
+    const sent = await waitForState(running.store, (await ingest(running, hanako.mail('Password', authenticated))).ticketId, ['sent', 'parked', 'failed', 'ignored']);
     expect(sent.state, sent.reason).toBe('sent');
     await waitFor(async () => (await running.store.get(sent.id))?.outbound?.sentCopy, 'the Sent-folder copy', 20_000);
     const bobSent = await waitForState(running.store, (await ingest(running, bob.mail('Password'))).ticketId, ['sent', 'parked', 'failed', 'ignored']);
@@ -162,6 +166,8 @@ describe('forget leaves nothing of the customer in Redis', () => {
     expect(before.some((t) => t.key === `${prefix}:outbound:${sendJobId(refused.id, sendGeneration(refused))}` && t.word === hanako.address)).toBe(true);
     expect(before.some((t) => t.key === `${prefix}:tickets:${answerJobId(limited.id, 1)}` && t.word === hanako.address)).toBe(true);
     expect(before.some((t) => t.key === `${prefix}:tickets:events` && t.word === hanako.address)).toBe(true);
+    expect(before.some((t) => t.key === agentRunDomainKey(prefix, 'customer.example', 'authenticated') && t.word === sent.id)).toBe(true);
+    expect(before.some((t) => t.key === agentRunDomainKey(prefix, 'customer.example', 'unauthenticated') && t.word === refused.id)).toBe(true);
 
     const forget = await runNpm(['run', 'review', '--', 'forget', hanako.address, '--yes', '--json'], env, 60_000);
     expect(forget.code, forget.stderr).toBe(0);

@@ -166,8 +166,8 @@ describe('agent-run limit (sliding windows per sender, per organisation domain a
         { allowed: true, count: 1 },
         { allowed: true, count: 1 },
         { allowed: true, count: 1 },
-        { allowed: false, refusedBy: 'domain', domain: 'flood.example', count: 3 },
-        { allowed: false, refusedBy: 'domain', domain: 'flood.example', count: 3 },
+        { allowed: false, refusedBy: 'domain', domain: 'flood.example', authenticated: false, count: 3 },
+        { allowed: false, refusedBy: 'domain', domain: 'flood.example', authenticated: false, count: 3 },
         { allowed: true, count: 1 },
       ],
     },
@@ -178,7 +178,7 @@ describe('agent-run limit (sliding windows per sender, per organisation domain a
       expected: [
         { allowed: true, count: 1 },
         { allowed: true, count: 1 },
-        { allowed: false, refusedBy: 'domain', domain: 'bigcorp.co.jp', count: 1 },
+        { allowed: false, refusedBy: 'domain', domain: 'bigcorp.co.jp', authenticated: false, count: 1 },
       ],
     },
     {
@@ -192,7 +192,7 @@ describe('agent-run limit (sliding windows per sender, per organisation domain a
       limits: { perSender: 20, perDomain: 0, total: 100 },
       runs: [['z@customer.example', 't1'], ['a@gmail.com', 't2']],
       expected: [
-        { allowed: false, refusedBy: 'domain', domain: 'customer.example', count: 0 },
+        { allowed: false, refusedBy: 'domain', domain: 'customer.example', authenticated: false, count: 0 },
         { allowed: true, count: 1 },
       ],
     },
@@ -235,7 +235,7 @@ describe('agent-run limit (sliding windows per sender, per organisation domain a
       Array.from({ length: 10 }, (_, i) => recordAgentRun(redis, prefix, `x${i}@flood.example`, `t${i}`, { perSender: 20, perDomain: 3, total: 100 }, T0 + i)),
     );
     expect(results.filter((r) => r.allowed)).toHaveLength(3);
-    expect(await redis.zcard(agentRunDomainKey(prefix, 'flood.example'))).toBe(3);
+    expect(await redis.zcard(agentRunDomainKey(prefix, 'flood.example', 'unauthenticated'))).toBe(3);
     expect(await redis.zcard(agentRunTotalKey(prefix))).toBe(3);
     // A refused run holds no slot in the sender's window either.
     const refused = results.findIndex((r) => !r.allowed);
@@ -250,11 +250,59 @@ describe('agent-run limit (sliding windows per sender, per organisation domain a
     expect(await recordAgentRun(redis, prefix, 'b@flood.example', 't2', limits, T0 + AUTO_REPLY_WINDOW_MS)).toEqual({ allowed: true, count: 1 });
   });
 
+  // Review 42a, F4: anyone can write a From at a company's domain, so forged runs must not spend the window of the
+  // mail its receiving server authenticated.
+  it("counts runs on authenticated and on unauthenticated mail of a domain apart: a forged flood parks only the unauthenticated", async () => {
+    const prefix = freshPrefix();
+    const limits = { perSender: 20, perDomain: 100, total: 1000 };
+    for (let i = 0; i < 100; i++) {
+      expect(await recordAgentRun(redis, prefix, { address: `x${i}@bigcustomer.co.jp`, authenticated: false }, `forged-${i}`, limits, T0 + i)).toMatchObject({ allowed: true });
+    }
+    const genuine = await recordAgentRun(redis, prefix, { address: 'tanaka@bigcustomer.co.jp', authenticated: true }, 'genuine-1', limits, T0 + 100);
+    expect(genuine).toEqual({ allowed: true, count: 1 });
+    // An address alone is a sender nothing vouched for.
+    for (const sender of [{ address: 'sato@bigcustomer.co.jp', authenticated: false }, 'sato@mail.bigcustomer.co.jp']) {
+      expect(await recordAgentRun(redis, prefix, sender, 'forged-101', limits, T0 + 101)).toEqual({
+        allowed: false,
+        refusedBy: 'domain',
+        domain: 'bigcustomer.co.jp',
+        authenticated: false,
+        count: 100,
+      });
+    }
+    expect(await redis.zcard(agentRunDomainKey(prefix, 'bigcustomer.co.jp', 'unauthenticated'))).toBe(100);
+    expect(await redis.zrange(agentRunDomainKey(prefix, 'bigcustomer.co.jp', 'authenticated'), 0, -1)).toEqual(['genuine-1']);
+    expect(agentRunDomainKey(prefix, 'bigcustomer.co.jp', 'authenticated')).not.toBe(agentRunDomainKey(prefix, 'bigcustomer.co.jp', 'unauthenticated'));
+    expect(await redis.zcard(agentRunTotalKey(prefix))).toBe(101);
+  });
+
+  it('refuses runs on authenticated mail of a domain past the same limit, naming that window', async () => {
+    const prefix = freshPrefix();
+    const limits = { perSender: 20, perDomain: 2, total: 100 };
+    const vouched = (address: string) => ({ address, authenticated: true });
+    expect(await recordAgentRun(redis, prefix, vouched('a@corp.example'), 't1', limits, T0)).toEqual({ allowed: true, count: 1 });
+    expect(await recordAgentRun(redis, prefix, vouched('b@mail.corp.example'), 't2', limits, T0 + 1)).toEqual({ allowed: true, count: 1 });
+    expect(await recordAgentRun(redis, prefix, vouched('c@corp.example'), 't3', limits, T0 + 2)).toEqual({
+      allowed: false,
+      refusedBy: 'domain',
+      domain: 'corp.example',
+      authenticated: true,
+      count: 2,
+    });
+    // The same ticket again counts once; unauthenticated mail of the domain still has its own window.
+    expect(await recordAgentRun(redis, prefix, vouched('a@corp.example'), 't1', limits, T0 + 3)).toEqual({ allowed: true, count: 1 });
+    expect(await recordAgentRun(redis, prefix, 'd@corp.example', 't4', limits, T0 + 4)).toEqual({ allowed: true, count: 1 });
+    // A shared mail domain has neither window, vouched or not.
+    expect(await recordAgentRun(redis, prefix, vouched('e@gmail.com'), 't5', { perSender: 20, perDomain: 0, total: 100 }, T0 + 5)).toEqual({ allowed: true, count: 1 });
+  });
+
   it('records nothing for a ticket erased on request', async () => {
     const prefix = freshPrefix();
     await redis.sadd(erasedTicketsKey(prefix), 'gone');
     expect(await recordAgentRun(redis, prefix, 'a@x.example', 'gone', GENEROUS, T0)).toEqual({ allowed: false, erased: true, count: 0 });
-    expect(await redis.exists(agentRunKey(prefix, 'a@x.example'), agentRunDomainKey(prefix, 'x.example'), agentRunTotalKey(prefix))).toBe(0);
+    expect(await recordAgentRun(redis, prefix, { address: 'a@x.example', authenticated: true }, 'gone', GENEROUS, T0)).toEqual({ allowed: false, erased: true, count: 0 });
+    const domainWindows = [agentRunDomainKey(prefix, 'x.example', 'authenticated'), agentRunDomainKey(prefix, 'x.example', 'unauthenticated')];
+    expect(await redis.exists(agentRunKey(prefix, 'a@x.example'), ...domainWindows, agentRunTotalKey(prefix))).toBe(0);
   });
 
   it('keeps its windows apart from the auto-reply ones, keyed by a digest, expiring when idle', async () => {
@@ -263,8 +311,10 @@ describe('agent-run limit (sliding windows per sender, per organisation domain a
     expect(agentRunKey(prefix, 'idle@x.example')).not.toBe(autoReplyKey(prefix, 'idle@x.example'));
     expect(agentRunKey(prefix, 'idle@x.example')).not.toContain('idle');
     expect(await redis.exists(autoReplyKey(prefix, 'idle@x.example'))).toBe(0);
-    expect(agentRunDomainKey(prefix, 'x.example')).not.toContain('x.example');
-    for (const key of [agentRunKey(prefix, 'idle@x.example'), agentRunDomainKey(prefix, 'x.example'), agentRunTotalKey(prefix)]) {
+    await recordAgentRun(redis, prefix, { address: 'idle2@x.example', authenticated: true }, 't2', GENEROUS);
+    for (const window of ['authenticated', 'unauthenticated'] as const) expect(agentRunDomainKey(prefix, 'x.example', window)).not.toContain('x.example');
+    const domainWindows = [agentRunDomainKey(prefix, 'x.example', 'authenticated'), agentRunDomainKey(prefix, 'x.example', 'unauthenticated')];
+    for (const key of [agentRunKey(prefix, 'idle@x.example'), ...domainWindows, agentRunTotalKey(prefix)]) {
       const ttl = await redis.pttl(key);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(AUTO_REPLY_WINDOW_MS);
