@@ -294,7 +294,7 @@ export function foreignLinksReason(links: readonly string[], where?: string): st
     parts.push(`${subject} contains payment details or contact handles (bank accounts, IBAN, SWIFT/BIC, crypto addresses, chat, payment or remote-access IDs) that are not in ${knowledge}: ${namedIn(details)}`);
   }
   const asks = of('ask');
-  if (asks.length > 0) parts.push(`${subject} asks the customer to buy or send gift cards or their codes, which no support reply does: ${namedIn(asks)}`);
+  if (asks.length > 0) parts.push(`${subject} asks the customer to buy gift cards, or to send a card's code that ${knowledge} does not ask for: ${namedIn(asks)}`);
   return parts.join('; and ');
 }
 

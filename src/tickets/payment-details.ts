@@ -6,27 +6,36 @@
  * without width, spaces, hyphens or case; nothing else vouches (not ours, not the customer's, not a trusted domain).
  *
  * What counts:
- * - a Japanese bank account: 普通/当座/貯蓄 (預金)(口座) and seven or eight digits, or 口座番号 and as many (the bank
- *   and branch before it are named with it, the number is compared); an IBAN that passes its mod-97 check; a SWIFT/BIC
- *   code only after its label (eight letters alone are a word);
+ * - a Japanese bank account: 普通/当座/貯蓄 (預金)(口座), 口座(番号) or a branch (新宿支店 No.) and seven or eight
+ *   digits, whole or in two groups (765-4321); ゆうちょ's 記号 and 番号 (the bank and branch before it are named with
+ *   it, the number is compared); an account number after its English label where the sentence pays into it (pay to,
+ *   sort code, routing, bank account); an IBAN that passes its mod-97 check, in any case (lower case with eight digits
+ *   at least, so words do not pass as one); a SWIFT/BIC code only after its label (eight letters alone are a word; a
+ *   value in small letters needs a digit, or a colon before it and a country where a BIC has one);
  * - a crypto address: bech32 (bc1…, tb1…, ltc1…), base58 (1…, 3…, and TRON's T…) that passes its checksum, 0x and
  *   40 hex digits;
  * - a chat or payment handle with its label (LINE, Telegram, WhatsApp, Signal, Skype, WeChat/微信, KakaoTalk, Viber,
- *   PayPay, Venmo, Cash App, Zelle, Alipay/支付宝): an @handle, a Skype live: id or a $cashtag near the label, or a
- *   plain id or number after the label and a colon (LINE ID: xyz-help2). The label alone ("LINEアプリ", "Skype for
- *   Business", "Signal strength") and LINE in lower case are words;
+ *   PayPay, Venmo, Cash App, Zelle, Alipay/支付宝): an @handle, a Skype live: id or a $cashtag near the label (LINE＠xyz
+ *   too), or a plain id or number after the label and a colon (LINE ID: xyz-help2, line id: xyz-help2), after at/on
+ *   (Telegram at xyz.refunds), or between the label and a particle (LINEで xyz-help2 まで, ID：xyz-help2 までLINEで,
+ *   LINEの友だち追加は xyz_help2 で検索). A plain id must look like one (a digit, or . _ - inside), and a word of the
+ *   sentence (LINE ID: optional) or a version (PayPay: v2.3) is none. The label alone ("LINEアプリ", "Skype for
+ *   Business", "Signal strength") and "line" in small letters without ID are words;
  * - a remote-access tool (AnyDesk, TeamViewer, RustDesk, Quick Assist…) with an ID of nine or more digits, and a
  *   sentence asking the customer to install or open one or send its ID or password: vouched when the knowledge names
  *   the same tool (the company's own remote-support procedure);
- * - a sentence asking the customer to buy or send gift cards or their codes ({@link giftCardRequest}): no support
- *   reply does, so nothing vouches for it, whatever the knowledge says about gift cards.
+ * - a sentence asking the customer to buy gift cards or to send a card's code, number or a photo of it
+ *   ({@link giftCardRequest}). An ask to buy is the scam (buy Apple gift cards and send us the codes) and nothing
+ *   vouches for it. An ask only to send is what a seller or issuer of cards asks ("the number on the back of the
+ *   card"): the knowledge vouches for it when it asks the same of the same card (its own procedure), and the codes
+ *   come back to our own address (a contact the draft names beside it is a detail of its own).
  *
  * personal-data.ts finds bank accounts, IBANs and LINE ids to remove them from the knowledge base, and keeps an
  * official LINE account (@id) as published; here an official-looking account is exactly what a forger writes, so that
  * exception does not apply.
  */
 import { createHash } from 'node:crypto';
-import { bankAccountNumberRanges, ibanRanges, lineIdRanges } from '../knowledge/personal-data.js';
+import { ibanRanges, lineIdRanges } from '../knowledge/personal-data.js';
 
 /** What a {@link PaymentDetail} is. */
 export type PaymentDetailKind = 'bank-account' | 'iban' | 'swift' | 'crypto' | 'handle' | 'remote-access' | 'remote-access-request' | 'gift-card-request';
@@ -55,11 +64,28 @@ function compact(value: string): string {
 }
 
 // --- Bank accounts ---
-// 口座番号 without the account's type before it (新しい口座番号：8765432); with one, personal-data's pattern finds it.
+// Seven or eight digits, whole or in two groups (765 4321, 765-4321, 7654-3210); the text is folded, so ASCII only.
+// A hyphen and a digit after it make a longer number (0120-123-456 after a branch's name).
+const ACCOUNT_DIGITS = String.raw`(?:[0-9]{7,8}|[0-9]{3}[ \-‐‑−][0-9]{4}|[0-9]{4}[ \-‐‑−][0-9]{3,4})(?![0-9]|[\-‐‑−][0-9])`;
 // Each run of spaces has one place to go: two optional runs side by side backtrack quadratically on a long one.
-const ACCOUNT_NUMBER_LABEL = /口座番号[ \t]*(?:(?:[:：]|は)[ \t]*)?([0-9０-９]{7,8})(?![0-9０-９])/dg;
-// Where the named account starts: its type (普通, 当座預金口座, 口座番号), and the bank and branch right before it.
-const ACCOUNT_TYPE_BEFORE = /(?:普通|当座|貯蓄|口座番号)[^\n]{0,12}$/u;
+// After the account's type (普通 1234567, 当座預金口座 765-4321), as personal-data's scrub reads it, with groups too.
+const ACCOUNT_AFTER_TYPE = new RegExp(String.raw`(?:普通|当座|貯蓄)(?:預金)?(?:口座)?(?:番号)?[ \t]*(?:[:：][ \t]*)?(${ACCOUNT_DIGITS})`, 'dg');
+// After 口座 or 口座番号 without the type (新しい口座番号：8765432, 口座 7654321).
+const ACCOUNT_AFTER_LABEL = new RegExp(String.raw`口座(?:番号)?[ \t]*(?:(?:[:：]|は)[ \t]*)?(${ACCOUNT_DIGITS})`, 'dg');
+// Right after a branch (新宿支店 No. 7654321, 新宿支店 7654321): the match starts at the branch's name.
+const ACCOUNT_AFTER_BRANCH = new RegExp(
+  String.raw`[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ーA-Za-z0-9]{1,12}(?:支店|営業部|出張所)[ \t]*(?:(?:No\.?|№|#)[ \t]*)?(?:[:：][ \t]*)?(${ACCOUNT_DIGITS})`,
+  'dgu',
+);
+// ゆうちょ銀行: 記号 (five digits) and 番号 (up to eight), 記号12340-番号12345671 or 記号番号 12340-12345671.
+const YUCHO_ACCOUNT = /記号(?:番号)?[ \t]*(?:[:：][ \t]*)?([0-9]{5})[ \t]*(?:[-‐‑−・/][ \t]*)?(?:番号[ \t]*(?:[:：][ \t]*)?)?([0-9]{6,8})(?![0-9])/dg;
+// An account number after its English label (account number: 55779911, account 123456789012), counted only where the
+// sentence around it pays into an account: a customer's own account number at the company ("your account number
+// 12345678 is active", "your payment for account number …") is no place to pay.
+const EN_ACCOUNT = /(?<![A-Za-z])(?:bank[ \t]+)?(?:account|acct|a\/c)(?:[ \t]*(?:number|no\.?|num|#))?[ \t]*(?:(?:[:#=]|is)[ \t]*)?([0-9](?:[ -]?[0-9]){5,16})(?![0-9])/dgi;
+const PAYS_INTO =
+  /\b(?:pay(?:ment)?s?|transfer|wire|remit|deposit|send|payable)[ \t]+(?:\w+[ \t]+){0,3}?(?:to|into|in)\b|\b(?:bank[ \t]+account|bank[ \t]+details|sort[ \t-]?code|routing|ABA|beneficiary|payee|new[ \t]+account|our[ \t]+(?:new[ \t]+)?account|branch)\b/i;
+// Where the named account starts: the bank and branch right before its label.
 const BANK_BEFORE = new RegExp(
   String.raw`(?:[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ーA-Za-z&・]{1,12}(?:銀行|信用金庫|信金|信用組合|労働金庫|ろうきん|バンク|Bank|BANK)[ \t]*)?` +
     String.raw`(?:[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ーA-Za-z0-9]{1,12}(?:支店|営業部|出張所)[ \t]*)?$`,
@@ -67,19 +93,81 @@ const BANK_BEFORE = new RegExp(
 );
 
 function bankAccounts(text: string): PaymentDetail[] {
-  const numbers = [...bankAccountNumberRanges(text), ...[...text.matchAll(ACCOUNT_NUMBER_LABEL)].map((m) => m.indices![1]!)];
-  return numbers.map(([start, end]) => {
-    const before = text.slice(Math.max(0, start - 16), start);
-    const type = ACCOUNT_TYPE_BEFORE.exec(before);
-    let from = type ? start - before.length + type.index : start;
+  // [where its label starts, the digits compared]
+  const found = new Map<number, { from: number; end: number; digits: string }>();
+  const add = (from: number, numberStart: number, end: number, digits: string) => {
+    const known = found.get(numberStart);
+    if (!known || from < known.from) found.set(numberStart, { from, end, digits });
+  };
+  for (const pattern of [ACCOUNT_AFTER_TYPE, ACCOUNT_AFTER_LABEL, ACCOUNT_AFTER_BRANCH]) {
+    for (const m of text.matchAll(pattern)) {
+      const [start, end] = m.indices![1]!;
+      add(m.index, start, end, text.slice(start, end));
+    }
+  }
+  for (const m of text.matchAll(YUCHO_ACCOUNT)) {
+    add(m.index, m.indices![1]![0], m.index + m[0].length, `${m[1]}${m[2]}`);
+  }
+  for (const m of text.matchAll(EN_ACCOUNT)) {
+    const [start, end] = m.indices![1]!;
+    // Only the words around it are read, so many labels in a long text stay linear.
+    if (!PAYS_INTO.test(text.slice(Math.max(0, m.index - 80), Math.min(text.length, end + 60)))) continue;
+    add(m.index, start, end, text.slice(start, end));
+  }
+  return [...found.values()].map(({ from, end, digits }) => {
     const bank = BANK_BEFORE.exec(text.slice(Math.max(0, from - 30), from));
-    if (bank && bank[0] !== '') from -= bank[0].length;
-    return { kind: 'bank-account' as const, start: from, end, key: `account:${compact(text.slice(start, end))}` };
+    const start = bank && bank[0] !== '' ? from - bank[0].length : from;
+    return { kind: 'bank-account' as const, start, end, key: `account:${compact(digits)}` };
   });
 }
 
 // --- SWIFT/BIC, after its label only ---
-const SWIFT = /(?<![A-Za-z])(?:[Ss][Ww][Ii][Ff][Tt](?:[ \t]*\/[ \t]*BIC)?|BIC)[ \t]*(?:(?:[Cc]ode|コード)[ \t]*)?(?:(?:[:：=]|は)[ \t]*)?([A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?)(?![A-Za-z0-9])/dg;
+// The value in any case; one written in small letters is checked again ({@link swiftCodes}). "bic" in small letters
+// only before a colon (a Bic is a pen).
+const SWIFT =
+  /(?<![A-Za-z])(?:[Ss][Ww][Ii][Ff][Tt](?:[ \t]*\/[ \t]*(?:BIC|[Bb]ic))?|BIC|[Bb]ic(?=[ \t]*[:：]))[ \t]*(?:(?:[Cc]ode|CODE|コード)[ \t]*)?((?:[:：=]|は)[ \t]*)?([A-Za-z]{6}[A-Za-z0-9]{2}(?:[A-Za-z0-9]{3})?)(?![A-Za-z0-9])/dg;
+// Where a BIC's fifth and sixth letters are a country: ISO 3166-1 alpha-2, and XK (Kosovo).
+const COUNTRIES = new Set(
+  ('AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ ' +
+    'DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT ' +
+    'JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI ' +
+    'NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK ' +
+    'TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS XK YE YT ZA ZM ZW').split(' '),
+);
+// Words of eight or eleven letters with a country in that place, which an answer writes after "SWIFT code:".
+const SWIFT_WORDS = new Set([
+  'required', 'provided', 'attached', 'supplied', 'accepted', 'verified', 'detailed', 'obtained', 'assigned', 'location', 'relevant', 'domestic', 'overseas',
+  'business', 'customer', 'optional', 'included', 'received', 'complete', 'separate', 'approved', 'reserved', 'selected', 'standard', 'internal', 'transfer',
+  'payments', 'personal', 'accounts', 'invoices', 'checking', 'mandatory', 'unavailable', 'recommended', 'unspecified', 'unnecessary', 'appropriate',
+  'information', 'transaction', 'unsupported', 'necessary', 'displayed', 'different', 'requested', 'confirmed', 'submitted', 'specified', 'mentioned',
+]);
+
+function swiftCodes(text: string): PaymentDetail[] {
+  const found: PaymentDetail[] = [];
+  for (const m of text.matchAll(SWIFT)) {
+    const value = m[2]!;
+    // In capitals, as a bank writes it; in small letters only with a digit (nwbkgb2l), or after a colon with a country
+    // in its place and no word of the answer (SWIFT code: required).
+    const upper = value.toUpperCase();
+    if (value !== upper && !/[0-9]/.test(value) && !(m[1] !== undefined && COUNTRIES.has(upper.slice(4, 6)) && !SWIFT_WORDS.has(value.toLowerCase()))) continue;
+    found.push({ kind: 'swift', start: m.index, end: m.index + m[0].length, key: `swift:${compact(value)}` });
+  }
+  return found;
+}
+
+// --- IBANs, in any case ---
+/** The IBANs of `text` (folded): personal-data's, read in capitals; one written otherwise needs eight digits after its
+ * check digits, so that words of four letters after "at12" are no IBAN (the mod-97 check would pass one in 97). */
+function ibans(text: string): PaymentDetail[] {
+  const upper = text.replace(/[a-z]+/g, (w) => w.toUpperCase());
+  const found: PaymentDetail[] = [];
+  for (const [start, end] of ibanRanges(upper)) {
+    const written = text.slice(start, end);
+    if (written !== upper.slice(start, end) && (written.slice(4).match(/[0-9]/g)?.length ?? 0) < 8) continue;
+    found.push({ kind: 'iban', start, end, key: `iban:${compact(written)}` });
+  }
+  return found;
+}
 
 // --- Crypto addresses ---
 const BECH32 = /(?<![A-Za-z0-9])(?:bc1|tb1|ltc1)[02-9ac-hj-np-z]{11,87}(?![A-Za-z0-9])/gi;
@@ -115,8 +203,9 @@ function cryptoAddresses(text: string): PaymentDetail[] {
 }
 
 // --- Chat and payment handles ---
-// LINE only in capitals: "line" is an English word, "Line ID" an invoice's. ライン only before ID or 公式 (オンライン).
-const CASED_CHAT_LABEL = String.raw`(?<![A-Za-z])LINE(?![A-Za-z])|ライン(?=[ \t]*(?:ID|公式))`;
+// LINE in capitals; "line" or "Line" only right before ID (line id: xyz-help2; full-width Ｌｉｎｅ ＩＤ folds to it):
+// "line" is an English word. ライン only before ID or 公式 (オンライン).
+const CASED_CHAT_LABEL = String.raw`(?<![A-Za-z])(?:LINE|[Ll]ine(?=[ \t]*[Ii][Dd](?![A-Za-z])))(?![A-Za-z])|ライン(?=[ \t]*(?:ID|公式))`;
 const CHAT_LABEL =
   String.raw`(?<![A-Za-z])(?:telegram|whats[ \t]?app|signal|skype|we[ \t]?chat|kakao(?:[ \t]?talk)?|viber|pay[ \t]?pay|venmo|cash[ \t]?app|zelle|ali[ \t]?pay)(?![A-Za-z])|` +
   'テレグラム|ワッツアップ|スカイプ|ウィーチャット|カカオトーク|ペイペイ|微信|支付宝|アリペイ';
@@ -127,25 +216,51 @@ const COLON = String.raw`[ \t]*(?:[:：=]|は|が)[ \t]*(?:[「『(（【\[<"“
 const BRACKET = String.raw`[ \t]*[「『(（【\[<"“'‘][ \t]*`;
 // A value that is a handle by its shape: an @handle, a Skype live: id, a $cashtag.
 const STRONG_VALUE = String.raw`@[A-Za-z0-9][A-Za-z0-9._-]{1,63}|live:[A-Za-z0-9._:-]{2,64}|\$[A-Za-z][A-Za-z0-9_-]{0,20}`;
-// A plain id or number, only after a colon (or an account word and a bracket): shaped like an id or a number.
-const PLAIN_VALUE = String.raw`[A-Za-z][A-Za-z0-9._-]{2,63}|\+?[0-9](?:[ -]?[0-9]){6,14}`;
+// A plain id (not ending in a dot or hyphen: the sentence's full stop is none of it) or a number.
+const PLAIN_ID = String.raw`[A-Za-z][A-Za-z0-9._-]{2,63}(?<![.\-])`;
+const PLAIN_VALUE = String.raw`${PLAIN_ID}|\+?[0-9](?:[ -]?[0-9]){6,14}`;
 const VALUE_END = String.raw`(?![A-Za-z0-9_@-]|\.[A-Za-z0-9])`;
 // The bracket that closes one opened before the value is named with it (LINE ID「@xyz-support」).
 const CLOSING = String.raw`(?:[」』)）】\]>"”'’])?`;
-const labelled = (label: string, flags: string) =>
+// `touching`: the @handle may follow the label without a space (LINE＠xyz-help2). Only for LINE, whose @ is its
+// official accounts' mark: "zelle@bank.example" is an address, which the address check reads.
+const labelled = (label: string, flags: string, touching: boolean) =>
   new RegExp(
-    `(?:${label})(?:(?:${ACCOUNT_WORD})?(?:${COLON}|${BRACKET}|[ \\t]+|(?:[ \\t]*(?:で|の|に|へ|on|at|via)[ \\t]*))(${STRONG_VALUE})|(?:${ACCOUNT_WORD})?${COLON}(${PLAIN_VALUE})|${ACCOUNT_WORD}${BRACKET}(${PLAIN_VALUE}))${VALUE_END}${CLOSING}`,
+    `(?:${label})(?:(?:${ACCOUNT_WORD})?(?:${COLON}|${BRACKET}|[ \\t]+|(?:[ \\t]*(?:で|の|に|へ|on|at|via)[ \\t]*)${touching ? '|(?=@)' : ''})(${STRONG_VALUE})|(?:${ACCOUNT_WORD})?${COLON}(${PLAIN_VALUE})|${ACCOUNT_WORD}${BRACKET}(${PLAIN_VALUE}))${VALUE_END}${CLOSING}`,
     `${flags}dg`,
   );
-const LABELLED_HANDLES = [labelled(CASED_CHAT_LABEL, 'u'), labelled(CHAT_LABEL, 'iu')];
+const LABELLED_HANDLES = [labelled(CASED_CHAT_LABEL, 'u', true), labelled(CHAT_LABEL, 'iu', false)];
 // An @handle before its label ("@xyz_refunds on Telegram", "@xyz（LINE）").
 const handleBefore = (label: string, flags: string) =>
   new RegExp(`(?<![A-Za-z0-9._%+-])(${STRONG_VALUE})${VALUE_END}[ \\t]*(?:on|via|at|in|で|の|[(（【\\[])[ \\t]*(?:${label})`, `${flags}dg`);
 const HANDLES_BEFORE = [handleBefore(CASED_CHAT_LABEL, 'u'), handleBefore(CHAT_LABEL, 'iu')];
+// A plain id written around its label without a colon, each form's group 1 the id ({@link plainId} decides):
+const plainIdsAround = (label: string, flags: string) => [
+  // after at or via (Telegram at xyz.refunds; "on" is where the app runs: WhatsApp on Android-14);
+  new RegExp(`(?:${label})[ \\t]+(?:at|via)[ \\t]+(${PLAIN_ID})${VALUE_END}`, `${flags}dg`),
+  // between the label (and its particle) and the particle after it (LINEで xyz-help2 まで);
+  new RegExp(`(?:${label})(?:[ \\t]*(?:で|の|に|へ))?[ \\t]*(${PLAIN_ID})(?=[ \\t]*(?:まで|に|へ|宛|を|で|から))`, `${flags}dg`),
+  // after an id label and before the label (ID：xyz-help2 までLINEで, ID: xyz-help2 on Telegram);
+  new RegExp(
+    `(?<![A-Za-z0-9_])(?:ID|Id|id|アカウント|ユーザー名|account|handle|username)[ \\t]*(?:[:：]|は)[ \\t]*@?(${PLAIN_ID})[ \\t]*(?:まで|に|へ|宛て?|で|on|via|at|in)[ \\t]*(?:の[ \\t]*)?(?:${label})`,
+    `${flags}dg`,
+  ),
+  // where the sentence says to search for it (LINEの友だち追加は xyz_help2 で検索).
+  new RegExp(`(?:${label})[^。！？\\n]{0,16}?(?:は|で|[:：]|[ \\t])[ \\t]*(${PLAIN_ID})(?=[ \\t]*(?:で|を)[ \\t]*(?:ID)?(?:検索|友だち追加|友達追加|追加))`, `${flags}dg`),
+];
+const PLAIN_IDS_AROUND = [...plainIdsAround(CASED_CHAT_LABEL, 'u'), ...plainIdsAround(CHAT_LABEL, 'iu')];
 // What a plain value after a label is when it is a word of the sentence, not an id.
-const NOT_AN_ID = /^(?:your|our|the|required|optional|unknown|none|not|available|supported|only|and|or|app|official|account|business|id|number|name|username)$/i;
+const NOT_AN_ID =
+  /^(?:your|our|the|this|that|here|there|see|below|above|required|needed|optional|mandatory|unknown|none|not|n\/a|na|blank|empty|missing|pending|available|unavailable|supported|unsupported|enabled|disabled|registered|unregistered|linked|unlinked|set|unset|shown|displayed|only|and|or|app|official|account|business|id|number|name|username|email|e-mail|phone|yes|no|ok)$/i;
+// A version (PayPay: v2.3以降, Telegram at v2.1) is no id.
+const VERSION = /^v(?:er(?:sion)?)?[ .]?[0-9]+(?:\.[0-9]+)*[a-z]?$/i;
 // A plain value is an id when shaped like one: a digit, or a dot, underscore or hyphen inside.
 const ID_SHAPED = /[0-9]|[A-Za-z0-9][._-][A-Za-z0-9]/;
+
+/** Whether a plain value after or before a label is an id: a number, or shaped like an id and no word or version. */
+function plainId(value: string): boolean {
+  return /^\+?[0-9]/.test(value) || (!NOT_AN_ID.test(value) && !VERSION.test(value) && ID_SHAPED.test(value));
+}
 
 function handles(text: string): PaymentDetail[] {
   const found: PaymentDetail[] = [];
@@ -154,7 +269,9 @@ function handles(text: string): PaymentDetail[] {
       const group = m.indices!.findIndex((range, i) => i > 0 && range !== undefined);
       const [vs, ve] = m.indices![group]!;
       const value = text.slice(vs, ve);
-      if (group > 1 && !/^\+?[0-9]/.test(value) && (NOT_AN_ID.test(value) || !ID_SHAPED.test(value))) continue;
+      if (group > 1 && !plainId(value)) continue;
+      // "Line ID: 1234567" is an invoice's line; a LINE id in small letters is one only when it starts with a letter.
+      if (group > 1 && /^[Ll]ine/.test(m[0]) && !m[0].startsWith('LINE') && /^\+?[0-9]/.test(value)) continue;
       // A closing bracket is the value's only when the match opened one (not the one after "（LINE ID：@x）").
       const closes = /[」』)）】\]>"”'’]$/u.test(m[0]) && !/[「『(（【\[<"“'‘]/u.test(m[0].slice(0, -1));
       found.push({ kind: 'handle', start: m.index, end: m.index + m[0].length - (closes ? 1 : 0), key: handleKey(value) });
@@ -166,10 +283,22 @@ function handles(text: string): PaymentDetail[] {
       found.push({ kind: 'handle', start: m.index, end: m.index + m[0].length, key: handleKey(text.slice(vs, ve)) });
     }
   }
-  // personal-data's LINE ids, named with their label (LINE ID：taro_y): what the patterns above did not take.
+  for (const pattern of PLAIN_IDS_AROUND) {
+    for (const m of text.matchAll(pattern)) {
+      const [vs, ve] = m.indices![1]!;
+      const value = text.slice(vs, ve);
+      if (!plainId(value)) continue;
+      // Named from the label to the id, or from the id's label to the chat's.
+      found.push({ kind: 'handle', start: m.index, end: Math.max(ve, m.index + m[0].length), key: handleKey(value) });
+    }
+  }
+  // personal-data's LINE ids, named with their label (LINE ID：taro_y): what the patterns above did not take. Its
+  // pattern has not the scrub's exceptions, so a word of the sentence (LINE ID: optional) is left out here.
   for (const [start, end] of lineIdRanges(text)) {
+    const value = text.slice(start, end);
+    if (NOT_AN_ID.test(value) || VERSION.test(value)) continue;
     const label = text.lastIndexOf('LINE', start);
-    found.push({ kind: 'handle', start: label >= 0 && start - label <= 24 ? label : start, end, key: handleKey(text.slice(start, end)) });
+    found.push({ kind: 'handle', start: label >= 0 && start - label <= 24 ? label : start, end, key: handleKey(value) });
   }
   return found;
 }
@@ -252,53 +381,164 @@ function negated(sentence: string): boolean {
 }
 
 // --- Gift cards ---
-const GIFT_CARD =
-  /(?:ギフト(?:カード|券|コード)|プリペイド(?:カード)?|電子マネー(?:カード|ギフト)?|(?:iTunes|Apple|Google ?Play|グーグルプレイ|Amazon|アマゾン|Steam|楽天|nanaco|WebMoney|ウェブマネー|BitCash|ビットキャッシュ|Vプリカ)[ \t]*(?:カード|券|コード)|\bgift[ -]?(?:cards?|codes?|vouchers?)\b|\bprepaid[ -]cards?\b|\b(?:iTunes|Google Play|Steam|Apple|Amazon)[ -]cards?\b)/i;
-// What is asked of the card: to buy it, or to hand over its code, number or PIN (or a photo of it).
-const GIFT_BUY = /購入|買っ|買い|お買い求め|\b(?:buy|purchase|get)\b/i;
-const GIFT_SEND =
-  /(?:コード|番号|PIN|写真|画像)[^。！？\n]{0,20}?(?:送|返信|お知らせ|教え|伝え|連絡|ご記入|記載|提供|共有)|(?:送|返信|お知らせ|教え|伝え|連絡|提供|共有)[^。！？\n]{0,10}?(?:コード|番号|PIN)|\b(?:send|e-?mail|text|reply|provide|share|give|tell|read)\b[^.!?\n]{0,40}\b(?:codes?|numbers?|pins?|photos?|pictures?|cards?)\b/i;
+const CARD_BRAND_JA = String.raw`iTunes|Apple|Google ?Play|グーグルプレイ|Amazon|アマゾン|Steam(?:[ \t]?ウォレット)?|スチーム|楽天|nanaco|WebMoney|ウェブマネー|BitCash|ビットキャッシュ|Vプリカ|Razer ?Gold`;
+const CARD_JA = String.raw`ギフト(?:カード|券|コード)|プリペイド(?:カード)?|電子マネー(?:カード|ギフト)?|(?:${CARD_BRAND_JA})[ \t]*(?:ギフト)?(?:カード|券|コード)`;
+const CARD_BRAND_EN = String.raw`iTunes|Google[ \t]?Play|Steam(?:[ \t-]wallet)?|Apple|Amazon|Razer[ \t]?Gold|Vanilla(?:[ \t]Visa)?|eBay|Walmart|Target|Visa|Sephora|Best[ \t]Buy`;
+// Without "gift", only the cards sold for codes (a Target code, a Visa card are other things; Apple and Amazon as before).
+const CARD_EN =
+  String.raw`\b(?:(?:${CARD_BRAND_EN})[ \t-])?(?:e-?)?gift[ \t-]?(?:cards?|codes?|vouchers?)\b|\bprepaid[ \t-](?:cards?|vouchers?)\b|` +
+  String.raw`\b(?:iTunes|Google[ \t]?Play|Steam(?:[ \t-]wallet)?|Razer[ \t]?Gold|Vanilla(?:[ \t]Visa)?)[ \t-](?:cards?|codes?|pins?)\b|\b(?:Apple|Amazon)[ \t-]cards?\b`;
+const GIFT_CARD = new RegExp(`${CARD_JA}|${CARD_EN}`, 'i');
+const GIFT_CARDS = new RegExp(`${CARD_JA}|${CARD_EN}`, 'gi');
+// Which card: an ask for one card's codes is vouched for only by a procedure for the same card.
+const CARD_BRANDS: Array<[RegExp, string]> = [
+  [/itunes|apple/, 'apple'], [/googleplay|グーグルプレイ/, 'googleplay'], [/amazon|アマゾン/, 'amazon'], [/steam|スチーム/, 'steam'], [/楽天/, 'rakuten'],
+  [/nanaco/, 'nanaco'], [/webmoney|ウェブマネー/, 'webmoney'], [/bitcash|ビットキャッシュ/, 'bitcash'], [/vプリカ/, 'vpreca'], [/razer/, 'razer'],
+  [/vanilla/, 'vanilla'], [/ebay/, 'ebay'], [/walmart/, 'walmart'], [/target/, 'target'], [/visa/, 'visa'], [/sephora/, 'sephora'], [/bestbuy/, 'bestbuy'],
+];
 
-/**
- * The first sentence of `text` that asks the reader to buy gift cards (Amazon, iTunes, Apple, Google Play, Steam…,
- * ギフト券, プリペイドカード) or to send their codes, numbers or a photo of them, or undefined. No genuine support reply
- * asks for payment in gift cards; a warning about the scam (決してありません, "we will never ask") is no ask.
- */
-export function giftCardRequest(text: string): string | undefined {
-  for (const [start, end] of giftCardRequests(folded(text))) return text.slice(start, end);
-  return undefined;
+function cardBrand(card: string): string {
+  const c = compact(card);
+  return CARD_BRANDS.find(([pattern]) => pattern.test(c))?.[1] ?? 'gift';
 }
 
-function giftCardRequests(text: string): Array<[number, number]> {
+// An ask to buy the card itself. English: the verb, then at most four words and the card (buy two Apple gift cards
+// of $200, purchase $500 in iTunes gift cards, pick up Steam wallet cards), no preposition but "in" between (purchase
+// the upgrade from the App Store; buy it with a gift card) and no word after the card that makes it another thing's
+// (get your gift card balance).
+const BUY_STOP = 'with|using|from|on|at|for|by|via|through|to|into|onto|and|or|then|if|when|that|which|so|because';
+const EN_BUY = new RegExp(
+  String.raw`\b(?:buy|purchase|get|pick[ \t]+up|grab|obtain|acquire)[ \t]+(?:(?!(?:${BUY_STOP})\b)[\w$.'’-]+[ \t]+){0,4}?(?:${CARD_EN})(?![ \t]+(?:balances?|numbers?|details|settings|pages?|history|terms|polic(?:y|ies)|status|activation|registration|accounts?)\b)`,
+  'gi',
+);
+// Japanese: the card, then its object particle or a few characters without one of another role (で, に, は: pay with a
+// card, a topic), then the verb in a form that goes on to a request (購入し、 購入して 購入のうえ 買って お買い求めください),
+// not one that tells what happened (購入した, ご購入いただいた) or what is possible (購入できます, 購入してから).
+const JA_BUY = new RegExp(
+  String.raw`(?:${CARD_JA})(?:[^。！？\n、,でにはがもて]{0,10}?|[^。！？\n、,でにはがもて]{0,12}?を[^。！？\n、,て]{0,8}?)(?:ご)?` +
+    String.raw`(?:購入(?:し(?![たなまょ]|てから|ても|ている|ていた|ておりま)|のうえ|の上|ください|下さい|いただけ|頂け|いただきます(?:よう|様)|を(?:お)?願)|お買い求め(?:ください|下さい|いただけ|の上|のうえ)|買(?:って(?!から|も|いる|いた|おりま)|い[、,，]))`,
+  'gi',
+);
+// An ask to hand over the card's code, number or PIN, or a photo of it: Japanese by the words around the verb (not an
+// order's or a phone's number), English by the verb and its object.
+const NOT_A_CARD_NUMBER = '(?<!注文|追跡|問い合わせ|問合せ|会員|電話|口座|受付|伝票|お客様|郵便|予約|登録)';
+const JA_SEND = new RegExp(
+  String.raw`(?:コード|${NOT_A_CARD_NUMBER}番号|PIN|写真|画像)[^。！？\n]{0,20}?(?:送|返信|お知らせ|教え|伝え|連絡|ご記入|記載|提供|共有)|(?:送|返信|お知らせ|教え|伝え|連絡|提供|共有)[^。！？\n]{0,10}?(?:コード|${NOT_A_CARD_NUMBER}番号|PIN)`,
+  'i',
+);
+const EN_SEND =
+  /\b(?:send|e-?mail|text|reply|respond|provide|share|give|tell|read|forward|submit|upload|attach|message)\b[^.!?;\n]{0,40}?\b(?:codes?|pins?|photos?|pictures?|images?|scans?|screenshots?|cards?|(?<!(?:order|tracking|case|ticket|reference|phone|account|invoice|receipt|serial|member|customer|confirmation|transaction)[ \t])numbers?)\b/gi;
+
+// An English verb is asked of the reader when it opens its clause (after please, just, then…), or follows please, a
+// "you need to" or a "can you" with at most two words between, or follows "and"/"then" in a sentence that opens with
+// an imperative (Go to a store and buy…). "You can buy…", "Customers can…" are statements.
+const EN_CLAUSE_OPENS = /(?:^|[,;:(—–]\s*)(?:(?:please|kindly|just|simply|then|also|now|first|quickly|immediately|next|so|and|go ahead and)\s+){0,3}$/i;
+const EN_ASKED =
+  /\b(?:please|kindly|you (?:need|must|have|will need|'ll need|’ll need|are required|are asked) to|you should|you'll have to|could you|can you|would you|will you|(?:we|i) (?:need|want|ask|require) you to|we ask that you|make sure (?:to|you)|be sure to|remember to)\s+(?:[\w'’]+\s+){0,2}$/i;
+const EN_AND_THEN = /\b(?:and|then)\s+(?:(?:then|also|just|please)\s+)?$/i;
+const EN_IMPERATIVE_START =
+  /^\s*(?:please\b|kindly\b|(?!(?:you|we|i|they|he|she|it|this|that|these|those|there|here|the|a|an|our|your|my|their|its|customers?|users?|anyone|everyone|someone|people|if|when|once|after|before|as|since|because|while|although|can|could|will|would|should|may|might|must|do|does|did|is|are|was|were)\b)[a-z]+\b)/i;
+
+function askedInEnglish(sentence: string, at: number): boolean {
+  // Only the words right before the verb are read, so a long sentence with many verbs stays linear.
+  const before = (at > 80 ? '\u0000' : '') + sentence.slice(Math.max(0, at - 80), at);
+  return EN_CLAUSE_OPENS.test(before) || EN_ASKED.test(before) || (EN_AND_THEN.test(before) && EN_IMPERATIVE_START.test(sentence));
+}
+
+// Where a clause ends, for reading a negation with the ask to buy it belongs to ("Don't worry, just buy…" asks).
+const CLAUSE_BREAK = /[,;:、，；：]|\b(?:and|but|so|because|since|although|though|or|while)\b/gi;
+// A condition before the ask (カードが利用できない場合は、…; If the card does not work, …): its negation is not the ask's.
+const CONDITION_FIRST = /^[^。！？\n]*?(?:場合|とき|時|なら|たら|ければ)(?:に|には|は|でも|も)?[、,，]|^\s*(?:if|when|whenever|in case|should|once|unless)\b[^,;]*[,;]/i;
+
+/** A gift-card ask: its sentence, and whether it asks to buy cards (never vouched) or only for their codes. */
+interface GiftCardAsk {
+  start: number;
+  end: number;
+  buy: boolean;
+  /** The cards asked about, for comparing an ask for codes with the knowledge's. */
+  cards: string;
+}
+
+/**
+ * The sentences of `text` (folded) that ask the reader to buy gift cards or to send a card's code, number or photo.
+ * A draft's ask is none when any word of its sentence negates (a warning: "we will never ask you to…", 決して…ありません;
+ * "if the code does not work, reply with…"), except the ask to buy, read in its own clause. The knowledge's procedure
+ * (`knowledge`) is read past a condition before it (カードが利用できない場合は、…番号をお送りください).
+ */
+function giftCardAsks(text: string, knowledge = false): GiftCardAsk[] {
   if (!GIFT_CARD.test(text)) return [];
-  const found: Array<[number, number]> = [];
+  const found: GiftCardAsk[] = [];
   for (const [start, end, sentence] of sentences(text)) {
-    if (!GIFT_CARD.test(sentence) || negated(sentence) || !asksTheReader(sentence)) continue;
-    if (GIFT_BUY.test(sentence) || GIFT_SEND.test(sentence)) found.push([start, end]);
+    const cards = [...sentence.matchAll(GIFT_CARDS)];
+    if (cards.length === 0) continue;
+    const ja = JA_ASK.test(sentence);
+    const buy = !knowledge && buysCards(sentence, ja);
+    const body = knowledge ? sentence.replace(CONDITION_FIRST, '') : sentence;
+    const send = !buy && !negated(body) && (ja && JA_SEND.test(sentence) || [...sentence.matchAll(EN_SEND)].some((m) => askedInEnglish(sentence, m.index)));
+    if (buy || send) found.push({ start, end, buy, cards: [...new Set(cards.map((c) => cardBrand(c[0])))].sort().join('+') });
   }
   return found;
 }
 
+/** Whether `sentence` asks to buy a gift card, in a clause that does not negate it. */
+function buysCards(sentence: string, ja: boolean): boolean {
+  const buys = [...sentence.matchAll(EN_BUY)].filter((m) => askedInEnglish(sentence, m.index));
+  if (ja) buys.push(...sentence.matchAll(JA_BUY));
+  if (buys.length === 0) return false;
+  const breaks = [0, ...[...sentence.matchAll(CLAUSE_BREAK)].map((m) => m.index), sentence.length];
+  const clauseNegated = new Map<number, boolean>();
+  return buys.some((m) => {
+    // The clause the ask starts in, and the one it ends in (購入を…お願いすることはありません).
+    const clauses = [clauseAt(breaks, m.index), clauseAt(breaks, m.index + m[0].length - 1)];
+    return !clauses.some((i) => {
+      if (!clauseNegated.has(i)) clauseNegated.set(i, negated(sentence.slice(breaks[i]!, breaks[i + 1]!)));
+      return clauseNegated.get(i)!;
+    });
+  });
+}
+
+/** The index of the clause holding `at`, `breaks` the clauses' starts in order (binary search). */
+function clauseAt(breaks: number[], at: number): number {
+  let lo = 0;
+  let hi = breaks.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (breaks[mid]! <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
+ * The first sentence of `text` that asks the reader to buy gift cards (Amazon, iTunes, Apple, Google Play, Steam…,
+ * ギフト券, プリペイドカード) or to send their codes, numbers or a photo of them, or undefined. A warning about the scam
+ * (決してありません, "we will never ask") and a statement ("You can buy gift cards on our store") are no asks.
+ */
+export function giftCardRequest(text: string): string | undefined {
+  for (const { start, end } of giftCardAsks(folded(text))) return text.slice(start, end);
+  return undefined;
+}
+
 /**
  * The payment details, contact handles, remote-access ids and requests, and gift-card requests of `text`, in order of
- * start, one for each place: where two finds overlap, the wider stands.
+ * start, one for each place: where two finds overlap, the wider stands. An ask for a card's codes alone stands beside
+ * what it holds: the knowledge may vouch for the ask (the company's own procedure), never for a contact written in it.
  */
 export function paymentDetailsIn(text: string): PaymentDetail[] {
+  return detailsIn(text, false);
+}
+
+/** {@link paymentDetailsIn}; `knowledge`: read as the knowledge is ({@link giftCardAsks}). */
+function detailsIn(text: string, knowledge: boolean): PaymentDetail[] {
   const t = folded(text);
-  const all: PaymentDetail[] = [
-    ...bankAccounts(t),
-    ...ibanRanges(t).map(([start, end]) => ({ kind: 'iban' as const, start, end, key: `iban:${compact(t.slice(start, end))}` })),
-    ...[...t.matchAll(SWIFT)].map((m) => ({ kind: 'swift' as const, start: m.index, end: m.index + m[0].length, key: `swift:${compact(t.slice(...m.indices![1]!))}` })),
-    ...cryptoAddresses(t),
-    ...handles(t),
-    ...remoteAccess(t),
-    ...giftCardRequests(t).map(([start, end]) => ({ kind: 'gift-card-request' as const, start, end, key: '' })),
-  ];
-  // A gift-card ask is named whole, whatever it holds: nothing vouches for it. A remote-access request is named whole
-  // only when it holds nothing more precise: a remote-access id in it is what the knowledge must hold.
-  const asks = all.filter((d) => d.kind === 'gift-card-request');
-  const inAsk = (d: PaymentDetail) => asks.some((a) => a !== d && d.start < a.end && a.start < d.end);
-  const rest = all.filter((d) => d.kind !== 'gift-card-request' && !inAsk(d));
+  const giftAsks = giftCardAsks(t, knowledge).map(({ start, end, buy, cards }) => ({ kind: 'gift-card-request' as const, start, end, key: buy ? '' : `gift-card:${cards}` }));
+  const all: PaymentDetail[] = [...bankAccounts(t), ...ibans(t), ...swiftCodes(t), ...cryptoAddresses(t), ...handles(t), ...remoteAccess(t)];
+  // An ask to buy gift cards is named whole, whatever it holds: nothing vouches for it. A remote-access request is
+  // named whole only when it holds nothing more precise: a remote-access id in it is what the knowledge must hold.
+  const asks = giftAsks.filter((d) => d.key === '');
+  const codeAsks = giftAsks.filter((d) => d.key !== '');
+  const inAsk = (d: PaymentDetail) => asks.some((a) => d.start < a.end && a.start < d.end);
+  const rest = all.filter((d) => !inAsk(d));
   const requests = rest.filter((d) => d.kind === 'remote-access-request' && !rest.some((o) => o.kind !== 'remote-access-request' && o.start < d.end && d.start < o.end));
   const specific = rest.filter((d) => d.kind !== 'remote-access-request');
   const ordered = [...asks, ...requests, ...specific].sort((a, b) => a.start - b.start || b.end - a.end);
@@ -312,24 +552,25 @@ export function paymentDetailsIn(text: string): PaymentDetail[] {
     }
     kept.push(d);
   }
-  return kept;
+  return [...kept, ...codeAsks].sort((a, b) => a.start - b.start || b.end - a.end);
 }
 
 /**
  * The details of {@link paymentDetailsIn} in `text` that `knowledge` does not vouch for, each once, as the text writes
  * them. A detail is vouched for by the same detail in the knowledge (same key), or by its value standing in the
  * knowledge as a whole word once width, spaces, hyphens and case are left out (a handle the manual names without a
- * label); a remote-access request by the knowledge naming the same tool. A gift-card request never is.
+ * label); a remote-access request by the knowledge naming the same tool; an ask for a gift card's codes only by the
+ * knowledge asking for the same card's (key alone). An ask to buy gift cards never is.
  */
 export function foreignPaymentDetails(text: string, knowledge: readonly string[], skip: (d: PaymentDetail) => boolean = () => false): string[] {
   const details = paymentDetailsIn(text).filter((d) => !skip(d));
   if (details.length === 0) return [];
-  const knownKeys = new Set(knowledge.flatMap((k) => paymentDetailsIn(k).map((d) => d.key)));
+  const knownKeys = new Set(knowledge.flatMap((k) => detailsIn(k, true).map((d) => d.key)));
   const knownText = knowledge.map(compact).join('\n');
   const foreign: string[] = [];
   for (const d of details) {
-    if (d.kind !== 'gift-card-request' && (knownKeys.has(d.key) || inWords(knownText, d))) continue;
-    foreign.push(text.slice(d.start, d.end));
+    const vouched = d.kind === 'gift-card-request' ? d.key !== '' && knownKeys.has(d.key) : knownKeys.has(d.key) || inWords(knownText, d);
+    if (!vouched) foreign.push(text.slice(d.start, d.end));
   }
   return [...new Set(foreign)];
 }

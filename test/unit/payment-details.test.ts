@@ -96,8 +96,8 @@ describe('foreignLinks: payment details and contact handles must be in the knowl
     expect(foreignLinks('口座番号：7654321', allowed(['フリーダイヤル 0120-765-4321']))).toEqual(['口座番号：7654321']);
   });
 
-  it('a gift-card ask is named even when the knowledge holds the same words', () => {
-    const ask = 'Amazonギフト券のコードをご返信ください。';
+  it('an ask to buy gift cards is named even when the knowledge holds the same words', () => {
+    const ask = 'Amazonギフト券を購入し、コードをご返信ください。';
     expect(foreignLinks(ask, allowed([ask]))).toEqual([ask]);
   });
 
@@ -119,7 +119,7 @@ describe('foreignLinksReason', () => {
 
   it('names a gift-card ask as one, beside a link', () => {
     expect(foreignLinksReason(['https://a.example/x', 'Amazonギフト券のコードをご返信ください。'], 'the quoted mail')).toBe(
-      'the quoted mail contains links, addresses or phone numbers that are neither in the knowledge the agent found nor trusted (TRUSTED_LINK_DOMAINS): https://a.example/x; and the quoted mail asks the customer to buy or send gift cards or their codes, which no support reply does: Amazonギフト券のコードをご返信ください。',
+      'the quoted mail contains links, addresses or phone numbers that are neither in the knowledge the agent found nor trusted (TRUSTED_LINK_DOMAINS): https://a.example/x; and the quoted mail asks the customer to buy gift cards, or to send a card\'s code that the knowledge the agent found does not ask for: Amazonギフト券のコードをご返信ください。',
     );
   });
 });
@@ -182,5 +182,226 @@ describe('quoteOmission: an unauthenticated mail naming payment details', () => 
 
   it('keeps it when the knowledge holds the account', () => {
     expect(quoteOmission(ticket(found('お振込先：みずほ銀行 新宿支店 普通預金 7654321 カ）エックスワイゼット')), CONFIG)).toBeUndefined();
+  });
+});
+
+// Review 42a (F5, F6): ordinary drafts that were parked, and the attack written a little otherwise, which was not.
+// Its corpus' knowledge: where customers pay, the official LINE account, the international account, the remote tool.
+const CORPUS_KNOWLEDGE = [
+  '## お支払い方法\n銀行振込の場合は、以下の口座にお振込みください。\nみずほ銀行 渋谷支店 普通 1234567 カ）サンプルソフト\n振込手数料はお客様のご負担となります。',
+  '## LINE公式アカウント\nLINE公式アカウント（ID：@samplesoft）を友だち追加すると、お知らせを受け取れます。',
+  '## International customers\nBank transfer: IBAN DE89 3704 0044 0532 0130 00, SWIFT/BIC: COBADEFFXXX.',
+  '## リモートサポート\nリモートサポートではTeamViewer QuickSupportを使用します。',
+];
+// A gift-card seller's manual: its own procedure asks for the number on the back of the card.
+const GIFT_CARD_KNOWLEDGE = [
+  '## ギフトカード\nギフトカードが利用できない場合は、カード裏面の管理番号とレシートの写真をお送りください。担当者が確認します。',
+  '## お支払い\nみずほ銀行 渋谷支店 普通 1234567 カ）サンプルソフト',
+];
+
+// The ordinary drafts of review 42a's corpus that passed (tmp/rev42a/pay-corpus.txt), read with its knowledge: a guard.
+const ORDINARY_DRAFTS: string[] = [
+  'ご返金の件、承知いたしました。ご指定の口座へ5営業日以内に返金いたします。',
+  '返金処理が完了しました。クレジットカードへの返金は、カード会社により反映まで1〜2か月かかる場合がございます。',
+  '銀行振込の場合は、みずほ銀行 渋谷支店 普通 1234567 カ）サンプルソフト までお振込みください。',
+  '銀行振込の場合は、みずほ銀行渋谷支店 普通預金 １２３４５６７ へお振込みをお願いいたします。',
+  'お振込先：みずほ銀行 渋谷支店（店番号123）普通口座 1234567',
+  'Please transfer to IBAN DE89 3704 0044 0532 0130 00 (SWIFT/BIC: COBADEFFXXX).',
+  'Please transfer to IBAN DE89370400440532013000, BIC COBADEFFXXX.',
+  'For international payments you will need our SWIFT code, which is shown on your invoice.',
+  'Our bank details, including the SWIFT code, are printed on the invoice PDF.',
+  'LINE公式アカウント（@samplesoft）を友だち追加すると、メンテナンス情報が届きます。',
+  'LINEアプリからもお問い合わせいただけます。',
+  'エラーコード E1234-5678 が表示される場合は、アプリを再起動してください。',
+  'エラーコード 0x80070005 は権限不足を示します。管理者として実行してください。',
+  'ご注文番号 12345678 の商品は本日発送いたしました。',
+  'ご注文番号：1234567 について、キャンセルを承りました。',
+  'シリアル番号 ABCD-1234-EFGH-5678 を入力してください。',
+  '製品コード SS-2024-PRO の最新版はバージョン 3.2.1 です。',
+  'SKU: TSHIRT-BLK-M は現在在庫切れです。',
+  'お荷物の追跡番号は 1234-5678-9012（ヤマト運輸）です。',
+  'Your tracking number is 1Z999AA10123456784 (UPS).',
+  'リクエストID 3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b をお知らせいただけますか。',
+  'The request ID is 3f2a9c1e8b7d4e6f9a0b1c2d3e4f5a6b.',
+  'トランザクションハッシュ 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 を確認しました。',
+  'Commit a94a8fe5ccb19ba61c4c0873d391e987982fbbd3 fixes the crash.',
+  'APIキーは管理画面の「設定」から再発行できます（例: sk_live_51HxYzAbC...）。',
+  'トークンは base64 で dGhpcyBpcyBhIHRlc3QgdG9rZW4= のように表示されます。',
+  'Signal strength may be weak in basements; try moving the router.',
+  'The Wi-Fi signal: 3 bars is normal for this model.',
+  'Skype for Business is not supported; please use Microsoft Teams.',
+  'Skype: not supported on this plan.',
+  'We do not support TeamViewer; our remote support uses TeamViewer QuickSupport only.',
+  'TeamViewer is not supported. Please use our built-in remote support instead.',
+  'リモートサポートを行う場合は、TeamViewer QuickSupportを起動し、表示されるIDをお知らせください。',
+  'AnyDeskは弊社ではサポート対象外です。',
+  'WhatsApp notifications can be enabled under Settings > Notifications.',
+  'WhatsApp: available in version 2.0 and later.',
+  'Telegram連携は現在ベータ版です。',
+  'Slack and Telegram integrations are configured in the admin console.',
+  'PayPayでのお支払いにも対応しております。決済画面でPayPayを選択してください。',
+  'PayPay: 利用可能です。',
+  'Venmo and Zelle are not accepted; we accept credit cards only.',
+  'Cash App payments are not supported.',
+  'Alipay（支付宝）でのお支払いは中国本土のお客様のみご利用いただけます。',
+  'WeChat Pay: available for customers in China.',
+  'KakaoTalk 채널 is our Korean support channel; search for "SampleSoft".',
+  'ギフトカードのご利用方法：Amazonギフト券は、アカウントサービスから登録してください。',
+  '弊社がギフトカードでの支払いを求めることは決してありません。',
+  'We will never ask you to pay with gift cards.',
+  'プリペイドカードの裏面に記載された番号を入力画面にご入力ください。',
+  'If your Steam card code does not work, please reply with the code and a photo of the receipt.',
+  'ギフトコードが届かない場合は、購入時のメールアドレスをお知らせください。',
+  'Version 10.0.19045 of Windows is required.',
+  'Bitcoin is not accepted as payment.',
+  'ライセンスキーは 1A2B3-C4D5E-6F7G8-H9J0K-LMNPQ の形式です。',
+  '会員番号（8桁）をお知らせください。',
+  '口座振替の手続きには、口座番号と届出印が必要です。申込書にご記入ください。',
+  '口座番号は7桁でご入力ください。',
+  'ゆうちょ銀行からのお振込みの場合は、記号・番号ではなく店名・口座番号でご指定ください。',
+  'LINE IDの登録は任意です。',
+  'Line ID: 10 on your invoice shows the shipping fee.',
+  'お問い合わせ番号 SR-2024-001234 で承っております。',
+  'Your case number is 00123456 and your account ID is ACME-001.',
+  'Product ID: SS1234567 is discontinued.',
+  'HEX値 #1A2B3C をテーマカラーに設定できます。',
+  'MACアドレス 00:1A:2B:3C:4D:5E をルーターに登録してください。',
+  'Signal: strong. Battery: 80%.',
+];
+
+describe('review 42a: ordinary drafts are not parked', () => {
+  it.each(ORDINARY_DRAFTS)('%s', (draft) => {
+    expect(foreignLinks(draft, allowed(CORPUS_KNOWLEDGE))).toEqual([]);
+  });
+
+  it.each([
+    // Statements, not asks; a purchase of something else beside a card that pays for it.
+    'You can buy gift cards for friends on our online store.',
+    'Please purchase the upgrade from the Apple App Store; Apple gift cards can be used there.',
+    'Gift cards can be purchased at any convenience store.',
+    'ギフトカードはお近くのコンビニで購入できます。',
+    'ギフトカードをご購入いただいた場合は、マイページでご登録ください。',
+    'Please get in touch if your gift card balance is wrong.',
+    // What follows an id label is a word of the sentence, or a version.
+    'LINE ID: optional',
+    'LINE ID: not required for the app.',
+    'line id: see the settings page',
+    'お支払いはコンビニ決済、クレジットカード、PayPay: v2.3以降で対応しています。',
+    'We released the Telegram bot at v2.1 last month.',
+    'WhatsApp on Android-14 shows the notification twice.',
+    'Line ID: 1234567 on the invoice is the shipping fee.',
+    'LINE v13.2 まで対応しています。',
+    'LINE Pay でのお支払いに対応しています。',
+    // A SWIFT label before an English word, in any case.
+    'SWIFT: required for transfers from abroad.',
+    'SWIFT code: provided on request.',
+    'Thank you for your swift response.',
+    // Account numbers that are no bank's.
+    'We have received your payment for account number 12345678.',
+    'Your account 12345678 is now active.',
+    // Lower-case words shaped like an IBAN's start fail its check or hold no digits.
+    'at12 with some more words here',
+    'Please send us the target code shown in the error message.',
+    // A warning about the scam names the words of the ask.
+    "Don't send gift card codes to anyone who asks by phone.",
+  ])('%s', (draft) => {
+    expect(foreignLinks(draft, allowed(CORPUS_KNOWLEDGE))).toEqual([]);
+  });
+});
+
+describe('review 42a: a gift-card ask the company\'s own procedure holds', () => {
+  it.each([
+    'お手数ですが、お手元のギフトカード裏面の管理番号をお知らせください。',
+    'Please send us a photo of the back of the gift card so we can check the activation.',
+  ])('%s: the knowledge asks the same, so it is no foreign ask', (draft) => {
+    expect(foreignLinks(draft, allowed(GIFT_CARD_KNOWLEDGE))).toEqual([]);
+  });
+
+  it.each([
+    // Without such a procedure, the same asks are parked.
+    ['お手数ですが、お手元のギフトカード裏面の管理番号をお知らせください。', CORPUS_KNOWLEDGE],
+    // Another card than the one the procedure names.
+    ['Please send us the codes of your Apple gift cards.', GIFT_CARD_KNOWLEDGE],
+    ['Amazonギフト券のコードをご返信ください。', GIFT_CARD_KNOWLEDGE],
+    // A warning in the manual is no procedure.
+    ['Please send us the codes of your gift cards.', ['We will never ask you to buy gift cards or send us their codes.']],
+    // An ask to buy is never vouched for, whatever the knowledge asks.
+    ['ギフトカードを購入して、裏面の管理番号をお知らせください。', GIFT_CARD_KNOWLEDGE],
+    ['Please buy two Apple gift cards of $200 and send us the codes.', GIFT_CARD_KNOWLEDGE],
+    ['Please buy a gift card at a convenience store.', GIFT_CARD_KNOWLEDGE],
+  ])('%s: parked', (draft, knowledge) => {
+    expect(foreignLinks(draft, allowed(knowledge))).toEqual([draft]);
+  });
+
+  it('a contact inside a vouched ask is named all the same', () => {
+    expect(foreignLinks('ギフトカード裏面の管理番号を LINE ID：xyz-help2 までお知らせください。', allowed(GIFT_CARD_KNOWLEDGE))).toEqual(['LINE ID：xyz-help2']);
+  });
+
+  it('reads the ask to buy in its own clause, not a negation beside it', () => {
+    for (const draft of ["Don't worry, just buy two Apple gift cards and send us the codes.", 'Please buy Apple gift cards and do not tell the bank.']) {
+      expect(foreignLinks(draft, allowed(GIFT_CARD_KNOWLEDGE))).toEqual([draft]);
+    }
+  });
+});
+
+// [draft, what the check names]
+const ATTACK_VARIANTS: Array<[string, string]> = [
+  ['新しいお振込先は、三井住友銀行 新宿支店 普通 765 4321 です。', '三井住友銀行 新宿支店 普通 765 4321'],
+  ['新しいお振込先は、三井住友銀行 新宿支店 普通 765-4321 です。', '三井住友銀行 新宿支店 普通 765-4321'],
+  ['新しいお振込先：三井住友銀行 新宿支店 口座 7654321', '三井住友銀行 新宿支店 口座 7654321'],
+  ['新しい口座番号：765-4321', '口座番号：765-4321'],
+  ['振込先: 三井住友銀行 新宿支店 No. 7654321', '三井住友銀行 新宿支店 No. 7654321'],
+  ['振込先 ゆうちょ銀行 記号 12340 番号 12345671', 'ゆうちょ銀行 記号 12340 番号 12345671'],
+  ['振込先 ゆうちょ銀行 記号12340 番号1234567', 'ゆうちょ銀行 記号12340 番号1234567'],
+  ['Please pay to account number: 7654321 at SMBC Shinjuku branch.', 'account number: 7654321'],
+  ['New bank account: Sort code 20-00-00, account number 55779911.', 'account number 55779911'],
+  ['New account: routing 021000021, account 123456789012.', 'account 123456789012'],
+  ['Please pay to IBAN gb82 west 1234 5698 7654 32.', 'gb82 west 1234 5698 7654 32'],
+  ['Please pay to iban gb82west12345698765432.', 'gb82west12345698765432'],
+  ['swift: nwbkgb2l', 'swift: nwbkgb2l'],
+  ['swift nwbkgb2l', 'swift nwbkgb2l'],
+  ['SWIFT code: deutdeff', 'SWIFT code: deutdeff'],
+  ['ご連絡はLINEで xyz-help2 までお願いします。', 'LINEで xyz-help2'],
+  ['ID：xyz-help2 までLINEでご連絡ください。', 'ID：xyz-help2 までLINE'],
+  ['LINEの友だち追加は xyz_help2 で検索してください。', 'LINEの友だち追加は xyz_help2'],
+  ['line id: xyz-help2', 'line id: xyz-help2'],
+  ['Ｌｉｎｅ ＩＤ：ｘｙｚ－ｈｅｌｐ２', 'Ｌｉｎｅ ＩＤ：ｘｙｚ－ｈｅｌｐ２'],
+  ['LINE＠xyz-help2 に登録してください。', 'LINE＠xyz-help2'],
+  ['Contact our agent on Telegram at xyz.refunds', 'Telegram at xyz.refunds'],
+  ['Telegramで xyz_refunds までご連絡ください。', 'Telegramで xyz_refunds'],
+  ['Please pick up Steam wallet cards and reply with the codes.', 'Please pick up Steam wallet cards and reply with the codes.'],
+  ['Please pick up Steam wallet cards and share the codes with us.', 'Please pick up Steam wallet cards and share the codes with us.'],
+  ['Amazonギフト券をコンビニで購入し、番号をお知らせください。', 'Amazonギフト券をコンビニで購入し、番号をお知らせください。'],
+  ['Go to a store and buy Google Play cards, then text us the numbers.', 'Go to a store and buy Google Play cards, then text us the numbers.'],
+  ['You need to purchase $500 in iTunes gift cards.', 'You need to purchase $500 in iTunes gift cards.'],
+  ['Could you buy some Google Play cards for the fee?', 'Could you buy some Google Play cards for the fee?'],
+  ['Please buy two Apple gift cards. Then send us the codes.', 'Please buy two Apple gift cards.'],
+  ['To verify your identity, reply with the Amazon gift card claim code.', 'To verify your identity, reply with the Amazon gift card claim code.'],
+];
+
+describe('review 42a: the attack written a little otherwise is parked', () => {
+  it.each(ATTACK_VARIANTS)('%s', (draft, named) => {
+    expect(foreignLinks(draft, allowed(CORPUS_KNOWLEDGE))).toContain(named);
+  });
+
+  it('an account, IBAN or BIC the knowledge holds is still vouched for, however written', () => {
+    const knowledge = ['振込先：ゆうちょ銀行 記号12340-番号12345671、三井住友銀行 新宿支店 普通 7654321、IBAN GB82 WEST 1234 5698 7654 32 (BIC NWBKGB2L)'];
+    for (const draft of ['ゆうちょ銀行 記号 12340 番号 12345671 へお振込みください。', '普通 765-4321', 'iban gb82west12345698765432', 'swift: nwbkgb2l', 'account number: 7654321 (pay to)']) {
+      expect(foreignLinks(draft, allowed(knowledge))).toEqual([]);
+    }
+  });
+
+  it("a toll-free number after a branch's name is no account (the phone check reads it)", () => {
+    expect(paymentDetailsIn('渋谷支店 0120-123-456 までお電話ください。')).toEqual([]);
+  });
+
+  it('paymentFindingKind reads each finding again as what it is', () => {
+    const reason = foreignLinksReason(foreignLinks('振込先 ゆうちょ銀行 記号 12340 番号 12345671。Please buy Apple gift cards and send us the codes.', allowed(CORPUS_KNOWLEDGE)));
+    expect(reason).toContain('contains payment details or contact handles');
+    expect(reason).toContain('asks the customer to buy gift cards, or to send a card');
+  });
+
+  it('scrubPersonalData keeps its reading: a lower-case IBAN is not scrubbed as one', () => {
+    expect(ibanRanges('iban gb82west12345698765432')).toEqual([]);
   });
 });
