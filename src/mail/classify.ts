@@ -2926,8 +2926,10 @@ const BARE_DOMAIN_ELEMENT = /^\s*[a-z\d-]+(?:\.[a-z\d-]+)*\.[a-z]{2,}\.?\s*$/iu;
 // Amazon SES's inbound field writes the client's address, the envelope sender and the HELO name as elements of their
 // own (`client-ip=…; envelope-from=taro@shop.example; helo=…`): one word each, no result, saying nothing.
 const SES_ELEMENT = /^\s*(?:client-ip|envelope-from|helo)\s*=\s*[^\s;]+\s*$/i;
-// The methods whose results carry a signature's selector and data (header.s, header.b).
-const SIGNATURE_METHODS = new Set(['dkim', 'dkim-atps', 'domainkeys']);
+// The methods whose results carry a signature's selector and data (header.s, header.b): dkim, dkim-atps, domainkeys,
+// and a verifier's own for other signature fields (authentication-milter's x-google-dkim, for Gmail's
+// X-Google-DKIM-Signature).
+const SIGNATURE_METHOD = /dkim|domainkeys/;
 // The identities an spf result may name beside the envelope sender's, each checked once at most: the HELO name
 // (Stalwart's EHLO check) and the purported responsible address (Cisco Secure Email writes `spf=None smtp.pra=…`).
 const SPF_OTHER_IDENTITIES = ['smtp.helo', 'smtp.pra'] as const;
@@ -2971,9 +2973,10 @@ function readAuthenticationResults(field: string, dkimSignatures?: number): Auth
       else props.set(name, (value ?? property[2]!).toLowerCase());
     }
     const result = match[2]!.toLowerCase();
-    if (method === 'dkim') unreadable ??= signingIdentityProblem(props, addresses, result === 'pass');
-    // A signature's selector and signature data belong to its dkim result: elsewhere they are what followed an echo.
-    else if (!SIGNATURE_METHODS.has(method) && (props.has('header.s') || props.has('header.b'))) unreadable ??= `header.s or header.b in a ${method} result`;
+    // Every signature's result names its identity alike (x-google-dkim too), so an echo ending in one is read alike.
+    if (SIGNATURE_METHOD.test(method)) unreadable ??= signingIdentityProblem(props, addresses, method === 'dkim' && result === 'pass');
+    // A signature's selector and signature data belong to its result: elsewhere they are what followed an echo.
+    else if (props.has('header.s') || props.has('header.b')) unreadable ??= `header.s or header.b in a ${method} result`;
     results.push({ method, result, properties: rest.replace(/\s+/g, ' ').trim().slice(0, MAX_RESULT_CHARS), props });
   }
   for (const method of SINGLE_RESULT_METHODS) {
