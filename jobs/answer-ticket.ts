@@ -436,8 +436,10 @@ async function checkLimitsBeforeAgent(ticket: Ticket, signals: ReplySignals, dep
   // retry of a run that began is `processing`, as is a person's request for a new draft, which is theirs to spend.
   // A run on mail whose sender the receiving server vouched for counts in its domain's window of authenticated mail,
   // so forgeries under the domain (which anyone can write) cannot spend it (review 42a). Only for the From the ticket
-  // is counted under: a ticket whose From was read elsewhere (an IMAP envelope) is vouched for by nothing here.
-  const authenticated = isSameMailbox(signals.from?.address ?? '', ticket.from) && senderVouchedFor(signals, ownMailboxesOf(config));
+  // is counted under: a ticket whose From was read elsewhere (an IMAP envelope) is vouched for by nothing here. And
+  // only with AUTHSERV_ID: without it the topmost Authentication-Results may be the sender's own (review 42b).
+  const authenticated =
+    config.AUTHSERV_ID.length > 0 && isSameMailbox(signals.from?.address ?? '', ticket.from) && senderVouchedFor(signals, ownMailboxesOf(config));
   const sender = { address: ticket.from, authenticated };
   const run = await produce(deps.redis, () => recordAgentRun(deps.redis, config.QUEUE_PREFIX, sender, ticket.id, agentRunLimitsOf(config)));
   if (run.erased) throw new UnrecoverableError(`ticket ${ticket.id} was erased on request; the agent does not run on it`);

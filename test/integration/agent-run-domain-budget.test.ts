@@ -75,7 +75,7 @@ describe('agent runs per organisation domain', () => {
 
   // Review 42a, F4: the From can be forged, so the flood above could as well be under a real customer's domain.
   it("a forged flood under a customer's domain parks only that domain's unauthenticated mail: its authenticated mail still gets a draft", async () => {
-    const running = await run({ AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR: '3' });
+    const running = await run({ AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR: '3', AUTHSERV_ID: 'mx.helpdesk.test' });
     // Made-up addresses at bigcustomer.co.jp: no access to the domain needed, so nothing authenticated them.
     for (const from of ['x0@bigcustomer.co.jp', 'x1@bigcustomer.co.jp', 'x2@mail.bigcustomer.co.jp']) expectRun(await handle(running, mail(from)));
     expectLimited(await handle(running, mail('x3@bigcustomer.co.jp')), UNAUTHENTICATED_REASON(3, 'bigcustomer.co.jp', 3));
@@ -97,6 +97,15 @@ describe('agent runs per organisation domain', () => {
       await handle(running, mail('x4@bigcustomer.co.jp', { 'Authentication-Results': 'mx.helpdesk.test; dkim=pass header.d=attacker.example' })),
       UNAUTHENTICATED_REASON(3, 'bigcustomer.co.jp', 3),
     );
+  }, 120_000);
+
+  // Review 42b, F7: without AUTHSERV_ID, the topmost Authentication-Results may be the forger's own (a receiving server
+  // that writes none), so nothing counts as authenticated for the window.
+  it('without AUTHSERV_ID, a dmarc=pass the sender wrote counts as unauthenticated', async () => {
+    const running = await run({ AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR: '2' });
+    const own = { 'Authentication-Results': 'mx.helpdesk.test; dmarc=pass header.from=bigcustomer.co.jp' };
+    for (const from of ['x0@bigcustomer.co.jp', 'x1@bigcustomer.co.jp']) expectRun(await handle(running, mail(from, own)));
+    expectLimited(await handle(running, mail('x2@bigcustomer.co.jp', own)), UNAUTHENTICATED_REASON(2, 'bigcustomer.co.jp', 2));
   }, 120_000);
 
   it('leaves shared mail domains out (their senders are strangers to each other); 0 runs nothing from any organisation domain', async () => {

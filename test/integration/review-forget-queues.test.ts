@@ -124,7 +124,7 @@ async function tracesLeft(words: readonly string[], allowed: (key: string) => bo
 
 describe('forget leaves nothing of the customer in Redis', () => {
   it("after the pipeline ran for them: tickets, raw mail, jobs in every state, their results and errors, the queues' events, the Sent-folder copy, the reply limits", async () => {
-    const { config, env } = configFor({ AUTO_REPLY_LIMIT_PER_HOUR: '2' });
+    const { config, env } = configFor({ AUTO_REPLY_LIMIT_PER_HOUR: '2', AUTHSERV_ID: 'mx.helpdesk.test' });
     const prefix = config.QUEUE_PREFIX;
     const hanako = customer('Hanako Yamada');
     const bob = customer('Bob Smith');
