@@ -31,6 +31,7 @@ import type { Ticket, TicketState } from '../../src/tickets/ticket.js';
 import type { TicketStore } from '../../src/tickets/ticket-store.js';
 import { encodeIso2022Jp } from './iso-2022-jp.js';
 import { startDovecot, type DovecotServer } from '../../src/dev/dovecot.js';
+import { buildMail as buildDevMail, MAIL_FROM, SUPPORT_ADDRESS, type LegacyCharset, type MailSpec as DevMailSpec } from '../../src/dev/mail-builder.js';
 import { startOpenAIServer, type OpenAIServer } from '../../src/dev/openai-server.js';
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
@@ -40,10 +41,7 @@ import { startOAuth2Provider, type OAuth2Provider } from './oauth2-provider.js';
 /** Repository root (tests run from it; child processes are started in it). */
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** Our support address: the Dovecot user, MAIL_FROM's address. */
-export const SUPPORT_ADDRESS = 'support@helpdesk.test';
-/** MAIL_FROM of the tests. */
-export const MAIL_FROM = `XYZ Support <${SUPPORT_ADDRESS}>`;
+export { MAIL_FROM, SUPPORT_ADDRESS } from '../../src/dev/mail-builder.js';
 /** An alias of the mailbox (SUPPORT_ADDRESSES). */
 export const SUPPORT_ALIAS = 'help@helpdesk.test';
 /** Vector size of the local embedder in the tests (small: fast to index, same for indexer and workers). */
@@ -300,55 +298,15 @@ export async function removePrefix(redisUrl: string, prefix: string): Promise<vo
 // ------------------------------------------------------------------------------------------------------------------
 // Mail builders.
 
-/** A test mail. */
-export interface MailSpec {
-  messageId: string;
-  from: string;
-  subject: string;
-  body: string;
-  to?: string;
-  charset?: 'utf-8' | 'iso-2022-jp';
-  inReplyTo?: string;
-  references?: string[];
-  /** Extra header lines, e.g. `{ 'Auto-Submitted': 'auto-replied' }`. */
-  headers?: Record<string, string>;
-  /** The Date header (default now). */
-  date?: string;
-  /** Replaces the whole Content-Type header and body (for multipart reports). */
-  rawBody?: { contentType: string; body: string };
-}
+/** A test mail: {@link DevMailSpec} with the charset named (the builder lives in src/dev for the soak too). */
+export type MailSpec = Omit<DevMailSpec, 'charset'> & { charset?: 'utf-8' | 'iso-2022-jp' };
+
+const ISO_2022_JP: LegacyCharset = { name: 'iso-2022-jp', encode: encodeIso2022Jp };
 
 /** Builds a raw RFC 5322 mail with CRLF line endings. */
 export function buildMail(spec: MailSpec): Buffer {
-  const charset = spec.charset ?? 'utf-8';
-  const encodeHeader = (value: string): string => {
-    if (/^[\x20-\x7e]*$/.test(value)) return value;
-    const bytes = charset === 'iso-2022-jp' ? encodeIso2022Jp(value) : Buffer.from(value, 'utf8');
-    return `=?${charset.toUpperCase()}?B?${bytes.toString('base64')}?=`;
-  };
-  const lines = [
-    `From: ${spec.from}`,
-    `To: ${spec.to ?? MAIL_FROM}`,
-    `Subject: ${encodeHeader(spec.subject)}`,
-    `Date: ${spec.date ?? new Date().toUTCString()}`,
-    `Message-ID: ${spec.messageId}`,
-    ...(spec.inReplyTo ? [`In-Reply-To: ${spec.inReplyTo}`] : []),
-    ...(spec.references?.length ? [`References: ${spec.references.join(' ')}`] : []),
-    ...Object.entries(spec.headers ?? {}).map(([k, v]) => `${k}: ${v}`),
-    'MIME-Version: 1.0',
-  ];
-  if (spec.rawBody) {
-    lines.push(`Content-Type: ${spec.rawBody.contentType}`, '');
-    return Buffer.from(`${lines.join('\r\n')}\r\n${spec.rawBody.body.replace(/\r?\n/g, '\r\n')}`, 'utf8');
-  }
-  const body = spec.body.replace(/\r?\n/g, '\r\n');
-  if (charset === 'iso-2022-jp') {
-    lines.push('Content-Type: text/plain; charset=ISO-2022-JP', 'Content-Transfer-Encoding: 7bit', '');
-    return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n`, 'ascii'), encodeIso2022Jp(body), Buffer.from('\r\n', 'ascii')]);
-  }
-  lines.push('Content-Type: text/plain; charset=utf-8', 'Content-Transfer-Encoding: base64', '');
-  const b64 = Buffer.from(body, 'utf8').toString('base64').replace(/.{76}/g, '$&\r\n');
-  return Buffer.from(`${lines.join('\r\n')}\r\n${b64}\r\n`, 'ascii');
+  const { charset, ...rest } = spec;
+  return buildDevMail(charset === 'iso-2022-jp' ? { ...rest, charset: ISO_2022_JP } : rest);
 }
 
 /** A fresh Message-ID in the customer's domain. */
