@@ -6,20 +6,30 @@
  * without width, spaces, hyphens or case; nothing else vouches (not ours, not the customer's, not a trusted domain).
  *
  * What counts:
- * - a Japanese bank account: 普通/当座/貯蓄 (預金)(口座), 口座(番号) or a branch (新宿支店 No.) and seven or eight
- *   digits, whole or in two groups (765-4321); ゆうちょ's 記号 and 番号 (the bank and branch before it are named with
- *   it, the number is compared); an account number after its English label where the sentence pays into it (pay to,
- *   sort code, routing, bank account); an IBAN that passes its mod-97 check, in any case (lower case with eight digits
- *   at least, so words do not pass as one); a SWIFT/BIC code only after its label (eight letters alone are a word; a
- *   value in small letters needs a digit, or a colon before it and a country where a BIC has one);
+ * - a Japanese bank account: 普通/当座/貯蓄 (預金)(口座), (普)/(当), 口座(番号) or a branch (新宿支店 No.) and seven or
+ *   eight digits, whole or in two groups (765-4321; after a branch only after No. or #: 札幌支店 060-0001 is a
+ *   postcode; a group of four first after the type only with 口座 or 番号: 当座 2024-0115 is a date), not an amount
+ *   (普通 1000-1500円), and not the customer's own account where we pay them back (ご登録の口座 1234567 への返金) unless
+ *   the sentence asks to pay into it or names it as where to pay (ご指定の口座 … へお振込みください, お振込先：ご登録の口座 …);
+ *   ゆうちょ's 記号 and 番号 where the sentence names ゆうちょ, a post office or a transfer (an insurance card has them
+ *   too; the bank and branch before it are named with it, the number is compared); an account number after its
+ *   English label where its sentence names a bank (bank, IBAN, sort code, routing, SWIFT/BIC, beneficiary, wire, 銀行)
+ *   and it is not "your (registered) account", or where it is asked to be paid into (pay/transfer/wire … to account,
+ *   payments should be made to account): a user's account id in our system is no bank account ("Your new account
+ *   number is 12345678", "Your payment to account 88776655 was received"); an IBAN that passes its mod-97 check, in
+ *   any case (lower case with eight digits at least, so words do not pass as one); a SWIFT/BIC code only after its
+ *   label (eight letters alone are a word; a value in small letters needs a digit, or the label in capitals, a colon
+ *   and a country where a BIC has one: "Swift: disabled" is none);
  * - a crypto address: bech32 (bc1…, tb1…, ltc1…), base58 (1…, 3…, and TRON's T…) that passes its checksum, 0x and
  *   40 hex digits;
  * - a chat or payment handle with its label (LINE, Telegram, WhatsApp, Signal, Skype, WeChat/微信, KakaoTalk, Viber,
  *   PayPay, Venmo, Cash App, Zelle, Alipay/支付宝): an @handle, a Skype live: id or a $cashtag near the label (LINE＠xyz
- *   too), or a plain id or number after the label and a colon (LINE ID: xyz-help2, line id: xyz-help2), after at/on
- *   (Telegram at xyz.refunds), or between the label and a particle (LINEで xyz-help2 まで, ID：xyz-help2 までLINEで,
- *   LINEの友だち追加は xyz_help2 で検索). A plain id must look like one (a digit, or . _ - inside), and a word of the
- *   sentence (LINE ID: optional) or a version (PayPay: v2.3) is none. The label alone ("LINEアプリ", "Skype for
+ *   too), or a plain id or number after the label and a colon (LINE ID: xyz-help2, line id: xyz-help2, LINE (ID:
+ *   xyz-help2)), after at/via or "to ID" (Telegram at xyz.refunds, PayPay to ID xyzshop01), an international number
+ *   without a colon (WhatsApp +81 90 1234 5678), or between the label and a particle (LINEで xyz-help2 まで,
+ *   ID：xyz-help2 までLINEで, LINEの友だち追加は xyz_help2 で検索). A plain id must look like one (a digit, or . _ -
+ *   inside), and a word of the sentence (LINE ID: optional, Skype: sign-in), a version (PayPay: v2.3) or a channel
+ *   (Signal at ch-36) is none. The label alone ("LINEアプリ", "Skype for
  *   Business", "Signal strength") and "line" in small letters without ID are words;
  * - a remote-access tool (AnyDesk, TeamViewer, RustDesk, Quick Assist…) with an ID of nine or more digits, and a
  *   sentence asking the customer to install or open one or send its ID or password: vouched when the knowledge names
@@ -28,7 +38,8 @@
  *   ({@link giftCardRequest}). An ask to buy is the scam (buy Apple gift cards and send us the codes) and nothing
  *   vouches for it. An ask only to send is what a seller or issuer of cards asks ("the number on the back of the
  *   card"): the knowledge vouches for it when it asks the same of the same card (its own procedure), and the codes
- *   come back to our own address (a contact the draft names beside it is a detail of its own).
+ *   come back to our own address (a contact the draft names beside it is a detail of its own). "Buy cards only from
+ *   official stores" is the advice against the scam, no ask, unless the text asks for codes too.
  *
  * personal-data.ts finds bank accounts, IBANs and LINE ids to remove them from the knowledge base, and keeps an
  * official LINE account (@id) as published; here an official-looking account is exactly what a forger writes, so that
@@ -68,23 +79,60 @@ function compact(value: string): string {
 // A hyphen and a digit after it make a longer number (0120-123-456 after a branch's name).
 const ACCOUNT_DIGITS = String.raw`(?:[0-9]{7,8}|[0-9]{3}[ \-‐‑−][0-9]{4}|[0-9]{4}[ \-‐‑−][0-9]{3,4})(?![0-9]|[\-‐‑−][0-9])`;
 // Each run of spaces has one place to go: two optional runs side by side backtrack quadratically on a long one.
-// After the account's type (普通 1234567, 当座預金口座 765-4321), as personal-data's scrub reads it, with groups too.
-const ACCOUNT_AFTER_TYPE = new RegExp(String.raw`(?:普通|当座|貯蓄)(?:預金)?(?:口座)?(?:番号)?[ \t]*(?:[:：][ \t]*)?(${ACCOUNT_DIGITS})`, 'dg');
+// What makes the digits an amount, a count or a range (普通 1000-1500円): no account. まで is not one of them (口座番号
+// 8765432 までお振込みください); a date after the type alone (当座 2024-0115 まで) is its group of four first.
+const NOT_AN_ACCOUNT_AFTER = String.raw`(?![ \t]*(?:円|年|月|日|件|個|名|人|時|分|秒|%|〜|~|以上|以下|未満|程度|前後|ほど|くらい|ぐらい))`;
+// After the account's type (普通 1234567, 当座預金口座 765-4321, (普) 7654321), as personal-data's scrub reads it, with
+// groups too; a group of four first (1000-1500, 2024-0115) only after 口座 or 番号 ({@link bankAccounts}).
+const ACCOUNT_AFTER_TYPE = new RegExp(
+  String.raw`(?:(?:普通|当座|貯蓄)(?:預金)?|\((?:普|当|貯)\))(?:口座)?(?:番号)?[ \t]*(?:[:：][ \t]*)?(${ACCOUNT_DIGITS})${NOT_AN_ACCOUNT_AFTER}`,
+  'dg',
+);
 // After 口座 or 口座番号 without the type (新しい口座番号：8765432, 口座 7654321).
-const ACCOUNT_AFTER_LABEL = new RegExp(String.raw`口座(?:番号)?[ \t]*(?:(?:[:：]|は)[ \t]*)?(${ACCOUNT_DIGITS})`, 'dg');
-// Right after a branch (新宿支店 No. 7654321, 新宿支店 7654321): the match starts at the branch's name.
+const ACCOUNT_AFTER_LABEL = new RegExp(String.raw`口座(?:番号)?[ \t]*(?:(?:[:：]|は)[ \t]*)?(${ACCOUNT_DIGITS})${NOT_AN_ACCOUNT_AFTER}`, 'dg');
+// Right after a branch (新宿支店 No. 7654321, 新宿支店 7654321): the match starts at the branch's name. Seven or eight
+// digits whole, or in groups after No. or #, or in groups where the sentence pays into an account: 札幌支店 060-0001
+// 札幌市… is the branch's postcode.
 const ACCOUNT_AFTER_BRANCH = new RegExp(
-  String.raw`[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ーA-Za-z0-9]{1,12}(?:支店|営業部|出張所)[ \t]*(?:(?:No\.?|№|#)[ \t]*)?(?:[:：][ \t]*)?(${ACCOUNT_DIGITS})`,
+  String.raw`[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ーA-Za-z0-9]{1,12}(?:支店|営業部|出張所)[ \t]*(?:(?:(?:No\.?|№|#)[ \t]*)?(?:[:：][ \t]*)?([0-9]{7,8}(?![0-9]|[\-‐‑−][0-9]))|(?:No\.?|№|#)[ \t]*(?:[:：][ \t]*)?(${ACCOUNT_DIGITS})|(?:[:：][ \t]*)?(${ACCOUNT_DIGITS}))${NOT_AN_ACCOUNT_AFTER}`,
   'dgu',
 );
+// What makes digits in groups after a branch an account: the sentence pays into one.
+const PAYS_INTO_JA = /振込|振り込|振替|送金|入金|支払|払込|払い込|口座/;
+// The customer's own account, named where we pay them back (ご登録の口座 1234567 への返金, お客様名義の口座（普通 1234567）):
+// right before the account's label or type.
+const OWN_ACCOUNT_BEFORE = /(?:ご登録|ご指定|お客様|ご本人|ご自身)(?:いただいた|いただいている|済み|様|名義|の)*(?:銀行)?(?:口座)?[ \t(「]*$/;
+// What asks the reader to pay into an account, or names one as where to pay: then a customer's own account is none.
+const JA_PAY_ASK =
+  /(?:お?振込|お?振り込|送金|入金|お?支払|払い?込)(?:み|い)?先|(?:振込|振り込|支払|払い込|払込|送金|入金)[^。！？\n]{0,12}?(?:ください|下さい|お願い|願います|いただけ|頂け)/;
 // ゆうちょ銀行: 記号 (five digits) and 番号 (up to eight), 記号12340-番号12345671 or 記号番号 12340-12345671.
+const YUCHO_WORD = /ゆうちょ|郵便局|郵便貯金|振替|振込|振り込|送金|入金|JP ?BANK/i;
 const YUCHO_ACCOUNT = /記号(?:番号)?[ \t]*(?:[:：][ \t]*)?([0-9]{5})[ \t]*(?:[-‐‑−・/][ \t]*)?(?:番号[ \t]*(?:[:：][ \t]*)?)?([0-9]{6,8})(?![0-9])/dg;
 // An account number after its English label (account number: 55779911, account 123456789012), counted only where the
 // sentence around it pays into an account: a customer's own account number at the company ("your account number
 // 12345678 is active", "your payment for account number …") is no place to pay.
+// Review 42b: a user's account id in our system ("Your new account number is 12345678", "Payments made in March for
+// account 12345678", "visit your nearest branch with your account number") is no bank account either: a bank's word in
+// the same sentence, or an ask to pay into it right before its label, makes it one.
 const EN_ACCOUNT = /(?<![A-Za-z])(?:bank[ \t]+)?(?:account|acct|a\/c)(?:[ \t]*(?:number|no\.?|num|#))?[ \t]*(?:(?:[:#=]|is)[ \t]*)?([0-9](?:[ -]?[0-9]){5,16})(?![0-9])/dgi;
-const PAYS_INTO =
-  /\b(?:pay(?:ment)?s?|transfer|wire|remit|deposit|send|payable)[ \t]+(?:\w+[ \t]+){0,3}?(?:to|into|in)\b|\b(?:bank[ \t]+account|bank[ \t]+details|sort[ \t-]?code|routing|ABA|beneficiary|payee|new[ \t]+account|our[ \t]+(?:new[ \t]+)?account|branch)\b/i;
+const BANK_WORD = /\b(?:bank(?:ing)?|IBAN|sort[ \t-]?codes?|routing|SWIFT|BIC|ABA|beneficiary|wire)\b|銀行/i;
+// Pay, transfer, wire… to/into (our/the/this…) account, asked of the reader: please, kindly, or opening its clause,
+// or what a payment must be (Payments should be made to account …).
+const PAY_INTO_BEFORE =
+  /(?:(?:^|[.!?;:,(]\s*|\b(?:please|kindly|you (?:need|must|have|should) to|you should|then|and)\s+)(?:pay|transfer|wire|remit|deposit|send)\b(?:[ \t]+(?![Tt]o\b|[Ii]nto\b)[\w$.,'’-]+){0,4}?|\b(?:should|must|need to|has to|have to)[ \t]+be[ \t]+(?:made|sent|paid|transferred|wired|remitted|deposited))[ \t]+(?:to|into)[ \t]+(?:(?:our|the|this|that|a|an|new|bank|following)[ \t]+){0,3}$/i;
+// An ask to use an account for payments: "Please use the new account 55779911 for all payments" (the payee-change
+// attack's own words, with no bank word and no "pay to").
+const PAYMENT_USE_ASK = /\b(?:please|kindly|from now on,?)[ \t]+(?:use|send|direct)\b[^.!?。\n]{0,80}\b(?:payments?|transfers?|remittances?|deposits?)\b/i;
+// The customer's own account: "your (registered) (bank) account 12345678 (on file)".
+const YOUR_ACCOUNT_BEFORE = /\byour[ \t]+(?:(?:registered|own|usual|existing|linked|nominated)[ \t]+)?$/i;
+// The sentence around a find, at most `before` and `after` characters on each side: linear for many finds.
+function sentenceAround(text: string, start: number, end: number, before: number, after: number): string {
+  const head = text.slice(Math.max(0, start - before), start);
+  const tail = text.slice(end, Math.min(text.length, end + after));
+  const cut = Math.max(head.lastIndexOf('。'), head.lastIndexOf('！'), head.lastIndexOf('？'), head.lastIndexOf('\n'), head.search(/[.!?]\s[^.!?]*$/));
+  const stop = tail.search(/[。！？\n]|[.!?](?=\s|$)/);
+  return head.slice(cut + 1) + text.slice(start, end) + (stop >= 0 ? tail.slice(0, stop) : tail);
+}
 // Where the named account starts: the bank and branch right before its label.
 const BANK_BEFORE = new RegExp(
   String.raw`(?:[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ーA-Za-z&・]{1,12}(?:銀行|信用金庫|信金|信用組合|労働金庫|ろうきん|バンク|Bank|BANK)[ \t]*)?` +
@@ -101,17 +149,30 @@ function bankAccounts(text: string): PaymentDetail[] {
   };
   for (const pattern of [ACCOUNT_AFTER_TYPE, ACCOUNT_AFTER_LABEL, ACCOUNT_AFTER_BRANCH]) {
     for (const m of text.matchAll(pattern)) {
-      const [start, end] = m.indices![1]!;
-      add(m.index, start, end, text.slice(start, end));
+      const group = m.indices!.findIndex((range, i) => i > 0 && range !== undefined);
+      const [start, end] = m.indices![group]!;
+      const digits = text.slice(start, end);
+      if (pattern === ACCOUNT_AFTER_BRANCH && group === 3 && !PAYS_INTO_JA.test(sentenceAround(text, m.index, end, 80, 60))) continue;
+      // A group of four first after the type alone reads as a range or a date (普通 1000-1500, 当座 2024-0115).
+      if (pattern === ACCOUNT_AFTER_TYPE && /^[0-9]{4}[^0-9]/.test(digits) && !/口座|番号/.test(m[0])) continue;
+      // The customer's own account where we pay them back, unless the sentence asks to pay into it or names it as
+      // where to pay (review 42b: ご登録の口座 1234567 への返金 is the refund's, ご指定の口座 … へお振込みください an ask).
+      if (pattern !== ACCOUNT_AFTER_BRANCH && OWN_ACCOUNT_BEFORE.test(text.slice(Math.max(0, m.index - 24), m.index)) && !JA_PAY_ASK.test(sentenceAround(text, m.index, end, 80, 60))) continue;
+      add(m.index, start, end, digits);
     }
   }
   for (const m of text.matchAll(YUCHO_ACCOUNT)) {
+    // 記号 and 番号 are an insurance card's or a member card's too: ゆうちょ's only where the sentence says so.
+    if (!YUCHO_WORD.test(sentenceAround(text, m.index, m.index + m[0].length, 80, 40))) continue;
     add(m.index, m.indices![1]![0], m.index + m[0].length, `${m[1]}${m[2]}`);
   }
   for (const m of text.matchAll(EN_ACCOUNT)) {
     const [start, end] = m.indices![1]!;
     // Only the words around it are read, so many labels in a long text stay linear.
-    if (!PAYS_INTO.test(text.slice(Math.max(0, m.index - 80), Math.min(text.length, end + 60)))) continue;
+    const before = (m.index > 80 ? '\u0000' : '') + text.slice(Math.max(0, m.index - 80), m.index);
+    const asked = PAY_INTO_BEFORE.test(before);
+    const around = sentenceAround(text, m.index, end, 80, 60);
+    if (!asked && (!(BANK_WORD.test(around) || PAYMENT_USE_ASK.test(around)) || YOUR_ACCOUNT_BEFORE.test(before))) continue;
     add(m.index, start, end, text.slice(start, end));
   }
   return [...found.values()].map(({ from, end, digits }) => {
@@ -140,6 +201,7 @@ const SWIFT_WORDS = new Set([
   'business', 'customer', 'optional', 'included', 'received', 'complete', 'separate', 'approved', 'reserved', 'selected', 'standard', 'internal', 'transfer',
   'payments', 'personal', 'accounts', 'invoices', 'checking', 'mandatory', 'unavailable', 'recommended', 'unspecified', 'unnecessary', 'appropriate',
   'information', 'transaction', 'unsupported', 'necessary', 'displayed', 'different', 'requested', 'confirmed', 'submitted', 'specified', 'mentioned',
+  'disabled', 'inactive', 'disallowed', 'unchanged',
 ]);
 
 function swiftCodes(text: string): PaymentDetail[] {
@@ -149,7 +211,9 @@ function swiftCodes(text: string): PaymentDetail[] {
     // In capitals, as a bank writes it; in small letters only with a digit (nwbkgb2l), or after a colon with a country
     // in its place and no word of the answer (SWIFT code: required).
     const upper = value.toUpperCase();
-    if (value !== upper && !/[0-9]/.test(value) && !(m[1] !== undefined && COUNTRIES.has(upper.slice(4, 6)) && !SWIFT_WORDS.has(value.toLowerCase()))) continue;
+    // The label in capitals too (SWIFT code: deutdeff): "Swift: disabled" is a setting of a Swift toolchain.
+    const capitalLabel = /^(?:SWIFT|BIC)/.test(m[0]);
+    if (value !== upper && !/[0-9]/.test(value) && !(capitalLabel && m[1] !== undefined && COUNTRIES.has(upper.slice(4, 6)) && !SWIFT_WORDS.has(value.toLowerCase()))) continue;
     found.push({ kind: 'swift', start: m.index, end: m.index + m[0].length, key: `swift:${compact(value)}` });
   }
   return found;
@@ -226,7 +290,7 @@ const CLOSING = String.raw`(?:[」』)）】\]>"”'’])?`;
 // official accounts' mark: "zelle@bank.example" is an address, which the address check reads.
 const labelled = (label: string, flags: string, touching: boolean) =>
   new RegExp(
-    `(?:${label})(?:(?:${ACCOUNT_WORD})?(?:${COLON}|${BRACKET}|[ \\t]+|(?:[ \\t]*(?:で|の|に|へ|on|at|via)[ \\t]*)${touching ? '|(?=@)' : ''})(${STRONG_VALUE})|(?:${ACCOUNT_WORD})?${COLON}(${PLAIN_VALUE})|${ACCOUNT_WORD}${BRACKET}(${PLAIN_VALUE}))${VALUE_END}${CLOSING}`,
+    `(?:${label})(?:(?:${ACCOUNT_WORD})?(?:${COLON}|${BRACKET}|[ \\t]+|(?:[ \\t]*(?:で|の|に|へ|on|at|via)[ \\t]*)${touching ? '|(?=@)' : ''})(${STRONG_VALUE})|(?:[ \\t]*[(【\\[]${ACCOUNT_WORD}|${ACCOUNT_WORD})?${COLON}(${PLAIN_VALUE})|${ACCOUNT_WORD}${BRACKET}(${PLAIN_VALUE}))${VALUE_END}${CLOSING}`,
     `${flags}dg`,
   );
 const LABELLED_HANDLES = [labelled(CASED_CHAT_LABEL, 'u', true), labelled(CHAT_LABEL, 'iu', false)];
@@ -236,8 +300,11 @@ const handleBefore = (label: string, flags: string) =>
 const HANDLES_BEFORE = [handleBefore(CASED_CHAT_LABEL, 'u'), handleBefore(CHAT_LABEL, 'iu')];
 // A plain id written around its label without a colon, each form's group 1 the id ({@link plainId} decides):
 const plainIdsAround = (label: string, flags: string) => [
-  // after at or via (Telegram at xyz.refunds; "on" is where the app runs: WhatsApp on Android-14);
-  new RegExp(`(?:${label})[ \\t]+(?:at|via)[ \\t]+(${PLAIN_ID})${VALUE_END}`, `${flags}dg`),
+  // after at or via (Telegram at xyz.refunds; "on" is where the app runs: WhatsApp on Android-14), or "to" and an id
+  // label (Pay with PayPay to ID xyzshop01);
+  new RegExp(`(?:${label})[ \\t]+(?:at|via|to[ \\t]+(?:ID|id|Id|account|handle|user[ \\t]?name|username))[ \\t]+(${PLAIN_ID})${VALUE_END}`, `${flags}dg`),
+  // an international number after the label without a colon (WhatsApp +81 90 1234 5678);
+  new RegExp(`(?:${label})(?:${ACCOUNT_WORD})?[ \\t]+(\\+[0-9](?:[ -]?[0-9]){8,14})(?![0-9])`, `${flags}dg`),
   // between the label (and its particle) and the particle after it (LINEで xyz-help2 まで);
   new RegExp(`(?:${label})(?:[ \\t]*(?:で|の|に|へ))?[ \\t]*(${PLAIN_ID})(?=[ \\t]*(?:まで|に|へ|宛|を|で|から))`, `${flags}dg`),
   // after an id label and before the label (ID：xyz-help2 までLINEで, ID: xyz-help2 on Telegram);
@@ -254,12 +321,15 @@ const NOT_AN_ID =
   /^(?:your|our|the|this|that|here|there|see|below|above|required|needed|optional|mandatory|unknown|none|not|n\/a|na|blank|empty|missing|pending|available|unavailable|supported|unsupported|enabled|disabled|registered|unregistered|linked|unlinked|set|unset|shown|displayed|only|and|or|app|official|account|business|id|number|name|username|email|e-mail|phone|yes|no|ok)$/i;
 // A version (PayPay: v2.3以降, Telegram at v2.1) is no id.
 const VERSION = /^v(?:er(?:sion)?)?[ .]?[0-9]+(?:\.[0-9]+)*[a-z]?$/i;
+// Nor a channel, band or port (Signal at ch-36), or a word written with a hyphen (Skype: sign-in fails).
+const NOT_AN_ID_SHAPE =
+  /^(?:(?:ch|chan|channel|band|port|slot|pin|rev|page|pg|no|step|level|lv|tv|fm|am|ap|cam|node)[-. ]?[0-9]+|sign-in|sign-up|sign-out|log-in|log-out|opt-in|opt-out|add-on|add-ons|plug-in|plug-ins|built-in|check-in|pop-up|pop-ups|set-up|follow-up|read-only|wi-fi|e-mail|up-to-date|two-factor|end-to-end)$/i;
 // A plain value is an id when shaped like one: a digit, or a dot, underscore or hyphen inside.
 const ID_SHAPED = /[0-9]|[A-Za-z0-9][._-][A-Za-z0-9]/;
 
 /** Whether a plain value after or before a label is an id: a number, or shaped like an id and no word or version. */
 function plainId(value: string): boolean {
-  return /^\+?[0-9]/.test(value) || (!NOT_AN_ID.test(value) && !VERSION.test(value) && ID_SHAPED.test(value));
+  return /^\+?[0-9]/.test(value) || (!NOT_AN_ID.test(value) && !VERSION.test(value) && !NOT_AN_ID_SHAPE.test(value) && ID_SHAPED.test(value));
 }
 
 function handles(text: string): PaymentDetail[] {
@@ -450,6 +520,10 @@ const CLAUSE_BREAK = /[,;:、，；：]|\b(?:and|but|so|because|since|although|t
 // A condition before the ask (カードが利用できない場合は、…; If the card does not work, …): its negation is not the ask's.
 const CONDITION_FIRST = /^[^。！？\n]*?(?:場合|とき|時|なら|たら|ければ)(?:に|には|は|でも|も)?[、,，]|^\s*(?:if|when|whenever|in case|should|once|unless)\b[^,;]*[,;]/i;
 
+// Where to buy a card safely: only from official or authorised stores, 公式ストアでのみ.
+const ONLY_OFFICIAL =
+  /\bonly\s+(?:from|at|in|through|via|on)\s+(?:the\s+|our\s+)?(?:official|authori[sz]ed|our|genuine|trusted)\b|\b(?:from|at)\s+(?:the\s+|our\s+)?(?:official|authori[sz]ed)\s+(?:[\w-]+\s+)?(?:stores?|shops?|retailers?|sellers?|sites?|websites?)\s+only\b|(?:公式|正規)[^。！？\n]{0,12}?(?:のみ|だけ)/i;
+
 /** A gift-card ask: its sentence, and whether it asks to buy cards (never vouched) or only for their codes. */
 interface GiftCardAsk {
   start: number;
@@ -468,11 +542,17 @@ interface GiftCardAsk {
 function giftCardAsks(text: string, knowledge = false): GiftCardAsk[] {
   if (!GIFT_CARD.test(text)) return [];
   const found: GiftCardAsk[] = [];
-  for (const [start, end, sentence] of sentences(text)) {
+  const all = sentences(text);
+  // Whether any sentence of the text asks to send a code, a number or a photo (read once, when needed).
+  let sends: boolean | undefined;
+  const asksToSend = () => (sends ??= all.some(([, , s]) => (JA_ASK.test(s) && JA_SEND.test(s)) || [...s.matchAll(EN_SEND)].some((m) => askedInEnglish(s, m.index))));
+  for (const [start, end, sentence] of all) {
     const cards = [...sentence.matchAll(GIFT_CARDS)];
     if (cards.length === 0) continue;
     const ja = JA_ASK.test(sentence);
-    const buy = !knowledge && buysCards(sentence, ja);
+    // Review 42b: "buy cards only from official stores" is the advice against the scam, unless the text also asks for
+    // the codes (in this sentence or another: "…only from official stores. Then send us the codes.").
+    const buy = !knowledge && buysCards(sentence, ja) && !(ONLY_OFFICIAL.test(sentence) && !asksToSend());
     const body = knowledge ? sentence.replace(CONDITION_FIRST, '') : sentence;
     const send = !buy && !negated(body) && (ja && JA_SEND.test(sentence) || [...sentence.matchAll(EN_SEND)].some((m) => askedInEnglish(sentence, m.index)));
     if (buy || send) found.push({ start, end, buy, cards: [...new Set(cards.map((c) => cardBrand(c[0])))].sort().join('+') });

@@ -5,7 +5,8 @@
  * forger's mail is left out too. Control: when the knowledge the agent found holds the account (a manual section
  * about where to pay), the same reply goes out, quote and all. Review 42a: the attack written a little otherwise
  * (grouped digits, Steam wallet cards) is parked too, and an ask for a gift card's number goes out when the manual's
- * own procedure asks the same, an ask to buy cards never.
+ * own procedure asks the same, an ask to buy cards never. Review 42b: an ordinary draft that only looks like payment
+ * details (the customer's registered account in a refund, a branch's postcode) goes out.
  */
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -58,6 +59,18 @@ describe('payment details an instruction in a forged mail slips into the draft',
       `the sender is not authenticated (no Authentication-Results of our receiving server vouch for keiri@customer.example), and the quoted mail contains payment details or contact handles (bank accounts, IBAN, SWIFT/BIC, crypto addresses, chat, payment or remote-access IDs) that are not in the knowledge the agent found: ${ACCOUNT}`,
     );
     expect(suite.servers.smtp.attempts).toHaveLength(0);
+  });
+});
+
+// Review 42b: what 56f4d22 parked in ordinary drafts: the customer's own registered account named in a refund, a
+// branch's postcode, a user's account id in our system.
+describe('an ordinary draft that only looks like payment details', () => {
+  it('goes out', async () => {
+    const draft = 'ご登録の口座 2345678 への返金は5営業日以内に完了します。書類は 札幌支店 060-0001 札幌市中央区北1条西2丁目 へご郵送ください。Your new account number is 12345678.';
+    const { done } = await answered(draft);
+    expect(done.state, done.reason).toBe('sent');
+    const [reply] = await suite.servers.smtp.waitFor(1);
+    expect(reply!.text).toContain('ご登録の口座 2345678 への返金');
   });
 });
 

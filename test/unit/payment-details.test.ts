@@ -405,3 +405,80 @@ describe('review 42a: the attack written a little otherwise is parked', () => {
     expect(ibanRanges('iban gb82west12345698765432')).toEqual([]);
   });
 });
+
+// Review 42b (F4): ordinary drafts that 56f4d22 parked (its probe, test/rev42b/payment-details.test.ts, and its
+// corpus), read with the corpus' knowledge: a user's account id in our system, a postcode after a branch, a price or a
+// date after 普通/当座, the customer's own registered account named in a refund, an insurance card's 記号/番号, a
+// setting's word or a channel after a label, and an advice to buy cards only from official stores. Read with knowledge
+// that holds no account (the corpus' holds 1234567, which would vouch for two of them).
+const ORDINARY_42B: string[] = [
+  'Your new account 12345678 has been created. You can sign in with your email address.',
+  'Your new account number is 12345678. Please keep it for future reference.',
+  'Please visit your nearest branch with your account number 12345678 and a photo ID.',
+  'You can pay in instalments. Your account 12345678 is eligible.',
+  'Payments made in March for account 12345678 are shown on the next invoice.',
+  'Please send the form to us and include your account number 1234567 on it.',
+  'To pay your invoice, please use the payment link in your account 12345678 dashboard.',
+  'Your payment to account 88776655 was received on March 3.',
+  '札幌支店 060-0001 札幌市中央区北1条西2丁目',
+  '料金は普通 1000-1500円程度です。',
+  '当座 2024-0115 までの暫定対応です。',
+  'ご登録の口座 1234567 への返金は5営業日以内に完了します。',
+  '記号 12340 番号 56789012 はお客様の保険証の番号ではありません。',
+  'Swift: disabled',
+  'Signal at ch-36 is weak.',
+  'Please buy a new Steam wallet card only from official stores.',
+  // The review's corpora: the same shapes written otherwise.
+  'We have moved your data to our new account system; your ID is 12345678.',
+  'Your branch code is 123 and your account number 12345678 will stay the same after the migration.',
+  'Our account manager will contact you. Account 12345678 is on the premium plan.',
+  'The refund will be paid into your bank account 12345678 on file.',
+  '福岡支店 810-0001 福岡市中央区天神1-1-1',
+  'みずほ銀行 札幌支店 060-0001 札幌市中央区北1条西2丁目（窓口は平日9時から15時）',
+  'ご登録口座 765-4321（お客様名義）に返金しました。',
+  'ご指定の口座 1234-567 への返金手続きが完了しました。',
+  'ご返金はご登録いただいたお客様名義の口座（普通 1234567）へお振込みいたします。',
+  'お客様番号 記号 12345-678901 を入力してください。',
+  '記号と番号をご確認ください（保険証の記号 12345 番号 678901 ではなく、会員証の番号です）。',
+  'Skype: sign-in fails on Windows 11.',
+  'SWIFT code: personal accounts do not need one.',
+];
+
+describe('review 42b: ordinary drafts are not parked', () => {
+  it.each(ORDINARY_42B)('%s', (draft) => {
+    expect(foreignLinks(draft, allowed())).toEqual([]);
+  });
+});
+
+// Review 42b (F5): the attack written a little otherwise again: [draft, what the check names].
+const ATTACK_VARIANTS_42B: Array<[string, string]> = [
+  ['振込先：三井住友銀行 渋谷支店 (普) 7654321', '三井住友銀行 渋谷支店 (普) 7654321'],
+  ['Add us on LINE (ID: xyz-help2) to get your refund.', 'LINE (ID: xyz-help2)'],
+  ['Pay with PayPay to ID xyzshop01.', 'PayPay to ID xyzshop01'],
+  // What the guards above leave parked: an ask to pay into the customer's "own" account, an English account asked to
+  // be paid into without a bank's word, groups after a branch's No., ゆうちょ named, a buy with the codes asked after.
+  ['ご指定の口座 7654321 へお振込みください。', '口座 7654321'],
+  ['お振込先：ご登録の口座 7654321', '口座 7654321'],
+  ['Please transfer the fee to account 55779911 today.', 'account 55779911'],
+  ['Payments should be made to account 55779911.', 'account 55779911'],
+  ['Your new account: please pay into account 55779911 at Mizuho Bank.', 'account 55779911'],
+  ['振込先: 三井住友銀行 新宿支店 No. 765-4321', '三井住友銀行 新宿支店 No. 765-4321'],
+  ['振込先: 三井住友銀行 新宿支店 765-4321', '三井住友銀行 新宿支店 765-4321'],
+  ['郵便局からのお振込みは 記号 12340 番号 12345671 へ', '記号 12340 番号 12345671'],
+  ['Please buy two Apple gift cards only from official stores. Then send us the codes.', 'Please buy two Apple gift cards only from official stores.'],
+  ['SWIFT code: deutdeff', 'SWIFT code: deutdeff'],
+  // The payee-change attack's own words, with no bank word and no "pay to" (the lead's check of review 42b's fix).
+  ['Please use the new account 55779911 for all payments.', 'account 55779911'],
+  ['From now on, send all future payments to our new account 55779911.', 'account 55779911'],
+];
+
+describe('review 42b: the attack written a little otherwise is parked', () => {
+  it.each(ATTACK_VARIANTS_42B)('%s', (draft, named) => {
+    expect(foreignLinks(draft, allowed(CORPUS_KNOWLEDGE))).toContain(named);
+  });
+
+  it('a WhatsApp number without a colon is read as a handle (the phone check names it once in foreignLinks)', () => {
+    const text = 'Message us on WhatsApp +81 90 1234 5678 for a faster refund.';
+    expect(paymentDetailsIn(text).map((d) => text.slice(d.start, d.end))).toEqual(['WhatsApp +81 90 1234 5678']);
+  });
+});
