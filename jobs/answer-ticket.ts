@@ -652,7 +652,7 @@ export function possibleCopyReview(ticket: Pick<Ticket, 'possibleCopyOf'>): Send
 /**
  * Why a draft must wait for a person because of its mail's sender, or undefined, most serious first: the receiving
  * server found the sender forged (`dmarc=fail`, `spf=fail`: our reply would go to whoever was impersonated); the
- * sender cannot be told (two From fields, several From addresses without a Sender: {@link ReplySignals.senderUnclear});
+ * sender cannot be told (two From fields, several From addresses, whatever a Sender says: {@link ReplySignals.senderUnclear});
  * the mail
  * is bulk mail by weaker signs than a list header (a mail service's bounce Return-Path, Errors-To, a system account, a
  * campaign header, a newsletter's unsubscribe footer recorded at ingest, a machine-made Reply-To), which a web form
@@ -674,7 +674,7 @@ export function senderReviewReason(
       reason: `possibly forged sender: the receiving server's Authentication-Results says ${forged}; a reply would go to whoever was impersonated`,
     };
   }
-  // Two From fields, or several From addresses without a Sender: the first, which the reply takes, is the mail's choice.
+  // Two From fields, or several From addresses, whatever a Sender says: the first, which the reply takes, is the mail's choice.
   if (signals.senderUnclear) return { kind: 'unclear-sender', reason: signals.senderUnclear };
   // Before bulk mail: a group's envelope and footer read as bulk mail, and what to configure is the useful reason.
   const group = ownGroupReviewDetail(signals, mailboxes);

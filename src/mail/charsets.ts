@@ -382,6 +382,35 @@ function wideLineEnd(window: Buffer, unit: number): number {
 }
 
 /**
+ * The payload of a `data:` URI in an HTML attribute value or a CSS `url()`: an inline image (a pasted screenshot is
+ * megabytes of base64, review 42b), a font, a background. Never text: html-to-text skips images, objects, frames and
+ * SVG and ignores link targets, so dropping it changes no word of the text, and a cut of the HTML no longer falls
+ * inside a picture after the customer's words. `$1$2` keep the attribute's start and the URI's type (bounded:
+ * unbounded, its parameters overflowed the stack on 10 MB of `;a=b`). Linear: a match starts at `=` or `url(` and its
+ * payload stops at a quote, bracket, angle bracket or space, so it never runs into the next attribute or into text.
+ */
+export const DATA_URI_PAYLOAD = /(=\s*["']?|url\(\s*["']?)(data:[\w.+/-]{0,100}(?:;[\w.+-]{1,100}(?:=[\w.+-]{0,100})?){0,10}),[^"'()<>\s]*/gi;
+
+/**
+ * HTML bytes in an ASCII-based charset ({@link isAsciiBased}) without their data: URIs' payloads: what is dropped
+ * starts after the URI's `,` and ends before an ASCII quote, bracket or space, none of which is a byte of a multi-byte
+ * character there, so no character is split.
+ */
+function withoutDataUriPayloads(html: Buffer): Buffer {
+  return Buffer.from(html.toString('latin1').replace(DATA_URI_PAYLOAD, '$1$2,'), 'latin1');
+}
+
+/**
+ * True for a charset whose ASCII bytes always stand for ASCII characters (UTF-8, Shift_JIS, EUC-JP, GB18030, Big5,
+ * the Latin ones); not UTF-16 or UTF-32, nor the escape-shifted ISO-2022 family, UTF-7 and HZ, whose text is ASCII
+ * bytes.
+ */
+function isAsciiBased(label: string | undefined): boolean {
+  const name = label?.trim().toLowerCase() ?? '';
+  return !WIDE_LABEL.test(name) && !/^(?:cs)?iso-?2022|^utf-?7|^hz/.test(name);
+}
+
+/**
  * True for an inline text part, which mailsplit's rewriter then writes back in base64. Left to itself, it re-encodes
  * a part as quoted-printable (unless it was base64), whose encoder spends up to 2 µs on an 8-bit byte (bytes of
  * 0x80–0xBF get a line of their own every four); base64 is Buffer's own, and the bytes mailparser reads are the same.
@@ -407,15 +436,16 @@ function withRewriterLineEnd(bytes: Buffer, encoding: MimeNode['encoding']): Buf
  * again; undefined when no label changes or the mail cannot be split. The structure, the other parts and every other
  * header stay as they were; the text parts are re-encoded in base64 ({@link rewrittenInBase64}), so 8-bit bytes
  * survive. They keep only as many bytes as `budget` gives their type ({@link textPartBytesToDecode});
- * `bytesLeftOut` counts the rest.
+ * `bytesLeftOut` counts the rest, and `bytesLeftOutByType` the rest of each type: a cut of an HTML alternative loses
+ * no text when the plain text is what is read (review 42b: a 2 MB pasted image parked a mail read whole).
  */
 export async function relabelTextParts(
   raw: Buffer,
   budget: RelabelledTextBudget,
-): Promise<{ raw: Buffer; repairs: CharsetRepair[]; bytesLeftOut: number } | undefined> {
+): Promise<{ raw: Buffer; repairs: CharsetRepair[]; bytesLeftOut: number; bytesLeftOutByType: { plain: number; html: number } } | undefined> {
   const repairs: CharsetRepair[] = [];
   const left = { ...budget };
-  let bytesLeftOut = 0;
+  const bytesLeftOutByType = { plain: 0, html: 0 };
   const splitter = new Splitter();
   const rewriter = new Rewriter(rewrittenInBase64);
   const joiner = new Joiner();
@@ -434,10 +464,13 @@ export async function relabelTextParts(
     decoder.on('end', () => {
       const declared = node.charset ? node.charset.toLowerCase() : undefined;
       const judged = textPartBytesToDecode(Buffer.concat(chunks), MAX_JUDGED_TEXT_BYTES, declared);
-      const kept = textPartBytesToDecode(judged, left[type], declared);
-      left[type] -= kept.length;
-      bytesLeftOut += size - kept.length;
       const charset = textPartCharset(judged, declared);
+      // An HTML part over its budget loses its data: URIs' payloads first (a pasted image, never text: see
+      // DATA_URI_PAYLOAD), as parse.ts's own HTML cut does; what they held is no byte of text left out.
+      const shown = type === 'html' && judged.length > left[type] && isAsciiBased(charset ?? declared) ? withoutDataUriPayloads(judged) : judged;
+      const kept = textPartBytesToDecode(shown, left[type], declared);
+      left[type] -= kept.length;
+      bytesLeftOutByType[type] += size - (judged.length - shown.length) - kept.length;
       if (charset) {
         node.setCharset(charset);
         repairs.push({ declared, charset });
@@ -457,5 +490,6 @@ export async function relabelTextParts(
   } catch {
     return undefined;
   }
-  return repairs.length > 0 ? { raw: Buffer.concat(out), repairs, bytesLeftOut } : undefined;
+  const bytesLeftOut = bytesLeftOutByType.plain + bytesLeftOutByType.html;
+  return repairs.length > 0 ? { raw: Buffer.concat(out), repairs, bytesLeftOut, bytesLeftOutByType } : undefined;
 }

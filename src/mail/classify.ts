@@ -222,7 +222,7 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
    */
   receiptSubjectAsks?: true | undefined;
   /**
-   * Why the sender cannot be told from the From fields (two of them, or several addresses without a Sender), as the
+   * Why the sender cannot be told from the From fields (two of them, or several addresses, whatever a Sender says), as the
    * parser found it ({@link InboundMail.senderUnclear}); absent for other mail. The From the signals keep is cut to one
    * address when long, so this is recorded on its own; the agent worker holds the draft for it.
    */

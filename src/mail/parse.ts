@@ -7,8 +7,8 @@ import EmailReplyParser from 'email-reply-parser';
 import { convert, type FormatCallback, type HtmlToTextOptions } from 'html-to-text';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { createLogger } from '../logger.js';
-import { domainOf, isUsableAddress, normaliseAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
-import { decodeBytes, encodedWordCharset, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
+import { comparableAddress, domainOf, isUsableAddress, normaliseAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
+import { DATA_URI_PAYLOAD, decodeBytes, encodedWordCharset, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
 import { asksOnlyInSubject, isBounce } from './classify.js';
 import { BLOCK_FROM, BLOCK_NEXT, PIPE_QUOTE_LINE, PIPE_TABLE_ROW, REPLY_ORIGINAL_SEPARATOR, REPLY_ORIGINAL_WORDS, separatorLine } from './quote-markers.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
@@ -105,8 +105,8 @@ export interface InboundMail {
   unreadable?: string;
   /**
    * Why the reply would go to a sender the mail does not name unambiguously: more than one From field, or a From of
-   * several addresses without the Sender field RFC 5322 requires then (e.g. `the sender cannot be told: 2 From fields
-   * (a@x.example, b@y.example); …`); absent for a mail with one From of one address. The draft then waits for a person.
+   * several mailboxes, whatever a Sender field says (e.g. `the sender cannot be told: 2 From fields (a@x.example,
+   * b@y.example); …`); absent for a mail whose From names one mailbox. The draft then waits for a person.
    */
   senderUnclear?: string;
   /**
@@ -509,19 +509,26 @@ const UNCLEAR_SENDER_ADDRESS_CHARS = 100;
 
 /**
  * Why the mail's author cannot be told from its From ({@link InboundMail.senderUnclear}): RFC 5322 allows exactly one
- * From field, and a From of several mailboxes needs a Sender naming the one who sent it. A reply would go to the first
- * address, which a hostile mail chooses (a bank's, above its own). Undefined when the From fields name one address
- * however often written (a group of one, the same mailbox twice) and for several beside a Sender.
+ * From field. A reply goes to the first From address, which a hostile mail chooses (a bank's, above its own); a Sender
+ * field, which RFC 5322 asks for beside several, names who sent the mail, not which author the reply goes to, and the
+ * mail writes it as freely (review 42b: an empty `Sender:` let `From: ceo@bank.example, me@evil.example` through).
+ * Undefined when the From fields name one mailbox however often written (a group of one, the same mailbox twice, with
+ * a `+tag` or in other case or width: {@link comparableAddress}).
  */
 function unclearSender(fromList: readonly MailAddress[], headers: readonly RawHeader[]): string | undefined {
-  const addresses = [...new Set(fromList.map((m) => m.address.toLowerCase()))];
+  // The first spelling of each mailbox, in order.
+  const byMailbox = new Map<string, string>();
+  for (const { address } of fromList) {
+    const mailbox = comparableAddress(address) ?? address.toLowerCase();
+    if (!byMailbox.has(mailbox)) byMailbox.set(mailbox, address.toLowerCase());
+  }
+  const addresses = [...byMailbox.values()];
   if (addresses.length <= 1) return undefined;
   const fields = headers.filter((h) => h.key === 'from').length;
   const named = addresses.slice(0, UNCLEAR_SENDER_ADDRESSES_NAMED).map((a) => (a.length > UNCLEAR_SENDER_ADDRESS_CHARS ? `${a.slice(0, UNCLEAR_SENDER_ADDRESS_CHARS)}…` : a));
   const list = [...named, ...(addresses.length > named.length ? ['…'] : [])].join(', ');
   if (fields > 1) return `the sender cannot be told: ${fields.toLocaleString('en')} From fields (${list}); RFC 5322 allows one, and a reply would go to the first`;
-  if (headers.some((h) => h.key === 'sender')) return undefined;
-  return `the sender cannot be told: a From of ${addresses.length.toLocaleString('en')} addresses (${list}) and no Sender field, which RFC 5322 requires with several; a reply would go to the first`;
+  return `the sender cannot be told: a From of ${addresses.length.toLocaleString('en')} addresses (${list}); a reply would go to the first, and a Sender field does not choose it`;
 }
 
 /**
@@ -1812,17 +1819,21 @@ function unwrapClearSigned(lines: string[]): string[] {
  * The mail's text: mailparser's text of its text/plain parts, or its HTML converted to text when there is no plain
  * text or the plain text only says the mail is HTML ({@link htmlInsteadOfNotice}; HTML conversion is ours, see
  * {@link HTML_TO_TEXT}). A body that declares no type and clearly is HTML is
- * converted as well: read as text/plain by default, its markup would be the question.
+ * converted as well: read as text/plain by default, its markup would be the question. `from` names the type of the
+ * parts the text was made from (an untyped body is a text/plain part): a cut of the other type's parts loses nothing.
  */
-function bodyText(mail: ParsedMail, notes: Notes): string {
+function bodyText(mail: ParsedMail, notes: Notes): { text: string; from: 'plain' | 'html' } {
   const plain = (mail.text ?? '').replace(/\r\n?/g, '\n');
   if (plain.trim() !== '') {
-    if (declaredContentType(mail) !== undefined || !looksLikeHtml(plain)) return htmlInsteadOfNotice(mail, plain, notes) ?? plain;
+    if (declaredContentType(mail) !== undefined || !looksLikeHtml(plain)) {
+      const html = htmlInsteadOfNotice(mail, plain, notes);
+      return html === undefined ? { text: plain, from: 'plain' } : { text: html, from: 'html' };
+    }
     notes.warn('the body has no Content-Type but is HTML; it was converted to text as HTML');
-    return htmlText(plain, notes);
+    return { text: htmlText(plain, notes), from: 'plain' };
   }
-  if (typeof mail.html !== 'string' || mail.html.trim() === '') return plain;
-  return htmlText(mail.html, notes);
+  if (typeof mail.html !== 'string' || mail.html.trim() === '') return { text: plain, from: 'plain' };
+  return { text: htmlText(mail.html, notes), from: 'html' };
 }
 
 // A sentence an HTML mailer writes in the text part in place of the text (「このメールはHTML形式で送信されています。」,
@@ -1853,14 +1864,26 @@ function htmlInsteadOfNotice(mail: ParsedMail, plain: string, notes: Notes): str
   return html;
 }
 
-/** HTML as the text its reader sees: cut to {@link MAX_HTML_CHARS}, nesting bounded, hidden elements left out. */
+/**
+ * HTML as the text its reader sees: without the payloads of its `data:` URIs ({@link DATA_URI_PAYLOAD}: a pasted
+ * image after the customer's words was cut and parked the mail, review 42b), cut to
+ * {@link MAX_HTML_CHARS} (html-to-text is linear but slow), nesting bounded, hidden elements left out. The cut counts
+ * as text not read only when what it leaves out has visible text ({@link hasVisibleText}).
+ */
 function htmlText(html: string, notes: Notes): string {
+  html = html.replace(DATA_URI_PAYLOAD, '$1$2,');
   if (html.length > MAX_HTML_CHARS) {
-    html = html.slice(0, MAX_HTML_CHARS);
-    notes.cut(
-      `HTML body longer than ${MAX_HTML_CHARS} characters; only the start was converted to text`,
-      `only the first ${MAX_HTML_CHARS.toLocaleString('en')} characters of its HTML were read`,
-    );
+    const cut = htmlCutAt(html, MAX_HTML_CHARS);
+    const rest = html.slice(cut);
+    html = html.slice(0, cut);
+    if (hasVisibleText(rest)) {
+      notes.cut(
+        `HTML body longer than ${MAX_HTML_CHARS} characters; only the start was converted to text`,
+        `only the first ${MAX_HTML_CHARS.toLocaleString('en')} characters of its HTML were read`,
+      );
+    } else {
+      notes.warn(`HTML body longer than ${MAX_HTML_CHARS} characters; only the start was converted to text, and the ${rest.length.toLocaleString('en')} characters after it hold markup and no visible text`);
+    }
   }
   const bounded = limitHtmlNesting(html, MAX_HTML_DEPTH);
   if (bounded.dropped > 0) {
@@ -1874,6 +1897,50 @@ function htmlText(html: string, notes: Notes): string {
     notes.cut(`HTML body could not be converted to text: ${(err as Error).message}`, 'its HTML could not be converted to text');
     return '';
   }
+}
+
+/** Where to cut `html` to at most `max` characters: before a tag the cut would split, and never inside a surrogate pair. */
+function htmlCutAt(html: string, max: number): number {
+  const open = html.lastIndexOf('<', max - 1);
+  if (open > html.lastIndexOf('>', max - 1)) return open;
+  return /[\uD800-\uDBFF]/.test(html[max - 1] ?? '') ? max - 1 : max;
+}
+
+// Where a part of the HTML starts that a reader never sees, up to its end tag (or the end: unclosed, it runs on).
+const OUT_OF_SIGHT_START = /<!--|<(style|script|template|noscript|title)(?=[\s/>])/gi;
+const OUT_OF_SIGHT_END: Readonly<Record<string, RegExp>> = Object.fromEntries(
+  ['style', 'script', 'template', 'noscript', 'title'].map((name) => [name, new RegExp(`</${name}\\s*>`, 'gi')]),
+);
+// White space written as a character reference, named or numbered (`&nbsp;`, `&#160;`, `&#x3000;`, zero-width ones).
+const SPACE_ENTITY = /&(?:nbsp|ensp|emsp|thinsp|zwnj|zwj|shy|lrm|rlm|#0*(?:9|10|13|32|160|173|820[1-7]|8194|8195|12288)|#x0*(?:9|a|d|20|a0|ad|200[2-9a-f]|3000));/gi;
+
+/**
+ * True when a stretch of HTML (what the cut at {@link MAX_HTML_CHARS} leaves out) shows words to a reader: a letter
+ * or digit or a character reference other than white space's outside tags, comments, `<style>`, `<script>`,
+ * `<template>`, `<noscript>` and `<title>`. Errs towards text: an element hidden by its style, a `<` never closed, a
+ * tag split by a quoted `<` and a named reference (`&copy;`) count. Linear in the stretch's length: each search
+ * goes on from where the last one ended.
+ */
+function hasVisibleText(html: string): boolean {
+  let shown = '';
+  let pos = 0;
+  for (;;) {
+    OUT_OF_SIGHT_START.lastIndex = pos;
+    const start = OUT_OF_SIGHT_START.exec(html);
+    if (!start) {
+      shown += html.slice(pos);
+      break;
+    }
+    shown += `${html.slice(pos, start.index)} `;
+    const end = start[1] ? OUT_OF_SIGHT_END[start[1].toLowerCase()]! : /-->/g;
+    end.lastIndex = start.index + start[0].length;
+    const found = end.exec(html);
+    if (!found) break;
+    pos = found.index + found[0].length;
+  }
+  const text = shown.replace(/<[^<>]*>/g, ' ').replace(SPACE_ENTITY, ' ');
+  // Any other character reference counts as text by its name or digits, whatever character it names.
+  return hasWords(text);
 }
 
 // Elements that make up the markup of an HTML mail body; a plain text names one now and then, never dozens.
@@ -2192,25 +2259,28 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
   // What converting a reading's body found (an HTML body cut, hidden elements) is said of the reading kept only.
   let body = parsed;
   let bodyNotes = new Notes();
-  let text = bodyText(parsed, bodyNotes);
+  let read = bodyText(parsed, bodyNotes);
   let repairs: CharsetRepair[] = [];
   let bytesLeftOut = 0;
-  if (looksMisdecoded(text) || declared.some((label) => !isSupportedCharset(label))) {
+  if (looksMisdecoded(read.text) || declared.some((label) => !isSupportedCharset(label))) {
     const relabelled = await relabelTextParts(input, RELABELLED_TEXT_BUDGET);
     if (relabelled) {
       try {
         body = await simpleParserWithinPartLimit(relabelled.raw, notes);
         readTextPartFiledAsAttachment(body, notes);
         bodyNotes = new Notes();
-        text = bodyText(body, bodyNotes);
+        read = bodyText(body, bodyNotes);
         repairs = relabelled.repairs;
-        bytesLeftOut = relabelled.bytesLeftOut;
+        // Only a cut of the parts the text is made from loses any of it (review 42b: the bytes of a 2 MB HTML
+        // alternative, a pasted image, parked a mail whose short plain text was read whole).
+        bytesLeftOut = relabelled.bytesLeftOutByType[read.from];
       } catch (err) {
         log.debug({ err }, 'the mail with its text parts relabelled could not be parsed; keeping the first reading');
       }
     }
   }
   notes.addWarningsOf(bodyNotes);
+  let text = read.text;
   if (bytesLeftOut > 0) {
     notes.cut(
       `text parts longer than can be read again in the charset their bytes are in were cut to at most ${MAX_RELABELLED_TEXT_BYTES.toLocaleString('en')} bytes of plain text and ${MAX_RELABELLED_HTML_BYTES.toLocaleString('en')} bytes of HTML in all; the ${bytesLeftOut.toLocaleString('en')} bytes after the cut were not read`,

@@ -5,7 +5,7 @@
  *   call, nothing sent) with a reason an operator understands, which the review page shows;
  * - F2: a mail whose header section is over mailparser's limit is parked with From, Reply-To and Subject from the
  *   IMAP envelope, its raw copy charged to that sender, and `forget` finds it by that address;
- * - F3: two From fields, or a From of many addresses without a Sender: the draft waits for a person.
+ * - F3: two From fields, or a From of many addresses (whatever a Sender says): the draft waits for a person.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -151,7 +151,7 @@ describe('F2: a header section over the parser limit', () => {
 });
 
 describe('F3: the sender cannot be told', () => {
-  it('holds the draft of a mail with two From fields or a From of many addresses without a Sender', async () => {
+  it('holds the draft of a mail with two From fields or a From of many addresses', async () => {
     const running = await run({ REVIEW_MODE: 'auto' });
     const twoFields = buildMail({ messageId: customerMessageId(), from: 'Bank <notice@bank.example>', subject: '二段階認証について', body: QUESTION, headers: { from: 'Attacker <x@attacker.example>' } });
     const many = buildMail({ messageId: customerMessageId(), from: Array.from({ length: 1000 }, (_, i) => `u${i} <u${i}@customer.example>`).join(`,${CRLF} `), subject: '二段階認証について', body: QUESTION });
@@ -165,7 +165,7 @@ describe('F3: the sender cannot be told', () => {
     }
     expect(reasons).toEqual([
       'the sender cannot be told: 2 From fields (notice@bank.example, x@attacker.example); RFC 5322 allows one, and a reply would go to the first',
-      'the sender cannot be told: a From of 1,000 addresses (u0@customer.example, u1@customer.example, …) and no Sender field, which RFC 5322 requires with several; a reply would go to the first',
+      'the sender cannot be told: a From of 1,000 addresses (u0@customer.example, u1@customer.example, …); a reply would go to the first, and a Sender field does not choose it',
     ]);
     // One From of one address is answered as ever.
     const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: 'Taro <taro@customer.example>', subject: '二段階認証について', body: QUESTION }));

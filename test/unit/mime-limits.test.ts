@@ -5,8 +5,10 @@
  *   agent instead of being answered from its subject alone (F1);
  * - a header section over mailparser's limit is worded for an operator, once, and its ticket takes From, Reply-To and
  *   Subject from the IMAP envelope (F2);
- * - two From fields, or a From of several addresses without a Sender, hold the draft: the sender cannot be told (F3).
+ * - two From fields, or a From of several addresses (whatever a Sender field says), hold the draft: the sender cannot be
+ *   told (F3).
  */
+import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { senderReviewReason } from '../../jobs/answer-ticket.js';
 import { parseConfig } from '../../src/config.js';
@@ -200,12 +202,17 @@ describe('F3: the sender cannot be told', () => {
     {
       name: 'a From of 1,000 addresses and no Sender',
       raw: () => mail(head(plain, { from: Array.from({ length: 1000 }, (_, i) => `u${i} <u${i}@customer.example>`).join(`,${CRLF} `) }), Q),
-      reason: 'the sender cannot be told: a From of 1,000 addresses (u0@customer.example, u1@customer.example, …) and no Sender field, which RFC 5322 requires with several; a reply would go to the first',
+      reason: 'the sender cannot be told: a From of 1,000 addresses (u0@customer.example, u1@customer.example, …); a reply would go to the first, and a Sender field does not choose it',
     },
     {
       name: 'a group in From with two addresses and no Sender',
       raw: () => mail(head(plain, { from: 'Undisclosed: a@customer.example, b@x.example;' }), Q),
-      reason: 'the sender cannot be told: a From of 2 addresses (a@customer.example, b@x.example) and no Sender field, which RFC 5322 requires with several; a reply would go to the first',
+      reason: 'the sender cannot be told: a From of 2 addresses (a@customer.example, b@x.example); a reply would go to the first, and a Sender field does not choose it',
+    },
+    {
+      name: 'several From addresses beside a Sender naming one of them (RFC 5322 allows it; the reply still goes to the first)',
+      raw: () => mail(head([...plain, 'Sender: b@customer.example'], { from: 'a@customer.example, b@customer.example' }), Q),
+      reason: 'the sender cannot be told: a From of 2 addresses (a@customer.example, b@customer.example); a reply would go to the first, and a Sender field does not choose it',
     },
   ])('held: $name', async ({ raw, reason }) => {
     const { parsed, hold } = await holdOf(raw());
@@ -218,11 +225,102 @@ describe('F3: the sender cannot be told', () => {
     { name: 'a display name with a comma', raw: () => mail(head(plain, { from: '"Doe, John" <john@customer.example>' }), Q) },
     { name: 'a group of one address', raw: () => mail(head(plain, { from: 'Team: a@customer.example;' }), Q) },
     { name: 'a group of one address and an empty one', raw: () => mail(head(plain, { from: 'Team: a@customer.example;, undisclosed-recipients:;' }), Q) },
-    { name: 'several From addresses with a Sender (RFC 5322 allows it)', raw: () => mail(head([...plain, 'Sender: a@customer.example'], { from: 'a@customer.example, b@customer.example' }), Q) },
     { name: 'the same address written twice', raw: () => mail(head(plain, { from: 'A <a@customer.example>, a@Customer.example' }), Q) },
   ])('not held: $name', async ({ raw }) => {
     const { parsed, hold } = await holdOf(raw());
     expect(parsed.senderUnclear).toBeUndefined();
     expect(hold).toBeUndefined();
+  });
+});
+
+/**
+ * Bug review 42b: ordinary mail the limits above parked or let through.
+ * - F2: an HTML-only mail with a pasted screenshot (a `data:` image, ~2 MB of base64) after the customer's words was
+ *   parked as not read whole; an inline image is no text, so its payload is dropped before the HTML cut, and what a cut
+ *   leaves out counts only when it holds visible text.
+ * - F3: the cut of text read again in its real charset counted the bytes of an HTML alternative that is never read.
+ * - F6: any Sender field, even an empty one, let a From of several addresses through, and `taro+shop@x` beside `taro@x`
+ *   was two senders.
+ */
+describe('review 42b F2, F3: a pasted image is no unread text', () => {
+  const sjis = (s: string) => iconv.encode(s, 'shift_jis');
+  // A pasted screenshot as webmail editors, web forms and CRMs write it: ~2.16 MB of base64, all markup.
+  const DATA_IMG = `<img src="data:image/png;base64,${'iVBORw0KGgoAAAANSUhEUgAA'.repeat(90_000)}" alt="screenshot">`;
+  const HTML = `<html><body><p>${Q}</p>${DATA_IMG}<p>よろしくお願いします。</p></body></html>`;
+  const alternative = (plain: Buffer, html: Buffer, charset: string) =>
+    Buffer.concat([
+      Buffer.from(`${head(['Content-Type: multipart/alternative; boundary="alt"'])}${CRLF}${CRLF}--alt${CRLF}Content-Type: text/plain; charset=${charset}${CRLF}Content-Transfer-Encoding: 8bit${CRLF}${CRLF}`),
+      plain,
+      Buffer.from(`${CRLF}--alt${CRLF}Content-Type: text/html; charset=${charset}${CRLF}Content-Transfer-Encoding: 8bit${CRLF}${CRLF}`),
+      html,
+      Buffer.from(`${CRLF}--alt--${CRLF}`),
+    ]);
+
+  it.each([
+    { name: 'HTML-only mail: the words before (and a closing line after) a 2.16 MB data: image', raw: () => mail(head(['Content-Type: text/html; charset=utf-8']), HTML) },
+    {
+      name: 'HTML-only mail, the image in a CSS url() and a srcset beside it',
+      raw: () => mail(head(['Content-Type: text/html; charset=utf-8']), HTML.replace('<img src=', `<div style="background:url('data:image/png;base64,${'AAAA'.repeat(300_000)}')"></div><img srcset="data:image/png;base64,${'BBBB'.repeat(300_000)} 2x" src=`)),
+    },
+    {
+      name: 'HTML-only mail, the question and then 2.4 MB of empty markup (a cut that leaves out no visible text)',
+      raw: () => mail(head(['Content-Type: text/html; charset=utf-8']), `<html><body><p>${Q}</p>${'<div class="spacer" style="height:1px">&nbsp;</div>\n'.repeat(40_000)}<!-- end --></body></html>`),
+    },
+    {
+      name: 'HTML-only mail in an unknown charset, read again in the one its bytes are in: the image is no byte of text left out',
+      raw: () => mail(head(['Content-Type: text/html; charset=x-unknown', 'Content-Transfer-Encoding: 8bit']), HTML),
+    },
+    { name: 'multipart/alternative in Shift_JIS labelled ISO-2022-JP: plain text whole, HTML with the image', raw: () => alternative(sjis(`${Q}${CRLF}よろしくお願いします。${CRLF}`), sjis(HTML), 'iso-2022-jp') },
+    {
+      name: 'multipart/alternative in an unknown charset: plain text whole and read, HTML with the image',
+      raw: () => alternative(Buffer.from(`The login page shows error E-401 after the update. How can I fix it? ${Q}`), Buffer.from(HTML), 'x-unknown'),
+    },
+  ])('not parked: $name', async ({ raw }) => {
+    const bytes = raw();
+    expect(bytes.length).toBeGreaterThan(2_000_000);
+    const parsed = await parseInboundMail(bytes);
+    expect(parsed.question).toContain('パスワードをリセットする方法');
+    expect(parsed.unreadable).toBeUndefined();
+  });
+
+  it.each([
+    {
+      name: 'HTML-only mail: a data: image, then 2.4 MB of visible log lines, then the question',
+      raw: () => mail(head(['Content-Type: text/html; charset=utf-8']), `<html><body>${DATA_IMG}${'<p>import log line 0001 ok</p>\n'.repeat(80_000)}<p>${Q}</p></body></html>`),
+      reason: `${TEXT_NOT_READ_WHOLE} (only the first 2,000,000 characters of its HTML were read)`,
+    },
+    {
+      name: 'HTML-only mail: the question, 2.4 MB of empty markup, then a sentence',
+      raw: () => mail(head(['Content-Type: text/html; charset=utf-8']), `<html><body><p>${Q}</p>${'<div class="spacer"></div>\n'.repeat(90_000)}<p>追伸：請求書の宛名も変えてください。</p></body></html>`),
+      reason: `${TEXT_NOT_READ_WHOLE} (only the first 2,000,000 characters of its HTML were read)`,
+    },
+    {
+      name: 'multipart/alternative in an unknown charset: the plain text read is over the limit of text read again',
+      raw: () => alternative(Buffer.from(`${`${'x'.repeat(80)}${CRLF}`.repeat(14_000)}${Q}`), Buffer.from(`<p>${Q}</p>`), 'x-unknown'),
+      reason: /^the mail's text was not read whole \(the last 99,\d{3} bytes of its text were not read: /,
+    },
+  ])('still parked: $name', async ({ raw, reason }) => {
+    const parsed = await parseInboundMail(raw());
+    if (typeof reason === 'string') expect(parsed.unreadable).toBe(reason);
+    else expect(parsed.unreadable).toMatch(reason);
+  });
+});
+
+describe('review 42b F6: several From addresses are held whatever the Sender says', () => {
+  const rawOf = (hdr: string[]) => Buffer.from([...hdr, 'To: support@helpdesk.test', 'Subject: refund', 'Message-ID: <s42b@x.example>', 'Content-Type: text/plain; charset=utf-8', '', 'Please refund my order.', ''].join(CRLF));
+  const several = 'the sender cannot be told: a From of 2 addresses (ceo@bank.example, me@evil.example); a reply would go to the first, and a Sender field does not choose it';
+  it.each([
+    { name: 'an empty Sender field', hdr: ['From: Bank <ceo@bank.example>, me@evil.example', 'Sender:'] },
+    { name: 'a Sender naming none of the From addresses', hdr: ['From: Bank <ceo@bank.example>, me@evil.example', 'Sender: x@evil.example'] },
+    { name: 'a Sender naming the second From address', hdr: ['From: Bank <ceo@bank.example>, me@evil.example', 'Sender: me@evil.example'] },
+    { name: 'a Sender naming the first From address', hdr: ['From: Bank <ceo@bank.example>, me@evil.example', 'Sender: ceo@bank.example'] },
+  ])('held: $name', async ({ hdr }) => {
+    expect((await parseInboundMail(rawOf(hdr))).senderUnclear).toBe(several);
+  });
+  it.each([
+    { name: 'one customer written twice with a +tag', hdr: ['From: taro+shop@customer.example, Taro <taro@customer.example>'] },
+    { name: 'one customer in full-width letters and ASCII', hdr: ['From: ｔａｒｏ@customer.example, taro@Customer.example', 'Sender: taro@customer.example'] },
+  ])('one sender: $name', async ({ hdr }) => {
+    expect((await parseInboundMail(rawOf(hdr))).senderUnclear).toBeUndefined();
   });
 });
