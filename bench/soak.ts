@@ -15,8 +15,6 @@ import { parseArgs } from 'node:util';
 import { Queue } from 'bullmq';
 import { ImapFlow } from 'imapflow';
 import { Redis } from 'ioredis';
-import { reindexManual } from '../jobs/reindex-manual.js';
-import { reindexQa } from '../jobs/reindex-qa.js';
 import { parseConfig } from '../src/config.js';
 import { startDovecot } from '../src/dev/dovecot.js';
 import { buildMail, MAIL_FROM, SUPPORT_ADDRESS } from '../src/dev/mail-builder.js';
@@ -24,13 +22,13 @@ import { startRedis } from '../src/dev/redis-server.js';
 import { startSmtpReceiver, type SmtpReply } from '../src/dev/smtp-receiver.js';
 import { startTcpGate } from '../src/dev/tcp-gate.js';
 import { configureLogging } from '../src/logger.js';
-import { createSearchBackends } from '../src/search/factory.js';
 import { normalizeMessageId, ticketIdFor, type Ticket } from '../src/tickets/ticket.js';
 import { TicketStore } from '../src/tickets/ticket-store.js';
 import { manualMaterial, SAMPLE_MANUALS_DIR, SAMPLE_QA_DIR, samplePairs } from './lib/corpus.js';
 import type { LlmFrontMode } from './lib/soak-llm-child.js';
 import { buildRoles, REPO_ROOT } from './lib/proc.js';
 import { pick, prng } from './lib/stats.js';
+import { indexKnowledge } from '../src/dev/knowledge-index.js';
 
 /** Faults drawn at random; `redis-kill-lose1s` only when named in `--faults`. */
 const FAULT_KINDS = [
@@ -138,15 +136,7 @@ const knowledgeEnv = {
   EMBEDDING_DIMENSIONS: '256',
 };
 async function indexSampleKnowledge(): Promise<void> {
-  const config = parseConfig({ ...knowledgeEnv, LOG_LEVEL: 'warn' });
-  const backends = createSearchBackends(config);
-  try {
-    await reindexManual({}, { config, manual: backends.manual });
-    await reindexQa({}, { config, qa: backends.qa });
-  } finally {
-    await backends.manual.close?.();
-    await backends.qa.close?.();
-  }
+  await indexKnowledge(parseConfig({ ...knowledgeEnv, LOG_LEVEL: 'warn' }));
 }
 const [redis, imap, smtp] = await Promise.all([
   startRedis({ appendfsync: APPENDFSYNC }),

@@ -12,15 +12,13 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reindexManual } from '../../jobs/reindex-manual.js';
-import { reindexQa } from '../../jobs/reindex-qa.js';
 import { parseConfig } from '../../src/config.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
 import { textResponse, type ChatRequest } from '../../src/dev/openai-server.js';
-import { createSearchBackends } from '../../src/search/factory.js';
 import { quoteOmission } from '../../src/tickets/quote-omission.js';
 import { buildMail, customerMessageId, ingest, REPO_ROOT, waitForState } from '../support/pipeline.js';
 import { pipelineSuite } from '../support/pipeline-suite.js';
+import { indexKnowledge } from '../../src/dev/knowledge-index.js';
 
 const suite = pipelineSuite();
 const isFinal = (req: ChatRequest) => !req.body.tools?.length && (req.body.messages?.length ?? 0) <= 2 && !req.body.response_format;
@@ -90,15 +88,7 @@ describe('the knowledge holds the account', () => {
         '## ギフトカード\n\nギフトカードが利用できない場合は、カード裏面の管理番号とレシートの写真をお送りください。担当者が確認します。\n',
     );
     env = { DATA_DIR: path.join(root, 'data'), MANUALS_DIR: manuals, QA_DIR: path.join(REPO_ROOT, 'data/qa'), EMBEDDINGS_PROVIDER: 'local', EMBEDDING_DIMENSIONS: '256' };
-    const config = parseConfig({ ...env, LOG_LEVEL: 'silent' });
-    const backends = createSearchBackends(config);
-    try {
-      await reindexManual({}, { config, manual: backends.manual });
-      await reindexQa({}, { config, qa: backends.qa });
-    } finally {
-      await backends.manual.close?.();
-      await backends.qa.close?.();
-    }
+    await indexKnowledge(parseConfig({ ...env, LOG_LEVEL: 'silent' }));
   }, 120_000);
   afterAll(async () => {
     await rm(root, { recursive: true, force: true });

@@ -15,13 +15,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { reindexManual } from '../../jobs/reindex-manual.js';
-import { reindexQa } from '../../jobs/reindex-qa.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { startPollerRole } from '../../src/runtime/poller.js';
 import { ingestMessage, type IngestResult } from '../../src/mail/ingest.js';
 import type { JobTuning } from '../../src/queues/job-options.js';
-import { createSearchBackends } from '../../src/search/factory.js';
 import { startAgentWorker, type AgentWorkerOptions } from '../../src/runtime/agent-worker.js';
 import type { RoleHandle } from '../../src/runtime/lifecycle.js';
 import { startSender, type SenderOptions } from '../../src/runtime/sender.js';
@@ -37,6 +34,7 @@ import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../../src/dev/smtp-receiver.js';
 import { startOAuth2Provider, type OAuth2Provider } from './oauth2-provider.js';
+import { indexKnowledge } from '../../src/dev/knowledge-index.js';
 
 /** Repository root (tests run from it; child processes are started in it). */
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
@@ -62,15 +60,7 @@ export interface KnowledgeBase {
 export async function prepareKnowledgeBase(): Promise<KnowledgeBase> {
   const root = await mkdtemp(path.join(tmpdir(), 'helpdesk-kb-'));
   const dataDir = path.join(root, 'data');
-  const config = parseConfig({ ...knowledgeEnv(dataDir), LOG_LEVEL: 'silent' });
-  const backends = createSearchBackends(config);
-  try {
-    await reindexManual({}, { config, manual: backends.manual });
-    await reindexQa({}, { config, qa: backends.qa });
-  } finally {
-    await backends.manual.close?.();
-    await backends.qa.close?.();
-  }
+  await indexKnowledge(parseConfig({ ...knowledgeEnv(dataDir), LOG_LEVEL: 'silent' }));
   return { dataDir, remove: () => rm(root, { recursive: true, force: true }) };
 }
 
