@@ -25,8 +25,8 @@
  *
  * Agent runs per hour ({@link recordAgentRun}), per sender (From), per organisation domain of the From and in all, in
  * windows of their own built the same way (`P:ratelimit:agent-run:<digest>`, `P:ratelimit:agent-run-domain:<digest>`
- * and `P:ratelimit:agent-run-domain-authenticated:<digest>`, `P:ratelimit:agent-run-total`): a run costs model calls and, when its draft is parked, a reviewer's time, whether or
- * not a reply ever goes out. So a run counts when it is about to start, whatever becomes of its draft: mail whose
+ * and `P:ratelimit:agent-run-domain-authenticated:<digest>`, `P:ratelimit:agent-run-total`): a run costs model calls
+ * and, when its draft is parked, a reviewer's time, whether or not a reply ever goes out. So a run counts when it is about to start, whatever becomes of its draft: mail whose
  * drafts all end parked (a Reply-To on another domain, bulk signs, a forged sender) never reaches the reply limits
  * above, and without this a flood of it cost runs without end. The domain window (security review 11) stands between
  * the two: made-up or catch-all addresses at one domain each stay within the per-sender limit, and without it a flood
@@ -332,9 +332,8 @@ export interface AgentRunBudget {
 /**
  * Counts the agent run on ticket `ticketId` in the sender's window, its organisation domain's (none for a shared mail
  * provider's domain: {@link agentRunDomainOf}; of authenticated mail or the other, by `sender.authenticated`) and the
- * overall one, atomically and only while all have room; call it
- * just before the run starts. The windows are read in that order, so a run a domain's window refuses takes no slot of
- * the total. The same ticket counts once however often its job is retried (the ticket id is the member). An erased
+ * overall one, atomically and only while all have room; call it just before the run starts. The windows are read in
+ * that order, so a run a domain's window refuses takes no slot of the total. The same ticket counts once however often its job is retried (the ticket id is the member). An erased
  * ticket is not recorded (`erased`), so a job that read it before the erasure cannot bring back a window keyed by the
  * customer's address.
  */
