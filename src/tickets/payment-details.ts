@@ -81,7 +81,8 @@ const ACCOUNT_DIGITS = String.raw`(?:[0-9]{7,8}|[0-9]{3}[ \-‐‑−][0-9]{4}|[
 // Each run of spaces has one place to go: two optional runs side by side backtrack quadratically on a long one.
 // What makes the digits an amount, a count or a range (普通 1000-1500円): no account. まで is not one of them (口座番号
 // 8765432 までお振込みください); a date after the type alone (当座 2024-0115 まで) is its group of four first.
-const NOT_AN_ACCOUNT_AFTER = String.raw`(?![ \t]*(?:円|年|月|日|件|個|名|人|時|分|秒|%|〜|~|以上|以下|未満|程度|前後|ほど|くらい|ぐらい))`;
+// 名 and 人 are not among them: 名義 (the holder) and 名義人 follow an account's number (review 42c).
+const NOT_AN_ACCOUNT_AFTER = String.raw`(?![ \t]*(?:円|年|月|日|件|個|時|分|秒|%|〜|~|以上|以下|未満|程度|前後|ほど|くらい|ぐらい))`;
 // After the account's type (普通 1234567, 当座預金口座 765-4321, (普) 7654321), as personal-data's scrub reads it, with
 // groups too; a group of four first (1000-1500, 2024-0115) only after 口座 or 番号 ({@link bankAccounts}).
 const ACCOUNT_AFTER_TYPE = new RegExp(
@@ -97,6 +98,8 @@ const ACCOUNT_AFTER_BRANCH = new RegExp(
   String.raw`[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ーA-Za-z0-9]{1,12}(?:支店|営業部|出張所)[ \t]*(?:(?:(?:No\.?|№|#)[ \t]*)?(?:[:：][ \t]*)?([0-9]{7,8}(?![0-9]|[\-‐‑−][0-9]))|(?:No\.?|№|#)[ \t]*(?:[:：][ \t]*)?(${ACCOUNT_DIGITS})|(?:[:：][ \t]*)?(${ACCOUNT_DIGITS}))${NOT_AN_ACCOUNT_AFTER}`,
   'dgu',
 );
+// A branch's postcode is followed by its town: 060-0001 札幌市, 810-0001 福岡市中央区.
+const POSTCODE_BEFORE_TOWN = /^[ \t]*[\p{Script=Han}]{1,4}(?:市|区|町|村|都|道|府|県|郡)/u;
 // What makes digits in groups after a branch an account: the sentence pays into one.
 const PAYS_INTO_JA = /振込|振り込|振替|送金|入金|支払|払込|払い込|口座/;
 // The customer's own account, named where we pay them back (ご登録の口座 1234567 への返金, お客様名義の口座（普通 1234567）):
@@ -104,7 +107,19 @@ const PAYS_INTO_JA = /振込|振り込|振替|送金|入金|支払|払込|払い
 const OWN_ACCOUNT_BEFORE = /(?:ご登録|ご指定|お客様|ご本人|ご自身)(?:いただいた|いただいている|済み|様|名義|の)*(?:銀行)?(?:口座)?[ \t(「]*$/;
 // What asks the reader to pay into an account, or names one as where to pay: then a customer's own account is none.
 const JA_PAY_ASK =
-  /(?:お?振込|お?振り込|送金|入金|お?支払|払い?込)(?:み|い)?先|(?:振込|振り込|支払|払い込|払込|送金|入金)[^。！？\n]{0,12}?(?:ください|下さい|お願い|願います|いただけ|頂け)/;
+  /(?:お?振込|お?振り込|送金|入金|お?支払|払い?込)(?:み|い)?先|(?:振込|振り込|支払|払い込|払込|送金|入金|振替|納め|納付)[^。！？\n]{0,12}?(?:ください|下さい|お願い|願います|いただけ|頂け)/;
+// The text a pay-in ask is looked for around a customer's own account: the paragraph, not the sentence (「…口座をご確認
+// ください。確認後、手数料を上記口座へお振込みください。」, review 42c).
+const PAY_ASK_BEFORE_CHARS = 120;
+const PAY_ASK_AFTER_CHARS = 200;
+/** The text around a find up to a blank line, at most `before` and `after` characters on each side. */
+function paragraphAround(text: string, start: number, end: number, before: number, after: number): string {
+  const head = text.slice(Math.max(0, start - before), start);
+  const tail = text.slice(end, Math.min(text.length, end + after));
+  const cut = head.lastIndexOf('\n\n');
+  const stop = tail.indexOf('\n\n');
+  return head.slice(cut + 1) + text.slice(start, end) + (stop >= 0 ? tail.slice(0, stop) : tail);
+}
 // ゆうちょ銀行: 記号 (five digits) and 番号 (up to eight), 記号12340-番号12345671 or 記号番号 12340-12345671.
 const YUCHO_WORD = /ゆうちょ|郵便局|郵便貯金|振替|振込|振り込|送金|入金|JP ?BANK/i;
 const YUCHO_ACCOUNT = /記号(?:番号)?[ \t]*(?:[:：][ \t]*)?([0-9]{5})[ \t]*(?:[-‐‑−・/][ \t]*)?(?:番号[ \t]*(?:[:：][ \t]*)?)?([0-9]{6,8})(?![0-9])/dg;
@@ -119,7 +134,10 @@ const BANK_WORD = /\b(?:bank(?:ing)?|IBAN|sort[ \t-]?codes?|routing|SWIFT|BIC|AB
 // Pay, transfer, wire… to/into (our/the/this…) account, asked of the reader: please, kindly, or opening its clause,
 // or what a payment must be (Payments should be made to account …).
 const PAY_INTO_BEFORE =
-  /(?:(?:^|[.!?;:,(]\s*|\b(?:please|kindly|you (?:need|must|have|should) to|you should|then|and)\s+)(?:pay|transfer|wire|remit|deposit|send)\b(?:[ \t]+(?![Tt]o\b|[Ii]nto\b)[\w$.,'’-]+){0,4}?|\b(?:should|must|need to|has to|have to)[ \t]+be[ \t]+(?:made|sent|paid|transferred|wired|remitted|deposited))[ \t]+(?:to|into)[ \t]+(?:(?:our|the|this|that|a|an|new|bank|following)[ \t]+){0,3}$/i;
+  /(?:(?:^|[.!?;:,(]\s*|\b(?:please|kindly|you (?:need|must|have|should) to|you should|then|and)\s+)(?:pay|transfer|wire|remit|deposit|send)\b(?:[ \t]+(?![Tt]o\b|[Ii]nto\b)[\w$.,'’-]+){0,4}?|\b(?:should|must|need to|has to|have to)[ \t]+be[ \t]+(?:made|sent|paid|transferred|wired|remitted|deposited))[ \t]+(?:to|into)[ \t]+(?:(?:our|the|this|that|a|an|new|bank|following|your|registered|existing|usual)[ \t]+){0,3}$/i;
+// An ask to pay, anywhere in the paragraph: then "your account" is where the reader is told to pay (review 42c: "Your
+// registered account 55779911 (Mizuho Bank). Please pay the fee to it today.").
+const EN_PAY_ASK = /\b(?:please|kindly)[ \t]+(?:pay|transfer|wire|remit|deposit|send)\b/i;
 // An ask to use an account for payments: "Please use the new account 55779911 for all payments" (the payee-change
 // attack's own words, with no bank word and no "pay to").
 const PAYMENT_USE_ASK = /\b(?:please|kindly|from now on,?)[ \t]+(?:use|send|direct)\b[^.!?。\n]{0,80}\b(?:payments?|transfers?|remittances?|deposits?)\b/i;
@@ -162,12 +180,14 @@ function bankAccounts(text: string): PaymentDetail[] {
       const group = m.indices!.findIndex((range, i) => i > 0 && range !== undefined);
       const [start, end] = m.indices![group]!;
       const digits = text.slice(start, end);
-      if (pattern === ACCOUNT_AFTER_BRANCH && group === 3 && !PAYS_INTO_JA.test(sentenceAround(text, m.index, end, 80, 60))) continue;
+      // Digits in groups after a branch: its postcode before its town (札幌支店 060-0001 札幌市…) is none; otherwise an
+      // account where the paragraph pays into one (the pay line may stand above: お支払いは下記の口座へ。\n…).
+      if (pattern === ACCOUNT_AFTER_BRANCH && group === 3 && (POSTCODE_BEFORE_TOWN.test(text.slice(end, end + 16)) || !PAYS_INTO_JA.test(paragraphAround(text, m.index, end, PAY_ASK_BEFORE_CHARS, 60)))) continue;
       // A group of four first after the type alone reads as a range or a date (普通 1000-1500, 当座 2024-0115).
       if (pattern === ACCOUNT_AFTER_TYPE && /^[0-9]{4}[^0-9]/.test(digits) && !/口座|番号/.test(m[0])) continue;
       // The customer's own account where we pay them back, unless the sentence asks to pay into it or names it as
       // where to pay (review 42b: ご登録の口座 1234567 への返金 is the refund's, ご指定の口座 … へお振込みください an ask).
-      if (pattern !== ACCOUNT_AFTER_BRANCH && OWN_ACCOUNT_BEFORE.test(text.slice(Math.max(0, m.index - 24), m.index)) && !JA_PAY_ASK.test(sentenceAround(text, m.index, end, 80, 60))) continue;
+      if (pattern !== ACCOUNT_AFTER_BRANCH && OWN_ACCOUNT_BEFORE.test(text.slice(Math.max(0, m.index - 24), m.index)) && !JA_PAY_ASK.test(paragraphAround(text, m.index, end, PAY_ASK_BEFORE_CHARS, PAY_ASK_AFTER_CHARS))) continue;
       add(m.index, start, end, digits);
     }
   }
@@ -182,7 +202,8 @@ function bankAccounts(text: string): PaymentDetail[] {
     const before = (m.index > 80 ? '\u0000' : '') + text.slice(Math.max(0, m.index - 80), m.index);
     const asked = PAY_INTO_BEFORE.test(before);
     const around = sentenceAround(text, m.index, end, 80, 60);
-    if (!asked && (!(BANK_WORD.test(around) || PAYMENT_USE_ASK.test(around)) || YOUR_ACCOUNT_BEFORE.test(before))) continue;
+    const yours = YOUR_ACCOUNT_BEFORE.test(before) && !EN_PAY_ASK.test(paragraphAround(text, m.index, end, PAY_ASK_BEFORE_CHARS, PAY_ASK_AFTER_CHARS));
+    if (!asked && (!(BANK_WORD.test(around) || PAYMENT_USE_ASK.test(around)) || yours)) continue;
     add(m.index, start, end, text.slice(start, end));
   }
   return [...found.values()].map(({ from, end, digits }) => {
@@ -344,7 +365,7 @@ function plainId(value: string): boolean {
 
 // Any label's word, in any case: without one the text holds no handle, and the labelled patterns (each tried at every
 // position, with Unicode case folding) need not run.
-const ANY_CHAT_LABEL = /(?<![A-Za-z])line|ライン(?=[ \t]*(?:ID|公式))|telegram|whats[ \t]?app|signal|skype|we[ \t]?chat|kakao|viber|pay[ \t]?pay|venmo|cash[ \t]?app|zelle|ali[ \t]?pay|テレグラム|ワッツアップ|スカイプ|ウィーチャット|カカオトーク|ペイペイ|微信|支付宝|アリペイ/i;
+const ANY_CHAT_LABEL = /(?<![A-Za-z])line|ライン(?=[ \t]*(?:ID|公式))|telegram|whats[ \t]?app|signal|skype|we[ \t]?chat|kakao|viber|pay[ \t]?pay|venmo|cash[ \t]?app|zelle|ali[ \t]?pay|テレグラム|ワッツアップ|スカイプ|ウィーチャット|カカオトーク|ペイペイ|微信|支付宝|アリペイ/iu;
 
 function handles(text: string): PaymentDetail[] {
   if (!ANY_CHAT_LABEL.test(text)) return [];

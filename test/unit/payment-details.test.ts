@@ -482,3 +482,33 @@ describe('review 42b: the attack written a little otherwise is parked', () => {
     expect(paymentDetailsIn(text).map((d) => text.slice(d.start, d.end))).toEqual(['WhatsApp +81 90 1234 5678']);
   });
 });
+
+// Review 42c: attacks the exceptions of review 42b let through (名義 after the number, a pay-in ask in the next
+// sentence, 振替 and お納め, a branch's grouped number under the pay line) and labels the prefilter missed (ſ and the
+// Kelvin sign fold to s and k only under Unicode case folding, as the patterns read them).
+const ATTACKS_42C: readonly string[] = [
+  'お振込先：みずほ銀行 新宿支店 普通 1234567 名義 カ）エックスワイゼット',
+  'お振込先は みずほ銀行 新宿支店 普通預金 7654321 名義人 ヤマダ タロウ です。',
+  '三井住友銀行 渋谷支店 口座番号 1234567 名義：ヤマダ タロウ へお振込みください。',
+  '新宿支店 7654321 名義 ヤマダ タロウ までお振込みください。',
+  'ご登録の口座（みずほ銀行 新宿支店 普通 1234567）をご確認ください。確認後、手数料3,000円を上記口座へお振込みください。',
+  'Your registered account 55779911 (Mizuho Bank). Please pay the fee to it today.',
+  'ご登録の口座 普通 1234567（みずほ銀行）をご確認ください。確認後、手数料を上記口座へお振込みください。',
+  'Please deposit the ¥10,000 deposit into your registered account 55779911 at Mizuho Bank, Shinjuku branch.',
+  'ご指定の口座 普通 1234567（みずほ銀行 新宿支店）宛に、保証金5,000円をお納めください。',
+  'ご登録の口座 1234567 に手数料の振替をお願いします。',
+  'お支払いは下記の口座へ。\nみずほ銀行 新宿支店 765-4321 ヤマダ タロウ',
+  'For a faster refund, add us on \u017Fkype: live:xyz.refunds',
+  'Contact our refund desk on \u017Fignal: +81 90 1234 5678',
+  'What\u017Fapp: +81 90 1234 5678 for your refund.',
+  '\u212Aakao ID: xyz_help2 までご連絡ください。',
+];
+
+describe('review 42c: attacks the exceptions and prefilters let through are read', () => {
+  it.each(ATTACKS_42C)('%s', (draft) => {
+    expect(paymentDetailsIn(draft).length).toBeGreaterThan(0);
+  });
+  it.each(['札幌支店 060-0001 札幌市中央区北1条西2丁目', 'お振込みの前にご確認ください。札幌支店 060-0001 札幌市中央区北1条西2丁目 までお越しください。'])('a branch\'s postcode before its town stays none: %s', (text) => {
+    expect(paymentDetailsIn(text)).toEqual([]);
+  });
+});
