@@ -2930,6 +2930,9 @@ const SES_ELEMENT = /^\s*(?:client-ip|envelope-from|helo)\s*=\s*[^\s;]+\s*$/i;
 // and a verifier's own for other signature fields (authentication-milter's x-google-dkim, for Gmail's
 // X-Google-DKIM-Signature).
 const SIGNATURE_METHOD = /dkim|domainkeys/;
+// Of those, the methods whose result names the signature's identity in header.i, read as a dkim result's: dkim and a
+// verifier's own x-…dkim. dkim-adsp and domainkeys name the author's address in header.from (RFC 5617).
+const SIGNING_IDENTITY_METHOD = /^(?:dkim|x-[\w-]*dkim)$/;
 // The identities an spf result may name beside the envelope sender's, each checked once at most: the HELO name
 // (Stalwart's EHLO check) and the purported responsible address (Cisco Secure Email writes `spf=None smtp.pra=…`).
 const SPF_OTHER_IDENTITIES = ['smtp.helo', 'smtp.pra'] as const;
@@ -2974,9 +2977,9 @@ function readAuthenticationResults(field: string, dkimSignatures?: number): Auth
     }
     const result = match[2]!.toLowerCase();
     // Every signature's result names its identity alike (x-google-dkim too), so an echo ending in one is read alike.
-    if (SIGNATURE_METHOD.test(method)) unreadable ??= signingIdentityProblem(props, addresses, method === 'dkim' && result === 'pass');
+    if (SIGNING_IDENTITY_METHOD.test(method)) unreadable ??= signingIdentityProblem(props, addresses, method === 'dkim' && result === 'pass');
     // A signature's selector and signature data belong to its result: elsewhere they are what followed an echo.
-    else if (props.has('header.s') || props.has('header.b')) unreadable ??= `header.s or header.b in a ${method} result`;
+    else if (!SIGNATURE_METHOD.test(method) && (props.has('header.s') || props.has('header.b'))) unreadable ??= `header.s or header.b in a ${method} result`;
     results.push({ method, result, properties: rest.replace(/\s+/g, ' ').trim().slice(0, MAX_RESULT_CHARS), props });
   }
   for (const method of SINGLE_RESULT_METHODS) {
