@@ -67,14 +67,34 @@ function readArgs() {
         out: { type: 'string' },
         keep: { type: 'boolean', default: false },
         'no-build': { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
       },
       strict: true,
     }).values;
   } catch (err) {
-    return refuse((err as Error).message);
+    return refuse(`${(err as Error).message} (npm run soak -- --help lists the options)`);
   }
 }
 const args = readArgs();
+if (args.help) {
+  console.log(`npm run soak -- [options]   (bench/README.md, "Fault soak", says what each does)
+  --seed N                the random schedule of mail and faults (1)
+  --minutes N             how long mail arrives and faults are injected (10)
+  --mail-mean-ms N        mean time between two mails (1500)
+  --fault-min-s N         least time between two faults (10)
+  --fault-max-s N         most time between two faults (30)
+  --faults a,b            only these faults (${FAULT_KINDS.join(', ')}; ${HOST_CRASH_FAULT} with --appendfsync everysec)
+  --overlap               windowed faults overlap the next fault
+  --appendfsync MODE      always (as docker-compose.yml runs Redis) or everysec
+  --scenario NAME         ${SCENARIOS.join(' or ')}: one narrowed reproduction, --rounds times
+  --rounds N              rounds of --scenario (3)
+  --quiet-s N             seconds without a new reply before the check (60)
+  --max-drain-minutes N   longest wait for the queues to empty (12)
+  --out DIR               where the run's logs go (a new directory under the OS temp dir)
+  --keep                  keep the Redis and Dovecot directories
+  --no-build              use dist/ as it is`);
+  process.exit(0);
+}
 
 function positive(name: string, value: string | undefined): number {
   const n = Number(value);
