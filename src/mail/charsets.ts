@@ -387,17 +387,114 @@ function wideLineEnd(window: Buffer, unit: number): number {
  * SVG and ignores link targets, so dropping it changes no word of the text, and a cut of the HTML no longer falls
  * inside a picture after the customer's words. `$1$2` keep the attribute's start and the URI's type (bounded:
  * unbounded, its parameters overflowed the stack on 10 MB of `;a=b`). Linear: a match starts at `=` or `url(` and its
- * payload stops at a quote, bracket, angle bracket or space, so it never runs into the next attribute or into text.
+ * payload stops at a quote, bracket, angle bracket or space, so it never runs into the next attribute. Applied only
+ * inside tags and `<style>` ({@link withoutDataUriPayloads}): in the text itself (`key=data:,お振込先は…`) it would
+ * drop the customer's words (review 42c F6).
  */
 export const DATA_URI_PAYLOAD = /(=\s*["']?|url\(\s*["']?)(data:[\w.+/-]{0,100}(?:;[\w.+-]{1,100}(?:=[\w.+-]{0,100})?){0,10}),[^"'()<>\s]*/gi;
 
+// Elements whose content is raw text up to their end tag (`<` in it starts no tag), as html-nesting.ts reads them.
+const RAW_TEXT_END: Readonly<Record<string, RegExp>> = Object.fromEntries(
+  ['style', 'script', 'title', 'textarea', 'xmp'].map((name) => [name, new RegExp(`</${name}`, 'gi')]),
+);
+const TAG_NAME = /[^\s/>]*/y;
+// HTML's white space: tab, LF, FF, CR, space.
+const SPACE = new Set([0x09, 0x0a, 0x0c, 0x0d, 0x20]);
+
 /**
- * HTML bytes in an ASCII-based charset ({@link isAsciiBased}) without their data: URIs' payloads: what is dropped
- * starts after the URI's `,` and ends before an ASCII quote, bracket or space, none of which is a byte of a multi-byte
- * character there, so no character is split.
+ * HTML without the payloads of the `data:` URIs ({@link DATA_URI_PAYLOAD}) in its start tags (`src=`, `href=`,
+ * `style="…url(…)"`) and in its `<style>` elements; its text, comments, end tags and other raw-text elements are left
+ * as they are. A tag runs to the first `>` outside a quoted attribute value (a quote right after `=`, as HTML reads
+ * it); a comment to `-->` (`<!-->` and `<!--->` are empty ones). Where unsure it leaves the HTML alone: a payload kept
+ * is at worst text counted as not read, a payload dropped from text is the customer's words lost. Linear: each search
+ * goes on from where the last one ended. Works on a latin1 reading of ASCII-based bytes as well: every character it
+ * looks for is ASCII.
  */
-function withoutDataUriPayloads(html: Buffer): Buffer {
-  return Buffer.from(html.toString('latin1').replace(DATA_URI_PAYLOAD, '$1$2,'), 'latin1');
+export function withoutDataUriPayloads(html: string): string {
+  const out: string[] = [];
+  let copied = 0;
+  // Where the next `data:` is at or after `from` (a tag or style without one is left as it is, unsliced).
+  const DATA = /data:/gi;
+  let nextData = -1;
+  const dataAfter = (from: number) => {
+    if (nextData !== Infinity && nextData < from) {
+      DATA.lastIndex = from;
+      nextData = DATA.exec(html)?.index ?? Infinity;
+    }
+    return nextData;
+  };
+  const dropIn = (from: number, to: number) => {
+    if (to <= from || dataAfter(from) >= to) return;
+    out.push(html.slice(copied, from), html.slice(from, to).replace(DATA_URI_PAYLOAD, '$1$2,'));
+    copied = to;
+  };
+  const n = html.length;
+  // Raw-text elements with no end tag after some point have none after any later one (kept linear on `<style>` × 1M).
+  const unclosed = new Set<string>();
+  let pos = 0;
+  while (pos < n) {
+    const lt = html.indexOf('<', pos);
+    if (lt < 0 || lt + 1 >= n) break;
+    const next = html[lt + 1]!;
+    if (next === '<') {
+      pos = lt + 1;
+    } else if (html.startsWith('<!--', lt)) {
+      const end = html.indexOf('-->', lt + 2);
+      if (end < 0) break;
+      pos = end + 3;
+    } else if (next === '!' || next === '?' || next === '/') {
+      // An end tag, a doctype, a bogus comment: no payload of an image in it.
+      const end = html.indexOf('>', lt + 2);
+      if (end < 0) break;
+      pos = end + 1;
+    } else if (/[A-Za-z]/.test(next)) {
+      // A start tag (as HTML reads it: `<` and a letter).
+      TAG_NAME.lastIndex = lt + 1;
+      const name = TAG_NAME.exec(html)![0].toLowerCase();
+      let at = lt + 1 + name.length;
+      while (at < n) {
+        const c = html.charCodeAt(at);
+        if (c === 0x3e /* > */) break;
+        at++;
+        if (c !== 0x3d /* = */) continue;
+        while (at < n && SPACE.has(html.charCodeAt(at))) at++;
+        const quote = html[at];
+        if (quote === '"' || quote === "'") {
+          const close = html.indexOf(quote, at + 1);
+          at = close < 0 ? n : close + 1;
+        }
+      }
+      dropIn(lt, at);
+      pos = at + 1;
+      const rawEnd = RAW_TEXT_END[name];
+      if (rawEnd && pos < n) {
+        rawEnd.lastIndex = pos;
+        const end = unclosed.has(name) ? null : rawEnd.exec(html);
+        if (!end) unclosed.add(name);
+        if (name === 'style') {
+          // Unclosed, a <style> runs to the end.
+          dropIn(pos, end ? end.index : n);
+          if (!end) break;
+        }
+        // Unclosed, the rest of a <script>, <title>… is read as HTML: its images' payloads go.
+        if (end) pos = end.index;
+      }
+    } else {
+      pos = lt + 1;
+    }
+  }
+  out.push(html.slice(copied));
+  return out.join('');
+}
+
+/**
+ * HTML bytes in an ASCII-based charset ({@link isAsciiBased}) without their data: URIs' payloads
+ * ({@link withoutDataUriPayloads}): what is dropped starts after the URI's `,` and ends before an ASCII quote, bracket
+ * or space, and the tags and quotes it goes by are ASCII, none of which is a byte of a multi-byte character there, so
+ * no character is split.
+ */
+function withoutDataUriPayloadBytes(html: Buffer): Buffer {
+  return Buffer.from(withoutDataUriPayloads(html.toString('latin1')), 'latin1');
 }
 
 /**
@@ -466,8 +563,8 @@ export async function relabelTextParts(
       const judged = textPartBytesToDecode(Buffer.concat(chunks), MAX_JUDGED_TEXT_BYTES, declared);
       const charset = textPartCharset(judged, declared);
       // An HTML part over its budget loses its data: URIs' payloads first (a pasted image, never text: see
-      // DATA_URI_PAYLOAD), as parse.ts's own HTML cut does; what they held is no byte of text left out.
-      const shown = type === 'html' && judged.length > left[type] && isAsciiBased(charset ?? declared) ? withoutDataUriPayloads(judged) : judged;
+      // withoutDataUriPayloads), as parse.ts's own HTML cut does; what they held is no byte of text left out.
+      const shown = type === 'html' && judged.length > left[type] && isAsciiBased(charset ?? declared) ? withoutDataUriPayloadBytes(judged) : judged;
       const kept = textPartBytesToDecode(shown, left[type], declared);
       left[type] -= kept.length;
       bytesLeftOutByType[type] += size - (judged.length - shown.length) - kept.length;

@@ -8,7 +8,7 @@ import { convert, type FormatCallback, type HtmlToTextOptions } from 'html-to-te
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { createLogger } from '../logger.js';
 import { comparableAddress, domainOf, isUsableAddress, normaliseAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
-import { DATA_URI_PAYLOAD, decodeBytes, encodedWordCharset, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
+import { decodeBytes, encodedWordCharset, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, withoutDataUriPayloads, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
 import { asksOnlyInSubject, isBounce } from './classify.js';
 import { BLOCK_FROM, BLOCK_NEXT, PIPE_QUOTE_LINE, PIPE_TABLE_ROW, REPLY_ORIGINAL_SEPARATOR, REPLY_ORIGINAL_WORDS, separatorLine } from './quote-markers.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
@@ -1865,13 +1865,13 @@ function htmlInsteadOfNotice(mail: ParsedMail, plain: string, notes: Notes): str
 }
 
 /**
- * HTML as the text its reader sees: without the payloads of its `data:` URIs ({@link DATA_URI_PAYLOAD}: a pasted
- * image after the customer's words was cut and parked the mail, review 42b), cut to
- * {@link MAX_HTML_CHARS} (html-to-text is linear but slow), nesting bounded, hidden elements left out. The cut counts
- * as text not read only when what it leaves out has visible text ({@link hasVisibleText}).
+ * HTML as the text its reader sees: without the payloads of the `data:` URIs in its tags and `<style>`
+ * ({@link withoutDataUriPayloads}: a pasted image after the customer's words was cut and parked the mail, review 42b),
+ * cut to {@link MAX_HTML_CHARS} (html-to-text is linear but slow), nesting bounded, hidden elements left out. The cut
+ * counts as text not read only when what it leaves out has visible text ({@link hasVisibleText}).
  */
 function htmlText(html: string, notes: Notes): string {
-  html = html.replace(DATA_URI_PAYLOAD, '$1$2,');
+  html = withoutDataUriPayloads(html);
   if (html.length > MAX_HTML_CHARS) {
     const cut = htmlCutAt(html, MAX_HTML_CHARS);
     const rest = html.slice(cut);
@@ -1906,11 +1906,15 @@ function htmlCutAt(html: string, max: number): number {
   return /[\uD800-\uDBFF]/.test(html[max - 1] ?? '') ? max - 1 : max;
 }
 
-// Where a part of the HTML starts that a reader never sees, up to its end tag (or the end: unclosed, it runs on).
+// Where a part of the HTML starts that a reader never sees, up to its end tag (or the end: unclosed, it runs on). An
+// end tag runs to the next `>` and may hold spaces, a `/` and attributes (`</style x>`: html-to-text ends the element
+// there, review 42c F5); the `>` is looked for apart (in the pattern, `[^>]*` on `</style ` × 1M was quadratic).
 const OUT_OF_SIGHT_START = /<!--|<(style|script|template|noscript|title)(?=[\s/>])/gi;
 const OUT_OF_SIGHT_END: Readonly<Record<string, RegExp>> = Object.fromEntries(
-  ['style', 'script', 'template', 'noscript', 'title'].map((name) => [name, new RegExp(`</${name}\\s*>`, 'gi')]),
+  ['style', 'script', 'template', 'noscript', 'title'].map((name) => [name, new RegExp(`</${name}(?=[\\s/>])`, 'gi')]),
 );
+// A comment's end, searched from its `<!--` on by two characters: `<!-->` and `<!--->` are whole, empty comments.
+const COMMENT_END = /-->/g;
 // White space written as a character reference, named or numbered (`&nbsp;`, `&#160;`, `&#x3000;`, zero-width ones).
 const SPACE_ENTITY = /&(?:nbsp|ensp|emsp|thinsp|zwnj|zwj|shy|lrm|rlm|#0*(?:9|10|13|32|160|173|820[1-7]|8194|8195|12288)|#x0*(?:9|a|d|20|a0|ad|200[2-9a-f]|3000));/gi;
 
@@ -1918,8 +1922,8 @@ const SPACE_ENTITY = /&(?:nbsp|ensp|emsp|thinsp|zwnj|zwj|shy|lrm|rlm|#0*(?:9|10|
  * True when a stretch of HTML (what the cut at {@link MAX_HTML_CHARS} leaves out) shows words to a reader: a letter
  * or digit or a character reference other than white space's outside tags, comments, `<style>`, `<script>`,
  * `<template>`, `<noscript>` and `<title>`. Errs towards text: an element hidden by its style, a `<` never closed, a
- * tag split by a quoted `<` and a named reference (`&copy;`) count. Linear in the stretch's length: each search
- * goes on from where the last one ended.
+ * tag split by a quoted `<`, a named reference (`&copy;`) and what follows `</style/>` or `</style x>` count. Linear
+ * in the stretch's length: each search goes on from where the last one ended.
  */
 function hasVisibleText(html: string): boolean {
   let shown = '';
@@ -1932,11 +1936,13 @@ function hasVisibleText(html: string): boolean {
       break;
     }
     shown += `${html.slice(pos, start.index)} `;
-    const end = start[1] ? OUT_OF_SIGHT_END[start[1].toLowerCase()]! : /-->/g;
-    end.lastIndex = start.index + start[0].length;
+    const end = start[1] ? OUT_OF_SIGHT_END[start[1].toLowerCase()]! : COMMENT_END;
+    end.lastIndex = start[1] ? start.index + start[0].length : start.index + 2;
     const found = end.exec(html);
     if (!found) break;
-    pos = found.index + found[0].length;
+    const close = start[1] ? html.indexOf('>', found.index) : found.index + 2;
+    if (close < 0) break;
+    pos = close + 1;
   }
   const text = shown.replace(/<[^<>]*>/g, ' ').replace(SPACE_ENTITY, ' ');
   // Any other character reference counts as text by its name or digits, whatever character it names.

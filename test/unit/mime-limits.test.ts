@@ -324,3 +324,61 @@ describe('review 42b F6: several From addresses are held whatever the Sender say
     expect((await parseInboundMail(rawOf(hdr))).senderUnclear).toBeUndefined();
   });
 });
+
+/**
+ * Bug review 42c: the HTML cut and the data: payloads of 8a8bade.
+ * - F5: what the cut at 2,000,000 characters leaves out was judged "no visible text" after an empty comment (`<!-->`,
+ *   `<!--->`) or an end tag with attributes (`</style x>`, `</script foo>`, `</title a>`), which html-to-text shows as
+ *   text: the customer's last line was dropped with only a warning instead of the mail being parked.
+ * - F6: a `data:` URI's payload was dropped from the text itself (`key=data:,お振込先は…`), not only from attributes and
+ *   `<style>`: customer-visible words vanished.
+ */
+describe('review 42c F5, F6: visible text after the HTML cut, data: in text', () => {
+  const htmlMail = (html: string, charset = 'utf-8') => mail(head([`Content-Type: text/html; charset=${charset}`]), html);
+  const PAD = '<div class="spacer"></div>\n'.repeat(90_000); // ~2.4 MB of markup
+  const TAIL = '追伸：請求書の宛名も山田商事に変えてください。';
+  const cutReason = `${TEXT_NOT_READ_WHOLE} (only the first 2,000,000 characters of its HTML were read)`;
+
+  it.each([
+    { name: 'an abrupt empty comment <!--> before the tail, a comment after it', html: `<!--><p>${TAIL}</p><!-- end -->` },
+    { name: 'an empty comment <!---> before the tail', html: `<!---><p>${TAIL}</p><!-- end -->` },
+    { name: '</style x>: an end tag with an attribute', html: `<style>p{}</style x><p>${TAIL}</p><style></style>` },
+    { name: '</script foo>', html: `<script>x</script foo><p>${TAIL}</p><script></script>` },
+    { name: '</title a>', html: `<title>x</title a><p>${TAIL}</p><title></title>` },
+    { name: '</style\\n> and </style/>', html: `<style>p{}</style\n><p>${TAIL}</p><style></style/><p>${TAIL}</p><style></style>` },
+  ])('parked: the question, 2.4 MB of empty markup, then $name', async ({ html }) => {
+    const parsed = await parseInboundMail(htmlMail(`<p>${Q}</p>${PAD}${html}`));
+    expect(parsed.unreadable).toBe(cutReason);
+  });
+
+  it('not parked: hidden parts after the cut stay hidden (a comment, <style>, <script>, <title>)', async () => {
+    const html = `<p>${Q}</p>${PAD}<!-- ${TAIL} --><style>p{}/* ${TAIL} */</style ><script>"${TAIL}"</script><title>${TAIL}</title>`;
+    const parsed = await parseInboundMail(htmlMail(html));
+    expect(parsed.unreadable).toBeUndefined();
+  });
+
+  it.each([
+    { name: 'key=data:, in a paragraph', html: '<p>設定値は key=data:,お振込先は三井住友銀行の普通口座に変更になりました。至急ご確認ください</p>', words: 'お振込先は三井住友銀行' },
+    { name: 'url(data:,…) in a paragraph', html: '<p>CSS: background: url(data:,この文は読まれない) です</p>', words: 'この文は読まれない' },
+    { name: 'after a tag with a quote in an unquoted value', html: '<p>Q?</p><a b=x"y>設定 key=data:,振込先口座を変更</a>', words: '振込先口座を変更' },
+    { name: 'after a quoted attribute holding ">"', html: '<img alt="a>b" src="data:image/png;base64,AAAA">value=data:,口座番号は1234567です', words: '口座番号は1234567' },
+    { name: 'after a comment holding an unclosed quote', html: '<!-- <a title=" --><p>key=data:,振込先口座を変更</p>', words: '振込先口座を変更' },
+  ])('text kept: $name', async ({ html, words }) => {
+    const parsed = await parseInboundMail(htmlMail(html));
+    expect(parsed.text).toContain(words);
+  });
+
+  it('not parked: data: payloads in attributes, CSS url() and <style> are still dropped before the cut', async () => {
+    const img = `<img src="data:image/png;base64,${'AAAA'.repeat(200_000)}" alt="">`;
+    const style = `<style>div{background:url(data:image/png;base64,${'BBBB'.repeat(200_000)})}</style>`;
+    const div = `<div style='background:url("data:image/png;base64,${'CCCC'.repeat(200_000)}")'></div>`;
+    const parsed = await parseInboundMail(htmlMail(`<p>${Q}</p>${img}${style}${div}<p>${TAIL}</p>`));
+    expect(parsed.unreadable).toBeUndefined();
+    expect(parsed.text).toContain(TAIL);
+  });
+
+  it('parked: text after data:, over the budget of HTML read again in its real charset is text left out', async () => {
+    const parsed = await parseInboundMail(htmlMail(`<p>${Q}</p><p>key=data:,${'あ'.repeat(700_000)}</p>`, 'x-unknown'));
+    expect(parsed.unreadable).toMatch(/^the mail's text was not read whole/);
+  });
+});
