@@ -268,7 +268,10 @@ const CHALLENGE_HEADERS = ['x-spamarrest-noauth', 'x-boxtrapper', 'x-bluebottle-
  * parser left out as none a reply may go to, which is parked rather than ignored ({@link unusableSenderOf}).
  * X-Original-From and X-Original-Sender name the customer behind our own Google Group's rewritten From ({@link ownGroupRelayOf}).
  */
-export const REPLY_SIGNAL_HEADERS: readonly string[] = ['from', 'authentication-results', 'dkim-signature', 'errors-to', 'x-original-from', 'x-original-sender', ...CAMPAIGN_HEADERS.map(([name]) => name), ...CHALLENGE_HEADERS];
+// The signature fields verifiers report on in Authentication-Results: DKIM's, Gmail's own (authentication-milter
+// writes x-google-dkim for it) and the old DomainKeys'. Counted, not kept ({@link ReplySignals.dkimSignatures}).
+const SIGNATURE_FIELDS = ['dkim-signature', 'x-google-dkim-signature', 'domainkey-signature'] as const;
+export const REPLY_SIGNAL_HEADERS: readonly string[] = ['from', 'authentication-results', ...SIGNATURE_FIELDS, 'errors-to', 'x-original-from', 'x-original-sender', ...CAMPAIGN_HEADERS.map(([name]) => name), ...CHALLENGE_HEADERS];
 
 /** The extra headers to keep when a mail is parsed for its reply signals: {@link REPLY_SIGNAL_HEADERS} and SPAM_HEADER. */
 export function replySignalHeaders(config: Pick<Config, 'SPAM_HEADER'>): string[] {
@@ -285,7 +288,7 @@ export const MAX_REPLY_SIGNALS_CHARS = 16_384;
 /** The {@link ReplySignals} of a parsed mail, or undefined when they are too large to keep on the ticket. */
 export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined {
   // The DKIM-Signature fields are counted, not kept: a few hundred characters each, and only their number is read.
-  const { 'dkim-signature': _dkimFields, ...headers } = mail.headers;
+  const headers = Object.fromEntries(Object.entries(mail.headers).filter(([name]) => !(SIGNATURE_FIELDS as readonly string[]).includes(name)));
   const signals: ReplySignals = { from: mail.from, replyTo: mail.replyTo, headers: withShortFrom(topmostOnly(headers)), contentType: mail.contentType };
   const dkimSignatures = dkimSignaturesOf(mail);
   if (dkimSignatures) signals.dkimSignatures = dkimSignatures;
@@ -370,7 +373,9 @@ function keyword(value: string): string {
  * of {@link REPLY_SIGNAL_HEADERS}); undefined when neither says (signals recorded before the count was).
  */
 function dkimSignaturesOf(mail: ClassifiableMail): number | undefined {
-  return mail.dkimSignatures ?? mail.headers['dkim-signature']?.length;
+  if (mail.dkimSignatures !== undefined) return mail.dkimSignatures;
+  const fields = SIGNATURE_FIELDS.map((name) => mail.headers[name]?.length ?? 0).reduce((sum, n) => sum + n, 0);
+  return fields > 0 ? fields : undefined;
 }
 
 function values(mail: ClassifiableMail, name: string): string[] {
@@ -2930,6 +2935,8 @@ const SES_ELEMENT = /^\s*(?:client-ip|envelope-from|helo)\s*=\s*[^\s;]+\s*$/i;
 // and a verifier's own for other signature fields (authentication-milter's x-google-dkim, for Gmail's
 // X-Google-DKIM-Signature).
 const SIGNATURE_METHOD = /dkim|domainkeys/;
+// The properties that name a signature: its identity, domain, selector and data.
+const SIGNATURE_PROPERTIES = ['header.i', 'header.d', 'header.s', 'header.b'] as const;
 // Of those, the methods whose result names the signature's identity in header.i, read as a dkim result's: dkim and a
 // verifier's own x-…dkim. dkim-adsp and domainkeys name the author's address in header.from (RFC 5617).
 const SIGNING_IDENTITY_METHOD = /^(?:dkim|x-[\w-]*dkim)$/;
@@ -2992,9 +2999,13 @@ function readAuthenticationResults(field: string, dkimSignatures?: number): Auth
     if (envelope > 1 || others.some((count) => count > 1)) unreadable ??= `more than one ${method} result`;
   }
   // One dkim result for each signature: more are results no verifier wrote (an identity echoed with its semicolons).
-  const signatureResults = results.filter((r) => r.method === 'dkim' && r.result !== 'none').length;
+  // Counted by what a result names, not by its method's name, which an echo writes as it likes (review 42d): a
+  // signature method's result naming a signature (not `none`: Microsoft's header.d=none), or any with a selector.
+  const signatureResults = results.filter(
+    (r) => (SIGNATURE_METHOD.test(r.method) && r.result !== 'none' && SIGNATURE_PROPERTIES.some((p) => r.props.has(p))) || r.props.has('header.s') || r.props.has('header.b'),
+  ).length;
   if (dkimSignatures !== undefined && dkimSignatures > 0 && signatureResults > dkimSignatures) {
-    unreadable ??= `${signatureResults} dkim results for ${dkimSignatures} DKIM-Signature field${dkimSignatures === 1 ? '' : 's'}`;
+    unreadable ??= `${signatureResults} signature results for ${dkimSignatures} signature field${dkimSignatures === 1 ? '' : 's'}`;
   }
   for (const hidden of field.matchAll(/;\s*(dmarc|spf)\s*=\s*fail\b/gi)) {
     const method = hidden[1]!.toLowerCase();

@@ -177,3 +177,36 @@ describe('more dkim results than the mail has signatures', () => {
     expect(forgedSenderDetail(signals, withoutId)).toMatch(UNREADABLE);
   });
 });
+
+// Bug review 42d: the echo chooses the method names of the results it writes, so which method may carry a selector
+// proves nothing; what does is the count of results that name a signature (a header.i, .d, .s or .b, or any result
+// but none) against the mail's signature fields (DKIM-Signature, and X-Google-DKIM-Signature and DomainKey-Signature,
+// which verifiers also report).
+describe('results that name a signature, counted against the signature fields', () => {
+  const ending = (method: string) =>
+    `mx.helpdesk.test; dkim=pass header.i=a@evil.example; dkim=pass header.d=bank.example; ${method}=pass header.from=z@evil.example header.s=sel header.b=AbCdEf; spf=pass smtp.mailfrom=x@evil.example; dmarc=none header.from=bank.example`;
+  const signed = (field: string, dkimSignatures: number) => ({ ...forged(field), dkimSignatures });
+  it.each(['domainkeys', 'dkim-adsp', 'dkim-atps', 'x-dkim-evil', 'xdomainkeysx'])('an echo ending in a %s result: nothing vouches, with one signature field or two', (method) => {
+    for (const count of [1, 2]) {
+      expect(senderVouchedFor(signed(ending(method), count), withoutId)).toBe(false);
+      expect(forgedSenderDetail(signed(ending(method), count), withoutId)).toMatch(UNREADABLE);
+    }
+  });
+  it('Fastmail: a dkim and an x-google-dkim result for a DKIM-Signature and an X-Google-DKIM-Signature read as before', () => {
+    const field = 'mx.messagingengine.com; dkim=pass (2048-bit rsa key sha256) header.d=shop.example header.i=@shop.example header.b=AbCdEfGh header.s=s1; dmarc=pass header.from=shop.example; x-google-dkim=pass (2048-bit rsa key) header.d=1e100.net header.i=@1e100.net header.b=XyZ12345';
+    const taro = { ...signed(field, 2), from: { address: 'taro@shop.example', name: '' } };
+    expect(senderVouchedFor(taro, withoutId)).toBe(true);
+    expect(forgedSenderDetail(taro, withoutId)).toBeUndefined();
+    // One result more than the mail's signature fields: unreadable.
+    expect(forgedSenderDetail({ ...taro, dkimSignatures: 1 }, withoutId)).toMatch(UNREADABLE);
+  });
+  it('counted at ingest over DKIM-Signature, X-Google-DKIM-Signature and DomainKey-Signature fields', async () => {
+    const raw = Buffer.from(
+      ['Authentication-Results: mx.helpdesk.test; dkim=pass header.d=shop.example', 'DKIM-Signature: v=1; d=shop.example; s=a; b=AAAA', 'X-Google-DKIM-Signature: v=1; d=1e100.net; s=b; b=BBBB', 'DomainKey-Signature: a=rsa-sha1; d=shop.example; s=c; b=CCCC', 'From: Taro <taro@shop.example>', 'To: support@support.example', 'Subject: s', 'Message-ID: <c2@shop.example>', 'Content-Type: text/plain; charset=utf-8', '', 'question'].join('\r\n'),
+    );
+    const mail = await parseInboundMail(raw, { extraHeaders: replySignalHeaders({ SPAM_HEADER: undefined }) });
+    const signals = replySignalsOf(mail)!;
+    expect(signals.dkimSignatures).toBe(3);
+    expect(Object.keys(signals.headers).filter((h) => h.includes('signature'))).toEqual([]);
+  });
+});
