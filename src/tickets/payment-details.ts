@@ -81,8 +81,8 @@ const ACCOUNT_DIGITS = String.raw`(?:[0-9]{7,8}|[0-9]{3}[ \-‐‑−][0-9]{4}|[
 // Each run of spaces has one place to go: two optional runs side by side backtrack quadratically on a long one.
 // What makes the digits an amount, a count or a range (普通 1000-1500円): no account. まで is not one of them (口座番号
 // 8765432 までお振込みください); a date after the type alone (当座 2024-0115 まで) is its group of four first.
-// 名 and 人 are not among them: 名義 (the holder) and 名義人 follow an account's number (review 42c).
-const NOT_AN_ACCOUNT_AFTER = String.raw`(?![ \t]*(?:円|年|月|日|件|個|時|分|秒|%|〜|~|以上|以下|未満|程度|前後|ほど|くらい|ぐらい))`;
+// 名 is one unless it is 名義 (the holder: 名義, 名義人 follow an account's number, review 42c).
+const NOT_AN_ACCOUNT_AFTER = String.raw`(?![ \t]*(?:円|年|月|日|件|個|名(?!義)|人|時|分|秒|%|〜|~|以上|以下|未満|程度|前後|ほど|くらい|ぐらい))`;
 // After the account's type (普通 1234567, 当座預金口座 765-4321, (普) 7654321), as personal-data's scrub reads it, with
 // groups too; a group of four first (1000-1500, 2024-0115) only after 口座 or 番号 ({@link bankAccounts}).
 const ACCOUNT_AFTER_TYPE = new RegExp(
@@ -108,8 +108,10 @@ const OWN_ACCOUNT_BEFORE = /(?:ご登録|ご指定|お客様|ご本人|ご自身
 // What asks the reader to pay into an account, or names one as where to pay: then a customer's own account is none.
 const JA_PAY_ASK =
   /(?:お?振込|お?振り込|送金|入金|お?支払|払い?込)(?:み|い)?先|(?:振込|振り込|支払|払い込|払込|送金|入金|振替|納め|納付)[^。！？\n]{0,12}?(?:ください|下さい|お願い|願います|いただけ|頂け)/;
-// The text a pay-in ask is looked for around a customer's own account: the paragraph, not the sentence (「…口座をご確認
-// ください。確認後、手数料を上記口座へお振込みください。」, review 42c).
+// A pay-in ask elsewhere in the paragraph that points back at the account (「…口座をご確認ください。確認後、手数料を上記
+// 口座へお振込みください。」, review 42c); an ask about something else (次回のお支払いは…お願いします) does not (review 42d).
+const JA_POINTED_PAY_ASK = /(?:上記|前記|その|同|当該|こちらの|この)(?:の)?口座[^。！？\n]{0,20}?(?:振込|振り込|送金|入金|振替|納め|納付|支払|払い?込)/;
+// The text a pointed pay-in ask is looked for around a customer's own account: the paragraph.
 const PAY_ASK_BEFORE_CHARS = 120;
 const PAY_ASK_AFTER_CHARS = 200;
 /** The text around a find up to a blank line, at most `before` and `after` characters on each side. */
@@ -134,10 +136,11 @@ const BANK_WORD = /\b(?:bank(?:ing)?|IBAN|sort[ \t-]?codes?|routing|SWIFT|BIC|AB
 // Pay, transfer, wire… to/into (our/the/this…) account, asked of the reader: please, kindly, or opening its clause,
 // or what a payment must be (Payments should be made to account …).
 const PAY_INTO_BEFORE =
-  /(?:(?:^|[.!?;:,(]\s*|\b(?:please|kindly|you (?:need|must|have|should) to|you should|then|and)\s+)(?:pay|transfer|wire|remit|deposit|send)\b(?:[ \t]+(?![Tt]o\b|[Ii]nto\b)[\w$.,'’-]+){0,4}?|\b(?:should|must|need to|has to|have to)[ \t]+be[ \t]+(?:made|sent|paid|transferred|wired|remitted|deposited))[ \t]+(?:to|into)[ \t]+(?:(?:our|the|this|that|a|an|new|bank|following|your|registered|existing|usual)[ \t]+){0,3}$/i;
-// An ask to pay, anywhere in the paragraph: then "your account" is where the reader is told to pay (review 42c: "Your
-// registered account 55779911 (Mizuho Bank). Please pay the fee to it today.").
-const EN_PAY_ASK = /\b(?:please|kindly)[ \t]+(?:pay|transfer|wire|remit|deposit|send)\b/i;
+  /(?:(?:^|[.!?;:,(]\s*|\b(?:please|kindly|you (?:need|must|have|should) to|you should|then|and)\s+)(?:pay|transfer|wire|remit|deposit|send)\b(?:[ \t]+(?![Tt]o\b|[Ii]nto\b)[\w$¥€£.,'’-]+){0,4}?|\b(?:should|must|need to|has to|have to)[ \t]+be[ \t]+(?:made|sent|paid|transferred|wired|remitted|deposited))[ \t]+(?:to|into)[ \t]+(?:(?:our|the|this|that|a|an|new|bank|following|your|registered|existing|usual)[ \t]+){0,3}$/i;
+// An ask in the paragraph to pay into the account it points back at: then "your account" is where the reader is told
+// to pay (review 42c: "Your registered account 55779911 (Mizuho Bank). Please pay the fee to it today."); "Please send
+// us the form" is no such ask (review 42d).
+const EN_PAY_ASK = /\b(?:please|kindly)[ \t]+(?:pay|transfer|wire|remit|deposit)\b[^.!?\n]{0,40}?\b(?:to|into)[ \t]+(?:it|that account|this account|the (?:same|above) account)\b/i;
 // An ask to use an account for payments: "Please use the new account 55779911 for all payments" (the payee-change
 // attack's own words, with no bank word and no "pay to").
 const PAYMENT_USE_ASK = /\b(?:please|kindly|from now on,?)[ \t]+(?:use|send|direct)\b[^.!?。\n]{0,80}\b(?:payments?|transfers?|remittances?|deposits?)\b/i;
@@ -182,12 +185,23 @@ function bankAccounts(text: string): PaymentDetail[] {
       const digits = text.slice(start, end);
       // Digits in groups after a branch: its postcode before its town (札幌支店 060-0001 札幌市…) is none; otherwise an
       // account where the paragraph pays into one (the pay line may stand above: お支払いは下記の口座へ。\n…).
-      if (pattern === ACCOUNT_AFTER_BRANCH && group === 3 && (POSTCODE_BEFORE_TOWN.test(text.slice(end, end + 16)) || !PAYS_INTO_JA.test(paragraphAround(text, m.index, end, PAY_ASK_BEFORE_CHARS, 60)))) continue;
+      // A postcode-shaped number under a payee's label in its sentence (お振込み先: 福岡支店 123-4567 福岡市…) is one.
+      if (pattern === ACCOUNT_AFTER_BRANCH && group === 3) {
+        const postcode = POSTCODE_BEFORE_TOWN.test(text.slice(end, end + 16)) && !JA_PAY_ASK.test(sentenceAround(text, m.index, end, 80, 60));
+        if (postcode || !PAYS_INTO_JA.test(paragraphAround(text, m.index, end, PAY_ASK_BEFORE_CHARS, 60))) continue;
+      }
       // A group of four first after the type alone reads as a range or a date (普通 1000-1500, 当座 2024-0115).
       if (pattern === ACCOUNT_AFTER_TYPE && /^[0-9]{4}[^0-9]/.test(digits) && !/口座|番号/.test(m[0])) continue;
       // The customer's own account where we pay them back, unless the sentence asks to pay into it or names it as
       // where to pay (review 42b: ご登録の口座 1234567 への返金 is the refund's, ご指定の口座 … へお振込みください an ask).
-      if (pattern !== ACCOUNT_AFTER_BRANCH && OWN_ACCOUNT_BEFORE.test(text.slice(Math.max(0, m.index - 24), m.index)) && !JA_PAY_ASK.test(paragraphAround(text, m.index, end, PAY_ASK_BEFORE_CHARS, PAY_ASK_AFTER_CHARS))) continue;
+      if (
+        pattern !== ACCOUNT_AFTER_BRANCH &&
+        OWN_ACCOUNT_BEFORE.test(text.slice(Math.max(0, m.index - 24), m.index)) &&
+        !JA_PAY_ASK.test(sentenceAround(text, m.index, end, 80, 60)) &&
+        !JA_POINTED_PAY_ASK.test(paragraphAround(text, m.index, end, PAY_ASK_BEFORE_CHARS, PAY_ASK_AFTER_CHARS))
+      ) {
+        continue;
+      }
       add(m.index, start, end, digits);
     }
   }

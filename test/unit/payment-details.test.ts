@@ -512,3 +512,25 @@ describe('review 42c: attacks the exceptions and prefilters let through are read
     expect(paymentDetailsIn(text)).toEqual([]);
   });
 });
+
+// Review 42d: the paragraph-wide reading of review 42c flagged refunds beside an unrelated ask, and missed an account
+// that looks like a postcode under a pay line; counts after the digits read as accounts again.
+describe('review 42d: a customer\'s own account beside an unrelated ask, a postcode-shaped account, counts', () => {
+  it.each([
+    'お客様のご登録口座 普通 1234567 へ返金いたします。なお、次回のご利用料金のお支払いは来月10日までにお願いします。',
+    'お客様のご登録口座 普通 1234567 へ返金いたします。今後の会費は口座振替をお願いします。',
+    'お客様のご登録口座 普通 1234567 へ返金いたします。振込先の変更はマイページから行えます。',
+    'We will refund the fee to your registered account 55779911 at Mizuho Bank within 5 days. Please send us the signed form when you can.',
+    '参加者 普通 1234567名',
+    '口座番号 1234567人',
+  ])('none: %s', (draft) => {
+    expect(paymentDetailsIn(draft)).toEqual([]);
+  });
+  it.each([
+    'お振込み先: 福岡支店 123-4567 福岡市の窓口では現金でも承ります。',
+    'ご登録の口座 普通 1234567（みずほ銀行）をご確認ください。確認後、手数料を上記口座へお振込みください。',
+    'Your registered account 55779911 (Mizuho Bank). Please pay the fee to it today.',
+  ])('read: %s', (draft) => {
+    expect(paymentDetailsIn(draft).length).toBeGreaterThan(0);
+  });
+});
