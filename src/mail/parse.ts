@@ -6,9 +6,10 @@
 import EmailReplyParser from 'email-reply-parser';
 import { convert, type FormatCallback, type HtmlToTextOptions } from 'html-to-text';
 import { simpleParser, type ParsedMail } from 'mailparser';
+import { isAscii } from 'node:buffer';
 import { createLogger } from '../logger.js';
 import { comparableAddress, domainOf, isUsableAddress, normaliseAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
-import { decodeBytes, encodedWordCharset, guessLegacyCharset, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, withoutDataUriPayloads, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
+import { decodeBytes, encodedWordCharset, guessLegacyCharset, isJisLabel, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, withoutDataUriPayloads, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
 import { asksOnlyInSubject, isBounce } from './classify.js';
 import { BLOCK_FROM, BLOCK_NEXT, PIPE_QUOTE_LINE, PIPE_TABLE_ROW, REPLY_ORIGINAL_SEPARATOR, REPLY_ORIGINAL_WORDS, separatorLine } from './quote-markers.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
@@ -475,19 +476,37 @@ function firstRaw(headers: RawHeader[], key: string): RawHeader | undefined {
   return headers.find((h) => h.key === key);
 }
 
-/** Charset labels declared in Content-Type fields and encoded-words anywhere in the raw mail. */
-function declaredCharsets(raw: Buffer): string[] {
-  const text = raw.toString('latin1');
+/** Charset labels declared in Content-Type fields anywhere in the raw mail (latin1 text), lower-case. */
+function contentTypeCharsets(text: string): Set<string> {
   const labels = new Set<string>();
   for (const m of text.matchAll(/^content-type:[^\n]*(?:\n[ \t][^\n]*)*/gim)) {
     const param = /charset\s*=\s*(?:"([^"]*)"|([^\s;"]+))/i.exec(m[0]);
     const label = (param?.[1] ?? param?.[2] ?? '').trim();
     if (label) labels.add(label.toLowerCase());
   }
+  return labels;
+}
+
+/**
+ * True when a part labelled ISO-2022-JP may hold 8-bit bytes: the mail has some, or a part is in base64 or
+ * quoted-printable. mailparser's ISO-2022-JP decoder turns Shift_JIS or EUC-JP bytes under that label (an old
+ * mailer's mistake) into plausible kanji and kana without a replacement character, so such a label is judged on its
+ * part's bytes whatever the text looks like. A plain 7-bit ISO-2022-JP mail, the usual kind, skips that pass.
+ */
+function mayHoldEightBitJis(raw: Buffer, partLabels: readonly string[]): boolean {
+  if (!partLabels.some(isJisLabel)) return false;
+  return !isAscii(raw) || /^content-transfer-encoding:\s*"?(?:base64|quoted-printable)/im.test(raw.toString('latin1'));
+}
+
+/** Charset labels declared in Content-Type fields and encoded-words anywhere in the raw mail. */
+function declaredCharsets(raw: Buffer): { all: string[]; ofParts: string[] } {
+  const text = raw.toString('latin1');
+  const ofParts = contentTypeCharsets(text);
+  const labels = new Set(ofParts);
   for (const m of text.matchAll(/=\?([^?\s*]+)(?:\*[^?\s]*)?\?[bBqQ]\?/g)) {
     if (m[1]) labels.add(m[1].toLowerCase());
   }
-  return [...labels];
+  return { all: [...labels], ofParts: [...ofParts] };
 }
 
 function mailboxes(headers: RawHeader[], key: string, charsets: HeaderCharsets, notes: Notes): MailAddress[] {
@@ -2195,7 +2214,7 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
   if (headers.length === 0) throw new MailParseError('no RFC 5322 header fields found: the input is not a mail');
   readTextPartFiledAsAttachment(parsed, notes);
 
-  const declared = declaredCharsets(input);
+  const { all: declared, ofParts: declaredOfParts } = declaredCharsets(input);
   const topCharset = charsetOfContentType(parsed);
   const fallbackCharset = [topCharset, ...declared].find(
     (label): label is string => label !== undefined && isSupportedCharset(label) && !/^(?:us-?ascii|utf-?8)$/i.test(label),
@@ -2268,7 +2287,7 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
   let read = bodyText(parsed, bodyNotes);
   let repairs: CharsetRepair[] = [];
   let bytesLeftOut = 0;
-  if (looksMisdecoded(read.text) || declared.some((label) => !isSupportedCharset(label))) {
+  if (looksMisdecoded(read.text) || declared.some((label) => !isSupportedCharset(label)) || mayHoldEightBitJis(input, declaredOfParts)) {
     const relabelled = await relabelTextParts(input, RELABELLED_TEXT_BUDGET);
     if (relabelled) {
       try {

@@ -69,6 +69,11 @@ describe('parseInboundMail: text in another charset than its label', () => {
     ['UTF-8 labelled ISO-8859-1', mail('text/plain; charset=iso-8859-1', Buffer.from(JA)), JA, 'text declared as iso-8859-1 was read as utf-8'],
     ['Latin-1 under unknown-8bit', mail('text/plain; charset=unknown-8bit', iconv.encode(FR, 'latin1')), FR, 'text declared as unknown-8bit was read as windows-1252'],
     ['Shift_JIS labelled UTF-8, base64', mail('text/plain; charset=utf-8', Buffer.from(sjis(JA).toString('base64')), 'base64'), JA, 'text declared as utf-8 was read as shift_jis'],
+    // mailparser's ISO-2022-JP decoder reads these bytes as plausible kanji and kana, with no replacement character.
+    ['HTML-only Shift_JIS labelled ISO-2022-JP', mail('text/html; charset=ISO-2022-JP', sjis(`<html><body><p>${JA}</p></body></html>`)), JA, 'text declared as iso-2022-jp was read as shift_jis'],
+    ['Shift_JIS labelled ISO-2022-JP', mail('text/plain; charset=iso-2022-jp', sjis(`お世話になっております。${JA}`)), `お世話になっております。${JA}`, 'text declared as iso-2022-jp was read as shift_jis'],
+    ['Shift_JIS labelled ISO-2022-JP, base64', mail('text/html; charset="ISO-2022-JP"', Buffer.from(sjis(`<p>${JA}</p>`).toString('base64')), 'base64'), JA, 'text declared as iso-2022-jp was read as shift_jis'],
+    ['EUC-JP labelled ISO-2022-JP', mail('text/plain; charset=ISO-2022-JP', iconv.encode(JA, 'euc-jp')), JA, 'text declared as iso-2022-jp was read as euc-jp'],
     [
       'in an HTML part of a multipart mail, the attachment untouched',
       mail(
