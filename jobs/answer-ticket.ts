@@ -11,7 +11,10 @@
  * backend or Redis being briefly unreachable — is rethrown as is, so BullMQ retries with exponential backoff up to
  * AGENT_ATTEMPTS. What can never pass — the ticket or its stored mail missing or unreadable, an empty question, the
  * LLM refusing the request itself (4xx) — becomes `UnrecoverableError`. On the last failure the ticket is parked
- * with the error for a person before the error is rethrown, so no mail is silently dropped.
+ * with the error for a person before the error is rethrown, so no mail is silently dropped. A model server out of use
+ * for a while (no connection, timeout, 429 rate limit, 5xx: `modelOutage`) is waited for instead, up to
+ * AGENT_MODEL_OUTAGE_MINUTES from the ticket's first such failure, without using attempts: the handler throws
+ * {@link ModelServerWait}, notes the first wait on the ticket, and the agent worker pauses the queue.
  *
  * A ticket parked or drafted with the agent's result also updates the knowledge gaps (src/knowledge/gaps.ts) once
  * the ticket is written: its unanswered subtasks are recorded, and a confident answer closes the gaps it answers.
@@ -25,7 +28,7 @@ import type { Redis } from 'ioredis';
 import { APIError } from 'openai';
 import { getDomain } from 'tldts';
 import { EmptyQuestionError, agentRunSpendOf, withSpend } from '../src/agent/agent.js';
-import { errorWithoutSecrets, modelFailure, withoutSecrets, type ModelServerSettings } from '../src/agent/model-errors.js';
+import { errorWithoutSecrets, modelFailure, modelOutage, withoutSecrets, type ModelServerSettings } from '../src/agent/model-errors.js';
 import { PARK_NOTE } from '../src/tickets/park-notes.js';
 import { BLOCK_TAGS, PromptConfigError, defaultPrompts, type PromptSet } from '../src/agent/prompts.js';
 import type { AgentResult, AgentRunSpend, LlmUsage, Subtask } from '../src/agent/types.js';
@@ -114,6 +117,51 @@ export interface AttemptInfo {
   signal?: AbortSignal;
   /** BullMQ job id, carried on every log line with the ticket id. */
   jobId?: string;
+  /** The bounded wait for a model server out of use (AGENT_MODEL_OUTAGE_MINUTES); absent: no wait, as with 0. */
+  modelOutage?: ModelOutageWindow;
+}
+
+/**
+ * How long a ticket may wait for a model server that cannot be used for a while ({@link modelOutage}: no connection,
+ * timeout, 429 rate limit, 5xx) before its failures count against AGENT_ATTEMPTS again. The agent worker keeps the
+ * start of the wait in the job's data, so a restart does not start it over.
+ */
+export interface ModelOutageWindow {
+  /** When this job's wait began (ms since the epoch): its first outage failure. Undefined while it has not waited. */
+  since?: number;
+  /** How long it may wait, in ms (AGENT_MODEL_OUTAGE_MINUTES); 0: not at all. */
+  windowMs: number;
+  /**
+   * Asked just before the agent runs: what the model server last failed with while another ticket is trying it
+   * during a known outage (this run then waits without a request of its own), undefined when this run may call it.
+   */
+  hold?: () => Promise<string | undefined>;
+}
+
+/**
+ * Thrown by {@link answerTicket} instead of the model's error while the ticket waits for the model server: the job
+ * goes back to the queue without using an attempt (the agent worker pauses its workers first), the ticket stays
+ * `processing`. `what` says what went wrong, as a park reason would; `cause` is the model's error, absent when the
+ * ticket was held for another ticket's try.
+ */
+export class ModelServerWait extends Error {
+  constructor(
+    /** When the ticket's wait began (ms since the epoch). */
+    readonly since: number,
+    readonly what: string,
+    cause?: Error,
+  ) {
+    super(`waiting for the model server: ${what}`, cause ? { cause } : undefined);
+    this.name = 'ModelServerWait';
+  }
+}
+
+/** Thrown inside a run held back while another ticket tries the model server ({@link ModelOutageWindow.hold}). */
+class HeldForModelServer extends Error {
+  constructor(readonly what: string) {
+    super(`held while another ticket tries the model server: ${what}`);
+    this.name = 'HeldForModelServer';
+  }
 }
 
 /** What one run did, returned as the job's result (visible in the dashboard and `job.returnvalue`). */
@@ -149,11 +197,50 @@ export async function answerTicket(data: AnswerTicketData, deps: AnswerTicketDep
   } catch (err) {
     // What BullMQ stores and logs of the failure (Bull Board shows it) carries no key or URL secret of the model server.
     const failure = errorWithoutSecrets(toJobError(err), deps.config);
+    const wait = await waitForModelServer(failure, data.ticketId, deps, attempt, log);
+    if (wait instanceof ModelServerWait) throw wait;
+    if (wait) return wait;
     if (failure instanceof UnrecoverableError || attempt.attemptsMade + 1 >= attempt.attempts) {
-      await parkAfterFailure(deps.store, data.ticketId, agentFailureReason(failure, attempt.attempts, data.ticketId, deps.config), log);
+      const since = attempt.modelOutage?.since;
+      const waited = since === undefined ? undefined : Date.now() - since;
+      await parkAfterFailure(deps.store, data.ticketId, agentFailureReason(failure, attempt.attempts, data.ticketId, deps.config, waited), log);
     }
     throw failure;
   }
+}
+
+/** Whether a job that began waiting at `since` may still wait for the model server. */
+function withinOutageWindow(window: ModelOutageWindow | undefined, now = Date.now()): window is ModelOutageWindow {
+  if (!window || window.windowMs <= 0) return false;
+  return window.since === undefined || now - window.since < window.windowMs;
+}
+
+/**
+ * What becomes of a failed run while the model server cannot be used for a while: a {@link ModelServerWait} to throw
+ * instead of the failure when the ticket may still wait (its first wait is noted on the ticket, once), an outcome
+ * when the ticket moved on meanwhile (an operator's decision stands), or undefined for the usual attempts and park:
+ * another failure, AGENT_MODEL_OUTAGE_MINUTES=0, or the wait is over.
+ */
+async function waitForModelServer(failure: Error, ticketId: string, deps: AnswerTicketDeps, attempt: AttemptInfo, log: Logger): Promise<ModelServerWait | AnswerOutcome | undefined> {
+  const window = attempt.modelOutage;
+  const held = failure instanceof HeldForModelServer;
+  // A held run was inside the window when it was held; a failure of its own must still be.
+  if (!window || window.windowMs <= 0 || (!held && !withinOutageWindow(window))) return undefined;
+  const what = held ? failure.what : !(failure instanceof UnrecoverableError) && modelOutage(failure) ? modelFailure(failure, deps.config)?.what : undefined;
+  if (!what) return undefined;
+  if (window.since !== undefined) return new ModelServerWait(window.since, what, held ? undefined : failure);
+  const since = Date.now();
+  // Said once, at the first wait, on the ticket the operator reads; the agent worker logs every pause.
+  const reason = `waiting for the model server since ${new Date(since).toISOString()} (at most ${waitedText(window.windowMs)}, AGENT_MODEL_OUTAGE_MINUTES): ${what}; the agent tries again by itself once it answers`;
+  try {
+    await deps.store.transition(ticketId, { from: ['processing'], to: 'processing', actor: AGENT_WORKER_ACTOR, note: reason, patch: { reason } });
+  } catch (err) {
+    if (err instanceof TicketConflictError) return skippedAfterRace(err, ticketId, log);
+    // Erased meanwhile: nothing is left to answer or wait for.
+    if (err instanceof TicketNotFoundError) throw new UnrecoverableError(`ticket ${ticketId} does not exist`);
+    throw err;
+  }
+  return new ModelServerWait(since, what, held ? undefined : failure);
 }
 
 /**
@@ -167,12 +254,24 @@ const RERUN_ID_CHARS = 12;
  * server that could not be used is named with its masked URL and the setting to check, and the reason ends with the
  * command that tries again once it is fixed; any other failure keeps its error. Never carries the API key.
  */
-export function agentFailureReason(failure: Error, attempts: number, ticketId: string, settings: ModelServerSettings): string {
-  const ran = failure instanceof UnrecoverableError ? `${PARK_NOTE.agentFailed} permanently` : `${PARK_NOTE.agentFailed} ${attempts} time(s)`;
+export function agentFailureReason(failure: Error, attempts: number, ticketId: string, settings: ModelServerSettings, waitedMs?: number): string {
+  const failed = failure instanceof UnrecoverableError ? `${PARK_NOTE.agentFailed} permanently` : `${PARK_NOTE.agentFailed} ${attempts} time(s)`;
+  // A ticket that waited out AGENT_MODEL_OUTAGE_MINUTES says so: the operator sees it was not parked after seconds.
+  const ran = waitedMs === undefined ? failed : `${failed} after waiting ${waitedText(waitedMs)} for the model server`;
   const model = modelFailure(failure, settings);
   if (model) return `${ran}: ${model.what}; ${model.then}, rerun: npm run review -- rerun ${ticketId.slice(0, RERUN_ID_CHARS)}`;
   const separator = failure instanceof UnrecoverableError ? ': ' : '; last error: ';
   return withoutSecrets(`${ran}${separator}${failure.message}`, settings);
+}
+
+/** `31 minutes`, or `40 seconds` for a wait under a minute. */
+function waitedText(ms: number): string {
+  if (ms < 60_000) {
+    const seconds = Math.max(0, Math.round(ms / 1000));
+    return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  }
+  const minutes = Math.round(ms / 60_000);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
 /**
@@ -241,13 +340,23 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
   }
 
   // `processing` again means an earlier attempt crashed, stalled or failed temporarily after the checks passed;
-  // the table's processing → processing edge records that this run is another try.
-  const note = ticket.state === 'processing' ? `resumed (attempt ${attempt.attemptsMade + 1})` : `attempt ${attempt.attemptsMade + 1}`;
-  try {
-    ticket = await store.transition(ticketId, { from: [ticket.state], to: 'processing', actor: AGENT_WORKER_ACTOR, note, current: ticket });
-  } catch (err) {
-    if (err instanceof TicketConflictError) return skippedAfterRace(err, ticketId, log);
-    throw err;
+  // the table's processing → processing edge records that this run is another try. A ticket waiting for the model
+  // server says so once (its first wait's note), not at every try: the writes of the run check its state all the same.
+  const waiting = attempt.modelOutage?.since !== undefined && withinOutageWindow(attempt.modelOutage);
+  if (!(waiting && ticket.state === 'processing')) {
+    const note = ticket.state === 'processing' ? `resumed (attempt ${attempt.attemptsMade + 1})` : `attempt ${attempt.attemptsMade + 1}`;
+    try {
+      ticket = await store.transition(ticketId, { from: [ticket.state], to: 'processing', actor: AGENT_WORKER_ACTOR, note, current: ticket });
+    } catch (err) {
+      if (err instanceof TicketConflictError) return skippedAfterRace(err, ticketId, log);
+      throw err;
+    }
+  }
+
+  // While the model server is known to be out of use, one ticket at a time tries it; the others wait without a request.
+  if (withinOutageWindow(attempt.modelOutage)) {
+    const held = await attempt.modelOutage.hold?.();
+    if (held) throw new HeldForModelServer(held);
   }
 
   const earlier = await conversationOf(ticket, deps);

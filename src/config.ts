@@ -624,6 +624,14 @@ export const VARIABLES = {
     sensitive: false,
     group: 'pipeline',
   },
+  AGENT_MODEL_OUTAGE_MINUTES: {
+    schema: z.coerce.number().min(0).max(24 * 60),
+    default: '30',
+    description:
+      'While the model server cannot be used for a while (no connection, timeout, 429 rate limit but not a quota refusal, 5xx), a ticket waits this many minutes (from its first such failure) for it to answer again instead of using up AGENT_ATTEMPTS; all agent workers pause together meanwhile, one ticket probing at a time, and the ticket notes that it waits (0: no wait, parked after AGENT_ATTEMPTS as before)',
+    sensitive: false,
+    group: 'pipeline',
+  },
   SENDER_ATTEMPTS: {
     schema: int(1, 50),
     default: '8',

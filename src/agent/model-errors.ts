@@ -31,6 +31,34 @@ export function modelFailure(err: unknown, settings: ModelServerSettings): Model
 }
 
 /**
+ * Codes of a 429 that refuses more requests for the account, not for the moment: OpenAI's quota or billing refusal.
+ * Waiting minutes does not end it, so such a ticket is parked at once (after its attempts) as before.
+ */
+const QUOTA_REFUSALS: ReadonlySet<string> = new Set(['insufficient_quota', 'billing_hard_limit_reached', 'billing_not_active']);
+
+/**
+ * True when `err` (or an error it wraps) says the model server could not be used *for a while*: no connection, no
+ * answer within LLM_TIMEOUT_MS, a 429 rate limit (not a quota or billing refusal, {@link QUOTA_REFUSALS}), or a 5xx.
+ * Such a failure is worth waiting out (AGENT_MODEL_OUTAGE_MINUTES); a refused key (401, 403), an unknown model (404), a
+ * refused request (400, 422) and our own errors are not: they fail the same way however long one waits.
+ */
+export function modelOutage(err: unknown): boolean {
+  for (const e of causes(err)) {
+    // The timeout is a connection error too.
+    if (e instanceof APIConnectionError) return true;
+    if (!(e instanceof APIError) || typeof e.status !== 'number') continue;
+    if (e.status === 429) return !quotaRefusal(e);
+    return e.status >= 500;
+  }
+  return false;
+}
+
+function quotaRefusal(e: APIError): boolean {
+  const body = typeof e.error === 'object' && e.error !== null ? (e.error as Record<string, unknown>) : {};
+  return [e.code, e.type, body['code'], body['type']].some((v) => typeof v === 'string' && QUOTA_REFUSALS.has(v));
+}
+
+/**
  * `err` with {@link withoutSecrets} applied, in place, to what BullMQ stores of a failed job (its message, the
  * failedReason, and its stack, the stacktrace Bull Board shows) and to what the log serializer prints: the message and
  * stack of every error in its `cause` chain, and an `APIError`'s `error` body. The same error is returned, so its

@@ -31,7 +31,21 @@ export interface JobTuning {
   jitter: number;
   /** First retry delay of `copy-to-sent`; {@link SENT_COPY_BACKOFF_MS} when absent. */
   sentCopyBackoffMs?: number;
+  /** First pause of the agent workers in a model outage; {@link MODEL_OUTAGE_FIRST_PAUSE_MS} when absent. */
+  modelOutagePauseMs?: number;
+  /** Longest pause of the agent workers in a model outage; {@link MODEL_OUTAGE_MAX_PAUSE_MS} when absent. */
+  modelOutageMaxPauseMs?: number;
 }
+
+/**
+ * The agent workers' first pause once a ticket found the model server out of use for a while (AGENT_MODEL_OUTAGE_MINUTES):
+ * every agent worker stops taking tickets for it, then one ticket tries the model again. Each failed try doubles the
+ * pause up to {@link MODEL_OUTAGE_MAX_PAUSE_MS}, so a long outage costs the model one request a minute, and a short one
+ * is over for the tickets within seconds of the server answering again.
+ */
+export const MODEL_OUTAGE_FIRST_PAUSE_MS = 5_000;
+/** Longest pause between two tries of a model server that is out of use; see {@link MODEL_OUTAGE_FIRST_PAUSE_MS}. */
+export const MODEL_OUTAGE_MAX_PAUSE_MS = 60_000;
 
 /** First retry delay of `copy-to-sent` in production: an IMAP server that is restarting is back within minutes. */
 export const SENT_COPY_BACKOFF_MS = 60_000;

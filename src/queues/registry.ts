@@ -105,6 +105,14 @@ export interface QueueWorkerOptions<Q extends QueueName> {
   workerOptions?: Omit<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'autorun'>;
 }
 
+/**
+ * A BullMQ `limiter` that never limits by count (no queue runs 2^53 jobs a second) but makes every worker of the queue
+ * honour a manual rate limit (`queue.rateLimit(ms)`): BullMQ reads the limiter key only for a worker with a limiter,
+ * so without one a manual limit pauses just the worker that set it. The agent workers use it to pause together while
+ * the model server is out of use (src/runtime/agent-worker.ts). Costs one INCR per job started.
+ */
+export const MANUAL_RATE_LIMIT_ONLY = { max: Number.MAX_SAFE_INTEGER, duration: 1_000 } as const;
+
 /** True when BullMQ will not retry the job after this failure. */
 export function isFinalFailure(job: Job | undefined, error: Error): boolean {
   if (!job) return true;

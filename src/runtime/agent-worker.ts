@@ -13,10 +13,12 @@
  * worker is paused locally, so the tickets wait for a worker that is current, or for this one), says so once in its
  * log, and reports it for `/readyz`; it takes tickets again once the index matches.
  */
+import { randomUUID } from 'node:crypto';
 import v8 from 'node:v8';
-import { WaitingError, type Job, type Worker } from 'bullmq';
+import { WaitingError, Worker, type Job, type Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { APIConnectionError, APIError, type OpenAI } from 'openai';
-import { answerTicket, parkAfterFailure, type AnswerOutcome } from '../../jobs/answer-ticket.js';
+import { answerTicket, ModelServerWait, parkAfterFailure, type AnswerOutcome } from '../../jobs/answer-ticket.js';
 import { proposeLearnedAnswer, type ProposeLearnedResult } from '../../jobs/propose-learned-answer.js';
 import { agentRunSpendOf } from '../agent/agent.js';
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
@@ -24,7 +26,8 @@ import { apiKeyProblem, BASE_URL_V1_HINT, causes, createOpenAIClient, modelServe
 import type { Config } from '../config.js';
 import { recordAgentRun, recordFailedAgentRun, recordIgnored, recordModelCalls, recordReplyBounced } from '../server/metrics.js';
 import { createLogger, type Logger } from '../logger.js';
-import { createQueueWorker, type HandlerMap } from '../queues/registry.js';
+import { MODEL_OUTAGE_FIRST_PAUSE_MS, MODEL_OUTAGE_MAX_PAUSE_MS, type JobTuning } from '../queues/job-options.js';
+import { createQueueWorker, MANUAL_RATE_LIMIT_ONLY, type HandlerMap } from '../queues/registry.js';
 import { INDEX_NAMES, shortHash, type IndexName } from '../search/index-builds.js';
 import { anyBlocks, blocksTickets, describeIndexProblem, describeIndexProblems, IndexFreshnessMonitor, INDEX_LABELS, noIndexYet, type IndexVerdicts } from '../search/index-freshness.js';
 import type { RoleHandle } from './lifecycle.js';
@@ -64,6 +67,77 @@ export const INDEX_CHECK_MS = 5_000;
 
 /** See {@link IndexFreshnessOptions.settleMs}: a local build records itself within milliseconds of its rename. */
 export const INDEX_SETTLE_MS = 1_000;
+
+/**
+ * The agent workers' shared view of a model server that cannot be used for a while (AGENT_MODEL_OUTAGE_MINUTES), in
+ * two Redis keys: the outage (the current pause and what the server last failed with), which ends by itself when no
+ * ticket has failed for a few pauses, and the one ticket allowed to try the server while it lasts. The pause itself is
+ * BullMQ's manual rate limit of the `tickets` queue, which every agent worker honours ({@link MANUAL_RATE_LIMIT_ONLY}).
+ * Nothing of a ticket is kept here: a try is named by a random token, not by its job id.
+ */
+export class ModelOutageGate {
+  private readonly outageKey: string;
+  private readonly probeKey: string;
+  private readonly firstPauseMs: number;
+  private readonly maxPauseMs: number;
+  private readonly probeTtlMs: number;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+    tuning: Pick<JobTuning, 'modelOutagePauseMs' | 'modelOutageMaxPauseMs'>,
+    llmTimeoutMs: number,
+  ) {
+    this.outageKey = `${prefix}:agent:model-outage`;
+    this.probeKey = `${prefix}:agent:model-outage:probe`;
+    this.firstPauseMs = tuning.modelOutagePauseMs ?? MODEL_OUTAGE_FIRST_PAUSE_MS;
+    this.maxPauseMs = Math.max(this.firstPauseMs, tuning.modelOutageMaxPauseMs ?? MODEL_OUTAGE_MAX_PAUSE_MS);
+    // A try that outlives this (a worker that died during it) no longer keeps the others from trying.
+    this.probeTtlMs = 2 * Math.max(this.maxPauseMs, llmTimeoutMs);
+  }
+
+  /**
+   * Before a run calls the model: undefined when no outage is known or this run takes the one try (`token` names
+   * it), else what the server last failed with (the run waits without a request of its own).
+   */
+  async hold(token: string): Promise<string | undefined> {
+    const what = await this.redis.hget(this.outageKey, 'what');
+    if (what === null) return undefined;
+    const taken = await this.redis.set(this.probeKey, token, 'PX', this.probeTtlMs, 'NX');
+    return taken === 'OK' ? undefined : what;
+  }
+
+  /**
+   * A run found the server out of use (or was held): the pause every agent worker takes now. The first failure of an
+   * outage pauses {@link MODEL_OUTAGE_FIRST_PAUSE_MS}; each failed try doubles it up to the longest pause; a failure of
+   * a run that started before the outage was known, or a held run, keeps it.
+   */
+  async failed(token: string, what: string): Promise<number> {
+    const [previous, probe] = await Promise.all([this.redis.hget(this.outageKey, 'pauseMs'), this.redis.get(this.probeKey)]);
+    const before = Number(previous) || 0;
+    const pauseMs = before === 0 ? this.firstPauseMs : probe === token ? Math.min(before * 2, this.maxPauseMs) : before;
+    await this.redis.multi().hset(this.outageKey, { pauseMs: String(pauseMs), what }).pexpire(this.outageKey, 3 * this.maxPauseMs + this.probeTtlMs).exec();
+    return pauseMs;
+  }
+
+  /** The model answered a run: the outage is over, and every worker takes tickets again as its pause ends. */
+  async answered(tickets: Queue): Promise<boolean> {
+    const ended = await this.redis.del(this.outageKey, this.probeKey);
+    if (ended > 0) await tickets.removeRateLimitKey();
+    return ended > 0;
+  }
+
+  /** The run of `token` ended: its try, if it had it, is free for the next ticket. */
+  async release(token: string): Promise<void> {
+    await this.redis.eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", 1, this.probeKey, token);
+  }
+}
+
+/** The start of a job's wait for the model server, as the handler keeps it in the job's data. */
+function outageSinceOf(data: unknown): number | undefined {
+  const since = (data as { modelOutageSince?: unknown } | undefined)?.modelOutageSince;
+  return typeof since === 'number' && Number.isFinite(since) ? since : undefined;
+}
 
 /** Options of {@link startAgentWorker}; everything else comes from the configuration. */
 export interface AgentWorkerOptions {
@@ -212,15 +286,58 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
     throw new WaitingError();
   };
 
+  const outage = new ModelOutageGate(redis, config.QUEUE_PREFIX, services.tuning, config.LLM_TIMEOUT_MS);
+  const outageWindowMs = Math.round(config.AGENT_MODEL_OUTAGE_MINUTES * 60_000);
+  /**
+   * A ticket whose model server is out of use for a while waits instead of using its attempts: the start of its wait
+   * goes into the job's data (a restart keeps it), every agent worker pauses (BullMQ's manual rate limit of the queue,
+   * which puts the job back at the head of the queue without counting an attempt), and after the pause one ticket
+   * tries the server again. Once AGENT_MODEL_OUTAGE_MINUTES have passed the ticket's failures count again.
+   */
+  const waitForModelServer = async (job: Job, wait: ModelServerWait): Promise<never> => {
+    if (outageSinceOf(job.data) === undefined) await job.updateData({ ...(job.data as object), modelOutageSince: wait.since });
+    const pauseMs = await outage.failed(runToken(job), wait.what);
+    const ticketId = (job.data as { ticketId?: unknown }).ticketId;
+    logger.warn(
+      { jobId: job.id, ticketId, waitingSince: new Date(wait.since).toISOString(), pauseMs },
+      `waiting for the model server (AGENT_MODEL_OUTAGE_MINUTES): ${wait.what}; agent workers pause ${pauseMs} ms, then one ticket tries it again`,
+    );
+    // /readyz says the model server fails, as for a failed attempt.
+    const serverDown = wait.cause ? modelServerFailure(wait.cause, config) : undefined;
+    if (serverDown) await reporter.failed(serverDown);
+    await queues.tickets.rateLimit(pauseMs);
+    throw Worker.RateLimitError();
+  };
+  // One token per run: the try a run takes is its own, not that of a later run of the same job.
+  const runTokens = new WeakMap<Job, string>();
+  const runToken = (job: Job): string => {
+    let token = runTokens.get(job);
+    if (!token) runTokens.set(job, (token = randomUUID()));
+    return token;
+  };
+
   const ticketHandlers: HandlerMap<'tickets'> = {
     'answer-ticket': async (job, data, context) => {
       await answerWhenCurrent(job);
-      return answerTicket(data, deps, {
-        attemptsMade: job.attemptsMade,
-        attempts: job.opts.attempts ?? 1,
-        ...(job.id ? { jobId: job.id } : {}),
-        ...(context.signal ? { signal: context.signal } : {}),
-      });
+      const since = outageSinceOf(job.data);
+      try {
+        const outcome = await answerTicket(data, deps, {
+          attemptsMade: job.attemptsMade,
+          attempts: job.opts.attempts ?? 1,
+          ...(job.id ? { jobId: job.id } : {}),
+          ...(context.signal ? { signal: context.signal } : {}),
+          modelOutage: { ...(since !== undefined ? { since } : {}), windowMs: outageWindowMs, hold: () => outage.hold(runToken(job)) },
+        });
+        if (outcome.agentRun && (await outage.answered(queues.tickets))) {
+          logger.info({ jobId: job.id }, 'the model server answers again; agent workers take tickets again');
+        }
+        return outcome;
+      } catch (err) {
+        if (err instanceof ModelServerWait) return await waitForModelServer(job, err);
+        throw err;
+      } finally {
+        await outage.release(runToken(job));
+      }
     },
     'propose-learned-answer': (_job, data, context) => proposeLearnedAnswer(data, learnedDeps, context.signal),
   };
@@ -257,7 +374,8 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
       if (outcome?.outcome === 'ignored') await recordIgnored(redis, config.QUEUE_PREFIX, outcome.ignoreReason);
       if (outcome?.outcome === 'ignored' && outcome.bouncedReplyOf) await recordReplyBounced(redis, config.QUEUE_PREFIX);
     },
-    workerOptions: bullmqTimings(timings),
+    // Every agent worker honours the pause one of them sets when the model server is out of use.
+    workerOptions: { ...bullmqTimings(timings), limiter: MANUAL_RATE_LIMIT_ONLY },
   });
   freshness.start();
   const started = worker;

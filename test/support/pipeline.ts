@@ -145,6 +145,8 @@ export function pipelineEnv(servers: PipelineServers, overrides: Record<string, 
     SUPPORT_ADDRESSES: SUPPORT_ALIAS,
     REVIEW_MODE: 'auto',
     AGENT_ATTEMPTS: '3',
+    // No wait for a model server out of use unless a test asks for one: tests of the attempts and the park expect them.
+    AGENT_MODEL_OUTAGE_MINUTES: '0',
     SENDER_ATTEMPTS: '3',
     AGENT_CONCURRENCY: '2',
     // The scheduled reindex must not fire during a test.
