@@ -700,7 +700,7 @@ export const VARIABLES = {
     schema: int(0),
     default: '1000',
     description:
-      'Agent runs per hour in all, counted as AGENT_RUN_LIMIT_PER_HOUR is: what model spend and review work a flood from many addresses costs at most; further mail is parked without a draft (0: the agent never runs on mail)',
+      'Agent runs per hour in all, counted as AGENT_RUN_LIMIT_PER_HOUR is: what model spend and review work a flood from many addresses costs at most; mail whose sender the receiving server authenticated (AUTHSERV_ID) and the rest count apart, each up to this limit, so a flood of strangers\' mail cannot park authenticated customers\' mail, and both together may cost up to twice it; further mail is parked without a draft (0: the agent never runs on mail)',
     sensitive: false,
     group: 'pipeline',
   },

@@ -2896,6 +2896,10 @@ function isMachineAddress(local: string): boolean {
 const SENDER_CHECKS = new Set(['dmarc', 'spf']);
 // Longest part of a result's properties quoted in a reason.
 const MAX_RESULT_CHARS = 160;
+// Longest Authentication-Results field read (security review 12). Real receivers write a few hundred bytes (Gmail,
+// Microsoft 365, Stalwart, rspamd) to a few KB (a mail with several signatures, each result with its selector and
+// header.b); a longer field holds text the sender chose, and reading a megabyte of it cost seconds at every check.
+const MAX_AUTHENTICATION_RESULTS_CHARS = 16 * 1024;
 
 /** One result of an Authentication-Results field (RFC 8601): `dkim=pass header.d=shop.example`. */
 interface AuthenticationResult {
@@ -2950,9 +2954,14 @@ const SINGLE_RESULT_METHODS = ['dmarc', 'spf'] as const;
  * An Authentication-Results field read fail-closed ({@link AuthenticationReading}): unreadable when its parentheses or
  * quotes do not pair up, an element after the authserv-id is no result, a property's value holds a quote or a
  * parenthesis (a quoted local part echoed raw) or comes twice in one result, it has more than one dmarc or spf result,
- * or a `; dmarc=fail` or `; spf=fail` in its text is not among the results read (hidden in a comment or quoted string).
+ * or a `; dmarc=fail` or `; spf=fail` in its text is not among the results read (hidden in a comment or quoted string);
+ * and, without reading it, when it is longer than any receiving server writes ({@link MAX_AUTHENTICATION_RESULTS_CHARS}),
+ * with no results. Linear in the field's length.
  */
 function readAuthenticationResults(field: string, dkimSignatures?: number): AuthenticationReading {
+  if (field.length > MAX_AUTHENTICATION_RESULTS_CHARS) {
+    return { results: [], unreadable: `a field of ${field.length} characters, more than any receiving server writes (${MAX_AUTHENTICATION_RESULTS_CHARS} read at most)` };
+  }
   const results: AuthenticationResult[] = [];
   let unreadable = unpairedSyntax(field);
   for (const resinfo of resultElements(field)) {
@@ -3007,9 +3016,12 @@ function readAuthenticationResults(field: string, dkimSignatures?: number): Auth
   if (dkimSignatures !== undefined && dkimSignatures > 0 && signatureResults > dkimSignatures) {
     unreadable ??= `${signatureResults} signature results for ${dkimSignatures} signature field${dkimSignatures === 1 ? '' : 's'}`;
   }
+  // The failing methods read once: looked up for each `; dmarc=fail` of the text, a field of many of them cost the
+  // number of them times the number of results (security review 12).
+  const failed = new Set(results.filter((r) => r.result === 'fail').map((r) => r.method));
   for (const hidden of field.matchAll(/;\s*(dmarc|spf)\s*=\s*fail\b/gi)) {
     const method = hidden[1]!.toLowerCase();
-    if (!results.some((r) => r.method === method && r.result === 'fail')) unreadable ??= `a ${method}=fail inside a comment or quoted string`;
+    if (!failed.has(method)) unreadable ??= `a ${method}=fail inside a comment or quoted string`;
   }
   return unreadable === undefined ? { results } : { results, unreadable };
 }

@@ -25,7 +25,8 @@
  *
  * Agent runs per hour ({@link recordAgentRun}), per sender (From), per organisation domain of the From and in all, in
  * windows of their own built the same way (`P:ratelimit:agent-run:<digest>`, `P:ratelimit:agent-run-domain:<digest>`
- * and `P:ratelimit:agent-run-domain-authenticated:<digest>`, `P:ratelimit:agent-run-total`): a run costs model calls
+ * and `P:ratelimit:agent-run-domain-authenticated:<digest>`, `P:ratelimit:agent-run-total` and
+ * `P:ratelimit:agent-run-total-authenticated`): a run costs model calls
  * and, when its draft is parked, a reviewer's time, whether or not a reply ever goes out. So a run counts when it is about to start, whatever becomes of its draft: mail whose
  * drafts all end parked (a Reply-To on another domain, bulk signs, a forged sender) never reaches the reply limits
  * above, and without this a flood of it cost runs without end. The domain window (security review 11) stands between
@@ -37,6 +38,13 @@
  * server authenticated, one for the rest. Anyone can write a From at a company's domain, so a flood of forgeries fills
  * only the second, and the company's authenticated mail keeps running; where nothing is vouched for (no
  * Authentication-Results) all of a domain's mail shares the second, as one window did before.
+ * The total is split the same way, each with the total limit (security review 12): a shared provider's domain has no
+ * domain window and throwaway domains cost nothing, so made-up addresses at gmail.com, or ten domains' worth, spent the
+ * one total and parked every customer's mail for the rest of the hour; now they spend only the unauthenticated total.
+ * So authenticated and unauthenticated mail together may cost up to twice AGENT_RUN_LIMIT_TOTAL_PER_HOUR runs in an
+ * hour. The authenticated total is no bound on who may write: someone who holds domains (or mailboxes at a provider)
+ * and signs their mail can still fill it, at the cost of a domain per AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR runs (a mailbox
+ * per AGENT_RUN_LIMIT_PER_HOUR at a shared provider).
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -257,9 +265,12 @@ export function agentRunKey(prefix: string, senderAddress: string): string {
   return `${prefix}:ratelimit:agent-run:${addressDigest(senderAddress)}`;
 }
 
-/** The Redis key of the window of all agent runs. */
-export function agentRunTotalKey(prefix: string): string {
-  return `${prefix}:ratelimit:agent-run-total`;
+/**
+ * The Redis key of one of the two windows of all agent runs: on mail whose sender the receiving server authenticated,
+ * or on the rest. The unauthenticated window keeps the key the only total window had.
+ */
+export function agentRunTotalKey(prefix: string, window: AgentRunMailWindow): string {
+  return `${prefix}:ratelimit:agent-run-total${window === 'authenticated' ? '-authenticated' : ''}`;
 }
 
 /**
@@ -272,16 +283,16 @@ export function agentRunDomainOf(senderAddress: string): string | undefined {
 }
 
 /**
- * Which of an organisation domain's two agent-run windows a run counts in: mail whose sender the receiving server
- * authenticated, or the rest (a From anyone can write).
+ * Which of the two agent-run windows of an organisation domain, and of the two totals, a run counts in: mail whose
+ * sender the receiving server authenticated, or the rest (a From anyone can write).
  */
-export type AgentRunDomainWindow = 'authenticated' | 'unauthenticated';
+export type AgentRunMailWindow = 'authenticated' | 'unauthenticated';
 
 /**
  * The Redis key of one of the windows of agent runs on the mail of one organisation domain ({@link agentRunDomainOf}).
  * The unauthenticated window keeps the key the domain's only window had.
  */
-export function agentRunDomainKey(prefix: string, organisationDomainName: string, window: AgentRunDomainWindow): string {
+export function agentRunDomainKey(prefix: string, organisationDomainName: string, window: AgentRunMailWindow): string {
   const digest = createHash('sha256').update(`agent-run-domain\0${organisationDomainName.toLowerCase()}`).digest('hex');
   return `${prefix}:ratelimit:agent-run-domain${window === 'authenticated' ? '-authenticated' : ''}:${digest}`;
 }
@@ -306,7 +317,12 @@ export interface AgentRunLimits {
    * forgeries cannot spend the runs of the organisation's own mail.
    */
   perDomain: number;
-  /** All runs together: what a flood from many addresses costs at most. */
+  /**
+   * All runs together: what a flood from many addresses costs at most. Counted apart, each up to this limit, for mail
+   * whose sender the receiving server authenticated and for the rest, as `perDomain` is: strangers at a shared mail
+   * provider's domain (which has no domain window) or at many throwaway domains cannot spend the runs of mail the
+   * receiving server vouched for. Both together allow up to twice this limit in an hour.
+   */
   total: number;
 }
 
@@ -323,7 +339,10 @@ export interface AgentRunBudget {
   refusedBy?: AgentRunWindow;
   /** The organisation domain whose window refused, when `refusedBy` is `domain`. */
   domain?: string;
-  /** When `refusedBy` is `domain`: whether that was the domain's window of authenticated mail. */
+  /**
+   * When `refusedBy` is `domain` or `total`: whether that was the window of authenticated mail (the domain's, or the
+   * total of all authenticated mail).
+   */
   authenticated?: boolean;
   /** Runs in the refusing window in the last hour (or in the sender's, when allowed), this one included when counted. */
   count: number;
@@ -331,8 +350,8 @@ export interface AgentRunBudget {
 
 /**
  * Counts the agent run on ticket `ticketId` in the sender's window, its organisation domain's (none for a shared mail
- * provider's domain: {@link agentRunDomainOf}; of authenticated mail or the other, by `sender.authenticated`) and the
- * overall one, atomically and only while all have room; call it just before the run starts. The windows are read in
+ * provider's domain: {@link agentRunDomainOf}) and the overall one, each of authenticated mail or of the rest by
+ * `sender.authenticated`, atomically and only while all have room; call it just before the run starts. The windows are read in
  * that order, so a run a domain's window refuses takes no slot of the total. The same ticket counts once however often its job is retried (the ticket id is the member). An erased
  * ticket is not recorded (`erased`), so a job that read it before the erasure cannot bring back a window keyed by the
  * customer's address.
@@ -347,11 +366,11 @@ export async function recordAgentRun(
 ): Promise<AgentRunBudget> {
   const { address, authenticated } = typeof sender === 'string' ? { address: sender, authenticated: false } : sender;
   const domain = agentRunDomainOf(address);
-  const domainWindow: AgentRunDomainWindow = authenticated ? 'authenticated' : 'unauthenticated';
+  const mailWindow: AgentRunMailWindow = authenticated ? 'authenticated' : 'unauthenticated';
   const windows: { window: AgentRunWindow; key: string; limit: number }[] = [
     { window: 'sender', key: agentRunKey(prefix, address), limit: limits.perSender },
-    ...(domain ? [{ window: 'domain' as const, key: agentRunDomainKey(prefix, domain, domainWindow), limit: limits.perDomain }] : []),
-    { window: 'total', key: agentRunTotalKey(prefix), limit: limits.total },
+    ...(domain ? [{ window: 'domain' as const, key: agentRunDomainKey(prefix, domain, mailWindow), limit: limits.perDomain }] : []),
+    { window: 'total', key: agentRunTotalKey(prefix, mailWindow), limit: limits.total },
   ];
   const script = domain ? RECORD_AGENT_RUN_WITH_DOMAIN : RECORD_AGENT_RUN;
   const keys = [...windows.map((w) => w.key), erasedTicketsKey(prefix)];
@@ -363,5 +382,6 @@ export async function recordAgentRun(
   if (recorded === -1) return { allowed: false, erased: true, count: 0 };
   if (recorded === 1) return { allowed: true, count };
   const refusedBy = windows[refused - 1]!.window;
-  return refusedBy === 'domain' && domain ? { allowed: false, refusedBy, domain, authenticated, count } : { allowed: false, refusedBy, count };
+  if (refusedBy === 'domain' && domain) return { allowed: false, refusedBy, domain, authenticated, count };
+  return refusedBy === 'total' ? { allowed: false, refusedBy, authenticated, count } : { allowed: false, refusedBy, count };
 }

@@ -475,11 +475,13 @@ export async function forgetCustomer(deps: ForgetDeps, value: string, options: F
     if (ids.size > 0) cleanup.del(...[...ids].map((id) => sentRawKey(deps.prefix, id)));
     if (links.length > 0) cleanup.hdel(deps.store.keys().msgid, ...links);
     if (report.rateLimitKeys.length > 0) cleanup.del(...report.rateLimitKeys);
-    // The overall windows, and the agent-run windows of the senders' organisation domains (shared with the customer's
+    // The overall windows (both agent-run totals: of authenticated mail and of the rest, since a ticket's run counted
+    // in either), and the agent-run windows of the senders' organisation domains (shared with the customer's
     // colleagues, so kept), count replies and agent runs by ticket id; the ids go too, though the windows forget them
     // within the hour.
     if (ids.size > 0) {
-      cleanup.zrem(autoReplyTotalKey(deps.prefix), ...ids).zrem(agentRunTotalKey(deps.prefix), ...ids);
+      cleanup.zrem(autoReplyTotalKey(deps.prefix), ...ids);
+      for (const window of ['authenticated', 'unauthenticated'] as const) cleanup.zrem(agentRunTotalKey(deps.prefix, window), ...ids);
       for (const key of agentRunDomainKeysOf(deps.prefix, addresses)) cleanup.zrem(key, ...ids);
     }
     await execAll(cleanup);

@@ -56,6 +56,9 @@ const AUTHENTICATED_REASON = (count: number, domain: string, limit: number) =>
   `agent-run limit reached: ${count} agent run${count === 1 ? '' : 's'} on mail from ${domain} that the receiving server authenticated in the last hour ` +
   `(AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR=${limit}, shared by every authenticated address of the domain: raise it if this organisation really writes this much)`;
 
+const TOTAL_REASON = (count: number, limit: number) =>
+  `agent-run limit reached: ${count} agent run${count === 1 ? '' : 's'} in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=${limit})`;
+
 describe('agent runs per organisation domain', () => {
   it("strangers at one domain spend that domain's window, not the total: a customer elsewhere still gets a draft", async () => {
     const running = await run({ AGENT_RUN_LIMIT_TOTAL_PER_HOUR: '5', AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR: '3' });
@@ -106,6 +109,23 @@ describe('agent runs per organisation domain', () => {
     const own = { 'Authentication-Results': 'mx.helpdesk.test; dmarc=pass header.from=bigcustomer.co.jp' };
     for (const from of ['x0@bigcustomer.co.jp', 'x1@bigcustomer.co.jp']) expectRun(await handle(running, mail(from, own)));
     expectLimited(await handle(running, mail('x2@bigcustomer.co.jp', own)), UNAUTHENTICATED_REASON(2, 'bigcustomer.co.jp', 2));
+  }, 120_000);
+
+  // Security review 12, F3: a shared mail provider's domain has no window of its own (nor has each of ten throwaway
+  // domains a small one), so strangers' mail spent AGENT_RUN_LIMIT_TOTAL_PER_HOUR and every customer's was parked for
+  // the rest of the hour. The total is counted apart for authenticated mail and the rest, as the domain windows are.
+  it("a flood of strangers at a shared mail domain spends only the unauthenticated total: authenticated mail still gets a draft", async () => {
+    const running = await run({ AGENT_RUN_LIMIT_TOTAL_PER_HOUR: '2', AUTHSERV_ID: 'mx.helpdesk.test' });
+    for (const from of ['flood0@gmail.com', 'flood1@gmail.com']) expectRun(await handle(running, mail(from)));
+    const refused = await handle(running, mail('flood2@gmail.com'));
+    expectLimited(refused, TOTAL_REASON(2, 2));
+
+    const genuine = await handle(running, mail('keiri@customer.example', { 'Authentication-Results': 'mx.helpdesk.test; dmarc=pass header.from=customer.example' }));
+    expectRun(genuine);
+    expect(genuine.ticket.draft).toBeTruthy();
+    // Its own total has the same limit.
+    expectRun(await handle(running, mail('taro@gmail.com', { 'Authentication-Results': 'mx.helpdesk.test; dkim=pass header.d=gmail.com' })));
+    expectLimited(await handle(running, mail('jiro@other.example', { 'Authentication-Results': 'mx.helpdesk.test; dmarc=pass header.from=other.example' })), TOTAL_REASON(2, 2));
   }, 120_000);
 
   it('leaves shared mail domains out (their senders are strangers to each other); 0 runs nothing from any organisation domain', async () => {

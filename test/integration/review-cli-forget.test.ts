@@ -114,6 +114,9 @@ describe('npm run review -- forget', () => {
     }
     expect(await redis.zscore(agentRunDomainKey(prefix, 'customer.example', 'authenticated'), answered.id)).not.toBeNull();
     expect(await redis.zscore(agentRunDomainKey(prefix, 'customer.example', 'unauthenticated'), followUp.id)).not.toBeNull();
+    // So do all runs (security review 12, F3).
+    expect(await redis.zscore(agentRunTotalKey(prefix, 'authenticated'), answered.id)).not.toBeNull();
+    expect(await redis.zscore(agentRunTotalKey(prefix, 'unauthenticated'), followUp.id)).not.toBeNull();
     const aliceTickets = [answered, followUp, viaColleague];
 
     const dry = await review('forget', 'Alice <ALICE@customer.example>');
@@ -147,9 +150,9 @@ describe('npm run review -- forget', () => {
     expect(await redis.exists(autoReplyKey(prefix, 'alice@customer.example'), autoReplyRecipientKey(prefix, 'alice@customer.example'))).toBe(0);
     expect(await redis.zscore(autoReplyTotalKey(prefix), answered.id)).toBeNull();
     expect(await redis.exists(agentRunKey(prefix, 'alice@customer.example'))).toBe(0);
-    for (const t of [answered, followUp]) expect(await redis.zscore(agentRunTotalKey(prefix), t.id)).toBeNull();
-    // The domain's window is her colleagues' too: only her tickets' ids leave it.
+    // The domain's windows and the totals are others' too: only her tickets' ids leave them.
     for (const window of ['authenticated', 'unauthenticated'] as const) {
+      for (const t of [answered, followUp]) expect(await redis.zscore(agentRunTotalKey(prefix, window), t.id)).toBeNull();
       for (const t of [answered, followUp]) expect(await redis.zscore(agentRunDomainKey(prefix, 'customer.example', window), t.id)).toBeNull();
     }
     expect(await findArchived(dir, archivedAlice.id)).toBeUndefined();
@@ -161,7 +164,7 @@ describe('npm run review -- forget', () => {
     expect(await redis.exists(autoReplyKey(prefix, 'bob@customer.example'))).toBe(1);
     expect(await redis.zscore(autoReplyTotalKey(prefix), bob.id)).not.toBeNull();
     expect(await redis.exists(agentRunKey(prefix, 'bob@customer.example'))).toBe(1);
-    expect(await redis.zscore(agentRunTotalKey(prefix), bob.id)).not.toBeNull();
+    expect(await redis.zscore(agentRunTotalKey(prefix, 'authenticated'), bob.id)).not.toBeNull();
     expect(await redis.zscore(agentRunDomainKey(prefix, 'customer.example', 'authenticated'), bob.id)).not.toBeNull();
     const shown = await review('archive', 'show', archivedBob.id);
     expect(shown.code, shown.stderr).toBe(0);

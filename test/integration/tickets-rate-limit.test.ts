@@ -130,7 +130,7 @@ describe('agent-run limit (sliding windows per sender, per organisation domain a
       expected: [
         { allowed: true, count: 1 },
         { allowed: true, count: 1 },
-        { allowed: false, refusedBy: 'total', count: 2 },
+        { allowed: false, refusedBy: 'total', authenticated: false, count: 2 },
       ],
     },
     {
@@ -226,7 +226,7 @@ describe('agent-run limit (sliding windows per sender, per organisation domain a
       Array.from({ length: 10 }, (_, i) => recordAgentRun(redis, prefix, 'burst@x.example', `t${i}`, { perSender: 3, perDomain: 100, total: 100 }, T0 + i)),
     );
     expect(results.filter((r) => r.allowed)).toHaveLength(3);
-    expect(await redis.zcard(agentRunTotalKey(prefix))).toBe(3);
+    expect(await redis.zcard(agentRunTotalKey(prefix, 'unauthenticated'))).toBe(3);
   });
 
   it('refuses atomically once a domain window is full, even under concurrency, and spends nothing of the others', async () => {
@@ -236,7 +236,7 @@ describe('agent-run limit (sliding windows per sender, per organisation domain a
     );
     expect(results.filter((r) => r.allowed)).toHaveLength(3);
     expect(await redis.zcard(agentRunDomainKey(prefix, 'flood.example', 'unauthenticated'))).toBe(3);
-    expect(await redis.zcard(agentRunTotalKey(prefix))).toBe(3);
+    expect(await redis.zcard(agentRunTotalKey(prefix, 'unauthenticated'))).toBe(3);
     // A refused run holds no slot in the sender's window either.
     const refused = results.findIndex((r) => !r.allowed);
     expect(await redis.exists(agentRunKey(prefix, `x${refused}@flood.example`))).toBe(0);
@@ -273,7 +273,8 @@ describe('agent-run limit (sliding windows per sender, per organisation domain a
     expect(await redis.zcard(agentRunDomainKey(prefix, 'bigcustomer.co.jp', 'unauthenticated'))).toBe(100);
     expect(await redis.zrange(agentRunDomainKey(prefix, 'bigcustomer.co.jp', 'authenticated'), 0, -1)).toEqual(['genuine-1']);
     expect(agentRunDomainKey(prefix, 'bigcustomer.co.jp', 'authenticated')).not.toBe(agentRunDomainKey(prefix, 'bigcustomer.co.jp', 'unauthenticated'));
-    expect(await redis.zcard(agentRunTotalKey(prefix))).toBe(101);
+    expect(await redis.zcard(agentRunTotalKey(prefix, 'unauthenticated'))).toBe(100);
+    expect(await redis.zrange(agentRunTotalKey(prefix, 'authenticated'), 0, -1)).toEqual(['genuine-1']);
   });
 
   it('refuses runs on authenticated mail of a domain past the same limit, naming that window', async () => {
@@ -296,13 +297,55 @@ describe('agent-run limit (sliding windows per sender, per organisation domain a
     expect(await recordAgentRun(redis, prefix, vouched('e@gmail.com'), 't5', { perSender: 20, perDomain: 0, total: 100 }, T0 + 5)).toEqual({ allowed: true, count: 1 });
   });
 
+  // Security review 12, F3: a shared mail provider's domain has no domain window and throwaway domains each have their
+  // own, so strangers' forged or unauthenticated mail spent the one total, and every customer's mail was parked for the
+  // rest of the hour. The total is split as the domain windows are.
+  it('counts runs on authenticated and on unauthenticated mail apart in the total too: a flood of strangers cannot park an authenticated customer', async () => {
+    const prefix = freshPrefix();
+    const limits = { perSender: 20, perDomain: 100, total: 1000 }; // the defaults
+    // A thousand made-up addresses at gmail.com (no domain window), then ten throwaway domains' worth.
+    for (let i = 0; i < 1000; i++) {
+      const address = i < 500 ? `flood${i}@gmail.com` : `x${i}@throwaway${i % 5}.example`;
+      expect(await recordAgentRun(redis, prefix, { address, authenticated: false }, `flood-${i}`, limits, T0 + i)).toMatchObject({ allowed: true });
+    }
+    expect(await recordAgentRun(redis, prefix, 'flood1000@gmail.com', 'flood-1000', limits, T0 + 1000)).toEqual({
+      allowed: false,
+      refusedBy: 'total',
+      authenticated: false,
+      count: 1000,
+    });
+    // Mail the receiving server authenticated has a total of its own, at a shared provider's domain as at a company's.
+    expect(await recordAgentRun(redis, prefix, { address: 'keiri@customer.example', authenticated: true }, 'genuine-1', limits, T0 + 1001)).toEqual({ allowed: true, count: 1 });
+    expect(await recordAgentRun(redis, prefix, { address: 'taro@gmail.com', authenticated: true }, 'genuine-2', limits, T0 + 1002)).toEqual({ allowed: true, count: 1 });
+    expect(await redis.zcard(agentRunTotalKey(prefix, 'unauthenticated'))).toBe(1000);
+    expect(await redis.zrange(agentRunTotalKey(prefix, 'authenticated'), 0, -1)).toEqual(['genuine-1', 'genuine-2']);
+    expect(agentRunTotalKey(prefix, 'authenticated')).not.toBe(agentRunTotalKey(prefix, 'unauthenticated'));
+  });
+
+  it('refuses runs on authenticated mail past the same total, naming that window; a run the total refuses takes no slot of the others', async () => {
+    const prefix = freshPrefix();
+    const limits = { perSender: 20, perDomain: 100, total: 2 };
+    const vouched = (address: string) => ({ address, authenticated: true });
+    expect(await recordAgentRun(redis, prefix, vouched('a@one.example'), 't1', limits, T0)).toEqual({ allowed: true, count: 1 });
+    expect(await recordAgentRun(redis, prefix, vouched('b@two.example'), 't2', limits, T0 + 1)).toEqual({ allowed: true, count: 1 });
+    expect(await recordAgentRun(redis, prefix, vouched('c@three.example'), 't3', limits, T0 + 2)).toEqual({ allowed: false, refusedBy: 'total', authenticated: true, count: 2 });
+    expect(await redis.exists(agentRunKey(prefix, 'c@three.example'), agentRunDomainKey(prefix, 'three.example', 'authenticated'))).toBe(0);
+    // The same ticket again counts once; unauthenticated mail still has its own total.
+    expect(await recordAgentRun(redis, prefix, vouched('a@one.example'), 't1', limits, T0 + 3)).toEqual({ allowed: true, count: 1 });
+    expect(await recordAgentRun(redis, prefix, 'd@three.example', 't4', limits, T0 + 4)).toEqual({ allowed: true, count: 1 });
+    expect(await redis.zcard(agentRunTotalKey(prefix, 'unauthenticated'))).toBe(1);
+    // An hour after the first run, its slot is free again.
+    expect(await recordAgentRun(redis, prefix, vouched('c@three.example'), 't3', limits, T0 + AUTO_REPLY_WINDOW_MS)).toEqual({ allowed: true, count: 1 });
+  });
+
   it('records nothing for a ticket erased on request', async () => {
     const prefix = freshPrefix();
     await redis.sadd(erasedTicketsKey(prefix), 'gone');
     expect(await recordAgentRun(redis, prefix, 'a@x.example', 'gone', GENEROUS, T0)).toEqual({ allowed: false, erased: true, count: 0 });
     expect(await recordAgentRun(redis, prefix, { address: 'a@x.example', authenticated: true }, 'gone', GENEROUS, T0)).toEqual({ allowed: false, erased: true, count: 0 });
     const domainWindows = [agentRunDomainKey(prefix, 'x.example', 'authenticated'), agentRunDomainKey(prefix, 'x.example', 'unauthenticated')];
-    expect(await redis.exists(agentRunKey(prefix, 'a@x.example'), ...domainWindows, agentRunTotalKey(prefix))).toBe(0);
+    const totalWindows = [agentRunTotalKey(prefix, 'authenticated'), agentRunTotalKey(prefix, 'unauthenticated')];
+    expect(await redis.exists(agentRunKey(prefix, 'a@x.example'), ...domainWindows, ...totalWindows)).toBe(0);
   });
 
   it('keeps its windows apart from the auto-reply ones, keyed by a digest, expiring when idle', async () => {
@@ -314,7 +357,9 @@ describe('agent-run limit (sliding windows per sender, per organisation domain a
     await recordAgentRun(redis, prefix, { address: 'idle2@x.example', authenticated: true }, 't2', GENEROUS);
     for (const window of ['authenticated', 'unauthenticated'] as const) expect(agentRunDomainKey(prefix, 'x.example', window)).not.toContain('x.example');
     const domainWindows = [agentRunDomainKey(prefix, 'x.example', 'authenticated'), agentRunDomainKey(prefix, 'x.example', 'unauthenticated')];
-    for (const key of [agentRunKey(prefix, 'idle@x.example'), ...domainWindows, agentRunTotalKey(prefix)]) {
+    await recordAgentRun(redis, prefix, { address: 'idle3@gmail.com', authenticated: true }, 't3', GENEROUS);
+    const totalWindows = [agentRunTotalKey(prefix, 'authenticated'), agentRunTotalKey(prefix, 'unauthenticated')];
+    for (const key of [agentRunKey(prefix, 'idle@x.example'), ...domainWindows, ...totalWindows]) {
       const ttl = await redis.pttl(key);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(AUTO_REPLY_WINDOW_MS);

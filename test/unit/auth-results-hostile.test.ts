@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { senderReviewReason } from '../../jobs/answer-ticket.js';
-import { forgedSenderDetail, ownMailboxesOf, replySignalHeaders, replySignalsOf, senderVouchedFor, type OwnMailboxes } from '../../src/mail/classify.js';
+import { dmarcResultOf, forgedSenderDetail, ownMailboxesOf, replySignalHeaders, replySignalsOf, senderVouchedFor, type OwnMailboxes } from '../../src/mail/classify.js';
 import { parseInboundMail } from '../../src/mail/parse.js';
 
 const GMAIL = 'mx.google.com';
@@ -75,6 +75,36 @@ describe('an Authentication-Results field a forger wrote into: nothing vouches, 
     const quoted = `${GMAIL}; spf=pass smtp.mailfrom="ceo"@bank.example; dmarc=none header.from=bank.example`;
     expect(senderVouchedFor(forged(quoted), withId)).toBe(false);
     expect(senderVouchedFor(forged(`${GMAIL}; spf=pass smtp.mailfrom=ceo@bank.example; dmarc=none header.from=bank.example`), withId)).toBe(true);
+  });
+});
+
+// Security review 12, F4: every `;dmarc=fail` hidden in a comment scanned the whole result list, so a field of a
+// megabyte (the parser's header-section limit) of results and hidden failures took 12-27 s to read, at intake and
+// again at each check. Real receivers write a few hundred bytes to a few KB; a field far over that is read as
+// unreadable, which vouches for nothing and parks the draft as a possibly forged sender.
+describe('a field far larger than any receiving server writes', () => {
+  const pass = `${GMAIL}; dkim=pass header.i=@bank.example header.s=sel header.b=AbCdEf; spf=pass smtp.mailfrom=ceo@bank.example; dmarc=pass header.from=bank.example`;
+  it.each([
+    ['a megabyte of results, then of dmarc=fail hidden in comments', `${pass}; ${'a=b;'.repeat(110_000)}${'(;dmarc=fail)'.repeat(45_000)}`],
+    ['a megabyte of results with no hidden failure (a well-formed pass for bank.example first)', `${pass}; ${'a=b;'.repeat(262_000)}`],
+    ['17 KB of hidden failures after a pass', `${pass}; ${'(;dmarc=fail)'.repeat(1_300)}`],
+  ])('%s: read at once, as unreadable, vouching for nothing', (_name, field) => {
+    const started = performance.now();
+    for (const boxes of [withoutId, withId]) {
+      expect(senderVouchedFor(forged(field), boxes)).toBe(false);
+      expect(forgedSenderDetail(forged(field), boxes)).toMatch(UNREADABLE);
+    }
+    expect(dmarcResultOf(field)).toBeUndefined();
+    // 12-27 s before the fix; a bound that cannot flake on a loaded machine.
+    expect(performance.now() - started).toBeLessThan(2_000);
+  }, 120_000);
+
+  it('control: the same pass with a few KB of results and comments is read as before', () => {
+    const field = `${pass}; ${'a=b;'.repeat(500)}${'(a comment)'.repeat(200)}`;
+    expect(field.length).toBeGreaterThan(4_000);
+    expect(senderVouchedFor(forged(field), withId)).toBe(true);
+    expect(forgedSenderDetail(forged(field), withId)).toBeUndefined();
+    expect(dmarcResultOf(field)).toBe('pass');
   });
 });
 
