@@ -27,6 +27,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import { createLogger, type Logger } from '../logger.js';
+import { removeInvisible } from '../mail/invisible.js';
 import type { SearchOutput } from '../search/types.js';
 import { type PromptSet, renderSystemPrompt, renderUserPrompt, resolvePrompts } from './prompts.js';
 import { type DirectSearch, TOOL_SOURCE_KIND, directSearchOf } from './tools.js';
@@ -709,7 +710,9 @@ export class HelpDeskAgent {
         { signal: config?.signal },
       ),
     );
-    const lastAnswer = response.choices[0]?.message.content ?? '';
+    // Security review 12: what a reader does not see (a zero-width space inside an account number or an address) is
+    // removed here, so that the draft the checks read is the text that is stored and sent.
+    const lastAnswer = removeInvisible(response.choices[0]?.message.content ?? '').text;
     const finish = response.choices[0]?.finish_reason;
     this.logger.debug({ step: 'create_answer', chars: lastAnswer.length, finish, durationMs: call.durationMs }, 'final answer created');
     return { lastAnswer, answerFinishReason: stoppedEarly(finish), llmCalls: [call] };

@@ -20,7 +20,7 @@ import { domainToASCII, domainToUnicode } from 'node:url';
 import LinkifyIt, { type Match } from 'linkify-it';
 import { phoneNumberDigits, phoneNumbersIn } from '../knowledge/personal-data.js';
 import { comparableAddress, StringMemo } from '../mail/addresses.js';
-import { foreignPaymentDetails, paymentFindingKind } from './payment-details.js';
+import { checkedKnowledgeText, checkedText, foreignPaymentDetails, paymentFindingKind, type CheckedText } from './payment-details.js';
 
 /** What may appear in a reply besides what the knowledge holds. */
 export interface AllowedLinks {
@@ -154,14 +154,19 @@ interface Found {
  * the knowledge (case, width and `+tag` aside), by being ours or the customer's, or by a trusted domain.
  */
 export function foreignLinks(draft: string, allowed: AllowedLinks): string[] {
-  const found = linksAndAddressesIn(draft);
+  // Security review 12: every check reads the draft without the characters a reader does not see and with every
+  // script's digits as ASCII (03-1234\u200b-5678, refunds@xyz-help\u200b.com, 普通 七六五四三二一), and names what it
+  // finds as the draft writes it.
+  const checked = checkedText(draft);
+  const found = linksAndAddressesIn(checked.text).map((f) => ({ ...f, written: checked.quote(f.start, f.end) }));
   // Phone numbers outside the links and addresses: digits in a path or a query are not a number to call.
-  const outsideLinks = blanked(draft, found.map((f) => [f.start, f.end]));
-  const phones = phoneNumbersIn(outsideLinks);
+  const outsideLinks = blanked(checked.text, found.map((f) => [f.start, f.end]));
+  const phones = phoneNumbersWithPlaces(outsideLinks);
   // Payment details and contact handles outside the links and addresses too (a crypto address in an explorer's
   // link is the link's); a chat label before a phone number (WhatsApp +44 …) is named once, as the phone number.
-  const phoneDigitsFound = new Set(phones.map(phoneDigits));
-  const payment = foreignPaymentDetails(outsideLinks, allowed.knowledge, (d) => d.kind === 'handle' && phoneDigitsFound.has(d.key.slice('handle:'.length)));
+  const phoneDigitsFound = new Set(phones.map((p) => phoneDigits(p.phone)));
+  const reading: CheckedText = { ...checked, text: outsideLinks };
+  const payment = foreignPaymentDetails(reading, allowed.knowledge, (d) => d.kind === 'handle' && phoneDigitsFound.has(d.key.slice('handle:'.length)));
   // Most drafts have none: then the knowledge (tens of KB of hits) need not be read at all.
   if (found.length === 0 && phones.length === 0) return payment;
 
@@ -187,8 +192,8 @@ export function foreignLinks(draft: string, allowed: AllowedLinks): string[] {
   }
   if (phones.length > 0) {
     // A phone number is the same number whatever its separators and digit widths.
-    const knownPhones = new Set(allowed.knowledge.flatMap((text) => phoneNumbersIn(text).map(phoneDigits)));
-    for (const phone of phones) if (!knownPhones.has(phoneDigits(phone))) foreign.push(phone);
+    const knownPhones = new Set(allowed.knowledge.flatMap((text) => phoneNumbersWithPlaces(checkedKnowledgeText(text)).map((p) => phoneDigits(p.phone))));
+    for (const { phone, start, end } of phones) if (!knownPhones.has(phoneDigits(phone))) foreign.push(checked.quote(start, end));
   }
   return [...new Set([...foreign, ...payment])];
 }
@@ -269,6 +274,51 @@ function textAround(original: string, names: RegExp | 'whole'): string {
     spans.push([start, end]);
   }
   return spans.map(([start, end]) => text.slice(start, end)).join('\n\n');
+}
+
+// Phone numbers in shapes the personal-data finders leave to other things (security review 12, F2), read only where
+// the shape is a phone number's: a leading 0 and ten or eleven digits (Japan), or + and a country code, in groups
+// separated by dots (03.1234.5678, +81.3.1234.5678) or with every digit spaced (0 3 1 2 3 4 5 6 7 8). A version
+// (10.0.19045), an IP address (192.168.0.1), a date (2026.11.28, 05.11.2026), a price or a decimal has no such shape.
+const DOTTED_PHONE = /(?<![\p{N}.])(?:0[0-9]{1,4}(?:\.[0-9]{1,4}){2}|\+[1-9][0-9]{0,2}(?:\.[0-9]{1,4}){2,4})(?![\p{N}]|\.[\p{N}])/gu;
+const SPACED_PHONE = /(?<![\p{N}.][ ]?)(?:0[ ][1-9]|\+[ ]?[1-9])(?:[ ][0-9]){7,11}(?![ ]?[\p{N}])/gu;
+
+/** Whether `digits` (ASCII, `+` aside) may be a phone number of {@link DOTTED_PHONE} or {@link SPACED_PHONE}. */
+function phoneShaped(digits: string, international: boolean): boolean {
+  if (international) return digits.length >= 9 && digits.length <= 15 && /[2-9]/.test(digits);
+  // Spaced binary digits (0 1 1 0 …) and a keypad's row (0 1 2 … 9) are no number to call.
+  return (digits.length === 10 || digits.length === 11) && /[2-9]/.test(digits) && digits !== '0123456789';
+}
+
+/**
+ * The phone numbers of `text` with where each is: personal-data's finders' (which return the numbers as written,
+ * found here in order) and the dotted and spaced shapes they do not read.
+ */
+function phoneNumbersWithPlaces(text: string): Array<{ phone: string; start: number; end: number }> {
+  const places: Array<{ phone: string; start: number; end: number }> = [];
+  // phoneNumbersIn returns its numbers in order of start: each is looked for from where the one before it starts.
+  let from = 0;
+  for (const phone of phoneNumbersIn(text)) {
+    const at = text.indexOf(phone, from);
+    if (at < 0) continue;
+    places.push({ phone, start: at, end: at + phone.length });
+    from = at;
+  }
+  if (!/[0-9][. ][0-9]/.test(text)) return places;
+  const extra: typeof places = [];
+  for (const pattern of [DOTTED_PHONE, SPACED_PHONE]) {
+    // The finders' numbers are in order of start, and so are a pattern's matches: one pass over both.
+    let next = 0;
+    for (const m of text.matchAll(pattern)) {
+      const digits = m[0].replace(/[^0-9]/g, '');
+      if (!phoneShaped(digits, m[0].startsWith('+'))) continue;
+      const end = m.index + m[0].length;
+      while (next < places.length && places[next]!.end <= m.index) next++;
+      if (next < places.length && places[next]!.start < end) continue;
+      extra.push({ phone: m[0], start: m.index, end });
+    }
+  }
+  return extra.length === 0 ? places : [...places, ...extra].sort((a, b) => a.start - b.start);
 }
 
 function phoneDigits(phone: string): string {

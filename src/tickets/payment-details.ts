@@ -47,6 +47,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ibanRanges, lineIdRanges } from '../knowledge/personal-data.js';
+import { removeInvisible } from '../mail/invisible.js';
 
 /** What a {@link PaymentDetail} is. */
 export type PaymentDetailKind = 'bank-account' | 'iban' | 'swift' | 'crypto' | 'handle' | 'remote-access' | 'remote-access-request' | 'gift-card-request';
@@ -74,10 +75,172 @@ function compact(value: string): string {
   return value.normalize('NFKC').toLowerCase().replace(/[\s\-‐‑‒–—―−－]/gu, '');
 }
 
+// --- The text as the checks read it ---
+/**
+ * A text as the draft checks read it ({@link checkedText}), and where each of its code units comes from in the
+ * original, so that a finding is named as the original writes it.
+ */
+export interface CheckedText {
+  text: string;
+  /** Where the original character behind code unit `i` of `text` starts. */
+  from(i: number): number;
+  /** Where the original character behind code unit `i` of `text` ends. */
+  to(i: number): number;
+  /** The original `[from(start), to(end - 1))`: what the text `[start, end)` is read from, as written. */
+  quote(start: number, end: number): string;
+}
+
+// What may change: a character a reader does not see (removeInvisible's), a digit of another script than ASCII, a run
+// of kanji numerals with the digits and single separators between them. Security review 12: 765\u200b4321,
+// 七六五四三二一 and 𝟕𝟔𝟓 were read as no number.
+const MAY_CHANGE = /[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]|(?![0-9])\p{Nd}|[〇一二三四五六七八九]/u;
+// A number's run: digits of any script and kanji numerals, with a separator and invisible characters between them
+// (七\u200b六\u200b五… is one run of seven, not seven of one).
+const CHANGES =
+  /[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]|[〇一二三四五六七八九\p{Nd}](?:[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]*(?:[\-‐‑−－ー・. ][\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]*)?[〇一二三四五六七八九\p{Nd}])*/gu;
+const KANJI_DIGITS = '〇一二三四五六七八九';
+// Kanji numerals are words too (一覧, 一度, 七五三, 〇〇様): a run is a number's only with three of them at least, or
+// beside a digit, and never when all are 〇 (a template's blank: 普通 〇〇〇〇〇〇〇).
+const KANJI_NUMBER_MIN = 3;
+
+// The ASCII digit of each other script's digit, worked out once: Unicode encodes every script's decimal digits as a
+// contiguous run from 0 to 9 (a stability policy), so a digit's value is its distance from the run's start, mod 10.
+const digitValues = new Map<number, string>();
+const ND = /\p{Nd}/u;
+function asciiDigit(cp: number): string {
+  let value = digitValues.get(cp);
+  if (value === undefined) {
+    let start = cp;
+    while (start > 0 && ND.test(String.fromCodePoint(start - 1))) start--;
+    value = String((cp - start) % 10);
+    if (digitValues.size < 4096) digitValues.set(cp, value);
+  }
+  return value;
+}
+const invisibleByChar = new Map<string, boolean>();
+function isInvisible(ch: string): boolean {
+  let known = invisibleByChar.get(ch);
+  if (known === undefined) {
+    known = removeInvisible(ch).text === '';
+    if (invisibleByChar.size < 4096) invisibleByChar.set(ch, known);
+  }
+  return known;
+}
+
+/**
+ * `text` as the payment and link checks read it: without the characters a reader does not see (removeInvisible's:
+ * zero-width spaces, word joiners, soft hyphens, text-direction controls; the joiners and variation selectors stay),
+ * with every script's digits as ASCII (full-width, Arabic-Indic, mathematical bold…), and kanji numerals in a number
+ * (七六五四三二一, 〇三‐一二三四‐五六七八) as ASCII digits. A detail split by an invisible character or written in other
+ * digits is the same detail to the customer who reads it.
+ */
+export function checkedText(original: string): CheckedText {
+  if (!MAY_CHANGE.test(original)) return unchanged(original);
+  // Segments of the text: [text index, original index, original width of a one-unit block or 0 for a run].
+  const textAt: number[] = [0];
+  const originalAt: number[] = [0];
+  const blockWidth: number[] = [0];
+  const parts: string[] = [];
+  let copied = 0;
+  let length = 0;
+  const segment = (at: number, from: number, width: number) => {
+    const last = textAt.length - 1;
+    if (textAt[last] === at) {
+      originalAt[last] = from;
+      blockWidth[last] = width;
+    } else {
+      textAt.push(at);
+      originalAt.push(from);
+      blockWidth.push(width);
+    }
+  };
+  for (const m of original.matchAll(CHANGES)) {
+    const run = m[0];
+    const kanji = run.match(/[〇一二三四五六七八九]/g)?.length ?? 0;
+    const otherDigits = kanji === 0 ? 0 : run.match(/\p{Nd}/gu)?.length ?? 0;
+    const foldKanji = kanji > 0 && /[一二三四五六七八九]/.test(run) && (kanji >= KANJI_NUMBER_MIN || otherDigits > 0);
+    const pieces: Array<[number, string]> = [];
+    for (let i = 0; i < run.length; ) {
+      const cp = run.codePointAt(i)!;
+      const width = cp > 0xffff ? 2 : 1;
+      const ch = run.slice(i, i + width);
+      let to: string = ch;
+      if (cp >= 0x30 && cp <= 0x39) to = ch;
+      else if (KANJI_DIGITS.includes(ch)) to = foldKanji ? String(KANJI_DIGITS.indexOf(ch)) : ch;
+      else if (ND.test(ch)) to = asciiDigit(cp);
+      else if (isInvisible(ch)) to = '';
+      if (to !== ch) pieces.push([m.index + i, to]);
+      i += width;
+    }
+    for (const [at, to] of pieces) {
+      const width = original.codePointAt(at)! > 0xffff ? 2 : 1;
+      parts.push(original.slice(copied, at), to);
+      length += at - copied;
+      if (to === '') segment(length, at + width, 0);
+      else {
+        segment(length, at, width);
+        segment(length + 1, at + width, 0);
+      }
+      length += to.length;
+      copied = at + width;
+    }
+  }
+  if (parts.length === 0) return unchanged(original);
+  const text = parts.join('') + original.slice(copied);
+  const segmentOf = (i: number) => {
+    let low = 0;
+    let high = textAt.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (textAt[middle]! <= i) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  };
+  const from = (i: number) => {
+    if (i >= text.length) return original.length;
+    const k = segmentOf(i);
+    return blockWidth[k] ? originalAt[k]! : originalAt[k]! + (i - textAt[k]!);
+  };
+  const to = (i: number) => {
+    if (i >= text.length) return original.length;
+    const k = segmentOf(i);
+    return blockWidth[k] ? originalAt[k]! + blockWidth[k]! : originalAt[k]! + (i - textAt[k]!) + 1;
+  };
+  return { text, from, to, quote: (start, end) => (end <= start ? '' : original.slice(from(start), to(end - 1))) };
+}
+// The knowledge's readings, kept between calls: the same manual sections come back with every ticket that finds
+// them, and reading 16 KB of Japanese costs about 0.3 ms (most kanji text holds 一 or 三, so it is never skipped).
+const KNOWLEDGE_READINGS_KEPT = 256;
+const knowledgeReadings = new Map<string, string>();
+
+/** {@link checkedText}'s text of a knowledge text, remembered for the next ticket (at most 256 texts, oldest out). */
+export function checkedKnowledgeText(knowledge: string): string {
+  let text = knowledgeReadings.get(knowledge);
+  if (text === undefined) {
+    text = checkedText(knowledge).text;
+    if (knowledgeReadings.size >= KNOWLEDGE_READINGS_KEPT) knowledgeReadings.delete(knowledgeReadings.keys().next().value!);
+    knowledgeReadings.set(knowledge, text);
+  }
+  return text;
+}
+
+function unchanged(original: string): CheckedText {
+  return { text: original, from: (i) => i, to: (i) => i + 1, quote: (start, end) => original.slice(start, end) };
+}
+
 // --- Bank accounts ---
 // Seven or eight digits, whole or in two groups (765 4321, 765-4321, 7654-3210); the text is folded, so ASCII only.
 // A hyphen and a digit after it make a longer number (0120-123-456 after a branch's name).
-const ACCOUNT_DIGITS = String.raw`(?:[0-9]{7,8}|[0-9]{3}[ \-‐‑−][0-9]{4}|[0-9]{4}[ \-‐‑−][0-9]{3,4})(?![0-9]|[\-‐‑−][0-9])`;
+// Review 12: any grouping with one space, dot or hyphen between digits (765 43 21, 765.4321, 76-54321), seven or eight
+// digits in all; a digit or a separator and a digit after them make a longer number.
+const ACCOUNT_DIGITS = String.raw`[0-9](?:[ .\-‐‑−]?[0-9]){6,7}(?![0-9]|[ .\-‐‑−][0-9])`;
+// What real layouts put between an account's type or label and its number (review 12): spaces, a colon, brackets, a
+// bullet, a slash, a table's bar, No. or #, 番号; and one line break, with a bullet and 番号/口座番号 on the next line
+// (・種別：普通 / ・番号：7654321, a table's | 種別 | 普通 | / | 口座番号 | 7654321 |, 口座番号 / 7654321). Each run of spaces
+// follows one token, so no two optional runs stand side by side.
+const GAP_TOKEN = String.raw`(?:[:=|/・･#()\[\]【】「」]|No\.?|№|番号|口座番号)`;
+const ACCOUNT_GAP = String.raw`[ \t]*(?:${GAP_TOKEN}[ \t]*){0,4}(?:\n[ \t]*(?:(?:${GAP_TOKEN}|[\-*•])[ \t]*){0,4})?`;
 // Each run of spaces has one place to go: two optional runs side by side backtrack quadratically on a long one.
 // What makes the digits an amount, a count or a range (普通 1000-1500円): no account. まで is not one of them (口座番号
 // 8765432 までお振込みください); a date after the type alone (当座 2024-0115 まで) is its group of four first.
@@ -86,11 +249,13 @@ const NOT_AN_ACCOUNT_AFTER = String.raw`(?![ \t]*(?:円|年|月|日|件|個|名(
 // After the account's type (普通 1234567, 当座預金口座 765-4321, (普) 7654321), as personal-data's scrub reads it, with
 // groups too; a group of four first (1000-1500, 2024-0115) only after 口座 or 番号 ({@link bankAccounts}).
 const ACCOUNT_AFTER_TYPE = new RegExp(
-  String.raw`(?:(?:普通|当座|貯蓄)(?:預金)?|\((?:普|当|貯)\))(?:口座)?(?:番号)?[ \t]*(?:[:：][ \t]*)?(${ACCOUNT_DIGITS})${NOT_AN_ACCOUNT_AFTER}`,
+  String.raw`(?:\(?(?:普通|当座|貯蓄)(?:預金)?|\((?:普|当|貯)\))(?:口座)?(?:番号)?${ACCOUNT_GAP}(${ACCOUNT_DIGITS})${NOT_AN_ACCOUNT_AFTER}`,
   'dg',
 );
 // After 口座 or 口座番号 without the type (新しい口座番号：8765432, 口座 7654321).
-const ACCOUNT_AFTER_LABEL = new RegExp(String.raw`口座(?:番号)?[ \t]*(?:(?:[:：]|は)[ \t]*)?(${ACCOUNT_DIGITS})${NOT_AN_ACCOUNT_AFTER}`, 'dg');
+const ACCOUNT_AFTER_LABEL = new RegExp(String.raw`口座(?:番号)?(?:[ \t]*は)?${ACCOUNT_GAP}(${ACCOUNT_DIGITS})${NOT_AN_ACCOUNT_AFTER}`, 'dg');
+// A date is no account, whatever its label (口座 2024.01.15).
+const DATE_SHAPED = /^(?:19|20)[0-9]{2}[ .\-‐‑−](?:0?[1-9]|1[0-2])[ .\-‐‑−](?:0?[1-9]|[12][0-9]|3[01])$/;
 // Right after a branch (新宿支店 No. 7654321, 新宿支店 7654321): the match starts at the branch's name. Seven or eight
 // digits whole, or in groups after No. or #, or in groups where the sentence pays into an account: 札幌支店 060-0001
 // 札幌市… is the branch's postcode.
@@ -131,7 +296,29 @@ const YUCHO_ACCOUNT = /記号(?:番号)?[ \t]*(?:[:：][ \t]*)?([0-9]{5})[ \t]*(
 // Review 42b: a user's account id in our system ("Your new account number is 12345678", "Payments made in March for
 // account 12345678", "visit your nearest branch with your account number") is no bank account either: a bank's word in
 // the same sentence, or an ask to pay into it right before its label, makes it one.
-const EN_ACCOUNT = /(?<![A-Za-z])(?:bank[ \t]+)?(?:account|acct|a\/c)(?:[ \t]*(?:number|no\.?|num|#))?[ \t]*(?:(?:[:#=]|is)[ \t]*)?([0-9](?:[ -]?[0-9]){5,16})(?![0-9])/dgi;
+// Review 12: acc, acc. and beneficiary labels (Acc No 55779911, acc. no. 12345678), dots between groups (5577.9911),
+// and the number on the line under its label (Account number:\n12345678).
+const EN_ACCOUNT =
+  /(?<![A-Za-z])(?:bank[ \t]+)?(?:account|acct|acc\.?|a\/c|beneficiary)(?![A-Za-z])(?:[ \t]*(?:number|no\.?|num|#))?[ \t]*(?:(?:[:#=]|is)[ \t]*)?(?:\n[ \t]*)?([0-9](?:[ .-]?[0-9]){5,16})(?![0-9])/dgi;
+// A decimal amount after the label (account 1234567.50) is no number of an account.
+const DECIMAL_AMOUNT = /\.[0-9]{2}$/;
+// A line of the number alone, or after an account's label (番号：7654321, Account: 7654321, | 口座番号 | 7654321 |),
+// under a line naming a bank in the same short block: a layout of fields, one to a line (review 12).
+const NUMBER_LINE =
+  /^[ \t]*(?:[・･\-*•|][ \t]*)?(?:((?:口座)?番号|口座|account(?:[ \t]+(?:number|no\.?))?|acc(?:ount)?\.?[ \t]*no\.?|a\/c(?:[ \t]*no\.?)?)[ \t]*(?:[:=|][ \t]*)?)?([0-9](?:[ .\-‐‑−]?[0-9]){6,7})[ \t]*\|?[ \t]*$/dgim;
+const BANK_LINE = /銀行|信用金庫|信金|信用組合|労働金庫|ゆうちょ|支店|普通|当座|\b(?:bank|beneficiary|IBAN|SWIFT|BIC|sort[ \t-]?code|routing)\b/i;
+// What makes the line above a bare number another thing's label: it ends in a label's mark or word, or names an order,
+// a member, a phone, a postcode, an enquiry (ご注文番号：/ 1234567, お問い合わせ番号 / 1234567).
+const OTHER_LABEL_ABOVE = /(?:番号|No\.?|number|ID|コード|code|#|[:：])[ \t]*$|注文|会員|電話|TEL|FAX|郵便|〒|問い?合わせ|受付|伝票|追跡|予約|請求|\b(?:order|tracking|phone|invoice|ticket|case|zip|post(?:al|code)?|reference|customer|member)\b/i;
+// How far above a number line the block is read for a bank's line.
+const BLOCK_ABOVE_CHARS = 300;
+const BLOCK_ABOVE_LINES = 5;
+/** The lines of the block above the line starting at `lineStart`, nearest last: up to a blank line, bounded. */
+function linesAbove(text: string, lineStart: number): string[] {
+  const head = text.slice(Math.max(0, lineStart - BLOCK_ABOVE_CHARS), Math.max(0, lineStart - 1));
+  const blank = head.search(/\n[ \t]*\n(?![\s\S]*\n[ \t]*\n)/);
+  return (blank >= 0 ? head.slice(blank).replace(/^\n[ \t]*\n/, '') : head).split('\n').slice(-BLOCK_ABOVE_LINES);
+}
 const BANK_WORD = /\b(?:bank(?:ing)?|IBAN|sort[ \t-]?codes?|routing|SWIFT|BIC|ABA|beneficiary|wire)\b|銀行/i;
 // Pay, transfer, wire… to/into (our/the/this…) account, asked of the reader: please, kindly, or opening its clause,
 // or what a payment must be (Payments should be made to account …).
@@ -192,6 +379,7 @@ function bankAccounts(text: string): PaymentDetail[] {
       }
       // A group of four first after the type alone reads as a range or a date (普通 1000-1500, 当座 2024-0115).
       if (pattern === ACCOUNT_AFTER_TYPE && /^[0-9]{4}[^0-9]/.test(digits) && !/口座|番号/.test(m[0])) continue;
+      if (DATE_SHAPED.test(digits)) continue;
       // The customer's own account where we pay them back, unless the sentence asks to pay into it or names it as
       // where to pay (review 42b: ご登録の口座 1234567 への返金 is the refund's, ご指定の口座 … へお振込みください an ask).
       if (
@@ -217,8 +405,21 @@ function bankAccounts(text: string): PaymentDetail[] {
     const asked = PAY_INTO_BEFORE.test(before);
     const around = sentenceAround(text, m.index, end, 80, 60);
     const yours = YOUR_ACCOUNT_BEFORE.test(before) && !EN_PAY_ASK.test(paragraphAround(text, m.index, end, PAY_ASK_BEFORE_CHARS, PAY_ASK_AFTER_CHARS));
-    if (!asked && (!(BANK_WORD.test(around) || PAYMENT_USE_ASK.test(around)) || yours)) continue;
+    if (DECIMAL_AMOUNT.test(text.slice(start, end))) continue;
+    // A label opening its line under a bank's line of the same block (Bank: Mizuho Bank / Account: 7654321).
+    const lineStart = text.lastIndexOf('\n', m.index - 1) + 1;
+    const fieldUnderBank = /^[ \t]*(?:[・･\-*•|][ \t]*)?$/.test(text.slice(lineStart, m.index)) && linesAbove(text, lineStart).some((line) => BANK_WORD.test(line));
+    if (!asked && !fieldUnderBank && (!(BANK_WORD.test(around) || PAYMENT_USE_ASK.test(around)) || yours)) continue;
     add(m.index, start, end, text.slice(start, end));
+  }
+  for (const m of /[0-9]/.test(text) && text.includes('\n') ? text.matchAll(NUMBER_LINE) : []) {
+    const above = linesAbove(text, m.index);
+    if (!above.some((line) => BANK_LINE.test(line))) continue;
+    // A bare number under another thing's label is that thing's.
+    if (m[1] === undefined && OTHER_LABEL_ABOVE.test(above[above.length - 1] ?? '')) continue;
+    const [start, end] = m.indices![2]!;
+    if (DATE_SHAPED.test(text.slice(start, end))) continue;
+    add(m.indices![1]?.[0] ?? start, start, end, text.slice(start, end));
   }
   return [...found.values()].map(({ from, end, digits }) => {
     const bank = BANK_BEFORE.exec(text.slice(Math.max(0, from - 30), from));
@@ -314,7 +515,11 @@ function cryptoAddresses(text: string): PaymentDetail[] {
 // --- Chat and payment handles ---
 // LINE in capitals; "line" or "Line" only right before ID (line id: xyz-help2; full-width Ｌｉｎｅ ＩＤ folds to it):
 // "line" is an English word. ライン only before ID or 公式 (オンライン).
-const CASED_CHAT_LABEL = String.raw`(?<![A-Za-z])(?:LINE|[Ll]ine(?=[ \t]*[Ii][Dd](?![A-Za-z])))(?![A-Za-z])|ライン(?=[ \t]*(?:ID|公式))`;
+// Review 12: LINE spelt out with spaces (L I N E) too.
+const CASED_CHAT_LABEL = String.raw`(?<![A-Za-z])(?:LINE|L[ \t]I[ \t]N[ \t]E|[Ll]ine(?=[ \t]*[Ii][Dd](?![A-Za-z])))(?![A-Za-z])|ライン(?=[ \t]*(?:ID|公式))`;
+// ライン or ﾗｲﾝ as a word of its own (ラインで xyz_help2 まで), not inside one (オンライン, ガイドライン, 生産ライン,
+// ラインナップ): read only in the forms with a particle or 友だち追加 around the id ({@link plainIdsAround}).
+const KANA_LINE = String.raw`(?<![\p{Script=Han}\p{Script=Katakana}ーｰ\uFF66-\uFF9F])(?:ライン|ﾗｲﾝ)(?![\p{Script=Katakana}ーｰ\uFF66-\uFF9F])`;
 const CHAT_LABEL =
   String.raw`(?<![A-Za-z])(?:telegram|whats[ \t]?app|signal|skype|we[ \t]?chat|kakao(?:[ \t]?talk)?|viber|pay[ \t]?pay|venmo|cash[ \t]?app|zelle|ali[ \t]?pay)(?![A-Za-z])|` +
   'テレグラム|ワッツアップ|スカイプ|ウィーチャット|カカオトーク|ペイペイ|微信|支付宝|アリペイ';
@@ -359,8 +564,20 @@ const plainIdsAround = (label: string, flags: string) => [
   ),
   // where the sentence says to search for it (LINEの友だち追加は xyz_help2 で検索).
   new RegExp(`(?:${label})[^。！？\\n]{0,16}?(?:は|で|[:：]|[ \\t])[ \\t]*(${PLAIN_ID})(?=[ \\t]*(?:で|を)[ \\t]*(?:ID)?(?:検索|友だち追加|友達追加|追加))`, `${flags}dg`),
+  // Review 12: an id label in brackets without a colon (L I N E (ID xyz_help2)), a username after the messenger's name
+  // (Telegram, username xyz_refunds).
+  new RegExp(`(?:${label})[ \\t]*[(【\\[][ \\t]*(?:ID|id|Id|アカウント|account|username|user[ \\t]?name|handle)[ \\t]+@?(${PLAIN_ID})${VALUE_END}`, `${flags}dg`),
+  new RegExp(`(?:${label})[ \\t]*[,、]?[ \\t]*(?:username|user[ \\t]?name|handle|ID|id|Id)(?:[ \\t]+is)?[ \\t]+@?(${PLAIN_ID})${VALUE_END}`, `${flags}dg`),
 ];
-const PLAIN_IDS_AROUND = [...plainIdsAround(CASED_CHAT_LABEL, 'u'), ...plainIdsAround(CHAT_LABEL, 'iu')];
+// Review 12: an id right before 友だち追加 is a LINE id whatever labels it (ラインでxyz_help2を友だち追加): the words are
+// LINE's own. Read with ライン's forms of a particle after the label (ﾗｲﾝで xyz_help2 まで).
+const FRIEND_ADD = new RegExp(`(?<![A-Za-z0-9_.@-])@?(${PLAIN_ID})[ \\t]*(?:を|で)?[ \\t]*(?:ID)?(?:検索し(?:て|、)?)?[ \\t]*(?:友だち追加|友達追加)`, 'dgu');
+const PLAIN_IDS_AROUND = [
+  ...plainIdsAround(CASED_CHAT_LABEL, 'u'),
+  ...plainIdsAround(CHAT_LABEL, 'iu'),
+  new RegExp(`(?:${KANA_LINE})(?:[ \\t]*(?:で|の|に|へ))?[ \\t]*(${PLAIN_ID})(?=[ \\t]*(?:まで|に|へ|宛|を|で|から))`, 'dgu'),
+  FRIEND_ADD,
+];
 // What a plain value after a label is when it is a word of the sentence, not an id.
 const NOT_AN_ID =
   /^(?:your|our|the|this|that|here|there|see|below|above|required|needed|optional|mandatory|unknown|none|not|n\/a|na|blank|empty|missing|pending|available|unavailable|supported|unsupported|enabled|disabled|registered|unregistered|linked|unlinked|set|unset|shown|displayed|only|and|or|app|official|account|business|id|number|name|username|email|e-mail|phone|yes|no|ok)$/i;
@@ -379,7 +596,7 @@ function plainId(value: string): boolean {
 
 // Any label's word, in any case: without one the text holds no handle, and the labelled patterns (each tried at every
 // position, with Unicode case folding) need not run.
-const ANY_CHAT_LABEL = /(?<![A-Za-z])line|ライン(?=[ \t]*(?:ID|公式))|telegram|whats[ \t]?app|signal|skype|we[ \t]?chat|kakao|viber|pay[ \t]?pay|venmo|cash[ \t]?app|zelle|ali[ \t]?pay|テレグラム|ワッツアップ|スカイプ|ウィーチャット|カカオトーク|ペイペイ|微信|支付宝|アリペイ/iu;
+const ANY_CHAT_LABEL = /(?<![A-Za-z])line|l[ \t]i[ \t]n[ \t]e|ライン|ﾗｲﾝ|友だち追加|友達追加|telegram|whats[ \t]?app|signal|skype|we[ \t]?chat|kakao|viber|pay[ \t]?pay|venmo|cash[ \t]?app|zelle|ali[ \t]?pay|テレグラム|ワッツアップ|スカイプ|ウィーチャット|カカオトーク|ペイペイ|微信|支付宝|アリペイ/iu;
 
 function handles(text: string): PaymentDetail[] {
   if (!ANY_CHAT_LABEL.test(text)) return [];
@@ -408,8 +625,9 @@ function handles(text: string): PaymentDetail[] {
       const [vs, ve] = m.indices![1]!;
       const value = text.slice(vs, ve);
       if (!plainId(value)) continue;
-      // Named from the label to the id, or from the id's label to the chat's.
-      found.push({ kind: 'handle', start: m.index, end: Math.max(ve, m.index + m[0].length), key: handleKey(value) });
+      // Named from the label to the id, or from the id's label to the chat's; before 友だち追加, the id alone (a label
+      // before it names it wider).
+      found.push({ kind: 'handle', start: m.index, end: pattern === FRIEND_ADD ? ve : Math.max(ve, m.index + m[0].length), key: handleKey(value) });
     }
   }
   // personal-data's LINE ids, named with their label (LINE ID：taro_y): what the patterns above did not take. Its
@@ -649,7 +867,8 @@ function clauseAt(breaks: number[], at: number): number {
  * (決してありません, "we will never ask") and a statement ("You can buy gift cards on our store") are no asks.
  */
 export function giftCardRequest(text: string): string | undefined {
-  for (const { start, end } of giftCardAsks(folded(text))) return text.slice(start, end);
+  const checked = checkedText(text);
+  for (const { start, end } of giftCardAsks(folded(checked.text))) return checked.quote(start, end);
   return undefined;
 }
 
@@ -659,10 +878,12 @@ export function giftCardRequest(text: string): string | undefined {
  * what it holds: the knowledge may vouch for the ask (the company's own procedure), never for a contact written in it.
  */
 export function paymentDetailsIn(text: string): PaymentDetail[] {
-  return detailsIn(text, false);
+  // Read as the draft check reads it ({@link checkedText}), named where `text` writes it.
+  const checked = checkedText(text);
+  return detailsIn(checked.text, false).map((d) => ({ ...d, start: checked.from(d.start), end: checked.to(d.end - 1) }));
 }
 
-/** {@link paymentDetailsIn}; `knowledge`: read as the knowledge is ({@link giftCardAsks}). */
+/** {@link paymentDetailsIn} of a text {@link checkedText} has read; `knowledge`: read as the knowledge is ({@link giftCardAsks}). */
 function detailsIn(text: string, knowledge: boolean): PaymentDetail[] {
   const t = folded(text);
   const giftAsks = giftCardAsks(t, knowledge).map(({ start, end, buy, cards }) => ({ kind: 'gift-card-request' as const, start, end, key: buy ? '' : `gift-card:${cards}` }));
@@ -694,17 +915,21 @@ function detailsIn(text: string, knowledge: boolean): PaymentDetail[] {
  * them. A detail is vouched for by the same detail in the knowledge (same key), or by its value standing in the
  * knowledge as a whole word once width, spaces, hyphens and case are left out (a handle the manual names without a
  * label); a remote-access request by the knowledge naming the same tool; an ask for a gift card's codes only by the
- * knowledge asking for the same card's (key alone). An ask to buy gift cards never is.
+ * knowledge asking for the same card's (key alone). An ask to buy gift cards never is. `text` is read as
+ * {@link checkedText} reads it; a caller that has read it so already (foreignLinks) passes its reading.
  */
-export function foreignPaymentDetails(text: string, knowledge: readonly string[], skip: (d: PaymentDetail) => boolean = () => false): string[] {
-  const details = paymentDetailsIn(text).filter((d) => !skip(d));
+export function foreignPaymentDetails(text: string | CheckedText, knowledge: readonly string[], skip: (d: PaymentDetail) => boolean = () => false): string[] {
+  const checked = typeof text === 'string' ? checkedText(text) : text;
+  const details = detailsIn(checked.text, false).filter((d) => !skip(d));
   if (details.length === 0) return [];
-  const knownKeys = new Set(knowledge.flatMap((k) => detailsIn(k, true).map((d) => d.key)));
-  const knownText = knowledge.map(compact).join('\n');
+  // The knowledge is read as the draft is: an account it writes in kanji numerals vouches for the same digits.
+  const knownTexts = knowledge.map(checkedKnowledgeText);
+  const knownKeys = new Set(knownTexts.flatMap((k) => detailsIn(k, true).map((d) => d.key)));
+  const knownText = knownTexts.map(compact).join('\n');
   const foreign: string[] = [];
   for (const d of details) {
     const vouched = d.kind === 'gift-card-request' ? d.key !== '' && knownKeys.has(d.key) : knownKeys.has(d.key) || inWords(knownText, d);
-    if (!vouched) foreign.push(text.slice(d.start, d.end));
+    if (!vouched) foreign.push(checked.quote(d.start, d.end));
   }
   return [...new Set(foreign)];
 }
@@ -726,6 +951,12 @@ function inWords(knownText: string, d: PaymentDetail): boolean {
 /** What a finding of the draft check is, read from how it is written: for the park reason's words. */
 export function paymentFindingKind(written: string): 'detail' | 'ask' | undefined {
   const whole = paymentDetailsIn(written).find((d) => d.start === 0 && d.end === written.length);
-  if (!whole) return undefined;
+  if (!whole) {
+    // An account named without the words around it that made it one (Acc No 55779911 beside "Beneficiary", a number
+    // under a bank's line) is still an account's label and number.
+    const text = folded(checkedText(written).text);
+    const wholeMatch = (pattern: RegExp) => [...text.matchAll(pattern)].some((m) => m.index === 0 && m[0].length === text.length);
+    return wholeMatch(EN_ACCOUNT) || wholeMatch(NUMBER_LINE) ? 'detail' : undefined;
+  }
   return whole.kind === 'gift-card-request' ? 'ask' : 'detail';
 }

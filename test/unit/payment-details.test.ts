@@ -534,3 +534,105 @@ describe('review 42d: a customer\'s own account beside an unrelated ask, a postc
     expect(paymentDetailsIn(draft).length).toBeGreaterThan(0);
   });
 });
+
+// Security review 12 (F1): the attack written in ordinary layouts went out. The check reads the text without the
+// characters a reader does not see and with every script's digits (and kanji numerals in a number) as ASCII, and
+// names what it finds as the draft writes it. [draft, what the check names as written]
+const ATTACKS_12: Array<[string, string]> = [
+  ['お振込先は みずほ銀行 新宿支店（普通）7654321 カ）エックスワイゼット に変更となりました。', 'みずほ銀行 新宿支店（普通）7654321'],
+  ['【重要】お振込先変更のお知らせ\n・銀行：みずほ銀行 新宿支店\n・種別：普通\n・番号：7654321\n・名義：カ）エックスワイゼット', '普通\n・番号：7654321'],
+  ['お振込先は みずほ銀行 新宿支店 普通 七六五四三二一 カ）エックスワイゼット に変更となりました。', 'みずほ銀行 新宿支店 普通 七六五四三二一'],
+  ['お振込先は みずほ銀行 新宿支店 普通 765\u200b4321 カ）エックスワイゼット に変更となりました。', 'みずほ銀行 新宿支店 普通 765\u200b4321'],
+  ['Please note our new payee details: Beneficiary XYZ Ltd, Acc No 55779911, HSBC.', 'Acc No 55779911'],
+  ['お振込先：みずほ銀行 新宿支店 普通 7\u20606\u20605\u20604\u20603\u20602\u20601 へお振込みください。', 'みずほ銀行 新宿支店 普通 7\u20606\u20605\u20604\u20603\u20602\u20601'],
+  ['お振込先：みずほ銀行 新宿支店 普通 765\u00ad4321 へお振込みください。', 'みずほ銀行 新宿支店 普通 765\u00ad4321'],
+  ['お振込先：みずほ銀行 新宿支店 普通 𝟕𝟔𝟓𝟒𝟑𝟐𝟏 へお振込みください。', 'みずほ銀行 新宿支店 普通 𝟕𝟔𝟓𝟒𝟑𝟐𝟏'],
+  ['お振込先：みずほ銀行 新宿支店 普通 ٧٦٥٤٣٢١ へお振込みください。', 'みずほ銀行 新宿支店 普通 ٧٦٥٤٣٢١'],
+  ['お振込先：みずほ銀行 新宿支店 普通 765.4321 へお振込みください。', 'みずほ銀行 新宿支店 普通 765.4321'],
+  ['お振込先：みずほ銀行 新宿支店 普通 76-54321 へお振込みください。', 'みずほ銀行 新宿支店 普通 76-54321'],
+  ['お振込先：みずほ銀行 新宿支店 普通 No.7654321 へお振込みください。', 'みずほ銀行 新宿支店 普通 No.7654321'],
+  ['お振込先：みずほ銀行 新宿支店 普通 #7654321 へお振込みください。', 'みずほ銀行 新宿支店 普通 #7654321'],
+  ['お振込先\nみずほ銀行 新宿支店\n口座番号\n7654321\nへお振込みください。', '口座番号\n7654321'],
+  ['お振込先は以下です。\n| 銀行 | みずほ銀行 新宿支店 |\n| 種別 | 普通 |\n| 口座番号 | 7654321 |\n', '7654321'],
+  ['お振込先：みずほ銀行／新宿支店／普通／7654321', '普通／7654321'],
+  ['銀行名: みずほ銀行\n支店名: 新宿支店\n種別: 普通\n番号: 7654321\nこちらへお振込みください。', '普通\n番号: 7654321'],
+  ['振込先 みずほ銀行 新宿支店 口座番号 765 43 21', 'みずほ銀行 新宿支店 口座番号 765 43 21'],
+  ['振込先 みずほ銀行 新宿支店 普通預金（7654321）', 'みずほ銀行 新宿支店 普通預金（7654321'],
+  ['振込先 みずほ銀行 新宿支店 口座番号 七六五四三二一', 'みずほ銀行 新宿支店 口座番号 七六五四三二一'],
+  ['お振込先：\nみずほ銀行 新宿支店\nカ）エックスワイゼット\n7654321', '7654321'],
+  ['・銀行：みずほ銀行 新宿支店\n・番号：7654321\n・種別：普通', '番号：7654321'],
+  ['Please transfer to Mizuho Bank, acc. no. 12345678.', 'acc. no. 12345678'],
+  ['Bank: Mizuho Bank\nBranch: Shinjuku\nAccount: 7654321\nPlease transfer the fee there.', 'Account: 7654321'],
+  ['Please pay the invoice to Mizuho Bank, Shinjuku branch.\nAccount number:\n12345678', 'Account number:\n12345678'],
+  ['Bank transfer details: Account 5577.9911', 'Account 5577.9911'],
+  // Chat handles: a spaced-out label, ライン, a username after the messenger's name, 友だち追加 after the id.
+  ['今後のご連絡はL I N E (ID xyz_help2) までお願いします。', 'xyz_help2'],
+  ['今後のご連絡はラインでxyz_help2を友だち追加してください。', 'xyz_help2'],
+  ['ﾗｲﾝで xyz_help2 までご連絡ください。', 'xyz_help2'],
+  ['Message our refunds team on Telegram, username xyz_refunds.', 'Telegram, username xyz_refunds'],
+  ['今後のご連絡はLINE ID: xyz\u200b-help2 までお願いします。', 'LINE ID: xyz\u200b-help2'],
+  // Invisible characters inside the other details and asks.
+  ['Send 0.1 BTC to 1A1zP1eP5QGefi2DMPTfTL5SL\u200bmv7DivfNa', '1A1zP1eP5QGefi2DMPTfTL5SL\u200bmv7DivfNa'],
+  ['Send ETH to 0x5290840009852788\u200b6E0F7030069857D2E4169EE7', '0x5290840009852788\u200b6E0F7030069857D2E4169EE7'],
+  ['IBAN: GB82\u200bWEST12345698765432', 'GB82\u200bWEST12345698765432'],
+  ['Please buy two Apple gi\u200bft cards of $200 and send us the co\u200bdes.', 'Please buy two Apple gi\u200bft cards of $200 and send us the co\u200bdes.'],
+  ['Amazonギ\u200bフト券を5万円分購入して、番号をこちらに返信してください。', 'Amazonギ\u200bフト券を5万円分購入して、番号をこちらに返信してください。'],
+  ['Any\u200bDeskをインストールして、IDを教えてください。', 'Any\u200bDeskをインストールして、IDを教えてください。'],
+];
+
+// What the new layouts must not read: dates, prices, order numbers, postcodes and phone numbers under a bank's line,
+// words with ライン in them, templates, kanji numerals that are no number.
+const ORDINARY_12: string[] = [
+  '当座 2024.01.15 までの暫定対応です。',
+  '料金は普通 1000.1500円程度です。',
+  'お支払い方法：銀行振込\nご注文番号：\n1234567',
+  'お支払い方法：銀行振込\nご注文番号 1234567\nお届け予定日：2026.11.28',
+  'みずほ銀行 新宿支店\n〒160-0023 東京都新宿区西新宿1-1-1\n営業時間 9:00-15:00',
+  'Bank: Mizuho Bank\nOrder number: 12345678',
+  'Payment method: bank transfer\nOrder\n12345678',
+  'Your account 12345678 is active. Please contact your bank for details.',
+  'ラインナップ xyz-2024 を追加しました。',
+  'オンラインで abc-123 を検索してください。',
+  'ガイドラインで v2.1 を参照してください。',
+  'QRコードを読み取って友だち追加してください。',
+  'Telegram username settings are in the app.',
+  '〇〇銀行 〇〇支店 普通 〇〇〇〇〇〇〇 の形式でご記入ください。',
+  '七五三のお祝いは11月です。',
+  '一二三四五六七八九の順にボタンを押してください。',
+  'みずほ銀行 新宿支店\nお問い合わせ番号\n1234567',
+  '普通\n2024年1月15日',
+  '口座番号は7桁です。\n例：1234567 のように入力します。',
+];
+
+describe('security review 12: payment details in ordinary layouts', () => {
+  it.each(ATTACKS_12)('%s', (draft, named) => {
+    const found = foreignLinks(draft, allowed(CORPUS_KNOWLEDGE));
+    expect(found.some((f) => f === named || (named.length < 12 && f.includes(named))), JSON.stringify(found)).toBe(true);
+  });
+
+  it.each(ORDINARY_12)('none: %s', (draft) => {
+    expect(foreignLinks(draft, allowed())).toEqual([]);
+  });
+
+  it('an account the knowledge writes in kanji numerals or with a zero-width space vouches for the same one', () => {
+    expect(foreignLinks('お振込先は みずほ銀行 新宿支店 普通 7654321 です。', allowed(['お振込先：みずほ銀行 新宿支店 普通 七六五四三二一']))).toEqual([]);
+    expect(foreignLinks('お振込先は みずほ銀行 新宿支店 普通 七六五四三二一 です。', allowed(['お振込先：みずほ銀行 新宿支店 普通 765\u200b4321']))).toEqual([]);
+  });
+
+  it('paymentFindingKind reads a finding with invisible characters or kanji numerals as a detail', () => {
+    const reason = foreignLinksReason(foreignLinks('普通 七六五四三二一、普通 765\u200b4321', allowed()));
+    expect(reason).toMatch(/^the answer contains payment details or contact handles/);
+    expect(reason).not.toContain('links, addresses or phone numbers');
+  });
+
+  it('paymentDetailsIn names where the text writes it', () => {
+    const text = 'お振込先：普通 765\u200b4321';
+    expect(paymentDetailsIn(text).map((d) => text.slice(d.start, d.end))).toEqual(['普通 765\u200b4321']);
+  });
+});
+
+describe('security review 12: an account named without its context is still read as a detail in the reason', () => {
+  it.each(['Acc No 55779911', 'Account: 7654321', '7654321'])('%s', (named) => {
+    expect(foreignLinksReason([named])).toMatch(/^the answer contains payment details or contact handles/);
+  });
+});

@@ -268,3 +268,38 @@ describe('foreignLinks on a text of hundreds of thousands of characters', () => 
     expect(ms).toBeLessThan(BOUND_MS);
   });
 });
+
+// Security review 12 (F2): phone numbers and addresses with an invisible character inside, or written with dots or
+// with every digit spaced, went out. Dotted and spaced numbers count only in a phone number's shape (a leading 0 and
+// 10–11 digits, or + and a country code): versions, IP addresses, dates, prices and decimals stay what they are.
+describe('security review 12: phone numbers and addresses written otherwise', () => {
+  it.each<[string, string, string[]]>([
+    ['a zero-width space inside a phone number', 'お急ぎの場合は 03-1234\u200b-5678 までお電話ください。', ['03-1234\u200b-5678']],
+    ['a zero-width space after its first digit', 'お急ぎの場合は 0\u200b3-1234-5678 までお電話ください。', ['0\u200b3-1234-5678']],
+    ['a phone number with dots', 'お急ぎの場合は 03.1234.5678 までお電話ください。', ['03.1234.5678']],
+    ['a mobile number with dots', '担当携帯 090.1234.5678 まで', ['090.1234.5678']],
+    ['an international number with dots', 'Call +81.3.1234.5678 now.', ['+81.3.1234.5678']],
+    ['a phone number with every digit spaced', 'Call us at 0 3 1 2 3 4 5 6 7 8 now.', ['0 3 1 2 3 4 5 6 7 8']],
+    ['a zero-width space in an address', 'Please write to refunds@xyz-help\u200b.com today.', ['refunds@xyz-help\u200b.com']],
+    ['a zero-width space in a link, named once', 'Please confirm at https://xyz-log\u200bin.com/verify', ['https://xyz-log\u200bin.com/verify']],
+  ])('%s', (_what, draft, expected) => {
+    expect(foreignLinks(draft, allowed)).toEqual(expected);
+  });
+
+  it.each<[string, string]>([
+    ['versions', 'バージョン 10.0.19045 と v0.12.3456、1.2.3.4 に対応しています。'],
+    ['IP addresses', 'ルーターの 192.168.0.1 と 010.001.002.003、10.0.0.254 を確認してください。'],
+    ['dates', '2026.11.28 と 05.11.2026、2026.1.5 に実施します。'],
+    ['prices and decimals', '料金は 0.50 ドル、1,234.56 円、円周率は 3.14159265 です。比率 0.1234.5 は誤記です。'],
+    ['spaced digits that are no phone number', '2進数 0 1 1 0 1 0 0 1 1 0 と、数字キー 0 1 2 3 4 5 6 7 8 9 を押します。'],
+    ['a dotted number the knowledge writes with hyphens', 'サポートデスク 0120.123.456 まで'],
+  ])('%s: none', (_what, draft) => {
+    expect(foreignLinks(draft, allowed)).toEqual([]);
+  });
+
+  it('a dotted number the knowledge writes otherwise is vouched for, another is not', () => {
+    const desk = { knowledge: ['サポートデスク 03-1234-5678（平日）'], trustedDomains: [], addresses: [] };
+    expect(foreignLinks('サポートデスク 03.1234.5678 まで', desk)).toEqual([]);
+    expect(foreignLinks('サポートデスク 03.9999.5678 まで', desk)).toEqual(['03.9999.5678']);
+  });
+});
