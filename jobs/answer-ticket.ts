@@ -1030,7 +1030,7 @@ export function reviewVerdict(mode: Config['REVIEW_MODE'], result: Pick<AgentRes
     ...((result.droppedSubtasks ?? []).length > 0 ? [`the plan had more topics than MAX_SUBTASKS; not researched: ${names(result.droppedSubtasks)}`] : []),
   ];
   if (mode === 'auto' || mode === 'learn') {
-    const missing = [...(unanswered.length > 0 ? [`unanswered subtasks ${names(unanswered.map((s) => s.taskName))}`] : []), ...skipped];
+    const missing = [...(unanswered.length > 0 ? [`no full answer found in the manual or the past answers for ${names(unanswered.map((s) => s.taskName))}`] : []), ...skipped];
     return missing.length === 0 ? { send: true, reason: 'all subtasks answered' } : { send: false, reason: `not fully answered: ${missing.join('; ')}` };
   }
   const fallbacks = result.subtasks.filter((s) => s.usedFallback);

@@ -169,6 +169,10 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     ...(llm ? { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: 'demo', OPENAI_MODEL: 'scripted-model', EMBEDDINGS_PROVIDER: 'local' } : model),
   };
+  // Whether the user had a .env to give back: without one, stopping removes the demo's. A backup a killed demo left
+  // holds theirs, or src/dev/local-run.ts's note that there was none.
+  const hadEnv = existsSync('.env.before-demo') ? !readFileSync('.env.before-demo', 'utf8').startsWith('# there was no .env before') : existsSync('.env');
+  const giveBack = hadEnv ? 'your .env is back' : "the demo's .env is removed";
   let lent: ReturnType<typeof lendEnvFile>;
   let config: Config;
   try {
@@ -193,7 +197,7 @@ async function main(): Promise<void> {
       await stopServers();
       const kept = lent.restore();
       rmSync(STATE_FILE, { force: true });
-      say(code === 0 ? 'stopped; your .env is back.' : 'stopped with work in progress; your .env is back.');
+      say(code === 0 ? `stopped; ${giveBack}.` : `stopped with work in progress; ${giveBack}.`);
       if (kept) say(`the .env written while the demo ran is kept as ${kept}`);
       process.exit(code);
     })();
@@ -261,15 +265,15 @@ async function main(): Promise<void> {
       say(`   answer:   npm run review -- approve ${id} --reply-file answer.txt   (your text; to send the draft as it is, pass the --seen N that show prints instead)`);
       say(`   or:       npm run review -- reject ${id} --reason "…"`);
       say(`   or open   ${dashboard}/tickets/${ticket.id}`);
-      // Approving alone teaches nothing: the learned answer it proposes is used once a person accepts it.
-      say(`   then:     accept the learned answer it proposes on ${dashboard}/knowledge (or npm run knowledge -- list), and the next such question is answered from it`);
+      // Approving alone teaches nothing: the approval proposes a learned answer, used once a person accepts it.
+      say(`   then:     once you approved a reply, accept the learned answer it proposes on ${dashboard}/knowledge (or npm run knowledge -- list), and the next such question is answered from it`);
     } else say(`• "${mail.text}": ${ticket.state}${ticket.reason ? ` — ${terminalSafe(ticket.reason)}` : ''}`);
     say();
   }
   say(`dashboard: ${dashboard}   user ${config.DASHBOARD_USER}, password ${password}`);
   say(`queues:    ${dashboard}/admin/queues`);
   say(`more mail: npm run sandbox -- send "<question>"   (from another terminal; .env points at the demo meanwhile)`);
-  say('Ctrl-C stops everything and gives your .env back.');
+  say(hadEnv ? 'Ctrl-C stops everything and gives your .env back.' : "Ctrl-C stops everything and removes the demo's .env.");
   setInterval(printNewReplies, 500).unref();
 }
 

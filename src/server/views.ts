@@ -629,6 +629,11 @@ function renderSource(s: { kind: 'manual' | 'qa'; fileName: string }, learned: R
   }</li>`;
 }
 
+/** How long the agent's run took: a tenth of a second under 10 s (a scripted run takes 0.4 s, not "0 s"). */
+function runDuration(ms: number): string {
+  return ms < 10_000 ? `${(Math.max(0, ms) / 1000).toFixed(1)} s` : formatDuration(ms);
+}
+
 function renderAgent(ticket: Ticket, learned: ReadonlyMap<string, string | null> | undefined): SafeHtml {
   const agent = ticket.agent;
   if (!agent) return html`<section class="card"><h2>Agent</h2><p class="muted">The agent has not run on this ticket.</p></section>`;
@@ -642,7 +647,7 @@ function renderAgent(ticket: Ticket, learned: ReadonlyMap<string, string | null>
 <section class="card">
   <h2>Sources used</h2>
   ${sources.length > 0 ? html`<ul class="sources">${sources}</ul>` : html`<p class="muted">No sources.</p>`}
-  <p class="small muted">${agent.usage.calls} LLM calls · ${agent.usage.promptTokens} prompt + ${agent.usage.completionTokens} completion tokens · ${formatDuration(agent.durationMs)}${agent.truncated ? ' · question was truncated' : ''}</p>
+  <p class="small muted">${agent.usage.calls} LLM calls · ${agent.usage.promptTokens} prompt + ${agent.usage.completionTokens} completion tokens · run ${runDuration(agent.durationMs)}${agent.truncated ? ' · question was truncated' : ''}</p>
 </section>`;
 }
 
@@ -868,6 +873,9 @@ function renderDecision(ticket: Ticket, view: DecisionView): SafeHtml {
   const uncertain = uncertainSendAttempts(ticket);
   // A possibly forged sender's draft is not one keystroke away: approving is secondary, behind the operator's check.
   const unverified = unverifiedSender(ticket) !== undefined;
+  // Mail the checks parked as needing no reply (a repeated question whose first copy has or gets the reply, a
+  // forward, a circular) has no draft: sending is then the exception, not the action the page leads to.
+  const noReplyNeeded = needsNoReply(ticket);
   // The line feed right after <textarea> is the one the HTML parser drops (html.spec.whatwg.org, "element
   // restrictions"): without it a draft's own leading newline is lost and an untouched approval reads as an edit.
   return html`<section class="card">
@@ -879,13 +887,13 @@ function renderDecision(ticket: Ticket, view: DecisionView): SafeHtml {
     ${csrfField(csrfToken)}
     ${seenField(ticket)}
     ${conversation ? html`<input type="hidden" name="${CONVERSATION_SEEN}" value="${conversation.newestAt}">` : null}
-    <label for="reply" class="small muted">Edit the reply if needed; it is sent exactly as written here.</label>
+    <label for="reply" class="small muted">${replyLabel(ticket, noReplyNeeded)}</label>
     <textarea id="reply" name="reply" rows="${draftRows(ticket.draft)}" required autofocus>\n${ticket.draft ?? ''}</textarea>
     <div class="actions">
       ${noCopyCheck(uncertain)}
       ${laterMailCheck(conversation)}
       ${senderCheck(ticket)}
-      <button type="submit" class="${unverified ? 'secondary' : 'primary'}">Approve and send</button>
+      <button type="submit" class="${unverified || noReplyNeeded ? 'secondary' : 'primary'}">Approve and send</button>
     </div>
   </form>
   ${renderArrived(ticket, uncertain, csrfToken)}
@@ -893,6 +901,18 @@ function renderDecision(ticket: Ticket, view: DecisionView): SafeHtml {
   ${renderReject(ticket, unverified, csrfToken)}
   ${renderNewDraft(ticket, csrfToken)}
 </section>`;
+}
+
+/**
+ * What the reply box holds: the draft to edit, or nothing, said so with why (the reason above tells which), so that an
+ * empty box under "Draft reply" does not read as a draft lost.
+ */
+function replyLabel(ticket: Ticket, noReplyNeeded: boolean): string {
+  if (ticket.draft?.trim()) return 'Edit the reply if needed; it is sent exactly as written here.';
+  if (noReplyNeeded) {
+    return 'There is no draft: the checks parked this mail as needing no reply of its own (see the reason). Write a reply only if one is needed; it is sent exactly as written here.';
+  }
+  return 'There is no draft (see the reason): write the reply here; it is sent exactly as written.';
 }
 
 /**

@@ -98,7 +98,9 @@ const REPEATED_QUESTION_PREFIX = 'repeated question:';
 
 /** Why a later copy is parked, naming the first and how long ago it came. */
 export function repeatedQuestionReason(first: Pick<Ticket, 'id' | 'state' | 'createdAt'>, now: Date): string {
-  const minutes = Math.max(0, Math.round((now.getTime() - Date.parse(first.createdAt)) / 60_000));
-  const ago = minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
+  const ms = now.getTime() - Date.parse(first.createdAt);
+  const minutes = Math.round(ms / 60_000);
+  // A double click or a resend comes seconds after the first copy: "0 min ago" reads as a bug.
+  const ago = ms < 60_000 ? 'less than a minute' : minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
   return `${REPEATED_QUESTION_PREFIX} the same sender asked the same under the same subject ${ago} ago (ticket ${first.id}, ${first.state}); parked so the customer does not get the same automatic reply twice`;
 }

@@ -113,12 +113,30 @@ describe('npm run demo', () => {
     const started = performance.now();
     expect(await stop(demo)).toBe(0);
     expect(performance.now() - started).toBeLessThan(30_000);
-    expect(demo.output()).toContain('your .env is back');
+    expect(demo.output()).toContain('stopped; your .env is back.');
+    // The learned answer comes of an approval: the demo says so rather than offering one before any was made.
+    expect(out).toMatch(/then: {5}once you approved a reply, accept the learned answer it proposes on http:\/\/127\.0\.0\.1:\d+\/knowledge/);
     expect(await readFile(path.join(dir, '.env'), 'utf8')).toBe(ownEnv);
     expect(existsSync(path.join(dir, '.env.before-demo'))).toBe(false);
     expect(await listening(lent.REDIS_URL!)).toBe(false);
     expect(await listening(`imap://${lent.IMAP_HOST}:${lent.IMAP_PORT}`)).toBe(false);
     expect(await listening(`smtp://${lent.SMTP_HOST}:${lent.SMTP_PORT}`)).toBe(false);
+  });
+
+  // Walkthrough: "your .env is back" was printed to a user who had none; stopping removes the demo's instead.
+  it("says it removes its own .env when there was none before, and does", { timeout: 180_000 }, async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'helpdesk-demo-'));
+    dirs.push(dir);
+    const demo = startDemo(dir);
+    pids.add(demo.pid);
+    await demo.ready;
+    expect(demo.output()).toContain("Ctrl-C stops everything and removes the demo's .env.");
+    expect(existsSync(path.join(dir, '.env'))).toBe(true);
+    expect(await stop(demo)).toBe(0);
+    expect(demo.output()).toContain("stopped; the demo's .env is removed.");
+    expect(demo.output()).not.toContain('your .env');
+    expect(existsSync(path.join(dir, '.env'))).toBe(false);
+    expect(existsSync(path.join(dir, '.env.before-demo'))).toBe(false);
   });
 
   it('runs beside a second demo started at the same moment: each dashboard on a port of its own', { timeout: 180_000 }, async () => {

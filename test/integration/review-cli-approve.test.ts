@@ -88,7 +88,7 @@ describe('npm run review', () => {
     const { ticketId } = await ingest(running, buildMail({ messageId, from: 'Kana <kana@customer.example>', subject: 'ライセンスについて', body: 'ライセンスの更新方法を教えてください。' }));
     const parked = await waitForState(running.store, ticketId, ['parked', 'sent']);
     expect(parked.state).toBe('parked');
-    expect(parked.reason).toMatch(/^not fully answered: unanswered subtasks 「.+」/);
+    expect(parked.reason).toMatch(/^not fully answered: no full answer found in the manual or the past answers for 「.+」/);
 
     // Three read-only commands at once: each is a separate process, and they must not disturb each other. `show`
     // gets the 12-character id the table prints, as an operator copies it.

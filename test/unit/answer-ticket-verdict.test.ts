@@ -23,7 +23,7 @@ const result = (over: Partial<VerdictInput> = {}): VerdictInput => ({ subtasks: 
 describe('reviewVerdict', () => {
   it.each<[string, 'auto' | 'learn' | 'never' | 'always', VerdictInput, boolean, RegExp]>([
     ['everything answered', 'auto', result(), true, /^all subtasks answered$/],
-    ['an unanswered subtask', 'auto', result({ subtasks: [subtask('A', { isCompleted: false })] }), false, /unanswered subtasks 「A」/],
+    ['an unanswered subtask', 'auto', result({ subtasks: [subtask('A', { isCompleted: false })] }), false, /^not fully answered: no full answer found in the manual or the past answers for 「A」$/],
     ['the question cut at MAX_QUESTION_CHARS', 'auto', result({ truncated: true }), false, /longer than MAX_QUESTION_CHARS: its end was not read/],
     ['topics over MAX_SUBTASKS', 'auto', result({ droppedSubtasks: ['個人情報の削除依頼', 'API の料金'] }), false, /more topics than MAX_SUBTASKS; not researched: 「個人情報の削除依頼」, 「API の料金」/],
     ['the same in learn mode', 'learn', result({ truncated: true }), false, /MAX_QUESTION_CHARS/],

@@ -232,6 +232,51 @@ describe("the reject button of a parked ticket", () => {
   });
 });
 
+// Walkthrough: a repeated question has no draft, yet its box said "Edit the reply if needed" over "Approve and send".
+describe('the reply box of a parked ticket says whether there is a draft', () => {
+  const base = newTicket({ messageId: '<mary-3@customer.example>', from: 'mary@customer.example', subject: 'Invoice', question: 'Where is my invoice?', actor: 'poller' }, new Date('2026-03-02T09:00:00.000Z'));
+  const parked = (from: 'received' | 'processing', reason: string, draft?: string): Ticket =>
+    ({ ...base, state: 'parked', reason, ...(draft ? { draft } : {}), history: [...base.history, { from, to: 'parked', actor: 'agent-worker', at: base.createdAt, note: reason }] }) as Ticket;
+  const approveForm = (ticket: Ticket) => {
+    const page = String(renderTicketDetail({ ticket, mailText: undefined, now: new Date('2026-03-02T12:00:00.000Z'), csrfToken: 't', user: 'anna', timeZone: 'UTC' }));
+    const form = page.slice(page.indexOf(`action="/tickets/${ticket.id}/approve"`));
+    return form.slice(0, form.indexOf('</form>'));
+  };
+  it.each<[string, Ticket, string, string]>([
+    ['a draft to edit', parked('processing', 'review mode always', 'It is under Billing.'), 'Edit the reply if needed; it is sent exactly as written here.', 'primary'],
+    [
+      'a repeated question: no draft, and the customer has or gets the first copy\'s reply',
+      parked('received', 'repeated question: the same sender asked the same under the same subject less than a minute ago (ticket abc, sent); parked so the customer does not get the same automatic reply twice'),
+      'There is no draft: the checks parked this mail as needing no reply of its own (see the reason). Write a reply only if one is needed; it is sent exactly as written here.',
+      'secondary',
+    ],
+    ['no draft after a failure: the mail needs a reply', parked('processing', 'agent failed 3 time(s): the model server could not be reached'), 'There is no draft (see the reason): write the reply here; it is sent exactly as written.', 'primary'],
+  ])('%s', (_case, ticket, label, button) => {
+    const form = approveForm(ticket);
+    expect(form).toContain(`>${label}</label>`);
+    expect(form).toContain(`<button type="submit" class="${button}">Approve and send</button>`);
+  });
+});
+
+describe("the agent's run under Sources used", () => {
+  const base = newTicket({ messageId: '<mary-4@customer.example>', from: 'mary@customer.example', subject: 'Invoice', question: 'Where is my invoice?', actor: 'poller' }, new Date('2026-03-02T09:00:00.000Z'));
+  const usage = { calls: 11, promptTokens: 7248, completionTokens: 301, totalTokens: 7549 };
+  const line = (durationMs: number) => {
+    const agent = { question: 'q', plan: { subtasks: [] }, subtasks: [], answer: 'a', sources: [], usage, llmCalls: [], truncated: false, droppedSubtasks: [], durationMs };
+    const page = String(renderTicketDetail({ ticket: { ...base, state: 'parked', reason: 'review mode always', draft: 'a', agent } as Ticket, mailText: undefined, now: new Date('2026-03-02T12:00:00.000Z'), csrfToken: 't', user: 'anna', timeZone: 'UTC' }));
+    return /11 LLM calls[^<]*/.exec(page)?.[0];
+  };
+  it.each([
+    [412, 'run 0.4 s'],
+    [0, 'run 0.0 s'],
+    [9_440, 'run 9.4 s'],
+    [12_600, 'run 13 s'],
+    [185_000, 'run 3 min'],
+  ])('%d ms: %s', (ms, run) => {
+    expect(line(ms)).toBe(`11 LLM calls · 7248 prompt + 301 completion tokens · ${run}`);
+  });
+});
+
 describe('the start page for a keyboard', () => {
   const counts = { ...(Object.fromEntries(TICKET_STATES.map((s) => [s, 0])) as Record<TicketState, number>), parked: 2 };
   const oldest = 'a'.repeat(64);

@@ -32,6 +32,9 @@ describe('the same question', () => {
   });
 
   it.each([
+    [0, 'less than a minute'],
+    [59_000, 'less than a minute'],
+    [60_000, '1 min'],
     [5 * 60_000, '5 min'],
     [119 * 60_000, '119 min'],
     [5 * 3_600_000, '5 h'],
