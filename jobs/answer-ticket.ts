@@ -653,8 +653,16 @@ function agentRuns(count: number): string {
 }
 
 function agentRunLimitReason(ticket: Ticket, budget: AgentRunBudget, config: AgentRunLimitConfig): string {
+  // The total is counted apart for authenticated mail and the rest: the count is that window's, and which one refused
+  // tells the reviewer whether a flood of strangers' mail filled it.
+  if (budget.refusedBy === 'total' && budget.authenticated) {
+    return `${PARK_NOTE.agentRunLimit}: ${agentRuns(budget.count)} on mail the receiving server authenticated in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=${config.AGENT_RUN_LIMIT_TOTAL_PER_HOUR}, shared by all authenticated mail)`;
+  }
   if (budget.refusedBy === 'total') {
-    return `${PARK_NOTE.agentRunLimit}: ${agentRuns(budget.count)} in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=${config.AGENT_RUN_LIMIT_TOTAL_PER_HOUR})`;
+    return (
+      `${PARK_NOTE.agentRunLimit}: ${agentRuns(budget.count)} on mail no receiving server authenticated in the last hour ` +
+      `(AGENT_RUN_LIMIT_TOTAL_PER_HOUR=${config.AGENT_RUN_LIMIT_TOTAL_PER_HOUR}, shared by all such mail, which anyone can write: authenticated mail counts apart and still runs)`
+    );
   }
   // The domain is the From's as domainOf writes it (lower case, IDN as punycode): no header text beyond that. Which of
   // its two windows refused tells the reviewer whether raising the limit helps the organisation or a forger.

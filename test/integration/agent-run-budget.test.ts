@@ -109,7 +109,7 @@ describe('agent runs per hour', () => {
       env: { AGENT_RUN_LIMIT_TOTAL_PER_HOUR: '2' },
       mails: [mail('a@customer.example'), mail('b@customer.example', { subject: 'パスワード' }), mail('c@customer.example', { subject: 'ログイン' })],
       runs: 2,
-      reason: 'agent-run limit reached: 2 agent runs in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=2)',
+      reason: 'agent-run limit reached: 2 agent runs on mail no receiving server authenticated in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=2, shared by all such mail, which anyone can write: authenticated mail counts apart and still runs)',
     },
     {
       name: 'per sender in every spelling of the address',

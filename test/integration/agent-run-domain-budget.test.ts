@@ -56,8 +56,11 @@ const AUTHENTICATED_REASON = (count: number, domain: string, limit: number) =>
   `agent-run limit reached: ${count} agent run${count === 1 ? '' : 's'} on mail from ${domain} that the receiving server authenticated in the last hour ` +
   `(AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR=${limit}, shared by every authenticated address of the domain: raise it if this organisation really writes this much)`;
 
-const TOTAL_REASON = (count: number, limit: number) =>
-  `agent-run limit reached: ${count} agent run${count === 1 ? '' : 's'} in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=${limit})`;
+const TOTAL_REASON = (count: number, limit: number, authenticated = false) =>
+  `agent-run limit reached: ${count} agent run${count === 1 ? '' : 's'} ` +
+  (authenticated
+    ? `on mail the receiving server authenticated in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=${limit}, shared by all authenticated mail)`
+    : `on mail no receiving server authenticated in the last hour (AGENT_RUN_LIMIT_TOTAL_PER_HOUR=${limit}, shared by all such mail, which anyone can write: authenticated mail counts apart and still runs)`);
 
 describe('agent runs per organisation domain', () => {
   it("strangers at one domain spend that domain's window, not the total: a customer elsewhere still gets a draft", async () => {
@@ -125,7 +128,7 @@ describe('agent runs per organisation domain', () => {
     expect(genuine.ticket.draft).toBeTruthy();
     // Its own total has the same limit.
     expectRun(await handle(running, mail('taro@gmail.com', { 'Authentication-Results': 'mx.helpdesk.test; dkim=pass header.d=gmail.com' })));
-    expectLimited(await handle(running, mail('jiro@other.example', { 'Authentication-Results': 'mx.helpdesk.test; dmarc=pass header.from=other.example' })), TOTAL_REASON(2, 2));
+    expectLimited(await handle(running, mail('jiro@other.example', { 'Authentication-Results': 'mx.helpdesk.test; dmarc=pass header.from=other.example' })), TOTAL_REASON(2, 2, true));
   }, 120_000);
 
   it('leaves shared mail domains out (their senders are strangers to each other); 0 runs nothing from any organisation domain', async () => {
