@@ -209,6 +209,9 @@ export function textPartCharset(bytes: Buffer, label: string | undefined): strin
   if (isAscii(bytes)) {
     return JIS_ESCAPE.test(bytes.toString('latin1')) && !(declared && isJisLabel(declared)) ? 'iso-2022-jp' : undefined;
   }
+  // ISO-2022-JP with its shifts and a stray 8-bit byte or two (a raw no-break space, 8-bit half-width kana, a signature
+  // pasted in another charset) is ISO-2022-JP: read in any other charset, all of its Japanese became `$B$*@$…`.
+  if (declared && isJisLabel(declared) && JIS_ESCAPE.test(bytes.toString('latin1'))) return undefined;
   if (isValidUtf8(bytes)) return declared && UTF8_LABEL.test(declared) ? undefined : 'utf-8';
   const legacy = declared && !UTF8_LABEL.test(declared) && !ASCII_LABEL.test(declared) && !isJisLabel(declared) && isSupportedCharset(declared);
   if (legacy && validIn(bytes, declared)) return undefined;

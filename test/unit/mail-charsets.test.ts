@@ -35,8 +35,32 @@ describe('textPartCharset', () => {
     // Noise stays noise, for the unreadable-mail check to park.
     ['binary noise', Buffer.from(Array.from({ length: 400 }, (_, i) => (i * 7919 + 13) % 256)), 'utf-8', undefined],
     ['UTF-16 is never relabelled', Buffer.from(JA, 'utf16le'), 'utf-16le', undefined],
+    // ISO-2022-JP with a stray 8-bit byte or two stays ISO-2022-JP (review 43b): read in another charset, all of its
+    // Japanese became `$B$*@$…`.
+    ['ISO-2022-JP with a raw no-break space', Buffer.concat([encodeIso2022Jp(JA), Buffer.from('Tel:\xa003-1234-5678', 'latin1')]), 'iso-2022-jp', undefined],
+    ['ISO-2022-JP with a UTF-8 character', Buffer.concat([encodeIso2022Jp(JA), Buffer.from('\u2460 café')]), 'ISO-2022-JP', undefined],
+    ['ISO-2022-JP with a Shift_JIS signature', Buffer.concat([encodeIso2022Jp(JA), sjis('山田')]), 'iso-2022-jp', undefined],
+    // Without its shifts it is no ISO-2022-JP at all: the bytes' own charset.
+    ['Shift_JIS labelled ISO-2022-JP', sjis(JA), 'iso-2022-jp', 'shift_jis'],
   ])('%s', (_what, bytes, label, expected) => {
     expect(textPartCharset(bytes, label)).toBe(expected);
+  });
+});
+
+describe('parseInboundMail: ISO-2022-JP with a stray 8-bit byte', () => {
+  const mail = (body: Buffer) =>
+    Buffer.concat([
+      Buffer.from(['From: Taro <taro@customer.example>', 'To: support@support.example', 'Subject: test', 'Message-ID: <jis-stray@customer.example>', 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=ISO-2022-JP', '', ''].join('\r\n')),
+      body,
+    ]);
+  it.each<[string, Buffer]>([
+    ['a raw no-break space', Buffer.from('\r\nTel:\xa003-1234-5678\r\n', 'latin1')],
+    ['a UTF-8 character', Buffer.from('\r\n\u2460 café\r\n')],
+    ['a Shift_JIS signature', Buffer.concat([Buffer.from('\r\n'), sjis('山田'), Buffer.from('\r\n')])],
+  ])('reads its Japanese with %s after it', async (_what, tail) => {
+    const parsed = await parseInboundMail(mail(Buffer.concat([encodeIso2022Jp(JA), tail])));
+    expect(parsed.text).toContain(JA);
+    expect(parsed.charsetProblems ?? []).toEqual([]);
   });
 });
 
