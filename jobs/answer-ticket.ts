@@ -12,7 +12,7 @@
  * AGENT_ATTEMPTS. What can never pass — the ticket or its stored mail missing or unreadable, an empty question, the
  * LLM refusing the request itself (4xx) — becomes `UnrecoverableError`. On the last failure the ticket is parked
  * with the error for a person before the error is rethrown, so no mail is silently dropped. A model server out of use
- * for a while (no connection, timeout, 429 rate limit, 5xx: `modelOutage`) is waited for instead, up to
+ * for a while (no connection, timeout or 408, 429 rate limit, 5xx: `modelOutage`) is waited for instead, up to
  * AGENT_MODEL_OUTAGE_MINUTES from the ticket's first such failure, without using attempts: the handler throws
  * {@link ModelServerWait}, notes the first wait on the ticket, and the agent worker pauses the queue.
  *
@@ -28,7 +28,7 @@ import type { Redis } from 'ioredis';
 import { APIError } from 'openai';
 import { getDomain } from 'tldts';
 import { EmptyQuestionError, agentRunSpendOf, withSpend } from '../src/agent/agent.js';
-import { errorWithoutSecrets, modelFailure, modelOutage, withoutSecrets, type ModelServerSettings } from '../src/agent/model-errors.js';
+import { errorWithoutSecrets, modelFailure, modelOutageSummary, withoutSecrets, type ModelServerSettings } from '../src/agent/model-errors.js';
 import { PARK_NOTE } from '../src/tickets/park-notes.js';
 import { BLOCK_TAGS, PromptConfigError, defaultPrompts, type PromptSet } from '../src/agent/prompts.js';
 import type { AgentResult, AgentRunSpend, LlmUsage, Subtask } from '../src/agent/types.js';
@@ -132,8 +132,9 @@ export interface ModelOutageWindow {
   /** How long it may wait, in ms (AGENT_MODEL_OUTAGE_MINUTES); 0: not at all. */
   windowMs: number;
   /**
-   * Asked just before the agent runs: what the model server last failed with while another ticket is trying it
-   * during a known outage (this run then waits without a request of its own), undefined when this run may call it.
+   * Asked before the agent runs: what kind of failure the model server last had (never its words:
+   * `modelOutageSummary`) while another ticket is trying it during a known outage (this run then waits without a
+   * request of its own), undefined when this run may call it.
    */
   hold?: () => Promise<string | undefined>;
 }
@@ -141,18 +142,25 @@ export interface ModelOutageWindow {
 /**
  * Thrown by {@link answerTicket} instead of the model's error while the ticket waits for the model server: the job
  * goes back to the queue without using an attempt (the agent worker pauses its workers first), the ticket stays
- * `processing`. `what` says what went wrong, as a park reason would; `cause` is the model's error, absent when the
- * ticket was held for another ticket's try.
+ * `processing`. `what` says what went wrong for this ticket, as a park reason would; `outage` says only what kind of
+ * failure it was (`modelOutageSummary`: nothing the server said, which may echo this ticket's request), for what the
+ * workers share; `cause` is the model's error, absent when the ticket was held for another ticket's try.
  */
 export class ModelServerWait extends Error {
   constructor(
     /** When the ticket's wait began (ms since the epoch). */
     readonly since: number,
     readonly what: string,
+    readonly outage: string,
     cause?: Error,
   ) {
     super(`waiting for the model server: ${what}`, cause ? { cause } : undefined);
     this.name = 'ModelServerWait';
+  }
+
+  /** True for a run held back while another ticket tried the server: it made no request of its own. */
+  get held(): boolean {
+    return this.cause === undefined;
   }
 }
 
@@ -226,9 +234,12 @@ async function waitForModelServer(failure: Error, ticketId: string, deps: Answer
   const held = failure instanceof HeldForModelServer;
   // A held run was inside the window when it was held; a failure of its own must still be.
   if (!window || window.windowMs <= 0 || (!held && !withinOutageWindow(window))) return undefined;
-  const what = held ? failure.what : !(failure instanceof UnrecoverableError) && modelOutage(failure) ? modelFailure(failure, deps.config)?.what : undefined;
-  if (!what) return undefined;
-  if (window.since !== undefined) return new ModelServerWait(window.since, what, held ? undefined : failure);
+  // A held ticket is told only the kind of failure another ticket's request met; a ticket whose own request failed
+  // keeps its own error.
+  const outage = held ? failure.what : !(failure instanceof UnrecoverableError) ? modelOutageSummary(failure, deps.config) : undefined;
+  const what = held ? outage : outage && modelFailure(failure, deps.config)?.what;
+  if (!outage || !what) return undefined;
+  if (window.since !== undefined) return new ModelServerWait(window.since, what, outage, held ? undefined : failure);
   const since = Date.now();
   // Said once, at the first wait, on the ticket the operator reads; the agent worker logs every pause.
   const reason = `waiting for the model server since ${new Date(since).toISOString()} (at most ${waitedText(window.windowMs)}, AGENT_MODEL_OUTAGE_MINUTES): ${what}; the agent tries again by itself once it answers`;
@@ -240,7 +251,7 @@ async function waitForModelServer(failure: Error, ticketId: string, deps: Answer
     if (err instanceof TicketNotFoundError) throw new UnrecoverableError(`ticket ${ticketId} does not exist`);
     throw err;
   }
-  return new ModelServerWait(since, what, held ? undefined : failure);
+  return new ModelServerWait(since, what, outage, held ? undefined : failure);
 }
 
 /**
@@ -339,23 +350,34 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
     }
   }
 
-  // `processing` again means an earlier attempt crashed, stalled or failed temporarily after the checks passed;
-  // the table's processing → processing edge records that this run is another try. A ticket waiting for the model
-  // server says so once (its first wait's note), not at every try: the writes of the run check its state all the same.
-  const waiting = attempt.modelOutage?.since !== undefined && withinOutageWindow(attempt.modelOutage);
-  if (!(waiting && ticket.state === 'processing')) {
-    const note = ticket.state === 'processing' ? `resumed (attempt ${attempt.attemptsMade + 1})` : `attempt ${attempt.attemptsMade + 1}`;
-    try {
-      ticket = await store.transition(ticketId, { from: [ticket.state], to: 'processing', actor: AGENT_WORKER_ACTOR, note, current: ticket });
-    } catch (err) {
-      if (err instanceof TicketConflictError) return skippedAfterRace(err, ticketId, log);
-      throw err;
-    }
+  // While the model server is known to be out of use, one ticket at a time tries it; the others wait without a request.
+  // A ticket already `processing` asks first: held, it goes back to the queue without a write (a waiting one noted its
+  // wait once, at the first), so the many held runs of a long outage leave its history alone.
+  const window = attempt.modelOutage;
+  const mayWait = withinOutageWindow(window);
+  const resumed = ticket.state === 'processing';
+  if (mayWait && resumed) {
+    const held = await window.hold?.();
+    if (held) throw new HeldForModelServer(held);
   }
 
-  // While the model server is known to be out of use, one ticket at a time tries it; the others wait without a request.
-  if (withinOutageWindow(attempt.modelOutage)) {
-    const held = await attempt.modelOutage.hold?.();
+  // `processing` again means an earlier attempt crashed, stalled or failed temporarily after the checks passed, or
+  // that the ticket waited for the model server; the table's processing → processing edge records that this run is
+  // another try. Every run that goes on to call the model makes this write, checked against the ticket as read
+  // (`current`): of two runs of one job at once (a stalled job handed to a second worker), only one gets past it.
+  const tried = attempt.attemptsMade + 1;
+  const waited = resumed && mayWait && window.since !== undefined;
+  const note = waited ? `resumed while waiting for the model server (attempt ${tried})` : resumed ? `resumed (attempt ${tried})` : `attempt ${tried}`;
+  try {
+    ticket = await store.transition(ticketId, { from: [ticket.state], to: 'processing', actor: AGENT_WORKER_ACTOR, note, current: ticket });
+  } catch (err) {
+    if (err instanceof TicketConflictError) return skippedAfterRace(err, ticketId, log);
+    throw err;
+  }
+
+  // A ticket just taken from `received` is held after its first write: its wait is noted from `processing`.
+  if (mayWait && !resumed) {
+    const held = await window.hold?.();
     if (held) throw new HeldForModelServer(held);
   }
 

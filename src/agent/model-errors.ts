@@ -22,8 +22,8 @@ export interface ModelFailure {
 
 /**
  * What went wrong with the model server, when `err` (or an error it wraps) says it could not be used: no connection
- * or no answer in time, the key refused (401, 403), the model unknown (404), rate limit or quota (429), the server
- * failing (5xx). Undefined for a refusal of one request (400, 422: its content) and for errors not from the server.
+ * or no answer in time (or a 408), the key refused (401, 403), the model unknown (404), rate limit or quota (429), the
+ * server failing (5xx). Undefined for a refusal of one request (400, 422: its content) and for errors not from the server.
  */
 export function modelFailure(err: unknown, settings: ModelServerSettings): ModelFailure | undefined {
   const found = describe(err, settings);
@@ -37,10 +37,18 @@ export function modelFailure(err: unknown, settings: ModelServerSettings): Model
 const QUOTA_REFUSALS: ReadonlySet<string> = new Set(['insufficient_quota', 'billing_hard_limit_reached', 'billing_not_active']);
 
 /**
+ * Words of a 429 whose server says only in its message that the account's quota or billing refuses: Azure's
+ * (`code: "429"`, "… exceeded … quota"), Gemini's and OpenAI's ("You exceeded your current quota, please check your
+ * plan and billing details"). A whole word: Azure's rate-limit message links to `aka.ms/oai/quotaincrease`.
+ */
+const QUOTA_WORDS = /(?:\b|_)(?:quota|billing)(?:\b|_)/i;
+
+/**
  * True when `err` (or an error it wraps) says the model server could not be used *for a while*: no connection, no
- * answer within LLM_TIMEOUT_MS, a 429 rate limit (not a quota or billing refusal, {@link QUOTA_REFUSALS}), or a 5xx.
- * Such a failure is worth waiting out (AGENT_MODEL_OUTAGE_MINUTES); a refused key (401, 403), an unknown model (404), a
- * refused request (400, 422) and our own errors are not: they fail the same way however long one waits.
+ * answer within LLM_TIMEOUT_MS, a 408 (the server's time-out), a 429 rate limit (not a quota or billing refusal,
+ * {@link QUOTA_REFUSALS}, {@link QUOTA_WORDS}), or a 5xx. Such a failure is worth waiting out
+ * (AGENT_MODEL_OUTAGE_MINUTES); a refused key (401, 403), an unknown model (404), a refused request (400, 422) and our
+ * own errors are not: they fail the same way however long one waits.
  */
 export function modelOutage(err: unknown): boolean {
   for (const e of causes(err)) {
@@ -48,14 +56,36 @@ export function modelOutage(err: unknown): boolean {
     if (e instanceof APIConnectionError) return true;
     if (!(e instanceof APIError) || typeof e.status !== 'number') continue;
     if (e.status === 429) return !quotaRefusal(e);
-    return e.status >= 500;
+    return e.status === 408 || e.status >= 500;
   }
   return false;
 }
 
 function quotaRefusal(e: APIError): boolean {
   const body = typeof e.error === 'object' && e.error !== null ? (e.error as Record<string, unknown>) : {};
-  return [e.code, e.type, body['code'], body['type']].some((v) => typeof v === 'string' && QUOTA_REFUSALS.has(v));
+  if ([e.code, e.type, body['code'], body['type']].some((v) => typeof v === 'string' && QUOTA_REFUSALS.has(v))) return true;
+  return [e.message, body['message']].some((v) => typeof v === 'string' && QUOTA_WORDS.test(v));
+}
+
+/**
+ * What kind of outage `err` is ({@link modelOutage}), naming the server by its masked URL and nothing the server said:
+ * `the model server at … failed (503)`, `… could not be reached`, `… did not answer in time`, `… refused more
+ * requests: rate limit (429)`. This is what the agent workers share about an outage and what a ticket held back
+ * during it is told: the server's own message may echo another ticket's request (a proxy quoting its body).
+ * Undefined when `err` is no outage.
+ */
+export function modelOutageSummary(err: unknown, settings: ModelServerSettings): string | undefined {
+  if (!modelOutage(err)) return undefined;
+  const server = `the model server at ${serverLabel(settings)}`;
+  for (const e of causes(err)) {
+    if (e instanceof APIConnectionTimeoutError) return `${server} did not answer in time`;
+    if (e instanceof APIConnectionError) return `${server} could not be reached`;
+    if (!(e instanceof APIError) || typeof e.status !== 'number') continue;
+    if (e.status === 408) return `${server} did not answer in time (408)`;
+    if (e.status === 429) return `${server} refused more requests: rate limit (429)`;
+    return `${server} failed (${e.status})`;
+  }
+  return undefined;
 }
 
 /**
@@ -131,6 +161,7 @@ function describe(err: unknown, settings: ModelServerSettings): ModelFailure | u
       const model = settings.OPENAI_MODEL ? `the model "${settings.OPENAI_MODEL}"` : 'the model';
       return { what: `${server} does not serve ${model} (OPENAI_MODEL), or the URL is wrong (${e.message})${baseUrlHint(e.status, settings)}`, then: 'once OPENAI_MODEL names a model it serves' };
     }
+    if (e.status === 408) return { what: `${server} did not answer in time (${e.message})`, then: 'once it answers' };
     if (e.status === 429) return { what: `${server} refused more requests: rate limit or quota (${e.message})`, then: "once the account's quota or rate limit allows" };
     if (e.status >= 500) return { what: `${server} failed (${e.message})`, then: 'once it answers' };
   }

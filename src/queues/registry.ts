@@ -113,6 +113,18 @@ export interface QueueWorkerOptions<Q extends QueueName> {
  */
 export const MANUAL_RATE_LIMIT_ONLY = { max: Number.MAX_SAFE_INTEGER, duration: 1_000 } as const;
 
+/**
+ * The longest a worker of a rate-limited queue sleeps before it looks again (BullMQ's `maximumRateLimitDelay`, 30 s by
+ * default): a second at most, and a quarter of the lock. BullMQ's worker sleeps out a rate limit whenever no run has
+ * finished, though runs may still be under way; a job one of them fetches as it finishes (or a job fetched before the
+ * limit) waits, active and locked but neither started nor its lock renewed, until the sleep ends. With the default it
+ * lost its lock, stalled and ran again beside its first run, or waited up to 30 s after the model server was back.
+ * Costs one Redis call per worker per step while a pause lasts.
+ */
+export function rateLimitSleepMs(lockDurationMs: number): number {
+  return Math.max(50, Math.min(1_000, Math.floor(lockDurationMs / 4)));
+}
+
 /** True when BullMQ will not retry the job after this failure. */
 export function isFinalFailure(job: Job | undefined, error: Error): boolean {
   if (!job) return true;

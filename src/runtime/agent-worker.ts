@@ -27,7 +27,7 @@ import type { Config } from '../config.js';
 import { recordAgentRun, recordFailedAgentRun, recordIgnored, recordModelCalls, recordReplyBounced } from '../server/metrics.js';
 import { createLogger, type Logger } from '../logger.js';
 import { MODEL_OUTAGE_FIRST_PAUSE_MS, MODEL_OUTAGE_MAX_PAUSE_MS, type JobTuning } from '../queues/job-options.js';
-import { createQueueWorker, MANUAL_RATE_LIMIT_ONLY, type HandlerMap } from '../queues/registry.js';
+import { createQueueWorker, MANUAL_RATE_LIMIT_ONLY, rateLimitSleepMs, type HandlerMap } from '../queues/registry.js';
 import { INDEX_NAMES, shortHash, type IndexName } from '../search/index-builds.js';
 import { anyBlocks, blocksTickets, describeIndexProblem, describeIndexProblems, IndexFreshnessMonitor, INDEX_LABELS, noIndexYet, type IndexVerdicts } from '../search/index-freshness.js';
 import type { RoleHandle } from './lifecycle.js';
@@ -70,10 +70,13 @@ export const INDEX_SETTLE_MS = 1_000;
 
 /**
  * The agent workers' shared view of a model server that cannot be used for a while (AGENT_MODEL_OUTAGE_MINUTES), in
- * two Redis keys: the outage (the current pause and what the server last failed with), which ends by itself when no
- * ticket has failed for a few pauses, and the one ticket allowed to try the server while it lasts. The pause itself is
- * BullMQ's manual rate limit of the `tickets` queue, which every agent worker honours ({@link MANUAL_RATE_LIMIT_ONLY}).
- * Nothing of a ticket is kept here: a try is named by a random token, not by its job id.
+ * two Redis keys: the outage (the current pause, when it began, when the current try was taken, and what kind of
+ * failure the server last had), which ends by itself when no ticket has failed for a few pauses, and the one ticket
+ * allowed to try the server while it lasts. The pause itself is BullMQ's manual rate limit of the `tickets` queue,
+ * which every agent worker honours ({@link MANUAL_RATE_LIMIT_ONLY}). Nothing of a ticket is kept here: a try is named
+ * by a random token, not by its job id, and the failure by its kind and the server's masked URL
+ * (`modelOutageSummary`), never by what the server answered a ticket's request. Times are Redis's (`TIME`), the
+ * clock the pause's key expires by, so workers on several machines agree on them.
  */
 export class ModelOutageGate {
   private readonly outageKey: string;
@@ -101,23 +104,21 @@ export class ModelOutageGate {
    * it), else what the server last failed with (the run waits without a request of its own).
    */
   async hold(token: string): Promise<string | undefined> {
-    const what = await this.redis.hget(this.outageKey, 'what');
-    if (what === null) return undefined;
-    const taken = await this.redis.set(this.probeKey, token, 'PX', this.probeTtlMs, 'NX');
-    return taken === 'OK' ? undefined : what;
+    const what = await this.redis.eval(HOLD_SCRIPT, 2, this.outageKey, this.probeKey, token, this.probeTtlMs);
+    return typeof what === 'string' ? what : undefined;
   }
 
   /**
-   * A run found the server out of use (or was held): the pause every agent worker takes now. The first failure of an
-   * outage pauses {@link MODEL_OUTAGE_FIRST_PAUSE_MS}; each failed try doubles it up to the longest pause; a failure of
-   * a run that started before the outage was known, or a held run, keeps it.
+   * A run found the server out of use (`held`: it was held back, without a request of its own): the pause every agent
+   * worker takes now, 0 when there is none. The first failure of an outage pauses {@link MODEL_OUTAGE_FIRST_PAUSE_MS};
+   * the failed try of a run that took it once the pause had run its course doubles it up to the longest pause; any
+   * other failure keeps it (a run fetched before the pause, which may take the try at once, tells nothing new). A held
+   * run whose outage ended meanwhile (the model answered another ticket) starts none: it returns 0.
    */
-  async failed(token: string, what: string): Promise<number> {
-    const [previous, probe] = await Promise.all([this.redis.hget(this.outageKey, 'pauseMs'), this.redis.get(this.probeKey)]);
-    const before = Number(previous) || 0;
-    const pauseMs = before === 0 ? this.firstPauseMs : probe === token ? Math.min(before * 2, this.maxPauseMs) : before;
-    await this.redis.multi().hset(this.outageKey, { pauseMs: String(pauseMs), what }).pexpire(this.outageKey, 3 * this.maxPauseMs + this.probeTtlMs).exec();
-    return pauseMs;
+  async failed(token: string, what: string, held: boolean): Promise<number> {
+    const keepMs = 3 * this.maxPauseMs + this.probeTtlMs;
+    const pauseMs = await this.redis.eval(FAILED_SCRIPT, 2, this.outageKey, this.probeKey, token, what, held ? '1' : '0', this.firstPauseMs, this.maxPauseMs, keepMs);
+    return Number(pauseMs) || 0;
   }
 
   /** The model answered a run: the outage is over, and every worker takes tickets again as its pause ends. */
@@ -132,6 +133,44 @@ export class ModelOutageGate {
     await this.redis.eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", 1, this.probeKey, token);
   }
 }
+
+/** Redis's clock in ms, in a script. */
+const NOW_MS = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)";
+
+/**
+ * {@link ModelOutageGate.hold}: KEYS outage, probe; ARGV token, probe TTL. Nil when no outage is known or the try is
+ * taken now (its time noted), else the outage's `what`.
+ */
+const HOLD_SCRIPT = `
+local what = redis.call('HGET', KEYS[1], 'what')
+if not what then return false end
+if redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then
+  ${NOW_MS}
+  redis.call('HSET', KEYS[1], 'probeAt', now)
+  return false
+end
+return what`;
+
+/**
+ * {@link ModelOutageGate.failed}: KEYS outage, probe; ARGV token, what, held ('1'), first pause, longest pause, how
+ * long the outage is kept (ms). Returns the pause, 0 for a held run whose outage is over.
+ */
+const FAILED_SCRIPT = `
+local before = tonumber(redis.call('HGET', KEYS[1], 'pauseMs') or '0') or 0
+if before == 0 and ARGV[3] == '1' then return 0 end
+${NOW_MS}
+local pause = before
+if before == 0 then
+  pause = tonumber(ARGV[4])
+elseif redis.call('GET', KEYS[2]) == ARGV[1] then
+  local began = tonumber(redis.call('HGET', KEYS[1], 'pausedAt') or '0') or 0
+  local probeAt = tonumber(redis.call('HGET', KEYS[1], 'probeAt') or '0') or 0
+  if probeAt >= began + before then pause = math.min(before * 2, tonumber(ARGV[5])) end
+end
+if pause ~= before then redis.call('HSET', KEYS[1], 'pausedAt', now) end
+redis.call('HSET', KEYS[1], 'pauseMs', pause, 'what', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+return pause`;
 
 /** The start of a job's wait for the model server, as the handler keeps it in the job's data. */
 function outageSinceOf(data: unknown): number | undefined {
@@ -296,8 +335,17 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
    */
   const waitForModelServer = async (job: Job, wait: ModelServerWait): Promise<never> => {
     if (outageSinceOf(job.data) === undefined) await job.updateData({ ...(job.data as object), modelOutageSince: wait.since });
-    const pauseMs = await outage.failed(runToken(job), wait.what);
+    // The model billed the calls it answered before the run broke off; a wait fires no `failed` event to count them.
+    const spend = agentRunSpendOf(wait.cause);
+    if (spend?.resultStored) await recordAgentRun(redis, config.QUEUE_PREFIX, spend);
+    else if (spend) await recordFailedAgentRun(redis, config.QUEUE_PREFIX, spend);
+    const pauseMs = await outage.failed(runToken(job), wait.outage, wait.held);
     const ticketId = (job.data as { ticketId?: unknown }).ticketId;
+    if (pauseMs === 0) {
+      // Held, but the model answered another ticket meanwhile: this one goes back to the head of the queue at once.
+      logger.info({ jobId: job.id, ticketId }, 'the model server answered another ticket meanwhile; this ticket tries it now');
+      throw Worker.RateLimitError();
+    }
     logger.warn(
       { jobId: job.id, ticketId, waitingSince: new Date(wait.since).toISOString(), pauseMs },
       `waiting for the model server (AGENT_MODEL_OUTAGE_MINUTES): ${wait.what}; agent workers pause ${pauseMs} ms, then one ticket tries it again`,
@@ -374,8 +422,9 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
       if (outcome?.outcome === 'ignored') await recordIgnored(redis, config.QUEUE_PREFIX, outcome.ignoreReason);
       if (outcome?.outcome === 'ignored' && outcome.bouncedReplyOf) await recordReplyBounced(redis, config.QUEUE_PREFIX);
     },
-    // Every agent worker honours the pause one of them sets when the model server is out of use.
-    workerOptions: { ...bullmqTimings(timings), limiter: MANUAL_RATE_LIMIT_ONLY },
+    // Every agent worker honours the pause one of them sets when the model server is out of use, and sleeps through
+    // it in short steps: see rateLimitSleepMs.
+    workerOptions: { ...bullmqTimings(timings), limiter: MANUAL_RATE_LIMIT_ONLY, maximumRateLimitDelay: rateLimitSleepMs(timings.lockDurationMs) },
   });
   freshness.start();
   const started = worker;

@@ -1,0 +1,81 @@
+/**
+ * The agent workers' shared view of a model outage (ModelOutageGate) on a real redis-server: when the pause doubles,
+ * and that a run held back after the outage ended does not start it again.
+ */
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
+import { ModelOutageGate } from '../../src/runtime/agent-worker.js';
+
+const WHAT = 'the model server at http://127.0.0.1:1/v1 (OPENAI_BASE_URL) failed (503)';
+
+let server: RedisServer;
+let redis: Redis;
+let n = 0;
+
+beforeAll(async () => {
+  server = await startRedis();
+  redis = new Redis(server.url, { maxRetriesPerRequest: null });
+});
+afterAll(async () => {
+  redis?.disconnect();
+  await server?.stop();
+});
+
+/** A gate on a fresh prefix: pauses of 300 ms doubling to 2.4 s. */
+function gate(): { gate: ModelOutageGate; prefix: string } {
+  const prefix = `gate-${process.pid}-${++n}`;
+  return { gate: new ModelOutageGate(redis, prefix, { modelOutagePauseMs: 300, modelOutageMaxPauseMs: 2_400 }, 1_000), prefix };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('ModelOutageGate', () => {
+  it('doubles the pause only for a try taken once the pause had run its course', async () => {
+    const { gate: g } = gate();
+    expect(await g.failed('first', WHAT, false)).toBe(300);
+    // A run fetched before the pause takes the try at once: its failure tells nothing new.
+    expect(await g.hold('early')).toBeUndefined();
+    expect(await g.failed('early', WHAT, false)).toBe(300);
+    // Held runs keep the pause.
+    expect(await g.hold('held')).toBe(WHAT);
+    expect(await g.failed('held', WHAT, true)).toBe(300);
+    await g.release('early');
+
+    await sleep(350);
+    expect(await g.hold('after-1')).toBeUndefined();
+    expect(await g.failed('after-1', WHAT, false)).toBe(600);
+    await g.release('after-1');
+    // Again at once: kept.
+    expect(await g.hold('early-2')).toBeUndefined();
+    expect(await g.failed('early-2', WHAT, false)).toBe(600);
+    await g.release('early-2');
+
+    await sleep(650);
+    expect(await g.hold('after-2')).toBeUndefined();
+    expect(await g.failed('after-2', WHAT, false)).toBe(1_200);
+  });
+
+  it('starts no outage for a run held back before the model answered another ticket', async () => {
+    const { gate: g, prefix } = gate();
+    const queue = new Queue('tickets', { connection: redis.duplicate(), prefix });
+    try {
+      expect(await g.failed('first', WHAT, false)).toBe(300);
+      expect(await g.hold('probe')).toBeUndefined();
+      expect(await g.hold('held')).toBe(WHAT);
+      // The try answers: the outage is over before the held run reports.
+      expect(await g.answered(queue)).toBe(true);
+      expect(await g.failed('held', WHAT, true)).toBe(0);
+      expect(await g.hold('next')).toBeUndefined();
+      expect(await redis.keys(`${prefix}:agent:*`)).toEqual([]);
+      // A run whose own request fails starts one.
+      expect(await g.failed('next', WHAT, false)).toBe(300);
+      expect(await g.hold('probe-2')).toBeUndefined();
+      expect(await g.hold('other')).toBe(WHAT);
+    } finally {
+      await queue.close();
+      await (queue.opts.connection as Redis).quit?.();
+    }
+  });
+});
