@@ -29,7 +29,7 @@ import { APIError } from 'openai';
 import { getDomain } from 'tldts';
 import { EmptyQuestionError, agentRunSpendOf, withSpend } from '../src/agent/agent.js';
 import { errorWithoutSecrets, modelFailure, modelOutageSummary, withoutSecrets, type ModelServerSettings } from '../src/agent/model-errors.js';
-import { PARK_NOTE } from '../src/tickets/park-notes.js';
+import { MODEL_SERVER_WAIT_NOTE, PARK_NOTE } from '../src/tickets/park-notes.js';
 import { BLOCK_TAGS, PromptConfigError, defaultPrompts, type PromptSet } from '../src/agent/prompts.js';
 import type { AgentResult, AgentRunSpend, LlmUsage, Subtask } from '../src/agent/types.js';
 import type { Config } from '../src/config.js';
@@ -242,7 +242,7 @@ async function waitForModelServer(failure: Error, ticketId: string, deps: Answer
   if (window.since !== undefined) return new ModelServerWait(window.since, what, outage, held ? undefined : failure);
   const since = Date.now();
   // Said once, at the first wait, on the ticket the operator reads; the agent worker logs every pause.
-  const reason = `waiting for the model server since ${new Date(since).toISOString()} (at most ${waitedText(window.windowMs)}, AGENT_MODEL_OUTAGE_MINUTES): ${what}; the agent tries again by itself once it answers`;
+  const reason = `${MODEL_SERVER_WAIT_NOTE}${new Date(since).toISOString()} (at most ${waitedText(window.windowMs)}, AGENT_MODEL_OUTAGE_MINUTES): ${what}; the agent tries again by itself once it answers`;
   try {
     await deps.store.transition(ticketId, { from: ['processing'], to: 'processing', actor: AGENT_WORKER_ACTOR, note: reason, patch: { reason } });
   } catch (err) {
@@ -392,6 +392,9 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
     const ourReplies = earlier.flatMap((e) => (e.reply ? [e.reply] : []));
     return await settle(ticket, result, ourReplies, signals, deps, log, reviewBy);
   } catch (err) {
+    // Someone moved the ticket while the agent ran (a person took over a ticket waiting for the model server): theirs is
+    // the newer decision, so no retry is owed; the run's calls were billed all the same.
+    if (err instanceof TicketConflictError) return { ...skippedAfterRace(err, ticketId, log), agentRun: { durationMs: result.durationMs, usage: result.usage } };
     // The model billed the run's calls whatever failed after it (a Redis write, the send job): the error carries them
     // to the worker's counters. `settle` marks the failure after the result was stored itself.
     throw agentRunSpendOf(err) ? err : withSpend(err, spendOf(result, false));

@@ -26,6 +26,9 @@
  * - `reopen <id> [--note TEXT] [--by NAME]`: mail the automatic checks ignored by mistake (a customer's question from an
  *   address that looks automated, or carrying a list header) is parked for review; refused for a bounce and our own
  *   mail. Its new draft (`rerun`) is then always parked for a person.
+ * - `take-over <id> [--by NAME]`: a ticket that waits for the model server (AGENT_MODEL_OUTAGE_MINUTES) is taken from the
+ *   agent, which no longer answers it: it is parked without a draft, for the person to write the reply and `approve
+ *   --reply-file` it. Refused for any other ticket (a `processing` one the agent is answering right now).
  * - `archive show <id> [--json]`: a ticket the retention job moved to DATA_DIR/archive.
  * - `retention`: one retention run now (what the daily `retention` job does).
  * - `forget <address> [--yes]`: erase a customer (tickets, raw mail, conversation entries, archive lines, rate-limit
@@ -49,7 +52,7 @@ import { forgetCustomer, type ForgetReport } from '../tickets/retention.js';
 import { TICKET_STATES, describeBounce, isTicketState, normalizeMessageId, ticketIdFor, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { MIN_ID_PREFIX, TicketStore, type ConversationEntry } from '../tickets/ticket-store.js';
 import { ticketsByReference } from '../server/ticket-search.js';
-import { approveTicket, closeUndeliverable, confirmArrived, conversationAround, rejectTicket, reopenIgnored, rerunAgent, uncertainSendAttempts, type ConversationView, type ReviewRefusal } from '../tickets/review.js';
+import { approveTicket, closeUndeliverable, confirmArrived, conversationAround, rejectTicket, reopenIgnored, rerunAgent, takeOverTicket, uncertainSendAttempts, type ConversationView, type ReviewRefusal } from '../tickets/review.js';
 import { AttachmentUnavailableError, loadTicketAttachments, saveAttachments, type RawMailSource, type TicketAttachment } from '../server/attachments.js';
 import { approvalMessage, CliError, operatorName, runCommand, type CliContext } from './common.js';
 import { cut, formatTable, terminalSafe } from './format.js';
@@ -392,6 +395,27 @@ program
           result.alreadyReopened
             ? `ticket ${ticket.id} was already reopened`
             : `reopened ${ticket.id} (by ${by}): it is parked for review; \`rerun ${ticket.id}\` has the agent draft a reply for you to approve`,
+        );
+      });
+    });
+  });
+
+program
+  .command('take-over')
+  .description('Take a ticket that waits for the model server from the agent, to answer it yourself: it is parked without a draft; nothing is sent')
+  .argument('<id>', 'ticket id or Message-ID')
+  .option('--by <name>', 'who takes it over (default: the OS user)')
+  .action(async (id: string, opts: { by?: string }) => {
+    await runCommand('review', async (ctx) => {
+      const by = operatorName(opts.by);
+      await withStore(ctx, async ({ store, redis }) => {
+        const ticket = await findTicket(store, redis, id);
+        const result = await produce(redis, () => takeOverTicket({ store }, { ticketId: ticket.id, operator: by }));
+        if (result.outcome !== 'taken-over') throw new CliError(`cannot take over ticket ${ticket.id}: ${result.message}`);
+        ctx.print(
+          result.alreadyTakenOver
+            ? `ticket ${ticket.id} was already taken over`
+            : `took over ${ticket.id} (by ${by}): the agent no longer answers it; write the reply and send it with \`approve ${ticket.id} --reply-file FILE\``,
         );
       });
     });

@@ -1,7 +1,8 @@
 /**
  * The JSON API: list, search and read tickets, approve or reject a parked one, have the agent answer it again, close as sent a
- * reply that may already have been sent and arrived, acknowledge and close one that cannot be delivered, or reopen mail
- * the automatic checks ignored by mistake. Input is
+ * reply that may already have been sent and arrived, acknowledge and close one that cannot be delivered, reopen mail
+ * the automatic checks ignored by mistake, or take over a ticket that waits for the model server to answer it by hand.
+ * Input is
  * validated with zod and every refusal is a 4xx with `{ "error": message }`.
  */
 import { z } from 'zod';
@@ -25,6 +26,7 @@ import {
   rejectTicket,
   reopenIgnored,
   rerunAgent,
+  takeOverTicket,
   type RerunDeps,
   type ReviewDeps,
   type ReviewRefusal,
@@ -106,6 +108,7 @@ const rerunBodySchema = z.object({ seen: seenField }).strict();
 const deliveryBodySchema = z.object({ note: z.string().max(MAX_REASON_CHARS).optional(), seen: seenField }).strict();
 // `note`: why the operator reopens an ignored mail (optional).
 const reopenBodySchema = z.object({ note: z.string().max(MAX_REASON_CHARS).optional(), seen: seenField }).strict();
+const takeOverBodySchema = z.object({ seen: seenField }).strict();
 
 function ticketIdParam(params: Record<string, string>): string {
   const id = params.id ?? '';
@@ -119,7 +122,7 @@ function refusal(r: ReviewRefusal): HandlerResult {
 }
 
 /** The API's handlers. */
-export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps; rerun: RerunDeps; searchScanLimit?: number }): Record<'list' | 'get' | 'approve' | 'reject' | 'rerun' | 'arrived' | 'close' | 'reopen', Handler> {
+export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps; rerun: RerunDeps; searchScanLimit?: number }): Record<'list' | 'get' | 'approve' | 'reject' | 'rerun' | 'arrived' | 'close' | 'reopen' | 'takeOver', Handler> {
   return {
     async list({ query }) {
       const q = parseInput(listQuerySchema, query, 'query');
@@ -199,6 +202,14 @@ export function apiHandlers(deps: { store: TicketStore; review: ReviewDeps; reru
       const outcome = await reopenIgnored(deps.review, { ticketId, operator: user ?? ANONYMOUS_OPERATOR, note: input.note, seen: input.seen });
       if (outcome.outcome !== 'reopened') return refusal(outcome);
       return { status: 200, json: { ticketId, state: outcome.ticket.state, reason: outcome.ticket.reason, alreadyReopened: outcome.alreadyReopened } };
+    },
+
+    async takeOver({ params, body, user }) {
+      const ticketId = ticketIdParam(params);
+      const input = parseInput(takeOverBodySchema, body ?? {}, 'body');
+      const outcome = await takeOverTicket(deps.review, { ticketId, operator: user ?? ANONYMOUS_OPERATOR, seen: input.seen });
+      if (outcome.outcome !== 'taken-over') return refusal(outcome);
+      return { status: 200, json: { ticketId, state: outcome.ticket.state, reason: outcome.ticket.reason, alreadyTakenOver: outcome.alreadyTakenOver } };
     },
   };
 }

@@ -19,6 +19,7 @@
  * | POST   | `/tickets/:id/arrived`        | form: `note`?, `seen`, `_csrf` → a reply that may already have been sent did arrive: `sent`, 303 | yes  |
  * | POST   | `/tickets/:id/close`          | form: `note`?, `seen`, `_csrf` → an undeliverable reply: `rejected`, or its bounce acknowledged, 303 | yes  |
  * | POST   | `/tickets/:id/reopen`         | form: `note`?, `seen`, `_csrf` → mail the checks ignored by mistake: `parked`, 303 to its page | yes  |
+ * | POST   | `/tickets/:id/take-over`      | form: `seen`, `_csrf` → a ticket waiting for the model server, taken from the agent: `parked` without a draft, 303 to its page | yes  |
  * | POST   | `/reindex`                    | form: `_csrf` → queues reindex-manual and reindex-qa, 303    | yes  |
  * | GET    | `/knowledge`                  | learned-answer candidates and accepted pairs (`?done=&id=`)  | yes  |
  * | POST   | `/knowledge/candidates/:id/accept` | form: `question`, `answer`, `target`, `asNew`?, `_csrf` → 303 | yes  |
@@ -32,6 +33,7 @@
  * | POST   | `/api/tickets/:id/arrived`    | JSON `{ "note"?, "seen"? }` → closed as sent, 200            | yes  |
  * | POST   | `/api/tickets/:id/close`      | JSON `{ "note"?, "seen"? }` → closed as undeliverable, or its bounce acknowledged, 200 | yes  |
  * | POST   | `/api/tickets/:id/reopen`     | JSON `{ "note"?, "seen"? }` → an ignored ticket reopened: `parked`, 200 | yes  |
+ * | POST   | `/api/tickets/:id/take-over`  | JSON `{ "seen"? }` → a ticket waiting for the model server, taken from the agent: `parked` without a draft, 200 | yes  |
  * | GET    | `/api/knowledge/gaps`         | `?all=1&limit=` → knowledge gaps, largest first              | yes  |
  * | GET    | `/api/insights`               | `?days=30` → the insights page's figures as JSON             | yes  |
  * | GET    | `/metrics`                    | Prometheus text format (also to a bearer of METRICS_TOKEN)  | yes  |
@@ -368,6 +370,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   apiRouter.post('/tickets/:id/arrived', route(api.arrived, jsonError, logger));
   apiRouter.post('/tickets/:id/close', route(api.close, jsonError, logger));
   apiRouter.post('/tickets/:id/reopen', route(api.reopen, jsonError, logger));
+  apiRouter.post('/tickets/:id/take-over', route(api.takeOver, jsonError, logger));
   apiRouter.get('/knowledge/gaps', route(gapsApiHandler({ redis: deps.redis, prefix: deps.config.QUEUE_PREFIX }), jsonError, logger));
   apiRouter.get('/insights', route(insights.api, jsonError, logger));
   apiRouter.use((_req, res) => send(res, jsonError(404, 'No such API route')));
@@ -403,6 +406,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   app.post('/tickets/:id/arrived', ...form, route(pages.arrived, htmlError, logger));
   app.post('/tickets/:id/close', ...form, route(pages.close, htmlError, logger));
   app.post('/tickets/:id/reopen', ...form, route(pages.reopen, htmlError, logger));
+  app.post('/tickets/:id/take-over', ...form, route(pages.takeOver, htmlError, logger));
   app.post('/reindex', ...form, route(pages.reindex, htmlError, logger));
   app.get('/knowledge', route(knowledge.page, htmlError, logger));
   app.post('/knowledge/candidates/:id/accept', ...form, route(knowledge.accept, htmlError, logger));

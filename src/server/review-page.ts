@@ -1,7 +1,8 @@
 /**
  * Handlers of the review page: the list of parked tickets (or of another state's, or the tickets a search finds), a
  * ticket's detail view, and the form posts (approve, reject, get a new draft, close as sent a reply that arrived,
- * acknowledge and close one that cannot be delivered, reopen mail the checks ignored by mistake, reindex) that answer
+ * acknowledge and close one that cannot be delivered, reopen mail the checks ignored by mistake, take over a ticket that
+ * waits for the model server, reindex) that answer
  * with a 303 redirect to a page saying what happened.
  */
 import type { Redis } from 'ioredis';
@@ -37,6 +38,7 @@ import {
   reopenIgnored,
   rerunAgent,
   sendRetryStatus,
+  takeOverTicket,
   type RerunDeps,
   type ReviewDeps,
   type ReviewRefusal,
@@ -105,7 +107,7 @@ export function htmlErrorRenderer(): ErrorRenderer {
   return (status, message, user) => ({ status, html: renderMessagePage({ status, message, user }) });
 }
 
-const DONE_VALUES = ['approved', 'requeued', 'rejected', 'rerun', 'arrived', 'closed', 'acknowledged', 'reopened', 'reindex'] as const;
+const DONE_VALUES = ['approved', 'requeued', 'rejected', 'rerun', 'arrived', 'closed', 'acknowledged', 'reopened', 'taken-over', 'reindex'] as const;
 /** The orders of the list: oldest first (the default: the longest-waiting customer on top) or newest first. */
 const LIST_ORDERS = ['oldest', 'newest'] as const;
 /** The order of the parked list. */
@@ -212,6 +214,8 @@ async function flashFor(done: (typeof DONE_VALUES)[number] | undefined, ticketId
         kind: 'ok',
         message: `Reopened ${subjectOf(ticket)}: it waits for review. “Get a new draft” has the agent write one (it comes back here), or write the reply and approve it, or reject it; nothing is sent without you.`,
       };
+    case 'taken-over':
+      return { kind: 'ok', message: `You took over ${subjectOf(ticket)}: the agent no longer answers it. Write the reply below and approve it, or reject it; nothing is sent without you.` };
   }
 }
 
@@ -289,6 +293,7 @@ const rejectFormSchema = z.object({ reason: z.string().max(10_000).default(''), 
 const rerunFormSchema = z.object({ seen: seenField });
 const deliveryFormSchema = z.object({ note: z.string().max(10_000).optional(), seen: seenField });
 const reopenFormSchema = z.object({ note: z.string().max(10_000).optional(), seen: seenField });
+const takeOverFormSchema = z.object({ seen: seenField });
 
 const FORM_NOT_AS_FILLED = 'The form was not filled in as expected; reload the page and try again';
 
@@ -360,7 +365,7 @@ function referencedTicket(reference: TicketReference | undefined, user: string |
 const detailQuerySchema = z.object({ done: z.enum(DONE_VALUES).optional(), ticket: z.string().regex(TICKET_ID_PATTERN).optional() });
 
 /** The review page's handlers. */
-export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detail' | 'approve' | 'reject' | 'rerun' | 'arrived' | 'close' | 'reopen' | 'reindex', Handler> {
+export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detail' | 'approve' | 'reject' | 'rerun' | 'arrived' | 'close' | 'reopen' | 'takeOver' | 'reindex', Handler> {
   const operator = (user: string | undefined) => user ?? ANONYMOUS_OPERATOR;
   const csrfToken = (user: string | undefined) => deps.csrf.tokenFor(operator(user));
 
@@ -518,11 +523,20 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
       return { status: 303, location: `/tickets/${outcome.ticket.id}?done=reopened&ticket=${outcome.ticket.id}` };
     },
 
+    async takeOver({ params, body, user }) {
+      const ticketId = params.id ?? '';
+      const form = parseForm(takeOverFormSchema, body);
+      const outcome = await takeOverTicket(deps.review, { ticketId, operator: operator(user), seen: form.seen });
+      if (outcome.outcome !== 'taken-over') return refusalPage(outcome, ticketId, user);
+      // The operator writes the reply on this ticket, not the next.
+      return { status: 303, location: `/tickets/${outcome.ticket.id}?done=taken-over&ticket=${outcome.ticket.id}` };
+    },
+
     async reindex() {
       await requestReindex({ maintenance: deps.maintenance, redis: deps.redis, ...(deps.review.tuning ? { tuning: deps.review.tuning } : {}) });
       return { status: 303, location: '/?done=reindex' };
     },
   };
-  const forms = ['approve', 'reject', 'rerun', 'arrived', 'close', 'reopen'] as const;
+  const forms = ['approve', 'reject', 'rerun', 'arrived', 'close', 'reopen', 'takeOver'] as const;
   return { ...handlers, ...Object.fromEntries(forms.map((name) => [name, framedForm(handlers[name])])) };
 }

@@ -5,7 +5,7 @@
 import type { Subtask } from '../agent/types.js';
 import type { GapList, KnowledgeGap } from '../knowledge/gaps.js';
 import { forgetCommand } from '../tickets/retention.js';
-import { describeBounce, type Ticket, type TicketState } from '../tickets/ticket.js';
+import { describeBounce, waitsForModelServer, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { needsNoReply } from '../tickets/insights.js';
 import { describeOutcome } from '../tickets/outcome.js';
 import { describeStanding, parkedForTrust, type TrustStanding } from '../tickets/trust.js';
@@ -487,6 +487,7 @@ function renderStateList(view: TicketListView, state: TicketState, rows: readonl
   return html`<section class="card">
   <h2>${stateTitle(state)} <span class="muted">(${view.total})</span> <span class="order small">newest first · <a href="/">back to the tickets waiting for review</a></span></h2>
   ${state === 'ignored' ? html`<p class="small muted">Mail the automatic checks decided needs no reply. Open one the checks got wrong (a customer's question from an address that looks automated, or carrying a list header) to reopen it for review.</p>` : null}
+  ${view.tickets.some(waitsForModelServer) ? html`<p class="small muted">A ticket waiting for the model server is answered by the agent once the server answers again. To answer one yourself now, open it and press “Answer it yourself (stop waiting for the model)”.</p>` : null}
   ${
     rows.length > 0
       ? html`<table class="list">
@@ -702,6 +703,21 @@ function renderReopen(ticket: Ticket, csrfToken: string): SafeHtml {
 }
 
 /**
+ * "Answer it yourself", on a ticket that waits for the model server ({@link waitsForModelServer}) only: the operator
+ * takes it from the agent, which no longer answers it, and writes the reply here. Any other `processing` ticket is
+ * being answered right now; the server refuses it too.
+ */
+function renderTakeOver(ticket: Ticket, csrfToken: string): SafeHtml | null {
+  if (!waitsForModelServer(ticket)) return null;
+  return html`<p class="small muted">The agent waits for the model server and answers this mail by itself once it answers again (see “Reason”). To answer it yourself now, take it over: it is parked here for you without a draft, and the agent no longer answers it. Nothing is sent without you.</p>
+  <form method="post" action="/tickets/${ticket.id}/take-over" class="reject">
+    ${csrfField(csrfToken)}
+    ${seenField(ticket)}
+    <button type="submit">Answer it yourself (stop waiting for the model)</button>
+  </form>`;
+}
+
+/**
  * Above the decision of a reply that may already have reached the customer: what to look for before sending it again
  * (our Message-ID in the Sent folder or the server's log), when, and what the SMTP server (did not) say.
  */
@@ -865,6 +881,7 @@ function renderDecision(ticket: Ticket, view: DecisionView): SafeHtml {
   <h2>${sent ? 'Sent reply' : 'Reply'}</h2>
   ${renderSendRetry(view.sendRetry, timeZone)}
   ${sent ?? html`<p class="muted">This ticket is <span class="badge ${badgeClass(ticket.state)}">${ticket.state}</span>; only parked tickets can be approved or rejected.</p>`}
+  ${renderTakeOver(ticket, csrfToken)}
   ${renderQuoteNotice(ticket, quoteOmitted)}
   ${ticket.draft ? html`<pre class="text">${ticket.draft}</pre>` : null}
   ${ticket.replyBounce && !ticket.replyBounce.acknowledged ? renderCloseUndeliverable(ticket, csrfToken) : null}

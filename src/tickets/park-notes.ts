@@ -20,3 +20,12 @@ export const PARK_NOTE = {
    */
   spam: 'spam',
 } as const;
+
+/**
+ * How the reason (and the one history note) of a ticket that waits for the model server begins: `waiting for the model
+ * server since <ISO time> (at most …, AGENT_MODEL_OUTAGE_MINUTES): …`, written by jobs/answer-ticket.ts
+ * `waitForModelServer` while the ticket stays `processing` (AGENT_MODEL_OUTAGE_MINUTES). It is no park: the review flow
+ * reads it to let a person take such a ticket over (src/tickets/ticket.ts `waitsForModelServer`, the one `processing`
+ * ticket a person may park), so the writer and that reader share it.
+ */
+export const MODEL_SERVER_WAIT_NOTE = 'waiting for the model server since ';

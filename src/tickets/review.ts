@@ -3,7 +3,8 @@
  * the agent answer it again; and, where the mail system rather than the draft left a ticket open, close as sent a reply
  * that may already have been sent and did arrive ({@link confirmArrived}), or acknowledge and close a reply that
  * cannot be delivered: refused for good by the SMTP server, or bounced ({@link closeUndeliverable}); and reopen mail the
- * automatic checks ignored by mistake, which parks it for these decisions ({@link reopenIgnored}).
+ * automatic checks ignored by mistake, which parks it for these decisions ({@link reopenIgnored}); and take over a ticket
+ * that waits for the model server, to answer it by hand ({@link takeOverTicket}).
  * Shared by the dashboard (JSON API and review page) and the `review` CLI, so both record the same history and
  * enqueue the same job.
  *
@@ -16,14 +17,14 @@ import type { Config } from '../config.js';
 import { learnGapsFrom } from '../knowledge/gaps.js';
 import { CIRCULAR_REASON, COLLEAGUE_REASON, LIST_COPY_KIND, NO_QUESTION_REASON, hasQuestion, ignoreKindOf, noQuestionReason, type IgnoreReason } from '../mail/classify.js';
 import { IMIP_METHODS, RECALL_REASON } from '../mail/unreadable.js';
-import { PARK_NOTE } from './park-notes.js';
+import { MODEL_SERVER_WAIT_NOTE, PARK_NOTE } from './park-notes.js';
 import { produce } from '../queues/connection.js';
 import { createLogger } from '../logger.js';
 import { answerTicketJob, proposeLearnedAnswerJob, sendReplyJob, type JobTuning } from '../queues/job-options.js';
 import type { Queues } from '../queues/registry.js';
 import { deskTimeZone, localTime } from './local-day.js';
 import { approvalRecord } from './outcome.js';
-import { IllegalTransitionError, TICKET_ID_PATTERN, describeBounce, jobGeneration, type Acknowledgement, type HistoryEntry, type Ticket, type TicketPatch, type TicketState } from './ticket.js';
+import { IllegalTransitionError, TICKET_ID_PATTERN, describeBounce, jobGeneration, waitsForModelServer, type Acknowledgement, type HistoryEntry, type Ticket, type TicketPatch, type TicketState } from './ticket.js';
 import { TicketConflictError, TicketNotFoundError, type ConversationEntry, type TicketStore } from './ticket-store.js';
 
 /** Longest reply an operator may store; far beyond any real mail, small enough to keep one ticket document bounded. */
@@ -1167,6 +1168,113 @@ async function reopenOnce(deps: Pick<ReviewDeps, 'store'>, request: ReopenReques
     // As for a confirmation: the second of two simultaneous submits finds the ticket reopened.
     if (err instanceof TicketConflictError && mayRetry) return reopenOnce(deps, request, false);
     const refusal = refusalOf(err, 'reopen it');
+    if (refusal) return refusal;
+    throw err;
+  }
+}
+
+/**
+ * The reason of a ticket a person took over while it waited for the model server (and its history note): who, and
+ * that the agent no longer answers it. The draft is empty: the person writes the reply.
+ */
+export function takeOverReason(operator: string): string {
+  return `taken over by ${operator} while waiting for the model server: the agent no longer answers it; answer it here`;
+}
+
+/** Who takes which waiting ticket from the agent, and what their page showed of it. */
+export type TakeOverRequest = DecisionRequest;
+
+/** Result of {@link takeOverTicket}. */
+export type TakeOverOutcome =
+  | {
+      outcome: 'taken-over';
+      /** The ticket, parked for the person. */
+      ticket: Ticket;
+      /** True when it was taken over before (a double submit, the command run twice): nothing changed. */
+      alreadyTakenOver: boolean;
+    }
+  | ReviewRefusal;
+
+/** An agent worker's try of a ticket it keeps (`processing → processing`): a try of the model server while it waits. */
+function isAgentTry(entry: HistoryEntry): boolean {
+  return entry.from === 'processing' && entry.to === 'processing' && entry.actor === CHECKS_ACTOR;
+}
+
+/**
+ * True when the entry after the `seen` ones is a person's take-over, past the agent worker's tries of the server that
+ * the page did not show: a repeated submit's.
+ */
+function isTakeOverAfter(ticket: Ticket, seen: number): boolean {
+  const next = ticket.history.slice(seen).find((h) => !isAgentTry(h));
+  return next !== undefined && next.from === 'processing' && next.to === 'parked' && next.actor.startsWith(OPERATOR_PREFIX);
+}
+
+/**
+ * True when a page that showed `seen` history entries already showed the ticket's current wait for the model server,
+ * and the agent worker's tries of the server are all that happened since (`processing → processing`, one per probe
+ * while the wait lasts, up to a minute apart): the ticket is as the person saw it, waiting, and their take-over stands.
+ */
+function waitSeen(ticket: Ticket, seen: number): boolean {
+  const wait = ticket.history.findLastIndex((h) => h.from === 'processing' && h.to === 'processing' && (h.note?.startsWith(MODEL_SERVER_WAIT_NOTE) ?? false));
+  if (wait === -1 || wait >= seen || seen > ticket.history.length) return false;
+  return ticket.history.slice(wait + 1).every(isAgentTry);
+}
+
+/** Why a ticket that does not wait for the model server cannot be taken over, in words of no surface. */
+function notWaitingRefusal(ticket: Ticket): ReviewRefusal {
+  const message =
+    ticket.state === 'processing'
+      ? 'The agent is answering this ticket right now (it is not waiting for the model server): only a ticket waiting for the model server can be taken over. Its draft is parked for review or sent as any other.'
+      : `The ticket is ${ticket.state}; only a ticket waiting for the model server (processing) can be taken over${ticket.state === 'parked' ? ': approve, edit or reject it as any parked ticket' : ''}`;
+  return { outcome: 'conflict', message, state: ticket.state };
+}
+
+/**
+ * "Answer it yourself": a person takes a ticket that waits for the model server ({@link waitsForModelServer}) from the
+ * agent, `processing → parked` (actor `operator:<operator>`) with the reason {@link takeOverReason} and no draft, to
+ * write the reply and approve it (or reject it). The write is a compare-and-set on the ticket as read here (its version
+ * and history length): a wait that ended meanwhile (the model answered and the agent parked or drafted it) refuses
+ * it, and an agent run under way when it lands finds the ticket parked when it stores its draft and leaves it, as a
+ * later run does (jobs/answer-ticket.ts). Refused for any other ticket: the agent is answering it right now, or it is
+ * not the agent's. Given `seen`, refused for a ticket that moved on since the page was opened, but for the agent
+ * worker's tries of the server while it waits ({@link waitSeen}); a repeated submit finds it done.
+ */
+export async function takeOverTicket(deps: Pick<ReviewDeps, 'store'>, request: TakeOverRequest): Promise<TakeOverOutcome> {
+  return takeOverOnce(deps, request, true);
+}
+
+async function takeOverOnce(deps: Pick<ReviewDeps, 'store'>, request: TakeOverRequest, mayRetry: boolean): Promise<TakeOverOutcome> {
+  const badId = checkId(request.ticketId);
+  if (badId) return badId;
+  const ticket = await deps.store.get(request.ticketId, { agentResult: false });
+  if (!ticket) return { outcome: 'not-found', message: `Ticket ${request.ticketId} not found` };
+  if (request.seen !== undefined && ticket.history.length !== request.seen) {
+    if (isTakeOverAfter(ticket, request.seen)) return { outcome: 'taken-over', ticket, alreadyTakenOver: true };
+    // The agent worker tried the server again since the page was read: the ticket still waits as it showed.
+    if (!(waitsForModelServer(ticket) && waitSeen(ticket, request.seen))) return changedSince(ticket, request.seen);
+  }
+  if (!waitsForModelServer(ticket)) {
+    // Asked again without a page (the command run twice): the take-over is the last change, done already.
+    if (request.seen === undefined && ticket.state === 'parked' && isTakeOverAfter(ticket, ticket.history.length - 1)) return { outcome: 'taken-over', ticket, alreadyTakenOver: true };
+    return notWaitingRefusal(ticket);
+  }
+  const reason = takeOverReason(request.operator);
+  try {
+    const taken = await deps.store.transition(ticket.id, {
+      from: ['processing'],
+      to: 'parked',
+      // On the wait this read saw: a run that resumed or parked since changed the history, and the ticket is refused.
+      ifHistoryLength: ticket.history.length,
+      current: ticket,
+      actor: operatorActor(request.operator),
+      note: reason,
+      patch: { reason, draft: null },
+    });
+    return { outcome: 'taken-over', ticket: taken, alreadyTakenOver: false };
+  } catch (err) {
+    // The second of two simultaneous submits finds it taken over; a wait that ended meanwhile is refused as such.
+    if (err instanceof TicketConflictError && mayRetry) return takeOverOnce(deps, request, false);
+    const refusal = refusalOf(err, 'take it over');
     if (refusal) return refusal;
     throw err;
   }

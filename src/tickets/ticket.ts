@@ -10,6 +10,7 @@ import type { AgentResult } from '../agent/types.js';
 import type { ReplySignals } from '../mail/classify.js';
 import type { DeliveryReport } from '../mail/delivery-report.js';
 import type { ApprovalRecord, TicketOutcome } from './outcome.js';
+import { MODEL_SERVER_WAIT_NOTE } from './park-notes.js';
 
 /** Every state a ticket can be in; the order is the natural order of the happy paths. */
 export const TICKET_STATES = [
@@ -52,6 +53,10 @@ export type InitialState = (typeof INITIAL_STATES)[number];
  *   - → `drafted`: the agent produced a reply that may go out without review.
  *   - → `parked`: the draft needs a person (review mode, incomplete answer, rate limit, a link nothing vouches
  *     for), or the temporary failures used up AGENT_ATTEMPTS: the mail is handed to a person rather than lost.
+ *     Also a person's edge, and only while the ticket waits for the model server ({@link waitsForModelServer}): they
+ *     take it over to answer it themselves (src/tickets/review.ts `takeOverTicket`), and the agent no longer answers
+ *     it. Written on the version the person read, so a run under way finds the ticket parked when it stores its draft
+ *     and leaves it, and a later run skips it. Any other `processing` ticket is the agent's until it parks or drafts it.
  *   - → `failed`: a permanent error (bad data, a bug) that retrying cannot fix.
  *   - → `processing`: re-entry. A worker crashed or stalled mid-run and BullMQ handed the job to another
  *     attempt; the new attempt records itself so the history shows the run happened twice.
@@ -96,6 +101,15 @@ export const TRANSITIONS = {
   ignored: ['parked'],
   failed: ['parked', 'processing'],
 } as const satisfies Record<TicketState, readonly TicketState[]>;
+
+/**
+ * True while the agent worker waits for the model server to answer again (AGENT_MODEL_OUTAGE_MINUTES): the ticket is
+ * `processing` and its reason is the wait's ({@link MODEL_SERVER_WAIT_NOTE}). Only then may a person take it from the
+ * agent (`processing → parked`, see {@link TRANSITIONS}); otherwise the agent is answering it right now.
+ */
+export function waitsForModelServer(ticket: Pick<Ticket, 'state' | 'reason'>): boolean {
+  return ticket.state === 'processing' && (ticket.reason?.startsWith(MODEL_SERVER_WAIT_NOTE) ?? false);
+}
 
 /** States no transition leaves. */
 export const FINAL_STATES: readonly TicketState[] = TICKET_STATES.filter((s) => TRANSITIONS[s].length === 0);
