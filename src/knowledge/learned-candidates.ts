@@ -34,7 +34,7 @@ import { comparableDisplayName } from '../mail/classify.js';
 import { removeControls, removeInvisible } from '../mail/invisible.js';
 import { asksSomething as asksInSentence } from '../mail/mass-mailing.js';
 import { onlyGreetings, unreadableReason } from '../mail/unreadable.js';
-import { foreignLinks } from '../tickets/foreign-links.js';
+import { foreignFindings, type ForeignFindingKind } from '../tickets/foreign-links.js';
 import { paymentFindingKind } from '../tickets/payment-details.js';
 
 /** Longest question a candidate keeps (a customer's whole mail body is rarely longer). */
@@ -574,8 +574,17 @@ const LINK_PLACEHOLDER = '[URL]';
  * links to, writes to or calls is nothing the company said, however ordinary the answer that came with it.
  */
 export function questionLinksNotInAnswer(question: string, answer: string): string[] {
-  // The check also names a request for gift-card codes, which in a question is the customer asking, not a detail.
-  return foreignLinks(question, { knowledge: [answer], trustedDomains: [], addresses: [] }).filter((found) => paymentFindingKind(found) !== 'ask');
+  return [...questionFindingsNotInAnswer(question, answer).keys()];
+}
+
+/** {@link questionLinksNotInAnswer}'s findings, each with what the check read it as first (for its placeholder). */
+function questionFindingsNotInAnswer(question: string, answer: string): Map<string, ForeignFindingKind> {
+  const kinds = new Map<string, ForeignFindingKind>();
+  for (const { written, kind } of foreignFindings(question, { knowledge: [answer], trustedDomains: [], addresses: [] })) {
+    // The check also names a request for gift-card codes, which in a question is the customer asking, not a detail.
+    if (!kinds.has(written) && paymentFindingKind(written) !== 'ask') kinds.set(written, kind);
+  }
+  return kinds;
 }
 
 /**
@@ -586,7 +595,10 @@ export function questionLinksNotInAnswer(question: string, answer: string): stri
  * customer's agent run as knowledge ("公式の案内 https://… と 0120-…").
  */
 function replaceCustomerLinks(question: string, answer: string): { text: string; replaced: number } {
-  const found = questionLinksNotInAnswer(question, answer);
+  // With what each was read as in the question (review 43b: a LINE id before 友だち追加, read again alone, took a phone
+  // number's placeholder).
+  const kinds = questionFindingsNotInAnswer(question, answer);
+  const found = [...kinds.keys()];
   if (found.length === 0) return { text: question, replaced: 0 };
   // Longest first, so that a link is not cut by a shorter one inside it.
   const ordered = [...found].sort((a, b) => b.length - a.length);
@@ -596,17 +608,21 @@ function replaceCustomerLinks(question: string, answer: string): { text: string;
   for (const written of ordered) {
     const parts = text.split(written);
     replaced += parts.length - 1;
-    text = parts.join(placeholderOf(written, language));
+    text = parts.join(placeholderOf(written, kinds.get(written), language));
   }
   return { text, replaced };
 }
 
 /**
- * The placeholder of what {@link questionLinksNotInAnswer} found: a payment detail or chat handle (a bank account, an
- * IBAN, `LINE ID: @…`: a number), an address, a link, else a phone number.
+ * The placeholder of what {@link questionLinksNotInAnswer} found, by what the check read it as (`kind`): a payment
+ * detail or chat handle (a bank account, an IBAN, `LINE ID: @…`: a number), an address, a link, a phone number. Without
+ * the check's reading, from how it is written.
  */
-function placeholderOf(written: string, language: keyof typeof PLACEHOLDERS): string {
-  if (paymentFindingKind(written) === 'detail') return PLACEHOLDERS[language]['reference-number'];
+function placeholderOf(written: string, kind: ForeignFindingKind | undefined, language: keyof typeof PLACEHOLDERS): string {
+  if (kind === 'phone') return PLACEHOLDERS[language].phone;
+  if (kind === 'address') return PLACEHOLDERS[language].email;
+  if (kind === 'link') return LINK_PLACEHOLDER;
+  if (kind !== undefined || paymentFindingKind(written) === 'detail') return PLACEHOLDERS[language]['reference-number'];
   if (/^[^\s/:：／]+[@＠][^\s/:：／]+$/u.test(written)) return PLACEHOLDERS[language].email;
   // A phone number has no scheme, no `//` and no dot before a letter; a host has.
   if (/^(?:[a-z][a-z0-9+.-]*:|\/\/)|[.．。][\p{L}]/iu.test(written.normalize('NFKC'))) return LINK_PLACEHOLDER;

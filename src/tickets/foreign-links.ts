@@ -20,7 +20,7 @@ import { domainToASCII, domainToUnicode } from 'node:url';
 import LinkifyIt, { type Match } from 'linkify-it';
 import { phoneNumberDigits, phoneNumbersIn } from '../knowledge/personal-data.js';
 import { comparableAddress, StringMemo } from '../mail/addresses.js';
-import { checkedKnowledgeText, checkedText, foreignPaymentDetails, paymentFindingKind, type CheckedText } from './payment-details.js';
+import { checkedKnowledgeText, checkedText, foreignPaymentFindings, paymentFindingKind, type CheckedText, type PaymentDetailKind } from './payment-details.js';
 
 /** What may appear in a reply besides what the knowledge holds. */
 export interface AllowedLinks {
@@ -120,7 +120,14 @@ const SCHEME_LINK = new RegExp(
 );
 // An address's local part may be in any script too (RFC 6531); Japanese before an ASCII one is spaced off by readable().
 const ADDRESS = /(?<![\p{L}\p{N}\p{M}._%+-])[\p{L}\p{N}\p{M}._%+-]+@[\p{L}\p{N}\p{M}-]+(?:\.[\p{L}\p{N}\p{M}-]+)*\.(?:xn--[A-Za-z0-9-]+|[A-Za-z]{2,})/gu;
-const TRAILING = /[.,;:!?*_~]+$/;
+// Sentence punctuation after a link is the sentence's. Trimmed by a loop from the end: `/[.,;:!?*_~]+$/` is tried at
+// every start of a run and reads it to its end, quadratic in a link of 50,000 commas (2 s; review 43b's audit).
+const TRAILING = new Set('.,;:!?*_~');
+function withoutTrailing(link: string): string {
+  let end = link.length;
+  while (end > 0 && TRAILING.has(link.charAt(end - 1))) end--;
+  return link.slice(0, end);
+}
 // What linkify-it leaves of a bare host written fully qualified ("forms.gle./x", it stops before the root dot): the
 // dot, and the port and path after it. Sticky: read where the bare host ends.
 const ROOT_DOT_AND_PATH = new RegExp(String.raw`\.(?=[/?#:])(?::\d*)?${PATH}`, 'y');
@@ -154,6 +161,17 @@ interface Found {
  * the knowledge (case, width and `+tag` aside), by being ours or the customer's, or by a trusted domain.
  */
 export function foreignLinks(draft: string, allowed: AllowedLinks): string[] {
+  return [...new Set(foreignFindings(draft, allowed).map((f) => f.written))];
+}
+
+/** What a finding of {@link foreignFindings} is: a link, an address, a phone number, or a payment detail's kind. */
+export type ForeignFindingKind = 'link' | 'address' | 'phone' | PaymentDetailKind;
+
+/**
+ * {@link foreignLinks}' findings with what each was read as, in order (a text written twice is there twice): for
+ * what names them by kind, since a finding read again alone may read otherwise (a LINE id before 友だち追加).
+ */
+export function foreignFindings(draft: string, allowed: AllowedLinks): Array<{ written: string; kind: ForeignFindingKind }> {
   // Security review 12: every check reads the draft without the characters a reader does not see and with every
   // script's digits as ASCII (03-1234\u200b-5678, refunds@xyz-help\u200b.com, 普通 七六五四三二一), and names what it
   // finds as the draft writes it.
@@ -166,7 +184,7 @@ export function foreignLinks(draft: string, allowed: AllowedLinks): string[] {
   // link is the link's); a chat label before a phone number (WhatsApp +44 …) is named once, as the phone number.
   const phoneDigitsFound = new Set(phones.map((p) => phoneDigits(p.phone)));
   const reading: CheckedText = { ...checked, text: outsideLinks };
-  const payment = foreignPaymentDetails(reading, allowed.knowledge, (d) => d.kind === 'handle' && phoneDigitsFound.has(d.key.slice('handle:'.length)));
+  const payment = foreignPaymentFindings(reading, allowed.knowledge, (d) => d.kind === 'handle' && phoneDigitsFound.has(d.key.slice('handle:'.length)));
   // Most drafts have none: then the knowledge (tens of KB of hits) need not be read at all.
   if (found.length === 0 && phones.length === 0) return payment;
 
@@ -182,20 +200,20 @@ export function foreignLinks(draft: string, allowed: AllowedLinks): string[] {
   const oursSet = new Set(ours);
   const vouchedHosts = new Set([...known.map((f) => f.host), ...ours.map((a) => a.slice(a.lastIndexOf('@') + 1))].filter(Boolean));
 
-  const foreign: string[] = [];
+  const foreign: Array<{ written: string; kind: ForeignFindingKind }> = [];
   for (const f of found) {
     const vouched =
       (f.key !== undefined && (knownKeys.has(f.key) || (f.kind === 'address' && oursSet.has(f.key)))) ||
       onTrustedDomain(f.host) ||
       (f.hostOnly && vouchedHosts.has(f.host));
-    if (!vouched) foreign.push(f.written);
+    if (!vouched) foreign.push({ written: f.written, kind: f.kind });
   }
   if (phones.length > 0) {
     // A phone number is the same number whatever its separators and digit widths.
     const knownPhones = new Set(allowed.knowledge.flatMap((text) => phoneNumbersWithPlaces(checkedKnowledgeText(text)).map((p) => phoneDigits(p.phone))));
-    for (const { phone, start, end } of phones) if (!knownPhones.has(phoneDigits(phone))) foreign.push(checked.quote(start, end));
+    for (const { phone, start, end } of phones) if (!knownPhones.has(phoneDigits(phone))) foreign.push({ written: checked.quote(start, end), kind: 'phone' });
   }
-  return [...new Set([...foreign, ...payment])];
+  return [...foreign, ...payment];
 }
 
 /** What a link or an address of the knowledge vouches for. */
@@ -282,6 +300,13 @@ function textAround(original: string, names: RegExp | 'whole'): string {
 // (10.0.19045), an IP address (192.168.0.1), a date (2026.11.28, 05.11.2026), a price or a decimal has no such shape.
 const DOTTED_PHONE = /(?<![\p{N}.])(?:0[0-9]{1,4}(?:\.[0-9]{1,4}){2}|\+[1-9][0-9]{0,2}(?:\.[0-9]{1,4}){2,4})(?![\p{N}]|\.[\p{N}])/gu;
 const SPACED_PHONE = /(?<![\p{N}.][ ]?)(?:0[ ][1-9]|\+[ ]?[1-9])(?:[ ][0-9]){7,11}(?![ ]?[\p{N}])/gu;
+// Review 43b: a serial or model number is no phone number (Serial: 0012.3456.789, 型番 045.1234.5678): the shape after
+// its label (within a few characters: S/N:, Model No. #) is the product's.
+const PRODUCT_NUMBER_BEFORE = /(?:\b(?:serial|s\/n|sn|model|part|p\/n)(?:[ \t]*(?:no\.?|number|num|#))?|型番|型式|品番|製造番号|シリアル(?:番号|ナンバー|No\.?)?|製品番号|部品番号)[ \t]*(?:[:：#=.][ \t]*)?$/i;
+// A leading 00 is the international call prefix: a number after it starts with a country code, written as its own
+// group (0044.2079.4609, 007.495.1234); none is 00 and two digits no country has (0012.3456.789).
+const INTERNATIONAL_PREFIX_GROUP =
+  /^00(?:1|7|2[07]|3[0-469]|4[013-9]|5[1-8]|6[0-6]|8[1246]|9[0-58]|2[1-69][0-9]|3[578][0-9]|42[0-9]|5[09][0-9]|6[7-9][0-9]|8[0589][0-9]|9[679][0-9])\./;
 
 /** Whether `digits` (ASCII, `+` aside) may be a phone number of {@link DOTTED_PHONE} or {@link SPACED_PHONE}. */
 function phoneShaped(digits: string, international: boolean): boolean {
@@ -312,6 +337,8 @@ function phoneNumbersWithPlaces(text: string): Array<{ phone: string; start: num
     for (const m of text.matchAll(pattern)) {
       const digits = m[0].replace(/[^0-9]/g, '');
       if (!phoneShaped(digits, m[0].startsWith('+'))) continue;
+      if (m[0].startsWith('00') && !INTERNATIONAL_PREFIX_GROUP.test(m[0])) continue;
+      if (PRODUCT_NUMBER_BEFORE.test(text.slice(Math.max(0, m.index - 24), m.index))) continue;
       const end = m.index + m[0].length;
       while (next < places.length && places[next]!.end <= m.index) next++;
       if (next < places.length && places[next]!.start < end) continue;
@@ -374,7 +401,7 @@ function linksAndAddressesIn(original: string): Found[] {
   const links: Array<[number, number]> = [];
   if (MAY_HOLD_SCHEME_LINK.test(text)) {
     for (const match of text.matchAll(SCHEME_LINK)) {
-      const end = match.index + match[0].replace(TRAILING, '').length;
+      const end = match.index + withoutTrailing(match[0]).length;
       if (end - match.index <= 'www.'.length) continue;
       links.push([match.index, end]);
       const href = text.slice(match.index, end);
@@ -401,7 +428,8 @@ function linksAndAddressesIn(original: string): Found[] {
 function rootDotAndPath(text: string, at: number): string {
   if (text.charCodeAt(at) !== 0x2e) return '';
   ROOT_DOT_AND_PATH.lastIndex = at;
-  return ROOT_DOT_AND_PATH.exec(text)?.[0].replace(TRAILING, '') ?? '';
+  const rooted = ROOT_DOT_AND_PATH.exec(text)?.[0];
+  return rooted === undefined ? '' : withoutTrailing(rooted);
 }
 
 // Where a bare-domain run ends: a space or a line break. linkify-it reads such a character before or after a link as

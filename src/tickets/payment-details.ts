@@ -304,22 +304,69 @@ const EN_ACCOUNT =
 const DECIMAL_AMOUNT = /\.[0-9]{2}$/;
 // A line of the number alone, or after an account's label (番号：7654321, Account: 7654321, | 口座番号 | 7654321 |),
 // under a line naming a bank in the same short block: a layout of fields, one to a line (review 12).
+// (Review 43b: the table's closing bar takes the spaces after it: two runs side by side were quadratic.)
 const NUMBER_LINE =
-  /^[ \t]*(?:[・･\-*•|][ \t]*)?(?:((?:口座)?番号|口座|account(?:[ \t]+(?:number|no\.?))?|acc(?:ount)?\.?[ \t]*no\.?|a\/c(?:[ \t]*no\.?)?)[ \t]*(?:[:=|][ \t]*)?)?([0-9](?:[ .\-‐‑−]?[0-9]){6,7})[ \t]*\|?[ \t]*$/dgim;
-const BANK_LINE = /銀行|信用金庫|信金|信用組合|労働金庫|ゆうちょ|支店|普通|当座|\b(?:bank|beneficiary|IBAN|SWIFT|BIC|sort[ \t-]?code|routing)\b/i;
+  /^[ \t]*(?:[・･\-*•|][ \t]*)?(?:((?:口座)?番号|口座|account(?:[ \t]+(?:number|no\.?))?|acc(?:ount)?\.?[ \t]*no\.?|a\/c(?:[ \t]*no\.?)?)[ \t]*(?:[:=|][ \t]*)?)?([0-9](?:[ .\-‐‑−]?[0-9]){6,7})[ \t]*(?:\|[ \t]*)?$/dgim;
+// A line naming a bank: its name (銀行, 信用金庫…), a branch's field; in English, a line of a bank's layout
+// ({@link bankLayoutLine}: Bank:, Mizuho Bank, "Please pay … to Mizuho Bank", not "We have received your bank
+// transfer."). Review 43b: 普通 and 当座 only as an account's type (before 預金, 口座 or a number, in brackets, ending
+// the line, in a 種別 field), not as words (普通は翌営業日に…, 当座の対応として); 支店 only in a branch's field (支店名：)
+// or beside a bank's name, which names the bank already (新宿支店からのお知らせ, 支店のご案内 are no bank's layout).
+const BANK_LINE =
+  /銀行|信用金庫|信金|信用組合|労働金庫|ゆうちょ|支店(?:名|番号|コード)[ \t]*[:：|]|[(（]?(?:普通|当座)(?=[ \t]*(?:預金|口座|[0-9(（)）]|(?:\|[ \t]*)?$))|種別[ \t]*[:：|][ \t]*(?:普通|当座)/;
+// A number alone on its line shaped as a postcode (530-0001) or as hours (0800-2100, 1000-1500) is an address's or a
+// timetable's under a bank's name (review 43b), unless the block above names where to pay.
+const POSTCODE_SHAPED = /^[0-9]{3}[\-‐‑−][0-9]{4}$/;
+const HOURS_SHAPED = /^(?:[01][0-9]|2[0-4])[0-5][0-9][\-‐‑−](?:[01][0-9]|2[0-4])[0-5][0-9]$/;
+const PAYEE_LABEL = /(?:お?振込|お?振り込み|送金|入金|お?支払い?|払込|払い込み)先|\b(?:payee|pay[ \t]+to|remit[ \t]+to)\b/i;
 // What makes the line above a bare number another thing's label: it ends in a label's mark or word, or names an order,
 // a member, a phone, a postcode, an enquiry (ご注文番号：/ 1234567, お問い合わせ番号 / 1234567).
 const OTHER_LABEL_ABOVE = /(?:番号|No\.?|number|ID|コード|code|#|[:：])[ \t]*$|注文|会員|電話|TEL|FAX|郵便|〒|問い?合わせ|受付|伝票|追跡|予約|請求|\b(?:order|tracking|phone|invoice|ticket|case|zip|post(?:al|code)?|reference|customer|member)\b/i;
 // How far above a number line the block is read for a bank's line.
 const BLOCK_ABOVE_CHARS = 300;
 const BLOCK_ABOVE_LINES = 5;
-/** The lines of the block above the line starting at `lineStart`, nearest last: up to a blank line, bounded. */
+/**
+ * The lines of the block above the line starting at `lineStart`, nearest last: up to a blank line (one right above
+ * the line too: review 43b), at most {@link BLOCK_ABOVE_LINES} lines within {@link BLOCK_ABOVE_CHARS} characters.
+ */
 function linesAbove(text: string, lineStart: number): string[] {
-  const head = text.slice(Math.max(0, lineStart - BLOCK_ABOVE_CHARS), Math.max(0, lineStart - 1));
-  const blank = head.search(/\n[ \t]*\n(?![\s\S]*\n[ \t]*\n)/);
-  return (blank >= 0 ? head.slice(blank).replace(/^\n[ \t]*\n/, '') : head).split('\n').slice(-BLOCK_ABOVE_LINES);
+  // The head ends with the line break before the line: its last piece is empty, the ones before it the lines above.
+  const lines = text.slice(Math.max(0, lineStart - BLOCK_ABOVE_CHARS), lineStart).split('\n').slice(0, -1);
+  const block: string[] = [];
+  for (let i = lines.length - 1; i >= 0 && block.length < BLOCK_ABOVE_LINES; i--) {
+    if (/^[ \t]*$/.test(lines[i]!)) break;
+    block.unshift(lines[i]!);
+  }
+  return block;
 }
 const BANK_WORD = /\b(?:bank(?:ing)?|IBAN|sort[ \t-]?codes?|routing|SWIFT|BIC|ABA|beneficiary|wire)\b|銀行/i;
+// A line of a bank's layout above an account's label (review 43b): a bank's field (Bank:, Bank name:, Beneficiary:,
+// SWIFT:, 銀行：, 金融機関, お振込先：), a bank's name alone on its line (Mizuho Bank, みずほ銀行 新宿支店), a heading
+// naming a bank over the fields (Our new bank details:), or a line asking to pay into a bank. A sentence that only
+// names a bank or a wire ("We have received your bank transfer.", "Thank you for your wire transfer.") is a
+// receipt's, and the customer's id under it no account.
+const BANK_FIELD =
+  /^[ \t]*(?:[・･\-*•|][ \t]*)?(?:(?:(?:bank|beneficiary)(?:[ \t]+(?:name|bank|account))?|branch(?:[ \t]+name)?|IBAN|SWIFT(?:[ \t]*\/[ \t]*BIC)?|BIC|sort[ \t-]?code|routing(?:[ \t]+number)?)[ \t]*[:：=|]|(?:銀行名?|金融機関名?|支店名|(?:お?振込|お?振り込み|送金|入金|お?支払い?)先)(?:[ \t]*[:：=|]|[ \t]+[^ \t]|[ \t]*$))/i;
+const BANK_NAME_LINE =
+  /^[ \t]*(?:[・･\-*•|][ \t]*)?[\p{L}\p{N}&・ー.'’ -]{0,30}?(?:銀行|信用金庫|信金|信用組合|労働金庫|Bank|BANK)(?:[ \t]*(?:[,、][ \t]*)?[\p{L}\p{N}ー.'’ -]{1,20}?(?:支店|営業部|出張所|[Bb]ranch|BRANCH))?[ \t]*$/u;
+// A heading over the fields: a line naming a bank that ends in a colon ("Our new bank details:", "Wire transfer to:").
+const BANK_HEADING = /[:：][ \t]*$/;
+const PAY_INTO_BANK_LINE =
+  /(?:^|[.!?;:]\s)[ \t]*(?:(?:please|kindly)[ \t]+)?(?:pay|transfer|wire|remit|deposit)\b[^.!?\n]{0,80}?\b(?:to|into|at|via)\b|\b(?:should|must|need to|has to|have to)[ \t]+be[ \t]+(?:made|sent|paid|transferred|wired|remitted|deposited)\b/i;
+/** Whether a line above an account's label is one of a bank's layout ({@link BANK_FIELD}). */
+function bankLayoutLine(line: string): boolean {
+  return BANK_FIELD.test(line) || BANK_NAME_LINE.test(line) || (BANK_WORD.test(line) && (BANK_HEADING.test(line) || PAY_INTO_BANK_LINE.test(line) || JA_PAY_ASK.test(line)));
+}
+// The customer's own account named in the block above a bank's layout ("We will refund the fee to your registered
+// account.\nBank: …\nAccount: …"): review 42b's rule, unless the paragraph asks to pay.
+const YOUR_ACCOUNT_LINE = /\byour[ \t]+(?:(?:registered|own|usual|existing|linked|nominated)[ \t]+)?(?:bank[ \t]+)?account\b|(?:ご登録|ご指定|お客様|ご本人|ご自身)(?:いただいた|いただいている|済み|様|名義|の)*(?:銀行)?口座/i;
+const ANY_PAY_ASK = /\b(?:please|kindly)[ \t]+(?:pay|transfer|wire|remit|deposit)\b|\b(?:should|must|need to|has to|have to)[ \t]+be[ \t]+(?:made|sent|paid|transferred|wired|remitted|deposited)\b/i;
+/** Whether the block `above` an account in a bank's layout names it the customer's own, with no ask to pay around. */
+function customersOwnAbove(text: string, above: readonly string[], start: number, end: number): boolean {
+  if (!above.some((line) => YOUR_ACCOUNT_LINE.test(line))) return false;
+  const paragraph = paragraphAround(text, start, end, PAY_ASK_BEFORE_CHARS, PAY_ASK_AFTER_CHARS);
+  return !ANY_PAY_ASK.test(paragraph) && !PAYMENT_USE_ASK.test(paragraph) && !JA_PAY_ASK.test(paragraph) && !JA_POINTED_PAY_ASK.test(paragraph);
+}
 // Pay, transfer, wire… to/into (our/the/this…) account, asked of the reader: please, kindly, or opening its clause,
 // or what a payment must be (Payments should be made to account …).
 const PAY_INTO_BEFORE =
@@ -408,18 +455,24 @@ function bankAccounts(text: string): PaymentDetail[] {
     if (DECIMAL_AMOUNT.test(text.slice(start, end))) continue;
     // A label opening its line under a bank's line of the same block (Bank: Mizuho Bank / Account: 7654321).
     const lineStart = text.lastIndexOf('\n', m.index - 1) + 1;
-    const fieldUnderBank = /^[ \t]*(?:[・･\-*•|][ \t]*)?$/.test(text.slice(lineStart, m.index)) && linesAbove(text, lineStart).some((line) => BANK_WORD.test(line));
-    if (!asked && !fieldUnderBank && (!(BANK_WORD.test(around) || PAYMENT_USE_ASK.test(around)) || yours)) continue;
+    const above = /^[ \t]*(?:[・･\-*•|][ \t]*)?$/.test(text.slice(lineStart, m.index)) ? linesAbove(text, lineStart) : [];
+    const fieldUnderBank = above.some(bankLayoutLine);
+    // Review 42b's rule for the layout too: the customer's own account above it, and no ask to pay in the paragraph.
+    const yoursAbove = fieldUnderBank && customersOwnAbove(text, above, m.index, end);
+    if (!asked && (!(fieldUnderBank || BANK_WORD.test(around) || PAYMENT_USE_ASK.test(around)) || yours || yoursAbove)) continue;
     add(m.index, start, end, text.slice(start, end));
   }
   for (const m of /[0-9]/.test(text) && text.includes('\n') ? text.matchAll(NUMBER_LINE) : []) {
     const above = linesAbove(text, m.index);
-    if (!above.some((line) => BANK_LINE.test(line))) continue;
+    if (!above.some((line) => BANK_LINE.test(line) || bankLayoutLine(line))) continue;
     // A bare number under another thing's label is that thing's.
     if (m[1] === undefined && OTHER_LABEL_ABOVE.test(above[above.length - 1] ?? '')) continue;
     const [start, end] = m.indices![2]!;
-    if (DATE_SHAPED.test(text.slice(start, end))) continue;
-    add(m.indices![1]?.[0] ?? start, start, end, text.slice(start, end));
+    const digits = text.slice(start, end);
+    if (DATE_SHAPED.test(digits)) continue;
+    if (m[1] === undefined && (POSTCODE_SHAPED.test(digits) || HOURS_SHAPED.test(digits)) && !above.some((line) => PAYEE_LABEL.test(line))) continue;
+    if (customersOwnAbove(text, above, m.index, end)) continue;
+    add(m.indices![1]?.[0] ?? start, start, end, digits);
   }
   return [...found.values()].map(({ from, end, digits }) => {
     const bank = BANK_BEFORE.exec(text.slice(Math.max(0, from - 30), from));
@@ -567,11 +620,18 @@ const plainIdsAround = (label: string, flags: string) => [
   // Review 12: an id label in brackets without a colon (L I N E (ID xyz_help2)), a username after the messenger's name
   // (Telegram, username xyz_refunds).
   new RegExp(`(?:${label})[ \\t]*[(【\\[][ \\t]*(?:ID|id|Id|アカウント|account|username|user[ \\t]?name|handle)[ \\t]+@?(${PLAIN_ID})${VALUE_END}`, `${flags}dg`),
-  new RegExp(`(?:${label})[ \\t]*[,、]?[ \\t]*(?:username|user[ \\t]?name|handle|ID|id|Id)(?:[ \\t]+is)?[ \\t]+@?(${PLAIN_ID})${VALUE_END}`, `${flags}dg`),
+  // (Review 43b: the comma takes the spaces after it, so that two runs of spaces never stand side by side: they
+  // backtracked quadratically on one long run, 'LINE' and 100,000 spaces 7.8 s.)
+  new RegExp(`(?:${label})[ \\t]*(?:[,、][ \\t]*)?(?:username|user[ \\t]?name|handle|ID|id|Id)(?:[ \\t]+is)?[ \\t]+@?(${PLAIN_ID})${VALUE_END}`, `${flags}dg`),
 ];
 // Review 12: an id right before 友だち追加 is a LINE id whatever labels it (ラインでxyz_help2を友だち追加): the words are
 // LINE's own. Read with ライン's forms of a particle after the label (ﾗｲﾝで xyz_help2 まで).
-const FRIEND_ADD = new RegExp(`(?<![A-Za-z0-9_.@-])@?(${PLAIN_ID})[ \\t]*(?:を|で)?[ \\t]*(?:ID)?(?:検索し(?:て|、)?)?[ \\t]*(?:友だち追加|友達追加)`, 'dgu');
+// Review 43b: each run of spaces follows one token (the id, the particle, ID, 検索して): three optional runs side by
+// side backtracked cubically, 'abc', 4,000 spaces and 'x 友だち追加' 34 s.
+const FRIEND_ADD = new RegExp(
+  `(?<![A-Za-z0-9_.@-])@?(${PLAIN_ID})[ \\t]*(?:(?:を|で)[ \\t]*)?(?:ID[ \\t]*)?(?:検索し(?:て|、)?[ \\t]*)?(?:友だち追加|友達追加)`,
+  'dgu',
+);
 const PLAIN_IDS_AROUND = [
   ...plainIdsAround(CASED_CHAT_LABEL, 'u'),
   ...plainIdsAround(CHAT_LABEL, 'iu'),
@@ -911,14 +971,19 @@ function detailsIn(text: string, knowledge: boolean): PaymentDetail[] {
 }
 
 /**
- * The details of {@link paymentDetailsIn} in `text` that `knowledge` does not vouch for, each once, as the text writes
- * them. A detail is vouched for by the same detail in the knowledge (same key), or by its value standing in the
- * knowledge as a whole word once width, spaces, hyphens and case are left out (a handle the manual names without a
- * label); a remote-access request by the knowledge naming the same tool; an ask for a gift card's codes only by the
- * knowledge asking for the same card's (key alone). An ask to buy gift cards never is. `text` is read as
- * {@link checkedText} reads it; a caller that has read it so already (foreignLinks) passes its reading.
+ * The details of {@link paymentDetailsIn} in `text` that `knowledge` does not vouch for, as the text writes them, with
+ * what each was read as in its context (a LINE id named alone before 友だち追加 reads as nothing alone; review 43b).
+ * A detail is vouched for by the same detail in the knowledge (same key), or by its value standing in the knowledge
+ * as a whole word once width, spaces, hyphens and case are left out (a handle the manual names without a label); a
+ * remote-access request by the knowledge naming the same tool; an ask for a gift card's codes only by the knowledge
+ * asking for the same card's (key alone). An ask to buy gift cards never is. `text` is read as {@link checkedText}
+ * reads it; a caller that has read it so already (foreignLinks) passes its reading.
  */
-export function foreignPaymentDetails(text: string | CheckedText, knowledge: readonly string[], skip: (d: PaymentDetail) => boolean = () => false): string[] {
+export function foreignPaymentFindings(
+  text: string | CheckedText,
+  knowledge: readonly string[],
+  skip: (d: PaymentDetail) => boolean = () => false,
+): Array<{ written: string; kind: PaymentDetailKind }> {
   const checked = typeof text === 'string' ? checkedText(text) : text;
   const details = detailsIn(checked.text, false).filter((d) => !skip(d));
   if (details.length === 0) return [];
@@ -926,12 +991,12 @@ export function foreignPaymentDetails(text: string | CheckedText, knowledge: rea
   const knownTexts = knowledge.map(checkedKnowledgeText);
   const knownKeys = new Set(knownTexts.flatMap((k) => detailsIn(k, true).map((d) => d.key)));
   const knownText = knownTexts.map(compact).join('\n');
-  const foreign: string[] = [];
+  const foreign: Array<{ written: string; kind: PaymentDetailKind }> = [];
   for (const d of details) {
     const vouched = d.kind === 'gift-card-request' ? d.key !== '' && knownKeys.has(d.key) : knownKeys.has(d.key) || inWords(knownText, d);
-    if (!vouched) foreign.push(checked.quote(d.start, d.end));
+    if (!vouched) foreign.push({ written: checked.quote(d.start, d.end), kind: d.kind });
   }
-  return [...new Set(foreign)];
+  return foreign;
 }
 
 /** Whether the compacted knowledge holds the detail's value (or, for a remote-access request, its tool) as a word. */

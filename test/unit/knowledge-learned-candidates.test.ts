@@ -212,6 +212,13 @@ describe('scrubCandidate: links, addresses and phone numbers of the question the
       1,
     ],
     [
+      // Review 43b: a LINE id before 友だち追加 is named alone; read again alone it looked like no detail (a phone).
+      'a LINE id before 友だち追加: the placeholder of a number',
+      { question: 'ラインで xyz_refund を友だち追加しましたが返事がありません。', answer: '返金は「注文」→「返金申請」からお手続きください。' },
+      '[番号] を友だち追加しましたが返事がありません。',
+      1,
+    ],
+    [
       'a gift-card question stays as the customer wrote it',
       { question: 'ギフトカードの番号をお知らせいただければ残高を確認していただけますか？', answer: '残高は「マイページ」→「ギフトカード」で確認できます。' },
       'ギフトカードの番号をお知らせいただければ残高を確認していただけますか？',

@@ -636,3 +636,48 @@ describe('security review 12: an account named without its context is still read
     expect(foreignLinksReason([named])).toMatch(/^the answer contains payment details or contact handles/);
   });
 });
+
+// Review 43b: the layouts of review 12 read too much. A receipt's "Account:" under a sentence that mentions a bank
+// transfer, a number under 支店 or 普通 used as ordinary words, a postcode or opening hours under a bank's name, and a
+// number after a blank line were read as accounts. A bank's layout (a field such as Bank: or 銀行：, a bank's name
+// alone on its line, a line asking to pay into the bank) still makes the number under it one.
+const ORDINARY_43B: string[] = [
+  'We have received your bank transfer. Thank you.\nAccount: 12345678\nAmount: 12,800 JPY\nStatus: Paid',
+  'Thank you for your wire transfer.\n- Account: 2345678\n- Invoice: INV-2026-1128',
+  'We will refund the fee to your registered account.\nBank: Mizuho Bank\nAccount: 12345678',
+  '支店のご案内\n大阪支店\n530-0001\n大阪市北区梅田1-1-1',
+  'XYZ 新宿支店\n東京都新宿区西新宿1-1-1\n160-0023',
+  '普通は翌営業日に発送します。\n2345678',
+  '当座の対応として、\n2345678\nの案件を優先します。',
+  '新宿支店からのお知らせ\n2345678',
+  'みずほ銀行のATMもご利用いただけます。\nご利用可能時間\n0800-2100',
+  '三井住友銀行\n営業時間 9:00-15:00\n1000-1500',
+  'Bank holidays apply.\n\n2345678',
+  'みずほ銀行 新宿支店\n\n2345678 のテナントを有効化しました。',
+];
+
+// What the narrower reading still parks: the same layouts as a bank writes them.
+const ATTACKS_43B: Array<[string, string]> = [
+  ['Bank name: Mizuho Bank\nAccount: 12345678', 'Account: 12345678'],
+  ['Beneficiary: XYZ Ltd\n- Account: 2345678', 'Account: 2345678'],
+  ['Mizuho Bank\nAccount: 12345678', 'Account: 12345678'],
+  ['銀行：みずほ銀行\nAccount: 12345678', 'Account: 12345678'],
+  ['金融機関：みずほ銀行\n口座番号\n7654321', '口座番号\n7654321'],
+  ['みずほ銀行 新宿支店\n種別：普通\n7654321', '7654321'],
+  ['みずほ銀行 新宿支店 普通\n7654321', '7654321'],
+  ['お振込先：\nみずほ銀行 新宿支店\n765-4321', '765-4321'],
+  ['Please transfer the fee to Mizuho Bank.\nAccount: 12345678', 'Account: 12345678'],
+  ['Our new bank details:\nAccount: 7654321\nSort code: 20-00-00', 'Account: 7654321'],
+  ['Please update your account details.\nBank: X Bank\nAccount: 1234567\nPlease transfer the fee there.', 'Account: 1234567'],
+];
+
+describe('review 43b: a bank layout is a bank\'s fields, not a sentence naming a bank', () => {
+  it.each(ORDINARY_43B)('none: %s', (draft) => {
+    expect(foreignLinks(draft, allowed())).toEqual([]);
+  });
+
+  it.each(ATTACKS_43B)('%s', (draft, named) => {
+    const found = foreignLinks(draft, allowed());
+    expect(found.some((f) => f === named || (named.length < 12 && f.includes(named))), JSON.stringify(found)).toBe(true);
+  });
+});

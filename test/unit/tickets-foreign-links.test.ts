@@ -259,6 +259,31 @@ describe('foreignLinks on a text of hundreds of thousands of characters', () => 
     expect(ms).toBeLessThan(BOUND_MS);
   });
 
+  // Review 43b: the chat-handle patterns of review 12 put two or three optional runs of spaces side by side, which
+  // backtrack quadratically or cubically on one long run: 'abc', 4,000 spaces and 'x 友だち追加' took 34 s (a 3 KB
+  // question 14 s in quoteOmission), 'LINE' and 100,000 spaces 7.8 s. Each run of spaces now follows one token.
+  it.each<[string, string]>([
+    ['spaces between an id and 友だち追加', `abc${' '.repeat(16_000)}x 友だち追加`],
+    ['spaces after LINE', `LINE${' '.repeat(SIZE)}`],
+    ['spaces and a comma after LINE', `LINE${' '.repeat(SIZE / 2)},${' '.repeat(SIZE / 2)}x`],
+    ['spaces after Telegram', `Telegram${' '.repeat(SIZE)}x`],
+    ['spaces after ライン', `ライン${' '.repeat(SIZE)}x`],
+    ['tabs between an id and its particle before 友だち追加', `ラインで abc${'\t'.repeat(SIZE)}を ID${'\t'.repeat(SIZE)}x`],
+  ])('%s', (_what, draft) => {
+    const { value, ms } = timed(() => foreignLinks(draft, allowed));
+    expect(value).toEqual([]);
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+
+  // Review 43b's audit: the sentence punctuation after a link was cut with /[.,;:!?*_~]+$/, tried at each comma of a
+  // run and read to its end: a link of 50,000 commas took 2 s.
+  it('reads a link of 600 KB of commas', () => {
+    const link = `https://a.b/${','.repeat(SIZE)}x`;
+    const { value, ms } = timed(() => foreignLinks(`${link},,, `, allowed));
+    expect(value).toEqual([link]);
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+
   it('reads one host of 600 KB (a link written without spaces)', () => {
     // The knowledge was searched for the draft's host names with one pattern made of them: a host of 14 KB
     // overflowed the pattern compiler's stack, and the check threw on every try of the job.
@@ -279,6 +304,7 @@ describe('security review 12: phone numbers and addresses written otherwise', ()
     ['a phone number with dots', 'お急ぎの場合は 03.1234.5678 までお電話ください。', ['03.1234.5678']],
     ['a mobile number with dots', '担当携帯 090.1234.5678 まで', ['090.1234.5678']],
     ['an international number with dots', 'Call +81.3.1234.5678 now.', ['+81.3.1234.5678']],
+    ['an international number after 00 with dots', 'Call 007.495.1234 now.', ['007.495.1234']],
     ['a phone number with every digit spaced', 'Call us at 0 3 1 2 3 4 5 6 7 8 now.', ['0 3 1 2 3 4 5 6 7 8']],
     ['a zero-width space in an address', 'Please write to refunds@xyz-help\u200b.com today.', ['refunds@xyz-help\u200b.com']],
     ['a zero-width space in a link, named once', 'Please confirm at https://xyz-log\u200bin.com/verify', ['https://xyz-log\u200bin.com/verify']],
@@ -293,6 +319,10 @@ describe('security review 12: phone numbers and addresses written otherwise', ()
     ['prices and decimals', '料金は 0.50 ドル、1,234.56 円、円周率は 3.14159265 です。比率 0.1234.5 は誤記です。'],
     ['spaced digits that are no phone number', '2進数 0 1 1 0 1 0 0 1 1 0 と、数字キー 0 1 2 3 4 5 6 7 8 9 を押します。'],
     ['a dotted number the knowledge writes with hyphens', 'サポートデスク 0120.123.456 まで'],
+    // Review 43b: a serial or model number written with dots, and a leading 00 before no country code.
+    ['a serial number', 'Serial: 0012.3456.789 の製品です。'],
+    ['numbers after a serial or model label', 'S/N 0312.3456.78、型番 045.1234.5678、製造番号：0120.345.678、Model 0312.3456.789 をご確認ください。'],
+    ['a leading 00 before no country code', '部品 0012.3456.789 と 0028.1234.5678 を交換しました。'],
   ])('%s: none', (_what, draft) => {
     expect(foreignLinks(draft, allowed)).toEqual([]);
   });
