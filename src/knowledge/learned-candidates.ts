@@ -580,9 +580,12 @@ export function questionLinksNotInAnswer(question: string, answer: string): stri
 /** {@link questionLinksNotInAnswer}'s findings, each with what the check read it as first (for its placeholder). */
 function questionFindingsNotInAnswer(question: string, answer: string): Map<string, ForeignFindingKind> {
   const kinds = new Map<string, ForeignFindingKind>();
-  for (const { written, kind } of foreignFindings(question, { knowledge: [answer], trustedDomains: [], addresses: [] })) {
-    // The check also names a request for gift-card codes, which in a question is the customer asking, not a detail.
-    if (!kinds.has(written) && paymentFindingKind(written) !== 'ask') kinds.set(written, kind);
+  // With what an ask to buy gift cards holds (review 43d: "Please buy … and send the codes to Telegram @xyz_refunds"
+  // was named whole as the ask, which the scrub leaves, and the handle stayed in the learned question).
+  for (const { written, kind } of foreignFindings(question, { knowledge: [answer], trustedDomains: [], addresses: [] }, { withinAsks: true })) {
+    // The check also names a request for gift-card codes, which in a question is the customer asking, not a detail:
+    // left by what the check read it as, not by how it reads alone.
+    if (!kinds.has(written) && kind !== 'gift-card-request') kinds.set(written, kind);
   }
   return kinds;
 }

@@ -169,9 +169,11 @@ export type ForeignFindingKind = 'link' | 'address' | 'phone' | PaymentDetailKin
 
 /**
  * {@link foreignLinks}' findings with what each was read as, in order (a text written twice is there twice): for
- * what names them by kind, since a finding read again alone may read otherwise (a LINE id before 友だち追加).
+ * what names them by kind, since a finding read again alone may read otherwise (a LINE id before 友だち追加). With
+ * `withinAsks`, a handle, account or wallet inside an ask to buy gift cards is named too, beside the ask (the learned
+ * question's scrub keeps the customer's ask and replaces what it holds; review 43d).
  */
-export function foreignFindings(draft: string, allowed: AllowedLinks): Array<{ written: string; kind: ForeignFindingKind }> {
+export function foreignFindings(draft: string, allowed: AllowedLinks, { withinAsks = false }: { withinAsks?: boolean } = {}): Array<{ written: string; kind: ForeignFindingKind }> {
   // Security review 12: every check reads the draft without the characters a reader does not see and with every
   // script's digits as ASCII (03-1234\u200b-5678, refunds@xyz-help\u200b.com, 普通 七六五四三二一), and names what it
   // finds as the draft writes it.
@@ -184,7 +186,7 @@ export function foreignFindings(draft: string, allowed: AllowedLinks): Array<{ w
   // link is the link's); a chat label before a phone number (WhatsApp +44 …) is named once, as the phone number.
   const phoneDigitsFound = new Set(phones.map((p) => phoneDigits(p.phone)));
   const reading: CheckedText = { ...checked, text: outsideLinks };
-  const payment = foreignPaymentFindings(reading, allowed.knowledge, (d) => d.kind === 'handle' && phoneDigitsFound.has(d.key.slice('handle:'.length)));
+  const payment = foreignPaymentFindings(reading, allowed.knowledge, (d) => d.kind === 'handle' && phoneDigitsFound.has(d.key.slice('handle:'.length)), withinAsks);
   // Most drafts have none: then the knowledge (tens of KB of hits) need not be read at all.
   if (found.length === 0 && phones.length === 0) return payment;
 

@@ -219,6 +219,20 @@ describe('scrubCandidate: links, addresses and phone numbers of the question the
       1,
     ],
     [
+      // Review 43d: the details inside an ask to buy gift cards were folded into the ask, which the scrub leaves as the
+      // customer's words: the forger's handle and wallet stayed in the learned question.
+      'a handle inside an ask to buy gift cards',
+      { question: 'Please buy two Apple gift cards and send the codes to Telegram @xyz_refunds, they said. Is this you?', answer: 'We never ask for payment in gift cards.' },
+      'Please buy two Apple gift cards and send the codes to [number], they said. Is this you?',
+      1,
+    ],
+    [
+      'a wallet inside an ask to buy gift cards',
+      { question: 'Buy Google Play cards and send codes to 1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa, they wrote.', answer: 'We never ask for payment in gift cards.' },
+      'Buy Google Play cards and send codes to [number], they wrote.',
+      1,
+    ],
+    [
       'a gift-card question stays as the customer wrote it',
       { question: 'ギフトカードの番号をお知らせいただければ残高を確認していただけますか？', answer: '残高は「マイページ」→「ギフトカード」で確認できます。' },
       'ギフトカードの番号をお知らせいただければ残高を確認していただけますか？',

@@ -637,23 +637,32 @@ describe('security review 12: an account named without its context is still read
   });
 });
 
-// Review 43b: the layouts of review 12 read too much. A receipt's "Account:" under a sentence that mentions a bank
-// transfer, a number under 支店 or 普通 used as ordinary words, a postcode or opening hours under a bank's name, and a
-// number after a blank line were read as accounts. A bank's layout (a field such as Bank: or 銀行：, a bank's name
-// alone on its line, a line asking to pay into the bank) still makes the number under it one.
+// Review 43b found these read as accounts; review 43d found that the narrower reading of d07dd13, which let them
+// through, let a forger's account through in 29 layouts. A false positive parks a good draft for a person to read; a
+// miss sends a forger's account to a customer: only the exclusions no account can hide behind stay (a time range
+// written with colons, a postcode written with 〒, a date's shape, and a number not alone on its line).
 const ORDINARY_43B: string[] = [
-  'We have received your bank transfer. Thank you.\nAccount: 12345678\nAmount: 12,800 JPY\nStatus: Paid',
-  'Thank you for your wire transfer.\n- Account: 2345678\n- Invoice: INV-2026-1128',
-  'We will refund the fee to your registered account.\nBank: Mizuho Bank\nAccount: 12345678',
-  '支店のご案内\n大阪支店\n530-0001\n大阪市北区梅田1-1-1',
-  'XYZ 新宿支店\n東京都新宿区西新宿1-1-1\n160-0023',
-  '普通は翌営業日に発送します。\n2345678',
-  '当座の対応として、\n2345678\nの案件を優先します。',
-  '新宿支店からのお知らせ\n2345678',
-  'みずほ銀行のATMもご利用いただけます。\nご利用可能時間\n0800-2100',
-  '三井住友銀行\n営業時間 9:00-15:00\n1000-1500',
-  'Bank holidays apply.\n\n2345678',
   'みずほ銀行 新宿支店\n\n2345678 のテナントを有効化しました。',
+  '三井住友銀行 新宿支店\n営業時間\n9:00-15:00',
+  'みずほ銀行 梅田支店\nご利用可能時間\n10:00～18:00',
+  'みずほ銀行 梅田支店\n〒530-0001\n大阪府大阪市北区梅田1-1-1',
+  'Mizuho Bank, Umeda Branch\n〒530-0001 Osaka',
+  'みずほ銀行 新宿支店\n2026-11-28',
+];
+
+// [draft, why it is flagged all the same]
+const FLAGGED_ON_PURPOSE_43B: Array<[string, string]> = [
+  ['We have received your bank transfer. Thank you.\nAccount: 12345678\nAmount: 12,800 JPY\nStatus: Paid', 'a forger writes "our bank" in the same sentence shape above the account'],
+  ['Thank you for your wire transfer.\n- Account: 2345678\n- Invoice: INV-2026-1128', 'a wire named above an account field is a bank layout however the sentence reads'],
+  ['We will refund the fee to your registered account.\nBank: Mizuho Bank\nAccount: 12345678', '"your account" above a bank block cleared the forger\'s "To keep your account active, … goes to:"'],
+  ['支店のご案内\n大阪支店\n530-0001\n大阪市北区梅田1-1-1', 'a postcode without 〒 is a seven-digit number an account can be'],
+  ['XYZ 新宿支店\n東京都新宿区西新宿1-1-1\n160-0023', 'a postcode without 〒 is a seven-digit number an account can be'],
+  ['普通は翌営業日に発送します。\n2345678', '普通 is an account\'s type: as a word it cannot be told from one written loosely'],
+  ['当座の対応として、\n2345678\nの案件を優先します。', '当座 is an account\'s type: as a word it cannot be told from one written loosely'],
+  ['新宿支店からのお知らせ\n2345678', 'a branch alone over a number is how 下記口座へお振込みください。/新宿支店/1234567 is written'],
+  ['みずほ銀行のATMもご利用いただけます。\nご利用可能時間\n0800-2100', 'hours without colons are eight digits an account can be'],
+  ['三井住友銀行\n営業時間 9:00-15:00\n1000-1500', 'hours without colons are eight digits an account can be'],
+  ['Bank holidays apply.\n\n2345678', 'one blank line under a bank\'s line is how a forger spaces the block'],
 ];
 
 // What the narrower reading still parks: the same layouts as a bank writes them.
@@ -676,8 +685,71 @@ describe('review 43b: a bank layout is a bank\'s fields, not a sentence naming a
     expect(foreignLinks(draft, allowed())).toEqual([]);
   });
 
+  it.each(FLAGGED_ON_PURPOSE_43B)('flagged on purpose (safe side: a person reads it): %s', (draft) => {
+    expect(foreignLinks(draft, allowed())).not.toEqual([]);
+  });
+
   it.each(ATTACKS_43B)('%s', (draft, named) => {
     const found = foreignLinks(draft, allowed());
     expect(found.some((f) => f === named || (named.length < 12 && f.includes(named))), JSON.stringify(found)).toBe(true);
+  });
+});
+
+// Review 43d: a forger's account in a bank layout the narrowing of d07dd13 let through (all flagged at 3dc199b).
+const ALLOWED_43D: AllowedLinks = { knowledge: ['お振込先：みずほ銀行 梅田支店 普通 9081726'], trustedDomains: [], addresses: [] };
+const FORGED_43D: Array<[string, string]> = [
+  ['blank line under the bank block (JA)', 'お振込先の変更のお知らせ\n\n新しい口座は以下のとおりです。\n\nみずほ銀行 渋谷支店\n\n普通\n\n1234567'],
+  ['blank line under 口座番号', '新しいお振込先\nみずほ銀行 新宿支店\n口座番号\n\n1234567'],
+  ['blank line under the bank name', '【新しいお振込先】\nPayPay銀行 ビジネス営業部\n\n1234567'],
+  ['blank line between fields', '新口座\n銀行：みずほ\n支店：新宿\n\n番号：1234567'],
+  ['indented block, blank lines', 'お支払いは下記口座へ。\n\n  みずほ銀行 新宿支店\n\n  1234567'],
+  ['JA pay-in ask without 銀行, branch alone', '下記口座へお振込みください。\n新宿支店\n1234567'],
+  ['JA pay-in ask, bank nickname', '下記口座までお振込みください。\nみずほ\n新宿支店\n1234567'],
+  ['EN blank line under the bank name', 'Our new bank details\n\nMizuho Bank\n\n12345678'],
+  ['EN blank line between fields', 'From now on please pay invoices into our new account.\nBank: Mizuho Bank\n\nAccount number: 12345678'],
+  ['EN sort code without a colon', 'Please update your records with our new bank details.\nSort code 20-00-00\nAccount 12345678'],
+  ['EN label without a colon', 'Kindly note our new banking details\nBank Mizuho\nAccount 12345678'],
+  ['EN bank name with Ltd', 'New remittance details\nMizuho Bank Ltd\nAcct: 12345678'],
+  ['EN bank name with UFJ', 'Our new bank details are below\nBank of Tokyo-Mitsubishi UFJ\nAccount 12345678'],
+  ['EN Beneficiary bank without colon', 'Beneficiary bank Mizuho\nAccount 12345678'],
+  ['EN send payment', 'Kindly send payment to our new bank account\nMizuho Bank, Shinjuku\nAccount No. 12345678'],
+  ['EN your account (customer id sense)', 'To keep your account active, the renewal fee goes to:\nBank: Mizuho Bank\nAccount: 12345678'],
+  ['EN your account suspended', 'Your account will be suspended unless the balance is settled.\nBank: Mizuho Bank\nAccount: 12345678'],
+  ['EN regarding your account', 'Regarding your account, our bank details have changed:\nMizuho Bank\n12345678'],
+  ['EN your balance, transfer it', 'Your account balance is $240. Transfer it to:\nMizuho Bank\nAccount: 12345678'],
+  ['JA お客様の口座振替 stopped', 'お客様の口座振替が停止されたため、今月分は下記へ。\nみずほ銀行 新宿支店\n1234567'],
+  // Missed at 3dc199b too (M1): a label in markdown bold, ゆうちょ named on the line above, a label with blank lines
+  // around it, the number under a label whose line names the bank.
+  ['bold label and number on one line', '**口座番号**: 1234567 （みずほ銀行 新宿支店）へお振込みください。'],
+  ['bold labels, one to a line', '新しい口座へのお振込みをお願いします。\n**銀行名**: みずほ銀行\n**支店名**: 新宿支店\n**種別**: 普通\n**口座番号**: 1234567'],
+  ['bold labels with the colon inside', '**Bank:** Mizuho Bank\n**Account number:** 12345678'],
+  ['underscored bold label', '__口座番号__：1234567'],
+  ['ゆうちょ on the line above 記号 and 番号', 'ゆうちょ銀行へのお振込み先\n記号 12340 番号 12345671'],
+  ['ゆうちょ in a heading above 記号番号', '振込先（ゆうちょ）\n記号番号：12340-12345671'],
+  ['口座番号 between blank lines', '今後は下記の新しい口座へお振込みをお願いします。\n\n口座番号\n\n1234567'],
+  ['EN number under a label whose line names the bank', 'Our bank account has changed. New account number:\n12345678'],
+];
+
+describe('review 43d: a forger\'s account in a bank layout', () => {
+  it.each(FORGED_43D)('%s', (_name, draft) => {
+    expect(foreignLinks(draft, ALLOWED_43D).join('\n')).toMatch(/1234567/);
+  });
+
+  it('names a bold label as the draft writes it, and as a payment detail', () => {
+    const found = foreignLinks('**口座番号**: 1234567', ALLOWED_43D);
+    expect(found).toEqual(['**口座番号**: 1234567']);
+    expect(foreignLinksReason(found)).toMatch(/^the answer contains payment details or contact handles/);
+    expect(foreignLinks('**Bank:** Mizuho Bank\n**Account number:** 12345678', ALLOWED_43D)).toEqual(['**Account number:** 12345678']);
+  });
+
+  it('reads a bold label the knowledge writes as the same account', () => {
+    expect(foreignLinks('**口座番号**: 9081726', { ...ALLOWED_43D, knowledge: ['お振込先：みずほ銀行 梅田支店 **口座番号**：9081726'] })).toEqual([]);
+  });
+
+  it.each([
+    ['bold words in a sentence', 'これは**重要**なお知らせです。__init__ と foo__bar__: を参照。'],
+    ['bold with digits, kanji numerals and an invisible character', '**１２３**: 9:00-15:00\n**一二三**: a\n**\u200bx**: b'],
+  ])('leaves what is no label alone: %s', (_what, draft) => {
+    expect(foreignLinks(draft, ALLOWED_43D)).toEqual([]);
   });
 });
