@@ -5,7 +5,9 @@
  * Idempotent by the ticket's state: a duplicate or re-delivered job whose ticket already moved past `processing`
  * changes nothing, so a mail is answered at most once however often its job runs. A job that finds its ticket
  * `drafted` only makes sure the `send-reply` job exists (same deterministic id, so BullMQ keeps one), which heals a
- * crash between drafting and queueing.
+ * crash between drafting and queueing. A job queued before a person's decision on its ticket (a take-over, then "Get a
+ * new draft", which queues a job of its own) is superseded: it ends `skipped` without touching the ticket, whatever its
+ * state ({@link supersedingDecision}).
  *
  * Error policy (see DEVELOPERS.md): anything that may pass — the LLM answering 429/5xx or timing out, a search
  * backend or Redis being briefly unreachable — is rethrown as is, so BullMQ retries with exponential backoff up to
@@ -13,7 +15,8 @@
  * LLM refusing the request itself (4xx) — becomes `UnrecoverableError`. On the last failure the ticket is parked
  * with the error for a person before the error is rethrown, so no mail is silently dropped. A model server out of use
  * for a while (no connection, timeout or 408, 429 rate limit, 5xx: `modelOutage`) is waited for instead, up to
- * AGENT_MODEL_OUTAGE_MINUTES from the ticket's first such failure, without using attempts: the handler throws
+ * AGENT_MODEL_OUTAGE_MINUTES from the start of the outage (or the ticket's first such failure, if earlier), without
+ * using attempts: the handler throws
  * {@link ModelServerWait}, notes the first wait on the ticket, and the agent worker pauses the queue.
  *
  * A ticket parked or drafted with the agent's result also updates the knowledge gaps (src/knowledge/gaps.ts) once
@@ -72,11 +75,11 @@ import { replyBody } from '../src/tickets/outcome.js';
 import { promptEcho } from '../src/tickets/prompt-echo.js';
 import { knowledgeFound } from '../src/tickets/quote-omission.js';
 import { ANSWERING_STATES, claimQuestion, repeatedQuestionReason, takeOverQuestion } from '../src/tickets/repeated-question.js';
-import { rerunReason } from '../src/tickets/review.js';
+import { operatorActor, rerunReason } from '../src/tickets/review.js';
 import { SECRET_REQUEST_REASON, secretRequest } from '../src/tickets/secret-request.js';
 import { autoReplyBudget, recordAgentRun, recordAutoReplyBudget, type AgentRunBudget, type AgentRunLimits, type AutoReplyBudget, type AutoReplyLimits, type AutoReplyParties } from '../src/tickets/rate-limit.js';
 import { learnVerdict, type TrustSettings } from '../src/tickets/trust.js';
-import { IllegalTransitionError, jobGeneration, threadRefs, type ReplyBounce, type Ticket, type TicketState } from '../src/tickets/ticket.js';
+import { IllegalTransitionError, jobGeneration, threadRefs, type HistoryEntry, type ReplyBounce, type Ticket, type TicketState } from '../src/tickets/ticket.js';
 import { TicketConflictError, TicketNotFoundError, type ConversationEntry, type TicketStore } from '../src/tickets/ticket-store.js';
 
 export type { AnswerTicketData };
@@ -129,6 +132,13 @@ export interface AttemptInfo {
 export interface ModelOutageWindow {
   /** When this job's wait began (ms since the epoch): its first outage failure. Undefined while it has not waited. */
   since?: number;
+  /**
+   * When the outage the agent workers share began (ms since the epoch), if one was known when the run began. The
+   * window runs from the earlier of this and {@link since}: a ticket that reached a worker late in a long outage
+   * (behind a backlog that waited) waits only what is left of it, so after AGENT_MODEL_OUTAGE_MINUTES of one outage
+   * every ticket uses its attempts and is parked, however many there are.
+   */
+  outageSince?: number;
   /** How long it may wait, in ms (AGENT_MODEL_OUTAGE_MINUTES); 0: not at all. */
   windowMs: number;
   /**
@@ -217,10 +227,17 @@ export async function answerTicket(data: AnswerTicketData, deps: AnswerTicketDep
   }
 }
 
-/** Whether a job that began waiting at `since` may still wait for the model server. */
+/** When a job's window began: the earlier of its own first wait and the outage's start; undefined when neither is known. */
+function windowStart(window: ModelOutageWindow): number | undefined {
+  const starts = [window.since, window.outageSince].filter((at): at is number => at !== undefined);
+  return starts.length > 0 ? Math.min(...starts) : undefined;
+}
+
+/** Whether a job may still wait for the model server: inside AGENT_MODEL_OUTAGE_MINUTES from {@link windowStart}. */
 function withinOutageWindow(window: ModelOutageWindow | undefined, now = Date.now()): window is ModelOutageWindow {
   if (!window || window.windowMs <= 0) return false;
-  return window.since === undefined || now - window.since < window.windowMs;
+  const start = windowStart(window);
+  return start === undefined || now - start < window.windowMs;
 }
 
 /**
@@ -241,8 +258,10 @@ async function waitForModelServer(failure: Error, ticketId: string, deps: Answer
   if (!outage || !what) return undefined;
   if (window.since !== undefined) return new ModelServerWait(window.since, what, outage, held ? undefined : failure);
   const since = Date.now();
-  // Said once, at the first wait, on the ticket the operator reads; the agent worker logs every pause.
-  const reason = `${MODEL_SERVER_WAIT_NOTE}${new Date(since).toISOString()} (at most ${waitedText(window.windowMs)}, AGENT_MODEL_OUTAGE_MINUTES): ${what}; the agent tries again by itself once it answers`;
+  // Said once, at the first wait, on the ticket the operator reads; the agent worker logs every pause. What is left of
+  // the window, which runs from the outage's start when that was earlier.
+  const left = (windowStart(window) ?? since) + window.windowMs - since;
+  const reason = `${MODEL_SERVER_WAIT_NOTE}${new Date(since).toISOString()} (at most ${waitedText(left)}, AGENT_MODEL_OUTAGE_MINUTES): ${what}; the agent tries again by itself once it answers`;
   try {
     await deps.store.transition(ticketId, { from: ['processing'], to: 'processing', actor: AGENT_WORKER_ACTOR, note: reason, patch: { reason } });
   } catch (err) {
@@ -314,6 +333,14 @@ async function answer(ticketId: string, deps: AnswerTicketDeps, attempt: Attempt
   const { store } = deps;
   let ticket = await produce(deps.redis, () => store.get(ticketId, { agentResult: false }));
   if (!ticket) throw new UnrecoverableError(`ticket ${ticketId} does not exist`);
+
+  // Before anything else, the drafted state included: the person's decision has its own job (a rerun's, with their
+  // `reviewBy`), which does what is left; this one, still waiting in the queue from before, must not draft or send.
+  const decision = supersedingDecision(ticket, attempt.jobId);
+  if (decision) {
+    log.info({ state: ticket.state, decidedBy: decision.actor }, 'A person decided on the ticket after this job was queued; leaving it to them');
+    return { outcome: 'skipped', ticketId, state: ticket.state };
+  }
 
   if (ticket.state === 'drafted') {
     await queueSend(ticket, deps);
@@ -1346,6 +1373,36 @@ export function formatConversation(entries: readonly ConversationEntry[]): strin
     total += ENTRY_SEPARATOR.length + block.length;
   }
   return blocks.reverse().join(ENTRY_SEPARATOR);
+}
+
+/** How the history actor of a person begins (`operator:<name>`, {@link operatorActor}). */
+const OPERATOR_ACTOR_PREFIX = operatorActor('');
+
+/**
+ * The generation an `answer-ticket` job was queued in, read from its id (`answerJobId`: `answer-<ticket id>-g<N>`,
+ * N the ticket's history length then); undefined for an id of another form (a job added by hand), which is then run
+ * as before.
+ */
+export function answerJobGeneration(jobId: string | undefined, ticketId: string): number | undefined {
+  const prefix = `answer-${ticketId}-g`;
+  if (!jobId?.startsWith(prefix)) return undefined;
+  const digits = jobId.slice(prefix.length);
+  return /^\d{1,15}$/.test(digits) ? Number(digits) : undefined;
+}
+
+/**
+ * The first entry a person wrote in the ticket's history after the job `jobId` was queued, if any: the job is then
+ * superseded. A take-over parks a ticket that waits for the model server while its job stays in the queue (held back
+ * or rate-limited to the head of the queue); "Get a new draft" then queues a job of its own, whose generation follows
+ * the person's entries. Run first, the old job found the ticket `processing` again and drafted without the person's
+ * `reviewBy`, so in REVIEW_MODE=auto the reply went out unread (bug review 43c). Only agent-worker, poller and sender
+ * entries follow a job's generation while it is the ticket's (its tries, a retry, a park), and any decision of a
+ * person after it ends that job's round: approvals, rejections and reruns come with their own jobs.
+ */
+export function supersedingDecision(ticket: Pick<Ticket, 'id' | 'history'>, jobId: string | undefined): HistoryEntry | undefined {
+  const generation = answerJobGeneration(jobId, ticket.id);
+  if (generation === undefined) return undefined;
+  return ticket.history.slice(generation).find((h) => h.actor.startsWith(OPERATOR_ACTOR_PREFIX));
 }
 
 function skippedAfterRace(err: TicketConflictError, ticketId: string, log: Logger): AnswerOutcome {

@@ -628,7 +628,7 @@ export const VARIABLES = {
     schema: z.coerce.number().min(0).max(24 * 60),
     default: '30',
     description:
-      'While the model server cannot be used for a while (no connection, timeout, 429 rate limit but not a quota refusal, 5xx), a ticket waits this many minutes (from its first such failure) for it to answer again instead of using up AGENT_ATTEMPTS; all agent workers pause together meanwhile, one ticket probing at a time, and the ticket notes that it waits (0: no wait, parked after AGENT_ATTEMPTS as before)',
+      'While the model server cannot be used for a while (no connection, timeout, 429 rate limit but not a quota refusal, 5xx), tickets wait for it to answer again instead of using up AGENT_ATTEMPTS, for at most this many minutes counted from the start of the outage (a ticket that arrives later waits only what is left); all agent workers pause together meanwhile, one ticket probing at a time, and each ticket notes that it waits; after the window every ticket uses its attempts and is parked (0: no wait, parked after AGENT_ATTEMPTS as before)',
     sensitive: false,
     group: 'pipeline',
   },

@@ -70,8 +70,9 @@ export const INDEX_SETTLE_MS = 1_000;
 
 /**
  * The agent workers' shared view of a model server that cannot be used for a while (AGENT_MODEL_OUTAGE_MINUTES), in
- * two Redis keys: the outage (the current pause, when it began, when the current try was taken, and what kind of
- * failure the server last had), which ends by itself when no ticket has failed for a few pauses, and the one ticket
+ * two Redis keys: the outage (when it began, the current pause and when that began, when the current try was taken,
+ * and what kind of failure the server last had), which ends by itself when no ticket has failed for a few pauses or
+ * when the model answers, and the one ticket
  * allowed to try the server while it lasts. The pause itself is BullMQ's manual rate limit of the `tickets` queue,
  * which every agent worker honours ({@link MANUAL_RATE_LIMIT_ONLY}). Nothing of a ticket is kept here: a try is named
  * by a random token, not by its job id, and the failure by its kind and the server's masked URL
@@ -116,9 +117,46 @@ export class ModelOutageGate {
    * run whose outage ended meanwhile (the model answered another ticket) starts none: it returns 0.
    */
   async failed(token: string, what: string, held: boolean): Promise<number> {
-    const keepMs = 3 * this.maxPauseMs + this.probeTtlMs;
-    const pauseMs = await this.redis.eval(FAILED_SCRIPT, 2, this.outageKey, this.probeKey, token, what, held ? '1' : '0', this.firstPauseMs, this.maxPauseMs, keepMs);
+    const pauseMs = await this.redis.eval(FAILED_SCRIPT, 2, this.outageKey, this.probeKey, token, what, held ? '1' : '0', this.firstPauseMs, this.maxPauseMs, this.keepMs);
     return Number(pauseMs) || 0;
+  }
+
+  /**
+   * When the outage began (ms since the epoch, Redis's clock): the first failure that created the record. Every
+   * ticket's wait ends AGENT_MODEL_OUTAGE_MINUTES after it at the latest ({@link ModelOutageWindow.outageSince}).
+   * Undefined when no outage is known.
+   */
+  async since(): Promise<number | undefined> {
+    const since = Number(await this.redis.hget(this.outageKey, 'since'));
+    return Number.isFinite(since) && since > 0 ? since : undefined;
+  }
+
+  /**
+   * A ticket's attempt failed on the model server after the window (its failures count again, and no pause is set):
+   * the outage, if one is known, is kept as long as after a wait, so its start still counts for the tickets behind
+   * it, which would otherwise wait a whole window again once it had run out between their attempts.
+   */
+  async stillFailing(): Promise<void> {
+    await this.redis.pexpire(this.outageKey, this.keepMs);
+  }
+
+  /** How long the outage is kept after its last failure: a few of the longest pauses and a try that outlives them. */
+  private get keepMs(): number {
+    return 3 * this.maxPauseMs + this.probeTtlMs;
+  }
+
+  /**
+   * Sets the pause {@link failed} returned on the `tickets` queue (BullMQ's manual rate limit, which every agent
+   * worker honours). Two steps, not one script: the model may answer another ticket in between ({@link answered}
+   * ends the outage and lifts the pause), and a pause set after that would stop every worker for a whole pause with
+   * no outage left (bug review 43c). So the pause is lifted again when the outage is gone once it is set; whichever
+   * order the two land in, no pause outlives its outage. Returns whether the pause stands.
+   */
+  async pause(tickets: Queue, pauseMs: number): Promise<boolean> {
+    await tickets.rateLimit(pauseMs);
+    if ((await this.redis.exists(this.outageKey)) > 0) return true;
+    await tickets.removeRateLimitKey();
+    return false;
   }
 
   /** The model answered a run: the outage is over, and every worker takes tickets again as its pause ends. */
@@ -153,7 +191,8 @@ return what`;
 
 /**
  * {@link ModelOutageGate.failed}: KEYS outage, probe; ARGV token, what, held ('1'), first pause, longest pause, how
- * long the outage is kept (ms). Returns the pause, 0 for a held run whose outage is over.
+ * long the outage is kept (ms). Returns the pause, 0 for a held run whose outage is over. The outage's start is
+ * written once, when its record is created.
  */
 const FAILED_SCRIPT = `
 local before = tonumber(redis.call('HGET', KEYS[1], 'pauseMs') or '0') or 0
@@ -167,6 +206,7 @@ elseif redis.call('GET', KEYS[2]) == ARGV[1] then
   local probeAt = tonumber(redis.call('HGET', KEYS[1], 'probeAt') or '0') or 0
   if probeAt >= began + before then pause = math.min(before * 2, tonumber(ARGV[5])) end
 end
+redis.call('HSETNX', KEYS[1], 'since', now)
 if pause ~= before then redis.call('HSET', KEYS[1], 'pausedAt', now) end
 redis.call('HSET', KEYS[1], 'pauseMs', pause, 'what', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
@@ -331,7 +371,9 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
    * A ticket whose model server is out of use for a while waits instead of using its attempts: the start of its wait
    * goes into the job's data (a restart keeps it), every agent worker pauses (BullMQ's manual rate limit of the queue,
    * which puts the job back at the head of the queue without counting an attempt), and after the pause one ticket
-   * tries the server again. Once AGENT_MODEL_OUTAGE_MINUTES have passed the ticket's failures count again.
+   * tries the server again. Once AGENT_MODEL_OUTAGE_MINUTES have passed since the outage began (or since the ticket's
+   * first wait, if earlier) the ticket's failures count again: tickets a backlog kept in the queue all that time are
+   * parked after their attempts too, not a whole window later.
    */
   const waitForModelServer = async (job: Job, wait: ModelServerWait): Promise<never> => {
     if (outageSinceOf(job.data) === undefined) await job.updateData({ ...(job.data as object), modelOutageSince: wait.since });
@@ -353,7 +395,7 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
     // /readyz says the model server fails, as for a failed attempt.
     const serverDown = wait.cause ? modelServerFailure(wait.cause, config) : undefined;
     if (serverDown) await reporter.failed(serverDown);
-    await queues.tickets.rateLimit(pauseMs);
+    await outage.pause(queues.tickets, pauseMs);
     throw Worker.RateLimitError();
   };
   // One token per run: the try a run takes is its own, not that of a later run of the same job.
@@ -368,13 +410,19 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
     'answer-ticket': async (job, data, context) => {
       await answerWhenCurrent(job);
       const since = outageSinceOf(job.data);
+      const outageSince = outageWindowMs > 0 ? await outage.since() : undefined;
       try {
         const outcome = await answerTicket(data, deps, {
           attemptsMade: job.attemptsMade,
           attempts: job.opts.attempts ?? 1,
           ...(job.id ? { jobId: job.id } : {}),
           ...(context.signal ? { signal: context.signal } : {}),
-          modelOutage: { ...(since !== undefined ? { since } : {}), windowMs: outageWindowMs, hold: () => outage.hold(runToken(job)) },
+          modelOutage: {
+            ...(since !== undefined ? { since } : {}),
+            ...(outageSince !== undefined ? { outageSince } : {}),
+            windowMs: outageWindowMs,
+            hold: () => outage.hold(runToken(job)),
+          },
         });
         if (outcome.agentRun && (await outage.answered(queues.tickets))) {
           logger.info({ jobId: job.id }, 'the model server answers again; agent workers take tickets again');
@@ -408,7 +456,7 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
       if (spend?.resultStored) await recordAgentRun(redis, config.QUEUE_PREFIX, spend);
       else if (spend) await recordFailedAgentRun(redis, config.QUEUE_PREFIX, spend);
       const serverDown = modelServerFailure(error, config);
-      if (serverDown) await reporter.failed(serverDown);
+      if (serverDown) await Promise.all([reporter.failed(serverDown), outage.stillFailing()]);
     },
     // Metrics hang off the lifecycle event, not the handler: a failing counter never fails a ticket.
     onCompleted: async (job, result) => {

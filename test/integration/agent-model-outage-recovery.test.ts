@@ -1,8 +1,9 @@
 /**
  * The end of a model outage (AGENT_MODEL_OUTAGE_MINUTES) with many tickets waiting on two agent workers: every ticket
- * is answered by one agent run, soon after the server answers again, with no job stalling on the way; and a run that
- * ends in a wait after the model billed some of its calls has them counted. Real redis-server and the scripted
- * OpenAI-compatible server; the tests' short locks (FAST_TIMINGS) make a job left unprocessed visible as a stall.
+ * is answered by one agent run, soon after the server answers again; and a run that ends in a wait after the model
+ * billed some of its calls has them counted. Real redis-server and the scripted OpenAI-compatible server. The locks
+ * are longer than FAST_TIMINGS' 1.5 s, which a busy CI machine's starved event loop lost (a `stalled` event with no
+ * bug behind it); a job run twice shows as a second plan call instead.
  */
 import type { Job } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -10,12 +11,13 @@ import { parseConfig } from '../../src/config.js';
 import { httpError } from '../../src/dev/openai-server.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
 import type { JobTuning } from '../../src/queues/job-options.js';
+import { rateLimitSleepMs } from '../../src/queues/registry.js';
 import { startAgentWorker } from '../../src/runtime/agent-worker.js';
 import type { RoleHandle } from '../../src/runtime/lifecycle.js';
 import { Services } from '../../src/runtime/services.js';
 import { metricsKeys } from '../../src/server/metrics.js';
+import type { WorkerTimings } from '../../src/runtime/worker-timings.js';
 import {
-  FAST_TIMINGS,
   FAST_TUNING,
   buildMail,
   customerMessageId,
@@ -30,6 +32,11 @@ import {
 } from '../support/pipeline.js';
 
 const QUESTION = '二段階認証を認証アプリで設定する手順を教えてください。';
+/**
+ * Locks of 8 s: a worker still sleeps a pause out in steps of 1 s ({@link rateLimitSleepMs}, as with the 60 s of
+ * production), and a starved event loop does not lose a lock it renews.
+ */
+const TIMINGS: WorkerTimings = { lockDurationMs: 8_000, stalledIntervalMs: 2_000, maxStalledCount: 2 };
 
 let servers: PipelineServers;
 const cleanups: Array<() => Promise<void>> = [];
@@ -53,7 +60,7 @@ async function run(tuning: JobTuning, agents: number, concurrency: number): Prom
   const roles: RoleHandle[] = [];
   const events: string[] = [];
   for (let i = 0; i < agents; i++) {
-    const role = await startAgentWorker(services, { timings: FAST_TIMINGS, host: `machine-${i}` });
+    const role = await startAgentWorker(services, { timings: TIMINGS, host: `machine-${i}` });
     role.worker!.on('stalled', (jobId: string) => events.push(`stalled ${jobId}`));
     role.worker!.on('failed', (job: Job | undefined, err: Error) => events.push(`failed ${job?.id}: ${err.message}`));
     roles.push(role);
@@ -77,9 +84,11 @@ async function mail(running: RunningRoles, from: string, body = QUESTION): Promi
 }
 
 describe('the end of a model outage', () => {
-  it('answers every waiting ticket once, within seconds of the first answer, with no job stalling', async () => {
-    // Pauses of 1, 2, 4 s: a worker that sleeps through a pause of 4 s with a job fetched and not started loses that
-    // job's lock (1.5 s), and the job runs again beside its first run.
+  it('answers every waiting ticket once, within seconds of the first answer', async () => {
+    // Pauses of 1, 2, 4 s: a worker that slept through a pause whole (BullMQ's default step was 30 s) with a job
+    // fetched and not started left it unworked (41 s after the model came back), or lost its lock, and the job ran
+    // again beside its first run.
+    expect(rateLimitSleepMs(TIMINGS.lockDurationMs)).toBe(1_000);
     const running = await run({ ...FAST_TUNING, modelOutagePauseMs: 1_000, modelOutageMaxPauseMs: 4_000 }, 2, 4);
     let down = true;
     let plansAnswered = 0;
@@ -103,18 +112,21 @@ describe('the end of a model outage', () => {
 
     let lastDraftedAt = 0;
     for (const id of ids) {
-      const ticket = await waitForState(running.store, id, ['drafted', 'parked', 'failed'], 30_000);
+      const ticket = await waitForState(running.store, id, ['drafted', 'parked', 'failed'], 40_000);
       expect(ticket.state, ticket.reason).toBe('drafted');
       lastDraftedAt = Math.max(lastDraftedAt, Date.parse(ticket.history.at(-1)!.at));
     }
-    // A second run of a job would come within a lock's time.
+    // A second run of a job (a lock lost while a worker slept) would come within a lock's time and a stall check.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    expect(running.events.filter((e) => e.startsWith('stalled'))).toEqual([]);
-    expect(running.events.filter((e) => !/waiting for the model server/.test(e))).toEqual([]);
+    const tickets = await Promise.all(ids.map((id) => running.store.require(id)));
+    for (const ticket of tickets) expect(ticket.history.filter((h) => h.to === 'drafted'), ticket.id).toHaveLength(1);
+    // One agent run per ticket once the model answers: one plan call each.
     expect(plansAnswered).toBe(ids.length);
-    // Every ticket is drafted within a few seconds of the model's first answer, not after a worker's long sleep.
-    expect(lastDraftedAt - firstAnswerAt).toBeLessThan(4_000);
-  }, 60_000);
+    expect(running.events.filter((e) => e.startsWith('failed') && !/waiting for the model server/.test(e))).toEqual([]);
+    // Every ticket is drafted within seconds of the model's first answer, not after a worker's long sleep (30-41 s
+    // with the bug); generous for a loaded CI machine, where the 16 runs alone took over 4 s.
+    expect(lastDraftedAt - firstAnswerAt).toBeLessThan(10_000);
+  }, 90_000);
 
   it('counts the calls the model billed in a run that ends in a wait', async () => {
     const running = await run({ ...FAST_TUNING, modelOutagePauseMs: 100, modelOutageMaxPauseMs: 400 }, 1, 2);

@@ -8,13 +8,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { httpError, type ChatRequest, type ScriptedResponse } from '../../src/dev/openai-server.js';
 import { classify, scriptedModel } from '../../src/dev/scripted-model.js';
-import type { JobTuning } from '../../src/queues/job-options.js';
+import { answerJobId, type JobTuning } from '../../src/queues/job-options.js';
 import { startAgentWorker } from '../../src/runtime/agent-worker.js';
 import type { RoleHandle } from '../../src/runtime/lifecycle.js';
 import { startSender } from '../../src/runtime/sender.js';
 import { Services } from '../../src/runtime/services.js';
 import { MODEL_SERVER_WAIT_NOTE } from '../../src/tickets/park-notes.js';
-import { approveTicket, takeOverReason, takeOverTicket } from '../../src/tickets/review.js';
+import { approveTicket, rerunAgent, takeOverReason, takeOverTicket } from '../../src/tickets/review.js';
+import type { WorkerTimings } from '../../src/runtime/worker-timings.js';
 import type { Ticket } from '../../src/tickets/ticket.js';
 import {
   FAST_TIMINGS,
@@ -31,6 +32,11 @@ import {
 } from '../support/pipeline.js';
 
 const TUNING: JobTuning = { ...FAST_TUNING, modelOutagePauseMs: 100, modelOutageMaxPauseMs: 400 };
+/**
+ * Locks longer than FAST_TIMINGS' 1.5 s: on a busy CI machine a starved event loop lost one, and the job's second run
+ * (which found the ticket parked) completed in place of the run under way.
+ */
+const TIMINGS: WorkerTimings = { ...FAST_TIMINGS, lockDurationMs: 8_000, stalledIntervalMs: 2_000 };
 const QUESTION = '二段階認証を認証アプリで設定する手順を教えてください。';
 const OPERATOR_REPLY = 'お問い合わせありがとうございます。\n\n設定画面の「セキュリティ」から認証アプリを登録してください。';
 
@@ -50,10 +56,10 @@ afterAll(async () => {
   await servers?.stop();
 });
 
-async function run(): Promise<RunningRoles> {
-  const config = parseConfig(pipelineEnv(servers, { AGENT_MODEL_OUTAGE_MINUTES: '30' }));
-  const services = new Services(config, { tuning: TUNING, processName: 'test' });
-  const roles: RoleHandle[] = [await startSender(services, { timings: FAST_TIMINGS, readinessRetryMs: 200 }), await startAgentWorker(services, { timings: FAST_TIMINGS, host: 'machine-0' })];
+async function run(tuning: JobTuning = TUNING, env: Record<string, string> = {}): Promise<RunningRoles> {
+  const config = parseConfig(pipelineEnv(servers, { AGENT_MODEL_OUTAGE_MINUTES: '30', ...env }));
+  const services = new Services(config, { tuning, processName: 'test' });
+  const roles: RoleHandle[] = [await startSender(services, { timings: FAST_TIMINGS, readinessRetryMs: 200 }), await startAgentWorker(services, { timings: TIMINGS, host: 'machine-0' })];
   const store = await services.store();
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -191,4 +197,45 @@ describe('a ticket taken over while it waits for the model server', () => {
     expect(servers.smtp.messages).toHaveLength(1);
     expect(servers.smtp.messages[0]!.text).toContain('認証アプリを登録してください');
   });
+
+  // Bug review 43c: the waiting job (rate-limited back to the head of the queue for a long pause) ran before the
+  // rerun's own job, found the ticket `processing` again, and drafted without the person's `reviewBy`: in
+  // REVIEW_MODE=auto the reply went out unread. A job queued before a person's decision now ends there.
+  for (const concurrency of ['1', '2']) {
+    it(`parks the draft of "Get a new draft" after a take-over for the person, not the old waiting job's (concurrency ${concurrency})`, async () => {
+      const model = modelServer();
+      // A pause longer than the steps below: the old job is still in the queue when the rerun queues its own.
+      const running = await run({ ...TUNING, modelOutagePauseMs: 3000, modelOutageMaxPauseMs: 3000 }, { AGENT_CONCURRENCY: concurrency });
+      const waiting = await waitingTicket(running, `rerun${concurrency}@customer.example`);
+      const oldJobId = answerJobId(waiting.id, 1);
+
+      const taken = await takeOverTicket({ store: running.store }, { ticketId: waiting.id, operator: 'anna', seen: waiting.history.length });
+      expect(taken.outcome).toBe('taken-over');
+      const parked = await running.store.require(waiting.id);
+      const queues = await running.services.queues();
+      const rerun = await rerunAgent(
+        { store: running.store, redis: await running.services.producer(), tickets: queues.tickets, config: running.services.config, tuning: TUNING },
+        { ticketId: waiting.id, operator: 'anna', seen: parked.history.length, forReview: true },
+      );
+      expect(rerun).toMatchObject({ outcome: 'requeued', forReview: true });
+      const newJobId = rerun.outcome === 'requeued' ? rerun.jobId : '';
+      expect(newJobId).not.toBe(oldJobId);
+      expect(await queues.tickets.getJob(oldJobId)).toBeDefined();
+      model.up(false);
+
+      await ticketJobsDone(running);
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      const final = await running.store.require(waiting.id);
+      expect(final.state).toBe('parked');
+      expect(final.draft).toBeTruthy();
+      expect(final.history.at(-1)).toMatchObject({ from: 'processing', to: 'parked', actor: 'agent-worker' });
+      // One run after the person's rerun, the rerun job's; the old job wrote nothing after the take-over.
+      const afterRerun = final.history.slice(parked.history.length + 1);
+      expect(afterRerun.filter((h) => h.from === 'processing' && h.to === 'processing')).toHaveLength(1);
+      expect(afterRerun.some((h) => (h.note ?? '').startsWith('resumed while waiting'))).toBe(false);
+      expect(servers.smtp.messages).toHaveLength(0);
+      expect((await queues.tickets.getJob(oldJobId))?.returnvalue).toMatchObject({ outcome: 'skipped' });
+      expect((await queues.tickets.getJob(newJobId))?.returnvalue).toMatchObject({ outcome: 'parked' });
+    }, 60_000);
+  }
 });

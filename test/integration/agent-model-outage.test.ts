@@ -74,24 +74,35 @@ async function run(overrides: Record<string, string>, agents = 1): Promise<Runni
   return { services, store, stop };
 }
 
+/** What the model server did so far: the plan calls it failed, and when it failed the first (ms since the epoch). */
+interface Outage {
+  failed: number;
+  firstFailedAt?: number;
+}
+
 /** The model answers every plan with `status` until `until()` says it is back. */
-function modelDownUntil(until: () => boolean, status = 503): { failed: () => number } {
-  let failed = 0;
+function modelDownUntil(until: (outage: Readonly<Outage>) => boolean, status = 503): { failed: () => number; firstFailedAt: () => number | undefined } {
+  const outage: Outage = { failed: 0 };
   servers.llm.setHandler(
     scriptedModel({
       override: (call) => {
-        if (call.kind !== 'plan' || until()) return undefined;
-        failed++;
+        if (call.kind !== 'plan' || until(outage)) return undefined;
+        outage.failed++;
+        outage.firstFailedAt ??= Date.now();
         return httpError(status);
       },
     }),
   );
-  return { failed: () => failed };
+  return { failed: () => outage.failed, firstFailedAt: () => outage.firstFailedAt };
 }
 
-function after(ms: number): () => boolean {
-  const at = Date.now() + ms;
-  return () => Date.now() >= at;
+/**
+ * Back `ms` after the first failed plan call, and not before `minFailures` of them: the outage's clock starts when the
+ * workers meet it, not while they start and mail is ingested, which on a loaded machine took most of it (the model
+ * then failed fewer times than the test counts on).
+ */
+function afterFirstFailure(ms: number, minFailures = 0): (outage: Readonly<Outage>) => boolean {
+  return ({ failed, firstFailedAt }) => failed >= minFailures && firstFailedAt !== undefined && Date.now() - firstFailedAt >= ms;
 }
 
 async function mail(running: RunningRoles, from: string): Promise<string> {
@@ -102,7 +113,7 @@ const waitNotes = (ticket: Ticket) => ticket.history.filter((h) => h.from === 'p
 
 describe('a model server out of use for a while', () => {
   it('waits through a 503 outage longer than the attempts and answers once, without hammering the server', async () => {
-    const model = modelDownUntil(after(2_500));
+    const model = modelDownUntil(afterFirstFailure(2_500, 3));
     const running = await run({ AGENT_MODEL_OUTAGE_MINUTES: '30' }, 2);
     const ids = [await mail(running, 'a@customer.example'), await mail(running, 'b@customer.example'), await mail(running, 'c@customer.example')];
 
@@ -132,9 +143,9 @@ describe('a model server out of use for a while', () => {
     expect(servers.smtp.messages).toHaveLength(3);
     const outbound = (await running.services.queues()).outbound;
     expect(await outbound.getJobCountByTypes('completed', 'failed', 'waiting', 'active', 'delayed')).toBe(3);
-    // 2.5 s of outage with pauses of 100, 200, 400, 400… ms: a try per pause plus the runs already under way when it
-    // began (two workers, two tickets each at most), whatever the number of tickets waiting. Without the pause every
-    // ticket would have retried on its own backoff.
+    // 2.5 s of outage (from its first failure, and three failures at least) with pauses of 100, 200, 400, 400… ms: a
+    // try per pause plus the runs already under way when it began (two workers, two tickets each at most), whatever
+    // the number of tickets waiting. Without the pause every ticket would have retried on its own backoff.
     expect(model.failed()).toBeGreaterThanOrEqual(3);
     expect(model.failed()).toBeLessThanOrEqual(14);
   });
@@ -154,6 +165,35 @@ describe('a model server out of use for a while', () => {
     expect(servers.smtp.messages).toHaveLength(0);
   });
 
+  // Bug review 43c: tickets beyond what the workers run at once stayed `received` behind the waiting ones (a held job
+  // goes back to the head of the queue), so their windows began one after another: six tickets on one slot with a 3 s
+  // window were parked after ~20 s, a hundred on eight slots after ~6 h. The window now runs from the outage's start.
+  it('parks a backlog within the window from the start of the outage, each after its attempts', async () => {
+    const model = modelDownUntil(() => false);
+    // 0.05 minutes: 3 s; one ticket at a time.
+    const running = await run({ AGENT_MODEL_OUTAGE_MINUTES: '0.05', AGENT_CONCURRENCY: '1' });
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await mail(running, `backlog${i}@customer.example`));
+    const parkedAt = new Map<string, number>();
+    await waitFor(
+      async () => {
+        for (const id of ids) if (!parkedAt.has(id) && (await running.store.get(id))?.state === 'parked') parkedAt.set(id, Date.now());
+        return parkedAt.size === ids.length;
+      },
+      'every ticket to be parked',
+      60_000,
+    );
+    const start = model.firstFailedAt()!;
+    for (const id of ids) {
+      const ticket = await running.store.require(id);
+      expect(ticket.reason).toMatch(/^agent failed 3 time\(s\)/);
+      // The window, then each ticket's three attempts (100 and 200 ms apart) one at a time: ~1 s here, generous for a
+      // loaded machine; before, the last ticket was parked after ~20 s.
+      expect(parkedAt.get(id)! - start, id).toBeLessThan(3_000 + 8_000);
+    }
+    expect(servers.smtp.messages).toHaveLength(0);
+  }, 90_000);
+
   it('parks at once for a refused key (401)', async () => {
     const model = modelDownUntil(() => false, 401);
     const running = await run({ AGENT_MODEL_OUTAGE_MINUTES: '30' });
@@ -165,7 +205,7 @@ describe('a model server out of use for a while', () => {
   });
 
   it('keeps the attempts and the park as they were with AGENT_MODEL_OUTAGE_MINUTES=0', async () => {
-    const model = modelDownUntil(after(2_500));
+    const model = modelDownUntil(afterFirstFailure(2_500));
     const running = await run({ AGENT_MODEL_OUTAGE_MINUTES: '0' });
     const id = await mail(running, 'f@customer.example');
     const parked = await waitForState(running.store, id, ['parked', 'sent']);

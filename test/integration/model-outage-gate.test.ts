@@ -1,6 +1,7 @@
 /**
  * The agent workers' shared view of a model outage (ModelOutageGate) on a real redis-server: when the pause doubles,
- * and that a run held back after the outage ended does not start it again.
+ * that a run held back after the outage ended does not start it again, that no pause outlives its outage, and that the
+ * outage's start is kept for the window of every ticket.
  */
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -73,6 +74,60 @@ describe('ModelOutageGate', () => {
       expect(await g.failed('next', WHAT, false)).toBe(300);
       expect(await g.hold('probe-2')).toBeUndefined();
       expect(await g.hold('other')).toBe(WHAT);
+    } finally {
+      await queue.close();
+      await (queue.opts.connection as Redis).quit?.();
+    }
+  });
+
+  // Bug review 43c: a held run got its pause from failed(), the probe's answered() ended the outage, then the held run
+  // set the pause: every worker stood still for a whole pause with no outage left. The order replayed by hand.
+  it('lifts a pause set after the model answered another ticket', async () => {
+    const { gate: g, prefix } = gate();
+    const queue = new Queue('tickets', { connection: redis.duplicate(), prefix });
+    try {
+      expect(await g.failed('first', WHAT, false)).toBe(300);
+      expect(await g.hold('probe')).toBeUndefined();
+      expect(await g.hold('held')).toBe(WHAT);
+      const pause = await g.failed('held', WHAT, true);
+      expect(pause).toBe(300);
+      expect(await g.answered(queue)).toBe(true);
+      // The held run's next step.
+      expect(await g.pause(queue, pause)).toBe(false);
+      expect(await queue.getRateLimitTtl()).toBeLessThanOrEqual(0);
+      expect(await redis.keys(`${prefix}:agent:*`)).toEqual([]);
+
+      // While the outage lasts the pause stands.
+      expect(await g.failed('next', WHAT, false)).toBe(300);
+      expect(await g.pause(queue, 300)).toBe(true);
+      expect(await queue.getRateLimitTtl()).toBeGreaterThan(0);
+    } finally {
+      await queue.close();
+      await (queue.opts.connection as Redis).quit?.();
+    }
+  });
+
+  it("keeps the outage's start from its first failure until the model answers", async () => {
+    const { gate: g, prefix } = gate();
+    const queue = new Queue('tickets', { connection: redis.duplicate(), prefix });
+    try {
+      expect(await g.since()).toBeUndefined();
+      const before = Date.now();
+      await g.failed('first', WHAT, false);
+      const since = await g.since();
+      // Redis's clock, on this machine the same as ours.
+      expect(since).toBeGreaterThanOrEqual(before - 50);
+      expect(since).toBeLessThanOrEqual(Date.now() + 50);
+      await sleep(350);
+      expect(await g.hold('later')).toBeUndefined();
+      expect(await g.failed('later', WHAT, false)).toBe(600);
+      await g.stillFailing();
+      expect(await g.since()).toBe(since);
+      await g.answered(queue);
+      expect(await g.since()).toBeUndefined();
+      // Kept alive only while it exists: a failure after the window starts no outage.
+      await g.stillFailing();
+      expect(await redis.keys(`${prefix}:agent:*`)).toEqual([]);
     } finally {
       await queue.close();
       await (queue.opts.connection as Redis).quit?.();
