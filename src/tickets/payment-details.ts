@@ -91,20 +91,34 @@ export interface CheckedText {
 }
 
 // What may change: a character a reader does not see (removeInvisible's), a digit of another script than ASCII, a run
-// of kanji numerals with the digits and single separators between them. Security review 12: 765\u200b4321,
+// of kanji numerals with the digits and single separators between them, markdown marks around a label or a number
+// (review 43e: a single * too, and _, ` or a full-width mark before a digit). Security review 12: 765\u200b4321,
 // 七六五四三二一 and 𝟕𝟔𝟓 were read as no number.
-const MAY_CHANGE = /[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]|(?![0-9])\p{Nd}|[〇一二三四五六七八九]|\*\*|__/u;
+const MAY_CHANGE = /[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]|(?![0-9])\p{Nd}|[〇一二三四五六七八九]|\*|__|[_`＊＿｀](?=[\p{Nd}〇一二三四五六七八九])/u;
 // A number's run: digits of any script and kanji numerals, with a separator and invisible characters between them
 // (七\u200b六\u200b五… is one run of seven, not seven of one).
-const CHANGES =
-  /[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]|[〇一二三四五六七八九\p{Nd}](?:[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]*(?:[\-‐‑−－ー・. ][\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]*)?[〇一二三四五六七八九\p{Nd}])*/gu;
+const NUMBER_RUN = String.raw`[〇一二三四五六七八九\p{Nd}](?:[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]*(?:[\-‐‑−－ー・. ][\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]*)?[〇一二三四五六七八九\p{Nd}])*`;
+const CHANGES = new RegExp(String.raw`[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]|${NUMBER_RUN}`, 'gu');
 const KANJI_DIGITS = '〇一二三四五六七八九';
-// A label in markdown bold (**口座番号**: 1234567, **Bank:** Mizuho Bank, __口座番号__：…): what the reader sees is the
-// label, so the marks are left out and the label read as written plainly (review 43d). Only around a short run that
-// starts with a letter (no digit, kanji numeral or invisible character, which CHANGES reads) and that a label's colon
-// or table bar follows or ends, and not inside a word or a link's path (/__init__:).
-const BOLD_LABEL = /(?<![\p{L}\p{N}_*/.:=?&#%~-])(\*\*|__)((?![\p{Default_Ignorable_Code_Point}〇一二三四五六七八九])\p{L}[^*_\n/]{0,39}?)\1/gu;
+// A label in markdown bold (**口座番号**: 1234567, **Bank:** Mizuho Bank, __口座番号__：…), italics or both
+// (*口座番号*:, ***口座番号***:; review 43e): what the reader sees is the label, so the marks are left out and the label
+// read as written plainly (review 43d). Only around a short run that starts with a letter (no digit, kanji numeral or
+// invisible character, which CHANGES reads) and that a label's colon or table bar follows or ends, and not inside a
+// word or a link's path (/__init__:).
+const BOLD_LABEL = /(?<![\p{L}\p{N}_*/.:=?&#%~-])(\*{1,3}|__)((?![\p{Default_Ignorable_Code_Point}〇一二三四五六七八九])\p{L}[^*_\n/]{0,39}?)\1/gu;
 const AFTER_BOLD_LABEL = /^[ \t]*(?:[:：|]|\r?\n|$)/;
+// A number in markdown bold, italics or a code span (みずほ銀行\n**7654321**, 口座番号: `7654321`, _七六五四三二一_;
+// review 43e): the reader sees the number, so the marks around it are left out, in full width too (＊＊７６５４３２１＊＊,
+// which folds to ASCII only after this reading). The same marks on both sides of a number's run as CHANGES reads it,
+// and no digit, kanji numeral or further mark outside them (2*1234567*3 is no number of seven digits); an underscore
+// not inside a word either (foo_1234567_bar), as markdown reads it. Each mark is one code unit and none is in a run,
+// so the run is read once for each mark before it: linear.
+const MARKED_NUMBER = new RegExp(
+  String.raw`(?<![\p{N}〇一二三四五六七八九*＊\\])(\*{1,3}|＊{1,3})(${NUMBER_RUN})\1(?![\p{N}〇一二三四五六七八九*＊])|` +
+    String.raw`(?<![\p{L}\p{N}_＿\\])(_{1,2}|＿{1,2})(${NUMBER_RUN})\3(?![\p{L}\p{N}_＿])|` +
+    String.raw`(?<![\u0060｀\\])(\u0060|｀)(${NUMBER_RUN})\5(?![\u0060｀])`,
+  'gu',
+);
 // Kanji numerals are words too (一覧, 一度, 七五三, 〇〇様): a run is a number's only with three of them at least, or
 // beside a digit, and never when all are 〇 (a template's blank: 普通 〇〇〇〇〇〇〇).
 const KANJI_NUMBER_MIN = 3;
@@ -161,19 +175,39 @@ export function checkedText(original: string): CheckedText {
       blockWidth.push(width);
     }
   };
-  // Every change [original index, what it is read as, its width in the original], in order: a bold label's marks and
-  // the runs of CHANGES (which hold no * or _ and no letter a bold label starts with, so the two never overlap). The
-  // opening marks are read with the label's first letter, so that a finding starting at the label is named with them.
+  // Every change [original index, what it is read as, its width in the original], in order: a bold label's marks, a
+  // marked number's marks and the runs of CHANGES (which hold no mark and no letter a bold label starts with, so none
+  // of them overlap). A label's opening marks are read with its first letter, so that a finding starting at the label
+  // is named with them.
   const edits: Array<[number, string, number]> = [];
-  if (original.includes('**') || original.includes('__')) {
+  // Where a label's marks are, in order: a number's marks never take one of them (they cannot meet, but the map must
+  // not read a code unit twice).
+  const marked: Array<[number, number]> = [];
+  if (original.includes('*') || original.includes('__')) {
     for (const m of original.matchAll(BOLD_LABEL)) {
-      const close = m.index + m[1]!.length + m[2]!.length;
-      const end = close + m[1]!.length;
+      const marks = m[1]!.length;
+      const close = m.index + marks + m[2]!.length;
+      const end = close + marks;
       if (!/[:：]$/.test(m[2]!) && !AFTER_BOLD_LABEL.test(original.slice(end, end + 80))) continue;
       const first = String.fromCodePoint(m[2]!.codePointAt(0)!);
       // (A letter outside the BMP is two code units: the position map reads a block as one.)
       if (first.length > 1) continue;
-      edits.push([m.index, first, 2 + first.length], [close, '', 1], [close + 1, '', 1]);
+      edits.push([m.index, first, marks + first.length], [close, '', marks]);
+      marked.push([m.index, m.index + marks + first.length], [close, end]);
+    }
+  }
+  // A number's marks are left out alone: its first digit may be one CHANGES reads, so it is no block with them, and a
+  // finding starting at the number is named without them.
+  if (/[*_`＊＿｀]/.test(original)) {
+    let next = 0;
+    for (const m of original.matchAll(MARKED_NUMBER)) {
+      const marks = (m[1] ?? m[3] ?? m[5])!.length;
+      const close = m.index + marks + (m[2] ?? m[4] ?? m[6])!.length;
+      // (Only the label marks from here on can meet the number's: a number's run holds no mark, so no more than the
+      // two of a label before it and the two of one after it.)
+      while (next < marked.length && marked[next]![1] <= m.index) next++;
+      const taken = marked.slice(next, next + 4).some(([from, to]) => (from < m.index + marks && m.index < to) || (from < close + marks && close < to));
+      if (!taken) edits.push([m.index, '', marks], [close, '', marks]);
     }
   }
   for (const m of original.matchAll(CHANGES)) {
@@ -277,6 +311,25 @@ const ACCOUNT_AFTER_TYPE = new RegExp(
 const ACCOUNT_AFTER_LABEL = new RegExp(String.raw`口座(?:番号)?(?:[ \t]*は)?${ACCOUNT_GAP}(${ACCOUNT_DIGITS})${NOT_AN_ACCOUNT_AFTER}`, 'dg');
 // A date is no account, whatever its label (口座 2024.01.15).
 const DATE_SHAPED = /^(?:19|20)[0-9]{2}[ .\-‐‑−](?:0?[1-9]|1[0-2])[ .\-‐‑−](?:0?[1-9]|[12][0-9]|3[01])$/;
+// A date of eight digits without separators (20261231) is an account's shape too: a date only where its line or the
+// line above names a date (review 43e: "**Bank holidays**: we are closed.\n\n20261231").
+const COMPACT_DATE = /^(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])$/;
+// Only a date's own words: "until", "from", まで are a pay-in ask's too.
+const DATE_WORD = /\b(?:dates?|holidays?|deadline|due[ \t]+(?:date|on|by))\b|期日|日付|期限|締め?切り|休業日?|休日|祝日|営業日|年末|年始/i;
+const DATE_LINE_CHARS = 200;
+/** Whether `digits` at `start` of `text` is a date: one with separators, or eight digits under a date's words. */
+function dateAt(text: string, start: number, digits: string): boolean {
+  if (DATE_SHAPED.test(digits)) return true;
+  if (!COMPACT_DATE.test(digits)) return false;
+  // At most DATE_LINE_CHARS on each side: a line of many dates stays linear.
+  const head = text.slice(Math.max(0, start - DATE_LINE_CHARS), start);
+  const tail = text.slice(start, start + DATE_LINE_CHARS);
+  const cut = head.lastIndexOf('\n');
+  const stop = tail.indexOf('\n');
+  const line = head.slice(cut + 1) + (stop >= 0 ? tail.slice(0, stop) : tail);
+  const above = cut >= 0 ? (linesAbove(text, start - head.length + cut + 1).findLast((l) => l !== '') ?? '') : '';
+  return DATE_WORD.test(line) || DATE_WORD.test(above);
+}
 // Right after a branch (新宿支店 No. 7654321, 新宿支店 7654321): the match starts at the branch's name. Seven or eight
 // digits whole, or in groups after No. or #, or in groups where the sentence pays into an account: 札幌支店 060-0001
 // 札幌市… is the branch's postcode.
@@ -332,7 +385,8 @@ const NUMBER_LINE =
 // stay words of a bank's layout whatever else the line says (下記口座へお振込みください。/新宿支店/1234567 is how a
 // forger writes it), and so does "bank" in any sentence (Mizuho Bank Ltd, MUFG Bank, Ltd., "Please update your records
 // with our new bank details."): a good draft flagged waits for a person, a forger's account let through is paid into.
-const BANK_LINE = /銀行|信用金庫|信金|信用組合|労働金庫|ゆうちょ|支店|普通|当座|\b(?:bank|beneficiary|IBAN|SWIFT|BIC|sort[ \t-]?code|routing)\b/i;
+// "routing" only as the number's label (review 43e: "Routing of your ticket:" heads a case number).
+const BANK_LINE = /銀行|信用金庫|信金|信用組合|労働金庫|ゆうちょ|支店|普通|当座|\b(?:bank|beneficiary|IBAN|SWIFT|BIC|sort[ \t-]?code|routing[ \t]+(?:number|no\b\.?|num\b))\b/i;
 // An account's own label alone on its line (口座番号, 新しい口座：), the number under it across a blank line
 // (今後は下記の新しい口座へ…\n\n口座番号\n\n1234567; review 43d): 口座番号\n1234567 is one already.
 const ACCOUNT_LABEL_LINE = /^[ \t]*(?:[・･\-*•|][ \t]*)?(?:新しい|新)?(?:振込|お振込み?|お振り込み)?口座(?:番号)?[ \t]*(?:[:：|][ \t]*)?$/;
@@ -425,7 +479,7 @@ function bankAccounts(text: string): PaymentDetail[] {
       }
       // A group of four first after the type alone reads as a range or a date (普通 1000-1500, 当座 2024-0115).
       if (pattern === ACCOUNT_AFTER_TYPE && /^[0-9]{4}[^0-9]/.test(digits) && !/口座|番号/.test(m[0])) continue;
-      if (DATE_SHAPED.test(digits)) continue;
+      if (dateAt(text, start, digits)) continue;
       // The customer's own account where we pay them back, unless the sentence asks to pay into it or names it as
       // where to pay (review 42b: ご登録の口座 1234567 への返金 is the refund's, ご指定の口座 … へお振込みください an ask).
       if (
@@ -489,7 +543,7 @@ function bankAccounts(text: string): PaymentDetail[] {
     // Review 43d: what stays excluded is what no account can be written as: a date's shape here; a time range with
     // colons (9:00-15:00) and a postcode after 〒 (〒530-0001) are no number line at all. Hours without colons
     // (1000-1500) and a postcode without 〒 (530-0001) are seven or eight digits an account can be.
-    if (DATE_SHAPED.test(digits)) continue;
+    if (dateAt(text, start, digits)) continue;
     add(m.indices![1]?.[0] ?? start, start, end, digits);
   }
   return [...found.values()].map(({ from, end, digits }) => {

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentResult } from '../../src/agent/types.js';
 import { bankAccountNumberRanges, ibanRanges, lineIdRanges, scrubPersonalData } from '../../src/knowledge/personal-data.js';
-import { foreignLinks, foreignLinksReason, type AllowedLinks } from '../../src/tickets/foreign-links.js';
+import { foreignFindings, foreignLinks, foreignLinksReason, type AllowedLinks } from '../../src/tickets/foreign-links.js';
 import { giftCardRequest, paymentDetailsIn } from '../../src/tickets/payment-details.js';
 import { quoteOmission, type QuoteConfig } from '../../src/tickets/quote-omission.js';
 import { newTicket } from '../../src/tickets/ticket.js';
@@ -751,5 +751,71 @@ describe('review 43d: a forger\'s account in a bank layout', () => {
     ['bold with digits, kanji numerals and an invisible character', '**１２３**: 9:00-15:00\n**一二三**: a\n**\u200bx**: b'],
   ])('leaves what is no label alone: %s', (_what, draft) => {
     expect(foreignLinks(draft, ALLOWED_43D)).toEqual([]);
+  });
+});
+
+// Review 43e: markdown marks around the number or a label hid the account (a bold or code number under a bank's line,
+// after 口座番号 or Account:, a label in italics or bold italics); the same marks around an IBAN, a phone number or a
+// crypto address are read as before. An 8-digit date under a date's words and "routing" without "number" are none.
+const NONE_43E: AllowedLinks = { knowledge: [], trustedDomains: [], addresses: [] };
+describe('review 43e: markdown marks around a number or a label', () => {
+  it.each([
+    'みずほ銀行\n**7654321**',
+    'みずほ銀行\n`7654321`',
+    '口座番号: **7654321**',
+    'Bank: Mizuho\nAccount: **7654321**',
+    '| 口座番号 | **7654321** |',
+    '*口座番号*: 7654321',
+    '***口座番号***: 7654321',
+    // The same in other digits and marks.
+    'みずほ銀行\n**７６５４３２１**',
+    'みずほ銀行\n_七六五四三二一_',
+    '口座番号: __765-4321__',
+    '口座番号**7654321**へお振込みください。',
+    'みずほ銀行\n* ***7654321***',
+    'みずほ銀行\n＊＊７６５４３２１＊＊',
+  ])('a bank account: %j', (draft) => {
+    const found = foreignFindings(draft, NONE_43E);
+    expect(found.filter((f) => f.kind === 'bank-account').map((f) => f.written).join('\n'), JSON.stringify(found)).toMatch(/7654321|７６５４３２１|七六五四三二一|765-4321/);
+  });
+
+  it('names the number without the marks around it, a label with its own', () => {
+    expect(foreignLinks('みずほ銀行\n**7654321**', NONE_43E)).toEqual(['7654321']);
+    expect(foreignLinks('口座番号: **7654321**', NONE_43E)).toEqual(['口座番号: **7654321']);
+    expect(foreignLinks('*口座番号*: 7654321', NONE_43E)).toEqual(['*口座番号*: 7654321']);
+    // The knowledge writes it plainly: the same account.
+    expect(foreignLinks('みずほ銀行\n**7654321**', { ...NONE_43E, knowledge: ['みずほ銀行 普通 7654321'] })).toEqual([]);
+  });
+
+  it.each<[string, string, string]>([
+    ['an IBAN in bold', 'IBAN: **DE89 3704 0044 0532 0130 00**', 'iban'],
+    ['an IBAN in a code span', 'Our IBAN is `DE89370400440532013000`.', 'iban'],
+    ['a crypto address in a code span', '送金先: `3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy`', 'crypto'],
+    ['an Ethereum address in a code span', 'Send USDT to `0x52908400098527886E0F7030069857D2E4169EE7` today.', 'crypto'],
+  ])('%s is read as before', (_what, draft, kind) => {
+    const found = foreignFindings(draft, NONE_43E);
+    expect(found.map((f) => f.kind), JSON.stringify(found)).toEqual([kind]);
+  });
+
+  it.each([
+    ['a multiplication', '2*1234567*3 と 4_1234567_5'],
+    ['an identifier with underscores', 'みずほ銀行\nfoo_1234567_bar'],
+  ])('marks between digits or inside a word join nothing: %s', (_what, draft) => {
+    expect(foreignFindings(draft, NONE_43E)).toEqual([]);
+  });
+
+  it.each([
+    ['an 8-digit date under a date\'s words', 'Please see our **FAQ** below.\n\n**Bank holidays**: we are closed.\n\n20261231'],
+    ['an 8-digit date on the line of 期日', '振込期日（みずほ銀行）\n20261231'],
+    ['routing without number', 'Routing of your ticket:\n\n1234567'],
+  ])('none: %s', (_what, draft) => {
+    expect(foreignFindings(draft, NONE_43E)).toEqual([]);
+  });
+
+  it.each([
+    ['an 8-digit date shape without a date\'s word', 'みずほ銀行 新宿支店\n20261231'],
+    ['a routing number', 'Routing number: 021000021\n\n1234567'],
+  ])('still an account: %s', (_what, draft) => {
+    expect(foreignFindings(draft, NONE_43E).map((f) => f.kind)).toContain('bank-account');
   });
 });

@@ -327,6 +327,10 @@ describe('security review 12: phone numbers and addresses written otherwise', ()
     ['an international number with dots', 'Call +81.3.1234.5678 now.', ['+81.3.1234.5678']],
     ['an international number after 00 with dots', 'Call 007.495.1234 now.', ['007.495.1234']],
     ['a phone number with every digit spaced', 'Call us at 0 3 1 2 3 4 5 6 7 8 now.', ['0 3 1 2 3 4 5 6 7 8']],
+    // Review 43e: marks around a number are left out of its reading (an account in bold is read), not of a phone's.
+    ['a phone number in bold', 'お急ぎの場合は **03-1234-5678** までお電話ください。', ['03-1234-5678']],
+    ['a phone number in full width in bold', 'お急ぎの場合は **０３-１２３４-５６７８** まで', ['０３-１２３４-５６７８']],
+    ['a phone number in a code span', 'Call `03-1234-5678` now.', ['03-1234-5678']],
     ['a zero-width space in an address', 'Please write to refunds@xyz-help\u200b.com today.', ['refunds@xyz-help\u200b.com']],
     ['a zero-width space in a link, named once', 'Please confirm at https://xyz-log\u200bin.com/verify', ['https://xyz-log\u200bin.com/verify']],
   ])('%s', (_what, draft, expected) => {
