@@ -71,8 +71,8 @@ export const INDEX_SETTLE_MS = 1_000;
 /**
  * The agent workers' shared view of a model server that cannot be used for a while (AGENT_MODEL_OUTAGE_MINUTES), in
  * two Redis keys: the outage (when it began, the current pause and when that began, when the current try was taken,
- * when a ticket last failed, and what kind of failure the server last had), which ends when the model answers or when
- * no ticket has failed for longer than a pause and a try ({@link staleMs}), and the one ticket
+ * and what kind of failure the server last had), which ends by itself when no ticket has failed for a few pauses or
+ * when the model answers, and the one ticket
  * allowed to try the server while it lasts. The pause itself is BullMQ's manual rate limit of the `tickets` queue,
  * which every agent worker honours ({@link MANUAL_RATE_LIMIT_ONLY}). Nothing of a ticket is kept here: a try is named
  * by a random token, not by its job id, and the failure by its kind and the server's masked URL
@@ -105,7 +105,7 @@ export class ModelOutageGate {
    * it), else what the server last failed with (the run waits without a request of its own).
    */
   async hold(token: string): Promise<string | undefined> {
-    const what = await this.redis.eval(HOLD_SCRIPT, 2, this.outageKey, this.probeKey, token, this.probeTtlMs, this.staleMs);
+    const what = await this.redis.eval(HOLD_SCRIPT, 2, this.outageKey, this.probeKey, token, this.probeTtlMs);
     return typeof what === 'string' ? what : undefined;
   }
 
@@ -114,48 +114,35 @@ export class ModelOutageGate {
    * worker takes now, 0 when there is none. The first failure of an outage pauses {@link MODEL_OUTAGE_FIRST_PAUSE_MS};
    * the failed try of a run that took it once the pause had run its course doubles it up to the longest pause; any
    * other failure keeps it (a run fetched before the pause, which may take the try at once, tells nothing new). A held
-   * run whose outage ended meanwhile (the model answered another ticket, or none failed for {@link staleMs}) starts
-   * none: it returns 0. A failure after {@link staleMs} without one starts a new outage, its start and pauses afresh.
+   * run whose outage ended meanwhile (the model answered another ticket) starts none: it returns 0.
    */
   async failed(token: string, what: string, held: boolean): Promise<number> {
-    const pauseMs = await this.redis.eval(FAILED_SCRIPT, 2, this.outageKey, this.probeKey, token, what, held ? '1' : '0', this.firstPauseMs, this.maxPauseMs, this.keepMs, this.staleMs);
+    const pauseMs = await this.redis.eval(FAILED_SCRIPT, 2, this.outageKey, this.probeKey, token, what, held ? '1' : '0', this.firstPauseMs, this.maxPauseMs, this.keepMs);
     return Number(pauseMs) || 0;
   }
 
   /**
    * When the outage began (ms since the epoch, Redis's clock): the first failure that created the record. Every
    * ticket's wait ends AGENT_MODEL_OUTAGE_MINUTES after it at the latest ({@link ModelOutageWindow.outageSince}).
-   * Undefined when no outage is known, or none failed for {@link staleMs}: the ticket's window is its own.
+   * Undefined when no outage is known.
    */
   async since(): Promise<number | undefined> {
-    const since = Number(await this.redis.eval(SINCE_SCRIPT, 1, this.outageKey, this.staleMs));
+    const since = Number(await this.redis.hget(this.outageKey, 'since'));
     return Number.isFinite(since) && since > 0 ? since : undefined;
   }
 
   /**
    * A ticket's attempt failed on the model server after the window (its failures count again, and no pause is set):
    * the outage, if one is known, is kept as long as after a wait, so its start still counts for the tickets behind
-   * it, which would otherwise wait a whole window again once it had run out between their attempts. One that is
-   * already over ({@link staleMs}) is not brought back: the next failure starts a new outage.
+   * it, which would otherwise wait a whole window again once it had run out between their attempts.
    */
   async stillFailing(): Promise<void> {
-    await this.redis.eval(STILL_FAILING_SCRIPT, 1, this.outageKey, this.keepMs, this.staleMs);
+    await this.redis.pexpire(this.outageKey, this.keepMs);
   }
 
   /** How long the outage is kept after its last failure: a few of the longest pauses and a try that outlives them. */
   private get keepMs(): number {
     return 3 * this.maxPauseMs + this.probeTtlMs;
-  }
-
-  /**
-   * How long after its last failure an outage counts as over. While it lasts a ticket fails at least once per pause
-   * and try (the try after each pause, or the runs held back meanwhile), so a longer gap means the server answered in
-   * between with no ticket to see it (nothing ended the outage), or nobody asked it. A failure after that begins a
-   * new outage with a window of its own, instead of one that inherits the old start and parks its tickets at once
-   * (review 43e, A1). The record itself is kept longer ({@link keepMs}); a stale one is dropped where it is read.
-   */
-  private get staleMs(): number {
-    return this.probeTtlMs;
   }
 
   /**
@@ -189,23 +176,14 @@ export class ModelOutageGate {
 const NOW_MS = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)";
 
 /**
- * After {@link NOW_MS}, in a script: drops the outage (KEYS[1]) when its last failure is older than `staleArg` ms
- * ({@link ModelOutageGate.staleMs}). A record without `lastFailedAt` (written before it was kept) is left to expire.
- */
-const dropStaleOutage = (staleArg: string) => `
-local lastFailedAt = tonumber(redis.call('HGET', KEYS[1], 'lastFailedAt') or '0') or 0
-if lastFailedAt > 0 and now - lastFailedAt > tonumber(${staleArg}) then redis.call('DEL', KEYS[1]) end`;
-
-/**
- * {@link ModelOutageGate.hold}: KEYS outage, probe; ARGV token, probe TTL, stale after (ms). Nil when no outage is
- * known or the try is taken now (its time noted), else the outage's `what`.
+ * {@link ModelOutageGate.hold}: KEYS outage, probe; ARGV token, probe TTL. Nil when no outage is known or the try is
+ * taken now (its time noted), else the outage's `what`.
  */
 const HOLD_SCRIPT = `
-${NOW_MS}
-${dropStaleOutage('ARGV[3]')}
 local what = redis.call('HGET', KEYS[1], 'what')
 if not what then return false end
 if redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then
+  ${NOW_MS}
   redis.call('HSET', KEYS[1], 'probeAt', now)
   return false
 end
@@ -213,14 +191,13 @@ return what`;
 
 /**
  * {@link ModelOutageGate.failed}: KEYS outage, probe; ARGV token, what, held ('1'), first pause, longest pause, how
- * long the outage is kept, stale after (ms). Returns the pause, 0 for a held run whose outage is over. The outage's
- * start is written once, when its record is created (again after a stale one is dropped).
+ * long the outage is kept (ms). Returns the pause, 0 for a held run whose outage is over. The outage's start is
+ * written once, when its record is created.
  */
 const FAILED_SCRIPT = `
-${NOW_MS}
-${dropStaleOutage('ARGV[7]')}
 local before = tonumber(redis.call('HGET', KEYS[1], 'pauseMs') or '0') or 0
 if before == 0 and ARGV[3] == '1' then return 0 end
+${NOW_MS}
 local pause = before
 if before == 0 then
   pause = tonumber(ARGV[4])
@@ -231,26 +208,9 @@ elseif redis.call('GET', KEYS[2]) == ARGV[1] then
 end
 redis.call('HSETNX', KEYS[1], 'since', now)
 if pause ~= before then redis.call('HSET', KEYS[1], 'pausedAt', now) end
-redis.call('HSET', KEYS[1], 'pauseMs', pause, 'what', ARGV[2], 'lastFailedAt', now)
+redis.call('HSET', KEYS[1], 'pauseMs', pause, 'what', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return pause`;
-
-/** {@link ModelOutageGate.since}: KEYS outage; ARGV stale after (ms). The outage's start, nil when none is known. */
-const SINCE_SCRIPT = `
-${NOW_MS}
-${dropStaleOutage('ARGV[1]')}
-return redis.call('HGET', KEYS[1], 'since')`;
-
-/**
- * {@link ModelOutageGate.stillFailing}: KEYS outage; ARGV how long the outage is kept, stale after (ms). Notes the
- * failure of an outage that is known and not over; starts none.
- */
-const STILL_FAILING_SCRIPT = `
-${NOW_MS}
-${dropStaleOutage('ARGV[2]')}
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'lastFailedAt', now)
-return redis.call('PEXPIRE', KEYS[1], ARGV[1])`;
 
 /** The start of a job's wait for the model server, as the handler keeps it in the job's data. */
 function outageSinceOf(data: unknown): number | undefined {
