@@ -96,8 +96,13 @@ export interface CheckedText {
 // 七六五四三二一 and 𝟕𝟔𝟓 were read as no number.
 const MAY_CHANGE = /[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]|(?![0-9])\p{Nd}|[〇一二三四五六七八九]|\*|__|[_`＊＿｀](?=[\p{Nd}〇一二三四五六七八九])/u;
 // A number's run: digits of any script and kanji numerals, with a separator and invisible characters between them
-// (七\u200b六\u200b五… is one run of seven, not seven of one).
-const NUMBER_RUN = String.raw`[〇一二三四五六七八九\p{Nd}](?:[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]*(?:[\-‐‑−－ー・. ][\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]*)?[〇一二三四五六七八九\p{Nd}])*`;
+// (七\u200b六\u200b五… is one run of seven, not seven of one), or markdown marks right between two digits (review 43f:
+// CommonMark renders * within a word, 765**4321**, **7**6**5**…, and a code span, 765`4321`, as 7654321: the marks
+// are left out, so 2*1234567*3 reads as nine digits). A mark inside a run always follows a digit, which no opening mark
+// of MARKED_NUMBER does: a run is read from one opening at most.
+const NUMBER_RUN = String.raw`[〇一二三四五六七八九\p{Nd}](?:(?:[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]*(?:[\-‐‑−－ー・. ][\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]*)?|\*{1,3}|＊{1,3}|\u0060{1,3}|｀{1,3})[〇一二三四五六七八九\p{Nd}])*`;
+// The marks a number's run may hold, and the unpaired ones right outside a run that holds some (765**4321**).
+const RUN_MARK = /[*＊\u0060｀]/;
 const CHANGES = new RegExp(String.raw`[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]|${NUMBER_RUN}`, 'gu');
 const KANJI_DIGITS = '〇一二三四五六七八九';
 // A label in markdown bold (**口座番号**: 1234567, **Bank:** Mizuho Bank, __口座番号__：…), italics or both
@@ -111,12 +116,13 @@ const AFTER_BOLD_LABEL = /^[ \t]*(?:[:：|]|\r?\n|$)/;
 // review 43e): the reader sees the number, so the marks around it are left out, in full width too (＊＊７６５４３２１＊＊,
 // which folds to ASCII only after this reading). The same marks on both sides of a number's run as CHANGES reads it,
 // and no digit, kanji numeral or further mark outside them (2*1234567*3 is no number of seven digits); an underscore
-// not inside a word either (foo_1234567_bar), as markdown reads it. Each mark is one code unit and none is in a run,
-// so the run is read once for each mark before it: linear.
+// not inside a word either (foo_1234567_bar), as markdown reads it. Each mark is one code unit, and an opening mark
+// follows no digit (a backtick's neither), where every mark inside a run does: each run is read from one opening at
+// most, so the reading is linear.
 const MARKED_NUMBER = new RegExp(
   String.raw`(?<![\p{N}〇一二三四五六七八九*＊\\])(\*{1,3}|＊{1,3})(${NUMBER_RUN})\1(?![\p{N}〇一二三四五六七八九*＊])|` +
     String.raw`(?<![\p{L}\p{N}_＿\\])(_{1,2}|＿{1,2})(${NUMBER_RUN})\3(?![\p{L}\p{N}_＿])|` +
-    String.raw`(?<![\u0060｀\\])(\u0060|｀)(${NUMBER_RUN})\5(?![\u0060｀])`,
+    String.raw`(?<![\u0060｀\\\p{N}〇一二三四五六七八九])(\u0060|｀)(${NUMBER_RUN})\5(?![\u0060｀\p{N}〇一二三四五六七八九])`,
   'gu',
 );
 // Kanji numerals are words too (一覧, 一度, 七五三, 〇〇様): a run is a number's only with three of them at least, or
@@ -210,8 +216,29 @@ export function checkedText(original: string): CheckedText {
       if (!taken) edits.push([m.index, '', marks], [close, '', marks]);
     }
   }
+  // What a label's or a number's marks already leave out: a run's unpaired marks never take them twice.
+  const markEdits = new Set<number>();
+  for (const [at, , width] of edits) for (let i = at; i < at + width; i++) markEdits.add(i);
+  /** The unpaired marks of a run with marks inside, from `at` one way (`step`): one to three of one mark, no more. */
+  const partnerMarks = (at: number, step: 1 | -1): [number, number] | undefined => {
+    const mark = original[at];
+    if (mark === undefined || !RUN_MARK.test(mark)) return undefined;
+    let count = 0;
+    while (original[at + step * count] === mark) count++;
+    const beyond = original[at + step * count];
+    if (count > 3 || (beyond !== undefined && (RUN_MARK.test(beyond) || beyond === '\\'))) return undefined;
+    const from = step === 1 ? at : at - count + 1;
+    for (let i = from; i < from + count; i++) if (markEdits.has(i)) return undefined;
+    return [from, count];
+  };
   for (const m of original.matchAll(CHANGES)) {
     const run = m[0];
+    // Marks inside the number (765**4321**, **765**4321): those right outside it pair with them, whichever way.
+    if (RUN_MARK.test(run)) {
+      for (const partner of [partnerMarks(m.index - 1, -1), partnerMarks(m.index + run.length, 1)]) {
+        if (partner) edits.push([partner[0], '', partner[1]]);
+      }
+    }
     const kanji = run.match(/[〇一二三四五六七八九]/g)?.length ?? 0;
     const otherDigits = kanji === 0 ? 0 : run.match(/\p{Nd}/gu)?.length ?? 0;
     const foldKanji = kanji > 0 && /[一二三四五六七八九]/.test(run) && (kanji >= KANJI_NUMBER_MIN || otherDigits > 0);
@@ -223,7 +250,7 @@ export function checkedText(original: string): CheckedText {
       if (cp >= 0x30 && cp <= 0x39) to = ch;
       else if (KANJI_DIGITS.includes(ch)) to = foldKanji ? String(KANJI_DIGITS.indexOf(ch)) : ch;
       else if (ND.test(ch)) to = asciiDigit(cp);
-      else if (isInvisible(ch)) to = '';
+      else if (isInvisible(ch) || RUN_MARK.test(ch)) to = '';
       if (to !== ch) edits.push([m.index + i, to, width]);
       i += width;
     }
@@ -311,25 +338,8 @@ const ACCOUNT_AFTER_TYPE = new RegExp(
 const ACCOUNT_AFTER_LABEL = new RegExp(String.raw`口座(?:番号)?(?:[ \t]*は)?${ACCOUNT_GAP}(${ACCOUNT_DIGITS})${NOT_AN_ACCOUNT_AFTER}`, 'dg');
 // A date is no account, whatever its label (口座 2024.01.15).
 const DATE_SHAPED = /^(?:19|20)[0-9]{2}[ .\-‐‑−](?:0?[1-9]|1[0-2])[ .\-‐‑−](?:0?[1-9]|[12][0-9]|3[01])$/;
-// A date of eight digits without separators (20261231) is an account's shape too: a date only where its line or the
-// line above names a date (review 43e: "**Bank holidays**: we are closed.\n\n20261231").
-const COMPACT_DATE = /^(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])$/;
-// Only a date's own words: "until", "from", まで are a pay-in ask's too.
-const DATE_WORD = /\b(?:dates?|holidays?|deadline|due[ \t]+(?:date|on|by))\b|期日|日付|期限|締め?切り|休業日?|休日|祝日|営業日|年末|年始/i;
-const DATE_LINE_CHARS = 200;
-/** Whether `digits` at `start` of `text` is a date: one with separators, or eight digits under a date's words. */
-function dateAt(text: string, start: number, digits: string): boolean {
-  if (DATE_SHAPED.test(digits)) return true;
-  if (!COMPACT_DATE.test(digits)) return false;
-  // At most DATE_LINE_CHARS on each side: a line of many dates stays linear.
-  const head = text.slice(Math.max(0, start - DATE_LINE_CHARS), start);
-  const tail = text.slice(start, start + DATE_LINE_CHARS);
-  const cut = head.lastIndexOf('\n');
-  const stop = tail.indexOf('\n');
-  const line = head.slice(cut + 1) + (stop >= 0 ? tail.slice(0, stop) : tail);
-  const above = cut >= 0 ? (linesAbove(text, start - head.length + cut + 1).findLast((l) => l !== '') ?? '') : '';
-  return DATE_WORD.test(line) || DATE_WORD.test(above);
-}
+// A date of eight digits without separators (20261231) is an account's shape, and counts as one: a date's word beside
+// it is the forger's to write (review 43f: 口座番号: 20261231 (お支払期日までに)); a person reads a holiday's date.
 // Right after a branch (新宿支店 No. 7654321, 新宿支店 7654321): the match starts at the branch's name. Seven or eight
 // digits whole, or in groups after No. or #, or in groups where the sentence pays into an account: 札幌支店 060-0001
 // 札幌市… is the branch's postcode.
@@ -479,7 +489,7 @@ function bankAccounts(text: string): PaymentDetail[] {
       }
       // A group of four first after the type alone reads as a range or a date (普通 1000-1500, 当座 2024-0115).
       if (pattern === ACCOUNT_AFTER_TYPE && /^[0-9]{4}[^0-9]/.test(digits) && !/口座|番号/.test(m[0])) continue;
-      if (dateAt(text, start, digits)) continue;
+      if (DATE_SHAPED.test(digits)) continue;
       // The customer's own account where we pay them back, unless the sentence asks to pay into it or names it as
       // where to pay (review 42b: ご登録の口座 1234567 への返金 is the refund's, ご指定の口座 … へお振込みください an ask).
       if (
@@ -543,7 +553,7 @@ function bankAccounts(text: string): PaymentDetail[] {
     // Review 43d: what stays excluded is what no account can be written as: a date's shape here; a time range with
     // colons (9:00-15:00) and a postcode after 〒 (〒530-0001) are no number line at all. Hours without colons
     // (1000-1500) and a postcode without 〒 (530-0001) are seven or eight digits an account can be.
-    if (dateAt(text, start, digits)) continue;
+    if (DATE_SHAPED.test(digits)) continue;
     add(m.indices![1]?.[0] ?? start, start, end, digits);
   }
   return [...found.values()].map(({ from, end, digits }) => {

@@ -756,7 +756,7 @@ describe('review 43d: a forger\'s account in a bank layout', () => {
 
 // Review 43e: markdown marks around the number or a label hid the account (a bold or code number under a bank's line,
 // after 口座番号 or Account:, a label in italics or bold italics); the same marks around an IBAN, a phone number or a
-// crypto address are read as before. An 8-digit date under a date's words and "routing" without "number" are none.
+// crypto address are read as before. "Routing" without "number" is none (review 43f: an 8-digit date is an account).
 const NONE_43E: AllowedLinks = { knowledge: [], trustedDomains: [], addresses: [] };
 describe('review 43e: markdown marks around a number or a label', () => {
   it.each([
@@ -805,8 +805,6 @@ describe('review 43e: markdown marks around a number or a label', () => {
   });
 
   it.each([
-    ['an 8-digit date under a date\'s words', 'Please see our **FAQ** below.\n\n**Bank holidays**: we are closed.\n\n20261231'],
-    ['an 8-digit date on the line of 期日', '振込期日（みずほ銀行）\n20261231'],
     ['routing without number', 'Routing of your ticket:\n\n1234567'],
   ])('none: %s', (_what, draft) => {
     expect(foreignFindings(draft, NONE_43E)).toEqual([]);
@@ -817,5 +815,56 @@ describe('review 43e: markdown marks around a number or a label', () => {
     ['a routing number', 'Routing number: 021000021\n\n1234567'],
   ])('still an account: %s', (_what, draft) => {
     expect(foreignFindings(draft, NONE_43E).map((f) => f.kind)).toContain('bank-account');
+  });
+});
+
+// Review 43f: a date's word on the line or the line above made eight digits shaped as a date (20261231) no account
+// (b965e05), and the forger's own ask supplies the word: the exemption is gone. A date written without separators under
+// a bank's line is flagged: a person reads a holiday; a missed account costs the customer the money.
+const FLAGGED_ON_PURPOSE_43F: Array<[string, string]> = [
+  ['Please see our **FAQ** below.\n\n**Bank holidays**: we are closed.\n\n20261231', 'eight digits under a bank\'s line; the date\'s word above is the forger\'s to write'],
+  ['振込期日（みずほ銀行）\n20261231', 'eight digits under a bank\'s line; 期日 is in a forger\'s ask (お支払期日までに…)'],
+];
+const DATE_WORD_ATTACKS_43F: string[] = [
+  '口座番号: 20261231 (お支払期日までに)',
+  '口座番号 20261231 期限内にお振込みください',
+  '振込期限までに下記口座へお振込みください\nみずほ銀行 新宿支店 普通 20261231',
+  'みずほ銀行 新宿支店 普通 20261231（お支払期日: 月末）',
+  '新しい振込先（年末年始も受付）\nみずほ銀行 新宿支店 普通 20261231',
+];
+// Marks inside a number (CommonMark renders * and a code span within a word): the reader sees the digits joined.
+const MARKS_INSIDE_43F: string[] = [
+  '口座番号: 765**4321**',
+  '口座番号: **765**4321',
+  'みずほ銀行 新宿支店 普通\n765*4321*',
+  'みずほ銀行\n**7**6**5**4**3**2**1**',
+  '口座番号: ７６５＊＊４３２１＊＊',
+];
+describe('review 43f: a date\'s word or marks inside a number hide no account', () => {
+  it.each(FLAGGED_ON_PURPOSE_43F)('flagged on purpose (safe side: a person reads it): %j', (draft) => {
+    expect(foreignFindings(draft, NONE_43E).map((f) => f.kind)).toContain('bank-account');
+  });
+
+  it.each(DATE_WORD_ATTACKS_43F)('an account beside a date\'s word: %j', (draft) => {
+    const found = foreignFindings(draft, NONE_43E);
+    expect(found.filter((f) => f.kind === 'bank-account').map((f) => f.written).join('\n'), JSON.stringify(found)).toMatch(/20261231/);
+  });
+
+  it.each(MARKS_INSIDE_43F)('an account with marks inside its number: %j', (draft) => {
+    const found = foreignFindings(draft, NONE_43E);
+    const accounts = found.filter((f) => f.kind === 'bank-account').map((f) => f.written.normalize('NFKC').replace(/[*`]/g, ''));
+    expect(accounts.join('\n'), JSON.stringify(found)).toMatch(/7654321/);
+  });
+
+  it('names the number as written, its marks inside it; the knowledge writing it plainly vouches for it', () => {
+    expect(foreignLinks('口座番号: 765**4321**', NONE_43E)).toEqual(['口座番号: 765**4321']);
+    expect(foreignLinks('みずほ銀行\n765`4321`', { ...NONE_43E, knowledge: ['みずほ銀行 普通 7654321'] })).toEqual([]);
+  });
+
+  it.each([
+    ['a multiplication reads as one longer number', '2*1234567*3'],
+    ['marks between the digits of a longer number', '口座番号: 1*2345678*9'],
+  ])('no account: %s', (_what, draft) => {
+    expect(foreignFindings(draft, NONE_43E)).toEqual([]);
   });
 });
