@@ -28,7 +28,7 @@ import { modelCallUsage, type ModelCallUsage } from '../agent/types.js';
 import { replyBody, replyContent } from '../tickets/outcome.js';
 import { questionTerms } from './gap-similarity.js';
 import { scrubPersonalDataWithModel, type PersonalDataModel } from './personal-data-model.js';
-import { PLACEHOLDERS, placeholderLanguage, scrubPersonalData, type PersonalDataKind, type PersonalDataReplacement, type PlaceholderLanguage } from './personal-data.js';
+import { defangedLinkRanges, PLACEHOLDERS, placeholderLanguage, scrubPersonalData, type PersonalDataKind, type PersonalDataReplacement, type PlaceholderLanguage } from './personal-data.js';
 import { parseAddressList } from '../mail/addresses.js';
 import { comparableDisplayName } from '../mail/classify.js';
 import { removeControls, removeInvisible } from '../mail/invisible.js';
@@ -617,6 +617,28 @@ function replaceCustomerLinks(question: string, answer: string): { text: string;
 }
 
 /**
+ * `question` with its defanged links and host names ({@link defangedLinkRanges}: hxxps://…, xyz[.]com,
+ * example(.)co(.)jp) replaced by `[URL]`, but those the answer writes as well, and how many were replaced (security
+ * review 12): the link check reads neither, and a learned pair would show them to every later customer's agent run.
+ */
+function replaceDefangedLinks(question: string, answer: string): { text: string; replaced: number } {
+  let text = '';
+  let at = 0;
+  let replaced = 0;
+  // Each written link looked up in the answer once: a question may repeat one many times.
+  const inAnswer = new Map<string, boolean>();
+  for (const [start, end] of defangedLinkRanges(question)) {
+    const written = question.slice(start, end);
+    if (!inAnswer.has(written)) inAnswer.set(written, answer.includes(written));
+    if (inAnswer.get(written)) continue;
+    text += question.slice(at, start) + LINK_PLACEHOLDER;
+    at = end;
+    replaced++;
+  }
+  return { text: text + question.slice(at), replaced };
+}
+
+/**
  * The placeholder of what {@link questionLinksNotInAnswer} found, by what the check read it as (`kind`): a payment
  * detail or chat handle (a bank account, an IBAN, `LINE ID: @…`: a number), an address, a link, a phone number. Without
  * the check's reading, from how it is written.
@@ -636,17 +658,20 @@ function placeholderOf(written: string, kind: ForeignFindingKind | undefined, la
  * Builds a candidate's text from a pair: removes invisible characters ({@link removeInvisible}, counted in
  * `scrub.invisibleRemoved`) and control characters ({@link removeControls}), then personal data from both fields: the
  * rules with `names` (the customer's display name and signature names), then the model's second pass when `llm` is
- * given; last, the question's links, addresses and phone numbers the answer does not hold
- * ({@link replaceCustomerLinks}, counted in `scrub.linksReplaced`).
+ * given; last, the question's defanged links ({@link replaceDefangedLinks}) and links, addresses and phone numbers the
+ * answer does not hold ({@link replaceCustomerLinks}), both counted in `scrub.linksReplaced`.
  */
 export async function scrubCandidate(draft: DraftPair, names: readonly string[], llm?: PersonalDataModel): Promise<DraftPair & { scrub: ScrubSummary; calls: ModelCallUsage[] }> {
   const personal = await scrubPersonalDataOf(draft, names, llm);
   const { assistantInstructions: instructions, ...text } = personal;
   const scrubbed = instructions ? { ...text, scrub: { ...personal.scrub, assistantInstructions: instructions } } : text;
-  // After the scrub, on what it left: a personal address is its placeholder by then, counted as personal data.
-  const links = replaceCustomerLinks(scrubbed.question, scrubbed.answer);
-  if (links.replaced === 0) return scrubbed;
-  return { ...scrubbed, question: links.text, scrub: { ...scrubbed.scrub, linksReplaced: links.replaced } };
+  // After the scrub, on what it left: a personal address is its placeholder by then, counted as personal data. The
+  // defanged links first, so that the link check does not read the host inside hxxps://… as a link of its own.
+  const defanged = replaceDefangedLinks(scrubbed.question, scrubbed.answer);
+  const links = replaceCustomerLinks(defanged.text, scrubbed.answer);
+  const replaced = defanged.replaced + links.replaced;
+  if (replaced === 0) return scrubbed;
+  return { ...scrubbed, question: links.text, scrub: { ...scrubbed.scrub, linksReplaced: replaced } };
 }
 
 async function scrubPersonalDataOf(draft: DraftPair, names: readonly string[], llm?: PersonalDataModel): Promise<DraftPair & { scrub: ScrubSummary; calls: ModelCallUsage[] }> {

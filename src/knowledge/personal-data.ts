@@ -2,8 +2,10 @@
  * Removes personal data from text before it can enter the knowledge base: a learned Q&A pair is read by every later
  * customer's agent run, so a name, address or order number in it would leak one customer's data to the next.
  *
- * Rules only, deterministic and local: e-mail addresses, phone numbers (Japanese, with full-width digits or in kanji
- * numerals, 〇三－一二三四－五六七八, French, international, any after a label such as "Tel.:", and an extension after
+ * Rules only, deterministic and local: e-mail addresses (in full-width forms, and with the @ or dots spelt out or
+ * bracketed: taro (at) example (dot) com, taro アットマーク example ドット com, taro@example[.]com), phone numbers
+ * (Japanese, with full-width digits or in kanji numerals, 〇三－一二三四－五六七八, French, international, ten digits or
+ * more spelt in words, zero nine zero …, ゼロキューゼロ…, any after a label such as "Tel.:", and an extension after
  * 内線), postal codes (Japanese, US, UK, Canadian, and European ones next to their town), Japanese street addresses
  * and the building and room after them (コーポ山田 203号室), English, German, Dutch, French, Italian, Spanish and
  * Portuguese ones (221B Baker Street, Baker Street, London, Musterstraße 12, 12 rue de la Paix, Via Roma 10) and what
@@ -22,11 +24,12 @@
  * placeholders (YOUR_TOKEN, sk-xxxx…, 0000-…, AKIAIOSFODNN7EXAMPLE),
  * dates of birth, one-time codes and tax ids after their label (生年月日, DOB, 認証コード, "verification code", VAT,
  * USt-IdNr.), every code of a list of backup or recovery codes (バックアップコード 12345678 87654321), IBANs that pass
- * their checksum, passwords and PINs written after their label (仮パスワードは Xy7-kP2q です; before any verb when
+ * their checksum, passwords and PINs written after their label, spelt letter by letter too (p-a-s-s-w-o-r-d:,
+ * パ ス ワ ー ド：) (仮パスワードは Xy7-kP2q です; before any verb when
  * shaped as one handed out: 仮パスワード Xk9#mP2q を発行しました, "reset your password to Xk9#mP2q"; not an example,
  * P@ssw0rd のような), the account holder in katakana after a bank account or 名義 (普通 1234567 ヤマダ タロウ),
  * licence keys (ABCDE-12345-FGHIJ-67890, ABC-DEF-GHI-JKL, ABCD-EFGH-IJKL-MNOP; not part numbers: ABCD-1234-EFGH,
- * SKU:, 型番), UUIDs written bare (a tenant or account id), IP addresses that locate someone (not private networks,
+ * SKU:, 型番), UUIDs written bare (a tenant or account id), IP addresses that locate someone, full-width ones too (not private networks,
  * loopback or subnet masks), credit-card-like numbers and a card's last four digits (末尾4242, "ending in 4242",
  * **** 4242; not a JAN code), numbers in a signature block whatever their grouping (924 38 051) and the writer's
  * name on a line of its own there (Taro YAMADA, 山田 太郎, サポート部　山田太郎), the names the
@@ -237,10 +240,18 @@ const IBAN = /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1
 // something stronger"): only a value shaped as one handed out counts there ({@link looksHandedOut}). The separator
 // carries the whitespace after it: two runs of whitespace around an optional one backtrack quadratically on a label
 // before a long run of spaces.
-const JA_PASSWORD =
-  /(?:パスワード|暗証番号|パスコード|PIN(?:コード)?)[ \t　]*(?:(?:[:：]|は|が|を|も|として|には|に)[ \t　]*)?(?<quote>[「『【［\["“(（]?)(?<value>[A-Za-z0-9][!-~]{3,63})(?![!-~])/dg;
-const EN_PASSWORD =
-  /\b(?:password|passcode|passphrase|PIN)(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|was|is now|will be|has been (?:set|changed|reset) to|(?:set|changed|reset) to)[ \t]+|(?<loose>[ \t]+(?:to[ \t]+)?))(?<quote>["'“‘]?)(?<value>[A-Za-z0-9][!-~]{3,63})(?![!-~])/dgi;
+// The label may be spelt letter by letter, as written to get past a pattern for the word (security review 12):
+// p-a-s-s-w-o-r-d, p a s s w o r d, パ ス ワ ー ド, パ・ス・ワ・ー・ド.
+const SPELT_PASSWORD_EN = [...'password'].join('[-._* \\t]?');
+const SPELT_PASSWORD_JA = [...'パスワード'].join('[ \\t　・･\\-－]?');
+const JA_PASSWORD = new RegExp(
+  `(?:${SPELT_PASSWORD_JA}|暗証番号|パスコード|PIN(?:コード)?)[ \\t　]*(?:(?:[:：]|は|が|を|も|として|には|に)[ \\t　]*)?(?<quote>[「『【［\\["“(（]?)(?<value>[A-Za-z0-9][!-~]{3,63})(?![!-~])`,
+  'dg',
+);
+const EN_PASSWORD = new RegExp(
+  `\\b(?:${SPELT_PASSWORD_EN}|passcode|passphrase|PIN)(?:[ \\t]*[:=][ \\t]*|[ \\t]+(?:is|was|is now|will be|has been (?:set|changed|reset) to|(?:set|changed|reset) to)[ \\t]+|(?<loose>[ \\t]+(?:to[ \\t]+)?))(?<quote>["'“‘]?)(?<value>[A-Za-z0-9][!-~]{3,63})(?![!-~])`,
+  'dgi',
+);
 // What may follow a password in Japanese text: the end of the sentence or line, a closing bracket, です, or a
 // verb of using it. Anything else (で暗号化, のような, 以上) makes the run a word of the answer, unless the run is
 // shaped as a password handed out ({@link looksHandedOut}): then any verb may follow (を発行しました, にリセットしました).
@@ -503,6 +514,67 @@ const SECRET_PATH_WORDS = new Set([
 ]);
 // An e-mail address percent-encoded in a link (?email=taro%40example.com) is as much the customer's as one written out.
 const ENCODED_EMAIL = /(?<![A-Za-z0-9._+%\-])[A-Za-z0-9._+\-]+(?:%2[Bb][A-Za-z0-9._\-]+)*%40[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+/g;
+
+// Text that writes ASCII in full-width forms (ｔａｒｏ＠ｅｘａｍｐｌｅ．ｃｏｍ, ５２．１４．８８．２０１) is read through a copy with
+// those forms folded to ASCII ({@link foldFullWidth}): one UTF-16 unit for one, so a match's indices are the original's.
+const FULL_WIDTH_ASCII = /[\uFF01-\uFF5E]/g;
+// An e-mail address written so that the plain pattern misses it (security review 12): the @ and the dots spelt out or
+// in brackets, taro.yamada (at) example (dot) com, taro[at]example[dot]com, taro アットマーク example ドット com,
+// taro@example[.]com. Read on the folded text, so taro＠example．com is the plain pattern's. Every separator's spaces
+// are bounded and no two separators begin alike, so a run of near-matches is read in linear time; a local part or
+// label holds no dot, the dot being a separator of its own, for one way to read `a.b.c`. A match does not start right
+// after a dot written as a word or a bracket (taro dot yamada at …: at taro, not yamada), for the same reason. Which
+// matches are addresses rather than prose ("look at the dot in …") is decided after matching
+// ({@link obfuscatedEmailRanges}).
+const OBFUSCATION_SPACE = '[ \\t\\u3000]{0,3}';
+const BRACKETED_AT = `[\\[({<]${OBFUSCATION_SPACE}(?:at|@|アット(?:マーク)?)${OBFUSCATION_SPACE}[\\])}>]`;
+const BRACKETED_DOT = `[\\[({<]${OBFUSCATION_SPACE}(?:dot|\\.)${OBFUSCATION_SPACE}[\\])}>]`;
+const OBFUSCATED_AT = `(?:${OBFUSCATION_SPACE}(?:${BRACKETED_AT}|アット(?:マーク)?|あっと(?:まーく)?|@)${OBFUSCATION_SPACE}|(?<wordAt>[ \\t]{1,3}at[ \\t]{1,3}))`;
+const OBFUSCATED_DOT = `(?:${OBFUSCATION_SPACE}(?:${BRACKETED_DOT}|ドット|どっと)${OBFUSCATION_SPACE}|[ \\t]{1,3}dot[ \\t]{1,3}|\\.)`;
+const OBFUSCATED_EMAIL = new RegExp(
+  `(?<![A-Za-z0-9._%+\\-\\])}>@]|(?:dot|ドット|どっと)${OBFUSCATION_SPACE})(?<local>[A-Za-z0-9_%+\\-]+(?:${OBFUSCATED_DOT}[A-Za-z0-9_%+\\-]+)*)${OBFUSCATED_AT}(?<domain>[A-Za-z0-9\\-]+(?:${OBFUSCATED_DOT}[A-Za-z0-9\\-]+)*)${OBFUSCATED_DOT}(?<tld>[A-Za-z]{2,24})(?![A-Za-z0-9\\-])`,
+  'dgi',
+);
+const SPELT_SEPARATOR = /\[|\(|\{|ドット|どっと|アット|あっと|\bdot\b|\bat\b/i;
+// The top-level domains an address spelt with words (at, dot, アット, ドット) must end in: a sentence's last word after
+// "dot" is an ordinary one as often ("look at the dot in the corner"). Not "in", "it", "is", "to" or "so".
+const SPELT_ADDRESS_TLDS = new Set([
+  'com', 'net', 'org', 'edu', 'gov', 'info', 'biz', 'io', 'co', 'jp', 'me', 'us', 'uk', 'de', 'fr', 'es', 'nl', 'cn', 'kr', 'tw', 'hk', 'sg', 'au', 'nz', 'ca',
+  'ch', 'se', 'ru', 'br', 'app', 'dev', 'ai', 'cloud', 'xyz', 'online', 'site', 'shop', 'tech', 'mobi', 'name', 'pro', 'email', 'mail',
+]);
+// What stands before "at" in running text as often as a local part: "sign in at mail dot example dot com" names a host.
+const NOT_A_SPELT_LOCAL_PART = new Set([
+  'in', 'on', 'up', 'out', 'back', 'me', 'us', 'him', 'her', 'them', 'it', 'you', 'here', 'there', 'online', 'signed', 'logged', 'log', 'login',
+  'sign', 'look', 'looking', 'available', 'found', 'find', 'reach', 'visit', 'go', 'page', 'site', 'website', 'portal', 'is', 'are', 'was', 'be', 'and', 'or',
+]);
+// A phone or account number spelt in words, ten digits or more (zero nine zero one two three four five six seven
+// eight; ゼロキューゼロイチニーサン…): ordinary text never runs ten number words in a row, so no label is needed.
+// Separators are bounded and a match does not start right after a number word, so a long run is read once.
+const EN_DIGIT_WORD = '(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)';
+const EN_DIGIT_SEPARATOR = '(?:[ \\t]{0,2}[,\\-–][ \\t]{0,2}|[ \\t]{1,3})';
+const EN_SPELT_NUMBER = new RegExp(
+  `(?<![A-Za-z]|${EN_DIGIT_WORD}${EN_DIGIT_SEPARATOR})${EN_DIGIT_WORD}(?:${EN_DIGIT_SEPARATOR}${EN_DIGIT_WORD}){9,}(?![A-Za-z])`,
+  'gi',
+);
+const KANA_DIGIT_WORD = '(?:ゼロ|レイ|マル|イチ|ニー|ニ|サン|ヨン|シチ|シ|ゴー|ゴ|ロク|ナナ|ハチ|キュウ|キュー|ク)';
+const KANA_DIGIT_SEPARATOR = '[ \\t\\u3000・･、，,\\-－‐]{0,2}';
+const KANA_SPELT_NUMBER = new RegExp(
+  `(?<![\\p{Script=Katakana}ー]|${KANA_DIGIT_WORD}${KANA_DIGIT_SEPARATOR})${KANA_DIGIT_WORD}(?:${KANA_DIGIT_SEPARATOR}${KANA_DIGIT_WORD}){9,}(?![\\p{Script=Katakana}ー])`,
+  'gu',
+);
+// A link or host name defanged, as one is written to get past a link check (security review 12): hxxps://…,
+// https[:]//…, xyz[.]com, example(.)co(.)jp. Not personal data, and no placeholder of the scrub's: a learned
+// candidate's question replaces them as it replaces the customer's other links ({@link defangedLinkRanges}).
+const DEFANGED_DOT = '(?:\\[\\.\\]|\\(\\.\\)|\\{\\.\\}|\\[dot\\]|\\(dot\\)|\\{dot\\})';
+const LINK_CHARACTER = `(?:${DEFANGED_DOT}|[^\\s<>"'）)」])`;
+const DEFANGED_LINK = new RegExp(`\\b(?:h(?:xx|\\*\\*|__)ps?(?:\\[:\\]|\\(:\\)|:)|https?(?:\\[:\\]|\\(:\\)))//${LINK_CHARACTER}+`, 'gi');
+const DEFANGED_HOST = new RegExp(
+  `(?<![A-Za-z0-9.\\-\\])}@])(?<host>[A-Za-z0-9\\-]+(?:\\.[A-Za-z0-9\\-]+)*(?:${DEFANGED_DOT}[A-Za-z0-9\\-]+(?:\\.[A-Za-z0-9\\-]+)*)+)(?:/${LINK_CHARACTER}*)?`,
+  'dgi',
+);
+const DEFANGED_HOST_SCHEME = /\b(?:https?|h(?:xx|\*\*|__)ps?|ftp)(?:\[:\]|\(:\)|:)\/\/$/i;
+// File names are written with [.] in code and prose about patterns (name[.]js); their extensions are no domains.
+const FILE_EXTENSIONS = new Set(['js', 'ts', 'py', 'rb', 'go', 'md', 'sh', 'cs', 'pl', 'rs', 'txt', 'json', 'yml', 'yaml', 'csv', 'log', 'html', 'css', 'exe', 'pdf', 'doc', 'png', 'jpg', 'gif', 'zip', 'xml', 'cfg', 'ini', 'conf']);
 
 // A log-in name in running text ("the admin login is yamada_t", "I logged in as taro.yamada", 管理者のログインは
 // yamada_t です). After "login is" an ordinary word follows as often ("login is slow", "login is required", "log in as
@@ -1063,8 +1135,10 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     const n = digitCount(text.slice(s, e));
     return n >= min && n <= max;
   };
-  const emails = matchesOf(text, EMAIL);
-  const isRoleAddress = ([s, e]: [number, number]) => ROLE_MAILBOX.test(text.slice(s, e));
+  // Full-width ASCII read as ASCII (ｔａｒｏ＠ｅｘａｍｐｌｅ．ｃｏｍ, ５２．１４．８８．２０１): same length, same indices.
+  const folded = foldFullWidth(text);
+  const emails = matchesOf(folded, EMAIL);
+  const isRoleAddress = ([s, e]: [number, number]) => ROLE_MAILBOX.test(folded.slice(s, e));
   const phones = [...phoneRanges(text), ...groupsOf(text, LABELLED_PHONE).filter(digitsWithin(6, 15))];
   const isServiceNumber = ([s, e]: [number, number]) => SERVICE_NUMBER.test(toAsciiDigits(text.slice(s, e)));
   // Role addresses and service numbers are kept whole: no other rule may take a part of them (555-0100 of a toll-free
@@ -1095,6 +1169,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   add('email', [
     ...emails.filter((range) => !isRoleAddress(range)),
     ...matchesOf(text, ENCODED_EMAIL).filter(([s, e]) => !ROLE_MAILBOX.test(text.slice(s, e).replace(/%40/i, '@'))),
+    ...obfuscatedEmailRanges(folded),
   ]);
   // Before every rule but e-mail addresses: a key's digits are no card, phone or order number, and a secret in a link
   // goes although the link stays.
@@ -1112,7 +1187,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...groupsOf(text, EN_CARD_TAIL).filter(([s, e]) => !YEAR.test(text.slice(s, e)) || CARD_WORD.test(text.slice(Math.max(0, s - 40), s))),
   ]);
   // Before labelled numbers: after "ID: " a labelled number would take only the first octet of an address.
-  add('reference-number', ipRanges(text), true);
+  add('reference-number', ipRanges(folded), true);
   add('reference-number', [
     ...groupsOf(text, JA_REFERENCE).filter(([s, e]) => !isLength(text, s, e)),
     ...groupsOf(text, JA_BARE_ORDER),
@@ -1154,6 +1229,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   const addressEnds = new Set(addresses.map(([, end]) => end));
   add('phone', phones);
   add('phone', groupsOf(text, JA_EXTENSION));
+  add('phone', [...matchesOf(text, EN_SPELT_NUMBER), ...matchesOf(text, KANA_SPELT_NUMBER)]);
   add('postal-code', [
     ...matchesOf(text, POSTAL_MARK),
     ...groupsOf(text, POSTAL_LABEL),
@@ -1216,6 +1292,64 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   }
   out += text.slice(at);
   return { text: out, replacements, language };
+}
+
+/** `text` with full-width ASCII (U+FF01–U+FF5E) as ASCII, one UTF-16 unit for one, so indices carry over. */
+function foldFullWidth(text: string): string {
+  return text.replace(FULL_WIDTH_ASCII, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0));
+}
+
+/**
+ * The e-mail addresses in `folded` written with the @ or a dot spelt out or bracketed ({@link OBFUSCATED_EMAIL}); the
+ * plain ones are {@link EMAIL}'s. An address spelt with words (at, dot, アット, ドット) must end in a common top-level
+ * domain ({@link SPELT_ADDRESS_TLDS}); one with "at" as a word must have a dot spelt or bracketed after it ("log in at
+ * app.example.com" is a host) and no word before it that stands before "at" in running text ("sign in at …"). A role
+ * address stays, as written out.
+ */
+function obfuscatedEmailRanges(folded: string): [number, number][] {
+  const found: [number, number][] = [];
+  const dot = new RegExp(OBFUSCATED_DOT, 'gi');
+  for (const m of folded.matchAll(OBFUSCATED_EMAIL)) {
+    const written = m[0];
+    const { local, tld, wordAt } = m.groups!;
+    if (!SPELT_SEPARATOR.test(written)) continue;
+    const domain = folded.slice(m.indices!.groups!.domain![0], m.index + written.length);
+    const inWords = wordAt !== undefined || /ドット|どっと|アット|あっと|[ \t]dot[ \t]/i.test(written);
+    if (inWords && !SPELT_ADDRESS_TLDS.has(tld!.toLowerCase())) continue;
+    if (wordAt !== undefined && (NOT_A_SPELT_LOCAL_PART.has(local!.toLowerCase()) || !/[[({]|dot|ドット|どっと/i.test(domain))) continue;
+    if (ROLE_MAILBOX.test(`${local!.replace(dot, '.')}@`)) continue;
+    found.push([m.index, m.index + written.length]);
+  }
+  return found;
+}
+
+/**
+ * Where links and host names are written defanged in `text` ({@link DEFANGED_LINK}, {@link DEFANGED_HOST}: hxxps://…,
+ * https[:]//…, xyz[.]com, example(.)co(.)jp), full-width forms too, without the sentence's punctuation after them. A
+ * host must end in letters that are no file's extension (name[.]js in a note on patterns stays), or be four octets
+ * (52[.]14[.]88[.]201); a plain scheme before one goes with it (https://example[.]com/…). The scrub leaves
+ * links to whoever reads the text; a learned candidate's question replaces these as it does the customer's other links.
+ */
+export function defangedLinkRanges(text: string): [number, number][] {
+  const folded = foldFullWidth(text);
+  const dots = new RegExp(`\\.|${DEFANGED_DOT}`, 'i');
+  const ranges = matchesOf(folded, DEFANGED_LINK);
+  for (const m of folded.matchAll(DEFANGED_HOST)) {
+    const labels = m.groups!.host!.split(dots);
+    const tld = labels[labels.length - 1]!.toLowerCase();
+    if (!(/^[a-z]{2,24}$/.test(tld) && !FILE_EXTENSIONS.has(tld)) && !WHOLE_IPV4.test(labels.join('.'))) continue;
+    // With the scheme before it (https://example[.]com/…), which the link check would otherwise take alone.
+    const scheme = DEFANGED_HOST_SCHEME.exec(folded.slice(Math.max(0, m.index - 16), m.index));
+    ranges.push([m.index - (scheme?.[0].length ?? 0), m.index + m[0].length]);
+  }
+  const merged: [number, number][] = [];
+  for (const [start, rawEnd] of ranges.sort(([a], [b]) => a - b)) {
+    const end = start + folded.slice(start, rawEnd).replace(/[.,;:!?]+$/, '').length;
+    const last = merged[merged.length - 1];
+    if (last && start < last[1]) last[1] = Math.max(last[1], end);
+    else merged.push([start, end]);
+  }
+  return merged;
 }
 
 /** The index of the first of `spans` (disjoint, in order) that ends after `at`; `spans.length` when none does. */

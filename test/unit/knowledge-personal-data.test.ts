@@ -7,7 +7,8 @@ type Case = [string, string, string, PersonalDataKind[]];
 const JAPANESE: Case[] = [
   ['names that end like a word', '本多様と山田健一様にご連絡しました。', '[氏名]様と[氏名]様にご連絡しました。', ['name', 'name']],
   ['e-mail address', '返信は yamada.taro+test@example.co.jp までお願いします。', '返信は [メールアドレス] までお願いします。', ['email']],
-  ['full-width at sign', '連絡先：ｙａｍａｄａ＠example.jp ではなく yamada＠example.jp です。', '連絡先：ｙａｍａｄａ＠example.jp ではなく [メールアドレス] です。', ['email']],
+  // A local part in full-width letters is an address too (security review 12: full-width forms are read as ASCII).
+  ['full-width at sign', '連絡先：ｙａｍａｄａ＠example.jp ではなく yamada＠example.jp です。', '連絡先：[メールアドレス] ではなく [メールアドレス] です。', ['email', 'email']],
   ['Tokyo landline', '電話番号は03-1234-5678です。', '電話番号は[電話番号]です。', ['phone']],
   ['mobile', '携帯 090-1234-5678 にお電話ください。', '携帯 [電話番号] にお電話ください。', ['phone']],
   ['a landline with a toll-free number beside it', 'フリーダイヤル0120-123-456か03-1234-5678へ', 'フリーダイヤル0120-123-456か[電話番号]へ', ['phone']],
