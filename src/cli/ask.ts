@@ -5,7 +5,7 @@
  */
 import { Command } from 'commander';
 import { createSearchBackends } from '../search/factory.js';
-import { CliError, closeAll, noIndexMessage, readStdin, requireIndex, runCommand } from './common.js';
+import { CliError, closeAll, noIndexMessage, readStdin, requireIndex, parseCommandLine, runCommand } from './common.js';
 import { terminalSafe } from './format.js';
 
 const program = new Command('ask')
@@ -38,4 +38,4 @@ const program = new Command('ask')
     }, { groups: ['search', 'knowledge', 'llm', 'agent'], quiet: true, verbose: opts.verbose ?? false });
   });
 
-await program.parseAsync();
+await parseCommandLine(program);

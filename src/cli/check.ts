@@ -38,7 +38,7 @@ import {
   speaksTlsAtOnce,
   type MailServerSetting,
 } from './check-diagnosis.js';
-import { describeError, runCommand } from './common.js';
+import { describeError, parseCommandLine, runCommand } from './common.js';
 
 /**
  * How long a mail server may take to connect and greet. Shorter than the check's other bounds on the connection (its
@@ -390,4 +390,4 @@ const program = new Command('check')
     }, { quiet: true, verbose: opts.verbose ?? false });
   });
 
-await program.parseAsync();
+await parseCommandLine(program);

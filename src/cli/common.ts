@@ -4,10 +4,13 @@
  */
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
+import path from 'node:path';
+import type { Command, CommanderError } from 'commander';
 import { APIConnectionError, APIError } from 'openai';
 import { maskedServerUrl, withoutSecrets } from '../agent/model-errors.js';
 import { apiKeyHint, apiKeyProblem, baseUrlHint, causes, llmServerUrl, OWN_SERVER_HINT } from '../openai.js';
 import { loadConfigOrExit, type Config, type VariableGroup } from '../config.js';
+import { readLiveRunState } from '../dev/local-run.js';
 import { EmptySourceError, KnowledgeError } from '../knowledge/errors.js';
 import { RedisUnavailableError } from '../queues/connection.js';
 import { plural, terminalSafe } from './format.js';
@@ -101,19 +104,27 @@ function unreachableServerHint(config: Pick<Config, 'OPENAI_BASE_URL'> & Partial
   return `; ${keyProblem ?? OWN_SERVER_HINT}`;
 }
 
-/** The stand-ins that lend `.env`, and where each keeps the user's own file while it runs. */
+/**
+ * The stand-ins that lend `.env`: where each keeps the user's own file while it runs, and the state file it keeps
+ * meanwhile (its pid; `infra/sandbox.ts` and `src/cli/demo.ts` write them, and remove them when they stop).
+ */
 const LENT_ENV_FILES = [
-  { backup: '.env.before-sandbox', by: 'a sandbox', restore: 'npm run sandbox restores it' },
-  { backup: '.env.before-demo', by: 'a demo', restore: 'npm run demo, then Ctrl-C, restores it' },
+  { backup: '.env.before-sandbox', state: '.data/sandbox/sandbox.json', by: 'sandbox', restore: 'npm run sandbox restores it' },
+  { backup: '.env.before-demo', state: '.data/demo/demo.json', by: 'demo', restore: 'npm run demo, then Ctrl-C, restores it' },
 ] as const;
 
 /**
- * The note for a Redis that is gone when a stand-in that lent `.env` was killed (SIGKILL, a crashed tab): its `.env`
- * still points at its dead servers, with the user's own file beside it. Empty when no such file is there.
+ * The note for a Redis that does not answer while `.env` is lent by a stand-in (in checkout `dir`). One that was
+ * killed (SIGKILL, a crashed tab) left its `.env` pointing at its dead servers, with the user's own file beside it;
+ * one still running (its recorded pid alive) lent the right `.env`, so the cause is elsewhere and restoring would be
+ * wrong advice. Empty when no stand-in lent `.env`.
  */
-export function lentEnvNote(exists: (file: string) => boolean = existsSync): string {
-  const lent = LENT_ENV_FILES.find((f) => exists(f.backup));
-  return lent ? ` (.env was written by ${lent.by} that is no longer running? your own is ${lent.backup}; ${lent.restore})` : '';
+export function lentEnvNote(dir = '.'): string {
+  const lent = LENT_ENV_FILES.find((f) => existsSync(path.join(dir, f.backup)));
+  if (!lent) return '';
+  const running = readLiveRunState(path.join(dir, lent.state));
+  if (running) return ` (.env points at the ${lent.by} still running as pid ${running.pid}, yet its Redis did not answer: see its terminal; your own .env waits in ${lent.backup})`;
+  return ` (.env was written by a ${lent.by} that is no longer running: your own is ${lent.backup}; ${lent.restore})`;
 }
 
 /** The model server's URL for a terminal: its user, password and query values masked, as a parked ticket shows it. */
@@ -173,6 +184,25 @@ export async function runCommand(name: string, body: (ctx: CliContext) => Promis
     ctx.logger.debug({ err }, 'command failed');
     process.exitCode = err instanceof CliError ? err.exitCode : 1;
   }
+}
+
+/** Exit code of a usage error: the command line is wrong, nothing was tried (README's Commands section). */
+export const USAGE_EXIT_CODE = 2;
+
+/**
+ * Parses the command line with `program` and runs its action. Commander ends a usage error it finds (an unknown
+ * command or option, a missing or invalid argument, `program.error`, no command given) with exit 1, which the
+ * commands keep for work that failed: here those end with {@link USAGE_EXIT_CODE}, as the usage errors the commands
+ * find themselves (`CliError(…, 2)`) and the sandbox's do. `--help` and `--version` still exit 0.
+ */
+export async function parseCommandLine(program: Command): Promise<void> {
+  const usageExit = (err: CommanderError): never => process.exit(err.exitCode === 0 ? 0 : USAGE_EXIT_CODE);
+  const override = (command: Command): void => {
+    command.exitOverride(usageExit);
+    for (const sub of command.commands) override(sub);
+  };
+  override(program);
+  await program.parseAsync();
 }
 
 /** Message of a missing index, pointing at the command that builds it. */

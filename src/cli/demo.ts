@@ -153,6 +153,9 @@ async function main(): Promise<void> {
     reserveDashboardPort(),
   ]);
   const port = reserved.port;
+  // README and `npm start` say 3000; a newcomer who finds nothing there (another dashboard or demo holds it) is told
+  // at once, not only by the URL printed once the mails are answered.
+  if (!reserved.server) say(`port 3000 is taken (another dashboard or demo?); the demo's dashboard listens on http://127.0.0.1:${port} instead`);
   const stopServers = async (): Promise<void> => {
     await Promise.allSettled([smtp.stop(), imap.stop(), redis.stop(), llm?.close(), reserved.release()]);
   };

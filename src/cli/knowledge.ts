@@ -20,7 +20,7 @@ import { acceptLearned, learnedPairIdOf, learnedPairsCsv, LearnedAnswerStore, re
 import { connectProducer, produce } from '../queues/connection.js';
 import { createSearchBackends } from '../search/factory.js';
 import type { QaSearch } from '../search/types.js';
-import { CliError, closeAll, operatorName, runCommand, type CliContext } from './common.js';
+import { CliError, closeAll, operatorName, parseCommandLine, runCommand, type CliContext } from './common.js';
 import { cut, terminalSafe } from './format.js';
 import { registerGapsCommand } from './knowledge-gaps.js';
 import { registerTrustCommand } from './knowledge-trust.js';
@@ -263,4 +263,4 @@ program
 registerGapsCommand(program);
 registerTrustCommand(program);
 
-await program.parseAsync();
+await parseCommandLine(program);

@@ -30,7 +30,7 @@ import { createSearchBackends } from '../search/factory.js';
 import { recordBuild, type IndexName } from '../search/index-builds.js';
 import type { ManualSearch, QaSearch } from '../search/types.js';
 import type { Redis } from 'ioredis';
-import { CliError, closeAll, plural, runCommand, type CliContext } from './common.js';
+import { CliError, closeAll, plural, parseCommandLine, runCommand, type CliContext } from './common.js';
 import { formatReindexSummary, type ReindexSummary } from './format.js';
 import { createProgressReporter } from './progress.js';
 
@@ -263,4 +263,4 @@ async function waitForJobs(jobs: Job[], { queueEvents }: OutcomeListener): Promi
   return summary;
 }
 
-await program.parseAsync();
+await parseCommandLine(program);

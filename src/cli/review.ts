@@ -54,7 +54,7 @@ import { MIN_ID_PREFIX, TicketStore, type ConversationEntry } from '../tickets/t
 import { ticketsByReference } from '../server/ticket-search.js';
 import { approveTicket, closeUndeliverable, confirmArrived, conversationAround, rejectTicket, reopenIgnored, rerunAgent, takeOverTicket, uncertainSendAttempts, type ConversationView, type ReviewRefusal } from '../tickets/review.js';
 import { AttachmentUnavailableError, loadTicketAttachments, saveAttachments, type RawMailSource, type TicketAttachment } from '../server/attachments.js';
-import { approvalMessage, CliError, operatorName, runCommand, type CliContext } from './common.js';
+import { approvalMessage, CliError, operatorName, parseCommandLine, runCommand, type CliContext } from './common.js';
 import { cut, formatTable, terminalSafe } from './format.js';
 
 /** The fields `list --json` prints for each ticket. */
@@ -271,7 +271,8 @@ program
         const ticket = await findTicket(store, redis, id);
         // As the API and the page: without a text of the operator's own, the approval names the draft it approves,
         // or it would send whatever a rerun parked since the operator read the ticket.
-        if (reply === undefined && opts.seen === undefined) throw new CliError(`cannot approve ticket ${ticket.id}: ${unnamedDraftMessage(ticket.id)}`);
+        // Neither option given is a usage error (exit 2), found only here so the message can name the ticket's `show`.
+        if (reply === undefined && opts.seen === undefined) throw new CliError(`cannot approve ticket ${ticket.id}: ${unnamedDraftMessage(ticket.id)}`, 2);
         const queues = createQueues(redis, ctx.config.QUEUE_PREFIX);
         try {
           // As the page's tick: a reply that may already have reached the customer is not sent again unasked.
@@ -542,4 +543,4 @@ async function readReplyFile(file: string): Promise<string> {
   return text.replace(/\r\n?/g, '\n');
 }
 
-await program.parseAsync();
+await parseCommandLine(program);

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { Argument, Command, InvalidArgumentError } from 'commander';
 import { createSearchBackends } from '../search/factory.js';
 import type { ManualSearch, QaSearch } from '../search/types.js';
-import { CliError, closeAll, readStdin, requireIndex, runCommand } from './common.js';
+import { CliError, closeAll, readStdin, requireIndex, parseCommandLine, runCommand } from './common.js';
 import { batchQueries, formatHits, terminalSafe, toJsonHit } from './format.js';
 
 function positiveInt(value: string): number {
@@ -63,4 +63,4 @@ const program = new Command('search')
     }, { groups: ['search', 'knowledge', 'llm'], quiet: true, verbose: opts.verbose ?? false });
   });
 
-await program.parseAsync();
+await parseCommandLine(program);

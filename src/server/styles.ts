@@ -28,6 +28,8 @@ header.top .brand { font-weight: 600; letter-spacing: .02em; }
 header.top nav { display: flex; flex-wrap: wrap; gap: 4px 18px; }
 header.top nav a { color: #c9d3e3; }
 header.top nav a.current { color: #fff; font-weight: 600; }
+/* Metrics and Readiness open what machines read (Prometheus text, JSON): marked so, not styled as pages. */
+header.top nav a .raw { font-size: 12px; color: #8d99ab; }
 header.top .who { margin-left: auto; color: #9aa6b8; font-size: 13px; }
 main { max-width: 1120px; margin: 0 auto; padding: 24px; }
 h1 { font-size: 22px; margin: 0 0 4px; overflow-wrap: anywhere; }

@@ -3,6 +3,7 @@
  * `html` template; nothing here emits script, inline styles or event handlers (the CSP would refuse them anyway).
  */
 import type { Subtask } from '../agent/types.js';
+import { MANUAL_TOOL_NAME } from '../agent/tools.js';
 import type { GapList, KnowledgeGap } from '../knowledge/gaps.js';
 import { forgetCommand } from '../tickets/retention.js';
 import { describeBounce, waitsForModelServer, type Ticket, type TicketState } from '../tickets/ticket.js';
@@ -56,8 +57,8 @@ export function layout(options: { title: string; user: string | undefined; secti
     <a href="/knowledge" class="${current('knowledge')}">Knowledge</a>
     <a href="/insights" class="${current('insights')}">Insights</a>
     <a href="/admin/queues">Queues</a>
-    <a href="/metrics">Metrics</a>
-    <a href="/readyz">Readiness</a>
+    <a href="/metrics" title="Prometheus metrics as text, for a scraper">Metrics <span class="raw">(raw)</span></a>
+    <a href="/readyz" title="JSON for a monitor or load balancer: HTTP 200 when ready, 503 naming the failing checks">Readiness <span class="raw">(JSON)</span></a>
   </nav>
   ${options.user ? html`<span class="who">signed in as ${options.user}</span>` : null}
 </header>
@@ -333,7 +334,7 @@ function counted(n: number, noun: string): string {
 /** The search box of the start page; what was typed stays in it. */
 function searchBox(text: string): SafeHtml {
   return html`<form method="get" action="/" class="search" role="search">
-    <input type="search" name="q" value="${text}" maxlength="${MAX_SEARCH_CHARS}" placeholder="Customer address, name, subject words, ticket id or Message-ID" aria-label="Search tickets by customer address, name or subject words, or open one by its id or Message-ID">
+    <input type="search" name="q" value="${text}" maxlength="${MAX_SEARCH_CHARS}" placeholder="Address, name, subject, ticket id or Message-ID" aria-label="Search tickets by customer address, name or subject words, or open one by its id or Message-ID">
     <button type="submit" class="secondary">Search</button>
   </form>`;
 }
@@ -602,12 +603,21 @@ function subtaskStatus(s: Subtask): SafeHtml {
   return html`<span class="badge partial">incomplete</span>`;
 }
 
+/**
+ * The section a manual result sits under, as the search hands it to the agent (its first line, `【章 > 節】`), after
+ * the file name: the same file name three times tells the operator nothing. Q&A results are named by their row.
+ */
+function manualSection(toolName: string, content: string): SafeHtml | null {
+  const heading = toolName === MANUAL_TOOL_NAME ? /^【([^】\n]+)】(?:\n|$)/.exec(content)?.[1] : undefined;
+  return heading ? html` <span class="muted">§ ${heading}</span>` : null;
+}
+
 function renderSubtask(s: Subtask, index: number): SafeHtml {
   const tools = s.toolResults.flatMap((attempt, tryIndex) =>
     attempt.map(
       (call) =>
         html`<li>try ${tryIndex + 1}: <code>${call.toolName}</code> ${call.args} → ${
-          call.results.length > 0 ? call.results.map((r) => r.fileName).join(', ') : 'no results'
+          call.results.length > 0 ? call.results.map((r, i) => html`${i > 0 ? '; ' : ''}${r.fileName}${manualSection(call.toolName, r.content)}`) : 'no results'
         }</li>`,
     ),
   );
@@ -697,7 +707,7 @@ function renderReopen(ticket: Ticket, csrfToken: string): SafeHtml {
   <form method="post" action="/tickets/${ticket.id}/reopen" class="reject">
     ${csrfField(csrfToken)}
     ${seenField(ticket)}
-    <input type="text" name="note" maxlength="2000" placeholder="Why (optional), e.g. a customer's question sent through her CRM" aria-label="Why you reopen it">
+    <input type="text" name="note" maxlength="2000" placeholder="Why, e.g. sent via a CRM" aria-label="Why you reopen it">
     <button type="submit">Reopen for review</button>
   </form>`;
 }
@@ -749,7 +759,7 @@ function renderArrived(ticket: Ticket, attempts: readonly UncertainSendAttempt[]
   return html`<form method="post" action="/tickets/${ticket.id}/arrived" class="reject">
     ${csrfField(csrfToken)}
     ${seenField(ticket)}
-    <input type="text" name="note" maxlength="2000" placeholder="How you know (optional), e.g. the customer answered it" aria-label="How you know it arrived">
+    <input type="text" name="note" maxlength="2000" placeholder="How you know (optional)" aria-label="How you know it arrived">
     <button type="submit">It arrived — close as sent</button>
   </form>`;
 }
@@ -764,7 +774,7 @@ function renderCloseUndeliverable(ticket: Ticket, csrfToken: string): SafeHtml {
   return html`<form method="post" action="/tickets/${ticket.id}/close" class="reject">
     ${csrfField(csrfToken)}
     ${seenField(ticket)}
-    <input type="text" name="note" maxlength="2000" placeholder="${parked ? 'Note (optional), e.g. reached the customer by phone' : 'What you did (optional), e.g. wrote from my own mailbox'}" aria-label="Note on closing">
+    <input type="text" name="note" maxlength="2000" placeholder="${parked ? 'Note, e.g. phoned them' : 'What you did (optional)'}" aria-label="Note on closing">
     <button type="submit">Acknowledge and close</button>
   </form>
   <p class="small muted">${
@@ -940,7 +950,7 @@ function replyLabel(ticket: Ticket, noReplyNeeded: boolean): string {
  */
 function renderReject(ticket: Ticket, unverified: boolean, csrfToken: string): SafeHtml {
   const noDraft = needsNoReply(ticket);
-  const example = unverified ? 'sender could not be verified' : noDraft ? 'a forward for information' : 'answered by phone';
+  const example = unverified ? 'sender could not be verified' : noDraft ? 'an FYI forward' : 'answered by phone';
   return html`<form method="post" action="/tickets/${ticket.id}/reject" class="reject">
     ${csrfField(csrfToken)}
     ${seenField(ticket)}

@@ -146,6 +146,12 @@ describe('npm run demo', () => {
     const urls = demos.map((d) => /dashboard: (http:\/\/127\.0\.0\.1:\d+)/.exec(d.output())?.[1]);
     expect(new Set(urls).size).toBe(2);
     for (const url of urls) expect(await listening(url!)).toBe(true);
+    // README promises 3000: the one that could not have it says so when it starts, naming the port it took instead.
+    for (const [i, demo] of demos.entries()) {
+      const moved = /port 3000 is taken[^\n]*(http:\/\/127\.0\.0\.1:\d+)/.exec(demo.output());
+      if (urls[i] === 'http://127.0.0.1:3000') expect(moved).toBeNull();
+      else expect(moved?.[1], demo.output()).toBe(urls[i]);
+    }
     expect(await Promise.all(demos.map(stop))).toEqual([0, 0]);
   });
 });

@@ -99,7 +99,8 @@ describe('npm run review -- approve says which draft it approves', () => {
     await rerunParksNewDraft(d.store, t.id);
 
     const blind = await d.review('approve', t.id);
-    expect(blind.code).toBe(1);
+    // Neither --seen nor --reply-file: a usage error, as README's Commands section has it.
+    expect(blind.code).toBe(2);
     expect(blind.stderr.trim()).toBe(
       `review: cannot approve ticket ${t.id}: say which draft you approve: read it with \`npm run review -- show ${t.id}\` and pass the --seen N it prints, or send your own text with --reply-file F`,
     );

@@ -3,7 +3,9 @@
  * tools when a server is missing, a stand-in's `.env` was left behind, or an approval could teach the desk. The same
  * hints as the commands print them: test/integration/cli-newcomer-hints.test.ts.
  */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { APIConnectionError, APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
@@ -90,15 +92,31 @@ describe('describeError, Redis out of reach', () => {
     );
   });
 
-  it.each([
-    { name: 'nothing lent', backups: [], has: [], lacks: ['.env.before'] },
-    { name: 'a sandbox left its .env', backups: ['.env.before-sandbox'], has: ['your own is .env.before-sandbox', 'npm run sandbox'], lacks: ['.env.before-demo'] },
-    { name: 'a demo left its .env', backups: ['.env.before-demo'], has: ['your own is .env.before-demo', 'npm run demo'], lacks: ['.env.before-sandbox'] },
-  ])('$name', ({ backups, has, lacks }) => {
-    const note = lentEnvNote((file) => backups.includes(file));
-    if (has.length === 0) expect(note).toBe('');
-    for (const text of has) expect(note).toContain(text);
-    for (const text of lacks) expect(note).not.toContain(text);
+  // Each row a checkout as the stand-ins leave it: the backup of the user's .env, and the state file a running one
+  // keeps (removed when it stops; left with a dead pid when it was killed).
+  const dead = spawnSync(process.execPath, ['-e', '']).pid;
+  it.each<{ name: string; backup?: string; state?: [string, number]; has: string[]; lacks: string[] }>([
+    { name: 'nothing lent', has: [], lacks: ['.env.before'] },
+    { name: 'a sandbox killed before it recorded itself', backup: '.env.before-sandbox', has: ['a sandbox that is no longer running', 'your own is .env.before-sandbox', 'npm run sandbox'], lacks: ['.env.before-demo', 'pid'] },
+    { name: 'a killed sandbox', backup: '.env.before-sandbox', state: ['.data/sandbox/sandbox.json', dead], has: ['a sandbox that is no longer running', 'your own is .env.before-sandbox'], lacks: ['still running'] },
+    { name: 'a sandbox still running', backup: '.env.before-sandbox', state: ['.data/sandbox/sandbox.json', process.pid], has: [`the sandbox still running as pid ${process.pid}`, 'your own .env waits in .env.before-sandbox'], lacks: ['no longer running', 'restores it'] },
+    { name: 'a killed demo', backup: '.env.before-demo', state: ['.data/demo/demo.json', dead], has: ['a demo that is no longer running', 'your own is .env.before-demo', 'npm run demo'], lacks: ['.env.before-sandbox'] },
+    { name: 'a demo still running', backup: '.env.before-demo', state: ['.data/demo/demo.json', process.pid], has: [`the demo still running as pid ${process.pid}`, '.env.before-demo'], lacks: ['no longer running'] },
+  ])('$name', ({ backup, state, has, lacks }) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'lent-env-'));
+    try {
+      if (backup) writeFileSync(path.join(dir, backup), 'OPENAI_API_KEY=mine\n');
+      if (state) {
+        mkdirSync(path.dirname(path.join(dir, state[0])), { recursive: true });
+        writeFileSync(path.join(dir, state[0]), JSON.stringify({ pid: state[1], imap: { host: '127.0.0.1', port: 1, user: 'u', password: 'p' } }));
+      }
+      const note = lentEnvNote(dir);
+      if (has.length === 0) expect(note).toBe('');
+      for (const text of has) expect(note).toContain(text);
+      for (const text of lacks) expect(note).not.toContain(text);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

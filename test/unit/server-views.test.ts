@@ -219,8 +219,8 @@ describe("the reject button of a parked ticket", () => {
   const byChecks = (reason: string): Partial<Ticket> => ({ reason, history: [...base.history, parkedEntry('received', reason)] });
   const afterRun = (reason: string): Partial<Ticket> => ({ reason, history: [...base.history, { from: 'received', to: 'processing', actor: 'agent-worker', at: base.createdAt }, parkedEntry('processing', reason)] });
   it.each<[string, Partial<Ticket>, string, string]>([
-    ['parked by the checks before the agent wrote anything: no reply needed', byChecks('internal mail from k.suzuki@support.example on our own domain support.example (a colleague, or a system of ours): an answer would go to them; a person answers'), '>No reply needed</button>', 'Reason, e.g. a forward for information'],
-    ['a draft of only blank lines is none', { draft: ' \n', ...byChecks('calendar invitation (text/calendar; method=REQUEST): a person answers it') }, '>No reply needed</button>', 'Reason, e.g. a forward for information'],
+    ['parked by the checks before the agent wrote anything: no reply needed', byChecks('internal mail from k.suzuki@support.example on our own domain support.example (a colleague, or a system of ours): an answer would go to them; a person answers'), '>No reply needed</button>', 'Reason, e.g. an FYI forward'],
+    ['a draft of only blank lines is none', { draft: ' \n', ...byChecks('calendar invitation (text/calendar; method=REQUEST): a person answers it') }, '>No reply needed</button>', 'Reason, e.g. an FYI forward'],
     ["the agent's draft: a rejection of it", { draft: 'It is under Billing.', ...afterRun('review mode always') }, '>Reject</button>', 'Reason, e.g. answered by phone'],
     ['no draft because the model failed: the mail needed an answer', afterRun('agent failed 3 time(s): the model server could not be reached'), '>Reject</button>', 'Reason, e.g. answered by phone'],
     ['no draft because the agent-run limit parked it', byChecks('agent-run limit reached: 20 agent runs in the last hour'), '>Reject</button>', 'Reason, e.g. answered by phone'],
@@ -323,5 +323,54 @@ describe('the Sent list', () => {
     expect(head).toBe('Sent From Subject How it went out');
     expect(cells[0]).toBe(sent);
     expect(cells.at(-1)).toBe(how);
+  });
+});
+
+// Walkthrough 43: the top bar's Metrics and Readiness opened raw Prometheus text and JSON like any page. The
+// endpoints stay as machines read them; the links say what they open.
+describe("the top bar's links to what machines read", () => {
+  const counts = Object.fromEntries(TICKET_STATES.map((s) => [s, 0])) as Record<TicketState, number>;
+  const nav = /<nav>(.*?)<\/nav>/s.exec(String(renderTicketList({ tickets: [], total: 0, page: 1, pageSize: 20, order: 'oldest', counts, now: new Date(), csrfToken: 't', user: 'anna' })))![1]!;
+  const link = (href: string) => {
+    const m = new RegExp(`<a href="${href}"([^>]*)>(.*?)</a>`, 's').exec(nav);
+    return { attributes: m?.[1] ?? '', text: (m?.[2] ?? '').replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim() };
+  };
+  it.each([
+    ['/metrics', 'Metrics (raw)', /title="[^"]*Prometheus[^"]*"/],
+    ['/readyz', 'Readiness (JSON)', /title="[^"]*JSON[^"]*"/],
+  ])('%s: %s', (href, text, title) => {
+    expect(link(href).text).toBe(text);
+    expect(link(href).attributes).toMatch(title);
+  });
+  it.each([['/'], ['/knowledge'], ['/insights'], ['/admin/queues']])('%s: a page, named as before', (href) => {
+    expect(link(href).text).not.toMatch(/\(/);
+  });
+});
+
+// Walkthrough 43: the Searches under a subtask listed "xyz-manual.md, xyz-manual.md, xyz-manual.md", not which
+// section of the manual each result came from.
+describe('the Searches of a subtask', () => {
+  const base = newTicket({ messageId: '<mary-5@customer.example>', from: 'mary@customer.example', subject: '2FA', question: 'How do I set up 2FA?', actor: 'poller' }, new Date('2026-03-02T09:00:00.000Z'));
+  const usage = { calls: 1, promptTokens: 1, completionTokens: 1, totalTokens: 2 };
+  const searches = (results: Array<{ toolName: string; results: Array<{ fileName: string; content: string }> }>) => {
+    const subtask = { taskName: '二段階認証', toolResults: [results.map((r) => ({ ...r, args: '{"keywords":"二段階認証"}' }))], reflectionResults: [], isCompleted: true, subtaskAnswer: 'a', challengeCount: 1, usedFallback: false, usage };
+    const agent = { question: 'q', plan: { subtasks: ['二段階認証'] }, subtasks: [subtask], answer: 'a', sources: [], usage, llmCalls: [], truncated: false, droppedSubtasks: [], durationMs: 10 };
+    const page = String(renderTicketDetail({ ticket: { ...base, state: 'parked', reason: 'review mode always', draft: 'a', agent } as Ticket, mailText: undefined, now: new Date('2026-03-02T12:00:00.000Z'), csrfToken: 't', user: 'anna', timeZone: 'UTC' }));
+    return [...page.matchAll(/<li>try \d+: (.*?)<\/li>/gs)].map((m) => m[1]!.replace(/<[^>]+>/g, '').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replace(/\s+/g, ' ').trim());
+  };
+  it.each<[string, Parameters<typeof searches>[0], string[]]>([
+    [
+      'manual results: each with the heading path it sits under, when it has one',
+      [{ toolName: 'search_xyz_manual', results: [{ fileName: 'xyz-manual.md', content: '【第2章 アカウントとセキュリティ > 二段階認証】\n二段階認証を有効にすると…' }, { fileName: 'xyz-manual.md', content: '前書きの本文' }] }],
+      ['search_xyz_manual {"keywords":"二段階認証"} → xyz-manual.md § 第2章 アカウントとセキュリティ > 二段階認証; xyz-manual.md'],
+    ],
+    [
+      'a Q&A pair is named by its row; brackets opening its text are no section',
+      [{ toolName: 'search_xyz_qa', results: [{ fileName: 'xyz-qa.csv#17', content: '【重要】Q: 二段階認証は？\nA: 設定から。' }] }],
+      ['search_xyz_qa {"keywords":"二段階認証"} → xyz-qa.csv#17'],
+    ],
+    ['no results', [{ toolName: 'search_xyz_manual', results: [] }], ['search_xyz_manual {"keywords":"二段階認証"} → no results']],
+  ])('%s', (_case, results, expected) => {
+    expect(searches(results)).toEqual(expected);
   });
 });
