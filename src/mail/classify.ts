@@ -123,6 +123,8 @@ export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' 
     | 'serviceNotice'
     | 'receiptSubjectAsks'
     | 'dkimSignatures'
+    | 'returnedOriginal'
+    | 'feedbackType'
   >;
 
 /**
@@ -233,6 +235,19 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
    * fields themselves are not kept.
    */
   dkimSignatures?: number | undefined;
+  /**
+   * The type of a returned mail the mail carries as one of its own parts, inline or attached (`message/rfc822`,
+   * `text/rfc822-headers`…), as {@link returnedOriginalOf} found it in the parsed mail; absent for other mail, and on
+   * tickets recorded before it was kept (they decide as they did). Beside a null envelope sender it is a bounce
+   * ({@link bounceDetail}): mailparser reads an inline one into the text, so the attachments the agent worker lacks
+   * would not show it anyway.
+   */
+  returnedOriginal?: string | undefined;
+  /**
+   * The Feedback-Type of an ARF report (RFC 5965: `abuse`, `auth-failure`…), lower-case, as the parser read it
+   * ({@link InboundMail.feedbackType}); absent for other mail. Only names the report in the ignore reason.
+   */
+  feedbackType?: string | undefined;
 };
 
 /** The recipients of a list mail that names the list itself beside others ({@link ReplySignals.listCopy}). */
@@ -294,6 +309,9 @@ export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined
   if (dkimSignatures) signals.dkimSignatures = dkimSignatures;
   const statusPart = deliveryStatusPartOf(mail);
   if (statusPart) signals.deliveryStatusPart = statusPart;
+  const returned = returnedOriginalOf(mail);
+  if (returned) signals.returnedOriginal = returned;
+  if (mail.feedbackType) signals.feedbackType = mail.feedbackType;
   if (senderIsRecipient(mail)) signals.senderIsRecipient = true;
   if (mail.massMailing) signals.massMailing = mail.massMailing;
   const unsolicited = unsolicitedDetail(mail);
@@ -454,6 +472,10 @@ const AUTO_REPLY_SUBJECT = new RegExp(
 // Lotus/HCL Domino's out-of-office agent: "AUTO: Taro Yamada is out of the office (returning 05/01/2024)". Only in
 // capitals, as Domino writes it: "Auto: …" is a word in several languages.
 const DOMINO_AUTO_SUBJECT = /^\s*AUTO:\s*\S/u;
+// Domino's own wording after it, which decides on a mail that answers nothing too (its notice to a new mail, or one
+// that lost the thread): "AUTO: Smith, John is out of the office. (returning 05/01/2010)". A customer's "AUTO: renewal
+// question" or "Auto: my car" says nothing of an office.
+const DOMINO_OUT_OF_OFFICE_SUBJECT = /^\s*AUTO:\s.*\bis out of (?:the )?office\b/iu;
 // A Japanese autoresponder's bracketed tag, wherever it puts it: before its own subject (【自動返信】お問い合わせ
 // ありがとうございます) or after the one it answers (Re: ログインできません【自動返信】); not when a particle follows it
 // (【自動返信】が届きません, 【自動返信】の設定). Not 自動送信, which web forms write above a customer's question. A customer
@@ -710,6 +732,7 @@ function autoReplyDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): strin
     if (/mailbox rules agent/i.test(value)) return `X-MS-Exchange-Generated-Message-Source: ${value}`;
   }
   if (isReply(mail) && mail.subject && (AUTO_REPLY_SUBJECT.test(mail.subject) || DOMINO_AUTO_SUBJECT.test(mail.subject))) return `Subject: ${mail.subject}`;
+  if (mail.subject && DOMINO_OUT_OF_OFFICE_SUBJECT.test(mail.subject)) return `Subject: ${mail.subject}`;
   const tagged = noticeTagDetail(mail, mailboxes);
   if (tagged) return tagged;
   const notice = automaticNoticeOf(mail);
@@ -1070,14 +1093,15 @@ function challengeOpeningDetail(mail: ClassifiableMail): string | undefined {
   return `the text begins “${quoted(opening)}”`;
 }
 
-// Local parts of delivery-system senders (RFC 5321 §4.5.1 postmaster, sendmail/Postfix MAILER-DAEMON).
-const BOUNCE_SENDERS = new Set(['mailer-daemon', 'postmaster']);
+// Local parts of delivery-system senders (RFC 5321 §4.5.1 postmaster, sendmail/Postfix MAILER-DAEMON), as carriers
+// spell them too (Verizon's post_master@vtext.com); the whole local part, so john.postmaster@ is a person.
+const BOUNCE_SENDER = /^(?:mailer[-_.]?daemon|post[-_.]?master)$/i;
 // Machine-generated reports of any report-type (delivery status, read receipts, feedback loops).
 const REPORT_TYPES = new Set(['multipart/report', 'message/delivery-status', 'message/disposition-notification', 'message/feedback-report']);
 // RFC 3464's and RFC 6533's delivery-status parts: what says "bounce" in a DSN that is not multipart/report.
 const STATUS_PARTS = new Set(['message/delivery-status', 'message/global-delivery-status']);
-// The returned original (or its headers) a DSN carries beside its status.
-const ORIGINAL_PARTS = new Set(['message/rfc822', 'text/rfc822-headers', 'message/rfc822-headers', 'message/global', 'message/global-headers']);
+/** The part types of a returned original (or its headers) a DSN carries beside its status, and a complaint reports. */
+export const ORIGINAL_PARTS: ReadonlySet<string> = new Set(['message/rfc822', 'text/rfc822-headers', 'message/rfc822-headers', 'message/global', 'message/global-headers']);
 // mailparser merges a message/delivery-status part into the text. RFC 3464 requires Reporting-MTA in the
 // per-message fields and Final-Recipient, Action and Status in each per-recipient block, all at the start of a line.
 const REPORTING_MTA = /^Reporting-MTA[ \t]*:[ \t]*[\w-]+[ \t]*;/im;
@@ -1114,21 +1138,33 @@ const REPORT_KINDS: Record<string, string> = {
   'feedback-report': 'spam complaint',
   'message/feedback-report': 'spam complaint',
 };
+// What an ARF report is by its Feedback-Type (RFC 5965, RFC 6591), where that says more than "spam complaint".
+const FEEDBACK_KINDS: Record<string, string> = {
+  'auth-failure': 'DMARC/authentication failure report',
+};
+// Microsoft's Junk Mail Reporting Program sends its complaints as multipart/mixed with the reported mail inline, under
+// this subject alone, naming the sending IP (v4 or v6). A customer may write the same words; over their own words the
+// mail carries no returned mail of its own, which the complaint always does.
+const JMRP_SUBJECT = /^\s*complaint about message from (?:(?:\d{1,3}\.){3}\d{1,3}|[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?:(?:\d{1,3}\.){3}\d{1,3})?)\s*$/i;
 
 function bounceDetail(mail: ClassifiableMail): string | undefined {
   if (REPORT_TYPES.has(mail.contentType)) {
     const reportType = /;\s*report-type\s*=\s*"?([\w.-]+)/i.exec(values(mail, 'content-type')[0] ?? '')?.[1]?.toLowerCase();
     const header = `Content-Type: ${mail.contentType}${reportType ? `; report-type=${reportType}` : ''}`;
-    const kind = REPORT_KINDS[reportType ?? mail.contentType];
+    const kind = (mail.feedbackType && FEEDBACK_KINDS[mail.feedbackType]) || REPORT_KINDS[reportType ?? mail.contentType];
     return kind ? `${kind} (${header})` : header;
   }
   const statusPart = deliveryStatusPartOf(mail);
   if (statusPart) return `${statusPart} part in ${mail.contentType}`;
+  const returned = returnedOriginalOf(mail);
+  if (returned && mail.subject && JMRP_SUBJECT.test(mail.subject)) return `spam complaint (Microsoft JMRP: Subject: ${mail.subject.trim()})`;
   // A null envelope sender is named first, as it always was, but decides only beside a second sign: form relays send
-  // people's questions with it too.
+  // people's questions with it too. A returned mail is one (KDDI's bounce under "Mail" from a user's address), unless
+  // the subject says a person forwards it.
   const nullSender = nullEnvelopeSender(mail);
   const second = bounceSenderDetail(mail);
   if (nullSender && (second || (mail.subject && BOUNCE_SUBJECT.test(mail.subject)))) return nullSender;
+  if (nullSender && returned && !(mail.subject && FORWARD_SUBJECT.test(mail.subject))) return `${nullSender} beside a returned original (${returned})`;
   return second;
 }
 
@@ -1149,10 +1185,20 @@ function nullEnvelopeSender(mail: ClassifiableMail): string | undefined {
 function bounceSenderDetail(mail: ClassifiableMail): string | undefined {
   const failed = values(mail, 'x-failed-recipients')[0];
   if (failed !== undefined) return `X-Failed-Recipients: ${failed}`;
-  if (mail.from && BOUNCE_SENDERS.has(localPart(mail.from.address))) return `From: ${mail.from.address}`;
+  if (mail.from && BOUNCE_SENDER.test(localPart(mail.from.address))) return `From: ${mail.from.address}`;
   const sender = normaliseAddress(values(mail, 'sender')[0]);
-  if (sender && BOUNCE_SENDERS.has(localPart(sender))) return `Sender: ${sender}`;
+  if (sender && BOUNCE_SENDER.test(localPart(sender))) return `Sender: ${sender}`;
   return undefined;
+}
+
+/**
+ * The type of a returned mail among the mail's own top-level parts, inline or attached, as the parser found it in the
+ * MIME structure ({@link InboundMail.returnedOriginal}) or the ticket recorded it ({@link ReplySignals.returnedOriginal}).
+ * Not read from the attachments: mailparser leaves an inline one out of them and lists those of nested parts beside
+ * the mail's own.
+ */
+function returnedOriginalOf(mail: ClassifiableMail): string | undefined {
+  return mail.returnedOriginal;
 }
 
 /**
@@ -1195,6 +1241,9 @@ const LIST_HEADERS: ReadonlyArray<readonly [name: string, label: string]> = [
   ['list-archive', 'List-Archive'],
   ['x-mailing-list', 'X-Mailing-List'],
   ['mailing-list', 'Mailing-List'],
+  // fml, the Japanese list manager, writes neither List-* fields (before 4.0) nor Precedence on every list.
+  ['x-ml-name', 'X-ML-Name'],
+  ['x-mlserver', 'X-MLServer'],
 ];
 
 // A list's own mailboxes, by the conventions list software that writes no List-* field still follows: sendmail's

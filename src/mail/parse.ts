@@ -10,7 +10,7 @@ import { isAscii } from 'node:buffer';
 import { createLogger } from '../logger.js';
 import { comparableAddress, domainOf, isUsableAddress, normaliseAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
 import { decodeBytes, encodedWordCharset, guessLegacyCharset, isJisLabel, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, withoutDataUriPayloads, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
-import { asksOnlyInSubject, isBounce } from './classify.js';
+import { asksOnlyInSubject, isBounce, ORIGINAL_PARTS } from './classify.js';
 import { BLOCK_FROM, BLOCK_NEXT, PIPE_QUOTE_LINE, PIPE_TABLE_ROW, REPLY_ORIGINAL_SEPARATOR, REPLY_ORIGINAL_WORDS, separatorLine } from './quote-markers.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
 import { isZipArchive, onlyGreetings, onlyGreetingsAndIntroduction, unreadableReason } from './unreadable.js';
@@ -115,6 +115,14 @@ export interface InboundMail {
    * mass-mail footer line…), see `massMailingEvidence`; absent for other mail.
    */
   massMailing?: string;
+  /**
+   * The type of the first of the mail's own parts that is a mail or a mail's header section (`message/rfc822`,
+   * `text/rfc822-headers`…), inline or attached, read from the raw MIME structure: mailparser reads an inline one into
+   * the text and lists no attachment for it. Absent for other mail. A bounce returns one, a spam complaint reports one.
+   */
+  returnedOriginal?: string;
+  /** The Feedback-Type of an ARF report (RFC 5965: `abuse`, `auth-failure`…), lower-case; absent for other mail. */
+  feedbackType?: string;
 }
 
 /** Options of {@link parseInboundMail}. */
@@ -163,6 +171,8 @@ export const CLASSIFIER_HEADERS: readonly string[] = [
   'list-archive',
   'x-mailing-list',
   'mailing-list',
+  'x-ml-name',
+  'x-mlserver',
   'x-loop',
   'return-path',
   'sender',
@@ -2403,6 +2413,10 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
   if (senderUnclear) mail.senderUnclear = senderUnclear;
   const massMailing = massMailingEvidence({ ...sendersPart, html: typeof body.html === 'string' ? body.html : undefined });
   if (massMailing) mail.massMailing = massMailing;
+  const returned = returnedMailPart(input, mail.contentType, paramsOf(parsed.headers.get('content-type'))['boundary']);
+  if (returned) mail.returnedOriginal = returned;
+  const feedbackType = feedbackTypeOf(mail.contentType, body.attachments ?? []);
+  if (feedbackType) mail.feedbackType = feedbackType;
   if (isBounce(mail)) {
     const report = deliveryReportOf(text, (body.attachments ?? []).map((a) => ({ contentType: a.contentType || '', content: a.content ?? Buffer.alloc(0) })));
     if (report) mail.deliveryReport = report;
@@ -2412,6 +2426,47 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
   }
   const named = fromList[0];
   return { mail, sender: named && (named.name ? `${named.name} <${named.address}>` : named.address), ownWords };
+}
+
+// Bounds of the scan for them: a bounce's parts come first, and a part's header section is short.
+const MAX_RETURNED_SCAN_BYTES = 1024 * 1024;
+const MAX_RETURNED_SCAN_PARTS = 50;
+const MAX_PART_HEADER_CHARS = 8 * 1024;
+
+/**
+ * The type of the first top-level part of a multipart mail that is a mail or its headers ({@link ORIGINAL_PARTS}),
+ * found by the part delimiters in the raw bytes; undefined for other mail. Only the top level: a mail attached to a
+ * forwarded one is that mail's.
+ */
+function returnedMailPart(raw: Buffer, contentType: string, boundary: string | undefined): string | undefined {
+  if (!contentType.startsWith('multipart/') || !boundary) return undefined;
+  const text = raw.subarray(0, MAX_RETURNED_SCAN_BYTES).toString('latin1');
+  const delimiter = `--${boundary}`;
+  let at = text.indexOf(delimiter, headerEnd(raw) - 1);
+  for (let parts = 0; at >= 0 && parts < MAX_RETURNED_SCAN_PARTS; at = text.indexOf(delimiter, at + delimiter.length)) {
+    if (at > 0 && text[at - 1] !== '\n') continue;
+    const lineEnd = text.indexOf('\n', at);
+    if (lineEnd < 0) return undefined;
+    // Only transport padding may follow a delimiter (RFC 2046 §5.1.1): `--b0--` closes; `--b0x` is another boundary.
+    const rest = text.slice(at + delimiter.length, lineEnd);
+    if (/^--\s*$/.test(rest)) return undefined;
+    if (rest.trim() !== '') continue;
+    parts++;
+    const window = text.slice(lineEnd, lineEnd + MAX_PART_HEADER_CHARS);
+    const blank = /\r?\n\r?\n/.exec(window);
+    const head = window.slice(0, blank ? blank.index : window.length).replace(/\r?\n[ \t]+/g, ' ');
+    const type = /^content-type[ \t]*:[ \t]*([^;\s]+)/im.exec(head)?.[1]?.toLowerCase();
+    if (type && ORIGINAL_PARTS.has(type)) return type;
+  }
+  return undefined;
+}
+
+/** The Feedback-Type of an ARF report's message/feedback-report part, lower-case; undefined for other mail. */
+function feedbackTypeOf(contentType: string, attachments: ParsedMail['attachments']): string | undefined {
+  if (contentType !== 'multipart/report') return undefined;
+  const part = attachments.find((a) => (a.contentType ?? '').toLowerCase() === 'message/feedback-report');
+  const fields = part?.content?.subarray(0, MAX_PART_HEADER_CHARS).toString('latin1') ?? '';
+  return /^Feedback-Type[ \t]*:[ \t]*([\w.-]+)/im.exec(fields)?.[1]?.toLowerCase();
 }
 
 // Attached mails read into the question: a customer forwards one or two ("is this genuine?"), a hostile mail hundreds.

@@ -269,7 +269,9 @@ describe('decideReply', () => {
     ['不在のお知らせ, a question on a reply', { subject: '不在のお知らせが届きません', ...reply }, 'answer'],
     ['不在通知の設定, on a reply', { subject: '不在通知の設定について', ...reply }, 'answer'],
     ['休暇のため不在, on a new mail', { subject: '休暇のため不在にしております' }, 'answer'],
-    ['AUTO: on a new mail', { subject: 'AUTO: Taro Yamada is out of the office (returning 05/01/2024)' }, 'answer'],
+    // Domino's own "… is out of the office" decides on a new mail too (real-world mail round 8); its bare prefix does not.
+    ['AUTO: … is out of the office on a new mail', { subject: 'AUTO: Taro Yamada is out of the office (returning 05/01/2024)' }, 'auto-reply'],
+    ['AUTO: on a new mail', { subject: 'AUTO: renewal question' }, 'answer'],
     ['Auto: as a word on a reply', { subject: 'Auto: Versicherung', ...reply }, 'answer'],
     ['Automatiskt svar on a new mail', { subject: 'Automatiskt svar: hur stänger jag av det?' }, 'answer'],
     ['a reply known by References only', { subject: 'Automatic reply: Re: Invoice address', references: ['<our-reply@support.example>'] }, 'auto-reply'],

@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { decideReply, replySignalHeaders, replySignalsOf } from '../../src/mail/classify.js';
+import { parseInboundMail } from '../../src/mail/parse.js';
+import { decisionOf, SUPPORT } from '../support/decision-before-agent.js';
+
+// Real-world mail round 8 (the sisimai corpus of bounces, auto-replies and ARF reports): a Domino out-of-office that
+// answers nothing, a Verizon bounce from post_master@, a KDDI bounce known only by its null envelope sender and the
+// returned original, fml's list headers, Microsoft JMRP complaints and DMARC failure reports. Each row is our own
+// minimal reproduction of a sample's relevant headers and structure, beside the ordinary mail that looks like it and
+// must stay answered.
+
+/** A raw multipart mail to the support address: the header lines, then each part as its header lines and body. */
+function multipart(headers: string[], parts: Array<[partHeaders: string[], body: string]>, type = 'multipart/mixed'): Buffer {
+  return Buffer.from(
+    [
+      ...headers,
+      `To: ${SUPPORT}`,
+      'Date: Thu, 29 Apr 2026 09:00:00 +0900',
+      'Message-ID: <m8@sender.example>',
+      'MIME-Version: 1.0',
+      `Content-Type: ${type}; boundary="p8"`,
+      '',
+      'This is a multi-part message in MIME format.',
+      '',
+      ...parts.flatMap(([partHeaders, body]) => ['--p8', ...partHeaders, '', body]),
+      '--p8--',
+      '',
+    ].join('\r\n'),
+  );
+}
+
+/** The mail our reply went out as, returned inside a bounce or a complaint. */
+const ORIGINAL = ['From: XYZ Support <support@helpdesk.example.jp>', 'To: <kijitora@customer.example.jp>', 'Subject: Re: ログインできません', 'Message-ID: <r1@helpdesk.example.jp>', '', 'お問い合わせありがとうございます。'].join('\r\n');
+const TEXT = ['Content-Type: text/plain; charset=us-ascii'];
+const QUESTION = 'Hello,\n\nHow do I change the billing address on my account?\n\nThanks,\nJohn';
+
+describe('a Domino out-of-office that answers nothing is ignored by its subject (round 8, rfc3834-02)', () => {
+  it.each([
+    ['as Domino writes it', 'AUTO: Smith, John is out of the office. (returning 05/01/2010)'],
+    ['without "the"', 'AUTO: Taro Yamada is out of office (returning 05/01/2026)'],
+    ['in other capitals', 'Auto: Jane Doe is out of the office until Monday'],
+  ])('%s', async (_what, subject) => {
+    const decision = await decisionOf({ from: 'John.Smith@customer.example', subject, body: 'I will be out of the office starting 28/04/2026 and will not return until 05/01/2026.\n\nI will respond to your message when I return.' });
+    expect(decision).toBe(`ignore auto-reply: Subject: ${subject}`);
+  });
+
+  it.each([
+    ['AUTO: renewal question', 'Hello,\n\nMy AUTO plan renews next week. Can I switch to the yearly plan before that?\n\nJohn'],
+    ['Auto: my car', 'Hello,\n\nCan I register a second car on the same account?\n\nJohn'],
+    ['AUTO: the printer is out of toner', 'Hello,\n\nWhich cartridge fits the model 7?\n\nJohn'],
+  ])('a customer subject starting "AUTO:" is answered: %s', async (subject, body) => {
+    expect(await decisionOf({ from: 'John Smith <john@customer.example>', subject, body })).toBe('answer');
+  });
+});
+
+describe('a bounce from a post_master@ or mailer_daemon@ spelling is a bounce (round 8, us-verizon-1)', () => {
+  it.each(['post_master@vtext.example', 'Post.Master@carrier.example', 'mailer_daemon@mx.example', 'MAILER.DAEMON@mx.example', 'postmaster@mx.example'])('%s', async (from) => {
+    const decision = await decisionOf({ from, subject: 'Re:Test message', body: 'Message could not be delivered: the recipient is unknown.' });
+    expect(decision).toBe(`ignore bounce: From: ${from}`);
+  });
+
+  it.each(['john.postmaster@customer.example', 'postmasters@customer.example', 'web-postmaster@customer.example', 'daemon@customer.example'])('a person whose address only contains the word is answered: %s', async (from) => {
+    expect(await decisionOf({ from, subject: 'Billing address', body: QUESTION })).toBe('answer');
+  });
+});
+
+describe('a null envelope sender beside a returned original is a bounce (round 8, jp-kddi-2)', () => {
+  const bounceText: [string[], string] = [TEXT, 'Your mail sent on: Thu, 29 Apr 2026 00:00:00 +0900\r\n     Could not be delivered to: <kijitora@customer.example.jp>\r\n     As their mailbox is full.'];
+  it.each<[string, string[]]>([
+    ['message/rfc822 without a disposition', ['Content-Type: message/rfc822', 'Content-Description: Original message']],
+    ['message/rfc822 as an attachment', ['Content-Type: message/rfc822', 'Content-Disposition: attachment']],
+    ['message/rfc822 inline', ['Content-Type: message/rfc822', 'Content-Disposition: inline']],
+    ['text/rfc822-headers', ['Content-Type: text/rfc822-headers']],
+  ])('%s', async (_what, partHeaders) => {
+    const mail = multipart(['Return-Path: <>', 'From: shironeko@customer.example.jp', 'Subject: Mail'], [bounceText, [partHeaders, ORIGINAL]]);
+    expect(await decisionOf(mail)).toMatch(/^ignore bounce: Return-Path: <> beside a returned original/);
+  });
+
+  it('a customer forwarding a mail as an attachment under a null envelope sender is not a bounce', async () => {
+    const mail = multipart(['Return-Path: <>', 'From: shironeko@customer.example.jp', 'Subject: Fwd: Mail'], [[TEXT, 'Is this mail from you? I did not ask for it.'], [['Content-Type: message/rfc822'], ORIGINAL]]);
+    expect(await decisionOf(mail)).not.toMatch(/^ignore/);
+  });
+
+  it('a null envelope sender without a returned original is still parked for a person (a form relay)', async () => {
+    const decision = await decisionOf({ from: 'shironeko@customer.example.jp', subject: 'Mail', headers: ['Return-Path: <>'], body: QUESTION });
+    expect(decision).toMatch(/^park null envelope sender \(Return-Path: <>\) but nothing else of a bounce/);
+  });
+
+  it('an attached mail under an ordinary envelope sender is no bounce', async () => {
+    const mail = multipart(['Return-Path: <shironeko@customer.example.jp>', 'From: shironeko@customer.example.jp', 'Subject: Mail'], [[TEXT, 'Is this mail from you? I did not ask for it.'], [['Content-Type: message/rfc822'], ORIGINAL]]);
+    expect(await decisionOf(mail)).not.toMatch(/^ignore/);
+  });
+
+  it('a ticket recorded before the returned original was a signal decides as before', async () => {
+    const mail = multipart(['Return-Path: <>', 'From: shironeko@customer.example.jp', 'Subject: Mail'], [bounceText, [['Content-Type: message/rfc822'], ORIGINAL]]);
+    const parsed = await parseInboundMail(mail, { extraHeaders: replySignalHeaders({ SPAM_HEADER: undefined }) });
+    const signals = replySignalsOf(parsed)!;
+    expect(signals.returnedOriginal).toBe('message/rfc822');
+    const { returnedOriginal: _dropped, ...old } = signals;
+    expect(decideReply({ ...old, subject: 'Mail' }, { ourAddresses: [SUPPORT] }).answer).toBe(true);
+    expect(decideReply({ ...signals, subject: 'Mail' }, { ourAddresses: [SUPPORT] })).toMatchObject({ answer: false, reason: 'bounce' });
+  });
+});
+
+describe("fml's list headers mark list mail (round 8, email-fml-01)", () => {
+  it.each([
+    ['X-MLServer', 'X-MLServer: fml [fml 4.0.3 release (20011202/4.0.3)]'],
+    ['X-ML-Name', 'X-ML-Name: 2ndml'],
+  ])('%s', async (_what, header) => {
+    const decision = await decisionOf({ from: '2ndml-admin@lists.example', subject: 'Loop Alert: Duplicated Message-ID (2ndml ML)', headers: [header], body: 'fml has detected a loop condition so that input mail was not delivered.' });
+    expect(decision).toBe(`ignore list: ${header}`);
+  });
+});
+
+describe('a Microsoft JMRP complaint is ignored as a spam complaint (round 8, arf-13/23/24)', () => {
+  const complaint = (subject: string, partHeaders: string[]) => multipart(['Return-Path: <staff@hotmail.com>', 'From: staff@hotmail.com', `Subject: ${subject}`], [[partHeaders, ORIGINAL]]);
+  it.each<[string, string, string[]]>([
+    ['an inline message/rfc822, as Microsoft sends it', ' complaint about message from 203.0.113.7', ['Content-Type: message/rfc822', 'Content-Disposition: inline']],
+    ['an attached message/rfc822', 'complaint about message from 203.0.113.7', ['Content-Type: message/rfc822', 'Content-Disposition: attachment']],
+    ['an IPv6 address', 'complaint about message from 2001:db8::7', ['Content-Type: message/rfc822', 'Content-Disposition: inline']],
+  ])('%s', async (_what, subject, partHeaders) => {
+    expect(await decisionOf(complaint(subject, partHeaders))).toBe(`ignore bounce: spam complaint (Microsoft JMRP: Subject: ${subject.trim()})`);
+  });
+
+  it.each([
+    ['the same subject over words of their own', { from: 'John Smith <john@customer.example>', subject: 'Complaint about message from 203.0.113.7', body: 'Hello,\n\nWe keep getting spam from 203.0.113.7, which your service hosts. How do we report it?\n\nJohn' }],
+    ['a subject naming more than the address', { from: 'John Smith <john@customer.example>', subject: 'complaint about message from 203.0.113.7 yesterday', body: QUESTION }],
+  ])('a customer is answered: %s', async (_what, mail) => {
+    expect(await decisionOf(mail)).toBe('answer');
+  });
+});
+
+describe('an ARF report names its Feedback-Type: a DMARC failure report is no spam complaint (round 8, arf-07/19)', () => {
+  const report = (feedbackType: string) =>
+    multipart(
+      ['From: dmarc-noreply@mailbox.example', 'Subject: DMARC Forensic report for helpdesk.example.jp IP:192.0.2.45'],
+      [
+        [TEXT, 'This is an email abuse report for an email message received from IP 192.0.2.45.'],
+        [['Content-Type: message/feedback-report'], `Feedback-Type: ${feedbackType}\r\nUser-Agent: Reporter/1.0\r\nVersion: 1\r\nAuth-Failure: dmarc`],
+        [['Content-Type: text/rfc822-headers'], ORIGINAL.split('\r\n\r\n')[0]!],
+      ],
+      'multipart/report; report-type=feedback-report',
+    );
+  it('auth-failure', async () => {
+    expect(await decisionOf(report('auth-failure'))).toBe('ignore bounce: DMARC/authentication failure report (Content-Type: multipart/report; report-type=feedback-report)');
+  });
+  it('abuse stays a spam complaint', async () => {
+    expect(await decisionOf(report('abuse'))).toBe('ignore bounce: spam complaint (Content-Type: multipart/report; report-type=feedback-report)');
+  });
+});
+
+describe('the returned original is read from the top-level parts only', () => {
+  it.each<[string, Buffer, string | undefined]>([
+    ['an inline message/rfc822 part', multipart(['From: a@customer.example', 'Subject: Mail'], [[TEXT, 'x'], [['Content-Type: message/rfc822', 'Content-Disposition: inline'], ORIGINAL]]), 'message/rfc822'],
+    ['a folded Content-Type', multipart(['From: a@customer.example', 'Subject: Mail'], [[TEXT, 'x'], [['Content-Type:', ' text/rfc822-headers; charset=us-ascii'], ORIGINAL.split('\r\n\r\n')[0]!]]), 'text/rfc822-headers'],
+    [
+      'a mail inside a nested multipart whose boundary begins as the outer one',
+      multipart(['From: a@customer.example', 'Subject: Mail'], [[['Content-Type: multipart/mixed; boundary="p8x"'], ['--p8x', ...TEXT, '', 'x', '--p8x', 'Content-Type: message/rfc822', '', ORIGINAL, '--p8x--'].join('\r\n')]]),
+      undefined,
+    ],
+    ['the words "Content-Type: message/rfc822" in a text part', multipart(['From: a@customer.example', 'Subject: Mail'], [[TEXT, 'x\r\nContent-Type: message/rfc822\r\n']]), undefined],
+    ['a single-part mail', Buffer.from(`From: a@customer.example\r\nTo: ${SUPPORT}\r\nSubject: Mail\r\n\r\n--p8\r\nContent-Type: message/rfc822\r\n\r\nx\r\n`), undefined],
+  ])('%s', async (_what, mail, expected) => {
+    expect((await parseInboundMail(mail)).returnedOriginal).toBe(expected);
+  });
+});
