@@ -64,14 +64,22 @@ export interface LocalRunState {
 
 /** The state of a stand-in whose process is still alive, else undefined (a stale file from a killed run). */
 export function readLiveRunState(statePath: string): LocalRunState | undefined {
-  if (!existsSync(statePath)) return undefined;
+  let state: LocalRunState | null;
   try {
-    const state = JSON.parse(readFileSync(statePath, 'utf8')) as LocalRunState;
-    process.kill(state.pid, 0);
-    return state;
+    state = JSON.parse(readFileSync(statePath, 'utf8')) as LocalRunState | null;
   } catch {
     return undefined;
   }
+  // Only a positive whole pid (review 44b): kill(0, 0) and kill(-1, 0) ask about the process group and every process,
+  // and succeed. A process of another user (a sandbox started with sudo) answers EPERM: alive.
+  const pid: unknown = state?.pid;
+  if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  return state!;
 }
 
 /**

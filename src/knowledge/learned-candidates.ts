@@ -28,7 +28,7 @@ import { modelCallUsage, type ModelCallUsage } from '../agent/types.js';
 import { replyBody, replyContent } from '../tickets/outcome.js';
 import { questionTerms } from './gap-similarity.js';
 import { scrubPersonalDataWithModel, type PersonalDataModel } from './personal-data-model.js';
-import { defangedLinkRanges, PLACEHOLDERS, placeholderLanguage, scrubPersonalData, type PersonalDataKind, type PersonalDataReplacement, type PlaceholderLanguage } from './personal-data.js';
+import { addressesWrittenIn, defangedLinkRanges, obfuscatedAddresses, PLACEHOLDERS, placeholderLanguage, scrubPersonalData, type PersonalDataKind, type PersonalDataReplacement, type PlaceholderLanguage } from './personal-data.js';
 import { parseAddressList } from '../mail/addresses.js';
 import { comparableDisplayName } from '../mail/classify.js';
 import { removeControls, removeInvisible } from '../mail/invisible.js';
@@ -622,20 +622,66 @@ function replaceCustomerLinks(question: string, answer: string): { text: string;
  * review 12): the link check reads neither, and a learned pair would show them to every later customer's agent run.
  */
 function replaceDefangedLinks(question: string, answer: string): { text: string; replaced: number } {
+  // Whole links the answer writes, not a part of one (review 44b: evil[.]co was kept beside an answer's evil[.]com).
+  const inAnswer = new Set(defangedLinkRanges(answer).map(([start, end]) => answer.slice(start, end).toLowerCase()));
+  // A defanged host inside a link the link check takes (https://good.example/a?x=evil[.]com, which it reads up to the
+  // `[`) goes with the link, as one placeholder, rather than leaving the link's start to become a second one.
+  // The links in order of their start, walked once beside the defanged ranges (also in order): of those that start
+  // before a range, the one reaching furthest.
+  const links = linkRanges(question, [...questionFindingsNotInAnswer(question, answer).keys()]).sort(([a], [b]) => a - b);
+  let next = 0;
+  let furthest: [number, number] | undefined;
   let text = '';
   let at = 0;
   let replaced = 0;
-  // Each written link looked up in the answer once: a question may repeat one many times.
-  const inAnswer = new Map<string, boolean>();
-  for (const [start, end] of defangedLinkRanges(question)) {
-    const written = question.slice(start, end);
-    if (!inAnswer.has(written)) inAnswer.set(written, answer.includes(written));
-    if (inAnswer.get(written)) continue;
+  for (const [defangedStart, defangedEnd] of defangedLinkRanges(question)) {
+    for (; next < links.length && links[next]![0] < defangedStart; next++) if (!furthest || links[next]![1] > furthest[1]) furthest = links[next];
+    if (defangedStart < at || inAnswer.has(question.slice(defangedStart, defangedEnd).toLowerCase())) continue;
+    const link = furthest && defangedStart < furthest[1] ? furthest : undefined;
+    const [start, end] = link ? [Math.max(at, link[0]), Math.max(defangedEnd, link[1])] : [defangedStart, defangedEnd];
     text += question.slice(at, start) + LINK_PLACEHOLDER;
     at = end;
     replaced++;
   }
   return { text: text + question.slice(at), replaced };
+}
+
+/** Where each of `found` (written strings) stands in `text`. */
+function linkRanges(text: string, found: readonly string[]): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (const written of found) {
+    for (let at = text.indexOf(written); at !== -1; at = text.indexOf(written, at + written.length)) ranges.push([at, at + written.length]);
+  }
+  return ranges;
+}
+
+/**
+ * `question` with its e-mail addresses written obfuscated ({@link obfuscatedAddresses}: support (at) example (dot) com,
+ * support@evil[.]com) replaced by the address placeholder, but those the answer writes too, however it writes them,
+ * and how many were replaced. The scrub has replaced the customer's own by then; what is left is a role address
+ * (support@…), which the scrub keeps for answers, and which in a question is where an attacker tells later customers
+ * to write (review 44b). The link check reads neither form.
+ */
+function replaceObfuscatedAddresses(question: string, answer: string): { text: string; replaced: number } {
+  const found = obfuscatedAddresses(question);
+  if (found.length === 0) return { text: question, replaced: 0 };
+  const inAnswer = addressesWrittenIn(answer);
+  const replacing = found.filter((a) => !inAnswer.has(a.address));
+  if (replacing.length === 0) return { text: question, replaced: 0 };
+  let rest = '';
+  let at = 0;
+  for (const a of replacing) {
+    rest += `${question.slice(at, a.start)} `;
+    at = a.end;
+  }
+  const placeholder = PLACEHOLDERS[placeholderLanguage(rest + question.slice(at))].email;
+  let text = '';
+  at = 0;
+  for (const a of replacing) {
+    text += question.slice(at, a.start) + placeholder;
+    at = a.end;
+  }
+  return { text: text + question.slice(at), replaced: replacing.length };
 }
 
 /**
@@ -658,8 +704,9 @@ function placeholderOf(written: string, kind: ForeignFindingKind | undefined, la
  * Builds a candidate's text from a pair: removes invisible characters ({@link removeInvisible}, counted in
  * `scrub.invisibleRemoved`) and control characters ({@link removeControls}), then personal data from both fields: the
  * rules with `names` (the customer's display name and signature names), then the model's second pass when `llm` is
- * given; last, the question's defanged links ({@link replaceDefangedLinks}) and links, addresses and phone numbers the
- * answer does not hold ({@link replaceCustomerLinks}), both counted in `scrub.linksReplaced`.
+ * given; last, the question's obfuscated addresses ({@link replaceObfuscatedAddresses}), defanged links
+ * ({@link replaceDefangedLinks}) and links, addresses and phone numbers the answer does not hold
+ * ({@link replaceCustomerLinks}), all counted in `scrub.linksReplaced`.
  */
 export async function scrubCandidate(draft: DraftPair, names: readonly string[], llm?: PersonalDataModel): Promise<DraftPair & { scrub: ScrubSummary; calls: ModelCallUsage[] }> {
   const personal = await scrubPersonalDataOf(draft, names, llm);
@@ -667,9 +714,11 @@ export async function scrubCandidate(draft: DraftPair, names: readonly string[],
   const scrubbed = instructions ? { ...text, scrub: { ...personal.scrub, assistantInstructions: instructions } } : text;
   // After the scrub, on what it left: a personal address is its placeholder by then, counted as personal data. The
   // defanged links first, so that the link check does not read the host inside hxxps://… as a link of its own.
-  const defanged = replaceDefangedLinks(scrubbed.question, scrubbed.answer);
+  // Obfuscated addresses before defanged hosts: support@evil[.]com is one address, not a host after an @.
+  const addresses = replaceObfuscatedAddresses(scrubbed.question, scrubbed.answer);
+  const defanged = replaceDefangedLinks(addresses.text, scrubbed.answer);
   const links = replaceCustomerLinks(defanged.text, scrubbed.answer);
-  const replaced = defanged.replaced + links.replaced;
+  const replaced = addresses.replaced + defanged.replaced + links.replaced;
   if (replaced === 0) return scrubbed;
   return { ...scrubbed, question: links.text, scrub: { ...scrubbed.scrub, linksReplaced: replaced } };
 }

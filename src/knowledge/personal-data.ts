@@ -241,9 +241,11 @@ const IBAN = /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1
 // carries the whitespace after it: two runs of whitespace around an optional one backtrack quadratically on a label
 // before a long run of spaces.
 // The label may be spelt letter by letter, as written to get past a pattern for the word (security review 12):
-// p-a-s-s-w-o-r-d, p a s s w o r d, パ ス ワ ー ド, パ・ス・ワ・ー・ド.
+// p-a-s-s-w-o-r-d, p a s s w o r d, パ ス ワ ー ド, パ・ス・ワ・ー・ド; in half-width katakana too (ﾊﾟｽﾜｰﾄﾞ, its voiced
+// marks a character of their own, so the label's length differs and it is matched as written rather than folded).
+// Full-width letters (ｐａｓｓｗｏｒｄ：Ｘｙ７ｋ…) are read through the folded text ({@link passwordRanges}).
 const SPELT_PASSWORD_EN = [...'password'].join('[-._* \\t]?');
-const SPELT_PASSWORD_JA = [...'パスワード'].join('[ \\t　・･\\-－]?');
+const SPELT_PASSWORD_JA = [['パ', 'ﾊﾟ'], ['ス', 'ｽ'], ['ワ', 'ﾜ'], ['ー', 'ｰ'], ['ド', 'ﾄﾞ']].map((forms) => `(?:${forms.join('|')})`).join('[ \\t　・･\\-－]?');
 const JA_PASSWORD = new RegExp(
   `(?:${SPELT_PASSWORD_JA}|暗証番号|パスコード|PIN(?:コード)?)[ \\t　]*(?:(?:[:：]|は|が|を|も|として|には|に)[ \\t　]*)?(?<quote>[「『【［\\["“(（]?)(?<value>[A-Za-z0-9][!-~]{3,63})(?![!-~])`,
   'dg',
@@ -523,7 +525,8 @@ const FULL_WIDTH_ASCII = /[\uFF01-\uFF5E]/g;
 // taro@example[.]com. Read on the folded text, so taro＠example．com is the plain pattern's. Every separator's spaces
 // are bounded and no two separators begin alike, so a run of near-matches is read in linear time; a local part or
 // label holds no dot, the dot being a separator of its own, for one way to read `a.b.c`. A match does not start right
-// after a dot written as a word or a bracket (taro dot yamada at …: at taro, not yamada), for the same reason. Which
+// after a dot written as a word or in brackets, spaces between or not (taro dot yamada at …: at taro, not yamada; `a (dot) `
+// repeated was read from every `a` to the end, quadratic: review 44b), for the same reason. Which
 // matches are addresses rather than prose ("look at the dot in …") is decided after matching
 // ({@link obfuscatedEmailRanges}).
 const OBFUSCATION_SPACE = '[ \\t\\u3000]{0,3}';
@@ -532,7 +535,7 @@ const BRACKETED_DOT = `[\\[({<]${OBFUSCATION_SPACE}(?:dot|\\.)${OBFUSCATION_SPAC
 const OBFUSCATED_AT = `(?:${OBFUSCATION_SPACE}(?:${BRACKETED_AT}|アット(?:マーク)?|あっと(?:まーく)?|@)${OBFUSCATION_SPACE}|(?<wordAt>[ \\t]{1,3}at[ \\t]{1,3}))`;
 const OBFUSCATED_DOT = `(?:${OBFUSCATION_SPACE}(?:${BRACKETED_DOT}|ドット|どっと)${OBFUSCATION_SPACE}|[ \\t]{1,3}dot[ \\t]{1,3}|\\.)`;
 const OBFUSCATED_EMAIL = new RegExp(
-  `(?<![A-Za-z0-9._%+\\-\\])}>@]|(?:dot|ドット|どっと)${OBFUSCATION_SPACE})(?<local>[A-Za-z0-9_%+\\-]+(?:${OBFUSCATED_DOT}[A-Za-z0-9_%+\\-]+)*)${OBFUSCATED_AT}(?<domain>[A-Za-z0-9\\-]+(?:${OBFUSCATED_DOT}[A-Za-z0-9\\-]+)*)${OBFUSCATED_DOT}(?<tld>[A-Za-z]{2,24})(?![A-Za-z0-9\\-])`,
+  `(?<![A-Za-z0-9._%+\\-\\])}>@]|(?:dot|ドット|どっと|${BRACKETED_DOT})${OBFUSCATION_SPACE})(?<local>[A-Za-z0-9_%+\\-]+(?:${OBFUSCATED_DOT}[A-Za-z0-9_%+\\-]+)*)${OBFUSCATED_AT}(?<domain>[A-Za-z0-9\\-]+(?:${OBFUSCATED_DOT}[A-Za-z0-9\\-]+)*)${OBFUSCATED_DOT}(?<tld>[A-Za-z]{2,24})(?![A-Za-z0-9\\-])`,
   'dgi',
 );
 const SPELT_SEPARATOR = /\[|\(|\{|ドット|どっと|アット|あっと|\bdot\b|\bat\b/i;
@@ -546,7 +549,14 @@ const SPELT_ADDRESS_TLDS = new Set([
 const NOT_A_SPELT_LOCAL_PART = new Set([
   'in', 'on', 'up', 'out', 'back', 'me', 'us', 'him', 'her', 'them', 'it', 'you', 'here', 'there', 'online', 'signed', 'logged', 'log', 'login',
   'sign', 'look', 'looking', 'available', 'found', 'find', 'reach', 'visit', 'go', 'page', 'site', 'website', 'portal', 'is', 'are', 'was', 'be', 'and', 'or',
+  // Verbs of where and when (review 44b: "We stay at Hilton (dot) com", "Prices started at the dot com peak").
+  'stay', 'stays', 'stayed', 'staying', 'start', 'starts', 'started', 'starting', 'founded', 'launched', 'began', 'begin', 'begins', 'ended', 'peaked',
+  'arrive', 'arrived', 'arrives', 'meet', 'met', 'meeting', 'work', 'works', 'worked', 'working', 'live', 'lives', 'lived', 'living', 'shop', 'shopped',
+  'shopping', 'buy', 'bought', 'book', 'booked', 'sold', 'sell', 'selling', 'priced', 'valued', 'born', 'based', 'located', 'held', 'hosted', 'listed',
+  'joined', 'studied', 'study', 'eat', 'ate', 'slept', 'sleep', 'check', 'checked', 'stop', 'stopped', 'landed', 'not', 'only', 'even', 'least', 'most',
 ]);
+// What follows "at" in running text ("at the dot com boom"): no domain's first label.
+const NOT_A_SPELT_DOMAIN = new Set(['the', 'a', 'an', 'this', 'that', 'these', 'those', 'our', 'your', 'my', 'their', 'his', 'her', 'its']);
 // A phone or account number spelt in words, ten digits or more (zero nine zero one two three four five six seven
 // eight; ゼロキューゼロイチニーサン…): ordinary text never runs ten number words in a row, so no label is needed.
 // Separators are bounded and a match does not start right after a number word, so a long run is read once.
@@ -562,6 +572,14 @@ const KANA_SPELT_NUMBER = new RegExp(
   `(?<![\\p{Script=Katakana}ー]|${KANA_DIGIT_WORD}${KANA_DIGIT_SEPARATOR})${KANA_DIGIT_WORD}(?:${KANA_DIGIT_SEPARATOR}${KANA_DIGIT_WORD}){9,}(?![\\p{Script=Katakana}ー])`,
   'gu',
 );
+// Each number word's digit, to tell the words listed in their order (zero, one, two, … nine; ゼロ、イチ、ニ…キュウ in a
+// manual on how to read them: review 44b) from a number.
+const DIGIT_OF_WORD = new Map<string, string>([
+  ...['zero|oh', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'].flatMap((words, digit) => words.split('|').map((w): [string, string] => [w, String(digit)])),
+  ...['ゼロ|レイ|マル', 'イチ', 'ニー|ニ', 'サン', 'ヨン|シ', 'ゴー|ゴ', 'ロク', 'ナナ|シチ', 'ハチ', 'キュウ|キュー|ク'].flatMap((words, digit) => words.split('|').map((w): [string, string] => [w, String(digit)])),
+]);
+const SPELT_DIGIT_WORD = new RegExp(`${EN_DIGIT_WORD}|${KANA_DIGIT_WORD}`, 'gi');
+const DIGITS_IN_ORDER = new Set(['0123456789', '1234567890']);
 // A link or host name defanged, as one is written to get past a link check (security review 12): hxxps://…,
 // https[:]//…, xyz[.]com, example(.)co(.)jp. Not personal data, and no placeholder of the scrub's: a learned
 // candidate's question replaces them as it replaces the customer's other links ({@link defangedLinkRanges}).
@@ -574,7 +592,12 @@ const DEFANGED_HOST = new RegExp(
 );
 const DEFANGED_HOST_SCHEME = /\b(?:https?|h(?:xx|\*\*|__)ps?|ftp)(?:\[:\]|\(:\)|:)\/\/$/i;
 // File names are written with [.] in code and prose about patterns (name[.]js); their extensions are no domains.
-const FILE_EXTENSIONS = new Set(['js', 'ts', 'py', 'rb', 'go', 'md', 'sh', 'cs', 'pl', 'rs', 'txt', 'json', 'yml', 'yaml', 'csv', 'log', 'html', 'css', 'exe', 'pdf', 'doc', 'png', 'jpg', 'gif', 'zip', 'xml', 'cfg', 'ini', 'conf']);
+const FILE_EXTENSIONS = new Set([
+  'js', 'ts', 'py', 'rb', 'go', 'md', 'sh', 'cs', 'pl', 'rs', 'txt', 'json', 'yml', 'yaml', 'csv', 'log', 'html', 'css', 'exe', 'pdf', 'doc', 'png', 'jpg', 'gif', 'zip', 'xml', 'cfg', 'ini', 'conf',
+  // Review 44b: code, documents and archives named in questions about uploads and builds.
+  'php', 'java', 'vue', 'sql', 'tsx', 'jsx', 'mjs', 'cjs', 'cpp', 'hpp', 'kt', 'swift', 'scss', 'htm', 'toml', 'env', 'bat', 'cmd', 'docx', 'xlsx', 'xls', 'pptx', 'ppt',
+  'odt', 'ods', 'rtf', 'jpeg', 'svg', 'webp', 'heic', 'tif', 'tiff', 'bmp', 'ico', 'mp3', 'mp4', 'wav', 'tar', 'gz', 'tgz', 'rar', 'dmg', 'msi', 'apk', 'dll', 'bak', 'tmp', 'lock',
+]);
 
 // A log-in name in running text ("the admin login is yamada_t", "I logged in as taro.yamada", 管理者のログインは
 // yamada_t です). After "login is" an ordinary word follows as often ("login is slow", "login is required", "log in as
@@ -1205,7 +1228,8 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...runningLoginRanges(text),
     ...groupsOf(text, JA_BANK_ACCOUNT),
     ...groupsOf(text, MY_NUMBER),
-    ...passwordRanges(text),
+    // Read folded: a password typed in full-width letters (Ｘｙ７ｋ…) or after ｐａｓｓｗｏｒｄ： (review 44b).
+    ...passwordRanges(folded),
     ...[
       ...matchesOf(text, LICENCE_KEY).filter(([s, e]) => looksLikeKey(text.slice(s, e))),
       ...matchesOf(text, SHORT_KEY).filter(([s, e]) => looksLikeShortKey(text.slice(s, e))),
@@ -1229,7 +1253,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   const addressEnds = new Set(addresses.map(([, end]) => end));
   add('phone', phones);
   add('phone', groupsOf(text, JA_EXTENSION));
-  add('phone', [...matchesOf(text, EN_SPELT_NUMBER), ...matchesOf(text, KANA_SPELT_NUMBER)]);
+  add('phone', [...matchesOf(text, EN_SPELT_NUMBER), ...matchesOf(text, KANA_SPELT_NUMBER)].filter(([s, e]) => !isDigitsInOrder(text.slice(s, e))));
   add('postal-code', [
     ...matchesOf(text, POSTAL_MARK),
     ...groupsOf(text, POSTAL_LABEL),
@@ -1294,6 +1318,12 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   return { text: out, replacements, language };
 }
 
+/** Whether number words spelt out are the ten digits in their order, a list of them rather than a number. */
+function isDigitsInOrder(spelt: string): boolean {
+  const digits = [...spelt.matchAll(SPELT_DIGIT_WORD)].map((m) => DIGIT_OF_WORD.get(m[0].toLowerCase()) ?? '?').join('');
+  return DIGITS_IN_ORDER.has(digits);
+}
+
 /** `text` with full-width ASCII (U+FF01–U+FF5E) as ASCII, one UTF-16 unit for one, so indices carry over. */
 function foldFullWidth(text: string): string {
   return text.replace(FULL_WIDTH_ASCII, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0));
@@ -1307,7 +1337,33 @@ function foldFullWidth(text: string): string {
  * address stays, as written out.
  */
 function obfuscatedEmailRanges(folded: string): [number, number][] {
-  const found: [number, number][] = [];
+  return obfuscatedEmails(folded, false).map(({ start, end }) => [start, end]);
+}
+
+/** An e-mail address found in a text: where it is written, and the plain address it stands for, in small letters. */
+export interface WrittenAddress {
+  start: number;
+  end: number;
+  address: string;
+}
+
+/**
+ * The e-mail addresses written obfuscated in `text` (taro (at) example (dot) com, support@evil[.]com, full-width forms
+ * too), role addresses (support@…) included, which the scrub keeps for answers: in a learned candidate's question one
+ * is where the customer was told to write (review 44b).
+ */
+export function obfuscatedAddresses(text: string): WrittenAddress[] {
+  return obfuscatedEmails(foldFullWidth(text), true);
+}
+
+/** The plain forms, in small letters, of every e-mail address `text` writes: plainly, in full width or obfuscated. */
+export function addressesWrittenIn(text: string): Set<string> {
+  const folded = foldFullWidth(text);
+  return new Set([...matchesOf(folded, EMAIL).map(([s, e]) => folded.slice(s, e).toLowerCase()), ...obfuscatedEmails(folded, true).map((a) => a.address)]);
+}
+
+function obfuscatedEmails(folded: string, withRoles: boolean): WrittenAddress[] {
+  const found: WrittenAddress[] = [];
   const dot = new RegExp(OBFUSCATED_DOT, 'gi');
   for (const m of folded.matchAll(OBFUSCATED_EMAIL)) {
     const written = m[0];
@@ -1317,8 +1373,10 @@ function obfuscatedEmailRanges(folded: string): [number, number][] {
     const inWords = wordAt !== undefined || /ドット|どっと|アット|あっと|[ \t]dot[ \t]/i.test(written);
     if (inWords && !SPELT_ADDRESS_TLDS.has(tld!.toLowerCase())) continue;
     if (wordAt !== undefined && (NOT_A_SPELT_LOCAL_PART.has(local!.toLowerCase()) || !/[[({]|dot|ドット|どっと/i.test(domain))) continue;
-    if (ROLE_MAILBOX.test(`${local!.replace(dot, '.')}@`)) continue;
-    found.push([m.index, m.index + written.length]);
+    if (wordAt !== undefined && NOT_A_SPELT_DOMAIN.has(m.groups!.domain!.split(/[^A-Za-z0-9-]/)[0]!.toLowerCase())) continue;
+    const address = `${local!.replace(dot, '.')}@${domain.replace(dot, '.')}`.toLowerCase();
+    if (!withRoles && ROLE_MAILBOX.test(address)) continue;
+    found.push({ start: m.index, end: m.index + written.length, address });
   }
   return found;
 }
@@ -1338,18 +1396,39 @@ export function defangedLinkRanges(text: string): [number, number][] {
     const labels = m.groups!.host!.split(dots);
     const tld = labels[labels.length - 1]!.toLowerCase();
     if (!(/^[a-z]{2,24}$/.test(tld) && !FILE_EXTENSIONS.has(tld)) && !WHOLE_IPV4.test(labels.join('.'))) continue;
+    // A regular expression's pattern for a host (^www[.]example[.]com$), anchored: a filter, not a link (review 44b).
+    if (folded.charAt(m.index - 1) === '^' && folded.charAt(m.index + m[0].length) === '$') continue;
     // With the scheme before it (https://example[.]com/…), which the link check would otherwise take alone.
     const scheme = DEFANGED_HOST_SCHEME.exec(folded.slice(Math.max(0, m.index - 16), m.index));
     ranges.push([m.index - (scheme?.[0].length ?? 0), m.index + m[0].length]);
   }
   const merged: [number, number][] = [];
   for (const [start, rawEnd] of ranges.sort(([a], [b]) => a - b)) {
-    const end = start + folded.slice(start, rawEnd).replace(/[.,;:!?]+$/, '').length;
+    const end = start + withoutClosingAfter(folded.slice(start, rawEnd)).length;
     const last = merged[merged.length - 1];
     if (last && start < last[1]) last[1] = Math.max(last[1], end);
     else merged.push([start, end]);
   }
   return merged;
+}
+
+/**
+ * A defanged link without the sentence's punctuation after it, nor the closing brackets around it: `[hxxp://evil[.]com]`
+ * keeps its `]` (review 44b: the link took it, and the question read `[[URL]`); one its own brackets open stays.
+ */
+function withoutClosingAfter(link: string): string {
+  // Counted once and walked back from the end: a link of a million `]` is read in one pass.
+  const count = (c: string) => link.split(c).length - 1;
+  const open = { ']': count('['), '}': count('{') };
+  const closed = { ']': count(']'), '}': count('}') };
+  let end = link.length;
+  for (;;) {
+    while (end > 0 && '.,;:!?'.includes(link.charAt(end - 1))) end--;
+    const last = link.charAt(end - 1);
+    if ((last !== ']' && last !== '}') || open[last] >= closed[last]) return link.slice(0, end);
+    closed[last]--;
+    end--;
+  }
 }
 
 /** The index of the first of `spans` (disjoint, in order) that ends after `at`; `spans.length` when none does. */

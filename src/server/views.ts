@@ -4,6 +4,7 @@
  */
 import type { Subtask } from '../agent/types.js';
 import { MANUAL_TOOL_NAME } from '../agent/tools.js';
+import { cut } from '../cli/format.js';
 import type { GapList, KnowledgeGap } from '../knowledge/gaps.js';
 import { forgetCommand } from '../tickets/retention.js';
 import { describeBounce, waitsForModelServer, type Ticket, type TicketState } from '../tickets/ticket.js';
@@ -603,13 +604,19 @@ function subtaskStatus(s: Subtask): SafeHtml {
   return html`<span class="badge partial">incomplete</span>`;
 }
 
+/** The widest a manual section's heading is shown beside its file name, in columns (a CJK character takes two). */
+const SECTION_HEADING_COLUMNS = 120;
+
 /**
  * The section a manual result sits under, as the search hands it to the agent (its first line, `【章 > 節】`), after
- * the file name: the same file name three times tells the operator nothing. Q&A results are named by their row.
+ * the file name: the same file name three times tells the operator nothing. Q&A results are named by their row. The
+ * heading is the manual's text, as long as its author made it: cut to one line and in <bdi> (review 44b). A chunk with
+ * no heading whose own text opens with such a line (`【重要】`) reads the same: the result carries nothing to tell them
+ * apart.
  */
 function manualSection(toolName: string, content: string): SafeHtml | null {
   const heading = toolName === MANUAL_TOOL_NAME ? /^【([^】\n]+)】(?:\n|$)/.exec(content)?.[1] : undefined;
-  return heading ? html` <span class="muted">§ ${heading}</span>` : null;
+  return heading ? html` <span class="muted">§ <bdi>${cut(heading, SECTION_HEADING_COLUMNS)}</bdi></span>` : null;
 }
 
 function renderSubtask(s: Subtask, index: number): SafeHtml {

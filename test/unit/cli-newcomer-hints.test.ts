@@ -102,6 +102,11 @@ describe('describeError, Redis out of reach', () => {
     { name: 'a sandbox still running', backup: '.env.before-sandbox', state: ['.data/sandbox/sandbox.json', process.pid], has: [`the sandbox still running as pid ${process.pid}`, 'your own .env waits in .env.before-sandbox'], lacks: ['no longer running', 'restores it'] },
     { name: 'a killed demo', backup: '.env.before-demo', state: ['.data/demo/demo.json', dead], has: ['a demo that is no longer running', 'your own is .env.before-demo', 'npm run demo'], lacks: ['.env.before-sandbox'] },
     { name: 'a demo still running', backup: '.env.before-demo', state: ['.data/demo/demo.json', process.pid], has: [`the demo still running as pid ${process.pid}`, '.env.before-demo'], lacks: ['no longer running'] },
+    // Review 44b: kill(0, 0) and kill(-1, 0) ask about the process group and every process, and succeed; no pid of a
+    // stand-in is either, nor a fraction or text.
+    ...[0, -1, 1.5, '42'].map((pid) => ({ name: `a sandbox state with pid ${JSON.stringify(pid)}`, backup: '.env.before-sandbox', state: ['.data/sandbox/sandbox.json', pid] as [string, number], has: ['a sandbox that is no longer running'], lacks: ['still running'] })),
+    // A process of another user answers kill(pid, 0) with EPERM: alive (pid 1 is init, root's; alive as root too).
+    { name: 'a sandbox whose pid belongs to another user', backup: '.env.before-sandbox', state: ['.data/sandbox/sandbox.json', 1], has: ['the sandbox still running as pid 1'], lacks: ['no longer running'] },
   ])('$name', ({ backup, state, has, lacks }) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'lent-env-'));
     try {

@@ -44,6 +44,11 @@ const PASSWORDS: Case[] = [
   ['P.A.S.S.W.O.R.D is', 'The P.A.S.S.W.O.R.D is Xk9#mP2q now.', 'The P.A.S.S.W.O.R.D is [number] now.', ['reference-number']],
   ['パ ス ワ ー ド：', 'パ ス ワ ー ド：hunter2', 'パ ス ワ ー ド：[番号]', ['reference-number']],
   ['パ・ス・ワ・ー・ド は', 'パ・ス・ワ・ー・ド は hunter2 です。', 'パ・ス・ワ・ー・ド は [番号] です。', ['reference-number']],
+  // Full-width letters and digits (a Japanese input method) and half-width katakana (review 44b).
+  ['a full-width value after パスワード：', 'パスワード：Ｘｙ７ｋＰ２ｑＺ', 'パスワード：[番号]', ['reference-number']],
+  ['a full-width value after password:', 'password: Ｘｙ７ｋＰ２ｑＺ', 'password: [番号]', ['reference-number']],
+  ['a full-width label and value', 'ｐａｓｓｗｏｒｄ：Ｘｙ７ｋＰ２ｑＺ', 'ｐａｓｓｗｏｒｄ：[番号]', ['reference-number']],
+  ['a half-width katakana label', '仮ﾊﾟｽﾜｰﾄﾞは Xy7-kP2q です', '仮ﾊﾟｽﾜｰﾄﾞは [番号] です', ['reference-number']],
 ];
 
 const SPELT_NUMBERS: Case[] = [
@@ -51,6 +56,7 @@ const SPELT_NUMBERS: Case[] = [
   ['a number in English words with hyphens and commas', 'Call zero-nine-zero, one-two-three-four, five-six-seven-eight please.', 'Call [phone] please.', ['phone']],
   ['a number in katakana digits', '電話はゼロキューゼロイチニーサンヨンゴーロクナナハチです。', '電話は[電話番号]です。', ['phone']],
   ['a number in katakana digits with separators', '携帯：ゼロ・キュウ・ゼロ、イチ・ニ・サン・ヨン、ゴ・ロク・ナナ・ハチ', '携帯：[電話番号]', ['phone']],
+  ['the digits in order but one', 'It is zero one two three four five six seven eight eight.', 'It is [phone].', ['phone']],
 ];
 
 // What must stay as written: the words and marks of the rules above in ordinary text.
@@ -85,6 +91,13 @@ const ORDINARY: string[] = [
   '@ マークは半角で入力してください（例：name＠domain ではなく name@domain）。',
   'Reply at your convenience (at least one day ahead).',
   'support (at) example (dot) com answers within a day.',
+  // A stop-word or a verb before "at", a stop-word after it (review 44b).
+  'Prices started at the dot com peak.',
+  'Founded at the dot com boom, the firm grew fast.',
+  'We stay at Hilton (dot) com every year.',
+  // Number words listed in their order are no number (review 44b).
+  'Say the digits zero, one, two, three, four, five, six, seven, eight, nine to the IVR.',
+  'ゼロ、イチ、ニ、サン、ヨン、ゴ、ロク、ナナ、ハチ、キュウの10個の読み方',
 ];
 
 describe('obfuscated personal data', () => {
@@ -97,6 +110,16 @@ describe('obfuscated personal data', () => {
       });
     });
   }
+
+  // Hostile input: a run of near-matches is read once (review 44b: `a (dot) ` repeated took 1.4 s at 80,000
+  // characters, growing with the square). Not a speed target: a bound far from both a linear read (well under a
+  // second) and the quadratic one (minutes), so a busy machine does not fail it.
+  it.each(['a (dot) ', 'a [.] ', 'a-(dot) ', 'a (dot)  ', 'ｘ　［．］　', 'a ドット ', 'x (at) a (dot) '])('reads 1 MB of %j in one pass', (unit) => {
+    const text = unit.repeat(Math.ceil(1_000_000 / unit.length));
+    const started = performance.now();
+    scrubPersonalData(text);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
 
   describe('ordinary text stays', () => {
     it.each(ORDINARY)('%s', (input) => {
@@ -118,11 +141,48 @@ describe('defanged links in a candidate question', () => {
     ['a host with www. and [.] before a comma', 'See www.example[.]com, please.', 'See [URL], please.'],
     ['a full-width hxxps link', 'ｈｘｘｐｓ：／／ｅｖｉｌ．ｃｏｍ を開きました。', '[URL] を開きました。'],
     ['a defanged IPv4 address', '52[.]14[.]88[.]201 から届きました。', '[URL] から届きました。'],
+    // The brackets around a link are not the link's (review 44b).
+    ['an hxxp link in brackets', 'Is [hxxp://evil[.]com] the official site?', 'Is [[URL]] the official site?'],
+    // A defanged host inside a link the link check takes goes with the link, once.
+    ['a defanged host in a link', 'See https://good.example/a?x=evil[.]com please', 'See [URL] please'],
   ];
   it.each(LINKS)('%s', async (_name, question, expected) => {
     const scrubbed = await scrubCandidate({ question, answer: ANSWER }, []);
     expect(scrubbed.question).toBe(expected);
     expect(scrubbed.scrub.linksReplaced).toBe(1);
+  });
+
+  // An obfuscated address in the question goes even when it is a role address (support@…), which the scrub keeps for
+  // answers: in a question it is where the customer was told to write (review 44b).
+  const ADDRESSES: [string, string, string][] = [
+    ['a role address with (at) and (dot)', '返金は support (at) xyz-refunds (dot) com に連絡すればよいですか', '返金は [メールアドレス] に連絡すればよいですか'],
+    ['a role address with [.]', '返金は support@evil[.]com に連絡すればよいですか', '返金は [メールアドレス] に連絡すればよいですか'],
+    ['a role address in English', 'Should I write to help [at] xyz-refunds [dot] com?', 'Should I write to [email]?'],
+  ];
+  it.each(ADDRESSES)('%s', async (_name, question, expected) => {
+    const scrubbed = await scrubCandidate({ question, answer: '返金は管理画面から申請してください。' }, []);
+    expect(scrubbed.question).toBe(expected);
+    expect(scrubbed.scrub.linksReplaced).toBe(1);
+  });
+
+  it('keeps an obfuscated role address the answer writes too, however it is written there', async () => {
+    const question = 'support (at) example (dot) com に返金を依頼すればよいですか';
+    for (const answer of ['はい、support (at) example (dot) com までご連絡ください。', 'はい、support@example.com までご連絡ください。']) {
+      const scrubbed = await scrubCandidate({ question, answer }, []);
+      expect(scrubbed.question).toBe(question);
+    }
+  });
+
+  // [case, question, answer, the question the candidate keeps]
+  const KEPT_OR_NOT: [string, string, string, string][] = [
+    ['file names with [.]', 'Why does report[.]docx and index[.]php fail to upload?', 'Only PDF files can be uploaded.', 'Why does report[.]docx and index[.]php fail to upload?'],
+    ['more file names with [.]', 'Main[.]java, App[.]vue, data[.]xlsx and dump[.]sql are rejected.', 'Only PDF files can be uploaded.', 'Main[.]java, App[.]vue, data[.]xlsx and dump[.]sql are rejected.'],
+    ['a host in a regular expression', 'My filter uses ^www[.]example[.]com$ and fails', 'Escape the dot as \\. in the filter.', 'My filter uses ^www[.]example[.]com$ and fails'],
+    ['a host the answer writes only as part of a longer one', 'Is evil[.]co yours?', 'evil[.]com is a phishing site.', 'Is [URL] yours?'],
+    ['a host the answer writes as well', 'Is evil[.]com yours?', 'evil[.]com is a phishing site.', 'Is evil[.]com yours?'],
+  ];
+  it.each(KEPT_OR_NOT)('%s', async (_name, question, answer, expected) => {
+    expect((await scrubCandidate({ question, answer }, [])).question).toBe(expected);
   });
 
   it('keeps [.] in code in the question and anything in the answer', async () => {

@@ -370,7 +370,32 @@ describe('the Searches of a subtask', () => {
       ['search_xyz_qa {"keywords":"二段階認証"} → xyz-qa.csv#17'],
     ],
     ['no results', [{ toolName: 'search_xyz_manual', results: [] }], ['search_xyz_manual {"keywords":"二段階認証"} → no results']],
+    // Review 44b: a heading is the manual's text, as long as its author wrote it; cut to one short line.
+    [
+      'a long heading is cut',
+      [{ toolName: 'search_xyz_manual', results: [{ fileName: 'xyz-manual.md', content: `【${'長い見出し'.repeat(40)}】\n本文` }] }],
+      // 120 columns with the ellipsis: 59 characters of two columns each.
+      [`search_xyz_manual {"keywords":"二段階認証"} → xyz-manual.md § ${'長い見出し'.repeat(12).slice(0, 59)}…`],
+    ],
   ])('%s', (_case, results, expected) => {
     expect(searches(results)).toEqual(expected);
+  });
+
+  // The manual's text, which a stranger may have written (an uploaded page): isolated like the page's other
+  // untrusted names, so right-to-left characters in it do not reorder the file names beside it.
+  it('shows the heading inside <bdi>', () => {
+    const subtask = {
+      taskName: 't',
+      toolResults: [[{ toolName: 'search_xyz_manual', args: '{}', results: [{ fileName: 'xyz-manual.md', content: '【\u202Eevil heading】\n本文' }] }]],
+      reflectionResults: [],
+      isCompleted: true,
+      subtaskAnswer: 'a',
+      challengeCount: 1,
+      usedFallback: false,
+      usage,
+    };
+    const agent = { question: 'q', plan: { subtasks: ['t'] }, subtasks: [subtask], answer: 'a', sources: [], usage, llmCalls: [], truncated: false, droppedSubtasks: [], durationMs: 10 };
+    const page = String(renderTicketDetail({ ticket: { ...base, state: 'parked', reason: 'review mode always', draft: 'a', agent } as Ticket, mailText: undefined, now: new Date('2026-03-02T12:00:00.000Z'), csrfToken: 't', user: 'anna', timeZone: 'UTC' }));
+    expect(page).toMatch(/§ <bdi>\u202Eevil heading<\/bdi>/);
   });
 });
