@@ -124,6 +124,7 @@ export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' 
     | 'receiptSubjectAsks'
     | 'dkimSignatures'
     | 'returnedOriginal'
+    | 'failureWording'
     | 'feedbackType'
   >;
 
@@ -244,6 +245,13 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
    */
   returnedOriginal?: string | undefined;
   /**
+   * The line of the mail's own text that reports a failed delivery (a failed recipient, a delivery status or an SMTP
+   * reply with one: KDDI's `Could not be delivered to: <…>`), as {@link failureWordingOf} found it; kept only beside a
+   * {@link returnedOriginal}, the one place it decides. Absent on tickets recorded before it was kept: their returned
+   * original beside a null envelope sender is then parked, not ignored (bug review 44c).
+   */
+  failureWording?: string | undefined;
+  /**
    * The Feedback-Type of an ARF report (RFC 5965: `abuse`, `auth-failure`…), lower-case, as the parser read it
    * ({@link InboundMail.feedbackType}); absent for other mail. Only names the report in the ignore reason.
    */
@@ -311,6 +319,8 @@ export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined
   if (statusPart) signals.deliveryStatusPart = statusPart;
   const returned = returnedOriginalOf(mail);
   if (returned) signals.returnedOriginal = returned;
+  const failure = returned ? failureWordingOf(mail) : undefined;
+  if (failure) signals.failureWording = failure;
   if (mail.feedbackType) signals.feedbackType = mail.feedbackType;
   if (senderIsRecipient(mail)) signals.senderIsRecipient = true;
   if (mail.massMailing) signals.massMailing = mail.massMailing;
@@ -472,10 +482,11 @@ const AUTO_REPLY_SUBJECT = new RegExp(
 // Lotus/HCL Domino's out-of-office agent: "AUTO: Taro Yamada is out of the office (returning 05/01/2024)". Only in
 // capitals, as Domino writes it: "Auto: …" is a word in several languages.
 const DOMINO_AUTO_SUBJECT = /^\s*AUTO:\s*\S/u;
-// Domino's own wording after it, which decides on a mail that answers nothing too (its notice to a new mail, or one
-// that lost the thread): "AUTO: Smith, John is out of the office. (returning 05/01/2010)". A customer's "AUTO: renewal
-// question" or "Auto: my car" says nothing of an office.
-const DOMINO_OUT_OF_OFFICE_SUBJECT = /^\s*AUTO:\s.*\bis out of (?:the )?office\b/iu;
+// Domino's whole notice, which decides on a mail that answers nothing too (its notice to a new mail, or one that lost
+// the thread): "AUTO: Smith, John is out of the office. (returning 05/01/2010)". In capitals, with Domino's ending and
+// no question mark (bug review 44c): a customer's "AUTO: my colleague is out of office, who can approve the invoice?"
+// or "auto: why is out of office not working" asks something; "AUTO: renewal question" says nothing of an office.
+const DOMINO_OUT_OF_OFFICE_SUBJECT = /^\s*AUTO:\s[^?]*\bis out of (?:the )?office\.?\s*(?:\(returning [^)]*\))?\s*$/u;
 // A Japanese autoresponder's bracketed tag, wherever it puts it: before its own subject (【自動返信】お問い合わせ
 // ありがとうございます) or after the one it answers (Re: ログインできません【自動返信】); not when a particle follows it
 // (【自動返信】が届きません, 【自動返信】の設定). Not 自動送信, which web forms write above a customer's question. A customer
@@ -1123,8 +1134,11 @@ const BOUNCE_SUBJECT = new RegExp(
     String.raw`|^\s*[【\[［]\s*(?:${BOUNCE_SUBJECT_NAME})\s*[】\]］]|^\s*(?:${BOUNCE_SUBJECT_NAME})(?:の(?:お知らせ|ご連絡|通知))?\s*(?:[:：]|$)`,
   'iu',
 );
-// A customer forwarding a bounce inline (with its parts) asks about it: such mail is theirs, not the MTA's.
-const FORWARD_SUBJECT = /^\s*(?:fwd?|wg|tr|rv|enc|転送|转发|轉寄)\s*[:：]/i;
+// A customer forwarding a bounce inline (with its parts) asks about it: such mail is theirs, not the MTA's. Only keeps
+// mail from being ignored, so it reads every forward prefix the parser's does (転送, 전달, Finnish/Swedish VS, Polish PD,
+// Turkish İLT, Outlook's Fwd[2]) and more: behind a gateway's [EXTERNAL] tag or a reply's Re:, and bracketed
+// (［転送］, [転送], [Fwd: …]).
+const FORWARD_SUBJECT = /^\s*(?:\[(?:EXTERNAL|EXT)\]\s*)?(?:re\s*[:：]\s*)*(?:(?:fwd?|wg|tr|rv|enc|vs|pd|ilt|İLT|İlt|転送|转发|轉寄|전달)\s*(?:\[\d{1,3}\])?\s*[:：]|[\[［]\s*(?:転送|fwd?\s*[:：]))/iu;
 
 /** True for a bounce or another delivery report: what the reply decision ignores as `bounce`. */
 export function isBounce(mail: ClassifiableMail): boolean {
@@ -1143,8 +1157,9 @@ const FEEDBACK_KINDS: Record<string, string> = {
   'auth-failure': 'DMARC/authentication failure report',
 };
 // Microsoft's Junk Mail Reporting Program sends its complaints as multipart/mixed with the reported mail inline, under
-// this subject alone, naming the sending IP (v4 or v6). A customer may write the same words; over their own words the
-// mail carries no returned mail of its own, which the complaint always does.
+// this subject alone, naming the sending IP (v4 or v6), from staff@hotmail.com. A customer may write the same words
+// and attach the spam they got (bug review 44c): only Microsoft's sender beside them is a complaint.
+const JMRP_SENDER = 'staff@hotmail.com';
 const JMRP_SUBJECT = /^\s*complaint about message from (?:(?:\d{1,3}\.){3}\d{1,3}|[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?:(?:\d{1,3}\.){3}\d{1,3})?)\s*$/i;
 
 function bounceDetail(mail: ClassifiableMail): string | undefined {
@@ -1156,16 +1171,63 @@ function bounceDetail(mail: ClassifiableMail): string | undefined {
   }
   const statusPart = deliveryStatusPartOf(mail);
   if (statusPart) return `${statusPart} part in ${mail.contentType}`;
-  const returned = returnedOriginalOf(mail);
-  if (returned && mail.subject && JMRP_SUBJECT.test(mail.subject)) return `spam complaint (Microsoft JMRP: Subject: ${mail.subject.trim()})`;
+  const complaint = jmrpComplaintDetail(mail);
+  if (complaint) return complaint;
   // A null envelope sender is named first, as it always was, but decides only beside a second sign: form relays send
-  // people's questions with it too. A returned mail is one (KDDI's bounce under "Mail" from a user's address), unless
-  // the subject says a person forwards it.
+  // people's questions with it too. A returned mail is one only with a report of a failed delivery in the text (KDDI's
+  // bounce under "Mail" from a user's address): a form relay attaching the submission, or a customer attaching the mail
+  // they ask about ("Is this from you?"), under any subject, is parked as before (bug review 44c).
   const nullSender = nullEnvelopeSender(mail);
   const second = bounceSenderDetail(mail);
   if (nullSender && (second || (mail.subject && BOUNCE_SUBJECT.test(mail.subject)))) return nullSender;
-  if (nullSender && returned && !(mail.subject && FORWARD_SUBJECT.test(mail.subject))) return `${nullSender} beside a returned original (${returned})`;
+  const returned = returnedOriginalOf(mail);
+  const failure = nullSender && returned && !(mail.subject && FORWARD_SUBJECT.test(mail.subject)) ? failureWordingOf(mail) : undefined;
+  if (failure) return `${nullSender} beside a returned original (${returned}) and a failed delivery in its text (“${quoted(failure)}”)`;
   return second;
+}
+
+/** Microsoft JMRP's complaint ({@link JMRP_SUBJECT}): its subject and sender beside the reported mail; else undefined. */
+function jmrpComplaintDetail(mail: ClassifiableMail): string | undefined {
+  if (!returnedOriginalOf(mail) || !mail.subject || !JMRP_SUBJECT.test(mail.subject)) return undefined;
+  if (comparableAddress(mail.from?.address ?? '') !== JMRP_SENDER) return undefined;
+  return `spam complaint (Microsoft JMRP: Subject: ${mail.subject.trim()})`;
+}
+
+/**
+ * True for a bounce ({@link isBounce}) that may report what became of a mail: not Microsoft's JMRP complaint, which
+ * returns the mail it reports but says nothing of its delivery (ARF reports say so by their own part, which
+ * `deliveryReportOf` reads). Only such mail may mark our reply undelivered.
+ */
+export function reportsDelivery(mail: ClassifiableMail): boolean {
+  return isBounce(mail) && jmrpComplaintDetail(mail) === undefined;
+}
+
+// What a bounce's text says of a recipient it failed: KDDI's and au's "Could not be delivered to: <address>", RFC
+// 3464's Action and Status fields (merged into the text), an SMTP reply with its enhanced status ("550 5.1.1 …").
+const FAILURE_WORDING = [
+  /could not be delivered to[ \t]*:?[ \t]*<?[^\s<>@]{1,64}@[^\s<>]/i,
+  /^[ \t]*Action[ \t]*:[ \t]*failed\b/im,
+  /^[ \t]*Status[ \t]*:[ \t]*[45]\.\d{1,3}\.\d{1,3}\b/im,
+  /(?:^|[\s(:;])[45]\d\d[ -][45]\.\d{1,3}\.\d{1,3}\b/m,
+];
+const MAX_FAILURE_WORDING_CHARS = 200;
+
+/**
+ * The line of the mail's text that reports a failed delivery ({@link FAILURE_WORDING}), trimmed; undefined when there
+ * is none. Read from {@link ReplySignals.failureWording} when recorded, else from the first 64 KB of the text.
+ */
+function failureWordingOf(mail: ClassifiableMail): string | undefined {
+  if (mail.failureWording) return mail.failureWording;
+  if (!mail.text) return undefined;
+  const text = mail.text.slice(0, MAX_STATUS_SCAN_CHARS);
+  for (const pattern of FAILURE_WORDING) {
+    const match = pattern.exec(text);
+    if (!match) continue;
+    const start = text.lastIndexOf('\n', match.index) + 1;
+    const end = text.indexOf('\n', match.index + match[0].length);
+    return text.slice(start, end < 0 ? text.length : end).trim().slice(0, MAX_FAILURE_WORDING_CHARS);
+  }
+  return undefined;
 }
 
 /**
@@ -1315,6 +1377,8 @@ interface ListIdentity {
   ids: Set<string>;
   /** The domains of the list's mailboxes, never a shared mail domain's, where anyone may hold one. */
   domains: Set<string>;
+  /** fml's list names ({@link fmlListNames}): a recipient with that local part is the list. */
+  names: Set<string>;
 }
 
 /** The mailto addresses of a List-* field (`<mailto:users@lists.example?subject=help>` → `users@lists.example`). */
@@ -1350,14 +1414,14 @@ function listIdentityOf(mail: ClassifiableMail): ListIdentity | undefined {
   for (const name of LIST_MAILTO_HEADERS) for (const value of values(mail, name)) for (const address of mailtoAddresses(value)) domains.add(domainOf(address));
   for (const id of ids) if (/^[^.]+\.[^.]+\.[^.]+/.test(id)) domains.add(id.slice(id.indexOf('.') + 1));
   for (const domain of domains) if (domain === '' || isSharedMailDomain(domain)) domains.delete(domain);
-  return { addresses, ids, domains };
+  return { addresses, ids, domains, names: fmlListNames(mail) };
 }
 
 /** Whether a recipient is the list's own address: one it names, the one its List-Id names, or one on its domain. */
 function isListAddress(list: ListIdentity, address: string): boolean {
   const comparable = comparableAddress(address);
   if (comparable === undefined) return false;
-  return list.addresses.has(comparable) || list.ids.has(`${localPart(address)}.${domainOf(address)}`) || list.domains.has(domainOf(address));
+  return list.addresses.has(comparable) || list.ids.has(`${localPart(address)}.${domainOf(address)}`) || list.domains.has(domainOf(address)) || list.names.has(localPart(comparable));
 }
 
 /**
@@ -1449,10 +1513,22 @@ function listAddressesNamed(mail: ClassifiableMail, candidates: readonly string[
   for (const value of values(mail, 'list-post')) for (const [, address] of value.matchAll(/<mailto:([^>?\s]+)/gi)) add(address);
   for (const value of values(mail, 'mailing-list')) add(/^\s*list\s+([^;\s]+)/i.exec(value)?.[1]);
   const ids = new Set(values(mail, 'list-id').map((v) => /<([^<>\s]+)>/.exec(v)?.[1]?.toLowerCase()));
+  // fml's X-ML-Name names the list without its domain: one of ours by its local part. A claim as the others are (and a
+  // foreign list of the same name is claimed too): unless the receiving server vouches for our group, it is parked.
+  const names = fmlListNames(mail);
   return candidates.filter((candidate) => {
     const comparable = comparableAddress(candidate);
-    return (comparable !== undefined && posted.has(comparable)) || ids.has(candidate.toLowerCase().replace('@', '.'));
+    if (comparable !== undefined && posted.has(comparable)) return true;
+    return ids.has(candidate.toLowerCase().replace('@', '.')) || (comparable !== undefined && names.has(localPart(comparable)));
   });
+}
+
+/**
+ * The list names of fml's X-ML-Name (`X-ML-Name: support`), lower-case: the local part of the list's address, whose
+ * domain fml does not write. fml before 4.0 writes no List-* field, so this is how its list is told (bug review 44c).
+ */
+function fmlListNames(mail: ClassifiableMail): Set<string> {
+  return new Set(values(mail, 'x-ml-name').map((v) => v.trim().toLowerCase()).filter((name) => /^[^\s@<>]{1,64}$/.test(name)));
 }
 
 /** Our addresses as bare addresses, MAIL_FROM first: what a list header may name. */

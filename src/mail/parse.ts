@@ -10,7 +10,7 @@ import { isAscii } from 'node:buffer';
 import { createLogger } from '../logger.js';
 import { comparableAddress, domainOf, isUsableAddress, normaliseAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
 import { decodeBytes, encodedWordCharset, guessLegacyCharset, isJisLabel, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, withoutDataUriPayloads, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
-import { asksOnlyInSubject, isBounce, ORIGINAL_PARTS } from './classify.js';
+import { asksOnlyInSubject, ORIGINAL_PARTS, reportsDelivery } from './classify.js';
 import { BLOCK_FROM, BLOCK_NEXT, PIPE_QUOTE_LINE, PIPE_TABLE_ROW, REPLY_ORIGINAL_SEPARATOR, REPLY_ORIGINAL_WORDS, separatorLine } from './quote-markers.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
 import { isZipArchive, onlyGreetings, onlyGreetingsAndIntroduction, unreadableReason } from './unreadable.js';
@@ -94,7 +94,7 @@ export interface InboundMail {
   /** Charset trouble (unknown labels, undecodable bytes, replacement characters); absent when there was none. */
   charsetProblems?: string[];
   /**
-   * For a bounce (see `isBounce`) that names the mail it returns: which mail and what happened to it; absent for
+   * For a bounce that may report a delivery (see `reportsDelivery`) that names the mail it returns: which mail and what happened to it; absent for
    * every other mail.
    */
   deliveryReport?: DeliveryReport;
@@ -2097,11 +2097,18 @@ function headerSectionProblem(err: unknown): string {
   return `its header section could not be read (${message})`;
 }
 
-function headerEnd(raw: Buffer): number {
-  const crlf = raw.indexOf('\r\n\r\n');
-  const lf = raw.indexOf('\n\n');
+/**
+ * Where the header section ends (after its blank line), searched in the first `limit` bytes; `limit` (at most the
+ * length) when no blank line is there. A scan that reads only that far passes its own limit: a 25 MB mail without a
+ * blank line is then not searched twice whole.
+ */
+function headerEnd(raw: Buffer, limit = raw.length): number {
+  const head = raw.subarray(0, limit);
+  const crlf = head.indexOf('\r\n\r\n');
+  // An LF-only blank line can end the section only before a CRLF one: no need to search past it.
+  const lf = head.subarray(0, crlf >= 0 ? crlf + 2 : head.length).indexOf('\n\n');
   const ends = [crlf >= 0 ? crlf + 4 : -1, lf >= 0 ? lf + 2 : -1].filter((n) => n >= 0);
-  return ends.length > 0 ? Math.min(...ends) : raw.length;
+  return ends.length > 0 ? Math.min(...ends) : head.length;
 }
 
 /**
@@ -2417,7 +2424,9 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
   if (returned) mail.returnedOriginal = returned;
   const feedbackType = feedbackTypeOf(mail.contentType, body.attachments ?? []);
   if (feedbackType) mail.feedbackType = feedbackType;
-  if (isBounce(mail)) {
+  // Only a bounce reports on our reply: a customer's mail attaching one (under a null envelope sender, "is this from
+  // you?") or Microsoft's complaint about it would otherwise mark it undelivered (bug review 44c).
+  if (reportsDelivery(mail)) {
     const report = deliveryReportOf(text, (body.attachments ?? []).map((a) => ({ contentType: a.contentType || '', content: a.content ?? Buffer.alloc(0) })));
     if (report) mail.deliveryReport = report;
   }
@@ -2442,7 +2451,7 @@ function returnedMailPart(raw: Buffer, contentType: string, boundary: string | u
   if (!contentType.startsWith('multipart/') || !boundary) return undefined;
   const text = raw.subarray(0, MAX_RETURNED_SCAN_BYTES).toString('latin1');
   const delimiter = `--${boundary}`;
-  let at = text.indexOf(delimiter, headerEnd(raw) - 1);
+  let at = text.indexOf(delimiter, headerEnd(raw, MAX_RETURNED_SCAN_BYTES) - 1);
   for (let parts = 0; at >= 0 && parts < MAX_RETURNED_SCAN_PARTS; at = text.indexOf(delimiter, at + delimiter.length)) {
     if (at > 0 && text[at - 1] !== '\n') continue;
     const lineEnd = text.indexOf('\n', at);

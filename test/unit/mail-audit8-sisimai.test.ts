@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decideReply, replySignalHeaders, replySignalsOf } from '../../src/mail/classify.js';
+import { decideReply, ownGroupReviewDetail, replySignalHeaders, replySignalsOf } from '../../src/mail/classify.js';
 import { parseInboundMail } from '../../src/mail/parse.js';
-import { decisionOf, SUPPORT } from '../support/decision-before-agent.js';
+import { decisionOf, raw, SUPPORT } from '../support/decision-before-agent.js';
 
 // Real-world mail round 8 (the sisimai corpus of bounces, auto-replies and ARF reports): a Domino out-of-office that
 // answers nothing, a Verizon bounce from post_master@, a KDDI bounce known only by its null envelope sender and the
@@ -38,7 +38,6 @@ describe('a Domino out-of-office that answers nothing is ignored by its subject 
   it.each([
     ['as Domino writes it', 'AUTO: Smith, John is out of the office. (returning 05/01/2010)'],
     ['without "the"', 'AUTO: Taro Yamada is out of office (returning 05/01/2026)'],
-    ['in other capitals', 'Auto: Jane Doe is out of the office until Monday'],
   ])('%s', async (_what, subject) => {
     const decision = await decisionOf({ from: 'John.Smith@customer.example', subject, body: 'I will be out of the office starting 28/04/2026 and will not return until 05/01/2026.\n\nI will respond to your message when I return.' });
     expect(decision).toBe(`ignore auto-reply: Subject: ${subject}`);
@@ -163,4 +162,120 @@ describe('the returned original is read from the top-level parts only', () => {
   ])('%s', async (_what, mail, expected) => {
     expect((await parseInboundMail(mail)).returnedOriginal).toBe(expected);
   });
+});
+
+// Bug review 44c: mail of real customers that round 8 ignored. A customer's question is answered or parked, never
+// silently ignored: each rule above now asks for what only the machine's mail has.
+describe('bug review 44c: a customer is not ignored by the round 8 rules', () => {
+  const PHISH = ['From: XYZ Support <support@helpdesk.example.jp>', 'To: <me@customer.example>', 'Subject: Your account is locked', 'Message-ID: <ph@evil.example>', '', 'Click here to unlock: http://evil.example/'].join('\r\n');
+  const ASK = 'Hello,\r\n\r\nI received the attached mail. Is this really from you? Should I click the link?\r\n\r\nJohn';
+  const attached = (headers: string[], original = PHISH, text = ASK) =>
+    multipart(headers, [[TEXT, text], [['Content-Type: message/rfc822', 'Content-Disposition: attachment; filename="mail.eml"'], original]]);
+
+  it.each([
+    ['Complaint about message from 192.0.2.1', 'John <john@customer.example>'],
+    ['complaint about message from 192.0.2.1', 'John <john@customer.example>'],
+    ['complaint about message from 192.0.2.1', 'John <john.doe@hotmail.com>'],
+    ['complaint about message from 192.0.2.1', 'Outlook Staff <staff@outlook.example>'],
+  ])('a customer writing the JMRP subject "%s" from %s with the spam attached', async (subject, from) => {
+    const mail = attached([`Return-Path: <${/<(.*)>/.exec(from)![1]}>`, `From: ${from}`, `Subject: ${subject}`], PHISH, 'Hello,\r\n\r\nI got the attached spam from 192.0.2.1 which claims to be you. Is my account compromised?\r\n\r\nJohn');
+    expect(await decisionOf(mail)).not.toMatch(/^ignore/);
+  });
+
+  const Q = 'お世話になっております。\n\n請求書の宛名を変更する方法を教えてください。\n\n山田';
+  const FML = ['X-ML-Name: support', 'X-Mail-Count: 01234', 'X-MLServer: fml [fml 3.0pl#17]'];
+  it('our own support address run as an old fml list (X-ML-Name: support, no List-*) is not list mail', async () => {
+    const fml = await decisionOf({ from: '山田 <yamada@customer.example>', subject: '請求書の宛名', body: Q, headers: FML });
+    expect(fml).not.toMatch(/^ignore/);
+    expect(fml).toBe(await decisionOf({ from: '山田 <yamada@customer.example>', subject: '請求書の宛名', body: Q, headers: ['List-Id: <support.helpdesk.example.jp>'] }));
+    // As with a List-Id naming us, the agent worker holds it for a person unless the receiving server vouches for our group.
+    const parsed = await parseInboundMail(raw({ from: '山田 <yamada@customer.example>', subject: '請求書の宛名', body: Q, headers: FML }), { extraHeaders: replySignalHeaders({ SPAM_HEADER: undefined }) });
+    expect(ownGroupReviewDetail(replySignalsOf(parsed)!, { ourAddresses: [SUPPORT] })).toMatch(/^the list headers name our address support@helpdesk\.example\.jp;/);
+  });
+
+  it("a customer's fml team list that copies our address is parked as the same mail with a List-Id is", async () => {
+    const fml = await decisionOf({ from: '山田 <yamada@customer.example>', subject: '請求書の宛名', body: Q, headers: ['Cc: team@customer.example', 'X-ML-Name: team', 'X-MLServer: fml [fml 3.0pl#17]'] });
+    expect(fml).toMatch(/^park list mail that copies our address: a member of list team@customer\.example wrote to it and asked support@helpdesk\.example\.jp directly/);
+  });
+
+  it.each([
+    'Is this from you?',
+    'Your account is locked',
+    '［転送］Your account is locked',
+    '[転送] アカウント',
+    'RE: FW: Your account',
+    '[EXTERNAL] FW: Your account is locked',
+    '[Fwd: Your account is locked]',
+    'VS: Your account',
+    'PD: Your account',
+    'İLT: Your account',
+    '전달: 계정',
+    'Fwd[2]: Your account',
+    '',
+  ])('a null envelope sender beside an attached mail the customer asks about is parked, not ignored: subject %j', async (subject) => {
+    const decision = await decisionOf(attached(['Return-Path: <>', 'From: John <john@customer.example>', `Subject: ${subject}`]));
+    expect(decision).toMatch(/^park null envelope sender/);
+  });
+
+  it.each<[string, string[]]>([
+    ["Return-Path: <MAILER-DAEMON>", ['Return-Path: <MAILER-DAEMON>', 'From: John <john@customer.example>', 'Subject: Is this from you?']],
+    ['a form relay attaching the submission', ['Return-Path: <>', 'From: Contact form <forms@forms.example>', 'Reply-To: john@customer.example', 'Subject: New contact form submission']],
+  ])('%s beside an attached mail is not ignored', async (_what, headers) => {
+    expect(await decisionOf(attached(headers, PHISH, 'Name: John\r\nMessage: How do I change my billing address?'))).not.toMatch(/^ignore/);
+  });
+
+  it.each([
+    ['an SMTP reply with its status', 'This is the mail system.\r\n\r\n<kijitora@customer.example.jp>: host mx.customer.example.jp said: 550 5.1.1 User unknown'],
+    ['delivery-status fields in the text', 'Final-Recipient: rfc822; kijitora@customer.example.jp\r\nAction: failed\r\nStatus: 5.2.2'],
+  ])('a null envelope sender beside a returned original whose text reads as a bounce is one: %s', async (_what, text) => {
+    const mail = multipart(['Return-Path: <>', 'From: shironeko@customer.example.jp', 'Subject: Mail'], [[TEXT, text], [['Content-Type: message/rfc822'], ORIGINAL]]);
+    expect(await decisionOf(mail)).toMatch(/^ignore bounce: Return-Path: <> beside a returned original/);
+  });
+
+  it('a customer attaching one of our replies under a null envelope sender reports no delivery failure of it', async () => {
+    const ours = ['From: XYZ Support <support@helpdesk.example.jp>', 'To: john@customer.example', 'Subject: Re: Billing', 'Message-ID: <3f2b9c1e-7a4d@helpdesk.example.jp>', '', 'Please send us your card number and PIN.'].join('\r\n');
+    const mail = attached(['Return-Path: <>', 'From: John <john@customer.example>', 'Subject: Did you really send this?'], ours, 'I got the attached reply asking for my PIN. Is this really from you?');
+    const parsed = await parseInboundMail(mail);
+    expect(parsed.returnedOriginal).toBe('message/rfc822');
+    expect(parsed.deliveryReport).toBeUndefined();
+  });
+
+  it('a KDDI bounce still reports our reply undelivered', async () => {
+    const mail = multipart(['Return-Path: <>', 'From: shironeko@customer.example.jp', 'Subject: Mail'], [[TEXT, 'Your mail sent on: Thu, 29 Apr 2026 00:00:00 +0900\r\n     Could not be delivered to: <kijitora@customer.example.jp>\r\n     As their mailbox is full.'], [['Content-Type: message/rfc822'], ORIGINAL]]);
+    expect((await parseInboundMail(mail)).deliveryReport).toMatchObject({ messageIds: ['<r1@helpdesk.example.jp>'], failed: true });
+  });
+
+  it('a JMRP complaint about our reply does not mark it undelivered', async () => {
+    const mail = multipart(['Return-Path: <staff@hotmail.com>', 'From: staff@hotmail.com', 'Subject: complaint about message from 203.0.113.7'], [[['Content-Type: message/rfc822', 'Content-Disposition: attachment'], ORIGINAL]]);
+    expect((await parseInboundMail(mail)).deliveryReport).toBeUndefined();
+  });
+
+  it.each(['[EXTERNAL] FW: Undeliverable: Billing', 'RE: FW: Undeliverable: Billing', '전달: Undeliverable', 'VS: Undeliverable', 'Fwd[2]: Undeliverable', '［転送］配信エラー', '[Fwd: Undeliverable]'])(
+    'a customer forwarding a bounce with its delivery-status part is not ignored: %s',
+    async (subject) => {
+      const mail = multipart(['From: John <john@customer.example>', `Subject: ${subject}`], [
+        [TEXT, 'Hello,\r\n\r\nMy mail to you bounced, see below. What address should I use?\r\n\r\nJohn'],
+        [['Content-Type: message/delivery-status'], 'Reporting-MTA: dns; mx.customer.example\r\n\r\nFinal-Recipient: rfc822; help@helpdesk.example.jp\r\nAction: failed\r\nStatus: 5.1.1'],
+        [['Content-Type: message/rfc822'], ORIGINAL],
+      ]);
+      expect(await decisionOf(mail)).not.toMatch(/^ignore/);
+    },
+  );
+
+  it.each([
+    'AUTO: my colleague is out of office, who can approve the invoice?',
+    'auto: why is out of office not working',
+    'Auto: reply says "John is out of the office" twice - how do I fix it?',
+    'Auto: Jane Doe is out of the office until Monday',
+    'AUTO: is out of office mode available for teams',
+  ])('a new mail whose subject only looks like Domino\'s is not ignored by it: %s', async (subject) => {
+    expect(await decisionOf({ from: 'John <john@customer.example>', subject, body: 'Hello,\n\nCan you help?\n\nJohn' })).not.toMatch(/^ignore/);
+  });
+
+  it.each(['AUTO: Taro Yamada is out of the office.', 'AUTO: Smith, John is out of the office. (returning 05/01/2010)', 'AUTO: Jane Doe is out of office (returning 2026-05-01)'])(
+    "Domino's own notice on a new mail stays ignored: %s",
+    async (subject) => {
+      expect(await decisionOf({ from: 'John <john@customer.example>', subject, body: 'Hello,\n\nCan you help?\n\nJohn' })).toBe(`ignore auto-reply: Subject: ${subject}`);
+    },
+  );
 });
