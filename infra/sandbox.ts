@@ -9,8 +9,10 @@
  * `npm run sandbox -- send "<question>" [--from ADDRESS] [--subject TEXT]` delivers a customer mail into the
  * sandbox mailbox of a running sandbox.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse as parseDotenv } from 'dotenv';
 import { ImapFlow } from 'imapflow';
@@ -43,6 +45,33 @@ function namesModel(fromFile: Record<string, string>): boolean {
   return Boolean(pick('OPENAI_BASE_URL') || (key && key !== PLACEHOLDER_API_KEY));
 }
 
+/** The servers a sandbox lends `.env`: the scripted model's only with `--llm`. */
+export interface SandboxServers {
+  redis: { url: string };
+  imap: { host: string; port: number; user: string; password: string };
+  smtp: { host: string; port: number };
+  llm?: { url: string };
+}
+
+/**
+ * The settings the sandbox writes into `.env` over the user's own lines (see lendEnvFile). The dashboard listens on
+ * loopback whatever the user's DASHBOARD_HOST says (0.0.0.0 on a VM, say), with a password of this run's
+ * (`password`, random): it would otherwise serve the whole network behind a password printed in this source, and
+ * approving replies there spends the user's own OPENAI_API_KEY.
+ */
+export function sandboxSettings(servers: SandboxServers, password: string): Record<string, string> {
+  const { redis, imap, smtp, llm } = servers;
+  return {
+    ...localServerSettings(redis, imap, smtp),
+    DASHBOARD_HOST: '127.0.0.1',
+    DASHBOARD_PASSWORD: password,
+    // As the demo: replies appear here, as the README shows; the default (learn) would park each one for review.
+    REVIEW_MODE: 'auto',
+    // The model name says the stand-in answered, so the insights price no tokens at a real model's rates.
+    ...(llm ? { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: 'sandbox', OPENAI_MODEL: 'scripted-model', EMBEDDINGS_PROVIDER: 'local' } : {}),
+  };
+}
+
 async function serve(withLlm: boolean): Promise<number> {
   const running = readLiveRunState(STATE_FILE);
   if (running) throw new Error(`a sandbox is already running (pid ${running.pid}); stop it first, or use: npm run sandbox -- send "…"`);
@@ -68,15 +97,7 @@ async function serve(withLlm: boolean): Promise<number> {
   }
   const { redis, imap, smtp, llm } = servers;
 
-  const env: Record<string, string> = {
-    ...localServerSettings(redis, imap, smtp),
-    // Twelve characters or more: the dashboard warns at every start about a shorter one.
-    DASHBOARD_PASSWORD: 'sandbox-only',
-    // As the demo: replies appear here, as the README shows; the default (learn) would park each one for review.
-    REVIEW_MODE: 'auto',
-    // The model name says the stand-in answered, so the insights price no tokens at a real model's rates.
-    ...(llm ? { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: 'sandbox', OPENAI_MODEL: 'scripted-model', EMBEDDINGS_PROVIDER: 'local' } : {}),
-  };
+  const env = sandboxSettings({ redis, imap, smtp, ...(llm ? { llm } : {}) }, randomBytes(12).toString('base64url'));
   const lent = lendEnvFile('.env', '.env.before-sandbox', env, ENV_HEADER);
   // However the process ends short of SIGKILL (a crash, a closed terminal), the user's .env comes back.
   process.once('exit', () => lent.restore());
@@ -161,12 +182,15 @@ async function main(argv: string[]): Promise<number> {
   throw new UsageError(`unknown command: ${command}`);
 }
 
-try {
-  process.exitCode = await main(process.argv.slice(2));
-} catch (err) {
-  const message = err instanceof Error ? err.message : String(err);
-  // parseArgs reports unknown options and missing values with a TypeError of code ERR_PARSE_ARGS_*.
-  const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-  process.stderr.write(`sandbox: ${message}\n${usage ? USAGE : ''}`);
-  process.exitCode = usage ? 2 : 1;
+// Run as `npm run sandbox`, not when a test imports sandboxSettings.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  try {
+    process.exitCode = await main(process.argv.slice(2));
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    // parseArgs reports unknown options and missing values with a TypeError of code ERR_PARSE_ARGS_*.
+    const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    process.stderr.write(`sandbox: ${message}\n${usage ? USAGE : ''}`);
+    process.exitCode = usage ? 2 : 1;
+  }
 }

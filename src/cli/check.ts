@@ -20,6 +20,7 @@ import { classifySmtpError, createSmtpTransport, describeSmtp } from '../mail/sm
 import { describeImapFailure, type ConnectPhase } from '../runtime/poller.js';
 import { failureLine } from '../runtime/role-status.js';
 import { resolveAuth, type DashboardAuth } from '../server/auth.js';
+import { weakDashboardPassword } from '../server/password-strength.js';
 import { RECENT_MAILS, senderAuthenticationOutcome, senderAuthenticationUnread } from './check-authentication.js';
 import { checkIndexes } from './check-indexes.js';
 import { promptsFileOutcome } from './check-prompts.js';
@@ -277,8 +278,8 @@ function probeListen(host: string, port: number): Promise<string | undefined> {
 }
 
 /**
- * Whether the dashboard would start, decided as the dashboard role decides it ({@link resolveAuth}), and whether its
- * port is free. Without it `npm start` runs every other role and logs one error line, and the admin's next step,
+ * Whether the dashboard would start, decided as the dashboard role decides it ({@link resolveAuth}: a weak
+ * DASHBOARD_PASSWORD beyond loopback fails, on loopback it is a warning), and whether its port is free. Without it `npm start` runs every other role and logs one error line, and the admin's next step,
  * opening the dashboard, fails.
  */
 async function checkDashboard(config: Config): Promise<CheckOutcome> {
@@ -294,7 +295,10 @@ async function checkDashboard(config: Config): Promise<CheckOutcome> {
   const host = auth.mode === 'off' ? '127.0.0.1' : config.DASHBOARD_HOST;
   const where = at(host);
   const login = auth.mode === 'off' ? 'no login (DASHBOARD_AUTH=off), this machine only' : `user ${auth.user}`;
-  if (config.DASHBOARD_PORT === 0) return { what: 'Dashboard', where, status: 'ok', detail: `${login}; the port is chosen at start (DASHBOARD_PORT=0)` };
+  // Beyond loopback resolveAuth refused a weak password above; on loopback it starts, with this warning.
+  const weak = weakDashboardPassword(config)?.message;
+  const ok = (detail: string): CheckOutcome => (weak ? { what: 'Dashboard', where, status: 'warning', detail: `${detail}; ${weak}` } : { what: 'Dashboard', where, status: 'ok', detail });
+  if (config.DASHBOARD_PORT === 0) return ok(`${login}; the port is chosen at start (DASHBOARD_PORT=0)`);
   const refused = await probeListen(host, config.DASHBOARD_PORT);
   if (refused === 'EADDRINUSE') {
     // Not a failure: checking a running installation finds its own dashboard there.
@@ -302,11 +306,11 @@ async function checkDashboard(config: Config): Promise<CheckOutcome> {
       what: 'Dashboard',
       where,
       status: 'warning',
-      detail: `port ${config.DASHBOARD_PORT} is in use: fine if it is this dashboard already running; otherwise stop what holds it or set DASHBOARD_PORT`,
+      detail: `port ${config.DASHBOARD_PORT} is in use: fine if it is this dashboard already running; otherwise stop what holds it or set DASHBOARD_PORT${weak ? `; ${weak}` : ''}`,
     };
   }
   if (refused) return { what: 'Dashboard', where, status: 'failed', detail: `cannot listen there (${refused}): check DASHBOARD_HOST and DASHBOARD_PORT` };
-  return { what: 'Dashboard', where, status: 'ok', detail: login };
+  return ok(login);
 }
 
 /**

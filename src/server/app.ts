@@ -60,7 +60,8 @@ import type { TicketStore } from '../tickets/ticket-store.js';
 import { apiHandlers } from './api.js';
 import { gapsApiHandler } from './gaps-api.js';
 import { GapStore } from '../knowledge/gaps.js';
-import { ANONYMOUS_OPERATOR, CsrfTokens, KnownDevices, LoginThrottle, basicAuthMiddleware, bearerTokenOf, loopbackHostGuard, optionalBasicAuth, resolveAuth } from './auth.js';
+import { ANONYMOUS_OPERATOR, CsrfTokens, KnownDevices, LoginThrottle, basicAuthMiddleware, loopbackHostGuard, metricsTokenAuth, optionalBasicAuth, resolveAuth } from './auth.js';
+import { weakDashboardPassword } from './password-strength.js';
 import type { PollerStatus } from '../runtime/poller.js';
 import type { RoleStatus } from '../runtime/role-status.js';
 import { readReindexOutcomes } from '../runtime/reindex-outcome.js';
@@ -90,6 +91,7 @@ export type DashboardConfig = Pick<
   | 'DASHBOARD_AUTH'
   | 'DASHBOARD_USER'
   | 'DASHBOARD_PASSWORD'
+  | 'DASHBOARD_HOST'
   | 'DASHBOARD_TRUST_PROXY'
   | 'METRICS_TOKEN'
   | 'QUEUE_PREFIX'
@@ -166,9 +168,6 @@ function requireBodyType(type: string, renderError: ErrorRenderer) {
   };
 }
 
-/** Below this, {@link createDashboardApp} warns that DASHBOARD_PASSWORD is weak. */
-export const MIN_PASSWORD_LENGTH = 12;
-
 /**
  * Bull Board's page links Google Fonts, which would make every operator's browser tell Google when they look at
  * the queues (and fail on machines without internet). The page is rendered from the board's template; this drops
@@ -187,14 +186,15 @@ function withoutExternalFonts(_req: Request, res: Response, next: NextFunction):
 
 /**
  * Builds the dashboard app. Throws a `ConfigError` when authentication is on without DASHBOARD_PASSWORD, so the app
- * can never be built open by accident.
+ * can never be built open by accident, or with a weak one while DASHBOARD_HOST is not loopback (see resolveAuth); it
+ * warns of a weak one on loopback.
  */
 export function createDashboardApp(deps: DashboardDeps): Express {
   const auth = resolveAuth(deps.config);
   const logger = deps.logger ?? createLogger('dashboard');
-  if (auth.mode === 'basic' && Array.from(auth.password).length < MIN_PASSWORD_LENGTH) {
-    logger.warn(`DASHBOARD_PASSWORD has fewer than ${MIN_PASSWORD_LENGTH} characters: anyone who reaches the dashboard can approve replies; use a longer one`);
-  }
+  // Beyond loopback resolveAuth refused a weak password already; on loopback it is the admin's to judge.
+  const weak = weakDashboardPassword(deps.config);
+  if (weak) logger.warn(weak.message);
   const now = deps.now ?? (() => new Date());
   // Resolved once: a zone ICU does not know stops the start here, not every page view.
   const timeZone = checkTimeZone(deps.timeZone ?? processTimeZone() ?? 'UTC');
@@ -329,12 +329,11 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     (status, message) => textError(status === 500 ? 503 : status, status === 500 ? 'Metrics are unavailable; see the dashboard log' : message),
     logger,
   );
-  // A scrape's own token opens /metrics alone: its configuration need not hold the password that sends mail. Any
-  // other request goes on to the login below (a wrong token is answered as no login).
+  // A scrape's own token opens /metrics alone: its configuration need not hold the password that sends mail. A wrong
+  // token is a failed login like a wrong password, or the token could be guessed at network speed; a request
+  // without one goes on to the login below.
   const metricsToken = deps.config.METRICS_TOKEN;
-  if (metricsToken) {
-    app.get('/metrics', (req, res, next) => (bearerTokenOf(req.headers.authorization, metricsToken) ? metricsRoute(req, res, next) : next()));
-  }
+  if (metricsToken) app.get('/metrics', metricsTokenAuth(metricsToken, auth, login), metricsRoute);
 
   app.use(basicAuthMiddleware(auth, login));
   app.use(sameOriginGuard);

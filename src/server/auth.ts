@@ -14,6 +14,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 import { ConfigError, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import { weakDashboardPassword } from './password-strength.js';
 
 /** How the dashboard authenticates, resolved from the configuration by {@link resolveAuth}. */
 export type DashboardAuth =
@@ -23,9 +24,11 @@ export type DashboardAuth =
 
 /**
  * The authentication settings, or a {@link ConfigError} naming the variables when a password is missing while
- * authentication is on: a dashboard that can approve replies must never run open by accident.
+ * authentication is on: a dashboard that can approve replies must never run open by accident. Also when the password
+ * is weak and DASHBOARD_HOST is not loopback ({@link weakDashboardPassword}): the new-browser throttle still lets the
+ * whole network try some 10 000 passwords a day against user `admin`.
  */
-export function resolveAuth(config: Pick<Config, 'DASHBOARD_AUTH' | 'DASHBOARD_USER' | 'DASHBOARD_PASSWORD'>): DashboardAuth {
+export function resolveAuth(config: Pick<Config, 'DASHBOARD_AUTH' | 'DASHBOARD_USER' | 'DASHBOARD_PASSWORD' | 'DASHBOARD_HOST'>): DashboardAuth {
   if (config.DASHBOARD_AUTH === 'off') return { mode: 'off' };
   if (!config.DASHBOARD_PASSWORD) {
     throw new ConfigError([
@@ -33,6 +36,8 @@ export function resolveAuth(config: Pick<Config, 'DASHBOARD_AUTH' | 'DASHBOARD_U
         'set it, or set DASHBOARD_AUTH=off to run without authentication on 127.0.0.1 only',
     ]);
   }
+  const weak = weakDashboardPassword(config);
+  if (weak?.refuse) throw new ConfigError([weak.message]);
   return { mode: 'basic', user: config.DASHBOARD_USER, password: config.DASHBOARD_PASSWORD };
 }
 
@@ -441,30 +446,63 @@ export interface LoginOptions {
  * Checks a request's Basic credentials against {@link DashboardAuth} through the throttle: a throttled client's
  * credentials are not even compared, and a wrong password counts as a failure and is logged at warn with the user
  * name, client address and path, never the password. The client is the browser when it brings a valid known-device
- * cookie, else its address (`req.ip`, which names the client a trusted proxy forwarded for, see
- * DASHBOARD_TRUST_PROXY). Every route that looks at credentials goes through here, so no route answers "right" or
- * "wrong" to a client that is past its failures.
+ * cookie, else its address ({@link loginClientOf}). Every route that looks at credentials goes through here or, for
+ * the metrics token, {@link metricsTokenAuth}, so no route answers "right" or "wrong" to a client that is past its
+ * failures.
  */
 function checkLogin(req: Request, auth: DashboardAuth, options: LoginOptions & { throttle: LoginThrottle }): LoginCheck {
   if (auth.mode === 'off') return { kind: 'ok', user: ANONYMOUS_OPERATOR };
-  const { throttle, logger } = options;
-  const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-  // A browser that logged in before is counted on its own: strangers' failures at its address do not lock it out,
-  // and its own mistypes do not lock out the others there.
-  const device = options.devices?.fromCookieHeader(req.headers.cookie);
-  const client: LoginClient = device ? { device: device.id } : { address };
-  const wait = throttle.retryAfterSeconds(client);
+  const { throttle } = options;
+  const login = loginClientOf(req, options);
+  const wait = throttle.retryAfterSeconds(login.client);
   if (wait !== undefined) return { kind: 'throttled', retryAfterSeconds: wait };
   const given = parseBasicAuth(req.headers.authorization);
   // A request without credentials is a browser asking for the login dialog (or a probe), not a failed attempt.
   if (!given) return { kind: 'none' };
   // A success clears nothing (see LoginThrottle): the failures of a shared address may be someone else's.
-  if (credentialsMatch(given, auth)) return { kind: 'ok', user: given.user, ...(device ? { device } : {}) };
-  const spent = throttle.fail(client, `${given.user}\0${given.password}`);
-  const who = { client: address, ...(device ? { device: device.id.slice(0, 8) } : {}) };
-  logger?.warn({ ...who, user: given.user.slice(0, 100), path: req.path }, 'dashboard login failed');
-  for (const scope of spent) logger?.warn({ ...who, retryAfterSeconds: throttle.retryAfterSeconds(client) }, THROTTLED_BECAUSE[scope]);
+  if (credentialsMatch(given, auth)) return { kind: 'ok', user: given.user, ...(login.device ? { device: login.device } : {}) };
+  recordFailure(req, login, `${given.user}\0${given.password}`, { user: given.user.slice(0, 100) }, options);
   return { kind: 'wrong' };
+}
+
+/** Whom a request's login is counted against (see {@link LoginClient}), and what the log says of it. */
+interface RequestClient {
+  client: LoginClient;
+  address: string;
+  device?: KnownDevice;
+}
+
+/**
+ * The client of a request: the browser when it brings a valid known-device cookie, else its address (`req.ip`,
+ * which names the client a trusted proxy forwarded for, see DASHBOARD_TRUST_PROXY).
+ */
+function loginClientOf(req: Request, options: LoginOptions): RequestClient {
+  const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  // A browser that logged in before is counted on its own: strangers' failures at its address do not lock it out,
+  // and its own mistypes do not lock out the others there.
+  const device = options.devices?.fromCookieHeader(req.headers.cookie);
+  return device ? { client: { device: device.id }, address, device } : { client: { address }, address };
+}
+
+/** Counts a failed login of `guess` (only its HMAC is kept, see {@link LoginThrottle.fail}) and logs it at warn. */
+function recordFailure(req: Request, login: RequestClient, guess: string, logged: Record<string, string>, options: LoginOptions & { throttle: LoginThrottle }): void {
+  const { throttle, logger } = options;
+  const spent = throttle.fail(login.client, guess);
+  const who = { client: login.address, ...(login.device ? { device: login.device.id.slice(0, 8) } : {}) };
+  logger?.warn({ ...who, ...logged, path: req.path }, 'dashboard login failed');
+  for (const scope of spent) logger?.warn({ ...who, retryAfterSeconds: throttle.retryAfterSeconds(login.client) }, THROTTLED_BECAUSE[scope]);
+}
+
+function sendThrottled(res: Response, retryAfterSeconds: number): void {
+  res.status(429).set('Retry-After', String(retryAfterSeconds)).type('text/plain; charset=utf-8').send('Too many failed logins; try again later\n');
+}
+
+function sendLoginRequired(res: Response): void {
+  res
+    .status(401)
+    .set('WWW-Authenticate', `Basic realm="${AUTH_REALM}", charset="UTF-8"`)
+    .type('text/plain; charset=utf-8')
+    .send('Authentication required\n');
 }
 
 /**
@@ -494,14 +532,41 @@ export function basicAuthMiddleware(auth: DashboardAuth, options: LoginOptions =
       return;
     }
     if (login.kind === 'throttled') {
-      res.status(429).set('Retry-After', String(login.retryAfterSeconds)).type('text/plain; charset=utf-8').send('Too many failed logins; try again later\n');
+      sendThrottled(res, login.retryAfterSeconds);
       return;
     }
-    res
-      .status(401)
-      .set('WWW-Authenticate', `Basic realm="${AUTH_REALM}", charset="UTF-8"`)
-      .type('text/plain; charset=utf-8')
-      .send('Authentication required\n');
+    sendLoginRequired(res);
+  };
+}
+
+/**
+ * The gate of a scrape's own token (METRICS_TOKEN) in front of one route (`/metrics`): a request with
+ * `Authorization: Bearer <token>` goes on to the route's handler; one with another bearer token is a failed login,
+ * counted in `options.throttle` for the client as a wrong Basic password is (only its HMAC is kept) and answered 401;
+ * a throttled client is answered 429 with `Retry-After` before its token is compared, the right one too, as a
+ * throttled Basic login is. A request without a bearer token skips the route's other handlers (`next('route')`) to
+ * the Basic login. With authentication off the token adds nothing: any request goes on to the login, which lets it in.
+ */
+export function metricsTokenAuth(token: string, auth: DashboardAuth, options: LoginOptions & { throttle: LoginThrottle }) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const header = req.headers.authorization ?? '';
+    if (auth.mode === 'off' || !/^Bearer(?:[ \t]|$)/i.test(header)) {
+      next('route');
+      return;
+    }
+    const login = loginClientOf(req, options);
+    const wait = options.throttle.retryAfterSeconds(login.client);
+    if (wait !== undefined) {
+      sendThrottled(res, wait);
+      return;
+    }
+    if (bearerTokenOf(header, token)) {
+      next();
+      return;
+    }
+    // Prefixed so that no Basic guess (`user\0password`, a user never holds ':') counts as the same one.
+    recordFailure(req, login, `bearer:${header.replace(/^Bearer[ \t]*/i, '').trim()}`, { scheme: 'bearer' }, options);
+    sendLoginRequired(res);
   };
 }
 

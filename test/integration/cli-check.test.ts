@@ -114,6 +114,19 @@ describe('npm run check', () => {
     expect(warning).toMatch(/mail through the group is parked until it is set/);
   });
 
+  // The dashboard refuses a weak password beyond loopback: the check says so before `npm start` does.
+  it('fails a weak DASHBOARD_PASSWORD beyond loopback, and warns of it on loopback', SLOW, async () => {
+    const weak = { DASHBOARD_AUTH: 'on', DASHBOARD_PASSWORD: 'admin-2024', DASHBOARD_PORT: '0' };
+    const [beyond, loopback] = await Promise.all([check({ ...weak, DASHBOARD_HOST: '0.0.0.0' }), check(weak)]);
+    expect(beyond.code, beyond.stdout + beyond.stderr).toBe(1);
+    expect(beyond.stdout).toMatch(
+      /^✗ Dashboard: http:\/\/0\.0\.0\.0:0 — DASHBOARD_PASSWORD is weak: it has 10 characters, fewer than 12; the dashboard listens on 0\.0\.0\.0, beyond this machine, so it does not start with it; make one with: openssl rand -base64 18$/m,
+    );
+    expect(loopback.code, loopback.stdout + loopback.stderr).toBe(0);
+    expect(loopback.stdout).toMatch(/^! Dashboard: http:\/\/127\.0\.0\.1:0 — user admin; the port is chosen at start \(DASHBOARD_PORT=0\); DASHBOARD_PASSWORD is weak: it has 10 characters/m);
+    expect(beyond.stdout + loopback.stdout).not.toContain('admin-2024');
+  });
+
   it("warns when the dashboard's port is taken, without failing: it may be the dashboard itself", SLOW, async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));

@@ -28,6 +28,26 @@ describe('METRICS_TOKEN', () => {
     expect(await status(`${base}/metrics`, BASIC)).toBe(200);
   });
 
+  // A wrong token is a failed login like a wrong password: the token must not be guessable at network speed.
+  it('counts wrong tokens as failed logins: the eleventh from one address is throttled, the right token too', async () => {
+    const base = await dashboard({ METRICS_TOKEN: TOKEN });
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push(await status(`${base}/metrics`, `Bearer wrong-guess-${i}-0123456789abcdef`));
+    expect(statuses).toEqual([...Array<number>(10).fill(401), 429]);
+    const throttled = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    // As for a throttled Basic login, the credentials are not even compared: right or wrong, the answer is the same.
+    expect(throttled.status).toBe(429);
+    expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+    // One throttle for the address: the operator's password from it waits as well.
+    expect(await status(`${base}/metrics`, BASIC)).toBe(429);
+  });
+
+  it('counts the same wrong token once, as the same wrong password is', async () => {
+    const base = await dashboard({ METRICS_TOKEN: TOKEN });
+    for (let i = 0; i < 15; i++) expect(await status(`${base}/metrics`, `Bearer ${TOKEN}-old`)).toBe(401);
+    expect(await status(`${base}/metrics`, `Bearer ${TOKEN}`)).toBe(200);
+  });
+
   it('is off without the variable: a bearer token reads nothing', async () => {
     const base = await dashboard({});
     expect(await status(`${base}/metrics`, `Bearer ${TOKEN}`)).toBe(401);

@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentResult } from '../../src/agent/types.js';
-import { parseConfig, type Config } from '../../src/config.js';
+import { ConfigError, parseConfig, type Config } from '../../src/config.js';
 import { mailboxStateKey, readPollerStatus } from '../../src/runtime/poller.js';
 import { readRoleStatus, roleStatusKey } from '../../src/runtime/role-status.js';
 import { recordReindexOutcome } from '../../src/runtime/reindex-outcome.js';
@@ -328,13 +328,27 @@ describe('authentication', () => {
 
   it.each([
     ['short', 'sandbox', true],
-    ['long enough', 'correct horse battery staple', false],
-  ])('warns at start when DASHBOARD_PASSWORD is %s', async (_name, password, warns) => {
+    ['holding the user', `${USER}-dashboard-2026`, true],
+    ['easy to guess', 'password1234', true],
+    ['strong', 'correct horse battery staple', false],
+  ])('on loopback, warns at start when DASHBOARD_PASSWORD is %s', async (_name, password, warns) => {
     const lines: string[] = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
     await startDashboard({ DASHBOARD_PASSWORD: password }, { logger });
-    expect(lines.some((l) => l.includes('DASHBOARD_PASSWORD has fewer than 12 characters'))).toBe(warns);
+    expect(lines.some((l) => l.includes('DASHBOARD_PASSWORD is weak') && l.includes('openssl rand -base64 18'))).toBe(warns);
     expect(lines.join('')).not.toContain(password);
+  });
+
+  it('beyond loopback, refuses to build the app with a weak DASHBOARD_PASSWORD', async () => {
+    const queues = createQueues(redis, 'unused');
+    cleanups.push(() => closeAll(queues));
+    const build = (password: string) => {
+      const config = parseConfig({ REDIS_URL: redisServer.url, QUEUE_PREFIX: 'unused', DASHBOARD_HOST: '0.0.0.0', DASHBOARD_PASSWORD: password });
+      return () => createDashboardApp({ config, redis, store: new TicketStore(redis, { prefix: 'unused' }), queues });
+    };
+    expect(build('sandbox')).toThrow(ConfigError);
+    expect(build('sandbox')).toThrow(/DASHBOARD_PASSWORD is weak: .*0\.0\.0\.0.*openssl rand -base64 18/);
+    expect(build('correct horse battery staple')).not.toThrow();
   });
 
   it('a successful login does not clear the failures of its address: behind a proxy they may be a stranger\'s', async () => {

@@ -56,13 +56,13 @@ describe('constant-time comparison', () => {
 
 describe('resolveAuth', () => {
   it('requires a password while authentication is on, naming both variables', () => {
-    expect(() => resolveAuth({ DASHBOARD_AUTH: 'on', DASHBOARD_USER: 'admin', DASHBOARD_PASSWORD: undefined })).toThrow(ConfigError);
-    expect(() => resolveAuth({ DASHBOARD_AUTH: 'on', DASHBOARD_USER: 'admin', DASHBOARD_PASSWORD: '' })).toThrow(/DASHBOARD_PASSWORD.*DASHBOARD_AUTH=off/s);
+    expect(() => resolveAuth({ DASHBOARD_HOST: '127.0.0.1', DASHBOARD_AUTH: 'on', DASHBOARD_USER: 'admin', DASHBOARD_PASSWORD: undefined })).toThrow(ConfigError);
+    expect(() => resolveAuth({ DASHBOARD_HOST: '127.0.0.1', DASHBOARD_AUTH: 'on', DASHBOARD_USER: 'admin', DASHBOARD_PASSWORD: '' })).toThrow(/DASHBOARD_PASSWORD.*DASHBOARD_AUTH=off/s);
   });
 
   it('returns the credentials, or off', () => {
-    expect(resolveAuth({ DASHBOARD_AUTH: 'on', DASHBOARD_USER: 'ops', DASHBOARD_PASSWORD: 'pw' })).toEqual({ mode: 'basic', user: 'ops', password: 'pw' });
-    expect(resolveAuth({ DASHBOARD_AUTH: 'off', DASHBOARD_USER: 'ops', DASHBOARD_PASSWORD: undefined })).toEqual({ mode: 'off' });
+    expect(resolveAuth({ DASHBOARD_HOST: '127.0.0.1', DASHBOARD_AUTH: 'on', DASHBOARD_USER: 'ops', DASHBOARD_PASSWORD: 'pw' })).toEqual({ mode: 'basic', user: 'ops', password: 'pw' });
+    expect(resolveAuth({ DASHBOARD_HOST: '127.0.0.1', DASHBOARD_AUTH: 'off', DASHBOARD_USER: 'ops', DASHBOARD_PASSWORD: undefined })).toEqual({ mode: 'off' });
   });
 });
 
