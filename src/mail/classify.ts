@@ -1211,21 +1211,58 @@ const FAILURE_WORDING = [
   /(?:^|[\s(:;])[45]\d\d[ -][45]\.\d{1,3}\.\d{1,3}\b/m,
 ];
 const MAX_FAILURE_WORDING_CHARS = 200;
+/** Matches of the failure wording read at most, so a text full of them costs no more than a few. */
+const MAX_FAILURE_WORDING_MATCHES = 20;
+/** How far a sentence around a match is read each way: a customer's sentence is shorter, a report's line too. */
+const SENTENCE_REACH_CHARS = 300;
+// Where a sentence ends: a full stop before a space (not the dots of an address or a status code), !, ?, their
+// full-width and Japanese forms, or a blank line.
+const SENTENCE_END = /[!?。！？]|\.(?=\s|$)|\n[ \t]*\r?\n/g;
+// A sentence that asks something: a question mark, or a question word of English or Japanese. "when" and "can" are
+// left out: "when I forward your mail" tells, and reports say "could not be delivered".
+const ASKING = /[?？]|\b(?:why|how|what|which|who|whom|where)\b|なぜ|何故|なんで|どうして|どうすれば|どうしたら|どうやって|どのように|でしょうか|ですか|ますか|教えて/i;
+// Double quotes and Japanese brackets around words a customer cites; single quotes are left out: they are apostrophes
+// too, and Exchange's reports put their own status in them ('550 5.1.1 RESOLVER…').
+const QUOTE_PAIRS: ReadonlyArray<[open: string, close: string]> = [['"', '"'], ['＂', '＂'], ['“', '”'], ['「', '」'], ['『', '』']];
+
+/**
+ * True when the failure wording at `start`–`end` of `text` is the sender's own words about it rather than a report's:
+ * inside quotes of its sentence, or in a sentence that asks something (bug review 44d: "I get "Could not be delivered
+ * to: <…>" when I forward your mail. Why?").
+ */
+function citedOrAskedAbout(text: string, start: number, end: number): boolean {
+  const before = text.slice(Math.max(0, start - SENTENCE_REACH_CHARS), start);
+  let from = 0;
+  for (const boundary of before.matchAll(SENTENCE_END)) from = boundary.index + boundary[0].length;
+  const after = text.slice(end, end + SENTENCE_REACH_CHARS);
+  const stop = new RegExp(SENTENCE_END.source).exec(after);
+  const [head, tail] = [before.slice(from), stop ? after.slice(0, stop.index + stop[0].length) : after];
+  if (ASKING.test(head + text.slice(start, end) + tail)) return true;
+  return QUOTE_PAIRS.some(([open, close]) => {
+    if (open === close) return head.split(open).length % 2 === 0 && tail.includes(close);
+    return head.lastIndexOf(open) > head.lastIndexOf(close) && tail.includes(close);
+  });
+}
 
 /**
  * The line of the mail's text that reports a failed delivery ({@link FAILURE_WORDING}), trimmed; undefined when there
- * is none. Read from {@link ReplySignals.failureWording} when recorded, else from the first 64 KB of the text.
+ * is none. Wording the sender cites or asks about ({@link citedOrAskedAbout}) is no report: a customer asking about
+ * an error under a null envelope sender is parked, and the reply they attach is not marked undelivered. Read from
+ * {@link ReplySignals.failureWording} when recorded, else from the first 64 KB of the text.
  */
 function failureWordingOf(mail: ClassifiableMail): string | undefined {
   if (mail.failureWording) return mail.failureWording;
   if (!mail.text) return undefined;
   const text = mail.text.slice(0, MAX_STATUS_SCAN_CHARS);
   for (const pattern of FAILURE_WORDING) {
-    const match = pattern.exec(text);
-    if (!match) continue;
-    const start = text.lastIndexOf('\n', match.index) + 1;
-    const end = text.indexOf('\n', match.index + match[0].length);
-    return text.slice(start, end < 0 ? text.length : end).trim().slice(0, MAX_FAILURE_WORDING_CHARS);
+    let read = 0;
+    for (const match of text.matchAll(new RegExp(pattern.source, `${pattern.flags}g`))) {
+      if (++read > MAX_FAILURE_WORDING_MATCHES) break;
+      if (citedOrAskedAbout(text, match.index, match.index + match[0].length)) continue;
+      const start = text.lastIndexOf('\n', match.index) + 1;
+      const end = text.indexOf('\n', match.index + match[0].length);
+      return text.slice(start, end < 0 ? text.length : end).trim().slice(0, MAX_FAILURE_WORDING_CHARS);
+    }
   }
   return undefined;
 }

@@ -293,7 +293,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   const metrics = createMetricsRegistry({ store: deps.store, queues: deps.queues, redis: deps.redis, prefix: deps.config.QUEUE_PREFIX });
   const htmlError = htmlErrorRenderer();
 
-  // One throttle for every route that reads credentials, the open /readyz included.
+  // One throttle for every route that reads the login, the open /readyz included; the metrics token has its own.
   const login = {
     logger,
     throttle: deps.loginThrottle ?? new LoginThrottle(),
@@ -329,11 +329,11 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     (status, message) => textError(status === 500 ? 503 : status, status === 500 ? 'Metrics are unavailable; see the dashboard log' : message),
     logger,
   );
-  // A scrape's own token opens /metrics alone: its configuration need not hold the password that sends mail. A wrong
-  // token is a failed login like a wrong password, or the token could be guessed at network speed; a request
-  // without one goes on to the login below.
+  // A scrape's own token opens /metrics alone: its configuration need not hold the password that sends mail. Wrong
+  // tokens are throttled per address and /48, or the token could be guessed at network speed, in a throttle apart
+  // from the logins' (see metricsTokenAuth); a request without one goes on to the login below.
   const metricsToken = deps.config.METRICS_TOKEN;
-  if (metricsToken) app.get('/metrics', metricsTokenAuth(metricsToken, auth, login), metricsRoute);
+  if (metricsToken) app.get('/metrics', metricsTokenAuth(metricsToken, auth, { logger }), metricsRoute);
 
   app.use(basicAuthMiddleware(auth, login));
   app.use(sameOriginGuard);

@@ -219,6 +219,12 @@ export interface LoginThrottleOptions {
   allowedFromNewBrowsers?: number;
   /** Addresses and sites tracked at most, and known browsers at most (10 000 each). */
   maxTrackedClients?: number;
+  /**
+   * Whether browsers without a known-device cookie also share the total of {@link LOGIN_FAILURES_ALLOWED_FROM_NEW_BROWSERS}
+   * (default true). The metrics token's throttle has none: a scraper never keeps a cookie, so such a total would let
+   * strangers' guesses from many addresses deny it the scrape.
+   */
+  newBrowsersTotal?: boolean;
 }
 
 /**
@@ -239,6 +245,7 @@ export class LoginThrottle {
   private readonly allowed: number;
   private readonly allowedPerSite: number;
   private readonly allowedFromNewBrowsers: number;
+  private readonly newBrowsersTotal: boolean;
   /** IPv4 addresses, IPv6 /64s and /48s. */
   private readonly addresses: FailureTable;
   /** Known browsers apart, so that no flood of addresses can fill their table and lock the operators out. */
@@ -252,6 +259,7 @@ export class LoginThrottle {
     this.allowed = options.allowed ?? LOGIN_FAILURES_ALLOWED;
     this.allowedPerSite = options.allowedPerSite ?? LOGIN_FAILURES_ALLOWED_PER_SITE;
     this.allowedFromNewBrowsers = options.allowedFromNewBrowsers ?? LOGIN_FAILURES_ALLOWED_FROM_NEW_BROWSERS;
+    this.newBrowsersTotal = options.newBrowsersTotal ?? true;
     this.addresses = new FailureTable(options.maxTrackedClients ?? MAX_TRACKED_CLIENTS);
     this.devices = new FailureTable(options.maxTrackedClients ?? MAX_TRACKED_CLIENTS);
   }
@@ -288,7 +296,7 @@ export class LoginThrottle {
     return [
       { scope: 'address', table: this.addresses, key: loginClientKey(client.address), allowed: this.allowed },
       ...(site ? [{ scope: 'site' as const, table: this.addresses, key: site, allowed: this.allowedPerSite }] : []),
-      { scope: 'new browsers', table: this.newBrowsers, key: 'new browsers', allowed: this.allowedFromNewBrowsers },
+      ...(this.newBrowsersTotal ? [{ scope: 'new browsers' as const, table: this.newBrowsers, key: 'new browsers', allowed: this.allowedFromNewBrowsers }] : []),
     ];
   }
 }
@@ -434,7 +442,10 @@ type LoginCheck =
   | { kind: 'wrong' }
   | { kind: 'throttled'; retryAfterSeconds: number };
 
-/** How the dashboard checks logins: one throttle for every route of the process, and where failures are logged. */
+/**
+ * How the dashboard checks logins: one throttle for every route of the process that reads the login (the metrics
+ * token has its own, see {@link metricsTokenAuth}), and where failures are logged.
+ */
 export interface LoginOptions {
   logger?: Logger;
   throttle?: LoginThrottle;
@@ -484,14 +495,40 @@ function loginClientOf(req: Request, options: LoginOptions): RequestClient {
   return device ? { client: { device: device.id }, address, device } : { client: { address }, address };
 }
 
+/** What the log says of a failure, and of each count it uses up. */
+interface FailureWords {
+  failed: string;
+  throttled: Record<LoginScope, string>;
+}
+
+const LOGIN_FAILURE_WORDS: FailureWords = { failed: 'dashboard login failed', throttled: THROTTLED_BECAUSE };
+
 /** Counts a failed login of `guess` (only its HMAC is kept, see {@link LoginThrottle.fail}) and logs it at warn. */
-function recordFailure(req: Request, login: RequestClient, guess: string, logged: Record<string, string>, options: LoginOptions & { throttle: LoginThrottle }): void {
+function recordFailure(
+  req: Request,
+  login: RequestClient,
+  guess: string,
+  logged: Record<string, string>,
+  options: { logger?: Logger; throttle: LoginThrottle },
+  words: FailureWords = LOGIN_FAILURE_WORDS,
+): void {
   const { throttle, logger } = options;
   const spent = throttle.fail(login.client, guess);
   const who = { client: login.address, ...(login.device ? { device: login.device.id.slice(0, 8) } : {}) };
-  logger?.warn({ ...who, ...logged, path: req.path }, 'dashboard login failed');
-  for (const scope of spent) logger?.warn({ ...who, retryAfterSeconds: throttle.retryAfterSeconds(login.client) }, THROTTLED_BECAUSE[scope]);
+  logger?.warn({ ...who, ...logged, path: req.path }, words.failed);
+  for (const scope of spent) logger?.warn({ ...who, retryAfterSeconds: throttle.retryAfterSeconds(login.client) }, words.throttled[scope]);
 }
+
+/** The log's words for wrong metrics tokens: they lock out the scrapes of an address or /48, never a login. */
+const METRICS_TOKEN_FAILURE_WORDS: FailureWords = {
+  failed: 'metrics token refused',
+  throttled: {
+    browser: 'metrics token throttled: too many wrong tokens from this client',
+    address: 'metrics token throttled: too many wrong tokens from this address (its scrapes wait; dashboard logins are not affected)',
+    site: 'metrics token throttled: too many wrong tokens from this IPv6 site (/48) (its scrapes wait; dashboard logins are not affected)',
+    'new browsers': 'metrics token throttled: too many wrong tokens',
+  },
+};
 
 function sendThrottled(res: Response, retryAfterSeconds: number): void {
   res.status(429).set('Retry-After', String(retryAfterSeconds)).type('text/plain; charset=utf-8').send('Too many failed logins; try again later\n');
@@ -539,23 +576,38 @@ export function basicAuthMiddleware(auth: DashboardAuth, options: LoginOptions =
   };
 }
 
+/** How {@link metricsTokenAuth} counts wrong tokens, and where it logs them. */
+export interface MetricsTokenOptions {
+  logger?: Logger;
+  /**
+   * The token's own throttle, never the logins' (default: a new one without the new-browsers total). Apart, so that
+   * wrong passwords never make a scrape wait and wrong tokens never make an operator wait.
+   */
+  throttle?: LoginThrottle;
+}
+
 /**
  * The gate of a scrape's own token (METRICS_TOKEN) in front of one route (`/metrics`): a request with
- * `Authorization: Bearer <token>` goes on to the route's handler; one with another bearer token is a failed login,
- * counted in `options.throttle` for the client as a wrong Basic password is (only its HMAC is kept) and answered 401;
- * a throttled client is answered 429 with `Retry-After` before its token is compared, the right one too, as a
- * throttled Basic login is. A request without a bearer token skips the route's other handlers (`next('route')`) to
- * the Basic login. With authentication off the token adds nothing: any request goes on to the login, which lets it in.
+ * `Authorization: Bearer <token>` goes on to the route's handler; one with another bearer token is answered 401 and
+ * counted (only its HMAC is kept) in a throttle of the token's own, per client address (an IPv6 client's /64) and
+ * IPv6 /48 alone: a scraper keeps no known-device cookie, so it shares no total with other new browsers, and no
+ * login's failure counts here nor a token's in the logins. A throttled client is answered 429 with `Retry-After`
+ * before its token is compared, the right one too, as a throttled Basic login is. A request without a bearer token
+ * skips the route's other handlers (`next('route')`) to the Basic login. With authentication off the token adds
+ * nothing: any request goes on to the login, which lets it in.
  */
-export function metricsTokenAuth(token: string, auth: DashboardAuth, options: LoginOptions & { throttle: LoginThrottle }) {
+export function metricsTokenAuth(token: string, auth: DashboardAuth, options: MetricsTokenOptions = {}) {
+  const gate = { ...options, throttle: options.throttle ?? new LoginThrottle({ newBrowsersTotal: false }) };
   return (req: Request, res: Response, next: NextFunction): void => {
     const header = req.headers.authorization ?? '';
     if (auth.mode === 'off' || !/^Bearer(?:[ \t]|$)/i.test(header)) {
       next('route');
       return;
     }
-    const login = loginClientOf(req, options);
-    const wait = options.throttle.retryAfterSeconds(login.client);
+    // By address alone: a known-device cookie is the operators' and says nothing of a scraper.
+    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const login: RequestClient = { client: { address }, address };
+    const wait = gate.throttle.retryAfterSeconds(login.client);
     if (wait !== undefined) {
       sendThrottled(res, wait);
       return;
@@ -564,8 +616,7 @@ export function metricsTokenAuth(token: string, auth: DashboardAuth, options: Lo
       next();
       return;
     }
-    // Prefixed so that no Basic guess (`user\0password`, a user never holds ':') counts as the same one.
-    recordFailure(req, login, `bearer:${header.replace(/^Bearer[ \t]*/i, '').trim()}`, { scheme: 'bearer' }, options);
+    recordFailure(req, login, header.replace(/^Bearer[ \t]*/i, '').trim(), { scheme: 'bearer' }, gate, METRICS_TOKEN_FAILURE_WORDS);
     sendLoginRequired(res);
   };
 }

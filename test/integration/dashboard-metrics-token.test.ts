@@ -38,8 +38,45 @@ describe('METRICS_TOKEN', () => {
     // As for a throttled Basic login, the credentials are not even compared: right or wrong, the answer is the same.
     expect(throttled.status).toBe(429);
     expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
-    // One throttle for the address: the operator's password from it waits as well.
-    expect(await status(`${base}/metrics`, BASIC)).toBe(429);
+  });
+
+  // The token's guesses are counted apart from the operators' logins, per address and IPv6 /48 only: a scraper keeps
+  // no known-device cookie, so a total shared with every new browser would let strangers deny it the scrape.
+  describe('a throttle of its own', () => {
+    const forwarded = (client: string, authorization: string) => ({ headers: { authorization, 'x-forwarded-for': client } });
+    const at = async (url: string, client: string, authorization: string) => (await fetch(url, forwarded(client, authorization))).status;
+    const guess = (i: number) => 'Basic ' + Buffer.from(`admin:guess-${i}`).toString('base64');
+
+    it('is not spent by wrong passwords from a hundred addresses', async () => {
+      const base = await dashboard({ METRICS_TOKEN: TOKEN, DASHBOARD_TRUST_PROXY: 'loopback' });
+      for (let i = 0; i < 100; i++) await at(`${base}/metrics`, `203.0.113.${i + 1}`, guess(i));
+      expect(await at(`${base}/metrics`, '198.51.100.7', `Bearer ${TOKEN}`)).toBe(200);
+    });
+
+    it('is not spent for a scraper by wrong tokens from a hundred addresses in other /48s', async () => {
+      const base = await dashboard({ METRICS_TOKEN: TOKEN, DASHBOARD_TRUST_PROXY: 'loopback' });
+      const statuses = new Set<number>();
+      for (let i = 0; i < 100; i++) statuses.add(await at(`${base}/metrics`, `2001:db8:${(i + 1).toString(16)}::5`, `Bearer guess-${i}-0123456789abcdef`));
+      expect([...statuses]).toEqual([401]);
+      expect(await at(`${base}/metrics`, '198.51.100.7', `Bearer ${TOKEN}`)).toBe(200);
+      expect(await at(`${base}/metrics`, '2001:db8:ffff::9', `Bearer ${TOKEN}`)).toBe(200);
+    });
+
+    it('throttles the /48 that spent its count, and no other', async () => {
+      const base = await dashboard({ METRICS_TOKEN: TOKEN, DASHBOARD_TRUST_PROXY: 'loopback' });
+      for (let i = 0; i < 30; i++) await at(`${base}/metrics`, `2001:db8:1:${i.toString(16)}::5`, `Bearer g6-${i}-0123456789abcdef`);
+      expect(await at(`${base}/metrics`, '2001:db8:1:ff::9', `Bearer ${TOKEN}`)).toBe(429);
+      expect(await at(`${base}/metrics`, '2001:db8:2::9', `Bearer ${TOKEN}`)).toBe(200);
+    });
+
+    it('does not make an operator wait for wrong tokens from the same address or from many', async () => {
+      const base = await dashboard({ METRICS_TOKEN: TOKEN, DASHBOARD_TRUST_PROXY: 'loopback' });
+      for (let i = 0; i < 11; i++) await at(`${base}/metrics`, '203.0.113.9', `Bearer wrong-guess-${i}-0123456789abcdef`);
+      for (let i = 0; i < 100; i++) await at(`${base}/metrics`, `198.51.100.${i + 1}`, `Bearer guess-${i}-0123456789abcdef`);
+      expect(await at(`${base}/metrics`, '203.0.113.9', `Bearer ${TOKEN}`)).toBe(429);
+      expect(await at(`${base}/metrics`, '203.0.113.9', BASIC)).toBe(200);
+      expect(await at(`${base}/`, '192.0.2.9', BASIC)).toBe(200);
+    });
   });
 
   it('counts the same wrong token once, as the same wrong password is', async () => {

@@ -245,6 +245,38 @@ describe('bug review 44c: a customer is not ignored by the round 8 rules', () =>
     expect((await parseInboundMail(mail)).deliveryReport).toMatchObject({ messageIds: ['<r1@helpdesk.example.jp>'], failed: true });
   });
 
+  // Bug review 44d: the failure wording decides only as a report's own line, not as words a customer quotes or asks
+  // about; the decision and the delivery report of our reply follow the same reading.
+  describe('failure wording the customer quotes or asks about', () => {
+    const OURS = ['From: XYZ Support <support@helpdesk.example.jp>', 'To: john@customer.example', 'Subject: Re: Billing', 'Message-ID: <r44d@helpdesk.example.jp>', '', 'Thank you for your mail.'].join('\r\n');
+    it.each([
+      ['quoted, then asked why', 'I get "Could not be delivered to: <boss@customer.example>" when I forward your mail. Why?'],
+      ['in a sentence that asks, unquoted', 'Why do I get Could not be delivered to: <boss@customer.example> when I forward your mail'],
+      ['in a sentence ending in ?', 'Hello,\r\n\r\nDoes 550 5.1.1 User unknown mean my colleague left?\r\n\r\nJohn'],
+      ['in curly quotes', 'Forwarding your reply fails with “Could not be delivered to: <boss@customer.example>”. Please help.'],
+      ['in Japanese quotes', '転送すると「Could not be delivered to: <boss@customer.example>」と表示されます。'],
+      ['in a Japanese sentence that asks', '転送すると Could not be delivered to: <boss@customer.example> と出るのはなぜでしょうか'],
+      ['in a Japanese sentence ending in ？', '550 5.1.1 と表示されるのは設定の問題ですか？'],
+      ['in a Japanese sentence with どうすれば', '転送時に 550 5.1.1 が返りますが、どうすれば届きますか'],
+    ])('%s: parked, and our reply not marked undelivered', async (_what, text) => {
+      const mail = multipart(['Return-Path: <>', 'From: John <john@customer.example>', 'Subject: Forwarding fails'], [
+        [['Content-Type: text/plain; charset=utf-8'], text],
+        [['Content-Type: message/rfc822', 'Content-Disposition: attachment; filename="reply.eml"'], OURS],
+      ]);
+      expect(await decisionOf(mail)).toMatch(/^park null envelope sender/);
+      const parsed = await parseInboundMail(mail, { extraHeaders: replySignalHeaders({ SPAM_HEADER: undefined }) });
+      expect(parsed.deliveryReport).toBeUndefined();
+      expect(replySignalsOf(parsed)?.failureWording).toBeUndefined();
+    });
+
+    it('a report that quotes a question further on still reports its own failure line', async () => {
+      const text = 'This is the mail system.\r\n\r\n<kijitora@customer.example.jp>: host mx.customer.example.jp said: 550 5.1.1 User unknown\r\n\r\nQuestions? Ask your postmaster.';
+      const mail = multipart(['Return-Path: <>', 'From: shironeko@customer.example.jp', 'Subject: Mail'], [[TEXT, text], [['Content-Type: message/rfc822'], ORIGINAL]]);
+      expect(await decisionOf(mail)).toMatch(/^ignore bounce: Return-Path: <> beside a returned original/);
+      expect((await parseInboundMail(mail)).deliveryReport).toMatchObject({ messageIds: ['<r1@helpdesk.example.jp>'], failed: true });
+    });
+  });
+
   it('a JMRP complaint about our reply does not mark it undelivered', async () => {
     const mail = multipart(['Return-Path: <staff@hotmail.com>', 'From: staff@hotmail.com', 'Subject: complaint about message from 203.0.113.7'], [[['Content-Type: message/rfc822', 'Content-Disposition: attachment'], ORIGINAL]]);
     expect((await parseInboundMail(mail)).deliveryReport).toBeUndefined();
