@@ -1126,14 +1126,21 @@ const MAX_STATUS_SCAN_CHARS = 64 * 1024;
 // A bounce's subject, as MTAs write it: Postfix's "Undelivered Mail Returned to Sender", sendmail's "Returned mail:
 // …", Exim's "Mail delivery failed: …", Exchange's "Undeliverable: …", Gmail's "Delivery Status Notification
 // (Failure)", qmail's "failure notice", Japanese ISPs' and carriers' 「メール配信エラーのお知らせ」, 「メール送信エラー」,
-// 「【配信不能】Re: …」. Whole or before a colon or bracket, so that a customer's 「メール送信エラーについて」 is none. Read
-// only beside a null envelope sender, which form relays use too (see nullEnvelopeSender).
-const BOUNCE_SUBJECT_NAME = String.raw`(?:メール)?(?:の)?(?:配信|送信|配送|受信)(?:エラー|不能|失敗)|(?:メール)?不達(?:通知)?`;
+// 「【配信不能】Re: …」, KDDI's 「メールエラー通知」. Whole or before a colon or bracket, so that a customer's
+// 「メール送信エラーについて」 is none. Read only beside a null envelope sender, which form relays use too (see
+// nullEnvelopeSender), or a delivery system's name in the From (DELIVERY_SYSTEM_NAME).
+const BOUNCE_SUBJECT_NAME = String.raw`(?:メール)?(?:の)?(?:配信|送信|配送|受信)(?:エラー|不能|失敗)|(?:メール)?不達(?:通知)?|メールエラー通知`;
 const BOUNCE_SUBJECT = new RegExp(
   String.raw`^\s*(?:(?:undeliver(?:ed|able)(?: mail| message)?(?: returned to sender)?|returned mail|mail delivery (?:failed|failure)|delivery (?:status notification|failure|failed|notification)|failure notice|non-?delivery(?: report| notification)?|message (?:not delivered|undeliverable)|mail system error)(?=\s*(?:[:：(\-–—]|$))|warning: could not send message for past\b)` +
     String.raw`|^\s*[【\[［]\s*(?:${BOUNCE_SUBJECT_NAME})\s*[】\]］]|^\s*(?:${BOUNCE_SUBJECT_NAME})(?:の(?:お知らせ|ご連絡|通知))?\s*(?:[:：]|$)`,
   'iu',
 );
+// The display names MTAs send bounces under, whole: Postfix's and Exim's "Mail Delivery System", sendmail's "Mail
+// Delivery Subsystem", OpenSMTPD's "Mailer Daemon", au's "Mail Administrator", IMail's and AOL's "Postmaster", X1's
+// "Mail Deliver System". Where the stored mail lacks Return-Path, OpenSMTPD's bounce from poostmaster@ is known only
+// by its name and subject (round 8b); a name anyone may type decides only beside a bounce subject, which a customer's
+// mail does not carry both of.
+const DELIVERY_SYSTEM_NAME = /^(?:mailer[-_ ]?daemon|mail deliver(?:y)? (?:sub)?system|mail administrator|post[-_ ]?master)$/i;
 // A customer forwarding a bounce inline (with its parts) asks about it: such mail is theirs, not the MTA's. Only keeps
 // mail from being ignored, so it reads every forward prefix the parser's does (転送, 전달, Finnish/Swedish VS, Polish PD,
 // Turkish İLT, Outlook's Fwd[2]) and more: behind a gateway's [EXTERNAL] tag or a reply's Re:, and bracketed
@@ -1183,7 +1190,14 @@ function bounceDetail(mail: ClassifiableMail): string | undefined {
   const returned = returnedOriginalOf(mail);
   const failure = nullSender && returned && !(mail.subject && FORWARD_SUBJECT.test(mail.subject)) ? failureWordingOf(mail) : undefined;
   if (failure) return `${nullSender} beside a returned original (${returned}) and a failed delivery in its text (“${quoted(failure)}”)`;
-  return second;
+  return second ?? deliverySystemNameDetail(mail);
+}
+
+/** A delivery system's display name in the From ({@link DELIVERY_SYSTEM_NAME}) beside a bounce subject; else undefined. */
+function deliverySystemNameDetail(mail: ClassifiableMail): string | undefined {
+  const name = (mail.from?.name ?? '').replace(/\s+/g, ' ').trim();
+  if (!DELIVERY_SYSTEM_NAME.test(name) || !mail.subject || !BOUNCE_SUBJECT.test(mail.subject)) return undefined;
+  return `From: "${name}" <${mail.from?.address ?? ''}> beside Subject: ${mail.subject.trim()}`;
 }
 
 /** Microsoft JMRP's complaint ({@link JMRP_SUBJECT}): its subject and sender beside the reported mail; else undefined. */

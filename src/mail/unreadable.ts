@@ -87,6 +87,9 @@ const RECALL_SENTENCES: readonly RegExp[] = [
   /would like to recall the message, ["“](.+)["”]\.?\s*$/su,
   /はメッセージ\s*[「"“](.+)[」"”]\s*を取り消そうとしています。?\s*$/su,
 ];
+// A reply's subject prefix in the languages mail clients write it (whether the mail is a reply is not handed over).
+const REPLY_SUBJECT = /^\s*(?:re|ｒｅ|aw|sv|antw|réf|rif|odp|ynt|返信|回复|答复|回覆|회신|답장)\s*(?:[[［(（][\d０-９]+[\]］)）]\s*)?[:：]/iu;
+const QUOTE_LINE = /^[ \t]*>/m;
 const RECALL_SUBJECT = /^(?:recall|取り消し|取消し?)\s*[:：]\s*/i;
 // The notice is one sentence, with a list's or a gateway's footer at most: a longer text is a customer's own.
 const MAX_RECALL_TEXT = 2000;
@@ -164,6 +167,10 @@ export function unreadableReason(mail: UnreadableCheckInput): string | undefined
   if (mail.quoted && !hasLetters(ownWords) && hasLetters(mail.text)) {
     const reaction = reactionOf(mail.ownText ?? '');
     if (reaction) return `the reply is only an emoji or a reaction ("${reaction}"), no words: a person reads it`;
+    // A new mail of only another mail (a mail attached inline, which the text shows as a header block, or pasted in)
+    // is no reply: its reason says what it carries (round 8b, a JMRP-like report sent as a plain attached mail). Whether
+    // the mail answers one is not handed over: a reply's subject prefix or `>` lines say it is one.
+    if (!REPLY_SUBJECT.test(mail.subject ?? '') && !QUOTE_LINE.test(mail.text)) return "the mail only carries an attached or pasted-in mail, no words of the sender's own: a person reads it";
     return "the reply holds only the quoted earlier mail, no words of the sender's own (sent by mistake, or the words were lost): a person reads it";
   }
   return undefined;

@@ -311,3 +311,64 @@ describe('bug review 44c: a customer is not ignored by the round 8 rules', () =>
     },
   );
 });
+
+// Round 8b (the rest of the sisimai corpus, stored without Return-Path): a bounce known by its delivery system's name
+// beside a bounce subject, a non-reply carrying only an attached mail, KDDI's 「メールエラー通知」.
+describe('round 8b: a delivery system named in the From beside a bounce subject is a bounce (opensmtpd-05)', () => {
+  const report = 'Hi!\n\nThis is the MAILER-DAEMON, please DO NOT REPLY to this email.\n\nAn error has occurred while attempting to deliver a message for the following list of recipients:\n\nkijitora@customer.example: 550 5.1.1 User unknown';
+  it.each([
+    ['Mailer Daemon <poostmaster@example.co.jp>', 'Delivery status notification: error'],
+    ['"Mail Delivery Subsystem" <mx@isp.example>', 'Returned mail: see transcript for details'],
+    ['Mail Delivery System <mx@isp.example>', 'Undelivered Mail Returned to Sender'],
+    ['"Mail Deliver System" <mx@isp.example>', 'Returned Mail: User unknown'],
+    ['Mail Administrator <admin@ezweb.example>', 'Mail System Error - Returned Mail'],
+    ['Postmaster <mail@aol.example>', 'Undeliverable: Nyaan'],
+    ['MAILER_DAEMON <mx@isp.example>', 'FAILURE NOTICE : Nyaan'],
+  ])('%s, %s', async (from, subject) => {
+    expect(await decisionOf({ from, subject, body: report })).toMatch(/^ignore bounce: From: .* beside Subject: /);
+  });
+
+  it.each([
+    ['the name beside an ordinary subject', 'Mailer Daemon <poostmaster@example.co.jp>', 'Billing address'],
+    ['a bounce subject beside a person', 'John Smith <john@customer.example>', 'Delivery status notification: error'],
+    ['a name that only contains the words', 'John (Mail Delivery System team) <john@customer.example>', 'Undeliverable: Billing'],
+    ['a forward of a bounce by the name', 'Mailer Daemon <poostmaster@example.co.jp>', 'Fwd: Undeliverable: Billing'],
+  ])('%s is answered', async (_what, from, subject) => {
+    expect(await decisionOf({ from, subject, body: QUESTION })).toBe('answer');
+  });
+});
+
+describe('round 8b: a non-reply carrying only an attached mail is parked under its own reason (arf-22)', () => {
+  const inline = ['Content-Type: message/rfc822', 'Content-Disposition: inline'];
+  const SHOP = ['From: Shop <news@shop.example>', 'To: john@customer.example', 'Subject: Big sale', 'Message-ID: <o1@shop.example>', '', 'Everything half price this week.'].join('\r\n');
+  it.each(['complaint about message from 192.0.2.222', 'Mail', 'ログインできません'])('%s', async (subject) => {
+    const mail = multipart(['From: John <john@customer.example>', `Subject: ${subject}`], [[inline, SHOP]]);
+    expect((await parseInboundMail(mail)).unreadable).toBe("the mail only carries an attached or pasted-in mail, no words of the sender's own: a person reads it");
+  });
+
+  it('a reply of only an attached mail keeps the reply reason', async () => {
+    const mail = multipart(['From: John <john@customer.example>', 'Subject: Re: Billing', 'In-Reply-To: <r1@helpdesk.example.jp>'], [[inline, SHOP]]);
+    expect((await parseInboundMail(mail)).unreadable).toMatch(/^the reply holds only the quoted earlier mail/);
+  });
+});
+
+describe("round 8b: KDDI's 「メールエラー通知」 beside a null envelope sender is a bounce that marks our reply (kddi-01)", () => {
+  // KDDI's own sentence only ("the recipient's mailbox is full, so it could not be sent"): no failure wording that a
+  // null envelope sender beside a returned original would already decide by.
+  const kddi = (subject: string) =>
+    multipart(['Return-Path: <>', 'From: no-reply@x0000000000000.dion.example.jp', 'Reply-To: no-reply@app.auone.example.jp', `Subject: =?UTF-8?B?${Buffer.from(subject).toString('base64')}?=`], [
+      [['Content-Type: text/plain; charset=utf-8'], '送信先のメールボックスが一杯のため、送信できませんでした。'],
+      [['Content-Type: message/rfc822'], ORIGINAL],
+    ]);
+  it.each(['メールエラー通知', '【メールエラー通知】', 'メールエラー通知：'])('%s', async (subject) => {
+    const mail = kddi(subject);
+    // Its no-reply sender is ignored first, as before; what changes is that our returned reply is marked.
+    expect(await decisionOf(mail)).toMatch(/^ignore /);
+    expect((await parseInboundMail(mail)).deliveryReport).toMatchObject({ messageIds: ['<r1@helpdesk.example.jp>'], failed: true });
+  });
+
+  it.each(['メールエラー通知について', 'メールエラーについて'])("a customer's subject is no bounce subject: %s", async (subject) => {
+    const mail = multipart(['Return-Path: <>', 'From: John <john@customer.example>', `Subject: =?UTF-8?B?${Buffer.from(subject).toString('base64')}?=`], [[TEXT, QUESTION]]);
+    expect(await decisionOf(mail)).not.toMatch(/^ignore/);
+  });
+});
