@@ -92,9 +92,9 @@ export interface CheckedText {
 
 // What may change: a character a reader does not see (removeInvisible's), a digit of another script than ASCII, a run
 // of kanji numerals with the digits and single separators between them, markdown marks around a label or a number
-// (review 43e: a single * too, and _, ` or a full-width mark before a digit). Security review 12: 765\u200b4321,
-// 七六五四三二一 and 𝟕𝟔𝟓 were read as no number.
-const MAY_CHANGE = /[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]|(?![0-9])\p{Nd}|[〇一二三四五六七八九]|\*|__|[_`＊＿｀](?=[\p{Nd}〇一二三四五六七八九])/u;
+// (review 43e: a single * too, and _, ` or a full-width mark before a digit; fix 44k: any _ for a label in italics, ~~,
+// and = before a digit). Security review 12: 765\u200b4321, 七六五四三二一 and 𝟕𝟔𝟓 were read as no number.
+const MAY_CHANGE = /[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]|(?![0-9])\p{Nd}|[〇一二三四五六七八九]|\*|_|~~|[`＊＿｀=](?=[\p{Nd}〇一二三四五六七八九])/u;
 // A number's run: digits of any script and kanji numerals, with a separator and invisible characters between them
 // (七\u200b六\u200b五… is one run of seven, not seven of one), or markdown marks right between two digits (review 43f:
 // CommonMark renders * within a word, 765**4321**, **7**6**5**…, and a code span, 765`4321`, as 7654321: the marks
@@ -110,19 +110,24 @@ const KANJI_DIGITS = '〇一二三四五六七八九';
 // read as written plainly (review 43d). Only around a short run that starts with a letter (no digit, kanji numeral or
 // invisible character, which CHANGES reads) and that a label's colon or table bar follows or ends, and not inside a
 // word or a link's path (/__init__:).
-const BOLD_LABEL = /(?<![\p{L}\p{N}_*/.:=?&#%~-])(\*{1,3}|__)((?![\p{Default_Ignorable_Code_Point}〇一二三四五六七八九])\p{L}[^*_\n/]{0,39}?)\1/gu;
-const AFTER_BOLD_LABEL = /^[ \t]*(?:[:：|]|\r?\n|$)/;
+// Fix 44k: strikethrough (~~口座番号~~:) and a single underscore's italics too, and one kind of mark inside another
+// (**_口座番号_**:, read off one layer a pass by {@link checkedText}): another kind of mark may stand before the opening
+// and after the closing.
+const BOLD_LABEL = /(?<![\p{L}\p{N}/.:=?&#%-])((?<!\*)\*{1,3}|(?<!_)__?|(?<!~)~~)((?![\p{Default_Ignorable_Code_Point}〇一二三四五六七八九])\p{L}[^*_~\n/]{0,39}?)\1/gu;
+const AFTER_BOLD_LABEL = /^[*_~]{0,6}[ \t]*(?:[:：|]|\r?\n|$)/;
 // A number in markdown bold, italics or a code span (みずほ銀行\n**7654321**, 口座番号: `7654321`, _七六五四三二一_;
 // review 43e): the reader sees the number, so the marks around it are left out, in full width too (＊＊７６５４３２１＊＊,
 // which folds to ASCII only after this reading). The same marks on both sides of a number's run as CHANGES reads it,
 // and no digit, kanji numeral or further mark outside them (2*1234567*3 is no number of seven digits); an underscore
 // not inside a word either (foo_1234567_bar), as markdown reads it. Each mark is one code unit, and an opening mark
 // follows no digit (a backtick's neither), where every mark inside a run does: each run is read from one opening at
-// most, so the reading is linear.
+// most, so the reading is linear. Fix 44k: strikethrough and highlight (~~7654321~~, ==7654321==) too; a number in
+// marks of two kinds (**_7654321_**) is read off one layer a pass ({@link checkedText}).
 const MARKED_NUMBER = new RegExp(
   String.raw`(?<![\p{N}〇一二三四五六七八九*＊\\])(\*{1,3}|＊{1,3})(${NUMBER_RUN})\1(?![\p{N}〇一二三四五六七八九*＊])|` +
     String.raw`(?<![\p{L}\p{N}_＿\\])(_{1,2}|＿{1,2})(${NUMBER_RUN})\3(?![\p{L}\p{N}_＿])|` +
-    String.raw`(?<![\u0060｀\\\p{N}〇一二三四五六七八九])(\u0060|｀)(${NUMBER_RUN})\5(?![\u0060｀\p{N}〇一二三四五六七八九])`,
+    String.raw`(?<![\u0060｀\\\p{N}〇一二三四五六七八九])(\u0060|｀)(${NUMBER_RUN})\5(?![\u0060｀\p{N}〇一二三四五六七八九])|` +
+    String.raw`(?<![~=\\\p{N}〇一二三四五六七八九])(~~|==)(${NUMBER_RUN})\7(?![~=\p{N}〇一二三四五六七八九])`,
   'gu',
 );
 // Kanji numerals are words too (一覧, 一度, 七五三, 〇〇様): a run is a number's only with three of them at least, or
@@ -159,28 +164,61 @@ function isInvisible(ch: string): boolean {
  * with every script's digits as ASCII (full-width, Arabic-Indic, mathematical bold…), and kanji numerals in a number
  * (七六五四三二一, 〇三‐一二三四‐五六七八) as ASCII digits, and without the marks of a label in markdown bold
  * (`**口座番号**:`). A detail split by an invisible character or written in other digits is the same detail to the
- * customer who reads it.
+ * customer who reads it. Inline formatting tags and empty comments are left out first (765<b>4321</b>, <b>口座番号</b>,
+ * 7654<!-- -->321), and marks nested around a number or a label are read off one layer a pass (**_7654321_**,
+ * _**7654321**_, **`7654321`**; fix 44k): every rule after reads the text as it renders.
  */
 export function checkedText(original: string): CheckedText {
+  let reading = withoutInlineTags(original);
+  for (let pass = 0; pass < MARK_PASSES; pass++) {
+    const next = marksAndDigitsRead(reading.text);
+    if (next.text === reading.text) break;
+    const before = markCount(reading.text);
+    reading = reading.text === original ? next : composed(original, reading, next);
+    // A pass that left no mark out (digits folded only), or left none standing, leaves nothing for the next: most
+    // texts are read once.
+    const left = markCount(next.text);
+    if (left === 0 || left === before) break;
+  }
+  return reading;
+}
+// Nested marks are read off one layer a pass, innermost first (the outer marks' content starts with a mark, which no
+// pattern reads): three layers at most, as **_`…`_** writes them.
+const MARK_PASSES = 3;
+const MARKS = /[*_`~=＊＿｀]/g;
+function markCount(text: string): number {
+  return text.match(MARKS)?.length ?? 0;
+}
+
+/** `outer`, a reading of `inner`'s text, as a reading of `original`, which `inner` reads. */
+function composed(original: string, inner: CheckedText, outer: CheckedText): CheckedText {
+  const length = outer.text.length;
+  const end = original.length;
+  const from = (i: number) => (i >= length ? end : inner.from(outer.from(i)));
+  const to = (i: number) => (i >= length ? end : inner.to(outer.to(i) - 1));
+  return { text: outer.text, from, to, quote: (start, stop) => (stop <= start ? '' : original.slice(from(start), to(stop - 1))) };
+}
+
+// HTML-like inline formatting tags (security review 12's left-overs, fix 44k): an HTML reading of the reply shows
+// 765<b>4321</b> as 7654321, and a plain one shows the digits with the tags between, which a customer reads past.
+// Only tags that format text within a line, in any case and with attributes, and a comment holding nothing but
+// spaces: a link's tag keeps its address for the link check, a line break separates, and the text between tags, or a
+// comment's words, are read as written (7654<!-- 9 -->321 is shown whole in a plain reading). Each tag is bounded and
+// starts at a <, so the reading is linear.
+const INLINE_TAG =
+  /<\/?(?:b|strong|i|em|u|s|strike|del|ins|mark|small|big|sub|sup|span|font|code|kbd|samp|tt|var|abbr|cite|dfn|bdi|bdo|wbr|nobr)(?:[ \t\r\n/][^<>]{0,200})?>|<!--[ \t\r\n]{0,40}-->/gi;
+
+/** `original` without its inline formatting tags and empty comments ({@link INLINE_TAG}). */
+function withoutInlineTags(original: string): CheckedText {
+  if (!original.includes('<')) return unchanged(original);
+  const edits: Array<[number, string, number]> = [];
+  for (const m of original.matchAll(INLINE_TAG)) edits.push([m.index, '', m[0].length]);
+  return edits.length === 0 ? unchanged(original) : readingWith(original, edits);
+}
+
+/** One reading of the marks, digits and invisible characters of `original` ({@link checkedText}). */
+function marksAndDigitsRead(original: string): CheckedText {
   if (!MAY_CHANGE.test(original)) return unchanged(original);
-  // Segments of the text: [text index, original index, original width of a one-unit block or 0 for a run].
-  const textAt: number[] = [0];
-  const originalAt: number[] = [0];
-  const blockWidth: number[] = [0];
-  const parts: string[] = [];
-  let copied = 0;
-  let length = 0;
-  const segment = (at: number, from: number, width: number) => {
-    const last = textAt.length - 1;
-    if (textAt[last] === at) {
-      originalAt[last] = from;
-      blockWidth[last] = width;
-    } else {
-      textAt.push(at);
-      originalAt.push(from);
-      blockWidth.push(width);
-    }
-  };
   // Every change [original index, what it is read as, its width in the original], in order: a bold label's marks, a
   // marked number's marks and the runs of CHANGES (which hold no mark and no letter a bold label starts with, so none
   // of them overlap). A label's opening marks are read with its first letter, so that a finding starting at the label
@@ -189,7 +227,7 @@ export function checkedText(original: string): CheckedText {
   // Where a label's marks are, in order: a number's marks never take one of them (they cannot meet, but the map must
   // not read a code unit twice).
   const marked: Array<[number, number]> = [];
-  if (original.includes('*') || original.includes('__')) {
+  if (/[*_~]/.test(original)) {
     for (const m of original.matchAll(BOLD_LABEL)) {
       const marks = m[1]!.length;
       const close = m.index + marks + m[2]!.length;
@@ -204,11 +242,11 @@ export function checkedText(original: string): CheckedText {
   }
   // A number's marks are left out alone: its first digit may be one CHANGES reads, so it is no block with them, and a
   // finding starting at the number is named without them.
-  if (/[*_`＊＿｀]/.test(original)) {
+  if (/[*_`＊＿｀~=]/.test(original)) {
     let next = 0;
     for (const m of original.matchAll(MARKED_NUMBER)) {
-      const marks = (m[1] ?? m[3] ?? m[5])!.length;
-      const close = m.index + marks + (m[2] ?? m[4] ?? m[6])!.length;
+      const marks = (m[1] ?? m[3] ?? m[5] ?? m[7])!.length;
+      const close = m.index + marks + (m[2] ?? m[4] ?? m[6] ?? m[8])!.length;
       // (Only the label marks from here on can meet the number's: a number's run holds no mark, so no more than the
       // two of a label before it and the two of one after it.)
       while (next < marked.length && marked[next]![1] <= m.index) next++;
@@ -255,6 +293,31 @@ export function checkedText(original: string): CheckedText {
       i += width;
     }
   }
+  return readingWith(original, edits);
+}
+/**
+ * `original` read with `edits` applied: each [original index, what it is read as, its width in the original], in
+ * order and apart; a replacement is one code unit, read as one block of the original.
+ */
+function readingWith(original: string, edits: Array<[number, string, number]>): CheckedText {
+  // Segments of the text: [text index, original index, original width of a one-unit block or 0 for a run].
+  const textAt: number[] = [0];
+  const originalAt: number[] = [0];
+  const blockWidth: number[] = [0];
+  const parts: string[] = [];
+  let copied = 0;
+  let length = 0;
+  const segment = (at: number, from: number, width: number) => {
+    const last = textAt.length - 1;
+    if (textAt[last] === at) {
+      originalAt[last] = from;
+      blockWidth[last] = width;
+    } else {
+      textAt.push(at);
+      originalAt.push(from);
+      blockWidth.push(width);
+    }
+  };
   edits.sort((a, b) => a[0] - b[0]);
   for (const [at, to, width] of edits) {
     parts.push(original.slice(copied, at), to);
@@ -441,11 +504,31 @@ const EN_PAY_ASK = /\b(?:please|kindly)[ \t]+(?:pay|transfer|wire|remit|deposit)
 const PAYMENT_USE_ASK = /\b(?:please|kindly|from now on,?)[ \t]+(?:use|send|direct)\b[^.!?。\n]{0,80}\b(?:payments?|transfers?|remittances?|deposits?)\b/i;
 // The customer's own account: "your (registered) (bank) account 12345678 (on file)".
 const YOUR_ACCOUNT_BEFORE = /\byour[ \t]+(?:(?:registered|own|usual|existing|linked|nominated)[ \t]+)?$/i;
+// An ask to transfer or pay in the account's sentence ("Please complete the transfer before the deadline using account
+// number …", "Transfer before the deadline: account number …"): with a bank named in the sentence right before it
+// (fix 44k: "Our bank details have changed." then the ask), the account is where the reader is told to pay.
+const EN_TRANSFER_ASK = /\b(?:please|kindly)\b[^.!?\n]{0,40}?\b(?:pay|transfer|wire|remit|deposit)|^\s*(?:pay|transfer|wire|remit|deposit)\b/i;
+// A label that names what the account is of or for ("the balance for account …", "the invoice of account …"): a
+// user's account at the company, whatever the sentence asks.
+const ACCOUNT_OF_BEFORE = /\b(?:for|of|on|under|with|in)[ \t]+(?:(?:the|this|that|an?)[ \t]+)?$/i;
+/** Where the last sentence of `head` starts, as {@link sentenceAround} cuts it. */
+function sentenceStartIn(head: string): number {
+  return Math.max(head.lastIndexOf('。'), head.lastIndexOf('！'), head.lastIndexOf('？'), head.lastIndexOf('\n'), head.search(/[.!?]\s[^.!?]*$/)) + 1;
+}
+/** The sentence before the one holding `at`, in the same paragraph (within 240 characters before `at`), or ''. */
+function sentenceBefore(text: string, at: number): string {
+  const head = text.slice(Math.max(0, at - 240), at);
+  const start = sentenceStartIn(head);
+  if (start === 0) return '';
+  const previous = head.slice(0, start - 1);
+  if (head[start - 1] === '\n' && /\n[ \t]*$/.test(previous)) return '';
+  return previous.slice(sentenceStartIn(previous));
+}
 // The sentence around a find, at most `before` and `after` characters on each side: linear for many finds.
 function sentenceAround(text: string, start: number, end: number, before: number, after: number): string {
   const head = text.slice(Math.max(0, start - before), start);
   const tail = text.slice(end, Math.min(text.length, end + after));
-  const cut = Math.max(head.lastIndexOf('。'), head.lastIndexOf('！'), head.lastIndexOf('？'), head.lastIndexOf('\n'), head.search(/[.!?]\s[^.!?]*$/));
+  const cut = sentenceStartIn(head) - 1;
   const stop = tail.search(/[。！？\n]|[.!?](?=\s|$)/);
   return head.slice(cut + 1) + text.slice(start, end) + (stop >= 0 ? tail.slice(0, stop) : tail);
 }
@@ -538,7 +621,8 @@ function bankAccounts(text: string): PaymentDetail[] {
     // The number on the line under its label, whose line names a bank ("Our bank account has changed. New account
     // number:\n12345678", review 43d): the label's line heads the number as a bank's line heads a field.
     const underBankLabel = m[0].includes('\n') && BANK_WORD.test(text.slice(lineStart, m.index));
-    if (!asked && !fieldUnderBank && !underBankLabel && (!(BANK_WORD.test(around) || PAYMENT_USE_ASK.test(around)) || yours)) continue;
+    const askedUnderBank = EN_TRANSFER_ASK.test(around) && !ACCOUNT_OF_BEFORE.test(before) && BANK_WORD.test(sentenceBefore(text, m.index));
+    if (!asked && !fieldUnderBank && !underBankLabel && (!(BANK_WORD.test(around) || PAYMENT_USE_ASK.test(around) || askedUnderBank) || yours)) continue;
     add(m.index, start, end, text.slice(start, end));
   }
   for (const m of /[0-9]/.test(text) && text.includes('\n') ? text.matchAll(NUMBER_LINE) : []) {
