@@ -1126,10 +1126,12 @@ const MAX_STATUS_SCAN_CHARS = 64 * 1024;
 // A bounce's subject, as MTAs write it: Postfix's "Undelivered Mail Returned to Sender", sendmail's "Returned mail:
 // …", Exim's "Mail delivery failed: …", Exchange's "Undeliverable: …", Gmail's "Delivery Status Notification
 // (Failure)", qmail's "failure notice", Japanese ISPs' and carriers' 「メール配信エラーのお知らせ」, 「メール送信エラー」,
-// 「【配信不能】Re: …」, KDDI's 「メールエラー通知」. Whole or before a colon or bracket, so that a customer's
-// 「メール送信エラーについて」 is none. Read only beside a null envelope sender, which form relays use too (see
-// nullEnvelopeSender), or a delivery system's name in the From (DELIVERY_SYSTEM_NAME).
-const BOUNCE_SUBJECT_NAME = String.raw`(?:メール)?(?:の)?(?:配信|送信|配送|受信)(?:エラー|不能|失敗)|(?:メール)?不達(?:通知)?|メールエラー通知`;
+// 「【配信不能】Re: …」. Not KDDI's 「メールエラー通知」: its bounce says "Could not be delivered to:" beside the returned
+// original, which decides without it, while a customer's mail under those words through a form relay is parked
+// (bug review 44e). Whole or before a colon or bracket, so that a customer's 「メール送信エラーについて」 is none.
+// Read only beside a null envelope sender, which form relays use too (see nullEnvelopeSender), or a delivery system's
+// name in the From (DELIVERY_SYSTEM_NAME).
+const BOUNCE_SUBJECT_NAME = String.raw`(?:メール)?(?:の)?(?:配信|送信|配送|受信)(?:エラー|不能|失敗)|(?:メール)?不達(?:通知)?`;
 const BOUNCE_SUBJECT = new RegExp(
   String.raw`^\s*(?:(?:undeliver(?:ed|able)(?: mail| message)?(?: returned to sender)?|returned mail|mail delivery (?:failed|failure)|delivery (?:status notification|failure|failed|notification)|failure notice|non-?delivery(?: report| notification)?|message (?:not delivered|undeliverable)|mail system error)(?=\s*(?:[:：(\-–—]|$))|warning: could not send message for past\b)` +
     String.raw`|^\s*[【\[［]\s*(?:${BOUNCE_SUBJECT_NAME})\s*[】\]］]|^\s*(?:${BOUNCE_SUBJECT_NAME})(?:の(?:お知らせ|ご連絡|通知))?\s*(?:[:：]|$)`,
@@ -1138,8 +1140,8 @@ const BOUNCE_SUBJECT = new RegExp(
 // The display names MTAs send bounces under, whole: Postfix's and Exim's "Mail Delivery System", sendmail's "Mail
 // Delivery Subsystem", OpenSMTPD's "Mailer Daemon", au's "Mail Administrator", IMail's and AOL's "Postmaster", X1's
 // "Mail Deliver System". Where the stored mail lacks Return-Path, OpenSMTPD's bounce from poostmaster@ is known only
-// by its name and subject (round 8b); a name anyone may type decides only beside a bounce subject, which a customer's
-// mail does not carry both of.
+// by its name and subject (round 8b); a name anyone may type decides only beside a bounce subject and only without a
+// Return-Path: a customer's IT writes under "Postmaster" about our bounced replies with an ordinary one (review 44e).
 const DELIVERY_SYSTEM_NAME = /^(?:mailer[-_ ]?daemon|mail deliver(?:y)? (?:sub)?system|mail administrator|post[-_ ]?master)$/i;
 // A customer forwarding a bounce inline (with its parts) asks about it: such mail is theirs, not the MTA's. Only keeps
 // mail from being ignored, so it reads every forward prefix the parser's does (転送, 전달, Finnish/Swedish VS, Polish PD,
@@ -1193,8 +1195,13 @@ function bounceDetail(mail: ClassifiableMail): string | undefined {
   return second ?? deliverySystemNameDetail(mail);
 }
 
-/** A delivery system's display name in the From ({@link DELIVERY_SYSTEM_NAME}) beside a bounce subject; else undefined. */
+/**
+ * A delivery system's display name in the From ({@link DELIVERY_SYSTEM_NAME}) beside a bounce subject, for a mail
+ * stored without any Return-Path; else undefined. A delivered bounce's envelope sender is null or MAILER-DAEMON, which
+ * decides without the name; a mail with an ordinary one under "Postmaster" is a customer's IT asking (bug review 44e).
+ */
 function deliverySystemNameDetail(mail: ClassifiableMail): string | undefined {
+  if (values(mail, 'return-path').length > 0) return undefined;
   const name = (mail.from?.name ?? '').replace(/\s+/g, ' ').trim();
   if (!DELIVERY_SYSTEM_NAME.test(name) || !mail.subject || !BOUNCE_SUBJECT.test(mail.subject)) return undefined;
   return `From: "${name}" <${mail.from?.address ?? ''}> beside Subject: ${mail.subject.trim()}`;

@@ -2411,6 +2411,7 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
       ...(a.content && isZipArchive({ contentType: a.contentType || '', filename: a.filename }) ? { content: a.content } : {}),
     })),
     subject,
+    threaded: Boolean(inReplyTo) || references.length > 0,
     exchangeRecall: headers.some((h) => h.key === 'x-ms-traffictypediagnostic' && /\bEE_MessageRecallEmail\b/i.test(rawText(h.bytes))),
   });
   // A cut first: it may be why the rest reads as it does (the question past it, only an attachment before it).

@@ -56,6 +56,11 @@ export interface UnreadableCheckInput {
   parts: readonly MimePartInfo[];
   /** The decoded subject. */
   subject?: string | undefined;
+  /**
+   * The mail carries In-Reply-To or References: it answers a mail. Without them, a reply prefix in the subject or `>`
+   * lines in the text say so instead.
+   */
+  threaded?: boolean | undefined;
   /** Exchange Online marked the mail as a recall request (`EE_MessageRecallEmail` in `X-MS-TrafficTypeDiagnostic`). */
   exchangeRecall?: boolean | undefined;
 }
@@ -168,9 +173,10 @@ export function unreadableReason(mail: UnreadableCheckInput): string | undefined
     const reaction = reactionOf(mail.ownText ?? '');
     if (reaction) return `the reply is only an emoji or a reaction ("${reaction}"), no words: a person reads it`;
     // A new mail of only another mail (a mail attached inline, which the text shows as a header block, or pasted in)
-    // is no reply: its reason says what it carries (round 8b, a JMRP-like report sent as a plain attached mail). Whether
-    // the mail answers one is not handed over: a reply's subject prefix or `>` lines say it is one.
-    if (!REPLY_SUBJECT.test(mail.subject ?? '') && !QUOTE_LINE.test(mail.text)) return "the mail only carries an attached or pasted-in mail, no words of the sender's own: a person reads it";
+    // is no reply: its reason says what it carries (round 8b, a JMRP-like report sent as a plain attached mail). Its
+    // threading headers say it answers one; a subject prefix or `>` lines only without them, since Outlook's reply may
+    // be under "[EXTERNAL] RE:", "RES:", "R:", "ΑΠ:" or no subject and quote without `>` (bug review 44e).
+    if (!mail.threaded && !REPLY_SUBJECT.test(mail.subject ?? '') && !QUOTE_LINE.test(mail.text)) return "the mail only carries an attached or pasted-in mail, no words of the sender's own: a person reads it";
     return "the reply holds only the quoted earlier mail, no words of the sender's own (sent by mistake, or the words were lost): a person reads it";
   }
   return undefined;

@@ -269,13 +269,24 @@ export class LoginThrottle {
    * full of throttled clients and this one is not among them, until one of those is free.
    */
   retryAfterSeconds(client: LoginClient, now = Date.now()): number | undefined {
+    const own = this.ownWaitSeconds(client, now);
+    if (own !== undefined) return own;
     const counters = this.countersOf(client);
-    const waits = counters.map((counter) => counter.table.wait(counter.key, now)).filter((wait) => wait !== undefined);
-    if (waits.length > 0) return Math.max(...waits);
     for (const table of new Set(counters.map((counter) => counter.table))) {
       if (!table.hasRoomFor(keysIn(counters, table), now)) return table.secondsUntilRoom(now);
     }
     return undefined;
+  }
+
+  /**
+   * Seconds the client must wait for its own failures (the longest wait of its counts), or undefined when none of them
+   * is spent: unlike {@link retryAfterSeconds}, a table full of other throttled clients does not count.
+   */
+  ownWaitSeconds(client: LoginClient, now = Date.now()): number | undefined {
+    const waits = this.countersOf(client)
+      .map((counter) => counter.table.wait(counter.key, now))
+      .filter((wait) => wait !== undefined);
+    return waits.length > 0 ? Math.max(...waits) : undefined;
   }
 
   /**
@@ -530,8 +541,8 @@ const METRICS_TOKEN_FAILURE_WORDS: FailureWords = {
   },
 };
 
-function sendThrottled(res: Response, retryAfterSeconds: number): void {
-  res.status(429).set('Retry-After', String(retryAfterSeconds)).type('text/plain; charset=utf-8').send('Too many failed logins; try again later\n');
+function sendThrottled(res: Response, retryAfterSeconds: number, words = 'Too many failed logins'): void {
+  res.status(429).set('Retry-After', String(retryAfterSeconds)).type('text/plain; charset=utf-8').send(`${words}; try again later\n`);
 }
 
 function sendLoginRequired(res: Response): void {
@@ -592,8 +603,9 @@ export interface MetricsTokenOptions {
  * counted (only its HMAC is kept) in a throttle of the token's own, per client address (an IPv6 client's /64) and
  * IPv6 /48 alone: a scraper keeps no known-device cookie, so it shares no total with other new browsers, and no
  * login's failure counts here nor a token's in the logins. A throttled client is answered 429 with `Retry-After`
- * before its token is compared, the right one too, as a throttled Basic login is. A request without a bearer token
- * skips the route's other handlers (`next('route')`) to the Basic login. With authentication off the token adds
+ * before its token is compared, the right one too, as a throttled Basic login is; one that waits only because the
+ * throttle's table is full of other throttled clients is let through with the right token. A request without a
+ * bearer token skips the route's other handlers (`next('route')`) to the Basic login. With authentication off the token adds
  * nothing: any request goes on to the login, which lets it in.
  */
 export function metricsTokenAuth(token: string, auth: DashboardAuth, options: MetricsTokenOptions = {}) {
@@ -608,12 +620,20 @@ export function metricsTokenAuth(token: string, auth: DashboardAuth, options: Me
     const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     const login: RequestClient = { client: { address }, address };
     const wait = gate.throttle.retryAfterSeconds(login.client);
-    if (wait !== undefined) {
-      sendThrottled(res, wait);
+    // A client throttled for its own wrong tokens waits before its token is compared. One that waits only because the
+    // table is full of throttled others (bug review 44e) has its token compared: the right one records nothing, so it
+    // needs no room. A wrong one is answered 429 and not counted: counting it would grow the table past its bound, one
+    // entry per address an attacker owns, and METRICS_TOKEN's 24 characters and more are not guessed by speed.
+    if (wait !== undefined && gate.throttle.ownWaitSeconds(login.client) !== undefined) {
+      sendThrottled(res, wait, 'Too many wrong tokens');
       return;
     }
     if (bearerTokenOf(header, token)) {
       next();
+      return;
+    }
+    if (wait !== undefined) {
+      sendThrottled(res, wait, 'Too many wrong tokens');
       return;
     }
     recordFailure(req, login, header.replace(/^Bearer[ \t]*/i, '').trim(), { scheme: 'bearer' }, gate, METRICS_TOKEN_FAILURE_WORDS);

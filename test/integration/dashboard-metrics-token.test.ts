@@ -3,8 +3,12 @@
  * shared repository or secret store — does not hold the password that approves and sends mail. The token opens
  * /metrics and nothing else. Real HTTP against the dashboard app and a real redis-server.
  */
-import { describe, expect, it } from 'vitest';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
+import { LOGIN_FAILURES_ALLOWED, LoginThrottle, metricsTokenAuth } from '../../src/server/auth.js';
 import { basicAuth, useDashboardHarness } from '../support/dashboard.js';
 
 const BASIC = basicAuth();
@@ -92,5 +96,47 @@ describe('METRICS_TOKEN', () => {
 
   it('refuses a token too short to resist guessing, naming the variable', () => {
     expect(() => parseConfig({ DASHBOARD_USER: 'admin', DASHBOARD_PASSWORD: 'x', METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
+  });
+});
+
+// Bug review 44e: a table of the token's throttle full of throttled addresses has no room for a new one, which once
+// made every untracked scraper wait (429) before its token was compared. A right token records nothing, so it needs
+// no room: it is let through; a wrong one is still refused. Its own gate on a small table, over real HTTP.
+describe("METRICS_TOKEN's throttle with a full table", () => {
+  const serve = async (throttle: LoginThrottle) => {
+    const app = express();
+    app.set('trust proxy', 'loopback');
+    app.get('/metrics', metricsTokenAuth(TOKEN, { mode: 'basic', user: 'admin', password: 'x'.repeat(20) }, { throttle }), (_req, res) => void res.send('ok'));
+    app.get('/metrics', (_req, res) => void res.status(401).send('login'));
+    const server = await new Promise<Server>((resolve) => {
+      const started = app.listen(0, '127.0.0.1', () => resolve(started));
+    });
+    servers.push(server);
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+  };
+  const servers: Server[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+  });
+  const at = (url: string, client: string, token: string) => fetch(url, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': client } });
+
+  it('lets a scraper not in it through with the right token, and refuses a wrong one', async () => {
+    const url = await serve(new LoginThrottle({ newBrowsersTotal: false, maxTrackedClients: 2 }));
+    for (const client of ['203.0.113.1', '203.0.113.2']) {
+      for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) expect((await at(url, client, `wrong-${client}-${i}-0123456789abcdef`)).status).toBe(401);
+      const throttled = await at(url, client, TOKEN);
+      expect(throttled.status, client).toBe(429);
+      expect(await throttled.text()).toBe('Too many wrong tokens; try again later\n');
+    }
+    expect((await at(url, '198.51.100.7', TOKEN)).status).toBe(200);
+    expect((await at(url, '198.51.100.7', TOKEN)).status).toBe(200);
+    // A wrong token from outside the full table is refused and not counted: the table stays within its bound however
+    // many addresses guess, so that sender's right token still gets through.
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED + 5; i++) expect((await at(url, '198.51.100.8', `wrong-new-${i}-0123456789abcdef`)).status).toBe(429);
+    expect((await at(url, '198.51.100.8', TOKEN)).status).toBe(200);
+    for (let n = 0; n < 20; n++) expect((await at(url, `192.0.2.${n + 1}`, `wrong-${n}-0123456789abcdef`)).status).toBe(429);
+    expect((await at(url, '192.0.2.1', TOKEN)).status, 'its wrong token took no room').toBe(200);
+    // The throttled addresses stay throttled, the right token too.
+    for (const client of ['203.0.113.1', '203.0.113.2']) expect((await at(url, client, TOKEN)).status, client).toBe(429);
   });
 });

@@ -336,6 +336,25 @@ describe('round 8b: a delivery system named in the From beside a bounce subject 
   ])('%s is answered', async (_what, from, subject) => {
     expect(await decisionOf({ from, subject, body: QUESTION })).toBe('answer');
   });
+
+  // Bug review 44e: the name decides only for a mail stored without Return-Path, as the corpus is. A customer's IT
+  // writing under such a name with an ordinary envelope sender is answered, and its attached mail marks nothing.
+  const ASKS = 'Your replies to our staff bounce since Monday. Could you check your SPF record? We see 550 5.7.1 in our logs.';
+  it.each([
+    ['"Postmaster" <it@customer.example>', 'Undeliverable: replies from your helpdesk', ASKS],
+    ['Mail Administrator <admin@customer.example>', 'Delivery failure: your mails to customer.example', ASKS],
+    ['Mail Administrator <admin@customer.example>', 'Mail delivery failed', ASKS],
+    ['Postmaster <jyoho@customer.co.jp>', '【配信エラー】御社からのメールについて', 'いつもお世話になっております。御社からのメールが届きません。ご確認いただけますか？'],
+  ])('%s, %s with an ordinary Return-Path is answered', async (from, subject, body) => {
+    const returnPath = `Return-Path: <${/<([^>]+)>/.exec(from)![1]}>`;
+    expect(await decisionOf({ from, subject, body, headers: [returnPath] })).toBe('answer');
+    const withOurs = multipart([returnPath, `From: ${from}`, `Subject: =?UTF-8?B?${Buffer.from(subject).toString('base64')}?=`], [
+      [['Content-Type: text/plain; charset=utf-8'], body],
+      [['Content-Type: message/rfc822'], ORIGINAL],
+    ]);
+    expect(await decisionOf(withOurs)).not.toMatch(/^ignore/);
+    expect((await parseInboundMail(withOurs)).deliveryReport).toBeUndefined();
+  });
 });
 
 describe('round 8b: a non-reply carrying only an attached mail is parked under its own reason (arf-22)', () => {
@@ -352,23 +371,22 @@ describe('round 8b: a non-reply carrying only an attached mail is parked under i
   });
 });
 
-describe("round 8b: KDDI's 「メールエラー通知」 beside a null envelope sender is a bounce that marks our reply (kddi-01)", () => {
-  // KDDI's own sentence only ("the recipient's mailbox is full, so it could not be sent"): no failure wording that a
-  // null envelope sender beside a returned original would already decide by.
-  const kddi = (subject: string) =>
+describe("round 8b, bug review 44e: 「メールエラー通知」 is no bounce subject, so beside a null envelope sender it is parked (kddi-01)", () => {
+  // KDDI's bounce says "Could not be delivered to: <…>" beside the returned original, which decides without the
+  // subject; a form relay's or a customer's mail under the same words, sent with Return-Path <>, is parked.
+  const kddi = (subject: string, report: string) =>
     multipart(['Return-Path: <>', 'From: no-reply@x0000000000000.dion.example.jp', 'Reply-To: no-reply@app.auone.example.jp', `Subject: =?UTF-8?B?${Buffer.from(subject).toString('base64')}?=`], [
-      [['Content-Type: text/plain; charset=utf-8'], '送信先のメールボックスが一杯のため、送信できませんでした。'],
+      [['Content-Type: text/plain; charset=utf-8'], report],
       [['Content-Type: message/rfc822'], ORIGINAL],
     ]);
-  it.each(['メールエラー通知', '【メールエラー通知】', 'メールエラー通知：'])('%s', async (subject) => {
-    const mail = kddi(subject);
-    // Its no-reply sender is ignored first, as before; what changes is that our returned reply is marked.
+  it("KDDI's bounce with its failure wording marks our reply", async () => {
+    const mail = kddi('メールエラー通知', 'Could not be delivered to: <kijitora@customer.example.jp>\r\n送信先のメールボックスが一杯のため、送信できませんでした。');
     expect(await decisionOf(mail)).toMatch(/^ignore /);
     expect((await parseInboundMail(mail)).deliveryReport).toMatchObject({ messageIds: ['<r1@helpdesk.example.jp>'], failed: true });
   });
 
-  it.each(['メールエラー通知について', 'メールエラーについて'])("a customer's subject is no bounce subject: %s", async (subject) => {
+  it.each(['メールエラー通知', '【メールエラー通知】', 'メールエラー通知：', 'メールエラー通知について', 'メールエラーについて'])("a customer's mail under %s beside Return-Path <> is parked", async (subject) => {
     const mail = multipart(['Return-Path: <>', 'From: John <john@customer.example>', `Subject: =?UTF-8?B?${Buffer.from(subject).toString('base64')}?=`], [[TEXT, QUESTION]]);
-    expect(await decisionOf(mail)).not.toMatch(/^ignore/);
+    expect(await decisionOf(mail)).toMatch(/^park /);
   });
 });

@@ -330,3 +330,34 @@ describe('unreadable: a question only in an attachment, parsed', () => {
     else expect(parsed.unreadable).toContain(expected);
   });
 });
+
+// Bug review 44e: whether a mail of only an earlier mail answers one is read from its In-Reply-To or References first;
+// Outlook's quote under "[EXTERNAL] RE:", Portuguese "RES:", Italian "R:", Greek "ΑΠ:" or no subject is a reply's.
+describe('unreadable: a reply of only the quote, known by its threading headers', () => {
+  const quote = '\r\n\r\n________________________________\r\nFrom: Support <support@helpdesk.example.jp>\r\nSent: Monday\r\nTo: me\r\nSubject: Invoice\r\n\r\nOur earlier answer.';
+  const mail = (subject: string, threading: string[]) =>
+    Buffer.from(
+      [
+        'From: a@customer.example',
+        'To: support@helpdesk.example.jp',
+        ...(subject ? [`Subject: =?UTF-8?B?${Buffer.from(subject).toString('base64')}?=`] : []),
+        ...threading,
+        'Message-ID: <m@customer.example>',
+        'Content-Type: text/plain; charset=utf-8',
+        '',
+        quote,
+        '',
+      ].join('\r\n'),
+    );
+  it.each(['[EXTERNAL] RE: Invoice', 'RES: Fatura', 'R: Fattura', 'ΑΠ: Invoice', 'Invoice', '', 'Re: Invoice'])('%s with In-Reply-To', async (subject) => {
+    expect((await parseInboundMail(mail(subject, ['In-Reply-To: <r1@helpdesk.example.jp>']))).unreadable).toMatch(/^the reply holds only the quoted earlier mail/);
+  });
+
+  it('with References alone', async () => {
+    expect((await parseInboundMail(mail('[EXTERNAL] RE: Invoice', ['References: <r1@helpdesk.example.jp>']))).unreadable).toMatch(/^the reply holds only the quoted earlier mail/);
+  });
+
+  it('a new mail of only a pasted-in one keeps its own reason', async () => {
+    expect((await parseInboundMail(mail('Invoice', []))).unreadable).toMatch(/^the mail only carries an attached or pasted-in mail/);
+  });
+});
