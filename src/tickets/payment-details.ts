@@ -114,7 +114,9 @@ const KANJI_DIGITS = '〇一二三四五六七八九';
 // (**_口座番号_**:, read off one layer a pass by {@link checkedText}): another kind of mark may stand before the opening
 // and after the closing.
 const BOLD_LABEL = /(?<![\p{L}\p{N}/.:=?&#%-])((?<!\*)\*{1,3}|(?<!_)__?|(?<!~)~~)((?![\p{Default_Ignorable_Code_Point}〇一二三四五六七八九])\p{L}[^*_~\n/]{0,39}?)\1/gu;
-const AFTER_BOLD_LABEL = /^[*_~]{0,6}[ \t]*(?:[:：|]|\r?\n|$)/;
+// Review 44f: an English label in marks with no colon, the number right after it (Mizuho Bank: **account number**
+// 55779911), is read plainly too: the account rules read "account number 55779911" as written.
+const AFTER_BOLD_LABEL = /^[*_~]{0,6}(?:[ \t]*(?:[:：|]|\r?\n|$)|[ \t]+(?=[\p{Nd}〇一二三四五六七八九]))/u;
 // A number in markdown bold, italics or a code span (みずほ銀行\n**7654321**, 口座番号: `7654321`, _七六五四三二一_;
 // review 43e): the reader sees the number, so the marks around it are left out, in full width too (＊＊７６５４３２１＊＊,
 // which folds to ASCII only after this reading). The same marks on both sides of a number's run as CHANGES reads it,
@@ -127,7 +129,8 @@ const MARKED_NUMBER = new RegExp(
   String.raw`(?<![\p{N}〇一二三四五六七八九*＊\\])(\*{1,3}|＊{1,3})(${NUMBER_RUN})\1(?![\p{N}〇一二三四五六七八九*＊])|` +
     String.raw`(?<![\p{L}\p{N}_＿\\])(_{1,2}|＿{1,2})(${NUMBER_RUN})\3(?![\p{L}\p{N}_＿])|` +
     String.raw`(?<![\u0060｀\\\p{N}〇一二三四五六七八九])(\u0060|｀)(${NUMBER_RUN})\5(?![\u0060｀\p{N}〇一二三四五六七八九])|` +
-    String.raw`(?<![~=\\\p{N}〇一二三四五六七八九])(~~|==)(${NUMBER_RUN})\7(?![~=\p{N}〇一二三四五六七八九])`,
+    // (Review 44f: each mark shuts out only itself around it, so one may stand inside the other: ~~==7654321==~~.)
+    String.raw`(?<![\\\p{N}〇一二三四五六七八九])(?:(?<!~)(~~)(${NUMBER_RUN})~~(?!~)|(?<!=)(==)(${NUMBER_RUN})==(?!=))(?![\p{N}〇一二三四五六七八九])`,
   'gu',
 );
 // Kanji numerals are words too (一覧, 一度, 七五三, 〇〇様): a run is a number's only with three of them at least, or
@@ -173,18 +176,19 @@ export function checkedText(original: string): CheckedText {
   for (let pass = 0; pass < MARK_PASSES; pass++) {
     const next = marksAndDigitsRead(reading.text);
     if (next.text === reading.text) break;
-    const before = markCount(reading.text);
     reading = reading.text === original ? next : composed(original, reading, next);
-    // A pass that left no mark out (digits folded only), or left none standing, leaves nothing for the next: most
-    // texts are read once.
-    const left = markCount(next.text);
-    if (left === 0 || left === before) break;
+    // A pass that left no mark standing leaves nothing for the next: most texts are read once. One that changed the
+    // text but left out no mark may still have opened some: removing an invisible character right inside the marks
+    // (**\u200b7654321\u200b**, **\u200b口座番号**:) makes them the marks of a number or a label (review 44f), so the
+    // next pass reads them; a pass that changes nothing ends the reading.
+    if (markCount(next.text) === 0) break;
   }
   return reading;
 }
 // Nested marks are read off one layer a pass, innermost first (the outer marks' content starts with a mark, which no
-// pattern reads): three layers at most, as **_`…`_** writes them.
-const MARK_PASSES = 3;
+// pattern reads): five passes, for four layers (~~**_`…`_**~~; review 44f) and the pass that removes invisible
+// characters inside them.
+const MARK_PASSES = 5;
 const MARKS = /[*_`~=＊＿｀]/g;
 function markCount(text: string): number {
   return text.match(MARKS)?.length ?? 0;
@@ -204,9 +208,10 @@ function composed(original: string, inner: CheckedText, outer: CheckedText): Che
 // Only tags that format text within a line, in any case and with attributes, and a comment holding nothing but
 // spaces: a link's tag keeps its address for the link check, a line break separates, and the text between tags, or a
 // comment's words, are read as written (7654<!-- 9 -->321 is shown whole in a plain reading). Each tag is bounded and
-// starts at a <, so the reading is linear.
+// starts at a < and stops at the next < or >, so the reading is linear (review 44f: attributes up to 4000 characters,
+// as a title or style of 250 hid 765<b title="…">4321</b>).
 const INLINE_TAG =
-  /<\/?(?:b|strong|i|em|u|s|strike|del|ins|mark|small|big|sub|sup|span|font|code|kbd|samp|tt|var|abbr|cite|dfn|bdi|bdo|wbr|nobr)(?:[ \t\r\n/][^<>]{0,200})?>|<!--[ \t\r\n]{0,40}-->/gi;
+  /<\/?(?:b|strong|i|em|u|s|strike|del|ins|mark|small|big|sub|sup|span|font|code|kbd|samp|tt|var|abbr|cite|dfn|bdi|bdo|wbr|nobr)(?:[ \t\r\n/][^<>]{0,4000})?>|<!--[ \t\r\n]{0,40}-->/gi;
 
 /** `original` without its inline formatting tags and empty comments ({@link INLINE_TAG}). */
 function withoutInlineTags(original: string): CheckedText {
@@ -245,8 +250,8 @@ function marksAndDigitsRead(original: string): CheckedText {
   if (/[*_`＊＿｀~=]/.test(original)) {
     let next = 0;
     for (const m of original.matchAll(MARKED_NUMBER)) {
-      const marks = (m[1] ?? m[3] ?? m[5] ?? m[7])!.length;
-      const close = m.index + marks + (m[2] ?? m[4] ?? m[6] ?? m[8])!.length;
+      const marks = (m[1] ?? m[3] ?? m[5] ?? m[7] ?? m[9])!.length;
+      const close = m.index + marks + (m[2] ?? m[4] ?? m[6] ?? m[8] ?? m[10])!.length;
       // (Only the label marks from here on can meet the number's: a number's run holds no mark, so no more than the
       // two of a label before it and the two of one after it.)
       while (next < marked.length && marked[next]![1] <= m.index) next++;
@@ -507,10 +512,19 @@ const YOUR_ACCOUNT_BEFORE = /\byour[ \t]+(?:(?:registered|own|usual|existing|lin
 // An ask to transfer or pay in the account's sentence ("Please complete the transfer before the deadline using account
 // number …", "Transfer before the deadline: account number …"): with a bank named in the sentence right before it
 // (fix 44k: "Our bank details have changed." then the ask), the account is where the reader is told to pay.
-const EN_TRANSFER_ASK = /\b(?:please|kindly)\b[^.!?\n]{0,40}?\b(?:pay|transfer|wire|remit|deposit)|^\s*(?:pay|transfer|wire|remit|deposit)\b/i;
-// A label that names what the account is of or for ("the balance for account …", "the invoice of account …"): a
-// user's account at the company, whatever the sentence asks.
-const ACCOUNT_OF_BEFORE = /\b(?:for|of|on|under|with|in)[ \t]+(?:(?:the|this|that|an?)[ \t]+)?$/i;
+// (Review 44f: "Please pay attention to …" asks no payment.)
+const EN_TRANSFER_ASK = /\b(?:please|kindly)\b[^.!?\n]{0,40}?\b(?:pay(?![ \t]+attention\b)|transfer|wire|remit|deposit)|^\s*(?:pay(?![ \t]+attention\b)|transfer|wire|remit|deposit)\b/i;
+// A label that names what the account is of or for ("the balance for account …", "the invoice of account …"), or
+// where a thing moves from ("transfer the seat from account …"), or whose it is ("using customer account …", "your
+// account"; review 44f): a user's account at the company, whatever the sentence asks.
+const ACCOUNT_OF_BEFORE = /(?:\b(?:for|of|on|under|with|in|from)[ \t]+(?:(?:the|this|that|an?)[ \t]+)?|\b(?:customer|user|member|your)[ \t]+)$/i;
+// The reader's own bank and bank transfers in general, in the sentence before such an ask ("Your bank may take 2 days.",
+// "Check with your bank.", "Bank transfers can take 2 business days."; review 44f): they name no bank to pay into.
+const READERS_BANK = /\byour[ \t]+bank\b|\bbank[ \t]+transfers\b/gi;
+/** Whether the sentence before the one holding `at` names a bank to pay into: a bank's word beyond {@link READERS_BANK}. */
+function bankInSentenceBefore(text: string, at: number): boolean {
+  return BANK_WORD.test(sentenceBefore(text, at).replace(READERS_BANK, ' '));
+}
 /** Where the last sentence of `head` starts, as {@link sentenceAround} cuts it. */
 function sentenceStartIn(head: string): number {
   return Math.max(head.lastIndexOf('。'), head.lastIndexOf('！'), head.lastIndexOf('？'), head.lastIndexOf('\n'), head.search(/[.!?]\s[^.!?]*$/)) + 1;
@@ -621,7 +635,7 @@ function bankAccounts(text: string): PaymentDetail[] {
     // The number on the line under its label, whose line names a bank ("Our bank account has changed. New account
     // number:\n12345678", review 43d): the label's line heads the number as a bank's line heads a field.
     const underBankLabel = m[0].includes('\n') && BANK_WORD.test(text.slice(lineStart, m.index));
-    const askedUnderBank = EN_TRANSFER_ASK.test(around) && !ACCOUNT_OF_BEFORE.test(before) && BANK_WORD.test(sentenceBefore(text, m.index));
+    const askedUnderBank = EN_TRANSFER_ASK.test(around) && !ACCOUNT_OF_BEFORE.test(before) && bankInSentenceBefore(text, m.index);
     if (!asked && !fieldUnderBank && !underBankLabel && (!(BANK_WORD.test(around) || PAYMENT_USE_ASK.test(around) || askedUnderBank) || yours)) continue;
     add(m.index, start, end, text.slice(start, end));
   }

@@ -117,3 +117,49 @@ describe('fix 44k: an ask to transfer before the deadline, the bank in the sente
     expect(foreignFindings(draft, NONE)).toEqual([]);
   });
 });
+
+// Review 44f: what fix 44k's reading still missed, each a draft whose reader sees the account.
+const HIDDEN_IN_MARKS: string[] = [
+  // An invisible character right inside the marks: the first pass only removed it, and the marks were left standing.
+  'みずほ銀行 普通 **\u200b7654321\u200b**',
+  'みずほ銀行 普通 _\u200b7654321\u200b_',
+  'みずほ銀行 普通 **_\u200b7654321_**',
+  'みずほ銀行 普通 ~~7654321\u2060~~',
+  '**\u200b口座番号**: 7654321',
+  // Strikethrough and highlight one inside the other.
+  'みずほ銀行 普通 ~~==7654321==~~',
+  'みずほ銀行 普通 ==~~7654321~~==',
+  // Four layers of marks.
+  'みずほ銀行 普通 ~~**_`7654321`_**~~',
+  'みずほ銀行 普通 ==**_`7654321`_**==',
+  // A tag's attributes longer than 200 characters.
+  `みずほ銀行 普通 765<b title="${'x'.repeat(250)}">4321</b>`,
+];
+// An English account label in marks with no colon after it, the number right after.
+const LABEL_IN_MARKS: string[] = [
+  'Mizuho Bank: **account number** 55779911',
+  'Mizuho Bank. Please transfer to _account_ 55779911.',
+];
+// Ordinary replies the ask-after-a-bank-sentence rule must not hold: the bank before is the reader's own or bank
+// transfers in general, or the account is the customer's at the company.
+const ASK_AFTER_BANK_ORDINARY: string[] = [
+  'Your bank may take 2 days. Please pay from account 12345678 in the portal.',
+  'Your bank may take 2 days. Please pay the invoice using customer account 12345678.',
+  'Bank transfers can take 2 business days. Please pay by the 25th; account number 12345678 is on your invoice.',
+  'Check with your bank. Please transfer the seat from account 12345678 to account 87654321.',
+  'Your bank may take 2 days. Please pay using account 12345678.',
+  'Our bank holidays are listed below. Please pay attention: account 12345678 is in the portal.',
+];
+describe('review 44f: invisible characters inside marks, nested ~~ and ==, four layers, long attributes', () => {
+  it.each(HIDDEN_IN_MARKS)('a bank account: %j', (draft) => {
+    expect(accountsIn(draft).replace(/[\u200b\u2060]/g, ''), JSON.stringify(foreignFindings(draft, NONE))).toMatch(/7654321/);
+  });
+
+  it.each(LABEL_IN_MARKS)('a bank account: %j', (draft) => {
+    expect(accountsIn(draft), JSON.stringify(foreignFindings(draft, NONE))).toMatch(/55779911/);
+  });
+
+  it.each(ASK_AFTER_BANK_ORDINARY)('none: %j', (draft) => {
+    expect(foreignFindings(draft, NONE)).toEqual([]);
+  });
+});
