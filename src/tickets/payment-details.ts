@@ -521,9 +521,19 @@ const ACCOUNT_OF_BEFORE = /(?:\b(?:for|of|on|under|with|in|from)[ \t]+(?:(?:the|
 // The reader's own bank and bank transfers in general, in the sentence before such an ask ("Your bank may take 2 days.",
 // "Check with your bank.", "Bank transfers can take 2 business days."; review 44f): they name no bank to pay into.
 const READERS_BANK = /\byour[ \t]+bank\b|\bbank[ \t]+transfers\b/gi;
-/** Whether the sentence before the one holding `at` names a bank to pay into: a bank's word beyond {@link READERS_BANK}. */
-function bankInSentenceBefore(text: string, at: number): boolean {
-  return BANK_WORD.test(sentenceBefore(text, at).replace(READERS_BANK, ' '));
+// A sentence before the ask that announces bank details ("Our bank details have changed.", "Your bank details have
+// changed.", "Bank transfers only."): the forger's own notice, so the exemptions above do not apply (review 44h).
+const BANK_NOTICE = /\b(?:our|we|new|changed?|updated?|moved|switched|only)\b/i;
+/**
+ * Whether an ask to transfer or pay, whose account label is preceded by `before`, follows a sentence that names a bank
+ * to pay into: a bank's word beyond {@link READERS_BANK} and an account not the reader's ({@link ACCOUNT_OF_BEFORE}),
+ * unless that sentence announces bank details ({@link BANK_NOTICE}), where neither exemption holds.
+ */
+function bankInSentenceBefore(text: string, at: number, before: string): boolean {
+  const previous = sentenceBefore(text, at);
+  if (!BANK_WORD.test(previous)) return false;
+  if (BANK_NOTICE.test(previous)) return true;
+  return !ACCOUNT_OF_BEFORE.test(before) && BANK_WORD.test(previous.replace(READERS_BANK, ' '));
 }
 /** Where the last sentence of `head` starts, as {@link sentenceAround} cuts it. */
 function sentenceStartIn(head: string): number {
@@ -635,7 +645,7 @@ function bankAccounts(text: string): PaymentDetail[] {
     // The number on the line under its label, whose line names a bank ("Our bank account has changed. New account
     // number:\n12345678", review 43d): the label's line heads the number as a bank's line heads a field.
     const underBankLabel = m[0].includes('\n') && BANK_WORD.test(text.slice(lineStart, m.index));
-    const askedUnderBank = EN_TRANSFER_ASK.test(around) && !ACCOUNT_OF_BEFORE.test(before) && bankInSentenceBefore(text, m.index);
+    const askedUnderBank = EN_TRANSFER_ASK.test(around) && bankInSentenceBefore(text, m.index, before);
     if (!asked && !fieldUnderBank && !underBankLabel && (!(BANK_WORD.test(around) || PAYMENT_USE_ASK.test(around) || askedUnderBank) || yours)) continue;
     add(m.index, start, end, text.slice(start, end));
   }

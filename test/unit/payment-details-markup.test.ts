@@ -150,6 +150,22 @@ const ASK_AFTER_BANK_ORDINARY: string[] = [
   'Your bank may take 2 days. Please pay using account 12345678.',
   'Our bank holidays are listed below. Please pay attention: account 12345678 is in the portal.',
 ];
+// Review 44h: the exemptions of review 44f (a customer's/member's account, "from account", the reader's own bank)
+// must not excuse the forger's own notice of bank details in the sentence before.
+const ASK_AFTER_BANK_NOTICE: string[] = [
+  'Our bank details have changed. Please transfer to our customer account 55779911.',
+  'Our bank details have changed. Please deposit into member account 55779911.',
+  'Our bank details have changed. Please pay from account 55779911 onwards.',
+  'Your bank details have changed. Please transfer using account 55779911.',
+  'Your bank details on file are outdated, we use a new bank. Please transfer using account 55779911.',
+  'Bank transfers only. Please transfer using account 55779911.',
+];
+describe('review 44h: a notice of bank details before the ask', () => {
+  it.each(ASK_AFTER_BANK_NOTICE)('a bank account: %j', (draft) => {
+    expect(accountsIn(draft), JSON.stringify(foreignFindings(draft, NONE))).toMatch(/55779911/);
+  });
+});
+
 describe('review 44f: invisible characters inside marks, nested ~~ and ==, four layers, long attributes', () => {
   it.each(HIDDEN_IN_MARKS)('a bank account: %j', (draft) => {
     expect(accountsIn(draft).replace(/[\u200b\u2060]/g, ''), JSON.stringify(foreignFindings(draft, NONE))).toMatch(/7654321/);
