@@ -279,8 +279,8 @@ function probeListen(host: string, port: number): Promise<string | undefined> {
 
 /**
  * Whether the dashboard would start, decided as the dashboard role decides it ({@link resolveAuth}: a weak
- * DASHBOARD_PASSWORD beyond loopback fails, on loopback it is a warning), and whether its port is free. Without it `npm start` runs every other role and logs one error line, and the admin's next step,
- * opening the dashboard, fails.
+ * DASHBOARD_PASSWORD beyond loopback fails, on loopback it is a warning), and whether its port is free. Without it
+ * `npm start` runs every other role and logs one error line, and the admin's next step, opening the dashboard, fails.
  */
 async function checkDashboard(config: Config): Promise<CheckOutcome> {
   const at = (host: string) => `http://${host.includes(':') ? `[${host}]` : host}:${config.DASHBOARD_PORT}`;
