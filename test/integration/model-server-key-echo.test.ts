@@ -16,7 +16,7 @@ import { httpError } from '../../src/dev/openai-server.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
 import { serializeError } from '../../src/logger.js';
 import { createOpenAIClient } from '../../src/openai.js';
-import { buildMail, customerMessageId, ingest, pipelineEnv, removePrefix, startPipelineServers, startRoles, waitForState } from '../support/pipeline.js';
+import { buildMail, customerMessageId, ingest, pipelineEnv, removePrefix, startPipelineServers, startRoles, waitFor, waitForState } from '../support/pipeline.js';
 
 const KEY = 'sk-live-Q7vX2mRk9TzL4pWn8HsJ3dYbF6cA';
 /** The part of the key that is secret: every key of the account starts `sk-live-`. */
@@ -144,8 +144,10 @@ describe('the agent worker, when the model server repeats the key', () => {
         expect(parked.state).toBe('parked');
         expect(parked.reason).toContain('refused the API key');
         const queues = await running.services.queues();
-        const [failed] = await queues.tickets.getFailed();
-        expect(failed?.failedReason).toContain('Incorrect API key provided');
+        // The ticket is parked inside the processor; BullMQ moves the job to failed after it returns, a moment later
+        // on a busy machine.
+        const failed = await waitFor(async () => (await queues.tickets.getFailed())[0], 'the failed job');
+        expect(failed.failedReason).toContain('Incorrect API key provided');
         // Bull Board shows the stack too, which repeats the message.
         expect((failed!.stacktrace ?? []).join('\n')).toContain('Incorrect API key provided');
         const shown = { reason: parked.reason ?? '', failedReason: failed!.failedReason, stacktrace: (failed!.stacktrace ?? []).join('\n') };
