@@ -622,6 +622,9 @@ function replaceCustomerLinks(question: string, answer: string): { text: string;
  * review 12): the link check reads neither, and a learned pair would show them to every later customer's agent run.
  */
 function replaceDefangedLinks(question: string, answer: string): { text: string; replaced: number } {
+  const defanged = defangedLinkRanges(question);
+  // Most questions have none: the link check below is then not run twice.
+  if (defanged.length === 0) return { text: question, replaced: 0 };
   // Whole links the answer writes, not a part of one (review 44b: evil[.]co was kept beside an answer's evil[.]com).
   const inAnswer = new Set(defangedLinkRanges(answer).map(([start, end]) => answer.slice(start, end).toLowerCase()));
   // A defanged host inside a link the link check takes (https://good.example/a?x=evil[.]com, which it reads up to the
@@ -634,7 +637,7 @@ function replaceDefangedLinks(question: string, answer: string): { text: string;
   let text = '';
   let at = 0;
   let replaced = 0;
-  for (const [defangedStart, defangedEnd] of defangedLinkRanges(question)) {
+  for (const [defangedStart, defangedEnd] of defanged) {
     for (; next < links.length && links[next]![0] < defangedStart; next++) if (!furthest || links[next]![1] > furthest[1]) furthest = links[next];
     if (defangedStart < at || inAnswer.has(question.slice(defangedStart, defangedEnd).toLowerCase())) continue;
     const link = furthest && defangedStart < furthest[1] ? furthest : undefined;

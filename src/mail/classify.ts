@@ -238,7 +238,7 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
   dkimSignatures?: number | undefined;
   /**
    * The type of a returned mail the mail carries as one of its own parts, inline or attached (`message/rfc822`,
-   * `text/rfc822-headers`…), as {@link returnedOriginalOf} found it in the parsed mail; absent for other mail, and on
+   * `text/rfc822-headers`…), as the parser found it in the MIME structure ({@link InboundMail.returnedOriginal}; not from the attachments, where mailparser leaves an inline one out and lists nested parts' beside the mail's own); absent for other mail, and on
    * tickets recorded before it was kept (they decide as they did). Beside a null envelope sender it is a bounce
    * ({@link bounceDetail}): mailparser reads an inline one into the text, so the attachments the agent worker lacks
    * would not show it anyway.
@@ -317,7 +317,7 @@ export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined
   if (dkimSignatures) signals.dkimSignatures = dkimSignatures;
   const statusPart = deliveryStatusPartOf(mail);
   if (statusPart) signals.deliveryStatusPart = statusPart;
-  const returned = returnedOriginalOf(mail);
+  const returned = mail.returnedOriginal;
   if (returned) signals.returnedOriginal = returned;
   const failure = returned ? failureWordingOf(mail) : undefined;
   if (failure) signals.failureWording = failure;
@@ -1189,7 +1189,7 @@ function bounceDetail(mail: ClassifiableMail): string | undefined {
   const nullSender = nullEnvelopeSender(mail);
   const second = bounceSenderDetail(mail);
   if (nullSender && (second || (mail.subject && BOUNCE_SUBJECT.test(mail.subject)))) return nullSender;
-  const returned = returnedOriginalOf(mail);
+  const returned = mail.returnedOriginal;
   const failure = nullSender && returned && !(mail.subject && FORWARD_SUBJECT.test(mail.subject)) ? failureWordingOf(mail) : undefined;
   if (failure) return `${nullSender} beside a returned original (${returned}) and a failed delivery in its text (“${quoted(failure)}”)`;
   return second ?? deliverySystemNameDetail(mail);
@@ -1209,7 +1209,7 @@ function deliverySystemNameDetail(mail: ClassifiableMail): string | undefined {
 
 /** Microsoft JMRP's complaint ({@link JMRP_SUBJECT}): its subject and sender beside the reported mail; else undefined. */
 function jmrpComplaintDetail(mail: ClassifiableMail): string | undefined {
-  if (!returnedOriginalOf(mail) || !mail.subject || !JMRP_SUBJECT.test(mail.subject)) return undefined;
+  if (!mail.returnedOriginal || !mail.subject || !JMRP_SUBJECT.test(mail.subject)) return undefined;
   if (comparableAddress(mail.from?.address ?? '') !== JMRP_SENDER) return undefined;
   return `spam complaint (Microsoft JMRP: Subject: ${mail.subject.trim()})`;
 }
@@ -1311,15 +1311,6 @@ function bounceSenderDetail(mail: ClassifiableMail): string | undefined {
   return undefined;
 }
 
-/**
- * The type of a returned mail among the mail's own top-level parts, inline or attached, as the parser found it in the
- * MIME structure ({@link InboundMail.returnedOriginal}) or the ticket recorded it ({@link ReplySignals.returnedOriginal}).
- * Not read from the attachments: mailparser leaves an inline one out of them and lists those of nested parts beside
- * the mail's own.
- */
-function returnedOriginalOf(mail: ClassifiableMail): string | undefined {
-  return mail.returnedOriginal;
-}
 
 /**
  * The type of the delivery-status part of a bounce that is not multipart/report (some MTAs send multipart/mixed from

@@ -616,9 +616,8 @@ export function metricsTokenAuth(token: string, auth: DashboardAuth, options: Me
       next('route');
       return;
     }
-    // By address alone: a known-device cookie is the operators' and says nothing of a scraper.
-    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-    const login: RequestClient = { client: { address }, address };
+    // By address alone (no known devices): a known-device cookie is the operators' and says nothing of a scraper.
+    const login = loginClientOf(req, {});
     const wait = gate.throttle.retryAfterSeconds(login.client);
     // A client throttled for its own wrong tokens waits before its token is compared. One that waits only because the
     // table is full of throttled others (bug review 44e) has its token compared: the right one records nothing, so it
