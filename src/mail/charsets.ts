@@ -37,6 +37,23 @@ export function decodeBytes(bytes: Buffer, label: string): string | undefined {
 // the next shift.
 const JIS_X_0212_RUN = /\x1b\$\(D([^\x1b]*)/g;
 const EUC_SS3 = 0x8f;
+// A shift right before another shift holds no text and changes nothing: the platform's decoder reads it as U+FFFD
+// (WHATWG's guard: an encoder never writes one), and each encoded-word of a name or subject split over several ends
+// in a shift back to ASCII (「山田」「太郎」 joined read 「山田�太郎」). Dropped, it hides no character.
+const EMPTY_SHIFT = /\x1b(?:\([BJI]|\$[@B]|\$\([DOQ])(?=\x1b)/g;
+// A shift into JIS X 0213 plane 1 (2000: O, 2004: Q) and its codes, up to the next shift.
+const JIS_X_0213_RUN = /\x1b\$\([OQ]([^\x1b]*)/g;
+
+/**
+ * JIS X 0213 plane 1 codes as the JIS X 0208 codes the platform reads: the same but for rows 89–92, where JIS X 0213
+ * has kanji of its own and the platform would read IBM's; those become a user-defined code, which it reads as U+FFFD.
+ */
+function jisX0213AsX0208(codes: string): string {
+  return codes.replace(/[^]{1,2}/g, (pair) => {
+    const lead = pair.charCodeAt(0);
+    return pair.length === 2 && lead >= 0x79 && lead <= 0x7c ? `\x75${pair[1]}` : pair;
+  });
+}
 
 /**
  * ISO-2022-JP bytes (a header's encoded-word), including ISO-2022-JP-1's JIS X 0212 kanji, which the platform's
@@ -44,10 +61,15 @@ const EUC_SS3 = 0x8f;
  * map to (SS3 + the code with its high bits set), whose WHATWG decoder has the JIS X 0212 table; the rest by the
  * ISO-2022-JP decoder, which reads the CP932 extensions ISO-2022-JP-MS writes (①, ㈱, 髙) and marks undecodable
  * bytes as U+FFFD. encoding-japanese (mailparser's decoder of such bodies) is not used: package.json does not name it,
- * and it turns undecodable codes, and NEC row 13's ≒ ≡ ∫ √ ⊥ ∠ ∵ ∩ ∪, into a plain `?`.
+ * and it turns undecodable codes, and NEC row 13's ≒ ≡ ∫ √ ⊥ ∠ ∵ ∩ ∪, into a plain `?`. JIS X 0213 plane 1 runs
+ * (ISO-2022-JP-3/2004) are read as JIS X 0208, which they extend at the same codes; its rows the platform would read
+ * as IBM's kanji or user-defined characters are U+FFFD.
  */
-function decodeIso2022Jp(bytes: Buffer): string {
-  const text = bytes.toString('latin1');
+function decodeIso2022Jp(input: Buffer): string {
+  let text = input.toString('latin1');
+  if (text.includes('\x1b')) text = text.replace(EMPTY_SHIFT, '').replace(JIS_X_0213_RUN, (_run, codes: string) => `\x1b$B${jisX0213AsX0208(codes)}`);
+  // Both rewrites shorten the text: an unchanged length is unchanged bytes.
+  const bytes = text.length === input.length ? input : Buffer.from(text, 'latin1');
   // 8-bit bytes are no ISO-2022-JP, and without a JIS X 0212 shift the platform's decoder reads it all.
   if (!isAscii(bytes) || !text.includes('\x1b$(D')) return new TextDecoder('iso-2022-jp').decode(bytes);
   let out = '';
@@ -296,6 +318,51 @@ export function looksMisdecoded(text: string): boolean {
 export interface CharsetRepair {
   declared: string | undefined;
   charset: string;
+  /**
+   * True when the label was right and only mailparser's reading of it was not ({@link hasJisCodesMailparserLoses}):
+   * no charset problem to name. What the better reading could not decode shows as U+FFFD, which is named.
+   */
+  redecoded?: boolean;
+}
+
+// ISO-2022-JP's two-byte runs, up to the next shift: JIS X 0208 (ESC $ @, ESC $ B), and JIS X 0212 and JIS X 0213
+// (ESC $ ( D, O, P, Q), which mailparser does not know at all.
+const JIS_TWO_BYTE_RUN = /\x1b\$(?:[@B]|(\([DOPQ]))([^\x1b]*)/g;
+// JIS X 0208 codes (lead byte << 8 | trail byte) that mailparser reads as `?`: flagged once, from the platform's table.
+let codesMailparserLoses: Uint8Array | undefined;
+
+/** The codes mailparser loses: those the platform's decoder does not know, and NEC row 13's ≒ ≡ ∫ √ ⊥ ∠ ∵ ∩ ∪. */
+function jisCodesMailparserLoses(): Uint8Array {
+  if (codesMailparserLoses) return codesMailparserLoses;
+  const lost = new Uint8Array(0x10000);
+  const all: number[] = [];
+  for (let lead = 0x21; lead <= 0x7e; lead++) for (let trail = 0x21; trail <= 0x7e; trail++) all.push(lead, trail);
+  const read = new TextDecoder('iso-2022-jp').decode(Buffer.concat([Buffer.from('\x1b$B', 'latin1'), Buffer.from(all)]));
+  for (let i = 0; i < all.length; i += 2) if (read[i / 2] === '\ufffd') lost[(all[i]! << 8) | all[i + 1]!] = 1;
+  for (let code = 0x2d70; code <= 0x2d7c; code++) lost[code] = 1;
+  codesMailparserLoses = lost;
+  return lost;
+}
+
+/**
+ * True when ISO-2022-JP `bytes` (a text part, an encoded-word, or a whole 7-bit mail) hold what mailparser's decoder
+ * (encoding-japanese) turns into a plain `?` with no sign of a loss: NEC row 13's ≒ ≡ ∫ √ ⊥ ∠ ∵ ∩ ∪ (its ①…⑳ it
+ * reads), codes no table holds (the user-defined rows from 85 on, where the phone carriers put their emoji), or a
+ * JIS X 0212 or JIS X 0213 run. {@link decodeIso2022Jp} reads the first, and marks the others as U+FFFD.
+ */
+export function hasJisCodesMailparserLoses(bytes: Buffer): boolean {
+  const text = bytes.toString('latin1');
+  if (!text.includes('\x1b$')) return false;
+  const lost = jisCodesMailparserLoses();
+  for (const [, otherSet = '', codes = ''] of text.matchAll(JIS_TWO_BYTE_RUN)) {
+    if (otherSet && codes) return true;
+    for (let i = 0; i < codes.length; i += 2) {
+      // A line break inside a run (against RFC 1468, but written) is no half of a code.
+      while (codes[i] === '\r' || codes[i] === '\n') i++;
+      if (i < codes.length && lost[(codes.charCodeAt(i) << 8) | codes.charCodeAt(i + 1)]) return true;
+    }
+  }
+  return false;
 }
 
 const TEXT_TYPES = new Set(['text/plain', 'text/html']);
@@ -574,6 +641,12 @@ export async function relabelTextParts(
       if (charset) {
         node.setCharset(charset);
         repairs.push({ declared, charset });
+      } else if (declared && isJisLabel(declared) && hasJisCodesMailparserLoses(kept)) {
+        // The label is right, mailparser's reading of it is not: it gets the text read here, as UTF-8.
+        node.setCharset('utf-8');
+        repairs.push({ declared, charset: 'utf-8', redecoded: true });
+        encoder.end(withRewriterLineEnd(Buffer.from(decodeIso2022Jp(kept), 'utf8'), node.encoding));
+        return;
       }
       encoder.end(withRewriterLineEnd(kept, node.encoding));
     });

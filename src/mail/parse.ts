@@ -9,7 +9,7 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import { isAscii } from 'node:buffer';
 import { createLogger } from '../logger.js';
 import { comparableAddress, domainOf, isUsableAddress, normaliseAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
-import { decodeBytes, encodedWordCharset, guessLegacyCharset, isJisLabel, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, withoutDataUriPayloads, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
+import { decodeBytes, encodedWordCharset, guessLegacyCharset, hasJisCodesMailparserLoses, isJisLabel, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, withoutDataUriPayloads, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
 import { asksOnlyInSubject, ORIGINAL_PARTS, reportsDelivery } from './classify.js';
 import { BLOCK_FROM, BLOCK_NEXT, PIPE_QUOTE_LINE, PIPE_TABLE_ROW, REPLY_ORIGINAL_SEPARATOR, REPLY_ORIGINAL_WORDS, separatorLine } from './quote-markers.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
@@ -312,6 +312,8 @@ class Notes {
   controlsRemoved = 0;
   /** Runs of encoded-words read in another charset than their label ({@link encodedWordCharset}). */
   encodedWordsRepaired = 0;
+  /** Runs of ISO-2022-JP encoded-words holding codes mailparser reads as `?` ({@link hasJisCodesMailparserLoses}). */
+  jisWordsMailparserLoses = 0;
   /** What of the mail's text a limit left unread, for {@link TEXT_NOT_READ_WHOLE} (`only its first 500 MIME parts…`). */
   readonly cuts: string[] = [];
   warn(message: string): void {
@@ -420,6 +422,7 @@ function decodeWords(value: string, what: string, notes: Notes): string {
       notes.encodedWordsRepaired += 1;
       notes.charsetProblem(`${what}: an encoded-word declared as ${pending.charset} was read as ${repaired}, which its bytes are in`);
     }
+    if (isJisLabel(pending.charset) && hasJisCodesMailparserLoses(bytes)) notes.jisWordsMailparserLoses += 1;
     const decoded = decodeBytes(bytes, repaired ?? pending.charset);
     if (decoded === undefined) {
       notes.charsetProblem(`${what}: unknown charset "${pending.charset}" in an encoded-word`);
@@ -506,6 +509,15 @@ function contentTypeCharsets(text: string): Set<string> {
 function mayHoldEightBitJis(raw: Buffer, partLabels: readonly string[]): boolean {
   if (!partLabels.some(isJisLabel)) return false;
   return !isAscii(raw) || /^content-transfer-encoding:\s*"?(?:base64|quoted-printable)/im.test(raw.toString('latin1'));
+}
+
+/**
+ * True when a 7-bit mail with a part labelled ISO-2022-JP holds codes mailparser reads as a plain `?`
+ * ({@link hasJisCodesMailparserLoses}): NEC row 13's ≒ ≡ ∫ √ ⊥ ∠ ∵ ∩ ∪, a carrier's emoji. Such a part is read again
+ * by our decoder; an ordinary JIS mail is scanned once and read by mailparser only.
+ */
+function mayHoldJisCodesMailparserLoses(raw: Buffer, partLabels: readonly string[]): boolean {
+  return partLabels.some(isJisLabel) && hasJisCodesMailparserLoses(raw);
 }
 
 /** Charset labels declared in Content-Type fields and encoded-words anywhere in the raw mail. */
@@ -2250,11 +2262,12 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
   if (rawSubject && (rawSubject.bytes.includes(0x1b) || (rawSubject.bytes.some((b) => b >= 0x80) && !isValidUtf8(rawSubject.bytes)))) {
     subject = decodeRawHeader(rawSubject.bytes, headerCharsets, 'subject', notes);
   } else {
-    // mailparser's reading, unless an encoded-word in it is UTF-8 under a Latin label, which only ours reads as UTF-8.
+    // mailparser's reading, unless an encoded-word in it is UTF-8 under a Latin label, which only ours reads as UTF-8,
+    // or ISO-2022-JP with codes mailparser makes a plain `?` (「題名?」), which ours reads or marks as U+FFFD.
     const ownNotes = new Notes();
     const ours = rawSubject ? decodeRawHeader(rawSubject.bytes, headerCharsets, 'subject', ownNotes) : '';
     const theirs = typeof parsed.subject === 'string' ? parsed.subject : undefined;
-    const useOurs = ownNotes.encodedWordsRepaired > 0 || theirs === undefined;
+    const useOurs = ownNotes.encodedWordsRepaired > 0 || ownNotes.jisWordsMailparserLoses > 0 || theirs === undefined;
     subject = useOurs ? ours : theirs;
     if (useOurs) notes.addCharsetProblemsOf(ownNotes);
   }
@@ -2304,7 +2317,7 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
   let read = bodyText(parsed, bodyNotes);
   let repairs: CharsetRepair[] = [];
   let bytesLeftOut = 0;
-  if (looksMisdecoded(read.text) || declared.some((label) => !isSupportedCharset(label)) || mayHoldEightBitJis(input, declaredOfParts)) {
+  if (looksMisdecoded(read.text) || declared.some((label) => !isSupportedCharset(label)) || mayHoldEightBitJis(input, declaredOfParts) || mayHoldJisCodesMailparserLoses(input, declaredOfParts)) {
     const relabelled = await relabelTextParts(input, RELABELLED_TEXT_BUDGET);
     if (relabelled) {
       try {
@@ -2330,6 +2343,9 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
     );
   }
   for (const repair of repairs) {
+    // A part only read by a better decoder than mailparser's had the right label: what that one could not read is
+    // U+FFFD in the text, named below.
+    if (repair.redecoded) continue;
     notes.charsetProblem(`text ${repair.declared ? `declared as ${repair.declared}` : 'without a charset'} was read as ${repair.charset}, which its bytes are in`);
   }
   const repairedLabels = new Set(repairs.map((r) => r.declared?.toLowerCase()));

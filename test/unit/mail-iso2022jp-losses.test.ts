@@ -1,0 +1,170 @@
+/**
+ * ISO-2022-JP codes that mailparser's decoder (encoding-japanese) turns into a plain `?` with no sign of a loss, found
+ * by real-world mail round 9 (review 45b): NEC row 13's ≒ ≡ ∫ √ ⊥ ∠ ∵ ∩ ∪ (0x2D70–0x2D7C) and the user-defined rows
+ * (lead byte 0x75 on, where the phone carriers put their emoji) in 7-bit bodies and encoded-word subjects; and a name or
+ * subject split over two ISO-2022-JP encoded-words, whose joined shifts the platform's decoder read as U+FFFD
+ * (「山田�太郎」). Every mail is built here; none is copied from a fixture.
+ */
+import { simpleParser } from 'mailparser';
+import { describe, expect, it } from 'vitest';
+import * as charsets from '../../src/mail/charsets.js';
+import { parseInboundMail } from '../../src/mail/parse.js';
+import { encodeIso2022Jp } from '../support/iso-2022-jp.js';
+import { mailOutcome } from '../support/mail-outcome.js';
+
+const ESC_JIS = Buffer.from('\x1b$B', 'latin1');
+const ESC_ASCII = Buffer.from('\x1b(B', 'latin1');
+
+/** JIS X 0208 codes (two 7-bit bytes each) as a shifted run of their own. */
+function codes(...jis: number[]): Buffer {
+  return Buffer.concat([ESC_JIS, Buffer.from(jis.flatMap((code) => [code >> 8, code & 0xff])), ESC_ASCII]);
+}
+
+/** ISO-2022-JP bytes of text and raw code runs, in order. */
+function jis(...pieces: (string | Buffer)[]): Buffer {
+  return Buffer.concat(pieces.map((piece) => (typeof piece === 'string' ? encodeIso2022Jp(piece) : piece)));
+}
+
+/** An encoded-word of ISO-2022-JP bytes. */
+function word(bytes: Buffer): string {
+  return `=?ISO-2022-JP?B?${bytes.toString('base64')}?=`;
+}
+
+// NEC row 13's codes that mailparser loses, and the characters they are (CP932's reading).
+const NEC_ROW_13 = [0x2d70, 0x2d71, 0x2d72, 0x2d75, 0x2d76, 0x2d77, 0x2d7a, 0x2d7b, 0x2d7c];
+const NEC_ROW_13_TEXT = '≒≡∫√⊥∠∵∩∪';
+// ①② (NEC row 13 too), which mailparser reads right.
+const CIRCLED = [0x2d21, 0x2d22];
+// A user-defined code (row 85): a phone carrier's emoji, in no charset the platform knows.
+const USER_DEFINED = 0x7521;
+
+const QUESTION = 'ログインできません。どうすればよいですか';
+
+/** A mail to our support address with an ISO-2022-JP text body in `transfer` encoding. */
+function jisMail(opts: { body: Buffer; subject?: string; from?: string; transfer?: '7bit' | 'base64' | 'quoted-printable' }): Buffer {
+  const transfer = opts.transfer ?? '7bit';
+  const body = Buffer.concat([opts.body, Buffer.from('\r\n')]);
+  const encoded =
+    transfer === 'base64'
+      ? (body.toString('base64').match(/.{1,76}/g) ?? []).join('\r\n')
+      : transfer === 'quoted-printable'
+        ? // ISO-2022-JP is 7-bit: only `=` and the escape byte need quoting.
+          body.toString('latin1').replace(/[=\x1b]/g, (c) => `=${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)
+        : body.toString('latin1');
+  return Buffer.from(
+    [
+      `From: ${opts.from ?? `${word(encodeIso2022Jp('山田太郎'))} <taro.yamada@yamada-kogyo.co.jp>`}`,
+      'To: support@helpdesk.example.jp',
+      `Subject: ${opts.subject ?? word(encodeIso2022Jp('ログインについて'))}`,
+      'Message-ID: <fix45a@yamada-kogyo.co.jp>',
+      'Date: Sat, 28 Nov 2026 09:30:00 +0900',
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset=ISO-2022-JP',
+      `Content-Transfer-Encoding: ${transfer}`,
+      '',
+      encoded,
+    ].join('\r\n'),
+    'latin1',
+  );
+}
+
+describe('ISO-2022-JP bodies: no code read as a silent `?`', () => {
+  const rows: { name: string; mail: Buffer; text: string; problem?: RegExp }[] = [
+    {
+      name: "NEC row 13's ≒ ≡ ∫ √ ⊥ ∠ ∵ ∩ ∪ (7-bit)",
+      mail: jisMail({ body: jis('記号', codes(...NEC_ROW_13), 'が化けます。', QUESTION) }),
+      text: `記号${NEC_ROW_13_TEXT}が化けます。`,
+    },
+    ...NEC_ROW_13.map((code, i) => ({
+      name: `NEC row 13 code 0x${code.toString(16)} alone (${NEC_ROW_13_TEXT[i]})`,
+      mail: jisMail({ body: jis('式', codes(code), '1', QUESTION) }),
+      text: `式${NEC_ROW_13_TEXT[i]}1`,
+    })),
+    { name: '①② (read right before: must stay right)', mail: jisMail({ body: jis('手順', codes(...CIRCLED), 'の後', QUESTION) }), text: '手順①②の後' },
+    {
+      name: 'a user-defined code: a visible mark and a charset problem',
+      mail: jisMail({ body: jis('絵文字', codes(USER_DEFINED), 'です。', QUESTION) }),
+      text: '絵文字\ufffdです。',
+      problem: /body text contains replacement characters/,
+    },
+    {
+      name: 'a real `?` beside a NEC row 13 code stays `?`',
+      mail: jisMail({ body: jis('A', codes(0x2d70), 'B? ', QUESTION, '?') }),
+      text: `A≒B? ${QUESTION}?`,
+    },
+    { name: 'a real `?` in an ordinary mail stays `?`', mail: jisMail({ body: jis(`${QUESTION}? (ver 2.1?)`) }), text: `${QUESTION}? (ver 2.1?)` },
+    {
+      name: 'quoted-printable with NEC row 13 and ①',
+      mail: jisMail({ body: jis('記号', codes(0x2d70, 0x2d7a, 0x2d21), QUESTION), transfer: 'quoted-printable' }),
+      text: `記号≒∵①${QUESTION}`,
+    },
+    {
+      name: 'base64 with NEC row 13 and ①',
+      mail: jisMail({ body: jis('記号', codes(0x2d70, 0x2d7a, 0x2d21), QUESTION), transfer: 'base64' }),
+      text: `記号≒∵①${QUESTION}`,
+    },
+    {
+      name: 'a JIS X 0208-1978 run (ESC $ @) with a NEC row 13 code',
+      mail: jisMail({ body: jis('式', Buffer.from('\x1b$@\x2d\x70\x1b(B', 'latin1'), QUESTION) }),
+      text: `式≒${QUESTION}`,
+    },
+    {
+      name: 'a JIS X 0213 run (ESC $ ( Q): its JIS X 0208 codes read, a row-89 code marked',
+      mail: jisMail({ body: jis('式', Buffer.from('\x1b$(Q\x30\x21\x79\x21\x1b(B', 'latin1'), QUESTION) }),
+      text: `式亜\ufffd${QUESTION}`,
+      problem: /body text contains replacement characters/,
+    },
+    { name: 'base64 ordinary text', mail: jisMail({ body: jis(`お世話になっております。${QUESTION}`), transfer: 'base64' }), text: `お世話になっております。${QUESTION}` },
+  ];
+
+  it.each(rows)('$name', async ({ mail, text, problem }) => {
+    const parsed = await parseInboundMail(mail);
+    expect(parsed.text).toContain(text);
+    if (problem) expect(parsed.charsetProblems ?? []).toEqual(expect.arrayContaining([expect.stringMatching(problem)]));
+    else expect(parsed.charsetProblems).toBeUndefined();
+    expect(await mailOutcome(mail)).toBe('answer');
+  });
+
+  it('an ordinary JIS mail reads exactly as mailparser reads it, and is not read twice', async () => {
+    const body = jis(`山田です。\r\nお世話になっております。\r\n${QUESTION}?\r\nよろしくお願いいたします。`);
+    const mail = jisMail({ body });
+    const parsed = await parseInboundMail(mail);
+    expect(parsed.text).toBe((await simpleParser(mail)).text);
+    expect(parsed.charsetProblems).toBeUndefined();
+    // What sends a 7-bit JIS mail to the second reading.
+    const mailparserLoses = (charsets as Record<string, unknown>)['hasJisCodesMailparserLoses'] as ((bytes: Buffer) => boolean) | undefined;
+    expect(mailparserLoses?.(mail)).toBe(false);
+    expect(mailparserLoses?.(jisMail({ body: jis('x', codes(0x2d70)) }))).toBe(true);
+    // A line break inside a run does not shift the pairs: 亜 CRLF ≒ is found, 亜 CRLF 亜 is not.
+    expect(mailparserLoses?.(Buffer.from('\x1b$B\x30\x21\r\n\x2d\x70\x1b(B', 'latin1'))).toBe(true);
+    expect(mailparserLoses?.(Buffer.from('\x1b$B\x30\x21\r\n\x30\x21\x1b(B', 'latin1'))).toBe(false);
+    expect(await mailOutcome(mail)).toBe('answer');
+  });
+});
+
+describe('ISO-2022-JP headers: no silent `?`, no U+FFFD at a split', () => {
+  const yamada = encodeIso2022Jp('山田');
+  const taro = encodeIso2022Jp('太郎');
+  const body = jis(QUESTION);
+  const rows: { name: string; mail: Buffer; subject?: string; name_?: string; problem?: RegExp }[] = [
+    { name: 'a subject with NEC row 13 codes', mail: jisMail({ body, subject: word(jis('題名', codes(0x2d70, 0x2d7a), '①')) }), subject: '題名≒∵①' },
+    {
+      name: 'a subject with a user-defined code',
+      mail: jisMail({ body, subject: word(jis('題名', codes(USER_DEFINED))) }),
+      subject: '題名\ufffd',
+      problem: /subject contains replacement characters/,
+    },
+    { name: 'a subject split over two encoded-words', mail: jisMail({ body, subject: `${word(yamada)}\r\n ${word(taro)}` }), subject: '山田太郎' },
+    { name: 'a From name split over two encoded-words', mail: jisMail({ body, from: `${word(yamada)} ${word(taro)} <taro@example.jp>` }), name_: '山田太郎' },
+    { name: 'an ordinary subject', mail: jisMail({ body, subject: word(encodeIso2022Jp('ログインについて?')) }), subject: 'ログインについて?' },
+  ];
+
+  it.each(rows)('$name', async ({ mail, subject, name_, problem }) => {
+    const parsed = await parseInboundMail(mail);
+    if (subject !== undefined) expect(parsed.subject).toBe(subject);
+    if (name_ !== undefined) expect(parsed.from?.name).toBe(name_);
+    if (problem) expect(parsed.charsetProblems ?? []).toEqual(expect.arrayContaining([expect.stringMatching(problem)]));
+    else expect(parsed.charsetProblems).toBeUndefined();
+    expect(await mailOutcome(mail)).toBe('answer');
+  });
+});
