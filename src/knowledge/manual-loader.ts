@@ -168,8 +168,10 @@ const HTML_TAG =
 // or hyphenated names. Such a tag goes when it cannot be a placeholder in running text: it has attributes, closes
 // itself, is a closing tag, or its name is closed somewhere in the page (see `closedComponents`).
 const COMPONENT_TAG = /<(\/?)([A-Z][\w.]*|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)(\s[^<>]*?)?(\/?)>/g;
-// Vue template interpolation (`{{ $frontmatter.title }}`), never text a reader sees.
+// Vue template interpolation (`{{ $frontmatter.title }}`), never text a reader sees, unless it is a bare name: a
+// product's own placeholder (`{{SiteId}}` in an SQL template) is what a customer types and asks about.
 const INTERPOLATION = /\{\{[^{}]*\}\}/g;
+const PLACEHOLDER = /^\{\{\s*[\p{L}\p{N}_]+\s*\}\}$/u;
 // MDX module lines (Docusaurus): `import Tabs from '@theme/Tabs';`, `export const x = …`.
 // One `\s` after `import`, not `\s+`: two quantifiers that both take spaces made a long line of spaces catastrophic.
 const MDX_MODULE_LINE = /^(?:import\s(?:[^'"]*\sfrom\s*)?['"][^'"]+['"];?|export\s+(?:const|let|var|function|default)\b.*)\s*$/;
@@ -181,6 +183,24 @@ const MKDOCS_ADMONITION = /^(\s*)(?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?:[ \t]+[\w-]+)*(
 const GITHUB_ALERT = /^(\s*(?:>\s*)+)\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*/i;
 // A heading's explicit anchor (`## 設定 {#settings}`), VitePress, Docusaurus and Pandoc syntax.
 const HEADING_ANCHOR = /\{#[^{}\s]*\}\s*$/;
+// MkDocs content tabs (`=== "Windows"`, `===! "x"` opening a new tab group, `===+ "x"` selected): the marker goes,
+// the label stays. A setext underline (`===` alone) has no quoted label.
+const MKDOCS_TAB = /^\s*===[!+]{0,2}[ \t]+"([^"]*)"[ \t]*$/;
+// MkDocs keys (`++ctrl+c++` shows "Ctrl+C"): a key name right after the opening `++`, so `C++ と C++` and `i++` stay.
+const MKDOCS_KEYS = /(?<![\w+])\+\+([A-Za-z0-9][\w-]*(?:\+[\w-]+)*)\+\+/g;
+// Icon shortcodes of MkDocs Material (`:material-alpha-o-box:`); only the icon sets' prefixes, so `10:30:00` stays.
+const MKDOCS_ICON = /:(?:material|fontawesome|octicons|simple)-[\w-]+:/g;
+// A footnote reference (`[^1]`); its definition's text is kept (see FOOTNOTE_DEFINITION).
+const FOOTNOTE_REFERENCE = /\[\^[^\]\s]+\]/g;
+// A footnote's definition (`[^1]: text`): the label goes, the text stays, unlike a link reference definition's target.
+const FOOTNOTE_DEFINITION = /^\s{0,3}\[\^[^\]\s]+\]:[ \t]*/;
+// Attributes of a code fence's opening line (`linenums="1"`, `hl_lines="2 3"`, `title="app.py"`).
+// The lookbehind starts a match only at a run's first space, or a long run of spaces would be rescanned from each one.
+const FENCE_ATTRIBUTE = /(?<![ \t])[ \t]+([\w-]+)=("[^"]*"|'[^']*'|[^\s"']\S*)/g;
+// Code spans are masked by `\uE010n\uE011` (their index) while a line's prose is cleaned; private-use code points never
+// occur in real manuals, and any in the prose are dropped so they cannot pose as a mask.
+const CODE_SPAN_MASK = /\uE010(\d+)\uE011/;
+
 // Blocks whose content is code the page runs or styles it with (`<script setup>`, `<style scoped>`), never text.
 const CODE_BLOCK_START = /^\s*<(script|style)\b[^>]*>/i;
 
@@ -190,30 +210,73 @@ function closedComponents(markdown: string): Set<string> {
 }
 
 /**
- * One line of Markdown prose (not code) without image tags, link targets, HTML and component tags and template
- * interpolations, with HTML entities decoded (`&nbsp;`, `&lt;`); code spans are kept whole.
+ * One line of Markdown prose (not code) without image tags, link targets, HTML and component tags, expression
+ * interpolations, footnote references and MkDocs icons and key markup, with HTML entities decoded (`&nbsp;`, `&lt;`);
+ * code spans are kept whole. The code spans are masked, not cut out, while the prose is cleaned, so a link whose text
+ * is code (``[`Foo`](foo.md)``) still loses its target.
  */
 function cleanMarkdownLine(line: string, closed: ReadonlySet<string>): string {
-  return line
-    .split(/(`+[^`]*`+)/)
-    .map((part, i) =>
-      i % 2 === 1
-        ? part
-        : decodeHTMLStrict(
-            part
-              .replace(/!\[[^[\]]*\]\([^()]*\)/g, '')
-              .replace(/!\[[^[\]]*\]\[[^[\]]*\]/g, '')
-              .replace(/\[([^[\]]*)\]\((?:[^()]|\([^()]*\))*\)/g, '$1')
-              .replace(/\[([^[\]]+)\]\[[^[\]]*\]/g, '$1')
-              .replace(/<img\b[^<>]*>/gi, '')
-              .replace(HTML_TAG, '')
-              .replace(COMPONENT_TAG, (tag, closing: string, name: string, attributes: string | undefined, selfClosing: string) =>
-                closing || selfClosing || attributes?.trim() || closed.has(name) ? '' : tag,
-              )
-              .replace(INTERPOLATION, ''),
-          ),
+  const parts = line.split(/(`+[^`]*`+)/);
+  const spans = parts.filter((_, i) => i % 2 === 1);
+  const masked = parts.map((part, i) => (i % 2 === 1 ? `\uE010${(i - 1) / 2}\uE011` : part.replace(/[\uE010\uE011]/g, ''))).join('');
+  const cleaned = masked
+    .replace(/!\[[^[\]]*\]\([^()]*\)/g, '')
+    .replace(/!\[[^[\]]*\]\[[^[\]]*\]/g, '')
+    // Before links: `[^1][^2]` would read as a reference link.
+    .replace(FOOTNOTE_REFERENCE, '')
+    .replace(/\[([^[\]]*)\]\((?:[^()]|\([^()]*\))*\)/g, '$1')
+    .replace(/\[([^[\]]+)\]\[[^[\]]*\]/g, '$1')
+    .replace(/<img\b[^<>]*>/gi, '')
+    .replace(HTML_TAG, '')
+    .replace(COMPONENT_TAG, (tag, closing: string, name: string, attributes: string | undefined, selfClosing: string) =>
+      closing || selfClosing || attributes?.trim() || closed.has(name) ? '' : tag,
     )
+    .replace(INTERPOLATION, (interpolation) => (PLACEHOLDER.test(interpolation) ? interpolation : ''))
+    .replace(MKDOCS_ICON, '')
+    .replace(MKDOCS_KEYS, (_, keys: string) => keys.split('+').map((key) => key.charAt(0).toUpperCase() + key.slice(1)).join('+'));
+  // Entities are decoded in the prose only, after the masks are found, so a `&#xE010;` cannot pose as one.
+  return cleaned
+    .split(CODE_SPAN_MASK)
+    .map((part, i) => (i % 2 === 1 ? (spans[Number(part)] ?? '') : decodeHTMLStrict(part)))
     .join('');
+}
+
+/** A table row's cells, split at the pipes not escaped (`\|`), the empty ends of `| a | b |` included. */
+function tableCells(line: string): string[] {
+  return line.trim().split(/(?<!\\)\|/);
+}
+
+/** How many cells a table row has, not counting the empty ends of its outer pipes. */
+function tableCellCount(line: string): number {
+  const cells = tableCells(line);
+  return cells.length - (cells[0]?.trim() === '' ? 1 : 0) - (cells.length > 1 && cells.at(-1)?.trim() === '' ? 1 : 0);
+}
+
+/** True for a table's delimiter row (`| :--- | :---: |`, `--- | ---`): at least one pipe, every cell dashes. */
+function isTableDelimiterRow(line: string): boolean {
+  if (!line.includes('|')) return false;
+  const cells = tableCells(line).map((cell) => cell.trim());
+  const inner = cells.slice(cells[0] === '' ? 1 : 0, cells.length > 1 && cells.at(-1) === '' ? -1 : undefined);
+  return inner.length > 0 && inner.every((cell) => /^:?-+:?$/.test(cell));
+}
+
+/**
+ * A table row without the spaces that line its cells up in the source: `|  a   | b  |` reads `| a | b |`. A wide
+ * table's padding otherwise filled the chunk budget, cutting one table into dozens of chunks of mostly spaces.
+ */
+function compactTableRow(line: string): string {
+  const indent = /^\s*/.exec(line)?.[0] ?? '';
+  // An empty cell reads `| |`, not `|  |`.
+  return indent + tableCells(line).map((cell) => cell.trim()).join(' | ').replace(/(?<=\|) {2}(?=\|)/g, ' ').trim();
+}
+
+/** A code fence's opening line without its attributes: the language stays, and a title, which the page shows. */
+function fenceOpening(line: string, marker: string): string {
+  const at = line.indexOf(marker) + marker.length;
+  const info = line.slice(at).replace(FENCE_ATTRIBUTE, (_, name: string, value: string) =>
+    name === 'title' ? ` ${value.replace(/^(["'])(.*)\1$/, '$2')}` : '',
+  );
+  return line.slice(0, at) + info.trimEnd();
 }
 
 /**
@@ -222,9 +285,12 @@ function cleanMarkdownLine(line: string, closed: ReadonlySet<string>): string {
  * container fences (`::: tip`, `:::warning`, `:::`) go but a custom container title stays, HTML comments, image
  * tags, link reference definitions and link targets go, link texts and headings stay. What a site generator adds
  * goes too: `<script>` and `<style>` blocks, MDX `import`/`export` lines, component tags (their inner text stays),
- * `{{ }}` interpolations, `[[toc]]` markers, heading anchors (`{#id}`), MkDocs admonition markers (`!!! note`) and
- * GitHub alert markers (`> [!NOTE]`); HTML entities are decoded. Code blocks are left as they are, since a command
- * or an error message in them is worth finding.
+ * `{{ }}` interpolations (a bare name, `{{SiteId}}`, stays: it is a product's placeholder), `[[toc]]` markers,
+ * heading anchors (`{#id}`), GitHub alert markers (`> [!NOTE]`), and MkDocs markup: admonition markers (`!!! note`),
+ * content tab markers (`=== "Windows"`, the label stays), icon shortcodes (`:material-x:`), key markup (`++ctrl+c++`
+ * reads `Ctrl+C`), footnote references (`[^1]`, a footnote's text stays) and code fence attributes
+ * (`linenums="1"`). A table loses its delimiter row and the spaces that line up its cells. HTML entities are decoded.
+ * Code blocks are left as they are, since a command or an error message in them is worth finding.
  */
 export function cleanMarkdown(markdown: string): string {
   let text = normalizeNewlines(markdown).replace(/^\uFEFF/, '');
@@ -243,7 +309,10 @@ export function cleanMarkdown(markdown: string): string {
   // The closing tag (`</script>`) of the code block being skipped.
   let inCodeBlock: string | undefined;
   let hasH1 = false;
-  for (const raw of text.split('\n')) {
+  // Inside a table: from a header row followed by its delimiter row to the first line without a pipe.
+  let inTable = false;
+  const lines = text.split('\n');
+  for (const [i, raw] of lines.entries()) {
     if (inCodeBlock !== undefined) {
       if (raw.toLowerCase().includes(inCodeBlock)) inCodeBlock = undefined;
       continue;
@@ -251,8 +320,13 @@ export function cleanMarkdown(markdown: string): string {
     const fenceMatch = inComment ? null : FENCE.exec(raw);
     if (fenceMatch?.[1]) {
       const marker = fenceMatch[1];
-      if (fence === undefined) fence = marker;
-      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
+      inTable = false;
+      if (fence === undefined) {
+        fence = marker;
+        out.push(fenceOpening(raw, marker));
+        continue;
+      }
+      if (marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
       out.push(raw);
       continue;
     }
@@ -287,11 +361,31 @@ export function cleanMarkdown(markdown: string): string {
       if (!line.toLowerCase().includes(end, codeBlock[0].length)) inCodeBlock = end;
       continue;
     }
+    if (inTable && !line.includes('|')) inTable = false;
+    if (!inTable && line.includes('|')) {
+      const next = lines[i + 1];
+      inTable = next !== undefined && isTableDelimiterRow(next) && tableCellCount(next) === tableCellCount(line);
+    }
+    if (inTable) {
+      if (isTableDelimiterRow(line)) continue;
+      line = compactTableRow(line);
+    }
     if (MDX_MODULE_LINE.test(line) || TOC_MARKER.test(line)) continue;
     const admonition = MKDOCS_ADMONITION.exec(line);
     if (admonition) {
       if (admonition[2]) out.push(cleanMarkdownLine(admonition[2], closed));
       continue;
+    }
+    const tab = MKDOCS_TAB.exec(line);
+    if (tab) {
+      if (tab[1]) out.push(cleanMarkdownLine(tab[1], closed));
+      continue;
+    }
+    const footnote = FOOTNOTE_DEFINITION.exec(line);
+    if (footnote) {
+      // `[^1]:` alone: the text is on the indented lines below.
+      line = line.slice(footnote[0].length);
+      if (line.trim() === '') continue;
     }
     line = line.replace(GITHUB_ALERT, '$1');
     const container = /^\s{0,3}:{3,}\s*(?:[\w-]+)?\s*(.*)$/.exec(line);

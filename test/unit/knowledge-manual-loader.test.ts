@@ -75,6 +75,10 @@ describe('cleanMarkdown', () => {
       '[a]('.repeat(n),
       '<img '.repeat(n),
       '{{ '.repeat(n),
+      ' ++a+b'.repeat(n),
+      ':material-a '.repeat(n),
+      `${'| a '.repeat(n)}\n${'|---'.repeat(n)}`,
+      `\`\`\`${' '.repeat(3 * n)}x\n\`\`\``,
     ];
     const text = cleanMarkdown(lines.join('\n'));
     expect(markdownSections(text).length).toBeGreaterThan(0);
@@ -83,6 +87,89 @@ describe('cleanMarkdown', () => {
   it('a section of documentation-site Markdown indexes no markup words', () => {
     const sections = markdownSections(cleanMarkdown('---\ntitle: 二段階認証\n---\n::: tip\n[認証アプリ](https://x.example/app)を使う。![図](a.png)\n:::'));
     expect(sections).toEqual([{ heading: '二段階認証', text: '認証アプリを使う。' }]);
+  });
+});
+
+// What an MkDocs manual (Material theme, pymdownx) leaves in the text, found on a real Japanese manual by retrieval
+// audit 8: padded tables, content tabs, keys, icons, footnotes, fence attributes; and the look-alikes that must stay.
+describe('cleanMarkdown: MkDocs markup and tables', () => {
+  it.each([
+    {
+      name: 'a table loses its delimiter row and the padding of its cells',
+      md: '| 項目名   | 説明       |\n| :------- | :--------: |\n| タイトル | 表の題名   |\n| 区切り   | a \\| b     |\n\n後の段落。',
+      text: '| 項目名 | 説明 |\n| タイトル | 表の題名 |\n| 区切り | a \\| b |\n\n後の段落。',
+    },
+    { name: 'a table without outer pipes', md: '項目  | 説明\n----- | ----\nA     | B', text: '項目 | 説明\nA | B' },
+    { name: 'a table ends at a code fence', md: '| a | b |\n|---|---|\n```\nx\n```\nA   |   B', text: '| a | b |\n```\nx\n```\nA   |   B' },
+    { name: 'empty cells', md: '| a | b | c |\n|---|---|---|\n| x |   |   |', text: '| a | b | c |\n| x | | |' },
+    {
+      name: 'an indented table under a content tab, with keys in a cell',
+      md: '=== "Windows"\n    | キー       | 動作 |\n    | ---------- | ---- |\n    | ++ctrl+c++ | 複製 |',
+      text: 'Windows\n    | キー | 動作 |\n    | Ctrl+C | 複製 |',
+    },
+    { name: 'content tab markers go, their labels stay', md: '=== "年月日"\n    本文。\n===! "別の組"\n===+ "選択済み"', text: '年月日\n    本文。\n別の組\n選択済み' },
+    { name: 'keys read as the reader sees them', md: '++ctrl+alt+del++ または ++enter++ を押す', text: 'Ctrl+Alt+Del または Enter を押す' },
+    {
+      name: 'icon shortcodes go',
+      md: ':material-alpha-o-box: 項目 :fontawesome-solid-gear:設定 :octicons-alert-16: 注意:simple-github:',
+      text: ' 項目 設定  注意',
+    },
+    {
+      name: 'footnote references go, the footnote text stays',
+      md: '「エディタ」で設定します[^1]。\n\n[^1]: 「テーブルの管理」画面→「エディタ」タブ',
+      text: '「エディタ」で設定します。\n\n「テーブルの管理」画面→「エディタ」タブ',
+    },
+    { name: 'a footnote whose text is on the indented lines below', md: '本文[^note]。\n[^note]:\n    サーバ名を編集してください。', text: '本文。\n    サーバ名を編集してください。' },
+    {
+      name: "the product's own placeholders stay, in a table and in prose",
+      md: '| 名前         | 説明   |\n| ------------ | ------ |\n| {{SiteId}}   | サイトID |\n{{ Id }} と {{Timestamp}} を使う。',
+      text: '| 名前 | 説明 |\n| {{SiteId}} | サイトID |\n{{ Id }} と {{Timestamp}} を使う。',
+    },
+    { name: 'a link whose text is code loses its target', md: '[`Foo`](foo.md) と [the `bar` option](x.md#y) を見る。', text: '`Foo` と the `bar` option を見る。' },
+    {
+      name: 'code fence attributes go, the language and a title stay',
+      md: '```sql linenums="1"\nSELECT 1;\n```\n``` json title="JSON" linenums="1" hl_lines="5"\n{}\n```',
+      text: '```sql\nSELECT 1;\n```\n``` json JSON\n{}\n```',
+    },
+    // What must go on going.
+    {
+      name: 'Vue interpolations with spaces, $, dots or operators still go',
+      md: '{{ $frontmatter.title }}の{{ count + 1 }}件、{{page.title}}。',
+      text: 'の件、。',
+    },
+  ])('$name', ({ md, text }) => {
+    expect(cleanMarkdown(md)).toBe(text);
+  });
+
+  it.each([
+    { name: 'a table in a code fence', md: '```\n| a   | b |\n| --- | - |\n```' },
+    { name: 'a pipe in a code block and in inline code', md: '```sh\nls   |   grep x\n```\nコマンド `ls | grep x` を実行。' },
+    { name: 'prose with pipes that is not a table', md: 'A | B の形式で書きます。\n次の行 | です。' },
+    { name: 'a pipe line followed by a rule without pipes', md: 'A | B\n---' },
+    { name: '=== as a setext heading underline', md: 'タイトル\n===\n本文。' },
+    { name: '++ in prose', md: 'C++ と C++/CLI、i++ と ++i、g++ -o x' },
+    { name: 'colons in prose', md: '時刻は 10:30:00、http://x.example/ と 注意:material です。' },
+  ])('leaves alone: $name', ({ md }) => {
+    expect(cleanMarkdown(md)).toBe(md);
+  });
+
+  it('a link reference definition still goes', () => {
+    expect(cleanMarkdown('[参照][ref] を見る。\n[ref]: https://example.com/x')).toBe('参照 を見る。');
+  });
+
+  it('a padded 10-row table becomes one chunk, not many of spaces and dashes', async () => {
+    const pad = (cell: string, width: number) => cell + ' '.repeat(width - cell.length);
+    const row = (a: string, b: string, c: string) => `| ${pad(a, 16)} | ${pad(b, 12)} | ${pad(c, 120)} |`;
+    const table = [
+      row('項目', '既定値', '説明'),
+      `| :${'-'.repeat(15)} | :${'-'.repeat(10)}: | ${'-'.repeat(120)} |`,
+      ...Array.from({ length: 10 }, (_, i) => row(`項目${i}`, `${i}`, `項目${i}の説明です。`)),
+    ].join('\n');
+    const sections = markdownSections(cleanMarkdown(`## パラメータ\n${table}\n`));
+    const chunks = await chunkSections('m.md', sections, createManualSplitter());
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]?.content).not.toMatch(/ {2}|---/);
+    for (let i = 0; i < 10; i++) expect(chunks[0]?.content).toContain(`| 項目${i} | ${i} | 項目${i}の説明です。 |`);
   });
 });
 
