@@ -37,22 +37,57 @@ export function decodeBytes(bytes: Buffer, label: string): string | undefined {
 // the next shift.
 const JIS_X_0212_RUN = /\x1b\$\(D([^\x1b]*)/g;
 const EUC_SS3 = 0x8f;
+// The shifts read here: into ASCII, JIS Roman and half-width kana (ESC ( B J I), JIS X 0208 (ESC $ @ B), JIS X 0212
+// (ESC $ ( D) and JIS X 0213 planes 1 and 2 (ESC $ ( O Q, P).
+const KNOWN_SHIFT_AFTER_ESC = String.raw`(?:\([BJI]|\$[@B]|\$\([DOPQ])`;
+const KNOWN_SHIFT = `\x1b${KNOWN_SHIFT_AFTER_ESC}`;
+// An ESC that starts no known shift: an escape sequence of another charset (ISO-2022-JP-2's ESC $ A, GB2312) or a stray
+// byte. mailparser (encoding-japanese) skips it and reads on in ASCII; the platform's decoder makes each a U+FFFD, and
+// a megabyte of them a text parked as 100 % undecodable (review 45a). A sequence (intermediate bytes, a final byte)
+// becomes a shift to ASCII, as in mailparser, so another charset's codes never read as plausible kanji (`0!` as 亜);
+// a lone ESC is dropped. Dropped rather than marked: a stray control byte is no character of the text.
+const UNKNOWN_ESCAPE = new RegExp(String.raw`\x1b(?!${KNOWN_SHIFT_AFTER_ESC})(?:[\x20-\x2f]{1,3}[\x30-\x7e])?`, 'g');
 // A shift right before another shift holds no text and changes nothing: the platform's decoder reads it as U+FFFD
 // (WHATWG's guard: an encoder never writes one), and each encoded-word of a name or subject split over several ends
-// in a shift back to ASCII (「山田」「太郎」 joined read 「山田�太郎」). Dropped, it hides no character.
-const EMPTY_SHIFT = /\x1b(?:\([BJI]|\$[@B]|\$\([DOQ])(?=\x1b)/g;
-// A shift into JIS X 0213 plane 1 (2000: O, 2004: Q) and its codes, up to the next shift.
-const JIS_X_0213_RUN = /\x1b\$\([OQ]([^\x1b]*)/g;
+// in a shift back to ASCII (「山田」「太郎」 joined read 「山田�太郎」). Dropped, it hides no character. Only one before a
+// known shift: one before another charset's sequence is what leaves the codes after it out of the run before.
+const EMPTY_SHIFT = new RegExp(`${KNOWN_SHIFT}(?=${KNOWN_SHIFT})`, 'g');
+// A run of a multi-byte or kana set with a line break inside it, before more codes. Real mailers write such runs
+// (against RFC 1468, which ends each line in ASCII), and the platform's decoder reads ASCII after a line break:
+// 「ログインできません」 on the next line read `%m%0%$%s…` (review 45a). The classes are disjoint: linear.
+const RUN_WITH_LINE_BREAK = /(\x1b(?:\$[@B]|\$\([DOPQ]|\(I))([^\x1b\r\n]*(?:[\r\n]+[^\x1b\r\n]+)+)/g;
+// A shift into JIS X 0213 (plane 1: 2000's O, 2004's Q; plane 2: P) and its codes, up to the next shift.
+const JIS_X_0213_RUN = /\x1b\$\(([OPQ])([^\x1b]*)/g;
+// CP50222 (Windows' ISO-2022-JP with half-width kana) writes kana between SO and SI; the platform's decoder reads
+// neither. Up to the SI, or the next shift.
+const SHIFT_OUT_KANA = /\x0e([^\x0f\x1b]*)(\x0f?)/g;
 
 /**
- * JIS X 0213 plane 1 codes as the JIS X 0208 codes the platform reads: the same but for rows 89–92, where JIS X 0213
- * has kanji of its own and the platform would read IBM's; those become a user-defined code, which it reads as U+FFFD.
+ * JIS X 0213 codes as the JIS X 0208 codes the platform reads: plane 1's are the same but for rows 89–92, where JIS
+ * X 0213 has kanji of its own and the platform would read IBM's; those, and every plane 2 code, become a user-defined
+ * code, which it reads as U+FFFD. Line breaks stay, and the codes are paired between them.
  */
-function jisX0213AsX0208(codes: string): string {
-  return codes.replace(/[^]{1,2}/g, (pair) => {
+function jisX0213AsX0208(codes: string, plane2: boolean): string {
+  return codes.replace(/[^\r\n]{1,2}/g, (pair) => {
     const lead = pair.charCodeAt(0);
-    return pair.length === 2 && lead >= 0x79 && lead <= 0x7c ? `\x75${pair[1]}` : pair;
+    return pair.length === 2 && (plane2 || (lead >= 0x79 && lead <= 0x7c)) ? `\x75${pair[1]}` : pair;
   });
+}
+
+/**
+ * ISO-2022-JP text (latin1, one char a byte) as the platform's decoder reads it right: SO/SI kana as ESC ( I runs,
+ * unknown escapes dropped or a shift to ASCII, each line of a run opening with the run's shift, no empty shifts,
+ * JIS X 0213 as JIS X 0208. Linear: every pattern is.
+ */
+function normaliseIso2022Jp(input: string): string {
+  let text = input;
+  if (text.includes('\x0e')) text = text.replace(SHIFT_OUT_KANA, (_run, kana: string, si: string) => `\x1b(I${kana}${si ? '\x1b(B' : ''}`);
+  if (!text.includes('\x1b')) return text;
+  return text
+    .replace(UNKNOWN_ESCAPE, (sequence) => (sequence.length > 1 ? '\x1b(B' : ''))
+    .replace(RUN_WITH_LINE_BREAK, (_run, shift: string, codes: string) => shift + codes.replace(/[\r\n]+(?=[^\r\n])/g, (lineBreak) => lineBreak + shift))
+    .replace(EMPTY_SHIFT, '')
+    .replace(JIS_X_0213_RUN, (_run, plane: string, codes: string) => `\x1b$B${jisX0213AsX0208(codes, plane === 'P')}`);
 }
 
 /**
@@ -63,13 +98,12 @@ function jisX0213AsX0208(codes: string): string {
  * bytes as U+FFFD. encoding-japanese (mailparser's decoder of such bodies) is not used: package.json does not name it,
  * and it turns undecodable codes, and NEC row 13's ≒ ≡ ∫ √ ⊥ ∠ ∵ ∩ ∪, into a plain `?`. JIS X 0213 plane 1 runs
  * (ISO-2022-JP-3/2004) are read as JIS X 0208, which they extend at the same codes; its rows the platform would read
- * as IBM's kanji or user-defined characters are U+FFFD.
+ * as IBM's kanji or user-defined characters, and plane 2, are U+FFFD. See {@link normaliseIso2022Jp} for the rest.
  */
 function decodeIso2022Jp(input: Buffer): string {
-  let text = input.toString('latin1');
-  if (text.includes('\x1b')) text = text.replace(EMPTY_SHIFT, '').replace(JIS_X_0213_RUN, (_run, codes: string) => `\x1b$B${jisX0213AsX0208(codes)}`);
-  // Both rewrites shorten the text: an unchanged length is unchanged bytes.
-  const bytes = text.length === input.length ? input : Buffer.from(text, 'latin1');
+  const original = input.toString('latin1');
+  const text = normaliseIso2022Jp(original);
+  const bytes = text === original ? input : Buffer.from(text, 'latin1');
   // 8-bit bytes are no ISO-2022-JP, and without a JIS X 0212 shift the platform's decoder reads it all.
   if (!isAscii(bytes) || !text.includes('\x1b$(D')) return new TextDecoder('iso-2022-jp').decode(bytes);
   let out = '';
@@ -91,6 +125,9 @@ function decodeJisX0212(codes: Buffer): string {
   const decoder = new TextDecoder('euc-jp');
   let out = '';
   for (let i = 0; i < codes.length; i += 2) {
+    // A line break ends the run's line ({@link normaliseIso2022Jp} opened the next with the shift again).
+    while (codes[i] === 0x0d || codes[i] === 0x0a) out += String.fromCharCode(codes[i++]!);
+    if (i >= codes.length) break;
     const [lead, trail] = [codes[i], codes[i + 1]];
     out += inRange(lead) && inRange(trail) ? decoder.decode(Buffer.from([EUC_SS3, lead! | 0x80, trail! | 0x80])) : '\ufffd';
   }
@@ -641,8 +678,10 @@ export async function relabelTextParts(
       if (charset) {
         node.setCharset(charset);
         repairs.push({ declared, charset });
-      } else if (declared && isJisLabel(declared) && hasJisCodesMailparserLoses(kept)) {
-        // The label is right, mailparser's reading of it is not: it gets the text read here, as UTF-8.
+      } else if (declared && isJisLabel(declared) && kept.length === size && isAscii(kept) && hasJisCodesMailparserLoses(kept)) {
+        // The label is right, mailparser's reading of it is not: it gets the text read here, as UTF-8. Only a 7-bit
+        // part read whole: 8-bit bytes under the label (a UTF-8 signature) mailparser reads and ours would not, and a
+        // part cut to the budget would lose its end for one character (review 45a); both keep mailparser's reading.
         node.setCharset('utf-8');
         repairs.push({ declared, charset: 'utf-8', redecoded: true });
         encoder.end(withRewriterLineEnd(Buffer.from(decodeIso2022Jp(kept), 'utf8'), node.encoding));

@@ -106,7 +106,17 @@ export const NO_SUBJECT_PLACEHOLDERS: readonly string[] = Object.values(NO_SUBJE
  */
 export function replySubject(subject: string, language: AttributionLanguage = 'en'): string {
   const base = subject.replace(REPLY_PREFIX, '').trim();
-  return `Re: ${base || NO_SUBJECT[language]}`;
+  return asSent(`Re: ${base || NO_SUBJECT[language]}`);
+}
+
+/**
+ * `text` as our mail writes it: U+FFFD, a character of the customer's mail that could not be decoded (a phone
+ * carrier's emoji in an ISO-2022-JP subject or name), as 〓 (geta), the mark Japanese mail writes for a character it
+ * cannot show; a customer's client shows U+FFFD as a bare `?` or a box (`Re: 題名�`). The ticket and the review page
+ * keep U+FFFD, named in the mail's charset notes.
+ */
+function asSent(text: string): string {
+  return text.includes('\uFFFD') ? text.replace(/\uFFFD/g, '〓') : text;
 }
 
 /** A new RFC 5322 Message-ID in our domain (taken from the From address). */
@@ -270,7 +280,7 @@ export function quoteOriginal(original: Pick<OriginalMail, 'from' | 'date' | 'te
   const lines = original.text.replace(/\r\n?/g, '\n').trimEnd().split('\n');
   const who = original.fromName ? `${original.fromName} <${original.from}>` : original.from;
   const dated = original.dateOffsetMinutes !== undefined ? { ...options, dateOffsetMinutes: original.dateOffsetMinutes } : options;
-  return [attributionLine(who, original.date, dated), ...lines.map((l) => (l ? `> ${l}` : '>'))].join('\n');
+  return asSent([attributionLine(who, original.date, dated), ...lines.map((l) => (l ? `> ${l}` : '>'))].join('\n'));
 }
 
 // Any kana makes a reply Japanese (Japanese writes Han characters too). Otherwise words are weighed against words:
@@ -387,7 +397,8 @@ export function composeReply(input: ComposeReplyInput): ReplyMail {
     messageId: input.messageId,
     inReplyTo: original.messageId && referable(original.messageId.trim()) ? original.messageId : undefined,
     references: references.length > 0 ? references : undefined,
-    text: quoted ? `${input.answer.trimEnd()}\n\n${quoteOriginal(original, { language, ...(input.timeZone ? { timeZone: input.timeZone } : {}) })}\n` : `${input.answer.trimEnd()}\n`,
+    // The answer greets the customer by the name the ticket holds, U+FFFD and all: sent as the quote is.
+    text: quoted ? `${asSent(input.answer.trimEnd())}\n\n${quoteOriginal(original, { language, ...(input.timeZone ? { timeZone: input.timeZone } : {}) })}\n` : `${asSent(input.answer.trimEnd())}\n`,
     headers,
   };
 }
@@ -463,7 +474,7 @@ function namesAHost(name: string): boolean {
 
 /** `name` on one line when it is plainly a name ({@link isPlainDisplayName}), else '' (the reply goes to the bare address). */
 function recipientName(name: string): string {
-  return isPlainDisplayName(name) ? oneLine(name, MAX_RECIPIENT_NAME_CHARS) : '';
+  return isPlainDisplayName(name) ? asSent(oneLine(name, MAX_RECIPIENT_NAME_CHARS)) : '';
 }
 
 /**

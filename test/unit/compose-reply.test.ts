@@ -401,3 +401,32 @@ describe('a quote the sender leaves out', () => {
     expect(mail.text).toContain('> Confirm at https://xyz-account-verify.example/login');
   });
 });
+
+describe('what the reply sends of a character the customer\'s mail could not decode', () => {
+  // A carrier's emoji in an ISO-2022-JP subject or name is U+FFFD in the ticket (named in its charset notes); in
+  // Japanese mail such a character is written 〓 (geta), which the customer reads as "a character was here".
+  const original = {
+    messageId: '<q45@customer.example>',
+    subject: '題名\ufffd',
+    references: [],
+    from: 'taro@customer.example',
+    fromName: '山田\ufffd太郎',
+    date: 'Mon, 2 Nov 2026 10:00:00 +0900',
+    text: 'ログインできません\ufffd\nよろしくお願いします。',
+  };
+
+  it('the subject, the quote, the name in To and the greeting carry 〓, never U+FFFD', () => {
+    const mail = composeReply({ original, answer: '山田\ufffd太郎様\n\n手順は次のとおりです。', from: 'support@support.example', messageId: '<r45@support.example>', automatic: true });
+    expect(mail.subject).toBe('Re: 題名〓');
+    expect(mail.toName).toBe('山田〓太郎');
+    expect(mail.text).toContain('> ログインできません〓');
+    expect(mail.text).toContain('山田〓太郎 <taro@customer.example>');
+    expect(mail.text.startsWith('山田〓太郎様')).toBe(true);
+    expect(`${mail.subject}${mail.toName}${mail.text}`).not.toContain('\ufffd');
+  });
+
+  it('replySubject and quoteOriginal on their own', () => {
+    expect(replySubject('Re: 題名\ufffd')).toBe('Re: 題名〓');
+    expect(quoteOriginal({ from: 'a@b.example', text: 'x\ufffdy' })).toContain('> x〓y');
+  });
+});

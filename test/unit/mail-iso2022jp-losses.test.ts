@@ -168,3 +168,116 @@ describe('ISO-2022-JP headers: no silent `?`, no U+FFFD at a split', () => {
     expect(await mailOutcome(mail)).toBe('answer');
   });
 });
+
+// Review 45a of the decoder above: mail it read worse than mailparser had, or read with a mark the customer sees.
+describe('ISO-2022-JP read again: never worse than mailparser', () => {
+  /** The codes of `text` in a JIS X 0208 run, without the run's shifts. */
+  const bare = (text: string) => encodeIso2022Jp(text).subarray(3, -3);
+  const latin1 = (text: string) => Buffer.from(text, 'latin1');
+  const rows: { name: string; mail: Buffer; text: string; not?: string; problem?: RegExp }[] = [
+    {
+      // Real mailers write a line break inside a run, no shift back to ASCII before it; the platform's decoder
+      // reads ASCII after it (`%m%0%$%s…`).
+      name: 'a line break inside a JIS X 0208 run',
+      mail: jisMail({ body: Buffer.concat([ESC_JIS, bare('ログイン'), latin1('\x2d\x70\r\n'), bare(QUESTION), ESC_ASCII]) }),
+      text: `ログイン≒\n${QUESTION}`,
+    },
+    {
+      name: 'a line break (LF alone) inside a JIS X 0213 run: the codes after it are still paired',
+      mail: jisMail({ body: jis('式', latin1('\x1b$(Q\x30\x21\n\x30\x21\x2d\x70\x1b(B'), QUESTION) }),
+      text: `式亜\n亜≒${QUESTION}`,
+    },
+    {
+      name: 'a line break inside a JIS X 0212 run',
+      mail: jisMail({ body: jis('森', latin1('\x1b$(D\x30\x21\r\n\x30\x21\x1b$B\x2d\x70\x1b(B'), QUESTION) }),
+      text: `森丂\n丂≒${QUESTION}`,
+    },
+    {
+      // A signature pasted as UTF-8 under the JIS label: mailparser read it right; our decoder would not.
+      name: 'a JIS label over 8-bit bytes (a UTF-8 signature) and ≒: mailparser\'s reading is kept',
+      mail: jisMail({ body: Buffer.concat([jis('ログイン', codes(0x2d70)), Buffer.from('\r\n署名 — 山田\r\n'), jis(QUESTION)]) }),
+      text: '署名 — 山田',
+    },
+    {
+      // mailparser drops an ESC that starts no shift it knows; the platform's decoder made each a U+FFFD.
+      name: 'a megabyte of stray ESC bytes, then ≒',
+      mail: jisMail({ body: Buffer.concat([jis(QUESTION), latin1('\r\n'), Buffer.alloc(1_000_000, 0x1b), latin1('\r\n'), codes(0x2d70)]) }),
+      text: `${QUESTION}\n\n≒`,
+      not: '\ufffd',
+    },
+    {
+      // ISO-2022-JP-2's GB2312 (ESC $ A): its `0!` is no JIS kanji, and the shift back to ASCII before it stays.
+      name: 'a shift back to ASCII before an ESC $ A',
+      mail: jisMail({ body: jis('中国語', codes(0x2d70), latin1('\x1b$A0!\x1b(B\r\n'), QUESTION) }),
+      text: '中国語≒0!',
+      not: '亜',
+    },
+    {
+      // CP50222 writes half-width kana between SO and SI.
+      name: 'SO/SI half-width kana beside ≒',
+      mail: jisMail({ body: jis(latin1('a\x0e123\x0fb '), codes(0x2d70), '\r\n', QUESTION) }),
+      text: 'aｱｲｳb ≒',
+    },
+  ];
+
+  it.each(rows)('$name', async ({ mail, text, not, problem }) => {
+    const parsed = await parseInboundMail(mail);
+    expect(parsed.text).toContain(text);
+    if (not) expect(parsed.text).not.toContain(not);
+    if (problem) expect(parsed.charsetProblems ?? []).toEqual(expect.arrayContaining([expect.stringMatching(problem)]));
+    else expect(parsed.charsetProblems).toBeUndefined();
+    expect(parsed.unreadable).toBeUndefined();
+    expect(await mailOutcome(mail)).toBe('answer');
+  });
+
+  it('a JIS text over the budget read again (1 MB) with one ≒ is read whole, by mailparser', async () => {
+    const line = jis('あいうえおかきくけこさしすせそ', ' log line 12345\r\n');
+    const lines = Buffer.concat(Array<Buffer>(Math.ceil(2_000_000 / line.length)).fill(line));
+    const mail = jisMail({ body: Buffer.concat([jis(QUESTION), codes(0x2d70), latin1('\r\n'), lines, jis('最後の行')]) });
+    const parsed = await parseInboundMail(mail);
+    expect(parsed.text).toContain(QUESTION);
+    expect(parsed.text).toContain('最後の行');
+    expect(parsed.unreadable).toBeUndefined();
+    expect(await mailOutcome(mail)).toBe('answer');
+  });
+
+  it("a subject's folded tab reads as one space, as mailparser reads it", async () => {
+    const mail = jisMail({ body: jis(QUESTION), subject: `Re: ${word(jis('題名', codes(0x2d70)))}\r\n\tabc  def` });
+    expect((await parseInboundMail(mail)).subject).toBe('Re: 題名≒ abc  def');
+  });
+
+  it("a 7-bit attachment's bytes never change when the text beside it is read again", async () => {
+    const binary = Buffer.concat([latin1('\x1b$B\x2d\x70\x75\x21\x1b(B\r\n\x1b\x1b$A0!'), Buffer.from([0x00, 0x0e, 0x0f, 0x7f]), latin1('\r\n')]);
+    const textFile = jis('ログ', codes(0x2d70), '\r\nline2\r\n');
+    const mail = Buffer.concat([
+      latin1(
+        [
+          `From: ${word(encodeIso2022Jp('山田太郎'))} <taro.yamada@yamada-kogyo.co.jp>`,
+          'To: support@helpdesk.example.jp',
+          `Subject: ${word(encodeIso2022Jp('ログインについて'))}`,
+          'Message-ID: <fix45c-att@yamada-kogyo.co.jp>',
+          'MIME-Version: 1.0',
+          'Content-Type: multipart/mixed; boundary="b"',
+          '',
+          '--b',
+          'Content-Type: text/plain; charset=ISO-2022-JP',
+          'Content-Transfer-Encoding: 7bit',
+          '',
+          '',
+        ].join('\r\n'),
+      ),
+      jis('記号', codes(0x2d70), QUESTION),
+      latin1('\r\n--b\r\nContent-Type: application/octet-stream; name="x.bin"\r\nContent-Disposition: attachment; filename="x.bin"\r\nContent-Transfer-Encoding: 7bit\r\n\r\n'),
+      binary,
+      latin1('\r\n--b\r\nContent-Type: text/plain; charset=ISO-2022-JP; name="log.txt"\r\nContent-Disposition: attachment; filename="log.txt"\r\nContent-Transfer-Encoding: 7bit\r\n\r\n'),
+      textFile,
+      latin1('\r\n--b--\r\n'),
+    ]);
+    const relabelled = await charsets.relabelTextParts(mail, { plain: 1024 * 1024, html: 2_000_000 });
+    expect(relabelled).toBeDefined();
+    const [before, after] = [await simpleParser(mail), await simpleParser(relabelled!.raw)];
+    expect(after.text).toContain('記号≒');
+    expect(after.attachments.map((a) => a.content.toString('latin1'))).toEqual(before.attachments.map((a) => a.content.toString('latin1')));
+    expect(after.attachments).toHaveLength(2);
+  });
+});
