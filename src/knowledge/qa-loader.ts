@@ -202,10 +202,17 @@ function namedColumn(cells: readonly string[], names: readonly string[], usable:
   );
 }
 
-/** A number or a date, bare or as a row number (`12`, `001`, `#5`, `No.3`, `2024/01/05`). */
-const NUMBER_SHAPE = /^(?:#|no\.?\s*)?\d+(?:[-_./:]\d+)*$/i;
+// A date as a spreadsheet shows it (values are NFKC'd first): a workbook's date cell reads as its number format writes
+// it (qa-workbook.ts), so a cover sheet's 更新日 may be 2026年7月1日, 令和8年7月1日, 2026/7/1 9:30, 2026/7/1(水) or
+// 1-Jul-26, and a cover sheet must not become pairs for want of the digits-only shape.
+const WEEKDAY = String.raw`(?:\s*\((?:[日月火水木金土]|[a-z]{3})\))?`;
+const TIME_OF_DAY = String.raw`(?:[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]m)?|\s*\d{1,2}時(?:\d{1,2}分)?)?`;
+const SHOWN_DATE = String.raw`^(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|(?:(?:令和|平成|昭和|大正)\s*)?(?:\d{1,4}|元)年(?:\d{1,2}月(?:\d{1,2}日)?)?|\d{1,2}月\d{1,2}日|\d{1,2}-[a-z]{3}-\d{2,4})${WEEKDAY}${TIME_OF_DAY}$`;
 /** A number, a date, a ticket id (`T-201`, `INC0012345`) or a UUID. */
-const ID_SHAPE = /^(?:#|no\.?\s*)?(?:\d+|[a-z]{1,8}[-_]\d+|[a-z]{1,8}\d{3,})(?:[-_./:]\d+)*$|^[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i;
+const ID_SHAPE = new RegExp(
+  String.raw`^(?:#|no\.?\s*)?(?:\d+|[a-z]{1,8}[-_]\d+|[a-z]{1,8}\d{3,})(?:[-_./:]\d+)*$|^[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}$|${SHOWN_DATE}`,
+  'i',
+);
 
 /** An e-mail address, bare or with a display name (`山田 <taro@example.com>`). */
 const EMAIL_SHAPE = /^(?:[^<>]*<)?[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>?$/;

@@ -155,6 +155,101 @@ describe('readQaWorkbook', () => {
   });
 });
 
+// Excel stores a date as a number of days and shows it through the cell's number format; exceljs hands the cell over
+// as a JS Date (UTC-based) whose text read "Wed Jul 01 2026 09:00:00 GMT+0900 (Japan Standard Time)": a cover sheet's
+// 更新日 no longer looked like a date, so the sheet became pairs, and an answer quoted that English string to a customer
+// (walkthrough 45, M1). The dates below are rendered as Japanese Excel shows them, whatever the machine's TZ.
+describe('readQaWorkbook: dates and times as Excel shows them', () => {
+  /** A cell holding `value` shown through the number format `numFmt` (exceljs gives a Date without one numFmt 14). */
+  type Formatted = { value: Cell; numFmt?: string };
+  async function formattedWorkbook(sheets: { name: string; rows: (Cell | Formatted)[][] }[], date1904 = false): Promise<Buffer> {
+    const book = new ExcelJS.Workbook();
+    if (date1904) book.properties.date1904 = true;
+    for (const sheet of sheets) {
+      const ws = book.addWorksheet(sheet.name);
+      for (const cells of sheet.rows) {
+        const formatted = (c: Cell | Formatted): c is Formatted => typeof c === 'object' && c !== null && 'value' in c && !(c instanceof Date);
+        const row = ws.addRow(cells.map((c) => (formatted(c) ? c.value : c)));
+        cells.forEach((c, i) => {
+          if (formatted(c) && c.numFmt) row.getCell(i + 1).numFmt = c.numFmt;
+        });
+      }
+    }
+    return Buffer.from(await book.xlsx.writeBuffer());
+  }
+  const july1 = new Date(Date.UTC(2026, 6, 1));
+  const july1At = new Date(Date.UTC(2026, 6, 1, 9, 30, 15));
+
+  it('passes over a cover sheet of 版 and 更新日 (a date cell as Excel stores it) and reads the FAQ sheet', async () => {
+    const data = await formattedWorkbook([
+      { name: '表紙', rows: [['版', 1.3], ['更新日', july1]] },
+      { name: 'FAQ', rows: [['質問', '回答'], ['パスワードを忘れました', '再設定してください。']] },
+    ]);
+    const { logger, warnings } = recordingLogger();
+    const { pairs, passedOver } = await readQaWorkbook(data, 'faq.xlsx', { file: '/qa/faq.xlsx', logger });
+    expect(pairs.map((p) => [p.id, p.question, p.answer])).toEqual([['faq.xlsx:FAQ#1', 'パスワードを忘れました', '再設定してください。']]);
+    expect(passedOver).toEqual([{ table: 'faq.xlsx:表紙', reason: expect.stringContaining('holds only numbers or ids') }]);
+    expect(warnings.filter((w) => w.includes('not read'))).toHaveLength(1);
+  });
+
+  it.each([
+    { numFmt: undefined, value: july1, shown: '2026/7/1', why: 'numFmt 14, the short date (mm-dd-yy to exceljs), as Japanese Excel shows it' },
+    { numFmt: 'yyyy/m/d', value: july1, shown: '2026/7/1', why: 'yyyy/m/d' },
+    { numFmt: 'yyyy/mm/dd', value: july1, shown: '2026/07/01', why: 'zero-padded' },
+    { numFmt: 'yyyy"年"m"月"d"日"', value: july1, shown: '2026年7月1日', why: 'quoted literals' },
+    { numFmt: 'yyyy年m月d日', value: july1, shown: '2026年7月1日', why: 'bare literals' },
+    { numFmt: 'm/d/yyyy', value: july1, shown: '7/1/2026', why: 'month first' },
+    { numFmt: 'yy/mm/dd', value: july1, shown: '26/07/01', why: 'two-digit year' },
+    { numFmt: 'yyyy/m/d(aaa)', value: july1, shown: '2026/7/1(水)', why: 'Japanese weekday' },
+    { numFmt: 'd-mmm-yy', value: july1, shown: '1-Jul-26', why: 'numFmt 15, an English month name' },
+    { numFmt: 'yyyy/m/d h:mm', value: july1At, shown: '2026/7/1 9:30', why: 'a date and time: m after h is the minute' },
+    { numFmt: 'm/d/yy "h":mm', value: july1At, shown: '2026/7/1 9:30', why: 'numFmt 22 as exceljs names it, as Japanese Excel shows it' },
+    { numFmt: 'yyyy-mm-dd hh:mm:ss', value: july1At, shown: '2026-07-01 09:30:15', why: 'a full time' },
+    { numFmt: '[$-ja-JP]ggge"年"m"月"d"日"', value: july1, shown: '2026-07-01', why: 'a Japanese era: no usable format, ISO' },
+    { numFmt: '[$-ja-JP]ggge"年"m"月"d"日"', value: july1At, shown: '2026-07-01 09:30', why: 'no usable format with a time of day, ISO' },
+  ])('an answer holding a date shows it as $shown ($why)', async ({ numFmt, value, shown }) => {
+    const data = await formattedWorkbook([{ name: 'FAQ', rows: [['質問', '回答'], ['新しい版の公開日は？', { value, numFmt }]] }]);
+    const { pairs } = await readQaWorkbook(data, 'faq.xlsx');
+    expect(pairs.map((p) => p.answer)).toEqual([shown]);
+  });
+
+  it.each([
+    { numFmt: 'h:mm', shown: '9:30' },
+    { numFmt: 'hh:mm:ss', shown: '09:30:15' },
+    { numFmt: 'h:mm AM/PM', shown: '9:30 AM' },
+    { numFmt: 'h"時"mm"分"', shown: '9時30分' },
+  ])('a time-of-day cell shows as $shown ($numFmt)', async ({ numFmt, shown }) => {
+    // Excel keeps a time of day as a fraction of day 0, which exceljs reads as 1899-12-30.
+    const data = await formattedWorkbook([{ name: 'FAQ', rows: [['質問', '回答'], ['受付時間は？', { value: new Date(Date.UTC(1899, 11, 30, 9, 30, 15)), numFmt }]] }]);
+    const { pairs } = await readQaWorkbook(data, 'faq.xlsx');
+    expect(pairs.map((p) => p.answer)).toEqual([shown]);
+  });
+
+  it('text around a date is kept, a question cell holding a date reads as one, and a formula is shown by its date result', async () => {
+    const data = await formattedWorkbook([
+      {
+        name: 'FAQ',
+        rows: [
+          ['質問', '回答'],
+          [{ value: july1, numFmt: 'yyyy/m/d' }, '定期メンテナンスの日です。'],
+          ['次回の更新日は？', { value: { formula: 'DATE(2026,7,1)', result: july1 }, numFmt: 'yyyy"年"m"月"d"日"' }],
+        ],
+      },
+    ]);
+    const { pairs } = await readQaWorkbook(data, 'faq.xlsx');
+    expect(pairs.map((p) => [p.question, p.answer])).toEqual([
+      ['2026/7/1', '定期メンテナンスの日です。'],
+      ['次回の更新日は？', '2026年7月1日'],
+    ]);
+  });
+
+  it('reads a workbook of the 1904 date system (old Mac Excel) to the same day', async () => {
+    const data = await formattedWorkbook([{ name: 'FAQ', rows: [['質問', '回答'], ['公開日は？', { value: july1, numFmt: 'yyyy/m/d' }]] }], true);
+    const { pairs } = await readQaWorkbook(data, 'faq.xlsx');
+    expect(pairs.map((p) => p.answer)).toEqual(['2026/7/1']);
+  });
+});
+
 describe('loadQaPairs with workbooks', () => {
   let dir: string;
   beforeEach(async () => {
