@@ -86,7 +86,7 @@ async function serve(withLlm: boolean): Promise<number> {
   };
   let servers;
   try {
-    const redis = await start(startRedis(), (r) => r.stop());
+    const redis = await start(startRedis({ appendfsync: 'always' }), (r) => r.stop());
     const imap = await start(startDovecot({ user: 'support@helpdesk.test', password: 'support' }), (i) => i.stop());
     const smtp = await start(startSmtpReceiver(), (m) => m.stop());
     const llm = withLlm ? await start(startOpenAIServer({ handler: scriptedModel({ judgeRelevance: true, tools: 'both' }) }), (l) => l.close()) : undefined;

@@ -2,7 +2,8 @@
  * What `npm run check` tells the admin to change when a server or a setting is not as the roles need it. The lines
  * for a mail server that could not be used live beside the mail code (src/mail/connection-problem.ts), where the
  * poller and the sender say them too; the check adds what only it can find out: a TLS handshake on the side
- * ({@link speaksTlsAtOnce}), the mailboxes the server lists, the missing login settings, Redis's eviction policy.
+ * ({@link speaksTlsAtOnce}), the mailboxes the server lists, the missing login settings, Redis's eviction policy and
+ * persistence.
  */
 import { isIP } from 'node:net';
 import tls from 'node:tls';
@@ -11,6 +12,8 @@ import { failureLine } from '../runtime/role-status.js';
 import { terminalSafe } from './format.js';
 
 export { appPasswordHint, gotNoGreeting, mailConnectionProblem, type MailServerSetting } from '../mail/connection-problem.js';
+/** Redis's persistence as the roles judge it at start, in the same words (src/queues/connection.ts). */
+export { durabilityProblem } from '../queues/connection.js';
 
 /** How long one server may take to answer before its check fails. */
 export const CHECK_TIMEOUT_MS = 15_000;
@@ -71,7 +74,7 @@ export function missingLoginSettings(missing: readonly string[]): string {
 }
 
 /**
- * What is wrong with Redis's `maxmemory-policy` as the roles read it at start (`checkEvictionPolicy`: undefined when
+ * What is wrong with Redis's `maxmemory-policy` as the roles read it at start (`checkRedisSettings`: undefined when
  * neither CONFIG nor INFO tells it), with the fix; undefined for `noeviction`, the one policy under which Redis never
  * deletes queued mail or tickets to make room.
  */

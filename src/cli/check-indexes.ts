@@ -3,8 +3,11 @@
  * whether the index this machine serves is the last build recorded in Redis, judged as the agent worker judges it
  * (`src/search/index-freshness.ts`). An index that is not would keep this machine's agent worker from taking tickets
  * (after a reindex that could not record its build, or a build on another machine), so check fails it with the fix;
- * so it does when there is no index here at all, which keeps the worker from taking tickets too.
+ * so it does when there is no index here at all, which keeps the worker from taking tickets too, and when MANUALS_DIR
+ * or QA_DIR names no folder the reindex can read ({@link knowledgeFolderProblem}).
  */
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { maskedServerUrl, withoutSecrets } from '../agent/model-errors.js';
 import type { Config } from '../config.js';
 import { connectProducer } from '../queues/connection.js';
@@ -97,13 +100,59 @@ function withoutSearchSecrets(text: string, config: Pick<Config, 'MEILI_HOST' | 
   return [config.MEILI_HOST, config.QDRANT_URL].reduce<string>((masked, url) => withoutSecrets(masked, { OPENAI_BASE_URL: url }), text);
 }
 
+/** The folder each index is rebuilt from. */
+const FOLDER_OF = { manual: 'MANUALS_DIR', qa: 'QA_DIR' } as const satisfies Record<IndexName, keyof Config>;
+
+/** Of each folder: the schedule that rebuilds its index, and what it should hold. */
+const FOLDERS = {
+  MANUALS_DIR: { cron: 'REINDEX_MANUAL_CRON', files: 'the manual files' },
+  QA_DIR: { cron: 'REINDEX_QA_CRON', files: 'the Q&A files' },
+} as const satisfies Record<(typeof FOLDER_OF)[IndexName], { cron: keyof Config; files: string }>;
+
+/**
+ * Why the reindex cannot read the folder `dir` (MANUALS_DIR or QA_DIR, resolved from the working directory as the
+ * reindex resolves it), with the fix; undefined when it is a folder that can be listed. `npm run reindex` exits 1 on
+ * such a folder and the scheduled reindex fails (src/knowledge/files.ts refuses it: a missing folder must never look
+ * like an empty knowledge base), while the index built before keeps answering, so nothing else shows it. `cron` is the
+ * index's schedule, empty when none.
+ */
+export async function knowledgeFolderProblem(variable: keyof typeof FOLDERS, dir: string, cron: string): Promise<string | undefined> {
+  const abs = path.resolve(dir);
+  let reason: string | undefined;
+  try {
+    const info = await stat(abs);
+    if (info.isDirectory()) await readdir(abs);
+    else reason = 'is not a directory';
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    reason = code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? oneLine(err)})`;
+  }
+  if (reason === undefined) return undefined;
+  const folder = FOLDERS[variable];
+  const scheduled = cron ? `, and so does the scheduled reindex (${folder.cron} ${cron})` : '';
+  return `${variable} ${abs} ${reason}: npm run reindex fails${scheduled}; set ${variable} to the folder of ${folder.files}`;
+}
+
+/**
+ * An index's line failed when the folder it is rebuilt from cannot be read: a failure, not a warning, since the
+ * command and the scheduled job that keep it current fail (exit 1), though the index here may still answer. What the
+ * line said of the index itself follows.
+ */
+async function withSourceFolder(index: IndexName, outcome: CheckOutcome, config: Config): Promise<CheckOutcome> {
+  const variable = FOLDER_OF[index];
+  const problem = await knowledgeFolderProblem(variable, config[variable], config[FOLDERS[variable].cron]);
+  if (problem === undefined) return outcome;
+  return { ...outcome, status: 'failed', detail: outcome.detail ? `${problem}; the index here: ${outcome.detail}` : problem };
+}
+
 /** One line per index, manual first, with no secret of the search servers' URLs in it. */
 export async function checkIndexes(config: Config): Promise<CheckOutcome[]> {
-  const outcomes = await checkEachIndex(config);
+  const [manual, qa] = await checkEachIndex(config);
+  const outcomes = await Promise.all([withSourceFolder('manual', manual, config), withSourceFolder('qa', qa, config)]);
   return outcomes.map((o) => (o.detail === undefined ? o : { ...o, detail: withoutSearchSecrets(o.detail, config) }));
 }
 
-async function checkEachIndex(config: Config): Promise<CheckOutcome[]> {
+async function checkEachIndex(config: Config): Promise<[manual: CheckOutcome, qa: CheckOutcome]> {
   const backends = createSearchBackends(config);
   // Read once for both indexes, and only when an embedded engine asks for it.
   let read: Promise<RecordedBuilds | Error> | undefined;

@@ -13,7 +13,7 @@ import { Command } from 'commander';
 import { pino } from 'pino';
 import { ConfigError, type Config } from '../config.js';
 import { apiKeyProblem, createOpenAIClient, modelServerFailure, OWN_SERVER_HINT, shownLlmServerUrl } from '../openai.js';
-import { checkEvictionPolicy, connectProducer, describeRedis } from '../queues/connection.js';
+import { checkRedisSettings, connectProducer, describeRedis } from '../queues/connection.js';
 import { imapLoginSetting, mailTokenSource } from '../mail/oauth2.js';
 import { connectForSentCopy } from '../mail/sent-copy.js';
 import { classifySmtpError, createSmtpTransport, describeSmtp } from '../mail/smtp-transport.js';
@@ -31,6 +31,7 @@ import {
   NoAnswerInTime,
   oneLine,
   withTimeout,
+  durabilityProblem,
   evictionPolicyProblem,
   gotNoGreeting,
   mailConnectionProblem,
@@ -60,25 +61,30 @@ export interface CheckOutcome {
   detail?: string;
 }
 
-/** The roles' eviction-policy check logs its warning; here its answer becomes the line, so its log says nothing. */
+/** The roles' check of Redis's settings logs its warnings; here its answer becomes the line, so its log says nothing. */
 const SILENT = pino({ level: 'silent' });
 
 /**
- * Redis answers, and its `maxmemory-policy` read as the roles read it at start ({@link checkEvictionPolicy}): a
- * warning, as theirs is, when Redis may delete queued mail and tickets to make room.
+ * Redis answers, and its `maxmemory-policy`, `appendonly` and `appendfsync` read as the roles read them at start
+ * ({@link checkRedisSettings}): a warning, as theirs is, when Redis may delete queued mail and tickets to make room,
+ * or lose them or the record of a reply sent in a crash (README asks for noeviction, appendonly yes and appendfsync
+ * always). A warning and not a failure: every role works with such a Redis, and a managed Redis that refuses CONFIG
+ * (said as "could not be read") may well be durable.
  */
 async function checkRedis(config: Config): Promise<CheckOutcome> {
   const where = describeRedis(config.REDIS_URL);
   try {
     const redis = await connectProducer(config.REDIS_URL, { timeoutMs: CHECK_TIMEOUT_MS, giveUpOnError: true });
-    let eviction: string | undefined;
+    let problems: string[];
     try {
       await withTimeout(redis.ping(), where);
-      eviction = evictionPolicyProblem(await withTimeout(checkEvictionPolicy(redis, SILENT), where));
+      // Undefined only when the connection broke right after the PING: then they are said unread.
+      const settings = (await withTimeout(checkRedisSettings(redis, SILENT), where)) ?? {};
+      problems = [evictionPolicyProblem(settings.maxmemoryPolicy), durabilityProblem(settings)].filter((p): p is string => p !== undefined);
     } finally {
       redis.disconnect();
     }
-    return eviction ? { what: 'Redis', where, status: 'warning', detail: eviction } : { what: 'Redis', where, status: 'ok' };
+    return problems.length > 0 ? { what: 'Redis', where, status: 'warning', detail: problems.join('; ') } : { what: 'Redis', where, status: 'ok' };
   } catch (err) {
     // As review and knowledge say it: the variable to fix, and a stand-in's .env left behind.
     return { what: 'Redis', where, status: 'failed', detail: failureLine(describeError(err, config)) };

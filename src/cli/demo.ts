@@ -146,7 +146,7 @@ async function main(): Promise<void> {
   say('starting local servers: Redis, Dovecot (IMAP), an SMTP catcher…');
   const model = userModelSettings();
   const [redis, imap, smtp, llm, reserved] = await Promise.all([
-    startRedis(),
+    startRedis({ appendfsync: 'always' }),
     startDovecot({ user: SUPPORT, password: 'support' }),
     startSmtpReceiver(),
     model.OPENAI_API_KEY || model.OPENAI_BASE_URL ? Promise.resolve(undefined) : startOpenAIServer({ handler: scriptedModel({ judgeRelevance: true, tools: 'both' }) }),

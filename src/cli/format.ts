@@ -7,6 +7,7 @@ import type { ReindexManualResult } from '../../jobs/reindex-manual.js';
 import type { ReindexQaResult } from '../../jobs/reindex-qa.js';
 import type { SearchHit } from '../search/types.js';
 import { skippedFilesByReason } from '../server/health.js';
+import { deskTimeZone, localTime } from '../tickets/local-day.js';
 import type { Ticket } from '../tickets/ticket.js';
 
 /** What one `reindex` run did; the part not asked for is absent. */
@@ -161,11 +162,15 @@ export function cut(text: string, width: number): string {
 /**
  * The human `list` output: one line per ticket with a short id. Columns are measured in terminal columns, so a
  * Japanese subject (two columns per character) lines up with an English one; widths are taken after
- * {@link terminalSafe}, which the caller applies to the whole table, drops control characters.
+ * {@link terminalSafe}, which the caller applies to the whole table, drops control characters. A ticket's creation is
+ * shown in `timeZone`, the zone named (`2026-03-03 00:04 GMT+9`), as the dashboard shows it: by default the desk's
+ * (`TZ`, which the configuration applies to the process), so the operator never converts from UTC in their head;
+ * `--json` keeps the stored ISO value.
  */
-export function formatTable(tickets: readonly Ticket[], total: number): string {
+export function formatTable(tickets: readonly Ticket[], total: number, timeZone: string = deskTimeZone()): string {
   if (tickets.length === 0) return 'No tickets.';
-  const rows = tickets.map((t) => [t.id.slice(0, 12), t.state, t.createdAt.replace('T', ' ').slice(0, 19), cut(t.from, 28), cut(t.subject, 36), cut(t.reason ?? '', 60)]);
+  const created = (t: Ticket) => localTime(t.createdAt, timeZone) ?? t.createdAt;
+  const rows = tickets.map((t) => [t.id.slice(0, 12), t.state, created(t), cut(t.from, 28), cut(t.subject, 36), cut(t.reason ?? '', 60)]);
   const header = ['ID', 'STATE', 'CREATED', 'FROM', 'SUBJECT', 'REASON'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => displayWidth(r[i] ?? ''))));
   const line = (cells: string[]) =>

@@ -24,6 +24,11 @@ export interface RedisServerOptions {
    * make `kill()` tests depend on disk latency.
    */
   appendfsync?: 'always' | 'everysec' | 'no';
+  /**
+   * `appendonly`; on (the default) for the restart and crash tests above. Off only for tests of what is said about a
+   * Redis that keeps no append-only file: such a server loses its data on {@link RedisServer.restart}.
+   */
+  appendonly?: boolean;
   /** Extra `--name value` arguments appended to the command line. */
   extraArgs?: readonly string[];
   /** Budget for each start, including AOF loading; default 15 s. */
@@ -78,7 +83,7 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
     '--port', String(port),
     '--bind', LOOPBACK,
     '--dir', tmp.path,
-    '--appendonly', 'yes',
+    '--appendonly', options.appendonly === false ? 'no' : 'yes',
     '--appendfsync', options.appendfsync ?? 'no',
     '--save', '',
     '--maxmemory-policy', options.maxmemoryPolicy ?? 'noeviction',

@@ -141,41 +141,114 @@ export function createProducerConnection(url: string, options: ConnectionOptions
 }
 
 /**
- * Reads `maxmemory-policy` and warns unless it is `noeviction`, the only policy under which Redis never deletes
- * queue or ticket keys to make room. Falls back to INFO when CONFIG is disabled (common on managed Redis);
- * returns the policy, or `undefined` (with a warning) when neither is readable. When Redis refused the password or
- * could not be reached, it returns `undefined` without that warning and checks again once the connection is ready:
- * the connection's retry warnings already say what is wrong, and "make sure it is noeviction" would send the admin
- * after the wrong problem.
+ * The Redis settings on which nothing of the queue and tickets is lost (README, Running without Docker; what
+ * docker-compose.yml runs Redis with), each undefined when it could not be read.
  */
-export async function checkEvictionPolicy(redis: Redis, logger: Logger): Promise<string | undefined> {
-  let policy: string | undefined;
+export interface RedisSafetySettings {
+  /** `noeviction`, or Redis may delete queued jobs and tickets to make room. */
+  maxmemoryPolicy?: string;
+  /** `yes`, or a restart or crash of Redis loses what was written since its last snapshot. */
+  appendonly?: string;
+  /** `always`, or a crash of the host loses the last writes, and mail whose reply had just gone out is answered twice. */
+  appendfsync?: string;
+}
+
+/** What a managed Redis's admin changes instead of redis.conf. */
+const MANAGED = 'on a managed Redis, its persistence settings';
+
+/**
+ * What is wrong with Redis's persistence for the queue and tickets, with the fix, in the words both the roles' start-up
+ * warning and `npm run check` use; undefined for `appendonly yes` with `appendfsync always`. With `everysec`, fault
+ * soak 42 answered 19 mails twice in 30 crashes of the host: the sender's record of a reply was lost, not the reply.
+ * A setting that could not be read (CONFIG refused, as on most managed Redis; INFO tells only whether the append-only
+ * file is on) is said as such, with what to make sure of, not as a setting found wrong.
+ */
+export function durabilityProblem(settings: Pick<RedisSafetySettings, 'appendonly' | 'appendfsync'>): string | undefined {
+  const { appendonly, appendfsync } = settings;
+  if (appendonly === undefined) {
+    return `appendonly and appendfsync could not be read (CONFIG and INFO refused): make sure appendonly is yes and appendfsync always, or a crash of the host can lose mail or answer it twice (${MANAGED})`;
+  }
+  if (appendonly !== 'yes') {
+    return `appendonly is ${appendonly}: Redis keeps no append-only file, so a restart or crash loses the queued mail and tickets written since its last snapshot (or all of them); set appendonly yes and appendfsync always (redis.conf, or CONFIG SET appendonly yes, CONFIG SET appendfsync always and CONFIG REWRITE; ${MANAGED})`;
+  }
+  if (appendfsync === undefined) {
+    return `appendfsync could not be read (CONFIG refused): make sure it is always, or a crash of the host can answer a mail twice (${MANAGED})`;
+  }
+  if (appendfsync === 'always') return undefined;
+  // `no` leaves the flush to the kernel, which writes dirty pages within about 30 s on Linux.
+  const lost = appendfsync === 'everysec' ? 'up to the last second' : 'up to about 30 s';
+  return `appendfsync is ${appendfsync}: a crash of the host loses the writes not yet on disk (${lost}), and a mail whose reply had just gone out is taken again and answered twice; set appendfsync always (redis.conf, or CONFIG SET appendfsync always and CONFIG REWRITE; ${MANAGED})`;
+}
+
+/** One setting read with CONFIG GET, else from an INFO section, with the failure when neither told it. */
+async function readSetting(
+  redis: Redis,
+  name: string,
+  fromInfo?: { section: string; read: (info: string) => string | undefined },
+): Promise<{ value?: string; failure?: unknown }> {
   let failure: unknown;
   try {
-    const reply = (await redis.call('CONFIG', 'GET', 'maxmemory-policy')) as string[];
-    policy = reply[1];
-  } catch {
-    try {
-      const info = await redis.info('memory');
-      policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
-    } catch (err) {
-      failure = err;
-    }
+    const reply = (await redis.call('CONFIG', 'GET', name)) as string[];
+    if (reply[1] !== undefined) return { value: reply[1] };
+  } catch (err) {
+    failure = err;
   }
-  if (policy === undefined && (isAuthError(failure) || isConnectionError(failure))) {
-    logger.debug({ err: failure instanceof Error ? failure.message : String(failure) }, 'Redis maxmemory-policy not read yet: no usable connection');
-    redis.once('ready', () => void checkEvictionPolicy(redis, logger).catch(() => undefined));
+  if (!fromInfo) return { failure };
+  try {
+    const value = fromInfo.read(await redis.info(fromInfo.section));
+    return value === undefined ? { failure } : { value };
+  } catch (err) {
+    return { failure: err };
+  }
+}
+
+/**
+ * Reads `maxmemory-policy`, `appendonly` and `appendfsync` and warns, once per problem, unless they are `noeviction`,
+ * `yes` and `always`: the settings under which Redis neither deletes nor loses queue and ticket keys. Falls back to
+ * INFO when CONFIG is disabled (common on managed Redis), which tells the policy and whether the append-only file is
+ * on, but not appendfsync; what neither tells is warned of as unknown ({@link durabilityProblem}). When Redis refused
+ * the password or could not be reached, it returns `undefined` without those warnings and checks again once the
+ * connection is ready: the connection's retry warnings already say what is wrong, and "make sure it is noeviction"
+ * would send the admin after the wrong problem.
+ */
+export async function checkRedisSettings(redis: Redis, logger: Logger): Promise<RedisSafetySettings | undefined> {
+  const [policy, appendonly, appendfsync] = await Promise.all([
+    readSetting(redis, 'maxmemory-policy', { section: 'memory', read: (info) => /^maxmemory_policy:(\S+)/m.exec(info)?.[1] }),
+    readSetting(redis, 'appendonly', {
+      section: 'persistence',
+      read: (info) => {
+        const enabled = /^aof_enabled:(\d)/m.exec(info)?.[1];
+        return enabled === undefined ? undefined : enabled === '1' ? 'yes' : 'no';
+      },
+    }),
+    readSetting(redis, 'appendfsync'),
+  ]);
+  const unusable = [policy, appendonly, appendfsync].find((r) => r.value === undefined && (isAuthError(r.failure) || isConnectionError(r.failure)))?.failure;
+  if (unusable !== undefined) {
+    logger.debug({ err: unusable instanceof Error ? unusable.message : String(unusable) }, 'Redis settings not read yet: no usable connection');
+    redis.once('ready', () => void checkRedisSettings(redis, logger).catch(() => undefined));
     return undefined;
   }
-  if (policy === undefined) {
+  const settings: RedisSafetySettings = { maxmemoryPolicy: policy.value, appendonly: appendonly.value, appendfsync: appendfsync.value };
+  if (settings.maxmemoryPolicy === undefined) {
     logger.warn('Could not read the Redis maxmemory-policy; make sure it is noeviction, or queued jobs and tickets may be evicted');
-  } else if (policy !== 'noeviction') {
+  } else if (settings.maxmemoryPolicy !== 'noeviction') {
     logger.warn(
-      { maxmemoryPolicy: policy },
-      `Redis maxmemory-policy is ${policy}; it must be noeviction, or Redis may evict queued jobs and tickets under memory pressure`,
+      { maxmemoryPolicy: settings.maxmemoryPolicy },
+      `Redis maxmemory-policy is ${settings.maxmemoryPolicy}; it must be noeviction, or Redis may evict queued jobs and tickets under memory pressure`,
     );
   }
-  return policy;
+  const durability = durabilityProblem(settings);
+  if (durability) logger.warn({ appendonly: settings.appendonly, appendfsync: settings.appendfsync }, `Redis ${durability}`);
+  return settings;
+}
+
+/**
+ * What every role runs at start on its Redis ({@link checkRedisSettings}: the eviction policy and persistence, each
+ * warned of), returning the `maxmemory-policy`, or undefined when it was not read.
+ */
+export async function checkEvictionPolicy(redis: Redis, logger: Logger): Promise<string | undefined> {
+  return (await checkRedisSettings(redis, logger))?.maxmemoryPolicy;
 }
 
 /**

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { ImapFlow } from 'imapflow';
+import { Redis } from 'ioredis';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis } from '../../src/dev/redis-server.js';
@@ -23,6 +24,13 @@ let servers: PipelineServers;
 
 beforeAll(async () => {
   servers = await startPipelineServers({ imap: true });
+  // The test Redis skips fsync for speed; this file's clean run is a Redis as README asks for it (appendfsync always).
+  const admin = new Redis(servers.redis.url);
+  try {
+    await admin.config('SET', 'appendfsync', 'always');
+  } finally {
+    admin.disconnect();
+  }
 });
 afterAll(async () => {
   await servers?.stop();
@@ -165,6 +173,43 @@ describe('npm run check', () => {
       expect(noUser.stdout).toMatch(/^✗ IMAP mailbox: .* — IMAP_USER is required by the poller$/m);
     } finally {
       await Promise.all([evicting.stop(), guarded.stop()]);
+    }
+  });
+
+  // README (Running without Docker): appendonly yes and appendfsync always, or a crash of the host answers mail twice;
+  // a `!` as for the eviction policy (it works, but not as configured), so the exit code stays the others' to decide.
+  // And a MANUALS_DIR or QA_DIR naming no folder: npm run reindex exits 1 and the scheduled one fails, so check fails.
+  it('warns of a Redis that may lose writes, and fails a knowledge folder the reindex cannot read', SLOW, async () => {
+    const [noAof, everysec, noConfig] = await Promise.all([
+      startRedis({ appendonly: false, appendfsync: 'always' }),
+      startRedis({ appendfsync: 'everysec' }),
+      startRedis({ appendfsync: 'always', extraArgs: ['--rename-command', 'CONFIG', '""'] }),
+    ]);
+    try {
+      const nowhere = path.join(servers.kb.dataDir, 'no-such-folder');
+      const [aofOff, fsyncLate, managed] = await Promise.all([
+        check({ REDIS_URL: noAof.url, MANUALS_DIR: nowhere, REINDEX_MANUAL_CRON: '0 3 * * *' }),
+        check({ REDIS_URL: everysec.url, QA_DIR: nowhere }),
+        check({ REDIS_URL: noConfig.url }),
+      ]);
+      expect(aofOff.stdout).toMatch(/^! Redis: redis:\/\/127\.0\.0\.1:\d+ — appendonly is no: .*set appendonly yes and appendfsync always/m);
+      expect(aofOff.stdout).toContain(
+        `✗ Manual search: embedded, ${servers.kb.dataDir} — MANUALS_DIR ${nowhere} does not exist: npm run reindex fails, and so does the scheduled reindex (REINDEX_MANUAL_CRON 0 3 * * *); set MANUALS_DIR to the folder of the manual files`,
+      );
+      expect(aofOff.stdout).toMatch(/^✓ Q&A search/m);
+      expect(aofOff.code).toBe(1);
+      expect(aofOff.stdout.trim().split('\n').at(-1)).toBe('1 of 8 checks failed');
+
+      expect(fsyncLate.stdout).toMatch(/^! Redis: .* — appendfsync is everysec: .*answered twice; set appendfsync always/m);
+      expect(fsyncLate.stdout).toMatch(/^✗ Q&A search: .* — QA_DIR .*no-such-folder does not exist: npm run reindex fails; set QA_DIR to the folder of the Q&A files; the index here: \d+ entries$/m);
+      expect(fsyncLate.code).toBe(1);
+
+      // Managed Redis refuses CONFIG: said as unknown, neither a false alarm nor a failure.
+      expect(managed.stdout).toMatch(/^! Redis: .* — appendfsync could not be read \(CONFIG refused\): make sure it is always/m);
+      expect(managed.stdout).not.toMatch(/maxmemory-policy/);
+      expect(managed.code, managed.stdout + managed.stderr).toBe(0);
+    } finally {
+      await Promise.all([noAof.stop(), everysec.stop(), noConfig.stop()]);
     }
   });
 

@@ -77,7 +77,8 @@ describe('checkEvictionPolicy', () => {
   });
 
   it('is quiet with noeviction', async () => {
-    const server = await redisServer();
+    // appendfsync always: the test Redis skips fsync for speed, which the same start-up check warns of.
+    const server = await redisServer({ appendfsync: 'always' });
     const redis = keep(await connectProducer(server.url));
     const { logger, lines } = captureLogger();
     expect(await checkEvictionPolicy(redis, logger)).toBe('noeviction');

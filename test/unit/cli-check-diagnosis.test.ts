@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   appPasswordHint,
+  durabilityProblem,
   evictionPolicyProblem,
   mailConnectionProblem,
   missingLoginSettings,
@@ -249,5 +250,38 @@ describe('evictionPolicyProblem', () => {
     [undefined, 'maxmemory-policy could not be read (CONFIG and INFO refused): make sure it is noeviction, or Redis may delete queued mail and tickets when memory runs short'],
   ])('%s', (policy, says) => {
     expect(evictionPolicyProblem(policy)).toBe(says);
+  });
+});
+
+// README, Running without Docker: appendonly yes and appendfsync always, as docker-compose.yml runs Redis; with
+// everysec a crash of the host answered mail twice (fault soak 42: 19 double replies in 30 crashes).
+describe('durabilityProblem', () => {
+  const fsyncFix = 'set appendfsync always (redis.conf, or CONFIG SET appendfsync always and CONFIG REWRITE; on a managed Redis, its persistence settings)';
+  it.each<[settings: { appendonly?: string; appendfsync?: string }, says: string | undefined]>([
+    [{ appendonly: 'yes', appendfsync: 'always' }, undefined],
+    [
+      { appendonly: 'yes', appendfsync: 'everysec' },
+      `appendfsync is everysec: a crash of the host loses the writes not yet on disk (up to the last second), and a mail whose reply had just gone out is taken again and answered twice; ${fsyncFix}`,
+    ],
+    [
+      { appendonly: 'yes', appendfsync: 'no' },
+      `appendfsync is no: a crash of the host loses the writes not yet on disk (up to about 30 s), and a mail whose reply had just gone out is taken again and answered twice; ${fsyncFix}`,
+    ],
+    // Without the append-only file, fsync does not matter: the fix names both settings.
+    ...(['always', 'everysec', undefined] as const).map((appendfsync): [{ appendonly?: string; appendfsync?: string }, string] => [
+      { appendonly: 'no', appendfsync },
+      'appendonly is no: Redis keeps no append-only file, so a restart or crash loses the queued mail and tickets written since its last snapshot (or all of them); set appendonly yes and appendfsync always (redis.conf, or CONFIG SET appendonly yes, CONFIG SET appendfsync always and CONFIG REWRITE; on a managed Redis, its persistence settings)',
+    ]),
+    // CONFIG refused (managed Redis), INFO said the append-only file is on: fsync is not in INFO.
+    [
+      { appendonly: 'yes' },
+      'appendfsync could not be read (CONFIG refused): make sure it is always, or a crash of the host can answer a mail twice (on a managed Redis, its persistence settings)',
+    ],
+    [
+      {},
+      'appendonly and appendfsync could not be read (CONFIG and INFO refused): make sure appendonly is yes and appendfsync always, or a crash of the host can lose mail or answer it twice (on a managed Redis, its persistence settings)',
+    ],
+  ])('%j', (settings, says) => {
+    expect(durabilityProblem(settings)).toBe(says);
   });
 });
