@@ -158,19 +158,35 @@ export function createManualSplitter(options: ChunkOptions = {}): RecursiveChara
 }
 
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
+
+/**
+ * The marker (```` ``` ````, `~~~~`) when the line opens or closes a code fence. A backtick fence's info string cannot
+ * hold a backtick (CommonMark), so ```` ``` x=1 ``` ```` on one line is a code span in prose, not a fence that would
+ * take the rest of the page for code (no headings, no cleaning).
+ */
+function fenceMarker(line: string): string | undefined {
+  const match = FENCE.exec(line);
+  if (!match?.[1]) return undefined;
+  return match[1][0] === '`' && line.includes('`', match[0].length) ? undefined : match[1];
+}
+
 // Tags of HTML written inside documentation-site Markdown; a placeholder such as `<id>` in running text is kept.
 // Every pattern below stops scanning at the character that could start its next match (`[^<>]`, `[^[\]]`,
 // `[^()]`), so a long line full of unclosed `<a`, `[` or `![` costs linear time, not quadratic.
+// Tags and interpolations never reach across a masked code span (`[^…\uE010]`, see CODE_SPAN_MASK): ``{{ `SiteId` }}``
+// or ``List<Item `x`>`` is no interpolation or tag, and removing it lost the code with it. (A backtick in a quoted
+// attribute value, ``<span title="`x`">``, would make a real tag; it now stays as text: noise, where the other way
+// lost text.)
 const HTML_TAG =
-  /<\/?(?:a|abbr|b|br|center|code|details|div|em|figcaption|figure|font|h[1-6]|hr|i|iframe|img|kbd|li|mark|ol|p|picture|pre|s|small|source|span|strong|sub|summary|sup|table|tbody|td|tfoot|th|thead|tr|u|ul|video|Badge)\b[^<>]*>/gi;
+  /<\/?(?:a|abbr|b|br|center|code|details|div|em|figcaption|figure|font|h[1-6]|hr|i|iframe|img|kbd|li|mark|ol|p|picture|pre|s|small|source|span|strong|sub|summary|sup|table|tbody|td|tfoot|th|thead|tr|u|ul|video|Badge)\b[^<>\uE010]*>/gi;
 
 // Components of Vue/VitePress and MDX (`<Tabs>`, `<TabItem value="mac">`, `<el-button type="primary">`): PascalCase
 // or hyphenated names. Such a tag goes when it cannot be a placeholder in running text: it has attributes, closes
 // itself, is a closing tag, or its name is closed somewhere in the page (see `closedComponents`).
-const COMPONENT_TAG = /<(\/?)([A-Z][\w.]*|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)(\s[^<>]*?)?(\/?)>/g;
+const COMPONENT_TAG = /<(\/?)([A-Z][\w.]*|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)(\s[^<>\uE010]*?)?(\/?)>/g;
 // Vue template interpolation (`{{ $frontmatter.title }}`), never text a reader sees, unless it is a bare name: a
 // product's own placeholder (`{{SiteId}}` in an SQL template) is what a customer types and asks about.
-const INTERPOLATION = /\{\{[^{}]*\}\}/g;
+const INTERPOLATION = /\{\{[^{}\uE010]*\}\}/g;
 const PLACEHOLDER = /^\{\{\s*[\p{L}\p{N}_]+\s*\}\}$/u;
 // MDX module lines (Docusaurus): `import Tabs from '@theme/Tabs';`, `export const x = …`.
 // One `\s` after `import`, not `\s+`: two quantifiers that both take spaces made a long line of spaces catastrophic.
@@ -186,14 +202,17 @@ const HEADING_ANCHOR = /\{#[^{}\s]*\}\s*$/;
 // MkDocs content tabs (`=== "Windows"`, `===! "x"` opening a new tab group, `===+ "x"` selected): the marker goes,
 // the label stays. A setext underline (`===` alone) has no quoted label.
 const MKDOCS_TAB = /^\s*===[!+]{0,2}[ \t]+"([^"]*)"[ \t]*$/;
-// MkDocs keys (`++ctrl+c++` shows "Ctrl+C"): a key name right after the opening `++`, so `C++ と C++` and `i++` stay.
-const MKDOCS_KEYS = /(?<![\w+])\+\+([A-Za-z0-9][\w-]*(?:\+[\w-]+)*)\+\+/g;
+// MkDocs keys (`++ctrl+c++` shows "Ctrl+C"): a key name right after the opening `++`, so `C++ と C++` and `i++` stay,
+// and never right after a letter or digit of any script (`値++1++の` is an increment in prose; `、++alt++` is a key).
+const MKDOCS_KEYS = /(?<![\p{L}\p{N}_+])\+\+([A-Za-z0-9][\w-]*(?:\+[\w-]+)*)\+\+/gu;
 // Icon shortcodes of MkDocs Material (`:material-alpha-o-box:`); only the icon sets' prefixes, so `10:30:00` stays.
 const MKDOCS_ICON = /:(?:material|fontawesome|octicons|simple)-[\w-]+:/g;
-// A footnote reference (`[^1]`); its definition's text is kept (see FOOTNOTE_DEFINITION).
-const FOOTNOTE_REFERENCE = /\[\^[^\]\s]+\]/g;
+// A footnote reference (`[^1]`); its definition's text is kept (see FOOTNOTE_DEFINITION). Only a label the page
+// defines makes a reference (GFM shows any other literally): `[^0-9]` or `[^\s]+` in prose is a regex, not markup.
+// The label takes no `[`, or a line of `[^[^[^…` was rescanned from every `[^` (quadratic).
+const FOOTNOTE_REFERENCE = /\[\^([^\]\s[\uE010]+)\]/g;
 // A footnote's definition (`[^1]: text`): the label goes, the text stays, unlike a link reference definition's target.
-const FOOTNOTE_DEFINITION = /^\s{0,3}\[\^[^\]\s]+\]:[ \t]*/;
+const FOOTNOTE_DEFINITION = /^\s{0,3}\[\^([^\]\s[]+)\]:[ \t]*/;
 // Attributes of a code fence's opening line (`linenums="1"`, `hl_lines="2 3"`, `title="app.py"`).
 // The lookbehind starts a match only at a run's first space, or a long run of spaces would be rescanned from each one.
 const FENCE_ATTRIBUTE = /(?<![ \t])[ \t]+([\w-]+)=("[^"]*"|'[^']*'|[^\s"']\S*)/g;
@@ -203,6 +222,20 @@ const CODE_SPAN_MASK = /\uE010(\d+)\uE011/;
 
 // Blocks whose content is code the page runs or styles it with (`<script setup>`, `<style scoped>`), never text.
 const CODE_BLOCK_START = /^\s*<(script|style)\b[^>]*>/i;
+
+/** The labels of the footnotes the page defines (`[^1]: text`), so only their references go. */
+function footnoteLabels(markdown: string): Set<string> {
+  return new Set(Array.from(markdown.matchAll(new RegExp(FOOTNOTE_DEFINITION.source, 'gm')), (m) => m[1]!));
+}
+
+/**
+ * Text the page shows as it is, not as a heading: a content tab's label (`=== "# Windows"`), a footnote's text
+ * (`[^1]: # 注記`), an admonition's or container's title. Pushed with its `#` marks, it became a heading: the empty
+ * section under it was dropped with its text, and it took the front matter title's place.
+ */
+function plainText(text: string): string {
+  return text.replace(/^\s{0,3}#{1,6}[ \t]+/, '');
+}
 
 /** Names of the components closed somewhere in the page (`</Tabs>`), so their opening tags go even without attributes. */
 function closedComponents(markdown: string): Set<string> {
@@ -215,15 +248,17 @@ function closedComponents(markdown: string): Set<string> {
  * code spans are kept whole. The code spans are masked, not cut out, while the prose is cleaned, so a link whose text
  * is code (``[`Foo`](foo.md)``) still loses its target.
  */
-function cleanMarkdownLine(line: string, closed: ReadonlySet<string>): string {
+function cleanMarkdownLine(line: string, closed: ReadonlySet<string>, footnotes: ReadonlySet<string>): string {
   const parts = line.split(/(`+[^`]*`+)/);
   const spans = parts.filter((_, i) => i % 2 === 1);
   const masked = parts.map((part, i) => (i % 2 === 1 ? `\uE010${(i - 1) / 2}\uE011` : part.replace(/[\uE010\uE011]/g, ''))).join('');
   const cleaned = masked
+    // A link's or image's target may hold a masked span: CommonMark reads the target after `](` as it is, so
+    // ``[a](u "the `x` flag")`` is a link whose title (not shown) holds backticks.
     .replace(/!\[[^[\]]*\]\([^()]*\)/g, '')
     .replace(/!\[[^[\]]*\]\[[^[\]]*\]/g, '')
     // Before links: `[^1][^2]` would read as a reference link.
-    .replace(FOOTNOTE_REFERENCE, '')
+    .replace(FOOTNOTE_REFERENCE, (reference, label: string) => (footnotes.has(label) ? '' : reference))
     .replace(/\[([^[\]]*)\]\((?:[^()]|\([^()]*\))*\)/g, '$1')
     .replace(/\[([^[\]]+)\]\[[^[\]]*\]/g, '$1')
     .replace(/<img\b[^<>]*>/gi, '')
@@ -288,7 +323,7 @@ function fenceOpening(line: string, marker: string): string {
  * `{{ }}` interpolations (a bare name, `{{SiteId}}`, stays: it is a product's placeholder), `[[toc]]` markers,
  * heading anchors (`{#id}`), GitHub alert markers (`> [!NOTE]`), and MkDocs markup: admonition markers (`!!! note`),
  * content tab markers (`=== "Windows"`, the label stays), icon shortcodes (`:material-x:`), key markup (`++ctrl+c++`
- * reads `Ctrl+C`), footnote references (`[^1]`, a footnote's text stays) and code fence attributes
+ * reads `Ctrl+C`), references to the page's footnotes (`[^1]`, a footnote's text stays) and code fence attributes
  * (`linenums="1"`). A table loses its delimiter row and the spaces that line up its cells. HTML entities are decoded.
  * Code blocks are left as they are, since a command or an error message in them is worth finding.
  */
@@ -304,6 +339,7 @@ export function cleanMarkdown(markdown: string): string {
   }
   const out: string[] = [];
   const closed = closedComponents(text);
+  const footnotes = footnoteLabels(text);
   let fence: string | undefined;
   let inComment = false;
   // The closing tag (`</script>`) of the code block being skipped.
@@ -311,15 +347,16 @@ export function cleanMarkdown(markdown: string): string {
   let hasH1 = false;
   // Inside a table: from a header row followed by its delimiter row to the first line without a pipe.
   let inTable = false;
+  // The line of the table's delimiter row: a body row of dashes (`| - |`, "none") is text.
+  let tableDelimiter = -1;
   const lines = text.split('\n');
   for (const [i, raw] of lines.entries()) {
     if (inCodeBlock !== undefined) {
       if (raw.toLowerCase().includes(inCodeBlock)) inCodeBlock = undefined;
       continue;
     }
-    const fenceMatch = inComment ? null : FENCE.exec(raw);
-    if (fenceMatch?.[1]) {
-      const marker = fenceMatch[1];
+    const marker = inComment ? undefined : fenceMarker(raw);
+    if (marker !== undefined) {
       inTable = false;
       if (fence === undefined) {
         fence = marker;
@@ -365,38 +402,40 @@ export function cleanMarkdown(markdown: string): string {
     if (!inTable && line.includes('|')) {
       const next = lines[i + 1];
       inTable = next !== undefined && isTableDelimiterRow(next) && tableCellCount(next) === tableCellCount(line);
+      if (inTable) tableDelimiter = i + 1;
     }
     if (inTable) {
-      if (isTableDelimiterRow(line)) continue;
+      if (i === tableDelimiter) continue;
       line = compactTableRow(line);
     }
     if (MDX_MODULE_LINE.test(line) || TOC_MARKER.test(line)) continue;
     const admonition = MKDOCS_ADMONITION.exec(line);
     if (admonition) {
-      if (admonition[2]) out.push(cleanMarkdownLine(admonition[2], closed));
+      if (admonition[2]) out.push(plainText(cleanMarkdownLine(admonition[2], closed, footnotes)));
       continue;
     }
     const tab = MKDOCS_TAB.exec(line);
     if (tab) {
-      if (tab[1]) out.push(cleanMarkdownLine(tab[1], closed));
+      if (tab[1]) out.push(plainText(cleanMarkdownLine(tab[1], closed, footnotes)));
       continue;
     }
     const footnote = FOOTNOTE_DEFINITION.exec(line);
     if (footnote) {
       // `[^1]:` alone: the text is on the indented lines below.
-      line = line.slice(footnote[0].length);
-      if (line.trim() === '') continue;
+      const footnoteText = line.slice(footnote[0].length);
+      if (footnoteText.trim() !== '') out.push(plainText(cleanMarkdownLine(footnoteText, closed, footnotes)));
+      continue;
     }
     line = line.replace(GITHUB_ALERT, '$1');
     const container = /^\s{0,3}:{3,}\s*(?:[\w-]+)?\s*(.*)$/.exec(line);
     if (container) {
-      if (container[1]) out.push(cleanMarkdownLine(container[1], closed));
+      if (container[1]) out.push(plainText(cleanMarkdownLine(container[1], closed, footnotes)));
       continue;
     }
     if (/^\s{0,3}\[[^\]]+\]:\s*\S/.test(line)) continue;
     if (/^\s{0,3}#[ \t]/.test(line)) hasH1 = true;
     if (/^\s{0,3}#{1,6}[ \t]/.test(line)) line = line.replace(HEADING_ANCHOR, '').trimEnd();
-    out.push(cleanMarkdownLine(line, closed));
+    out.push(cleanMarkdownLine(line, closed, footnotes));
   }
   const body = out.join('\n');
   return title && !hasH1 ? `# ${title}\n\n${body}` : body;
@@ -412,9 +451,8 @@ export function markdownSections(markdown: string): ManualSection[] {
   const sections = new SectionCollector();
   let fence: string | undefined;
   for (const line of normalizeNewlines(markdown).split('\n')) {
-    const fenceMatch = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
-    if (fenceMatch?.[1]) {
-      const marker = fenceMatch[1];
+    const marker = fenceMarker(line);
+    if (marker !== undefined) {
       if (fence === undefined) fence = marker;
       else if (marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
       sections.add(`${line}\n`);

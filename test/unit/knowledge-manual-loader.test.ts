@@ -79,6 +79,9 @@ describe('cleanMarkdown', () => {
       ':material-a '.repeat(n),
       `${'| a '.repeat(n)}\n${'|---'.repeat(n)}`,
       `\`\`\`${' '.repeat(3 * n)}x\n\`\`\``,
+      // A footnote label that took `[` rescanned the rest of the line from every `[^` (bug review 45b: 160 kB, 15 s).
+      '[^'.repeat(n),
+      '[^a'.repeat(n),
     ];
     const text = cleanMarkdown(lines.join('\n'));
     expect(markdownSections(text).length).toBeGreaterThan(0);
@@ -170,6 +173,59 @@ describe('cleanMarkdown: MkDocs markup and tables', () => {
     expect(chunks).toHaveLength(1);
     expect(chunks[0]?.content).not.toMatch(/ {2}|---/);
     for (let i = 0; i < 10; i++) expect(chunks[0]?.content).toContain(`| 項目${i} | ${i} | 項目${i}の説明です。 |`);
+  });
+});
+
+// Found by bug review 45b on the MkDocs markup above: text a reader sees was lost, or took a heading's place.
+describe('cleanMarkdown: what the MkDocs rules must not take', () => {
+  it.each([
+    { name: 'a regex class in prose is no footnote reference', md: '数字以外は [^0-9] で、英小文字以外は [^a-z] と書きます。' },
+    { name: 'a regex class in English prose', md: 'The pattern [^\\s]+ matches words; [^"] too.' },
+    { name: 'a code span inside an interpolation', md: '変数は {{ `SiteId` }} のように書く。' },
+    { name: 'a code span inside what looks like a tag', md: 'List<Item `x`> と <Foo `bar`> と <b `x`> を返す。' },
+    { name: 'a one-line code span of three backticks, and the prose after it', md: '``` x=1 y=2 ```\n本文。' },
+    { name: 'key markup inside a word', md: '値++1++の説明と x++y++z' },
+  ])('leaves alone: $name', ({ md }) => {
+    expect(cleanMarkdown(md)).toBe(md);
+  });
+
+  it.each([
+    {
+      name: 'a defined footnote reference goes, an undefined one beside it stays',
+      md: '本文[^1] と [^a-z] と [^2]。\n\n[^1]: 注記',
+      text: '本文 と [^a-z] と [^2]。\n\n注記',
+    },
+    { name: 'a table row of dashes after the delimiter row stays', md: '| 値 |\n|---|\n| - |\n| -- |\n| 10 |', text: '| 値 |\n| - |\n| -- |\n| 10 |' },
+    {
+      name: 'a table body row of dashes stays',
+      md: '| 機能 | 無料 |\n|---|---|\n| API | - |\n| - | - |\n| CSV | ○ |',
+      text: '| 機能 | 無料 |\n| API | - |\n| - | - |\n| CSV | ○ |',
+    },
+    { name: 'prose after a one-line three-backtick code span is still cleaned', md: '``` a ```\n[リンク](x.md) を見る。', text: '``` a ```\nリンク を見る。' },
+    {
+      name: 'a link whose title holds code still loses its target (CommonMark reads the target as it is)',
+      md: '* is-relative | [homepage](https://x.example/r "Returns `true` if relative.")',
+      text: '* is-relative | homepage',
+    },
+    { name: 'key markup after Japanese punctuation still reads as keys', md: '押す、++alt++ と：++ctrl+c++', text: '押す、Alt と：Ctrl+C' },
+  ])('$name', ({ md, text }) => {
+    expect(cleanMarkdown(md)).toBe(text);
+  });
+
+  it.each([
+    { name: 'a footnote text starting with #', md: '---\ntitle: 題\n---\n本文[^1]。\n\n[^1]: # 注記' },
+    { name: 'a content tab label starting with #', md: '---\ntitle: 題\n---\n本文。\n=== "# Windows"\n    手順。' },
+  ])('never makes a heading: $name', ({ md }) => {
+    const sections = markdownSections(cleanMarkdown(md));
+    expect(sections.map((s) => s.heading)).toEqual(['題']);
+    expect(sections[0]?.text).toMatch(/本文。[\s\S]*(注記|Windows)/);
+  });
+
+  it('headings after a one-line three-backtick code span are headings', () => {
+    expect(markdownSections(cleanMarkdown('``` x=1 ```\n# 章\n本文。')).map((s) => [s.heading, s.text])).toEqual([
+      ['', '``` x=1 ```'],
+      ['章', '本文。'],
+    ]);
   });
 });
 
