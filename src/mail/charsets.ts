@@ -41,26 +41,43 @@ const EUC_SS3 = 0x8f;
 // (ESC $ ( D) and JIS X 0213 planes 1 and 2 (ESC $ ( O Q, P).
 const KNOWN_SHIFT_AFTER_ESC = String.raw`(?:\([BJI]|\$[@B]|\$\([DOPQ])`;
 const KNOWN_SHIFT = `\x1b${KNOWN_SHIFT_AFTER_ESC}`;
-// An ESC that starts no known shift: an escape sequence of another charset (ISO-2022-JP-2's ESC $ A, GB2312) or a stray
-// byte. mailparser (encoding-japanese) skips it and reads on in ASCII; the platform's decoder makes each a U+FFFD, and
-// a megabyte of them a text parked as 100 % undecodable (review 45a). A sequence (intermediate bytes, a final byte)
-// becomes a shift to ASCII, as in mailparser, so another charset's codes never read as plausible kanji (`0!` as 亜);
-// a lone ESC is dropped. Dropped rather than marked: a stray control byte is no character of the text.
-const UNKNOWN_ESCAPE = new RegExp(String.raw`\x1b(?!${KNOWN_SHIFT_AFTER_ESC})(?:[\x20-\x2f]{1,3}[\x30-\x7e])?`, 'g');
+const SHIFT_TO_ASCII = '\x1b(B';
+// Every ESC, and the sequence it starts (review 45c):
+// 1. a shift read here;
+// 2. a designation of another G0 set (ISO-2022-JP-2's GB2312 ESC $ A and KS X 1001 ESC $ ( C, ESC ( F of a 94-set):
+//    a shift to ASCII, as in mailparser, so its codes never read as plausible kanji (`0!` as 亜);
+// 3. a designation of G1–G3 (ISO-2022-JP-2's ESC . A Latin-1 and ESC . F Greek into G2) or ESC & @ (the JIS X
+//    0208-1990 announcer): dropped, the G0 shift and the text after it stay (a shift to ASCII read the kanji after
+//    it as `NiB@O:`);
+// 4. ESC N and a byte: ISO-2022-JP-2's single shift of one G2 character (see {@link singleShifted});
+// 5. anything else, a stray ESC: only the ESC is dropped, as mailparser does, so a run goes on and no byte after it
+//    is lost (「ヤマダ ESC タロウ」 read 「ヤマダ%m%&」, `Hello ESC  World` read `Helloorld`). The platform's decoder
+//    makes each a U+FFFD: a megabyte of them parked a text as 100 % undecodable (review 45a). Dropped rather than
+//    marked: a stray control byte is no character of the text.
+// Alternatives of bounded length, tried at each ESC: linear. No capture groups: a replacer called with them was ten
+// times slower (a megabyte of stray ESC bytes took 0.6 s).
+const ESCAPE = /\x1b(?:\$?[()*+\-./][\x40-\x7e]|\$[@AB]|&@|N[\x20-\x7f])?/g;
+const KNOWN_SHIFTS = new Set(['\x1b(B', '\x1b(J', '\x1b(I', '\x1b$@', '\x1b$B', '\x1b$(D', '\x1b$(O', '\x1b$(P', '\x1b$(Q']);
+// What {@link normaliseIso2022Jp} writes for ESC N x: the G2 set's final byte (A, F, or ? for one not read) and x.
+// No ESC it leaves otherwise is followed by N.
+const SINGLE_SHIFT = /\x1bN([AF?])([\x20-\x7f])/g;
+const JIS_X_0212_RUN_OR_SINGLE_SHIFT = new RegExp(`${JIS_X_0212_RUN.source}|${SINGLE_SHIFT.source}`, 'g');
 // A shift right before another shift holds no text and changes nothing: the platform's decoder reads it as U+FFFD
 // (WHATWG's guard: an encoder never writes one), and each encoded-word of a name or subject split over several ends
 // in a shift back to ASCII (「山田」「太郎」 joined read 「山田�太郎」). Dropped, it hides no character. Only one before a
 // known shift: one before another charset's sequence is what leaves the codes after it out of the run before.
 const EMPTY_SHIFT = new RegExp(`${KNOWN_SHIFT}(?=${KNOWN_SHIFT})`, 'g');
-// A run of a multi-byte or kana set with a line break inside it, before more codes. Real mailers write such runs
-// (against RFC 1468, which ends each line in ASCII), and the platform's decoder reads ASCII after a line break:
-// 「ログインできません」 on the next line read `%m%0%$%s…` (review 45a). The classes are disjoint: linear.
-const RUN_WITH_LINE_BREAK = /(\x1b(?:\$[@B]|\$\([DOPQ]|\(I))([^\x1b\r\n]*(?:[\r\n]+[^\x1b\r\n]+)+)/g;
+// A run of a multi-byte or kana set with a line break inside it, before more codes. Real mailers write such runs in
+// bodies (against RFC 1468, which ends each line in ASCII), and the platform's decoder reads ASCII after a line
+// break: 「ログインできません」 on the next line read `%m%0%$%s…` (review 45a). The classes are disjoint: linear. No
+// repeated group: V8 keeps a frame per repetition, and 4 million lines in one run threw a RangeError.
+const RUN_WITH_LINE_BREAK = /(\x1b(?:\$[@B]|\$\([DOPQ]|\(I))([^\x1b\r\n]*[\r\n][^\x1b]*)/g;
 // A shift into JIS X 0213 (plane 1: 2000's O, 2004's Q; plane 2: P) and its codes, up to the next shift.
 const JIS_X_0213_RUN = /\x1b\$\(([OPQ])([^\x1b]*)/g;
 // CP50222 (Windows' ISO-2022-JP with half-width kana) writes kana between SO and SI; the platform's decoder reads
-// neither. Up to the SI, or the next shift.
-const SHIFT_OUT_KANA = /\x0e([^\x0f\x1b]*)(\x0f?)/g;
+// neither. Only a pair on one line, of kana codes: a stray SO without its SI stays one U+FFFD, not kana to the end
+// of the text (review 45c: a part parked 40 % undecodable). The shifts are matched to know the one SI returns to.
+const SHIFT_OUT_KANA_OR_SHIFT = new RegExp(String.raw`${KNOWN_SHIFT}|\x0e[\x21-\x5f]*\x0f`, 'g');
 
 /**
  * JIS X 0213 codes as the JIS X 0208 codes the platform reads: plane 1's are the same but for rows 89–92, where JIS
@@ -75,19 +92,61 @@ function jisX0213AsX0208(codes: string, plane2: boolean): string {
 }
 
 /**
- * ISO-2022-JP text (latin1, one char a byte) as the platform's decoder reads it right: SO/SI kana as ESC ( I runs,
- * unknown escapes dropped or a shift to ASCII, each line of a run opening with the run's shift, no empty shifts,
- * JIS X 0213 as JIS X 0208. Linear: every pattern is.
+ * ISO-2022-JP text (latin1, one char a byte) as the platform's decoder reads it right: escapes as {@link ESCAPE}
+ * says, SO/SI kana as ESC ( I runs, no empty shifts, JIS X 0213 as JIS X 0208; in a body (`body`), each line of a
+ * run opening with the run's shift. A header's line break ends a run, as the platform's decoder reads it: a mailer
+ * that relies on it wrote ASCII after it (review 45c), and review 45a's broken runs were body text. Linear: every
+ * pattern is.
  */
-function normaliseIso2022Jp(input: string): string {
+function normaliseIso2022Jp(input: string, body: boolean): string {
   let text = input;
-  if (text.includes('\x0e')) text = text.replace(SHIFT_OUT_KANA, (_run, kana: string, si: string) => `\x1b(I${kana}${si ? '\x1b(B' : ''}`);
+  if (text.includes('\x1b')) text = text.replace(ESCAPE, escapeReader());
+  if (text.includes('\x0e')) {
+    let shift = SHIFT_TO_ASCII;
+    text = text.replace(SHIFT_OUT_KANA_OR_SHIFT, (match) => {
+      if (match.startsWith('\x0e')) return `\x1b(I${match.slice(1, -1)}${shift}`;
+      shift = match;
+      return match;
+    });
+  }
   if (!text.includes('\x1b')) return text;
-  return text
-    .replace(UNKNOWN_ESCAPE, (sequence) => (sequence.length > 1 ? '\x1b(B' : ''))
-    .replace(RUN_WITH_LINE_BREAK, (_run, shift: string, codes: string) => shift + codes.replace(/[\r\n]+(?=[^\r\n])/g, (lineBreak) => lineBreak + shift))
-    .replace(EMPTY_SHIFT, '')
-    .replace(JIS_X_0213_RUN, (_run, plane: string, codes: string) => `\x1b$B${jisX0213AsX0208(codes, plane === 'P')}`);
+  if (body) text = text.replace(RUN_WITH_LINE_BREAK, (_run, shift: string, codes: string) => shift + codes.replace(/[\r\n]+(?=[^\r\n])/g, (lineBreak) => lineBreak + shift));
+  return text.replace(EMPTY_SHIFT, '').replace(JIS_X_0213_RUN, (_run, plane: string, codes: string) => `\x1b$B${jisX0213AsX0208(codes, plane === 'P')}`);
+}
+
+/** A replacer of {@link ESCAPE} for one text: it follows the G0 shift and the G2 set as it reads. */
+function escapeReader(): (sequence: string) => string {
+  let g0 = SHIFT_TO_ASCII;
+  let g2: string | undefined;
+  return (sequence) => {
+    if (sequence.length === 1) return '';
+    if (KNOWN_SHIFTS.has(sequence)) {
+      g0 = sequence;
+      return sequence;
+    }
+    // The G0 shift again after it: the text after it is cut there to be read.
+    if (sequence[1] === 'N') return `\x1bN${g2 === 'A' || g2 === 'F' ? g2 : '?'}${sequence[2]}${g0 === SHIFT_TO_ASCII ? '' : g0}`;
+    // Another G0 set: ESC ( F, ESC $ A, ESC $ ( F.
+    if (sequence[1] === '(' || sequence === '\x1b$A' || sequence.startsWith('\x1b$(')) {
+      g0 = SHIFT_TO_ASCII;
+      return SHIFT_TO_ASCII;
+    }
+    // A 96-set into G2 (ESC . F) is what ESC N reads; a 94-set into G2 (ESC * F, ESC $ * F) none read here.
+    if (sequence[1] === '.') g2 = sequence[2];
+    else if (sequence.at(-2) === '*') g2 = undefined;
+    return '';
+  };
+}
+
+/**
+ * The character of an ISO-2022-JP-2 single shift (ESC N x): x in the G2 set, ISO-8859-1's upper half after ESC . A,
+ * ISO-8859-7's after ESC . F; U+FFFD after none, or a set not read here.
+ */
+function singleShifted(set: string, code: string): string {
+  const byte = code.charCodeAt(0) | 0x80;
+  if (set === 'A') return String.fromCharCode(byte);
+  if (set === 'F') return new TextDecoder('iso-8859-7').decode(Uint8Array.of(byte));
+  return '\ufffd';
 }
 
 /**
@@ -98,22 +157,27 @@ function normaliseIso2022Jp(input: string): string {
  * bytes as U+FFFD. encoding-japanese (mailparser's decoder of such bodies) is not used: package.json does not name it,
  * and it turns undecodable codes, and NEC row 13's ≒ ≡ ∫ √ ⊥ ∠ ∵ ∩ ∪, into a plain `?`. JIS X 0213 plane 1 runs
  * (ISO-2022-JP-3/2004) are read as JIS X 0208, which they extend at the same codes; its rows the platform would read
- * as IBM's kanji or user-defined characters, and plane 2, are U+FFFD. See {@link normaliseIso2022Jp} for the rest.
+ * as IBM's kanji or user-defined characters, and plane 2, are U+FFFD. ISO-2022-JP-2's single shifts are read by
+ * {@link singleShifted}. `body`: the bytes are a body part's, whose line breaks do not end a run. See
+ * {@link normaliseIso2022Jp} for the rest.
  */
-function decodeIso2022Jp(input: Buffer): string {
+function decodeIso2022Jp(input: Buffer, body = false): string {
   const original = input.toString('latin1');
-  const text = normaliseIso2022Jp(original);
+  const text = normaliseIso2022Jp(original, body);
   const bytes = text === original ? input : Buffer.from(text, 'latin1');
-  // 8-bit bytes are no ISO-2022-JP, and without a JIS X 0212 shift the platform's decoder reads it all.
-  if (!isAscii(bytes) || !text.includes('\x1b$(D')) return new TextDecoder('iso-2022-jp').decode(bytes);
+  // 8-bit bytes are no ISO-2022-JP, and without a JIS X 0212 shift or a single shift the platform's decoder reads it all.
+  const jisX0212 = isAscii(bytes) && text.includes('\x1b$(D');
+  if (!jisX0212 && !text.includes('\x1bN')) return new TextDecoder('iso-2022-jp').decode(bytes);
+  // One decoder for every piece: each decode() without `stream` starts afresh, in ASCII.
+  const decoder = new TextDecoder('iso-2022-jp');
   let out = '';
   let at = 0;
-  for (const run of text.matchAll(JIS_X_0212_RUN)) {
-    out += new TextDecoder('iso-2022-jp').decode(bytes.subarray(at, run.index));
-    out += decodeJisX0212(Buffer.from(run[1]!, 'latin1'));
+  for (const run of text.matchAll(jisX0212 ? JIS_X_0212_RUN_OR_SINGLE_SHIFT : SINGLE_SHIFT)) {
+    out += decoder.decode(bytes.subarray(at, run.index));
+    out += run[0].startsWith('\x1bN') ? singleShifted(run[run.length - 2]!, run[run.length - 1]!) : decodeJisX0212(Buffer.from(run[1]!, 'latin1'));
     at = run.index + run[0].length;
   }
-  return out + new TextDecoder('iso-2022-jp').decode(bytes.subarray(at));
+  return out + decoder.decode(bytes.subarray(at));
 }
 
 /**
@@ -125,7 +189,9 @@ function decodeJisX0212(codes: Buffer): string {
   const decoder = new TextDecoder('euc-jp');
   let out = '';
   for (let i = 0; i < codes.length; i += 2) {
-    // A line break ends the run's line ({@link normaliseIso2022Jp} opened the next with the shift again).
+    // A line break is kept and the codes after it are paired again: the run goes on after it, in a body (where
+    // {@link normaliseIso2022Jp} opened the next line with the shift again) and in a header, which was read so before
+    // a header's line break ended a JIS X 0208 run (review 45c: 「丂 LF 丂」 would read 「丂 LF 0!」).
     while (codes[i] === 0x0d || codes[i] === 0x0a) out += String.fromCharCode(codes[i++]!);
     if (i >= codes.length) break;
     const [lead, trail] = [codes[i], codes[i + 1]];
@@ -684,7 +750,7 @@ export async function relabelTextParts(
         // part cut to the budget would lose its end for one character (review 45a); both keep mailparser's reading.
         node.setCharset('utf-8');
         repairs.push({ declared, charset: 'utf-8', redecoded: true });
-        encoder.end(withRewriterLineEnd(Buffer.from(decodeIso2022Jp(kept), 'utf8'), node.encoding));
+        encoder.end(withRewriterLineEnd(Buffer.from(decodeIso2022Jp(kept, true), 'utf8'), node.encoding));
         return;
       }
       encoder.end(withRewriterLineEnd(kept, node.encoding));

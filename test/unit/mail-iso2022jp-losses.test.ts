@@ -281,3 +281,57 @@ describe('ISO-2022-JP read again: never worse than mailparser', () => {
     expect(after.attachments).toHaveLength(2);
   });
 });
+
+// Review 45c of the reading above: malformed and ISO-2022-JP-2 input it read worse than before it (a name is always
+// read here; a body or subject only with a code mailparser loses, hence the ≒ in each).
+describe('ISO-2022-JP malformed or ISO-2022-JP-2: read as before or better', () => {
+  const bare = (text: string) => encodeIso2022Jp(text).subarray(3, -3);
+  const latin1 = (text: string) => Buffer.from(text, 'latin1');
+  /** A run of JIS X 0208 codes and other bytes in order, opened by ESC $ B and closed by ESC ( B. */
+  const run = (...pieces: (string | Buffer)[]) => Buffer.concat([ESC_JIS, ...pieces.map((p) => (typeof p === 'string' ? latin1(p) : p)), ESC_ASCII]);
+  const rows: { name: string; mail: Buffer; text?: string; subject?: string; name_?: string; problem?: RegExp }[] = [
+    // 1. A stray SO (no SI): one U+FFFD, not half-width kana over the rest of the part.
+    {
+      name: 'a stray SO in a body, lines of ASCII after it',
+      mail: jisMail({ body: jis('記号', codes(0x2d70), latin1('a\x0eb\r\nThanks, Taro\r\nTel 03-1234-5678\r\n'), QUESTION) }),
+      text: `記号≒a\ufffdb\nThanks, Taro\nTel 03-1234-5678\n${QUESTION}`,
+      problem: /body text contains replacement characters/,
+    },
+    { name: 'a stray SO in a From name', mail: jisMail({ body: jis(QUESTION), from: `${word(latin1('Taro\x0eYamada'))} <taro@example.jp>` }), name_: 'Taro\ufffdYamada' },
+    { name: 'a stray SO in a subject', mail: jisMail({ body: jis(QUESTION), subject: word(jis('題名', codes(0x2d70), latin1('a\x0eb c'))) }), subject: '題名≒a\ufffdb c', problem: /subject contains replacement characters/ },
+    // 2. A stray ESC: only the ESC goes; the run it was in, and the bytes after it, stay.
+    { name: 'a stray ESC inside a kana run of a From name', mail: jisMail({ body: jis(QUESTION), from: `${word(run(bare('ヤマダ'), '\x1b', bare('タロウ')))} <taro@example.jp>` }), name_: 'ヤマダタロウ' },
+    { name: 'a stray ESC before a space in a subject', mail: jisMail({ body: jis(QUESTION), subject: word(jis('題名', codes(0x2d70), latin1(' Hello \x1b World'))) }), subject: '題名≒ Hello  World' },
+    { name: 'a stray ESC before `(1` in a subject', mail: jisMail({ body: jis(QUESTION), subject: word(jis('題名', codes(0x2d70), latin1(' price \x1b(100 yen)'))) }), subject: '題名≒ price (100 yen)' },
+    { name: 'a stray ESC inside a kana run of a body', mail: jisMail({ body: jis('記号', codes(0x2d70), latin1('\r\n'), run(bare('ヤマダ'), '\x1b', bare('タロウ')), latin1('\r\n'), QUESTION) }), text: `記号≒\nヤマダタロウ\n${QUESTION}` },
+    // 3. ISO-2022-JP-2: a G2 designation changes no G0 shift; ESC N reads one Latin-1 or Greek character.
+    { name: 'ISO-2022-JP-2 Latin-1 (ESC . A, ESC N) inside a kanji run of a From name', mail: jisMail({ body: jis(QUESTION), from: `${word(run(bare('山田'), '\x1b.A\x1bNi', bare('太郎')))} <taro@example.jp>` }), name_: '山田é太郎' },
+    { name: 'ISO-2022-JP-2 Latin-1 in ASCII of a From name', mail: jisMail({ body: jis(QUESTION), from: `${word(latin1('Jos\x1b.A\x1bNi'))} <jose@example.jp>` }), name_: 'José' },
+    { name: 'ISO-2022-JP-2 Greek (ESC . F, ESC N) in a subject', mail: jisMail({ body: jis(QUESTION), subject: word(jis('題名', codes(0x2d70), latin1(' \x1b.F\x1bNa end'))) }), subject: '題名≒ α end' },
+    {
+      name: 'ESC N with no G2 set designated: a U+FFFD',
+      mail: jisMail({ body: jis(QUESTION), subject: word(jis('題名', codes(0x2d70), latin1(' x\x1bNiy'))) }),
+      subject: '題名≒ x\ufffdy',
+      problem: /subject contains replacement characters/,
+    },
+    { name: 'ISO-2022-JP-2 Latin-1 in a body, in ASCII and inside a kanji run', mail: jisMail({ body: jis('記号', codes(0x2d70), latin1(' caf\x1b.A\x1bNi '), run(bare('山田'), '\x1b.A\x1bNi', bare('太郎')), latin1('\r\n'), QUESTION) }), text: `記号≒ café 山田é太郎\n${QUESTION}` },
+    // 4. A header's line break inside a run ends it (the mailer relies on it, as the platform's decoder reads it); a
+    //    body's reopens it (review 45a's row above).
+    { name: 'a line break inside a kanji run of a From name, ASCII after it', mail: jisMail({ body: jis(QUESTION), from: `${word(run(bare('山田'), '\r\nTaro'))} <taro@example.jp>` }), name_: '山田 Taro' },
+    { name: 'a line break inside a kanji run of a subject, ASCII after it', mail: jisMail({ body: jis(QUESTION), subject: word(Buffer.concat([ESC_JIS, bare('ログイン'), latin1('\x2d\x70\r\nID: abc123')])) }), subject: 'ログイン≒ ID: abc123' },
+    // 5. After SI, the shift before SO again.
+    { name: 'SO/SI kana inside a kanji run of a body', mail: jisMail({ body: jis('記号', codes(0x2d70), latin1('\r\n'), run(bare('日本'), '\x0e123\x0f', bare('日本')), latin1('\r\n'), QUESTION) }), text: `記号≒\n日本ｱｲｳ日本\n${QUESTION}` },
+    { name: 'SO/SI kana inside a kanji run of a From name', mail: jisMail({ body: jis(QUESTION), from: `${word(run(bare('日本'), '\x0e123\x0f', bare('太郎')))} <taro@example.jp>` }), name_: '日本ｱｲｳ太郎' },
+  ];
+
+  it.each(rows)('$name', async ({ mail, text, subject, name_, problem }) => {
+    const parsed = await parseInboundMail(mail);
+    if (text !== undefined) expect(parsed.text).toContain(text);
+    if (subject !== undefined) expect(parsed.subject).toBe(subject);
+    if (name_ !== undefined) expect(parsed.from?.name).toBe(name_);
+    if (problem) expect(parsed.charsetProblems ?? []).toEqual(expect.arrayContaining([expect.stringMatching(problem)]));
+    else expect(parsed.charsetProblems).toBeUndefined();
+    expect(parsed.unreadable).toBeUndefined();
+    expect(await mailOutcome(mail)).toBe('answer');
+  });
+});
