@@ -202,15 +202,21 @@ function namedColumn(cells: readonly string[], names: readonly string[], usable:
   );
 }
 
+/** A number, a date, a ticket id (`T-201`, `INC0012345`) or a UUID. */
+const ID_SHAPE = /^(?:#|no\.?\s*)?(?:\d+|[a-z]{1,8}[-_]\d+|[a-z]{1,8}\d{3,})(?:[-_./:]\d+)*$|^[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i;
+
 // A date as a spreadsheet shows it (values are NFKC'd first): a workbook's date cell reads as its number format writes
-// it (qa-workbook.ts), so a cover sheet's 更新日 may be 2026年7月1日, 令和8年7月1日, 2026/7/1 9:30, 2026/7/1(水) or
-// 1-Jul-26, and a cover sheet must not become pairs for want of the digits-only shape.
+// it (qa-workbook.ts), so a cover sheet's 更新日 may be 2026年7月1日, 令和8年7月, 2026/7/1 9:30, 2026/7/1(水) or
+// 1-Jul-26. A year alone (`3年`) is a duration as often as a date, so a month or an era is needed.
 const WEEKDAY = String.raw`(?:\s*\((?:[日月火水木金土]|[a-z]{3})\))?`;
 const TIME_OF_DAY = String.raw`(?:[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]m)?|\s*\d{1,2}時(?:\d{1,2}分)?)?`;
-const SHOWN_DATE = String.raw`^(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|(?:(?:令和|平成|昭和|大正)\s*)?(?:\d{1,4}|元)年(?:\d{1,2}月(?:\d{1,2}日)?)?|\d{1,2}月\d{1,2}日|\d{1,2}-[a-z]{3}-\d{2,4})${WEEKDAY}${TIME_OF_DAY}$`;
-/** A number, a date, a ticket id (`T-201`, `INC0012345`) or a UUID. */
-const ID_SHAPE = new RegExp(
-  String.raw`^(?:#|no\.?\s*)?(?:\d+|[a-z]{1,8}[-_]\d+|[a-z]{1,8}\d{3,})(?:[-_./:]\d+)*$|^[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}$|${SHOWN_DATE}`,
+/**
+ * An id as {@link ID_SHAPE} or a date as a spreadsheet shows it. Used only to pass over a workbook's cover sheet
+ * beside its FAQ sheet ({@link readQaWorkbook}): a table of answers that are all dates (「2026年7月1日」 under 項目,内容)
+ * is still read, as it was, rather than stopping the reindex.
+ */
+const ID_OR_SHOWN_DATE_SHAPE = new RegExp(
+  String.raw`${ID_SHAPE.source}|^(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|(?:(?:令和|平成|昭和|大正)\s*(?:\d{1,2}|元)年(?:\d{1,2}月)?|\d{1,4}年\d{1,2}月)(?:\d{1,2}日)?|\d{1,2}月\d{1,2}日|\d{1,2}-[a-z]{3}-\d{2,4})${WEEKDAY}${TIME_OF_DAY}$`,
   'i',
 );
 
@@ -622,12 +628,19 @@ export async function readQaWorkbook(
     const where = sheetLocation(file, sheet.name);
     return { table: `${fileName}:${sheet.name}`, where, ...pairsOfRows(sheet.records, `${fileName}:${sheet.name}`, { where, lineName: 'Excel row', csv: false, logger: options.logger }) };
   });
-  // A sheet that gives pairs shows the workbook is the FAQ: a sheet of text beside it is its notes or history.
-  const faqSheet = tables.some((t) => t.pairs.length > 0);
+  // A sheet that gives pairs shows the workbook is the FAQ: a sheet of text beside it is its notes or history, and one
+  // whose pairs are all ids and dates as Excel shows them (版 1.3, 更新日 2026年7月1日) its cover.
+  const faqSheet = tables.some((t) => t.pairs.length > 0 && !t.datesOnly);
   const result: QaParseResult = { pairs: [], skipped: [], passedOver: [] };
-  for (const { table, where, pairs, skipped, unreadable } of tables) {
+  for (const table of tables) {
+    const { where, unreadable } = table;
     if (unreadable?.text && !faqSheet) throw new KnowledgeError(`${where}: ${unreadable.reason}`, file);
-    if (unreadable) result.passedOver.push(passOver(table, where, unreadable.reason, options.logger));
+    if (unreadable) result.passedOver.push(passOver(table.table, where, unreadable.reason, options.logger));
+    if (table.datesOnly && faqSheet) {
+      result.passedOver.push(passOver(table.table, where, table.datesOnly, options.logger));
+      continue;
+    }
+    const { pairs, skipped } = table;
     // Not push(...): a spread of more than ~125,000 items overflows the call stack (a large history export).
     for (const pair of pairs) result.pairs.push(pair);
     for (const skip of skipped) result.skipped.push(skip);
@@ -650,12 +663,12 @@ const HEAD_THE_COLUMNS = 'head the question column question (or 質問, 問い�
  * can say which columns to read. So is a header that names one column when every other holds personal data, and one
  * that names none beside a column of personal data ({@link ticketExport}).
  */
-function unreadableColumns(header: readonly string[], rows: readonly (readonly string[])[], columns: QaColumns): string | undefined {
+function unreadableColumns(header: readonly string[], rows: readonly (readonly string[])[], columns: QaColumns, idShape: RegExp = ID_SHAPE): string | undefined {
   const roles = [
     { column: columns.question, role: 'questions', named: columns.named === 'both' || columns.named === 'question' },
     { column: columns.answer, role: 'answers', named: columns.named === 'both' || columns.named === 'answer' },
   ];
-  const refused = roles.find(({ column, named }) => column >= 0 && !named && onlyOfShape(columnValues(rows, column), ID_SHAPE));
+  const refused = roles.find(({ column, named }) => column >= 0 && !named && onlyOfShape(columnValues(rows, column), idShape));
   // An export's id column says more than its requester: the message that names it first.
   const ticket = columns.named === 'none' && !refused ? ticketExport(header, rows) : undefined;
   if (ticket) return ticket;
@@ -734,6 +747,7 @@ function pairsOfRows(
   const columns = qaColumns(header, readable);
   const refusal = unreadableColumns(header, readable, columns);
   if (refusal) return { pairs, skipped, unreadable: { reason: refusal, text: holdsText(header, readable) } };
+  const datesOnly = unreadableColumns(header, readable, columns, ID_OR_SHOWN_DATE_SHAPE);
   const warning = columnsWarning(header, columns);
   if (warning) logger?.warn({ file: where, header }, `${where}: ${warning}`);
   const unheaded = data.find((d) => d.unheaded);
@@ -757,14 +771,19 @@ function pairsOfRows(
     }
     pairs.push({ id: `${fileName}#${row}`, fileName, row, question, answer });
   }
-  return { pairs, skipped };
+  return datesOnly ? { pairs, skipped, datesOnly } : { pairs, skipped };
 }
 
-/** One table's pairs and skipped rows, or why its columns cannot be read and whether it holds text. */
+/**
+ * One table's pairs and skipped rows, or why its columns cannot be read and whether it holds text; `datesOnly` says
+ * why the pairs would be a cover sheet's (an unnamed question or answer column of ids and dates as a spreadsheet shows
+ * them), which a workbook passes over beside a sheet of real pairs.
+ */
 interface TablePairs {
   pairs: QaPair[];
   skipped: SkippedQaRow[];
   unreadable?: { reason: string; text: boolean };
+  datesOnly?: string;
 }
 
 /**
