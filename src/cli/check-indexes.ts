@@ -4,7 +4,8 @@
  * (`src/search/index-freshness.ts`). An index that is not would keep this machine's agent worker from taking tickets
  * (after a reindex that could not record its build, or a build on another machine), so check fails it with the fix;
  * so it does when there is no index here at all, which keeps the worker from taking tickets too, and when MANUALS_DIR
- * or QA_DIR names no folder the reindex can read ({@link knowledgeFolderProblem}).
+ * or QA_DIR names no folder the reindex can read ({@link knowledgeFolderProblem}) for an embedded index (for one on
+ * Meilisearch or Qdrant, which another machine may build, that is a warning: {@link withSourceFolder}).
  */
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -133,16 +134,29 @@ export async function knowledgeFolderProblem(variable: keyof typeof FOLDERS, dir
   return `${variable} ${abs} ${reason}: npm run reindex fails${scheduled}; set ${variable} to the folder of ${folder.files}`;
 }
 
+/** The setting that puts each index on a search server rather than the embedded engine under DATA_DIR. */
+const SERVER_OF = { manual: 'MEILI_HOST', qa: 'QDRANT_URL' } as const satisfies Record<IndexName, keyof Config>;
+
 /**
- * An index's line failed when the folder it is rebuilt from cannot be read: a failure, not a warning, since the
- * command and the scheduled job that keep it current fail (exit 1), though the index here may still answer. What the
- * line said of the index itself follows.
+ * `outcome`, an index's line, with the folder it is rebuilt from when that folder cannot be read. With the embedded
+ * engine the line fails, not warns: this machine's own reindex keeps its index current, and the command and the
+ * scheduled job fail (exit 1), though the index here may still answer; what the line said of the index follows. With
+ * a search server (MEILI_HOST, QDRANT_URL) the index is shared and may be built on another machine: an agent-only
+ * machine never reindexes and has no such folder, so the folder is a warning for the case that this machine runs the
+ * reindex, after what the line said (bug review 45e #6).
  */
-async function withSourceFolder(index: IndexName, outcome: CheckOutcome, config: Config): Promise<CheckOutcome> {
+export async function withSourceFolder(
+  index: IndexName,
+  outcome: CheckOutcome,
+  config: Pick<Config, (typeof FOLDER_OF)[IndexName] | (typeof FOLDERS)[keyof typeof FOLDERS]['cron'] | (typeof SERVER_OF)[IndexName]>,
+): Promise<CheckOutcome> {
   const variable = FOLDER_OF[index];
   const problem = await knowledgeFolderProblem(variable, config[variable], config[FOLDERS[variable].cron]);
   if (problem === undefined) return outcome;
-  return { ...outcome, status: 'failed', detail: outcome.detail ? `${problem}; the index here: ${outcome.detail}` : problem };
+  if (!config[SERVER_OF[index]]) return { ...outcome, status: 'failed', detail: outcome.detail ? `${problem}; the index here: ${outcome.detail}` : problem };
+  const elsewhere = `if this machine runs the reindex: ${problem}`;
+  const status = outcome.status === 'failed' ? 'failed' : 'warning';
+  return { ...outcome, status, detail: outcome.detail ? `${outcome.detail}; ${elsewhere}` : elsewhere };
 }
 
 /** One line per index, manual first, with no secret of the search servers' URLs in it. */

@@ -169,7 +169,8 @@ export function cut(text: string, width: number): string {
  */
 export function formatTable(tickets: readonly Ticket[], total: number, timeZone: string = deskTimeZone()): string {
   if (tickets.length === 0) return 'No tickets.';
-  const created = (t: Ticket) => localTime(t.createdAt, timeZone) ?? t.createdAt;
+  // A record stored without createdAt (hand-made, or older than the field) shows an empty column, not "undefined".
+  const created = (t: Ticket) => localTime(t.createdAt, timeZone) ?? t.createdAt ?? '';
   const rows = tickets.map((t) => [t.id.slice(0, 12), t.state, created(t), cut(t.from, 28), cut(t.subject, 36), cut(t.reason ?? '', 60)]);
   const header = ['ID', 'STATE', 'CREATED', 'FROM', 'SUBJECT', 'REASON'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => displayWidth(r[i] ?? ''))));

@@ -6,7 +6,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { knowledgeFolderProblem } from '../../src/cli/check-indexes.js';
+import { knowledgeFolderProblem, withSourceFolder } from '../../src/cli/check-indexes.js';
+import type { CheckOutcome } from '../../src/cli/check.js';
 
 let dir: string;
 
@@ -51,5 +52,49 @@ describe('knowledgeFolderProblem', () => {
   it('names the folder as the reindex does, resolved from the working directory', async () => {
     const relative = path.relative(process.cwd(), path.join(dir, 'nowhere'));
     expect(await knowledgeFolderProblem('MANUALS_DIR', relative, '')).toContain(`MANUALS_DIR ${path.join(dir, 'nowhere')} does not exist`);
+  });
+});
+
+// An agent-only machine with Meilisearch or Qdrant never reindexes: another machine builds the shared index, and the
+// default data/manuals or data/qa is missing here. check said ✗ and exited 1 there (bug review 45e #6). With an
+// external backend the folder is a warning for the machine that runs the reindex; the embedded engine's own reindex
+// needs it, so there it stays a failure.
+describe('withSourceFolder', () => {
+  const ok = (what: string): CheckOutcome => ({ what, where: 'here', status: 'ok', detail: '12 entries' });
+  const config = (over: { MEILI_HOST?: string; QDRANT_URL?: string }) => ({
+    MANUALS_DIR: path.join(dir, 'nowhere'),
+    QA_DIR: path.join(dir, 'nowhere'),
+    REINDEX_MANUAL_CRON: '',
+    REINDEX_QA_CRON: '',
+    MEILI_HOST: '',
+    QDRANT_URL: '',
+    ...over,
+  });
+  const missing = (variable: string, files: string) => `${variable} ${path.join(dir, 'nowhere')} does not exist: npm run reindex fails; set ${variable} to the folder of ${files}`;
+
+  it.each<[name: string, index: 'manual' | 'qa', over: { MEILI_HOST?: string; QDRANT_URL?: string }, status: CheckOutcome['status'], detail: () => string]>([
+    ['embedded manual engine', 'manual', {}, 'failed', () => `${missing('MANUALS_DIR', 'the manual files')}; the index here: 12 entries`],
+    ['embedded Q&A index', 'qa', {}, 'failed', () => `${missing('QA_DIR', 'the Q&A files')}; the index here: 12 entries`],
+    ['Meilisearch', 'manual', { MEILI_HOST: 'http://127.0.0.1:7700' }, 'warning', () => `12 entries; if this machine runs the reindex: ${missing('MANUALS_DIR', 'the manual files')}`],
+    ['Qdrant', 'qa', { QDRANT_URL: 'http://127.0.0.1:6333' }, 'warning', () => `12 entries; if this machine runs the reindex: ${missing('QA_DIR', 'the Q&A files')}`],
+    // Each index by its own backend: Qdrant does not excuse the embedded manual engine's folder.
+    ['embedded manual beside Qdrant', 'manual', { QDRANT_URL: 'http://127.0.0.1:6333' }, 'failed', () => `${missing('MANUALS_DIR', 'the manual files')}; the index here: 12 entries`],
+  ])('%s (%s index, %j): a missing folder makes the line %s', async (_name, index, over, status, detail) => {
+    const what = index === 'manual' ? 'Manual search' : 'Q&A search';
+    expect(await withSourceFolder(index, ok(what), config(over))).toEqual({ what, where: 'here', status, detail: detail() });
+  });
+
+  it('an external backend that failed stays failed, the folder named beside it', async () => {
+    const failed: CheckOutcome = { what: 'Manual search', where: 'Meilisearch', status: 'failed', detail: 'connection refused' };
+    expect(await withSourceFolder('manual', failed, config({ MEILI_HOST: 'http://127.0.0.1:7700' }))).toEqual({
+      ...failed,
+      detail: `connection refused; if this machine runs the reindex: ${missing('MANUALS_DIR', 'the manual files')}`,
+    });
+  });
+
+  it('a readable folder leaves the line as it was, whatever the backend', async () => {
+    const readable = { ...config({ MEILI_HOST: 'http://127.0.0.1:7700' }), MANUALS_DIR: path.join(dir, 'manuals') };
+    expect(await withSourceFolder('manual', ok('Manual search'), readable)).toEqual(ok('Manual search'));
+    expect(await withSourceFolder('manual', ok('Manual search'), { ...readable, MEILI_HOST: '' })).toEqual(ok('Manual search'));
   });
 });

@@ -31,4 +31,12 @@ describe('formatTable times', () => {
       else process.env.TZ = before;
     }
   });
+
+  // A ticket stored without createdAt (an old or hand-made record) printed "undefined" (bug review 45e #7).
+  it('leaves the column empty for a ticket without a creation time', () => {
+    const { createdAt: _, ...undated } = ticket;
+    const row = formatTable([undated as typeof ticket], 1, 'UTC').split('\n')[1]!;
+    expect(row).not.toContain('undefined');
+    expect(row).toMatch(/^\S+ {2}received {2}\s+t@customer\.example/);
+  });
 });
