@@ -46,9 +46,10 @@ const SHIFT_TO_ASCII = '\x1b(B';
 // 1. a shift read here;
 // 2. a designation of another G0 set (ISO-2022-JP-2's GB2312 ESC $ A and KS X 1001 ESC $ ( C, ESC ( F of a 94-set):
 //    a shift to ASCII, as in mailparser, so its codes never read as plausible kanji (`0!` as 亜);
-// 3. a designation of G1–G3 (ISO-2022-JP-2's ESC . A Latin-1 and ESC . F Greek into G2) or ESC & @ (the JIS X
-//    0208-1990 announcer): dropped, the G0 shift and the text after it stay (a shift to ASCII read the kanji after
-//    it as `NiB@O:`);
+// 3. ISO-2022-JP-2's designations into G2 (ESC . A Latin-1, ESC . F Greek) or ESC & @ (the JIS X 0208-1990
+//    announcer): dropped, the G0 shift and the text after it stay (a shift to ASCII read the kanji after it as
+//    `NiB@O:`). Only the sequences ISO-2022-JP and -2 use are read as sequences: a stray ESC before kanji codes that
+//    happen to look like another designation (`ESC -k`) took them with it (review 45d);
 // 4. ESC N and a byte: ISO-2022-JP-2's single shift of one G2 character (see {@link singleShifted});
 // 5. anything else, a stray ESC: only the ESC is dropped, as mailparser does, so a run goes on and no byte after it
 //    is lost (「ヤマダ ESC タロウ」 read 「ヤマダ%m%&」, `Hello ESC  World` read `Helloorld`). The platform's decoder
@@ -56,7 +57,7 @@ const SHIFT_TO_ASCII = '\x1b(B';
 //    marked: a stray control byte is no character of the text.
 // Alternatives of bounded length, tried at each ESC: linear. No capture groups: a replacer called with them was ten
 // times slower (a megabyte of stray ESC bytes took 0.6 s).
-const ESCAPE = /\x1b(?:\$?[()*+\-./][\x40-\x7e]|\$[@AB]|&@|N[\x20-\x7f])?/g;
+const ESCAPE = /\x1b(?:\([\x40-\x7e]|\$[@AB]|\$\([@ABCDOPQ]|\.[AF]|&@|N[\x20-\x7f])?/g;
 const KNOWN_SHIFTS = new Set(['\x1b(B', '\x1b(J', '\x1b(I', '\x1b$@', '\x1b$B', '\x1b$(D', '\x1b$(O', '\x1b$(P', '\x1b$(Q']);
 // What {@link normaliseIso2022Jp} writes for ESC N x: the G2 set's final byte (A, F, or ? for one not read) and x.
 // No ESC it leaves otherwise is followed by N.
@@ -110,7 +111,19 @@ function normaliseIso2022Jp(input: string, body: boolean): string {
     });
   }
   if (!text.includes('\x1b')) return text;
-  if (body) text = text.replace(RUN_WITH_LINE_BREAK, (_run, shift: string, codes: string) => shift + codes.replace(/[\r\n]+(?=[^\r\n])/g, (lineBreak) => lineBreak + shift));
+  // A line holding a space or tab, which no two-byte code holds, is what a mailer relying on the break's reset to ASCII
+  // wrote (`ESC $ B 亜 CRLF Thank you`): the run ends at that break, or its English read as U+FFFD and parked the mail
+  // (review 45d).
+  if (body) {
+    text = text.replace(RUN_WITH_LINE_BREAK, (_run, shift: string, codes: string) => {
+      let open = true;
+      return shift + codes.replace(/([\r\n]+)([^\r\n]+)/g, (_line, lineBreak: string, line: string) => {
+        if (!open) return lineBreak + line;
+        open = !/[ \t]/.test(line);
+        return open ? lineBreak + shift + line : SHIFT_TO_ASCII + lineBreak + line;
+      });
+    });
+  }
   return text.replace(EMPTY_SHIFT, '').replace(JIS_X_0213_RUN, (_run, plane: string, codes: string) => `\x1b$B${jisX0213AsX0208(codes, plane === 'P')}`);
 }
 

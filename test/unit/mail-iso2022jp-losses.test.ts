@@ -322,6 +322,15 @@ describe('ISO-2022-JP malformed or ISO-2022-JP-2: read as before or better', () 
     // 5. After SI, the shift before SO again.
     { name: 'SO/SI kana inside a kanji run of a body', mail: jisMail({ body: jis('記号', codes(0x2d70), latin1('\r\n'), run(bare('日本'), '\x0e123\x0f', bare('日本')), latin1('\r\n'), QUESTION) }), text: `記号≒\n日本ｱｲｳ日本\n${QUESTION}` },
     { name: 'SO/SI kana inside a kanji run of a From name', mail: jisMail({ body: jis(QUESTION), from: `${word(run(bare('日本'), '\x0e123\x0f', bare('太郎')))} <taro@example.jp>` }), name_: '日本ｱｲｳ太郎' },
+    // Review 45d: a body's run left open at a line end before English lines (the mailer relies on the break's reset):
+    // the lines holding a space end the run, so they read as English, not as U+FFFD that parked the mail.
+    {
+      name: 'a kanji run left open before English lines of a body',
+      mail: jisMail({ body: Buffer.concat([jis(QUESTION, '記号', codes(0x2d70)), ESC_JIS, bare('山田'), latin1('\r\nThank you for your help with this.\r\nBest regards, Taro\r\n')]) }),
+      text: `${QUESTION}記号≒山田\nThank you for your help with this.\nBest regards, Taro`,
+    },
+    // Review 45d: a stray ESC before kanji codes that look like a G1 designation (`-k`) takes none of them.
+    { name: 'a stray ESC before `-k` inside a kanji run of a From name', mail: jisMail({ body: jis(QUESTION), from: `${word(run(bare('山'), '\x1b', bare('㈲田')))} <taro@example.jp>` }), name_: '山㈲田' },
   ];
 
   it.each(rows)('$name', async ({ mail, text, subject, name_, problem }) => {
