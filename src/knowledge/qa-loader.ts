@@ -747,7 +747,8 @@ function pairsOfRows(
   const columns = qaColumns(header, readable);
   const refusal = unreadableColumns(header, readable, columns);
   if (refusal) return { pairs, skipped, unreadable: { reason: refusal, text: holdsText(header, readable) } };
-  const datesOnly = unreadableColumns(header, readable, columns, ID_OR_SHOWN_DATE_SHAPE);
+  // Only where the header names neither column, as a cover's (版, 更新日) does: a sheet of 質問 and dates is a FAQ's.
+  const datesOnly = columns.named === 'none' ? unreadableColumns(header, readable, columns, ID_OR_SHOWN_DATE_SHAPE) : undefined;
   const warning = columnsWarning(header, columns);
   if (warning) logger?.warn({ file: where, header }, `${where}: ${warning}`);
   const unheaded = data.find((d) => d.unheaded);

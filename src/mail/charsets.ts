@@ -111,20 +111,37 @@ function normaliseIso2022Jp(input: string, body: boolean): string {
     });
   }
   if (!text.includes('\x1b')) return text;
-  // A line holding a space or tab, which no two-byte code holds, is what a mailer relying on the break's reset to ASCII
-  // wrote (`ESC $ B 亜 CRLF Thank you`): the run ends at that break, or its English read as U+FFFD and parked the mail
-  // (review 45d).
+  // A line that cannot be codes of the run is what a mailer relying on the break's reset to ASCII wrote
+  // (`ESC $ B 亜 CRLF Thank you`): the run ends at that break, or its English read as U+FFFD and parked the mail
+  // (review 45d). A space or tab inside the run's codes is kept as the mailer's (review 45f: 山田 SP 太郎).
   if (body) {
     text = text.replace(RUN_WITH_LINE_BREAK, (_run, shift: string, codes: string) => {
       let open = true;
       return shift + codes.replace(/([\r\n]+)([^\r\n]+)/g, (_line, lineBreak: string, line: string) => {
         if (!open) return lineBreak + line;
-        open = !/[ \t]/.test(line);
+        open = mayContinueRun(line);
         return open ? lineBreak + shift + line : SHIFT_TO_ASCII + lineBreak + line;
       });
     });
   }
   return text.replace(EMPTY_SHIFT, '').replace(JIS_X_0213_RUN, (_run, plane: string, codes: string) => `\x1b$B${jisX0213AsX0208(codes, plane === 'P')}`);
+}
+
+/**
+ * Whether a line after a break inside a two-byte run may still be codes of that run: no space or tab, or each piece
+ * between them of even length with every code's first byte 0x21–0x4F (symbols, kana, the common kanji). English has
+ * lower-case letters (0x61 and up) in those places, so `Thank you` or `Best regards` ends the run.
+ */
+function mayContinueRun(line: string): boolean {
+  if (!/[ \t]/.test(line)) return true;
+  return line.split(/[ \t]+/).every((piece) => {
+    if (piece.length % 2 !== 0) return false;
+    for (let i = 0; i < piece.length; i += 2) {
+      const lead = piece.charCodeAt(i);
+      if (lead < 0x21 || lead > 0x4f) return false;
+    }
+    return true;
+  });
 }
 
 /** A replacer of {@link ESCAPE} for one text: it follows the G0 shift and the G2 set as it reads. */

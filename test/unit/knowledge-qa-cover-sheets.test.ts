@@ -35,6 +35,19 @@ describe('a cover sheet beside the FAQ sheet', () => {
   });
 });
 
+describe('a sheet of questions and dates beside the FAQ sheet', () => {
+  // Review 45f: a header that names its question column is a FAQ's, not a cover's, whatever its answers are.
+  it('is read', async () => {
+    const data = await workbook([FAQ, { name: 'メンテナンス', rows: [['質問', '日付'], ['次回メンテナンスはいつですか', '2026年8月1日']] }]);
+    const { pairs, passedOver } = await readQaWorkbook(data, 'faq.xlsx');
+    expect(pairs.map((p) => [p.question, p.answer])).toEqual([
+      ['パスワードを忘れました', 'ログイン画面から再設定できます。'],
+      ['次回メンテナンスはいつですか', '2026年8月1日'],
+    ]);
+    expect(passedOver).toEqual([]);
+  });
+});
+
 describe('answers that are all dates or durations', () => {
   it.each([
     { name: 'a workbook of one sheet', rows: [['項目', '内容'], ['発売日', '2026年7月1日'], ['保証期間', '3年'], ['サポート終了', '令和8年3月31日']] },

@@ -329,6 +329,20 @@ describe('ISO-2022-JP malformed or ISO-2022-JP-2: read as before or better', () 
       mail: jisMail({ body: Buffer.concat([jis(QUESTION, '記号', codes(0x2d70)), ESC_JIS, bare('山田'), latin1('\r\nThank you for your help with this.\r\nBest regards, Taro\r\n')]) }),
       text: `${QUESTION}記号≒山田\nThank you for your help with this.\nBest regards, Taro`,
     },
+    // Review 45f: a space or tab inside a run's codes on the next line keeps the run (one U+FFFD for the space, as
+    // before), so the kanji do not read as ASCII.
+    {
+      name: 'a space inside a kanji run continued on the next line of a body',
+      mail: jisMail({ body: Buffer.concat([jis(QUESTION, '記号', codes(0x2d70)), ESC_JIS, bare('お世話になって'), latin1('\r\n'), bare('山田'), latin1(' '), bare('太郎'), ESC_ASCII]) }),
+      text: `${QUESTION}記号≒お世話になって\n山田\ufffd太郎`,
+      problem: /body text contains replacement characters/,
+    },
+    {
+      name: 'a tab opening a kanji run continued on the next line of a body',
+      mail: jisMail({ body: Buffer.concat([jis(QUESTION, '記号', codes(0x2d70)), ESC_JIS, bare('手順'), latin1('\r\n\t'), bare('再起動'), ESC_ASCII]) }),
+      text: `${QUESTION}記号≒手順\n\ufffd再起動`,
+      problem: /body text contains replacement characters/,
+    },
     // Review 45d: a stray ESC before kanji codes that look like a G1 designation (`-k`) takes none of them.
     { name: 'a stray ESC before `-k` inside a kanji run of a From name', mail: jisMail({ body: jis(QUESTION), from: `${word(run(bare('山'), '\x1b', bare('㈲田')))} <taro@example.jp>` }), name_: '山㈲田' },
   ];
