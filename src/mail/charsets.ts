@@ -161,9 +161,8 @@ function escapeReader(): (sequence: string) => string {
       g0 = SHIFT_TO_ASCII;
       return SHIFT_TO_ASCII;
     }
-    // A 96-set into G2 (ESC . F) is what ESC N reads; a 94-set into G2 (ESC * F, ESC $ * F) none read here.
+    // A 96-set into G2 (ESC . F) is what ESC N reads; ESC & @ announces nothing read here.
     if (sequence[1] === '.') g2 = sequence[2];
-    else if (sequence.at(-2) === '*') g2 = undefined;
     return '';
   };
 }
