@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import type { Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { captureLogger, WARN } from '../support/capture-logger.js';
 import {
   RedisUnavailableError,
   checkEvictionPolicy,
@@ -17,25 +16,6 @@ import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 
 const TICKET = 'd'.repeat(64);
 
-interface LogLine {
-  level: number;
-  msg: string;
-  [key: string]: unknown;
-}
-
-/** A pino logger whose JSON lines land in `lines`. */
-function captureLogger(): { logger: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line) as LogLine);
-      cb();
-    },
-  });
-  return { logger: pino({ level: 'debug' }, stream), lines };
-}
-
-const WARN = 40;
 let servers: RedisServer[] = [];
 let closables: Closable[] = [];
 

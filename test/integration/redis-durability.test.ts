@@ -4,31 +4,11 @@
  * the host answered mail twice (fault soak 42). The roles read only `maxmemory-policy` before (walkthrough 45, M2).
  * `checkEvictionPolicy` is what every role calls at start.
  */
-import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
-import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { captureLogger, WARN, type LogLine } from '../support/capture-logger.js';
 import { checkEvictionPolicy, checkRedisSettings, connectProducer, createWorkerConnection } from '../../src/queues/connection.js';
 import { startRedis, type RedisServer, type RedisServerOptions } from '../../src/dev/redis-server.js';
-
-interface LogLine {
-  level: number;
-  msg: string;
-  [key: string]: unknown;
-}
-
-const WARN = 40;
-
-function captureLogger(): { logger: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line) as LogLine);
-      cb();
-    },
-  });
-  return { logger: pino({ level: 'debug' }, stream), lines };
-}
 
 let servers: RedisServer[] = [];
 let clients: Redis[] = [];
