@@ -657,7 +657,7 @@ export const VARIABLES = {
   SPAM_ACTION: {
     schema: z.enum(['ignore', 'park']),
     default: 'ignore',
-    description: 'Mail the upstream spam filter flagged (X-Spam-Flag, X-Spam-Status, X-Spam, SPAM_HEADER): ignore (reason spam) or park for a person; never answered automatically',
+    description: 'Mail the upstream spam filter flagged (X-Spam-Flag, X-Spam-Status, X-Spam, SPAM_HEADER) or carrying the GTUBE test string: ignore (reason spam) or park for a person; never answered automatically',
     sensitive: false,
     group: 'pipeline',
   },

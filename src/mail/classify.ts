@@ -126,6 +126,7 @@ export type ClassifiableMail = Pick<InboundMail, 'from' | 'replyTo' | 'headers' 
     | 'returnedOriginal'
     | 'failureWording'
     | 'feedbackType'
+    | 'spamTestString'
   >;
 
 /**
@@ -256,6 +257,11 @@ export type ReplySignals = Pick<InboundMail, 'from' | 'replyTo' | 'headers' | 'c
    * ({@link InboundMail.feedbackType}); absent for other mail. Only names the report in the ignore reason.
    */
   feedbackType?: string | undefined;
+  /**
+   * Where the mail carries the GTUBE test string ({@link spamTestStringOf}: `GTUBE in the subject` or `… in the
+   * text`), found when the poller had the text; absent for other mail and on tickets recorded before it was kept.
+   */
+  spamTestString?: string | undefined;
 };
 
 /** The recipients of a list mail that names the list itself beside others ({@link ReplySignals.listCopy}). */
@@ -322,6 +328,8 @@ export function replySignalsOf(mail: ClassifiableMail): ReplySignals | undefined
   const failure = returned ? failureWordingOf(mail) : undefined;
   if (failure) signals.failureWording = failure;
   if (mail.feedbackType) signals.feedbackType = mail.feedbackType;
+  const spamTest = spamTestStringOf(mail);
+  if (spamTest) signals.spamTestString = spamTest;
   if (senderIsRecipient(mail)) signals.senderIsRecipient = true;
   if (mail.massMailing) signals.massMailing = mail.massMailing;
   const unsolicited = unsolicitedDetail(mail);
@@ -1777,8 +1785,8 @@ function spamScoreDetail(mail: ClassifiableMail): string | undefined {
  * The upstream filter's spam verdict, from the headers SpamAssassin, Rspamd, MailScanner and most appliances add:
  * `X-Spam-Flag: YES`, `X-Spam-Status: Yes, …`, `X-Spam: yes|true|spam`, MailScanner's `X-<site>-MailScanner-SpamCheck:
  * spam, …`, the configured header, and a score of marks at or over 5 (`X-Spam-Level: *****`, MailScanner's
- * SpamScore) unless the same filter's verdict says not spam. An automatic reply to spam is backscatter to a forged
- * address, which gets our domain blocklisted.
+ * SpamScore) unless the same filter's verdict says not spam; and the GTUBE test string, with or without a filter. An
+ * automatic reply to spam is backscatter to a forged address, which gets our domain blocklisted.
  */
 function spamDetail(mail: ClassifiableMail, configured: ReplyContext['spamHeader']): string | undefined {
   for (const value of values(mail, 'x-spam-flag')) if (keyword(value) === 'yes') return `X-Spam-Flag: ${value}`;
@@ -1792,7 +1800,20 @@ function spamDetail(mail: ClassifiableMail, configured: ReplyContext['spamHeader
       if (!wanted || value.toLowerCase().includes(wanted)) return `${configured.name}: ${value}`;
     }
   }
-  return spamScoreDetail(mail);
+  return spamScoreDetail(mail) ?? spamTestStringOf(mail);
+}
+
+// GTUBE, the Generic Test for Unsolicited Bulk Email: a line every spam filter takes for spam (SpamAssassin scores it
+// 1,000 points in the subject or the body; Rspamd reads its X…, Y… and Z… forms as asks to reject, add a header or
+// tag the subject). Admins send it to see what their setup does with spam, and with no filter in front of the
+// mailbox it was answered. Only the whole string, unbroken, counts: a person who names GTUBE is answered.
+const GTUBE = /[A-Z]JS\*C4JDBQADN1\.NSBN3\*2IDNEN\*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL\*C\.34X/;
+
+/** Where the mail carries the GTUBE test string: {@link ReplySignals.spamTestString} when recorded, else its subject or text. */
+function spamTestStringOf(mail: ClassifiableMail): string | undefined {
+  if (mail.spamTestString) return mail.spamTestString;
+  if (mail.subject !== undefined && GTUBE.test(mail.subject)) return 'GTUBE in the subject';
+  return mail.text !== undefined && GTUBE.test(mail.text) ? 'GTUBE in the text' : undefined;
 }
 
 // noreply / no-reply / no_reply / donotreply / do-not-reply / dont-reply as a whole local part or one segment of

@@ -71,3 +71,35 @@ describe('a "not spam" verdict outweighs the score only when the same filter wro
     expect(decideReply({ ...stored, subject: parsed.subject }, ctx)).toEqual(decision);
   });
 });
+
+// GTUBE: the test string every spam filter takes for spam (SpamAssassin scores it 1,000; Rspamd's X…, Y… and Z…
+// forms ask for reject, a header and a subject tag). An admin sends it to see what the setup does with spam; with no
+// filter in front of the mailbox, it was answered.
+const GTUBE = 'XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X';
+
+/** A mail from an ordinary sender with no filter's headers at all: `subject`, then a body of `contentType`. */
+function unfiltered(subject: string, body: string, contentType = 'text/plain; charset=utf-8'): Buffer {
+  return Buffer.from(
+    ['From: Admin <admin@customer.example>', 'To: support@support.example', `Subject: ${subject}`, 'Message-ID: <g1@customer.example>', `Content-Type: ${contentType}`, '', body, ''].join('\r\n'),
+  );
+}
+
+describe('the GTUBE test string is spam without any filter header', () => {
+  it.each<[string, Buffer, 'spam' | 'answer']>([
+    ['GTUBE alone in a plain-text body', unfiltered('test', GTUBE), 'spam'],
+    ['GTUBE after a line of text', unfiltered('spam test', `This is a test of the spam setup.\r\n${GTUBE}`), 'spam'],
+    ["Rspamd's add-header form", unfiltered('test', `Y${GTUBE.slice(1)}`), 'spam'],
+    ['GTUBE in an HTML-only body', unfiltered('test', `<html><body><p>${GTUBE}</p></body></html>`, 'text/html; charset=utf-8'), 'spam'],
+    ['GTUBE as the subject', unfiltered(GTUBE, 'Hello'), 'spam'],
+    // Near misses are a person's words: answered as before.
+    ['the word GTUBE in a question', unfiltered('spam filter', 'Does your product read the GTUBE test string?'), 'answer'],
+    ['GTUBE broken over two lines', unfiltered('test', `${GTUBE.slice(0, 30)}\r\n${GTUBE.slice(30)}`), 'answer'],
+  ])('%s', async (_name, raw, expected) => {
+    const parsed = await parseInboundMail(raw, { extraHeaders: replySignalHeaders({ SPAM_HEADER: undefined }) });
+    const decision = decideReply(parsed, ctx);
+    expect(decision.answer ? 'answer' : decision.reason).toBe(expected);
+    // The agent worker decides again from what the ticket stores, without the text.
+    const stored = JSON.parse(JSON.stringify(replySignalsOf(parsed))) as NonNullable<ReturnType<typeof replySignalsOf>>;
+    expect(decideReply({ ...stored, subject: parsed.subject }, ctx)).toEqual(decision);
+  });
+});
