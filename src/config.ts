@@ -684,7 +684,7 @@ export const VARIABLES = {
     schema: int(0),
     default: '20',
     description:
-      'Agent runs on one sender\'s (From) mail per hour, counted as a run starts whatever becomes of its draft: each costs model calls, and a parked one a reviewer\'s time, so a flood of mail whose drafts are all parked (a foreign Reply-To, bulk signs) is bounded too; further mail is parked without a draft (0: the agent never runs on mail; a person\'s new-draft request is not counted)',
+      'Agent runs on one sender\'s (From) mail per hour, counted as a run starts whatever becomes of its draft: each costs model calls, and a parked one a reviewer\'s time, so a flood of mail whose drafts are all parked (a foreign Reply-To, bulk signs) is bounded too; mail whose sender the receiving server authenticated (Authentication-Results) and the rest count apart, each up to this limit, so forgeries under a customer\'s address cannot park the customer\'s own mail; further mail is parked without a draft (0: the agent never runs on mail; a person\'s new-draft request is not counted)',
     sensitive: false,
     group: 'pipeline',
   },

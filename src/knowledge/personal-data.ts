@@ -147,10 +147,11 @@ const CARD_RUN = /(?<![0-9０-９])[0-9０-９]{13,19}(?![0-9０-９])/g;
 
 // Labelled numbers: the label stays (it says what was there), the value goes. A Japanese input method types ID full
 // width (会員ＩＤ). The ids a person holds by law or by employment (免許証番号, 被保険者番号, 社員番号, passport, SSN) are
-// labelled numbers too.
+// labelled numbers too. A contract's id is the customer's account number as much as its 契約番号 is (契約ID CT-558812
+// stayed in a learned answer: security review 14), and お客さま is お客様 as a company writes it in kana.
 const ID_WORD = '(?:ID|ＩＤ)';
 const JA_NUMBER_LABEL =
-  `(?:ご?注文(?:No\\.?|NO\\.?|Ｎｏ[．.]?)|口座番号|ご?注文番号|オーダー(?:番号|${ID_WORD})|受注番号|ご?契約(?:者)?番号|お客様(?:番号|${ID_WORD}|コード)|顧客(?:番号|${ID_WORD}|コード)|会員(?:番号|${ID_WORD})|ユーザー\\s?${ID_WORD}|アカウント\\s?${ID_WORD}|受付番号|お?問い?合わ?せ(?:番号|No\\.?|NO\\.?|Ｎｏ[．.]?)|送り状(?:番号|No\\.?|NO\\.?)|荷物番号|(?:クレジット)?カード番号|チケット番号|ご?請求書?番号|(?:お?問い?合わ?せ)?伝票(?:番号|No\\.?|NO\\.?)?|追跡番号|お?申込(?:み)?番号|予約番号|シリアル(?:番号|ナンバー)|ライセンス(?:番号|キー)|証券番号|(?:運転)?免許証?番号|パスポート番号|旅券番号|被保険者番号|保険証番号|(?:基礎)?年金番号|(?:社員|従業員|職員|学籍|学生|患者|診察券)番号)`;
+  `(?:ご?注文(?:No\\.?|NO\\.?|Ｎｏ[．.]?)|口座番号|ご?注文番号|オーダー(?:番号|${ID_WORD})|受注番号|ご?契約(?:者)?(?:番号|${ID_WORD})|お客(?:様|さま)(?:番号|${ID_WORD}|コード)|顧客(?:番号|${ID_WORD}|コード)|会員(?:番号|${ID_WORD})|ユーザー\\s?${ID_WORD}|アカウント\\s?${ID_WORD}|受付番号|お?問い?合わ?せ(?:番号|No\\.?|NO\\.?|Ｎｏ[．.]?)|送り状(?:番号|No\\.?|NO\\.?)|荷物番号|(?:クレジット)?カード番号|チケット番号|ご?請求書?番号|(?:お?問い?合わ?せ)?伝票(?:番号|No\\.?|NO\\.?)?|追跡番号|お?申込(?:み)?番号|予約番号|シリアル(?:番号|ナンバー)|ライセンス(?:番号|キー)|証券番号|(?:運転)?免許証?番号|パスポート番号|旅券番号|被保険者番号|保険証番号|(?:基礎)?年金番号|(?:社員|従業員|職員|学籍|学生|患者|診察券)番号)`;
 const EN_NUMBER_LABEL =
   '\\b(?:(?:order|contract|ticket|case|invoice|customer|account|acct|member(?:ship)?|reference|ref|booking|reservation|tracking|serial|licen[cs]e|policy|subscription|passport)(?:\\s*(?:no\\.?|number|num\\.?|id|code|key))?|(?:employee|staff|student|patient|insurance|social security)\\s*(?:no\\.?|number|num\\.?|id)|SSN)';
 // Tracking and individual numbers are also written in groups of four digits with spaces (4567 8901 2345).

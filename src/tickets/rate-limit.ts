@@ -24,8 +24,9 @@
  * record, so idle senders cost nothing.
  *
  * Agent runs per hour ({@link recordAgentRun}), per sender (From), per organisation domain of the From and in all, in
- * windows of their own built the same way (`P:ratelimit:agent-run:<digest>`, `P:ratelimit:agent-run-domain:<digest>`
- * and `P:ratelimit:agent-run-domain-authenticated:<digest>`, `P:ratelimit:agent-run-total` and
+ * windows of their own built the same way (`P:ratelimit:agent-run:<digest>` and
+ * `P:ratelimit:agent-run-authenticated:<digest>`, `P:ratelimit:agent-run-domain:<digest>` and
+ * `P:ratelimit:agent-run-domain-authenticated:<digest>`, `P:ratelimit:agent-run-total` and
  * `P:ratelimit:agent-run-total-authenticated`): a run costs model calls
  * and, when its draft is parked, a reviewer's time, whether or not a reply ever goes out. So a run counts when it is about to start, whatever becomes of its draft: mail whose
  * drafts all end parked (a Reply-To on another domain, bulk signs, a forged sender) never reaches the reply limits
@@ -42,7 +43,13 @@
  * domain window and throwaway domains cost nothing, so made-up addresses at gmail.com, or ten domains' worth, spent the
  * one total and parked every customer's mail for the rest of the hour; now they spend only the unauthenticated total.
  * So authenticated and unauthenticated mail together may cost up to twice AGENT_RUN_LIMIT_TOTAL_PER_HOUR runs in an
- * hour. The authenticated total is no bound on who may write: someone who holds domains (or mailboxes at a provider)
+ * hour. The sender's window is split the same way (security review 14): forgeries under a customer's address, parked
+ * as possibly forged after the agent ran, spent the customer's own window, and the customer's authenticated mail was
+ * parked for the limit. One address may so cost up to twice AGENT_RUN_LIMIT_PER_HOUR runs an hour, its authenticated
+ * mail and forgeries of it together. The per-sender reply windows stay one each: a reply goes to the From (or
+ * Reply-To) whoever wrote the mail, and those windows bound what that mailbox receives, so forged mail that gets an
+ * automatic reply rightly spends them (mail the receiving server failed is parked and spends none).
+ * The authenticated total is no bound on who may write: someone who holds domains (or mailboxes at a provider)
  * and signs their mail can still fill it, at the cost of a domain per AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR runs (a mailbox
  * per AGENT_RUN_LIMIT_PER_HOUR at a shared provider).
  */
@@ -260,9 +267,14 @@ export async function recordAutoReply(
   return { recorded: recorded === 1, count };
 }
 
-/** The Redis key of the window of agent runs on one sender's (From) mail. */
-export function agentRunKey(prefix: string, senderAddress: string): string {
-  return `${prefix}:ratelimit:agent-run:${addressDigest(senderAddress)}`;
+/**
+ * The Redis key of one of the two windows of agent runs on one sender's (From) mail: of mail whose sender the receiving
+ * server authenticated, or of the rest, as for the domain's windows ({@link agentRunDomainKey}). Anyone can write a
+ * customer's address in the From, and forgeries under it spent the window of the customer's own mail (security review
+ * 14). The unauthenticated window keeps the key the sender's only window had.
+ */
+export function agentRunKey(prefix: string, senderAddress: string, window: AgentRunMailWindow): string {
+  return `${prefix}:ratelimit:agent-run${window === 'authenticated' ? '-authenticated' : ''}:${addressDigest(senderAddress)}`;
 }
 
 /**
@@ -283,8 +295,8 @@ export function agentRunDomainOf(senderAddress: string): string | undefined {
 }
 
 /**
- * Which of the two agent-run windows of an organisation domain, and of the two totals, a run counts in: mail whose
- * sender the receiving server authenticated, or the rest (a From anyone can write).
+ * Which of the two agent-run windows of a sender, of an organisation domain and of the two totals, a run counts in:
+ * mail whose sender the receiving server authenticated, or the rest (a From anyone can write).
  */
 export type AgentRunMailWindow = 'authenticated' | 'unauthenticated';
 
@@ -308,7 +320,11 @@ export interface AgentRunSender {
 
 /** Hourly limits of agent runs; a negative limit means none, 0 allows none. */
 export interface AgentRunLimits {
-  /** On one sender's (From) mail: what one address flooding us costs at most. */
+  /**
+   * On one sender's (From) mail: what one address flooding us costs at most. Counted apart, each up to this limit, for
+   * mail whose sender the receiving server authenticated and for the rest, as `perDomain` is: forgeries under a
+   * customer's address cannot spend the runs of the customer's own mail.
+   */
   perSender: number;
   /**
    * On the mail of one organisation domain of the From, shared mail providers' domains aside ({@link agentRunDomainOf}):
@@ -341,7 +357,8 @@ export interface AgentRunBudget {
   domain?: string;
   /**
    * When `refusedBy` is `domain` or `total`: whether that was the window of authenticated mail (the domain's, or the
-   * total of all authenticated mail).
+   * total of all authenticated mail). The sender's windows are split the same way; a sender's run is refused only by
+   * the window of its own kind of mail.
    */
   authenticated?: boolean;
   /** Runs in the refusing window in the last hour (or in the sender's, when allowed), this one included when counted. */
@@ -368,7 +385,7 @@ export async function recordAgentRun(
   const domain = agentRunDomainOf(address);
   const mailWindow: AgentRunMailWindow = authenticated ? 'authenticated' : 'unauthenticated';
   const windows: { window: AgentRunWindow; key: string; limit: number }[] = [
-    { window: 'sender', key: agentRunKey(prefix, address), limit: limits.perSender },
+    { window: 'sender', key: agentRunKey(prefix, address, mailWindow), limit: limits.perSender },
     ...(domain ? [{ window: 'domain' as const, key: agentRunDomainKey(prefix, domain, mailWindow), limit: limits.perDomain }] : []),
     { window: 'total', key: agentRunTotalKey(prefix, mailWindow), limit: limits.total },
   ];

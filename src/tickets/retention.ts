@@ -361,7 +361,8 @@ function rateLimitKeysOf(prefix: string, addresses: Iterable<string>): string[] 
     if (!a) continue;
     keys.add(autoReplyKey(prefix, a));
     keys.add(autoReplyRecipientKey(prefix, a));
-    keys.add(agentRunKey(prefix, a));
+    // Both of the sender's agent-run windows: of authenticated mail and of the rest, since a ticket's run counted in either.
+    for (const window of ['authenticated', 'unauthenticated'] as const) keys.add(agentRunKey(prefix, a, window));
   }
   return [...keys];
 }

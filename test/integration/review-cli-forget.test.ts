@@ -114,6 +114,9 @@ describe('npm run review -- forget', () => {
     }
     expect(await redis.zscore(agentRunDomainKey(prefix, 'customer.example', 'authenticated'), answered.id)).not.toBeNull();
     expect(await redis.zscore(agentRunDomainKey(prefix, 'customer.example', 'unauthenticated'), followUp.id)).not.toBeNull();
+    // So do the sender's (security review 14).
+    const aliceRunWindows = [agentRunKey(prefix, 'alice@customer.example', 'authenticated'), agentRunKey(prefix, 'alice@customer.example', 'unauthenticated')];
+    expect(await redis.exists(...aliceRunWindows)).toBe(2);
     // So do all runs (security review 12, F3).
     expect(await redis.zscore(agentRunTotalKey(prefix, 'authenticated'), answered.id)).not.toBeNull();
     expect(await redis.zscore(agentRunTotalKey(prefix, 'unauthenticated'), followUp.id)).not.toBeNull();
@@ -149,7 +152,7 @@ describe('npm run review -- forget', () => {
     expect(Object.values(links).filter((id) => aliceTickets.some((t) => t.id === id))).toEqual([]);
     expect(await redis.exists(autoReplyKey(prefix, 'alice@customer.example'), autoReplyRecipientKey(prefix, 'alice@customer.example'))).toBe(0);
     expect(await redis.zscore(autoReplyTotalKey(prefix), answered.id)).toBeNull();
-    expect(await redis.exists(agentRunKey(prefix, 'alice@customer.example'))).toBe(0);
+    expect(await redis.exists(...aliceRunWindows)).toBe(0);
     // The domain's windows and the totals are others' too: only her tickets' ids leave them.
     for (const window of ['authenticated', 'unauthenticated'] as const) {
       for (const t of [answered, followUp]) expect(await redis.zscore(agentRunTotalKey(prefix, window), t.id)).toBeNull();
@@ -163,7 +166,7 @@ describe('npm run review -- forget', () => {
     expect(links[bob.messageId]).toBe(bob.id);
     expect(await redis.exists(autoReplyKey(prefix, 'bob@customer.example'))).toBe(1);
     expect(await redis.zscore(autoReplyTotalKey(prefix), bob.id)).not.toBeNull();
-    expect(await redis.exists(agentRunKey(prefix, 'bob@customer.example'))).toBe(1);
+    expect(await redis.exists(agentRunKey(prefix, 'bob@customer.example', 'authenticated'))).toBe(1);
     expect(await redis.zscore(agentRunTotalKey(prefix, 'authenticated'), bob.id)).not.toBeNull();
     expect(await redis.zscore(agentRunDomainKey(prefix, 'customer.example', 'authenticated'), bob.id)).not.toBeNull();
     const shown = await review('archive', 'show', archivedBob.id);

@@ -22,7 +22,7 @@ import { classify, scriptedModel } from '../../src/dev/scripted-model.js';
 import { answerJobId, answerTicketJob, sendJobId } from '../../src/queues/job-options.js';
 import { closeAll, createQueueWorker } from '../../src/queues/registry.js';
 import { sentCopyQueuer } from '../../src/runtime/sender.js';
-import { addressDigest, agentRunDomainKey, agentRunTotalKey } from '../../src/tickets/rate-limit.js';
+import { addressDigest, agentRunDomainKey, agentRunKey, agentRunTotalKey } from '../../src/tickets/rate-limit.js';
 import { claimQuestion, takeOverQuestion } from '../../src/tickets/repeated-question.js';
 import { forgetCustomer } from '../../src/tickets/retention.js';
 import { jobGeneration, type Ticket } from '../../src/tickets/ticket.js';
@@ -170,6 +170,10 @@ describe('forget leaves nothing of the customer in Redis', () => {
     expect(before.some((t) => t.key === agentRunDomainKey(prefix, 'customer.example', 'unauthenticated') && t.word === refused.id)).toBe(true);
     expect(before.some((t) => t.key === agentRunTotalKey(prefix, 'authenticated') && t.word === sent.id)).toBe(true);
     expect(before.some((t) => t.key === agentRunTotalKey(prefix, 'unauthenticated') && t.word === refused.id)).toBe(true);
+    // So do the sender's own windows (security review 14), named by the address's digest.
+    for (const window of ['authenticated', 'unauthenticated'] as const) {
+      expect(before.some((t) => t.key === agentRunKey(prefix, hanako.address, window) && t.inName && t.word === addressDigest(hanako.address))).toBe(true);
+    }
 
     const forget = await runNpm(['run', 'review', '--', 'forget', hanako.address, '--yes', '--json'], env, 60_000);
     expect(forget.code, forget.stderr).toBe(0);

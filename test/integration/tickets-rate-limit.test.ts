@@ -239,7 +239,7 @@ describe('agent-run limit (sliding windows per sender, per organisation domain a
     expect(await redis.zcard(agentRunTotalKey(prefix, 'unauthenticated'))).toBe(3);
     // A refused run holds no slot in the sender's window either.
     const refused = results.findIndex((r) => !r.allowed);
-    expect(await redis.exists(agentRunKey(prefix, `x${refused}@flood.example`))).toBe(0);
+    expect(await redis.exists(agentRunKey(prefix, `x${refused}@flood.example`, 'unauthenticated'))).toBe(0);
   });
 
   it('frees a slot of a domain window an hour after the run it holds', async () => {
@@ -329,7 +329,7 @@ describe('agent-run limit (sliding windows per sender, per organisation domain a
     expect(await recordAgentRun(redis, prefix, vouched('a@one.example'), 't1', limits, T0)).toEqual({ allowed: true, count: 1 });
     expect(await recordAgentRun(redis, prefix, vouched('b@two.example'), 't2', limits, T0 + 1)).toEqual({ allowed: true, count: 1 });
     expect(await recordAgentRun(redis, prefix, vouched('c@three.example'), 't3', limits, T0 + 2)).toEqual({ allowed: false, refusedBy: 'total', authenticated: true, count: 2 });
-    expect(await redis.exists(agentRunKey(prefix, 'c@three.example'), agentRunDomainKey(prefix, 'three.example', 'authenticated'))).toBe(0);
+    expect(await redis.exists(agentRunKey(prefix, 'c@three.example', 'authenticated'), agentRunDomainKey(prefix, 'three.example', 'authenticated'))).toBe(0);
     // The same ticket again counts once; unauthenticated mail still has its own total.
     expect(await recordAgentRun(redis, prefix, vouched('a@one.example'), 't1', limits, T0 + 3)).toEqual({ allowed: true, count: 1 });
     expect(await recordAgentRun(redis, prefix, 'd@three.example', 't4', limits, T0 + 4)).toEqual({ allowed: true, count: 1 });
@@ -345,21 +345,26 @@ describe('agent-run limit (sliding windows per sender, per organisation domain a
     expect(await recordAgentRun(redis, prefix, { address: 'a@x.example', authenticated: true }, 'gone', GENEROUS, T0)).toEqual({ allowed: false, erased: true, count: 0 });
     const domainWindows = [agentRunDomainKey(prefix, 'x.example', 'authenticated'), agentRunDomainKey(prefix, 'x.example', 'unauthenticated')];
     const totalWindows = [agentRunTotalKey(prefix, 'authenticated'), agentRunTotalKey(prefix, 'unauthenticated')];
-    expect(await redis.exists(agentRunKey(prefix, 'a@x.example'), ...domainWindows, ...totalWindows)).toBe(0);
+    const senderWindows = [agentRunKey(prefix, 'a@x.example', 'authenticated'), agentRunKey(prefix, 'a@x.example', 'unauthenticated')];
+    expect(await redis.exists(...senderWindows, ...domainWindows, ...totalWindows)).toBe(0);
   });
 
   it('keeps its windows apart from the auto-reply ones, keyed by a digest, expiring when idle', async () => {
     const prefix = freshPrefix();
     await recordAgentRun(redis, prefix, 'idle@x.example', 't', GENEROUS);
-    expect(agentRunKey(prefix, 'idle@x.example')).not.toBe(autoReplyKey(prefix, 'idle@x.example'));
-    expect(agentRunKey(prefix, 'idle@x.example')).not.toContain('idle');
+    for (const window of ['authenticated', 'unauthenticated'] as const) {
+      expect(agentRunKey(prefix, 'idle@x.example', window)).not.toBe(autoReplyKey(prefix, 'idle@x.example'));
+      expect(agentRunKey(prefix, 'idle@x.example', window)).not.toContain('idle');
+    }
+    expect(agentRunKey(prefix, 'idle@x.example', 'authenticated')).not.toBe(agentRunKey(prefix, 'idle@x.example', 'unauthenticated'));
     expect(await redis.exists(autoReplyKey(prefix, 'idle@x.example'))).toBe(0);
     await recordAgentRun(redis, prefix, { address: 'idle2@x.example', authenticated: true }, 't2', GENEROUS);
     for (const window of ['authenticated', 'unauthenticated'] as const) expect(agentRunDomainKey(prefix, 'x.example', window)).not.toContain('x.example');
     const domainWindows = [agentRunDomainKey(prefix, 'x.example', 'authenticated'), agentRunDomainKey(prefix, 'x.example', 'unauthenticated')];
     await recordAgentRun(redis, prefix, { address: 'idle3@gmail.com', authenticated: true }, 't3', GENEROUS);
     const totalWindows = [agentRunTotalKey(prefix, 'authenticated'), agentRunTotalKey(prefix, 'unauthenticated')];
-    for (const key of [agentRunKey(prefix, 'idle@x.example'), ...domainWindows, ...totalWindows]) {
+    const senderWindows = [agentRunKey(prefix, 'idle@x.example', 'unauthenticated'), agentRunKey(prefix, 'idle2@x.example', 'authenticated')];
+    for (const key of [...senderWindows, ...domainWindows, ...totalWindows]) {
       const ttl = await redis.pttl(key);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(AUTO_REPLY_WINDOW_MS);

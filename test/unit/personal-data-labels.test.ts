@@ -48,6 +48,16 @@ const REMOVED: Case[] = [
   ['PIN', '暗証番号は1234です', '暗証番号は[番号]です', ['reference-number']],
   ['English password', 'My password is hunter2x', 'My password is [number]', ['reference-number']],
   ['English temporary password with a colon and a full stop', 'Temporary password: Xy7-kP2q.', 'Temporary password: [number].', ['reference-number']],
+  // Contract, customer, member and account ids before a code, with or without a colon (security review 14: a learned
+  // answer kept 契約ID CT-558812 while the serial number beside it went).
+  ['契約ID in a learned answer', '契約ID CT-558812、シリアル番号 SN9X4471002 の保証は 2026年3月 までです。', '契約ID [番号]、シリアル番号 [番号] の保証は 2026年3月 までです。', ['reference-number', 'reference-number']],
+  ['ご契約ID before は', 'ご契約IDは CT-558812 です。', 'ご契約IDは [番号] です。', ['reference-number']],
+  ['契約者ＩＤ typed full width, in brackets', '契約者ＩＤ「CT-558812」をご用意ください。', '契約者ＩＤ「[番号]」をご用意ください。', ['reference-number']],
+  ['契約番号 without a colon', '契約番号 CT-558812 の更新', '契約番号 [番号] の更新', ['reference-number']],
+  ['会員番号 and 会員ID', '会員番号 M-2231456、会員ID M2231456', '会員番号 [番号]、会員ID [番号]', ['reference-number', 'reference-number']],
+  ['お客様番号 and 顧客番号', 'お客様番号 C-7781234（顧客番号 C-7781235）', 'お客様番号 [番号]（顧客番号 [番号]）', ['reference-number', 'reference-number']],
+  ['お客さま番号 and お客さまID in kana', 'お客さま番号 C-7781234、お客さまID C7781234', 'お客さま番号 [番号]、お客さまID [番号]', ['reference-number', 'reference-number']],
+  ['English contract, customer, member and account ids without a colon', 'Contract ID CT-558812, Customer ID C-7781234, Member ID M-2231456, Account ID A-99812', 'Contract ID [number], Customer ID [number], Member ID [number], Account ID [number]', ['reference-number', 'reference-number', 'reference-number', 'reference-number']],
 ];
 
 // Text a support answer needs: must come out unchanged.
@@ -76,6 +86,7 @@ const KEPT: [string, string][] = [
   ['マイナンバー without a number', 'マイナンバーカードで本人確認できます。'],
   ['carrier labels without a number', 'お問い合わせ番号は発送完了メールに記載されています。送り状番号の欄を確認してください。'],
   ['counts in groups', 'Order 2 of 3 ships in 2024.'],
+  ['contract and customer id labels without a code', '契約IDはマイページの「ご契約情報」で確認できます。契約IDは10桁です。お客さま番号の欄は空欄で構いません。'],
 ];
 
 describe('scrubPersonalData: labelled personal data', () => {
