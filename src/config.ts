@@ -971,6 +971,14 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 }
 
 /**
+ * The `TZ` this process runs under, as written (a POSIX rule such as `JST-9` included, which ICU cannot name): the
+ * desk's zone is read from it (src/tickets/local-day.ts). {@link loadConfig} applies a `TZ` from `.env` to it.
+ */
+export function processTimeZoneSetting(): string | undefined {
+  return process.env.TZ;
+}
+
+/**
  * Process environment over `.env` in the working directory. A `TZ` from `.env` is checked and becomes the process's
  * time zone when the process was started without one.
  */

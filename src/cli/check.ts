@@ -41,6 +41,7 @@ import {
   type MailServerSetting,
 } from './check-diagnosis.js';
 import { describeError, parseCommandLine, runCommand } from './common.js';
+import { timeZoneProblem } from '../tickets/local-day.js';
 
 /**
  * How long a mail server may take to connect and greet. Shorter than the check's other bounds on the connection (its
@@ -347,6 +348,16 @@ function checkOwnGroup(config: Config): CheckOutcome | undefined {
 }
 
 /**
+ * A warning when `TZ` names no zone this machine knows and is no POSIX offset it can read (`JST-9` is read as UTC+9):
+ * the roles would then show times and count the insights' days in UTC. Not checked by the configuration, since a TZ
+ * the process was started with is Node's own.
+ */
+function checkTimeZone(): CheckOutcome | undefined {
+  const problem = timeZoneProblem();
+  return problem ? { what: 'Time zone', where: 'TZ', status: 'warning', detail: problem } : undefined;
+}
+
+/**
  * Every check, in the order the pipeline uses the servers (the OAuth2 token before the logins that need it, the group
  * setting where the poller's mail is classified, the prompts before the model), then the dashboard where people
  * review its work.
@@ -363,8 +374,10 @@ export async function runChecks(config: Config): Promise<CheckOutcome[]> {
     checkDashboard(config),
   ]);
   const ownGroup = checkOwnGroup(config);
+  const timeZone = checkTimeZone();
   const prompts = promptsFileOutcome(config.PROMPTS_FILE);
   return [
+    ...(timeZone ? [timeZone] : []),
     redis,
     ...(oauth2 ? [oauth2] : []),
     imap.imap,

@@ -183,6 +183,15 @@ export function formatTable(tickets: readonly Ticket[], total: number, timeZone:
   return [line(header), ...rows.map(line)].join('\n') + more;
 }
 
+/**
+ * A stored ISO time as the CLI's text output shows it: in `timeZone`, the zone named (`2026-03-03 00:04 GMT+9`), as
+ * {@link formatTable} shows a ticket's creation (by default the desk's, `TZ`); the stored value as it is when it is
+ * no date, and empty when there is none. `--json` output keeps the stored ISO value instead.
+ */
+export function shownTime(at: string | undefined, timeZone: string = deskTimeZone()): string {
+  return at === undefined ? '' : (localTime(at, timeZone) ?? at);
+}
+
 /** `1 file` / `2 files`. */
 export function plural(n: number, singular: string, pluralForm = `${singular}s`): string {
   return `${n} ${n === 1 ? singular : pluralForm}`;

@@ -21,7 +21,7 @@ import { connectProducer, produce } from '../queues/connection.js';
 import { createSearchBackends } from '../search/factory.js';
 import type { QaSearch } from '../search/types.js';
 import { CliError, closeAll, operatorName, parseCommandLine, runCommand, type CliContext } from './common.js';
-import { cut, terminalSafe } from './format.js';
+import { cut, shownTime, terminalSafe } from './format.js';
 import { registerGapsCommand } from './knowledge-gaps.js';
 import { registerTrustCommand } from './knowledge-trust.js';
 
@@ -76,7 +76,7 @@ function scrubLine(scrub: LearnedCandidate['scrub']): string {
 }
 
 function pairLine(p: LearnedPair): string {
-  return `learned#${p.id}  ticket ${p.ticketId.slice(0, 12)}  by ${p.acceptedBy} ${p.acceptedAt.slice(0, 10)}  ${cut(oneLine(p.question), 60)}`;
+  return `learned#${p.id}  ticket ${p.ticketId.slice(0, 12)}  by ${p.acceptedBy} ${shownTime(p.acceptedAt)}  ${cut(oneLine(p.question), 60)}`;
 }
 
 /** The human `list` output. */
@@ -92,7 +92,7 @@ function formatCandidate(c: LearnedCandidate, target: UpdateTarget | undefined):
   const lines = [
     `Candidate ${c.id}`,
     `From ticket: ${c.ticketId}`,
-    `Proposed:    ${c.proposedAt} (split by ${c.origin}${c.distilError ? `; the model failed: ${c.distilError}` : ''})`,
+    `Proposed:    ${shownTime(c.proposedAt)} (split by ${c.origin}${c.distilError ? `; the model failed: ${c.distilError}` : ''})`,
     `Scrubbed:    ${c.scrub.replaced} piece(s) of personal data replaced; model pass ${c.scrub.modelPass}${c.scrub.modelError ? ` (${c.scrub.modelError})` : ''}`,
   ];
   if (c.editedBy) lines.push(`Edited by:   ${c.editedBy}`);
@@ -105,7 +105,7 @@ function formatPair(p: LearnedPair): string {
   return [
     `Pair learned#${p.id}`,
     `Taught by:   ticket ${p.ticketId}${p.ticketIds.length > 1 ? ` (all: ${p.ticketIds.join(', ')})` : ''}`,
-    `Accepted:    ${p.acceptedAt} by ${p.acceptedBy}${p.createdAt !== p.acceptedAt ? ` (first ${p.createdAt})` : ''}`,
+    `Accepted:    ${shownTime(p.acceptedAt)} by ${p.acceptedBy}${p.createdAt !== p.acceptedAt ? ` (first ${shownTime(p.createdAt)})` : ''}`,
     '',
     'Question:',
     p.question,

@@ -20,7 +20,7 @@ import { Command, Option } from 'commander';
 import { reindexManual, type ReindexManualResult } from '../../jobs/reindex-manual.js';
 import { reindexQa, type ReindexQaResult } from '../../jobs/reindex-qa.js';
 import type { Config } from '../config.js';
-import { noReadableManualMessage } from '../knowledge/manual-loader.js';
+import { isTextless, noReadableManualMessage } from '../knowledge/manual-loader.js';
 import { connectProducer, createWorkerConnection, produce, RedisUnavailableError } from '../queues/connection.js';
 import { reindexJob } from '../queues/job-options.js';
 import { QUEUE_NAMES } from '../queues/names.js';
@@ -172,11 +172,14 @@ function unrecordedMessage(err: unknown): string {
  * A manual directory with no readable file at all is almost always a wrong MANUALS_DIR or an unsupported layout:
  * the command says so and exits 1 (after the rest of the work), so a script or an operator cannot miss it. The job's
  * result names only the first skipped files; the rest are counted. File names reach the terminal through
- * `runCommand`, which makes the line `terminalSafe`.
+ * `runCommand`, which makes the line `terminalSafe`. A manual of files that were read but held no text (scans, empty
+ * pages) was counted as files read and gave an empty index without an error; it still does, its files now named in
+ * the summary's warnings.
  */
 function failWhenNothingFound(summary: ReindexSummary, config: Config): void {
   if (summary.manual && summary.manual.files === 0) {
     const skipped = summary.manual.skipped ?? [];
+    if (skipped.some(isTextless)) return;
     const unnamed = (summary.manual.skippedCount ?? skipped.length) - skipped.length;
     const more = unnamed > 0 ? `; and ${plural(unnamed, 'more file')} skipped (named in the log)` : '';
     throw new CliError(`${noReadableManualMessage(config.MANUALS_DIR, skipped)}${more}`);

@@ -55,7 +55,8 @@ import { ticketsByReference } from '../server/ticket-search.js';
 import { approveTicket, closeUndeliverable, confirmArrived, conversationAround, rejectTicket, reopenIgnored, rerunAgent, takeOverTicket, uncertainSendAttempts, type ConversationView, type ReviewRefusal } from '../tickets/review.js';
 import { AttachmentUnavailableError, loadTicketAttachments, saveAttachments, type RawMailSource, type TicketAttachment } from '../server/attachments.js';
 import { approvalMessage, CliError, operatorName, parseCommandLine, runCommand, type CliContext } from './common.js';
-import { cut, formatTable, terminalSafe } from './format.js';
+import { cut, formatTable, shownTime, terminalSafe } from './format.js';
+import { deskTimeZone } from '../tickets/local-day.js';
 
 /** The fields `list --json` prints for each ticket. */
 export interface TicketSummary {
@@ -88,34 +89,38 @@ export function summarize(ticket: Ticket): TicketSummary {
 
 
 /** One other mail of the conversation in `show`: when, its id, state and subject, and our reply's time when we sent one. */
-function conversationLine(m: ConversationEntry): string {
-  return `${m.createdAt}  ${m.ticketId.slice(0, 12)}  ${m.state}  ${m.subject || '(no subject)'}${m.repliedAt ? `  (our reply sent ${m.repliedAt})` : m.reply !== undefined ? '  (our reply sent)' : ''}`;
+function conversationLine(m: ConversationEntry, timeZone: string): string {
+  return `${shownTime(m.createdAt, timeZone)}  ${m.ticketId.slice(0, 12)}  ${m.state}  ${m.subject || '(no subject)'}${m.repliedAt ? `  (our reply sent ${shownTime(m.repliedAt, timeZone)})` : m.reply !== undefined ? '  (our reply sent)' : ''}`;
 }
 
-/** The human `show` output; with `conversation`, the other mail of its conversation before and after it. */
-export function formatTicket(t: Ticket, conversation?: ConversationView): string {
+/**
+ * The human `show` output; with `conversation`, the other mail of its conversation before and after it. Times are
+ * shown in `timeZone`, the zone named, as `list` shows them (by default the desk's, `TZ`).
+ */
+export function formatTicket(t: Ticket, conversation?: ConversationView, timeZone: string = deskTimeZone()): string {
+  const time = (at: string | undefined) => shownTime(at, timeZone);
   const out: string[] = [];
   out.push(`Ticket ${t.id}`, `State:      ${t.state}${t.reason ? ` — ${t.reason}` : ''}`);
   out.push(`From:       ${t.fromName ? `${t.fromName} <${t.from}>` : t.from}`, `Subject:    ${t.subject}`, `Message-ID: ${normalizeMessageId(t.messageId)}`);
-  out.push(`Created:    ${t.createdAt}`);
-  if (t.outcome) out.push(`Outcome:    ${describeOutcome(t.outcome)} at ${t.outcome.at}`);
+  out.push(`Created:    ${time(t.createdAt)}`);
+  if (t.outcome) out.push(`Outcome:    ${describeOutcome(t.outcome)} at ${time(t.outcome.at)}`);
   if (t.outbound) {
-    out.push(`Reply:      ${normalizeMessageId(t.outbound.messageId)}${t.outbound.sentAt ? ` sent ${t.outbound.sentAt}` : ''}${t.outbound.approvedBy ? ` approved by ${t.outbound.approvedBy}` : ''}`);
+    out.push(`Reply:      ${normalizeMessageId(t.outbound.messageId)}${t.outbound.sentAt ? ` sent ${time(t.outbound.sentAt)}` : ''}${t.outbound.approvedBy ? ` approved by ${t.outbound.approvedBy}` : ''}`);
     if (t.outbound.smtpResponse) out.push(`SMTP:       ${t.outbound.smtpResponse}`);
     const check = t.outbound.deliveryCheck;
     if (check) {
       const what = check.verdict === 'arrived' ? 'confirmed arrived' : 'closed as undeliverable';
-      out.push(`Delivery:   ${what} by ${check.by} at ${check.at} (a person's word, no SMTP response)${check.note ? `: ${check.note}` : ''}`);
+      out.push(`Delivery:   ${what} by ${check.by} at ${time(check.at)} (a person's word, no SMTP response)${check.note ? `: ${check.note}` : ''}`);
     }
   }
   if (t.replyBounce) {
     const ack = t.replyBounce.acknowledged;
-    const acknowledged = ack ? `; acknowledged by ${ack.by} at ${ack.at}${ack.note ? `: ${ack.note}` : ''}` : '';
-    out.push(`Bounced:    ${describeBounce(t.replyBounce)} at ${t.replyBounce.at}; report ${t.replyBounce.reportTicketId}${acknowledged}`);
+    const acknowledged = ack ? `; acknowledged by ${ack.by} at ${time(ack.at)}${ack.note ? `: ${ack.note}` : ''}` : '';
+    out.push(`Bounced:    ${describeBounce(t.replyBounce)} at ${time(t.replyBounce.at)}; report ${t.replyBounce.reportTicketId}${acknowledged}`);
   }
   if (conversation && (conversation.earlier.length > 0 || conversation.laterTotal > 0)) {
     const hidden = conversation.laterTotal - conversation.later.length;
-    out.push('', '── Conversation', ...conversation.earlier.map(conversationLine), `${t.createdAt}  ${t.id.slice(0, 12)}  this mail`, ...conversation.later.map(conversationLine));
+    out.push('', '── Conversation', ...conversation.earlier.map((m) => conversationLine(m, timeZone)), `${time(t.createdAt)}  ${t.id.slice(0, 12)}  this mail`, ...conversation.later.map((m) => conversationLine(m, timeZone)));
     if (hidden > 0) out.push(`… and ${hidden} more later mail`);
     if (conversation.laterTotal > 0) out.push(`The customer wrote again after this mail: read it (\`show <id>\`) before approving this draft; \`approve\` asks for --read-newer-mail.`);
   }
@@ -134,7 +139,7 @@ export function formatTicket(t: Ticket, conversation?: ConversationView): string
     if (t.agent.sources.length > 0) out.push('', '── Sources', ...t.agent.sources.map((s) => `- ${s.kind}: ${s.fileName}`));
   }
   out.push('', '── Draft', t.draft ?? '(none)');
-  out.push('', '── History', ...t.history.map((h) => `${h.at}  ${h.from ?? '∅'} → ${h.to}  by ${h.actor}${h.note ? `: ${h.note}` : ''}`));
+  out.push('', '── History', ...t.history.map((h) => `${time(h.at)}  ${h.from ?? '∅'} → ${h.to}  by ${h.actor}${h.note ? `: ${h.note}` : ''}`));
   // The history length pins the draft shown above: a rerun that parks another lengthens it, and `approve` refuses.
   if (t.state === 'parked' && t.draft !== undefined) out.push('', `To send this draft as it is: npm run review -- approve ${t.id} --seen ${t.history.length}`);
   return out.join('\n');
@@ -439,7 +444,7 @@ archive
       ctx.print(
         opts.json
           ? JSON.stringify({ archivedAt: found.archivedAt, ticket: found.ticket })
-          : terminalSafe(`Archived ${found.archivedAt} in ${found.file}\n\n${formatTicket(found.ticket)}`),
+          : terminalSafe(`Archived ${shownTime(found.archivedAt)} in ${found.file}\n\n${formatTicket(found.ticket)}`),
       );
     });
   });
@@ -466,7 +471,7 @@ export function formatForgetReport(report: ForgetReport): string {
   const out = [`Customer ${report.address} (case, IDN spelling, +tag and Gmail dots ignored; sender or Reply-To)`];
   out.push(`${verb} ${report.tickets.length} tickets from Redis${report.tickets.length > 0 ? ':' : ''}`);
   for (const t of report.tickets) {
-    out.push(`  ${t.id}  ${t.state.padEnd(10)} ${t.createdAt.slice(0, 10)}  ${cut(t.from, 32)}  ${cut(t.subject, 40)}${t.rawMail ? '  (+ raw mail)' : ''}`);
+    out.push(`  ${t.id}  ${t.state.padEnd(10)} ${shownTime(t.createdAt)}  ${cut(t.from, 32)}  ${cut(t.subject, 40)}${t.rawMail ? '  (+ raw mail)' : ''}`);
   }
   const rawMails = report.tickets.filter((t) => t.rawMail).length;
   out.push(`${verb} ${rawMails} raw mails and the tickets' conversation entries and Message-ID links`);

@@ -80,7 +80,10 @@ export interface ManualLoadResult {
   perFolder: Record<string, number>;
   /** Folders (`.` for the top) whose whole subtree holds no readable manual file. */
   emptyFolders: string[];
-  /** Files left out (unreadable, over a budget, or a document type not read), in path order; each was warned about. */
+  /**
+   * Files left out (unreadable, over a budget, a document type not read, or without text), in path order; each was
+   * warned about.
+   */
   skipped: SkippedManualFile[];
 }
 
@@ -547,13 +550,14 @@ const OLE_SIGNATURE = Buffer.from('d0cf11e0a1b11ae1', 'hex');
 
 /** Reads one manual file into sections according to its extension. */
 export async function readManualSections(file: SourceFile, logger?: Logger): Promise<ManualSection[]> {
-  const data = await readFile(file.path);
+  return await sectionsOf(file, await readFile(file.path), logger);
+}
+
+/** The sections of a manual file's bytes, read according to its extension. */
+async function sectionsOf(file: SourceFile, data: Buffer, logger?: Logger): Promise<ManualSection[]> {
   switch (file.ext) {
-    case '.pdf': {
-      const sections = await pdfSections(data, file.path);
-      if (sections.length === 0) logger?.warn({ file: file.path }, `${file.fileName} has no extractable text (scanned images?); nothing indexed from it`);
-      return sections;
-    }
+    case '.pdf':
+      return await pdfSections(data, file.path);
     case '.md':
     case '.markdown':
     case '.mdx':
@@ -568,6 +572,35 @@ export async function readManualSections(file: SourceFile, logger?: Logger): Pro
       return text ? [{ heading: '', text }] : [];
     }
   }
+}
+
+const MARKUP_EXTENSIONS: ReadonlySet<string> = new Set(['.md', '.markdown', '.mdx', '.html', '.htm']);
+
+/**
+ * Why a manual file that was read gave no chunk at all, with what to do: a PDF without a text layer (a scan), a Word
+ * document of pictures, a text file of nothing but white space, a page whose markup (tags, front matter, pictures)
+ * was all it held. A file that gave one chunk (a title and one line) is never asked about.
+ *
+ * @param ext the file's lower-case extension; `data` its bytes.
+ */
+export function textlessReason(ext: string, data: Uint8Array): string {
+  if (ext === '.pdf') return 'no text: a scanned PDF needs OCR first (run OCR on it, or export it again with its text)';
+  if (ext === '.docx') return 'no text: the document holds only pictures or nothing (a scanned page needs OCR first)';
+  // White space of any script (U+3000 too) and a BOM; bytes that are not UTF-8 are text of some kind.
+  const blank = new TextDecoder('utf-8').decode(data).replace(/^\uFEFF/, '').trim() === '';
+  if (blank || !MARKUP_EXTENSIONS.has(ext)) return 'empty file';
+  return 'no text after markup was removed';
+}
+
+/** The reasons of {@link textlessReason}: a file that was read and held no text, not one that could not be read. */
+const TEXTLESS_REASONS: ReadonlySet<string> = new Set(['.pdf', '.docx', '.md', '.txt'].flatMap((ext) => [textlessReason(ext, new Uint8Array()), textlessReason(ext, new Uint8Array([0x61]))]));
+
+/**
+ * True when `skip` is a file that was read but held no text ({@link textlessReason}): a manual of such files alone is
+ * read as before, an index of nothing, where one of files that cannot be read at all is refused.
+ */
+export function isTextless(skip: SkippedManualFile): boolean {
+  return TEXTLESS_REASONS.has(skip.reason);
 }
 
 /**
@@ -595,8 +628,10 @@ export async function chunkSections(
  * warning (one of a site's pictures, styles and scripts alone is not). A file its reader refuses (corrupt,
  * password-protected, over a size or unpacking budget) or a document of a type not read (`.doc`) is skipped with a
  * warning naming it, the reason and the fix, and listed in `skipped`: one bad file no longer keeps the rest of the
- * manual out of the index. A file refused by a budget is never handed to its reader. An error that says nothing about
- * the file's content ({@link isNotAboutTheFile}: I/O, a file replaced mid-run, a bug of ours) is thrown, not skipped.
+ * manual out of the index. A file that is read but gives no chunk at all (a scanned PDF, an empty page, a page of
+ * markup alone: {@link textlessReason}) is skipped likewise, not counted among the files read. A file refused by a
+ * budget is never handed to its reader. An error that says nothing about the file's content
+ * ({@link isNotAboutTheFile}: I/O, a file replaced mid-run, a bug of ours) is thrown, not skipped.
  *
  * @param onProgress called with stage `read` after each file.
  * @throws KnowledgeError when the directory is missing or not a directory; the file system's error (errno `code`) or
@@ -624,8 +659,10 @@ export async function loadManualChunks(
   await onProgress?.({ stage: 'read', done: 0, total: files.length });
   for (const [i, file] of files.entries()) {
     let sections: ManualSection[] | undefined;
+    let data: Buffer | undefined;
     try {
-      sections = await readManualSections(file, logger);
+      data = await readFile(file.path);
+      sections = await sectionsOf(file, data, logger);
     } catch (err) {
       if (isNotAboutTheFile(err)) throw err;
       const reason = skipReason(err, file);
@@ -633,9 +670,17 @@ export async function loadManualChunks(
       logger?.warn({ dir, file: file.fileName }, `skipping ${file.fileName}: ${reason}`);
     }
     await onProgress?.({ stage: 'read', done: i + 1, total: files.length });
-    if (sections === undefined) continue;
-    read.push(file.fileName);
+    if (sections === undefined || data === undefined) continue;
     const fileChunks = await chunkSections(file.fileName, sections, splitter);
+    // A file that gives nothing to search (a scan, an empty page) is no file read: counted among them, the admin took
+    // it for searchable (walkthrough 45, L1).
+    if (fileChunks.length === 0) {
+      const reason = textlessReason(file.ext, data);
+      skipped.push({ fileName: file.fileName, reason });
+      logger?.warn({ dir, file: file.fileName }, `skipping ${file.fileName}: ${reason}`);
+      continue;
+    }
+    read.push(file.fileName);
     logger?.debug({ file: file.path, sections: sections.length, chunks: fileChunks.length }, `read ${file.fileName}`);
     // Not push(...): a spread of more than ~125,000 items overflows the call stack (one large manual file).
     for (const chunk of fileChunks) chunks.push(chunk);

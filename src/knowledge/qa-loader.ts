@@ -52,7 +52,7 @@ export interface QaParseResult {
 
 /** What {@link loadQaPairs} read. */
 export interface QaLoadResult {
-  /** Base names of the CSV files and workbooks that were read, in index order. */
+  /** Base names of the CSV files and workbooks that were read (not those without a row), in index order. */
   files: string[];
   pairs: QaPair[];
   skipped: SkippedQaRow[];
@@ -790,6 +790,9 @@ interface TablePairs {
 /**
  * Reads every CSV file and workbook in `dir` (non-recursive, sorted by name).
  *
+ * A file that gives no pair and no row to skip (an empty CSV, a header alone, a workbook without rows) is not counted
+ * in `files`: it is listed in `passedOver` with its reason and a warning, and alone it leaves the index empty, as before.
+ *
  * @param onProgress called with stage `read` after each file.
  * @throws KnowledgeError when the directory is missing or a file is malformed (the message names file and line), or
  *   when files or sheets were passed over ({@link QaParseResult.passedOver}) and none yielded a pair: an index of
@@ -801,26 +804,48 @@ export async function loadQaPairs(dir: string, options: { logger?: Logger; onPro
   const pairs: QaPair[] = [];
   const skipped: SkippedQaRow[] = [];
   const passedOver: (PassedOverQaTable & { file: string; where: string })[] = [];
+  const read: string[] = [];
+  // Every table passed over, in file order: those above, and files that hold nothing to read, which are named but
+  // leave a QA_DIR of them alone an empty index as before.
+  const named: PassedOverQaTable[] = [];
   await onProgress?.({ stage: 'read', done: 0, total: files.length });
   for (const [i, file] of files.entries()) {
     const data = await readFile(file.path);
+    const text = file.ext === '.xlsx' ? undefined : decodeText(data, file.path, logger);
     const result =
-      file.ext === '.xlsx'
+      text === undefined
         ? await readQaWorkbook(data, file.fileName, { file: file.path, logger })
-        : parseQaCsv(decodeText(data, file.path, logger), file.fileName, { file: file.path, logger });
+        : parseQaCsv(text, file.fileName, { file: file.path, logger });
     logger?.debug({ file: file.path, pairs: result.pairs.length, skipped: result.skipped.length }, `read ${file.fileName}`);
+    await onProgress?.({ stage: 'read', done: i + 1, total: files.length });
+    // A file of no rows said nothing anywhere and counted as read: the admin took its pairs for indexed (walkthrough
+    // 45, L1). One whose rows were all skipped has said so row by row.
+    if (result.pairs.length === 0 && result.skipped.length === 0 && result.passedOver.length === 0) {
+      named.push(passOver(file.fileName, file.path, emptyQaFileReason(text), logger));
+      continue;
+    }
+    read.push(file.fileName);
     for (const pair of result.pairs) pairs.push(pair);
     for (const skip of result.skipped) skipped.push(skip);
     for (const table of result.passedOver) {
       const sheet = table.table.startsWith(`${file.fileName}:`) ? table.table.slice(file.fileName.length + 1) : undefined;
       passedOver.push({ ...table, file: file.path, where: sheet === undefined ? file.path : sheetLocation(file.path, sheet) });
+      named.push(table);
     }
-    await onProgress?.({ stage: 'read', done: i + 1, total: files.length });
   }
   const [first] = passedOver;
   if (first && pairs.length === 0) {
     const message = passedOver.map((table) => `${table.where}: ${table.reason}`).join('; ');
     throw new KnowledgeError(message, first.file);
   }
-  return { files: files.map((f) => f.fileName), pairs, skipped, passedOver: passedOver.map(({ table, reason }) => ({ table, reason })) };
+  return { files: read, pairs, skipped, passedOver: named };
+}
+
+/**
+ * Why a Q&A file gave no pair and no row to skip: its text (a CSV's; undefined for a workbook) is empty, or holds a
+ * header alone; a workbook has no sheet with rows.
+ */
+function emptyQaFileReason(text: string | undefined): string {
+  if (text === undefined) return 'no sheet holds rows of questions and answers';
+  return text.replace(/^\uFEFF/, '').trim() === '' ? 'empty file' : 'no rows of questions and answers under the header';
 }

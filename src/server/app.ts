@@ -55,7 +55,7 @@ import { createLogger, type Logger } from '../logger.js';
 import type { JobTuning } from '../queues/job-options.js';
 import { ALL_QUEUE_NAMES } from '../queues/names.js';
 import type { Queues } from '../queues/registry.js';
-import { processTimeZone } from '../queues/schedulers.js';
+import { deskTimeZone } from '../tickets/local-day.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { apiHandlers } from './api.js';
 import { gapsApiHandler } from './gaps-api.js';
@@ -197,7 +197,8 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   if (weak) logger.warn(weak.message);
   const now = deps.now ?? (() => new Date());
   // Resolved once: a zone ICU does not know stops the start here, not every page view.
-  const timeZone = checkTimeZone(deps.timeZone ?? processTimeZone() ?? 'UTC');
+  // The desk's zone as the CLI and the insights' days read it (a POSIX TZ such as JST-9 as its offset).
+  const timeZone = checkTimeZone(deps.timeZone ?? deskTimeZone());
   const searchScanLimit = deps.searchScanLimit;
   const readiness: ReadinessDeps = {
     redis: deps.redis,

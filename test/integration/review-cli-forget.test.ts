@@ -173,7 +173,8 @@ describe('npm run review -- forget', () => {
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(`Ticket ${archivedBob.id}`);
     expect(shown.stdout).toContain('State:      rejected');
-    expect(shown.stdout).toMatch(/^Archived \S+ in \d{4}-\d{2}\.jsonl\.gz$/m);
+    // In the desk's zone, named, as `list` shows a ticket's time (walkthrough 45: `show` printed UTC ISO strings).
+    expect(shown.stdout).toMatch(/^Archived \d{4}-\d{2}-\d{2} \d{2}:\d{2} \S+ in \d{4}-\d{2}\.jsonl\.gz$/m);
 
     // Nothing is left to find: a second listing exits 0.
     const after = await review('forget', 'alice@customer.example');
