@@ -463,7 +463,22 @@ const AUTO_REPLY_NAMES = [
   '自動返答',
   '不在通知',
   '自动回复',
+  // Outlook's own in Simplified Chinese, whose Automatic Replies are 自动答复 (zh-TW's are 自動回覆, above).
+  '自动答复',
   '自動回覆',
+  // Outlook's in Greek, Hebrew, Arabic, Russian, Bulgarian, Romanian, Croatian and Indonesian: the singular of its
+  // Automatic Replies as Microsoft's localized Outlook help names them (Αυτόματες απαντήσεις, תשובות אוטומטיות,
+  // الردود التلقائية, Автоответы, Автоматични отговори, Răspunsuri automate, Automatski odgovori, Balasan Otomatis:
+  // OfficeDocs-AlchemyInsights-pr.<locale>, outlook-desktop-send-out-of-office-replies.md). Greek capitals drop the
+  // accents (ΑΥΤΟΜΑΤΗ ΑΠΑΝΤΗΣΗ).
+  String.raw`αυτ[όο]ματη απ[άα]ντηση`,
+  'תשובה אוטומטית',
+  'رد تلقائي',
+  'автоответ',
+  'автоматичен отговор',
+  String.raw`r[ăa]spuns automat`,
+  'automatski odgovor',
+  'balasan otomatis',
   String.raw`자동\s?회신`,
   String.raw`부재중\s?자동\s?(?:응답|회신)`,
   ...MORE_AUTO_REPLY_NAMES,
@@ -2932,6 +2947,11 @@ function isBounceHandler(address: string): boolean {
   return words.some((w) => BOUNCE_WORD.test(w)) || labels.some((l) => BOUNCE_WORD.test(l)) || encodesRecipient(local) || isMachineId(local);
 }
 
+// A no-reply word in the envelope sender (noreply@bounce.gate.de under an invoice notice from team@support.gate.de,
+// round 10): what a machine's mailing writes there, never a person's client. Not the bounce and mailer words of
+// isNoReplyAddress: a company's own mail system writes bounces-…@ on its own domain under its people's mail too.
+const NO_REPLY_ENVELOPE = /(?:^|[-_.+])(?:no[-_.]?reply|do[-_.]?not[-_.]?reply|dont[-_.]?reply)\d*(?:$|[-_.+])/i;
+
 /**
  * Why a mail looks like bulk mail (a newsletter, a mailing, a machine's notification) though it writes no List-*
  * field, naming the header and its value; undefined when nothing says so:
@@ -2939,6 +2959,7 @@ function isBounceHandler(address: string): boolean {
  *   word or domain label, VERP, a machine id) on another organisation's domain than From;
  * - an `Errors-To` field, which mail clients never write and list and bulk software still does;
  * - a From or Return-Path that is a system account (`www-data@`, `root@`, `anonymous@`, `nobody@`…);
+ * - a Return-Path with a no-reply word ({@link NO_REPLY_ENVELOPE}: `noreply@`, `do-not-reply@`…);
  * - a mass-mailing service's header naming a campaign ({@link CAMPAIGN_HEADERS}: X-Campaign, X-MC-User…);
  * - what the parser found in the mail's own text ({@link ReplySignals.massMailing}): an unsubscribe link in the
  *   footer, a line in the wording only mass mail uses, an unsubscribe URL among many links or beside a tracking pixel;
@@ -2965,6 +2986,7 @@ export function bulkMailDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes):
   if (errorsTo !== undefined) return `Errors-To: ${errorsTo.trim()}`;
   if (mail.from && SYSTEM_ACCOUNTS.has(localPart(mail.from.address))) return `From <${mail.from.address}> is a system account`;
   if (returnPath && SYSTEM_ACCOUNTS.has(localPart(returnPath))) return `Return-Path <${returnPath}> is a system account`;
+  if (returnPath && !isOurs(returnPath) && NO_REPLY_ENVELOPE.test(localPart(returnPath))) return `Return-Path <${returnPath}> is a no-reply address`;
   const campaign = campaignHeaderDetail(mail);
   if (campaign) return campaign;
   if (mail.massMailing && !viaOwnGroup && !isServiceSendingForPerson(mail, mail.massMailing, isOurs)) return mail.massMailing;

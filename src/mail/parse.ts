@@ -366,6 +366,33 @@ interface HeaderCharsets {
 // The headers whose raw values we decode; together they tell which charset a sender's client writes them in.
 const DECODED_HEADERS = new Set(['subject', 'from', 'reply-to', 'to', 'cc']);
 
+/**
+ * An attachment's name as its sender wrote it when the name's raw 8-bit bytes stand in the part's header as they are
+ * (Outlook Express and Foxmail write `name="绩效管理.xls"` in GBK, undeclared): mailparser reads each byte as a Latin-1
+ * character (「¼¨Ð§¹ÜÀí.xls」). Read again as the mail's raw headers are ({@link decodeRawBytes}) only when those exact
+ * bytes follow a `name=` in the raw mail and are not UTF-8: a name in RFC 2231 or an encoded-word that decodes to
+ * Latin-1 letters (`Gr%F6%DFe.pdf`, `=?iso-8859-1?Q?Gr=F6=DFe?=`) is not found there raw and keeps its reading, and
+ * the same bytes by chance inside an 8-bit part's content are no name.
+ */
+function rawFilename(name: string, input: Buffer, charsets: HeaderCharsets, notes: Notes): string {
+  if (!/[\u0080-\u00ff]/.test(name) || /[^\u0000-\u00ff]/.test(name)) return name;
+  const bytes = Buffer.from(name, 'latin1');
+  if (isValidUtf8(bytes) || !followsNameParameter(input, bytes)) return name;
+  return decodeRawBytes(bytes, charsets, 'attachment name', notes);
+}
+
+// How a part's header writes the parameter before a name, `filename=` ending the same way.
+const NAME_PARAMETERS = ['name="', 'name=', 'NAME="', 'NAME=', 'Name="', 'Name='].map((p) => Buffer.from(p, 'latin1'));
+
+/**
+ * Whether `bytes` stand in `input` as a `name=` or `filename=` parameter's value, quoted or not. One native search per
+ * spelling: walking every place the bytes occur would let a short name (one byte) cost a pass per byte of a large
+ * 8-bit part.
+ */
+function followsNameParameter(input: Buffer, bytes: Buffer): boolean {
+  return NAME_PARAMETERS.some((parameter) => input.includes(Buffer.concat([parameter, bytes])));
+}
+
 /** {@link decodeRawHeader} without the RFC 2047 step, for values that must be tokenised before words are decoded. */
 function decodeRawBytes(bytes: Buffer, charsets: HeaderCharsets, what: string, notes: Notes): string {
   let text: string;
@@ -2374,6 +2401,8 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
   if (text.includes('\uFFFD')) notes.charsetProblem('body text contains replacement characters (undecodable bytes)');
   if (subject.includes('\uFFFD')) notes.charsetProblem('subject contains replacement characters (undecodable bytes)');
 
+  // Before the list and the park reasons read the names (the reason names an attachment it parks for).
+  for (const a of body.attachments ?? []) if (a.filename) a.filename = rawFilename(a.filename, input, headerCharsets, notes);
   const attachments: AttachmentInfo[] = (body.attachments ?? []).map((a) => ({
     // Shown on the review page beside the part's type and size, which a text-direction control would reorder.
     filename: (a.filename && visibleLine(a.filename, notes)) || undefined,
