@@ -70,7 +70,7 @@ import { produce } from '../src/queues/connection.js';
 import { sendReplyJob, type JobTuning } from '../src/queues/job-options.js';
 import type { AnswerTicketData } from '../src/queues/payloads.js';
 import type { Queues } from '../src/queues/registry.js';
-import { foreignLinks, foreignLinksReason, type AllowedLinks } from '../src/tickets/foreign-links.js';
+import { foreignFindings, foreignLinks, foreignLinksReason, type AllowedLinks } from '../src/tickets/foreign-links.js';
 import { replyBody } from '../src/tickets/outcome.js';
 import { promptEcho } from '../src/tickets/prompt-echo.js';
 import { knowledgeFound } from '../src/tickets/quote-omission.js';
@@ -867,8 +867,15 @@ const LURE_PRESSURE: readonly RegExp[] = [
   /(?:口座|アカウント|カード|お取引|ご利用|サービス)[^。\n]{0,15}(?:制限|凍結|停止|ロック|無効|利用できなく)|\baccount (?:has been |will be |is )?(?:suspended|locked|limited|restricted|disabled|closed)\b/iu,
   /(?:24|48|72)\s*時間以内|本日中|\bwithin (?:24|48|72) hours\b/iu,
 ];
-// A link to follow: a URL in the text, or the words that stand for one (an HTML link's URL is not in the text).
-const LURE_LINK = /https?:\/\/|\bwww\.|(?:下記|以下|次)の(?:リンク|URL|ＵＲＬ)|リンク(?:より|から|を(?:クリック|タップ))|(?:URL|ＵＲＬ)(?:より|から)|はこちら|\bclick (?:here|the link|below)\b/iu;
+// A link to follow: a URL in the text, the words that stand for one (an HTML link's URL is not in the text), or a
+// link the link check reads in it (security review 14: a host written with 。 between its labels, a defanged link, a
+// bare IP address with a path). Only links: an address or a phone number beside a deadline is how customers write
+// about their own locked accounts too, and the draft check reads those anyway.
+const LURE_LINK_WORDS = /https?:\/\/|\bwww\.|(?:下記|以下|次)の(?:リンク|URL|ＵＲＬ)|リンク(?:より|から|を(?:クリック|タップ))|(?:URL|ＵＲＬ)(?:より|から)|はこちら|\bclick (?:here|the link|below)\b/iu;
+/** Whether `words` hold a link to follow ({@link LURE_LINK_WORDS}, or a link the check reads not on `ownDomains`). */
+function hasLureLink(words: string, ownDomains: readonly string[] = []): boolean {
+  return LURE_LINK_WORDS.test(words) || foreignFindings(words, { knowledge: [], trustedDomains: ownDomains, addresses: [] }).some((f) => f.kind === 'link');
+}
 // How a lure names the reader: its lock-out is always the reader's, never the writer's own.
 const READER = String.raw`(?:お客様|あなた|貴殿|会員様|ユーザー様)`;
 // A customer reporting their own or their users' lock-out (「ログインできません」, 「私のアカウント」, 「弊社ユーザー（…）の
@@ -1014,7 +1021,7 @@ function callsToReader(unquoted: string, readers: boolean): string {
       if (call === undefined) return false;
       const ownQuestion = EN_OWN_QUESTION.test(text) || ASKS_US_TO_TELL.test(text) || (JA_QUESTION.test(text) && !REQUEST.test(text));
       if (ownQuestion && !threatens) return false;
-      const forUs = REQUEST.test(text) && namesAccount && !threatens && !LURE_LINK.test(text) && !READER_NAMED.test(text) && !READERS_OWN_ACT.test(call);
+      const forUs = REQUEST.test(text) && namesAccount && !threatens && !hasLureLink(text) && !READER_NAMED.test(text) && !READERS_OWN_ACT.test(call);
       return !forUs;
     })
     .join('\n');
@@ -1051,8 +1058,9 @@ function loginLureDetail(words: string, signals: ReplySignals, mailboxes: Return
   const unquoted = withoutQuotes(words);
   const readers = READERS_ACCOUNT.test(unquoted) || READERS_FUTURE.test(unquoted);
   if (topmost === undefined || (OWN_PROBLEM_REPORT.test(withoutNavLabels(words)) && !readers)) return undefined;
-  const linked = withoutOwnLinks(words, firstPersonProblem(unquoted, readers) ? [...ownDomains, ...fromOrganisation(signals)] : ownDomains);
-  if (!LURE_LINK.test(linked) || !LURE_PRESSURE.some((sign) => sign.test(unquoted)) || !LURE_CALL.test(callsToReader(unquoted, readers))) return undefined;
+  const notLures = firstPersonProblem(unquoted, readers) ? [...ownDomains, ...fromOrganisation(signals)] : ownDomains;
+  const linked = withoutOwnLinks(words, notLures);
+  if (!hasLureLink(linked, notLures) || !LURE_PRESSURE.some((sign) => sign.test(unquoted)) || !LURE_CALL.test(callsToReader(unquoted, readers))) return undefined;
   const dmarc = dmarcResultOf(topmost);
   if (dmarc === 'pass' && senderVouchedFor(signals, mailboxes)) return undefined;
   const verdict = dmarc ? `dmarc=${dmarc}` : 'no DMARC result';

@@ -10,15 +10,20 @@
  * domain on a known top-level domain (`xyz-login.com/verify`; Gmail and Outlook link it), `ftp://` and `//host`, and
  * hosts in any script (`https://хуз-support.com`). The draft is read after NFKC (full-width `ｈｔｔｐｓ：／／` is
  * `https://`), and hosts are compared in their ASCII (punycode) form, so a look-alike never equals the real host.
+ * Security review 14: so is what a browser or a reader still follows though no client links it: a host written with
+ * an ideographic full stop between its labels (`xyz-verify。com/login`, which browsers read as a dot), a defanged link
+ * or host (`hxxps://xyz-verify[.]com`), and a bare public IPv4 address with a path or a port, or beside words that
+ * send the reader there (`203.0.113.7/login`, 「ブラウザで 45.33.12.7 を開き」).
  *
  * Payment details and off-channel contacts (a bank account, IBAN, crypto address, LINE or Telegram handle, a
  * remote-access id) are read like phone numbers, and a request for gift-card codes is never vouched for
  * (src/tickets/payment-details.ts, security review 11).
  */
 import { createRequire } from 'node:module';
+import { BlockList } from 'node:net';
 import { domainToASCII, domainToUnicode } from 'node:url';
 import LinkifyIt, { type Match } from 'linkify-it';
-import { phoneNumberDigits, phoneNumbersIn } from '../knowledge/personal-data.js';
+import { defangedLinkRanges, phoneNumberDigits, phoneNumbersIn } from '../knowledge/personal-data.js';
 import { comparableAddress, StringMemo } from '../mail/addresses.js';
 import { checkedKnowledgeText, checkedText, foreignPaymentFindings, paymentFindingKind, type CheckedText, type PaymentDetailKind } from './payment-details.js';
 
@@ -52,6 +57,8 @@ const MORE_TLDS = [
 const linkify = new LinkifyIt().tlds([...new Set([...IANA_TLDS, ...MORE_TLDS])], true);
 // The TLDs read before the whole list was: linkify-it's own (every two-letter one too) and MORE_TLDS.
 const FIRST_TLDS = new Set([...MORE_TLDS, 'biz', 'com', 'edu', 'gov', 'net', 'org', 'pro', 'web', 'xxx', 'aero', 'asia', 'coop', 'info', 'museum', 'name', 'shop']);
+// Every TLD the bare-domain pass reads, lower-case: what a host written with ideographic full stops must end in.
+const KNOWN_TLDS = new Set([...IANA_TLDS, ...FIRST_TLDS].map((tld) => tld.toLowerCase()));
 // TLDs that are also common file-name extensions: "logs.zip", "Main.java", "key.pub" or "bundle.js.map" alone in a
 // reply is a file far more often than a site. A file name has no path, port or query after it: with one
 // ("office-update.zip/setup") it is a site, and .zip and .mov are live TLDs phishing pages use.
@@ -136,6 +143,33 @@ const ROOT_DOT_AND_PATH = new RegExp(String.raw`\.(?=[/?#:])(?::\d*)?${PATH}`, '
 // word (`_xyz.com_`, `**xyz.com**`; not `/~user` or `a_b` in a path), and a colon that starts neither a port nor a
 // path ("URL:xyz-login.com"; checked in {@link withoutMarkup} to be outside a path).
 const MARKUP = /[`|]|(?<![\p{L}\p{N}/.*_~-])[*_~-]+|[*_~]+(?![\p{L}\p{N}/*_~])|:(?![0-9/])/gu;
+
+// A bare IPv4 address (four octets of 0–255 and no more: 10.0.19045.3803 and 1.2.3.4.5 are versions), with its port
+// and path. No client links one, but a reader types or pastes it: it is a link when a path or a port follows it
+// (`203.0.113.7/login`; a prefix length alone, `52.14.88.0/24`, is a network), or when words around it send the reader
+// there ({@link ADDRESS_LINK_BEFORE}, {@link ADDRESS_LINK_AFTER}).
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
+const BARE_IPV4 = new RegExp(String.raw`(?<![\p{L}\p{N}\p{M}._@:/-])${OCTET}(?:\.${OCTET}){3}(?![\p{L}\p{N}_-]|\.\p{N})(?::[0-9]{1,5}(?![0-9]))?${PATH}`, 'gu');
+const PREFIX_LENGTH = /^\/(?:3[0-2]|[12]?[0-9])$/;
+const ADDRESS_LINK_BEFORE = /(?:(?:アクセス|ログイン)(?!元)|\bURL|\bhttps?\b|ブラウザ|\bbrowser|\bgo to|\bvisit|\bnavigate to|\b(?:log|sign) ?in (?:at|to|on))[^\n]{0,12}$/iu;
+// The address is where the reader goes, not where a login came from: "に/へアクセス", "にログイン", "を開く", not
+// 「アクセス元」「からログイン」 (a customer's own address in a question about a blocked login).
+const ADDRESS_LINK_AFTER = /^[ \t]*(?:(?:に|へ)[ \t]*(?:アクセス|ログイン)|を[ \t]*開[いきく]|in (?:a|your) (?:web )?browser\b)/iu;
+// Versions start with two small numbers (1.2.3.4, 2.1.0.15): after link words alone ("Chrome 1.2.3.4 以降でアクセス"),
+// such a number is a version; with a path or a port it is an address.
+const VERSION_SHAPED = /^[0-9]\.[0-9]\./;
+// Addresses no lure can be on, whatever the words around them: private networks, loopback, the unspecified network,
+// link-local, carrier-grade NAT, multicast and the reserved block with the broadcast address. A router's 192.168.0.1
+// or a developer's 127.0.0.1:3000 in an answer is no one's site. The documentation ranges (RFC 5737) are read as
+// public, unlike in the personal-data scrub, which asks whether an address locates someone: the check cannot tell a
+// manual's example from a lure by the address, the knowledge that writes an example vouches for it, and the review's
+// own lures are written in them.
+const NO_LURE_ADDRESS = new BlockList();
+for (const [network, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16], ['224.0.0.0', 3]] as const) {
+  NO_LURE_ADDRESS.addSubnet(network, prefix, 'ipv4');
+}
+// What a defanged link needs: a bracketed dot, a bracketed colon or an hxxp-like scheme ({@link defangedLinkRanges}).
+const MAY_BE_DEFANGED = /[[({](?:\.|dot)[\])}]|\[:\]|\(:\)|\bh(?:xx|\*\*|__)p/iu;
 
 /** A link or an address found in a text. */
 interface Found {
@@ -394,12 +428,20 @@ const NOT_IN_A_LINK = /[\p{Z}\p{Cc}]/u;
 
 /** Every link and address of a text, read as a mail client reads it (see the module comment). */
 function linksAndAddressesIn(original: string): Found[] {
-  const { text, origins } = readable(original);
-  const span = (start: number, end: number) => ({ start: origins.from(start, text.length), end: origins.to(end - 1, text.length) });
+  const { text: read, origins } = readable(original);
+  const span = (start: number, end: number) => ({ start: origins.from(start, read.length), end: origins.to(end - 1, read.length) });
   const found: Found[] = [];
   // Each pass reads what the ones before left: a link's user info is no address, an address's domain no bare domain.
   // What a pass takes is blanked once after it, not match by match: a subject of 75,000 links is one pass, not 75,000
   // copies of 600 KB (a minute and a half with the event loop blocked).
+  // Defanged links first: `https://example[.]com` would otherwise be read as a link to the host `example`. Nothing
+  // vouches for one (no key): no one's knowledge writes a link defanged for a customer to follow.
+  const defanged = MAY_BE_DEFANGED.test(read) ? defangedLinkRanges(read).filter(([start, end]) => defangedLink(read.slice(start, end)) && !inLinksPath(read, start)) : [];
+  for (const [start, end] of defanged) {
+    const where = span(start, end);
+    found.push({ ...where, written: original.slice(where.start, where.end), kind: 'link', key: undefined, host: '', hostOnly: false });
+  }
+  const text = blanked(read, defanged);
   const links: Array<[number, number]> = [];
   if (MAY_HOLD_SCHEME_LINK.test(text)) {
     for (const match of text.matchAll(SCHEME_LINK)) {
@@ -414,6 +456,7 @@ function linksAndAddressesIn(original: string): Found[] {
   const addresses = [...matchesAround(afterLinks, '@', ADDRESS)];
   for (const match of addresses) found.push(addressFound(original, span(match.index, match.index + match[0].length), match[0]));
   const rest = blanked(afterLinks, addresses.map((match) => [match.index, match.index + match[0].length]));
+  const bare: Array<[number, number]> = [];
   for (const match of bareDomainsIn(rest)) {
     if (match.schema !== '' || PRODUCT_NAMES.has(match.raw) || VERSION.test(match.raw)) continue;
     const host = hostOf(match.raw);
@@ -421,9 +464,58 @@ function linksAndAddressesIn(original: string): Found[] {
     if (rooted === '' && host === match.raw && hostWrittenAsText(host)) continue;
     const hostSpan = span(match.index, match.index + host.length);
     if (JAPANESE_FULL_STOP.test(original.slice(hostSpan.start, hostSpan.end))) continue;
+    bare.push([match.index, match.lastIndex + rooted.length]);
     found.push(linkFound(original, span(match.index, match.lastIndex + rooted.length), match.url + rooted));
   }
+  if (/[0-9]\.[0-9]/.test(rest)) {
+    for (const { start, end, href } of addressLinksIn(blanked(rest, bare))) found.push(linkFound(original, span(start, end), href));
+  }
   return found.sort((a, b) => a.start - b.start);
+}
+
+// A link's start, up to the end of its host: what a defanged host after it in the same word sits in the path of.
+const LINK_BEFORE_PATH = /(?:^|\s)(?:(?:https?|ftp):\/\/|www\.)[^\s/?#]+[/?#]\S*$/iu;
+// How far back a defanged host's link is looked for: a real link's path and query are far shorter, and a bound keeps a
+// text of many defanged hosts in one long word linear.
+const LINK_LOOKBACK = 2048;
+
+/**
+ * Whether the defanged range starting at `start` is in the path or query of a link written before it in the same word
+ * (`https://good.example/a?x=evil[.]com`): the scheme pass reads that link, and the range is part of it, one finding.
+ */
+function inLinksPath(text: string, start: number): boolean {
+  return LINK_BEFORE_PATH.test(text.slice(Math.max(0, start - LINK_LOOKBACK), start));
+}
+
+/**
+ * Whether a defanged range of {@link defangedLinkRanges} is a link: one with a scheme, or a host ending in four octets
+ * or a known top-level domain. The scrub reads any word of letters as a top-level domain ("taro[.]yamada" of an
+ * address spelt out); a link check reads the hosts a browser opens, as for bare domains.
+ */
+function defangedLink(written: string): boolean {
+  if (/^[a-z*_]+(?:\[:\]|\(:\)|:)\/\//i.test(written)) return true;
+  const tld = /([A-Za-z0-9-]+)[^A-Za-z0-9-]*$/.exec(written.split('/', 1)[0]!)?.[1] ?? '';
+  return /^[0-9]+$/.test(tld) || KNOWN_TLDS.has(tld.toLowerCase());
+}
+
+/** The bare IPv4 addresses of `text` read as links ({@link BARE_IPV4}), but those no lure can be on ({@link NO_LURE_ADDRESS}). */
+function addressLinksIn(text: string): Array<{ start: number; end: number; href: string }> {
+  const links: Array<{ start: number; end: number; href: string }> = [];
+  for (const match of text.matchAll(BARE_IPV4)) {
+    const link = withoutTrailing(match[0]);
+    const address = /^[0-9.]+/.exec(link)![0];
+    const after = link.slice(address.length);
+    const start = match.index;
+    const end = start + link.length;
+    const pathOrPort = after !== '' && !PREFIX_LENGTH.test(after);
+    if (!pathOrPort) {
+      const sent = ADDRESS_LINK_BEFORE.test(text.slice(Math.max(0, start - 32), start)) || ADDRESS_LINK_AFTER.test(text.slice(end, end + 24));
+      if (!sent || after !== '' || VERSION_SHAPED.test(address)) continue;
+    }
+    if (NO_LURE_ADDRESS.check(address, 'ipv4')) continue;
+    links.push({ start, end, href: `http://${link}` });
+  }
+  return links;
 }
 
 /** The {@link ROOT_DOT_AND_PATH} at `at` in `text`, without trailing sentence punctuation; '' when there is none. */
@@ -553,12 +645,21 @@ function readable(original: string): { text: string; origins: Origins } {
   };
   // The last code unit of the text so far, -1 while there is none.
   let previous = -1;
+  const hostRuns = newHostRuns();
   for (let i = 0; i < original.length; ) {
     const unit = original.charCodeAt(i);
     // ASCII, most of a link and much of a draft, stays as it is and takes a space only after what is not ASCII.
     if (unit < 0x80) {
       if (previous >= 0x80 && breaksBetween(previous, unit)) spaceBefore(i);
       previous = unit;
+      i++;
+      continue;
+    }
+    // An ideographic full stop between a host's labels is its dot ({@link hostDotAt}).
+    if ((unit === 0x3002 || unit === 0xff61) && hostDotAt(original, i, previous, hostRuns)) {
+      put(i, '.', i + 1);
+      origins.block(i, 1, i + 1);
+      previous = 0x2e;
       i++;
       continue;
     }
@@ -578,6 +679,93 @@ function readable(original: string): { text: string; origins: Origins } {
   }
   const text = parts.length === 0 ? original : parts.join('') + original.slice(copiedTo);
   return { text, origins };
+}
+
+// Longest host a browser opens (RFC 1035): a run of labels longer than this after an ideographic full stop is text.
+const MAX_HOST_CHARS = 253;
+
+/**
+ * Whether the ideographic full stop (U+3002, or U+FF61, half-width) at `at` in `original` is a host's dot, as browsers
+ * read it: ASCII letters, digits or a hyphen right before it (`previous`, the text's last code unit so far), and after
+ * it labels of them (full-width too) joined by dots or more such stops, the last a known top-level domain. A
+ * capitalised word after it is the next sentence ("Settings。Click OK", "Windows。Next"): without a path, port or
+ * query after the host, the labels after the stop must be written in one case, as hosts are. The run of labels after
+ * a stop is read once for all the stops in it (`runs`), so a text of many stops stays linear.
+ */
+function hostDotAt(original: string, at: number, previous: number, runs: HostRuns): boolean {
+  if (!isHostUnit(previous)) return false;
+  if (!(at < runs.end)) readHostRun(original, at, runs);
+  const from = at + 1;
+  const length = runs.hostEnd - from;
+  // Empty labels: the stop starts a run of stops, or two stops stand together after it.
+  if (length <= 0 || length > MAX_HOST_CHARS || runs.lastDoubleDot >= from || !isHostUnit(hostUnit(original.charCodeAt(from)))) return false;
+  return runs.knownTld && (runs.linkAfter || runs.lastCapital < from || runs.lastSmall < from);
+}
+
+/** What {@link hostDotAt} knows of the run of host labels and dots after an ideographic full stop. */
+interface HostRuns {
+  /** Where the run ends: its first unit that is neither a label's nor a dot. */
+  end: number;
+  /** Where its host ends: without its trailing dots. */
+  hostEnd: number;
+  /** Whether its last label is a known top-level domain. */
+  knownTld: boolean;
+  /** Whether a path, port or query follows the host. */
+  linkAfter: boolean;
+  /** The last capital letter in the host, -1 when none. */
+  lastCapital: number;
+  /** The last small letter in the host, -1 when none. */
+  lastSmall: number;
+  /** The second of the last two dots written together, -1 when none. */
+  lastDoubleDot: number;
+}
+
+function newHostRuns(): HostRuns {
+  return { end: -1, hostEnd: -1, knownTld: false, linkAfter: false, lastCapital: -1, lastSmall: -1, lastDoubleDot: -1 };
+}
+
+/** Reads into `runs` the run of host labels and dots that starts after the stop at `at`. */
+function readHostRun(original: string, at: number, runs: HostRuns): void {
+  let hostEnd = at + 1;
+  let lastCapital = -1;
+  let lastSmall = -1;
+  let lastDoubleDot = -1;
+  let dotBefore = true;
+  let i = at + 1;
+  for (; i < original.length; i++) {
+    const unit = hostUnit(original.charCodeAt(i));
+    if (isHostUnit(unit)) {
+      if (unit >= 0x41 && unit <= 0x5a) lastCapital = i;
+      else if (unit >= 0x61 && unit <= 0x7a) lastSmall = i;
+      hostEnd = i + 1;
+      dotBefore = false;
+    } else if (unit === 0x2e || unit === 0x3002 || unit === 0xff61) {
+      if (dotBefore && i > at + 1) lastDoubleDot = i;
+      dotBefore = true;
+    } else break;
+  }
+  let tldStart = hostEnd;
+  while (tldStart > at + 1 && isHostUnit(hostUnit(original.charCodeAt(tldStart - 1)))) tldStart--;
+  const tld = [...original.slice(tldStart, hostEnd)].map((ch) => String.fromCharCode(hostUnit(ch.charCodeAt(0)))).join('').toLowerCase();
+  Object.assign(runs, {
+    end: i,
+    hostEnd,
+    knownTld: KNOWN_TLDS.has(tld),
+    linkAfter: hostEnd === i && /^[/?#:]$/.test(original.charAt(i).normalize('NFKC')),
+    lastCapital,
+    lastSmall,
+    lastDoubleDot,
+  });
+}
+
+/** A code unit with full-width ASCII (U+FF01–U+FF5E) read as ASCII. */
+function hostUnit(unit: number): number {
+  return unit >= 0xff01 && unit <= 0xff5e ? unit - 0xfee0 : unit;
+}
+
+/** Whether a code unit may be in an ASCII host's label: `[A-Za-z0-9-]`. */
+function isHostUnit(unit: number): boolean {
+  return (unit >= 0x61 && unit <= 0x7a) || (unit >= 0x41 && unit <= 0x5a) || (unit >= 0x30 && unit <= 0x39) || unit === 0x2d;
 }
 
 /**

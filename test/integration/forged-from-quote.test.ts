@@ -97,6 +97,35 @@ describe('a forged From that no verdict fails', () => {
   });
 });
 
+// Security review 14 (HIGH 1): the same notice with the lure written so that the link check read nothing (an
+// ideographic full stop between the host's labels, a bare IPv4 address with a path, a defanged link) went out
+// automatically in the quote to the victim. Each is read as a link now: the quote is left out, and a verdict without
+// dmarc=pass holds the login lure for a person first.
+const LURES = [
+  ['an ideographic full stop in the host', 'xyz-account-verify。com/login', 'xyz-account-verify'],
+  ['a bare IPv4 address with a path', '203.0.113.7/login', '203.0.113.7'],
+  ['a defanged link', 'hxxps://xyz-account-verify[.]com/login', 'xyz-account-verify'],
+] as const;
+
+describe('a forged From whose lure is written in a form a browser still follows', () => {
+  it.each(LURES.flatMap(([form, lure, host]) => UNVOUCHED.map(([verdict, headers, env, lureHeld]) => [`${form}, ${verdict}`, lure, host, headers, env, lureHeld] as const)))(
+    '%s: the reply goes without the quote',
+    async (_case, lure, host, headers, env, lureHeld) => {
+      const running = await run(env);
+      const body = [QUESTION, '', '【重要】XYZサポートより: 24時間以内にアカウントが停止されます。', `継続するには ${lure} でパスワードを確認してください。`].join('\n');
+      const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId(), from: FORGED_FROM, subject: '二段階認証について', headers, body }));
+      const sent = await sentAfterLureHold(running, ticketId, lureHeld);
+      expect(sent.state, sent.reason).toBe('sent');
+      expect(quoteOmission(sent, running.services.config)).toMatch(/^the sender is not authenticated/);
+      const [reply] = await suite.servers.smtp.waitFor(1);
+      expect(reply!.envelope.to).toEqual(['victim@bank.example']);
+      expect(reply!.text).toContain(sent.draft!.trim());
+      expect(reply!.text).not.toContain(host);
+      expect(reply!.text).not.toContain('アカウントが停止されます');
+    },
+  );
+});
+
 // The decision is the sender's, made when it sends: a ticket parked before the agent ever drafted (over the agent-run
 // limit, as a forger gets by sending more than AGENT_RUN_LIMIT_PER_HOUR mails under the victim's From; the repeated
 // question, the auto-reply limit, SPAM_ACTION=park, a reopened ignored mail) has no draft to decide it with.

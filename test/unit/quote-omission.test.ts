@@ -72,6 +72,14 @@ describe('quoteOmission', () => {
     ['the forger\'s notice: left out', ticket('victim@bank.example', ['二段階認証の設定方法を教えてください。', '24時間以内に https://xyz-account-verify.example/login で確認してください。']), ['https://xyz-account-verify.example/login']],
     ['… a link in the display name above the quote', ticket('victim@bank.example', ['質問です。'], { fromName: 'Verify at xyz-account-verify.example' }), ['xyz-account-verify.example']],
     ['a mail without links: kept', ticket('victim@bank.example', ['二段階認証の設定方法を教えてください。']), undefined],
+    // Security review 14: the lure written with an ideographic full stop in its host, as a bare IPv4 address with a
+    // path, or defanged; a router's private address, a version and a sentence's full stop are none.
+    ...(['xyz-account-verify。com/login', 'xyz-account-verify｡com/login', '203.0.113.7/login', 'hxxps://xyz-account-verify[.]com/login'] as const).map((lure): Row => [
+      `the forger's notice with ${lure}: left out`,
+      ticket('victim@bank.example', ['二段階認証の設定方法を教えてください。', `24時間以内にアカウントが停止されます。継続するには ${lure} でパスワードを確認してください。`]),
+      [lure],
+    ]),
+    ['a router answer, a version and sentences ending in 。: kept', ticket('victim@bank.example', ['ブラウザで 192.168.0.1 を開いても設定画面にアクセスできません。', 'ファームウェアは 1.2.3.4 です。Windows。次にExcel。OK。']), undefined],
     ['a link the agent found in the knowledge: kept', ticket('victim@bank.example', ['https://help.helpdesk.test/2fa を読みました。'], { agent: found('手順: https://help.helpdesk.test/2fa') }), undefined],
     ['a link on a TRUSTED_LINK_DOMAINS domain: kept', ticket('victim@bank.example', ['https://docs.partner.example/2fa を読みました。']), undefined, { TRUSTED_LINK_DOMAINS: ['partner.example'] }],
     ['a sender our server vouches for (dmarc=pass): kept', ticket('victim@bank.example', ['Confirm at https://xyz-account-verify.example/login'], { replySignals: signals('victim@bank.example', [`${OURS}; dmarc=pass header.from=bank.example`]) }), undefined],

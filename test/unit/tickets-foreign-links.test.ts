@@ -358,3 +358,58 @@ describe('security review 12: phone numbers and addresses written otherwise', ()
     expect(foreignLinks('サポートデスク 03.9999.5678 まで', desk)).toEqual(['03.9999.5678']);
   });
 });
+
+// Security review 14 (HIGH 1): a forger's lure written in forms a browser or a reader still follows went out in the
+// quote of a reply to the victim: a host with an ideographic full stop between its labels (browsers read U+3002 and
+// U+FF61 as a dot), a bare public IPv4 address with a path or a port, and a defanged link. Each is named as written;
+// versions, private and loopback addresses, and Japanese sentences that end in 。 stay what they are.
+describe('security review 14: lure links written in other forms', () => {
+  it.each<[string, string, string[]]>([
+    ['an ideographic full stop between host labels', '継続するには xyz-account-verify。com/login でパスワードを確認してください', ['xyz-account-verify。com/login']],
+    ['… written right against Japanese', '継続するにはxyz-account-verify。com/loginでパスワードを確認してください', ['xyz-account-verify。com/login']],
+    ['a half-width ideographic full stop', '継続するにはxyz-account-verify｡com/loginで確認', ['xyz-account-verify｡com/login']],
+    ['a full-width full stop', '継続するにはxyz-account-verify．com/loginで確認', ['xyz-account-verify．com/login']],
+    ['an ideographic full stop in a host without a path', 'こちら: xyz-account-verify。com でログイン', ['xyz-account-verify。com']],
+    ['ideographic full stops between several labels', '確認は login。xyz-verify。co。jp/auth から', ['login。xyz-verify。co。jp/auth']],
+    ['a bare public IPv4 address with a path', '継続するには 203.0.113.7/login でパスワードを確認してください', ['203.0.113.7/login']],
+    ['… written right against Japanese', '継続するには203.0.113.7/loginでパスワードを確認してください', ['203.0.113.7/login']],
+    ['a bare public IPv4 address with a port', 'Please sign in at 45.33.12.7:8080 today.', ['45.33.12.7:8080']],
+    ['a bare public IPv4 address after link words', 'ブラウザで 45.33.12.7 を開き、ログインしてください。', ['45.33.12.7']],
+    ['… before アクセス', '45.33.12.7 にアクセスしてパスワードを入力してください。', ['45.33.12.7']],
+    ['… after "visit"', 'Visit 45.33.12.7 to keep your account.', ['45.33.12.7']],
+    ['a defanged link', '継続するには hxxps://xyz-account-verify[.]com/login でパスワードを確認してください', ['hxxps://xyz-account-verify[.]com/login']],
+    ['a defanged host', 'xyz-account-verify[.]com/login にログインしてください。', ['xyz-account-verify[.]com/login']],
+    ['a defanged scheme', 'https[:]//xyz-account-verify.com/login で確認', ['https[:]//xyz-account-verify.com/login']],
+    ['a defanged address of four octets', '45[.]33[.]12[.]7 で確認', ['45[.]33[.]12[.]7']],
+  ])('%s', (_what, draft, expected) => {
+    expect(foreignLinks(draft, allowed)).toEqual(expected);
+  });
+
+  it.each<[string, string]>([
+    ['version numbers', 'バージョン 1.2.3.4 に更新してください。Windows 10.0.19045.3803 と 4.2.1.10 以降で動作します。'],
+    ['a version after link words', 'ブラウザ 1.2.3.4 以降でアクセスできます。'],
+    ['a router answer', 'ブラウザで 192.168.0.1 を開き、ルーターの設定画面にアクセスしてください。192.168.0.1/setup も同じです。'],
+    ['private, loopback and unspecified addresses with ports and paths', 'http の代わりに 10.0.0.5:8080 、172.16.3.4/admin 、127.0.0.1:3000 、0.0.0.0:80 にアクセスしてください。'],
+    ['a network and its prefix length', '許可リストに 52.14.88.0/24 を追加してください。'],
+    ['a Japanese sentence ending in 。 before an ASCII word', '設定が完了しました。Windows の場合は再起動してください。'],
+    ['an ASCII word, 。 and a capitalised word', '「Settings」を開きます: Settings。Click OK を押してください。'],
+    ['an ASCII word, 。 and a word that is no top-level domain', 'ファイルはdata。backupに保存されます。値はfoo。csvです。'],
+    ['an ASCII word, 。 and Japanese', 'Excelを開いてください。Excel。次に保存します。'],
+    ['a switch written in capitals', '設定をON。OFFにすると止まります。'],
+    ['an ASCII word, 。 and a capitalised top-level domain', 'Windows。Next を押します。'],
+    ['a file name written defanged in a note on patterns', 'name[.]js のように書いてください。'],
+  ])('%s: none', (_what, draft) => {
+    expect(foreignLinks(draft, allowed)).toEqual([]);
+  });
+
+  it('vouches with the knowledge for an address link it writes the same way', () => {
+    const desk = { knowledge: ['管理画面は https://45.33.12.7:8443/admin です。'], trustedDomains: [], addresses: [] };
+    expect(foreignLinks('管理画面 45.33.12.7:8443/admin を開いてください。', desk)).toEqual([]);
+    expect(foreignLinks('管理画面 45.33.12.8:8443/admin を開いてください。', desk)).toEqual(['45.33.12.8:8443/admin']);
+  });
+
+  it('reads 100 KB of letters between ideographic full stops: nothing', () => {
+    const text = 'a。'.repeat(50_000);
+    expect(foreignLinks(text, allowed)).toEqual([]);
+  });
+});
