@@ -22,12 +22,17 @@ import { decodeText, listSources, normalizeNewlines, type SourceFile } from './f
 /** File types the manual loader reads; anything else in the directory is skipped. */
 export const MANUAL_EXTENSIONS = ['.md', '.markdown', '.mdx', '.txt', '.html', '.htm', '.pdf', '.docx'] as const;
 
+const RST_EXTENSION = '.rst';
+
 /**
  * Documents an operator may put beside the manual in a format it is not read from, each with the fix. They are named
  * in a warning; other files not read (a docs repository's `Makefile`, `LICENSE`) are not, or every nightly reindex
  * of such a checkout would warn about them.
  */
 const UNSUPPORTED_DOCUMENTS: ReadonlyMap<string, string> = new Map([
+  // A Sphinx project's sources: the HTML it builds is read, with its headings, without the directives' markup. Named
+  // only when the manual folder holds no page built from them (see `builtFromSources`).
+  [RST_EXTENSION, 'build the HTML (Sphinx: make html) and put _build/html in the manual folder'],
   ...['.doc', '.docm', '.dot', '.dotx', '.dotm', '.rtf', '.odt', '.pages', '.wpd', '.jtd', '.jtdc'].map((ext) => [ext, 'save it as .docx or PDF'] as const),
   ...['.xls', '.xlsx', '.xlsm', '.xlsb', '.ods', '.numbers'].map((ext) => [ext, 'save it as PDF (questions and answers belong in QA_DIR as .xlsx or .csv)'] as const),
   ...['.ppt', '.pptx', '.pptm', '.pps', '.ppsx', '.odp'].map((ext) => [ext, 'save it as PDF'] as const),
@@ -42,8 +47,8 @@ export interface SkippedManualFile {
 
 /**
  * What a manual folder may hold that is not the manual: the packages of a documentation repository (thousands of
- * README files of libraries), and the navigation files of docsify and GitBook, lists of links to every page that
- * would match every question by its page titles.
+ * README files of libraries), the navigation files of docsify and GitBook, lists of links to every page that would
+ * match every question by its page titles, and what a Sphinx build holds beside its pages.
  */
 export const MANUAL_SKIPPED_NAMES: ReadonlyMap<string, string> = new Map([
   ['node_modules', 'installed packages, not the manual'],
@@ -51,6 +56,11 @@ export const MANUAL_SKIPPED_NAMES: ReadonlyMap<string, string> = new Map([
   ['_navbar.md', 'site navigation (docsify)'],
   ['_coverpage.md', 'site cover (docsify)'],
   ['summary.md', 'table of contents (GitBook)'],
+  // A Sphinx build (`_build/html`) holds a copy of every reST source as `.rst.txt`, which would be read as text
+  // beside its page, markup and all, and the general and module indexes, lists of every term and page.
+  ['_sources', 'reST sources copied by Sphinx (the pages built from them are read)'],
+  ['genindex.html', 'index of terms (Sphinx)'],
+  ['py-modindex.html', 'index of modules (Sphinx)'],
 ]);
 
 /** Default chunking, as in the design (CHUNK_SIZE / CHUNK_OVERLAP). */
@@ -200,8 +210,11 @@ const TOC_MARKER = /^\s*\[\[?toc\]\]?\s*$/i;
 const MKDOCS_ADMONITION = /^(\s*)(?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?:[ \t]+[\w-]+)*(?:[ \t]+"([^"]*)")?[ \t]*$/;
 // GitHub alerts (`> [!NOTE]`): the marker is no text of the page.
 const GITHUB_ALERT = /^(\s*(?:>\s*)+)\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*/i;
-// A heading's explicit anchor (`## 設定 {#settings}`), VitePress, Docusaurus and Pandoc syntax.
-const HEADING_ANCHOR = /\{#[^{}\s]*\}\s*$/;
+// A heading's explicit anchor or attributes: `## 設定 {#settings}` (VitePress, Docusaurus), Pandoc's `{#id .class}`,
+// `{-}` and `{.unlisted}`, kramdown's attribute list `{: id=testing }` (docsify translations of kramdown sites). A
+// placeholder (`{name}`) or `{-1}` is no attribute list. Every branch stops at the next brace, so a line of many `{`
+// is scanned once.
+const HEADING_ANCHOR = /\{(?:#[^{}]*|\.[\w-][^{}]*|-(?:\s[^{}]*)?|:[^{}]*)\}\s*$/;
 // MkDocs content tabs (`=== "Windows"`, `===! "x"` opening a new tab group, `===+ "x"` selected): the marker goes,
 // the label stays. A setext underline (`===` alone) has no quoted label.
 const MKDOCS_TAB = /^\s*===[!+]{0,2}[ \t]+"([^"]*)"[ \t]*$/;
@@ -225,6 +238,43 @@ const CODE_SPAN_MASK = /\uE010(\d+)\uE011/;
 
 // Blocks whose content is code the page runs or styles it with (`<script setup>`, `<style scoped>`), never text.
 const CODE_BLOCK_START = /^\s*<(script|style)\b[^>]*>/i;
+
+// Adobe Experience League's markers of a UI label or a product name (`[!UICONTROL 新規]`, `[!DNL Analytics]`): the
+// label is what the page shows. Stops at the next bracket (no rescan) and never reaches into a masked code span.
+const EXPERIENCE_LEAGUE_MARKER = /\[!(?:UICONTROL|DNL)\s([^[\]\uE010]*)\]/g;
+// A link reference definition (`[ref]: https://…`), read on one line at a time.
+const REFERENCE_DEFINITION = /^\s{0,3}\[([^\]]+)\]:\s*\S/;
+// A reference link `[text][label]` (or collapsed `[text][]`).
+const REFERENCE_LINK = /\[([^[\]]+)\]\[([^[\]]*)\]/g;
+// A letter or digit of ASCII glued to a `[`: `SQLSTATE[HY000][2002]`, `options[0][1]` are an error code and an
+// index, not a cross-reference. Japanese prose has no spaces, so a kana or kanji before a link does not count.
+const GLUED_TO_WORD = /[A-Za-z0-9_]$/;
+
+/** How CommonMark matches a link label: case and runs of white space do not count. */
+function linkLabel(label: string): string {
+  return label.trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+/** The labels of the link reference definitions the page holds (`[ref]: https://…`). */
+function referenceLabels(lines: readonly string[]): Set<string> {
+  const labels = new Set<string>();
+  for (const line of lines) {
+    const definition = REFERENCE_DEFINITION.exec(line);
+    if (definition?.[1]) labels.add(linkLabel(definition[1]));
+  }
+  return labels;
+}
+
+/**
+ * `[text][label]` as a reader sees it. A label the page defines makes a link (its text stays). Without a definition
+ * CommonMark shows the brackets: glued to an ASCII word (`SQLSTATE[HY000][2002]`) it is an error code or an index
+ * and stays whole; otherwise it is a cross-reference a site generator resolves (MkDocs autorefs `[設定][settings]`),
+ * whose text stays without the id.
+ */
+function referenceLinkText(link: string, text: string, label: string, before: string, references: ReadonlySet<string>): string {
+  if (references.has(linkLabel(label || text))) return text;
+  return GLUED_TO_WORD.test(before) ? link : text;
+}
 
 /** The labels of the footnotes the page defines (`[^1]: text`), so only their references go. */
 function footnoteLabels(markdown: string): Set<string> {
@@ -251,7 +301,7 @@ function closedComponents(markdown: string): Set<string> {
  * code spans are kept whole. The code spans are masked, not cut out, while the prose is cleaned, so a link whose text
  * is code (``[`Foo`](foo.md)``) still loses its target.
  */
-function cleanMarkdownLine(line: string, closed: ReadonlySet<string>, footnotes: ReadonlySet<string>): string {
+function cleanMarkdownLine(line: string, closed: ReadonlySet<string>, footnotes: ReadonlySet<string>, references: ReadonlySet<string>): string {
   const parts = line.split(/(`+[^`]*`+)/);
   const spans = parts.filter((_, i) => i % 2 === 1);
   const masked = parts.map((part, i) => (i % 2 === 1 ? `\uE010${(i - 1) / 2}\uE011` : part.replace(/[\uE010\uE011]/g, ''))).join('');
@@ -260,10 +310,14 @@ function cleanMarkdownLine(line: string, closed: ReadonlySet<string>, footnotes:
     // ``[a](u "the `x` flag")`` is a link whose title (not shown) holds backticks.
     .replace(/!\[[^[\]]*\]\([^()]*\)/g, '')
     .replace(/!\[[^[\]]*\]\[[^[\]]*\]/g, '')
+    // Before links: `[[!UICONTROL 設定]](settings.md)` is a link whose text is the label.
+    .replace(EXPERIENCE_LEAGUE_MARKER, '$1')
     // Before links: `[^1][^2]` would read as a reference link.
     .replace(FOOTNOTE_REFERENCE, (reference, label: string) => (footnotes.has(label) ? '' : reference))
     .replace(/\[([^[\]]*)\]\((?:[^()]|\([^()]*\))*\)/g, '$1')
-    .replace(/\[([^[\]]+)\]\[[^[\]]*\]/g, '$1')
+    .replace(REFERENCE_LINK, (link: string, text: string, label: string, at: number, whole: string) =>
+      referenceLinkText(link, text, label, whole.slice(Math.max(0, at - 1), at), references),
+    )
     .replace(/<img\b[^<>]*>/gi, '')
     .replace(HTML_TAG, '')
     .replace(COMPONENT_TAG, (tag, closing: string, name: string, attributes: string | undefined, selfClosing: string) =>
@@ -321,14 +375,16 @@ function fenceOpening(line: string, marker: string): string {
  * Turns documentation-site Markdown (VitePress, VuePress, Docusaurus, MkDocs) into the text a reader sees, so that
  * markup never becomes search words: YAML front matter goes (its `title` heads the page when it has no `#` heading),
  * container fences (`::: tip`, `:::warning`, `:::`) go but a custom container title stays, HTML comments, image
- * tags, link reference definitions and link targets go, link texts and headings stay. What a site generator adds
+ * tags, link reference definitions and link targets go, link texts and headings stay (`[a][b]` without a definition of
+ * `b` is a link only when not glued to a word: `SQLSTATE[HY000][2002]` stays whole). What a site generator adds
  * goes too: `<script>` and `<style>` blocks, MDX `import`/`export` lines, component tags (their inner text stays),
  * `{{ }}` interpolations (a bare name, `{{SiteId}}`, stays: it is a product's placeholder), `[[toc]]` markers,
- * heading anchors (`{#id}`), GitHub alert markers (`> [!NOTE]`), and MkDocs markup: admonition markers (`!!! note`),
- * content tab markers (`=== "Windows"`, the label stays), icon shortcodes (`:material-x:`), key markup (`++ctrl+c++`
- * reads `Ctrl+C`), references to the page's footnotes (`[^1]`, a footnote's text stays) and code fence attributes
- * (`linenums="1"`). A table loses its delimiter row and the spaces that line up its cells. HTML entities are decoded.
- * Code blocks are left as they are, since a command or an error message in them is worth finding.
+ * heading anchors and attributes (`{#id}`, `{: id=x }`, `{- .unlisted}`), GitHub alert markers (`> [!NOTE]`), Adobe
+ * Experience League's `[!UICONTROL 新規]` and `[!DNL x]` (the label stays), and MkDocs markup: admonition markers
+ * (`!!! note`), content tab markers (`=== "Windows"`, the label stays), icon shortcodes (`:material-x:`), key markup
+ * (`++ctrl+c++` reads `Ctrl+C`), references to the page's footnotes (`[^1]`, a footnote's text stays) and code fence
+ * attributes (`linenums="1"`). A table loses its delimiter row and the spaces that line up its cells. HTML entities are
+ * decoded. Code blocks are left as they are, since a command or an error message in them is worth finding.
  */
 export function cleanMarkdown(markdown: string): string {
   let text = normalizeNewlines(markdown).replace(/^\uFEFF/, '');
@@ -353,6 +409,7 @@ export function cleanMarkdown(markdown: string): string {
   // The line of the table's delimiter row: a body row of dashes (`| - |`, "none") is text.
   let tableDelimiter = -1;
   const lines = text.split('\n');
+  const references = referenceLabels(lines);
   for (const [i, raw] of lines.entries()) {
     if (inCodeBlock !== undefined) {
       if (raw.toLowerCase().includes(inCodeBlock)) inCodeBlock = undefined;
@@ -414,31 +471,31 @@ export function cleanMarkdown(markdown: string): string {
     if (MDX_MODULE_LINE.test(line) || TOC_MARKER.test(line)) continue;
     const admonition = MKDOCS_ADMONITION.exec(line);
     if (admonition) {
-      if (admonition[2]) out.push(plainText(cleanMarkdownLine(admonition[2], closed, footnotes)));
+      if (admonition[2]) out.push(plainText(cleanMarkdownLine(admonition[2], closed, footnotes, references)));
       continue;
     }
     const tab = MKDOCS_TAB.exec(line);
     if (tab) {
-      if (tab[1]) out.push(plainText(cleanMarkdownLine(tab[1], closed, footnotes)));
+      if (tab[1]) out.push(plainText(cleanMarkdownLine(tab[1], closed, footnotes, references)));
       continue;
     }
     const footnote = FOOTNOTE_DEFINITION.exec(line);
     if (footnote) {
       // `[^1]:` alone: the text is on the indented lines below.
       const footnoteText = line.slice(footnote[0].length);
-      if (footnoteText.trim() !== '') out.push(plainText(cleanMarkdownLine(footnoteText, closed, footnotes)));
+      if (footnoteText.trim() !== '') out.push(plainText(cleanMarkdownLine(footnoteText, closed, footnotes, references)));
       continue;
     }
     line = line.replace(GITHUB_ALERT, '$1');
     const container = /^\s{0,3}:{3,}\s*(?:[\w-]+)?\s*(.*)$/.exec(line);
     if (container) {
-      if (container[1]) out.push(plainText(cleanMarkdownLine(container[1], closed, footnotes)));
+      if (container[1]) out.push(plainText(cleanMarkdownLine(container[1], closed, footnotes, references)));
       continue;
     }
-    if (/^\s{0,3}\[[^\]]+\]:\s*\S/.test(line)) continue;
+    if (REFERENCE_DEFINITION.test(line)) continue;
     if (/^\s{0,3}#[ \t]/.test(line)) hasH1 = true;
     if (/^\s{0,3}#{1,6}[ \t]/.test(line)) line = line.replace(HEADING_ANCHOR, '').trimEnd();
-    out.push(cleanMarkdownLine(line, closed, footnotes));
+    out.push(cleanMarkdownLine(line, closed, footnotes, references));
   }
   const body = out.join('\n');
   return title && !hasH1 ? `# ${title}\n\n${body}` : body;
@@ -483,7 +540,8 @@ function headingFormatter(level: number): FormatCallback {
 
 /**
  * Converts HTML to plain text (html-to-text: the page's `main` or `article` content when it has one, navigation,
- * sidebars, footers, scripts and styles dropped, tables and lists kept readable) and splits it into sections by
+ * sidebars, footers, search boxes, language menus, heading permalinks, scripts and styles dropped, footnotes, topics
+ * and sidebars of the content kept, tables and lists kept readable) and splits it into sections by
  * `h1`–`h3`, like {@link markdownSections}.
  */
 export function htmlSections(html: string): ManualSection[] {
@@ -505,6 +563,19 @@ export function htmlSections(html: string): ManualSection[] {
       { selector: 'table', format: 'dataTable' },
       { selector: 'ul', options: { itemPrefix: '・' } },
       ...['nav', '[role=navigation]', 'aside', 'footer', 'noscript', 'head'].map((selector) => ({ selector, format: 'skip' })),
+      // What a theme without <nav>/<aside> puts around the content: Bootstrap's navbar, the landmark roles of sidebars,
+      // banners, footers and search boxes, a language menu (a <select>'s options are no text of the page), and the
+      // permalink mark after every heading (Sphinx's and MkDocs' ¶, VitePress' #, Docusaurus' and Jupyter's), which
+      // went into every heading path ("復元¶ > …").
+      ...['.navbar', '[role=banner]', '[role=complementary]', '[role=contentinfo]', '[role=search]', 'select'].map((selector) => ({ selector, format: 'skip' })),
+      ...['a.headerlink', 'a.header-anchor', 'a.hash-link', 'a.anchor-link'].map((selector) => ({ selector, format: 'skip' })),
+      // Asides of the content, more specific than `aside` above: docutils' HTML5 (Sphinx 5+) footnotes, topics and
+      // admonitions (MyST, Markdown renderers) wherever they are, and a `.. sidebar::` as a child of a section or the
+      // content (VuePress 1 names its navigation `aside.sidebar` too, outside them). Navigation asides (Docusaurus'
+      // `theme-doc-sidebar-container`, Furo's drawers, a site's widgets) are still dropped.
+      ...['aside.footnote-list', 'aside.footnote', 'aside.topic', 'aside.admonition', 'aside[role=doc-footnote]', 'aside[role=note]']
+        .concat(['section', 'main', 'article', '[role=main]', '.section', '.body'].map((parent) => `${parent} > aside.sidebar`))
+        .map((selector) => ({ selector, format: 'block' })),
     ],
   });
   const sections = new SectionCollector();
@@ -647,10 +718,11 @@ export async function loadManualChunks(
   const files = listing.files;
   const skipped: SkippedManualFile[] = [...listing.refused];
   for (const { fileName, reason } of listing.refused) logger?.warn({ dir, file: fileName }, `skipping ${fileName}: ${reason}`);
+  const sphinxBuilt = builtFromSources(listing.unsupported, files);
   for (const fileName of listing.unsupported) {
     const ext = fileName.slice(fileName.lastIndexOf('.')).toLowerCase();
     const fix = fileName.includes('.') ? UNSUPPORTED_DOCUMENTS.get(ext) : undefined;
-    if (fix === undefined) continue;
+    if (fix === undefined || (ext === RST_EXTENSION && sphinxBuilt)) continue;
     skipped.push({ fileName, reason: `${ext} is not read; ${fix}` });
     logger?.warn({ dir, file: fileName }, `skipping ${fileName}: ${ext} is not read (the manual is read from ${MANUAL_EXTENSIONS.join(', ')}); ${fix}`);
   }
@@ -694,6 +766,28 @@ export async function loadManualChunks(
     logger?.warn({ dir, folder }, `no readable manual file (${MANUAL_EXTENSIONS.join(', ')}) in ${where}${named}`);
   }
   return { files: read, chunks, perFolder: perFolderOf(read), emptyFolders, skipped };
+}
+
+/**
+ * True when the manual tree holds a page built from one of its `.rst` sources (`install/platform.rst` beside
+ * `_build/html/install/platform.html`, or `…/platform/index.html` of Sphinx's dirhtml): a Sphinx checkout with its
+ * build, whose sources are not named as skipped, or every nightly reindex would list them all. A source without a page
+ * of its own there (a README beside the sources) is not named either: the build is what is read.
+ */
+function builtFromSources(unsupported: readonly string[], files: readonly SourceFile[]): boolean {
+  const pages = new Set<string>();
+  for (const { fileName, ext } of files) {
+    if (ext !== '.html' && ext !== '.htm') continue;
+    const parts = fileName.slice(0, -ext.length).toLowerCase().split('/');
+    pages.add(parts.at(-1)!);
+    // dirhtml: `platform/index.html` is the page of `platform.rst`.
+    if (parts.at(-1) === 'index' && parts.length > 1) pages.add(parts.at(-2)!);
+  }
+  return unsupported.some((fileName) => {
+    if (!fileName.toLowerCase().endsWith(RST_EXTENSION)) return false;
+    const name = fileName.slice(fileName.lastIndexOf('/') + 1, -RST_EXTENSION.length).toLowerCase();
+    return pages.has(name);
+  });
 }
 
 /** The folder (`.` for the top) of a path in the manual tree. */
