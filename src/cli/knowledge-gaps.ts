@@ -8,46 +8,43 @@
 import type { Command } from 'commander';
 import { GapStore, type GapList, type KnowledgeGap } from '../knowledge/gaps.js';
 import { connectProducer, produce } from '../queues/connection.js';
+import { deskTimeZone } from '../tickets/local-day.js';
 import { CliError, plural, runCommand } from './common.js';
-import { terminalSafe } from './format.js';
+import { shownTime, terminalSafe } from './format.js';
 
 /** Characters of a ticket id shown (what `review list` prints and `review show` accepts). */
 const SHORT_ID = 12;
 /** Ticket ids listed per gap in the human output; `--json` has them all. */
 const TICKETS_SHOWN = 5;
 
-/** The human output of `gaps`. */
-export function formatGaps(list: GapList, options: { all?: boolean } = {}): string {
+/** The human output of `gaps`, its times in `timeZone` (the desk's by default), the zone named, as `review list` shows them. */
+export function formatGaps(list: GapList, options: { all?: boolean; timeZone?: string } = {}): string {
+  const timeZone = options.timeZone ?? deskTimeZone();
   const out: string[] = [];
   if (list.open.length === 0) out.push('No open knowledge gaps: every recent question was answered.');
   else {
     const shown = list.open.length < list.openTotal ? ` (the ${list.open.length} largest)` : '';
     out.push(`${plural(list.openTotal, 'open knowledge gap')}, largest first${shown}:`);
-    for (const gap of list.open) out.push('', ...formatGap(gap));
+    for (const gap of list.open) out.push('', ...formatGap(gap, timeZone));
   }
   if (options.all) {
     out.push('', list.closed.length === 0 ? 'No closed knowledge gaps.' : `${plural(list.closedTotal, 'closed knowledge gap')}, most recently closed first:`);
-    for (const gap of list.closed) out.push('', ...formatGap(gap));
+    for (const gap of list.closed) out.push('', ...formatGap(gap, timeZone));
   } else if (list.closedTotal > 0) {
     out.push('', `${plural(list.closedTotal, 'closed gap')} not shown (--all shows them)`);
   }
   return out.join('\n');
 }
 
-function formatGap(gap: KnowledgeGap): string[] {
-  const lines = [`● ${plural(gap.count, 'ticket')} · first ${shortTime(gap.firstSeen)} · last ${shortTime(gap.lastSeen)} · gap ${gap.id}`];
+function formatGap(gap: KnowledgeGap, timeZone: string): string[] {
+  const lines = [`● ${plural(gap.count, 'ticket')} · first ${shownTime(gap.firstSeen, timeZone)} · last ${shownTime(gap.lastSeen, timeZone)} · gap ${gap.id}`];
   for (const example of gap.examples) lines.push(`  「${example}」`);
   const more = gap.count > TICKETS_SHOWN ? `, … (${gap.count} in all)` : '';
   lines.push(`  tickets: ${gap.tickets.slice(0, TICKETS_SHOWN).map((t) => t.slice(0, SHORT_ID)).join(', ')}${more}`);
   if (gap.closedAt) {
-    lines.push(`  closed ${shortTime(gap.closedAt)} by ticket ${gap.closedBy?.slice(0, SHORT_ID) ?? '?'}${gap.closedByQuestion ? `: 「${gap.closedByQuestion}」` : ''}`);
+    lines.push(`  closed ${shownTime(gap.closedAt, timeZone)} by ticket ${gap.closedBy?.slice(0, SHORT_ID) ?? '?'}${gap.closedByQuestion ? `: 「${gap.closedByQuestion}」` : ''}`);
   }
   return lines;
-}
-
-/** `2026-11-24T11:05:09.123Z` → `2026-11-24 11:05 UTC`. */
-function shortTime(iso: string): string {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }
 
 /** Adds `gaps` to `program` (the `knowledge` command line). */

@@ -169,7 +169,7 @@ describe('showing gaps', () => {
   });
 
   it('prints a gap for the terminal: count, dates, examples, short ticket ids', () => {
-    expect(formatGaps({ open: [open], closed: [closed], openTotal: 1, closedTotal: 1 }, { all: true }).split('\n')).toEqual([
+    expect(formatGaps({ open: [open], closed: [closed], openTotal: 1, closedTotal: 1 }, { all: true, timeZone: 'UTC' }).split('\n')).toEqual([
       '1 open knowledge gap, largest first:',
       '',
       '● 7 tickets · first 2026-11-02 08:15 UTC · last 2026-11-24 10:05 UTC · gap 0mwuaaaaa1a2b3c',
@@ -184,6 +184,12 @@ describe('showing gaps', () => {
       `  tickets: ${ticket(8).slice(0, 12)}`,
       `  closed 2026-11-24 11:00 UTC by ticket ${ticket(9).slice(0, 12)}: 「請求書の宛名の変更」`,
     ]);
+  });
+
+  it("shows a gap's times in the desk's zone, named, as review list does", () => {
+    const lines = formatGaps({ open: [open], closed: [closed], openTotal: 1, closedTotal: 1 }, { all: true, timeZone: 'Asia/Tokyo' }).split('\n');
+    expect(lines).toContain('● 7 tickets · first 2026-11-02 17:15 GMT+9 · last 2026-11-24 19:05 GMT+9 · gap 0mwuaaaaa1a2b3c');
+    expect(lines).toContain(`  closed 2026-11-24 20:00 GMT+9 by ticket ${ticket(9).slice(0, 12)}: 「請求書の宛名の変更」`);
   });
 });
 
