@@ -8,6 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shownTime } from '../../src/cli/format.js';
 import { parseConfig } from '../../src/config.js';
 import { newTicket, ticketIdFor } from '../../src/tickets/ticket.js';
 import { MAYBE_SENT_REASON } from '../../src/tickets/review.js';
@@ -198,7 +199,8 @@ describe('npm run review', () => {
     const rejected = await running.store.require(ticketId);
     expect(rejected).toMatchObject({ state: 'rejected', reason: 'advertising', outcome: { kind: 'rejected', reason: 'advertising' } });
     const show = await review('show', ticketId);
-    expect(show.stdout).toContain(`Outcome:    rejected: advertising at ${rejected.updatedAt}`);
+    // In the desk's zone, named, as `list` shows it (the CLI runs under this process's TZ).
+    expect(show.stdout).toContain(`Outcome:    rejected: advertising at ${shownTime(rejected.updatedAt)}`);
 
     const unknown = await review('show', 'f'.repeat(64));
     expect(unknown.code).toBe(1);
