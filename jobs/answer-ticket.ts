@@ -872,9 +872,16 @@ const LURE_PRESSURE: readonly RegExp[] = [
 // bare IP address with a path). Only links: an address or a phone number beside a deadline is how customers write
 // about their own locked accounts too, and the draft check reads those anyway.
 const LURE_LINK_WORDS = /https?:\/\/|\bwww\.|(?:下記|以下|次)の(?:リンク|URL|ＵＲＬ)|リンク(?:より|から|を(?:クリック|タップ))|(?:URL|ＵＲＬ)(?:より|から)|はこちら|\bclick (?:here|the link|below)\b/iu;
-/** Whether `words` hold a link to follow ({@link LURE_LINK_WORDS}, or a link the check reads not on `ownDomains`). */
+/**
+ * Whether `words` hold a link to follow ({@link LURE_LINK_WORDS}, or a link the check reads not on `ownDomains`
+ * written with a scheme or a path). A host or an address alone, a port beside it or not, is how customers name their
+ * own sites and servers (「弊社サーバー 203.0.113.5:8443」; bug review 46a); a lure sends the reader to a page.
+ */
 function hasLureLink(words: string, ownDomains: readonly string[] = []): boolean {
-  return LURE_LINK_WORDS.test(words) || foreignFindings(words, { knowledge: [], trustedDomains: ownDomains, addresses: [] }).some((f) => f.kind === 'link');
+  return (
+    LURE_LINK_WORDS.test(words) ||
+    foreignFindings(words, { knowledge: [], trustedDomains: ownDomains, addresses: [] }).some((f) => f.kind === 'link' && /[/?#]/.test(f.written.normalize('NFKC')))
+  );
 }
 // How a lure names the reader: its lock-out is always the reader's, never the writer's own.
 const READER = String.raw`(?:お客様|あなた|貴殿|会員様|ユーザー様)`;

@@ -580,15 +580,14 @@ export function questionLinksNotInAnswer(question: string, answer: string): stri
 /** {@link questionLinksNotInAnswer}'s findings, each with what the check read it as first (for its placeholder). */
 function questionFindingsNotInAnswer(question: string, answer: string): Map<string, ForeignFindingKind> {
   const kinds = new Map<string, ForeignFindingKind>();
-  // A defanged link vouches for nothing in a draft, but the answer writing the same one (「evil[.]com は偽サイトです」)
-  // is the operator's word about it, which the scrub keeps (review 44b), as it keeps the answer's other links.
-  const answerDefanged = new Set(defangedLinkRanges(answer).map(([start, end]) => answer.slice(start, end).toLowerCase()));
+  // The answer vouches for what it writes too: a defanged link written the same way (「evil[.]com は偽サイトです」) is
+  // the operator's word about it, which the scrub keeps (review 44b), as it keeps the answer's other links.
   // With what an ask to buy gift cards holds (review 43d: "Please buy … and send the codes to Telegram @xyz_refunds"
   // was named whole as the ask, which the scrub leaves, and the handle stayed in the learned question).
   for (const { written, kind } of foreignFindings(question, { knowledge: [answer], trustedDomains: [], addresses: [] }, { withinAsks: true })) {
     // The check also names a request for gift-card codes, which in a question is the customer asking, not a detail:
     // left by what the check read it as, not by how it reads alone.
-    if (!kinds.has(written) && kind !== 'gift-card-request' && !answerDefanged.has(written.toLowerCase())) kinds.set(written, kind);
+    if (!kinds.has(written) && kind !== 'gift-card-request') kinds.set(written, kind);
   }
   return kinds;
 }

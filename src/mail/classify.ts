@@ -502,6 +502,18 @@ const AUTO_REPLY_SUBJECT = new RegExp(
   String.raw`^\s*(?:(?:${AUTO_REPLY_NAMES.join('|')})${NAME_END}|[【\[［](?:自動応答|自動返信|自動返答|不在通知|부재중)[】\]］]|${KO_ABSENCE}|(?:[【\[［(（<＜]\s*)?${JA_ABSENCE}${JA_END})`,
   'iu',
 );
+// A reply or forward prefix anywhere in a subject, as a word: what a notice's subject holds of the one it answers.
+const ANSWERED_PREFIX_IN = new RegExp(String.raw`(?<![\p{L}\p{N}])${ANSWERED_PREFIX}`, 'iu');
+
+/**
+ * Whether a subject under an away notice's name is a customer's question (「Автоответ: как включить?」, 「自动答复：
+ * 无法关闭？」, "Automatic reply: how do I turn it on?"; bug review 46a): it ends in a question mark and holds no reply
+ * prefix. A notice writes its name before the subject it answers, ours under our `Re:` ("Automatic reply: Re: How
+ * do I reset it?"), or its own words, which ask nothing ("Automatic reply: Your order").
+ */
+function asksUnderNoticeName(subject: string): boolean {
+  return /[?？]\s*$/u.test(subject) && !ANSWERED_PREFIX_IN.test(subject);
+}
 // Lotus/HCL Domino's out-of-office agent: "AUTO: Taro Yamada is out of the office (returning 05/01/2024)". Only in
 // capitals, as Domino writes it: "Auto: …" is a word in several languages.
 const DOMINO_AUTO_SUBJECT = /^\s*AUTO:\s*\S/u;
@@ -765,7 +777,9 @@ function autoReplyDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes): strin
     // (transport rules adding disclaimers) touch human mail and are no reason to stay silent.
     if (/mailbox rules agent/i.test(value)) return `X-MS-Exchange-Generated-Message-Source: ${value}`;
   }
-  if (isReply(mail) && mail.subject && (AUTO_REPLY_SUBJECT.test(mail.subject) || DOMINO_AUTO_SUBJECT.test(mail.subject))) return `Subject: ${mail.subject}`;
+  if (isReply(mail) && mail.subject && ((AUTO_REPLY_SUBJECT.test(mail.subject) && !asksUnderNoticeName(mail.subject)) || DOMINO_AUTO_SUBJECT.test(mail.subject))) {
+    return `Subject: ${mail.subject}`;
+  }
   if (mail.subject && DOMINO_OUT_OF_OFFICE_SUBJECT.test(mail.subject)) return `Subject: ${mail.subject}`;
   const tagged = noticeTagDetail(mail, mailboxes);
   if (tagged) return tagged;
@@ -1824,11 +1838,16 @@ function spamDetail(mail: ClassifiableMail, configured: ReplyContext['spamHeader
 // mailbox it was answered. Only the whole string, unbroken, counts: a person who names GTUBE is answered.
 const GTUBE = /[A-Z]JS\*C4JDBQADN1\.NSBN3\*2IDNEN\*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL\*C\.34X/;
 
-/** Where the mail carries the GTUBE test string: {@link ReplySignals.spamTestString} when recorded, else its subject or text. */
+/**
+ * Where the mail carries the GTUBE test string: {@link ReplySignals.spamTestString} when recorded, else its subject or
+ * the sender's own words (the question, which the parser makes without the quoted mail; the text when there is none):
+ * a customer quoting our reply that named the string (`> XJS*C4…`) is answered (bug review 46a).
+ */
 function spamTestStringOf(mail: ClassifiableMail): string | undefined {
   if (mail.spamTestString) return mail.spamTestString;
   if (mail.subject !== undefined && GTUBE.test(mail.subject)) return 'GTUBE in the subject';
-  return mail.text !== undefined && GTUBE.test(mail.text) ? 'GTUBE in the text' : undefined;
+  const ownWords = mail.question || mail.text;
+  return ownWords !== undefined && GTUBE.test(ownWords) ? 'GTUBE in the text' : undefined;
 }
 
 // noreply / no-reply / no_reply / donotreply / do-not-reply / dont-reply as a whole local part or one segment of
@@ -2947,11 +2966,6 @@ function isBounceHandler(address: string): boolean {
   return words.some((w) => BOUNCE_WORD.test(w)) || labels.some((l) => BOUNCE_WORD.test(l)) || encodesRecipient(local) || isMachineId(local);
 }
 
-// A no-reply word in the envelope sender (noreply@bounce.gate.de under an invoice notice from team@support.gate.de,
-// round 10): what a machine's mailing writes there, never a person's client. Not the bounce and mailer words of
-// isNoReplyAddress: a company's own mail system writes bounces-…@ on its own domain under its people's mail too.
-const NO_REPLY_ENVELOPE = /(?:^|[-_.+])(?:no[-_.]?reply|do[-_.]?not[-_.]?reply|dont[-_.]?reply)\d*(?:$|[-_.+])/i;
-
 /**
  * Why a mail looks like bulk mail (a newsletter, a mailing, a machine's notification) though it writes no List-*
  * field, naming the header and its value; undefined when nothing says so:
@@ -2959,7 +2973,6 @@ const NO_REPLY_ENVELOPE = /(?:^|[-_.+])(?:no[-_.]?reply|do[-_.]?not[-_.]?reply|d
  *   word or domain label, VERP, a machine id) on another organisation's domain than From;
  * - an `Errors-To` field, which mail clients never write and list and bulk software still does;
  * - a From or Return-Path that is a system account (`www-data@`, `root@`, `anonymous@`, `nobody@`…);
- * - a Return-Path with a no-reply word ({@link NO_REPLY_ENVELOPE}: `noreply@`, `do-not-reply@`…);
  * - a mass-mailing service's header naming a campaign ({@link CAMPAIGN_HEADERS}: X-Campaign, X-MC-User…);
  * - what the parser found in the mail's own text ({@link ReplySignals.massMailing}): an unsubscribe link in the
  *   footer, a line in the wording only mass mail uses, an unsubscribe URL among many links or beside a tracking pixel;
@@ -2986,7 +2999,6 @@ export function bulkMailDetail(mail: ClassifiableMail, mailboxes: OwnMailboxes):
   if (errorsTo !== undefined) return `Errors-To: ${errorsTo.trim()}`;
   if (mail.from && SYSTEM_ACCOUNTS.has(localPart(mail.from.address))) return `From <${mail.from.address}> is a system account`;
   if (returnPath && SYSTEM_ACCOUNTS.has(localPart(returnPath))) return `Return-Path <${returnPath}> is a system account`;
-  if (returnPath && !isOurs(returnPath) && NO_REPLY_ENVELOPE.test(localPart(returnPath))) return `Return-Path <${returnPath}> is a no-reply address`;
   const campaign = campaignHeaderDetail(mail);
   if (campaign) return campaign;
   if (mail.massMailing && !viaOwnGroup && !isServiceSendingForPerson(mail, mail.massMailing, isOurs)) return mail.massMailing;

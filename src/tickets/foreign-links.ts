@@ -12,8 +12,10 @@
  * `https://`), and hosts are compared in their ASCII (punycode) form, so a look-alike never equals the real host.
  * Security review 14: so is what a browser or a reader still follows though no client links it: a host written with
  * an ideographic full stop between its labels (`xyz-verify。com/login`, which browsers read as a dot), a defanged link
- * or host (`hxxps://xyz-verify[.]com`), and a bare public IPv4 address with a path or a port, or beside words that
- * send the reader there (`203.0.113.7/login`, 「ブラウザで 45.33.12.7 を開き」).
+ * or host (`hxxps://xyz-verify[.]com`), and a bare public IPv4 address with a path, or beside words that send the
+ * reader there, its port or none (`203.0.113.7/login`, 「ブラウザで 45.33.12.7:8443 を開き」; bug review 46a: a port
+ * alone is how customers name their own servers). A defanged link is the same finding as its written form (NFKC,
+ * any case) in the knowledge, or as the plain link it stands for there; a defanged one never vouches for a plain one.
  *
  * Payment details and off-channel contacts (a bank account, IBAN, crypto address, LINE or Telegram handle, a
  * remote-access id) are read like phone numbers, and a request for gift-card codes is never vouched for
@@ -147,7 +149,7 @@ const MARKUP = /[`|]|(?<![\p{L}\p{N}/.*_~-])[*_~-]+|[*_~]+(?![\p{L}\p{N}/*_~])|:
 // A bare IPv4 address (four octets of 0–255 and no more: 10.0.19045.3803 and 1.2.3.4.5 are versions), with its port
 // and path. No client links one, but a reader types or pastes it: it is a link when a path or a port follows it
 // (`203.0.113.7/login`; a prefix length alone, `52.14.88.0/24`, is a network), or when words around it send the reader
-// there ({@link ADDRESS_LINK_BEFORE}, {@link ADDRESS_LINK_AFTER}).
+// there ({@link ADDRESS_LINK_BEFORE}, {@link ADDRESS_LINK_AFTER}), with a port or without.
 const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
 const BARE_IPV4 = new RegExp(String.raw`(?<![\p{L}\p{N}\p{M}._@:/-])${OCTET}(?:\.${OCTET}){3}(?![\p{L}\p{N}_-]|\.\p{N})(?::[0-9]{1,5}(?![0-9]))?${PATH}`, 'gu');
 const PREFIX_LENGTH = /^\/(?:3[0-2]|[12]?[0-9])$/;
@@ -185,6 +187,11 @@ interface Found {
   host: string;
   /** A link to a host's front page with nothing else in it (`xyz-system.example.jp`, `https://host/`). */
   hostOnly: boolean;
+  /**
+   * A defanged link's: the plain link it stands for (its key and host), which the knowledge vouches for as it would
+   * for the link written plainly, and the host as written (`xyz-help[.]com`), which the knowledge is searched for.
+   */
+  defanged?: { plainKey: string | undefined; plainHost: string; writtenHost: string };
 }
 
 /**
@@ -228,7 +235,7 @@ export function foreignFindings(draft: string, allowed: AllowedLinks, { withinAs
   const onTrustedDomain = (host: string) => host !== '' && trusted.some((d) => host === d || host.endsWith(`.${d}`));
   // Only knowledge that names one of the draft's hosts can vouch for its links and addresses: the text around those
   // names is read, not every hit whole.
-  const hosts = [...new Set(found.map((f) => f.host).filter(Boolean))];
+  const hosts = [...new Set(found.flatMap((f) => [f.host, f.defanged?.plainHost ?? '', f.defanged?.writtenHost ?? '']).filter(Boolean))];
   const names = hosts.length > 0 && allowed.knowledge.length > 0 ? hostNames(hosts) : undefined;
   const known = names ? allowed.knowledge.flatMap((text) => knownIn(text, names)) : [];
   const knownKeys = new Set(known.map((f) => f.key).filter((k): k is string => k !== undefined));
@@ -241,7 +248,8 @@ export function foreignFindings(draft: string, allowed: AllowedLinks, { withinAs
     const vouched =
       (f.key !== undefined && (knownKeys.has(f.key) || (f.kind === 'address' && oursSet.has(f.key)))) ||
       onTrustedDomain(f.host) ||
-      (f.hostOnly && vouchedHosts.has(f.host));
+      (f.hostOnly && vouchedHosts.has(f.host)) ||
+      (f.defanged !== undefined && ((f.defanged.plainKey !== undefined && knownKeys.has(f.defanged.plainKey)) || onTrustedDomain(f.defanged.plainHost)));
     if (!vouched) foreign.push({ written: f.written, kind: f.kind });
   }
   if (phones.length > 0) {
@@ -434,12 +442,19 @@ function linksAndAddressesIn(original: string): Found[] {
   // Each pass reads what the ones before left: a link's user info is no address, an address's domain no bare domain.
   // What a pass takes is blanked once after it, not match by match: a subject of 75,000 links is one pass, not 75,000
   // copies of 600 KB (a minute and a half with the event loop blocked).
-  // Defanged links first: `https://example[.]com` would otherwise be read as a link to the host `example`. Nothing
-  // vouches for one (no key): no one's knowledge writes a link defanged for a customer to follow.
+  // Defanged links first: `https://example[.]com` would otherwise be read as a link to the host `example`. Keyed by
+  // how they are written (as read: NFKC, any case), so that the knowledge's own warning (「偽サイト xyz-help[.]com に
+  // ご注意ください」) vouches for a draft repeating it (bug review 46a), and vouched for by the plain link they stand
+  // for too ({@link Found.defanged}). Never the other way: no host, so a knowledge's defanged link, which no one can
+  // follow as written, vouches for no plain link a reader can.
   const defanged = MAY_BE_DEFANGED.test(read) ? defangedLinkRanges(read).filter(([start, end]) => defangedLink(read.slice(start, end)) && !inLinksPath(read, start)) : [];
   for (const [start, end] of defanged) {
     const where = span(start, end);
-    found.push({ ...where, written: original.slice(where.start, where.end), kind: 'link', key: undefined, host: '', hostOnly: false });
+    const written = read.slice(start, end).toLowerCase();
+    const plain = refanged(written);
+    const link = linkFound(original, where, /^[a-z][a-z0-9+.-]*:\/\//.test(plain) ? plain : `http://${plain}`);
+    const writtenHost = written.replace(DEFANGED_SCHEME, '').split(/[/?#]/, 1)[0]!;
+    found.push({ ...where, written: original.slice(where.start, where.end), kind: 'link', key: `defanged:${written}`, host: '', hostOnly: false, defanged: { plainKey: link.key, plainHost: link.host, writtenHost } });
   }
   const text = blanked(read, defanged);
   const links: Array<[number, number]> = [];
@@ -487,6 +502,16 @@ function inLinksPath(text: string, start: number): boolean {
   return LINK_BEFORE_PATH.test(text.slice(Math.max(0, start - LINK_LOOKBACK), start));
 }
 
+// A defanged link's scheme (hxxps://, https[:]//), and its dots and colons: what {@link refanged} writes plainly.
+const DEFANGED_SCHEME = /^[a-z*_]+(?:\[:\]|\(:\)|:)\/\//i;
+const DEFANGED_MARK = /[[({](?:\.|dot)[\])}]|\[:\]|\(:\)/giu;
+
+/** The plain link a defanged one stands for: `hxxps://xyz[.]com/a` is `https://xyz.com/a`. */
+function refanged(written: string): string {
+  const plain = written.replace(DEFANGED_MARK, (mark) => (mark.includes(':') ? ':' : '.'));
+  return plain.replace(/^h(?:xx|\*\*|__)p/i, 'http');
+}
+
 /**
  * Whether a defanged range of {@link defangedLinkRanges} is a link: one with a scheme, or a host ending in four octets
  * or a known top-level domain. The scrub reads any word of letters as a top-level domain ("taro[.]yamada" of an
@@ -507,10 +532,12 @@ function addressLinksIn(text: string): Array<{ start: number; end: number; href:
     const after = link.slice(address.length);
     const start = match.index;
     const end = start + link.length;
-    const pathOrPort = after !== '' && !PREFIX_LENGTH.test(after);
-    if (!pathOrPort) {
+    // A path makes it a page; a port alone is how customers name their own servers too (「203.0.113.5:993 に接続できま
+    // せん」, ECONNREFUSED 192.0.2.7:993, a proxy's): a link only beside the words that send a reader there.
+    const path = /[/?#]/.test(after) && !PREFIX_LENGTH.test(after);
+    if (!path) {
       const sent = ADDRESS_LINK_BEFORE.test(text.slice(Math.max(0, start - 32), start)) || ADDRESS_LINK_AFTER.test(text.slice(end, end + 24));
-      if (!sent || after !== '' || VERSION_SHAPED.test(address)) continue;
+      if (!sent || (after !== '' && !/^:[0-9]+$/.test(after)) || (after === '' && VERSION_SHAPED.test(address))) continue;
     }
     if (NO_LURE_ADDRESS.check(address, 'ipv4')) continue;
     links.push({ start, end, href: `http://${link}` });
@@ -688,9 +715,11 @@ const MAX_HOST_CHARS = 253;
  * Whether the ideographic full stop (U+3002, or U+FF61, half-width) at `at` in `original` is a host's dot, as browsers
  * read it: ASCII letters, digits or a hyphen right before it (`previous`, the text's last code unit so far), and after
  * it labels of them (full-width too) joined by dots or more such stops, the last a known top-level domain. A
- * capitalised word after it is the next sentence ("Settings。Click OK", "Windows。Next"): without a path, port or
- * query after the host, the labels after the stop must be written in one case, as hosts are. The run of labels after
- * a stop is read once for all the stops in it (`runs`), so a text of many stops stays linear.
+ * capitalised word after it is the next sentence ("Settings。Click OK", "Windows。Next"), and an ASCII word before
+ * it is prose too when it is written otherwise than the labels (Mac。com, OK。app, E-1001。support; bug review 46a):
+ * without a path, port or query after the host, all its letters, before the stop and after, must be written in one
+ * case, as hosts are. The run of labels after a stop is read once for all the stops in it (`runs`), and the labels
+ * before its first stop with it, so a text of many stops stays linear.
  */
 function hostDotAt(original: string, at: number, previous: number, runs: HostRuns): boolean {
   if (!isHostUnit(previous)) return false;
@@ -699,7 +728,7 @@ function hostDotAt(original: string, at: number, previous: number, runs: HostRun
   const length = runs.hostEnd - from;
   // Empty labels: the stop starts a run of stops, or two stops stand together after it.
   if (length <= 0 || length > MAX_HOST_CHARS || runs.lastDoubleDot >= from || !isHostUnit(hostUnit(original.charCodeAt(from)))) return false;
-  return runs.knownTld && (runs.linkAfter || runs.lastCapital < from || runs.lastSmall < from);
+  return runs.knownTld && (runs.linkAfter || !((runs.capitalBefore || runs.lastCapital >= 0) && (runs.smallBefore || runs.lastSmall >= 0)));
 }
 
 /** What {@link hostDotAt} knows of the run of host labels and dots after an ideographic full stop. */
@@ -716,12 +745,16 @@ interface HostRuns {
   lastCapital: number;
   /** The last small letter in the host, -1 when none. */
   lastSmall: number;
+  /** Whether the labels before the run's first stop hold a capital letter. */
+  capitalBefore: boolean;
+  /** Whether they hold a small letter. */
+  smallBefore: boolean;
   /** The second of the last two dots written together, -1 when none. */
   lastDoubleDot: number;
 }
 
 function newHostRuns(): HostRuns {
-  return { end: -1, hostEnd: -1, knownTld: false, linkAfter: false, lastCapital: -1, lastSmall: -1, lastDoubleDot: -1 };
+  return { end: -1, hostEnd: -1, knownTld: false, linkAfter: false, lastCapital: -1, lastSmall: -1, capitalBefore: false, smallBefore: false, lastDoubleDot: -1 };
 }
 
 /** Reads into `runs` the run of host labels and dots that starts after the stop at `at`. */
@@ -747,6 +780,16 @@ function readHostRun(original: string, at: number, runs: HostRuns): void {
   let tldStart = hostEnd;
   while (tldStart > at + 1 && isHostUnit(hostUnit(original.charCodeAt(tldStart - 1)))) tldStart--;
   const tld = [...original.slice(tldStart, hostEnd)].map((ch) => String.fromCharCode(hostUnit(ch.charCodeAt(0)))).join('').toLowerCase();
+  // The labels and dots before the stop, as far as a host reaches: a run never starts inside another's, so each
+  // character is read back from at most one stop.
+  let capitalBefore = false;
+  let smallBefore = false;
+  for (let j = at - 1; j >= 0 && j >= at - MAX_HOST_CHARS; j--) {
+    const unit = hostUnit(original.charCodeAt(j));
+    if (unit >= 0x41 && unit <= 0x5a) capitalBefore = true;
+    else if (unit >= 0x61 && unit <= 0x7a) smallBefore = true;
+    else if (!isHostUnit(unit) && unit !== 0x2e) break;
+  }
   Object.assign(runs, {
     end: i,
     hostEnd,
@@ -754,6 +797,8 @@ function readHostRun(original: string, at: number, runs: HostRuns): void {
     linkAfter: hostEnd === i && /^[/?#:]$/.test(original.charAt(i).normalize('NFKC')),
     lastCapital,
     lastSmall,
+    capitalBefore,
+    smallBefore,
     lastDoubleDot,
   });
 }

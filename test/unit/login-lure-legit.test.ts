@@ -72,3 +72,24 @@ describe('login-lure hold: a lure addressed to the reader is still held', () => 
     expect(holdOf(PHISHER, PHISHER_NO_DMARC, question)?.kind).toBe('possible-phishing');
   });
 });
+
+// Bug review 46a, finding 2: a customer's own server named by its address and port is no link to follow; a lure's
+// address link has a path (the review's lures all have one).
+describe('login-lure hold: a customer\'s own server address and port is no lure link', () => {
+  it.each<[string, string]>([
+    ['their server\'s address and port, a lock-out and 本日中', '弊社サーバー 203.0.113.5:8443 の管理画面を開くとアカウントがロックされたと表示されます。本日中に解除をお願いします。ログインの確認をお願いします。'],
+    ['… reached by アクセス', '弊社サーバー 203.0.113.5:8443 の管理画面にアクセスするとアカウントがロックされたと表示されます。本日中に解除をお願いします。ログインの確認をお願いします。'],
+    // Beside ブラウザ the address is a link the draft check reads, but no page: a lure sends the reader to one.
+    ['… opened in a browser', 'ブラウザで 203.0.113.5:8443 を開くとアカウントがロックされたと表示されます。本日中に解除をお願いします。ログインの確認をお願いします。'],
+    ['a frozen account, a deadline, a server\'s port', 'アカウントが凍結されました。本日中にパスワードの更新をお願いします。サーバー 198.51.100.7:443 です。'],
+    ['an English lock-out beside their server\'s address and port', 'Your account has been locked. Please verify your account within 24 hours. Our server is 203.0.113.5:8443.'],
+  ])('%s: not held', (_what, question) => {
+    expect(holdOf(CUSTOMER, CUSTOMER_NO_DMARC, question)).toBeUndefined();
+  });
+  it.each<[string, string]>([
+    ['an address link with a path', 'お客様のアカウントが制限されています。24時間以内に 203.0.113.77/verify でログインの確認をお願いします。'],
+    ['a host written with 。 and a path', 'ご利用のアカウントが停止されています。本日中に本人確認をお願いします。xyz-verify。com/login'],
+  ])('%s: held', (_what, question) => {
+    expect(holdOf(PHISHER, PHISHER_NO_DMARC, question)?.kind).toBe('possible-phishing');
+  });
+});

@@ -413,3 +413,45 @@ describe('security review 14: lure links written in other forms', () => {
     expect(foreignLinks(text, allowed)).toEqual([]);
   });
 });
+
+// Bug review 46a (fix 46f): a customer's own server written as an address and a port, and an ASCII word, 。 and a
+// lower-case top-level-domain word in prose, are no links; a defanged link the knowledge writes the same way is
+// vouched for by it.
+describe('bug review 46a: addresses with ports, hosts with 。, defanged links in the knowledge', () => {
+  it.each<[string, string]>([
+    ['an address and a port in a connection error', '203.0.113.5:993 に接続できません。'],
+    ['… in a Node error', 'connect ECONNREFUSED 192.0.2.7:993 というエラーが出ます。'],
+    ['a proxy\'s address and port', 'プロキシ 203.0.113.10:8080 経由です。'],
+    ['an ssh server\'s', 'サーバー 203.0.113.5:22 に ssh できない'],
+    ['an ASCII word, 。 and a lower-case top-level domain', 'Mac。com を開いてください'],
+    ['… a capitalised one', 'OK。app が起動しません'],
+    ['an error code, 。 and a lower-case top-level domain', 'エラーコード E-1001。support に問い合わせました'],
+  ])('%s: none', (_what, draft) => {
+    expect(foreignLinks(draft, allowed)).toEqual([]);
+  });
+
+  it.each<[string, string, string[]]>([
+    ['an address and a port beside link words', 'ブラウザで 203.0.113.5:8443 を開いてください。', ['203.0.113.5:8443']],
+    ['an address, a port and a path', '203.0.113.5:8443/admin に接続できません。', ['203.0.113.5:8443/admin']],
+    ['a host with 。 written in capitals', 'こちら: XYZ-VERIFY。COM でログイン', ['XYZ-VERIFY。COM']],
+    ['a mixed-case host with 。 and a path', 'Mac。com/login を開いてください', ['Mac。com/login']],
+  ])('%s', (_what, draft, expected) => {
+    expect(foreignLinks(draft, allowed)).toEqual(expected);
+  });
+
+  it('vouches with the knowledge for a defanged link it writes the same way, not for the plain link', () => {
+    const faq = { knowledge: ['【注意】偽サイト xyz-help[.]com にご注意ください。当社の正しいサイトではありません。'], trustedDomains: [], addresses: [] };
+    expect(foreignLinks('偽サイト xyz-help[.]com にはアクセスしないでください。', faq)).toEqual([]);
+    expect(foreignLinks('偽サイト XYZ-HELP[.]COM にはアクセスしないでください。', faq)).toEqual([]);
+    expect(foreignLinks('偽サイト xyz-help[.]com/login にはアクセスしないでください。', faq)).toEqual(['xyz-help[.]com/login']);
+    // The plain link is followable as written; the knowledge's warning writes none.
+    expect(foreignLinks('サイト xyz-help.com/login をご覧ください。', faq)).toEqual(['xyz-help.com/login']);
+    expect(foreignLinks('サイト https://xyz-help.com/ をご覧ください。', faq)).toEqual(['https://xyz-help.com/']);
+  });
+
+  it('vouches with a plain link of the knowledge for the same link written defanged', () => {
+    const desk = { knowledge: ['ログインは https://app.example-saas.com/login から。'], trustedDomains: [], addresses: [] };
+    expect(foreignLinks('hxxps://app.example-saas[.]com/login から。', desk)).toEqual([]);
+    expect(foreignLinks('hxxps://app.example-saas[.]com/other から。', desk)).toEqual(['hxxps://app.example-saas[.]com/other']);
+  });
+});
