@@ -1839,15 +1839,29 @@ function spamDetail(mail: ClassifiableMail, configured: ReplyContext['spamHeader
 const GTUBE = /[A-Z]JS\*C4JDBQADN1\.NSBN3\*2IDNEN\*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL\*C\.34X/;
 
 /**
+ * The line that opens a forwarded mail in a question, whatever the customer's client wrote (Gmail's, Thunderbird's,
+ * Apple Mail's, Outlook's, Japanese): one form the agent and the reviewer recognise. Here because the spam test reads
+ * the customer's note above it; the parser, which writes it, imports it.
+ */
+export const FORWARDED_DELIMITER = '---------- Forwarded message ----------';
+
+/**
  * Where the mail carries the GTUBE test string: {@link ReplySignals.spamTestString} when recorded, else its subject or
- * the sender's own words (the question, which the parser makes without the quoted mail; the text when there is none):
- * a customer quoting our reply that named the string (`> XJS*C4…`) is answered (bug review 46a).
+ * the sender's own words: the question, which the parser makes without the quoted mail, up to a mail it forwards
+ * inline or attached (a customer forwarding a test mail to ask about it is answered: bug review 46c); the text when
+ * the parser made no question. A customer quoting our reply that named the string (`> XJS*C4…`) is answered too.
  */
 function spamTestStringOf(mail: ClassifiableMail): string | undefined {
   if (mail.spamTestString) return mail.spamTestString;
   if (mail.subject !== undefined && GTUBE.test(mail.subject)) return 'GTUBE in the subject';
-  const ownWords = mail.question || mail.text;
+  const ownWords = mail.question !== undefined ? customerNote(mail.question) : mail.text;
   return ownWords !== undefined && GTUBE.test(ownWords) ? 'GTUBE in the text' : undefined;
+}
+
+/** A question's words above the first mail it forwards ({@link FORWARDED_DELIMITER}); all of it when it forwards none. */
+function customerNote(question: string): string {
+  const at = question.startsWith(`${FORWARDED_DELIMITER}\n`) ? 0 : question.indexOf(`\n${FORWARDED_DELIMITER}\n`);
+  return at < 0 ? question : question.slice(0, at);
 }
 
 // noreply / no-reply / no_reply / donotreply / do-not-reply / dont-reply as a whole local part or one segment of

@@ -10,7 +10,7 @@ import { isAscii } from 'node:buffer';
 import { createLogger } from '../logger.js';
 import { comparableAddress, domainOf, isUsableAddress, normaliseAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
 import { decodeBytes, encodedWordCharset, guessLegacyCharset, hasJisCodesMailparserLoses, isJisLabel, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, withoutDataUriPayloads, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
-import { asksOnlyInSubject, ORIGINAL_PARTS, reportsDelivery } from './classify.js';
+import { asksOnlyInSubject, FORWARDED_DELIMITER, ORIGINAL_PARTS, reportsDelivery } from './classify.js';
 import { BLOCK_FROM, BLOCK_NEXT, PIPE_QUOTE_LINE, PIPE_TABLE_ROW, REPLY_ORIGINAL_SEPARATOR, REPLY_ORIGINAL_WORDS, separatorLine } from './quote-markers.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
 import { isZipArchive, onlyGreetings, onlyGreetingsAndIntroduction, unreadableReason } from './unreadable.js';
@@ -1740,11 +1740,7 @@ const FORWARD_MARKER = new RegExp(FORWARDED_WORDS, 'i');
 // The Subject line of a forwarded mail's header block, in the languages BLOCK_NEXT knows.
 const BLOCK_SUBJECT = /^\s*(?:\*\s*)?(?:subject|件名|betreff|objet|主题|主旨|제목)\s*(?:\*\s*)?[:：]/i;
 
-/**
- * The line that opens a forwarded mail in a question, whatever the customer's client wrote (Gmail's, Thunderbird's,
- * Apple Mail's, Outlook's, Japanese): one form the agent and the reviewer recognise.
- */
-export const FORWARDED_DELIMITER = '---------- Forwarded message ----------';
+export { FORWARDED_DELIMITER };
 /**
  * Characters of a forwarded mail kept after the customer's note. Twice the agent's default MAX_QUESTION_CHARS: with
  * the default the agent's own cut applies (and flags the unread end for review), a higher setting reads more of the

@@ -103,3 +103,28 @@ describe('the GTUBE test string is spam without any filter header', () => {
     expect(decideReply({ ...stored, subject: parsed.subject }, ctx)).toEqual(decision);
   });
 });
+
+describe('a customer who forwards a mail holding GTUBE and asks about it is answered (bug review 46c)', () => {
+  const asks = '下のテストメールがスパム判定されず受信箱に届きました。フィルタの設定を確認する方法を教えてください。';
+  it.each<[string, Buffer]>([
+    [
+      'forwarded inline under Gmail\'s separator',
+      unfiltered('Fwd: テスト', `${asks}\r\n\r\n---------- Forwarded message ---------\r\nFrom: x <x@y.example>\r\nSubject: GTUBE test\r\nTo: <admin@customer.example>\r\n\r\n${GTUBE}`),
+    ],
+    [
+      'forwarded as an attached message',
+      Buffer.from(
+        [
+          'From: Admin <admin@customer.example>', 'To: support@support.example', 'Subject: Fwd: test', 'Message-ID: <g2@customer.example>', 'MIME-Version: 1.0',
+          'Content-Type: multipart/mixed; boundary="b"', '', '--b', 'Content-Type: text/plain; charset=utf-8', '', asks, '', '--b', 'Content-Type: message/rfc822', '',
+          'From: x <x@y.example>', 'To: admin@customer.example', 'Subject: GTUBE test', 'Content-Type: text/plain', '', GTUBE, '', '--b--', '',
+        ].join('\r\n'),
+      ),
+    ],
+  ])('%s', async (_name, raw) => {
+    const parsed = await parseInboundMail(raw, { extraHeaders: replySignalHeaders({ SPAM_HEADER: undefined }) });
+    expect(decideReply(parsed, ctx)).toEqual({ answer: true });
+    const stored = JSON.parse(JSON.stringify(replySignalsOf(parsed))) as NonNullable<ReturnType<typeof replySignalsOf>>;
+    expect(decideReply({ ...stored, subject: parsed.subject }, ctx)).toEqual({ answer: true });
+  });
+});
