@@ -11,6 +11,7 @@ import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
 import { priceTableSchema } from './agent/prices.js';
+import { processZoneFor } from './time-zone.js';
 
 /** How one environment variable is declared. */
 export interface VariableSpec {
@@ -80,9 +81,9 @@ const authservIdList = z
   .refine((ids) => ids.every((id) => !id.includes('=') && !/\s/.test(id)), 'must be authserv-ids (host names such as mx.google.com), not results such as spf=pass');
 /**
  * An IANA time zone name that ICU knows (`Asia/Tokyo`, `UTC`), in the case ICU writes it (`asia/tokyo` names no
- * zone file). Names only: what ICU cannot name (a POSIX rule such as `JST-9`, `:/etc/localtime`) leaves the
- * schedules without a zone (src/queues/schedulers.ts), and an offset such as `+09:00`, which newer ICU accepts, is
- * read by the C library as a POSIX rule with the opposite sign.
+ * zone file). Names only: what ICU cannot name (a POSIX rule such as `JST-9`, `:/etc/localtime`) in `.env` is refused
+ * here (a TZ the process is started with is rewritten to its zone by {@link loadConfig} instead), and an offset such
+ * as `+09:00`, which newer ICU accepts, is read by the C library as a POSIX rule with the opposite sign.
  */
 const timeZone = z.string().transform((v, ctx) => {
   let resolved: string | undefined;
@@ -980,7 +981,9 @@ export function processTimeZoneSetting(): string | undefined {
 
 /**
  * Process environment over `.env` in the working directory. A `TZ` from `.env` is checked and becomes the process's
- * time zone when the process was started without one.
+ * time zone when the process was started without one. A `TZ` that names its zone otherwise than ICU does (a POSIX
+ * fixed offset such as `JST-9` or `IST-5:30`, an alias such as `JST`, `:Asia/Tokyo`) is then rewritten to the zone
+ * the desk reads from it ({@link nameProcessTimeZone}).
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env, dir = process.cwd(), options: ParseConfigOptions = {}): Config {
   const fromFile = readEnvFile(dir, env);
@@ -992,7 +995,27 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // changed nothing outside Compose, whose file passes it to the container: the schedules, the dates quoted in
   // replies and the review page's times stayed in the machine's zone.
   if (config.TZ !== undefined) process.env.TZ = config.TZ;
+  nameProcessTimeZone();
   return config;
+}
+
+/**
+ * Sets `process.env.TZ` to the zone the desk's resolver names for it when Date or Intl would read it otherwise
+ * ({@link processZoneFor}): `JST-9` → `Etc/GMT-9`, `IST-5:30` → `Asia/Kolkata`, `JST` or `:Asia/Tokyo` → `Asia/Tokyo`. Node reads TZ again when it is assigned, and
+ * ICU and Date read such a value each their own way (`IST-5:30` as UTC in both, `JST` as Asia/Tokyo in Intl but UTC
+ * in Date), so the schedules' cron, the dates quoted in replies and the outcome days were in UTC while the dashboard,
+ * the CLI and the insights read +5:30 or +9. An unknown `TZ` is left as it is: `npm run check` warns about it.
+ */
+function nameProcessTimeZone(): void {
+  const tz = process.env.TZ;
+  const zone = processZoneFor(tz);
+  if (zone === undefined) return;
+  process.env.TZ = zone;
+  // logger.ts imports this module, so the logger is loaded once this call has returned, by which time the entry
+  // point has configured it (configureLogging follows loadConfig). Once: the rewritten TZ is rewritten no more.
+  void import('./logger.js').then(({ createLogger }) => {
+    createLogger('config').info({ tz, zone }, `TZ=${tz ?? ''} read as ${zone}`);
+  });
 }
 
 /**

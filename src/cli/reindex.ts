@@ -179,6 +179,8 @@ function unrecordedMessage(err: unknown): string {
 function failWhenNothingFound(summary: ReindexSummary, config: Config): void {
   if (summary.manual && summary.manual.files === 0) {
     const skipped = summary.manual.skipped ?? [];
+    // The loader lists the files without text first (loadManualChunks), so the named ones tell for the whole manual,
+    // however many other files (120 old .doc) the result leaves unnamed.
     if (skipped.some(isTextless)) return;
     const unnamed = (summary.manual.skippedCount ?? skipped.length) - skipped.length;
     const more = unnamed > 0 ? `; and ${plural(unnamed, 'more file')} skipped (named in the log)` : '';

@@ -35,6 +35,11 @@ export interface ListOptions {
    */
   skip?: ReadonlyMap<string, string>;
   /**
+   * Entries skipped as {@link skip} is, but only in a folder that also holds one of `markers` (what a generator writes
+   * beside its build, such as Sphinx's `searchindex.js`): elsewhere the same name is an admin's own file or folder.
+   */
+  skipInBuild?: { names: ReadonlyMap<string, string>; markers: readonly string[] };
+  /**
    * What a file over {@link MAX_SOURCE_FILE_BYTES} does: `refuse` (default) fails the listing, `skip` leaves it out,
    * unread, and lists it in {@link SourceListing.refused} so the caller can warn and read the rest.
    */
@@ -150,6 +155,9 @@ export async function listSources(
       }
     }
     names.sort(byCodePoint);
+    const build = options.skipInBuild;
+    const lowerNames = build ? new Set(names.map((name) => name.toLowerCase())) : undefined;
+    const inBuild = build !== undefined && build.markers.some((marker) => lowerNames?.has(marker.toLowerCase()));
     for (const name of names) {
       const filePath = path.join(folder, name);
       const relName = rel ? `${rel}/${name}` : name;
@@ -163,7 +171,7 @@ export async function listSources(
         logger?.debug({ file: filePath }, `skipping ${relName}: an Office owner (lock) file`);
         continue;
       }
-      const notContent = options.skip?.get(name.toLowerCase());
+      const notContent = options.skip?.get(name.toLowerCase()) ?? (inBuild ? build.names.get(name.toLowerCase()) : undefined);
       if (notContent !== undefined) {
         logger?.debug({ file: filePath }, `skipping ${relName}: ${notContent}`);
         continue;

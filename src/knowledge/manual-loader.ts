@@ -7,7 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
 import { decodeHTMLStrict } from 'entities';
-import { convert, type FormatCallback } from 'html-to-text';
+import { compile, type DomNode, type FormatCallback, type HtmlToTextOptions } from 'html-to-text';
+import { Parser } from 'htmlparser2';
 import mammoth from 'mammoth';
 import type { Logger } from '../logger.js';
 import { limitHtmlNesting, MAX_HTML_DEPTH } from '../mail/html-nesting.js';
@@ -31,7 +32,7 @@ const RST_EXTENSION = '.rst';
  */
 const UNSUPPORTED_DOCUMENTS: ReadonlyMap<string, string> = new Map([
   // A Sphinx project's sources: the HTML it builds is read, with its headings, without the directives' markup. Named
-  // only when the manual folder holds no page built from them (see `builtFromSources`).
+  // only when the manual folder holds no page built from them (see `builtSources`).
   [RST_EXTENSION, 'build the HTML (Sphinx: make html) and put _build/html in the manual folder'],
   ...['.doc', '.docm', '.dot', '.dotx', '.dotm', '.rtf', '.odt', '.pages', '.wpd', '.jtd', '.jtdc'].map((ext) => [ext, 'save it as .docx or PDF'] as const),
   ...['.xls', '.xlsx', '.xlsm', '.xlsb', '.ods', '.numbers'].map((ext) => [ext, 'save it as PDF (questions and answers belong in QA_DIR as .xlsx or .csv)'] as const),
@@ -48,7 +49,7 @@ export interface SkippedManualFile {
 /**
  * What a manual folder may hold that is not the manual: the packages of a documentation repository (thousands of
  * README files of libraries), the navigation files of docsify and GitBook, lists of links to every page that would
- * match every question by its page titles, and what a Sphinx build holds beside its pages.
+ * match every question by its page titles. What a Sphinx build holds beside its pages is {@link SPHINX_BUILD_NAMES}.
  */
 export const MANUAL_SKIPPED_NAMES: ReadonlyMap<string, string> = new Map([
   ['node_modules', 'installed packages, not the manual'],
@@ -56,12 +57,22 @@ export const MANUAL_SKIPPED_NAMES: ReadonlyMap<string, string> = new Map([
   ['_navbar.md', 'site navigation (docsify)'],
   ['_coverpage.md', 'site cover (docsify)'],
   ['summary.md', 'table of contents (GitBook)'],
-  // A Sphinx build (`_build/html`) holds a copy of every reST source as `.rst.txt`, which would be read as text
-  // beside its page, markup and all, and the general and module indexes, lists of every term and page.
+]);
+
+/**
+ * What a Sphinx build (`_build/html`) holds beside its pages: a copy of every reST source as `.rst.txt`, which would
+ * be read as text beside its page, markup and all, and the general and module indexes, lists of every term and page.
+ * Skipped only in a folder that holds the build's search index or inventory ({@link SPHINX_BUILD_MARKERS}): an
+ * admin's own `_sources/` folder of PDFs is the manual.
+ */
+export const SPHINX_BUILD_NAMES: ReadonlyMap<string, string> = new Map([
   ['_sources', 'reST sources copied by Sphinx (the pages built from them are read)'],
   ['genindex.html', 'index of terms (Sphinx)'],
   ['py-modindex.html', 'index of modules (Sphinx)'],
 ]);
+
+/** Files every Sphinx HTML build writes at its top, beside `_sources/` and `genindex.html`. */
+export const SPHINX_BUILD_MARKERS = ['searchindex.js', 'objects.inv'] as const;
 
 /** Default chunking, as in the design (CHUNK_SIZE / CHUNK_OVERLAP). */
 export const DEFAULT_CHUNK_SIZE = 300;
@@ -538,20 +549,51 @@ function headingFormatter(level: number): FormatCallback {
   };
 }
 
+/** The text of an element, entities decoded (htmlparser2 decodes them for html-to-text). */
+function textOf(node: DomNode): string {
+  return node.type === 'text' ? (node.data ?? '') : (node.children ?? []).map(textOf).join('');
+}
+
+// What a permalink anchor shows after a heading: Sphinx's, MkDocs' and Jupyter's ¶, VitePress' and pydata's #, a
+// section sign, a link emoji (with its variation selector), Docusaurus' zero-width space, or nothing but an icon.
+const PERMALINK_MARK = /^[\s\u200B-\u200D\u2060\uFEFF\uFE0E\uFE0F¶#§🔗]*$/u;
+
 /**
- * Converts HTML to plain text (html-to-text: the page's `main` or `article` content when it has one, navigation,
- * sidebars, footers, search boxes, language menus, heading permalinks, scripts and styles dropped, footnotes, topics
- * and sidebars of the content kept, tables and lists kept readable) and splits it into sections by
- * `h1`–`h3`, like {@link markdownSections}.
+ * A heading's permalink anchor: dropped when it shows only a mark ({@link PERMALINK_MARK}), which went into every
+ * heading path ("復元¶ > …"); read as the link it is otherwise, since VuePress 2 and markdown-it-anchor's headerLink
+ * put the heading's whole text inside it.
  */
-export function htmlSections(html: string): ManualSection[] {
-  const text = convert(limitHtmlNesting(html, MAX_HTML_DEPTH).html, {
+const permalinkFormatter: FormatCallback = (elem, walk, builder) => {
+  if (!PERMALINK_MARK.test(textOf(elem))) walk(elem.children, builder);
+};
+
+/** What html-to-text reads as the page's content when the page has one of them (and {@link hasContentElement}). */
+const CONTENT_ELEMENTS = ['main', '[role=main]', 'article'];
+
+/**
+ * Whether the page has a `main`, `article` or `[role=main]` element, the content html-to-text then reads alone. A
+ * quick test of the text first, then htmlparser2's tokenizer, so a `<main` in a comment or a script counts for nothing.
+ */
+function hasContentElement(html: string): boolean {
+  if (!/<(?:main|article)\b|\brole\s*=\s*["']?main\b/i.test(html)) return false;
+  let found = false;
+  const parser = new Parser({
+    onopentag(name, attribs) {
+      if (name === 'main' || name === 'article' || attribs.role === 'main') found = true;
+    },
+  });
+  parser.end(html);
+  return found;
+}
+
+function htmlToTextOptions(withoutContentElement: boolean): HtmlToTextOptions {
+  return {
     wordwrap: false,
     // A saved documentation page: its content, not the menus around it. The topmost `main`/`article` elements when
     // the page has them (the whole page otherwise); site navigation, sidebars and footers repeat on every page and
     // would make every page match the words of its menu.
-    baseElements: { selectors: ['main', '[role=main]', 'article'], returnDomByDefault: true },
-    formatters: { heading1: headingFormatter(1), heading2: headingFormatter(2), heading3: headingFormatter(3) },
+    baseElements: { selectors: CONTENT_ELEMENTS, returnDomByDefault: true },
+    formatters: { heading1: headingFormatter(1), heading2: headingFormatter(2), heading3: headingFormatter(3), permalink: permalinkFormatter },
     selectors: [
       { selector: 'h1', format: 'heading1' },
       { selector: 'h2', format: 'heading2' },
@@ -563,12 +605,14 @@ export function htmlSections(html: string): ManualSection[] {
       { selector: 'table', format: 'dataTable' },
       { selector: 'ul', options: { itemPrefix: '・' } },
       ...['nav', '[role=navigation]', 'aside', 'footer', 'noscript', 'head'].map((selector) => ({ selector, format: 'skip' })),
-      // What a theme without <nav>/<aside> puts around the content: Bootstrap's navbar, the landmark roles of sidebars,
-      // banners, footers and search boxes, a language menu (a <select>'s options are no text of the page), and the
-      // permalink mark after every heading (Sphinx's and MkDocs' ¶, VitePress' #, Docusaurus' and Jupyter's), which
-      // went into every heading path ("復元¶ > …").
-      ...['.navbar', '[role=banner]', '[role=complementary]', '[role=contentinfo]', '[role=search]', 'select'].map((selector) => ({ selector, format: 'skip' })),
-      ...['a.headerlink', 'a.header-anchor', 'a.hash-link', 'a.anchor-link'].map((selector) => ({ selector, format: 'skip' })),
+      // What a theme without <main>/<article> (a Sphinx Bootstrap theme) puts around the content: Bootstrap's navbar,
+      // the landmark roles of sidebars, banners, footers and search boxes, a language menu. Only on such a page: in a
+      // page's content the same roles, a `.navbar` class and a form's options are the manual's text.
+      ...(withoutContentElement ? ['.navbar', '[role=banner]', '[role=complementary]', '[role=contentinfo]', '[role=search]', 'select'] : []).map((selector) => ({
+        selector,
+        format: 'skip',
+      })),
+      ...['a.headerlink', 'a.header-anchor', 'a.hash-link', 'a.anchor-link'].map((selector) => ({ selector, format: 'permalink' })),
       // Asides of the content, more specific than `aside` above: docutils' HTML5 (Sphinx 5+) footnotes, topics and
       // admonitions (MyST, Markdown renderers) wherever they are, and a `.. sidebar::` as a child of a section or the
       // content (VuePress 1 names its navigation `aside.sidebar` too, outside them). Navigation asides (Docusaurus'
@@ -577,7 +621,22 @@ export function htmlSections(html: string): ManualSection[] {
         .concat(['section', 'main', 'article', '[role=main]', '.section', '.body'].map((parent) => `${parent} > aside.sidebar`))
         .map((selector) => ({ selector, format: 'block' })),
     ],
-  });
+  };
+}
+
+// Compiled once each: html-to-text builds its selector matcher per options object.
+const pageWithContentToText = compile(htmlToTextOptions(false));
+const pageWithoutContentToText = compile(htmlToTextOptions(true));
+
+/**
+ * Converts HTML to plain text (html-to-text: the page's `main` or `article` content when it has one; navigation,
+ * sidebars, footers, heading permalink marks, scripts and styles dropped, and on a page without such content the
+ * navbar, landmark roles and language menus around it too; footnotes, topics and sidebars of the content kept,
+ * tables and lists kept readable) and splits it into sections by `h1`–`h3`, like {@link markdownSections}.
+ */
+export function htmlSections(html: string): ManualSection[] {
+  const bounded = limitHtmlNesting(html, MAX_HTML_DEPTH).html;
+  const text = (hasContentElement(bounded) ? pageWithContentToText : pageWithoutContentToText)(bounded);
   const sections = new SectionCollector();
   for (const line of normalizeNewlines(text).split('\n')) {
     const heading = HEADING_LINE.exec(line);
@@ -649,14 +708,15 @@ const MARKUP_EXTENSIONS: ReadonlySet<string> = new Set(['.md', '.markdown', '.md
 
 /**
  * Why a manual file that was read gave no chunk at all, with what to do: a PDF without a text layer (a scan), a Word
- * document of pictures, a text file of nothing but white space, a page whose markup (tags, front matter, pictures)
+ * document of pictures or with words only in its headers and footers, a text file of nothing but white space, a page whose markup (tags, front matter, pictures)
  * was all it held. A file that gave one chunk (a title and one line) is never asked about.
  *
  * @param ext the file's lower-case extension; `data` its bytes.
  */
 export function textlessReason(ext: string, data: Uint8Array): string {
   if (ext === '.pdf') return 'no text: a scanned PDF needs OCR first (run OCR on it, or export it again with its text)';
-  if (ext === '.docx') return 'no text: the document holds only pictures or nothing (a scanned page needs OCR first)';
+  // mammoth reads the body alone: a document whose words are all in its header or footer is no document of pictures.
+  if (ext === '.docx') return "no text in the document's body (headers, footers and pictures are not read; a scanned page needs OCR first)";
   // White space of any script (U+3000 too) and a BOM; bytes that are not UTF-8 are text of some kind.
   const blank = new TextDecoder('utf-8').decode(data).replace(/^\uFEFF/, '').trim() === '';
   if (blank || !MARKUP_EXTENSIONS.has(ext)) return 'empty file';
@@ -714,15 +774,20 @@ export async function loadManualChunks(
 ): Promise<ManualLoadResult> {
   const { logger, onProgress } = options;
   const splitter = createManualSplitter(options);
-  const listing = await listSources(dir, MANUAL_EXTENSIONS, 'manuals', logger, { recursive: true, skip: MANUAL_SKIPPED_NAMES, oversized: 'skip' });
+  const listing = await listSources(dir, MANUAL_EXTENSIONS, 'manuals', logger, {
+    recursive: true,
+    skip: MANUAL_SKIPPED_NAMES,
+    skipInBuild: { names: SPHINX_BUILD_NAMES, markers: SPHINX_BUILD_MARKERS },
+    oversized: 'skip',
+  });
   const files = listing.files;
   const skipped: SkippedManualFile[] = [...listing.refused];
   for (const { fileName, reason } of listing.refused) logger?.warn({ dir, file: fileName }, `skipping ${fileName}: ${reason}`);
-  const sphinxBuilt = builtFromSources(listing.unsupported, files);
+  const built = builtSources(listing.unsupported, files);
   for (const fileName of listing.unsupported) {
     const ext = fileName.slice(fileName.lastIndexOf('.')).toLowerCase();
     const fix = fileName.includes('.') ? UNSUPPORTED_DOCUMENTS.get(ext) : undefined;
-    if (fix === undefined || (ext === RST_EXTENSION && sphinxBuilt)) continue;
+    if (fix === undefined || built.has(fileName)) continue;
     skipped.push({ fileName, reason: `${ext} is not read; ${fix}` });
     logger?.warn({ dir, file: fileName }, `skipping ${fileName}: ${ext} is not read (the manual is read from ${MANUAL_EXTENSIONS.join(', ')}); ${fix}`);
   }
@@ -757,7 +822,10 @@ export async function loadManualChunks(
     // Not push(...): a spread of more than ~125,000 items overflows the call stack (one large manual file).
     for (const chunk of fileChunks) chunks.push(chunk);
   }
-  skipped.sort((a, b) => (a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0));
+  // Files read that held no text first, then the others, each by name: the reindex job's result names only the first
+  // of them, and `npm run reindex` tells a manual of scans (exit 0, as when they counted as read) from one it cannot
+  // read at all (exit 1) by the first one named (src/cli/reindex.ts).
+  skipped.sort((a, b) => Number(isTextless(b)) - Number(isTextless(a)) || (a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0));
   const emptyFolders = foldersWithoutReadFile(listing.emptyFolders, read, files);
   for (const folder of emptyFolders) {
     const where = folder === '.' ? dir : `${folder}/ in ${dir}`;
@@ -769,25 +837,37 @@ export async function loadManualChunks(
 }
 
 /**
- * True when the manual tree holds a page built from one of its `.rst` sources (`install/platform.rst` beside
- * `_build/html/install/platform.html`, or `…/platform/index.html` of Sphinx's dirhtml): a Sphinx checkout with its
- * build, whose sources are not named as skipped, or every nightly reindex would list them all. A source without a page
- * of its own there (a README beside the sources) is not named either: the build is what is read.
+ * The `.rst` sources of the manual tree whose own page was built into it, so they are not named as skipped, or every
+ * nightly reindex of a Sphinx checkout with its build would list them all: `install/platform.rst` when some page
+ * ends in `install/platform.html` (`_build/html/install/platform.html`) or `install/platform/index.html` (Sphinx's
+ * dirhtml), the path taken from the folder of the nearest `conf.py` above the source (Sphinx's source folder), else
+ * from any folder above it. Decided per source: a source without its own page (left out of the toctree, or the
+ * tree's other pages are not built from it) is named.
  */
-function builtFromSources(unsupported: readonly string[], files: readonly SourceFile[]): boolean {
-  const pages = new Set<string>();
+function builtSources(unsupported: readonly string[], files: readonly SourceFile[]): Set<string> {
+  const pages: string[] = [];
   for (const { fileName, ext } of files) {
     if (ext !== '.html' && ext !== '.htm') continue;
-    const parts = fileName.slice(0, -ext.length).toLowerCase().split('/');
-    pages.add(parts.at(-1)!);
+    const page = `/${fileName.slice(0, -ext.length).toLowerCase()}`;
+    pages.push(page);
     // dirhtml: `platform/index.html` is the page of `platform.rst`.
-    if (parts.at(-1) === 'index' && parts.length > 1) pages.add(parts.at(-2)!);
+    if (page.endsWith('/index') && page.length > '/index'.length) pages.push(page.slice(0, -'/index'.length));
   }
-  return unsupported.some((fileName) => {
-    if (!fileName.toLowerCase().endsWith(RST_EXTENSION)) return false;
-    const name = fileName.slice(fileName.lastIndexOf('/') + 1, -RST_EXTENSION.length).toLowerCase();
-    return pages.has(name);
-  });
+  const sourceFolders = new Set(unsupported.filter((f) => /(^|\/)conf\.py$/i.test(f)).map(folderOf));
+  const built = new Set<string>();
+  for (const fileName of unsupported) {
+    if (!fileName.toLowerCase().endsWith(RST_EXTENSION)) continue;
+    const parts = fileName.slice(0, -RST_EXTENSION.length).toLowerCase().split('/');
+    // The source's folders from its own upwards: the nearest holding conf.py fixes the page's path; without one,
+    // the file name alone (its folders as far as the pages have them) must match.
+    let root: number | undefined;
+    for (let i = parts.length - 1; i >= 0 && root === undefined; i--) {
+      if (sourceFolders.has(i === 0 ? '.' : fileName.split('/').slice(0, i).join('/'))) root = i;
+    }
+    const stems = root !== undefined ? [parts.slice(root).join('/')] : parts.map((_, i) => parts.slice(i).join('/'));
+    if (stems.some((stem) => pages.some((page) => page.endsWith(`/${stem}`)))) built.add(fileName);
+  }
+  return built;
 }
 
 /** The folder (`.` for the top) of a path in the manual tree. */

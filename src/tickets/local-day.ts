@@ -9,6 +9,11 @@
  */
 
 import { processTimeZoneSetting } from '../config.js';
+import { resolveDeskTimeZone, type DeskTimeZone } from '../time-zone.js';
+
+// The resolver lives in src/time-zone.ts (src/config.ts uses it too, and this module imports config.ts); its API is
+// still offered here.
+export { fixedOffsetZone, posixOffsetMinutes, resolveDeskTimeZone, type DeskTimeZone } from '../time-zone.js';
 
 // One formatter per zone: the deployment has one zone, tests a handful.
 const dayFormats = new Map<string, Intl.DateTimeFormat>();
@@ -48,115 +53,21 @@ export function localTime(at: string | Date, timeZone = 'UTC'): string | undefin
   return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')} ${part('timeZoneName')}`;
 }
 
-/**
- * Zones of ICU without daylight saving whose offset is not a whole number of hours, for a POSIX `TZ` such as
- * `IST-5:30`: ICU names whole-hour offsets (`Etc/GMT-9`) but no other fixed offset, and Node 20's Intl takes no
- * `+05:30`. Each is used only while its offset this year, winter and summer, is the one `TZ` gives
- * ({@link fixedOffsetZone}), so a change of the zone's rules can make it unused, never wrong.
- */
-const FRACTIONAL_OFFSET_ZONES: ReadonlyMap<number, readonly string[]> = new Map([
-  [-570, ['Pacific/Marquesas']],
-  [210, ['Asia/Tehran']],
-  [270, ['Asia/Kabul']],
-  [330, ['Asia/Kolkata', 'Asia/Colombo']],
-  [345, ['Asia/Kathmandu']],
-  [390, ['Asia/Yangon', 'Indian/Cocos']],
-  [525, ['Australia/Eucla']],
-  [570, ['Australia/Darwin']],
-]);
-
-// A POSIX TZ without a daylight-saving part: a name of three or more letters (or `<+09>` quoted), then the offset
-// WEST of UTC, `[+-]hh[:mm]` (`JST-9` is nine hours east, UTC+9). A leading `:` is allowed, as glibc allows it.
-const POSIX_FIXED_ZONE = /^:?(?:[A-Za-z]{3,}|<[A-Za-z0-9+-]{1,16}>)([+-]?)(\d{1,2})(?::([0-5]\d))?$/;
-
-/**
- * The minutes EAST of UTC a POSIX `TZ` without a daylight-saving part means (`JST-9` → 540, `EST+5` → -300,
- * `IST-5:30` → 330), or undefined when `tz` is not of that form (an IANA name, a rule with DST such as
- * `CET-1CEST,M3.5.0,M10.5.0/3`, or nonsense). POSIX's sign is the reverse of ISO's.
- */
-export function posixOffsetMinutes(tz: string): number | undefined {
-  const match = POSIX_FIXED_ZONE.exec(tz.trim());
-  if (!match) return undefined;
-  const west = Number(match[2]) * 60 + Number(match[3] ?? 0);
-  if (west > 24 * 60) return undefined;
-  return match[1] === '-' || west === 0 ? west : -west;
-}
-
-/** The UTC offset in minutes of `timeZone` at `at` (`GMT+05:30` → 330), from ICU's `longOffset` name. */
-function offsetAt(timeZone: string, at: Date): number | undefined {
-  const name = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }).formatToParts(at).find((p) => p.type === 'timeZoneName')?.value;
-  if (name === 'GMT') return 0;
-  const match = /^GMT([+-])(\d{2}):(\d{2})$/.exec(name ?? '');
-  return match ? (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3])) : undefined;
-}
-
-/**
- * A zone ICU knows whose offset is always `minutes` east of UTC: `UTC`, `Etc/GMT-9` for +9 (the `Etc` names reverse
- * the sign, as POSIX does), or one of {@link FRACTIONAL_OFFSET_ZONES} while its offset this year is `minutes` all year;
- * undefined when there is none (beyond -12 and +14 hours, or an offset no zone has, such as +5:15).
- */
-export function fixedOffsetZone(minutes: number, now = new Date()): string | undefined {
-  if (minutes === 0) return 'UTC';
-  if (minutes % 60 === 0) {
-    const hours = minutes / 60;
-    return hours >= -12 && hours <= 14 ? `Etc/GMT${hours > 0 ? '-' : '+'}${Math.abs(hours)}` : undefined;
-  }
-  const year = now.getUTCFullYear();
-  const seasons = [new Date(Date.UTC(year, 0, 15)), new Date(Date.UTC(year, 6, 15))];
-  return FRACTIONAL_OFFSET_ZONES.get(minutes)?.find((zone) => seasons.every((at) => offsetAt(zone, at) === minutes));
-}
-
-/** How the desk's zone was found from `TZ` ({@link resolveDeskTimeZone}). */
-export interface DeskTimeZone {
-  /** A zone name Intl takes: the IANA name, or the fixed-offset zone a POSIX `TZ` means. */
-  zone: string;
-  /**
-   * `iana`: `TZ` is a zone ICU knows, or unset and the system's zone is; `posix`: a POSIX `TZ` read as its fixed
-   * offset; `unknown`: `TZ` is set but means nothing known, and the desk shows UTC (`npm run check` warns).
-   */
-  source: 'iana' | 'posix' | 'unknown';
-}
-
-/** Whether ICU knows `zone` (an IANA name or one of its links, any case). */
-function knownZone(zone: string): string | undefined {
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The desk's zone for a `TZ` value: the one resolver the CLI, the dashboard, the insights' days and the check share.
- * A name ICU knows is used as ICU resolved it for the process (`systemZone`); a POSIX rule without daylight saving
- * (`JST-9`, `EST+5`, `IST-5:30`), which Node's Intl cannot name and showed as UTC, becomes the fixed offset it means
- * ({@link posixOffsetMinutes}, {@link fixedOffsetZone}); anything else is UTC, `unknown`. Without `TZ` (unset or
- * blank), the system's zone, UTC when ICU cannot name it.
- *
- * @param systemZone what `Intl.DateTimeFormat().resolvedOptions().timeZone` says in the process.
- */
-export function resolveDeskTimeZone(tz: string | undefined, systemZone: string | undefined): DeskTimeZone {
-  const system = systemZone && systemZone !== 'Etc/Unknown' ? systemZone : undefined;
-  const value = tz?.trim().replace(/^:/, '');
-  if (!value) return { zone: system ?? 'UTC', source: 'iana' };
-  const known = knownZone(value);
-  if (known !== undefined) return { zone: system ?? known, source: 'iana' };
-  const minutes = posixOffsetMinutes(value);
-  const fixed = minutes === undefined ? undefined : fixedOffsetZone(minutes);
-  return fixed !== undefined ? { zone: fixed, source: 'posix' } : { zone: 'UTC', source: 'unknown' };
-}
-
 // Resolved once per value of TZ: localDay runs for every outcome counted, and TZ may change after this module loads.
-let resolved: { tz: string | undefined; desk: DeskTimeZone } | undefined;
+let resolved: { tz: string | undefined; desk: DeskTimeZone; dateFields: boolean } | undefined;
 
-/** {@link resolveDeskTimeZone} for this process's `TZ`, cached per value. */
-function currentDeskTimeZone(): DeskTimeZone {
+/**
+ * {@link resolveDeskTimeZone} for this process's `TZ`, cached per value, and whether Date's local fields are in that
+ * zone: when `TZ` is unset or names the zone as written. Not for a POSIX rule or an ICU alias (`IST-5:30` and `JST`
+ * both read as UTC there), which src/config.ts rewrites to the zone's name when the configuration is loaded.
+ */
+function currentDeskTimeZone(): { desk: DeskTimeZone; dateFields: boolean } {
   // Node takes its zone from TZ alone, and a POSIX rule there is what ICU does not name: the raw value is needed.
   const tz = processTimeZoneSetting();
-  if (resolved !== undefined && resolved.tz === tz) return resolved.desk;
+  if (resolved !== undefined && resolved.tz === tz) return resolved;
   const desk = resolveDeskTimeZone(tz, new Intl.DateTimeFormat().resolvedOptions().timeZone as string | undefined);
-  resolved = { tz, desk };
-  return desk;
+  resolved = { tz, desk, dateFields: !tz?.trim() || tz === desk.zone };
+  return resolved;
 }
 
 /**
@@ -166,7 +77,7 @@ function currentDeskTimeZone(): DeskTimeZone {
  * may be set after this module loads. See {@link resolveDeskTimeZone}.
  */
 export function deskTimeZone(): string {
-  return currentDeskTimeZone().zone;
+  return currentDeskTimeZone().desk.zone;
 }
 
 /**
@@ -174,7 +85,7 @@ export function deskTimeZone(): string {
  * POSIX offset it can read; undefined when it is fine.
  */
 export function timeZoneProblem(tz: string | undefined = processTimeZoneSetting()): string | undefined {
-  const desk = tz === processTimeZoneSetting() ? currentDeskTimeZone() : resolveDeskTimeZone(tz, undefined);
+  const desk = tz === processTimeZoneSetting() ? currentDeskTimeZone().desk : resolveDeskTimeZone(tz, undefined);
   if (desk.source !== 'unknown') return undefined;
   return `TZ=${tz ?? ''} is no time zone this machine knows (nor a fixed offset such as JST-9): times are shown and days counted in UTC; set TZ to an IANA name such as Asia/Tokyo`;
 }
@@ -190,8 +101,9 @@ export function localDay(at: Date | number, timeZone?: string): string {
   // The process's own zone through Date's local fields: every ticket's outcome is counted here, and naming the zone
   // (a new DateTimeFormat each time, since TZ may change after load) costs ~40 µs against well under one. Date's
   // local fields follow what ICU made of TZ, which is not the desk's zone when TZ is a POSIX rule (`IST-5:30` reads
-  // as UTC) or unknown: then the resolved zone, so the writers' days are the reader's (deskTimeZone).
-  if (timeZone === undefined && currentDeskTimeZone().source !== 'iana') timeZone = deskTimeZone();
+  // as UTC), an alias (`JST`: Intl names Asia/Tokyo, Date stays in UTC) or unknown: then the resolved zone, so the
+  // writers' days are the reader's (deskTimeZone) even where the configuration was not loaded.
+  if (timeZone === undefined && !currentDeskTimeZone().dateFields) timeZone = deskTimeZone();
   if (timeZone === undefined) {
     const date = new Date(ms);
     return `${String(date.getFullYear()).padStart(4, '0')}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;

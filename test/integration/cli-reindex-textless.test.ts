@@ -72,6 +72,19 @@ describe('npm run reindex names the manual files without text', () => {
     }
   }, 240_000);
 
+  it('a scan as the only readable file behind more than 100 other skips whose names sort first still exits 0, as before', async () => {
+    const env = await desk(false);
+    // The job's result names the first 100 skipped files; .doc files sorted before the scan and the empty page.
+    for (let i = 0; i < 120; i++) await writeFile(path.join(env.MANUALS_DIR!, `a${String(i).padStart(3, '0')}.doc`), 'old Word');
+    try {
+      const run = await runNpm(['run', 'reindex', '--', '--manual-only'], env, 90_000);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout.trim().split('\n')[0]).toMatch(/^reindexed: 0 manual files, 0 chunks in /);
+    } finally {
+      await removePrefix(redisServer.url, env.QUEUE_PREFIX!);
+    }
+  }, 120_000);
+
   it('a folder of files without text alone: an empty index and exit 0, as before, the files named', async () => {
     const env = await desk(false);
     try {

@@ -20,7 +20,7 @@ import { imageOnlyPdf } from '../support/image-only-pdf.js';
 const SCAN = 'no text: a scanned PDF needs OCR first (run OCR on it, or export it again with its text)';
 const EMPTY = 'empty file';
 const MARKUP = 'no text after markup was removed';
-const WORD = 'no text: the document holds only pictures or nothing (a scanned page needs OCR first)';
+const WORD = "no text in the document's body (headers, footers and pictures are not read; a scanned page needs OCR first)";
 
 describe('textlessReason', () => {
   it.each<[what: string, ext: string, content: string | Buffer, reason: string]>([
