@@ -19,6 +19,18 @@ function mail(top: string[], sender: string[] = []): Buffer {
   return Buffer.from([...top, RECEIVED, ...sender, ...SENDER, 'Content-Type: text/plain', '', 'How much is it?', ''].join('\r\n'));
 }
 
+/**
+ * The decision on `raw` as the poller makes it from the parsed mail, checked to be the one the agent worker makes again
+ * from what the ticket stores (JSON: the order of the headers, and no text).
+ */
+async function decidedTwice(raw: Buffer): Promise<ReturnType<typeof decideReply>> {
+  const parsed = await parseInboundMail(raw, { extraHeaders: replySignalHeaders({ SPAM_HEADER: undefined }) });
+  const decision = decideReply(parsed, ctx);
+  const stored = JSON.parse(JSON.stringify(replySignalsOf(parsed))) as NonNullable<ReturnType<typeof replySignalsOf>>;
+  expect(decideReply({ ...stored, subject: parsed.subject }, ctx)).toEqual(decision);
+  return decision;
+}
+
 describe('a "not spam" verdict outweighs the score only when the same filter wrote it in the same block', () => {
   it.each<[string, Buffer, 'spam' | 'answer']>([
     // The security finding: a spammer's own verdict under the filter's score.
@@ -63,12 +75,8 @@ describe('a "not spam" verdict outweighs the score only when the same filter wro
     ["a sender's Status No with no threshold and a made-up score", mail(['X-Spam-Level: *****'], ['X-Spam-Status: No, score=1.0']), 'spam'],
     ['a Status No below naming no score at all', mail(['X-Spam-Level: *****', 'X-Spam-Status: No']), 'spam'],
   ])('%s', async (_name, raw, expected) => {
-    const parsed = await parseInboundMail(raw, { extraHeaders: replySignalHeaders({ SPAM_HEADER: undefined }) });
-    const decision = decideReply(parsed, ctx);
+    const decision = await decidedTwice(raw);
     expect(decision.answer ? 'answer' : decision.reason).toBe(expected);
-    // The ticket stores the headers as JSON: the order the rule reads must survive it.
-    const stored = JSON.parse(JSON.stringify(replySignalsOf(parsed))) as NonNullable<ReturnType<typeof replySignalsOf>>;
-    expect(decideReply({ ...stored, subject: parsed.subject }, ctx)).toEqual(decision);
   });
 });
 
@@ -95,12 +103,8 @@ describe('the GTUBE test string is spam without any filter header', () => {
     ['the word GTUBE in a question', unfiltered('spam filter', 'Does your product read the GTUBE test string?'), 'answer'],
     ['GTUBE broken over two lines', unfiltered('test', `${GTUBE.slice(0, 30)}\r\n${GTUBE.slice(30)}`), 'answer'],
   ])('%s', async (_name, raw, expected) => {
-    const parsed = await parseInboundMail(raw, { extraHeaders: replySignalHeaders({ SPAM_HEADER: undefined }) });
-    const decision = decideReply(parsed, ctx);
+    const decision = await decidedTwice(raw);
     expect(decision.answer ? 'answer' : decision.reason).toBe(expected);
-    // The agent worker decides again from what the ticket stores, without the text.
-    const stored = JSON.parse(JSON.stringify(replySignalsOf(parsed))) as NonNullable<ReturnType<typeof replySignalsOf>>;
-    expect(decideReply({ ...stored, subject: parsed.subject }, ctx)).toEqual(decision);
   });
 });
 
@@ -122,9 +126,6 @@ describe('a customer who forwards a mail holding GTUBE and asks about it is answ
       ),
     ],
   ])('%s', async (_name, raw) => {
-    const parsed = await parseInboundMail(raw, { extraHeaders: replySignalHeaders({ SPAM_HEADER: undefined }) });
-    expect(decideReply(parsed, ctx)).toEqual({ answer: true });
-    const stored = JSON.parse(JSON.stringify(replySignalsOf(parsed))) as NonNullable<ReturnType<typeof replySignalsOf>>;
-    expect(decideReply({ ...stored, subject: parsed.subject }, ctx)).toEqual({ answer: true });
+    expect(await decidedTwice(raw)).toEqual({ answer: true });
   });
 });
