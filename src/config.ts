@@ -1006,16 +1006,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  * in Date), so the schedules' cron, the dates quoted in replies and the outcome days were in UTC while the dashboard,
  * the CLI and the insights read +5:30 or +9. An unknown `TZ` is left as it is: `npm run check` warns about it.
  */
-function nameProcessTimeZone(): void {
+export function nameProcessTimeZone(): void {
   const tz = process.env.TZ;
   const zone = processZoneFor(tz);
   if (zone === undefined) return;
   process.env.TZ = zone;
   // logger.ts imports this module, so the logger is loaded once this call has returned, by which time the entry
-  // point has configured it (configureLogging follows loadConfig). Once: the rewritten TZ is rewritten no more.
-  void import('./logger.js').then(({ createLogger }) => {
-    createLogger('config').info({ tz, zone }, `TZ=${tz ?? ''} read as ${zone}`);
-  });
+  // point has configured it (configureLogging follows loadConfig). Once: the rewritten TZ is rewritten no more. At
+  // debug: every CLI run would print it, and `npm run eval` writes its log to stdout.
+  void import('./logger.js')
+    .then(({ createLogger }) => createLogger('config').debug({ tz, zone }, `TZ=${tz ?? ''} read as ${zone}`))
+    .catch(() => undefined);
 }
 
 /**

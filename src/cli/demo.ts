@@ -15,7 +15,7 @@ import { parse as parseDotenv } from 'dotenv';
 import { ImapFlow } from 'imapflow';
 import { reindexManual } from '../../jobs/reindex-manual.js';
 import { reindexQa } from '../../jobs/reindex-qa.js';
-import { PLACEHOLDER_API_KEY, parseConfig, type Config } from '../config.js';
+import { nameProcessTimeZone, PLACEHOLDER_API_KEY, parseConfig, type Config } from '../config.js';
 import { customerMail } from '../dev/customer-mail.js';
 import { startDovecot, type DovecotServer } from '../dev/dovecot.js';
 import { lendEnvFile, localServerSettings, nextFileNumber, readLiveRunState, type LocalRunState } from '../dev/local-run.js';
@@ -184,6 +184,8 @@ async function main(): Promise<void> {
     process.once('exit', () => lent.restore());
     writeFileSync(STATE_FILE, JSON.stringify({ pid: process.pid, imap: { host: imap.host, port: imap.port, user: imap.user, password: imap.password } } satisfies LocalRunState));
     config = parseConfig(env);
+    // As loadConfig does for every other entry point: the schedules, reply dates and the dashboard read one zone.
+    nameProcessTimeZone();
     configureLogging(config.LOG_LEVEL, { format: config.LOG_FORMAT });
     say(llm ? 'model: the scripted stand-in (set OPENAI_API_KEY or OPENAI_BASE_URL to use a real one)' : `model: ${config.OPENAI_MODEL} at ${config.OPENAI_BASE_URL ?? 'OpenAI'}`);
     await reindex(config);

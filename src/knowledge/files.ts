@@ -69,6 +69,8 @@ export interface SourceListing {
   unsupported: string[];
   /** Files over {@link MAX_SOURCE_FILE_BYTES}, with `oversized: 'skip'` only. */
   refused: RefusedSource[];
+  /** Folders (relative, `.` for the top) holding one of `skipInBuild`'s markers: a generator's build. */
+  buildFolders: string[];
 }
 
 /**
@@ -131,7 +133,7 @@ export async function listSources(
     const reason = code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? String(err)})`;
     throw new KnowledgeError(`${what} directory ${reason}: ${abs}`, abs, undefined, { cause: err });
   }
-  const listing: SourceListing = { files: [], perFolder: {}, emptyFolders: [], unsupported: [], refused: [] };
+  const listing: SourceListing = { files: [], perFolder: {}, emptyFolders: [], unsupported: [], refused: [], buildFolders: [] };
   const rootReal = await realpath(abs);
   await walk(abs, '');
   listing.files.sort((a, b) => byCodePoint(a.fileName, b.fileName));
@@ -158,6 +160,7 @@ export async function listSources(
     const build = options.skipInBuild;
     const lowerNames = build ? new Set(names.map((name) => name.toLowerCase())) : undefined;
     const inBuild = build !== undefined && build.markers.some((marker) => lowerNames?.has(marker.toLowerCase()));
+    if (inBuild) listing.buildFolders.push(rel || '.');
     for (const name of names) {
       const filePath = path.join(folder, name);
       const relName = rel ? `${rel}/${name}` : name;

@@ -586,6 +586,20 @@ function hasContentElement(html: string): boolean {
   return found;
 }
 
+// A Bootstrap theme's navbar (Sphinx's bootstrap themes, many sites): what marks a page whose furniture is not in
+// <nav>/<aside> but in landmark roles and menus around the text.
+const NAVBAR_CLASS = /\bclass\s*=\s*["'][^"']*\bnavbar\b/i;
+
+/**
+ * Whether the page is a site theme's page without a `main`/`article` content element ({@link hasContentElement}) and
+ * with a Bootstrap navbar: only then are its landmark roles and menus furniture. A hand-written or Word-exported page
+ * without either keeps them (a note in role=complementary, a form's options, contact details in role=contentinfo:
+ * bug review 46d).
+ */
+function themePageWithoutContent(html: string): boolean {
+  return NAVBAR_CLASS.test(html) && !hasContentElement(html);
+}
+
 function htmlToTextOptions(withoutContentElement: boolean): HtmlToTextOptions {
   return {
     wordwrap: false,
@@ -606,8 +620,9 @@ function htmlToTextOptions(withoutContentElement: boolean): HtmlToTextOptions {
       { selector: 'ul', options: { itemPrefix: '・' } },
       ...['nav', '[role=navigation]', 'aside', 'footer', 'noscript', 'head'].map((selector) => ({ selector, format: 'skip' })),
       // What a theme without <main>/<article> (a Sphinx Bootstrap theme) puts around the content: Bootstrap's navbar,
-      // the landmark roles of sidebars, banners, footers and search boxes, a language menu. Only on such a page: in a
-      // page's content the same roles, a `.navbar` class and a form's options are the manual's text.
+      // the landmark roles of sidebars, banners, footers and search boxes, a language menu. Only on such a page
+      // ({@link themePageWithoutContent}): in a page's content, or on a plain page, the same roles and a form's
+      // options are the manual's text.
       ...(withoutContentElement ? ['.navbar', '[role=banner]', '[role=complementary]', '[role=contentinfo]', '[role=search]', 'select'] : []).map((selector) => ({
         selector,
         format: 'skip',
@@ -636,7 +651,7 @@ const pageWithoutContentToText = compile(htmlToTextOptions(true));
  */
 export function htmlSections(html: string): ManualSection[] {
   const bounded = limitHtmlNesting(html, MAX_HTML_DEPTH).html;
-  const text = (hasContentElement(bounded) ? pageWithContentToText : pageWithoutContentToText)(bounded);
+  const text = (themePageWithoutContent(bounded) ? pageWithoutContentToText : pageWithContentToText)(bounded);
   const sections = new SectionCollector();
   for (const line of normalizeNewlines(text).split('\n')) {
     const heading = HEADING_LINE.exec(line);
@@ -783,7 +798,10 @@ export async function loadManualChunks(
   const files = listing.files;
   const skipped: SkippedManualFile[] = [...listing.refused];
   for (const { fileName, reason } of listing.refused) logger?.warn({ dir, file: fileName }, `skipping ${fileName}: ${reason}`);
-  const built = builtSources(listing.unsupported, files);
+  // A Sphinx build in the tree (its search index) holds the pages its sources make, and a source without a page of
+  // its own is an include, an excluded or an orphan file whose text is there or not meant to be: naming it on every
+  // reindex would be noise (bug review 46d). Without a build, each source is named unless its own page is there.
+  const built = listing.buildFolders.length > 0 ? new Set(listing.unsupported) : builtSources(listing.unsupported, files);
   for (const fileName of listing.unsupported) {
     const ext = fileName.slice(fileName.lastIndexOf('.')).toLowerCase();
     const fix = fileName.includes('.') ? UNSUPPORTED_DOCUMENTS.get(ext) : undefined;

@@ -9,7 +9,7 @@
  */
 
 import { processTimeZoneSetting } from '../config.js';
-import { resolveDeskTimeZone, type DeskTimeZone } from '../time-zone.js';
+import { processZoneFor, resolveDeskTimeZone, type DeskTimeZone } from '../time-zone.js';
 
 // The resolver lives in src/time-zone.ts (src/config.ts uses it too, and this module imports config.ts); its API is
 // still offered here.
@@ -66,7 +66,9 @@ function currentDeskTimeZone(): { desk: DeskTimeZone; dateFields: boolean } {
   const tz = processTimeZoneSetting();
   if (resolved !== undefined && resolved.tz === tz) return resolved;
   const desk = resolveDeskTimeZone(tz, new Intl.DateTimeFormat().resolvedOptions().timeZone as string | undefined);
-  resolved = { tz, desk, dateFields: !tz?.trim() || tz === desk.zone };
+  // Date's local fields are the desk's when TZ is unset or names a zone Date reads as ICU does (an alias such as
+  // Asia/Kolkata or Japan too: the per-call formatter costs ten times as much), not a value loadConfig would rewrite.
+  resolved = { tz, desk, dateFields: !tz?.trim() || (desk.source === 'iana' && processZoneFor(tz) === undefined) };
   return resolved;
 }
 

@@ -82,6 +82,14 @@ describe('htmlSections: landmark roles, a navbar and a form inside a page with <
       <div role="contentinfo">© Example</div><form role="search"><button>検索</button></form></body></html>`;
     expect(htmlSections(html)).toEqual([{ heading: '復元', text: 'バックアップから戻します。' }]);
   });
+
+  // Bug review 46d: a hand-written or Word-exported page has neither content element nor a theme's navbar.
+  it('a plain page without <main>/<article> and without a navbar keeps them', () => {
+    const html = `<html><body><h1>申込</h1><p>プランを選びます。</p><select><option>ベーシック（月額1,000円）</option><option>プロ（月額3,000円）</option></select>
+      <div role="complementary">補足: この設定は全ユーザーに影響します</div><div role="contentinfo">お問い合わせ: 平日9時から</div></body></html>`;
+    const text = htmlSections(html).map((s) => s.text).join('\n');
+    for (const kept of ['ベーシック（月額1,000円）', '補足: この設定は全ユーザーに影響します', 'お問い合わせ: 平日9時から']) expect(text).toContain(kept);
+  });
 });
 
 describe('manual folders: Sphinx build names and .rst sources', () => {
@@ -131,6 +139,21 @@ describe('manual folders: Sphinx build names and .rst sources', () => {
     expect(result.skipped).toEqual([
       { fileName: 'docs/install/faq.rst', reason: '.rst is not read; build the HTML (Sphinx: make html) and put _build/html in the manual folder' },
     ]);
+  });
+
+  // Bug review 46d: with a Sphinx build in the tree, a source without a page of its own is an include, an excluded or
+  // an orphan file; naming it on every reindex would be noise.
+  it('no .rst is named where a Sphinx build (its search index) is in the tree', async () => {
+    await mkdir(path.join(dir, 'docs', '_build', 'html'), { recursive: true });
+    await writeFile(path.join(dir, 'docs', 'conf.py'), "project = 'x'\n");
+    await writeFile(path.join(dir, 'docs', 'index.rst'), '目次\n====\n');
+    await writeFile(path.join(dir, 'docs', '_snippet.rst'), '共通の注意\n');
+    await writeFile(path.join(dir, 'README.rst'), 'README\n======\n');
+    await writeFile(path.join(dir, 'docs', '_build', 'html', 'searchindex.js'), '');
+    await writeFile(path.join(dir, 'docs', '_build', 'html', 'index.html'), '<main><h1>目次</h1><p>はじめに。</p></main>');
+    const result = await loadManualChunks(dir);
+    expect(result.skipped).toEqual([]);
+    expect(result.files).toEqual(['docs/_build/html/index.html']);
   });
 
   it('the page of index.rst does not hide the other, unbuilt .rst sources', async () => {
