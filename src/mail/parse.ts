@@ -1252,7 +1252,7 @@ function pastedMail(lines: string[], historyStart: number, recipients: readonly 
   const close = closeAfter < 0 ? lines.length : open + 1 + closeAfter;
   const block = lines.slice(open + 1, close);
   if (pointsAtMessage(lines[pointer] ?? '') && !looksLikeMail(block)) return undefined;
-  if ((isContactBlock(block) && !block.some((line) => MAIL_SENTENCE.test(line))) || isFromRecipient(block.slice(0, forwardHeadEnd(block)), recipients)) return undefined;
+  if ((isContactBlock(block) && !block.some(isMailSentence)) || isFromRecipient(block.slice(0, forwardHeadEnd(block)), recipients)) return undefined;
   const forwarded = forwardedMessage(block);
   if (!hasWords(forwarded.text)) return undefined;
   const after = lines.slice(close + 1);
@@ -1277,8 +1277,32 @@ function looksLikeMail(block: string[]): boolean {
   return block.filter((line) => line.trim() !== '').slice(0, MAX_PASTED_HEADER_LINES).some((line) => PASTED_HEADER_LINE.test(line));
 }
 
-// A sentence of a pasted mail, which a signature block never holds (its link or address is a contact line there).
-const MAIL_SENTENCE = /。|[！？]|(?:\S+\s+){3}[^\n]*[.!?](?:\s|$)/u;
+// A sentence of a pasted mail, which a signature block never holds (its link or address is a contact line there):
+// 。, ！ or ？, or three words and then a `.`, `!` or `?` that ends a sentence ({@link isMailSentence}).
+const MAIL_SENTENCE_MARK = /。|[！？]/u;
+// A word's last character before whitespace: the end of a word of {@link isMailSentence}.
+const WORD_END = /\S(?=\s)/gu;
+const LATIN_SENTENCE_END = /[.!?](?:\s|$)/gu;
+
+/**
+ * True when `line` (one line) holds a sentence of a pasted mail ({@link MAIL_SENTENCE_MARK}), or matches
+ * `(?:\S+\s+){3}[^\n]*[.!?](?:\s|$)`: a sentence end after the third word's end. Read once: that pattern tried the
+ * rest of the line from every word, ~1 s for a 16,000-character line of words with no stop (ReDoS sweep, security
+ * review 15).
+ */
+function isMailSentence(line: string): boolean {
+  if (MAIL_SENTENCE_MARK.test(line)) return true;
+  WORD_END.lastIndex = 0;
+  let thirdWordEnd = -1;
+  for (let words = 0; words < 3; words++) {
+    const end = WORD_END.exec(line);
+    if (!end) return false;
+    thirdWordEnd = end.index + end[0].length;
+  }
+  // Past the whitespace character after the third word.
+  LATIN_SENTENCE_END.lastIndex = thirdWordEnd + 1;
+  return LATIN_SENTENCE_END.test(line);
+}
 
 // A ticket system's line that marks where a reply is typed (Zendesk's 「##- ここより上に返信を入力してください -##」,
 // "##- Please type your reply above this line -##").

@@ -111,3 +111,19 @@ describe('senderReviewReason: a login lure from an unauthenticated sender', () =
     expect(senderReviewReason({ from, replyTo: from, question }, signals(from, results), config)).toBeUndefined();
   });
 });
+
+// ReDoS sweep (security review 15): JA_QUESTION's whitespace after 「か」 was read by two overlapping quantifiers, so
+// a lure whose one line held 「か」 and 16,000 spaces (ideographic or no-break, which parsing keeps) before its end
+// took ~2 s per draft check, growing with the square. Not a speed target: a bound far from both a linear read (a few
+// milliseconds) and the blow-up, so a busy machine does not fail it.
+describe('senderReviewReason: a question line of hostile whitespace', () => {
+  it.each<[string, string]>([
+    ['ideographic spaces', '\u3000 '],
+    ['no-break spaces', '\u00a0\u00a0'],
+  ])('%s', { timeout: 10_000 }, (_what, pump) => {
+    const question = `アカウントを確認してください。https://secure-line.top/verify 24時間以内に確認がない場合、アカウントを停止します。\nご案内か${pump.repeat(7_900)}x`;
+    const started = performance.now();
+    expect(senderReviewReason({ from: PHISHER, replyTo: PHISHER, question }, signals(PHISHER, NOT_AUTHENTICATED), config)?.kind).toBe('possible-phishing');
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+});

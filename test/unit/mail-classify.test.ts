@@ -995,3 +995,46 @@ describe('addresses', () => {
     expect(isNoReplyAddress('Reply@x.example')).toBe(false);
   });
 });
+
+// ReDoS sweep (security review 15): the blanks after a form label's colon were read by three overlapping quantifiers
+// (after the colon, between the value's words, before the line's end), so a question of one 「役職:」 line with 16,000
+// tabs and a stray `<` took ~8 s in hasQuestion, growing with the square. Not a speed target: a bound far from both a
+// linear read and the blow-up, so a busy machine does not fail it.
+describe('hasQuestion: a form label before a run of blanks', () => {
+  it.each<[string, string]>([
+    ['tabs', '\t'],
+    ['spaces', ' '],
+  ])('%s', { timeout: 10_000 }, (_what, blank) => {
+    const started = performance.now();
+    expect(hasQuestion({ question: `役職:${blank.repeat(16_000)}法< e　` })).toBe(true);
+    expect(hasQuestion({ question: `役職:${blank.repeat(16_000)}部長` })).toBe(false);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});
+
+// ReDoS sweep (security review 15): a form's name field label was read after three runs of blanks (before its mark,
+// before its bracket, before the label) that split a line of blanks every way: one line of 1,000 spaces took ~1.4 s,
+// growing with the cube, and a form mail's text is read line by line. Not a speed target: a bound far from both a
+// linear read and the blow-up, so a busy machine does not fail it.
+describe('parkBeforeAgentReason: a web form with lines of blanks', () => {
+  it('reads it in time', { timeout: 10_000 }, () => {
+    const question = ['お名前: 佐藤花子', 'メールアドレス: hanako@other.example', 'お問い合わせ内容: 注文について', ...Array<string>(8).fill(`${' '.repeat(1_000)}x`)].join('\n');
+    const mail = { from: { address: 'info@shop.example', name: 'Taro Yamada' }, to: [{ address: 'help@support.example', name: '' }], subject: 'お問い合わせ', question, headers: {} };
+    const started = performance.now();
+    expect(parkBeforeAgentReason(mail as unknown as Parameters<typeof parkBeforeAgentReason>[0], parkConfig)).toMatch(/hanako@other\.example/);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});
+
+// ReDoS sweep (security review 15): a List-* header's URLs were read with `<(https?://[^>\s]{1,2000})>`, which from
+// every `<http://` ran on over the next ones up to 2,000 characters: a 900 KB List-Unsubscribe of `<http://p` took
+// ~1 s a read, and the decision reads it more than once. Not a speed target: a bound far from both a linear read
+// and the blow-up, so a busy machine does not fail it.
+describe('decideReply: a huge List-Unsubscribe of unclosed URLs', () => {
+  it('reads it in time', { timeout: 10_000 }, () => {
+    const mail = mailWith({ ...from('news@list.example'), headers: { 'list-id': ['<news.list.example>'], 'list-unsubscribe': ['<http://p'.repeat(100_000)] } });
+    const started = performance.now();
+    expect(decideReply(mail, ctx).answer).toBe(false);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+});

@@ -7,6 +7,7 @@ import { limitHtmlNesting } from '../../src/mail/html-nesting.js';
 import { MailParseError, decodeEncodedWords, extractQuestion, parseInboundMail, questionWithSubject, type InboundMail } from '../../src/mail/parse.js';
 import { isValidMessageId, messageKey, normaliseMessageId, parseMessageIdList } from '../../src/mail/message-id.js';
 import { encodeIso2022Jp } from '../support/iso-2022-jp.js';
+import { mailOutcome } from '../support/mail-outcome.js';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/mail');
 const fixture = (name: string): Buffer => readFileSync(path.join(fixtures, name));
@@ -795,6 +796,21 @@ describe('parseInboundMail: contact fields only, the question in the subject', (
   ])('%s', async (_what, subject, subjectIsQuestion) => {
     // The ticket's question, as ingest stores it.
     expect(questionWithSubject(await parseInboundMail(fieldsOnly(subject))) === subject).toBe(subjectIsQuestion);
+  });
+});
+
+// ReDoS sweep (security review 15): whether a block framed by separators below such words is a signature read each
+// of its lines with `(?:\S+\s+){3}[^\n]*[.!?]`, which tried the rest of the line from every word: one line of 8,000
+// words with no stop under a TEL line took seconds per mail. Not a speed target: a bound far from both a linear read
+// and the blow-up, so a busy machine does not fail it.
+describe('extractQuestion: a long line of words in a separated block', () => {
+  it('reads it in time', { timeout: 10_000 }, async () => {
+    const text = `以下のメールが届きました。\n-----\nTEL 03-1234-5678\n${'a '.repeat(7_900)}\n-----\n`;
+    const started = performance.now();
+    const raw = mail('From: a@customer.example\nSubject: =?UTF-8?B?5pys54mp44Gn44GZ44GL?=\nContent-Type: text/plain; charset=utf-8', text);
+    // The poller's ticket as well: it reads the question again.
+    expect(await mailOutcome(raw)).toBe('answer');
+    expect(performance.now() - started).toBeLessThan(750);
   });
 });
 
