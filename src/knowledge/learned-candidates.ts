@@ -182,7 +182,7 @@ interface Fallback {
 function fallbacksOf(source: CandidateSource): Fallback[] {
   return (source.subtasks ?? [])
     .filter((s) => s.usedFallback)
-    .map((s) => ({ taskName: s.taskName, sentence: comparableText(s.subtaskAnswer).replace(/[。．.!！]+$/u, '') }))
+    .map((s) => ({ taskName: s.taskName, sentence: comparableText(s.subtaskAnswer).replace(/(?<![。．.!！])[。．.!！]+$/u, '') }))
     // An empty one would be found in every answer.
     .filter((f) => f.sentence !== '');
 }
@@ -926,6 +926,9 @@ function replaceFound(target: SideScrub, found: SideScrub, running: string): { t
 }
 
 // A sign-off line of a customer's mail, after which the name follows.
+// Longer lines are not tested: the pattern tries every split of a run of spaces (security review 15: a 16,000-character
+// line took seconds). A sign-off line is a few words.
+const MAX_SIGN_OFF_CHARS = 200;
 const SIGN_OFF = /^(?:以上[、,]?\s*)?(?:今後とも|引き続き|何卒|なにとぞ|どうぞ)?\s*(?:よろしく|宜しく)お願い(?:いた|致|申し上げ)?(?:し)?ます[。.]?$|^(?:best|kind|warm)?\s*regards,?$|^(?:thanks|thank you|sincerely|cheers)[,!.]?$/i;
 /** Lines of a sign-off block read as names: short, no digits, no address, no sentence end. */
 const NAME_LINE = /^[\p{L}\p{M}\s・'’.\-]{2,30}$/u;
@@ -938,7 +941,7 @@ export function signatureNames(mailText: string): string[] {
   const lines = mailText.replace(/\r\n?/g, '\n').split('\n').map((l) => l.trim());
   let signOff = -1;
   lines.forEach((l, i) => {
-    if (SIGN_OFF.test(l)) signOff = i;
+    if (l.length <= MAX_SIGN_OFF_CHARS && SIGN_OFF.test(l)) signOff = i;
   });
   if (signOff < 0) return [];
   const names: string[] = [];

@@ -670,6 +670,9 @@ const SIGNATURE_START = new RegExp(
   'i',
 );
 const SIGNATURE_LINES = 10;
+// Longer lines are not tested for a sign-off: the pattern tries every split of a run of spaces between its parts
+// (security review 15: a 16,000-character line, seconds). A sign-off line is a few words.
+const MAX_SIGNATURE_START_CHARS = 200;
 // A number in a signature, however its digits are grouped: 924 38 051, 22 33 44 55, 030.1234.5678, (0)30 1234-56.
 // Under a name and beside an address, such a run of digits is a phone or fax number whatever the country writes.
 // A number that runs on into a time (3/9/2006 3:50) or a host name (60-0-0-146.static.example) is not taken.
@@ -681,7 +684,10 @@ const THOUSANDS_SHAPED = /^[1-9]\d{0,2}([ .,])\d{3}(?:\1\d{3})*$/;
 // Each word must read as Japanese syllables ({@link ROMAJI_WORD}), so acronyms and product words (ACME, XYZ Cloud,
 // SONY Support) are not taken; a few romaji-shaped words of company lines are listed.
 const SIGNATURE_ROMAJI_NAME = /^[ \t]*([A-Z][a-z]+[ \t]+[A-Z]{2,}|[A-Z]{2,}[ \t]+[A-Z][a-z]+)[ \t]*$/d;
-const ROMAJI_WORD = /^(?:(?:[kstnhmrgzdbpfj]|([kstpcg])\1|ts|sh|ch|w|y)?y?[aiueo]h?|n)+$/i;
+// Each syllable is taken whole, as first found (lookahead and back-reference, an atomic group): left free to split
+// differently, `h` and `y` ending one syllable or starting the next made the pattern exponential (security review 15:
+// a 56-letter word of a signature line took 500 s). Taking a syllable's `h` never stops the rest from reading.
+const ROMAJI_WORD = /^(?:(?=((?:[kstnhmrgzdbpfj]|([kstpcg])\2|ts|sh|ch|w|y)?y?[aiueo]h?|n))\1)+$/i;
 // A surname or a given name in kanji written apart (山田 太郎), or a whole name after a department (山田太郎).
 const KANJI_NAME_PART = /^[\p{Script=Han}々]{1,4}$/u;
 const KANJI_FULL_NAME = /^[\p{Script=Han}々]{2,5}$/u;
@@ -867,7 +873,10 @@ const DEPARTMENT =
   /(?:営業|総務|経理|人事|開発|技術|販売|業務|企画|広報|管理|製造|品質|システム|サポート|事業|カスタマー|サービス|法務|財務|購買|物流|設計|保守|第[一二三四五六七八九十\d]+)(?:本?部|課|室|係|グループ|チーム|センター)?$|(?:課|係|班|局|センター|窓口|チーム|グループ|デスク|事務局|本部|部門|支店|支社|本社|営業所|事業所)$/u;
 // Words that end in 様/さん without naming anyone: 仕様, 同様, 模様, お客様, 皆さん, ご担当者様…
 // A Latin name before 様/さん, as foreign customers are addressed in Japanese mail (Smith様, John Smithさん).
-const LATIN_HONORIFIC = /([A-Z][A-Za-z'’-]+(?:[ 　][A-Z][A-Za-z'’-]+)?)[ 　]?(?:様(?![式子々相態])|さま|さん|殿(?!下))/dgu;
+// Tried only from the start of a run of name letters, its lower-case head skipped: a name reaches the run's end, so
+// where the run's first capital starts none, no later one does, and trying each rescanned the run (security review 15:
+// 16,000 capitals in a mail, seconds).
+const LATIN_HONORIFIC = /(?<![A-Za-z'’-])[a-z'’-]*([A-Z][A-Za-z'’-]+(?:[ 　][A-Z][A-Za-z'’-]+)?)[ 　]?(?:様(?![式子々相態])|さま|さん|殿(?!下))/dgu;
 // The member of staff a reply names without an honorific, as one's own staff is named: 担当の佐藤よりご連絡いたします,
 // サポート担当の山田です. One to four kanji, then a particle or です; 担当の者, 担当の部署 and 担当の方 are no names
 // ({@link STAFF_WORDS}).
@@ -1883,7 +1892,7 @@ function signatureLines(text: string): { start: number; text: string }[][] {
     const prefix = LINE_QUOTE_PREFIX.exec(line)![0];
     const lineDepth = (prefix.match(/[>＞]/g) ?? []).length;
     const unquoted = line.slice(prefix.length);
-    if (SIGNATURE_START.test(unquoted)) {
+    if (unquoted.length <= MAX_SIGNATURE_START_CHARS && SIGNATURE_START.test(unquoted)) {
       block = { sure: SIG_DASH.test(unquoted), lines: [] };
       blocks.push(block);
       depth = lineDepth;

@@ -261,7 +261,7 @@ function personQualifiedName(cell: string): string | undefined {
   const qaName = (name: string): string | undefined =>
     name.length > 1 && !ACT_ANSWER_HEADERS.includes(name) && (QUESTION_HEADERS.includes(name) || ANSWER_HEADERS.includes(name)) ? name : undefined;
   const person = (words: string): boolean => QA_PERSON_QUALIFIERS.includes(words.replace(/^(?:by|from)/, ''));
-  const bracketed = /^(.+?)[([](.+)[)\]]$/.exec(cell);
+  const bracketed = bracketedParts(cell);
   if (bracketed) return person(bracketed[2]!.replace(WORD_SEPARATORS, '')) ? qaName(bracketed[1]!.replace(WORD_SEPARATORS, '')) : undefined;
   const words = cell.replace(/[_\-.・/'’]+/g, '');
   for (const who of QA_PERSON_QUALIFIERS) {
@@ -305,9 +305,19 @@ function mailPersonHeader(segment: string): boolean {
   return /[a-z]ed$/.test(before) || BY_ROLES.some((role) => before.endsWith(role));
 }
 
+/**
+ * `name(qualifier)` or `name[qualifier]` of one line: the name up to the first bracket, the qualifier up to the closing
+ * one at the end. A cell that does not end in one, or spans lines, is ruled out first: the pattern alone rescanned the
+ * rest of the cell from every bracket (security review 15: 100,000 characters of brackets in a header cell, tens of
+ * seconds).
+ */
+function bracketedParts(cell: string): RegExpExecArray | null {
+  return /[)\]]$/.test(cell) && !/[\n\r\u2028\u2029]/.test(cell) ? /^(.+?)[([](.+)[)\]]$/.exec(cell) : null;
+}
+
 /** Whether a normalised header is an answer's name with the channel it went out by in brackets (`回答(メール)`). */
 function answerByChannel(cell: string): boolean {
-  const qualified = /^(.+?)[([](.+)[)\]]$/.exec(cell);
+  const qualified = bracketedParts(cell);
   return qualified !== null && ANSWER_HEADERS.includes(qualified[1]!) && ANSWER_CHANNELS.includes(qualified[2]!);
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  learnableDrafts,
   MAX_CANDIDATE_ANSWER_CHARS,
   MIN_QUESTION_SHARE_FROM_CUSTOMER,
   questionTopics,
@@ -426,5 +427,20 @@ describe('rule candidates', () => {
     const [pair] = ruleCandidates({ question: `返品の方法を教えてください。${HIDDEN}`, reply: '「注文」→\u200b「返品」から申請できます。' });
     expect(pair).toEqual({ question: '返品の方法を教えてください。', answer: '「注文」→「返品」から申請できます。', invisibleRemoved: Array.from(HIDDEN).length + 1 });
     expect((await scrubCandidate(pair!, [])).scrub.invisibleRemoved).toBe(Array.from(HIDDEN).length + 1);
+  });
+
+  // Not a speed target (security review 15): the sign-off pattern tried every split of a run of spaces in a mail line
+  // (20,000 characters, the mail text a ticket keeps: about 4 s), and the fallback's end-of-sentence pattern rescanned
+  // a run of full stops from each one (a model's answer has no cap of ours; 100,000: about 20 s). The generous timeout
+  // only catches that kind of blow-up.
+  it('reads hostile mail lines and fallback answers without blowing up', { timeout: 10_000 }, () => {
+    const spaces = `お問い合わせです。\n以上 ${' '.repeat(20_000)}REGARDS\n山田`;
+    expect(signatureNames(spaces)).toEqual([]);
+    const stops = `${'!'.repeat(100_000)}\u0000!`;
+    const source = { question: spaces, reply: stops, subtasks: [{ taskName: 't', usedFallback: true, subtaskAnswer: stops }] };
+    expect(Array.isArray(ruleCandidates(source))).toBe(true);
+    expect(learnableDrafts([{ question: spaces, answer: stops }], source).pairs.length).toBeLessThanOrEqual(1);
+    // Still found: a sign-off after its last line of text, and the names under it.
+    expect(signatureNames('お問い合わせです。\n以上、よろしくお願いいたします。\n山田 太郎')).toEqual(['山田 太郎']);
   });
 });

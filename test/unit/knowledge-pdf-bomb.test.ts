@@ -161,6 +161,25 @@ describe('a PDF whose streams decode to more than the reader takes (a decompress
 const lengthsOff = (pdf: Buffer, by: number): Buffer =>
   Buffer.from(pdf.toString('latin1').replace(/\/Length (\d+)( >>\nstream\n)/g, (_, n: string, rest: string) => `/Length ${Number(n) + by}${rest}`), 'latin1');
 
+describe('a PDF whose syntax is made to stall the scan', () => {
+  // Not a speed target (security review 15): the stream scan looked for the `]` of every unclosed `/Filter [` to the
+  // end of a 64 KB dictionary (0.7 s for each stream sharing it), and for the `N G obj` before a reference from every
+  // digit of a run (26 ms for each reference after 4 KB of digits). The generous timeout only catches a blow-up.
+  it('unclosed filter arrays and long digit runs are scanned without blowing up', { timeout: 10_000 }, async () => {
+    const { checkPdfStreams } = await import('../../src/knowledge/pdf-budget.js');
+    const unclosed = `1 0 obj\n<< ${'(/Filter['.repeat(7_000)} >>stream\nX\nendstream\n${'>>stream\nX\nendstream\n'.repeat(20)}endobj\n`;
+    const image = '5 0 obj\n<< /Type /XObject /Subtype /Image /Length 1 >>stream\nX\nendstream\nendobj\n6 0 obj\n<< /XObject 7 0 R >>\nendobj\n';
+    const references = Array.from({ length: 300 }, (_, i) => `${'0'.repeat(4_000)}x 7 0 obj << /Im${i} 5 0 R >>\n`).join('');
+    const pdf = Buffer.from(`%PDF-1.4\n${unclosed}${image}${references}%%EOF\n`, 'latin1');
+    const budget = await checkPdfStreams(pdf);
+    expect(budget.streams).toBe(22);
+    expect(budget.imagesNotCounted).toBe(1);
+    // A filter array after unclosed ones is still read, and a name after them too.
+    const chained = Buffer.from(`%PDF-1.4\n1 0 obj\n<< /Filter[ /Filter [/ASCIIHexDecode] /Length 3 >>stream\n41>\nendstream\nendobj\n%%EOF\n`, 'latin1');
+    expect((await checkPdfStreams(chained)).decodedBytes).toBe(4);
+  });
+});
+
 describe('a stream whose /Length cannot be confirmed', () => {
   it('an uncompressed 60-page manual with an 8 MB photo whose /Length values are 2 off is read (pdf.js reads it)', async () => {
     const { default: PDFDocument } = await import('pdfkit');

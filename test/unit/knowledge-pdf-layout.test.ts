@@ -20,6 +20,17 @@ describe('pageLines', () => {
 });
 
 describe('withoutPageFurniture', () => {
+  // Not a speed target (security review 15): the dot-leader pattern split each run of dots and spaces every way (6 ms
+  // for a 200-character line, the longest tested), and a 2,000-page manual holds hundreds of thousands of lines. The
+  // generous timeout only catches a blow-up.
+  it('pages of long dot-leader lines that end in no page number are read without blowing up', { timeout: 10_000 }, () => {
+    const hostile = `${'.....'.repeat(20)}${'\t'.repeat(99)}x....0`.slice(0, 200);
+    const pages = Array.from({ length: 100 }, () => Array.from({ length: 20 }, (_, i) => line(hostile, 800 - 30 * i)));
+    // Not contents lines; the two at each end of every page repeat on all of them, so they go as running headers.
+    expect(withoutPageFurniture(pages).flat()).toHaveLength(100 * 16);
+    expect(withoutPageFurniture([[line('Installing .......... 12', 800), line('Body text.', 700)]])[0]!.map((l) => l.text)).toEqual(['Body text.']);
+  });
+
   const BODIES = ['ログインの手順です。', '二段階認証の設定です。', 'バックアップの説明です。', '通知の設定です。'];
   const pageOf = (n: number, footer: string) => [line('製品ガイド 第2版', 800), line(BODIES[n - 1]!, 700), line(footer, 30)];
 

@@ -278,4 +278,20 @@ describe('phoneNumbersIn', () => {
     expect(numbers).toHaveLength(100_000);
     expect(numbers[1]).toBe('+1 (555) 010-0001');
   });
+
+  // Not a speed target (security review 15): a customer's mail of the question's size (16,000 characters, the cap of
+  // src/mail/parse.ts) took seconds per line shape below, and a 58-character signature line minutes (the romaji-word
+  // pattern was exponential: 56 characters, 500 s). Linear patterns scrub each in milliseconds; the generous timeout
+  // only catches a blow-up.
+  it('scrubs hostile lines of a whole question without blowing up', { timeout: 10_000 }, () => {
+    const romajiSignature = `お問い合わせです。\n--\nTaro N${'YAH'.repeat(17)}Q\n`;
+    expect(scrubPersonalData(romajiSignature).text).toBe(romajiSignature);
+    const signOffSpaces = `お問い合わせです。\n以上　${' '.repeat(16_000)}\nよろしくお願いします。`;
+    expect(scrubPersonalData(signOffSpaces).text).toBe(signOffSpaces);
+    const capitals = `お問い合わせです。\n${'A'.repeat(16_000)}\u0000\nよろしくお願いします。`;
+    expect(scrubPersonalData(capitals).text).toBe(capitals);
+    // The rewrites still find what they found: a romaji name under a sign-off, a Latin name before さん.
+    expect(scrubPersonalData('ありがとうございます。\n--\nTaro YAMADA\nTel: 03-1234-5678').text).toBe('ありがとうございます。\n--\n[氏名]\nTel: [電話番号]');
+    expect(scrubPersonalData('ご連絡ありがとうございます。abcSmithさん、よろしくお願いします。').text).toBe('ご連絡ありがとうございます。abc[氏名]さん、よろしくお願いします。');
+  });
 });
