@@ -245,6 +245,35 @@ const PLAN_FORMAT = zodResponseFormat(planSchema, 'plan');
 const REFLECTION_FORMAT = zodResponseFormat(reflectionResultSchema, 'reflection_result');
 
 /**
+ * The text inside a markdown fence that is all of `content` (what `/^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/`
+ * captures), or undefined. Read in code, not by that pattern: it took cubic time on a fence and a run of newlines
+ * (10 KB: minutes), which a looping model writes, and the model's output has no length cap of ours. Same result: the
+ * body starts after the last newline of the whitespace after the opening fence that leaves a newline before the
+ * closing one, and ends at the first newline of the whitespace before the closing fence after that start.
+ */
+function fencedBody(content: string): string | undefined {
+  const open = /^\s*```(?:json)?/.exec(content);
+  if (!open) return undefined;
+  const isSpace = (at: number) => /\s/.test(content.charAt(at));
+  let end = content.length;
+  while (end > 0 && isSpace(end - 1)) end--;
+  const close = end - 3;
+  if (close < open[0].length || !content.startsWith('```', close)) return undefined;
+  const afterOpen = open[0].length;
+  let openRunEnd = afterOpen;
+  while (openRunEnd < content.length && isSpace(openRunEnd)) openRunEnd++;
+  let closeRunStart = close;
+  while (closeRunStart > 0 && isSpace(closeRunStart - 1)) closeRunStart--;
+  const lastNewline = content.lastIndexOf('\n', close - 1);
+  if (lastNewline < closeRunStart) return undefined;
+  for (let newline = content.lastIndexOf('\n', openRunEnd - 1); newline >= afterOpen; newline = content.lastIndexOf('\n', newline - 1)) {
+    if (lastNewline < newline + 1) continue;
+    return content.slice(newline + 1, content.indexOf('\n', Math.max(newline + 1, closeRunStart)));
+  }
+  return undefined;
+}
+
+/**
  * The structured output of a reply, or undefined when the model did not give one that fits `schema`: a refusal, text
  * that is not JSON, JSON cut off by the output limit, a field of the wrong type. A JSON object in a markdown fence
  * (as some local models write it despite the schema) is read. The SDK's `parse()` throws for each of these, and a
@@ -252,10 +281,10 @@ const REFLECTION_FORMAT = zodResponseFormat(reflectionResultSchema, 'reflection_
  */
 export function structuredOutput<S extends z.ZodType>(content: string | null | undefined, schema: S): z.infer<S> | undefined {
   if (!content) return undefined;
-  const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(content);
+  const fenced = fencedBody(content);
   let value: unknown;
   try {
-    value = JSON.parse(fenced ? fenced[1]! : content);
+    value = JSON.parse(fenced ?? content);
   } catch {
     return undefined;
   }

@@ -232,6 +232,27 @@ export function signTestP(a: number, b: number): number {
 }
 
 /**
+ * The level and title of an ATX heading line of levels 1–3 (`## Title ##`), or undefined: what
+ * `/^\s{0,3}(#{1,3})[ \t]+(.*?)[ \t]*#*[ \t]*$/` reads, the title trimmed. The prefix is still that pattern's; the
+ * closing `#`s and blanks are cut off the end in code, as the lazy title with three optional parts after it tried every
+ * split of a run of tabs (security review 15: a heading of 2 x 1,000 tabs took over a second, growing with the fourth
+ * power).
+ */
+function markdownHeading(line: string): { level: number; title: string } | undefined {
+  const open = /^\s{0,3}(#{1,3})[ \t]+/.exec(line);
+  // `.` stops at a line terminator and `$` is the end: the old pattern matched no line holding one after the marks.
+  if (!open?.[1] || /[\n\r\u2028\u2029]/.test(line.slice(open[0].length))) return undefined;
+  let end = line.length;
+  const back = (chars: string) => {
+    while (end > open[0].length && chars.includes(line.charAt(end - 1))) end--;
+  };
+  back(' \t');
+  back('#');
+  back(' \t');
+  return { level: open[1].length, title: line.slice(open[0].length, end).trim() };
+}
+
+/**
  * Splits Markdown by its `#`–`###` headings into sections (heading path joined by ` > `, as the product's loader
  * does) and each section into chunks of about `size` characters at line boundaries (a longer line is cut).
  */
@@ -264,12 +285,11 @@ export function splitMarkdownChunks(markdown: string, fileName: string, size = 3
   let inFence = false;
   for (const line of markdown.replace(/\r\n?/g, '\n').split('\n')) {
     if (/^\s{0,3}(```|~~~)/.test(line)) inFence = !inFence;
-    const m = inFence ? null : /^\s{0,3}(#{1,3})[ \t]+(.*?)[ \t]*#*[ \t]*$/.exec(line);
-    if (m?.[1] && m[2] !== undefined) {
+    const heading = inFence ? undefined : markdownHeading(line);
+    if (heading) {
       flush();
-      const level = m[1].length;
-      headingPath.length = level - 1;
-      headingPath[level - 1] = m[2].trim();
+      headingPath.length = heading.level - 1;
+      headingPath[heading.level - 1] = heading.title;
       continue;
     }
     lines.push(line);

@@ -86,8 +86,8 @@ export function attachmentFileName(name: string | undefined, number: number): st
   let safe = lastSegment
     .replace(FORBIDDEN_IN_NAMES, '_')
     .replace(/\s+/g, ' ')
-    .replace(/^[\s.]+/, '')
-    .replace(/[\s.]+$/, '');
+    .replace(/^[\s.]+/, '');
+  safe = withoutTrailingDotsAndSpaces(safe);
   if (!safe) return fallback;
   if (WINDOWS_DEVICE.test(safe)) safe = `_${safe}`;
   return withinBytes(safe, '', MAX_FILE_NAME_BYTES);
@@ -99,6 +99,17 @@ export function attachmentFileName(name: string | undefined, number: number): st
  */
 export function numberedFileName(fileName: string, copy: number): string {
   return withinBytes(fileName, ` (${copy})`, MAX_FILE_NAME_BYTES);
+}
+
+/**
+ * `text` without its trailing dots and white space (what `/[\s.]+$/` removes), counted off the end: that pattern
+ * rescans a run of dots inside a name from each one (security review 15: quadratic, and a sender's name may be as long
+ * as a MIME header, up to 1 MB).
+ */
+function withoutTrailingDotsAndSpaces(text: string): string {
+  let end = text.length;
+  while (end > 0 && /[\s.]/.test(text.charAt(end - 1))) end--;
+  return text.slice(0, end);
 }
 
 /** `name` with `suffix` before its extension, the rest cut (whole code points) to `max` UTF-8 bytes in all. */
@@ -114,7 +125,7 @@ function withinBytes(name: string, suffix: string, max: number): string {
       if (bytes > room) break;
       kept.push(char);
     }
-    stem = kept.join('').replace(/[\s.]+$/, '');
+    stem = withoutTrailingDotsAndSpaces(kept.join(''));
   }
   return `${stem}${suffix}${ext}`;
 }

@@ -144,7 +144,9 @@ const ROOT_DOT_AND_PATH = new RegExp(String.raw`\.(?=[/?#:])(?::\d*)?${PATH}`, '
 // and table bars anywhere (neither is a URL character), runs of `*`, `_`, `~` (and a leading `-`) at the edge of a
 // word (`_xyz.com_`, `**xyz.com**`; not `/~user` or `a_b` in a path), and a colon that starts neither a port nor a
 // path ("URL:xyz-login.com"; checked in {@link withoutMarkup} to be outside a path).
-const MARKUP = /[`|]|(?<![\p{L}\p{N}/.*_~-])[*_~-]+|[*_~]+(?![\p{L}\p{N}/*_~])|:(?![0-9/])/gu;
+// A trailing run is tried from its first character only (`(?<![*_~])`): it must end where the run ends, so a later
+// start ends there too, and trying each rescanned the run (security review 15: quadratic in a run of `*`).
+const MARKUP = /[`|]|(?<![\p{L}\p{N}/.*_~-])[*_~-]+|(?<![*_~])[*_~]+(?![\p{L}\p{N}/*_~])|:(?![0-9/])/gu;
 
 // A bare IPv4 address (four octets of 0–255 and no more: 10.0.19045.3803 and 1.2.3.4.5 are versions), with its port
 // and path. No client links one, but a reader types or pastes it: it is a link when a path or a port follows it

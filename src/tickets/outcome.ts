@@ -283,7 +283,9 @@ const GREETING = [
 const CLOSING = [
   /^(?:best|kind|warm)?\s*regards,?$/i,
   /^(?:best|many thanks|thanks|thank you|sincerely|yours sincerely|yours truly|cheers|all the best)[,!.]?$/i,
-  /^(?:以上[、,]?\s*)?(?:今後とも|引き続き|何卒|なにとぞ|どうぞ)?\s*(?:よろしく|宜しく)お願い(?:いた|致|申し上げ)?(?:し)?ます[。.]?$/,
+  // The whitespace after 以上 is taken whole (`(?=(\s*))\1`, as a possessive `\s*+`): the `\s*` after it then has none
+  // left, rather than both splitting a run in every way before failing (security review 15: quadratic in the run).
+  /^(?:以上[、,]?(?=(\s*))\1)?(?:今後とも|引き続き|何卒|なにとぞ|どうぞ)?\s*(?:よろしく|宜しく)お願い(?:いた|致|申し上げ)?(?:し)?ます[。.]?$/,
 ];
 const SIGNATURE_DELIMITER = /^--\s?$/;
 // Lines after a sign-off that are content, not signature: a postscript or a note.

@@ -382,7 +382,12 @@ export type TicketPatch = { [K in PatchableField]?: Ticket[K] | null };
  * Returns '' for an empty id.
  */
 export function normalizeMessageId(messageId: string): string {
-  const inner = messageId.trim().replace(/^<+/, '').replace(/>+$/, '').trim();
+  const bracketed = messageId.trim().replace(/^<+/, '');
+  // The closing brackets are counted off the end, not matched by `/>+$/`: that rescans a run of `>` inside the id from
+  // each one (security review 15: quadratic, and a header may be 1 MB).
+  let end = bracketed.length;
+  while (end > 0 && bracketed.charAt(end - 1) === '>') end--;
+  const inner = bracketed.slice(0, end).trim();
   return inner ? `<${inner}>` : '';
 }
 

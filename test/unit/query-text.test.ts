@@ -179,3 +179,14 @@ describe('questionOfQuery: what the customer asks about stays', () => {
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
+
+// Not a speed target (security review 15): the label-before-a-cut pattern split a run of spaces after a contact label
+// between its two `\s*` in every way (a question with `電話` and 100,000 spaces before a phone number: about 30 s,
+// growing with the square). The bound is far from both a linear read and the blow-up, so a busy machine does not fail it.
+describe('questionOfQuery: a contact label before a long run of spaces', () => {
+  it('reads it in time', { timeout: 120_000 }, () => {
+    const started = performance.now();
+    expect(questionOfQuery(`電話${' '.repeat(100_000)}です。TEL 090-1234-5678`)).toBe(questionOfQuery('電話 です。TEL 090-1234-5678'));
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});

@@ -49,3 +49,15 @@ describe('npm run eval -- --help', () => {
     expect(lines.join('\n')).toMatch(/^usage:\n {2}npm run eval /);
   });
 });
+
+// Not a speed target (security review 15): the heading pattern tried every split of a run of tabs between its lazy
+// title and its three trailing parts (a heading of 2 x 2,000 tabs: tens of seconds, growing with the fourth power).
+// The bound is far from both a linear read and the blow-up, so a busy machine does not fail it.
+describe('splitMarkdownChunks: a heading with long runs of tabs', () => {
+  it('reads it in time', { timeout: 300_000 }, () => {
+    const started = performance.now();
+    const chunks = splitMarkdownChunks(`# ${'\t'.repeat(2_000)}x${'\t'.repeat(2_000)}y ##\n本文`, 'a.md');
+    expect(chunks.map((c) => [c.heading, c.content])).toEqual([[`x${'\t'.repeat(2_000)}y`, '本文']]);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});

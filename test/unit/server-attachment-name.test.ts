@@ -79,3 +79,14 @@ describe('numberedFileName', () => {
     expect(numbered.endsWith(' (12).pdf')).toBe(true);
   });
 });
+
+// Not a speed target (security review 15): `[\s.]+$` rescanned a run of dots from each one (a sender's file name of
+// 100,000 dots before a letter: seconds; a MIME header section may be 1 MB). Far from both a linear read and the
+// blow-up, so a busy machine does not fail it.
+describe('attachmentFileName: a run of dots inside the name', () => {
+  it('reads it in time', { timeout: 120_000 }, () => {
+    const started = performance.now();
+    expect(attachmentFileName(`a${'.'.repeat(100_000)}x.`, 1)).toBe('a.x');
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});

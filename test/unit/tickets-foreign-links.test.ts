@@ -455,3 +455,17 @@ describe('bug review 46a: addresses with ports, hosts with 。, defanged links i
     expect(foreignLinks('hxxps://app.example-saas[.]com/other から。', desk)).toEqual(['hxxps://app.example-saas[.]com/other']);
   });
 });
+
+// Not a speed target (security review 15): the markup pattern rescanned a run of `*` in a word with a domain from each
+// one when a `/` followed it (`a.com/**…*/` of 100,000 stars in a draft: seconds, growing with the square). The bound
+// is far from both a linear read and the blow-up, so a busy machine does not fail it.
+describe('foreignLinks: a long run of markup after a domain', () => {
+  it('reads it in time', { timeout: 120_000 }, () => {
+    const allowed = { knowledge: [], trustedDomains: [], addresses: [] };
+    const started = performance.now();
+    const stars = '*'.repeat(100_000);
+    expect(foreignLinks(`a.com/*${stars}/`, allowed)).toEqual([`a.com/*${stars}/`]);
+    expect(foreignLinks(`see xyz.com*${stars}/`, allowed)).toEqual(['xyz.com']);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});

@@ -259,3 +259,14 @@ describe('replyBody and editRatio keep what an operator may have corrected', () 
     expect(editRatio(draft, sent)).toBe(0);
   });
 });
+
+// Not a speed target (security review 15): the closing-line pattern split a run of whitespace after 以上 between its
+// two `\s*` in every way before failing (a 100,000-tab line of a reply: seconds, growing with the square). The bound
+// is far from both a linear read (milliseconds) and the blow-up, so a busy machine does not fail it.
+describe('replyBody: a hostile line after 以上', () => {
+  it('reads it in time', { timeout: 120_000 }, () => {
+    const started = performance.now();
+    expect(replyBody(`本文です。\n以上,${'\t'.repeat(100_000)}た\n山田`)).toContain('本文です。');
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
