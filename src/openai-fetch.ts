@@ -353,8 +353,12 @@ export type ModelServerSettings = Partial<Pick<Config, 'OPENAI_BASE_URL' | 'OPEN
  */
 const MIN_URL_PART_LENGTH = 3;
 
-/** The userinfo of any URL in a text (`scheme://user:pass@`), up to the last `@` before the path. */
-const URL_USERINFO = /\b([a-z][a-z\d+.-]*:\/\/)[^/\s?#]*@/gi;
+/**
+ * The userinfo of any URL in a text (`scheme://user:pass@`), up to the last `@` before the path. Found from its `://`
+ * and the scheme looked for behind it: read forward, the scheme was tried from every word start of a long run of
+ * scheme characters (a gateway's page of `a+a+…`), growing with the square (security review 15).
+ */
+const URL_USERINFO = /:\/\/(?<=\b[a-z][a-z\d+.-]*:\/\/)[^/\s?#]*@/gi;
 
 /** A query value (`?name=value`, `&name=value`): a gateway's token may ride in any of them. */
 const QUERY_VALUE = /([?&](?!api-version=)[^=&\s?#]+=)[^&\s#)\]>"']*/g;
@@ -398,7 +402,7 @@ export function withoutSecrets(text: string, settings: ModelServerSettings): str
   const cut = [...new Set(urlSecretsOf(settings.OPENAI_BASE_URL))]
     .sort((a, b) => b.length - a.length)
     .reduce((cleaned, secret) => cleaned.split(secret).join('***'), withoutApiKey(text, key));
-  return cut.replace(URL_USERINFO, '$1***@').replace(QUERY_VALUE, '$1***');
+  return cut.replace(URL_USERINFO, '://***@').replace(QUERY_VALUE, '$1***');
 }
 
 /** The base URL's user, password and query values in every form a message may repeat them in. */

@@ -598,7 +598,10 @@ function serverReason(data: unknown): string | undefined {
 /** The readable text of a response body, without markup, short enough for one log line. */
 function bodySnippet(data: unknown): string {
   const text = typeof data === 'string' ? data : JSON.stringify(data ?? '');
-  return text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 120);
+  // No tag closes after the last `>`: the pattern reads only up to it, or each `<` of a proxy's page of unclosed
+  // markup would read the rest of the body again (security review 15).
+  const tagsEnd = text.lastIndexOf('>') + 1;
+  return (text.slice(0, tagsEnd).replace(/<[^>]*>/g, ' ') + text.slice(tagsEnd)).replace(/\s+/g, ' ').trim().slice(0, 120);
 }
 
 /** A body that is not Qdrant's JSON (a proxy's HTML error page, a plain-text refusal), shortened for a log line. */

@@ -73,8 +73,9 @@ const JA_SECRET =
   `(?<!${JA_BOOKING}(?:(?!${JA_LOGIN_WORD})[^。！？\\n]){0,12})確認(?:用の?)?コード|` +
   `(?<!${JA_ID_CARD})カード番号|(?<![A-Za-z])(?:CVV2?|CVC2?|OTP)(?![A-Za-z])|秘密の質問の(?:答え|回答)`;
 // Other items listed before the secret's particle: 「カード番号と有効期限、セキュリティコードを」.
-// The items hold none of the marks that join them, so a run of marks is read one way only.
-const JA_LISTED = '(?:[とや、,・][^。をがはでとや、,・\\n]{1,25})*';
+// The items hold none of the marks that join them, so a run of marks is read one way only. At most ten items: a list
+// without end was read again from every secret in it, growing with the square of a line (security review 15).
+const JA_LISTED = '(?:[とや、,・][^。をがはでとや、,・\\n]{1,25}){0,10}';
 // What cannot stand between the secret's を and the asking verb: the secret is then another verb's object
 // (入力, 再設定, 忘れた…), or the ask is conditional (…場合は, お持ちでない方は), or a clause ended (…しますので).
 const JA_NOT_BETWEEN = '[、,]|を|前|場合|たら|れば|なら|ので|から|あと|後|際|とき|時|ため|方|ない|[はが]|入力|変更|設定|リセット|忘れ|確認|ログイン|サインイン|ます|した';

@@ -388,3 +388,16 @@ describe('secretRequest: whole replies', () => {
     expect(SECRET_REQUEST_REASON).toBe('the answer asks the customer to send a password, PIN or code by mail: no support reply should');
   });
 });
+
+// Not a speed target (security review 15): the list of items before the secret's particle was read again from every
+// secret it holds, so one long line of 確認コードと… items, which a prompt-injected model can write, grew with the
+// square (200,000 characters: about 10 s; 500,000: over a minute). The bound is far from both a linear read and the
+// blow-up, so a busy machine does not fail it.
+describe('secretRequest: a hostile line of listed secrets', () => {
+  it('reads it in time', { timeout: 60_000 }, () => {
+    const draft = `山田様\n\n${'段確認コードとみ当提'.repeat(50_000)}\n\nよろしくお願いいたします。`;
+    const started = performance.now();
+    expect(secretRequest(draft)).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+});
