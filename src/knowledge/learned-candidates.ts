@@ -925,11 +925,15 @@ function replaceFound(target: SideScrub, found: SideScrub, running: string): { t
   return { text, replaced };
 }
 
-// A sign-off line of a customer's mail, after which the name follows.
-// Longer lines are not tested: the pattern tries every split of a run of spaces (security review 15: a 16,000-character
-// line took seconds). A sign-off line is a few words.
-const MAX_SIGN_OFF_CHARS = 200;
-const SIGN_OFF = /^(?:以上[、,]?\s*)?(?:今後とも|引き続き|何卒|なにとぞ|どうぞ)?\s*(?:よろしく|宜しく)お願い(?:いた|致|申し上げ)?(?:し)?ます[。.]?$|^(?:best|kind|warm)?\s*regards,?$|^(?:thanks|thank you|sincerely|cheers)[,!.]?$/i;
+// A sign-off line of a customer's mail, after which the name follows. The blanks of the Japanese sign-off are one run
+// wherever they stand: `\\s*` on both sides of an optional part split a long run every way (security review 15: a
+// 16,000-character line took seconds). Round 1 skipped lines over 200 characters instead, which lost the name under a
+// sign-off padded with blanks (round 2); the pattern is linear now and reads every line.
+const SIGN_OFF_ADVERB = '(?:今後とも|引き続き|何卒|なにとぞ|どうぞ)';
+const SIGN_OFF = new RegExp(
+  `^(?:以上[、,]?\\s*(?:${SIGN_OFF_ADVERB}\\s*)?|${SIGN_OFF_ADVERB}\\s*|\\s*)(?:よろしく|宜しく)お願い(?:いた|致|申し上げ)?(?:し)?ます[。.]?$|^(?:best|kind|warm)?\\s*regards,?$|^(?:thanks|thank you|sincerely|cheers)[,!.]?$`,
+  'i',
+);
 /** Lines of a sign-off block read as names: short, no digits, no address, no sentence end. */
 const NAME_LINE = /^[\p{L}\p{M}\s・'’.\-]{2,30}$/u;
 
@@ -941,7 +945,7 @@ export function signatureNames(mailText: string): string[] {
   const lines = mailText.replace(/\r\n?/g, '\n').split('\n').map((l) => l.trim());
   let signOff = -1;
   lines.forEach((l, i) => {
-    if (l.length <= MAX_SIGN_OFF_CHARS && SIGN_OFF.test(l)) signOff = i;
+    if (SIGN_OFF.test(l)) signOff = i;
   });
   if (signOff < 0) return [];
   const names: string[] = [];

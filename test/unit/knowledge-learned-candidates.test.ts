@@ -443,4 +443,11 @@ describe('rule candidates', () => {
     // Still found: a sign-off after its last line of text, and the names under it.
     expect(signatureNames('お問い合わせです。\n以上、よろしくお願いいたします。\n山田 太郎')).toEqual(['山田 太郎']);
   });
+
+  // Security review 15, round 2: round 1 skipped sign-off lines over 200 characters (the pattern was quadratic), so
+  // the name under a sign-off padded with blanks stayed in the learned answer.
+  it('finds the name under a sign-off line of any length', () => {
+    expect(signatureNames(`お問い合わせです。\n以上、${' '.repeat(250)}よろしくお願いいたします。\n山田 太郎`)).toEqual(['山田 太郎']);
+    expect(signatureNames(`Thanks for the help.\nBest${' '.repeat(250)}regards\nJane Roe`)).toEqual(['Jane Roe']);
+  });
 });
