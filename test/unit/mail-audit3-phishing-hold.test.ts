@@ -120,10 +120,14 @@ describe('senderReviewReason: a question line of hostile whitespace', () => {
   it.each<[string, string]>([
     ['ideographic spaces', '\u3000 '],
     ['no-break spaces', '\u00a0\u00a0'],
-  ])('%s', { timeout: 10_000 }, (_what, pump) => {
-    const question = `アカウントを確認してください。https://secure-line.top/verify 24時間以内に確認がない場合、アカウントを停止します。\nご案内か${pump.repeat(7_900)}x`;
+  ])('%s', { timeout: 60_000 }, (_what, pump) => {
+    const lure = 'アカウントを確認してください。https://secure-line.top/verify 24時間以内に確認がない場合、アカウントを停止します。';
+    const check = (question: string) => senderReviewReason({ from: PHISHER, replyTo: PHISHER, question }, signals(PHISHER, NOT_AUTHENTICATED), config)?.kind;
+    expect(check(`${lure}\nご案内か x`)).toBe('possible-phishing');
+    // Twenty drafts' checks, the old pattern ~1.2–2 s each.
     const started = performance.now();
-    expect(senderReviewReason({ from: PHISHER, replyTo: PHISHER, question }, signals(PHISHER, NOT_AUTHENTICATED), config)?.kind).toBe('possible-phishing');
-    expect(performance.now() - started).toBeLessThan(500);
+    for (const end of 'ghijklmnopqrstuvwxyz') expect(check(`${lure}\nご案内か${pump.repeat(7_900)}${end}`)).toBe('possible-phishing');
+    // Not a speed target: the twenty checks take 0.2–1.2 s on a loaded machine, the old pattern 25–40 s.
+    expect(performance.now() - started).toBeLessThan(6_000);
   });
 });

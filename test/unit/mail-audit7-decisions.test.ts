@@ -247,6 +247,21 @@ describe('thanks-only replies in es/de/pt/fr/vi/th are acknowledgements (audit 5
   ])('still answered (guard): %s', async (_what, mail) => {
     expect(await decisionOf(mail)).toBe('answer');
   });
+
+  // ReDoS sweep round 2 (security review 15): the Vietnamese thanks phrase read " anh chị" both as one word and as
+  // " anh" + " chị", so a reply of 「Cám ơn」 and that pair repeated, ending in a word not on the list, tried every
+  // split: 232 characters (under the 300 an acknowledgement may hold) took 12 s, each pair more doubling it.
+  it('a reply of thanks and 30 × " anh chị" then another word is read in linear time', { timeout: 60_000 }, async () => {
+    const from = 'Nguyễn Văn Minh <nguyenvanminh88@gmail.com>';
+    // First, so that the timed call below finds the parser and the checks warm.
+    expect(await decisionOf(reply(from, 'Re: Xuất CSV', 'Cám ơn anh chị nhiều ạ.'))).toMatch(/^ignore acknowledgement/);
+    const started = performance.now();
+    const decision = await decisionOf(reply(from, 'Re: Xuất CSV', `Cám ơn${' anh chị'.repeat(30)} ợ`));
+    const elapsed = performance.now() - started;
+    expect(decision).toBe('answer');
+    // Not a speed target: the whole check takes 20–460 ms on a loaded machine, the old pattern ~50 s.
+    expect(elapsed).toBeLessThan(10_000);
+  });
 });
 
 describe('plain-text read receipts in es/pt/de/fr/it are auto-replies (audit 559, 561)', () => {

@@ -1020,6 +1020,8 @@ describe('parkBeforeAgentReason: a web form with lines of blanks', () => {
   it('reads it in time', { timeout: 10_000 }, () => {
     const question = ['お名前: 佐藤花子', 'メールアドレス: hanako@other.example', 'お問い合わせ内容: 注文について', ...Array<string>(8).fill(`${' '.repeat(1_000)}x`)].join('\n');
     const mail = { from: { address: 'info@shop.example', name: 'Taro Yamada' }, to: [{ address: 'help@support.example', name: '' }], subject: 'お問い合わせ', question, headers: {} };
+    // First without the blank lines, so that the timed call finds the checks warm.
+    expect(parkBeforeAgentReason({ ...mail, question: question.split('\n').slice(0, 3).join('\n') } as unknown as Parameters<typeof parkBeforeAgentReason>[0], parkConfig)).toMatch(/hanako@other\.example/);
     const started = performance.now();
     expect(parkBeforeAgentReason(mail as unknown as Parameters<typeof parkBeforeAgentReason>[0], parkConfig)).toMatch(/hanako@other\.example/);
     expect(performance.now() - started).toBeLessThan(1_000);
@@ -1031,10 +1033,14 @@ describe('parkBeforeAgentReason: a web form with lines of blanks', () => {
 // ~1 s a read, and the decision reads it more than once. Not a speed target: a bound far from both a linear read
 // and the blow-up, so a busy machine does not fail it.
 describe('decideReply: a huge List-Unsubscribe of unclosed URLs', () => {
-  it('reads it in time', { timeout: 10_000 }, () => {
-    const mail = mailWith({ ...from('news@list.example'), headers: { 'list-id': ['<news.list.example>'], 'list-unsubscribe': ['<http://p'.repeat(100_000)] } });
+  it('reads it in linear time', { timeout: 60_000 }, () => {
+    const newsletter = (unsubscribe: string) => mailWith({ ...from('news@list.example'), headers: { 'list-id': ['<news.list.example>'], 'list-unsubscribe': [unsubscribe] } });
+    expect(decideReply(newsletter('<http://p'), ctx).answer).toBe(false);
+    // Thirty such mails, the old pattern ~0.9 s each.
+    const mails = Array.from({ length: 30 }, (_, at) => newsletter(`<http://${at}`.repeat(100_000)));
     const started = performance.now();
-    expect(decideReply(mail, ctx).answer).toBe(false);
-    expect(performance.now() - started).toBeLessThan(500);
+    for (const mail of mails) expect(decideReply(mail, ctx).answer).toBe(false);
+    // Not a speed target: the thirty decisions take 0.3–1.2 s on a loaded machine, the old pattern ~27 s.
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });

@@ -804,13 +804,13 @@ describe('parseInboundMail: contact fields only, the question in the subject', (
 // words with no stop under a TEL line took seconds per mail. Not a speed target: a bound far from both a linear read
 // and the blow-up, so a busy machine does not fail it.
 describe('extractQuestion: a long line of words in a separated block', () => {
-  it('reads it in time', { timeout: 10_000 }, async () => {
-    const text = `以下のメールが届きました。\n-----\nTEL 03-1234-5678\n${'a '.repeat(7_900)}\n-----\n`;
+  it('reads it in linear time', { timeout: 60_000 }, () => {
+    expect(extractQuestion('以下のメールが届きました。\n-----\nTEL 03-1234-5678\nこんにちは\n-----\n')).toContain('以下のメール');
+    // Five such mails, each its own letter: the old pattern took ~2 s for each.
     const started = performance.now();
-    const raw = mail('From: a@customer.example\nSubject: =?UTF-8?B?5pys54mp44Gn44GZ44GL?=\nContent-Type: text/plain; charset=utf-8', text);
-    // The poller's ticket as well: it reads the question again.
-    expect(await mailOutcome(raw)).toBe('answer');
-    expect(performance.now() - started).toBeLessThan(750);
+    for (const letter of 'abcde') expect(extractQuestion(`以下のメールが届きました。\n-----\nTEL 03-1234-5678\n${`${letter} `.repeat(7_900)}\n-----\n`)).toContain('以下のメール');
+    // Not a speed target: the five reads take ~20 ms on a loaded machine, the old pattern ~7 s.
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 });
 
