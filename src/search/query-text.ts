@@ -28,7 +28,9 @@ const MAIL_ADDRESS = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1
 const URL = /(?:https?:\/\/|www\.)[A-Za-z0-9\-._~:/?#[\]@!$&'*+,;=%]+/giu;
 /** The labels of contact details; a token right after one of them is a contact detail whatever its shape. */
 const CONTACT_LABEL = String.raw`(?:TEL|FAX|Phone|Mobile|電話(?:番号)?|携帯(?:電話)?|直通|代表|☎|℡|E-?mail|Mail|メール(?:アドレス)?|URL|HP|Web|ホームページ|住所|所在地)`;
-const AFTER_CONTACT_LABEL = new RegExp(`${CONTACT_LABEL}\\s*[:：]?\\s*$`, 'iu');
+// The blanks after the colon belong to it: with `\s*[:：]?\s*` a run of blanks without a colon split both ways, quadratic
+// (a 100 KB run: 12 s), where today's one caller reads only the 16 characters before a token.
+const AFTER_CONTACT_LABEL = new RegExp(`${CONTACT_LABEL}\\s*(?:[:：]\\s*)?$`, 'iu');
 const CONTACT_LABEL_LINE = new RegExp(`^\\s*${CONTACT_LABEL}\\s*[:：]`, 'iu');
 
 /**
