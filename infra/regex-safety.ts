@@ -10,7 +10,7 @@
  * A verdict table has one tab-separated row per flagged regex (a header row starting `file` is skipped):
  * file, line (of the literal or the `new RegExp(` call), source (its first 80 characters; a built pattern's as built), verdict (`bounded` or `fixed`), why (what bounds the input, measured),
  * ms at the largest input before, ms after. A flagged regex is matched to a row by file and source, the nearest line
- * first (lines move). `bounded` accepts it with its why; `fixed` says it should no longer be flagged. A flagged regex
+ * first (lines move), then the row of the table given later (list newer tables last). `bounded` accepts it with its why; `fixed` says it should no longer be flagged. A flagged regex
  * without a row, with a `fixed` row, or with another verdict is printed with recheck's complexity and attack, and the
  * exit code is 1. `--allow-pending` also writes those into the record's `pending` list, which the test leaves alone,
  * for a tree whose verdicts are still being written: regenerate without it once they are in.
@@ -113,7 +113,8 @@ for (const finding of flagged) {
   const { site } = finding;
   const row = rows
     .filter((candidate) => candidate.file === site.file && sourceMatches(candidate.source, site.source))
-    .sort((a, b) => Math.abs(a.line - site.line) - Math.abs(b.line - site.line))[0];
+    // The nearest line first (lines move); between rows as near, the one of the table given later, a newer verdict.
+    .sort((a, b) => Math.abs(a.line - site.line) - Math.abs(b.line - site.line) || rows.indexOf(b) - rows.indexOf(a))[0];
   if (row) usedRows.add(row);
   if (row?.verdict === 'bounded') {
     const measured = row.msBefore && !row.why.includes(`${row.msBefore} ms`) ? ` (${row.msBefore} ms at the largest input)` : '';

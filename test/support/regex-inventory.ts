@@ -86,10 +86,13 @@ export function regexSitesOfText(file: string, text: string): RegexSite[] {
  * Read with the TypeScript parser, so a `/` inside a string or a comment is never taken for a regex.
  */
 export function regexInventory(root: string = REPO_ROOT): RegexSite[] {
+  return overSourceFiles(root, regexSitesOfText);
+}
+
+/** What `read` finds in each TypeScript file of `src/`, `jobs/` and `workers/` (path relative to `root`), in file order. */
+function overSourceFiles<T>(root: string, read: (file: string, text: string) => T[]): T[] {
   return REGEX_SOURCE_DIRS.flatMap((dir) =>
-    typeScriptFiles(path.join(root, dir)).flatMap((full) =>
-      regexSitesOfText(path.relative(root, full).split(path.sep).join('/'), readFileSync(full, 'utf8')),
-    ),
+    typeScriptFiles(path.join(root, dir)).flatMap((full) => read(path.relative(root, full).split(path.sep).join('/'), readFileSync(full, 'utf8'))),
   );
 }
 
@@ -137,11 +140,7 @@ export function builtPatternCallsOfText(file: string, text: string): BuiltPatter
 
 /** Every call in `src/`, `jobs/` and `workers/` that builds a pattern from variables. */
 export function builtPatternCalls(root: string = REPO_ROOT): BuiltPatternCall[] {
-  return REGEX_SOURCE_DIRS.flatMap((dir) =>
-    typeScriptFiles(path.join(root, dir)).flatMap((full) =>
-      builtPatternCallsOfText(path.relative(root, full).split(path.sep).join('/'), readFileSync(full, 'utf8')),
-    ),
-  );
+  return overSourceFiles(root, builtPatternCallsOfText);
 }
 
 /** What the capture child saw: the patterns built at import, and the modules it could not import. */
