@@ -408,7 +408,7 @@ export const VARIABLES = {
   },
   PROMPTS_FILE: {
     schema: optionalStr,
-    description: 'JSON file overriding any of the agent prompts by name (see src/agent/prompts.ts)',
+    description: 'JSON file overriding any of the agent prompts by name (see src/agent/prompts.ts); not confidential: a steered model can restate a prompt in its own words',
     sensitive: false,
     group: 'agent',
   },
