@@ -567,6 +567,76 @@ const permalinkFormatter: FormatCallback = (elem, walk, builder) => {
   if (!PERMALINK_MARK.test(textOf(elem))) walk(elem.children, builder);
 };
 
+/** HTML's own cap on a cell's `colspan`: a browser reads a larger one as 1,000. */
+const MAX_COLSPAN = 1_000;
+/**
+ * Rows, and columns, of a table html-to-text lays out at once. Its layout is quadratic in the larger of the two (a
+ * grid transposed in place) and recurses once per row or column a cell spans: a 16,000-row table took 10 s, a
+ * `colspan="100000"` minutes, and `rowspan="10000"` overflowed the stack, which failed the whole reindex.
+ */
+const MAX_LAID_OUT_TABLE_SIDE = 500;
+
+/** The rows of a table element as html-to-text's data table reads them: its `tr`, also inside thead/tbody/tfoot/center. */
+function tableRowsOf(elem: DomNode): DomNode[] {
+  const rows: DomNode[] = [];
+  const walkTable = (node: DomNode): void => {
+    if (node.type !== 'tag') return;
+    if (node.name === 'tr') rows.push(node);
+    else if (node.name === 'thead' || node.name === 'tbody' || node.name === 'tfoot' || node.name === 'center') node.children.forEach(walkTable);
+  };
+  elem.children.forEach(walkTable);
+  return rows;
+}
+
+/** A span attribute as a count from 1 to `max` (html-to-text reads `0`, a negative or a huge one as it is). */
+function boundedSpan(value: unknown, max: number): number {
+  const span = Math.trunc(Number(value));
+  return Number.isFinite(span) && span >= 1 ? Math.min(span, max) : 1;
+}
+
+/**
+ * A data table laid out by html-to-text's own `dataTable` formatter in pieces it lays out quickly: spans held to
+ * HTML's cap and to the rows of the piece ({@link boundedSpan}), the rows in groups of
+ * {@link MAX_LAID_OUT_TABLE_SIDE}, each group aligned on its own. A group wider than that (a row of thousands of
+ * cells) is read a cell per line. The words are the same either way; only their alignment differs.
+ */
+const boundedDataTable: FormatCallback = (elem, walk, builder, formatOptions) => {
+  const dataTable = builder.options.formatters['dataTable']!;
+  const rows = tableRowsOf(elem);
+  for (let start = 0; start < rows.length || start === 0; start += MAX_LAID_OUT_TABLE_SIDE) {
+    const group = rows.slice(start, start + MAX_LAID_OUT_TABLE_SIDE);
+    let widest = 0;
+    let spanning = 0;
+    for (const [i, row] of group.entries()) {
+      let width = 0;
+      for (const cell of row.children) {
+        if (cell.type !== 'tag' || (cell.name !== 'td' && cell.name !== 'th')) continue;
+        const attribs = (cell.attribs ?? {}) as Record<string, string>;
+        const colspan = boundedSpan(attribs['colspan'], MAX_COLSPAN);
+        const rowspan = boundedSpan(attribs['rowspan'], group.length - i);
+        cell.attribs = { ...attribs, colspan: String(colspan), rowspan: String(rowspan) };
+        width += colspan;
+        // A cell spanning rows takes its columns in the rows below: counted once for all of them.
+        if (rowspan > 1) spanning += colspan;
+      }
+      widest = Math.max(widest, width);
+    }
+    if (widest + spanning <= MAX_LAID_OUT_TABLE_SIDE) {
+      const piece: DomNode = rows.length <= MAX_LAID_OUT_TABLE_SIDE ? elem : { ...elem, children: group };
+      dataTable(piece, walk, builder, formatOptions);
+      continue;
+    }
+    for (const row of group) {
+      for (const cell of row.children) {
+        if (cell.type !== 'tag' || (cell.name !== 'td' && cell.name !== 'th')) continue;
+        builder.openBlock({ leadingLineBreaks: 1 });
+        walk(cell.children, builder);
+        builder.closeBlock({ trailingLineBreaks: 1 });
+      }
+    }
+  }
+};
+
 /** What html-to-text reads as the page's content when the page has one of them (and {@link hasContentElement}). */
 const CONTENT_ELEMENTS = ['main', '[role=main]', 'article'];
 
@@ -607,7 +677,7 @@ function htmlToTextOptions(withoutContentElement: boolean): HtmlToTextOptions {
     // the page has them (the whole page otherwise); site navigation, sidebars and footers repeat on every page and
     // would make every page match the words of its menu.
     baseElements: { selectors: CONTENT_ELEMENTS, returnDomByDefault: true },
-    formatters: { heading1: headingFormatter(1), heading2: headingFormatter(2), heading3: headingFormatter(3), permalink: permalinkFormatter },
+    formatters: { heading1: headingFormatter(1), heading2: headingFormatter(2), heading3: headingFormatter(3), permalink: permalinkFormatter, boundedDataTable },
     selectors: [
       { selector: 'h1', format: 'heading1' },
       { selector: 'h2', format: 'heading2' },
@@ -615,8 +685,9 @@ function htmlToTextOptions(withoutContentElement: boolean): HtmlToTextOptions {
       // Link targets and image sources are noise to a keyword search and to the agent reading the chunk.
       { selector: 'a', options: { ignoreHref: true } },
       { selector: 'img', format: 'skip' },
-      // Without this, table cells run together ("項目値"); dataTable lays them out in columns.
-      { selector: 'table', format: 'dataTable' },
+      // Without this, table cells run together ("項目値"); dataTable lays them out in columns, in pieces it lays out
+      // quickly (boundedDataTable).
+      { selector: 'table', format: 'boundedDataTable' },
       { selector: 'ul', options: { itemPrefix: '・' } },
       ...['nav', '[role=navigation]', 'aside', 'footer', 'noscript', 'head'].map((selector) => ({ selector, format: 'skip' })),
       // What a theme without <main>/<article> (a Sphinx Bootstrap theme) puts around the content: Bootstrap's navbar,

@@ -460,9 +460,9 @@ export function qaColumns(header: readonly string[], rows: readonly (readonly st
   if (code >= 0) return { question: code, answer: otherColumn(cells, rows, code, 1, personal), named: 'question' };
   // A header naming neither with a contact of the customer is no FAQ (unreadableColumns refuses it); an author's or a
   // role's column is left out and the first two of the others read.
-  const columns = Array.from({ length: Math.max(cells.length, 2) }, (_, i) => i);
-  const readable = columns.filter((i) => !personal(i));
-  if (readable.length === columns.length) return { question: 0, answer: 1, named: 'none' };
+  // The first two only: judging a column scrubs its values, and a wide export's thousand columns took minutes.
+  const readable: number[] = [];
+  for (let i = 0; i < Math.max(cells.length, 2) && readable.length < 2; i++) if (!personal(i)) readable.push(i);
   return { question: readable[0] ?? -1, answer: readable[1] ?? -1, named: 'none' };
 }
 
@@ -673,14 +673,21 @@ const HEAD_THE_COLUMNS = 'head the question column question (or 質問, 問い�
  * can say which columns to read. So is a header that names one column when every other holds personal data, and one
  * that names none beside a column of personal data ({@link ticketExport}).
  */
-function unreadableColumns(header: readonly string[], rows: readonly (readonly string[])[], columns: QaColumns, idShape: RegExp = ID_SHAPE): string | undefined {
+function unreadableColumns(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  columns: QaColumns,
+  idShape: RegExp = ID_SHAPE,
+  exportChecked = false,
+): string | undefined {
   const roles = [
     { column: columns.question, role: 'questions', named: columns.named === 'both' || columns.named === 'question' },
     { column: columns.answer, role: 'answers', named: columns.named === 'both' || columns.named === 'answer' },
   ];
   const refused = roles.find(({ column, named }) => column >= 0 && !named && onlyOfShape(columnValues(rows, column), idShape));
   // An export's id column says more than its requester: the message that names it first.
-  const ticket = columns.named === 'none' && !refused ? ticketExport(header, rows) : undefined;
+  // `exportChecked`: a call before this one found it no export; judging every column again scrubbed every value again.
+  const ticket = columns.named === 'none' && !refused && !exportChecked ? ticketExport(header, rows) : undefined;
   if (ticket) return ticket;
   const others = header.flatMap((_, i) => (i === columns.question || i === columns.answer ? [] : [columnName(header, i)]));
   if (columns.question < 0 && columns.answer < 0) return `the header names no question and answer columns and every column holds personal data (${others.join(', ')}); ${HEAD_THE_COLUMNS}`;
@@ -758,7 +765,7 @@ function pairsOfRows(
   const refusal = unreadableColumns(header, readable, columns);
   if (refusal) return { pairs, skipped, unreadable: { reason: refusal, text: holdsText(header, readable) } };
   // Only where the header names neither column, as a cover's (版, 更新日) does: a sheet of 質問 and dates is a FAQ's.
-  const datesOnly = columns.named === 'none' ? unreadableColumns(header, readable, columns, ID_OR_SHOWN_DATE_SHAPE) : undefined;
+  const datesOnly = columns.named === 'none' ? unreadableColumns(header, readable, columns, ID_OR_SHOWN_DATE_SHAPE, true) : undefined;
   const warning = columnsWarning(header, columns);
   if (warning) logger?.warn({ file: where, header }, `${where}: ${warning}`);
   const unheaded = data.find((d) => d.unheaded);
