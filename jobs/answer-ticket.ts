@@ -77,8 +77,9 @@ import { knowledgeFound } from '../src/tickets/quote-omission.js';
 import { ANSWERING_STATES, claimQuestion, repeatedQuestionReason, takeOverQuestion } from '../src/tickets/repeated-question.js';
 import { operatorActor, rerunReason } from '../src/tickets/review.js';
 import { SECRET_REQUEST_REASON, secretRequest } from '../src/tickets/secret-request.js';
+import { draftScriptProblem } from '../src/tickets/draft-script.js';
 import { autoReplyBudget, recordAgentRun, recordAutoReplyBudget, type AgentRunBudget, type AgentRunLimits, type AutoReplyBudget, type AutoReplyLimits, type AutoReplyParties } from '../src/tickets/rate-limit.js';
-import { learnVerdict, type TrustSettings } from '../src/tickets/trust.js';
+import { learnVerdict, unsourcedSubtasks, type TrustSettings } from '../src/tickets/trust.js';
 import { IllegalTransitionError, jobGeneration, threadRefs, type HistoryEntry, type ReplyBounce, type Ticket, type TicketState } from '../src/tickets/ticket.js';
 import { TicketConflictError, TicketNotFoundError, type ConversationEntry, type TicketStore } from '../src/tickets/ticket-store.js';
 
@@ -444,7 +445,7 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
   // A draft asking for a password or code by mail is read after the links: when it also names a foreign address to
   // send it to, that address is what the person must see.
   const problem = draft
-    ? (draftProblem(ticket.question, draft, result, deps.agent.prompts) ?? foreignLinksProblem(ticket, draft, readers) ?? (secretRequest(draft) ? SECRET_REQUEST_REASON : undefined))
+    ? (draftProblem(ticket.question, draft, result, deps.agent.prompts) ?? foreignLinksProblem(ticket, draft, readers) ?? (secretRequest(draft) ? SECRET_REQUEST_REASON : undefined) ?? draftScriptProblem(draft, { customer: [ticket.subject, ticket.question], knowledge: readers.allowed.knowledge }))
     : 'the agent produced an empty answer';
   let verdict = problem ? { send: false, reason: problem } : reviewVerdict(config.REVIEW_MODE, result);
   // A person asked for this draft from the review page or the API (`reviewBy`): it goes back to them, never out on its
@@ -604,7 +605,7 @@ async function checkLimitsBeforeAgent(ticket: Ticket, signals: ReplySignals, dep
   const sender = { address: ticket.from, authenticated };
   const run = await produce(deps.redis, () => recordAgentRun(deps.redis, config.QUEUE_PREFIX, sender, ticket.id, agentRunLimitsOf(config)));
   if (run.erased) throw new UnrecoverableError(`ticket ${ticket.id} was erased on request; the agent does not run on it`);
-  if (!run.allowed) return { to: 'parked', reason: agentRunLimitReason(ticket, run, config) };
+  if (!run.allowed) return { to: 'parked', reason: agentRunLimitReason(ticket, run, config, authenticated) };
   return undefined;
 }
 
@@ -704,7 +705,12 @@ function agentRuns(count: number): string {
   return `${count} agent run${count === 1 ? '' : 's'}`;
 }
 
-function agentRunLimitReason(ticket: Ticket, budget: AgentRunBudget, config: AgentRunLimitConfig): string {
+/**
+ * The park reason of a run a window refused: its count and limit, and which window, of authenticated mail or of the
+ * rest. `authenticated` is the mail's, as counted: a sender's run is refused only by the window of its own kind of
+ * mail, which the budget does not name for the sender's windows.
+ */
+function agentRunLimitReason(ticket: Ticket, budget: AgentRunBudget, config: AgentRunLimitConfig, authenticated: boolean): string {
   // The total is counted apart for authenticated mail and the rest: the count is that window's, and which one refused
   // tells the reviewer whether a flood of strangers' mail filled it.
   if (budget.refusedBy === 'total' && budget.authenticated) {
@@ -730,7 +736,18 @@ function agentRunLimitReason(ticket: Ticket, budget: AgentRunBudget, config: Age
       `(AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR=${config.AGENT_RUN_LIMIT_PER_DOMAIN_PER_HOUR}, shared by every such address of the domain, which anyone can write: its authenticated mail counts apart and still runs)`
     );
   }
-  return `${PARK_NOTE.agentRunLimit}: ${agentRuns(budget.count)} for ${ticket.from} in the last hour (AGENT_RUN_LIMIT_PER_HOUR=${config.AGENT_RUN_LIMIT_PER_HOUR})`;
+  // The sender's windows are split the same way (security review 14): forgeries under a customer's address fill only
+  // the window of unauthenticated mail, and the reviewer should see that the customer's own mail still runs.
+  if (authenticated) {
+    return (
+      `${PARK_NOTE.agentRunLimit}: ${agentRuns(budget.count)} on mail from ${ticket.from} that the receiving server authenticated in the last hour ` +
+      `(AGENT_RUN_LIMIT_PER_HOUR=${config.AGENT_RUN_LIMIT_PER_HOUR}, for this address's authenticated mail: raise it if this sender really writes this much)`
+    );
+  }
+  return (
+    `${PARK_NOTE.agentRunLimit}: ${agentRuns(budget.count)} on mail from ${ticket.from} that no receiving server authenticated in the last hour ` +
+    `(AGENT_RUN_LIMIT_PER_HOUR=${config.AGENT_RUN_LIMIT_PER_HOUR}, for such mail from this address, which anyone can write: its authenticated mail counts apart and still runs)`
+  );
 }
 
 function rateLimitReason(ticket: Ticket, budget: AutoReplyBudget, config: Pick<Config, 'AUTO_REPLY_LIMIT_PER_HOUR' | 'AUTO_REPLY_LIMIT_TOTAL_PER_HOUR'>): string {
@@ -1090,9 +1107,12 @@ export function unansweredSubtasks(result: Pick<AgentResult, 'subtasks'>): Subta
 /**
  * REVIEW_MODE applied to an agent result:
  * - `always`: every draft waits for a person;
- * - `auto`: sent only when every subtask completed without the fallback and nothing of the question was skipped (cut
- *   at MAX_QUESTION_CHARS, topics over MAX_SUBTASKS), else parked naming what is missing;
- * - `learn`: as `auto` here; the handler then also requires every cited source to be trusted (src/tickets/trust.ts);
+ * - `auto`: sent only when every subtask completed without the fallback, rests on at least one search result
+ *   ({@link unsourcedSubtasks}), and nothing of the question was skipped (cut at MAX_QUESTION_CHARS, topics over
+ *   MAX_SUBTASKS), else parked naming what is missing;
+ * - `learn`: as `auto` here but for the search results: the handler then requires every completed subtask to cite a
+ *   source and every cited source to be trusted (src/tickets/trust.ts `learnVerdict`, which names an unsourced subtask
+ *   in its own words);
  * - `never`: sent unless nothing could be answered at all (every subtask fell back, or there was no plan).
  */
 export function reviewVerdict(mode: Config['REVIEW_MODE'], result: Pick<AgentResult, 'subtasks' | 'truncated' | 'droppedSubtasks'>): ReviewVerdict {
@@ -1107,7 +1127,11 @@ export function reviewVerdict(mode: Config['REVIEW_MODE'], result: Pick<AgentRes
     ...((result.droppedSubtasks ?? []).length > 0 ? [`the plan had more topics than MAX_SUBTASKS; not researched: ${names(result.droppedSubtasks)}`] : []),
   ];
   if (mode === 'auto' || mode === 'learn') {
-    const missing = [...(unanswered.length > 0 ? [`no full answer found in the manual or the past answers for ${names(unanswered.map((s) => s.taskName))}`] : []), ...skipped];
+    const missing = [
+      ...(unanswered.length > 0 ? [`no full answer found in the manual or the past answers for ${names(unanswered.map((s) => s.taskName))}`] : []),
+      ...(mode === 'auto' ? unsourcedReasons(result.subtasks) : []),
+      ...skipped,
+    ];
     return missing.length === 0 ? { send: true, reason: 'all subtasks answered' } : { send: false, reason: `not fully answered: ${missing.join('; ')}` };
   }
   const fallbacks = result.subtasks.filter((s) => s.usedFallback);
@@ -1116,6 +1140,22 @@ export function reviewVerdict(mode: Config['REVIEW_MODE'], result: Pick<AgentRes
   }
   const gaps = [...(unanswered.length > 0 ? [`unanswered subtasks ${names(unanswered.map((s) => s.taskName))}`] : []), ...skipped];
   return { send: true, reason: gaps.length === 0 ? 'all subtasks answered' : `sent with ${gaps.join('; ')} (review mode never)` };
+}
+
+/**
+ * What `auto` says of each completed subtask that rests on no search result: the model wrote its answer from its own
+ * "knowledge" (or the customer's words) and its self-check let that pass. The design has a subtask answer put into
+ * words what the searches returned, and a self-check fail a subtask that found nothing, so no person would see such an
+ * answer go out. Rarely a subtask is answered by the mail itself; a person sends that one.
+ */
+function unsourcedReasons(subtasks: readonly Subtask[]): string[] {
+  const unsourced = new Set(unsourcedSubtasks({ subtasks: [...subtasks] }));
+  return subtasks
+    .filter((s) => unsourced.has(s.taskName))
+    .map((s) => {
+      const searched = s.toolResults.some((attempt) => attempt.length > 0);
+      return `「${s.taskName}」 rests on no search result: ${searched ? 'its searches found nothing' : 'the agent searched nothing for it'}, yet its self-check passed the answer`;
+    });
 }
 
 /** Longest answer sent without a person; real replies are a few thousand characters at most. */
@@ -1285,7 +1325,12 @@ function replyReaders(ticket: Ticket, result: AgentResult, ourReplies: readonly 
   // points the reader at the From ("write to … to restore your account", an instruction the mail slipped to the
   // model) is the relay this check is for.
   const addresses = [...ourAddressesOf(config), recipient, ...(toSender ? [ticket.from] : [])];
-  return { allowed: { knowledge, trustedDomains: config.TRUSTED_LINK_DOMAINS, addresses }, recipient, toSender, vouched: senderVouchedFor(signals, ownMailboxesOf(config)) };
+  const vouched = senderVouchedFor(signals, ownMailboxesOf(config));
+  // A postal address the customer wrote (their own, for a return label) is theirs to read back, but only when the
+  // reply goes to the sender the receiving server vouched for: a forged From's mail would otherwise vouch for the
+  // forger's drop address in a reply to the person impersonated.
+  const customerMail = toSender && vouched ? [ticket.question, ticket.mailText ?? ''] : [];
+  return { allowed: { knowledge, trustedDomains: config.TRUSTED_LINK_DOMAINS, addresses, customerMail }, recipient, toSender, vouched };
 }
 
 /**

@@ -254,6 +254,15 @@ export const VARIABLES = {
     sensitive: false,
     group: 'llm',
   },
+  LLM_MAX_OUTPUT_TOKENS: {
+    // Unset by default: a fixed cap made servers refuse every call (vLLM checks prompt + cap against --max-model-len,
+    // OpenAI refuses a cap above a model's output limit), and every ticket was parked as a model failure.
+    schema: int(1).optional(),
+    description:
+      "Most tokens one agent model call may write, sent as max_completion_tokens (max_tokens to a server that refuses or ignores that): bounds what one runaway or steered answer costs. Keep it under the model's output limit (OpenAI refuses more: gpt-3.5-turbo 4096) and, on vLLM, under --max-model-len minus the longest prompt (vLLM refuses a prompt plus this over the context); a reasoning model spends it on its hidden reasoning too. Empty: nothing sent, the server's own limit applies",
+    sensitive: false,
+    group: 'llm',
+  },
   EMBEDDINGS_PROVIDER: {
     schema: z.enum(['openai', 'local']),
     default: 'openai',

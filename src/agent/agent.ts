@@ -7,9 +7,10 @@
  * Differences from the design, on purpose: a retry really drops the earlier tool traffic (the design's filter kept
  * it); invalid tool calls from the model are answered instead of crashing the run; the question and plan are guarded
  * (empty, too long, too many or duplicate subtasks); one reply's tool calls are bounded (count, repeats, argument
- * size, characters of hits fed back); a subtask answer cut off by the output limit is a failed try; a failed run
- * stops its other subtasks; every LLM call is recorded with its tokens; and customer text reaches the model only
- * inside delimited blocks of user messages (see `prompts.ts`).
+ * size, characters of hits fed back); the model's output is capped (tokens per call when configured, a planned
+ * subtask's length, the subtask answers and advice passed on); a subtask answer cut off by the output limit is a
+ * failed try; a failed run stops its other subtasks; every LLM call is recorded with its tokens; and customer text
+ * reaches the model only inside delimited blocks of user messages (see `prompts.ts`).
  */
 import { Annotation, END, Send, START, StateGraph } from './langgraph.js';
 import type { RunnableConfig } from '@langchain/core/runnables';
@@ -174,6 +175,25 @@ export const MAX_TOOL_ARGS_CHARS = 4_000;
  */
 export const MAX_STORED_TOOL_ARGS_CHARS = 500;
 
+/**
+ * Longest planned subtask, in characters. A subtask names one topic to research (the design's examples are a line:
+ * 「二段階認証の設定方法を調べる」); each is sent in every prompt of every subtask, so five pages of "subtasks" made 17
+ * calls of 2.1 M prompt characters. A plan with a longer one is treated as a plan that could not be read: the question
+ * itself becomes the only subtask. Cutting the subtask would research a sentence the planner did not write, and
+ * dropping it would lose a topic without a word.
+ */
+export const MAX_SUBTASK_CHARS = 400;
+
+/**
+ * Longest subtask answer passed on to the final writer and stored. Five of them fill the longest reply sent without a
+ * person (MAX_AUTO_REPLY_CHARS, 20,000); a summary of one topic's search hits is far shorter. A longer answer is cut
+ * and counts as a failed try, as an answer cut by the output limit does: its end is missing.
+ */
+export const MAX_SUBTASK_ANSWER_CHARS = 4_000;
+
+/** Longest reflection advice kept (read by the retry, stored on the ticket): a hint of what to search next. */
+export const MAX_ADVICE_CHARS = 1_000;
+
 /** Options of {@link HelpDeskAgent}. */
 export interface HelpDeskAgentOptions {
   /** OpenAI SDK client; it carries the timeout and the retries with backoff. */
@@ -193,6 +213,16 @@ export interface HelpDeskAgentOptions {
   maxSubtasks: number;
   /** LangGraph recursion limit of one run. */
   recursionLimit: number;
+  /**
+   * Tokens one model call may write (LLM_MAX_OUTPUT_TOKENS): sent as `max_completion_tokens`, or `max_tokens` where the
+   * server reads only that. Without it only the model's own output limit bounds a reply, and a local server's may be
+   * the whole context: a looping or steered model then writes, and bills, pages that every later prompt of the run
+   * carries. A reply cut by it is handled as cut (a failed try, a bad plan, a parked draft), never sent. Unset, no
+   * parameter is sent: no fixed value fits every server (vLLM refuses a prompt plus the cap over `--max-model-len`,
+   * OpenAI a cap over the model's output limit, so every call would fail), and the character caps
+   * ({@link MAX_SUBTASK_ANSWER_CHARS}, {@link MAX_ADVICE_CHARS}) still bound what is passed on.
+   */
+  maxOutputTokens?: number;
   logger?: Logger;
 }
 
@@ -320,6 +350,15 @@ export class HelpDeskAgent {
    * for good the first time a server calls a tool anyway: Ollama does not enforce `tool_choice`.
    */
   private toolsInAnsweringSteps = true;
+  /** {@link HelpDeskAgentOptions.maxOutputTokens}; undefined sends no output cap. */
+  private readonly maxOutputTokens: number | undefined;
+  /**
+   * The parameter that carries {@link HelpDeskAgentOptions.maxOutputTokens}. OpenAI's reasoning models refuse
+   * `max_tokens` and every OpenAI model refuses both at once; vLLM reads either; Ollama and LM Studio read only
+   * `max_tokens` and ignore the other. So `max_completion_tokens` first, and `max_tokens` for good once a server
+   * refuses it or writes past it.
+   */
+  private outputCapParam: 'max_completion_tokens' | 'max_tokens' = 'max_completion_tokens';
   private graph?: ReturnType<HelpDeskAgent['createGraph']>;
   private subgraph?: ReturnType<HelpDeskAgent['createSubgraph']>;
 
@@ -339,6 +378,7 @@ export class HelpDeskAgent {
     this.maxQuestionChars = options.maxQuestionChars;
     this.maxSubtasks = options.maxSubtasks;
     this.recursionLimit = options.recursionLimit;
+    this.maxOutputTokens = options.maxOutputTokens;
     this.logger = options.logger ?? createLogger('agent');
     if (this.recursionLimit < MIN_RECURSION_LIMIT) {
       this.logger.warn(
@@ -478,7 +518,7 @@ export class HelpDeskAgent {
       },
     ];
     const [response, call] = await this.timed('create_plan', undefined, config, () =>
-      this.client.chat.completions.create(
+      this.complete(
         {
           model: this.model,
           messages,
@@ -486,12 +526,16 @@ export class HelpDeskAgent {
           temperature: 0,
           seed: 0,
         },
-        { signal: config?.signal },
+        config?.signal,
       ),
     );
     const planned = structuredOutput(response.choices[0]?.message.content, planSchema);
     if (!planned) this.logger.warn({ finish: response.choices[0]?.finish_reason }, 'planner gave no plan in the expected format');
-    const proposed = planned?.subtasks ?? [];
+    const overlong = (planned?.subtasks ?? []).filter((s) => Array.from(s.trim()).length > MAX_SUBTASK_CHARS).length;
+    if (overlong > 0) {
+      this.logger.warn({ overlong, maxSubtaskChars: MAX_SUBTASK_CHARS }, 'planner wrote a subtask longer than MAX_SUBTASK_CHARS; the plan is not used');
+    }
+    const proposed = overlong > 0 ? [] : (planned?.subtasks ?? []);
 
     const seen = new Set<string>();
     const unique: string[] = [];
@@ -506,7 +550,7 @@ export class HelpDeskAgent {
       this.logger.debug({ proposed: proposed.length, kept: unique.length }, 'removed blank or duplicate subtasks');
     }
     if (unique.length === 0) {
-      this.logger.warn('planner returned no subtasks; using the question as the only subtask');
+      if (overlong === 0) this.logger.warn('planner returned no subtasks; using the question as the only subtask');
       unique.push(state.question);
     }
     const plan = unique.slice(0, this.maxSubtasks);
@@ -552,16 +596,14 @@ export class HelpDeskAgent {
     }
 
     const [response, call] = await this.timed('select_tools', state.subtask, config, () =>
-      this.client.chat.completions.create(
-        { model: this.model, messages, tools: this.openaiTools, temperature: 0, seed: 0 },
-        { signal: config?.signal },
-      ),
+      this.complete({ model: this.model, messages, tools: this.openaiTools, temperature: 0, seed: 0 }, config?.signal),
     );
     const message = response.choices[0]?.message;
     const toolCalls = message?.tool_calls ?? [];
     if (toolCalls.length === 0) {
       this.logger.debug({ step: 'select_tools', try: state.challengeCount + 1 }, 'model answered without calling a tool');
-      messages.push({ role: 'assistant', content: message?.content ?? '' });
+      // The subtask answer and the reflection read this text: bounded as a subtask answer is.
+      messages.push({ role: 'assistant', content: cutText(message?.content ?? '', MAX_SUBTASK_ANSWER_CHARS) });
     } else {
       this.logger.debug(
         { step: 'select_tools', try: state.challengeCount + 1, tools: toolCalls.map(toolCallName) },
@@ -648,10 +690,14 @@ export class HelpDeskAgent {
       temperature: 0,
       seed: 0,
     });
-    const subtaskAnswer = response.choices[0]?.message.content ?? '';
-    const finish = response.choices[0]?.finish_reason;
+    const written = response.choices[0]?.message.content ?? '';
+    // An answer over the cap is cut here, so the retry, the final writer and the ticket see at most the cap, and is a
+    // failed try as one the output limit cut: what it left out may be what the customer asked.
+    const overCap = written.length > MAX_SUBTASK_ANSWER_CHARS;
+    const subtaskAnswer = cutText(written, MAX_SUBTASK_ANSWER_CHARS);
+    const finish = overCap ? 'length' : response.choices[0]?.finish_reason;
     messages.push({ role: 'assistant', content: subtaskAnswer });
-    this.logger.debug({ step: 'create_subtask_answer', chars: subtaskAnswer.length, finish }, 'subtask answered');
+    this.logger.debug({ step: 'create_subtask_answer', chars: written.length, finish, overCap }, 'subtask answered');
     return { messages, subtaskAnswer, subtaskAnswerFinishReason: stoppedEarly(finish), llmCalls };
   }
 
@@ -694,7 +740,7 @@ export class HelpDeskAgent {
       // A refusal or a malformed result is a failed try: the loop stays bounded and the other subtasks keep theirs.
       const parsed = structuredOutput(response.choices[0]?.message.content, reflectionResultSchema);
       if (!parsed) this.logger.debug({ step: 'reflect_subtask', finish: response.choices[0]?.finish_reason }, 'reflection not in the expected format; counted as a failed try');
-      reflection = parsed ?? { advice: '', isCompleted: false };
+      reflection = parsed ? { ...parsed, advice: cutText(parsed.advice, MAX_ADVICE_CHARS) } : { advice: '', isCompleted: false };
     }
     // The same shape either way: a retry continues this conversation, and the model reads the advice from it.
     messages.push({ role: 'assistant', content: JSON.stringify(reflection) });
@@ -734,10 +780,7 @@ export class HelpDeskAgent {
       },
     ];
     const [response, call] = await this.timed('create_answer', undefined, config, () =>
-      this.client.chat.completions.create(
-        { model: this.model, messages, temperature: 0, seed: 0 },
-        { signal: config?.signal },
-      ),
+      this.complete({ model: this.model, messages, temperature: 0, seed: 0 }, config?.signal),
     );
     // Security review 12: what a reader does not see (a zero-width space inside an account number or an address) is
     // removed here, so that the draft the checks read is the text that is stored and sent.
@@ -847,8 +890,7 @@ export class HelpDeskAgent {
     config: RunnableConfig | undefined,
     body: ChatCompletionCreateParamsNonStreaming,
   ): Promise<[ChatCompletion, LlmCallRecord[]]> {
-    const create = (params: ChatCompletionCreateParamsNonStreaming) =>
-      this.timed(step, subtask, config, () => this.client.chat.completions.create(params, { signal: config?.signal }));
+    const create = (params: ChatCompletionCreateParamsNonStreaming) => this.timed(step, subtask, config, () => this.complete(params, config?.signal));
     const llmCalls: LlmCallRecord[] = [];
     if (!this.toolsInAnsweringSteps || this.openaiTools.length === 0) {
       const [response, call] = await create(body);
@@ -876,6 +918,37 @@ export class HelpDeskAgent {
       );
     }
     return [response, llmCalls];
+  }
+
+  /**
+   * One chat completion with the output cap ({@link HelpDeskAgentOptions.maxOutputTokens}), when one is configured, in
+   * the parameter this server reads (see {@link HelpDeskAgent.outputCapParam}). A refusal of `max_completion_tokens` is
+   * asked again with `max_tokens`, once: a 400 is not billed.
+   */
+  private async complete(params: ChatCompletionCreateParamsNonStreaming, signal: AbortSignal | undefined): Promise<ChatCompletion> {
+    const cap = this.maxOutputTokens;
+    if (cap === undefined) return this.client.chat.completions.create(params, { signal });
+    const capped = (): ChatCompletionCreateParamsNonStreaming =>
+      this.outputCapParam === 'max_tokens' ? { ...params, max_tokens: cap } : { ...params, max_completion_tokens: cap };
+    let response: ChatCompletion;
+    try {
+      response = await this.client.chat.completions.create(capped(), { signal });
+    } catch (err) {
+      if (!(err instanceof BadRequestError) || this.outputCapParam !== 'max_completion_tokens' || !err.message.includes('max_completion_tokens')) throw err;
+      this.useMaxTokens(`refused max_completion_tokens (${err.message})`);
+      response = await this.client.chat.completions.create(capped(), { signal });
+    }
+    // A server that ignores the parameter (Ollama, LM Studio) shows it by writing past the cap.
+    if (this.outputCapParam === 'max_completion_tokens' && (response.usage?.completion_tokens ?? 0) > cap) {
+      this.useMaxTokens(`wrote ${response.usage?.completion_tokens} tokens, over max_completion_tokens ${cap}`);
+    }
+    return response;
+  }
+
+  private useMaxTokens(why: string): void {
+    if (this.outputCapParam === 'max_tokens') return;
+    this.outputCapParam = 'max_tokens';
+    this.logger.warn({ maxOutputTokens: this.maxOutputTokens }, `the model server ${why}; later calls cap the reply with max_tokens`);
   }
 
   private async timed<R extends { usage?: CompletionUsage | null }>(
@@ -961,6 +1034,11 @@ function clip(text: string, max: number): string {
   if (text.length <= max) return text;
   const end = /[\uD800-\uDBFF]/.test(text[max - 1]!) ? max - 1 : max;
   return text.slice(0, end);
+}
+
+/** `text` cut to `max` UTF-16 units with an ellipsis after the cut (so at most `max + 1`), or `text` when it fits. */
+function cutText(text: string, max: number): string {
+  return text.length <= max ? text : `${clip(text, max)}…`;
 }
 
 /** A tool call's arguments as stored in its {@link ToolResult}: cut to {@link MAX_STORED_TOOL_ARGS_CHARS}, saying so. */

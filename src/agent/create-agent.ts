@@ -1,6 +1,6 @@
 /**
- * Wires a {@link HelpDeskAgent} from configuration: model, product name, guards, recursion limit, prompt overrides
- * (PROMPTS_FILE) and the two search tools.
+ * Wires a {@link HelpDeskAgent} from configuration: model, product name, guards, recursion limit, output-token cap
+ * (LLM_MAX_OUTPUT_TOKENS), prompt overrides (PROMPTS_FILE) and the two search tools.
  */
 import type OpenAI from 'openai';
 import type { Config } from '../config.js';
@@ -31,6 +31,7 @@ export function createHelpDeskAgent(
     maxQuestionChars: config.MAX_QUESTION_CHARS,
     maxSubtasks: config.MAX_SUBTASKS,
     recursionLimit: config.AGENT_RECURSION_LIMIT,
+    maxOutputTokens: config.LLM_MAX_OUTPUT_TOKENS,
     ...(logger ? { logger } : {}),
   });
 }

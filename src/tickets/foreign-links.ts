@@ -19,7 +19,8 @@
  *
  * Payment details and off-channel contacts (a bank account, IBAN, crypto address, LINE or Telegram handle, a
  * remote-access id) are read like phone numbers, and a request for gift-card codes is never vouched for
- * (src/tickets/payment-details.ts, security review 11).
+ * (src/tickets/payment-details.ts, security review 11). So is a postal address, by its postcode (security review 16:
+ * "mail your card to 〒160-0023 …"), which the customer's own mail vouches for too ({@link AllowedLinks.customerMail}).
  */
 import { createRequire } from 'node:module';
 import { BlockList } from 'node:net';
@@ -37,6 +38,12 @@ export interface AllowedLinks {
   trustedDomains: readonly string[];
   /** Addresses that may appear: ours (MAIL_FROM, SUPPORT_ADDRESSES) and the customer's. */
   addresses: readonly string[];
+  /**
+   * What the reader wrote (their mail's question): a postal address in it is theirs, which a reply may repeat. Only
+   * when the reply goes back to a sender our receiving server vouches for: to anyone else the mail's words are a
+   * stranger's (security review 16, finding 3).
+   */
+  customerMail?: readonly string[];
 }
 
 /** Reasons name this many links; the rest are counted. */
@@ -207,8 +214,11 @@ export function foreignLinks(draft: string, allowed: AllowedLinks): string[] {
   return [...new Set(foreignFindings(draft, allowed).map((f) => f.written))];
 }
 
-/** What a finding of {@link foreignFindings} is: a link, an address, a phone number, or a payment detail's kind. */
-export type ForeignFindingKind = 'link' | 'address' | 'phone' | PaymentDetailKind;
+/**
+ * What a finding of {@link foreignFindings} is: a link, an address, a phone number, a postal address (named by its
+ * postcode), or a payment detail's kind.
+ */
+export type ForeignFindingKind = 'link' | 'address' | 'phone' | 'postal' | PaymentDetailKind;
 
 /**
  * {@link foreignLinks}' findings with what each was read as, in order (a text written twice is there twice): for
@@ -230,8 +240,10 @@ export function foreignFindings(draft: string, allowed: AllowedLinks, { withinAs
   const phoneDigitsFound = new Set(phones.map((p) => phoneDigits(p.phone)));
   const reading: CheckedText = { ...checked, text: outsideLinks };
   const payment = foreignPaymentFindings(reading, allowed.knowledge, (d) => d.kind === 'handle' && phoneDigitsFound.has(d.key.slice('handle:'.length)), withinAsks);
+  // Postal addresses outside the links and the phone numbers (security review 16: "mail your card to 〒160-0023 …").
+  const postal = postalAddressesIn(phones.length > 0 ? blanked(outsideLinks, phones.map((p) => [p.start, p.end])) : outsideLinks);
   // Most drafts have none: then the knowledge (tens of KB of hits) need not be read at all.
-  if (found.length === 0 && phones.length === 0) return payment;
+  if (found.length === 0 && phones.length === 0 && postal.length === 0) return payment;
 
   const trusted = allowed.trustedDomains.map(asciiDomain).filter(Boolean);
   const onTrustedDomain = (host: string) => host !== '' && trusted.some((d) => host === d || host.endsWith(`.${d}`));
@@ -258,6 +270,12 @@ export function foreignFindings(draft: string, allowed: AllowedLinks, { withinAs
     // A phone number is the same number whatever its separators and digit widths.
     const knownPhones = new Set(allowed.knowledge.flatMap((text) => phoneNumbersWithPlaces(checkedKnowledgeText(text)).map((p) => phoneDigits(p.phone))));
     for (const { phone, start, end } of phones) if (!knownPhones.has(phoneDigits(phone))) foreign.push({ written: checked.quote(start, end), kind: 'phone' });
+  }
+  if (postal.length > 0) {
+    // A postal address is the same address whatever else is written beside its postcode: the knowledge or the
+    // customer's mail that writes the postcode anywhere vouches for it.
+    const vouchedPostcodes = new Set([...allowed.knowledge, ...(allowed.customerMail ?? [])].flatMap((text) => postcodeKeysIn(checkedKnowledgeText(text))));
+    for (const { key, start, end } of postal) if (!vouchedPostcodes.has(key)) foreign.push({ written: checked.quote(start, end), kind: 'postal' });
   }
   return [...foreign, ...payment];
 }
@@ -399,6 +417,71 @@ function phoneDigits(phone: string): string {
   return phoneNumberDigits(phone.normalize('NFKC'));
 }
 
+// --- Postal addresses (security review 16, finding 3) ---
+// A postal address is as good a lure as a phone number ("mail your card to 〒160-0023 東京都…"), read by its postcode,
+// the part a model cannot leave out and the knowledge writes the same way: Japanese 〒NNN-NNNN or 郵便番号 NNN-NNNN,
+// and NNN-NNNN alone before a prefecture's name; a US ZIP after its state (CA 94102) or a UK postcode (SW1A 2AA)
+// only with a street or a PO box before it in a sentence that asks to mail, send or post something to it: a ZIP or a
+// postcode alone is as often a number or a code of something else. The text is read as checkedText reads it: any
+// script's digits and kanji numerals as ASCII.
+const POSTAL_DASH = '[-‐‑−－ー―–—]';
+const PREFECTURE =
+  '(?:北海道|東京都|(?:京都|大阪)府|(?:青森|岩手|宮城|秋田|山形|福島|茨城|栃木|群馬|埼玉|千葉|神奈川|新潟|富山|石川|福井|山梨|長野|岐阜|静岡|愛知|三重|滋賀|兵庫|奈良|和歌山|鳥取|島根|岡山|広島|山口|徳島|香川|愛媛|高知|福岡|佐賀|長崎|熊本|大分|宮崎|鹿児島|沖縄)県)';
+const JA_POSTCODE = new RegExp(
+  String.raw`(?:〒|郵便番号(?:[ \t　]*[:：])?)[ \t　]*[0-9]{3}${POSTAL_DASH}?[0-9]{4}(?![0-9])|(?<![\p{L}\p{N}.#/_]|${POSTAL_DASH})[0-9]{3}${POSTAL_DASH}[0-9]{4}(?![0-9])(?=[ \t　、,]{0,3}${PREFECTURE})`,
+  'gu',
+);
+const US_STATE = '(?:A[KLRZS]|C[AOT]|D[CE]|FL|G[AU]|HI|I[ADLN]|K[SY]|LA|M[ADEINOPST]|N[CDEHJMVY]|O[HKR]|P[AR]|RI|S[CD]|T[NX]|UT|V[AIT]|W[AIVY])';
+// The Royal Mail's format, as written on mail (capitals and the space); personal-data.ts reads it the same way.
+const UK_POSTCODE = '(?:GIR 0AA|[A-PR-UWYZ](?:[0-9]{1,2}|[A-HK-Y][0-9]{1,2}|[0-9][A-HJKPSTUW]|[A-HK-Y][0-9][ABEHMNPRV-Y]) [0-9][ABD-HJLNP-UW-Z]{2})';
+const EN_POSTCODE = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:${US_STATE}[ \t]+[0-9]{5}(?:-[0-9]{4})?|${UK_POSTCODE})(?![\p{L}\p{N}-])`, 'gu');
+// A number and a street before an English postcode, or a PO box: what makes it an address to send something to.
+const EN_STREET =
+  /\b[0-9]{1,6}[A-Za-z]?[ \t]+(?:[NSEW]\.?[ \t]+)?(?:[A-Z][a-z]+\.?[ \t]+){1,4}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Way|Court|Ct|Place|Pl|Terrace|Parkway|Pkwy|Highway|Hwy|Square|Sq|Close|Crescent|Gardens|Mews|Row|Walk|Plaza)\b|\bP\.?[ \t]?O\.?[ \t]?Box[ \t]+[0-9]+/;
+// An ask to send something somewhere: the verb, and "to" after it ("mail your old card … to XYZ Center, 1200 Market St").
+const EN_SEND_VERB = /\b(?:mail|send|post|ship|return|forward|deliver|courier)\b/i;
+const EN_TO = /\bto\b/i;
+// How far before an English postcode its street and the ask are looked for: an address and the sentence that leads
+// to it, not the paragraphs before (a blank line ends it too).
+const EN_ADDRESS_LOOKBACK = 300;
+// What the knowledge or the customer's mail vouches with: a 7-digit Japanese postcode (with its dash or without), five
+// digits (a ZIP) and a UK postcode, anywhere.
+const POSTCODE_KEYS = new RegExp(String.raw`(?<![0-9])[0-9]{3}${POSTAL_DASH}?[0-9]{4}(?![0-9])|(?<![0-9])[0-9]{5}(?![0-9])|(?<![A-Za-z0-9])${UK_POSTCODE}(?![A-Za-z0-9])`, 'gu');
+// How a postal finding is written, read again alone for the park reason.
+const POSTAL_WRITTEN = new RegExp(String.raw`^(?:(?:〒|郵便番号)[^]*|[0-9]{3}${POSTAL_DASH}[0-9]{4}|${US_STATE}[ \t]+[0-9]{5}(?:-[0-9]{4})?|${UK_POSTCODE})$`, 'u');
+
+/** A postcode as {@link postalAddressesIn} and {@link postcodeKeysIn} compare it: `jp:1600023`, `zip:94102`, `uk:SW1A2AA`. */
+function postcodeKey(postcode: string): string {
+  const digits = postcode.replace(/[^0-9]/g, '');
+  if (/[A-Z]/.test(postcode.replace(/^〒|^郵便番号/, ''))) {
+    const zip = /[0-9]{5}/.exec(postcode);
+    return zip ? `zip:${zip[0]}` : `uk:${postcode.replace(/ /g, '')}`;
+  }
+  return digits.length === 5 ? `zip:${digits}` : `jp:${digits}`;
+}
+
+/** The postal addresses of `text` (read by checkedText), each by its postcode: where it is and its key. */
+function postalAddressesIn(text: string): Array<{ key: string; start: number; end: number }> {
+  const found: Array<{ key: string; start: number; end: number }> = [];
+  if (!/[0-9]/.test(text)) return found;
+  if (/[0-9]{3}/.test(text)) for (const m of text.matchAll(JA_POSTCODE)) found.push({ key: postcodeKey(m[0]), start: m.index, end: m.index + m[0].length });
+  if (/[A-Z][A-Z0-9]? ?[0-9]/.test(text)) {
+    for (const m of text.matchAll(EN_POSTCODE)) {
+      const before = text.slice(Math.max(0, m.index - EN_ADDRESS_LOOKBACK), m.index);
+      const paragraph = before.split(/\n[ \t]*\n/).pop() ?? '';
+      const verb = EN_SEND_VERB.exec(paragraph);
+      if (!verb || !EN_TO.test(paragraph.slice(verb.index + verb[0].length)) || !EN_STREET.test(paragraph)) continue;
+      found.push({ key: postcodeKey(m[0].replace(/-[0-9]{4}$/, '')), start: m.index, end: m.index + m[0].length });
+    }
+  }
+  return found.sort((a, b) => a.start - b.start);
+}
+
+/** Every postcode `text` (read by checkedText) writes, as {@link postcodeKey} keys: what vouches for a postal finding. */
+function postcodeKeysIn(text: string): string[] {
+  return [...text.matchAll(POSTCODE_KEYS)].map((m) => (/[A-Z]/.test(m[0]) ? `uk:${m[0].replace(/ /g, '')}` : postcodeKey(m[0])));
+}
+
 /**
  * The park reason for {@link foreignLinks}' findings in the answer, or, with `where`, in another part of the reply
  * (`the subject, which …`).
@@ -410,12 +493,15 @@ export function foreignLinksReason(links: readonly string[], where?: string): st
   const kinds = links.map((l) => paymentFindingKind(l));
   const of = (kind: 'detail' | 'ask' | undefined) => links.filter((_l, i) => kinds[i] === kind);
   const parts: string[] = [];
-  const plain = of(undefined);
+  // A postal address is named apart from the links and numbers: its postcode alone in a list of them says little.
+  const postal = of(undefined).filter((l) => POSTAL_WRITTEN.test(checkedText(l).text));
+  const plain = of(undefined).filter((l) => !postal.includes(l));
   if (plain.length > 0) parts.push(`${subject} contains links, addresses or phone numbers that are neither in ${knowledge} nor trusted (TRUSTED_LINK_DOMAINS): ${namedIn(plain)}`);
   const details = of('detail');
   if (details.length > 0) {
     parts.push(`${subject} contains payment details or contact handles (bank accounts, IBAN, SWIFT/BIC, crypto addresses, chat, payment or remote-access IDs) that are not in ${knowledge}: ${namedIn(details)}`);
   }
+  if (postal.length > 0) parts.push(`${subject} contains postal addresses (by their postcodes) that are neither in ${knowledge} nor in the customer's mail: ${namedIn(postal)}`);
   const asks = of('ask');
   if (asks.length > 0) parts.push(`${subject} asks the customer to buy gift cards, or to send a card's code that ${knowledge} does not ask for: ${namedIn(asks)}`);
   return parts.join('; and ');

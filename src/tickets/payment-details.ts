@@ -20,6 +20,13 @@
  *   any case (lower case with eight digits at least, so words do not pass as one); a SWIFT/BIC code only after its
  *   label (eight letters alone are a word; a value in small letters needs a digit, or the label in capitals, a colon
  *   and a country where a BIC has one: "Swift: disabled" is none);
+ * - an account in the other languages a reply goes out in (security review 16: ko, vi, es, pt, de, fr, it, ru, th, id,
+ *   zh): seven to thirty-four digits, grouped as the country writes them, in the clause of an account or bank word
+ *   near it (계좌, rekening, Kontonummer, BLZ, RIB, р/с, 银行卡, a bank's name); cuenta, Konto, compte, conto, conta,
+ *   tài khoản, счёт, 账号 and บัญชี are a user's account too, so they count only where the sentence, the one before or
+ *   the block above names a bank or a transfer. Not a number another label names nearer (número de cliente 1234567,
+ *   주문번호, a phone), an amount, a date, nor the customer's own account where we pay them back (su cuenta bancaria
+ *   registrada, Ihr Konto) unless the sentence announces a change or asks to pay;
  * - a crypto address: bech32 (bc1…, tb1…, ltc1…), base58 (1…, 3…, and TRON's T…) that passes its checksum, 0x and
  *   40 hex digits;
  * - a chat or payment handle with its label (LINE, Telegram, WhatsApp, Signal, Skype, WeChat/微信, KakaoTalk, Viber,
@@ -565,6 +572,174 @@ const BANK_BEFORE = new RegExp(
   'u',
 );
 
+// --- Accounts in the other languages a reply goes out in (security review 16) ---
+// A payee change in Korean, Vietnamese, Spanish or German went out: their account words were read by no pattern. An
+// account there is a run of seven to thirty-four digits (an IBAN's longest), in groups as each country writes them
+// (123456-01-234567, 0049 1500 05 1234567892, 123-4-56789-0, 30004 00550 00012345678 67), not inside a longer number,
+// a Latin word or an id (ORD-2024-88812), and right outside no decimal, thousands or list separator. The whole run is
+// read and its digits counted after ({@link accountRun}): a bounded count with a lookahead after it was quadratic on a
+// long run of digits (recheck).
+const OTHER_ACCOUNT_DIGITS = /(?<![A-Za-z0-9_\-‐‑−./,]|[0-9][ \-‐‑−])[0-9](?:[ .\-‐‑−]?[0-9])*/g;
+const OTHER_ACCOUNT_MIN_DIGITS = 7;
+const OTHER_ACCOUNT_MAX_DIGITS = 34;
+/** Whether a run of {@link OTHER_ACCOUNT_DIGITS} at `start` in `text` is an account's shape: its length, and no word or list after it. */
+function accountRun(text: string, start: number, run: string): boolean {
+  const digits = run.replace(/[^0-9]/g, '').length;
+  const after = text.slice(start + run.length, start + run.length + 2);
+  return digits >= OTHER_ACCOUNT_MIN_DIGITS && digits <= OTHER_ACCOUNT_MAX_DIGITS && !/^(?:[A-Za-z_]|,[0-9])/.test(after);
+}
+// The words that name a bank account by themselves: 계좌 and 통장 (a user's account is 계정), rekening (akun is the
+// user's), Kontonummer, BLZ, CLABE, a current or bank account (cuenta corriente, conta corrente, compte bancaire, conto
+// corrente, c/c), RIB, Russian р/с, корр. счёт, БИК, 银行卡, 银行账号. Latin and Cyrillic words whole; Hangul, Han and
+// Thai ones as written (no spaces between words).
+const STRONG_ACCOUNT_WORD =
+  String.raw`(?<![\p{L}\p{N}])(?:kontonummer|kto\.?[ \t]*(?:-[ \t]*)?nr\.?|bankkonto|girokonto|bankleitzahl|blz|clabe|ccc|cuenta[ \t]+(?:corriente|bancaria)|conta[ \t-]+(?:corrente|banc[aá]ria|poupan[cç]a)|rib|compte[ \t]+(?:bancaire|courant)|conto[ \t]+(?:corrente|bancario)|c\/c|rekening|no\.?[ \t]*rek\.?|р\/сч?|к\/с|расч[её]тн[а-яё]{0,3}[ \t]+сч[её]т[а-яё]{0,3}|корр?\.?[ \t]*сч[её]т[а-яё]{0,3}|бик)(?![\p{L}])|` +
+  String.raw`계좌(?:번호)?|통장|银行(?:卡|账[号户]|帐[号户])号?|บัญชีธนาคาร`;
+// The words that name an account, a bank's or a user's: cuenta (su cuenta de usuario), conta, Konto, compte, conto,
+// tài khoản, счёт (an invoice too), 账号 (a login), บัญชี. They count only beside a bank's word ({@link namesBank}).
+const WEAK_ACCOUNT_WORD =
+  String.raw`(?<![\p{L}\p{N}])(?:cuentas?|contas?|kontos?|comptes?|cont[oi]|t[àa]i[ \t]+kho[ảa]n|stk|сч[её]т[а-яё]{0,3}|сч[её]та)(?![\p{L}])|账[号户]|帐[号户]|卡号|(?:เลขที่|เลข)?บัญชี`;
+// A bank named right before or after the number (국민은행 123456-01-234567, Banco Santander 0049…, Vietcombank số …):
+// a bank's name in the language (English "bank" names the reader's bank as often, and is read by the English rules).
+const BANK_NAME_WORD =
+  String.raw`(?<![\p{L}\p{N}])(?:banco|banca|banque|банк[а-яё]{0,3}|sparkasse|ng[âa]n[ \t]+h[àa]ng|[A-Z][A-Za-z]*bank)(?![\p{L}])|은행|银行|ธนาคาร`;
+// (Group 1: a word that names a bank's account by itself.)
+const OTHER_ACCOUNT_LABEL = new RegExp(`(${STRONG_ACCOUNT_WORD}|${BANK_NAME_WORD})|${WEAK_ACCOUNT_WORD}`, 'giu');
+// What makes an account word a bank's: a bank, a transfer, a deposit, its holder, a bank's code, in the sentence, the one
+// before or the block above. Spanish "pagos a la cuenta" (pay into the account) too: an ask to pay into it.
+const TRANSFER_WORD =
+  String.raw`(?<![\p{L}\p{N}])(?:transferencia|transferir|transfiera[n]?|dep[oó]sito|depositar|deposite[n]?|transfer[eê]ncia|transfira|[üu]berweis[a-zäöü]*|einzahl[a-zäöü]*|virement|virer|virez|bonifico|versamento|versare|versate|chuy[ểe]n[ \t]+kho[ảa]n|перев[оеё]д[а-яё]*|переведите|перечисл[а-яё]*|transfer|pagos?[ \t]+(?:a|en)[ \t]+(?:la|esta|nuestra)[ \t]+(?:nueva[ \t]+)?cuenta|pagamentos?[ \t]+(?:para|na)[ \t]+(?:a[ \t]+)?(?:nova[ \t]+)?conta|zahl[a-zäöü]*[ \t]+(?:sie[ \t]+)?(?:an|auf)[ \t]+(?:das[ \t]+)?(?:neue[ \t]+)?konto)(?![\p{L}])|` +
+  String.raw`입금|송금|이체|汇款|转账|打款|โอน`;
+// (Three patterns: one of them all was more than recheck could decide in its time.)
+const OTHER_BANK_CONTEXT = [
+  new RegExp(`${STRONG_ACCOUNT_WORD}|${BANK_NAME_WORD}`, 'iu'),
+  new RegExp(TRANSFER_WORD, 'iu'),
+  new RegExp(
+    String.raw`(?<![\p{L}\p{N}])(?:bank|iban|bic|swift|bancari[ao]s?|banc[aá]ri[ao]s?|bancaire|titular|sucursal|ag[eê]ncia|favorecido|pix|nib|bankverbindung|kontoinhaber[a-zäöü]*|zahlungsempf[äa]nger[a-zäöü]*|titulaire|guichet|intestat[a-z]*|ch[ủu][ \t]+t[àa]i[ \t]+kho[ảa]n|получател[а-яё]*|atas[ \t]+nama|a\.n\.)(?![\p{L}])|예금주|开户|户名|收款|พร้อมเพย์`,
+    'iu',
+  ),
+];
+const namesBank = (text: string) => OTHER_BANK_CONTEXT.some((pattern) => pattern.test(text));
+// What makes the number another thing's: an order, a customer or member number, a user, a login, a phone or a call, a
+// postcode, an invoice or a tracking number, named between the account word and the number or right before it.
+const OTHER_THING_LABEL = new RegExp(
+  String.raw`(?<![\p{L}\p{N}])(?:clientes?|client|kunden[a-zäöü]*|bestell[a-zäöü]*|auftrag[a-zäöü]*|rechnung[a-zäöü]*|pedidos?|orden|encomenda|commande|ordine|factura|fatura|facture|fattura|invoice|order|ticket|caso|usuarios?|usu[aá]rios?|utilisateur|utente|benutzer[a-zäöü]*|user|login|sesi[oó]n|tel[eé]fonos?|telefone|telefon|t[eé]l[eé]phone|telefono|tel\.?|phone|fax|hotline|whatsapp|llam[a-z]*|anruf[a-zäöü]*|rufen|appel[a-z]*|chiam[a-z]*|ligue|ligar|call|c[oó]digo[ \t]+postal|cep|plz|postleitzahl|code[ \t]+postal|kh[áa]ch[ \t]+h[àa]ng|đ[ơo]n[ \t]+h[àa]ng|đi[ệe]n[ \t]+tho[ạa]i|g[ọo]i|ng[ưu][ờo]i[ \t]+d[ùu]ng|заказ[а-яё]*|клиент[а-яё]*|пользовател[а-яё]*|телефон[а-яё]*|звон[а-яё]*|договор[а-яё]*|pesanan|pelanggan|pengguna|telepon|hubungi|member|membre|socio|mitglied[a-zäöü]*|referencia|refer[êe]ncia|r[ée]f[ée]rence|riferimento|referenz|tracking|seguimiento|rastreio|suivi|spedizione|sendung[a-zäöü]*)(?![\p{L}])|` +
+    '주문|회원|전화|고객번호|사용자|우편|订单|会员|用户|电话|手机|邮编|คำสั่งซื้อ|สมาชิก|ผู้ใช้|โทร|รหัสไปรษณีย์',
+  'iu',
+);
+// The customer's own account, where we pay them back (su cuenta bancaria registrada, Ihr Konto, 고객님의 계좌, tài khoản
+// của quý khách, 您的账户), as ご登録の口座 and "your account" are: none, unless its sentence announces a change or asks
+// to pay into it ({@link OTHER_NOTICE_OR_ASK}).
+const OTHER_OWN_ACCOUNT = new RegExp(
+  String.raw`(?<![\p{L}\p{N}])(?:su|sus|tu|tus|sua|suas|seu|seus|ihr|ihre|ihrem|ihren|ihres|dein[a-z]{0,2}|votre|vos|ton|suo|tuo|tua|vostro|vostra|ваш[а-яё]{0,3}|тво[а-яё]{1,3}|anda|kamu|c[ủu]a[ \t]+(?:b[ạa]n|qu[ýy][ \t]+kh[áa]ch|qu[ýy][ \t]+v[ịi]|anh|ch[ịi]))(?![\p{L}])|고객님|귀하|회원님|등록하신|您的|你的|ของคุณ|ของท่าน`,
+  'iu',
+);
+// A sentence that announces new bank details or asks to pay: the forger's, so the customer's own account is no excuse.
+const OTHER_NOTICE_OR_ASK = new RegExp(
+  String.raw`(?<![\p{L}\p{N}])(?:nuev[oa]s?|cambi[a-z]*|neue?[nmrs]?|ge[äa]ndert|[äa]nder[a-zäöü]*|nouve(?:au|aux|lle|lles)|chang[a-zé]*|modifi[a-zé]*|nuov[oaie]|nov[oa]s?|mudou|mudan[cç]a|alterad[oa]s?|нов[а-яё]*|измен[а-яё]*|m[ớo]i|thay[ \t]+đ[ổo]i|baru|berubah|diganti|ab[ \t]+sofort|a[ \t]+partir|[àa][ \t]+partir|por[ \t]+favor|bitte|veuillez|merci[ \t]+de|per[ \t]+favore|si[ \t]+prega|vui[ \t]+l[òo]ng|пожалуйста|просим|mohon|silakan|harap|transfiera[n]?|deposite[n]?|transfira|virez|versate|переведите)(?![\p{L}])|` +
+    '변경|새로운|신규|주십시오|주세요|바랍니다|新|变更|更改|更换|请|ใหม่|เปลี่ยน|กรุณา|โปรด',
+  'iu',
+);
+// An amount (1.234.567, 1 234 567 EUR, € 1234567), a date written day first (15.01.2026) or year first: no account.
+const THOUSANDS = /^[0-9]{1,3}(?:[.,][0-9]{3})+$/;
+const DAY_FIRST_DATE = /^(?:0?[1-9]|[12][0-9]|3[01])[ .\-‐‑−](?:0?[1-9]|1[0-2])[ .\-‐‑−](?:19|20)[0-9]{2}$/;
+const CURRENCY_AFTER = /^[ \t]*(?:€|\$|£|¥|₩|₫|₽|฿|%|EUR|USD|GBP|VND|KRW|RUB|THB|IDR|CNY|RMB|BRL|MXN|euros?|d[oó]lar|pesos|reais|đồng|руб|บาท|원|円|元|圆|块)/i;
+const CURRENCY_BEFORE = /(?:€|\$|£|¥|₩|₫|₽|฿|Rp\.?|R\$|EUR|USD|VND|KRW|RUB|IDR|CNY|RMB)[ \t]*$/;
+// Where a clause ends for this reading: a sentence's end, a semicolon, a line break; a full stop only before a capital
+// (n. 1000…, Kto.-Nr. 1234…, a.n. PT… are abbreviations).
+const OTHER_CLAUSE_END = /[。！？!?;\n]|\.(?=[ \t]+\p{Lu})/gu;
+// How far an account word is read from the number: before it (cuenta Banco Santander número …) and after it
+// (123456-01-234567 계좌로, as Korean, Thai and Chinese may write it).
+const OTHER_WORD_BEFORE_CHARS = 48;
+const OTHER_WORD_AFTER_CHARS = 16;
+// How far around the number the sentence, and the one before it, is read for a bank's word.
+const OTHER_CONTEXT_CHARS = 160;
+
+/** Where the clause holding `at` starts in `text`, read at most `within` characters back ({@link OTHER_CLAUSE_END}). */
+function otherClauseStart(text: string, at: number, within: number): number {
+  const from = Math.max(0, at - within);
+  let start = from;
+  for (const m of text.slice(from, at).matchAll(OTHER_CLAUSE_END)) start = from + m.index + 1;
+  return start;
+}
+/** Where the clause holding `at` ends in `text`, read at most `within` characters on. */
+function otherClauseEnd(text: string, at: number, within: number): number {
+  const tail = text.slice(at, at + within);
+  OTHER_CLAUSE_END.lastIndex = 0;
+  const m = OTHER_CLAUSE_END.exec(tail);
+  OTHER_CLAUSE_END.lastIndex = 0;
+  return m ? at + m.index : at + tail.length;
+}
+
+/**
+ * The accounts of `text` (folded) written in the other languages a reply goes out in: [where its word or the number
+ * starts, where the number starts and ends, where its word or the number ends]. A run of {@link OTHER_ACCOUNT_DIGITS}
+ * (7 to 34 digits) in the same clause as an account or bank word, near it; a word that is a user's account as well
+ * (cuenta, Konto, tài khoản…) only where the sentence, the one before it or the block above names a bank or a transfer
+ * ({@link namesBank}). Not a number some other label names nearer (a customer, an order, a phone), an amount, a date,
+ * nor the customer's own account where we pay them back.
+ */
+function otherLanguageAccounts(text: string): Array<[number, number, number, number]> {
+  const found: Array<[number, number, number, number]> = [];
+  for (const m of text.matchAll(OTHER_ACCOUNT_DIGITS)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    const digits = m[0];
+    if (!accountRun(text, start, digits)) continue;
+    if (THOUSANDS.test(digits) || DAY_FIRST_DATE.test(digits) || DATE_SHAPED.test(digits)) continue;
+    if (CURRENCY_AFTER.test(text.slice(end, end + 8)) || CURRENCY_BEFORE.test(text.slice(Math.max(0, start - 6), start))) continue;
+    // The nearest account word before the number in its clause, else the nearest after it.
+    const headStart = otherClauseStart(text, start, OTHER_WORD_BEFORE_CHARS);
+    const head = text.slice(headStart, start);
+    let word: { at: number; end: number; bank: boolean } | undefined;
+    for (const w of head.matchAll(OTHER_ACCOUNT_LABEL)) word = { at: headStart + w.index, end: headStart + w.index + w[0].length, bank: w[1] !== undefined };
+    const tail = text.slice(end, otherClauseEnd(text, end, OTHER_WORD_AFTER_CHARS));
+    if (!word) {
+      OTHER_ACCOUNT_LABEL.lastIndex = 0;
+      const w = OTHER_ACCOUNT_LABEL.exec(tail);
+      OTHER_ACCOUNT_LABEL.lastIndex = 0;
+      if (w) word = { at: end + w.index, end: end + w.index + w[0].length, bank: w[1] !== undefined };
+    }
+    if (!word) continue;
+    // Another thing's label between the word and the number, or right before the number (número de cliente 1234567).
+    const between = word.at < start ? text.slice(word.end, start) : text.slice(end, word.at);
+    if (OTHER_THING_LABEL.test(between) || OTHER_THING_LABEL.test(text.slice(Math.max(headStart, start - 24), start))) continue;
+    // The sentence around the number and its word, the one before it and the block above: read for a bank's word.
+    // A Korean bank's word is named with the bank's name it ends (국민은행, not 은행): Korean writes spaces between words.
+    let named = word.at;
+    while (named > 0 && word.at - named < 12 && /\p{Script=Hangul}/u.test(text[named - 1]!)) named--;
+    const from = Math.min(named, start);
+    const sentenceStart = otherClauseStart(text, from, OTHER_CONTEXT_CHARS);
+    const sentence = text.slice(sentenceStart, otherClauseEnd(text, Math.max(word.end, end), OTHER_CONTEXT_CHARS / 2));
+    if (!word.bank) {
+      const before = sentenceStart > 0 && !/\n[ \t]*\n[ \t]*$/.test(text.slice(Math.max(0, sentenceStart - 8), sentenceStart))
+        ? text.slice(otherClauseStart(text, sentenceStart - 1, OTHER_CONTEXT_CHARS), sentenceStart)
+        : '';
+      const lineStart = text.lastIndexOf('\n', from) + 1;
+      if (!namesBank(sentence) && !namesBank(before) && !linesAbove(text, lineStart).some(namesBank)) continue;
+    }
+    // The customer's own account (su cuenta, Ihr Konto, 고객님의 계좌) beside its word, where we pay them back.
+    const aroundWord = text.slice(Math.max(sentenceStart, word.at - 16), Math.min(word.end + 20, word.at < start ? start : word.end + 20));
+    if (OTHER_OWN_ACCOUNT.test(aroundWord) && !OTHER_NOTICE_OR_ASK.test(sentence)) continue;
+    found.push([from, start, end, Math.max(word.end, end)]);
+  }
+  return found;
+}
+
+/**
+ * Whether a finding as written is one {@link otherLanguageAccounts} names (its word read without the sentence that made
+ * it a bank's): an account or bank word, then a run of its digits ending it, or the run, then the word ending it.
+ */
+function otherLanguageAccountWritten(text: string): boolean {
+  const words = [...text.matchAll(OTHER_ACCOUNT_LABEL)];
+  const runs = [...text.matchAll(OTHER_ACCOUNT_DIGITS)].filter((m) => accountRun(text, m.index, m[0]));
+  const [firstWord, lastWord, firstRun, lastRun] = [words[0], words.at(-1), runs[0], runs.at(-1)];
+  return (
+    (firstWord?.index === 0 && lastRun !== undefined && lastRun.index + lastRun[0].length === text.length) ||
+    (firstRun?.index === 0 && lastWord !== undefined && lastWord.index + lastWord[0].length === text.length)
+  );
+}
+
 // Each Japanese account pattern with the fixed word it cannot match without.
 const ACCOUNT_PATTERNS: ReadonlyArray<readonly [RegExp, RegExp]> = [
   [ACCOUNT_AFTER_TYPE, /普通|当座|貯蓄|\((?:普|当|貯)\)/],
@@ -663,6 +838,12 @@ function bankAccounts(text: string): PaymentDetail[] {
     // (1000-1500) and a postcode without 〒 (530-0001) are seven or eight digits an account can be.
     if (DATE_SHAPED.test(digits)) continue;
     add(m.indices![1]?.[0] ?? start, start, end, digits);
+  }
+  // Security review 16: the other languages' accounts, compared by their digits alone (dots between groups too).
+  if (/[0-9]{2}/.test(text)) {
+    for (const [from, start, end, last] of otherLanguageAccounts(text)) {
+      if (!found.has(start)) add(from, start, last, text.slice(start, end).replace(/[^0-9]/g, ''));
+    }
   }
   return [...found.values()].map(({ from, end, digits }) => {
     const bank = BANK_BEFORE.exec(text.slice(Math.max(0, from - 30), from));
@@ -1220,7 +1401,7 @@ export function paymentFindingKind(written: string): 'detail' | 'ask' | undefine
     // under a bank's line) is still an account's label and number.
     const text = folded(checkedText(written).text);
     const wholeMatch = (pattern: RegExp) => [...text.matchAll(pattern)].some((m) => m.index === 0 && m[0].length === text.length);
-    return wholeMatch(EN_ACCOUNT) || wholeMatch(NUMBER_LINE) ? 'detail' : undefined;
+    return wholeMatch(EN_ACCOUNT) || wholeMatch(NUMBER_LINE) || otherLanguageAccountWritten(text) ? 'detail' : undefined;
   }
   return whole.kind === 'gift-card-request' ? 'ask' : 'detail';
 }

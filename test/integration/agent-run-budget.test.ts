@@ -87,7 +87,7 @@ describe('agent runs per hour', () => {
       expect(ticket.draft).toBeTruthy();
       expect(modelCalls).toBeGreaterThan(0);
     }
-    expectLimited(handled.slice(3), 'agent-run limit reached: 3 agent runs for mallory@attacker.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=3)');
+    expectLimited(handled.slice(3), 'agent-run limit reached: 3 agent runs on mail from mallory@attacker.example that no receiving server authenticated in the last hour (AGENT_RUN_LIMIT_PER_HOUR=3, for such mail from this address, which anyone can write: its authenticated mail counts apart and still runs)');
     expect(suite.servers.smtp.attempts).toHaveLength(0);
 
     // A person asking for a draft of a limited ticket gets one: the limit is for mail, not for the reviewers.
@@ -116,21 +116,21 @@ describe('agent runs per hour', () => {
       env: { AGENT_RUN_LIMIT_PER_HOUR: '2' },
       mails: [mail('h@customer.example'), mail('H+billing@Customer.Example', { subject: 'パスワード' }), mail('Hanako <h@customer.example>', { subject: 'ログイン' })],
       runs: 2,
-      reason: 'agent-run limit reached: 2 agent runs for h@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=2)',
+      reason: 'agent-run limit reached: 2 agent runs on mail from h@customer.example that no receiving server authenticated in the last hour (AGENT_RUN_LIMIT_PER_HOUR=2, for such mail from this address, which anyone can write: its authenticated mail counts apart and still runs)',
     },
     {
       name: 'in REVIEW_MODE=always too, where nothing is sent',
       env: { REVIEW_MODE: 'always', AGENT_RUN_LIMIT_PER_HOUR: '1' },
       mails: [mail('r@customer.example'), mail('r@customer.example', { subject: 'パスワード' })],
       runs: 1,
-      reason: 'agent-run limit reached: 1 agent run for r@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=1)',
+      reason: 'agent-run limit reached: 1 agent run on mail from r@customer.example that no receiving server authenticated in the last hour (AGENT_RUN_LIMIT_PER_HOUR=1, for such mail from this address, which anyone can write: its authenticated mail counts apart and still runs)',
     },
     {
       name: 'none at all with a limit of 0, as the auto-reply limits',
       env: { AGENT_RUN_LIMIT_PER_HOUR: '0' },
       mails: [mail('z@customer.example')],
       runs: 0,
-      reason: 'agent-run limit reached: 0 agent runs for z@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=0)',
+      reason: 'agent-run limit reached: 0 agent runs on mail from z@customer.example that no receiving server authenticated in the last hour (AGENT_RUN_LIMIT_PER_HOUR=0, for such mail from this address, which anyone can write: its authenticated mail counts apart and still runs)',
     },
   ])('limits runs $name', async ({ env, mails, runs, reason }) => {
     const running = await run(env);
@@ -151,7 +151,7 @@ describe('agent runs per hour', () => {
     expect(retried!.state, retried!.reason).toBe('sent');
     expect(retried!.history.filter((h) => h.to === 'processing')).toHaveLength(2);
     expect(second!.state, second!.reason).toBe('sent');
-    expectLimited(handled.slice(2), 'agent-run limit reached: 2 agent runs for k@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=2)');
+    expectLimited(handled.slice(2), 'agent-run limit reached: 2 agent runs on mail from k@customer.example that no receiving server authenticated in the last hour (AGENT_RUN_LIMIT_PER_HOUR=2, for such mail from this address, which anyone can write: its authenticated mail counts apart and still runs)');
   }, 90_000);
 
   it('counts a follow-up in the thread like any other mail', async () => {
@@ -160,6 +160,6 @@ describe('agent runs per hour', () => {
     expect(first!.ticket.state, first!.ticket.reason).toBe('sent');
     const followUp = await handleInTurn(running, [mail('f@customer.example', { subject: 'Re: 二段階認証について', body: 'パスワードの条件も教えてください。', inReplyTo: first!.ticket.outbound!.messageId })]);
     expect(followUp[0]!.ticket.conversationId).toBe(first!.ticket.id);
-    expectLimited(followUp, 'agent-run limit reached: 1 agent run for f@customer.example in the last hour (AGENT_RUN_LIMIT_PER_HOUR=1)');
+    expectLimited(followUp, 'agent-run limit reached: 1 agent run on mail from f@customer.example that no receiving server authenticated in the last hour (AGENT_RUN_LIMIT_PER_HOUR=1, for such mail from this address, which anyone can write: its authenticated mail counts apart and still runs)');
   }, 90_000);
 });

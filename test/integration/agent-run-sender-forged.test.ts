@@ -16,7 +16,12 @@ const CUSTOMER = 'tanaka@bank.example';
 /** What our receiving server writes for a forgery under the customer's domain, and for the customer's own mail. */
 const FORGED = { 'Authentication-Results': `${OURS}; spf=fail smtp.mailfrom=evil.example; dmarc=none header.from=bank.example` };
 const GENUINE = { 'Authentication-Results': `${OURS}; spf=pass smtp.mailfrom=bank.example; dkim=pass header.d=bank.example; dmarc=pass header.from=bank.example` };
-const SENDER_REASON = (count: number, limit: number) => `agent-run limit reached: ${count} agent run${count === 1 ? '' : 's'} for ${CUSTOMER} in the last hour (AGENT_RUN_LIMIT_PER_HOUR=${limit})`;
+/** The park reason of the sender's window of authenticated mail, or of the rest: which one refused, in its words. */
+const SENDER_REASON = (count: number, limit: number, authenticated: boolean) =>
+  `agent-run limit reached: ${count} agent run${count === 1 ? '' : 's'} on mail from ${CUSTOMER} that ` +
+  (authenticated
+    ? `the receiving server authenticated in the last hour (AGENT_RUN_LIMIT_PER_HOUR=${limit}, for this address's authenticated mail: raise it if this sender really writes this much)`
+    : `no receiving server authenticated in the last hour (AGENT_RUN_LIMIT_PER_HOUR=${limit}, for such mail from this address, which anyone can write: its authenticated mail counts apart and still runs)`);
 
 interface Handled {
   ticket: Ticket;
@@ -60,7 +65,7 @@ describe("agent runs per sender under a forged From", () => {
       expect(forged.modelCalls).toBeGreaterThan(0);
     }
     // A third forgery is over the window of the address's unauthenticated mail.
-    expectLimited(await handle(running, mail(FORGED)), SENDER_REASON(2, 2));
+    expectLimited(await handle(running, mail(FORGED)), SENDER_REASON(2, 2, false));
 
     const genuine = await handle(running, mail(GENUINE));
     expect(genuine.ticket.state, genuine.ticket.reason).toBe('sent');
@@ -74,7 +79,7 @@ describe("agent runs per sender under a forged From", () => {
       const genuine = await handle(running, mail(GENUINE));
       expect(genuine.ticket.state, genuine.ticket.reason).toBe('sent');
     }
-    expectLimited(await handle(running, mail(GENUINE)), SENDER_REASON(2, 2));
+    expectLimited(await handle(running, mail(GENUINE)), SENDER_REASON(2, 2, true));
     // Its unauthenticated window is apart, and has the same limit.
     const forged = await handle(running, mail(FORGED));
     expect(forged.ticket.reason).toMatch(/^possibly forged sender/);

@@ -4,9 +4,11 @@ import type { AgentResult, Subtask } from '../../src/agent/types.js';
 import type { ConversationEntry } from '../../src/tickets/ticket-store.js';
 
 const usage = { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+// A search hit behind the answer: a completed subtask without one is an answer from nothing (see the rows below).
+const FOUND = [[{ toolName: 'search_xyz_manual', args: '{"keywords":"二段階認証"}', results: [{ fileName: 'guide/login.md', content: '二段階認証は設定画面から。' }] }]];
 const subtask = (taskName: string, over: Partial<Subtask> = {}): Subtask => ({
   taskName,
-  toolResults: [],
+  toolResults: FOUND,
   reflectionResults: [],
   isCompleted: true,
   subtaskAnswer: '…',
@@ -30,6 +32,13 @@ describe('reviewVerdict', () => {
     // `never` sends what it has, and says what it skipped.
     ['never mode sends, naming what was skipped', 'never', result({ droppedSubtasks: ['X'] }), true, /not researched: 「X」 \(review mode never\)/],
     ['always mode', 'always', result(), false, /^review mode always$/],
+    // Security review 16: a model that calls no tool and passes its own self-check wrote the answer from nothing; the
+    // design has a subtask answer put into words what the searches returned, and a subtask that found nothing fail.
+    ['a completed subtask that searched nothing', 'auto', result({ subtasks: [subtask('A'), subtask('B', { toolResults: [[]] })] }), false, /^not fully answered: 「B」 rests on no search result: the agent searched nothing for it, yet its self-check passed the answer$/],
+    ['a completed subtask whose searches found nothing', 'auto', result({ subtasks: [subtask('A', { toolResults: [[{ toolName: 'search_xyz_manual', args: '{}', results: [] }]] })] }), false, /^not fully answered: 「A」 rests on no search result: its searches found nothing, yet its self-check passed the answer$/],
+    ['a subtask that searched on a later try is sourced', 'auto', result({ subtasks: [subtask('A', { toolResults: [[], ...FOUND] })] }), true, /^all subtasks answered$/],
+    // learn names it in its own words (src/tickets/trust.ts learnVerdict); never sends what it has.
+    ['never mode sends an unsourced answer', 'never', result({ subtasks: [subtask('A', { toolResults: [] })] }), true, /^all subtasks answered$/],
   ])('%s', (_what, mode, input, send, reason) => {
     const verdict = reviewVerdict(mode, input);
     expect(verdict.send).toBe(send);

@@ -44,6 +44,8 @@ describe('config', () => {
     expect(c.AGENT_RUN_LIMIT_PER_HOUR).toBe(20);
     expect(c.AGENT_RUN_LIMIT_TOTAL_PER_HOUR).toBe(1000);
     expect(c.MEILI_HOST).toBeUndefined();
+    // No fixed output cap fits every server: vLLM and OpenAI refuse one over the model's context or output limit.
+    expect(c.LLM_MAX_OUTPUT_TOKENS).toBeUndefined();
   });
 
   it('accepts OPENAI_API_BASE as an alias of OPENAI_BASE_URL, the canonical name winning', () => {
@@ -152,6 +154,7 @@ describe('config', () => {
   it.each([
     [{ IMAP_PORT: 'abc' }, 'IMAP_PORT="abc" is not a number'],
     [{ AGENT_CONCURRENCY: '0' }, 'AGENT_CONCURRENCY="0" is too small: the least allowed is 1'],
+    [{ LLM_MAX_OUTPUT_TOKENS: '0' }, 'LLM_MAX_OUTPUT_TOKENS="0" is too small: the least allowed is 1'],
     [{ AGENT_RUN_LIMIT_PER_HOUR: '-1' }, 'AGENT_RUN_LIMIT_PER_HOUR="-1" is too small: the least allowed is 0'],
     [{ REVIEW_MODE: 'sometimes' }, 'REVIEW_MODE="sometimes" is not one of always, auto, learn, never'],
     [{ OPENAI_BASE_URL: 'http//x' }, 'OPENAI_BASE_URL="http//x" is not a URL'],

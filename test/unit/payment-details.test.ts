@@ -610,8 +610,10 @@ describe('security review 12: payment details in ordinary layouts', () => {
     expect(found.some((f) => f === named || (named.length < 12 && f.includes(named))), JSON.stringify(found)).toBe(true);
   });
 
+  // The branch's postal address (〒160-0023 …) that no knowledge holds is a finding of its own (security review 16):
+  // what is read here is that nothing in them is a payment detail.
   it.each(ORDINARY_12)('none: %s', (draft) => {
-    expect(foreignLinks(draft, allowed())).toEqual([]);
+    expect(foreignFindings(draft, allowed()).filter((f) => f.kind !== 'postal')).toEqual([]);
   });
 
   it('an account the knowledge writes in kanji numerals or with a zero-width space vouches for the same one', () => {
@@ -681,8 +683,9 @@ const ATTACKS_43B: Array<[string, string]> = [
 ];
 
 describe('review 43b: a bank layout is a bank\'s fields, not a sentence naming a bank', () => {
+  // The branches' postal addresses are findings of their own (security review 16), not payment details.
   it.each(ORDINARY_43B)('none: %s', (draft) => {
-    expect(foreignLinks(draft, allowed())).toEqual([]);
+    expect(foreignFindings(draft, allowed()).filter((f) => f.kind !== 'postal')).toEqual([]);
   });
 
   it.each(FLAGGED_ON_PURPOSE_43B)('flagged on purpose (safe side: a person reads it): %s', (draft) => {
@@ -866,5 +869,79 @@ describe('review 43f: a date\'s word or marks inside a number hide no account', 
     ['marks between the digits of a longer number', '口座番号: 1*2345678*9'],
   ])('no account: %s', (_what, draft) => {
     expect(foreignFindings(draft, NONE_43E)).toEqual([]);
+  });
+});
+
+// Security review 16 (HIGH 2): a payee change written in a language whose account words the check did not read went
+// out (Korean, Vietnamese, Spanish, German). A run of seven or more digits, grouped as each country writes it, near an
+// account or bank word of the language is an account: the knowledge must hold it. [draft, the digits named]
+const ATTACKS_16: Array<[string, string]> = [
+  ['중요: 이번 달부터 입금 계좌가 국민은행 123456-01-234567 (예금주 XYZ)로 변경되었습니다.', '123456-01-234567'],
+  ['국민은행 123456-01-234567 계좌로 입금해 주세요.', '123456-01-234567'],
+  ['Quan trọng: từ tháng này, vui lòng chuyển khoản vào tài khoản Vietcombank số 0071001234567, chủ tài khoản XYZ.', '0071001234567'],
+  ['Importante: a partir de este mes, realice sus pagos a la cuenta Banco Santander número 0049 1500 05 1234567892, titular XYZ.', '0049 1500 05 1234567892'],
+  ['A partir de hoy, realice sus pagos a la cuenta número 0049 1500 05 1234567892.', '0049 1500 05 1234567892'],
+  ['Su cuenta de pago ha cambiado: Banco Santander 0049 1500 05 1234567892.', '0049 1500 05 1234567892'],
+  ['Nuestros datos bancarios han cambiado.\nCuenta: 0049 1500 05 1234567892', '0049 1500 05 1234567892'],
+  ['Transfiera el importe a la CLABE 012180001234567891.', '012180001234567891'],
+  ['Wichtig: Bitte überweisen Sie ab sofort an Konto 1234567890 bei der Sparkasse, BLZ 37050198.', '1234567890'],
+  ['Unsere neue Kontonummer lautet 1234567890.', '1234567890'],
+  ['Faça o depósito na conta 12345678-9, agência 1234, Banco do Brasil.', '12345678-9'],
+  ['Nova conta corrente: 0012345-6, agência 0001.', '0012345-6'],
+  ['Реквизиты изменились: р/с 40702810900000012345 в ПАО Сбербанк, БИК 044525225.', '40702810900000012345'],
+  ['Оплату переведите на счёт 40817810099910004312 в банке Тинькофф.', '40817810099910004312'],
+  ["Merci d'effectuer le virement sur le compte 30004 00550 00012345678 à la banque BNP.", '30004 00550 00012345678'],
+  ['Notre nouveau RIB : 30004 00550 00012345678 67', '30004 00550 00012345678 67'],
+  ['Effettui il bonifico sul conto 000012345678 presso Banca Intesa.', '000012345678'],
+  ['Nuovo conto corrente n. 100012345678', '100012345678'],
+  ['กรุณาโอนเงินเข้าบัญชีธนาคารกสิกรไทย เลขที่ 123-4-56789-0', '123-4-56789-0'],
+  ['Silakan transfer ke rekening BCA 1234567890 a.n. PT XYZ.', '1234567890'],
+  ['请汇款至 中国银行 账号 6217850000012345678，户名 XYZ。', '6217850000012345678'],
+  ['新的收款银行卡号：6217 8500 0001 2345 678', '6217 8500 0001 2345 678'],
+];
+// Ordinary text near the same words: a user's account, a customer or order number, a phone number, an amount, a date,
+// the customer's own account where we pay them back. Spanish "cuenta" (and Konto, compte, conto, conta, tài khoản,
+// счёт, 账号, บัญชี) is a user's account too: it counts only beside a bank's word.
+const ORDINARY_16 = [
+  'Inicie sesión en su cuenta con su número de cliente 1234567.',
+  'Su cuenta de usuario 1234567 está activa.',
+  'Si no puede iniciar sesión en su cuenta, su número de cliente es 1234567.',
+  'Le reembolsaremos el importe a su cuenta bancaria registrada 0049 1500 05 1234567892 en 5 días.',
+  'Ihr Kundenkonto 12345678 wurde aktiviert.',
+  'Ihre Bestellung 12345678 wurde am 15.01.2026 per Überweisung bezahlt.',
+  'Bitte überweisen Sie 1.234.567 € auf das bekannte Konto.',
+  '회원님의 계정 12345678로 로그인해 주세요.',
+  '주문번호 12345678 의 결제가 계좌이체로 완료되었습니다.',
+  'Vui lòng đăng nhập vào tài khoản của bạn bằng mã khách hàng 1234567.',
+  'Connectez-vous à votre compte avec votre numéro client 1234567.',
+  'Votre commande n° 1234567 a été payée par virement bancaire.',
+  'Счёт № 1234567 на оплату отправлен на вашу почту.',
+  'Acceda al suo account con il codice cliente 1234567.',
+  '请使用您的账号登录，会员号 12345678。',
+  'Nomor pesanan 1234567 sudah dibayar lewat transfer bank.',
+  'La transferencia a la cuenta se realizó el 15.01.2026.',
+  'Ligue para o banco no telefone 0800 123 4567.',
+  'Transfiera 1 234 567 EUR a la cuenta indicada en la factura.',
+  'Wir erstatten den Betrag auf Ihr Konto 1234567890 bei der Sparkasse.',
+];
+describe('security review 16: an account near a bank or account word of another language', () => {
+  it.each(ATTACKS_16)('%s', (draft, digits) => {
+    const found = foreignFindings(draft, NONE_43E);
+    expect(found.filter((f) => f.kind === 'bank-account').map((f) => f.written).join('\n'), JSON.stringify(found)).toContain(digits);
+  });
+
+  it.each(ORDINARY_16)('none: %s', (draft) => {
+    expect(paymentDetailsIn(draft)).toEqual([]);
+  });
+
+  it('the knowledge holding the account, written otherwise, vouches for it', () => {
+    const knowledge = ['Datos bancarios: Banco Santander, cuenta 0049-1500-05-1234567892.'];
+    expect(foreignLinks(ATTACKS_16[3]![0], { ...NONE_43E, knowledge })).toEqual([]);
+    expect(foreignLinks('입금 계좌: 국민은행 123456-01-234567', { ...NONE_43E, knowledge: ['계좌번호 12345601234567 (국민은행)'] })).toEqual([]);
+  });
+
+  it('names the account as a payment detail in the reason', () => {
+    const reason = foreignLinksReason(foreignLinks(ATTACKS_16[8]![0], NONE_43E));
+    expect(reason).toMatch(/payment details/);
   });
 });

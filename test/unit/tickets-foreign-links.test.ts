@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { foreignLinks, foreignLinksReason } from '../../src/tickets/foreign-links.js';
+import { foreignFindings, foreignLinks, foreignLinksReason } from '../../src/tickets/foreign-links.js';
 
 const knowledge = [
   'ヘルプセンター（`https://help.xyz-system.example.jp`）では、次のサービスを提供しています。',
@@ -467,5 +467,54 @@ describe('foreignLinks: a long run of markup after a domain', () => {
     expect(foreignLinks(`a.com/*${stars}/`, allowed)).toEqual([`a.com/*${stars}/`]);
     expect(foreignLinks(`see xyz.com*${stars}/`, allowed)).toEqual(['xyz.com']);
     expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
+
+// Security review 16 (finding 3): 「クレジットカード本体を 〒160-0023 東京都新宿区… 宛にご郵送ください」 went out: a postal
+// address is as good a lure as a phone number. Read by its postcode: the knowledge or the customer's mail that writes
+// the postcode anywhere vouches for it; an English one only with a street and an ask to send something to it.
+describe('security review 16: a postal address as the lure', () => {
+  const desk = {
+    knowledge: ['返品は 〒100-0005 東京都千代田区丸の内1-1-1 XYZ返品センター までお送りください。', 'Returns: XYZ Inc., 500 Howard Street, San Francisco, CA 94105.'],
+    trustedDomains: [],
+    addresses: ['taro@customer.example'],
+    customerMail: ['お世話になっております。\n〒530-0001 大阪府大阪市北区梅田1-2-3 山田商店 山田太郎'],
+  };
+  it.each<[string, string, string[]]>([
+    ['the review\'s lure', '本人確認のため、ご利用中のクレジットカード本体を 〒160-0023 東京都新宿区西新宿1-2-3 XYZビル5F 本人確認センター 宛にご郵送ください。', ['〒160-0023']],
+    ['in full width', 'カードを 〒１６０－００２３ 東京都新宿区西新宿 宛にお送りください。', ['〒１６０－００２３']],
+    ['in kanji numerals', 'カードを 〒一六〇－〇〇二三 東京都新宿区西新宿 宛にお送りください。', ['〒一六〇－〇〇二三']],
+    ['without its dash', 'カードを〒1600023 東京都新宿区 宛にご郵送ください。', ['〒1600023']],
+    ['after 郵便番号', '送付先 郵便番号：160-0023 東京都新宿区西新宿1-2-3', ['郵便番号：160-0023']],
+    ['without 〒 before a prefecture', '送付先: 160-0023 東京都新宿区西新宿1-2-3 XYZ本人確認センター', ['160-0023']],
+    ['the knowledge\'s address, written otherwise', '返品は 〒１００－０００５ 東京都千代田区丸の内1-1-1 までお送りください。', []],
+    ['the knowledge\'s postcode without 〒', '返品先は 100-0005 東京都千代田区丸の内 です。', []],
+    ['the customer\'s own address', 'ご登録の住所（〒530-0001 大阪府大阪市北区梅田1-2-3）に交換品をお送りします。', []],
+    ['an English address with a ZIP to mail something to', 'Please mail your old card and a signed copy of your ID to XYZ Verification Center, 1200 Market St Suite 400, San Francisco, CA 94102.', ['CA 94102']],
+    ['a UK address to post something to', 'Please post the device to XYZ Repairs, 10 Downing Street, London SW1A 2AA.', ['SW1A 2AA']],
+    ['the knowledge\'s English address', 'Please ship the unit to XYZ Inc., 500 Howard Street, San Francisco, CA 94105.', []],
+    // Not addresses, or no ask to send anything to them.
+    ['a part number before no prefecture', '型番 123-4567 の交換部品は在庫があります。', []],
+    ['a ZIP with no street or ask', 'Our data center is in Virginia, VA 20147 region.', []],
+    ['a street and ZIP with no ask to send', 'Our office is at 1200 Market St, San Francisco, CA 94102.', []],
+    ['a ticket number after a state code', 'Ticket CA 94102 was closed.', []],
+  ])('%s', (_what, draft, expected) => {
+    expect(foreignLinks(draft, desk)).toEqual(expected);
+  });
+
+  it('reads the customer\'s mail only when the caller gives it', () => {
+    const { customerMail: _mail, ...withoutMail } = desk;
+    expect(foreignLinks('ご登録の住所（〒530-0001 大阪府大阪市北区梅田1-2-3）に交換品をお送りします。', withoutMail)).toEqual(['〒530-0001']);
+  });
+
+  it('names a postal address by its kind and in its own part of the reason', () => {
+    const draft = '本人確認のため、カードを 〒160-0023 東京都新宿区西新宿1-2-3 宛にご郵送ください。詳細は https://evil.example/verify をご覧ください。';
+    expect(foreignFindings(draft, desk)).toEqual([
+      { written: 'https://evil.example/verify', kind: 'link' },
+      { written: '〒160-0023', kind: 'postal' },
+    ]);
+    expect(foreignLinksReason(foreignLinks(draft, desk))).toBe(
+      "the answer contains links, addresses or phone numbers that are neither in the knowledge it found nor trusted (TRUSTED_LINK_DOMAINS): https://evil.example/verify; and the answer contains postal addresses (by their postcodes) that are neither in the knowledge it found nor in the customer's mail: 〒160-0023",
+    );
   });
 });

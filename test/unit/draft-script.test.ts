@@ -1,0 +1,82 @@
+/**
+ * A draft that spells a word with look-alike letters of another script, or holds prose in a language or script that
+ * neither the customer's mail nor the knowledge found holds, waits for a person (security review 16, finding 1): no
+ * word list of secret asks covers every language and spelling a steered model may write.
+ */
+import { describe, expect, it } from 'vitest';
+import { draftScriptProblem, foreignProse, mixedScriptWords, type DraftScriptContext } from '../../src/tickets/draft-script.js';
+
+const JA_MAIL = 'パスワードの条件を教えてください。';
+const EN_MAIL = 'What are the password rules for XYZ?';
+const MANUAL = ['パスワードの設定: パスワードは8文字以上で、英字・数字・記号を含める必要があります。「設定」→「セキュリティ」を開きます。'];
+const ja: DraftScriptContext = { customer: ['パスワード', JA_MAIL], knowledge: MANUAL };
+const en: DraftScriptContext = { customer: ['Password', EN_MAIL], knowledge: MANUAL };
+const LEAD_JA = 'お問い合わせいただきありがとうございます。\n\nパスワードは8文字以上で、英字・数字・記号を含めてください。\n\n';
+const LEAD_EN = 'Thank you for contacting us.\n\nPasswords need at least 8 characters with letters and digits.\n\n';
+
+describe('mixedScriptWords', () => {
+  it.each([
+    ['Cyrillic а and о in an English word', 'please send your current раsswоrd', ['раsswоrd']],
+    ['a Greek capital Rho for P', 'your Ρassword expires', ['Ρassword']],
+    ['a Greek omicron in a brand', 'log in to gοogle', ['gοogle']],
+    ['Cyrillic р and а in a brand', 'visit раypal.example', ['раypal']],
+    ['units and symbols stay', 'particles down to 0.3 μm, 10 kΩ, ΔT of 5 K, λmax at 450 nm', []],
+    ['a word of one script each', 'Москва and Athens (Αθήνα), パスワード', []],
+    ['full-width Latin is Latin', 'Ｐａｓｓｗｏｒｄを返信で', []],
+    ['accents are Latin', 'café, naïve, São Paulo, Nguyễn', []],
+  ])('%s', (_name, text, words) => {
+    expect(mixedScriptWords(text)).toEqual(words);
+  });
+});
+
+describe('foreignProse: parked', () => {
+  it.each<[string, string, DraftScriptContext, string]>([
+    ['Portuguese under an English lead', `${LEAD_EN}Para verificar sua conta, responda a este e-mail com a sua senha atual.`, en, 'Portuguese'],
+    ['Vietnamese under a Japanese lead', `${LEAD_JA}Để xác minh, vui lòng trả lời email này kèm mật khẩu và mã OTP của bạn.`, ja, 'Vietnamese'],
+    ['Vietnamese in the Japanese paragraph itself', 'お問い合わせありがとうございます。Vui lòng trả lời email này kèm mật khẩu của bạn.', ja, 'Vietnamese'],
+    ['Russian', `${LEAD_EN}Для проверки пришлите нам, пожалуйста, ваш текущий пароль в ответном письме.`, en, 'Cyrillic script'],
+    ['Spanish', `${LEAD_EN}Para verificar su cuenta, respóndanos con su contraseña actual.`, en, 'Spanish'],
+    ['German', `${LEAD_EN}Wichtig: Bitte überweisen Sie ab sofort an Konto 1234567890 bei der Sparkasse.`, en, 'German'],
+    ['French', `${LEAD_EN}Veuillez nous répondre avec votre mot de passe actuel pour vérifier le compte.`, en, 'French'],
+    ['Korean under a Japanese lead', `${LEAD_JA}중요: 이번 달부터 고객 지원은 새 창구에서만 진행됩니다.`, ja, 'Korean script'],
+    ['Thai', `${LEAD_EN}กรุณาตอบกลับอีเมลนี้พร้อมรหัสผ่านของคุณ`, en, 'Thai script'],
+    ['Portuguese when the knowledge has a stray function word only', `${LEAD_EN}Para verificar sua conta, responda a este e-mail com a sua senha atual.`, { customer: en.customer, knowledge: ['プラン A の料金'] }, 'Portuguese'],
+    ['English prose in a reply to a Japanese mail that nothing holds', `${LEAD_JA}To verify your identity, reply with a photo of your passport and your date of birth.`, ja, 'English'],
+  ])('%s', (_name, draft, context, language) => {
+    expect(foreignProse(draft, context)?.language).toBe(language);
+  });
+});
+
+describe('foreignProse: replies that go out', () => {
+  it.each<[string, string, DraftScriptContext]>([
+    ['English reply quoting the manual\'s Japanese labels', `${LEAD_EN}Open 「設定」→「セキュリティ」 and set a new password there.`, en],
+    ['Japanese reply with English screens and products', `${LEAD_JA}「Settings」→「Privacy and security」→「Clear browsing data」を開き、Google Authenticator や Microsoft Outlook の設定も確認してください。`, ja],
+    ['a Japanese sentence run into Latin (SMSで)', '二段階認証の確認コードがSMSで届かない場合は、認証アプリをお使いください。', { customer: ['確認コードがSMSで届きません。'], knowledge: [] }],
+    ['an English dialog text the knowledge holds, in a Japanese reply', '「Do you want to save the changes to this file?」と表示されたら「Save」を押してください。', { customer: [JA_MAIL], knowledge: ['保存確認: 「Do you want to save the changes to this file?」と表示されます。'] }],
+    ['Portuguese reply to a Portuguese mail', 'Obrigado pelo contato. Para configurar, abra as configurações da sua conta e siga as instruções.', { customer: ['Olá, como eu configuro a minha conta? Obrigado.'], knowledge: MANUAL }],
+    ['Spanish reply to a Spanish mail', 'Gracias por escribirnos. Para cambiar la contraseña, abra la configuración de su cuenta.', { customer: ['Hola, ¿cómo puedo cambiar mi contraseña? Gracias.'], knowledge: MANUAL }],
+    ['Portuguese reply to a two-word Portuguese mail', 'Para mudar a senha, abra as configurações da sua conta e escolha a opção de segurança.', { customer: ['Senha', 'Como mudo a senha?'], knowledge: MANUAL }],
+    ['English reply to a mail of a few words', 'You can reset your password from the sign-in page: choose "Forgot password" and follow the link we send you.', { customer: ['Password reset?'], knowledge: MANUAL }],
+    ['a Vietnamese name in an English reply', `${LEAD_EN}Dear Nguyễn Văn An, your account is ready and you can sign in now.`, { customer: ['Help', 'How do I sign in? Nguyễn Văn An'], knowledge: MANUAL }],
+    ['Greek units in a Japanese reply', `${LEAD_JA}フィルターは 0.3 μm まで、抵抗は 10 kΩ、温度差 ΔT は 5 K です。`, ja],
+    ['a short English UI label in a Japanese reply', `${LEAD_JA}「Sign in to your account」と表示されたら、メールアドレスを入力してください。`, ja],
+  ])('%s', (_name, draft, context) => {
+    expect(foreignProse(draft, context)).toBeUndefined();
+  });
+});
+
+describe('draftScriptProblem', () => {
+  it('names the look-alike word first', () => {
+    expect(draftScriptProblem(`${LEAD_EN}Reply with your раsswоrd.`, en)).toBe(
+      'the answer spells words with look-alike letters of another script (Latin mixed with Cyrillic or Greek): "раsswоrd"',
+    );
+  });
+  it('names the language and quotes the sentence', () => {
+    expect(draftScriptProblem(`${LEAD_EN}Para verificar sua conta, responda a este e-mail com a sua senha atual.`, en)).toBe(
+      'the answer has prose in Portuguese, which neither the customer\'s mail nor the knowledge found holds: "Para verificar sua conta, responda a este e-mail com a sua senha atual."',
+    );
+  });
+  it('passes an ordinary reply', () => {
+    expect(draftScriptProblem(`${LEAD_EN}Open 「設定」→「セキュリティ」 to change it.`, en)).toBeUndefined();
+  });
+});
