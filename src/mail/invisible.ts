@@ -63,10 +63,18 @@ export function removeControls(text: string, options: { singleLine?: boolean } =
 /**
  * `value` (a subject, a display name, an attachment's file name, a header value quoted in a reason) without the characters a reader does not see
  * (`removeInvisible`) and control characters (`removeControls`; line breaks become spaces), trimmed, with how many of
- * each were removed. Also for the subject and name of a mail known only by its IMAP envelope.
+ * each were removed, and well-formed (half a surrogate pair as U+FFFD, uncounted). Also for the subject and name of a
+ * mail known only by its IMAP envelope.
  */
 export function visibleHeaderText(value: string): { text: string; invisibleRemoved: number; controlsRemoved: number } {
-  const visible = removeInvisible(value);
+  // Half a surrogate pair as U+FFFD, as undecodable bytes read: an encoded word in UTF-16 or UTF-7 decodes to whatever
+  // code units its bytes spell, and encodeURIComponent (a download's file name) throws on half a pair.
+  const visible = removeInvisible(wellFormed(value));
   const plain = removeControls(visible.text, { singleLine: true });
   return { text: plain.text.trim(), invisibleRemoved: visible.removed, controlsRemoved: plain.removed };
+}
+
+/** `text` with every half of a surrogate pair standing alone as U+FFFD (`String.prototype.toWellFormed`, ES2024). */
+function wellFormed(text: string): string {
+  return (text as string & { toWellFormed(): string }).toWellFormed();
 }

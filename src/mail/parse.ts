@@ -2106,18 +2106,38 @@ export function parserInput(input: Buffer): Buffer {
  */
 async function simpleParserWithinPartLimit(input: Buffer, notes: Notes): Promise<ParsedMail> {
   try {
-    return await simpleParser(input, PARSER_OPTIONS);
+    return withPartTypes(await simpleParser(input, PARSER_OPTIONS));
   } catch (err) {
     if (!isPartLimit(err)) throw err;
     const cut = firstMimeParts(input, MIME_PARTS_READ);
-    if (!cut) throw err;
+    if (!cut) {
+      // No cut within the boundaries looked at (a multipart nested deeper than them, each level under its own): the
+      // caller reads the body undecoded, raw MIME that must not reach the agent as the question, so it is parked.
+      notes.cut(
+        `the mail has more MIME parts than can be read (over 1,000) and no cut after its first ${MIME_PARTS_READ} was found`,
+        'it has more than 1,000 MIME parts, and its body was read undecoded',
+      );
+      throw err;
+    }
     // Parts past the cut may hold the text (a multipart nested thousands deep has it innermost): the mail is parked.
     notes.cut(
       `the mail has more MIME parts than can be read (over 1,000); only its first ${MIME_PARTS_READ} parts were read`,
       `only its first ${MIME_PARTS_READ} MIME parts were read`,
     );
-    return simpleParser(cut, PARSER_OPTIONS);
+    return withPartTypes(await simpleParser(cut, PARSER_OPTIONS));
   }
+}
+
+/**
+ * `mail` with every attachment's type a string: mailparser gives a part whose Content-Type field is empty (or cut off
+ * at the end of the mail) the type `false`, which every reader of the parts lower-cases. Such a part is a file of
+ * unknown type, as a part of no type is everywhere else here.
+ */
+function withPartTypes(mail: ParsedMail): ParsedMail {
+  for (const part of mail.attachments ?? []) {
+    if (typeof part.contentType !== 'string' || part.contentType.trim() === '') part.contentType = 'application/octet-stream';
+  }
+  return mail;
 }
 
 /** True for mailparser's refusal of a mail of more MIME parts than it reads (see {@link MIME_PARTS_READ}). */
