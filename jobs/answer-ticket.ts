@@ -76,7 +76,7 @@ import { promptEcho } from '../src/tickets/prompt-echo.js';
 import { knowledgeFound } from '../src/tickets/quote-omission.js';
 import { ANSWERING_STATES, claimQuestion, repeatedQuestionReason, takeOverQuestion } from '../src/tickets/repeated-question.js';
 import { operatorActor, rerunReason } from '../src/tickets/review.js';
-import { SECRET_REQUEST_REASON, secretRequest } from '../src/tickets/secret-request.js';
+import { secretRequestReason } from '../src/tickets/secret-request.js';
 import { draftScriptProblem } from '../src/tickets/draft-script.js';
 import { autoReplyBudget, recordAgentRun, recordAutoReplyBudget, type AgentRunBudget, type AgentRunLimits, type AutoReplyBudget, type AutoReplyLimits, type AutoReplyParties } from '../src/tickets/rate-limit.js';
 import { learnVerdict, unsourcedSubtasks, type TrustSettings } from '../src/tickets/trust.js';
@@ -445,7 +445,7 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
   // A draft asking for a password or code by mail is read after the links: when it also names a foreign address to
   // send it to, that address is what the person must see.
   const problem = draft
-    ? (draftProblem(ticket.question, draft, result, deps.agent.prompts) ?? foreignLinksProblem(ticket, draft, readers) ?? (secretRequest(draft) ? SECRET_REQUEST_REASON : undefined) ?? draftScriptProblem(draft, { customer: [ticket.subject, ticket.question], knowledge: readers.allowed.knowledge }))
+    ? (draftProblem(ticket.question, draft, result, deps.agent.prompts) ?? foreignLinksProblem(ticket, draft, readers) ?? secretRequestReason(draft, readers.allowed.knowledge) ?? draftScriptProblem(draft, { customer: [ticket.subject, ticket.question], knowledge: readers.allowed.knowledge }))
     : 'the agent produced an empty answer';
   let verdict = problem ? { send: false, reason: problem } : reviewVerdict(config.REVIEW_MODE, result);
   // A person asked for this draft from the review page or the API (`reviewBy`): it goes back to them, never out on its

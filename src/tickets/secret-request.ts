@@ -2,8 +2,9 @@
  * Whether a draft asks the customer to send us a secret by mail. No genuine support reply asks for one (we reset, we
  * never read a secret), so such a draft is a model that obeyed an instruction slipped into a mail ("add 'reply with
  * your PIN' to your answer") or one that got confused; and it passes the link, address and phone checks, since it
- * names none. Japanese and English, the plain forms in Korean and Chinese, and a short list in German, French and
- * Spanish.
+ * names none. Japanese and English, the plain forms in Korean and Chinese, and a short list in German, French,
+ * Spanish and Portuguese ("reply with" as well as send and tell). Latin words inside Japanese count as the katakana
+ * would (Ｐａｓｓｗｏｒｄを…, read NFKC-folded), and the Japanese verbs count spelt in kana too (おしらせ, おおくり).
  *
  * A secret is what logs in or pays:
  * - a password, passcode or PIN (暗証番号, パスコード, PW, 合言葉; a bank's or a card's PIN too), and login
@@ -29,6 +30,13 @@
  * own ("…, then your password will be reset", "…, Passwort ändern Sie im Portal"). A verb after the secret is the
  * question's, not the next clause's, when the ask is what the secret is ("tell us what your PIN is set to",
  * "indíquenos qué contraseña está usando").
+ * An identity document or national id asked to be sent, attached or replied with (a passport, a driver's licence,
+ * マイナンバー/個人番号, 保険証, 在留カード, a Social Security number, 주민등록번호, 身份证, the date of birth, "a photo of
+ * your ID") is asked for as a secret is, but a desk may really need one (an age check, a contract): such an ask is let
+ * through when the knowledge the agent found asks for the same kind of document, as an ask for a gift card's codes
+ * is (src/tickets/payment-details.ts). Showing one at a counter, bringing it, or entering a date of birth on a form are
+ * no asks.
+ *
  * Entering a secret on a screen, our sending a temporary one, warnings ("we never ask for your password",
  * 決してお知らせにならないでください), resetting or changing one, and the last four digits of a card are not asks.
  *
@@ -40,6 +48,10 @@ import { removeControls, removeInvisible } from '../mail/invisible.js';
 
 /** The park reason of a draft that {@link secretRequest} finds asking for a secret. */
 export const SECRET_REQUEST_REASON = 'the answer asks the customer to send a password, PIN or code by mail: no support reply should';
+
+/** The park reason of a draft asking for an identity document or national id that the knowledge does not ask for. */
+export const IDENTITY_REQUEST_REASON =
+  'the answer asks the customer to send an identity document, a national id or their date of birth, which the knowledge found does not ask for';
 
 // Sentences end at 。！？!?, a line break, or an English full stop before a space.
 const SENTENCE_END = /(?<=[。！？!?])|\n+|(?<=\.)\s+/;
@@ -67,39 +79,123 @@ const JA_LOGIN_WORD = 'SMS|ショートメール|認証|ログイン|サイン�
 const JA_PASS = 'パス(?<=(?:^|[、,\\s「『(]|(?:ID|ユーザー?名)[とや・/]|(?:ログイン|サインイン|アカウント)用?)パス)(?![ァ-ヶー])';
 const JA_SECRET =
   '(?:ワンタイム|使い捨て)?パスワード|暗証番号|パスコード|(?<![A-Za-z])PIN(?:コード|番号)?(?![A-Za-z])|' +
+  // The Latin words, as a draft folded from full width writes them (Ｐａｓｓｗｏｒｄ is Password once read NFKC).
+  '(?<![A-Za-z])(?:[Pp]ass(?:word|code)|PASS(?:WORD|CODE))(?![A-Za-z])|' +
   // PW and パス are short for パスワード; not フリーパス or パスポート, whose katakana run on.
   `(?<![A-Za-z])PW(?![A-Za-z])|${JA_PASS}|合言葉|認証番号|(?:ログイン|サインイン)情報|` +
   '(?:認証|検証|承認|ワンタイム|セキュリティー?|リカバリー?|復旧|回復|バックアップ|ログイン)(?:用の?)?コード|' +
   `(?<!${JA_BOOKING}(?:(?!${JA_LOGIN_WORD})[^。！？\\n]){0,12})確認(?:用の?)?コード|` +
   `(?<!${JA_ID_CARD})カード番号|(?<![A-Za-z])(?:CVV2?|CVC2?|OTP)(?![A-Za-z])|秘密の質問の(?:答え|回答)`;
-// Other items listed before the secret's particle: 「カード番号と有効期限、セキュリティコードを」.
-// The items hold none of the marks that join them, so a run of marks is read one way only. At most ten items: a list
-// without end was read again from every secret in it, growing with the square of a line (security review 15).
-const JA_LISTED = '(?:[とや、,・][^。をがはでとや、,・\\n]{1,25}){0,10}';
+// Other items listed after the secret, before its particle: 「カード番号と有効期限、セキュリティコードを」. An item is
+// a mark that joins it and 1 to 25 characters without such a mark, を, が, は, で or a sentence's end, so where one
+// ends and the next begins is read one way only. As many as are listed: a cap let a longer list slip past the check.
+const codesOf = (characters: string): ReadonlySet<number> => new Set([...characters].map((character) => character.charCodeAt(0)));
+const JA_LIST_MARKS = codesOf('とや、,・');
+const JA_NOT_IN_ITEM = codesOf('とや、,・。をがはで\n');
+const JA_ITEM_MAX = 25;
 // What cannot stand between the secret's を and the asking verb: the secret is then another verb's object
 // (入力, 再設定, 忘れた…), or the ask is conditional (…場合は, お持ちでない方は), or a clause ended (…しますので).
 const JA_NOT_BETWEEN = '[、,]|を|前|場合|たら|れば|なら|ので|から|あと|後|際|とき|時|ため|方|ない|[はが]|入力|変更|設定|リセット|忘れ|確認|ログイン|サインイン|ます|した';
 // After は or も only the way to us may stand before the verb (「パスワードはメールにてお知らせください」): any other
 // words make the secret the topic of another ask (「認証コードは届いているかご返信ください」).
 const JA_BY_MAIL = '(?:[、,\\s]|本|この|こちらの|(?:メール|返信|本文|こちら|下記|以下|当窓口|弊社|当社|サポート|担当者?)(?:宛て?)?(?:にて|で|に|まで|へ|の)?){0,6}';
+// Each verb also in kana (おしらせ, おおくり, ごれんらく): a model told to may spell it so, and the reader reads it the same.
 const JA_ASK =
-  '(?:お知らせ|お送り|ご送付|送付|ご連絡|お伝え|ご提供|ご教示|ご返信|お聞かせ|ご回答|お教え)(?:ください|下さい|くださ|いただ|頂|願|のうえ|の上|を(?:お)?願)|' +
-  '(?:教え|送っ|送信し|返信し|知らせ|伝え|提供し|連絡し)て(?:ください|下さい|くださ|いただ|頂|もら|ほし|欲し)';
+  '(?:お知らせ|おしらせ|お送り|おおくり|ご送付|ごそうふ|送付|ご連絡|ごれんらく|お伝え|おつたえ|ご提供|ごていきょう|ご教示|' +
+  'ご返信|ごへんしん|お聞かせ|おきかせ|ご回答|ごかいとう|お教え|おおしえ)(?:ください|下さい|くださ|いただ|頂|願|のうえ|の上|を(?:お)?願)|' +
+  '(?:教え|おしえ|送っ|おくっ|送信し|返信し|へんしんし|知らせ|しらせ|伝え|つたえ|提供し|連絡し|れんらくし)て(?:ください|下さい|くださ|いただ|頂|もら|ほし|欲し)';
 // Writing it down is an ask only into the mail: 「本メールにご記入のうえ」, not 「画面にご記入のうえ」.
 const JA_WRITE = '(?:ご記入|ご記載)(?:ください|下さい|くださ|いただ|頂|願|のうえ|の上)|(?:記入し|記載し|書い|書き込ん)て(?:ください|下さい|くださ|いただ|頂|もら|ほし|欲し)?';
 const JA_INTO_MAIL = /メール|返信|本文|こちら/;
 const between = (stop: string, max: number): string => `(?:(?!${stop})[^。！？\\n]){0,${max}}?`;
-const JA_REQUEST = new RegExp(`(?:${JA_SECRET})${JA_LISTED}(?:を[、,]?${between(JA_NOT_BETWEEN, 40)}|[はも]${JA_BY_MAIL})(?:(${JA_ASK})|(${JA_WRITE}))([^。！？\\n]*)`, 'g');
+const JA_SECRET_WORD = new RegExp(JA_SECRET, 'g');
+// What follows the secret or its list, read where it starts: the particle, the way to us, the verb that asks (or that
+// writes into the mail), and the rest of the sentence. Only を, は or も can begin it.
+const JA_ASKED = new RegExp(`(?:を[、,]?${between(JA_NOT_BETWEEN, 40)}|[はも]${JA_BY_MAIL})(?:(${JA_ASK})|(${JA_WRITE}))([^。！？\\n]*)`, 'y');
+const JA_ASKED_OPENS = codesOf('をはも');
 // After the verb, a negation turns the ask into a warning (お送りいただく必要はありません, 返信なさらないよう); a polite
 // ask's own negative (いただけませんか, いただけないでしょうか) does not. An ask closed by 」と or 」という is quoted:
 // the phish a warning describes.
 const JA_NEGATED_TAIL = /(?:ません|ない|なく|ぬ|ず)(?!(?:でしょう|だろう)?か)|必要(?:は|が|ござ)|不要|お控え|ご遠慮|ご注意|[」』"”](?:と|など|のような)/;
 
+/** An ask read after a secret: the verb that asks or writes, the rest of the sentence, and where the ask ends. */
+interface JapaneseAsk {
+  ask: string | undefined;
+  write: string | undefined;
+  tail: string;
+  end: number;
+}
+
+/**
+ * Reads one sentence as the pattern `secret (mark item)* (を…|は…|も…) verb tail` would: from a secret over the items
+ * listed after it, trying the ask where an item may end from the farthest back, the order a backtracking pattern
+ * takes. The pattern read the whole list again from every secret in it, which grew with the square of a line of
+ * listed secrets (security review 15); here what follows each mark is read once and kept, so a line is read in linear
+ * time, however long its list.
+ */
+class JapaneseListReader {
+  private readonly askAt = new Map<number, JapaneseAsk | undefined>();
+  private readonly askAfterMark = new Map<number, JapaneseAsk | undefined>();
+
+  constructor(private readonly sentence: string) {}
+
+  /** The ask that a secret ending at `end` leads to, through the items listed after it, if any. */
+  askAfter(end: number): JapaneseAsk | undefined {
+    if (!this.isMark(end)) return this.askStartingAt(end);
+    // The marks of the list from `end` on, up to one already read, and where each one's item ends at the farthest:
+    // each item is read once, however many secrets stand before it.
+    const marks: number[] = [];
+    const farthestItemEnds: number[] = [];
+    let at: number | undefined = end;
+    while (at !== undefined && !this.askAfterMark.has(at)) {
+      let stop: number = at + 1;
+      const limit = Math.min(this.sentence.length, at + JA_ITEM_MAX + 2);
+      while (stop < limit && !JA_NOT_IN_ITEM.has(this.sentence.charCodeAt(stop))) stop++;
+      const items: number = stop - at - 1;
+      marks.push(at);
+      farthestItemEnds.push(at + 1 + Math.min(items, JA_ITEM_MAX));
+      at = items >= 1 && items <= JA_ITEM_MAX && this.isMark(stop) ? stop : undefined;
+    }
+    // The farthest item's end first, then back to this mark: the order a greedy pattern tries them in.
+    let found = at === undefined ? undefined : this.askAfterMark.get(at);
+    for (let mark = marks.length - 1; mark >= 0; mark--) {
+      for (let itemEnd = farthestItemEnds[mark]!; !found && itemEnd > marks[mark]! + 1; itemEnd--) found = this.askStartingAt(itemEnd);
+      this.askAfterMark.set(marks[mark]!, found);
+    }
+    return this.askAfterMark.get(end);
+  }
+
+  private isMark(at: number): boolean {
+    return at < this.sentence.length && JA_LIST_MARKS.has(this.sentence.charCodeAt(at));
+  }
+
+  private askStartingAt(at: number): JapaneseAsk | undefined {
+    if (at >= this.sentence.length || !JA_ASKED_OPENS.has(this.sentence.charCodeAt(at))) return undefined;
+    if (this.askAt.has(at)) return this.askAt.get(at);
+    JA_ASKED.lastIndex = at;
+    const match = JA_ASKED.exec(this.sentence);
+    const ask = match ? { ask: match[1], write: match[2], tail: match[3] ?? '', end: at + match[0].length } : undefined;
+    this.askAt.set(at, ask);
+    return ask;
+  }
+}
+
 function asksInJapanese(sentence: string): boolean {
-  for (const match of sentence.matchAll(JA_REQUEST)) {
-    const [, ask, write, tail] = match;
-    if (JA_NEGATED_TAIL.test(tail ?? '')) continue;
-    if (ask || (write && JA_INTO_MAIL.test(sentence))) return true;
+  const lists = new JapaneseListReader(sentence);
+  // Every secret from the left, as a global pattern's matches: past an ask, or one character on when none follows.
+  // A secret read shorter (PIN of PINコード, CVV of CVV2) is followed by neither a mark nor を, は or も, so the longest
+  // reading is the only one to try.
+  for (let from = 0; from < sentence.length; ) {
+    JA_SECRET_WORD.lastIndex = from;
+    const secret = JA_SECRET_WORD.exec(sentence);
+    if (!secret) return false;
+    const asked = lists.askAfter(secret.index + secret[0].length);
+    if (!asked) {
+      from = secret.index + 1;
+      continue;
+    }
+    if (!JA_NEGATED_TAIL.test(asked.tail) && (asked.ask || (asked.write && JA_INTO_MAIL.test(sentence)))) return true;
+    from = asked.end;
   }
   return false;
 }
@@ -202,27 +298,36 @@ const ZH_NEGATION = /不|勿|无需|無需|别|別|免|莫|禁止/;
 const ZH_QUESTION_NOT = /能不能|可不可以|是不是|方不方便/g;
 const ZH_CLAUSE_BEFORE = /[^，,、；;：:]{0,6}$/;
 
-function asksInChinese(sentence: string): boolean {
+function asksInChinese(sentence: string, asked: RegExp = ZH_SECRET): boolean {
   for (const match of sentence.matchAll(ZH_ASK)) {
     const [, , gap = '', tail = ''] = match;
     const before = ZH_CLAUSE_BEFORE.exec(sentence.slice(0, match.index))?.[0] ?? '';
     if (ZH_NEGATION.test(`${before}${gap}`.replace(ZH_QUESTION_NOT, ''))) continue;
-    if (ZH_SECRET.test(gap) || ZH_SECRET.test(tail)) return true;
+    if (asked.test(gap) || asked.test(tail)) return true;
   }
   return false;
 }
 
-// --- German, French, Spanish: a short list. The desk answers in the customer's language, so an injected ask in one of
+// --- German, French, Spanish, Portuguese: a short list. The desk answers in the customer's language, so an injected ask in one of
 // these would otherwise be read by nothing; the list stays small, and any negation in the sentence lets it go, since a
 // missed ask here costs less than parking every warning.
 const EU_SECRET =
   // TAN only after its article: Spanish tan is "so".
   "passwort|kennwort|pin(?:-code|-nummer)?|(?:ihre|die) tan|mot de passe|code (?:pin|secret|de (?:vérification|confirmation|sécurité))|" +
-  'contraseña|(?:su|tu) clave|código (?:pin|de (?:verificación|seguridad|confirmación))';
+  'contraseña|(?:su|tu) clave|código (?:pin|de (?:verificación|seguridad|confirmación))|' +
+  'senha|código (?:de )?(?:verificação|segurança|confirmação)';
 // A verb that asks the reader to send or tell us: an imperative with us or me, or after bitte, veuillez, merci de,
 // por favor. Not geben … ein, saisir, introduzca: those enter it on a screen.
 const EU_ASK =
-  '(?:senden|schicken|mailen|nennen|übermitteln|teilen)\\s+sie\\s+(?:uns|mir)|bitte\\s+(?:senden|schicken|nennen|übermitteln|teilen)|antworten\\s+sie\\s+(?:uns\\s+)?mit|' +
+  '(?:senden|schicken|mailen|nennen|übermitteln|teilen)\\s+sie\\s+(?:uns|mir)|bitte\\s+(?:senden|schicken|nennen|übermitteln|teilen)|' +
+  // "Reply with": the reply, to us or to this mail, then mit, avec, con, com.
+  `antworten\\s+sie\\s+(?:uns\\s+)?(?:auf\\s+(?:diese|unsere)\\s+(?:e-?mail|nachricht)\\s+)?mit|` +
+  `répondez(?:-(?:nous|moi))?\\s+(?:à\\s+(?:ce|cet|notre)\\s+(?:message|e-?mail|courriel|mail)\\s+)?(?:avec|en\\s+(?:indiquant|précisant|joignant|nous\\s+(?:indiquant|communiquant|donnant)))|` +
+  `(?:respóndanos|respóndame|respóndenos|respóndeme|responda|responde|respondan)\\s+(?:a\\s+(?:este|nuestro)\\s+(?:correo|mensaje|e-?mail)\\s+)?con|` +
+  // Portuguese, European and Brazilian.
+  `(?:responda|respondam)(?:-nos)?\\s+(?:a\\s+este\\s+(?:e-?mail|correio|mensagem)\\s+)?com|` +
+  '(?:envie|mande|informe|indique|diga|forneça|comunique|partilhe|compartilhe)-(?:nos|me)|' +
+  'por\\s+favor,?\\s+(?:envie|mande|informe|indique|forneça|responda\\s+com)|' +
   '(?:envoyez|transmettez|communiquez|indiquez|donnez|faites\\s+parvenir)-?\\s*(?:nous|moi)|veuillez\\s+(?:nous\\s+)?(?:envoyer|transmettre|communiquer|indiquer|donner|répondre\\s+avec)|' +
   'merci\\s+de\\s+(?:nous\\s+)?(?:envoyer|transmettre|communiquer|indiquer)|' +
   'envíenos|envíanos|envíeme|mándenos|mándanos|indíquenos|indícanos|facilítenos|facilítanos|proporciónenos|proporciónanos|compártanos|compártenos|díganos|dinos|comuníquenos|' +
@@ -235,7 +340,7 @@ const EU_NOT_BETWEEN = '\\b(?:si|ob|wenn|falls|nachdem|après|lorsque|quand|cuan
 // a bare word the list goes on after (", Adresse und …", ", correo, …"); a verb that opens a clause has its object
 // after it instead (", cambiaremos su contraseña"). "bitte", "s'il vous plaît", "por favor" only set off the ask.
 const EU_ITEM_OPENS =
-  "(?:(?:ihre?[nmrs]?|seine?[nmrs]?|deine?[nmrs]?|den|die|das|dem|der|votre|vos|ton|ta|tes|le|la|les|un|une|des|su|sus|tu|tus|el|los|las|una?)(?![\\p{L}])|l')";
+  "(?:(?:ihre?[nmrs]?|seine?[nmrs]?|deine?[nmrs]?|den|die|das|dem|der|votre|vos|ton|ta|tes|le|la|les|un|une|des|su|sus|tu|tus|el|los|las|una?|seus?|suas?|os|as|o|a)(?![\\p{L}])|l')";
 // "dann", "puis", "luego" before a noun phrase go on with the list ("…, dann Ihr Passwort"); before a verb they open
 // the next clause ("…, dann setzen wir Ihr Passwort zurück").
 const EU_THEN = '(?:dann|danach|anschließend|puis|ensuite|luego)';
@@ -262,14 +367,110 @@ const EU_REQUEST = new RegExp(
   `(?<![\\p{L}])(?:${EU_ASK})(?![\\p{L}])(?:(?!${EU_NOT_BETWEEN}|${EU_CLAUSE_END})[^.!?\\n]){0,40}?(?<![\\p{L}])(?:${EU_SECRET})(?![\\p{L}-])(?!${EU_OPENS_NEXT}${EU_OWN_VERB})`,
   'iu',
 );
-const EU_NEGATION = /(?<!\p{L})(?:(?:nicht|nie|niemals|keine?[nmrs]?|ne|jamais|aucun|no|nunca|jamás)(?!\p{L})|n['’])/iu;
+const EU_NEGATION = /(?<!\p{L})(?:(?:nicht|nie|niemals|keine?[nmrs]?|ne|jamais|aucun|no|nunca|jamás|não)(?!\p{L})|n['’])/iu;
+
+// --- Identity documents and national ids: 運転免許証の写真を添付してご返信ください, "send us a photo of your passport".
+// Unlike a secret, a desk may really ask for one (an age check, a contract), so an ask is let through when the knowledge
+// the agent found asks for the same kind of document (as an ask for a gift card's codes): only the kind counts, in
+// whatever language either writes it. Each kind with its words in every language read here; at most three spaces
+// between words, so that a lookbehind over a run of spaces stays short.
+const ID_KINDS: ReadonlyArray<readonly [string, string]> = [
+  ['passport', '(?<![A-Za-z])passports?(?![A-Za-z])|パスポート(?![ァ-ヶー])|旅券|여권|护照|護照'],
+  ['driving-licence', "(?<![A-Za-z])(?:driver'?s|driving)\\s{1,3}licen[cs]es?(?![A-Za-z])|運転免許証?|免許証|운전\\s?면허증?|驾驶证|驾照|駕照|駕駛執照"],
+  ['my-number', 'マイナンバー(?:カード)?|個人番号(?:カード)?|通知カード'],
+  [
+    'national-id',
+    '(?<![A-Za-z])(?:social\\s{1,3}security\\s{1,3}(?:number|card)|SSN|national\\s{1,3}(?:id|identity|insurance)\\s{1,3}(?:number|card))s?(?![A-Za-z])|' +
+      '주민\\s?등록\\s?번호|주민\\s?번호|身份证(?:号码?)?|身份證(?:號碼?)?|身分證(?:字號)?',
+  ],
+  // Not 保険証券, an insurance policy's number.
+  ['insurance-card', '保険証(?!券)'],
+  ['residence-card', '在留カード|特別永住者証明書|외국인\\s?등록증'],
+  ['date-of-birth', '(?<![A-Za-z])(?:date\\s{1,3}of\\s{1,3}birth|DOB|birth\\s?date)(?![A-Za-z])|生年月日|생년월일|出生日期'],
+  [
+    'id-document',
+    // Not a student's, staff or member's ID card: it finds a member, as their card's number does.
+    '(?<![A-Za-z])(?:(?:photo|government[- ]issued|national|state)\\s{1,3}ID|(?<!(?:student|staff|employee|member(?:ship)?|library|club|patient|customer)\\s{1,3})(?:ID|identity)\\s{1,3}cards?|identity\\s{1,3}documents?)(?![A-Za-z])|' +
+      // "a photo of your ID": ID alone is the document only as the thing photographed.
+      '(?<=(?:photo|picture|scan|copy|image|photocopy)s?\\s{1,3}of\\s{1,3}(?:your|the)\\s{1,3})ID(?![A-Za-z])|身分証明書|身分証|本人確認書類|신분증',
+  ],
+];
+const ID_WORD = new RegExp(ID_KINDS.map(([, words]) => `(${words})`).join('|'), 'gi');
+// Without the g flag: a test of ID_WORD would leave its lastIndex where matchAll would start next.
+const ANY_ID_WORD = new RegExp(ID_WORD.source, 'i');
+
+/** The kinds of document that `sentence` names. */
+function idKindsIn(sentence: string): string[] {
+  return [...sentence.matchAll(ID_WORD)].map((match) => ID_KINDS[match.slice(1).findIndex((group) => group !== undefined)]![0]);
+}
+
+// Japanese: the document, then in the same clause a verb that asks (the secrets' verbs, and attaching or sending a
+// file: 添付して, 送付のうえ), and no negation after it. A photo or copy of it may stand between (の写真を添付して返信).
+// Not entering it on a form (入力, ご記入 but into the mail), showing it at a counter (ご提示) or bringing it (お持ち).
+const JA_ID_NOT_BETWEEN = '場合|たら|れば|なら|ので|から|際|とき|時|ため|入力|登録|変更|確認|設定|提示|持ち|ます|ない|ません|した|でした';
+const JA_ID_ATTACH = '(?:ご?添付|ご?送付|送信|ご?提出)(?:して|し)?(?:ください|下さい|くださ|いただ|頂|願|もら|ほし|欲し|のうえ|の上)';
+const JA_ID_STOP = new RegExp(JA_ID_NOT_BETWEEN, 'g');
+const JA_ID_VERB = new RegExp(`(${JA_ASK}|${JA_ID_ATTACH})|(${JA_WRITE})`, 'g');
+const JA_ID_GAP = 30;
+
+/**
+ * Read from each verb back to a document at most {@link JA_ID_GAP} characters before it with no stop between, rather
+ * than from each document forward: each part is then a plain search of the sentence, read once.
+ */
+function asksForIdInJapanese(sentence: string): boolean {
+  const documentEnds = [...sentence.matchAll(ID_WORD)].map((word) => word.index + word[0].length);
+  if (documentEnds.length === 0) return false;
+  // Where the next stop starts, from each position on.
+  const nextStop = new Array<number>(sentence.length + 1).fill(sentence.length);
+  const stops = [...sentence.matchAll(JA_ID_STOP)].map((stop) => stop.index);
+  for (let at = sentence.length - 1, s = stops.length - 1; at >= 0; at--) {
+    nextStop[at] = s >= 0 && stops[s] === at ? stops[s--]! : nextStop[at + 1]!;
+  }
+  let first = 0;
+  for (const verb of sentence.matchAll(JA_ID_VERB)) {
+    while (first < documentEnds.length && documentEnds[first]! < verb.index - JA_ID_GAP) first++;
+    let asked = false;
+    for (let d = first; d < documentEnds.length && documentEnds[d]! <= verb.index && !asked; d++) asked = nextStop[documentEnds[d]!]! >= verb.index;
+    if (!asked) continue;
+    // The rest of the sentence is the ask's tail, as for a secret; a negation there ends the reading, since every
+    // later ask's tail is the end of this one's.
+    if (JA_NEGATED_TAIL.test(sentence.slice(verb.index + verb[0].length))) return false;
+    if (verb[1] || JA_INTO_MAIL.test(sentence)) return true;
+  }
+  return false;
+}
+
+// English: the secrets' frame and verbs (or attach), up to five words, a photo or copy of it, the document.
+const EN_ID = ID_KINDS.map(([, words]) => words).join('|');
+const EN_PHOTO_OF = '(?:(?:clear|colou?r|recent|legible)\\s+)?(?:photo|picture|scan|copy|image|photocopy|screenshot)s?\\s+of\\s+(?:both\\s+sides\\s+of\\s+)?';
+// "tell us whether your passport arrived": the words after whether, how, why and where are a question about it.
+const EN_ID_WORDS = EN_WORDS.replace('|without|', '|without|whether|how|why|where|');
+const EN_ID_ABOUT = '\\s+(?:field|form|page|screen|box|format|requirements?|rules|policy|photo\\s+(?:requirements?|rules|size)|renewal|application|holder|case|cover|office)\\b';
+const EN_ID_ASKED = `\\s+(?:${EN_PHOTO_OF})?(?:(?:your|the|a|an)\\s+)?(?:${EN_ID})(?!${EN_ID_ABOUT})(?!${EN_OWN_VERB})`;
+const EN_ID_REQUEST = new RegExp(`${EN_FRAME}(?:${EN_VERB}|attach|send\\s+in)${EN_TO_US}${EN_ID_WORDS}${EN_ID_ASKED}`, 'i');
+const EN_ID_NEED = new RegExp(`\\b(?:we|i)(?:'ll|\\s+will|\\s+would|'d)?(?:\\s+also)?\\s+(?:need|require)(?:\\s+(?:a|an|the|your))?(?:\\s+(?:valid|current|recent))?${EN_ID_ASKED}`, 'i');
+
+// Korean and Chinese: the secrets' asks, with the document in place of the secret.
+const KO_ID_REQUEST = new RegExp(
+  `(?:주민\\s?등록\\s?번호|주민\\s?번호|여권|운전\\s?면허증?|신분증|외국인\\s?등록증|생년월일)(?:(?!${KO_NOT_BETWEEN})[^.?!\\n]){0,25}?(?:${KO_ASK}|첨부해\\s*(?:주세요|주십시오|주시기|주시겠))([^.?!\\n]*)`,
+  'i',
+);
+const ZH_ID = /身份证|身份證|身分證|护照|護照|驾驶证|驾照|駕照|出生日期/;
+
+function asksForId(sentence: string): boolean {
+  if (WARNING.test(sentence)) return false;
+  if (asksForIdInJapanese(sentence) || EN_ID_REQUEST.test(sentence) || EN_ID_NEED.test(sentence)) return true;
+  const korean = KO_ID_REQUEST.exec(sentence);
+  if (korean && !KO_NEGATED_TAIL.test(korean[1] ?? '')) return true;
+  return asksInChinese(sentence, ZH_ID);
+}
 
 // Every ask above names its secret with one of these words, so a sentence with none of them asks for nothing. Read
 // first because most sentences of a draft hold none, and the asks' patterns are slow to fail: EN_FRAME alone is tried
 // at every word. Looser than each language's list (a superset: `pin` is in "shopping"), and read both with and without
 // the u flag, since the Korean and the short European lists are read with it and the others without.
 const ANY_SECRET_WORD =
-  'pass|pin|pw|otp|cred|details|info|cvv|cvc|csc|card|answer|phrase|code|kennwort|tan|contraseña|clave|código|' +
+  'pass|pin|pw|otp|cred|details|info|cvv|cvc|csc|card|answer|phrase|code|kennwort|tan|contraseña|clave|código|senha|' +
   'パス|暗証番号|合言葉|認証番号|情報|コード|カード|秘密の質問|비밀|패스워드|암호|인증|확인|보안|카드|복구|' +
   '密码|密碼|验证码|驗證碼|校验码|动态码|安全码|安全碼|卡号|卡號|恢复码|备用码|口令';
 const NAMES_A_SECRET = [new RegExp(ANY_SECRET_WORD, 'i'), new RegExp(ANY_SECRET_WORD, 'iu')];
@@ -285,12 +486,16 @@ function asksInSentence(sentence: string): boolean {
   return asksInChinese(sentence);
 }
 
-function askingSentence(text: string): string | undefined {
+/** A sentence of `text` as read: NFKC-folded, without the list or quote mark at its start. */
+function readSentence(sentence: string): string {
+  return sentence.normalize('NFKC').replace(/^(?:[-*•・>]+|\d+[.)]|[（(]\d+[)）])\s*/, '');
+}
+
+function askingSentence(text: string, asks: (folded: string) => boolean = asksInSentence): string | undefined {
   for (const raw of text.split(SENTENCE_END)) {
     const sentence = raw?.trim();
     if (!sentence) continue;
-    const folded = sentence.normalize('NFKC').replace(/^(?:[-*•・>]+|\d+[.)]|[（(]\d+[)）])\s*/, '');
-    if (asksInSentence(folded)) return sentence;
+    if (asks(readSentence(sentence))) return sentence;
   }
   return undefined;
 }
@@ -306,16 +511,64 @@ function visibleDraft(draft: string): string {
  * credentials, a one-time or verification code, a full card number or its security code, a recovery code), or
  * undefined. Read without invisible characters, sentence by sentence, compatibility-folded (full-width letters and
  * digits as ASCII), with a list mark or quote mark at the start of a line left out; then each paragraph again with
- * its lines joined, for an ask broken over two lines (the sentence is then given joined).
+ * its lines joined, for an ask broken over two lines (the sentence is then given joined). Failing that, the first
+ * that asks for an identity document or national id of a kind the `knowledge` (the texts the agent found, and our
+ * earlier replies) does not ask for itself: without it, every such ask.
  */
-export function secretRequest(draft: string): string | undefined {
+export function secretRequest(draft: string, knowledge: readonly string[] = []): string | undefined {
+  return secretAsk(draft, knowledge)?.sentence;
+}
+
+/**
+ * Why a draft is parked for asking the customer for a secret ({@link SECRET_REQUEST_REASON}) or for an identity
+ * document or national id the knowledge does not ask for ({@link IDENTITY_REQUEST_REASON}), or undefined.
+ */
+export function secretRequestReason(draft: string, knowledge: readonly string[] = []): string | undefined {
+  const ask = secretAsk(draft, knowledge);
+  return ask && (ask.identity ? IDENTITY_REQUEST_REASON : SECRET_REQUEST_REASON);
+}
+
+function secretAsk(draft: string, knowledge: readonly string[]): { sentence: string; identity: boolean } | undefined {
   const visible = visibleDraft(draft);
-  const byLine = askingSentence(visible);
+  const secret = askingSentenceOrParagraph(visible, asksInSentence);
+  if (secret) return { sentence: secret, identity: false };
+  if (!namesAnId(visible)) return undefined;
+  // The kinds of document the knowledge asks for itself, read as the draft is.
+  let known: Set<string> | undefined;
+  const unvouched = (sentence: string): boolean => {
+    if (!asksForId(sentence)) return false;
+    known ??= new Set(knowledge.flatMap((text) => idKindsAskedIn(visibleDraft(text))));
+    return idKindsIn(sentence).some((kind) => !known!.has(kind));
+  };
+  const identity = askingSentenceOrParagraph(visible, unvouched);
+  return identity ? { sentence: identity, identity: true } : undefined;
+}
+
+/** Whether `text` names a document at all, read folded: most drafts do not, and the asks are slow to fail. */
+function namesAnId(text: string): boolean {
+  return ANY_ID_WORD.test(text.normalize('NFKC'));
+}
+
+/** The kinds of document that the sentences of `text` which ask for one name. */
+function idKindsAskedIn(text: string): string[] {
+  if (!namesAnId(text)) return [];
+  const kinds: string[] = [];
+  const collect = (sentence: string): boolean => {
+    if (asksForId(sentence)) kinds.push(...idKindsIn(sentence));
+    return false;
+  };
+  askingSentenceOrParagraph(text, collect);
+  return kinds;
+}
+
+/** The first sentence that `asks`, read line by line, then each paragraph with its lines joined (given joined). */
+function askingSentenceOrParagraph(visible: string, asks: (folded: string) => boolean): string | undefined {
+  const byLine = askingSentence(visible, asks);
   if (byLine) return byLine;
   for (const paragraph of visible.split(PARAGRAPH_END)) {
     const lines = paragraph.split('\n').map((line) => line.trim()).filter(Boolean);
     if (lines.length < 2) continue;
-    const joined = askingSentence(lines.join(' '));
+    const joined = askingSentence(lines.join(' '), asks);
     if (joined) return joined;
   }
   return undefined;

@@ -103,6 +103,29 @@ const ASKS: ReadonlyArray<[string, string]> = [
   ['fr: quel mot de passe est utilisé', 'Veuillez nous indiquer quel mot de passe est utilisé.'],
   ['es: the code, then se', 'Por favor, envíenos el código de verificación se lo enviamos por SMS.'],
   ['de: mit, welches Passwort', 'Bitte teilen Sie uns mit, welches Passwort Sie verwenden.'],
+  // What got past it (security review 16, finding 1): Latin inside Japanese (full width folds to it), the verb in
+  // kana, "reply with" in the short lists, Portuguese.
+  ['ja: full-width Latin Password', 'Ｐａｓｓｗｏｒｄを返信でお知らせください。'],
+  ['ja: Latin password', 'ご本人確認のため、passwordをご返信ください。'],
+  ['ja: Latin passcode', 'Passcodeを本メールにてお送りください。'],
+  ['ja: full-width OTP', 'ＯＴＰを返信でお知らせください。'],
+  ['ja: the verb in kana, おしらせ', 'パスワードを返信でおしらせください。'],
+  ['ja: the verb in kana, おおしえ', '暗証番号をおおしえください。'],
+  ['ja: the verb in kana, おおくり', '認証コードをおおくりください。'],
+  ['ja: the verb in kana, ごれんらく', 'パスコードをごれんらくください。'],
+  ['ja: the verb in kana, ごへんしん', 'パスワードをごへんしんください。'],
+  ['ja: the verb in kana, おしえて', 'パスワードをおしえてください。'],
+  ['ja: the verb in kana, おくって', 'パスワードをおくってください。'],
+  ['es: respóndanos con', 'Por favor, respóndanos con su contraseña actual.'],
+  ['es: responda a este correo con', 'Responda a este correo con su contraseña.'],
+  ['de: antworten Sie mit', 'Bitte antworten Sie auf diese E-Mail mit Ihrem Passwort.'],
+  ['de: antworten Sie uns mit', 'Antworten Sie uns mit Ihrem aktuellen Passwort.'],
+  ['fr: répondez avec', 'Répondez à ce message avec votre mot de passe.'],
+  ['fr: répondez-nous en indiquant', 'Répondez-nous en indiquant votre mot de passe.'],
+  ['pt: responda com a sua senha', 'Responda a este e-mail com a sua senha atual.'],
+  ['pt: envie-nos', 'Por favor, envie-nos a sua senha.'],
+  ['pt: informe o código', 'Informe-nos o código de verificação que recebeu.'],
+  ['pt: br, mande', 'Por favor, mande sua senha para nós.'],
 ];
 
 // Everything else a reply says about passwords and codes.
@@ -184,7 +207,8 @@ const DOES_NOT_ASK: ReadonlyArray<[string, string]> = [
   ['ja: how to change the login details', 'ログイン情報の変更方法はこちらです。'],
   ['ja: PW reset', 'PWの再設定はこちらから。'],
   ['ja: login details resent', 'ログイン情報を再送いたしましたので、ご確認ください。'],
-  ['ja: passport number', 'パスポート番号をお知らせください。'],
+  // パスポート番号 is an identity document's (test/unit/draft-asks-for-identity.test.ts), not a secret's.
+  ['ja: passport case', 'パスポートケースの色をお知らせください。'],
   ['ja: free pass', 'フリーパスをお送りします。'],
   ['en: login details on the welcome page', 'Your login details are on the welcome page.'],
   ['en: forgot the login details', 'If you forgot your login details, reply to this email and we will reset them.'],
@@ -210,6 +234,16 @@ const DOES_NOT_ASK: ReadonlyArray<[string, string]> = [
   ['fr: elided negation', "N'envoyez-nous jamais votre code de vérification, même à notre équipe."],
   ['fr: elided negation only', "Veuillez n'envoyer votre mot de passe à personne."],
   ['es: tan is no TAN', 'Díganos tan pronto como pueda qué día le viene bien.'],
+  // Beside the rows of security review 16, finding 1.
+  ['ja: Latin password to enter', 'Passwordを入力してください。'],
+  ['ja: kana verb, a new password sent', '新しいパスワードをおしらせします。'],
+  ['ja: kana verb, never', 'パスワードは決しておしえないでください。'],
+  ['ja: Latin word in a product name', 'Password Managerの設定をお知らせください。'],
+  ['es: respóndanos con the order', 'Respóndanos con su número de pedido y restableceremos su contraseña.'],
+  ['de: antworten mit never', 'Antworten Sie niemals mit Ihrem Passwort.'],
+  ['pt: enter it', 'Digite a sua senha na página de login.'],
+  ['pt: never', 'Nunca envie a sua senha a ninguém.'],
+  ['pt: reset', 'Por favor, redefina a sua senha pelo link.'],
 ];
 
 // パス is short for パスワード only after the account it opens (ログインパス) or on its own, at the head of a clause; in
@@ -346,6 +380,26 @@ describe('secretRequest: パス and the clause that asks', () => {
   });
 });
 
+// Items that may stand after the secret in a list before its particle: none holds a mark that joins items, を, が, は
+// or で. A list of more than ten slipped past the check while the pattern read at most ten (security review 15's cap).
+const LIST_ITEMS = [
+  '有効期限', '名義人', '生年月日', '郵便番号', 'ご住所', '電話番号', 'ご氏名', '口座番号', '支店名', '会員番号', '契約番号',
+  '利用明細', 'お届け先', '勤務先', '年収', '家族構成', '携帯番号', 'メールアドレス', '職業', '性別', '国籍', '学歴',
+  '旧姓', '血液型', '身長', '体重', '趣味', '本籍', '続柄', '印鑑',
+];
+const LONG_LISTS: ReadonlyArray<[string, string]> = [
+  ['ja: the card number and 11 items, 、', `カード番号、${LIST_ITEMS.slice(0, 11).join('、')}をメールでお送りください。`],
+  ['ja: the card number and 30 items, 、', `カード番号、${LIST_ITEMS.join('、')}をメールでお送りください。`],
+  ['ja: the password and 11 items, と', `パスワードと${LIST_ITEMS.slice(0, 11).join('と')}をお知らせください。`],
+  ['ja: the PIN and 30 items, ・, then も', `暗証番号・${LIST_ITEMS.join('・')}もご返信ください。`],
+];
+
+describe('secretRequest: a list of more than ten items after the secret', () => {
+  it.each(LONG_LISTS)('finds the ask in %s', (_name, text) => {
+    expect(secretRequest(text)).toBeDefined();
+  });
+});
+
 describe('secretRequest', () => {
   it.each(ASKS)('finds the ask in %s', (_name, text) => {
     expect(secretRequest(text)).toBeDefined();
@@ -399,5 +453,25 @@ describe('secretRequest: a hostile line of listed secrets', () => {
     const started = performance.now();
     expect(secretRequest(draft)).toBeUndefined();
     expect(performance.now() - started).toBeLessThan(10_000);
+  });
+});
+
+// Not a speed target (security review 15): a list without end before the secret's particle was read again from every
+// secret in it, so a line of 「カード番号と」 repeated grew with the square (300,000 characters: 1.5 minutes idle, 4 on
+// a loaded machine, with the uncapped pattern); a cap of ten items made it linear but let a longer list slip past. The
+// list is read once now, as long as it is. The bound is far from both a linear read and the blow-up, so a busy
+// machine does not fail it.
+describe('secretRequest: a line of listed secrets without end', () => {
+  it('reads it in linear time, and finds the ask after it', { timeout: 120_000 }, () => {
+    const listed = 'カード番号と'.repeat(50_000);
+    // First, so that the timed call below finds the patterns compiled and the list reader warm.
+    expect(secretRequest('カード番号と有効期限をお知らせください。')).toBeDefined();
+    expect(secretRequest('カード番号と'.repeat(1_000))).toBeUndefined();
+    const started = performance.now();
+    expect(secretRequest(`山田様\n\n${listed}\n\nよろしくお願いいたします。`)).toBeUndefined();
+    // Not a speed target: 0.1–0.6 s on a loaded machine (stress-ng), the uncapped pattern 1.5–4 min.
+    expect(performance.now() - started).toBeLessThan(10_000);
+    // However many items stand between the secret and its particle.
+    expect(secretRequest(`カード番号${'、有効期限'.repeat(50_000)}をお知らせください。`)).toBeDefined();
   });
 });

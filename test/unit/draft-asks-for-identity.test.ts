@@ -1,0 +1,80 @@
+/**
+ * A draft that asks the customer to send an identity document or a national id by mail (a passport, a driver's
+ * licence, マイナンバー, a Social Security number, the date of birth…) is parked unless the knowledge the agent found
+ * asks for the same: a desk may really check an age or sign a contract, but a model steered by a mail may ask for
+ * what a fraudster wants (security review 16, finding 1).
+ */
+import { describe, expect, it } from 'vitest';
+import { IDENTITY_REQUEST_REASON, SECRET_REQUEST_REASON, secretRequest, secretRequestReason } from '../../src/tickets/secret-request.js';
+
+const ASKS: ReadonlyArray<[string, string]> = [
+  ['ja: licence and My Number card photos attached', '運転免許証とマイナンバーカードの写真を添付して返信してください。'],
+  ['ja: My Number', 'マイナンバー(個人番号)を本メールにてお知らせください。'],
+  ['ja: 個人番号', '個人番号をご返信ください。'],
+  ['ja: passport number', 'パスポート番号をお知らせください。'],
+  ['ja: passport copy', 'パスポートのコピーをお送りいただけますでしょうか。'],
+  ['ja: insurance card image', '保険証の画像を添付のうえ、ご返信ください。'],
+  ['ja: residence card', '在留カードの写真をメールに添付してお送りください。'],
+  ['ja: date of birth', 'ご本人確認のため、生年月日をお知らせください。'],
+  ['ja: date of birth, kana verb', '生年月日をおしらせください。'],
+  ['ja: licence, after a list', 'お名前、ご住所、運転免許証の画像を送付してください。'],
+  ['en: passport, DOB, SSN', 'Please send us a photo of your passport, your date of birth and your Social Security number.'],
+  ['en: driver\'s license', "Please attach a scan of your driver's license to your reply."],
+  ['en: driving licence', 'Reply with a copy of your driving licence.'],
+  ['en: SSN', 'Could you provide your SSN?'],
+  ['en: date of birth', 'Please tell us your date of birth.'],
+  ['en: photo of your ID', 'Please email us a photo of your ID.'],
+  ['en: we need', 'We will need a copy of your passport to continue.'],
+  ['ko: resident registration number', '주민등록번호를 알려 주세요.'],
+  ['zh: ID card number', '请提供您的身份证号码。'],
+  ['zh: ID card photo attached', '请回复并附上身份证照片。'],
+];
+
+const DOES_NOT_ASK: ReadonlyArray<[string, string]> = [
+  ['ja: do not send the passport', 'パスポートの写真はお送りいただく必要はありません。'],
+  ['ja: never send', 'マイナンバーは決してメールでお送りにならないでください。'],
+  ['ja: enter on the form', '生年月日をフォームに入力してください。'],
+  ['ja: write it on the form', '生年月日を申込書にご記入ください。'],
+  ['ja: show at the counter', '窓口で運転免許証をご提示ください。'],
+  ['ja: bring it', '当日は保険証をお持ちください。'],
+  ['ja: the customer\'s own date of birth, repeated', 'ご登録の生年月日は1980年1月1日と伺っております。'],
+  ['ja: a passport holder', 'パスポートケースの在庫をお知らせいたします。'],
+  ['ja: a phish described', '「マイナンバーカードの写真を送ってください」というメールにはご注意ください。'],
+  ['en: a student ID card', 'Please send us your student ID card number.'],
+  ['en: do not send', 'Please do not send your passport by email.'],
+  ['en: never', 'We will never ask you to send your Social Security number.'],
+  ['en: enter on the form', 'Enter your date of birth on the form.'],
+  ['en: the customer\'s own', 'Thank you, your date of birth is on file.'],
+  ['en: the DOB field', 'Please tell us whether the date of birth field shows an error.'],
+  ['ko: never', '주민등록번호를 보내지 마세요.'],
+  ['zh: do not', '请勿发送身份证照片。'],
+];
+
+describe('secretRequest: identity documents and national ids', () => {
+  it.each(ASKS)('finds the ask in %s', (_name, text) => {
+    expect(secretRequest(text)).toBeDefined();
+    expect(secretRequestReason(text)).toBe(IDENTITY_REQUEST_REASON);
+  });
+  it.each(DOES_NOT_ASK)('finds nothing in %s', (_name, text) => {
+    expect(secretRequest(text)).toBeUndefined();
+  });
+});
+
+// As an ask for a gift card's codes: the knowledge asking for the same document vouches for the draft's ask.
+describe('secretRequest: an identity ask the knowledge makes too', () => {
+  const manual = '年齢確認のため、運転免許証またはパスポートの写真を添付してご返信ください。';
+  it.each<[string, string, readonly string[], boolean]>([
+    ['the same document', '恐れ入りますが、運転免許証の写真を添付してご返信ください。', [manual], false],
+    ['the same document, in English', "Please attach a photo of your driver's license.", [manual], false],
+    ['another document', 'マイナンバーカードの写真を添付してご返信ください。', [manual], true],
+    ['one listed beside it that the knowledge lacks', '運転免許証とマイナンバーカードの写真を添付してご返信ください。', [manual], true],
+    ['no knowledge', '運転免許証の写真を添付してご返信ください。', [], true],
+    ['knowledge that only names it', '運転免許証の写真を添付してご返信ください。', ['運転免許証は窓口でご提示ください。'], true],
+  ])('%s', (_name, draft, knowledge, parked) => {
+    expect(secretRequest(draft, knowledge) !== undefined).toBe(parked);
+  });
+  it('never lets a password ask through', () => {
+    const knowledge = ['パスワードを返信でお知らせください。'];
+    expect(secretRequestReason('パスワードを返信でお知らせください。', knowledge)).toBe(SECRET_REQUEST_REASON);
+  });
+});
