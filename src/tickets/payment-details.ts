@@ -601,15 +601,24 @@ const WEAK_ACCOUNT_WORD =
   String.raw`(?<![\p{L}\p{N}])(?:cuentas?|contas?|kontos?|comptes?|cont[oi]|t[àa]i[ \t]+kho[ảa]n|stk|сч[её]т[а-яё]{0,3}|сч[её]та)(?![\p{L}])|账[号户]|帐[号户]|卡号|(?:เลขที่|เลข)?บัญชี`;
 // A bank named right before or after the number (국민은행 123456-01-234567, Banco Santander 0049…, Vietcombank số …):
 // a bank's name in the language (English "bank" names the reader's bank as often, and is read by the English rules).
+// Review R1 (s48): Korean banks' short names (국민, 신한, 하나, 농협, 기업) are words as well ("nation", "one",
+// "company"), so alone they name a bank only right before a number (the end of the text read before it) or in brackets
+// after one (123456-01-234567 (국민));
+// 우리 ("we, our") only right before 은행 or 계좌.
 const BANK_NAME_WORD =
-  String.raw`(?<![\p{L}\p{N}])(?:banco|banca|banque|банк[а-яё]{0,3}|sparkasse|ng[âa]n[ \t]+h[àa]ng|[A-Z][A-Za-z]*bank)(?![\p{L}])|은행|银行|ธนาคาร`;
+  String.raw`(?<![\p{L}\p{N}])(?:banco|banca|banque|банк[а-яё]{0,3}|sparkasse|ng[âa]n[ \t]+h[àa]ng|[A-Z][A-Za-z]*bank)(?![\p{L}])|은행|银行|ธนาคาร|` +
+  String.raw`(?<![\p{L}\p{N}])(?:국민|신한|하나|농협|기업)(?:은행|(?=[ \t]*(?:[0-9]|$)|\)))|우리(?=[ \t]*(?:은행|계좌))`;
 // (Group 1: a word that names a bank's account by itself.)
 const OTHER_ACCOUNT_LABEL = new RegExp(`(${STRONG_ACCOUNT_WORD}|${BANK_NAME_WORD})|${WEAK_ACCOUNT_WORD}`, 'giu');
 // What makes an account word a bank's: a bank, a transfer, a deposit, its holder, a bank's code, in the sentence, the one
 // before or the block above. Spanish "pagos a la cuenta" (pay into the account) too: an ask to pay into it.
+// Review R1 (s48): the usual verbs to pay as well (es/pt/it pagar, ingresar, abonar; de begleichen, bezahlen; ru
+// оплатите; fr payer, réglez; zh 付款, 支付; vi thanh toán, nạp tiền; th ชำระ), but not Italian pagina (a page), French
+// abonnement (a subscription), ingresar a/en (to log in, in Latin America: ingrese a su cuenta), the Russian noun (счёт
+// на оплату is an invoice) nor 支付宝 (Alipay, a handle of its own).
 const TRANSFER_WORD =
-  String.raw`(?<![\p{L}\p{N}])(?:transferencia|transferir|transfiera[n]?|dep[oó]sito|depositar|deposite[n]?|transfer[eê]ncia|transfira|[üu]berweis[a-zäöü]*|einzahl[a-zäöü]*|virement|virer|virez|bonifico|versamento|versare|versate|chuy[ểe]n[ \t]+kho[ảa]n|перев[оеё]д[а-яё]*|переведите|перечисл[а-яё]*|transfer|pagos?[ \t]+(?:a|en)[ \t]+(?:la|esta|nuestra)[ \t]+(?:nueva[ \t]+)?cuenta|pagamentos?[ \t]+(?:para|na)[ \t]+(?:a[ \t]+)?(?:nova[ \t]+)?conta|zahl[a-zäöü]*[ \t]+(?:sie[ \t]+)?(?:an|auf)[ \t]+(?:das[ \t]+)?(?:neue[ \t]+)?konto)(?![\p{L}])|` +
-  String.raw`입금|송금|이체|汇款|转账|打款|โอน`;
+  String.raw`(?<![\p{L}\p{N}])(?:pag(?!in)[a-z]*|ingres[a-z]*(?![ \t]+(?:a|al|en)(?![\p{L}]))|abon(?!n)[a-z]*|begleich[a-zäöü]*|bezahl[a-zäöü]*|оплатите|оплатить|оплачивайте|payer|payez|r[ée]glez|r[ée]gler|thanh[ \t]+to[áa]n|n[ạa]p[ \t]+ti[ềe]n|transferencia|transferir|transfiera[n]?|dep[oó]sito|depositar|deposite[n]?|transfer[eê]ncia|transfira|[üu]berweis[a-zäöü]*|einzahl[a-zäöü]*|virement|virer|virez|bonifico|versamento|versare|versate|chuy[ểe]n[ \t]+kho[ảa]n|перев[оеё]д[а-яё]*|переведите|перечисл[а-яё]*|transfer|pagos?[ \t]+(?:a|en)[ \t]+(?:la|esta|nuestra)[ \t]+(?:nueva[ \t]+)?cuenta|pagamentos?[ \t]+(?:para|na)[ \t]+(?:a[ \t]+)?(?:nova[ \t]+)?conta|zahl[a-zäöü]*[ \t]+(?:sie[ \t]+)?(?:an|auf)[ \t]+(?:das[ \t]+)?(?:neue[ \t]+)?konto)(?![\p{L}])|` +
+  String.raw`입금|송금|이체|汇款|转账|打款|付款|支付(?!宝)|โอน|ชำระ`;
 // (Three patterns: one of them all was more than recheck could decide in its time.)
 const OTHER_BANK_CONTEXT = [
   new RegExp(`${STRONG_ACCOUNT_WORD}|${BANK_NAME_WORD}`, 'iu'),
@@ -634,6 +643,11 @@ const OTHER_OWN_ACCOUNT = new RegExp(
   String.raw`(?<![\p{L}\p{N}])(?:su|sus|tu|tus|sua|suas|seu|seus|ihr|ihre|ihrem|ihren|ihres|dein[a-z]{0,2}|votre|vos|ton|suo|tuo|tua|vostro|vostra|ваш[а-яё]{0,3}|тво[а-яё]{1,3}|anda|kamu|c[ủu]a[ \t]+(?:b[ạa]n|qu[ýy][ \t]+kh[áa]ch|qu[ýy][ \t]+v[ịi]|anh|ch[ịi]))(?![\p{L}])|고객님|귀하|회원님|등록하신|您的|你的|ของคุณ|ของท่าน`,
   'iu',
 );
+// The customer's own account named right after the number, as Vietnamese and Thai write the owner after the noun (tài
+// khoản 0123 4567 8901 của quý khách, บัญชี 123-4-56789-0 ของคุณ; review R1, s48). Only right after it: a "su" or "của
+// bạn" further on is someone's name, order or reference, not the account's owner.
+const OTHER_OWN_ACCOUNT_AFTER = /^[ \t]*(?:c[ủu]a[ \t]+(?:b[ạa]n|qu[ýy][ \t]+kh[áa]ch|qu[ýy][ \t]+v[ịi]|anh|ch[ịi])(?![\p{L}])|ของคุณ|ของท่าน)/iu;
+const OWN_ACCOUNT_AFTER_CHARS = 24;
 // A sentence that announces new bank details or asks to pay: the forger's, so the customer's own account is no excuse.
 const OTHER_NOTICE_OR_ASK = new RegExp(
   String.raw`(?<![\p{L}\p{N}])(?:nuev[oa]s?|cambi[a-z]*|neue?[nmrs]?|ge[äa]ndert|[äa]nder[a-zäöü]*|nouve(?:au|aux|lle|lles)|chang[a-zé]*|modifi[a-zé]*|nuov[oaie]|nov[oa]s?|mudou|mudan[cç]a|alterad[oa]s?|нов[а-яё]*|измен[а-яё]*|m[ớo]i|thay[ \t]+đ[ổo]i|baru|berubah|diganti|ab[ \t]+sofort|a[ \t]+partir|[àa][ \t]+partir|por[ \t]+favor|bitte|veuillez|merci[ \t]+de|per[ \t]+favore|si[ \t]+prega|vui[ \t]+l[òo]ng|пожалуйста|просим|mohon|silakan|harap|transfiera[n]?|deposite[n]?|transfira|virez|versate|переведите)(?![\p{L}])|` +
@@ -646,8 +660,9 @@ const DAY_FIRST_DATE = /^(?:0?[1-9]|[12][0-9]|3[01])[ .\-‐‑−](?:0?[1-9]|1[
 const CURRENCY_AFTER = /^[ \t]*(?:€|\$|£|¥|₩|₫|₽|฿|%|EUR|USD|GBP|VND|KRW|RUB|THB|IDR|CNY|RMB|BRL|MXN|euros?|d[oó]lar|pesos|reais|đồng|руб|บาท|원|円|元|圆|块)/i;
 const CURRENCY_BEFORE = /(?:€|\$|£|¥|₩|₫|₽|฿|Rp\.?|R\$|EUR|USD|VND|KRW|RUB|IDR|CNY|RMB)[ \t]*$/;
 // Where a clause ends for this reading: a sentence's end, a semicolon, a line break; a full stop only before a capital
-// (n. 1000…, Kto.-Nr. 1234…, a.n. PT… are abbreviations).
-const OTHER_CLAUSE_END = /[。！？!?;\n]|\.(?=[ \t]+\p{Lu})/gu;
+// (n. 1000…, Kto.-Nr. 1234…, a.n. PT… are abbreviations), or before Hangul, Han or Thai, which have no capitals (review
+// R1, s48: 계좌 … 환불되었습니다. 확인해 주세요. is two sentences, and the ask of the second is not the first's).
+const OTHER_CLAUSE_END = /[。！？!?;\n]|\.(?=[ \t]+[\p{Lu}\p{Script=Hangul}\p{Script=Han}\p{Script=Thai}])/gu;
 // How far an account word is read from the number: before it (cuenta Banco Santander número …) and after it
 // (123456-01-234567 계좌로, as Korean, Thai and Chinese may write it).
 const OTHER_WORD_BEFORE_CHARS = 48;
@@ -671,6 +686,24 @@ function otherClauseEnd(text: string, at: number, within: number): number {
   return m ? at + m.index : at + tail.length;
 }
 
+/** Where `text`'s line breaks are, in order. */
+function lineBreaks(text: string): number[] {
+  const breaks: number[] = [];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) breaks.push(i);
+  return breaks;
+}
+/** The last of `breaks` (in order) at or before `at`, or -1: what `text.lastIndexOf('\n', at)` is, by binary search. */
+function lastBreakAtOrBefore(breaks: readonly number[], at: number): number {
+  let low = 0;
+  let high = breaks.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (breaks[middle]! <= at) low = middle + 1;
+    else high = middle;
+  }
+  return low === 0 ? -1 : breaks[low - 1]!;
+}
+
 /**
  * The accounts of `text` (folded) written in the other languages a reply goes out in: [where its word or the number
  * starts, where the number starts and ends, where its word or the number ends]. A run of {@link OTHER_ACCOUNT_DIGITS}
@@ -681,6 +714,9 @@ function otherClauseEnd(text: string, at: number, within: number): number {
  */
 function otherLanguageAccounts(text: string): Array<[number, number, number, number]> {
   const found: Array<[number, number, number, number]> = [];
+  // The text's line breaks, found once when a number's line is first asked for (review R1, s48: text.lastIndexOf('\n')
+  // from each number read back to the text's start on a text without line breaks, quadratic in it).
+  let breaks: number[] | undefined;
   for (const m of text.matchAll(OTHER_ACCOUNT_DIGITS)) {
     const start = m.index;
     const end = start + m[0].length;
@@ -715,12 +751,14 @@ function otherLanguageAccounts(text: string): Array<[number, number, number, num
       const before = sentenceStart > 0 && !/\n[ \t]*\n[ \t]*$/.test(text.slice(Math.max(0, sentenceStart - 8), sentenceStart))
         ? text.slice(otherClauseStart(text, sentenceStart - 1, OTHER_CONTEXT_CHARS), sentenceStart)
         : '';
-      const lineStart = text.lastIndexOf('\n', from) + 1;
+      breaks ??= lineBreaks(text);
+      const lineStart = lastBreakAtOrBefore(breaks, from) + 1;
       if (!namesBank(sentence) && !namesBank(before) && !linesAbove(text, lineStart).some(namesBank)) continue;
     }
     // The customer's own account (su cuenta, Ihr Konto, 고객님의 계좌) beside its word, where we pay them back.
     const aroundWord = text.slice(Math.max(sentenceStart, word.at - 16), Math.min(word.end + 20, word.at < start ? start : word.end + 20));
-    if (OTHER_OWN_ACCOUNT.test(aroundWord) && !OTHER_NOTICE_OR_ASK.test(sentence)) continue;
+    const ownAfter = OTHER_OWN_ACCOUNT_AFTER.test(text.slice(end, end + OWN_ACCOUNT_AFTER_CHARS));
+    if ((OTHER_OWN_ACCOUNT.test(aroundWord) || ownAfter) && !OTHER_NOTICE_OR_ASK.test(sentence)) continue;
     found.push([from, start, end, Math.max(word.end, end)]);
   }
   return found;

@@ -945,3 +945,71 @@ describe('security review 16: an account near a bank or account word of another 
     expect(reason).toMatch(/payment details/);
   });
 });
+
+// Review R1 of session 48 (MED 5): the usual verbs to pay, beside a word that is a user's account too (cuenta, Konto,
+// compte, conto, conta, счёт, 账号, บัญชี, tài khoản), make it a bank's; Korean banks' short names name a bank.
+const ATTACKS_R1: Array<[string, string]> = [
+  ['Por favor, ingrese el importe en la cuenta 2100 0418 4502 0005 1332 a nombre de ACME SL.', '2100 0418 4502 0005 1332'],
+  ['Le rogamos abone la factura en nuestra nueva cuenta 2100 0418 4502 0005 1332.', '2100 0418 4502 0005 1332'],
+  ['Pague el importe en la cuenta 2100 0418 4502 0005 1332.', '2100 0418 4502 0005 1332'],
+  ['Bitte begleichen Sie den Betrag über das Konto 1234567890 bei uns.', '1234567890'],
+  ['Bitte bezahlen Sie den Betrag auf das Konto 1234567890.', '1234567890'],
+  ['请付款到账号 6222 0202 0000 1234 567。', '6222 0202 0000 1234 567'],
+  ['请支付到账号 6222 0202 0000 1234 567。', '6222 0202 0000 1234 567'],
+  ['Оплатите, пожалуйста, на счёт 40817810099910004312.', '40817810099910004312'],
+  ['Переведите деньги на счёт 40817810099910004312.', '40817810099910004312'],
+  ['Por favor, pague na conta 1234567-8.', '1234567-8'],
+  ['Si prega di pagare sul conto 000012345678.', '000012345678'],
+  ['กรุณาชำระเงินเข้าบัญชี 123-4-56789-0', '123-4-56789-0'],
+  ['Merci de payer sur notre nouveau compte 30004 00550 00012345678 67.', '30004 00550 00012345678 67'],
+  ['Réglez le montant sur le compte 30004 00550 00012345678.', '30004 00550 00012345678'],
+  ['Quý khách vui lòng thanh toán vào tài khoản 0123456789 của công ty.', '0123456789'],
+  ['Quý khách vui lòng nạp tiền vào số tài khoản 0123456789.', '0123456789'],
+  ['아래 번호로 보내 주세요: 123456-01-234567 (국민)', '123456-01-234567'],
+  ['입금은 신한 110-123-456789 로 부탁드립니다.', '110-123-456789'],
+];
+// Review R1 (LOW 10): a refund to the customer's own account, the clause ending at a full stop before Korean, the
+// owner named after the number (Vietnamese); Korean 우리 ("we, our") and 하나 ("one") are no banks by themselves.
+const ORDINARY_R1 = [
+  '고객님의 계좌 123456-01-234567 로 환불되었습니다. 확인해 주세요.',
+  'Chúng tôi sẽ hoàn tiền vào tài khoản 0123 4567 8901 của quý khách tại ngân hàng Vietcombank. Vui lòng kiểm tra.',
+  '우리 회사의 고객센터 번호는 1588-1234 입니다. 문의해 주세요.',
+  '하나 더 알려 드리면, 주문 번호 12345678 로 조회할 수 있습니다.',
+  'Ihre Rechnung 12345678 wurde bezahlt.',
+  'Su pedido 12345678 ha sido pagado.',
+  'Por favor, ingrese a su cuenta 12345678 con su contraseña.',
+  'Votre abonnement est lié au compte 12345678.',
+  'Счёт № 1234567 на оплату отправлен на вашу почту.',
+];
+describe('review R1: pay verbs beside a user-account word, Korean banks\' short names', () => {
+  it.each(ATTACKS_R1)('%s', (draft, digits) => {
+    const found = foreignFindings(draft, NONE_43E);
+    expect(found.filter((f) => f.kind === 'bank-account').map((f) => f.written).join('\n'), JSON.stringify(found)).toContain(digits);
+  });
+
+  it.each(ORDINARY_R1)('none: %s', (draft) => {
+    expect(paymentDetailsIn(draft)).toEqual([]);
+  });
+
+  it('a change of the customer\'s own account, or an ask to pay into it, is still named', () => {
+    expect(paymentDetailsIn('고객님의 계좌가 변경되었습니다: 국민은행 123456-01-234567. 확인해 주세요.')).not.toEqual([]);
+    expect(paymentDetailsIn('Vui lòng chuyển khoản vào tài khoản 0123 4567 8901 của quý khách tại ngân hàng Vietcombank.')).not.toEqual([]);
+  });
+});
+
+// Not a speed target (review R1, LOW 11): the line of each number was looked for from the number back to the text's
+// start, so a text without line breaks ("Konto 1234567 " repeated, which a prompt-injected model can write) grew with
+// the square (840,000 characters: 41.5 s idle). The rest of the reading is linear but not cheap on so many numbers
+// (1.2 s idle, 4.6–5.7 s under stress-ng --cpu 4 on two cores), so the bound sits below the old reading idle and at
+// five times the new one loaded, not at a tenth of the blow-up: a text large enough for that would take the old code
+// many minutes.
+describe('paymentDetailsIn: account words and numbers on one line without end', () => {
+  it('reads it in time', { timeout: 120_000 }, () => {
+    const draft = 'Konto 1234567 '.repeat(60_000);
+    expect(paymentDetailsIn('Konto 1234567 '.repeat(100))).toEqual([]);
+    const started = performance.now();
+    expect(paymentDetailsIn(draft)).toEqual([]);
+    // Not a speed target: 1.2 s idle, under 6 s on a loaded machine; the old reading 41.5 s idle.
+    expect(performance.now() - started).toBeLessThan(30_000);
+  });
+});
