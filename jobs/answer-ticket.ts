@@ -1329,7 +1329,7 @@ function replyReaders(ticket: Ticket, result: AgentResult, ourReplies: readonly 
   // A postal address the customer wrote (their own, for a return label) is theirs to read back, but only when the
   // reply goes to the sender the receiving server vouched for: a forged From's mail would otherwise vouch for the
   // forger's drop address in a reply to the person impersonated.
-  const customerMail = toSender && vouched ? [ticket.question, ticket.mailText ?? ''] : [];
+  const customerMail = toSender && vouched ? [ticket.question] : [];
   return { allowed: { knowledge, trustedDomains: config.TRUSTED_LINK_DOMAINS, addresses, customerMail }, recipient, toSender, vouched };
 }
 

@@ -21,6 +21,8 @@
  * remote-access id) are read like phone numbers, and a request for gift-card codes is never vouched for
  * (src/tickets/payment-details.ts, security review 11). So is a postal address, by its postcode (security review 16:
  * "mail your card to 〒160-0023 …"), which the customer's own mail vouches for too ({@link AllowedLinks.customerMail}).
+ * That is a check of postcodes, not of addresses: an address written without a postcode, or in a format whose
+ * postcode is not read (German, French), goes out unread.
  */
 import { createRequire } from 'node:module';
 import { BlockList } from 'node:net';
@@ -420,18 +422,30 @@ function phoneDigits(phone: string): string {
 // --- Postal addresses (security review 16, finding 3) ---
 // A postal address is as good a lure as a phone number ("mail your card to 〒160-0023 東京都…"), read by its postcode,
 // the part a model cannot leave out and the knowledge writes the same way: Japanese 〒NNN-NNNN or 郵便番号 NNN-NNNN,
-// and NNN-NNNN alone before a prefecture's name; a US ZIP after its state (CA 94102) or a UK postcode (SW1A 2AA)
-// only with a street or a PO box before it in a sentence that asks to mail, send or post something to it: a ZIP or a
-// postcode alone is as often a number or a code of something else. The text is read as checkedText reads it: any
-// script's digits and kanji numerals as ASCII.
+// NNN-NNNN or NNNNNNN alone before a prefecture's name, and either after a romanised prefecture or Japan ("Tokyo
+// 160-0023", bug review R1); a US ZIP after its state, as its code or its name (CA 94102, California 94102), or a UK
+// postcode (SW1A 2AA) only with a street or a PO box before it in a sentence that asks to mail, send or post
+// something to it: a ZIP or a postcode alone is as often a number or a code of something else. This is a check of
+// postcodes, not of addresses: an address written without one (東京都新宿区西新宿1-2-3 宛), or a German or French one
+// (10115 Berlin: five digits before a town are too often something else), is not read. The text is read as
+// checkedText reads it: any script's digits and kanji numerals as ASCII.
 const POSTAL_DASH = '[-‐‑−－ー―–—]';
 const PREFECTURE =
   '(?:北海道|東京都|(?:京都|大阪)府|(?:青森|岩手|宮城|秋田|山形|福島|茨城|栃木|群馬|埼玉|千葉|神奈川|新潟|富山|石川|福井|山梨|長野|岐阜|静岡|愛知|三重|滋賀|兵庫|奈良|和歌山|鳥取|島根|岡山|広島|山口|徳島|香川|愛媛|高知|福岡|佐賀|長崎|熊本|大分|宮崎|鹿児島|沖縄)県)';
 const JA_POSTCODE = new RegExp(
-  String.raw`(?:〒|郵便番号(?:[ \t　]*[:：])?)[ \t　]*[0-9]{3}${POSTAL_DASH}?[0-9]{4}(?![0-9])|(?<![\p{L}\p{N}.#/_]|${POSTAL_DASH})[0-9]{3}${POSTAL_DASH}[0-9]{4}(?![0-9])(?=[ \t　、,]{0,3}${PREFECTURE})`,
+  String.raw`(?:〒|郵便番号(?:[ \t　]*[:：])?)[ \t　]*[0-9]{3}${POSTAL_DASH}?[0-9]{4}(?![0-9])|(?<![\p{L}\p{N}.#/_]|${POSTAL_DASH})[0-9]{3}${POSTAL_DASH}?[0-9]{4}(?![0-9])(?=[ \t　、,]{0,3}${PREFECTURE})`,
   'gu',
 );
-const US_STATE = '(?:A[KLRZS]|C[AOT]|D[CE]|FL|G[AU]|HI|I[ADLN]|K[SY]|LA|M[ADEINOPST]|N[CDEHJMVY]|O[HKR]|P[AR]|RI|S[CD]|T[NX]|UT|V[AIT]|W[AIVY])';
+// A romanised prefecture (with -to, -fu, -ken or -do) or Japan, then a postcode: how an address in Japan is written in
+// English ("Shinjuku-ku, Tokyo 160-0023, Japan").
+const JA_ROMANISED_PLACE =
+  '(?:Japan|Hokkaido|Aomori|Iwate|Miyagi|Akita|Yamagata|Fukushima|Ibaraki|Tochigi|Gunma|Saitama|Chiba|Tokyo|Kanagawa|Niigata|Toyama|Ishikawa|Fukui|Yamanashi|Nagano|Gifu|Shizuoka|Aichi|Mie|Shiga|Kyoto|Osaka|Hyogo|Nara|Wakayama|Tottori|Shimane|Okayama|Hiroshima|Yamaguchi|Tokushima|Kagawa|Ehime|Kochi|Fukuoka|Saga|Nagasaki|Kumamoto|Oita|Miyazaki|Kagoshima|Okinawa)(?:-(?:to|fu|ken|do))?';
+const JA_ROMANISED_POSTCODE = new RegExp(String.raw`(?<![\p{L}\p{N}])${JA_ROMANISED_PLACE},?[ \t]+〒?[0-9]{3}${POSTAL_DASH}?[0-9]{4}(?![\p{N}]|${POSTAL_DASH})`, 'giu');
+const US_STATE_CODE = '(?:A[KLRZS]|C[AOT]|D[CE]|FL|G[AU]|HI|I[ADLN]|K[SY]|LA|M[ADEINOPST]|N[CDEHJMVY]|O[HKR]|P[AR]|RI|S[CD]|T[NX]|UT|V[AIT]|W[AIVY])';
+// A state written out is as good as its code (bug review R1: "San Francisco, California 94102").
+const US_STATE_NAME =
+  '(?:Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|District of Columbia|Florida|Georgia|Hawaii|Idaho|Illinois|Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Massachusetts|Michigan|Minnesota|Mississippi|Missouri|Montana|Nebraska|Nevada|New Hampshire|New Jersey|New Mexico|New York|North Carolina|North Dakota|Ohio|Oklahoma|Oregon|Pennsylvania|Rhode Island|South Carolina|South Dakota|Tennessee|Texas|Utah|Vermont|Virginia|Washington|West Virginia|Wisconsin|Wyoming)';
+const US_STATE = `(?:${US_STATE_CODE}|${US_STATE_NAME})`;
 // The Royal Mail's format, as written on mail (capitals and the space); personal-data.ts reads it the same way.
 const UK_POSTCODE = '(?:GIR 0AA|[A-PR-UWYZ](?:[0-9]{1,2}|[A-HK-Y][0-9]{1,2}|[0-9][A-HJKPSTUW]|[A-HK-Y][0-9][ABEHMNPRV-Y]) [0-9][ABD-HJLNP-UW-Z]{2})';
 const EN_POSTCODE = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:${US_STATE}[ \t]+[0-9]{5}(?:-[0-9]{4})?|${UK_POSTCODE})(?![\p{L}\p{N}-])`, 'gu');
@@ -444,11 +458,23 @@ const EN_TO = /\bto\b/i;
 // How far before an English postcode its street and the ask are looked for: an address and the sentence that leads
 // to it, not the paragraphs before (a blank line ends it too).
 const EN_ADDRESS_LOOKBACK = 300;
-// What the knowledge or the customer's mail vouches with: a 7-digit Japanese postcode (with its dash or without), five
-// digits (a ZIP) and a UK postcode, anywhere.
-const POSTCODE_KEYS = new RegExp(String.raw`(?<![0-9])[0-9]{3}${POSTAL_DASH}?[0-9]{4}(?![0-9])|(?<![0-9])[0-9]{5}(?![0-9])|(?<![A-Za-z0-9])${UK_POSTCODE}(?![A-Za-z0-9])`, 'gu');
+// What the knowledge or the customer's mail vouches with, anywhere: a 7-digit Japanese postcode (with its dash or
+// without) after 〒 or 郵便番号, before a prefecture, or standing alone (bug review R1: no letter, digit or dash before
+// it, no digit or dash after, or an id "A1600023" or a phone number "0120-160-0023" vouched for 〒160-0023); a ZIP
+// only after its state (any five digits, a port 50443, vouched for one); a UK postcode.
+const POSTCODE_KEYS = new RegExp(
+  String.raw`(?:〒|郵便番号(?:[ \t　]*[:：])?)[ \t　]*[0-9]{3}${POSTAL_DASH}?[0-9]{4}(?![\p{N}]|${POSTAL_DASH})` +
+    String.raw`|(?<![\p{Script=Latin}\p{N}]|${POSTAL_DASH})[0-9]{3}${POSTAL_DASH}?[0-9]{4}(?![\p{N}]|${POSTAL_DASH})(?=[ \t　、,]{0,3}${PREFECTURE})` +
+    String.raw`|(?<![\p{L}\p{N}]|${POSTAL_DASH})[0-9]{3}${POSTAL_DASH}?[0-9]{4}(?![\p{N}]|${POSTAL_DASH})` +
+    String.raw`|(?<![\p{L}\p{N}])${US_STATE}[ \t]+[0-9]{5}(?![\p{N}])` +
+    String.raw`|(?<![A-Za-z0-9])${UK_POSTCODE}(?![A-Za-z0-9])`,
+  'gu',
+);
 // How a postal finding is written, read again alone for the park reason.
-const POSTAL_WRITTEN = new RegExp(String.raw`^(?:(?:〒|郵便番号)[^]*|[0-9]{3}${POSTAL_DASH}[0-9]{4}|${US_STATE}[ \t]+[0-9]{5}(?:-[0-9]{4})?|${UK_POSTCODE})$`, 'u');
+const POSTAL_WRITTEN = new RegExp(
+  String.raw`^(?:(?:〒|郵便番号)[^]*|[0-9]{3}${POSTAL_DASH}?[0-9]{4}|${JA_ROMANISED_PLACE},?[ \t]+〒?[0-9]{3}${POSTAL_DASH}?[0-9]{4}|${US_STATE}[ \t]+[0-9]{5}(?:-[0-9]{4})?|${UK_POSTCODE})$`,
+  'iu',
+);
 
 /** A postcode as {@link postalAddressesIn} and {@link postcodeKeysIn} compare it: `jp:1600023`, `zip:94102`, `uk:SW1A2AA`. */
 function postcodeKey(postcode: string): string {
@@ -464,8 +490,12 @@ function postcodeKey(postcode: string): string {
 function postalAddressesIn(text: string): Array<{ key: string; start: number; end: number }> {
   const found: Array<{ key: string; start: number; end: number }> = [];
   if (!/[0-9]/.test(text)) return found;
-  if (/[0-9]{3}/.test(text)) for (const m of text.matchAll(JA_POSTCODE)) found.push({ key: postcodeKey(m[0]), start: m.index, end: m.index + m[0].length });
-  if (/[A-Z][A-Z0-9]? ?[0-9]/.test(text)) {
+  if (/[0-9]{3}/.test(text)) {
+    for (const m of text.matchAll(JA_POSTCODE)) found.push({ key: postcodeKey(m[0]), start: m.index, end: m.index + m[0].length });
+    for (const m of text.matchAll(JA_ROMANISED_POSTCODE)) found.push({ key: `jp:${m[0].replace(/[^0-9]/g, '')}`, start: m.index, end: m.index + m[0].length });
+  }
+  // A state written out ends in a small letter (California 94102).
+  if (/[A-Za-z][A-Z0-9]? ?[0-9]/.test(text)) {
     for (const m of text.matchAll(EN_POSTCODE)) {
       const before = text.slice(Math.max(0, m.index - EN_ADDRESS_LOOKBACK), m.index);
       const paragraph = before.split(/\n[ \t]*\n/).pop() ?? '';
@@ -479,7 +509,7 @@ function postalAddressesIn(text: string): Array<{ key: string; start: number; en
 
 /** Every postcode `text` (read by checkedText) writes, as {@link postcodeKey} keys: what vouches for a postal finding. */
 function postcodeKeysIn(text: string): string[] {
-  return [...text.matchAll(POSTCODE_KEYS)].map((m) => (/[A-Z]/.test(m[0]) ? `uk:${m[0].replace(/ /g, '')}` : postcodeKey(m[0])));
+  return [...text.matchAll(POSTCODE_KEYS)].map((m) => (/[0-9]{5}/.test(m[0]) || !/[A-Z]/.test(m[0]) ? postcodeKey(m[0]) : `uk:${m[0].replace(/ /g, '')}`));
 }
 
 /**

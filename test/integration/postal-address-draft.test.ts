@@ -58,6 +58,17 @@ describe('a postal address in a draft', () => {
     expect(suite.servers.smtp.attempts).toHaveLength(0);
   });
 
+  // Bug review R1 (MED 7): only the customer's own words vouch, not the mail whole. An authenticated customer who
+  // asks about a phisher's mail they quote would otherwise vouch for the phisher's drop address to themselves.
+  it('a phisher\'s address the authenticated customer quotes: parked', async () => {
+    const question = 'このメールは本物ですか？\n\n2026年11月27日 10:00 XYZ <notice@xyz-card.example>:\n> 本人確認のため、カードを 〒160-0023 東京都新宿区西新宿1-2-3 宛に返送してください。';
+    const draft = `${LEAD_JA}本人確認のため、カードを 〒160-0023 東京都新宿区西新宿1-2-3 宛にご返送ください。`;
+    const done = await settled(question, draft, { 'Authentication-Results': 'mx.helpdesk.test; dmarc=pass header.from=customer.example' });
+    expect(done.state, done.reason).toBe('parked');
+    expect(done.reason).toContain("postal addresses (by their postcodes) that are neither in the knowledge it found nor in the customer's mail: 〒160-0023");
+    expect(suite.servers.smtp.attempts).toHaveLength(0);
+  });
+
   it('an ordinary answer: sent', async () => {
     const draft = `${LEAD_JA}二段階認証は「設定」→「セキュリティ」→「二段階認証」から設定できます。`;
     const done = await settled(JA_MAIL, draft);

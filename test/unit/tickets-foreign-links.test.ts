@@ -502,6 +502,26 @@ describe('security review 16: a postal address as the lure', () => {
     expect(foreignLinks(draft, desk)).toEqual(expected);
   });
 
+  // Bug review R1 (MED 6): small rewordings of the lure, and what is left alone (the check reads postcodes, not
+  // addresses: one without a postcode, or a German or French one, is not read).
+  it.each<[string, string, string[]]>([
+    ['seven digits without the dash before a prefecture', '古いカードは 1600023 東京都新宿区西新宿1-2-3 宛にお送りください。', ['1600023']],
+    ['romanised, after Tokyo', 'Please mail your old card to XYZ Center, 1-2-3 Nishi-Shinjuku, Shinjuku-ku, Tokyo 160-0023, Japan.', ['Tokyo 160-0023']],
+    ['romanised, after Japan', 'Please send the card to XYZ Center, Nishi-Shinjuku 1-2-3, Japan 160-0023.', ['Japan 160-0023']],
+    ['romanised, after Tokyo-to', 'Return the device to XYZ, Shinjuku-ku, Tokyo-to 1600023.', ['Tokyo-to 1600023']],
+    ['romanised, after another prefecture', 'Send it to XYZ, Chuo-ku, Osaka 541-0041.', ['Osaka 541-0041']],
+    ['a US state written out', 'Please mail your old card to XYZ Center, 1200 Market Street, San Francisco, California 94102.', ['California 94102']],
+    ['a US state of two words written out', 'Please mail your old card to XYZ Center, 100 Main Street, Albany, New York 12207.', ['New York 12207']],
+    ['the knowledge\'s ZIP, its state written out in the draft', 'Please ship the unit to XYZ Inc., 500 Howard Street, San Francisco, California 94105.', []],
+    ['no postcode (not read)', '古いカードは東京都新宿区西新宿1-2-3 XYZカード回収センター宛にお送りください。', []],
+    ['a German address (not read)', 'Bitte senden Sie Ihre alte Karte an XYZ Service, Musterstraße 12, 10115 Berlin.', []],
+    ['a French address (not read)', 'Veuillez envoyer votre carte à XYZ Service, 12 rue de la Paix, 75002 Paris.', []],
+    ['a seven-digit number before no prefecture', '注文番号 1600023 の商品は発送済みです。', []],
+    ['a number and a prefecture in a sentence of a count', '会員数 1234567 人、東京都内の店舗数は 12 です。', []],
+  ])('%s', (_what, draft, expected) => {
+    expect(foreignLinks(draft, desk)).toEqual(expected);
+  });
+
   it('reads the customer\'s mail only when the caller gives it', () => {
     const { customerMail: _mail, ...withoutMail } = desk;
     expect(foreignLinks('ご登録の住所（〒530-0001 大阪府大阪市北区梅田1-2-3）に交換品をお送りします。', withoutMail)).toEqual(['〒530-0001']);
@@ -516,5 +536,31 @@ describe('security review 16: a postal address as the lure', () => {
     expect(foreignLinksReason(foreignLinks(draft, desk))).toBe(
       "the answer contains links, addresses or phone numbers that are neither in the knowledge it found nor trusted (TRUSTED_LINK_DOMAINS): https://evil.example/verify; and the answer contains postal addresses (by their postcodes) that are neither in the knowledge it found nor in the customer's mail: 〒160-0023",
     );
+  });
+});
+
+// Bug review R1 (MED 7): what vouches for a postcode was too broad. An id or a phone number of the knowledge that
+// holds its seven digits vouched for 〒160-0023, and any five digits (a port) for a ZIP. A postcode vouches only with
+// its own boundaries (no letter, digit or dash before it, no digit or dash after), and a ZIP only after its state.
+describe('bug review R1: what vouches for a postcode', () => {
+  const LURE = '古いカードは〒160-0023 東京都新宿区西新宿1-2-3 宛にお送りください。';
+  const US_LURE = 'Please mail your old card to XYZ Center, 1200 Market Street, San Francisco, CA 50443.';
+  it.each<[string, string, string[], string[]]>([
+    ['an order id holding its digits', LURE, ['ご注文番号 A1600023 の状況は…'], ['〒160-0023']],
+    ['a phone number holding its digits', LURE, ['サポート 0120-160-0023（平日 9:00〜18:00）'], ['〒160-0023']],
+    ['a longer number holding its digits', LURE, ['お客様番号 16000231 をご用意ください。'], ['〒160-0023']],
+    ['a number after it with a dash', LURE, ['部品 160-0023-01 の在庫'], ['〒160-0023']],
+    ['a port of the same five digits', US_LURE, ['Allow TCP port 50443 on the proxy.'], ['CA 50443']],
+    ['five digits after no state', US_LURE, ['Error 50443: the upload failed.'], ['CA 50443']],
+    // What still vouches.
+    ['the postcode after 〒', LURE, ['本社 〒160-0023 東京都新宿区'], []],
+    ['the postcode after 郵便番号 with no space', LURE, ['郵便番号160-0023 東京都新宿区'], []],
+    ['the postcode alone in a line', LURE, ['返送先\n160-0023\n東京都新宿区西新宿1-2-3'], []],
+    ['the postcode without its dash', LURE, ['〒1600023'], []],
+    ['the postcode written straight after a word, before its prefecture', LURE, ['返送先は160-0023東京都新宿区西新宿です。'], []],
+    ['the ZIP after its state code', US_LURE, ['XYZ Center, 1200 Market Street, San Francisco, CA 50443'], []],
+    ['the ZIP after its state written out', US_LURE, ['XYZ Center, San Francisco, California 50443-1234'], []],
+  ])('%s', (_what, draft, knowledge, expected) => {
+    expect(foreignLinks(draft, { knowledge, trustedDomains: [], addresses: [] })).toEqual(expected);
   });
 });
