@@ -67,7 +67,10 @@ export async function reindexQa(data: ReindexQaJobData | undefined, ctx: Reindex
   const dir = path.resolve(input.dir ?? ctx.config.QA_DIR);
 
   logger.info({ dir, backend: ctx.qa.kind }, 'reindexing Q&A');
-  const loaded = await loadQaPairs(dir, { logger, onProgress: ctx.onProgress });
+  // An address on our own domains in a FAQ answer is the desk's, which the scrub of the pairs keeps.
+  // MAIL_FROM may carry a display name ("XYZ Support <support@example.com>"): the domain is what follows the @.
+  const ownDomains = [ctx.config.MAIL_FROM, ...(ctx.config.SUPPORT_ADDRESSES ?? [])].flatMap((address) => /@([^\s<>"@]+)/.exec(address ?? '')?.[1] ?? []);
+  const loaded = await loadQaPairs(dir, { logger, onProgress: ctx.onProgress, ownDomains });
   const { files, skipped, passedOver } = loaded;
   const learned = (await ctx.learned?.()) ?? [];
   const pairs = [...loaded.pairs, ...learned];

@@ -300,11 +300,12 @@ describe('loadQaPairs', () => {
     await writeFile(path.join(dir, 'a.csv'), 'q,a\nA1,a1\nA2,a2\n');
     await writeFile(path.join(dir, 'notes.txt'), 'not a csv');
     await mkdir(path.join(dir, 'old.csv'));
-    const progress: number[] = [];
-    const result = await loadQaPairs(dir, { onProgress: ({ done }) => void progress.push(done) });
+    const progress: string[] = [];
+    const result = await loadQaPairs(dir, { onProgress: ({ stage, done }) => void progress.push(`${stage} ${done}`) });
     expect(result.files).toEqual(['a.csv', 'b.csv']);
     expect(result.pairs.map((p) => p.id)).toEqual(['a.csv#1', 'a.csv#2', 'b.csv#1']);
-    expect(progress).toEqual([0, 1, 2]);
+    // A file read each, then the personal data of the pairs removed.
+    expect(progress).toEqual(['read 0', 'read 1', 'read 2', 'scrub 3']);
   });
 
   it('reads Shift_JIS files as written by Excel', async () => {
