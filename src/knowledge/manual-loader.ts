@@ -597,8 +597,8 @@ function boundedSpan(value: unknown, max: number): number {
 /**
  * A data table laid out by html-to-text's own `dataTable` formatter in pieces it lays out quickly: spans held to
  * HTML's cap and to the rows of the piece ({@link boundedSpan}), the rows in groups of
- * {@link MAX_LAID_OUT_TABLE_SIDE}, each group aligned on its own. A group wider than that (a row of thousands of
- * cells) is read a cell per line. The words are the same either way; only their alignment differs.
+ * {@link MAX_LAID_OUT_TABLE_SIDE}, each group aligned on its own. A group with a row wider than that (thousands of
+ * cells, its own and those spanning down into it from rows above) is read a cell per line. The words are the same either way; only their alignment differs.
  */
 const boundedDataTable: FormatCallback = (elem, walk, builder, formatOptions) => {
   const dataTable = builder.options.formatters['dataTable']!;
@@ -606,9 +606,14 @@ const boundedDataTable: FormatCallback = (elem, walk, builder, formatOptions) =>
   for (let start = 0; start < rows.length || start === 0; start += MAX_LAID_OUT_TABLE_SIDE) {
     const group = rows.slice(start, start + MAX_LAID_OUT_TABLE_SIDE);
     let widest = 0;
-    let spanning = 0;
+    // A row's width is its own cells' columns and those of the cells above still spanning down into it, each up to
+    // its last row: the columns still open, and by last row those that close (a sum, so a group of many spanning
+    // cells costs a step a cell).
+    let open = 0;
+    const closing = new Array<number>(group.length).fill(0);
     for (const [i, row] of group.entries()) {
-      let width = 0;
+      if (i > 0) open -= closing[i - 1]!;
+      let width = open;
       for (const cell of row.children) {
         if (cell.type !== 'tag' || (cell.name !== 'td' && cell.name !== 'th')) continue;
         const attribs = (cell.attribs ?? {}) as Record<string, string>;
@@ -616,12 +621,14 @@ const boundedDataTable: FormatCallback = (elem, walk, builder, formatOptions) =>
         const rowspan = boundedSpan(attribs['rowspan'], group.length - i);
         cell.attribs = { ...attribs, colspan: String(colspan), rowspan: String(rowspan) };
         width += colspan;
-        // A cell spanning rows takes its columns in the rows below: counted once for all of them.
-        if (rowspan > 1) spanning += colspan;
+        if (rowspan > 1) {
+          open += colspan;
+          closing[i + rowspan - 1]! += colspan;
+        }
       }
       widest = Math.max(widest, width);
     }
-    if (widest + spanning <= MAX_LAID_OUT_TABLE_SIDE) {
+    if (widest <= MAX_LAID_OUT_TABLE_SIDE) {
       const piece: DomNode = rows.length <= MAX_LAID_OUT_TABLE_SIDE ? elem : { ...elem, children: group };
       dataTable(piece, walk, builder, formatOptions);
       continue;

@@ -10,6 +10,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
+import { convert } from 'html-to-text';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KnowledgeError } from '../../src/knowledge/errors.js';
 import { chunkSections, cleanMarkdown, createManualSplitter, htmlSections, loadManualChunks, markdownSections } from '../../src/knowledge/manual-loader.js';
@@ -158,6 +159,25 @@ describe('table spans a page may carry', () => {
   it('a small table is laid out in columns as before', () => {
     const [section] = htmlSections('<table><tr><th>項目</th><th>値</th></tr><tr><td>上限</td><td>100</td></tr></table>');
     expect(section?.text).toBe('項目   値\n上限   100');
+  });
+
+  it('a long table with merged cells is laid out in columns as html-to-text lays it out', () => {
+    // Review s48-r2: every row-spanning cell's columns were added up over the whole group, so 400 rows of a 4-column
+    // table with three cells rowspan="2" every other row counted as 600 columns and came out a cell per line.
+    const body = Array.from({ length: 400 }, (_, i) =>
+      i % 2 === 0 ? `<tr><td rowspan="2">分類${i}</td><td rowspan="2">型番${i}</td><td rowspan="2">AC${i}</td><td>注記${i}</td></tr>` : `<tr><td>注記${i}</td></tr>`,
+    ).join('');
+    const table = `<table><tr><th>分類</th><th>型番</th><th>電源</th><th>備考</th></tr>${body}</table>`;
+    const [section] = htmlSections(table);
+    expect(section?.text).toBe(convert(table, { wordwrap: false, selectors: [{ selector: 'table', format: 'dataTable' }] }));
+    expect(section?.text).toMatch(/^分類398 +型番398 +AC398 +注記398$/m);
+  });
+
+  it('a row wider than the bound with the columns still open from the row above is read a cell per line', () => {
+    // 400 columns held open by a cell of the first row, and 200 cells of its own: 600 columns in the second row.
+    const cells = Array.from({ length: 200 }, (_, i) => `<td>列${i}</td>`).join('');
+    const [section] = htmlSections(`<table><tr><td rowspan="2" colspan="400">見出し</td></tr><tr>${cells}</tr></table>`);
+    expect(section?.text).toBe(['見出し', ...Array.from({ length: 200 }, (_, i) => `列${i}`)].join('\n'));
   });
 
   it('a page with such a table is read by the reindex, not failing it', async () => {
