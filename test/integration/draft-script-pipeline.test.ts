@@ -39,6 +39,8 @@ describe('a draft in a script or language nobody wrote', () => {
     ['Spanish notice', EN_MAIL, `${LEAD_EN}Importante: a partir de este mes, el soporte se hará solo por nuestro nuevo canal y no por este correo.`, 'prose in Spanish'],
     ['Korean notice under a Japanese lead', JA_MAIL, `${LEAD_JA}중요: 이번 달부터 고객 지원은 새 창구에서만 진행됩니다. 담당자의 안내를 기다려 주십시오.`, 'prose in Korean script'],
     ['Cyrillic look-alikes in an English word', EN_MAIL, `${LEAD_EN}Your account will be сlosed today unless you open our new support раge.`, 'look-alike letters of another script'],
+    ['Swedish notice under a Japanese lead (no function-word list)', JA_MAIL, `${LEAD_JA}Viktigt: från och med denna månad sker all support endast via vår nya kanal och inte via detta mejl.`, 'prose in a Latin-script language'],
+    ['an Armenian look-alike in an English word', EN_MAIL, `${LEAD_EN}Your account will be closed today unless you open our new support pօge.`, 'look-alike letters of another script'],
   ])('%s: parked, nothing sent', async (_name, question, draft, reason) => {
     const done = await settled(question, draft);
     expect(done.state, done.reason).toBe('parked');
@@ -50,6 +52,7 @@ describe('a draft in a script or language nobody wrote', () => {
     ['English reply quoting the manual\'s Japanese screen labels', EN_MAIL, `${LEAD_EN}To turn on two-factor authentication, open 「設定」→「セキュリティ」→「二段階認証」 and choose 「認証アプリ」 as the method. Then scan the QR code with the app and enter the 6-digit code.`],
     ['Japanese reply naming English screens and products', JA_MAIL, `${LEAD_JA}二段階認証は「Settings」→「Security」→「Two-factor authentication」を開き、Google Authenticator や Microsoft Authenticator などの認証アプリで QR コードを読み取って設定してください。`],
     ['Portuguese reply to a Portuguese mail', PT_MAIL, 'Obrigado pelo contato.\n\nPara configurar a autenticação de dois fatores, abra as configurações da sua conta e siga as instruções do aplicativo autenticador.'],
+    ['German reply to a German mail of a few words', 'Zwei-Faktor-Authentifizierung einrichten?', 'Guten Tag, Sie können die Zwei-Faktor-Authentifizierung in den Kontoeinstellungen unter „Sicherheit“ mit einer Authenticator-App einrichten.'],
   ])('%s: sent', async (_name, question, draft) => {
     const done = await settled(question, draft);
     expect(done.state, done.reason).toBe('sent');

@@ -24,6 +24,20 @@ describe('mixedScriptWords', () => {
     ['a word of one script each', 'Москва and Athens (Αθήνα), パスワード', []],
     ['full-width Latin is Latin', 'Ｐａｓｓｗｏｒｄを返信で', []],
     ['accents are Latin', 'café, naïve, São Paulo, Nguyễn', []],
+    // R1 item 2: look-alikes of other scripts, and Latin small capitals and IPA letters inside an ASCII word.
+    ['a Latin small capital O', 'reply with your passwᴏrd', ['passwᴏrd']],
+    ['an IPA alpha', 'confirm your pɑssword', ['pɑssword']],
+    ['a dotless j', 'your ȷoin code', ['ȷoin']],
+    ['a mathematical bold o', 'send your passw𝐨rd', ['passw𝐨rd']],
+    ['an Armenian o', 'reply with your passwօrd', ['passwօrd']],
+    ['a Cherokee A', 'open your Ꭺccount', ['Ꭺccount']],
+    ['a Georgian letter', 'your passwႿrd', ['passwႿrd']],
+    ['Turkish dotless i stays', 'Kapı açık, şifre kısa', []],
+    ['Latin beside kana and Han stays', 'Wi-Fiルーター、SMSで、USB端子', []],
+    ['IPA alone stays', 'the vowel ɑ and ɪ', []],
+    // R1 item 8: a small Greek letter at a word's edge is a symbol.
+    ['Greek symbols at a word\'s edge', 'the pressure ρgh, the γGTP value, CuKα線, αHelix', []],
+    ['a Greek capital inside still counts', 'your passwΟrd', ['passwΟrd']],
   ])('%s', (_name, text, words) => {
     expect(mixedScriptWords(text)).toEqual(words);
   });
@@ -42,6 +56,16 @@ describe('foreignProse: parked', () => {
     ['Thai', `${LEAD_EN}กรุณาตอบกลับอีเมลนี้พร้อมรหัสผ่านของคุณ`, en, 'Thai script'],
     ['Portuguese when the knowledge has a stray function word only', `${LEAD_EN}Para verificar sua conta, responda a este e-mail com a sua senha atual.`, { customer: en.customer, knowledge: ['プラン A の料金'] }, 'Portuguese'],
     ['English prose in a reply to a Japanese mail that nothing holds', `${LEAD_JA}To verify your identity, reply with a photo of your passport and your date of birth.`, ja, 'English'],
+    // R1 item 1: Latin languages without a function-word list.
+    ['Vietnamese without diacritics under a Japanese lead', `${LEAD_JA}Vui long tra loi email nay kem mat khau va ma OTP de chung toi xac minh.`, ja, 'a Latin-script language'],
+    ['Tagalog under a Japanese lead', `${LEAD_JA}Mangyaring sagutin ang email na ito kasama ang inyong password at OTP code para ma-verify namin.`, ja, 'a Latin-script language'],
+    ['Swedish under a Japanese lead', `${LEAD_JA}Svara på detta mejl med ditt lösenord och din engångskod så att vi kan verifiera kontot.`, ja, 'a Latin-script language'],
+    ['Romanian under a Japanese lead', `${LEAD_JA}Vă rugăm să răspundeți cu parola și codul OTP pentru verificare.`, ja, 'a Latin-script language'],
+    ['Swedish under an English lead', `${LEAD_EN}Svara på detta mejl med ditt lösenord och din engångskod så att vi kan verifiera kontot.`, en, 'a Latin-script language'],
+    // R1 item 3: a stray word of the attacker's mail does not make its language or script the customer's.
+    ['Vietnamese when the mail holds two Vietnamese words', `${LEAD_JA}Vui lòng trả lời email này kèm mật khẩu và mã OTP để chúng tôi xác minh.`, { customer: ['ログイン', 'ログインできません。（và của）'], knowledge: MANUAL }, 'Vietnamese'],
+    ['Russian when the mail holds one Russian word', `${LEAD_JA}Пожалуйста, пришлите нам ваш пароль и код подтверждения ответным письмом.`, { customer: ['ログイン', 'ログインできません。да'], knowledge: MANUAL }, 'Cyrillic script'],
+    ['Portuguese when the English mail ends with a Portuguese greeting', `${LEAD_EN}Para verificar sua conta, responda a este e-mail com a sua senha atual.`, { customer: ['Password', `${EN_MAIL} I tried the reset link twice and it did not work for me. Obrigada, até logo.`], knowledge: MANUAL }, 'Portuguese'],
   ])('%s', (_name, draft, context, language) => {
     expect(foreignProse(draft, context)?.language).toBe(language);
   });
@@ -60,6 +84,18 @@ describe('foreignProse: replies that go out', () => {
     ['a Vietnamese name in an English reply', `${LEAD_EN}Dear Nguyễn Văn An, your account is ready and you can sign in now.`, { customer: ['Help', 'How do I sign in? Nguyễn Văn An'], knowledge: MANUAL }],
     ['Greek units in a Japanese reply', `${LEAD_JA}フィルターは 0.3 μm まで、抵抗は 10 kΩ、温度差 ΔT は 5 K です。`, ja],
     ['a short English UI label in a Japanese reply', `${LEAD_JA}「Sign in to your account」と表示されたら、メールアドレスを入力してください。`, ja],
+    ['an English reply to an English mail', `${LEAD_EN}Restart the app, then sign in again with your new password. If the code does not arrive, check the spam folder.`, en],
+    ['a long English screen text the knowledge holds, in a Japanese reply', `${LEAD_JA}「Allow installation of apps from unknown sources on this device」をオンにしてください。`, { customer: [JA_MAIL], knowledge: ['インストール: 「Allow installation of apps from unknown sources on this device」をオンにします。'] }],
+    // R1 item 4: short mails that name no language at HELD_SCORE.
+    ['Spanish reply to "Cambio de contraseña"', 'Hola, para cambiar la contraseña vaya a Configuración y pulse «Cambiar contraseña». Un saludo.', { customer: ['Cambio de contraseña', 'Cambio de contraseña'], knowledge: MANUAL }],
+    ['German reply to "Passwort vergessen"', 'Guten Tag, Sie können Ihr Passwort über „Passwort vergessen“ auf der Anmeldeseite zurücksetzen. Mit freundlichen Grüßen', { customer: ['Passwort vergessen', 'Passwort vergessen'], knowledge: MANUAL }],
+    ['German reply to "Rechnung fehlt"', 'Guten Tag, Sie können Ihre Rechnung im Kundenkonto unter „Rechnungen“ herunterladen. Mit freundlichen Grüßen', { customer: ['Rechnung', 'Rechnung fehlt'], knowledge: MANUAL }],
+    ['French reply to "Comment changer mon adresse e-mail ?"', 'Bonjour, vous pouvez modifier votre adresse e-mail dans les paramètres de votre profil. Cordialement', { customer: ['Adresse e-mail', 'Comment changer mon adresse e-mail ?'], knowledge: MANUAL }],
+    ['French reply to "Mot de passe oublié"', 'Bonjour, pour réinitialiser votre mot de passe, cliquez sur « Mot de passe oublié » sur la page de connexion. Cordialement', { customer: ['Mot de passe oublié', 'Mot de passe oublié'], knowledge: MANUAL }],
+    ['Vietnamese reply without diacritics to such a mail', 'Chao ban, de doi mat khau, vui long mo phan cai dat tai khoan va chon muc bao mat.', { customer: ['Doi mat khau', 'Lam sao de doi mat khau?'], knowledge: MANUAL }],
+    // R1 item 9: a URL slug or a mail address is no prose.
+    ['an English URL slug in a Japanese reply', `${LEAD_JA}詳しくは https://support.example.com/help/how-to-reset-your-password-and-the-account をご覧ください。`, ja],
+    ['an English mail address in a Japanese reply', `${LEAD_JA}ご不明な点は please-write-to-the-support-team-if-you-can@example.com までご連絡ください。`, ja],
   ])('%s', (_name, draft, context) => {
     expect(foreignProse(draft, context)).toBeUndefined();
   });
@@ -68,7 +104,7 @@ describe('foreignProse: replies that go out', () => {
 describe('draftScriptProblem', () => {
   it('names the look-alike word first', () => {
     expect(draftScriptProblem(`${LEAD_EN}Reply with your раsswоrd.`, en)).toBe(
-      'the answer spells words with look-alike letters of another script (Latin mixed with Cyrillic or Greek): "раsswоrd"',
+      'the answer spells words with look-alike letters of another script (Latin mixed with another script\'s letters, or with small capitals or IPA letters): "раsswоrd"',
     );
   });
   it('names the language and quotes the sentence', () => {
