@@ -5,6 +5,8 @@
  * names none. Japanese and English, the plain forms in Korean and Chinese, and a short list in German, French,
  * Spanish and Portuguese ("reply with" as well as send and tell). Latin words inside Japanese count as the katakana
  * would (Ｐａｓｓｗｏｒｄを…, read NFKC-folded), and the Japanese verbs count spelt in kana too (おしらせ, おおくり).
+ * Latin small capitals, alpha and dotless i read as the ASCII letters they stand for (passwᴏrd), and kana spaced out
+ * letter by letter (パ ス ワ ー ド) as the word (bug review R1 of session 48).
  *
  * A secret is what logs in or pays:
  * - a password, passcode or PIN (暗証番号, パスコード, PW, 合言葉; a bank's or a card's PIN too), and login
@@ -78,9 +80,9 @@ const JA_LOGIN_WORD = 'SMS|ショートメール|認証|ログイン|サイン�
 // The look back runs only where パス stands, not at every character.
 const JA_PASS = 'パス(?<=(?:^|[、,\\s「『(]|(?:ID|ユーザー?名)[とや・/]|(?:ログイン|サインイン|アカウント)用?)パス)(?![ァ-ヶー])';
 const JA_SECRET =
-  '(?:ワンタイム|使い捨て)?パスワード|暗証番号|パスコード|(?<![A-Za-z])PIN(?:コード|番号)?(?![A-Za-z])|' +
-  // The Latin words, as a draft folded from full width writes them (Ｐａｓｓｗｏｒｄ is Password once read NFKC).
-  '(?<![A-Za-z])(?:[Pp]ass(?:word|code)|PASS(?:WORD|CODE))(?![A-Za-z])|' +
+  '(?:ワンタイム|使い捨て)?(?:パスワード|ぱすわーど)|暗証番号|あんしょうばんごう|ぱすこーど|パスコード|(?<![A-Za-z])PIN(?:コード|番号)?(?![A-Za-z])|' +
+  // The Latin words, as a draft folded from full width writes them (Ｐａｓｓｗｏｒｄ is Password once read NFKC), in any case.
+  '(?<![A-Za-z])[Pp][Aa][Ss][Ss](?:[Ww][Oo][Rr][Dd]|[Cc][Oo][Dd][Ee])(?![A-Za-z])|' +
   // PW and パス are short for パスワード; not フリーパス or パスポート, whose katakana run on.
   `(?<![A-Za-z])PW(?![A-Za-z])|${JA_PASS}|合言葉|認証番号|(?:ログイン|サインイン)情報|` +
   '(?:認証|検証|承認|ワンタイム|セキュリティー?|リカバリー?|復旧|回復|バックアップ|ログイン)(?:用の?)?コード|' +
@@ -102,10 +104,11 @@ const JA_BY_MAIL = '(?:[、,\\s]|本|この|こちらの|(?:メール|返信|本
 // Each verb also in kana (おしらせ, おおくり, ごれんらく): a model told to may spell it so, and the reader reads it the same.
 const JA_ASK =
   '(?:お知らせ|おしらせ|お送り|おおくり|ご送付|ごそうふ|送付|ご連絡|ごれんらく|お伝え|おつたえ|ご提供|ごていきょう|ご教示|' +
-  'ご返信|ごへんしん|お聞かせ|おきかせ|ご回答|ごかいとう|お教え|おおしえ)(?:ください|下さい|くださ|いただ|頂|願|のうえ|の上|を(?:お)?願)|' +
-  '(?:教え|おしえ|送っ|おくっ|送信し|返信し|へんしんし|知らせ|しらせ|伝え|つたえ|提供し|連絡し|れんらくし)て(?:ください|下さい|くださ|いただ|頂|もら|ほし|欲し)';
+  'ご?返信|ごへんしん|送信|お聞かせ|おきかせ|ご回答|ごかいとう|お教え|おおしえ)(?:ください|下さい|くださ|いただ|頂|願|のうえ|の上|を(?:お)?願)|' +
+  // The plain て form asks too, at the end of a sentence (パスワードを教えて。) or with くれ (送ってくれますか).
+  '(?:教え|おしえ|送っ|おくっ|送信し|返信し|へんしんし|知らせ|しらせ|伝え|つたえ|提供し|連絡し|れんらくし)て(?:ください|下さい|くださ|いただ|頂|もら|ほし|欲し|くれ|(?=[。！？!?]|$))';
 // Writing it down is an ask only into the mail: 「本メールにご記入のうえ」, not 「画面にご記入のうえ」.
-const JA_WRITE = '(?:ご記入|ご記載)(?:ください|下さい|くださ|いただ|頂|願|のうえ|の上)|(?:記入し|記載し|書い|書き込ん)て(?:ください|下さい|くださ|いただ|頂|もら|ほし|欲し)?';
+const JA_WRITE = '(?:ご記入|ご記載)(?:ください|下さい|くださ|いただ|頂|願|のうえ|の上)|(?:記入し|記載し|書い|書き込ん|書き添え|書きそえ|書き加え)て(?:ください|下さい|くださ|いただ|頂|もら|ほし|欲し)?';
 const JA_INTO_MAIL = /メール|返信|本文|こちら/;
 const between = (stop: string, max: number): string => `(?:(?!${stop})[^。！？\\n]){0,${max}}?`;
 const JA_SECRET_WORD = new RegExp(JA_SECRET, 'g');
@@ -254,6 +257,14 @@ const EN_REQUEST = new RegExp(`${EN_FRAME}${EN_VERB}${EN_TO_US}${EN_ASKED_SECRET
 // "We will need your PIN": an ask without a verb of sending.
 const EN_NEED = new RegExp(`\\b(?:we|i)(?:'ll|\\s+will|\\s+would|'d)?(?:\\s+also)?\\s+(?:need|require)\\s+(?:your|the)${EN_ASKED_SECRET}`, 'i');
 
+// "Type your password in your reply": a verb that writes, then the secret, then the reply it goes into. Without the
+// reply it enters the secret on a screen ("type the code from the app").
+const EN_INTO_REPLY = new RegExp(
+  `${EN_FRAME}(?:type|write|put|enter|add|paste|insert)${EN_ASKED_SECRET}\\s+(?:in|into|within)\\s+(?:(?:your|the|this|our|a)\\s+)?` +
+    '(?:body\\s+of\\s+(?:your|the|this)\\s+)?(?:reply|response|answer|e-?mail|message|mail)\\b(?!\\s*(?:field|box|form|address|app|client|settings?)\\b)',
+  'i',
+);
+
 // --- Korean: 비밀번호를 알려 주세요. ---
 // A membership or point card's number and a booking's confirmation code find the customer; as in Japanese.
 // The ask ends in 주세요 and its kin, or in 회신/전달 부탁드립니다 or 바랍니다.
@@ -319,21 +330,23 @@ const EU_SECRET =
 // A verb that asks the reader to send or tell us: an imperative with us or me, or after bitte, veuillez, merci de,
 // por favor. Not geben … ein, saisir, introduzca: those enter it on a screen.
 const EU_ASK =
-  '(?:senden|schicken|mailen|nennen|übermitteln|teilen)\\s+sie\\s+(?:uns|mir)|bitte\\s+(?:senden|schicken|nennen|übermitteln|teilen)|' +
+  '(?:senden|schicken|mailen|nennen|übermitteln|teilen|schreiben)\\s+sie\\s+(?:uns|mir)|bitte\\s+(?:senden|schicken|nennen|übermitteln|teilen|schreiben)|' +
   // "Reply with": the reply, to us or to this mail, then mit, avec, con, com.
   `antworten\\s+sie\\s+(?:uns\\s+)?(?:auf\\s+(?:diese|unsere)\\s+(?:e-?mail|nachricht)\\s+)?mit|` +
   `répondez(?:-(?:nous|moi))?\\s+(?:à\\s+(?:ce|cet|notre)\\s+(?:message|e-?mail|courriel|mail)\\s+)?(?:avec|en\\s+(?:indiquant|précisant|joignant|nous\\s+(?:indiquant|communiquant|donnant)))|` +
-  `(?:respóndanos|respóndame|respóndenos|respóndeme|responda|responde|respondan)\\s+(?:a\\s+(?:este|nuestro)\\s+(?:correo|mensaje|e-?mail)\\s+)?con|` +
+  `(?:respóndanos|respóndame|respóndenos|respóndeme|responda|responde|respondan)\\s+(?:a\\s+(?:este|nuestro)\\s+(?:correo|mensaje|e-?mail)\\s+)?(?:con|indicando|incluyendo|especificando)|` +
   // Portuguese, European and Brazilian.
   `(?:responda|respondam)(?:-nos)?\\s+(?:a\\s+este\\s+(?:e-?mail|correio|mensagem)\\s+)?com|` +
   '(?:envie|mande|informe|indique|diga|forneça|comunique|partilhe|compartilhe)-(?:nos|me)|' +
+  // Brazilian Portuguese sets the pronoun before the verb: "nos envie sua senha", "me informe a senha".
+  '(?:nos|me)\\s+(?:envie|mande|informe|indique|diga|forneça|comunique|passe|encaminhe)|' +
   'por\\s+favor,?\\s+(?:envie|mande|informe|indique|forneça|responda\\s+com)|' +
   '(?:envoyez|transmettez|communiquez|indiquez|donnez|faites\\s+parvenir)-?\\s*(?:nous|moi)|veuillez\\s+(?:nous\\s+)?(?:envoyer|transmettre|communiquer|indiquer|donner|répondre\\s+avec)|' +
   'merci\\s+de\\s+(?:nous\\s+)?(?:envoyer|transmettre|communiquer|indiquer)|' +
   'envíenos|envíanos|envíeme|mándenos|mándanos|indíquenos|indícanos|facilítenos|facilítanos|proporciónenos|proporciónanos|compártanos|compártenos|díganos|dinos|comuníquenos|' +
   'por\\s+favor,?\\s+(?:envíe|envía|indique|responda\\s+con)';
-// Between the verb and the secret: not a condition or a time (si, ob, cuando), nor a page or link the secret names.
-const EU_NOT_BETWEEN = '\\b(?:si|ob|wenn|falls|nachdem|après|lorsque|quand|cuando|después|tras|page|seite|página|écran|pantalla|bildschirm|lien|link|enlace)\\b';
+// Between the verb and the secret: not a condition or a time (si, se, ob, cuando), nor a page or link the secret names.
+const EU_NOT_BETWEEN = '\\b(?:si|se|caso|quando|depois|ob|wenn|falls|nachdem|après|lorsque|quand|cuando|después|tras|page|seite|página|écran|pantalla|bildschirm|lien|link|enlace)\\b';
 // The clause ends at a semicolon, at a comma unless an item of a list follows (", Ihre Adresse und Ihr Passwort"),
 // and at the words that open the next clause (dann, damit, wir, puis, nous, luego …).
 // A list's next item opens with its article or possessive, or is the secret itself (", Passwort und Kundennummer"), or
@@ -448,6 +461,12 @@ const EN_ID_WORDS = EN_WORDS.replace('|without|', '|without|whether|how|why|wher
 const EN_ID_ABOUT = '\\s+(?:field|form|page|screen|box|format|requirements?|rules|policy|photo\\s+(?:requirements?|rules|size)|renewal|application|holder|case|cover|office)\\b';
 const EN_ID_ASKED = `\\s+(?:${EN_PHOTO_OF})?(?:(?:your|the|a|an)\\s+)?(?:${EN_ID})(?!${EN_ID_ABOUT})(?!${EN_OWN_VERB})`;
 const EN_ID_REQUEST = new RegExp(`${EN_FRAME}(?:${EN_VERB}|attach|send\\s+in)${EN_TO_US}${EN_ID_WORDS}${EN_ID_ASKED}`, 'i');
+// "Type your date of birth in your reply", as for a secret (EN_INTO_REPLY).
+const EN_ID_INTO_REPLY = new RegExp(
+  `${EN_FRAME}(?:type|write|put|enter|add|paste|insert)${EN_ID_WORDS}${EN_ID_ASKED}\\s+(?:in|into|within)\\s+(?:(?:your|the|this|our|a)\\s+)?` +
+    '(?:body\\s+of\\s+(?:your|the|this)\\s+)?(?:reply|response|answer|e-?mail|message|mail)\\b(?!\\s*(?:field|box|form|address|app|client|settings?)\\b)',
+  'i',
+);
 const EN_ID_NEED = new RegExp(`\\b(?:we|i)(?:'ll|\\s+will|\\s+would|'d)?(?:\\s+also)?\\s+(?:need|require)(?:\\s+(?:a|an|the|your))?(?:\\s+(?:valid|current|recent))?${EN_ID_ASKED}`, 'i');
 
 // Korean and Chinese: the secrets' asks, with the document in place of the secret.
@@ -459,7 +478,7 @@ const ZH_ID = /身份证|身份證|身分證|护照|護照|驾驶证|驾照|駕�
 
 function asksForId(sentence: string): boolean {
   if (WARNING.test(sentence)) return false;
-  if (asksForIdInJapanese(sentence) || EN_ID_REQUEST.test(sentence) || EN_ID_NEED.test(sentence)) return true;
+  if (asksForIdInJapanese(sentence) || EN_ID_REQUEST.test(sentence) || EN_ID_NEED.test(sentence) || EN_ID_INTO_REPLY.test(sentence)) return true;
   const korean = KO_ID_REQUEST.exec(sentence);
   if (korean && !KO_NEGATED_TAIL.test(korean[1] ?? '')) return true;
   return asksInChinese(sentence, ZH_ID);
@@ -471,7 +490,7 @@ function asksForId(sentence: string): boolean {
 // the u flag, since the Korean and the short European lists are read with it and the others without.
 const ANY_SECRET_WORD =
   'pass|pin|pw|otp|cred|details|info|cvv|cvc|csc|card|answer|phrase|code|kennwort|tan|contraseña|clave|código|senha|' +
-  'パス|暗証番号|合言葉|認証番号|情報|コード|カード|秘密の質問|비밀|패스워드|암호|인증|확인|보안|카드|복구|' +
+  'パス|ぱす|あんしょう|暗証番号|合言葉|認証番号|情報|コード|カード|秘密の質問|비밀|패스워드|암호|인증|확인|보안|카드|복구|' +
   '密码|密碼|验证码|驗證碼|校验码|动态码|安全码|安全碼|卡号|卡號|恢复码|备用码|口令';
 const NAMES_A_SECRET = [new RegExp(ANY_SECRET_WORD, 'i'), new RegExp(ANY_SECRET_WORD, 'iu')];
 
@@ -479,16 +498,40 @@ function asksInSentence(sentence: string): boolean {
   if (!NAMES_A_SECRET.some((words) => words.test(sentence))) return false;
   if (WARNING.test(sentence) || LAST_DIGITS.test(sentence)) return false;
   if (asksInJapanese(sentence)) return true;
-  if (EN_REQUEST.test(sentence) || EN_NEED.test(sentence)) return true;
+  if (EN_REQUEST.test(sentence) || EN_NEED.test(sentence) || EN_INTO_REPLY.test(sentence)) return true;
   const korean = KO_REQUEST.exec(sentence);
   if (korean && !KO_NEGATED_TAIL.test(korean[1] ?? '')) return true;
   if (EU_REQUEST.test(sentence) && !EU_NEGATION.test(sentence)) return true;
   return asksInChinese(sentence);
 }
 
-/** A sentence of `text` as read: NFKC-folded, without the list or quote mark at its start. */
+// Latin letters that NFKC leaves alone but a reader takes for ASCII ones (passwᴏrd, ᴘᴀꜱꜱᴡᴏʀᴅ, pɑssword, credentıals):
+// the small capitals of U+1D00–U+1D2B and of the IPA block, Latin alpha, dotless i and j. Only letters that stand for
+// one ASCII letter; the turned and ligature forms of the block are left alone.
+const LOOKALIKE_LATIN: Readonly<Record<string, string>> = {
+  ᴀ: 'a', ᴃ: 'b', ᴄ: 'c', ᴅ: 'd', ᴇ: 'e', ᴊ: 'j', ᴋ: 'k', ᴌ: 'l', ᴍ: 'm', ᴏ: 'o', ᴑ: 'o', ᴓ: 'o', ᴘ: 'p', ᴛ: 't',
+  ᴜ: 'u', ᴠ: 'v', ᴡ: 'w', ᴢ: 'z', ʙ: 'b', ɢ: 'g', ʜ: 'h', ɪ: 'i', ʟ: 'l', ɴ: 'n', ʀ: 'r', ꜱ: 's', ʏ: 'y', ɑ: 'a',
+  ı: 'i', ȷ: 'j',
+};
+const LOOKALIKE_LATIN_LETTER = new RegExp(`[${Object.keys(LOOKALIKE_LATIN).join('')}]`, 'gu');
+// Kana and kanji spaced out one by one (パ ス ワ ー ド, or with U+3000): three or more single characters with one
+// space between each two. Japanese sets no space between words, so such a run is one word spelt apart.
+const SPACED_KANA = /[\p{sc=Katakana}\p{sc=Hiragana}\p{sc=Han}ー](?:[ \u3000][\p{sc=Katakana}\p{sc=Hiragana}\p{sc=Han}ー]){2,}/gu;
+
+/**
+ * A sentence of `text` as read: NFKC-folded, look-alike Latin letters as ASCII, spaced-out kana joined, without the
+ * list or quote mark at its start.
+ */
 function readSentence(sentence: string): string {
-  return sentence.normalize('NFKC').replace(/^(?:[-*•・>]+|\d+[.)]|[（(]\d+[)）])\s*/, '');
+  return readLetters(sentence).replace(/^(?:[-*•・>]+|\d+[.)]|[（(]\d+[)）])\s*/, '');
+}
+
+/** `text` with its letters as read: NFKC-folded, look-alike Latin letters as ASCII, spaced-out kana joined. */
+function readLetters(text: string): string {
+  return text
+    .normalize('NFKC')
+    .replace(LOOKALIKE_LATIN_LETTER, (letter) => LOOKALIKE_LATIN[letter]!)
+    .replace(SPACED_KANA, (run) => run.replace(/[ \u3000]/g, ''));
 }
 
 function askingSentence(text: string, asks: (folded: string) => boolean = asksInSentence): string | undefined {
@@ -544,9 +587,9 @@ function secretAsk(draft: string, knowledge: readonly string[]): { sentence: str
   return identity ? { sentence: identity, identity: true } : undefined;
 }
 
-/** Whether `text` names a document at all, read folded: most drafts do not, and the asks are slow to fail. */
+/** Whether `text` names a document at all, read as its sentences are: most drafts do not, and the asks are slow to fail. */
 function namesAnId(text: string): boolean {
-  return ANY_ID_WORD.test(text.normalize('NFKC'));
+  return ANY_ID_WORD.test(readLetters(text));
 }
 
 /** The kinds of document that the sentences of `text` which ask for one name. */

@@ -28,6 +28,13 @@ const ASKS: ReadonlyArray<[string, string]> = [
   ['ko: resident registration number', '주민등록번호를 알려 주세요.'],
   ['zh: ID card number', '请提供您的身份证号码。'],
   ['zh: ID card photo attached', '请回复并附上身份证照片。'],
+  // Spellings bug review R1 of session 48 found passing for secrets, which the document asks share.
+  ['ja: 送って without ください', '運転免許証の写真を送って。'],
+  ['ja: 返信ください without ご', 'パスポートの写真を返信ください。'],
+  ['ja: spaced out', 'マ イ ナ ン バ ー をご返信ください。'],
+  ['ja: 書き添えて', '本メールへの返信に生年月日を書き添えてください。'],
+  ['en: type it in your reply', 'Type your date of birth in your reply.'],
+  ['en: small capitals', 'Please send us a photo of your ᴘᴀꜱꜱᴘᴏʀᴛ.'],
 ];
 
 const DOES_NOT_ASK: ReadonlyArray<[string, string]> = [
@@ -48,6 +55,9 @@ const DOES_NOT_ASK: ReadonlyArray<[string, string]> = [
   ['en: the DOB field', 'Please tell us whether the date of birth field shows an error.'],
   ['ko: never', '주민등록번호를 보내지 마세요.'],
   ['zh: do not', '请勿发送身份证照片。'],
+  ['ja: show it, casual', '運転免許証を窓口で見せて。'],
+  ['ja: written on the form', 'パスポートの写真を申込書に書き添えてください。'],
+  ['en: type it on the form', 'Type your date of birth in the form and press Next.'],
 ];
 
 describe('secretRequest: identity documents and national ids', () => {

@@ -475,3 +475,54 @@ describe('secretRequest: a line of listed secrets without end', () => {
     expect(secretRequest(`カード番号${'、有効期限'.repeat(50_000)}をお知らせください。`)).toBeDefined();
   });
 });
+
+// What still got past it (bug review R1 of session 48): Brazilian Portuguese with the pronoun before the verb, the
+// Japanese verb without ください, 返信 without ご, the secret in hiragana or spaced out letter by letter, 書き添えて,
+// "respóndanos indicando", "schreiben Sie uns", "type it in your reply", and Latin small capitals or dotless i standing
+// for ASCII letters (passwᴏrd).
+const R1_ASKS: ReadonlyArray<[string, string]> = [
+  ['pt: br, nos envie', 'Por favor, nos envie sua senha.'],
+  ['pt: br, me informe', 'Me informe a senha do aplicativo, por favor.'],
+  ['ja: 教えて without ください', '確認のため、パスワードを教えて。'],
+  ['ja: 送って without ください', '確認のため、パスワードを送って。'],
+  ['ja: 返信ください without ご', 'ログインIDとPWを返信ください。'],
+  ['ja: the secret in hiragana', '確認のため、ぱすわーどをご返信ください。'],
+  ['ja: spaced out with spaces', '確認のため、パ ス ワ ー ド をご返信ください。'],
+  ['ja: spaced out with U+3000', '確認のため、パ　ス　ワ　ー　ドをお知らせください。'],
+  ['ja: 書き添えて', '本メールへの返信にパスワードと認証コードを書き添えてください。'],
+  ['es: respóndanos indicando', 'Por favor, respóndanos indicando su contraseña.'],
+  ['de: schreiben Sie uns', 'Schreiben Sie uns Ihr Passwort in die Antwort.'],
+  ['en: type it in your reply', 'Type your password in your reply so we can verify you.'],
+  ['en: small capital o', 'Please reply with your passwᴏrd.'],
+  ['en: small capitals throughout', 'Please reply with your ᴘᴀꜱꜱᴡᴏʀᴅ.'],
+  ['en: Latin alpha', 'Please send us your pɑssword.'],
+  ['en: dotless i', 'Please send us your credentıals.'],
+  ['ja: small capital o in Latin', 'ご本人確認のため、passwᴏrdをご返信ください。'],
+];
+const R1_DOES_NOT_ASK: ReadonlyArray<[string, string]> = [
+  ['pt: br, never', 'Nunca nos envie sua senha por e-mail.'],
+  ['pt: br, tell us whether', 'Me informe se conseguiu redefinir a senha.'],
+  ['ja: a question about a non-secret', 'ご利用の機種名を教えてもらえますか。'],
+  ['ja: 教えて about the result', 'パスワードを再設定したら、ログインできたか教えて。'],
+  ['ja: we send a temporary one', '仮パスワードを送って、ログイン後に変更していただきます。'],
+  ['ja: warning, no need to reply', 'パスワードを返信いただく必要はありません。'],
+  ['ja: spaced words, no secret', '手 順 は 以 下 の と お り で す。'],
+  ['ja: spaced product name', 'ア プ リ を再起動してください。'],
+  ['ja: write on the form', 'パスワードを申込書に書き添えてください。'],
+  ['es: respóndanos indicando the order', 'Respóndanos indicando su número de pedido.'],
+  ['de: schreiben Sie uns whether', 'Schreiben Sie uns, ob Ihr Passwort jetzt funktioniert.'],
+  ['de: never', 'Schreiben Sie uns niemals Ihr Passwort.'],
+  ['en: type it in the app', 'Type your password in the app and tap Sign in.'],
+  ['en: type it in the email field', 'Type your password in the email field only if asked.'],
+  ['en: type the code from the app', 'Type the verification code from the app and click Verify.'],
+  ['en: small capitals, a warning', 'We will never ask for your ᴘᴀꜱꜱᴡᴏʀᴅ.'],
+];
+
+describe('secretRequest: asks bug review R1 found passing', () => {
+  it.each(R1_ASKS)('finds the ask in %s', (_name, text) => {
+    expect(secretRequest(text)).toBeDefined();
+  });
+  it.each(R1_DOES_NOT_ASK)('finds nothing in %s', (_name, text) => {
+    expect(secretRequest(text)).toBeUndefined();
+  });
+});
