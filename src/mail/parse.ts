@@ -2210,10 +2210,26 @@ function headerEnd(raw: Buffer, limit = raw.length): number {
 }
 
 /**
- * Second attempt when mailparser rejects the mail: headers alone (they drive the reply decision), and the body as
- * undecoded text so a person can still read it.
+ * What mailparser's failure was, in an operator's words (it follows "the MIME parser could not read it"), its own
+ * message in parentheses.
  */
-async function parseHeadersOnly(raw: Buffer, notes: Notes): Promise<ParsedMail> {
+function mimeParserProblem(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  // Plain string tests: a new regex literal would need recording in test/fixtures/regex-safety.json.
+  if ((err as { code?: unknown } | null)?.code === 'EMAXLEN' && message.toLowerCase().includes('header size')) {
+    return `: the header section of one of its MIME parts is over the parser's limit of ${MAX_HEADER_SECTION_BYTES / (1024 * 1024)} MB (${message})`;
+  }
+  return ` (${message})`;
+}
+
+/**
+ * Second attempt when mailparser rejects the mail: headers alone (they drive the reply decision), and the body as
+ * undecoded text so a person can still read it. A body that is text as it stands (7bit, 8bit or binary, not a
+ * multipart or an enclosed message) is the customer's words and stays the question; any other one read so is MIME
+ * (boundaries, part headers, base64), which must not reach the agent as the question, so the mail is recorded as not
+ * read whole and parked, with mailparser's error (`err`) named. The part limit's failure recorded its own cut already.
+ */
+async function parseHeadersOnly(raw: Buffer, notes: Notes, err: unknown): Promise<ParsedMail> {
   const end = headerEnd(raw);
   const head = raw.subarray(0, end);
   const mail = await simpleParser(Buffer.concat([head, Buffer.from('\r\n\r\n')]), PARSER_OPTIONS);
@@ -2224,7 +2240,18 @@ async function parseHeadersOnly(raw: Buffer, notes: Notes): Promise<ParsedMail> 
   if (/^text\/html/i.test(type)) mail.html = bodyString;
   else mail.text = bodyString;
   mail.attachments = [];
-  notes.warn('body parsed as undecoded text after the MIME parser failed');
+  const encodingHeader = mail.headers.get('content-transfer-encoding');
+  const encoding = (typeof encodingHeader === 'string' ? encodingHeader : '').trim().toLowerCase();
+  const topType = type.trim().toLowerCase();
+  const notText = topType.startsWith('multipart/') || topType.startsWith('message/') || !['', '7bit', '8bit', 'binary'].includes(encoding);
+  if (notText && !isPartLimit(err)) {
+    notes.cut(
+      'body parsed as undecoded text after the MIME parser failed',
+      `the MIME parser could not read it${mimeParserProblem(err)}, and its body was read undecoded`,
+    );
+  } else {
+    notes.warn('body parsed as undecoded text after the MIME parser failed');
+  }
   return mail;
 }
 
@@ -2319,7 +2346,7 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
     notes.warn(`MIME parser failed: ${(err as Error).message}`);
     log.warn({ err }, 'MIME parser failed; falling back to headers and undecoded body');
     try {
-      parsed = await parseHeadersOnly(input, notes);
+      parsed = await parseHeadersOnly(input, notes, err);
     } catch (second) {
       throw new MailParseError(headerSectionProblem(second));
     }
