@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { Config } from '../src/config.js';
 import { EmptySourceError, parseJobData } from '../src/knowledge/errors.js';
 import { loadQaPairs, type PassedOverQaTable } from '../src/knowledge/qa-loader.js';
+import { ownDomains, ownMailboxesOf } from '../src/mail/classify.js';
 import { createLogger, type Logger } from '../src/logger.js';
 import type { ProgressFn, QaPair, QaSearch } from '../src/search/types.js';
 
@@ -67,10 +68,9 @@ export async function reindexQa(data: ReindexQaJobData | undefined, ctx: Reindex
   const dir = path.resolve(input.dir ?? ctx.config.QA_DIR);
 
   logger.info({ dir, backend: ctx.qa.kind }, 'reindexing Q&A');
-  // An address on our own domains in a FAQ answer is the desk's, which the scrub of the pairs keeps.
-  // MAIL_FROM may carry a display name ("XYZ Support <support@example.com>"): the domain is what follows the @.
-  const ownDomains = [ctx.config.MAIL_FROM, ...(ctx.config.SUPPORT_ADDRESSES ?? [])].flatMap((address) => /@([^\s<>"@]+)/.exec(address ?? '')?.[1] ?? []);
-  const loaded = await loadQaPairs(dir, { logger, onProgress: ctx.onProgress, ownDomains });
+  // An address on our own domains in a FAQ answer is the desk's, which the scrub of the pairs keeps; a desk on a
+  // shared mail domain (gmail.com) has none, or every customer's address there would stay.
+  const loaded = await loadQaPairs(dir, { logger, onProgress: ctx.onProgress, ownDomains: ownDomains(ownMailboxesOf(ctx.config)) });
   const { files, skipped, passedOver } = loaded;
   const learned = (await ctx.learned?.()) ?? [];
   const pairs = [...loaded.pairs, ...learned];

@@ -2491,8 +2491,11 @@ function addressChangeDetail(mail: Pick<ClassifiableMail, 'question' | 'subject'
 // googlegroups.com, or a subgroup under groups.io) makes no other group or member on it ours. Subdomains included.
 const GROUP_HOSTING_DOMAINS: readonly string[] = ['googlegroups.com', 'groups.io', 'freelists.org', 'yahoogroups.com', 'lists.sourceforge.net'];
 
-/** The domains of our own addresses, never a shared mail domain's or a group host's, where anyone may hold a mailbox. */
-function ownDomains(mailboxes: OwnMailboxes): string[] {
+/**
+ * The domains of our own addresses, never a shared mail domain's or a group host's, where anyone may hold a mailbox.
+ * The Q&A reindex keeps addresses on them in the pairs it scrubs (jobs/reindex-qa.ts).
+ */
+export function ownDomains(mailboxes: OwnMailboxes): string[] {
   return [...new Set(bareOwnAddresses(mailboxes).map((address) => domainOf(comparableAddress(address) ?? address)))].filter(
     (domain) => domain !== '' && !isSharedMailDomain(domain) && !GROUP_HOSTING_DOMAINS.some((host) => isSameOrSubdomain(domain, host)),
   );

@@ -172,3 +172,36 @@ describe('reindex jobs on the embedded engines', () => {
     expect(await backends.manual.count()).toBeGreaterThan(20);
   });
 });
+
+describe('the Q&A reindex keeps the desk\'s own addresses in the pairs it scrubs', () => {
+  it.each([
+    // MAIL_FROM's domain (with a display name) keeps the desk's address; a customer's on a shared domain goes.
+    ['XYZ Support <desk@xyz.co.jp>', true],
+    // A desk on a shared mail domain has no own domain: every address there is a customer's.
+    ['XYZ Support <xyz.support@gmail.com>', false],
+  ])('MAIL_FROM=%s', async (mailFrom, kept) => {
+    const root = await mkdtemp(path.join(tmpdir(), 'reindex-own-'));
+    try {
+      const qaDir = path.join(root, 'qa');
+      await mkdir(qaDir);
+      await writeFile(
+        path.join(qaDir, 'faq.csv'),
+        '質問,回答\n"返品の窓口はどこですか","返品は desk@xyz.co.jp までご連絡ください。山田太郎様の件は taro.yamada@gmail.com へ返信済みです。"\n',
+      );
+      const config = parseConfig({ DATA_DIR: path.join(root, 'data'), QA_DIR: qaDir, MAIL_FROM: mailFrom, EMBEDDINGS_PROVIDER: 'local', EMBEDDING_DIMENSIONS: '256', LOG_LEVEL: 'silent' });
+      const backends = createSearchBackends(config);
+      try {
+        await reindexQa({}, { config, qa: backends.qa });
+        const [hit] = await backends.qa.search('返品の窓口', 1);
+        expect(hit?.content).toBeDefined();
+        expect(hit!.content.includes('desk@xyz.co.jp')).toBe(kept);
+        expect(hit!.content).not.toContain('taro.yamada@gmail.com');
+      } finally {
+        await backends.manual.close?.();
+        await backends.qa.close?.();
+      }
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
