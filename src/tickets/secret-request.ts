@@ -6,7 +6,8 @@
  * Spanish and Portuguese ("reply with" as well as send and tell). Latin words inside Japanese count as the katakana
  * would (Ｐａｓｓｗｏｒｄを…, read NFKC-folded), and the Japanese verbs count spelt in kana too (おしらせ, おおくり).
  * Latin small capitals, alpha and dotless i read as the ASCII letters they stand for (passwᴏrd), and kana spaced out
- * letter by letter (パ ス ワ ー ド) as the word (bug review R1 of session 48).
+ * letter by letter (パ ス ワ ー ド, パ・ス・ワ・ー・ド) as the word (bug review R1 of session 48); Greek look-alikes inside
+ * a word with Latin letters too (ρassword) as Latin (bug review R3a).
  *
  * A secret is what logs in or pays:
  * - a password, passcode or PIN (暗証番号, パスコード, PW, 合言葉; a bank's or a card's PIN too), and login
@@ -33,11 +34,14 @@
  * question's, not the next clause's, when the ask is what the secret is ("tell us what your PIN is set to",
  * "indíquenos qué contraseña está usando").
  * An identity document or national id asked to be sent, attached or replied with (a passport, a driver's licence,
- * マイナンバー/個人番号, 保険証, 在留カード, a Social Security number, 주민등록번호, 身份证, the date of birth, "a photo of
- * your ID") is asked for as a secret is, but a desk may really need one (an age check, a contract): such an ask is let
- * through when the knowledge the agent found asks for the same kind of document, as an ask for a gift card's codes
- * is (src/tickets/payment-details.ts). Showing one at a counter, bringing it, or entering a date of birth on a form are
- * no asks.
+ * マイナンバー/個人番号, 保険証 or 健康保険の記号・番号, 在留カード, a Social Security or Social Insurance number,
+ * 주민등록번호, 身份证, "a photo of your ID", a government ID) is asked for as a secret is, but a desk may really need
+ * one (an age check, a contract): such an ask is let through when the knowledge the agent found names the same kind
+ * of document (a manual describes the steps rather than asking), or names identity documents in general (本人確認書類,
+ * "photo ID"), as an ask for a gift card's codes is (src/tickets/payment-details.ts). Showing one at a counter,
+ * bringing it, entering a date of birth on a form, or sending it through an app or site (アプリ, マイページ, "the secure
+ * upload") are no asks; nor is a date of birth asked alone (a lookup, as a name is), only beside a document or as a
+ * photo or copy. "We will need your passport" asks only with the way to us (from you, by e-mail, in your reply, send).
  *
  * Entering a secret on a screen, our sending a temporary one, warnings ("we never ask for your password",
  * 決してお知らせにならないでください), resetting or changing one, and the last four digits of a card are not asks.
@@ -393,17 +397,18 @@ const ID_KINDS: ReadonlyArray<readonly [string, string]> = [
   ['my-number', 'マイナンバー(?:カード)?|個人番号(?:カード)?|通知カード'],
   [
     'national-id',
-    '(?<![A-Za-z])(?:social\\s{1,3}security\\s{1,3}(?:number|card)|SSN|national\\s{1,3}(?:id|identity|insurance)\\s{1,3}(?:number|card))s?(?![A-Za-z])|' +
+    '(?<![A-Za-z])(?:social\\s{1,3}(?:security|insurance)\\s{1,3}(?:number|card)|SSN|national\\s{1,3}(?:id|identity|insurance)\\s{1,3}(?:number|card))s?(?![A-Za-z])|' +
       '주민\\s?등록\\s?번호|주민\\s?번호|身份证(?:号码?)?|身份證(?:號碼?)?|身分證(?:字號)?',
   ],
   // Not 保険証券, an insurance policy's number.
-  ['insurance-card', '保険証(?!券)'],
+  // 健康保険の記号・番号: the card's numbers, without 証.
+  ['insurance-card', '保険証(?!券)|健康保険の?記号'],
   ['residence-card', '在留カード|特別永住者証明書|외국인\\s?등록증'],
   ['date-of-birth', '(?<![A-Za-z])(?:date\\s{1,3}of\\s{1,3}birth|DOB|birth\\s?date)(?![A-Za-z])|生年月日|생년월일|出生日期'],
   [
     'id-document',
     // Not a student's, staff or member's ID card: it finds a member, as their card's number does.
-    '(?<![A-Za-z])(?:(?:photo|government[- ]issued|national|state)\\s{1,3}ID|(?<!(?:student|staff|employee|member(?:ship)?|library|club|patient|customer)\\s{1,3})(?:ID|identity)\\s{1,3}cards?|identity\\s{1,3}documents?)(?![A-Za-z])|' +
+    '(?<![A-Za-z])(?:(?:photo|government(?:[- ]issued)?|national|state)\\s{1,3}IDs?|(?<!(?:student|staff|employee|member(?:ship)?|library|club|patient|customer)\\s{1,3})(?:ID|identity)\\s{1,3}cards?|identity\\s{1,3}documents?)(?![A-Za-z])|' +
       // "a photo of your ID": ID alone is the document only as the thing photographed.
       '(?<=(?:photo|picture|scan|copy|image|photocopy)s?\\s{1,3}of\\s{1,3}(?:your|the)\\s{1,3})ID(?![A-Za-z])|身分証明書|身分証|本人確認書類|신분증',
   ],
@@ -467,7 +472,12 @@ const EN_ID_INTO_REPLY = new RegExp(
     '(?:body\\s+of\\s+(?:your|the|this)\\s+)?(?:reply|response|answer|e-?mail|message|mail)\\b(?!\\s*(?:field|box|form|address|app|client|settings?)\\b)',
   'i',
 );
-const EN_ID_NEED = new RegExp(`\\b(?:we|i)(?:'ll|\\s+will|\\s+would|'d)?(?:\\s+also)?\\s+(?:need|require)(?:\\s+(?:a|an|the|your))?(?:\\s+(?:valid|current|recent))?${EN_ID_ASKED}`, 'i');
+// Only when the way to us is said: "At check-in, we will need your passport" is shown at a counter (bug review R3a).
+const EN_ID_BY_MAIL = "\\s(?:[^\\n]{0,80}?\\s)?(?:from\\s+you|by\\s+e-?mail|by\\s+mail|in\\s+your\\s+(?:reply|response|e-?mail)|sen[dt])\\b";
+const EN_ID_NEED = new RegExp(
+  `\\b(?:we|i)(?:'ll|\\s+will|\\s+would|'d)?(?:\\s+also)?\\s+(?:need|require)(?:\\s+(?:a|an|the|your))?(?:\\s+(?:valid|current|recent))?${EN_ID_ASKED}(?=${EN_ID_BY_MAIL})`,
+  'i',
+);
 
 // Korean and Chinese: the secrets' asks, with the document in place of the secret.
 const KO_ID_REQUEST = new RegExp(
@@ -476,8 +486,20 @@ const KO_ID_REQUEST = new RegExp(
 );
 const ZH_ID = /身份证|身份證|身分證|护照|護照|驾驶证|驾照|駕照|出生日期/;
 
+// A sentence that names an app or site as the way the document goes is no ask by mail ("アプリを開き、運転免許証を撮影
+// して送信してください", "send us a photo of your ID through the secure upload"), unless it names the mail or the reply
+// too ("アプリではなく、本メールに添付してご返信ください"): bug review R3a.
+const ID_CHANNEL =
+  /アプリ|マイページ|画面|サイト|フォーム|アップロード|(?<![A-Za-z])(?:apps?|website|web\s?site|portal|upload(?:ed|ing|s)?)(?![A-Za-z])|앱|웹사이트|网站|網站|应用|應用|App/i;
+const ID_BY_MAIL = /メール|返信|本文|(?<![A-Za-z])(?:e-?mail|mail|reply|respond|response)(?![A-Za-z])|회신|답장|메일|邮件|郵件|回复|回覆/i;
+// A date of birth alone finds a booking or an account, as a name does; it is asked for as a document only beside one,
+// or as a photo or copy (bug review R3a).
+const ID_AS_IMAGE = /写真|画像|コピー|撮影|(?<![A-Za-z])(?:photo|picture|scan|copy|image|photocopy)s?(?![A-Za-z])|사진|照片|复印件|影本/i;
+
 function asksForId(sentence: string): boolean {
   if (WARNING.test(sentence)) return false;
+  if (ID_CHANNEL.test(sentence) && !ID_BY_MAIL.test(sentence)) return false;
+  if (idKindsIn(sentence).every((kind) => kind === 'date-of-birth') && !ID_AS_IMAGE.test(sentence)) return false;
   if (asksForIdInJapanese(sentence) || EN_ID_REQUEST.test(sentence) || EN_ID_NEED.test(sentence) || EN_ID_INTO_REPLY.test(sentence)) return true;
   const korean = KO_ID_REQUEST.exec(sentence);
   if (korean && !KO_NEGATED_TAIL.test(korean[1] ?? '')) return true;
@@ -516,7 +538,26 @@ const LOOKALIKE_LATIN: Readonly<Record<string, string>> = {
 const LOOKALIKE_LATIN_LETTER = new RegExp(`[${Object.keys(LOOKALIKE_LATIN).join('')}]`, 'gu');
 // Kana and kanji spaced out one by one (パ ス ワ ー ド, or with U+3000): three or more single characters with one
 // space between each two. Japanese sets no space between words, so such a run is one word spelt apart.
-const SPACED_KANA = /[\p{sc=Katakana}\p{sc=Hiragana}\p{sc=Han}ー](?:[ \u3000][\p{sc=Katakana}\p{sc=Hiragana}\p{sc=Han}ー]){2,}/gu;
+// ・ too (パ・ス・ワ・ー・ド, bug review R3a): between single characters it spells a word out as a space does.
+const SPACED_KANA = /[\p{sc=Katakana}\p{sc=Hiragana}\p{sc=Han}ー](?:[ \u3000・][\p{sc=Katakana}\p{sc=Hiragana}\p{sc=Han}ー]){2,}/gu;
+// Greek letters a reader takes for Latin ones (ρassword, ΡΙΝ), read as those only inside a word that has Latin letters
+// too, so that Greek text stays Greek (bug review R3a).
+const LOOKALIKE_GREEK: Readonly<Record<string, string>> = {
+  ρ: 'p', ο: 'o', α: 'a', ι: 'i', κ: 'k', ν: 'v', υ: 'u', χ: 'x',
+  Ρ: 'P', Ο: 'O', Α: 'A', Ι: 'I', Κ: 'K', Ν: 'N', Υ: 'Y', Χ: 'X', Τ: 'T', Ε: 'E', Β: 'B', Μ: 'M', Η: 'H', Ζ: 'Z',
+};
+const LOOKALIKE_GREEK_LETTER = new RegExp(`[${Object.keys(LOOKALIKE_GREEK).join('')}]`, 'gu');
+const LATIN_GREEK_WORD = /[\p{sc=Latin}\p{sc=Greek}]+/gu;
+const LATIN_LETTER = /\p{sc=Latin}/u;
+
+/** `text` with the look-alike Greek letters of each word that mixes them with Latin ones as Latin. */
+function foldGreek(text: string): string {
+  if (!LOOKALIKE_GREEK_LETTER.test(text)) return text;
+  LOOKALIKE_GREEK_LETTER.lastIndex = 0;
+  return text.replace(LATIN_GREEK_WORD, (word) =>
+    LATIN_LETTER.test(word) ? word.replace(LOOKALIKE_GREEK_LETTER, (letter) => LOOKALIKE_GREEK[letter]!) : word,
+  );
+}
 
 /**
  * A sentence of `text` as read: NFKC-folded, look-alike Latin letters as ASCII, spaced-out kana joined, without the
@@ -528,10 +569,10 @@ function readSentence(sentence: string): string {
 
 /** `text` with its letters as read: NFKC-folded, look-alike Latin letters as ASCII, spaced-out kana joined. */
 function readLetters(text: string): string {
-  return text
-    .normalize('NFKC')
-    .replace(LOOKALIKE_LATIN_LETTER, (letter) => LOOKALIKE_LATIN[letter]!)
-    .replace(SPACED_KANA, (run) => run.replace(/[ \u3000]/g, ''));
+  return foldGreek(text.normalize('NFKC').replace(LOOKALIKE_LATIN_LETTER, (letter) => LOOKALIKE_LATIN[letter]!)).replace(
+    SPACED_KANA,
+    (run) => run.replace(/[ \u3000・]/g, ''),
+  );
 }
 
 function askingSentence(text: string, asks: (folded: string) => boolean = asksInSentence): string | undefined {
@@ -580,8 +621,9 @@ function secretAsk(draft: string, knowledge: readonly string[]): { sentence: str
   let known: Set<string> | undefined;
   const unvouched = (sentence: string): boolean => {
     if (!asksForId(sentence)) return false;
-    known ??= new Set(knowledge.flatMap((text) => idKindsAskedIn(visibleDraft(text))));
-    return idKindsIn(sentence).some((kind) => !known!.has(kind));
+    known ??= new Set(knowledge.flatMap((text) => idKindsNamedIn(visibleDraft(text))));
+    // The general words (本人確認書類, "identity document") stand for every kind.
+    return !known.has('id-document') && idKindsIn(sentence).some((kind) => !known!.has(kind));
   };
   const identity = askingSentenceOrParagraph(visible, unvouched);
   return identity ? { sentence: identity, identity: true } : undefined;
@@ -592,16 +634,12 @@ function namesAnId(text: string): boolean {
   return ANY_ID_WORD.test(readLetters(text));
 }
 
-/** The kinds of document that the sentences of `text` which ask for one name. */
-function idKindsAskedIn(text: string): string[] {
-  if (!namesAnId(text)) return [];
-  const kinds: string[] = [];
-  const collect = (sentence: string): boolean => {
-    if (asksForId(sentence)) kinds.push(...idKindsIn(sentence));
-    return false;
-  };
-  askingSentenceOrParagraph(text, collect);
-  return kinds;
+/**
+ * The kinds of document that `text` names, read as a draft's sentences are. Naming is enough: a manual describes the
+ * steps ("アプリから運転免許証の画像を送信して行います") rather than asking (bug review R3a).
+ */
+function idKindsNamedIn(text: string): string[] {
+  return idKindsIn(readLetters(text));
 }
 
 /** The first sentence that `asks`, read line by line, then each paragraph with its lines joined (given joined). */

@@ -15,16 +15,15 @@ const ASKS: ReadonlyArray<[string, string]> = [
   ['ja: passport copy', 'パスポートのコピーをお送りいただけますでしょうか。'],
   ['ja: insurance card image', '保険証の画像を添付のうえ、ご返信ください。'],
   ['ja: residence card', '在留カードの写真をメールに添付してお送りください。'],
-  ['ja: date of birth', 'ご本人確認のため、生年月日をお知らせください。'],
-  ['ja: date of birth, kana verb', '生年月日をおしらせください。'],
+  ['ja: passport number, kana verb', 'パスポート番号をおしらせください。'],
   ['ja: licence, after a list', 'お名前、ご住所、運転免許証の画像を送付してください。'],
   ['en: passport, DOB, SSN', 'Please send us a photo of your passport, your date of birth and your Social Security number.'],
   ['en: driver\'s license', "Please attach a scan of your driver's license to your reply."],
   ['en: driving licence', 'Reply with a copy of your driving licence.'],
   ['en: SSN', 'Could you provide your SSN?'],
-  ['en: date of birth', 'Please tell us your date of birth.'],
   ['en: photo of your ID', 'Please email us a photo of your ID.'],
-  ['en: we need', 'We will need a copy of your passport to continue.'],
+  ['en: we need, by e-mail', 'We will need a copy of your passport by e-mail to continue.'],
+  ['en: we need, sent', 'We will need your passport number: please send it in your reply.'],
   ['ko: resident registration number', '주민등록번호를 알려 주세요.'],
   ['zh: ID card number', '请提供您的身份证号码。'],
   ['zh: ID card photo attached', '请回复并附上身份证照片。'],
@@ -32,8 +31,8 @@ const ASKS: ReadonlyArray<[string, string]> = [
   ['ja: 送って without ください', '運転免許証の写真を送って。'],
   ['ja: 返信ください without ご', 'パスポートの写真を返信ください。'],
   ['ja: spaced out', 'マ イ ナ ン バ ー をご返信ください。'],
-  ['ja: 書き添えて', '本メールへの返信に生年月日を書き添えてください。'],
-  ['en: type it in your reply', 'Type your date of birth in your reply.'],
+  ['ja: 書き添えて', '本メールへの返信にマイナンバーを書き添えてください。'],
+  ['en: type it in your reply', 'Type your Social Security number in your reply.'],
   ['en: small capitals', 'Please send us a photo of your ᴘᴀꜱꜱᴘᴏʀᴛ.'],
 ];
 
@@ -79,12 +78,47 @@ describe('secretRequest: an identity ask the knowledge makes too', () => {
     ['another document', 'マイナンバーカードの写真を添付してご返信ください。', [manual], true],
     ['one listed beside it that the knowledge lacks', '運転免許証とマイナンバーカードの写真を添付してご返信ください。', [manual], true],
     ['no knowledge', '運転免許証の写真を添付してご返信ください。', [], true],
-    ['knowledge that only names it', '運転免許証の写真を添付してご返信ください。', ['運転免許証は窓口でご提示ください。'], true],
+    // Bug review R3a: a manual describes the steps rather than asking, so naming the kind vouches for it.
+    ['knowledge that only names it', '運転免許証の写真を添付してご返信ください。', ['運転免許証は窓口でご提示ください。'], false],
   ])('%s', (_name, draft, knowledge, parked) => {
     expect(secretRequest(draft, knowledge) !== undefined).toBe(parked);
   });
   it('never lets a password ask through', () => {
     const knowledge = ['パスワードを返信でお知らせください。'];
     expect(secretRequestReason('パスワードを返信でお知らせください。', knowledge)).toBe(SECRET_REQUEST_REASON);
+  });
+});
+
+// Bug review R3a of session 48: ordinary eKYC and lookup replies that parked, and identity words that passed.
+describe('secretRequest: identity asks bug review R3a found', () => {
+  it.each<[string, string, readonly string[]]>([
+    ['ja: submit in マイページ', 'マイページの「本人確認」から、運転免許証またはマイナンバーカードの画像をご提出ください。', []],
+    ['ja: photograph and send in the app', 'アプリを開き、運転免許証の表面と裏面を撮影して送信してください。', []],
+    ['ja: upload on the site', 'サイトの本人確認フォームからパスポートの画像をアップロードしてください。', []],
+    ['ko: attach in the app', '앱의 인증 메뉴에서 신분증 사진을 첨부해 주세요.', []],
+    ['en: through the secure upload', "Open the app, go to Settings > Verification and send us a photo of your driver's license through the secure upload there.", []],
+    ['en: on the website', 'Please send us a scan of your passport through the website.', []],
+    ['en: need it at check-in', 'At check-in, we will need your passport and your booking reference.', []],
+    ['ja: name and date of birth for a lookup', 'ご本人様確認のため、ご登録のお名前と生年月日をお知らせください。', []],
+    ['ja: date of birth in a list', 'お調べいたしますので、ご予約時のお名前、お電話番号、生年月日をご返信ください。', []],
+    ['ja: date of birth alone', 'ご本人確認のため、生年月日をお知らせください。', []],
+    ['en: date of birth alone', 'Please tell us your date of birth.', []],
+    ['ja: knowledge names the kind in its steps', '運転免許証の写真を添付してご返信ください。', ['本人確認は、アプリから運転免許証などの画像を送信して行います。']],
+    ['ja: knowledge names the general word', '運転免許証の画像を添付してご返信ください。', ['本人確認は、マイページから本人確認書類の画像を提出して行います。']],
+    ['en: knowledge names a photo ID', "Please attach a photo of your driver's license to your reply.", ['Verification: upload a photo ID in the app.']],
+  ])('lets through %s', (_name, draft, knowledge) => {
+    expect(secretRequest(draft, knowledge)).toBeUndefined();
+  });
+  it.each<[string, string, readonly string[]]>([
+    ['ja: by mail, not the app', 'アプリではなく、運転免許証の写真を本メールに添付してご返信ください。', []],
+    ['en: reply, not the portal', 'Instead of the portal, please reply to this email with a photo of your passport.', []],
+    ['ja: date of birth with a document', 'お名前、生年月日、運転免許証の写真をご返信ください。', ['運転免許証は窓口でご提示ください。']],
+    ['en: date of birth with a photo', 'Please reply with a photo showing your date of birth.', []],
+    ['ja: knowledge names another kind', 'マイナンバーカードの写真を添付してご返信ください。', ['運転免許証の画像を送信して行います。']],
+    ['ja: 健康保険の記号・番号', 'ご本人確認のため、健康保険の記号・番号をご返信ください。', []],
+    ['en: Social Insurance Number', 'To verify the account holder, please reply with your Social Insurance Number.', []],
+    ['en: government ID', 'Please attach a scan of your government ID to your reply.', []],
+  ])('parks %s', (_name, draft, knowledge) => {
+    expect(secretRequestReason(draft, knowledge)).toBe(IDENTITY_REQUEST_REASON);
   });
 });

@@ -4,7 +4,7 @@
  * model that obeyed an instruction slipped into a mail, or a confused one (security review 6, finding 1).
  */
 import { describe, expect, it } from 'vitest';
-import { SECRET_REQUEST_REASON, secretRequest } from '../../src/tickets/secret-request.js';
+import { SECRET_REQUEST_REASON, secretRequest, secretRequestReason } from '../../src/tickets/secret-request.js';
 
 // Asking for the secret itself, to be written back to us.
 const ASKS: ReadonlyArray<[string, string]> = [
@@ -523,6 +523,25 @@ describe('secretRequest: asks bug review R1 found passing', () => {
     expect(secretRequest(text)).toBeDefined();
   });
   it.each(R1_DOES_NOT_ASK)('finds nothing in %s', (_name, text) => {
+    expect(secretRequest(text)).toBeUndefined();
+  });
+});
+
+// Bug review R3a of session 48: look-alike Greek letters inside a Latin word, and kana spelt apart with ・.
+describe('secretRequest: asks bug review R3a found passing', () => {
+  it.each<[string, string]>([
+    ['en: Greek small rho', 'To restore access, please reply to this email with your current ρassword and the code we sent you.'],
+    ['en: Greek rho and alpha', 'Please reply with your ραssword.'],
+    ['en: a Greek capital', 'Please send us your ΡIN.'],
+    ['ja: ・ between the kana', '確認のため、パ・ス・ワ・ー・ドをご返信ください。'],
+    ['ja: ・ and a space mixed', '確認のため、パ・ス ワ・ー・ドをご返信ください。'],
+  ])('finds the ask in %s', (_name, text) => {
+    expect(secretRequestReason(text)).toBe(SECRET_REQUEST_REASON);
+  });
+  it.each<[string, string]>([
+    ['el: a Greek sentence', 'Παρακαλούμε επικοινωνήστε μαζί μας για την παραγγελία σας.'],
+    ['ja: a list with ・', '氏名・住所・電話番号をご返信ください。'],
+  ])('finds nothing in %s', (_name, text) => {
     expect(secretRequest(text)).toBeUndefined();
   });
 });
