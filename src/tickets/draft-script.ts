@@ -56,16 +56,29 @@ function spelledWithLookalikes(word: string): boolean {
   return LATIN_LOOKALIKE.test(word) && ASCII_LETTER.test(word) && ASCII_WITH_LOOKALIKES.test(word);
 }
 
+// Phonetic notation: a short run without spaces between slashes or square brackets (`/ɡet/`, `[ɡɪft]`, `［bɪɡ］`), as
+// a dictionary or a language course writes pronunciations (R3a item 5). Its IPA letters (ɑ ɡ ɢ ɪ ɴ ʀ ʏ ʙ ʜ ʟ) are the
+// notation's own; a small capital or a mathematical letter in it, or an IPA letter in a word outside it, still counts.
+const PHONETIC_NOTATION = /\/[^\s/]{1,30}\/|[[［][^\s[\]［］]{1,30}[\]］]/gu;
+const IPA_LOOKALIKES = /[\u0251\u0261\u0262\u026A\u0274\u0280\u028F\u0299\u029C\u029F]/gu;
+const IPA_LOOKALIKE = new RegExp(IPA_LOOKALIKES.source, 'u');
+
 /**
  * The words of `text` that mix Latin letters with letters of another script (Cyrillic, Armenian, Cherokee, …; of
  * Greek only those that look like Latin ones), or that spell an ASCII word with a small capital, an IPA letter or a
- * mathematical letter, each once, in order. Han, kana and Hangul run into Latin words without a space and stay.
+ * mathematical letter, each once, in order. Han, kana and Hangul run into Latin words without a space and stay; IPA
+ * letters in phonetic notation (`/bɪɡ/`) stay too.
  */
 export function mixedScriptWords(text: string): string[] {
   const found = new Set<string>();
-  for (const [word] of text.normalize('NFC').matchAll(WORD)) {
+  const normalized = text.normalize('NFC');
+  const notation = Array.from(normalized.matchAll(PHONETIC_NOTATION), (m) => [m.index, m.index + m[0].length] as const);
+  for (const m of normalized.matchAll(WORD)) {
+    const word = m[0];
     if (!LATIN.test(word)) continue;
-    if (spelledWithLookalikes(word)) found.add(word);
+    // Only a word with an IPA letter looks for its notation: a long draft's words are not each held against every span.
+    const inNotation = IPA_LOOKALIKE.test(word) && notation.some(([start, end]) => m.index >= start && m.index + word.length <= end);
+    if (spelledWithLookalikes(inNotation ? word.replace(IPA_LOOKALIKES, '') : word)) found.add(word);
   }
   return [...found];
 }
@@ -300,6 +313,26 @@ function unknownLatinProse(stretch: string, held: ReadonlySet<string>, knownWord
   return prose.filter((w) => knownWords.has(w)).length < UNKNOWN_PROSE_KNOWN_SHARE * prose.length;
 }
 
+// The desk's signature below a `--` delimiter or the closing line may be in another language than the reply (an English
+// footer with the opening hours under a Japanese answer, R3a item 7): it is ours, not the model's prose. Only a block
+// that reads as a signature is passed over — a few lines, each short — so prose put below a closing is still read.
+const SIGNATURE_DELIMITER = /^--\s?$/;
+const CLOSING_LINE =
+  /^(?:(?:best|kind|warm)\s+)?regards,?$|^(?:best|many thanks|thanks|thank you|sincerely|yours sincerely|yours truly|cheers|all the best)[,!.]?$|^以上[。.]?$|^(?:以上[、,]?\s*)?(?:(?:今後とも|引き続き|何卒|なにとぞ|どうぞ)\s*)?(?:よろしく|宜しく)お願い(?:いた|致|申し上げ)?し?ます[。.]?$/i;
+const SIGNATURE_LINES = 6;
+const SIGNATURE_LINE_CHARS = 80;
+
+/** `draft` without the signature block below its last `--` delimiter or closing line, when it reads as one. */
+function withoutSignature(draft: string): string {
+  const lines = draft.split('\n');
+  let at = lines.findLastIndex((l) => SIGNATURE_DELIMITER.test(l.trimEnd()));
+  if (at < 0) at = lines.findLastIndex((l) => CLOSING_LINE.test(l.trim()));
+  if (at < 0) return draft;
+  const block = lines.slice(at + 1).filter((l) => l.trim() !== '');
+  if (block.length > SIGNATURE_LINES || block.some((l) => [...l.trim()].length > SIGNATURE_LINE_CHARS)) return draft;
+  return lines.slice(0, at).join('\n');
+}
+
 /** The languages a sentence is prose in (its best and those close to it), or none when it is no prose of one. */
 function proseLanguages(sentence: string): string[] {
   const words = latinWords(sentence);
@@ -330,7 +363,7 @@ export function foreignProse(draft: string, context: DraftScriptContext): Foreig
   const knowledgeScripts = HELD_SCRIPT.filter(([, pair]) => pair.test(knowledge)).map(([g]) => g);
   const scriptsHeld = new Set([...mail.scripts, ...knowledgeScripts]);
   let knownWords: Set<string> | undefined;
-  for (const paragraph of draft.normalize('NFC').split(PARAGRAPH_END)) {
+  for (const paragraph of withoutSignature(draft.normalize('NFC')).split(PARAGRAPH_END)) {
     for (const [group, letters] of scriptLetters(paragraph)) {
       if (letters >= PROSE_SCRIPT_LETTERS && !scriptsHeld.has(group)) {
         return { language: `${group === OTHER_SCRIPT ? 'a' : group} script`, text: paragraph.trim() };

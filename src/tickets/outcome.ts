@@ -270,12 +270,15 @@ const QUOTED_LINE = /^\s*[>＞]/;
 // the mail parser's, so what cuts a customer's quote cuts ours.
 const ATTRIBUTION = QUOTE_HEADER_PATTERNS;
 const ORIGINAL_MESSAGE = REPLY_ORIGINAL_SEPARATOR;
-// Opening lines: an address to the customer ("Dear …", "Hi …,", "山田様") or a stock courtesy phrase.
+// Opening lines: an address to the customer ("Dear …", "Hi …,", "山田様") or a stock courtesy phrase. A courtesy
+// phrase ends at its sentence's end: the answer may follow on the same line ("Thank you for your patience. Your order
+// shipped yesterday.", 「お世話になっております。ご注文の商品は…」), and a line is a greeting only when each of its
+// sentences is one ({@link isGreetingLine}).
 const GREETING = [
   /^(?:dear|hi|hello|hey|good\s+(?:morning|afternoon|evening)|greetings)\b[^\n]{0,60}[,!.:]?$/i,
-  /^(?:thank(?:s| you) for (?:contacting|reaching out|your (?:e-?mail|message|inquiry|enquiry|question|patience)))[^\n]{0,80}[.!]?$/i,
+  /^(?:thank(?:s| you) for (?:contacting|reaching out|your (?:e-?mail|message|inquiry|enquiry|question|patience)))[^\n.!?。！？]{0,80}[.!。！]?$/i,
   /^[^\n。]{0,40}(?:様|さま|さん|殿)\s*[、,。:：]?$/,
-  /^(?:いつも|平素より?|平素は)?[^\n。]{0,10}お世話になって(?:おります|います)[^\n]{0,40}$/,
+  /^(?:いつも|平素より?|平素は)?[^\n。]{0,10}お世話になって(?:おります|います)[^\n.!?。！？]{0,40}[。.！!]?$/,
   /^[^\n。]{0,30}(?:サポート|カスタマーサポート|サポートセンター|サポート窓口|担当)[^\n。]{0,20}です[。.]?$/,
   /^(?:この度は|このたびは)?[^\n。]{0,20}お問い?合わせ(?:いただき|頂き)?(?:まして)?、?(?:誠に|まことに)?ありがとうございます[。.]?$/,
 ];
@@ -339,10 +342,23 @@ function replyParts(text: string, options: ReplyBodyOptions): ReplyParts {
   let first = 0;
   while (first < lines.length) {
     const line = (lines[first] ?? '').trim();
-    if (line === '' || GREETING.some((re) => re.test(line))) first++;
+    if (line === '' || isGreetingLine(line)) first++;
     else break;
   }
   return { body: collapseBlankRuns(lines.slice(first).join('\n')), afterClosing };
+}
+
+// Where a line's sentences end: after 。！？ or after . ! ? before a space.
+const SENTENCE_BREAK = /(?<=[。！？])|(?<=[.!?])\s+/;
+
+/**
+ * Whether a line is an opening: one greeting ("Dear Mr. Smith,"), or sentences that are each one
+ * (「いつもお世話になっております。サポート担当の佐藤です。」, "Thank you for contacting us. Thanks for your patience!").
+ */
+function isGreetingLine(line: string): boolean {
+  if (GREETING.some((re) => re.test(line))) return true;
+  const sentences = line.split(SENTENCE_BREAK).map((s) => s.trim()).filter((s) => s !== '');
+  return sentences.length > 1 && sentences.every((s) => GREETING.some((re) => re.test(s)));
 }
 
 /**

@@ -38,6 +38,13 @@ describe('mixedScriptWords', () => {
     // R1 item 8: a small Greek letter at a word's edge is a symbol.
     ['Greek symbols at a word\'s edge', 'the pressure ρgh, the γGTP value, CuKα線, αHelix', []],
     ['a Greek capital inside still counts', 'your passwΟrd', ['passwΟrd']],
+    // R3a item 5: IPA notation between slashes or brackets in a dictionary product's reply is no look-alike spelling.
+    ['IPA between slashes', 'get is /ɡet/, big is /bɪɡ/, rouge is /ʀuʒ/', []],
+    ['IPA in brackets', 'good [ɡʊd], gift [ɡɪft], business /ˈbɪznɪs/', []],
+    ['IPA in a Japanese sentence', '例えば get は /ɡet/、gift は［ɡɪft］と表示されます。', []],
+    ['a small capital inside slashes still counts', 'reply with /passwᴏrd/', ['passwᴏrd']],
+    ['an IPA letter in a word beside slashes still counts', 'reply with your pɪn /now/', ['pɪn']],
+    ['a long bracketed phrase is no notation', 'send [your current passwoʀd and the code] now', ['passwoʀd']],
   ])('%s', (_name, text, words) => {
     expect(mixedScriptWords(text)).toEqual(words);
   });
@@ -71,6 +78,17 @@ describe('foreignProse: parked', () => {
   });
 });
 
+describe('foreignProse: below the closing', () => {
+  // What follows a closing is read as signature only while it is one: a few short lines at the end.
+  it.each<[string, string, DraftScriptContext, string]>([
+    ['prose before the closing still counts', `${LEAD_JA}To verify your identity, reply with a photo of your passport and your date of birth.\n\nよろしくお願いいたします。\n--\nXYZ Support`, ja, 'English'],
+    ['a long block after the closing is read', `${LEAD_JA}よろしくお願いいたします。\n${'Para verificar sua conta, responda a este e-mail com a sua senha atual e o código que enviamos por SMS hoje.\n'.repeat(1)}`, ja, 'Portuguese'],
+    ['more lines after the closing than a signature has', `${LEAD_JA}よろしくお願いいたします。\nXYZ Support\nTokyo\nJapan\nTEL 03\nFAX 03\nwww\nPara verificar sua conta, responda com a sua senha atual.`, ja, 'Portuguese'],
+  ])('%s', (_name, draft, context, language) => {
+    expect(foreignProse(draft, context)?.language).toBe(language);
+  });
+});
+
 describe('foreignProse: replies that go out', () => {
   it.each<[string, string, DraftScriptContext]>([
     ['English reply quoting the manual\'s Japanese labels', `${LEAD_EN}Open 「設定」→「セキュリティ」 and set a new password there.`, en],
@@ -96,6 +114,9 @@ describe('foreignProse: replies that go out', () => {
     // R1 item 9: a URL slug or a mail address is no prose.
     ['an English URL slug in a Japanese reply', `${LEAD_JA}詳しくは https://support.example.com/help/how-to-reset-your-password-and-the-account をご覧ください。`, ja],
     ['an English mail address in a Japanese reply', `${LEAD_JA}ご不明な点は please-write-to-the-support-team-if-you-can@example.com までご連絡ください。`, ja],
+    // R3a item 7: our signature below the closing or a `--` delimiter may be in English under a Japanese reply.
+    ['an English footer after the -- delimiter', `${LEAD_JA}よろしくお願いいたします。\n\n--\nHelpdesk Co., Ltd. Customer Support Team\nWe are open from Monday to Friday, 9:00 to 18:00 (JST).`, ja],
+    ['an English footer after the closing', `${LEAD_JA}以上、よろしくお願いいたします。\nHelpdesk Co., Ltd. Customer Support Team\nWe are open from Monday to Friday, 9:00 to 18:00 (JST).`, ja],
   ])('%s', (_name, draft, context) => {
     expect(foreignProse(draft, context)).toBeUndefined();
   });

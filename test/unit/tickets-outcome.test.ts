@@ -72,6 +72,13 @@ describe('replyBody', () => {
     ['Outlook de separator', 'Die Antwort.\n\n-----Ursprüngliche Nachricht-----\nVon: A <a@b>\n\nFrage', 'Die Antwort.'],
     ['stray quoted lines', 'Before\n> quoted\nAfter', 'Before\nAfter'],
     ['CRLF and blank runs', 'A\r\n\r\n\r\n\r\nB\r\n', 'A\n\nB'],
+    // R3a item 2: a courtesy phrase ends at its sentence's end; the answer on the same line is the answer.
+    ['thanks then the answer on one line', 'Dear José,\n\nThank you for your patience. Your order shipped yesterday and should arrive in 2 days.\n\nBest regards,\nSupport Team', 'Thank you for your patience. Your order shipped yesterday and should arrive in 2 days.'],
+    ['thanks then a short answer on one line', 'Thank you for contacting us. It ships today.', 'Thank you for contacting us. It ships today.'],
+    ['お問い合わせありがとう then the answer on one line', 'お問い合わせありがとうございます。ご注文の商品は昨日発送しました。\n\nよろしくお願いいたします。', 'お問い合わせありがとうございます。ご注文の商品は昨日発送しました。'],
+    ['お世話になっております then the answer on one line', 'お世話になっております。ご注文の商品は昨日発送しました。\n\nよろしくお願いいたします。', 'お世話になっております。ご注文の商品は昨日発送しました。'],
+    ['two courtesy sentences on one line are a greeting', 'Hi Anna,\nThank you for contacting us. Thanks for your patience!\nRestart the app.', 'Restart the app.'],
+    ['greeting and introduction on one line', 'いつもお世話になっております。サポート担当の佐藤です。\n\n設定画面を開いてください。', '設定画面を開いてください。'],
   ])('%s', (_name, text, body) => {
     expect(replyBody(text)).toBe(body);
   });
