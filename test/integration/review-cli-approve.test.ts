@@ -47,6 +47,8 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+// Each call starts npm and tsx (3–6 s on a busy two-core machine), and a test makes up to five: their timeouts allow
+// for that, not for a slow product.
 const review = (...args: string[]) => runNpm(['run', 'review', '--', ...args], env);
 
 describe('npm run review', () => {
@@ -82,7 +84,7 @@ describe('npm run review', () => {
     expect(show.stdout).toContain('From:       Support Team moc.lagel-zyx@ytiruces');
     // --json is data for programs: it keeps the text as it is (JSON escapes the controls).
     expect((JSON.parse(json.stdout) as { subject: string }).subject).toContain('\u001b');
-  }, 60_000);
+  }, 120_000);
 
   it('lists, shows and approves a parked draft with an edited reply, which goes out without Auto-Submitted', async () => {
     const messageId = customerMessageId('review');
@@ -155,7 +157,7 @@ describe('npm run review', () => {
     const approved = await review('approve', ticketId, '--seen', seen, '--checked-no-copy', '--by', 'ren');
     expect(approved.code, approved.stderr).toBe(0);
     expect((await waitForState(running.store, ticketId, ['sent'])).outbound?.approvedBy).toBe('ren');
-  }, 60_000);
+  }, 120_000);
 
   it('shows the conversation and asks for --read-newer-mail once the customer wrote again, and --sender-verified for a possibly forged sender', async () => {
     const parked = async (options: { tag: string; minutesAgo: number; conversationId?: string; reason?: string }) => {
@@ -189,7 +191,7 @@ describe('npm run review', () => {
     expect((await running.store.require(forged.id)).state).toBe('parked');
     const verified = await review('approve', forged.id, '--seen', String(forged.history.length), '--sender-verified');
     expect(verified.code, verified.stderr).toBe(0);
-  }, 60_000);
+  }, 120_000);
 
   it('rejects a parked ticket, and names an unknown ticket in one line', async () => {
     const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId('rej'), from: 'spam@customer.example', subject: '宣伝', body: '新商品のご案内です。' }));
@@ -206,7 +208,7 @@ describe('npm run review', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toBe('');
     expect(unknown.stderr.trim()).toBe(`review: no ticket ${'f'.repeat(64)} (give the ticket id, at least its first 8 characters, or the mail's Message-ID)`);
-  }, 60_000);
+  }, 120_000);
 
   it('has the agent answer a parked ticket again once the cause is fixed, and the new answer goes out', async () => {
     const { ticketId } = await ingest(running, buildMail({ messageId: customerMessageId('rerun'), from: 'hana@customer.example', subject: '二段階認証', body: '二段階認証を認証アプリで設定する手順を教えてください。' }));
