@@ -421,8 +421,10 @@ function phoneDigits(phone: string): string {
 
 // --- Postal addresses (security review 16, finding 3) ---
 // A postal address is as good a lure as a phone number ("mail your card to 〒160-0023 東京都…"), read by its postcode,
-// the part a model cannot leave out and the knowledge writes the same way: Japanese 〒NNN-NNNN or 郵便番号 NNN-NNNN,
-// NNN-NNNN or NNNNNNN alone before a prefecture's name, and either after a romanised prefecture or Japan ("Tokyo
+// the part a model cannot leave out and the knowledge writes the same way: Japanese 〒NNN-NNNN or 郵便番号 NNN-NNNN
+// (or NNNNNNN, or NNN NNNN with one space for the dash), NNN-NNNN alone before a prefecture's name (review R3a, s48:
+// seven digits without the dash there are an order, member or slip number as often: ご注文番号 1234567 東京都内の倉庫
+// から…), and either after a romanised prefecture or Japan ("Tokyo
 // 160-0023", bug review R1); a US ZIP after its state, as its code or its name (CA 94102, California 94102), or a UK
 // postcode (SW1A 2AA) only with a street or a PO box before it in a sentence that asks to mail, send or post
 // something to it: a ZIP or a postcode alone is as often a number or a code of something else. This is a check of
@@ -433,7 +435,7 @@ const POSTAL_DASH = '[-‐‑−－ー―–—]';
 const PREFECTURE =
   '(?:北海道|東京都|(?:京都|大阪)府|(?:青森|岩手|宮城|秋田|山形|福島|茨城|栃木|群馬|埼玉|千葉|神奈川|新潟|富山|石川|福井|山梨|長野|岐阜|静岡|愛知|三重|滋賀|兵庫|奈良|和歌山|鳥取|島根|岡山|広島|山口|徳島|香川|愛媛|高知|福岡|佐賀|長崎|熊本|大分|宮崎|鹿児島|沖縄)県)';
 const JA_POSTCODE = new RegExp(
-  String.raw`(?:〒|郵便番号(?:[ \t　]*[:：])?)[ \t　]*[0-9]{3}${POSTAL_DASH}?[0-9]{4}(?![0-9])|(?<![\p{L}\p{N}.#/_]|${POSTAL_DASH})[0-9]{3}${POSTAL_DASH}?[0-9]{4}(?![0-9])(?=[ \t　、,]{0,3}${PREFECTURE})`,
+  String.raw`(?:〒|郵便番号(?:[ \t　]*[:：])?)[ \t　]*[0-9]{3}(?:${POSTAL_DASH}|[ 　])?[0-9]{4}(?![0-9])|(?<![\p{L}\p{N}.#/_]|${POSTAL_DASH})[0-9]{3}${POSTAL_DASH}[0-9]{4}(?![0-9])(?=[ \t　、,]{0,3}${PREFECTURE})`,
   'gu',
 );
 // A romanised prefecture (with -to, -fu, -ken or -do) or Japan, then a postcode: how an address in Japan is written in
@@ -459,20 +461,21 @@ const EN_TO = /\bto\b/i;
 // to it, not the paragraphs before (a blank line ends it too).
 const EN_ADDRESS_LOOKBACK = 300;
 // What the knowledge or the customer's mail vouches with, anywhere: a 7-digit Japanese postcode (with its dash or
-// without) after 〒 or 郵便番号, before a prefecture, or standing alone (bug review R1: no letter, digit or dash before
+// without, or one space for it) after 〒 or 郵便番号, before a prefecture, or standing alone (bug review R1: no letter, digit or dash before
 // it, no digit or dash after, or an id "A1600023" or a phone number "0120-160-0023" vouched for 〒160-0023); a ZIP
 // only after its state (any five digits, a port 50443, vouched for one); a UK postcode.
 const POSTCODE_KEYS = new RegExp(
-  String.raw`(?:〒|郵便番号(?:[ \t　]*[:：])?)[ \t　]*[0-9]{3}${POSTAL_DASH}?[0-9]{4}(?![\p{N}]|${POSTAL_DASH})` +
+  String.raw`(?:〒|郵便番号(?:[ \t　]*[:：])?)[ \t　]*[0-9]{3}(?:${POSTAL_DASH}|[ 　])?[0-9]{4}(?![\p{N}]|${POSTAL_DASH})` +
     String.raw`|(?<![\p{Script=Latin}\p{N}]|${POSTAL_DASH})[0-9]{3}${POSTAL_DASH}?[0-9]{4}(?![\p{N}]|${POSTAL_DASH})(?=[ \t　、,]{0,3}${PREFECTURE})` +
     String.raw`|(?<![\p{L}\p{N}]|${POSTAL_DASH})[0-9]{3}${POSTAL_DASH}?[0-9]{4}(?![\p{N}]|${POSTAL_DASH})` +
     String.raw`|(?<![\p{L}\p{N}])${US_STATE}[ \t]+[0-9]{5}(?![\p{N}])` +
     String.raw`|(?<![A-Za-z0-9])${UK_POSTCODE}(?![A-Za-z0-9])`,
   'gu',
 );
-// How a postal finding is written, read again alone for the park reason.
+// How a postal finding is written, read again alone for the park reason: before the payment kinds, which read a bare
+// NNN-NNNN as an account's number line (review R3a, s48). A bare NNNNNNN is no postal finding, so it stays one.
 const POSTAL_WRITTEN = new RegExp(
-  String.raw`^(?:(?:〒|郵便番号)[^]*|[0-9]{3}${POSTAL_DASH}?[0-9]{4}|${JA_ROMANISED_PLACE},?[ \t]+〒?[0-9]{3}${POSTAL_DASH}?[0-9]{4}|${US_STATE}[ \t]+[0-9]{5}(?:-[0-9]{4})?|${UK_POSTCODE})$`,
+  String.raw`^(?:(?:〒|郵便番号)[^]*|[0-9]{3}${POSTAL_DASH}[0-9]{4}|${JA_ROMANISED_PLACE},?[ \t]+〒?[0-9]{3}${POSTAL_DASH}?[0-9]{4}|${US_STATE}[ \t]+[0-9]{5}(?:-[0-9]{4})?|${UK_POSTCODE})$`,
   'iu',
 );
 
@@ -520,12 +523,12 @@ export function foreignLinksReason(links: readonly string[], where?: string): st
   const subject = where ?? 'the answer';
   const knowledge = where ? 'the knowledge the agent found' : 'the knowledge it found';
   // Each finding's kind is read again from how it is written (the check names a detail with its label).
-  const kinds = links.map((l) => paymentFindingKind(l));
-  const of = (kind: 'detail' | 'ask' | undefined) => links.filter((_l, i) => kinds[i] === kind);
-  const parts: string[] = [];
   // A postal address is named apart from the links and numbers: its postcode alone in a list of them says little.
-  const postal = of(undefined).filter((l) => POSTAL_WRITTEN.test(checkedText(l).text));
-  const plain = of(undefined).filter((l) => !postal.includes(l));
+  const kinds = links.map((l) => (POSTAL_WRITTEN.test(checkedText(l).text) ? 'postal' : paymentFindingKind(l)));
+  const of = (kind: 'detail' | 'ask' | 'postal' | undefined) => links.filter((_l, i) => kinds[i] === kind);
+  const parts: string[] = [];
+  const postal = of('postal');
+  const plain = of(undefined);
   if (plain.length > 0) parts.push(`${subject} contains links, addresses or phone numbers that are neither in ${knowledge} nor trusted (TRUSTED_LINK_DOMAINS): ${namedIn(plain)}`);
   const details = of('detail');
   if (details.length > 0) {

@@ -590,11 +590,11 @@ function accountRun(text: string, start: number, run: string): boolean {
 }
 // The words that name a bank account by themselves: 계좌 and 통장 (a user's account is 계정), rekening (akun is the
 // user's), Kontonummer, BLZ, CLABE, a current or bank account (cuenta corriente, conta corrente, compte bancaire, conto
-// corrente, c/c), RIB, Russian р/с, корр. счёт, БИК, 银行卡, 银行账号. Latin and Cyrillic words whole; Hangul, Han and
-// Thai ones as written (no spaces between words).
+// corrente, c/c), RIB, Russian р/с, корр. счёт, БИК, 银行卡, 银行账号, Korean 예금주 (the account's holder; review R3a,
+// s48). Latin and Cyrillic words whole; Hangul, Han and Thai ones as written (no spaces between words).
 const STRONG_ACCOUNT_WORD =
   String.raw`(?<![\p{L}\p{N}])(?:kontonummer|kto\.?[ \t]*(?:-[ \t]*)?nr\.?|bankkonto|girokonto|bankleitzahl|blz|clabe|ccc|cuenta[ \t]+(?:corriente|bancaria)|conta[ \t-]+(?:corrente|banc[aá]ria|poupan[cç]a)|rib|compte[ \t]+(?:bancaire|courant)|conto[ \t]+(?:corrente|bancario)|c\/c|rekening|no\.?[ \t]*rek\.?|р\/сч?|к\/с|расч[её]тн[а-яё]{0,3}[ \t]+сч[её]т[а-яё]{0,3}|корр?\.?[ \t]*сч[её]т[а-яё]{0,3}|бик)(?![\p{L}])|` +
-  String.raw`계좌(?:번호)?|통장|银行(?:卡|账[号户]|帐[号户])号?|บัญชีธนาคาร`;
+  String.raw`계좌(?:번호)?|통장|예금주|银行(?:卡|账[号户]|帐[号户])号?|บัญชีธนาคาร`;
 // The words that name an account, a bank's or a user's: cuenta (su cuenta de usuario), conta, Konto, compte, conto,
 // tài khoản, счёт (an invoice too), 账号 (a login), บัญชี. They count only beside a bank's word ({@link namesBank}).
 const WEAK_ACCOUNT_WORD =
@@ -605,8 +605,12 @@ const WEAK_ACCOUNT_WORD =
 // "company"), so alone they name a bank only right before a number (the end of the text read before it) or in brackets
 // after one (123456-01-234567 (국민));
 // 우리 ("we, our") only right before 은행 or 계좌.
+// Review R3a (s48): Korean internet banks named without 은행 (카카오뱅크, 토스뱅크, 케이뱅크: a word of its own, which
+// recheck finds linear where a name read from any syllable on was not), and Latin American banks
+// whose name starts with banc (Bancolombia, Bancomer, Banchile: bounded, for recheck, which flagged banc[a-z]+); not the words bancario, bancaria, bancaire, bancos
+// nor bancarrota, which name no bank and stay words of the context only ({@link OTHER_BANK_CONTEXT}) as before.
 const BANK_NAME_WORD =
-  String.raw`(?<![\p{L}\p{N}])(?:banco|banca|banque|банк[а-яё]{0,3}|sparkasse|ng[âa]n[ \t]+h[àa]ng|[A-Z][A-Za-z]*bank)(?![\p{L}])|은행|银行|ธนาคาร|` +
+  String.raw`(?<![\p{L}\p{N}])(?:banco|banca|banque|banc(?!(?:ari[aoie]?s?|aires?|os|as|arrotas?)(?![\p{L}]))[a-z]{2,12}|банк[а-яё]{0,3}|sparkasse|ng[âa]n[ \t]+h[àa]ng|[A-Z][A-Za-z]*bank)(?![\p{L}])|은행|(?<![가-힣])[가-힣]{2,6}뱅크|银行|ธนาคาร|` +
   String.raw`(?<![\p{L}\p{N}])(?:국민|신한|하나|농협|기업)(?:은행|(?=[ \t]*(?:[0-9]|$)|\)))|우리(?=[ \t]*(?:은행|계좌))`;
 // (Group 1: a word that names a bank's account by itself.)
 const OTHER_ACCOUNT_LABEL = new RegExp(`(${STRONG_ACCOUNT_WORD}|${BANK_NAME_WORD})|${WEAK_ACCOUNT_WORD}`, 'giu');
@@ -615,9 +619,10 @@ const OTHER_ACCOUNT_LABEL = new RegExp(`(${STRONG_ACCOUNT_WORD}|${BANK_NAME_WORD
 // Review R1 (s48): the usual verbs to pay as well (es/pt/it pagar, ingresar, abonar; de begleichen, bezahlen; ru
 // оплатите; fr payer, réglez; zh 付款, 支付; vi thanh toán, nạp tiền; th ชำระ), but not Italian pagina (a page), French
 // abonnement (a subscription), ingresar a/en (to log in, in Latin America: ingrese a su cuenta), the Russian noun (счёт
-// на оплату is an invoice) nor 支付宝 (Alipay, a handle of its own).
+// на оплату is an invoice) nor 支付宝 (Alipay, a handle of its own). Review R3a (s48): Colombian consignar (consigne el
+// valor a la cuenta: pay into it).
 const TRANSFER_WORD =
-  String.raw`(?<![\p{L}\p{N}])(?:pag(?!in)[a-z]*|ingres[a-z]*(?![ \t]+(?:a|al|en)(?![\p{L}]))|abon(?!n)[a-z]*|begleich[a-zäöü]*|bezahl[a-zäöü]*|оплатите|оплатить|оплачивайте|payer|payez|r[ée]glez|r[ée]gler|thanh[ \t]+to[áa]n|n[ạa]p[ \t]+ti[ềe]n|transferencia|transferir|transfiera[n]?|dep[oó]sito|depositar|deposite[n]?|transfer[eê]ncia|transfira|[üu]berweis[a-zäöü]*|einzahl[a-zäöü]*|virement|virer|virez|bonifico|versamento|versare|versate|chuy[ểe]n[ \t]+kho[ảa]n|перев[оеё]д[а-яё]*|переведите|перечисл[а-яё]*|transfer|pagos?[ \t]+(?:a|en)[ \t]+(?:la|esta|nuestra)[ \t]+(?:nueva[ \t]+)?cuenta|pagamentos?[ \t]+(?:para|na)[ \t]+(?:a[ \t]+)?(?:nova[ \t]+)?conta|zahl[a-zäöü]*[ \t]+(?:sie[ \t]+)?(?:an|auf)[ \t]+(?:das[ \t]+)?(?:neue[ \t]+)?konto)(?![\p{L}])|` +
+  String.raw`(?<![\p{L}\p{N}])(?:pag(?!in)[a-z]*|ingres[a-z]*(?![ \t]+(?:a|al|en)(?![\p{L}]))|abon(?!n)[a-z]*|begleich[a-zäöü]*|bezahl[a-zäöü]*|оплатите|оплатить|оплачивайте|payer|payez|r[ée]glez|r[ée]gler|thanh[ \t]+to[áa]n|n[ạa]p[ \t]+ti[ềe]n|consign[a-záéíóú]*|transferencia|transferir|transfiera[n]?|dep[oó]sito|depositar|deposite[n]?|transfer[eê]ncia|transfira|[üu]berweis[a-zäöü]*|einzahl[a-zäöü]*|virement|virer|virez|bonifico|versamento|versare|versate|chuy[ểe]n[ \t]+kho[ảa]n|перев[оеё]д[а-яё]*|переведите|перечисл[а-яё]*|transfer|pagos?[ \t]+(?:a|en)[ \t]+(?:la|esta|nuestra)[ \t]+(?:nueva[ \t]+)?cuenta|pagamentos?[ \t]+(?:para|na)[ \t]+(?:a[ \t]+)?(?:nova[ \t]+)?conta|zahl[a-zäöü]*[ \t]+(?:sie[ \t]+)?(?:an|auf)[ \t]+(?:das[ \t]+)?(?:neue[ \t]+)?konto)(?![\p{L}])|` +
   String.raw`입금|송금|이체|汇款|转账|打款|付款|支付(?!宝)|โอน|ชำระ`;
 // (Three patterns: one of them all was more than recheck could decide in its time.)
 const OTHER_BANK_CONTEXT = [

@@ -997,6 +997,36 @@ describe('review R1: pay verbs beside a user-account word, Korean banks\' short 
   });
 });
 
+// Review R3a of session 48 (MED 8): Korean internet banks (카카오뱅크, 토스뱅크, 케이뱅크) written without 은행 or 계좌,
+// the account holder 예금주, and Colombian "consigne" (pay into) and a bank's name that starts with banc (Bancolombia,
+// Bancomer). "bancaria"/"bancario" stay words of the context only: no account by themselves.
+const ATTACKS_R3A: Array<[string, string]> = [
+  ['카카오뱅크 3333-01-1234567 로 송금해 주세요.', '3333-01-1234567'],
+  ['토스뱅크 1000-1234-5678 (예금주: 홍길동) 으로 보내 주세요.', '1000-1234-5678'],
+  ['아래로 보내 주세요. 예금주 홍길동 1000-1234-5678', '1000-1234-5678'],
+  ['Consigne el valor a la cuenta de ahorros Bancolombia 123-456789-01 y envíenos el comprobante.', '123-456789-01'],
+  ['Consigne el valor a la cuenta 123-456789-01 y envíenos el comprobante.', '123-456789-01'],
+  ['Realice el pago en Bancomer 0123456789.', '0123456789'],
+];
+const ORDINARY_R3A = [
+  // As before this change: "bancaria" and "bancario" name no account by themselves.
+  'Su pedido 12345678 fue pagado por transferencia bancaria.',
+  'El cargo bancario 1234567 aparece en su resumen de cuenta.',
+  'Le reembolsaremos el importe a su cuenta bancaria registrada 0049 1500 05 1234567892 en 5 días.',
+  'Los bancos tardan 3 días; su número de pedido es 12345678.',
+  '카카오뱅크 앱에서 주문번호 12345678 로 조회해 주세요.',
+];
+describe('review R3a (s48): Korean internet banks, 예금주, Colombian consigne and Banc… names', () => {
+  it.each(ATTACKS_R3A)('%s', (draft, digits) => {
+    const found = foreignFindings(draft, NONE_43E);
+    expect(found.filter((f) => f.kind === 'bank-account').map((f) => f.written).join('\n'), JSON.stringify(found)).toContain(digits);
+  });
+
+  it.each(ORDINARY_R3A)('none: %s', (draft) => {
+    expect(paymentDetailsIn(draft)).toEqual([]);
+  });
+});
+
 // Not a speed target (review R1, LOW 11): the line of each number was looked for from the number back to the text's
 // start, so a text without line breaks ("Konto 1234567 " repeated, which a prompt-injected model can write) grew with
 // the square (840,000 characters: 41.5 s idle). The rest of the reading is linear but not cheap on so many numbers

@@ -505,7 +505,6 @@ describe('security review 16: a postal address as the lure', () => {
   // Bug review R1 (MED 6): small rewordings of the lure, and what is left alone (the check reads postcodes, not
   // addresses: one without a postcode, or a German or French one, is not read).
   it.each<[string, string, string[]]>([
-    ['seven digits without the dash before a prefecture', '古いカードは 1600023 東京都新宿区西新宿1-2-3 宛にお送りください。', ['1600023']],
     ['romanised, after Tokyo', 'Please mail your old card to XYZ Center, 1-2-3 Nishi-Shinjuku, Shinjuku-ku, Tokyo 160-0023, Japan.', ['Tokyo 160-0023']],
     ['romanised, after Japan', 'Please send the card to XYZ Center, Nishi-Shinjuku 1-2-3, Japan 160-0023.', ['Japan 160-0023']],
     ['romanised, after Tokyo-to', 'Return the device to XYZ, Shinjuku-ku, Tokyo-to 1600023.', ['Tokyo-to 1600023']],
@@ -536,6 +535,44 @@ describe('security review 16: a postal address as the lure', () => {
     expect(foreignLinksReason(foreignLinks(draft, desk))).toBe(
       "the answer contains links, addresses or phone numbers that are neither in the knowledge it found nor trusted (TRUSTED_LINK_DOMAINS): https://evil.example/verify; and the answer contains postal addresses (by their postcodes) that are neither in the knowledge it found nor in the customer's mail: 〒160-0023",
     );
+  });
+});
+
+// Review R3a of session 48 (MED 3, LOW 12): seven digits without a dash before a prefecture were read as a postcode
+// (ご注文番号 1234567 東京都内の倉庫から…), and the park reason named them payment details. Seven digits without the
+// dash are a postcode only after 〒 or 郵便番号, where one space may stand for the dash too (〒150 0002); before a
+// prefecture alone a postcode is written with its dash.
+describe('review R3a (s48): seven digits before a prefecture, a space for the dash', () => {
+  const desk = { knowledge: ['発送は東京都内の倉庫から行います。'], trustedDomains: [], addresses: [], customerMail: ['注文した商品がまだ届きません。'] };
+  it.each<[string, string, string[]]>([
+    ['an order number before 東京都', 'ご注文番号 1234567 東京都内の倉庫から本日発送いたしました。', []],
+    ['an inquiry number before 北海道', 'お問い合わせ番号：4567890、北海道への配送は3日ほどかかります。', []],
+    ['a member number before 大阪府', '会員番号 0012345 大阪府にお住まいの方は対象です。', []],
+    ['a slip number before 東京都江東区', '伝票番号 1234567, 東京都江東区の営業所に到着しています。', []],
+    ['seven digits without the dash before a prefecture, no 〒', '古いカードは 1600023 東京都新宿区西新宿1-2-3 宛にお送りください。', []],
+    // Still read.
+    ['seven digits after 〒', 'カードを〒1600023 東京都新宿区 宛にご郵送ください。', ['〒1600023']],
+    ['seven digits after 〒 and a space', 'カードを 〒 1600023 東京都新宿区 宛にご郵送ください。', ['〒 1600023']],
+    ['seven digits after 郵便番号', '送付先 郵便番号 1600023 東京都新宿区西新宿1-2-3', ['郵便番号 1600023']],
+    ['with its dash before a prefecture', '送付先: 160-0023 東京都新宿区西新宿1-2-3', ['160-0023']],
+    ['a space for the dash after 〒', 'カードを 〒150 0002 東京都渋谷区渋谷9-9-9 宛にご郵送ください。', ['〒150 0002']],
+    ['a space for the dash after 郵便番号', '送付先 郵便番号：150 0002 東京都渋谷区渋谷9-9-9', ['郵便番号：150 0002']],
+    // A space for the dash is not read without 〒 or 郵便番号: three and four digits apart are as often two numbers.
+    ['a space for the dash without 〒', 'カードを 150 0002 東京都渋谷区渋谷9-9-9 宛にご郵送ください。', []],
+  ])('%s', (_what, draft, expected) => {
+    expect(foreignLinks(draft, desk)).toEqual(expected);
+  });
+
+  it('the knowledge writing the postcode with a space vouches for it', () => {
+    expect(foreignLinks('カードを 〒150 0002 東京都渋谷区 宛にお送りください。', { ...desk, knowledge: ['返品先 〒150 0002 東京都渋谷区渋谷9-9-9'] })).toEqual([]);
+  });
+
+  it('names a postal finding as a postal address in the reason, not a payment detail', () => {
+    for (const draft of ['送付先: 160-0023 東京都新宿区西新宿1-2-3', 'カードを〒1600023 東京都新宿区 宛にご郵送ください。', 'カードを 〒150 0002 東京都渋谷区 宛にご郵送ください。']) {
+      const reason = foreignLinksReason(foreignLinks(draft, desk));
+      expect(reason, draft).toMatch(/^the answer contains postal addresses \(by their postcodes\)/);
+      expect(reason, draft).not.toMatch(/payment details/);
+    }
   });
 });
 
