@@ -887,7 +887,11 @@ const LATIN_HONORIFIC = /(?<![A-Za-z'’-])[a-z'’-]*([A-Z][A-Za-z'’-]+(?:[ �
 // サポート担当の山田です. One to four kanji, then a particle or です; 担当の者, 担当の部署 and 担当の方 are no names
 // ({@link STAFF_WORDS}).
 const STAFF_MENTION = /担当者?の[ 　]?([\p{Script=Han}々]{1,4})(?=より|から|が|は|です|でございます|と申します|にて|まで)/dgu;
-const STAFF_WORDS = new Set(['者', '方', '人', '部署', '部門', '営業', '技術', '技術者', '社員', '職員', '係員', '係', '業者', '会社', '店舗', '者様']);
+// Nouns of the work itself after 担当の, not a person (業務担当の不足が恒常化し: review s48-r3b).
+const STAFF_WORDS = new Set([
+  '者', '方', '人', '部署', '部門', '営業', '技術', '技術者', '社員', '職員', '係員', '係', '業者', '会社', '店舗', '者様',
+  '不足', '不在', '交代', '変更', '増員', '減員', '人員', '人数', '負担', '業務', '仕事', '範囲', '分野', '領域', '責任', '割当', '判断', '確認', '有無',
+]);
 // A self-introduction: 佐藤花子と申します, 山田と言います.
 const SELF_INTRODUCTION = new RegExp(`(${KANJI_KANA}{1,8}(?:[ 　]${KANJI_KANA}{1,8})?)[ 　]?と(?:申し|言い|いい)ます`, 'gdu');
 // 私の名前は山田太郎です: the first person makes the words after 名前は a name, not a rule of a field (名前は必須です).
@@ -982,7 +986,9 @@ const NOT_A_HIRAGANA_NAME = new Set([
 // the script of grammar, so the run does not open with the honorific お or ご, nor (after kanji) with a particle
 // (問題がたくさん, 弊社のみなさま), does not end with one, and is no word of {@link NOT_A_HIRAGANA_NAME} or
 // {@link HIRAGANA_HONORIFIC_WORDS}; after the honorific, さま does not open さまざま and ちゃん not ちゃんと.
-const HONORIFIC_AFTER_KANA = '(?:様(?![式子々相態])|さま(?![ざすよたじ])|さん|くん|ちゃん(?![とぽこねばぷ]))';
+// 様 after the end of a verb or an adjective and before に, な, で or だ is よう (変わる様に, 切り替わる様になっています,
+// 同じ様に: review s48-r3b), not an honorific.
+const HONORIFIC_AFTER_KANA = '(?:様(?![式子々相態]|(?<=[るうくすつぬむぶぐたいじ]様)[になでだ])|さま(?![ざすよたじ])|さん|くん|ちゃん(?![とぽこねばぷ]))';
 const HIRAGANA_GIVEN_NAME = new RegExp(`(?<![\\p{Script=Hiragana}ー])()((?![おご])\\p{Script=Hiragana}{2,4})[ 　]?(${HONORIFIC_AFTER_KANA})`, 'dgu');
 const KANJI_HIRAGANA_NAME = new RegExp(
   `(?<![\\p{Script=Han}々])([\\p{Script=Han}々]{1,3}[ 　]?)((?![をがへでにのおご]|[はともや][おご])\\p{Script=Hiragana}{2,4})[ 　]?(${HONORIFIC_AFTER_KANA})`,
@@ -1286,16 +1292,16 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
   add('name', knownNameMatches(text, options.names ?? []));
   add('name', [
     ...groupsOf(text, JA_HONORIFIC)
-      .filter(([s, e]) => !isTeachersAsWord(text, s, e))
+      .filter(([s, e]) => !isTeachersAsWord(text, s, e) && !isDonoInWord(text, e) && !isKanaReading(text, s, e) && !isCompanyName(text, s, e))
       .flatMap(([s, e]) => honorificNameRange(text, s, e)),
-    ...hiraganaNameRanges(text),
+    ...hiraganaNameRanges(text).filter(([s, e]) => !isKanaReading(text, s, e)),
     ...groupsOf(text, STAFF_MENTION).filter(([s, e]) => isStaffName(text.slice(s, e))),
     ...signatureNameRanges(text),
-    ...groupsOf(text, QUOTED_HONORIFIC).filter(([s, e]) => isPersonName(text.slice(s, e))),
+    ...groupsOf(text, QUOTED_HONORIFIC).filter(([s, e]) => isPersonName(text.slice(s, e)) && !isCompanyName(text, s, e)),
     ...headerNameRanges(text),
     ...attributionNameRanges(text),
     ...groupsOf(text, SELF_INTRODUCTION).filter(([s, e]) => !isCommonNoun(text.slice(s, e))),
-    ...groupsOf(text, LATIN_HONORIFIC).filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase())),
+    ...groupsOf(text, LATIN_HONORIFIC).filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase()) && !isCompanyName(text, s, e)),
     ...[...groupsOf(text, EN_GREETING), ...groupsOf(text, EN_TITLE)].filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase())),
     ...groupsOf(text, SAN_SUFFIX),
     ...[...text.matchAll(EN_THANKS)]
@@ -1308,7 +1314,8 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ),
     ...[...text.matchAll(EU_TITLE)].map((m) => m.indices![1] ?? m.indices![2]!).filter(([s, e]) => isTitledName(text, s, e)),
     ...groupsOf(text, HIRAGANA_HONORIFIC).filter(
-      ([s, e]) => !NOT_A_HIRAGANA_NAME.has(text.slice(s, e)) && !HIRAGANA_PHRASE.test(text.slice(s, e)) && !isCommonNoun(text.slice(s, e)),
+      ([s, e]) =>
+        !NOT_A_HIRAGANA_NAME.has(text.slice(s, e)) && !HIRAGANA_PHRASE.test(text.slice(s, e)) && !isCommonNoun(text.slice(s, e)) && !isKanaReading(text, s, e),
     ),
     ...groupsOf(text, LABELLED_NAME).filter(([s, e]) => isLabelledName(text.slice(s, e)) && !isStaffTeam(text, s, e)),
     ...accountHolderRanges(text),
@@ -1663,12 +1670,58 @@ function isTeachersAsWord(text: string, start: number, end: number): boolean {
   return TEACHERS_AFTER.test(after) || INSTITUTION_BEFORE_TEACHER.test(text.slice(start, end));
 }
 
+// 殿 as part of a word or a place: 御殿場, 宮殿, 神殿, 沈殿 (by the character before it) and 殿堂, 殿場 (a kanji after it, but
+// 宛: 山田殿宛). 貴殿 is "you": 貴 is in {@link NOT_A_NAME}.
+const DONO_WORD_BEFORE = /[御宮神沈拝本社宝仏寝湯]$/u;
+const DONO_WORD_AFTER = /^[ 　]?殿(?!宛)[\p{Script=Han}々]/u;
+
+/**
+ * Whether the honorific after a match of {@link JA_HONORIFIC} ending at `end` is 殿 inside a word (御殿場, 宮殿, 殿堂):
+ * then the kanji before it name a place or a building, not a person (review s48-r3b: 御殿場店 lost 御).
+ */
+function isDonoInWord(text: string, end: number): boolean {
+  const after = text.slice(end, end + 3);
+  if (!/^[ 　]?殿/u.test(after)) return false;
+  return DONO_WORD_AFTER.test(after) || (after.startsWith('殿') && DONO_WORD_BEFORE.test(text.slice(end - 1, end)));
+}
+
+// A kana reading in brackets after a word in kanji: 核酸塩基（かくさんえんき）, 同君連合（どうくんれんごう）.
+const KANA_READING_OPEN = /[\p{Script=Han}々][ 　]?[（(][\p{Script=Hiragana}\p{Script=Katakana}ー・ 　]{0,30}$/u;
+const KANA_READING_CLOSE = /^[\p{Script=Hiragana}\p{Script=Katakana}ー・ 　]{0,30}[）)]/u;
+
+/**
+ * Whether [start, end) lies inside a kana reading of a word in kanji (核酸塩基（かくさんえんき）): the さん or くん there is
+ * part of the word's sound (review s48-r3b), not an honorific. A name in brackets after 様 (お子様（はなこちゃん）) stays one.
+ */
+function isKanaReading(text: string, start: number, end: number): boolean {
+  const open = KANA_READING_OPEN.exec(text.slice(Math.max(0, start - 40), start));
+  return open !== null && !/^[様殿氏君]/u.test(open[0]) && KANA_READING_CLOSE.test(text.slice(end, end + 40));
+}
+
+// A company's legal form: what it stands beside before 様 or 御中 is a company, not a person (株式会社XYZ様, （株）ABC様,
+// 有限会社山田商事様, XYZ Inc.様).
+const COMPANY_FORM_BEFORE = /(?:株式会社|有限会社|合同会社|合資会社|合名会社|[（(][株有][）)]|[㈱㈲])[ 　]?$/u;
+const COMPANY_FORM_WITHIN = /株式会社|有限会社|合同会社|合資会社|合名会社|[㈱㈲]/u;
+
+/**
+ * Whether the name an honorific follows at [start, end) is a company's (after or with its legal form), not a person's.
+ * Two words are a company and a person (XYZ株式会社 営業部 田中様 names 田中): only a single word counts.
+ */
+function isCompanyName(text: string, start: number, end: number): boolean {
+  if (/[ 　]/u.test(text.slice(start, end).trim())) return false;
+  return COMPANY_FORM_BEFORE.test(text.slice(Math.max(0, start - 8), start)) || COMPANY_FORM_WITHIN.test(text.slice(start, end));
+}
+
 /**
  * The name in a match of {@link JA_HONORIFIC} at [start, end): none when it is a role or a group ({@link isCommonNoun})
  * or a job title alone (社長様, 院長先生); without the title when one stands between the name and the honorific
- * (山田部長様: 山田), unless what stands before the title is a department (営業部長様).
+ * (山田部長様: 山田), unless what stands before the title is a department (営業部長様); without a role written apart
+ * before it (担当 田中様: 田中).
  */
 function honorificNameRange(text: string, start: number, end: number): [number, number][] {
+  // A role before the name, written apart (担当 田中様, 窓口 佐藤様): the name is the second word.
+  const role = /^([^ 　]+)[ 　]+(?=[^ 　])/u.exec(text.slice(start, end));
+  if (role && isCommonNoun(role[1]!)) return honorificNameRange(text, start + role[0].length, end);
   const value = text.slice(start, end);
   const title = JOB_TITLES.find((t) => value.endsWith(t));
   if (title === undefined) return isCommonNoun(value) ? [] : [[start, end]];

@@ -581,10 +581,21 @@ export function qaFieldText(raw: string): string {
  */
 function pairWithoutPersonalData(question: string, answer: string, ownDomains: ReadonlySet<string> = new Set()): { question: string; answer: string } {
   const sides = [question, answer].map((input) => ({ input, ...scrubPersonalData(input) }));
+  if (sides.every((side) => side.replacements.length === 0)) return { question, answer };
+  // The company's staff on its contact line (担当 田中様宛, 担当者：営業部 鈴木一郎) makes no pair a customer's: the name
+  // goes, the store's address and number beside it stay (review s48-r3b). A number shown as a format example
+  // (「ORD-2024-00001」のような形式) is no one's and stays.
+  const staff = new Set<PersonalDataReplacement>();
+  const examples = new Set<PersonalDataReplacement>();
+  for (const { input, replacements: found } of sides) {
+    for (const r of found) {
+      if (r.kind === 'name' && STAFF_LABEL_BEFORE.test(input.slice(Math.max(0, r.index - 24), r.index))) staff.add(r);
+      if (r.kind === 'reference-number' && FORMAT_EXAMPLE_AFTER.test(input.slice(r.index + r.original.length, r.index + r.original.length + 8))) examples.add(r);
+    }
+  }
   const replacements = sides.flatMap((side) => side.replacements);
-  if (replacements.length === 0) return { question, answer };
-  const ours = (r: PersonalDataReplacement): boolean => roleAddress(r) || ownDomainAddress(r, ownDomains);
-  const ofPerson = replacements.some((r) => !ours(r) && (!CONTACT_KINDS.has(r.kind) || mobileNumber(r)));
+  const ours = (r: PersonalDataReplacement): boolean => roleAddress(r) || ownDomainAddress(r, ownDomains) || examples.has(r);
+  const ofPerson = replacements.some((r) => !ours(r) && !staff.has(r) && (!CONTACT_KINDS.has(r.kind) || mobileNumber(r)));
   const kept = (r: PersonalDataReplacement): boolean => ours(r) || (!ofPerson && CONTACT_KINDS.has(r.kind));
   const [q, a] = sides.map(({ input, text, replacements: found }) => {
     if (!found.some(kept)) return text;
@@ -599,6 +610,11 @@ function pairWithoutPersonalData(question: string, answer: string, ownDomains: R
   });
   return { question: q!, answer: a! };
 }
+
+/** A label of the company's own staff right before a name: 担当, 担当者：, 窓口 , 部署：営業部 (a department may stand between). */
+const STAFF_LABEL_BEFORE = /(?:担当者?|窓口|部署)[ 　]{0,2}[:：]?[ 　]{0,2}(?:[\p{Script=Han}\p{Script=Katakana}ー]{1,10}(?:部|課|室|係|グループ|チーム|センター)[ 　]{0,2})?$/u;
+/** What follows a number shown as an example of a format: 「ORD-2024-00001」のような形式, ABC12345 のような. */
+const FORMAT_EXAMPLE_AFTER = /^[」』"”）)]?[ 　]?(?:のような|の様な|のように|の形式)/u;
 
 /** Kinds of a contact point a FAQ may give of the company itself (a store's number, address, postal code). */
 const CONTACT_KINDS: ReadonlySet<PersonalDataKind> = new Set(['phone', 'address', 'postal-code']);
@@ -616,7 +632,8 @@ function roleAddress(r: PersonalDataReplacement): boolean {
 function ownDomainAddress(r: PersonalDataReplacement, ownDomains: ReadonlySet<string>): boolean {
   if (r.kind !== 'email' || ownDomains.size === 0) return false;
   const written = r.original.normalize('NFKC').trim().toLowerCase();
-  return ownDomains.has(written.slice(written.lastIndexOf('@') + 1));
+  const domain = written.slice(written.lastIndexOf('@') + 1);
+  return [...ownDomains].some((own) => domain === own || domain.endsWith(`.${own}`));
 }
 
 /** Whether a replaced phone number is a Japanese mobile one (070, 080, 090; +81 70…): a person's, never a store's. */
@@ -873,7 +890,7 @@ interface TablePairs {
  * The pairs come without personal data ({@link pairWithoutPersonalData}); {@link parseQaCsv} and
  * {@link readQaWorkbook} give the cells' text as written.
  *
- * @param onProgress called with stage `read` after each file, then `scrub` after each batch of pairs.
+ * @param onProgress called with stage `read` after each file, then `scrub` every 1,000 pairs and at the end.
  * @param ownDomains our own mail domains: an address on one is the desk's and stays (see {@link pairWithoutPersonalData}).
  * @throws KnowledgeError when the directory is missing or a file is malformed (the message names file and line), or
  *   when files or sheets were passed over ({@link QaParseResult.passedOver}) and none yielded a pair: an index of
@@ -923,24 +940,29 @@ export async function loadQaPairs(dir: string, options: { logger?: Logger; onPro
   return { files: read, pairs, skipped, passedOver: named };
 }
 
-/** How many pairs are scrubbed between turns of the event loop: 0.1–0.4 ms a value, well under a second a batch. */
-const SCRUB_BATCH = 1000;
+/**
+ * How long the scrub runs before the event loop turns. A count of pairs would not bound it: a pair of 40 KB takes tens
+ * of milliseconds, and 1,000 of them ran 30 s without a turn, past BullMQ's lock renewal (review s48-r3b).
+ */
+const SCRUB_TURN_MS = 200;
 
 /**
  * Replaces each pair's question and answer by {@link pairWithoutPersonalData}'s, in place, with progress (stage
  * `scrub`). A history export of 100,000 rows takes 30 to 90 seconds on a busy two-core machine: in one synchronous run
  * the maintenance worker could not renew its job's lock (60 s) and BullMQ would take the reindex for stalled, so the
- * event loop turns after every batch.
+ * event loop turns every {@link SCRUB_TURN_MS}.
  */
 async function withoutPersonalData(pairs: QaPair[], onProgress: ProgressFn | undefined, ownDomains: ReadonlySet<string>): Promise<void> {
-  for (let start = 0; start < pairs.length; start += SCRUB_BATCH) {
-    const end = Math.min(pairs.length, start + SCRUB_BATCH);
-    for (let i = start; i < end; i++) {
-      const pair = pairs[i]!;
-      pairs[i] = { ...pair, ...pairWithoutPersonalData(pair.question, pair.answer, ownDomains) };
+  let turned = performance.now();
+  for (let i = 0; i < pairs.length; i++) {
+    const pair = pairs[i]!;
+    pairs[i] = { ...pair, ...pairWithoutPersonalData(pair.question, pair.answer, ownDomains) };
+    // Progress every 1,000 pairs and at the end, as before: reports by time would differ from run to run.
+    if (i === pairs.length - 1 || (i + 1) % 1000 === 0) await onProgress?.({ stage: 'scrub', done: i + 1, total: pairs.length });
+    if (i === pairs.length - 1 || performance.now() - turned >= SCRUB_TURN_MS) {
+      await setImmediate();
+      turned = performance.now();
     }
-    await onProgress?.({ stage: 'scrub', done: end, total: pairs.length });
-    await setImmediate();
   }
 }
 

@@ -63,7 +63,10 @@ export const MAINTENANCE_TIMINGS = { lockDuration: 60_000, stalledInterval: 30_0
 
 /** Progress of a reindex job as stored with `job.updateProgress` (and shown by Bull Board). */
 export interface ReindexProgress {
-  /** `read` while reading files, then the backend's stages (`index`, `embed`, `upload`). */
+  /**
+   * `read` while reading files, `scrub` while the Q&A pairs lose their personal data, then the backend's stages
+   * (`index`, `embed`, `upload`).
+   */
   stage: string;
   done: number;
   total: number;

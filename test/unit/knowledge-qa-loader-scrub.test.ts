@@ -132,3 +132,71 @@ describe('Q&A pairs are indexed without another customer\'s personal data', () =
     expect(progress.at(-1)).toEqual({ stage: 'scrub', done: 8, total: 8 });
   });
 });
+
+/**
+ * A FAQ's company contact lines are no customer's data (review s48-r3b): a false name (御殿場, 変わる様に), the company's
+ * own staff after a 担当 label, or a format example made the pair "of a person" and wiped the store's address and phone.
+ */
+describe('a FAQ\'s company contact lines stay', () => {
+  const KEPT: [string, string, string[]][] = [
+    ['御殿場店の連絡先は？', '御殿場店：〒412-0045 静岡県御殿場市川島田252 TEL 0550-82-1234', ['御殿場店', '〒412-0045', '0550-82-1234']],
+    ['設定後の表示は？', '保存すると画面が切り替わる様になっています。サポートセンター 03-1234-5678（平日10時〜）', ['切り替わる様に', '03-1234-5678']],
+    ['本社の住所は？', '〒105-0011 東京都港区芝公園4-2-8 XYZビル5F、担当 田中様宛にお送りください。', ['〒105-0011', '芝公園4-2-8']],
+    ['担当', '担当者：営業部 鈴木一郎（03-5555-1234）', ['03-5555-1234']],
+    ['電話窓口は？', 'お電話は 03-1234-5678（担当：田中）までお願いします。', ['03-1234-5678']],
+    ['注文番号はどこ？', 'ご注文番号は「ORD-2024-00001」のような形式です。お問い合わせは 03-1234-5678 まで。', ['ORD-2024-00001', '03-1234-5678']],
+  ];
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'qa-scrub-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each(KEPT)('%s keeps the company\'s contact data', async (question, answer, kept) => {
+    await writeFile(path.join(dir, 'faq.csv'), `質問,回答\n"${question}","${answer}"\n`);
+    const [pair] = (await loadQaPairs(dir)).pairs;
+    expect(kept.filter((piece) => !pair!.answer.includes(piece))).toEqual([]);
+  });
+
+  it('still scrubs a customer\'s name with the address beside it', async () => {
+    await writeFile(path.join(dir, 'faq.csv'), '質問,回答\n"発送先は？","山田太郎様 東京都港区芝公園4-2-8 へ発送済み"\n');
+    const [pair] = (await loadQaPairs(dir)).pairs;
+    expect(pair!.answer).not.toContain('山田太郎');
+    expect(pair!.answer).not.toContain('芝公園4-2-8');
+  });
+});
+
+describe('the scrub of large pairs lets the event loop turn', () => {
+  it('turns by time, not every 1,000 pairs: 300 pairs of 40 KB do not run in one stretch', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'qa-scrub-big-'));
+    try {
+      const sentence = '設定画面で保存を押すと、変更が反映されます。詳しくはマニュアルの第3章をご覧ください。価格は12,800円です。';
+      const answer = sentence.repeat(Math.ceil(13_400 / sentence.length));
+      await writeFile(path.join(dir, 'history.csv'), `質問,回答\n${Array.from({ length: 300 }, (_, i) => `"質問${i}","${answer}"`).join('\n')}`);
+      const scrubbed: number[] = [];
+      let started = 0;
+      let turns = 0;
+      const ticker = setInterval(() => {
+        if (started > 0 && scrubbed.length === 0) turns++;
+      }, 0);
+      try {
+        await loadQaPairs(dir, {
+          onProgress: ({ stage, done, total }) => {
+            if (stage === 'read' && done === total) started = performance.now();
+            if (stage === 'scrub') scrubbed.push(done);
+          },
+        });
+      } finally {
+        clearInterval(ticker);
+      }
+      const elapsed = performance.now() - started;
+      // A turn every ~200 ms: one per 400 ms of scrubbing at the least (the lock is renewed in those turns).
+      expect(turns).toBeGreaterThanOrEqual(Math.floor(elapsed / 400));
+      expect(scrubbed).toEqual([300]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

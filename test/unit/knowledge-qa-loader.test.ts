@@ -409,7 +409,7 @@ describe('passed-over Q&A tables in the reindex result and summary', () => {
     await writeFile(path.join(dir, 'b-count.csv'), 'カテゴリ,件数\nログイン,12\n');
     const infos: Record<string, unknown>[] = [];
     const logger = { ...recordingLogger().logger, info: (fields: Record<string, unknown>) => void infos.push(fields) } as unknown as Logger;
-    const result = await reindexQa({ dir }, { config: {} as Config, qa: emptyQaIndex, logger });
+    const result = await reindexQa({ dir }, { config: { SUPPORT_ADDRESSES: [], SUPPORT_GROUP_ADDRESSES: [] } as unknown as Config, qa: emptyQaIndex, logger });
     expect(result.pairs).toBe(1);
     expect(result.passedOver).toEqual([{ table: 'b-count.csv', reason: expect.stringContaining('the column 件数 holds only numbers or ids') }]);
     expect(infos.at(-1)).toMatchObject({ pairs: 1, passedOver: ['b-count.csv'] });
