@@ -442,8 +442,9 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
   const draft = result.answer.trim();
   // What no review mode sends without a person: no answer, one cut off, one leaking the model's reasoning…
   const readers = replyReaders(ticket, result, ourReplies, signals, config);
-  // A draft asking for a password or code by mail is read after the links: when it also names a foreign address to
-  // send it to, that address is what the person must see.
+  // A draft asking for a password, code or identity document by mail is read after the links: when it also names a
+  // foreign address to send it to, that address is what the person must see. A third language or look-alike letters
+  // come last, as what the word lists before them could not read.
   const problem = draft
     ? (draftProblem(ticket.question, draft, result, deps.agent.prompts) ?? foreignLinksProblem(ticket, draft, readers) ?? secretRequestReason(draft, readers.allowed.knowledge) ?? draftScriptProblem(draft, { customer: [ticket.subject, ticket.question], knowledge: readers.allowed.knowledge }))
     : 'the agent produced an empty answer';
