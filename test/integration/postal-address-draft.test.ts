@@ -6,15 +6,13 @@
  * still goes out.
  */
 import { describe, expect, it } from 'vitest';
-import { textResponse, type ChatRequest } from '../../src/dev/openai-server.js';
+import { textResponse } from '../../src/dev/openai-server.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
-import { buildMail, customerMessageId, ingest, waitForState } from '../support/pipeline.js';
+import { buildMail, customerMessageId, ingest, isFinalAnswer, waitForState } from '../support/pipeline.js';
 import { pipelineSuite } from '../support/pipeline-suite.js';
 
 const suite = pipelineSuite();
 
-// The final answer is the one request without tools, a JSON format or a conversation of steps.
-const isFinalAnswer = (req: ChatRequest) => !req.body.tools?.length && (req.body.messages?.length ?? 0) <= 2 && !req.body.response_format;
 const LEAD_JA = 'お問い合わせいただきありがとうございます。\n\nパスワードは8文字以上で、英字・数字・記号を含める必要があります。\n\n';
 const LEAD_EN = 'Thank you for contacting us.\n\nPasswords need at least 8 characters with letters, digits and symbols.\n\n';
 const JA_MAIL = 'パスワードの条件と二段階認証の設定方法を教えてください。';

@@ -11,15 +11,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { indexKnowledge } from '../../src/dev/knowledge-index.js';
-import { textResponse, type ChatRequest } from '../../src/dev/openai-server.js';
+import { textResponse } from '../../src/dev/openai-server.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
-import { buildMail, customerMessageId, ingest, REPO_ROOT, waitForState } from '../support/pipeline.js';
+import { buildMail, customerMessageId, ingest, isFinalAnswer, REPO_ROOT, waitForState } from '../support/pipeline.js';
 import { pipelineSuite } from '../support/pipeline-suite.js';
 
 const suite = pipelineSuite();
 
-// The final answer is the one request without tools, a JSON format or a conversation of steps.
-const isFinalAnswer = (req: ChatRequest) => !req.body.tools?.length && (req.body.messages?.length ?? 0) <= 2 && !req.body.response_format;
 const LEAD_JA = 'お問い合わせいただきありがとうございます。\n\nパスワードは8文字以上で、英字・数字・記号を含める必要があります。\n\n';
 const LEAD_EN = 'Thank you for contacting us.\n\nPasswords need at least 8 characters with letters, digits and symbols.\n\n';
 const JA_MAIL = 'パスワードの条件を教えてください。';

@@ -29,7 +29,7 @@ import type { TicketStore } from '../../src/tickets/ticket-store.js';
 import { encodeIso2022Jp } from './iso-2022-jp.js';
 import { startDovecot, type DovecotServer } from '../../src/dev/dovecot.js';
 import { buildMail as buildDevMail, MAIL_FROM, SUPPORT_ADDRESS, type LegacyCharset, type MailSpec as DevMailSpec } from '../../src/dev/mail-builder.js';
-import { startOpenAIServer, type OpenAIServer } from '../../src/dev/openai-server.js';
+import { startOpenAIServer, type ChatRequest, type OpenAIServer } from '../../src/dev/openai-server.js';
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 import { scriptedModel } from '../../src/dev/scripted-model.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../../src/dev/smtp-receiver.js';
@@ -412,3 +412,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     process.exit(2);
   }
 }
+
+/**
+ * Whether a request to the scripted model asks for the agent's final answer: the one without tools, a JSON format or a
+ * conversation of steps. The draft-check pipeline tests answer it with a hostile draft, as a steered model would write.
+ */
+export const isFinalAnswer = (req: ChatRequest): boolean => !req.body.tools?.length && (req.body.messages?.length ?? 0) <= 2 && !req.body.response_format;
