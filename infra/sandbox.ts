@@ -16,6 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse as parseDotenv } from 'dotenv';
 import { ImapFlow } from 'imapflow';
+import { terminalSafe } from '../src/cli/format.js';
 import { PLACEHOLDER_API_KEY } from '../src/config.js';
 import { startDovecot } from '../src/dev/dovecot.js';
 import { lendEnvFile, localServerSettings, nextFileNumber, readLiveRunState, stopOnSignals, type LocalRunState } from '../src/dev/local-run.js';
@@ -110,7 +111,9 @@ async function serve(withLlm: boolean): Promise<number> {
       printed++;
       const file = path.join(OUTBOX, `${String(number++).padStart(4, '0')}.eml`);
       writeFileSync(file, message.raw);
-      process.stdout.write(`\n── reply to ${message.envelope.to.join(', ')}: ${message.subject ?? ''} (${file})\n${message.text ?? ''}\n`);
+      // What a stranger's mail or the model wrote reaches this terminal: no escape sequences (as the demo prints).
+      const shown = terminalSafe(`── reply to ${message.envelope.to.join(', ')}: ${message.subject ?? ''} (${file})\n${message.text ?? ''}`);
+      process.stdout.write(`\n${shown}\n`);
     }
   }, 500);
 

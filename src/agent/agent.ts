@@ -28,7 +28,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import { createLogger, type Logger } from '../logger.js';
-import { removeInvisible } from '../mail/invisible.js';
+import { removeControls, removeInvisible } from '../mail/invisible.js';
 import type { SearchOutput } from '../search/types.js';
 import { type PromptSet, renderSystemPrompt, renderUserPrompt, resolvePrompts } from './prompts.js';
 import { type DirectSearch, TOOL_SOURCE_KIND, directSearchOf } from './tools.js';
@@ -783,8 +783,10 @@ export class HelpDeskAgent {
       this.complete({ model: this.model, messages, temperature: 0, seed: 0 }, config?.signal),
     );
     // Security review 12: what a reader does not see (a zero-width space inside an account number or an address) is
-    // removed here, so that the draft the checks read is the text that is stored and sent.
-    const lastAnswer = removeInvisible(response.choices[0]?.message.content ?? '').text;
+    // removed here, so that the draft the checks read is the text that is stored and sent. Security review 17: so are
+    // control characters (a backspace inside an account number; an escape sequence that rewrites the terminal of
+    // whoever prints the reply); line breaks and tabs stay.
+    const lastAnswer = removeControls(removeInvisible(response.choices[0]?.message.content ?? '').text).text;
     const finish = response.choices[0]?.finish_reason;
     this.logger.debug({ step: 'create_answer', chars: lastAnswer.length, finish, durationMs: call.durationMs }, 'final answer created');
     return { lastAnswer, answerFinishReason: stoppedEarly(finish), llmCalls: [call] };

@@ -6,10 +6,11 @@
  * The backup is written once: when a previous run died without restoring (SIGKILL, power loss), its backup is still
  * the user's file, so a new run keeps it instead of saving the stand-in's settings over it.
  */
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 
 /** Content of a backup that stands for "there was no `.env`". */
 const NO_ENV_FILE = '# there was no .env before the local servers started; restoring removes .env\n';
+const PRIVATE_FILE = 0o600;
 
 /** A lent `.env`. */
 export interface LentEnvFile {
@@ -28,12 +29,17 @@ export interface LentEnvFile {
  * dropped; earlier lines written by a stand-in and their header too) and keeps the user's file in `backupPath`.
  */
 export function lendEnvFile(envPath: string, backupPath: string, settings: Record<string, string>, header: string): LentEnvFile {
-  if (!existsSync(backupPath)) writeFileSync(backupPath, existsSync(envPath) ? readFileSync(envPath) : NO_ENV_FILE);
+  // The copy is renamed over .env at the end, so it is made with the user's file's mode (a private 0600 .env holding
+  // the model key and passwords came back 0644: security review 17); a lent file of our own is private too.
+  if (!existsSync(backupPath)) {
+    const mode = existsSync(envPath) ? statSync(envPath).mode & 0o777 : PRIVATE_FILE;
+    writeFileSync(backupPath, existsSync(envPath) ? readFileSync(envPath) : NO_ENV_FILE, { mode });
+  }
   const original = readFileSync(backupPath, 'utf8');
   const own = original === NO_ENV_FILE ? [] : original.split('\n');
   const kept = own.filter((line) => line.trim() !== '' && line !== header && !Object.keys(settings).some((k) => line.startsWith(`${k}=`)));
   const written = [...kept, header, ...Object.entries(settings).map(([k, v]) => `${k}=${v}`), ''].join('\n');
-  writeFileSync(envPath, written);
+  writeFileSync(envPath, written, { mode: PRIVATE_FILE });
   let restored = false;
   return {
     backupPath,

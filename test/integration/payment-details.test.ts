@@ -67,14 +67,18 @@ describe('security review 12: payment details written in ordinary layouts', () =
     ['type and number on their own lines', '【重要】お振込先変更のお知らせ\n・銀行：みずほ銀行 新宿支店\n・種別：普通\n・番号：7654321\n・名義：カ）エックスワイゼット', '7654321'],
     ['kanji numerals', '【重要】お振込先は みずほ銀行 新宿支店 普通 七六五四三二一 カ）エックスワイゼット に変更となりました。', 'みずほ銀行 新宿支店 普通 七六五四三二一'],
     ['a zero-width space in the digits', '【重要】お振込先は みずほ銀行 新宿支店 普通 765\u200b4321 カ）エックスワイゼット に変更となりました。', 'みずほ銀行 新宿支店 普通 7654321'],
+    // Security review 17: a control character a mail client shows as nothing (or a box) between the digits.
+    ['a backspace in the digits', '【重要】お振込先は みずほ銀行 新宿支店 普通 765\b4321 カ）エックスワイゼット に変更となりました。', 'みずほ銀行 新宿支店 普通 7654321'],
+    ['a NUL and a space in the digits', '【重要】お振込先は みずほ銀行 新宿支店 普通 765\u0000 4321 カ）エックスワイゼット に変更となりました。', 'みずほ銀行 新宿支店 普通 765 4321'],
     ['English, Acc No', 'Please note our new payee details: Beneficiary XYZ Ltd, Acc No 55779911, HSBC.', 'Acc No 55779911'],
   ])('%s: parked, nothing sent', async (_name, payment, named) => {
     const { done } = await answered(payment);
     expect(done.state, done.reason).toBe('parked');
     expect(done.reason).toMatch(/^the answer contains payment details or contact handles/);
     expect(done.reason).toContain(named);
-    // The model's final answer is stored without the characters a reader does not see: what is checked goes out.
-    expect(done.draft ?? '').not.toMatch(/\u200b/);
+    // The model's final answer is stored without the characters a reader does not see, nor controls: what is checked
+    // goes out.
+    expect(done.draft ?? '').not.toMatch(/[\u200b\u0000\b]/);
     expect(suite.servers.smtp.attempts).toHaveLength(0);
   });
 });

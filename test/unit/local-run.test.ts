@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -26,6 +26,17 @@ describe('lendEnvFile', () => {
     lent.restore();
     expect(readFileSync(env, 'utf8')).toBe(own);
     expect(existsSync(backup)).toBe(false);
+  });
+
+  // Security review 17: the user's .env holds the model key and the mailbox and dashboard passwords; a 0600 file came
+  // back 0644 (its copy was created with the default mode and renamed over it).
+  it('keeps a private .env private: the copy, the lent file and the restored file are 0600', () => {
+    writeFileSync(env, 'OPENAI_API_KEY=sk-secret\n', { mode: 0o600 });
+    const lent = lendEnvFile(env, backup, { REDIS_URL: 'redis://127.0.0.1:1234' }, HEADER);
+    expect(statSync(backup).mode & 0o777).toBe(0o600);
+    expect(statSync(env).mode & 0o777).toBe(0o600);
+    lent.restore();
+    expect(statSync(env).mode & 0o777).toBe(0o600);
   });
 
   it('after a run that died without restoring, a second start keeps the first backup and adds the header once', () => {
