@@ -57,6 +57,9 @@ export function classifyError(err: unknown): { status: number; message: string; 
   const e = err as { status?: unknown; type?: unknown; message?: unknown };
   const clientStatus = typeof e?.status === 'number' && e.status >= 400 && e.status < 500 ? e.status : undefined;
   if (clientStatus !== undefined && isDecompressionError(err)) return { status: clientStatus, message: UNDECODABLE_BODY };
+  // The router's failure to decode a route parameter (`/tickets/%zz`), thrown before any handler runs. Its message
+  // repeats the parameter, so a fixed one goes out instead.
+  if (clientStatus !== undefined && err instanceof URIError) return { status: clientStatus, message: UNDECODABLE_PATH };
   if (clientStatus !== undefined && typeof e.type === 'string') {
     const message =
       e.type === 'entity.parse.failed'
@@ -70,6 +73,8 @@ export function classifyError(err: unknown): { status: number; message: string; 
   }
   return undefined;
 }
+
+const UNDECODABLE_PATH = 'The address is not valid: part of it is not correctly percent-encoded';
 
 const UNDECODABLE_BODY = 'The request body does not decode as its Content-Encoding says; send it uncompressed (or correctly encoded)';
 
