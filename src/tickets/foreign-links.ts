@@ -30,7 +30,7 @@ import { domainToASCII, domainToUnicode } from 'node:url';
 import LinkifyIt, { type Match } from 'linkify-it';
 import { defangedLinkRanges, phoneNumberDigits, phoneNumbersIn } from '../knowledge/personal-data.js';
 import { comparableAddress, StringMemo } from '../mail/addresses.js';
-import { checkedKnowledgeText, checkedText, foreignPaymentFindings, paymentFindingKind, type CheckedText, type PaymentDetailKind } from './payment-details.js';
+import { checkedKnowledgeText, checkedText, foreignPaymentFindings, ownAccountsFromMail, paymentFindingKind, type CheckedText, type PaymentDetailKind } from './payment-details.js';
 
 /** What may appear in a reply besides what the knowledge holds. */
 export interface AllowedLinks {
@@ -43,7 +43,8 @@ export interface AllowedLinks {
   /**
    * What the reader wrote (their mail's question): a postal address in it is theirs, which a reply may repeat. Only
    * when the reply goes back to a sender our receiving server vouches for: to anyone else the mail's words are a
-   * stranger's (security review 16, finding 3).
+   * stranger's (security review 16, finding 3). An IBAN or account number in it vouches for the same in the reply
+   * only in a sentence that names it as the reader's own and asks nothing (a refund to it; session 49).
    */
   customerMail?: readonly string[];
 }
@@ -241,7 +242,16 @@ export function foreignFindings(draft: string, allowed: AllowedLinks, { withinAs
   // link is the link's); a chat label before a phone number (WhatsApp +44 …) is named once, as the phone number.
   const phoneDigitsFound = new Set(phones.map((p) => phoneDigits(p.phone)));
   const reading: CheckedText = { ...checked, text: outsideLinks };
-  const payment = foreignPaymentFindings(reading, allowed.knowledge, (d) => d.kind === 'handle' && phoneDigitsFound.has(d.key.slice('handle:'.length)), withinAsks);
+  // The reader's own account, which their mail writes, where we pay them back (session 49): its IBAN, its number, or
+  // the number read as a phone number.
+  const own = allowed.customerMail && allowed.customerMail.length > 0 ? ownAccountsFromMail(outsideLinks, allowed.customerMail) : [];
+  const isOwn = (start: number, end: number) => own.length > 0 && overlapsAny(own, start, end);
+  const payment = foreignPaymentFindings(
+    reading,
+    allowed.knowledge,
+    (d) => (d.kind === 'handle' && phoneDigitsFound.has(d.key.slice('handle:'.length))) || ((d.kind === 'iban' || d.kind === 'bank-account') && isOwn(d.start, d.end)),
+    withinAsks,
+  );
   // Postal addresses outside the links and the phone numbers (security review 16: "mail your card to 〒160-0023 …").
   const postal = postalAddressesIn(phones.length > 0 ? blanked(outsideLinks, phones.map((p) => [p.start, p.end])) : outsideLinks);
   // Most drafts have none: then the knowledge (tens of KB of hits) need not be read at all.
@@ -271,7 +281,7 @@ export function foreignFindings(draft: string, allowed: AllowedLinks, { withinAs
   if (phones.length > 0) {
     // A phone number is the same number whatever its separators and digit widths.
     const knownPhones = new Set(allowed.knowledge.flatMap((text) => phoneNumbersWithPlaces(checkedKnowledgeText(text)).map((p) => phoneDigits(p.phone))));
-    for (const { phone, start, end } of phones) if (!knownPhones.has(phoneDigits(phone))) foreign.push({ written: checked.quote(start, end), kind: 'phone' });
+    for (const { phone, start, end } of phones) if (!knownPhones.has(phoneDigits(phone)) && !isOwn(start, end)) foreign.push({ written: checked.quote(start, end), kind: 'phone' });
   }
   if (postal.length > 0) {
     // A postal address is the same address whatever else is written beside its postcode: the knowledge or the
@@ -280,6 +290,19 @@ export function foreignFindings(draft: string, allowed: AllowedLinks, { withinAs
     for (const { key, start, end } of postal) if (!vouchedPostcodes.has(key)) foreign.push({ written: checked.quote(start, end), kind: 'postal' });
   }
   return [...foreign, ...payment];
+}
+
+/** Whether [start, end) overlaps one of `spans` (in order, not overlapping each other): by binary search. */
+function overlapsAny(spans: ReadonlyArray<readonly [number, number]>, start: number, end: number): boolean {
+  let low = 0;
+  let high = spans.length;
+  // The first span that ends after `start`.
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (spans[middle]![1] <= start) low = middle + 1;
+    else high = middle;
+  }
+  return low < spans.length && spans[low]![0] < end;
 }
 
 /** What a link or an address of the knowledge vouches for. */
@@ -424,13 +447,14 @@ function phoneDigits(phone: string): string {
 // the part a model cannot leave out and the knowledge writes the same way: Japanese 〒NNN-NNNN or 郵便番号 NNN-NNNN
 // (or NNNNNNN, or NNN NNNN with one space for the dash), NNN-NNNN alone before a prefecture's name (review R3a, s48:
 // seven digits without the dash there are an order, member or slip number as often: ご注文番号 1234567 東京都内の倉庫
-// から…), and either after a romanised prefecture or Japan ("Tokyo
-// 160-0023", bug review R1); a US ZIP after its state, as its code or its name (CA 94102, California 94102), or a UK
-// postcode (SW1A 2AA) only with a street or a PO box before it in a sentence that asks to mail, send or post
-// something to it: a ZIP or a postcode alone is as often a number or a code of something else. This is a check of
-// postcodes, not of addresses: an address written without one (東京都新宿区西新宿1-2-3 宛), or a German or French one
-// (10115 Berlin: five digits before a town are too often something else), is not read. The text is read as
-// checkedText reads it: any script's digits and kanji numerals as ASCII.
+// から…; without the dash only with no number's label before it, in a sentence that sends something there: session 49),
+// and either after a romanised prefecture or Japan ("Tokyo 160-0023", bug review R1; without the dash only as a part of
+// an address or in an ask to send something to it); a US ZIP after its state, as its code or its name (CA 94102,
+// California 94102), or a UK postcode (SW1A 2AA) only with a street or a PO box before it in a sentence that asks to
+// mail, send or post something to it: a ZIP or a postcode alone is as often a number or a code of something else.
+// This is a check of postcodes, not of addresses: an address written without one (東京都新宿区西新宿1-2-3 宛), or a
+// German or French one (10115 Berlin: five digits before a town are too often something else), is not read. The text
+// is read as checkedText reads it: any script's digits and kanji numerals as ASCII.
 const POSTAL_DASH = '[-‐‑−－ー―–—]';
 const PREFECTURE =
   '(?:北海道|東京都|(?:京都|大阪)府|(?:青森|岩手|宮城|秋田|山形|福島|茨城|栃木|群馬|埼玉|千葉|神奈川|新潟|富山|石川|福井|山梨|長野|岐阜|静岡|愛知|三重|滋賀|兵庫|奈良|和歌山|鳥取|島根|岡山|広島|山口|徳島|香川|愛媛|高知|福岡|佐賀|長崎|熊本|大分|宮崎|鹿児島|沖縄)県)';
@@ -438,11 +462,30 @@ const JA_POSTCODE = new RegExp(
   String.raw`(?:〒|郵便番号(?:[ \t　]*[:：])?)[ \t　]*[0-9]{3}(?:${POSTAL_DASH}|[ 　])?[0-9]{4}(?![0-9])|(?<![\p{L}\p{N}.#/_]|${POSTAL_DASH})[0-9]{3}${POSTAL_DASH}[0-9]{4}(?![0-9])(?=[ \t　、,]{0,3}${PREFECTURE})`,
   'gu',
 );
+// Seven digits without the dash right before a prefecture, no 〒 (session 49: "カードを 1500002 東京都渋谷区…宛にご郵送
+// ください" passed): a postcode only in a sentence that sends something there ({@link JA_SEND_THERE}) and with no
+// label of a number before the digits in their clause ({@link JA_NUMBER_LABEL}): an order, slip or member number
+// written so (ご注文番号 1234567 東京都内の倉庫から発送) is as common, and stays no postcode (review R3a of session 48).
+const JA_BARE_POSTCODE = new RegExp(String.raw`(?<![\p{Script=Latin}\p{N}.#/_]|${POSTAL_DASH})[0-9]{7}(?![0-9])(?=[ \t　、,]{0,3}${PREFECTURE})`, 'gu');
+// Sending something there: 宛, 送 (not 発送, 配送, 輸送, 放送, 送料, 送信: our shipping or a message), 返却, 返品.
+const JA_SEND_THERE = /宛|あて|(?<![発配輸放運])送(?!料|信)|返却|返品/;
+// A label that names the digits another thing's number, in their clause before them.
+const JA_NUMBER_LABEL = /番号|番|No\.?|№|ナンバー|ID|コード|code|#|数|額|注文|会員|伝票|追跡|問い?合わせ|受付|予約|請求|電話|TEL|FAX|\b(?:order|member|tracking|ticket|invoice|customer)\b/i;
+const PREFECTURE_AHEAD = new RegExp(String.raw`^[ \t　、,]{0,3}${PREFECTURE}`, 'u');
+// How far around the digits their sentence is read: the clause before them, the sentence after them.
+const JA_LABEL_BEFORE_CHARS = 16;
+const JA_SEND_AROUND_CHARS = 80;
 // A romanised prefecture (with -to, -fu, -ken or -do) or Japan, then a postcode: how an address in Japan is written in
 // English ("Shinjuku-ku, Tokyo 160-0023, Japan").
 const JA_ROMANISED_PLACE =
   '(?:Japan|Hokkaido|Aomori|Iwate|Miyagi|Akita|Yamagata|Fukushima|Ibaraki|Tochigi|Gunma|Saitama|Chiba|Tokyo|Kanagawa|Niigata|Toyama|Ishikawa|Fukui|Yamanashi|Nagano|Gifu|Shizuoka|Aichi|Mie|Shiga|Kyoto|Osaka|Hyogo|Nara|Wakayama|Tottori|Shimane|Okayama|Hiroshima|Yamaguchi|Tokushima|Kagawa|Ehime|Kochi|Fukuoka|Saga|Nagasaki|Kumamoto|Oita|Miyazaki|Kagoshima|Okinawa)(?:-(?:to|fu|ken|do))?';
 const JA_ROMANISED_POSTCODE = new RegExp(String.raw`(?<![\p{L}\p{N}])${JA_ROMANISED_PLACE},?[ \t]+〒?[0-9]{3}${POSTAL_DASH}?[0-9]{4}(?![\p{N}]|${POSTAL_DASH})`, 'giu');
+// Seven digits without the dash after a romanised place are a postcode only as a part of an address, after a comma
+// ("…, Shibuya-ku, Japan 1500002") or opening a line (an address block), or where the paragraph asks to send something
+// to it ("Send the card to XYZ in Tokyo 1600023"): "our warehouse in Japan 1234567 is the tracking number" names a
+// number (session 49).
+const ROMANISED_WITHOUT_DASH = /^[^0-9]*[0-9]{7}$/;
+const ADDRESS_PART_BEFORE = /(?:,|\n)[ \t]*$/;
 const US_STATE_CODE = '(?:A[KLRZS]|C[AOT]|D[CE]|FL|G[AU]|HI|I[ADLN]|K[SY]|LA|M[ADEINOPST]|N[CDEHJMVY]|O[HKR]|P[AR]|RI|S[CD]|T[NX]|UT|V[AIT]|W[AIVY])';
 // A state written out is as good as its code (bug review R1: "San Francisco, California 94102").
 const US_STATE_NAME =
@@ -473,9 +516,10 @@ const POSTCODE_KEYS = new RegExp(
   'gu',
 );
 // How a postal finding is written, read again alone for the park reason: before the payment kinds, which read a bare
-// NNN-NNNN as an account's number line (review R3a, s48). A bare NNNNNNN is no postal finding, so it stays one.
+// NNN-NNNN as an account's number line (review R3a, s48). A bare NNNNNNN is no postal finding, so it stays one;
+// NNNNNNN with its prefecture is (session 49).
 const POSTAL_WRITTEN = new RegExp(
-  String.raw`^(?:(?:〒|郵便番号)[^]*|[0-9]{3}${POSTAL_DASH}[0-9]{4}|${JA_ROMANISED_PLACE},?[ \t]+〒?[0-9]{3}${POSTAL_DASH}?[0-9]{4}|${US_STATE}[ \t]+[0-9]{5}(?:-[0-9]{4})?|${UK_POSTCODE})$`,
+  String.raw`^(?:(?:〒|郵便番号)[^]*|[0-9]{3}${POSTAL_DASH}[0-9]{4}|[0-9]{7}[ \t　、,]{0,3}${PREFECTURE}|${JA_ROMANISED_PLACE},?[ \t]+〒?[0-9]{3}${POSTAL_DASH}?[0-9]{4}|${US_STATE}[ \t]+[0-9]{5}(?:-[0-9]{4})?|${UK_POSTCODE})$`,
   'iu',
 );
 
@@ -495,19 +539,46 @@ function postalAddressesIn(text: string): Array<{ key: string; start: number; en
   if (!/[0-9]/.test(text)) return found;
   if (/[0-9]{3}/.test(text)) {
     for (const m of text.matchAll(JA_POSTCODE)) found.push({ key: postcodeKey(m[0]), start: m.index, end: m.index + m[0].length });
-    for (const m of text.matchAll(JA_ROMANISED_POSTCODE)) found.push({ key: `jp:${m[0].replace(/[^0-9]/g, '')}`, start: m.index, end: m.index + m[0].length });
+    const marked = found.map((f): [number, number] => [f.start, f.end]);
+    for (const m of text.matchAll(JA_BARE_POSTCODE)) {
+      const end = m.index + m[0].length;
+      // After 〒 or 郵便番号 it is read above already.
+      if (overlapsAny(marked, m.index, end)) continue;
+      const head = text.slice(Math.max(0, m.index - JA_SEND_AROUND_CHARS), m.index);
+      const sentenceHead = head.slice(Math.max(head.lastIndexOf('。'), head.lastIndexOf('！'), head.lastIndexOf('？'), head.lastIndexOf('\n')) + 1);
+      const clauseHead = sentenceHead.slice(Math.max(sentenceHead.lastIndexOf('、'), sentenceHead.lastIndexOf(','), sentenceHead.length - JA_LABEL_BEFORE_CHARS) + 1);
+      const tail = text.slice(end, end + JA_SEND_AROUND_CHARS).split(/[。！？\n]/, 1)[0]!;
+      if (JA_NUMBER_LABEL.test(clauseHead) || !JA_SEND_THERE.test(sentenceHead + tail)) continue;
+      // Named with its prefecture, so that the park reason reads it as a postal address (POSTAL_WRITTEN).
+      const prefecture = PREFECTURE_AHEAD.exec(text.slice(end, end + 8))!;
+      found.push({ key: `jp:${m[0]}`, start: m.index, end: end + prefecture[0].length });
+    }
+    for (const m of text.matchAll(JA_ROMANISED_POSTCODE)) {
+      const before = `${m.index <= 4 ? '\n' : ''}${text.slice(Math.max(0, m.index - 4), m.index)}`;
+      if (ROMANISED_WITHOUT_DASH.test(m[0]) && !ADDRESS_PART_BEFORE.test(before) && !asksToSendTo(text, m.index)) continue;
+      found.push({ key: `jp:${m[0].replace(/[^0-9]/g, '')}`, start: m.index, end: m.index + m[0].length });
+    }
   }
   // A state written out ends in a small letter (California 94102).
   if (/[A-Za-z][A-Z0-9]? ?[0-9]/.test(text)) {
     for (const m of text.matchAll(EN_POSTCODE)) {
-      const before = text.slice(Math.max(0, m.index - EN_ADDRESS_LOOKBACK), m.index);
-      const paragraph = before.split(/\n[ \t]*\n/).pop() ?? '';
-      const verb = EN_SEND_VERB.exec(paragraph);
-      if (!verb || !EN_TO.test(paragraph.slice(verb.index + verb[0].length)) || !EN_STREET.test(paragraph)) continue;
+      if (!asksToSendTo(text, m.index) || !EN_STREET.test(paragraphBefore(text, m.index))) continue;
       found.push({ key: postcodeKey(m[0].replace(/-[0-9]{4}$/, '')), start: m.index, end: m.index + m[0].length });
     }
   }
   return found.sort((a, b) => a.start - b.start);
+}
+
+/** The paragraph of `text` before `at`, at most {@link EN_ADDRESS_LOOKBACK} characters. */
+function paragraphBefore(text: string, at: number): string {
+  return text.slice(Math.max(0, at - EN_ADDRESS_LOOKBACK), at).split(/\n[ \t]*\n/).pop() ?? '';
+}
+
+/** Whether the paragraph before `at` asks to send something to what stands there: a verb to send, then "to". */
+function asksToSendTo(text: string, at: number): boolean {
+  const paragraph = paragraphBefore(text, at);
+  const verb = EN_SEND_VERB.exec(paragraph);
+  return verb !== null && EN_TO.test(paragraph.slice(verb.index + verb[0].length));
 }
 
 /** Every postcode `text` (read by checkedText) writes, as {@link postcodeKey} keys: what vouches for a postal finding. */

@@ -783,6 +783,55 @@ function otherLanguageAccountWritten(text: string): boolean {
   );
 }
 
+// --- The customer's own account, from their own mail (session 49; review R3a of session 48, MED 4) ---
+// A refund to the account the customer wrote in their mail ("…auf Ihr Konto mit der IBAN DE89 3704 … überwiesen", "…a
+// su cuenta ES91 2100 …", "tài khoản Vietcombank 0123456789 của quý khách") is what they asked for, and parked: an
+// IBAN has no own-account exemption, and the Vietnamese number reads as a phone number. The mail vouches for it only in
+// a sentence that names the account as the reader's (Ihr, su, votre, seu, your, của quý khách, お客様…) and neither
+// announces new details nor asks to pay ({@link OWN_ACCOUNT_ASK}): no broader, since the question may hold a
+// forwarded mail's words (a forger's account among them; bug review R1 of session 48, finding 7).
+// (Two patterns: recheck's fuzzing flagged them as one, though each is a list of words.)
+const OWN_ACCOUNT_WORDS = [OTHER_OWN_ACCOUNT, /(?<![\p{L}\p{N}])your(?![\p{L}])|お客様|ご登録|ご指定|ご本人|ご自身/iu];
+// An account named in the sentence: a digit run is the customer's account only beside one (an IBAN names itself):
+// the other languages' words ({@link OTHER_ACCOUNT_LABEL}, read with search, which leaves its lastIndex alone), or these.
+const ACCOUNT_NAMED = /(?<![A-Za-z])(?:account|acct|a\/c|IBAN)(?![A-Za-z])|口座/i;
+// What makes the sentence a notice or an ask to pay, where the reader's own account is no excuse.
+const OWN_ACCOUNT_ASK = [OTHER_NOTICE_OR_ASK, EN_TRANSFER_ASK, PAYMENT_USE_ASK, JA_PAY_ASK, /\b(?:please|kindly|new|changed|updated|from now on|instead)\b/i];
+// How far around the number its sentence is read.
+const OWN_SENTENCE_CHARS = 200;
+
+/** The IBANs (as keys) and digit runs of at least seven digits (the digits alone) that `text` (folded) writes. */
+function accountKeysIn(text: string): Array<{ start: number; end: number; key: string }> {
+  const found: Array<{ start: number; end: number; key: string }> = ibans(text).map(({ start, end, key }) => ({ start, end, key }));
+  for (const m of text.matchAll(OTHER_ACCOUNT_DIGITS)) {
+    if (accountRun(text, m.index, m[0])) found.push({ start: m.index, end: m.index + m[0].length, key: `digits:${m[0].replace(/[^0-9]/g, '')}` });
+  }
+  return found.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * Where `text` (read by {@link checkedText}) writes the reader's own account that their own mail (`customerMail`) writes
+ * too, the same IBAN or the same digits, in a sentence that names it as the reader's and asks nothing: [start, end],
+ * in order and apart. The caller gives the mail only for a reply to a sender our receiving server vouches for.
+ */
+export function ownAccountsFromMail(text: string, customerMail: readonly string[]): Array<[number, number]> {
+  if (customerMail.length === 0 || !/[0-9]/.test(text)) return [];
+  const mailKeys = new Set(customerMail.flatMap((mail) => accountKeysIn(folded(checkedKnowledgeText(mail))).map((k) => k.key)));
+  if (mailKeys.size === 0) return [];
+  const own: Array<[number, number]> = [];
+  for (const { start, end, key } of accountKeysIn(folded(text))) {
+    if (!mailKeys.has(key)) continue;
+    const sentence = text.slice(otherClauseStart(text, start, OWN_SENTENCE_CHARS), otherClauseEnd(text, end, OWN_SENTENCE_CHARS));
+    if (!OWN_ACCOUNT_WORDS.some((words) => words.test(sentence)) || (!key.startsWith('iban:') && !ACCOUNT_NAMED.test(sentence) && sentence.search(OTHER_ACCOUNT_LABEL) < 0)) continue;
+    if (OWN_ACCOUNT_ASK.some((ask) => ask.test(sentence))) continue;
+    // An IBAN and a run of its digits overlap: merged, so that the spans stay apart and in order.
+    const last = own[own.length - 1];
+    if (last && start < last[1]) last[1] = Math.max(last[1], end);
+    else own.push([start, end]);
+  }
+  return own;
+}
+
 // Each Japanese account pattern with the fixed word it cannot match without.
 const ACCOUNT_PATTERNS: ReadonlyArray<readonly [RegExp, RegExp]> = [
   [ACCOUNT_AFTER_TYPE, /普通|当座|貯蓄|\((?:普|当|貯)\)/],

@@ -35,13 +35,15 @@
  * "indíquenos qué contraseña está usando").
  * An identity document or national id asked to be sent, attached or replied with (a passport, a driver's licence,
  * マイナンバー/個人番号, 保険証 or 健康保険の記号・番号, 在留カード, a Social Security or Social Insurance number,
- * 주민등록번호, 身份证, "a photo of your ID", a government ID) is asked for as a secret is, but a desk may really need
- * one (an age check, a contract): such an ask is let through when the knowledge the agent found names the same kind
- * of document (a manual describes the steps rather than asking), or names identity documents in general (本人確認書類,
- * "photo ID"), as an ask for a gift card's codes is (src/tickets/payment-details.ts). Showing one at a counter,
- * bringing it, entering a date of birth on a form, or sending it through an app or site (アプリ, マイページ, "the secure
- * upload") are no asks; nor is a date of birth asked alone (a lookup, as a name is), only beside a document or as a
- * photo or copy. "We will need your passport" asks only with the way to us (from you, by e-mail, in your reply, send).
+ * 주민등록번호, 身份证, "a photo of your ID", a government ID; in Portuguese, Spanish, French and German too: passaporte,
+ * documento de identidad, carte d'identité, Personalausweis, with their languages' asks, session 49) is asked for as a
+ * secret is, but a desk may really need one (an age check, a contract): such an ask is let through when the knowledge
+ * the agent found names the same kind of document (a manual describes the steps rather than asking), or names identity
+ * documents in general (本人確認書類, "photo ID"), as an ask for a gift card's codes is (src/tickets/payment-details.ts).
+ * Showing one at a counter, bringing it, entering a date of birth on a form, or sending it through an app or site
+ * (アプリ, マイページ, "the secure upload") are no asks; nor is a date of birth ("birthday" too) asked alone (a lookup,
+ * as a name is), only beside a document or as a photo or copy. "We will need your passport" asks only with the way to
+ * us (from you, by e-mail, in your reply, send).
  *
  * Entering a secret on a screen, our sending a temporary one, warnings ("we never ask for your password",
  * 決してお知らせにならないでください), resetting or changing one, and the last four digits of a card are not asks.
@@ -413,6 +415,38 @@ const ID_KINDS: ReadonlyArray<readonly [string, string]> = [
       '(?<=(?:photo|picture|scan|copy|image|photocopy)s?\\s{1,3}of\\s{1,3}(?:your|the)\\s{1,3})ID(?![A-Za-z])|身分証明書|身分証|本人確認書類|신분증',
   ],
 ];
+// The same documents in Portuguese, Spanish, French and German, and "birthday", read as the English words above
+// (session 49: "envie uma foto do seu passaporte por e-mail" passed): each kind's own pattern, since one pattern of
+// every word was more than recheck could decide, and the reading of the kinds stays as it was. German's inflected forms
+// too (Reisepasses, Personalausweises, Führerscheins); not Ausweis alone (any pass), nor a birthday's coupon or gift.
+const ID_FOLDS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/(?<![A-Za-z])(?:passaportes?|pasaportes?|passeports?|reisep[aä]ss(?:es|e)?)(?![A-Za-z])/gi, 'passport'],
+  [
+    /(?<![A-Za-z])(?:carteira\s{1,3}de\s{1,3}(?:motorista|habilita[cç][aã]o)|carta\s{1,3}de\s{1,3}condu[cç][aã]o|(?:licencia|permiso|carn[eé]t?)\s{1,3}de\s{1,3}conducir|f[uü]hrerschein(?:e?s)?|permis\s{1,3}de\s{1,3}conduire)(?![A-Za-z])/gi,
+    "driver's license",
+  ],
+  [
+    /(?<![A-Za-z])(?:n[uú]mero\s{1,3}de\s{1,3}(?:la\s{1,3})?seguridad\s{1,3}social|n[uú]mero\s{1,3}de\s{1,3}seguran[cç]a\s{1,3}social|num[eé]ro\s{1,3}de\s{1,3}s[eé]curit[eé]\s{1,3}sociale|sozialversicherungsnummer)(?![A-Za-z])/gi,
+    'social security number',
+  ],
+  [
+    /(?<![A-Za-z])(?:(?:documento|carteira|c[eé]dula|tarjeta|carn[eé]t?)\s{1,3}(?:nacional\s{1,3})?de\s{1,3}identi(?:dad|dade)|documento\s{1,3}de\s{1,3}identifica[cç][aã]o|(?:carte|pi[eè]ce)\s{1,3}d['’]\s?identit[eé]|personalausweis(?:es|e)?)(?![A-Za-z])/gi,
+    'identity card',
+  ],
+  [
+    /(?<![A-Za-z])(?:birthday(?!\s{1,3}(?:coupon|card|cake|gift|present|part(?:y|ies)|month|bonus|point|offer|discount|campaign|message|greeting|wish(?:es)?|treat|sale|reward|voucher))|fecha\s{1,3}de\s{1,3}nacimiento|data\s{1,3}de\s{1,3}nascimento|date\s{1,3}de\s{1,3}naissance|geburtsdatum)(?![A-Za-z])/gi,
+    'date of birth',
+  ],
+];
+// Whether a text may hold one of {@link ID_FOLDS}' words: most hold none, and then none is read.
+const MAY_FOLD_ID = /pas|port|condu|f[uü]hrer|social|sozial|identi|ausweis|birth|naci|nasc|naiss|geburt/i;
+
+/** `text` with the documents of {@link ID_FOLDS} written as their English words. */
+function foldIdWords(text: string): string {
+  if (!MAY_FOLD_ID.test(text)) return text;
+  return ID_FOLDS.reduce((folded, [words, english]) => folded.replace(words, english), text);
+}
+
 const ID_WORD = new RegExp(ID_KINDS.map(([, words]) => `(${words})`).join('|'), 'gi');
 // Without the g flag: a test of ID_WORD would leave its lastIndex where matchAll would start next.
 const ANY_ID_WORD = new RegExp(ID_WORD.source, 'i');
@@ -479,6 +513,13 @@ const EN_ID_NEED = new RegExp(
   'i',
 );
 
+// Portuguese, Spanish, French and German (session 49: "envie uma foto do seu passaporte por e-mail" passed): the
+// secrets' asks ({@link EU_ASK}), or an imperative that sends or attaches without "us" (envie, adjunte, joignez…), then
+// the document in the same clause, and no negation in the sentence ({@link EU_NEGATION}), as for a secret.
+const EU_ID_SEND =
+  '(?:envie|envíe|envía|mande|anexe|anexa|adjunte|adjunta|joignez|joindre|envoyez|(?:senden|schicken|übermitteln|mailen)\\s+sie|(?:fügen|hängen)\\s+sie)';
+const EU_ID_REQUEST = new RegExp(`(?<![\\p{L}])(?:${EU_ASK}|${EU_ID_SEND})(?![\\p{L}])(?:(?!${EU_NOT_BETWEEN})[^.!?;\\n]){0,60}?(?:${EN_ID})`, 'iu');
+
 // Korean and Chinese: the secrets' asks, with the document in place of the secret.
 const KO_ID_REQUEST = new RegExp(
   `(?:주민\\s?등록\\s?번호|주민\\s?번호|여권|운전\\s?면허증?|신분증|외국인\\s?등록증|생년월일)(?:(?!${KO_NOT_BETWEEN})[^.?!\\n]){0,25}?(?:${KO_ASK}|첨부해\\s*(?:주세요|주십시오|주시기|주시겠))([^.?!\\n]*)`,
@@ -489,12 +530,13 @@ const ZH_ID = /身份证|身份證|身分證|护照|護照|驾驶证|驾照|駕�
 // A sentence that names an app or site as the way the document goes is no ask by mail ("アプリを開き、運転免許証を撮影
 // して送信してください", "send us a photo of your ID through the secure upload"), unless it names the mail or the reply
 // too ("アプリではなく、本メールに添付してご返信ください"): bug review R3a.
+// (Session 49: the European languages' app, site and portal, mail and reply too.)
 const ID_CHANNEL =
-  /アプリ|マイページ|画面|サイト|フォーム|アップロード|(?<![A-Za-z])(?:apps?|website|web\s?site|portal|upload(?:ed|ing|s)?)(?![A-Za-z])|앱|웹사이트|网站|網站|应用|應用|App/i;
-const ID_BY_MAIL = /メール|返信|本文|(?<![A-Za-z])(?:e-?mail|mail|reply|respond|response)(?![A-Za-z])|회신|답장|메일|邮件|郵件|回复|回覆/i;
+  /アプリ|マイページ|画面|サイト|フォーム|アップロード|(?<![A-Za-z])(?:apps?|website|web\s?site|portal|upload(?:ed|ing|s)?|aplicativo|aplicaci[oó]n|sitio|site|portail|appli|webseite)(?![A-Za-z])|앱|웹사이트|网站|網站|应用|應用|App/i;
+const ID_BY_MAIL = /メール|返信|本文|(?<![A-Za-z])(?:e-?mail|mail|reply|respond|response|correo|courriel|resposta|respuesta|réponse|antwort)(?![A-Za-z])|회신|답장|메일|邮件|郵件|回复|回覆/i;
 // A date of birth alone finds a booking or an account, as a name does; it is asked for as a document only beside one,
 // or as a photo or copy (bug review R3a).
-const ID_AS_IMAGE = /写真|画像|コピー|撮影|(?<![A-Za-z])(?:photo|picture|scan|copy|image|photocopy)s?(?![A-Za-z])|사진|照片|复印件|影本/i;
+const ID_AS_IMAGE = /写真|画像|コピー|撮影|(?<![A-Za-z])(?:photo|picture|scan|copy|image|photocopy|foto|imagem|imagen|c[oó]pia|kopie)s?(?![A-Za-z])|사진|照片|复印件|影本/i;
 
 function asksForId(sentence: string): boolean {
   if (WARNING.test(sentence)) return false;
@@ -503,6 +545,7 @@ function asksForId(sentence: string): boolean {
   if (asksForIdInJapanese(sentence) || EN_ID_REQUEST.test(sentence) || EN_ID_NEED.test(sentence) || EN_ID_INTO_REPLY.test(sentence)) return true;
   const korean = KO_ID_REQUEST.exec(sentence);
   if (korean && !KO_NEGATED_TAIL.test(korean[1] ?? '')) return true;
+  if (EU_ID_REQUEST.test(sentence) && !EU_NEGATION.test(sentence)) return true;
   return asksInChinese(sentence, ZH_ID);
 }
 
@@ -567,11 +610,16 @@ function readSentence(sentence: string): string {
   return readLetters(sentence).replace(/^(?:[-*•・>]+|\d+[.)]|[（(]\d+[)）])\s*/, '');
 }
 
-/** `text` with its letters as read: NFKC-folded, look-alike Latin letters as ASCII, spaced-out kana joined. */
+/**
+ * `text` with its letters as read: NFKC-folded, look-alike Latin letters as ASCII, spaced-out kana joined, the other
+ * languages' documents as the English words ({@link ID_FOLDS}).
+ */
 function readLetters(text: string): string {
-  return foldGreek(text.normalize('NFKC').replace(LOOKALIKE_LATIN_LETTER, (letter) => LOOKALIKE_LATIN[letter]!)).replace(
-    SPACED_KANA,
-    (run) => run.replace(/[ \u3000・]/g, ''),
+  return foldIdWords(
+    foldGreek(text.normalize('NFKC').replace(LOOKALIKE_LATIN_LETTER, (letter) => LOOKALIKE_LATIN[letter]!)).replace(
+      SPACED_KANA,
+      (run) => run.replace(/[ \u3000・]/g, ''),
+    ),
   );
 }
 

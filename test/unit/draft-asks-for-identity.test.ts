@@ -122,3 +122,40 @@ describe('secretRequest: identity asks bug review R3a found', () => {
     expect(secretRequestReason(draft, knowledge)).toBe(IDENTITY_REQUEST_REASON);
   });
 });
+
+// Session 49 (H3; review R3a of session 48, LOW 11 left): a passport or ID ask in Portuguese, Spanish, French or German
+// passed (no identity words nor asks in those languages), and "birthday" was no date of birth.
+describe('secretRequest: identity asks in the European languages, and "birthday"', () => {
+  it.each<[string, string, readonly string[]]>([
+    ['pt: a photo of the passport by e-mail', 'Para verificar a sua identidade, envie uma foto do seu passaporte por e-mail.', []],
+    ['pt-BR: nos envie the identity card', 'Por favor, nos envie uma cópia da sua carteira de identidade.', []],
+    ['pt: anexe the driving licence to the reply', 'Anexe a sua carta de condução à resposta a este e-mail.', []],
+    ['es: envíenos the passport or identity document', 'Para continuar, envíenos una foto de su pasaporte o de su documento de identidad.', []],
+    ['es: adjunte the driving licence', 'Adjunte una copia de su licencia de conducir a su respuesta.', []],
+    ['fr: the identity card by e-mail', "Merci de nous envoyer une copie de votre carte d'identité par e-mail.", []],
+    ['fr: joignez the passport', 'Veuillez joindre une photo de votre passeport à votre réponse.', []],
+    ['de: the identity card', 'Bitte senden Sie uns eine Kopie Ihres Personalausweises.', []],
+    ['de: the passport by e-mail', 'Schicken Sie uns bitte ein Foto Ihres Reisepasses per E-Mail.', []],
+    ['en: a scan showing the birthday', 'Please send us a scan showing your birthday.', []],
+    ['en: birthday beside a document', 'Please reply with your birthday and a photo of your ID card.', ['Bring your passport to the counter.']],
+    ['pt: the knowledge names another kind', 'Envie uma foto do seu passaporte por e-mail.', ['Para verificar, apresente a carteira de motorista no balcão.']],
+  ])('parks %s', (_name, draft, knowledge) => {
+    expect(secretRequestReason(draft, knowledge)).toBe(IDENTITY_REQUEST_REASON);
+  });
+  it.each<[string, string, readonly string[]]>([
+    ['pt: through the app', 'Envie uma foto do seu passaporte pelo aplicativo.', []],
+    ['pt: shown at check-in', 'No check-in, apresente o seu passaporte no balcão.', []],
+    ['es: a warning', 'Nunca le pediremos que nos envíe su pasaporte por correo.', []],
+    ['es: on the website', 'Suba una foto de su documento de identidad en nuestro sitio web.', []],
+    ['fr: shown at the counter', "Présentez votre carte d'identité au guichet lors du retrait.", []],
+    ['de: shown at the counter', 'Bitte bringen Sie Ihren Personalausweis zur Abholung mit.', []],
+    ['pt: the knowledge asks the same', 'Envie uma foto do seu passaporte por e-mail.', ['Para verificar a identidade, envie uma foto do passaporte.']],
+    ['es: the knowledge in English names the kind', 'Envíenos una foto de su pasaporte.', ['Identity checks: a photo of the passport is required.']],
+    ['en: birthday alone, as a date of birth', 'To confirm your identity, please reply with your full name and birthday.', []],
+    ['en: a birthday coupon', 'Please reply with a photo of your birthday coupon so we can apply it.', []],
+    ['en: happy birthday', 'Happy birthday! Please send us your feedback on the new app.', []],
+    ['pt: a photo of the product', 'Por favor, envie uma foto do produto danificado por e-mail.', []],
+  ])('lets through %s', (_name, draft, knowledge) => {
+    expect(secretRequest(draft, knowledge)).toBeUndefined();
+  });
+});

@@ -549,9 +549,10 @@ describe('review R3a (s48): seven digits before a prefecture, a space for the da
     ['an inquiry number before 北海道', 'お問い合わせ番号：4567890、北海道への配送は3日ほどかかります。', []],
     ['a member number before 大阪府', '会員番号 0012345 大阪府にお住まいの方は対象です。', []],
     ['a slip number before 東京都江東区', '伝票番号 1234567, 東京都江東区の営業所に到着しています。', []],
-    ['seven digits without the dash before a prefecture, no 〒', '古いカードは 1600023 東京都新宿区西新宿1-2-3 宛にお送りください。', []],
     // Still read.
     ['seven digits after 〒', 'カードを〒1600023 東京都新宿区 宛にご郵送ください。', ['〒1600023']],
+    // Session 49 (H3): seven digits without the dash before a prefecture, no 〒, in a sentence that sends something there.
+    ['seven digits without the dash before a prefecture, no 〒', '古いカードは 1600023 東京都新宿区西新宿1-2-3 宛にお送りください。', ['1600023 東京都']],
     ['seven digits after 〒 and a space', 'カードを 〒 1600023 東京都新宿区 宛にご郵送ください。', ['〒 1600023']],
     ['seven digits after 郵便番号', '送付先 郵便番号 1600023 東京都新宿区西新宿1-2-3', ['郵便番号 1600023']],
     ['with its dash before a prefecture', '送付先: 160-0023 東京都新宿区西新宿1-2-3', ['160-0023']],
@@ -599,5 +600,76 @@ describe('bug review R1: what vouches for a postcode', () => {
     ['the ZIP after its state written out', US_LURE, ['XYZ Center, San Francisco, California 50443-1234'], []],
   ])('%s', (_what, draft, knowledge, expected) => {
     expect(foreignLinks(draft, { knowledge, trustedDomains: [], addresses: [] })).toEqual(expected);
+  });
+});
+
+// Session 49 (H3; review R3a of session 48, MED 4 and LOW 11/12 left): a refund to the customer's own account or IBAN,
+// which they wrote in their mail, parked (the vi one as a phone number); seven digits without the dash before a
+// prefecture in a sentence that sends something there passed; "Japan 1234567" in a sentence was read as a postcode.
+describe('session 49: the customer\'s own account from their mail, seven digits before a prefecture, a romanised place', () => {
+  const refundMail = {
+    de: 'Guten Tag, ich warte noch auf die Erstattung. Bitte überweisen Sie den Betrag auf mein Konto: IBAN DE89 3704 0044 0532 0130 00. Mit freundlichen Grüßen, Klaus Becker',
+    es: 'Buenas, pedí el reembolso hace una semana y no lo he recibido. Mi cuenta es ES91 2100 0418 4502 0005 1332.',
+    vi: 'Tôi muốn hoàn tiền. Tài khoản Vietcombank của tôi: 0123456789.',
+    en: 'Hi, I returned the item. Please refund me to my IBAN GB33BUKB20201555555555. Thanks, Jo',
+    fr: 'Bonjour, voici mon IBAN pour le remboursement : FR76 3000 6000 0112 3456 7890 189. Cordialement',
+    pt: 'Olá, aguardo o reembolso. O meu IBAN é PT50 0002 0123 1234 5678 9015 4.',
+  };
+  const desk = (mail: string) => ({ knowledge: ['Refunds are issued by bank transfer within 5 business days.'], trustedDomains: [], addresses: [], customerMail: [mail] });
+  it.each<[string, string, string, string[]]>([
+    // A refund to the account the customer wrote: nothing to vouch for beyond their own mail.
+    ['de: auf Ihr Konto mit der IBAN', refundMail.de, 'Wir haben den Betrag von 49,90 € auf Ihr Konto mit der IBAN DE89 3704 0044 0532 0130 00 überwiesen. Die Gutschrift sollte in fünf Werktagen erfolgen.', []],
+    ['es: a su cuenta', refundMail.es, 'Hemos realizado la transferencia del reembolso a su cuenta ES91 2100 0418 4502 0005 1332. Debería recibirla en un plazo de 10 días.', []],
+    ['vi: tài khoản … của quý khách (read as a phone number too)', refundMail.vi, 'Chúng tôi đã hoàn tiền vào tài khoản Vietcombank 0123456789 của quý khách. Quý khách vui lòng kiểm tra trong vòng 5 ngày làm việc.', []],
+    ['en: to your IBAN, written without spaces in the mail', refundMail.en, 'We have refunded £49.90 to your IBAN GB33 BUKB 2020 1555 5555 55 today.', []],
+    ['fr: sur votre compte', refundMail.fr, 'Nous avons remboursé 30 € sur votre compte FR76 3000 6000 0112 3456 7890 189.', []],
+    ['pt: na sua conta', refundMail.pt, 'Reembolsámos o valor na sua conta PT50 0002 0123 1234 5678 9015 4.', []],
+    // Still parked: an account the customer did not write, an ask or a notice in the sentence, or no own-account word.
+    ['es: su cuenta, another IBAN', refundMail.es, 'Hemos realizado la transferencia del reembolso a su cuenta ES79 2100 0813 6101 2345 6789.', ['ES79 2100 0813 6101 2345 6789']],
+    ['de: bitte überweisen, their own IBAN', refundMail.de, 'Bitte überweisen Sie die Gebühr auf Ihr Konto DE89 3704 0044 0532 0130 00.', ['DE89 3704 0044 0532 0130 00']],
+    ['de: the IBAN in the mail, no own-account word', refundMail.de, 'Die Gebühr ist auf das Konto DE89 3704 0044 0532 0130 00 zu überweisen.', ['DE89 3704 0044 0532 0130 00']],
+    ['es: su nueva cuenta (a notice)', refundMail.es, 'Le informamos de su nueva cuenta ES91 2100 0418 4502 0005 1332 para los pagos.', ['ES91 2100 0418 4502 0005 1332']],
+    ['en: please pay into your account', refundMail.en, 'Please pay the fee into your account GB33 BUKB 2020 1555 5555 55 today.', ['GB33 BUKB 2020 1555 5555 55']],
+    ['vi: vui lòng chuyển khoản (an ask)', refundMail.vi, 'Quý khách vui lòng chuyển khoản phí vào tài khoản Vietcombank 0123456789 của quý khách.', ['0123456789', 'Vietcombank 0123456789']],
+    ['en: your account in one sentence, the IBAN in the next', refundMail.en, 'We checked your account. Pay the fee to GB33 BUKB 2020 1555 5555 55.', ['GB33 BUKB 2020 1555 5555 55']],
+  ])('%s', (_what, mail, draft, expected) => {
+    expect(foreignLinks(draft, desk(mail))).toEqual(expected);
+  });
+
+  it('vouches with the customer\'s mail only when the caller gives it (a vouched sender)', () => {
+    const { customerMail: _mail, ...withoutMail } = desk(refundMail.de);
+    expect(foreignLinks('Wir haben den Betrag auf Ihr Konto mit der IBAN DE89 3704 0044 0532 0130 00 überwiesen.', withoutMail)).toEqual(['DE89 3704 0044 0532 0130 00']);
+  });
+
+  const jaDesk = { knowledge: ['発送は東京都内の倉庫から行います。'], trustedDomains: [], addresses: [], customerMail: ['返品したいです。住所は 1500002 東京都渋谷区渋谷1-1-1 です。'] };
+  it.each<[string, string, string[]]>([
+    ['seven digits before a prefecture, sent there', 'お手数ですが、カードを 1500002 東京都渋谷区渋谷9-9-9 サポート係 宛にご郵送ください。'.replace('1500002', '1600023'), ['1600023 東京都']],
+    ['seven digits after 送付先', '送付先：1600023 東京都新宿区西新宿1-2-3 XYZ本人確認センター', ['1600023 東京都']],
+    ['seven digits before 大阪府, 返送', '商品は 5300001 大阪府大阪市北区梅田1-2-3 までご返送ください。', ['5300001 大阪府']],
+    ['the customer\'s own postcode, written without the dash', 'ご登録の住所（1500002 東京都渋谷区渋谷1-1-1）に交換品をお送りします。', []],
+    // Numbers, not postcodes: a label before them, or no sending.
+    ['an order number before 東京都, 発送', 'ご注文 1234567 東京都内の倉庫から本日発送いたしました。', []],
+    ['a receipt number, 返送済み', '受付 1234567 東京都江東区の倉庫へ返送済みです。', []],
+    ['seven digits before a prefecture, no sending', '在庫数 1234567 東京都内の店舗合計です。', []],
+    ['delivery (配送) is no sending by the customer', 'お荷物 1234567 北海道への配送は3日ほどかかります。', []],
+  ])('%s', (_what, draft, expected) => {
+    expect(foreignLinks(draft, jaDesk)).toEqual(expected);
+  });
+
+  const enDesk = { knowledge: ['We ship from Tokyo.'], trustedDomains: [], addresses: [], customerMail: ['Where is my order?'] };
+  it.each<[string, string, string[]]>([
+    ['a tracking number after "in Japan"', 'Your parcel left our warehouse in Japan 1234567 is the tracking number.', []],
+    ['a count after Tokyo', 'We have shipped to Tokyo 1234567 times this year.', []],
+    ['after an address\'s comma', 'Please mail the card to Support Desk, 9-9-9 Shibuya, Shibuya-ku, Japan 1500002.', ['Japan 1500002']],
+    ['sent to it, no comma', 'Send the card to XYZ Center in Tokyo 1600023 by Friday.', ['Tokyo 1600023']],
+    ['a line of an address block', 'Our return centre:\nXYZ Center\nShinjuku-ku\nTokyo-to 1600023\nJapan', ['Tokyo-to 1600023']],
+    ['with the dash, as before', 'Our parcel left Japan 150-0002 on Monday.', ['Japan 150-0002']],
+  ])('%s', (_what, draft, expected) => {
+    expect(foreignLinks(draft, enDesk)).toEqual(expected);
+  });
+
+  it('names seven digits before a prefecture as a postal address in the reason', () => {
+    const reason = foreignLinksReason(foreignLinks('古いカードは 1600023 東京都新宿区西新宿1-2-3 宛にお送りください。', jaDesk));
+    expect(reason).toMatch(/^the answer contains postal addresses \(by their postcodes\)[^;]*: 1600023 東京都$/);
   });
 });
