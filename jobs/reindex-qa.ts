@@ -29,8 +29,16 @@ export interface ReindexQaResult {
   pairs: number;
   /** Of those, learned pairs (accepted on the Knowledge page) indexed beside the CSVs. */
   learned: number;
-  /** Rows left out because the question or answer was empty (each was logged with file and row). */
+  /**
+   * Rows left out (each logged with file and row): the question or answer was empty, or the row is a learned pair's
+   * copy (`learnedCopies`).
+   */
   skipped: number;
+  /**
+   * Of the skipped rows, copies of learned pairs: the Knowledge page's export put into QA_DIR. The pairs are indexed
+   * from the store (`learned`), once; a copy of a removed pair stays out. Absent in results recorded before it.
+   */
+  learnedCopies?: number;
   /**
    * Files and sheets not read at all (a count or revision sheet: no text but ids, numbers or dates), each with why;
    * shown after the run so the person who ran it sees them, not only the log. Absent in results recorded before it.
@@ -72,6 +80,7 @@ export async function reindexQa(data: ReindexQaJobData | undefined, ctx: Reindex
   // shared mail domain (gmail.com) has none, or every customer's address there would stay.
   const loaded = await loadQaPairs(dir, { logger, onProgress: ctx.onProgress, ownDomains: ownDomains(ownMailboxesOf(ctx.config)) });
   const { files, skipped, passedOver } = loaded;
+  const learnedCopies = skipped.filter((row) => row.learnedPair !== undefined).length;
   const learned = (await ctx.learned?.()) ?? [];
   const pairs = [...loaded.pairs, ...learned];
   if (pairs.length === 0) {
@@ -87,8 +96,8 @@ export async function reindexQa(data: ReindexQaJobData | undefined, ctx: Reindex
 
   const seconds = (performance.now() - started) / 1000;
   logger.info(
-    { files: files.length, pairs: pairs.length, learned: learned.length, skipped: skipped.length, passedOver: passedOver.map((t) => t.table), seconds },
+    { files: files.length, pairs: pairs.length, learned: learned.length, skipped: skipped.length, learnedCopies, passedOver: passedOver.map((t) => t.table), seconds },
     'Q&A reindexed',
   );
-  return { files: files.length, pairs: pairs.length, learned: learned.length, skipped: skipped.length, passedOver, seconds };
+  return { files: files.length, pairs: pairs.length, learned: learned.length, skipped: skipped.length, learnedCopies, passedOver, seconds };
 }

@@ -577,6 +577,170 @@ export function questionLinksNotInAnswer(question: string, answer: string): stri
   return [...questionFindingsNotInAnswer(question, answer).keys()];
 }
 
+/** What {@link oneCustomerDetails} finds: an amount, a date or month, a company. */
+export type CustomerDetailKind = 'amount' | 'date' | 'company';
+
+/** One finding of {@link oneCustomerDetails}, as the candidate writes it. */
+export interface CustomerDetail {
+  kind: CustomerDetailKind;
+  text: string;
+}
+
+// Amounts and dates are found by simple patterns and their surroundings read by code: patterns that looked around
+// themselves (a currency before, a word's end after) could only be judged by recheck's fuzzing, which called them
+// polynomial.
+/** A number as replies write it: ASCII or full-width digits, with thousands separators and decimals. */
+const AMOUNT_NUMBER = /[0-9０-９]+(?:[,，.．][0-9０-９]+)*/gu;
+/** What marks a number as money before it (¥12,800, $20, € 15, USD 20), read backwards from the number. */
+const CURRENCY_BEFORE = ['¥', '￥', '$', '＄', '€', '£', 'USD', 'EUR', 'JPY'];
+/** What marks it after it (12,800円, 1.5万円, 20ドル, 20 USD, 1,000 yen). */
+const CURRENCY_AFTER = /[ \t]?(?:[万千百]?円|ドル|ユーロ|USD|EUR|JPY|yen|dollars|dollar|euros|euro)/uy;
+const MONTH_NAMES = 'January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec';
+/**
+ * A date or month of one occasion in Japanese or as digits: 10月分, 2026年10月, 10月15日, 令和8年10月, 2026/10/15,
+ * 2026-10. A duration (3か月, 30日間) and a day of every month (毎月10日) are none.
+ */
+const OCCASION_DATES = [
+  String.raw`(?:(?:令和|平成)[0-9０-９元]{1,2}年|(?<![0-9０-９])[0-9０-９]{4}年)?(?<![0-9０-９])[0-9０-９]{1,2}月(?:[0-9０-９]{1,2}日)?(?:分|度)?`,
+  String.raw`(?<![0-9])(?:19|20)[0-9]{2}[/.-](?:1[0-2]|0?[1-9])(?:[/.-](?:3[01]|[12][0-9]|0?[1-9]))?(?![0-9])`,
+].map((source) => new RegExp(source, 'gu'));
+/** An English month's name; what stands around it is read by {@link englishDates}. */
+const MONTH_NAME = new RegExp(MONTH_NAMES, 'gu');
+/** After a month's name: its day and year, or its year (October 15, Oct 15, 2026, October 2026). */
+// One space between the words, as dates are written: a run of them made the pattern polynomial where not anchored.
+const AFTER_MONTH_NAME = /\.?[ \t](?:[0-9]{4}|[0-9]{1,2}(?:st|nd|rd|th)?(?:,?[ \t][0-9]{4})?)/uy;
+const WORD_CHARACTER = /^[0-9A-Za-z]$/u;
+
+/** The amounts of money `text` writes, as written. */
+function amountsIn(text: string): string[] {
+  const found: string[] = [];
+  for (const m of text.matchAll(AMOUNT_NUMBER)) {
+    const end = m.index + m[0].length;
+    CURRENCY_AFTER.lastIndex = end;
+    const after = CURRENCY_AFTER.exec(text)?.[0];
+    // A currency word after the number ends there (20 USD, not 20 USDT).
+    if (after !== undefined && !(/[A-Za-z]$/u.test(after) && WORD_CHARACTER.test(text.charAt(end + after.length)))) {
+      found.push(m[0] + after);
+      continue;
+    }
+    const before = text.slice(Math.max(0, m.index - 4), m.index);
+    const spaced = before.endsWith(' ') || before.endsWith('\t') ? before.slice(0, -1) : before;
+    const currency = CURRENCY_BEFORE.find((c) => spaced.endsWith(c));
+    if (currency !== undefined) found.push(text.slice(m.index - (before.length - spaced.length) - currency.length, end));
+  }
+  return found;
+}
+
+/**
+ * The day written before a month's name at `at` (`15 `, `1st `), as written, or undefined. Read by code, a few
+ * characters back: a pattern anchored at the end is polynomial.
+ */
+function dayBefore(text: string, at: number): string | undefined {
+  let space = at;
+  while (space > 0 && at - space < 2 && (text[space - 1] === ' ' || text[space - 1] === '\t')) space--;
+  if (space === at) return undefined;
+  const ordinal = ['st', 'nd', 'rd', 'th'].includes(text.slice(space - 2, space)) ? space - 2 : space;
+  let digits = ordinal;
+  while (digits > 0 && ordinal - digits < 2 && text[digits - 1]! >= '0' && text[digits - 1]! <= '9') digits--;
+  if (digits === ordinal || WORD_CHARACTER.test(text.charAt(digits - 1))) return undefined;
+  return text.slice(digits, at);
+}
+
+/** The dates `text` writes with an English month's name (October 15, Oct 15, 2026, 15 October 2026, Oct 2026). */
+function englishDates(text: string): { index: number; text: string }[] {
+  const found: { index: number; text: string }[] = [];
+  for (const m of text.matchAll(MONTH_NAME)) {
+    const end = m.index + m[0].length;
+    // A month's name is a word of its own: not Mayor, Marching, or the Jan of Janet.
+    if (WORD_CHARACTER.test(text.charAt(m.index - 1)) || /^[A-Za-z]$/u.test(text.charAt(end))) continue;
+    AFTER_MONTH_NAME.lastIndex = end;
+    const written = AFTER_MONTH_NAME.exec(text)?.[0];
+    const after = written !== undefined && !WORD_CHARACTER.test(text.charAt(end + written.length)) ? written : undefined;
+    const day = dayBefore(text, m.index);
+    // A month's name alone (in May) is no occasion.
+    if (after === undefined && day === undefined) continue;
+    found.push({ index: m.index - (day?.length ?? 0), text: (day ?? '') + m[0] + (after ?? '') });
+  }
+  return found;
+}
+
+// A company by its legal form (株式会社, （株）, Ltd., GmbH), shown with the name beside it, which is read by code, a
+// bounded length from the form: one pattern for the name and the form together was polynomial (recheck).
+const JA_COMPANY_FORM = /株式会社|有限会社|合同会社|合資会社|合名会社|[（(][株有][）)]|[㈱㈲]/gu;
+const JA_COMPANY_LETTER = /^[\p{Script=Han}\p{Script=Katakana}ーA-Za-zＡ-Ｚａ-ｚ0-9０-９&＆・]$/u;
+const JA_COMPANY_NAME_AFTER = /[ 　]?[\p{Script=Han}\p{Script=Katakana}ーA-Za-zＡ-Ｚａ-ｚ0-9０-９&＆・]{1,20}/uy;
+const LATIN_COMPANY_FORM = /\b(?:Inc|Incorporated|Ltd|Limited|LLC|LLP|PLC|GmbH|Corp|Corporation|AG|KK)\b\.?/gu;
+/** A word of a Latin company's name before its form: capitalised (ABC, Sample, Co.,). */
+const LATIN_COMPANY_WORD = /^[A-Z][A-Za-z0-9&'’.-]*,?$/u;
+/** The forms as words: one before a name ends the company before it (XYZ GmbH, Acme Inc.). */
+const LATIN_FORM_WORDS = new Set(['Inc', 'Incorporated', 'Ltd', 'Limited', 'LLC', 'LLP', 'PLC', 'GmbH', 'Corp', 'Corporation', 'AG', 'KK']);
+/** Letters of a Japanese company's name read beside its form; words of a Latin one. */
+const COMPANY_NAME_LETTERS = 20;
+const COMPANY_NAME_WORDS = 4;
+/** What follows a company as courtesy, not as its name (株式会社サンプル商事様, （株）サンプル御中). */
+const AFTER_A_COMPANY = ['様', '御中', '殿', '宛'];
+
+/** The companies `text` writes by their legal form, each with the name beside it. */
+function companiesIn(text: string): string[] {
+  const found: string[] = [];
+  for (const m of text.matchAll(JA_COMPANY_FORM)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    // The name against the form before it (ABC商事株式会社), else the one after it (株式会社サンプル商事).
+    let from = start;
+    while (from > 0 && start - from < COMPANY_NAME_LETTERS && JA_COMPANY_LETTER.test(text.slice(from - 1, from))) from--;
+    if (from < start) {
+      found.push(text.slice(from, end));
+      continue;
+    }
+    JA_COMPANY_NAME_AFTER.lastIndex = end;
+    const after = JA_COMPANY_NAME_AFTER.exec(text)?.[0] ?? '';
+    found.push(withoutCourtesy(text.slice(start, end) + after));
+  }
+  for (const m of text.matchAll(LATIN_COMPANY_FORM)) {
+    const words = text.slice(Math.max(0, m.index - 160), m.index).split(/[ \t]+/u);
+    // The slice ends at the form, after the space before it: its last piece is empty.
+    if (words.at(-1) === '') words.pop();
+    const name: string[] = [];
+    const nameWord = (word: string): boolean => LATIN_COMPANY_WORD.test(word) && !LATIN_FORM_WORDS.has(word.split(/[.,]/u, 1)[0]!);
+    while (name.length < COMPANY_NAME_WORDS && words.length > 0 && nameWord(words.at(-1)!)) name.unshift(words.pop()!);
+    if (name.length > 0) found.push(`${name.join(' ')} ${m[0]}`);
+  }
+  return found;
+}
+
+/** A company's name without the courtesy after it ({@link AFTER_A_COMPANY}). */
+function withoutCourtesy(name: string): string {
+  let rest = name;
+  for (let word = AFTER_A_COMPANY.find((w) => rest.endsWith(w)); word !== undefined; word = AFTER_A_COMPANY.find((w) => rest.endsWith(w))) {
+    rest = rest.slice(0, -word.length);
+  }
+  return rest.trim();
+}
+
+/**
+ * The amounts, dates or months and companies a candidate's question and answer write, each once, as written: what an
+ * approved reply says of the one customer it went to (「株式会社サンプル商事様の10月分（ご返金 12,800円）」) that a
+ * learned pair would hand every later customer's agent run as the company's answer (audit s49 H4, MED 6). The scrub
+ * removes people's data, not these: a plan's price, a release date and a partner company are knowledge too, so they
+ * are named for the reviewer to judge, not replaced.
+ */
+export function oneCustomerDetails(question: string, answer: string): CustomerDetail[] {
+  const found = new Map<string, CustomerDetailKind>();
+  const add = (kind: CustomerDetailKind, written: string): void => {
+    const text = written.trim();
+    if (text !== '' && !found.has(text)) found.set(text, kind);
+  };
+  for (const text of [question, answer]) {
+    for (const amount of amountsIn(text)) add('amount', amount);
+    // In text order, whichever pattern found each.
+    const dates = [...OCCASION_DATES.flatMap((pattern) => [...text.matchAll(pattern)].map((m) => ({ index: m.index, text: m[0] }))), ...englishDates(text)];
+    for (const date of dates.sort((a, b) => a.index - b.index)) add('date', date.text);
+    for (const company of companiesIn(text)) add('company', company);
+  }
+  return [...found].map(([text, kind]) => ({ kind, text }));
+}
+
 /** {@link questionLinksNotInAnswer}'s findings, each with what the check read it as first (for its placeholder). */
 function questionFindingsNotInAnswer(question: string, answer: string): Map<string, ForeignFindingKind> {
   const kinds = new Map<string, ForeignFindingKind>();

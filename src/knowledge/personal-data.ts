@@ -1702,14 +1702,58 @@ function isKanaReading(text: string, start: number, end: number): boolean {
 // 有限会社山田商事様, XYZ Inc.様).
 const COMPANY_FORM_BEFORE = /(?:株式会社|有限会社|合同会社|合資会社|合名会社|[（(][株有][）)]|[㈱㈲])[ 　]?$/u;
 const COMPANY_FORM_WITHIN = /株式会社|有限会社|合同会社|合資会社|合名会社|[㈱㈲]/u;
+/** A legal form alone, written apart from the company's name (株式会社 サンプル商事様). */
+const COMPANY_FORM_ONLY = /^(?:株式会社|有限会社|合同会社|合資会社|合名会社|[㈱㈲])$/u;
+// A Latin company's legal form or group word as its last word (ABC Corporation様, XYZ GmbH様, Sample Trading Ltd様);
+// LATIN_HONORIFIC takes no dot, so `Inc.様` never reaches it.
+const LATIN_COMPANY_FORM = /(?:^|[ 　])(?:Inc|Corp|Corporation|Co|Company|Ltd|Limited|LLC|LLP|PLC|GmbH|AG|SA|SAS|SARL|BV|NV|KK|Pty|Holdings|Group)$/u;
+/**
+ * How far back the start of a company's name is looked for before a match of {@link JA_HONORIFIC}, which takes at
+ * most eight letters of a word: a longer name (株式会社サンプルトレーディング様) is matched from its middle. Bounded, so
+ * that each match looks back a fixed length however long the run of letters (a text of 100,000 kanji).
+ */
+const COMPANY_NAME_REACH = 32;
+const NAME_LETTER = new RegExp(`^${KANJI_KANA}$`, 'u');
+
+/**
+ * Where the word holding `start` begins: the letters of a name (kanji, katakana) right before it, up to
+ * {@link COMPANY_NAME_REACH} code units of them. Read a letter at a time: a pattern anchored at the end was polynomial
+ * (recheck).
+ */
+function wordStart(text: string, start: number): number {
+  let from = start;
+  while (from > 0 && start - from < COMPANY_NAME_REACH) {
+    // A kanji beyond the BMP (𠮷) is two code units.
+    const low = text.charCodeAt(from - 1);
+    const high = from > 1 ? text.charCodeAt(from - 2) : 0;
+    const width = low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff ? 2 : 1;
+    if (!NAME_LETTER.test(text.slice(from - width, from))) break;
+    from -= width;
+  }
+  return from;
+}
+
+/**
+ * Whether the word at [start, end), taken from the beginning of its run of letters ({@link wordStart}), is a company's:
+ * after its legal form or with one.
+ */
+function isCompanyWord(text: string, start: number, end: number): boolean {
+  const from = wordStart(text, start);
+  return COMPANY_FORM_BEFORE.test(text.slice(Math.max(0, from - 8), from)) || COMPANY_FORM_WITHIN.test(text.slice(from, end));
+}
 
 /**
  * Whether the name an honorific follows at [start, end) is a company's (after or with its legal form), not a person's.
- * Two words are a company and a person (XYZ株式会社 営業部 田中様 names 田中): only a single word counts.
+ * Two words are a company and a person (XYZ株式会社 営業部 田中様 names 田中): only a single word counts, read from the
+ * start of its run of letters, as the match may begin inside a long name (株式会社サンプル商事様 was matched from 会社…
+ * and became 株式[氏名]様: audit s49 H4, MED 6); a Latin name counts by its last word (ABC Corporation様). Two
+ * words in Japanese are {@link honorificNameRange}'s.
  */
 function isCompanyName(text: string, start: number, end: number): boolean {
-  if (/[ 　]/u.test(text.slice(start, end).trim())) return false;
-  return COMPANY_FORM_BEFORE.test(text.slice(Math.max(0, start - 8), start)) || COMPANY_FORM_WITHIN.test(text.slice(start, end));
+  const name = text.slice(start, end).trim();
+  if (LATIN_COMPANY_FORM.test(name)) return true;
+  if (/[ 　]/u.test(name)) return false;
+  return isCompanyWord(text, start, end);
 }
 
 /**
@@ -1721,7 +1765,13 @@ function isCompanyName(text: string, start: number, end: number): boolean {
 function honorificNameRange(text: string, start: number, end: number): [number, number][] {
   // A role before the name, written apart (担当 田中様, 窓口 佐藤様): the name is the second word.
   const role = /^([^ 　]+)[ 　]+(?=[^ 　])/u.exec(text.slice(start, end));
-  if (role && isCommonNoun(role[1]!)) return honorificNameRange(text, start + role[0].length, end);
+  if (role) {
+    const first = role[1]!;
+    // A legal form written apart from the company's name (株式会社 サンプル商事様) names no one.
+    if (COMPANY_FORM_ONLY.test(text.slice(wordStart(text, start), start + first.length))) return [];
+    // A company before the name (株式会社サンプル商事 山田様), read from the start of its word: the name is the second.
+    if (isCommonNoun(first) || isCompanyWord(text, start, start + first.length)) return honorificNameRange(text, start + role[0].length, end);
+  }
   const value = text.slice(start, end);
   const title = JOB_TITLES.find((t) => value.endsWith(t));
   if (title === undefined) return isCommonNoun(value) ? [] : [[start, end]];

