@@ -567,6 +567,26 @@ const permalinkFormatter: FormatCallback = (elem, walk, builder) => {
   if (!PERMALINK_MARK.test(textOf(elem))) walk(elem.children, builder);
 };
 
+/**
+ * A definition list's term (`dt`): it starts a line, and its descriptions ({@link definitionDescription}) follow it
+ * on that line after a space. html-to-text reads both inline, so a minified settings page ran each term into its
+ * description ("AnswerbackENQ", a token no query holds). A line each, as a browser shows them, let the chunker cut
+ * between a setting's name and what it does ("Paste delay per line" at a chunk's end, its description in the next:
+ * retrieval audit 10's set, file MRR .666 → .650); on one line they stay together as a table row does. Not headings:
+ * a term names a setting inside its section, and as headings the audit ranked worse.
+ */
+const definitionTerm: FormatCallback = (elem, walk, builder) => {
+  builder.addLineBreak();
+  walk(elem.children, builder);
+  builder.addInline(' ');
+};
+
+/** A definition list's description (`dd`): on its term's line, after a space ({@link definitionTerm}). */
+const definitionDescription: FormatCallback = (elem, walk, builder) => {
+  builder.addInline(' ');
+  walk(elem.children, builder);
+};
+
 /** HTML's own cap on a cell's `colspan`: a browser reads a larger one as 1,000. */
 const MAX_COLSPAN = 1_000;
 /**
@@ -684,11 +704,19 @@ function htmlToTextOptions(withoutContentElement: boolean): HtmlToTextOptions {
     // the page has them (the whole page otherwise); site navigation, sidebars and footers repeat on every page and
     // would make every page match the words of its menu.
     baseElements: { selectors: CONTENT_ELEMENTS, returnDomByDefault: true },
-    formatters: { heading1: headingFormatter(1), heading2: headingFormatter(2), heading3: headingFormatter(3), permalink: permalinkFormatter, boundedDataTable },
+    formatters: { heading1: headingFormatter(1), heading2: headingFormatter(2), heading3: headingFormatter(3), permalink: permalinkFormatter, boundedDataTable, definitionTerm, definitionDescription },
     selectors: [
       { selector: 'h1', format: 'heading1' },
       { selector: 'h2', format: 'heading2' },
       { selector: 'h3', format: 'heading3' },
+      // html-to-text upper-cases the Latin words of the minor headings (AUTO START LOGGING): the agent quotes a
+      // setting's name as the page writes it. Kept as text, not as headings like Markdown's ####: as headings they
+      // moved retrieval audit 10's set by one query one rank down, and a Word document's 見出し 4–6 would follow.
+      ...['h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
+      // A definition list: a line per term and its description (definitionTerm).
+      { selector: 'dl', format: 'block', options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
+      { selector: 'dt', format: 'definitionTerm' },
+      { selector: 'dd', format: 'definitionDescription' },
       // Link targets and image sources are noise to a keyword search and to the agent reading the chunk.
       { selector: 'a', options: { ignoreHref: true } },
       { selector: 'img', format: 'skip' },
@@ -725,7 +753,8 @@ const pageWithoutContentToText = compile(htmlToTextOptions(true));
  * Converts HTML to plain text (html-to-text: the page's `main` or `article` content when it has one; navigation,
  * sidebars, footers, heading permalink marks, scripts and styles dropped, and on a page without such content the
  * navbar, landmark roles and language menus around it too; footnotes, topics and sidebars of the content kept,
- * tables and lists kept readable) and splits it into sections by `h1`–`h3`, like {@link markdownSections}.
+ * tables, lists and definition lists kept readable, `h4`–`h6` as written, not upper-cased) and splits it into
+ * sections by `h1`–`h3`, like {@link markdownSections}.
  */
 export function htmlSections(html: string): ManualSection[] {
   const bounded = limitHtmlNesting(html, MAX_HTML_DEPTH).html;

@@ -155,8 +155,40 @@ export const KEYWORD_COVERAGE_FLOOR = 0.5;
 export function keywordCoverage(text: string, query: ReadonlyMap<string, number>, unigramWeight: number): KeywordCoverage | undefined {
   const words = contentWords(text);
   if (words.length === 0 || words.length > KEYWORD_QUERY_MAX_WORDS) return undefined;
-  const terms = [...weightedTerms(words.join(' '), { weight: 1, unigramWeight }).keys()].filter((t) => query.has(t) && !t.startsWith(WORD_BIGRAM_PREFIX));
-  return terms.length > 0 ? { terms: new Set(terms), floor: KEYWORD_COVERAGE_FLOOR } : undefined;
+  return coverageOf(words, query, unigramWeight);
+}
+
+/**
+ * Whether a word lists names as alternatives: Latin or number runs joined by a slash, each of at least three
+ * letters or digits (`XMODEM/ZMODEM/B-Plus/Quick-VAN`, `Windows/Mac`, `TCP/UDP`), as the tokenizer takes a run of
+ * three or more for a name of its own (it gives such runs their character bigrams). A slash between shorter parts
+ * joins one code (`TCP/IP`, `I/O`, `S/MIME`, `OK/NG`, `ISO/TS`, a date `2024/04/01`), which a page writes whole.
+ */
+function isAlternatives(word: string): boolean {
+  const parts = word.split('/');
+  return parts.length > 1 && parts.every((part) => [...part.replace(CODE_CONNECTORS, '')].length >= 3);
+}
+
+/** The connectors inside a part of a code or name (`B-Plus`, `api_key`, `v2.3`). */
+const CODE_CONNECTORS = /[-_.:+#@]/g;
+
+/**
+ * The coverage of content words: the index terms of each that `query` also holds, but a Latin word's character
+ * bigrams (see {@link keywordCoverage}) and the parts of alternatives ({@link isAlternatives}), of which a page
+ * that answers holds one, not all: each part as a keyword cut the Tera Term help's XMODEM tips to three quarters of
+ * its score beside the menu page that names them all (retrieval audit 10). Alternatives count as written, whole,
+ * which only a page listing the same names holds (a term no page holds counts for nothing); their parts still
+ * score as the query's terms. A code keeps its parts (`tcp/ip`, `tcp`, `ip`), as `E-1001` does.
+ */
+function coverageOf(words: readonly string[], query: ReadonlyMap<string, number>, unigramWeight: number): KeywordCoverage | undefined {
+  const terms = new Set<string>();
+  for (const word of words) {
+    const alternatives = isAlternatives(word);
+    for (const t of weightedTerms(word, { weight: 1, unigramWeight }).keys()) {
+      if (query.has(t) && !t.startsWith(WORD_BIGRAM_PREFIX) && (!alternatives || t.includes('/'))) terms.add(t);
+    }
+  }
+  return terms.size > 0 ? { terms, floor: KEYWORD_COVERAGE_FLOOR } : undefined;
 }
 
 /** Ends of a sentence: the full stops, question and exclamation marks, and line breaks a customer ends one with. */
@@ -204,6 +236,5 @@ export function askingSentenceCoverage(text: string, query: ReadonlyMap<string, 
   if (asking.length === 0 || asking.length === sentences.length) return undefined;
   const words = contentWords(asking.map((s) => splitQuestionWords(s).topic).join(' '));
   if (words.filter((w) => [...w].length >= 2).length < ASKING_SENTENCE_MIN_WORDS) return undefined;
-  const terms = [...weightedTerms(words.join(' '), { weight: 1, unigramWeight }).keys()].filter((t) => query.has(t) && !t.startsWith(WORD_BIGRAM_PREFIX));
-  return terms.length > 0 ? { terms: new Set(terms), floor: KEYWORD_COVERAGE_FLOOR } : undefined;
+  return coverageOf(words, query, unigramWeight);
 }

@@ -334,6 +334,32 @@ describe('htmlSections', () => {
   });
 });
 
+// Retrieval audit 10 (the Tera Term help, HTML 4.01): a settings page is a definition list, term then description.
+describe('htmlSections: definition lists and minor headings', () => {
+  it('reads each term of a definition list on a line of its own, its description after it, also minified', () => {
+    const html = '<h1>ログ</h1><dl><dt>Local echo</dt><dd>入力した文字を表示します。</dd><dt>Answerback</dt><dd>ENQ に応答します。<dl><dt>Size</dt><dd>バイト数です。</dd></dl></dd></dl><p>以上です。</p>';
+    const [section] = htmlSections(html);
+    expect(section?.text.split('\n').filter((line) => line.trim() !== '')).toEqual([
+      'Local echo 入力した文字を表示します。',
+      'Answerback ENQ に応答します。',
+      'Size バイト数です。',
+      '以上です。',
+    ]);
+  });
+
+  it('reads terms without a description, and several descriptions of one term, on the term line', () => {
+    const html = '<h2>設定</h2>\n<dl>\n  <dt>\n    Local echo\n  </dt>\n  <dd>\n    入力した文字を表示します。\n  </dd>\n  <dt>A</dt>\n  <dt>B</dt>\n  <dd>一つ目。</dd>\n  <dd>二つ目。</dd>\n</dl>';
+    expect(htmlSections(html)).toEqual([{ heading: '設定', text: 'Local echo 入力した文字を表示します。\nA\nB 一つ目。 二つ目。' }]);
+  });
+
+  it('keeps the words of an h4–h6 heading as written, not upper-cased', () => {
+    const html = '<h1>ログ</h1><h2>設定</h2><h3>保存</h3><h4>Auto start logging</h4><p>接続時に自動的にログ採取を開始します。</p><h5>Log Rotate</h5><p>大きさで分けます。</p><h6>Binary mode</h6><p>そのまま保存します。</p>';
+    const all = htmlSections(html).map((s) => `${s.heading}\n${s.text}`).join('\n');
+    for (const words of ['Auto start logging', 'Log Rotate', 'Binary mode']) expect(all).toContain(words);
+    expect(all).not.toMatch(/AUTO|ROTATE|BINARY/);
+  });
+});
+
 describe('chunking', () => {
   const sentence = (i: number) => `これは${i}番目の文で、手順の説明が続きます。`;
   const longText = Array.from({ length: 40 }, (_, i) => sentence(i)).join('');

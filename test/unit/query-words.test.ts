@@ -3,7 +3,8 @@
  * their content words (particles, endings and request phrasing dropped), product codes stay whole.
  */
 import { describe, expect, it } from 'vitest';
-import { contentWords, fitQueryWords, MEILI_QUERY_WORD_BUDGET, MEILI_QUERY_WORD_LIMIT, queryWords } from '../../src/search/query-words.js';
+import { askingSentenceCoverage, contentWords, fitQueryWords, keywordCoverage, MEILI_QUERY_WORD_BUDGET, MEILI_QUERY_WORD_LIMIT, queryWords } from '../../src/search/query-words.js';
+import { weightedTerms } from '../../src/search/tokenize.js';
 
 describe('query words', () => {
   it('counts words as a word-segmenting engine does, keeping codes whole', () => {
@@ -58,5 +59,35 @@ describe('queryWords on text longer than one piece', () => {
     if (/[\s。]/u.test(text)) expect(words).toEqual(whole);
     expect(words.join('')).toBe(whole.join(''));
     expect(words.some((w) => /^[\uDC00-\uDFFF]/.test(w) || /[\uD800-\uDBFF]$/.test(w))).toBe(false);
+  });
+});
+
+// Names listed as alternatives (XMODEM/ZMODEM/B-Plus/Quick-VAN, Windows/Mac: parts of three or more characters), of
+// which a page that answers holds one, are no keywords a result must hold all of; a code joined by a slash (TCP/IP,
+// ISO/TS, R/P, a date: shorter parts) keeps its parts, as E-1001 does. Retrieval audit 10: the Tera Term tips page
+// of one protocol was cut to three quarters of its score beside the menu page that names them all.
+describe('coverage of words joined by a slash', () => {
+  it.each([
+    { text: 'XMODEM/ZMODEM/B-Plus/Quick-VAN によるファイル転送がうまくいかない。', holds: ['xmodem/zmodem/b-plus/quick-van', 'ファ', 'イル', '転送'], lacks: ['xmodem', 'zmodem', 'b', 'plus', 'quick', 'van'] },
+    { text: 'Windows/Mac 印刷', holds: ['windows/mac', '印刷'], lacks: ['windows', 'mac'] },
+    { text: 'TCP/UDP ポート', holds: ['tcp/udp'], lacks: ['tcp', 'udp'] },
+    { text: 'TCP/IP 接続', holds: ['tcp/ip', 'tcp', 'ip', '接続'], lacks: [] },
+    { text: 'ISO/TS 16949 認証', holds: ['iso/ts', 'iso', 'ts', '16949'], lacks: [] },
+    { text: 'Ｒ／Ｐ 指標', holds: ['r/p', 'r', 'p'], lacks: [] },
+    { text: '2024/04/01 請求', holds: ['2024/04/01', '2024', '04'], lacks: [] },
+    { text: 'E-1001 エラー', holds: ['e-1001', 'e', '1001'], lacks: [] },
+  ])('$text', ({ text, holds, lacks }) => {
+    const terms = [...(keywordCoverage(text, weightedTerms(text, { weight: 1 }), 0)?.terms ?? [])];
+    for (const t of holds) expect(terms, t).toContain(t);
+    for (const t of lacks) expect(terms, t).not.toContain(t);
+  });
+
+  it('in the asking sentence of a long query too', () => {
+    const text = '先週から接続先を変えました。XMODEM/ZMODEM でのファイル転送ができないのはなぜですか？';
+    const terms = [...(askingSentenceCoverage(text, weightedTerms(text, { weight: 1 }), 0)?.terms ?? [])];
+    expect(terms).toContain('転送');
+    expect(terms).toContain('xmodem/zmodem');
+    expect(terms).not.toContain('xmodem');
+    expect(terms).not.toContain('zmodem');
   });
 });

@@ -35,11 +35,20 @@ describe('embedded manual: keyword queries', () => {
     chunk('change', 'アカウント情報 > 登録情報', '登録情報の画面では氏名、住所、電話番号、メールアドレス、所属部署、パスワードなどを変更できます。入力した内容は保存ボタンを押すと反映され、次回のログインから有効になります。'),
     chunk('invoice', '請求書 > 請求書の見方', '請求書には請求書番号、請求金額、請求書の発行日が載っています。'),
     chunk('reissue', '各種手続き', '紛失した書類は再発行できます。再発行の申し込みは請求書の画面から行います。'),
+    chunk('xmodem', 'XMODEM のヒント', 'XMODEM でファイル転送がうまくいかないときは、回線が 8 ビットを通すか確かめてください。'),
+    chunk('transfer', '[File] メニュー', '[Transfer] メニューの XMODEM、ZMODEM、B-Plus、Quick-VAN で、ファイルを送信または受信します。'),
+    chunk('tcpip', 'TCP/IP 設定', 'TCP/IP で接続するホストの一覧を設定します。'),
+    chunk('ip', 'IP アドレス', 'IP アドレスの表示形式を選びます。接続時に使います。'),
     ...fillerChunks,
   ];
   const cases = [
     // Two nouns: the section that holds both, not the one that repeats the first.
     { query: 'パスワード 変更', expect: 'change' },
+    // Alternatives joined by a slash: the page of one of them that answers, not the menu that lists them all
+    // (retrieval audit 10, the Tera Term help's FAQ).
+    { query: 'XMODEM/ZMODEM/B-Plus/Quick-VAN によるファイル転送がうまくいかない。', expect: 'xmodem' },
+    // A code joined by a slash is still held as written.
+    { query: 'TCP/IP 接続', expect: 'tcpip' },
   ];
   it.each(cases)('$query → $expect', async ({ query, expect: id }) => {
     const search = new EmbeddedManualSearch({ dir: await tempDir() });
