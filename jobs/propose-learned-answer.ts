@@ -9,7 +9,7 @@
 import type OpenAI from 'openai';
 import type { ModelCallUsage } from '../src/agent/types.js';
 import { distilCandidates, learnableDrafts, ruleCandidates, scrubCandidate, signatureNames, teamNamesOf, type CandidateSource } from '../src/knowledge/learned-candidates.js';
-import type { LearnedAnswerStore, LearnedCandidate } from '../src/knowledge/learned-answers.js';
+import { candidateApprovalOf, type LearnedAnswerStore, type LearnedCandidate } from '../src/knowledge/learned-answers.js';
 import { createLogger, type Logger } from '../src/logger.js';
 import { hasQuestion } from '../src/mail/classify.js';
 import type { ProposeLearnedAnswerData } from '../src/queues/payloads.js';
@@ -73,11 +73,14 @@ export async function proposeLearnedAnswer(data: ProposeLearnedAnswerData, deps:
   const scrubbed = [];
   for (const draft of drafts) scrubbed.push(await scrubCandidate(draft, names, llm));
   const llmCalls = [...(distilled?.call ? [distilled.call] : []), ...scrubbed.flatMap((c) => c.calls)];
+  // Whether the reviewer sent the draft as it was or corrected it: an unchanged approval of a stale draft proposes the
+  // stale text, and the Knowledge page warns before it replaces a pair a correction taught.
+  const approval = candidateApprovalOf(ticket.approval);
   // The customer may have been erased since the ticket was read: the store refuses the write then (see
   // LearnedAnswerStore.candidatesOfTickets), so nothing of the text read above is kept.
   const proposal = await deps.learned.proposeOnce(
     ticket.id,
-    scrubbed.map((c) => ({ question: c.question, answer: c.answer, origin, scrub: c.scrub, ...(distilled?.error ? { distilError: distilled.error } : {}) })),
+    scrubbed.map((c) => ({ question: c.question, answer: c.answer, origin, scrub: c.scrub, approval, ...(distilled?.error ? { distilError: distilled.error } : {}) })),
   );
   const stored = proposal.outcome === 'stored' ? proposal.candidates : [];
   const folded = proposal.outcome === 'stored' ? (proposal.folded ?? []).map((c) => c.id) : [];

@@ -12,7 +12,7 @@
 import { tool, type StructuredToolInterface } from '@langchain/core/tools';
 import { z } from 'zod';
 import { questionOfQuery } from '../search/query-text.js';
-import { MAX_SEARCH_RESULTS, type ManualSearch, type QaSearch, type SearchHit, type SearchOutput } from '../search/types.js';
+import { LEARNED_ID_PREFIX, MAX_SEARCH_RESULTS, type ManualSearch, type QaSearch, type SearchHit, type SearchOutput } from '../search/types.js';
 
 /** Name of the manual full-text search tool. */
 export const MANUAL_TOOL_NAME = 'search_xyz_manual';
@@ -52,8 +52,11 @@ function searchText(query: string): string {
   return questionOfQuery(chars === undefined || chars.length <= MAX_QUERY_CHARS ? query : chars.slice(0, MAX_QUERY_CHARS).join(''));
 }
 
-/** A hit's text as the model gets it: cut by code points at {@link MAX_HIT_CHARS}, with a line saying how much more. */
-function shownContent(content: string): string {
+/**
+ * A hit's text as the model gets it: cut by code points at {@link MAX_HIT_CHARS}, with a line saying how much more.
+ * What the trust records hash (src/tickets/trust.ts), so they name a source by the text the agent read.
+ */
+export function shownContent(content: string): string {
   if (content.length <= MAX_HIT_CHARS) return content;
   const chars = Array.from(content);
   if (chars.length <= MAX_HIT_CHARS) return content;
@@ -63,6 +66,23 @@ function shownContent(content: string): string {
 // The model only needs the text and where it came from; ids and scores would cost tokens and mean nothing to it.
 const toOutputs = (hits: SearchHit[]): SearchOutput[] =>
   hits.slice(0, MAX_SEARCH_RESULTS).map((h) => ({ fileName: h.fileName, content: shownContent(h.content) }));
+
+/**
+ * What a Q&A hit from a learned pair (`learned#<n>`) carries besides its text: an operator accepted it from a reply a
+ * reviewer approved, often one that corrected the manual or an older Q&A row, so where the two disagree the pair is
+ * the newer word. A field of its own beside `fileName` and `content`, not text in the hit: the trust records hash the
+ * content (src/tickets/trust.ts), and a manual page or CSV cell cannot claim it by its wording. It rides in the tool
+ * results, which differ per question anyway, so the cached prompt prefix (system prompt and tools) stays the same.
+ */
+export const LEARNED_HIT_NOTE = '担当者が承認した回答（学習済みQ&A）。マニュアルや他のQ&Aの記載と食い違うときは、こちらを優先する。';
+
+/** A search output the model reads, with {@link LEARNED_HIT_NOTE} on a learned pair's hit. */
+export interface QaSearchOutput extends SearchOutput {
+  note?: string;
+}
+
+const toQaOutputs = (hits: SearchHit[]): QaSearchOutput[] =>
+  toOutputs(hits).map((out) => (out.fileName.startsWith(LEARNED_ID_PREFIX) ? { fileName: out.fileName, note: LEARNED_HIT_NOTE, content: out.content } : out));
 
 /**
  * What a search tool does, without LangChain's tool machinery: `run` validates the model's arguments like
@@ -109,8 +129,8 @@ export function createManualSearchTool(manual: ManualSearch, productName = 'XYZ'
 
 /** Builds the past Q&A search tool over `qa`. */
 export function createQaSearchTool(qa: QaSearch, productName = 'XYZ'): StructuredToolInterface {
-  const search = async ({ query }: z.infer<typeof qaSchema>): Promise<SearchOutput[]> =>
-    toOutputs(await qa.search(searchText(query), MAX_SEARCH_RESULTS));
+  const search = async ({ query }: z.infer<typeof qaSchema>): Promise<QaSearchOutput[]> =>
+    toQaOutputs(await qa.search(searchText(query), MAX_SEARCH_RESULTS));
   const searchTool = tool(search, {
     name: QA_TOOL_NAME,
     description: `${productName}について過去に寄せられた質問と回答の組から、意味の近いものを探すツール。`,

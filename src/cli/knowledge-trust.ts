@@ -1,15 +1,17 @@
 /**
  * `npm run knowledge -- trust [--json]`: each knowledge source's track record in review, as `REVIEW_MODE=learn`
- * judges it with the current TRUST_* settings (src/tickets/trust.ts). Registered on the `knowledge` command's program
- * by {@link registerTrustCommand}.
+ * judges it with the current TRUST_* settings (src/tickets/trust.ts), and the sources reviewers corrected.
+ * `trust --drop-review <ticket id>` withdraws one ticket's review (a mistaken approval) from every source's record.
+ * Registered on the `knowledge` command's program by {@link registerTrustCommand}.
  */
 import type { Command } from 'commander';
 import { connectProducer, produce } from '../queues/connection.js';
-import { listTrust, type TrustRecord, type TrustSettings } from '../tickets/trust.js';
-import { runCommand } from './common.js';
+import { TICKET_ID_PATTERN } from '../tickets/ticket.js';
+import { dropReview, listTrust, sourceLabelOfId, type DroppedReview, type TrustRecord, type TrustSettings } from '../tickets/trust.js';
+import { CliError, runCommand, USAGE_EXIT_CODE } from './common.js';
 import { displayWidth, padToWidth, terminalSafe } from './format.js';
 
-/** The human table: trusted sources first, then by reviews. */
+/** The human table: trusted sources first, then by reviews; then the sources reviewers corrected. */
 export function formatTrust(records: readonly TrustRecord[], settings: TrustSettings): string {
   const rules =
     `A source is trusted with at least ${settings.TRUST_MIN_REVIEWS} of its last ${settings.TRUST_WINDOW} reviews, ` +
@@ -25,21 +27,60 @@ export function formatTrust(records: readonly TrustRecord[], settings: TrustSett
       .join('  ')
       .trimEnd();
   const trusted = records.filter((r) => r.trusted).length;
-  return [line(header), ...rows.map(line), '', `${trusted} of ${records.length} sources trusted. ${rules}`].join('\n');
+  return [line(header), ...rows.map(line), '', `${trusted} of ${records.length} sources trusted. ${rules}`, ...formatCorrections(sorted)].join('\n');
 }
 
-/** Adds `trust [--json]` to the `knowledge` program. */
+/**
+ * The corrected sources under the table: one line per correction, `corrected on ticket …`, saying whether the source
+ * said the value taken out (then it is not trusted until its text is fixed and reindexed).
+ */
+function formatCorrections(records: readonly TrustRecord[]): string[] {
+  const corrected = records.filter((r) => r.corrections && r.corrections.length > 0);
+  if (corrected.length === 0) return [];
+  const lines = corrected.flatMap((r) =>
+    (r.corrections ?? []).map((c) => {
+      const what = c.held ? `its text says ${c.values.join(', ')}: fix it and reindex` : 'no cited source says the value taken out: check it';
+      return `  ${c.label || sourceLabelOfId(r.sourceId)} (${r.sourceId}): corrected on ticket ${c.ticketId} at ${c.at}; ${what}`;
+    }),
+  );
+  return ['', 'Corrected by reviewers (withdraw a mistaken one with --drop-review <ticket id>):', ...lines];
+}
+
+/** What `--drop-review` changed, one line per source: its record before and after. */
+export function formatDroppedReview(ticketId: string, changes: readonly DroppedReview[]): string {
+  if (changes.length === 0) return `No source holds a review or correction of ticket ${ticketId}; nothing changed.`;
+  const state = (r: TrustRecord) => `${r.trusted ? 'trusted' : 'not yet'} ${r.approvedAsIs}/${r.reviews}`;
+  const lines = changes.map((c) => {
+    const what = [c.reviews > 0 ? `${c.reviews} review${c.reviews === 1 ? '' : 's'}` : '', c.corrections > 0 ? `${c.corrections} correction${c.corrections === 1 ? '' : 's'}` : '']
+      .filter(Boolean)
+      .join(' and ');
+    return `  ${c.sourceId}: ${what} removed; ${state(c.before)} → ${state(c.after)}`;
+  });
+  return [`Withdrew ticket ${ticketId}'s review from ${changes.length} source${changes.length === 1 ? '' : 's'}:`, ...lines].join('\n');
+}
+
+/** Adds `trust [--json] [--drop-review <ticket id>]` to the `knowledge` program. */
 export function registerTrustCommand(program: Command): Command {
   return program
     .command('trust')
-    .description('List each knowledge source’s record in review and whether REVIEW_MODE=learn trusts it')
-    .option('--json', 'print one JSON array of records')
-    .action(async (opts: { json?: boolean }) => {
+    .description('List each knowledge source’s record in review and whether REVIEW_MODE=learn trusts it, and the sources reviewers corrected')
+    .option('--json', 'print one JSON array of records (with --drop-review: of the changes)')
+    .option('--drop-review <ticketId>', 'withdraw that ticket’s review (a mistaken approval, or its correction) from every source’s record')
+    .action(async (opts: { json?: boolean; dropReview?: string }) => {
       await runCommand(
         'knowledge trust',
         async (ctx) => {
+          const ticketId = opts.dropReview?.trim().toLowerCase();
+          if (ticketId !== undefined && !TICKET_ID_PATTERN.test(ticketId)) {
+            throw new CliError(`--drop-review takes a ticket's full id (64 hex characters), got ${JSON.stringify(opts.dropReview)}`, USAGE_EXIT_CODE);
+          }
           const redis = await connectProducer(ctx.config.REDIS_URL, { name: `${ctx.config.QUEUE_PREFIX}:knowledge-cli`, timeoutMs: 5_000, giveUpOnError: true });
           try {
+            if (ticketId !== undefined) {
+              const changes = await produce(redis, () => dropReview(redis, ctx.config.QUEUE_PREFIX, ticketId, ctx.config));
+              ctx.print(opts.json ? JSON.stringify(changes) : terminalSafe(formatDroppedReview(ticketId, changes)));
+              return;
+            }
             const records = await produce(redis, () => listTrust(redis, ctx.config.QUEUE_PREFIX, ctx.config));
             ctx.print(opts.json ? JSON.stringify(records) : terminalSafe(formatTrust(records, ctx.config)));
           } finally {

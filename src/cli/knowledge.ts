@@ -9,6 +9,8 @@
  * - `edit <id> [--question Q] [--answer A] [--by NAME]`: change a candidate before accepting it.
  * - `discard <id>`: drop a candidate.
  * - `remove <id>`: take an accepted pair out of the knowledge base.
+ * - `restore <id> [--version N] [--by NAME]`: put back a previous answer of a pair (`show learned#<n>` lists them;
+ *   1, the default, is the latest); the text it replaces becomes the newest previous answer.
  * - `export FILE`: the accepted pairs as CSV (`question,answer` plus provenance); `-` prints to stdout.
  *
  * Results go to stdout, logs and errors to stderr; an unknown id or bad input ends with one line and exit code 1.
@@ -16,7 +18,21 @@
 import { writeFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import type { Redis } from 'ioredis';
-import { acceptLearned, learnedPairIdOf, learnedPairsCsv, LearnedAnswerStore, removeLearned, type LearnedCandidate, type LearnedPair, type UpdateTarget } from '../knowledge/learned-answers.js';
+import {
+  acceptLearned,
+  describeApproval,
+  isCorrection,
+  learnedPairIdOf,
+  learnedPairsCsv,
+  LearnedAnswerStore,
+  MAX_PREVIOUS_ANSWERS,
+  pairCorrected,
+  removeLearned,
+  restoreLearned,
+  type LearnedCandidate,
+  type LearnedPair,
+  type UpdateTarget,
+} from '../knowledge/learned-answers.js';
 import { connectProducer, produce } from '../queues/connection.js';
 import { createSearchBackends } from '../search/factory.js';
 import type { QaSearch } from '../search/types.js';
@@ -62,7 +78,7 @@ export function parseLearnedId(ref: string): number {
 
 /** The lines of a candidate in `list`: its id, ticket and question, then what the scrub did to it. */
 function candidateLine(c: LearnedCandidate, target: UpdateTarget | undefined): string {
-  const update = target ? `  update of learned#${target.pair.id} (similarity ${target.similarity.toFixed(2)})` : '';
+  const update = target ? `  update of learned#${target.pair.id} (similarity ${target.similarity.toFixed(2)})${replacesCorrection(c, target) ? ' REPLACES A CORRECTION' : ''}` : '';
   return `${String(c.id).padStart(4)}  ticket ${c.ticketId.slice(0, 12)}  ${cut(oneLine(c.question), 60)}${update}\n      ${scrubLine(c.scrub)}`;
 }
 
@@ -88,6 +104,11 @@ export function formatLearnedList(candidates: readonly { candidate: LearnedCandi
   return out.join('\n');
 }
 
+/** True when accepting `c` would replace a reviewer's correction with a text no reviewer corrected (audit H4). */
+function replacesCorrection(c: LearnedCandidate, target: UpdateTarget): boolean {
+  return pairCorrected(target.pair) && !isCorrection(c.approval);
+}
+
 function formatCandidate(c: LearnedCandidate, target: UpdateTarget | undefined): string {
   const lines = [
     `Candidate ${c.id}`,
@@ -96,8 +117,15 @@ function formatCandidate(c: LearnedCandidate, target: UpdateTarget | undefined):
     `Scrubbed:    ${c.scrub.replaced} piece(s) of personal data replaced; model pass ${c.scrub.modelPass}${c.scrub.modelError ? ` (${c.scrub.modelError})` : ''}`,
   ];
   if (c.editedBy) lines.push(`Edited by:   ${c.editedBy}`);
+  lines.push(`Approval:    ${describeApproval(c.approval)}`);
   if (target) lines.push(`Update of:   learned#${target.pair.id} (similarity ${target.similarity.toFixed(2)}): ${oneLine(target.pair.question)}`);
   lines.push('', 'Question:', c.question, '', 'Answer:', c.answer);
+  if (target) {
+    lines.push('', `learned#${target.pair.id}'s current answer (${describeApproval(target.pair.approval, target.pair.answerEdited)}), which accepting replaces:`, target.pair.answer);
+    if (replacesCorrection(c, target)) {
+      lines.push('', `Warning: that answer is a reviewer's correction, and this candidate's approval did not correct the draft: it may bring back what the correction fixed. The replaced answer stays among the pair's previous answers (knowledge restore ${target.pair.id}).`);
+    }
+  }
   return lines.join('\n');
 }
 
@@ -112,6 +140,19 @@ function formatPair(p: LearnedPair): string {
     '',
     'Answer:',
     p.answer,
+    '',
+    `Approval:    ${describeApproval(p.approval, p.answerEdited)}`,
+    ...(p.previous?.length
+      ? [
+          '',
+          `Previous answers (newest first; knowledge restore ${p.id} --version N):`,
+          ...p.previous.flatMap((old, i) => [
+            `  ${i + 1}. ticket ${old.ticketId.slice(0, 12)}, ${describeApproval(old.approval, old.answerEdited)}; accepted by ${old.acceptedBy} ${shownTime(old.acceptedAt)}, replaced by ${old.replacedBy} ${shownTime(old.replacedAt)}`,
+            ...(old.question !== p.question ? [`     Question: ${oneLine(old.question)}`] : []),
+            ...old.answer.split('\n').map((line) => `     ${line}`),
+          ]),
+        ]
+      : []),
   ].join('\n');
 }
 
@@ -230,6 +271,28 @@ program
           if (result.outcome !== 'removed') refused(result);
           ctx.print(`removed learned#${id}`);
           if (result.indexError) throw new CliError(`learned#${id} is removed, but Qdrant still holds it (${result.indexError}); the next Q&A reindex drops it`);
+        }),
+      );
+    });
+  });
+
+program
+  .command('restore <id>')
+  .description('Put back a previous answer of an accepted pair (show learned#<n> lists them)')
+  .option('--version <n>', `which previous answer: 1 is the latest (at most ${MAX_PREVIOUS_ANSWERS} are kept)`, '1')
+  .option('--by <name>', 'who restores (default: the OS user)')
+  .action(async (ref: string, opts: { version: string; by?: string }) => {
+    await runCommand('knowledge', async (ctx) => {
+      const id = parseLearnedId(ref);
+      const version = Number(opts.version.trim());
+      if (!Number.isInteger(version) || version < 1 || version > MAX_PREVIOUS_ANSWERS) throw new CliError(`--version must be 1 to ${MAX_PREVIOUS_ANSWERS}`, 2);
+      const by = operatorName(opts.by);
+      await withLearned(ctx, (session) =>
+        withIndex(ctx, async (qa) => {
+          const result = await produce(session.redis, () => restoreLearned({ store: session.learned, qa }, id, { by, version }));
+          if (result.outcome !== 'restored') refused(result);
+          ctx.print(`restored learned#${id} to its previous answer ${version} (by ${by}); the text it replaced is now previous answer 1`);
+          if (result.indexError) throw new CliError(`learned#${id} is restored, but Qdrant did not take it (${result.indexError}); the next Q&A reindex applies it`);
         }),
       );
     });

@@ -12,6 +12,12 @@
  *   it: a parked draft an operator completes by hand is not an answer the product found.
  *
  * Closeness is {@link questionSimilarity} (src/knowledge/gap-similarity.ts) against each of the gap's example
+ * - An approval whose reviewer corrected a fact of the draft opens a gap of its own naming the sources that said the
+ *   value taken out ({@link learnFromCorrection}, src/tickets/trust.ts): the manual section or Q&A row to fix. Such a
+ *   gap takes no questions, and closes only on an answer to its topic that cites none of those sources (their text,
+ *   fixed and reindexed, is another source).
+ *
+ * Closeness is {@link questionSimilarity} (src/knowledge/gap-similarity.ts) against each of the gap's example
  * questions, at {@link GAP_SIMILARITY_THRESHOLD}. A gap counts tickets, not questions: two unanswered subtasks of one
  * ticket in one gap, or a ticket parked and then rejected, count once (as far as the gap's last
  * {@link MAX_GAP_TICKETS} tickets tell). Example questions are cut to {@link MAX_EXAMPLE_CHARS} and pass the personal-data
@@ -40,6 +46,7 @@ import type { AgentResult } from '../agent/types.js';
 import { createLogger, type Logger } from '../logger.js';
 import { localDay } from '../tickets/local-day.js';
 import { LuaScript } from '../tickets/lua.js';
+import { citedSources, recordCorrections, type RecordedCorrection } from '../tickets/trust.js';
 import type { Ticket } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { GAP_SIMILARITY_THRESHOLD, closestGroup, cosine, questionTerms } from './gap-similarity.js';
@@ -83,6 +90,11 @@ export interface KnowledgeGap {
   closedBy?: string;
   /** The question of that ticket that matched (personal data replaced). */
   closedByQuestion?: string;
+  /**
+   * For a reviewer's correction ({@link learnFromCorrection}): the trust keys of the sources that said what was
+   * corrected (src/tickets/trust.ts). Its example names them; it takes no questions.
+   */
+  correctionOf?: string[];
 }
 
 /** What {@link GapStore.list} returns. */
@@ -176,7 +188,8 @@ export class GapStore {
     if (questionTerms(matchText(text)).size === 0) return undefined;
     const at = this.now().toISOString();
     for (let attempt = 0; attempt < MAX_CAS_RETRIES; attempt++) {
-      const { version, gaps } = await this.readOpen();
+      const { version, gaps: open } = await this.readOpen();
+      const gaps = open.filter((g) => !g.correctionOf);
       const match = closestGroup(matchText(text), gaps.map((g) => ({ id: g.id, examples: g.examples.map(matchText) })));
       const found = match && gaps.find((g) => g.id === match.id);
       const gap = found ? addTicket(found, text, ticketId, at) : newGap(this.newId(), text, ticketId, at);
@@ -188,10 +201,34 @@ export class GapStore {
   }
 
   /**
-   * Closes every open gap that one of `questions` (those `ticketId` was answered on) is close to, except gaps the
-   * ticket itself is counted in. Returns the gaps closed.
+   * Opens the gap of a reviewer's correction on ticket `ticketId` of the sources `sourceIds` (`text` names them and
+   * what was corrected; `question`, the question they were cited for, is its second example, which later answers of
+   * the topic are compared with), or counts the ticket into the open one of the same sources. Returns the gap as
+   * written, or undefined when the ticket was erased meanwhile.
    */
-  async close(questions: readonly string[], ticketId: string): Promise<KnowledgeGap[]> {
+  async recordCorrection(text: string, ticketId: string, sourceIds: readonly string[], question = ''): Promise<KnowledgeGap | undefined> {
+    const example = exampleText(text);
+    const asked = exampleText(question);
+    const of = [...new Set(sourceIds)].sort();
+    const at = this.now().toISOString();
+    for (let attempt = 0; attempt < MAX_CAS_RETRIES; attempt++) {
+      const { version, gaps } = await this.readOpen();
+      const found = gaps.find((g) => g.correctionOf !== undefined && sameIds([...g.correctionOf].sort(), of));
+      let gap = found ? addTicket(found, example, ticketId, at) : { ...newGap(this.newId(), example, ticketId, at), correctionOf: of };
+      if (questionTerms(matchText(asked)).size > 0) gap = addTicket(gap, asked, ticketId, at);
+      const written = await this.apply(version, gap, 'open', gap.count, ticketId);
+      if (written === 'written') return gap;
+      if (written === 'erased') return undefined;
+    }
+    throw new Error(`knowledge gaps: gave up recording a correction after ${MAX_CAS_RETRIES} concurrent writes`);
+  }
+
+  /**
+   * Closes every open gap that one of `questions` (those `ticketId` was answered on) is close to, except gaps the
+   * ticket itself is counted in. A correction's gap closes only when `cited` (the answer's sources) is given and holds
+   * none of its sources. Returns the gaps closed.
+   */
+  async close(questions: readonly string[], ticketId: string, cited?: ReadonlySet<string>): Promise<KnowledgeGap[]> {
     // Every drafted reply comes here: the questions are prepared (personal data replaced, the costly part) only when
     // there are open gaps to compare them with.
     let answered: string[] | undefined;
@@ -202,7 +239,7 @@ export class GapStore {
       if (gaps.length === 0) return closed;
       answered ??= questions.map((q) => exampleText(q)).filter((q) => questionTerms(matchText(q)).size > 0);
       if (answered.length === 0) return closed;
-      const hit = firstClosable(gaps, answered, ticketId);
+      const hit = firstClosable(gaps, answered, ticketId, cited);
       if (!hit) return closed;
       const at = this.now();
       const gap: KnowledgeGap = { ...hit.gap, closedAt: at.toISOString(), closedBy: ticketId, closedByQuestion: hit.question };
@@ -359,10 +396,12 @@ function sameWording(a: string, b: string): boolean {
 }
 
 /** The first open gap (largest first) that one of `questions` answers, with that question. */
-function firstClosable(gaps: KnowledgeGap[], questions: readonly string[], ticketId: string): { gap: KnowledgeGap; question: string } | undefined {
+function firstClosable(gaps: KnowledgeGap[], questions: readonly string[], ticketId: string, cited?: ReadonlySet<string>): { gap: KnowledgeGap; question: string } | undefined {
   const asked = questions.map((q) => ({ question: q, terms: questionTerms(matchText(q)) }));
   for (const gap of sortOpen(gaps)) {
     if (gap.tickets.includes(ticketId)) continue;
+    // An answer still citing a corrected text (or one whose sources are not known) does not show it fixed.
+    if (gap.correctionOf && (!cited || gap.correctionOf.some((id) => cited.has(id)))) continue;
     const examples = gap.examples.map(exampleTerms);
     const hit = asked.find((a) => examples.some((e) => cosine(a.terms, e) >= GAP_SIMILARITY_THRESHOLD));
     if (hit) return { gap, question: hit.question };
@@ -460,7 +499,9 @@ export async function learnGapsFrom(deps: GapHookDeps, ticket: Ticket): Promise<
       const gap = await gaps.record(question, ticket.id);
       if (gap) result.recorded.push(gap);
     }
-    if (ticket.state === 'drafted' || ticket.state === 'approved') result.closed = await gaps.close(answeredQuestions(ticket, agent), ticket.id);
+    if (ticket.state === 'drafted' || ticket.state === 'approved') {
+      result.closed = await gaps.close(answeredQuestions(ticket, agent), ticket.id, new Set(citedSources(agent).map((s) => s.key)));
+    }
     if (result.recorded.length > 0 || result.closed.length > 0) {
       log.info({ ticketId: ticket.id, recorded: result.recorded.map((g) => g.id), closed: result.closed.map((g) => g.id) }, 'Knowledge gaps updated');
     }
@@ -485,4 +526,44 @@ export function seenInPeriod(gap: Pick<KnowledgeGap, 'lastSeen'>, period: { from
 /** True when `gap` counts one of `ids`, shows an example from one, or was closed by one. */
 function mentionsTickets(gap: KnowledgeGap, ids: ReadonlySet<string>): boolean {
   return gap.tickets.some((t) => ids.has(t)) || gap.exampleTickets.some((t) => ids.has(t)) || (gap.closedBy !== undefined && ids.has(gap.closedBy));
+}
+
+/** Values named in a correction's gap; the trust records list them all. */
+const CORRECTION_VALUES_SHOWN = 3;
+
+/**
+ * Called after an approval (the review actions) with the agent's answer and the text approved: when the reviewer
+ * corrected a fact ({@link Ticket.approval}'s `factsChanged`), records the correction on the sources that said the
+ * value taken out ({@link recordCorrections}: they are not trusted until fixed) and opens a gap naming them, so the
+ * team sees which manual section or Q&A row to fix. Never throws, like {@link learnGapsFrom}: the approval stands.
+ */
+export async function learnFromCorrection(deps: GapHookDeps, ticket: Ticket, sent: string): Promise<{ recorded?: RecordedCorrection; gap?: KnowledgeGap }> {
+  const facts = ticket.approval?.factsChanged;
+  if (!facts || facts.length === 0) return {};
+  const log = deps.logger ?? createLogger('knowledge-gaps');
+  try {
+    const agent = ticket.agent ?? (await deps.store.get(ticket.id))?.agent;
+    if (!agent) return {};
+    const now = deps.now?.() ?? new Date();
+    const recorded = await recordCorrections(deps.redis, deps.store.prefix, { ticketId: ticket.id, agent, draft: agent.answer, sent, factsChanged: facts, at: now });
+    if (recorded.sources.length === 0) return { recorded };
+    const held = recorded.sources.filter((s) => s.correction.held);
+    const labels = [...new Set(recorded.sources.map((s) => s.correction.label))].join(', ');
+    const values = [...new Set(held.flatMap((s) => s.correction.values))].slice(0, CORRECTION_VALUES_SHOWN).join(', ');
+    const text =
+      held.length > 0
+        ? `Fix ${labels}: a reviewer corrected ${values} in a reply citing it`
+        : `Check ${labels}: a reviewer corrected the ${facts.join(', ')} of a reply citing them, which none of them says`;
+    const gaps = new GapStore(deps.redis, { prefix: deps.store.prefix, ...(deps.now ? { now: deps.now } : {}) });
+    // The ticket is the gap's own (its id would read as a number to the personal-data rules the example passes). The
+    // question the corrected sources were cited for: what a later answer of the topic is compared with.
+    const files = new Set(recorded.sources.map((s) => s.sourceId));
+    const cited = agent.subtasks.find((st) => st.isCompleted && citedSources({ subtasks: [st] }).some((c) => files.has(c.key)));
+    const gap = await gaps.recordCorrection(text, ticket.id, [...files], cited?.taskName ?? ticket.question);
+    log.info({ ticketId: ticket.id, sources: recorded.sources.map((s) => s.sourceId), gap: gap?.id }, 'Reviewer correction recorded on its sources');
+    return { recorded, ...(gap ? { gap } : {}) };
+  } catch (err) {
+    log.warn({ err, ticketId: ticket.id }, 'Could not record the reviewer’s correction on the sources; the approval itself is unaffected');
+    return {};
+  }
 }

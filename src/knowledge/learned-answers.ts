@@ -18,7 +18,13 @@
  *
  * A candidate keeps its id when accepted as a new pair, so `learned#<id>` names the pair in search results and
  * sources. A candidate whose question is close to an accepted pair's ({@link SIMILAR_QUESTION_THRESHOLD}) is
- * offered as an update of that pair: accepting it replaces the pair's text under the pair's id.
+ * offered as an update of that pair: accepting it replaces the pair's text under the pair's id, and the text it
+ * replaces goes to the pair's {@link LearnedPair.previous} answers (the last {@link MAX_PREVIOUS_ANSWERS}), from which
+ * the operator restores it ({@link LearnedAnswerStore.restore}). An unchanged approval of a stale draft proposes the
+ * stale text again, as an update of the pair a reviewer's correction taught: one accept must not lose the correction.
+ * Each candidate records how its approval treated the agent's draft ({@link CandidateApproval}), and each pair how the
+ * approval behind its current text did, so the Knowledge page warns before an unchanged approval replaces a correction
+ * ({@link pairCorrected}). Pairs and candidates stored before these fields existed load as they are (all optional).
  *
  * A proposal whose question is the same as a pending candidate's by that measure, with the same answer
  * ({@link comparableAnswer}), is folded into it ({@link foldTargetOf}): the candidate counts one more approval and keeps
@@ -27,11 +33,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { ApprovalRecord } from '../tickets/outcome.js';
 import { execAll } from '../queues/connection.js';
 import { LEARNED_ID_PREFIX, type LearnedPairSource } from '../search/embedded-qa.js';
 import type { QaPair, QaSearch } from '../search/types.js';
 import { erasedTicketsKey } from '../tickets/erased.js';
 import { LuaScript } from '../tickets/lua.js';
+import { creditTaughtReviews } from '../tickets/trust.js';
 import { comparableAnswer, MAX_CANDIDATE_ANSWER_CHARS, MAX_CANDIDATE_QUESTION_CHARS, removeControls, removeInvisible, type ScrubSummary } from './learned-candidates.js';
 import { questionTerms } from './gap-similarity.js';
 import { FORMULA_START } from './qa-loader.js';
@@ -77,10 +85,72 @@ export interface LearnedCandidate {
    * ids only, nothing of the customers (their words are in `ticketId`'s text alone). An erasure takes its ticket's out.
    */
   alsoProposedBy?: string[];
+  /**
+   * How the approval that proposed it treated the agent's draft; a correction when any approval folded into it was
+   * one (the text is then a reviewer's, whoever approved it unchanged after). Absent on candidates proposed before it
+   * was recorded.
+   */
+  approval?: CandidateApproval;
+}
+
+/**
+ * How an approval treated the agent's draft, as the candidate it proposed keeps it: `edited: false` is an approval
+ * as it was (the draft's text, stale facts included, is what the candidate teaches); an edit, and which kinds of fact
+ * it changed ({@link ApprovalRecord.factsChanged}), is a reviewer's correction.
+ */
+export type CandidateApproval = Pick<ApprovalRecord, 'edited' | 'factsChanged'>;
+
+/** The {@link CandidateApproval} of a ticket's approval record. */
+export function candidateApprovalOf(record: Pick<ApprovalRecord, 'edited' | 'factsChanged'>): CandidateApproval {
+  return { edited: record.edited, ...(record.factsChanged && record.factsChanged.length > 0 ? { factsChanged: [...record.factsChanged] } : {}) };
+}
+
+/** True when `approval` corrected the agent's draft (an edit). */
+export function isCorrection(approval: CandidateApproval | undefined): boolean {
+  return approval?.edited === true;
+}
+
+/**
+ * How an approval treated the agent's draft, in a few words for the Knowledge page and the CLI; `answerEdited`: the
+ * accepting operator rewrote the answer too.
+ */
+export function describeApproval(approval: CandidateApproval | undefined, answerEdited?: boolean): string {
+  const accept = answerEdited ? '; answer rewritten when accepted' : '';
+  if (!approval) return `approval not recorded${accept}`;
+  if (!isCorrection(approval)) return `approved as the agent wrote it${accept}`;
+  return `corrected by the reviewer${approval.factsChanged?.length ? ` (${approval.factsChanged.join(', ')} changed)` : ''}${accept}`;
+}
+
+/** The approval a candidate keeps when `other` is folded into it: a correction wins, its facts joined. */
+function mergedApproval(own: CandidateApproval | undefined, other: CandidateApproval | undefined): CandidateApproval | undefined {
+  if (!other || !isCorrection(other)) return own;
+  if (!own) return other;
+  const facts = [...new Set([...(own.factsChanged ?? []), ...(other.factsChanged ?? [])])];
+  return { edited: true, ...(facts.length > 0 ? { factsChanged: facts } : {}) };
 }
 
 /** Most ticket ids a folded candidate keeps besides its own; the page links each, the count says how many more. */
 export const MAX_FOLDED_TICKET_IDS = 20;
+
+/** Most previous answers a pair keeps ({@link LearnedPair.previous}); the oldest goes first. */
+export const MAX_PREVIOUS_ANSWERS = 5;
+
+/** A text a pair held before an accepted update (or a restore) replaced it, with who taught and who replaced it. */
+export interface PreviousAnswer {
+  question: string;
+  answer: string;
+  /** The ticket that taught this text. */
+  ticketId: string;
+  acceptedBy: string;
+  acceptedAt: string;
+  /** How that ticket's approval treated the draft (absent when not recorded). */
+  approval?: CandidateApproval;
+  /** True when the accepting operator rewrote the candidate's answer. */
+  answerEdited?: boolean;
+  /** Who accepted the text that replaced this one, and when. */
+  replacedBy: string;
+  replacedAt: string;
+}
 
 /** An accepted pair: part of the knowledge base. */
 export interface LearnedPair {
@@ -95,6 +165,55 @@ export interface LearnedPair {
   acceptedAt: string;
   /** When the pair was first accepted (differs from `acceptedAt` once an update was accepted). */
   createdAt: string;
+  /** How the approval that taught the current text treated the agent's draft (absent when not recorded). */
+  approval?: CandidateApproval;
+  /** True when the operator who accepted the current text rewrote the candidate's answer: a correction too. */
+  answerEdited?: boolean;
+  /**
+   * The texts this pair held before, newest first, at most {@link MAX_PREVIOUS_ANSWERS}: an accepted update keeps what
+   * it replaced, so a correction overwritten by a stale candidate can be restored. Absent on pairs never updated.
+   */
+  previous?: PreviousAnswer[];
+}
+
+/**
+ * True when the pair's current text is a reviewer's correction: its approval edited the agent's draft, or the
+ * accepting operator rewrote the answer. An unchanged approval's candidate replacing it may bring a fixed fact back.
+ */
+export function pairCorrected(pair: Pick<LearnedPair, 'id' | 'approval' | 'answerEdited'>): boolean {
+  return isCorrection(pair.approval) || pair.answerEdited === true;
+}
+
+/** `pair`'s current text as a previous answer, replaced by `by` at `at`. */
+function previousAnswerOf(pair: LearnedPair, by: string, at: string): PreviousAnswer {
+  return {
+    question: pair.question,
+    answer: pair.answer,
+    ticketId: pair.ticketId,
+    acceptedBy: pair.acceptedBy,
+    acceptedAt: pair.acceptedAt,
+    ...(pair.approval ? { approval: pair.approval } : {}),
+    ...(pair.answerEdited ? { answerEdited: true } : {}),
+    replacedBy: by,
+    replacedAt: at,
+  };
+}
+
+/**
+ * `pair` about to take an accepted candidate's text, keeping its current text as the newest previous answer; its
+ * provenance fields go (the new text's are set by the caller).
+ */
+function updatedPair(pair: LearnedPair, text: { question: string; answer: string }, by: string, at: string): LearnedPair {
+  const { approval: _approval, answerEdited: _edited, previous, ...rest } = pair;
+  // An update with the very text the pair holds (another approval of the same answer) keeps no copy of it.
+  const same = text.question === pair.question && text.answer === pair.answer;
+  const kept = same ? previous : withPrevious(previousAnswerOf(pair, by, at), previous);
+  return { ...rest, ...(kept ? { previous: kept } : {}) };
+}
+
+/** `previous` with `entry` first, bounded. */
+function withPrevious(entry: PreviousAnswer, previous: readonly PreviousAnswer[] | undefined): PreviousAnswer[] {
+  return [entry, ...(previous ?? [])].slice(0, MAX_PREVIOUS_ANSWERS);
 }
 
 /** The accepted pair a candidate would update, and how close the questions are. */
@@ -194,11 +313,15 @@ export function foldTargetOf(pair: Pick<LearnedCandidate, 'question' | 'answer'>
   return best?.candidate;
 }
 
-/** `candidate` having been proposed once more, by `ticketId`'s approval; as it was when that ticket is counted already. */
-export function foldedInto(candidate: LearnedCandidate, ticketId: string): LearnedCandidate {
+/**
+ * `candidate` having been proposed once more, by `ticketId`'s approval (`approval`, when recorded); as it was when that
+ * ticket is counted already.
+ */
+export function foldedInto(candidate: LearnedCandidate, ticketId: string, approval?: CandidateApproval): LearnedCandidate {
   if (ticketId === candidate.ticketId || candidate.alsoProposedBy?.includes(ticketId)) return candidate;
   const alsoProposedBy = [ticketId, ...(candidate.alsoProposedBy ?? [])].slice(0, MAX_FOLDED_TICKET_IDS);
-  return { ...candidate, approvals: approvalsOf(candidate) + 1, alsoProposedBy };
+  const merged = mergedApproval(candidate.approval, approval);
+  return { ...candidate, approvals: approvalsOf(candidate) + 1, alsoProposedBy, ...(merged ? { approval: merged } : {}) };
 }
 
 /** `candidate` without the erased tickets' ids, and their approvals no longer counted. */
@@ -364,8 +487,9 @@ return 1`,
 export type ProposalOutcome = { outcome: 'stored'; candidates: LearnedCandidate[]; folded?: LearnedCandidate[] } | { outcome: 'proposed-before' } | { outcome: 'erased' };
 
 // Accepts a candidate: removes it and writes the pair. Only while the candidate is as read (ARGV[6]; -3: read again),
-// so that an approval folded into it meanwhile is among the pair's tickets. 'update' only when the pair still exists;
-// 'exact' only when it is still the version shown (ARGV[5], its stored JSON).
+// so that an approval folded into it meanwhile is among the pair's tickets. 'update' only when the pair still exists
+// and is still the JSON read (ARGV[5]; -4: read again), so that no other change, and no previous answer it kept, is
+// written over; 'exact' only when it is still the version shown (-2: a conflict).
 const ACCEPT = new LuaScript(
   `local candidate = redis.call('HGET', KEYS[1], ARGV[1])
 if not candidate then return 0 end
@@ -373,7 +497,10 @@ if candidate ~= ARGV[6] then return -3 end
 if ARGV[4] ~= 'new' then
   local stored = redis.call('HGET', KEYS[2], ARGV[2])
   if not stored then return -1 end
-  if ARGV[4] == 'exact' and stored ~= ARGV[5] then return -2 end
+  if stored ~= ARGV[5] then
+    if ARGV[4] == 'exact' then return -2 end
+    return -4
+  end
 end
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
@@ -381,6 +508,26 @@ redis.call('INCR', KEYS[3])
 return 1`,
   3,
 );
+
+// Replaces a pair's JSON only while it is still the JSON read (ARGV[2]): 0 when it is gone, -2 when it changed.
+const REPLACE_PAIR = new LuaScript(
+  `local stored = redis.call('HGET', KEYS[1], ARGV[1])
+if not stored then return 0 end
+if stored ~= ARGV[2] then return -2 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('INCR', KEYS[2])
+return 1`,
+  2,
+);
+
+/** Result of {@link LearnedAnswerStore.restore}. */
+export type RestoreOutcome = { outcome: 'restored'; pair: LearnedPair } | LearnedRefusal | AcceptConflict;
+
+/** What a ticket's approval taught: the pending candidates and the accepted pairs that name it. */
+export interface TaughtByTicket {
+  candidates: LearnedCandidate[];
+  pairs: LearnedPair[];
+}
 
 /** Candidates and accepted pairs in Redis; see the module comment for the keys. */
 export class LearnedAnswerStore {
@@ -525,9 +672,14 @@ export class LearnedAnswerStore {
       // Every approval folded into the candidate taught the pair too; oldest first, as a pair lists them (the text is
       // its own ticket's, the first).
       const taught = [candidate.ticketId, ...[...(candidate.alsoProposedBy ?? [])].reverse()];
+      // How the new text came about, so that the page can warn before a later unchanged approval replaces it.
+      const provenance = {
+        ...(candidate.approval ? { approval: candidate.approval } : {}),
+        ...(comparableAnswer(answer) !== comparableAnswer(candidate.answer) ? { answerEdited: true } : {}),
+      };
       const pair: LearnedPair = target
-        ? { ...target.pair, question, answer, ticketId: candidate.ticketId, ticketIds: [...new Set([...target.pair.ticketIds, ...taught])], acceptedBy: request.by, acceptedAt: at }
-        : { id: candidate.id, question, answer, ticketId: candidate.ticketId, ticketIds: taught, acceptedBy: request.by, acceptedAt: at, createdAt: at };
+        ? { ...updatedPair(target.pair, { question, answer }, request.by, at), question, answer, ticketId: candidate.ticketId, ticketIds: [...new Set([...target.pair.ticketIds, ...taught])], acceptedBy: request.by, acceptedAt: at, ...provenance }
+        : { id: candidate.id, question, answer, ticketId: candidate.ticketId, ticketIds: taught, acceptedBy: request.by, acceptedAt: at, createdAt: at, ...provenance };
       const result = await ACCEPT.run(this.redis, [this.keys.candidates, this.keys.pairs, this.keys.version], [
         String(candidate.id),
         String(pair.id),
@@ -537,8 +689,9 @@ export class LearnedAnswerStore {
         read,
       ]);
       if (result === 0) return notFound('candidate', id);
-      // An approval was folded into the candidate (or it was edited) since it was read: read it again.
-      if (result === -3) continue;
+      // An approval was folded into the candidate (or it was edited), or the pair to update changed, since they were
+      // read: read them again.
+      if (result === -3 || result === -4) continue;
       if (target && exact && (result === -1 || result === -2)) return conflict(target.pair.id, result === -1 ? 'removed' : 'changed');
       // The pair to update was removed meanwhile: accept as a new pair instead.
       if (result === -1) {
@@ -560,7 +713,14 @@ export class LearnedAnswerStore {
     attempt: number,
   ): Promise<{ target: UpdateTarget | undefined; exact: boolean; stored?: string } | AcceptConflict> {
     if (shown?.kind === 'new' || (!shown && attempt > 0)) return { target: undefined, exact: false };
-    if (!shown) return { target: await this.updateTargetOf(candidate), exact: false };
+    if (!shown) {
+      const closest = await this.updateTargetOf(candidate);
+      if (!closest) return { target: undefined, exact: false };
+      // The stored JSON, which the write compares: an update built on it keeps every previous answer.
+      const read = await this.redis.hget(this.keys.pairs, String(closest.pair.id));
+      if (!read) return { target: closest, exact: false, stored: '' };
+      return { target: { pair: JSON.parse(read) as LearnedPair, similarity: closest.similarity }, exact: false, stored: read };
+    }
     // The stored JSON as read: the write compares it byte for byte, so nothing can change the pair in between.
     const stored = await this.redis.hget(this.keys.pairs, String(shown.pairId));
     if (!stored) return conflict(shown.pairId, 'removed');
@@ -621,6 +781,53 @@ export class LearnedAnswerStore {
     throw new Error(`learned candidate ${id} changed under ${MAX_PROPOSE_ATTEMPTS} attempts to take erased tickets out of it`);
   }
 
+  /**
+   * Puts back the text pair `id` held before: `version` 1 is the latest of its {@link LearnedPair.previous} answers.
+   * The current text becomes the newest previous answer (a restore is undone the same way), the restored one becomes
+   * current, accepted by `by` now, with the ticket and approval that taught it. With `stamp` ({@link pairStamp}), only
+   * while the pair is the version the operator was shown; in any case only over the pair as read.
+   */
+  async restore(id: number, request: { by: string; version: number; stamp?: string }, now = new Date()): Promise<RestoreOutcome> {
+    if (!request.by.trim()) return { outcome: 'invalid', message: 'Who restores the answer is required' };
+    for (let attempt = 0; attempt < MAX_PROPOSE_ATTEMPTS; attempt++) {
+      const stored = await this.redis.hget(this.keys.pairs, String(id));
+      if (!stored) return notFound('pair', id);
+      const pair = JSON.parse(stored) as LearnedPair;
+      if (request.stamp !== undefined && pairStamp(pair) !== request.stamp) return conflict(id, 'changed');
+      const chosen = Number.isSafeInteger(request.version) && request.version >= 1 ? pair.previous?.[request.version - 1] : undefined;
+      if (!chosen) return { outcome: 'not-found', message: `learned#${id} has no previous answer ${request.version}` };
+      const at = now.toISOString();
+      const rest = (pair.previous ?? []).filter((_, i) => i !== request.version - 1);
+      const { approval: _approval, answerEdited: _edited, previous: _previous, ...kept } = pair;
+      const restored: LearnedPair = {
+        ...kept,
+        question: chosen.question,
+        answer: chosen.answer,
+        ticketId: chosen.ticketId,
+        acceptedBy: request.by,
+        acceptedAt: at,
+        ...(chosen.approval ? { approval: chosen.approval } : {}),
+        ...(chosen.answerEdited ? { answerEdited: true } : {}),
+        previous: withPrevious(previousAnswerOf(pair, request.by, at), rest),
+      };
+      const result = await REPLACE_PAIR.run(this.redis, [this.keys.pairs, this.keys.version], [String(id), stored, JSON.stringify(restored)]);
+      if (result === 0) return notFound('pair', id);
+      if (result === 1) return { outcome: 'restored', pair: restored };
+      // Changed between the read and the write: refused when the operator chose from a version they were shown.
+      if (request.stamp !== undefined) return conflict(id, 'changed');
+    }
+    throw new Error(`learned#${id} changed under ${MAX_PROPOSE_ATTEMPTS} attempts to restore a previous answer`);
+  }
+
+  /**
+   * The pending candidates and accepted pairs `ticketId`'s approval taught: a candidate it proposed or was folded
+   * into, a pair whose {@link LearnedPair.ticketIds} hold it (its text may be another ticket's since).
+   */
+  async taughtBy(ticketId: string): Promise<TaughtByTicket> {
+    const [candidates, pairs] = await Promise.all([this.candidates(), this.pairs()]);
+    return { candidates: candidates.filter((c) => ticketsOf(c).includes(ticketId)), pairs: pairs.filter((p) => p.ticketIds.includes(ticketId)) };
+  }
+
   /** Removes an accepted pair from the knowledge base. */
   async remove(id: number): Promise<{ outcome: 'removed'; pair: LearnedPair } | LearnedRefusal> {
     const pair = await this.pair(id);
@@ -649,7 +856,28 @@ export async function acceptLearned(
   request: Parameters<LearnedAnswerStore['accept']>[1],
 ): Promise<IndexedOutcome<AcceptOutcome>> {
   const result = await deps.store.accept(id, request);
+  // The taught tickets' approvals as is vouch for the new text: it does not start trust from nothing (never throws).
+  await creditTaughtReviews(deps.store, result);
   if (result.outcome !== 'accepted' || !deps.qa?.upsertPairs) return result;
+  try {
+    await deps.qa.upsertPairs([toQaPair(result.pair)]);
+    return result;
+  } catch (err) {
+    return { ...result, indexError: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/**
+ * Restores a previous answer of a pair ({@link LearnedAnswerStore.restore}) and hands the pair to a backend that
+ * stores learned pairs itself; restored even when the backend fails (`indexError`, the next Q&A reindex applies it).
+ */
+export async function restoreLearned(
+  deps: { store: LearnedAnswerStore; qa?: QaSearch | undefined },
+  id: number,
+  request: Parameters<LearnedAnswerStore['restore']>[1],
+): Promise<IndexedOutcome<RestoreOutcome>> {
+  const result = await deps.store.restore(id, request);
+  if (result.outcome !== 'restored' || !deps.qa?.upsertPairs) return result;
   try {
     await deps.qa.upsertPairs([toQaPair(result.pair)]);
     return result;
@@ -743,7 +971,7 @@ function planProposal(ticketId: string, drafts: readonly ProposalPlan['fresh'][n
   const fresh: ProposalPlan['fresh'] = [];
   for (const draft of drafts) {
     const target = foldTargetOf(draft, [...current.values()]);
-    if (target) current.set(target.id, foldedInto(target, ticketId));
+    if (target) current.set(target.id, foldedInto(target, ticketId, draft.approval));
     else fresh.push(draft);
   }
   const folds = [...current.values()]

@@ -25,6 +25,7 @@
  * | POST   | `/knowledge/candidates/:id/accept` | form: `question`, `answer`, `target`, `asNew`?, `_csrf` → 303 | yes  |
  * | POST   | `/knowledge/candidates/:id/discard` | form: `_csrf` → 303                                    | yes  |
  * | POST   | `/knowledge/pairs/:id/remove` | form: `_csrf` → 303                                          | yes  |
+ * | POST   | `/knowledge/pairs/:id/restore` | form: `version` (1 = latest previous answer), `stamp`, `_csrf` → 303; 409 when the pair changed | yes  |
  * | GET    | `/api/tickets`                | `?state=&limit=&offset=` → summaries, `X-Total-Count`; `?q=&state=&limit=&skip=` → matches, `X-Searched-Count`, `X-Search-Next-Skip` | yes  |
  * | GET    | `/api/tickets/:id`            | the full ticket                                             | yes  |
  * | POST   | `/api/tickets/:id/approve`    | JSON `{ "reply" or "seen", "checkedNoCopy"?, "readNewerMail"?, "conversationSeen"?, "senderVerified"? }` → 202 (400 with neither) | yes  |
@@ -412,6 +413,7 @@ export function createDashboardApp(deps: DashboardDeps): Express {
   app.post('/knowledge/candidates/:id/accept', ...form, route(knowledge.accept, htmlError, logger));
   app.post('/knowledge/candidates/:id/discard', ...form, route(knowledge.discard, htmlError, logger));
   app.post('/knowledge/pairs/:id/remove', ...form, route(knowledge.remove, htmlError, logger));
+  app.post('/knowledge/pairs/:id/restore', ...form, route(knowledge.restore, htmlError, logger));
 
   app.use((_req, res) => send(res, htmlError(404, 'No such page', userOf(res))));
   app.use(errorMiddleware(htmlError, logger));

@@ -1,26 +1,34 @@
 /**
  * The Knowledge page (`/knowledge`): candidate Q&A pairs proposed from approved replies, each with the ticket it came
- * from and editable question and answer (exactly what will be stored) to accept or discard; the accepted pairs with
- * who accepted them and a Remove button. Same login, CSRF tokens, escaping and CSP as the review page: its forms go
+ * from and editable question and answer (exactly what will be stored) to accept or discard, and — for one that would
+ * update an accepted pair — that pair's current answer, with a warning when an unchanged approval would replace a
+ * reviewer's correction; the accepted pairs with every ticket that taught them, who accepted them, their previous
+ * answers with a Restore button each, and a Remove button. Same login, CSRF tokens, escaping and CSP as the review page: its forms go
  * through the app's form middleware, its markup through the escaping `html` template.
  */
 import { z } from 'zod';
 import {
   acceptLearned,
   approvalsOf,
+  describeApproval,
+  isCorrection,
+  MAX_PREVIOUS_ANSWERS,
   otherAnswersOfEach,
+  pairCorrected,
   pairStamp,
   removeLearned,
+  restoreLearned,
   ticketsOf,
   type AcceptConflict,
   type LearnedAnswerStore,
   type LearnedCandidate,
   type LearnedPair,
   type LearnedRefusal,
+  type PreviousAnswer,
   type ShownTarget,
   type UpdateTarget,
 } from '../knowledge/learned-answers.js';
-import { assistantInstructions, MAX_CANDIDATE_ANSWER_CHARS, MAX_CANDIDATE_QUESTION_CHARS, questionLinksNotInAnswer, type ScrubSummary } from '../knowledge/learned-candidates.js';
+import { assistantInstructions, MAX_CANDIDATE_ANSWER_CHARS, MAX_CANDIDATE_QUESTION_CHARS, oneCustomerDetails, questionLinksNotInAnswer, type ScrubSummary } from '../knowledge/learned-candidates.js';
 import type { QaSearch } from '../search/types.js';
 import { ANONYMOUS_OPERATOR, type CsrfTokens } from './auth.js';
 import { html, type SafeHtml } from './html.js';
@@ -40,7 +48,7 @@ export interface KnowledgePageDeps {
   gaps?: (() => Promise<SafeHtml | null>) | undefined;
 }
 
-const DONE = ['accepted', 'updated', 'discarded', 'removed'] as const;
+const DONE = ['accepted', 'updated', 'discarded', 'removed', 'restored'] as const;
 const pageQuerySchema = z.object({
   done: z.enum(DONE).optional(),
   id: z.coerce.number().int().min(1).optional(),
@@ -56,6 +64,12 @@ const acceptFormSchema = z.object({
   target: z.string().regex(TARGET_FIELD),
 });
 
+/** A pair's Restore form: which previous answer (1 = the latest), and the version of the pair the page showed. */
+const restoreFormSchema = z.object({
+  version: z.coerce.number().int().min(1).max(MAX_PREVIOUS_ANSWERS),
+  stamp: z.string().regex(/^[0-9a-f]{16}$/),
+});
+
 /** The `target` field of a candidate's accept form for what the page offers. */
 export function targetField(target: UpdateTarget | undefined): string {
   return target ? `${target.pair.id}:${pairStamp(target.pair)}` : 'new';
@@ -67,8 +81,8 @@ function shownTargetOf(field: string): ShownTarget {
   return m?.[1] && m[2] ? { kind: 'update', pairId: Number(m[1]), stamp: m[2] } : { kind: 'new' };
 }
 
-function conflictPage(conflict: AcceptConflict, user: string | undefined): HandlerResult {
-  const message = `learned#${conflict.pairId} ${conflict.change} since this page was shown, so the candidate was not accepted: reload the Knowledge page, check the pair and the candidate, and accept again.`;
+function conflictPage(conflict: AcceptConflict, user: string | undefined, what = 'the candidate was not accepted: reload the Knowledge page, check the pair and the candidate, and accept again'): HandlerResult {
+  const message = `learned#${conflict.pairId} ${conflict.change} since this page was shown, so ${what}.`;
   return { status: 409, html: renderMessagePage({ status: 409, message, user, back: '/knowledge' }) };
 }
 
@@ -98,11 +112,13 @@ function flashOf(query: z.output<typeof pageQuerySchema>): Flash | undefined {
       return { kind: 'ok', message: `Discarded candidate ${query.id ?? ''}.` };
     case 'removed':
       return { kind: 'ok', message: `Removed ${pair} from the knowledge base.` };
+    case 'restored':
+      return { kind: 'ok', message: `Restored the previous answer of ${pair}: the agent finds it from now on; the text it replaced is among its previous answers.` };
   }
 }
 
 /** The Knowledge page's handlers. */
-export function knowledgePageHandlers(deps: KnowledgePageDeps): Record<'page' | 'accept' | 'discard' | 'remove', Handler> {
+export function knowledgePageHandlers(deps: KnowledgePageDeps): Record<'page' | 'accept' | 'discard' | 'remove' | 'restore', Handler> {
   const operator = (user: string | undefined) => user ?? ANONYMOUS_OPERATOR;
   return {
     async page({ query, user }) {
@@ -151,6 +167,17 @@ export function knowledgePageHandlers(deps: KnowledgePageDeps): Record<'page' | 
       const result = await removeLearned({ store: deps.learned, qa: deps.qa }, id);
       if (result.outcome !== 'removed') return refusalPage(result, user);
       return { status: 303, location: `/knowledge?done=removed&id=${id}${result.indexError ? '&index=failed' : ''}` };
+    },
+
+    async restore({ params, body, user }) {
+      const id = idOf(params);
+      const form = restoreFormSchema.safeParse(body ?? {});
+      if (!form.success) throw new HttpError(400, 'The form was not filled in as expected; reload the page and try again');
+      // Only the version of the pair the page showed: the previous answer chosen is the one the operator read.
+      const result = await restoreLearned({ store: deps.learned, qa: deps.qa }, id, { by: operator(user), version: form.data.version, stamp: form.data.stamp });
+      if (result.outcome === 'conflict') return conflictPage(result, user, 'nothing was restored: reload the Knowledge page, check the pair and its previous answers, and restore again');
+      if (result.outcome !== 'restored') return refusalPage(result, user);
+      return { status: 303, location: `/knowledge?done=restored&id=${id}${result.indexError ? '&index=failed' : ''}` };
     },
   };
 }
@@ -207,6 +234,15 @@ function otherAnswersNote(others: readonly LearnedCandidate[]): SafeHtml | null 
   return html`<p class="flash bad small">Another pending candidate answers the same question differently: ${links} ${verb} it with other text. Compare them before you accept one; accepting both teaches the agent two answers.</p>`;
 }
 
+/**
+ * Amounts, dates and companies of a candidate (oneCustomerDetails): what a reply said of the one customer it went to
+ * reaches every later customer once learned, and the scrub removes only people's data (audit s49 H4, MED 6).
+ */
+function customerDetailsNote(details: readonly { text: string }[]): SafeHtml | null {
+  if (details.length === 0) return null;
+  return html`<p class="flash bad small" role="alert">Amounts, dates or companies that may be this one customer’s: <bdi>${details.map((d) => d.text).join(', ')}</bdi>. Every later customer’s agent reads a learned pair as our answer: make them general or remove them, unless they hold for everyone (a plan’s price, a release date, a partner).</p>`;
+}
+
 function renderCandidate({ candidate: c, target, otherAnswers = [] }: KnowledgePageView['candidates'][number], csrfToken: string): SafeHtml {
   const scrub = scrubNote(c.scrub);
   // Left out of the question when proposed, or still in it (proposed before they were, or edited back in).
@@ -225,11 +261,7 @@ function renderCandidate({ candidate: c, target, otherAnswers = [] }: KnowledgeP
     <span class="small muted">${provenance(c)} · ${c.proposedAt.slice(0, 16).replace('T', ' ')} · split by ${c.origin}</span>
     ${target ? html`<span class="badge update" title="similarity ${target.similarity.toFixed(2)}">update of learned#${target.pair.id}</span>` : null}
   </header>
-  ${
-    target
-      ? html`<p class="small muted">Close to the accepted question “${target.pair.question}”: accepting replaces that pair’s text (it keeps id learned#${target.pair.id}).</p>`
-      : null
-  }
+  ${target ? renderUpdateTarget(c, target) : null}
   ${otherAnswersNote(otherAnswers)}
   <form method="post" action="/knowledge/candidates/${c.id}/accept">
     ${csrfField(csrfToken)}
@@ -253,6 +285,7 @@ function renderCandidate({ candidate: c, target, otherAnswers = [] }: KnowledgeP
         ? html`<p class="flash bad small" role="alert">The question holds links, addresses or phone numbers the answer does not: <bdi>${unvouched.join(', ')}</bdi>. They are the customer’s words, not ours: replace them (for example with [URL]) before you accept.</p>`
         : null
     }
+    ${customerDetailsNote(oneCustomerDetails(c.question, c.answer))}
     <p class="small muted">Stored exactly as written here · ${scrub}${links}</p>
     <div class="actions">
       <button type="submit" class="primary">${target ? `Accept as update of learned#${target.pair.id}` : 'Accept'}</button>
@@ -266,13 +299,59 @@ function renderCandidate({ candidate: c, target, otherAnswers = [] }: KnowledgeP
 </article>`;
 }
 
+/**
+ * What accepting a candidate as an update replaces: the pair's question and current answer, how that text came about,
+ * and a warning when a reviewer's correction would give way to a text nobody corrected (audit H4: an unchanged
+ * approval of a stale draft proposes the stale fact again, offered as an update of the pair that fixed it).
+ */
+function renderUpdateTarget(c: LearnedCandidate, target: UpdateTarget): SafeHtml {
+  const pair = target.pair;
+  const corrected = pairCorrected(pair);
+  const candidateCorrects = isCorrection(c.approval);
+  const warning =
+    corrected && !candidateCorrects
+      ? html`<p class="flash bad small correction-warning" role="alert">learned#${pair.id}’s answer is a reviewer’s correction (ticket <a href="/tickets/${pair.ticketId}">${pair.ticketId.slice(0, 12)}</a>), and ${
+          c.approval ? 'this candidate comes from a draft approved as the agent wrote it' : 'it is not recorded whether this candidate’s approval changed the draft'
+        }: it may bring back what the correction fixed. Compare the two answers; accept only if the candidate is right. The replaced answer stays among the pair’s previous answers.</p>`
+      : null;
+  return html`<div class="update-target">
+    <p class="small muted">Close to the accepted question “${pair.question}”: accepting replaces that pair’s text (it keeps id learned#${pair.id}). Its current answer (${describeApproval(pair.approval, pair.answerEdited)}):</p>
+    <blockquote class="small current-answer">${pair.answer}</blockquote>
+    <p class="small muted">This candidate: ${describeApproval(c.approval)}.</p>
+    ${warning}
+  </div>`;
+}
+
+/** Every ticket that taught a pair, oldest first, the one whose text it holds marked. */
+function taughtLinks(p: LearnedPair): SafeHtml {
+  const links = p.ticketIds.map((id, i) => html`${i > 0 ? html`<br>` : null}<a href="/tickets/${id}"${id === p.ticketId ? html` title="taught the current text"` : null}>${id.slice(0, 12)}</a>${id === p.ticketId && p.ticketIds.length > 1 ? html` <span class="muted">(current text)</span>` : null}`);
+  // A pair stored before ticketIds held its own ticket's id.
+  return p.ticketIds.includes(p.ticketId) ? html`${links}` : html`<a href="/tickets/${p.ticketId}">${p.ticketId.slice(0, 12)}</a>${p.ticketIds.length > 0 ? html`<br>` : null}${links}`;
+}
+
+/** A pair's previous answers, newest first, each with who taught and replaced it and a Restore button. */
+function renderPrevious(p: LearnedPair, csrfToken: string): SafeHtml | null {
+  const previous = p.previous ?? [];
+  if (previous.length === 0) return null;
+  const stamp = pairStamp(p);
+  const items = previous.map(
+    (old: PreviousAnswer, i) => html`<li>
+      <div class="a small">${old.answer}</div>
+      ${old.question !== p.question ? html`<div class="small muted">Question: ${old.question}</div>` : null}
+      <div class="small muted">ticket <a href="/tickets/${old.ticketId}">${old.ticketId.slice(0, 12)}</a> · ${describeApproval(old.approval, old.answerEdited)} · accepted by ${old.acceptedBy} ${old.acceptedAt.slice(0, 16).replace('T', ' ')} · replaced by ${old.replacedBy} ${old.replacedAt.slice(0, 16).replace('T', ' ')}</div>
+      <form method="post" action="/knowledge/pairs/${p.id}/restore" class="inline">${csrfField(csrfToken)}<input type="hidden" name="version" value="${String(i + 1)}"><input type="hidden" name="stamp" value="${stamp}"><button type="submit">Restore this answer</button></form>
+    </li>`,
+  );
+  return html`<details class="previous"><summary class="small">${previous.length} previous answer${previous.length === 1 ? '' : 's'}</summary><ol>${items}</ol></details>`;
+}
+
 function renderPairs(pairs: LearnedPair[], csrfToken: string): SafeHtml {
   if (pairs.length === 0) return html`<p class="empty">No learned pairs yet.</p>`;
   const rows = pairs.map(
     (p) => html`<tr id="pair-${p.id}">
       <td class="nowrap"><code>learned#${p.id}</code></td>
-      <td class="qa"><div class="q">${p.question}</div><div class="a small">${p.answer}</div></td>
-      <td class="nowrap small"><a href="/tickets/${p.ticketId}">${p.ticketId.slice(0, 12)}</a>${p.ticketIds.length > 1 ? html`<br><span class="muted">+${p.ticketIds.length - 1} earlier</span>` : null}</td>
+      <td class="qa"><div class="q">${p.question}</div><div class="a small">${p.answer}</div><div class="small muted">${describeApproval(p.approval, p.answerEdited)}</div>${renderPrevious(p, csrfToken)}</td>
+      <td class="nowrap small">${taughtLinks(p)}</td>
       <td class="nowrap small">${p.acceptedBy}<br><span class="muted">${p.acceptedAt.slice(0, 16).replace('T', ' ')}</span></td>
       <td><form method="post" action="/knowledge/pairs/${p.id}/remove">${csrfField(csrfToken)}<button type="submit" class="danger">Remove</button></form></td>
     </tr>`,

@@ -66,8 +66,11 @@ export interface ReviewPageDeps {
   csrf: CsrfTokens;
   now: () => Date;
   logger: Logger;
-  /** The learned answers, to name the ticket that taught a learned pair among a ticket's sources. */
-  learned?: Pick<LearnedAnswerStore, 'pair'>;
+  /**
+   * The learned answers, to name the ticket that taught a learned pair among a ticket's sources, and to list the
+   * candidates and pairs a ticket's approval taught.
+   */
+  learned?: Pick<LearnedAnswerStore, 'pair' | 'taughtBy'>;
   /**
    * What decides whether a reply quotes the customer's mail: the page shows the sender's decision
    * ({@link quoteOmission}) beside the draft, before anyone approves it.
@@ -426,12 +429,13 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
       if (!ticket) throw new HttpError(404, 'No such ticket');
       // What the decision on the previous ticket did, when this page is where it led.
       const decided = detailQuerySchema.safeParse(query);
-      const [mail, learnedSources, flash, conversation, learning] = await Promise.all([
+      const [mail, learnedSources, flash, conversation, learning, taught] = await Promise.all([
         mailTextOf(ticket, deps),
         learnedSourcesOf(ticket, deps.learned),
         decided.success ? flashFor(decided.data.done, decided.data.ticket, deps) : undefined,
         conversationAround(deps, ticket),
         learningOf(ticket, deps),
+        deps.learned?.taughtBy(ticket.id),
       ]);
       return {
         status: 200,
@@ -440,6 +444,7 @@ export function reviewPageHandlers(deps: ReviewPageDeps): Record<'list' | 'detai
           mailText: mail.text,
           mailTextNote: mail.note,
           learnedSources,
+          taught,
           quoteOmitted: quoteOmission(ticket, deps.quoting),
           now: deps.now(),
           csrfToken: csrfToken(user),

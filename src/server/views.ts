@@ -6,6 +6,7 @@ import type { Subtask } from '../agent/types.js';
 import { MANUAL_TOOL_NAME } from '../agent/tools.js';
 import { cut } from '../cli/format.js';
 import type { GapList, KnowledgeGap } from '../knowledge/gaps.js';
+import type { TaughtByTicket } from '../knowledge/learned-answers.js';
 import { forgetCommand } from '../tickets/retention.js';
 import { describeBounce, waitsForModelServer, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { needsNoReply } from '../tickets/insights.js';
@@ -549,6 +550,8 @@ export interface TicketDetailView {
    * removed since).
    */
   learnedSources?: ReadonlyMap<string, string | null> | undefined;
+  /** The learned-answer candidates and pairs this ticket's approval taught (audit H4, LOW 7); none shown when absent. */
+  taught?: TaughtByTicket | undefined;
   /**
    * Why the reply will leave out the customer's mail although it goes to the From (the sender's decision,
    * `quoteOmission` in src/tickets/quote-omission.ts); undefined when it quotes it, or goes to another mailbox.
@@ -645,6 +648,28 @@ function renderSource(s: { kind: 'manual' | 'qa'; fileName: string }, learned: R
   return html`<li><span class="badge learned">learned pair</span> <a href="/knowledge#pair-${s.fileName.slice(s.fileName.indexOf('#') + 1)}">${s.fileName}</a> ${
     teacher ? html`<span class="muted">taught by <a href="/tickets/${teacher}">ticket ${teacher.slice(0, 12)}</a></span>` : html`<span class="muted">(removed since)</span>`
   }</li>`;
+}
+
+/**
+ * What this ticket's approval taught the knowledge base: candidates waiting on the Knowledge page and accepted pairs
+ * that name the ticket, so an operator can trace a pair back to its tickets and a ticket forward to its pairs.
+ */
+function renderTaught(ticketId: string, taught: TaughtByTicket | undefined): SafeHtml | null {
+  if (!taught || (taught.candidates.length === 0 && taught.pairs.length === 0)) return null;
+  const candidates = taught.candidates.map(
+    (c) => html`<li><span class="badge">candidate</span> <a href="/knowledge#candidate-${String(c.id)}">candidate ${String(c.id)}</a> <bdi>${c.question}</bdi>${
+      c.ticketId === ticketId ? null : html` <span class="muted small">(this approval was folded into it)</span>`
+    }</li>`,
+  );
+  const pairs = taught.pairs.map(
+    (p) => html`<li><span class="badge learned">learned pair</span> <a href="/knowledge#pair-${String(p.id)}">learned#${String(p.id)}</a> <bdi>${p.question}</bdi> <span class="muted small">${
+      p.ticketId === ticketId ? 'its current text is this ticket’s' : p.previous?.some((old) => old.ticketId === ticketId) ? 'this ticket’s text is among its previous answers' : 'its current text came from another ticket'
+    }</span></li>`,
+  );
+  return html`<section class="card" id="taught">
+  <h2>What this ticket taught</h2>
+  <ul class="sources">${candidates}${pairs}</ul>
+</section>`;
 }
 
 /** How long the agent's run took: a tenth of a second under 10 s (a scripted run takes 0.4 s, not "0 s"). */
@@ -1060,6 +1085,7 @@ ${t.replyBounce ? html`<div class="flash bad" role="alert">Our reply did not arr
 </div>
 ${renderConversation(t, view.conversation, zone)}
 ${renderAgent(t, view.learnedSources)}
+${renderTaught(t.id, view.taught)}
 <section class="card">
   <h2>History</h2>
   <table class="history"><colgroup><col class="when"><col class="change"><col class="by"><col></colgroup><thead><tr><th>When</th><th>Change</th><th>By</th><th>Note</th></tr></thead><tbody>${history}</tbody></table>

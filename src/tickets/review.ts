@@ -14,7 +14,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
-import { learnGapsFrom } from '../knowledge/gaps.js';
+import { learnFromCorrection, learnGapsFrom } from '../knowledge/gaps.js';
 import { CIRCULAR_REASON, COLLEAGUE_REASON, LIST_COPY_KIND, NO_QUESTION_REASON, hasQuestion, ignoreKindOf, noQuestionReason, type IgnoreReason } from '../mail/classify.js';
 import { IMIP_METHODS, RECALL_REASON } from '../mail/unreadable.js';
 import { MODEL_SERVER_WAIT_NOTE, PARK_NOTE } from './park-notes.js';
@@ -648,6 +648,8 @@ async function approveOnce(deps: ReviewDeps, request: ApproveRequest, mayRetry: 
   const jobId = await queueSend(deps, approved);
   // The transition returns the ticket without the agent result; the one read above has it.
   await learnGapsFrom({ store: deps.store, redis: deps.redis }, { ...approved, ...(ticket.agent ? { agent: ticket.agent } : {}) });
+  // A corrected fact marks the sources that said it (not trusted until fixed) and asks for their fix.
+  await learnFromCorrection({ store: deps.store, redis: deps.redis }, { ...approved, ...(ticket.agent ? { agent: ticket.agent } : {}) }, text);
   await queueProposal(deps, approved);
   return { outcome: 'approved', ticket: approved, jobId, alreadyApproved: false };
 }

@@ -15,15 +15,24 @@
  * |------------------------|------------|---------------------------------------------------------------------------|
  * | `P:trust:src:<source>` | list       | newest first: `<outcome> <edit ratio> <ticket id>`, at most {@link TRUST_HISTORY_CAP} |
  * | `P:trust:sources`      | sorted set | every source with a record, score = time of its latest review (ms)        |
+ * | `P:trust:fix:<source>` | list       | newest first: `<ticket id> <correction JSON>`, at most {@link CORRECTIONS_CAP} ({@link recordCorrections}) |
+ * | `P:trust:corrected`    | sorted set | every source with a correction, score = time of its latest (ms)            |
+ *
+ * A correction is an approval whose reviewer changed a fact of the draft ({@link TicketOutcome.factsChanged}): it is
+ * recorded on the cited sources whose text held a value the reviewer took out, and such a source is not trusted
+ * while its text is the same (its key); see {@link judgeTrust}.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { TOOL_SOURCE_KIND } from '../agent/tools.js';
+import { QA_TOOL_NAME, TOOL_SOURCE_KIND, shownContent } from '../agent/tools.js';
 import type { AgentResult } from '../agent/types.js';
 import type { Config } from '../config.js';
+import type { AcceptOutcome, LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import { HEADING_SEPARATOR } from '../knowledge/sections.js';
+import { createLogger } from '../logger.js';
+import { LEARNED_ID_PREFIX, formatQaPair } from '../search/types.js';
 import { LuaScript } from './lua.js';
-import type { OutcomeKind, TicketOutcome } from './outcome.js';
+import { replyContent, type OutcomeKind, type TicketOutcome } from './outcome.js';
 
 /** Reviews kept per source, whatever TRUST_WINDOW is now: it can be raised later without losing history. */
 export const TRUST_HISTORY_CAP = 100;
@@ -49,6 +58,15 @@ interface CitedHit extends CitedSource {
   content: string;
 }
 
+/**
+ * The trust key of a search hit: `<kind>:<file>#<hash of the text the agent got>` ({@link CitedSource.key}), so a
+ * text that changed is another source.
+ */
+export function sourceKey(kind: string, fileName: string, content: string): string {
+  const hash = createHash('sha256').update(content.replace(/\r\n?/g, '\n').trim()).digest('hex').slice(0, HASH_CHARS);
+  return `${kind}:${fileName}#${hash}`;
+}
+
 // Every search result of the subtasks that completed, one per source key, first occurrence kept.
 function citedHits(agent: Pick<AgentResult, 'subtasks'>): CitedHit[] {
   const seen = new Map<string, CitedHit>();
@@ -58,8 +76,7 @@ function citedHits(agent: Pick<AgentResult, 'subtasks'>): CitedHit[] {
       for (const call of attempt) {
         const kind = TOOL_SOURCE_KIND[call.toolName] ?? call.toolName;
         for (const r of call.results) {
-          const hash = createHash('sha256').update(r.content.replace(/\r\n?/g, '\n').trim()).digest('hex').slice(0, HASH_CHARS);
-          const key = `${kind}:${r.fileName}#${hash}`;
+          const key = sourceKey(kind, r.fileName, r.content);
           if (!seen.has(key)) seen.set(key, { key, kind, fileName: r.fileName, content: r.content });
         }
       }
@@ -138,7 +155,13 @@ export function unsourcedSubtasks(agent: Pick<AgentResult, 'subtasks'>): string[
 export function trustKeys(prefix: string) {
   if (!prefix) throw new TypeError('trustKeys: prefix is required');
   const listPrefix = `${prefix}:trust:src:`;
-  return { sources: `${prefix}:trust:sources`, listPrefix, source: (key: string) => `${listPrefix}${key}` } as const;
+  return {
+    sources: `${prefix}:trust:sources`,
+    listPrefix,
+    source: (key: string) => `${listPrefix}${key}`,
+    corrected: `${prefix}:trust:corrected`,
+    corrections: (key: string) => `${prefix}:trust:fix:${key}`,
+  } as const;
 }
 
 /** The outcomes that are reviews of a draft: a person approved (and it was sent) or rejected it. */
@@ -229,19 +252,30 @@ export interface TrustRecord {
   trusted: boolean;
   /** What is missing when not trusted, e.g. `3 of 5 reviews`. */
   missing?: string;
+  /** The reviewers' corrections of the source ({@link recordCorrections}), newest first; absent when none. */
+  corrections?: SourceCorrection[];
 }
+
+/** How the missing part of a source with a correction not fixed begins. */
+const CORRECTED = 'a correction on ticket';
 
 /**
  * Trust from a source's reviews (newest first): of the latest TRUST_WINDOW, the newest of each sender count; it is
  * trusted with at least TRUST_MIN_REVIEWS of them and at least TRUST_MIN_AS_IS of them approved as is. An approval
  * edited by more than TRUST_MAX_EDIT_RATIO, one that corrected a fact, or one whose ratio is unknown, counts as not as
- * is, like a rejection.
+ * is, like a rejection. A source among whose `corrections` one took out a value its text holds ({@link
+ * SourceCorrection.held}) is not trusted at all, whatever its reviews: see {@link recordCorrections}.
  */
-export function judgeTrust(sourceId: string, reviews: readonly Review[], settings: TrustSettings): TrustRecord {
+export function judgeTrust(sourceId: string, reviews: readonly Review[], settings: TrustSettings, corrections: readonly SourceCorrection[] = []): TrustRecord {
   const window = onePerSender(reviews.slice(0, settings.TRUST_WINDOW));
   const asIs = window.filter((r) => isAsIs(r, settings)).length;
-  const record: TrustRecord = { sourceId, reviews: window.length, approvedAsIs: asIs, trusted: false };
-  if (window.length < settings.TRUST_MIN_REVIEWS) {
+  const record: TrustRecord = { sourceId, reviews: window.length, approvedAsIs: asIs, trusted: false, ...(corrections.length > 0 ? { corrections: [...corrections] } : {}) };
+  // The text a reviewer corrected is still this source's (a fixed text is another key): every draft citing it may carry
+  // the wrong value again, and approvals of such drafts as they were are mistakes, not a record.
+  const standing = corrections.find((c) => c.held);
+  if (standing) {
+    record.missing = `${CORRECTED} ${standing.ticketId} not fixed in its text (${standing.values.join(', ')})`;
+  } else if (window.length < settings.TRUST_MIN_REVIEWS) {
     record.missing = `${window.length} of ${settings.TRUST_MIN_REVIEWS} reviews`;
   } else if (asIs < Math.ceil(settings.TRUST_MIN_AS_IS * window.length - 1e-9)) {
     record.missing = `${asIs} of its last ${window.length} reviews approved as is, needs ${Math.round(settings.TRUST_MIN_AS_IS * 100)} %`;
@@ -263,10 +297,10 @@ async function readReviews(redis: Redis, prefix: string, sourceIds: readonly str
   });
 }
 
-/** The records of `sourceIds`, in their order, from one pipelined read. */
+/** The records of `sourceIds`, in their order, from pipelined reads. */
 export async function readTrust(redis: Redis, prefix: string, sourceIds: readonly string[], settings: TrustSettings): Promise<TrustRecord[]> {
-  const reviews = await readReviews(redis, prefix, sourceIds, settings);
-  return sourceIds.map((id, i) => judgeTrust(id, reviews[i] ?? [], settings));
+  const [reviews, corrections] = await Promise.all([readReviews(redis, prefix, sourceIds, settings), readCorrections(redis, prefix, sourceIds)]);
+  return sourceIds.map((id, i) => judgeTrust(id, reviews[i] ?? [], settings, corrections[i] ?? []));
 }
 
 /**
@@ -295,30 +329,37 @@ export interface TrustStanding {
  * newest, unless the list already holds that ticket's review.
  */
 export async function readStanding(redis: Redis, prefix: string, sourceIds: readonly string[], settings: TrustSettings, pending?: Review): Promise<TrustStanding[]> {
-  const lists = await readReviews(redis, prefix, sourceIds, settings);
+  const [lists, corrections] = await Promise.all([readReviews(redis, prefix, sourceIds, settings), readCorrections(redis, prefix, sourceIds)]);
   return sourceIds.map((id, i) => {
     const recorded = lists[i] ?? [];
     const reviews = pending && !recorded.some((r) => r.ticketId === pending.ticketId) ? [pending, ...recorded] : recorded;
-    return { record: judgeTrust(id, reviews, settings), toGo: approvalsUntilTrusted(reviews, settings) };
+    return { record: judgeTrust(id, reviews, settings, corrections[i] ?? []), toGo: approvalsUntilTrusted(reviews, settings) };
   });
 }
 
 /**
  * A source's standing in words: `3 of 5 approved unchanged — 2 more unchanged approvals until replies citing it go
  * out on their own`, `5 of its last 6 reviews approved unchanged — …` once a review in the window was not as is, or
- * `trusted: …`.
+ * `trusted: …`; for a source with a correction not fixed, that correction.
  */
 export function describeStanding(standing: TrustStanding): string {
   const { record, toGo } = standing;
   const ofLast = `${record.approvedAsIs} of its last ${record.reviews} reviews approved unchanged`;
   if (record.trusted) return `trusted: ${ofLast}`;
+  // No number of approvals helps: its text must change (or the correction be withdrawn).
+  if (record.missing?.startsWith(CORRECTED)) return `not trusted: ${record.missing} — fix the source, or withdraw that review (knowledge trust --drop-review)`;
   const sofar = record.approvedAsIs === record.reviews ? `${record.approvedAsIs} of ${record.approvedAsIs + toGo} approved unchanged` : ofLast;
   return `${sofar} — ${toGo} more unchanged ${toGo === 1 ? 'approval' : 'approvals'} until replies citing it go out on their own`;
 }
 
-/** Every source with a record, most recently reviewed first (at most `limit`). */
+/**
+ * Every source with a record, most recently reviewed first (at most `limit`), then the corrected ones without a
+ * review left (their reviews withdrawn).
+ */
 export async function listTrust(redis: Redis, prefix: string, settings: TrustSettings, limit = 10_000): Promise<TrustRecord[]> {
-  const ids = await redis.zrevrange(trustKeys(prefix).sources, 0, limit - 1);
+  const k = trustKeys(prefix);
+  const [reviewed, corrected] = await Promise.all([redis.zrevrange(k.sources, 0, limit - 1), redis.zrevrange(k.corrected, 0, limit - 1)]);
+  const ids = [...new Set([...reviewed, ...corrected])].slice(0, limit);
   return readTrust(redis, prefix, ids, settings);
 }
 
@@ -408,4 +449,430 @@ export async function forgetReviewSenders(redis: Redis, prefix: string, ticketId
     }
   }
   return count;
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+// Corrections: an approval whose reviewer changed a fact of the draft.
+
+/** Corrections kept per source, newest first. */
+export const CORRECTIONS_CAP = 20;
+
+/** A reviewer's correction of a fact a source's text gave, as recorded on that source. */
+export interface SourceCorrection {
+  /** The ticket whose approval corrected the draft. */
+  ticketId: string;
+  /** When it was recorded (ISO 8601). */
+  at: string;
+  /**
+   * True when the source's text holds a value the reviewer took out of the draft ({@link values}): the source says
+   * it, and is not trusted while its text is the same. False when no cited source's text held one (the value came
+   * from the model or the customer's mail), so the correction is recorded on every cited source for a person to look
+   * at, and blocks none.
+   */
+  held: boolean;
+  /** The values taken out that the source's text holds (knowledge text, never the customer's); empty when not held. */
+  values: string[];
+  /** The source's name for people ({@link sourceLabel}) when it was corrected. */
+  label: string;
+}
+
+/** A source with its corrections, for `knowledge trust` and the Knowledge page ({@link listCorrectedSources}). */
+export interface CorrectedSource {
+  sourceId: string;
+  /** The latest correction's {@link SourceCorrection.label}. */
+  label: string;
+  /** Newest first. */
+  corrections: SourceCorrection[];
+  /** True when one of them was {@link SourceCorrection.held}: the source is not trusted until its text changes. */
+  blocking: boolean;
+}
+
+const TOKEN_MARKS = '._%+-@:/?=&#~,';
+
+// After NFKC: ASCII letters and digits, and the marks numbers, URLs, addresses and codes are written with.
+function isTokenChar(c: string): boolean {
+  const code = c.charCodeAt(0);
+  return (code >= 0x30 && code <= 0x39) || isAsciiLetter(code) || (c.length === 1 && TOKEN_MARKS.includes(c));
+}
+
+function isAsciiLetter(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+}
+
+// Kana and CJK ideographs: the unit written after a number in Japanese (日, 円, 件, か月).
+function isCjkUnit(c: string): boolean {
+  const code = c.codePointAt(0) ?? 0;
+  return (code >= 0x3040 && code <= 0x30ff) || (code >= 0x3400 && code <= 0x4dbf) || (code >= 0x4e00 && code <= 0x9fff);
+}
+
+function isHiragana(c: string): boolean {
+  const code = c.codePointAt(0) ?? 0;
+  return code >= 0x3040 && code <= 0x309f;
+}
+
+const EDGE_MARKS = '.,:;?/=&#~-';
+// A token without the sentence marks around it (`https://example.com/a.` ends at `a`).
+function trimMarks(token: string): string {
+  let [start, end] = [0, token.length];
+  while (start < end && EDGE_MARKS.includes(token[start]!)) start++;
+  while (end > start && EDGE_MARKS.includes(token[end - 1]!)) end--;
+  return token.slice(start, end);
+}
+
+function isFactToken(token: string): boolean {
+  return [...token].some((c) => c >= '0' && c <= '9') || token.includes('@') || token.includes('://') || token.toLowerCase().startsWith('www.');
+}
+
+/** Longest unit word taken after a number (`days`, `GB`). */
+const MAX_UNIT_CHARS = 12;
+
+/**
+ * The values of facts in `text` as a reviewer's correction is matched against a source's text: after NFKC, each run of
+ * ASCII letters, digits and the marks of numbers, URLs and addresses that holds a digit, an `@` or a URL start, with
+ * the unit after a number (`30日`, `30days`), so `30日` and `30分` are different values and `130` is not `30`.
+ * Coarser than the fact kinds of src/tickets/outcome.ts, which decide whether a fact changed at all; this only says
+ * which source said the value taken out.
+ */
+export function factValues(text: string): Set<string> {
+  return new Set(factCounts(text).keys());
+}
+
+/** {@link factValues} with how often each occurs. */
+function factCounts(text: string): Map<string, number> {
+  const chars = Array.from(text.normalize('NFKC'));
+  const counts = new Map<string, number>();
+  for (let i = 0; i < chars.length; ) {
+    if (!isTokenChar(chars[i]!)) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < chars.length && isTokenChar(chars[j]!)) j++;
+    const token = trimMarks(chars.slice(i, j).join(''));
+    if (isFactToken(token)) {
+      const value = `${token}${unitAfter(chars, j, token)}`;
+      counts.set(value, (counts.get(value) ?? 0) + 1);
+    }
+    i = j;
+  }
+  return counts;
+}
+
+// The unit following a number (digits, commas and points only; a code such as E-4290 has none) that ends at `at`:
+// one kana or kanji right after it, or after one space a kanji or katakana (`30 日`; a hiragana there is a particle)
+// or an ASCII word (`30 days`).
+function unitAfter(chars: readonly string[], at: number, token: string): string {
+  if (![...token].every((c) => (c >= '0' && c <= '9') || c === ',' || c === '.')) return '';
+  const k = chars[at] === ' ' ? at + 1 : at;
+  const next = chars[k];
+  if (next === undefined) return '';
+  if (k === at) return isCjkUnit(next) ? next : '';
+  if (isCjkUnit(next)) return isHiragana(next) ? '' : next;
+  let end = k;
+  while (end < chars.length && end - k < MAX_UNIT_CHARS && isAsciiLetter(chars[end]!.charCodeAt(0))) end++;
+  return chars.slice(k, end).join('');
+}
+
+/**
+ * The shape of a fact value, which a correction keeps: `url`, `email`, or the value with each number as `#`
+ * (`30日` and `90日` are `#日`, `1,000円` is `#円`, `E-4290` is `E-#`).
+ */
+export function factShape(value: string): string {
+  if (value.includes('://') || value.toLowerCase().startsWith('www.')) return 'url';
+  if (value.includes('@')) return 'email';
+  let shape = '';
+  let inNumber = false;
+  for (const c of value) {
+    const digit = c >= '0' && c <= '9';
+    if (digit || (inNumber && (c === ',' || c === '.'))) {
+      if (!inNumber) shape += '#';
+      inNumber = true;
+    } else {
+      shape += c;
+      inNumber = false;
+    }
+  }
+  return shape;
+}
+
+/** Characters before a value that tie it to the sentence it was written in. */
+const CONTEXT_CHARS = 6;
+
+/** `text` as compared for a value's context: NFKC, without white space (`30 日間` is `30日間`). */
+function compact(text: string): string {
+  return Array.from(text.normalize('NFKC'))
+    .filter((c) => c.trim() !== '')
+    .join('');
+}
+
+/**
+ * Each place `value` stands in `text` ({@link compact}ed, as the value is, unit included), with the
+ * {@link CONTEXT_CHARS} before it: `契約終了日から30日` for 30日. A place right after a digit or letter is inside a longer
+ * value (130日) and is none.
+ */
+function contextsOf(text: string, value: string): string[] {
+  const found: string[] = [];
+  for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) {
+    const before = text[at - 1] ?? '';
+    if (before !== '' && isTokenChar(before) && !TOKEN_MARKS.includes(before)) continue;
+    found.push(text.slice(Math.max(0, at - CONTEXT_CHARS), at + value.length));
+  }
+  return found;
+}
+
+/** What {@link recordCorrections} recorded. */
+export interface RecordedCorrection {
+  /** The values the reviewer took out of the draft. */
+  removed: number;
+  /** The sources it was recorded on, with the correction. */
+  sources: Array<{ sourceId: string; correction: SourceCorrection }>;
+}
+
+// KEYS[1] the corrected set, KEYS[2..] the sources' correction lists; ARGV[1] the ticket id, ARGV[2] the score (ms),
+// ARGV[3] the cap, then per list its source id and entry. A ticket's earlier entry on a list (an approval made again)
+// is replaced, so a source counts a ticket's correction once.
+const RECORD_CORRECTIONS = new LuaScript(
+  `
+for i = 2, #KEYS do
+  local list, source, entry = KEYS[i], ARGV[2 + (i - 1) * 2], ARGV[3 + (i - 1) * 2]
+  for _, old in ipairs(redis.call('LRANGE', list, 0, -1)) do
+    if string.match(old, '^(%S+) ') == ARGV[1] then redis.call('LREM', list, 0, old) end
+  end
+  redis.call('LPUSH', list, entry)
+  redis.call('LTRIM', list, 0, tonumber(ARGV[3]) - 1)
+  redis.call('ZADD', KEYS[1], ARGV[2], source)
+end
+return #KEYS - 1
+`,
+  1,
+  true,
+);
+
+/**
+ * Records an approval that corrected a fact (`factsChanged`): the values of `draft` (the agent's answer) that `sent`
+ * has fewer of, where it has more of another of the same shape ({@link factValues} of their reply content, {@link factShape}) are looked for
+ * in the text of every source the draft cited. The sources holding one get a correction naming those values, and are
+ * not trusted while their text stays as it is ({@link judgeTrust}): as-is approvals of later drafts that repeat the
+ * value are not counted back into trust, and a reindex of the fixed manual section or Q&A row gives it a new key with
+ * a clean record. When no cited source holds a replaced value (the model or the customer's mail gave it), each cited
+ * source gets a correction that blocks nothing, so the operator still sees it. An approval that replaced no value (a
+ * rewrite, a value only taken out) records nothing: its review already counts as not as is. Returns what was recorded.
+ */
+export async function recordCorrections(
+  redis: Redis,
+  prefix: string,
+  change: { ticketId: string; agent: Pick<AgentResult, 'subtasks'>; draft: string; sent: string; factsChanged?: readonly string[] | undefined; at?: Date },
+): Promise<RecordedCorrection> {
+  if (!change.factsChanged || change.factsChanged.length === 0) return { removed: 0, sources: [] };
+  const [before, after] = [factCounts(replyContent(change.draft)), factCounts(replyContent(change.sent))];
+  // Counted, as changedFacts compares them: 30日 changed to a 90日 the draft also said elsewhere is a correction too.
+  // Replaced, not only taken out: a value is corrected when the reviewer wrote more of another of its shape (30日 →
+  // 90日). A rewrite that drops the draft's numbers and adds none says nothing about which of them was wrong.
+  const addedShapes = new Set([...after].filter(([v, n]) => n > (before.get(v) ?? 0)).map(([v]) => factShape(v)));
+  const removed = [...before].filter(([v, n]) => n > (after.get(v) ?? 0) && addedShapes.has(factShape(v))).map(([v]) => v);
+  const hits = citedHits(change.agent);
+  if (hits.length === 0 || removed.length === 0) return { removed: removed.length, sources: [] };
+  const at = change.at ?? new Date();
+  // Which source the draft took the value from: the one that has it with the words the draft put before it (a draft
+  // pastes or paraphrases what it cites), else any that has the value (the model reworded around it).
+  const draftText = compact(replyContent(change.draft));
+  const sentText = compact(replyContent(change.sent));
+  const contexts = new Map(removed.map((v) => [v, contextsOf(draftText, v).filter((c) => !sentText.includes(c))]));
+  const holding = (byContext: boolean) =>
+    hits.flatMap((h) => {
+      const own = factValues(h.content);
+      const text = byContext ? compact(h.content) : '';
+      const values = removed.filter((v) => own.has(v) && (!byContext || (contexts.get(v) ?? []).some((c) => text.includes(c))));
+      return values.length > 0 ? [{ hit: h, values }] : [];
+    });
+  const byContext = holding(true);
+  const held = byContext.length > 0 ? byContext : holding(false);
+  const targets = held.length > 0 ? held.map((h) => ({ ...h, held: true })) : hits.map((hit) => ({ hit, values: [] as string[], held: false }));
+  const sources = targets.map(({ hit, values, held: isHeld }) => ({
+    sourceId: hit.key,
+    correction: { ticketId: change.ticketId, at: at.toISOString(), held: isHeld, values, label: sourceLabel(hit, hit.content) },
+  }));
+  const k = trustKeys(prefix);
+  await RECORD_CORRECTIONS.run(
+    redis,
+    [k.corrected, ...sources.map((s) => k.corrections(s.sourceId))],
+    [change.ticketId, at.getTime(), CORRECTIONS_CAP, ...sources.flatMap((s) => [s.sourceId, `${change.ticketId} ${JSON.stringify(s.correction)}`])],
+  );
+  return { removed: removed.length, sources };
+}
+
+function readCorrectionEntry(entry: string): SourceCorrection | undefined {
+  const space = entry.indexOf(' ');
+  if (space < 0) return undefined;
+  try {
+    const parsed = JSON.parse(entry.slice(space + 1)) as Partial<SourceCorrection>;
+    if (typeof parsed.ticketId !== 'string' || typeof parsed.at !== 'string') return undefined;
+    return { ticketId: parsed.ticketId, at: parsed.at, held: parsed.held === true, values: Array.isArray(parsed.values) ? parsed.values.map(String) : [], label: String(parsed.label ?? '') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The corrections of each of `sourceIds`, in their order, newest first, from one pipelined read. */
+export async function readCorrections(redis: Redis, prefix: string, sourceIds: readonly string[]): Promise<SourceCorrection[][]> {
+  if (sourceIds.length === 0) return [];
+  const k = trustKeys(prefix);
+  const pipeline = redis.pipeline();
+  for (const id of sourceIds) pipeline.lrange(k.corrections(id), 0, -1);
+  const results = (await pipeline.exec()) ?? [];
+  return sourceIds.map((_, i) => {
+    const [err, entries] = results[i] ?? [new Error('missing pipeline result'), []];
+    if (err) throw err;
+    return (entries as string[]).flatMap((e) => readCorrectionEntry(e) ?? []);
+  });
+}
+
+/**
+ * The sources reviewers corrected, most recently corrected first (at most `limit`), each with its corrections: what
+ * the Knowledge page and `knowledge trust` show as "corrected on ticket …", the blocking ones being the manual
+ * sections and Q&A rows to fix.
+ */
+export async function listCorrectedSources(redis: Redis, prefix: string, limit = 1_000): Promise<CorrectedSource[]> {
+  const ids = await redis.zrevrange(trustKeys(prefix).corrected, 0, limit - 1);
+  const lists = await readCorrections(redis, prefix, ids);
+  return ids.flatMap((sourceId, i) => {
+    const corrections = lists[i] ?? [];
+    if (corrections.length === 0) return [];
+    return [{ sourceId, label: corrections[0]!.label || sourceLabelOfId(sourceId), corrections, blocking: corrections.some((c) => c.held) }];
+  });
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+// Withdrawing a review.
+
+// In one source's review list (KEYS[1]) and correction list (KEYS[2]), the entries of ticket ARGV[1] are removed; a
+// list left empty takes its source out of the set that lists it (KEYS[3], KEYS[4]: sources, corrected; ARGV[2] the
+// source id). One script, like FORGET_REVIEW_SENDERS, so a review pushed meanwhile is neither lost nor half-read.
+// Returns { reviews removed, corrections removed }.
+const DROP_REVIEW = new LuaScript(
+  `
+local removed = { 0, 0 }
+for n, list in ipairs({ KEYS[1], KEYS[2] }) do
+  local pattern = n == 1 and '^%S+ %S+ (%S+)' or '^(%S+) '
+  for _, entry in ipairs(redis.call('LRANGE', list, 0, -1)) do
+    if string.match(entry, pattern) == ARGV[1] then
+      removed[n] = removed[n] + redis.call('LREM', list, 0, entry)
+    end
+  end
+end
+if removed[1] > 0 and redis.call('LLEN', KEYS[1]) == 0 then redis.call('ZREM', KEYS[3], ARGV[2]) end
+if removed[2] > 0 and redis.call('LLEN', KEYS[2]) == 0 then redis.call('ZREM', KEYS[4], ARGV[2]) end
+return removed
+`,
+  4,
+);
+
+/** One source's change by {@link dropReview}. */
+export interface DroppedReview {
+  sourceId: string;
+  /** Review entries of the ticket taken out (normally 1). */
+  reviews: number;
+  /** Corrections of the ticket taken out. */
+  corrections: number;
+  before: TrustRecord;
+  after: TrustRecord;
+}
+
+/**
+ * Withdraws `ticketId`'s review (a mistaken approval, or a correction that corrected nothing of the source) from every
+ * source's record: its review entries and its corrections, each source in one script. Returns the sources that
+ * changed with their records before and after. The ticket's review is recorded when its reply is sent: withdrawing
+ * it before then leaves the one the send will write.
+ */
+export async function dropReview(redis: Redis, prefix: string, ticketId: string, settings: TrustSettings): Promise<DroppedReview[]> {
+  const k = trustKeys(prefix);
+  const ids = [...new Set([...(await redis.zrange(k.sources, 0, -1)), ...(await redis.zrange(k.corrected, 0, -1))])];
+  const before = await readTrust(redis, prefix, ids, settings);
+  const changed: Array<Omit<DroppedReview, 'after'>> = [];
+  for (const [i, sourceId] of ids.entries()) {
+    const [reviews, corrections] = (await DROP_REVIEW.run(redis, [k.source(sourceId), k.corrections(sourceId), k.sources, k.corrected], [ticketId, sourceId])) as [number, number];
+    if (reviews > 0 || corrections > 0) changed.push({ sourceId, reviews, corrections, before: before[i]! });
+  }
+  const after = await readTrust(redis, prefix, changed.map((c) => c.sourceId), settings);
+  return changed.map((c, i) => ({ ...c, after: after[i]! }));
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+// A learned pair's first record.
+
+// KEYS[1] the pair's review list, KEYS[2] the sources set; ARGV[1] the score (ms), ARGV[2] the cap, ARGV[3] the
+// pair's source id, then the entries, oldest first. An entry of a ticket the list holds already is skipped. Returns
+// how many were added.
+const CREDIT_REVIEWS = new LuaScript(
+  `
+local held = {}
+for _, entry in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  local id = string.match(entry, '^%S+ %S+ (%S+)')
+  if id then held[id] = true end
+end
+local added = 0
+for i = 4, #ARGV do
+  local id = string.match(ARGV[i], '^%S+ %S+ (%S+)')
+  if id and not held[id] then
+    redis.call('LPUSH', KEYS[1], ARGV[i])
+    held[id] = true
+    added = added + 1
+  end
+end
+if added > 0 then
+  redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
+  redis.call('ZADD', KEYS[2], ARGV[1], ARGV[3])
+end
+return added
+`,
+  2,
+);
+
+/** The trust key a learned pair's Q&A hits carry: its text as the Q&A tool hands it to the agent. */
+export function learnedPairSourceKey(pair: { id: number; question: string; answer: string }): string {
+  return sourceKey(TOOL_SOURCE_KIND[QA_TOOL_NAME] ?? 'qa', `${LEARNED_ID_PREFIX}${pair.id}`, shownContent(formatQaPair(pair)));
+}
+
+const creditLog = createLogger('trust');
+
+/**
+ * Gives a pair just accepted the reviews of the tickets that taught it, so accepting does not start it from nothing:
+ * each taught ticket's approval as is (`approved_as_is`: the reviewer sent the draft the pair's answer was cut from
+ * unchanged) is copied, as its review list holds it (sender digest included, so one customer still counts once), into
+ * the pair's list, in one write. Taught tickets are all of a new pair's; for an update only the ticket whose reply the
+ * new text is (the older ones approved another text). A correction (facts changed), an edited approval or a
+ * rejection is never copied: only approvals as is vouch for the text. Never throws: the pair is accepted either way,
+ * and a failure only leaves it to earn its reviews. Returns how many reviews were copied.
+ */
+export async function creditTaughtReviews(store: LearnedAnswerStore, accepted: AcceptOutcome, now = new Date()): Promise<number> {
+  if (accepted.outcome !== 'accepted') return 0;
+  try {
+    // The store's connection and key names, which it keeps to itself: this is its one reader outside it.
+    const redis = store['redis'];
+    const prefix = store['keys'].pairs.slice(0, -':learned:pairs'.length);
+    const { pair, updated } = accepted;
+    const taught = updated ? [pair.ticketId] : pair.ticketIds;
+    const k = trustKeys(prefix);
+    const sources = await redis.zrange(k.sources, 0, -1);
+    const pipeline = redis.pipeline();
+    for (const source of sources) pipeline.lrange(k.source(source), 0, -1);
+    const lists = ((await pipeline.exec()) ?? []).map(([err, entries]) => {
+      if (err) throw err;
+      return entries as string[];
+    });
+    const found = new Map<string, string>();
+    for (const entries of lists) {
+      for (const entry of entries) {
+        const review = readReviewEntry(entry);
+        if (review?.kind === 'approved_as_is' && !review.factsChanged && taught.includes(review.ticketId) && !found.has(review.ticketId)) found.set(review.ticketId, entry);
+      }
+    }
+    const entries = taught.flatMap((id) => found.get(id) ?? []);
+    if (entries.length === 0) return 0;
+    const key = learnedPairSourceKey(pair);
+    return Number(await CREDIT_REVIEWS.run(redis, [k.source(key), k.sources], [now.getTime(), TRUST_HISTORY_CAP, key, ...entries]));
+  } catch (err) {
+    creditLog.warn({ err, pairId: accepted.pair.id }, 'could not copy the taught tickets’ reviews to the accepted pair; it earns its own');
+    return 0;
+  }
 }
