@@ -121,7 +121,8 @@ export interface ScrubOptions {
   extra?: readonly { text: string; kind: PersonalDataKind }[];
 }
 
-// Digits and dashes as customers type them: ASCII, full-width, and the dash look-alikes of Japanese IMEs.
+// Digits and dashes as customers type them: ASCII, full-width, and the dash look-alikes of Japanese IMEs (the figure
+// dash and the small hyphen-minus are read as a hyphen: {@link DASH_LIKE}).
 const D = '[0-9０-９]';
 const DASH = '[-‐‑–—－―ー−]';
 const SEP = `(?:${DASH}|[ 　])`;
@@ -130,7 +131,9 @@ const KANJI_KANA = '[\\p{Script=Han}\\p{Script=Katakana}ー々]';
 // Matching starts only where a run of address characters starts: tried inside a long run (a base64 blob, a token),
 // the scan to its end would repeat at every position.
 const EMAIL = /(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+[@＠][A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+/g;
-const URL_PATTERN = /\bhttps?:\/\/[^\s<>"'）)」]+/g;
+// A link ends at Japanese punctuation and full-width brackets, which no link writes unencoded: "…/reserve、またはお電話
+// 090-…" ran on over the number after it, which the link's protection then kept.
+const URL_PATTERN = /\bhttps?:\/\/[^\s<>"'）)」、。，「（［］｛｝〔〕【】〈〉《》『』＜＞]+/g;
 // A mailbox named for a role or a machine (RFC 2142's support, postmaster, abuse…; no-reply and alert senders) names
 // no person: a knowledge base publishes such addresses (送信元 no-reply@… を許可してください), and a learned answer that
 // quotes one must keep it. Company names stay too, so the address says nothing the answer does not. A local part with
@@ -822,7 +825,12 @@ const US_STATE_ZIP = /(?<=,\s?)[A-Z]{2}\s+(\d{5})(?![\w-])/dg;
 // Phones. Japanese numbers start with 0 and have 10 or 11 digits (checked after matching); +81 and other country
 // codes are international; (555) 123-4567 is North American.
 const JA_PHONE = new RegExp(`(?<![\\w.\\-－/＃#０-９])(?:[(（][0０]${D}{1,4}[)）]${SEP}?${D}{1,4}${SEP}?${D}{3,4}(?![\\w.\\-－]*${D})|[0０]${D}{0,4}(?:${SEP}?[(（]${D}{1,4}[)）]${SEP}?|${SEP}?${D}{1,4}${SEP}?)${D}{3,4}(?![\\w.\\-－]*${D}))`, 'g');
-const INTL_PHONE = new RegExp(`(?<![\\w+])[+＋]${D}{1,3}(?:${SEP}?\\(?${D}{1,4}\\)?){2,5}(?![0-9０-９])`, 'g');
+// The area code may stand in full-width brackets (+81 （3） 1234-5678). A match longer than a number can be (15 digits)
+// runs on into the next number and is cut ({@link intlPhoneRanges}).
+// An area code in brackets right after a letter (abc(03) 1234 5678), which JA_PHONE's lookbehind leaves: the bracket
+// marks where the number starts. Ten or eleven digits, checked after matching.
+const BRACKETED_AFTER_LETTER = new RegExp(`(?<=\\p{L})[(（][0０]${D}{1,4}[)）]${SEP}?${D}{1,4}${SEP}?${D}{3,4}(?![0-9０-９])`, 'gu');
+const INTL_PHONE = new RegExp(`(?<![\\w+])[+＋]${D}{1,3}(?:${SEP}?[(（]?${D}{1,4}[)）]?){2,5}(?![0-9０-９])`, 'g');
 // The trunk prefix is written too: 1-503-203-1539, 1 (503) 203-1539.
 const NA_PHONE = /(?<![\w.-])(?:1[-. ])?(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{4}(?![\w-])/g;
 // French numbers are written in five pairs (01 23 45 67 89, 06.12.34.56.78); the same separator throughout, and no
@@ -949,7 +957,8 @@ const NOT_A_SMALL_NAME = new Set([
 // its nouns ("Herr Müller Ihre Bestellung" keeps "Ihre"). M. is also an initial or a list item ("Step 2. M. Click
 // Save"), so after it one word that ends the clause counts (Merci M. Martin.). Group 1 or 2 is the name.
 const EU_TITLE = /(?<![\p{L}\p{N}])(?:(?:Mme|Mlle|Madame|Mademoiselle|Monsieur|Herrn?|Frau|Señora|Señor|Sra\.|Sr\.|Signora|Signor|Sig\.ra|Sig\.|Dhr\.|Mevr\.)[ \t]+(?:(?:Dr|Prof)\.[ \t]*)?(\p{Lu}[\p{L}'’-]+(?:[ \t]+\p{Lu}[\p{L}'’-]+(?=[ \t]*(?:[,.!:;]|\r?\n|$)))?)|M\.[ \t]+(\p{Lu}[\p{L}'’-]+)(?=[ \t]*(?:[,.!:;]|\r?\n|$)))/dgu;
-const NOT_A_SURNAME = new Set(['monsieur', 'madame', 'mademoiselle', 'messieurs', 'mesdames', 'herr', 'frau', 'damen', 'herren', 'le', 'la', 'les', 'der', 'die', 'das']);
+// A title without the name after it (Frau Dr. [name], as a scrub leaves it) is no surname either.
+const NOT_A_SURNAME = new Set(['monsieur', 'madame', 'mademoiselle', 'messieurs', 'mesdames', 'herr', 'frau', 'damen', 'herren', 'le', 'la', 'les', 'der', 'die', 'das', 'dr', 'prof']);
 // The first words of a sentence that follows a title written as a salutation without a name, its comma left out
 // (Bonjour Madame Votre colis est arrivé, Estimado Señor Su pedido…, Sehr geehrte Frau Ihre Bestellung…): pronouns,
 // articles, prepositions and the words a letter opens with. A few are surnames too (Su), so such a word is no name
@@ -1129,13 +1138,49 @@ function phoneRanges(text: string): [number, number][] {
     const n = digitCount(text.slice(s, e));
     return n >= min && n <= max;
   };
-  return [
-    ...matchesOf(text, INTL_PHONE).filter(digitsWithin(8, 15)),
-    ...matchesOf(text, JA_PHONE).filter(digitsWithin(10, 11)),
+  const national = [
+    ...[...matchesOf(text, JA_PHONE), ...matchesOf(text, BRACKETED_AFTER_LETTER)].filter(digitsWithin(10, 11)),
     ...kanjiPhoneRanges(text),
     ...matchesOf(text, NA_PHONE),
     ...matchesOf(text, FR_PHONE),
   ];
+  return [...intlPhoneRanges(text, national).filter(digitsWithin(8, 15)), ...national];
+}
+
+/**
+ * The international numbers ({@link INTL_PHONE}). A match of more than 15 digits, more than a number has, ran on into
+ * the next number (+81 90 1234 5678 03-1234-5678) and was dropped whole: it is cut where a national number that
+ * runs past its end starts, or else after the last group that keeps it within 15 digits.
+ */
+function intlPhoneRanges(text: string, national: readonly [number, number][]): [number, number][] {
+  const byStart = [...national].sort(([a], [b]) => a - b);
+  return matchesOf(text, INTL_PHONE).map(([start, end]): [number, number] => {
+    if (digitCount(text.slice(start, end)) <= 15) return [start, end];
+    // The national numbers that start inside the match: from the first starting after its start (a binary search), as
+    // far as its end, a few characters.
+    let low = 0;
+    let high = byStart.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (byStart[middle]![0] > start) high = middle;
+      else low = middle + 1;
+    }
+    let next: [number, number] | undefined;
+    for (let i = low; i < byStart.length && byStart[i]![0] < end && !next; i++) if (byStart[i]![1] > end) next = byStart[i];
+    if (next) {
+      // Without the separators and the bracket before the next number.
+      let cut = next[0];
+      while (cut > start && !/[0-9０-９]/.test(text.charAt(cut - 1))) cut--;
+      return [start, cut];
+    }
+    let digits = 0;
+    let cut = start;
+    for (let at = start; at < end && digits <= 15; at++) {
+      if (/[0-9０-９]/.test(text.charAt(at))) digits++;
+      if (digits <= 15 && /[0-9０-９]/.test(text.charAt(at)) && !/[0-9０-９]/.test(text.charAt(at + 1))) cut = at + 1;
+    }
+    return [start, cut];
+  });
 }
 
 /**
@@ -1169,11 +1214,76 @@ export function placeholderLanguage(text: string): PlaceholderLanguage {
  * postal codes, numbers in a signature block, the given names, names found by honorific, label, header block,
  * attribution line or self-introduction, then {@link ScrubOptions.extra}; only a name found around a given name
  * (鈴木一郎様 around 鈴木) replaces it, whole. URLs are left as they are (apart from e-mail addresses, written out or
- * percent-encoded, IP addresses and secrets in them), so digits in a link are never taken for a phone number; so are
- * role addresses and toll-free numbers, whole.
+ * percent-encoded, IP addresses and secrets in them), so digits in a link are never taken for a phone number, but a
+ * phone or card number removed elsewhere in the text is removed inside a link too; so are role addresses and toll-free
+ * numbers, whole. No-break and thin spaces are read as spaces, the figure dash and ﹣ as a hyphen; the output is scrubbed
+ * again while that finds more between the placeholders, so that a second scrub changes nothing.
  */
 export function scrubPersonalData(text: string, options: ScrubOptions = {}): ScrubResult {
   const language = options.language ?? placeholderLanguage(text);
+  const placeholders = PLACEHOLDERS[language];
+  let spans = personalDataSpans(text, options, language);
+  // The rules read the text around a find (a word boundary, a lookbehind, the address an e-mail rule ran on into), and
+  // a placeholder is other text than what it replaced: [email](03) 1234 5678 holds a number that
+  // taro.yamada@example.com(03) 1234 5678 hid, and the scrub was not idempotent (a learned pair scrubbed again when
+  // stored or loaded lost more). So the output is scrubbed again while that finds something, keeping only finds in
+  // the text between placeholders, mapped back to the input. Text with nothing to replace, the most, is read once.
+  for (let pass = 1; pass < MAX_SCRUB_PASSES && spans.length > 0; pass++) {
+    const { out, copied } = withPlaceholders(text, spans, placeholders);
+    const found = withinCopied(personalDataSpans(out, options, language), copied);
+    if (found.length === 0) break;
+    spans = [...spans, ...found].sort((a, b) => a.start - b.start);
+  }
+  const { out } = withPlaceholders(text, spans, placeholders);
+  const replacements = spans.map((span) => ({ kind: span.kind, original: text.slice(span.start, span.end), placeholder: placeholders[span.kind], index: span.start }));
+  return { text: out, replacements, language };
+}
+
+/** At most how many times {@link scrubPersonalData} reads a text: the input, then its output while that changes. */
+const MAX_SCRUB_PASSES = 3;
+
+// Space-like characters the rules read as a space: the no-break space (an HTML mail's &nbsp;, 090&nbsp;1234&nbsp;5678),
+// the typographic spaces (thin, figure, en…) and the narrow no-break and medium mathematical spaces. One code unit
+// each, so positions stay.
+const SPACE_LIKE = /[\u00a0\u2000-\u200a\u202f\u205f]/g;
+// Dashes the rules read as a hyphen: the figure dash and the small hyphen-minus (03﹣1234﹣5678; NFKC reads it as one).
+const DASH_LIKE = /[\u2012\ufe63]/g;
+
+/**
+ * `text` with each span replaced by its placeholder, and where the text between placeholders (`copied`) stands in
+ * the output and in `text`: disjoint and in order.
+ */
+function withPlaceholders(text: string, spans: readonly Span[], placeholders: Record<PersonalDataKind, string>): { out: string; copied: { outStart: number; outEnd: number; start: number }[] } {
+  const copied: { outStart: number; outEnd: number; start: number }[] = [];
+  let out = '';
+  let at = 0;
+  for (const span of [...spans, { start: text.length, end: text.length, kind: 'name' as const }]) {
+    copied.push({ outStart: out.length, outEnd: out.length + span.start - at, start: at });
+    out += text.slice(at, span.start);
+    if (span.start < text.length) out += placeholders[span.kind];
+    at = span.end;
+  }
+  return { out, copied };
+}
+
+/** The spans found in a scrub's output that lie inside its copied text, as ranges of the input. */
+function withinCopied(found: readonly Span[], copied: readonly { outStart: number; outEnd: number; start: number }[]): Span[] {
+  const kept: Span[] = [];
+  let i = 0;
+  for (const span of found) {
+    while (i < copied.length && copied[i]!.outEnd < span.end) i++;
+    const segment = copied[i];
+    if (!segment || span.start < segment.outStart) continue;
+    const offset = segment.start - segment.outStart;
+    kept.push({ start: span.start + offset, end: span.end + offset, kind: span.kind });
+  }
+  return kept;
+}
+
+/** The personal data in `written`, in disjoint spans in order of start: the rules of {@link scrubPersonalData}, once. */
+function personalDataSpans(written: string, options: ScrubOptions, language: PlaceholderLanguage): Span[] {
+  // Read with space-like characters as spaces and dash-like ones as a hyphen: the rules' separators.
+  const text = written.replace(SPACE_LIKE, ' ').replace(DASH_LIKE, '-');
   const spans: Span[] = [];
   // A number-shaped match counts as a phone number only with a plausible number of digits.
   const digitsWithin = (min: number, max: number) => ([s, e]: [number, number]) => {
@@ -1251,7 +1361,7 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...groupsOf(text, JA_BANK_ACCOUNT),
     ...groupsOf(text, MY_NUMBER),
     // Read folded: a password typed in full-width letters (Ｘｙ７ｋ…) or after ｐａｓｓｗｏｒｄ： (review 44b).
-    ...passwordRanges(folded),
+    ...passwordRanges(folded, text),
     ...[
       ...matchesOf(text, LICENCE_KEY).filter(([s, e]) => looksLikeKey(text.slice(s, e))),
       ...matchesOf(text, SHORT_KEY).filter(([s, e]) => looksLikeShortKey(text.slice(s, e))),
@@ -1325,20 +1435,16 @@ export function scrubPersonalData(text: string, options: ScrubOptions = {}): Scr
     ...groupsOf(text, JA_MY_NAME).filter(([s, e]) => isLabelledName(text.slice(s, e))),
     ...groupsOf(text, KO_MY_NAME),
   ]);
-  for (const item of options.extra ?? []) add(item.kind, occurrencesOf(text, item.text));
-
-  const placeholders = PLACEHOLDERS[language];
-  const replacements: PersonalDataReplacement[] = [];
-  let out = '';
-  let at = 0;
-  for (const span of spans) {
-    const placeholder = placeholders[span.kind];
-    out += text.slice(at, span.start) + placeholder;
-    replacements.push({ kind: span.kind, original: text.slice(span.start, span.end), placeholder, index: span.start });
-    at = span.end;
+  // A phone or card number removed in one place is removed wherever else it is written, in a link too
+  // (https://example.com/u/090-1234-5678 beside the same number in the text): the link's protection keeps what might
+  // be the link's own digits, and a number the text shows to be a customer's is not. Eight digits or more, so that a
+  // card's last four (末尾4242) does not take every 4242.
+  const written8 = spans.filter((span) => (span.kind === 'phone' || span.kind === 'card-number') && digitCount(text.slice(span.start, span.end)) >= 8);
+  for (const kind of ['phone', 'card-number'] as const) {
+    add(kind, [...new Set(written8.filter((span) => span.kind === kind).map((span) => text.slice(span.start, span.end)))].flatMap((number) => occurrencesOf(text, number)), true);
   }
-  out += text.slice(at);
-  return { text: out, replacements, language };
+  for (const item of options.extra ?? []) add(item.kind, occurrencesOf(written, item.text));
+  return spans;
 }
 
 /** Whether number words spelt out are the ten digits in their order, a list of them rather than a number. */
@@ -2217,13 +2323,17 @@ function listedCodeRanges(text: string): [number, number][] {
  * shaped as one handed out ({@link looksHandedOut}) and not written as an example (のような); in English not be followed
  * by a unit ("characters"), and right after the word or after "to" be shaped as one handed out.
  */
-function passwordRanges(text: string): [number, number][] {
+function passwordRanges(text: string, written: string): [number, number][] {
   const found: [number, number][] = [];
   for (const [pattern, japanese] of [[JA_PASSWORD, true], [EN_PASSWORD, false]] as const) {
     for (const m of text.matchAll(pattern)) {
       const { quote, value: raw, loose } = m.groups!;
       const [start, rawEnd] = m.indices!.groups!.value!;
-      const value = passwordValue(raw!, quote!, text.charAt(rawEnd));
+      // A full-width colon or a comma ends the value (Xy7kQ2pL：taro@example.com): the address after it is no part of
+      // the password, and taken with it, it overlapped the address and went nowhere. The colon is read as written: the
+      // folded text holds it as an ASCII one, which a password may hold.
+      const stop = FIELD_STOP.exec(written.slice(start, rawEnd));
+      const value = passwordValue(stop ? raw!.slice(0, stop.index) : raw!, quote!, stop ? stop[0] : text.charAt(rawEnd));
       const end = start + value.length;
       if (!(looksLikeSecret(value) || casedAtRandom(value)) || NOT_A_PASSWORD_WORD.test(value)) continue;
       const after = text.slice(end, end + 16);
@@ -2236,6 +2346,8 @@ function passwordRanges(text: string): [number, number][] {
   }
   return found;
 }
+
+const FIELD_STOP = /[：,]/;
 
 /**
  * The password in a matched run: up to the closing quote or bracket when it was opened by one (a password may end in
