@@ -467,8 +467,11 @@ const JA_POSTCODE = new RegExp(
 // label of a number before the digits in their clause ({@link JA_NUMBER_LABEL}): an order, slip or member number
 // written so (ご注文番号 1234567 東京都内の倉庫から発送) is as common, and stays no postcode (review R3a of session 48).
 const JA_BARE_POSTCODE = new RegExp(String.raw`(?<![\p{Script=Latin}\p{N}.#/_]|${POSTAL_DASH})[0-9]{7}(?![0-9])(?=[ \t　、,]{0,3}${PREFECTURE})`, 'gu');
-// Sending something there: 宛, 送 (not 発送, 配送, 輸送, 放送, 送料, 送信: our shipping or a message), 返却, 返品.
-const JA_SEND_THERE = /宛|あて|(?<![発配輸放運])送(?!料|信)|返却|返品/;
+// Sending something there: 宛, 送 (not 発送, 配送, 輸送, 放送, 送料, 送信, 送金: our shipping, a message or a remittance,
+// bug review B1 of session 49), 返却, 返品.
+const JA_SEND_THERE = /宛|あて|(?<![発配輸放運])送(?!料|信|金)|返却|返品/;
+// The same, asked for: a word of sending, then ください, 願い or いただ in its clause.
+const JA_SEND_ASK = /(?:宛|あて|(?<![発配輸放運])送(?!料|信|金)|返却|返品)[^。！？、\n]{0,20}?(?:ください|下さい|願|いただ|頂)/;
 // A label that names the digits another thing's number, in their clause before them.
 const JA_NUMBER_LABEL = /番号|番|No\.?|№|ナンバー|ID|コード|code|#|数|額|注文|会員|伝票|追跡|問い?合わせ|受付|予約|請求|電話|TEL|FAX|\b(?:order|member|tracking|ticket|invoice|customer)\b/i;
 const PREFECTURE_AHEAD = new RegExp(String.raw`^[ \t　、,]{0,3}${PREFECTURE}`, 'u');
@@ -480,12 +483,18 @@ const JA_SEND_AROUND_CHARS = 80;
 const JA_ROMANISED_PLACE =
   '(?:Japan|Hokkaido|Aomori|Iwate|Miyagi|Akita|Yamagata|Fukushima|Ibaraki|Tochigi|Gunma|Saitama|Chiba|Tokyo|Kanagawa|Niigata|Toyama|Ishikawa|Fukui|Yamanashi|Nagano|Gifu|Shizuoka|Aichi|Mie|Shiga|Kyoto|Osaka|Hyogo|Nara|Wakayama|Tottori|Shimane|Okayama|Hiroshima|Yamaguchi|Tokushima|Kagawa|Ehime|Kochi|Fukuoka|Saga|Nagasaki|Kumamoto|Oita|Miyazaki|Kagoshima|Okinawa)(?:-(?:to|fu|ken|do))?';
 const JA_ROMANISED_POSTCODE = new RegExp(String.raw`(?<![\p{L}\p{N}])${JA_ROMANISED_PLACE},?[ \t]+〒?[0-9]{3}${POSTAL_DASH}?[0-9]{4}(?![\p{N}]|${POSTAL_DASH})`, 'giu');
-// Seven digits without the dash after a romanised place are a postcode only as a part of an address, after a comma
-// ("…, Shibuya-ku, Japan 1500002") or opening a line (an address block), or where the paragraph asks to send something
-// to it ("Send the card to XYZ in Tokyo 1600023"): "our warehouse in Japan 1234567 is the tracking number" names a
-// number (session 49).
+// Seven digits without the dash after a romanised place are a postcode where the paragraph asks to send something to
+// it ("Send the card to XYZ in Tokyo 1600023"), or with no number's word just before them, as a part of an address:
+// after a comma ("…, Shibuya-ku, Japan 1500002"), or where the address ends, at a sentence's or a line's end or before
+// ", Japan" ("Our office is at 1-2-3 Shinjuku Tokyo 1600023. Please mail your card there.", bug review B1 of session 49:
+// the ask after the address, or "there", is not read). "Our warehouse in Japan 1234567 is the tracking number" goes on
+// after the digits, "Tracking number: Japan 1234567" labels them: numbers (session 49).
 const ROMANISED_WITHOUT_DASH = /^[^0-9]*[0-9]{7}$/;
-const ADDRESS_PART_BEFORE = /(?:,|\n)[ \t]*$/;
+const COMMA_BEFORE = /,[ \t]*$/;
+const ADDRESS_ENDS_AFTER = /^(?:[ \t]*(?:[.;)]|\r?\n|$)|,?[ \t]*Japan\b)/;
+const NUMBER_WORD_BEFORE = /\b(?:tracking|order|invoice|ticket|member|reference|number|no\.?|ID|code)\b|#/i;
+// How far before the digits a number's word labels them.
+const NUMBER_WORD_BEFORE_CHARS = 40;
 const US_STATE_CODE = '(?:A[KLRZS]|C[AOT]|D[CE]|FL|G[AU]|HI|I[ADLN]|K[SY]|LA|M[ADEINOPST]|N[CDEHJMVY]|O[HKR]|P[AR]|RI|S[CD]|T[NX]|UT|V[AIT]|W[AIVY])';
 // A state written out is as good as its code (bug review R1: "San Francisco, California 94102").
 const US_STATE_NAME =
@@ -548,15 +557,25 @@ function postalAddressesIn(text: string): Array<{ key: string; start: number; en
       const sentenceHead = head.slice(Math.max(head.lastIndexOf('。'), head.lastIndexOf('！'), head.lastIndexOf('？'), head.lastIndexOf('\n')) + 1);
       const clauseHead = sentenceHead.slice(Math.max(sentenceHead.lastIndexOf('、'), sentenceHead.lastIndexOf(','), sentenceHead.length - JA_LABEL_BEFORE_CHARS) + 1);
       const tail = text.slice(end, end + JA_SEND_AROUND_CHARS).split(/[。！？\n]/, 1)[0]!;
-      if (JA_NUMBER_LABEL.test(clauseHead) || !JA_SEND_THERE.test(sentenceHead + tail)) continue;
+      // Opening a line, the digits head an address block that the line before asks to send something to ("下記へ郵送して
+      // ください。\n1500002 東京都…", bug review B1 of session 49); an ask, not a word of sending alone (返品を承りました).
+      const lineBefore = /^[ \t　]*$/.test(sentenceHead) && /\n[ \t　]*$/.test(head) ? head.trimEnd().split('\n').pop()! : '';
+      if (JA_NUMBER_LABEL.test(clauseHead) || !(JA_SEND_THERE.test(sentenceHead + tail) || JA_SEND_ASK.test(lineBefore))) continue;
       // Named with its prefecture, so that the park reason reads it as a postal address (POSTAL_WRITTEN).
       const prefecture = PREFECTURE_AHEAD.exec(text.slice(end, end + 8))!;
       found.push({ key: `jp:${m[0]}`, start: m.index, end: end + prefecture[0].length });
     }
     for (const m of text.matchAll(JA_ROMANISED_POSTCODE)) {
-      const before = `${m.index <= 4 ? '\n' : ''}${text.slice(Math.max(0, m.index - 4), m.index)}`;
-      if (ROMANISED_WITHOUT_DASH.test(m[0]) && !ADDRESS_PART_BEFORE.test(before) && !asksToSendTo(text, m.index)) continue;
-      found.push({ key: `jp:${m[0].replace(/[^0-9]/g, '')}`, start: m.index, end: m.index + m[0].length });
+      const end = m.index + m[0].length;
+      if (
+        ROMANISED_WITHOUT_DASH.test(m[0]) &&
+        !asksToSendTo(text, m.index) &&
+        (NUMBER_WORD_BEFORE.test(text.slice(Math.max(0, m.index - NUMBER_WORD_BEFORE_CHARS), m.index)) ||
+          !(COMMA_BEFORE.test(text.slice(Math.max(0, m.index - 4), m.index)) || ADDRESS_ENDS_AFTER.test(text.slice(end, end + 12))))
+      ) {
+        continue;
+      }
+      found.push({ key: `jp:${m[0].replace(/[^0-9]/g, '')}`, start: m.index, end });
     }
   }
   // A state written out ends in a small letter (California 94102).

@@ -176,21 +176,75 @@ function isInvisible(ch: string): boolean {
  * (`**口座番号**:`). A detail split by an invisible character or written in other digits is the same detail to the
  * customer who reads it. Inline formatting tags and empty comments are left out first (765<b>4321</b>, <b>口座番号</b>,
  * 7654<!-- -->321), and marks nested around a number or a label are read off one layer a pass (**_7654321_**,
- * _**7654321**_, **`7654321`**; fix 44k): every rule after reads the text as it renders.
+ * _**7654321**_, **`7654321`**; fix 44k): every rule after reads the text as it renders. Security review 17: a run of
+ * spaces of any kind or tabs is read as one space (765&nbsp;4321 in an HTML mail), a dash or minus sign beside a digit
+ * as a hyphen, superscript, subscript and circled digits beside another digit as ASCII, controls as nothing and
+ * half-width katakana as full width ({@link READ_PAST}).
  */
 export function checkedText(original: string): CheckedText {
   let reading = withoutInlineTags(original);
+  reading = readAlso(original, reading, separatorsRead(reading.text));
+  const separated = reading.text;
   for (let pass = 0; pass < MARK_PASSES; pass++) {
     const next = marksAndDigitsRead(reading.text);
     if (next.text === reading.text) break;
-    reading = reading.text === original ? next : composed(original, reading, next);
+    reading = readAlso(original, reading, next);
     // A pass that left no mark standing leaves nothing for the next: most texts are read once. One that changed the
     // text but left out no mark may still have opened some: removing an invisible character right inside the marks
     // (**\u200b7654321\u200b**, **\u200b口座番号**:) makes them the marks of a number or a label (review 44f), so the
     // next pass reads them; a pass that changes nothing ends the reading.
     if (markCount(next.text) === 0) break;
   }
-  return reading;
+  // An invisible character or a mark left out between two spaces leaves them side by side (765 \u200b 4321): read
+  // as one again.
+  return reading.text === separated ? reading : readAlso(original, reading, separatorsRead(reading.text));
+}
+
+/** `next`, a reading of `reading`'s text, as a reading of `original` (which `reading` reads), or `reading` unchanged. */
+function readAlso(original: string, reading: CheckedText, next: CheckedText): CheckedText {
+  if (next.text === reading.text) return reading;
+  return reading.text === original ? next : composed(original, reading, next);
+}
+
+// Security review 17 (HIGH 1): what a reader reads past between a detail's digits, or reads as digits, and the checks
+// did not. A run of spaces of any width and tabs (an HTML mail's &nbsp; gives U+00A0; U+202F, thin, figure and
+// ideographic spaces, the braille blank, two spaces) reads as one space; a dash or minus sign beside a digit (765–4321,
+// 03﹣1234﹣5678, with spaces between too) as a hyphen; superscript, subscript and circled digits beside another digit
+// (⁷⁶⁵⁴³²¹, 765⁴³²¹, ⑦⑥⑤④③②①) as ASCII, as NFKC reads them; C0 and C1 controls (but tab, line breaks and NEL) as
+// nothing; half-width katakana as full width (Google Playｷﾞﾌﾄｶｰﾄﾞを購入し…), a sound mark with its kana as one letter.
+// A dash elsewhere stays (a clause's "— just buy…" is read by its dash), and so does a lone superscript (m², a
+// footnote's ¹). Every alternative reads one character or one run of spaces, and each lookaround a run of spaces
+// beside one dash or one character: linear.
+const SPACE_LIKE = '\t \u00a0\u1680\u2000-\u200a\u202f\u205f\u2800\u3000';
+// (The full-width hyphen-minus is read already: {@link folded}, and the phone and number readings, take it.)
+const DASH = '\u2010-\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63';
+const DIGIT_FORM = '\u00b2\u00b3\u00b9\u2070\u2074-\u2079\u2080-\u2089\u2460-\u2468\u24ea\u2776-\u277e\u2780-\u2788\u278a-\u2792';
+const READ_PAST = new RegExp(
+  `[${SPACE_LIKE}]{2,}|[${SPACE_LIKE.replace(' ', '')}]|` +
+    `(?<=[\\p{N}][${SPACE_LIKE}]*)[${DASH}]|[${DASH}](?=[${SPACE_LIKE}]*[\\p{N}])|` +
+    `(?<=\\p{N})[${DIGIT_FORM}]|[${DIGIT_FORM}](?=\\p{N})|` +
+    '[\\u0000-\\u0008\\u000e-\\u001f\\u007f-\\u0084\\u0086-\\u009f]|[\\uff66-\\uff9d][\\uff9e\\uff9f]|[\\uff61-\\uff9f]',
+  'gu',
+);
+const MAY_READ_PAST = new RegExp(`[${SPACE_LIKE}]{2}|[${SPACE_LIKE.replace(' ', '')}${DASH}${DIGIT_FORM}\\u0000-\\u0008\\u000e-\\u001f\\u007f-\\u0084\\u0086-\\u009f\\uff61-\\uff9f]`, 'u');
+// The dingbats' circled digits have no NFKC reading: each block runs from 1 to 9.
+const DINGBAT_DIGITS: ReadonlyArray<readonly [number, number]> = [[0x2776, 0x277e], [0x2780, 0x2788], [0x278a, 0x2792]];
+
+const ONE_SPACE_LIKE = new RegExp(`^[${SPACE_LIKE}]+$`);
+const ONE_DASH = new RegExp(`^[${DASH}]$`);
+const CONTROL = /^[\u0000-\u0008\u000e-\u001f\u007f-\u0084\u0086-\u009f]$/;
+
+/** What one match of {@link READ_PAST} is read as (a half-width kana and its sound mark: what NFKC makes of them). */
+function readPast(match: string): string {
+  const first = match.codePointAt(0)!;
+  if (ONE_SPACE_LIKE.test(match)) return ' ';
+  if (ONE_DASH.test(match)) return '-';
+  if (CONTROL.test(match)) return '';
+  for (const [from, to] of DINGBAT_DIGITS) if (first >= from && first <= to) return String(first - from + 1);
+  // A lone sound mark is read as the spacing one (NFKC makes it a combining mark, which would join the letter before).
+  if (match === '\uff9e') return '\u309b';
+  if (match === '\uff9f') return '\u309c';
+  return match.normalize('NFKC');
 }
 // Nested marks are read off one layer a pass, innermost first (the outer marks' content starts with a mark, which no
 // pattern reads): five passes, for four layers (~~**_`…`_**~~; review 44f) and the pass that removes invisible
@@ -225,6 +279,19 @@ function withoutInlineTags(original: string): CheckedText {
   if (!original.includes('<')) return unchanged(original);
   const edits: Array<[number, string, number]> = [];
   for (const m of original.matchAll(INLINE_TAG)) edits.push([m.index, '', m[0].length]);
+  return edits.length === 0 ? unchanged(original) : readingWith(original, edits);
+}
+
+/** `original` with the separators, dashes, digit forms, controls and half-width kana a reader reads past read ({@link READ_PAST}). */
+function separatorsRead(original: string): CheckedText {
+  if (!MAY_READ_PAST.test(original)) return unchanged(original);
+  const edits: Array<[number, string, number]> = [];
+  for (const m of original.matchAll(READ_PAST)) {
+    const read = readPast(m[0]);
+    // A kana and a sound mark that make no one letter (ｱﾞ) are read one by one.
+    if (read.length > 1) edits.push([m.index, readPast(m[0][0]!), 1], [m.index + 1, readPast(m[0][1]!), 1]);
+    else if (read !== m[0]) edits.push([m.index, read, m[0].length]);
+  }
   return edits.length === 0 ? unchanged(original) : readingWith(original, edits);
 }
 
@@ -789,7 +856,8 @@ function otherLanguageAccountWritten(text: string): boolean {
 // IBAN has no own-account exemption, and the Vietnamese number reads as a phone number. The mail vouches for it only in
 // a sentence that names the account as the reader's (Ihr, su, votre, seu, your, của quý khách, お客様…) and neither
 // announces new details nor asks to pay ({@link OWN_ACCOUNT_ASK}): no broader, since the question may hold a
-// forwarded mail's words (a forger's account among them; bug review R1 of session 48, finding 7).
+// forwarded mail's words (a forger's account among them; bug review R1 of session 48, finding 7), and that says we pay
+// them back ({@link OWN_ACCOUNT_PAID_BACK}).
 // (Two patterns: recheck's fuzzing flagged them as one, though each is a list of words.)
 const OWN_ACCOUNT_WORDS = [OTHER_OWN_ACCOUNT, /(?<![\p{L}\p{N}])your(?![\p{L}])|お客様|ご登録|ご指定|ご本人|ご自身/iu];
 // An account named in the sentence: a digit run is the customer's account only beside one (an IBAN names itself):
@@ -799,6 +867,13 @@ const ACCOUNT_NAMED = /(?<![A-Za-z])(?:account|acct|a\/c|IBAN)(?![A-Za-z])|口�
 const OWN_ACCOUNT_ASK = [OTHER_NOTICE_OR_ASK, EN_TRANSFER_ASK, PAYMENT_USE_ASK, JA_PAY_ASK, /\b(?:please|kindly|new|changed|updated|from now on|instead)\b/i];
 // How far around the number its sentence is read.
 const OWN_SENTENCE_CHARS = 200;
+// What says that we pay the customer back, in the sentence that names their account: without it, "your account" may be
+// where a forwarded phishing mail (in the question) sends the customer's money ("Ihr Konto DE89 … ist bei uns
+// hinterlegt. Überweisen Sie die offene Rechnung dorthin.", "The amount due should be wired to your … account …":
+// bug review B1 of session 49). Not zurück alone: "Zahlen Sie … auf Ihr Konto … zurück" is the customer paying. An ask
+// in a neighbouring sentence is not read: "vui lòng kiểm tra" after a refund asks the customer to check it.
+const OWN_ACCOUNT_PAID_BACK =
+  /erstatt|zurück(?:überwiesen|gebucht|gezahlt)|gutgeschrieben|überwiesen|refund|reimburs|credited|paid\s+back|reembols|devolv|devolu|rembours|restitu|estorn|hoàn|返金|返還|払い?戻|振り?込みました|お振込みしました|환불|退款|คืนเงิน/i;
 
 /** The IBANs (as keys) and digit runs of at least seven digits (the digits alone) that `text` (folded) writes. */
 function accountKeysIn(text: string): Array<{ start: number; end: number; key: string }> {
@@ -823,7 +898,7 @@ export function ownAccountsFromMail(text: string, customerMail: readonly string[
     if (!mailKeys.has(key)) continue;
     const sentence = text.slice(otherClauseStart(text, start, OWN_SENTENCE_CHARS), otherClauseEnd(text, end, OWN_SENTENCE_CHARS));
     if (!OWN_ACCOUNT_WORDS.some((words) => words.test(sentence)) || (!key.startsWith('iban:') && !ACCOUNT_NAMED.test(sentence) && sentence.search(OTHER_ACCOUNT_LABEL) < 0)) continue;
-    if (OWN_ACCOUNT_ASK.some((ask) => ask.test(sentence))) continue;
+    if (OWN_ACCOUNT_ASK.some((ask) => ask.test(sentence)) || !OWN_ACCOUNT_PAID_BACK.test(sentence)) continue;
     // An IBAN and a run of its digits overlap: merged, so that the spans stay apart and in order.
     const last = own[own.length - 1];
     if (last && start < last[1]) last[1] = Math.max(last[1], end);

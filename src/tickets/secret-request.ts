@@ -418,7 +418,12 @@ const ID_KINDS: ReadonlyArray<readonly [string, string]> = [
 // The same documents in Portuguese, Spanish, French and German, and "birthday", read as the English words above
 // (session 49: "envie uma foto do seu passaporte por e-mail" passed): each kind's own pattern, since one pattern of
 // every word was more than recheck could decide, and the reading of the kinds stays as it was. German's inflected forms
-// too (Reisepasses, Personalausweises, Führerscheins); not Ausweis alone (any pass), nor a birthday's coupon or gift.
+// too (Reisepasses, Personalausweises, Führerscheins); not Ausweis alone (any pass). Spain's DNI, Brazil's RG and CNH,
+// in capitals, are identity cards, and so is NIE after a Spanish article, possessive or de (a German warning stresses
+// NIE, "never"): bug review B1 of session 49. "Birthday" is a date of birth only as the thing itself, at a clause's end
+// or before a joining word ("your birthday.", "your birthday and …"), not as a word that describes another ("birthday
+// coupon", "birthday outfit", "the birthday girl": bug review B1; before, a list of such nouns was left out, and every
+// other one folded).
 const ID_FOLDS: ReadonlyArray<readonly [RegExp, string]> = [
   [/(?<![A-Za-z])(?:passaportes?|pasaportes?|passeports?|reisep[aä]ss(?:es|e)?)(?![A-Za-z])/gi, 'passport'],
   [
@@ -434,12 +439,13 @@ const ID_FOLDS: ReadonlyArray<readonly [RegExp, string]> = [
     'identity card',
   ],
   [
-    /(?<![A-Za-z])(?:birthday(?!\s{1,3}(?:coupon|card|cake|gift|present|part(?:y|ies)|month|bonus|point|offer|discount|campaign|message|greeting|wish(?:es)?|treat|sale|reward|voucher))|fecha\s{1,3}de\s{1,3}nacimiento|data\s{1,3}de\s{1,3}nascimento|date\s{1,3}de\s{1,3}naissance|geburtsdatum)(?![A-Za-z])/gi,
+    /(?<![A-Za-z])(?:birthday(?=\s{0,3}(?:[,.;:!?)]|$)|\s{1,3}(?:and|or|as|by|in|on|so|to|for|with|via|from|when|if|please|date|too|also|here|below|that|which)(?![A-Za-z]))|fecha\s{1,3}de\s{1,3}nacimiento|data\s{1,3}de\s{1,3}nascimento|date\s{1,3}de\s{1,3}naissance|geburtsdatum)(?![A-Za-z])/gi,
     'date of birth',
   ],
+  [/(?<![A-Za-z])(?:DNI|RG|CNH|(?<=(?:su|tu|el|del|de|un|una)\s{1,3})NIE)(?![A-Za-z])/g, 'identity card'],
 ];
 // Whether a text may hold one of {@link ID_FOLDS}' words: most hold none, and then none is read.
-const MAY_FOLD_ID = /pas|port|condu|f[uü]hrer|social|sozial|identi|ausweis|birth|naci|nasc|naiss|geburt/i;
+const MAY_FOLD_ID = /pas|port|condu|f[uü]hrer|social|sozial|identi|ausweis|birth|naci|nasc|naiss|geburt|DNI|NIE|RG|CNH/i;
 
 /** `text` with the documents of {@link ID_FOLDS} written as their English words. */
 function foldIdWords(text: string): string {
@@ -518,7 +524,11 @@ const EN_ID_NEED = new RegExp(
 // the document in the same clause, and no negation in the sentence ({@link EU_NEGATION}), as for a secret.
 const EU_ID_SEND =
   '(?:envie|envíe|envía|mande|anexe|anexa|adjunte|adjunta|joignez|joindre|envoyez|(?:senden|schicken|übermitteln|mailen)\\s+sie|(?:fügen|hängen)\\s+sie)';
-const EU_ID_REQUEST = new RegExp(`(?<![\\p{L}])(?:${EU_ASK}|${EU_ID_SEND})(?![\\p{L}])(?:(?!${EU_NOT_BETWEEN})[^.!?;\\n]){0,60}?(?:${EN_ID})`, 'iu');
+// The clause ends at a joining word before anything but the list's next item (an article, a possessive, the document
+// or a photo of it, or "then" before one): "Envíe el formulario y lleve su pasaporte al mostrador" sends the form and
+// brings the passport (bug review B1 of session 49). Spaces and tabs only, a few: the gap is read at every character.
+const EU_ID_JOIN = `\\s(?:${EU_AND}|${EU_THEN}(?![\\p{L}]))[ \\t]{1,3}(?![ \\t]|${EU_ITEM_OPENS}|${EU_THEN}(?![\\p{L}])|(?:${EN_ID})|(?:foto|photo|c[oó]pia|copie|kopie|scan|imagem|imagen|image)(?![\\p{L}]))`;
+const EU_ID_REQUEST = new RegExp(`(?<![\\p{L}])(?:${EU_ASK}|${EU_ID_SEND})(?![\\p{L}])(?:(?!${EU_NOT_BETWEEN}|${EU_ID_JOIN})[^.!?;\\n]){0,60}?(?:${EN_ID})`, 'iu');
 
 // Korean and Chinese: the secrets' asks, with the document in place of the secret.
 const KO_ID_REQUEST = new RegExp(
@@ -530,9 +540,10 @@ const ZH_ID = /身份证|身份證|身分證|护照|護照|驾驶证|驾照|駕�
 // A sentence that names an app or site as the way the document goes is no ask by mail ("アプリを開き、運転免許証を撮影
 // して送信してください", "send us a photo of your ID through the secure upload"), unless it names the mail or the reply
 // too ("アプリではなく、本メールに添付してご返信ください"): bug review R3a.
-// (Session 49: the European languages' app, site and portal, mail and reply too.)
+// (Session 49: the European languages' app, site and portal, mail and reply too; bug review B1: "nuestra web", the
+// customer area or space, and a portal at a German compound's end, Kundenportal.)
 const ID_CHANNEL =
-  /アプリ|マイページ|画面|サイト|フォーム|アップロード|(?<![A-Za-z])(?:apps?|website|web\s?site|portal|upload(?:ed|ing|s)?|aplicativo|aplicaci[oó]n|sitio|site|portail|appli|webseite)(?![A-Za-z])|앱|웹사이트|网站|網站|应用|應用|App/i;
+  /アプリ|マイページ|画面|サイト|フォーム|アップロード|(?<![A-Za-z])(?:apps?|website|web\s?site|web|upload(?:ed|ing|s)?|aplicativo|aplicaci[oó]n|sitio|site|portail|appli|webseite|[aá]rea\s+(?:do|de|del)\s+cliente|espace\s+client|kundenkonto|kundenbereich)(?![A-Za-z])|portal(?![A-Za-z])|앱|웹사이트|网站|網站|应用|應用|App/i;
 const ID_BY_MAIL = /メール|返信|本文|(?<![A-Za-z])(?:e-?mail|mail|reply|respond|response|correo|courriel|resposta|respuesta|réponse|antwort)(?![A-Za-z])|회신|답장|메일|邮件|郵件|回复|回覆/i;
 // A date of birth alone finds a booking or an account, as a name does; it is asked for as a document only beside one,
 // or as a photo or copy (bug review R3a).

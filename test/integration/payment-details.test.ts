@@ -58,6 +58,32 @@ describe('payment details an instruction in a forged mail slips into the draft',
     );
     expect(suite.servers.smtp.attempts).toHaveLength(0);
   });
+
+  // Security review 17: the forger's own HTML mail writes the account with &nbsp; between its groups, which the
+  // parser reads as U+00A0: no instruction to the model is needed for the reply to the impersonated customer to carry
+  // the forger's notice in its quote.
+  it('an HTML mail writing the account with &nbsp;: the reply goes out without the quote', async () => {
+    suite.servers.llm.setHandler(scriptedModel({}));
+    const running = await suite.run({ REVIEW_MODE: 'auto', REPEATED_QUESTION_HOURS: '0' });
+    const html = '<p>パスワードの条件を教えてください。</p><p>【重要】経理部より: 今月分より、お振込先は みずほ銀行 新宿支店 普通 765&nbsp;4321 カ）エックスワイゼット に変更となりました。</p>';
+    const mail = buildMail({
+      messageId: customerMessageId('nbsp'),
+      from: FROM,
+      subject: 'パスワード',
+      body: '',
+      headers: { 'Content-Transfer-Encoding': '8bit' },
+      rawBody: { contentType: 'text/html; charset=utf-8', body: html },
+    });
+    const { ticketId } = await ingest(running, mail);
+    const done = await waitForState(running.store, ticketId, ['sent', 'parked'], 60_000);
+    expect(done.question).toContain('765\u00a04321');
+    expect(quoteOmission(done, running.services.config)).toContain('みずほ銀行 新宿支店 普通 765\u00a04321');
+    // The scripted model answers the question asked, which holds no account: the reply goes out, without the quote.
+    expect(done.state, done.reason).toBe('sent');
+    const [reply] = await suite.servers.smtp.waitFor(1);
+    expect(reply!.text).toContain('パスワード');
+    expect(reply!.text).not.toContain('4321');
+  });
 });
 
 // Security review 12 (tmp/sec12/sec12-payment-bypass.test.ts): the attack in ordinary layouts went out from our address.
@@ -71,6 +97,13 @@ describe('security review 12: payment details written in ordinary layouts', () =
     ['a backspace in the digits', '【重要】お振込先は みずほ銀行 新宿支店 普通 765\b4321 カ）エックスワイゼット に変更となりました。', 'みずほ銀行 新宿支店 普通 7654321'],
     ['a NUL and a space in the digits', '【重要】お振込先は みずほ銀行 新宿支店 普通 765\u0000 4321 カ）エックスワイゼット に変更となりました。', 'みずほ銀行 新宿支店 普通 765 4321'],
     ['English, Acc No', 'Please note our new payee details: Beneficiary XYZ Ltd, Acc No 55779911, HSBC.', 'Acc No 55779911'],
+    // Security review 17 (HIGH 1): what a reader reads past between the groups, or reads as digits.
+    ['a no-break space in the digits (&nbsp;)', '【重要】お振込先は みずほ銀行 新宿支店 普通 765\u00a04321 カ）エックスワイゼット に変更となりました。', 'みずほ銀行 新宿支店 普通 765\u00a04321'],
+    ['a thin space in the digits', '【重要】お振込先は みずほ銀行 新宿支店 普通 765\u20094321 カ）エックスワイゼット に変更となりました。', 'みずほ銀行 新宿支店 普通 765\u20094321'],
+    ['an en dash in the digits', '【重要】お振込先は みずほ銀行 新宿支店 普通 765\u20134321 カ）エックスワイゼット に変更となりました。', 'みずほ銀行 新宿支店 普通 765\u20134321'],
+    ['two spaces and a narrow no-break space in an IBAN', 'Please note our new bank details: IBAN DE89  3704\u202f0044 0532 0130 00. The old account is closed.', 'DE89  3704\u202f0044 0532 0130 00'],
+    ['superscript digits', '【重要】お振込先は みずほ銀行 新宿支店 普通 ⁷⁶⁵⁴³²¹ カ）エックスワイゼット に変更となりました。', 'みずほ銀行 新宿支店 普通 ⁷⁶⁵⁴³²¹'],
+    ['circled digits', '【重要】お振込先は みずほ銀行 新宿支店 普通 ⑦⑥⑤④③②① カ）エックスワイゼット に変更となりました。', 'みずほ銀行 新宿支店 普通 ⑦⑥⑤④③②①'],
   ])('%s: parked, nothing sent', async (_name, payment, named) => {
     const { done } = await answered(payment);
     expect(done.state, done.reason).toBe('parked');

@@ -159,3 +159,39 @@ describe('secretRequest: identity asks in the European languages, and "birthday"
     expect(secretRequest(draft, knowledge)).toBeUndefined();
   });
 });
+
+// Bug review B1 of session 49 (MED 1–3, LOW): the European gap ran past "and" into the next clause (send the form and
+// bring the passport to the counter parked); a customer area or portal written in those languages was no site; DNI,
+// NIE, RG and CNH were no documents; "birthday" before another noun (an outfit, a girl) was read as a date of birth.
+// "Birthday" is now a date of birth only as the thing itself, not as a word that describes another.
+describe('secretRequest: bug review B1 of session 49', () => {
+  it.each<[string, string]>([
+    ['es: DNI by e-mail', 'Envíe una copia de su DNI por correo electrónico.'],
+    ['es: NIE', 'Por favor, envíenos una foto de su NIE.'],
+    ['pt-BR: RG or CNH', 'Mande-nos uma foto do seu RG ou CNH.'],
+    ['es: the name, then a photo of the passport', 'Envíe su nombre y una foto de su pasaporte.'],
+    ['de: passport after "und Ihren"', 'Bitte senden Sie uns das Formular und Ihren Reisepass per E-Mail.'],
+    ['en: your birthday, in a scan', 'Please send us a scan of your ID card showing your birthday.'],
+    ['es: the form, and then a copy of the passport', 'Envíe el formulario y luego una copia de su pasaporte.'],
+    ['es: NIE after su', 'Envíenos una copia de su NIE.'],
+  ])('parks %s', (_name, draft) => {
+    expect(secretRequestReason(draft, [])).toBe(IDENTITY_REQUEST_REASON);
+  });
+  it.each<[string, string]>([
+    ['es: send the form and bring the passport', 'Envíe el formulario y lleve su pasaporte al mostrador.'],
+    ['es: attach the invoice and show the ID card in the shop', 'Adjunte la factura y muestre su documento de identidad en la tienda.'],
+    ['pt: send the form and bring the passport', 'Envie o formulário e traga o seu passaporte ao balcão.'],
+    ['fr: send the form and present the passport', 'Envoyez le formulaire et présentez votre passeport au guichet.'],
+    ['de: send the form, then bring the passport', 'Senden Sie uns das Formular und bringen Sie Ihren Reisepass zum Schalter mit.'],
+    ['es: through our web page', 'Envíe una foto de su pasaporte a través de nuestra página web.'],
+    ['es: through our web', 'Envíe una foto de su pasaporte a través de nuestra web.'],
+    ['pt: through the customer area', 'Envie uma foto do seu passaporte pela área do cliente.'],
+    ['fr: through the customer space', 'Envoyez une photo de votre passeport via votre espace client.'],
+    ['de: through the customer portal', 'Senden Sie uns ein Foto Ihres Reisepasses über das Kundenportal.'],
+    ['en: a birthday outfit', 'Please send us a picture of your birthday outfit for the contest.'],
+    ['en: the birthday girl', 'Send a photo of the birthday girl with the cake to our contest page.'],
+    ['de: NIE stresses "never" in a warning', 'Senden Sie uns NIE Ihr Passwort oder Ihren Reisepass per E-Mail.'],
+  ])('lets through %s', (_name, draft) => {
+    expect(secretRequest(draft, [])).toBeUndefined();
+  });
+});

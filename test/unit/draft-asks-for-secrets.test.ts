@@ -270,7 +270,8 @@ const PASS_AS_PATH: ReadonlyArray<[string, string]> = [
 ];
 
 // The secret must stand in the clause that asks: "send us your customer number, then we reset your password" asks for
-// the number only (bug review 38c, findings 4 and 10).
+// the number only (bug review 38c, findings 4 and 10). (The Spanish rows asked for a DNI, which is an identity document
+// since bug review B1 of session 49, asked for in its own right: an order number in its place.)
 const ASKS_IN_ANOTHER_CLAUSE: ReadonlyArray<[string, string]> = [
   ['de: comma, dann', 'Bitte senden Sie uns Ihre Kundennummer, dann setzen wir Ihr Passwort zurück.'],
   ['de: comma, wir', 'Bitte schicken Sie uns Ihre Bestellnummer, wir setzen Ihr Passwort dann zurück.'],
@@ -278,9 +279,9 @@ const ASKS_IN_ANOTHER_CLAUSE: ReadonlyArray<[string, string]> = [
   ['fr: comma, puis', 'Envoyez-nous votre nom, puis changez votre mot de passe.'],
   ['fr: comma, nous', 'Envoyez-nous votre nom, nous changeons votre mot de passe.'],
   ['fr: semicolon', 'Veuillez nous indiquer votre nom; nous changeons le mot de passe.'],
-  ['es: comma, luego', 'Envíenos su DNI, luego cambiamos su contraseña.'],
-  ['es: y luego', 'Envíenos su DNI y luego cambiamos su contraseña.'],
-  ['es: comma, next verb', 'Envíenos su DNI, cambiaremos su contraseña.'],
+  ['es: comma, luego', 'Envíenos su número de pedido, luego cambiamos su contraseña.'],
+  ['es: y luego', 'Envíenos su número de pedido y luego cambiamos su contraseña.'],
+  ['es: comma, next verb', 'Envíenos su número de pedido, cambiaremos su contraseña.'],
   ['en: comma, we', "Send us your email, we'll reset your password."],
   ['en: comma, then', 'Please send us your order number, then your password will be reset.'],
   ['en: so', 'Please provide your order number so your password can be reset.'],
@@ -310,14 +311,14 @@ const ASKS_IN_ANOTHER_CLAUSE: ReadonlyArray<[string, string]> = [
   ['de: comma, Passwort ändern Sie', 'Bitte senden Sie uns Ihre Kundennummer, Passwort ändern Sie bitte selbst im Portal.'],
   ['fr: comma, mot de passe oublié ?', 'Envoyez-nous votre numéro client, mot de passe oublié ? Cliquez sur le lien.'],
   ['de: danach Passwort zurücksetzen', 'Bitte nennen Sie uns Ihre Kundennummer, danach Passwort zurücksetzen im Portal.'],
-  ['es: comma, contraseña cambiada', 'Envíenos su DNI, contraseña cambiada en el portal.'],
+  ['es: comma, contraseña cambiada', 'Envíenos su número de pedido, contraseña cambiada en el portal.'],
   // What the asks above must not take in: what names another thing, a comma before the secret and its verb.
   ['en: what time the password was reset', 'Please let us know what time your password was reset.'],
   ['en: which day the PIN was changed', 'Please tell us which day your PIN was changed.'],
   ['en: an item, and what time the password was reset', 'Please tell us your account ID and what time your password was reset.'],
   ['en: an item, and the password has its own verb', 'Please tell us your account ID and your password will be reset.'],
   ['fr: comma, the secret has its own verb', 'Envoyez-nous votre nom, votre mot de passe sera réinitialisé.'],
-  ['es: comma, the secret has its own verb', 'Envíenos su DNI, su contraseña será cambiada.'],
+  ['es: comma, the secret has its own verb', 'Envíenos su número de pedido, su contraseña será cambiada.'],
   ['fr: et, the secret has its own verb', 'Envoyez-nous votre nom et votre mot de passe sera réinitialisé.'],
 ];
 

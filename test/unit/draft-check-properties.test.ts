@@ -7,8 +7,8 @@
  * field; a draft that only repeats the knowledge's sentences is vouched for; a hostile ask stays parked inside
  * ordinary sentences and in full-width or half-width (NFKC-equal) writing. Fixed seeds and run counts keep the file
  * deterministic. The generators leave out what the properties found and the fixes have not reached yet (see each
- * property's note, and no-break or thin spaces, which hide bank details, IBANs, card and phone numbers from both the
- * check and the scrub); those inputs are written as plain rows where their fix lands.
+ * property's note); those inputs are written as plain rows where their fix lands. No-break and thin spaces are in the
+ * scrub's inputs (personalText) and in the link asks' (the separators property).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -89,32 +89,40 @@ describe('the draft checks and the scrub on any string', () => {
   });
 });
 
-// Personal data as customers write it, kept apart by what separates words in mail. Left out until their fixes land:
-// links holding a phone number or address (the scrub leaves a link whole, and one followed by 、 runs on over the
-// number after it), an international number right before another number, a password followed by `：` or `,` and an
-// address, and pieces glued without a separator (a placeholder's `]` is a boundary where the address's last letter was
-// none).
+// Personal data as customers write it, kept apart by what separates words in mail (no-break and narrow spaces of an
+// HTML mail too, and `：` or `,` after a password), some glued together without a separator as the property tests
+// found them (a placeholder's `]` is a boundary where the address's last letter was none). Links (one holding a phone
+// number, one followed by 、) go into the scrub's own property only: a learned pair's question has its links replaced
+// by [URL] after the scrub, and a bare IP address after one is read as a link only the second time (left out until
+// that fix lands).
 const PERSONAL = [
   'taro.yamada@example.com', 'ｔａｒｏ＠ｅｘａｍｐｌｅ．ｃｏｍ', 'hanako+shop@mail.example.jp', '090-1234-5678', '０９０－１２３４－５６７８', '03-1234-5678',
   '(03) 1234 5678', '4111 1111 1111 1111', '4111111111111111', '5500-0000-0000-0004', '山田太郎様', '鈴木 一郎 様', 'Mr. John Smith', '〒160-0023',
   '東京都新宿区西新宿1-2-3', '注文番号: 12345678', 'order #A1234567', 'パスワード: Xy7kQ2pL', '0120-123-456', 'support@xyz.example.jp', '192.0.2.44',
-  'IBAN DE89 3704 0044 0532 0130 00',
+  'IBAN DE89 3704 0044 0532 0130 00', '090\u00a01234\u00a05678', '4111\u00a01111\u00a01111\u00a01111', 'IBAN DE89\u20093704\u20090044\u20090532\u20090130\u200900',
+  '+81 （3） 1234-5678', '+81 90 1234 5678', '03﹣1234﹣5678', '03‒1234‒5678', 'taro.yamada@example.com(03) 1234 5678', 'taro.yamada@example.com+81 90 1234 5678',
+  '+81 90 1234 5678taro.yamada@example.com', 'IBAN DE89 3704 0044 0532 0130 00taro.yamada@example.com', '東京都新宿区西新宿1-2-3order #A1234567',
+  'taro.yamada@example.comhanako+shop@mail.example.jp',
 ];
+const LINKS = ['https://shop.example/reserve', 'https://example.com/u/090-1234-5678'];
 const PLAIN = [
   'お問い合わせありがとうございます。', 'ログインできません。', '設定画面から変更できます。', 'Thank you for contacting us.', 'Please try again.',
   'よろしくお願いいたします。', '電話番号は', 'メールアドレスは', 'カード番号', 'Call me at', 'my email is', 'です。',
 ];
-const personalText = fc
-  .array(fc.tuple(fc.oneof(fc.constantFrom(...PERSONAL), fc.constantFrom(...PLAIN)), fc.constantFrom(' ', '\n', '、', '。', ' / ')), { maxLength: 12 })
-  .map((parts) => parts.map(([piece, separator]) => piece + separator).join(''));
-const ADDRESS = /[^\s@<>()「」：:、。，,（）[\]]+@[^\s@<>()「」：:、。，,（）[\]]+/g;
+const textOf = (pieces: readonly string[]) =>
+  fc
+    .array(fc.tuple(fc.oneof(fc.constantFrom(...pieces), fc.constantFrom(...PLAIN)), fc.constantFrom(' ', '\n', '、', '。', ' / ', '\u00a0', '\u202f', '：', ',')), { maxLength: 12 })
+    .map((parts) => parts.map(([piece, separator]) => piece + separator).join(''));
+const personalText = textOf(PERSONAL);
+// An address as NFKC writes it, in ASCII: a glued piece (山田太郎様support@…) is no part of it.
+const ADDRESS = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+/g;
 const digitsOf = (text: string) => text.normalize('NFKC').replace(/\D/g, '');
 const REMOVED_KINDS = new Set(['email', 'phone', 'card-number']);
 
 describe('the personal-data scrub', () => {
   it('is idempotent, adds no address or phone number, and leaves none it removed', () => {
     fc.assert(
-      fc.property(personalText, (text) => {
+      fc.property(textOf([...PERSONAL, ...LINKS]), (text) => {
         const once = scrubPersonalData(text);
         expect(scrubPersonalData(once.text).text).toBe(once.text);
         const digits = digitsOf(text);
@@ -235,13 +243,12 @@ const HOSTILE: ReadonlyArray<['secret' | 'link', string]> = [
   ['link', '今後のお支払いは次のビットコインアドレスへお願いします: bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh'],
   ['link', '本人確認のため、ご利用中のクレジットカード本体を 〒160-0023 東京都新宿区西新宿1-2-3 XYZビル5F 本人確認センター 宛にご郵送ください。'],
   ['link', 'To release the refund, please buy two Apple gift cards and send us the codes.'],
-];
-// Parked by its own check in the variants too; the full-width variants leave out two asks until their fixes land:
-// an international number with a full-width bracket, a gift-card ask in half-width katakana.
-const WRAPPED_ONLY: ReadonlyArray<['secret' | 'link', string]> = [
-  ['link', 'Please call +1 (555) 010-4477 to verify.'],
+  // Security review 17: half-width katakana are read as full width (Google Playｷﾞﾌﾄｶｰﾄﾞを購入し…).
   ['link', 'コンビニでGoogle Playギフトカードを購入し、裏面の番号をお知らせください。'],
 ];
+// Parked by its own check in the variants too; the full-width variants leave out one ask until its fix lands: an
+// international number with a full-width bracket.
+const WRAPPED_ONLY: ReadonlyArray<['secret' | 'link', string]> = [['link', 'Please call +1 (555) 010-4477 to verify.']];
 const parked = ([check, ask]: readonly ['secret' | 'link', string], draft = ask) =>
   check === 'secret' ? secretRequestReason(draft, ASK_KNOWLEDGE) !== undefined : foreignLinks(draft, ASK_ALLOWED).length > 0;
 const ORDINARY = [
@@ -285,6 +292,19 @@ describe('a hostile ask', () => {
         expect(parked(asks[i]!, draft), draft).toBe(true);
       }),
       { seed: 4906, numRuns: 300 },
+    );
+  });
+
+  // Security review 17: what a reader reads past between words and digit groups (an HTML mail's &nbsp;, thin and
+  // narrow spaces, a tab, two spaces) hides nothing from the draft checks.
+  it('still parks with its spaces written as no-break, thin or narrow spaces, tabs or two spaces', () => {
+    const links = HOSTILE.filter(([check]) => check === 'link');
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: links.length - 1 }), fc.constantFrom('\u00a0', '\u2009', '\u202f', '\u2007', '\t', '  ', '\u00a0 '), (i, space) => {
+        const draft = links[i]![1].replaceAll(' ', space);
+        expect(parked(links[i]!, draft), JSON.stringify(draft)).toBe(true);
+      }),
+      { seed: 4917, numRuns: 200 },
     );
   });
 

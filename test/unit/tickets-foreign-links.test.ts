@@ -673,3 +673,61 @@ describe('session 49: the customer\'s own account from their mail, seven digits 
     expect(reason).toMatch(/^the answer contains postal addresses \(by their postcodes\)[^;]*: 1600023 東京都$/);
   });
 });
+
+// Bug review B1 of session 49 (HIGH 1, HIGH 2, LOWs): a Japan postcode without its dash, in an address the ask points at
+// ("there", "the address above") or follows, passed where 225bedb parked it; 送金 (a remittance) read as sending
+// something there; a 7-digit postcode opening the line after the ask (an address block) was not read. The customer's
+// own account from their mail was vouched for in any sentence that called it theirs, also where a forwarded phishing
+// mail's account is where the draft sends the customer's money.
+describe('bug review B1 of session 49: postcodes without the dash, and the own account only where we pay back', () => {
+  const enDesk = { knowledge: ['We ship from Tokyo.'], trustedDomains: [], addresses: [], customerMail: ['Where is my order?'] };
+  it.each<[string, string, string[]]>([
+    ['an address, then "mail your card there"', 'Our office is at 1-2-3 Shinjuku Tokyo 1600023. Please mail your card there.', ['Tokyo 1600023']],
+    ['an address line, then "the address above"', 'Address: 1-2-3 Shibuya-ku Tokyo 1500002\nPlease mail your card to the address above.', ['Tokyo 1500002']],
+    ['the ask first, the address after it', 'Please post the card. Address: XYZ Ltd, Shinjuku Tokyo 1600023', ['Tokyo 1600023']],
+    ['the address ends the sentence', 'Our return centre is in Shinjuku, Tokyo 1600023.', ['Tokyo 1600023']],
+    ['before ", Japan"', 'Return it to our desk: 1-2-3 Shinjuku Tokyo 1600023, Japan.', ['Tokyo 1600023']],
+    // Numbers, not postcodes: the sentence goes on after them, or a number's word stands before them.
+    ['a tracking number after "Japan", the sentence goes on', 'Japan 1234567 is the tracking number.', []],
+    ['labelled a tracking number', 'Tracking number: Japan 1234567', []],
+    ['an order number', 'Your order no. Tokyo 1234567.', []],
+    ['a count after Tokyo', 'We have shipped to Tokyo 1234567 times this year.', []],
+    ['a count before a comma', 'Our members in Tokyo 1234567, as of this year.', []],
+  ])('%s', (_what, draft, expected) => {
+    expect(foreignLinks(draft, enDesk)).toEqual(expected);
+  });
+
+  const jaDesk = { knowledge: ['発送は東京都内の倉庫から行います。'], trustedDomains: [], addresses: [], customerMail: ['返品したいです。'] };
+  it.each<[string, string, string[]]>([
+    ['a remittance (送金) is no sending there', '合計 ¥1234567 東京都の口座に送金済みです。', []],
+    ['the postcode opens the line after the ask', 'カードは下記へ郵送してください。\n1500002 東京都渋谷区1-2-3 XYZセンター', ['1500002 東京都']],
+    ['the postcode after a blank line after the ask', '下記住所までお送りください。\n\n1500002 東京都渋谷区1-2-3', ['1500002 東京都']],
+    ['a line of numbers after a line without an ask', '本日出荷しました。\n1234567 東京都内の倉庫より', []],
+    ['a line of numbers after a word of sending that asks nothing', '返品を承りました。\n1234567 東京都の倉庫', []],
+  ])('%s', (_what, draft, expected) => {
+    expect(foreignLinks(draft, jaDesk)).toEqual(expected);
+  });
+
+  const phishDe = {
+    knowledge: ['Rechnungen sind innerhalb von 14 Tagen zu begleichen.'],
+    trustedDomains: [],
+    addresses: [],
+    customerMail: ['Ist diese Mail echt?\n> Sehr geehrter Kunde, bitte überweisen Sie auf DE89 3704 0044 0532 0130 00.'],
+  };
+  const phishEn = {
+    knowledge: ['Invoices are due within 14 days.'],
+    trustedDomains: [],
+    addresses: [],
+    customerMail: ['Is this real?\n> Dear customer, wire the amount due to Example Bank account 12345678901.'],
+  };
+  it.each<[string, typeof phishDe, string, string[]]>([
+    ['de: "your account", the ask in the next sentence', phishDe, 'Ihr Konto DE89 3704 0044 0532 0130 00 ist bei uns hinterlegt. Überweisen Sie die offene Rechnung dorthin.', ['DE89 3704 0044 0532 0130 00']],
+    ['de: "your account for the invoice", due by Friday', phishDe, 'Die IBAN DE89 3704 0044 0532 0130 00 ist Ihr Konto für die Rechnung. Der Betrag ist bis Freitag fällig.', ['DE89 3704 0044 0532 0130 00']],
+    ['en: the amount due wired to "your" account', phishEn, 'The amount due should be wired to your Example Bank account 12345678901 by Friday.', ['Bank account 12345678901']],
+    ['de: "zahlen Sie … zurück" is the customer paying', phishDe, 'Der Betrag ist auf Ihr Konto DE89 3704 0044 0532 0130 00 zurückzuzahlen.', ['DE89 3704 0044 0532 0130 00']],
+    // A refund to it is still no lure: the money goes to the account, not from the customer.
+    ['de: a refund to it passes', phishDe, 'Wir haben Ihnen 20 € auf Ihr Konto DE89 3704 0044 0532 0130 00 zurücküberwiesen.', []],
+  ])('%s', (_what, desk, draft, expected) => {
+    expect(foreignLinks(draft, desk)).toEqual(expected);
+  });
+});
