@@ -410,13 +410,14 @@ function phoneShaped(digits: string, international: boolean): boolean {
  */
 function phoneNumbersWithPlaces(text: string): Array<{ phone: string; start: number; end: number }> {
   const places: Array<{ phone: string; start: number; end: number }> = [];
-  // phoneNumbersIn returns its numbers in order of start: each is looked for from where the one before it starts.
+  // phoneNumbersIn returns its numbers in order of start: each is looked for after where the one before it starts (from
+  // that start itself, a number written twice found its first place again, and the second writing went unnamed).
   let from = 0;
   for (const phone of phoneNumbersIn(text)) {
     const at = text.indexOf(phone, from);
     if (at < 0) continue;
     places.push({ phone, start: at, end: at + phone.length });
-    from = at;
+    from = at + 1;
   }
   if (!/[0-9][. ][0-9]/.test(text)) return places;
   const extra: typeof places = [];

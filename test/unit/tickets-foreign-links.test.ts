@@ -731,3 +731,16 @@ describe('bug review B1 of session 49: postcodes without the dash, and the own a
     expect(foreignLinks(draft, desk)).toEqual(expected);
   });
 });
+
+// Found by helper S1 (session 49): a phone number written a second time, the same or another way, was named as the
+// first's writing, so the learned-question scrub, which removes what is named, left the second writing in place.
+describe('a phone number written twice is named each time as it is written there', () => {
+  const none = { knowledge: [], trustedDomains: [], addresses: [] };
+  it.each([
+    ['the same writing twice', 'お電話は 03-1234-5678 まで。折り返しは 03-1234-5678 へ。', ['03-1234-5678', '03-1234-5678']],
+    ['then with en dashes', 'お電話は 03-1234-5678 まで。折り返しは 03–1234–5678 へ。', ['03-1234-5678', '03–1234–5678']],
+    ['then with a zero-width space', '03-1234-5678 または 03\u200b-1234-5678', ['03-1234-5678', '03\u200b-1234-5678']],
+  ])('%s', (_what, draft, written) => {
+    expect(foreignFindings(draft, none).map((f) => f.written)).toEqual(written);
+  });
+});
