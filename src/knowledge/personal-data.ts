@@ -883,8 +883,20 @@ const JOB_TITLES = [
 ].sort((a, b) => b.length - a.length);
 // A department or a team, not a person: 営業部, サポート部, 第二課, 総務課, カスタマーセンター. Surnames end in 部 too (阿部,
 // 服部), so 部 counts only after a word of business.
-const DEPARTMENT =
-  /(?:営業|総務|経理|人事|開発|技術|販売|業務|企画|広報|管理|製造|品質|システム|サポート|事業|カスタマー|サービス|法務|財務|購買|物流|設計|保守|第[一二三四五六七八九十\d]+)(?:本?部|課|室|係|グループ|チーム|センター)?$|(?:課|係|班|局|センター|窓口|チーム|グループ|デスク|事務局|本部|部門|支店|支社|本社|営業所|事業所)$/u;
+const DEPARTMENT_WORK =
+  '(?:営業|総務|経理|人事|開発|技術|販売|業務|企画|広報|管理|製造|品質|システム|サポート|事業|カスタマー|サービス|法務|財務|購買|物流|設計|保守|第[一二三四五六七八九十\\d]+)';
+const DEPARTMENT = new RegExp(
+  `${DEPARTMENT_WORK}(?:本?部|課|室|係|グループ|チーム|センター)?$|(?:課|係|班|局|センター|窓口|チーム|グループ|デスク|事務局|本部|部門|支店|支社|本社|営業所|事業所)$`,
+  'u',
+);
+// A department or a branch inside a run of letters, with the title of its head (営業部, 総務課, カスタマーセンター,
+// 大阪支店, 営業部長): letters right after it name a person (株式会社サンプル商事営業部山田様), see
+// {@link personAfterDepartment}. 部 and センター alone are no department here, as company names hold them (サンプル部品,
+// サンプルセンター); 担当者 is no name.
+const DEPARTMENT_IN_WORD = new RegExp(
+  `(?:${DEPARTMENT_WORK}(?:本?部|課|室|係|グループ|チーム|センター|担当(?!者))|支店|支社|営業所|事業所|事務局|窓口)長?`,
+  'gu',
+);
 // Words that end in 様/さん without naming anyone: 仕様, 同様, 模様, お客様, 皆さん, ご担当者様…
 // A Latin name before 様/さん, as foreign customers are addressed in Japanese mail (Smith様, John Smithさん).
 // Tried only from the start of a run of name letters, its lower-case head skipped: a name reaches the run's end, so
@@ -1813,6 +1825,11 @@ const COMPANY_FORM_ONLY = /^(?:株式会社|有限会社|合同会社|合資会�
 // A Latin company's legal form or group word as its last word (ABC Corporation様, XYZ GmbH様, Sample Trading Ltd様);
 // LATIN_HONORIFIC takes no dot, so `Inc.様` never reaches it.
 const LATIN_COMPANY_FORM = /(?:^|[ 　])(?:Inc|Corp|Corporation|Co|Company|Ltd|Limited|LLC|LLP|PLC|GmbH|AG|SA|SAS|SARL|BV|NV|KK|Pty|Holdings|Group)$/u;
+// Co and SA are also names (Jose Co, a Filipino surname; KIM SA, a Korean given name): they are a legal form only after
+// two capitalised words or more (ABC Trading Co) or after & (Smith & Co), see {@link isAfterCompanyWords}.
+const LATIN_SHORT_FORM = /(?:^|[ 　])(?:Co|SA)$/u;
+// Words that stand before a name, not in a company's name (Dear KIM SA様).
+const BEFORE_A_NAME = /^(?:dear|hi|hello|mr|mrs|ms|miss|dr|attn|to)\.?:?$/iu;
 /**
  * How far back the start of a company's name is looked for before a match of {@link JA_HONORIFIC}, which takes at
  * most eight letters of a word: a longer name (株式会社サンプルトレーディング様) is matched from its middle. Bounded, so
@@ -1844,8 +1861,27 @@ function wordStart(text: string, start: number): number {
  * after its legal form or with one.
  */
 function isCompanyWord(text: string, start: number, end: number): boolean {
+  if (personAfterDepartment(text, start, end) !== undefined) return false;
   const from = wordStart(text, start);
   return COMPANY_FORM_BEFORE.test(text.slice(Math.max(0, from - 8), from)) || COMPANY_FORM_WITHIN.test(text.slice(from, end));
+}
+
+/**
+ * Where a person's name begins after a department or a branch written in the same run of letters as the words before
+ * it ({@link DEPARTMENT_IN_WORD}): 株式会社サンプル商事営業部山田様 names 山田, and the company before the department
+ * stays (audit s49 B1 HIGH 3: the legal form kept the whole run, 山田 with it). The run is read from its start
+ * ({@link wordStart}), as the match of {@link JA_HONORIFIC} may begin inside the department (カスタマーセンター) or
+ * after it; none when no letter follows the last department (株式会社サンプル商事営業部様, 営業部長様) or a legal form
+ * does (サービスセンター株式会社様: the department's words are the company's name).
+ */
+function personAfterDepartment(text: string, start: number, end: number): number | undefined {
+  const from = wordStart(text, start);
+  let after: number | undefined;
+  for (const m of text.slice(from, end).matchAll(DEPARTMENT_IN_WORD)) after = from + m.index + m[0].length;
+  // The name may be written apart from the department (営業部 山田様): the space stays.
+  while (after !== undefined && after < end && (text[after] === ' ' || text[after] === '　')) after++;
+  if (after === undefined || after >= end || COMPANY_FORM_WITHIN.test(text.slice(after, end))) return undefined;
+  return after;
 }
 
 /**
@@ -1857,9 +1893,22 @@ function isCompanyWord(text: string, start: number, end: number): boolean {
  */
 function isCompanyName(text: string, start: number, end: number): boolean {
   const name = text.slice(start, end).trim();
-  if (LATIN_COMPANY_FORM.test(name)) return true;
+  if (LATIN_COMPANY_FORM.test(name)) return !LATIN_SHORT_FORM.test(name) || isAfterCompanyWords(text, start, name);
   if (/[ 　]/u.test(name)) return false;
   return isCompanyWord(text, start, end);
+}
+
+/**
+ * Whether the Co or SA that ends `name`, matched at `start`, follows a company's name ({@link LATIN_SHORT_FORM}): two
+ * capitalised words or more, or &, before it, read on the name and the 40 code units before it (bounded, and split
+ * rather than matched from the end, so that a long text stays linear).
+ */
+function isAfterCompanyWords(text: string, start: number, name: string): boolean {
+  const before = `${text.slice(Math.max(0, start - 40), start)}${name.slice(0, -2)}`.split(/[ 　]+/u).filter((word) => word !== '');
+  const [previous, last] = before.slice(-2);
+  if (last === '&') return true;
+  const capitalised = (word: string | undefined) => word !== undefined && /^[A-Z0-9]/.test(word) && !BEFORE_A_NAME.test(word);
+  return before.length >= 2 && capitalised(previous) && capitalised(last);
 }
 
 /**
@@ -1878,12 +1927,14 @@ function honorificNameRange(text: string, start: number, end: number): [number, 
     // A company before the name (株式会社サンプル商事 山田様), read from the start of its word: the name is the second.
     if (isCommonNoun(first) || isCompanyWord(text, start, start + first.length)) return honorificNameRange(text, start + role[0].length, end);
   }
-  const value = text.slice(start, end);
+  // A department before the name in the same word (営業部山田様): the name is what follows it.
+  const nameStart = personAfterDepartment(text, start, end) ?? start;
+  const value = text.slice(nameStart, end);
   const title = JOB_TITLES.find((t) => value.endsWith(t));
-  if (title === undefined) return isCommonNoun(value) ? [] : [[start, end]];
+  if (title === undefined) return isCommonNoun(value) ? [] : [[nameStart, end]];
   const name = value.slice(0, value.length - title.length).replace(/[ 　]+$/u, '');
   if (name === '' || isCommonNoun(name) || DEPARTMENT.test(name)) return [];
-  return [[start, start + name.length]];
+  return [[nameStart, nameStart + name.length]];
 }
 
 /**

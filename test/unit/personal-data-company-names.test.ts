@@ -20,6 +20,17 @@ const COMPANY: string[] = [
   'XYZ GmbH様の請求書です。',
   'Acme Inc様のアカウントです。',
   'Sample Trading Ltd様のご契約です。',
+  // A department with no one after it, or its head by title only, names no one.
+  '株式会社サンプル商事営業部様宛にお送りください。',
+  '株式会社サンプル商事営業部長様にご確認いただきました。',
+  'サンプル商事株式会社カスタマーセンター様',
+  // 部 and センター inside a company's own name are no department.
+  '株式会社サンプル部品様の請求書です。',
+  '株式会社サンプルセンター様',
+  // Co and SA are a legal form after a name of two words or more, or after &.
+  'ABC Trading Co様のご注文です。',
+  'Sample Trading SA様のご契約です。',
+  'Smith & Co様',
 ];
 
 /** A company and a person after it: the company stays whole, the person goes. */
@@ -27,6 +38,24 @@ const COMPANY_AND_PERSON: [string, string][] = [
   ['株式会社サンプル商事 山田様にお送りしました。', '株式会社サンプル商事 [氏名]様にお送りしました。'],
   ['サンプル商事株式会社 山田様にお送りしました。', 'サンプル商事株式会社 [氏名]様にお送りしました。'],
   ['株式会社サンプルトレーディング 佐藤様', '株式会社サンプルトレーディング [氏名]様'],
+  // A person written right after the company's department, with no space (audit s49 B1 HIGH 3): the name goes.
+  ['株式会社サンプル商事営業部山田様', '株式会社サンプル商事営業部[氏名]様'],
+  ['株式会社サンプル商事総務課山田花子様', '株式会社サンプル商事総務課[氏名]様'],
+  ['㈱サンプル営業部田中様', '㈱サンプル営業部[氏名]様'],
+  ['(株)サンプル営業部田中様', '(株)サンプル営業部[氏名]様'],
+  ['（株）サンプル営業部田中様', '（株）サンプル営業部[氏名]様'],
+  ['サンプル商事株式会社営業部山田様', 'サンプル商事株式会社営業部[氏名]様'],
+  ['株式会社サンプル商事カスタマーセンター山田様', '株式会社サンプル商事カスタマーセンター[氏名]様'],
+  ['株式会社サンプル大阪支店山田様', '株式会社サンプル大阪支店[氏名]様'],
+  ['㈱サンプル営業部長田中様', '㈱サンプル営業部長[氏名]様'],
+  ['株式会社サンプル営業部阿部様', '株式会社サンプル営業部[氏名]様'],
+  ['株式会社サンプル商事 営業部山田様', '株式会社サンプル商事 営業部[氏名]様'],
+];
+
+/** A one-word name before Co or SA is a person's (Jose Co, KIM SA): audit s49 B1 LOW. */
+const LATIN_PERSON: [string, string][] = [
+  ['Jose Co様のご注文です。', '[氏名]様のご注文です。'],
+  ['KIM SA様', '[name]様'],
 ];
 
 describe('a company named with an honorific stays whole', () => {
@@ -35,6 +64,10 @@ describe('a company named with an honorific stays whole', () => {
   });
 
   it.each(COMPANY_AND_PERSON)('%s names a person after the company', (text, scrubbed) => {
+    expect(scrubPersonalData(text).text).toBe(scrubbed);
+  });
+
+  it.each(LATIN_PERSON)('%s is a person, not a company', (text, scrubbed) => {
     expect(scrubPersonalData(text).text).toBe(scrubbed);
   });
 
