@@ -1,13 +1,15 @@
 /**
  * `npm run knowledge -- trust [--json]`: each knowledge source's track record in review, as `REVIEW_MODE=learn`
  * judges it with the current TRUST_* settings (src/tickets/trust.ts), and the sources reviewers corrected.
- * `trust --drop-review <ticket id>` withdraws one ticket's review (a mistaken approval) from every source's record.
+ * `trust --drop-review <ticket id>` withdraws one ticket's review (a mistaken approval) from every source's record, and
+ * closes the gaps of corrections that no longer block a source.
  * Registered on the `knowledge` command's program by {@link registerTrustCommand}.
  */
 import type { Command } from 'commander';
 import { connectProducer, produce } from '../queues/connection.js';
 import { TICKET_ID_PATTERN } from '../tickets/ticket.js';
-import { dropReview, listTrust, sourceLabelOfId, type DroppedReview, type TrustRecord, type TrustSettings } from '../tickets/trust.js';
+import { withdrawReview } from '../knowledge/gaps.js';
+import { listTrust, sourceLabelOfId, type DroppedReview, type TrustRecord, type TrustSettings } from '../tickets/trust.js';
 import { CliError, runCommand, USAGE_EXIT_CODE } from './common.js';
 import { displayWidth, padToWidth, terminalSafe } from './format.js';
 
@@ -18,7 +20,8 @@ export function formatTrust(records: readonly TrustRecord[], settings: TrustSett
     `${Math.round(settings.TRUST_MIN_AS_IS * 100)} % of them approved with an edit ratio up to ${settings.TRUST_MAX_EDIT_RATIO}.`;
   if (records.length === 0) return `No source has been reviewed yet.\n${rules}`;
   const sorted = [...records].sort((a, b) => Number(b.trusted) - Number(a.trusted) || b.reviews - a.reviews || a.sourceId.localeCompare(b.sourceId));
-  const rows = sorted.map((r) => [r.trusted ? 'trusted' : 'not yet', `${r.approvedAsIs}/${r.reviews}`, r.sourceId, r.missing ?? '']);
+  // A corrected text an answer has since cited a newer text of in its place: nothing left to fix (it stays untrusted).
+  const rows = sorted.map((r) => [r.trusted ? 'trusted' : 'not yet', `${r.approvedAsIs}/${r.reviews}`, r.sourceId, r.supersededBy ? `replaced by ${r.supersededBy}` : (r.missing ?? '')]);
   const header = ['STATUS', 'AS IS', 'SOURCE', 'MISSING'];
   const widths = header.map((h, i) => Math.max(displayWidth(h), ...rows.map((row) => displayWidth(row[i] ?? ''))));
   const line = (cells: string[]) =>
@@ -39,7 +42,11 @@ function formatCorrections(records: readonly TrustRecord[]): string[] {
   if (corrected.length === 0) return [];
   const lines = corrected.flatMap((r) =>
     (r.corrections ?? []).map((c) => {
-      const what = c.held ? `its text says ${c.values.join(', ')}: fix it and reindex` : 'no cited source says the value taken out: check it';
+      const what = r.supersededBy
+        ? `replaced by ${r.supersededBy}, which answers have cited since`
+        : c.held
+          ? `its text says ${c.values.join(', ')}: fix it and reindex`
+          : 'no cited source says the value taken out: check it';
       return `  ${c.label || sourceLabelOfId(r.sourceId)} (${r.sourceId}): corrected on ticket ${c.ticketId} at ${c.at}; ${what}`;
     }),
   );
@@ -47,7 +54,7 @@ function formatCorrections(records: readonly TrustRecord[]): string[] {
 }
 
 /** What `--drop-review` changed, one line per source: its record before and after. */
-export function formatDroppedReview(ticketId: string, changes: readonly DroppedReview[]): string {
+export function formatDroppedReview(ticketId: string, changes: readonly DroppedReview[], closedGaps = 0): string {
   if (changes.length === 0) return `No source holds a review or correction of ticket ${ticketId}; nothing changed.`;
   const state = (r: TrustRecord) => `${r.trusted ? 'trusted' : 'not yet'} ${r.approvedAsIs}/${r.reviews}`;
   const lines = changes.map((c) => {
@@ -56,7 +63,8 @@ export function formatDroppedReview(ticketId: string, changes: readonly DroppedR
       .join(' and ');
     return `  ${c.sourceId}: ${what} removed; ${state(c.before)} → ${state(c.after)}`;
   });
-  return [`Withdrew ticket ${ticketId}'s review from ${changes.length} source${changes.length === 1 ? '' : 's'}:`, ...lines].join('\n');
+  const gaps = closedGaps > 0 ? [`Closed ${closedGaps} gap${closedGaps === 1 ? '' : 's'} that asked to fix a source only this review had corrected.`] : [];
+  return [`Withdrew ticket ${ticketId}'s review from ${changes.length} source${changes.length === 1 ? '' : 's'}:`, ...lines, ...gaps].join('\n');
 }
 
 /** Adds `trust [--json] [--drop-review <ticket id>]` to the `knowledge` program. */
@@ -77,8 +85,8 @@ export function registerTrustCommand(program: Command): Command {
           const redis = await connectProducer(ctx.config.REDIS_URL, { name: `${ctx.config.QUEUE_PREFIX}:knowledge-cli`, timeoutMs: 5_000, giveUpOnError: true });
           try {
             if (ticketId !== undefined) {
-              const changes = await produce(redis, () => dropReview(redis, ctx.config.QUEUE_PREFIX, ticketId, ctx.config));
-              ctx.print(opts.json ? JSON.stringify(changes) : terminalSafe(formatDroppedReview(ticketId, changes)));
+              const { changes, closedGaps } = await produce(redis, () => withdrawReview({ redis, prefix: ctx.config.QUEUE_PREFIX }, ticketId, ctx.config));
+              ctx.print(opts.json ? JSON.stringify(changes) : terminalSafe(formatDroppedReview(ticketId, changes, closedGaps.length)));
               return;
             }
             const records = await produce(redis, () => listTrust(redis, ctx.config.QUEUE_PREFIX, ctx.config));

@@ -9,8 +9,9 @@
  * - `edit <id> [--question Q] [--answer A] [--by NAME]`: change a candidate before accepting it.
  * - `discard <id>`: drop a candidate.
  * - `remove <id>`: take an accepted pair out of the knowledge base.
- * - `restore <id> [--version N] [--by NAME]`: put back a previous answer of a pair (`show learned#<n>` lists them;
- *   1, the default, is the latest); the text it replaces becomes the newest previous answer.
+ * - `restore <id> [--version N] [--stamp S] [--by NAME]`: put back a previous answer of a pair (`show learned#<n>` lists
+ *   them, 1, the default, is the latest, and prints the stamp, which refuses a restore of a pair changed since); the
+ *   text it replaces becomes the newest previous answer.
  * - `export FILE`: the accepted pairs as CSV (`question,answer` plus provenance); `-` prints to stdout.
  *
  * Results go to stdout, logs and errors to stderr; an unknown id or bad input ends with one line and exit code 1.
@@ -27,6 +28,7 @@ import {
   LearnedAnswerStore,
   MAX_PREVIOUS_ANSWERS,
   pairCorrected,
+  pairStamp,
   removeLearned,
   restoreLearned,
   type LearnedCandidate,
@@ -145,7 +147,8 @@ function formatPair(p: LearnedPair): string {
     ...(p.previous?.length
       ? [
           '',
-          `Previous answers (newest first; knowledge restore ${p.id} --version N):`,
+          // The stamp ties a restore to the pair as shown here: restored later, or updated, it refuses (as the page's 409).
+          `Previous answers (newest first; knowledge restore ${p.id} --version N --stamp ${pairStamp(p)}):`,
           ...p.previous.flatMap((old, i) => [
             `  ${i + 1}. ticket ${old.ticketId.slice(0, 12)}, ${describeApproval(old.approval, old.answerEdited)}; accepted by ${old.acceptedBy} ${shownTime(old.acceptedAt)}, replaced by ${old.replacedBy} ${shownTime(old.replacedAt)}`,
             ...(old.question !== p.question ? [`     Question: ${oneLine(old.question)}`] : []),
@@ -281,15 +284,18 @@ program
   .description('Put back a previous answer of an accepted pair (show learned#<n> lists them)')
   .option('--version <n>', `which previous answer: 1 is the latest (at most ${MAX_PREVIOUS_ANSWERS} are kept)`, '1')
   .option('--by <name>', 'who restores (default: the OS user)')
-  .action(async (ref: string, opts: { version: string; by?: string }) => {
+  .option('--stamp <stamp>', 'the pair as `show` printed it: refused when it changed since (another restore or update)')
+  .action(async (ref: string, opts: { version: string; by?: string; stamp?: string }) => {
     await runCommand('knowledge', async (ctx) => {
       const id = parseLearnedId(ref);
       const version = Number(opts.version.trim());
       if (!Number.isInteger(version) || version < 1 || version > MAX_PREVIOUS_ANSWERS) throw new CliError(`--version must be 1 to ${MAX_PREVIOUS_ANSWERS}`, 2);
       const by = operatorName(opts.by);
+      const stamp = opts.stamp?.trim().toLowerCase();
+      if (stamp !== undefined && !/^[0-9a-f]{16}$/.test(stamp)) throw new CliError('--stamp takes the 16 hex characters `show` prints', 2);
       await withLearned(ctx, (session) =>
         withIndex(ctx, async (qa) => {
-          const result = await produce(session.redis, () => restoreLearned({ store: session.learned, qa }, id, { by, version }));
+          const result = await produce(session.redis, () => restoreLearned({ store: session.learned, qa }, id, { by, version, ...(stamp ? { stamp } : {}) }));
           if (result.outcome !== 'restored') refused(result);
           ctx.print(`restored learned#${id} to its previous answer ${version} (by ${by}); the text it replaced is now previous answer 1`);
           if (result.indexError) throw new CliError(`learned#${id} is restored, but Qdrant did not take it (${result.indexError}); the next Q&A reindex applies it`);

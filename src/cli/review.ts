@@ -484,7 +484,11 @@ export function formatForgetReport(report: ForgetReport): string {
   out.push(`${verb} the customer's digest from ${report.trustReviews} reviews in the sources' trust records (the reviews stay)`);
   if (report.learnedPairs.length > 0) {
     const names = report.learnedPairs.map((id) => `learned#${id}`);
-    out.push(`kept ${names.length} accepted learned pairs built from these tickets (${names.join(', ')}): ${names.map((n) => `npm run knowledge -- remove ${n}`).join('; ')}`);
+    // A pair keeps the answers it had before an update (knowledge show lists them): text these tickets taught may be
+    // among them, and stays with the pair until it is removed.
+    out.push(
+      `kept ${names.length} accepted learned pairs built from these tickets, with their previous answers (${names.join(', ')}): ${names.map((n) => `npm run knowledge -- remove ${n}`).join('; ')}`,
+    );
   }
   return out.join('\n');
 }

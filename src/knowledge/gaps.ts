@@ -46,7 +46,7 @@ import type { AgentResult } from '../agent/types.js';
 import { createLogger, type Logger } from '../logger.js';
 import { localDay } from '../tickets/local-day.js';
 import { LuaScript } from '../tickets/lua.js';
-import { citedSources, recordCorrections, type RecordedCorrection } from '../tickets/trust.js';
+import { citedSources, dropReview, readCorrections, recordCorrections, supersedeCorrected, type DroppedReview, type RecordedCorrection, type TrustSettings } from '../tickets/trust.js';
 import type { Ticket } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { GAP_SIMILARITY_THRESHOLD, closestGroup, cosine, questionTerms } from './gap-similarity.js';
@@ -95,6 +95,12 @@ export interface KnowledgeGap {
    * corrected (src/tickets/trust.ts). Its example names them; it takes no questions.
    */
   correctionOf?: string[];
+  /**
+   * False for a correction no source said (the sources are to check, none is blocked): it closes on a later answer of
+   * its topic like any gap, since every such answer cites the same correct sources. Absent (blocking) on the gaps of
+   * corrections a source said, and on those stored before this was recorded.
+   */
+  blocking?: boolean;
 }
 
 /** What {@link GapStore.list} returns. */
@@ -206,7 +212,7 @@ export class GapStore {
    * the topic are compared with), or counts the ticket into the open one of the same sources. Returns the gap as
    * written, or undefined when the ticket was erased meanwhile.
    */
-  async recordCorrection(text: string, ticketId: string, sourceIds: readonly string[], question = ''): Promise<KnowledgeGap | undefined> {
+  async recordCorrection(text: string, ticketId: string, sourceIds: readonly string[], question = '', blocking = true): Promise<KnowledgeGap | undefined> {
     const example = exampleText(text);
     const asked = exampleText(question);
     const of = [...new Set(sourceIds)].sort();
@@ -214,7 +220,9 @@ export class GapStore {
     for (let attempt = 0; attempt < MAX_CAS_RETRIES; attempt++) {
       const { version, gaps } = await this.readOpen();
       const found = gaps.find((g) => g.correctionOf !== undefined && sameIds([...g.correctionOf].sort(), of));
-      let gap = found ? addTicket(found, example, ticketId, at) : { ...newGap(this.newId(), example, ticketId, at), correctionOf: of };
+      let gap: KnowledgeGap = found ? addTicket(found, example, ticketId, at) : { ...newGap(this.newId(), example, ticketId, at), correctionOf: of, ...(blocking ? {} : { blocking }) };
+      // A correction a source said, counted into the gap of one none said: the gap now asks to fix it.
+      if (blocking && gap.blocking === false) gap = { ...gap, blocking: true };
       if (questionTerms(matchText(asked)).size > 0) gap = addTicket(gap, asked, ticketId, at);
       const written = await this.apply(version, gap, 'open', gap.count, ticketId);
       if (written === 'written') return gap;
@@ -246,6 +254,34 @@ export class GapStore {
       const written = await this.apply(version, gap, 'closed', at.getTime(), ticketId);
       if (written === 'erased') return closed;
       if (written === 'written') closed.push(gap);
+      else if (++retries >= MAX_CAS_RETRIES) throw new Error(`knowledge gaps: gave up closing after ${MAX_CAS_RETRIES} concurrent writes`);
+    }
+  }
+
+  /**
+   * Closes the open gaps of corrections (`correctionOf`) that ask to fix nothing any more, after ticket `ticketId`'s
+   * review was withdrawn ({@link withdrawReview}): those none of whose sources holds a correction that blocks it
+   * (src/tickets/trust.ts, `held`), when the gap counts that ticket or its sources hold no correction at all. No answer
+   * would close them: a correct source is cited by every answer of its topic. Returns the gaps closed.
+   */
+  async closeWithdrawnCorrections(ticketId: string): Promise<KnowledgeGap[]> {
+    const closed: KnowledgeGap[] = [];
+    for (let retries = 0; ; ) {
+      const { version, gaps } = await this.readOpen();
+      const corrected = gaps.filter((g) => g.correctionOf !== undefined && g.correctionOf.length > 0);
+      let settled: KnowledgeGap | undefined;
+      for (const gap of corrected) {
+        const lists = await readCorrections(this.redis, this.prefix, gap.correctionOf!);
+        const blocking = lists.some((list) => list.some((c) => c.held));
+        if (!blocking && (gap.tickets.includes(ticketId) || lists.every((list) => list.length === 0))) {
+          settled = gap;
+          break;
+        }
+      }
+      if (!settled) return closed;
+      const at = this.now();
+      const written = await this.apply(version, { ...settled, closedAt: at.toISOString() }, 'closed', at.getTime());
+      if (written === 'written') closed.push({ ...settled, closedAt: at.toISOString() });
       else if (++retries >= MAX_CAS_RETRIES) throw new Error(`knowledge gaps: gave up closing after ${MAX_CAS_RETRIES} concurrent writes`);
     }
   }
@@ -400,8 +436,9 @@ function firstClosable(gaps: KnowledgeGap[], questions: readonly string[], ticke
   const asked = questions.map((q) => ({ question: q, terms: questionTerms(matchText(q)) }));
   for (const gap of sortOpen(gaps)) {
     if (gap.tickets.includes(ticketId)) continue;
-    // An answer still citing a corrected text (or one whose sources are not known) does not show it fixed.
-    if (gap.correctionOf && (!cited || gap.correctionOf.some((id) => cited.has(id)))) continue;
+    // An answer still citing a corrected text (or one whose sources are not known) does not show it fixed; the gap of a
+    // correction that blocks nothing has nothing to fix.
+    if (gap.correctionOf && gap.blocking !== false && (!cited || gap.correctionOf.some((id) => cited.has(id)))) continue;
     const examples = gap.examples.map(exampleTerms);
     const hit = asked.find((a) => examples.some((e) => cosine(a.terms, e) >= GAP_SIMILARITY_THRESHOLD));
     if (hit) return { gap, question: hit.question };
@@ -501,6 +538,10 @@ export async function learnGapsFrom(deps: GapHookDeps, ticket: Ticket): Promise<
     }
     if (ticket.state === 'drafted' || ticket.state === 'approved') {
       result.closed = await gaps.close(answeredQuestions(ticket, agent), ticket.id, new Set(citedSources(agent).map((s) => s.key)));
+      // A correction's gap closed on an answer that cites a newer text of the corrected section or row: the old text is
+      // fixed, and no longer listed as one to fix.
+      const fixed = result.closed.flatMap((g) => g.correctionOf ?? []);
+      if (fixed.length > 0) await supersedeCorrected(deps.redis, deps.store.prefix, fixed, agent);
     }
     if (result.recorded.length > 0 || result.closed.length > 0) {
       log.info({ ticketId: ticket.id, recorded: result.recorded.map((g) => g.id), closed: result.closed.map((g) => g.id) }, 'Knowledge gaps updated');
@@ -531,6 +572,26 @@ function mentionsTickets(gap: KnowledgeGap, ids: ReadonlySet<string>): boolean {
 /** Values named in a correction's gap; the trust records list them all. */
 const CORRECTION_VALUES_SHOWN = 3;
 
+/** What {@link withdrawReview} changed. */
+export interface WithdrawnReview {
+  /** The sources whose record changed ({@link dropReview}). */
+  changes: DroppedReview[];
+  /** The correction gaps closed, which asked to fix a source the withdrawn review alone had blocked. */
+  closedGaps: KnowledgeGap[];
+}
+
+/**
+ * Withdraws ticket `ticketId`'s review from every source's record ({@link dropReview}: `knowledge trust
+ * --drop-review`), then closes the gaps of corrections that no longer block a source
+ * ({@link GapStore.closeWithdrawnCorrections}): a gap asking to fix a correct source stayed open for good (bug review
+ * B2).
+ */
+export async function withdrawReview(deps: { redis: Redis; prefix: string; now?: () => Date }, ticketId: string, settings: TrustSettings): Promise<WithdrawnReview> {
+  const changes = await dropReview(deps.redis, deps.prefix, ticketId, settings);
+  const gaps = new GapStore(deps.redis, { prefix: deps.prefix, ...(deps.now ? { now: deps.now } : {}) });
+  return { changes, closedGaps: await gaps.closeWithdrawnCorrections(ticketId) };
+}
+
 /**
  * Called after an approval (the review actions) with the agent's answer and the text approved: when the reviewer
  * corrected a fact ({@link Ticket.approval}'s `factsChanged`), records the correction on the sources that said the
@@ -559,7 +620,7 @@ export async function learnFromCorrection(deps: GapHookDeps, ticket: Ticket, sen
     // question the corrected sources were cited for: what a later answer of the topic is compared with.
     const files = new Set(recorded.sources.map((s) => s.sourceId));
     const cited = agent.subtasks.find((st) => st.isCompleted && citedSources({ subtasks: [st] }).some((c) => files.has(c.key)));
-    const gap = await gaps.recordCorrection(text, ticket.id, [...files], cited?.taskName ?? ticket.question);
+    const gap = await gaps.recordCorrection(text, ticket.id, [...files], cited?.taskName ?? ticket.question, held.length > 0);
     log.info({ ticketId: ticket.id, sources: recorded.sources.map((s) => s.sourceId), gap: gap?.id }, 'Reviewer correction recorded on its sources');
     return { recorded, ...(gap ? { gap } : {}) };
   } catch (err) {

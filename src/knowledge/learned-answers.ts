@@ -532,12 +532,23 @@ export interface TaughtByTicket {
 /** Candidates and accepted pairs in Redis; see the module comment for the keys. */
 export class LearnedAnswerStore {
   private readonly keys: ReturnType<typeof learnedKeys>;
+  /** The key prefix (QUEUE_PREFIX) it stores under: the trust records of an accepted pair live under it too. */
+  readonly prefix: string;
 
   constructor(
     private readonly redis: Redis,
     options: { prefix: string },
   ) {
     this.keys = learnedKeys(options.prefix);
+    this.prefix = options.prefix;
+  }
+
+  /**
+   * Its Redis connection, for the writes that go with accepting a pair outside this store (the pair's first trust
+   * record, src/tickets/trust.ts `creditTaughtReviews`), which must land on the same server.
+   */
+  get connection(): Redis {
+    return this.redis;
   }
 
   /**

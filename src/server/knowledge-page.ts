@@ -3,7 +3,7 @@
  * from and editable question and answer (exactly what will be stored) to accept or discard, and — for one that would
  * update an accepted pair — that pair's current answer, with a warning when an unchanged approval would replace a
  * reviewer's correction; the accepted pairs with every ticket that taught them, who accepted them, their previous
- * answers with a Restore button each, and a Remove button. Same login, CSRF tokens, escaping and CSP as the review page: its forms go
+ * answers with a Restore button each, and a Remove button; the sources reviewers corrected. Same login, CSRF tokens, escaping and CSP as the review page: its forms go
  * through the app's form middleware, its markup through the escaping `html` template.
  */
 import { z } from 'zod';
@@ -30,6 +30,7 @@ import {
 } from '../knowledge/learned-answers.js';
 import { assistantInstructions, MAX_CANDIDATE_ANSWER_CHARS, MAX_CANDIDATE_QUESTION_CHARS, oneCustomerDetails, questionLinksNotInAnswer, type ScrubSummary } from '../knowledge/learned-candidates.js';
 import type { QaSearch } from '../search/types.js';
+import { listCorrectedSources, type CorrectedSource } from '../tickets/trust.js';
 import { ANONYMOUS_OPERATOR, type CsrfTokens } from './auth.js';
 import { html, type SafeHtml } from './html.js';
 import { HttpError, type Handler, type HandlerResult } from './http.js';
@@ -130,9 +131,10 @@ export function knowledgePageHandlers(deps: KnowledgePageDeps): Record<'page' | 
         candidates.map(async (candidate) => ({ candidate, target: await deps.learned.updateTargetOf(candidate, pairs), otherAnswers: otherAnswers.get(candidate.id) ?? [] })),
       );
       const gaps = deps.gaps ? await deps.gaps() : null;
+      const corrected = await listCorrectedSources(deps.learned.connection, deps.learned.prefix, CORRECTED_SHOWN);
       return {
         status: 200,
-        html: renderKnowledgePage({ candidates: items, pairs, gaps, csrfToken: deps.csrf.tokenFor(operator(user)), user, flash: flashOf(parsed.data) }),
+        html: renderKnowledgePage({ candidates: items, pairs, gaps, corrected, csrfToken: deps.csrf.tokenFor(operator(user)), user, flash: flashOf(parsed.data) }),
       };
     },
 
@@ -192,6 +194,8 @@ export interface KnowledgePageView {
   pairs: LearnedPair[];
   /** The gaps section, when one is wired (see {@link KnowledgePageDeps.gaps}). */
   gaps: SafeHtml | null;
+  /** The sources reviewers corrected, most recently first (src/tickets/trust.ts `listCorrectedSources`); none when absent. */
+  corrected?: CorrectedSource[];
   csrfToken: string;
   user: string | undefined;
   flash?: Flash | undefined;
@@ -362,6 +366,41 @@ function renderPairs(pairs: LearnedPair[], csrfToken: string): SafeHtml {
   </table>`;
 }
 
+/** Corrected sources the page lists: the latest; `npm run knowledge -- trust` lists them all. */
+const CORRECTED_SHOWN = 50;
+
+/**
+ * The sources reviewers corrected, each with what it said and the ticket of its latest correction: the manual
+ * sections and Q&A rows to fix (not trusted until their text changes), those replaced by a newer text since, and
+ * those a correction did not say (to check). Nothing when none.
+ */
+function renderCorrected(corrected: readonly CorrectedSource[]): SafeHtml | null {
+  if (corrected.length === 0) return null;
+  const rows = corrected.map((c) => {
+    const latest = c.corrections[0]!;
+    const values = [...new Set(c.corrections.flatMap((x) => x.values))].join(', ');
+    const state = c.supersededBy
+      ? html`<span class="muted">replaced by a newer text</span>`
+      : c.blocking
+        ? html`<strong>fix and reindex</strong>: not trusted until its text changes`
+        : html`<span class="muted">no cited source said the value taken out: check it</span>`;
+    return html`<tr>
+      <td><bdi>${c.label}</bdi><div class="small muted"><code>${c.sourceId}</code></div></td>
+      <td class="nowrap">${values}</td>
+      <td class="nowrap small"><a href="/tickets/${latest.ticketId}">${latest.ticketId.slice(0, 12)}</a>${c.corrections.length > 1 ? ` and ${c.corrections.length - 1} more` : ''}</td>
+      <td class="small">${state}</td>
+    </tr>`;
+  });
+  return html`<section class="card" id="corrected">
+  <h2>Corrected by reviewers <span class="muted">(${corrected.length})</span></h2>
+  <p class="small muted">Sources whose value a reviewer replaced in an approved reply. A mistaken one is withdrawn with <code>npm run knowledge -- trust --drop-review &lt;ticket id&gt;</code>.</p>
+  <table>
+    <thead><tr><th>Source</th><th>Value</th><th>Ticket</th><th></th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table>
+</section>`;
+}
+
 /** The Knowledge page. */
 export function renderKnowledgePage(view: KnowledgePageView): SafeHtml {
   const body = html`
@@ -372,6 +411,7 @@ ${flashBanner(view.flash)}
   ${view.candidates.length > 0 ? view.candidates.map((c) => renderCandidate(c, view.csrfToken)) : html`<p class="empty">No candidates waiting.</p>`}
 </section>
 ${view.gaps}
+${renderCorrected(view.corrected ?? [])}
 <section class="card">
   <h2>Learned pairs <span class="muted">(${view.pairs.length})</span></h2>
   <p class="small muted">Searched beside the Q&amp;A files at once, no reindex needed; <code>npm run knowledge -- export FILE</code> writes them as CSV.</p>

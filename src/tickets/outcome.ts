@@ -99,11 +99,21 @@ function factsOf(text: string): Map<FactKind, string> {
   let rest = text.normalize('NFKC');
   const facts = new Map<FactKind, string>();
   for (const [kind, pattern] of FACT_PATTERNS) {
-    const values = (rest.match(pattern) ?? []).map((v) => v.replace(/\s+/g, ''));
+    // A number is compared without its thousands separators: 1,000円 rewritten as 1000円 is the same amount, not a
+    // correction (bug review B2: it blocked the correct Q&A row that said 1,000円).
+    const values = (rest.match(pattern) ?? []).map((v) => {
+      const plain = v.replace(/\s+/g, '');
+      return kind === 'number' ? withoutThousandsSeparators(plain) : plain;
+    });
     facts.set(kind, values.sort().join('\u0000'));
     rest = rest.replace(pattern, ' ');
   }
   return facts;
+}
+
+/** `1,000,000` as `1000000`: commas between groups of three digits go; `1,5` or `10,20` stay. */
+export function withoutThousandsSeparators(text: string): string {
+  return text.replace(/(\d),(?=\d{3}(?!\d))/g, '$1');
 }
 
 /**

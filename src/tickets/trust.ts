@@ -17,6 +17,7 @@
  * | `P:trust:sources`      | sorted set | every source with a record, score = time of its latest review (ms)        |
  * | `P:trust:fix:<source>` | list       | newest first: `<ticket id> <correction JSON>`, at most {@link CORRECTIONS_CAP} ({@link recordCorrections}) |
  * | `P:trust:corrected`    | sorted set | every source with a correction, score = time of its latest (ms)            |
+ * | `P:trust:superseded`   | hash       | a corrected source → the newer text of its section or row an answer cited instead ({@link supersedeCorrected}) |
  *
  * A correction is an approval whose reviewer changed a fact of the draft ({@link TicketOutcome.factsChanged}): it is
  * recorded on the cited sources whose text held a value the reviewer took out, and such a source is not trusted
@@ -32,7 +33,7 @@ import { HEADING_SEPARATOR } from '../knowledge/sections.js';
 import { createLogger } from '../logger.js';
 import { LEARNED_ID_PREFIX, formatQaPair } from '../search/types.js';
 import { LuaScript } from './lua.js';
-import { replyContent, type OutcomeKind, type TicketOutcome } from './outcome.js';
+import { replyContent, withoutThousandsSeparators, type OutcomeKind, type TicketOutcome } from './outcome.js';
 
 /** Reviews kept per source, whatever TRUST_WINDOW is now: it can be raised later without losing history. */
 export const TRUST_HISTORY_CAP = 100;
@@ -161,6 +162,7 @@ export function trustKeys(prefix: string) {
     source: (key: string) => `${listPrefix}${key}`,
     corrected: `${prefix}:trust:corrected`,
     corrections: (key: string) => `${prefix}:trust:fix:${key}`,
+    superseded: `${prefix}:trust:superseded`,
   } as const;
 }
 
@@ -254,6 +256,11 @@ export interface TrustRecord {
   missing?: string;
   /** The reviewers' corrections of the source ({@link recordCorrections}), newest first; absent when none. */
   corrections?: SourceCorrection[];
+  /**
+   * The newer text of the same section or row that replaced this corrected one ({@link supersedeCorrected}): nothing
+   * is left to fix. Set by {@link listTrust} only; the old text stays untrusted should it come back.
+   */
+  supersededBy?: string;
 }
 
 /** How the missing part of a source with a correction not fixed begins. */
@@ -360,7 +367,11 @@ export async function listTrust(redis: Redis, prefix: string, settings: TrustSet
   const k = trustKeys(prefix);
   const [reviewed, corrected] = await Promise.all([redis.zrevrange(k.sources, 0, limit - 1), redis.zrevrange(k.corrected, 0, limit - 1)]);
   const ids = [...new Set([...reviewed, ...corrected])].slice(0, limit);
-  return readTrust(redis, prefix, ids, settings);
+  const [records, superseded] = await Promise.all([readTrust(redis, prefix, ids, settings), readSuperseded(redis, prefix, corrected)]);
+  return records.map((r) => {
+    const by = superseded.get(r.sourceId);
+    return by ? { ...r, supersededBy: by } : r;
+  });
 }
 
 /** Whether a draft may go out under `REVIEW_MODE=learn`, and why not. */
@@ -483,8 +494,13 @@ export interface CorrectedSource {
   label: string;
   /** Newest first. */
   corrections: SourceCorrection[];
-  /** True when one of them was {@link SourceCorrection.held}: the source is not trusted until its text changes. */
+  /**
+   * True when one of them was {@link SourceCorrection.held} and no newer text replaced the source ({@link
+   * supersededBy}): a section or row to fix. A held correction keeps the old text untrusted either way.
+   */
   blocking: boolean;
+  /** The newer text of the same section or row that an answer cited instead ({@link supersedeCorrected}). */
+  supersededBy?: string;
 }
 
 const TOKEN_MARKS = '._%+-@:/?=&#~,';
@@ -550,7 +566,8 @@ function factCounts(text: string): Map<string, number> {
     while (j < chars.length && isTokenChar(chars[j]!)) j++;
     const token = trimMarks(chars.slice(i, j).join(''));
     if (isFactToken(token)) {
-      const value = `${token}${unitAfter(chars, j, token)}`;
+      // 1,000円 and 1000円 are one value (bug review B2): a reviewer who drops the separator corrected nothing.
+      const value = `${withoutThousandsSeparators(token)}${unitAfter(chars, j, token)}`;
       counts.set(value, (counts.get(value) ?? 0) + 1);
     }
     i = j;
@@ -597,25 +614,37 @@ export function factShape(value: string): string {
 
 /** Characters before a value that tie it to the sentence it was written in. */
 const CONTEXT_CHARS = 6;
+/** Fewer characters before a value tie it to nothing: a value at a line's start was replaced in no sentence. */
+const MIN_CONTEXT_CHARS = 2;
 
-/** `text` as compared for a value's context: NFKC, without white space (`30 日間` is `30日間`). */
-function compact(text: string): string {
-  return Array.from(text.normalize('NFKC'))
-    .filter((c) => c.trim() !== '')
-    .join('');
+/**
+ * `text` as compared for a value's context: NFKC, without white space (`30 日間` is `30日間`) and thousands separators
+ * (as {@link factValues} has its values). With `lines`, line breaks stay, so a context stops at its line's start: a
+ * letter's greeting (山田様) is no word of the sentence under it.
+ */
+function compact(text: string, lines = false): string {
+  const plain = (line: string) => withoutThousandsSeparators(Array.from(line).filter((c) => c.trim() !== '').join(''));
+  const normalized = text.normalize('NFKC');
+  return lines ? normalized.split(/\r?\n/).map(plain).join('\n') : plain(normalized);
 }
 
 /**
- * Each place `value` stands in `text` ({@link compact}ed, as the value is, unit included), with the
- * {@link CONTEXT_CHARS} before it: `契約終了日から30日` for 30日. A place right after a digit or letter is inside a longer
- * value (130日) and is none.
+ * The places where the reviewer replaced `value` in place: each place it stands in `draft` ({@link compact}ed by lines,
+ * as the value is, unit included) with {@link MIN_CONTEXT_CHARS} to {@link CONTEXT_CHARS} characters of its line before
+ * it, where `sent` has the same characters followed by one of `added` instead. Returned as those characters with the
+ * value (`ログは30日` for ログは30日間 → ログは90日間), which the source that said it holds. A place right after a digit or
+ * letter is inside a longer value (130日) and is none; so is a place whose words the reviewer kept with the value, or
+ * rewrote (the value taken out of another sentence, or the customer's date at a line's start).
  */
-function contextsOf(text: string, value: string): string[] {
+function replacedInPlace(draft: string, sent: string, value: string, added: readonly string[]): string[] {
   const found: string[] = [];
-  for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) {
-    const before = text[at - 1] ?? '';
+  for (let at = draft.indexOf(value); at >= 0; at = draft.indexOf(value, at + 1)) {
+    const before = draft[at - 1] ?? '';
     if (before !== '' && isTokenChar(before) && !TOKEN_MARKS.includes(before)) continue;
-    found.push(text.slice(Math.max(0, at - CONTEXT_CHARS), at + value.length));
+    const lineStart = draft.lastIndexOf('\n', at - 1) + 1;
+    const context = draft.slice(Math.max(lineStart, at - CONTEXT_CHARS), at);
+    if (Array.from(context).length < MIN_CONTEXT_CHARS) continue;
+    if (added.some((w) => sent.includes(`${context}${w}`))) found.push(`${context}${value}`);
   }
   return found;
 }
@@ -650,13 +679,15 @@ return #KEYS - 1
 
 /**
  * Records an approval that corrected a fact (`factsChanged`): the values of `draft` (the agent's answer) that `sent`
- * has fewer of, where it has more of another of the same shape ({@link factValues} of their reply content, {@link factShape}) are looked for
- * in the text of every source the draft cited. The sources holding one get a correction naming those values, and are
- * not trusted while their text stays as it is ({@link judgeTrust}): as-is approvals of later drafts that repeat the
- * value are not counted back into trust, and a reindex of the fixed manual section or Q&A row gives it a new key with
- * a clean record. When no cited source holds a replaced value (the model or the customer's mail gave it), each cited
- * source gets a correction that blocks nothing, so the operator still sees it. An approval that replaced no value (a
- * rewrite, a value only taken out) records nothing: its review already counts as not as is. Returns what was recorded.
+ * has fewer of, where it has more of another of the same shape ({@link factValues} of their reply content, {@link
+ * factShape}), replaced in place — the same words of the line before them in both, a new value after them in `sent`
+ * — are looked for, with those words, in the text of every source the draft cited. The sources holding one get a
+ * correction naming those values, and are not trusted while their text stays as it is ({@link judgeTrust}): as-is
+ * approvals of later drafts that repeat the value are not counted back into trust, and a reindex of the fixed manual
+ * section or Q&A row gives it a new key with a clean record. When no cited source holds a value so replaced (the
+ * model or the customer's mail gave it, or the reviewer rewrote the sentence), each cited source gets a correction
+ * that blocks nothing, so the operator still sees it. An approval that replaced no value (a rewrite, a value only
+ * taken out) records nothing: its review already counts as not as is. Returns what was recorded.
  */
 export async function recordCorrections(
   redis: Redis,
@@ -668,26 +699,25 @@ export async function recordCorrections(
   // Counted, as changedFacts compares them: 30日 changed to a 90日 the draft also said elsewhere is a correction too.
   // Replaced, not only taken out: a value is corrected when the reviewer wrote more of another of its shape (30日 →
   // 90日). A rewrite that drops the draft's numbers and adds none says nothing about which of them was wrong.
-  const addedShapes = new Set([...after].filter(([v, n]) => n > (before.get(v) ?? 0)).map(([v]) => factShape(v)));
+  const added = [...after].filter(([v, n]) => n > (before.get(v) ?? 0)).map(([v]) => v);
+  const addedShapes = new Set(added.map(factShape));
   const removed = [...before].filter(([v, n]) => n > (after.get(v) ?? 0) && addedShapes.has(factShape(v))).map(([v]) => v);
   const hits = citedHits(change.agent);
   if (hits.length === 0 || removed.length === 0) return { removed: removed.length, sources: [] };
   const at = change.at ?? new Date();
-  // Which source the draft took the value from: the one that has it with the words the draft put before it (a draft
-  // pastes or paraphrases what it cites), else any that has the value (the model reworded around it).
-  const draftText = compact(replyContent(change.draft));
-  const sentText = compact(replyContent(change.sent));
-  const contexts = new Map(removed.map((v) => [v, contextsOf(draftText, v).filter((c) => !sentText.includes(c))]));
-  const holding = (byContext: boolean) =>
-    hits.flatMap((h) => {
-      const own = factValues(h.content);
-      const text = byContext ? compact(h.content) : '';
-      const values = removed.filter((v) => own.has(v) && (!byContext || (contexts.get(v) ?? []).some((c) => text.includes(c))));
-      return values.length > 0 ? [{ hit: h, values }] : [];
-    });
-  const byContext = holding(true);
-  const held = byContext.length > 0 ? byContext : holding(false);
-  const targets = held.length > 0 ? held.map((h) => ({ ...h, held: true })) : hits.map((hit) => ({ hit, values: [] as string[], held: false }));
+  // Which source said a value the reviewer corrected: one that holds it with the words the draft put before it (a
+  // draft pastes or paraphrases what it cites), where the sent reply has those words before a new value of its shape.
+  // A number changed elsewhere (the customer's date, a rewritten sentence) matched a source that also said it, and
+  // blocked a correct source for good (bug review B2): such a change blocks nothing.
+  const draftText = compact(replyContent(change.draft), true);
+  const sentText = compact(replyContent(change.sent), true);
+  const contexts = new Map(removed.map((v) => [v, replacedInPlace(draftText, sentText, v, added.filter((w) => factShape(w) === factShape(v)))]));
+  const held = hits.flatMap((h) => {
+    const text = compact(h.content);
+    const values = removed.filter((v) => (contexts.get(v) ?? []).some((c) => text.includes(c)));
+    return values.length > 0 ? [{ hit: h, values, held: true }] : [];
+  });
+  const targets = held.length > 0 ? held : hits.map((hit) => ({ hit, values: [] as string[], held: false }));
   const sources = targets.map(({ hit, values, held: isHeld }) => ({
     sourceId: hit.key,
     correction: { ticketId: change.ticketId, at: at.toISOString(), held: isHeld, values, label: sourceLabel(hit, hit.content) },
@@ -734,12 +764,47 @@ export async function readCorrections(redis: Redis, prefix: string, sourceIds: r
  */
 export async function listCorrectedSources(redis: Redis, prefix: string, limit = 1_000): Promise<CorrectedSource[]> {
   const ids = await redis.zrevrange(trustKeys(prefix).corrected, 0, limit - 1);
-  const lists = await readCorrections(redis, prefix, ids);
+  const [lists, superseded] = await Promise.all([readCorrections(redis, prefix, ids), readSuperseded(redis, prefix, ids)]);
   return ids.flatMap((sourceId, i) => {
     const corrections = lists[i] ?? [];
     if (corrections.length === 0) return [];
-    return [{ sourceId, label: corrections[0]!.label || sourceLabelOfId(sourceId), corrections, blocking: corrections.some((c) => c.held) }];
+    const by = superseded.get(sourceId);
+    const label = corrections[0]!.label || sourceLabelOfId(sourceId);
+    return [{ sourceId, label, corrections, blocking: !by && corrections.some((c) => c.held), ...(by ? { supersededBy: by } : {}) }];
   });
+}
+
+/** The newer text recorded for each of `sourceIds` that has one ({@link supersedeCorrected}). */
+async function readSuperseded(redis: Redis, prefix: string, sourceIds: readonly string[]): Promise<Map<string, string>> {
+  if (sourceIds.length === 0) return new Map();
+  const by = await redis.hmget(trustKeys(prefix).superseded, ...sourceIds);
+  return new Map(sourceIds.flatMap((id, i) => (by[i] ? [[id, by[i]!] as const] : [])));
+}
+
+/** A source key without its text hash: `qa:faq.csv#51` of `qa:faq.csv#51#3f1c9a0b2d4e`. */
+function keyWithoutHash(sourceId: string): string {
+  return sourceId.slice(0, sourceId.lastIndexOf('#'));
+}
+
+/**
+ * Records that an answer citing `agent`'s sources replaced corrected sources `correctedIds` with a newer text of the
+ * same section or row: a cited source of the same kind and file, another text, with the name the correction recorded
+ * ({@link sourceLabel}: the file and heading or question, so another section of the same manual file is none). Such a
+ * corrected source is listed as replaced, no longer as one to fix (bug review B2: `knowledge trust` kept saying "fix
+ * it and reindex" of a row fixed long ago); its corrections stay, so the old text is not trusted should it come back.
+ * Called when a correction's gap closes (`learnGapsFrom`, src/knowledge/gaps.ts). Returns what it recorded.
+ */
+export async function supersedeCorrected(redis: Redis, prefix: string, correctedIds: readonly string[], agent: Pick<AgentResult, 'subtasks'>): Promise<Array<{ sourceId: string; by: string }>> {
+  if (correctedIds.length === 0) return [];
+  const cited = labelledSources(agent);
+  const lists = await readCorrections(redis, prefix, correctedIds);
+  const found = correctedIds.flatMap((sourceId, i) => {
+    const labels = new Set((lists[i] ?? []).filter((c) => c.held).map((c) => c.label));
+    const newer = cited.find((c) => c.key !== sourceId && `${c.kind}:${c.fileName}` === keyWithoutHash(sourceId) && labels.has(c.label));
+    return newer ? [{ sourceId, by: newer.key }] : [];
+  });
+  if (found.length > 0) await redis.hset(trustKeys(prefix).superseded, ...found.flatMap((f) => [f.sourceId, f.by]));
+  return found;
 }
 
 // ------------------------------------------------------------------------------------------------------------------
@@ -847,9 +912,7 @@ const creditLog = createLogger('trust');
 export async function creditTaughtReviews(store: LearnedAnswerStore, accepted: AcceptOutcome, now = new Date()): Promise<number> {
   if (accepted.outcome !== 'accepted') return 0;
   try {
-    // The store's connection and key names, which it keeps to itself: this is its one reader outside it.
-    const redis = store['redis'];
-    const prefix = store['keys'].pairs.slice(0, -':learned:pairs'.length);
+    const [redis, prefix] = [store.connection, store.prefix];
     const { pair, updated } = accepted;
     const taught = updated ? [pair.ticketId] : pair.ticketIds;
     const k = trustKeys(prefix);

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { proposeLearnedAnswer } from '../../jobs/propose-learned-answer.js';
-import { LearnedAnswerStore, learnedKeys, MAX_PREVIOUS_ANSWERS, pairCorrected, type LearnedPair } from '../../src/knowledge/learned-answers.js';
+import { LearnedAnswerStore, learnedKeys, MAX_PREVIOUS_ANSWERS, pairCorrected, pairStamp, type LearnedPair } from '../../src/knowledge/learned-answers.js';
 import type { ApprovalRecord } from '../../src/tickets/outcome.js';
 import { newTicket, type Ticket } from '../../src/tickets/ticket.js';
 import type { TicketStore } from '../../src/tickets/ticket-store.js';
@@ -211,5 +211,24 @@ describe('npm run knowledge -- restore', () => {
     expect(shown.stdout).toContain('90日間');
     expect(await knowledge('restore', String(pairId), '--by', 'kato')).toMatchObject({ code: 0, stdout: expect.stringContaining(`restored learned#${pairId}`) });
     expect((await learned.pair(pairId))?.answer).toBe(CORRECTED);
+  });
+
+  // Bug review B2 (LOW 4): version N from an earlier `show` must not be applied to the pair as it is now.
+  it('restores only the pair as `show` printed it, with --stamp', async () => {
+    const d = await harness.start();
+    const { learned, pairId, staleCandidate } = await correctedThenStale(d);
+    await learned.accept(staleCandidate, { by: 'ito' });
+    const env = { REDIS_URL: d.config.REDIS_URL, QUEUE_PREFIX: d.prefix, LOG_LEVEL: 'silent' };
+    const knowledge = (...args: string[]) => runNpm(['run', 'knowledge', '--', ...args], env, 60_000);
+    const stamp = pairStamp((await learned.pair(pairId))!);
+    expect((await knowledge('show', `learned#${pairId}`)).stdout).toContain(`--stamp ${stamp}`);
+    // Meanwhile someone restored it: the stamp shown is stale, and nothing is restored over their change.
+    await learned.restore(pairId, { by: 'sato', version: 1 });
+    const now = (await learned.pair(pairId))!;
+    const stale = await knowledge('restore', String(pairId), '--by', 'kato', '--stamp', stamp);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain(`learned#${pairId} changed since it was shown`);
+    expect(await learned.pair(pairId)).toEqual(now);
+    expect(await knowledge('restore', String(pairId), '--by', 'kato', '--stamp', pairStamp(now))).toMatchObject({ code: 0 });
   });
 });

@@ -214,7 +214,7 @@ describe('npm run review -- forget', () => {
     // take it out: once the tickets are gone, nothing else leads from the customer to it.
     const erinRun = await review('forget', 'erin@customer.example', '--yes');
     expect(erinRun.code, erinRun.stderr).toBe(0);
-    expect(erinRun.stdout).toContain(`kept 1 accepted learned pairs built from these tickets (learned#${erinAccepted!.id}): npm run knowledge -- remove learned#${erinAccepted!.id}`);
+    expect(erinRun.stdout).toContain(`kept 1 accepted learned pairs built from these tickets, with their previous answers (learned#${erinAccepted!.id}): npm run knowledge -- remove learned#${erinAccepted!.id}`);
     expect(await learned.pair(erinAccepted!.id)).toBeDefined();
   }, 120_000);
 

@@ -9,6 +9,7 @@ import { LEARNED_HIT_NOTE, QA_TOOL_NAME, createSearchTools, directSearchOf } fro
 import type { AgentResult } from '../../src/agent/types.js';
 import { formatDroppedReview, formatTrust } from '../../src/cli/knowledge-trust.js';
 import type { ManualSearch, QaSearch, SearchHit } from '../../src/search/types.js';
+import { changedFacts } from '../../src/tickets/outcome.js';
 import { citedSources, describeStanding, factShape, factValues, judgeTrust, sourceKey, type Review, type SourceCorrection, type TrustSettings } from '../../src/tickets/trust.js';
 
 const SETTINGS: TrustSettings = { TRUST_MIN_REVIEWS: 3, TRUST_MIN_AS_IS: 0.9, TRUST_WINDOW: 20, TRUST_MAX_EDIT_RATIO: 0.2 };
@@ -20,7 +21,7 @@ describe('factValues', () => {
     ['保存期間は130日です', ['130日']],
     ['30分後に再試行', ['30分']],
     ['Logs are kept for 30 days.', ['30days']],
-    ['料金は1,000円です', ['1,000円']],
+    ['料金は1,000円です', ['1000円']],
     ['詳細は https://example.com/help/logs. をご覧ください', ['https://example.com/help/logs']],
     ['support@example.com までご連絡ください', ['support@example.com']],
     ['エラー E-4290 が出た場合', ['E-4290']],
@@ -30,6 +31,14 @@ describe('factValues', () => {
     ['手順どおりに設定してください', []],
   ])('%s → %j', (text, values) => {
     expect([...factValues(text)]).toEqual(values);
+  });
+});
+
+describe('numbers with and without thousands separators (bug review B2, HIGH 1c)', () => {
+  it('are the same value to factValues and no changed fact to changedFacts', () => {
+    expect([...factValues('料金は1,000円、上限は1,000,000件です')]).toEqual(['1000円', '1000000件']);
+    expect(changedFacts('月額1,000円（税込）です。', '月額1000円（税込）です。')).toEqual([]);
+    expect(changedFacts('月額1,000円です。', '月額1,500円です。')).toEqual(['number']);
   });
 });
 
