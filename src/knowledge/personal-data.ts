@@ -1450,10 +1450,11 @@ function personalDataSpans(written: string, options: ScrubOptions, language: Pla
   // A phone or card number removed in one place is removed wherever else it is written, in a link too
   // (https://example.com/u/090-1234-5678 beside the same number in the text): the link's protection keeps what might
   // be the link's own digits, and a number the text shows to be a customer's is not. Eight digits or more, so that a
-  // card's last four (末尾4242) does not take every 4242.
+  // card's last four (末尾4242) does not take every 4242. A copy is a whole token: inside a longer one (型番
+  // X090-1234-5678A, part number 803-1234-56789) the same digits are no copy of it (bug review B3 of session 49).
   const written8 = spans.filter((span) => (span.kind === 'phone' || span.kind === 'card-number') && digitCount(text.slice(span.start, span.end)) >= 8);
   for (const kind of ['phone', 'card-number'] as const) {
-    add(kind, [...new Set(written8.filter((span) => span.kind === kind).map((span) => text.slice(span.start, span.end)))].flatMap((number) => occurrencesOf(text, number)), true);
+    add(kind, wholeTokenCopies(text, written8.filter((span) => span.kind === kind).map((span) => text.slice(span.start, span.end))), true);
   }
   for (const item of options.extra ?? []) add(item.kind, occurrencesOf(written, item.text));
   return spans;
@@ -2398,7 +2399,10 @@ function passwordRanges(text: string, written: string): [number, number][] {
   return found;
 }
 
-const FIELD_STOP = /[：,]/;
+// A full-width colon ends a password; a comma only before an address or a placeholder ("Xy7k,Q2pL9" is one password,
+// bug review B3 of session 49: its end leaked). The look-ahead reads to the next comma only, so each stretch between
+// commas is read once.
+const FIELD_STOP = /：|,(?=[^,]*[@＠]|\[)/;
 
 /**
  * The password in a matched run: up to the closing quote or bracket when it was opened by one (a password may end in
@@ -2661,6 +2665,41 @@ function isOwnName(value: string): boolean {
 function anyCapitalisation(label: string): string {
   const words = label.split(' ').map((word) => `[${word[0]!.toUpperCase()}${word[0]!.toLowerCase()}]${word.slice(1)}`);
   return `${words.join(' ')}|${label.toUpperCase()}`;
+}
+
+// A character that continues a token: a copy of a removed number has none right before or after it.
+const TOKEN_CHAR = /[0-9０-９A-Za-z]/;
+// Every removed number is at least this long (eight digits), so its first characters are a key to look it up by.
+const COPY_KEY_LENGTH = 8;
+
+/**
+ * Where `text` writes one of `numbers` (each at least {@link COPY_KEY_LENGTH} characters) as a whole token, with no
+ * {@link TOKEN_CHAR} right before or after it. One pass: the numbers are looked up by their first characters at each
+ * token start, and only the lengths written with that start are tried there. An indexOf over the whole text for each
+ * distinct number was quadratic in a text with a different phone number every few characters (bug review B3 of
+ * session 49: 400,000 characters, 7 s).
+ */
+function wholeTokenCopies(text: string, numbers: readonly string[]): [number, number][] {
+  const found: [number, number][] = [];
+  const wanted = new Set(numbers);
+  const lengthsByKey = new Map<string, Set<number>>();
+  for (const number of wanted) {
+    const key = number.slice(0, COPY_KEY_LENGTH);
+    const lengths = lengthsByKey.get(key) ?? new Set<number>();
+    lengths.add(number.length);
+    lengthsByKey.set(key, lengths);
+  }
+  if (lengthsByKey.size === 0) return found;
+  const firsts = new Set([...lengthsByKey.keys()].map((key) => key.charAt(0)));
+  for (let at = 0; at + COPY_KEY_LENGTH <= text.length; at++) {
+    if (!firsts.has(text.charAt(at)) || (at > 0 && TOKEN_CHAR.test(text.charAt(at - 1)))) continue;
+    const lengths = lengthsByKey.get(text.slice(at, at + COPY_KEY_LENGTH));
+    if (!lengths) continue;
+    for (const length of lengths) {
+      if (wanted.has(text.slice(at, at + length)) && !TOKEN_CHAR.test(text.charAt(at + length))) found.push([at, at + length]);
+    }
+  }
+  return found;
 }
 
 function occurrencesOf(text: string, needle: string): [number, number][] {
