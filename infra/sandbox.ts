@@ -10,7 +10,7 @@
  * sandbox mailbox of a running sandbox.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -99,6 +99,10 @@ async function serve(withLlm: boolean): Promise<number> {
   const { redis, imap, smtp, llm } = servers;
 
   const env = sandboxSettings({ redis, imap, smtp, ...(llm ? { llm } : {}) }, randomBytes(12).toString('base64url'));
+  // Whether the user had a .env to give back, as the demo tells it: a backup a killed sandbox left holds theirs, or
+  // src/dev/local-run.ts's note that there was none.
+  const hadEnv = existsSync('.env.before-sandbox') ? !readFileSync('.env.before-sandbox', 'utf8').startsWith('# there was no .env before') : existsSync('.env');
+  const giveBack = hadEnv ? 'your .env is back' : "the sandbox's .env is removed";
   const lent = lendEnvFile('.env', '.env.before-sandbox', env, ENV_HEADER);
   // However the process ends short of SIGKILL (a crash, a closed terminal), the user's .env comes back.
   process.once('exit', () => lent.restore());
@@ -119,7 +123,8 @@ async function serve(withLlm: boolean): Promise<number> {
 
   process.stdout.write(
     [
-      'sandbox running (Ctrl-C stops it; .env now points at it, your own is in .env.before-sandbox until then):',
+      // Without a .env of theirs there is no .env.before-sandbox to look for (walkthrough W1).
+      `sandbox running (Ctrl-C stops it; .env now points at it, ${hadEnv ? 'your own is in .env.before-sandbox until then' : 'you had no .env; it is removed when the sandbox stops'}):`,
       ...Object.entries(env).map(([k, v]) => `  ${k}=${v}`),
       '',
       ...(llm || namesModel(parseDotenv(readFileSync('.env')))
@@ -144,6 +149,8 @@ async function serve(withLlm: boolean): Promise<number> {
       await Promise.allSettled([smtp.stop(), imap.stop(), redis.stop(), llm?.close()]);
       const kept = lent.restore();
       rmSync(STATE_FILE, { force: true });
+      // The last line says the stop is done: "stopping…" alone read as a hang (walkthrough W1).
+      process.stdout.write(`stopped; ${giveBack}.\n`);
       if (kept) process.stdout.write(`the .env written while the sandbox ran is kept as ${kept}\n`);
       resolve(0);
       return 0;

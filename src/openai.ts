@@ -107,8 +107,10 @@ export const OWN_SERVER_HINT = 'set OPENAI_BASE_URL to a server you run (Ollama,
 export function apiKeyProblem(config: Pick<Config, 'OPENAI_API_KEY' | 'OPENAI_BASE_URL'>): string | undefined {
   if (config.OPENAI_BASE_URL) return undefined;
   if (config.OPENAI_API_KEY && config.OPENAI_API_KEY !== PLACEHOLDER_API_KEY) return undefined;
-  // Named as the placeholder: .env.example sets it, so "not set" sent the admin looking for a line that is there.
-  return `OPENAI_API_KEY is the placeholder ${PLACEHOLDER_API_KEY} (also what an empty OPENAI_API_KEY becomes), and OpenAI (no OPENAI_BASE_URL) needs a real key: set it, or set OPENAI_BASE_URL to a server you run (Ollama, vLLM)`;
+  // An unset or empty key becomes the placeholder (src/config.ts), so the two cannot be told apart here: "not set" is
+  // what a newcomer with an empty key looks for (walkthrough W1), the placeholder what one who copied .env.example
+  // has (alone, "not set" sent that admin looking for a line that is there).
+  return `OPENAI_API_KEY is not set (or is the placeholder ${PLACEHOLDER_API_KEY}, as .env.example has it): OpenAI needs a real key; a local server (Ollama, vLLM) needs OPENAI_BASE_URL`;
 }
 
 /**

@@ -125,7 +125,7 @@ function formatCandidate(c: LearnedCandidate, target: UpdateTarget | undefined):
   if (target) {
     lines.push('', `learned#${target.pair.id}'s current answer (${describeApproval(target.pair.approval, target.pair.answerEdited)}), which accepting replaces:`, target.pair.answer);
     if (replacesCorrection(c, target)) {
-      lines.push('', `Warning: that answer is a reviewer's correction, and this candidate's approval did not correct the draft: it may bring back what the correction fixed. The replaced answer stays among the pair's previous answers (knowledge restore ${target.pair.id}).`);
+      lines.push('', `Warning: that answer is a reviewer's correction, and this candidate's approval did not correct the draft: it may bring back what the correction fixed. The replaced answer stays among the pair's previous answers (\`npm run knowledge -- restore ${target.pair.id}\`).`);
     }
   }
   return lines.join('\n');
@@ -148,7 +148,7 @@ function formatPair(p: LearnedPair): string {
       ? [
           '',
           // The stamp ties a restore to the pair as shown here: restored later, or updated, it refuses (as the page's 409).
-          `Previous answers (newest first; knowledge restore ${p.id} --version N --stamp ${pairStamp(p)}):`,
+          `Previous answers (newest first; put one back with \`npm run knowledge -- restore ${p.id} --version N --stamp ${pairStamp(p)}\`):`,
           ...p.previous.flatMap((old, i) => [
             `  ${i + 1}. ticket ${old.ticketId.slice(0, 12)}, ${describeApproval(old.approval, old.answerEdited)}; accepted by ${old.acceptedBy} ${shownTime(old.acceptedAt)}, replaced by ${old.replacedBy} ${shownTime(old.replacedAt)}`,
             ...(old.question !== p.question ? [`     Question: ${oneLine(old.question)}`] : []),

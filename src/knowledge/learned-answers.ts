@@ -98,11 +98,15 @@ export interface LearnedCandidate {
  * as it was (the draft's text, stale facts included, is what the candidate teaches); an edit, and which kinds of fact
  * it changed ({@link ApprovalRecord.factsChanged}), is a reviewer's correction.
  */
-export type CandidateApproval = Pick<ApprovalRecord, 'edited' | 'factsChanged'>;
+export type CandidateApproval = Pick<ApprovalRecord, 'edited' | 'factsChanged' | 'agentHadNoAnswer'>;
 
 /** The {@link CandidateApproval} of a ticket's approval record. */
-export function candidateApprovalOf(record: Pick<ApprovalRecord, 'edited' | 'factsChanged'>): CandidateApproval {
-  return { edited: record.edited, ...(record.factsChanged && record.factsChanged.length > 0 ? { factsChanged: [...record.factsChanged] } : {}) };
+export function candidateApprovalOf(record: Pick<ApprovalRecord, 'edited' | 'factsChanged' | 'agentHadNoAnswer'>): CandidateApproval {
+  return {
+    edited: record.edited,
+    ...(record.factsChanged && record.factsChanged.length > 0 ? { factsChanged: [...record.factsChanged] } : {}),
+    ...(record.edited && record.agentHadNoAnswer ? { agentHadNoAnswer: true as const } : {}),
+  };
 }
 
 /** True when `approval` corrected the agent's draft (an edit). */
@@ -118,15 +122,21 @@ export function describeApproval(approval: CandidateApproval | undefined, answer
   const accept = answerEdited ? '; answer rewritten when accepted' : '';
   if (!approval) return `approval not recorded${accept}`;
   if (!isCorrection(approval)) return `approved as the agent wrote it${accept}`;
+  // Nothing of the agent's to correct: every fact of the reply is the reviewer's own.
+  if (approval.agentHadNoAnswer && !approval.factsChanged?.length) return `written by the reviewer (the agent had no answer)${accept}`;
   return `corrected by the reviewer${approval.factsChanged?.length ? ` (${approval.factsChanged.join(', ')} changed)` : ''}${accept}`;
 }
 
-/** The approval a candidate keeps when `other` is folded into it: a correction wins, its facts joined. */
+/**
+ * The approval a candidate keeps when `other` is folded into it: a correction wins, its facts joined; written by the
+ * reviewer only when both were (an edit of a real draft is a correction of the agent).
+ */
 function mergedApproval(own: CandidateApproval | undefined, other: CandidateApproval | undefined): CandidateApproval | undefined {
   if (!other || !isCorrection(other)) return own;
-  if (!own) return other;
+  if (!own || !isCorrection(own)) return other;
   const facts = [...new Set([...(own.factsChanged ?? []), ...(other.factsChanged ?? [])])];
-  return { edited: true, ...(facts.length > 0 ? { factsChanged: facts } : {}) };
+  const written = own.agentHadNoAnswer && other.agentHadNoAnswer;
+  return { edited: true, ...(facts.length > 0 ? { factsChanged: facts } : {}), ...(written ? { agentHadNoAnswer: true as const } : {}) };
 }
 
 /** Most ticket ids a folded candidate keeps besides its own; the page links each, the count says how many more. */

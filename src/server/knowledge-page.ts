@@ -211,8 +211,11 @@ function rowsFor(text: string, min: number, max: number): number {
  * relative named in passing or what one customer was refunded, and the model's pass may not have run.
  */
 function scrubNote(scrub: ScrubSummary): string {
+  if (scrub.modelPass === 'done') {
+    const found = scrub.replaced > 0 ? `the rules and the model replaced ${scrub.replaced}` : 'the rules and the model found nothing to replace';
+    return `${found}; check it holds nothing specific to one customer before accepting`;
+  }
   const count = scrub.replaced > 0 ? `${scrub.replaced} replaced` : 'nothing replaced';
-  if (scrub.modelPass === 'done') return `${count} by the rules and the model’s check; read it for what is one customer’s before accepting`;
   const failed = scrub.modelPass === 'failed' ? ' (the model’s check failed)' : '';
   return `${count} by the rules${failed}; read it for names, companies, amounts and dates before accepting`;
 }

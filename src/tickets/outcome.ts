@@ -7,6 +7,7 @@
  * ({@link outcomeKeys}). The store writes the outcome and the counters in the same atomic write as the state change,
  * so a ticket's outcome is counted exactly once per time it ends.
  */
+import type { AgentResult } from '../agent/types.js';
 import { QUOTE_HEADER_PATTERNS, REPLY_ORIGINAL_SEPARATOR } from '../mail/parse.js';
 import { localDay } from './local-day.js';
 import { addressDigest } from './rate-limit.js';
@@ -127,6 +128,11 @@ export interface ApprovalRecord {
   editRatio: number;
   /** The kinds of fact the edit corrected ({@link changedFacts}); absent when none. */
   factsChanged?: FactKind[];
+  /**
+   * The agent had no answer ({@link agentHadNoAnswer}): the reviewer wrote the reply, so it corrected nothing and
+   * names no changed facts. Absent otherwise.
+   */
+  agentHadNoAnswer?: true;
 }
 
 /** Upper bounds of the edit-ratio histogram: most approvals change little, so the low end is finer. */
@@ -203,15 +209,34 @@ function endingOutcome(ticket: Pick<Ticket, 'reason' | 'outbound' | 'approval' |
 }
 
 /**
- * What an operator's approval changed: `draft` is the agent's answer (empty when the agent wrote none, so a reply
- * written from scratch has ratio 1), `sent` the text approved for sending.
+ * What an operator's approval changed: `agent` is the agent's result or just its answer (absent or empty when the
+ * agent wrote none, so a reply written from scratch has ratio 1), `sent` the text approved for sending.
+ *
+ * When the agent had no answer ({@link agentHadNoAnswer}) no facts are compared: every number of a reply the reviewer
+ * wrote over an empty draft or the "not found" fallback is new, not a correction of the agent (walkthrough W1: such
+ * an approval read "corrected by the reviewer (number changed)" on the Knowledge page).
  */
-export function approvalRecord(draft: string | undefined, sent: string): ApprovalRecord {
+export function approvalRecord(agent: string | Pick<AgentResult, 'answer' | 'subtasks'> | undefined, sent: string): ApprovalRecord {
+  const draft = typeof agent === 'string' ? agent : agent?.answer;
   const before = normalizeLines(draft ?? '').trim();
   const after = normalizeLines(sent).trim();
   if (before === after) return { edited: false, editRatio: 0 };
+  const ratio = editRatio(before, after);
+  if (agentHadNoAnswer(typeof agent === 'string' ? { answer: agent } : agent)) return { edited: true, editRatio: ratio, agentHadNoAnswer: true };
   const facts = changedFacts(before, after);
-  return { edited: true, editRatio: editRatio(before, after), ...(facts.length > 0 ? { factsChanged: facts } : {}) };
+  return { edited: true, editRatio: ratio, ...(facts.length > 0 ? { factsChanged: facts } : {}) };
+}
+
+/**
+ * True when the agent gave no answer a reviewer could correct: it wrote none (no run, or an empty answer), or every
+ * subtask ran out of tries, so its answer only says that nothing was found (the fallback, src/agent/agent.ts
+ * `fallbackSubtaskAnswer`, in whatever words the final writer put it). A run where some subtasks were answered had an
+ * answer: what the reviewer changed of it is a correction.
+ */
+export function agentHadNoAnswer(agent: { answer?: string; subtasks?: readonly Pick<AgentResult['subtasks'][number], 'usedFallback'>[] } | undefined): boolean {
+  if (!agent?.answer?.trim()) return true;
+  const subtasks = agent.subtasks ?? [];
+  return subtasks.length > 0 && subtasks.every((s) => s.usedFallback);
 }
 
 /**

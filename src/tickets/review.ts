@@ -623,7 +623,7 @@ async function approveOnce(deps: ReviewDeps, request: ApproveRequest, mayRetry: 
 
   // Measured against the agent's own answer, not the current draft: a draft edited in an earlier round (approved,
   // then parked again by the sender) is still the operator's change.
-  const patch: TicketPatch = { reason: null, approval: approvalRecord(ticket.agent?.answer, text) };
+  const patch: TicketPatch = { reason: null, approval: approvalRecord(ticket.agent, text) };
   if (reply !== undefined) patch.draft = reply;
   // Who approved is the history entry's actor; the sender copies it into `outbound.approvedBy` when it sends.
   let approved: Ticket;

@@ -88,7 +88,7 @@ describe('npm run check', () => {
     );
     // An empty key becomes a placeholder that only servers of one's own accept.
     const noKey =
-      '✗ Model server: https://api.openai.com/v1 — OPENAI_API_KEY is the placeholder not-needed (also what an empty OPENAI_API_KEY becomes), and OpenAI (no OPENAI_BASE_URL) needs a real key: set it, or set OPENAI_BASE_URL to a server you run (Ollama, vLLM)';
+      '✗ Model server: https://api.openai.com/v1 — OPENAI_API_KEY is not set (or is the placeholder not-needed, as .env.example has it): OpenAI needs a real key; a local server (Ollama, vLLM) needs OPENAI_BASE_URL';
     expect(result.stdout).toContain(noKey);
     expect(result.stdout.trim().split('\n').at(-1)).toBe('2 of 8 checks failed');
     expect(placeholder.code).toBe(1);

@@ -221,7 +221,8 @@ describe('npm run knowledge -- restore', () => {
     const env = { REDIS_URL: d.config.REDIS_URL, QUEUE_PREFIX: d.prefix, LOG_LEVEL: 'silent' };
     const knowledge = (...args: string[]) => runNpm(['run', 'knowledge', '--', ...args], env, 60_000);
     const stamp = pairStamp((await learned.pair(pairId))!);
-    expect((await knowledge('show', `learned#${pairId}`)).stdout).toContain(`--stamp ${stamp}`);
+    // The command as it runs (walkthrough W1: "knowledge restore 1" is no command of a checkout).
+    expect((await knowledge('show', `learned#${pairId}`)).stdout).toContain(`\`npm run knowledge -- restore ${pairId} --version N --stamp ${stamp}\``);
     // Meanwhile someone restored it: the stamp shown is stale, and nothing is restored over their change.
     await learned.restore(pairId, { by: 'sato', version: 1 });
     const now = (await learned.pair(pairId))!;

@@ -84,6 +84,29 @@ describe('npm run sandbox, stopped', () => {
     expect(readFileSync(path.join(home, '.env.edited-meanwhile'), 'utf8')).toBe(edited);
     expect(existsSync(path.join(home, '.env.before-sandbox'))).toBe(false);
     expect(out).toContain('kept as .env.edited-meanwhile');
+    // Walkthrough W1: the stop ended at "stopping…", as if it hung; it ends with what happened to the .env, as the demo's.
+    expect(out).toContain('stopped; your .env is back.');
+  }, 90_000);
+
+  it('by Ctrl-C (SIGINT) without a .env of the user’s: says so at start, and that the sandbox’s is removed', async () => {
+    const home = mkdtempSync(path.join(dir, 'int-'));
+    const child = spawn(process.execPath, ['--import', TSX, path.join(REPO_ROOT, 'infra/sandbox.ts'), '--llm'], { cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    for (let waited = 0; !out.includes('sandbox running'); waited += 100) {
+      if (waited > 60_000 || child.exitCode !== null) throw new Error(`the sandbox did not start:\n${out}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // No ".env.before-sandbox" to look for: there was nothing of the user's to keep.
+    expect(out).toContain('you had no .env; it is removed when the sandbox stops');
+    expect(out).not.toContain('your own is in .env.before-sandbox');
+    child.kill('SIGINT');
+    expect(await exited, out).toBe(0);
+    expect(existsSync(path.join(home, '.env'))).toBe(false);
+    expect(existsSync(path.join(home, '.env.before-sandbox'))).toBe(false);
+    expect(out).toContain("stopped; the sandbox's .env is removed.");
   }, 90_000);
 });
 

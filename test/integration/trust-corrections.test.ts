@@ -212,6 +212,24 @@ describe('a reviewer’s correction', () => {
     expect(await trust.listCorrectedSources(redis, f.prefix)).toEqual([]);
     expect((await new GapStore(redis, { prefix: f.prefix }).list()).open.some((g) => g.correctionOf)).toBe(false);
   });
+
+  // Walkthrough W1: a reply the reviewer wrote over the agent's "not found" fallback adds numbers to no answer of the
+  // agent's; it was recorded as a number correction on the sources the failed subtask had searched.
+  it('records nothing for a reply written over the agent’s not-found fallback', async () => {
+    const f = fixture();
+    const fallback = '山田様\n\nログは何日間保存されますか？の回答が見つかりませんでした。\n\nよろしくお願いいたします。';
+    const ticket = await parked(f, 0, fallback);
+    const agent = ticket.agent!;
+    const notFound = { ...agent, subtasks: agent.subtasks.map((s) => ({ ...s, isCompleted: false, usedFallback: true, subtaskAnswer: fallback })) };
+    await f.store.update(ticket.id, { agent: notFound });
+    const sent = await approveAndSend(f, ticket, CORRECTED);
+    expect(sent.outcome?.kind).toBe('approved_edited');
+    expect(sent.outcome?.factsChanged).toBeUndefined();
+    expect(sent.approval?.agentHadNoAnswer).toBe(true);
+    expect(await trust.listCorrectedSources(redis, f.prefix)).toEqual([]);
+    expect(await redis.keys(`${f.prefix}:trust:fix:*`)).toEqual([]);
+    expect((await new GapStore(redis, { prefix: f.prefix }).list()).open.some((g) => g.correctionOf)).toBe(false);
+  });
 });
 
 const RETURNS_8 = { toolName: MANUAL_TOOL_NAME, fileName: 'manual/returns.md', content: '【返品 > 期限】\n返品は商品到着後、8日以内にご連絡ください。' };

@@ -53,7 +53,7 @@ describe('describeError, the model server out of reach', () => {
     {
       name: 'OpenAI with the placeholder key: the key, as check says it',
       config: { OPENAI_BASE_URL: undefined, OPENAI_API_KEY: 'not-needed' },
-      has: ['https://api.openai.com/v1', 'OPENAI_API_KEY is the placeholder not-needed'],
+      has: ['https://api.openai.com/v1', 'OPENAI_API_KEY is not set (or is the placeholder not-needed'],
       lacks: ['EMBEDDINGS_PROVIDER=local'],
     },
     {

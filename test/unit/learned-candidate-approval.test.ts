@@ -25,6 +25,11 @@ describe('a folded candidate’s approval', () => {
     ['not recorded + as is stays not recorded', undefined, { edited: false }, undefined],
     ['not recorded + a correction becomes the correction', undefined, { edited: true }, { edited: true }],
     ['as is + not recorded stays as is', { edited: false }, undefined, { edited: false }],
+    // Walkthrough W1: a reply the reviewer wrote where the agent had no answer is labelled so, unless a correction joins it.
+    ['as is + written by the reviewer becomes written by the reviewer', { edited: false }, { edited: true, agentHadNoAnswer: true }, { edited: true, agentHadNoAnswer: true }],
+    ['written + written stays written by the reviewer', { edited: true, agentHadNoAnswer: true }, { edited: true, agentHadNoAnswer: true }, { edited: true, agentHadNoAnswer: true }],
+    ['written + a correction becomes the correction', { edited: true, agentHadNoAnswer: true }, { edited: true, factsChanged: ['number'] }, { edited: true, factsChanged: ['number'] }],
+    ['a correction + written stays the correction', { edited: true, factsChanged: ['date'] }, { edited: true, agentHadNoAnswer: true }, { edited: true, factsChanged: ['date'] }],
   ])('%s', (_name, own, other, expected) => {
     expect(foldedInto(candidate(own), 'b'.repeat(64), other).approval).toEqual(expected);
   });

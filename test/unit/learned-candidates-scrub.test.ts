@@ -317,6 +317,19 @@ const PAGE: [string, LearnedCandidate, string[], string[]][] = [
     ['1 replaced by the rules (the model’s check failed); read it for names, companies, amounts and dates before accepting'],
     [],
   ],
+  // Walkthrough W1: "nothing replaced by the rules and the model's check; read it for what is one customer's" read badly.
+  [
+    'both checks ran and found nothing, in plain words',
+    candidate(6, 'パスワードの変更方法を教えてください。', { replaced: 0, modelPass: 'done' }),
+    ['the rules and the model found nothing to replace; check it holds nothing specific to one customer before accepting'],
+    ['read it for what is one customer’s', 'the model’s check;'],
+  ],
+  [
+    'both checks ran and replaced some',
+    candidate(7, 'パスワードの変更方法を教えてください。', { replaced: 2, modelPass: 'done' }),
+    ['the rules and the model replaced 2; check it holds nothing specific to one customer before accepting'],
+    ['read it for what is one customer’s'],
+  ],
 ];
 
 describe('the Knowledge page', () => {

@@ -88,8 +88,8 @@ describe("the agent worker's start-up check of the model server", () => {
     expect(asked).toEqual([]);
     expect(run.lines).toHaveLength(1);
     expect(run.lines[0]!.level).toBe(40);
-    expect(run.lines[0]!.msg).toMatch(/^model server check at start failed: OPENAI_API_KEY is the placeholder .*set it, or set OPENAI_BASE_URL to a server you run/);
-    expect(run.reports).toEqual([expect.stringMatching(/^failed: OPENAI_API_KEY is the placeholder/)]);
+    expect(run.lines[0]!.msg).toMatch(/^model server check at start failed: OPENAI_API_KEY is not set .*OpenAI needs a real key; a local server \(Ollama, vLLM\) needs OPENAI_BASE_URL/);
+    expect(run.reports).toEqual([expect.stringMatching(/^failed: OPENAI_API_KEY is not set/)]);
   });
 
   it('warns of a base URL without /v1, without calling the server down', async () => {

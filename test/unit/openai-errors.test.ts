@@ -42,7 +42,7 @@ describe('apiKeyProblem', () => {
     if (!problem) expect(line).toBeUndefined();
     else
       expect(line).toBe(
-        `OPENAI_API_KEY is the placeholder ${PLACEHOLDER_API_KEY} (also what an empty OPENAI_API_KEY becomes), and OpenAI (no OPENAI_BASE_URL) needs a real key: set it, or set OPENAI_BASE_URL to a server you run (Ollama, vLLM)`,
+        `OPENAI_API_KEY is not set (or is the placeholder ${PLACEHOLDER_API_KEY}, as .env.example has it): OpenAI needs a real key; a local server (Ollama, vLLM) needs OPENAI_BASE_URL`,
       );
   });
 });

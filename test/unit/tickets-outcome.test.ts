@@ -119,7 +119,7 @@ describe('approvalRecord', () => {
     ['unchanged', 'Answer.', 'Answer.', { edited: false, editRatio: 0 }],
     ['only line endings and outer space', 'A\nB', '  A\r\nB\r\n', { edited: false, editRatio: 0 }],
     ['greeting changed: edited, ratio 0', 'Hi Anna,\nAnswer.', 'Dear Anna,\nAnswer.', { edited: true, editRatio: 0 }],
-    ['no agent draft', undefined, 'By hand.', { edited: true, editRatio: 1 }],
+    ['no agent draft', undefined, 'By hand.', { edited: true, editRatio: 1, agentHadNoAnswer: true }],
   ])('%s', (_name, draft, sent, record) => {
     expect(approvalRecord(draft, sent)).toEqual(record);
   });
