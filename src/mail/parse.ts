@@ -757,6 +757,9 @@ const LOCALIZED_ATTRIBUTION_END = String.raw`(?:(?:\sescribió|\sescreveu|\sa\s+
 export const QUOTE_HEADER_PATTERNS: readonly RegExp[] = [
   /^\s*On\s.{1,300}\swrote\s*:\s*$/i, // Gmail, Apple Mail, Thunderbird (en)
   /^.{1,300}\swrote\s*:\s*$/i, // "Name <addr> wrote:" (our own replies), "Name wrote:" (Thunderbird without date)
+  // Gmail mobile (de): "Name <a@b> schrieb am Di., 4. März 2025, 09:12:", the time's colon right before the line's own.
+  // The writer's address and the time are both needed: "Mein Kollege schrieb am Montag:" is the customer's.
+  /^[^<>]{0,300}<[^<>\s@]+@[^<>\s@]+>\s+schrieb\s+am\s[^:：<>]{1,120}?\d{1,2}:\d\d[:：]\s*$/,
   new RegExp(String.raw`^(?:${ATTRIBUTION_ADDRESS}|${ATTRIBUTION_TIME}).{1,300}\swrites\s*:\s*$`, 'i'), // "Name <addr> writes:" (Gnus)
   /^.{0,300}書きました\s*[:：]\s*$/, // Thunderbird ja: "2024/01/15 10:00 に 山田 さんは書きました:"
   /^.{0,300}(?:のメール|のメッセージ)\s*[:：]\s*$/, // Apple Mail / iOS ja: "2024/01/15 10:00、山田 <a@b>のメール:"
@@ -816,8 +819,11 @@ const SENDER_LINE_FOLLOWERS = 2;
 const OUTLOOK_RULE = /^\s*_{5,}\s*$/;
 // A line of the customer's asking, in the first paragraph under a CJK header block they pasted.
 const CJK_ASKS = /[?？]\s*$|请问|麻烦|拜托|請問|麻煩|부탁|주세요|주시겠|주실\s?수/;
-/** A line of separator characters (`-----`, `━━━`, `＊＊＊`) that frames a signature or a banner. */
-export const SEPARATOR_LINE = /^\s*[-_=*＊━─―－~〜#+・=＝]{3,}\s*$/;
+/**
+ * A line of separator characters (`-----`, `━━━`, `＊＊＊`, em and en dashes `—————` as word processors and GitHub-style
+ * signatures draw them) that frames a signature or a banner.
+ */
+export const SEPARATOR_LINE = /^\s*[-_=*＊━─―－~〜#+・=＝—–]{3,}\s*$/;
 // The line a phone, a carrier or a mail app adds under a mail ("Sent from my iPhone", "Sent via Bell Mobility's Text
 // Messaging service.", "Envoyé de mon iPhone", "Von meinem iPhone gesendet", "Galaxy から送信"…), in the languages of
 // the customers we see. Matched against one trimmed line of at most MAX_FOOTER_CHARS.
@@ -827,9 +833,10 @@ const SERVICE_FOOTER = new RegExp(
   `^(?:${[
     String.raw`(?:Sent|Envoyé|Enviado|Inviato|Gesendet|Verzonden|Verstuurd|Sendt|Skickat|Lähetetty|Wysłane|Отправлено)\s(?:from|via|with|by|using|de|depuis|par|avec|à partir de|desde|con|por|vía|do|pelo|a partir do|da|dal|tramite|von|mit|über|vom|vanaf|met|van|fra|från|med|från min|z|из|с)\s.{1,70}`,
     String.raw`Von meine[mr]\s.{1,40}\sgesendet`,
-    // Outlook mobile's: "Get Outlook for Android", "Obtener Outlook para Android", 「Android 用 Outlook を入手」, with
-    // the store link the app writes after them. Each names the platform and ends there, so a customer's "Get Outlook
-    // for Android crashes on start" or 「Obtener Outlook para Android me da el error 0x80」 stays (bug reviews 41c, 41d).
+    // Outlook mobile's: "Get Outlook for Android" (newer versions' "Download Outlook for Android" is
+    // OUTLOOK_DOWNLOAD_FOOTER), "Obtener Outlook para Android", 「Android 用 Outlook を入手」, with the store link the app
+    // writes after them. Each names the platform and ends there, so a customer's "Get Outlook for Android crashes on
+    // start" or 「Obtener Outlook para Android me da el error 0x80」 stays (bug reviews 41c, 41d).
     String.raw`Get Outlook for\s(?:Android|iOS)${APP_LINK}`,
     String.raw`Obtener Outlook para\s(?:Android|iOS)${APP_LINK}`,
     String.raw`(?:Obter|Obtenha|Baixe|Baixar) o Outlook para\s(?:Android|iOS)${APP_LINK}`,
@@ -848,12 +855,19 @@ const SERVICE_FOOTER = new RegExp(
   ].join('|')})$`,
   'iu',
 );
+// Newer Outlook mobile versions' tagline ("Download Outlook for Android<https://aka.ms/…>", mail round 11), read as
+// SERVICE_FOOTER's "Get Outlook for" is; a pattern of its own, so SERVICE_FOOTER's reviewed regex-safety verdict holds.
+const OUTLOOK_DOWNLOAD_FOOTER = new RegExp(String.raw`^Download Outlook for\s(?:Android|iOS)${APP_LINK}$`, 'iu');
 // A footer is a short line; a longer one is a sentence of the customer's that starts the same way.
 const MAX_FOOTER_CHARS = 80;
 const CONTACT_MARKER =
   /@|https?:\/\/|www\.|\b(?:tel|fax|phone|mobile|mail)\b|電話|携帯|株式会社|有限会社|合同会社|\b(?:inc|ltd|llc|gmbh|corp)\b|〒|\d{2,4}-\d{2,4}-\d{3,4}/i;
 // A line that asks: never a signature's, so a framed link or error with the customer's question below it stays.
 const SIGNATURE_NEVER_ASKS = /(?:[?？]|(?:でしょう|ます|です)か[。.]?)\s*$/u;
+// A sentence of five or more words that ends as one: what a customer writes under a table's underline or a rule above
+// a link ("Please renew them and send the invoice to billing@…"), never a signature's line (mail round 11). Words
+// split by spaces, so Japanese, which a signature rule frames most, is not read by it.
+const PROSE_SENTENCE = /^\s*(?:\S+\s+){4,}\S*[.!]\s*$/u;
 // Longest signature block (non-empty lines after its separator) we are willing to remove.
 const MAX_SIGNATURE_LINES = 8;
 // The count (`Re[2]:`) takes its trailing whitespace with it: two whitespace runs side by side around an optional
@@ -897,6 +911,9 @@ function isHeaderBlockStart(lines: string[], index: number): boolean {
   for (let j = index + 1; j < lines.length && seen < 4; j++) {
     const line = lines[j] ?? '';
     if (line.trim() === '') continue;
+    // Another From line opens a block of its own: this one's fields would have followed it at once. A customer's
+    // "From: the Osaka branch" above a real block was read as its start, and all their words as the quote (round 11).
+    if (BLOCK_FROM.test(line)) return false;
     seen++;
     if (BLOCK_NEXT.test(line)) return true;
   }
@@ -1057,7 +1074,8 @@ function isContactBlock(lines: string[]): boolean {
  * Removes a trailing separator-delimited block that looks like contact details (Japanese-style signatures). A text
  * that is nothing but such a block (a screenshot sent with the signature only) is left empty, so the subject is the
  * question; a block at the top with anything after its closing separator is kept, as it may be a banner, and so is a
- * block with a question in it or below it ({@link SIGNATURE_NEVER_ASKS}).
+ * block with a question in it or below it ({@link SIGNATURE_NEVER_ASKS}) or a sentence of prose ({@link PROSE_SENTENCE})
+ * but for a mass mailing's footer ({@link massMailingEvidence}).
  */
 export function stripSignatureBlock(lines: string[]): string[] {
   const first = lines.findIndex((l) => l.trim() !== '');
@@ -1070,7 +1088,10 @@ export function stripSignatureBlock(lines: string[]): string[] {
     if (!SEPARATOR_LINE.test(lines[i] ?? '')) continue;
     if (!lines.slice(0, i).some((l) => l.trim() !== '' && !SEPARATOR_LINE.test(l))) continue;
     const tail = lines.slice(i + 1).filter((l) => l.trim() !== '' && !SEPARATOR_LINE.test(l));
-    if (tail.length <= MAX_SIGNATURE_LINES && (tail.length === 0 || tail.some((l) => CONTACT_MARKER.test(l))) && !tail.some((l) => SIGNATURE_NEVER_ASKS.test(l))) {
+    const signatureLike = tail.length === 0 || tail.some((l) => CONTACT_MARKER.test(l));
+    if (tail.length > MAX_SIGNATURE_LINES || !signatureLike || tail.some((l) => SIGNATURE_NEVER_ASKS.test(l))) continue;
+    // A newsletter's or a no-reply sender's footer is written in sentences too; its block goes as a signature's would.
+    if (!tail.some((l) => PROSE_SENTENCE.test(l)) || massMailingEvidence({ text: lines.slice(i).join('\n'), quoted: false }) !== undefined) {
       return lines.slice(0, i);
     }
   }
@@ -1093,8 +1114,8 @@ export function stripDelimitedSignature(lines: string[]): string[] {
 }
 
 /**
- * Cuts a phone's, carrier's or mail app's footer line ({@link SERVICE_FOOTER}) among the last three lines of text, with
- * what follows it and the separator lines that framed it.
+ * Cuts a phone's, carrier's or mail app's footer line ({@link SERVICE_FOOTER}, {@link OUTLOOK_DOWNLOAD_FOOTER}) among
+ * the last three lines of text, with what follows it and the separator lines that framed it.
  */
 function stripServiceFooter(lines: string[]): string[] {
   const contentIndexes = lines.flatMap((l, i) => (l.trim() === '' || SEPARATOR_LINE.test(l) ? [] : [i]));
@@ -1108,7 +1129,7 @@ function stripServiceFooter(lines: string[]): string[] {
 function isServiceFooter(line: string): boolean {
   const text = line.trim();
   // A question is the customer's, however it starts ("Sent by courier on Monday: has it arrived?").
-  return text.length <= MAX_FOOTER_CHARS && !/[?？]$/.test(text) && SERVICE_FOOTER.test(text);
+  return text.length <= MAX_FOOTER_CHARS && !/[?？]$/.test(text) && (SERVICE_FOOTER.test(text) || OUTLOOK_DOWNLOAD_FOOTER.test(text));
 }
 
 function withoutTrailingSeparators(lines: string[]): string[] {
@@ -1658,12 +1679,38 @@ function withoutImagePlaceholders(lines: string[]): string[] {
   });
 }
 
+// email-reply-parser's bare separators (`--`, `----`, `__`, `++`, `==`, two to four of a kind; not the RFC's `-- `): it
+// hides all below one as a signature, though customers draw them as markdown rules and over steps they tried.
+const LIBRARY_SEPARATOR = /^\s*(?:-{2,4}|_{2,4}|\+{2,4}|={2,4})$/;
+
+/**
+ * The text email-reply-parser shows of `text`, and besides it a fragment the library hid only as a signature below one
+ * of its bare separators ({@link LIBRARY_SEPARATOR}) when a line of it asks ({@link SIGNATURE_NEVER_ASKS}): "----" then
+ * "What should I do next?" is the customer's question (mail round 11). Such a kept fragment is left to our own
+ * signature rules. Keeping every fragment under such a separator brought back list footers and quotes below "__" and
+ * "====", so only one that asks is kept.
+ */
+function replyParserVisible(text: string): string {
+  const email = new EmailReplyParser().read(text);
+  const fragments = email.getFragments();
+  const asksBelowSeparator = (fragment: (typeof fragments)[number]): boolean => {
+    if (!fragment.isHidden() || !fragment.isSignature() || fragment.isQuoted()) return false;
+    const lines = fragment.getContent().trimStart().split('\n');
+    return LIBRARY_SEPARATOR.test(lines[0] ?? '') && lines.some((line) => SIGNATURE_NEVER_ASKS.test(line));
+  };
+  if (!fragments.some(asksBelowSeparator)) return email.getVisibleText();
+  return fragments
+    .filter((fragment) => !fragment.isHidden() || asksBelowSeparator(fragment))
+    .map((fragment) => fragment.getContent())
+    .join('\n');
+}
+
 /** The text of `lines` without quoted lines and signatures, trimmed. */
 function ownWords(history: string[]): string {
   const { body, postscript } = postscriptBelowSignature(withoutImagePlaceholders(history.filter((l) => !QUOTED_LINE.test(l))));
 
   let visible = body.join('\n');
-  if (visible.trim() !== '' && visible.length <= MAX_REPLY_PARSER_CHARS) visible = new EmailReplyParser().parseReply(visible);
+  if (visible.trim() !== '' && visible.length <= MAX_REPLY_PARSER_CHARS) visible = replyParserVisible(visible);
 
   const unsigned = stripSignatureBlock(stripDelimitedSignature(stripLegalNotice(visible.split('\n'))));
   const words = stripServiceFooter(postscript.length > 0 ? [...unsigned, '', ...postscript] : unsigned)

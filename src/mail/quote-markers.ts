@@ -21,13 +21,17 @@ export const REPLY_ORIGINAL_SEPARATOR = separatorLine(REPLY_ORIGINAL_WORDS);
 /**
  * The From line of an Outlook-style header block, which Sent/Date/To/Subject lines ({@link BLOCK_NEXT}) soon follow,
  * with Outlook's labels in English, Japanese, German, French, Chinese (zh-CN 发件人/发送时间/收件人/主题, also QQ Mail's
- * and Coremail's; zh-TW 寄件者/寄件日期/收件者/主旨) and Korean (보낸 사람/보낸 날짜/받는 사람/제목). The bold marker
- * (`*From:*`) takes its trailing whitespace with it, so no two whitespace runs meet (quadratic on a long line of spaces).
+ * and Coremail's; zh-TW 寄件者/寄件日期/收件者/主旨) and Korean (보낸 사람/보낸 날짜/받는 사람/제목), and since mail
+ * round 11 Portuguese and Spanish (De/Enviado/Enviado em/Enviada em/Enviado el/Para/Assunto/Asunto), Italian
+ * (Da/Inviato/Oggetto), Dutch (Van/Verzonden/Aan/Onderwerp), Danish (Fra/Sendt/Til/Emne) and Swedish
+ * (Från/Skickat/Till/Ämne): Exchange writes a name without an address on the From line, which no other rule reads. A
+ * block counts only with a From line and another label below it. The bold marker (`*From:*`) takes its trailing
+ * whitespace with it, so no two whitespace runs meet (quadratic on a long line of spaces).
  */
-export const BLOCK_FROM = /^\s*(?:\*\s*)?(?:from|差出人|送信者|送信元|von|de|发件人|寄件者|보낸\s?사람)\s*(?:\*\s*)?[:：]/i;
+export const BLOCK_FROM = /^\s*(?:\*\s*)?(?:from|差出人|送信者|送信元|von|de|da|van|fra|från|发件人|寄件者|보낸\s?사람)\s*(?:\*\s*)?[:：]/i;
 /** A header block's lines after its From line ({@link BLOCK_FROM}). */
 export const BLOCK_NEXT =
-  /^\s*(?:\*\s*)?(?:sent|date|to|cc|subject|送信日時|送信日|日付|日時|宛先|件名|gesendet|an|betreff|envoyé|objet|à|发送时间|日期|收件人|抄送|主题|寄件日期|收件者|副本|主旨|보낸\s?날짜|날짜|받는\s?사람|참조|제목)\s*(?:\*\s*)?[:：]/i;
+  /^\s*(?:\*\s*)?(?:sent|date|to|cc|subject|送信日時|送信日|日付|日時|宛先|件名|gesendet|an|betreff|envoyé|objet|à|enviad[oa](?:\s(?:em|el))?|para|assunto|asunto|inviato|oggetto|verzonden|aan|onderwerp|sendt|til|emne|skickat|till|ämne|发送时间|日期|收件人|抄送|主题|寄件日期|收件者|副本|主旨|보낸\s?날짜|날짜|받는\s?사람|참조|제목)\s*(?:\*\s*)?[:：]/i;
 
 /**
  * A line quoted with a `|` mark (`| 山田様`, a bare `|`), as older Japanese mailers (and some ticket systems) quote the
