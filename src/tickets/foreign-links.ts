@@ -493,6 +493,11 @@ const JA_ROMANISED_POSTCODE = new RegExp(String.raw`(?<![\p{L}\p{N}])${JA_ROMANI
 const ROMANISED_WITHOUT_DASH = /^[^0-9]*[0-9]{7}$/;
 const COMMA_BEFORE = /,[ \t]*$/;
 const ADDRESS_ENDS_AFTER = /^(?:[ \t]*(?:[.;)]|\r?\n|$)|,?[ \t]*Japan\b)/;
+// Where the address ends there, something of an address stands before the place: a comma, a block number (1-2-3) or a
+// ward's, city's or town's suffix (Shibuya-ku). "Shipment origin Tokyo 1234567." has none: a number at a sentence's
+// end (bug review B3 of session 49, LOW 10).
+const ADDRESS_PART_BEFORE = /,|[0-9]-[0-9]|-(?:ku|shi|cho|chō|machi|gun|ken|fu)\b/i;
+const ADDRESS_PART_BEFORE_CHARS = 40;
 const NUMBER_WORD_BEFORE = /\b(?:tracking|order|invoice|ticket|member|reference|number|no\.?|ID|code)\b|#/i;
 // How far before the digits a number's word labels them.
 const NUMBER_WORD_BEFORE_CHARS = 40;
@@ -572,7 +577,10 @@ function postalAddressesIn(text: string): Array<{ key: string; start: number; en
         ROMANISED_WITHOUT_DASH.test(m[0]) &&
         !asksToSendTo(text, m.index) &&
         (NUMBER_WORD_BEFORE.test(text.slice(Math.max(0, m.index - NUMBER_WORD_BEFORE_CHARS), m.index)) ||
-          !(COMMA_BEFORE.test(text.slice(Math.max(0, m.index - 4), m.index)) || ADDRESS_ENDS_AFTER.test(text.slice(end, end + 12))))
+          !(
+            COMMA_BEFORE.test(text.slice(Math.max(0, m.index - 4), m.index)) ||
+            (ADDRESS_ENDS_AFTER.test(text.slice(end, end + 12)) && ADDRESS_PART_BEFORE.test(text.slice(Math.max(0, m.index - ADDRESS_PART_BEFORE_CHARS), m.index)))
+          ))
       ) {
         continue;
       }

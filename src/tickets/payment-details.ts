@@ -209,8 +209,10 @@ function readAlso(original: string, reading: CheckedText, next: CheckedText): Ch
 // Security review 17 (HIGH 1): what a reader reads past between a detail's digits, or reads as digits, and the checks
 // did not. A run of spaces of any width and tabs (an HTML mail's &nbsp; gives U+00A0; U+202F, thin, figure and
 // ideographic spaces, the braille blank, two spaces) reads as one space; a dash or minus sign beside a digit (765–4321,
-// 03﹣1234﹣5678, with spaces between too) as a hyphen; superscript, subscript and circled digits beside another digit
-// (⁷⁶⁵⁴³²¹, 765⁴³²¹, ⑦⑥⑤④③②①) as ASCII, as NFKC reads them; C0 and C1 controls (but tab, line breaks and NEL) as
+// 03﹣1234﹣5678, with spaces between too) as a hyphen; superscript, subscript and circled digits beside another such
+// digit or between two digits (⁷⁶⁵⁴³²¹, 765⁴³²¹ read as 765 then ⁴³²¹, ⑦⑥⑤④③②①) as ASCII, as NFKC reads them, but
+// not one alone beside a number: a step's ① or a footnote's ² touching a phone (①090-1234-5678へ, 03-1234-5678²) would
+// make it another number (bug review B3 of session 49, HIGH 1); C0 and C1 controls (but tab, line breaks and NEL) as
 // nothing; half-width katakana as full width (Google Playｷﾞﾌﾄｶｰﾄﾞを購入し…), a sound mark with its kana as one letter.
 // A dash elsewhere stays (a clause's "— just buy…" is read by its dash), and so does a lone superscript (m², a
 // footnote's ¹). Every alternative reads one character or one run of spaces, and each lookaround a run of spaces
@@ -222,7 +224,7 @@ const DIGIT_FORM = '\u00b2\u00b3\u00b9\u2070\u2074-\u2079\u2080-\u2089\u2460-\u2
 const READ_PAST = new RegExp(
   `[${SPACE_LIKE}]{2,}|[${SPACE_LIKE.replace(' ', '')}]|` +
     `(?<=[\\p{N}][${SPACE_LIKE}]*)[${DASH}]|[${DASH}](?=[${SPACE_LIKE}]*[\\p{N}])|` +
-    `(?<=\\p{N})[${DIGIT_FORM}]|[${DIGIT_FORM}](?=\\p{N})|` +
+    `(?<=\\p{N})[${DIGIT_FORM}](?=\\p{N})|(?<=[${DIGIT_FORM}])[${DIGIT_FORM}]|[${DIGIT_FORM}](?=[${DIGIT_FORM}])|` +
     '[\\u0000-\\u0008\\u000e-\\u001f\\u007f-\\u0084\\u0086-\\u009f]|[\\uff66-\\uff9d][\\uff9e\\uff9f]|[\\uff61-\\uff9f]',
   'gu',
 );
@@ -875,6 +877,34 @@ const OWN_SENTENCE_CHARS = 200;
 const OWN_ACCOUNT_PAID_BACK =
   /erstatt|zurück(?:überwiesen|gebucht|gezahlt)|gutgeschrieben|überwiesen|refund|reimburs|credited|paid\s+back|reembols|devolv|devolu|rembours|restitu|estorn|hoàn|返金|返還|払い?戻|振り?込みました|お振込みしました|환불|退款|คืนเงิน/i;
 
+// What says the customer owes an amount, in the account's sentence or the next one: a refund word beside it is a lure
+// ("Ihr Konto … wurde erstattet; überweisen Sie die Gebühr von 5 € dorthin.", "Your refund to your account … failed;
+// wire the fee of 5 EUR to that account", "Your account … must receive 5 EUR from you first": bug review B3 of session
+// 49, MED 4). An amount due or owed; what the account must receive, or receive from the reader; an imperative to pay,
+// or to send money to the place named before. Not a fee or a pending amount alone: a refund of the shipping fee, a
+// refund still pending, is ours to pay; nor "you do not owe". The next sentence too, since ';' and '.' end the first.
+// (Three patterns: the English words, its one gap, the other languages' words.)
+const OWN_ACCOUNT_OWED = [
+  /\b(?:(?<!\b(?:not|never|nothing)\s)owe[sd]?|owing|(?:is|are|be|now|amount|balance|payment)\s+due|due\s+(?:by|on|before|now|immediately|today|within)|must\s+receive)\b/i,
+  /\b(?:receive|need|require)\b[^.!?;\n]{0,30}\bfrom\s+you\b/i,
+  /(?<![\p{L}])(?:f[äa]llig|schulde[nt]?|(?:[üu]berweisen|zahlen|begleichen)\s+sie|dorthin|adeud[a-z]*|debe\s+(?:pagar|abonar|transferir)|dû|devez\s+(?:payer|verser|virer)|devid[oa]|deve\s+(?:pagar|transferir))(?![\p{L}])/iu,
+];
+// An English imperative to move money, then "to that/this/the same/it" a few words on ("wire the fee of 5 EUR to that
+// account"): the words after each verb are read anchored, since one pattern with the gap between was polynomial.
+const OWN_ACCOUNT_PAY_VERB = /\b(?:wire|transfer|pay|remit|send|deposit)\b/gi;
+const TO_THAT_AFTER = /^[^.!?;\n]{0,40}?\b(?:to|into)\s+(?:that|this|the\s+same|it)\b/i;
+const TO_THAT_AFTER_CHARS = 64;
+
+/** Whether `text` (a sentence) says the reader owes an amount or asks them to send money back to the place named. */
+function owesAmount(text: string): boolean {
+  if (OWN_ACCOUNT_OWED.some((owed) => owed.test(text))) return true;
+  for (const m of text.matchAll(OWN_ACCOUNT_PAY_VERB)) {
+    const after = m.index + m[0].length;
+    if (TO_THAT_AFTER.test(text.slice(after, after + TO_THAT_AFTER_CHARS))) return true;
+  }
+  return false;
+}
+
 /** The IBANs (as keys) and digit runs of at least seven digits (the digits alone) that `text` (folded) writes. */
 function accountKeysIn(text: string): Array<{ start: number; end: number; key: string }> {
   const found: Array<{ start: number; end: number; key: string }> = ibans(text).map(({ start, end, key }) => ({ start, end, key }));
@@ -899,6 +929,9 @@ export function ownAccountsFromMail(text: string, customerMail: readonly string[
     const sentence = text.slice(otherClauseStart(text, start, OWN_SENTENCE_CHARS), otherClauseEnd(text, end, OWN_SENTENCE_CHARS));
     if (!OWN_ACCOUNT_WORDS.some((words) => words.test(sentence)) || (!key.startsWith('iban:') && !ACCOUNT_NAMED.test(sentence) && sentence.search(OTHER_ACCOUNT_LABEL) < 0)) continue;
     if (OWN_ACCOUNT_ASK.some((ask) => ask.test(sentence)) || !OWN_ACCOUNT_PAID_BACK.test(sentence)) continue;
+    const sentenceEnd = otherClauseEnd(text, end, OWN_SENTENCE_CHARS);
+    const next = text.slice(sentenceEnd + 1, otherClauseEnd(text, sentenceEnd + 1, OWN_SENTENCE_CHARS));
+    if (owesAmount(sentence) || owesAmount(next)) continue;
     // An IBAN and a run of its digits overlap: merged, so that the spans stay apart and in order.
     const last = own[own.length - 1];
     if (last && start < last[1]) last[1] = Math.max(last[1], end);

@@ -439,10 +439,12 @@ const ID_FOLDS: ReadonlyArray<readonly [RegExp, string]> = [
     'identity card',
   ],
   [
-    /(?<![A-Za-z])(?:birthday(?=\s{0,3}(?:[,.;:!?)]|$)|\s{1,3}(?:and|or|as|by|in|on|so|to|for|with|via|from|when|if|please|date|too|also|here|below|that|which)(?![A-Za-z]))|fecha\s{1,3}de\s{1,3}nacimiento|data\s{1,3}de\s{1,3}nascimento|date\s{1,3}de\s{1,3}naissance|geburtsdatum)(?![A-Za-z])/gi,
+    /(?<![A-Za-z])(?:birthday(?=\s{0,3}(?:[,.;:!?()]|$)|\s{1,3}(?:and|or|as|by|in|on|so|to|for|with|via|from|when|if|please|date|too|also|here|below|that|which)(?![A-Za-z]))|fecha\s{1,3}de\s{1,3}nacimiento|data\s{1,3}de\s{1,3}nascimento|date\s{1,3}de\s{1,3}naissance|geburtsdatum)(?![A-Za-z])/gi,
     'date of birth',
   ],
-  [/(?<![A-Za-z])(?:DNI|RG|CNH|(?<=(?:su|tu|el|del|de|un|una)\s{1,3})NIE)(?![A-Za-z])/g, 'identity card'],
+  // Only after a determiner or possessive, and as a word of its own: an RG-6 connector, an RG58 cable, a CNH tractor
+  // are no documents (bug review B3 of session 49, LOW 8).
+  [/(?<=(?<![A-Za-z])(?:su|tu|el|del|de|un|una|seu|sua|teu|tua|do|da|o|a|ou|e|y)\s{1,3})(?:DNI|RG|CNH|NIE)(?![A-Za-z0-9-])/g, 'identity card'],
 ];
 // Whether a text may hold one of {@link ID_FOLDS}' words: most hold none, and then none is read.
 const MAY_FOLD_ID = /pas|port|condu|f[uü]hrer|social|sozial|identi|ausweis|birth|naci|nasc|naiss|geburt|DNI|NIE|RG|CNH/i;
@@ -524,10 +526,14 @@ const EN_ID_NEED = new RegExp(
 // the document in the same clause, and no negation in the sentence ({@link EU_NEGATION}), as for a secret.
 const EU_ID_SEND =
   '(?:envie|envíe|envía|mande|anexe|anexa|adjunte|adjunta|joignez|joindre|envoyez|(?:senden|schicken|übermitteln|mailen)\\s+sie|(?:fügen|hängen)\\s+sie)';
-// The clause ends at a joining word before anything but the list's next item (an article, a possessive, the document
-// or a photo of it, or "then" before one): "Envíe el formulario y lleve su pasaporte al mostrador" sends the form and
-// brings the passport (bug review B1 of session 49). Spaces and tabs only, a few: the gap is read at every character.
-const EU_ID_JOIN = `\\s(?:${EU_AND}|${EU_THEN}(?![\\p{L}]))[ \\t]{1,3}(?![ \\t]|${EU_ITEM_OPENS}|${EU_THEN}(?![\\p{L}])|(?:${EN_ID})|(?:foto|photo|c[oó]pia|copie|kopie|scan|imagem|imagen|image)(?![\\p{L}]))`;
+// The clause ends at a joining word before the verb of another action: "Envíe el formulario y lleve su pasaporte al
+// mostrador" sends the form and brings the passport (bug review B1 of session 49). Only before such a verb: a list of
+// the items it does not name (pt um/uma, de ein/eine/einen, an adverb: "y también una foto de su pasaporte", "et aussi
+// votre passeport") still sends the document (bug review B3 of session 49, HIGH 2). Spaces and tabs only, a few: the
+// gap is read at every character.
+const EU_OTHER_ACTION =
+  '(?:lleve|llevar|traiga|traer|muestre|mostrar|ense[ñn]e|presente|presentar|acuda|venga|guarde|conserve|tenga|leve|levar|traga|trazer|mostre|apresente|compare[çc]a|venha|tenha|apportez|apporter|pr[ée]sentez|pr[ée]senter|montrez|venez|passez|gardez|conservez|bringen|zeigen|vorzeigen|vorlegen|legen|kommen|behalten|bewahren|halten)';
+const EU_ID_JOIN = `\\s(?:${EU_AND}|${EU_THEN}(?![\\p{L}]))[ \\t]{1,3}${EU_OTHER_ACTION}(?![\\p{L}])`;
 const EU_ID_REQUEST = new RegExp(`(?<![\\p{L}])(?:${EU_ASK}|${EU_ID_SEND})(?![\\p{L}])(?:(?!${EU_NOT_BETWEEN}|${EU_ID_JOIN})[^.!?;\\n]){0,60}?(?:${EN_ID})`, 'iu');
 
 // Korean and Chinese: the secrets' asks, with the document in place of the secret.
@@ -541,9 +547,10 @@ const ZH_ID = /身份证|身份證|身分證|护照|護照|驾驶证|驾照|駕�
 // して送信してください", "send us a photo of your ID through the secure upload"), unless it names the mail or the reply
 // too ("アプリではなく、本メールに添付してご返信ください"): bug review R3a.
 // (Session 49: the European languages' app, site and portal, mail and reply too; bug review B1: "nuestra web", the
-// customer area or space, and a portal at a German compound's end, Kundenportal.)
+// customer area or space, and a portal at a German compound's end, Kundenportal. Bug review B3: "web" alone only after
+// nuestra, la, pela, página…, or before form, page or portal: "to verify your web account" names no way to send.)
 const ID_CHANNEL =
-  /アプリ|マイページ|画面|サイト|フォーム|アップロード|(?<![A-Za-z])(?:apps?|website|web\s?site|web|upload(?:ed|ing|s)?|aplicativo|aplicaci[oó]n|sitio|site|portail|appli|webseite|[aá]rea\s+(?:do|de|del)\s+cliente|espace\s+client|kundenkonto|kundenbereich)(?![A-Za-z])|portal(?![A-Za-z])|앱|웹사이트|网站|網站|应用|應用|App/i;
+  /アプリ|マイページ|画面|サイト|フォーム|アップロード|(?<![A-Za-z])(?:apps?|website|web\s?site|(?:nuestra|nossa|la|na|pela|p[aá]gina)\s+web|web\s+(?:form|page|portal)|upload(?:ed|ing|s)?|aplicativo|aplicaci[oó]n|sitio|site|portail|appli|webseite|[aá]rea\s+(?:do|de|del)\s+cliente|espace\s+client|kundenkonto|kundenbereich)(?![A-Za-z])|portal(?![A-Za-z])|앱|웹사이트|网站|網站|应用|應用|App/i;
 const ID_BY_MAIL = /メール|返信|本文|(?<![A-Za-z])(?:e-?mail|mail|reply|respond|response|correo|courriel|resposta|respuesta|réponse|antwort)(?![A-Za-z])|회신|답장|메일|邮件|郵件|回复|回覆/i;
 // A date of birth alone finds a booking or an account, as a name does; it is asked for as a document only beside one,
 // or as a photo or copy (bug review R3a).

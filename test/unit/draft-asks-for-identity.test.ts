@@ -195,3 +195,43 @@ describe('secretRequest: bug review B1 of session 49', () => {
     expect(secretRequest(draft, [])).toBeUndefined();
   });
 });
+
+// Bug review B3 of session 49 (HIGH 2, MED 3, LOW 8/9): the European clause ended at any "and" before an item the list
+// of openers lacked (pt um/uma, de ein/eine/einen, an adverb: también, aussi), so the passport asked after it passed;
+// "web" was a channel in English too ("your web account"); DNI, RG and CNH were documents in any context (an RG-6
+// connector, a CNH tractor); "birthday (MM/DD/YYYY)" was no date of birth. The clause now ends only before the verb of
+// another action (lleve, traga, présentez, bringen…).
+describe('secretRequest: bug review B3 of session 49', () => {
+  it.each<[string, string]>([
+    ['pt: the form and a copy of the passport', 'Envie o formulário e uma cópia do seu passaporte.'],
+    ['de: the form and a copy of the passport', 'Senden Sie uns das Formular und eine Kopie Ihres Reisepasses.'],
+    ['de: the form and a photo of the passport', 'Senden Sie uns das Formular und ein Foto Ihres Reisepasses.'],
+    ['de: the form and a scan of the passport', 'Senden Sie uns das Formular und einen Scan Ihres Reisepasses.'],
+    ['es: y también', 'Envíe el formulario y también una foto de su pasaporte.'],
+    ['es: y además', 'Envíe el formulario y además una foto de su pasaporte.'],
+    ['es: y nuevamente', 'Envíe el formulario y nuevamente una foto de su pasaporte.'],
+    ['es: y por favor', 'Envíe el formulario y por favor una foto de su pasaporte.'],
+    ['fr: et aussi', 'Envoyez le formulaire et aussi votre passeport.'],
+    ['fr: et bien sûr', 'Envoyez le formulaire et bien sûr votre passeport.'],
+    ['pt: e também', 'Envie o formulário e também uma cópia do seu passaporte.'],
+    ['en: to verify your web account', 'Send a photo of your passport to verify your web account.'],
+    ['en: to activate your web account', 'Please send us a copy of your passport to activate your web account.'],
+    ['en: birthday (MM/DD/YYYY) and passport number', 'Please tell us your birthday (MM/DD/YYYY) and passport number.'],
+    ['es: DNI after una foto de su', 'Envíe una foto de su DNI.'],
+    ['pt: RG after do seu', 'Envie uma foto do seu RG.'],
+  ])('parks %s', (_name, draft) => {
+    expect(secretRequestReason(draft, [])).toBe(IDENTITY_REQUEST_REASON);
+  });
+  it.each<[string, string]>([
+    ['en: an RG-6 connector', 'Please send us a photo of the RG-6 connector so we can check it.'],
+    ['en: an RG58 cable', 'Please send us the RG58 cable back.'],
+    ['en: a CNH tractor manual', 'Please send the CNH tractor manual.'],
+    ['es: send the form and bring the passport', 'Envíe el formulario y traiga su pasaporte a la oficina.'],
+    ['pt: send the form and present the passport', 'Envie o formulário e apresente o seu passaporte no balcão.'],
+    ['de: send the form and show the passport', 'Senden Sie uns das Formular und zeigen Sie Ihren Reisepass am Schalter.'],
+    ['es: through nuestra web', 'Envíe una foto de su pasaporte por nuestra web.'],
+    ['pt: through a nossa web', 'Envie uma foto do seu passaporte pela nossa web.'],
+  ])('lets through %s', (_name, draft) => {
+    expect(secretRequest(draft, [])).toBeUndefined();
+  });
+});

@@ -152,3 +152,30 @@ describe('checkedText reads past separators and digit forms, and maps back', () 
     expect(checked.quote(21, 22)).toBe('ｶﾞ');
   });
 });
+
+// Bug review B3 of session 49 (HIGH 1): a circled step number or a footnote digit touching a phone was read as one of
+// its digits (①090-… as 1090-…), so the phone went unread; and knowledge writing one beside its number no longer
+// vouched for the plain number. A digit form is read as a digit only between digits or beside another digit form.
+describe('bug review B3 of session 49: a step number or footnote digit beside a phone', () => {
+  it.each<[string, string, string]>([
+    ['a circled step number before a mobile', '①090-1234-5678へお電話ください。', '090-1234-5678'],
+    ['a circled step number before 03', '①03-1234-5678にお電話ください。', '03-1234-5678'],
+    ['a dingbat step number before 03', '➀03-1234-5678にお電話ください。', '03-1234-5678'],
+    ['a footnote digit after it', '本人確認のため 03-1234-5678² までお電話ください。', '03-1234-5678'],
+    ['a footnote digit before it', '本人確認のため ¹03-1234-5678 までお電話ください。', '03-1234-5678'],
+  ])('parked: %s', (_what, draft, phone) => {
+    expect(foreignLinks(draft, ASK_ALLOWED)).toEqual([phone]);
+  });
+  it.each<[string, string]>([
+    ['a footnote digit after it', 'サポート 03-1234-5678¹ まで'],
+    ['a circled step number before it', '①03-1234-5678にお電話ください ②メニューを選択'],
+  ])('the knowledge writing %s vouches for the plain number', (_what, knowledge) => {
+    expect(foreignLinks('サポート 03-1234-5678 までお電話ください。', allowed([knowledge]))).toEqual([]);
+  });
+  it.each<[string, string]>([
+    ['superscript digits', 'お振込先は 普通 ⁷⁶⁵⁴³²¹ です。'],
+    ['superscript digits after ASCII ones', 'お振込先は 普通 765⁴³²¹ です。'],
+  ])('still read: %s', (_what, draft) => {
+    expect(foreignLinks(draft, ASK_ALLOWED)).not.toEqual([]);
+  });
+});

@@ -744,3 +744,35 @@ describe('a phone number written twice is named each time as it is written there
     expect(foreignFindings(draft, none).map((f) => f.written)).toEqual(written);
   });
 });
+
+// Bug review B3 of session 49 (MED 4, LOW 10): the own-account vouch read only the asks of its list in the account's
+// sentence, which ran past ';': a paid-back word beside an ask it lacked ("überweisen Sie … dorthin", "wire … to that
+// account", "must receive 5 EUR from you") vouched for a forwarded phish's IBAN. And a romanised place with seven
+// digits at a sentence's end was read as a postcode though nothing of an address stood before it.
+describe('bug review B3 of session 49: the own account beside an amount owed, a place and seven digits', () => {
+  const phishDe = { knowledge: ['Rechnungen sind innerhalb von 14 Tagen zu begleichen.'], trustedDomains: [], addresses: [], customerMail: ['Bitte erstatten Sie auf mein Konto DE89 3704 0044 0532 0130 00.'] };
+  const iban = 'DE89 3704 0044 0532 0130 00';
+  it.each<[string, string, string[]]>([
+    ['de: erstattet; überweisen Sie die Gebühr dorthin', 'Ihr Konto DE89 3704 0044 0532 0130 00 wurde erstattet; überweisen Sie die Gebühr von 5 € dorthin.', [iban]],
+    ['en: refund failed; wire the fee to that account', 'Your refund to your account DE89 3704 0044 0532 0130 00 failed; wire the fee of 5 EUR to that account to release it.', [iban]],
+    ['en: the refund failed, then "must receive 5 EUR from you"', 'Your refund failed. Your account DE89 3704 0044 0532 0130 00 must receive 5 EUR from you first, refund follows.', [iban]],
+    ['de: erstattet, then the fee is due', 'Wir haben den Betrag auf Ihr Konto DE89 3704 0044 0532 0130 00 erstattet. Die Gebühr von 5 € ist sofort fällig.', [iban]],
+    // Still vouched: a refund to it, whatever follows that owes nothing.
+    ['de: erstattet', 'Wir haben den Betrag auf Ihr Konto DE89 3704 0044 0532 0130 00 erstattet.', []],
+    ['de: erstattet, with no-break spaces', 'Wir haben Ihnen das Geld auf Ihr Konto DE89\u00a03704\u00a00044\u00a00532\u00a00130\u00a000 erstattet.', []],
+    ['en: refunded to your account, then a thank-you', 'We have refunded 20 EUR to your account DE89 3704 0044 0532 0130 00. Thank you for your patience.', []],
+  ])('%s', (_what, draft, expected) => {
+    expect(foreignLinks(draft, phishDe)).toEqual(expected);
+  });
+
+  const enDesk = { knowledge: ['We ship from Tokyo.'], trustedDomains: [], addresses: [], customerMail: ['Where is my order?'] };
+  it.each<[string, string, string[]]>([
+    ['a shipment\'s origin', 'Shipment origin Tokyo 1234567.', []],
+    ['a number after "sold in Japan"', 'Units sold in Japan 2024001; see the report.', []],
+    // Still read: an address part stands before it.
+    ['after a block number', 'Our desk: 1-2-3 Shinjuku Tokyo 1600023.', ['Tokyo 1600023']],
+    ['after a ward', 'Our return centre is in Shinjuku-ku Tokyo 1600023.', ['Tokyo 1600023']],
+  ])('%s', (_what, draft, expected) => {
+    expect(foreignLinks(draft, enDesk)).toEqual(expected);
+  });
+});
