@@ -868,6 +868,12 @@ const SIGNATURE_NEVER_ASKS = /(?:[?？]|(?:でしょう|ます|です)か[。.]?
 // a link ("Please renew them and send the invoice to billing@…"), never a signature's line (mail round 11). Words
 // split by spaces, so Japanese, which a signature rule frames most, is not read by it.
 const PROSE_SENTENCE = /^\s*(?:\S+\s+){4,}\S*[.!]\s*$/u;
+
+/** Whether a signature block's first line reads as a name line: short, no digit, no sentence end (Jane Doe, 山田 太郎, John Smith | Acme Corp). */
+function opensWithName(line: string): boolean {
+  const text = line.trim();
+  return text.length <= 40 && !/[0-9０-９]/.test(text) && !/[.!?。！？]$/.test(text);
+}
 // Longest signature block (non-empty lines after its separator) we are willing to remove.
 const MAX_SIGNATURE_LINES = 8;
 // The count (`Re[2]:`) takes its trailing whitespace with it: two whitespace runs side by side around an optional
@@ -1091,7 +1097,10 @@ export function stripSignatureBlock(lines: string[]): string[] {
     const signatureLike = tail.length === 0 || tail.some((l) => CONTACT_MARKER.test(l));
     if (tail.length > MAX_SIGNATURE_LINES || !signatureLike || tail.some((l) => SIGNATURE_NEVER_ASKS.test(l))) continue;
     // A newsletter's or a no-reply sender's footer is written in sentences too; its block goes as a signature's would.
-    if (!tail.some((l) => PROSE_SENTENCE.test(l)) || massMailingEvidence({ text: lines.slice(i).join('\n'), quoted: false }) !== undefined) {
+    // A signature opens with a name, and a sentence lower down (a confidentiality line, a slogan) is its own (bug review
+    // B4); a block that opens with anything else (the customer's sentence, a table's row) and holds a sentence is theirs.
+    const customersProse = PROSE_SENTENCE.test(tail[0] ?? '') || (!opensWithName(tail[0] ?? '') && tail.some((l) => PROSE_SENTENCE.test(l)));
+    if (!customersProse || massMailingEvidence({ text: lines.slice(i).join('\n'), quoted: false }) !== undefined) {
       return lines.slice(0, i);
     }
   }

@@ -885,7 +885,8 @@ const OWN_ACCOUNT_PAID_BACK =
 // refund still pending, is ours to pay; nor "you do not owe". The next sentence too, since ';' and '.' end the first.
 // (Three patterns: the English words, its one gap, the other languages' words.)
 const OWN_ACCOUNT_OWED = [
-  /\b(?:(?<!\b(?:not|never|nothing)\s)owe[sd]?|owing|(?:is|are|be|now|amount|balance|payment)\s+due|due\s+(?:by|on|before|now|immediately|today|within)|must\s+receive)\b/i,
+  // Not "you don't owe us anything" nor "it is due to arrive" (bug review B4).
+  /\b(?:(?<!(?:\bnot|\bnever|\bnothing|n't|\bno)\s)owe[sd]?|owing|(?:is|are|be|now|amount|balance|payment)\s+due(?!\s+to\b)|due\s+(?:by|on|before|now|immediately|today|within)|must\s+receive)\b/i,
   /\b(?:receive|need|require)\b[^.!?;\n]{0,30}\bfrom\s+you\b/i,
   /(?<![\p{L}])(?:f[äa]llig|schulde[nt]?|(?:[üu]berweisen|zahlen|begleichen)\s+sie|dorthin|adeud[a-z]*|debe\s+(?:pagar|abonar|transferir)|dû|devez\s+(?:payer|verser|virer)|devid[oa]|deve\s+(?:pagar|transferir))(?![\p{L}])/iu,
 ];

@@ -776,3 +776,18 @@ describe('bug review B3 of session 49: the own account beside an amount owed, a 
     expect(foreignLinks(draft, enDesk)).toEqual(expected);
   });
 });
+
+// Bug review B4 of session 49: the sentence after a refund said nothing owed, yet read as an amount owed.
+describe('bug review B4 of session 49: a refund to the own account followed by words that owe nothing', () => {
+  const desk = { knowledge: [], trustedDomains: [], addresses: [], customerMail: ['Please refund me to my account DE89 3704 0044 0532 0130 00.'] };
+  const refund = 'We have refunded 3,000 yen to your account (IBAN DE89 3704 0044 0532 0130 00) as requested.';
+  it.each<[string, string, string[]]>([
+    ['"is due to arrive"', `${refund} It is due to arrive within three business days.`, []],
+    ['"you don\'t owe us anything"', `${refund} You don't owe us anything.`, []],
+    ['"you do not owe"', `${refund} You do not owe us anything.`, []],
+    // Still owed.
+    ['"a fee is due"', `${refund} A handling fee of 5 EUR is due by Friday.`, ['DE89 3704 0044 0532 0130 00']],
+  ])('%s', (_what, draft, expected) => {
+    expect(foreignLinks(draft, desk)).toEqual(expected);
+  });
+});
