@@ -121,6 +121,21 @@ async function serve(withLlm: boolean): Promise<number> {
     }
   }, 500);
 
+  // The signals are handled before "sandbox running" is printed: a terminal closed (or a test's SIGHUP) right after
+  // that line otherwise ended the process by the signal's default, servers and .env left as they were.
+  const stopped = new Promise<number>((resolve) => {
+    stopOnSignals(async () => {
+      clearInterval(timer);
+      await Promise.allSettled([smtp.stop(), imap.stop(), redis.stop(), llm?.close()]);
+      const kept = lent.restore();
+      rmSync(STATE_FILE, { force: true });
+      // The last line says the stop is done: "stopping…" alone read as a hang (walkthrough W1).
+      process.stdout.write(`stopped; ${giveBack}.\n`);
+      if (kept) process.stdout.write(`the .env written while the sandbox ran is kept as ${kept}\n`);
+      resolve(0);
+      return 0;
+    }, (line) => process.stdout.write(`${line}\n`));
+  });
   process.stdout.write(
     [
       // Without a .env of theirs there is no .env.before-sandbox to look for (walkthrough W1).
@@ -143,19 +158,7 @@ async function serve(withLlm: boolean): Promise<number> {
     ].join('\n'),
   );
 
-  return await new Promise<number>((resolve) => {
-    stopOnSignals(async () => {
-      clearInterval(timer);
-      await Promise.allSettled([smtp.stop(), imap.stop(), redis.stop(), llm?.close()]);
-      const kept = lent.restore();
-      rmSync(STATE_FILE, { force: true });
-      // The last line says the stop is done: "stopping…" alone read as a hang (walkthrough W1).
-      process.stdout.write(`stopped; ${giveBack}.\n`);
-      if (kept) process.stdout.write(`the .env written while the sandbox ran is kept as ${kept}\n`);
-      resolve(0);
-      return 0;
-    }, (line) => process.stdout.write(`${line}\n`));
-  });
+  return await stopped;
 }
 
 async function send(args: string[]): Promise<number> {

@@ -70,7 +70,8 @@ describe('npm run sandbox, stopped', () => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // 'close', not 'exit': the last lines the sandbox writes may reach the pipe after the process has exited.
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
     for (let waited = 0; !out.includes('sandbox running'); waited += 100) {
       if (waited > 60_000 || child.exitCode !== null) throw new Error(`the sandbox did not start:\n${out}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -94,7 +95,8 @@ describe('npm run sandbox, stopped', () => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // 'close', not 'exit': the last lines the sandbox writes may reach the pipe after the process has exited.
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
     for (let waited = 0; !out.includes('sandbox running'); waited += 100) {
       if (waited > 60_000 || child.exitCode !== null) throw new Error(`the sandbox did not start:\n${out}`);
       await new Promise((r) => setTimeout(r, 100));
