@@ -74,6 +74,7 @@ function stateChangingRoutes(): Array<readonly [string, string]> {
     ['POST', '/knowledge/candidates/{id}/accept'],
     ['POST', '/knowledge/candidates/{id}/discard'],
     ['POST', '/knowledge/pairs/{id}/remove'],
+    ['POST', '/knowledge/pairs/{id}/restore'],
     ['PUT', '/admin/queues/api/queues/pause'],
     ['PUT', '/admin/queues/api/queues/{queue}/pause'],
     ['POST', '/admin/queues/api/queues/{queue}/add'],
