@@ -8,81 +8,33 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PRICES } from '../../src/agent/prices.js';
 import type { AgentResult, AnswerSource } from '../../src/agent/types.js';
-import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
-import { startSmtpReceiver, type SmtpReceiver } from '../../src/dev/smtp-receiver.js';
-import { createSmtpTransport, type SmtpTransport } from '../../src/mail/smtp-transport.js';
-import { connectProducer } from '../../src/queues/connection.js';
-import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
 import { renderInsightsPage } from '../../src/server/insights-view.js';
 import { LEARNED_REPLY_FIELD, REPLY_SOURCES_FIELD, readInsights, type Insights } from '../../src/tickets/insights.js';
 import { outcomeKeys } from '../../src/tickets/outcome.js';
 import { approveTicket, rejectTicket } from '../../src/tickets/review.js';
 import { newTicket, type Ticket, type TicketState } from '../../src/tickets/ticket.js';
-import { TicketStore } from '../../src/tickets/ticket-store.js';
-import { sendReply } from '../../jobs/send-reply.js';
-import { removePrefix } from '../support/pipeline.js';
+import { draftAgentResult, useSenderHarness, type SenderFixture } from '../support/sender-harness.js';
 
-const MAIL_FROM = 'XYZ Support <support@helpdesk.test>';
 /** A Wednesday: its week starts on Monday 2025-03-31. */
 const DAY = '2025-04-02';
 const WEEK = '2025-03-31';
 
-let redisServer: RedisServer;
-let redis: Redis;
-let smtpServer: SmtpReceiver;
-let smtp: SmtpTransport;
-const cleanups: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  redisServer = await startRedis();
-  redis = await connectProducer(redisServer.url);
-  smtpServer = await startSmtpReceiver();
-  smtp = createSmtpTransport({ SMTP_HOST: smtpServer.host, SMTP_PORT: smtpServer.port, SMTP_SECURE: false, SMTP_USER: undefined, SMTP_PASSWORD: undefined });
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  smtpServer.clear();
-});
-afterAll(async () => {
-  smtp?.close();
-  await smtpServer?.stop();
-  redis?.disconnect();
-  await redisServer?.stop();
-});
-
-interface Fixture {
-  prefix: string;
-  store: TicketStore;
-  queues: Queues;
-}
+const harness = useSenderHarness();
 
 /** A store and queues under a fresh prefix, its clock on {@link DAY}; keys removed after the test. */
-function fixture(): Fixture {
-  const prefix = `lrnd${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  let t = Date.parse(`${DAY}T09:00:00Z`);
-  const store = new TicketStore(redis, { prefix, now: () => new Date((t += 1000)) });
-  const queues = createQueues(redis, prefix);
-  cleanups.push(async () => {
-    await closeAll(queues).catch(() => undefined);
-    await removePrefix(redisServer.url, prefix);
-  });
-  return { prefix, store, queues };
-}
+const fixture = (): SenderFixture => harness.fixture('lrnd', `${DAY}T09:00:00Z`);
 
 const ANSWER = '山田様\n\nいつもお世話になっております。\n\n返品は商品到着後 14 日以内に承ります。\n\nよろしくお願いいたします。';
 const MANUAL: AnswerSource = { kind: 'manual', fileName: 'returns.md' };
 const FAQ_PAIR: AnswerSource = { kind: 'qa', fileName: 'faq.csv#4' };
 const learned = (n: number): AnswerSource => ({ kind: 'qa', fileName: `learned#${n}` });
 
-function agentResult(sources: AnswerSource[]): AgentResult {
-  const usage = { calls: 1, promptTokens: 10, completionTokens: 10, totalTokens: 20 };
-  return { question: 'q', plan: { subtasks: [] }, subtasks: [], answer: ANSWER, sources, usage, llmCalls: [], truncated: false, droppedSubtasks: [], durationMs: 10 };
-}
+const agentResult = (sources: AnswerSource[]): AgentResult => draftAgentResult(ANSWER, { sources });
 
-async function received(f: Fixture): Promise<Ticket> {
+async function received(f: SenderFixture): Promise<Ticket> {
   const ticket = newTicket(
     { messageId: `<q-${randomUUID()}@customer.example>`, from: 'yamada@customer.example', subject: '返品', question: '返品の期限を教えてください。', actor: 'poller' },
     new Date(`${DAY}T08:00:00Z`),
@@ -91,37 +43,29 @@ async function received(f: Fixture): Promise<Ticket> {
 }
 
 /** The agent worker's run: `processing` (unless the ticket is there already), then `to` with a draft citing `sources`. */
-async function drafted(f: Fixture, id: string, to: 'drafted' | 'parked', sources: AnswerSource[]): Promise<Ticket> {
+async function drafted(f: SenderFixture, id: string, to: 'drafted' | 'parked', sources: AnswerSource[]): Promise<Ticket> {
   if ((await f.store.require(id, { agentResult: false })).state !== 'processing') await f.store.transition(id, { to: 'processing', actor: 'agent-worker' });
   return f.store.transition(id, { to, actor: 'agent-worker', patch: { agent: agentResult(sources), draft: ANSWER, ...(to === 'parked' ? { reason: 'review mode always' } : {}) } });
 }
 
-async function send(f: Fixture, ticketId: string) {
-  const result = await sendReply(
-    { ticketId },
-    { config: { MAIL_FROM, SUPPORT_ADDRESSES: [], SUPPORT_GROUP_ADDRESSES: [], AUTHSERV_ID: [], TRUSTED_LINK_DOMAINS: [] }, store: f.store, redis, smtp },
-    { attemptsMade: 0, attempts: 3 },
-  );
+async function send(f: SenderFixture, ticketId: string) {
+  const result = await harness.send(f, ticketId);
   expect(result.outcome).toBe('sent');
 }
 
-function review(f: Fixture) {
-  return { store: f.store, outbound: f.queues.outbound, redis, config: { SENDER_ATTEMPTS: 3 } };
-}
-
-async function approveAndSend(f: Fixture, id: string, reply?: string): Promise<void> {
-  expect((await approveTicket(review(f), { ticketId: id, operator: 'anna', ...(reply === undefined ? {} : { reply }) })).outcome).toBe('approved');
+async function approveAndSend(f: SenderFixture, id: string, reply?: string): Promise<void> {
+  expect((await approveTicket(harness.review(f), { ticketId: id, operator: 'anna', ...(reply === undefined ? {} : { reply }) })).outcome).toBe('approved');
   await send(f, id);
 }
 
 /** The day hash's reply-source fields only. */
-async function sourceFields(f: Fixture): Promise<Record<string, string>> {
-  const day = await redis.hgetall(outcomeKeys(f.prefix).day(DAY));
+async function sourceFields(f: SenderFixture): Promise<Record<string, string>> {
+  const day = await harness.redis.hgetall(outcomeKeys(f.prefix).day(DAY));
   return Object.fromEntries(Object.entries(day).filter(([field]) => field === REPLY_SOURCES_FIELD || field === LEARNED_REPLY_FIELD));
 }
 
-async function insights(f: Fixture): Promise<Insights> {
-  return readInsights(redis, f.prefix, { days: 7, now: new Date(`${DAY}T12:00:00Z`), prices: DEFAULT_PRICES, timeZone: 'UTC' });
+async function insights(f: SenderFixture): Promise<Insights> {
+  return readInsights(harness.redis, f.prefix, { days: 7, now: new Date(`${DAY}T12:00:00Z`), prices: DEFAULT_PRICES, timeZone: 'UTC' });
 }
 
 /** The weeks table's learned-answer cell (the last one) of the week starting `week`, as the page shows it. */
@@ -136,7 +80,7 @@ function learnedCell(report: Insights, week: string): string | undefined {
 type Reply = 'auto-sent' | 'approved as drafted' | 'approved after an edit' | 'written by a person';
 
 /** A ticket answered as `how`, its draft (if the agent wrote one) citing `sources`. */
-async function answered(f: Fixture, how: Reply, sources: AnswerSource[]): Promise<Ticket> {
+async function answered(f: SenderFixture, how: Reply, sources: AnswerSource[]): Promise<Ticket> {
   const t = await received(f);
   if (how === 'auto-sent') {
     await drafted(f, t.id, 'drafted', sources);
@@ -214,7 +158,7 @@ describe('a ticket reopened and answered again', () => {
       await approveAndSend(f, t.id);
     }
 
-    const day = await redis.hgetall(outcomeKeys(f.prefix).day(DAY));
+    const day = await harness.redis.hgetall(outcomeKeys(f.prefix).day(DAY));
     // The first ending stays counted and is taken back; the reply is counted, with its sources, once.
     expect(day).toMatchObject({ [ending]: '1', [`reopened:${ending}`]: '1', [REPLY_SOURCES_FIELD]: '1', [LEARNED_REPLY_FIELD]: '1' });
     const report = await insights(f);
@@ -242,8 +186,8 @@ describe('a ticket stored before the agent result had its own field', () => {
     const claimed = await f.store.transition(t.id, { from: ['drafted'], to: 'sending', actor: 'sender', patch: { outbound: { messageId: `<r-${randomUUID()}@helpdesk.test>`, autoSubmitted: true } } });
     // The earlier layout: the whole ticket, agent result included, in `doc`.
     const key = f.store.keys().ticket(t.id);
-    const agent = JSON.parse((await redis.hget(key, 'agent'))!) as AgentResult;
-    await redis.multi().hset(key, 'doc', JSON.stringify({ ...claimed, agent })).hdel(key, 'agent').exec();
+    const agent = JSON.parse((await harness.redis.hget(key, 'agent'))!) as AgentResult;
+    await harness.redis.multi().hset(key, 'doc', JSON.stringify({ ...claimed, agent })).hdel(key, 'agent').exec();
     await f.store.transition(t.id, { from: ['sending'], to: 'sent', actor: 'sender' });
     expect(await sourceFields(f)).toEqual({ [REPLY_SOURCES_FIELD]: '1', [LEARNED_REPLY_FIELD]: '1' });
   });
@@ -258,7 +202,7 @@ describe('what each write reads', () => {
 
   it('reads the stored agent result once for a write that ends the ticket as a reply or a review, never for another', async () => {
     const f = fixture();
-    monitor = await new Redis(redisServer.url).monitor();
+    monitor = await new Redis(harness.redisUrl).monitor();
     const seen: string[][] = [];
     monitor.on('monitor', (_time: string, args: string[], source: string) => {
       if (source !== 'lua') seen.push(args);
@@ -268,7 +212,7 @@ describe('what each write reads', () => {
       const key = f.store.keys().ticket(id);
       const marker = `mark-${randomUUID()}`;
       await write();
-      await redis.echo(marker);
+      await harness.redis.echo(marker);
       await expect.poll(() => seen.some((args) => args[0] === 'echo' && args[1] === marker)).toBe(true);
       const reads = seen.filter((args) => ['hget', 'hmget'].includes(args[0]!.toLowerCase()) && args[1] === key && args.slice(2).includes('agent')).length;
       seen.length = 0;

@@ -2,13 +2,14 @@
  * The sandbox's command line: help and mistakes print the usage and change nothing (no second sandbox, no `.env`
  * rewritten, no mail sent with "--help" as its question).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { startSandbox } from '../support/sandbox.js';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 const TSX = fileURLToPath(import.meta.resolve('tsx'));
@@ -66,49 +67,31 @@ describe('npm run sandbox, stopped', () => {
     const home = mkdtempSync(path.join(dir, 'hup-'));
     const own = 'LOG_LEVEL=debug\n';
     writeFileSync(path.join(home, '.env'), own);
-    const child = spawn(process.execPath, ['--import', TSX, path.join(REPO_ROOT, 'infra/sandbox.ts'), '--llm'], { cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    // 'close', not 'exit': the last lines the sandbox writes may reach the pipe after the process has exited.
-    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-    for (let waited = 0; !out.includes('sandbox running'); waited += 100) {
-      if (waited > 60_000 || child.exitCode !== null) throw new Error(`the sandbox did not start:\n${out}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const running = await startSandbox({ home, args: ['--llm'] });
     // The user fills their .env from the Compose sample while the sandbox runs.
     const edited = 'IMAP_HOST=mail\nMEILI_MASTER_KEY=generated-once\n';
     writeFileSync(path.join(home, '.env'), edited);
-    child.kill('SIGHUP');
-    expect(await exited, out).toBe(0);
+    running.kill('SIGHUP');
+    expect(await running.closed, running.output()).toBe(0);
     expect(readFileSync(path.join(home, '.env'), 'utf8')).toBe(own);
     expect(readFileSync(path.join(home, '.env.edited-meanwhile'), 'utf8')).toBe(edited);
     expect(existsSync(path.join(home, '.env.before-sandbox'))).toBe(false);
-    expect(out).toContain('kept as .env.edited-meanwhile');
+    expect(running.output()).toContain('kept as .env.edited-meanwhile');
     // Walkthrough W1: the stop ended at "stopping…", as if it hung; it ends with what happened to the .env, as the demo's.
-    expect(out).toContain('stopped; your .env is back.');
+    expect(running.output()).toContain('stopped; your .env is back.');
   }, 90_000);
 
   it('by Ctrl-C (SIGINT) without a .env of the user’s: says so at start, and that the sandbox’s is removed', async () => {
     const home = mkdtempSync(path.join(dir, 'int-'));
-    const child = spawn(process.execPath, ['--import', TSX, path.join(REPO_ROOT, 'infra/sandbox.ts'), '--llm'], { cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    // 'close', not 'exit': the last lines the sandbox writes may reach the pipe after the process has exited.
-    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-    for (let waited = 0; !out.includes('sandbox running'); waited += 100) {
-      if (waited > 60_000 || child.exitCode !== null) throw new Error(`the sandbox did not start:\n${out}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const running = await startSandbox({ home, args: ['--llm'] });
     // No ".env.before-sandbox" to look for: there was nothing of the user's to keep.
-    expect(out).toContain('you had no .env; it is removed when the sandbox stops');
-    expect(out).not.toContain('your own is in .env.before-sandbox');
-    child.kill('SIGINT');
-    expect(await exited, out).toBe(0);
+    expect(running.output()).toContain('you had no .env; it is removed when the sandbox stops');
+    expect(running.output()).not.toContain('your own is in .env.before-sandbox');
+    running.kill('SIGINT');
+    expect(await running.closed, running.output()).toBe(0);
     expect(existsSync(path.join(home, '.env'))).toBe(false);
     expect(existsSync(path.join(home, '.env.before-sandbox'))).toBe(false);
-    expect(out).toContain("stopped; the sandbox's .env is removed.");
+    expect(running.output()).toContain("stopped; the sandbox's .env is removed.");
   }, 90_000);
 });
 

@@ -5,76 +5,25 @@
  * hash) in the same write as the state change, however often the step is retried or raced.
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_PRICES } from '../../src/agent/prices.js';
-import type { AgentResult } from '../../src/agent/types.js';
-import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
-import { startSmtpReceiver, type SmtpReceiver } from '../../src/dev/smtp-receiver.js';
-import { createSmtpTransport, type SmtpTransport } from '../../src/mail/smtp-transport.js';
-import { connectProducer } from '../../src/queues/connection.js';
-import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
 import { latencyBucket, readInsights, replySeconds } from '../../src/tickets/insights.js';
 import { OUTCOME_DAY_TTL_S, editRatio, outcomeKeys, senderDigest } from '../../src/tickets/outcome.js';
 import { approveTicket, rejectTicket } from '../../src/tickets/review.js';
 import { IllegalTransitionError, newTicket, type Ticket, type TicketState } from '../../src/tickets/ticket.js';
-import { TicketConflictError, TicketStore } from '../../src/tickets/ticket-store.js';
-import { sendReply } from '../../jobs/send-reply.js';
-import { removePrefix } from '../support/pipeline.js';
+import { TicketConflictError } from '../../src/tickets/ticket-store.js';
+import { draftAgentResult, useSenderHarness, type SenderFixture } from '../support/sender-harness.js';
 
-const MAIL_FROM = 'XYZ Support <support@helpdesk.test>';
 const DAY = '2025-04-02';
 
-let redisServer: RedisServer;
-let redis: Redis;
-let smtpServer: SmtpReceiver;
-let smtp: SmtpTransport;
-const cleanups: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  redisServer = await startRedis();
-  redis = await connectProducer(redisServer.url);
-  smtpServer = await startSmtpReceiver();
-  smtp = createSmtpTransport({ SMTP_HOST: smtpServer.host, SMTP_PORT: smtpServer.port, SMTP_SECURE: false, SMTP_USER: undefined, SMTP_PASSWORD: undefined });
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  smtpServer.clear();
-});
-afterAll(async () => {
-  smtp?.close();
-  await smtpServer?.stop();
-  redis?.disconnect();
-  await redisServer?.stop();
-});
-
-interface Fixture {
-  prefix: string;
-  store: TicketStore;
-  queues: Queues;
-}
+const harness = useSenderHarness();
 
 /** A store and queues under a fresh prefix, with a clock from `start` (on {@link DAY}); keys removed after the test. */
-function fixture(start = `${DAY}T09:00:00Z`): Fixture {
-  const prefix = `outc${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  let t = Date.parse(start);
-  const store = new TicketStore(redis, { prefix, now: () => new Date((t += 1000)) });
-  const queues = createQueues(redis, prefix);
-  cleanups.push(async () => {
-    await closeAll(queues).catch(() => undefined);
-    await removePrefix(redisServer.url, prefix);
-  });
-  return { prefix, store, queues };
-}
+const fixture = (start = `${DAY}T09:00:00Z`): SenderFixture => harness.fixture('outc', start);
 
 const AGENT_ANSWER = '山田様\n\nいつもお世話になっております。\n\n設定画面の「セキュリティ」から二段階認証を有効にできます。\n認証アプリでQRコードを読み取ってください。\n\nよろしくお願いいたします。';
 
-function agentResult(answer: string): AgentResult {
-  const usage = { calls: 1, promptTokens: 10, completionTokens: 10, totalTokens: 20 };
-  return { question: 'q', plan: { subtasks: [] }, subtasks: [], answer, sources: [], usage, llmCalls: [], truncated: false, droppedSubtasks: [], durationMs: 10 };
-}
-
-async function received(f: Fixture, extra: Partial<Parameters<typeof newTicket>[0]> = {}): Promise<Ticket> {
+async function received(f: SenderFixture, extra: Partial<Parameters<typeof newTicket>[0]> = {}): Promise<Ticket> {
   const ticket = newTicket({
     messageId: `<q-${randomUUID()}@customer.example>`,
     from: 'yamada@customer.example',
@@ -88,23 +37,18 @@ async function received(f: Fixture, extra: Partial<Parameters<typeof newTicket>[
 }
 
 /** A ticket the agent worker parked with its draft. */
-async function parked(f: Fixture): Promise<Ticket> {
+async function parked(f: SenderFixture): Promise<Ticket> {
   const t = await received(f);
   await f.store.transition(t.id, { to: 'processing', actor: 'agent-worker' });
-  return f.store.transition(t.id, { to: 'parked', actor: 'agent-worker', patch: { agent: agentResult(AGENT_ANSWER), draft: AGENT_ANSWER, reason: 'review mode always' } });
+  return f.store.transition(t.id, { to: 'parked', actor: 'agent-worker', patch: { agent: draftAgentResult(AGENT_ANSWER), draft: AGENT_ANSWER, reason: 'review mode always' } });
 }
 
-async function send(f: Fixture, ticketId: string) {
-  return sendReply({ ticketId }, { config: { MAIL_FROM, SUPPORT_ADDRESSES: [], SUPPORT_GROUP_ADDRESSES: [], AUTHSERV_ID: [], TRUSTED_LINK_DOMAINS: [] }, store: f.store, redis, smtp }, { attemptsMade: 0, attempts: 3 });
-}
+const send = (f: SenderFixture, ticketId: string) => harness.send(f, ticketId);
+const review = (f: SenderFixture) => harness.review(f);
 
-function review(f: Fixture) {
-  return { store: f.store, outbound: f.queues.outbound, redis, config: { SENDER_ATTEMPTS: 3 } };
-}
-
-async function counts(f: Fixture) {
+async function counts(f: SenderFixture) {
   const k = outcomeKeys(f.prefix);
-  const [totals, histogram, day] = await Promise.all([redis.hgetall(k.totals), redis.hgetall(k.editRatio), redis.hgetall(k.day(DAY))]);
+  const [totals, histogram, day] = await Promise.all([harness.redis.hgetall(k.totals), harness.redis.hgetall(k.editRatio), harness.redis.hgetall(k.day(DAY))]);
   return { totals, histogram, day };
 }
 
@@ -113,14 +57,14 @@ describe('outcomes', () => {
     const f = fixture();
     const t = await received(f);
     await f.store.transition(t.id, { to: 'processing', actor: 'agent-worker' });
-    await f.store.transition(t.id, { to: 'drafted', actor: 'agent-worker', patch: { agent: agentResult(AGENT_ANSWER), draft: AGENT_ANSWER } });
+    await f.store.transition(t.id, { to: 'drafted', actor: 'agent-worker', patch: { agent: draftAgentResult(AGENT_ANSWER), draft: AGENT_ANSWER } });
     expect((await send(f, t.id)).outcome).toBe('sent');
     // A duplicate job finds the ticket sent and changes nothing.
     expect((await send(f, t.id)).outcome).toBe('skipped');
 
     const sent = await f.store.require(t.id);
     expect(sent.outcome).toEqual({ kind: 'auto_sent', at: sent.updatedAt, day: DAY });
-    expect(smtpServer.messages).toHaveLength(1);
+    expect(harness.smtpServer.messages).toHaveLength(1);
     const c = await counts(f);
     expect(c.totals).toEqual({ auto_sent: '1' });
     // The day also holds the insights: the agent run, the reply's receipt→reply time bucket, and that its sources
@@ -129,7 +73,7 @@ describe('outcomes', () => {
     // Only approvals are edit-ratio observations.
     expect(c.histogram).toEqual({});
     // Insights read at most a year back: a day's hash expires after OUTCOME_DAY_TTL_S instead of staying for ever.
-    const ttl = await redis.ttl(outcomeKeys(f.prefix).day(DAY));
+    const ttl = await harness.redis.ttl(outcomeKeys(f.prefix).day(DAY));
     expect(ttl).toBeGreaterThan(OUTCOME_DAY_TTL_S - 60);
     expect(ttl).toBeLessThanOrEqual(OUTCOME_DAY_TTL_S);
   });
@@ -253,25 +197,25 @@ const STARTED_ZONE = process.env.TZ;
 /** Runs this process in `zone` (as `TZ` does for every role) until the test's cleanup. */
 function useZone(zone: string): void {
   process.env.TZ = zone;
-  cleanups.push(async () => {
+  harness.cleanups.push(async () => {
     if (STARTED_ZONE === undefined) delete process.env.TZ;
     else process.env.TZ = STARTED_ZONE;
   });
 }
 
 /** The non-empty day hashes around 26–27 November 2026, by day. */
-async function dayHashes(f: Fixture): Promise<Record<string, Record<string, string>>> {
+async function dayHashes(f: SenderFixture): Promise<Record<string, Record<string, string>>> {
   const days = ['2026-11-25', '2026-11-26', '2026-11-27', '2026-11-28'];
-  const hashes = await Promise.all(days.map((d) => redis.hgetall(outcomeKeys(f.prefix).day(d))));
+  const hashes = await Promise.all(days.map((d) => harness.redis.hgetall(outcomeKeys(f.prefix).day(d))));
   return Object.fromEntries(days.flatMap((d, i) => (Object.keys(hashes[i]!).length > 0 ? [[d, hashes[i]!]] : [])));
 }
 
 /** Leaves the stored outcome as every version before stored days wrote it: without `day` (counted on its UTC day). */
-async function storedWithoutDay(f: Fixture, id: string): Promise<void> {
+async function storedWithoutDay(f: SenderFixture, id: string): Promise<void> {
   const key = f.store.keys().ticket(id);
-  const doc = JSON.parse((await redis.hget(key, 'doc'))!) as Ticket;
+  const doc = JSON.parse((await harness.redis.hget(key, 'doc'))!) as Ticket;
   delete (doc.outcome as { day?: string }).day;
-  await redis.hset(key, 'doc', JSON.stringify(doc));
+  await harness.redis.hset(key, 'doc', JSON.stringify(doc));
 }
 
 describe('the day of an ending a person takes back', () => {
@@ -279,7 +223,7 @@ describe('the day of an ending a person takes back', () => {
   const ENDED_AT = '2026-11-26T20:00:00Z';
 
   /** A ticket ended `how` at {@link ENDED_AT}, in the process's zone of the moment. */
-  async function ended(f: Fixture, how: 'ignored at ingest' | 'ignored' | 'failed'): Promise<Ticket> {
+  async function ended(f: SenderFixture, how: 'ignored at ingest' | 'ignored' | 'failed'): Promise<Ticket> {
     if (how === 'ignored at ingest') {
       const ticket = newTicket({ messageId: `<i-${randomUUID()}@list.example>`, from: 'news@list.example', subject: 'Newsletter', question: 'q', actor: 'poller', state: 'ignored', reason: 'list: List-Id' }, new Date(ENDED_AT));
       return (await f.store.createIfAbsent(ticket)).ticket;
@@ -304,7 +248,7 @@ describe('the day of an ending a person takes back', () => {
     useZone(reopenedIn);
     await f.store.transition(ending.id, { from: [ending.state], to, actor: 'operator:kato' });
     expect(await dayHashes(f)).toEqual({ [day]: { [kind]: '1', [`reopened:${kind}`]: '1' } });
-    const insights = await readInsights(redis, f.prefix, { days: 3, now: new Date('2026-11-27T12:00:00Z'), prices: DEFAULT_PRICES, timeZone: reopenedIn });
+    const insights = await readInsights(harness.redis, f.prefix, { days: 3, now: new Date('2026-11-27T12:00:00Z'), prices: DEFAULT_PRICES, timeZone: reopenedIn });
     expect(insights.totals.outcomes[kind]).toBe(0);
     // The outcome names the day it was counted on, as stored.
     expect(ending.outcome?.day).toBe(day);

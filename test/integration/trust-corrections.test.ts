@@ -7,71 +7,27 @@
  * (`knowledge trust --drop-review`), and a pair accepted from approvals as is starts with their reviews.
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MANUAL_TOOL_NAME, QA_TOOL_NAME } from '../../src/agent/tools.js';
 import type { AgentResult, ToolResult } from '../../src/agent/types.js';
-import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
-import { startSmtpReceiver, type SmtpReceiver } from '../../src/dev/smtp-receiver.js';
 import { formatTrust } from '../../src/cli/knowledge-trust.js';
 import { GapStore } from '../../src/knowledge/gaps.js';
 import { LearnedAnswerStore, acceptLearned } from '../../src/knowledge/learned-answers.js';
-import { createSmtpTransport, type SmtpTransport } from '../../src/mail/smtp-transport.js';
-import { connectProducer } from '../../src/queues/connection.js';
-import { closeAll, createQueues, type Queues } from '../../src/queues/registry.js';
 import { formatQaPair } from '../../src/search/types.js';
 import { CsrfTokens } from '../../src/server/auth.js';
 import { knowledgePageHandlers } from '../../src/server/knowledge-page.js';
 import { approveTicket } from '../../src/tickets/review.js';
 import { newTicket, type Ticket } from '../../src/tickets/ticket.js';
-import { TicketStore } from '../../src/tickets/ticket-store.js';
 import * as trust from '../../src/tickets/trust.js';
 import { citedSources, learnVerdict, listTrust, readStanding, readTrust, type TrustSettings } from '../../src/tickets/trust.js';
-import { sendReply } from '../../jobs/send-reply.js';
-import { removePrefix, runNpm } from '../support/pipeline.js';
+import { runNpm } from '../support/pipeline.js';
+import { ONE_CALL_USAGE, draftAgentResult, useSenderHarness, type SenderFixture } from '../support/sender-harness.js';
 
-const MAIL_FROM = 'XYZ Support <support@helpdesk.test>';
 const SETTINGS: TrustSettings = { TRUST_MIN_REVIEWS: 3, TRUST_MIN_AS_IS: 0.9, TRUST_WINDOW: 20, TRUST_MAX_EDIT_RATIO: 0.2 };
 
-let redisServer: RedisServer;
-let redis: Redis;
-let smtpServer: SmtpReceiver;
-let smtp: SmtpTransport;
-const cleanups: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  redisServer = await startRedis();
-  redis = await connectProducer(redisServer.url);
-  smtpServer = await startSmtpReceiver();
-  smtp = createSmtpTransport({ SMTP_HOST: smtpServer.host, SMTP_PORT: smtpServer.port, SMTP_SECURE: false, SMTP_USER: undefined, SMTP_PASSWORD: undefined });
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  smtpServer.clear();
-});
-afterAll(async () => {
-  smtp?.close();
-  await smtpServer?.stop();
-  redis?.disconnect();
-  await redisServer?.stop();
-});
-
-interface Fixture {
-  prefix: string;
-  store: TicketStore;
-  queues: Queues;
-}
-
-function fixture(): Fixture {
-  const prefix = `trfx${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  const store = new TicketStore(redis, { prefix });
-  const queues = createQueues(redis, prefix);
-  cleanups.push(async () => {
-    await closeAll(queues).catch(() => undefined);
-    await removePrefix(redisServer.url, prefix);
-  });
-  return { prefix, store, queues };
-}
+const harness = useSenderHarness();
+/** A store and queues under a fresh prefix, on the real clock; keys removed after the test. */
+const fixture = (): SenderFixture => harness.fixture('trfx');
 
 const QUESTION = 'ログは何日間保存されますか？';
 /** The stale FAQ row: 30 days, where the manual says 90. */
@@ -84,21 +40,11 @@ const STALE_DRAFT =
   '山田様\n\nいつもお世話になっております。\n\nログは30日間保存されます。\nマニュアル: ログは90日間保存され、その後自動で削除されます。\n解約は30日前までにご連絡ください。\n\nよろしくお願いいたします。';
 const CORRECTED = STALE_DRAFT.replace('30日間', '90日間');
 
+/** The agent's result for `answer`: one subtask, the question, whose tools found `hits` (the sources it cites). */
 function agentResult(answer: string, hits: Array<{ toolName: string; fileName: string; content: string }>): AgentResult {
-  const usage = { calls: 1, promptTokens: 10, completionTokens: 10, totalTokens: 20 };
   const calls: ToolResult[] = hits.map((h) => ({ toolName: h.toolName, args: '{}', results: [{ fileName: h.fileName, content: h.content }] }));
-  return {
-    question: QUESTION,
-    plan: { subtasks: [QUESTION] },
-    subtasks: [{ taskName: QUESTION, toolResults: [calls], reflectionResults: [], isCompleted: true, subtaskAnswer: 'ok', challengeCount: 1, usedFallback: false, usage }],
-    answer,
-    sources: [],
-    usage,
-    llmCalls: [],
-    truncated: false,
-    droppedSubtasks: [],
-    durationMs: 10,
-  };
+  const subtask = { taskName: QUESTION, toolResults: [calls], reflectionResults: [], isCompleted: true, subtaskAnswer: 'ok', challengeCount: 1, usedFallback: false, usage: ONE_CALL_USAGE };
+  return draftAgentResult(answer, { question: QUESTION, plan: { subtasks: [QUESTION] }, subtasks: [subtask] });
 }
 
 const STALE_HITS = [
@@ -108,7 +54,7 @@ const STALE_HITS = [
 ];
 
 /** A ticket from customer `n`, parked by the agent with `draft` citing `hits`. */
-async function parked(f: Fixture, n: number, draft = STALE_DRAFT, hits = STALE_HITS): Promise<Ticket> {
+async function parked(f: SenderFixture, n: number, draft = STALE_DRAFT, hits = STALE_HITS): Promise<Ticket> {
   const ticket = newTicket({ messageId: `<q-${randomUUID()}@customer.example>`, from: `customer${n}@customer.example`, subject: 'ログ', question: QUESTION, actor: 'poller' });
   const { ticket: created } = await f.store.createIfAbsent(ticket);
   await f.store.transition(created.id, { to: 'processing', actor: 'agent-worker' });
@@ -116,11 +62,9 @@ async function parked(f: Fixture, n: number, draft = STALE_DRAFT, hits = STALE_H
 }
 
 /** Approves (with `reply` when given) and sends, as the review page and the sender do. */
-async function approveAndSend(f: Fixture, t: Ticket, reply?: string): Promise<Ticket> {
-  const review = { store: f.store, outbound: f.queues.outbound, redis, config: { SENDER_ATTEMPTS: 3 } };
-  expect((await approveTicket(review, { ticketId: t.id, operator: 'anna', ...(reply ? { reply } : {}) })).outcome).toBe('approved');
-  const config = { MAIL_FROM, SUPPORT_ADDRESSES: [], SUPPORT_GROUP_ADDRESSES: [], AUTHSERV_ID: [], TRUSTED_LINK_DOMAINS: [] };
-  expect((await sendReply({ ticketId: t.id }, { config, store: f.store, redis, smtp }, { attemptsMade: 0, attempts: 3 })).outcome).toBe('sent');
+async function approveAndSend(f: SenderFixture, t: Ticket, reply?: string): Promise<Ticket> {
+  expect((await approveTicket(harness.review(f), { ticketId: t.id, operator: 'anna', ...(reply ? { reply } : {}) })).outcome).toBe('approved');
+  expect((await harness.send(f, t.id)).outcome).toBe('sent');
   return f.store.require(t.id);
 }
 
@@ -138,10 +82,10 @@ describe('a reviewer’s correction', () => {
     // 10 of 11 approved as is is over 90 %: without the correction's mark, the row would be trusted and the next
     // draft saying 30 days would go out unreviewed.
     const next = await parked(f, 11);
-    const verdict = await learnVerdict(redis, f.prefix, next.agent!, SETTINGS);
+    const verdict = await learnVerdict(harness.redis, f.prefix, next.agent!, SETTINGS);
     expect(verdict.send).toBe(false);
     expect(verdict.reason).toContain(`${rowKey} has a correction on ticket ${first.id} not fixed in its text (30日)`);
-    const [row, manual, notice] = await readTrust(redis, f.prefix, [rowKey, manualKey, noticeKey], SETTINGS);
+    const [row, manual, notice] = await readTrust(harness.redis, f.prefix, [rowKey, manualKey, noticeKey], SETTINGS);
     expect(row).toMatchObject({ trusted: false, reviews: 11, approvedAsIs: 10 });
     expect(row!.corrections).toEqual([{ ticketId: first.id, at: expect.any(String), held: true, values: ['30日'], label: 'xyz-qa.csv#51 › ログの保存期間は？' }]);
     // The manual said 90 days: the correction is not its, and its record goes on as before.
@@ -152,11 +96,11 @@ describe('a reviewer’s correction', () => {
     expect(notice!.corrections).toBeUndefined();
 
     // What the review page says of the row, and what the Knowledge page is given.
-    const [standing] = await readStanding(redis, f.prefix, [rowKey], SETTINGS);
+    const [standing] = await readStanding(harness.redis, f.prefix, [rowKey], SETTINGS);
     expect(trust.describeStanding(standing!)).toMatch(/^not trusted: a correction on ticket .* fix the source, or withdraw that review \(knowledge trust --drop-review\)$/);
-    expect(await trust.listCorrectedSources(redis, f.prefix)).toEqual([{ sourceId: rowKey, label: 'xyz-qa.csv#51 › ログの保存期間は？', corrections: row!.corrections, blocking: true }]);
+    expect(await trust.listCorrectedSources(harness.redis, f.prefix)).toEqual([{ sourceId: rowKey, label: 'xyz-qa.csv#51 › ログの保存期間は？', corrections: row!.corrections, blocking: true }]);
     const knowledgePage = async () => {
-      const shown = await knowledgePageHandlers({ learned: new LearnedAnswerStore(redis, { prefix: f.prefix }), csrf: new CsrfTokens() }).page({ params: {}, query: {}, body: undefined, user: 'anna' });
+      const shown = await knowledgePageHandlers({ learned: new LearnedAnswerStore(harness.redis, { prefix: f.prefix }), csrf: new CsrfTokens() }).page({ params: {}, query: {}, body: undefined, user: 'anna' });
       return 'html' in shown ? shown.html.toString() : '';
     };
     const listed = await knowledgePage();
@@ -166,7 +110,7 @@ describe('a reviewer’s correction', () => {
     expect(listed).toContain('fix and reindex');
 
     // A gap names the row to fix; the later approvals, which cite it still, do not close it.
-    const gaps = await new GapStore(redis, { prefix: f.prefix }).list();
+    const gaps = await new GapStore(harness.redis, { prefix: f.prefix }).list();
     const gap = gaps.open.find((g) => g.correctionOf);
     expect(gap?.correctionOf).toEqual([rowKey]);
     expect(gap?.examples[0]).toContain('xyz-qa.csv#51');
@@ -177,15 +121,15 @@ describe('a reviewer’s correction', () => {
     const fixedRow = { toolName: QA_TOOL_NAME, fileName: STALE_ROW.fileName, content: 'Q: ログの保存期間は？\nA: ログは90日間保存されます。' };
     const fixed = await approveAndSend(f, await parked(f, 12, CORRECTED, [fixedRow, ...STALE_HITS.slice(1)]));
     expect(fixed.outcome?.kind).toBe('approved_as_is');
-    expect((await new GapStore(redis, { prefix: f.prefix }).list()).open.some((g) => g.correctionOf)).toBe(false);
+    expect((await new GapStore(harness.redis, { prefix: f.prefix }).list()).open.some((g) => g.correctionOf)).toBe(false);
     // The old text is no longer a source to fix (bug review B2, MED 3): listed as replaced by the fixed text, not as
     // blocking, and `knowledge trust` no longer says to fix it. Its record stays blocked should that text come back.
     const fixedKey = citedSources(fixed.agent!)[0]!.key;
-    expect((await trust.listCorrectedSources(redis, f.prefix)).map((c) => [c.sourceId, c.blocking, c.supersededBy])).toEqual([[rowKey, false, fixedKey]]);
-    const table = formatTrust(await listTrust(redis, f.prefix, SETTINGS), SETTINGS);
+    expect((await trust.listCorrectedSources(harness.redis, f.prefix)).map((c) => [c.sourceId, c.blocking, c.supersededBy])).toEqual([[rowKey, false, fixedKey]]);
+    const table = formatTrust(await listTrust(harness.redis, f.prefix, SETTINGS), SETTINGS);
     expect(table).not.toContain('fix it and reindex');
     expect(table).toContain(`replaced by ${fixedKey}`);
-    expect((await readTrust(redis, f.prefix, [rowKey], SETTINGS))[0]!.trusted).toBe(false);
+    expect((await readTrust(harness.redis, f.prefix, [rowKey], SETTINGS))[0]!.trusted).toBe(false);
     expect(await knowledgePage()).toContain('replaced by a newer text');
     expect(await knowledgePage()).not.toContain('fix and reindex');
   });
@@ -195,13 +139,13 @@ describe('a reviewer’s correction', () => {
     const invented = STALE_DRAFT.replace('30日間', '45日間');
     const t = await parked(f, 0, invented);
     await approveAndSend(f, t, CORRECTED);
-    const corrected = await trust.listCorrectedSources(redis, f.prefix);
+    const corrected = await trust.listCorrectedSources(harness.redis, f.prefix);
     expect(corrected.map((c) => [c.blocking, c.corrections.map((x) => [x.ticketId, x.held, x.values])])).toEqual([
       [false, [[t.id, false, []]]],
       [false, [[t.id, false, []]]],
       [false, [[t.id, false, []]]],
     ]);
-    expect((await listTrust(redis, f.prefix, SETTINGS)).every((r) => r.missing === '1 of 3 reviews')).toBe(true);
+    expect((await listTrust(harness.redis, f.prefix, SETTINGS)).every((r) => r.missing === '1 of 3 reviews')).toBe(true);
   });
 
 
@@ -209,8 +153,8 @@ describe('a reviewer’s correction', () => {
     const f = fixture();
     const sent = await approveAndSend(f, await parked(f, 0), '山田様\n\nこの件はお電話でご案内いたします。\n\nよろしくお願いいたします。');
     expect(sent.outcome?.factsChanged).toEqual(['number']);
-    expect(await trust.listCorrectedSources(redis, f.prefix)).toEqual([]);
-    expect((await new GapStore(redis, { prefix: f.prefix }).list()).open.some((g) => g.correctionOf)).toBe(false);
+    expect(await trust.listCorrectedSources(harness.redis, f.prefix)).toEqual([]);
+    expect((await new GapStore(harness.redis, { prefix: f.prefix }).list()).open.some((g) => g.correctionOf)).toBe(false);
   });
 
   // Walkthrough W1: a reply the reviewer wrote over the agent's "not found" fallback adds numbers to no answer of the
@@ -226,9 +170,9 @@ describe('a reviewer’s correction', () => {
     expect(sent.outcome?.kind).toBe('approved_edited');
     expect(sent.outcome?.factsChanged).toBeUndefined();
     expect(sent.approval?.agentHadNoAnswer).toBe(true);
-    expect(await trust.listCorrectedSources(redis, f.prefix)).toEqual([]);
-    expect(await redis.keys(`${f.prefix}:trust:fix:*`)).toEqual([]);
-    expect((await new GapStore(redis, { prefix: f.prefix }).list()).open.some((g) => g.correctionOf)).toBe(false);
+    expect(await trust.listCorrectedSources(harness.redis, f.prefix)).toEqual([]);
+    expect(await harness.redis.keys(`${f.prefix}:trust:fix:*`)).toEqual([]);
+    expect((await new GapStore(harness.redis, { prefix: f.prefix }).list()).open.some((g) => g.correctionOf)).toBe(false);
   });
 });
 
@@ -252,13 +196,13 @@ describe('an ordinary edit of a correct source’s value', () => {
     const [key] = citedSources(first.agent!).map((s) => s.key) as [string];
     await approveAndSend(f, first, edit(draft));
     for (let n = 1; n <= 3; n++) expect((await approveAndSend(f, await parked(f, n, draft, [hit]))).outcome?.kind).toBe('approved_as_is');
-    expect((await trust.listCorrectedSources(redis, f.prefix)).filter((c) => c.blocking)).toEqual([]);
-    const [record] = await readTrust(redis, f.prefix, [key], SETTINGS);
+    expect((await trust.listCorrectedSources(harness.redis, f.prefix)).filter((c) => c.blocking)).toEqual([]);
+    const [record] = await readTrust(harness.redis, f.prefix, [key], SETTINGS);
     expect(record!.corrections?.some((c) => c.held) ?? false).toBe(false);
     // 3 of 4 as is, under 90 %: what blocks is the record, not a correction.
     expect(record!.missing ?? '').not.toContain('a correction on ticket');
     // Nothing to fix: a gap asking to check the sources closes on the next answer of the topic, as other gaps do.
-    expect((await new GapStore(redis, { prefix: f.prefix }).list()).open.filter((g) => g.correctionOf)).toEqual([]);
+    expect((await new GapStore(harness.redis, { prefix: f.prefix }).list()).open.filter((g) => g.correctionOf)).toEqual([]);
   });
 });
 
@@ -268,25 +212,25 @@ describe('withdrawing a review', () => {
     const correction = await parked(f, 0);
     await approveAndSend(f, correction, CORRECTED);
     const mistaken = await approveAndSend(f, await parked(f, 1));
-    expect((await new GapStore(redis, { prefix: f.prefix }).list()).open.filter((g) => g.correctionOf)).toHaveLength(1);
+    expect((await new GapStore(harness.redis, { prefix: f.prefix }).list()).open.filter((g) => g.correctionOf)).toHaveLength(1);
     const keys = citedSources(correction.agent!).map((s) => s.key);
-    expect((await readTrust(redis, f.prefix, keys, SETTINGS)).map((r) => r.reviews)).toEqual([2, 2, 2]);
+    expect((await readTrust(harness.redis, f.prefix, keys, SETTINGS)).map((r) => r.reviews)).toEqual([2, 2, 2]);
 
-    const changes = await trust.dropReview(redis, f.prefix, mistaken.id, SETTINGS);
+    const changes = await trust.dropReview(harness.redis, f.prefix, mistaken.id, SETTINGS);
     expect(changes.map((c) => [c.sourceId, c.reviews, c.corrections, c.before.reviews, c.after.reviews]).sort()).toEqual(keys.map((k) => [k, 1, 0, 2, 1]).sort());
-    expect(await trust.dropReview(redis, f.prefix, mistaken.id, SETTINGS)).toEqual([]);
+    expect(await trust.dropReview(harness.redis, f.prefix, mistaken.id, SETTINGS)).toEqual([]);
 
     // Through the command line: the correction withdrawn, the row no longer blocked and left without a review at all.
-    const env = { REDIS_URL: redisServer.url, QUEUE_PREFIX: f.prefix, HELPDESK_ENV_FILE: 'none', LOG_LEVEL: 'warn' };
+    const env = { REDIS_URL: harness.redisUrl, QUEUE_PREFIX: f.prefix, HELPDESK_ENV_FILE: 'none', LOG_LEVEL: 'warn' };
     const run = await runNpm(['run', 'knowledge', '--', 'trust', '--drop-review', correction.id], env, 60_000);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`Withdrew ticket ${correction.id}'s review from 3 sources:`);
     expect(run.stdout).toContain(`${keys[0]}: 1 review and 1 correction removed; not yet 0/1 → not yet 0/0`);
-    expect(await listTrust(redis, f.prefix, SETTINGS)).toEqual([]);
-    expect(await trust.listCorrectedSources(redis, f.prefix)).toEqual([]);
+    expect(await listTrust(harness.redis, f.prefix, SETTINGS)).toEqual([]);
+    expect(await trust.listCorrectedSources(harness.redis, f.prefix)).toEqual([]);
     // The gap that asked to fix the row closes with it (bug review B2, MED 2): no answer citing the row would.
-    expect((await new GapStore(redis, { prefix: f.prefix }).list()).open.some((g) => g.correctionOf)).toBe(false);
+    expect((await new GapStore(harness.redis, { prefix: f.prefix }).list()).open.some((g) => g.correctionOf)).toBe(false);
     expect(run.stdout).toContain('Closed 1 gap');
 
     const usage = await runNpm(['run', 'knowledge', '--', 'trust', '--drop-review', 'abc'], env, 60_000);
@@ -299,7 +243,7 @@ describe('accepting a learned pair', () => {
     const f = fixture();
     const asIs = await approveAndSend(f, await parked(f, 0, CORRECTED, [{ toolName: MANUAL_TOOL_NAME, ...MANUAL }]));
     const corrected = await approveAndSend(f, await parked(f, 1), CORRECTED);
-    const learned = new LearnedAnswerStore(redis, { prefix: f.prefix });
+    const learned = new LearnedAnswerStore(harness.redis, { prefix: f.prefix });
     const draft = { question: 'ログの保存期間は？', answer: 'ログは90日間保存されます。', origin: 'rules' as const, scrub: { replaced: 0, modelPass: 'off' as const } };
     const [fromAsIs] = await learned.propose(asIs.id, [draft]);
     const [fromCorrection] = await learned.propose(corrected.id, [{ ...draft, question: 'ログはいつ消えますか？', answer: 'ログは保存から90日後に削除されます。' }]);
@@ -309,11 +253,11 @@ describe('accepting a learned pair', () => {
     if (a.outcome !== 'accepted' || b.outcome !== 'accepted') throw new Error('not accepted');
     // The key the agent's citation of the pair will carry: the Q&A tool's hit of it.
     const cite = (pair: typeof a.pair) => citedSources(agentResult('', [{ toolName: QA_TOOL_NAME, fileName: `learned#${pair.id}`, content: formatQaPair(pair) }]))[0]!.key;
-    const [pairA, pairB] = await readTrust(redis, f.prefix, [cite(a.pair), cite(b.pair)], SETTINGS);
+    const [pairA, pairB] = await readTrust(harness.redis, f.prefix, [cite(a.pair), cite(b.pair)], SETTINGS);
     expect(pairA).toMatchObject({ reviews: 1, approvedAsIs: 1, missing: '1 of 3 reviews' });
     // A correction vouches for the reviewer's text, not for a draft: it is not copied.
     expect(pairB).toMatchObject({ reviews: 0 });
     // Accepting it again (an update with the same text) copies nothing twice.
-    expect((await redis.lrange(trust.trustKeys(f.prefix).source(cite(a.pair)), 0, -1)).map((e) => e.split(' ')[2])).toEqual([asIs.id]);
+    expect((await harness.redis.lrange(trust.trustKeys(f.prefix).source(cite(a.pair)), 0, -1)).map((e) => e.split(' ')[2])).toEqual([asIs.id]);
   });
 });
