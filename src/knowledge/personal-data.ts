@@ -37,8 +37,9 @@
  * after an honorific or a greeting (山田様, 「山田太郎」様, 山田太郎（ヤマダタロウ）様, ジョン・スミス様, 山田先生 but not
  * 小学校先生向け, Smith様,
  * 佐藤さん, やまだ たろう 様, さくら様, 山田さくら様, "Dear John Smith", "Hi Anna,", "Hi john smith,", "Thanks John!",
- * "Regards, John", Mrs.Smith, Mme Dupont, Herr Müller; not a job title, 社長様, nor the sentence after a Madame written
- * without a name), the staff member after 担当の (担当の佐藤より), after a form label (氏名：, お名前:, 【氏名】, 担当： but
+ * "Regards, John", Mrs.Smith, Mme Dupont, Herr Müller; not a job title, 社長様, before or after the name either
+ * (代表取締役 山田太郎様, 山田部長様), the company before it (株式会社サンプル商事山田部長様), the place a branch's head is
+ * titled by (大阪支店長様), nor the sentence after a Madame written without a name), the staff member after 担当の (担当の佐藤より), after a form label (氏名：, お名前:, 【氏名】, 担当： but
  * not a team or a role, 担当：受付, 担当：カスタマーサクセス,
  * ご注文者：, 受取人：, Name:), in the From, To and Cc lines of a forwarded mail's header block, in the
  * line a mail client writes above a quoted reply ("On … , Taro Yamada <…> wrote:", "2026年11月3日(月) 10:02 山田太郎
@@ -879,8 +880,25 @@ const INSTITUTION_BEFORE_TEACHER = /(?:学校|校|塾|園|大学|教室|スク�
 const JOB_TITLES = [
   '代表取締役', '取締役', '副社長', '社長', '会長', '専務', '常務', '部長', '次長', '課長', '係長', '主任', '店長', '支店長', '所長', '室長', '局長',
   '工場長', '院長', '校長', '園長', '学長', '教頭', '理事長', '議長', '委員長', '班長', '担任', '主治医', '医師', '先生', '准教授', '教授', '講師',
-  '弁護士', '税理士', '司法書士', '代表',
+  '弁護士', '税理士', '司法書士', '代表', '支社長', '本部長',
 ].sort((a, b) => b.length - a.length);
+// The head of a branch, an office or a plant, titled by its place (大阪支店長, 東京支社長, 名古屋工場長): the letters
+// before the title name the branch when they are a place ({@link PLACE_OF_BRANCH}), a person otherwise (山田支店長).
+const BRANCH_HEAD_TITLES = new Set(['支店長', '支社長', '営業所長', '事業所長', '工場長', '本部長']);
+// Places that name a branch: a prefecture, a large city or a region, with its ending and a part of it (東京中央, 大阪北)
+// or not. Some are surnames too (福島, 山口, 千葉): before a branch head's title they are read as the place.
+const PLACE_OF_BRANCH = new RegExp(
+  '^(?:青森|岩手|宮城|秋田|山形|福島|茨城|栃木|群馬|埼玉|千葉|神奈川|新潟|富山|石川|福井|山梨|長野|岐阜|静岡|愛知|三重|滋賀|兵庫|奈良|和歌山|鳥取|島根|' +
+    '岡山|広島|山口|徳島|香川|愛媛|高知|福岡|佐賀|長崎|熊本|大分|宮崎|鹿児島|沖縄|北海道|東京|大阪|京都|札幌|仙台|さいたま|横浜|川崎|相模原|名古屋|浜松|堺|神戸|北九州|' +
+    '新宿|渋谷|池袋|品川|銀座|丸の内|梅田|難波|天神|博多|関東|関西|東北|北陸|中部|東海|近畿|中国|四国|九州|首都圏|東日本|西日本)' +
+    '(?:[都道府県市区])?(?:[東西南北]|中央|駅前)?$',
+  'u',
+);
+// The last word of a company's name that can stand before a person's in the same run of letters
+// (サンプル商事山田部長様), and the legal forms: see {@link companyNameEnd}.
+const COMPANY_NAME_END = /商事|商会|商店|物産|産業|工業|興業|建設|電機|電気|製作所|工務店|不動産|技研|製薬|化学|銀行|証券|運輸|食品|精機|通商|株式会社|有限会社|合同会社|合資会社|合名会社|[㈱㈲]/gu;
+// Titles that open a run of letters before a name (代表取締役山田太郎様): the name is what follows them.
+const LEADING_TITLES = ['代表取締役', '取締役', '副社長', '社長', '会長', '専務', '常務', '代表'];
 // A department or a team, not a person: 営業部, サポート部, 第二課, 総務課, カスタマーセンター. Surnames end in 部 too (阿部,
 // 服部), so 部 counts only after a word of business.
 const DEPARTMENT_WORK =
@@ -1310,7 +1328,7 @@ function personalDataSpans(written: string, options: ScrubOptions, language: Pla
   const isServiceNumber = ([s, e]: [number, number]) => SERVICE_NUMBER.test(toAsciiDigits(text.slice(s, e)));
   // Role addresses and service numbers are kept whole: no other rule may take a part of them (555-0100 of a toll-free
   // number is not a postal code).
-  const isProtected = overlapTest([...matchesOf(text, URL_PATTERN), ...emails.filter(isRoleAddress), ...phones.filter(isServiceNumber)]);
+  const isProtected = overlapTest([...linkRanges(text), ...emails.filter(isRoleAddress), ...phones.filter(isServiceNumber)]);
   // An address in a link is as much the customer's as one in the text: e-mail addresses and IP hosts are taken from
   // inside URLs too (https://203.0.113.7:8443/), nothing else is. The spans kept are disjoint and in order of start
   // (so of end too): the ones a range overlaps are found by a binary search, as a text with thousands of finds (a
@@ -1414,8 +1432,9 @@ function personalDataSpans(written: string, options: ScrubOptions, language: Pla
   add('name', knownNameMatches(text, options.names ?? []));
   add('name', [
     ...groupsOf(text, JA_HONORIFIC)
-      .filter(([s, e]) => !isTeachersAsWord(text, s, e) && !isDonoInWord(text, e) && !isKanaReading(text, s, e) && !isCompanyName(text, s, e))
-      .flatMap(([s, e]) => honorificNameRange(text, s, e)),
+      .filter(([s, e]) => !isTeachersAsWord(text, s, e) && !isDonoInWord(text, e) && !isKanaReading(text, s, e))
+      // A company's name keeps the whole run but the person a title or a company word marks in it (株式会社サンプル商事山田部長様).
+      .flatMap(([s, e]) => (isCompanyName(text, s, e) ? personInCompanyName(text, s, e) : honorificNameRange(text, s, e))),
     ...hiraganaNameRanges(text).filter(([s, e]) => !isKanaReading(text, s, e)),
     ...groupsOf(text, STAFF_MENTION).filter(([s, e]) => isStaffName(text.slice(s, e))),
     ...signatureNameRanges(text),
@@ -1552,6 +1571,23 @@ export function defangedLinkRanges(text: string): [number, number][] {
     else merged.push([start, end]);
   }
   return merged;
+}
+
+// An honorific in the letters a link ends with: they are the sentence's, glued to the link (…/guide山田様へ).
+const HONORIFIC_IN_TAIL = /様(?![式子々相態])|さま|さん|殿(?!下)/u;
+
+/**
+ * The links of `text` ({@link URL_PATTERN}) that no other rule may take a part of, each without the run of letters
+ * beyond ASCII it ends with when an honorific stands in that run: a link glued to a name (https://example.com/a山田様)
+ * kept the name. A path in Japanese without one stays whole (https://ja.wikipedia.org/wiki/東京都).
+ */
+function linkRanges(text: string): [number, number][] {
+  return matchesOf(text, URL_PATTERN).map(([start, end]): [number, number] => {
+    // Walked back a character at a time: linear, however long the link.
+    let tail = end;
+    while (tail > start && text.charCodeAt(tail - 1) > 0x7f) tail--;
+    return tail < end && HONORIFIC_IN_TAIL.test(text.slice(tail, end)) ? [start, tail] : [start, end];
+  });
 }
 
 /**
@@ -1900,6 +1936,16 @@ function isCompanyName(text: string, start: number, end: number): boolean {
 }
 
 /**
+ * The person in a match of {@link JA_HONORIFIC} at [start, end) that {@link isCompanyName} reads as a company's: the
+ * name between the company and a title ({@link personAfterCompanyOrTitle}); none otherwise (株式会社サンプル商事様).
+ */
+function personInCompanyName(text: string, start: number, end: number): [number, number][] {
+  if (/[ 　]/u.test(text.slice(start, end))) return [];
+  const title = JOB_TITLES.find((t) => text.slice(start, end).endsWith(t));
+  return personAfterCompanyOrTitle(text, start, title === undefined ? end : end - title.length, title) ?? [];
+}
+
+/**
  * Whether the Co or SA that ends `name`, matched at `start`, follows a company's name ({@link LATIN_SHORT_FORM}): two
  * capitalised words or more, or &, before it, read on the name and the 40 code units before it (bounded, and split
  * rather than matched from the end, so that a long text stays linear).
@@ -1925,17 +1971,90 @@ function honorificNameRange(text: string, start: number, end: number): [number, 
     const first = role[1]!;
     // A legal form written apart from the company's name (株式会社 サンプル商事様) names no one.
     if (COMPANY_FORM_ONLY.test(text.slice(wordStart(text, start), start + first.length))) return [];
-    // A company before the name (株式会社サンプル商事 山田様), read from the start of its word: the name is the second.
-    if (isCommonNoun(first) || isCompanyWord(text, start, start + first.length)) return honorificNameRange(text, start + role[0].length, end);
+    // A company before the name (株式会社サンプル商事 山田様), read from the start of its word, or a title (代表取締役
+    // 山田太郎様, 部長 山田様), which stays as one after the name does (山田部長様): the name is the second word.
+    if (isCommonNoun(first) || isTitleWord(first) || isCompanyWord(text, start, start + first.length)) {
+      return honorificNameRange(text, start + role[0].length, end);
+    }
   }
   // A department before the name in the same word (営業部山田様): the name is what follows it.
   const nameStart = personAfterDepartment(text, start, end) ?? start;
   const value = text.slice(nameStart, end);
   const title = JOB_TITLES.find((t) => value.endsWith(t));
+  const nameEnd = title === undefined ? end : nameStart + value.slice(0, value.length - title.length).replace(/[ 　]+$/u, '').length;
+  // A company or a title before the name in the same run (サンプル商事山田部長様, 代表取締役山田太郎様).
+  const afterCompany = personAfterCompanyOrTitle(text, nameStart, nameEnd, title);
+  if (afterCompany !== undefined) return afterCompany;
   if (title === undefined) return isCommonNoun(value) ? [] : [[nameStart, end]];
-  const name = value.slice(0, value.length - title.length).replace(/[ 　]+$/u, '');
-  if (name === '' || isCommonNoun(name) || DEPARTMENT.test(name)) return [];
-  return [[nameStart, nameStart + name.length]];
+  return isNameBeforeTitle(text.slice(nameStart, nameEnd), title) ? [[nameStart, nameEnd]] : [];
+}
+
+/** Whether `word` is a job title, or titles and a department alone (代表取締役社長, 営業部長): no one's name. */
+function isTitleWord(word: string): boolean {
+  let rest = word;
+  // At most three titles in a row (代表取締役副社長): bounded, whatever the word.
+  for (let i = 0; i < 3; i++) {
+    const title = JOB_TITLES.find((t) => rest.endsWith(t));
+    if (title === undefined) break;
+    rest = rest.slice(0, rest.length - title.length);
+    if (rest === '' || DEPARTMENT.test(rest)) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the letters before a job title (山田 of 山田部長様) name a person: not a role, a department or another title
+ * (営業部長様, 代表取締役社長様), nor the place a branch is named by before the title of its head (大阪支店長様).
+ */
+function isNameBeforeTitle(name: string, title: string): boolean {
+  if (name === '' || isCommonNoun(name) || DEPARTMENT.test(name) || isTitleWord(name)) return false;
+  return !(BRANCH_HEAD_TITLES.has(title) && PLACE_OF_BRANCH.test(name));
+}
+
+/**
+ * Where a company's name ends inside the run of letters that holds [start, end) (株式会社サンプル商事山田, サンプル商事山田):
+ * after its last company word ({@link COMPANY_NAME_END}) with a letter before it, or, after a legal form, where its
+ * katakana end and kanji begin (株式会社サンプル山田). None when nothing marks the end (株式会社山田: the company may be
+ * 山田's).
+ */
+function companyNameEnd(text: string, start: number, end: number): number | undefined {
+  const from = wordStart(text, start);
+  const run = text.slice(from, end);
+  let boundary: number | undefined;
+  for (const m of run.matchAll(COMPANY_NAME_END)) if (m.index > 0) boundary = m.index + m[0].length;
+  if (COMPANY_FORM_WITHIN.test(run) || COMPANY_FORM_BEFORE.test(text.slice(Math.max(0, from - 8), from))) {
+    // The kanji at the end of the run, a character beyond the BMP (𠮷) counted as one.
+    let kanji = run.length;
+    while (kanji > 0 && /[\p{Script=Han}々\uD800-\uDFFF]/u.test(run.charAt(kanji - 1))) kanji--;
+    if (kanji > 0 && /[\p{Script=Katakana}ー\p{Script=Latin}]/u.test(run.charAt(kanji - 1)) && (boundary === undefined || kanji > boundary)) boundary = kanji;
+  }
+  return boundary === undefined ? undefined : from + boundary;
+}
+
+/**
+ * The person in a run of letters that names a company or a title before them: after the company's name
+ * ({@link companyNameEnd}) when a job title follows the name (株式会社サンプル商事山田部長様: 山田), after the titles that
+ * open the run or follow the company (代表取締役山田太郎様, サンプル商事代表取締役山田太郎様: 山田太郎). `nameEnd` is where the
+ * title after the name begins, or the match's end when `title` is undefined. Undefined when neither stands before the
+ * name; none when what is left is no name (株式会社サンプル商事営業部長様, 株式会社サンプル商事大阪支店長様).
+ */
+function personAfterCompanyOrTitle(text: string, start: number, nameEnd: number, title: string | undefined): [number, number][] | undefined {
+  const boundary = companyNameEnd(text, start, nameEnd);
+  let nameStart = boundary ?? wordStart(text, start);
+  let leading = false;
+  // At most three titles in a row (代表取締役副社長): bounded, whatever the run.
+  for (let i = 0; i < 3; i++) {
+    const lead = LEADING_TITLES.find((t) => text.startsWith(t, nameStart) && nameStart + t.length <= nameEnd);
+    if (lead === undefined) break;
+    nameStart += lead.length;
+    leading = true;
+  }
+  // Without a title either side, the letters after a company word are still the company's (サンプル商事販売様).
+  if (!leading && (boundary === undefined || title === undefined)) return undefined;
+  const name = text.slice(nameStart, nameEnd);
+  if (!/^[\p{Script=Han}々\uD800-\uDFFF]{1,6}$/u.test(name) || (leading && name.length < 2)) return [];
+  if (title === undefined ? isCommonNoun(name) || DEPARTMENT.test(name) || isTitleWord(name) : !isNameBeforeTitle(name, title)) return [];
+  return [[nameStart, nameEnd]];
 }
 
 /**
