@@ -11,7 +11,20 @@ import { createLogger } from '../logger.js';
 import { comparableAddress, domainOf, isUsableAddress, normaliseAddress, parseAddressList, stripComments, type MailAddress } from './addresses.js';
 import { decodeBytes, encodedWordCharset, guessLegacyCharset, hasJisCodesMailparserLoses, isJisLabel, isSupportedCharset, isValidUtf8, looksMisdecoded, rawHeaderCharset, relabelTextParts, withoutDataUriPayloads, type CharsetRepair, type RelabelledTextBudget } from './charsets.js';
 import { asksOnlyInSubject, FORWARDED_DELIMITER, ORIGINAL_PARTS, reportsDelivery } from './classify.js';
-import { BLOCK_FROM, BLOCK_NEXT, PIPE_QUOTE_LINE, PIPE_TABLE_ROW, REPLY_ORIGINAL_SEPARATOR, REPLY_ORIGINAL_WORDS, separatorLine } from './quote-markers.js';
+import {
+  BLOCK_DATE_FIRST,
+  BLOCK_FROM,
+  BLOCK_NEXT,
+  BLOCK_RECIPIENT,
+  INLINE_DATE_LABEL,
+  INLINE_FROM_LABEL,
+  INLINE_SUBJECT_LABEL,
+  PIPE_QUOTE_LINE,
+  PIPE_TABLE_ROW,
+  REPLY_ORIGINAL_SEPARATOR,
+  REPLY_ORIGINAL_WORDS,
+  separatorLine,
+} from './quote-markers.js';
 import { deliveryReportOf, type DeliveryReport } from './delivery-report.js';
 import { isZipArchive, onlyGreetings, onlyGreetingsAndIntroduction, unreadableReason } from './unreadable.js';
 import { withoutHiddenElements } from './hidden-html.js';
@@ -752,14 +765,34 @@ const CJK_ATTRIBUTIONS: readonly RegExp[] = [
 // meet (a line of " schrieb" and spaces cost milliseconds).
 const LOCALIZED_ATTRIBUTION_END = String.raw`(?:(?:\sescribió|\sescreveu|\sa\s+écrit|\sha\s+scritto|\shet volgende geschreven|\sđã viết|\s?เขียนว่า)\s*|\s(?:schrieb|schreef)(?:\s[^:：]{0,300})?)[:：]\s*$`;
 
+// Gmail mobile (de): "Name <a@b> schrieb am Di., 4. März 2025, 09:12:", the time's colon right before the line's own.
+// The writer's address and the time are both needed: "Mein Kollege schrieb am Montag:" is the customer's.
+const GERMAN_MOBILE_ATTRIBUTION = /^[^<>]{0,300}<[^<>\s@]+@[^<>\s@]+>\s+schrieb\s+am\s[^:：<>]{1,120}?\d{1,2}:\d\d[:：]\s*$/;
+// Gmail (ru): "пн, 3 февр. 2025 г. в 10:15, Name <a@b>:", no verb: the date with its "г. в", the time and the
+// writer's address are all needed (mail round 12).
+const RUSSIAN_GMAIL_ATTRIBUTION = /^[ \t]{0,20}(?:[а-яё]{2},\s)?\d{1,2}\s[а-яё]{3,5}\.?\s\d{4}\sг\.,?\s(?:в\s)?\d{1,2}:\d\d,?\s[^<>]{0,200}<[^<>\s@]+@[^<>\s@]+>\s*:\s*$/iu;
+// Gmail (da, sv, no): "Den man. 3. feb. 2025 kl. 10.15 skrev Name <a@b>:" (older versions without "Den", Swedish
+// "kl 10:15"): the date, the time (with a dot in Danish) and the writer's address. "I går kl. 10.15 skrev jeres
+// tekniker:" is the customer's (mail round 12).
+const SCANDINAVIAN_GMAIL_ATTRIBUTION =
+  /^[ \t]{0,20}(?:den\s)?(?:\p{L}{2,4}\.?,?\s)?\d{1,2}\.?\s\p{L}{3,9}\.?\s\d{4},?\s(?:kl\.?\s)?\d{1,2}[.:]\d\d\sskrev\s[^<>]{0,200}<[^<>\s@]+@[^<>\s@]+>\s*:\s*$/iu;
+/**
+ * The attributions that name the writer's address, which their clients wrap over two lines before the address or
+ * inside the date (「чт, 13 окт. 2022 г. в 16:43, Name⏎<a@b>:」, "Name <a@b> schrieb am So., 23.⏎Juni 2024, 21:08:").
+ */
+const WRAPPED_ADDRESS_ATTRIBUTIONS: readonly RegExp[] = [GERMAN_MOBILE_ATTRIBUTION, RUSSIAN_GMAIL_ATTRIBUTION, SCANDINAVIAN_GMAIL_ATTRIBUTION];
+// Longer than two lines of an attribution: not joined.
+const MAX_WRAPPED_ATTRIBUTION_CHARS = 600;
+
 // Attribution lines that introduce quoted history, English, Japanese, Korean and Chinese client styles.
 /** The attribution lines above a quoted original, as mail clients and our own replies write them. */
 export const QUOTE_HEADER_PATTERNS: readonly RegExp[] = [
   /^\s*On\s.{1,300}\swrote\s*:\s*$/i, // Gmail, Apple Mail, Thunderbird (en)
   /^.{1,300}\swrote\s*:\s*$/i, // "Name <addr> wrote:" (our own replies), "Name wrote:" (Thunderbird without date)
-  // Gmail mobile (de): "Name <a@b> schrieb am Di., 4. März 2025, 09:12:", the time's colon right before the line's own.
-  // The writer's address and the time are both needed: "Mein Kollege schrieb am Montag:" is the customer's.
-  /^[^<>]{0,300}<[^<>\s@]+@[^<>\s@]+>\s+schrieb\s+am\s[^:：<>]{1,120}?\d{1,2}:\d\d[:：]\s*$/,
+  ...WRAPPED_ADDRESS_ATTRIBUTIONS,
+  // Apple Mail (ru): "3 февр. 2025 г., в 10:15, Name <a@b> написал(а):", Thunderbird (ru): "03.02.2025 10:15, Name
+  // пишет:": the writer's address or Thunderbird's date opening, so "Сегодня в 10:15 менеджер написал:" stays (round 12).
+  new RegExp(String.raw`^(?:${ATTRIBUTION_ADDRESS}|(?=\s{0,20}\d{1,2}\.\d{1,2}\.\d{4}\s\d{1,2}:\d\d,)).{1,300}\s(?:написал\(а\)|написала?|пишет)\s*:\s*$`, 'iu'),
   new RegExp(String.raw`^(?:${ATTRIBUTION_ADDRESS}|${ATTRIBUTION_TIME}).{1,300}\swrites\s*:\s*$`, 'i'), // "Name <addr> writes:" (Gnus)
   /^.{0,300}書きました\s*[:：]\s*$/, // Thunderbird ja: "2024/01/15 10:00 に 山田 さんは書きました:"
   /^.{0,300}(?:のメール|のメッセージ)\s*[:：]\s*$/, // Apple Mail / iOS ja: "2024/01/15 10:00、山田 <a@b>のメール:"
@@ -902,15 +935,29 @@ const WRAPPED_ATTRIBUTION_START = /^\s*(?:On\s|\d{4}[年/-])/i;
 
 function isQuoteHeader(line: string, next: string | undefined): boolean {
   if (QUOTE_HEADER_PATTERNS.some((re) => re.test(line))) return true;
+  if (next === undefined) return false;
   // Clients wrap long attributions ("On …, Name <\naddr> wrote:"); try the line joined with the next one.
-  if (next !== undefined && WRAPPED_ATTRIBUTION_START.test(line)) {
-    const joined = `${line.trimEnd()} ${next.trim()}`;
-    return QUOTE_HEADER_PATTERNS.some((re) => re.test(joined));
-  }
-  return false;
+  if (WRAPPED_ATTRIBUTION_START.test(line) && QUOTE_HEADER_PATTERNS.some((re) => re.test(`${line.trimEnd()} ${next.trim()}`))) return true;
+  return isWrappedAddressAttribution(line, next);
+}
+
+/**
+ * True when `line` and `next` are one attribution of {@link WRAPPED_ADDRESS_ATTRIBUTIONS} wrapped in two, joined as the
+ * client broke it (no space inside the address's `<…>`). Never when `next` alone is an attribution: the customer's
+ * "Tak" joined to the line below would read as one.
+ */
+function isWrappedAddressAttribution(line: string, next: string): boolean {
+  // Each names the writer's address: no `@`, no such attribution, and no pattern is tried.
+  if (line.length + next.length > MAX_WRAPPED_ATTRIBUTION_CHARS || !`${line}${next}`.includes('@')) return false;
+  if (QUOTE_HEADER_PATTERNS.some((re) => re.test(next))) return false;
+  const head = line.trimEnd();
+  const joined = head.endsWith('<') ? `${head}${next.trim()}` : `${head} ${next.trim()}`;
+  return WRAPPED_ADDRESS_ATTRIBUTIONS.some((re) => re.test(joined));
 }
 
 function isHeaderBlockStart(lines: string[], index: number): boolean {
+  if (isOneLineHeaderBlock(lines[index] ?? '')) return true;
+  if (BLOCK_DATE_FIRST.test(lines[index] ?? '')) return opensDateFirstBlock(lines, index);
   if (!BLOCK_FROM.test(lines[index] ?? '')) return false;
   if (CJK_BLOCK_FROM.test(lines[index] ?? '') && !underSeparator(lines, index) && !isCjkClientHeader(lines, index)) return false;
   let seen = 0;
@@ -924,6 +971,54 @@ function isHeaderBlockStart(lines: string[], index: number): boolean {
     if (BLOCK_NEXT.test(line)) return true;
   }
   return false;
+}
+
+// A one-line header block is no longer than a client's four fields.
+const MAX_ONE_LINE_BLOCK_CHARS = 1000;
+// How far after a one-line block's date label the date's first digit stands ("Enviado el: martes, 4 de …").
+const ONE_LINE_DATE_REACH = 40;
+
+/**
+ * True for a header block on one line ("Date: … From: … To: … Subject: …": Outlook's or Apple's block whose line
+ * breaks were lost; mail round 12): it opens with a From or a date label and holds a sender's, a date's (a digit soon
+ * after it) and a subject's label ({@link INLINE_FROM_LABEL}).
+ */
+function isOneLineHeaderBlock(line: string): boolean {
+  if (line.length > MAX_ONE_LINE_BLOCK_CHARS || !(BLOCK_FROM.test(line) || BLOCK_DATE_FIRST.test(line))) return false;
+  const date = INLINE_DATE_LABEL.exec(line);
+  const afterDate = date ? line.slice(date.index + date[0].length, date.index + date[0].length + ONE_LINE_DATE_REACH) : '';
+  return /\d/.test(afterDate) && INLINE_FROM_LABEL.test(line) && INLINE_SUBJECT_LABEL.test(line);
+}
+
+// The label lines right below a block's Date line among which its From line stands.
+const DATE_FIRST_FOLLOWERS = 3;
+
+/**
+ * True when the date line at `index` ({@link BLOCK_DATE_FIRST}) opens a header block: a From line among the next label
+ * lines, adjacent as clients write them ("Date: …⏎From: …⏎To: …"; mail round 12). A customer's "Date: 4 March suits
+ * us." over their own sentences is none.
+ */
+function opensDateFirstBlock(lines: string[], index: number): boolean {
+  for (let j = index + 1; j < lines.length && j <= index + DATE_FIRST_FOLLOWERS; j++) {
+    const line = lines[j] ?? '';
+    if (BLOCK_FROM.test(line)) return true;
+    if (!BLOCK_NEXT.test(line)) return false;
+  }
+  return false;
+}
+
+/**
+ * True when the header block at `index` is the customer's own From and To lines on top of their mail ("De: Juan
+ * Pérez⏎Para: Soporte⏎⏎Hola, no puedo entrar…", 「差出人: 田中⏎宛先: サポート」; mail round 12): nothing above it, no
+ * address on its From line, and no label but recipients' right below it. A client's block names a date or a subject, or
+ * the sender's address; read as a quote, the customer's words were lost and the mail parked as only a quote.
+ */
+function isOwnHeaderLinesOnTop(lines: string[], index: number): boolean {
+  const from = lines[index] ?? '';
+  if (lines.slice(0, index).some((l) => l.trim() !== '') || !BLOCK_FROM.test(from) || HOLDS_MAIL_ADDRESS.test(from) || isOneLineHeaderBlock(from)) return false;
+  let end = index + 1;
+  while (end < lines.length && BLOCK_NEXT.test(lines[end] ?? '')) end += 1;
+  return lines.slice(index + 1, end).every((l) => BLOCK_RECIPIENT.test(l));
 }
 
 /** Index of the first non-blank line after `index`, or -1. */
@@ -1045,7 +1140,8 @@ function quotedHistoryStart(lines: string[], recipients: readonly string[] = [])
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
     if (line.trim() === '') continue;
-    if (isOriginalMessageSeparator(lines, i, recipients) || BEGIN_FORWARDED.test(line) || isHeaderBlockStart(lines, i)) return i;
+    if (isOriginalMessageSeparator(lines, i, recipients) || BEGIN_FORWARDED.test(line)) return i;
+    if (isHeaderBlockStart(lines, i) && !isOwnHeaderLinesOnTop(lines, i)) return i;
     const localized = isQuoteHeader(line, lines[i + 1]) ? undefined : localizedAttributionEnd(lines, i);
     if (localized !== undefined || isQuoteHeader(line, lines[i + 1])) {
       // A wrapped attribution ends on the next line.
@@ -1721,13 +1817,33 @@ function ownWords(history: string[]): string {
   let visible = body.join('\n');
   if (visible.trim() !== '' && visible.length <= MAX_REPLY_PARSER_CHARS) visible = replyParserVisible(visible);
 
-  const unsigned = stripSignatureBlock(stripDelimitedSignature(stripLegalNotice(visible.split('\n'))));
+  const unsigned = withoutTaglineAfterClosing(stripSignatureBlock(stripDelimitedSignature(stripLegalNotice(visible.split('\n')))));
   const words = stripServiceFooter(postscript.length > 0 ? [...unsigned, '', ...postscript] : unsigned)
     .map((l) => l.trimEnd())
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
   return NO_BODY_PLACEHOLDER.test(words) ? '' : words;
+}
+
+// A closing line ("Thanks,", "Best regards", "Cheers!") on its own.
+const CLOSING_LINE =
+  /^\s{0,10}(?:thanks(?:\s(?:again|so much|a lot))?|thank you(?:\s(?:so much|again))?|many thanks|thx|cheers|(?:best|kind|warm|warmest)(?:\s(?:regards|wishes))?|regards|sincerely|yours(?:\s(?:truly|sincerely))?|all the best)\s{0,3}[,!.]?\s{0,10}$/iu;
+// A name and a title on one line ("Jim Smith | Enrollment Manager", "Jane Doe – Customer Success"): two to four
+// capitalised words, a bar or a dash, then a short title without a sentence's end.
+const NAME_TITLE_LINE = /^\s{0,10}\p{Lu}[\p{L}'’.-]{0,30}(?:\s\p{Lu}[\p{L}'’.-]{0,30}){1,3}\s[|–—-]\s[^.!?\n]{2,60}$/u;
+
+/**
+ * `lines` without a last line of a name and a title ({@link NAME_TITLE_LINE}) right under a closing ({@link CLOSING_LINE}):
+ * the tagline of a signature the reply parser did not know ("Thanks,⏎Jim Smith | Enrollment Manager"; mail round 12).
+ * The closing stays, as a name under it does; a name-and-title line anywhere else is the customer's words.
+ */
+function withoutTaglineAfterClosing(lines: string[]): string[] {
+  const content = lines.flatMap((l, i) => (l.trim() === '' ? [] : [i]));
+  const last = content.at(-1);
+  const above = content.at(-2);
+  if (last === undefined || above === undefined || !NAME_TITLE_LINE.test(lines[last] ?? '') || !CLOSING_LINE.test(lines[above] ?? '')) return lines;
+  return lines.slice(0, last);
 }
 
 // What a client or a phone writes for a mail sent without a body (「（本文なし）」, "(no message body)"): no words of the
