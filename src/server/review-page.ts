@@ -16,7 +16,7 @@ import { RAW_REF_SCHEME, loadRaw } from '../mail/raw-store.js';
 import type { Queues } from '../queues/registry.js';
 import { outcomeOnEntering } from '../tickets/outcome.js';
 import { quoteOmission, type QuoteConfig } from '../tickets/quote-omission.js';
-import { describeStanding, isReview, labelledSources, parkedForTrust, readReviewEntry, readStanding, reviewEntry, type Review, type TrustSettings } from '../tickets/trust.js';
+import { describeStanding, isReview, labelledSources, parkedForTrust, readReviewEntry, readStanding, reviewEntry, reviewedSources, usedLabelledSources, type Review, type TrustSettings } from '../tickets/trust.js';
 import { TICKET_ID_PATTERN, TICKET_STATES, type Ticket } from '../tickets/ticket.js';
 import type { TicketStore } from '../tickets/ticket-store.js';
 import { ANONYMOUS_OPERATOR, type CsrfTokens } from './auth.js';
@@ -143,7 +143,8 @@ function subjectOf(ticket: Ticket | undefined): string {
  */
 async function learningOf(ticket: Ticket, deps: ReviewPageDeps): Promise<LearningView | undefined> {
   if (!deps.trust || ticket.state !== 'parked' || !ticket.agent || !parkedForTrust(ticket.reason)) return undefined;
-  const sources = labelledSources(ticket.agent);
+  // The sources the learn gate asked of the agent's answer (learnVerdict), which an approval as is credits.
+  const sources = usedLabelledSources(ticket.agent, ticket.agent.answer);
   if (sources.length === 0) return undefined;
   const standing = await readStanding(deps.redis, deps.prefix, sources.map((s) => s.key), deps.trust);
   return { sources: sources.map((s, i) => ({ label: s.label, standing: standing[i]! })) };
@@ -164,7 +165,10 @@ function reviewOnSending(ticket: Ticket, now: Date): Review | undefined {
  */
 async function standingAfterApproval(ticket: Ticket | undefined, deps: ReviewPageDeps): Promise<string[] | undefined> {
   if (deps.trust?.REVIEW_MODE !== 'learn' || !ticket?.agent) return undefined;
-  const sources = labelledSources(ticket.agent);
+  // The ones its review is recorded on when it is sent (reviewedSources): those the agent's draft and the approved
+  // reply (the stored draft) used.
+  const reviewed = new Set(reviewedSources(ticket.agent, ticket.draft ?? ticket.agent.answer).map((s) => s.key));
+  const sources = labelledSources(ticket.agent).filter((s) => reviewed.has(s.key));
   if (sources.length === 0) return undefined;
   const standing = await readStanding(deps.redis, deps.prefix, sources.map((s) => s.key), deps.trust, reviewOnSending(ticket, deps.now()));
   const lines = sources.slice(0, STANDING_SHOWN).map((s, i) => `${s.label}: ${describeStanding(standing[i]!)}`);

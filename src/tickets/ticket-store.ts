@@ -52,7 +52,7 @@ import type { AgentResult, AnswerSource } from '../agent/types.js';
 import { execAll } from '../queues/connection.js';
 import { insightFieldsOnWrite, replyKindOf } from './insights.js';
 import { LuaScript } from './lua.js';
-import { TRUST_HISTORY_CAP, citedSources, isReview, reviewEntry, trustKeys } from './trust.js';
+import { TRUST_HISTORY_CAP, isReview, reviewEntry, reviewedSources, trustKeys } from './trust.js';
 import {
   EDIT_RATIO_SUM_SCALE,
   OUTCOME_DAY_TTL_S,
@@ -781,7 +781,11 @@ export class TicketStore {
       agent = stored ? (JSON.parse(stored) as AgentResult) : current.agent;
     }
     return {
-      cited: review && agent ? citedSources(agent).map((s) => s.key) : [],
+      // The sources the agent's draft used and those the reviewed text used: the reply approved (maybe edited; the
+      // approval stored it as the draft, and the ending write that sends it patches no draft) or the draft rejected. An
+      // unchanged approval thus credits what the learn gate asked of the agent's answer, an edit that cut a source's
+      // text still counts against it, and a hit that merely ranked among the results gets nothing.
+      cited: review && agent ? reviewedSources(agent, current.draft ?? agent.answer).map((s) => s.key) : [],
       // A reply the agent drafted nothing for (a person wrote it) cites nothing: recorded as such, not left out.
       ...(reply ? { reply: agent?.sources ?? [] } : {}),
     };

@@ -1,5 +1,5 @@
 /**
- * Earned autonomy (`REVIEW_MODE=learn`): a draft goes out unreviewed only when every source it cited has a track
+ * Earned autonomy (`REVIEW_MODE=learn`): a draft goes out unreviewed only when every source it used has a track
  * record of drafts that people approved as they were.
  *
  * A source is one search result the agent used: a manual section, a Q&A pair, a learned pair — identified by where it
@@ -7,9 +7,10 @@
  * identity with an empty record, and the old record no longer applies.
  *
  * The record is derived from outcomes, never counted separately: when a reviewed draft ends (approved and sent, or
- * rejected; see {@link isReview}), the ticket store pushes that outcome onto the list of every source the draft cited, in the same atomic
- * write that records the outcome (src/tickets/ticket-store.ts). Trust is then read from the latest
- * `TRUST_WINDOW` entries ({@link judgeTrust}). Keys (P = QUEUE_PREFIX):
+ * rejected; see {@link isReview}), the ticket store pushes that outcome onto the list of every source the reply sent
+ * (or the draft rejected) used ({@link usedSources}), in the same atomic write that records the outcome
+ * (src/tickets/ticket-store.ts). Trust is then read from the latest `TRUST_WINDOW` entries ({@link judgeTrust}). Keys
+ * (P = QUEUE_PREFIX):
  *
  * | key                    | type       | content                                                                   |
  * |------------------------|------------|---------------------------------------------------------------------------|
@@ -68,31 +69,181 @@ export function sourceKey(kind: string, fileName: string, content: string): stri
   return `${kind}:${fileName}#${hash}`;
 }
 
-// Every search result of the subtasks that completed, one per source key, first occurrence kept.
-function citedHits(agent: Pick<AgentResult, 'subtasks'>): CitedHit[] {
-  const seen = new Map<string, CitedHit>();
-  for (const subtask of agent.subtasks) {
-    if (!subtask.isCompleted) continue;
-    for (const attempt of subtask.toolResults) {
-      for (const call of attempt) {
-        const kind = TOOL_SOURCE_KIND[call.toolName] ?? call.toolName;
-        for (const r of call.results) {
-          const key = sourceKey(kind, r.fileName, r.content);
-          if (!seen.has(key)) seen.set(key, { key, kind, fileName: r.fileName, content: r.content });
+// The search results of each subtask that completed, one per source key within it, first occurrence kept.
+function hitsBySubtask(agent: Pick<AgentResult, 'subtasks'>): CitedHit[][] {
+  return agent.subtasks
+    .filter((subtask) => subtask.isCompleted)
+    .map((subtask) => {
+      const seen = new Map<string, CitedHit>();
+      for (const attempt of subtask.toolResults) {
+        for (const call of attempt) {
+          const kind = TOOL_SOURCE_KIND[call.toolName] ?? call.toolName;
+          for (const r of call.results) {
+            const key = sourceKey(kind, r.fileName, r.content);
+            if (!seen.has(key)) seen.set(key, { key, kind, fileName: r.fileName, content: r.content });
+          }
         }
       }
-    }
-  }
+      return [...seen.values()];
+    });
+}
+
+// The hits of `groups`, one per source key, first occurrence kept.
+function distinct(groups: readonly CitedHit[][]): CitedHit[] {
+  const seen = new Map<string, CitedHit>();
+  for (const hit of groups.flat()) if (!seen.has(hit.key)) seen.set(hit.key, hit);
   return [...seen.values()];
+}
+
+// Every search result of the subtasks that completed, one per source key, first occurrence kept.
+function citedHits(agent: Pick<AgentResult, 'subtasks'>): CitedHit[] {
+  return distinct(hitsBySubtask(agent));
 }
 
 /**
  * The distinct sources behind a draft: every search result of the subtasks that completed (a subtask that ran out of
  * tries answered "not found" and relied on nothing), as `sourcesOf` in src/agent/agent.ts counts them, but one per
- * section or pair text rather than per file.
+ * section or pair text rather than per file. What a correction is looked for in and a gap closes on; trust asks and
+ * credits only the ones a reply used ({@link usedSources}).
  */
 export function citedSources(agent: Pick<AgentResult, 'subtasks'>): CitedSource[] {
   return citedHits(agent).map(({ key, kind, fileName }) => ({ key, kind, fileName }));
+}
+
+// A common run of text that marks a hit used has a weight of at least RUN_WEIGHT, a CJK character weighing
+// CJK_WEIGHT and a word of other scripts WORD_WEIGHT: 12 kana or kanji, or 5 words, or a mix. Shorter runs are the
+// words of the topic any answer on it repeats (管理画面の設定, "rotate an API key"); 12 characters are a clause, and
+// 5 words a phrase, that a reply takes from its source (measured on JSQuAD and the scripted drafts: tmp/s50-l1).
+const RUN_WEIGHT = 60;
+const CJK_WEIGHT = 5;
+const WORD_WEIGHT = 12;
+
+const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3005\u30fc]/u;
+const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
+
+/** One unit of text for the common runs: a CJK character or a word, with its weight. */
+interface TextUnit {
+  text: string;
+  weight: number;
+}
+
+// `text` after NFKC and lower-casing as a sequence of units. White space and punctuation only separate them, so a
+// line break or a bracket the reply changed does not cut a copied run.
+function textUnits(text: string): TextUnit[] {
+  const units: TextUnit[] = [];
+  let word = '';
+  const endWord = () => {
+    if (word) units.push({ text: word, weight: WORD_WEIGHT });
+    word = '';
+  };
+  for (const c of text.normalize('NFKC').toLowerCase()) {
+    if (CJK_CHAR.test(c)) {
+      endWord();
+      units.push({ text: c, weight: CJK_WEIGHT });
+    } else if (WORD_CHAR.test(c)) word += c;
+    else endWord();
+  }
+  endWord();
+  return units;
+}
+
+/**
+ * Every shortest run of `text`'s units from each start that reaches {@link RUN_WEIGHT}. Two texts share a run of that
+ * weight exactly when they share one of these: from the run's start both extend it by the same units.
+ */
+function longRuns(text: string): Set<string> {
+  const units = textUnits(text);
+  const runs = new Set<string>();
+  for (let start = 0; start < units.length; start++) {
+    let weight = 0;
+    for (let end = start; end < units.length; end++) {
+      weight += units[end]!.weight;
+      if (weight >= RUN_WEIGHT) {
+        runs.add(units.slice(start, end + 1).map((u) => u.text).join('\u0001'));
+        break;
+      }
+    }
+  }
+  return runs;
+}
+
+// A value of one digit (a list's 1., 2回, 第2水曜, 1年) or a bare number of two (a count, a day) is in many texts on
+// any topic: sharing one shows no hit was used. Codes, addresses and numbers of more digits (E-2001, 90日, 600) do.
+function isTellingValue(value: string): boolean {
+  const chars = [...value];
+  const isDigit = (c: string) => c >= '0' && c <= '9';
+  const digits = chars.filter(isDigit).length;
+  const numberEnd = chars.findIndex((c) => !isDigit(c) && c !== ',' && c !== '.');
+  if (numberEnd === -1) return digits >= 3;
+  const withUnit = numberEnd > 0 && !chars.slice(numberEnd).some(isDigit);
+  return !withUnit || digits >= 2;
+}
+
+/** A reply's text as measured for the hits it used ({@link usedSources}). */
+interface MeasuredText {
+  values: Set<string>;
+  runs: Set<string>;
+}
+
+function measured(text: string): MeasuredText {
+  return { values: new Set([...factValues(text)].filter(isTellingValue)), runs: longRuns(text) };
+}
+
+// Whether a hit shares with the text a fact value or a long common run. Not counting the heading line the manual
+// search puts first: sibling sections share most of it (【第6章 運用と保守 > エラーコード一覧 > …】), so a reply quoting
+// one section's would mark them all used.
+function isUsed(hit: CitedHit, text: MeasuredText): boolean {
+  const body = hit.content.replace(/\r\n?/g, '\n').replace(HEADING_LINE, '');
+  for (const value of factValues(body)) if (text.values.has(value)) return true;
+  for (const run of longRuns(body)) if (text.runs.has(run)) return true;
+  return false;
+}
+
+// The hits `text` used, subtask by subtask; all of a subtask's hits where it used none of them, unless `strict`.
+function usedHits(agent: Pick<AgentResult, 'subtasks'>, text: string | undefined, strict = false): CitedHit[] {
+  const groups = hitsBySubtask(agent);
+  if (text === undefined) return distinct(groups);
+  // The reply's own words: not the greeting, closing or signature (the desk's phone and address are in many manual
+  // sections), nor the customer's quoted mail (its question is in every Q&A row on the topic).
+  const reply = measured(replyContent(text));
+  return distinct(
+    groups.map((hits) => {
+      const used = hits.filter((hit) => isUsed(hit, reply));
+      // A subtask whose hits the reply shares no value and no long run with still rests on one of them, and which one
+      // cannot be told (a paraphrase, a translation): all of them count, as every hit did before. The learn gate then
+      // asks them all to be trusted, and an approval credits them all.
+      return used.length > 0 || strict ? used : hits;
+    }),
+  );
+}
+
+/**
+ * The sources of a draft's hits that `text` used ({@link citedSources} narrowed): per completed subtask, each hit whose
+ * text (without the manual's heading line) shares with `text` (its {@link replyContent}) a fact value ({@link
+ * factValues}; not one of a single digit, nor a bare number of two) or a run of 12 CJK characters or 5 words (after NFKC, case, white space and punctuation folded); every hit
+ * of a subtask when it shares that with none of them. Trust asks and credits only these (learning audit MED 4: a row
+ * that merely ranked third became trusted from approvals of drafts nobody judged it in): the learn gate ({@link
+ * learnVerdict}) measures the agent's answer, a review the reply sent (or the draft rejected), so an approval as is
+ * credits the sources the gate asked. Without `text`, every hit.
+ */
+export function usedSources(agent: Pick<AgentResult, 'subtasks'>, text: string | undefined): CitedSource[] {
+  return usedHits(agent, text).map(({ key, kind, fileName }) => ({ key, kind, fileName }));
+}
+
+/**
+ * The sources a review of a draft counts for: those the agent's draft used (what the learn gate asked of) and those
+ * the reviewed text used (the reply approved, maybe edited, or the draft rejected). The draft's side keeps the
+ * reviewer's verdict on a source whose text they cut out (an edit that deleted it still counts against it); the
+ * reviewed side credits a hit whose text the reviewer wrote in from the results.
+ */
+export function reviewedSources(agent: Pick<AgentResult, 'subtasks' | 'answer'>, reviewedText: string | undefined): CitedSource[] {
+  const byKey = new Map(usedSources(agent, agent.answer).map((s) => [s.key, s]));
+  if (reviewedText !== undefined && reviewedText !== agent.answer) {
+    // Only what the reviewed text really shares: a reviewer's own words that share nothing with any hit vouch for
+    // none of them (the draft's side already holds what the gate asked of).
+    for (const { key, kind, fileName } of usedHits(agent, reviewedText, true)) if (!byKey.has(key)) byKey.set(key, { key, kind, fileName });
+  }
+  return [...byKey.values()];
 }
 
 /** A cited source with a name a person recognises ({@link sourceLabel}). */
@@ -106,6 +257,11 @@ export interface LabelledSource extends CitedSource {
  */
 export function labelledSources(agent: Pick<AgentResult, 'subtasks'>): LabelledSource[] {
   return citedHits(agent).map(({ content, ...source }) => ({ ...source, label: sourceLabel(source, content) }));
+}
+
+/** {@link usedSources} named as {@link labelledSources} names them: what the review page shows of a draft's trust. */
+export function usedLabelledSources(agent: Pick<AgentResult, 'subtasks'>, text: string | undefined): LabelledSource[] {
+  return usedHits(agent, text).map(({ content, ...source }) => ({ ...source, label: sourceLabel(source, content) }));
 }
 
 /** Characters of a heading or question a label keeps: enough to recognise it in a table cell. */
@@ -388,12 +544,19 @@ const CITE_NO_SOURCE = 'cite no source';
 
 /**
  * The learn-mode check of a draft that passed the `auto` conditions: sent only when it cites at least one source,
- * every completed subtask cites one (see {@link unsourcedSubtasks}) and every cited source is trusted; otherwise the
+ * every completed subtask cites one (see {@link unsourcedSubtasks}) and every source the answer used ({@link
+ * usedSources}: all of a subtask's hits when it used none recognisably) is trusted; otherwise the
  * reason names what is missing ("not yet trusted: manual:guide/login.md#… has 3 of 5 reviews", "not yet trusted:
  * subtask 「…」 cites no source").
  */
-export async function learnVerdict(redis: Redis, prefix: string, agent: Pick<AgentResult, 'subtasks'>, settings: TrustSettings): Promise<LearnVerdict> {
-  const cited = citedSources(agent);
+export async function learnVerdict(
+  redis: Redis,
+  prefix: string,
+  agent: Pick<AgentResult, 'subtasks'> & Partial<Pick<AgentResult, 'answer'>>,
+  settings: TrustSettings,
+): Promise<LearnVerdict> {
+  // The sources the answer used, as an approval of it as is credits them ({@link usedSources}).
+  const cited = usedSources(agent, agent.answer);
   if (cited.length === 0) return { send: false, reason: `${NOT_YET_TRUSTED}the draft ${CITES_NO_SOURCE}`, untrusted: [] };
   const unsourced = unsourcedSubtasks(agent);
   if (unsourced.length > 0) {
