@@ -208,6 +208,11 @@ const HTML_TAG =
 // or hyphenated names. Such a tag goes when it cannot be a placeholder in running text: it has attributes, closes
 // itself, is a closing tag, or its name is closed somewhere in the page (see `closedComponents`).
 const COMPONENT_TAG = /<(\/?)([A-Z][\w.]*|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)(\s[^<>\uE010]*?)?(\/?)>/g;
+// Images (`![alt](src)`, `![alt][ref]`): the alt text may hold one level of brackets (`![… #barcamp [msg]?"](…)`,
+// retrieval audit 11), which escaped a pattern that took none. It stops at the next `![` (`!(?!\[)`), so a line of
+// many `![[x]` is scanned once, not from each of them; every step's first character picks one branch.
+const IMAGE_INLINE = /!\[(?:[^[\]!]|!(?!\[)|\[[^[\]]*\])*\]\([^()]*\)/g;
+const IMAGE_REFERENCE = /!\[(?:[^[\]!]|!(?!\[)|\[[^[\]]*\])*\]\[[^[\]]*\]/g;
 // Vue template interpolation (`{{ $frontmatter.title }}`), never text a reader sees, unless it is a bare name: a
 // product's own placeholder (`{{SiteId}}` in an SQL template) is what a customer types and asks about.
 const INTERPOLATION = /\{\{[^{}\uE010]*\}\}/g;
@@ -319,8 +324,8 @@ function cleanMarkdownLine(line: string, closed: ReadonlySet<string>, footnotes:
   const cleaned = masked
     // A link's or image's target may hold a masked span: CommonMark reads the target after `](` as it is, so
     // ``[a](u "the `x` flag")`` is a link whose title (not shown) holds backticks.
-    .replace(/!\[[^[\]]*\]\([^()]*\)/g, '')
-    .replace(/!\[[^[\]]*\]\[[^[\]]*\]/g, '')
+    .replace(IMAGE_INLINE, '')
+    .replace(IMAGE_REFERENCE, '')
     // Before links: `[[!UICONTROL 設定]](settings.md)` is a link whose text is the label.
     .replace(EXPERIENCE_LEAGUE_MARKER, '$1')
     // Before links: `[^1][^2]` would read as a reference link.
@@ -382,19 +387,129 @@ function fenceOpening(line: string, marker: string): string {
   return line.slice(0, at) + info.trimEnd();
 }
 
+// A component tag opening a line (`<MkSchemaViewerItemObject :schema="{`), whose attributes may run over several lines
+// (Nuxt Content's MDC, Vue and MDX pages): its name as COMPONENT_TAG takes it, then a space or the line's end.
+const COMPONENT_TAG_START = /^\s*<(?:[A-Z][\w.]*|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?=\s|$)/;
+// How far a component tag's attributes are read before it is left alone as text: a real one (a schema written inline)
+// runs to some dozens of lines; an unclosed `<Foo a="` must not make every later line part of it.
+const MAX_COMPONENT_TAG_LINES = 200;
+const MAX_COMPONENT_TAG_CHARS = 20_000;
+const ATTRIBUTE_NAME_START = /[A-Za-z_:@#.]/;
+const ATTRIBUTE_NAME_CHAR = /[\w:.@#-]/;
+const UNQUOTED_VALUE_CHAR = /[^\s"'=<>`]/;
+
+/** Where a tag ends ({@link componentTagEnd}): the line of its `>` and the column after it; or the line it failed on. */
+type TagEnd = { end: true; line: number; column: number } | { end: false; line: number };
+
+/**
+ * Reads a component tag's attributes from `column` of line `start` on, over as many lines as they run (within
+ * {@link MAX_COMPONENT_TAG_LINES} and {@link MAX_COMPONENT_TAG_CHARS}), as HTML reads them: names of ASCII letters and
+ * Vue's `:`, `@`, `#`, `.`; values quoted (a `>` inside stays inside) or unquoted. Anything else (a word of prose, a
+ * `<`, `+`) is no tag: the lines stay text. A character at a time, once each, so it costs what it reads.
+ */
+function componentTagEnd(lines: readonly string[], start: number, column: number): TagEnd {
+  // 0 between attributes, 1 in a name, 2 after a name, 3 before a value, 4 in a quoted value, 5 in an unquoted one,
+  // 6 after a `/`.
+  let state = 0;
+  let quote = '';
+  let read = 0;
+  for (let l = start; l < lines.length && l - start < MAX_COMPONENT_TAG_LINES; l++) {
+    const text = lines[l]!;
+    // The line break counts as a space between attributes (and is part of a quoted value).
+    for (let c = l === start ? column : 0; c <= text.length; c++) {
+      if (++read > MAX_COMPONENT_TAG_CHARS) return { end: false, line: l };
+      const ch = c < text.length ? text[c]! : '\n';
+      const space = /\s/.test(ch);
+      if (state === 4) {
+        if (ch === quote) state = 0;
+        continue;
+      }
+      if (state === 5 && UNQUOTED_VALUE_CHAR.test(ch)) continue;
+      if (state === 1 && ATTRIBUTE_NAME_CHAR.test(ch)) continue;
+      if (state === 6) {
+        if (ch !== '>') return { end: false, line: l };
+        return { end: true, line: l, column: c + 1 };
+      }
+      if (state === 3) {
+        if (space) continue;
+        if (ch === '"' || ch === "'") {
+          quote = ch;
+          state = 4;
+        } else if (UNQUOTED_VALUE_CHAR.test(ch)) state = 5;
+        else return { end: false, line: l };
+        continue;
+      }
+      // Between attributes, or after a name or an unquoted value.
+      if (space) state = state === 1 ? 2 : state === 5 ? 0 : state;
+      else if (ch === '>') return { end: true, line: l, column: c + 1 };
+      else if (ch === '/' && state !== 5) state = 6;
+      else if (ch === '=' && (state === 1 || state === 2)) state = 3;
+      else if (ATTRIBUTE_NAME_START.test(ch) && state !== 5) state = 1;
+      else return { end: false, line: l };
+    }
+  }
+  return { end: false, line: Math.min(lines.length, start + MAX_COMPONENT_TAG_LINES) - 1 };
+}
+
+// A raw HTML table in Markdown (`<table>` opening a line, as CommonMark's HTML blocks are written), read as the HTML
+// reader reads one; its tags, and how deep tables nest in it, counted to find its `</table>`.
+const HTML_TABLE_START = /^\s*<table(?=[\s>])/i;
+const HTML_TABLE_TAG = /<(\/?)table(?=[\s>/])/gi;
+// How far a table is looked for its end before its lines are left to the line-by-line cleaning.
+const MAX_HTML_TABLE_LINES = 2_000;
+const MAX_HTML_TABLE_CHARS = 200_000;
+const HEADING_MARKS = /\uE000[1-3]\uE001/g;
+
+/**
+ * The line and column after the `</table>` closing the table that opens line `start`, within the bounds above; or,
+ * without one, the last line read.
+ */
+function htmlTableEnd(lines: readonly string[], start: number): TagEnd {
+  let depth = 0;
+  let read = 0;
+  let l = start;
+  for (; l < lines.length && l - start < MAX_HTML_TABLE_LINES; l++) {
+    read += lines[l]!.length + 1;
+    if (read > MAX_HTML_TABLE_CHARS) return { end: false, line: l };
+    for (const tag of lines[l]!.matchAll(HTML_TABLE_TAG)) {
+      depth += tag[1] ? -1 : 1;
+      if (depth === 0) {
+        const close = lines[l]!.indexOf('>', tag.index + tag[0].length);
+        return close < 0 ? { end: false, line: l } : { end: true, line: l, column: close + 1 };
+      }
+    }
+  }
+  return { end: false, line: l - 1 };
+}
+
+/**
+ * A raw HTML table's text as the HTML reader lays it out (html-to-text's data table, {@link boundedDataTable}): a row
+ * per line, its cells apart. With the tags only removed, a row ran together (「パブリックホームフォロワー」, retrieval
+ * audit 11) and every tag-only line stayed as an empty one. A CommonMark HTML block: Markdown inside is not read.
+ */
+function htmlTableText(html: string): string[] {
+  const text = pageWithContentToText(limitHtmlNesting(html, MAX_HTML_DEPTH).html).replace(HEADING_MARKS, '');
+  return normalizeNewlines(text)
+    .split('\n')
+    .map((line) => plainText(line.trimEnd()))
+    .filter((line) => line.trim() !== '');
+}
+
 /**
  * Turns documentation-site Markdown (VitePress, VuePress, Docusaurus, MkDocs) into the text a reader sees, so that
  * markup never becomes search words: YAML front matter goes (its `title` heads the page when it has no `#` heading),
  * container fences (`::: tip`, `:::warning`, `:::`) go but a custom container title stays, HTML comments, image
  * tags, link reference definitions and link targets go, link texts and headings stay (`[a][b]` without a definition of
  * `b` is a link only when not glued to a word: `SQLSTATE[HY000][2002]` stays whole). What a site generator adds
- * goes too: `<script>` and `<style>` blocks, MDX `import`/`export` lines, component tags (their inner text stays),
+ * goes too: `<script>` and `<style>` blocks, MDX `import`/`export` lines, component tags (their inner text stays; a
+ * tag whose attributes run over several lines, up to its `>`),
  * `{{ }}` interpolations (a bare name, `{{SiteId}}`, stays: it is a product's placeholder), `[[toc]]` markers,
  * heading anchors and attributes (`{#id}`, `{: id=x }`, `{- .unlisted}`), GitHub alert markers (`> [!NOTE]`), Adobe
  * Experience League's `[!UICONTROL 新規]` and `[!DNL x]` (the label stays), and MkDocs markup: admonition markers
  * (`!!! note`), content tab markers (`=== "Windows"`, the label stays), icon shortcodes (`:material-x:`), key markup
  * (`++ctrl+c++` reads `Ctrl+C`), references to the page's footnotes (`[^1]`, a footnote's text stays) and code fence
- * attributes (`linenums="1"`). A table loses its delimiter row and the spaces that line up its cells. HTML entities are
+ * attributes (`linenums="1"`). A table loses its delimiter row and the spaces that line up its cells; a raw HTML
+ * `<table>` is laid out as the HTML reader lays one out, a row per line. HTML entities are
  * decoded. Code blocks are left as they are, since a command or an error message in them is worth finding.
  */
 export function cleanMarkdown(markdown: string): string {
@@ -421,7 +536,15 @@ export function cleanMarkdown(markdown: string): string {
   let tableDelimiter = -1;
   const lines = text.split('\n');
   const references = referenceLabels(lines);
+  // Lines up to this one were read as part of a multi-line component tag or an HTML table.
+  let consumedUntil = -1;
+  // No multi-line component tag opens on a line up to this one: a tag tried there failed on a later line, so each line
+  // is read by at most one failed try.
+  let noTagUntil = -1;
+  // The same for an HTML table whose `</table>` was not found.
+  let noTableUntil = -1;
   for (const [i, raw] of lines.entries()) {
+    if (i <= consumedUntil) continue;
     if (inCodeBlock !== undefined) {
       if (raw.toLowerCase().includes(inCodeBlock)) inCodeBlock = undefined;
       continue;
@@ -468,6 +591,33 @@ export function cleanMarkdown(markdown: string): string {
       const end = `</${codeBlock[1]!.toLowerCase()}>`;
       if (!line.toLowerCase().includes(end, codeBlock[0].length)) inCodeBlock = end;
       continue;
+    }
+    // A component tag whose attributes run over several lines goes whole, up to its `>`, before the lines are cleaned
+    // one by one (COMPONENT_TAG sees one line, so the schema inside it stayed as text, retrieval audit 11). What
+    // follows its `>` on its last line stays, read as a line of its own.
+    const tagStart = i > noTagUntil && line === raw ? COMPONENT_TAG_START.exec(line) : null;
+    if (tagStart) {
+      const tag = componentTagEnd(lines, i, tagStart[0].length);
+      if (!tag.end) noTagUntil = tag.line;
+      else if (tag.line > i) {
+        const rest = lines[tag.line]!.slice(tag.column);
+        lines[tag.line] = rest;
+        consumedUntil = rest.trim() === '' ? tag.line : tag.line - 1;
+        continue;
+      }
+    }
+    if (i > noTableUntil && line === raw && HTML_TABLE_START.test(line)) {
+      const end = htmlTableEnd(lines, i);
+      if (!end.end) noTableUntil = end.line;
+      else {
+        const html = [...lines.slice(i, end.line), lines[end.line]!.slice(0, end.column)].join('\n');
+        out.push(...htmlTableText(html));
+        const rest = lines[end.line]!.slice(end.column);
+        lines[end.line] = rest;
+        consumedUntil = rest.trim() === '' ? end.line : end.line - 1;
+        inTable = false;
+        continue;
+      }
     }
     if (inTable && !line.includes('|')) inTable = false;
     if (!inTable && line.includes('|')) {

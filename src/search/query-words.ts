@@ -221,20 +221,30 @@ export function isAskingSentence(sentence: string): boolean {
 export const ASKING_SENTENCE_MIN_WORDS = 2;
 
 /**
+ * "How" nouns before the particle that asks with them (取り消す方法を教えて, やり方は, 手順について): the shape of the
+ * question, not its topic. Counted as content words, they made 「間違えてRenoteしてしまいました。取り消す方法を教えて
+ * ください。」 a question of two words (取り消す, 方法) that ignored Renote in the sentence before, and the coverage
+ * halved the page about Renote (retrieval audit 11). Only here: in the Q&A weights ({@link splitQuestionWords}) they
+ * stay topic words, since a stored question 「…の方法は？」 is matched by them. A compound (手順書, 方法論) is a thing.
+ */
+const HOW_NOUN = /(?:方法|やり方|仕方|手順)(?=を|は|が|って|について)/gu;
+
+/**
  * Coverage of a long query by its asking sentences: when the query has sentences that ask ({@link isAskingSentence})
  * and sentences that do not (what the customer was doing, who asked them, when they need it), a result's score is
  * scaled by the share of the asking sentences' content words it holds, as {@link keywordCoverage} does for keyword
  * queries and with its floor. A weak model passes the customer's paragraph whole, and OR-BM25 lets every context
  * sentence rank the sections it happens to match; weighting the context sentences down instead hurt queries whose
  * topic is in the context more. Undefined for one sentence, when every or no sentence asks, and for a question with
- * fewer than {@link ASKING_SENTENCE_MIN_WORDS} longer content words. Question words are not content words here.
+ * fewer than {@link ASKING_SENTENCE_MIN_WORDS} longer content words. Question words and "how" nouns ({@link HOW_NOUN}) are
+ * not content words here.
  */
 export function askingSentenceCoverage(text: string, query: ReadonlyMap<string, number>, unigramWeight: number): KeywordCoverage | undefined {
   const sentences = querySentences(text);
   if (sentences.length < 2) return undefined;
   const asking = sentences.filter(isAskingSentence);
   if (asking.length === 0 || asking.length === sentences.length) return undefined;
-  const words = contentWords(asking.map((s) => splitQuestionWords(s).topic).join(' '));
+  const words = contentWords(asking.map((s) => splitQuestionWords(s).topic.replace(HOW_NOUN, ' ')).join(' '));
   if (words.filter((w) => [...w].length >= 2).length < ASKING_SENTENCE_MIN_WORDS) return undefined;
   return coverageOf(words, query, unigramWeight);
 }
