@@ -212,19 +212,26 @@ function readAlso(original: string, reading: CheckedText, next: CheckedText): Ch
 // 03﹣1234﹣5678, with spaces between too) as a hyphen; superscript, subscript and circled digits beside another such
 // digit or between two digits (⁷⁶⁵⁴³²¹, 765⁴³²¹ read as 765 then ⁴³²¹, ⑦⑥⑤④③②①) as ASCII, as NFKC reads them, but
 // not one alone beside a number: a step's ① or a footnote's ² touching a phone (①090-1234-5678へ, 03-1234-5678²) would
-// make it another number (bug review B3 of session 49, HIGH 1); C0 and C1 controls (but tab, line breaks and NEL) as
+// make it another number (bug review B3 of session 49, HIGH 1). But a circled digit ending a run of six or seven
+// digits is read as the run's last (765432① is the account 7654321 to a reader; session 50): a phone's last group has
+// four digits at most and a phone written as one run ten or more, so a ① after a phone still leaves the phone as
+// written; after eight digits it would make a Japanese account of nine digits, which is none (口座番号 12345678①
+// is read as 12345678 then ①); a superscript stays a power or a footnote (10², 1500³); C0 and C1 controls (but tab, line breaks and NEL) as
 // nothing; half-width katakana as full width (Google Playｷﾞﾌﾄｶｰﾄﾞを購入し…), a sound mark with its kana as one letter.
 // A dash elsewhere stays (a clause's "— just buy…" is read by its dash), and so does a lone superscript (m², a
 // footnote's ¹). Every alternative reads one character or one run of spaces, and each lookaround a run of spaces
-// beside one dash or one character: linear.
+// beside one dash or one character, or the few digits before a circled one (read after it, so that only a circled
+// digit starts the lookbehind: before it, recheck found the pattern polynomial): linear.
 const SPACE_LIKE = '\t \u00a0\u1680\u2000-\u200a\u202f\u205f\u2800\u3000';
 // (The full-width hyphen-minus is read already: {@link folded}, and the phone and number readings, take it.)
 const DASH = '\u2010-\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63';
-const DIGIT_FORM = '\u00b2\u00b3\u00b9\u2070\u2074-\u2079\u2080-\u2089\u2460-\u2468\u24ea\u2776-\u277e\u2780-\u2788\u278a-\u2792';
+const CIRCLED_DIGIT = '\u2460-\u2468\u24ea\u2776-\u277e\u2780-\u2788\u278a-\u2792';
+const DIGIT_FORM = `\u00b2\u00b3\u00b9\u2070\u2074-\u2079\u2080-\u2089${CIRCLED_DIGIT}`;
 const READ_PAST = new RegExp(
   `[${SPACE_LIKE}]{2,}|[${SPACE_LIKE.replace(' ', '')}]|` +
     `(?<=[\\p{N}][${SPACE_LIKE}]*)[${DASH}]|[${DASH}](?=[${SPACE_LIKE}]*[\\p{N}])|` +
     `(?<=\\p{N})[${DIGIT_FORM}](?=\\p{N})|(?<=[${DIGIT_FORM}])[${DIGIT_FORM}]|[${DIGIT_FORM}](?=[${DIGIT_FORM}])|` +
+    `[${CIRCLED_DIGIT}](?<=(?<!\\p{Nd})\\p{Nd}{6,7}[${CIRCLED_DIGIT}])|` +
     '[\\u0000-\\u0008\\u000e-\\u001f\\u007f-\\u0084\\u0086-\\u009f]|[\\uff66-\\uff9d][\\uff9e\\uff9f]|[\\uff61-\\uff9f]',
   'gu',
 );
@@ -873,9 +880,11 @@ const OWN_SENTENCE_CHARS = 200;
 // where a forwarded phishing mail (in the question) sends the customer's money ("Ihr Konto DE89 … ist bei uns
 // hinterlegt. Überweisen Sie die offene Rechnung dorthin.", "The amount due should be wired to your … account …":
 // bug review B1 of session 49). Not zurück alone: "Zahlen Sie … auf Ihr Konto … zurück" is the customer paying. An ask
-// in a neighbouring sentence is not read: "vui lòng kiểm tra" after a refund asks the customer to check it.
+// in a neighbouring sentence is not read: "vui lòng kiểm tra" after a refund asks the customer to check it. The
+// participle devuelto/devuelta too (session 50; devolv and devolu take devolvemos, devolución): not devuelva, which
+// asks the reader to pay back.
 const OWN_ACCOUNT_PAID_BACK =
-  /erstatt|zurück(?:überwiesen|gebucht|gezahlt)|gutgeschrieben|überwiesen|refund|reimburs|credited|paid\s+back|reembols|devolv|devolu|rembours|restitu|estorn|hoàn|返金|返還|払い?戻|振り?込みました|お振込みしました|환불|退款|คืนเงิน/i;
+  /erstatt|zurück(?:überwiesen|gebucht|gezahlt)|gutgeschrieben|überwiesen|refund|reimburs|credited|paid\s+back|reembols|devolv|devolu|devuelt[oa]|rembours|restitu|estorn|hoàn|返金|返還|払い?戻|振り?込みました|お振込みしました|환불|退款|คืนเงิน/i;
 
 // What says the customer owes an amount, in the account's sentence or the next one: a refund word beside it is a lure
 // ("Ihr Konto … wurde erstattet; überweisen Sie die Gebühr von 5 € dorthin.", "Your refund to your account … failed;
@@ -896,12 +905,71 @@ const OWN_ACCOUNT_PAY_VERB = /\b(?:wire|transfer|pay|remit|send|deposit)\b/gi;
 const TO_THAT_AFTER = /^[^.!?;\n]{0,40}?\b(?:to|into)\s+(?:that|this|the\s+same|it)\b/i;
 const TO_THAT_AFTER_CHARS = 64;
 
+// What says that nothing is owed, read out before the words above (session 50): "No further payment is due.", "Es ist
+// keine Zahlung fällig.", "No debe pagar nada.", "Aucun paiement n'est dû." end a refund, and parked it. Only the
+// negation of the due words themselves (no, nothing, kein, nichts, no debe, n'est, nenhum… right before them), and
+// only where the clause ends after them: "No delay: the fee is due now." and "Not the fee: 5 EUR is due" negate
+// something else, "No payment is due until you wire 5 EUR to that account", "…is due but 5 EUR", "…n'est dû sauf 5 €"
+// and "no debe pagar en efectivo, debe pagar…" go on to ask. (One pattern a language; each a row of optional words,
+// each opening with a word of its own, so that no text is matched two ways, and a few spaces between; the English one
+// starts at a word boundary, no(?:thing)?: with a lookbehind and no|nothing, recheck's fuzzing found it polynomial on
+// some runs, though 600K characters of its attack took 7 ms.)
+const CLAUSE_ENDS_AFTER = '(?=[ \\t]{0,3}(?:[.!?;\\n]|$))';
+const NEGATED_OWED = [
+  new RegExp(
+    '\\b(?:no(?:thing)?(?:\\s{1,3}(?:further|more|else|other|additional|extra|outstanding))?(?:\\s{1,3}(?:payment|amount|balance|money|fee|charge|sum))?' +
+      '(?:\\s{1,3}(?:is|was|remains|will\\s{1,3}be))?|(?:is|are)\\s{1,3}not)(?:\\s{1,3}now)?\\s{1,3}(?:due|owed|owing|payable)(?:\\s{1,3}(?:from|by)\\s{1,3}you)?(?:\\s{1,3}now)?' +
+      CLAUSE_ENDS_AFTER,
+    'giu',
+  ),
+  new RegExp(
+    '(?<![\\p{L}])(?:(?:kein(?:e|en)?(?:\\s{1,3}(?:weitere|weiteren|zusätzliche|zusätzlichen))?(?:\\s{1,3}(?:Zahlung|Zahlungen|Betrag|Beträge|Gebühr|Gebühren|Kosten))?|nichts?)' +
+      '(?:\\s{1,3}(?:ist|sind|wird|werden))?(?:\\s{1,3}mehr)?\\s{1,3}fällig|schulden\\s{1,3}(?:uns|mir)\\s{1,3}nichts)(?:\\s{1,3}mehr)?' +
+      CLAUSE_ENDS_AFTER,
+    'giu',
+  ),
+  new RegExp(
+    '(?<![\\p{L}])(?:no\\s{1,3}(?:debe|tiene\\s{1,3}que|necesita|hay\\s{1,3}que)\\s{1,3}(?:pagar|abonar|transferir)(?:\\s{1,3}nada)?|no\\s{1,3}(?:hay\\s{1,3})?(?:nada|ningún\\s{1,3}(?:pago|importe|cargo))\\s{1,3}adeudad[oa])' +
+      '(?:\\s{1,3}m[aá]s)?' +
+      CLAUSE_ENDS_AFTER,
+    'giu',
+  ),
+  new RegExp(`(?<![\\p{L}])n['’](?:est|sont)(?:\\s{1,3}(?:pas|plus))?\\s{1,3}d[uû]e?s?(?![\\p{L}])${CLAUSE_ENDS_AFTER}`, 'giu'),
+  new RegExp(
+    '(?<![\\p{L}])(?:(?:(?:nenhum|nenhuma)(?:\\s{1,3}(?:pagamento|valor|quantia|taxa|montante))?(?:\\s{1,3}adicional)?(?:\\s{1,3}(?:é|está|fica))?|nada(?:\\s{1,3}(?:é|está|fica))?|não\\s{1,3}(?:é|está))' +
+      '(?:\\s{1,3}mais)?\\s{1,3}devid[oa]s?|não\\s{1,3}(?:deve|tem\\s{1,3}de|tem\\s{1,3}que|precisa)\\s{1,3}(?:pagar|transferir)(?:\\s{1,3}nada)?)' +
+      CLAUSE_ENDS_AFTER,
+    'giu',
+  ),
+];
+
 /** Whether `text` (a sentence) says the reader owes an amount or asks them to send money back to the place named. */
-function owesAmount(text: string): boolean {
+function owesAmount(sentence: string): boolean {
+  const text = NEGATED_OWED.reduce((read, negated) => read.replace(negated, ' '), sentence);
   if (OWN_ACCOUNT_OWED.some((owed) => owed.test(text))) return true;
   for (const m of text.matchAll(OWN_ACCOUNT_PAY_VERB)) {
     const after = m.index + m[0].length;
     if (TO_THAT_AFTER.test(text.slice(after, after + TO_THAT_AFTER_CHARS))) return true;
+  }
+  return false;
+}
+
+// A sentence that says nothing is owed is read past to the one after it, a few at most: "…your account DE89 …. No
+// payment is due; wire the fee of 5 EUR to that account." asks in the sentence after (session 50).
+const NOTHING_OWED_READ_PAST = 3;
+
+/**
+ * Whether the sentence after the one ending at `sentenceEnd` (its ';', '.' or line break in `text`), or after each that
+ * only says nothing is owed, says the reader owes an amount ({@link owesAmount}).
+ */
+function owesAfter(text: string, sentenceEnd: number): boolean {
+  for (let read = 0, from = sentenceEnd; read <= NOTHING_OWED_READ_PAST && from + 1 < text.length; read++) {
+    const nextEnd = otherClauseEnd(text, from + 1, OWN_SENTENCE_CHARS);
+    const next = text.slice(from + 1, nextEnd);
+    if (owesAmount(next)) return true;
+    // search, not test: the patterns are global, and test would move their lastIndex.
+    if (!NEGATED_OWED.some((negated) => next.search(negated) >= 0)) return false;
+    from = nextEnd;
   }
   return false;
 }
@@ -930,9 +998,7 @@ export function ownAccountsFromMail(text: string, customerMail: readonly string[
     const sentence = text.slice(otherClauseStart(text, start, OWN_SENTENCE_CHARS), otherClauseEnd(text, end, OWN_SENTENCE_CHARS));
     if (!OWN_ACCOUNT_WORDS.some((words) => words.test(sentence)) || (!key.startsWith('iban:') && !ACCOUNT_NAMED.test(sentence) && sentence.search(OTHER_ACCOUNT_LABEL) < 0)) continue;
     if (OWN_ACCOUNT_ASK.some((ask) => ask.test(sentence)) || !OWN_ACCOUNT_PAID_BACK.test(sentence)) continue;
-    const sentenceEnd = otherClauseEnd(text, end, OWN_SENTENCE_CHARS);
-    const next = text.slice(sentenceEnd + 1, otherClauseEnd(text, sentenceEnd + 1, OWN_SENTENCE_CHARS));
-    if (owesAmount(sentence) || owesAmount(next)) continue;
+    if (owesAmount(sentence) || owesAfter(text, otherClauseEnd(text, end, OWN_SENTENCE_CHARS))) continue;
     // An IBAN and a run of its digits overlap: merged, so that the spans stay apart and in order.
     const last = own[own.length - 1];
     if (last && start < last[1]) last[1] = Math.max(last[1], end);

@@ -533,7 +533,28 @@ const EU_ID_SEND =
 // gap is read at every character.
 const EU_OTHER_ACTION =
   '(?:lleve|llevar|traiga|traer|muestre|mostrar|ense[ñn]e|presente|presentar|acuda|venga|guarde|conserve|tenga|leve|levar|traga|trazer|mostre|apresente|compare[çc]a|venha|tenha|apportez|apporter|pr[ée]sentez|pr[ée]senter|montrez|venez|passez|gardez|conservez|bringen|zeigen|vorzeigen|vorlegen|legen|kommen|behalten|bewahren|halten)';
-const EU_ID_JOIN = `\\s(?:${EU_AND}|${EU_THEN}(?![\\p{L}]))[ \\t]{1,3}${EU_OTHER_ACTION}(?![\\p{L}])`;
+// A verb the list above lacks ends the clause too where its form says it is one (session 50: "y recoja su pasaporte",
+// "und holen Sie Ihren Reisepass ab", "et récupérez votre passeport", "e renove o seu passaporte" parked): a German
+// verb before Sie, a French one in -ez, a Spanish or Portuguese one in -e, -a, -en, -an, -á, -án, -mos or -ão before
+// the article or possessive of its object. Not a verb that sends, attaches, photographs, writes or states (escriba,
+// indique, indiquez, tragen Sie … ein ask for the number), nor a word of those forms that goes on with the list (an
+// adverb in -mente, ahora, ainda, siempre, toda, una, la, copia…): the ask goes on over "y tome una foto de su
+// pasaporte", "und übersenden Sie eine Kopie", "et prenez une photo", "et veuillez joindre".
+// The word is read once, whole, and its ending by a lookbehind: an ending read by the run's backtracking made the ask's
+// pattern polynomial to recheck.
+const EU_ID_STILL_SENDS =
+  '(?:envi|envoy|mand|remit|adjunt|anex|inclu|proporcion|facilit|compart|sub|carg|escane|fotograf|fotocopi|copi|tom|saq|sac|hag|tir|fa[çc]|digitali|encaminh|forne[çc]|' +
+  'escrib|indi|agreg|añad|junt|acrescent|inform|comuni|d[ií]g|anot|ingres|introdu|digit|insir|inser|complet|rellen|preench|' +
+  'joign|transmet|fourn|ajout|t[ée]l[ée]|scann|photograph|pren|fait|veuill|merci|pr[ée]cis|donn|inscri|[ée]cri|renseign|compl[ée]t|rempl|' +
+  'send|schick|[üu]ber|reich|mail|lad|f[üu]g|h[äa]ng|mach|kopier|leit|geb|teil|nenn|ein|schreib|trag|füll)';
+const EU_ID_LIST_WORD =
+  '(?:\\p{L}{0,16}mente|una|uma|la|esta|esa|essa|otra|outra|cada|toda|todas|nuestra|nossa|dicha|alguna|alguma|misma|mesma|nueva|nova|copia|cópia|fotocopia|' +
+  'imagen|imagem|prueba|prova|ahora|agora|ainda|siempre|sempre|ya|nunca|tarde|entre|adjunta|anexa|assez|chez)(?![\\p{L}])';
+const EU_ID_OBJECT = '(?:su|sus|el|la|los|las|un|una|unos|unas|seu|sua|seus|suas|o|a|os|as|um|uma|tu|tus)(?![\\p{L}])';
+const EU_VERB_FORM =
+  `(?!${EU_ID_STILL_SENDS}|${EU_ID_LIST_WORD})\\p{L}{2,20}(?![\\p{L}])` +
+  `(?:(?<=n)[ \\t]{1,3}sie(?![\\p{L}])|(?<=ez)|(?<=[aeáé]|[ae]n|án|mos|ão)[ \\t]{1,3}${EU_ID_OBJECT})`;
+const EU_ID_JOIN = `\\s(?:${EU_AND}|${EU_THEN}(?![\\p{L}]))[ \\t]{1,3}(?:${EU_OTHER_ACTION}(?![\\p{L}])|${EU_VERB_FORM})`;
 const EU_ID_REQUEST = new RegExp(`(?<![\\p{L}])(?:${EU_ASK}|${EU_ID_SEND})(?![\\p{L}])(?:(?!${EU_NOT_BETWEEN}|${EU_ID_JOIN})[^.!?;\\n]){0,60}?(?:${EN_ID})`, 'iu');
 
 // Korean and Chinese: the secrets' asks, with the document in place of the secret.
