@@ -46,6 +46,8 @@ export const SYSTEM_PACKAGES = [
   { name: 'fonts-noto-cjk', why: 'a Japanese font for the browser test', present: () => debianPackageInstalled('fonts-noto-cjk'), for: ['tests'] },
   // docker-compose.yml is validated with `docker-compose config`; no Docker engine is needed.
   { name: 'docker-compose', why: 'validating docker-compose.yml', present: () => onPath('docker-compose'), for: ['tests'] },
+  // The meili-key service's script (docker-compose.yml) is run as written, with sh and curl, against the test's fake.
+  { name: 'curl', why: "running docker-compose.yml's meili-key script in a test", present: () => onPath('curl'), for: ['tests'] },
 ];
 
 /** Packages `purpose` needs that this machine lacks. */

@@ -1,6 +1,6 @@
 /**
- * QdrantQaSearch against a recording HTTP server that plays a small Qdrant: the real `@qdrant/js-client-rest`
- * client talks real HTTP, and the tests assert on the requests it made as well as on the results.
+ * QdrantQaSearch against a recording HTTP server that plays a small Qdrant (test/support/fake-qdrant.ts): the real
+ * `@qdrant/js-client-rest` client talks real HTTP, and the tests assert on the requests it made as well as on the results.
  */
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
@@ -10,7 +10,8 @@ import { CachedEmbedder } from '../../src/search/embeddings.js';
 import { qaContentHash } from '../../src/search/index-builds.js';
 import { QdrantQaSearch, toQdrantPointId } from '../../src/search/qdrant-qa.js';
 import { formatQaPair, type Embedder, type QaPair } from '../../src/search/types.js';
-import { startRecordingServer, type RecordedRequest, type RecordingHttpServer, type RouteResponse } from '../support/recording-http-server.js';
+import { FakeQdrant, qdrantError, type FakeQdrantAliasAction as AliasAction, type FakeQdrantPoint as Point } from '../support/fake-qdrant.js';
+import { startRecordingServer, type RecordingHttpServer, type RouteResponse } from '../support/recording-http-server.js';
 
 const API_KEY = 'qdrant-test-key';
 const ALIAS = 'xyz_qa';
@@ -47,200 +48,6 @@ class LargeEmbedder implements Embedder {
   }
 }
 
-interface Point {
-  id: string | number;
-  vector: number[];
-  payload: Record<string, unknown>;
-}
-
-interface Collection {
-  config: { vectors: { size: number; distance: string } };
-  metadata: Record<string, unknown>;
-  points: Map<string | number, Point>;
-}
-
-function ok(result: unknown): RouteResponse {
-  return { body: { result, status: 'ok', time: 0.001 } };
-}
-
-function qdrantError(status: number, error: string): RouteResponse {
-  return { status, body: { status: { error }, time: 0 } };
-}
-
-function missingCollection(name: string): RouteResponse {
-  return qdrantError(404, `Not found: Collection \`${name}\` doesn't exist!`);
-}
-
-/** Routes Qdrant serves without a key (its auth middleware skips them); every other route needs it. */
-const KEY_FREE = new Set(['/', '/healthz', '/livez', '/readyz']);
-
-/** Qdrant's default limit on a request body (`service.max_request_size_mb: 32`). */
-const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
-
-/** The forms of UUID Qdrant parses as a point id (simple, hyphenated, braced, URN), any case. */
-const UUID_POINT_ID = /^(?:urn:uuid:)?(?:[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\})$/i;
-
-/**
- * Just enough Qdrant, as the server behaves: key-free routes, the 32 MiB body limit, collections (409 when one exists,
- * 400 when an alias has the name), collection metadata, upsert and delete with point id checks (unsigned integers or
- * UUIDs), cosine query with vector size checks (through an alias too), count, alias changes applied one by one without
- * rollback, and aliases that disappear with the collection they point to.
- */
-class FakeQdrant {
-  readonly collections = new Map<string, Collection>();
-  readonly aliases = new Map<string, string>();
-
-  /** `prefix` plays a reverse proxy that serves Qdrant under a path. */
-  install(server: RecordingHttpServer, prefix = ''): void {
-    const route = (method: string, path: string, handler: (req: RecordedRequest) => RouteResponse) =>
-      server.on(method, `${prefix}${path}`, (req) => this.#authorize(req, prefix) ?? tooLarge(req) ?? handler(req));
-    route('GET', '/', () => ({ body: { title: 'qdrant - vector search engine', version: '1.18.2' } }));
-    route('GET', '/healthz', () => ({ body: 'healthz check passed', headers: { 'content-type': 'text/plain' } }));
-    route('GET', '/collections', () => ok({ collections: [...this.collections.keys()].map((name) => ({ name })) }));
-    route('GET', '/aliases', () => ok({ aliases: [...this.aliases].map(([alias_name, collection_name]) => ({ alias_name, collection_name })) }));
-    route('GET', '/collections/:name', (req) => {
-      const collection = this.#resolve(req.params.name!);
-      if (!collection) return missingCollection(req.params.name!);
-      return ok({
-        status: 'green',
-        points_count: collection.points.size,
-        config: { params: { vectors: collection.config.vectors }, metadata: collection.metadata },
-      });
-    });
-    route('PUT', '/collections/:name', (req) => {
-      const name = req.params.name!;
-      if (this.collections.has(name)) return qdrantError(409, `Wrong input: Collection \`${name}\` already exists!`);
-      if (this.aliases.has(name)) return qdrantError(400, `Wrong input: Can't create collection with name ${name}. Alias with the same name already exists`);
-      const body = req.body as { vectors: Collection['config']['vectors']; metadata?: Record<string, unknown> };
-      this.collections.set(name, { config: { vectors: body.vectors }, metadata: body.metadata ?? {}, points: new Map() });
-      return ok(true);
-    });
-    route('PATCH', '/collections/:name', (req) => {
-      const collection = this.#resolve(req.params.name!);
-      if (!collection) return missingCollection(req.params.name!);
-      const { metadata } = req.body as { metadata?: Record<string, unknown> };
-      if (metadata) Object.assign(collection.metadata, metadata);
-      return ok(true);
-    });
-    route('DELETE', '/collections/:name', (req) => {
-      const name = req.params.name!;
-      // Deleting a collection deletes the aliases that point to it.
-      for (const [alias, target] of this.aliases) if (target === name) this.aliases.delete(alias);
-      return ok(this.collections.delete(name));
-    });
-    route('PUT', '/collections/:name/points', (req) => {
-      const points = (req.body as { points: Point[] }).points;
-      // The body is parsed before the collection is looked up.
-      const badId = invalidPointId(points.map((point) => point.id));
-      if (badId) return badId;
-      // Point operations accept an alias as well as a collection name.
-      const collection = this.#resolve(req.params.name!);
-      if (!collection) return missingCollection(req.params.name!);
-      for (const point of points) {
-        if (point.vector.length !== collection.config.vectors.size) return dimensionError(collection, point.vector.length);
-      }
-      for (const point of points) collection.points.set(point.id, point);
-      return ok({ operation_id: 1, status: req.query.wait === 'true' ? 'completed' : 'acknowledged' });
-    });
-    route('POST', '/collections/:name/points/delete', (req) => {
-      const ids = (req.body as { points: (string | number)[] }).points;
-      const badId = invalidPointId(ids);
-      if (badId) return badId;
-      const collection = this.#resolve(req.params.name!);
-      if (!collection) return missingCollection(req.params.name!);
-      // Ids that are not there are no error.
-      for (const id of ids) collection.points.delete(id);
-      return ok({ operation_id: 2, status: req.query.wait === 'true' ? 'completed' : 'acknowledged' });
-    });
-    route('POST', '/collections/aliases', (req) => this.applyAliasActions(req.body as { actions: AliasAction[] }));
-    route('POST', '/collections/:name/points/query', (req) => {
-      const collection = this.#resolve(req.params.name!);
-      if (!collection) return missingCollection(req.params.name!);
-      const { query, limit = 10, with_payload } = req.body as { query: number[]; limit?: number; with_payload?: boolean };
-      if (query.length !== collection.config.vectors.size) return dimensionError(collection, query.length);
-      const points = [...collection.points.values()]
-        .map((point) => ({ id: point.id, version: 0, score: cosine(query, point.vector), ...(with_payload ? { payload: point.payload } : {}) }))
-        .sort((a, b) => b.score - a.score)
-        .slice(0, limit);
-      return ok({ points });
-    });
-    route('POST', '/collections/:name/points/count', (req) => {
-      const collection = this.#resolve(req.params.name!);
-      if (!collection) return missingCollection(req.params.name!);
-      return ok({ count: collection.points.size });
-    });
-  }
-
-  /**
-   * `POST /collections/aliases` as Qdrant's `update_aliases` applies it: action by action, each kept at once, and no
-   * rollback when a later one fails. `delete_alias` of a missing alias is no error; `create_alias` needs the
-   * collection (404), refuses an alias named like a collection (409, Qdrant's AlreadyExists since v1.8) and
-   * overwrites an alias that exists.
-   */
-  applyAliasActions({ actions }: { actions: AliasAction[] }): RouteResponse {
-    for (const action of actions) {
-      if (action.delete_alias) {
-        this.aliases.delete(action.delete_alias.alias_name);
-      } else if (action.create_alias) {
-        const { alias_name, collection_name } = action.create_alias;
-        if (!this.collections.has(collection_name)) return missingCollection(collection_name);
-        if (this.collections.has(alias_name)) return qdrantError(409, `Wrong input: Collection \`${alias_name}\` already exists!`);
-        this.aliases.set(alias_name, collection_name);
-      }
-    }
-    return ok(true);
-  }
-
-  /** Qdrant refuses a missing or wrong key with 401 and a plain-text body, before any routing. */
-  #authorize(req: RecordedRequest, prefix: string): RouteResponse | undefined {
-    if (KEY_FREE.has(req.path.slice(prefix.length) || '/')) return undefined;
-    const key = req.headers['api-key'];
-    if (key === API_KEY) return undefined;
-    const body = key === undefined ? 'Must provide an API key or an Authorization bearer token' : 'Invalid API key or JWT';
-    return { status: 401, body, headers: { 'content-type': 'text/plain' } };
-  }
-
-  #resolve(name: string): Collection | undefined {
-    return this.collections.get(this.aliases.get(name) ?? name);
-  }
-}
-
-interface AliasAction {
-  delete_alias?: { alias_name: string };
-  create_alias?: { alias_name: string; collection_name: string };
-}
-
-/** Qdrant refuses a body over its limit before parsing it (after the key check, which runs first). */
-function tooLarge(req: RecordedRequest): RouteResponse | undefined {
-  const header = req.headers['content-length'];
-  const length = header === undefined ? Buffer.byteLength(JSON.stringify(req.body ?? '')) : Number(header);
-  if (length <= MAX_REQUEST_BYTES) return undefined;
-  return qdrantError(400, `Payload error: JSON payload (${length} bytes) is larger than allowed (limit: ${MAX_REQUEST_BYTES} bytes).`);
-}
-
-/** Qdrant's answer when a point id in the body is neither an unsigned integer nor a UUID. */
-function invalidPointId(ids: unknown[]): RouteResponse | undefined {
-  const bad = ids.findIndex((id) => !(typeof id === 'number' ? Number.isInteger(id) && id >= 0 : typeof id === 'string' && UUID_POINT_ID.test(id)));
-  if (bad < 0) return undefined;
-  return qdrantError(400, `Format error in JSON body: value ${String(ids[bad])} is not a valid point ID, valid values are either an unsigned integer or a UUID`);
-}
-
-function dimensionError(collection: Collection, got: number): RouteResponse {
-  return qdrantError(400, `Wrong input: Vector dimension error: expected dim: ${collection.config.vectors.size}, got ${got}`);
-}
-
-function cosine(a: number[], b: number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  a.forEach((value, i) => {
-    dot += value * b[i]!;
-    na += value * value;
-    nb += b[i]! * b[i]!;
-  });
-  return dot / Math.sqrt(na * nb);
-}
-
 const PAIRS: QaPair[] = [
   { id: 'qa.csv#1', fileName: 'qa.csv', row: 1, question: 'パスワードを忘れました', answer: 'ログイン画面の「パスワードを忘れた」から再設定できます。' },
   { id: 'qa.csv#2', fileName: 'qa.csv', row: 2, question: '二段階認証を設定したい', answer: '設定 > セキュリティ > 二段階認証 から認証アプリを登録してください。' },
@@ -259,7 +66,7 @@ describe('QdrantQaSearch over HTTP', () => {
     // The client's own plain-http key warning would land on the console of every process; the adapter logs it once.
     consoleWarn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     server = await startRecordingServer();
-    qdrant = new FakeQdrant();
+    qdrant = new FakeQdrant({ apiKey: API_KEY });
     qdrant.install(server);
     embedder = new KeywordEmbedder();
     qa = new QdrantQaSearch({ url: server.url, apiKey: API_KEY, collection: ALIAS, embedder, embedBatchSize: 2, upsertBatchSize: 2 });
@@ -533,7 +340,7 @@ describe('QdrantQaSearch over HTTP', () => {
   });
 
   it('reaches a Qdrant served under a path, as behind a reverse proxy', async () => {
-    const proxied = new FakeQdrant();
+    const proxied = new FakeQdrant({ apiKey: API_KEY });
     proxied.install(server, '/qdrant');
     const behindProxy = new QdrantQaSearch({ url: `${server.url}/qdrant/`, apiKey: API_KEY, collection: ALIAS, embedder });
     await behindProxy.replaceAll(PAIRS);
