@@ -881,6 +881,9 @@ const JOB_TITLES = [
   '代表取締役', '取締役', '副社長', '社長', '会長', '専務', '常務', '部長', '次長', '課長', '係長', '主任', '店長', '支店長', '所長', '室長', '局長',
   '工場長', '院長', '校長', '園長', '学長', '教頭', '理事長', '議長', '委員長', '班長', '担任', '主治医', '医師', '先生', '准教授', '教授', '講師',
   '弁護士', '税理士', '司法書士', '代表', '支社長', '本部長',
+  // Titles of boards, associations and their stand-ins (代表理事, 常務執行役員, 代表幹事, 会長代行), and 夫人 as a title's
+  // wife is addressed (会長夫人様): alone or after another title they name no one (review s50 B1).
+  '理事', '執行役員', '幹事', '代行', '夫人', '副会長', '監事', '顧問', '相談役', '監査役', '頭取', '支配人',
 ].sort((a, b) => b.length - a.length);
 // The head of a branch, an office or a plant, titled by its place (大阪支店長, 東京支社長, 名古屋工場長): the letters
 // before the title name the branch when they are a place ({@link PLACE_OF_BRANCH}), a person otherwise (山田支店長).
@@ -894,11 +897,18 @@ const PLACE_OF_BRANCH = new RegExp(
     '(?:[都道府県市区])?(?:[東西南北]|中央|駅前)?$',
   'u',
 );
+// The places of PLACE_OF_BRANCH that are no surnames: one opening the letters between a company and a title names the
+// branch, and the person follows it (株式会社サンプル商事東京山田部長様: 山田). A place that is also a surname (山口, 石川,
+// 福島) may be the person's (山口太郎部長), and stays with the name.
+const PLACE_BEFORE_NAME =
+  /^(?:北海道|東京|大阪|京都|神奈川|埼玉|茨城|群馬|栃木|岐阜|愛知|和歌山|愛媛|鹿児島|沖縄|札幌|相模原|名古屋|北九州|新宿|池袋|銀座|丸の内|関東|関西|東北|北陸|近畿|四国|九州|首都圏|東日本|西日本)/u;
 // The last word of a company's name that can stand before a person's in the same run of letters
-// (サンプル商事山田部長様), and the legal forms: see {@link companyNameEnd}.
-const COMPANY_NAME_END = /商事|商会|商店|物産|産業|工業|興業|建設|電機|電気|製作所|工務店|不動産|技研|製薬|化学|銀行|証券|運輸|食品|精機|通商|株式会社|有限会社|合同会社|合資会社|合名会社|[㈱㈲]/gu;
+// (サンプル商事山田部長様, 旭化成山田部長様, 東京海上日動火災保険山田部長様), and the legal forms: see {@link companyNameEnd}.
+// No word of them begins or ends a common surname, so one inside a run is no part of the name after it.
+const COMPANY_NAME_END = /商事|商会|商店|物産|産業|工業|興業|建設|電機|電気|製作所|工務店|不動産|技研|製薬|化学|化成|銀行|証券|保険|生命|信託|運輸|運送|鉄道|電鉄|航空|海運|郵船|汽船|商船|倉庫|自動車|電力|ガス|石油|通信|電工|電子|重工|製鉄|製紙|紡績|金属|印刷|食品|精機|通商|ホールディングス|株式会社|有限会社|合同会社|合資会社|合名会社|[㈱㈲]/gu;
 // Titles that open a run of letters before a name (代表取締役山田太郎様): the name is what follows them.
-const LEADING_TITLES = ['代表取締役', '取締役', '副社長', '社長', '会長', '専務', '常務', '代表'];
+// 専務執行役員山田太郎様 is read title by title, or the name after the titles would exceed what a name may hold.
+const LEADING_TITLES = ['代表取締役', '取締役', '副社長', '社長', '副会長', '会長', '専務', '常務', '代表', '執行役員', '理事長', '理事', '代行', '頭取', '顧問', '相談役', '監査役'];
 // A department or a team, not a person: 営業部, サポート部, 第二課, 総務課, カスタマーセンター. Surnames end in 部 too (阿部,
 // 服部), so 部 counts only after a word of business.
 const DEPARTMENT_WORK =
@@ -2013,7 +2023,8 @@ function isNameBeforeTitle(name: string, title: string): boolean {
 
 /**
  * Where a company's name ends inside the run of letters that holds [start, end) (株式会社サンプル商事山田, サンプル商事山田):
- * after its last company word ({@link COMPANY_NAME_END}) with a letter before it, or, after a legal form, where its
+ * after its last company word ({@link COMPANY_NAME_END}) with a letter before it (or with a name in kana or Latin letters
+ * before the run: みずほ銀行山田), or, after a legal form, where its
  * katakana end and kanji begin (株式会社サンプル山田). None when nothing marks the end (株式会社山田: the company may be
  * 山田's).
  */
@@ -2021,7 +2032,10 @@ function companyNameEnd(text: string, start: number, end: number): number | unde
   const from = wordStart(text, start);
   const run = text.slice(from, end);
   let boundary: number | undefined;
-  for (const m of run.matchAll(COMPANY_NAME_END)) if (m.index > 0) boundary = m.index + m[0].length;
+  // A company word opening the run names no company, but it ends a name written in kana or Latin letters before the
+  // run (みずほ銀行渋谷支店長様, りそな銀行山田部長様; review s50 B1).
+  const named = from > 0 && /[\p{Script=Hiragana}\p{Script=Katakana}ー\p{Script=Latin}]/u.test(text.charAt(from - 1));
+  for (const m of run.matchAll(COMPANY_NAME_END)) if (m.index > 0 || named) boundary = m.index + m[0].length;
   if (COMPANY_FORM_WITHIN.test(run) || COMPANY_FORM_BEFORE.test(text.slice(Math.max(0, from - 8), from))) {
     // The kanji at the end of the run, a character beyond the BMP (𠮷) counted as one.
     let kanji = run.length;
@@ -2054,6 +2068,9 @@ function personAfterCompanyOrTitle(text: string, start: number, nameEnd: number,
   const name = text.slice(nameStart, nameEnd);
   if (!/^[\p{Script=Han}々\uD800-\uDFFF]{1,6}$/u.test(name) || (leading && name.length < 2)) return [];
   if (title === undefined ? isCommonNoun(name) || DEPARTMENT.test(name) || isTitleWord(name) : !isNameBeforeTitle(name, title)) return [];
+  // A place between the company and the name names a branch (株式会社サンプル商事東京山田部長様): it stays.
+  const place = boundary === undefined ? undefined : PLACE_BEFORE_NAME.exec(name)?.[0];
+  if (place !== undefined && place.length < name.length) nameStart += place.length;
   return [[nameStart, nameEnd]];
 }
 

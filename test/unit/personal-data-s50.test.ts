@@ -41,6 +41,36 @@ const REMOVED: [string, string][] = [
   ['カード4111111111111111です。', 'カード[カード番号]です。'],
   ['カード番号は4111 1111 1111 1111Xです。', 'カード番号は[カード番号]Xです。'],
   ['注文ABC4111111111111111の件です。', '注文ABC[カード番号]の件です。'],
+  // Review s50 B1: a company word opening a run after a name in kana (みずほ銀行) ends the company's name.
+  ['みずほ銀行山田部長様にご確認いただきました。', 'みずほ銀行[氏名]部長様にご確認いただきました。'],
+  ['りそな銀行佐藤課長様宛です。', 'りそな銀行[氏名]課長様宛です。'],
+  // Titles not read as names: the name before them goes, the title stays.
+  ['山田理事様にご確認いただきました。', '[氏名]理事様にご確認いただきました。'],
+  ['理事 山田様にお渡ししました。', '理事 [氏名]様にお渡ししました。'],
+  ['山田執行役員様', '[氏名]執行役員様'],
+  ['山田夫人様にお送りしました。', '[氏名]夫人様にお送りしました。'],
+  // Titles opening the run before a name, read one by one (a name holds at most six kanji): 専務執行役員山田太郎様 was
+  // kept whole, and 代表理事 山田太郎様 too.
+  ['専務執行役員山田太郎様', '専務執行役員[氏名]様'],
+  ['代表理事 山田太郎様', '代表理事 [氏名]様'],
+  ['代表理事山田太郎様にお渡ししました。', '代表理事[氏名]様にお渡ししました。'],
+  ['理事長山田様', '理事長[氏名]様'],
+  ['会長代行山田様', '会長代行[氏名]様'],
+  ['日本郵船山田部長様', '日本郵船[氏名]部長様'],
+  // A place before the name after a company stays with the company (東京 is a branch, not the person).
+  ['株式会社サンプル商事東京山田部長様', '株式会社サンプル商事東京[氏名]部長様'],
+  ['サンプル商事大阪佐藤課長様にお送りしました。', 'サンプル商事大阪[氏名]課長様にお送りしました。'],
+  // A place that is also a surname is the person's (山口太郎部長: 山口 may be the surname).
+  ['株式会社サンプル商事山口太郎部長様', '株式会社サンプル商事[氏名]部長様'],
+  ['株式会社サンプル商事山口部長様', '株式会社サンプル商事[氏名]部長様'],
+  // Company endings beyond 商事 and 銀行.
+  ['旭化成山田部長様にご確認いただきました。', '旭化成[氏名]部長様にご確認いただきました。'],
+  ['東京海上日動火災保険山田部長様', '東京海上日動火災保険[氏名]部長様'],
+  ['東日本旅客鉄道山田課長様', '東日本旅客鉄道[氏名]課長様'],
+  ['トヨタ自動車山田部長様', 'トヨタ自動車[氏名]部長様'],
+  ['日本生命山田部長様', '日本生命[氏名]部長様'],
+  ['日本航空山田部長様', '日本航空[氏名]部長様'],
+  ['東京ガス山田部長様', '東京ガス[氏名]部長様'],
 ];
 
 /** Ordinary text, companies, branches and titles alone: nothing is replaced. */
@@ -73,6 +103,26 @@ const UNCHANGED: string[] = [
   '大阪支店',
   'JAN4901234567894',
   '1111111111111111',
+  // Review s50 B1: a bank's branch head is titled by its place; the bank before it is no name.
+  'みずほ銀行渋谷支店長様にご報告しました。',
+  'りそな銀行梅田支店長様へ',
+  'ご連絡の銀行部長様',
+  // Titles after a leading title, and a title alone.
+  '代表理事様にご確認いただきました。',
+  '専務理事様',
+  '常務執行役員様',
+  '代表幹事様',
+  '会長夫人様',
+  '会長代行様',
+  '理事様',
+  '理事長様',
+  '副会長様',
+  '頭取様',
+  '顧問弁護士様',
+  '理事会様',
+  // A company and its title, with no one between them.
+  '北海道電力社長様',
+  '旭化成社長様',
 ];
 
 describe('personal-data scrub: what session 49 left', () => {
