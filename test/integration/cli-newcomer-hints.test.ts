@@ -2,12 +2,13 @@
  * The newcomer hints as the commands print them (their wording: test/unit/cli-newcomer-hints.test.ts): `npm run check`
  * with Redis out of reach names REDIS_URL, and `npm run sandbox` without a model suggests only next steps that work.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startSandbox } from '../support/sandbox.js';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 const TSX = fileURLToPath(import.meta.resolve('tsx'));
@@ -29,24 +30,11 @@ describe('npm run check with Redis out of reach', () => {
 describe('npm run sandbox without a model', () => {
   it('suggests next steps that work without one', { timeout: 90_000 }, async () => {
     const home = mkdtempSync(path.join(scratch, 'sandbox-'));
-    const child = spawn(process.execPath, ['--import', TSX, path.join(REPO_ROOT, 'infra/sandbox.ts')], {
-      cwd: home,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, OPENAI_API_KEY: '', OPENAI_BASE_URL: '' },
-    });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    try {
-      for (let waited = 0; !out.includes('then:'); waited += 100) {
-        if (waited > 60_000 || child.exitCode !== null) throw new Error(`the sandbox did not start:\n${out}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    } finally {
-      child.kill('SIGINT');
-      await exited;
-    }
+    // Stopped by startSandbox's own hook should the wait fail or time out.
+    const running = await startSandbox({ home, env: { OPENAI_API_KEY: '', OPENAI_BASE_URL: '' }, readyWhen: 'then:' });
+    running.kill('SIGINT');
+    await running.closed;
+    const out = running.output();
     expect(out).not.toContain('in another terminal:  npm run reindex && npm start');
     expect(out).toContain('npm run sandbox -- --llm');
     expect(out).toContain('EMBEDDINGS_PROVIDER=local npm run reindex');

@@ -56,21 +56,30 @@ export function useSenderHarness(): SenderHarness {
     if (!servers) throw new Error('the sender harness is used before its beforeAll ran');
     return servers;
   };
+  // What beforeAll started, each pushed as it starts, stopped last first by afterAll, which vitest runs even when
+  // beforeAll failed: a server started beside one that failed is stopped too.
+  const teardown: Array<() => unknown> = [];
   beforeAll(async () => {
-    const [redisServer, smtpServer] = await Promise.all([startRedis(), startSmtpReceiver()]);
+    // allSettled, not all: when one server fails, the other may still be starting, and must be stopped once it is up.
+    const [redisStarted, smtpStarted] = await Promise.allSettled([startRedis(), startSmtpReceiver()]);
+    if (redisStarted.status === 'fulfilled') teardown.push(() => redisStarted.value.stop());
+    if (smtpStarted.status === 'fulfilled') teardown.push(() => smtpStarted.value.stop());
+    if (redisStarted.status === 'rejected') throw redisStarted.reason;
+    if (smtpStarted.status === 'rejected') throw smtpStarted.reason;
+    const redisServer = redisStarted.value;
+    const smtpServer = smtpStarted.value;
     const redis = await connectProducer(redisServer.url);
+    teardown.push(() => redis.disconnect());
     const smtp = createSmtpTransport({ SMTP_HOST: smtpServer.host, SMTP_PORT: smtpServer.port, SMTP_SECURE: false, SMTP_USER: undefined, SMTP_PASSWORD: undefined });
+    teardown.push(() => smtp.close());
     servers = { redisServer, redis, smtpServer, smtp };
   });
   afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-    servers?.smtpServer.clear();
+    // The list is emptied first, so a cleanup that throws must not keep the ones after it from running.
+    await runEach([...cleanups.splice(0).reverse(), () => servers?.smtpServer.clear()]);
   });
   afterAll(async () => {
-    servers?.smtp.close();
-    await servers?.smtpServer.stop();
-    servers?.redis.disconnect();
-    await servers?.redisServer.stop();
+    await runEach(teardown.splice(0).reverse());
   });
   return {
     get redis() {
@@ -103,6 +112,24 @@ export function useSenderHarness(): SenderHarness {
       return sendReply({ ticketId }, { config, store: f.store, redis, smtp }, { attemptsMade: 0, attempts: 3 });
     },
   };
+}
+
+/**
+ * Runs every step in turn, whether or not the ones before it threw, and then throws the first error; the later ones
+ * go to stderr, so that none is lost.
+ */
+async function runEach(steps: Iterable<() => unknown>): Promise<void> {
+  const errors: unknown[] = [];
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (err) {
+      errors.push(err);
+    }
+  }
+  if (errors.length === 0) return;
+  for (const later of errors.slice(1)) console.error('a further clean-up of the sender harness failed too:', later);
+  throw errors[0];
 }
 
 /** A clock that starts at `start` and moves a second at each reading, so that every write of a test has its own time. */
