@@ -12,6 +12,9 @@
  *   the account is the eight);
  * - a verb after "y", "und", "et" or "e" that the list of other actions lacked ("y recoja su pasaporte", "und holen Sie
  *   Ihren Reisepass ab") kept the ask to send the form going to the document: parked.
+ * - bug review B2, HIGH 2: the fix above ended the ask at any word of a verb's form, and asks to send the document by
+ *   a verb it did not know were sent ("et soumettez votre passeport", "e partilhe uma cópia", "und hinterlegen Sie eine
+ *   Kopie"). Only the verbs of the list end it now; an unknown verb keeps the ask going, and the draft parks.
  */
 import { describe, expect, it } from 'vitest';
 import { foreignFindings, type AllowedLinks } from '../../src/tickets/foreign-links.js';
@@ -157,5 +160,57 @@ describe('a verb of another action after a joining word ends the ask for a docum
     ['fr: et veuillez joindre', 'Envoyez le formulaire et veuillez joindre une copie de votre passeport.'],
   ])('still asks: %s', (_name, draft) => {
     expect(secretRequest(draft)).toBe(draft);
+  });
+});
+
+// Bug review B2 of session 50, HIGH 2 (tmp/s50-b2/sec.mts): each was sent while it asks for the document by mail.
+const ASKS_BY_AN_UNLISTED_VERB: ReadonlyArray<[string, string]> = [
+  ['es: responda y aporte', 'Por favor, responda a este correo y aporte una copia de su pasaporte.'],
+  ['es: responda y entregue', 'Por favor, responda a este correo y entregue una copia de su pasaporte.'],
+  ['es: y suministre', 'Envíenos el formulario y suministre una copia de su DNI.'],
+  ['es: y aporte', 'Por favor, envíe el formulario y aporte su pasaporte escaneado.'],
+  ['es: y reenvíe', 'Envíe el formulario y reenvíe su pasaporte.'],
+  ['pt: e carregue', 'Envie-nos o formulário e carregue uma cópia do seu passaporte.'],
+  ['pt: e partilhe', 'Envie-nos o formulário e partilhe uma cópia do seu passaporte.'],
+  ['pt: e disponibilize', 'Envie-nos o formulário e disponibilize o seu passaporte.'],
+  ['fr: et soumettez', 'Envoyez-nous le formulaire et soumettez votre passeport.'],
+  ['fr: et déposez', 'Envoyez-nous le formulaire et déposez une copie de votre passeport.'],
+  ['fr: et partagez', 'Envoyez-nous le formulaire et partagez une copie de votre passeport.'],
+  ['fr: et transférez', 'Envoyez-nous le formulaire et transférez une copie de votre passeport.'],
+  ['fr: et numérisez', 'Envoyez le formulaire et numérisez votre passeport.'],
+  ['fr: et adressez-nous', 'Envoyez le formulaire et adressez-nous votre passeport.'],
+  ['de: und stellen Sie … zur Verfügung', 'Bitte senden Sie uns das Formular und stellen Sie uns eine Kopie Ihres Reisepasses zur Verfügung.'],
+  ['de: und hinterlegen Sie', 'Bitte senden Sie uns das Formular und hinterlegen Sie eine Kopie Ihres Personalausweises.'],
+  // Not on the list: a person reads it.
+  ['de: und beantragen Sie', 'Senden Sie uns das Formular und beantragen Sie dann einen neuen Reisepass.'],
+  // Checking is another action only on the document itself.
+  ['es: y verifique su identidad con una copia', 'Envíe el formulario y verifique su identidad con una copia de su pasaporte.'],
+  // A verb of the list with us after a hyphen hands or shows the document to us; legen Sie … bei encloses it.
+  ['fr: et passez-nous', 'Envoyez le formulaire et passez-nous une copie de votre passeport.'],
+  ['fr: et montrez-nous', 'Envoyez le formulaire et montrez-nous votre passeport.'],
+  ['de: und legen Sie … bei', 'Senden Sie uns das Formular und legen Sie eine Kopie Ihres Reisepasses bei.'],
+  // The reply is the way: any verb after "reply to this mail and" sends.
+  ['pt: responda e disponibilize', 'Responda a este e-mail e disponibilize uma cópia do seu passaporte.'],
+  ['fr: répondez et ajoutez', 'Répondez à ce message et ajoutez une copie de votre passeport.'],
+  ['de: antworten Sie und stellen Sie … zur Verfügung', 'Antworten Sie auf diese E-Mail und stellen Sie uns eine Kopie Ihres Reisepasses zur Verfügung.'],
+];
+
+describe('only a listed verb of another action ends the ask for a document (bug review B2 of session 50)', () => {
+  it.each(ASKS_BY_AN_UNLISTED_VERB)('parks: %s', (_name, draft) => {
+    expect(secretRequest(draft)).toBe(draft);
+  });
+  it.each([
+    ['es: retire', 'Envíe el formulario y retire su pasaporte en la oficina.'],
+    ['es: conserve', 'Adjunte el formulario y conserve su pasaporte.'],
+    ['pt: aguarde', 'Envie o formulário e aguarde o seu novo passaporte.'],
+    ['pt: verifique o seu passaporte', 'Envie o formulário e verifique o seu passaporte.'],
+    ['fr: retirez', 'Envoyez le formulaire et retirez votre passeport au guichet.'],
+    ['fr: présentez', 'Envoyez le formulaire et présentez votre passeport au guichet.'],
+    ['de: warten Sie', 'Senden Sie uns das Formular und warten Sie auf Ihren neuen Reisepass.'],
+    ['de: bringen Sie … mit', 'Senden Sie uns das Formular und bringen Sie Ihren Reisepass mit.'],
+    ['es: responda y le enviaremos', 'Responda a este correo y le enviaremos su pasaporte renovado.'],
+    ['es: responda y recibirá', 'Responda a este correo y recibirá su pasaporte en casa.'],
+  ])('is sent: %s', (_name, draft) => {
+    expect(secretRequest(draft)).toBeUndefined();
   });
 });
