@@ -791,8 +791,9 @@ export const QUOTE_HEADER_PATTERNS: readonly RegExp[] = [
   /^.{1,300}\swrote\s*:\s*$/i, // "Name <addr> wrote:" (our own replies), "Name wrote:" (Thunderbird without date)
   ...WRAPPED_ADDRESS_ATTRIBUTIONS,
   // Apple Mail (ru): "3 февр. 2025 г., в 10:15, Name <a@b> написал(а):", Thunderbird (ru): "03.02.2025 10:15, Name
-  // пишет:": the writer's address or Thunderbird's date opening, so "Сегодня в 10:15 менеджер написал:" stays (round 12).
-  new RegExp(String.raw`^(?:${ATTRIBUTION_ADDRESS}|(?=\s{0,20}\d{1,2}\.\d{1,2}\.\d{4}\s\d{1,2}:\d\d,)).{1,300}\s(?:написал\(а\)|написала?|пишет)\s*:\s*$`, 'iu'),
+  // пишет:": the writer's address, or Thunderbird's date opening with its own verb, so "Сегодня в 10:15 менеджер
+  // написал:" (round 12) and "12.03.2025 10:15, ваш оператор написал:" (bug review 50) stay the customer's.
+  new RegExp(String.raw`^(?:${ATTRIBUTION_ADDRESS}|(?=\s{0,20}\d{1,2}\.\d{1,2}\.\d{4}\s\d{1,2}:\d\d,.{1,300}\sпишет\s*:\s*$)).{1,300}\s(?:написал\(а\)|написала?|пишет)\s*:\s*$`, 'iu'),
   new RegExp(String.raw`^(?:${ATTRIBUTION_ADDRESS}|${ATTRIBUTION_TIME}).{1,300}\swrites\s*:\s*$`, 'i'), // "Name <addr> writes:" (Gnus)
   /^.{0,300}書きました\s*[:：]\s*$/, // Thunderbird ja: "2024/01/15 10:00 に 山田 さんは書きました:"
   /^.{0,300}(?:のメール|のメッセージ)\s*[:：]\s*$/, // Apple Mail / iOS ja: "2024/01/15 10:00、山田 <a@b>のメール:"
@@ -995,13 +996,14 @@ const DATE_FIRST_FOLLOWERS = 3;
 
 /**
  * True when the date line at `index` ({@link BLOCK_DATE_FIRST}) opens a header block: a From line among the next label
- * lines, adjacent as clients write them ("Date: …⏎From: …⏎To: …"; mail round 12). A customer's "Date: 4 March suits
- * us." over their own sentences is none.
+ * lines, adjacent as clients write them ("Date: …⏎From: …⏎To: …"; mail round 12), that names a mail address or has
+ * another label right below it. A customer's "Date: 4 March suits us." over their own sentences is none, nor their
+ * booking's "Date: 12 March 2025⏎From: London" over a blank line (bug review 50: read as a block, their words were lost).
  */
 function opensDateFirstBlock(lines: string[], index: number): boolean {
   for (let j = index + 1; j < lines.length && j <= index + DATE_FIRST_FOLLOWERS; j++) {
     const line = lines[j] ?? '';
-    if (BLOCK_FROM.test(line)) return true;
+    if (BLOCK_FROM.test(line)) return HOLDS_MAIL_ADDRESS.test(line) || BLOCK_NEXT.test(lines[j + 1] ?? '');
     if (!BLOCK_NEXT.test(line)) return false;
   }
   return false;
@@ -1829,20 +1831,26 @@ function ownWords(history: string[]): string {
 // A closing line ("Thanks,", "Best regards", "Cheers!") on its own.
 const CLOSING_LINE =
   /^\s{0,10}(?:thanks(?:\s(?:again|so much|a lot))?|thank you(?:\s(?:so much|again))?|many thanks|thx|cheers|(?:best|kind|warm|warmest)(?:\s(?:regards|wishes))?|regards|sincerely|yours(?:\s(?:truly|sincerely))?|all the best)\s{0,3}[,!.]?\s{0,10}$/iu;
-// A name and a title on one line ("Jim Smith | Enrollment Manager", "Jane Doe – Customer Success"): two to four
-// capitalised words, a bar or a dash, then a short title without a sentence's end.
-const NAME_TITLE_LINE = /^\s{0,10}\p{Lu}[\p{L}'’.-]{0,30}(?:\s\p{Lu}[\p{L}'’.-]{0,30}){1,3}\s[|–—-]\s[^.!?\n]{2,60}$/u;
+// A name and a title on one line ("Jim Smith | Enrollment Manager", "Jane Doe – Head of Customer Success"): a name of two
+// or three capitalised words, a bar or a dash, then a short title of capitalised words (and "of", "and", "&", "for",
+// "the"; "VP, Sales") without digits. A sentence after the dash ("Anna Berg – please call me back after 3pm",
+// "Billing Portal | Error Code 500 appears") is the customer's (bug review 50).
+const NAME_TITLE_LINE =
+  /^\s{0,10}\p{Lu}[\p{L}'’.-]{0,30}(?:\s\p{Lu}[\p{L}'’.-]{0,30}){1,2}\s[|–—-]\s(?=[^\n]{2,60}$)\p{Lu}[\p{L}&'’.-]*(?:,?\s(?:\p{Lu}[\p{L}&'’.-]*|of|and|&|for|the))*$/u;
 
 /**
  * `lines` without a last line of a name and a title ({@link NAME_TITLE_LINE}) right under a closing ({@link CLOSING_LINE}):
  * the tagline of a signature the reply parser did not know ("Thanks,⏎Jim Smith | Enrollment Manager"; mail round 12).
- * The closing stays, as a name under it does; a name-and-title line anywhere else is the customer's words.
+ * The closing stays, as a name under it does; a name-and-title line anywhere else is the customer's words, and so is a
+ * postscript ({@link POSTSCRIPT_START}: "P.S. The Error - …" read as a name and a title; bug review 50).
  */
 function withoutTaglineAfterClosing(lines: string[]): string[] {
   const content = lines.flatMap((l, i) => (l.trim() === '' ? [] : [i]));
   const last = content.at(-1);
   const above = content.at(-2);
-  if (last === undefined || above === undefined || !NAME_TITLE_LINE.test(lines[last] ?? '') || !CLOSING_LINE.test(lines[above] ?? '')) return lines;
+  if (last === undefined || above === undefined) return lines;
+  const tagline = lines[last] ?? '';
+  if (!NAME_TITLE_LINE.test(tagline) || POSTSCRIPT_START.test(tagline) || !CLOSING_LINE.test(lines[above] ?? '')) return lines;
   return lines.slice(0, last);
 }
 

@@ -53,6 +53,24 @@ const rows: Row[] = [
   ['name – title under a closing', 'Can you resend the invoice?\n\nThank you!\nJane Doe – Customer Success\n', 'Can you resend the invoice?\n\nThank you!'],
   ['name | title the customer asks about', 'Please change the contact on our account to:\nJim Smith | Enrollment Manager\n', 'Please change the contact on our account to:\nJim Smith | Enrollment Manager'],
   ['a line of the customer\'s under a closing', 'The parcel came.\n\nThanks,\nOrder 55 - still missing one box\n', 'The parcel came.\n\nThanks,\nOrder 55 - still missing one box'],
+  // Bug review 50 (B1): the tagline's title is title-case words without digits, its name two or three capitalised words,
+  // and a postscript is never one; a sentence after a dash under a closing is the customer's.
+  ['a request after a name under a closing', 'Hi, my order hasn\'t arrived.\n\nThanks,\nAnna Berg – please call me back after 3pm\n', 'Hi, my order hasn\'t arrived.\n\nThanks,\nAnna Berg – please call me back after 3pm'],
+  ['an error after a product name under a closing', 'Hi,\nI cannot log in since yesterday.\n\nThanks,\nBilling Portal | Error Code 500 appears\n', 'Hi,\nI cannot log in since yesterday.\n\nThanks,\nBilling Portal | Error Code 500 appears'],
+  ['a symptom after a product name under a closing', 'The update is installed.\n\nThanks,\nAndroid App – crashes on start since update\n', 'The update is installed.\n\nThanks,\nAndroid App – crashes on start since update'],
+  ['a postscript under a closing', 'The export fails.\n\nThanks,\nP.S. The Error - appears only on Chrome\n', 'The export fails.\n\nThanks,\nP.S. The Error - appears only on Chrome'],
+  ['a title-case postscript under a closing', 'The export fails.\n\nThanks,\nP.S. Chrome Only - Export Button\n', 'The export fails.\n\nThanks,\nP.S. Chrome Only - Export Button'],
+  ['name | titles with a comma under a closing', 'Can you resend the invoice?\n\nThanks,\nJim Smith | VP, Sales & Marketing\n', 'Can you resend the invoice?\n\nThanks,'],
+  ['name – title of several words under a closing', 'Can you resend the invoice?\n\nBest regards,\nJane Doe – Head of Customer Success\n', 'Can you resend the invoice?'],
+  // Bug review 50 (B1): a Date line over a From line without an address, and no label after it, is a customer's booking
+  // or trip, not a client's block; Outlook's "Sent:⏎From: Name⏎To:⏎Subject:" stays one (the Sent-first row above).
+  ['a customer\'s Date/From booking lines are no block', 'Date: 12 March 2025\nFrom: London\n\nMy train was cancelled, please refund.\n', 'Date: 12 March 2025\nFrom: London\n\nMy train was cancelled, please refund.'],
+  ['es Fecha/De booking lines under a greeting are no block', 'Hola,\nFecha: 12/03/2025\nDe: Madrid\n\nEl tren fue cancelado.\n', 'Hola,\nFecha: 12/03/2025\nDe: Madrid\n\nEl tren fue cancelado.'],
+  ['Sent-first block with the From line last of its labels', 'Thanks, that works.\n\nSent: Tuesday, March 4, 2025 9:12 AM\nFrom: Shop Support\nSubject: Your order 77\n\nShall we swap the item?\n', 'Thanks, that works.'],
+  // Bug review 50 (B1): Thunderbird's date-first attribution ends in "пишет:"; a customer's sentence with the same date
+  // and "написал:" is theirs.
+  ['ru Thunderbird attribution', 'Спасибо!\n\n03.02.2025 10:15, Иван Петров пишет:\n> Попробуйте перезапустить.\n', 'Спасибо!'],
+  ['ru customer quoting an operator with a date', 'Здравствуйте!\n12.03.2025 10:15, ваш оператор написал:\n«Заказ будет доставлен завтра»\nНо заказ так и не пришёл.\n', 'Здравствуйте!\n12.03.2025 10:15, ваш оператор написал:\n«Заказ будет доставлен завтра»\nНо заказ так и не пришёл.'],
 ];
 
 describe('round 12: real clients\' replies', () => {
