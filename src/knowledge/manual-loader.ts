@@ -317,11 +317,17 @@ function closedComponents(markdown: string): Set<string> {
  * code spans are kept whole. The code spans are masked, not cut out, while the prose is cleaned, so a link whose text
  * is code (``[`Foo`](foo.md)``) still loses its target.
  */
-function cleanMarkdownLine(line: string, closed: ReadonlySet<string>, footnotes: ReadonlySet<string>, references: ReadonlySet<string>): string {
+function cleanMarkdownLine(
+  line: string,
+  closed: ReadonlySet<string>,
+  footnotes: ReadonlySet<string>,
+  references: ReadonlySet<string>,
+  { html = true }: { html?: boolean } = {},
+): string {
   const parts = line.split(/(`+[^`]*`+)/);
   const spans = parts.filter((_, i) => i % 2 === 1);
   const masked = parts.map((part, i) => (i % 2 === 1 ? `\uE010${(i - 1) / 2}\uE011` : part.replace(/[\uE010\uE011]/g, ''))).join('');
-  const cleaned = masked
+  const withoutLinks = masked
     // A link's or image's target may hold a masked span: CommonMark reads the target after `](` as it is, so
     // ``[a](u "the `x` flag")`` is a link whose title (not shown) holds backticks.
     .replace(IMAGE_INLINE, '')
@@ -333,20 +339,31 @@ function cleanMarkdownLine(line: string, closed: ReadonlySet<string>, footnotes:
     .replace(/\[([^[\]]*)\]\((?:[^()]|\([^()]*\))*\)/g, '$1')
     .replace(REFERENCE_LINK, (link: string, text: string, label: string, at: number, whole: string) =>
       referenceLinkText(link, text, label, whole.slice(Math.max(0, at - 1), at), references),
-    )
-    .replace(/<img\b[^<>]*>/gi, '')
-    .replace(HTML_TAG, '')
-    .replace(COMPONENT_TAG, (tag, closing: string, name: string, attributes: string | undefined, selfClosing: string) =>
-      closing || selfClosing || attributes?.trim() || closed.has(name) ? '' : tag,
-    )
+    );
+  const withoutTags = html
+    ? withoutLinks
+        .replace(/<img\b[^<>]*>/gi, '')
+        .replace(HTML_TAG, '')
+        .replace(COMPONENT_TAG, (tag, closing: string, name: string, attributes: string | undefined, selfClosing: string) =>
+          closing || selfClosing || attributes?.trim() || closed.has(name) ? '' : tag,
+        )
+    : withoutLinks;
+  const cleaned = withoutTags
     .replace(INTERPOLATION, (interpolation) => (PLACEHOLDER.test(interpolation) ? interpolation : ''))
     .replace(MKDOCS_ICON, '')
     .replace(MKDOCS_KEYS, (_, keys: string) => keys.split('+').map((key) => key.charAt(0).toUpperCase() + key.slice(1)).join('+'));
-  // Entities are decoded in the prose only, after the masks are found, so a `&#xE010;` cannot pose as one.
+  // Entities are decoded in the prose only, after the masks are found, so a `&#xE010;` cannot pose as one. In HTML
+  // (`html: false`) they are left to the HTML reader, which decodes them once, and a code span is escaped for it: its
+  // `<div>` is text the reader sees, not a tag.
   return cleaned
     .split(CODE_SPAN_MASK)
-    .map((part, i) => (i % 2 === 1 ? (spans[Number(part)] ?? '') : decodeHTMLStrict(part)))
+    .map((part, i) => (i % 2 === 1 ? (html ? (spans[Number(part)] ?? '') : escapeHtmlText(spans[Number(part)] ?? '')) : html ? decodeHTMLStrict(part) : part))
     .join('');
+}
+
+/** Text as HTML that shows it as it is. */
+function escapeHtmlText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 }
 
 /** A table row's cells, split at the pipes not escaped (`\|`), the empty ends of `| a | b |` included. */
@@ -462,13 +479,16 @@ const HEADING_MARKS = /\uE000[1-3]\uE001/g;
 
 /**
  * The line and column after the `</table>` closing the table that opens line `start`, within the bounds above; or,
- * without one, the last line read.
+ * without one, the last line read. A code fence ends the search unclosed: a `</table>` in a later code sample
+ * (「To end a table, write: ```html </table> ```」) closed a table left open, which took the prose between and the
+ * fence's opening line with it (bug review B2). Unclosed, its lines are cleaned one by one, the fence read as one.
  */
 function htmlTableEnd(lines: readonly string[], start: number): TagEnd {
   let depth = 0;
   let read = 0;
   let l = start;
   for (; l < lines.length && l - start < MAX_HTML_TABLE_LINES; l++) {
+    if (l > start && fenceMarker(lines[l]!) !== undefined) return { end: false, line: l - 1 };
     read += lines[l]!.length + 1;
     if (read > MAX_HTML_TABLE_CHARS) return { end: false, line: l };
     for (const tag of lines[l]!.matchAll(HTML_TABLE_TAG)) {
@@ -485,14 +505,71 @@ function htmlTableEnd(lines: readonly string[], start: number): TagEnd {
 /**
  * A raw HTML table's text as the HTML reader lays it out (html-to-text's data table, {@link boundedDataTable}): a row
  * per line, its cells apart. With the tags only removed, a row ran together (「パブリックホームフォロワー」, retrieval
- * audit 11) and every tag-only line stayed as an empty one. A CommonMark HTML block: Markdown inside is not read.
+ * audit 11) and every tag-only line stayed as an empty one. Markdown in the cells (GitHub renders a cell's text after a
+ * blank line as Markdown) is cleaned first, line by line as any other text, its tags and entities left to the HTML
+ * reader: a link keeps its text without its target, an image goes (its `https://…` and brackets were search words).
  */
-function htmlTableText(html: string): string[] {
-  const text = pageWithContentToText(limitHtmlNesting(html, MAX_HTML_DEPTH).html).replace(HEADING_MARKS, '');
+function htmlTableText(html: string, cleanMarkup: (line: string) => string): string[] {
+  const markdownCleaned = html.split('\n').map(cleanMarkup).join('\n');
+  const text = pageWithContentToText(limitHtmlNesting(markdownCleaned, MAX_HTML_DEPTH).html).replace(HEADING_MARKS, '');
   return normalizeNewlines(text)
     .split('\n')
     .map((line) => plainText(line.trimEnd()))
     .filter((line) => line.trim() !== '');
+}
+
+// A list item's marker (`-`, `*`, `+`, `1.`, `1)`), up to three spaces in.
+const LIST_ITEM = /^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
+
+/** How many columns a line's indent spans, a tab to the next multiple of four (CommonMark). */
+function indentColumns(line: string): number {
+  let columns = 0;
+  for (const ch of line) {
+    if (ch === ' ') columns++;
+    else if (ch === '\t') columns += 4 - (columns % 4);
+    else break;
+  }
+  return columns;
+}
+
+/**
+ * Which lines belong to an indented code block (CommonMark): four columns in under a blank line, and the lines after
+ * it as deep in, blank lines between them; not inside a list, whose content is indented as deep (MkDocs writes a list
+ * item's paragraphs four spaces in). A list runs from an item's line until a line back at the margin after a blank
+ * line. Fenced code is skipped as the page's loop skips it. The table and component-tag paths of
+ * {@link cleanMarkdown} leave these lines to the line-by-line cleaning, as they leave a fence's: a `<table>` in a code
+ * sample was laid out as a table (bug review B2).
+ */
+function indentedCodeLines(lines: readonly string[]): boolean[] {
+  const code = lines.map(() => false);
+  let fence: string | undefined;
+  let previousBlank = true;
+  let inCode = false;
+  let inList = false;
+  for (const [i, line] of lines.entries()) {
+    const marker = fenceMarker(line);
+    if (fence !== undefined) {
+      if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
+      previousBlank = false;
+      continue;
+    }
+    if (line.trim() === '') {
+      previousBlank = true;
+      continue;
+    }
+    const indent = indentColumns(line);
+    if (indent >= 4) {
+      inCode ||= previousBlank && !inList;
+      code[i] = inCode;
+    } else {
+      inCode = false;
+      if (marker !== undefined) fence = marker;
+      if (LIST_ITEM.test(line)) inList = true;
+      else if (indent === 0 && previousBlank) inList = false;
+    }
+    previousBlank = false;
+  }
+  return code;
 }
 
 /**
@@ -543,6 +620,7 @@ export function cleanMarkdown(markdown: string): string {
   let noTagUntil = -1;
   // The same for an HTML table whose `</table>` was not found.
   let noTableUntil = -1;
+  const indentedCode = indentedCodeLines(lines);
   for (const [i, raw] of lines.entries()) {
     if (i <= consumedUntil) continue;
     if (inCodeBlock !== undefined) {
@@ -595,7 +673,7 @@ export function cleanMarkdown(markdown: string): string {
     // A component tag whose attributes run over several lines goes whole, up to its `>`, before the lines are cleaned
     // one by one (COMPONENT_TAG sees one line, so the schema inside it stayed as text, retrieval audit 11). What
     // follows its `>` on its last line stays, read as a line of its own.
-    const tagStart = i > noTagUntil && line === raw ? COMPONENT_TAG_START.exec(line) : null;
+    const tagStart = i > noTagUntil && line === raw && !indentedCode[i] ? COMPONENT_TAG_START.exec(line) : null;
     if (tagStart) {
       const tag = componentTagEnd(lines, i, tagStart[0].length);
       if (!tag.end) noTagUntil = tag.line;
@@ -606,17 +684,25 @@ export function cleanMarkdown(markdown: string): string {
         continue;
       }
     }
-    if (i > noTableUntil && line === raw && HTML_TABLE_START.test(line)) {
+    if (i > noTableUntil && line === raw && !indentedCode[i] && HTML_TABLE_START.test(line)) {
       const end = htmlTableEnd(lines, i);
       if (!end.end) noTableUntil = end.line;
       else {
         const html = [...lines.slice(i, end.line), lines[end.line]!.slice(0, end.column)].join('\n');
-        out.push(...htmlTableText(html));
+        out.push(...htmlTableText(html, (l) => cleanMarkdownLine(l, closed, footnotes, references, { html: false })));
         const rest = lines[end.line]!.slice(end.column);
-        lines[end.line] = rest;
-        consumedUntil = rest.trim() === '' ? end.line : end.line - 1;
         inTable = false;
-        continue;
+        if (end.line > i) {
+          // Read again as a line of its own, after the table's lines.
+          lines[end.line] = rest;
+          consumedUntil = rest.trim() === '' ? end.line : end.line - 1;
+          continue;
+        }
+        // Closed on the line it opens: the line's loop has read that line already, so what follows the `</table>` is
+        // read on here (it was lost, bug review B2). Only once: a second table on the line is cleaned as text, its
+        // words kept, rather than the line read again from each `</table>`.
+        if (rest.trim() === '') continue;
+        line = rest;
       }
     }
     if (inTable && !line.includes('|')) inTable = false;

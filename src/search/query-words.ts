@@ -225,9 +225,11 @@ export const ASKING_SENTENCE_MIN_WORDS = 2;
  * question, not its topic. Counted as content words, they made 「間違えてRenoteしてしまいました。取り消す方法を教えて
  * ください。」 a question of two words (取り消す, 方法) that ignored Renote in the sentence before, and the coverage
  * halved the page about Renote (retrieval audit 11). Only here: in the Q&A weights ({@link splitQuestionWords}) they
- * stay topic words, since a stored question 「…の方法は？」 is matched by them. A compound (手順書, 方法論) is a thing.
+ * stay topic words, since a stored question 「…の方法は？」 is matched by them. A compound (手順書, 方法論) is a thing, and
+ * so is one the noun ends (支払い方法, ログイン方法, 配送方法: the head of the topic, which the rule stripped, bug review
+ * B2): only after a verb's dictionary form (取り消す方法, 書く手順) or の (設定の方法) is the noun the question's shape.
  */
-const HOW_NOUN = /(?:方法|やり方|仕方|手順)(?=を|は|が|って|について)/gu;
+const HOW_NOUN = /(?<=[うくぐすつぬぶむる]|の)(?:方法|やり方|仕方|手順)(?=を|は|が|って|について)/gu;
 
 /**
  * Coverage of a long query by its asking sentences: when the query has sentences that ask ({@link isAskingSentence})

@@ -70,3 +70,76 @@ describe('cleanMarkdown: an image whose alt text holds one level of brackets', (
     expect(cleanMarkdown(md)).toBe(text);
   });
 });
+
+// Review of the loader's audit-11 changes (bug review B2): text the table and tag paths lost or took for a table.
+describe('cleanMarkdown: what lies around a raw HTML table stays', () => {
+  it.each([
+    {
+      name: 'text after `</table>` on the line the table opens',
+      md: ['<table><tr><td>A</td></tr></table> Trailing words after the table stay.', 'Next line.'],
+      holds: ['A', 'Trailing words after the table stay.', 'Next line.'],
+    },
+    {
+      name: 'a second table on the same line',
+      md: ['<table><tr><td>Plan A</td></tr></table><table><tr><td>Plan B</td></tr></table>', '本文。'],
+      holds: ['Plan A', 'Plan B', '本文。'],
+    },
+    {
+      name: 'text after `</table>` on a later line',
+      md: ['<table>', '<tr><td>A</td></tr>', '</table> 表の後の文。'],
+      holds: ['A', '表の後の文。'],
+    },
+  ])('$name', ({ md, holds }) => {
+    const text = cleanMarkdown(md.join('\n'));
+    for (const words of holds) expect(text).toContain(words);
+  });
+
+  it('an unclosed table whose `</table>` is only in a later code sample keeps the prose between and the fence', () => {
+    const md = ['# Tables', '', '<table>', '<tr><td>Plan A</td><td>Free</td></tr>', '', 'To end a table, write:', '', '```html', '</table>', '```', '', '## Billing', '', 'Invoices are issued monthly.'].join('\n');
+    const text = cleanMarkdown(md);
+    expect(text).toContain('To end a table, write:');
+    expect(text).toContain('```html\n</table>\n```');
+    expect(text).toContain('## Billing\n\nInvoices are issued monthly.');
+  });
+});
+
+describe('cleanMarkdown: a table or component tag in an indented code block is code', () => {
+  it.each([
+    { name: 'a table under a blank line, four spaces in', md: ['# HTML', '', 'Example:', '', '    <table>', '      <tr><td>x</td></tr>', '    </table>', '', 'Done.'] },
+    { name: 'a table indented by a tab', md: ['Example:', '', '\t<table><tr><td>A</td><td>B</td></tr></table>', '', 'Done.'] },
+    { name: 'a component tag over several lines', md: ['Example:', '', '    <MkSample :x="{', '      a: 1 }"/>', '', 'Done.'] },
+  ])('$name: not read as a table or a tag (a line stays a line, its indent with it)', ({ md }) => {
+    const text = cleanMarkdown(md.join('\n'));
+    const indents = (lines: readonly string[]) => lines.map((l) => /^\s*/.exec(l)![0]);
+    expect(indents(text.split('\n'))).toEqual(indents(md));
+    expect(text).toContain('Done.');
+    if (md.some((l) => l.includes('MkSample'))) expect(text).toContain('a: 1 }"/>');
+  });
+
+  it.each([
+    { name: 'a list item (its content indented four spaces, as MkDocs writes it)', md: ['1. Step one', '', '    <table><tr><td>A</td><td>B</td></tr></table>', '', 'Done.'] },
+    { name: 'a list item’s second paragraph', md: ['- Item', '', '  More about it.', '', '    <table><tr><td>A</td><td>B</td></tr></table>'] },
+    { name: 'a paragraph’s indented next line', md: ['Text of a paragraph', '    <table><tr><td>A</td><td>B</td></tr></table>'] },
+  ])('$name: still a table', ({ md }) => {
+    const row = cleanMarkdown(md.join('\n'))
+      .split('\n')
+      .find((l) => l.includes('A'));
+    expect(row?.split(/\s+/).filter(Boolean)).toEqual(['A', 'B']);
+  });
+});
+
+describe('cleanMarkdown: Markdown inside a raw HTML table’s cells', () => {
+  it('a link keeps its text and drops its target, an image goes, a code span stays', () => {
+    const md = ['<table>', '<tr>', '<td>', '', '**Pro** plan: see [the pricing page](https://example.com/pricing) and `npm i foo` ![logo](/img/logo.png)', '', '</td>', '</tr>', '</table>', '', 'After.'].join('\n');
+    const text = cleanMarkdown(md);
+    expect(text.replace(/\s+/g, ' ')).toContain('see the pricing page and `npm i foo`');
+    expect(text).not.toContain('example.com');
+    expect(text).not.toContain('logo');
+    expect(text).toContain('After.');
+  });
+
+  it('escaped markup in a cell stays the text the reader sees', () => {
+    const text = cleanMarkdown(['<table>', '<tr><td>&lt;Foo bar="x"&gt;</td><td>[x](y) in `code`</td></tr>', '</table>'].join('\n'));
+    expect(text).toContain('<Foo bar="x">');
+  });
+});

@@ -72,3 +72,28 @@ describe('the manual search of a question that names its topic in the sentence b
     }
   });
 });
+
+// Review (bug review B2): only a "how" noun after a verb or の is the question's shape; the head of a compound
+// (支払い方法, ログイン方法, 配送方法) is its topic.
+describe('asking-sentence coverage: the head noun of a compound stays', () => {
+  it.each([
+    ['先月からクレジットカードを使っています。支払い方法を変更するにはどうすればいいですか？', ['方法', '変更']],
+    ['管理者から招待されました。ログイン方法を教えてください。', ['方法']],
+    ['昨日から配信が止まっています。配送方法はどうなりますか？', ['方法']],
+    ['先週から使っています。二段階認証の設定手順を教えてください。', ['手順', '設定']],
+  ])('%s', (text, holds) => {
+    const terms = coverageTerms(text);
+    expect(terms).toBeDefined();
+    for (const t of holds) expect(terms).toContain(t);
+  });
+
+  it.each([
+    ['先週から使っています。通知の設定の方法を教えてください。', ['通知', '設定'], ['方法']],
+    ['先週から使っています。ノートを書く手順を教えてください。', ['ノー', '書く'], ['手順']],
+  ])('%s: after の or a verb it still goes', (text, holds, lacks) => {
+    const terms = coverageTerms(text);
+    expect(terms).toBeDefined();
+    for (const t of holds) expect(terms).toContain(t);
+    for (const t of lacks) expect(terms).not.toContain(t);
+  });
+});
