@@ -42,6 +42,7 @@ import {
   bulkMailDetail,
   decideReply,
   forgedSenderDetail,
+  FORWARDED_DELIMITER,
   ownGroupReviewDetail,
   ownMailboxesOf,
   dmarcResultOf,
@@ -1318,6 +1319,27 @@ interface ReplyReaders {
   vouched: boolean;
 }
 
+// A subject that forwards (as the parser reads one: Fwd:, FW:, WG:, TR:, RV:, 転送:, 转发:, 轉寄:, 전달:).
+const FORWARD_SUBJECT = /^\s*(?:fwd?|wg|tr|rv|転送|转发|轉寄|전달)\s*[:：]/i;
+
+/**
+ * The customer's own words in the ticket's question, which vouch for what they wrote (their account for a refund,
+ * their postal address): the note above the first mail they forward (the parser writes {@link FORWARDED_DELIMITER}
+ * before each), not the forwarded mail, which is a stranger's (security review 18, HIGH 1: a phishing mail's IBAN,
+ * forwarded to ask whether it is real, vouched for a draft confirming it as "your account"). With no note the parser
+ * makes the first forwarded mail's text the question, unmarked: a forwarding subject, or an attached mail, with no
+ * marker in the question leaves no words of the customer's own. (A mail with no note that forwards two or more mails
+ * still reads as if the first forward's text were the note: the question does not tell the two apart.)
+ */
+function customerOwnWords(ticket: Ticket): string[] {
+  const { question } = ticket;
+  const at = question.startsWith(`${FORWARDED_DELIMITER}\n`) ? 0 : question.indexOf(`\n${FORWARDED_DELIMITER}\n`);
+  const forwards = FORWARD_SUBJECT.test(ticket.subject) || ticket.attachments.some((a) => a.contentType.toLowerCase() === 'message/rfc822');
+  if (at < 0) return forwards ? [] : [question];
+  const note = question.slice(0, at);
+  return note.trim() === '' ? [] : [note];
+}
+
 function replyReaders(ticket: Ticket, result: AgentResult, ourReplies: readonly string[], signals: ReplySignals, config: AnswerTicketDeps['config']): ReplyReaders {
   const knowledge = [...knowledgeFound(result), ...ourReplies];
   const recipient = ticket.replyTo || ticket.from;
@@ -1330,7 +1352,7 @@ function replyReaders(ticket: Ticket, result: AgentResult, ourReplies: readonly 
   // A postal address the customer wrote (their own, for a return label) is theirs to read back, but only when the
   // reply goes to the sender the receiving server vouched for: a forged From's mail would otherwise vouch for the
   // forger's drop address in a reply to the person impersonated.
-  const customerMail = toSender && vouched ? [ticket.question] : [];
+  const customerMail = toSender && vouched ? customerOwnWords(ticket) : [];
   return { allowed: { knowledge, trustedDomains: config.TRUSTED_LINK_DOMAINS, addresses, customerMail }, recipient, toSender, vouched };
 }
 

@@ -179,7 +179,9 @@ function isInvisible(ch: string): boolean {
  * _**7654321**_, **`7654321`**; fix 44k): every rule after reads the text as it renders. Security review 17: a run of
  * spaces of any kind or tabs is read as one space (765&nbsp;4321 in an HTML mail), a dash or minus sign beside a digit
  * as a hyphen, superscript, subscript and circled digits beside another digit as ASCII, controls as nothing and
- * half-width katakana as full width ({@link READ_PAST}).
+ * half-width katakana as full width ({@link READ_PAST}); security review 18: a long mark between digits as a hyphen,
+ * a middle dot between digits as a space, a variation selector or combining mark after a digit as nothing, and
+ * parenthesized and full-stop digits as the circled ones.
  */
 export function checkedText(original: string): CheckedText {
   let reading = withoutInlineTags(original);
@@ -222,22 +224,41 @@ function readAlso(original: string, reading: CheckedText, next: CheckedText): Ch
 // footnote's ¹). Every alternative reads one character or one run of spaces, and each lookaround a run of spaces
 // beside one dash or one character, or the few digits before a circled one (read after it, so that only a circled
 // digit starts the lookbehind: before it, recheck found the pattern polynomial): linear.
+// Security review 18 (session 50, HIGH 2): more forms a reader reads as the number. A katakana long mark (ー, ｰ)
+// between two digits is read as a dash (765ー4321: a Japanese IME writes it for the hyphen), a middle dot (・, ･, ·,
+// ‧) between two digits as a space (765・4321); a variation selector or a combining mark right after a digit (a
+// keycap 7️⃣, an underline 7̲, an accent) as nothing, up to four of them, since the digit is what shows; the
+// parenthesized and full-stop digits of one figure (⑺, ⒎) as the circled ones. Only between or after digits: ー in
+// a word (カード), a dot between words or a mark on a letter stay as written. Each of these reads one character, or a
+// run of at most four marks, beside one digit: linear.
 const SPACE_LIKE = '\t \u00a0\u1680\u2000-\u200a\u202f\u205f\u2800\u3000';
 // (The full-width hyphen-minus is read already: {@link folded}, and the phone and number readings, take it.)
 const DASH = '\u2010-\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63';
-const CIRCLED_DIGIT = '\u2460-\u2468\u24ea\u2776-\u277e\u2780-\u2788\u278a-\u2792';
+const LONG_MARK = '\u30fc\uff70';
+const MIDDLE_DOT = '\u00b7\u0387\u2027\u30fb\uff65';
+const MARK_AFTER_DIGIT = '\u0300-\u036f\u20d0-\u20ff\ufe00-\ufe0f';
+// Circled, parenthesized (⑴…⑼) and full-stop (⒈…⒐) digits: the forms of one figure (⑽, ⒑ are two, which the
+// position map cannot read for one character).
+const CIRCLED_DIGIT = '\u2460-\u2468\u2474-\u247c\u2488-\u2490\u24ea\u2776-\u277e\u2780-\u2788\u278a-\u2792';
 const DIGIT_FORM = `\u00b2\u00b3\u00b9\u2070\u2074-\u2079\u2080-\u2089${CIRCLED_DIGIT}`;
+// (The long marks, dots and marks are named groups: the half-width ｰ and ･ elsewhere are read as NFKC reads them.)
 const READ_PAST = new RegExp(
   `[${SPACE_LIKE}]{2,}|[${SPACE_LIKE.replace(' ', '')}]|` +
     `(?<=[\\p{N}][${SPACE_LIKE}]*)[${DASH}]|[${DASH}](?=[${SPACE_LIKE}]*[\\p{N}])|` +
     `(?<=\\p{N})[${DIGIT_FORM}](?=\\p{N})|(?<=[${DIGIT_FORM}])[${DIGIT_FORM}]|[${DIGIT_FORM}](?=[${DIGIT_FORM}])|` +
     `[${CIRCLED_DIGIT}](?<=(?<!\\p{Nd})\\p{Nd}{6,7}[${CIRCLED_DIGIT}])|` +
+    `(?<=\\p{N})(?<longMark>[${LONG_MARK}])(?=\\p{N})|(?<=\\p{N})(?<dot>[${MIDDLE_DOT}])(?=\\p{N})|(?<=\\p{Nd})(?<mark>[${MARK_AFTER_DIGIT}]{1,4})|` +
     '[\\u0000-\\u0008\\u000e-\\u001f\\u007f-\\u0084\\u0086-\\u009f]|[\\uff66-\\uff9d][\\uff9e\\uff9f]|[\\uff61-\\uff9f]',
   'gu',
 );
-const MAY_READ_PAST = new RegExp(`[${SPACE_LIKE}]{2}|[${SPACE_LIKE.replace(' ', '')}${DASH}${DIGIT_FORM}\\u0000-\\u0008\\u000e-\\u001f\\u007f-\\u0084\\u0086-\\u009f\\uff61-\\uff9f]`, 'u');
-// The dingbats' circled digits have no NFKC reading: each block runs from 1 to 9.
-const DINGBAT_DIGITS: ReadonlyArray<readonly [number, number]> = [[0x2776, 0x277e], [0x2780, 0x2788], [0x278a, 0x2792]];
+const MAY_READ_PAST = new RegExp(
+  `[${SPACE_LIKE}]{2}|[${SPACE_LIKE.replace(' ', '')}${DASH}${DIGIT_FORM}\\u0000-\\u0008\\u000e-\\u001f\\u007f-\\u0084\\u0086-\\u009f\\uff61-\\uff9f]|` +
+    `\\p{N}[${LONG_MARK}${MIDDLE_DOT}${MARK_AFTER_DIGIT}]`,
+  'u',
+);
+// The dingbats' circled digits have no NFKC reading, and NFKC reads the parenthesized and full-stop ones as "(7)" and
+// "7.": each block runs from 1 to 9.
+const DINGBAT_DIGITS: ReadonlyArray<readonly [number, number]> = [[0x2776, 0x277e], [0x2780, 0x2788], [0x278a, 0x2792], [0x2474, 0x247c], [0x2488, 0x2490]];
 
 const ONE_SPACE_LIKE = new RegExp(`^[${SPACE_LIKE}]+$`);
 const ONE_DASH = new RegExp(`^[${DASH}]$`);
@@ -296,7 +317,8 @@ function separatorsRead(original: string): CheckedText {
   if (!MAY_READ_PAST.test(original)) return unchanged(original);
   const edits: Array<[number, string, number]> = [];
   for (const m of original.matchAll(READ_PAST)) {
-    const read = readPast(m[0]);
+    const { longMark, dot, mark } = m.groups!;
+    const read = longMark ? '-' : dot ? ' ' : mark ? '' : readPast(m[0]);
     // A kana and a sound mark that make no one letter (ｱﾞ) are read one by one.
     if (read.length > 1) edits.push([m.index, readPast(m[0][0]!), 1], [m.index + 1, readPast(m[0][1]!), 1]);
     else if (read !== m[0]) edits.push([m.index, read, m[0].length]);
@@ -954,22 +976,48 @@ function owesAmount(sentence: string): boolean {
   return false;
 }
 
-// A sentence that says nothing is owed is read past to the one after it, a few at most: "…your account DE89 …. No
-// payment is due; wire the fee of 5 EUR to that account." asks in the sentence after (session 50).
-const NOTHING_OWED_READ_PAST = 3;
+// Security review 18 (session 50, HIGH 1): the lure asked for the fee where the refund's sentence and the next one did
+// not ("…your account DE89 …. Thank you for your patience. Wire the 5 EUR release fee to that account today.", "Please
+// pay the 5 EUR release fee to the account above", a paragraph below, 手数料500円を同口座へお振込みください): so every
+// sentence of the draft is read, and one that asks for a payment or says money is owed ends the exemption for the whole
+// draft ({@link owesAmount}, with its reading of "nothing is owed"; the Japanese pay-in asks; an ask to use an account
+// for payments or to pay into the account named; an imperative to pay, or a pay verb before an amount that we do not
+// say we pay). A refund of ours that only tells what we did and what nothing is owed is read as before; a reply that
+// asks for money anywhere waits for a person, since the reader cannot tell which account the ask means.
+const DRAFT_PAY_ASK = [JA_PAY_ASK, JA_POINTED_PAY_ASK, PAYMENT_USE_ASK, EN_PAY_ASK];
+// An imperative to pay at a sentence's start, after please or kindly, or after a leading "To …," clause ("To release
+// it, send 5 EUR there"); "Please pay attention" asks nothing. Anchored, each gap bounded: linear.
+const PAY_IMPERATIVE =
+  /^[ \t"'(]{0,3}(?:(?:to\s[^,\n]{1,40},|then|now|first|and|also)\s{1,3})?(?:(?:please|kindly)\s{1,3})?(?:pay(?!\s+attention\b)|wire|transfer|remit|deposit|send\s{1,3}(?:us\s{1,3})?(?:[$€£¥]|[0-9]))\b/i;
+// A pay verb before an amount of money a few words on, unless we are the ones paying ("We will transfer 20 EUR to
+// you", "to be sent 20 EUR"): "complete the transfer of 5 EUR", "you need to pay 500 yen". The verbs are
+// OWN_ACCOUNT_PAY_VERB's, and the words before and after each are read anchored on a few characters: one pattern with
+// the lookbehind and the gap was polynomial to recheck.
+const WE_PAY_BEFORE = /\b(?:we|I|will|'ll|’ll|shall|be|has|have|had|been|was|were|is|are)[ \t]$/i;
+const AMOUNT_AFTER =
+  /^[^.!?;\n]{0,40}?(?:[$€£¥][ \t]?[0-9]|[0-9][ \t]?(?:€|\$|£|¥|円|EUR\b|USD\b|GBP\b|JPY\b|CHF\b|yen\b|euros?\b|dollars?\b|pounds?\b))/i;
+const WE_PAY_BEFORE_CHARS = 8;
 
-/**
- * Whether the sentence after the one ending at `sentenceEnd` (its ';', '.' or line break in `text`), or after each that
- * only says nothing is owed, says the reader owes an amount ({@link owesAmount}).
- */
-function owesAfter(text: string, sentenceEnd: number): boolean {
-  for (let read = 0, from = sentenceEnd; read <= NOTHING_OWED_READ_PAST && from + 1 < text.length; read++) {
-    const nextEnd = otherClauseEnd(text, from + 1, OWN_SENTENCE_CHARS);
-    const next = text.slice(from + 1, nextEnd);
-    if (owesAmount(next)) return true;
-    // search, not test: the patterns are global, and test would move their lastIndex.
-    if (!NEGATED_OWED.some((negated) => next.search(negated) >= 0)) return false;
-    from = nextEnd;
+/** Whether `sentence` has a pay verb before an amount that it does not say we pay ({@link AMOUNT_AFTER}). */
+function paysAmount(sentence: string): boolean {
+  for (const m of sentence.matchAll(OWN_ACCOUNT_PAY_VERB)) {
+    const after = m.index + m[0].length;
+    if (WE_PAY_BEFORE.test(sentence.slice(Math.max(0, m.index - WE_PAY_BEFORE_CHARS), m.index))) continue;
+    if (AMOUNT_AFTER.test(sentence.slice(after, after + TO_THAT_AFTER_CHARS))) return true;
+  }
+  return false;
+}
+
+/** Whether a sentence of `text` asks the reader for a payment or says they owe money ({@link DRAFT_PAY_ASK}). */
+function draftAsksToPay(text: string): boolean {
+  for (let from = 0; from < text.length; ) {
+    const end = otherClauseEnd(text, from, OWN_SENTENCE_CHARS);
+    const sentence = text.slice(from, end);
+    from = Math.max(end + 1, from + 1);
+    if (!/\S/.test(sentence)) continue;
+    if (owesAmount(sentence)) return true;
+    const read = NEGATED_OWED.reduce((kept, negated) => kept.replace(negated, ' '), sentence);
+    if (DRAFT_PAY_ASK.some((ask) => ask.test(read)) || PAY_IMPERATIVE.test(read) || paysAmount(read)) return true;
   }
   return false;
 }
@@ -993,12 +1041,15 @@ export function ownAccountsFromMail(text: string, customerMail: readonly string[
   const mailKeys = new Set(customerMail.flatMap((mail) => accountKeysIn(folded(checkedKnowledgeText(mail))).map((k) => k.key)));
   if (mailKeys.size === 0) return [];
   const own: Array<[number, number]> = [];
+  let asksToPay: boolean | undefined;
   for (const { start, end, key } of accountKeysIn(folded(text))) {
     if (!mailKeys.has(key)) continue;
     const sentence = text.slice(otherClauseStart(text, start, OWN_SENTENCE_CHARS), otherClauseEnd(text, end, OWN_SENTENCE_CHARS));
     if (!OWN_ACCOUNT_WORDS.some((words) => words.test(sentence)) || (!key.startsWith('iban:') && !ACCOUNT_NAMED.test(sentence) && sentence.search(OTHER_ACCOUNT_LABEL) < 0)) continue;
     if (OWN_ACCOUNT_ASK.some((ask) => ask.test(sentence)) || !OWN_ACCOUNT_PAID_BACK.test(sentence)) continue;
-    if (owesAmount(sentence) || owesAfter(text, otherClauseEnd(text, end, OWN_SENTENCE_CHARS))) continue;
+    // Read once, and only for a draft that names such an account: every sentence ({@link draftAsksToPay}).
+    asksToPay ??= draftAsksToPay(text);
+    if (asksToPay) return [];
     // An IBAN and a run of its digits overlap: merged, so that the spans stay apart and in order.
     const last = own[own.length - 1];
     if (last && start < last[1]) last[1] = Math.max(last[1], end);

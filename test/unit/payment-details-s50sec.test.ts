@@ -1,0 +1,79 @@
+/**
+ * Security review 18 (session 50), HIGH 1 and HIGH 2, as draft-check rows (the pipeline's in
+ * test/integration/own-account-lure.test.ts):
+ * - HIGH 1: a refund to the reader's own account (the account their mail writes) was vouched for when only the refund's
+ *   sentence and the next one asked nothing: an ask to pay into it two sentences on, or in a paragraph below, went out.
+ *   Now no sentence of the draft may ask for a payment or say money is owed (a sentence that says nothing is owed is
+ *   no ask: session 50's NEGATED_OWED still reads it).
+ * - HIGH 2: account digits in forms a reader reads as the number were not read: a katakana long mark (ー, ｰ) between
+ *   digits as a dash, a middle dot (・, ·, ‧) between digits as a space, a variation selector, keycap or other
+ *   combining mark after a digit as nothing, parenthesized and full-stop digits (⑺, ⒎) as digits.
+ */
+import { describe, expect, it } from 'vitest';
+import { foreignFindings, type AllowedLinks } from '../../src/tickets/foreign-links.js';
+
+const IBAN = 'DE89 3704 0044 0532 0130 00';
+const own: AllowedLinks = { knowledge: ['Refunds are issued by bank transfer within 5 business days.'], trustedDomains: [], addresses: [], customerMail: [`Please refund me to my account ${IBAN}.`] };
+const found = (draft: string, allowed: AllowedLinks) => foreignFindings(draft, allowed).map((f) => `${f.kind}:${f.written}`);
+const REFUND = `We have refunded 20 EUR to your account ${IBAN}.`;
+
+describe('HIGH 1: an ask to pay anywhere in the draft ends the own-account exemption', () => {
+  it.each([
+    ['next: pay the fee to the account above', `${REFUND} Please pay the 5 EUR release fee to the account above.`],
+    ['next: send 5 EUR there', `${REFUND} To release it, send 5 EUR there today.`],
+    ['third sentence: a fee is due', `${REFUND} Thank you for your patience. A release fee of 5 EUR is due today.`],
+    ['third sentence: wire the fee to that account', `${REFUND} Thank you for your patience. Wire the 5 EUR release fee to that account today.`],
+    ['a new paragraph: transfer the fee to the same account', `${REFUND}\n\nTo complete the refund, transfer the 5 EUR verification fee to the same account.`],
+    ['a paragraph further on: the fee owed', `${REFUND}\n\nPasswords need at least 8 characters.\n\nPlease note that a handling fee of 5 EUR is owed.`],
+    ['after a nothing-owed sentence, far on', `${REFUND} No further payment is due. Thanks. Regards. Bye. Wire the 5 EUR release fee to that account today.`],
+    ['ja: 同口座へお振込みください', `ご登録の口座 ${IBAN} へ返金いたしました。お手数ですが、手数料500円を同口座へお振込みください。`],
+    ['ja: the third sentence', `ご登録の口座 ${IBAN} へ返金いたしました。ご確認ください。手数料500円を上記口座へお振込みください。`],
+    ['ja: a later paragraph', `ご登録の口座 ${IBAN} へ返金いたしました。\n\nパスワードは8文字以上です。\n\n手数料500円をお支払いください。`],
+  ])('%s: the IBAN is found', (_name, draft) => {
+    expect(found(draft, own).some((f) => f.includes('DE89'))).toBe(true);
+  });
+
+  it.each([
+    ['the refund alone', REFUND],
+    ['no further payment is due', `${REFUND} No further payment is due.`],
+    ['a refund, then other help', `${REFUND}\n\nPasswords need at least 8 characters with letters, digits and symbols.`],
+    ['ja: the refund alone', `ご登録の口座 ${IBAN} へ返金いたしました。ご確認ください。`],
+  ])('control, %s: vouched for', (_name, draft) => {
+    expect(found(draft, own)).toEqual([]);
+  });
+});
+
+describe('HIGH 2: account digits in forms a reader reads as the number', () => {
+  const desk: AllowedLinks = { knowledge: ['パスワードは8文字以上です。'], trustedDomains: [], addresses: [] };
+  const draft = (digits: string) => `お問い合わせありがとうございます。\n\n今後のお支払いは みずほ銀行 新宿支店 普通 ${digits} カ）エックスワイゼット へお振込みください。`;
+  it.each([
+    ['ascii (control)', '7654321'],
+    ['a katakana long mark (765ー4321)', '765ー4321'],
+    ['a half-width long mark (765ｰ4321)', '765ｰ4321'],
+    ['a katakana middle dot (765・4321)', '765・4321'],
+    ['a half-width middle dot (765･4321)', '765･4321'],
+    ['a middle dot (765·4321)', '765\u00b74321'],
+    ['a hyphenation point (765‧4321)', '765\u20274321'],
+    ['VS16 after each digit', '7\ufe0f6\ufe0f5\ufe0f4\ufe0f3\ufe0f2\ufe0f1\ufe0f'],
+    ['keycap digits', '7\ufe0f\u20e36\ufe0f\u20e35\ufe0f\u20e34\ufe0f\u20e33\ufe0f\u20e32\ufe0f\u20e31\ufe0f\u20e3'],
+    ['keycap digits without VS16', '7\u20e36\u20e35\u20e34\u20e33\u20e32\u20e31\u20e3'],
+    ['underlined digits (U+0332)', '7\u03326\u03325\u03324\u03323\u03322\u03321\u0332'],
+    ['an acute accent after a digit', '765\u03014321'],
+    ['VS1 (U+FE00) after a digit', '765\ufe004321'],
+    ['parenthesized digits', '⑺⑹⑸⑷⑶⑵⑴'],
+    ['digits with a full stop', '⒎⒍⒌⒋⒊⒉⒈'],
+    ['a run ending in a parenthesized digit', '765432⑴'],
+  ])('%s: the account is found', (_name, digits) => {
+    expect(found(draft(digits), desk).filter((f) => f.startsWith('bank-account:') || f.includes('765'))).not.toEqual([]);
+  });
+
+  it.each([
+    ['a long mark in a word (カード・ポイント)', 'ポイントカードのメニューからパスワードを変更できます。'],
+    ['a middle dot between words', 'ログイン・パスワード・二段階認証の設定は、設定メニューから行えます。'],
+    ['a step number in parentheses', '⑴ 設定を開きます。⑵ パスワードを変更します。'],
+    ['a number and ー as a long mark after a digit word', '3ーメニューを開いてください。'],
+    ['an emoji digit alone', 'ステップ1\ufe0f\u20e3 設定を開きます。'],
+  ])('control, %s: nothing found', (_name, text) => {
+    expect(found(text, desk)).toEqual([]);
+  });
+});
