@@ -903,10 +903,11 @@ const OWN_SENTENCE_CHARS = 200;
 // hinterlegt. Überweisen Sie die offene Rechnung dorthin.", "The amount due should be wired to your … account …":
 // bug review B1 of session 49). Not zurück alone: "Zahlen Sie … auf Ihr Konto … zurück" is the customer paying. An ask
 // in a neighbouring sentence is not read: "vui lòng kiểm tra" after a refund asks the customer to check it. The
-// participle devuelto/devuelta too (session 50; devolv and devolu take devolvemos, devolución): not devuelva, which
-// asks the reader to pay back.
+// participle devuelto/devuelta too, only as ours (hemos devuelto) or into their account (devuelto a su cuenta): "Su
+// pago … fue devuelto" is a bounced payment, a lure's pretext to pay again (bug review B2); devolv and devolu take
+// devolvemos, devolución; not devuelva, which asks the reader to pay back.
 const OWN_ACCOUNT_PAID_BACK =
-  /erstatt|zurück(?:überwiesen|gebucht|gezahlt)|gutgeschrieben|überwiesen|refund|reimburs|credited|paid\s+back|reembols|devolv|devolu|devuelt[oa]|rembours|restitu|estorn|hoàn|返金|返還|払い?戻|振り?込みました|お振込みしました|환불|退款|คืนเงิน/i;
+  /erstatt|zurück(?:überwiesen|gebucht|gezahlt)|gutgeschrieben|überwiesen|refund|reimburs|credited|paid\s+back|reembols|devolv|devolu|(?:hemos|han|ha)\s+devuelt|devuelt[oa]s?\s+(?:a|en)\s+su\s+cuenta|rembours|restitu|estorn|hoàn|返金|返還|払い?戻|振り?込みました|お振込みしました|환불|退款|คืนเงิน/i;
 
 // What says the customer owes an amount, in the account's sentence or the next one: a refund word beside it is a lure
 // ("Ihr Konto … wurde erstattet; überweisen Sie die Gebühr von 5 € dorthin.", "Your refund to your account … failed;
@@ -984,7 +985,15 @@ function owesAmount(sentence: string): boolean {
 // for payments or to pay into the account named; an imperative to pay, or a pay verb before an amount that we do not
 // say we pay). A refund of ours that only tells what we did and what nothing is owed is read as before; a reply that
 // asks for money anywhere waits for a person, since the reader cannot tell which account the ask means.
-const DRAFT_PAY_ASK = [JA_PAY_ASK, JA_POINTED_PAY_ASK, PAYMENT_USE_ASK, EN_PAY_ASK];
+// Bug review B2 (session 50): a sentence that points back at the account ("is payable to that account", "settle the
+// fee into that account", "repita la transferencia a dicha cuenta", "dorthin", 同口座) has no business in a refund's
+// confirmation but to send money there; and the asks to pay of the other languages the refund words cover, an
+// imperative with a payment noun a few words on (repita la transferencia, effectuez le virement, faça o pagamento).
+const POINTS_BACK_TO_ACCOUNT =
+  /\b(?:to|into|in|on)[ \t]+(?:that|this|the[ \t]+(?:same|above|said))[ \t]+(?:bank[ \t]+)?account\b|\b(?:dicha|esa|esta|la[ \t]+misma|essa|mesma|nessa|nesta)[ \t]+(?:cuenta|conta)\b|\b(?:dieses|diesem|dasselbe|demselben)[ \t]+Konto\b|\bdorthin\b|\b(?:ce|le[ \t]+même)[ \t]+compte\b|同口座|上記(?:の)?口座|当該口座|その口座/i;
+const OTHER_PAY_IMPERATIVE =
+  /(?:^|[ \t"'(¡,])(?:repita|repitan|realice|realicen|efectúe|efectúen|haga|hagan|abone|abonen|transfiera|pague|paguen|ingrese|effectuez|réglez|renouvelez|faça|façam|realize|efetue|transfira|deposite|überweisen[ \t]+Sie|zahlen[ \t]+Sie|begleichen[ \t]+Sie|tätigen[ \t]+Sie)\b[^.!?。\n]{0,30}?\b(?:transferencia|transferência|pago|pagamento|ingreso|abono|dep[óo]sito|virement|paiement|versement|règlement|Überweisung|Zahlung|Betrag|Gebühr|importe|cuota|taxa|frais)\b/iu;
+const DRAFT_PAY_ASK = [JA_PAY_ASK, JA_POINTED_PAY_ASK, PAYMENT_USE_ASK, EN_PAY_ASK, POINTS_BACK_TO_ACCOUNT, OTHER_PAY_IMPERATIVE];
 // An imperative to pay at a sentence's start, after please or kindly, or after a leading "To …," clause ("To release
 // it, send 5 EUR there"); "Please pay attention" asks nothing. Anchored, each gap bounded: linear.
 const PAY_IMPERATIVE =

@@ -43,6 +43,29 @@ describe('HIGH 1: an ask to pay anywhere in the draft ends the own-account exemp
   });
 });
 
+describe('bug review B2 (session 50): asks the whole-draft read missed, and a bounced payment read as a refund', () => {
+  const ES = 'ES91 2100 0418 4502 0005 1332';
+  const es: AllowedLinks = { knowledge: [], trustedDomains: [], addresses: [], customerMail: [`Por favor, devuélvanme el dinero a mi cuenta ${ES}.`] };
+  it.each([
+    ['es: the payment bounced, no refund', es, `Su pago a la cuenta ${ES} fue devuelto. Gracias.`],
+    ['es: bounced, repeat the transfer', es, `Su pago a su cuenta ${ES} fue devuelto por el banco. Repita la transferencia a dicha cuenta.`],
+    ['es: a refund, then repeat the transfer of 50 EUR to that account', es, `Le devolvimos el importe a su cuenta ${ES}. Por favor, repita la transferencia de 50 EUR a dicha cuenta.`],
+    ['en: the fee is payable to that account', own, `${REFUND} The 5 EUR fee is payable to that account.`],
+    ['en: settle the fee into that account', own, `${REFUND} Please settle the 5 EUR fee into that account.`],
+    ['de: dorthin, two sentences on', { ...own, customerMail: [`Bitte erstatten Sie auf mein Konto ${IBAN}.`] }, `Wir haben den Betrag auf Ihr Konto ${IBAN} erstattet. Vielen Dank. Überweisen Sie die Gebühr von 5 € dorthin.`],
+    ['fr: effectuez le virement', { ...own, customerMail: [`Remboursez-moi sur mon compte ${IBAN}.`] }, `Nous avons remboursé 20 EUR sur votre compte ${IBAN}. Merci. Effectuez le virement des frais de 5 EUR aujourd'hui.`],
+  ])('%s: the account is found', (_name, allowed, draft) => {
+    expect(found(draft, allowed).length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['es: hemos devuelto … a su cuenta', es, `Le hemos devuelto 20 EUR a su cuenta ${ES}.`],
+    ['es: devuelto a su cuenta', es, `El importe de 20 EUR ha sido devuelto a su cuenta ${ES}.`],
+  ])('control, %s: vouched for', (_name, allowed, draft) => {
+    expect(found(draft, allowed)).toEqual([]);
+  });
+});
+
 describe('HIGH 2: account digits in forms a reader reads as the number', () => {
   const desk: AllowedLinks = { knowledge: ['パスワードは8文字以上です。'], trustedDomains: [], addresses: [] };
   const draft = (digits: string) => `お問い合わせありがとうございます。\n\n今後のお支払いは みずほ銀行 新宿支店 普通 ${digits} カ）エックスワイゼット へお振込みください。`;
