@@ -119,7 +119,7 @@ function formatCandidate(c: LearnedCandidate, target: UpdateTarget | undefined):
     `Scrubbed:    ${c.scrub.replaced} piece(s) of personal data replaced; model pass ${c.scrub.modelPass}${c.scrub.modelError ? ` (${c.scrub.modelError})` : ''}`,
   ];
   if (c.editedBy) lines.push(`Edited by:   ${c.editedBy}`);
-  lines.push(`Approval:    ${describeApproval(c.approval)}`);
+  lines.push(`Approval:    ${describeApproval(c.approval)}${c.proposedAnswer !== undefined && c.proposedAnswer !== c.answer ? '; its answer was edited since it was proposed (the approvals of the reply do not vouch for it)' : ''}`);
   if (target) lines.push(`Update of:   learned#${target.pair.id} (similarity ${target.similarity.toFixed(2)}): ${oneLine(target.pair.question)}`);
   lines.push('', 'Question:', c.question, '', 'Answer:', c.answer);
   if (target) {

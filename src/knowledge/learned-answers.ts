@@ -76,6 +76,12 @@ export interface LearnedCandidate {
   /** Set when an operator edited the candidate before accepting. */
   editedBy?: string;
   /**
+   * The answer as proposed, kept by the first edit that changed it ({@link LearnedAnswerStore.edit}): the text the
+   * approvals vouched for, which accepting compares with to set {@link LearnedPair.answerEdited}. Absent while the
+   * answer is the proposed one, and on candidates edited before it was kept.
+   */
+  proposedAnswer?: string;
+  /**
    * How many approvals proposed this pair, its own ticket's included ({@link foldedInto}); absent means 1. It goes on
    * counting past {@link MAX_FOLDED_TICKET_IDS}.
    */
@@ -655,7 +661,11 @@ export class LearnedAnswerStore {
     for (let attempt = 0; attempt < MAX_PROPOSE_ATTEMPTS; attempt++) {
       const stored = await this.redis.hget(this.keys.candidates, String(id));
       if (!stored) return notFound('candidate', id);
-      const edited: LearnedCandidate = { ...(JSON.parse(stored) as LearnedCandidate), ...checked, editedBy: change.by };
+      const candidate = JSON.parse(stored) as LearnedCandidate;
+      // The approvals vouched for the proposed text, not for an edit of it: accepting compares with that text
+      // (security review 18, LOW 5: an edited answer read "approved as the agent wrote it" and took its approvals).
+      const proposedAnswer = candidate.proposedAnswer ?? (checked.answer !== undefined && checked.answer !== candidate.answer ? candidate.answer : undefined);
+      const edited: LearnedCandidate = { ...candidate, ...checked, editedBy: change.by, ...(proposedAnswer !== undefined ? { proposedAnswer } : {}) };
       // Only over the candidate as read: an accept or discard in between wins, an approval folded in is kept.
       if ((await REPLACE_CANDIDATE.run(this.redis, [this.keys.candidates], [String(id), stored, JSON.stringify(edited)])) === 1) return { outcome: 'edited', candidate: edited };
     }
@@ -693,10 +703,11 @@ export class LearnedAnswerStore {
       // Every approval folded into the candidate taught the pair too; oldest first, as a pair lists them (the text is
       // its own ticket's, the first).
       const taught = [candidate.ticketId, ...[...(candidate.alsoProposedBy ?? [])].reverse()];
-      // How the new text came about, so that the page can warn before a later unchanged approval replaces it.
+      // How the new text came about, so that the page can warn before a later unchanged approval replaces it: rewritten
+      // when it is not the answer as proposed, whether now or by an edit before.
       const provenance = {
         ...(candidate.approval ? { approval: candidate.approval } : {}),
-        ...(comparableAnswer(answer) !== comparableAnswer(candidate.answer) ? { answerEdited: true } : {}),
+        ...(comparableAnswer(answer) !== comparableAnswer(candidate.proposedAnswer ?? candidate.answer) ? { answerEdited: true } : {}),
       };
       const pair: LearnedPair = target
         ? { ...updatedPair(target.pair, { question, answer }, request.by, at), question, answer, ticketId: candidate.ticketId, ticketIds: [...new Set([...target.pair.ticketIds, ...taught])], acceptedBy: request.by, acceptedAt: at, ...provenance }

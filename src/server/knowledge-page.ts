@@ -324,7 +324,7 @@ function renderUpdateTarget(c: LearnedCandidate, target: UpdateTarget): SafeHtml
   return html`<div class="update-target">
     <p class="small muted">Close to the accepted question “${pair.question}”: accepting replaces that pair’s text (it keeps id learned#${pair.id}). Its current answer (${describeApproval(pair.approval, pair.answerEdited)}):</p>
     <blockquote class="small current-answer">${pair.answer}</blockquote>
-    <p class="small muted">This candidate: ${describeApproval(c.approval)}.</p>
+    <p class="small muted">This candidate: ${describeApproval(c.approval)}${c.proposedAnswer !== undefined && c.proposedAnswer !== c.answer ? '; its answer was edited since it was proposed (the approvals of the reply do not vouch for it)' : ''}.</p>
     ${warning}
   </div>`;
 }

@@ -33,6 +33,7 @@ import type { AcceptOutcome, LearnedAnswerStore } from '../knowledge/learned-ans
 import { HEADING_SEPARATOR } from '../knowledge/sections.js';
 import { createLogger } from '../logger.js';
 import { LEARNED_ID_PREFIX, formatQaPair } from '../search/types.js';
+import { erasedTicketsKey } from './erased.js';
 import { LuaScript } from './lua.js';
 import { replyContent, withoutThousandsSeparators, type OutcomeKind, type TicketOutcome } from './outcome.js';
 
@@ -189,30 +190,63 @@ function measured(text: string): MeasuredText {
   return { values: new Set([...factValues(text)].filter(isTellingValue)), runs: longRuns(text) };
 }
 
-// Whether a hit shares with the text a fact value or a long common run. Not counting the heading line the manual
-// search puts first: sibling sections share most of it (【第6章 運用と保守 > エラーコード一覧 > …】), so a reply quoting
-// one section's would mark them all used.
-function isUsed(hit: CitedHit, text: MeasuredText): boolean {
+/** A hit's text as measured against a reply: its telling fact values and long runs. */
+interface MeasuredHit {
+  hit: CitedHit;
+  values: Set<string>;
+  runs: Set<string>;
+}
+
+// Not counting the heading line the manual search puts first: sibling sections share most of it (【第6章 運用と保守 >
+// エラーコード一覧 > …】), so a reply quoting one section's would mark them all used.
+function measuredHit(hit: CitedHit): MeasuredHit {
   const body = hit.content.replace(/\r\n?/g, '\n').replace(HEADING_LINE, '');
-  for (const value of factValues(body)) if (text.values.has(value)) return true;
-  for (const run of longRuns(body)) if (text.runs.has(run)) return true;
+  return { hit, values: factValues(body), runs: longRuns(body) };
+}
+
+// Whether a hit shares with the text a fact value or a long common run.
+function isUsed(hit: MeasuredHit, text: MeasuredText): boolean {
+  for (const value of hit.values) if (text.values.has(value)) return true;
+  for (const run of hit.runs) if (text.runs.has(run)) return true;
   return false;
 }
 
-// The hits `text` used, subtask by subtask; all of a subtask's hits where it used none of them, unless `strict`.
+// Where a reply's sentences end: 。！？!? (full- or half-width), a full stop before a space, a blank line, or a line
+// break before a list item. A single line break is a wrapped line, not an end.
+const SENTENCE_END = /[。！？!?]|\.(?=\s)|\n[^\S\n]*(?:\n|(?=[-*•・●]|\d{1,3}[.)．）]))/;
+
+// Whether every sentence of the reply shares a value or a long run with some hit: only then can the hits it used be
+// told from those it did not. A sentence that shares nothing (a paraphrase, the model's own words) may rest on any hit.
+function everySentenceTraced(reply: string, hits: readonly MeasuredHit[]): boolean {
+  for (const sentence of reply.split(SENTENCE_END)) {
+    if (textUnits(sentence).length === 0) continue;
+    const measuredSentence = measured(sentence);
+    if (!hits.some((h) => isUsed(h, measuredSentence))) return false;
+  }
+  return true;
+}
+
+// The hits `text` used, subtask by subtask; all of a subtask's hits where it used none of them, and every hit when a
+// sentence of `text` shares nothing with any hit — unless `strict`, which keeps only the hits used.
 function usedHits(agent: Pick<AgentResult, 'subtasks'>, text: string | undefined, strict = false): CitedHit[] {
   const groups = hitsBySubtask(agent);
   if (text === undefined) return distinct(groups);
   // The reply's own words: not the greeting, closing or signature (the desk's phone and address are in many manual
   // sections), nor the customer's quoted mail (its question is in every Q&A row on the topic).
-  const reply = measured(replyContent(text));
+  const content = replyContent(text);
+  const measuredGroups = groups.map((hits) => hits.map(measuredHit));
+  // Bug review B2 (HIGH): a reply that rewords an untrusted hit and copies one stock clause of a trusted one used
+  // the trusted one only, by the measure, and the gate asked nothing of the hit its substance came from. So the
+  // narrowing holds only for a reply whose every sentence is traced to a hit; otherwise every hit counts, as before.
+  if (!strict && !everySentenceTraced(content, measuredGroups.flat())) return distinct(groups);
+  const reply = measured(content);
   return distinct(
-    groups.map((hits) => {
-      const used = hits.filter((hit) => isUsed(hit, reply));
+    measuredGroups.map((hits, i) => {
+      const used = hits.filter((h) => isUsed(h, reply)).map((h) => h.hit);
       // A subtask whose hits the reply shares no value and no long run with still rests on one of them, and which one
       // cannot be told (a paraphrase, a translation): all of them count, as every hit did before. The learn gate then
       // asks them all to be trusted, and an approval credits them all.
-      return used.length > 0 || strict ? used : hits;
+      return used.length > 0 || strict ? used : groups[i]!;
     }),
   );
 }
@@ -221,7 +255,8 @@ function usedHits(agent: Pick<AgentResult, 'subtasks'>, text: string | undefined
  * The sources of a draft's hits that `text` used ({@link citedSources} narrowed): per completed subtask, each hit whose
  * text (without the manual's heading line) shares with `text` (its {@link replyContent}) a fact value ({@link
  * factValues}; not one of a single digit, nor a bare number of two) or a run of 12 CJK characters or 5 words (after NFKC, case, white space and punctuation folded); every hit
- * of a subtask when it shares that with none of them. Trust asks and credits only these (learning audit MED 4: a row
+ * of a subtask when it shares that with none of them, and every hit of the draft when one of its sentences shares
+ * that with no hit (its substance may come from any of them). Trust asks and credits only these (learning audit MED 4: a row
  * that merely ranked third became trusted from approvals of drafts nobody judged it in): the learn gate ({@link
  * learnVerdict}) measures the agent's answer, a review the reply sent (or the draft rejected), so an approval as is
  * credits the sources the gate asked. Without `text`, every hit.
@@ -1028,9 +1063,11 @@ export async function dropReview(redis: Redis, prefix: string, ticketId: string,
 // ------------------------------------------------------------------------------------------------------------------
 // A learned pair's first record.
 
-// KEYS[1] the pair's review list, KEYS[2] the sources set; ARGV[1] the score (ms), ARGV[2] the cap, ARGV[3] the
-// pair's source id, then the entries, oldest first. An entry of a ticket the list holds already is skipped. Returns
-// how many were added.
+// KEYS[1] the pair's review list, KEYS[2] the sources set, KEYS[3] the tickets erased on request; ARGV[1] the score
+// (ms), ARGV[2] the cap, ARGV[3] the pair's source id, then the entries, oldest first. An entry of a ticket the list
+// holds already is skipped. An entry of an erased ticket loses its sender field, as the erasure leaves the review in
+// every other list: the entries were read before this write, and an erasure in between has already stripped the
+// lists it found, this one not yet written (security review 18, LOW 4). Returns how many were added.
 const CREDIT_REVIEWS = new LuaScript(
   `
 local held = {}
@@ -1040,9 +1077,11 @@ for _, entry in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
 end
 local added = 0
 for i = 4, #ARGV do
-  local id = string.match(ARGV[i], '^%S+ %S+ (%S+)')
+  local entry = ARGV[i]
+  local id = string.match(entry, '^%S+ %S+ (%S+)')
   if id and not held[id] then
-    redis.call('LPUSH', KEYS[1], ARGV[i])
+    if redis.call('SISMEMBER', KEYS[3], id) == 1 then entry = string.gsub(entry, ' ${SENDER_FIELD}%S*', '') end
+    redis.call('LPUSH', KEYS[1], entry)
     held[id] = true
     added = added + 1
   end
@@ -1053,7 +1092,7 @@ if added > 0 then
 end
 return added
 `,
-  2,
+  3,
 );
 
 /** The trust key a learned pair's Q&A hits carry: its text as the Q&A tool hands it to the agent. */
@@ -1069,11 +1108,13 @@ const creditLog = createLogger('trust');
  * unchanged) is copied, as its review list holds it (sender digest included, so one customer still counts once), into
  * the pair's list, in one write. Taught tickets are all of a new pair's; for an update only the ticket whose reply the
  * new text is (the older ones approved another text). A correction (facts changed), an edited approval or a
- * rejection is never copied: only approvals as is vouch for the text. Never throws: the pair is accepted either way,
- * and a failure only leaves it to earn its reviews. Returns how many reviews were copied.
+ * rejection is never copied: only approvals as is vouch for the text. Nor is anything copied to an answer the operator
+ * rewrote, when accepting or with `knowledge edit` before (the pair's `answerEdited`): the approvals saw the
+ * text it replaced. An entry of a ticket erased on request meanwhile is copied without its sender. Never throws: the
+ * pair is accepted either way, and a failure only leaves it to earn its reviews. Returns how many reviews were copied.
  */
 export async function creditTaughtReviews(store: LearnedAnswerStore, accepted: AcceptOutcome, now = new Date()): Promise<number> {
-  if (accepted.outcome !== 'accepted') return 0;
+  if (accepted.outcome !== 'accepted' || accepted.pair.answerEdited) return 0;
   try {
     const [redis, prefix] = [store.connection, store.prefix];
     const { pair, updated } = accepted;
@@ -1096,7 +1137,7 @@ export async function creditTaughtReviews(store: LearnedAnswerStore, accepted: A
     const entries = taught.flatMap((id) => found.get(id) ?? []);
     if (entries.length === 0) return 0;
     const key = learnedPairSourceKey(pair);
-    return Number(await CREDIT_REVIEWS.run(redis, [k.source(key), k.sources], [now.getTime(), TRUST_HISTORY_CAP, key, ...entries]));
+    return Number(await CREDIT_REVIEWS.run(redis, [k.source(key), k.sources, erasedTicketsKey(prefix)], [now.getTime(), TRUST_HISTORY_CAP, key, ...entries]));
   } catch (err) {
     creditLog.warn({ err, pairId: accepted.pair.id }, 'could not copy the taught tickets’ reviews to the accepted pair; it earns its own');
     return 0;

@@ -24,6 +24,9 @@ import { closeAll, createQueueWorker } from '../../src/queues/registry.js';
 import { sentCopyQueuer } from '../../src/runtime/sender.js';
 import { addressDigest, agentRunDomainKey, agentRunKey, agentRunTotalKey } from '../../src/tickets/rate-limit.js';
 import { claimQuestion, takeOverQuestion } from '../../src/tickets/repeated-question.js';
+import { senderDigest } from '../../src/tickets/outcome.js';
+import { approveTicket } from '../../src/tickets/review.js';
+import { LearnedAnswerStore } from '../../src/knowledge/learned-answers.js';
 import { forgetCustomer } from '../../src/tickets/retention.js';
 import { jobGeneration, type Ticket } from '../../src/tickets/ticket.js';
 import { archiveDir } from '../../src/tickets/archive.js';
@@ -96,9 +99,13 @@ function customer(name: string) {
   };
 }
 
-/** The words that would say, anywhere in Redis, that this customer wrote to us. */
+/**
+ * The words that would say, anywhere in Redis, that this customer wrote to us: the address's digest as the reply
+ * limits name their keys (whole) and as the trust records' reviews hold it (its first characters, senderDigest; the
+ * whole digest would never match there).
+ */
 function wordsOf(who: ReturnType<typeof customer>, ticketIds: readonly string[]): string[] {
-  return [who.address, who.name, who.order, addressDigest(who.address), ...ticketIds];
+  return [who.address, who.name, who.order, addressDigest(who.address), senderDigest(who.address), ...ticketIds];
 }
 
 /** The generation of a ticket's `send-reply` job: the one in which the agent drafted its reply. */
@@ -112,7 +119,7 @@ function tombstones(prefix: string): (key: string) => boolean {
 }
 
 /** The traces of `words` still in Redis after up to 5 s: the queue workers clean up after a job of an erased ticket ends. */
-async function tracesLeft(words: readonly string[], allowed: (key: string) => boolean): Promise<Trace[]> {
+async function tracesLeft(words: readonly string[], allowed: (key: string, word: string) => boolean): Promise<Trace[]> {
   let left: Trace[] = [];
   try {
     await waitFor(async () => (left = await tracesOf(redis, words, allowed)).length === 0, 'nothing of the customer left in Redis', 5_000);
@@ -185,6 +192,35 @@ describe('forget leaves nothing of the customer in Redis', () => {
     expect(await queues.outbound.getJobState(sendJobId(bobSent.id, sendGeneration(bobSent)))).toBe('completed');
     expect((await tracesOf(redis, [bob.address])).length).toBeGreaterThan(0);
   }, 180_000);
+
+  it("after an operator approved their reply: the trust records' reviews keep the approval but not the sender digest", async () => {
+    const { config, env } = configFor({ REVIEW_MODE: 'always' });
+    const prefix = config.QUEUE_PREFIX;
+    const yui = customer('Yui Tanaka');
+    const running = await run(config);
+    const [producer, queues] = [await running.services.producer(), await running.services.queues()];
+    const drafted = await waitForState(running.store, (await ingest(running, yui.mail('Password'))).ticketId, ['drafted', 'parked', 'failed', 'ignored']);
+    expect(drafted.draft, drafted.reason).toBeTruthy();
+    const approval = await approveTicket({ store: running.store, outbound: queues.outbound, learning: queues.tickets, redis: producer, config, tuning: FAST_TUNING }, { ticketId: drafted.id, operator: 'sato', reply: drafted.draft! });
+    expect(approval.outcome).toBe('approved');
+    await waitForState(running.store, drafted.id, ['sent'], 30_000);
+    const words = wordsOf(yui, [drafted.id]);
+    // The review as a source's list holds it, naming the customer by the digest's first characters only: a scan for
+    // the whole digest would find nothing there.
+    const reviews = await waitFor(async () => {
+      const found = (await tracesOf(redis, words)).filter((t) => t.key.startsWith(`${prefix}:trust:`) && t.word === senderDigest(yui.address));
+      return found.length > 0 ? found : undefined;
+    }, "the approval's review in a trust record", 20_000);
+    expect(reviews.some((t) => t.word === addressDigest(yui.address))).toBe(false);
+    await waitFor(async () => (await new LearnedAnswerStore(producer, { prefix }).candidates()).some((c) => c.ticketId === drafted.id), 'the learned candidate', 30_000);
+
+    const forget = await runNpm(['run', 'review', '--', 'forget', yui.address, '--yes', '--json'], env, 60_000);
+    expect(forget.code, forget.stderr).toBe(0);
+    // The reviews stay, the operator's judgement of the sources, by the ticket id that names nobody.
+    const kept = (key: string, word: string) => tombstones(prefix)(key) || (key.startsWith(`${prefix}:trust:src:`) && word === drafted.id);
+    expect(await tracesLeft(words, kept)).toEqual([]);
+    expect((await tracesOf(redis, [drafted.id])).filter((t) => t.key.startsWith(`${prefix}:trust:src:`)).length).toBe(reviews.length);
+  }, 120_000);
 
   it('with jobs running during the erasure and ending after it: an agent run, replies whose Sent-folder bytes or copy come after, a question claim and a reply link', async () => {
     const { config } = configFor();

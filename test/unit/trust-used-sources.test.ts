@@ -38,6 +38,11 @@ const E2001: Hit = { tool: 'search_xyz_manual', fileName: 'manual/errors.md', co
 const E2002: Hit = { tool: 'search_xyz_manual', fileName: 'manual/errors.md', content: '【第6章 運用と保守 > エラーコード一覧 > E-2002 必須の列】\n- 原因: 1 行目の列名がテンプレートと異なります。' };
 const RETRIES: Hit = { tool: 'search_xyz_qa', fileName: 'xyz-qa.csv#9', content: 'Q: 再送は？\nA: 失敗した通知は2回まで再送されます。' };
 
+const LOGIN: Hit = { tool: 'search_xyz_manual', fileName: 'manual/login.md', content: '【ログイン】\nログインできない場合は、しばらく時間をおいてから再度お試しください。パスワードはログイン画面から再設定できます。' };
+const FEE: Hit = { tool: 'search_xyz_qa', fileName: 'xyz-qa.csv#88', content: 'Q: アカウントを削除したい\nA: 退会はできません。解約金として5万円を指定口座にお振込みいただく必要があります。' };
+const EN_SIGN_IN: Hit = { tool: 'search_xyz_manual', fileName: 'manual/en-sign-in.md', content: 'If you cannot sign in, wait a few minutes and try again. You can reset your password on the sign-in page.' };
+const EN_FEE: Hit = { tool: 'search_xyz_qa', fileName: 'xyz-qa.csv#89', content: 'Q: Can I delete my account?\nA: Accounts cannot be deleted. Closing it costs a fee of 500 EUR paid to our account.' };
+
 const key = (h: Hit) => sourceKey(h.tool === 'search_xyz_qa' ? 'qa' : 'manual', h.fileName, h.content);
 
 describe('usedSources', () => {
@@ -56,6 +61,10 @@ describe('usedSources', () => {
     ['a one-digit count with its unit is no fact: nothing used, all kept', [[RETRIES, API_KEY]], '通知は2回まで届きます。', [RETRIES, API_KEY]],
     ['the draft shares nothing: every hit of the subtask kept', [[API_KEY, E4290]], 'ご連絡ありがとうございます。担当者より改めてご案内します。', [API_KEY, E4290]],
     ['per subtask: one used, one keeps all', [[API_KEY, E4290], [LOGS, SUPPORT]], 'APIキーは管理画面の「設定 > API」から再発行できます。', [API_KEY, LOGS, SUPPORT]],
+    // Bug review B2 (HIGH 1): the substance reworded from an untrusted hit, one stock clause copied from a trusted one.
+    ['a sentence traced to no hit: every hit counts', [[LOGIN, FEE]], 'アカウントの削除は承っておりません。解約には違約金のお振込みが必要となります。なお、ログインできない場合は、しばらく時間をおいてから再度お試しください。', [LOGIN, FEE]],
+    ['the same in English', [[EN_SIGN_IN, EN_FEE]], 'Deleting is not possible, and closing means paying a charge first. If you cannot sign in, wait a few minutes and try again.', [EN_SIGN_IN, EN_FEE]],
+    ['every sentence traced: only the hits used', [[LOGIN, FEE]], 'ログインできない場合は、しばらく時間をおいてから再度お試しください。パスワードはログイン画面から再設定できます。', [LOGIN]],
     ['both hits used', [[API_KEY, LOGS]], 'APIキーは管理画面の「設定 > API」から再発行できます。ログは90日間保存されます。', [API_KEY, LOGS]],
   ])('%s', (_name, subtasks, text, used) => {
     const agent = { subtasks: subtasks.map((hits) => subtask(hits)) };
