@@ -7,21 +7,11 @@ import type { Subtask } from '../../src/agent/types.js';
 import { formatTrust } from '../../src/cli/knowledge-trust.js';
 import { ConfigError, parseConfig } from '../../src/config.js';
 import { citedSources, judgeTrust, reviewEntry, unsourcedSubtasks, type Review, type TrustSettings } from '../../src/tickets/trust.js';
+import { subtaskWithHits } from '../support/search-subtask.js';
 
 const SETTINGS: TrustSettings = { TRUST_MIN_REVIEWS: 5, TRUST_MIN_AS_IS: 0.9, TRUST_WINDOW: 20, TRUST_MAX_EDIT_RATIO: 0.2 };
 
-function subtask(results: Array<{ tool: string; fileName: string; content: string }>, completed = true): Subtask {
-  return {
-    taskName: 't',
-    toolResults: [results.map((r) => ({ toolName: r.tool, args: '{}', results: [{ fileName: r.fileName, content: r.content }] }))],
-    reflectionResults: [],
-    isCompleted: completed,
-    subtaskAnswer: 'a',
-    challengeCount: 1,
-    usedFallback: !completed,
-    usage: { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 },
-  };
-}
+const subtask = subtaskWithHits;
 
 describe('citedSources', () => {
   it('names each section or pair by where it came from and a hash of its text; a changed text is a new source', () => {

@@ -4,8 +4,8 @@
  * shares nothing with keeps all of them.
  */
 import { describe, expect, it } from 'vitest';
-import type { Subtask } from '../../src/agent/types.js';
 import { citedSources, reviewedSources, sourceKey, usedLabelledSources, usedSources } from '../../src/tickets/trust.js';
+import { subtaskWithHits } from '../support/search-subtask.js';
 
 interface Hit {
   tool: 'search_xyz_manual' | 'search_xyz_qa';
@@ -13,18 +13,7 @@ interface Hit {
   content: string;
 }
 
-function subtask(hits: readonly Hit[], completed = true): Subtask {
-  return {
-    taskName: 't',
-    toolResults: [hits.map((h) => ({ toolName: h.tool, args: '{}', results: [{ fileName: h.fileName, content: h.content }] }))],
-    reflectionResults: [],
-    isCompleted: completed,
-    subtaskAnswer: 'a',
-    challengeCount: 1,
-    usedFallback: !completed,
-    usage: { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 },
-  };
-}
+const subtask = subtaskWithHits;
 
 const API_KEY: Hit = { tool: 'search_xyz_manual', fileName: 'manual/api.md', content: '【API > APIキー】\nAPIキーは管理画面の「設定 > API」から再発行できます。再発行すると古いキーはすぐに使えなくなります。' };
 const E4290: Hit = { tool: 'search_xyz_qa', fileName: 'xyz-qa.csv#31', content: 'Q: エラー E-4290 が出ます\nA: 同時接続数の上限です。しばらく待ってから再度お試しください。' };
