@@ -908,7 +908,7 @@ const PLACE_BEFORE_NAME =
 const COMPANY_NAME_END = /商事|商会|商店|物産|産業|工業|興業|建設|電機|電気|製作所|工務店|不動産|技研|製薬|化学|化成|銀行|証券|保険|生命|信託|運輸|運送|鉄道|電鉄|航空|海運|郵船|汽船|商船|倉庫|自動車|電力|ガス|石油|通信|電工|電子|重工|製鉄|製紙|紡績|金属|印刷|食品|精機|通商|ホールディングス|株式会社|有限会社|合同会社|合資会社|合名会社|[㈱㈲]/gu;
 // Titles that open a run of letters before a name (代表取締役山田太郎様): the name is what follows them.
 // 専務執行役員山田太郎様 is read title by title, or the name after the titles would exceed what a name may hold.
-const LEADING_TITLES = ['代表取締役', '取締役', '副社長', '社長', '副会長', '会長', '専務', '常務', '代表', '執行役員', '理事長', '理事', '代行', '頭取', '顧問', '相談役', '監査役'];
+const LEADING_TITLES = ['代表取締役', '取締役', '副社長', '社長', '副会長', '会長', '専務', '常務', '代表', '執行役員', '理事長', '理事', '代行', '頭取', '顧問', '相談役', '監査役', '幹事', '監事', '支配人'];
 // A department or a team, not a person: 営業部, サポート部, 第二課, 総務課, カスタマーセンター. Surnames end in 部 too (阿部,
 // 服部), so 部 counts only after a word of business.
 const DEPARTMENT_WORK =
@@ -2055,6 +2055,8 @@ function companyNameEnd(text: string, start: number, end: number): number | unde
 function personAfterCompanyOrTitle(text: string, start: number, nameEnd: number, title: string | undefined): [number, number][] | undefined {
   const boundary = companyNameEnd(text, start, nameEnd);
   let nameStart = boundary ?? wordStart(text, start);
+  // A space between the company and the name (東京ガス 佐藤課長様): the name starts after it (bug review B3b).
+  while (boundary !== undefined && nameStart < nameEnd && /\s/u.test(text.charAt(nameStart))) nameStart++;
   let leading = false;
   // At most three titles in a row (代表取締役副社長): bounded, whatever the run.
   for (let i = 0; i < 3; i++) {

@@ -195,13 +195,16 @@ interface MeasuredHit {
   hit: CitedHit;
   values: Set<string>;
   runs: Set<string>;
+  /** The long runs of its heading line, which a reply's sentence may repeat ({@link everySentenceTraced}). */
+  headingRuns: Set<string>;
 }
 
 // Not counting the heading line the manual search puts first: sibling sections share most of it (【第6章 運用と保守 >
 // エラーコード一覧 > …】), so a reply quoting one section's would mark them all used.
 function measuredHit(hit: CitedHit): MeasuredHit {
-  const body = hit.content.replace(/\r\n?/g, '\n').replace(HEADING_LINE, '');
-  return { hit, values: factValues(body), runs: longRuns(body) };
+  const content = hit.content.replace(/\r\n?/g, '\n');
+  const body = content.replace(HEADING_LINE, '');
+  return { hit, values: factValues(body), runs: longRuns(body), headingRuns: longRuns(HEADING_LINE.exec(content)?.[0] ?? '') };
 }
 
 // Whether a hit shares with the text a fact value or a long common run.
@@ -211,17 +214,27 @@ function isUsed(hit: MeasuredHit, text: MeasuredText): boolean {
   return false;
 }
 
-// Where a reply's sentences end: 。！？!? (full- or half-width), a full stop before a space, a blank line, or a line
-// break before a list item. A single line break is a wrapped line, not an end.
-const SENTENCE_END = /[。！？!?]|\.(?=\s)|\n[^\S\n]*(?:\n|(?=[-*•・●]|\d{1,3}[.)．）]))/;
+// Where a reply's sentences end: 。．｡！？!? (full- or half-width), a full stop before a space (past a closing quote
+// or bracket), a semicolon, and every line break (not a colon: URLs and labels hold them). Splitting too often is the safe side: a piece traced to no hit makes
+// every hit count, while a missed end lets a sentence in the model's own words ride on a traced one (bug review B3b).
+const SENTENCE_END = /[。．｡！？!?;；\n]|\.(?=["'”’)\]」』]*\s)/;
 
 // Whether every sentence of the reply shares a value or a long run with some hit: only then can the hits it used be
 // told from those it did not. A sentence that shares nothing (a paraphrase, the model's own words) may rest on any hit.
+// The hits' values and runs are gathered once, so the cost is the reply's length plus the hits', not their product.
 function everySentenceTraced(reply: string, hits: readonly MeasuredHit[]): boolean {
+  const values = new Set<string>();
+  const runs = new Set<string>();
+  for (const h of hits) {
+    for (const v of h.values) values.add(v);
+    for (const r of h.runs) runs.add(r);
+    // A reply that repeats a section's heading line took that line from the hit: traced, though it marks no hit used.
+    for (const r of h.headingRuns) runs.add(r);
+  }
   for (const sentence of reply.split(SENTENCE_END)) {
     if (textUnits(sentence).length === 0) continue;
-    const measuredSentence = measured(sentence);
-    if (!hits.some((h) => isUsed(h, measuredSentence))) return false;
+    const own = measured(sentence);
+    if (![...own.values].some((v) => values.has(v)) && ![...own.runs].some((r) => runs.has(r))) return false;
   }
   return true;
 }

@@ -134,3 +134,24 @@ describe('personal-data scrub: what session 49 left', () => {
     expect(scrubPersonalData(input).text).toBe(input);
   });
 });
+
+// Bug review B3b: a space between the company and the name kept the name (the company's end fell before the space),
+// and titles that open a run before a name lost themselves with it.
+describe('personal-data scrub: a space after the company, more leading titles', () => {
+  it.each([
+    ['東京ガス 佐藤課長様', '東京ガス [氏名]課長様'],
+    ['トヨタ自動車 鈴木部長様', 'トヨタ自動車 [氏名]部長様'],
+    ['ソニー生命 山田部長様', 'ソニー生命 [氏名]部長様'],
+    ['ABC 生命保険 山田部長様', 'ABC 生命保険 [氏名]部長様'],
+    ['サンプル商事 山田部長様', 'サンプル商事 [氏名]部長様'],
+    ['三井住友銀行 田中支店長様', '三井住友銀行 [氏名]支店長様'],
+    ['代表幹事山田太郎様', '代表幹事[氏名]様'],
+    ['支配人山田様', '支配人[氏名]様'],
+  ])('%s', (input, expected) => {
+    expect(scrubPersonalData(input).text).toBe(expected);
+  });
+
+  it.each(['サンプル商事 営業部長様', '三井住友銀行 渋谷支店長様', '東京ガス 営業課長様'])('keeps %s', (input) => {
+    expect(scrubPersonalData(input).text).toBe(input);
+  });
+});

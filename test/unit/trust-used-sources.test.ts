@@ -38,7 +38,11 @@ describe('usedSources', () => {
   it.each<[string, Hit[][], string, Hit[]]>([
     // The audit's case: the draft copies the API-key section; the E-4290 row merely ranked third.
     ['a run of 12+ Japanese characters copied from one hit', [[API_KEY, E4290]], 'APIキーは管理画面の「設定 > API」から再発行できます。', [API_KEY]],
-    ['white space and punctuation folded (NFKC, line breaks)', [[API_KEY, E4290]], 'ＡＰＩキーは管理画面の\n設定 API から再発行できます', [API_KEY]],
+    ['white space and punctuation folded (NFKC, brackets)', [[API_KEY, E4290]], 'ＡＰＩキーは管理画面の 設定 API から再発行できます', [API_KEY]],
+    // Bug review B3b: a line break ends a sentence, so a half traced to nothing makes every hit count (the safe side).
+    ['a line break ends a sentence: an untraced half counts every hit', [[API_KEY, E4290]], 'ＡＰＩキーは管理画面の\n設定 API から再発行できます', [API_KEY, E4290]],
+    ['a sentence after ．, 」 or a list mark is one of its own', [[API_KEY, E4290]], 'APIキーは管理画面の「設定 > API」から再発行できます．返金はカードに二週間ほどで戻ります', [API_KEY, E4290]],
+    ['…and after a bullet on a new line', [[API_KEY, E4290]], 'APIキーは管理画面の「設定 > API」から再発行できます\n※返金はカードに二週間ほどで戻ります', [API_KEY, E4290]],
     ['a fact value shared (90日), no long run', [[LOGS, E4290]], '保存は90日です。', [LOGS]],
     ['a mail address or URL shared', [[SUPPORT, E4290]], 'お問い合わせは https://xyz.example/help からお願いします。', [SUPPORT]],
     ['an error code shared', [[E4290, API_KEY]], 'E-4290 は上限の合図です。', [E4290]],
