@@ -1328,10 +1328,14 @@ const FORWARD_SUBJECT = /^\s*(?:fwd?|wg|tr|rv|転送|转发|轉寄|전달)\s*[:�
  * before each), not the forwarded mail, which is a stranger's (security review 18, HIGH 1: a phishing mail's IBAN,
  * forwarded to ask whether it is real, vouched for a draft confirming it as "your account"). With no note the parser
  * makes the first forwarded mail's text the question, unmarked: a forwarding subject, or an attached mail, with no
- * marker in the question leaves no words of the customer's own. (A mail with no note that forwards two or more mails
- * still reads as if the first forward's text were the note: the question does not tell the two apart.)
+ * marker in the question leaves no words of the customer's own. The parser knows which words are the note and the
+ * ticket keeps them when the mail forwards ({@link Ticket.customerWords}): a guess from the question reads a phish that
+ * writes the delimiter line itself as a note above a forward, and a forward under a subject with no Fwd: as the
+ * customer's words (bug review B3a HIGH 1, MED 2). The guess stays for tickets stored before, and for a mail that
+ * forwards nothing the parser found, whose question is all theirs unless its subject forwards or it attaches a mail.
  */
 function customerOwnWords(ticket: Ticket): string[] {
+  if (ticket.customerWords !== undefined) return ticket.customerWords.trim() === '' ? [] : [ticket.customerWords];
   const { question } = ticket;
   const at = question.startsWith(`${FORWARDED_DELIMITER}\n`) ? 0 : question.indexOf(`\n${FORWARDED_DELIMITER}\n`);
   const forwards = FORWARD_SUBJECT.test(ticket.subject) || ticket.attachments.some((a) => a.contentType.toLowerCase() === 'message/rfc822');

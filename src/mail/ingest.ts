@@ -199,6 +199,8 @@ export function ticketInputForMail(
     rawRef: extra.rawRef,
     actor: POLLER_ACTOR,
   };
+  // Only where they are not the whole question: when the mail forwards one with words (see Ticket.customerWords).
+  if (mail?.customerWords !== undefined && mail.customerWords !== mail.question) input.customerWords = mail.customerWords;
   if (sender?.name) input.fromName = sender.name;
   if (mail?.replyTo?.address) {
     input.replyTo = mail.replyTo.address;

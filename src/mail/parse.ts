@@ -100,6 +100,14 @@ export interface InboundMail {
    * this; the ticket's question adds the subject where the words lean on it ({@link questionWithSubject}).
    */
   question: string;
+  /**
+   * The words of {@link question} the customer wrote themselves, as the parser found them: their note above the mails
+   * they forward ('' when they only forward, whose text is then the question alone, unmarked), or the whole question
+   * when they forward nothing with words. The draft checks let an account or address through only from these: a
+   * forwarded mail is a stranger's, and the question cannot tell it from a note (bug review B3a HIGH 1, MED 2: a phish
+   * that writes the forward delimiter itself, a forward under a subject with no Fwd:).
+   */
+  customerWords?: string;
   /** Attachments (and inline parts such as images) by name, type and size; not processed further. */
   attachments: AttachmentInfo[];
   /** Non-fatal problems met while parsing (truncation, malformed MIME, unparseable dates…); [] when none. */
@@ -2684,7 +2692,9 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
   const reply = (Boolean(inReplyTo) || references.length > 0 || REPLY_OR_FORWARD_PREFIX.test(subject)) && !FORWARD_SUBJECT.test(subject);
   const own = ownTextOf(text, subject, recipients, ourMailboxesOf(recipients, firstUsable(fromList), opts.ownAddresses), reply, firstUsable(fromList)?.address);
   const attached = await attachedMails(body, input, opts, depth);
-  const ownWords = withForwards(own.note, [...(own.forwarded ? [own.forwarded] : []), ...attached]);
+  const forwards = [...(own.forwarded ? [own.forwarded] : []), ...attached];
+  const ownWords = withForwards(own.note, forwards);
+  const question = ownWords ?? subjectAsQuestion(subject);
   const sendersPart = ownPart(text, reply);
   const mail: InboundMail = {
     messageId,
@@ -2702,7 +2712,9 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
     headers: classifierHeaders,
     contentType: contentTypeOf(parsed),
     text,
-    question: ownWords ?? subjectAsQuestion(subject),
+    question,
+    // As withForwards reads them: only a forward with words goes into the question.
+    customerWords: forwards.some((forwarded) => hasWords(forwarded.text)) ? (hasWords(own.note) ? own.note : '') : question,
     attachments,
     parseWarnings: notes.warnings,
   };

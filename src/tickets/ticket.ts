@@ -284,6 +284,13 @@ export interface Ticket {
   /** The question given to the agent: the new text of the mail without quoted history or signature. */
   question: string;
   /**
+   * The customer's own words in {@link question} as the parser found them, kept when the mail forwards a mail with
+   * words: their note above it, '' when they only forward (the question is then the forwarded mail's text alone). Absent
+   * when the mail forwards none, the question being all theirs (not stored twice), and on tickets stored before it was
+   * kept; the draft checks then guess the note from the question (jobs/answer-ticket.ts, `customerOwnWords`).
+   */
+  customerWords?: string;
+  /**
    * The mail's whole text (HTML turned into text, quotes kept), made once at ingest for the review page, so a page
    * view never parses the raw mail again; at most {@link MAX_MAIL_TEXT_CHARS}. Absent on tickets stored before it.
    */
@@ -426,6 +433,8 @@ export interface NewTicketInput {
   inReplyTo?: string;
   /** The customer's question (new text of the mail). */
   question: string;
+  /** {@link Ticket.customerWords}. */
+  customerWords?: string;
   /** The mail's whole text for the review page; cut to {@link MAX_MAIL_TEXT_CHARS}. */
   mailText?: string;
   /** Root ticket of the thread, from `TicketStore.findConversation`; defaults to the new ticket itself. */
@@ -489,6 +498,7 @@ export function newTicket(input: NewTicketInput, now: Date = new Date()): Ticket
   if (input.replyTo && input.replyToName) ticket.replyToName = input.replyToName;
   if (input.inReplyTo && normalizeMessageId(input.inReplyTo)) ticket.inReplyTo = normalizeMessageId(input.inReplyTo);
   if (input.reason) ticket.reason = input.reason;
+  if (input.customerWords !== undefined) ticket.customerWords = input.customerWords;
   if (input.rawRef) ticket.rawRef = input.rawRef;
   if (input.mailText !== undefined) {
     ticket.mailText =

@@ -70,6 +70,31 @@ describe('HIGH 1: a forwarded phish\'s IBAN confirmed as "your account", a fee a
     expect(done.reason).toContain('DE89');
   });
 
+  // Bug review B3a HIGH 1, MED 2: with no note the question is the forward's text alone, unmarked, so the customer's
+  // own words were guessed from it: a delimiter line the phish writes itself made its top read as the note, and a
+  // forward under a subject of the customer's own (no Fwd:) read wholly as their words. The parser now says.
+  it.each([
+    [
+      'a note-less Fwd: forward whose text writes the forward delimiter itself below the IBAN',
+      [
+        FORWARD,
+        '',
+        '---------- Forwarded message ----------',
+        'From: XYZ <info@xyz.example>',
+        'Subject: Order',
+        '',
+        'Thank you for your order.',
+      ].join('\n'),
+      'Fwd: Your refund',
+    ],
+    ['a note-less Apple forward under a subject of the customer\'s own (no Fwd:)', FORWARD.replace(/^-+ Forwarded message -+$/m, 'Begin forwarded message:\n'), 'Is this real?'],
+  ])('%s, its IBAN confirmed: parks', async (_name, body, subject) => {
+    const done = await settled(`${LEAD}${REFUND}`, AUTH, body, subject);
+    expect(done.question).toContain(IBAN);
+    expect(done.state, done.reason).toBe('parked');
+    expect(done.reason).toContain('DE89');
+  });
+
   it.each([
     ['the customer\'s own words: the fee asked two sentences on', `${LEAD}${REFUND} Thank you for your patience. Wire the 5 EUR release fee to that account today.`],
     ['the customer\'s own words: a fee owed at the end', `${LEAD}${REFUND}\n\nPlease note that a handling fee of 5 EUR is due by Friday.`],
