@@ -989,15 +989,32 @@ function owesAmount(sentence: string): boolean {
 // fee into that account", "repita la transferencia a dicha cuenta", "dorthin", 同口座) has no business in a refund's
 // confirmation but to send money there; and the asks to pay of the other languages the refund words cover, an
 // imperative with a payment noun a few words on (repita la transferencia, effectuez le virement, faça o pagamento).
+// Bug review B3a (session 50, MED 4): not "in/on this account" ("The money will arrive in this account within 3 days"),
+// and "ce compte" only as where money goes (sur, à, vers ce compte): "Ce compte recevra le virement" tells, asks nothing.
 const POINTS_BACK_TO_ACCOUNT =
-  /\b(?:to|into|in|on)[ \t]+(?:that|this|the[ \t]+(?:same|above|said))[ \t]+(?:bank[ \t]+)?account\b|\b(?:dicha|esa|esta|la[ \t]+misma|essa|mesma|nessa|nesta)[ \t]+(?:cuenta|conta)\b|\b(?:dieses|diesem|dasselbe|demselben)[ \t]+Konto\b|\bdorthin\b|\b(?:ce|le[ \t]+même)[ \t]+compte\b|同口座|上記(?:の)?口座|当該口座|その口座/i;
+  /\b(?:to|into)[ \t]+(?:that|this|the[ \t]+(?:same|above|said))[ \t]+(?:bank[ \t]+)?account\b|\b(?:dicha|esa|esta|la[ \t]+misma|essa|mesma|nessa|nesta)[ \t]+(?:cuenta|conta)\b|\b(?:dieses|diesem|dasselbe|demselben)[ \t]+Konto\b|\bdorthin\b|(?:^|[ \t])(?:sur|à|vers)[ \t]+(?:ce|le[ \t]+même)[ \t]+compte\b|同口座|上記(?:の)?口座|当該口座|その口座/iu;
+// Bug review B3a (session 50, MED 3): an amount in place of the payment noun ("transfiera 5 € a la cuenta indicada",
+// "Envoyez 5 € sur le compte ci-dessus"), and the verbs of sending money (envíe, mande, envoyez, virez, versez, senden
+// or schicken Sie, envie).
 const OTHER_PAY_IMPERATIVE =
-  /(?:^|[ \t"'(¡,])(?:repita|repitan|realice|realicen|efectúe|efectúen|haga|hagan|abone|abonen|transfiera|pague|paguen|ingrese|effectuez|réglez|renouvelez|faça|façam|realize|efetue|transfira|deposite|überweisen[ \t]+Sie|zahlen[ \t]+Sie|begleichen[ \t]+Sie|tätigen[ \t]+Sie)\b[^.!?。\n]{0,30}?\b(?:transferencia|transferência|pago|pagamento|ingreso|abono|dep[óo]sito|virement|paiement|versement|règlement|Überweisung|Zahlung|Betrag|Gebühr|importe|cuota|taxa|frais)\b/iu;
+  /(?:^|[ \t"'(¡,])(?:repita|repitan|realice|realicen|efectúe|efectúen|haga|hagan|abone|abonen|transfiera|pague|paguen|ingrese|envíe|envíen|mande|manden|effectuez|réglez|renouvelez|envoyez|virez|versez|faça|façam|realize|efetue|transfira|deposite|envie|enviem|überweisen[ \t]+Sie|zahlen[ \t]+Sie|begleichen[ \t]+Sie|tätigen[ \t]+Sie|senden[ \t]+Sie|schicken[ \t]+Sie)\b[^.!?。\n]{0,30}?(?:\b(?:transferencia|transferência|pago|pagamento|ingreso|abono|dep[óo]sito|virement|paiement|versement|règlement|Überweisung|Zahlung|Betrag|Gebühr|importe|cuota|taxa|frais)\b|[$€£¥][ \t]?[0-9]|[0-9][ \t]?(?:€|\$|£|¥|EUR\b|USD\b|GBP\b|CHF\b|euros?\b))/iu;
+// Bug review B3a (session 50, MED 3): in a sentence without a refund word, a fee word ("send the release fee", "Envíe
+// la comisión", "5 € de taxa") or a pointer back at the account given before ("the account mentioned above", "the IBAN
+// given above", "the same IBAN", "la cuenta indicada", "le compte ci-dessus", "das oben genannte Konto", "a conta
+// acima") has no business in a refund's confirmation but to send money there. A fee word alone ends the exemption too
+// ("you can pay 5 EUR for express shipping fees on your next order" parks): the safe side, a person reads it. Not "no
+// fee", "free of charge" (read out first), nor a sentence that says nothing is owed ("The fee is not due.").
+const FEE_WORD = /(?<![\p{L}])(?:fees?|charges?|Gebühr(?:en)?|comisi[óo]n(?:es)?|frais|taxas?|手数料)(?![\p{L}])/iu;
+const NO_FEE = /\b(?:free[ \t]{1,3}of[ \t]{1,3}charge|no[ \t]{1,3}(?:(?:extra|additional|further)[ \t]{1,3})?(?:fee|charge)s?|without[ \t]{1,3}(?:any[ \t]{1,3})?(?:(?:extra|additional)[ \t]{1,3})?(?:fee|charge)s?)\b/gi;
+const ACCOUNT_GIVEN_BEFORE =
+  /(?<![\p{L}])(?:(?:account|IBAN)[ \t]{1,3}(?:(?:mentioned|indicated|given|shown|stated|listed|named|provided)(?:[ \t]{1,3}(?:above|before|earlier))?|above)|the[ \t]{1,3}(?:same|above|said)[ \t]{1,3}IBAN|cuenta[ \t]{1,3}(?:indicada|mencionada|señalada|arriba)|compte[ \t]{1,3}(?:indiqué|mentionné|ci-dessus)|(?:genannte|genannten|angegebene|angegebenen|obige|obigen)[ \t]{1,3}Konto|conta[ \t]{1,3}(?:acima|indicada|mencionada))(?![\p{L}])/iu;
 const DRAFT_PAY_ASK = [JA_PAY_ASK, JA_POINTED_PAY_ASK, PAYMENT_USE_ASK, EN_PAY_ASK, POINTS_BACK_TO_ACCOUNT, OTHER_PAY_IMPERATIVE];
 // An imperative to pay at a sentence's start, after please or kindly, or after a leading "To …," clause ("To release
-// it, send 5 EUR there"); "Please pay attention" asks nothing. Anchored, each gap bounded: linear.
+// it, send 5 EUR there"); "Please pay attention" asks nothing. Only a verb with its object after it (the, a, your, an
+// amount…): "Transfer times vary", "Wire transfers can take 5 days", "Pay no attention" are nouns or ask nothing (bug
+// review B3a, MED 4). Anchored, each gap bounded: linear.
 const PAY_IMPERATIVE =
-  /^[ \t"'(]{0,3}(?:(?:to\s[^,\n]{1,40},|then|now|first|and|also)\s{1,3})?(?:(?:please|kindly)\s{1,3})?(?:pay(?!\s+attention\b)|wire|transfer|remit|deposit|send\s{1,3}(?:us\s{1,3})?(?:[$€£¥]|[0-9]))\b/i;
+  /^[ \t"'(]{0,3}(?:(?:to\s[^,\n]{1,40},|then|now|first|and|also)\s{1,3})?(?:(?:please|kindly)\s{1,3})?(?:(?:pay|wire|transfer|remit|deposit)(?=\s{1,3}(?:(?:the|a|an|your|us|it|now|this|that|these|those|there|our|me|them|any|all|some|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred|EUR|USD|GBP|CHF|JPY)\b|[$€£¥0-9]))|send\s{1,3}(?:us\s{1,3})?(?:[$€£¥]|[0-9]))/i;
 // A pay verb before an amount of money a few words on, unless we are the ones paying ("We will transfer 20 EUR to
 // you", "to be sent 20 EUR"): "complete the transfer of 5 EUR", "you need to pay 500 yen". The verbs are
 // OWN_ACCOUNT_PAY_VERB's, and the words before and after each are read anchored on a few characters: one pattern with
@@ -1027,6 +1044,9 @@ function draftAsksToPay(text: string): boolean {
     if (owesAmount(sentence)) return true;
     const read = NEGATED_OWED.reduce((kept, negated) => kept.replace(negated, ' '), sentence);
     if (DRAFT_PAY_ASK.some((ask) => ask.test(read)) || PAY_IMPERATIVE.test(read) || paysAmount(read)) return true;
+    // The refund's own sentence may name the fee it pays back or the account given above; read === sentence: no
+    // "nothing is owed" was read out of it ({@link FEE_WORD}).
+    if (!OWN_ACCOUNT_PAID_BACK.test(sentence) && (ACCOUNT_GIVEN_BEFORE.test(read) || (read === sentence && FEE_WORD.test(read.replace(NO_FEE, ' '))))) return true;
   }
   return false;
 }

@@ -553,10 +553,11 @@ const EU_CHECK_DOCUMENT =
   '[ \\t]{1,3}(?:(?:o|a|os|as)[ \\t]{1,3})?(?:su|sus|el|la|los|las|seu|sua|seus|suas|votre|vos|le|les|ihren|ihr|den|das)[ \\t]{1,3}' +
   `(?:${EN_ID})`;
 // "Reply to this mail and …": the reply is the way, so the verb after it sends the document, whichever it is
-// ("responda a este correo y aporte una copia de su pasaporte": bug review B2 of session 50). Not where we act next
+// ("responda a este correo y aporte una copia de su pasaporte": bug review B2 of session 50; "correo electrónico" and
+// contestar, "Contéstenos y aporte …": bug review B3a, LOW 6). Not where we act next
 // ("… y le enviaremos su pasaporte", "… et nous vous renverrons", "… und wir senden Ihnen") or another action follows.
 const EU_REPLY_AND =
-  '(?:(?:respóndanos|respóndame|responda|responde|respondan)\\s+(?:a\\s+(?:este|nuestro)\\s+(?:correo|mensaje|e-?mail)\\s+)?(?:y|e)|' +
+  '(?:(?:respóndanos|respóndame|responda|responde|respondan|contéstenos|contésteme|conteste|contesten)\\s+(?:a\\s+(?:este|nuestro)\\s+(?:correo(?:\\s+electrónico)?|mensaje|e-?mail)\\s+)?(?:y|e)|' +
   '(?:responda|respondam)(?:-nos)?\\s+(?:a\\s+este\\s+(?:e-?mail|correio|mensagem)\\s+)?e|' +
   'répondez(?:-(?:nous|moi))?\\s+(?:à\\s+(?:ce|cet|notre)\\s+(?:message|e-?mail|courriel|mail)\\s+)?et|' +
   'antworten\\s+sie\\s+(?:uns\\s+)?(?:auf\\s+(?:diese|unsere)\\s+(?:e-?mail|nachricht)\\s+)?und)' +

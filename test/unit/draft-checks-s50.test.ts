@@ -193,6 +193,10 @@ const ASKS_BY_AN_UNLISTED_VERB: ReadonlyArray<[string, string]> = [
   ['pt: responda e disponibilize', 'Responda a este e-mail e disponibilize uma cópia do seu passaporte.'],
   ['fr: répondez et ajoutez', 'Répondez à ce message et ajoutez une copie de votre passeport.'],
   ['de: antworten Sie und stellen Sie … zur Verfügung', 'Antworten Sie auf diese E-Mail und stellen Sie uns eine Kopie Ihres Reisepasses zur Verfügung.'],
+  // Bug review B3a of session 50, LOW 6: the reply named as "correo electrónico", and contestar for responder.
+  ['es: responda a este correo electrónico y aporte', 'Responda a este correo electrónico y aporte una copia de su pasaporte.'],
+  ['es: contéstenos y aporte', 'Contéstenos y aporte una copia de su pasaporte.'],
+  ['es: conteste a este mensaje y aporte', 'Conteste a este mensaje y aporte una copia de su DNI.'],
 ];
 
 describe('only a listed verb of another action ends the ask for a document (bug review B2 of session 50)', () => {
@@ -210,6 +214,7 @@ describe('only a listed verb of another action ends the ask for a document (bug 
     ['de: bringen Sie … mit', 'Senden Sie uns das Formular und bringen Sie Ihren Reisepass mit.'],
     ['es: responda y le enviaremos', 'Responda a este correo y le enviaremos su pasaporte renovado.'],
     ['es: responda y recibirá', 'Responda a este correo y recibirá su pasaporte en casa.'],
+    ['es: contéstenos y le enviaremos', 'Contéstenos y le enviaremos su pasaporte renovado.'],
   ])('is sent: %s', (_name, draft) => {
     expect(secretRequest(draft)).toBeUndefined();
   });

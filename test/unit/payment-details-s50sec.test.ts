@@ -100,3 +100,46 @@ describe('HIGH 2: account digits in forms a reader reads as the number', () => {
     expect(found(text, desk)).toEqual([]);
   });
 });
+
+// Bug review B3a of session 50, MED 3 and MED 4 (tmp/s50-b3a/report.md): asks to pay by a fee word, an amount in place
+// of the payment noun or a pointer at the account given above were still sent; ordinary refund sentences ("Transfer
+// times vary by bank.", "Pay no attention to …", "Ce compte recevra le virement …") were parked.
+describe('bug review B3a (session 50): asks the whole-draft read missed, and refund replies it parked', () => {
+  const FR = `Nous avons remboursé 20 € sur votre compte ${IBAN}.`;
+  const DE = `Wir haben 20 € auf Ihr Konto ${IBAN} erstattet.`;
+  const ES = `Hemos devuelto 20 € a su cuenta ${IBAN}.`;
+  const PT = `Reembolsámos 20 € na sua conta ${IBAN}.`;
+  it.each([
+    ['en: send the release fee to the account mentioned above', `${REFUND} Please send the release fee to the account mentioned above.`],
+    ['en: the fee needs to be transferred to the IBAN above', `${REFUND} The 5 EUR release fee needs to be transferred to the IBAN above.`],
+    ['en: make the payment to the same IBAN', `${REFUND} Kindly make the 5 EUR payment to the same IBAN.`],
+    ['en: a fee is required; use the account above', `${REFUND} A 5 EUR fee is required to release it; use the account above.`],
+    ['en: top up the account above', `${REFUND} You will need to top up the account above with 5 EUR.`],
+    ['en: settle the fee via the IBAN given above', `${REFUND} Kindly settle the 5 EUR fee via the IBAN given above.`],
+    ['es: transfiera 5 € a la cuenta indicada arriba', `${ES} Para liberarlo, transfiera 5 € a la cuenta indicada arriba.`],
+    ['es: envíe la comisión a la cuenta indicada', `${ES} Envíe la comisión de 5 € a la cuenta indicada.`],
+    ['fr: virez 5 € de frais sur le compte indiqué', `${FR} Virez 5 € de frais sur le compte indiqué.`],
+    ['fr: envoyez 5 € sur le compte ci-dessus', `${FR} Envoyez 5 € sur le compte ci-dessus.`],
+    ['de: senden Sie 5 € Gebühr an das oben genannte Konto', `${DE} Senden Sie 5 € Gebühr an das oben genannte Konto.`],
+    ['pt: envie 5 € de taxa para a conta acima', `${PT} Envie 5 € de taxa para a conta acima.`],
+    // A fee word alone ends the exemption: the safe side, a person reads it.
+    ['en: a fee alone', `${REFUND} If you prefer, you can pay 5 EUR for express shipping on your next order.`],
+  ])('%s: the IBAN is found', (_name, draft) => {
+    expect(found(draft, own).some((f) => f.includes('DE89'))).toBe(true);
+  });
+
+  it.each([
+    ['en: transfer times vary', `${REFUND} Transfer times vary by bank.`],
+    ['en: the money will arrive in this account', `${REFUND} The money will arrive in this account within 3 days.`],
+    ['en: deposit times depend on your bank', `${REFUND} Deposit times depend on your bank.`],
+    ['en: wire transfers can take up to 5 days', `${REFUND} Wire transfers can take up to 5 days.`],
+    ['en: pay no attention to the earlier notice', `${REFUND} Pay no attention to the earlier notice.`],
+    ['en: allow 3-5 business days', `${REFUND} Please allow 3-5 business days.`],
+    ['fr: ce compte recevra le virement', `${FR} Ce compte recevra le virement sous 3 jours.`],
+    ['de: die Gutschrift dauert 2 Tage', `${DE} Die Gutschrift dauert 2 Tage.`],
+    ['en: no fee for returns', `${REFUND} There is no fee for returns.`],
+    ['en: free of charge', `${REFUND} Returns are free of charge.`],
+  ])('control, %s: vouched for', (_name, draft) => {
+    expect(found(draft, own)).toEqual([]);
+  });
+});
