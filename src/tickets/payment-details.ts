@@ -1044,9 +1044,13 @@ function draftAsksToPay(text: string): boolean {
     if (owesAmount(sentence)) return true;
     const read = NEGATED_OWED.reduce((kept, negated) => kept.replace(negated, ' '), sentence);
     if (DRAFT_PAY_ASK.some((ask) => ask.test(read)) || PAY_IMPERATIVE.test(read) || paysAmount(read)) return true;
-    // The refund's own sentence may name the fee it pays back or the account given above; read === sentence: no
-    // "nothing is owed" was read out of it ({@link FEE_WORD}).
-    if (!OWN_ACCOUNT_PAID_BACK.test(sentence) && (ACCOUNT_GIVEN_BEFORE.test(read) || (read === sentence && FEE_WORD.test(read.replace(NO_FEE, ' '))))) return true;
+    // The refund's own sentence may name the fee it pays back, and the account given above when it writes the account
+    // there too; read === sentence: no "nothing is owed" was read out of it ({@link FEE_WORD}). A refund word does not
+    // excuse a sentence that points back at the account without writing it ("To get your refund, kindly make the 5
+    // EUR payment to the same IBAN").
+    const refunds = OWN_ACCOUNT_PAID_BACK.test(sentence);
+    if (ACCOUNT_GIVEN_BEFORE.test(read) && (!refunds || !/[0-9]{4}/.test(sentence))) return true;
+    if (!refunds && read === sentence && FEE_WORD.test(read.replace(NO_FEE, ' '))) return true;
   }
   return false;
 }

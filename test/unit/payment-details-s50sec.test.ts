@@ -52,6 +52,7 @@ describe('bug review B2 (session 50): asks the whole-draft read missed, and a bo
     ['es: a refund, then repeat the transfer of 50 EUR to that account', es, `Le devolvimos el importe a su cuenta ${ES}. Por favor, repita la transferencia de 50 EUR a dicha cuenta.`],
     ['en: the fee is payable to that account', own, `${REFUND} The 5 EUR fee is payable to that account.`],
     ['en: settle the fee into that account', own, `${REFUND} Please settle the 5 EUR fee into that account.`],
+    ['en: a refund word beside an ask to pay to the same IBAN', own, `${REFUND} To get your refund, kindly make the 5 EUR payment to the same IBAN.`],
     ['de: dorthin, two sentences on', { ...own, customerMail: [`Bitte erstatten Sie auf mein Konto ${IBAN}.`] }, `Wir haben den Betrag auf Ihr Konto ${IBAN} erstattet. Vielen Dank. Überweisen Sie die Gebühr von 5 € dorthin.`],
     ['fr: effectuez le virement', { ...own, customerMail: [`Remboursez-moi sur mon compte ${IBAN}.`] }, `Nous avons remboursé 20 EUR sur votre compte ${IBAN}. Merci. Effectuez le virement des frais de 5 EUR aujourd'hui.`],
   ])('%s: the account is found', (_name, allowed, draft) => {
