@@ -148,6 +148,11 @@ function textUnits(text: string): TextUnit[] {
   return units;
 }
 
+// `text`'s units joined: two texts that differ only in case, width, white space and punctuation give the same key.
+function unitsKey(text: string): string {
+  return textUnits(text).map((u) => u.text).join('\u0001');
+}
+
 /**
  * Every shortest run of `text`'s units from each start that reaches {@link RUN_WEIGHT}. Two texts share a run of that
  * weight exactly when they share one of these: from the run's start both extend it by the same units.
@@ -195,8 +200,8 @@ interface MeasuredHit {
   hit: CitedHit;
   values: Set<string>;
   runs: Set<string>;
-  /** The long runs of its heading line, which a reply's sentence may repeat ({@link everySentenceTraced}). */
-  headingRuns: Set<string>;
+  /** Its heading line's words as {@link unitsKey} joins them: a reply's line that is only this repeats it. */
+  heading: string;
 }
 
 // Not counting the heading line the manual search puts first: sibling sections share most of it (【第6章 運用と保守 >
@@ -204,7 +209,7 @@ interface MeasuredHit {
 function measuredHit(hit: CitedHit): MeasuredHit {
   const content = hit.content.replace(/\r\n?/g, '\n');
   const body = content.replace(HEADING_LINE, '');
-  return { hit, values: factValues(body), runs: longRuns(body), headingRuns: longRuns(HEADING_LINE.exec(content)?.[0] ?? '') };
+  return { hit, values: factValues(body), runs: longRuns(body), heading: unitsKey(HEADING_LINE.exec(content)?.[0] ?? '') };
 }
 
 // Whether a hit shares with the text a fact value or a long common run.
@@ -228,11 +233,12 @@ function everySentenceTraced(reply: string, hits: readonly MeasuredHit[]): boole
   for (const h of hits) {
     for (const v of h.values) values.add(v);
     for (const r of h.runs) runs.add(r);
-    // A reply that repeats a section's heading line took that line from the hit: traced, though it marks no hit used.
-    for (const r of h.headingRuns) runs.add(r);
   }
+  // A piece that is only a hit's heading line, repeated, took nothing else from anywhere: it needs no trace. Only the
+  // whole piece: a sentence that quotes a heading and words of its own is measured as any other (bug review B4).
+  const headings = new Set(hits.map((h) => h.heading).filter((k) => k !== ''));
   for (const sentence of reply.split(SENTENCE_END)) {
-    if (textUnits(sentence).length === 0) continue;
+    if (textUnits(sentence).length === 0 || headings.has(unitsKey(sentence))) continue;
     const own = measured(sentence);
     if (![...own.values].some((v) => values.has(v)) && ![...own.runs].some((r) => runs.has(r))) return false;
   }

@@ -42,6 +42,8 @@ describe('usedSources', () => {
     // Bug review B3b: a line break ends a sentence, so a half traced to nothing makes every hit count (the safe side).
     ['a line break ends a sentence: an untraced half counts every hit', [[API_KEY, E4290]], 'ＡＰＩキーは管理画面の\n設定 API から再発行できます', [API_KEY, E4290]],
     ['a sentence after ．, 」 or a list mark is one of its own', [[API_KEY, E4290]], 'APIキーは管理画面の「設定 > API」から再発行できます．返金はカードに二週間ほどで戻ります', [API_KEY, E4290]],
+    // Bug review B4: a heading quoted inside a sentence of the model's own words traces nothing.
+    ['a sentence quoting a heading with words of its own', [[E2001, LOGS]], '操作ログは90日間保存され、その後自動で削除されます。\n第6章 運用と保守 > エラーコード一覧 > E-2001 文字コードの通り、文字コードを直せば解決します', [E2001, LOGS]],
     ['…and after a bullet on a new line', [[API_KEY, E4290]], 'APIキーは管理画面の「設定 > API」から再発行できます\n※返金はカードに二週間ほどで戻ります', [API_KEY, E4290]],
     ['a fact value shared (90日), no long run', [[LOGS, E4290]], '保存は90日です。', [LOGS]],
     ['a mail address or URL shared', [[SUPPORT, E4290]], 'お問い合わせは https://xyz.example/help からお願いします。', [SUPPORT]],
