@@ -24,7 +24,7 @@ import { createEmbedder } from '../../src/search/embeddings.js';
 import { MeilisearchManualSearch } from '../../src/search/meilisearch-manual.js';
 import { QdrantQaSearch } from '../../src/search/qdrant-qa.js';
 import type { QaPair } from '../../src/search/types.js';
-import { deriveMeiliKey, FakeMeilisearch } from '../support/fake-meilisearch.js';
+import { deriveMeiliKey, FakeMeilisearch, type FakeMeiliKey } from '../support/fake-meilisearch.js';
 import { FakeQdrant } from '../support/fake-qdrant.js';
 import { buildMail, customerMessageId, ingest, MAIL_FROM, REPO_ROOT, removePrefix, startRoles, waitForState } from '../support/pipeline.js';
 import { startRecordingServer, type RecordingHttpServer } from '../support/recording-http-server.js';
@@ -189,6 +189,59 @@ describe('the meili-key service of docker-compose.yml', () => {
     const same = await runMeiliKey(meiliServer.url, { MEILI_WORKER_KEY_UID: PRODUCT_KEY_UID });
     expect(same.status).not.toBe(0);
     expect(same.stderr).toContain('MEILI_WORKER_KEY_UID');
+  });
+
+  /** Runs the script against a fresh fake holding `keys`, and returns the run and the fake. */
+  async function runAgainst(keys: FakeMeiliKey[], env: Record<string, string>) {
+    const server = await startRecordingServer();
+    try {
+      const fake = new FakeMeilisearch({ masterKey: MASTER_KEY, keys });
+      fake.install(server);
+      return { run: await runMeiliKey(server.url, env), fake };
+    } finally {
+      await server.close();
+    }
+  }
+
+  // Meilisearch reads a uid as a UUID: each of these is the product key's uid, so POST /keys answered 409 and the script
+  // said "the helpdesk-worker-agents key exists" about the product key, whose value the other machines would derive.
+  const PRODUCT_KEY_ACTIONS = ['search', 'documents.add', 'indexes.create', 'indexes.get', 'indexes.delete', 'indexes.swap', 'settings.update', 'stats.get', 'tasks.get'];
+  it.each([
+    ['upper case', PRODUCT_KEY_UID.toUpperCase()],
+    ['without hyphens', PRODUCT_KEY_UID.replaceAll('-', '')],
+    ['upper case without hyphens', PRODUCT_KEY_UID.replaceAll('-', '').toUpperCase()],
+    ['in braces', `{${PRODUCT_KEY_UID}}`],
+    ['after urn:uuid:', `urn:uuid:${PRODUCT_KEY_UID}`],
+  ])('refuses a worker uid that is the product key written %s', async (_form, workerUid) => {
+    const { run, fake } = await runAgainst([{ uid: PRODUCT_KEY_UID, actions: PRODUCT_KEY_ACTIONS, indexes: [`${MEILI_INDEX}*`] }], { MEILI_WORKER_KEY_UID: workerUid });
+    expect(run.status, run.stdout).not.toBe(0);
+    expect(run.stderr).toContain('MEILI_WORKER_KEY_UID must be a uid of its own');
+    expect(run.stdout).not.toContain('helpdesk-worker-agents');
+    expect([...fake.keys.values()].map((key) => key.uid)).toEqual([PRODUCT_KEY_UID]);
+  });
+
+  // A key's actions are fixed when it is created: a uid reused from an older, wider key kept every action it had.
+  it.each([
+    ['more actions', { actions: ['search', 'indexes.get', 'stats.get', 'documents.add'], indexes: [`${MEILI_INDEX}*`] }],
+    ['every action', { actions: ['*'], indexes: [`${MEILI_INDEX}*`] }],
+    ['a group wildcard', { actions: ['search', 'indexes.*', 'stats.get'], indexes: [`${MEILI_INDEX}*`] }],
+    ['every index', { actions: ['search', 'indexes.get', 'stats.get'], indexes: ['*'] }],
+    ['another index too', { actions: ['search', 'indexes.get', 'stats.get'], indexes: [`${MEILI_INDEX}*`, 'other'] }],
+    ['a description that quotes the right actions', { actions: ['*'], indexes: ['*'], description: 'was "actions":["search","indexes.get","stats.get"],"indexes":["xyz_manual*"]' }],
+  ])('refuses an existing key at MEILI_WORKER_KEY_UID with %s, naming its uid', async (_what, existing) => {
+    const { run, fake } = await runAgainst([{ uid: WORKER_KEY_UID, name: 'old', ...existing }], { MEILI_WORKER_KEY_UID: WORKER_KEY_UID.toUpperCase() });
+    expect(run.status, run.stdout).not.toBe(0);
+    expect(run.stderr).toContain(`MEILI_WORKER_KEY_UID ${WORKER_KEY_UID.toUpperCase()}`);
+    expect(run.stdout).not.toContain('the helpdesk-worker-agents key exists');
+    expect(fake.keyByUid(WORKER_KEY_UID)).toMatchObject(existing);
+  });
+
+  it('keeps an existing key at MEILI_WORKER_KEY_UID that can only search and read MEILI_INDEX*', async () => {
+    const { run } = await runAgainst([{ uid: WORKER_KEY_UID, actions: ['search', 'indexes.get', 'stats.get'], indexes: [`${MEILI_INDEX}*`] }], {
+      MEILI_WORKER_KEY_UID: WORKER_KEY_UID.replaceAll('-', ''),
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('the helpdesk-worker-agents key exists');
   });
 });
 

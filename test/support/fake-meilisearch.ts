@@ -12,7 +12,11 @@
  *   those it covers, and a task of another index is not found;
  * - `actions` may hold an action, its group's wildcard (`indexes.*`) or `*`;
  * - `POST /keys` takes only the master key; a key's value is the hex HMAC-SHA256 of its uid keyed with the master key,
- *   an existing uid answers 409 `api_key_already_exists`, and a uid that is not a UUID 400 `invalid_api_key_uid`.
+ *   an existing uid answers 409 `api_key_already_exists`, and a uid that is not a UUID 400 `invalid_api_key_uid`;
+ * - a uid is read as a UUID (`Uuid::from_str`: any case, hyphenated or not, in braces or after `urn:uuid:`), so
+ *   `0B1E…` and `0b1e…` without hyphens are the same key;
+ * - `GET /keys/:uidOrKey` (routes/api_key.rs, `keys.get`) answers the key as `KeyView` serialises it (name,
+ *   description, key, uid, actions, indexes, expiresAt, createdAt, updatedAt), or 404 `api_key_not_found`.
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import type { RecordedRequest, RecordingHttpServer, RouteResponse } from './recording-http-server.js';
@@ -80,6 +84,17 @@ export interface FakeMeilisearchOptions {
 const QUERY_WORD_LIMIT = 10;
 const segmenter = new Intl.Segmenter('ja', { granularity: 'word' });
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const SIMPLE_UUID = /^[0-9a-f]{32}$/i;
+
+/**
+ * A uid as the uuid crate's `Uuid::parse_str` reads it (simple, hyphenated, `{braced}` or `urn:uuid:`, any case), in
+ * the lower-case hyphenated form the server writes it back; undefined when it is not a UUID.
+ */
+export function parseMeiliUid(text: string): string | undefined {
+  const bare = text.length === 45 && text.startsWith('urn:uuid:') ? text.slice(9) : text.length === 38 && text.startsWith('{') && text.endsWith('}') ? text.slice(1, -1) : text;
+  if (SIMPLE_UUID.test(bare)) return `${bare.slice(0, 8)}-${bare.slice(8, 12)}-${bare.slice(12, 16)}-${bare.slice(16, 20)}-${bare.slice(20)}`.toLowerCase();
+  return UUID.test(bare) ? bare.toLowerCase() : undefined;
+}
 
 /**
  * The value Meilisearch gives the key of `uid`: the hex HMAC-SHA256 of the hyphenated lower-case uid, keyed with the
@@ -120,9 +135,10 @@ export class FakeMeilisearch {
     return key;
   }
 
-  /** The key of `uid`, if it exists. */
+  /** The key of `uid` (in any form the server reads as the same UUID), if it exists. */
   keyByUid(uid: string): Required<FakeMeiliKey> | undefined {
-    return [...this.keys.values()].find((key) => key.uid === uid);
+    const canonical = parseMeiliUid(uid) ?? uid;
+    return [...this.keys.values()].find((key) => key.uid === canonical);
   }
 
   install(server: RecordingHttpServer): void {
@@ -134,6 +150,16 @@ export class FakeMeilisearch {
       });
     server.on('GET', '/health', () => ({ body: { status: 'available' } }));
     server.on('POST', '/keys', (req) => this.#createKey(req));
+    route('GET', '/keys/:key', 'keys.get', (req) => {
+      const param = req.params.key!;
+      const uid = parseMeiliUid(param);
+      const key = uid !== undefined ? this.keyByUid(uid) : this.keys.get(param);
+      if (!key) return invalidRequest(404, 'api_key_not_found', `API key \`${uid ?? param}\` not found.`);
+      const at = new Date().toISOString();
+      return {
+        body: { name: key.name, description: key.description, key: key.key, uid: key.uid, actions: key.actions, indexes: key.indexes, expiresAt: null, createdAt: at, updatedAt: at },
+      };
+    });
     route('GET', '/tasks/:uid', 'tasks.get', (req, access) => {
       const task = this.tasks.get(Number(req.params.uid));
       // A task of an index the key does not cover is not found, as in the task list the server filters.
@@ -287,13 +313,14 @@ export class FakeMeilisearch {
     }
     if (this.#masterKey === undefined || header !== `Bearer ${this.#masterKey}`) return this.#refuse(req, undefined, invalidApiKey());
     const body = req.body as { uid?: string; name?: string | null; description?: string | null; actions: string[]; indexes: string[] };
-    if (body.uid !== undefined && !UUID.test(body.uid)) {
+    const uid = body.uid === undefined ? undefined : parseMeiliUid(body.uid);
+    if (body.uid !== undefined && uid === undefined) {
       return invalidRequest(400, 'invalid_api_key_uid', `Invalid value at \`.uid\`: invalid character: expected an optional prefix of \`urn:uuid:\` followed by [0-9a-fA-F-], found \`${body.uid}\`.`);
     }
-    if (body.uid !== undefined && this.keyByUid(body.uid)) {
-      return invalidRequest(409, 'api_key_already_exists', `\`uid\` field value \`${body.uid}\` is already an existing API key.`);
+    if (uid !== undefined && this.keyByUid(uid)) {
+      return invalidRequest(409, 'api_key_already_exists', `\`uid\` field value \`${uid}\` is already an existing API key.`);
     }
-    const key = this.addKey({ ...body, uid: body.uid?.toLowerCase() });
+    const key = this.addKey({ ...body, uid });
     const created = this.keys.get(key)!;
     return { status: 201, body: { ...created, expiresAt: null, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString() } };
   }
