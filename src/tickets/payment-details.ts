@@ -1008,6 +1008,10 @@ const FEE_WORD = /(?<![\p{L}])(?:fees?|charges?|Gebühr(?:en)?|comisi[óo]n(?:es
 const NO_FEE = /\b(?:free[ \t]{1,3}of[ \t]{1,3}charge|no[ \t]{1,3}(?:(?:extra|additional|further)[ \t]{1,3})?(?:fee|charge)s?|without[ \t]{1,3}(?:any[ \t]{1,3})?(?:(?:extra|additional)[ \t]{1,3})?(?:fee|charge)s?)\b/gi;
 const ACCOUNT_GIVEN_BEFORE =
   /(?<![\p{L}])(?:(?:account|IBAN)[ \t]{1,3}(?:(?:mentioned|indicated|given|shown|stated|listed|named|provided)(?:[ \t]{1,3}(?:above|before|earlier))?|above)|the[ \t]{1,3}(?:same|above|said)[ \t]{1,3}IBAN|cuenta[ \t]{1,3}(?:indicada|mencionada|señalada|arriba)|compte[ \t]{1,3}(?:indiqué|mentionné|ci-dessus)|(?:genannte|genannten|angegebene|angegebenen|obige|obigen)[ \t]{1,3}Konto|conta[ \t]{1,3}(?:acima|indicada|mencionada))(?![\p{L}])/iu;
+const AMOUNT_IN_SENTENCE = /[$€£¥][ \t]?[0-9]|[0-9][ \t]?(?:€|\$|£|¥|円|(?:EUR|USD|GBP|JPY|CHF|yen|euros?|dollars?|pounds?)\b)/i;
+const MONEY_ARRIVES = /\b(?:arrive[sd]?|arriving|reach(?:es|ed)?|appear(?:s|ed)?|show[ \t]+up|ankommen|eingehen|gutgeschrieben|llegar[áa]n?|aparecer[áa]|arrivera|appara[iî]tra|chegar[áa]|aparecer[áa])\b/i;
+const POINTER_AT_ACCOUNT =
+  /\b(?:this|that|the[ \t]+same|the[ \t]+above|said)[ \t]+(?:bank[ \t]+)?(?:account|IBAN)\b|\b(?:to|into|in|on)[ \t]+it\b|\b(?:esta|esa|dicha)[ \t]+cuenta\b|\bdiese[sm]?[ \t]+Konto\b|\bce[ \t]+compte\b|\b(?:esta|essa|nesta|nessa)[ \t]+conta\b/i;
 const DRAFT_PAY_ASK = [JA_PAY_ASK, JA_POINTED_PAY_ASK, PAYMENT_USE_ASK, EN_PAY_ASK, POINTS_BACK_TO_ACCOUNT, OTHER_PAY_IMPERATIVE];
 // An imperative to pay at a sentence's start, after please or kindly, or after a leading "To …," clause ("To release
 // it, send 5 EUR there"); "Please pay attention" asks nothing. Only a verb with its object after it (the, a, your, an
@@ -1049,6 +1053,11 @@ function draftAsksToPay(text: string): boolean {
     // excuse a sentence that points back at the account without writing it ("To get your refund, kindly make the 5
     // EUR payment to the same IBAN").
     const refunds = OWN_ACCOUNT_PAID_BACK.test(sentence);
+    // An amount beside a pointer at the account in a sentence that pays nothing back: "Kindly put 5 EUR in this
+    // account", "We are waiting for your 5 EUR payment to this IBAN", "A cost of 5 EUR is due to this IBAN" (bug
+    // review B4).
+    // Not one that says the money reaches the account ("The 20 EUR will arrive in this account within 3 days").
+    if (!refunds && AMOUNT_IN_SENTENCE.test(read) && POINTER_AT_ACCOUNT.test(read) && !MONEY_ARRIVES.test(read)) return true;
     if (ACCOUNT_GIVEN_BEFORE.test(read) && (!refunds || !/[0-9]{4}/.test(sentence))) return true;
     if (!refunds && read === sentence && FEE_WORD.test(read.replace(NO_FEE, ' '))) return true;
   }

@@ -53,6 +53,11 @@ describe('bug review B2 (session 50): asks the whole-draft read missed, and a bo
     ['en: the fee is payable to that account', own, `${REFUND} The 5 EUR fee is payable to that account.`],
     ['en: settle the fee into that account', own, `${REFUND} Please settle the 5 EUR fee into that account.`],
     ['en: a refund word beside an ask to pay to the same IBAN', own, `${REFUND} To get your refund, kindly make the 5 EUR payment to the same IBAN.`],
+    ['en: put 5 EUR in this account', own, `${REFUND} Kindly put 5 EUR in this account today.`],
+    ['en: waiting for your payment to this IBAN', own, `${REFUND} We are waiting for your 5 EUR payment to this IBAN.`],
+    ['en: transferred back to it', own, `${REFUND} The release cost of 5 EUR must be transferred back to it today.`],
+    ['en: top up this account', own, `${REFUND} Please top up this account with 5 EUR.`],
+    ['en: due to this IBAN', own, `${REFUND} A release cost of 5 EUR is due to this IBAN.`],
     ['de: dorthin, two sentences on', { ...own, customerMail: [`Bitte erstatten Sie auf mein Konto ${IBAN}.`] }, `Wir haben den Betrag auf Ihr Konto ${IBAN} erstattet. Vielen Dank. Überweisen Sie die Gebühr von 5 € dorthin.`],
     ['fr: effectuez le virement', { ...own, customerMail: [`Remboursez-moi sur mon compte ${IBAN}.`] }, `Nous avons remboursé 20 EUR sur votre compte ${IBAN}. Merci. Effectuez le virement des frais de 5 EUR aujourd'hui.`],
   ])('%s: the account is found', (_name, allowed, draft) => {
@@ -62,6 +67,7 @@ describe('bug review B2 (session 50): asks the whole-draft read missed, and a bo
   it.each([
     ['es: hemos devuelto … a su cuenta', es, `Le hemos devuelto 20 EUR a su cuenta ${ES}.`],
     ['es: devuelto a su cuenta', es, `El importe de 20 EUR ha sido devuelto a su cuenta ${ES}.`],
+    ['en: the money arrives in this account', own, `${REFUND} The 20 EUR will arrive in this account within 3 days.`],
   ])('control, %s: vouched for', (_name, allowed, draft) => {
     expect(found(draft, allowed)).toEqual([]);
   });
