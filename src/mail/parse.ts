@@ -977,7 +977,10 @@ function isHeaderBlockStart(lines: string[], index: number): boolean {
     // "From: the Osaka branch" above a real block was read as its start, and all their words as the quote (round 11).
     if (BLOCK_FROM.test(line)) return false;
     seen++;
-    if (BLOCK_NEXT.test(line)) return true;
+    // A From line without an address and a To line under it are also a customer's booking or trip ("From: London /
+    // To: Paris", bug review B3b): a client's block has an address, or a Subject, Sent or Cc label among its next
+    // lines (blank lines between them too, as some HTML gives them).
+    if (BLOCK_NEXT.test(line) && (HOLDS_MAIL_ADDRESS.test(lines[index] ?? '') || HOLDS_MAIL_ADDRESS.test(line) || DATE_FIRST_BLOCK_LABEL.test(line))) return true;
   }
   return false;
 }
@@ -1001,18 +1004,42 @@ function isOneLineHeaderBlock(line: string): boolean {
 
 // The label lines right below a block's Date line among which its From line stands.
 const DATE_FIRST_FOLLOWERS = 3;
+// The lines below a Date-first block's From line without an address in which the block names an address or a label
+// of its own ({@link DATE_FIRST_BLOCK_LABEL}): a client's To, Cc and Subject lines.
+const DATE_FIRST_FROM_FOLLOWERS = 4;
+// The labels of BLOCK_NEXT a customer's booking or trip does not write under its date and From line: a subject, a sent
+// date, a copy (Subject/Sent/Cc in the languages BLOCK_NEXT knows). To and a date are not among them: "Date: 12 March⏎
+// From: London⏎To: Paris" is a trip (bug review 50, B3b).
+const DATE_FIRST_BLOCK_LABEL =
+  /^\s*(?:\*\s*)?(?:sent|cc|subject|送信日時|送信日|件名|gesendet|betreff|envoyé|objet|enviad[oa](?:\s(?:em|el))?|assunto|asunto|inviato|oggetto|verzonden|onderwerp|sendt|emne|skickat|ämne|发送时间|抄送|主题|寄件日期|副本|主旨|보낸\s?날짜|참조|제목)\s*(?:\*\s*)?[:：]/i;
 
 /**
  * True when the date line at `index` ({@link BLOCK_DATE_FIRST}) opens a header block: a From line among the next label
- * lines, adjacent as clients write them ("Date: …⏎From: …⏎To: …"; mail round 12), that names a mail address or has
- * another label right below it. A customer's "Date: 4 March suits us." over their own sentences is none, nor their
- * booking's "Date: 12 March 2025⏎From: London" over a blank line (bug review 50: read as a block, their words were lost).
+ * lines, adjacent as clients write them ("Date: …⏎From: …⏎To: …"; mail round 12), that names a mail address, or has
+ * another label right below it and a client's block under it ({@link namesClientBlockBelow}). A customer's "Date: 4
+ * March suits us." over their own sentences is none, nor their booking's "Date: 12 March 2025⏎From: London" over a blank
+ * line or "⏎To: Paris" (bug review 50: read as a block, their words were lost).
  */
 function opensDateFirstBlock(lines: string[], index: number): boolean {
   for (let j = index + 1; j < lines.length && j <= index + DATE_FIRST_FOLLOWERS; j++) {
     const line = lines[j] ?? '';
-    if (BLOCK_FROM.test(line)) return HOLDS_MAIL_ADDRESS.test(line) || BLOCK_NEXT.test(lines[j + 1] ?? '');
+    if (BLOCK_FROM.test(line)) return HOLDS_MAIL_ADDRESS.test(line) || (BLOCK_NEXT.test(lines[j + 1] ?? '') && namesClientBlockBelow(lines, j));
     if (!BLOCK_NEXT.test(line)) return false;
+  }
+  return false;
+}
+
+/**
+ * True when one of the lines right below the From line at `from`, up to a blank line, names a mail address or opens
+ * with a Subject, Sent or Cc label ({@link DATE_FIRST_BLOCK_LABEL}): Outlook's "Sent: …⏎From: Shop Support⏎To: Casey⏎
+ * Subject: …" names its subject, a customer's trip ("From: London⏎To: Paris CDG⏎Flight: AF1081") neither. Any line,
+ * not only labels: Outlook's To line of many names wraps, and Italian's "A:" is none of BLOCK_NEXT.
+ */
+function namesClientBlockBelow(lines: string[], from: number): boolean {
+  for (let j = from + 1; j < lines.length && j <= from + DATE_FIRST_FROM_FOLLOWERS; j++) {
+    const line = lines[j] ?? '';
+    if (line.trim() === '') return false;
+    if (HOLDS_MAIL_ADDRESS.test(line) || DATE_FIRST_BLOCK_LABEL.test(line)) return true;
   }
   return false;
 }

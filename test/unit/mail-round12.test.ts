@@ -30,6 +30,12 @@ const rows: Row[] = [
   ['customer line above a da attribution', 'Tak\nDen tir. 4. mar. 2025 kl. 09.12 skrev Kundeservice <service@shop.example>:\n> Skal vi bytte varen?\n', 'Tak'],
   // Header blocks that open with Date:/Sent:, or stand on one line (Outlook's and Apple's blocks turned to text).
   ['Date-first header block', 'Thanks, that works.\n\nDate: Tue, 4 Mar 2025 09:12:00 +0000\nFrom: Shop Support <support@shop.example>\nTo: casey@buyer.example\nSubject: Your order 77\n\nShall we swap the item?\n', 'Thanks, that works.'],
+  ['a customer\'s Date/From/To booking lines under a greeting are no block', 'Hello,\n\nDate: 12 March 2025\nFrom: London\nTo: Paris\n\nCan I move this booking to the 14th?\n', 'Hello,\n\nDate: 12 March 2025\nFrom: London\nTo: Paris\n\nCan I move this booking to the 14th?'],
+  ['a customer\'s trip with a flight line is no block', 'Hi,\nmy trip:\nDate: 12 March 2025\nFrom: London\nTo: Paris CDG\nFlight: AF1081\n\nCan I change the seat?\n', 'Hi,\nmy trip:\nDate: 12 March 2025\nFrom: London\nTo: Paris CDG\nFlight: AF1081\n\nCan I change the seat?'],
+  ['es Fecha/De/Para booking lines are no block', 'Hola,\n\nFecha: 12/03/2025\nDe: Madrid\nPara: Sevilla\n\n¿Puedo cambiar la reserva?\n', 'Hola,\n\nFecha: 12/03/2025\nDe: Madrid\nPara: Sevilla\n\n¿Puedo cambiar la reserva?'],
+  ['de Datum/Von/An booking lines are no block', 'Hallo,\n\nDatum: 12.03.2025\nVon: Berlin\nAn: München\n\nKann ich umbuchen?\n', 'Hallo,\n\nDatum: 12.03.2025\nVon: Berlin\nAn: München\n\nKann ich umbuchen?'],
+  ['a From-first block without addresses, blank lines between its labels', 'Thanks, that works.\n\nFrom: Shop Support\n\nSent: Tuesday, March 4, 2025 9:12 AM\n\nTo: Casey\n\nSubject: Your order 77\n\nShall we swap the item?\n', 'Thanks, that works.'],
+  ['a From-first block without addresses, To before Subject', 'Thanks, that works.\n\nFrom: Shop Support\nTo: Casey\nSubject: Your order 77\n\nShall we swap the item?\n', 'Thanks, that works.'],
   ['Sent-first header block', 'Thanks, that works.\n\nSent: Tuesday, March 4, 2025 9:12 AM\nFrom: Shop Support\nTo: Casey\nSubject: Your order 77\n\nShall we swap the item?\n', 'Thanks, that works.'],
   ['one-line header block', 'Thanks, that works.\n\nDate: Tue, 4 Mar 2025 09:12:00 +0000 From: support@shop.example To: Casey, Customer Subject: Your order 77\n\nShall we swap the item?\n', 'Thanks, that works.'],
   ['one-line header block (es)', 'Gracias, funciona.\n\nDe: Atención Tienda Enviado el: martes, 4 de marzo de 2025 9:12 Para: cliente@buyer.example Asunto: Pedido 77\n\n¿Cambiamos el artículo?\n', 'Gracias, funciona.'],
@@ -67,6 +73,12 @@ const rows: Row[] = [
   ['a customer\'s Date/From booking lines are no block', 'Date: 12 March 2025\nFrom: London\n\nMy train was cancelled, please refund.\n', 'Date: 12 March 2025\nFrom: London\n\nMy train was cancelled, please refund.'],
   ['es Fecha/De booking lines under a greeting are no block', 'Hola,\nFecha: 12/03/2025\nDe: Madrid\n\nEl tren fue cancelado.\n', 'Hola,\nFecha: 12/03/2025\nDe: Madrid\n\nEl tren fue cancelado.'],
   ['Sent-first block with the From line last of its labels', 'Thanks, that works.\n\nSent: Tuesday, March 4, 2025 9:12 AM\nFrom: Shop Support\nSubject: Your order 77\n\nShall we swap the item?\n', 'Thanks, that works.'],
+  // Bug review 50 (B3b): a Date-first block whose From line names no address counts only with an address or a Subject,
+  // Sent or Cc label in the lines below its From line, as Outlook's blocks in every language write them.
+  ['Date-first block with a name and the recipient\'s address', 'Thanks, that works.\n\nDate: Tue, 4 Mar 2025 09:12:00 +0000\nFrom: Shop Support\nTo: casey@buyer.example\n\nShall we swap the item?\n', 'Thanks, that works.'],
+  ['Sent-first block with a Cc line', 'Thanks, that works.\n\nSent: Tuesday, March 4, 2025 9:12 AM\nFrom: Shop Support\nTo: Casey\nCc: Billing\nSubject: Your order 77\n\nShall we swap the item?\n', 'Thanks, that works.'],
+  ['de Gesendet-first block', 'Danke, passt.\n\nGesendet: Dienstag, 4. März 2025 09:12\nVon: Kundendienst\nAn: Casey\nBetreff: Bestellung 77\n\nSollen wir tauschen?\n', 'Danke, passt.'],
+  ['es Enviado-first block', 'Gracias, funciona.\n\nEnviado el: martes, 4 de marzo de 2025 9:12\nDe: Atención Tienda\nPara: Juan\nAsunto: Pedido 77\n\n¿Cambiamos el artículo?\n', 'Gracias, funciona.'],
   // Bug review 50 (B1): Thunderbird's date-first attribution ends in "пишет:"; a customer's sentence with the same date
   // and "написал:" is theirs.
   ['ru Thunderbird attribution', 'Спасибо!\n\n03.02.2025 10:15, Иван Петров пишет:\n> Попробуйте перезапустить.\n', 'Спасибо!'],
