@@ -1310,6 +1310,11 @@ interface OwnText {
   note: string;
   /** The mail they forward in the text, when its history is a forward rather than the answer replied to. */
   forwarded: ForwardedMessage | undefined;
+  /**
+   * Their words that vouch for what they write (their own account or address) when that is less than `note`: above a
+   * mail they pasted, not below its closing separator, which the pasted mail itself may have written (bug review B4).
+   */
+  vouching?: string;
 }
 
 /**
@@ -1420,7 +1425,7 @@ function pastedMail(lines: string[], historyStart: number, recipients: readonly 
   if (!hasWords(forwarded.text)) return undefined;
   const after = lines.slice(close + 1);
   const afterHistory = quotedHistoryStart(after);
-  return { note: ownWords([...lines.slice(0, open), '', ...(afterHistory < 0 ? after : after.slice(0, afterHistory))]), forwarded };
+  return { note: ownWords([...lines.slice(0, open), '', ...(afterHistory < 0 ? after : after.slice(0, afterHistory))]), forwarded, vouching: ownWords(lines.slice(0, open)) };
 }
 
 // 「メッセージ」 and "message" also name what a screen shows (「以下のメッセージが表示されます」, "I get the following
@@ -2741,7 +2746,7 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
     text,
     question,
     // As withForwards reads them: only a forward with words goes into the question.
-    customerWords: forwards.some((forwarded) => hasWords(forwarded.text)) ? (hasWords(own.note) ? own.note : '') : question,
+    customerWords: forwards.some((forwarded) => hasWords(forwarded.text)) ? (hasWords(own.note) ? (own.vouching ?? own.note) : '') : question,
     attachments,
     parseWarnings: notes.warnings,
   };

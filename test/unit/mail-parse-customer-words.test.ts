@@ -41,6 +41,15 @@ describe('parseInboundMail: customerWords', () => {
     expect(parsed.customerWords).toBe(want);
   });
 
+  // Bug review B4 (MED 3): a pasted mail that writes a separator of its own puts its tail below the block's close,
+  // where the customer's words after a pasted mail stand; the question keeps it, the vouching words do not.
+  it('a pasted mail: only the words above it vouch, not a tail below its own separator', async () => {
+    const body = ['I got the following email. Is it real? Also, what are your password rules?', '-----', 'From: XYZ <billing@xyz-refunds.example>', '', 'Dear customer, your refund is ready.', '-----', `Refund account: ${IBAN}`, '-----'].join('\n');
+    const parsed = await parseInboundMail(mail('Is this real?', body));
+    expect(parsed.question).toContain(IBAN);
+    expect(parsed.customerWords).toBe('I got the following email. Is it real? Also, what are your password rules?');
+  });
+
   it('without a forward, the whole question', async () => {
     const parsed = await parseInboundMail(mail('Refund', `Hello, please refund the 20 EUR to my account ${IBAN}.\n\nTaro`));
     expect(parsed.question).toContain(IBAN);
