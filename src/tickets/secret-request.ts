@@ -557,7 +557,7 @@ const EU_CHECK_DOCUMENT =
 // contestar, "Contéstenos y aporte …": bug review B3a, LOW 6). Not where we act next
 // ("… y le enviaremos su pasaporte", "… et nous vous renverrons", "… und wir senden Ihnen") or another action follows.
 const EU_REPLY_AND =
-  '(?:(?:respóndanos|respóndame|responda|responde|respondan|contéstenos|contésteme|conteste|contesten)\\s+(?:a\\s+(?:este|nuestro)\\s+(?:correo(?:\\s+electrónico)?|mensaje|e-?mail)\\s+)?(?:y|e)|' +
+  '(?:(?:respóndanos|respóndame|responda|responde|respondan|contéstenos|contésteme|conteste|contesten)\\s+(?:(?:a|al|por)\\s+)?(?:(?:este|nuestro)\\s+)?(?:(?:correo(?:\\s+electr[óo]nico)?|mensaje|e-?mail)\\s+)?(?:y|e)|' +
   '(?:responda|respondam)(?:-nos)?\\s+(?:a\\s+este\\s+(?:e-?mail|correio|mensagem)\\s+)?e|' +
   'répondez(?:-(?:nous|moi))?\\s+(?:à\\s+(?:ce|cet|notre)\\s+(?:message|e-?mail|courriel|mail)\\s+)?et|' +
   'antworten\\s+sie\\s+(?:uns\\s+)?(?:auf\\s+(?:diese|unsere)\\s+(?:e-?mail|nachricht)\\s+)?und)' +

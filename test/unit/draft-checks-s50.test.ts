@@ -197,6 +197,11 @@ const ASKS_BY_AN_UNLISTED_VERB: ReadonlyArray<[string, string]> = [
   ['es: responda a este correo electrónico y aporte', 'Responda a este correo electrónico y aporte una copia de su pasaporte.'],
   ['es: contéstenos y aporte', 'Contéstenos y aporte una copia de su pasaporte.'],
   ['es: conteste a este mensaje y aporte', 'Conteste a este mensaje y aporte una copia de su DNI.'],
+  // Bug review B4 (LOW 4): al/por and no article before the mail, and electronico without its accent.
+  ['es: conteste al correo y aporte', 'Conteste al correo y aporte su pasaporte.'],
+  ['es: conteste este correo y aporte', 'Conteste este correo y aporte una copia de su DNI.'],
+  ['es: contéstenos por correo electrónico y aporte', 'Contéstenos por correo electrónico y aporte su pasaporte.'],
+  ['es: correo electronico without the accent', 'Responda a este correo electronico y aporte su pasaporte.'],
 ];
 
 describe('only a listed verb of another action ends the ask for a document (bug review B2 of session 50)', () => {
