@@ -9,7 +9,6 @@
  * process (with the host name injected) against a real redis-server, and `npm run reindex` is the real command in a
  * child process.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -42,7 +41,8 @@ import { readIndexBuilds, recordBuild, shortHash } from '../../src/search/index-
 import { anyBlocks, IndexFreshnessMonitor, type IndexVerdicts } from '../../src/search/index-freshness.js';
 import { decodeContainer, encodeContainer } from '../../src/search/vector-store.js';
 import { TicketStore } from '../../src/tickets/ticket-store.js';
-import { FAST_TIMINGS, FAST_TUNING, MAIL_FROM, REPO_ROOT, buildMail, customerMessageId, removePrefix, waitFor, waitForState } from '../support/pipeline.js';
+import { FAST_TIMINGS, FAST_TUNING, MAIL_FROM, buildMail, customerMessageId, removePrefix, waitFor, waitForState } from '../support/pipeline.js';
+import { runTsx, type CommandRun } from '../support/run-command.js';
 
 const MANUAL_V1 = `# XYZ 設定ガイド
 
@@ -138,18 +138,8 @@ async function buildUnrecorded(m: Machine): Promise<void> {
 }
 
 /** `npm run reindex` on the machine, as the operator runs it there (the real command, in its own process). */
-async function reindexCommand(m: Machine, args: string[] = [], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/reindex.ts'), ...args], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: m.dir, ...m.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  return { code, stdout, stderr };
+function reindexCommand(m: Machine, args: string[] = [], env: Record<string, string> = {}): Promise<CommandRun> {
+  return runTsx('src/cli/reindex.ts', args, { env: { PATH: process.env.PATH ?? '', HOME: m.dir, ...m.env, LOG_LEVEL: 'warn', ...env } });
 }
 
 /** The scheduler role of a machine (no first builds: each test says which builds happen). */

@@ -9,7 +9,6 @@
  * `npm run reindex` is the real command in a child process against a real redis-server; the index check is
  * `npm run check`'s own ({@link checkIndexes}), called in this process.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
@@ -23,7 +22,8 @@ import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { createSearchBackends } from '../../src/search/factory.js';
 import { readIndexBuilds, shortHash } from '../../src/search/index-builds.js';
-import { REPO_ROOT, removePrefix } from '../support/pipeline.js';
+import { removePrefix } from '../support/pipeline.js';
+import { runTsx, type CommandRun } from '../support/run-command.js';
 
 const MANUAL_V1 = '# XYZ 設定ガイド\n\n## 無操作タイムアウト\n\n無操作タイムアウトの既定値は 60 分です。\n';
 const MANUAL_V2 = '# XYZ 設定ガイド\n\n## 無操作タイムアウト\n\n無操作タイムアウトの既定値は 30 分です。\n';
@@ -81,18 +81,8 @@ async function machine(name = 'host', queuePrefix = prefix): Promise<{ dir: stri
 }
 
 /** `npm run reindex` as the operator runs it (the real command, in its own process). */
-async function reindexCommand(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/reindex.ts')], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: root, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  return { code, stdout, stderr };
+function reindexCommand(env: Record<string, string>): Promise<CommandRun> {
+  return runTsx('src/cli/reindex.ts', [], { env: { PATH: process.env.PATH ?? '', HOME: root, ...env } });
 }
 
 async function servedHashes(config: Config): Promise<{ manual?: string | undefined; qa?: string | undefined }> {

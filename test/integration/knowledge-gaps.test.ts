@@ -7,7 +7,6 @@
  *
  * The store alone: concurrent writers count into one gap without losing a ticket, and the open gaps stay bounded.
  */
-import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -25,7 +24,6 @@ import { renderGapsSection } from '../../src/server/views.js';
 import { forgetCustomer } from '../../src/tickets/retention.js';
 import { approveTicket, rejectTicket } from '../../src/tickets/review.js';
 import {
-  REPO_ROOT,
   buildMail,
   customerMessageId,
   ingest,
@@ -38,6 +36,7 @@ import {
   type PipelineServers,
   type RunningRoles,
 } from '../support/pipeline.js';
+import { runTsx, type CommandRun } from '../support/run-command.js';
 
 let servers: PipelineServers;
 let running: RunningRoles;
@@ -85,20 +84,8 @@ function gaps(): GapStore {
 }
 
 /** `knowledge gaps …` as a child process, as `npm run knowledge -- gaps` runs it. */
-function gapsCommand(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'test/support/knowledge-gaps-cli.ts'), 'gaps', ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env, HELPDESK_ENV_FILE: 'none' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function gapsCommand(args: string[]): Promise<CommandRun> {
+  return runTsx('test/support/knowledge-gaps-cli.ts', ['gaps', ...args], { env: { ...process.env, ...env, HELPDESK_ENV_FILE: 'none' } });
 }
 
 describe('knowledge gaps through the pipeline', () => {

@@ -2,7 +2,6 @@
  * `npm run reindex -- --queue` as an operator runs it: a separate process that adds the reindex jobs to the
  * maintenance queue of a real redis-server (and, with --wait, waits for the maintenance role to run them).
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -16,14 +15,9 @@ import { createWorkerConnection } from '../../src/queues/connection.js';
 import { startMaintenanceRole } from '../../src/runtime/maintenance.js';
 import { closeAll } from '../../src/queues/registry.js';
 import { startRedis, type RedisServer } from '../../src/dev/redis-server.js';
+import { runTsx, type CommandRun } from '../support/run-command.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-
-interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let server: RedisServer;
 let connection: Redis;
@@ -70,16 +64,8 @@ async function freshEnv(): Promise<Record<string, string>> {
 }
 
 /** Runs `src/cli/reindex.ts` as `npm run reindex -- …` does (tsx). */
-function reindex(args: string[], env: Record<string, string>): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/reindex.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function reindex(args: string[], env: Record<string, string>): Promise<CommandRun> {
+  return runTsx('src/cli/reindex.ts', args, { cwd: ROOT, env });
 }
 
 /** The maintenance queue under `prefix`, obliterated after the test. */

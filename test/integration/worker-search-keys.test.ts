@@ -10,7 +10,7 @@
  * (test/support/fake-qdrant.ts). The agent-worker role then answers a real ticket over real Redis and the scripted
  * model with only those keys, and every write with them is refused.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,6 +28,7 @@ import { deriveMeiliKey, FakeMeilisearch, type FakeMeiliKey } from '../support/f
 import { FakeQdrant } from '../support/fake-qdrant.js';
 import { buildMail, customerMessageId, ingest, MAIL_FROM, REPO_ROOT, removePrefix, startRoles, waitForState } from '../support/pipeline.js';
 import { startRecordingServer, type RecordingHttpServer } from '../support/recording-http-server.js';
+import { runCommand, type CommandRun } from '../support/run-command.js';
 
 const MASTER_KEY = 'meili-master-key-0123456789';
 const PRODUCT_KEY_UID = '0b1e5c3a-2f4d-4c6b-9a8e-7d6f5e4c3b2a';
@@ -66,8 +67,8 @@ async function meiliKeyScript(host: string): Promise<string> {
  * Runs the `meili-key` script with the service's environment (`env` on top), as Compose runs it. Asynchronously: the
  * fake server it talks to answers from this process's event loop.
  */
-async function runMeiliKey(host: string, env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn('sh', ['-c', await meiliKeyScript(host)], {
+async function runMeiliKey(host: string, env: Record<string, string> = {}): Promise<CommandRun> {
+  return runCommand('sh', ['-c', await meiliKeyScript(host)], {
     env: {
       PATH: process.env.PATH ?? '',
       MEILI_MASTER_KEY: MASTER_KEY,
@@ -76,14 +77,7 @@ async function runMeiliKey(host: string, env: Record<string, string> = {}): Prom
       MEILI_INDEX,
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  const status = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  return { status, stdout, stderr };
 }
 
 let redis: RedisServer;
@@ -156,7 +150,7 @@ afterAll(async () => {
 
 describe('the meili-key service of docker-compose.yml', () => {
   it('creates the product key and, from MEILI_WORKER_KEY_UID, a key that can only search and read MEILI_INDEX*', () => {
-    expect(keyRun.status, keyRun.stderr).toBe(0);
+    expect(keyRun.code, keyRun.stderr).toBe(0);
     expect(meili.keyByUid(PRODUCT_KEY_UID)?.key).toBe(PRODUCT_MEILI_KEY);
     const worker = meili.keyByUid(WORKER_KEY_UID);
     // Its value is derived from the uid and the master key as MEILI_API_KEY's is, so .env can hold it beforehand.
@@ -173,7 +167,7 @@ describe('the meili-key service of docker-compose.yml', () => {
         const alone = new FakeMeilisearch({ masterKey: MASTER_KEY });
         alone.install(server);
         const run = await runMeiliKey(server.url, env);
-        expect(run.status, run.stderr).toBe(0);
+        expect(run.code, run.stderr).toBe(0);
         expect([...alone.keys.values()].map((key) => key.uid)).toEqual([PRODUCT_KEY_UID]);
       } finally {
         await server.close();
@@ -183,11 +177,11 @@ describe('the meili-key service of docker-compose.yml', () => {
 
   it('keeps the keys it made on the next `up`, and refuses a worker uid that is the product key', async () => {
     const again = await runMeiliKey(meiliServer.url, { MEILI_WORKER_KEY_UID: WORKER_KEY_UID });
-    expect(again.status, again.stderr).toBe(0);
+    expect(again.code, again.stderr).toBe(0);
     expect(meili.keys.size).toBe(2);
     // The product key's uid would hand the extra machines every action of the product.
     const same = await runMeiliKey(meiliServer.url, { MEILI_WORKER_KEY_UID: PRODUCT_KEY_UID });
-    expect(same.status).not.toBe(0);
+    expect(same.code).not.toBe(0);
     expect(same.stderr).toContain('MEILI_WORKER_KEY_UID');
   });
 
@@ -214,7 +208,7 @@ describe('the meili-key service of docker-compose.yml', () => {
     ['after urn:uuid:', `urn:uuid:${PRODUCT_KEY_UID}`],
   ])('refuses a worker uid that is the product key written %s', async (_form, workerUid) => {
     const { run, fake } = await runAgainst([{ uid: PRODUCT_KEY_UID, actions: PRODUCT_KEY_ACTIONS, indexes: [`${MEILI_INDEX}*`] }], { MEILI_WORKER_KEY_UID: workerUid });
-    expect(run.status, run.stdout).not.toBe(0);
+    expect(run.code, run.stdout).not.toBe(0);
     expect(run.stderr).toContain('MEILI_WORKER_KEY_UID must be a uid of its own');
     expect(run.stdout).not.toContain('helpdesk-worker-agents');
     expect([...fake.keys.values()].map((key) => key.uid)).toEqual([PRODUCT_KEY_UID]);
@@ -230,7 +224,7 @@ describe('the meili-key service of docker-compose.yml', () => {
     ['a description that quotes the right actions', { actions: ['*'], indexes: ['*'], description: 'was "actions":["search","indexes.get","stats.get"],"indexes":["xyz_manual*"]' }],
   ])('refuses an existing key at MEILI_WORKER_KEY_UID with %s, naming its uid', async (_what, existing) => {
     const { run, fake } = await runAgainst([{ uid: WORKER_KEY_UID, name: 'old', ...existing }], { MEILI_WORKER_KEY_UID: WORKER_KEY_UID.toUpperCase() });
-    expect(run.status, run.stdout).not.toBe(0);
+    expect(run.code, run.stdout).not.toBe(0);
     expect(run.stderr).toContain(`MEILI_WORKER_KEY_UID ${WORKER_KEY_UID.toUpperCase()}`);
     expect(run.stdout).not.toContain('the helpdesk-worker-agents key exists');
     expect(fake.keyByUid(WORKER_KEY_UID)).toMatchObject(existing);
@@ -240,7 +234,7 @@ describe('the meili-key service of docker-compose.yml', () => {
     const { run } = await runAgainst([{ uid: WORKER_KEY_UID, actions: ['search', 'indexes.get', 'stats.get'], indexes: [`${MEILI_INDEX}*`] }], {
       MEILI_WORKER_KEY_UID: WORKER_KEY_UID.replaceAll('-', ''),
     });
-    expect(run.status, run.stderr).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('the helpdesk-worker-agents key exists');
   });
 });

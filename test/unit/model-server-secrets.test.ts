@@ -6,7 +6,6 @@
  * The real openai SDK talks to a real HTTP server on loopback that answers each status with an error repeating the
  * path and the Authorization header it was sent, as some proxies do.
  */
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -22,6 +21,7 @@ import { BASE_URL_V1_HINT, createOpenAIClient, modelServerFailure } from '../../
 import { probeModelServer } from '../../src/runtime/agent-worker.js';
 import type { RoleStatusReporter } from '../../src/runtime/role-status.js';
 import type { Logger } from '../../src/logger.js';
+import { runCommand, type CommandRun } from '../support/run-command.js';
 
 const API_KEY = 'sk-proj-SECRETKEY0123456789abcdefABCDEF';
 const SECRETS = ['URLPASSWORD', 'QUERYSECRET', API_KEY];
@@ -172,14 +172,9 @@ describe('npm run check', () => {
 });
 
 /** `npm run check` in its own process, as an admin runs it. */
-async function runCheck(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/cli/check.ts'], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  return { code, stdout, stderr };
+function runCheck(env: Record<string, string>): Promise<CommandRun> {
+  // The test allows 90 s: the command gets most of it, so a hung check fails with its output.
+  return runCommand(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/cli/check.ts'], { env: { ...process.env, ...env }, timeoutMs: 80_000 });
 }
 
 // What is no secret stays readable: the masking must not take the diagnosis with it.
