@@ -217,6 +217,12 @@ const IMAGE_REFERENCE = /!\[(?:[^[\]!]|!(?!\[)|\[[^[\]]*\])*\]\[[^[\]]*\]/g;
 // product's own placeholder (`{{SiteId}}` in an SQL template) is what a customer types and asks about.
 const INTERPOLATION = /\{\{[^{}\uE010]*\}\}/g;
 const PLACEHOLDER = /^\{\{\s*[\p{L}\p{N}_]+\s*\}\}$/u;
+// Hugo shortcodes (`{{% name %}}`, `{{< name >}}`). One without arguments inside a sentence, which the page never
+// closes (`{{%service%}}にログインできません。`), stands for a word the site defines, mostly a product's name: its name
+// is the only trace of that word left, and dropping it left the sentence without its subject (retrieval audit 12).
+// A paired one (`{{% note %}}…{{% /note %}}`), one with arguments and one alone on its line (`{{< toc >}}`) is markup.
+const HUGO_NAME_SHORTCODE = /^\{\{(?:%\s*([\p{L}\p{N}_-]+)\s*%|<\s*([\p{L}\p{N}_-]+)\s*>)\}\}$/u;
+const HUGO_CLOSING_SHORTCODE = /\{\{[%<]\s*\/\s*([\p{L}\p{N}_-]+)/gu;
 // MDX module lines (Docusaurus): `import Tabs from '@theme/Tabs';`, `export const x = …`.
 // One `\s` after `import`, not `\s+`: two quantifiers that both take spaces made a long line of spaces catastrophic.
 const MDX_MODULE_LINE = /^(?:import\s(?:[^'"]*\sfrom\s*)?['"][^'"]+['"];?|export\s+(?:const|let|var|function|default)\b.*)\s*$/;
@@ -306,9 +312,14 @@ function plainText(text: string): string {
   return text.replace(/^\s{0,3}#{1,6}[ \t]+/, '');
 }
 
-/** Names of the components closed somewhere in the page (`</Tabs>`), so their opening tags go even without attributes. */
+/**
+ * Names of the components closed somewhere in the page (`</Tabs>`), so their opening tags go even without attributes,
+ * and of the Hugo shortcodes closed there (`{{% /note %}}`, kept as `{{note`), which are markup, not a name's stand-in.
+ */
 function closedComponents(markdown: string): Set<string> {
-  return new Set(Array.from(markdown.matchAll(COMPONENT_TAG), (m) => (m[1] ? m[2]! : '')).filter(Boolean));
+  const names = Array.from(markdown.matchAll(COMPONENT_TAG), (m) => (m[1] ? m[2]! : '')).filter(Boolean);
+  for (const closing of markdown.matchAll(HUGO_CLOSING_SHORTCODE)) names.push(`{{${closing[1]!}`);
+  return new Set(names);
 }
 
 /**
@@ -348,8 +359,16 @@ function cleanMarkdownLine(
           closing || selfClosing || attributes?.trim() || closed.has(name) ? '' : tag,
         )
     : withoutLinks;
+  // Once per line, not per match: a line of many shortcodes is not trimmed again for each.
+  const trimmed = withoutTags.trim();
   const cleaned = withoutTags
-    .replace(INTERPOLATION, (interpolation) => (PLACEHOLDER.test(interpolation) ? interpolation : ''))
+    .replace(INTERPOLATION, (interpolation) => {
+      if (PLACEHOLDER.test(interpolation)) return interpolation;
+      const shortcode = HUGO_NAME_SHORTCODE.exec(interpolation);
+      const name = shortcode?.[1] ?? shortcode?.[2];
+      // Its name's words, as a reader would type them (`cybozu_com` → `cybozu com`).
+      return name && trimmed !== interpolation && !closed.has(`{{${name}`) ? name.replace(/[_-]+/g, ' ') : '';
+    })
     .replace(MKDOCS_ICON, '')
     .replace(MKDOCS_KEYS, (_, keys: string) => keys.split('+').map((key) => key.charAt(0).toUpperCase() + key.slice(1)).join('+'));
   // Entities are decoded in the prose only, after the masks are found, so a `&#xE010;` cannot pose as one. In HTML
@@ -407,6 +426,23 @@ function fenceOpening(line: string, marker: string): string {
 // A component tag opening a line (`<MkSchemaViewerItemObject :schema="{`), whose attributes may run over several lines
 // (Nuxt Content's MDC, Vue and MDX pages): its name as COMPONENT_TAG takes it, then a space or the line's end.
 const COMPONENT_TAG_START = /^\s*<(?:[A-Z][\w.]*|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?=\s|$)/;
+// The same tag opening after prose on its line (`イベントの内容: <MkSchemaViewerItemObject :schema="{`), which stayed as
+// text (retrieval audit 12); only the line's last one is tried (see {@link lastComponentTagOpening}).
+const COMPONENT_TAG_OPENING = /<(?:[A-Z][\w.]*|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?=\s|$)/g;
+
+/**
+ * Where the last component tag opening on a line starts and its name ends, outside code spans (an even number of
+ * backticks before it), or undefined. Only the last: a tag that runs on to the next line is the line's last one,
+ * unless it quotes another, and one try per line keeps the search linear.
+ */
+function lastComponentTagOpening(line: string): { start: number; column: number } | undefined {
+  let found: { start: number; column: number } | undefined;
+  for (const opening of line.matchAll(COMPONENT_TAG_OPENING)) found = { start: opening.index, column: opening.index + opening[0].length };
+  if (!found) return undefined;
+  let ticks = 0;
+  for (let c = 0; c < found.start; c++) if (line[c] === '`') ticks++;
+  return ticks % 2 === 0 ? found : undefined;
+}
 // How far a component tag's attributes are read before it is left alone as text: a real one (a schema written inline)
 // runs to some dozens of lines; an unclosed `<Foo a="` must not make every later line part of it.
 const MAX_COMPONENT_TAG_LINES = 200;
@@ -479,16 +515,17 @@ const HEADING_MARKS = /\uE000[1-3]\uE001/g;
 
 /**
  * The line and column after the `</table>` closing the table that opens line `start`, within the bounds above; or,
- * without one, the last line read. A code fence ends the search unclosed: a `</table>` in a later code sample
- * (「To end a table, write: ```html </table> ```」) closed a table left open, which took the prose between and the
- * fence's opening line with it (bug review B2). Unclosed, its lines are cleaned one by one, the fence read as one.
+ * without one, the last line read. A code fence or an indented code block ends the search unclosed: a `</table>` in
+ * a later code sample (「To end a table, write: ```html </table> ```」) closed a table left open, which took the prose
+ * between and the fence's opening line with it (bug review B2). Unclosed, its lines are cleaned one by one.
  */
-function htmlTableEnd(lines: readonly string[], start: number): TagEnd {
+function htmlTableEnd(lines: readonly string[], start: number, indentedCode: readonly boolean[]): TagEnd {
   let depth = 0;
   let read = 0;
   let l = start;
   for (; l < lines.length && l - start < MAX_HTML_TABLE_LINES; l++) {
-    if (l > start && fenceMarker(lines[l]!) !== undefined) return { end: false, line: l - 1 };
+    // An indented code sample ends it as a fence does: its `</table>` took the prose before it (retrieval audit 12).
+    if (l > start && (fenceMarker(lines[l]!) !== undefined || indentedCode[l])) return { end: false, line: l - 1 };
     read += lines[l]!.length + 1;
     if (read > MAX_HTML_TABLE_CHARS) return { end: false, line: l };
     for (const tag of lines[l]!.matchAll(HTML_TABLE_TAG)) {
@@ -673,11 +710,15 @@ export function cleanMarkdown(markdown: string): string {
     // A component tag whose attributes run over several lines goes whole, up to its `>`, before the lines are cleaned
     // one by one (COMPONENT_TAG sees one line, so the schema inside it stayed as text, retrieval audit 11). What
     // follows its `>` on its last line stays, read as a line of its own.
-    const tagStart = i > noTagUntil && line === raw && !indentedCode[i] ? COMPONENT_TAG_START.exec(line) : null;
+    const mayOpenTag = i > noTagUntil && line === raw && !indentedCode[i];
+    const lineStart = mayOpenTag ? COMPONENT_TAG_START.exec(line) : null;
+    const tagStart = lineStart ? { start: 0, column: lineStart[0].length } : mayOpenTag ? lastComponentTagOpening(line) : undefined;
     if (tagStart) {
-      const tag = componentTagEnd(lines, i, tagStart[0].length);
+      const tag = componentTagEnd(lines, i, tagStart.column);
       if (!tag.end) noTagUntil = tag.line;
       else if (tag.line > i) {
+        // Prose before a tag opening mid-line stays, cleaned as a line of its own.
+        if (tagStart.start > 0) out.push(cleanMarkdownLine(line.slice(0, tagStart.start), closed, footnotes, references));
         const rest = lines[tag.line]!.slice(tag.column);
         lines[tag.line] = rest;
         consumedUntil = rest.trim() === '' ? tag.line : tag.line - 1;
@@ -685,7 +726,7 @@ export function cleanMarkdown(markdown: string): string {
       }
     }
     if (i > noTableUntil && line === raw && !indentedCode[i] && HTML_TABLE_START.test(line)) {
-      const end = htmlTableEnd(lines, i);
+      const end = htmlTableEnd(lines, i, indentedCode);
       if (!end.end) noTableUntil = end.line;
       else {
         const html = [...lines.slice(i, end.line), lines[end.line]!.slice(0, end.column)].join('\n');
@@ -745,7 +786,9 @@ export function cleanMarkdown(markdown: string): string {
     out.push(cleanMarkdownLine(line, closed, footnotes, references));
   }
   const body = out.join('\n');
-  return title && !hasH1 ? `# ${title}\n\n${body}` : body;
+  // The title is markup like any line of the page: it kept `{{%store%}}` and link targets (retrieval audit 12).
+  const heading = title && cleanMarkdownLine(title, closed, footnotes, references).trim();
+  return heading && !hasH1 ? `# ${heading}\n\n${body}` : body;
 }
 
 /**
