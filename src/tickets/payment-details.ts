@@ -237,16 +237,24 @@ const DASH = '\u2010-\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63';
 const LONG_MARK = '\u30fc\uff70';
 const MIDDLE_DOT = '\u00b7\u0387\u2027\u30fb\uff65';
 const MARK_AFTER_DIGIT = '\u0300-\u036f\u20d0-\u20ff\ufe00-\ufe0f';
-// Circled, parenthesized (⑴…⑼) and full-stop (⒈…⒐) digits: the forms of one figure (⑽, ⒑ are two, which the
-// position map cannot read for one character).
+// Circled, parenthesized (⑴…⑼) and full-stop (⒈…⒐) digits: the forms of one figure.
 const CIRCLED_DIGIT = '\u2460-\u2468\u2474-\u247c\u2488-\u2490\u24ea\u2776-\u277e\u2780-\u2788\u278a-\u2792';
-const DIGIT_FORM = `\u00b2\u00b3\u00b9\u2070\u2074-\u2079\u2080-\u2089${CIRCLED_DIGIT}`;
+// Session 51: the forms of ten to twenty (⑩…⑳, ⑽…⒇, ⒑…⒛, ⓫…⓴, ⓾, ❿, ➉, ➓) are read as their two digits where a
+// digit form is (⑽⑾⑿⒀ is 10111213 to a reader): one character read as two code units, each mapped to the character
+// ({@link readingWith}). Not at the end of a run of six or seven digits, as a lone circled digit is: two more digits
+// make a number of eight or nine, read as the run and a step number.
+const TWO_DIGIT_FORM = '\u2469-\u2473\u247d-\u2487\u2491-\u249b\u24eb-\u24f4\u24fe\u277f\u2789\u2793';
+const DIGIT_FORM = `\u00b2\u00b3\u00b9\u2070\u2074-\u2079\u2080-\u2089${CIRCLED_DIGIT}${TWO_DIGIT_FORM}`;
+// Session 51: a circled digit ends a run of six or seven digits written in groups too (765-432①, 765 432①, 76.54.32①):
+// one separator between two digits, as an account's digits are grouped ({@link ACCOUNT_DIGITS}), and no digit, or digit
+// and separator, before the run.
+const RUN_SEPARATOR = ` .\\-${DASH}`;
 // (The long marks, dots and marks are named groups: the half-width ｰ and ･ elsewhere are read as NFKC reads them.)
 const READ_PAST = new RegExp(
   `[${SPACE_LIKE}]{2,}|[${SPACE_LIKE.replace(' ', '')}]|` +
     `(?<=[\\p{N}][${SPACE_LIKE}]*)[${DASH}]|[${DASH}](?=[${SPACE_LIKE}]*[\\p{N}])|` +
     `(?<=\\p{N})[${DIGIT_FORM}](?=\\p{N})|(?<=[${DIGIT_FORM}])[${DIGIT_FORM}]|[${DIGIT_FORM}](?=[${DIGIT_FORM}])|` +
-    `[${CIRCLED_DIGIT}](?<=(?<!\\p{Nd})\\p{Nd}{6,7}[${CIRCLED_DIGIT}])|` +
+    `[${CIRCLED_DIGIT}](?<=(?<!\\p{Nd}|\\p{Nd}[${RUN_SEPARATOR}])\\p{Nd}(?:[${RUN_SEPARATOR}]?\\p{Nd}){5,6}[${CIRCLED_DIGIT}])|` +
     `(?<=\\p{N})(?<longMark>[${LONG_MARK}])(?=\\p{N})|(?<=\\p{N})(?<dot>[${MIDDLE_DOT}])(?=\\p{N})|(?<=\\p{Nd})(?<mark>[${MARK_AFTER_DIGIT}]{1,4})|` +
     '[\\u0000-\\u0008\\u000e-\\u001f\\u007f-\\u0084\\u0086-\\u009f]|[\\uff66-\\uff9d][\\uff9e\\uff9f]|[\\uff61-\\uff9f]',
   'gu',
@@ -259,6 +267,11 @@ const MAY_READ_PAST = new RegExp(
 // The dingbats' circled digits have no NFKC reading, and NFKC reads the parenthesized and full-stop ones as "(7)" and
 // "7.": each block runs from 1 to 9.
 const DINGBAT_DIGITS: ReadonlyArray<readonly [number, number]> = [[0x2776, 0x277e], [0x2780, 0x2788], [0x278a, 0x2792], [0x2474, 0x247c], [0x2488, 0x2490]];
+// The forms of ten to twenty ({@link TWO_DIGIT_FORM}): [first, last, the number of the first]. NFKC reads some as
+// "(10)" or "10." and the negative circled and dingbat ones not at all.
+const TWO_DIGIT_FORMS: ReadonlyArray<readonly [number, number, number]> = [
+  [0x2469, 0x2473, 10], [0x247d, 0x2487, 10], [0x2491, 0x249b, 10], [0x24eb, 0x24f4, 11], [0x24fe, 0x24fe, 10], [0x277f, 0x277f, 10], [0x2789, 0x2789, 10], [0x2793, 0x2793, 10],
+];
 
 const ONE_SPACE_LIKE = new RegExp(`^[${SPACE_LIKE}]+$`);
 const ONE_DASH = new RegExp(`^[${DASH}]$`);
@@ -271,6 +284,7 @@ function readPast(match: string): string {
   if (ONE_DASH.test(match)) return '-';
   if (CONTROL.test(match)) return '';
   for (const [from, to] of DINGBAT_DIGITS) if (first >= from && first <= to) return String(first - from + 1);
+  for (const [from, to, number] of TWO_DIGIT_FORMS) if (first >= from && first <= to) return String(first - from + number);
   // A lone sound mark is read as the spacing one (NFKC makes it a combining mark, which would join the letter before).
   if (match === '\uff9e') return '\u309b';
   if (match === '\uff9f') return '\u309c';
@@ -319,8 +333,9 @@ function separatorsRead(original: string): CheckedText {
   for (const m of original.matchAll(READ_PAST)) {
     const { longMark, dot, mark } = m.groups!;
     const read = longMark ? '-' : dot ? ' ' : mark ? '' : readPast(m[0]);
-    // A kana and a sound mark that make no one letter (ｱﾞ) are read one by one.
-    if (read.length > 1) edits.push([m.index, readPast(m[0][0]!), 1], [m.index + 1, readPast(m[0][1]!), 1]);
+    // A kana and a sound mark that make no one letter (ｱﾞ) are read one by one; a form of ten to twenty is read as its
+    // two digits, one block.
+    if (read.length > 1 && m[0].length > 1) edits.push([m.index, readPast(m[0][0]!), 1], [m.index + 1, readPast(m[0][1]!), 1]);
     else if (read !== m[0]) edits.push([m.index, read, m[0].length]);
   }
   return edits.length === 0 ? unchanged(original) : readingWith(original, edits);
@@ -407,7 +422,7 @@ function marksAndDigitsRead(original: string): CheckedText {
 }
 /**
  * `original` read with `edits` applied: each [original index, what it is read as, its width in the original], in
- * order and apart; a replacement is one code unit, read as one block of the original.
+ * order and apart; a replacement is read as one block of the original (every code unit of it).
  */
 function readingWith(original: string, edits: Array<[number, string, number]>): CheckedText {
   // Segments of the text: [text index, original index, original width of a one-unit block or 0 for a run].
@@ -434,8 +449,9 @@ function readingWith(original: string, edits: Array<[number, string, number]>): 
     length += at - copied;
     if (to === '') segment(length, at + width, 0);
     else {
+      // (A replacement of two code units, a form of ten to twenty's digits, is two units of the one block.)
       segment(length, at, width);
-      segment(length + 1, at + width, 0);
+      segment(length + to.length, at + width, 0);
     }
     length += to.length;
     copied = at + width;
@@ -906,8 +922,12 @@ const OWN_SENTENCE_CHARS = 200;
 // participle devuelto/devuelta too, only as ours (hemos devuelto) or into their account (devuelto a su cuenta): "Su
 // pago … fue devuelto" is a bounced payment, a lure's pretext to pay again (bug review B2); devolv and devolu take
 // devolvemos, devolución; not devuelva, which asks the reader to pay back.
+// Session 51: a transfer or payment of an amount told as made to the reader's account ("A transfer of 20 EUR was made
+// to your account DE89 …") is ours paid to them, as überwiesen is: only a past passive into "your", after the noun and
+// its amount (not "should be wired to your account", bug review B1's lure, nor "A payment request of 5 EUR was sent to
+// your account"). Each gap is a few spaces or one of two short words: linear.
 const OWN_ACCOUNT_PAID_BACK =
-  /erstatt|zurück(?:überwiesen|gebucht|gezahlt)|gutgeschrieben|überwiesen|refund|reimburs|credited|paid\s+back|reembols|devolv|devolu|(?:hemos|han|ha)\s+devuelt|devuelt[oa]s?\s+(?:a|en)\s+su\s+cuenta|rembours|restitu|estorn|hoàn|返金|返還|払い?戻|振り?込みました|お振込みしました|환불|退款|คืนเงิน/i;
+  /\b(?:transfer|payment|deposit|remittance)[ \t]{1,3}of[ \t]{1,3}(?:[^\s!?;]{1,12}[ \t]{1,3}){1,2}?(?:was|were|has[ \t]{1,3}been|have[ \t]{1,3}been)[ \t]{1,3}(?:made|sent|transferred|wired|paid|deposited|issued|credited)[ \t]{1,3}(?:to|into)[ \t]{1,3}your\b|erstatt|zurück(?:überwiesen|gebucht|gezahlt)|gutgeschrieben|überwiesen|refund|reimburs|credited|paid\s+back|reembols|devolv|devolu|(?:hemos|han|ha)\s+devuelt|devuelt[oa]s?\s+(?:a|en)\s+su\s+cuenta|rembours|restitu|estorn|hoàn|返金|返還|払い?戻|振り?込みました|お振込みしました|환불|退款|คืนเงิน/i;
 
 // What says the customer owes an amount, in the account's sentence or the next one: a refund word beside it is a lure
 // ("Ihr Konto … wurde erstattet; überweisen Sie die Gebühr von 5 € dorthin.", "Your refund to your account … failed;
@@ -993,11 +1013,24 @@ function owesAmount(sentence: string): boolean {
 // and "ce compte" only as where money goes (sur, à, vers ce compte): "Ce compte recevra le virement" tells, asks nothing.
 const POINTS_BACK_TO_ACCOUNT =
   /\b(?:to|into)[ \t]+(?:that|this|the[ \t]+(?:same|above|said))[ \t]+(?:bank[ \t]+)?account\b|\b(?:dicha|esa|esta|la[ \t]+misma|essa|mesma|nessa|nesta)[ \t]+(?:cuenta|conta)\b|\b(?:dieses|diesem|dasselbe|demselben)[ \t]+Konto\b|\bdorthin\b|(?:^|[ \t])(?:sur|à|vers)[ \t]+(?:ce|le[ \t]+même)[ \t]+compte\b|同口座|上記(?:の)?口座|当該口座|その口座/iu;
+// Session 51: an amount in words ("Kindly put five euros in this account", "Envíe cinco euros a dicha cuenta", "pay
+// fünf Euro"): a number word (one to twenty and the round tens of English, German, Spanish, French, Portuguese and
+// Italian, hundred, thousand) right before a currency's word or code. Read wherever an amount in digits is. Each gap
+// is a few spaces between two words: linear.
+const NUMBER_WORD =
+  'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred|thousand|a[ \\t]{1,3}(?:hundred|thousand)|' +
+  'eins?|eine[nm]?|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zwanzig|dreißig|fünfzig|hundert|tausend|' +
+  'un|une|uno|una|um|uma|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|veinte|treinta|cincuenta|cien|mil|' +
+  'deux|trois|quatre|cinq|sept|huit|neuf|dix|vingt|trente|cinquante|cent|mille|duas|quatro|sete|oito|nove|dez|vinte|trinta|cinquenta|cem|' +
+  'tre|quattro|sei|sette|otto|dieci|venti|trenta|cinquanta|cento';
+const AMOUNT_IN_WORDS =
+  `(?<![\\p{L}])(?:${NUMBER_WORD})(?:[ \\t-]{1,3}(?:hundred|thousand|hundert|tausend|cientos|mil|cents|mille|cento))?[ \\t-]{1,3}` +
+  '(?:euros?|dollars?|pounds?|yen|francs?|franken|reais|d[oó]lar(?:es)?|libras?|EUR|USD|GBP|CHF|JPY)(?![\\p{L}])';
 // Bug review B3a (session 50, MED 3): an amount in place of the payment noun ("transfiera 5 € a la cuenta indicada",
 // "Envoyez 5 € sur le compte ci-dessus"), and the verbs of sending money (envíe, mande, envoyez, virez, versez, senden
 // or schicken Sie, envie).
 const OTHER_PAY_IMPERATIVE =
-  /(?:^|[ \t"'(¡,])(?:repita|repitan|realice|realicen|efectúe|efectúen|haga|hagan|abone|abonen|transfiera|pague|paguen|ingrese|envíe|envíen|mande|manden|effectuez|réglez|renouvelez|envoyez|virez|versez|faça|façam|realize|efetue|transfira|deposite|envie|enviem|überweisen[ \t]+Sie|zahlen[ \t]+Sie|begleichen[ \t]+Sie|tätigen[ \t]+Sie|senden[ \t]+Sie|schicken[ \t]+Sie)\b[^.!?。\n]{0,30}?(?:\b(?:transferencia|transferência|pago|pagamento|ingreso|abono|dep[óo]sito|virement|paiement|versement|règlement|Überweisung|Zahlung|Betrag|Gebühr|importe|cuota|taxa|frais)\b|[$€£¥][ \t]?[0-9]|[0-9][ \t]?(?:€|\$|£|¥|EUR\b|USD\b|GBP\b|CHF\b|euros?\b))/iu;
+  new RegExp(String.raw`(?:^|[ \t"'(¡,])(?:repita|repitan|realice|realicen|efectúe|efectúen|haga|hagan|abone|abonen|transfiera|pague|paguen|ingrese|envíe|envíen|mande|manden|effectuez|réglez|renouvelez|envoyez|virez|versez|faça|façam|realize|efetue|transfira|deposite|envie|enviem|überweisen[ \t]+Sie|zahlen[ \t]+Sie|begleichen[ \t]+Sie|tätigen[ \t]+Sie|senden[ \t]+Sie|schicken[ \t]+Sie)\b[^.!?。\n]{0,30}?(?:\b(?:transferencia|transferência|pago|pagamento|ingreso|abono|dep[óo]sito|virement|paiement|versement|règlement|Überweisung|Zahlung|Betrag|Gebühr|importe|cuota|taxa|frais)\b|[$€£¥][ \t]?[0-9]|[0-9][ \t]?(?:€|\$|£|¥|EUR\b|USD\b|GBP\b|CHF\b|euros?\b)|${AMOUNT_IN_WORDS})`, 'iu');
 // Bug review B3a (session 50, MED 3): in a sentence without a refund word, a fee word ("send the release fee", "Envíe
 // la comisión", "5 € de taxa") or a pointer back at the account given before ("the account mentioned above", "the IBAN
 // given above", "the same IBAN", "la cuenta indicada", "le compte ci-dessus", "das oben genannte Konto", "a conta
@@ -1006,60 +1039,132 @@ const OTHER_PAY_IMPERATIVE =
 // fee", "free of charge" (read out first), nor a sentence that says nothing is owed ("The fee is not due.").
 const FEE_WORD = /(?<![\p{L}])(?:fees?|charges?|Gebühr(?:en)?|comisi[óo]n(?:es)?|frais|taxas?|手数料)(?![\p{L}])/iu;
 const NO_FEE = /\b(?:free[ \t]{1,3}of[ \t]{1,3}charge|no[ \t]{1,3}(?:(?:extra|additional|further)[ \t]{1,3})?(?:fee|charge)s?|without[ \t]{1,3}(?:any[ \t]{1,3})?(?:(?:extra|additional)[ \t]{1,3})?(?:fee|charge)s?)\b/gi;
+// Session 51: a fee the reader's own bank may charge ("Your bank may charge a fee for incoming transfers.", "Fees charged
+// by your bank may apply."): theirs to their bank, no fee to pay us, read out as "no fee" is. Only the phrase, and only
+// where its clause ends after it or after what the fee is for ("… for international transfers."): "Your bank may charge
+// a fee of 5 EUR which you pay to us", "…, plus our 5 EUR release fee" keep their fee word. Each run of spaces is
+// between two words and the gap before the clause's end is bounded: linear.
+const READERS_BANK_FEE = new RegExp(
+  String.raw`(?:\byour[ \t]{1,3}(?:own[ \t]{1,3})?bank(?:['’]s)?[ \t]{1,3}(?:(?:may|might|could|can|will|would|sometimes|usually|also|possibly)[ \t]{1,3}){0,2}` +
+    String.raw`(?:charges?|applies|apply|deducts?|takes?|levy|levies)[ \t]{1,3}(?:(?:you|a|an|its|their|any|some|small|own|transfer|processing|handling|incoming|receiving|currency|conversion|exchange|service)[ \t]{1,3}){0,4}(?:fees?|charges?)` +
+    String.raw`|\b(?:any[ \t]{1,3})?(?:fees?|charges?)[ \t]{1,3}(?:charged|applied|levied|taken)[ \t]{1,3}by[ \t]{1,3}your[ \t]{1,3}(?:own[ \t]{1,3})?bank(?:[ \t]{1,3}(?:may|might|can|could|will)[ \t]{1,3}apply)?)` +
+    String.raw`(?=[ \t]{0,3}(?:[.!?;,]|$)|[ \t]{1,3}(?:for|on)[ \t][^.!?;,\n]{0,60}?(?:transfers?|payments?|deposits?|transactions?|conversions?)[ \t]{0,3}(?:[.!?;]|$))`,
+  'gi',
+);
 const ACCOUNT_GIVEN_BEFORE =
   /(?<![\p{L}])(?:(?:account|IBAN)[ \t]{1,3}(?:(?:mentioned|indicated|given|shown|stated|listed|named|provided)(?:[ \t]{1,3}(?:above|before|earlier))?|above)|the[ \t]{1,3}(?:same|above|said)[ \t]{1,3}IBAN|cuenta[ \t]{1,3}(?:indicada|mencionada|señalada|arriba)|compte[ \t]{1,3}(?:indiqué|mentionné|ci-dessus)|(?:genannte|genannten|angegebene|angegebenen|obige|obigen)[ \t]{1,3}Konto|conta[ \t]{1,3}(?:acima|indicada|mencionada))(?![\p{L}])/iu;
-const AMOUNT_IN_SENTENCE = /[$€£¥][ \t]?[0-9]|[0-9][ \t]?(?:€|\$|£|¥|円|(?:EUR|USD|GBP|JPY|CHF|yen|euros?|dollars?|pounds?)\b)/i;
+const AMOUNT_IN_SENTENCE = new RegExp(String.raw`[$€£¥][ \t]?[0-9]|[0-9][ \t]?(?:€|\$|£|¥|円|(?:EUR|USD|GBP|JPY|CHF|yen|euros?|dollars?|pounds?)\b)|${AMOUNT_IN_WORDS}`, 'iu');
 const MONEY_ARRIVES = /\b(?:arrive[sd]?|arriving|reach(?:es|ed)?|appear(?:s|ed)?|show[ \t]+up|ankommen|eingehen|gutgeschrieben|llegar[áa]n?|aparecer[áa]|arrivera|appara[iî]tra|chegar[áa]|aparecer[áa])\b/i;
+// Session 51: "the account we refunded", "the account we credited": the account pointed at by what we did to it, whose
+// refund word is the pointer's and no refund of the sentence ("We made a deposit of five euros to the account we
+// refunded"): read out before the sentence's refund words are read ({@link draftAsksToPay}). Each run of spaces is
+// between two words: linear.
+const ACCOUNT_WE_PAID =
+  /\bthe[ \t]{1,3}(?:same[ \t]{1,3})?(?:bank[ \t]{1,3})?account[ \t]{1,3}(?:(?:that|which)[ \t]{1,3})?we[ \t]{1,3}(?:(?:have|had|just|already|recently)[ \t]{1,3}){0,2}(?:refunded|credited|reimbursed|paid|used)\b/gi;
 const POINTER_AT_ACCOUNT =
-  /\b(?:this|that|the[ \t]+same|the[ \t]+above|said)[ \t]+(?:bank[ \t]+)?(?:account|IBAN)\b|\b(?:to|into|in|on)[ \t]+it\b|\b(?:esta|esa|dicha)[ \t]+cuenta\b|\bdiese[sm]?[ \t]+Konto\b|\bce[ \t]+compte\b|\b(?:esta|essa|nesta|nessa)[ \t]+conta\b/i;
-const DRAFT_PAY_ASK = [JA_PAY_ASK, JA_POINTED_PAY_ASK, PAYMENT_USE_ASK, EN_PAY_ASK, POINTS_BACK_TO_ACCOUNT, OTHER_PAY_IMPERATIVE];
+  /\b(?:this|that|the[ \t]+same|the[ \t]+above|said)[ \t]+(?:bank[ \t]+)?(?:account|IBAN)\b|\bthe[ \t]{1,3}(?:same[ \t]{1,3})?(?:bank[ \t]{1,3})?account[ \t]{1,3}(?:(?:that|which)[ \t]{1,3})?we\b|\b(?:to|into|in|on)[ \t]+it\b|\b(?:esta|esa|dicha)[ \t]+cuenta\b|\bdiese[sm]?[ \t]+Konto\b|\bce[ \t]+compte\b|\b(?:esta|essa|nesta|nessa)[ \t]+conta\b/i;
+// Session 51: an ask to send money back ("pay it back", "send it back", "return the money", "wire the amount back",
+// "refund us"): the overpayment lure's ask once a payment to the reader is told ("A transfer of 20 EUR was made to your
+// account … by mistake. Please send it back."). "Send it back" may mean a parcel: a refund to the reader's own account
+// beside it waits for a person, the safe side.
+const MONEY_BACK_ASK =
+  /\b(?:send|pay|wire|transfer|give|remit|return)[ \t]{1,3}(?:it|them|(?:the|this|that|these|those)[ \t]{1,3}(?:money|amount|sum|funds|deposit|payment|transfer|difference|overpayment|excess))[ \t]{1,3}back\b|\b(?:send|pay|wire|transfer|give|remit)[ \t]{1,3}back[ \t]{1,3}(?:the|this|that)[ \t]{1,3}(?:money|amount|sum|funds|deposit|payment|transfer|difference|overpayment|excess)\b|\breturn[ \t]{1,3}(?:the|this|that)[ \t]{1,3}(?:money|amount|sum|funds|deposit|payment|transfer|difference|overpayment|excess)\b|\b(?:refund|reimburse)[ \t]{1,3}us\b/i;
+const DRAFT_PAY_ASK = [JA_PAY_ASK, JA_POINTED_PAY_ASK, PAYMENT_USE_ASK, EN_PAY_ASK, POINTS_BACK_TO_ACCOUNT, OTHER_PAY_IMPERATIVE, MONEY_BACK_ASK];
 // An imperative to pay at a sentence's start, after please or kindly, or after a leading "To …," clause ("To release
 // it, send 5 EUR there"); "Please pay attention" asks nothing. Only a verb with its object after it (the, a, your, an
 // amount…): "Transfer times vary", "Wire transfers can take 5 days", "Pay no attention" are nouns or ask nothing (bug
 // review B3a, MED 4). Anchored, each gap bounded: linear.
 const PAY_IMPERATIVE =
-  /^[ \t"'(]{0,3}(?:(?:to\s[^,\n]{1,40},|then|now|first|and|also)\s{1,3})?(?:(?:please|kindly)\s{1,3})?(?:(?:pay|wire|transfer|remit|deposit)(?=\s{1,3}(?:(?:the|a|an|your|us|it|now|this|that|these|those|there|our|me|them|any|all|some|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred|EUR|USD|GBP|CHF|JPY)\b|[$€£¥0-9]))|send\s{1,3}(?:us\s{1,3})?(?:[$€£¥]|[0-9]))/i;
+  new RegExp(String.raw`^[ \t"'(]{0,3}(?:(?:to\s[^,\n]{1,40},|then|now|first|and|also)\s{1,3})?(?:(?:please|kindly)\s{1,3})?(?:(?:pay|wire|transfer|remit|deposit)(?=\s{1,3}(?:(?:the|a|an|your|us|it|now|this|that|these|those|there|our|me|them|any|all|some|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred|EUR|USD|GBP|CHF|JPY)\b|[$€£¥0-9]))|send\s{1,3}(?:us\s{1,3})?(?:[$€£¥]|[0-9]|${AMOUNT_IN_WORDS}))`, 'iu');
 // A pay verb before an amount of money a few words on, unless we are the ones paying ("We will transfer 20 EUR to
 // you", "to be sent 20 EUR"): "complete the transfer of 5 EUR", "you need to pay 500 yen". The verbs are
 // OWN_ACCOUNT_PAY_VERB's, and the words before and after each are read anchored on a few characters: one pattern with
 // the lookbehind and the gap was polynomial to recheck.
 const WE_PAY_BEFORE = /\b(?:we|I|will|'ll|’ll|shall|be|has|have|had|been|was|were|is|are)[ \t]$/i;
-const AMOUNT_AFTER =
-  /^[^.!?;\n]{0,40}?(?:[$€£¥][ \t]?[0-9]|[0-9][ \t]?(?:€|\$|£|¥|円|EUR\b|USD\b|GBP\b|JPY\b|CHF\b|yen\b|euros?\b|dollars?\b|pounds?\b))/i;
+const AMOUNT_AFTER = new RegExp(
+  String.raw`^[^.!?;\n]{0,40}?(?:[$€£¥][ \t]?[0-9]|[0-9][ \t]?(?:€|\$|£|¥|円|EUR\b|USD\b|GBP\b|JPY\b|CHF\b|yen\b|euros?\b|dollars?\b|pounds?\b)|${AMOUNT_IN_WORDS})`,
+  'iu',
+);
 const WE_PAY_BEFORE_CHARS = 8;
+// Session 51: the verb is the noun of a payment told as made to the reader ("A transfer of 20 EUR was made to your
+// account"): an article before it, and the same past passive into "your" as {@link OWN_ACCOUNT_PAID_BACK}'s after its
+// amount. "Complete the transfer of 5 EUR" and "The transfer of 5 EUR is needed" still ask.
+const PAY_NOUN_BEFORE = /\b(?:a|an|the|our|this|that|one)[ \t]$/i;
+const PAID_TO_YOU_AFTER =
+  /^[ \t]{1,3}of[ \t]{1,3}(?:[^\s!?;]{1,12}[ \t]{1,3}){1,2}?(?:was|were|has[ \t]{1,3}been|have[ \t]{1,3}been)[ \t]{1,3}(?:made|sent|transferred|wired|paid|deposited|issued|credited)[ \t]{1,3}(?:to|into)[ \t]{1,3}your\b/i;
 
 /** Whether `sentence` has a pay verb before an amount that it does not say we pay ({@link AMOUNT_AFTER}). */
 function paysAmount(sentence: string): boolean {
   for (const m of sentence.matchAll(OWN_ACCOUNT_PAY_VERB)) {
     const after = m.index + m[0].length;
-    if (WE_PAY_BEFORE.test(sentence.slice(Math.max(0, m.index - WE_PAY_BEFORE_CHARS), m.index))) continue;
+    const before = sentence.slice(Math.max(0, m.index - WE_PAY_BEFORE_CHARS), m.index);
+    if (WE_PAY_BEFORE.test(before)) continue;
+    if (PAY_NOUN_BEFORE.test(before) && PAID_TO_YOU_AFTER.test(sentence.slice(after, after + TO_THAT_AFTER_CHARS))) continue;
     if (AMOUNT_AFTER.test(sentence.slice(after, after + TO_THAT_AFTER_CHARS))) return true;
   }
   return false;
 }
 
-/** Whether a sentence of `text` asks the reader for a payment or says they owe money ({@link DRAFT_PAY_ASK}). */
+/** One sentence of a draft as {@link DRAFT_PAY_CONDITIONS} read it. */
+interface PaySentence {
+  /** The sentence as written. */
+  sentence: string;
+  /** The sentence with what says nothing is owed read out ({@link NEGATED_OWED}). */
+  read: string;
+  /** Whether the sentence says we pay the reader back ({@link OWN_ACCOUNT_PAID_BACK}). */
+  refunds: boolean;
+}
+/** A way a sentence asks the reader for a payment or says they owe money: what ends the own-account exemption. */
+interface PayCondition {
+  name: string;
+  asks: (reading: PaySentence) => boolean;
+  why: string;
+}
+// Each row is one way a sentence asks for money; any row that holds for any sentence ends the exemption for the draft
+// ({@link draftAsksToPay}). A row that excuses a refund's own sentence says so in its test and its why.
+const DRAFT_PAY_CONDITIONS: readonly PayCondition[] = [
+  {
+    name: 'owes an amount',
+    asks: ({ sentence }) => owesAmount(sentence),
+    why: 'an amount due or owed, what the account must receive from the reader, or an ask to send money back to the place named (bug review B3 of session 49)',
+  },
+  {
+    name: 'asks to pay',
+    asks: ({ read }) => DRAFT_PAY_ASK.some((ask) => ask.test(read)) || PAY_IMPERATIVE.test(read) || paysAmount(read),
+    why: 'an ask to pay in any language the refund words cover, an imperative to pay, or a pay verb before an amount we do not say we pay (security review 18, HIGH 1)',
+  },
+  {
+    name: 'an amount beside a pointer at the account',
+    // Not one that says the money reaches the account ("The 20 EUR will arrive in this account within 3 days").
+    asks: ({ read, refunds }) => !refunds && AMOUNT_IN_SENTENCE.test(read) && POINTER_AT_ACCOUNT.test(read) && !MONEY_ARRIVES.test(read),
+    why: '"Kindly put 5 EUR in this account", "A cost of 5 EUR is due to this IBAN": in a sentence that pays nothing back, an amount and the account pointed at ask for money (bug review B4)',
+  },
+  {
+    name: 'points at the account given before',
+    // A refund word does not excuse a sentence that points back at the account without writing it ("To get your
+    // refund, kindly make the 5 EUR payment to the same IBAN").
+    asks: ({ sentence, read, refunds }) => ACCOUNT_GIVEN_BEFORE.test(read) && (!refunds || !/[0-9]{4}/.test(sentence)),
+    why: 'the account mentioned above, the same IBAN, la cuenta indicada: a pointer back at the account has no business in a refund but to send money there, unless the refund\'s own sentence writes the account (bug review B3a)',
+  },
+  {
+    name: 'names a fee',
+    // read === sentence: no "nothing is owed" was read out of it ({@link FEE_WORD}).
+    asks: ({ sentence, read, refunds }) => !refunds && read === sentence && FEE_WORD.test(read.replace(NO_FEE, ' ').replace(READERS_BANK_FEE, ' ')),
+    why: 'a fee in a sentence that pays nothing back is a fee to pay; the refund\'s own sentence may name the fee it pays back, and the reader\'s own bank may charge one (bug review B3a, the safe side; session 51)',
+  },
+];
+
+/** Whether a sentence of `text` asks the reader for a payment or says they owe money ({@link DRAFT_PAY_CONDITIONS}). */
 function draftAsksToPay(text: string): boolean {
   for (let from = 0; from < text.length; ) {
     const end = otherClauseEnd(text, from, OWN_SENTENCE_CHARS);
     const sentence = text.slice(from, end);
     from = Math.max(end + 1, from + 1);
     if (!/\S/.test(sentence)) continue;
-    if (owesAmount(sentence)) return true;
     const read = NEGATED_OWED.reduce((kept, negated) => kept.replace(negated, ' '), sentence);
-    if (DRAFT_PAY_ASK.some((ask) => ask.test(read)) || PAY_IMPERATIVE.test(read) || paysAmount(read)) return true;
-    // The refund's own sentence may name the fee it pays back, and the account given above when it writes the account
-    // there too; read === sentence: no "nothing is owed" was read out of it ({@link FEE_WORD}). A refund word does not
-    // excuse a sentence that points back at the account without writing it ("To get your refund, kindly make the 5
-    // EUR payment to the same IBAN").
-    const refunds = OWN_ACCOUNT_PAID_BACK.test(sentence);
-    // An amount beside a pointer at the account in a sentence that pays nothing back: "Kindly put 5 EUR in this
-    // account", "We are waiting for your 5 EUR payment to this IBAN", "A cost of 5 EUR is due to this IBAN" (bug
-    // review B4).
-    // Not one that says the money reaches the account ("The 20 EUR will arrive in this account within 3 days").
-    if (!refunds && AMOUNT_IN_SENTENCE.test(read) && POINTER_AT_ACCOUNT.test(read) && !MONEY_ARRIVES.test(read)) return true;
-    if (ACCOUNT_GIVEN_BEFORE.test(read) && (!refunds || !/[0-9]{4}/.test(sentence))) return true;
-    if (!refunds && read === sentence && FEE_WORD.test(read.replace(NO_FEE, ' '))) return true;
+    // "The account we refunded" names the account, not a refund of this sentence ({@link ACCOUNT_WE_PAID}).
+    const reading: PaySentence = { sentence, read, refunds: OWN_ACCOUNT_PAID_BACK.test(sentence.replace(ACCOUNT_WE_PAID, ' ')) };
+    if (DRAFT_PAY_CONDITIONS.some((condition) => condition.asks(reading))) return true;
   }
   return false;
 }

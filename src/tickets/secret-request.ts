@@ -508,6 +508,16 @@ const EN_ID_WORDS = EN_WORDS.replace('|without|', '|without|whether|how|why|wher
 const EN_ID_ABOUT = '\\s+(?:field|form|page|screen|box|format|requirements?|rules|policy|photo\\s+(?:requirements?|rules|size)|renewal|application|holder|case|cover|office)\\b';
 const EN_ID_ASKED = `\\s+(?:${EN_PHOTO_OF})?(?:(?:your|the|a|an)\\s+)?(?:${EN_ID})(?!${EN_ID_ABOUT})(?!${EN_OWN_VERB})`;
 const EN_ID_REQUEST = new RegExp(`${EN_FRAME}(?:${EN_VERB}|attach|send\\s+in)${EN_TO_US}${EN_ID_WORDS}${EN_ID_ASKED}`, 'i');
+// Session 51: the document after a gerund that sends it with what the verb sends ("please send us the form by scanning
+// your passport", "Please reply by attaching a photo of your passport", "email us the form, including a copy of your
+// ID"): "by" ended the five words before, and the ask was sent. Only a gerund that copies or attaches, right before the
+// document (a photo or copy of it, an article): "by scanning the form; bring your passport" names it in another clause.
+const EN_ID_GERUND =
+  '(?:scanning|photographing|photocopying|copying|attaching|including|enclosing|adding|taking\\s+(?:a\\s+)?(?:(?:clear|colou?r)\\s+)?(?:photo|picture|snapshot|scan|copy|image|screenshot)s?\\s+of)(?:\\s+(?:a|an|the))?';
+const EN_ID_BY_GERUND = new RegExp(
+  `${EN_FRAME}(?:${EN_VERB}|attach|send\\s+in|reply|respond|write\\s+back|get\\s+back\\s+to\\s+us)${EN_TO_US}${EN_ID_WORDS}(?:\\s+(?:by|after|while|when)|,)\\s+${EN_ID_GERUND}${EN_ID_ASKED}`,
+  'i',
+);
 // "Type your date of birth in your reply", as for a secret (EN_INTO_REPLY).
 const EN_ID_INTO_REPLY = new RegExp(
   `${EN_FRAME}(?:type|write|put|enter|add|paste|insert)${EN_ID_WORDS}${EN_ID_ASKED}\\s+(?:in|into|within)\\s+(?:(?:your|the|this|our|a)\\s+)?` +
@@ -539,13 +549,32 @@ const EU_ID_SEND =
 // "e renove o seu passaporte") is another action; none of these verbs sends anything to us.
 // Not "legen" (legen Sie eine Kopie … bei encloses it), nor a verb with us or me after a hyphen (passez-nous,
 // montrez-nous votre passeport: hand it or show it to us).
+// Session 51: applying for a document is another action where its clause names the office that gets the application
+// ("und beantragen Sie einen neuen Reisepass beim Amt", "y solicite un nuevo pasaporte en el consulado", "et demandez
+// un nouveau passeport à la mairie"); without one ("und beantragen Sie dann einen neuen Reisepass") the application
+// may be to us, and a person reads it. The office is read a few words on, in the clause.
+const EU_OFFICE =
+  '(?<![\\p{L}])(?:(?:bürger|pass|einwohnermelde|melde|standes|ordnungs|landrats)?amt|behörde|konsulat|botschaft|rathaus|bürgerbüro|' +
+  'consulado|embajada|oficina|comisar[ií]a|ayuntamiento|mairie|pr[ée]fecture|consulat|ambassade|embaixada|cart[óo]rio|prefeitura|reparti[çc][ãa]o)(?![\\p{L}])';
+const EU_APPLY_AT_OFFICE =
+  `(?:beantragen|solicite|soliciten|solicitar|tramite|tramiten|tramitar|requeira|requerer|demandez|demander)(?=[^.!?;\\n]{0,60}?${EU_OFFICE})`;
 const EU_OTHER_ACTION =
   '(?:lleve|llevar|traiga|traer|muestre|mostrar|ense[ñn]e|presente|presentar|acuda|venga|guarde|conserve|tenga|' +
   'recoja|recojan|recoger|renueve|renueven|renovar|retire|retiren|retirar|recibir[áa]|recibir[áa]n|espere|esperen|esperar|' +
   'leve|levar|traga|trazer|mostre|apresente|compare[çc]a|venha|tenha|renove|renovem|receber[áa]|aguarde|' +
   'apportez|apporter|pr[ée]sentez|pr[ée]senter|montrez|venez|passez|gardez|conservez|' +
   'r[ée]cup[ée]rez|r[ée]cup[ée]rer|renouvelez|renouveler|retirez|recevrez|attendez|' +
-  'bringen|zeigen|vorzeigen|vorlegen|kommen|behalten|bewahren|halten|holen|abholen|verl[äa]ngern|warten)';
+  'bringen|zeigen|vorzeigen|vorlegen|kommen|behalten|bewahren|halten|holen|abholen|verl[äa]ngern|warten|' +
+  `${EU_APPLY_AT_OFFICE})`;
+// Session 51: a modal before the other action's verb, as a reply offers it ("y puede solicitar un nuevo pasaporte",
+// "e pode renovar o seu passaporte", "et vous pouvez récupérer votre passeport"); German sets the verb last ("und Sie
+// können einen neuen Reisepass beim Amt beantragen"): there the verb must end the clause, read a few words on, so that
+// "und Sie können uns eine Kopie Ihres Reisepasses senden" still asks.
+const EU_MODAL = '(?:(?:vous[ \\t]{1,3})?(?:puede|pueden|podrá|podrán|pode|podem|poderá|poderão|pouvez|pourrez|pourra)[ \\t]{1,3})';
+const EU_DE_FINAL_ACTION = `abholen|verlängern|verlangern|erneuern|vorzeigen|vorlegen|mitbringen|bringen|zeigen|holen|(?<=${EU_OFFICE}[^.!?;,\\n]{0,30}?)beantragen`;
+const EU_DE_MODAL_JOIN =
+  '\\s(?:und|oder)[ \\t]{1,3}(?:sie[ \\t]{1,3}(?:können|könnten|sollten|müssen|dürfen)|(?:können|könnten|sollten|müssen|dürfen)[ \\t]{1,3}sie)(?![\\p{L}])' +
+  `(?=[^.!?;,\\n]{1,50}?(?<![\\p{L}])(?:${EU_DE_FINAL_ACTION})[ \\t]{0,3}(?:[.!?;,]|$))`;
 // Checking a document ends the clause only where the document itself is checked ("y verifique su pasaporte"):
 // "y verifique su identidad con una copia de su pasaporte" proves who they are with a copy sent to us.
 const EU_CHECK_DOCUMENT =
@@ -562,7 +591,8 @@ const EU_REPLY_AND =
   'répondez(?:-(?:nous|moi))?\\s+(?:à\\s+(?:ce|cet|notre)\\s+(?:message|e-?mail|courriel|mail)\\s+)?et|' +
   'antworten\\s+sie\\s+(?:uns\\s+)?(?:auf\\s+(?:diese|unsere)\\s+(?:e-?mail|nachricht)\\s+)?und)' +
   `(?![ \\t]{1,3}(?:(?:le|les|lo|los|se|nos|te|me|os|lhe|lhes|nous|vous|je|on|wir|ich|${EU_OTHER_ACTION})(?![\\p{L}])|\\p{L}{1,20}mos(?![\\p{L}])))`;
-const EU_ID_JOIN = `\\s(?:${EU_AND}|${EU_THEN}(?![\\p{L}]))[ \\t]{1,3}(?:${EU_OTHER_ACTION}(?![\\p{L}-])|${EU_CHECK_DOCUMENT})`;
+const EU_ID_JOIN =
+  `\\s(?:${EU_AND}|${EU_THEN}(?![\\p{L}]))[ \\t]{1,3}(?:${EU_MODAL}?${EU_OTHER_ACTION}(?![\\p{L}-])|${EU_CHECK_DOCUMENT})|${EU_DE_MODAL_JOIN}`;
 const EU_ID_REQUEST = new RegExp(`(?<![\\p{L}])(?:${EU_ASK}|${EU_ID_SEND}|${EU_REPLY_AND})(?![\\p{L}])(?:(?!${EU_NOT_BETWEEN}|${EU_ID_JOIN})[^.!?;\\n]){0,60}?(?:${EN_ID})`, 'iu');
 
 // Korean and Chinese: the secrets' asks, with the document in place of the secret.
@@ -589,7 +619,9 @@ function asksForId(sentence: string): boolean {
   if (WARNING.test(sentence)) return false;
   if (ID_CHANNEL.test(sentence) && !ID_BY_MAIL.test(sentence)) return false;
   if (idKindsIn(sentence).every((kind) => kind === 'date-of-birth') && !ID_AS_IMAGE.test(sentence)) return false;
-  if (asksForIdInJapanese(sentence) || EN_ID_REQUEST.test(sentence) || EN_ID_NEED.test(sentence) || EN_ID_INTO_REPLY.test(sentence)) return true;
+  if (asksForIdInJapanese(sentence) || EN_ID_REQUEST.test(sentence) || EN_ID_NEED.test(sentence) || EN_ID_INTO_REPLY.test(sentence) || EN_ID_BY_GERUND.test(sentence)) {
+    return true;
+  }
   const korean = KO_ID_REQUEST.exec(sentence);
   if (korean && !KO_NEGATED_TAIL.test(korean[1] ?? '')) return true;
   if (EU_ID_REQUEST.test(sentence) && !EU_NEGATION.test(sentence)) return true;
