@@ -885,6 +885,23 @@ const JOB_TITLES = [
   // wife is addressed (会長夫人様): alone or after another title they name no one (review s50 B1).
   '理事', '執行役員', '幹事', '代行', '夫人', '副会長', '監事', '顧問', '相談役', '監査役', '頭取', '支配人',
 ].sort((a, b) => b.length - a.length);
+// Common surnames that end in the first letter of a longer title whose rest is a title too (山本 before 部長 reads
+// 山本部長, not 山 and 本部長: review s50). Only 本 (本部長 → 部長) has such surnames; 副, 支 and 准 (副社長, 支店長, 准教授)
+// end none. After another kanji the two letters may end a place (関西本部長 is the Kansai head office): see {@link lastTitle}.
+const SURNAMES_BEFORE_SHORTER_TITLE = new Set([
+  '山本', '松本', '橋本', '岡本', '坂本', '宮本', '森本', '杉本', '藤本', '野本', '河本', '川本', '塚本', '榎本', '秋本', '吉本', '福本', '石本',
+  '竹本', '中本', '岸本', '根本', '柴本', '金本', '平本', '沖本', '浜本', '濱本', '国本', '國本', '谷本', '寺本', '島本', '堀本', '辻本', '滝本',
+  '梅本', '倉本', '奥本', '湯本', '菅本', '木本', '植本', '栗本', '市本', '水本', '今本', '岩本', '菊本', '荒本', '道本', '西本',
+]);
+// Services done on someone's behalf (運転代行, 家事代行, 決済代行): before 代行 they name a service, not the person a
+// stand-in acts for (部長代行, 山田代行), and the word before 様 is a business (運転代行様: review s50).
+const SERVICES_BEFORE_STAND_IN = [
+  '運転', '家事', '決済', '販売', '購入', '申請', '手続', '登録', '輸入', '輸出', '運営', '配送', '発送', '収納', '事務', '業務', '送迎', '清掃', '予約',
+  '記帳', '振込', '回収', '請求', '通関', '集金', '買物', '出品', '入札', '営業', '採用', '経理', '開発', '広告', '保管', '管理', '代筆', '投函',
+];
+// Jobs and trades addressed with an honorific (配達員さん, 運転手様, 配送業者様, ドライバーさん): the word before it is
+// no one's name. 員 ends no surname (警備員, 係員, 添乗員); 手 does (井手), so only the words for a driver are listed.
+const WORKER_ENDINGS = ['員', '業者', '運転手', '運転士', 'ドライバー', '配達', ...SERVICES_BEFORE_STAND_IN.map((service) => `${service}代行`)];
 // The head of a branch, an office or a plant, titled by its place (大阪支店長, 東京支社長, 名古屋工場長): the letters
 // before the title name the branch when they are a place ({@link PLACE_OF_BRANCH}), a person otherwise (山田支店長).
 const BRANCH_HEAD_TITLES = new Set(['支店長', '支社長', '営業所長', '事業所長', '工場長', '本部長']);
@@ -905,7 +922,14 @@ const PLACE_BEFORE_NAME =
 // The last word of a company's name that can stand before a person's in the same run of letters
 // (サンプル商事山田部長様, 旭化成山田部長様, 東京海上日動火災保険山田部長様), and the legal forms: see {@link companyNameEnd}.
 // No word of them begins or ends a common surname, so one inside a run is no part of the name after it.
-const COMPANY_NAME_END = /商事|商会|商店|物産|産業|工業|興業|建設|電機|電気|製作所|工務店|不動産|技研|製薬|化学|化成|銀行|証券|保険|生命|信託|運輸|運送|鉄道|電鉄|航空|海運|郵船|汽船|商船|倉庫|自動車|電力|ガス|石油|通信|電工|電子|重工|製鉄|製紙|紡績|金属|印刷|食品|精機|通商|ホールディングス|株式会社|有限会社|合同会社|合資会社|合名会社|[㈱㈲]/gu;
+// A run that ends in one names a company before 様 (みずほ銀行様, 三井物産様, 城南信金様: review s50), and a word written
+// apart that ends in one is the company before the person's name (第一生命 佐藤様).
+const COMPANY_WORDS = [
+  '商事', '商会', '商店', '物産', '産業', '工業', '興業', '建設', '電機', '電気', '製作所', '工務店', '不動産', '技研', '製薬', '化学', '化成', '銀行',
+  '証券', '證券', '信金', '信用金庫', '信用組合', '保険', '生命', '信託', '運輸', '運送', '鉄道', '電鉄', '航空', '海運', '郵船', '汽船', '商船', '倉庫',
+  '自動車', '電力', 'ガス', '石油', '通信', '電工', '電子', '重工', '製鉄', '製紙', '紡績', '金属', '印刷', '食品', '精機', '通商', 'ホールディングス',
+];
+const COMPANY_NAME_END = new RegExp(`${COMPANY_WORDS.join('|')}|株式会社|有限会社|合同会社|合資会社|合名会社|[㈱㈲]`, 'gu');
 // Titles that open a run of letters before a name (代表取締役山田太郎様): the name is what follows them.
 // 専務執行役員山田太郎様 is read title by title, or the name after the titles would exceed what a name may hold.
 const LEADING_TITLES = ['代表取締役', '取締役', '副社長', '社長', '副会長', '会長', '専務', '常務', '代表', '執行役員', '理事長', '理事', '代行', '頭取', '顧問', '相談役', '監査役', '幹事', '監事', '支配人'];
@@ -913,6 +937,10 @@ const LEADING_TITLES = ['代表取締役', '取締役', '副社長', '社長', '
 // 服部), so 部 counts only after a word of business.
 const DEPARTMENT_WORK =
   '(?:営業|総務|経理|人事|開発|技術|販売|業務|企画|広報|管理|製造|品質|システム|サポート|事業|カスタマー|サービス|法務|財務|購買|物流|設計|保守|第[一二三四五六七八九十\\d]+)';
+// A department that belongs to the title after it (営業部長, 総務課長, 開発本部長): 田中営業部長 names 田中.
+const DEPARTMENT_BEFORE_TITLE = new RegExp(`${DEPARTMENT_WORK}(?:本?部|課|室|係)?$`, 'u');
+// A title that a department opens (営業部長): like a branch head's, a place before it names the office (大阪営業部長).
+const DEPARTMENT_OPENING_TITLE = new RegExp(`^${DEPARTMENT_WORK}`, 'u');
 const DEPARTMENT = new RegExp(
   `${DEPARTMENT_WORK}(?:本?部|課|室|係|グループ|チーム|センター)?$|(?:課|係|班|局|センター|窓口|チーム|グループ|デスク|事務局|本部|部門|支店|支社|本社|営業所|事業所)$`,
   'u',
@@ -1951,7 +1979,7 @@ function isCompanyName(text: string, start: number, end: number): boolean {
  */
 function personInCompanyName(text: string, start: number, end: number): [number, number][] {
   if (/[ 　]/u.test(text.slice(start, end))) return [];
-  const title = JOB_TITLES.find((t) => text.slice(start, end).endsWith(t));
+  const title = titleAtEnd(text.slice(start, end));
   return personAfterCompanyOrTitle(text, start, title === undefined ? end : end - title.length, title) ?? [];
 }
 
@@ -1983,19 +2011,32 @@ function honorificNameRange(text: string, start: number, end: number): [number, 
     if (COMPANY_FORM_ONLY.test(text.slice(wordStart(text, start), start + first.length))) return [];
     // A company before the name (株式会社サンプル商事 山田様), read from the start of its word, or a title (代表取締役
     // 山田太郎様, 部長 山田様), which stays as one after the name does (山田部長様): the name is the second word.
-    if (isCommonNoun(first) || isTitleWord(first) || isCompanyWord(text, start, start + first.length)) {
+    if (isCommonNoun(first) || isTitleWord(first) || endsWithCompanyWord(first) || isCompanyWord(text, start, start + first.length)) {
       return honorificNameRange(text, start + role[0].length, end);
     }
   }
   // A department before the name in the same word (営業部山田様): the name is what follows it.
-  const nameStart = personAfterDepartment(text, start, end) ?? start;
+  let nameStart = personAfterDepartment(text, start, end) ?? start;
+  // Only titles after the branch or the department (山田支店長代行様): they are its head's, and the name, if any,
+  // stands before them (山田; 大阪 of 大阪支店長代行様 is the place).
+  if (nameStart > start && titleAtEnd(text.slice(nameStart, end)) === text.slice(nameStart, end)) nameStart = start;
   const value = text.slice(nameStart, end);
-  const title = JOB_TITLES.find((t) => value.endsWith(t));
+  // A job or a service (配達員さん, 運転代行様) names no one, a title after it or not.
+  if (isCommonNoun(value)) return [];
+  const title = titleAtEnd(value);
   const nameEnd = title === undefined ? end : nameStart + value.slice(0, value.length - title.length).replace(/[ 　]+$/u, '').length;
   // A company or a title before the name in the same run (サンプル商事山田部長様, 代表取締役山田太郎様).
   const afterCompany = personAfterCompanyOrTitle(text, nameStart, nameEnd, title);
   if (afterCompany !== undefined) return afterCompany;
-  if (title === undefined) return isCommonNoun(value) ? [] : [[nameStart, end]];
+  // A company before the honorific (みずほ銀行様, 三井物産様) names no one either.
+  if (title === undefined) return endsWithCompanyWord(value) ? [] : [[nameStart, end]];
+  // A long title leaves the match too few letters for the whole name (佐藤代表取締役社長様 is matched from 藤): the
+  // kanji before the match in the same run are the name's, up to what a name holds; not after a department, whose
+  // run is the branch's (大阪支店長代行様).
+  const from = nameStart === start && nameEnd > nameStart ? wordStart(text, nameStart) : nameStart;
+  if (from < nameStart && nameEnd - from <= 6 && /^[\p{Script=Han}々]+$/u.test(text.slice(from, nameEnd))) {
+    return isNameBeforeTitle(text.slice(from, nameEnd), title) ? [[from, nameEnd]] : [];
+  }
   return isNameBeforeTitle(text.slice(nameStart, nameEnd), title) ? [[nameStart, nameEnd]] : [];
 }
 
@@ -2018,7 +2059,51 @@ function isTitleWord(word: string): boolean {
  */
 function isNameBeforeTitle(name: string, title: string): boolean {
   if (name === '' || isCommonNoun(name) || DEPARTMENT.test(name) || isTitleWord(name)) return false;
-  return !(BRANCH_HEAD_TITLES.has(title) && PLACE_OF_BRANCH.test(name));
+  // The title may go on after the head's (支店長代行) or open with a department (大阪営業部長): the place still names it.
+  const headOfPlace = [...BRANCH_HEAD_TITLES].some((head) => title.startsWith(head)) || DEPARTMENT_OPENING_TITLE.test(title);
+  return !(headOfPlace && PLACE_OF_BRANCH.test(name));
+}
+
+/**
+ * The job title that ends `word` (山田部長: 部長), of one word or several: the titles before its last and a department
+ * before them belong to it (山田顧問弁護士: 顧問弁護士, 佐藤代表取締役社長: 代表取締役社長, 田中営業部長: 営業部長,
+ * 山田部長代行: 部長代行), so that the name is what stands before them all (review s50: 山田顧問 was read as the name).
+ * Undefined when no title ends the word.
+ */
+function titleAtEnd(word: string): string | undefined {
+  let rest = word;
+  // At most three titles in a row (代表取締役副社長): bounded, whatever the word.
+  for (let i = 0; i < 3; i++) {
+    const title = lastTitle(rest);
+    if (title === undefined) break;
+    rest = rest.slice(0, rest.length - title.length);
+  }
+  if (rest.length === word.length) return undefined;
+  const department = DEPARTMENT_BEFORE_TITLE.exec(rest);
+  if (department) rest = rest.slice(0, department.index);
+  return word.slice(rest.length);
+}
+
+/**
+ * The one job title that ends `word`, the longest ({@link JOB_TITLES}), unless a common surname takes its first letter
+ * and leaves a shorter title ({@link SURNAMES_BEFORE_SHORTER_TITLE}: 山本部長 is 山本 and 部長). The surname must open the
+ * word or follow a space, kana, a Latin letter or a company (日本生命山本部長); after another kanji the two letters may
+ * end a place (関西本部長), and the longer title stays.
+ */
+function lastTitle(word: string): string | undefined {
+  const title = JOB_TITLES.find((t) => word.endsWith(t));
+  if (title === undefined) return undefined;
+  const shorter = title.slice(1);
+  if (!JOB_TITLES.includes(shorter)) return title;
+  const before = word.slice(0, word.length - shorter.length);
+  if (!SURNAMES_BEFORE_SHORTER_TITLE.has(before.slice(-2))) return title;
+  const ahead = before.slice(0, -2);
+  return ahead === '' || !/[\p{Script=Han}々]$/u.test(ahead) || endsWithCompanyWord(ahead) ? shorter : title;
+}
+
+/** Whether `word` ends in a word of a company's name ({@link COMPANY_WORDS}: みずほ銀行, 第一生命, 三井物産). */
+function endsWithCompanyWord(word: string): boolean {
+  return COMPANY_WORDS.some((company) => word.endsWith(company));
 }
 
 /**
@@ -2886,6 +2971,9 @@ function luhnValid(text: string): boolean {
 function isCommonNoun(word: string): boolean {
   const compact = word.replace(/[ 　]/g, '');
   if (NOT_A_NAME.has(compact)) return true;
+  // A job or a trade (配達員, 運転代行), unless its ending is a title's (執行役員: 山田執行役員 is a person).
+  const titleHoldingEnding = (ending: string) => JOB_TITLES.some((title) => title.length > ending.length && title.endsWith(ending) && compact.endsWith(title));
+  if (WORKER_ENDINGS.some((ending) => compact.endsWith(ending) && !titleHoldingEnding(ending))) return true;
   // 「新仕様」「販売店ご担当者様」「以下同様」: a specification, a role or a word at the end is still not a person.
   return NOT_A_NAME_ENDINGS.some((ending) => compact.endsWith(ending)) || [...NOT_A_NAME].some((role) => role.length >= 2 && compact.endsWith(role));
 }
