@@ -967,6 +967,7 @@ function isWrappedAddressAttribution(line: string, next: string): boolean {
 function isHeaderBlockStart(lines: string[], index: number): boolean {
   if (isOneLineHeaderBlock(lines[index] ?? '')) return true;
   if (BLOCK_DATE_FIRST.test(lines[index] ?? '')) return opensDateFirstBlock(lines, index);
+  if (opensSubjectFirstBlock(lines, index)) return true;
   if (!BLOCK_FROM.test(lines[index] ?? '')) return false;
   if (CJK_BLOCK_FROM.test(lines[index] ?? '') && !underSeparator(lines, index) && !isCjkClientHeader(lines, index)) return false;
   let seen = 0;
@@ -1002,8 +1003,12 @@ function isOneLineHeaderBlock(line: string): boolean {
   return /\d/.test(afterDate) && INLINE_FROM_LABEL.test(line) && INLINE_SUBJECT_LABEL.test(line);
 }
 
-// The label lines right below a block's Date line among which its From line stands.
-const DATE_FIRST_FOLLOWERS = 3;
+// The label lines right below a block's Date line among which its From line stands: To, Cc and Subject may all come
+// before it ("Sent: …⏎To: …⏎Cc: …⏎Subject: …⏎From: …"; session 51).
+const DATE_FIRST_FOLLOWERS = 4;
+// Italian Outlook's To label ("A: Anna Berg"), which BLOCK_NEXT leaves out (a lone "A:" opens a customer's answer as
+// often): read only among the labels under a block's date line, and only capitalised as Outlook writes it.
+const ITALIAN_BLOCK_TO = /^\s*(?:\*\s*)?A\s*(?:\*\s*)?:/;
 // The lines below a Date-first block's From line without an address in which the block names an address or a label
 // of its own ({@link DATE_FIRST_BLOCK_LABEL}): a client's To, Cc and Subject lines.
 const DATE_FIRST_FROM_FOLLOWERS = 4;
@@ -1011,21 +1016,55 @@ const DATE_FIRST_FROM_FOLLOWERS = 4;
 // date, a copy (Subject/Sent/Cc in the languages BLOCK_NEXT knows). To and a date are not among them: "Date: 12 March⏎
 // From: London⏎To: Paris" is a trip (bug review 50, B3b).
 const DATE_FIRST_BLOCK_LABEL =
-  /^\s*(?:\*\s*)?(?:sent|cc|subject|送信日時|送信日|件名|gesendet|betreff|envoyé|objet|enviad[oa](?:\s(?:em|el))?|assunto|asunto|inviato|oggetto|verzonden|onderwerp|sendt|emne|skickat|ämne|发送时间|抄送|主题|寄件日期|副本|主旨|보낸\s?날짜|참조|제목)\s*(?:\*\s*)?[:：]/i;
+  /^\s*(?:\*\s*)?(?:sent|cc|subject|送信日時|送信日|件名|gesendet|betreff|envoyé|objet|enviad[oa](?:\s(?:em|el))?|assunto|asunto|inviato|oggetto|verzonden|onderwerp|sendt|emne|skickat|ämne|wysłano|dw|temat|odesláno|kopie|předmět|发送时间|抄送|主题|寄件日期|副本|主旨|보낸\s?날짜|참조|제목)\s*(?:\*\s*)?[:：]/i;
 
 /**
  * True when the date line at `index` ({@link BLOCK_DATE_FIRST}) opens a header block: a From line among the next label
- * lines, adjacent as clients write them ("Date: …⏎From: …⏎To: …"; mail round 12), that names a mail address, or has
- * another label right below it and a client's block under it ({@link namesClientBlockBelow}). A customer's "Date: 4
- * March suits us." over their own sentences is none, nor their booking's "Date: 12 March 2025⏎From: London" over a blank
- * line or "⏎To: Paris" (bug review 50: read as a block, their words were lost).
+ * lines, adjacent as clients write them ("Date: …⏎From: …⏎To: …"; mail round 12), that names a mail address, has a
+ * Subject or Cc label above it ({@link DATE_FIRST_BLOCK_LABEL}: "Sent: …⏎To: …⏎Subject: …⏎From: Shop Support", the From
+ * line last; session 51), or has another label right below it and a client's block under it
+ * ({@link namesClientBlockBelow}). A customer's "Date: 4 March suits us." over their own sentences is none, nor their
+ * booking's "Date: 12 March 2025⏎From: London" over a blank line or "⏎To: Paris" (bug review 50: read as a block, their
+ * words were lost), nor "Date: 12 March⏎To: Paris⏎From: London", which names no subject. A block whose From line is
+ * last and names no address counts only below words of the customer's: on top of a mail it is their own memo head as
+ * often, and read as a quote all their words would go.
  */
 function opensDateFirstBlock(lines: string[], index: number): boolean {
+  let namesSubject = false;
   for (let j = index + 1; j < lines.length && j <= index + DATE_FIRST_FOLLOWERS; j++) {
     const line = lines[j] ?? '';
-    if (BLOCK_FROM.test(line)) return HOLDS_MAIL_ADDRESS.test(line) || (BLOCK_NEXT.test(lines[j + 1] ?? '') && namesClientBlockBelow(lines, j));
-    if (!BLOCK_NEXT.test(line)) return false;
+    if (BLOCK_FROM.test(line)) return HOLDS_MAIL_ADDRESS.test(line) || (namesSubject && hasWordsAbove(lines, index)) || (BLOCK_NEXT.test(lines[j + 1] ?? '') && namesClientBlockBelow(lines, j));
+    if (!BLOCK_NEXT.test(line) && !ITALIAN_BLOCK_TO.test(line)) return false;
+    namesSubject ||= DATE_FIRST_BLOCK_LABEL.test(line);
   }
+  return false;
+}
+
+// The label lines right below a Subject line among which a Subject-first block's date and From lines stand.
+const SUBJECT_FIRST_FOLLOWERS = 3;
+
+/**
+ * True when the Subject line at `index` opens a header block as Thunderbird writes one ("Subject: …⏎Date: …⏎From: Name
+ * <a@b>⏎To: …"; crisp-oss/email-forward-parser's thunderbird fixtures), pasted without the separator above it: a date
+ * line with digits ({@link BLOCK_DATE_FIRST}), then a From line that names a mail address, among the adjacent label
+ * lines below it. A customer's own "Subject: …⏎From: Anna" memo head names neither a date nor an address.
+ */
+function opensSubjectFirstBlock(lines: string[], index: number): boolean {
+  const line = lines[index] ?? '';
+  if (!BLOCK_SUBJECT.test(line) && !FORWARDED_SUBJECT.test(line)) return false;
+  let dated = false;
+  for (let j = index + 1; j < lines.length && j <= index + SUBJECT_FIRST_FOLLOWERS; j++) {
+    const label = lines[j] ?? '';
+    if (BLOCK_FROM.test(label)) return dated && HOLDS_MAIL_ADDRESS.test(label);
+    if (BLOCK_DATE_FIRST.test(label)) dated = true;
+    else if (!BLOCK_NEXT.test(label)) return false;
+  }
+  return false;
+}
+
+/** True when a line above `index` has words. */
+function hasWordsAbove(lines: string[], index: number): boolean {
+  for (let i = 0; i < index; i++) if (hasWords(lines[i] ?? '')) return true;
   return false;
 }
 
@@ -1315,6 +1354,8 @@ interface OwnText {
    * mail they pasted, not below its closing separator, which the pasted mail itself may have written (bug review B4).
    */
   vouching?: string;
+  /** True when `forwarded` is a mail pasted in with no marker of a forward ({@link isPastedMail}). */
+  pasted?: boolean;
 }
 
 /**
@@ -1351,8 +1392,31 @@ function ownTextOf(
     const below = noteBelowHistory(history, recipients, customer);
     if (below) ({ note, history } = { note: below.note, history: history.slice(0, below.start) });
   }
-  const forwarded = isForward(all[historyStart] ?? '', subject) || pointsAtHistory(note, history, recipients) ? forwardedMessage(history) : undefined;
-  return { note, forwarded };
+  const marked = isForward(all[historyStart] ?? '', subject) || pointsAtHistory(note, history, recipients);
+  const pastedIn = !marked && isPastedMail(all, historyStart, reply, ourMailboxes);
+  return { note, forwarded: marked || pastedIn ? forwardedMessage(history) : undefined, ...(pastedIn ? { pasted: true } : {}) };
+}
+
+// A MIME part's own field in the text: a mail whose structure broke (a part's header lost, its parts read as text), no
+// mail a person pasted. Its header blocks stay a quote, so no raw part lands in the question under a forward's head.
+const RAW_MIME_FIELD = /^content-type[ \t]{0,5}:/i;
+
+/**
+ * True when the history at `historyStart` is a mail the customer pasted into a mail of their own: a mail's header
+ * block ({@link isHeaderBlockStart}: "From: XYZ Billing <billing@…>⏎Sent: …⏎Subject: …") that names a mail address,
+ * in a mail that replies to nothing (no threading headers, no reply subject: the caller's `reply`), from none of
+ * `ourMailboxes` (our answer, pasted below a new mail, stays a quote). A block without an address is a device's or a
+ * form's as often (a scanner's 「送信元：RICOH …⏎送信日時：…」 under its notice) and stays as it was read. No "Fwd:", no
+ * separator: read as a quote, it was dropped from the question, and where the block went unseen its words vouched as
+ * the customer's (session 51). As a forward it stays in the question, and only the words above it vouch
+ * ({@link InboundMail.customerWords}); a customer's own mail pasted so vouches no more, which parks a refund reply at
+ * worst.
+ */
+function isPastedMail(lines: string[], historyStart: number, reply: boolean, ourMailboxes: readonly string[]): boolean {
+  if (reply || !isHeaderBlockStart(lines, historyStart) || lines.some((line) => RAW_MIME_FIELD.test(line))) return false;
+  const history = lines.slice(historyStart);
+  const head = history.slice(0, forwardHeadEnd(history));
+  return head.some((line) => HOLDS_MAIL_ADDRESS.test(line)) && !isFromRecipient(head, ourMailboxes);
 }
 
 // Words above a run of `|` lines that point at it: the customer's own list, log or pasted text follows.
@@ -1845,11 +1909,40 @@ function replyParserVisible(text: string): string {
     const lines = fragment.getContent().trimStart().split('\n');
     return LIBRARY_SEPARATOR.test(lines[0] ?? '') && lines.some((line) => SIGNATURE_NEVER_ASKS.test(line));
   };
-  if (!fragments.some(asksBelowSeparator)) return email.getVisibleText();
+  const kept = fragments.map((fragment) => (asksBelowSeparator(fragment) ? fragment.getContent() : wordsUnderClosing(fragment)));
+  if (kept.every((words) => words === undefined)) return email.getVisibleText();
   return fragments
-    .filter((fragment) => !fragment.isHidden() || asksBelowSeparator(fragment))
-    .map((fragment) => fragment.getContent())
+    .flatMap((fragment, i) => (!fragment.isHidden() ? [fragment.getContent()] : (kept[i] ?? [])))
     .join('\n');
+}
+
+/** A fragment of email-reply-parser's reading of a text. */
+type ReplyParserFragment = ReturnType<ReturnType<EmailReplyParser['read']>['getFragments']>[number];
+// The lines under a closing among which the customer's text may go on: a name, a title or a department, then theirs.
+const MAX_LINES_UNDER_CLOSING = 3;
+
+/**
+ * The customer's text that email-reply-parser hid as a signature only because a closing it knows ("Best regards,",
+ * "Kind Regards", "Cheers,", "Best wishes,") opens it: from the first of the next {@link MAX_LINES_UNDER_CLOSING}
+ * lines that is a sentence ({@link PROSE_SENTENCE}) or asks ({@link SIGNATURE_NEVER_ASKS}) and is no signature's
+ * courtesy ({@link SIGNATURE_COURTESY}), with no contact line above it ("Best regards,⏎Anna Berg⏎The Grand Hotel
+ * Reservations team will call you back to confirm."; session 51: the sentence was lost). The closing and the name go
+ * as before; what follows is left to our own signature rules. A tagline without a sentence ("The Grand Hotel
+ * Reservations") is no text of theirs: undefined, and the fragment stays hidden.
+ */
+function wordsUnderClosing(fragment: ReplyParserFragment): string | undefined {
+  if (!fragment.isHidden() || !fragment.isSignature() || fragment.isQuoted()) return undefined;
+  const lines = fragment.getContent().trimStart().split('\n');
+  if (!CLOSING_LINE.test(lines[0] ?? '')) return undefined;
+  let seen = 0;
+  for (let i = 1; i < lines.length && seen < MAX_LINES_UNDER_CLOSING; i++) {
+    const line = lines[i] ?? '';
+    if (line.trim() === '') continue;
+    seen += 1;
+    if (CONTACT_MARKER.test(line)) return undefined;
+    if ((PROSE_SENTENCE.test(line) || SIGNATURE_NEVER_ASKS.test(line)) && !SIGNATURE_COURTESY.test(line)) return lines.slice(i).join('\n');
+  }
+  return undefined;
 }
 
 /** The text of `lines` without quoted lines and signatures, trimmed. */
@@ -2049,12 +2142,13 @@ function forwardedMessage(history: string[]): ForwardedMessage {
 
 /**
  * Where a forwarded mail's head ends when its labels go on past `end` (where the Outlook-style labels stop): from a
- * From label no such block knows ({@link FORWARDED_FROM}: Gmail it/nl), or, in an Apple Mail forward (`apple`), right
+ * From label no such block knows ({@link FORWARDED_FROM}: Gmail it/nl) or Italian Outlook's To ({@link ITALIAN_BLOCK_TO}:
+ * "Da: …⏎Inviato: …⏎A: …⏎Oggetto: …" pasted as a mail; session 51), or, in an Apple Mail forward (`apple`), right
  * below a label ("Datum:", "Fecha:"): every label line down to the blank line that ends the head. A first line of the
  * mail's text after a blank line ("Hinweis: …") is never read as one.
  */
 function localizedHeadEnd(lines: string[], end: number, apple: boolean): number {
-  const goesOn = FORWARDED_FROM.test(lines[end] ?? '') || (apple && end > 0 && (lines[end - 1] ?? '').trim() !== '');
+  const goesOn = FORWARDED_FROM.test(lines[end] ?? '') || ITALIAN_BLOCK_TO.test(lines[end] ?? '') || (apple && end > 0 && (lines[end - 1] ?? '').trim() !== '');
   if (!goesOn) return end;
   let last = end;
   while (last < lines.length && FORWARDED_HEAD_LABEL.test(lines[last] ?? '')) last += 1;
@@ -2727,6 +2821,9 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
   const forwards = [...(own.forwarded ? [own.forwarded] : []), ...attached];
   const ownWords = withForwards(own.note, forwards);
   const question = ownWords ?? subjectAsQuestion(subject);
+  // A mail pasted in without a forward's marker is in the question, but the checks of what the sender wrote read their
+  // words as before: a new mail of only a pasted mail is parked for a person, as one of only an attached mail is.
+  const sendersWords = own.pasted ? withForwards(own.note, attached) : ownWords;
   const sendersPart = ownPart(text, reply);
   const mail: InboundMail = {
     messageId,
@@ -2757,7 +2854,7 @@ async function readMail(raw: Buffer, opts: ParseOptions, depth: number): Promise
     text: decodedText,
     // Whether the customer wrote anything decides whether an attachment or the quote is all there is; the subject,
     // which stands in for a question when they wrote nothing, does not count.
-    ownWords: ownWords ?? '',
+    ownWords: sendersWords ?? '',
     ownText: own.note,
     quoted: sendersPart.quoted,
     parts: (body.attachments ?? []).map((a) => ({
