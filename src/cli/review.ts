@@ -51,7 +51,7 @@ import { describeOutcome, type TicketOutcome } from '../tickets/outcome.js';
 import { forgetCustomer, type ForgetReport } from '../tickets/retention.js';
 import { TICKET_STATES, describeBounce, isTicketState, normalizeMessageId, ticketIdFor, type Ticket, type TicketState } from '../tickets/ticket.js';
 import { MIN_ID_PREFIX, TicketStore, type ConversationEntry } from '../tickets/ticket-store.js';
-import { ticketsByReference } from '../server/ticket-search.js';
+import { ticketsByReference, type TicketReference } from '../server/ticket-search.js';
 import { approveTicket, closeUndeliverable, confirmArrived, conversationAround, rejectTicket, reopenIgnored, rerunAgent, takeOverTicket, uncertainSendAttempts, type ConversationView, type ReviewRefusal } from '../tickets/review.js';
 import { AttachmentUnavailableError, loadTicketAttachments, saveAttachments, type RawMailSource, type TicketAttachment } from '../server/attachments.js';
 import { approvalMessage, CliError, operatorName, parseCommandLine, runCommand, type CliContext } from './common.js';
@@ -197,22 +197,30 @@ async function withStore<T>(ctx: CliContext, body: (session: Session) => Promise
 const AMBIGUOUS_SHOWN = 10;
 
 /**
- * The ticket named by `ref` (id, unique start of an id, or Message-ID: the review page's search resolves it the same
- * way, `ticketsByReference`), with its agent result, or a {@link CliError}.
+ * The ticket named by `ref` (id, unique start of an id, or a Message-ID only one ticket's mail has: the review page's
+ * search resolves it the same way, `ticketsByReference`), with its agent result, or a {@link CliError}. A Message-ID
+ * several mails reused is refused like a short id several share: acting on the first would approve a reply written for
+ * one customer to another.
  */
 async function findTicket(store: TicketStore, redis: Redis, ref: string): Promise<Ticket> {
   const key = ref.trim();
-  const found = await produce(redis, () => ticketsByReference(store, key, AMBIGUOUS_SHOWN));
-  if (found && (found.tickets.length > 1 || found.more)) {
-    const more = found.more ? ', and more' : '';
-    throw new CliError(`${key} is the start of more than one ticket id; give more characters: ${found.tickets.map((t) => t.id).join(', ')}${more}`);
+  // Anything that names no ticket by its form may still be a Message-ID of a mail that wrote it without an `@`.
+  const found =
+    (await produce(redis, () => ticketsByReference(store, key, AMBIGUOUS_SHOWN))) ??
+    ({ kind: 'message-id', text: key, ...(await produce(redis, () => store.findAllByMessageId(key, AMBIGUOUS_SHOWN))) } satisfies TicketReference);
+  if (found.tickets.length > 1 || found.more) {
+    const ids = `${found.tickets.map((t) => t.id).join(', ')}${found.more ? ', and more' : ''}`;
+    throw new CliError(
+      found.kind === 'message-id'
+        ? `${key} is the Message-ID of more than one ticket's mail (several mails reused it); give the ticket id: ${ids}`
+        : `${key} is the start of more than one ticket id; give more characters: ${ids}`,
+    );
   }
-  // Anything else may still be a Message-ID of a mail that wrote it without an `@`.
-  const id = found ? found.tickets[0]?.id : (await produce(redis, () => store.findByMessageId(key)))?.id;
+  const id = found.tickets[0]?.id;
   const ticket = id ? await produce(redis, () => store.get(id)) : undefined;
   if (ticket) return ticket;
   const how = `give the ticket id, at least its first ${MIN_ID_PREFIX} characters, or the mail's Message-ID`;
-  throw new CliError(found?.kind === 'id-prefix' ? `no ticket id starts with ${key} (${how})` : `no ticket ${key} (${how})`);
+  throw new CliError(found.kind === 'id-prefix' ? `no ticket id starts with ${key} (${how})` : `no ticket ${key} (${how})`);
 }
 
 

@@ -123,9 +123,12 @@ export interface TicketReference {
   kind: TicketReferenceKind;
   /** What was looked up: the id or its start in lower case, or the Message-ID as typed (trimmed). */
   text: string;
-  /** The tickets found (none, one, or for a start several ids share, up to the limit), without their agent results. */
+  /**
+   * The tickets found (none, one, or up to the limit: for a start several ids share, or for a Message-ID the mails of
+   * several tickets have), without their agent results. More than one is ambiguous: a person picks one by its id.
+   */
   tickets: Ticket[];
-  /** True when more tickets than those share the start. */
+  /** True when more tickets than those share the start or the Message-ID. */
   more: boolean;
 }
 
@@ -142,18 +145,17 @@ export function ticketReferenceKind(text: string): TicketReferenceKind | undefin
 }
 
 /**
- * The tickets `text` names ({@link ticketReferenceKind}), at most `limit` for a start of an id that several share;
- * undefined when the text names no ticket (then it is searched as words). A start of an id walks the ticket ids
- * (`TicketStore.findByIdPrefix`), which is for people, as here.
+ * The tickets `text` names ({@link ticketReferenceKind}), at most `limit` for a start of an id that several share or
+ * a Message-ID that several mails reused (a web form that writes one fixed id: ingest keys the later mails apart, and
+ * naming only the first would show an operator one customer's ticket for another's); undefined when the text names no
+ * ticket (then it is searched as words). A start of an id walks the ticket ids (`TicketStore.findByIdPrefix`), a
+ * Message-ID the thread index (`TicketStore.findAllByMessageId`), both for people, as here.
  */
-export async function ticketsByReference(store: Pick<TicketStore, 'get' | 'getMany' | 'findByIdPrefix' | 'findByMessageId'>, text: string, limit = 10): Promise<TicketReference | undefined> {
+export async function ticketsByReference(store: Pick<TicketStore, 'get' | 'getMany' | 'findByIdPrefix' | 'findAllByMessageId'>, text: string, limit = 10): Promise<TicketReference | undefined> {
   const kind = ticketReferenceKind(text);
   if (!kind) return undefined;
   const key = text.trim();
-  if (kind === 'message-id') {
-    const ticket = await store.findByMessageId(key);
-    return { kind, text: key, tickets: ticket ? [ticket] : [], more: false };
-  }
+  if (kind === 'message-id') return { kind, text: key, ...(await store.findAllByMessageId(key, limit)) };
   const hex = key.toLowerCase();
   if (kind === 'id') {
     const ticket = await store.get(hex, { agentResult: false });

@@ -1,6 +1,7 @@
 /**
- * The same question from the same sender, again, within `REPEATED_QUESTION_HOURS`: a customer who sends twice (a
- * double click, a "resend" in Outlook, which makes a new Message-ID, or impatience) must not get the same reply twice.
+ * The same question from the same customer (the address the reply goes to), again, within `REPEATED_QUESTION_HOURS`:
+ * a customer who sends twice (a double click, a "resend" in Outlook, which makes a new Message-ID, or impatience) must
+ * not get the same reply twice.
  * The same means the same subject (reply and forward prefixes aside) and the same question text: both copies of a
  * double send or a resend have them, while a script that numbers its test mails in the subject does not.
  *
@@ -12,10 +13,10 @@
  * its place. A later copy parked while the first was waiting stays parked naming it when the first is rejected; a
  * person reads it there (the reason links the first) and gets it a draft or writes the reply.
  *
- * Key: `P:repeat:<sha256 of the comparable sender address and the fingerprints of the subject and the question>` → the id of the ticket
- * that holds the question; set if absent, expiring after the window, which runs from the first copy's claim: a copy
- * after it is a new question, even when the first is still parked. Hashed, so neither the address nor the text
- * becomes part of a key name. A retried job of the holding ticket finds its own id and goes on.
+ * Key: `P:repeat:<sha256 of the comparable reply address and the fingerprints of the subject and the question>` → the
+ * id of the ticket that holds the question; set if absent, expiring after the window, which runs from the first copy's
+ * claim: a copy after it is a new question, even when the first is still parked. Hashed, so neither the address nor
+ * the text becomes part of a key name. A retried job of the holding ticket finds its own id and goes on.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -47,10 +48,19 @@ export function questionFingerprint(question: string): string {
   return question.normalize('NFKC').toLowerCase().replace(/[\p{P}\p{S}\p{Z}\s]+/gu, '');
 }
 
-/** The Redis key of one sender's question under one subject. */
-export function repeatedQuestionKey(prefix: string, ticket: Pick<Ticket, 'from' | 'subject' | 'question'>): string {
+/**
+ * The Redis key of one customer's question under one subject. The customer is the address the reply goes to, as the
+ * sender composes it (`ticket.replyTo || ticket.from`: the Reply-To, which the ticket defaults to the From): what the
+ * window keeps from happening is that address getting the same reply twice. Keyed by the From, anyone could forge a
+ * customer's From with the same subject and question, a Reply-To of their own, and have their mail parked as the
+ * customer's repeat, naming the customer's ticket to the person who reads it (security review 19, finding 4); and a
+ * mail whose reply goes to the customer under another From would not count as a repeat. A ticket without `replyTo`
+ * (callers that have only the From) is keyed by the From.
+ */
+export function repeatedQuestionKey(prefix: string, ticket: Pick<Ticket, 'from' | 'subject' | 'question'> & Partial<Pick<Ticket, 'replyTo'>>): string {
+  const replyAddress = ticket.replyTo || ticket.from;
   const digest = createHash('sha256')
-    .update(comparableAddress(ticket.from) ?? ticket.from.toLowerCase())
+    .update(comparableAddress(replyAddress) ?? replyAddress.toLowerCase())
     .update('\n')
     .update(questionFingerprint(subjectAsQuestion(ticket.subject)))
     .update('\n')
@@ -80,7 +90,7 @@ return redis.call('GET', KEYS[1])
  * from the same sender, or undefined when this ticket holds it (now, or since an earlier attempt). A ticket erased on
  * request (src/tickets/erased.ts) claims nothing and gets undefined: its job stores nothing of it afterwards.
  */
-export async function claimQuestion(redis: Redis, prefix: string, ticket: Pick<Ticket, 'id' | 'from' | 'subject' | 'question'>, windowMs: number): Promise<string | undefined> {
+export async function claimQuestion(redis: Redis, prefix: string, ticket: Pick<Ticket, 'id' | 'from' | 'replyTo' | 'subject' | 'question'>, windowMs: number): Promise<string | undefined> {
   const holder = await CLAIM.run(redis, [repeatedQuestionKey(prefix, ticket), erasedTicketsKey(prefix)], [ticket.id, windowMs, 'claim']);
   return typeof holder === 'string' && holder !== ticket.id ? holder : undefined;
 }
@@ -89,7 +99,7 @@ export async function claimQuestion(redis: Redis, prefix: string, ticket: Pick<T
  * Hands the question to `ticket` for a new window: the earlier holder ended without an answer (one of
  * {@link UNANSWERED_END_STATES}). Nothing for an erased ticket.
  */
-export async function takeOverQuestion(redis: Redis, prefix: string, ticket: Pick<Ticket, 'id' | 'from' | 'subject' | 'question'>, windowMs: number): Promise<void> {
+export async function takeOverQuestion(redis: Redis, prefix: string, ticket: Pick<Ticket, 'id' | 'from' | 'replyTo' | 'subject' | 'question'>, windowMs: number): Promise<void> {
   await CLAIM.run(redis, [repeatedQuestionKey(prefix, ticket), erasedTicketsKey(prefix)], [ticket.id, windowMs, 'take-over']);
 }
 

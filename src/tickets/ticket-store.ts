@@ -41,7 +41,8 @@
  *
  * Costs: get/create/transition/update are O(1) keys plus O(log N) sorted-set updates; `list` and `newestIds` are
  * O(log N + offset + limit); nothing uses KEYS or a SCAN of the keyspace. Only `findByIdPrefix`, for operators who
- * type the short id the review CLI prints, walks the ticket ids (ZSCAN of `P:store:all`, O(tickets)).
+ * type the short id the review CLI prints, walks the ticket ids (ZSCAN of `P:store:all`, O(tickets)), and
+ * `findAllByMessageId`, for operators who give a mail's Message-ID, the thread index (HSCAN of `P:store:msgid`).
 
  *
  * Cluster: the scripts touch several keys, so on Redis Cluster the prefix must be a hash tag (`{helpdesk}`),
@@ -49,6 +50,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { AgentResult, AnswerSource } from '../agent/types.js';
+import { SYNTHETIC_MESSAGE_ID_DOMAIN } from '../mail/ingest.js';
 import { execAll } from '../queues/connection.js';
 import { insightFieldsOnWrite, replyKindOf } from './insights.js';
 import { LuaScript } from './lua.js';
@@ -88,6 +90,24 @@ export const MIN_ID_PREFIX = 8;
 /** True for a possible start of a ticket id: {@link MIN_ID_PREFIX} to 64 lowercase hex characters. */
 export function isIdPrefix(value: string): boolean {
   return value.length >= MIN_ID_PREFIX && value.length <= 64 && /^[0-9a-f]+$/.test(value);
+}
+
+/** Tickets read per round trip while {@link TicketStore.findAllByMessageId} compares their mails' Message-IDs. */
+const MESSAGE_ID_READ_PAGE = 200;
+
+/**
+ * Thrown by {@link TicketStore.findByMessageId} when the mails of several tickets have the Message-ID: a person must
+ * pick one by its id.
+ */
+export class AmbiguousMessageIdError extends Error {
+  constructor(
+    readonly messageId: string,
+    readonly ticketIds: readonly string[],
+    more = false,
+  ) {
+    super(`${messageId} is the Message-ID of more than one ticket's mail (${ticketIds.join(', ')}${more ? ', and more' : ''}); give the ticket id`);
+    this.name = 'AmbiguousMessageIdError';
+  }
 }
 
 /** Thrown when a ticket does not exist. */
@@ -408,10 +428,52 @@ export class TicketStore {
     return [...found];
   }
 
-  /** The ticket of an inbound mail by its Message-ID (with or without angle brackets). */
+  /**
+   * The ticket of the inbound mail whose Message-ID is `messageId` (with or without angle brackets), or `undefined`.
+   *
+   * @throws {@link AmbiguousMessageIdError} when the mails of several tickets have it (see {@link findAllByMessageId}):
+   * naming the first of them would put one customer's ticket in front of a person looking for another's.
+   */
   async findByMessageId(messageId: string): Promise<Ticket | undefined> {
+    const found = await this.findAllByMessageId(messageId);
+    const [only] = found.tickets;
+    if (found.tickets.length > 1 || found.more) throw new AmbiguousMessageIdError(normalizeMessageId(messageId), found.tickets.map((t) => t.id), found.more);
+    return only ? this.get(only.id) : undefined;
+  }
+
+  /**
+   * Every ticket whose inbound mail has the Message-ID `messageId` (with or without angle brackets), oldest first, at
+   * most `limit` of them, without their agent results; `more` when others have it too. Usually one: the ticket keyed
+   * by it. A mail that reuses a Message-ID another ticket's mail already holds (a web form or script that writes one
+   * fixed id) is keyed apart by src/mail/ingest.ts under a made-up `…@no-message-id.invalid` id derived from its
+   * sender and date, keeping its own in {@link Ticket.mailMessageId}; that id cannot be derived again from the
+   * Message-ID alone, so those tickets are found through the thread index: an HSCAN of its made-up ids (the only
+   * other tickets under such ids are those of mails without a Message-ID), reading those tickets to compare theirs. O(Message-IDs stored) like
+   * {@link findByIdPrefix}: for people, not for the pipeline. A ticket keyed apart before `mailMessageId` was stored is
+   * not found by it.
+   */
+  async findAllByMessageId(messageId: string, limit = 10): Promise<{ tickets: Ticket[]; more: boolean }> {
     const normalized = normalizeMessageId(messageId);
-    return normalized ? this.get(ticketIdFor(normalized)) : undefined;
+    if (!normalized) return { tickets: [], more: false };
+    const k = this.keys();
+    // The first mail with the id is keyed by it; it may be gone (archived, erased) while later ones are kept.
+    const candidates = new Set([ticketIdFor(normalized)]);
+    let cursor = '0';
+    do {
+      const [next, entries] = await this.redis.hscan(k.msgid, cursor, 'MATCH', `*@${SYNTHETIC_MESSAGE_ID_DOMAIN}>`, 'COUNT', 1000);
+      // HSCAN answers field, value, field, value…: the made-up id, then its ticket.
+      for (let i = 1; i < entries.length; i += 2) candidates.add(entries[i]!);
+      cursor = next;
+    } while (cursor !== '0');
+    const found: Ticket[] = [];
+    const ids = [...candidates];
+    for (let i = 0; i < ids.length; i += MESSAGE_ID_READ_PAGE) {
+      for (const ticket of await this.getMany(ids.slice(i, i + MESSAGE_ID_READ_PAGE), WITHOUT_AGENT)) {
+        if (ticket.messageId === normalized || ticket.mailMessageId === normalized) found.push(ticket);
+      }
+    }
+    found.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    return { tickets: found.slice(0, limit), more: found.length > limit };
   }
 
   /**
