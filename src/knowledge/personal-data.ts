@@ -157,7 +157,7 @@ const ID_WORD = '(?:ID|ＩＤ)';
 const JA_NUMBER_LABEL =
   `(?:ご?注文(?:No\\.?|NO\\.?|Ｎｏ[．.]?)|口座番号|ご?注文番号|オーダー(?:番号|${ID_WORD})|受注番号|ご?契約(?:者)?(?:番号|${ID_WORD})|お客(?:様|さま)(?:番号|${ID_WORD}|コード)|顧客(?:番号|${ID_WORD}|コード)|会員(?:番号|${ID_WORD})|ユーザー\\s?${ID_WORD}|アカウント\\s?${ID_WORD}|受付番号|お?問い?合わ?せ(?:番号|No\\.?|NO\\.?|Ｎｏ[．.]?)|送り状(?:番号|No\\.?|NO\\.?)|荷物番号|(?:クレジット)?カード番号|チケット番号|ご?請求書?番号|(?:お?問い?合わ?せ)?伝票(?:番号|No\\.?|NO\\.?)?|追跡番号|お?申込(?:み)?番号|予約番号|シリアル(?:番号|ナンバー)|ライセンス(?:番号|キー)|証券番号|(?:運転)?免許証?番号|パスポート番号|旅券番号|被保険者番号|保険証番号|(?:基礎)?年金番号|(?:社員|従業員|職員|学籍|学生|患者|診察券)番号)`;
 const EN_NUMBER_LABEL =
-  '\\b(?:(?:order|contract|ticket|case|invoice|customer|account|acct|member(?:ship)?|reference|ref|booking|reservation|tracking|serial|licen[cs]e|policy|subscription|passport)(?:\\s*(?:no\\.?|number|num\\.?|id|code|key))?|(?:employee|staff|student|patient|insurance|social security)\\s*(?:no\\.?|number|num\\.?|id)|SSN)';
+  '\\b(?:(?:order|contract|ticket|case|invoice|customer|account|acct|member(?:ship)?|reference|ref|booking|reservation|tracking|serial|licen[cs]e|policy|subscription|passport|rma|return authori[sz]ation)(?:\\s*(?:no\\.?|number|num\\.?|id|code|key))?|(?:employee|staff|student|patient|insurance|social security)\\s*(?:no\\.?|number|num\\.?|id)|SSN)';
 // Tracking and individual numbers are also written in groups of four digits with spaces (4567 8901 2345).
 const NUMBER_VALUE = `(?:${D}{4}(?:[ 　]${D}{4}){1,3}(?![0-9０-９A-Za-zＡ-Ｚａ-ｚ\\-－_/])|[#＃]?(?=[A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]*[0-9０-９])[A-Za-z0-9０-９Ａ-Ｚａ-ｚ][A-Za-z0-9０-９Ａ-Ｚａ-ｚ\\-－_/]{2,})`;
 // Forms write No. between the label and the number (お客様番号 No.12345): it stays with the label.
@@ -288,6 +288,33 @@ const JA_BARE_ORDER = new RegExp(`ご?注文[ 　]*(?:[:：#＃][ 　]*)?(${BARE
 const EU_ORDER_VALUE = `(?=[A-Za-z0-9\\-/]{0,40}[0-9])[A-Za-z0-9][A-Za-z0-9\\-/]{3,40}(?<![\\-/])(?![A-Za-z0-9\\-/]|[,.][0-9]|[ \\t]?(?:€|%|EUR\\b|[Ee]uros?\\b|Stück|Artikel|articles?\\b|produits?\\b|unidades\\b|pezzi\\b))`;
 const EU_ORDER = new RegExp(
   `(?<!\\p{L})(?:[Cc]ommande|[Bb]estellung|[Bb]estellnummer|[Aa]uftrag(?:snummer)?|[Pp]edido|[Ee]ncomenda|[Oo]rdine|[Bb]estelling|[Bb]estelnummer)(?:[ \\t]+(?:n[°º]|n\\.º|[Nn]r\\.?|[Nn]o\\.?|núm\\.?|número|numéro|numero))?[ \\t]*(?:[:#][ \\t]*)?(${EU_ORDER_VALUE})`,
+  'gdu',
+);
+// A customer's number after the same languages' words for it (Ihre Kundennummer 4471123, numéro de client, número de
+// cliente, numero cliente, klantnummer): it names the customer across every ticket (security review 19).
+const EU_CUSTOMER_NUMBER = new RegExp(
+  `(?<!\\p{L})(?:[Kk]unden(?:nummer|-?[Nn]r\\.?)|[Mm]itgliedsnummer|[Nn]uméro[ \\t]+(?:de[ \\t]+|du[ \\t]+)?client|[Nn]°[ \\t]*(?:de[ \\t]+)?client|[Nn]úmero[ \\t]+de[ \\t]+(?:cliente|socio)|[Nn]umero[ \\t]+(?:(?:di|del)[ \\t]+)?cliente|[Nn]úmero[ \\t]+(?:de[ \\t]+|do[ \\t]+)?cliente|[Kk]lant(?:nummer|nr\\.?))[ \\t]*(?:[:#][ \\t]*)?(${EU_ORDER_VALUE})`,
+  'gdu',
+);
+// The Korean and Chinese labels of an order, a member, a customer, a waybill or an account number (주문번호
+// 202611030042, 您的订单号 202611030042, 会员号, 客户编号, 运单号): the label stays, the number goes (security review 19).
+const CJK_NUMBER_LABEL =
+  '(?:(?:주문|회원|고객|운송장|송장|예약|계좌)[ \\t]?번호|订单(?:号|编号|號|編號)|訂單(?:號|編號|号)|会员(?:号|编号|卡号)|會員(?:號|編號)|客户(?:号|编号)|客戶(?:號|編號)|(?:运单|快递单|物流单|運單)(?:号|號)|预订号|预约号|账号|帳號)';
+const CJK_REFERENCE = new RegExp(`${CJK_NUMBER_LABEL}[ \\t　]*(?:(?:[:：]|은|는|이|가|为|為|是)[ \\t　]*)?[「『(（【［\\[]?(${NUMBER_VALUE})`, 'gdu');
+// A carrier's tracking number after the carrier's name (UPS 1Z999AA10123456784, DHL 00340434161234567890), and a UPS
+// number by its shape alone (1Z and sixteen letters or digits): it finds the customer's parcel.
+const CARRIER_NUMBER =
+  /(?<![\p{L}\p{N}])(?:UPS|FedEx|DHL|USPS|GLS|DPD|Hermes|TNT|Royal[ \t]Mail|Canada[ \t]Post|PostNL|Colissimo|Chronopost|Correos|Yamato|Sagawa|ヤマト(?:運輸)?|佐川(?:急便)?|日本郵便|ゆうパック)[ \t　]{0,3}(?:(?:tracking|shipment|waybill|AWB)[ \t]{0,3})?(?:(?:no\.?|number|nr\.?|#|番号)[ \t　]{0,3})?(?:[:：#][ \t　]{0,3})?((?=[A-Z0-9-]{0,39}[0-9])[A-Z0-9][A-Z0-9-]{7,39})(?![A-Za-z0-9-])/dgu;
+const UPS_TRACKING = /(?<![A-Za-z0-9])1Z[0-9A-Z]{16}(?![A-Za-z0-9])/g;
+// An airline's booking reference (PNR QX7ZP2, record locator QX7ZP2): six letters or digits, often no digit at all,
+// so only after its own label.
+const BOOKING_CODE =
+  /(?<![A-Za-z0-9])(?:PNR|[Rr]ecord[ \t]locator|[Bb]ooking[ \t](?:code|reference|ref\.?))[ \t]{0,3}(?:(?:code|no\.?|number|is|was|[:#])[ \t]{0,3})?([A-Z0-9]{6})(?![A-Za-z0-9])/dg;
+const NOT_A_BOOKING_CODE = new Set(['NUMBER', 'RECORD', 'LOOKUP', 'STATUS', 'SEARCH']);
+// A log-in name after "user" (reset the password for user htanaka92) or ユーザー名: only one shaped like an id (a digit,
+// or a dot or an underscore inside), since "user" is as often followed by a word.
+const USER_LOGIN = new RegExp(
+  `(?:\\b[Uu]ser(?:name)?(?=[ \\t:=])|ユーザー名)[ \\t　]{0,3}(?:(?:[:：=]|は|が|を)[ \\t　]{0,3})?[「『(（【［\\[]?@?(${LOGIN_VALUE})(?![\\w@＠]|[.\\-]\\w)`,
   'gdu',
 );
 
@@ -902,6 +929,21 @@ const SERVICES_BEFORE_STAND_IN = [
 // Jobs and trades addressed with an honorific (配達員さん, 運転手様, 配送業者様, ドライバーさん): the word before it is
 // no one's name. 員 ends no surname (警備員, 係員, 添乗員); 手 does (井手), so only the words for a driver are listed.
 const WORKER_ENDINGS = ['員', '業者', '運転手', '運転士', 'ドライバー', '配達', ...SERVICES_BEFORE_STAND_IN.map((service) => `${service}代行`)];
+// Whole words for a job, read like a title after a name (田中配達員さん, 佐藤ドライバー様, 山田担当者様): the job alone
+// stays, a name glued before it goes ({@link nameBeforeJob}); a trade or a service before it (郵便配達員さん, 営業担当者様)
+// is no name. Longest first.
+const JOB_WORDS = [
+  '配達員', '配送員', '運転手', '運転士', 'ドライバー', '担当者', '警備員', '作業員', '係員', '添乗員', '整備士', '技術者', '技術員', '販売員', '店員', '乗務員',
+  '配達', '担当',
+].sort((a, b) => b.length - a.length);
+// Words of work or trade before a job word (郵便配達員, 現場担当者, 宅配ドライバー): no one's name.
+const WORK_BEFORE_JOB = new Set([
+  '郵便', '宅配', '新聞', '牛乳', '配送', '運送', '宅急便', '引越', '引越し', '引っ越し', 'タクシー', 'トラック', 'バス', '電車', '代行', '警備', '清掃', '工事',
+  '修理', '点検', '検査', '受付', '現場', '施工', '設置', '出荷', '在庫', '発注', '納品', '契約', '請求', '採用', '窓口', '専任', '専属', '当日', '本日', '地域',
+  '地区', '担当', '新任', '前任', '後任', '新人', '交代', '夜間', '日勤', '夜勤', '臨時', '派遣', '委託', '外部', '社内', '店舗', '売場', '売り場', '案件', '顧客',
+  '法人', '個人', '取引', '各', '全', '新', '旧', '元', '現', '女性', '男性', '若手', '熟練', '製品', '商品', '弊社', '当社', '御社', '貴社', '当店', '弊店',
+  '本件', '各店', '各社', '会計', '運行', '配車', '集荷', '返品', '交換', '返金', '決済', '支払', '支払い',
+]);
 // The head of a branch, an office or a plant, titled by its place (大阪支店長, 東京支社長, 名古屋工場長): the letters
 // before the title name the branch when they are a place ({@link PLACE_OF_BRANCH}), a person otherwise (山田支店長).
 const BRANCH_HEAD_TITLES = new Set(['支店長', '支社長', '営業所長', '事業所長', '工場長', '本部長']);
@@ -998,7 +1040,8 @@ const AFTER_A_NAME = [
 
 // The words of a name stay on one line: the next line's first word ("Mobile:") is not the surname.
 const EN_NAME = "[A-Z][a-zA-Z'’\\-]+(?:[ \\t]+[A-Z][a-zA-Z'’\\-]+){0,2}";
-const EN_GREETING = new RegExp(`\\b(?:Dear|Hi|Hello|Hey|Good (?:morning|afternoon|evening))\\s+(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\\.?\\s+)?(${EN_NAME})(?=\\s*[,!.:\\n]|\\s*$)`, 'gd');
+// A dash may stand after the name as a comma does (Hello Priya — your replacement…: security review 19).
+const EN_GREETING = new RegExp(`\\b(?:Dear|Hi|Hello|Hey|Good (?:morning|afternoon|evening))\\s+(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\\.?\\s+)?(${EN_NAME})(?=\\s*[,!.:\\n—–]|\\s*$|[ \\t]{1,3}-[ \\t])`, 'gd');
 // The dot may stand against the name (Mrs.Smith, Rev.John).
 const EN_TITLE = new RegExp(`\\b(?:Mr|Mrs|Ms|Miss|Dr|Prof|Rev)(?:\\.[ \\t]*|\\s+)(${EN_NAME})`, 'gd');
 const SAN_SUFFIX = /\b([A-Z][a-z]+)-(?:san|sama|sensei)\b/dg;
@@ -1027,6 +1070,56 @@ const NOT_A_SMALL_NAME = new Set([
 const EU_TITLE = /(?<![\p{L}\p{N}])(?:(?:Mme|Mlle|Madame|Mademoiselle|Monsieur|Herrn?|Frau|Señora|Señor|Sra\.|Sr\.|Signora|Signor|Sig\.ra|Sig\.|Dhr\.|Mevr\.)[ \t]+(?:(?:Dr|Prof)\.[ \t]*)?(\p{Lu}[\p{L}'’-]+(?:[ \t]+\p{Lu}[\p{L}'’-]+(?=[ \t]*(?:[,.!:;]|\r?\n|$)))?)|M\.[ \t]+(\p{Lu}[\p{L}'’-]+)(?=[ \t]*(?:[,.!:;]|\r?\n|$)))/dgu;
 // A title without the name after it (Frau Dr. [name], as a scrub leaves it) is no surname either.
 const NOT_A_SURNAME = new Set(['monsieur', 'madame', 'mademoiselle', 'messieurs', 'mesdames', 'herr', 'frau', 'damen', 'herren', 'le', 'la', 'les', 'der', 'die', 'das', 'dr', 'prof']);
+// A Spanish, French, German, Italian, Portuguese or Dutch greeting before a given name (Hola María José, Bonjour
+// Jean-Pierre, Hallo Jürgen, Ciao Marco): one to three capitalised words right before a comma, "!", ":", a dash or the
+// line's end. A title after the greeting is EU_TITLE's (Bonjour Madame Dupont), and the words of
+// {@link NOT_A_GREETED_NAME} (Hallo Team, Liebe Grüße) are no one's name (security review 19).
+const EU_GREETING = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?:Hola|Buenos[ \\t]días|Buenas(?:[ \\t](?:tardes|noches))?|Estimad[oa]|Querid[oa]|Bonjour|Bonsoir|Salut|Coucou|Cher|Chère|Hallo|Guten[ \\t](?:Tag|Morgen|Abend)|Liebe[rs]?|Moin|Servus|Ciao|Salve|Buongiorno|Buonasera|Gentile|Car[oa]|Olá|Oi|Prezad[oa]|Bom[ \\t]dia|Boa[ \\t]tarde|Hoi|Beste|Goedemorgen|Goedemiddag)[ \\t]{1,3}(\\p{Lu}[\\p{L}\\p{M}'’-]{1,30}(?:[ \\t]\\p{Lu}[\\p{L}\\p{M}'’-]{1,30}){0,2})(?=[ \\t]{0,3}(?:[,!:;]|[—–](?!\\p{L})|\\r?\\n|$))`,
+  'gdu',
+);
+const NOT_A_GREETED_NAME = new Set([
+  'madame', 'monsieur', 'mademoiselle', 'messieurs', 'mesdames', 'mme', 'mlle', 'dhr', 'mevr', 'herr', 'herrn', 'frau', 'señor', 'señora', 'señorita', 'signore', 'signor', 'signora',
+  'signorina', 'senhor', 'senhora', 'meneer', 'mevrouw', 'heer', 'damen', 'herren', 'team', 'kunde', 'kundin', 'kunden', 'client', 'cliente', 'clienta',
+  'clientes', 'clients', 'klant', 'support', 'equipo', 'équipe', 'tutti', 'todos', 'todas', 'tous', 'alle', 'zusammen', 'allerseits', 'leute', 'amigo',
+  'amiga', 'ami', 'amie', 'freund', 'collega', 'collègue', 'kollege', 'kollegin', 'doctor', 'doctora', 'docteur', 'dottore', 'dottoressa', 'profesor',
+  'professeur', 'professore', 'dr', 'prof', 'sr', 'sra', 'grüße', 'grüsse', 'gruß', 'gruss', 'moin', 'welt', 'monde', 'mundo', 'mondo', 'iedereen',
+]);
+// A reply that opens with the customer's first name and a comma (Priya, the replacement ships today): one capitalised
+// word at the very start of the text, before a word in small letters, "I" or the line's end (Springfield, IL and
+// Madame, Monsieur are no greeting). The words a sentence opens with (Yes, Thanks, Unfortunately, Hi) are in
+// {@link NOT_AN_OPENING_NAME} or end like an adverb ({@link ADVERB_ENDING}).
+const NAME_OPENING_REPLY = /^[ \t]{0,8}(\p{Lu}\p{Ll}{1,20})(?=,(?:[ \t]{1,3}(?:\p{Ll}|I[ '’])|[ \t]{0,3}\r?\n))/dgu;
+const ADVERB_ENDING = /(?:ally|ently|antly|ately|ously|ively|fully|ingly|edly|ibly|ably)$/;
+const NOT_AN_OPENING_NAME = new Set([
+  'yes', 'yeah', 'yep', 'no', 'nope', 'ok', 'okay', 'sure', 'well', 'thanks', 'thank', 'hi', 'hello', 'hey', 'dear', 'sorry', 'apologies', 'please',
+  'however', 'also', 'first', 'second', 'third', 'then', 'next', 'now', 'so', 'again', 'meanwhile', 'otherwise', 'today', 'yesterday', 'tomorrow',
+  'tonight', 'certainly', 'absolutely', 'indeed', 'understood', 'noted', 'done', 'fixed', 'good', 'great', 'perfect', 'right', 'alright', 'oh', 'ah',
+  'hmm', 'welcome', 'greetings', 'regards', 'cheers', 'congratulations', 'note', 'important', 'update', 'sadly', 'luckily', 'finally', 'frankly',
+  'honestly', 'instead', 'therefore', 'thus', 'hence', 'besides', 'moreover', 'furthermore', 'likewise', 'later', 'overall', 'anyway', 'still', 'plus',
+  'nevertheless', 'nonetheless', 'afterwards', 'unfortunately', 'fortunately', 'once', 'here', 'there', 'again', 'all', 'everyone', 'team', 'folks',
+  'friends', 'customer', 'sir', 'madam', 'morning', 'afternoon', 'evening', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday',
+  'sunday', 'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december', 'hola', 'gracias',
+  'bonjour', 'merci', 'oui', 'non', 'hallo', 'danke', 'ja', 'nein', 'ciao', 'grazie', 'si', 'sí', 'olá', 'obrigado', 'obrigada', 'bedankt', 'nee', 'dag',
+  'buongiorno', 'bonsoir', 'salut', 'servus', 'moin', 'hoi', 'voilà', 'bien', 'bueno', 'claro', 'genau', 'gut', 'certo', 'perfetto', 'parfait',
+  'windows', 'android', 'linux', 'chrome', 'firefox', 'safari', 'outlook', 'gmail', 'excel', 'iphone', 'ipad', 'mac', 'macos', 'ios', 'wifi',
+]);
+// A Korean name before 고객님, 회원님, 님 or 씨 (김민수 고객님, 안녕하세요 김민수님): two to four syllables opening a word. The
+// words of {@link NOT_A_KOREAN_NAME} take 님 themselves (고객님, 선생님, 부모님), and a word ending like a verb (고맙다,
+// 감사해요) is no name either.
+const KO_HONORIFIC = /(?<!\p{Script=Hangul})(\p{Script=Hangul}{2,4})(?:[ \t]?(?:고객|회원)님|님|씨)/dgu;
+const KOREAN_VERB_ENDING = /[다요까죠네]$/u;
+const NOT_A_KOREAN_NAME = new Set([
+  '고객', '회원', '선생', '사장', '부장', '과장', '차장', '팀장', '실장', '대리', '원장', '국장', '이사', '대표', '회장', '주인', '하느', '하나', '부모',
+  '어머', '아버', '선배', '교수', '기사', '작가', '관리자', '담당자', '상담사', '매니저', '판매자', '구매자', '사용자', '이용자', '셀러', '사모', '장모',
+  '할머', '할아버', '아드', '아저', '아가', '마음', '아줌', '의뢰인', '신청자', '주문자', '수령인', '보호자', '멤버', '게스트', '작성자', '여러분', '회원분',
+  '고객분', '선생', '형', '누', '손', '스',
+]);
+// A Chinese name before 女士 or 小姐 (李娜女士您好, 尊敬的李娜女士): one to four Han letters, without the words before the
+// name that a greeting writes against it (尊敬的, 这位, 您好): see {@link chineseTitledNameRanges}.
+const ZH_TITLE = /(\p{Script=Han}{1,4})(?:女士|小姐)/dgu;
+const ZH_BEFORE_NAME = /^.{0,3}[的位好是给向请谢致您你]/u;
+const NOT_A_CHINESE_NAME = new Set(['这', '那', '各', '该', '此', '每', '某', '诸', '老', '美', '女', '男', '大', '小']);
 // The first words of a sentence that follows a title written as a salutation without a name, its comma left out
 // (Bonjour Madame Votre colis est arrivé, Estimado Señor Su pedido…, Sehr geehrte Frau Ihre Bestellung…): pronouns,
 // articles, prepositions and the words a letter opens with. A few are surnames too (Su), so such a word is no name
@@ -1418,6 +1511,12 @@ function personalDataSpans(written: string, options: ScrubOptions, language: Pla
     ...groupsOf(text, BIRTH_DATE),
     ...groupsOf(text, JA_OTP),
     ...groupsOf(text, EN_OTP),
+    ...groupsOf(text, EU_CUSTOMER_NUMBER).filter(([s, e]) => !YEAR.test(text.slice(s, e))),
+    ...groupsOf(text, CJK_REFERENCE).filter(([s, e]) => !isLength(text, s, e)),
+    ...groupsOf(text, CARRIER_NUMBER),
+    ...matchesOf(text, UPS_TRACKING),
+    ...groupsOf(text, BOOKING_CODE).filter(([s, e]) => !NOT_A_BOOKING_CODE.has(text.slice(s, e))),
+    ...groupsOf(text, USER_LOGIN).filter(([s, e]) => ID_SHAPED.test(text.slice(s, e)) && !NOT_A_LOGIN.has(text.slice(s, e).toLowerCase())),
     ...listedCodeRanges(text),
     ...groupsOf(text, TAX_ID).filter(([s, e]) => digitCount(text.slice(s, e)) >= 7),
     ...groupsOf(text, CUSTOMER_INVOICE_NUMBER),
@@ -1437,6 +1536,8 @@ function personalDataSpans(written: string, options: ScrubOptions, language: Pla
     ].filter(([s]) => !PRODUCT_CODE_LABEL.test(text.slice(Math.max(0, s - 24), s))),
     ...matchesOf(text, UUID).filter(([s, e]) => !/^[0-]+$|^[fF-]+$/.test(text.slice(s, e))),
   ]);
+  // A customer's order, parcel, invoice or log-in in a link (security review 19): the link stays, the id goes.
+  add('reference-number', linkIdRanges(text), true);
   const addresses: [number, number][] = [
     ...matchesOf(text, JA_ADDRESS),
     ...matchesOf(text, JA_ADDRESS_CITY),
@@ -1503,6 +1604,10 @@ function personalDataSpans(written: string, options: ScrubOptions, language: Pla
     ...groupsOf(text, EN_RELATIVE).filter(([s, e]) => isOwnName(text.slice(s, e))),
     ...groupsOf(text, JA_MY_NAME).filter(([s, e]) => isLabelledName(text.slice(s, e))),
     ...groupsOf(text, KO_MY_NAME),
+    ...koreanNameRanges(text),
+    ...chineseTitledNameRanges(text),
+    ...greetedNameRanges(text),
+    ...openingNameRanges(text),
   ]);
   // A phone or card number removed in one place is removed wherever else it is written, in a link too
   // (https://example.com/u/090-1234-5678 beside the same number in the text): the link's protection keeps what might
@@ -2021,6 +2126,9 @@ function honorificNameRange(text: string, start: number, end: number): [number, 
   // stands before them (山田; 大阪 of 大阪支店長代行様 is the place).
   if (nameStart > start && titleAtEnd(text.slice(nameStart, end)) === text.slice(nameStart, end)) nameStart = start;
   const value = text.slice(nameStart, end);
+  // A name glued before a job word (田中配達員さん): the name goes, the job stays.
+  const beforeJob = nameBeforeJob(value);
+  if (beforeJob !== undefined) return [[nameStart, nameStart + beforeJob]];
   // A job or a service (配達員さん, 運転代行様) names no one, a title after it or not.
   if (isCommonNoun(value)) return [];
   const title = titleAtEnd(value);
@@ -2038,6 +2146,21 @@ function honorificNameRange(text: string, start: number, end: number): [number, 
     return isNameBeforeTitle(text.slice(from, nameEnd), title) ? [[from, nameEnd]] : [];
   }
   return isNameBeforeTitle(text.slice(nameStart, nameEnd), title) ? [[nameStart, nameEnd]] : [];
+}
+
+/**
+ * How many letters of a name stand before the job word that ends `value` (田中配達員: 2), or undefined when no job word
+ * ends it or what is before it names no one: nothing, a trade (郵便), a department (営業), a company (ヤマト運輸) or
+ * anything but two to four kanji.
+ */
+function nameBeforeJob(value: string): number | undefined {
+  const job = JOB_WORDS.find((word) => value.endsWith(word));
+  if (job === undefined) return undefined;
+  const name = value.slice(0, value.length - job.length).replace(/[ 　]+$/u, '');
+  if (!/^[\p{Script=Han}々]{2,4}$/u.test(name)) return undefined;
+  if (WORK_BEFORE_JOB.has(name) || SERVICES_BEFORE_STAND_IN.includes(name) || isCommonNoun(name) || DEPARTMENT.test(name) || isTitleWord(name)) return undefined;
+  if (endsWithCompanyWord(name) || PLACE_BEFORE_NAME.test(name) || JOB_WORDS.some((word) => name.endsWith(word))) return undefined;
+  return name.length;
 }
 
 /** Whether `word` is a job title, or titles and a department alone (代表取締役社長, 営業部長): no one's name. */
@@ -2836,6 +2959,85 @@ function linkSecretRanges(text: string): [number, number][] {
 /** The token characters a link's value or segment starts with, without the sentence's full stop after them. */
 function tokenPrefix(value: string): string {
   return (/^[A-Za-z0-9_\-.~+/=%]*/.exec(value)![0]).replace(/\.+$/, '');
+}
+
+// Query keys (lower case, without - _ . [ ]) whose value is one customer's order, parcel, invoice, account or log-in
+// (?order=4711998123, ?tracknum=1Z…, ?customer_id=…): see {@link linkIdRanges}.
+const ID_PARAMETER =
+  /^(?:orders?(?:id|no|num|number)?|ordno|tracking(?:id|no|num|number)?|track(?:id|no|num|number)|trknbr|awb|shipment(?:id|no|number)?|invoices?(?:id|no|num|number)?|inv(?:id|no)?|customer(?:id|no|num|number)?|custid|user(?:id|name)?|uid|login|account(?:id|no|number)?|acct(?:id|no)?|member(?:id|no|number)?|booking(?:id|ref|reference|code)?|pnr|reservation(?:id|code)?|rma(?:id|no|number)?|return(?:id|no)|parcel(?:id|no)?|package(?:id)?)$/;
+// Query keys of ID_PARAMETER whose value is a log-in, which may hold no digit (?user=htanaka).
+const LOGIN_PARAMETER = /^(?:user(?:id|name)?|uid|login|customer(?:id)?|account(?:id)?|member(?:id)?)$/;
+// Path segments (lower case) after which the next one is a customer's record (/orders/4711998123, /inv/…-2026-11.pdf,
+// /users/48213): not a help-centre article (/articles/360001234567) or a page of the site, which a knowledge link needs.
+const ID_PATH_WORDS = new Set([
+  'order', 'orders', 'invoice', 'invoices', 'inv', 'user', 'users', 'account', 'accounts', 'customer', 'customers', 'member', 'members', 'tracking', 'track',
+  'shipment', 'shipments', 'return', 'returns', 'rma', 'booking', 'bookings', 'reservation', 'reservations', 'receipt', 'receipts', 'parcel', 'parcels',
+  'package', 'packages', 'profile', 'profiles', 'bestellung', 'bestellungen', 'commande', 'commandes', 'pedido', 'pedidos', 'ordine', 'ordini',
+]);
+
+/**
+ * A customer's ids inside links (security review 19): the value of a query key naming an order, a parcel, an invoice,
+ * a customer or a log-in ({@link ID_PARAMETER}: ?order=4711998123), and the path segment after a word for such a record
+ * ({@link ID_PATH_WORDS}: /orders/4711998123) when it holds a digit, its file extension kept. Nothing else of a link: an
+ * article's id and the rest of its path stay, so that a knowledge link still leads where it did.
+ */
+function linkIdRanges(text: string): [number, number][] {
+  const found: [number, number][] = [];
+  for (const [start, end] of matchesOf(text, URL_PATTERN)) {
+    const link = text.slice(start, end);
+    const queryAt = link.search(/[?#]/);
+    const pathEnd = queryAt < 0 ? link.length : queryAt;
+    const pathStart = link.indexOf('/', link.indexOf('//') + 2);
+    if (pathStart >= 0 && pathStart < pathEnd) {
+      let afterWord = false;
+      let at = pathStart + 1;
+      for (const segment of link.slice(pathStart + 1, pathEnd).split('/')) {
+        const value = tokenPrefix(segment).replace(/\.[A-Za-z0-9]{1,5}$/, '');
+        if (afterWord && /[0-9]/.test(value)) found.push([start + at, start + at + value.length]);
+        afterWord = ID_PATH_WORDS.has(segment.toLowerCase());
+        at += segment.length + 1;
+      }
+    }
+    if (queryAt < 0) continue;
+    for (const m of link.slice(queryAt).matchAll(LINK_PARAMETER)) {
+      const name = m[1]!.toLowerCase().replace(/[-_.[\]]/g, '');
+      const value = tokenPrefix(m[2]!);
+      if (!ID_PARAMETER.test(name)) continue;
+      if (/[0-9]/.test(value) || (LOGIN_PARAMETER.test(name) && value.length >= 3)) {
+        found.push([start + queryAt + m.indices![2]![0], start + queryAt + m.indices![2]![0] + value.length]);
+      }
+    }
+  }
+  return found;
+}
+
+/** Korean names before 님, 씨 or 고객님 ({@link KO_HONORIFIC}): not a word that takes 님 itself, nor a verb. */
+function koreanNameRanges(text: string): [number, number][] {
+  // A word that ends in one of them is a job or a group too (배송기사님, 우수고객님).
+  const isWord = (value: string) => [...NOT_A_KOREAN_NAME].some((word) => word.length >= 2 && value.endsWith(word));
+  return groupsOf(text, KO_HONORIFIC).filter(([s, e]) => !NOT_A_KOREAN_NAME.has(text.slice(s, e)) && !isWord(text.slice(s, e)) && !KOREAN_VERB_ENDING.test(text.slice(s, e)));
+}
+
+/** Chinese names before 女士 or 小姐 ({@link ZH_TITLE}), without the greeting's words written before them (尊敬的). */
+function chineseTitledNameRanges(text: string): [number, number][] {
+  return groupsOf(text, ZH_TITLE).flatMap(([s, e]): [number, number][] => {
+    const before = ZH_BEFORE_NAME.exec(text.slice(s, e))?.[0].length ?? 0;
+    const name = text.slice(s + before, e);
+    return name === '' || NOT_A_CHINESE_NAME.has(name) ? [] : [[s + before, e]];
+  });
+}
+
+/** Names after a Spanish, French, German, Italian, Portuguese or Dutch greeting ({@link EU_GREETING}). */
+function greetedNameRanges(text: string): [number, number][] {
+  return groupsOf(text, EU_GREETING).filter(([s, e]) => !text.slice(s, e).split(/[ \t]+/).some((word) => NOT_A_GREETED_NAME.has(word.toLowerCase())));
+}
+
+/** The first name a reply opens with ({@link NAME_OPENING_REPLY}): not a word a sentence opens with. */
+function openingNameRanges(text: string): [number, number][] {
+  return groupsOf(text, NAME_OPENING_REPLY).filter(([s, e]) => {
+    const word = text.slice(s, e).toLowerCase();
+    return !NOT_AN_OPENING_NAME.has(word) && !NOT_AN_EN_NAME.has(word) && !NOT_A_GREETED_NAME.has(word) && !(word.length >= 7 && ADVERB_ENDING.test(word));
+  });
 }
 
 /**
