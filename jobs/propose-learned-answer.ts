@@ -8,7 +8,7 @@
  */
 import type OpenAI from 'openai';
 import type { ModelCallUsage } from '../src/agent/types.js';
-import { distilCandidates, learnableDrafts, ruleCandidates, scrubCandidate, signatureNames, teamNamesOf, type CandidateSource } from '../src/knowledge/learned-candidates.js';
+import { addressNameOf, distilCandidates, learnableDrafts, ruleCandidates, scrubCandidate, signatureNames, teamNamesOf, type CandidateSource } from '../src/knowledge/learned-candidates.js';
 import { candidateApprovalOf, type LearnedAnswerStore, type LearnedCandidate } from '../src/knowledge/learned-answers.js';
 import { createLogger, type Logger } from '../src/logger.js';
 import { hasQuestion } from '../src/mail/classify.js';
@@ -69,7 +69,15 @@ export async function proposeLearnedAnswer(data: ProposeLearnedAnswerData, deps:
   // Whichever path split the reply: the model sees no subtask's fallback, and the rules catch only whole sections.
   const { pairs: drafts, dropped } = learnableDrafts(split, source, { teamNames: teamNamesOf(deps.mailFrom) });
   if (dropped.length > 0) logger.info({ ticketId: ticket.id, dropped }, 'approved reply parts not proposed');
-  const names = [ticket.fromName, ...signatureNames(ticket.mailText ?? ticket.question)].filter((n): n is string => Boolean(n?.trim()));
+  // Every name the mail gave for its writer: a web form's mail comes From the form and names the customer in its
+  // Reply-To (security review 19), and an address's local part often spells the name an operator greets them by.
+  const names = [
+    ticket.fromName,
+    ticket.replyToName,
+    addressNameOf(ticket.from),
+    addressNameOf(ticket.replyTo),
+    ...signatureNames(ticket.mailText ?? ticket.question),
+  ].filter((n): n is string => Boolean(n?.trim()));
   const scrubbed = [];
   for (const draft of drafts) scrubbed.push(await scrubCandidate(draft, names, llm));
   const llmCalls = [...(distilled?.call ? [distilled.call] : []), ...scrubbed.flatMap((c) => c.calls)];

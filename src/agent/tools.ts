@@ -11,6 +11,7 @@
  */
 import { tool, type StructuredToolInterface } from '@langchain/core/tools';
 import { z } from 'zod';
+import { scrubPersonalData } from '../knowledge/personal-data.js';
 import { questionOfQuery } from '../search/query-text.js';
 import { LEARNED_ID_PREFIX, MAX_SEARCH_RESULTS, type ManualSearch, type QaSearch, type SearchHit, type SearchOutput } from '../search/types.js';
 
@@ -70,19 +71,66 @@ const toOutputs = (hits: SearchHit[]): SearchOutput[] =>
 /**
  * What a Q&A hit from a learned pair (`learned#<n>`) carries besides its text: an operator accepted it from a reply a
  * reviewer approved, often one that corrected the manual or an older Q&A row, so where the two disagree the pair is
- * the newer word. A field of its own beside `fileName` and `content`, not text in the hit: the trust records hash the
+ * the newer word. But that reply went to one customer: a name, order number, amount or date the scrub and the
+ * reviewer missed is that customer's, and the model, told to prefer the pair, copied customer A's name and order
+ * number into customer B's draft (security review 19), so the note forbids repeating any the current customer did
+ * not give. A field of its own beside `fileName` and `content`, not text in the hit: the trust records hash the
  * content (src/tickets/trust.ts), and a manual page or CSV cell cannot claim it by its wording. It rides in the tool
  * results, which differ per question anyway, so the cached prompt prefix (system prompt and tools) stays the same.
  */
-export const LEARNED_HIT_NOTE = '担当者が承認した回答（学習済みQ&A）。マニュアルや他のQ&Aの記載と食い違うときは、こちらを優先する。';
+export const LEARNED_HIT_NOTE =
+  '担当者が承認した回答（学習済みQ&A）。マニュアルや他のQ&Aの記載と食い違うときは、こちらを優先する。' +
+  'ただし一人のお客様への返信から作られたもの：その中の名前や番号（注文番号・金額・日付など）は、今回のお客様が自分で書いたもの以外は決して繰り返さない。';
+
+/** What starts a Q&A hit's question and its answer in the text `formatQaPair` (src/search/types.ts) writes. */
+const QUESTION_MARK = 'Q: ';
+const ANSWER_MARK = '\nA: ';
+
+/**
+ * A learned pair's hit text as the Q&A tool serves it: its question and its answer each scrubbed again by the
+ * personal-data rules (src/knowledge/personal-data.ts; no names, no model), as the proposal scrubbed them. A pair
+ * accepted before a rule existed, or edited by an operator at accept, then loses what the rules find now, whenever it
+ * is read (security review 19). The rules leave text they scrubbed as it is, so a pair they find nothing in is served
+ * unchanged. The answer starts at the last answer mark, as `qaPairAnswerOf` reads it; text of another shape is
+ * scrubbed whole.
+ */
+export function servedLearnedContent(content: string): string {
+  const cached = servedLearned.get(content);
+  if (cached !== undefined) {
+    // Read again: the most recently served stay longest.
+    servedLearned.delete(content);
+    servedLearned.set(content, cached);
+    return cached;
+  }
+  const at = content.lastIndexOf(ANSWER_MARK);
+  const served =
+    !content.startsWith(QUESTION_MARK) || at < 0
+      ? scrubPersonalData(content).text
+      : `${QUESTION_MARK}${scrubPersonalData(content.slice(QUESTION_MARK.length, at)).text}${ANSWER_MARK}${scrubPersonalData(content.slice(at + ANSWER_MARK.length)).text}`;
+  servedLearned.set(content, served);
+  if (servedLearned.size > MAX_SERVED_LEARNED) servedLearned.delete(servedLearned.keys().next().value!);
+  return served;
+}
+
+/**
+ * Learned hits scrubbed lately, by their text as stored. The rules cost milliseconds a hit on a loaded worker, and
+ * the few pairs a desk has learned are served again and again; the rules are this process's code, so a text's scrub
+ * never changes while it runs. Bounded, least recently served first out: a pair's text is at most about ten thousand
+ * characters (MAX_CANDIDATE_QUESTION_CHARS and MAX_CANDIDATE_ANSWER_CHARS), so the cache holds a few megabytes at most.
+ */
+const servedLearned = new Map<string, string>();
+const MAX_SERVED_LEARNED = 128;
 
 /** A search output the model reads, with {@link LEARNED_HIT_NOTE} on a learned pair's hit. */
 export interface QaSearchOutput extends SearchOutput {
   note?: string;
 }
 
+// A learned hit is scrubbed before it is cut to what the model is shown, so that a cut never splits what a rule reads.
 const toQaOutputs = (hits: SearchHit[]): QaSearchOutput[] =>
-  toOutputs(hits).map((out) => (out.fileName.startsWith(LEARNED_ID_PREFIX) ? { fileName: out.fileName, note: LEARNED_HIT_NOTE, content: out.content } : out));
+  toOutputs(hits.slice(0, MAX_SEARCH_RESULTS).map((h) => (h.fileName.startsWith(LEARNED_ID_PREFIX) ? { ...h, content: servedLearnedContent(h.content) } : h))).map((out) =>
+    out.fileName.startsWith(LEARNED_ID_PREFIX) ? { fileName: out.fileName, note: LEARNED_HIT_NOTE, content: out.content } : out,
+  );
 
 /**
  * What a search tool does, without LangChain's tool machinery: `run` validates the model's arguments like

@@ -577,8 +577,11 @@ export function questionLinksNotInAnswer(question: string, answer: string): stri
   return [...questionFindingsNotInAnswer(question, answer).keys()];
 }
 
-/** What {@link oneCustomerDetails} finds: an amount, a date or month, a company. */
-export type CustomerDetailKind = 'amount' | 'date' | 'company';
+/**
+ * What {@link oneCustomerDetails} finds: an amount, a date or month, a company, or a reference (an order, tracking or
+ * ticket number, an account id, a link to one customer's order) the knowledge base does not write.
+ */
+export type CustomerDetailKind = 'amount' | 'date' | 'company' | 'reference';
 
 /** One finding of {@link oneCustomerDetails}, as the candidate writes it. */
 export interface CustomerDetail {
@@ -718,26 +721,118 @@ function withoutCourtesy(name: string): string {
   return rest.trim();
 }
 
+// A reference is read from runs of letters and digits joined by single hyphens (BOB-7731, 123-4567890-1234567), then
+// judged by code ({@link referenceLike}); each repetition starts with a hyphen, so the pattern is linear.
+const ID_TOKEN = /[0-9A-Za-z０-９Ａ-Ｚａ-ｚ]{1,80}(?:[-‐－][0-9A-Za-z０-９Ａ-Ｚａ-ｚ]{1,80}){0,8}/gu;
+/** A link as the scrub reads one (src/knowledge/personal-data.ts): it ends at Japanese punctuation and brackets. */
+const ID_LINK = /\bhttps?:\/\/[^\s<>"'）)」、。，「（［］｛｝〔〕【】〈〉《》『』＜＞]{1,2000}/gu;
+/** A digit run as long as an order or tracking number; years, prices written with separators and codes are shorter. */
+const MIN_REFERENCE_DIGITS = 6;
+/** A digit run in a link's path or query that names one record (/orders/88412, ?id=20417) rather than a page. */
+const MIN_LINK_ID_DIGITS = 5;
+/** A letters-and-digits link segment this long is a token or hash (?t=aB3xY9kLmN), whatever its digits. */
+const MIN_LINK_TOKEN_CHARS = 10;
+
+/** The longest run of ASCII digits in `text`. */
+function longestDigitRun(text: string): number {
+  let longest = 0;
+  let run = 0;
+  for (const c of text) {
+    run = c >= '0' && c <= '9' ? run + 1 : 0;
+    if (run > longest) longest = run;
+  }
+  return longest;
+}
+
 /**
- * The amounts, dates or months and companies a candidate's question and answer write, each once, as written: what an
- * approved reply says of the one customer it went to (「株式会社サンプル商事様の10月分（ご返金 12,800円）」) that a
- * learned pair would hand every later customer's agent run as the company's answer (audit s49 H4, MED 6). The scrub
- * removes people's data, not these: a plan's price, a release date and a partner company are knowledge too, so they
- * are named for the reviewer to judge, not replaced.
+ * Whether a run of letters, digits and hyphens (full width folded) is shaped as one customer's reference: a digit
+ * run of {@link MIN_REFERENCE_DIGITS} or more (202611030042), or letters and digits mixed with at least two letters
+ * and four digits (1Z999AA10123456784, BOB-7731, user1234). An error code of one letter (E-1001), a version, a model
+ * name (SHA256, Windows11) or a phone number written with hyphens is none.
  */
-export function oneCustomerDetails(question: string, answer: string): CustomerDetail[] {
+function referenceLike(token: string): boolean {
+  const text = token.normalize('NFKC');
+  if (longestDigitRun(text) >= MIN_REFERENCE_DIGITS) return true;
+  const letters = text.replace(/[^A-Za-z]/gu, '').length;
+  const digits = text.replace(/[^0-9]/gu, '').length;
+  return letters >= 2 && digits >= 4;
+}
+
+/** Whether a link's path or query holds an id: a path segment or query value {@link referenceLike} or shaped as one. */
+function linkHoldsId(link: string): boolean {
+  const start = link.indexOf('/', link.indexOf('//') + 2);
+  if (start < 0) return false;
+  return link
+    .slice(start)
+    .split(/[/?&=#;]/u)
+    .some((segment) => {
+      const text = segment.normalize('NFKC');
+      const mixed = /[A-Za-z]/u.test(text) && /[0-9]/u.test(text);
+      return referenceLike(text) || longestDigitRun(text) >= MIN_LINK_ID_DIGITS || (mixed && /^[0-9A-Za-z_-]+$/u.test(text) && text.length >= MIN_LINK_TOKEN_CHARS);
+    });
+}
+
+/**
+ * The references `text` writes, as written, in text order: links whose path or query holds an id (whole, since the
+ * link is what a later customer's draft would repeat), then the reference-shaped runs outside links, but a number
+ * that is an amount's. What `knowledge` writes (compared with full width folded) is none: the manual's error codes and
+ * help-centre links are the company's, not one customer's.
+ */
+function referencesIn(text: string, amounts: readonly string[], knowledge: readonly string[]): string[] {
+  const known = knowledge.map((k) => k.normalize('NFKC'));
+  const unknown = (written: string): boolean => !known.some((k) => k.includes(written.normalize('NFKC')));
+  const found: string[] = [];
+  let outside = '';
+  let at = 0;
+  for (const m of text.matchAll(ID_LINK)) {
+    if (linkHoldsId(m[0]) && unknown(m[0])) found.push(m[0]);
+    outside += `${text.slice(at, m.index)} `;
+    at = m.index + m[0].length;
+  }
+  outside += text.slice(at);
+  for (const m of outside.matchAll(ID_TOKEN)) {
+    const token = m[0];
+    if (!referenceLike(token) || !unknown(token)) continue;
+    // 1000000円 is named as an amount already.
+    if (/^[0-9０-９]+$/u.test(token) && amounts.some((a) => a.includes(token))) continue;
+    found.push(token);
+  }
+  return found;
+}
+
+/** Options of {@link oneCustomerDetails}. */
+export interface CustomerDetailOptions {
+  /**
+   * Texts of the knowledge base that bear on the candidate (manual sections, Q&A rows): a reference they write is the
+   * company's (an error code, a help-centre link), not named. Without them every reference-shaped run is named.
+   */
+  knowledge?: readonly string[];
+}
+
+/**
+ * The amounts, dates or months, companies and references a candidate's question and answer write, each once, as
+ * written: what an approved reply says of the one customer it went to (「株式会社サンプル商事様の10月分（ご返金
+ * 12,800円）」, 「注文番号 202611030042」) that a learned pair would hand every later customer's agent run as the
+ * company's answer (audit s49 H4, MED 6; security review 19: customer A's order number reached customer B's draft).
+ * The scrub removes people's data, not these: a plan's price, a release date, a partner company and an error code
+ * are knowledge too, so they are named for the reviewer to judge, not replaced.
+ */
+export function oneCustomerDetails(question: string, answer: string, options: CustomerDetailOptions = {}): CustomerDetail[] {
   const found = new Map<string, CustomerDetailKind>();
   const add = (kind: CustomerDetailKind, written: string): void => {
     const text = written.trim();
     if (text !== '' && !found.has(text)) found.set(text, kind);
   };
   for (const text of [question, answer]) {
-    for (const amount of amountsIn(text)) add('amount', amount);
+    const amounts = amountsIn(text);
+    for (const amount of amounts) add('amount', amount);
     // In text order, whichever pattern found each.
     const dates = [...OCCASION_DATES.flatMap((pattern) => [...text.matchAll(pattern)].map((m) => ({ index: m.index, text: m[0] }))), ...englishDates(text)];
     for (const date of dates.sort((a, b) => a.index - b.index)) add('date', date.text);
     for (const company of companiesIn(text)) add('company', company);
   }
+  // After the others, so that a date written as digits (20261103) is named as a date when a date pattern took it.
+  for (const text of [question, answer]) for (const reference of referencesIn(text, amountsIn(text), options.knowledge ?? [])) add('reference', reference);
   return [...found].map(([text, kind]) => ({ kind, text }));
 }
 
@@ -1119,6 +1214,42 @@ export function signatureNames(mailText: string): string[] {
     names.push(line);
   }
   return names;
+}
+
+/**
+ * Words of a local part that name a mailbox's role, a machine or a service, not a person (form@, info@, noreply@,
+ * shop.orders@). A word of three letters or more not listed here is taken for a name: removing an ordinary word from
+ * a candidate costs less than a name left in it.
+ */
+const NOT_NAME_LOCAL_WORDS = new Set([
+  'info', 'support', 'noreply', 'reply', 'donotreply', 'not', 'contact', 'contacts', 'form', 'forms', 'webform',
+  'mail', 'email', 'mails', 'mailbox', 'mailer', 'daemon', 'postmaster', 'webmaster', 'hostmaster', 'admin', 'root',
+  'sales', 'billing', 'office', 'service', 'services', 'customer', 'customers', 'care', 'help', 'helpdesk', 'desk',
+  'team', 'hello', 'user', 'users', 'account', 'accounts', 'accounting', 'order', 'orders', 'shop', 'store', 'web',
+  'www', 'test', 'inquiry', 'inquiries', 'enquiry', 'enquiries', 'otoiawase', 'toiawase', 'bounce', 'bounces',
+  'notify', 'notification', 'notifications', 'alert', 'alerts', 'news', 'newsletter', 'feedback', 'press', 'media',
+  'jobs', 'careers', 'recruit', 'legal', 'privacy', 'security', 'abuse', 'system', 'server', 'auto', 'robot', 'bot',
+  'the', 'and', 'dept', 'department', 'group', 'staff', 'general', 'main', 'home', 'personal', 'private', 'work',
+  'company', 'corp', 'official', 'hotmail', 'gmail', 'yahoo', 'docomo', 'softbank', 'icloud',
+]);
+/** A word of a local part read as a name: letters only (digits split it: taro1985 gives taro), three to twenty. */
+const LOCAL_NAME_WORD = /^[a-z]{3,20}$/u;
+
+/**
+ * The name a mail address's local part writes, as a name the scrub can match: priya.raman@… → `Priya Raman`,
+ * minsu_kim85@… → `Minsu Kim`; undefined when it writes none (info@, noreply@, 12345@, form@forms…). Latin names
+ * match with their case ({@link scrubPersonalData}), and answers write them capitalised.
+ */
+export function addressNameOf(address: string | undefined): string | undefined {
+  const at = address?.lastIndexOf('@') ?? -1;
+  if (address === undefined || at <= 0) return undefined;
+  const words = address
+    .slice(0, at)
+    .toLowerCase()
+    .split(/[^a-z]+/u)
+    .filter((w) => LOCAL_NAME_WORD.test(w) && !NOT_NAME_LOCAL_WORDS.has(w));
+  if (words.length === 0) return undefined;
+  return words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join(' ');
 }
 
 function bounded(pair: DraftPair): DraftPair {

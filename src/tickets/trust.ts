@@ -26,7 +26,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { QA_TOOL_NAME, TOOL_SOURCE_KIND, shownContent } from '../agent/tools.js';
+import { QA_TOOL_NAME, TOOL_SOURCE_KIND, servedLearnedContent, shownContent } from '../agent/tools.js';
 import type { AgentResult } from '../agent/types.js';
 import type { Config } from '../config.js';
 import type { AcceptOutcome, LearnedAnswerStore } from '../knowledge/learned-answers.js';
@@ -1114,9 +1114,12 @@ return added
   3,
 );
 
-/** The trust key a learned pair's Q&A hits carry: its text as the Q&A tool hands it to the agent. */
+/**
+ * The trust key a learned pair's Q&A hits carry: its text as the Q&A tool hands it to the agent, scrubbed again as
+ * the tool serves it (a pair accepted before a scrub rule existed is cited by its served text).
+ */
 export function learnedPairSourceKey(pair: { id: number; question: string; answer: string }): string {
-  return sourceKey(TOOL_SOURCE_KIND[QA_TOOL_NAME] ?? 'qa', `${LEARNED_ID_PREFIX}${pair.id}`, shownContent(formatQaPair(pair)));
+  return sourceKey(TOOL_SOURCE_KIND[QA_TOOL_NAME] ?? 'qa', `${LEARNED_ID_PREFIX}${pair.id}`, shownContent(servedLearnedContent(formatQaPair(pair))));
 }
 
 const creditLog = createLogger('trust');
