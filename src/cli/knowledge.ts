@@ -37,6 +37,7 @@ import {
 } from '../knowledge/learned-answers.js';
 import { connectProducer, produce } from '../queues/connection.js';
 import { createSearchBackends } from '../search/factory.js';
+import { draftPlaceholders } from '../tickets/draft-placeholders.js';
 import type { QaSearch } from '../search/types.js';
 import { CliError, closeAll, operatorName, parseCommandLine, runCommand, type CliContext } from './common.js';
 import { cut, shownTime, terminalSafe } from './format.js';
@@ -122,11 +123,38 @@ function formatCandidate(c: LearnedCandidate, target: UpdateTarget | undefined):
   lines.push(`Approval:    ${describeApproval(c.approval)}${c.proposedAnswer !== undefined && c.proposedAnswer !== c.answer ? '; its answer was edited since it was proposed (the approvals of the reply do not vouch for it)' : ''}`);
   if (target) lines.push(`Update of:   learned#${target.pair.id} (similarity ${target.similarity.toFixed(2)}): ${oneLine(target.pair.question)}`);
   lines.push('', 'Question:', c.question, '', 'Answer:', c.answer);
+  const placeholders = draftPlaceholders(c.answer);
+  if (placeholders.length > 0) {
+    lines.push('', `Warning: ${placeholderWarning(placeholders)}. Edit it first: \`npm run knowledge -- edit ${c.id} --answer '…'\` (or accept it with --answer '…').`);
+  }
   if (target) {
     lines.push('', `learned#${target.pair.id}'s current answer (${describeApproval(target.pair.approval, target.pair.answerEdited)}), which accepting replaces:`, target.pair.answer);
     if (replacesCorrection(c, target)) {
       lines.push('', `Warning: that answer is a reviewer's correction, and this candidate's approval did not correct the draft: it may bring back what the correction fixed. The replaced answer stays among the pair's previous answers (\`npm run knowledge -- restore ${target.pair.id}\`).`);
     }
+  }
+  return lines.join('\n');
+}
+
+/** What a placeholder of the scrub in an answer does: the model copies it, and the customer would read it. */
+function placeholderWarning(placeholders: readonly string[]): string {
+  const one = placeholders.length === 1;
+  return `the answer holds the placeholder${one ? '' : 's'} ${placeholders.join(', ')} of the personal-data scrub, which a reply copying the answer would carry to the customer as written (such a draft waits for a person)`;
+}
+
+/**
+ * What `accept` prints: the pair's id, and the answer it stored, which every later agent run reads; when that answer
+ * holds a placeholder of the scrub (first-ten-minutes finding 2), a warning and how to undo the accept. The candidate
+ * is gone once accepted, so `edit` no longer reaches it: an update is undone by `restore`, a new pair by `remove`.
+ */
+function formatAccepted(pair: Pick<LearnedPair, 'id' | 'answer'>, updated: boolean, by: string): string {
+  const lines = [`${updated ? 'updated' : 'accepted'} learned#${pair.id} (by ${by}); it is searchable now`, '', 'Answer:', pair.answer];
+  const placeholders = draftPlaceholders(pair.answer);
+  if (placeholders.length > 0) {
+    const undo = updated
+      ? `put back the answer it replaced with \`npm run knowledge -- restore ${pair.id}\``
+      : `take it out with \`npm run knowledge -- remove learned#${pair.id}\``;
+    lines.push('', `Warning: ${placeholderWarning(placeholders)}. To change it, ${undo}; next time edit a candidate before accepting it (\`npm run knowledge -- edit <id> --answer '…'\`, or accept it with --answer '…').`);
   }
   return lines.join('\n');
 }
@@ -223,7 +251,7 @@ program
             acceptLearned({ store: session.learned, qa }, id, { by, question: opts.question, answer: opts.answer, ...(opts.new ? { asNew: true } : {}) }),
           );
           if (result.outcome !== 'accepted') refused(result);
-          ctx.print(`${result.updated ? 'updated' : 'accepted'} learned#${result.pair.id} (by ${by}); it is searchable now`);
+          ctx.print(terminalSafe(formatAccepted(result.pair, result.updated, by)));
           if (result.indexError) throw new CliError(`learned#${result.pair.id} is stored, but Qdrant did not take it (${result.indexError}); the next Q&A reindex adds it`);
         }),
       );

@@ -30,6 +30,7 @@ import {
 } from '../knowledge/learned-answers.js';
 import { assistantInstructions, MAX_CANDIDATE_ANSWER_CHARS, MAX_CANDIDATE_QUESTION_CHARS, oneCustomerDetails, questionLinksNotInAnswer, type ScrubSummary } from '../knowledge/learned-candidates.js';
 import type { QaSearch } from '../search/types.js';
+import { draftPlaceholders } from '../tickets/draft-placeholders.js';
 import { listCorrectedSources, type CorrectedSource } from '../tickets/trust.js';
 import { ANONYMOUS_OPERATOR, type CsrfTokens } from './auth.js';
 import { html, type SafeHtml } from './html.js';
@@ -250,6 +251,17 @@ function customerDetailsNote(details: readonly { text: string }[]): SafeHtml | n
   return html`<p class="flash bad small" role="alert">Amounts, dates or companies that may be this one customer’s: <bdi>${details.map((d) => d.text).join(', ')}</bdi>. Every later customer’s agent reads a learned pair as our answer: make them general or remove them, unless they hold for everyone (a plan’s price, a release date, a partner).</p>`;
 }
 
+/**
+ * Placeholders of the scrub in a candidate's answer ([氏名]様…): the model copies them into a later customer's reply,
+ * which then waits for a person (first-ten-minutes finding 2). The question may keep them: it is only searched.
+ */
+function placeholderNote(answer: string): SafeHtml | null {
+  const placeholders = draftPlaceholders(answer);
+  if (placeholders.length === 0) return null;
+  const [what, it] = placeholders.length === 1 ? ['the placeholder', 'it'] : ['the placeholders', 'them'];
+  return html`<p class="flash bad small" role="alert">The answer holds ${what} <bdi>${placeholders.join(', ')}</bdi>: a reply that copies the answer would carry ${it} to the customer as written. Write the answer without ${it} (“お客様”, or nothing) before you accept.</p>`;
+}
+
 function renderCandidate({ candidate: c, target, otherAnswers = [] }: KnowledgePageView['candidates'][number], csrfToken: string): SafeHtml {
   const scrub = scrubNote(c.scrub);
   // Left out of the question when proposed, or still in it (proposed before they were, or edited back in).
@@ -293,6 +305,7 @@ function renderCandidate({ candidate: c, target, otherAnswers = [] }: KnowledgeP
         : null
     }
     ${customerDetailsNote(oneCustomerDetails(c.question, c.answer))}
+    ${placeholderNote(c.answer)}
     <p class="small muted">Stored exactly as written here · ${scrub}${links}</p>
     <div class="actions">
       <button type="submit" class="primary">${target ? `Accept as update of learned#${target.pair.id}` : 'Accept'}</button>

@@ -13,6 +13,7 @@ import { acceptLearned, LearnedAnswerStore, type LearnedCandidate } from '../../
 import { QA_INDEX_FILE } from '../../src/search/embedded-qa.js';
 import { metricsKeys } from '../../src/server/metrics.js';
 import { approveTicket } from '../../src/tickets/review.js';
+import { draftPlaceholders } from '../../src/tickets/draft-placeholders.js';
 import {
   buildMail,
   customerMessageId,
@@ -99,9 +100,12 @@ describe('learned answers, end to end', () => {
     const counted = await waitFor(async () => ((n) => (n > callsBefore ? n : undefined))(await llmCalls()), "the proposal's model calls in the counters", 30_000);
     expect(counted - callsBefore).toBe(3);
 
-    // 4. The operator accepts it.
-    const accepted = await acceptLearned({ store: learned, qa: running.services.search().qa }, candidate.id, { by: 'sato' });
-    expect(accepted).toMatchObject({ outcome: 'accepted', updated: false, pair: { id: candidate.id, acceptedBy: 'sato', ticketId: first.ticketId } });
+    // 4. The operator accepts it, without the placeholders the scrub left ([氏名]様, [番号]) as `knowledge show` and
+    // the page tell them to: a draft copying a placeholder is parked (test/integration/draft-placeholder-pipeline.test.ts).
+    expect(draftPlaceholders(candidate.answer)).not.toEqual([]);
+    const answer = '領収書の宛名は変更できます。「請求」→「領収書」→「宛名を編集」で新しい宛名を入力し、再発行された領収書をダウンロードしてください。';
+    const accepted = await acceptLearned({ store: learned, qa: running.services.search().qa }, candidate.id, { by: 'sato', answer });
+    expect(accepted).toMatchObject({ outcome: 'accepted', updated: false, pair: { id: candidate.id, acceptedBy: 'sato', ticketId: first.ticketId, answer } });
     expect(accepted.indexError).toBeUndefined();
 
     // 5. Another customer asks the same: answered (and sent) from the learned pair.
