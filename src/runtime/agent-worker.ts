@@ -11,7 +11,9 @@
  * worker compares the indexes it serves with the last recorded build (`src/search/index-freshness.ts`); while one is
  * another build, or missing although a build is recorded, or it has no index at all, it takes no tickets (its BullMQ
  * worker is paused locally, so the tickets wait for a worker that is current, or for this one), says so once in its
- * log, and reports it for `/readyz`; it takes tickets again once the index matches.
+ * log, and reports it for `/readyz`; it takes tickets again once the index matches. It does the same while its decision
+ * settings (REVIEW_MODE, the reply limits…) differ from the ones the poller recorded (`desk-settings.ts`): the same
+ * mail must not be sent by one worker and parked by another.
  */
 import { randomUUID } from 'node:crypto';
 import v8 from 'node:v8';
@@ -30,6 +32,7 @@ import { MODEL_OUTAGE_FIRST_PAUSE_MS, MODEL_OUTAGE_MAX_PAUSE_MS, type JobTuning 
 import { createQueueWorker, MANUAL_RATE_LIMIT_ONLY, rateLimitSleepMs, type HandlerMap } from '../queues/registry.js';
 import { INDEX_NAMES, shortHash, type IndexName } from '../search/index-builds.js';
 import { anyBlocks, blocksTickets, describeIndexProblem, describeIndexProblems, IndexFreshnessMonitor, INDEX_LABELS, noIndexYet, type IndexVerdicts } from '../search/index-freshness.js';
+import { DeskSettingsMonitor, deskSettingsOf, describeDeskSettingsMismatch } from './desk-settings.js';
 import type { RoleHandle } from './lifecycle.js';
 import { RoleStatusReporter } from './role-status.js';
 import type { Services } from './services.js';
@@ -328,9 +331,23 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
     mailFrom: config.MAIL_FROM,
   };
 
-  // The monitor starts once the worker exists: its first verdicts may pause it.
+  // The monitors start once the worker exists: their first verdicts may pause it.
   let worker: Worker | undefined;
-  let pausedForIndexes = false;
+  // What keeps the worker from fetching tickets; it runs again once neither does.
+  const blockedBy = { indexes: false, deskSettings: false };
+  let paused = false;
+  /** Pauses or resumes the worker for `blockedBy`, synchronously, so no ticket is fetched before it takes effect. */
+  const applyBlocks = (): void => {
+    const blocked = blockedBy.indexes || blockedBy.deskSettings;
+    if (blocked && !paused) {
+      paused = true;
+      // Tickets already running finish; the worker only stops fetching.
+      worker?.pause(true).catch((err: unknown) => logger.warn({ err }, 'could not pause the worker'));
+    } else if (!blocked && paused) {
+      paused = false;
+      worker?.resume().catch((err: unknown) => logger.warn({ err }, 'could not resume the worker'));
+    }
+  };
   const freshness = new IndexFreshnessMonitor({
     redis,
     prefix: config.QUEUE_PREFIX,
@@ -341,26 +358,38 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
     onChange: async (verdicts, previous) => {
       // Paused before anything is awaited, so no ticket is fetched in between (see the gate below).
       const blocked = anyBlocks(verdicts);
-      if (blocked && !pausedForIndexes) {
-        pausedForIndexes = true;
-        // Tickets already running finish; the worker only stops fetching.
-        worker?.pause(true).catch((err: unknown) => logger.warn({ err }, 'could not pause the worker'));
-      } else if (!blocked && pausedForIndexes) {
-        pausedForIndexes = false;
-        worker?.resume().catch((err: unknown) => logger.warn({ err }, 'could not resume the worker'));
-      }
+      blockedBy.indexes = blocked;
+      applyBlocks();
       for (const line of indexLogLines(verdicts, previous)) logger[line.level]({ process: reporter.process }, line.message);
       if (!blocked && anyBlocks(previous)) logger.info({ process: reporter.process }, 'the indexes are current again; taking tickets');
       await reporter.indexes(verdicts);
     },
   });
+  const deskSettings = new DeskSettingsMonitor({
+    redis,
+    prefix: config.QUEUE_PREFIX,
+    own: deskSettingsOf(config),
+    intervalMs: options.indexCheckMs ?? INDEX_CHECK_MS,
+    settleMs: options.indexSettleMs ?? INDEX_SETTLE_MS,
+    log: logger,
+    onChange: async (mismatch, previous) => {
+      // As for the indexes: paused before anything is awaited.
+      blockedBy.deskSettings = mismatch !== undefined;
+      applyBlocks();
+      if (mismatch) logger.error({ process: reporter.process }, describeDeskSettingsMismatch(mismatch, { who: 'this agent worker', where: 'this machine' }));
+      else if (previous) logger.info({ process: reporter.process }, `the decision settings match those of ${previous.pollerHost} (the poller's machine) again; taking tickets`);
+      await reporter.deskSettings(mismatch);
+    },
+  });
   /**
    * Each ticket checks first, so one that arrives just after a rebuild elsewhere is not answered from the old index
-   * while the periodic check is still to come. A ticket this worker must not answer goes back to the queue untouched,
-   * attempts and all, for a worker whose indexes are current (this one is paused by then).
+   * while the periodic check is still to come, nor one just after the poller recorded other decision settings with
+   * this worker's. A ticket this worker must not answer goes back to the queue untouched, attempts and all, for a
+   * worker whose indexes and settings are current (this one is paused by then).
    */
   const answerWhenCurrent = async (job: Job): Promise<void> => {
-    if (!anyBlocks(await freshness.check())) return;
+    const [verdicts, mismatch] = await Promise.all([freshness.check(), deskSettings.check()]);
+    if (!anyBlocks(verdicts) && !mismatch) return;
     await job.moveToWait(job.token);
     throw new WaitingError();
   };
@@ -475,6 +504,7 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
     workerOptions: { ...bullmqTimings(timings), limiter: MANUAL_RATE_LIMIT_ONLY, maximumRateLimitDelay: rateLimitSleepMs(timings.lockDurationMs) },
   });
   freshness.start();
+  deskSettings.start();
   const started = worker;
 
   logger.info(
@@ -487,7 +517,7 @@ export async function startAgentWorker(services: Services, options: AgentWorkerO
     worker: started,
     stop: () =>
       (stopping ??= (async () => {
-        await freshness.stop();
+        await Promise.all([freshness.stop(), deskSettings.stop()]);
         await started.close();
         await reporter.close();
       })()),

@@ -67,6 +67,7 @@ import {
 } from '../queues/connection.js';
 import type { JobTuning } from '../queues/job-options.js';
 import { closeAll, createQueues, type Queues } from '../queues/registry.js';
+import { recordDeskSettings } from './desk-settings.js';
 import type { RoleHandle } from './lifecycle.js';
 import { TicketStore } from '../tickets/ticket-store.js';
 import {
@@ -919,12 +920,16 @@ export interface PollerRoleOptions {
   tuning?: JobTuning;
   /** Called once the supervisor runs (Redis reached); for tests and for `npm start` to log readiness. */
   onStarted?: (supervisor: MailboxSupervisor) => void;
+  /** The machine's name in the recorded decision settings (default the host name): tests run several in one process. */
+  host?: string;
 }
 
 /**
  * The poller as a role for `runRoles`: returns at once; in the background it connects to Redis (one clear warning
  * naming the masked URL while it is unreachable, then retrying with backoff instead of crashing), warns about an
- * unsafe eviction policy, and starts a {@link MailboxSupervisor}. `stop()` ends whichever stage it is in.
+ * unsafe eviction policy, records this machine's decision settings as the desk's (`desk-settings.ts`: there is one
+ * poller per desk, and agent workers whose own differ take no tickets), and starts a {@link MailboxSupervisor}.
+ * `stop()` ends whichever stage it is in.
  *
  * @throws `ConfigError` when IMAP_HOST, IMAP_USER or IMAP_PASSWORD (with MAIL_AUTH=oauth2: the token settings) is
  *   missing.
@@ -962,6 +967,11 @@ export async function startPollerRole(config: Config, options: PollerRoleOptions
     }
     if (stopped || !redis) return;
     log.info(`Redis connected at ${where}`);
+    // First, so that agent workers started with it (`npm start`) read this start's settings, not the last one's.
+    await recordDeskSettings(redis, config.QUEUE_PREFIX, config, options.host).then(
+      () => log.info({ reviewMode: config.REVIEW_MODE }, "recorded this machine's decision settings for the agent workers (REVIEW_MODE, limits, trusted domains…)"),
+      (err: unknown) => log.warn({ err: (err as Error).message }, "could not record this machine's decision settings; agent workers compare theirs with the last ones recorded"),
+    );
     await checkEvictionPolicy(redis, log);
     await checkClockSkewOnce(redis, log);
     queues = createQueues(redis, config.QUEUE_PREFIX);

@@ -7,7 +7,7 @@
  *
  * | key (P = QUEUE_PREFIX)  | type | fields                                                                                        |
  * |-------------------------|------|-----------------------------------------------------------------------------------------------|
- * | `P:<role>:status`       | hash | `<host>#<pid>` → `{reachedAt, failedAt, failure, seenAt, host, indexes?}` (JSON, epoch ms)    |
+ * | `P:<role>:status`       | hash | `<host>#<pid>` → `{reachedAt, failedAt, failure, seenAt, host, indexes?, deskSettings?}` (JSON, epoch ms) |
  *
  * (`<role>` is `sender` or `agent`; no queue has either name.)
  *
@@ -20,6 +20,7 @@ import type { Redis } from 'ioredis';
 import { createLogger, type Logger } from '../logger.js';
 import { produce } from '../queues/connection.js';
 import type { IndexVerdicts } from '../search/index-freshness.js';
+import type { DeskSettingsMismatch } from './desk-settings.js';
 
 /** The roles that report: the sender (SMTP) and the agent worker (the model server). */
 export type ReportingRole = 'sender' | 'agent';
@@ -36,6 +37,8 @@ export interface RoleStatus {
   seenAt: Date;
   /** Agent workers: the search indexes they serve, against the last recorded builds (times on the reader's clock). */
   indexes?: IndexVerdicts;
+  /** Agent workers: their decision settings differ from the ones the poller recorded, so they take no tickets. */
+  deskSettings?: DeskSettingsMismatch;
 }
 
 /** How often a running process repeats its report. */
@@ -66,6 +69,7 @@ interface StoredRoleStatus {
   seenAt: number;
   host?: string;
   indexes?: IndexVerdicts;
+  deskSettings?: DeskSettingsMismatch;
 }
 
 /** Redis's clock, epoch ms: the one clock every machine sharing the Redis reads alike. */
@@ -158,6 +162,7 @@ export async function readRoleStatus(redis: Redis, prefix: string, role: Reporti
       ...(typeof stored.reachedAt === 'number' ? { reachedAt: local(stored.reachedAt) } : {}),
       ...(typeof stored.failedAt === 'number' && stored.failure ? { lastFailure: { at: local(stored.failedAt), message: stored.failure } } : {}),
       ...(stored.indexes ? { indexes: indexesOnLocalClock(stored.indexes, offset) } : {}),
+      ...(stored.deskSettings ? { deskSettings: stored.deskSettings } : {}),
     });
   }
   return reports.sort((a, b) => a.process.localeCompare(b.process));
@@ -219,6 +224,14 @@ export class RoleStatusReporter {
   async indexes(verdicts: IndexVerdicts): Promise<void> {
     if (JSON.stringify(verdicts) === JSON.stringify(this.state.indexes)) return;
     this.state.indexes = verdicts;
+    await this.write();
+  }
+
+  /** Agent workers: why their decision settings keep them from taking tickets (undefined: nothing); written when it changed. */
+  async deskSettings(mismatch: DeskSettingsMismatch | undefined): Promise<void> {
+    if (JSON.stringify(mismatch) === JSON.stringify(this.state.deskSettings)) return;
+    if (mismatch) this.state.deskSettings = mismatch;
+    else delete this.state.deskSettings;
     await this.write();
   }
 

@@ -11,6 +11,7 @@ import { removeControls, removeInvisible } from '../mail/invisible.js';
 import { describeConnection } from '../queues/connection.js';
 import type { Queues } from '../queues/registry.js';
 import type { ReindexKind, ReindexOutcome } from '../runtime/reindex-outcome.js';
+import { describeDeskSettingsMismatch } from '../runtime/desk-settings.js';
 import type { PollerStatus } from '../runtime/poller.js';
 import { CLOCK_SKEW_WARN_MS, type RoleStatus } from '../runtime/role-status.js';
 import { INDEX_NAMES as SEARCH_INDEXES, shortHash, type IndexBuild } from '../search/index-builds.js';
@@ -192,20 +193,28 @@ function servedIndexLabel(verdict: IndexVerdict): string {
  * the last recorded build or it has none, and while a worker has no index at all (before any build too: its searches
  * would find nothing). The detail ends with every worker's host and the short hashes of what it serves, so an
  * operator sees who serves what. Workers that report no indexes (older versions) leave the model server check as it was.
+ * It fails too while a worker takes no tickets because its decision settings differ from the ones the poller recorded
+ * (`src/runtime/desk-settings.ts`), naming the variables and what to do.
  */
 export function agentCheck(reports: readonly RoleStatus[], now: Date): { status: CheckStatus; detail: string } {
   const model = dependencyCheck(reports, now, AGENT_WORDS);
   const serving = reports.filter((r) => r.indexes);
-  if (serving.length === 0) return model;
+  const settingsProblems = reports.flatMap((r) => (r.deskSettings ? [describeDeskSettingsMismatch(r.deskSettings, { who: `agent worker ${r.process}`, where: 'that machine' })] : []));
+  if (serving.length === 0 && settingsProblems.length === 0) return model;
   const when = (at: number) => `${formatDuration(now.getTime() - at)} ago`;
-  const problems = serving.flatMap((r) => describeIndexProblems(r.indexes!, { who: `agent worker ${r.process}`, where: 'that machine', when }));
-  const listing = `indexes served: ${serving
-    .map((r) => `${r.process} ${SEARCH_INDEXES.map((index) => `${INDEX_LABELS[index]} ${servedIndexLabel(r.indexes![index])}`).join(', ')}`)
-    .join('; ')}`;
+  const problems = [...settingsProblems, ...serving.flatMap((r) => describeIndexProblems(r.indexes!, { who: `agent worker ${r.process}`, where: 'that machine', when }))];
+  const listing =
+    serving.length === 0
+      ? []
+      : [
+          `indexes served: ${serving
+            .map((r) => `${r.process} ${SEARCH_INDEXES.map((index) => `${INDEX_LABELS[index]} ${servedIndexLabel(r.indexes![index])}`).join(', ')}`)
+            .join('; ')}`,
+        ];
   // "No agent worker has reported yet" says nothing next to a worker that has just reported its indexes.
   const modelWords = model.status === 'skipped' && problems.length > 0 ? [] : [model.detail];
   const status: CheckStatus = problems.length > 0 ? 'fail' : model.status;
-  return { status, detail: [...problems, ...modelWords, listing].join('; ') };
+  return { status, detail: [...problems, ...modelWords, ...listing].join('; ') };
 }
 
 /** Runs every check in parallel; ready when none failed. */
