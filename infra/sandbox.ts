@@ -10,6 +10,7 @@
  * sandbox mailbox of a running sandbox.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -19,6 +20,7 @@ import { ImapFlow } from 'imapflow';
 import { terminalSafe } from '../src/cli/format.js';
 import { PLACEHOLDER_API_KEY } from '../src/config.js';
 import { startDovecot } from '../src/dev/dovecot.js';
+import { freePort, LOOPBACK } from '../src/dev/ports.js';
 import { lendEnvFile, localServerSettings, nextFileNumber, readLiveRunState, stopOnSignals, type LocalRunState } from '../src/dev/local-run.js';
 import { customerMail } from '../src/dev/customer-mail.js';
 import { startOpenAIServer } from '../src/dev/openai-server.js';
@@ -30,6 +32,10 @@ const STATE_FILE = path.resolve('.data/sandbox/sandbox.json');
 const OUTBOX = path.resolve('.data/sandbox/outbox');
 const DEMO_STATE_FILE = path.resolve('.data/demo/demo.json');
 const ENV_HEADER = '# written by npm run sandbox (your own .env is in .env.before-sandbox until it stops)';
+/** The header when there was no .env of the user's: no .env.before-sandbox to look for. */
+const ENV_HEADER_WITHOUT_OWN = '# written by npm run sandbox (you had no .env; this one is removed when it stops)';
+/** The dashboard's port unless DASHBOARD_PORT says another (src/config.ts). */
+const DEFAULT_DASHBOARD_PORT = 3000;
 
 const USAGE = `usage:
   npm run sandbox [-- --llm]          start Redis, Dovecot and an SMTP catcher (--llm: and the scripted model)
@@ -60,17 +66,39 @@ export interface SandboxServers {
  * (`password`, random): it would otherwise serve the whole network behind a password printed in this source, and
  * approving replies there spends the user's own OPENAI_API_KEY.
  */
-export function sandboxSettings(servers: SandboxServers, password: string): Record<string, string> {
+export function sandboxSettings(servers: SandboxServers, password: string, dashboardPort?: number): Record<string, string> {
   const { redis, imap, smtp, llm } = servers;
   return {
     ...localServerSettings(redis, imap, smtp),
     DASHBOARD_HOST: '127.0.0.1',
+    ...(dashboardPort === undefined ? {} : { DASHBOARD_PORT: String(dashboardPort) }),
     DASHBOARD_PASSWORD: password,
     // As the demo: replies appear here, as the README shows; the default (learn) would park each one for review.
     REVIEW_MODE: 'auto',
     // The model name says the stand-in answered, so the insights price no tokens at a real model's rates.
     ...(llm ? { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: 'sandbox', OPENAI_MODEL: 'scripted-model', EMBEDDINGS_PROVIDER: 'local' } : {}),
   };
+}
+
+/** Whether a listener could be opened on loopback's `port` now (it is closed again at once). */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, LOOPBACK, () => probe.close(() => resolve(true)));
+  });
+}
+
+/**
+ * The DASHBOARD_PORT the sandbox lends `.env`: the user's (`userPort`, else 3000) when it is free on loopback, else a
+ * free one, as the demo picks (src/cli/demo.ts). With 3000 taken (another app, a second checkout) `npm start` stopped
+ * every role with "the port is in use", after the sandbox had said all was ready. Undefined when the user's value is
+ * no fixed port (0 lets the dashboard choose; a wrong one is the configuration's to name): theirs is kept.
+ */
+export async function sandboxDashboardPort(userPort: string | undefined): Promise<number | undefined> {
+  const wanted = userPort === undefined || userPort.trim() === '' ? DEFAULT_DASHBOARD_PORT : Number(userPort);
+  if (!Number.isInteger(wanted) || wanted < 1 || wanted > 65_535) return undefined;
+  return (await canListen(wanted)) ? wanted : await freePort();
 }
 
 async function serve(withLlm: boolean): Promise<number> {
@@ -98,12 +126,17 @@ async function serve(withLlm: boolean): Promise<number> {
   }
   const { redis, imap, smtp, llm } = servers;
 
-  const env = sandboxSettings({ redis, imap, smtp, ...(llm ? { llm } : {}) }, randomBytes(12).toString('base64url'));
   // Whether the user had a .env to give back, as the demo tells it: a backup a killed sandbox left holds theirs, or
   // src/dev/local-run.ts's note that there was none.
   const hadEnv = existsSync('.env.before-sandbox') ? !readFileSync('.env.before-sandbox', 'utf8').startsWith('# there was no .env before') : existsSync('.env');
+  const ownFile = existsSync('.env.before-sandbox') ? '.env.before-sandbox' : '.env';
+  const own = hadEnv ? parseDotenv(readFileSync(ownFile)) : {};
+  // The environment wins over .env for `npm start` too.
+  const userPort = process.env.DASHBOARD_PORT || own.DASHBOARD_PORT;
+  const dashboardPort = await sandboxDashboardPort(userPort);
+  const env = sandboxSettings({ redis, imap, smtp, ...(llm ? { llm } : {}) }, randomBytes(12).toString('base64url'), dashboardPort);
   const giveBack = hadEnv ? 'your .env is back' : "the sandbox's .env is removed";
-  const lent = lendEnvFile('.env', '.env.before-sandbox', env, ENV_HEADER);
+  const lent = lendEnvFile('.env', '.env.before-sandbox', env, hadEnv ? ENV_HEADER : ENV_HEADER_WITHOUT_OWN);
   // However the process ends short of SIGKILL (a crash, a closed terminal), the user's .env comes back.
   process.once('exit', () => lent.restore());
   writeFileSync(STATE_FILE, JSON.stringify({ pid: process.pid, imap: { host: imap.host, port: imap.port, user: imap.user, password: imap.password } } satisfies LocalRunState));
@@ -142,6 +175,9 @@ async function serve(withLlm: boolean): Promise<number> {
       `sandbox running (Ctrl-C stops it; .env now points at it, ${hadEnv ? 'your own is in .env.before-sandbox until then' : 'you had no .env; it is removed when the sandbox stops'}):`,
       ...Object.entries(env).map(([k, v]) => `  ${k}=${v}`),
       '',
+      ...(dashboardPort === undefined
+        ? []
+        : [`dashboard, once npm start runs: http://${LOOPBACK}:${dashboardPort}${dashboardPort === Number(userPort || DEFAULT_DASHBOARD_PORT) ? '' : ` (port ${userPort || DEFAULT_DASHBOARD_PORT} is in use)`}`]),
       ...(llm || namesModel(parseDotenv(readFileSync('.env')))
         ? ['in another terminal:  npm run reindex && npm start']
         : [

@@ -1070,6 +1070,24 @@ export function redactConfig(config: Config): Record<string, unknown> {
   );
 }
 
+/**
+ * Variables without a default that a role will not start without: the poller's mailbox login (POLLER_VARIABLES), the
+ * sender's server and From (SENDER_VARIABLES), the dashboard's password (unless DASHBOARD_AUTH=off) and, with
+ * MAIL_AUTH=oauth2, the token request's settings (loginVariables). `.env.example` labelled them "optional" beside
+ * "(required by the poller)", which read as a contradiction to a newcomer.
+ */
+const REQUIRED_BY_A_ROLE: ReadonlySet<string> = new Set([
+  'IMAP_HOST',
+  'IMAP_USER',
+  'IMAP_PASSWORD',
+  'SMTP_HOST',
+  'MAIL_FROM',
+  'DASHBOARD_PASSWORD',
+  'MAIL_OAUTH2_TOKEN_URL',
+  'MAIL_OAUTH2_CLIENT_ID',
+  'MAIL_OAUTH2_CLIENT_SECRET',
+] satisfies VariableName[]);
+
 /** `.env.example` text generated from {@link VARIABLES}. */
 export function renderEnvExample(): string {
   const lines = [
@@ -1083,7 +1101,7 @@ export function renderEnvExample(): string {
       group = spec.group;
       lines.push(`## ${group}`);
     }
-    const flags = [spec.required ? 'required' : spec.default !== undefined ? `default ${JSON.stringify(spec.default)}` : 'optional'];
+    const flags = [spec.required ? 'required' : spec.default !== undefined ? `default ${JSON.stringify(spec.default)}` : REQUIRED_BY_A_ROLE.has(name) ? 'empty by default' : 'optional'];
     if (spec.sensitive) flags.push('sensitive');
     lines.push(`# ${spec.description} (${flags.join(', ')})`);
     lines.push(spec.default !== undefined || spec.required ? `${name}=${spec.default ?? ''}` : `# ${name}=`);

@@ -6,10 +6,11 @@
  * checks that the dashboard would start, then prints one line per check and exits 1 when any failed. What an admin runs after filling in `.env`, instead
  * of starting every role and reading logs. Nothing is changed anywhere: no mail is sent or marked, no index written,
  * no model call billed (the model server is asked for its list of models), the dashboard's port is only tried.
+ * `--role ROLE` checks only what one role uses, for a machine that runs only it (src/cli/check-roles.ts).
  */
 import { createServer } from 'node:net';
 import type { ImapFlow } from 'imapflow';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { pino } from 'pino';
 import { ConfigError, type Config } from '../config.js';
 import { apiKeyProblem, createOpenAIClient, modelServerFailure, OWN_SERVER_HINT, shownLlmServerUrl } from '../openai.js';
@@ -23,6 +24,7 @@ import { resolveAuth, type DashboardAuth } from '../server/auth.js';
 import { weakDashboardPassword } from '../server/password-strength.js';
 import { RECENT_MAILS, senderAuthenticationOutcome, senderAuthenticationUnread } from './check-authentication.js';
 import { checkIndexes } from './check-indexes.js';
+import { CHECK_ROLES, checksOfRole, type CheckName, type CheckRole } from './check-roles.js';
 import { promptsFileOutcome } from './check-prompts.js';
 import {
   appPasswordHint,
@@ -358,37 +360,30 @@ function checkTimeZone(): CheckOutcome | undefined {
 }
 
 /**
- * Every check, in the order the pipeline uses the servers (the OAuth2 token before the logins that need it, the group
- * setting where the poller's mail is classified, the prompts before the model), then the dashboard where people
- * review its work.
+ * Every check `role` needs ({@link checksOfRole}; all of them for `all`), in the order the pipeline uses the servers
+ * (the OAuth2 token before the logins that need it, the group setting where the poller's mail is classified, the
+ * prompts before the model), then the dashboard where people review its work. A check the role does not need is not
+ * run at all: it would reach a server this machine may not be allowed to reach.
  */
-export async function runChecks(config: Config): Promise<CheckOutcome[]> {
-  const token = checkOAuth2Token(config);
+export async function runChecks(config: Config, role: CheckRole = 'all'): Promise<CheckOutcome[]> {
+  const wanted = checksOfRole(role, config);
+  const when = <T>(name: CheckName, run: () => Promise<T>): Promise<T | undefined> => (wanted.has(name) ? run() : Promise.resolve(undefined));
+  const token = when('oauth2', () => checkOAuth2Token(config));
   const [redis, oauth2, imap, smtp, model, search, dashboard] = await Promise.all([
-    checkRedis(config),
+    when('redis', () => checkRedis(config)),
     token,
-    checkImap(config, token),
-    checkSmtp(config, token),
-    checkModelServer(config),
-    checkIndexes(config),
-    checkDashboard(config),
+    when('imap', () => checkImap(config, token)),
+    when('smtp', () => checkSmtp(config, token)),
+    when('model', () => checkModelServer(config)),
+    when('search', () => checkIndexes(config)),
+    when('dashboard', () => checkDashboard(config)),
   ]);
-  const ownGroup = checkOwnGroup(config);
-  const timeZone = checkTimeZone();
-  const prompts = promptsFileOutcome(config.PROMPTS_FILE);
-  return [
-    ...(timeZone ? [timeZone] : []),
-    redis,
-    ...(oauth2 ? [oauth2] : []),
-    imap.imap,
-    ...(imap.senderAuthentication ? [imap.senderAuthentication] : []),
-    ...(ownGroup ? [ownGroup] : []),
-    ...(prompts ? [prompts] : []),
-    model,
-    ...search,
-    smtp,
-    dashboard,
-  ];
+  const ownGroup = wanted.has('ownGroup') ? checkOwnGroup(config) : undefined;
+  const timeZone = wanted.has('timeZone') ? checkTimeZone() : undefined;
+  const prompts = wanted.has('prompts') ? promptsFileOutcome(config.PROMPTS_FILE) : undefined;
+  return [timeZone, redis, oauth2, imap?.imap, imap?.senderAuthentication, ownGroup, prompts, model, ...(search ?? []), smtp, dashboard].filter(
+    (outcome): outcome is CheckOutcome => outcome !== undefined,
+  );
 }
 
 /** One line per check ({@link checkLine}). */
@@ -398,11 +393,16 @@ export function formatChecks(outcomes: readonly CheckOutcome[]): string {
 
 const program = new Command('check')
   .description('Check the configuration and reach every server it names once; changes nothing')
+  .addOption(
+    new Option('--role <role>', 'check only what this role uses, for a machine that runs only it (agent-worker: Redis, model server, indexes, PROMPTS_FILE)')
+      .choices(CHECK_ROLES)
+      .default('all'),
+  )
   .option('--verbose', 'also print info log lines (at LOG_LEVEL) on stderr')
   .showHelpAfterError()
-  .action(async (opts: { verbose?: boolean }) => {
+  .action(async (opts: { role: CheckRole; verbose?: boolean }) => {
     await runCommand('check', async ({ config, print }) => {
-      const outcomes = await runChecks(config);
+      const outcomes = await runChecks(config, opts.role);
       print(formatChecks(outcomes));
       const failed = outcomes.filter((o) => o.status === 'failed').length;
       if (failed > 0) {

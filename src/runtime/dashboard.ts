@@ -46,18 +46,43 @@ export interface DashboardRole extends RoleHandle {
 /** Open connections get this long to finish their request on shutdown before they are cut. */
 const CLOSE_GRACE_MS = 5_000;
 
+/** How many ports after a busy one {@link freePortAfter} tries. */
+const PORTS_TRIED = 20;
+
+/** Whether `host:port` can be listened on now (the listener is closed again at once). */
+function canListen(port: number, host: string | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, host, () => probe.close(() => resolve(true)));
+  });
+}
+
+/** The first of the next few ports after `port` that is free on `host` now, for the fix the message names. */
+async function freePortAfter(port: number, host: string | undefined): Promise<number | undefined> {
+  for (let candidate = port + 1; candidate <= Math.min(port + PORTS_TRIED, 65_535); candidate++) {
+    if (await canListen(candidate, host)) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * The message of a port in use, with the setting that fixes it: "set DASHBOARD_PORT" alone left a newcomer whose
+ * port 3000 another program held (a second checkout, a web app) guessing which value would do, and where to put it.
+ */
+async function portInUseMessage(where: string, port: number, host: string | undefined): Promise<string> {
+  const free = await freePortAfter(port, host);
+  // 0 lets the system choose, and the dashboard logs the port it got.
+  const setting = `DASHBOARD_PORT=${free ?? 0}`;
+  return `the dashboard cannot listen on ${where}: the port is in use; stop what holds it, or set ${setting} in .env (or run with it: ${setting} npm start)`;
+}
+
 function listen(server: Server, port: number, host: string | undefined): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException): void => {
       const where = `${host ?? '*'}:${port}`;
-      reject(
-        new Error(
-          err.code === 'EADDRINUSE'
-            ? `the dashboard cannot listen on ${where}: the port is in use (set DASHBOARD_PORT)`
-            : `the dashboard cannot listen on ${where}: ${err.message}`,
-          { cause: err },
-        ),
-      );
+      const message = err.code === 'EADDRINUSE' ? portInUseMessage(where, port, host) : Promise.resolve(`the dashboard cannot listen on ${where}: ${err.message}`);
+      void message.then((text) => reject(new Error(text, { cause: err })));
     };
     server.once('error', onError);
     server.listen(port, host, () => {

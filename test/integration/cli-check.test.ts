@@ -95,6 +95,17 @@ describe('npm run check', () => {
     expect(placeholder.stdout).toContain(noKey);
   });
 
+  // A machine of docker-compose.worker.yml: no mailbox, SMTP server or dashboard of its own (newcomer's walk, 5).
+  it('checks only what the role uses with --role, so an agent-worker-only machine passes', SLOW, async () => {
+    const workerOnly = { IMAP_HOST: '', IMAP_USER: '', IMAP_PASSWORD: '', SMTP_HOST: '', MAIL_FROM: '', DASHBOARD_AUTH: 'on', DASHBOARD_PASSWORD: '' };
+    const [every, worker] = await Promise.all([check(workerOnly), check(workerOnly, ['--role', 'agent-worker'])]);
+    const names = (stdout: string) => stdout.trim().split('\n').map((l) => l.slice(0, l.indexOf(':')));
+    expect(every.code).toBe(1);
+    expect(names(every.stdout)).toEqual(expect.arrayContaining(['✗ IMAP mailbox', '✗ SMTP server', '✗ Dashboard']));
+    expect(worker.code, worker.stdout + worker.stderr).toBe(0);
+    expect(names(worker.stdout)).toEqual(['✓ Redis', '✓ Model server', '✓ Manual search', '✓ Q&A search']);
+  });
+
   it('prints no info log lines at LOG_LEVEL=info unless --verbose', SLOW, async () => {
     const [quiet, verbose] = await Promise.all([check({ LOG_LEVEL: 'info' }), check({ LOG_LEVEL: 'info' }, ['--verbose'])]);
     expect(quiet.code, quiet.stdout + quiet.stderr).toBe(0);

@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,10 +84,21 @@ describe('npm run sandbox, stopped', () => {
 
   it('by Ctrl-C (SIGINT) without a .env of the user’s: says so at start, and that the sandbox’s is removed', async () => {
     const home = mkdtempSync(path.join(dir, 'int-'));
-    const running = await startSandbox({ home, args: ['--llm'] });
+    // The dashboard's port taken by another program (newcomer's walk, 3): the sandbox lends a free one instead.
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', () => resolve()));
+    onTestFinished(() => void holder.close());
+    const taken = (holder.address() as AddressInfo).port;
+    const running = await startSandbox({ home, args: ['--llm'], env: { DASHBOARD_PORT: String(taken) } });
     // No ".env.before-sandbox" to look for: there was nothing of the user's to keep.
     expect(running.output()).toContain('you had no .env; it is removed when the sandbox stops');
     expect(running.output()).not.toContain('your own is in .env.before-sandbox');
+    const lent = readFileSync(path.join(home, '.env'), 'utf8');
+    expect(lent).not.toContain('.env.before-sandbox');
+    const port = /^DASHBOARD_PORT=(\d+)$/m.exec(lent)?.[1];
+    expect(port, lent).toBeDefined();
+    expect(Number(port)).not.toBe(taken);
+    expect(running.output()).toContain(`dashboard, once npm start runs: http://127.0.0.1:${port} (port ${taken} is in use)`);
     running.kill('SIGINT');
     expect(await running.closed, running.output()).toBe(0);
     expect(existsSync(path.join(home, '.env'))).toBe(false);

@@ -141,10 +141,20 @@ describe('startDashboardRole', () => {
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
   });
 
-  it('reports a port in use clearly', async () => {
+  // With the exact fix (newcomer's walk, 3): a free port after the busy one, and where to set it.
+  it('reports a port in use clearly, naming a free port to set', async () => {
     const first = await start(await env());
-    const failure = await startDashboardRole(parseConfig(await env({ DASHBOARD_PORT: String(first.address.port) }))).catch((err: unknown) => err);
-    expect((failure as Error).message).toMatch(/port is in use \(set DASHBOARD_PORT\)/);
+    const busy = first.address.port;
+    const failure = await startDashboardRole(parseConfig(await env({ DASHBOARD_PORT: String(busy) }))).catch((err: unknown) => err);
+    const match = /the port is in use; stop what holds it, or set DASHBOARD_PORT=(\d+) in \.env \(or run with it: DASHBOARD_PORT=\1 npm start\)$/.exec((failure as Error).message);
+    expect(match, (failure as Error).message).not.toBeNull();
+    const named = Number(match![1]);
+    // 0 (any port) only when none of the next twenty is free.
+    if (named !== 0) {
+      expect(named).toBeGreaterThan(busy);
+      const second = await start(await env({ DASHBOARD_PORT: String(named) }));
+      expect(second.address.port).toBe(named);
+    }
   });
 });
 
