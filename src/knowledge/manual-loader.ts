@@ -223,6 +223,16 @@ const PLACEHOLDER = /^\{\{\s*[\p{L}\p{N}_]+\s*\}\}$/u;
 // A paired one (`{{% note %}}…{{% /note %}}`), one with arguments and one alone on its line (`{{< toc >}}`) is markup.
 const HUGO_NAME_SHORTCODE = /^\{\{(?:%\s*([\p{L}\p{N}_-]+)\s*%|<\s*([\p{L}\p{N}_-]+)\s*>)\}\}$/u;
 const HUGO_CLOSING_SHORTCODE = /\{\{[%<]\s*\/\s*([\p{L}\p{N}_-]+)/gu;
+// Argument-less shortcodes that lay the page out (a line break in a table cell, a rule, a table of contents, a list of
+// child pages) and so are no word: their names became words of the text (`line one{{< br >}}line two` → `line
+// onebrline two`, bug review R3). A short list of the common ones; any other name is more likely a site's word.
+const HUGO_FORMATTING_SHORTCODES: ReadonlySet<string> = new Set(['br', 'hr', 'clear', 'toc', 'children', 'pagebreak']);
+// What may precede a shortcode on a line it is alone on: indentation, quote markers and a list item's marker
+// (`- {{< toc >}}`, `> 1. {{% children %}}`). Bounded repeats, tried once at the line's start.
+const LINE_MARKERS = /^[ \t]{0,16}(?:>[ \t]{0,4}){0,8}(?:(?:[-*+]|\d{1,9}[.)])[ \t]{1,4})?/;
+// A letter or digit of a script that spaces its words, which a word put next to it would be glued to. Not kana or
+// kanji: Japanese writes a name against them (`serviceにログイン`), and the search splits there all the same.
+const WORD_CHARACTER = /(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])[\p{L}\p{N}]/u;
 // MDX module lines (Docusaurus): `import Tabs from '@theme/Tabs';`, `export const x = …`.
 // One `\s` after `import`, not `\s+`: two quantifiers that both take spaces made a long line of spaces catastrophic.
 const MDX_MODULE_LINE = /^(?:import\s(?:[^'"]*\sfrom\s*)?['"][^'"]+['"];?|export\s+(?:const|let|var|function|default)\b.*)\s*$/;
@@ -359,15 +369,21 @@ function cleanMarkdownLine(
           closing || selfClosing || attributes?.trim() || closed.has(name) ? '' : tag,
         )
     : withoutLinks;
-  // Once per line, not per match: a line of many shortcodes is not trimmed again for each.
-  const trimmed = withoutTags.trim();
+  // Once per line, not per match: a line of many shortcodes is not trimmed again for each. A list or quote marker
+  // before it does not make a shortcode less alone on its line.
+  const trimmed = withoutTags.slice(LINE_MARKERS.exec(withoutTags)![0].length).trim();
   const cleaned = withoutTags
-    .replace(INTERPOLATION, (interpolation) => {
+    .replace(INTERPOLATION, (interpolation, at: number, whole: string) => {
       if (PLACEHOLDER.test(interpolation)) return interpolation;
       const shortcode = HUGO_NAME_SHORTCODE.exec(interpolation);
       const name = shortcode?.[1] ?? shortcode?.[2];
-      // Its name's words, as a reader would type them (`cybozu_com` → `cybozu com`).
-      return name && trimmed !== interpolation && !closed.has(`{{${name}`) ? name.replace(/[_-]+/g, ' ') : '';
+      if (!name || trimmed === interpolation || closed.has(`{{${name}`)) return '';
+      // Spaces keep it apart from the words it stood between (`line one{{< br >}}line two`).
+      const before = WORD_CHARACTER.test(whole.charAt(at - 1)) ? ' ' : '';
+      const after = WORD_CHARACTER.test(whole.charAt(at + interpolation.length)) ? ' ' : '';
+      // A formatting one is no word; a name becomes its words, as a reader would type them (`cybozu_com` → `cybozu com`).
+      if (HUGO_FORMATTING_SHORTCODES.has(name.toLowerCase())) return before && after ? ' ' : '';
+      return `${before}${name.replace(/[_-]+/g, ' ')}${after}`;
     })
     .replace(MKDOCS_ICON, '')
     .replace(MKDOCS_KEYS, (_, keys: string) => keys.split('+').map((key) => key.charAt(0).toUpperCase() + key.slice(1)).join('+'));
@@ -459,20 +475,38 @@ type TagEnd = { end: true; line: number; column: number } | { end: false; line: 
  * {@link MAX_COMPONENT_TAG_LINES} and {@link MAX_COMPONENT_TAG_CHARS}), as HTML reads them: names of ASCII letters and
  * Vue's `:`, `@`, `#`, `.`; values quoted (a `>` inside stays inside) or unquoted. Anything else (a word of prose, a
  * `<`, `+`) is no tag: the lines stay text. A character at a time, once each, so it costs what it reads.
+ *
+ * A tag opening after prose on its line (`midLine`) is held to more (bug review R3): `Use the value <Max or less`,
+ * then a blank line and `> Note: …`, read as a tag whose attributes were `or less`, took the note with it. It must
+ * show attribute syntax: its first attribute is given a value (`type=`, `:schema=`, `@click=`) or is a Vue directive
+ * (`v-if`), or its opening line ends inside a value (after `=` or in quotes). And it never runs past a blank line.
  */
-function componentTagEnd(lines: readonly string[], start: number, column: number): TagEnd {
+function componentTagEnd(lines: readonly string[], start: number, column: number, { midLine = false } = {}): TagEnd {
   // 0 between attributes, 1 in a name, 2 after a name, 3 before a value, 4 in a quoted value, 5 in an unquoted one,
   // 6 after a `/`.
   let state = 0;
   let quote = '';
   let read = 0;
+  // Whether the first attribute shows attribute syntax (undefined until it is known), and whether the opening line
+  // ended inside a value; both only matter mid-line.
+  let firstAttribute: boolean | undefined;
+  let endsInValue = false;
+  let names = 0;
+  // Mid-line, a tag whose first attribute had no value is prose, unless its opening line ended inside a value.
+  const prose = (): boolean => midLine && firstAttribute !== true && !endsInValue;
   for (let l = start; l < lines.length && l - start < MAX_COMPONENT_TAG_LINES; l++) {
     const text = lines[l]!;
+    if (midLine && l > start && text.trim() === '') return { end: false, line: l };
     // The line break counts as a space between attributes (and is part of a quoted value).
     for (let c = l === start ? column : 0; c <= text.length; c++) {
       if (++read > MAX_COMPONENT_TAG_CHARS) return { end: false, line: l };
       const ch = c < text.length ? text[c]! : '\n';
       const space = /\s/.test(ch);
+      if (midLine && l === start && c === text.length) {
+        endsInValue = state === 3 || state === 4;
+        // Known to be prose already: the opening line's first attribute had no value and no value is open.
+        if (firstAttribute === false && !endsInValue) return { end: false, line: l };
+      }
       if (state === 4) {
         if (ch === quote) state = 0;
         continue;
@@ -480,7 +514,7 @@ function componentTagEnd(lines: readonly string[], start: number, column: number
       if (state === 5 && UNQUOTED_VALUE_CHAR.test(ch)) continue;
       if (state === 1 && ATTRIBUTE_NAME_CHAR.test(ch)) continue;
       if (state === 6) {
-        if (ch !== '>') return { end: false, line: l };
+        if (ch !== '>' || prose()) return { end: false, line: l };
         return { end: true, line: l, column: c + 1 };
       }
       if (state === 3) {
@@ -494,11 +528,19 @@ function componentTagEnd(lines: readonly string[], start: number, column: number
       }
       // Between attributes, or after a name or an unquoted value.
       if (space) state = state === 1 ? 2 : state === 5 ? 0 : state;
-      else if (ch === '>') return { end: true, line: l, column: c + 1 };
+      else if (ch === '>') return prose() ? { end: false, line: l } : { end: true, line: l, column: c + 1 };
       else if (ch === '/' && state !== 5) state = 6;
-      else if (ch === '=' && (state === 1 || state === 2)) state = 3;
-      else if (ATTRIBUTE_NAME_START.test(ch) && state !== 5) state = 1;
-      else return { end: false, line: l };
+      else if (ch === '=' && (state === 1 || state === 2)) {
+        firstAttribute ??= true;
+        state = 3;
+      } else if (ATTRIBUTE_NAME_START.test(ch) && state !== 5) {
+        // The first name is a Vue directive or waits for its `=`; a second name means the first had no value.
+        if (names++ === 0) firstAttribute = text.startsWith('v-', c) ? true : undefined;
+        else firstAttribute ??= false;
+        state = 1;
+        // Past the opening line, nothing more can make it a tag.
+        if (l > start && prose() && firstAttribute === false) return { end: false, line: l };
+      } else return { end: false, line: l };
     }
   }
   return { end: false, line: Math.min(lines.length, start + MAX_COMPONENT_TAG_LINES) - 1 };
@@ -714,7 +756,7 @@ export function cleanMarkdown(markdown: string): string {
     const lineStart = mayOpenTag ? COMPONENT_TAG_START.exec(line) : null;
     const tagStart = lineStart ? { start: 0, column: lineStart[0].length } : mayOpenTag ? lastComponentTagOpening(line) : undefined;
     if (tagStart) {
-      const tag = componentTagEnd(lines, i, tagStart.column);
+      const tag = componentTagEnd(lines, i, tagStart.column, { midLine: tagStart.start > 0 });
       if (!tag.end) noTagUntil = tag.line;
       else if (tag.line > i) {
         // Prose before a tag opening mid-line stays, cleaned as a line of its own.

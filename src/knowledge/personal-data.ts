@@ -302,9 +302,10 @@ const CJK_NUMBER_LABEL =
   '(?:(?:주문|회원|고객|운송장|송장|예약|계좌)[ \\t]?번호|订单(?:号|编号|號|編號)|訂單(?:號|編號|号)|会员(?:号|编号|卡号)|會員(?:號|編號)|客户(?:号|编号)|客戶(?:號|編號)|(?:运单|快递单|物流单|運單)(?:号|號)|预订号|预约号|账号|帳號)';
 const CJK_REFERENCE = new RegExp(`${CJK_NUMBER_LABEL}[ \\t　]*(?:(?:[:：]|은|는|이|가|为|為|是)[ \\t　]*)?[「『(（【［\\[]?(${NUMBER_VALUE})`, 'gdu');
 // A carrier's tracking number after the carrier's name (UPS 1Z999AA10123456784, DHL 00340434161234567890), and a UPS
-// number by its shape alone (1Z and sixteen letters or digits): it finds the customer's parcel.
+// number by its shape alone (1Z and sixteen letters or digits): it finds the customer's parcel. Eight characters or
+// more with six digits or more, since a carrier's service has a number too (DHL EXPRESS-12: bug review R1).
 const CARRIER_NUMBER =
-  /(?<![\p{L}\p{N}])(?:UPS|FedEx|DHL|USPS|GLS|DPD|Hermes|TNT|Royal[ \t]Mail|Canada[ \t]Post|PostNL|Colissimo|Chronopost|Correos|Yamato|Sagawa|ヤマト(?:運輸)?|佐川(?:急便)?|日本郵便|ゆうパック)[ \t　]{0,3}(?:(?:tracking|shipment|waybill|AWB)[ \t]{0,3})?(?:(?:no\.?|number|nr\.?|#|番号)[ \t　]{0,3})?(?:[:：#][ \t　]{0,3})?((?=[A-Z0-9-]{0,39}[0-9])[A-Z0-9][A-Z0-9-]{7,39})(?![A-Za-z0-9-])/dgu;
+  /(?<![\p{L}\p{N}])(?:UPS|FedEx|DHL|USPS|GLS|DPD|Hermes|TNT|Royal[ \t]Mail|Canada[ \t]Post|PostNL|Colissimo|Chronopost|Correos|Yamato|Sagawa|ヤマト(?:運輸)?|佐川(?:急便)?|日本郵便|ゆうパック)[ \t　]{0,3}(?:(?:tracking|shipment|waybill|AWB)[ \t]{0,3})?(?:(?:no\.?|number|nr\.?|#|番号)[ \t　]{0,3})?(?:[:：#][ \t　]{0,3})?((?=(?:[A-Z-]{0,39}[0-9]){6})[A-Z0-9][A-Z0-9-]{7,39})(?![A-Za-z0-9-])/dgu;
 const UPS_TRACKING = /(?<![A-Za-z0-9])1Z[0-9A-Z]{16}(?![A-Za-z0-9])/g;
 // An airline's booking reference (PNR QX7ZP2, record locator QX7ZP2): six letters or digits, often no digit at all,
 // so only after its own label.
@@ -1040,8 +1041,10 @@ const AFTER_A_NAME = [
 
 // The words of a name stay on one line: the next line's first word ("Mobile:") is not the surname.
 const EN_NAME = "[A-Z][a-zA-Z'’\\-]+(?:[ \\t]+[A-Z][a-zA-Z'’\\-]+){0,2}";
-// A dash may stand after the name as a comma does (Hello Priya — your replacement…: security review 19).
-const EN_GREETING = new RegExp(`\\b(?:Dear|Hi|Hello|Hey|Good (?:morning|afternoon|evening))\\s+(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\\.?\\s+)?(${EN_NAME})(?=\\s*[,!.:\\n—–]|\\s*$|[ \\t]{1,3}-[ \\t])`, 'gd');
+// A dash may stand after the name as a comma does (Hello Priya — your replacement…: security review 19). A comma may
+// stand after the greeting (Hi, Priya.), and two people may be greeted (Dear Priya and Arjun,): group 2 is the second
+// name (bug review R1).
+const EN_GREETING = new RegExp(`\\b(?:Dear|Hi|Hello|Hey|Good (?:morning|afternoon|evening))(?:\\s+|[ \\t]{0,3},[ \\t]{1,3})(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\\.?\\s+)?(${EN_NAME})(?:[ \\t]{1,3}and[ \\t]{1,3}(${EN_NAME}))?(?=\\s*[,!.:\\n—–]|\\s*$|[ \\t]{1,3}-[ \\t])`, 'gd');
 // The dot may stand against the name (Mrs.Smith, Rev.John).
 const EN_TITLE = new RegExp(`\\b(?:Mr|Mrs|Ms|Miss|Dr|Prof|Rev)(?:\\.[ \\t]*|\\s+)(${EN_NAME})`, 'gd');
 const SAN_SUFFIX = /\b([A-Z][a-z]+)-(?:san|sama|sensei)\b/dg;
@@ -1071,11 +1074,11 @@ const EU_TITLE = /(?<![\p{L}\p{N}])(?:(?:Mme|Mlle|Madame|Mademoiselle|Monsieur|H
 // A title without the name after it (Frau Dr. [name], as a scrub leaves it) is no surname either.
 const NOT_A_SURNAME = new Set(['monsieur', 'madame', 'mademoiselle', 'messieurs', 'mesdames', 'herr', 'frau', 'damen', 'herren', 'le', 'la', 'les', 'der', 'die', 'das', 'dr', 'prof']);
 // A Spanish, French, German, Italian, Portuguese or Dutch greeting before a given name (Hola María José, Bonjour
-// Jean-Pierre, Hallo Jürgen, Ciao Marco): one to three capitalised words right before a comma, "!", ":", a dash or the
-// line's end. A title after the greeting is EU_TITLE's (Bonjour Madame Dupont), and the words of
+// Jean-Pierre, Hallo Jürgen, Ciao Marco, and with a comma: Hallo, Jürgen!): one to three capitalised words right before
+// a comma, "!", ":", a full stop, a dash or the line's end. A title after the greeting is EU_TITLE's (Bonjour Madame Dupont), and the words of
 // {@link NOT_A_GREETED_NAME} (Hallo Team, Liebe Grüße) are no one's name (security review 19).
 const EU_GREETING = new RegExp(
-  `(?<![\\p{L}\\p{N}])(?:Hola|Buenos[ \\t]días|Buenas(?:[ \\t](?:tardes|noches))?|Estimad[oa]|Querid[oa]|Bonjour|Bonsoir|Salut|Coucou|Cher|Chère|Hallo|Guten[ \\t](?:Tag|Morgen|Abend)|Liebe[rs]?|Moin|Servus|Ciao|Salve|Buongiorno|Buonasera|Gentile|Car[oa]|Olá|Oi|Prezad[oa]|Bom[ \\t]dia|Boa[ \\t]tarde|Hoi|Beste|Goedemorgen|Goedemiddag)[ \\t]{1,3}(\\p{Lu}[\\p{L}\\p{M}'’-]{1,30}(?:[ \\t]\\p{Lu}[\\p{L}\\p{M}'’-]{1,30}){0,2})(?=[ \\t]{0,3}(?:[,!:;]|[—–](?!\\p{L})|\\r?\\n|$))`,
+  `(?<![\\p{L}\\p{N}])(?:Hola|Buenos[ \\t]días|Buenas(?:[ \\t](?:tardes|noches))?|Estimad[oa]|Querid[oa]|Bonjour|Bonsoir|Salut|Coucou|Cher|Chère|Hallo|Guten[ \\t](?:Tag|Morgen|Abend)|Liebe[rs]?|Moin|Servus|Ciao|Salve|Buongiorno|Buonasera|Gentile|Car[oa]|Olá|Oi|Prezad[oa]|Bom[ \\t]dia|Boa[ \\t]tarde|Hoi|Beste|Goedemorgen|Goedemiddag)(?:[ \\t]{1,3}|[ \\t]{0,3},[ \\t]{1,3})(\\p{Lu}[\\p{L}\\p{M}'’-]{1,30}(?:[ \\t]\\p{Lu}[\\p{L}\\p{M}'’-]{1,30}){0,2})(?=[ \\t]{0,3}(?:[,!:;]|\\.(?![\\p{L}\\p{N}])|[—–](?!\\p{L})|\\r?\\n|$))`,
   'gdu',
 );
 const NOT_A_GREETED_NAME = new Set([
@@ -1084,12 +1087,24 @@ const NOT_A_GREETED_NAME = new Set([
   'clientes', 'clients', 'klant', 'support', 'equipo', 'équipe', 'tutti', 'todos', 'todas', 'tous', 'alle', 'zusammen', 'allerseits', 'leute', 'amigo',
   'amiga', 'ami', 'amie', 'freund', 'collega', 'collègue', 'kollege', 'kollegin', 'doctor', 'doctora', 'docteur', 'dottore', 'dottoressa', 'profesor',
   'professeur', 'professore', 'dr', 'prof', 'sr', 'sra', 'grüße', 'grüsse', 'gruß', 'gruss', 'moin', 'welt', 'monde', 'mundo', 'mondo', 'iedereen',
+  'service', 'kundenservice', 'kundendienst', 'helpdesk', 'servicedesk', 'vertrieb', 'verkauf', 'buchhaltung', 'abteilung', 'gracias', 'merci', 'danke',
+  'grazie', 'obrigado', 'obrigada', 'bedankt',
 ]);
-// A reply that opens with the customer's first name and a comma (Priya, the replacement ships today): one capitalised
-// word at the very start of the text, before a word in small letters, "I" or the line's end (Springfield, IL and
-// Madame, Monsieur are no greeting). The words a sentence opens with (Yes, Thanks, Unfortunately, Hi) are in
-// {@link NOT_AN_OPENING_NAME} or end like an adverb ({@link ADVERB_ENDING}).
-const NAME_OPENING_REPLY = /^[ \t]{0,8}(\p{Lu}\p{Ll}{1,20})(?=,(?:[ \t]{1,3}(?:\p{Ll}|I[ '’])|[ \t]{0,3}\r?\n))/dgu;
+// The endings of a team's or a department's word written as one (Supportteam, Serviceabteilung): no one's name.
+const TEAM_WORD_ENDING = /(?:team|service|support|abteilung|dienst)$/;
+// A reply that opens with the customer's first name and a comma (Priya, your replacement ships today): one capitalised
+// word at the very start of the text, before the line's end or a word that turns to the reader (you, we, thanks,
+// please, votre, su, danke: {@link OPENING_ADDRESS_WORD}). A product, a country or a plan opens an answer the same way
+// before any other word (Slack, email and phone…; Zoom, not Teams…: bug review R1). "the" counts only where its clause
+// ends with no comma or "and"/"or" in it (Priya, the replacement ships today), since a list or an apposition follows a
+// thing (Japan, the US and the EU…; Premium, the paid plan, includes…). The words a sentence opens with (Yes, Thanks,
+// Unfortunately, Hi) are in {@link NOT_AN_OPENING_NAME} or end like an adverb ({@link ADVERB_ENDING}).
+const OPENING_ADDRESS_WORD =
+  "(?:(?:you(?:r|rs)?|we|I)(?:['’](?:re|ll|ve|d|m))?|us|our|ours|thanks?|please|sorry|here|just|unfortunately|good|glad|apologies|let|vous|votre|vos|nous|merci|je|j['’]ai|désolée?|malheureusement|voici|su|sus|usted|gracias|hemos|lamentablemente|aquí|du|dein|deine|danke|wir|ich|leider|hier|bitte|grazie|obrigad[oa])(?![\\p{L}'’])";
+const NAME_OPENING_REPLY = new RegExp(
+  `^[ \\t]{0,8}(\\p{Lu}\\p{Ll}{1,20})(?=,(?:[ \\t]{1,3}(?:${OPENING_ADDRESS_WORD}|the[ \\t](?![^.!?\\n]{0,200}(?:,|[ \\t](?:and|or)[ \\t])))|[ \\t]{0,3}\\r?\\n))`,
+  'dgu',
+);
 const ADVERB_ENDING = /(?:ally|ently|antly|ately|ously|ively|fully|ingly|edly|ibly|ably)$/;
 const NOT_AN_OPENING_NAME = new Set([
   'yes', 'yeah', 'yep', 'no', 'nope', 'ok', 'okay', 'sure', 'well', 'thanks', 'thank', 'hi', 'hello', 'hey', 'dear', 'sorry', 'apologies', 'please',
@@ -1104,10 +1119,13 @@ const NOT_AN_OPENING_NAME = new Set([
   'buongiorno', 'bonsoir', 'salut', 'servus', 'moin', 'hoi', 'voilà', 'bien', 'bueno', 'claro', 'genau', 'gut', 'certo', 'perfetto', 'parfait',
   'windows', 'android', 'linux', 'chrome', 'firefox', 'safari', 'outlook', 'gmail', 'excel', 'iphone', 'ipad', 'mac', 'macos', 'ios', 'wifi',
 ]);
-// A Korean name before 고객님, 회원님, 님 or 씨 (김민수 고객님, 안녕하세요 김민수님): two to four syllables opening a word. The
-// words of {@link NOT_A_KOREAN_NAME} take 님 themselves (고객님, 선생님, 부모님), and a word ending like a verb (고맙다,
-// 감사해요) is no name either.
-const KO_HONORIFIC = /(?<!\p{Script=Hangul})(\p{Script=Hangul}{2,4})(?:[ \t]?(?:고객|회원)님|님|씨)/dgu;
+// A Korean name before 고객님, 회원님, 님 or 씨 (김민수 고객님, 안녕하세요 김민수님): two to four syllables opening a word,
+// and the standard spelling puts a space before 씨 and 님 (김민수 씨, 이지은 씨의: bug review R1). Spaced, 씨 or 님 is a
+// word of its own, so only a particle may follow it (씨앗, 님이 오신다 are other words). The words of
+// {@link NOT_A_KOREAN_NAME} take 님 themselves (고객님, 선생님, 부모님), and a word ending like a verb (고맙다, 감사해요) is
+// no name either.
+const KO_HONORIFIC =
+  /(?<!\p{Script=Hangul})(\p{Script=Hangul}{2,4})(?:[ \t]?(?:고객|회원)님|님|씨|[ \t][님씨](?:의|께서?|에게|은|는|을|를|도|한테)?(?!\p{Script=Hangul}))/dgu;
 const KOREAN_VERB_ENDING = /[다요까죠네]$/u;
 const NOT_A_KOREAN_NAME = new Set([
   '고객', '회원', '선생', '사장', '부장', '과장', '차장', '팀장', '실장', '대리', '원장', '국장', '이사', '대표', '회장', '주인', '하느', '하나', '부모',
@@ -1582,7 +1600,9 @@ function personalDataSpans(written: string, options: ScrubOptions, language: Pla
     ...attributionNameRanges(text),
     ...groupsOf(text, SELF_INTRODUCTION).filter(([s, e]) => !isCommonNoun(text.slice(s, e))),
     ...groupsOf(text, LATIN_HONORIFIC).filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase()) && !isCompanyName(text, s, e)),
-    ...[...groupsOf(text, EN_GREETING), ...groupsOf(text, EN_TITLE)].filter(([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase())),
+    ...[...groupsOf(text, EN_GREETING), ...[...text.matchAll(EN_GREETING)].flatMap((m) => (m.indices?.[2] ? [m.indices[2]] : [])), ...groupsOf(text, EN_TITLE)].filter(
+      ([s, e]) => !NOT_AN_EN_NAME.has(text.slice(s, e).toLowerCase()),
+    ),
     ...groupsOf(text, SAN_SUFFIX),
     ...[...text.matchAll(EN_THANKS)]
       .map((m) => m.indices![1] ?? m.indices![2]!)
@@ -2965,7 +2985,8 @@ function tokenPrefix(value: string): string {
 // (?order=4711998123, ?tracknum=1Z…, ?customer_id=…): see {@link linkIdRanges}.
 const ID_PARAMETER =
   /^(?:orders?(?:id|no|num|number)?|ordno|tracking(?:id|no|num|number)?|track(?:id|no|num|number)|trknbr|awb|shipment(?:id|no|number)?|invoices?(?:id|no|num|number)?|inv(?:id|no)?|customer(?:id|no|num|number)?|custid|user(?:id|name)?|uid|login|account(?:id|no|number)?|acct(?:id|no)?|member(?:id|no|number)?|booking(?:id|ref|reference|code)?|pnr|reservation(?:id|code)?|rma(?:id|no|number)?|return(?:id|no)|parcel(?:id|no)?|package(?:id)?)$/;
-// Query keys of ID_PARAMETER whose value is a log-in, which may hold no digit (?user=htanaka).
+// Query keys of ID_PARAMETER whose value is a log-in, which may hold fewer digits (?user=htanaka9, ?user=h.tanaka); one
+// of letters alone is as often a demo account (?user=guest, admin, demo) and stays (bug review R1).
 const LOGIN_PARAMETER = /^(?:user(?:id|name)?|uid|login|customer(?:id)?|account(?:id)?|member(?:id)?)$/;
 // Path segments (lower case) after which the next one is a customer's record (/orders/4711998123, /inv/…-2026-11.pdf,
 // /users/48213): not a help-centre article (/articles/360001234567) or a page of the site, which a knowledge link needs.
@@ -2978,7 +2999,8 @@ const ID_PATH_WORDS = new Set([
 /**
  * A customer's ids inside links (security review 19): the value of a query key naming an order, a parcel, an invoice,
  * a customer or a log-in ({@link ID_PARAMETER}: ?order=4711998123), and the path segment after a word for such a record
- * ({@link ID_PATH_WORDS}: /orders/4711998123) when it holds a digit, its file extension kept. Nothing else of a link: an
+ * ({@link ID_PATH_WORDS}: /orders/4711998123) when it is shaped like an id ({@link isLinkId}; not a slug such as
+ * /account/2fa-setup), its file extension kept. Nothing else of a link: an
  * article's id and the rest of its path stay, so that a knowledge link still leads where it did.
  */
 function linkIdRanges(text: string): [number, number][] {
@@ -2993,7 +3015,7 @@ function linkIdRanges(text: string): [number, number][] {
       let at = pathStart + 1;
       for (const segment of link.slice(pathStart + 1, pathEnd).split('/')) {
         const value = tokenPrefix(segment).replace(/\.[A-Za-z0-9]{1,5}$/, '');
-        if (afterWord && /[0-9]/.test(value)) found.push([start + at, start + at + value.length]);
+        if (afterWord && isLinkId(value)) found.push([start + at, start + at + value.length]);
         afterWord = ID_PATH_WORDS.has(segment.toLowerCase());
         at += segment.length + 1;
       }
@@ -3003,12 +3025,25 @@ function linkIdRanges(text: string): [number, number][] {
       const name = m[1]!.toLowerCase().replace(/[-_.[\]]/g, '');
       const value = tokenPrefix(m[2]!);
       if (!ID_PARAMETER.test(name)) continue;
-      if (/[0-9]/.test(value) || (LOGIN_PARAMETER.test(name) && value.length >= 3)) {
+      if (isLinkId(value) || (LOGIN_PARAMETER.test(name) && value.length >= 3 && /[0-9._]/.test(value))) {
         found.push([start + queryAt + m.indices![2]![0], start + queryAt + m.indices![2]![0] + value.length]);
       }
     }
   }
   return found;
+}
+
+/**
+ * Whether a link's path segment or query value is shaped like a record's id (bug review R1): digits only, four or more
+ * (4711998123), or letters and digits with four digits or more (1Z999AA10123456784, C-99812) that are not a page's
+ * slug, whose words of four letters or more are joined by hyphens (2fa-setup, 2024-policy, sample-invoice-2024). A slug
+ * with six digits or more is a dated file of one customer (hanako-tanaka-2026-11), not a knowledge page.
+ */
+function isLinkId(value: string): boolean {
+  const digits = digitCount(value);
+  if (digits < 4) return false;
+  if (/^[0-9]+$/.test(value)) return true;
+  return digits >= 6 || !value.split(/[-_.]/).some((word) => /^[A-Za-z]{4,}$/.test(word));
 }
 
 /** Korean names before 님, 씨 or 고객님 ({@link KO_HONORIFIC}): not a word that takes 님 itself, nor a verb. */
@@ -3029,7 +3064,10 @@ function chineseTitledNameRanges(text: string): [number, number][] {
 
 /** Names after a Spanish, French, German, Italian, Portuguese or Dutch greeting ({@link EU_GREETING}). */
 function greetedNameRanges(text: string): [number, number][] {
-  return groupsOf(text, EU_GREETING).filter(([s, e]) => !text.slice(s, e).split(/[ \t]+/).some((word) => NOT_A_GREETED_NAME.has(word.toLowerCase())));
+  // A hyphen joins a team's words too (Hallo Support-Team: bug review R1), so each part is looked up.
+  return groupsOf(text, EU_GREETING).filter(
+    ([s, e]) => !text.slice(s, e).split(/[ \t-]+/).some((word) => NOT_A_GREETED_NAME.has(word.toLowerCase()) || TEAM_WORD_ENDING.test(word.toLowerCase())),
+  );
 }
 
 /** The first name a reply opens with ({@link NAME_OPENING_REPLY}): not a word a sentence opens with. */

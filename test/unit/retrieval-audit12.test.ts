@@ -71,3 +71,43 @@ describe('cleanMarkdown: a component tag over several lines that opens mid-line'
     for (const line of md) expect(text).toContain(line);
   });
 });
+
+// Bug review R3 (finding 5): a `<` in prose read as a tag opening mid-line took the text up to a later `>`, across a
+// blank line (a quoted note) or onto a menu path. Only an opening with attribute syntax runs on, never past a blank line.
+describe('cleanMarkdown: a `<` in prose is no tag opening mid-line (bug review R3)', () => {
+  it.each([
+    { name: 'a quote after a blank line', md: ['Use the value <Max or less', '', '> Note: this is important.'] },
+    { name: 'a menu path on the next line', md: ['Enter a number <Limit or less', 'then open Settings > Users.'] },
+    { name: 'a bare name then a quote on the next line', md: ['Enter the value <Max', '> Note: keep it short.'] },
+    { name: 'attributes cut by a blank line', md: ['See <MyCallout type="warning"', '', 'Open Settings > Users.'] },
+    { name: 'a word after the name, not an attribute', md: ['Values <Limit are rejected', 'in Settings > Users.'] },
+  ])('keeps $name', ({ md }) => {
+    const text = cleanMarkdown(md.join('\n'));
+    for (const line of md) expect(text).toContain(line.replace(/^> /, ''));
+  });
+
+  it.each([
+    { name: 'a Vue binding', md: ['内容: <MkSchemaViewerItemObject :schema="{', "  a: 1 }\"/>", '後の文。'], text: '内容: \n後の文。' },
+    { name: 'an event handler', md: ['押す: <MyButton @click="go"', '  size="s"/>', '後の文。'], text: '押す: \n後の文。' },
+    { name: 'a v- directive', md: ['表示: <MyPanel v-if', '  title="a"/>', '後の文。'], text: '表示: \n後の文。' },
+    { name: 'a boolean attribute, the line ending inside a value', md: ['例: <MyTabs sync title="a', 'b"/>', '後の文。'], text: '例: \n後の文。' },
+  ])('still drops a tag with $name', ({ md, text }) => {
+    expect(cleanMarkdown(md.join('\n'))).toBe(text);
+  });
+});
+
+// Bug review R3 (finding 6): an argument-less shortcode's name, kept as a word, was glued to the words around it, and
+// a formatting shortcode (a line break, a table of contents) became a word of its own.
+describe('cleanMarkdown: formatting shortcodes and a kept name between words (bug review R3)', () => {
+  it.each([
+    { name: 'a line break in a table cell', md: '| a | line one{{< br >}}line two |', text: '| a | line one line two |' },
+    { name: 'a table of contents as a list item', md: '- {{< toc >}}', text: '-' },
+    { name: 'a rule in a quote', md: '> {{% hr %}}', text: '>' },
+    { name: 'a kept name between Latin words', md: 'Sign in to{{%service%}}now.', text: 'Sign in to service now.' },
+    { name: 'a name alone in a list item', md: '1. {{< children >}}', text: '1.' },
+    { name: 'a kept name next to kana, as Japanese writes it', md: 'Sign in to {{%service%}}にログイン。', text: 'Sign in to serviceにログイン。' },
+    { name: 'a line break between kana', md: '| a | 一行目{{< br >}}二行目 |', text: '| a | 一行目二行目 |' },
+  ])('$name', ({ md, text }) => {
+    expect(cleanMarkdown(md).trim()).toBe(text);
+  });
+});
