@@ -4,7 +4,8 @@
  * beside a main machine on `auto`, so the same question was sent or parked depending on which worker took it, and a
  * worker left on the default beside `always` sent replies nobody reviewed. Nothing warned.
  *
- * The poller (one per desk) records at start the decision settings of its machine ({@link recordDeskSettings}); an
+ * The poller (one per desk) records at start the decision settings of its machine ({@link recordDeskSettings}), and
+ * again whenever Redis lost the record (checked every minute and on reconnecting); an
  * agent worker compares its own with them ({@link DeskSettingsMonitor}) when it starts, every few seconds after and
  * before each ticket, as it does its indexes (`src/search/index-freshness.ts`). While any differs it takes no tickets
  * (the mail waits in the queue), says once in its log and in its report for `/readyz` which variables differ and
@@ -25,7 +26,9 @@ import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { VARIABLES, type Config, type VariableName } from '../config.js';
 import type { Logger } from '../logger.js';
+import { normaliseAddress, parseAddressList } from '../mail/addresses.js';
 import { produce } from '../queues/connection.js';
+import { PeriodicCheck } from './periodic-check.js';
 import { redisTimeMs } from './role-status.js';
 
 /**
@@ -100,13 +103,39 @@ export function deskSettingsKey(prefix: string): string {
   return `${prefix}:desk:settings`;
 }
 
+/** Lists of domains: matched without case (`Docs.Example.com` trusts `docs.example.com`). */
+const DOMAIN_LISTS: ReadonlySet<string> = new Set<DeskSettingName>(['TRUSTED_REPLY_TO_DOMAINS', 'TRUSTED_LINK_DOMAINS']);
+/** Lists of our addresses (bare or `Name <addr>`): matched by address only, without case (`ownAddressMatcher`). */
+const ADDRESS_LISTS: ReadonlySet<string> = new Set<DeskSettingName>(['SUPPORT_ADDRESSES', 'SUPPORT_GROUP_ADDRESSES']);
+
+/**
+ * MAIL_FROM as it decides: its display name as written (it is the reply's From line, and the name an imitator is
+ * judged by) and its address without case; how the name is quoted does not count. As written when it holds no address.
+ */
+function mailFromForm(value: string): string {
+  const [first] = parseAddressList(value);
+  if (!first) return value;
+  const address = first.address.toLowerCase();
+  return first.name ? `${first.name} <${address}>` : address;
+}
+
 /**
  * A value in a form two machines agree on when they mean the same: a list's order and repeats do not count (every
- * decision list is a set of domains, addresses or ids), and an empty string is the same as unset.
+ * decision list is a set of domains, addresses or ids), an empty string is the same as unset, and spellings the
+ * checks read alike (a domain's or an address's case, MAIL_FROM's quoting) are one.
  */
-function normalised(value: unknown): unknown {
+function normalised(name: DeskSettingName, value: unknown): unknown {
   if (value === undefined || value === '') return null;
-  if (Array.isArray(value)) return [...new Set(value.map((item) => String(item)))].sort();
+  if (name === 'MAIL_FROM' && typeof value === 'string') return mailFromForm(value);
+  if (Array.isArray(value)) {
+    const items = value.map((item) => {
+      const text = String(item);
+      if (DOMAIN_LISTS.has(name)) return text.toLowerCase();
+      if (ADDRESS_LISTS.has(name)) return normaliseAddress(text) ?? text.toLowerCase();
+      return text;
+    });
+    return [...new Set(items)].sort();
+  }
   return value;
 }
 
@@ -120,7 +149,7 @@ function isSensitive(name: string): boolean {
 export function deskSettingsOf(config: DeskSettingsConfig): DeskSettings {
   const settings: DeskSettings = {};
   for (const name of DESK_SETTING_NAMES) {
-    const json = JSON.stringify(normalised(config[name]));
+    const json = JSON.stringify(normalised(name, config[name]));
     settings[name] = isSensitive(name) ? `${DIGEST_PREFIX}${createHash('sha256').update(`${name}\0${json}`).digest('hex').slice(0, 32)}` : json;
   }
   return settings;
@@ -168,42 +197,89 @@ export interface DeskSettingsWords {
   where: string;
 }
 
-/** `NAME=value`, or `NAME` empty, as an operator writes it in a `.env`. */
-function assignment(name: string, value: string | undefined): string {
-  if (value === undefined) return name;
-  return value === '' ? `${name} empty` : `${name}=${value}`;
+/** A shown value as a sentence quotes it: `"auto"`, or `empty`. */
+function quoted(value: string): string {
+  return value === '' ? 'empty' : JSON.stringify(value);
 }
 
 /**
- * One sentence: who takes no tickets, which variables differ (with both values when they may be shown), and what to
- * do on either side. For the worker's log and `/readyz` alike.
+ * One sentence: who takes no tickets, which variables differ (with both values when they may be shown), and the two
+ * fixes, named alike: neither side is presumed right (a poller alone with its IMAP settings records the defaults, and
+ * then it is the poller's machine that is wrong). For the worker's log and `/readyz` alike.
  */
 export function describeDeskSettingsMismatch(mismatch: DeskSettingsMismatch, words: DeskSettingsWords): string {
   const { pollerHost, differing } = mismatch;
   const listed = differing
-    .map((d) => (d.here !== undefined && d.there !== undefined ? `${d.name} (${JSON.stringify(d.here)} here, ${JSON.stringify(d.there)} there)` : `${d.name} (not shown: sensitive)`))
+    .map((d) => (d.here !== undefined && d.there !== undefined ? `${d.name} is ${quoted(d.here)} here and ${quoted(d.there)} there` : `${d.name} (not shown: sensitive) differs`))
     .join(', ');
-  const fixes = differing.map((d) => assignment(d.name, d.there)).join(', ');
-  const them = differing.length === 1 ? 'it' : 'them';
   return (
     `${words.who} takes no tickets: its decision settings differ from those of ${pollerHost} (the poller's machine): ${listed}; ` +
-    `set ${fixes} on ${words.where} as on ${pollerHost} (the poller's machine), or restart the poller after changing ${them} there; the mail waits in the queue`
+    `make them the same — on ${words.where}, or on ${pollerHost} and restart its poller; the mail waits in the queue`
   );
 }
 
 /**
- * Records `config`'s decision settings as the desk's: the poller calls it when it starts (after Redis answers).
- * Overwrites the record of an earlier start.
+ * The poller's warning when the settings it records differ from the record they replace (undefined: none replaced,
+ * or nothing differs): each changed variable with its new and old values, as the scheduler warns of a replaced
+ * schedule. Worded for the case this catches: a poller on a machine whose `.env` lacks the settings records the
+ * defaults and stops every agent worker set otherwise. Pure.
  */
-export async function recordDeskSettings(redis: Redis, prefix: string, config: DeskSettingsConfig, host: string = hostname()): Promise<RecordedDeskSettings> {
+export function describeReplacedDeskSettings(replaced: RecordedDeskSettings | undefined, record: RecordedDeskSettings): string | undefined {
+  const names = differingSettings(record.settings, replaced?.settings);
+  if (!replaced || names.length === 0) return undefined;
+  const changes = names.map((name) => {
+    const [now, was] = [shown(record.settings[name]), shown(replaced.settings[name])];
+    return now !== undefined && was !== undefined ? `${name} ${quoted(now)} (was ${quoted(was)})` : `${name} (not shown: sensitive)`;
+  });
+  return (
+    `this poller's decision settings replace those ${replaced.host} recorded: ${changes.join(', ')}. ` +
+    "Expected once after they changed in this machine's .env; agent workers whose own differ take no tickets until they agree. " +
+    "If this machine's .env lacks them (a poller with only its IMAP settings records the defaults), set them here as on the agent workers' machines and restart this poller."
+  );
+}
+
+/** What {@link recordDeskSettings} did. */
+export interface DeskSettingsRecording {
+  /** The record written (or, when `onlyIfMissing` found one, the one that would have been). */
+  record: RecordedDeskSettings;
+  /** False when `onlyIfMissing` found a record and left it. */
+  written: boolean;
+  /** The record this one replaced (undefined: none, an unreadable one, or `onlyIfMissing`). */
+  replaced?: RecordedDeskSettings;
+}
+
+/**
+ * Records `config`'s decision settings as the desk's: the poller calls it when it starts (after Redis answers), and
+ * with `onlyIfMissing` every minute and when Redis reconnects, so a record Redis lost (restarted without persistence,
+ * FLUSHDB) is written again: without one every agent worker takes tickets whatever its settings. Otherwise it
+ * overwrites the record of an earlier start and returns it as `replaced` (read first: one poller per desk, so nothing
+ * writes in between that matters).
+ */
+export async function recordDeskSettings(
+  redis: Redis,
+  prefix: string,
+  config: DeskSettingsConfig,
+  host: string = hostname(),
+  { onlyIfMissing = false }: { onlyIfMissing?: boolean } = {},
+): Promise<DeskSettingsRecording> {
   const record: RecordedDeskSettings = { host, pid: process.pid, at: await redisTimeMs(redis), settings: deskSettingsOf(config) };
-  await produce(redis, () => redis.set(deskSettingsKey(prefix), JSON.stringify(record)));
-  return record;
+  const key = deskSettingsKey(prefix);
+  if (onlyIfMissing) {
+    const written = (await produce(redis, () => redis.set(key, JSON.stringify(record), 'NX'))) === 'OK';
+    return { record, written };
+  }
+  const replaced = parseDeskSettings(await produce(redis, () => redis.get(key)));
+  await produce(redis, () => redis.set(key, JSON.stringify(record)));
+  return { record, written: true, ...(replaced ? { replaced } : {}) };
 }
 
 /** The recorded settings, or undefined when none are (or the record is unreadable: as before any record). */
 export async function readDeskSettings(redis: Redis, prefix: string): Promise<RecordedDeskSettings | undefined> {
-  const json = await produce(redis, () => redis.get(deskSettingsKey(prefix)));
+  return parseDeskSettings(await produce(redis, () => redis.get(deskSettingsKey(prefix))));
+}
+
+/** A record as stored, or undefined when there is none or it is unreadable. */
+function parseDeskSettings(json: string | null): RecordedDeskSettings | undefined {
   if (!json) return undefined;
   try {
     const record = JSON.parse(json) as Partial<RecordedDeskSettings>;
@@ -236,63 +312,19 @@ export interface DeskSettingsMonitorOptions {
 
 /**
  * Compares this worker's decision settings with the recorded ones when started, every
- * {@link DeskSettingsMonitorOptions.intervalMs} after, and whenever asked ({@link check}). A check is one Redis read;
+ * {@link DeskSettingsMonitorOptions.intervalMs} after, and whenever asked ({@link check}: the mismatch, undefined when
+ * none, from a check that starts after the call, so a record written just before is seen). A check is one Redis read;
  * while Redis cannot be read the last record seen stands.
  */
-export class DeskSettingsMonitor {
+export class DeskSettingsMonitor extends PeriodicCheck<DeskSettingsMismatch | undefined> {
   private latest: DeskSettingsMismatch | undefined;
   private recorded: RecordedDeskSettings | undefined;
-  private running: Promise<DeskSettingsMismatch | undefined> | undefined;
-  private queued: Promise<DeskSettingsMismatch | undefined> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private started = false;
-  private stopped = false;
 
-  constructor(private readonly options: DeskSettingsMonitorOptions) {}
-
-  /** Runs the first check now and the next ones on the interval. */
-  start(): void {
-    if (this.started) return;
-    this.started = true;
-    void this.tick();
+  constructor(private readonly options: DeskSettingsMonitorOptions) {
+    super({ intervalMs: options.intervalMs, log: options.log, failure: 'desk settings check failed' });
   }
 
-  /**
-   * Checks and returns the mismatch (undefined: none), from a check that starts after this call, so a record written
-   * just before is seen; callers that arrive while one runs share the next.
-   */
-  check(): Promise<DeskSettingsMismatch | undefined> {
-    if (!this.running) return this.run();
-    this.queued ??= this.running
-      .catch(() => undefined)
-      .then(() => {
-        this.queued = undefined;
-        return this.run();
-      });
-    return this.queued;
-  }
-
-  /** Stops the checks; one in progress finishes. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await Promise.all([this.running?.catch(() => undefined), this.queued?.catch(() => undefined)]);
-  }
-
-  private run(): Promise<DeskSettingsMismatch | undefined> {
-    const run = this.checkNow().finally(() => {
-      if (this.running === run) this.running = undefined;
-    });
-    this.running = run;
-    return run;
-  }
-
-  private async tick(): Promise<void> {
-    await this.check().catch((err: unknown) => this.options.log.error({ err }, 'desk settings check failed'));
-    if (!this.stopped) this.timer = setTimeout(() => void this.tick(), this.options.intervalMs).unref();
-  }
-
-  private async checkNow(): Promise<DeskSettingsMismatch | undefined> {
+  protected async checkNow(): Promise<DeskSettingsMismatch | undefined> {
     let next = await this.assess();
     if (next && !this.latest && !this.stopped) {
       await new Promise((resolve) => setTimeout(resolve, this.options.settleMs));

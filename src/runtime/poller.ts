@@ -67,7 +67,7 @@ import {
 } from '../queues/connection.js';
 import type { JobTuning } from '../queues/job-options.js';
 import { closeAll, createQueues, type Queues } from '../queues/registry.js';
-import { recordDeskSettings } from './desk-settings.js';
+import { describeReplacedDeskSettings, recordDeskSettings } from './desk-settings.js';
 import type { RoleHandle } from './lifecycle.js';
 import { TicketStore } from '../tickets/ticket-store.js';
 import {
@@ -922,13 +922,22 @@ export interface PollerRoleOptions {
   onStarted?: (supervisor: MailboxSupervisor) => void;
   /** The machine's name in the recorded decision settings (default the host name): tests run several in one process. */
   host?: string;
+  /** How often the poller writes its decision settings again if Redis lost them (default {@link DESK_SETTINGS_CHECK_MS}). */
+  deskSettingsCheckMs?: number;
 }
+
+/**
+ * How often the poller looks whether its recorded decision settings are still in Redis (one TIME and one SET NX): a
+ * Redis restarted without persistence is also caught at once by its reconnect, a FLUSHDB only by this.
+ */
+export const DESK_SETTINGS_CHECK_MS = 60_000;
 
 /**
  * The poller as a role for `runRoles`: returns at once; in the background it connects to Redis (one clear warning
  * naming the masked URL while it is unreachable, then retrying with backoff instead of crashing), warns about an
  * unsafe eviction policy, records this machine's decision settings as the desk's (`desk-settings.ts`: there is one
- * poller per desk, and agent workers whose own differ take no tickets), and starts a {@link MailboxSupervisor}.
+ * poller per desk, and agent workers whose own differ take no tickets; written again whenever Redis lost them), and
+ * starts a {@link MailboxSupervisor}.
  * `stop()` ends whichever stage it is in.
  *
  * @throws `ConfigError` when IMAP_HOST, IMAP_USER or IMAP_PASSWORD (with MAIL_AUTH=oauth2: the token settings) is
@@ -943,6 +952,39 @@ export async function startPollerRole(config: Config, options: PollerRoleOptions
   let redis: Redis | undefined;
   let queues: Queues | undefined;
   let supervisor: MailboxSupervisor | undefined;
+  let deskTimer: NodeJS.Timeout | undefined;
+  let deskRecording: Promise<void> | undefined;
+  // After the first record succeeded, later ones only restore a lost record (SET NX): they never replace another's.
+  let deskRecorded = false;
+  let deskFailureLogged = false;
+
+  /** Records this machine's decision settings: in full until that once succeeded, then only when the record is gone. */
+  const recordDesk = (): Promise<void> =>
+    (deskRecording ??= (async () => {
+      if (!redis || stopped) return;
+      try {
+        const { written, replaced, record } = await recordDeskSettings(redis, config.QUEUE_PREFIX, config, options.host, { onlyIfMissing: deskRecorded });
+        if (!deskRecorded) {
+          log.info({ reviewMode: config.REVIEW_MODE }, "recorded this machine's decision settings for the agent workers (REVIEW_MODE, limits, trusted domains…)");
+          const replacement = describeReplacedDeskSettings(replaced, record);
+          if (replacement) log.warn(replacement);
+        } else if (written) {
+          log.warn("the decision settings recorded for the agent workers were gone from Redis (restarted without persistence, or the key deleted); recorded this machine's again");
+        }
+        deskRecorded = true;
+        deskFailureLogged = false;
+      } catch (err) {
+        // One warning until a record succeeds; a Redis outage is reported by the supervisor already.
+        log[deskFailureLogged ? 'debug' : 'warn'](
+          { err: (err as Error).message },
+          "could not record this machine's decision settings; agent workers compare theirs with the last ones recorded, and it is retried",
+        );
+        deskFailureLogged = true;
+      }
+    })().finally(() => {
+      deskRecording = undefined;
+    }));
+  const onRedisReady = (): void => void recordDesk();
 
   const boot = (async () => {
     for (let attempt = 1; !stopped; attempt += 1) {
@@ -968,10 +1010,11 @@ export async function startPollerRole(config: Config, options: PollerRoleOptions
     if (stopped || !redis) return;
     log.info(`Redis connected at ${where}`);
     // First, so that agent workers started with it (`npm start`) read this start's settings, not the last one's.
-    await recordDeskSettings(redis, config.QUEUE_PREFIX, config, options.host).then(
-      () => log.info({ reviewMode: config.REVIEW_MODE }, "recorded this machine's decision settings for the agent workers (REVIEW_MODE, limits, trusted domains…)"),
-      (err: unknown) => log.warn({ err: (err as Error).message }, "could not record this machine's decision settings; agent workers compare theirs with the last ones recorded"),
-    );
+    await recordDesk();
+    // A Redis restarted without persistence comes back empty (caught on its reconnect); a FLUSHDB or a deleted key
+    // only by the timer. Without the record every agent worker takes tickets whatever its settings.
+    redis.on('ready', onRedisReady);
+    deskTimer = setInterval(() => void recordDesk(), options.deskSettingsCheckMs ?? DESK_SETTINGS_CHECK_MS).unref();
     await checkEvictionPolicy(redis, log);
     await checkClockSkewOnce(redis, log);
     queues = createQueues(redis, config.QUEUE_PREFIX);
@@ -1001,6 +1044,9 @@ export async function startPollerRole(config: Config, options: PollerRoleOptions
         stopped = true;
         wake?.();
         await boot;
+        clearInterval(deskTimer);
+        redis?.off('ready', onRedisReady);
+        await deskRecording;
         await supervisor?.stop();
         const open = [queues, redis].filter((x): x is NonNullable<typeof x> => x !== undefined);
         await closeAll(...open);

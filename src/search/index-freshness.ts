@@ -18,6 +18,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
+import { PeriodicCheck } from '../runtime/periodic-check.js';
 import { INDEX_NAMES, readIndexBuilds, shortHash, type IndexBuild, type IndexName } from './index-builds.js';
 import type { ManualSearch, QaSearch, ServedIndex } from './types.js';
 
@@ -184,62 +185,18 @@ export function anyBlocks(verdicts: IndexVerdicts | undefined): boolean {
  * Checks the served indexes against the recorded builds when started, every {@link IndexFreshnessOptions.intervalMs}
  * after, and whenever asked ({@link check}: the agent worker asks before each ticket). A check is one `stat` per
  * index, which reloads a newer file as a search would, and one Redis read. While Redis cannot be read the last
- * builds seen stand (before any, none: as without builds).
+ * builds seen stand (before any, none: as without builds). {@link check} returns the verdicts of a check that starts
+ * after the call: one already running may have read Redis before a build was recorded.
  */
-export class IndexFreshnessMonitor {
+export class IndexFreshnessMonitor extends PeriodicCheck<IndexVerdicts> {
   private latest: IndexVerdicts | undefined;
   private builds: Partial<Record<IndexName, IndexBuild>> = {};
-  private running: Promise<IndexVerdicts> | undefined;
-  private queued: Promise<IndexVerdicts> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private started = false;
-  private stopped = false;
 
-  constructor(private readonly options: IndexFreshnessOptions) {}
-
-  /** Runs the first check now and the next ones on the interval. */
-  start(): void {
-    if (this.started) return;
-    this.started = true;
-    void this.tick();
+  constructor(private readonly options: IndexFreshnessOptions) {
+    super({ intervalMs: options.intervalMs, log: options.log, failure: 'index check failed' });
   }
 
-  /**
-   * Checks and returns the verdicts, from a check that starts after this call: one already running may have read
-   * Redis before a build was recorded. Callers that arrive while one runs share the next.
-   */
-  check(): Promise<IndexVerdicts> {
-    if (!this.running) return this.run();
-    this.queued ??= this.running
-      .catch(() => undefined)
-      .then(() => {
-        this.queued = undefined;
-        return this.run();
-      });
-    return this.queued;
-  }
-
-  /** Stops the checks; one in progress finishes. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await Promise.all([this.running?.catch(() => undefined), this.queued?.catch(() => undefined)]);
-  }
-
-  private run(): Promise<IndexVerdicts> {
-    const run = this.checkNow().finally(() => {
-      if (this.running === run) this.running = undefined;
-    });
-    this.running = run;
-    return run;
-  }
-
-  private async tick(): Promise<void> {
-    await this.check().catch((err: unknown) => this.options.log.error({ err }, 'index check failed'));
-    if (!this.stopped) this.timer = setTimeout(() => void this.tick(), this.options.intervalMs).unref();
-  }
-
-  private async checkNow(): Promise<IndexVerdicts> {
+  protected async checkNow(): Promise<IndexVerdicts> {
     let next = await this.assess();
     if (anyBlocks(next) && !anyBlocks(this.latest) && !this.stopped) {
       await new Promise((resolve) => setTimeout(resolve, this.options.settleMs));

@@ -23,7 +23,7 @@ import { ingestMessage } from '../../src/mail/ingest.js';
 import { connectProducer } from '../../src/queues/connection.js';
 import { closeAll, createQueues } from '../../src/queues/registry.js';
 import { startAgentWorker } from '../../src/runtime/agent-worker.js';
-import { readDeskSettings } from '../../src/runtime/desk-settings.js';
+import { deskSettingsKey, readDeskSettings } from '../../src/runtime/desk-settings.js';
 import { startPollerRole } from '../../src/runtime/poller.js';
 import { readRoleStatus } from '../../src/runtime/role-status.js';
 import { Services } from '../../src/runtime/services.js';
@@ -103,11 +103,12 @@ async function desk(): Promise<{ prefix: string; env: Record<string, string> }> 
 }
 
 /** The poller role on the main machine with `env`; resolves once its settings are recorded. */
-async function poller(env: Record<string, string>): Promise<{ stop(): Promise<void> }> {
+async function poller(env: Record<string, string>, deskSettingsCheckMs?: number): Promise<{ stop(): Promise<void> }> {
   const before = (await readDeskSettings(redis, env.QUEUE_PREFIX!))?.at ?? -1;
   const role = await startPollerRole(parseConfig(env), {
     host: 'main-host',
     logger: pino({ level: 'silent' }),
+    ...(deskSettingsCheckMs ? { deskSettingsCheckMs } : {}),
     reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000, stableAfterMs: 60_000 },
   });
   cleanups.push(() => role.stop());
@@ -152,7 +153,7 @@ async function agentReadiness(prefix: string) {
 
 const errorLines = (lines: string[]) => lines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level >= 50);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const FIX = "set REVIEW_MODE=always on this machine as on main-host (the poller's machine), or restart the poller after changing it there";
+const FIX = 'make them the same — on this machine, or on main-host and restart its poller';
 
 describe('agent workers and the decision settings the poller recorded', () => {
   it('a worker with the same settings takes a ticket; one left on the default REVIEW_MODE takes none and says so; fixed on the poller, it resumes', { timeout: 120_000 }, async () => {
@@ -179,13 +180,13 @@ describe('agent workers and the decision settings the poller recorded', () => {
       const check = await agentReadiness(prefix);
       return check.status === 'fail' ? check : undefined;
     }, '/readyz to name worker-b');
-    expect(blocked.detail).toContain(`agent worker worker-b#${process.pid} takes no tickets: its decision settings differ from those of main-host (the poller's machine): REVIEW_MODE ("learn" here, "always" there)`);
+    expect(blocked.detail).toContain(`agent worker worker-b#${process.pid} takes no tickets: its decision settings differ from those of main-host (the poller's machine): REVIEW_MODE is "learn" here and "always" there`);
     expect(blocked.detail).toContain(FIX.replace('this machine', 'that machine'));
     await sleep(1_500);
     expect((await waiting.store.get(waiting.ticketId))?.state).toBe('received');
     const errors = errorLines(second.lines).filter((l) => l.msg.includes('decision settings'));
     expect(errors.map((l) => l.msg), JSON.stringify(errorLines(second.lines))).toEqual([
-      `this agent worker takes no tickets: its decision settings differ from those of main-host (the poller's machine): REVIEW_MODE ("learn" here, "always" there); ${FIX}; the mail waits in the queue`,
+      `this agent worker takes no tickets: its decision settings differ from those of main-host (the poller's machine): REVIEW_MODE is "learn" here and "always" there; ${FIX}; the mail waits in the queue`,
     ]);
 
     // The operator chose the other fix: the desk runs learn, set on the main machine and its poller restarted.
@@ -197,6 +198,18 @@ describe('agent workers and the decision settings the poller recorded', () => {
     await waitFor(async () => (!(await agentReadiness(prefix)).detail.includes('decision settings') ? true : undefined), '/readyz to clear worker-b');
     expect(second.lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toContain("the decision settings match those of main-host (the poller's machine) again; taking tickets");
     expect(errorLines(second.lines).filter((l) => l.msg.includes('decision settings'))).toHaveLength(1);
+  });
+
+  it('a record Redis lost (FLUSHDB, a restart without persistence) is written again by the running poller within its period', { timeout: 60_000 }, async () => {
+    const { prefix, env } = await desk();
+    await poller({ ...env, REVIEW_MODE: 'always' }, 200);
+    const first = await readDeskSettings(redis, prefix);
+    expect(first!.settings.REVIEW_MODE).toBe('"always"');
+    await redis.del(deskSettingsKey(prefix));
+    expect(await readDeskSettings(redis, prefix)).toBeUndefined();
+    const again = await waitFor(async () => await readDeskSettings(redis, prefix), 'the poller to record its settings again');
+    expect(again).toMatchObject({ host: 'main-host', pid: process.pid, settings: first!.settings });
+    expect(again.at).toBeGreaterThanOrEqual(first!.at);
   });
 
   it('with no recorded settings (no poller started yet) a worker takes tickets as before', { timeout: 60_000 }, async () => {

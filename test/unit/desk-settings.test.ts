@@ -9,6 +9,7 @@ import {
   deskSettingsMismatch,
   deskSettingsOf,
   describeDeskSettingsMismatch,
+  describeReplacedDeskSettings,
   differingSettings,
   type DeskSettingsConfig,
   type RecordedDeskSettings,
@@ -37,6 +38,17 @@ describe('differingSettings', () => {
     { name: 'the product name', poller: { PRODUCT_NAME: 'ABC' }, worker: {}, differ: ['PRODUCT_NAME'] },
     // Not a decision setting: the model, concurrency and search settings may differ per machine.
     { name: 'model, concurrency and search settings', poller: { OPENAI_MODEL: 'a', AGENT_CONCURRENCY: '2' }, worker: { OPENAI_MODEL: 'b', AGENT_CONCURRENCY: '16' }, differ: [] },
+    // Spellings that mean the same: domains and addresses compare without case, MAIL_FROM by its display name as
+    // written and its address without case (the name is the reply's From line; quoting it changes nothing).
+    { name: 'a trusted link domain in capitals', poller: { TRUSTED_LINK_DOMAINS: 'Docs.Example.com' }, worker: { TRUSTED_LINK_DOMAINS: 'docs.example.com' }, differ: [] },
+    { name: 'a trusted Reply-To domain in capitals', poller: { TRUSTED_REPLY_TO_DOMAINS: 'Partner.Example' }, worker: { TRUSTED_REPLY_TO_DOMAINS: 'partner.example' }, differ: [] },
+    { name: 'a support alias in capitals', poller: { SUPPORT_ADDRESSES: 'Help@Example.com' }, worker: { SUPPORT_ADDRESSES: 'help@example.com' }, differ: [] },
+    { name: 'a support group in capitals', poller: { SUPPORT_GROUP_ADDRESSES: 'Support-Group@Example.com' }, worker: { SUPPORT_GROUP_ADDRESSES: 'support-group@example.com' }, differ: [] },
+    { name: 'MAIL_FROM’s address in capitals', poller: { MAIL_FROM: 'XYZ Support <Support@Example.com>' }, worker: {}, differ: [] },
+    { name: 'MAIL_FROM’s display name quoted', poller: { MAIL_FROM: '"XYZ Support" <support@example.com>' }, worker: {}, differ: [] },
+    { name: 'MAIL_FROM’s display name changed (the reply’s From line)', poller: { MAIL_FROM: 'XYZ Helpdesk <support@example.com>' }, worker: {}, differ: ['MAIL_FROM'] },
+    { name: 'MAIL_FROM’s display name in other capitals', poller: { MAIL_FROM: 'xyz support <support@example.com>' }, worker: {}, differ: ['MAIL_FROM'] },
+    { name: 'another trusted link domain still differs', poller: { TRUSTED_LINK_DOMAINS: 'docs.example.com' }, worker: { TRUSTED_LINK_DOMAINS: 'Docs.Example.net' }, differ: ['TRUSTED_LINK_DOMAINS'] },
   ];
   it.each(rows)('$name', ({ poller, worker, differ }) => {
     expect(differingSettings(deskSettingsOf(machine(worker)), deskSettingsOf(machine(poller)))).toEqual(DESK_SETTING_NAMES.filter((n) => differ.includes(n)));
@@ -92,16 +104,25 @@ describe('deskSettingsMismatch and what is said about it', () => {
       poller: { REVIEW_MODE: 'auto' },
       worker: {},
       said:
-        'this agent worker takes no tickets: its decision settings differ from those of main-host (the poller\'s machine): REVIEW_MODE ("learn" here, "auto" there); ' +
-        "set REVIEW_MODE=auto on this machine as on main-host (the poller's machine), or restart the poller after changing it there; the mail waits in the queue",
+        'this agent worker takes no tickets: its decision settings differ from those of main-host (the poller\'s machine): REVIEW_MODE is "learn" here and "auto" there; ' +
+        'make them the same — on this machine, or on main-host and restart its poller; the mail waits in the queue',
     },
     {
       name: 'two, one of them empty there',
       poller: { REVIEW_MODE: 'always' },
       worker: { TRUSTED_LINK_DOMAINS: 'example.com' },
       said:
-        'this agent worker takes no tickets: its decision settings differ from those of main-host (the poller\'s machine): REVIEW_MODE ("learn" here, "always" there), TRUSTED_LINK_DOMAINS ("example.com" here, "" there); ' +
-        "set REVIEW_MODE=always, TRUSTED_LINK_DOMAINS empty on this machine as on main-host (the poller's machine), or restart the poller after changing them there; the mail waits in the queue",
+        'this agent worker takes no tickets: its decision settings differ from those of main-host (the poller\'s machine): REVIEW_MODE is "learn" here and "always" there, TRUSTED_LINK_DOMAINS is "example.com" here and empty there; ' +
+        'make them the same — on this machine, or on main-host and restart its poller; the mail waits in the queue',
+    },
+    {
+      // A poller alone with its IMAP settings recorded the defaults: neither side is named the one to follow.
+      name: 'a worker set to auto beside a poller on the defaults',
+      poller: {},
+      worker: { REVIEW_MODE: 'auto' },
+      said:
+        'this agent worker takes no tickets: its decision settings differ from those of main-host (the poller\'s machine): REVIEW_MODE is "auto" here and "learn" there; ' +
+        'make them the same — on this machine, or on main-host and restart its poller; the mail waits in the queue',
     },
   ];
   it.each(rows)('$name', ({ poller, worker, said }) => {
@@ -121,6 +142,26 @@ describe('deskSettingsMismatch and what is said about it', () => {
   });
 });
 
+describe('describeReplacedDeskSettings: what the poller warns when it records other settings', () => {
+  const rows: Array<{ name: string; before: Record<string, string> | undefined; now: Record<string, string>; said: string | undefined }> = [
+    { name: 'the first record', before: undefined, now: { REVIEW_MODE: 'auto' }, said: undefined },
+    { name: 'the same settings again', before: { REVIEW_MODE: 'auto' }, now: { REVIEW_MODE: 'auto' }, said: undefined },
+    { name: 'the same, spelled otherwise', before: { TRUSTED_LINK_DOMAINS: 'Docs.Example.com' }, now: { TRUSTED_LINK_DOMAINS: 'docs.example.com' }, said: undefined },
+    {
+      name: 'a poller alone with its IMAP settings, after one set to auto',
+      before: { REVIEW_MODE: 'auto', TRUSTED_LINK_DOMAINS: 'example.com' },
+      now: {},
+      said:
+        'this poller\'s decision settings replace those main-host recorded: REVIEW_MODE "learn" (was "auto"), TRUSTED_LINK_DOMAINS empty (was "example.com"). ' +
+        "Expected once after they changed in this machine's .env; agent workers whose own differ take no tickets until they agree. " +
+        "If this machine's .env lacks them (a poller with only its IMAP settings records the defaults), set them here as on the agent workers' machines and restart this poller.",
+    },
+  ];
+  it.each(rows)('$name', ({ before, now, said }) => {
+    expect(describeReplacedDeskSettings(before && recorded(before), recorded(now, 'poller-host'))).toBe(said);
+  });
+});
+
 describe('agentCheck with a worker whose decision settings differ', () => {
   const now = new Date('2026-11-29T05:00:00Z');
   const mismatch = deskSettingsMismatch(deskSettingsOf(machine()), recorded({ REVIEW_MODE: 'auto' }));
@@ -134,8 +175,8 @@ describe('agentCheck with a worker whose decision settings differ', () => {
     expect(check.status).toBe(status);
     if (status === 'fail') {
       expect(check.detail).toContain('agent worker worker-b#7 takes no tickets: its decision settings differ from those of main-host');
-      expect(check.detail).toContain('REVIEW_MODE ("learn" here, "auto" there)');
-      expect(check.detail).toContain('set REVIEW_MODE=auto on that machine as on main-host (the poller\'s machine), or restart the poller after changing it there');
+      expect(check.detail).toContain('REVIEW_MODE is "learn" here and "auto" there');
+      expect(check.detail).toContain('make them the same — on that machine, or on main-host and restart its poller');
     } else expect(check.detail).not.toContain('decision settings');
   });
 });
