@@ -1385,6 +1385,8 @@ function ownTextOf(
   const pasted = pastedMail(all, historyStart, recipients);
   if (pasted) return pasted;
   if (historyStart < 0) return { note: ownWords(all), forwarded: undefined };
+  const memoBody = !reply && customer !== undefined ? ownMemoBodyStart(all, historyStart, customer) : -1;
+  if (memoBody >= 0) return ownTextOf(all.slice(memoBody).join('\n'), subject, recipients, ourMailboxes, reply, customer);
   let history = all.slice(historyStart);
   let note = ownWords(all.slice(0, historyStart));
   if (!hasWords(note)) {
@@ -1395,6 +1397,20 @@ function ownTextOf(
   const marked = isForward(all[historyStart] ?? '', subject) || pointsAtHistory(note, history, recipients);
   const pastedIn = !marked && isPastedMail(all, historyStart, reply, ourMailboxes);
   return { note, forwarded: marked || pastedIn ? forwardedMessage(history) : undefined, ...(pastedIn ? { pasted: true } : {}) };
+}
+
+/**
+ * Where the customer's words start below a header block at `historyStart` that is their own memo head: on top of the
+ * text (nothing above it), its From line naming `customer`, the address they write from ("Subject: Broken item⏎Date: 3
+ * March 2025⏎From: Anna Berg <anna@…>⏎⏎The mug arrived broken."). Such a block is theirs, no pasted mail nor quote, and
+ * was parked with no words of theirs (bug review R2, finding 6). -1 for any other block. Only in a mail that replies to
+ * nothing (the caller's): atop a reply it is their earlier mail quoted.
+ */
+function ownMemoBodyStart(lines: string[], historyStart: number, customer: string): number {
+  if (hasWordsAbove(lines, historyStart) || !isHeaderBlockStart(lines, historyStart)) return -1;
+  const history = lines.slice(historyStart);
+  const headEnd = forwardHeadEnd(history);
+  return headEnd > 0 && isFromRecipient(history.slice(0, headEnd), [customer.toLowerCase()]) ? historyStart + headEnd : -1;
 }
 
 // A MIME part's own field in the text: a mail whose structure broke (a part's header lost, its parts read as text), no
@@ -1617,7 +1633,7 @@ function isNoticeHeading(line: string): boolean {
   const trimmed = line.trim();
   return trimmed.length <= MAX_NOTICE_HEADING_CHARS && NOTICE_HEADING.test(trimmed);
 }
-const NOTICE_CONFIDENTIAL = /confidential|privileged|機密|秘密|守秘/iu;
+const NOTICE_CONFIDENTIAL = /confidential|privileged|vertraulich|confidentiel|confidencial|privilégi|privilegiad|機密|秘密|守秘/iu;
 // The impersonal misdelivery wording of the templates, not a bare 誤って/破棄/in error: a customer who sent us a
 // confidential file by mistake writes those words too.
 const NOTICE_MISDELIVERY =
@@ -1940,9 +1956,38 @@ function wordsUnderClosing(fragment: ReplyParserFragment): string | undefined {
     if (line.trim() === '') continue;
     seen += 1;
     if (CONTACT_MARKER.test(line)) return undefined;
+    // A mail system's footer opens what the library rightly hid: it and all below it stay hidden.
+    if (isMailFooterLine(line)) return undefined;
     if ((PROSE_SENTENCE.test(line) || SIGNATURE_NEVER_ASKS.test(line)) && !SIGNATURE_COURTESY.test(line)) return lines.slice(i).join('\n');
   }
   return undefined;
+}
+
+// A line that speaks of the mail itself, as a confidentiality footer does ("This email and any attachments…", "Diese
+// E-Mail…", "Ce message…", "Este mensaje…"): a customer's "The contract is confidential" names no mail.
+const FOOTER_NAMES_MAIL =
+  /\b(?:this|the) (?:e-?mail|message|communication|transmission|mail)\b|\bany attachments?\b|\bdiese[rs]? (?:e-?mail|nachricht)\b|\b(?:ce|cet) (?:message|e-?mail|courriel)\b|\b(?:este|el) (?:mensaje|correo)\b/iu;
+// The other footers a company's mail system writes under a signature: an unattended mailbox and not to reply to it, a
+// company register entry, in English, German, French, Spanish and Japanese (送信専用, 返信不可).
+const SIGNATURE_FOOTER =
+  /\b(?:not|never) (?:be )?(?:monitored|attended)\b|\bunmonitored\b|\b(?:do not|don't|never) (?:reply|respond)\b|\bnicht überwacht|\bantworten sie nicht\b|\bnicht (?:zu )?(?:beantworten|antworten)\b|\bpas (?:surveill|consult)|\bne (?:pas )?r[ée]pond(?:ez pas|re)\b|\bno (?:está |es )?(?:supervisad|monitorizad|monitoread|atendid)[oa]\b|\bno (?:responda|conteste)\b|送信専用|返信(?:しないで|はご遠慮|できません|不可|いただいても)|\bregistered (?:in|office|under|at)\b|\bcompany (?:registration|number)\b|\bHRB ?\d|\bAmtsgericht\b|\bRegistergericht\b|\bGeschäftsführ|\bSitz der Gesellschaft\b|\bRCS\b|\bSIRE[NT]\b|\bRegistro Mercantil\b/iu;
+// A gateway's virus-scan line ("This email has been scanned for viruses", "Diese E-Mail wurde auf Viren geprüft",
+// 「ウイルスチェック済み」): a virus word and a scan word on one line, either order, a bounded gap between.
+const VIRUS_SCANNED =
+  /(?:\b(?:anti-?)?vir(?:us|en)|\bmalware|ウ[イィ]ルス)[^\n]{0,60}(?:scann|check|geprüft|prüf|analy|escane|detect|free\b|frei\b|libre|チェック|スキャン|検査)|(?:scann|check|geprüft|prüf|analy|escane)[^\n]{0,60}(?:\b(?:anti-?)?vir(?:us|en)|\bmalware|ウ[イィ]ルス)/iu;
+
+/**
+ * True when `line`, under a closing, opens a mail system's footer rather than the customer's text: a confidentiality
+ * or privilege notice that names the mail ({@link NOTICE_CONFIDENTIAL}, {@link FOOTER_NAMES_MAIL}) or the misdelivery
+ * wording of one ({@link NOTICE_MISDELIVERY}), an unattended mailbox, do-not-reply or register line
+ * ({@link SIGNATURE_FOOTER}), a virus-scan line ({@link VIRUS_SCANNED}). Never a line in the first person or one that
+ * asks ({@link NOTICE_FIRST_PERSON}, {@link NOTICE_QUESTION}): "Please do not reply to my old address" is theirs (bug
+ * review R2, finding 3: such footers leaked into the question once sentences under a closing were kept).
+ */
+function isMailFooterLine(line: string): boolean {
+  if (NOTICE_FIRST_PERSON.test(line) || NOTICE_QUESTION.test(line)) return false;
+  if (NOTICE_CONFIDENTIAL.test(line) && (FOOTER_NAMES_MAIL.test(line) || NOTICE_OPENING.test(line))) return true;
+  return NOTICE_MISDELIVERY.test(line) || SIGNATURE_FOOTER.test(line) || VIRUS_SCANNED.test(line);
 }
 
 /** The text of `lines` without quoted lines and signatures, trimmed. */

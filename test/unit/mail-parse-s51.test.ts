@@ -98,11 +98,38 @@ describe('3. the customer\'s sentence under a closing the reply parser knows sta
     ['a signature with a title, a company and a phone', 'Regards,\nAnna Berg\nHead of Purchasing\nBuyer Ltd\nTel +1 555 0100', [], ['Head of Purchasing', 'Buyer Ltd']],
     ['a phone line above a sentence', 'Best regards,\nAnna Berg\nTel +1 555 0100\nWe make travel simple for everyone since 1990.', [], ['travel simple']],
     ['the printing courtesy', 'Best regards,\nAnna Berg\nPlease consider the environment before printing this email.', [], ['environment']],
+    // Bug review R2, finding 3: a mail system's footer under the closing leaked into the question; it stays cut.
+    ['en confidentiality footer', 'Best regards,\nAnna Berg\nThis email and any attachments are confidential and intended solely for the addressee.', [], ['confidential']],
+    ['en privilege footer', 'Kind regards,\nAnna Berg\nThis communication may contain privileged information of Buyer.', [], ['privileged']],
+    ['en misdelivery footer', 'Best regards,\nAnna Berg\nIf you have received this message in error, delete it at once.', [], ['in error']],
+    ['en unattended mailbox', 'Best regards,\nAnna Berg\nThis mailbox is not monitored, please do not reply to this address.', [], ['not monitored']],
+    ['en virus scan', 'Best regards,\nAnna Berg\nThis email has been scanned for viruses by Example Mail Security.', [], ['viruses']],
+    ['en register entry', 'Best regards,\nAnna Berg\nBuyer is registered in England and Wales under company number 01234567.', [], ['registered']],
+    ['de confidentiality footer', 'Best regards,\nAnna Berg\nDiese E-Mail ist vertraulich und nur für den Empfänger bestimmt.', [], ['vertraulich']],
+    ['de do not reply', 'Best regards,\nAnna Berg\nBitte antworten Sie nicht auf diese automatisch erstellte Nachricht.', [], ['antworten']],
+    ['de virus scan', 'Best regards,\nAnna Berg\nDiese Nachricht wurde auf Viren geprüft und ist virenfrei.', [], ['Viren']],
+    ['fr confidentiality footer', 'Best regards,\nAnna Berg\nCe message est confidentiel et destiné uniquement à son destinataire.', [], ['confidentiel']],
+    ['fr do not reply', 'Best regards,\nAnna Berg\nMerci de ne pas répondre à ce message, cette adresse est automatique.', [], ['répondre']],
+    ['es confidentiality footer', 'Best regards,\nAnna Berg\nEste mensaje es confidencial y está dirigido exclusivamente a su destinatario.', [], ['confidencial']],
+    ['es unattended mailbox', 'Best regards,\nAnna Berg\nEste buzón no está supervisado, por favor no responda a este correo.', [], ['supervisado']],
+    ['ja send-only footer', 'Best regards,\nAnna Berg\nこのメールは送信専用アドレスから送信されています。', [], ['送信専用']],
+    // The customer's own sentence that speaks of the same things stays.
+    ['their own do-not-reply wish', 'Best regards,\nAnna Berg\nPlease do not reply to my work address, I only read this one.', ['my work address'], []],
+    ['their own confidential contract', 'Thanks,\nAnna Berg\nThe signed contract is confidential, so send it only to Mia Berg.', ['send it only to Mia Berg.'], []],
   ])('%s', async (_name, below, keep, drop) => {
     const parsed = await parseInboundMail(mail('Room booking', `${TOP}\n\n${below}\n`, false));
     expect(parsed.question).toContain(TOP);
     for (const words of keep) expect(parsed.question).toContain(words);
     for (const words of drop) expect(parsed.question).not.toContain(words);
+    for (const words of drop) expect(parsed.customerWords).not.toContain(words);
+  });
+
+  it('a confidentiality footer under the closing above an Outlook quote stays cut (bug review R2, finding 3)', async () => {
+    const below = 'Best regards,\nAnna Berg\nThis message is confidential and may be privileged.';
+    const quote = 'From: Shop Support <support@shop.example>\nSent: Friday, November 27, 2026 10:00 AM\nTo: anna@buyer.example\nSubject: Room booking';
+    const parsed = await parseInboundMail(mail('Re: Room booking', `${TOP}\n\n${below}\n\n${quote}\n\n${QUOTED}\n`, true));
+    expect(parsed.question).toBe(TOP);
+    expect(parsed.customerWords).toBe(TOP);
   });
 });
 
@@ -144,6 +171,19 @@ describe('4. a mail pasted into a new mail without a forward\'s marker stays in 
     const ours = ['From: Shop Support <support@shop.example>', 'Sent: Friday, November 27, 2026 10:00 AM', 'To: anna@buyer.example', 'Subject: Your refund'];
     const parsed = await parseInboundMail(mail('Refund again', [NOTE, '', ...ours, '', QUOTED].join('\n'), false));
     expect(parsed.question).toBe(NOTE);
+  });
+
+  // Bug review R2, finding 6: a head naming the sender's own address on top of the mail is their memo head, and the
+  // words below it are theirs; the mail was parked with none.
+  it.each<[string, string[]]>([
+    ['a Subject-first head', ['Subject: Broken item', 'Date: 3 March 2025', 'From: Anna Berg <anna@buyer.example>']],
+    ['a From-first head', ['From: anna@buyer.example', 'Date: 3 March 2025', 'Subject: Broken item']],
+  ])('the customer\'s own head with their own address is theirs: %s', async (_name, head) => {
+    const words = 'The mug arrived broken. Please send a new one.';
+    const parsed = await parseInboundMail(mail('Broken item', [...head, '', words].join('\n'), false));
+    expect(parsed.question).toBe(words);
+    expect(parsed.customerWords).toBe(words);
+    expect(parsed.unreadable).toBeUndefined();
   });
 
   it('a head naming no address (a scanner\'s, a form\'s) is read as before', async () => {
